@@ -1,0 +1,171 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/idnode/idnode/hilo"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// Generate resolves a request string (DESIGN §1): a semantic ID is validated and echoed, ""
+// gives UUIDs, "prefix/" server-side IDs, "prefix|" cluster identities. count 0 means 1. An
+// identity request carries a request_id reused across retries, so a retry never burns values.
+func (c *Client) Generate(ctx context.Context, id string, count int64) ([]string, error) {
+	req := &idnodev1.GenerateRequest{Id: id, Count: count}
+	if strings.HasSuffix(id, "|") {
+		req.RequestId = newRequestID()
+	}
+	var resp *idnodev1.GenerateResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.Generate(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetIds(), nil
+}
+
+// NextIdentity reserves count (0 means 1) consecutive values of the identity counter name and
+// returns the first and the last. A retry on another node reuses the call's request_id: the
+// cluster answers it with the values it already reserved instead of new ones.
+func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (first, last int64, err error) {
+	req := &idnodev1.NextIdentityRequest{Name: name, Count: count, RequestId: newRequestID()}
+	var resp *idnodev1.NextIdentityResponse
+	err = c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.NextIdentity(ctx, req)
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return resp.GetFirst(), resp.GetLast(), nil
+}
+
+// SeedIdentity raises the identity counter name to value (or, with force, sets it exactly) and
+// returns the counter afterwards; the next identity is that + 1.
+func (c *Client) SeedIdentity(ctx context.Context, name string, value int64, force bool) (int64, error) {
+	req := &idnodev1.SeedIdentityRequest{Name: name, Value: value, Force: force}
+	var resp *idnodev1.SeedIdentityResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.SeedIdentity(ctx, req)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return resp.GetValue(), nil
+}
+
+// ListIdentities returns one page of identity counters (linearizable): names starting with
+// req.Prefix (case-insensitive), req.PageSize of them (0: the server's default), after
+// req.PageToken. See Identities for all pages.
+func (c *Client) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
+	var resp *idnodev1.ListIdentitiesResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.ListIdentities(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+// Identities iterates over every identity counter whose name starts with prefix, page by page
+// (pageSize 0: the server's default). An error ends the iteration as its last element.
+//
+//	for id, err := range c.Identities(ctx, "orders", 0) { … }
+func (c *Client) Identities(ctx context.Context, prefix string, pageSize int32) iter.Seq2[*idnodev1.Identity, error] {
+	return func(yield func(*idnodev1.Identity, error) bool) {
+		token := ""
+		for {
+			page, err := c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: prefix, PageSize: pageSize, PageToken: token})
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, id := range page.GetIdentities() {
+				if !yield(id, nil) {
+					return
+				}
+			}
+			if page.GetNextPageToken() == "" || page.GetNextPageToken() == token || len(page.GetIdentities()) == 0 {
+				return
+			}
+			token = page.GetNextPageToken()
+		}
+	}
+}
+
+// NextHiLo reserves a HiLo range (the raw call behind NextID). Without a request_id it gets
+// one, reused across retries. req is not modified.
+func (c *Client) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
+	if req.GetRequestId() == "" {
+		req = proto.CloneOf(req)
+		req.RequestId = newRequestID()
+	}
+	var resp *idnodev1.NextHiLoResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.NextHiLo(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+// ReturnHiLo gives back the unused tail (req.Last, req.End] of the tag's newest range (the
+// raw call behind Close). The cluster ignores a return that is not of the newest range.
+func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) error {
+	return c.call(ctx, func(ctx context.Context, n *node) error {
+		_, err := n.ids.ReturnHiLo(ctx, req)
+		return err
+	})
+}
+
+// Status reports the cluster as the answering node sees it; consistent confirms leadership
+// with a quorum first, so the answer is not stale.
+func (c *Client) Status(ctx context.Context, consistent bool) (*idnodev1.StatusResponse, error) {
+	var resp *idnodev1.StatusResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.cluster.Status(ctx, &idnodev1.StatusRequest{Consistent: consistent})
+		return err
+	})
+	return resp, err
+}
+
+// NextID returns a HiLo ID of collection, such as "orders/17-A", from the collection's
+// generator (created on first use). It normally takes well under a microsecond: the numbers
+// come from a range reserved in advance, and the next range is fetched in the background.
+// The first call of a collection waits for its first range.
+func (c *Client) NextID(ctx context.Context, collection string) (string, error) {
+	id, err := c.gens.NextID(ctx, collection)
+	if err != nil {
+		return "", c.generatorError(err)
+	}
+	return id, nil
+}
+
+// Generator returns collection's HiLo generator (the one NextID uses), e.g. to read its Stats.
+func (c *Client) Generator(collection string) (*hilo.Generator, error) {
+	g, err := c.gens.Generator(collection)
+	if err != nil {
+		return nil, c.generatorError(err)
+	}
+	return g, nil
+}
+
+// generatorError maps the generator's own errors to the client's: ErrClosed, and
+// INVALID_ARGUMENT for a bad collection name.
+func (c *Client) generatorError(err error) error {
+	if errors.Is(err, hilo.ErrClosed) {
+		return ErrClosed
+	}
+	if _, ok := status.FromError(err); !ok && isValidation(err) {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	return err
+}

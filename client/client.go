@@ -1,0 +1,376 @@
+// Package client is the Go client of idnode: typed calls for every IdService RPC with failover
+// across the nodes it was given, HiLo IDs from per-collection generators (NextID), and the
+// entity conventions of AssignID.
+//
+//	c, err := client.Dial(ctx, []string{"10.0.0.1:7070", "10.0.0.2:7070", "10.0.0.3:7070"})
+//	if err != nil { … }
+//	defer c.Close(ctx)              // returns the unused tails of the HiLo ranges
+//	id, err := c.NextID(ctx, "orders") // "orders/1-A"
+//
+// Every call that fails with UNAVAILABLE (no leader, no quorum, node down, connection lost) or
+// whose attempt ran past the per-attempt timeout is tried again on the next node, with
+// exponential backoff and jitter, until it succeeds or ctx ends. Calls that reserve values
+// (identities, HiLo ranges) carry a request_id that stays the same across those retries, so a
+// retry never burns values. Other errors come back unchanged as gRPC status errors: use
+// status.Code(err).
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math"
+	mrand "math/rand/v2"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/hilo"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// ErrClosed is returned by calls on a Client after Close.
+var ErrClosed = errors.New("idnode client: closed")
+
+// Backoff is the wait between two attempts of one call: Initial before the first retry, times
+// Multiplier for each further one, at most Max, each spread by ±Jitter (a fraction) so that
+// many clients do not retry in step. MaxAttempts > 0 caps the attempts of one call; 0 means
+// "until the call's context ends" — give calls a deadline.
+type Backoff struct {
+	Initial     time.Duration
+	Max         time.Duration
+	Multiplier  float64
+	Jitter      float64
+	MaxAttempts int
+}
+
+// DefaultBackoff: 25 ms, doubling, at most 1 s, ±20%, no cap on attempts. An election takes
+// about a second; a call that started during one is answered shortly after.
+var DefaultBackoff = Backoff{Initial: 25 * time.Millisecond, Max: time.Second, Multiplier: 2, Jitter: 0.2}
+
+// DefaultCallTimeout bounds one attempt on one node. A follower relaying to a leader that
+// stopped answering gives up after 1.5 s itself; a node that is frozen says nothing at all.
+const DefaultCallTimeout = 3 * time.Second
+
+type options struct {
+	creds          credentials.TransportCredentials
+	callTimeout    time.Duration
+	backoff        Backoff
+	dialOpts       []grpc.DialOption
+	separator      rune
+	collectionName func(reflect.Type) string
+	genOpts        []hilo.Option
+}
+
+// Option configures Dial.
+type Option func(*options) error
+
+// WithTransportCredentials sets the connections' credentials, e.g.
+// credentials.NewTLS(&tls.Config{…}). The default is plaintext (insecure.NewCredentials()).
+func WithTransportCredentials(creds credentials.TransportCredentials) Option {
+	return func(o *options) error {
+		if creds == nil {
+			return errors.New("WithTransportCredentials(nil)")
+		}
+		o.creds = creds
+		return nil
+	}
+}
+
+// WithCallTimeout bounds each attempt of a call on one node (default 3 s); when it passes, the
+// next node is tried. 0 or less: attempts are bounded only by the call's context.
+func WithCallTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		o.callTimeout = d
+		return nil
+	}
+}
+
+// WithBackoff sets the wait between attempts (see Backoff); zero fields take DefaultBackoff's.
+func WithBackoff(b Backoff) Option {
+	return func(o *options) error {
+		if b.Initial < 0 || b.Max < 0 || b.Multiplier < 0 || b.Jitter < 0 || b.Jitter > 1 || b.MaxAttempts < 0 {
+			return fmt.Errorf("WithBackoff(%+v): negative value or jitter above 1", b)
+		}
+		d := DefaultBackoff
+		if b.Initial > 0 {
+			d.Initial = b.Initial
+		}
+		if b.Max > 0 {
+			d.Max = b.Max
+		}
+		if b.Multiplier >= 1 {
+			d.Multiplier = b.Multiplier
+		}
+		if b.Jitter > 0 {
+			d.Jitter = b.Jitter
+		}
+		d.MaxAttempts = b.MaxAttempts
+		d.Max = max(d.Max, d.Initial)
+		o.backoff = d
+		return nil
+	}
+}
+
+// WithDialOptions adds gRPC dial options, applied after the client's own (credentials and a
+// reconnect backoff of at most 2 s), so they can override them.
+func WithDialOptions(opts ...grpc.DialOption) Option {
+	return func(o *options) error {
+		o.dialOpts = append(o.dialOpts, opts...)
+		return nil
+	}
+}
+
+// WithSeparator tells AssignID the cluster's separator (default '/'), so that it knows which
+// IDs are requests for a server-side ID.
+func WithSeparator(sep rune) Option {
+	return func(o *options) error {
+		if _, err := docid.ParseSeparator(string(sep)); err != nil {
+			return err
+		}
+		o.separator = sep
+		return nil
+	}
+}
+
+// WithGeneratorOptions configures the HiLo generators behind NextID.
+func WithGeneratorOptions(opts ...hilo.Option) Option {
+	return func(o *options) error {
+		o.genOpts = append(o.genOpts, opts...)
+		return nil
+	}
+}
+
+type node struct {
+	addr    string
+	conn    *grpc.ClientConn
+	ids     idnodev1.IdServiceClient
+	cluster idnodev1.ClusterServiceClient
+}
+
+// Client talks to an idnode cluster through any subset of its nodes. It is safe for any
+// number of goroutines.
+type Client struct {
+	nodes     []*node
+	opts      options
+	preferred atomic.Int64 // index of the node that answered last; calls start there
+	gens      *hilo.MultiGenerator
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Dial returns a client for the nodes at addrs (host:port, or any gRPC target), one
+// connection per address. Connections are made in the background: Dial does not wait for them
+// and fails only for bad arguments. ctx is not kept.
+func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(addrs) == 0 {
+		return nil, errors.New("idnode client: Dial needs at least one node address")
+	}
+	o := options{
+		creds: insecure.NewCredentials(), callTimeout: DefaultCallTimeout, backoff: DefaultBackoff,
+		separator: docid.DefaultSeparator, collectionName: DefaultCollectionName,
+	}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, fmt.Errorf("idnode client: %w", err)
+		}
+	}
+	dialOpts := append([]grpc.DialOption{
+		grpc.WithTransportCredentials(o.creds),
+		// gRPC's default reconnect backoff grows to two minutes; a node that was restarted
+		// should be used again within a couple of seconds.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 2 * time.Second},
+			MinConnectTimeout: 2 * time.Second,
+		}),
+	}, o.dialOpts...)
+	c := &Client{opts: o}
+	for _, addr := range addrs {
+		if strings.TrimSpace(addr) == "" {
+			c.closeConns()
+			return nil, errors.New("idnode client: empty node address")
+		}
+		conn, err := grpc.NewClient(addr, dialOpts...)
+		if err != nil {
+			c.closeConns()
+			return nil, fmt.Errorf("idnode client: node %s: %w", addr, err)
+		}
+		conn.Connect()
+		c.nodes = append(c.nodes, &node{addr: addr, conn: conn,
+			ids: idnodev1.NewIdServiceClient(conn), cluster: idnodev1.NewClusterServiceClient(conn)})
+	}
+	c.preferred.Store(mrand.Int64N(int64(len(c.nodes)))) // spread clients over the nodes
+	c.gens = hilo.NewMultiGenerator(c, o.genOpts...)
+	return c, nil
+}
+
+func (c *Client) closeConns() error {
+	var errs []error
+	for _, n := range c.nodes {
+		if err := n.conn.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("node %s: %w", n.addr, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Addrs returns the node addresses the client was dialed with.
+func (c *Client) Addrs() []string {
+	out := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		out[i] = n.addr
+	}
+	return out
+}
+
+// Close returns the unused tails of the HiLo ranges (ReturnHiLo, within ctx), then closes the
+// connections. Calls after Close fail with ErrClosed; Close again returns the first result.
+func (c *Client) Close(ctx context.Context) error {
+	c.closeOnce.Do(func() {
+		genErr := c.gens.Close(ctx)
+		c.closed.Store(true)
+		c.closeErr = errors.Join(genErr, c.closeConns())
+	})
+	return c.closeErr
+}
+
+// NodesFailedError is what a call returns when no node answered it: every attempt failed with
+// a retryable error until the context ended or the attempts ran out. Last is the last
+// attempt's error (a gRPC status error: status.Code sees through NodesFailedError to it);
+// Cause is why the client stopped trying (ctx.Err(), or nil when MaxAttempts ran out).
+type NodesFailedError struct {
+	Attempts int
+	Nodes    int
+	Last     error
+	Cause    error
+}
+
+func (e *NodesFailedError) Error() string {
+	msg := fmt.Sprintf("idnode client: all nodes failed (%d attempts over %d nodes); last error: %v", e.Attempts, e.Nodes, e.Last)
+	if e.Cause != nil {
+		msg += "; stopped: " + e.Cause.Error()
+	}
+	return msg
+}
+
+// Unwrap gives errors.Is/As (and status.Code) the last error, then the cause.
+func (e *NodesFailedError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{e.Last}
+	}
+	return []error{e.Last, e.Cause}
+}
+
+// retryable reports whether a failed attempt may be tried again on another node: the node (or
+// the cluster, for now) cannot serve, or the attempt's own timeout passed while the caller's
+// context is still live.
+func retryable(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded:
+		return true
+	}
+	return false
+}
+
+// call runs attempt on one node after another until it succeeds, fails for good, or ctx ends.
+func (c *Client) call(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return status.FromContextError(err).Err()
+	}
+	start := c.preferred.Load()
+	var last error
+	for i := 0; ; i++ {
+		if i > 0 {
+			if m := c.opts.backoff.MaxAttempts; m > 0 && i >= m {
+				return &NodesFailedError{Attempts: i, Nodes: len(c.nodes), Last: last}
+			}
+			if err := sleepCtx(ctx, c.delay(i)); err != nil {
+				return &NodesFailedError{Attempts: i, Nodes: len(c.nodes), Last: last, Cause: err}
+			}
+		}
+		idx := (start + int64(i)) % int64(len(c.nodes))
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if c.opts.callTimeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, c.opts.callTimeout)
+		}
+		// Whether this attempt's deadline is the caller's own rather than the per-attempt one:
+		// then its DEADLINE_EXCEEDED ends the call (gRPC may report it a moment before
+		// ctx.Err() is set).
+		callerDeadline := false
+		if dl, ok := ctx.Deadline(); ok {
+			adl, _ := actx.Deadline()
+			callerDeadline = !adl.Before(dl)
+		}
+		err := attempt(actx, c.nodes[idx])
+		cancel()
+		if err == nil {
+			if idx != start {
+				c.preferred.Store(idx)
+			}
+			return nil
+		}
+		if callerDeadline && status.Code(err) == codes.DeadlineExceeded {
+			if i > 0 {
+				return &NodesFailedError{Attempts: i + 1, Nodes: len(c.nodes), Last: last, Cause: context.DeadlineExceeded}
+			}
+			return err
+		}
+		if !retryable(ctx, err) {
+			if i > 0 && ctx.Err() != nil {
+				// The caller's context ended during a retry: say what the nodes said before.
+				return &NodesFailedError{Attempts: i + 1, Nodes: len(c.nodes), Last: last, Cause: ctx.Err()}
+			}
+			return err
+		}
+		last = err
+	}
+}
+
+// delay is the backoff before attempt i (i >= 1).
+func (c *Client) delay(i int) time.Duration {
+	b := c.opts.backoff
+	d := float64(b.Initial) * math.Pow(b.Multiplier, float64(i-1))
+	d = min(d, float64(b.Max))
+	if b.Jitter > 0 {
+		d *= 1 + b.Jitter*(2*mrand.Float64()-1)
+	}
+	return time.Duration(d)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// newRequestID makes the request_id of one logical call; its retries reuse it.
+func newRequestID() string { return "go-" + rand.Text() }
+
+// The client is the generators' range source.
+var _ hilo.RangeSource = (*Client)(nil)

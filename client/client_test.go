@@ -1,0 +1,305 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net"
+	"regexp"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// A node that cannot serve (UNAVAILABLE) is skipped: the call is answered by the next one with
+// the same request_id, and later calls start at the node that answered.
+func TestClientRetriesUnavailableOnNextNode(t *testing.T) {
+	state, nodes, addrs := fakeCluster(t, "A", "B", "C")
+	nodes[0].set(func(n *fakeNode) { n.down = true })
+	c := dialTest(t, addrs)
+	ctx := testCtx(t)
+	first, last, err := c.NextIdentity(ctx, "orders", 3)
+	if err != nil || first != 1 || last != 3 {
+		t.Fatalf("NextIdentity(orders, 3) = %d, %d, %v; want 1, 3", first, last, err)
+	}
+	if nodes[0].callCount() != 1 || nodes[1].callCount() != 1 {
+		t.Fatalf("calls: A %d, B %d; want one each", nodes[0].callCount(), nodes[1].callCount())
+	}
+	if a, b := nodes[0].requestIDs()[0], nodes[1].requestIDs()[0]; a == "" || a != b {
+		t.Fatalf("request ids: A %q, B %q; want the same non-empty one", a, b)
+	}
+	if _, _, err := c.NextIdentity(ctx, "orders", 1); err != nil {
+		t.Fatal(err)
+	}
+	if nodes[0].callCount() != 1 || nodes[1].callCount() != 2 {
+		t.Errorf("second call: A %d, B %d calls; want it to start at B, which answered", nodes[0].callCount(), nodes[1].callCount())
+	}
+	if state.reserved != 2 {
+		t.Errorf("%d reservations, want 2", state.reserved)
+	}
+}
+
+// The answer was lost after the cluster reserved the values: the retry's request_id gets the
+// same values back, so none is burnt.
+func TestClientRetryNeverBurnsIdentities(t *testing.T) {
+	state, nodes, addrs := fakeCluster(t, "A", "B")
+	c := dialTest(t, addrs)
+	ctx := testCtx(t)
+	nodes[0].set(func(n *fakeNode) { n.loseAnswers = 1 })
+	if first, last, err := c.NextIdentity(ctx, "orders", 2); err != nil || first != 1 || last != 2 {
+		t.Fatalf("NextIdentity after a lost answer = %d, %d, %v; want 1, 2", first, last, err)
+	}
+	nodes[1].set(func(n *fakeNode) { n.loseAnswers = 1 })
+	ids, err := c.Generate(ctx, "orders|", 1)
+	if err != nil || !slices.Equal(ids, []string{"orders/3"}) {
+		t.Fatalf("Generate(orders|) after a lost answer = %v, %v; want [orders/3]", ids, err)
+	}
+	if state.reserved != 2 {
+		t.Errorf("%d reservations for two calls, want 2", state.reserved)
+	}
+}
+
+// A node that answers nothing costs one attempt's timeout; a node whose port is closed costs
+// nothing but a failed connection. Either way the next node answers.
+func TestClientDeadAndSilentNodes(t *testing.T) {
+	_, nodes, addrs := fakeCluster(t, "A", "B")
+	nodes[0].set(func(n *fakeNode) { n.hang = true })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close()
+	c := dialTest(t, []string{dead, addrs[0], addrs[1]}, WithCallTimeout(200*time.Millisecond))
+	ctx := testCtx(t)
+	begin := time.Now()
+	ids, err := c.Generate(ctx, "users/", 1)
+	if err != nil || len(ids) != 1 || ids[0] != "users/0000000000000000001-B" {
+		t.Fatalf("Generate(users/) = %v, %v; want B's first server-side ID", ids, err)
+	}
+	if took := time.Since(begin); took < 200*time.Millisecond || took > 5*time.Second {
+		t.Errorf("took %v: want about one attempt timeout (200 ms) for the silent node", took)
+	}
+}
+
+// Errors that are not about availability come back unchanged after one attempt.
+func TestClientNonRetryableErrorsUnchanged(t *testing.T) {
+	_, nodes, addrs := fakeCluster(t, "A", "B")
+	c := dialTest(t, addrs)
+	_, err := c.Generate(testCtx(t), `a\b`, 1)
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.InvalidArgument || st.Message() != `document id contains a backslash: "a\\b"` {
+		t.Fatalf(`Generate("a\b") = %v; want the node's INVALID_ARGUMENT status as is`, err)
+	}
+	var nf *NodesFailedError
+	if errors.As(err, &nf) {
+		t.Errorf("a refused call reports all nodes failed: %v", err)
+	}
+	if nodes[0].callCount()+nodes[1].callCount() != 1 {
+		t.Errorf("%d attempts, want 1", nodes[0].callCount()+nodes[1].callCount())
+	}
+}
+
+// When no node answers: NodesFailedError with the last node's status (status.Code sees it),
+// after MaxAttempts attempts or when the context ends.
+func TestClientAllNodesFailed(t *testing.T) {
+	_, nodes, addrs := fakeCluster(t, "A", "B")
+	for _, n := range nodes {
+		n.set(func(n *fakeNode) { n.down = true })
+	}
+	t.Run("context", func(t *testing.T) {
+		c := dialTest(t, addrs)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, _, err := c.NextIdentity(ctx, "orders", 1)
+		var nf *NodesFailedError
+		if !errors.As(err, &nf) || nf.Attempts < 2 || nf.Nodes != 2 {
+			t.Fatalf("NextIdentity with every node down = %v; want NodesFailedError after several attempts", err)
+		}
+		if status.Code(err) != codes.Unavailable || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("status.Code = %v, errors.Is(DeadlineExceeded) = %v; want UNAVAILABLE and true (%v)",
+				status.Code(err), errors.Is(err, context.DeadlineExceeded), err)
+		}
+	})
+	t.Run("max attempts", func(t *testing.T) {
+		c := dialTest(t, addrs, WithBackoff(Backoff{Initial: time.Millisecond, MaxAttempts: 5}))
+		before := nodes[0].callCount() + nodes[1].callCount()
+		_, err := c.Status(testCtx(t), true)
+		var nf *NodesFailedError
+		if !errors.As(err, &nf) || nf.Attempts != 5 || nf.Cause != nil || status.Code(err) != codes.Unavailable {
+			t.Fatalf("Status with every node down = %#v; want NodesFailedError after 5 attempts, UNAVAILABLE", err)
+		}
+		if got := nodes[0].callCount() + nodes[1].callCount() - before; got != 5 {
+			t.Errorf("%d attempts reached the nodes, want 5", got)
+		}
+	})
+}
+
+// The typed calls against the fake cluster.
+func TestClientTypedCalls(t *testing.T) {
+	_, _, addrs := fakeCluster(t, "A")
+	c := dialTest(t, addrs)
+	ctx := testCtx(t)
+
+	if ids, err := c.Generate(ctx, "users/ayende", 1); err != nil || !slices.Equal(ids, []string{"users/ayende"}) {
+		t.Errorf("Generate(semantic) = %v, %v", ids, err)
+	}
+	if ids, err := c.Generate(ctx, "users|", 3); err != nil || !slices.Equal(ids, []string{"users/1", "users/2", "users/3"}) {
+		t.Errorf("Generate(users|, 3) = %v, %v", ids, err)
+	}
+	if v, err := c.SeedIdentity(ctx, "invoices", 654, false); err != nil || v != 654 {
+		t.Errorf("SeedIdentity(invoices, 654) = %d, %v", v, err)
+	}
+	if v, err := c.SeedIdentity(ctx, "invoices", 10, false); err != nil || v != 654 {
+		t.Errorf("SeedIdentity(invoices, 10) = %d, %v; want 654 (a seed only raises)", v, err)
+	}
+	if v, err := c.SeedIdentity(ctx, "invoices", 10, true); err != nil || v != 10 {
+		t.Errorf("SeedIdentity(invoices, 10, force) = %d, %v", v, err)
+	}
+	for i := range 25 {
+		if _, err := c.SeedIdentity(ctx, "item"+string(rune('a'+i)), int64(i), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var names []string
+	for id, err := range c.Identities(ctx, "item", 4) {
+		if err != nil {
+			t.Fatalf("Identities: %v", err)
+		}
+		names = append(names, id.GetName())
+	}
+	if len(names) != 25 || names[0] != "itema" || names[24] != "itemy" {
+		t.Errorf("Identities(item, pages of 4) = %v; want itema … itemy", names)
+	}
+	count := 0
+	for range c.Identities(ctx, "", 2) {
+		count++
+		if count == 3 {
+			break // stopping early ends the iteration
+		}
+	}
+	if count != 3 {
+		t.Errorf("breaking out of Identities after 3: saw %d", count)
+	}
+	page, err := c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: "users"})
+	if err != nil || len(page.GetIdentities()) != 1 || page.GetIdentities()[0].GetValue() != 3 {
+		t.Errorf("ListIdentities(users) = %v, %v", page, err)
+	}
+	st, err := c.Status(ctx, true)
+	if err != nil || st.GetLeader() != "A" {
+		t.Errorf("Status = %v, %v", st, err)
+	}
+	r, err := c.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "raw"})
+	if err != nil || r.GetLow() != 1 || r.GetHigh() != 32 || r.GetPrefix() != "raw/" {
+		t.Fatalf("NextHiLo(raw) = %v, %v", r, err)
+	}
+	if err := c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: "raw", End: 32, Last: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := c.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "raw"}); err != nil || r.GetLow() != 5 {
+		t.Errorf("NextHiLo(raw) after returning 5…32 = %v, %v; want low 5", r, err)
+	}
+}
+
+// NextID: HiLo IDs from the collection's generator; Close returns the unused tail; after
+// Close every call fails with ErrClosed.
+func TestClientNextIDAndClose(t *testing.T) {
+	state, _, addrs := fakeCluster(t, "A", "B")
+	c, err := Dial(context.Background(), addrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	re := regexp.MustCompile(`^orders/([0-9]+)-[AB]$`)
+	const workers, each = 16, 500
+	seen := map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				id, err := c.NextID(ctx, "orders")
+				mu.Lock()
+				if err != nil || !re.MatchString(id) || seen[id] {
+					t.Errorf("NextID(orders) = %q, %v (seen before: %v)", id, err, seen[id])
+				}
+				seen[id] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := c.NextID(ctx, "bad|tag"); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("NextID(bad|tag) = %v, want INVALID_ARGUMENT", err)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	state.mu.Lock()
+	m := state.hiloMax["orders"]
+	state.mu.Unlock()
+	// 8000 IDs: ranges 32 … 4096 end at 8160 and the 8192 one was prefetched at 80% of 4096:
+	// Close returns that one whole (Max 8160), or the tail of the current one (Max 8000).
+	if m != workers*each && m != 8160 {
+		t.Errorf("Max(orders) after Close = %d, want %d (or 8160)", m, workers*each)
+	}
+	if _, err := c.NextID(ctx, "orders"); !errors.Is(err, ErrClosed) {
+		t.Errorf("NextID after Close = %v, want ErrClosed", err)
+	}
+	if _, err := c.Generate(ctx, "", 1); !errors.Is(err, ErrClosed) {
+		t.Errorf("Generate after Close = %v, want ErrClosed", err)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+}
+
+func TestClientDialArguments(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Dial(ctx, nil); err == nil {
+		t.Error("Dial with no address succeeded")
+	}
+	if _, err := Dial(ctx, []string{"127.0.0.1:1", " "}); err == nil {
+		t.Error("Dial with an empty address succeeded")
+	}
+	if _, err := Dial(ctx, []string{"127.0.0.1:1"}, WithSeparator('|')); err == nil {
+		t.Error("Dial with separator '|' succeeded")
+	}
+	if _, err := Dial(ctx, []string{"127.0.0.1:1"}, WithBackoff(Backoff{Jitter: 2})); err == nil {
+		t.Error("Dial with jitter 2 succeeded")
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Dial(done, []string{"127.0.0.1:1"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Dial with a cancelled context = %v", err)
+	}
+	c, err := Dial(ctx, []string{"127.0.0.1:1", "127.0.0.1:2"}, WithCallTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Addrs(); !slices.Equal(got, []string{"127.0.0.1:1", "127.0.0.1:2"}) {
+		t.Errorf("Addrs = %v", got)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Errorf("Close of an unused client: %v", err)
+	}
+}
+
+// The backoff grows by Multiplier up to Max, spread by Jitter.
+func TestClientBackoffDelays(t *testing.T) {
+	c := &Client{opts: options{backoff: Backoff{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond, Multiplier: 2, Jitter: 0.2}}}
+	for i, want := range []time.Duration{10, 20, 40, 80, 100, 100} {
+		want *= time.Millisecond
+		for range 50 {
+			d := c.delay(i + 1)
+			if d < want*8/10 || d > want*12/10 {
+				t.Fatalf("delay before attempt %d = %v, want %v ± 20%%", i+2, d, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package cluster
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	"github.com/idnode/idnode/tlsconfig"
+)
+
+const (
+	testWait = 20 * time.Second // every poll in these tests ends after this
+	testPoll = 10 * time.Millisecond
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(testWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, testWait)
+		}
+		time.Sleep(testPoll)
+	}
+}
+
+func leaderOf(t *testing.T, nodes ...*Node) *Node {
+	t.Helper()
+	var leader *Node
+	waitFor(t, "a leader is elected", func() bool {
+		for _, n := range nodes {
+			if n.IsLeader() {
+				leader = n
+				return true
+			}
+		}
+		return false
+	})
+	return leader
+}
+
+func seed(t *testing.T, n *Node, name string, value int64) {
+	t.Helper()
+	cmd, err := fsm.Encode(fsm.SeedIdentityCommand, &raftv1.SeedIdentity{Name: name, Value: value})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	if _, err := n.Apply(ctx, cmd); err != nil {
+		t.Fatalf("apply on %s: %v", n.ID(), err)
+	}
+}
+
+// inmemCluster opens tags as one cluster over raft's in-memory transport, all connected.
+func inmemCluster(t *testing.T, dirs map[string]string, tags ...string) map[string]*Node {
+	t.Helper()
+	trans := map[string]*raft.InmemTransport{}
+	var peers []Peer
+	for _, tag := range tags {
+		addr := raft.ServerAddress("inmem-" + tag)
+		_, trans[tag] = raft.NewInmemTransport(addr)
+		peers = append(peers, Peer{ID: tag, Address: string(addr)})
+	}
+	for _, a := range tags {
+		for _, b := range tags {
+			if a != b {
+				trans[a].Connect(trans[b].LocalAddr(), trans[b])
+			}
+		}
+	}
+	nodes := map[string]*Node{}
+	for _, tag := range tags {
+		n, err := Open(Config{ID: tag, DataDir: dirs[tag], RaftAddr: "inmem-" + tag, Peers: peers, Transport: trans[tag], Logger: quiet})
+		if err != nil {
+			t.Fatalf("open %s: %v", tag, err)
+		}
+		nodes[tag] = n
+	}
+	return nodes
+}
+
+func closeAll(t *testing.T, nodes map[string]*Node) {
+	t.Helper()
+	for tag, n := range nodes {
+		if err := n.Close(); err != nil {
+			t.Errorf("close %s: %v", tag, err)
+		}
+	}
+}
+
+func writePeersJSON(t *testing.T, dataDir, content string) string {
+	t.Helper()
+	path := filepath.Join(dataDir, "raft", PeersFile)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPeersJSONRecoversALostQuorum is the "lost quorum for ever" procedure: B and C are gone
+// for good, A alone cannot elect itself, peers.json listing only A makes it a cluster of one
+// that keeps every committed value.
+func TestPeersJSONRecoversALostQuorum(t *testing.T) {
+	dirs := map[string]string{"A": t.TempDir(), "B": t.TempDir(), "C": t.TempDir()}
+	nodes := inmemCluster(t, dirs, "A", "B", "C")
+	leader := leaderOf(t, nodes["A"], nodes["B"], nodes["C"])
+	seed(t, leader, "orders", 41)
+	waitFor(t, "A applied the seed", func() bool { return nodes["A"].FSM().Identity("orders") == 41 })
+	closeAll(t, nodes)
+
+	// A wrong file stops the node and is left in place.
+	path := writePeersJSON(t, dirs["A"], `[{"id": "B", "address": "inmem-B", "non_voter": false}]`)
+	if _, err := Open(Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil ||
+		!strings.Contains(err.Error(), "does not list this node") {
+		t.Fatalf("peers.json without this node: %v", err)
+	}
+
+	writePeersJSON(t, dirs["A"], `[{"id": "A", "address": "inmem-A", "non_voter": false}]`)
+	a, err := Open(Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("peers.json still there after recovery: %v", err)
+	}
+	if _, err := os.Stat(path + ".applied"); err != nil {
+		t.Errorf("peers.json.applied: %v", err)
+	}
+	leaderOf(t, a)
+	if got := a.FSM().Identity("orders"); got != 41 {
+		t.Errorf("after recovery orders = %d, want 41", got)
+	}
+	seed(t, a, "orders", 50)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The new configuration is durable: the next start needs no file.
+	a, err = Open(Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	leaderOf(t, a)
+	waitFor(t, "after restart orders = 50", func() bool { return a.FSM().Identity("orders") == 50 })
+	servers := a.Raft().GetConfiguration().Configuration().Servers
+	if len(servers) != 1 || servers[0].ID != "A" {
+		t.Errorf("configuration after recovery: %v", servers)
+	}
+}
+
+func TestPeersJSONOnAnEmptyDataDirIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "raft"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writePeersJSON(t, dir, `[{"id": "A", "address": "inmem-A", "non_voter": false}]`)
+	if n, err := Open(Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil {
+		n.Close()
+		t.Fatal("recovery of a data dir with no Raft state was accepted")
+	}
+}
+
+func newInmem(addr string) *raft.InmemTransport {
+	_, tr := raft.NewInmemTransport(raft.ServerAddress(addr))
+	return tr
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func tlsNode(t *testing.T, ca *tlsconfig.Authority) *tlsconfig.Node {
+	t.Helper()
+	certPEM, keyPEM, err := ca.Issue("node", []string{"127.0.0.1"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := tlsconfig.NewNode(certPEM, keyPEM, ca.CertPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestMutualTLSTransport forms a three-node cluster over TCP with mutual TLS, and checks a
+// plaintext dial to a node's Raft port gets nothing out of it and that OnApply observes.
+func TestMutualTLSTransport(t *testing.T) {
+	ca, err := tlsconfig.NewAuthority("test CA", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := []string{"A", "B", "C"}
+	var peers []Peer
+	for _, tag := range tags {
+		peers = append(peers, Peer{ID: tag, Address: freeAddr(t)})
+	}
+	applied := make(chan time.Duration, 100)
+	var nodes []*Node
+	for i, tag := range tags {
+		n, err := Open(Config{
+			ID: tag, DataDir: t.TempDir(), RaftAddr: peers[i].Address, Peers: peers, Logger: quiet,
+			TLS: tlsNode(t, ca).Peer(), OnApply: func(d time.Duration) { applied <- d },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer n.Close()
+		nodes = append(nodes, n)
+	}
+	leader := leaderOf(t, nodes...)
+	seed(t, leader, "tls", 7)
+	for _, n := range nodes {
+		waitFor(t, "node "+n.ID()+" applied the seed", func() bool { return n.FSM().Identity("tls") == 7 })
+	}
+	select {
+	case d := <-applied:
+		if d <= 0 {
+			t.Errorf("OnApply observed %v", d)
+		}
+	default:
+		t.Error("OnApply was not called")
+	}
+
+	plain := &streamLayer{}
+	conn, err := plain.Dial(raft.ServerAddress(peers[0].Address), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	_, _ = conn.Write([]byte{0, 0x81, 0xa4}) // the start of a raft RPC, not a TLS hello
+	if n, err := conn.Read(make([]byte, 64)); err == nil && n > 0 {
+		// A TLS server answers garbage with an alert record (type 21) and closes.
+		buf := make([]byte, 1)
+		if _, err := conn.Read(buf); err == nil {
+			t.Error("a plaintext peer got an answer from a TLS Raft port")
+		}
+	}
+}

@@ -1,0 +1,214 @@
+// Package cluster wires idnode's FSM to hashicorp/raft: durable stores (raft-boltdb with
+// fsync), snapshots, bootstrap, and proposing commands with the caller's deadline.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/raft"
+	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+	"go.etcd.io/bbolt"
+
+	"github.com/idnode/idnode/fsm"
+)
+
+// Node is this process's Raft member.
+type Node struct {
+	cfg       Config
+	raft      *raft.Raft
+	fsm       *fsm.FSM
+	store     *raftboltdb.BoltStore
+	transport raft.Transport
+	log       *slog.Logger
+	closed    chan struct{}
+	// caughtUpTerm is the term in which a barrier last proved the FSM holds every entry
+	// committed before; see ReadBarrier.
+	caughtUpTerm atomic.Uint64
+}
+
+// Open starts Raft on cfg.DataDir. On a data dir with no Raft state it bootstraps the cluster
+// from cfg.Peers (or this node alone); with existing state it just rejoins.
+func Open(cfg Config) (*Node, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	rc, err := cfg.raftConfig()
+	if err != nil {
+		return nil, err
+	}
+	raftDir := filepath.Join(cfg.DataDir, "raft")
+	if err := os.MkdirAll(raftDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir %s is not usable: %w", cfg.DataDir, err)
+	}
+	store, err := raftboltdb.New(raftboltdb.Options{
+		Path:        filepath.Join(raftDir, "raft.db"),
+		BoltOptions: &bbolt.Options{Timeout: time.Second},
+		NoSync:      false, // every log append is fsynced: an acknowledged ID survives power loss
+	})
+	if err != nil {
+		if errors.Is(err, bbolt.ErrTimeout) {
+			return nil, fmt.Errorf("data dir %s is locked: is another idnode running on it?", cfg.DataDir)
+		}
+		return nil, fmt.Errorf("open raft log in %s: %w", raftDir, err)
+	}
+	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, log: cfg.Logger, closed: make(chan struct{})}
+	if err := n.start(rc, raftDir); err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
+	return n, nil
+}
+
+func (n *Node) start(rc *raft.Config, raftDir string) error {
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(raftDir, 3, rc.Logger.Named("snapshots"))
+	if err != nil {
+		return fmt.Errorf("open snapshot store in %s: %w", raftDir, err)
+	}
+	n.transport = n.cfg.Transport
+	if n.transport == nil {
+		n.transport, err = newTCPTransport(n.cfg.RaftAddr, n.cfg.advertise(), rc, n.cfg.TLS)
+		if err != nil {
+			return err
+		}
+	}
+	logs, err := raft.NewLogCache(512, n.store)
+	if err != nil {
+		return err
+	}
+	existing, err := raft.HasExistingState(logs, n.store, snaps)
+	if err != nil {
+		return fmt.Errorf("read raft state: %w", err)
+	}
+	if err := n.recoverFromPeersJSON(rc, logs, snaps, raftDir); err != nil {
+		return err
+	}
+	if !existing && !n.cfg.NoBootstrap {
+		if err := raft.BootstrapCluster(rc, logs, n.store, snaps, n.transport, n.bootstrapConfiguration()); err != nil {
+			return fmt.Errorf("bootstrap cluster: %w", err)
+		}
+		n.log.Info("bootstrapped a new cluster", "voters", len(n.bootstrapConfiguration().Servers))
+	}
+	n.raft, err = raft.NewRaft(rc, n.fsm, logs, n.store, snaps, n.transport)
+	if err != nil {
+		return fmt.Errorf("start raft: %w", err)
+	}
+	return nil
+}
+
+func (n *Node) bootstrapConfiguration() raft.Configuration {
+	if len(n.cfg.Peers) == 0 {
+		return raft.Configuration{Servers: []raft.Server{{
+			Suffrage: raft.Voter, ID: raft.ServerID(n.cfg.ID), Address: n.transport.LocalAddr(),
+		}}}
+	}
+	var c raft.Configuration
+	for _, p := range n.cfg.Peers {
+		c.Servers = append(c.Servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.Address)})
+	}
+	return c
+}
+
+// FSM is the node's state machine, for local reads.
+func (n *Node) FSM() *fsm.FSM { return n.fsm }
+
+// Raft exposes the raft instance for status and membership calls.
+func (n *Node) Raft() *raft.Raft { return n.raft }
+
+// ID is this node's raft server ID.
+func (n *Node) ID() string { return n.cfg.ID }
+
+// IsLeader reports whether this node believes it leads. Only Apply and ReadBarrier prove it.
+func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
+
+// Apply proposes cmd and waits until it is committed and applied, or ctx ends. It returns the
+// FSM's answer; an answer that is an error comes back as the error.
+func (n *Node) Apply(ctx context.Context, cmd []byte) (any, error) {
+	if n.raft.State() != raft.Leader {
+		return nil, ErrNotLeader
+	}
+	if n.cfg.OnApply != nil {
+		defer observeSince(n.cfg.OnApply, time.Now())
+	}
+	f := n.raft.Apply(cmd, n.enqueueTimeout(ctx))
+	if err := n.wait(ctx, f); err != nil {
+		return nil, err
+	}
+	resp := f.Response()
+	if err, ok := resp.(error); ok {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// ReadBarrier makes a following read of the local FSM linearizable. It confirms with a
+// majority that this node still leads and, once per term, waits until everything committed
+// before (possibly by an earlier leader) is applied here: raft's VerifyLeader alone does not,
+// and a new leader's FSM may still lag the log it inherited.
+func (n *Node) ReadBarrier(ctx context.Context) error {
+	if n.raft.State() != raft.Leader {
+		return ErrNotLeader
+	}
+	if term := n.raft.CurrentTerm(); n.caughtUpTerm.Load() != term {
+		if err := n.wait(ctx, n.raft.Barrier(n.enqueueTimeout(ctx))); err != nil {
+			return err
+		}
+		n.caughtUpTerm.Store(term)
+		return nil // the barrier entry was committed by a majority in this term
+	}
+	return n.wait(ctx, n.raft.VerifyLeader())
+}
+
+// enqueueTimeout bounds how long Apply may wait for room in raft's queue.
+func (n *Node) enqueueTimeout(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return max(time.Until(d), time.Millisecond)
+	}
+	return 5 * time.Second
+}
+
+// wait blocks until f resolves, ctx ends or the node closes, translating raft's errors into
+// ours. (raft never answers an Apply still queued when it shuts down, hence the last case.)
+func (n *Node) wait(ctx context.Context, f raft.Future) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	select {
+	case err := <-done:
+		return translate(err)
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", ErrNoQuorum, ctx.Err())
+	case <-n.closed:
+		return ErrShutdown
+	}
+}
+
+func translate(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipTransferInProgress):
+		return ErrNotLeader
+	case errors.Is(err, raft.ErrLeadershipLost):
+		return ErrLeadershipLost
+	case errors.Is(err, raft.ErrRaftShutdown):
+		return ErrShutdown
+	case errors.Is(err, raft.ErrEnqueueTimeout):
+		return ErrNoQuorum
+	}
+	return err
+}
+
+// Close stops Raft and releases the data dir. It does not leave the cluster.
+func (n *Node) Close() error {
+	close(n.closed)
+	err := n.raft.Shutdown().Error()
+	if c, ok := n.transport.(interface{ Close() error }); ok {
+		err = errors.Join(err, c.Close())
+	}
+	return errors.Join(err, n.store.Close())
+}

@@ -1,0 +1,70 @@
+package cluster
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// streamLayer is raft's TCP stream layer with an advertised address that may be a host name.
+// raft's own TCP transport wants an IP, which breaks in containers whose IP changes when they
+// are reconnected to a network; a name is resolved again on every dial.
+//
+// With tls set, every connection is mutual TLS: the listener requires and verifies a peer
+// certificate, and Dial presents this node's and verifies the other's.
+type streamLayer struct {
+	net.Listener
+	advertise hostPort
+	tls       *tls.Config
+}
+
+var _ raft.StreamLayer = (*streamLayer)(nil)
+
+func (s *streamLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	if s.tls != nil {
+		// The timeout covers the handshake too.
+		d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: s.tls}
+		return d.Dial("tcp", string(address))
+	}
+	return net.DialTimeout("tcp", string(address), timeout)
+}
+
+func (s *streamLayer) Addr() net.Addr { return s.advertise }
+
+// hostPort is a "host:port" net.Addr.
+type hostPort string
+
+func (h hostPort) Network() string { return "tcp" }
+func (h hostPort) String() string  { return string(h) }
+
+// newTCPTransport listens on bind and tells peers to reach this node at advertise; with
+// tlsCfg, over mutual TLS.
+func newTCPTransport(bind, advertise string, rc *raft.Config, tlsCfg *tls.Config) (raft.Transport, error) {
+	host, _, err := net.SplitHostPort(advertise)
+	if err != nil {
+		return nil, fmt.Errorf("raft advertise address %q: %w", advertise, err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return nil, fmt.Errorf("raft advertise address %q must name a host other nodes can reach, not a wildcard", advertise)
+	}
+	l, err := net.Listen("tcp", bind)
+	if err != nil {
+		return nil, fmt.Errorf("listen for raft on %s: %w", bind, err)
+	}
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream:  newStreamLayer(l, advertise, tlsCfg),
+		MaxPool: 4,
+		Timeout: 2 * time.Second,
+		Logger:  rc.Logger.Named("transport"),
+	}), nil
+}
+
+func newStreamLayer(l net.Listener, advertise string, tlsCfg *tls.Config) *streamLayer {
+	if tlsCfg != nil {
+		l = tls.NewListener(l, tlsCfg)
+	}
+	return &streamLayer{Listener: l, advertise: hostPort(advertise), tls: tlsCfg}
+}

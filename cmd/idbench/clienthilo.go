@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"hash/maphash"
+	"slices"
+
+	"github.com/idnode/idnode/client"
+)
+
+// maxUniqueChecked bounds the memory of client-hilo's uniqueness check: 8 bytes per ID, so
+// at most 40 MB however long the run.
+const maxUniqueChecked = 5_000_000
+
+// newClientHiLoWorkload: every op is client.NextID(ctx, prefix), HiLo IDs from the Go client
+// the way an application gets them. --conns clients (each with one connection per node) are
+// shared by the callers round-robin; their generators fetch ranges ahead, so most calls never
+// leave the process. Every ID (up to maxUniqueChecked) is remembered by hash and checked for
+// duplicates at the end. Close gives the unused range tails back.
+func newClientHiLoWorkload(ctx context.Context, cfg *config) (*workload, error) {
+	var clients []*client.Client
+	closeAll := func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.timeout)
+		defer cancel()
+		for _, c := range clients {
+			_ = c.Close(cctx)
+		}
+	}
+	for range cfg.conns {
+		c, err := client.Dial(ctx, cfg.nodes, client.WithCallTimeout(cfg.timeout))
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		clients = append(clients, c)
+	}
+	seed := maphash.MakeSeed()
+	seen := make([][]uint64, cfg.concurrency) // per caller
+	budget := maxUniqueChecked / cfg.concurrency
+	ops := make([]op, cfg.concurrency)
+	for i := range ops {
+		c := clients[i%len(clients)]
+		ops[i] = func(ctx context.Context) (int64, error) {
+			ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+			defer cancel()
+			id, err := c.NextID(ctx, cfg.prefix)
+			if err != nil {
+				return 0, err
+			}
+			if len(seen[i]) < budget {
+				seen[i] = append(seen[i], maphash.String(seed, id))
+			}
+			return 1, nil
+		}
+	}
+	unique := func() *uniqueCheck {
+		var all []uint64
+		for _, s := range seen {
+			all = append(all, s...)
+		}
+		slices.Sort(all)
+		u := &uniqueCheck{Checked: int64(len(all))}
+		for i := 1; i < len(all); i++ {
+			if all[i] == all[i-1] {
+				u.Duplicates++
+			}
+		}
+		return u
+	}
+	return &workload{ops: ops, unique: unique, close: closeAll}, nil
+}

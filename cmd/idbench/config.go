@@ -1,0 +1,250 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Limits that keep every run bounded, whatever the flags say.
+const (
+	maxDuration    = 10 * time.Minute // hard cap on a run, --ops runs included
+	maxConcurrency = 10000
+	maxConns       = 256
+	maxCount       = 1_000_000
+)
+
+// Targets and strategies.
+const (
+	targetIdnode = "idnode"
+	targetEtcd   = "etcd"
+
+	stratIdentity      = "identity"
+	stratIdentityBatch = "identity-batch"
+	stratServerSide    = "server-side"
+	stratGUID          = "guid"
+	stratHiLoRange     = "hilo-range"
+	stratClientHiLo    = "client-hilo"
+	stratPut           = "put" // etcd only
+)
+
+// idnodeStrategies and etcdStrategies list what each target runs, in the order -h shows them.
+var (
+	idnodeStrategies = []string{stratIdentity, stratIdentityBatch, stratServerSide, stratGUID, stratHiLoRange, stratClientHiLo}
+	etcdStrategies   = []string{stratIdentity, stratPut}
+)
+
+// config is one run, from the command line.
+type config struct {
+	target      string
+	strategy    string
+	nodes       []string // idnode gRPC addresses
+	endpoints   []string // etcd client URLs or host:port
+	concurrency int
+	conns       int
+	duration    time.Duration // 0: until ops (bounded by maxDuration)
+	ops         int64         // 0: until duration
+	count       int64         // Generate count (identity-batch, server-side)
+	prefix      string
+	timeout     time.Duration // per call
+	connect     time.Duration // connecting before the run
+	jsonOut     bool
+	progress    bool
+	label       string
+}
+
+// limit is how long the run may last: --duration, or the hard cap for an --ops run.
+func (c *config) limit() time.Duration {
+	if c.duration > 0 {
+		return c.duration
+	}
+	return maxDuration
+}
+
+// idsPerOp is how many IDs one successful call returns for the fixed-size strategies.
+func (c *config) idsPerOp() int64 {
+	if c.strategy == stratIdentityBatch || c.strategy == stratServerSide {
+		return c.count
+	}
+	return 1
+}
+
+// describe is the one-line name of the workload, e.g. "idnode identity".
+func (c *config) describe() string {
+	s := c.target + " " + c.strategy
+	if c.target == targetEtcd && c.strategy == stratIdentity {
+		s = "etcd identity (CAS counter)"
+	}
+	if c.strategy == stratIdentityBatch || c.strategy == stratServerSide {
+		s += fmt.Sprintf(" count=%d", c.count)
+	}
+	return s
+}
+
+const usageHead = `Usage: idbench [flags]          load a running idnode or etcd cluster
+       idbench table FILE...     render JSON results (one per line) as markdown
+
+Every run is bounded: give --duration (at most 10m) or --ops (and it still stops at 10m).
+
+Strategies (--target idnode): identity     Generate{id:"<prefix>|"}
+                              identity-batch Generate{id:"<prefix>|", count}
+                              server-side  Generate{id:"<prefix>/", count}
+                              guid         Generate{id:""}
+                              hilo-range   NextHiLo{tag:"<prefix>"}
+                              client-hilo  client.NextID(ctx, "<prefix>"): HiLo IDs from the Go client
+                                           (github.com/idnode/idnode/client), every ID checked unique
+Strategies (--target etcd):   identity     consecutive counter: Get, then
+                                           Txn(If ModRevision==rev).Then(Put n+1), retry on conflict
+                              put          Put of distinct keys (one replicated write per op)
+                              (--strategy etcd-put is --target etcd --strategy put)
+
+Flags:
+`
+
+// parseConfig reads the command line. It refuses unbounded runs and unknown strategies.
+func parseConfig(args []string, usage io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("idbench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		c                config
+		nodes, endpoints string
+	)
+	fs.StringVar(&c.target, "target", targetIdnode, "idnode or etcd")
+	fs.StringVar(&c.strategy, "strategy", stratIdentity, "what each call does (see above)")
+	fs.StringVar(&nodes, "nodes", "127.0.0.1:7070", "idnode gRPC addresses host:port,...; callers are spread over them")
+	fs.StringVar(&endpoints, "endpoints", "127.0.0.1:2379", "etcd client endpoints host:port,... (or http://host:port)")
+	fs.IntVar(&c.concurrency, "concurrency", 16, "concurrent callers, each making one call at a time")
+	fs.IntVar(&c.conns, "conns", 1, "gRPC connections per node (etcd: clients over all endpoints); callers share them round-robin")
+	fs.DurationVar(&c.duration, "duration", 0, "how long to run (at most 10m); this or --ops is required")
+	fs.Int64Var(&c.ops, "ops", 0, "stop after this many successful calls; this or --duration is required")
+	fs.Int64Var(&c.count, "count", 0, "IDs per call for identity-batch (default 100) and server-side (default 1)")
+	fs.StringVar(&c.prefix, "prefix", "bench", "identity name / server-side prefix / HiLo tag or collection; for etcd, keys go under idbench/<prefix>/")
+	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "deadline of one call")
+	fs.DurationVar(&c.connect, "connect-timeout", 10*time.Second, "how long to wait for the connections before the run starts")
+	fs.BoolVar(&c.jsonOut, "json", false, "print the result as one JSON object on stdout")
+	fs.BoolVar(&c.progress, "progress", true, "print a progress line to stderr every second")
+	fs.StringVar(&c.label, "label", "", "free text carried into the result (for idbench table)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(usage, usageHead)
+			fs.SetOutput(usage)
+			fs.PrintDefaults()
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w (see idbench -h)", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (flags only; see idbench -h)", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := c.finish(nodes, endpoints, set); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
+	if c.strategy == "etcd-put" {
+		if set["target"] && c.target != targetEtcd {
+			return fmt.Errorf("--strategy etcd-put runs against etcd, not --target %s", c.target)
+		}
+		c.target, c.strategy = targetEtcd, stratPut
+	}
+	var known []string
+	switch c.target {
+	case targetIdnode:
+		known = idnodeStrategies
+		if set["endpoints"] {
+			return errors.New("--endpoints is for --target etcd; idnode nodes are given with --nodes")
+		}
+	case targetEtcd:
+		known = etcdStrategies
+		if set["nodes"] {
+			return errors.New("--nodes is for --target idnode; etcd members are given with --endpoints")
+		}
+	default:
+		return fmt.Errorf("--target must be idnode or etcd, got %q", c.target)
+	}
+	if !slices.Contains(known, c.strategy) {
+		return fmt.Errorf("unknown strategy %q for --target %s (known: %s)", c.strategy, c.target, strings.Join(known, ", "))
+	}
+
+	// Bounded: a duration, an op count, or both; never neither, never past the cap.
+	if c.duration == 0 && c.ops == 0 {
+		return fmt.Errorf("refusing an unbounded run: give --duration (at most %v) or --ops", maxDuration)
+	}
+	if c.duration < 0 || c.duration > maxDuration {
+		return fmt.Errorf("--duration must be between 0 and %v, got %v", maxDuration, c.duration)
+	}
+	if c.ops < 0 {
+		return fmt.Errorf("--ops must not be negative, got %d", c.ops)
+	}
+	if c.concurrency < 1 || c.concurrency > maxConcurrency {
+		return fmt.Errorf("--concurrency must be between 1 and %d, got %d", maxConcurrency, c.concurrency)
+	}
+	if c.conns < 1 || c.conns > maxConns {
+		return fmt.Errorf("--conns must be between 1 and %d, got %d", maxConns, c.conns)
+	}
+	if c.timeout <= 0 || c.timeout > time.Minute {
+		return fmt.Errorf("--timeout must be between 0 and 1m, got %v", c.timeout)
+	}
+	if c.connect <= 0 || c.connect > 5*time.Minute {
+		return fmt.Errorf("--connect-timeout must be between 0 and 5m, got %v", c.connect)
+	}
+
+	usesCount := c.target == targetIdnode && (c.strategy == stratIdentityBatch || c.strategy == stratServerSide)
+	switch {
+	case !usesCount && set["count"]:
+		return fmt.Errorf("--count applies to identity-batch and server-side only, not %s %s", c.target, c.strategy)
+	case c.count == 0 && c.strategy == stratIdentityBatch:
+		c.count = 100
+	case c.count == 0:
+		c.count = 1
+	}
+	if c.count < 1 || c.count > maxCount {
+		return fmt.Errorf("--count must be between 1 and %d, got %d", maxCount, c.count)
+	}
+	if c.prefix == "" || strings.ContainsAny(c.prefix, "|\\") {
+		return fmt.Errorf("--prefix must be non-empty without | or \\, got %q", c.prefix)
+	}
+
+	var err error
+	if c.target == targetIdnode {
+		c.nodes, err = splitAddrs("--nodes", nodes, false)
+	} else {
+		c.endpoints, err = splitAddrs("--endpoints", endpoints, true)
+	}
+	return err
+}
+
+// splitAddrs reads "host:port,host:port". Only loopback or named hosts are the caller's
+// business; the check here is just that each entry is an address.
+func splitAddrs(flagName, s string, urlsOK bool) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		hostport := part
+		if urlsOK {
+			if _, rest, ok := strings.Cut(part, "://"); ok {
+				hostport = rest
+			}
+		}
+		if _, _, err := net.SplitHostPort(hostport); err != nil {
+			return nil, fmt.Errorf("%s: %q is not host:port", flagName, part)
+		}
+		out = append(out, part)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no addresses", flagName)
+	}
+	return out, nil
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfigRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // part of the error
+	}{
+		{"unbounded", []string{}, "refusing an unbounded run"},
+		{"unbounded etcd", []string{"--target", "etcd"}, "refusing an unbounded run"},
+		{"past the cap", []string{"--duration", "11m"}, "--duration must be between 0 and 10m0s"},
+		{"negative duration", []string{"--duration", "-1s"}, "--duration must be between"},
+		{"negative ops", []string{"--ops", "-5"}, "--ops must not be negative"},
+		{"unknown strategy", []string{"--duration", "1s", "--strategy", "fastest"}, `unknown strategy "fastest" for --target idnode`},
+		{"etcd has no guid", []string{"--duration", "1s", "--target", "etcd", "--strategy", "guid"}, `unknown strategy "guid" for --target etcd`},
+		{"idnode has no put", []string{"--duration", "1s", "--strategy", "put"}, `unknown strategy "put" for --target idnode`},
+		{"unknown target", []string{"--duration", "1s", "--target", "postgres"}, "--target must be idnode or etcd"},
+		{"etcd-put on idnode", []string{"--duration", "1s", "--target", "idnode", "--strategy", "etcd-put"}, "runs against etcd"},
+		{"count on identity", []string{"--duration", "1s", "--count", "5"}, "--count applies to identity-batch and server-side only"},
+		{"count too large", []string{"--duration", "1s", "--strategy", "server-side", "--count", "2000000"}, "--count must be between"},
+		{"zero callers", []string{"--duration", "1s", "--concurrency", "0"}, "--concurrency must be between"},
+		{"zero conns", []string{"--duration", "1s", "--conns", "0"}, "--conns must be between"},
+		{"nodes for etcd", []string{"--duration", "1s", "--target", "etcd", "--nodes", "127.0.0.1:1"}, "--nodes is for --target idnode"},
+		{"endpoints for idnode", []string{"--duration", "1s", "--endpoints", "127.0.0.1:1"}, "--endpoints is for --target etcd"},
+		{"bad address", []string{"--duration", "1s", "--nodes", "localhost"}, `"localhost" is not host:port`},
+		{"no address", []string{"--duration", "1s", "--nodes", " , "}, "--nodes: no addresses"},
+		{"pipe in prefix", []string{"--duration", "1s", "--prefix", "a|b"}, "--prefix must be non-empty"},
+		{"stray argument", []string{"--duration", "1s", "extra"}, `unexpected argument "extra"`},
+		{"unknown flag", []string{"--duration", "1s", "--turbo"}, "flag provided but not defined: -turbo"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parseConfig(tc.args, &bytes.Buffer{})
+			if err == nil {
+				t.Fatalf("parseConfig(%q) = %+v, want an error containing %q", tc.args, cfg, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("parseConfig(%q) error = %q, want it to contain %q", tc.args, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseConfigAccepts(t *testing.T) {
+	cfg, err := parseConfig([]string{"--ops", "100"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.limit() != maxDuration {
+		t.Errorf("an --ops run is bounded by %v, want the %v cap", cfg.limit(), maxDuration)
+	}
+	if cfg.target != targetIdnode || cfg.strategy != stratIdentity || cfg.count != 1 || cfg.nodes[0] != "127.0.0.1:7070" {
+		t.Errorf("defaults: %+v", cfg)
+	}
+
+	cfg, err = parseConfig([]string{"--duration", "10m", "--strategy", "identity-batch", "--nodes", "127.0.0.1:1, 127.0.0.1:2"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.count != 100 || cfg.idsPerOp() != 100 || len(cfg.nodes) != 2 || cfg.limit() != 10*time.Minute {
+		t.Errorf("identity-batch: %+v", cfg)
+	}
+
+	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "server-side", "--count", "1000"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.idsPerOp() != 1000 || cfg.describe() != "idnode server-side count=1000" {
+		t.Errorf("server-side: %+v (%s)", cfg, cfg.describe())
+	}
+
+	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "etcd-put", "--endpoints", "http://127.0.0.1:2379"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.target != targetEtcd || cfg.strategy != stratPut || cfg.endpoints[0] != "http://127.0.0.1:2379" {
+		t.Errorf("etcd-put: %+v", cfg)
+	}
+
+	cfg, err = parseConfig([]string{"--duration", "1s", "--target", "etcd"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.strategy != stratIdentity || cfg.describe() != "etcd identity (CAS counter)" || cfg.endpoints[0] != "127.0.0.1:2379" {
+		t.Errorf("etcd identity: %+v", cfg)
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"--strategy", "identity"}, &out, &errOut); code != 2 {
+		t.Errorf("unbounded run: exit %d, want 2", code)
+	}
+	if !strings.Contains(errOut.String(), "idbench: refusing an unbounded run") {
+		t.Errorf("unbounded run: stderr %q", errOut.String())
+	}
+	errOut.Reset()
+	if code := run(context.Background(), []string{"-h"}, &out, &errOut); code != 0 {
+		t.Errorf("-h: exit %d, want 0", code)
+	}
+	for _, want := range []string{"Usage: idbench", "identity-batch", "-duration", "Txn(If ModRevision==rev)"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("-h output lacks %q:\n%s", want, errOut.String())
+		}
+	}
+	errOut.Reset()
+	if code := run(context.Background(), []string{"table"}, &out, &errOut); code != 2 {
+		t.Errorf("table without files: exit %d, want 2", code)
+	}
+}
+
+// Nothing listens on the address: the run fails within --connect-timeout, before any load.
+func TestRunConnectFailureIsBounded(t *testing.T) {
+	var out, errOut bytes.Buffer
+	addr := freeAddr(t)
+	begin := time.Now()
+	code := run(context.Background(), []string{"--nodes", addr, "--duration", "1m", "--connect-timeout", "300ms", "--progress=false"}, &out, &errOut)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (stderr %q)", code, errOut.String())
+	}
+	if took := time.Since(begin); took > 5*time.Second {
+		t.Errorf("took %v to give up, want about the 300ms connect timeout", took)
+	}
+	if !strings.Contains(errOut.String(), "connect to "+addr) {
+		t.Errorf("stderr %q does not name the address", errOut.String())
+	}
+}

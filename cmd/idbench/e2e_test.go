@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// Every wait in these tests is bounded by one of these.
+const (
+	buildTimeout = 3 * time.Minute
+	serveTimeout = 30 * time.Second
+	stopTimeout  = 10 * time.Second
+)
+
+// freeAddr returns "127.0.0.1:port" for a port that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// syncBuffer collects a process's output for the failure log.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startProc starts a server process and stops it at cleanup (SIGTERM, then SIGKILL).
+func startProc(t *testing.T, bin string, args ...string) *exec.Cmd {
+	t.Helper()
+	var logs syncBuffer
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(stopTimeout):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("%s output:\n%s", filepath.Base(bin), logs.String())
+		}
+	})
+	return cmd
+}
+
+// poll calls ready until it succeeds or timeout passes.
+func poll(t *testing.T, what string, timeout time.Duration, ready func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := ready()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not ready after %v: %v", what, timeout, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// buildIdnode builds ./cmd/idnode of this module into a temp dir.
+func buildIdnode(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "idnode")
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/idnode")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/idnode: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// idbench runs the command in-process with --json and decodes its result.
+func idbench(t *testing.T, args ...string) (*result, int, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), append(args, "--json"), &out, &errOut)
+	if out.Len() == 0 {
+		return nil, code, errOut.String()
+	}
+	var res result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("idbench %q: output is not a JSON result: %v\n%s", args, err, out.String())
+	}
+	return &res, code, errOut.String()
+}
+
+// TestE2EIdnode runs idbench for about a second against one real idnode node.
+func TestE2EIdnode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts idnode")
+	}
+	bin := buildIdnode(t)
+	addr := freeAddr(t)
+	startProc(t, bin, "--data-dir", t.TempDir(), "--grpc-addr", addr, "--raft-addr", freeAddr(t), "--log-level", "warn")
+	poll(t, "idnode health", serveTimeout, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, bin, "health", "--addr", addr, "--timeout", "1s").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+		}
+		return nil
+	})
+
+	res, code, stderr := idbench(t, "--nodes", addr, "--strategy", "identity", "--concurrency", "8", "--duration", "1s", "--progress")
+	if res == nil || code != 0 {
+		t.Fatalf("identity: exit %d, result %+v, stderr:\n%s", code, res, stderr)
+	}
+	if res.Ops <= 0 || res.Errors != 0 || res.IDs != res.Ops || res.StoppedBy != "duration" {
+		t.Errorf("identity: %d ops, %d IDs, %d errors %v, stopped by %q; want ops > 0, IDs == ops, no errors",
+			res.Ops, res.IDs, res.Errors, res.ErrorsByCode, res.StoppedBy)
+	}
+	if res.LatencyMs.P50 <= 0 || res.LatencyMs.P99 < res.LatencyMs.P50 || res.LatencyMs.Max < res.LatencyMs.P999 {
+		t.Errorf("identity latency %+v is not ordered", res.LatencyMs)
+	}
+	if !strings.Contains(stderr, "ops/s") {
+		t.Errorf("no progress line on stderr:\n%s", stderr)
+	}
+
+	// The other strategies, briefly, by op count.
+	for _, tc := range []struct {
+		args   []string
+		perOp  int64
+		exceed bool // IDs per op vary (HiLo ranges): at least perOp
+	}{
+		{[]string{"--strategy", "identity-batch", "--count", "10"}, 10, false},
+		{[]string{"--strategy", "server-side", "--count", "5"}, 5, false},
+		{[]string{"--strategy", "guid"}, 1, false},
+		{[]string{"--strategy", "hilo-range"}, 32, true},
+		{[]string{"--strategy", "client-hilo"}, 1, false},
+	} {
+		args := append([]string{"--nodes", addr, "--concurrency", "4", "--conns", "2", "--ops", "40", "--progress=false"}, tc.args...)
+		res, code, stderr := idbench(t, args...)
+		if res == nil || code != 0 {
+			t.Errorf("%q: exit %d, stderr:\n%s", tc.args, code, stderr)
+			continue
+		}
+		if res.Ops != 40 || res.Errors != 0 || res.StoppedBy != "ops" {
+			t.Errorf("%q: %d ops, %d errors %v, stopped by %q; want 40 ops, no errors, stopped by ops", tc.args, res.Ops, res.Errors, res.ErrorsByCode, res.StoppedBy)
+		}
+		if (!tc.exceed && res.IDs != 40*tc.perOp) || (tc.exceed && res.IDs < 40*tc.perOp) {
+			t.Errorf("%q: %d IDs from %d ops, want %d per op", tc.args, res.IDs, res.Ops, tc.perOp)
+		}
+		if tc.args[1] == stratClientHiLo && (res.Unique == nil || res.Unique.Checked != 40 || res.Unique.Duplicates != 0) {
+			t.Errorf("%q: uniqueness check %+v, want 40 IDs checked, no duplicates", tc.args, res.Unique)
+		}
+	}
+}
+
+// TestE2EEtcd runs the etcd counter and Puts against a one-member etcd, when etcd is
+// installed (bench/compare.sh installs it).
+func TestE2EEtcd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts etcd")
+	}
+	bin, err := exec.LookPath("etcd")
+	if err != nil {
+		t.Skip("etcd is not installed (apt-get install etcd-server)")
+	}
+	client, peer := "http://"+freeAddr(t), "http://"+freeAddr(t)
+	startProc(t, bin, "--name", "t", "--data-dir", filepath.Join(t.TempDir(), "etcd"),
+		"--listen-client-urls", client, "--advertise-client-urls", client,
+		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "t="+peer,
+		"--logger", "zap", "--log-outputs", "stderr", "--log-level", "warn")
+	poll(t, "etcd", serveTimeout, func() error {
+		c, err := clientv3.New(clientv3.Config{Endpoints: []string{client}, DialTimeout: time.Second, Logger: zap.NewNop()})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err = c.Put(ctx, "idbench-test/ready", "1")
+		return err
+	})
+
+	res, code, stderr := idbench(t, "--target", "etcd", "--endpoints", client, "--concurrency", "8", "--duration", "1s", "--progress=false", "--prefix", "t")
+	if res == nil || code != 0 {
+		t.Fatalf("etcd CAS: exit %d, result %+v, stderr:\n%s", code, res, stderr)
+	}
+	c := res.CAS
+	if c == nil || !c.Verified || res.Ops <= 0 || res.Errors != 0 || c.Successes != res.Ops || c.CounterStart != 0 || c.CounterEnd != res.Ops {
+		t.Fatalf("etcd CAS: %d ops, %d errors, check %+v; want a verified counter 0→ops", res.Ops, res.Errors, c)
+	}
+	if c.Attempts != c.Successes+c.Conflicts {
+		t.Errorf("etcd CAS: %d attempts != %d successes + %d conflicts", c.Attempts, c.Successes, c.Conflicts)
+	}
+	// Again on the same key: the check counts from where the counter stood.
+	first := c.CounterEnd
+	res, code, stderr = idbench(t, "--target", "etcd", "--endpoints", client, "--concurrency", "4", "--ops", "30", "--progress=false", "--prefix", "t")
+	if res == nil || code != 0 || res.CAS == nil || !res.CAS.Verified || res.CAS.CounterStart != first || res.CAS.CounterEnd != first+30 {
+		t.Fatalf("etcd CAS again: exit %d, result %+v, stderr:\n%s", code, res, stderr)
+	}
+
+	res, code, stderr = idbench(t, "--strategy", "etcd-put", "--endpoints", client, "--concurrency", "8", "--ops", "200", "--progress=false")
+	if res == nil || code != 0 || res.Ops != 200 || res.Errors != 0 || res.CAS != nil {
+		t.Fatalf("etcd put: exit %d, result %+v, stderr:\n%s", code, res, stderr)
+	}
+}

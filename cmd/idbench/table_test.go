@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func resultLine(t *testing.T, r *result) string {
+	t.Helper()
+	r.Kind = "result"
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestTable(t *testing.T) {
+	three := []string{"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"}
+	lines := []string{
+		resultLine(t, &result{Target: targetIdnode, Strategy: stratIdentity, Nodes: three, Concurrency: 64, OpsPerSec: 20000, IDsPerSec: 20000,
+			LatencyMs: latency{P50: 2, P99: 8.5, P999: 12, Max: 20}, StoppedBy: "duration"}),
+		resultLine(t, &result{Label: "etcd CAS counter", Target: targetEtcd, Strategy: stratIdentity, Endpoints: three, Concurrency: 64,
+			OpsPerSec: 65, IDsPerSec: 65, LatencyMs: latency{P99: 2100}, StoppedBy: "duration",
+			CAS: &casCheck{Conflicts: 12350, Successes: 650, CounterEnd: 650, Verified: true}}),
+		resultLine(t, &result{Target: targetEtcd, Strategy: stratPut, Endpoints: three, Concurrency: 64, OpsPerSec: 4000, IDsPerSec: 4000,
+			Errors: 1, ErrorsByCode: map[string]int64{"Unavailable": 1}, StoppedBy: "duration"}),
+		resultLine(t, &result{Target: targetIdnode, Strategy: stratIdentity, Nodes: three, Concurrency: 256, OpsPerSec: 25000, IDsPerSec: 25000}),
+		resultLine(t, &result{Target: targetIdnode, Strategy: stratServerSide, Nodes: three[:1], Concurrency: 64, Count: 1000, OpsPerSec: 6000, IDsPerSec: 6e6, StoppedBy: "cap"}),
+		`{"kind":"rss","process":"idnode A","idle_kb":20480,"load_kb":61440,"load":"64-caller identity"}`,
+		`{"kind":"rss","process":"idnode B","idle_kb":45056,"load_kb":51200,"load":"64-caller identity"}`,
+		`{"kind":"rss","process":"etcd e0","idle_kb":30000,"load_kb":60000,"load":"64-caller Put"}`,
+		"",
+	}
+	file := filepath.Join(t.TempDir(), "results.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := runTable([]string{file}, nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"| idnode identity | 64 | 3 | 20,000 | 20,000 | 2.00 | 8.50 | 12.0 | 20.0 | 0 |  |",
+		"| etcd CAS counter | 64 | 3 | 65 | 65 |",
+		"12,350 Txn conflicts (19.0 per ID); verified: 650 IDs = counter 0→650",
+		"| etcd Put | 64 | 3 | 4,000 | 4,000 |",
+		"| 1 (Unavailable 1) |",
+		"| idnode server-side count=1000 | 64 | 1 | 6,000 | 6,000,000 |",
+		"stopped by cap",
+		"| 64 | 20,000 | 8.50 | 65 | 2100 | 4,000 | 0 | 308× | 5.0× |",
+		"| 256 | 25,000 | 0 | – | – | – | – | – | – |",
+		"| idnode A | 20.0 MB | 60.0 MB | 64-caller identity |",
+		"| identities ≥ 100× the etcd CAS counter, 64 callers | 308× | yes |",
+		"| identities ≥ 3× etcd raw Put ops/s, 64 callers | 5.0× | yes |",
+		"| identity p99 ≤ 20 ms, 64 callers | 8.50 ms | yes |",
+		"| identities at 256 callers ≥ at 64 | 25,000 vs 20,000 IDs/s | yes |",
+		"| server-side count 1000 ≥ 5,000,000 IDs/s | 6,000,000 IDs/s | yes |",
+		"| idnode RSS idle ≤ 40 MB per node (largest node) | 44.0 MB | no |",
+		"| idnode RSS under the 64-caller identity load ≤ 150 MB per node (largest node) | 60.0 MB | yes |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("tables lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "40,000 calls/s") {
+		t.Errorf("a target without a measurement was reported:\n%s", got)
+	}
+
+	out.Reset()
+	if err := runTable([]string{"--brief", "-"}, strings.NewReader(lines[2]), &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "etcd Put, 64 callers: 4,000 calls/s, 4,000 IDs/s, p99 0 ms, 1 errors (Unavailable 1)\n"; out.String() != want {
+		t.Errorf("brief = %q, want %q", out.String(), want)
+	}
+}
+
+func TestTableRejectsGarbage(t *testing.T) {
+	for _, in := range []string{`{"kind":"mystery"}`, `not json`} {
+		if err := runTable([]string{"-"}, strings.NewReader(in), &bytes.Buffer{}); err == nil {
+			t.Errorf("table accepted %q", in)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/idnode/idnode/tlsconfig"
+)
+
+func init() {
+	commands = append(commands,
+		command{name: "certs ca", args: "[--dir certs]", summary: "create a self-signed CA (ca.crt, ca.key) for a cluster without a PKI",
+			maxArgs: 0, flags: certsCACmd},
+		command{name: "certs node", args: "<name> [--host h,…] [--dir certs]", summary: "issue <name>.crt/.key from the CA in --dir, valid for 127.0.0.1, localhost and --host",
+			minArgs: 1, maxArgs: 1, flags: certsNodeCmd},
+	)
+}
+
+const day = 24 * time.Hour
+
+func certsCACmd(fs *flag.FlagSet) func(*env, []string) error {
+	dir := fs.String("dir", "certs", "directory to write ca.crt and ca.key to")
+	days := fs.Int("days", 3650, "validity in days")
+	force := fs.Bool("force", false, "overwrite an existing CA (every certificate it issued stops being trusted)")
+	return func(e *env, _ []string) error {
+		if *days < 1 {
+			return usagef("--days must be at least 1")
+		}
+		ca, err := tlsconfig.NewAuthority("idnode CA", time.Duration(*days)*day)
+		if err != nil {
+			return err
+		}
+		if err := writeFiles(*dir, *force, map[string][]byte{"ca.crt": ca.CertPEM, "ca.key": ca.KeyPEM}); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "wrote %s and %s (keep ca.key secret; only ca.crt goes to nodes and clients)\n",
+			filepath.Join(*dir, "ca.crt"), filepath.Join(*dir, "ca.key"))
+		return nil
+	}
+}
+
+func certsNodeCmd(fs *flag.FlagSet) func(*env, []string) error {
+	dir := fs.String("dir", "certs", "directory holding ca.crt and ca.key, and to write <name>.crt and <name>.key to")
+	hosts := fs.String("host", "", "comma-separated extra host names and IP addresses the certificate is valid for (e.g. raft-a,idnode-a)")
+	days := fs.Int("days", 825, "validity in days")
+	force := fs.Bool("force", false, "overwrite existing files")
+	return func(e *env, args []string) error {
+		name := args[0]
+		if name == "" || strings.ContainsAny(name, `/\`) || name == "ca" {
+			return usagef("name %q must be a plain file name other than ca", name)
+		}
+		if *days < 1 {
+			return usagef("--days must be at least 1")
+		}
+		certPEM, err := os.ReadFile(filepath.Join(*dir, "ca.crt"))
+		if err != nil {
+			return fmt.Errorf("read the CA (create one with idctl certs ca): %w", err)
+		}
+		keyPEM, err := os.ReadFile(filepath.Join(*dir, "ca.key"))
+		if err != nil {
+			return fmt.Errorf("read the CA key: %w", err)
+		}
+		ca, err := tlsconfig.LoadAuthority(certPEM, keyPEM)
+		if err != nil {
+			return err
+		}
+		sans := []string{"127.0.0.1", "::1", "localhost"}
+		for _, h := range strings.Split(*hosts, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				sans = append(sans, h)
+			}
+		}
+		crt, key, err := ca.Issue(name, sans, time.Duration(*days)*day)
+		if err != nil {
+			return err
+		}
+		if err := writeFiles(*dir, *force, map[string][]byte{name + ".crt": crt, name + ".key": key}); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "wrote %s and %s for %s\n", filepath.Join(*dir, name+".crt"), filepath.Join(*dir, name+".key"), strings.Join(sans, ", "))
+		return nil
+	}
+}
+
+// writeFiles writes files into dir (keys readable by the owner only), refusing to overwrite
+// unless force.
+func writeFiles(dir string, force bool, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if !force {
+		for name := range files {
+			if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%s exists; use --force to overwrite it", filepath.Join(dir, name))
+			}
+		}
+	}
+	for name, data := range files {
+		// 0644 so a container user other than the owner can read a mounted certificate; the
+		// key files are 0600 unless the operator loosens them for the same reason.
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(name, ".key") {
+			mode = 0o600
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}

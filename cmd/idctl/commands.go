@@ -1,0 +1,555 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+func init() {
+	commands = append(commands,
+		command{name: "status", args: "[--consistent]", summary: "the cluster's nodes: tag, addresses, role, term, commit index, reachable",
+			maxArgs: 0, flags: statusCmd},
+		command{name: "next", args: "<request> [-n N]", summary: "IDs for a request string: 'orders|' identity, 'users/' server-side, '' GUID, else semantic",
+			minArgs: 1, maxArgs: 1, flags: nextCmd},
+		command{name: "identities", args: "[--prefix p]", summary: "every identity counter and its value (linearizable)",
+			maxArgs: 0, flags: identitiesCmd},
+		command{name: "seed", args: "<name> <value> [--force]", summary: "raise an identity counter to value (--force: set it exactly; admin)",
+			minArgs: 2, maxArgs: 2, flags: seedCmd},
+		command{name: "hilo next", args: "<tag>", summary: "reserve a HiLo range for tag",
+			minArgs: 1, maxArgs: 1, flags: hiloNextCmd},
+		command{name: "hilo return", args: "<tag> <end> <last>", summary: "give back the unused tail (last, end] of tag's newest range",
+			minArgs: 3, maxArgs: 3, flags: hiloReturnCmd},
+		command{name: "node add", args: "<tag|-> --raft-addr h:p --grpc-addr h:p", summary: "register a node and make it a Raft member; - lets the cluster pick the tag (admin)",
+			minArgs: 1, maxArgs: 1, flags: nodeAddCmd},
+		command{name: "node remove", args: "<tag>", summary: "remove a node; its tag is retired for ever (admin)",
+			minArgs: 1, maxArgs: 1, flags: nodeRemoveCmd},
+		command{name: "leader transfer", args: "[tag]", summary: "hand leadership to tag, or to any up-to-date voter (admin)",
+			maxArgs: 1, flags: leaderTransferCmd},
+		command{name: "backup", args: "<file|->", summary: "write a consistent backup of the cluster's state to file (admin)",
+			minArgs: 1, maxArgs: 1, flags: backupCmd},
+		command{name: "restore", args: "<file|->", summary: "raise this cluster's counters to a backup's and retire its node tags (admin)",
+			minArgs: 1, maxArgs: 1, flags: restoreCmd},
+	)
+}
+
+var jsonOut = protojson.MarshalOptions{Multiline: true, Indent: "  ", UseProtoNames: true, EmitUnpopulated: true}
+
+func printProto(w io.Writer, m proto.Message) error {
+	b, err := jsonOut.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// --- status
+
+type nodeRow struct {
+	Tag          string `json:"tag"`
+	ID           string `json:"id"`
+	GRPCAddress  string `json:"grpc_address"`
+	RaftAddress  string `json:"raft_address"`
+	Role         string `json:"role"`
+	Voter        bool   `json:"voter"`
+	Reachable    bool   `json:"reachable"`
+	Term         uint64 `json:"term,omitempty"`
+	CommitIndex  uint64 `json:"commit_index,omitempty"`
+	AppliedIndex uint64 `json:"applied_index,omitempty"`
+	Answered     bool   `json:"answered"` // this node's own term and indexes were read from it
+}
+
+type statusOut struct {
+	Leader     string    `json:"leader"`
+	AnsweredBy string    `json:"answered_by"`
+	Nodes      []nodeRow `json:"nodes"`
+}
+
+func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
+	consistent := fs.Bool("consistent", false, "ask the leader, after it confirmed its leadership with a majority (fails without a quorum)")
+	return func(e *env, _ []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var st *idnodev1.StatusResponse
+		if err := c.call(e.ctx, "Status", func(ctx context.Context, cc *grpc.ClientConn) error {
+			st, err = c.cluster(cc).Status(ctx, &idnodev1.StatusRequest{Consistent: *consistent})
+			return err
+		}); err != nil {
+			return err
+		}
+		self := c.selfReports(e.ctx, st)
+		out := statusOut{Leader: st.GetLeader(), AnsweredBy: st.GetSelf()}
+		for _, n := range st.GetNodes() {
+			row := nodeRow{Tag: n.GetTag(), ID: n.GetId(), GRPCAddress: n.GetGrpcAddress(), RaftAddress: n.GetRaftAddress(),
+				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable()}
+			if own, ok := self[n.GetTag()]; ok {
+				row.Term, row.CommitIndex, row.AppliedIndex, row.Answered = own.GetTerm(), own.GetCommitIndex(), own.GetAppliedIndex(), true
+			}
+			out.Nodes = append(out.Nodes, row)
+		}
+		if e.g.json {
+			return printJSON(e.stdout, out)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "TAG\tGRPC\tRAFT\tROLE\tVOTER\tTERM\tCOMMIT\tAPPLIED\tREACHABLE")
+		for _, r := range out.Nodes {
+			term, commit, applied := "-", "-", "-"
+			if r.Answered {
+				term, commit, applied = fmt.Sprint(r.Term), fmt.Sprint(r.CommitIndex), fmt.Sprint(r.AppliedIndex)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tag, dash(r.GRPCAddress), dash(r.RaftAddress), r.Role,
+				yesNo(r.Voter), term, commit, applied, yesNo(r.Reachable))
+		}
+		return tw.Flush()
+	}
+}
+
+// selfReports asks every node idctl can reach (the --addr list and each node's registered
+// gRPC address) for its own term and indexes, in parallel, briefly. Nodes it cannot reach
+// (down, or on a network idctl is not on) are left out.
+func (c *client) selfReports(ctx context.Context, st *idnodev1.StatusResponse) map[string]*idnodev1.StatusResponse {
+	addrs := append([]string(nil), c.addrs...)
+	for _, n := range st.GetNodes() {
+		if a := n.GetGrpcAddress(); a != "" && !slices.Contains(addrs, a) {
+			addrs = append(addrs, a)
+		}
+	}
+	var mu sync.Mutex
+	out := map[string]*idnodev1.StatusResponse{}
+	var wg sync.WaitGroup
+	for _, addr := range addrs {
+		cc, err := c.conn(addr)
+		if err != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			actx, cancel := c.callContext(ctx)
+			defer cancel()
+			actx, cancel2 := context.WithTimeout(actx, min(c.timeout, 2*time.Second))
+			defer cancel2()
+			r, err := c.cluster(cc).Status(actx, &idnodev1.StatusRequest{})
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if _, dup := out[r.GetSelf()]; !dup {
+				out[r.GetSelf()] = r
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// --- IDs
+
+func nextCmd(fs *flag.FlagSet) func(*env, []string) error {
+	n := fs.Int64("n", 1, "how many IDs")
+	requestID := fs.String("request-id", "", "request id that makes a retry return the same identities (default: a random one, so idctl's own retries on another node burn nothing)")
+	v4 := fs.Bool("guid-v4", false, "for a GUID request (''), a UUIDv4 instead of a v7")
+	return func(e *env, args []string) error {
+		if *n < 1 {
+			return usagef("-n must be at least 1")
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		req := &idnodev1.GenerateRequest{Id: args[0], Count: *n, RequestId: *requestID}
+		if req.RequestId == "" && strings.HasSuffix(args[0], "|") {
+			req.RequestId = "idctl-" + uuid.NewString()
+		}
+		if *v4 {
+			req.GuidVersion = idnodev1.GuidVersion_GUID_VERSION_V4
+		}
+		var resp *idnodev1.GenerateResponse
+		if err := c.call(e.ctx, "Generate", func(ctx context.Context, cc *grpc.ClientConn) error {
+			resp, err = c.ids(cc).Generate(ctx, req)
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, resp)
+		}
+		for _, id := range resp.GetIds() {
+			fmt.Fprintln(e.stdout, id)
+		}
+		return nil
+	}
+}
+
+func identitiesCmd(fs *flag.FlagSet) func(*env, []string) error {
+	prefix := fs.String("prefix", "", "only names starting with this (case-insensitive)")
+	pageSize := fs.Int("page-size", 1000, "names per call")
+	return func(e *env, _ []string) error {
+		if *pageSize < 1 {
+			return usagef("--page-size must be at least 1")
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		type identity struct {
+			Name  string `json:"name"`
+			Value int64  `json:"value"`
+		}
+		var all []identity
+		token := ""
+		for {
+			var page *idnodev1.ListIdentitiesResponse
+			if err := c.call(e.ctx, "ListIdentities", func(ctx context.Context, cc *grpc.ClientConn) error {
+				page, err = c.ids(cc).ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: *prefix, PageSize: int32(*pageSize), PageToken: token})
+				return err
+			}); err != nil {
+				return err
+			}
+			for _, id := range page.GetIdentities() {
+				all = append(all, identity{id.GetName(), id.GetValue()})
+			}
+			if token = page.GetNextPageToken(); token == "" {
+				break
+			}
+		}
+		if e.g.json {
+			if all == nil {
+				all = []identity{}
+			}
+			return printJSON(e.stdout, all)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tVALUE")
+		for _, id := range all {
+			fmt.Fprintf(tw, "%s\t%d\n", id.Name, id.Value)
+		}
+		return tw.Flush()
+	}
+}
+
+func seedCmd(fs *flag.FlagSet) func(*env, []string) error {
+	force := fs.Bool("force", false, "set the counter to exactly value, even lower (an admin call)")
+	return func(e *env, args []string) error {
+		value, err := strconv.ParseInt(args[1], 10, 64)
+		if err != nil {
+			return usagef("value %q is not a whole number", args[1])
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var resp *idnodev1.SeedIdentityResponse
+		if err := c.call(e.ctx, "SeedIdentity", func(ctx context.Context, cc *grpc.ClientConn) error {
+			resp, err = c.ids(cc).SeedIdentity(ctx, &idnodev1.SeedIdentityRequest{Name: args[0], Value: value, Force: *force})
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, resp)
+		}
+		fmt.Fprintf(e.stdout, "%s = %d (next identity %d)\n", args[0], resp.GetValue(), resp.GetValue()+1)
+		return nil
+	}
+}
+
+func hiloNextCmd(fs *flag.FlagSet) func(*env, []string) error {
+	separator := fs.String("separator", "", "separator for the prefix (default: the cluster's)")
+	lastMax := fs.Int64("last-max", 0, "the range starts above this")
+	return func(e *env, args []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		req := &idnodev1.NextHiLoRequest{Tag: args[0], Separator: *separator, LastMax: *lastMax, RequestId: "idctl-" + uuid.NewString()}
+		var resp *idnodev1.NextHiLoResponse
+		if err := c.call(e.ctx, "NextHiLo", func(ctx context.Context, cc *grpc.ClientConn) error {
+			resp, err = c.ids(cc).NextHiLo(ctx, req)
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, resp)
+		}
+		fmt.Fprintf(e.stdout, "%s%d-%s … %s%d-%s (low %d, high %d, %d numbers, granted by %s)\n",
+			resp.GetPrefix(), resp.GetLow(), resp.GetServerTag(), resp.GetPrefix(), resp.GetHigh(), resp.GetServerTag(),
+			resp.GetLow(), resp.GetHigh(), resp.GetLastSize(), resp.GetServerTag())
+		return nil
+	}
+}
+
+func hiloReturnCmd(fs *flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		end, err1 := strconv.ParseInt(args[1], 10, 64)
+		last, err2 := strconv.ParseInt(args[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			return usagef("end %q and last %q must be whole numbers", args[1], args[2])
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		if err := c.call(e.ctx, "ReturnHiLo", func(ctx context.Context, cc *grpc.ClientConn) error {
+			_, err := c.ids(cc).ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: args[0], End: end, Last: last})
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, map[string]any{"tag": args[0], "end": end, "last": last})
+		}
+		fmt.Fprintf(e.stdout, "returned %s (%d, %d] (kept only if it is still the newest range)\n", args[0], last, end)
+		return nil
+	}
+}
+
+// --- membership
+
+func nodeAddCmd(fs *flag.FlagSet) func(*env, []string) error {
+	raftAddr := fs.String("raft-addr", "", "host:port the other nodes reach the new node's Raft at (required)")
+	grpcAddr := fs.String("grpc-addr", "", "host:port of the new node's gRPC (required)")
+	id := fs.String("id", "", "Raft server id (default: the tag)")
+	nonVoter := fs.Bool("non-voter", false, "add as a non-voter")
+	return func(e *env, args []string) error {
+		if *raftAddr == "" || *grpcAddr == "" {
+			return usagef("node add needs --raft-addr and --grpc-addr")
+		}
+		tag := args[0]
+		if tag == "-" {
+			tag = ""
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var resp *idnodev1.AddNodeResponse
+		if err := c.call(e.ctx, "AddNode", func(ctx context.Context, cc *grpc.ClientConn) error {
+			resp, err = c.cluster(cc).AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: *raftAddr, GrpcAddress: *grpcAddr, Id: *id, NonVoter: *nonVoter})
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, resp)
+		}
+		n := resp.GetNode()
+		fmt.Fprintf(e.stdout, "added node %s (raft %s, grpc %s, voter %s)\n", n.GetTag(), n.GetRaftAddress(), n.GetGrpcAddress(), yesNo(n.GetVoter()))
+		return nil
+	}
+}
+
+func nodeRemoveCmd(fs *flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		if err := c.call(e.ctx, "RemoveNode", func(ctx context.Context, cc *grpc.ClientConn) error {
+			_, err := c.cluster(cc).RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: args[0]})
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, map[string]string{"removed": args[0]})
+		}
+		fmt.Fprintf(e.stdout, "removed node %s; its tag is retired for ever\n", args[0])
+		return nil
+	}
+}
+
+func leaderTransferCmd(fs *flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		tag := ""
+		if len(args) == 1 {
+			tag = args[0]
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var resp *idnodev1.TransferLeadershipResponse
+		if err := c.call(e.ctx, "TransferLeadership", func(ctx context.Context, cc *grpc.ClientConn) error {
+			resp, err = c.cluster(cc).TransferLeadership(ctx, &idnodev1.TransferLeadershipRequest{Tag: tag})
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, resp)
+		}
+		fmt.Fprintf(e.stdout, "leader: %s\n", resp.GetLeader())
+		return nil
+	}
+}
+
+// --- backup and restore
+
+func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		path := args[0]
+		var (
+			w      io.Writer = e.stdout
+			tmp    *os.File
+			leader string
+			index  uint64
+			size   int
+		)
+		if path != "-" {
+			tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+			if err != nil {
+				return fmt.Errorf("backup file: %w", err)
+			}
+			defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
+			defer tmp.Close()
+			w = tmp
+		}
+		err = c.call(e.ctx, "Backup", func(ctx context.Context, cc *grpc.ClientConn) error {
+			if tmp != nil { // a retry on another node starts the file again
+				if err := tmp.Truncate(0); err != nil {
+					return err
+				}
+				if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+					return err
+				}
+			}
+			size = 0
+			stream, err := c.cluster(cc).Backup(ctx, &idnodev1.BackupRequest{})
+			if err != nil {
+				return err
+			}
+			for first := true; ; first = false {
+				chunk, err := stream.Recv()
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				if first {
+					leader, index = chunk.GetLeader(), chunk.GetIndex()
+				}
+				if _, err := w.Write(chunk.GetData()); err != nil {
+					return fmt.Errorf("write %s: %w", path, err)
+				}
+				size += len(chunk.GetData())
+			}
+		})
+		if err != nil {
+			return err
+		}
+		report := e.stdout
+		if tmp != nil {
+			if err := tmp.Sync(); err != nil {
+				return fmt.Errorf("backup file: %w", err)
+			}
+			if err := tmp.Close(); err != nil {
+				return fmt.Errorf("backup file: %w", err)
+			}
+			if err := os.Rename(tmp.Name(), path); err != nil {
+				return fmt.Errorf("backup file: %w", err)
+			}
+		} else {
+			report = e.stderr
+		}
+		if e.g.json {
+			return printJSON(report, map[string]any{"file": path, "bytes": size, "leader": leader, "index": index})
+		}
+		fmt.Fprintf(report, "backup of raft index %d from leader %s: %d bytes written to %s\n", index, leader, size, path)
+		return nil
+	}
+}
+
+func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		var (
+			data []byte
+			err  error
+		)
+		if args[0] == "-" {
+			data, err = io.ReadAll(e.stdin)
+		} else {
+			data, err = os.ReadFile(args[0])
+		}
+		if err != nil {
+			return fmt.Errorf("backup file: %w", err)
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var resp *idnodev1.RestoreResponse
+		// A restore only raises counters, so a retry on another node is safe.
+		if err := c.call(e.ctx, "Restore", func(ctx context.Context, cc *grpc.ClientConn) error {
+			stream, err := c.cluster(cc).Restore(ctx)
+			if err != nil {
+				return err
+			}
+			for rest := data; len(rest) > 0; {
+				n := min(len(rest), 256<<10)
+				if err := stream.Send(&idnodev1.RestoreChunk{Data: rest[:n]}); err != nil {
+					break // CloseAndRecv has the reason
+				}
+				rest = rest[n:]
+			}
+			resp, err = stream.CloseAndRecv()
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, resp)
+		}
+		fmt.Fprintf(e.stdout, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired)\n",
+			args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired())
+		return nil
+	}
+}

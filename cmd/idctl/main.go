@@ -1,0 +1,269 @@
+// Command idctl is the operator's tool for an idnode cluster: status, IDs, identities, HiLo,
+// membership, leadership, backup and restore, and TLS certificates for a test or small
+// cluster. It talks gRPC to any node (--addr, or IDNODE_ADDR; a comma-separated list is tried
+// in order when a node is UNAVAILABLE); the nodes relay to the leader themselves.
+//
+// Exit codes: 0 done, 1 the call failed, 2 bad usage.
+//
+// It uses the standard flag package with a small subcommand table rather than cobra: a dozen
+// commands with a few flags each need no more, the flag handling (IDNODE_* environment
+// fallback, one-line errors) matches idnode's own, and the module gains no dependency.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// usageError is bad usage: exit 2, with a hint where to look.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// command is one entry of the command table.
+type command struct {
+	name    string // "status", "hilo next", …
+	args    string // positional arguments, for the usage line
+	summary string
+	minArgs int
+	maxArgs int
+	// flags declares the command's own flags; run gets their values through the closure.
+	flags func(fs *flag.FlagSet) func(env *env, args []string) error
+}
+
+// env is what a command runs with.
+type env struct {
+	ctx    context.Context
+	g      *globals
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	cl     *client // dialled lazily: certs needs none
+}
+
+func (e *env) client() (*client, error) {
+	if e.cl == nil {
+		cl, err := newClient(e.g)
+		if err != nil {
+			return nil, err
+		}
+		e.cl = cl
+	}
+	return e.cl, nil
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	addr          string
+	token         string
+	tlsCA         string
+	tlsCert       string
+	tlsKey        string
+	tlsServerName string
+	timeout       time.Duration
+	json          bool
+}
+
+func (g *globals) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.addr, "addr", "127.0.0.1:7070", "gRPC address of a node, or a comma-separated list tried in order (IDNODE_ADDR)")
+	fs.StringVar(&g.token, "token", "", "admin token for admin calls (IDNODE_TOKEN, else IDNODE_ADMIN_TOKEN)")
+	fs.StringVar(&g.tlsCA, "tls-ca", "", "CA certificate to verify the nodes with; turns TLS on (IDNODE_TLS_CA)")
+	fs.StringVar(&g.tlsCert, "tls-cert", "", "client certificate to present, if the cluster wants one (IDNODE_TLS_CERT)")
+	fs.StringVar(&g.tlsKey, "tls-key", "", "key of --tls-cert (IDNODE_TLS_KEY)")
+	fs.StringVar(&g.tlsServerName, "tls-server-name", "", "name to expect in the node's certificate (default: the host in --addr)")
+	fs.DurationVar(&g.timeout, "timeout", 10*time.Second, "time limit of one call to one node")
+	fs.BoolVar(&g.json, "json", false, "print JSON instead of text")
+}
+
+var commands []command // filled by init in commands.go and certs.go
+
+func lookup(args []string) (*command, []string) {
+	// Longest match first: "hilo next" before "hilo".
+	for words := 2; words >= 1; words-- {
+		if len(args) < words {
+			continue
+		}
+		name := strings.Join(args[:words], " ")
+		for i := range commands {
+			if commands[i].name == name {
+				return &commands[i], args[words:]
+			}
+		}
+	}
+	return nil, args
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	pre, args := leadingFlags(args)
+	cmd, rest := lookup(args)
+	rest = append(pre, rest...)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "idctl: unknown command %q (see idctl help)\n", strings.Join(args[:min(len(args), 2)], " "))
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("idctl "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	g := &globals{}
+	g.register(fs)
+	runCmd := cmd.flags(fs)
+	pos, err := parseInterspersed(fs, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, "Usage: idctl %s %s\n  %s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return exitOK
+	}
+	if err == nil {
+		err = applyEnv(fs, getenv, g)
+	}
+	if err == nil && (len(pos) < cmd.minArgs || len(pos) > cmd.maxArgs) {
+		err = usagef("wrong number of arguments (%d)", len(pos))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "idctl: %v (usage: idctl %s %s; see idctl %s -h)\n", err, cmd.name, cmd.args, cmd.name)
+		return exitUsage
+	}
+	e := &env{ctx: ctx, g: g, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	defer func() {
+		if e.cl != nil {
+			e.cl.close()
+		}
+	}()
+	if err := runCmd(e, pos); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "idctl: %v (usage: idctl %s %s)\n", err, cmd.name, cmd.args)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "idctl: %s\n", oneLine(err.Error()))
+		return exitFail
+	}
+	return exitOK
+}
+
+// leadingFlags splits off the global flags given before the command (`idctl --addr x status`)
+// so they can be parsed with the command's own.
+func leadingFlags(args []string) (flags, rest []string) {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+		flags = append(flags, args[i])
+		name := strings.TrimLeft(args[i], "-")
+		if !strings.Contains(name, "=") && name != "json" && i+1 < len(args) {
+			flags = append(flags, args[i+1]) // the value of a non-boolean flag
+			i++
+		}
+		i++
+	}
+	return flags, args[i:]
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// parseInterspersed lets flags come before, between and after positional arguments
+// (`idctl next 'orders|' -n 5`), which the flag package alone does not. After "--" everything
+// is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		// Parse stops at the first non-flag argument, or just after a "--" it consumed.
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	return pos, nil
+}
+
+// applyEnv fills flags not given on the command line from IDNODE_<FLAG>.
+func applyEnv(fs *flag.FlagSet, getenv func(string) string, g *globals) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	envOf := map[string][]string{
+		"addr": {"IDNODE_ADDR"}, "token": {"IDNODE_TOKEN", "IDNODE_ADMIN_TOKEN"},
+		"tls-ca": {"IDNODE_TLS_CA"}, "tls-cert": {"IDNODE_TLS_CERT"}, "tls-key": {"IDNODE_TLS_KEY"},
+		"tls-server-name": {"IDNODE_TLS_SERVER_NAME"},
+	}
+	for name, vars := range envOf {
+		if set[name] {
+			continue
+		}
+		for _, v := range vars {
+			if val := getenv(v); val != "" {
+				if err := fs.Set(name, val); err != nil {
+					return usagef("%s=%q: %v", v, val, err)
+				}
+				break
+			}
+		}
+	}
+	if g.timeout <= 0 {
+		return usagef("--timeout must be positive")
+	}
+	return nil
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: idctl <command> [arguments] [flags]")
+	fmt.Fprintln(w, "\nCommands:")
+	sorted := append([]command(nil), commands...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range sorted {
+		fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, `
+Flags for every command (also from the environment):
+  --addr host:port[,host:port…]   node(s) to talk to; the next is tried on UNAVAILABLE (IDNODE_ADDR; default 127.0.0.1:7070)
+  --token t                       admin token for admin calls (IDNODE_TOKEN or IDNODE_ADMIN_TOKEN)
+  --tls-ca f [--tls-cert f --tls-key f] [--tls-server-name n]   TLS (IDNODE_TLS_CA, IDNODE_TLS_CERT, IDNODE_TLS_KEY)
+  --timeout d                     time limit of one call to one node (default 10s)
+  --json                          JSON output
+
+Exit codes: 0 done, 1 the call failed, 2 bad usage. "idctl <command> -h" shows a command's flags.`)
+}

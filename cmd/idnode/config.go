@@ -1,0 +1,191 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/tlsconfig"
+)
+
+// config is everything the daemon is told by flags or IDNODE_* environment variables.
+type config struct {
+	tag           string
+	dataDir       string
+	grpcAddr      string
+	grpcAdvertise string
+	raftAddr      string
+	raftAdvertise string
+	peers         []cluster.Peer
+	join          string
+	tagSet        bool
+	raftAddrSet   bool
+	separator     rune
+	maxCount      int64
+	identityBatch int
+	logFormat     string
+	logLevel      slog.Level
+	metricsAddr   string
+	tlsCert       string
+	tlsKey        string
+	tlsCA         string
+	adminToken    string
+	// tls is loaded from tlsCert, tlsKey and tlsCA by run; nil when TLS is off.
+	tls *tlsconfig.Node
+}
+
+// parseConfig reads flags, falling back to IDNODE_<FLAG> environment variables (IDNODE_DATA_DIR
+// for --data-dir) for anything not given on the command line.
+func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("idnode", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // one-line errors; the full usage only for -h
+	var (
+		c         config
+		peers     string
+		separator string
+		logLevel  string
+	)
+	fs.StringVar(&c.tag, "tag", "A", "this node's tag: 1-4 upper-case letters, part of every server-side ID it issues")
+	fs.StringVar(&c.dataDir, "data-dir", "./idnode-data", "directory for the Raft log, snapshots and the etag watermark")
+	fs.StringVar(&c.grpcAddr, "grpc-addr", "127.0.0.1:7070", "host:port to serve gRPC on")
+	fs.StringVar(&c.grpcAdvertise, "grpc-advertise", "", "host:port other nodes reach this node's gRPC at (default: --grpc-addr)")
+	fs.StringVar(&c.raftAddr, "raft-addr", "127.0.0.1:7100", "host:port to listen on for Raft traffic; with --peers, this node's entry unless given")
+	fs.StringVar(&c.raftAdvertise, "raft-advertise", "", "host:port other nodes reach this node's Raft at; a host name is fine (default: this node's entry in --peers, else --raft-addr)")
+	fs.StringVar(&peers, "peers", "", "static cluster: TAG=raft-host:port,... listing every node, this one included; empty for a single-node cluster")
+	fs.StringVar(&c.join, "join", "", "gRPC host:port of any node of a running cluster to join on first start (tag assigned unless --tag is given)")
+	fs.StringVar(&separator, "separator", string(docid.DefaultSeparator), "identity parts separator, one character, the same on every node")
+	fs.Int64Var(&c.maxCount, "max-count", docid.DefaultMaxCount, "largest count one call may ask for")
+	fs.IntVar(&c.identityBatch, "identity-batch", identity.DefaultOptions.MaxBatch, "most identity requests the leader coalesces into one Raft entry; 1 turns coalescing off")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "host:port to serve Prometheus /metrics on (plain HTTP); empty: no metrics")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate of this node: with --tls-key and --tls-ca, TLS for clients and mutual TLS between nodes")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fs.StringVar(&c.tlsCA, "tls-ca", "", "PEM CA certificate that signed every node's certificate (and verifies client certificates when presented)")
+	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token admin calls (add/remove node, leader transfer, forced seed, backup, restore) must carry; "+
+		"prefer IDNODE_ADMIN_TOKEN, a flag shows in ps")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(usage, "Usage: idnode [flags]   (every flag also reads IDNODE_<FLAG>, e.g. IDNODE_DATA_DIR)")
+			fs.SetOutput(usage)
+			fs.PrintDefaults()
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w (see idnode -h)", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (flags only; see -h)", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := "IDNODE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(env); v != "" && !set[f.Name] {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = errors.Join(envErr, fmt.Errorf("%s=%q: %w", env, v, err))
+			}
+			set[f.Name] = true
+		}
+	})
+	if envErr != nil {
+		return nil, envErr
+	}
+	return c.finish(peers, separator, logLevel, set)
+}
+
+// finish validates and derives the fields that need more than a flag's own parsing.
+func (c *config) finish(peers, separator, logLevel string, set map[string]bool) (*config, error) {
+	if err := docid.ValidateNodeTag(c.tag); err != nil {
+		return nil, fmt.Errorf("--tag: %w", err)
+	}
+	var err error
+	if c.separator, err = docid.ParseSeparator(separator); err != nil {
+		return nil, fmt.Errorf("--separator: %w", err)
+	}
+	if c.maxCount < 1 {
+		return nil, fmt.Errorf("--max-count must be at least 1, got %d", c.maxCount)
+	}
+	if c.identityBatch < 1 {
+		return nil, fmt.Errorf("--identity-batch must be at least 1, got %d", c.identityBatch)
+	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		return nil, fmt.Errorf("--log-format must be text or json, got %q", c.logFormat)
+	}
+	if err := c.logLevel.UnmarshalText([]byte(logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	if c.dataDir == "" {
+		return nil, errors.New("--data-dir must not be empty")
+	}
+	if (c.tlsCert != "" || c.tlsKey != "" || c.tlsCA != "") && (c.tlsCert == "" || c.tlsKey == "" || c.tlsCA == "") {
+		return nil, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three for TLS, or none")
+	}
+	if c.peers, err = parsePeers(peers); err != nil {
+		return nil, fmt.Errorf("--peers: %w", err)
+	}
+	if c.join != "" && len(c.peers) > 0 {
+		return nil, errors.New("--join and --peers exclude each other: bootstrap with --peers, or join a running cluster with --join")
+	}
+	c.tagSet, c.raftAddrSet = set["tag"], set["raft-addr"]
+	if c.grpcAdvertise == "" {
+		c.grpcAdvertise = c.grpcAddr
+	}
+	return c, nil
+}
+
+// placeSelf finds this node in --peers: its entry is the address other nodes use, so it is
+// the advertised Raft address, and also the one to listen on unless --raft-addr says otherwise
+// (e.g. 0.0.0.0:7000 in a container).
+func (c *config) placeSelf() error {
+	if len(c.peers) == 0 {
+		if c.raftAdvertise == "" {
+			c.raftAdvertise = c.raftAddr
+		}
+		return nil
+	}
+	for _, p := range c.peers {
+		if p.ID != c.tag {
+			continue
+		}
+		if c.raftAdvertise != "" && c.raftAdvertise != p.Address {
+			return fmt.Errorf("--raft-advertise %s differs from this node's entry %s=%s in --peers", c.raftAdvertise, p.ID, p.Address)
+		}
+		c.raftAdvertise = p.Address
+		if !c.raftAddrSet {
+			c.raftAddr = p.Address
+		}
+		return nil
+	}
+	return fmt.Errorf("--peers does not list this node's tag %s", c.tag)
+}
+
+// parsePeers reads "A=host:port,B=host:port".
+func parsePeers(s string) ([]cluster.Peer, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var peers []cluster.Peer
+	seenTag, seenAddr := map[string]bool{}, map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		tag, addr, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || addr == "" {
+			return nil, fmt.Errorf("entry %q is not TAG=host:port", part)
+		}
+		if err := docid.ValidateNodeTag(tag); err != nil {
+			return nil, fmt.Errorf("entry %q: %w", part, err)
+		}
+		if seenTag[tag] || seenAddr[addr] {
+			return nil, fmt.Errorf("entry %q repeats a tag or an address", part)
+		}
+		seenTag[tag], seenAddr[addr] = true, true
+		peers = append(peers, cluster.Peer{ID: tag, Address: addr})
+	}
+	return peers, nil
+}

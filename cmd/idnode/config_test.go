@@ -1,0 +1,92 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/idnode/idnode/cluster"
+)
+
+func mustParse(t *testing.T, args []string, env map[string]string) *config {
+	t.Helper()
+	c, err := parseConfig(args, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatalf("parseConfig(%q, %v): %v", args, env, err)
+	}
+	return c
+}
+
+func TestDefaultsAreASingleNodeCluster(t *testing.T) {
+	c := mustParse(t, nil, nil)
+	if err := c.placeSelf(); err != nil {
+		t.Fatal(err)
+	}
+	if c.tag != "A" || c.dataDir != "./idnode-data" || c.grpcAddr != "127.0.0.1:7070" || c.grpcAdvertise != "127.0.0.1:7070" ||
+		c.raftAdvertise != c.raftAddr || len(c.peers) != 0 || c.separator != '/' {
+		t.Fatalf("defaults = %+v", c)
+	}
+}
+
+func TestEnvironmentFillsWhatFlagsDoNotSay(t *testing.T) {
+	c := mustParse(t, []string{"--tag", "B"}, map[string]string{
+		"IDNODE_TAG": "C", "IDNODE_DATA_DIR": "/var/lib/idnode", "IDNODE_SEPARATOR": "-",
+	})
+	if c.tag != "B" || c.dataDir != "/var/lib/idnode" || c.separator != '-' || !c.tagSet {
+		t.Fatalf("flag must win over env, env must fill the rest: %+v", c)
+	}
+}
+
+func TestPeersGiveTheAdvertisedRaftAddress(t *testing.T) {
+	peers := "A=raft-a:7000,B=raft-b:7000,C=raft-c:7000"
+	c := mustParse(t, []string{"--tag", "B", "--peers", peers, "--raft-addr", "0.0.0.0:7000"}, nil)
+	if err := c.placeSelf(); err != nil {
+		t.Fatal(err)
+	}
+	want := []cluster.Peer{{ID: "A", Address: "raft-a:7000"}, {ID: "B", Address: "raft-b:7000"}, {ID: "C", Address: "raft-c:7000"}}
+	if len(c.peers) != 3 || c.peers[1] != want[1] || c.raftAdvertise != "raft-b:7000" || c.raftAddr != "0.0.0.0:7000" {
+		t.Fatalf("peers %v, listen %s, advertise %s", c.peers, c.raftAddr, c.raftAdvertise)
+	}
+	c = mustParse(t, []string{"--tag", "C", "--peers", peers}, nil)
+	if err := c.placeSelf(); err != nil || c.raftAddr != "raft-c:7000" {
+		t.Fatalf("without --raft-addr the node listens on its entry: %s, %v", c.raftAddr, err)
+	}
+}
+
+func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--tag", "abc"}, nil, "upper-case"},
+		{[]string{"--tag", "RAFT"}, nil, "RAFT"},
+		{[]string{"--separator", "|"}, nil, "pipe"},
+		{[]string{"--separator", "ab"}, nil, "separator"},
+		{[]string{"--max-count", "0"}, nil, "--max-count"},
+		{[]string{"--identity-batch", "0"}, nil, "--identity-batch"},
+		{[]string{"--log-format", "xml"}, nil, "--log-format"},
+		{[]string{"--log-level", "loud"}, nil, "--log-level"},
+		{[]string{"--peers", "A"}, nil, "TAG=host:port"},
+		{[]string{"--peers", "A=x:1,A=y:2"}, nil, "repeats"},
+		{[]string{"--peers", "a=x:1"}, nil, "upper-case"},
+		{[]string{"--peers", "A=x:1", "--join", "y:2"}, nil, "exclude"},
+		{[]string{"extra"}, nil, "unexpected argument"},
+		{[]string{"--bogus"}, nil, "see idnode -h"},
+		{nil, map[string]string{"IDNODE_MAX_COUNT": "many"}, "IDNODE_MAX_COUNT"},
+	}
+	for _, c := range cases {
+		_, err := parseConfig(c.args, func(k string) string { return c.env[k] }, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("parseConfig(%q, %v) = %v, want an error mentioning %q", c.args, c.env, err, c.want)
+		}
+	}
+	c := mustParse(t, []string{"--tag", "D", "--peers", "A=x:1,B=y:2"}, nil)
+	if err := c.placeSelf(); err == nil || !strings.Contains(err.Error(), "does not list") {
+		t.Errorf("a node missing from --peers: %v", err)
+	}
+	c = mustParse(t, []string{"--tag", "A", "--peers", "A=x:1,B=y:2", "--raft-advertise", "z:3"}, nil)
+	if err := c.placeSelf(); err == nil || !strings.Contains(err.Error(), "differs") {
+		t.Errorf("--raft-advertise disagreeing with --peers: %v", err)
+	}
+}

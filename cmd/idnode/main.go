@@ -1,0 +1,147 @@
+// Command idnode runs one node of an idnode cluster. With no flags it is a working
+// single-node cluster: tag A, data in ./idnode-data, gRPC on 127.0.0.1:7070.
+//
+// `idnode health [--addr host:port]` checks a running node and exits 0 when it is SERVING.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/nodestate"
+	"github.com/idnode/idnode/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	run := run
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "health" {
+		run, args = func(ctx context.Context, args []string, getenv func(string) string, _ io.Writer) error {
+			return runHealth(ctx, args, getenv, os.Stdout)
+		}, args[1:]
+	}
+	if err := run(ctx, args, os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "idnode: %v\n", err)
+		os.Exit(2)
+	}
+}
+
+// gracePeriod bounds how long shutdown waits for calls in flight.
+const gracePeriod = 5 * time.Second
+
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	log := newLogger(cfg, stderr)
+	o, err := loadOps(cfg)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir %s is not usable: %w", cfg.dataDir, err)
+	}
+	st, err := resolveIdentity(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	log = log.With("node", cfg.tag)
+	node, err := cluster.Open(o.clusterConfig(cluster.Config{
+		ID: cfg.tag, DataDir: cfg.dataDir, RaftAddr: cfg.raftAddr, RaftAdvertise: cfg.raftAdvertise,
+		Peers: cfg.peers, Logger: log,
+		NoBootstrap: cfg.join != "",
+	}))
+	if err != nil {
+		return err
+	}
+	defer closeLogged(log, "raft", node.Close)
+	etags, err := etag.Open(filepath.Join(cfg.dataDir, "etag"), 0)
+	if err != nil {
+		return err
+	}
+	defer closeLogged(log, "etag counter", etags.Close)
+	lis, err := net.Listen("tcp", cfg.grpcAddr)
+	if err != nil {
+		return fmt.Errorf("listen for gRPC on %s: %w", cfg.grpcAddr, err)
+	}
+	srv := server.New(o.serverConfig(server.Config{
+		Tag:         cfg.tag,
+		GRPCAddress: cfg.grpcAdvertise,
+		RaftAddress: cfg.raftAdvertise,
+		Separator:   cfg.separator,
+		MaxCount:    cfg.maxCount,
+		Identity:    identity.Options{MaxBatch: cfg.identityBatch},
+		State:       st,
+		SaveState:   func(st nodestate.State) error { return nodestate.Save(cfg.dataDir, st) },
+		Logger:      log,
+	}), node, etags)
+	gs := grpc.NewServer(append(srv.ServerOptions(), o.grpcOptions()...)...)
+	srv.Register(gs)
+	stopMetrics, err := o.serve(gs, node, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	srv.Start()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- gs.Serve(lis) }()
+	log.Info("idnode serving", "tag", cfg.tag, "grpc", lis.Addr().String(), "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
+		"tls", cfg.tls != nil, "admin_token", cfg.adminToken != "")
+
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err = <-serveErr:
+		log.Error("gRPC server stopped", "err", err)
+	}
+	stopGracefully(gs)
+	srv.Close()
+	return err
+}
+
+// stopGracefully lets calls in flight finish, within gracePeriod.
+func stopGracefully(gs *grpc.Server) {
+	done := make(chan struct{})
+	go func() { gs.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(gracePeriod):
+		gs.Stop()
+	}
+}
+
+func closeLogged(log *slog.Logger, what string, close func() error) {
+	if err := close(); err != nil {
+		log.Error("close "+what, "err", err)
+	}
+}
+
+func newLogger(cfg *config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.logLevel}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
+	if cfg.logFormat == "json" {
+		h = slog.NewJSONHandler(w, opts)
+	}
+	return slog.New(h)
+}

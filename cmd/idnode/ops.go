@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/metrics"
+	"github.com/idnode/idnode/server"
+	"github.com/idnode/idnode/tlsconfig"
+)
+
+// ops wires what an operator turns on by flags: TLS, the admin token and metrics. Each part
+// is off (nil) unless its flags are given.
+type ops struct {
+	cfg     *config
+	metrics *metrics.Metrics
+}
+
+// loadOps reads the TLS files and creates the metrics; run calls it before anything starts.
+func loadOps(cfg *config) (*ops, error) {
+	var err error
+	if cfg.tls, err = tlsconfig.Load(cfg.tlsCert, cfg.tlsKey, cfg.tlsCA); err != nil {
+		return nil, err
+	}
+	o := &ops{cfg: cfg}
+	if cfg.metricsAddr != "" {
+		o.metrics = metrics.New()
+	}
+	return o, nil
+}
+
+// clusterConfig adds mutual TLS for Raft and the apply-latency hook.
+func (o *ops) clusterConfig(c cluster.Config) cluster.Config {
+	if o.cfg.tls != nil {
+		c.TLS = o.cfg.tls.Peer()
+	}
+	if o.metrics != nil {
+		c.OnApply = o.metrics.RaftApply
+	}
+	return c
+}
+
+// serverConfig adds mutual TLS for forwarding, the admin token and the observers.
+func (o *ops) serverConfig(c server.Config) server.Config {
+	if o.cfg.tls != nil {
+		c.PeerTLS = o.cfg.tls.Peer()
+	}
+	c.AdminToken = o.cfg.adminToken
+	if o.metrics != nil {
+		c.Observer = o.metrics
+		c.Identity.OnBatch = o.metrics.IdentityBatch
+	}
+	return c
+}
+
+// grpcOptions are the gRPC server's options besides the server's own: TLS and metrics.
+func (o *ops) grpcOptions() []grpc.ServerOption {
+	var opts []grpc.ServerOption
+	if o.cfg.tls != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(o.cfg.tls.Server())))
+	}
+	if o.metrics != nil {
+		opts = append(opts, o.metrics.ServerOptions()...)
+	}
+	return opts
+}
+
+// serve starts the metrics endpoint once the services are registered; it returns the stop
+// function (a no-op when metrics are off).
+func (o *ops) serve(gs *grpc.Server, node *cluster.Node, log *slog.Logger) (func(), error) {
+	if o.metrics == nil {
+		return func() {}, nil
+	}
+	o.metrics.GRPC.InitializeMetrics(gs)
+	o.metrics.WatchRaft(node.Raft())
+	return o.metrics.Serve(o.cfg.metricsAddr, log)
+}
+
+// peerCreds are the credentials this node dials other nodes with (--join).
+func (c *config) peerCreds() credentials.TransportCredentials {
+	if c.tls != nil {
+		return credentials.NewTLS(c.tls.Peer())
+	}
+	return insecure.NewCredentials()
+}
+
+// withAdminToken adds the node's admin token to a call it makes as an operator would (--join).
+func (c *config) withAdminToken(ctx context.Context) context.Context {
+	if c.adminToken == "" {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.adminToken)
+}

@@ -1,0 +1,30 @@
+package durablefile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteFileReplacesContentAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state")
+	for _, content := range []string{"first", "second, longer", "3"} {
+		if err := WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != content {
+			t.Fatalf("read %q, %v; want %q", got, err, content)
+		}
+	}
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Fatalf("temp file left behind: %v", err)
+	}
+}
+
+func TestWriteFileFailsInAMissingDirectory(t *testing.T) {
+	if err := WriteFile(filepath.Join(t.TempDir(), "missing", "state"), []byte("x"), 0o600); err == nil {
+		t.Fatal("write into a missing directory succeeded")
+	}
+}

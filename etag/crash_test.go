@@ -1,0 +1,150 @@
+package etag
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+const (
+	helperEnv     = "ETAG_CRASH_HELPER_FILE" // watermark file for the child
+	helperReserve = 1000
+	helperMaxIDs  = 5_000_000 // the child stops on its own after this many
+)
+
+// TestHelperProcess is not a test: it is the child of TestCrashKill9. It
+// hands out etags in a tight loop and prints each one on its own line with
+// one unbuffered write, so every line the parent reads is an etag the child
+// had already handed out.
+func TestHelperProcess(t *testing.T) {
+	path := os.Getenv(helperEnv)
+	if path == "" {
+		t.Skip("helper process for TestCrashKill9")
+	}
+	c, err := Open(path, helperReserve)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "helper: %v\n", err)
+		os.Exit(2)
+	}
+	buf := make([]byte, 0, 32)
+	for range helperMaxIDs {
+		e, err := c.Next(1)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "helper: %v\n", err)
+			os.Exit(2)
+		}
+		buf = strconv.AppendUint(buf[:0], e, 10)
+		buf = append(buf, '\n')
+		if _, err := os.Stdout.Write(buf); err != nil {
+			os.Exit(3)
+		}
+	}
+	os.Exit(0) // never let the testing package print PASS on our stdout
+}
+
+// TestCrashKill9 runs the helper as a real child process, SIGKILLs it in
+// the middle of its stream, restarts it and checks that the first etag after
+// the restart is above every etag the killed child printed.
+func TestCrashKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	const rounds = 6
+	timeout := 2 * time.Minute
+	if d, ok := t.Deadline(); ok && time.Until(d) < timeout+10*time.Second {
+		timeout = time.Until(d) - 10*time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+
+	path := filepath.Join(t.TempDir(), "etag")
+	var max uint64 // highest etag printed by any child so far
+	for round := range rounds {
+		want := 3000 + round*1500 // vary where in the reservation the kill lands
+		first, last, n := runAndKill(ctx, t, path, want)
+		if first <= max {
+			t.Fatalf("round %d: restarted child handed out %d, but %d was handed out before the kill", round, first, max)
+		}
+		if round == 0 && first != 1 {
+			t.Fatalf("fresh counter started at %d, want 1", first)
+		}
+		if gap := first - max; round > 0 && gap > 2*helperReserve+2 {
+			t.Fatalf("round %d: restart skipped %d etags, more than the reserve explains", round, gap)
+		}
+		t.Logf("round %d: %d etags %d..%d (skipped %d on restart)", round, n, first, last, first-max-1)
+		max = last
+	}
+
+	// The parent can open the file the killed children left (lock released by
+	// the kernel) and continues above them.
+	c := open(t, path, helperReserve)
+	if got := next(t, c, 1); got <= max {
+		t.Fatalf("after the last kill Next = %d, not above %d", got, max)
+	}
+}
+
+// runAndKill starts the helper, reads at least want lines, kills it with
+// SIGKILL, reads what it had already written, and returns the first and last
+// etag and how many it printed.
+func runAndKill(ctx context.Context, t *testing.T, path string, want int) (first, last uint64, n int) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		e, err := strconv.ParseUint(sc.Text(), 10, 64)
+		if err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("child printed %q: %v (stderr: %s)", sc.Text(), err, stderr.Bytes())
+		}
+		if n > 0 && e <= last {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("child printed %d after %d", e, last)
+		}
+		if n == 0 {
+			first = e
+		}
+		last = e
+		n++
+		if n == want && !killed {
+			// Kill mid-stream; keep reading what is already in the pipe.
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("timed out after %d lines: %v", n, ctx.Err())
+	}
+	var exitErr *exec.ExitError
+	if !killed || !errors.As(err, &exitErr) || exitErr.Exited() {
+		t.Fatalf("child was not killed mid-stream (killed=%v, %d lines, wait: %v, stderr: %s)",
+			killed, n, err, stderr.Bytes())
+	}
+	return first, last, n
+}

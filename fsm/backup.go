@@ -1,0 +1,90 @@
+package fsm
+
+import (
+	"io"
+	"slices"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// WriteBackup writes the current state to w in the snapshot format (a backup file is a
+// snapshot). The records are captured under the read lock and written outside it. For a
+// consistent backup of the cluster, call it on the leader after a read barrier.
+func (f *FSM) WriteBackup(w io.Writer) error {
+	f.mu.RLock()
+	recs := f.st.records()
+	f.mu.RUnlock()
+	return (&snapshot{records: recs}).write(w)
+}
+
+// Backup is what a restore takes from a backup file: the floors that the new cluster must not
+// go below and the tags it must never use. Answers to request ids and the log clock are not
+// restored: a retry of an old request gets new values (a gap, never a duplicate).
+type Backup struct {
+	Identities []Identity // sorted by folded name
+	HiLo       []HiLoMax  // sorted by folded tag
+	// Tags are every node tag the backup's cluster used, registered or retired, sorted.
+	Tags []string
+}
+
+// HiLoMax is the highest number ever reserved for a HiLo tag.
+type HiLoMax struct {
+	Tag string
+	Max int64
+}
+
+// ReadBackup reads a backup (snapshot) file.
+func ReadBackup(r io.Reader) (*Backup, error) {
+	st, err := readSnapshot(r)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backup{}
+	for _, k := range sortedKeys(st.identities) {
+		c := st.identities[k]
+		b.Identities = append(b.Identities, Identity{Name: c.name, Value: c.value})
+	}
+	for _, k := range sortedKeys(st.hilo) {
+		b.HiLo = append(b.HiLo, HiLoMax{Tag: k, Max: st.hilo[k].max})
+	}
+	for _, k := range sortedKeys(st.nodes) {
+		b.Tags = append(b.Tags, k)
+	}
+	b.Tags = append(b.Tags, sortedKeys(st.retired)...)
+	slices.Sort(b.Tags)
+	b.Tags = slices.Compact(b.Tags)
+	return b, nil
+}
+
+// RaiseFloorCommands splits the backup into RaiseFloor commands of at most perCommand records
+// each, so no log entry grows without bound. The tags come first: if the cluster refuses one,
+// it does so before any counter was raised.
+func (b *Backup) RaiseFloorCommands(perCommand int) []*raftv1.RaiseFloor {
+	perCommand = max(perCommand, 1)
+	var out []*raftv1.RaiseFloor
+	cur := &raftv1.RaiseFloor{}
+	n := 0
+	next := func() {
+		n++
+		if n > perCommand {
+			out = append(out, cur)
+			cur, n = &raftv1.RaiseFloor{}, 1
+		}
+	}
+	for _, tag := range b.Tags {
+		next()
+		cur.RetiredTags = append(cur.RetiredTags, tag)
+	}
+	for _, id := range b.Identities {
+		next()
+		cur.Identities = append(cur.Identities, &raftv1.IdentityRecord{Name: id.Name, Value: id.Value})
+	}
+	for _, h := range b.HiLo {
+		next()
+		cur.Hilo = append(cur.Hilo, &raftv1.HiLoRecord{Tag: h.Tag, Max: h.Max})
+	}
+	if n > 0 {
+		out = append(out, cur)
+	}
+	return out
+}

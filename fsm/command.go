@@ -1,0 +1,40 @@
+package fsm
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// CommandType is the first byte of every log entry; the protobuf payload follows. A new
+// command gets a new number; a number is never reused.
+type CommandType uint8
+
+const (
+	IdentityBatchCommand CommandType = 1
+	SeedIdentityCommand  CommandType = 2
+	HiLoReserveCommand   CommandType = 3
+	HiLoReturnCommand    CommandType = 4
+	RegisterNodeCommand  CommandType = 5
+	RemoveNodeCommand    CommandType = 6
+	RaiseFloorCommand    CommandType = 7
+)
+
+// Encode frames a command for raft.Apply. It refuses a message that is not the one the
+// command table says t carries, so a proposer cannot pair a type byte with the wrong payload.
+func Encode(t CommandType, m proto.Message) ([]byte, error) {
+	c, ok := commands[t]
+	if !ok {
+		return nil, fmt.Errorf("%w (type %d)", ErrUnknownCommand, t)
+	}
+	if got := m.ProtoReflect().Descriptor().FullName(); got != c.message {
+		return nil, fmt.Errorf("raft command %d carries %s, not %s", t, c.message, got)
+	}
+	buf := make([]byte, 1, 1+proto.Size(m))
+	buf[0] = byte(t)
+	buf, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(buf, m)
+	if err != nil {
+		return nil, fmt.Errorf("encode raft command %d: %w", t, err)
+	}
+	return buf, nil
+}

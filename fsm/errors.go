@@ -1,0 +1,55 @@
+package fsm
+
+import "errors"
+
+// Errors returned by Apply (through raft's ApplyFuture.Response). Each is deterministic: every
+// replica applying the same log returns the same error for the same entry.
+var (
+	// ErrUnknownCommand means the entry's type byte is one this build does not know: the log
+	// was written by a newer idnode. Upgrade this node before it applies more of the log.
+	ErrUnknownCommand = errors.New("unknown raft command type: upgrade this node to the cluster's idnode version")
+
+	// ErrMalformedCommand means an entry could not be decoded.
+	ErrMalformedCommand = errors.New("malformed raft command")
+
+	// ErrCounterOverflow means a reservation would pass the largest int64 value.
+	ErrCounterOverflow = errors.New("counter would overflow int64")
+
+	// ErrInvalidCount means a reservation asked for fewer than one value.
+	ErrInvalidCount = errors.New("count must be at least 1")
+
+	// ErrNegativeValue means a seed, HiLo bound or last_max was negative.
+	ErrNegativeValue = errors.New("value must not be negative")
+
+	// ErrRequestIDReused means a request_id already answered a different request; use a fresh
+	// request_id for every new request and reuse it only for retries of the same one.
+	ErrRequestIDReused = errors.New("request_id was already used for a different request")
+
+	// ErrRangeReturned means a retried HiLo request's range was partly given back since, so
+	// replaying it could hand the same numbers out twice; ask for a new range instead.
+	ErrRangeReturned = errors.New("the HiLo range of this request_id was returned; request a new range")
+
+	// ErrTagInUse means another node holds the tag.
+	ErrTagInUse = errors.New("node tag is in use by another node")
+
+	// ErrTagRetired means the tag belonged to a removed node. Reusing it would restart that
+	// tag's etag at 1 and repeat its server-side IDs, so it is never handed out again.
+	ErrTagRetired = errors.New("node tag belonged to a removed node and is retired for ever")
+
+	// ErrNodeIDInUse means a node with the same raft ID is registered under another tag.
+	ErrNodeIDInUse = errors.New("a node with this raft id is registered under another tag")
+
+	// ErrTagReincarnated means a node came back under its tag with a new, empty data dir. Its
+	// etag would restart at 1 and repeat server-side IDs, so it may not use the tag again.
+	ErrTagReincarnated = errors.New("this tag belongs to an earlier data dir of this node; its etag would restart at 1 and repeat server-side IDs: " +
+		"remove the node from the cluster and join it again so it gets a new tag")
+
+	// ErrRestoreTagInUse means a backup being restored names a tag that a node of this cluster
+	// holds. That node's etag did not continue the old node's, so its server-side IDs would
+	// repeat the old cluster's: restore into a cluster whose nodes have other tags.
+	ErrRestoreTagInUse = errors.New("a node tag of the backup belongs to a node of this cluster; its server-side IDs would repeat the old cluster's: " +
+		"restore into a cluster whose nodes use other tags")
+
+	// ErrNoFreeTag means every assignable tag is taken or retired; give the node a tag.
+	ErrNoFreeTag = errors.New("no free node tag left to assign; give the node a tag explicitly")
+)

@@ -1,0 +1,69 @@
+package fsm
+
+import (
+	"math"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// applyHiLoReserve reserves (base, base+capacity] with base = max(Max, last_max), so no two
+// reservations anywhere in the cluster overlap.
+func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
+	st.requests.advanceClock(r.GetProposedAtMs())
+	key := foldKey(r.GetTag())
+	h := st.hilo[key]
+	if id := r.GetRequestId(); id != "" {
+		if rec, ok := st.requests.lookup(id); ok {
+			if rec.GetKind() != requestKindHiLo || rec.GetKey() != key {
+				return ErrRequestIDReused
+			}
+			// A returned tail may already belong to someone else: never replay past Max.
+			if h == nil || rec.GetLast() > h.max {
+				return ErrRangeReturned
+			}
+			return HiLoRange{Low: rec.GetFirst(), High: rec.GetLast()}
+		}
+	}
+	if r.GetCapacity() < 1 {
+		return ErrInvalidCount
+	}
+	if r.GetLastMax() < 0 {
+		return ErrNegativeValue
+	}
+	if h == nil {
+		h = &hiloState{}
+		st.hilo[key] = h
+	}
+	base := max(h.max, r.GetLastMax())
+	if r.GetCapacity() > math.MaxInt64-base {
+		return ErrCounterOverflow
+	}
+	rng := HiLoRange{Low: base + 1, High: base + r.GetCapacity()}
+	h.max, h.lastLow = rng.High, rng.Low
+	if id := r.GetRequestId(); id != "" {
+		st.requests.record(&raftv1.RequestRecord{
+			RequestId: id, Kind: requestKindHiLo, Key: key,
+			Count: r.GetCapacity(), First: rng.Low, Last: rng.High,
+		})
+	}
+	return rng
+}
+
+// applyHiLoReturn gives back the unused tail (last, end] of the newest range. DESIGN §1 allows
+// it only when Max == end and last <= Max; we also require last >= low-1 of that range, so a
+// confused caller cannot lower Max into a range that another client already holds.
+func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
+	h := st.hilo[foldKey(r.GetTag())]
+	if h == nil || h.max != r.GetEnd() || r.GetLast() > h.max || r.GetLast() < h.lastLow-1 {
+		return h.currentMax()
+	}
+	h.max = r.GetLast()
+	return h.max
+}
+
+func (h *hiloState) currentMax() int64 {
+	if h == nil {
+		return 0
+	}
+	return h.max
+}

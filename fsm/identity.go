@@ -1,0 +1,70 @@
+package fsm
+
+import (
+	"math"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+func (st *state) applyIdentityBatch(b *raftv1.IdentityBatch) any {
+	st.requests.advanceClock(b.GetProposedAtMs())
+	res := IdentityBatchResult{Ranges: make([]IdentityRange, len(b.GetIncrements()))}
+	for i, inc := range b.GetIncrements() {
+		res.Ranges[i] = st.incrementIdentity(inc)
+	}
+	return res
+}
+
+func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange {
+	key := foldKey(inc.GetName())
+	if id := inc.GetRequestId(); id != "" {
+		if rec, ok := st.requests.lookup(id); ok {
+			if rec.GetKind() != requestKindIdentity || rec.GetKey() != key || rec.GetCount() != inc.GetCount() {
+				return IdentityRange{Err: ErrRequestIDReused}
+			}
+			return IdentityRange{First: rec.GetFirst(), Last: rec.GetLast()}
+		}
+	}
+	if inc.GetCount() < 1 {
+		return IdentityRange{Err: ErrInvalidCount}
+	}
+	c := st.identities[key]
+	var current int64
+	if c != nil {
+		current = c.value
+	}
+	if inc.GetCount() > math.MaxInt64-current {
+		return IdentityRange{Err: ErrCounterOverflow}
+	}
+	if c == nil {
+		c = &identityCounter{name: inc.GetName()}
+		st.identities[key] = c
+	}
+	r := IdentityRange{First: current + 1, Last: current + inc.GetCount()}
+	c.value = r.Last
+	if id := inc.GetRequestId(); id != "" {
+		st.requests.record(&raftv1.RequestRecord{
+			RequestId: id, Kind: requestKindIdentity, Key: key,
+			Count: inc.GetCount(), First: r.First, Last: r.Last,
+		})
+	}
+	return r
+}
+
+// applySeedIdentity raises the counter to value, or with force sets it exactly. The answer is
+// the counter afterwards: the next identity is that + 1.
+func (st *state) applySeedIdentity(s *raftv1.SeedIdentity) any {
+	if s.GetValue() < 0 {
+		return ErrNegativeValue
+	}
+	key := foldKey(s.GetName())
+	c := st.identities[key]
+	if c == nil {
+		c = &identityCounter{name: s.GetName()}
+		st.identities[key] = c
+	}
+	if s.GetForce() || s.GetValue() > c.value {
+		c.value = s.GetValue()
+	}
+	return c.value
+}

@@ -1,0 +1,104 @@
+package fsm
+
+import (
+	"cmp"
+	"strings"
+
+	"github.com/idnode/idnode/docid"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// applyRegisterNode registers a node or refreshes the addresses of one already registered with
+// the same id. A tag in use by another node, ever used by a removed node, or held by an earlier
+// incarnation (data dir) of this node is refused. An empty tag is assigned; an empty id is the
+// tag.
+func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
+	tag, id := r.GetTag(), r.GetId()
+	if tag != "" {
+		if err := docid.ValidateNodeTag(tag); err != nil {
+			return err
+		}
+	}
+	if n, ok := st.nodeByID(id); ok {
+		if tag != "" && tag != n.Tag {
+			return ErrNodeIDInUse
+		}
+		tag = n.Tag
+	}
+	if tag == "" {
+		if tag = st.nextFreeTag(); tag == "" {
+			return ErrNoFreeTag
+		}
+	}
+	if st.retired[tag] {
+		return ErrTagRetired
+	}
+	if id == "" {
+		id = tag
+	}
+	incarnation := r.GetIncarnation()
+	raftAddr, grpcAddr := r.GetRaftAddress(), r.GetGrpcAddress()
+	if old, ok := st.nodes[tag]; ok {
+		if old.ID != id {
+			return ErrTagInUse
+		}
+		switch {
+		case old.Incarnation == "": // registered by an operator; the node claims it
+		case incarnation == "":
+			incarnation = old.Incarnation
+		case incarnation != old.Incarnation:
+			return ErrTagReincarnated
+		}
+		// A registration that does not know an address (a leader reserving a static peer's
+		// tag) must not erase the one the node registered itself.
+		raftAddr, grpcAddr = cmp.Or(raftAddr, old.RaftAddress), cmp.Or(grpcAddr, old.GRPCAddress)
+	}
+	n := Node{Tag: tag, ID: id, RaftAddress: raftAddr, GRPCAddress: grpcAddr, Incarnation: incarnation}
+	st.nodes[tag] = n
+	return n
+}
+
+// nodeByID finds the node with raft id id; ids are unique, so map order cannot matter.
+func (st *state) nodeByID(id string) (Node, bool) {
+	if id == "" {
+		return Node{}, false
+	}
+	for _, n := range st.nodes {
+		if n.ID == id {
+			return n, true
+		}
+	}
+	return Node{}, false
+}
+
+// applyRemoveNode retires the tag for ever and drops the node if it is registered. It is
+// idempotent; whether the node exists is the proposer's question, which also knows the raft
+// configuration (a static peer may be a member before it ever registered).
+func (st *state) applyRemoveNode(r *raftv1.RemoveNode) any {
+	n, ok := st.nodes[r.GetTag()]
+	if !ok {
+		n = Node{Tag: r.GetTag()}
+	}
+	delete(st.nodes, n.Tag)
+	st.retired[n.Tag] = true
+	return n
+}
+
+// nextFreeTag walks A … Z, ZA … ZZ, ZZA … ZZZZ (DESIGN §3) and returns the first tag neither
+// in use nor retired, or "" when all are gone.
+func (st *state) nextFreeTag() string {
+	for length := 1; length <= maxTagLength; length++ {
+		prefix := strings.Repeat("Z", length-1)
+		for c := 'A'; c <= 'Z'; c++ {
+			tag := prefix + string(c)
+			if _, used := st.nodes[tag]; !used && !st.retired[tag] {
+				return tag
+			}
+		}
+	}
+	return ""
+}
+
+// maxTagLength is the longest tag DESIGN §3 allows.
+const maxTagLength = 4

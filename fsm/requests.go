@@ -1,0 +1,70 @@
+package fsm
+
+import raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+
+const (
+	requestKindIdentity = 1
+	requestKindHiLo     = 2
+
+	// requestTTLMillis is how long an answer is kept for retries, by the proposers' clocks as
+	// carried in the log. Retries come within seconds; ten minutes covers a client that waits
+	// out a long partition.
+	requestTTLMillis = 10 * 60 * 1000
+	// maxRequests bounds the table's memory (~100 bytes an entry) whatever the request rate.
+	maxRequests = 200_000
+)
+
+// requestTable remembers the answers to requests that carried a request_id, oldest first, so
+// a retry gets its original values instead of burning new ones. Its clock is the highest
+// proposed_at_ms seen in the log, so expiry is the same on every replica.
+type requestTable struct {
+	byID  map[string]*raftv1.RequestRecord
+	queue []*raftv1.RequestRecord // insertion order; queue[head:] is live
+	head  int
+	nowMs int64
+}
+
+func newRequestTable() *requestTable {
+	return &requestTable{byID: make(map[string]*raftv1.RequestRecord)}
+}
+
+func (t *requestTable) lookup(id string) (*raftv1.RequestRecord, bool) {
+	r, ok := t.byID[id]
+	return r, ok
+}
+
+// advanceClock moves the table's clock forward (never back: leaders' clocks differ) and
+// drops expired answers.
+func (t *requestTable) advanceClock(ms int64) {
+	if ms > t.nowMs {
+		t.nowMs = ms
+	}
+	for t.head < len(t.queue) && t.queue[t.head].GetRecordedAtMs() < t.nowMs-requestTTLMillis {
+		t.evictOldest()
+	}
+}
+
+func (t *requestTable) record(r *raftv1.RequestRecord) {
+	r.RecordedAtMs = t.nowMs
+	t.byID[r.GetRequestId()] = r
+	t.queue = append(t.queue, r)
+	for len(t.queue)-t.head > maxRequests {
+		t.evictOldest()
+	}
+}
+
+func (t *requestTable) evictOldest() {
+	delete(t.byID, t.queue[t.head].GetRequestId())
+	t.queue[t.head] = nil
+	t.head++
+	// Compact once the dead prefix is half the slice, so memory stays bounded.
+	if t.head > len(t.queue)/2 {
+		t.queue = append(t.queue[:0:0], t.queue[t.head:]...)
+		t.head = 0
+	}
+}
+
+// live returns the remembered answers, oldest first.
+func (t *requestTable) live() []*raftv1.RequestRecord {
+	return t.queue[t.head:]
+}

@@ -1,0 +1,76 @@
+package fsm
+
+import (
+	"fmt"
+
+	"github.com/idnode/idnode/docid"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// RaiseFloorResult answers a RaiseFloor command: how many counters it raised and tags it
+// retired (the rest were already at or above the backup's values).
+type RaiseFloorResult struct {
+	IdentitiesRaised int
+	HiLoRaised       int
+	TagsRetired      int
+}
+
+// applyRaiseFloor raises identity counters and HiLo maxima to at least a backup's values and
+// retires the backup's node tags. It never lowers anything, so applying it twice, or applying
+// an older backup after a newer one, changes nothing. It is all or nothing: a bad record or a
+// tag held by a registered node refuses the whole command before anything changes.
+func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
+	for _, id := range r.GetIdentities() {
+		if id.GetName() == "" || id.GetValue() < 0 {
+			return fmt.Errorf("%w: identity %q = %d", ErrNegativeValue, id.GetName(), id.GetValue())
+		}
+	}
+	for _, h := range r.GetHilo() {
+		if h.GetTag() == "" || h.GetMax() < 0 {
+			return fmt.Errorf("%w: hilo %q max %d", ErrNegativeValue, h.GetTag(), h.GetMax())
+		}
+	}
+	for _, tag := range r.GetRetiredTags() {
+		if err := docid.ValidateNodeTag(tag); err != nil {
+			return err
+		}
+		if _, used := st.nodes[tag]; used {
+			return fmt.Errorf("%w (tag %s)", ErrRestoreTagInUse, tag)
+		}
+	}
+	var res RaiseFloorResult
+	for _, tag := range r.GetRetiredTags() {
+		if !st.retired[tag] {
+			st.retired[tag] = true
+			res.TagsRetired++
+		}
+	}
+	for _, id := range r.GetIdentities() {
+		key := foldKey(id.GetName())
+		c := st.identities[key]
+		if c == nil {
+			c = &identityCounter{name: id.GetName()}
+			st.identities[key] = c
+		}
+		if id.GetValue() > c.value {
+			c.value = id.GetValue()
+			res.IdentitiesRaised++
+		}
+	}
+	for _, rec := range r.GetHilo() {
+		key := foldKey(rec.GetTag())
+		h := st.hilo[key]
+		if h == nil {
+			h = &hiloState{}
+			st.hilo[key] = h
+		}
+		if rec.GetMax() > h.max {
+			// A range of the old cluster cannot be returned here: with lastLow above Max the
+			// return guard only accepts last == Max, which changes nothing.
+			h.max, h.lastLow = rec.GetMax(), rec.GetMax()+1
+			res.HiLoRaised++
+		}
+	}
+	return res
+}

@@ -1,0 +1,32 @@
+package fsm
+
+// IdentityRange is the answer to one increment: the consecutive values first..last.
+type IdentityRange struct {
+	First, Last int64
+	Err         error
+}
+
+// IdentityBatchResult answers an IdentityBatch, one range per increment, in order.
+type IdentityBatchResult struct {
+	Ranges []IdentityRange
+}
+
+// HiLoRange is a reserved HiLo range, low..high inclusive.
+type HiLoRange struct {
+	Low, High int64
+}
+
+// Node is a registered cluster member.
+type Node struct {
+	Tag         string
+	ID          string
+	RaftAddress string
+	GRPCAddress string
+	Incarnation string // random per data dir; see RegisterNode in raft.proto
+}
+
+// Identity is one identity counter as listed.
+type Identity struct {
+	Name  string
+	Value int64
+}

@@ -1,0 +1,203 @@
+package fsm
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/hashicorp/raft"
+	"google.golang.org/protobuf/proto"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// A snapshot is a magic header, then records: one type byte, a uvarint length, the protobuf.
+// Records come in a fixed order with sorted keys, so two replicas with the same state write
+// the same bytes.
+const snapshotMagic = "idnode-fsm-snapshot-v1\n"
+
+type recordType byte
+
+const (
+	identityRecord   recordType = 1
+	hiloRecord       recordType = 2
+	nodeRecord       recordType = 3
+	retiredTagRecord recordType = 4
+	requestRecord    recordType = 5
+	clockRecord      recordType = 6
+)
+
+// restorers is the table of snapshot records: one function each that puts a record back.
+var restorers = map[recordType]func(st *state, data []byte) error{
+	identityRecord: restored(func(st *state, r *raftv1.IdentityRecord) {
+		st.identities[foldKey(r.GetName())] = &identityCounter{name: r.GetName(), value: r.GetValue()}
+	}),
+	hiloRecord: restored(func(st *state, r *raftv1.HiLoRecord) {
+		st.hilo[foldKey(r.GetTag())] = &hiloState{max: r.GetMax(), lastLow: r.GetLastLow()}
+	}),
+	nodeRecord: restored(func(st *state, r *raftv1.NodeRecord) {
+		st.nodes[r.GetTag()] = Node{Tag: r.GetTag(), ID: r.GetId(), RaftAddress: r.GetRaftAddress(), GRPCAddress: r.GetGrpcAddress(), Incarnation: r.GetIncarnation()}
+	}),
+	retiredTagRecord: restored(func(st *state, r *raftv1.RetiredTagRecord) {
+		st.retired[r.GetTag()] = true
+	}),
+	requestRecord: restored(func(st *state, r *raftv1.RequestRecord) {
+		st.requests.byID[r.GetRequestId()] = r
+		st.requests.queue = append(st.requests.queue, r)
+	}),
+	clockRecord: restored(func(st *state, r *raftv1.ClockRecord) {
+		st.requests.nowMs = r.GetNowMs()
+	}),
+}
+
+func restored[M any, PM interface {
+	*M
+	proto.Message
+}](put func(*state, PM)) func(*state, []byte) error {
+	return func(st *state, data []byte) error {
+		m := PM(new(M))
+		if err := proto.Unmarshal(data, m); err != nil {
+			return err
+		}
+		put(st, m)
+		return nil
+	}
+}
+
+type snapshotRecord struct {
+	typ recordType
+	msg proto.Message
+}
+
+// records lists the state as snapshot records, in the order they are written.
+func (st *state) records() []snapshotRecord {
+	var out []snapshotRecord
+	for _, k := range sortedKeys(st.identities) {
+		c := st.identities[k]
+		out = append(out, snapshotRecord{identityRecord, &raftv1.IdentityRecord{Name: c.name, Value: c.value}})
+	}
+	for _, k := range sortedKeys(st.hilo) {
+		h := st.hilo[k]
+		out = append(out, snapshotRecord{hiloRecord, &raftv1.HiLoRecord{Tag: k, Max: h.max, LastLow: h.lastLow}})
+	}
+	for _, k := range sortedKeys(st.nodes) {
+		n := st.nodes[k]
+		out = append(out, snapshotRecord{nodeRecord, &raftv1.NodeRecord{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Incarnation: n.Incarnation}})
+	}
+	for _, k := range sortedKeys(st.retired) {
+		out = append(out, snapshotRecord{retiredTagRecord, &raftv1.RetiredTagRecord{Tag: k}})
+	}
+	out = append(out, snapshotRecord{clockRecord, &raftv1.ClockRecord{NowMs: st.requests.nowMs}})
+	for _, r := range st.requests.live() {
+		out = append(out, snapshotRecord{requestRecord, r})
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Snapshot implements raft.FSM. It captures the records under the lock (the messages are
+// fresh copies or never mutated after recording) and writes them outside it.
+func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return &snapshot{records: f.st.records()}, nil
+}
+
+type snapshot struct {
+	records []snapshotRecord
+}
+
+var _ raft.FSMSnapshot = (*snapshot)(nil)
+
+func (s *snapshot) Persist(sink raft.SnapshotSink) error {
+	if err := s.write(sink); err != nil {
+		return errors.Join(err, sink.Cancel())
+	}
+	return sink.Close()
+}
+
+// write writes the snapshot in its framed form.
+func (s *snapshot) write(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if _, err := bw.WriteString(snapshotMagic); err != nil {
+		return err
+	}
+	var hdr [1 + binary.MaxVarintLen64]byte
+	for _, r := range s.records {
+		data, err := proto.MarshalOptions{Deterministic: true}.Marshal(r.msg)
+		if err != nil {
+			return fmt.Errorf("encode snapshot record %d: %w", r.typ, err)
+		}
+		hdr[0] = byte(r.typ)
+		n := binary.PutUvarint(hdr[1:], uint64(len(data)))
+		if _, err := bw.Write(hdr[:1+n]); err != nil {
+			return err
+		}
+		if _, err := bw.Write(data); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func (s *snapshot) Release() {}
+
+// maxRecordSize guards against a corrupt length turning into a huge allocation.
+const maxRecordSize = 16 << 20
+
+// Restore implements raft.FSM: it replaces the whole state with the snapshot's.
+func (f *FSM) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	st, err := readSnapshot(rc)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.st = st
+	f.mu.Unlock()
+	return nil
+}
+
+func readSnapshot(r io.Reader) (*state, error) {
+	br := bufio.NewReader(r)
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
+		return nil, fmt.Errorf("not an idnode FSM snapshot (bad header)")
+	}
+	st := newState()
+	for {
+		typ, err := br.ReadByte()
+		if err == io.EOF {
+			return st, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read snapshot: %w", err)
+		}
+		size, err := binary.ReadUvarint(br)
+		if err != nil || size > maxRecordSize {
+			return nil, fmt.Errorf("snapshot record %d: bad length", typ)
+		}
+		data := make([]byte, size)
+		if _, err := io.ReadFull(br, data); err != nil {
+			return nil, fmt.Errorf("snapshot record %d truncated: %w", typ, err)
+		}
+		restore, ok := restorers[recordType(typ)]
+		if !ok {
+			return nil, fmt.Errorf("snapshot has unknown record type %d: written by a newer idnode", typ)
+		}
+		if err := restore(st, data); err != nil {
+			return nil, fmt.Errorf("snapshot record %d: %w", typ, err)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package fsm
+
+import "strings"
+
+// state is everything the FSM replicates. It is only touched under FSM.mu.
+type state struct {
+	identities map[string]*identityCounter // by foldKey(name)
+	hilo       map[string]*hiloState       // by foldKey(tag)
+	nodes      map[string]Node             // by tag
+	retired    map[string]bool             // tags of removed nodes
+	requests   *requestTable
+}
+
+type identityCounter struct {
+	name  string // spelling of the first caller, for listing
+	value int64
+}
+
+type hiloState struct {
+	max     int64 // highest number ever reserved
+	lastLow int64 // low end of the newest reservation
+}
+
+func newState() *state {
+	return &state{
+		identities: make(map[string]*identityCounter),
+		hilo:       make(map[string]*hiloState),
+		nodes:      make(map[string]Node),
+		retired:    make(map[string]bool),
+		requests:   newRequestTable(),
+	}
+}
+
+// foldKey makes "Users" and "users" the same counter (DESIGN §1: prefixes compare
+// case-insensitively).
+func foldKey(s string) string {
+	return strings.ToLower(s)
+}

@@ -1,0 +1,488 @@
+package hilo
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/docid"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// RangeSource reserves and returns HiLo ranges: the two IdService calls a generator needs. The
+// Go client (package client) implements it with retries across nodes; tests use an in-memory
+// one. Both methods must honour ctx: Close waits for a fetch in flight until its ctx ends.
+type RangeSource interface {
+	NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error)
+	ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) error
+}
+
+// ErrClosed is returned by NextID after Close.
+var ErrClosed = errors.New("hilo: generator is closed")
+
+// Defaults of the generator options.
+const (
+	DefaultFetchTimeout = 30 * time.Second
+	DefaultPrefetchAt   = 0.8
+)
+
+type config struct {
+	fetchTimeout time.Duration
+	prefetchAt   float64
+	separator    string
+}
+
+// Option configures a Generator (and every generator of a MultiGenerator).
+type Option func(*config)
+
+// WithFetchTimeout bounds one range fetch, all the source's retries included (default 30 s).
+// Fetches run in the background, detached from the callers' contexts; a caller waiting for
+// one still stops waiting when its own context ends.
+func WithFetchTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.fetchTimeout = d
+		}
+	}
+}
+
+// WithPrefetchAt sets how much of the current range is handed out before the next one is
+// fetched in the background: a fraction in (0, 1], default 0.8.
+func WithPrefetchAt(fraction float64) Option {
+	return func(c *config) {
+		if fraction > 0 && fraction <= 1 {
+			c.prefetchAt = fraction
+		}
+	}
+}
+
+// WithSeparator asks the server for a prefix with this separator instead of the cluster's
+// (NextHiLoRequest.separator). Empty means the cluster's.
+func WithSeparator(sep string) Option {
+	return func(c *config) { c.separator = sep }
+}
+
+// span is one reserved range [low, high] that callers take numbers from. Everything but used is
+// immutable once the span is published; used sits on a cache line of its own so that the
+// increments of many cores do not keep invalidating the fields every caller reads.
+type span struct {
+	_    [64]byte
+	used atomic.Int64 // numbers taken; taker k (1-based) gets low+k-1 when k <= size
+	_    [56]byte
+
+	low, high, size int64
+	trigger         int64  // the taker of this number starts the prefetch of the next range
+	prefix          string // "orders/"
+	suffix          string // "-A"
+
+	// tmpl is prefix + width digit placeholders + suffix; every n >= wide has exactly width
+	// digits (all of the range, unless it crosses a power of ten) and is printed into a copy.
+	tmpl  string
+	width int
+	wide  int64
+}
+
+func newSpan(low, high int64, prefix, suffix string) *span {
+	s := &span{low: low, high: high, size: high - low + 1, prefix: prefix, suffix: suffix}
+	s.width = decimalWidth(high)
+	s.wide = 1
+	for range s.width - 1 {
+		s.wide *= 10
+	}
+	s.tmpl = prefix + strings.Repeat("0", s.width) + suffix
+	return s
+}
+
+// decimalWidth is the number of decimal digits of n > 0.
+func decimalWidth(n int64) int {
+	w := 1
+	for n >= 10 {
+		n /= 10
+		w++
+	}
+	return w
+}
+
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// format prints prefix + n + suffix with one allocation and one copy: the template is copied
+// (string → []byte copies without zeroing first) and the digits are written into it, two at a
+// time from the end; the bytes then become the string without another copy.
+func (s *span) format(n int64) string {
+	if n < s.wide {
+		return s.formatSlow(n)
+	}
+	b := []byte(s.tmpl)
+	i := len(s.prefix) + s.width
+	u := uint64(n)
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		r := u * 2
+		b[i-2], b[i-1] = digitPairs[r], digitPairs[r+1]
+	} else {
+		b[i-1] = byte('0' + u)
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again
+}
+
+// formatSlow handles numbers narrower than the range's widest (a range across a power of ten).
+func (s *span) formatSlow(n int64) string {
+	var digits [20]byte
+	num := strconv.AppendInt(digits[:0], n, 10)
+	b := make([]byte, len(s.prefix)+len(num)+len(s.suffix))
+	i := copy(b, s.prefix)
+	i += copy(b[i:], num)
+	copy(b[i:], s.suffix)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// fetch is one NextHiLo call in flight; done is closed when err (and the generator's state) are
+// final.
+type fetch struct {
+	seq      uint64
+	done     chan struct{}
+	err      error
+	waitedOn bool // a caller waited for it (g.mu)
+}
+
+// Stats counts what a generator did.
+type Stats struct {
+	Fetches   int64 // ranges received
+	Failures  int64 // fetches that failed
+	Waits     int64 // NextID calls that had to wait for a fetch (the first calls always do)
+	Stalls    int64 // fetches that callers had to wait for: the range ran out before it came
+	RangeSize int64 // size of the newest range
+	Returned  bool  // Close gave a range tail back
+}
+
+// Generator prints HiLo IDs for one tag. It is safe for any number of goroutines and never
+// returns the same ID twice: every number comes from an atomic increment within a range that
+// the cluster reserved for this generator alone. When ~80% of the current range is handed out
+// it fetches the next range in the background (one fetch per generator at a time), so callers
+// normally never wait for the network.
+type Generator struct {
+	cur atomic.Pointer[span] // the range callers take from; nil before the first fetch
+	_   [56]byte
+
+	src    RangeSource
+	tag    string
+	cfg    config
+	ctx    context.Context // cancelled by Close: stops a fetch in flight
+	cancel context.CancelFunc
+
+	// afterFetch, when set (tests), runs after a fetch's outcome was installed.
+	afterFetch func()
+
+	mu       sync.Mutex
+	closed   bool
+	next     *span  // fetched, not yet current
+	inflight *fetch // nil when no fetch runs
+	fetchSeq uint64
+	pending  *idnodev1.NextHiLoRequest // a request whose outcome is unknown: retried with its request_id
+	// The newest range's answer, sent with the next request so the server can size it.
+	lastSize, lastAt, lastMax int64
+	stats                     Stats
+}
+
+// NewGenerator returns a generator of IDs for tag ("orders" → "orders/1-A", …). It fetches
+// nothing until the first NextID.
+func NewGenerator(src RangeSource, tag string, opts ...Option) (*Generator, error) {
+	if src == nil {
+		return nil, errors.New("hilo: NewGenerator needs a RangeSource")
+	}
+	if err := docid.ValidateName("hilo tag", tag); err != nil {
+		return nil, err
+	}
+	cfg := config{fetchTimeout: DefaultFetchTimeout, prefetchAt: DefaultPrefetchAt}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.separator != "" {
+		if _, err := docid.ParseSeparator(cfg.separator); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Generator{src: src, tag: tag, cfg: cfg, ctx: ctx, cancel: cancel}, nil
+}
+
+// Tag is the HiLo tag this generator prints IDs for.
+func (g *Generator) Tag() string { return g.tag }
+
+// NextID returns the next ID, such as "orders/17-A". It waits for the network only when the
+// current range is used up before the next one arrived (and on the very first call); ctx bounds
+// that wait. After Close it returns ErrClosed.
+func (g *Generator) NextID(ctx context.Context) (string, error) {
+	s, n, err := g.take(ctx)
+	if err != nil {
+		return "", err
+	}
+	return s.format(n), nil
+}
+
+// AppendNextID is NextID without the string: it appends the next ID to dst and returns the
+// extended slice, allocating nothing when dst has room (e.g. to write IDs straight into a
+// buffer being encoded).
+func (g *Generator) AppendNextID(ctx context.Context, dst []byte) ([]byte, error) {
+	s, n, err := g.take(ctx)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, s.prefix...)
+	dst = strconv.AppendInt(dst, n, 10)
+	return append(dst, s.suffix...), nil
+}
+
+// take hands out the next number and the range it belongs to. The fast path is one atomic
+// increment; the taker of the range's trigger number starts the prefetch.
+func (g *Generator) take(ctx context.Context) (*span, int64, error) {
+	var since uint64 // fetches from seq since on were started after this call began waiting
+	waited := false
+	for {
+		s := g.cur.Load()
+		if s != nil {
+			if k := s.used.Add(1); k <= s.size {
+				if k == s.trigger {
+					g.prefetch(s)
+				}
+				return s, s.low + k - 1, nil
+			}
+		}
+		if err := g.slow(ctx, s, &since, &waited); err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
+// prefetch starts fetching the range after s, unless one is fetched or held already. It
+// then yields once, so that the new fetch goroutine (next in this P's queue) gets on the
+// network now rather than after this busy caller's time slice: with many callers the range
+// can otherwise run out first.
+func (g *Generator) prefetch(s *span) {
+	g.mu.Lock()
+	started := false
+	if !g.closed && g.next == nil && g.inflight == nil && g.cur.Load() == s {
+		g.startFetchLocked()
+		started = true
+	}
+	g.mu.Unlock()
+	if started {
+		runtime.Gosched()
+	}
+}
+
+// slow runs when s (the current range, possibly nil) had no number left: it moves to the
+// prefetched range, or waits for the fetch in flight (starting one if none is). It returns
+// nil when the caller should try again.
+func (g *Generator) slow(ctx context.Context, s *span, since *uint64, waited *bool) error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return ErrClosed
+	}
+	if g.cur.Load() != s {
+		g.mu.Unlock()
+		return nil // someone moved on already
+	}
+	if g.next != nil {
+		g.cur.Store(g.next)
+		g.next = nil
+		g.mu.Unlock()
+		return nil
+	}
+	if *since == 0 {
+		*since = g.fetchSeq + 1
+	}
+	f := g.inflight
+	if f == nil {
+		f = g.startFetchLocked()
+	}
+	if !*waited {
+		*waited = true
+		g.stats.Waits++
+	}
+	if !f.waitedOn {
+		f.waitedOn = true
+		g.stats.Stalls++
+	}
+	g.mu.Unlock()
+
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return fmt.Errorf("hilo: waiting for a range for %q: %w", g.tag, ctx.Err())
+	}
+	if f.err != nil && f.seq >= *since {
+		// A fetch that started after this call arrived failed: report it. (One that began
+		// earlier, e.g. a prefetch, gets one more try on this caller's behalf.)
+		return fmt.Errorf("hilo: fetching a range for %q: %w", g.tag, f.err)
+	}
+	return nil
+}
+
+// startFetchLocked starts a NextHiLo call in the background. g.mu must be held.
+func (g *Generator) startFetchLocked() *fetch {
+	g.fetchSeq++
+	f := &fetch{seq: g.fetchSeq, done: make(chan struct{})}
+	g.inflight = f
+	req := g.pending
+	if req == nil {
+		req = &idnodev1.NextHiLoRequest{
+			Tag: g.tag, LastBatchSize: g.lastSize, LastRangeAt: g.lastAt, LastMax: g.lastMax,
+			Separator: g.cfg.separator, RequestId: "hilo-" + rand.Text(),
+		}
+		g.pending = req
+	}
+	go g.runFetch(f, req)
+	return f
+}
+
+// runFetch does one fetch and installs its outcome.
+func (g *Generator) runFetch(f *fetch, req *idnodev1.NextHiLoRequest) {
+	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.fetchTimeout)
+	resp, err := g.src.NextHiLo(ctx, req)
+	cancel()
+
+	g.mu.Lock()
+	var s *span
+	if err == nil {
+		s, err = g.newSpan(resp)
+	}
+	if err != nil {
+		g.stats.Failures++
+		if definite(err) {
+			g.pending = nil // the server refused it: nothing was reserved under this request_id
+		}
+	} else {
+		g.pending = nil
+		g.stats.Fetches++
+		g.stats.RangeSize = s.size
+		g.lastSize, g.lastAt, g.lastMax = s.size, resp.GetLastRangeAt(), s.high
+		// Take it into use at once when the current range is gone (or there is none);
+		// otherwise it waits as the next one. After Close it is kept for Close to return.
+		if cur := g.cur.Load(); !g.closed && (cur == nil || cur.used.Load() >= cur.size) {
+			g.cur.Store(s)
+		} else {
+			g.next = s
+		}
+	}
+	f.err = err
+	g.inflight = nil
+	close(f.done)
+	hook := g.afterFetch
+	g.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+}
+
+// definite reports whether err means the request was refused (so a new request_id is due),
+// rather than that its outcome is unknown.
+func definite(err error) bool {
+	switch status.Code(err) {
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange, codes.PermissionDenied,
+		codes.Unauthenticated, codes.Unimplemented:
+		return true
+	}
+	return false
+}
+
+// newSpan checks an answer and prepares it for callers. g.mu must be held.
+func (g *Generator) newSpan(resp *idnodev1.NextHiLoResponse) (*span, error) {
+	low, high := resp.GetLow(), resp.GetHigh()
+	switch {
+	case low < 1 || high < low:
+		return nil, fmt.Errorf("hilo: source answered %q with an empty or invalid range [%d, %d]", g.tag, low, high)
+	case low <= g.lastMax:
+		// Ranges of one tag never overlap: the server starts above last_max. Refuse rather
+		// than risk printing a number twice.
+		return nil, fmt.Errorf("hilo: source answered %q with [%d, %d], overlapping the previous range (up to %d)", g.tag, low, high, g.lastMax)
+	case resp.GetPrefix() == "" || resp.GetServerTag() == "":
+		return nil, fmt.Errorf("hilo: source answered %q without a prefix or server tag: %v", g.tag, resp)
+	}
+	s := newSpan(low, high, resp.GetPrefix(), "-"+resp.GetServerTag())
+	s.trigger = min(max(int64(float64(s.size)*g.cfg.prefetchAt), 1), s.size)
+	return s, nil
+}
+
+// Close stops the generator and gives the unused part of its newest range back to the cluster
+// (ReturnHiLo), so the tag's next range starts right after the last number handed out. It waits
+// for a fetch in flight (until ctx ends, then cancels it). After Close, NextID returns ErrClosed.
+//
+// The server only accepts the return of the newest range of the tag, and only once: when a
+// prefetched range was never used, Close returns that one whole and the unused tail of the
+// current range is left as a gap. Gaps are allowed; repeats are not. Close is idempotent.
+func (g *Generator) Close(ctx context.Context) error {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return nil
+	}
+	g.closed = true
+	cur := g.cur.Load()
+	var used int64
+	if cur != nil {
+		// Seal the range: every later increment lands past its end. What was taken before
+		// is exactly what was handed out.
+		used = min(cur.used.Swap(cur.size), cur.size)
+	}
+	f := g.inflight
+	g.mu.Unlock()
+
+	if f != nil {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			g.cancel() // a range it reserved anyway is left unused: a gap
+			<-f.done
+		}
+	}
+	g.cancel()
+
+	g.mu.Lock()
+	next := g.next
+	g.next = nil
+	g.mu.Unlock()
+	var req *idnodev1.ReturnHiLoRequest
+	switch {
+	case next != nil:
+		req = &idnodev1.ReturnHiLoRequest{Tag: g.tag, End: next.high, Last: next.low - 1}
+	case cur != nil && used < cur.size:
+		req = &idnodev1.ReturnHiLoRequest{Tag: g.tag, End: cur.high, Last: cur.low + used - 1}
+	default:
+		return nil
+	}
+	if err := g.src.ReturnHiLo(ctx, req); err != nil {
+		return fmt.Errorf("hilo: returning the unused tail of %q (%d…%d): %w", g.tag, req.GetLast()+1, req.GetEnd(), err)
+	}
+	g.mu.Lock()
+	g.stats.Returned = true
+	g.mu.Unlock()
+	return nil
+}
+
+// Stats returns what the generator did so far.
+func (g *Generator) Stats() Stats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stats
+}

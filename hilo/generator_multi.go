@@ -1,0 +1,98 @@
+package hilo
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// MultiGenerator hands out HiLo IDs for any number of tags (collections), with one Generator
+// per tag created on first use. It is safe for any number of goroutines; looking up an existing
+// tag takes no lock: the tags are an immutable map behind an atomic pointer, copied when a tag
+// is added (rare next to lookups, and cheaper to read than a sync.Map).
+type MultiGenerator struct {
+	src  RangeSource
+	opts []Option
+	gens atomic.Pointer[map[string]*Generator]
+
+	mu     sync.Mutex // serialises creation with Close
+	closed bool
+}
+
+// NewMultiGenerator returns a multi-tag generator whose generators take ranges from src and
+// are configured with opts.
+func NewMultiGenerator(src RangeSource, opts ...Option) *MultiGenerator {
+	return &MultiGenerator{src: src, opts: slices.Clone(opts)}
+}
+
+// Generator returns tag's generator, creating it on first use. After Close it returns
+// ErrClosed.
+func (m *MultiGenerator) Generator(tag string) (*Generator, error) {
+	if gens := m.gens.Load(); gens != nil {
+		if g, ok := (*gens)[tag]; ok {
+			return g, nil
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	var old map[string]*Generator
+	if gens := m.gens.Load(); gens != nil {
+		old = *gens
+	}
+	if g, ok := old[tag]; ok {
+		return g, nil
+	}
+	g, err := NewGenerator(m.src, tag, m.opts...)
+	if err != nil {
+		return nil, err
+	}
+	gens := make(map[string]*Generator, len(old)+1)
+	maps.Copy(gens, old)
+	gens[tag] = g
+	m.gens.Store(&gens)
+	return g, nil
+}
+
+func (m *MultiGenerator) all() map[string]*Generator {
+	if gens := m.gens.Load(); gens != nil {
+		return *gens
+	}
+	return nil
+}
+
+// NextID returns the next ID of tag ("orders" → "orders/17-A").
+func (m *MultiGenerator) NextID(ctx context.Context, tag string) (string, error) {
+	g, err := m.Generator(tag)
+	if err != nil {
+		return "", err
+	}
+	return g.NextID(ctx)
+}
+
+// Tags lists the tags that have a generator, sorted.
+func (m *MultiGenerator) Tags() []string {
+	return slices.Sorted(maps.Keys(m.all()))
+}
+
+// Close closes every generator (concurrently: each returns its tail with one call) and
+// refuses new tags. It returns every generator's error, joined.
+func (m *MultiGenerator) Close(ctx context.Context) error {
+	m.mu.Lock()
+	m.closed = true
+	gens := slices.Collect(maps.Values(m.all()))
+	m.mu.Unlock()
+
+	errs := make([]error, len(gens))
+	var wg sync.WaitGroup
+	for i, g := range gens {
+		wg.Go(func() { errs[i] = g.Close(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

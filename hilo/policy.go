@@ -1,0 +1,32 @@
+// Package hilo holds the HiLo range-size policy and, for clients, the generator that prints
+// IDs from reserved ranges.
+package hilo
+
+import "time"
+
+// Policy decides the size of the next HiLo range from how fast the caller used its last one
+// (DESIGN §1): ranges grow for busy callers so they rarely go to Raft, and shrink for idle ones
+// so a crash wastes little.
+type Policy struct {
+	Min, Max    int64         // bounds on a range's size
+	GrowWithin  time.Duration // previous range younger than this: double
+	ShrinkAfter time.Duration // previous range older than this: halve
+}
+
+// DefaultPolicy is DESIGN §1's: 32 … 1,048,576, double under 30 s, halve over 60 s.
+var DefaultPolicy = Policy{Min: 32, Max: 1 << 20, GrowWithin: 30 * time.Second, ShrinkAfter: 60 * time.Second}
+
+// Capacity returns the size of the next range. lastSize is the caller's previous range size
+// (0 if none); lastRangeAt is when it got that range (zero if unknown).
+func (p Policy) Capacity(lastSize int64, lastRangeAt, now time.Time) int64 {
+	size := max(lastSize, p.Min)
+	if !lastRangeAt.IsZero() {
+		switch age := now.Sub(lastRangeAt); {
+		case age < p.GrowWithin:
+			size = max(lastSize, p.Min/2) * 2
+		case age > p.ShrinkAfter:
+			size = lastSize / 2
+		}
+	}
+	return min(max(size, p.Min), p.Max)
+}

@@ -1,0 +1,197 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// fsmApplier applies commands straight to a real FSM, as a one-node Raft would, and records
+// the size of every identity batch. gate, when set, holds each Apply until a value arrives;
+// entered, when set, is told each time an Apply starts.
+type fsmApplier struct {
+	fsm     *fsm.FSM
+	gate    chan struct{}
+	entered chan struct{}
+	mu      sync.Mutex
+	sizes   []int
+	err     error
+	index   uint64
+}
+
+func (a *fsmApplier) Apply(ctx context.Context, cmd []byte) (any, error) {
+	if a.entered != nil {
+		a.entered <- struct{}{}
+	}
+	if a.gate != nil {
+		select {
+		case <-a.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err != nil {
+		return nil, a.err
+	}
+	a.index++
+	resp := a.fsm.Apply(&raft.Log{Index: a.index, Type: raft.LogCommand, Data: cmd})
+	if r, ok := resp.(fsm.IdentityBatchResult); ok {
+		a.sizes = append(a.sizes, len(r.Ranges))
+	}
+	return resp, nil
+}
+
+func TestConcurrentCallersGetDistinctConsecutiveValuesInFewEntries(t *testing.T) {
+	a := &fsmApplier{fsm: fsm.New(), gate: make(chan struct{})}
+	b := NewBatcher(RaftCommitter{Applier: a}, Options{MaxInFlight: 1})
+	defer b.Close()
+	const callers = 200
+	ranges := make([]Range, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := b.Next(context.Background(), "users", int64(1+i%3), "")
+			if err != nil {
+				t.Error(err)
+			}
+			ranges[i] = r
+		}()
+	}
+	// Let entries through one at a time until every caller has its answer: while one entry
+	// waits at the gate, every other caller queues up behind it.
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for open := true; open; {
+		select {
+		case a.gate <- struct{}{}:
+		case <-done:
+			open = false
+		}
+	}
+	seen := make(map[int64]bool)
+	var total int64
+	for i, r := range ranges {
+		if r.Last-r.First+1 != int64(1+i%3) {
+			t.Fatalf("caller %d asked for %d values and got %+v", i, 1+i%3, r)
+		}
+		for v := r.First; v <= r.Last; v++ {
+			if seen[v] {
+				t.Fatalf("value %d handed out twice", v)
+			}
+			seen[v] = true
+		}
+		total += r.Last - r.First + 1
+	}
+	for v := int64(1); v <= total; v++ {
+		if !seen[v] {
+			t.Fatalf("value %d skipped: values are not consecutive", v)
+		}
+	}
+	if len(a.sizes) >= callers/2 {
+		t.Fatalf("%d callers took %d log entries %v: requests were not coalesced", callers, len(a.sizes), a.sizes)
+	}
+	t.Logf("%d callers in %d log entries", callers, len(a.sizes))
+}
+
+func TestMaxBatchOneTurnsCoalescingOff(t *testing.T) {
+	a := &fsmApplier{fsm: fsm.New()}
+	b := NewBatcher(RaftCommitter{Applier: a}, Options{MaxBatch: 1})
+	defer b.Close()
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := b.Next(context.Background(), "x", 1, ""); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(a.sizes) != 50 {
+		t.Fatalf("50 requests took %d entries, want one each", len(a.sizes))
+	}
+}
+
+func TestApplyErrorReachesEveryCallerOfTheEntry(t *testing.T) {
+	boom := errors.New("leadership lost")
+	a := &fsmApplier{fsm: fsm.New(), err: boom}
+	b := NewBatcher(RaftCommitter{Applier: a}, Options{})
+	defer b.Close()
+	if _, err := b.Next(context.Background(), "x", 1, ""); !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want the applier's error", err)
+	}
+}
+
+func TestFSMRefusalIsPerRequest(t *testing.T) {
+	b := NewBatcher(RaftCommitter{Applier: &fsmApplier{fsm: fsm.New()}}, Options{})
+	defer b.Close()
+	if _, err := b.Next(context.Background(), "x", 1, "req"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Next(context.Background(), "y", 1, "req"); !errors.Is(err, fsm.ErrRequestIDReused) {
+		t.Fatalf("reused request id = %v, want ErrRequestIDReused", err)
+	}
+}
+
+func TestCanceledCallerIsNotProposed(t *testing.T) {
+	a := &fsmApplier{fsm: fsm.New(), gate: make(chan struct{}), entered: make(chan struct{}, 4)}
+	b := NewBatcher(RaftCommitter{Applier: a}, Options{MaxInFlight: 1})
+	defer b.Close()
+	first := make(chan error, 1)
+	go func() { _, err := b.Next(context.Background(), "x", 1, ""); first <- err }()
+	<-a.entered // the first entry now holds the only in-flight slot
+	ctx, cancel := context.WithCancel(context.Background())
+	canceled := make(chan error, 1)
+	go func() { _, err := b.Next(ctx, "x", 1, ""); canceled <- err }()
+	cancel()
+	if err := <-canceled; !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled caller got %v", err)
+	}
+	a.gate <- struct{}{}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	next := make(chan Range, 1)
+	go func() { r, _ := b.Next(context.Background(), "x", 1, ""); next <- r }()
+	<-a.entered
+	a.gate <- struct{}{}
+	if r := <-next; r.First != 2 {
+		t.Fatalf("after a canceled caller the next value is %d, want 2: the canceled request burned a value", r.First)
+	}
+}
+
+func TestCloseFailsWaitingCallers(t *testing.T) {
+	b := NewBatcher(RaftCommitter{Applier: &fsmApplier{fsm: fsm.New()}}, Options{})
+	b.Close()
+	if _, err := b.Next(context.Background(), "x", 1, ""); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Next after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestNextManyJoinsTheBatchesAndAnswersInOrder(t *testing.T) {
+	a := &fsmApplier{fsm: fsm.New()}
+	b := NewBatcher(RaftCommitter{Applier: a}, Options{})
+	defer b.Close()
+	incs := []*raftv1.IdentityIncrement{{Name: "x", Count: 2}, {Name: "y", Count: 1}, {Name: "x", Count: 0}, {Name: "x", Count: 3}}
+	got := b.NextMany(context.Background(), incs)
+	want := []Result{{Range: Range{1, 2}}, {Range: Range{1, 1}}, {Err: fsm.ErrInvalidCount}, {Range: Range{3, 5}}}
+	for i := range want {
+		if got[i].Range != want[i].Range || !errors.Is(got[i].Err, want[i].Err) {
+			t.Errorf("increment %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if len(a.sizes) > 2 {
+		t.Errorf("four increments queued at once took %d entries", len(a.sizes))
+	}
+}

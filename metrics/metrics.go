@@ -1,0 +1,195 @@
+// Package metrics defines every Prometheus metric idnode exports, in one place, and serves
+// them on /metrics. The packages that do the work know nothing of Prometheus: they take small
+// hooks (cluster.Config.OnApply, identity.Options.OnBatch, server.Config.Observer) that
+// cmd/idnode points here.
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
+	"github.com/hashicorp/raft"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc"
+)
+
+// Strategy label values of idnode_ids_issued_total.
+const (
+	Semantic   = "semantic"
+	GUID       = "guid"
+	ServerSide = "server-side"
+	Identity   = "identity"
+	HiLo       = "hilo"
+)
+
+// Metrics holds the node's registry and every metric on it.
+type Metrics struct {
+	Registry *prometheus.Registry
+	// GRPC is the gRPC server metrics (grpc_server_*), with the handling-time histogram.
+	GRPC *grpcprom.ServerMetrics
+
+	idsIssued     *prometheus.CounterVec
+	identityBatch prometheus.Histogram
+	hiloRange     prometheus.Histogram
+	noQuorum      prometheus.Counter
+	raftApply     prometheus.Histogram
+}
+
+// New creates the metrics on a fresh registry, with the Go runtime and process collectors.
+func New() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		GRPC: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(
+			grpcprom.WithHistogramBuckets([]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}),
+		)),
+		idsIssued: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "idnode_ids_issued_total",
+			Help: "IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted).",
+		}, []string{"strategy"}),
+		identityBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "idnode_identity_batch_size",
+			Help:    "Identity requests coalesced into one batch: one Raft entry on the leader, one relay call to the leader on a follower.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 13), // 1 … 4096
+		}),
+		hiloRange: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "idnode_hilo_range_size",
+			Help:    "Size of the HiLo ranges this node granted to its callers.",
+			Buckets: prometheus.ExponentialBuckets(32, 2, 16), // 32 … 1,048,576
+		}),
+		noQuorum: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "idnode_no_quorum_refusals_total",
+			Help: "Calls this node refused with UNAVAILABLE because it could not reach a majority of the cluster.",
+		}),
+		raftApply: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "idnode_raft_apply_duration_seconds",
+			Help:    "Time from proposing a Raft command on the leader until it was committed and applied (or failed).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}),
+	}
+	for _, s := range []string{Semantic, GUID, ServerSide, Identity, HiLo} {
+		m.idsIssued.WithLabelValues(s) // every strategy shows, at 0, from the first scrape
+	}
+	m.Registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.GRPC, m.idsIssued, m.identityBatch, m.hiloRange, m.noQuorum, m.raftApply,
+	)
+	return m
+}
+
+// ServerOptions adds the gRPC server metrics' interceptors.
+func (m *Metrics) ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(m.GRPC.UnaryServerInterceptor()),
+		grpc.ChainStreamInterceptor(m.GRPC.StreamServerInterceptor()),
+	}
+}
+
+// IDsIssued counts n IDs handed out by strategy (one of the constants above).
+func (m *Metrics) IDsIssued(strategy string, n int64) {
+	m.idsIssued.WithLabelValues(strategy).Add(float64(n))
+}
+
+// HiLoRange observes the size of a granted HiLo range.
+func (m *Metrics) HiLoRange(size int64) { m.hiloRange.Observe(float64(size)) }
+
+// NoQuorum counts one call refused for want of a quorum.
+func (m *Metrics) NoQuorum() { m.noQuorum.Inc() }
+
+// IdentityBatch observes the size of one coalesced identity batch (identity.Options.OnBatch).
+func (m *Metrics) IdentityBatch(size int) { m.identityBatch.Observe(float64(size)) }
+
+// RaftApply observes one Raft apply (cluster.Config.OnApply).
+func (m *Metrics) RaftApply(d time.Duration) { m.raftApply.Observe(d.Seconds()) }
+
+// RaftSource is what the Raft collector reads at scrape time; *raft.Raft is one.
+type RaftSource interface {
+	State() raft.RaftState
+	CurrentTerm() uint64
+	CommitIndex() uint64
+	AppliedIndex() uint64
+	LastContact() time.Time
+}
+
+// WatchRaft exports r's state, term, commit and applied index and last contact, read when
+// Prometheus scrapes.
+func (m *Metrics) WatchRaft(r RaftSource) {
+	m.Registry.MustRegister(&raftCollector{r: r})
+}
+
+var (
+	raftStateDesc = prometheus.NewDesc("idnode_raft_state",
+		"1 for the Raft state this node is in (leader, follower, candidate, shutdown), 0 for the others.", []string{"state"}, nil)
+	raftTermDesc    = prometheus.NewDesc("idnode_raft_term", "Current Raft term.", nil, nil)
+	raftCommitDesc  = prometheus.NewDesc("idnode_raft_commit_index", "Highest Raft log index known to be committed.", nil, nil)
+	raftAppliedDesc = prometheus.NewDesc("idnode_raft_applied_index", "Highest Raft log index applied to this node's state machine.", nil, nil)
+	raftContactDesc = prometheus.NewDesc("idnode_raft_last_contact_seconds",
+		"Seconds since this node last heard from the leader; 0 on the leader, -1 if it never has.", nil, nil)
+)
+
+type raftCollector struct{ r RaftSource }
+
+func (c *raftCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{raftStateDesc, raftTermDesc, raftCommitDesc, raftAppliedDesc, raftContactDesc} {
+		ch <- d
+	}
+}
+
+func (c *raftCollector) Collect(ch chan<- prometheus.Metric) {
+	state := c.r.State()
+	for _, s := range []raft.RaftState{raft.Leader, raft.Follower, raft.Candidate, raft.Shutdown} {
+		v := 0.0
+		if s == state {
+			v = 1
+		}
+		ch <- prometheus.MustNewConstMetric(raftStateDesc, prometheus.GaugeValue, v, strings.ToLower(s.String()))
+	}
+	ch <- prometheus.MustNewConstMetric(raftTermDesc, prometheus.GaugeValue, float64(c.r.CurrentTerm()))
+	ch <- prometheus.MustNewConstMetric(raftCommitDesc, prometheus.GaugeValue, float64(c.r.CommitIndex()))
+	ch <- prometheus.MustNewConstMetric(raftAppliedDesc, prometheus.GaugeValue, float64(c.r.AppliedIndex()))
+	contact := -1.0
+	switch last := c.r.LastContact(); {
+	case state == raft.Leader:
+		contact = 0
+	case !last.IsZero():
+		contact = time.Since(last).Seconds()
+	}
+	ch <- prometheus.MustNewConstMetric(raftContactDesc, prometheus.GaugeValue, contact)
+}
+
+// Handler serves the registry in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+}
+
+// Serve listens on addr and serves /metrics in the background. It returns once the listener
+// is up, so a bad address fails the node's start; the returned function stops the server.
+func (m *Metrics) Serve(addr string, log *slog.Logger) (stop func(), err error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server stopped", "err", err)
+		}
+	}()
+	log.Info("serving metrics", "addr", lis.Addr().String(), "path", "/metrics")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
+}

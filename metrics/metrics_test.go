@@ -1,0 +1,75 @@
+package metrics
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+type fakeRaft struct{ state raft.RaftState }
+
+func (f fakeRaft) State() raft.RaftState  { return f.state }
+func (f fakeRaft) CurrentTerm() uint64    { return 3 }
+func (f fakeRaft) CommitIndex() uint64    { return 42 }
+func (f fakeRaft) AppliedIndex() uint64   { return 41 }
+func (f fakeRaft) LastContact() time.Time { return time.Now().Add(-time.Second) }
+
+func scrape(t *testing.T, h http.Handler) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /metrics: %d", rec.Code)
+	}
+	return rec.Body.String()
+}
+
+func TestEveryMetricIsExported(t *testing.T) {
+	m := New()
+	m.WatchRaft(fakeRaft{state: raft.Follower})
+	m.IDsIssued(Identity, 5)
+	m.IDsIssued(HiLo, 32)
+	m.HiLoRange(32)
+	m.IdentityBatch(7)
+	m.RaftApply(3 * time.Millisecond)
+	m.NoQuorum()
+	body := scrape(t, m.Handler())
+	for _, want := range []string{
+		`idnode_ids_issued_total{strategy="identity"} 5`,
+		`idnode_ids_issued_total{strategy="hilo"} 32`,
+		`idnode_ids_issued_total{strategy="server-side"} 0`,
+		`idnode_hilo_range_size_count 1`,
+		`idnode_identity_batch_size_sum 7`,
+		`idnode_raft_apply_duration_seconds_count 1`,
+		`idnode_no_quorum_refusals_total 1`,
+		`idnode_raft_state{state="follower"} 1`,
+		`idnode_raft_state{state="leader"} 0`,
+		`idnode_raft_term 3`,
+		`idnode_raft_commit_index 42`,
+		`idnode_raft_applied_index 41`,
+		`idnode_raft_last_contact_seconds 1`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
+
+func TestServeAndStop(t *testing.T) {
+	m := New()
+	if _, err := m.Serve("127.0.0.1:bad", slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+		t.Fatal("a bad address was accepted")
+	}
+	stop, err := m.Serve("127.0.0.1:0", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+}

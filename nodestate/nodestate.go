@@ -1,0 +1,65 @@
+// Package nodestate keeps what a node must remember about itself across restarts: its tag,
+// the incarnation of its data dir, and whether the cluster has accepted it under that tag.
+//
+// The incarnation is what stops a node that lost its data dir from coming back under its old
+// tag: its etag counter would restart at 1 and repeat server-side IDs it issued before. The
+// FSM records each tag's incarnation and refuses a different one.
+package nodestate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/google/uuid"
+
+	"github.com/idnode/idnode/durablefile"
+)
+
+// FileName is the state file inside a node's data dir.
+const FileName = "node.json"
+
+// State is this node's identity.
+type State struct {
+	Tag         string `json:"tag"`
+	Incarnation string `json:"incarnation"`
+	// Registered is set once the cluster's registry holds this tag with this incarnation. Until
+	// then the node must not issue server-side IDs; after it, it may even when cut off.
+	Registered bool `json:"registered"`
+}
+
+// Load reads the state in dataDir. A missing file is not an error: found is false.
+func Load(dataDir string) (st State, found bool, err error) {
+	path := filepath.Join(dataDir, FileName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return State{}, false, nil
+	}
+	if err != nil {
+		return State{}, false, fmt.Errorf("read node state %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil || st.Tag == "" || st.Incarnation == "" {
+		return State{}, false, fmt.Errorf("node state %s is corrupt (%v): restore it from a backup, or remove this node from the cluster and join it again with an empty data dir", path, err)
+	}
+	return st, true, nil
+}
+
+// New returns the state of a node starting on an empty data dir.
+func New(tag string) State {
+	return State{Tag: tag, Incarnation: uuid.NewString()}
+}
+
+// Save makes st the durable state in dataDir.
+func Save(dataDir string, st State) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := durablefile.WriteFile(filepath.Join(dataDir, FileName), append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("save node state in %s: %w", dataDir, err)
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// authorizationHeader carries "Bearer <admin token>" on operator calls.
+const authorizationHeader = "authorization"
+
+// adminMethods change the cluster or its counters in ways only an operator may; with an admin
+// token configured they need it. SeedIdentity needs it only with force (see needsAdmin).
+var adminMethods = map[string]bool{
+	idnodev1.ClusterService_AddNode_FullMethodName:            true,
+	idnodev1.ClusterService_RemoveNode_FullMethodName:         true,
+	idnodev1.ClusterService_TransferLeadership_FullMethodName: true,
+	idnodev1.ClusterService_Backup_FullMethodName:             true,
+	idnodev1.ClusterService_Restore_FullMethodName:            true,
+}
+
+func needsAdmin(method string, req any) bool {
+	if method == idnodev1.IdService_SeedIdentity_FullMethodName {
+		r, ok := req.(*idnodev1.SeedIdentityRequest)
+		return ok && r.GetForce()
+	}
+	return adminMethods[method]
+}
+
+// authorize is a unary interceptor: with an admin token configured, admin calls must carry it.
+// ID calls never need it.
+func (s *Server) authorize(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if s.cfg.AdminToken != "" && needsAdmin(info.FullMethod, req) {
+		if err := s.checkToken(ctx, info.FullMethod); err != nil {
+			return nil, err
+		}
+	}
+	return handler(ctx, req)
+}
+
+// authorizeStream is authorize for streaming calls (Backup, Restore).
+func (s *Server) authorizeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if s.cfg.AdminToken != "" && needsAdmin(info.FullMethod, nil) {
+		if err := s.checkToken(ss.Context(), info.FullMethod); err != nil {
+			return err
+		}
+	}
+	return handler(srv, ss)
+}
+
+// checkToken compares the caller's bearer token with the configured one in constant time
+// (hashes first, so not even the length leaks).
+func (s *Server) checkToken(ctx context.Context, method string) error {
+	name := method[strings.LastIndexByte(method, '/')+1:]
+	vals := metadata.ValueFromIncomingContext(ctx, authorizationHeader)
+	if len(vals) == 0 {
+		return status.Errorf(codes.Unauthenticated,
+			"%s is an admin call and this cluster requires its admin token: send metadata %q (idctl --token or IDNODE_TOKEN)", name, "authorization: Bearer <token>")
+	}
+	want := sha256.Sum256([]byte(s.cfg.AdminToken))
+	for _, v := range vals {
+		scheme, token, ok := strings.Cut(strings.TrimSpace(v), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			continue
+		}
+		got := sha256.Sum256([]byte(strings.TrimSpace(token)))
+		if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
+			return nil
+		}
+	}
+	return status.Errorf(codes.Unauthenticated, "%s: the admin token is wrong (expected authorization: Bearer <token>)", name)
+}
+
+// withCallerAuth passes the caller's authorization metadata on to a call this node relays to
+// the leader: gRPC does not forward incoming metadata by itself, and the leader checks it.
+func withCallerAuth(in, out context.Context) context.Context {
+	for _, v := range metadata.ValueFromIncomingContext(in, authorizationHeader) {
+		out = metadata.AppendToOutgoingContext(out, authorizationHeader, v)
+	}
+	return out
+}
+
+// withOwnToken adds this node's admin token to a call it makes itself (registering itself
+// through the leader).
+func (s *Server) withOwnToken(ctx context.Context) context.Context {
+	if s.cfg.AdminToken == "" {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, authorizationHeader, "Bearer "+s.cfg.AdminToken)
+}

@@ -1,0 +1,232 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/fsm"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+const (
+	// backupChunkSize is the payload of one BackupChunk / RestoreChunk message.
+	backupChunkSize = 256 << 10
+	// maxRestoreBytes bounds the backup a Restore call may send (it is held in memory).
+	maxRestoreBytes = 1 << 30
+	// restoreRecordsPerCommand bounds one RaiseFloor log entry.
+	restoreRecordsPerCommand = 10_000
+)
+
+// Backup streams a consistent copy of the FSM, taken on the leader after a read barrier, in
+// the snapshot format. A follower relays the stream from the leader.
+func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
+	ctx := stream.Context()
+	if !s.node.IsLeader() && !relayed(ctx) {
+		return s.relayBackup(ctx, req, stream)
+	}
+	if err := s.node.ReadBarrier(ctx); err != nil {
+		return s.raftError(err)
+	}
+	// Everything up to this index is in the backup (perhaps a little more).
+	w := &chunkWriter{first: &idnodev1.BackupChunk{Leader: s.cfg.Tag, Index: s.node.Raft().AppliedIndex()}, send: stream.Send}
+	if err := s.node.FSM().WriteBackup(w); err != nil {
+		return toStatus(err)
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	s.log.Info("backup sent", "bytes", w.total, "index", w.first.GetIndex())
+	return nil
+}
+
+// chunkWriter cuts what is written into BackupChunks of backupChunkSize.
+type chunkWriter struct {
+	first *idnodev1.BackupChunk // sent with the first data (or alone, for an empty write)
+	send  func(*idnodev1.BackupChunk) error
+	buf   []byte
+	total int
+	sent  bool
+}
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		take := min(len(p), backupChunkSize-len(w.buf))
+		w.buf = append(w.buf, p[:take]...)
+		p = p[take:]
+		if len(w.buf) == backupChunkSize {
+			if err := w.flush(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+func (w *chunkWriter) flush() error {
+	if len(w.buf) == 0 && w.sent {
+		return nil
+	}
+	c := &idnodev1.BackupChunk{}
+	if !w.sent {
+		c = w.first
+	}
+	c.Data = w.buf
+	if err := w.send(c); err != nil {
+		return err
+	}
+	w.total += len(w.buf)
+	w.buf, w.sent = make([]byte, 0, backupChunkSize), true
+	return nil
+}
+
+func (s *Server) relayBackup(ctx context.Context, req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
+	cc, err := s.streamRelayConn()
+	if err != nil {
+		return err
+	}
+	in, err := idnodev1.NewClusterServiceClient(cc).Backup(s.relayStreamContext(ctx), req)
+	if err != nil {
+		return s.relayStreamError(err)
+	}
+	for {
+		c, err := in.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return s.relayStreamError(err)
+		}
+		if err := stream.Send(c); err != nil {
+			return err
+		}
+	}
+}
+
+// Restore raises this cluster's floors to a backup's: see fsm.RaiseFloor and fsm/DESIGN.md. It
+// reads the whole backup first, then (on the leader) applies it in a few log entries. A
+// follower relays the backup to the leader.
+func (s *Server) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
+	ctx := stream.Context()
+	var data []byte
+	for {
+		c, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if len(data)+len(c.GetData()) > maxRestoreBytes {
+			return status.Errorf(codes.ResourceExhausted, "backup is larger than %d bytes", maxRestoreBytes)
+		}
+		data = append(data, c.GetData()...)
+	}
+	backup, err := fsm.ReadBackup(bytes.NewReader(data))
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "not an idnode backup: %v", err)
+	}
+	var resp *idnodev1.RestoreResponse
+	if !s.node.IsLeader() && !relayed(ctx) {
+		resp, err = s.relayRestore(ctx, data)
+	} else {
+		resp, err = s.restoreLocal(ctx, backup)
+	}
+	if err != nil {
+		return err
+	}
+	return stream.SendAndClose(resp)
+}
+
+func (s *Server) restoreLocal(ctx context.Context, b *fsm.Backup) (*idnodev1.RestoreResponse, error) {
+	// The tag check below reads the registry and the configuration: it must see all of it.
+	if err := s.node.ReadBarrier(ctx); err != nil {
+		return nil, s.raftError(err)
+	}
+	if err := s.reserveConfiguredTags(ctx); err != nil {
+		return nil, err
+	}
+	var clash []string
+	for _, n := range s.node.FSM().Nodes() {
+		if _, found := slices.BinarySearch(b.Tags, n.Tag); found {
+			clash = append(clash, n.Tag)
+		}
+	}
+	if len(clash) > 0 {
+		return nil, status.Errorf(codes.FailedPrecondition,
+			"the backup's cluster used node tags %s, which nodes of this cluster hold: their etag counters started again at 1, so their server-side IDs "+
+				"would repeat the old cluster's. Restore into a cluster whose nodes use other tags (e.g. --peers with new tags)", strings.Join(clash, ", "))
+	}
+	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags))}
+	for _, cmd := range b.RaiseFloorCommands(restoreRecordsPerCommand) {
+		out, err := s.apply(ctx, fsm.RaiseFloorCommand, cmd)
+		if err != nil {
+			return nil, err
+		}
+		r := out.(fsm.RaiseFloorResult)
+		resp.IdentitiesRaised += int64(r.IdentitiesRaised)
+		resp.HiloRaised += int64(r.HiLoRaised)
+		resp.TagsRetired += int64(r.TagsRetired)
+	}
+	s.log.Warn("backup restored: counters raised to the backup's, its node tags retired",
+		"identities", resp.Identities, "identities_raised", resp.IdentitiesRaised,
+		"hilo_tags", resp.HiloTags, "hilo_raised", resp.HiloRaised, "tags", resp.Tags, "tags_retired", resp.TagsRetired)
+	return resp, nil
+}
+
+func (s *Server) relayRestore(ctx context.Context, data []byte) (*idnodev1.RestoreResponse, error) {
+	cc, err := s.streamRelayConn()
+	if err != nil {
+		return nil, err
+	}
+	out, err := idnodev1.NewClusterServiceClient(cc).Restore(s.relayStreamContext(ctx))
+	if err != nil {
+		return nil, s.relayStreamError(err)
+	}
+	for len(data) > 0 {
+		n := min(len(data), backupChunkSize)
+		if err := out.Send(&idnodev1.RestoreChunk{Data: data[:n]}); err != nil {
+			break // the real error comes from CloseAndRecv
+		}
+		data = data[n:]
+	}
+	resp, err := out.CloseAndRecv()
+	if err != nil {
+		return nil, s.relayStreamError(err)
+	}
+	return resp, nil
+}
+
+// streamRelayConn is the connection to the leader for a relayed stream.
+func (s *Server) streamRelayConn() (*grpc.ClientConn, error) {
+	_, cc, err := s.leaderConn()
+	if err != nil {
+		return nil, s.noQuorum(err)
+	}
+	return cc, nil
+}
+
+// relayStreamContext marks a stream as relayed and passes the caller's token on.
+func (s *Server) relayStreamContext(ctx context.Context) context.Context {
+	return metadata.AppendToOutgoingContext(withCallerAuth(ctx, ctx), forwardedHeader, s.cfg.Tag)
+}
+
+// relayStreamError passes the leader's answer on; a failure to reach it is "no quorum".
+func (s *Server) relayStreamError(err error) error {
+	if st, ok := status.FromError(err); ok && st.Code() != codes.Unavailable {
+		return err
+	}
+	if strings.HasPrefix(status.Convert(err).Message(), "no quorum") {
+		return err
+	}
+	return s.noQuorum(err)
+}

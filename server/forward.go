@@ -1,0 +1,155 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// forwardedHeader marks a call one node relays to the leader. The receiver serves it itself or
+// refuses it; it never relays it again, so calls cannot bounce between nodes during an
+// election.
+const forwardedHeader = "x-idnode-forwarded-by"
+
+const (
+	// forwardTimeout bounds a relayed call, so a follower cut off from a leader it still
+	// believes in refuses within DESIGN §3's "about one election timeout" instead of waiting
+	// for the caller's deadline.
+	forwardTimeout = 1500 * time.Millisecond
+	// leaderPollInterval is how often a relayed call checks the leader has not changed.
+	leaderPollInterval = 25 * time.Millisecond
+)
+
+var (
+	errNoLeader      = errors.New("no leader is known")
+	errLeaderUnknown = errors.New("the leader's gRPC address is not registered yet")
+	errLeaderChanged = errors.New("the leader changed or became unreachable while the call was relayed to it")
+)
+
+// remoteCall relays req over a connection to the leader.
+type remoteCall[Req, Resp any] func(*grpc.ClientConn, grpc.CallOption, context.Context, Req) (Resp, error)
+
+// viaIDs adapts an IdService client method for forward.
+func viaIDs[Req, Resp any](m func(idnodev1.IdServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) remoteCall[Req, Resp] {
+	return func(cc *grpc.ClientConn, opt grpc.CallOption, ctx context.Context, r Req) (Resp, error) {
+		return m(idnodev1.NewIdServiceClient(cc), ctx, r, opt)
+	}
+}
+
+// viaCluster adapts a ClusterService client method for forward.
+func viaCluster[Req, Resp any](m func(idnodev1.ClusterServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) remoteCall[Req, Resp] {
+	return func(cc *grpc.ClientConn, opt grpc.CallOption, ctx context.Context, r Req) (Resp, error) {
+		return m(idnodev1.NewClusterServiceClient(cc), ctx, r, opt)
+	}
+}
+
+// forward serves req with local when this node leads (or the call was already relayed once),
+// and otherwise relays it to the leader and passes its answer back.
+func forward[Req, Resp any](s *Server, ctx context.Context, req Req, local func(context.Context, Req) (Resp, error), remote remoteCall[Req, Resp]) (Resp, error) {
+	return forwardWatching(s, ctx, req, local, remote, true)
+}
+
+// forwardWatching is forward; watchLeader ends the relayed call as soon as this node stops
+// seeing that leader, which is wrong only for a call that changes the leader itself.
+func forwardWatching[Req, Resp any](s *Server, ctx context.Context, req Req, local func(context.Context, Req) (Resp, error), remote remoteCall[Req, Resp], watchLeader bool) (Resp, error) {
+	var zero Resp
+	if s.node.IsLeader() || relayed(ctx) {
+		return local(ctx, req)
+	}
+	leaderID, cc, err := s.leaderConn()
+	if err != nil {
+		return zero, s.noQuorum(err)
+	}
+	var fctx context.Context
+	var cancel context.CancelFunc
+	if watchLeader {
+		fctx, cancel = s.relayContext(ctx, leaderID)
+	} else {
+		fctx, cancel = context.WithTimeoutCause(ctx, membershipTimeout, errLeaderChanged)
+	}
+	defer cancel()
+	fctx = metadata.AppendToOutgoingContext(withCallerAuth(ctx, fctx), forwardedHeader, s.cfg.Tag)
+	var trailer metadata.MD
+	resp, err := remote(cc, grpc.Trailer(&trailer), fctx, req)
+	if err != nil {
+		return zero, s.relayError(ctx, fctx, trailer, err)
+	}
+	return resp, nil
+}
+
+// relayError explains a failed relayed call: the caller gave up, the leader changed or could
+// not be reached (no quorum), or the leader answered with an error of its own (passed on).
+func (s *Server) relayError(ctx, rctx context.Context, trailer metadata.MD, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return status.FromContextError(ctx.Err()).Err()
+	case context.Cause(rctx) != nil:
+		return s.noQuorum(context.Cause(rctx))
+	case len(trailer.Get(answeredByTrailer)) > 0:
+		return err
+	}
+	return s.noQuorum(err) // the leader never answered: the link to it is down
+}
+
+// answeredByTrailer is set on every answer to a relayed call, so the relaying node can tell the
+// leader's own errors from a transport failure on the way to it.
+const answeredByTrailer = "x-idnode-answered-by"
+
+// answerTrailer is a unary interceptor that marks every answer to a relayed call with this
+// node's tag (only a relaying node reads it, and it costs a header per call).
+func (s *Server) answerTrailer(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if relayed(ctx) {
+		_ = grpc.SetTrailer(ctx, metadata.Pairs(answeredByTrailer, s.cfg.Tag))
+	}
+	return handler(ctx, req)
+}
+
+func relayed(ctx context.Context) bool {
+	md, _ := metadata.FromIncomingContext(ctx)
+	return len(md.Get(forwardedHeader)) > 0
+}
+
+// leaderConn finds the leader's gRPC address in the FSM registry.
+func (s *Server) leaderConn() (string, *grpc.ClientConn, error) {
+	_, id := s.node.Raft().LeaderWithID()
+	if id == "" {
+		return "", nil, errNoLeader
+	}
+	for _, n := range s.node.FSM().Nodes() {
+		if n.ID == string(id) && n.GRPCAddress != "" {
+			cc, err := s.peers.conn(n.GRPCAddress)
+			return string(id), cc, err
+		}
+	}
+	return "", nil, errLeaderUnknown
+}
+
+// relayContext ends a relayed call after forwardTimeout, or as soon as this node stops seeing
+// leaderID as the leader: then the leader is gone or cut off, and the caller should hear
+// "no quorum" now rather than at its own deadline.
+func (s *Server) relayContext(ctx context.Context, leaderID string) (context.Context, context.CancelFunc) {
+	fctx, cancel := context.WithCancelCause(ctx)
+	tctx, tcancel := context.WithTimeoutCause(fctx, forwardTimeout, errLeaderChanged)
+	go func() {
+		t := time.NewTicker(leaderPollInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-tctx.Done():
+				return
+			case <-t.C:
+				if _, id := s.node.Raft().LeaderWithID(); string(id) != leaderID {
+					cancel(errLeaderChanged)
+					return
+				}
+			}
+		}
+	}()
+	return tctx, func() { tcancel(); cancel(nil) }
+}

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/docid"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// Generate resolves a request string by DESIGN §1's table.
+func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
+	r, err := docid.Parse(req.GetId(), s.cfg.Separator)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	count := countOrOne(req.GetCount())
+	if err := docid.ValidateCount(r.Kind, count, s.cfg.MaxCount); err != nil {
+		return nil, toStatus(err)
+	}
+	var ids []string
+	switch r.Kind {
+	case docid.Semantic:
+		ids = []string{r.Raw}
+	case docid.GUID:
+		ids, err = guids(count, req.GetGuidVersion())
+	case docid.ServerSide:
+		ids, err = s.serverSideIDs(r.Prefix, count)
+	case docid.Identity:
+		ids, err = s.identityIDs(ctx, r.Prefix, count, req.GetRequestId())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &idnodev1.GenerateResponse{Ids: ids}, nil
+}
+
+func countOrOne(count int64) int64 {
+	if count == 0 {
+		return 1
+	}
+	return count
+}
+
+// guids returns count UUIDs: v7 (time-ordered, index-friendly) unless v4 is asked for.
+func guids(count int64, version idnodev1.GuidVersion) ([]string, error) {
+	gen := uuid.NewV7
+	if version == idnodev1.GuidVersion_GUID_VERSION_V4 {
+		gen = uuid.NewRandom
+	}
+	ids := make([]string, count)
+	for i := range ids {
+		u, err := gen()
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		ids[i] = u.String()
+	}
+	return ids, nil
+}
+
+// serverSideIDs numbers count IDs from this node's etag counter: no Raft, no quorum. Only a
+// node the cluster has accepted under its tag may: see nodestate.
+func (s *Server) serverSideIDs(prefix string, count int64) ([]string, error) {
+	if !s.registered.Load() {
+		return nil, status.Errorf(codes.Unavailable, "node %s is not registered in the cluster yet, so it cannot issue server-side IDs: %s", s.cfg.Tag, s.registrationProblem())
+	}
+	first, err := s.etags.Next(uint64(count))
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	ids := make([]string, count)
+	for i := range ids {
+		ids[i] = docid.ServerSideID(prefix, first+uint64(i), s.cfg.Tag)
+	}
+	return ids, nil
+}
+
+func (s *Server) identityIDs(ctx context.Context, name string, count int64, requestID string) ([]string, error) {
+	rng, err := s.nextIdentity(ctx, name, count, requestID)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, count)
+	for v := rng.First; v <= rng.Last; v++ {
+		ids = append(ids, docid.IdentityID(name, s.cfg.Separator, v))
+	}
+	return ids, nil
+}

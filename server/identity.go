@@ -1,0 +1,89 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+const (
+	defaultPageSize = 1000
+	maxPageSize     = 10_000
+)
+
+func (s *Server) NextIdentity(ctx context.Context, req *idnodev1.NextIdentityRequest) (*idnodev1.NextIdentityResponse, error) {
+	if err := docid.ValidateName("identity name", req.GetName()); err != nil {
+		return nil, toStatus(err)
+	}
+	count := countOrOne(req.GetCount())
+	if err := docid.ValidateCount(docid.Identity, count, s.cfg.MaxCount); err != nil {
+		return nil, toStatus(err)
+	}
+	rng, err := s.nextIdentity(ctx, req.GetName(), count, req.GetRequestId())
+	if err != nil {
+		return nil, err
+	}
+	return &idnodev1.NextIdentityResponse{First: rng.First, Last: rng.Last}, nil
+}
+
+func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
+	if err := docid.ValidateName("identity name", req.GetName()); err != nil {
+		return nil, toStatus(err)
+	}
+	if err := docid.ValidateSeed(req.GetValue()); err != nil {
+		return nil, toStatus(err)
+	}
+	return forward(s, ctx, req, s.seedIdentityLocal, viaIDs(idnodev1.IdServiceClient.SeedIdentity))
+}
+
+func (s *Server) seedIdentityLocal(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
+	resp, err := s.apply(ctx, fsm.SeedIdentityCommand, &raftv1.SeedIdentity{Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
+	if err != nil {
+		return nil, err
+	}
+	return &idnodev1.SeedIdentityResponse{Value: resp.(int64)}, nil
+}
+
+// ListIdentities reads the FSM after confirming leadership with a majority, so a partitioned
+// old leader never answers from stale state.
+func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
+	size := int(req.GetPageSize())
+	switch {
+	case size < 0:
+		return nil, status.Errorf(codes.InvalidArgument, "page_size must not be negative: %d", size)
+	case size == 0:
+		size = defaultPageSize
+	case size > maxPageSize:
+		size = maxPageSize
+	}
+	after, err := base64.RawURLEncoding.DecodeString(req.GetPageToken())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "page_token is not one this server issued: %q", req.GetPageToken())
+	}
+	req.PageSize = int32(size)
+	return forward(s, ctx, req, func(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
+		return s.listIdentitiesLocal(ctx, req, string(after))
+	}, viaIDs(idnodev1.IdServiceClient.ListIdentities))
+}
+
+func (s *Server) listIdentitiesLocal(ctx context.Context, req *idnodev1.ListIdentitiesRequest, after string) (*idnodev1.ListIdentitiesResponse, error) {
+	if err := s.node.ReadBarrier(ctx); err != nil {
+		return nil, s.raftError(err)
+	}
+	page, more := s.node.FSM().Identities(req.GetPrefix(), after, int(req.GetPageSize()))
+	out := &idnodev1.ListIdentitiesResponse{Identities: make([]*idnodev1.Identity, len(page))}
+	for i, id := range page {
+		out.Identities[i] = &idnodev1.Identity{Name: id.Name, Value: id.Value}
+	}
+	if more {
+		out.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].Name))
+	}
+	return out, nil
+}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// Strategy names, as Observer.IDsIssued is told them.
+const (
+	StrategySemantic   = "semantic"
+	StrategyGUID       = "guid"
+	StrategyServerSide = "server-side"
+	StrategyIdentity   = "identity"
+	StrategyHiLo       = "hilo"
+)
+
+// Observer is told what this node hands out and refuses (metrics.Metrics is one). Calls that
+// another node relayed here are not reported: the node the caller asked reports them.
+type Observer interface {
+	// IDsIssued counts n IDs of a strategy given to a caller (for HiLo: the range's numbers).
+	IDsIssued(strategy string, n int64)
+	// HiLoRange observes the size of a granted range.
+	HiLoRange(size int64)
+	// NoQuorum counts a call refused because the node could not reach a majority.
+	NoQuorum()
+}
+
+// observe is a unary interceptor reporting answers to the Observer. It classifies a Generate
+// request by its last character only: a request that succeeded was valid.
+func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	resp, err := handler(ctx, req)
+	obs := s.cfg.Observer
+	if obs == nil || relayed(ctx) {
+		return resp, err
+	}
+	if err != nil {
+		if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable && strings.HasPrefix(st.Message(), "no quorum") {
+			obs.NoQuorum()
+		}
+		return resp, err
+	}
+	switch r := resp.(type) {
+	case *idnodev1.GenerateResponse:
+		obs.IDsIssued(s.strategyOf(req.(*idnodev1.GenerateRequest).GetId()), int64(len(r.GetIds())))
+	case *idnodev1.NextIdentityResponse:
+		obs.IDsIssued(StrategyIdentity, r.GetLast()-r.GetFirst()+1)
+	case *idnodev1.NextHiLoResponse:
+		n := r.GetHigh() - r.GetLow() + 1
+		obs.IDsIssued(StrategyHiLo, n)
+		obs.HiLoRange(n)
+	}
+	return resp, err
+}
+
+func (s *Server) strategyOf(id string) string {
+	if id == "" {
+		return StrategyGUID
+	}
+	switch last, _ := utf8.DecodeLastRuneInString(id); last {
+	case '|':
+		return StrategyIdentity
+	case s.cfg.Separator:
+		return StrategyServerSide
+	}
+	return StrategySemantic
+}

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+func TestNeedsAdmin(t *testing.T) {
+	for _, c := range []struct {
+		method string
+		req    any
+		want   bool
+	}{
+		{idnodev1.ClusterService_AddNode_FullMethodName, nil, true},
+		{idnodev1.ClusterService_RemoveNode_FullMethodName, nil, true},
+		{idnodev1.ClusterService_TransferLeadership_FullMethodName, nil, true},
+		{idnodev1.ClusterService_Backup_FullMethodName, nil, true},
+		{idnodev1.ClusterService_Restore_FullMethodName, nil, true},
+		{idnodev1.ClusterService_Status_FullMethodName, nil, false},
+		{idnodev1.IdService_SeedIdentity_FullMethodName, &idnodev1.SeedIdentityRequest{Force: true}, true},
+		{idnodev1.IdService_SeedIdentity_FullMethodName, &idnodev1.SeedIdentityRequest{}, false},
+		{idnodev1.IdService_Generate_FullMethodName, &idnodev1.GenerateRequest{}, false},
+		{idnodev1.IdService_NextHiLo_FullMethodName, &idnodev1.NextHiLoRequest{}, false},
+		{"/idnode.relay.v1.Relay/NextIdentities", nil, false},
+	} {
+		if got := needsAdmin(c.method, c.req); got != c.want {
+			t.Errorf("needsAdmin(%s, %v) = %v, want %v", c.method, c.req, got, c.want)
+		}
+	}
+}
+
+func TestAuthorizeChecksTheBearerToken(t *testing.T) {
+	s := &Server{cfg: Config{AdminToken: "s3cret"}}
+	info := &grpc.UnaryServerInfo{FullMethod: idnodev1.ClusterService_RemoveNode_FullMethodName}
+	called := false
+	handler := func(context.Context, any) (any, error) { called = true; return "ok", nil }
+	incoming := func(vals ...string) context.Context {
+		md := metadata.MD{}
+		for _, v := range vals {
+			md.Append("authorization", v)
+		}
+		return metadata.NewIncomingContext(context.Background(), md)
+	}
+	for _, c := range []struct {
+		ctx  context.Context
+		want codes.Code
+	}{
+		{context.Background(), codes.Unauthenticated},
+		{incoming("Bearer wrong"), codes.Unauthenticated},
+		{incoming("s3cret"), codes.Unauthenticated},
+		{incoming("Basic s3cret"), codes.Unauthenticated},
+		{incoming("Bearer s3cret"), codes.OK},
+		{incoming("bearer  s3cret "), codes.OK},
+		{incoming("Bearer wrong", "Bearer s3cret"), codes.OK},
+	} {
+		called = false
+		_, err := s.authorize(c.ctx, &idnodev1.RemoveNodeRequest{}, info, handler)
+		if status.Code(err) != c.want || called != (c.want == codes.OK) {
+			t.Errorf("authorize(%v) = %v (handler called %v), want %v", c.ctx, err, called, c.want)
+		}
+	}
+	// Without a configured token nothing is checked; ID calls are never checked.
+	open := &Server{}
+	if _, err := open.authorize(context.Background(), &idnodev1.RemoveNodeRequest{}, info, handler); err != nil {
+		t.Errorf("no token configured: %v", err)
+	}
+	gen := &grpc.UnaryServerInfo{FullMethod: idnodev1.IdService_Generate_FullMethodName}
+	if _, err := s.authorize(context.Background(), &idnodev1.GenerateRequest{}, gen, handler); err != nil {
+		t.Errorf("Generate without a token: %v", err)
+	}
+}
+
+func TestRelayedCallsCarryTheToken(t *testing.T) {
+	in := metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "Bearer t", "other", "x"))
+	md, _ := metadata.FromOutgoingContext(withCallerAuth(in, context.Background()))
+	if got := md.Get("authorization"); len(got) != 1 || got[0] != "Bearer t" || len(md.Get("other")) != 0 {
+		t.Errorf("relayed metadata %v", md)
+	}
+	s := &Server{cfg: Config{AdminToken: "own"}}
+	md, _ = metadata.FromOutgoingContext(s.withOwnToken(context.Background()))
+	if got := md.Get("authorization"); len(got) != 1 || got[0] != "Bearer own" {
+		t.Errorf("own token metadata %v", md)
+	}
+}
+
+type countingObserver struct {
+	ids      map[string]int64
+	ranges   []int64
+	noQuorum int
+}
+
+func (o *countingObserver) IDsIssued(s string, n int64) { o.ids[s] += n }
+func (o *countingObserver) HiLoRange(n int64)           { o.ranges = append(o.ranges, n) }
+func (o *countingObserver) NoQuorum()                   { o.noQuorum++ }
+
+func TestObserveCountsWhatCallersGet(t *testing.T) {
+	obs := &countingObserver{ids: map[string]int64{}}
+	s := &Server{cfg: Config{Separator: '/', Observer: obs}}
+	info := &grpc.UnaryServerInfo{}
+	answer := func(resp any, err error) grpc.UnaryHandler {
+		return func(context.Context, any) (any, error) { return resp, err }
+	}
+	ctx := context.Background()
+	gen := func(id string, n int) {
+		_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: id}, info, answer(&idnodev1.GenerateResponse{Ids: make([]string, n)}, nil))
+	}
+	gen("", 2)
+	gen("users/", 3)
+	gen("users|", 4)
+	gen("users/x", 1)
+	_, _ = s.observe(ctx, &idnodev1.NextIdentityRequest{}, info, answer(&idnodev1.NextIdentityResponse{First: 5, Last: 9}, nil))
+	_, _ = s.observe(ctx, &idnodev1.NextHiLoRequest{}, info, answer(&idnodev1.NextHiLoResponse{Low: 33, High: 96}, nil))
+	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, status.Error(codes.Unavailable, "no quorum: …")))
+	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, status.Error(codes.Unavailable, "shutting down")))
+	// A call another node relayed here is that node's to count.
+	relayedCtx := metadata.NewIncomingContext(ctx, metadata.Pairs(forwardedHeader, "B"))
+	_, _ = s.observe(relayedCtx, &idnodev1.NextIdentityRequest{}, info, answer(&idnodev1.NextIdentityResponse{First: 1, Last: 100}, nil))
+	want := map[string]int64{StrategyGUID: 2, StrategyServerSide: 3, StrategyIdentity: 4 + 5, StrategySemantic: 1, StrategyHiLo: 64}
+	for k, v := range want {
+		if obs.ids[k] != v {
+			t.Errorf("%s: %d IDs counted, want %d (all: %v)", k, obs.ids[k], v, obs.ids)
+		}
+	}
+	if len(obs.ranges) != 1 || obs.ranges[0] != 64 || obs.noQuorum != 1 {
+		t.Errorf("ranges %v, no-quorum refusals %d", obs.ranges, obs.noQuorum)
+	}
+}
+
+func TestChunkWriter(t *testing.T) {
+	for _, size := range []int{0, 1, backupChunkSize - 1, backupChunkSize, 2*backupChunkSize + 17} {
+		var chunks []*idnodev1.BackupChunk
+		w := &chunkWriter{first: &idnodev1.BackupChunk{Leader: "A", Index: 7}, send: func(c *idnodev1.BackupChunk) error {
+			chunks = append(chunks, c)
+			return nil
+		}}
+		data := bytes.Repeat([]byte{'x'}, size)
+		for rest := data; len(rest) > 0; { // odd write sizes, as bufio would make them
+			n := min(len(rest), 4093)
+			if _, err := w.Write(rest[:n]); err != nil {
+				t.Fatal(err)
+			}
+			rest = rest[n:]
+		}
+		if err := w.flush(); err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		for i, c := range chunks {
+			if len(c.GetData()) > backupChunkSize || (i == 0) != (c.GetLeader() == "A" && c.GetIndex() == 7) {
+				t.Errorf("size %d: chunk %d has %d bytes, leader %q", size, i, len(c.GetData()), c.GetLeader())
+			}
+			got = append(got, c.GetData()...)
+		}
+		if len(chunks) == 0 || !bytes.Equal(got, data) || w.total != size {
+			t.Errorf("size %d: %d chunks, %d bytes back, total %d", size, len(chunks), len(got), w.total)
+		}
+	}
+}

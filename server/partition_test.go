@@ -1,0 +1,979 @@
+package server_test
+
+// Partition tests: concurrent clients on every node ask for identities (Generate "orders|" and
+// NextIdentity "users"), server-side IDs (Generate "items/") and HiLo ranges (tag "t") while the
+// network isolates the leader, isolates a follower, or splits a five-node cluster 3/2, and then
+// heals. Over everything acknowledged they check: no ID twice, HiLo ranges pairwise disjoint,
+// every identity history linearizable per prefix (porcupine), the minority refusing
+// identities/HiLo with UNAVAILABLE quickly, server-side IDs still working on the minority, and
+// identities after the heal above everything acknowledged before.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+const (
+	callTimeout  = 2 * time.Second       // per attempt
+	maxAttempts  = 8                     // per logical operation, same request_id each time
+	firstBackoff = 50 * time.Millisecond // between attempts, doubling
+	maxBackoff   = 500 * time.Millisecond
+	opPacing     = 5 * time.Millisecond // between one client's logical operations
+	// refusalBound is how long the minority may take to refuse an identity or HiLo request.
+	// DESIGN §3 says about one election timeout (~2 s at most); this leaves room for -race on
+	// a 2-core machine.
+	refusalBound = 3 * time.Second
+	// minPartition keeps a partition long enough for the minority to go through every phase:
+	// still believing in a leader it cannot reach, then knowing none.
+	minPartition  = 2500 * time.Millisecond
+	progressWait  = 25 * time.Second // bound on each "wait until the load made progress"
+	stopWait      = 40 * time.Second // bound on the clients finishing their last operation
+	checkTimeout  = 30 * time.Second // bound on porcupine, per prefix
+	identityTries = 3                // operations per node after the heal (check 6)
+)
+
+// opKind is what a logical operation asks for.
+type opKind int
+
+const (
+	kindOrders opKind = iota // Generate "orders|": identity through Generate
+	kindUsers                // NextIdentity "users", count 1..3
+	kindItems                // Generate "items/": server-side, no quorum needed
+	kindHiLo                 // NextHiLo "t"
+	numKinds
+)
+
+func (k opKind) String() string {
+	return [...]string{"orders|", "users", "items/", "hilo"}[k]
+}
+
+// raftBacked reports whether the kind needs a quorum.
+func (k opKind) raftBacked() bool { return k != kindItems }
+
+// attempt is one RPC.
+type attempt struct {
+	node       string
+	kind       opKind
+	start, end time.Time
+	code       codes.Code
+}
+
+// identityOp is one logical identity operation: from its first attempt to its final answer,
+// however many retries with the same request_id it took.
+type identityOp struct {
+	prefix      string
+	node        string
+	client      int
+	count       int64
+	call, ret   int64 // nanoseconds since the recorder's base
+	known       bool  // false: every attempt failed with UNAVAILABLE/DEADLINE_EXCEEDED
+	first, last int64
+}
+
+// hiloGrant is one acknowledged HiLo range.
+type hiloGrant struct {
+	node, serverTag string
+	low, high       int64
+}
+
+// serverID is one acknowledged server-side ID.
+type serverID struct {
+	node, id string
+}
+
+// recorder collects what the clients saw.
+type recorder struct {
+	base time.Time
+
+	mu         sync.Mutex
+	attempts   []attempt
+	identities []identityOp
+	items      []serverID
+	hilo       []hiloGrant
+	unexpected []string
+}
+
+func newRecorder() *recorder { return &recorder{base: time.Now()} }
+
+// stamp is a porcupine timestamp: monotonic nanoseconds since base.
+func (r *recorder) stamp() int64 { return time.Since(r.base).Nanoseconds() }
+
+func (r *recorder) add(f func(r *recorder)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(r)
+}
+
+func (r *recorder) fail(format string, args ...any) {
+	r.add(func(r *recorder) { r.unexpected = append(r.unexpected, fmt.Sprintf(format, args...)) })
+}
+
+// count is how many attempts on node, started at or after since, match.
+func (r *recorder) count(node string, since time.Time, match func(attempt) bool) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, a := range r.attempts {
+		if a.node == node && !a.start.Before(since) && match(a) {
+			n++
+		}
+	}
+	return n
+}
+
+func okRaft(a attempt) bool      { return a.kind.raftBacked() && a.code == codes.OK }
+func refusedRaft(a attempt) bool { return a.kind.raftBacked() && a.code == codes.Unavailable }
+func okItems(a attempt) bool     { return a.kind == kindItems && a.code == codes.OK }
+
+// snapshot copies what was recorded.
+func (r *recorder) snapshot() (attempts []attempt, ids []identityOp, items []serverID, hilo []hiloGrant, unexpected []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.attempts), slices.Clone(r.identities), slices.Clone(r.items), slices.Clone(r.hilo), slices.Clone(r.unexpected)
+}
+
+// loadClient is one client goroutine, talking to one node over its own connection.
+type loadClient struct {
+	rec    *recorder
+	node   string
+	id     int
+	ids    idnodev1.IdServiceClient
+	prefix string // of request ids
+	seq    int
+
+	// HiLo history, sent back with the next request.
+	hiloSize, hiloAt, hiloMax int64
+}
+
+func (c *loadClient) requestID() string {
+	c.seq++
+	return fmt.Sprintf("%s-c%d-%d", c.prefix, c.id, c.seq)
+}
+
+// retryable: the outcome is unknown and the same request may be sent again.
+func retryable(code codes.Code) bool {
+	return code == codes.Unavailable || code == codes.DeadlineExceeded
+}
+
+// errBadAnswer marks an answer that does not match what was asked.
+var errBadAnswer = errors.New("answer does not match the request")
+
+// retry runs one logical operation's attempts: call is re-sent unchanged (same request_id) on
+// UNAVAILABLE or DEADLINE_EXCEEDED, at most maxAttempts times. It returns the final error.
+func (c *loadClient) retry(kind opKind, call func(ctx context.Context) error) error {
+	backoff := firstBackoff
+	for n := 1; ; n++ {
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		start := time.Now()
+		err := call(ctx)
+		end := time.Now()
+		cancel()
+		code := status.Code(err)
+		if errors.Is(err, errBadAnswer) {
+			code = codes.Internal
+		}
+		c.rec.add(func(r *recorder) {
+			r.attempts = append(r.attempts, attempt{node: c.node, kind: kind, start: start, end: end, code: code})
+		})
+		if err == nil || !retryable(code) || n == maxAttempts {
+			return err
+		}
+		time.Sleep(backoff) // client backoff between attempts
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// identity runs one logical identity operation and records it for the linearizability check.
+func (c *loadClient) identity(kind opKind, prefix string, count int64, call func(ctx context.Context) (first, last int64, err error)) identityOp {
+	op := identityOp{prefix: prefix, node: c.node, client: c.id, count: count, call: c.rec.stamp()}
+	var first, last int64
+	err := c.retry(kind, func(ctx context.Context) error {
+		var err error
+		first, last, err = call(ctx)
+		return err
+	})
+	op.ret = c.rec.stamp()
+	switch {
+	case err == nil:
+		op.known, op.first, op.last = true, first, last
+		if first < 1 || last-first+1 != count {
+			c.rec.fail("node %s: %s count %d answered [%d, %d]", c.node, prefix, count, first, last)
+		}
+	case !retryable(status.Code(err)) || errors.Is(err, errBadAnswer):
+		// Not an expected failure: report it, and keep the operation as one of unknown outcome.
+		c.rec.fail("node %s: %s count %d: %v", c.node, prefix, count, err)
+	}
+	c.rec.add(func(r *recorder) { r.identities = append(r.identities, op) })
+	return op
+}
+
+func (c *loadClient) orders() identityOp {
+	rid := c.requestID()
+	return c.identity(kindOrders, "orders", 1, func(ctx context.Context) (int64, int64, error) {
+		resp, err := c.ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", RequestId: rid})
+		if err != nil {
+			return 0, 0, err
+		}
+		if len(resp.GetIds()) != 1 {
+			return 0, 0, fmt.Errorf("%w: Generate orders| gave %q", errBadAnswer, resp.GetIds())
+		}
+		n, err := identityValue("orders", resp.GetIds()[0])
+		return n, n, err
+	})
+}
+
+func (c *loadClient) users(count int64) identityOp {
+	rid := c.requestID()
+	return c.identity(kindUsers, "users", count, func(ctx context.Context) (int64, int64, error) {
+		resp, err := c.ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "users", Count: count, RequestId: rid})
+		if err != nil {
+			return 0, 0, err
+		}
+		return resp.GetFirst(), resp.GetLast(), nil
+	})
+}
+
+func (c *loadClient) items(count int64) {
+	err := c.retry(kindItems, func(ctx context.Context) error {
+		resp, err := c.ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "items/", Count: count})
+		if err != nil {
+			return err
+		}
+		if int64(len(resp.GetIds())) != count {
+			return fmt.Errorf("%w: Generate items/ count %d gave %q", errBadAnswer, count, resp.GetIds())
+		}
+		for _, id := range resp.GetIds() {
+			if !strings.HasPrefix(id, "items/") || !strings.HasSuffix(id, "-"+c.node) {
+				return fmt.Errorf("%w: server-side ID %q from node %s", errBadAnswer, id, c.node)
+			}
+		}
+		c.rec.add(func(r *recorder) {
+			for _, id := range resp.GetIds() {
+				r.items = append(r.items, serverID{node: c.node, id: id})
+			}
+		})
+		return nil
+	})
+	if err != nil {
+		c.rec.fail("node %s: server-side IDs: %v", c.node, err)
+	}
+}
+
+func (c *loadClient) hilo() (hiloGrant, bool) {
+	rid := c.requestID()
+	var resp *idnodev1.NextHiLoResponse
+	err := c.retry(kindHiLo, func(ctx context.Context) error {
+		var err error
+		resp, err = c.ids.NextHiLo(ctx, &idnodev1.NextHiLoRequest{
+			Tag: "t", LastBatchSize: c.hiloSize, LastRangeAt: c.hiloAt, LastMax: c.hiloMax, RequestId: rid,
+		})
+		if err == nil && (resp.GetLow() < 1 || resp.GetHigh() < resp.GetLow() || resp.GetLow() <= c.hiloMax ||
+			resp.GetLastSize() != resp.GetHigh()-resp.GetLow()+1 || resp.GetServerTag() == "" || resp.GetPrefix() != "t/") {
+			err = fmt.Errorf("%w: NextHiLo after max %d gave %v", errBadAnswer, c.hiloMax, resp)
+		}
+		return err
+	})
+	if err != nil {
+		if !retryable(status.Code(err)) || errors.Is(err, errBadAnswer) {
+			c.rec.fail("node %s: NextHiLo: %v", c.node, err)
+		}
+		return hiloGrant{}, false
+	}
+	g := hiloGrant{node: c.node, serverTag: resp.GetServerTag(), low: resp.GetLow(), high: resp.GetHigh()}
+	c.rec.add(func(r *recorder) { r.hilo = append(r.hilo, g) })
+	c.hiloSize, c.hiloAt, c.hiloMax = resp.GetLastSize(), resp.GetLastRangeAt(), resp.GetHigh()
+	return g, true
+}
+
+// run does logical operations of every kind in turn until stop is closed.
+func (c *loadClient) run(stop <-chan struct{}) {
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		switch opKind((i + c.id) % int(numKinds)) {
+		case kindOrders:
+			c.orders()
+		case kindUsers:
+			c.users(int64(1 + c.seq%3))
+		case kindItems:
+			c.items(int64(1 + c.seq%2))
+		case kindHiLo:
+			c.hilo()
+		}
+		time.Sleep(opPacing) // load shaping, not synchronisation
+	}
+}
+
+// identityValue parses the number of an identity ID "prefix/N".
+func identityValue(prefix, id string) (int64, error) {
+	rest, ok := strings.CutPrefix(id, prefix+"/")
+	if !ok {
+		return 0, fmt.Errorf("%w: identity %q does not start with %s/", errBadAnswer, id, prefix)
+	}
+	n, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil || n < 1 || strconv.FormatInt(n, 10) != rest {
+		return 0, fmt.Errorf("%w: identity %q has no valid number", errBadAnswer, id)
+	}
+	return n, nil
+}
+
+// load is the set of running clients.
+type load struct {
+	stopCh  chan struct{}
+	stopped sync.Once
+	wg      sync.WaitGroup
+	clients int
+}
+
+// startLoad runs perNode clients against every node of c. t.Cleanup stops them.
+func startLoad(t *testing.T, c *testCluster, rec *recorder, perNode int) *load {
+	l := &load{stopCh: make(chan struct{})}
+	for _, tag := range c.Tags() {
+		for range perNode {
+			lc := &loadClient{rec: rec, node: tag, id: l.clients, ids: idnodev1.NewIdServiceClient(c.Dial(t, tag)), prefix: "load"}
+			l.clients++
+			l.wg.Add(1)
+			go func() { defer l.wg.Done(); lc.run(l.stopCh) }()
+		}
+	}
+	t.Cleanup(func() { l.stop(t) })
+	return l
+}
+
+// stop asks the clients to stop and waits (bounded) until each has finished its operation.
+func (l *load) stop(t *testing.T) {
+	l.stopped.Do(func() { close(l.stopCh) })
+	done := make(chan struct{})
+	go func() { l.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(stopWait):
+		t.Errorf("load clients did not finish within %v of being stopped", stopWait)
+	}
+}
+
+// partitionSchedule describes one partition test.
+type partitionSchedule struct {
+	nodes, clientsPerNode int
+	// split returns the groups to cut the cluster into, given the current leader.
+	split func(leader string, tags []string) [][]string
+}
+
+func TestPartitionIsolateLeader(t *testing.T) {
+	runPartitionSchedule(t, partitionSchedule{nodes: 3, clientsPerNode: 3, split: func(leader string, tags []string) [][]string {
+		return [][]string{{leader}, without(tags, leader)}
+	}})
+}
+
+func TestPartitionIsolateFollower(t *testing.T) {
+	runPartitionSchedule(t, partitionSchedule{nodes: 3, clientsPerNode: 3, split: func(leader string, tags []string) [][]string {
+		follower := without(tags, leader)[0]
+		return [][]string{{follower}, without(tags, follower)}
+	}})
+}
+
+// TestPartitionSplitFiveNodes cuts a five-node cluster 3/2 with the leader in the minority, so
+// the minority has a follower that can still reach its (doomed) leader.
+func TestPartitionSplitFiveNodes(t *testing.T) {
+	runPartitionSchedule(t, partitionSchedule{nodes: 5, clientsPerNode: 2, split: func(leader string, tags []string) [][]string {
+		others := without(tags, leader)
+		return [][]string{{leader, others[0]}, others[1:]}
+	}})
+}
+
+func without(tags []string, drop string) []string {
+	return slices.DeleteFunc(slices.Clone(tags), func(s string) bool { return s == drop })
+}
+
+func runPartitionSchedule(t *testing.T, sc partitionSchedule) {
+	began := time.Now()
+	c := newTestCluster(t, sc.nodes)
+	rec := newRecorder()
+	all := c.Tags()
+	l := startLoad(t, c, rec, sc.clientsPerNode)
+
+	// Warm up: every node has served identities and server-side IDs.
+	waitFor(t, "load on every node before the partition", progressWait, func() (bool, string) {
+		for _, tag := range all {
+			if n := rec.count(tag, time.Time{}, okRaft); n < 5 {
+				return false, fmt.Sprintf("node %s: %d quorum-backed answers", tag, n)
+			}
+			if rec.count(tag, time.Time{}, okItems) < 1 {
+				return false, fmt.Sprintf("node %s: no server-side IDs", tag)
+			}
+		}
+		return true, ""
+	})
+
+	leader := c.waitLeader(convergeTimeout, all...)
+	groups := sc.split(leader, all)
+	var majority, minority []string
+	for _, g := range groups {
+		if 2*len(g) > sc.nodes {
+			majority = g
+		} else {
+			minority = append(minority, g...)
+		}
+	}
+	c.Partition(groups...)
+	partitionAt := time.Now()
+	t.Logf("partitioned %v (leader was %s) at +%v", groups, leader, partitionAt.Sub(began).Round(time.Millisecond))
+
+	newLeader := c.waitLeader(convergeTimeout, majority...)
+	t.Logf("majority %v elected %s after %v", majority, newLeader, time.Since(partitionAt).Round(time.Millisecond))
+	waitFor(t, "progress on both sides of the partition", progressWait, func() (bool, string) {
+		if d := time.Since(partitionAt); d < minPartition {
+			return false, fmt.Sprintf("partition only %v old", d)
+		}
+		for _, tag := range majority {
+			if n := rec.count(tag, partitionAt, okRaft); n < 3 {
+				return false, fmt.Sprintf("majority node %s: %d quorum-backed answers since the partition", tag, n)
+			}
+		}
+		for _, tag := range minority {
+			if n := rec.count(tag, partitionAt, refusedRaft); n < 2 {
+				return false, fmt.Sprintf("minority node %s: %d refusals since the partition", tag, n)
+			}
+			if rec.count(tag, partitionAt, okItems) < 1 {
+				return false, fmt.Sprintf("minority node %s: no server-side IDs since the partition", tag)
+			}
+		}
+		return true, ""
+	})
+
+	healAt := time.Now()
+	c.Heal()
+	t.Logf("healed at +%v after %v of partition", healAt.Sub(began).Round(time.Millisecond), healAt.Sub(partitionAt).Round(time.Millisecond))
+	c.waitLeader(convergeTimeout, all...)
+	c.waitServing(convergeTimeout, all...)
+	waitFor(t, "progress on every node after the heal", progressWait, func() (bool, string) {
+		for _, tag := range all {
+			if n := rec.count(tag, healAt, okRaft); n < 3 {
+				return false, fmt.Sprintf("node %s: %d quorum-backed answers since the heal", tag, n)
+			}
+		}
+		return true, ""
+	})
+	t.Logf("healed cluster served every node by +%v", time.Since(began).Round(time.Millisecond))
+	l.stop(t)
+
+	// Check 6 needs the maxima of everything acknowledged by the load.
+	_, loadIDs, _, loadHiLo, _ := rec.snapshot()
+	finalIdentities(t, c, rec, l.clients, loadIDs, loadHiLo)
+
+	attempts, ids, items, hilo, unexpected := rec.snapshot()
+	for _, u := range unexpected {
+		t.Errorf("unexpected answer: %s", u)
+	}
+	checkNoDuplicates(t, ids, items, hilo)
+	checkHiLoDisjoint(t, hilo)
+	for _, prefix := range []string{"orders", "users"} {
+		checkLinearizable(t, prefix, ids)
+	}
+	checkMinority(t, attempts, minority, partitionAt, healAt)
+	logSummary(t, attempts, ids, items, hilo)
+	t.Logf("schedule done in %v", time.Since(began).Round(time.Millisecond))
+}
+
+// finalIdentities (check 6): after the heal, an identity through every node is greater than
+// every value acknowledged before, and a HiLo range starts above every range granted before.
+func finalIdentities(t *testing.T, c *testCluster, rec *recorder, firstClient int, before []identityOp, hiloBefore []hiloGrant) {
+	t.Helper()
+	maxAck := map[string]int64{}
+	for _, op := range before {
+		if op.known {
+			maxAck[op.prefix] = max(maxAck[op.prefix], op.last)
+		}
+	}
+	var maxHiLo int64
+	for _, g := range hiloBefore {
+		maxHiLo = max(maxHiLo, g.high)
+	}
+	for i, tag := range c.Tags() {
+		fc := &loadClient{rec: rec, node: tag, id: firstClient + i, ids: idnodev1.NewIdServiceClient(c.Dial(t, tag)), prefix: "final"}
+		for range identityTries {
+			for _, op := range []identityOp{fc.orders(), fc.users(2)} {
+				if !op.known {
+					t.Fatalf("after the heal, node %s could not serve identity %s", tag, op.prefix)
+				}
+				if op.first <= maxAck[op.prefix] {
+					t.Errorf("after the heal, node %s gave %s [%d, %d], not above the %d acknowledged before", tag, op.prefix, op.first, op.last, maxAck[op.prefix])
+				}
+				maxAck[op.prefix] = max(maxAck[op.prefix], op.last)
+			}
+		}
+		g, ok := fc.hilo()
+		if !ok {
+			t.Fatalf("after the heal, node %s could not reserve a HiLo range", tag)
+		}
+		if g.low <= maxHiLo {
+			t.Errorf("after the heal, node %s reserved HiLo [%d, %d], not above the %d granted before", tag, g.low, g.high, maxHiLo)
+		}
+		maxHiLo = max(maxHiLo, g.high)
+	}
+}
+
+// checkNoDuplicates (check 1): no ID was acknowledged twice, across identities of every prefix,
+// server-side IDs and HiLo numbers.
+func checkNoDuplicates(t *testing.T, ids []identityOp, items []serverID, hilo []hiloGrant) {
+	t.Helper()
+	seen := make(map[string]string)
+	dups := 0
+	note := func(id, who string) {
+		if prev, ok := seen[id]; ok {
+			dups++
+			if dups <= 10 {
+				t.Errorf("duplicate ID %s: acknowledged to %s and to %s", id, prev, who)
+			}
+			return
+		}
+		seen[id] = who
+	}
+	for _, op := range ids {
+		if !op.known {
+			continue
+		}
+		for v := op.first; v <= op.last; v++ {
+			note(op.prefix+"/"+strconv.FormatInt(v, 10), fmt.Sprintf("client %d via %s", op.client, op.node))
+		}
+	}
+	for _, s := range items {
+		note(s.id, "a client of "+s.node)
+	}
+	// HiLo numbers: ranges can be a million wide, so checkHiLoDisjoint compares them as
+	// intervals; their IDs ("t/N-X") share no prefix with the kinds above.
+	if dups > 0 {
+		t.Errorf("%d duplicate IDs in all", dups)
+	}
+}
+
+// checkHiLoDisjoint (check 2): no two HiLo ranges share a number.
+func checkHiLoDisjoint(t *testing.T, hilo []hiloGrant) {
+	t.Helper()
+	sorted := slices.SortedFunc(slices.Values(hilo), func(a, b hiloGrant) int { return cmpInt(a.low, b.low) })
+	for i := 1; i < len(sorted); i++ {
+		if p, g := sorted[i-1], sorted[i]; g.low <= p.high {
+			t.Errorf("HiLo ranges overlap: [%d, %d] (via %s, granted by %s) and [%d, %d] (via %s, granted by %s)",
+				p.low, p.high, p.node, p.serverTag, g.low, g.high, g.node, g.serverTag)
+		}
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// identityInput and identityOutput are what porcupine sees of one identity operation.
+type identityInput struct{ count int64 }
+
+type identityOutput struct {
+	known       bool
+	first, last int64
+}
+
+// identityModel is one identity counter. The state is the counter's value. An operation with a
+// known answer [first, last] for count k is legal iff first = state+1 and last = state+k. One
+// whose outcome is unknown may have consumed k values or not happened at all.
+var identityModel = porcupine.NondeterministicModel{
+	Init: func() []any { return []any{int64(0)} },
+	Step: func(state, input, output any) []any {
+		s, in, out := state.(int64), input.(identityInput), output.(identityOutput)
+		if !out.known {
+			return []any{s, s + in.count}
+		}
+		if out.first == s+1 && out.last == s+in.count {
+			return []any{out.last}
+		}
+		return nil
+	},
+	Hash: func(state any) uint64 { return uint64(state.(int64)) },
+	DescribeOperation: func(input, output any) string {
+		in, out := input.(identityInput), output.(identityOutput)
+		if !out.known {
+			return fmt.Sprintf("next(%d) -> unknown", in.count)
+		}
+		return fmt.Sprintf("next(%d) -> [%d, %d]", in.count, out.first, out.last)
+	},
+	DescribeState: func(state any) string { return strconv.FormatInt(state.(int64), 10) },
+}
+
+// unknownReturn is the return time of an operation whose outcome is unknown: after everything,
+// as porcupine intends, because it may take effect at any point after its call.
+const unknownReturn = math.MaxInt64
+
+// identityHistory turns the recorded operations on prefix into a porcupine history.
+func identityHistory(prefix string, ops []identityOp) []porcupine.Operation {
+	var hist []porcupine.Operation
+	for _, op := range ops {
+		if op.prefix != prefix {
+			continue
+		}
+		ret := op.ret
+		if !op.known {
+			ret = unknownReturn
+		}
+		hist = append(hist, porcupine.Operation{
+			ClientId: op.client,
+			Input:    identityInput{count: op.count},
+			Call:     op.call,
+			Output:   identityOutput{known: op.known, first: op.first, last: op.last},
+			Return:   ret,
+		})
+	}
+	return hist
+}
+
+// checkLinearizable (check 3) runs porcupine over prefix's history and fails unless it is Ok.
+func checkLinearizable(t *testing.T, prefix string, ops []identityOp) {
+	t.Helper()
+	hist := identityHistory(prefix, ops)
+	unknown := 0
+	for _, op := range hist {
+		if !op.Output.(identityOutput).known {
+			unknown++
+		}
+	}
+	start := time.Now()
+	model := identityModel.ToModel()
+	res, info := porcupine.CheckOperationsVerbose(model, hist, checkTimeout)
+	t.Logf("porcupine %s: %d operations (%d of unknown outcome): %s in %v", prefix, len(hist), unknown, res, time.Since(start).Round(time.Millisecond))
+	if res == porcupine.Ok {
+		return
+	}
+	dir, err := os.MkdirTemp("", "idnode-porcupine-")
+	if err == nil {
+		path := filepath.Join(dir, prefix+".html")
+		if err := porcupine.VisualizePath(model, info, path); err == nil {
+			t.Logf("porcupine visualization: %s", path)
+		}
+	}
+	t.Errorf("identity history of %s is not linearizable: porcupine says %s", prefix, res)
+}
+
+// checkMinority (checks 4 and 5): while partitioned, the minority refuses quorum-backed requests
+// with UNAVAILABLE within refusalBound, and keeps issuing server-side IDs.
+func checkMinority(t *testing.T, attempts []attempt, minority []string, partitionAt, healAt time.Time) {
+	t.Helper()
+	var worst time.Duration
+	refusals := map[string]int{}
+	serverSide := map[string]int{}
+	for _, a := range attempts {
+		if !slices.Contains(minority, a.node) || !a.end.After(partitionAt) || !a.end.Before(healAt) {
+			continue
+		}
+		startedAfter := !a.start.Before(partitionAt)
+		if !a.kind.raftBacked() {
+			if startedAfter {
+				if a.code != codes.OK {
+					t.Errorf("minority node %s failed a server-side request during the partition: %s", a.node, a.code)
+				}
+				serverSide[a.node]++
+			}
+			continue
+		}
+		if a.code == codes.OK {
+			if startedAfter {
+				t.Errorf("minority node %s granted a %s request started %v into the partition", a.node, a.kind, a.start.Sub(partitionAt))
+			}
+			continue
+		}
+		if a.code != codes.Unavailable {
+			t.Errorf("minority node %s answered a %s request with %s, not UNAVAILABLE, after %v", a.node, a.kind, a.code, a.end.Sub(a.start))
+			continue
+		}
+		refusals[a.node]++
+		took := a.end.Sub(a.start)
+		if !startedAfter {
+			took = a.end.Sub(partitionAt)
+		}
+		worst = max(worst, took)
+		if took > refusalBound {
+			t.Errorf("minority node %s took %v to refuse a %s request (bound %v)", a.node, took, a.kind, refusalBound)
+		}
+	}
+	for _, tag := range minority {
+		if refusals[tag] == 0 {
+			t.Errorf("minority node %s refused nothing during the partition", tag)
+		}
+		if serverSide[tag] == 0 {
+			t.Errorf("minority node %s issued no server-side IDs during the partition", tag)
+		}
+	}
+	t.Logf("unavailable_ms=%d (slowest of %v refusals on minority %v; server-side answers there %v)", worst.Milliseconds(), refusals, minority, serverSide)
+}
+
+func logSummary(t *testing.T, attempts []attempt, ids []identityOp, items []serverID, hilo []hiloGrant) {
+	t.Helper()
+	codesSeen := map[string]int{}
+	for _, a := range attempts {
+		codesSeen[a.code.String()]++
+	}
+	known, unknown := 0, 0
+	for _, op := range ids {
+		if op.known {
+			known++
+		} else {
+			unknown++
+		}
+	}
+	t.Logf("attempts %d %v; identity operations %d acknowledged, %d unknown; server-side IDs %d; HiLo ranges %d",
+		len(attempts), codesSeen, known, unknown, len(items), len(hilo))
+}
+
+// TestLinearizabilityCheckerRejects shows the identity check is not vacuous: porcupine with
+// identityModel rejects histories a broken service could produce, and accepts the ones an
+// unknown outcome legitimately explains.
+func TestLinearizabilityCheckerRejects(t *testing.T) {
+	known := func(client int, call, ret, count, first, last int64) porcupine.Operation {
+		return porcupine.Operation{ClientId: client, Input: identityInput{count}, Call: call, Return: ret,
+			Output: identityOutput{known: true, first: first, last: last}}
+	}
+	unknown := func(client int, call, count int64) porcupine.Operation {
+		return porcupine.Operation{ClientId: client, Input: identityInput{count}, Call: call, Return: unknownReturn,
+			Output: identityOutput{}}
+	}
+	cases := []struct {
+		name string
+		hist []porcupine.Operation
+		want porcupine.CheckResult
+	}{
+		{"the same value twice, concurrently", []porcupine.Operation{
+			known(0, 0, 10, 1, 1, 1), known(1, 0, 10, 1, 1, 1),
+		}, porcupine.Illegal},
+		{"the same value twice, sequentially", []porcupine.Operation{
+			known(0, 0, 10, 1, 1, 1), known(1, 20, 30, 1, 1, 1),
+		}, porcupine.Illegal},
+		{"a later operation gets a smaller value", []porcupine.Operation{
+			known(0, 0, 10, 1, 1, 1), known(1, 20, 30, 1, 2, 2), known(0, 40, 50, 1, 3, 3),
+			known(1, 60, 70, 1, 2, 2),
+		}, porcupine.Illegal},
+		{"real-time order inverted", []porcupine.Operation{
+			known(0, 0, 10, 1, 2, 2), known(1, 20, 30, 1, 1, 1),
+		}, porcupine.Illegal},
+		{"overlapping blocks", []porcupine.Operation{
+			known(0, 0, 10, 3, 1, 3), known(1, 0, 10, 2, 3, 4),
+		}, porcupine.Illegal},
+		{"a gap no operation explains", []porcupine.Operation{
+			known(0, 0, 10, 1, 1, 1), known(1, 20, 30, 1, 4, 4),
+		}, porcupine.Illegal},
+		{"a gap bigger than the unknown operation", []porcupine.Operation{
+			known(0, 0, 10, 1, 1, 1), unknown(2, 5, 1), known(1, 20, 30, 1, 4, 4),
+		}, porcupine.Illegal},
+		{"an unknown operation called after the gap it would explain", []porcupine.Operation{
+			known(0, 0, 10, 1, 1, 1), known(1, 20, 30, 1, 4, 4), unknown(2, 40, 2),
+		}, porcupine.Illegal},
+		{"a gap explained by an unknown operation that happened", []porcupine.Operation{
+			known(0, 0, 10, 1, 1, 1), unknown(2, 5, 2), known(1, 20, 30, 1, 4, 4),
+		}, porcupine.Ok},
+		{"an unknown operation that did not happen", []porcupine.Operation{
+			known(0, 0, 10, 1, 1, 1), unknown(2, 5, 2), known(1, 20, 30, 1, 2, 2),
+		}, porcupine.Ok},
+		{"concurrent operations in either order", []porcupine.Operation{
+			known(0, 0, 30, 2, 2, 3), known(1, 5, 10, 1, 1, 1), known(2, 40, 50, 3, 4, 6),
+		}, porcupine.Ok},
+	}
+	model := identityModel.ToModel()
+	for _, tc := range cases {
+		if got := porcupine.CheckOperationsTimeout(model, tc.hist, 10*time.Second); got != tc.want {
+			t.Errorf("%s: porcupine says %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestClusterHarness checks the harness itself: partitions cut Raft and forwarding both ways,
+// break forwarding connections that exist, heal restores everything, and once a cluster's
+// cleanup has run nothing it started is still running.
+func TestClusterHarness(t *testing.T) {
+	t.Run("partition and heal", testHarnessPartitionHeal)
+	// The subtest's cleanups have run: no goroutine of the nodes may be left.
+	waitFor(t, "the cluster's goroutines to exit", 10*time.Second, func() (bool, string) {
+		left := leftoverGoroutines()
+		return len(left) == 0, fmt.Sprintf("%d left:\n%s", len(left), strings.Join(left, "\n\n"))
+	})
+}
+
+func testHarnessPartitionHeal(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(convergeTimeout, c.Tags()...)
+	follower := without(c.Tags(), leader)[0]
+	fc := idnodev1.NewIdServiceClient(c.Dial(t, follower))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	call := func() (*idnodev1.NextIdentityResponse, error) {
+		ctx, cancel := context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+		return fc.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "h"})
+	}
+	// A forwarded call opens the follower's connection to the leader.
+	if _, err := call(); err != nil {
+		t.Fatalf("identity through follower %s: %v", follower, err)
+	}
+	if n := c.Net.Live(follower, leader); n != 1 {
+		t.Fatalf("%d live connections %s→%s after forwarding, want 1", n, follower, leader)
+	}
+
+	c.Partition([]string{follower}, without(c.Tags(), follower))
+	if n := c.Net.Live(follower, leader); n != 0 {
+		t.Errorf("%d live connections %s→%s after the partition, want 0", n, follower, leader)
+	}
+	if c.Net.Reachable(follower, leader) || c.Net.Reachable(leader, follower) {
+		t.Errorf("%s and %s still reach each other", follower, leader)
+	}
+	start := time.Now()
+	_, err := call()
+	if status.Code(err) != codes.Unavailable {
+		t.Errorf("identity on isolated follower %s: %v, want UNAVAILABLE", follower, err)
+	}
+	t.Logf("isolated follower refused in %v: %v", time.Since(start).Round(time.Millisecond), err)
+	// The follower's next attempts to reach the leader are refused at dial time.
+	waitFor(t, "a refused dial from the isolated follower", convergeTimeout, func() (bool, string) {
+		if c.Net.Refused(follower, leader) > 0 {
+			return true, ""
+		}
+		_, err := call()
+		return false, fmt.Sprintf("no refused dial yet; last call: %v", err)
+	})
+	c.waitLeader(convergeTimeout, without(c.Tags(), follower)...)
+	// Server-side IDs keep working on the isolated node.
+	if _, err := fc.Generate(ctx, &idnodev1.GenerateRequest{Id: "h/"}); err != nil {
+		t.Errorf("server-side ID on isolated follower %s: %v", follower, err)
+	}
+	waitFor(t, "the isolated follower to lose its leader", convergeTimeout, func() (bool, string) {
+		st, err := c.Status(follower)
+		if err != nil {
+			return false, err.Error()
+		}
+		return st.GetLeader() == "", "still sees leader " + st.GetLeader()
+	})
+	waitFor(t, "the isolated follower's health to say NOT_SERVING", convergeTimeout, func() (bool, string) {
+		st, err := c.Health(follower, "")
+		return err == nil && st == healthpb.HealthCheckResponse_NOT_SERVING, fmt.Sprint(st, err)
+	})
+
+	c.Heal()
+	healAt := time.Now()
+	c.waitLeader(convergeTimeout, c.Tags()...)
+	c.waitServing(convergeTimeout, c.Tags()...)
+	// Forwarding comes back once gRPC redials (see TestClusterForwardingAfterHeal for how long
+	// that takes); here it only has to come back.
+	var resp *idnodev1.NextIdentityResponse
+	waitFor(t, "an identity through the healed follower", convergeTimeout, func() (bool, string) {
+		resp, err = call()
+		return err == nil, fmt.Sprint(err)
+	})
+	t.Logf("forwarding from the healed follower works %v after the heal", time.Since(healAt).Round(time.Millisecond))
+	if resp.GetFirst() < 2 {
+		t.Errorf("identity after the heal is %d, want at least 2", resp.GetFirst())
+	}
+}
+
+// leftoverGoroutines returns the stacks of goroutines running code of this module, Raft or
+// gRPC, other than the caller's.
+func leftoverGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var left []string
+	for i, g := range strings.Split(string(buf), "\n\n") {
+		if i == 0 { // the caller
+			continue
+		}
+		if strings.Contains(g, "github.com/idnode/idnode/") || strings.Contains(g, "github.com/hashicorp/raft") ||
+			strings.Contains(g, "google.golang.org/grpc") {
+			left = append(left, g)
+		}
+	}
+	return left
+}
+
+// TestClusterForwardingAfterHeal guards against a bug once in server/peers.go: after a follower was cut
+// off from the leader for a while, it keeps refusing identities for seconds after the network
+// heals and its health is SERVING again, because its gRPC connection to the leader waits out
+// gRPC's default reconnect backoff (1 s growing ×1.6 up to 120 s). server/peers.go caps the
+// backoff; this test failed before that.
+func TestClusterForwardingAfterHeal(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(convergeTimeout, c.Tags()...)
+	follower := without(c.Tags(), leader)[0]
+	fc := idnodev1.NewIdServiceClient(c.Dial(t, follower))
+	call := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		_, err := fc.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "h"})
+		return err
+	}
+	if err := call(); err != nil {
+		t.Fatalf("identity through follower %s: %v", follower, err)
+	}
+	c.Partition([]string{follower}, without(c.Tags(), follower))
+	if err := call(); status.Code(err) != codes.Unavailable {
+		t.Fatalf("identity on isolated follower %s: %v, want UNAVAILABLE", follower, err)
+	}
+	// gRPC redials on its own, backing off; with its default backoff five refused dials put the
+	// next one some 5 to 8 s away.
+	waitFor(t, "five refused dials from the isolated follower", 30*time.Second, func() (bool, string) {
+		n := c.Net.Refused(follower, leader)
+		return n >= 5, fmt.Sprintf("%d refused dials", n)
+	})
+	c.Heal()
+	healAt := time.Now()
+	refusedDials := c.Net.Refused(follower, leader)
+	c.waitLeader(convergeTimeout, c.Tags()...)
+	c.waitServing(convergeTimeout, c.Tags()...)
+	serving := time.Now()
+	refusals := 0
+	var lastErr error
+	for {
+		err := call()
+		if err == nil {
+			break
+		}
+		lastErr = err
+		refusals++
+		if time.Since(serving) > time.Minute {
+			t.Fatalf("the healed follower still refuses a minute after SERVING: %v", lastErr)
+		}
+		time.Sleep(harnessPoll) // a client retrying
+	}
+	took := time.Since(serving)
+	// The refusals after the heal repeat the last dial error of the partition: no new dial
+	// was refused (the network lets every dial through now), gRPC just had not redialled.
+	t.Logf("health SERVING %v after the heal; identities through the follower work %v after that (%d refusals in between, the last: %v; dials refused by the network: %d at the heal, %d now)",
+		serving.Sub(healAt).Round(time.Millisecond), took.Round(time.Millisecond), refusals, lastErr, refusedDials, c.Net.Refused(follower, leader))
+	if took > refusalBound {
+		t.Errorf("the healed follower reported SERVING but refused identities for %v afterwards", took.Round(time.Millisecond))
+	}
+}

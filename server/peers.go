@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+// Dialer opens a connection to another node's gRPC address. Tests replace it to cut links.
+type Dialer func(ctx context.Context, addr string) (net.Conn, error)
+
+// peers keeps one gRPC connection per other node, created on first use and reused, so
+// forwarding costs no handshake per call.
+type peers struct {
+	dial  Dialer
+	creds credentials.TransportCredentials
+	mu    sync.Mutex
+	conns map[string]*grpc.ClientConn
+}
+
+// newPeers dials with mutual TLS when tlsCfg is set (the node's certificate and the CA).
+func newPeers(dial Dialer, tlsCfg *tls.Config) *peers {
+	creds := insecure.NewCredentials()
+	if tlsCfg != nil {
+		creds = credentials.NewTLS(tlsCfg)
+	}
+	return &peers{dial: dial, creds: creds, conns: make(map[string]*grpc.ClientConn)}
+}
+
+func (p *peers) conn(addr string) (*grpc.ClientConn, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c, ok := p.conns[addr]; ok {
+		return c, nil
+	}
+	opts := []grpc.DialOption{
+		grpc.WithTransportCredentials(p.creds),
+		// grpc-go's default reconnect backoff grows to 2 minutes; while it waits, calls fail
+		// at once with the stale dial error. Keep retries within about one election timeout
+		// so a follower relays again promptly once a partition heals.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 500 * time.Millisecond},
+			MinConnectTimeout: time.Second,
+		}),
+	}
+	if p.dial != nil {
+		opts = append(opts, grpc.WithContextDialer(p.dial))
+	}
+	c, err := grpc.NewClient("passthrough:///"+addr, opts...)
+	if err != nil {
+		return nil, err
+	}
+	p.conns[addr] = c
+	return c, nil
+}
+
+func (p *peers) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for addr, c := range p.conns {
+		c.Close()
+		delete(p.conns, addr)
+	}
+}

@@ -1,0 +1,165 @@
+// Package server implements idnode's gRPC services on top of a cluster.Node: it classifies
+// requests, answers local strategies (semantic, GUID, server-side) on its own, and sends the
+// Raft-backed ones (identities, HiLo) through the leader.
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/hilo"
+	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/nodestate"
+	relayv1 "github.com/idnode/idnode/proto/idnode/relay/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// relayInFlight lets a follower have a few relay calls under way: the leader merges them into
+// its own batches anyway, and a caller arriving mid-call need not wait for it to return.
+const relayInFlight = 4
+
+// Config is what the server needs besides its collaborators.
+type Config struct {
+	Tag         string // this node's tag, e.g. "A"
+	GRPCAddress string // address other nodes and clients reach this node's gRPC server at
+	RaftAddress string // this node's advertised Raft address, for the registry
+	Separator   rune
+	MaxCount    int64 // largest count per call
+	HiLo        hilo.Policy
+	Identity    identity.Options
+	Now         func() time.Time
+	Logger      *slog.Logger
+	// State is this node's identity from its data dir; SaveState persists it when the
+	// cluster accepts the node.
+	State     nodestate.State
+	SaveState func(nodestate.State) error
+	// Dial connects to other nodes; nil means plain TCP.
+	Dial Dialer
+	// PeerTLS, when set, is the mutual TLS this node speaks to other nodes' gRPC
+	// (tlsconfig.Node.Peer); nil means plaintext.
+	PeerTLS *tls.Config
+	// AdminToken, when set, is the bearer token admin calls must carry (see auth.go). The node
+	// sends it on its own admin calls (registering itself).
+	AdminToken string
+	// Observer, when set, is told what the node hands out and refuses (metrics).
+	Observer Observer
+}
+
+// Server holds the gRPC services of one node.
+type Server struct {
+	idnodev1.UnimplementedIdServiceServer
+	idnodev1.UnimplementedClusterServiceServer
+
+	cfg   Config
+	node  *cluster.Node
+	etags *etag.Counter
+	// leaderBatch commits identity batches to Raft on the leader; relayBatch sends a
+	// follower's batches to the leader. See relay.go.
+	leaderBatch *identity.Batcher
+	relayBatch  *identity.Batcher
+	health      *health.Server
+	peers       *peers
+	log         *slog.Logger
+
+	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
+	// until then no server-side IDs (see nodestate).
+	registered atomic.Bool
+	regProblem atomic.Pointer[string]
+
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+}
+
+// New builds the server; Register puts it on a grpc.Server and Start begins its background
+// work (self-registration, health).
+func New(cfg Config, node *cluster.Node, etags *etag.Counter) *Server {
+	if cfg.Separator == 0 {
+		cfg.Separator = docid.DefaultSeparator
+	}
+	if cfg.MaxCount < 1 {
+		cfg.MaxCount = docid.DefaultMaxCount
+	}
+	if cfg.HiLo == (hilo.Policy{}) {
+		cfg.HiLo = hilo.DefaultPolicy
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.SaveState == nil {
+		cfg.SaveState = func(nodestate.State) error { return nil }
+	}
+	s := &Server{
+		cfg:         cfg,
+		node:        node,
+		etags:       etags,
+		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, cfg.Identity),
+		health:      health.NewServer(),
+		peers:       newPeers(cfg.Dial, cfg.PeerTLS),
+		log:         cfg.Logger,
+	}
+	relayOpts := cfg.Identity
+	if relayOpts.MaxInFlight == 0 && relayOpts.MaxBatch != 1 {
+		relayOpts.MaxInFlight = relayInFlight
+	}
+	s.relayBatch = identity.NewBatcher(relayCommitter{s}, relayOpts)
+	s.registered.Store(cfg.State.Registered)
+	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
+	// first real check.
+	for _, name := range []string{"", HealthIdService, HealthLocal, HealthConsensus} {
+		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_NOT_SERVING)
+	}
+	return s
+}
+
+// ServerOptions are the options the grpc.Server given to Register must be created with.
+func (s *Server) ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(s.answerTrailer, s.authorize, s.observe),
+		grpc.ChainStreamInterceptor(s.authorizeStream),
+	}
+}
+
+// Register adds IdService, ClusterService, health and reflection to gs.
+func (s *Server) Register(gs *grpc.Server) {
+	idnodev1.RegisterIdServiceServer(gs, s)
+	idnodev1.RegisterClusterServiceServer(gs, s)
+	relayv1.RegisterRelayServer(gs, relayService{s: s})
+	healthpb.RegisterHealthServer(gs, s.health)
+	reflection.Register(gs)
+}
+
+// Start runs the background loops until Close.
+func (s *Server) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stop = cancel
+	s.wg.Add(2)
+	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
+	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
+}
+
+// Close stops the background loops and the identity batcher; the grpc.Server is the caller's.
+func (s *Server) Close() {
+	if s.stop != nil {
+		s.stop()
+	}
+	s.wg.Wait()
+	s.health.Shutdown()
+	s.leaderBatch.Close()
+	s.relayBatch.Close()
+	s.peers.close()
+}

@@ -1,0 +1,377 @@
+package e2e
+
+// The chaos suite's clients: concurrent callers of every strategy, each as a careful
+// application would be, recording everything they are told in a history.Recorder.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/history"
+)
+
+const (
+	chaosIdentityWorkers = 4 // homes A, B, C, A; the fourth spells the prefix "Orders"
+	chaosHiLoWorkers     = 2 // both on one tag: their ranges must never meet
+	chaosPace            = 5 * time.Millisecond
+	chaosHiLoPace        = 40 * time.Millisecond
+	chaosLocalPace       = 20 * time.Millisecond // server-side IDs and GUIDs
+	chaosAttempt         = 2 * time.Second       // one attempt; then the next node is tried
+	chaosOpBudget        = 40 * time.Second      // one logical call, all retries included
+	chaosBackoffMin      = 20 * time.Millisecond
+	chaosBackoffMax      = 250 * time.Millisecond
+	chaosMaxOps          = 50_000 // per worker and schedule: a bound, never reached in practice
+	chaosMaxErrors       = 20     // unexpected errors kept for the report
+
+	chaosPrefix   = "orders"   // identity counter (Generate "orders|" and NextIdentity "orders")
+	chaosHiLoTag  = "invoices" // HiLo tag
+	chaosSSPrefix = "users"    // server-side IDs
+)
+
+// chaosClient makes the calls of one cluster's clients.
+type chaosClient struct {
+	*chaosConns
+	runID  string
+	reqSeq atomic.Int64
+}
+
+func (c *chaosClient) requestID() string {
+	return fmt.Sprintf("chaos-%s-%d", c.runID, c.reqSeq.Add(1))
+}
+
+// errChaosGaveUp: a logical call found no node that answered within chaosOpBudget.
+var errChaosGaveUp = errors.New("no answer within the budget")
+
+// identity is one logical identity request for count values, recorded in rec as one
+// operation: Generate(prefix|) when viaGenerate, else NextIdentity(prefix), with one
+// request_id, tried on the nodes in turn from home, retried on UNAVAILABLE and
+// DEADLINE_EXCEEDED with backoff, for at most budget or until stop is closed and the budget
+// is spent. Without an answer it is recorded as unknown and errChaosGaveUp is returned (the
+// values may have been used). Any other error is unexpected and returned.
+func (c *chaosClient) identity(rec *history.Recorder, prefix string, count int64, viaGenerate bool, home int, budget time.Duration) (first, last int64, err error) {
+	reqID := c.requestID()
+	op := rec.BeginIdentity(prefix, count)
+	deadline := time.Now().Add(budget)
+	backoff := chaosBackoffMin
+	for attempt := 0; ; attempt++ {
+		tag := chaosNodes[(home+attempt)%len(chaosNodes)].tag
+		if attempt > 0 {
+			op.Retry()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), min(chaosAttempt, max(time.Until(deadline), time.Millisecond)))
+		if viaGenerate {
+			var resp *idnodev1.GenerateResponse
+			resp, err = c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: prefix + "|", Count: count, RequestId: reqID})
+			if err == nil {
+				first, last, err = parseIdentities(resp.GetIds(), prefix, count)
+				if err != nil {
+					err = fmt.Errorf("via %s: %w", tag, err)
+				}
+			}
+		} else {
+			var resp *idnodev1.NextIdentityResponse
+			resp, err = c.ids[tag].NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: prefix, Count: count, RequestId: reqID})
+			if err == nil {
+				first, last = resp.GetFirst(), resp.GetLast()
+				if first < 1 || last-first+1 != count {
+					err = fmt.Errorf("NextIdentity(%s, count %d) via %s = [%d, %d]", prefix, count, tag, first, last)
+				}
+			}
+		}
+		cancel()
+		switch {
+		case err == nil:
+			op.Done(first, last)
+			return first, last, nil
+		case !retryable(err):
+			op.Unknown()
+			return 0, 0, fmt.Errorf("identity %s| count %d via %s: %w", prefix, count, tag, err)
+		case time.Now().After(deadline) || attempt >= 10_000:
+			op.Unknown()
+			return 0, 0, fmt.Errorf("identity %s| count %d after %d attempts (last via %s: %v): %w", prefix, count, attempt+1, tag, err, errChaosGaveUp)
+		}
+		time.Sleep(backoff) // retry backoff
+		backoff = min(2*backoff, chaosBackoffMax)
+	}
+}
+
+// hiloState is what a HiLo client remembers from its previous range.
+type hiloState struct {
+	lastSize, lastAt, lastMax int64
+}
+
+// nextHiLo reserves one range of tag (one request_id, retried over the nodes like identity)
+// and records it. The granted range must start above st.lastMax.
+func (c *chaosClient) nextHiLo(rec *history.Recorder, tag string, st *hiloState, home int, budget time.Duration) (*idnodev1.NextHiLoResponse, error) {
+	req := &idnodev1.NextHiLoRequest{Tag: tag, LastBatchSize: st.lastSize, LastRangeAt: st.lastAt, LastMax: st.lastMax, RequestId: c.requestID()}
+	deadline := time.Now().Add(budget)
+	backoff := chaosBackoffMin
+	for attempt := 0; ; attempt++ {
+		via := chaosNodes[(home+attempt)%len(chaosNodes)].tag
+		ctx, cancel := context.WithTimeout(context.Background(), min(chaosAttempt, max(time.Until(deadline), time.Millisecond)))
+		resp, err := c.ids[via].NextHiLo(ctx, req)
+		cancel()
+		switch {
+		case err == nil:
+			if resp.GetLow() <= st.lastMax || resp.GetHigh() < resp.GetLow() || resp.GetPrefix() != tag+"/" || !validNodeTag(resp.GetServerTag()) {
+				return nil, fmt.Errorf("NextHiLo(%s, last_max %d) via %s = %v: want a range above last_max, prefix %s/ and a node tag", tag, st.lastMax, via, resp, tag)
+			}
+			rec.HiLoRange(tag, resp.GetLow(), resp.GetHigh())
+			st.lastSize, st.lastAt, st.lastMax = resp.GetLastSize(), resp.GetLastRangeAt(), resp.GetHigh()
+			return resp, nil
+		case !retryable(err):
+			return nil, fmt.Errorf("NextHiLo(%s) via %s: %w", tag, via, err)
+		case time.Now().After(deadline) || attempt >= 10_000:
+			return nil, fmt.Errorf("NextHiLo(%s) after %d attempts (last via %s: %v): %w", tag, attempt+1, via, err, errChaosGaveUp)
+		}
+		time.Sleep(backoff) // retry backoff
+		backoff = min(2*backoff, chaosBackoffMax)
+	}
+}
+
+func validNodeTag(s string) bool {
+	if len(s) < 1 || len(s) > 4 {
+		return false
+	}
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// serverSide asks node tag, and only it, for count server-side IDs and records them. They
+// must carry the node's own tag: a server-side ID is never asked of another node in its place.
+func (c *chaosClient) serverSide(rec *history.Recorder, tag string, count int64, timeout time.Duration) error {
+	call := rec.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	resp, err := c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: chaosSSPrefix + "/", Count: count})
+	cancel()
+	if err != nil {
+		return fmt.Errorf("Generate(%s/) via %s: %w", chaosSSPrefix, tag, err)
+	}
+	if int64(len(resp.GetIds())) != count {
+		return fmt.Errorf("Generate(%s/, count %d) via %s = %q", chaosSSPrefix, count, tag, resp.GetIds())
+	}
+	for _, id := range resp.GetIds() {
+		p, gotTag, etag, err := history.ParseServerSideID(id, '/')
+		if err != nil {
+			return err
+		}
+		if p != chaosSSPrefix || gotTag != tag {
+			return fmt.Errorf("Generate(%s/) via %s = %q: want prefix %s and node tag %s", chaosSSPrefix, tag, id, chaosSSPrefix, tag)
+		}
+		rec.ServerSideID(call, id, gotTag, etag)
+	}
+	return nil
+}
+
+// guid asks node tag for a GUID (v7, or v4 when v4) and records it.
+func (c *chaosClient) guid(rec *history.Recorder, tag string, v4 bool, timeout time.Duration) error {
+	req := &idnodev1.GenerateRequest{Id: ""}
+	want := uuid.Version(7)
+	if v4 {
+		req.GuidVersion, want = idnodev1.GuidVersion_GUID_VERSION_V4, 4
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	resp, err := c.ids[tag].Generate(ctx, req)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("Generate(GUID) via %s: %w", tag, err)
+	}
+	if len(resp.GetIds()) != 1 {
+		return fmt.Errorf("Generate(GUID) via %s = %q, want one", tag, resp.GetIds())
+	}
+	g := resp.GetIds()[0]
+	u, err := uuid.Parse(g)
+	if err != nil || u.String() != g || u.Version() != want {
+		return fmt.Errorf("Generate(GUID) via %s = %q: want a canonical lower-case UUIDv%d (%v)", tag, g, want, err)
+	}
+	rec.GUID(g)
+	return nil
+}
+
+// chaosLoad is the clients of one schedule, running until stopped.
+type chaosLoad struct {
+	c    *chaosClient
+	rec  *history.Recorder
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+
+	identityOps atomic.Int64 // acknowledged identity operations
+	gaveUp      atomic.Int64 // identity and HiLo calls that ran out of budget
+	hiloRanges  atomic.Int64
+	localErrs   atomic.Int64    // server-side and GUID calls refused or unanswered (a node down)
+	serverSide  [3]atomic.Int64 // server-side IDs received, per node (A, B, C)
+	guids       [3]atomic.Int64 // GUIDs received, per node
+
+	mu   sync.Mutex
+	errs []error // unexpected: a wrong answer, a code no client should see
+}
+
+func (ld *chaosLoad) fail(err error) {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	if len(ld.errs) < chaosMaxErrors {
+		ld.errs = append(ld.errs, err)
+	}
+}
+
+func (ld *chaosLoad) errors() []error {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	return append([]error(nil), ld.errs...)
+}
+
+func (ld *chaosLoad) stopped() bool {
+	select {
+	case <-ld.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// pause sleeps d unless the load is stopped first; it reports whether to go on.
+func (ld *chaosLoad) pause(d time.Duration) bool {
+	select {
+	case <-ld.stop:
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+// startChaosLoad starts every client:
+//   - identity workers alternating Generate("orders|") and NextIdentity("orders") with
+//     count 1, 2, 3, each starting at its own node and moving on with the same request_id;
+//   - HiLo workers on one tag, each sending back its previous range (last_* fields);
+//   - one local worker per node, asking only that node, in turn, for server-side IDs (no
+//     retry elsewhere: an ID names the node that issued it) and GUIDs.
+func startChaosLoad(c *chaosClient, rec *history.Recorder) *chaosLoad {
+	ld := &chaosLoad{c: c, rec: rec, stop: make(chan struct{})}
+	for w := range chaosIdentityWorkers {
+		prefix := chaosPrefix
+		if w == 3 {
+			prefix = "Orders" // the same counter, spelt differently (DESIGN §1)
+		}
+		ld.wg.Go(func() {
+			for i := 0; i < chaosMaxOps && !ld.stopped(); i++ {
+				count := int64(1 + (i+w)%3)
+				_, _, err := c.identity(rec, prefix, count, i%2 == 0, w%len(chaosNodes), chaosOpBudget)
+				switch {
+				case err == nil:
+					ld.identityOps.Add(1)
+				case errors.Is(err, errChaosGaveUp):
+					ld.gaveUp.Add(1)
+				default:
+					ld.fail(fmt.Errorf("identity worker %d: %w", w, err))
+				}
+				if !ld.pause(chaosPace) {
+					return
+				}
+			}
+		})
+	}
+	for w := range chaosHiLoWorkers {
+		ld.wg.Go(func() {
+			var st hiloState
+			for i := 0; i < chaosMaxOps && !ld.stopped(); i++ {
+				_, err := c.nextHiLo(rec, chaosHiLoTag, &st, (w+1)%len(chaosNodes), chaosOpBudget)
+				switch {
+				case err == nil:
+					ld.hiloRanges.Add(1)
+				case errors.Is(err, errChaosGaveUp):
+					ld.gaveUp.Add(1)
+				default:
+					ld.fail(fmt.Errorf("HiLo worker %d: %w", w, err))
+				}
+				if !ld.pause(chaosHiLoPace) {
+					return
+				}
+			}
+		})
+	}
+	for i, n := range chaosNodes {
+		ld.wg.Go(func() {
+			for j := 0; j < chaosMaxOps && !ld.stopped(); j++ {
+				var err error
+				if j%2 == 0 {
+					count := int64(1 + j/2%2)
+					if err = c.serverSide(rec, n.tag, count, chaosAttempt); err == nil {
+						ld.serverSide[i].Add(count)
+					}
+				} else if err = c.guid(rec, n.tag, j%4 == 3, chaosAttempt); err == nil {
+					ld.guids[i].Add(1)
+				}
+				switch {
+				case err == nil:
+				case retryable(err):
+					ld.localErrs.Add(1) // the node is down, paused or restarting
+				default:
+					ld.fail(fmt.Errorf("local worker %s: %w", n.tag, err))
+				}
+				if !ld.pause(chaosLocalPace) {
+					return
+				}
+			}
+		})
+	}
+	return ld
+}
+
+// finish stops the clients and waits for the calls in flight (each ends within its budget).
+func (ld *chaosLoad) finish(t testing.TB) {
+	t.Helper()
+	ld.once.Do(func() { close(ld.stop) })
+	done := make(chan struct{})
+	go func() { ld.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(chaosOpBudget + 10*time.Second):
+		t.Errorf("the chaos clients did not stop within %v", chaosOpBudget+10*time.Second)
+	}
+}
+
+// chaosCounts is a progress snapshot.
+type chaosCounts struct {
+	identities, hilo  int64
+	serverSide, guids [3]int64
+}
+
+func (ld *chaosLoad) counts() chaosCounts {
+	var c chaosCounts
+	c.identities, c.hilo = ld.identityOps.Load(), ld.hiloRanges.Load()
+	for i := range c.serverSide {
+		c.serverSide[i], c.guids[i] = ld.serverSide[i].Load(), ld.guids[i].Load()
+	}
+	return c
+}
+
+func (c chaosCounts) String() string {
+	return fmt.Sprintf("identity ops %d, HiLo ranges %d, server-side IDs A/B/C %d/%d/%d, GUIDs A/B/C %d/%d/%d",
+		c.identities, c.hilo, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
+}
+
+// nodeIndex is the position of tag in chaosNodes.
+func nodeIndex(tag string) int {
+	for i, n := range chaosNodes {
+		if n.tag == tag {
+			return i
+		}
+	}
+	panic("chaos: no node " + tag)
+}
+
+func joinTags(tags []string) string { return strings.Join(tags, ",") }

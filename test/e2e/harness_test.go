@@ -1,0 +1,523 @@
+// Package e2e runs the real idnode binary as separate processes and talks to it over gRPC:
+// no fakes, no in-process servers. The helpers here are shared by the single-node tests and
+// the cluster tests.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// Time limits. Every wait in this package is bounded by one of these.
+const (
+	buildTimeout   = 3 * time.Minute  // go build of the daemon (cold cache)
+	serveTimeout   = 20 * time.Second // start (or restart) until health says SERVING
+	stopTimeout    = 10 * time.Second // SIGTERM until the process has exited
+	killTimeout    = 10 * time.Second // SIGKILL until the process has been reaped
+	rpcTimeout     = 5 * time.Second  // one RPC in a test
+	pollInterval   = 20 * time.Millisecond
+	maxLogBytes    = 256 << 10 // per node; older output is dropped
+	moduleName     = "github.com/idnode/idnode"
+	daemonPackage  = "./cmd/idnode"
+	binaryBaseName = "idnode"
+)
+
+var (
+	buildOnce sync.Once
+	buildDir  string // temp dir holding the binary; removed by TestMain
+	buildPath string
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// repoRoot finds the module root from the test's working directory (test/e2e → ../..) and
+// checks that it really is this module.
+func repoRoot() (string, error) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return "", err
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "", fmt.Errorf("repo root %s: %w", root, err)
+	}
+	if !bytes.Contains(mod, []byte("module "+moduleName+"\n")) {
+		return "", fmt.Errorf("%s/go.mod is not module %s", root, moduleName)
+	}
+	return root, nil
+}
+
+// buildIdnode builds ./cmd/idnode once per test binary run and returns the binary's path.
+func buildIdnode(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		root, err := repoRoot()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildDir, err = os.MkdirTemp("", "idnode-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildPath = filepath.Join(buildDir, binaryBaseName)
+		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", buildPath, daemonPackage)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build %s: %w\n%s", daemonPackage, err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building idnode: %v", buildErr)
+	}
+	return buildPath
+}
+
+var (
+	portsMu   sync.Mutex
+	portsUsed = map[int]bool{}
+)
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago and that no other call
+// in this test binary has returned.
+func freePort(t testing.TB) int {
+	t.Helper()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("freePort: %v", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		if err := l.Close(); err != nil {
+			t.Fatalf("freePort: %v", err)
+		}
+		portsMu.Lock()
+		dup := portsUsed[port]
+		portsUsed[port] = true
+		portsMu.Unlock()
+		if !dup {
+			return port
+		}
+	}
+	t.Fatalf("freePort: no fresh port after 100 tries")
+	return 0
+}
+
+// freeAddr is freePort as "127.0.0.1:port".
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	return fmt.Sprintf("127.0.0.1:%d", freePort(t))
+}
+
+// nodeOpts says how to start one idnode process. Zero fields get defaults.
+type nodeOpts struct {
+	Tag      string   // --tag; default "A"
+	DataDir  string   // --data-dir; default a fresh t.TempDir()
+	GRPCAddr string   // --grpc-addr; default a free 127.0.0.1 port
+	RaftAddr string   // --raft-addr; default a free port, or none when Peers is set (the daemon takes its entry)
+	Peers    string   // --peers TAG=host:port,...; empty for a single-node cluster
+	Extra    []string // further flags, appended as given
+	Env      []string // KEY=VALUE added to the environment (IDNODE_* of the parent are always dropped)
+	Dir      string   // working directory; default a fresh t.TempDir()
+
+	// RawArgs, when non-nil, is the whole argument list, replacing every flag above. GRPCAddr
+	// must then still say where the node will serve (e.g. the default 127.0.0.1:7070).
+	RawArgs []string
+}
+
+// proc is one idnode process, restartable with the same arguments and data dir.
+type proc struct {
+	t    testing.TB
+	bin  string
+	opts nodeOpts
+	args []string
+	env  []string
+	logs *logBuffer
+
+	// Where the node serves, from opts after defaults.
+	Tag      string
+	GRPCAddr string
+	RaftAddr string
+	DataDir  string
+
+	mu    sync.Mutex
+	cmd   *exec.Cmd     // nil before the first start
+	done  chan struct{} // closed when cmd has been reaped
+	state *os.ProcessState
+	runs  int
+}
+
+// startNode starts the daemon and registers a cleanup that kills it (and shows its output if
+// the test failed). It does not wait for the node to serve: see waitServing.
+func startNode(t testing.TB, opts nodeOpts) *proc {
+	t.Helper()
+	bin := buildIdnode(t)
+	if opts.Tag == "" {
+		opts.Tag = "A"
+	}
+	if opts.Dir == "" {
+		opts.Dir = t.TempDir()
+	}
+	if opts.RawArgs == nil {
+		if opts.DataDir == "" {
+			opts.DataDir = t.TempDir()
+		}
+		if opts.GRPCAddr == "" {
+			opts.GRPCAddr = freeAddr(t)
+		}
+		if opts.RaftAddr == "" && opts.Peers == "" {
+			opts.RaftAddr = freeAddr(t)
+		}
+		if opts.RaftAddr == "" {
+			opts.RaftAddr = peerAddr(opts.Peers, opts.Tag)
+		}
+	} else if opts.GRPCAddr == "" {
+		t.Fatalf("startNode: RawArgs needs GRPCAddr to say where the node serves")
+	}
+	p := &proc{
+		t: t, bin: bin, opts: opts, logs: &logBuffer{max: maxLogBytes},
+		Tag: opts.Tag, GRPCAddr: opts.GRPCAddr, RaftAddr: opts.RaftAddr, DataDir: opts.DataDir,
+	}
+	if opts.RawArgs != nil {
+		p.args = append([]string(nil), opts.RawArgs...)
+	} else {
+		p.args = []string{"--tag", opts.Tag, "--data-dir", opts.DataDir, "--grpc-addr", opts.GRPCAddr}
+		if opts.Peers != "" {
+			p.args = append(p.args, "--peers", opts.Peers)
+		} else {
+			p.args = append(p.args, "--raft-addr", opts.RaftAddr)
+		}
+		p.args = append(p.args, opts.Extra...)
+	}
+	p.env = cleanEnv(opts.Env...)
+	t.Cleanup(func() {
+		p.killIfRunning()
+		if t.Failed() {
+			t.Logf("node %s (grpc %s) output, %d start(s):\n%s", p.Tag, p.GRPCAddr, p.runs, p.logs.String())
+		}
+	})
+	p.start()
+	return p
+}
+
+// peerAddr returns tag's address in a --peers list, or "".
+func peerAddr(peers, tag string) string {
+	for _, part := range strings.Split(peers, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(part), "="); ok && k == tag {
+			return v
+		}
+	}
+	return ""
+}
+
+// cleanEnv is this process's environment without IDNODE_* (a developer's settings must not
+// change what the tests run), plus extra.
+func cleanEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "IDNODE_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+func (p *proc) start() {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd != nil && !isClosed(p.done) {
+		p.t.Fatalf("node %s: start while it is still running (pid %d)", p.Tag, p.cmd.Process.Pid)
+	}
+	p.runs++
+	run := p.runs
+	fmt.Fprintf(p.logs, "----- start #%d: %s %s\n", run, p.bin, strings.Join(p.args, " "))
+	cmd := exec.Command(p.bin, p.args...)
+	cmd.Dir = p.opts.Dir
+	cmd.Env = p.env
+	cmd.Stdout = p.logs
+	cmd.Stderr = p.logs
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		p.t.Fatalf("node %s: start: %v", p.Tag, err)
+	}
+	done := make(chan struct{})
+	p.cmd, p.done, p.state = cmd, done, nil
+	go func() {
+		_ = cmd.Wait() // the exit status is in cmd.ProcessState
+		p.mu.Lock()
+		p.state = cmd.ProcessState
+		p.mu.Unlock()
+		fmt.Fprintf(p.logs, "----- exit #%d: %v\n", run, cmd.ProcessState)
+		close(done)
+	}()
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// current returns the running command and its done channel.
+func (p *proc) current() (*exec.Cmd, chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cmd, p.done
+}
+
+// running reports whether the process is alive (a SIGSTOPped one counts as alive).
+func (p *proc) running() bool {
+	cmd, done := p.current()
+	return cmd != nil && !isClosed(done)
+}
+
+// pid of the current (or last) process.
+func (p *proc) pid() int {
+	cmd, _ := p.current()
+	if cmd == nil {
+		return 0
+	}
+	return cmd.Process.Pid
+}
+
+// signal sends sig to the running process; it fails the test if there is none.
+func (p *proc) signal(sig syscall.Signal) {
+	p.t.Helper()
+	cmd, done := p.current()
+	if cmd == nil || isClosed(done) {
+		p.t.Fatalf("node %s: %v to a process that is not running", p.Tag, sig)
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		p.t.Fatalf("node %s: send %v: %v", p.Tag, sig, err)
+	}
+}
+
+// waitExit waits up to timeout for the process to be reaped and returns its state.
+func (p *proc) waitExit(timeout time.Duration) (*os.ProcessState, error) {
+	_, done := p.current()
+	if done == nil {
+		return nil, errors.New("never started")
+	}
+	select {
+	case <-done:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.state, nil
+	case <-time.After(timeout):
+		return nil, fmt.Errorf("still running after %v", timeout)
+	}
+}
+
+// kill9 sends SIGKILL and waits until the process is gone: a crash, with nothing flushed.
+func (p *proc) kill9() {
+	p.t.Helper()
+	p.signal(syscall.SIGKILL)
+	if _, err := p.waitExit(killTimeout); err != nil {
+		p.t.Fatalf("node %s: SIGKILL: %v", p.Tag, err)
+	}
+}
+
+// stop sends SIGTERM and requires a clean exit (status 0) within stopTimeout. It returns how
+// long the exit took.
+func (p *proc) stop() time.Duration {
+	p.t.Helper()
+	begin := time.Now()
+	p.signal(syscall.SIGTERM)
+	st, err := p.waitExit(stopTimeout)
+	if err != nil {
+		p.t.Fatalf("node %s: SIGTERM: %v", p.Tag, err)
+	}
+	if st.ExitCode() != 0 {
+		p.t.Fatalf("node %s: SIGTERM: exited with %v, want status 0", p.Tag, st)
+	}
+	return time.Since(begin)
+}
+
+// sigstop freezes the process (it keeps its sockets but answers nothing); sigcont resumes it.
+func (p *proc) sigstop() { p.t.Helper(); p.signal(syscall.SIGSTOP) }
+func (p *proc) sigcont() { p.t.Helper(); p.signal(syscall.SIGCONT) }
+
+// restart starts the process again with the same arguments and data dir; it must have exited.
+func (p *proc) restart() {
+	p.t.Helper()
+	p.start()
+}
+
+// killIfRunning is the cleanup path: SIGKILL (works on stopped processes too) and reap.
+func (p *proc) killIfRunning() {
+	cmd, done := p.current()
+	if cmd == nil || isClosed(done) {
+		return
+	}
+	_ = cmd.Process.Kill()
+	select {
+	case <-done:
+	case <-time.After(killTimeout):
+		p.t.Errorf("node %s: pid %d not reaped %v after SIGKILL", p.Tag, cmd.Process.Pid, killTimeout)
+	}
+}
+
+// waitServing waits until this node's health says SERVING, failing early (with the node's
+// output) if the process exits first.
+func (p *proc) waitServing(timeout time.Duration) {
+	p.t.Helper()
+	_, done := p.current()
+	if err := pollServing(p.t, p.GRPCAddr, timeout, done); err != nil {
+		p.t.Fatalf("node %s: %v", p.Tag, err)
+	}
+}
+
+// logBuffer collects a node's stdout and stderr across restarts, keeping the newest maxLogBytes.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+// dialOptions reconnect quickly: a node that is restarted on the same port must be reachable
+// again within milliseconds, not after gRPC's default backoff of up to two minutes.
+func dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: backoff.Config{
+				BaseDelay: 20 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 250 * time.Millisecond,
+			},
+			MinConnectTimeout: 2 * time.Second,
+		}),
+	}
+}
+
+// dialConn opens a client connection to addr, closed at the end of the test.
+func dialConn(t testing.TB, addr string) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, dialOptions()...)
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// dial returns the two idnode clients on one connection to addr.
+func dial(t testing.TB, addr string) (idnodev1.IdServiceClient, idnodev1.ClusterServiceClient) {
+	t.Helper()
+	conn := dialConn(t, addr)
+	return idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn)
+}
+
+// waitServing polls grpc.health.v1 (service "") at addr until it answers SERVING, for at most
+// timeout. It is the synchronisation point after starting a node.
+func waitServing(t testing.TB, addr string, timeout time.Duration) {
+	t.Helper()
+	if err := pollServing(t, addr, timeout, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pollServing is waitServing's loop; a close of exited ends it early with an error.
+func pollServing(t testing.TB, addr string, timeout time.Duration, exited <-chan struct{}) error {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, dialOptions()...)
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", addr, err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	deadline := time.Now().Add(timeout)
+	var last string
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), min(time.Second, max(time.Until(deadline), time.Millisecond)))
+		resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: ""})
+		cancel()
+		switch {
+		case err != nil:
+			last = err.Error()
+		case resp.GetStatus() == healthpb.HealthCheckResponse_SERVING:
+			return nil
+		default:
+			last = resp.GetStatus().String()
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("process exited before %s was SERVING (last answer: %s)", addr, last)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not SERVING within %v (last answer: %s)", addr, timeout, last)
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
+// eventually polls cond until it returns nil or timeout passes, then fails with cond's last error.
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not true within %v: %v", what, timeout, err)
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
+// rpcCtx is a context for one RPC, bounded by rpcTimeout.
+func rpcCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}

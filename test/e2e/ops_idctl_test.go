@@ -1,0 +1,232 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// statusJSON is idctl status --json.
+type statusJSON struct {
+	Leader     string `json:"leader"`
+	AnsweredBy string `json:"answered_by"`
+	Nodes      []struct {
+		Tag         string `json:"tag"`
+		GRPCAddress string `json:"grpc_address"`
+		Role        string `json:"role"`
+		Voter       bool   `json:"voter"`
+		Reachable   bool   `json:"reachable"`
+		Term        uint64 `json:"term"`
+		CommitIndex uint64 `json:"commit_index"`
+		Answered    bool   `json:"answered"`
+	} `json:"nodes"`
+}
+
+func idctlStatus(t *testing.T, env []string, args ...string) statusJSON {
+	t.Helper()
+	var st statusJSON
+	out := mustIdctl(t, env, append([]string{"status", "--json"}, args...)...)
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("idctl status --json: %v\n%s", err, out)
+	}
+	return st
+}
+
+// TestIdctlCommands runs every idctl command against a three-node loopback cluster. --addr
+// starts with a dead address, so every call also proves the move to the next node.
+func TestIdctlCommands(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t)
+	dead := freeAddr(t) // nothing listens here
+	addr := []string{"IDNODE_ADDR=" + dead + "," + addrsOf(c.nodes...)}
+
+	t.Run("status", func(t *testing.T) {
+		st := idctlStatus(t, addr)
+		if len(st.Nodes) != 3 || st.Leader == "" {
+			t.Fatalf("status: %+v", st)
+		}
+		leaders := 0
+		for _, n := range st.Nodes {
+			if n.Role == "leader" {
+				leaders++
+			}
+			if !n.Voter || !n.Reachable || !n.Answered || n.Term == 0 || n.CommitIndex == 0 {
+				t.Errorf("status of node %s: %+v", n.Tag, n)
+			}
+		}
+		if leaders != 1 {
+			t.Errorf("%d leaders in %+v", leaders, st)
+		}
+		table := mustIdctl(t, addr, "status")
+		lines := strings.Split(strings.TrimSpace(table), "\n")
+		if len(lines) != 4 || !regexp.MustCompile(`^TAG\s+GRPC\s+RAFT\s+ROLE\s+VOTER\s+TERM\s+COMMIT\s+APPLIED\s+REACHABLE$`).MatchString(lines[0]) {
+			t.Fatalf("status table:\n%s", table)
+		}
+		for i, tag := range clusterTags {
+			if f := strings.Fields(lines[i+1]); len(f) != 9 || f[0] != tag || f[8] != "yes" {
+				t.Errorf("status row %q", lines[i+1])
+			}
+		}
+	})
+
+	t.Run("next", func(t *testing.T) {
+		if got := mustIdctl(t, addr, "next", "orders|", "-n", "5"); got != "orders/1\norders/2\norders/3\norders/4\norders/5\n" {
+			t.Errorf("next 'orders|' -n 5 = %q", got)
+		}
+		// Flags may come first, and --addr may be given as a flag too.
+		if got := mustIdctl(t, nil, "--addr", c.node("B").GRPCAddr, "next", "users/"); got != "users/0000000000000000001-B\n" {
+			t.Errorf("next users/ via B = %q", got)
+		}
+		got := strings.TrimSpace(mustIdctl(t, addr, "next", "", "--guid-v4"))
+		if u, err := uuid.Parse(got); err != nil || u.Version() != 4 {
+			t.Errorf("next '' --guid-v4 = %q (%v)", got, err)
+		}
+		if got := mustIdctl(t, addr, "next", "users/ayende"); got != "users/ayende\n" {
+			t.Errorf("next users/ayende = %q", got)
+		}
+		wantIdctlFailure(t, 1, addr, []string{"next", `a\b`}, "INVALID_ARGUMENT", "backslash")
+		wantIdctlFailure(t, 2, addr, []string{"next", "orders|", "-n", "0"}, "-n must be at least 1")
+	})
+
+	t.Run("seed and identities", func(t *testing.T) {
+		if got := mustIdctl(t, addr, "seed", "invoices", "654"); got != "invoices = 654 (next identity 655)\n" {
+			t.Errorf("seed = %q", got)
+		}
+		if got := mustIdctl(t, addr, "seed", "invoices", "10", "--force"); !strings.HasPrefix(got, "invoices = 10 ") {
+			t.Errorf("seed --force = %q", got)
+		}
+		wantIdctlFailure(t, 2, addr, []string{"seed", "invoices", "many"}, "not a whole number")
+		var ids []struct {
+			Name  string `json:"name"`
+			Value int64  `json:"value"`
+		}
+		out := mustIdctl(t, addr, "identities", "--prefix", "ORD", "--json")
+		if err := json.Unmarshal([]byte(out), &ids); err != nil || len(ids) != 1 || ids[0].Name != "orders" || ids[0].Value != 5 {
+			t.Errorf("identities --prefix ORD --json = %s (%v)", out, err)
+		}
+		// Pages of one name each: idctl follows the page tokens.
+		table := mustIdctl(t, addr, "identities", "--page-size", "1")
+		if !regexp.MustCompile(`(?s)^NAME\s+VALUE\ninvoices\s+10\norders\s+5\n$`).MatchString(table) {
+			t.Errorf("identities:\n%s", table)
+		}
+	})
+
+	t.Run("hilo", func(t *testing.T) {
+		var r struct {
+			Prefix    string `json:"prefix"`
+			Low       string `json:"low"` // protojson writes int64 as a string
+			High      string `json:"high"`
+			ServerTag string `json:"server_tag"`
+		}
+		out := mustIdctl(t, addr, "hilo", "next", "carts", "--json")
+		if err := json.Unmarshal([]byte(out), &r); err != nil || r.Prefix != "carts/" || r.Low != "1" || r.High != "32" || r.ServerTag == "" {
+			t.Fatalf("hilo next carts --json = %s (%v)", out, err)
+		}
+		mustIdctl(t, addr, "hilo", "return", "carts", "32", "7")
+		if got := mustIdctl(t, addr, "hilo", "next", "carts"); !strings.HasPrefix(got, "carts/8-") {
+			t.Errorf("after returning 8..32, hilo next carts = %q", got)
+		}
+	})
+
+	t.Run("leader transfer", func(t *testing.T) {
+		leader := c.leader()
+		to := c.others(leader)[0]
+		if got := mustIdctl(t, addr, "leader", "transfer", to); got != "leader: "+to+"\n" {
+			t.Fatalf("leader transfer %s = %q", to, got)
+		}
+		if st := idctlStatus(t, addr, "--consistent"); st.Leader != to {
+			t.Errorf("after the transfer status names leader %s, want %s", st.Leader, to)
+		}
+		wantIdctlFailure(t, 1, addr, []string{"leader", "transfer", "Q"}, "NOT_FOUND")
+	})
+
+	t.Run("node add and remove", func(t *testing.T) {
+		// A non-voter that never starts: the quorum of A, B and C is not affected.
+		raftAddr, grpcAddr := freeAddr(t), freeAddr(t)
+		out := mustIdctl(t, addr, "node", "add", "-", "--raft-addr", raftAddr, "--grpc-addr", grpcAddr, "--non-voter")
+		if out != "added node D (raft "+raftAddr+", grpc "+grpcAddr+", voter no)\n" {
+			t.Fatalf("node add - = %q", out)
+		}
+		st := idctlStatus(t, addr)
+		if len(st.Nodes) != 4 || st.Nodes[3].Tag != "D" || st.Nodes[3].Voter || st.Nodes[3].Reachable {
+			t.Fatalf("status after node add: %+v", st)
+		}
+		if got := mustIdctl(t, addr, "node", "remove", "D"); got != "removed node D; its tag is retired for ever\n" {
+			t.Errorf("node remove D = %q", got)
+		}
+		if st := idctlStatus(t, addr); len(st.Nodes) != 3 {
+			t.Errorf("status after node remove: %+v", st)
+		}
+		wantIdctlFailure(t, 1, addr, []string{"node", "add", "D", "--raft-addr", raftAddr, "--grpc-addr", grpcAddr}, "ALREADY_EXISTS", "retired")
+		wantIdctlFailure(t, 2, addr, []string{"node", "add", "E"}, "--raft-addr")
+	})
+
+	t.Run("backup and restore", func(t *testing.T) {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "cluster.backup")
+		out := mustIdctl(t, addr, "backup", file)
+		if !regexp.MustCompile(`^backup of raft index \d+ from leader [A-C]: \d+ bytes written to `).MatchString(out) {
+			t.Errorf("backup = %q", out)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil || !strings.HasPrefix(string(data), "idnode-fsm-snapshot-v1\n") {
+			t.Fatalf("backup file: %v, %.40q", err, data)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) > 0 {
+			t.Errorf("backup left temp files %v", left)
+		}
+		// This cluster's own tags are in the backup: restoring it here is refused, and says why.
+		wantIdctlFailure(t, 1, addr, []string{"restore", file}, "FAILED_PRECONDITION", "A, B, C")
+		wantIdctlFailure(t, 1, addr, []string{"restore", filepath.Join(dir, "missing")}, "backup file")
+		garbage := filepath.Join(dir, "garbage")
+		if err := os.WriteFile(garbage, []byte("not a backup"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		wantIdctlFailure(t, 1, addr, []string{"restore", garbage}, "INVALID_ARGUMENT", "not an idnode backup")
+	})
+
+	t.Run("errors and usage", func(t *testing.T) {
+		wantIdctlFailure(t, 1, []string{"IDNODE_ADDR=" + dead}, []string{"status"}, "UNAVAILABLE", dead)
+		wantIdctlFailure(t, 2, addr, []string{"frobnicate"}, "unknown command")
+		wantIdctlFailure(t, 2, addr, []string{"hilo", "return", "carts", "x", "1"}, "whole numbers")
+		wantIdctlFailure(t, 2, addr, []string{"status", "--bogus"}, "flag provided but not defined")
+		if r := idctl(t, nil); r.code != 2 || !strings.Contains(r.stdout, "Usage: idctl") {
+			t.Errorf("idctl alone: %v", r)
+		}
+		if r := idctl(t, nil, "next", "-h"); r.code != 0 || !strings.Contains(r.stdout, "-request-id") {
+			t.Errorf("idctl next -h: %v", r)
+		}
+	})
+}
+
+// TestIdctlCerts makes a CA and node certificates the way the README says.
+func TestIdctlCerts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if out := idctlIn(t, dir, nil, "certs", "ca"); out.code != 0 || !strings.Contains(out.stdout, "certs/ca.crt") {
+		t.Fatalf("certs ca: %v", out)
+	}
+	if out := idctlIn(t, dir, nil, "certs", "node", "A", "--host", "raft-a,idnode-a"); out.code != 0 ||
+		!strings.Contains(out.stdout, "127.0.0.1, ::1, localhost, raft-a, idnode-a") {
+		t.Fatalf("certs node A: %v", out)
+	}
+	for _, f := range []string{"ca.crt", "ca.key", "A.crt", "A.key"} {
+		if _, err := os.Stat(filepath.Join(dir, "certs", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "certs", "A.key")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("A.key mode: %v, %v", fi, err)
+	}
+	if out := idctlIn(t, dir, nil, "certs", "ca"); out.code != 1 || !strings.Contains(out.stderr, "--force") {
+		t.Errorf("certs ca over an existing CA: %v", out)
+	}
+	if out := idctlIn(t, t.TempDir(), nil, "certs", "node", "B"); out.code != 1 || !strings.Contains(out.stderr, "idctl certs ca") {
+		t.Errorf("certs node without a CA: %v", out)
+	}
+}

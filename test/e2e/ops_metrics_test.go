@@ -1,0 +1,165 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// scrape GETs http://addr/metrics.
+func scrape(t *testing.T, addr string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET /metrics on %s: %v", addr, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics on %s: %d, %v", addr, resp.StatusCode, err)
+	}
+	return string(body)
+}
+
+// metricValue finds the sample `name{labels} value` (labels exactly as exported, "" for none).
+func metricValue(t *testing.T, body, series string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("/metrics has no sample %s", series)
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		t.Fatalf("sample %s = %q: %v", series, m[1], err)
+	}
+	return v
+}
+
+// TestMetrics scrapes /metrics of a three-node cluster: the gRPC server metrics, Raft state,
+// IDs issued per strategy, batch and range sizes, and a no-quorum refusal.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	metricsAddr := map[string]string{}
+	for _, tag := range clusterTags {
+		metricsAddr[tag] = freeAddr(t)
+	}
+	nodes := startNodes(t, clusterTags, func(tag string) []string { return []string{"--metrics-addr", metricsAddr[tag]} }, nil)
+	byTag := map[string]*proc{}
+	ids := map[string]idnodev1.IdServiceClient{}
+	for _, p := range nodes {
+		byTag[p.Tag] = p
+		ids[p.Tag] = idnodev1.NewIdServiceClient(dialOver(t, p.GRPCAddr, nil))
+	}
+	leader := leaderVia(t, dialOver(t, nodes[0].GRPCAddr, nil))
+	var followers []string
+	for _, tag := range clusterTags {
+		if tag != leader {
+			followers = append(followers, tag)
+		}
+	}
+
+	gen := func(via, id string, count int64) {
+		t.Helper()
+		if _, err := ids[via].Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: id, Count: count}); err != nil {
+			t.Fatalf("Generate(%q) via %s: %v", id, via, err)
+		}
+	}
+	gen(leader, "orders|", 3)
+	gen(leader, "users/", 1)
+	gen(leader, "", 2)
+	gen(leader, "users/ayende", 1)
+	if _, err := ids[leader].NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
+		t.Fatal(err)
+	}
+	gen(followers[0], "orders|", 4) // relayed: counted where it was asked, not on the leader
+
+	body := scrape(t, metricsAddr[leader])
+	for series, want := range map[string]float64{
+		`idnode_ids_issued_total{strategy="identity"}`:    3,
+		`idnode_ids_issued_total{strategy="server-side"}`: 1,
+		`idnode_ids_issued_total{strategy="guid"}`:        2,
+		`idnode_ids_issued_total{strategy="semantic"}`:    1,
+		`idnode_ids_issued_total{strategy="hilo"}`:        32,
+		`idnode_hilo_range_size_sum`:                      32,
+		`idnode_raft_state{state="leader"}`:               1,
+		`idnode_raft_state{state="follower"}`:             0,
+		`idnode_raft_last_contact_seconds`:                0,
+		`idnode_no_quorum_refusals_total`:                 0,
+		`grpc_server_handled_total{grpc_code="OK",grpc_method="Generate",grpc_service="idnode.v1.IdService",grpc_type="unary"}`: 4,
+	} {
+		if got := metricValue(t, body, series); got != want {
+			t.Errorf("leader %s: %s = %v, want %v", leader, series, got, want)
+		}
+	}
+	for _, series := range []string{
+		`idnode_raft_term`, `idnode_raft_commit_index`, `idnode_raft_applied_index`,
+		`idnode_raft_apply_duration_seconds_count`, `idnode_identity_batch_size_count`,
+		`grpc_server_handling_seconds_count{grpc_method="Generate",grpc_service="idnode.v1.IdService",grpc_type="unary"}`,
+		`grpc_server_started_total{grpc_method="NextHiLo",grpc_service="idnode.v1.IdService",grpc_type="unary"}`,
+	} {
+		if got := metricValue(t, body, series); got < 1 {
+			t.Errorf("leader %s: %s = %v, want at least 1", leader, series, got)
+		}
+	}
+	if !strings.Contains(body, "go_goroutines ") || !strings.Contains(body, "process_resident_memory_bytes ") {
+		t.Error("/metrics lacks the Go runtime and process metrics")
+	}
+
+	f := followers[0]
+	body = scrape(t, metricsAddr[f])
+	if got := metricValue(t, body, `idnode_ids_issued_total{strategy="identity"}`); got != 4 {
+		t.Errorf("follower %s issued %v identities, want 4", f, got)
+	}
+	if metricValue(t, body, `idnode_raft_state{state="follower"}`) != 1 || metricValue(t, body, `idnode_raft_last_contact_seconds`) < 0 {
+		t.Errorf("follower %s Raft metrics:\n%s", f, grep(body, "idnode_raft_"))
+	}
+
+	// Freeze the other two: f refuses identities for want of a quorum, and counts it.
+	others := []*proc{byTag[leader], byTag[followers[1]]}
+	for _, p := range others {
+		p.sigstop()
+	}
+	defer func() {
+		for _, p := range others {
+			p.sigcont()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), refusalLimit)
+	defer cancel()
+	_, err := ids[f].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|"})
+	if status.Code(err) != codes.Unavailable || !strings.HasPrefix(status.Convert(err).Message(), "no quorum") {
+		t.Fatalf("Generate(orders|) on a node cut off from the others: %v, want UNAVAILABLE no quorum", err)
+	}
+	eventually(t, rpcTimeout, "the refusal is counted", func() error {
+		if got := metricValue(t, scrape(t, metricsAddr[f]), `idnode_no_quorum_refusals_total`); got != 1 {
+			return fmt.Errorf("idnode_no_quorum_refusals_total = %v", got)
+		}
+		return nil
+	})
+}
+
+func grep(body, prefix string) string {
+	var out []string
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

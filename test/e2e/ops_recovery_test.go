@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/history"
+)
+
+// TestPeersJSONRecovery is README's "lost quorum for ever": B and C are gone with their disks,
+// A alone can never win an election. The operator puts raft/peers.json listing only A into
+// A's data dir and restarts it: A leads a cluster of one with every value it had, the file is
+// renamed so the next start does not apply it again, and B and C are removed for good.
+func TestPeersJSONRecovery(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t)
+	rec := history.New()
+	_, last := c.mustIdentity(rec, "orders", 25, "B")
+	if _, err := c.ids["A"].NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
+		t.Fatal(err)
+	}
+	a := c.node("A")
+	// A must hold every committed entry before the others go (README: recover from the
+	// survivor with the highest index).
+	leader := c.leader()
+	lst, err := c.admin[leader].Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, leaderTimeout, "A has applied everything the leader committed", func() error {
+		st, err := c.admin["A"].Status(rpcCtx(t), &idnodev1.StatusRequest{})
+		if err != nil {
+			return err
+		}
+		if st.GetAppliedIndex() < lst.GetCommitIndex() {
+			return fmt.Errorf("A applied %d, the leader committed %d", st.GetAppliedIndex(), lst.GetCommitIndex())
+		}
+		return nil
+	})
+	for _, tag := range []string{"B", "C", "A"} {
+		c.node(tag).kill9()
+	}
+
+	peers := filepath.Join(a.DataDir, "raft", "peers.json")
+	content := fmt.Sprintf(`[{"id": "A", "address": %q, "non_voter": false}]`, a.RaftAddr)
+	if err := os.WriteFile(peers, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a.restart()
+	c.waitServing("A")
+	if !strings.Contains(a.logs.String(), "RECOVERY") {
+		t.Error("the node did not log the recovery")
+	}
+	if _, err := os.Stat(peers); !os.IsNotExist(err) {
+		t.Errorf("peers.json still present after the recovery: %v", err)
+	}
+	if _, err := os.Stat(peers + ".applied"); err != nil {
+		t.Errorf("peers.json.applied: %v", err)
+	}
+	resp, err := c.ids["A"].Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
+	if err != nil || len(resp.GetIds()) != 1 || resp.GetIds()[0] != fmt.Sprintf("orders/%d", last+1) {
+		t.Fatalf("first identity after the recovery: %v, %v; want orders/%d", resp, err, last+1)
+	}
+	hilo, err := c.ids["A"].NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
+	if err != nil || hilo.GetLow() != 33 {
+		t.Fatalf("HiLo after the recovery: %v, %v; want a range from 33", hilo, err)
+	}
+
+	// The operator retires the lost nodes' tags; the cluster is A alone.
+	env := []string{"IDNODE_ADDR=" + a.GRPCAddr}
+	mustIdctl(t, env, "node", "remove", "B")
+	mustIdctl(t, env, "node", "remove", "C")
+	if st := idctlStatus(t, env, "--consistent"); len(st.Nodes) != 1 || st.Leader != "A" {
+		t.Errorf("status after the recovery: %+v", st)
+	}
+
+	// The next start needs no file and changes nothing.
+	a.stop()
+	a.restart()
+	c.waitServing("A")
+	if resp, err := c.ids["A"].Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil || resp.GetIds()[0] != fmt.Sprintf("orders/%d", last+2) {
+		t.Errorf("identity after a further restart: %v, %v; want orders/%d", resp, err, last+2)
+	}
+}
