@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -27,7 +28,16 @@ import (
 	"github.com/idnode/idnode/server"
 )
 
+// defaultGCPercent replaces Go's GOGC=100. A node's live heap is a few MB, so at 100 the
+// collector runs hundreds of times a second under load and took a fifth of a node's CPU;
+// at 400 the heap still stays far below 40 MB (docs/BENCHMARKS.md). GOGC in the environment
+// wins.
+const defaultGCPercent = 400
+
 func main() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(defaultGCPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	run := run
