@@ -6,29 +6,26 @@ package server_test
 // heals. Over everything acknowledged they check: no ID twice, HiLo ranges pairwise disjoint,
 // every identity history linearizable per prefix (porcupine), the minority refusing
 // identities/HiLo with UNAVAILABLE quickly, server-side IDs still working on the minority, and
-// identities after the heal above everything acknowledged before.
+// identities after the heal above everything acknowledged before. What the clients were told
+// goes into a test/history Recorder, whose checkers the chaos suite shares.
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/anishathalye/porcupine"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/history"
 )
 
 const (
@@ -46,7 +43,7 @@ const (
 	minPartition  = 2500 * time.Millisecond
 	progressWait  = 25 * time.Second // bound on each "wait until the load made progress"
 	stopWait      = 40 * time.Second // bound on the clients finishing their last operation
-	checkTimeout  = 30 * time.Second // bound on porcupine, per prefix
+	checkTimeout  = 60 * time.Second // bound on porcupine, all prefixes together
 	identityTries = 3                // operations per node after the heal (check 6)
 )
 
@@ -76,45 +73,17 @@ type attempt struct {
 	code       codes.Code
 }
 
-// identityOp is one logical identity operation: from its first attempt to its final answer,
-// however many retries with the same request_id it took.
-type identityOp struct {
-	prefix      string
-	node        string
-	client      int
-	count       int64
-	call, ret   int64 // nanoseconds since the recorder's base
-	known       bool  // false: every attempt failed with UNAVAILABLE/DEADLINE_EXCEEDED
-	first, last int64
-}
-
-// hiloGrant is one acknowledged HiLo range.
-type hiloGrant struct {
-	node, serverTag string
-	low, high       int64
-}
-
-// serverID is one acknowledged server-side ID.
-type serverID struct {
-	node, id string
-}
-
-// recorder collects what the clients saw.
+// recorder collects what the clients saw: every attempt, for the checks of who answered what
+// when, and the history of values handed out, for the checks of the values.
 type recorder struct {
-	base time.Time
+	hist *history.Recorder
 
 	mu         sync.Mutex
 	attempts   []attempt
-	identities []identityOp
-	items      []serverID
-	hilo       []hiloGrant
 	unexpected []string
 }
 
-func newRecorder() *recorder { return &recorder{base: time.Now()} }
-
-// stamp is a porcupine timestamp: monotonic nanoseconds since base.
-func (r *recorder) stamp() int64 { return time.Since(r.base).Nanoseconds() }
+func newRecorder() *recorder { return &recorder{hist: history.New()} }
 
 func (r *recorder) add(f func(r *recorder)) {
 	r.mu.Lock()
@@ -143,11 +112,11 @@ func okRaft(a attempt) bool      { return a.kind.raftBacked() && a.code == codes
 func refusedRaft(a attempt) bool { return a.kind.raftBacked() && a.code == codes.Unavailable }
 func okItems(a attempt) bool     { return a.kind == kindItems && a.code == codes.OK }
 
-// snapshot copies what was recorded.
-func (r *recorder) snapshot() (attempts []attempt, ids []identityOp, items []serverID, hilo []hiloGrant, unexpected []string) {
+// snapshot copies the attempts and the unexpected answers.
+func (r *recorder) snapshot() (attempts []attempt, unexpected []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.attempts), slices.Clone(r.identities), slices.Clone(r.items), slices.Clone(r.hilo), slices.Clone(r.unexpected)
+	return slices.Clone(r.attempts), slices.Clone(r.unexpected)
 }
 
 // loadClient is one client goroutine, talking to one node over its own connection.
@@ -201,31 +170,35 @@ func (c *loadClient) retry(kind opKind, call func(ctx context.Context) error) er
 	}
 }
 
-// identity runs one logical identity operation and records it for the linearizability check.
-func (c *loadClient) identity(kind opKind, prefix string, count int64, call func(ctx context.Context) (first, last int64, err error)) identityOp {
-	op := identityOp{prefix: prefix, node: c.node, client: c.id, count: count, call: c.rec.stamp()}
-	var first, last int64
+// identity runs one logical identity operation and records it in the history; ok is false
+// when its outcome is unknown.
+func (c *loadClient) identity(kind opKind, prefix string, count int64, call func(ctx context.Context) (first, last int64, err error)) (first, last int64, ok bool) {
+	op := c.rec.hist.BeginIdentity(prefix, count)
+	attempts := 0
 	err := c.retry(kind, func(ctx context.Context) error {
+		if attempts++; attempts > 1 {
+			op.Retry()
+		}
 		var err error
 		first, last, err = call(ctx)
 		return err
 	})
-	op.ret = c.rec.stamp()
 	switch {
 	case err == nil:
-		op.known, op.first, op.last = true, first, last
+		op.Done(first, last)
 		if first < 1 || last-first+1 != count {
 			c.rec.fail("node %s: %s count %d answered [%d, %d]", c.node, prefix, count, first, last)
 		}
+		return first, last, true
 	case !retryable(status.Code(err)) || errors.Is(err, errBadAnswer):
 		// Not an expected failure: report it, and keep the operation as one of unknown outcome.
 		c.rec.fail("node %s: %s count %d: %v", c.node, prefix, count, err)
 	}
-	c.rec.add(func(r *recorder) { r.identities = append(r.identities, op) })
-	return op
+	op.Unknown()
+	return 0, 0, false
 }
 
-func (c *loadClient) orders() identityOp {
+func (c *loadClient) orders() (first, last int64, ok bool) {
 	rid := c.requestID()
 	return c.identity(kindOrders, "orders", 1, func(ctx context.Context) (int64, int64, error) {
 		resp, err := c.ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", RequestId: rid})
@@ -235,12 +208,15 @@ func (c *loadClient) orders() identityOp {
 		if len(resp.GetIds()) != 1 {
 			return 0, 0, fmt.Errorf("%w: Generate orders| gave %q", errBadAnswer, resp.GetIds())
 		}
-		n, err := identityValue("orders", resp.GetIds()[0])
-		return n, n, err
+		prefix, n, err := history.ParseIdentityID(resp.GetIds()[0], '/')
+		if err != nil || prefix != "orders" {
+			return 0, 0, fmt.Errorf("%w: Generate orders| gave %q", errBadAnswer, resp.GetIds()[0])
+		}
+		return n, n, nil
 	})
 }
 
-func (c *loadClient) users(count int64) identityOp {
+func (c *loadClient) users(count int64) (first, last int64, ok bool) {
 	rid := c.requestID()
 	return c.identity(kindUsers, "users", count, func(ctx context.Context) (int64, int64, error) {
 		resp, err := c.ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "users", Count: count, RequestId: rid})
@@ -253,6 +229,7 @@ func (c *loadClient) users(count int64) identityOp {
 
 func (c *loadClient) items(count int64) {
 	err := c.retry(kindItems, func(ctx context.Context) error {
+		call := c.rec.hist.Now()
 		resp, err := c.ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "items/", Count: count})
 		if err != nil {
 			return err
@@ -261,15 +238,12 @@ func (c *loadClient) items(count int64) {
 			return fmt.Errorf("%w: Generate items/ count %d gave %q", errBadAnswer, count, resp.GetIds())
 		}
 		for _, id := range resp.GetIds() {
-			if !strings.HasPrefix(id, "items/") || !strings.HasSuffix(id, "-"+c.node) {
+			prefix, tag, etag, err := history.ParseServerSideID(id, '/')
+			if err != nil || prefix != "items" || tag != c.node {
 				return fmt.Errorf("%w: server-side ID %q from node %s", errBadAnswer, id, c.node)
 			}
+			c.rec.hist.ServerSideID(call, id, tag, etag)
 		}
-		c.rec.add(func(r *recorder) {
-			for _, id := range resp.GetIds() {
-				r.items = append(r.items, serverID{node: c.node, id: id})
-			}
-		})
 		return nil
 	})
 	if err != nil {
@@ -277,7 +251,8 @@ func (c *loadClient) items(count int64) {
 	}
 }
 
-func (c *loadClient) hilo() (hiloGrant, bool) {
+// hilo reserves a HiLo range of tag "t" and records it; ok is false when none was granted.
+func (c *loadClient) hilo() (low, high int64, ok bool) {
 	rid := c.requestID()
 	var resp *idnodev1.NextHiLoResponse
 	err := c.retry(kindHiLo, func(ctx context.Context) error {
@@ -295,12 +270,11 @@ func (c *loadClient) hilo() (hiloGrant, bool) {
 		if !retryable(status.Code(err)) || errors.Is(err, errBadAnswer) {
 			c.rec.fail("node %s: NextHiLo: %v", c.node, err)
 		}
-		return hiloGrant{}, false
+		return 0, 0, false
 	}
-	g := hiloGrant{node: c.node, serverTag: resp.GetServerTag(), low: resp.GetLow(), high: resp.GetHigh()}
-	c.rec.add(func(r *recorder) { r.hilo = append(r.hilo, g) })
+	c.rec.hist.HiLoRange("t", resp.GetLow(), resp.GetHigh())
 	c.hiloSize, c.hiloAt, c.hiloMax = resp.GetLastSize(), resp.GetLastRangeAt(), resp.GetHigh()
-	return g, true
+	return resp.GetLow(), resp.GetHigh(), true
 }
 
 // run does logical operations of every kind in turn until stop is closed.
@@ -323,19 +297,6 @@ func (c *loadClient) run(stop <-chan struct{}) {
 		}
 		time.Sleep(opPacing) // load shaping, not synchronisation
 	}
-}
-
-// identityValue parses the number of an identity ID "prefix/N".
-func identityValue(prefix, id string) (int64, error) {
-	rest, ok := strings.CutPrefix(id, prefix+"/")
-	if !ok {
-		return 0, fmt.Errorf("%w: identity %q does not start with %s/", errBadAnswer, id, prefix)
-	}
-	n, err := strconv.ParseInt(rest, 10, 64)
-	if err != nil || n < 1 || strconv.FormatInt(n, 10) != rest {
-		return 0, fmt.Errorf("%w: identity %q has no valid number", errBadAnswer, id)
-	}
-	return n, nil
 }
 
 // load is the set of running clients.
@@ -478,203 +439,54 @@ func runPartitionSchedule(t *testing.T, sc partitionSchedule) {
 	t.Logf("healed cluster served every node by +%v", time.Since(began).Round(time.Millisecond))
 	l.stop(t)
 
-	// Check 6 needs the maxima of everything acknowledged by the load.
-	_, loadIDs, _, loadHiLo, _ := rec.snapshot()
-	finalIdentities(t, c, rec, l.clients, loadIDs, loadHiLo)
+	finalIdentities(t, c, rec, l.clients)
 
-	attempts, ids, items, hilo, unexpected := rec.snapshot()
+	attempts, unexpected := rec.snapshot()
 	for _, u := range unexpected {
 		t.Errorf("unexpected answer: %s", u)
 	}
-	checkNoDuplicates(t, ids, items, hilo)
-	checkHiLoDisjoint(t, hilo)
-	for _, prefix := range []string{"orders", "users"} {
-		checkLinearizable(t, prefix, ids)
+	// Checks 1–3: no ID twice (identities, server-side IDs, HiLo numbers), every identity
+	// history linearizable per prefix.
+	report := rec.hist.Check(checkTimeout)
+	if err := report.Err(); err != nil {
+		t.Error(err)
 	}
 	checkMinority(t, attempts, minority, partitionAt, healAt)
-	logSummary(t, attempts, ids, items, hilo)
+	logSummary(t, attempts, report)
 	t.Logf("schedule done in %v", time.Since(began).Round(time.Millisecond))
 }
 
 // finalIdentities (check 6): after the heal, an identity through every node is greater than
 // every value acknowledged before, and a HiLo range starts above every range granted before.
-func finalIdentities(t *testing.T, c *testCluster, rec *recorder, firstClient int, before []identityOp, hiloBefore []hiloGrant) {
+func finalIdentities(t *testing.T, c *testCluster, rec *recorder, firstClient int) {
 	t.Helper()
-	maxAck := map[string]int64{}
-	for _, op := range before {
-		if op.known {
-			maxAck[op.prefix] = max(maxAck[op.prefix], op.last)
-		}
-	}
-	var maxHiLo int64
-	for _, g := range hiloBefore {
-		maxHiLo = max(maxHiLo, g.high)
-	}
 	for i, tag := range c.Tags() {
 		fc := &loadClient{rec: rec, node: tag, id: firstClient + i, ids: idnodev1.NewIdServiceClient(c.Dial(t, tag)), prefix: "final"}
+		next := map[string]func() (int64, int64, bool){
+			"orders": fc.orders,
+			"users":  func() (int64, int64, bool) { return fc.users(2) },
+		}
 		for range identityTries {
-			for _, op := range []identityOp{fc.orders(), fc.users(2)} {
-				if !op.known {
-					t.Fatalf("after the heal, node %s could not serve identity %s", tag, op.prefix)
+			for _, prefix := range []string{"orders", "users"} {
+				before, _ := rec.hist.MaxIdentity(prefix)
+				first, last, ok := next[prefix]()
+				if !ok {
+					t.Fatalf("after the heal, node %s could not serve identity %s", tag, prefix)
 				}
-				if op.first <= maxAck[op.prefix] {
-					t.Errorf("after the heal, node %s gave %s [%d, %d], not above the %d acknowledged before", tag, op.prefix, op.first, op.last, maxAck[op.prefix])
+				if first <= before {
+					t.Errorf("after the heal, node %s gave %s [%d, %d], not above the %d acknowledged before", tag, prefix, first, last, before)
 				}
-				maxAck[op.prefix] = max(maxAck[op.prefix], op.last)
 			}
 		}
-		g, ok := fc.hilo()
+		before := rec.hist.MaxHiLo("t")
+		low, high, ok := fc.hilo()
 		if !ok {
 			t.Fatalf("after the heal, node %s could not reserve a HiLo range", tag)
 		}
-		if g.low <= maxHiLo {
-			t.Errorf("after the heal, node %s reserved HiLo [%d, %d], not above the %d granted before", tag, g.low, g.high, maxHiLo)
-		}
-		maxHiLo = max(maxHiLo, g.high)
-	}
-}
-
-// checkNoDuplicates (check 1): no ID was acknowledged twice, across identities of every prefix,
-// server-side IDs and HiLo numbers.
-func checkNoDuplicates(t *testing.T, ids []identityOp, items []serverID, hilo []hiloGrant) {
-	t.Helper()
-	seen := make(map[string]string)
-	dups := 0
-	note := func(id, who string) {
-		if prev, ok := seen[id]; ok {
-			dups++
-			if dups <= 10 {
-				t.Errorf("duplicate ID %s: acknowledged to %s and to %s", id, prev, who)
-			}
-			return
-		}
-		seen[id] = who
-	}
-	for _, op := range ids {
-		if !op.known {
-			continue
-		}
-		for v := op.first; v <= op.last; v++ {
-			note(op.prefix+"/"+strconv.FormatInt(v, 10), fmt.Sprintf("client %d via %s", op.client, op.node))
+		if low <= before {
+			t.Errorf("after the heal, node %s reserved HiLo [%d, %d], not above the %d granted before", tag, low, high, before)
 		}
 	}
-	for _, s := range items {
-		note(s.id, "a client of "+s.node)
-	}
-	// HiLo numbers: ranges can be a million wide, so checkHiLoDisjoint compares them as
-	// intervals; their IDs ("t/N-X") share no prefix with the kinds above.
-	if dups > 0 {
-		t.Errorf("%d duplicate IDs in all", dups)
-	}
-}
-
-// checkHiLoDisjoint (check 2): no two HiLo ranges share a number.
-func checkHiLoDisjoint(t *testing.T, hilo []hiloGrant) {
-	t.Helper()
-	sorted := slices.SortedFunc(slices.Values(hilo), func(a, b hiloGrant) int { return cmpInt(a.low, b.low) })
-	for i := 1; i < len(sorted); i++ {
-		if p, g := sorted[i-1], sorted[i]; g.low <= p.high {
-			t.Errorf("HiLo ranges overlap: [%d, %d] (via %s, granted by %s) and [%d, %d] (via %s, granted by %s)",
-				p.low, p.high, p.node, p.serverTag, g.low, g.high, g.node, g.serverTag)
-		}
-	}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// identityInput and identityOutput are what porcupine sees of one identity operation.
-type identityInput struct{ count int64 }
-
-type identityOutput struct {
-	known       bool
-	first, last int64
-}
-
-// identityModel is one identity counter. The state is the counter's value. An operation with a
-// known answer [first, last] for count k is legal iff first = state+1 and last = state+k. One
-// whose outcome is unknown may have consumed k values or not happened at all.
-var identityModel = porcupine.NondeterministicModel{
-	Init: func() []any { return []any{int64(0)} },
-	Step: func(state, input, output any) []any {
-		s, in, out := state.(int64), input.(identityInput), output.(identityOutput)
-		if !out.known {
-			return []any{s, s + in.count}
-		}
-		if out.first == s+1 && out.last == s+in.count {
-			return []any{out.last}
-		}
-		return nil
-	},
-	Hash: func(state any) uint64 { return uint64(state.(int64)) },
-	DescribeOperation: func(input, output any) string {
-		in, out := input.(identityInput), output.(identityOutput)
-		if !out.known {
-			return fmt.Sprintf("next(%d) -> unknown", in.count)
-		}
-		return fmt.Sprintf("next(%d) -> [%d, %d]", in.count, out.first, out.last)
-	},
-	DescribeState: func(state any) string { return strconv.FormatInt(state.(int64), 10) },
-}
-
-// unknownReturn is the return time of an operation whose outcome is unknown: after everything,
-// as porcupine intends, because it may take effect at any point after its call.
-const unknownReturn = math.MaxInt64
-
-// identityHistory turns the recorded operations on prefix into a porcupine history.
-func identityHistory(prefix string, ops []identityOp) []porcupine.Operation {
-	var hist []porcupine.Operation
-	for _, op := range ops {
-		if op.prefix != prefix {
-			continue
-		}
-		ret := op.ret
-		if !op.known {
-			ret = unknownReturn
-		}
-		hist = append(hist, porcupine.Operation{
-			ClientId: op.client,
-			Input:    identityInput{count: op.count},
-			Call:     op.call,
-			Output:   identityOutput{known: op.known, first: op.first, last: op.last},
-			Return:   ret,
-		})
-	}
-	return hist
-}
-
-// checkLinearizable (check 3) runs porcupine over prefix's history and fails unless it is Ok.
-func checkLinearizable(t *testing.T, prefix string, ops []identityOp) {
-	t.Helper()
-	hist := identityHistory(prefix, ops)
-	unknown := 0
-	for _, op := range hist {
-		if !op.Output.(identityOutput).known {
-			unknown++
-		}
-	}
-	start := time.Now()
-	model := identityModel.ToModel()
-	res, info := porcupine.CheckOperationsVerbose(model, hist, checkTimeout)
-	t.Logf("porcupine %s: %d operations (%d of unknown outcome): %s in %v", prefix, len(hist), unknown, res, time.Since(start).Round(time.Millisecond))
-	if res == porcupine.Ok {
-		return
-	}
-	dir, err := os.MkdirTemp("", "idnode-porcupine-")
-	if err == nil {
-		path := filepath.Join(dir, prefix+".html")
-		if err := porcupine.VisualizePath(model, info, path); err == nil {
-			t.Logf("porcupine visualization: %s", path)
-		}
-	}
-	t.Errorf("identity history of %s is not linearizable: porcupine says %s", prefix, res)
 }
 
 // checkMinority (checks 4 and 5): while partitioned, the minority refuses quorum-backed requests
@@ -729,82 +541,14 @@ func checkMinority(t *testing.T, attempts []attempt, minority []string, partitio
 	t.Logf("unavailable_ms=%d (slowest of %v refusals on minority %v; server-side answers there %v)", worst.Milliseconds(), refusals, minority, serverSide)
 }
 
-func logSummary(t *testing.T, attempts []attempt, ids []identityOp, items []serverID, hilo []hiloGrant) {
+func logSummary(t *testing.T, attempts []attempt, report history.Report) {
 	t.Helper()
 	codesSeen := map[string]int{}
 	for _, a := range attempts {
 		codesSeen[a.code.String()]++
 	}
-	known, unknown := 0, 0
-	for _, op := range ids {
-		if op.known {
-			known++
-		} else {
-			unknown++
-		}
-	}
-	t.Logf("attempts %d %v; identity operations %d acknowledged, %d unknown; server-side IDs %d; HiLo ranges %d",
-		len(attempts), codesSeen, known, unknown, len(items), len(hilo))
-}
-
-// TestLinearizabilityCheckerRejects shows the identity check is not vacuous: porcupine with
-// identityModel rejects histories a broken service could produce, and accepts the ones an
-// unknown outcome legitimately explains.
-func TestLinearizabilityCheckerRejects(t *testing.T) {
-	known := func(client int, call, ret, count, first, last int64) porcupine.Operation {
-		return porcupine.Operation{ClientId: client, Input: identityInput{count}, Call: call, Return: ret,
-			Output: identityOutput{known: true, first: first, last: last}}
-	}
-	unknown := func(client int, call, count int64) porcupine.Operation {
-		return porcupine.Operation{ClientId: client, Input: identityInput{count}, Call: call, Return: unknownReturn,
-			Output: identityOutput{}}
-	}
-	cases := []struct {
-		name string
-		hist []porcupine.Operation
-		want porcupine.CheckResult
-	}{
-		{"the same value twice, concurrently", []porcupine.Operation{
-			known(0, 0, 10, 1, 1, 1), known(1, 0, 10, 1, 1, 1),
-		}, porcupine.Illegal},
-		{"the same value twice, sequentially", []porcupine.Operation{
-			known(0, 0, 10, 1, 1, 1), known(1, 20, 30, 1, 1, 1),
-		}, porcupine.Illegal},
-		{"a later operation gets a smaller value", []porcupine.Operation{
-			known(0, 0, 10, 1, 1, 1), known(1, 20, 30, 1, 2, 2), known(0, 40, 50, 1, 3, 3),
-			known(1, 60, 70, 1, 2, 2),
-		}, porcupine.Illegal},
-		{"real-time order inverted", []porcupine.Operation{
-			known(0, 0, 10, 1, 2, 2), known(1, 20, 30, 1, 1, 1),
-		}, porcupine.Illegal},
-		{"overlapping blocks", []porcupine.Operation{
-			known(0, 0, 10, 3, 1, 3), known(1, 0, 10, 2, 3, 4),
-		}, porcupine.Illegal},
-		{"a gap no operation explains", []porcupine.Operation{
-			known(0, 0, 10, 1, 1, 1), known(1, 20, 30, 1, 4, 4),
-		}, porcupine.Illegal},
-		{"a gap bigger than the unknown operation", []porcupine.Operation{
-			known(0, 0, 10, 1, 1, 1), unknown(2, 5, 1), known(1, 20, 30, 1, 4, 4),
-		}, porcupine.Illegal},
-		{"an unknown operation called after the gap it would explain", []porcupine.Operation{
-			known(0, 0, 10, 1, 1, 1), known(1, 20, 30, 1, 4, 4), unknown(2, 40, 2),
-		}, porcupine.Illegal},
-		{"a gap explained by an unknown operation that happened", []porcupine.Operation{
-			known(0, 0, 10, 1, 1, 1), unknown(2, 5, 2), known(1, 20, 30, 1, 4, 4),
-		}, porcupine.Ok},
-		{"an unknown operation that did not happen", []porcupine.Operation{
-			known(0, 0, 10, 1, 1, 1), unknown(2, 5, 2), known(1, 20, 30, 1, 2, 2),
-		}, porcupine.Ok},
-		{"concurrent operations in either order", []porcupine.Operation{
-			known(0, 0, 30, 2, 2, 3), known(1, 5, 10, 1, 1, 1), known(2, 40, 50, 3, 4, 6),
-		}, porcupine.Ok},
-	}
-	model := identityModel.ToModel()
-	for _, tc := range cases {
-		if got := porcupine.CheckOperationsTimeout(model, tc.hist, 10*time.Second); got != tc.want {
-			t.Errorf("%s: porcupine says %s, want %s", tc.name, got, tc.want)
-		}
-	}
+	t.Logf("attempts %d %v; history: %s, %d identity operations of unknown outcome, %d retried attempts",
+		len(attempts), codesSeen, report, report.UnknownOps, report.Retries)
 }
 
 // TestClusterHarness checks the harness itself: partitions cut Raft and forwarding both ways,
