@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"time"
 
@@ -171,22 +172,31 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
-// Serve listens on addr and serves /metrics in the background. It returns once the listener
-// is up, so a bad address fails the node's start; the returned function stops the server.
-func (m *Metrics) Serve(addr string, log *slog.Logger) (stop func(), err error) {
+// Serve listens on addr and serves /metrics in the background, and with profile also Go's
+// profiler under /debug/pprof/ (CPU, heap, goroutines: what docs/BENCHMARKS.md's profiles were
+// taken with). It returns once the listener is up, so a bad address fails the node's start;
+// the returned function stops the server.
+func (m *Metrics) Serve(addr string, profile bool, log *slog.Logger) (stop func(), err error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m.Handler())
+	if profile {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("metrics server stopped", "err", err)
 		}
 	}()
-	log.Info("serving metrics", "addr", lis.Addr().String(), "path", "/metrics")
+	log.Info("serving metrics", "addr", lis.Addr().String(), "path", "/metrics", "pprof", profile)
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()

@@ -64,10 +64,10 @@ func TestEveryMetricIsExported(t *testing.T) {
 
 func TestServeAndStop(t *testing.T) {
 	m := New()
-	if _, err := m.Serve("127.0.0.1:bad", slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
+	if _, err := m.Serve("127.0.0.1:bad", false, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil {
 		t.Fatal("a bad address was accepted")
 	}
-	stop, err := m.Serve("127.0.0.1:0", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	stop, err := m.Serve("127.0.0.1:0", false, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ type config struct {
 	logFormat     string
 	logLevel      slog.Level
 	metricsAddr   string
+	pprof         bool
 	tlsCert       string
 	tlsKey        string
 	tlsCA         string
@@ -65,6 +66,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "host:port to serve Prometheus /metrics on (plain HTTP); empty: no metrics")
+	fs.BoolVar(&c.pprof, "pprof", false, "also serve Go's profiler at /debug/pprof/ on --metrics-addr")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate of this node: with --tls-key and --tls-ca, TLS for clients and mutual TLS between nodes")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "PEM CA certificate that signed every node's certificate (and verifies client certificates when presented)")
@@ -123,6 +125,9 @@ func (c *config) finish(peers, separator, logLevel string, set map[string]bool) 
 	}
 	if c.dataDir == "" {
 		return nil, errors.New("--data-dir must not be empty")
+	}
+	if c.pprof && c.metricsAddr == "" {
+		return nil, errors.New("--pprof serves the profiler on the metrics endpoint: give --metrics-addr too")
 	}
 	if (c.tlsCert != "" || c.tlsKey != "" || c.tlsCA != "") && (c.tlsCert == "" || c.tlsKey == "" || c.tlsCA == "") {
 		return nil, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three for TLS, or none")

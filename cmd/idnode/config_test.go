@@ -67,6 +67,7 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 		{[]string{"--identity-batch", "0"}, nil, "--identity-batch"},
 		{[]string{"--log-format", "xml"}, nil, "--log-format"},
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},
+		{[]string{"--pprof"}, nil, "--metrics-addr"},
 		{[]string{"--peers", "A"}, nil, "TAG=host:port"},
 		{[]string{"--peers", "A=x:1,A=y:2"}, nil, "repeats"},
 		{[]string{"--peers", "a=x:1"}, nil, "upper-case"},

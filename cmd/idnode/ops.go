@@ -79,7 +79,7 @@ func (o *ops) serve(gs *grpc.Server, node *cluster.Node, log *slog.Logger) (func
 	}
 	o.metrics.GRPC.InitializeMetrics(gs)
 	o.metrics.WatchRaft(node.Raft())
-	return o.metrics.Serve(o.cfg.metricsAddr, log)
+	return o.metrics.Serve(o.cfg.metricsAddr, o.cfg.pprof, log)
 }
 
 // peerCreds are the credentials this node dials other nodes with (--join).

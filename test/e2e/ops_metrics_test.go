@@ -19,22 +19,32 @@ import (
 // scrape GETs http://addr/metrics.
 func scrape(t *testing.T, addr string) string {
 	t.Helper()
+	code, body := httpGet(t, addr, "/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics on %s: %d", addr, code)
+	}
+	return body
+}
+
+// httpGet GETs http://addr+path and returns the status code and body.
+func httpGet(t *testing.T, addr, path string) (int, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("GET /metrics on %s: %v", addr, err)
+		t.Fatalf("GET %s on %s: %v", path, addr, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics on %s: %d, %v", addr, resp.StatusCode, err)
+	if err != nil {
+		t.Fatalf("GET %s on %s: %v", path, addr, err)
 	}
-	return string(body)
+	return resp.StatusCode, string(body)
 }
 
 // metricValue finds the sample `name{labels} value` (labels exactly as exported, "" for none).
@@ -52,14 +62,30 @@ func metricValue(t *testing.T, body, series string) float64 {
 }
 
 // TestMetrics scrapes /metrics of a three-node cluster: the gRPC server metrics, Raft state,
-// IDs issued per strategy, batch and range sizes, and a no-quorum refusal.
+// IDs issued per strategy, batch and range sizes, and a no-quorum refusal. Node A also serves
+// the profiler (--pprof); the others must not.
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	metricsAddr := map[string]string{}
 	for _, tag := range clusterTags {
 		metricsAddr[tag] = freeAddr(t)
 	}
-	nodes := startNodes(t, clusterTags, func(tag string) []string { return []string{"--metrics-addr", metricsAddr[tag]} }, nil)
+	nodes := startNodes(t, clusterTags, func(tag string) []string {
+		args := []string{"--metrics-addr", metricsAddr[tag]}
+		if tag == "A" {
+			args = append(args, "--pprof")
+		}
+		return args
+	}, nil)
+	for _, tag := range clusterTags {
+		code, body := httpGet(t, metricsAddr[tag], "/debug/pprof/cmdline")
+		switch {
+		case tag == "A" && (code != http.StatusOK || !strings.Contains(body, "--pprof")):
+			t.Errorf("node A (--pprof): GET /debug/pprof/cmdline = %d %q, want 200 and its command line", code, body)
+		case tag != "A" && code != http.StatusNotFound:
+			t.Errorf("node %s (no --pprof): GET /debug/pprof/cmdline = %d, want 404", tag, code)
+		}
+	}
 	byTag := map[string]*proc{}
 	ids := map[string]idnodev1.IdServiceClient{}
 	for _, p := range nodes {
