@@ -193,6 +193,9 @@ func (s *stopper) why() string {
 // the stopper fires) and count. It returns the wall time until the last caller is done.
 func runLoad(ctx context.Context, cfg *config, ops []op, rec *recorder, st *stopper, progress io.Writer) time.Duration {
 	var issued atomic.Int64
+	// The clock starts before the timer, so a run stopped by --duration never reports less
+	// time than it ran (which would overstate its rate).
+	begin := time.Now()
 	timer := time.AfterFunc(cfg.limit(), func() {
 		if cfg.duration > 0 {
 			st.stop("duration")
@@ -209,7 +212,6 @@ func runLoad(ctx context.Context, cfg *config, ops []op, rec *recorder, st *stop
 		}
 	}()
 
-	begin := time.Now()
 	done := make(chan struct{})
 	var reporter sync.WaitGroup
 	if cfg.progress {
