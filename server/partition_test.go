@@ -462,19 +462,22 @@ func finalIdentities(t *testing.T, c *testCluster, rec *recorder, firstClient in
 	t.Helper()
 	for i, tag := range c.Tags() {
 		fc := &loadClient{rec: rec, node: tag, id: firstClient + i, ids: idnodev1.NewIdServiceClient(c.Dial(t, tag)), prefix: "final"}
-		next := map[string]func() (int64, int64, bool){
-			"orders": fc.orders,
-			"users":  func() (int64, int64, bool) { return fc.users(2) },
+		kinds := []struct {
+			prefix string
+			next   func() (first, last int64, ok bool)
+		}{
+			{"orders", fc.orders},
+			{"users", func() (int64, int64, bool) { return fc.users(2) }},
 		}
 		for range identityTries {
-			for _, prefix := range []string{"orders", "users"} {
-				before, _ := rec.hist.MaxIdentity(prefix)
-				first, last, ok := next[prefix]()
+			for _, k := range kinds {
+				before, _ := rec.hist.MaxIdentity(k.prefix)
+				first, last, ok := k.next()
 				if !ok {
-					t.Fatalf("after the heal, node %s could not serve identity %s", tag, prefix)
+					t.Fatalf("after the heal, node %s could not serve identity %s", tag, k.prefix)
 				}
 				if first <= before {
-					t.Errorf("after the heal, node %s gave %s [%d, %d], not above the %d acknowledged before", tag, prefix, first, last, before)
+					t.Errorf("after the heal, node %s gave %s [%d, %d], not above the %d acknowledged before", tag, k.prefix, first, last, before)
 				}
 			}
 		}
