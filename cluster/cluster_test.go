@@ -51,12 +51,18 @@ func leaderOf(t *testing.T, nodes ...*Node) *Node {
 	return leader
 }
 
-func seed(t *testing.T, n *Node, name string, value int64) {
+func seedCommand(t *testing.T, name string, value int64) []byte {
 	t.Helper()
 	cmd, err := fsm.Encode(fsm.SeedIdentityCommand, &raftv1.SeedIdentity{Name: name, Value: value})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cmd
+}
+
+func seed(t *testing.T, n *Node, name string, value int64) {
+	t.Helper()
+	cmd := seedCommand(t, name, value)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	if _, err := n.Apply(ctx, cmd); err != nil {
@@ -83,7 +89,7 @@ func inmemCluster(t *testing.T, dirs map[string]string, tags ...string) map[stri
 	}
 	nodes := map[string]*Node{}
 	for _, tag := range tags {
-		n, err := Open(Config{ID: tag, DataDir: dirs[tag], RaftAddr: "inmem-" + tag, Peers: peers, Transport: trans[tag], Logger: quiet})
+		n, err := Open(context.Background(), Config{ID: tag, DataDir: dirs[tag], RaftAddr: "inmem-" + tag, Peers: peers, Transport: trans[tag], Logger: quiet})
 		if err != nil {
 			t.Fatalf("open %s: %v", tag, err)
 		}
@@ -123,13 +129,13 @@ func TestPeersJSONRecoversALostQuorum(t *testing.T) {
 
 	// A wrong file stops the node and is left in place.
 	path := writePeersJSON(t, dirs["A"], `[{"id": "B", "address": "inmem-B", "non_voter": false}]`)
-	if _, err := Open(Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil ||
+	if _, err := Open(context.Background(), Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil ||
 		!strings.Contains(err.Error(), "does not list this node") {
 		t.Fatalf("peers.json without this node: %v", err)
 	}
 
 	writePeersJSON(t, dirs["A"], `[{"id": "A", "address": "inmem-A", "non_voter": false}]`)
-	a, err := Open(Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
+	a, err := Open(context.Background(), Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +155,7 @@ func TestPeersJSONRecoversALostQuorum(t *testing.T) {
 	}
 
 	// The new configuration is durable: the next start needs no file.
-	a, err = Open(Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
+	a, err = Open(context.Background(), Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +174,7 @@ func TestPeersJSONOnAnEmptyDataDirIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	writePeersJSON(t, dir, `[{"id": "A", "address": "inmem-A", "non_voter": false}]`)
-	if n, err := Open(Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil {
+	if n, err := Open(context.Background(), Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil {
 		n.Close()
 		t.Fatal("recovery of a data dir with no Raft state was accepted")
 	}
@@ -215,18 +221,14 @@ func TestMutualTLSTransport(t *testing.T) {
 		peers = append(peers, Peer{ID: tag, Address: freeAddr(t)})
 	}
 	applied := make(chan time.Duration, 100)
-	var nodes []*Node
+	cfgs := make([]Config, len(tags))
 	for i, tag := range tags {
-		n, err := Open(Config{
+		cfgs[i] = Config{
 			ID: tag, DataDir: t.TempDir(), RaftAddr: peers[i].Address, Peers: peers, Logger: quiet,
 			TLS: tlsNode(t, ca).Peer(), OnApply: func(d time.Duration) { applied <- d },
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-		defer n.Close()
-		nodes = append(nodes, n)
 	}
+	nodes := mustOpenAll(t, cfgs...)
 	leader := leaderOf(t, nodes...)
 	seed(t, leader, "tls", 7)
 	for _, n := range nodes {

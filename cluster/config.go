@@ -11,13 +11,16 @@ import (
 
 // Peer is one member of a statically bootstrapped cluster.
 type Peer struct {
-	ID      string // raft server ID: the node's tag
+	// ID is the node's tag, as --peers gives it. Its Raft server ID carries its data dir's
+	// incarnation too (memberid), and is learned from the node itself when the cluster forms.
+	// With a custom Transport (tests), ID is the Raft server ID, used as is.
+	ID      string
 	Address string // raft host:port
 }
 
 // Config describes one node's Raft side.
 type Config struct {
-	ID       string // raft server ID; the node's tag
+	ID       string // raft server ID: memberid.New(tag, incarnation), or the bare tag for data dirs older than that
 	DataDir  string // holds raft.db and snapshots/
 	RaftAddr string // host:port to listen on for Raft traffic
 	// RaftAdvertise is where other nodes reach this one (a host name is fine); RaftAddr when

@@ -18,3 +18,18 @@ var (
 	// ErrShutdown means the node is shutting down.
 	ErrShutdown = errors.New("node is shutting down")
 )
+
+// Errors that stop a node from starting. Neither is retried: each needs an operator.
+var (
+	// ErrClusterExists means this data dir is new but the cluster in --peers already formed
+	// without it: the node lost its data dir (or was never part of that cluster). It must not
+	// vote or count toward a quorum as its old self; it joins as a new member instead.
+	ErrClusterExists = errors.New("this data dir is new, but the cluster already exists without it")
+
+	// ErrWrongMember means the node at a member's Raft address answered with another member
+	// ID (a different data dir). Its answer is not counted.
+	ErrWrongMember = errors.New("a different node answers at this member's raft address")
+
+	// ErrPeerMismatch means a node at an address in --peers is not the node the list names.
+	ErrPeerMismatch = errors.New("--peers names a different node at this address")
+)

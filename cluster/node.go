@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,14 +30,24 @@ type Node struct {
 	transport raft.Transport
 	log       *slog.Logger
 	closed    chan struct{}
+	closeOnce sync.Once
+	closeErr  error
 	// caughtUpTerm is the term in which a barrier last proved the FSM holds every entry
 	// committed before; see ReadBarrier.
 	caughtUpTerm atomic.Uint64
+
+	// What the node tells peers that ask who it is (hello.go). dial is nil with a custom
+	// Transport, which cannot carry hellos.
+	dial       func(raft.ServerAddress, time.Duration) (net.Conn, error)
+	formed     atomic.Bool                        // the data dir holds Raft state
+	formedWith atomic.Pointer[raft.Configuration] // bootstrapped here, before raft runs
+	live       atomic.Pointer[raft.Raft]          // set once raft runs
 }
 
 // Open starts Raft on cfg.DataDir. On a data dir with no Raft state it bootstraps the cluster
-// from cfg.Peers (or this node alone); with existing state it just rejoins.
-func Open(cfg Config) (*Node, error) {
+// from cfg.Peers (or this node alone), once it knows the cluster is new (formation.go), which
+// may wait for the peers until ctx ends; with existing state it just rejoins.
+func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -59,23 +71,27 @@ func Open(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("open raft log in %s: %w", raftDir, err)
 	}
 	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, log: cfg.Logger, closed: make(chan struct{})}
-	if err := n.start(rc, raftDir); err != nil {
+	if err := n.start(ctx, rc, raftDir); err != nil {
+		if c, ok := n.transport.(raft.WithClose); ok && n.cfg.Transport == nil {
+			err = errors.Join(err, c.Close())
+		}
 		return nil, errors.Join(err, store.Close())
 	}
 	return n, nil
 }
 
-func (n *Node) start(rc *raft.Config, raftDir string) error {
+func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error {
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(raftDir, 3, rc.Logger.Named("snapshots"))
 	if err != nil {
 		return fmt.Errorf("open snapshot store in %s: %w", raftDir, err)
 	}
 	n.transport = n.cfg.Transport
 	if n.transport == nil {
-		n.transport, err = newTCPTransport(n.cfg.RaftAddr, n.cfg.advertise(), rc, n.cfg.TLS)
+		nt, stream, err := newTCPTransport(n.cfg.RaftAddr, n.cfg.advertise(), rc, n.cfg.TLS, n.hello)
 		if err != nil {
 			return err
 		}
+		n.transport, n.dial = &memberGuard{nt}, stream.Dial
 	}
 	logs, err := raft.NewLogCache(512, n.store)
 	if err != nil {
@@ -85,33 +101,58 @@ func (n *Node) start(rc *raft.Config, raftDir string) error {
 	if err != nil {
 		return fmt.Errorf("read raft state: %w", err)
 	}
+	n.formed.Store(existing)
 	if err := n.recoverFromPeersJSON(rc, logs, snaps, raftDir); err != nil {
 		return err
 	}
 	if !existing && !n.cfg.NoBootstrap {
-		if err := raft.BootstrapCluster(rc, logs, n.store, snaps, n.transport, n.bootstrapConfiguration()); err != nil {
+		conf, err := n.bootstrapConfiguration(ctx)
+		if err != nil {
+			return err
+		}
+		if err := raft.BootstrapCluster(rc, logs, n.store, snaps, n.transport, conf); err != nil {
 			return fmt.Errorf("bootstrap cluster: %w", err)
 		}
-		n.log.Info("bootstrapped a new cluster", "voters", len(n.bootstrapConfiguration().Servers))
+		n.formedWith.Store(&conf)
+		n.formed.Store(true)
+		n.log.Info("bootstrapped a new cluster", "voters", len(conf.Servers), "id", n.cfg.ID)
 	}
 	n.raft, err = raft.NewRaft(rc, n.fsm, logs, n.store, snaps, n.transport)
 	if err != nil {
 		return fmt.Errorf("start raft: %w", err)
 	}
+	n.live.Store(n.raft)
 	return nil
 }
 
-func (n *Node) bootstrapConfiguration() raft.Configuration {
+// bootstrapConfiguration is the first Raft configuration of a new cluster: this node alone,
+// the peers with the member IDs they report (formation.go), or, with a custom Transport
+// (tests), the peers as given.
+func (n *Node) bootstrapConfiguration(ctx context.Context) (raft.Configuration, error) {
 	if len(n.cfg.Peers) == 0 {
 		return raft.Configuration{Servers: []raft.Server{{
 			Suffrage: raft.Voter, ID: raft.ServerID(n.cfg.ID), Address: n.transport.LocalAddr(),
-		}}}
+		}}}, nil
+	}
+	if n.dial != nil {
+		return n.formationConfiguration(ctx)
 	}
 	var c raft.Configuration
 	for _, p := range n.cfg.Peers {
 		c.Servers = append(c.Servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.Address)})
 	}
-	return c
+	return c, nil
+}
+
+// hello is what this node answers a peer that asks who it is.
+func (n *Node) hello() hello {
+	h := hello{ID: n.cfg.ID, Formed: n.formed.Load()}
+	if r := n.live.Load(); r != nil {
+		h.Servers = helloServers(r.GetConfiguration().Configuration())
+	} else if c := n.formedWith.Load(); c != nil {
+		h.Servers = helloServers(*c)
+	}
+	return h
 }
 
 // FSM is the node's state machine, for local reads.
@@ -203,12 +244,16 @@ func translate(err error) error {
 	return err
 }
 
-// Close stops Raft and releases the data dir. It does not leave the cluster.
+// Close stops Raft and releases the data dir. It does not leave the cluster. Closing twice
+// is harmless.
 func (n *Node) Close() error {
-	close(n.closed)
-	err := n.raft.Shutdown().Error()
-	if c, ok := n.transport.(interface{ Close() error }); ok {
-		err = errors.Join(err, c.Close())
-	}
-	return errors.Join(err, n.store.Close())
+	n.closeOnce.Do(func() {
+		close(n.closed)
+		err := n.raft.Shutdown().Error()
+		if c, ok := n.transport.(interface{ Close() error }); ok {
+			err = errors.Join(err, c.Close())
+		}
+		n.closeErr = errors.Join(err, n.store.Close())
+	})
+	return n.closeErr
 }

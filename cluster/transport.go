@@ -41,30 +41,31 @@ func (h hostPort) Network() string { return "tcp" }
 func (h hostPort) String() string  { return string(h) }
 
 // newTCPTransport listens on bind and tells peers to reach this node at advertise; with
-// tlsCfg, over mutual TLS.
-func newTCPTransport(bind, advertise string, rc *raft.Config, tlsCfg *tls.Config) (raft.Transport, error) {
+// tlsCfg, over mutual TLS. The same port answers hello requests with answer (hello.go).
+func newTCPTransport(bind, advertise string, rc *raft.Config, tlsCfg *tls.Config, answer func() hello) (*raft.NetworkTransport, *streamLayer, error) {
 	host, _, err := net.SplitHostPort(advertise)
 	if err != nil {
-		return nil, fmt.Errorf("raft advertise address %q: %w", advertise, err)
+		return nil, nil, fmt.Errorf("raft advertise address %q: %w", advertise, err)
 	}
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		return nil, fmt.Errorf("raft advertise address %q must name a host other nodes can reach, not a wildcard", advertise)
+		return nil, nil, fmt.Errorf("raft advertise address %q must name a host other nodes can reach, not a wildcard", advertise)
 	}
 	l, err := net.Listen("tcp", bind)
 	if err != nil {
-		return nil, fmt.Errorf("listen for raft on %s: %w", bind, err)
+		return nil, nil, fmt.Errorf("listen for raft on %s: %w", bind, err)
 	}
+	stream := newStreamLayer(l, advertise, tlsCfg, answer)
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  newStreamLayer(l, advertise, tlsCfg),
+		Stream:  stream,
 		MaxPool: 4,
 		Timeout: 2 * time.Second,
 		Logger:  rc.Logger.Named("transport"),
-	}), nil
+	}), stream, nil
 }
 
-func newStreamLayer(l net.Listener, advertise string, tlsCfg *tls.Config) *streamLayer {
+func newStreamLayer(l net.Listener, advertise string, tlsCfg *tls.Config, answer func() hello) *streamLayer {
 	if tlsCfg != nil {
 		l = tls.NewListener(l, tlsCfg)
 	}
-	return &streamLayer{Listener: l, advertise: hostPort(advertise), tls: tlsCfg}
+	return &streamLayer{Listener: newHelloListener(l, answer), advertise: hostPort(advertise), tls: tlsCfg}
 }

@@ -5,14 +5,15 @@ import (
 	"strings"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/memberid"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
 // applyRegisterNode registers a node or refreshes the addresses of one already registered with
 // the same id. A tag in use by another node, ever used by a removed node, or held by an earlier
-// incarnation (data dir) of this node is refused. An empty tag is assigned; an empty id is the
-// tag.
+// incarnation (data dir) of this node is refused. An empty tag is assigned; an empty id is
+// memberid.New(tag, incarnation), or the tag when the registration carries no incarnation.
 func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 	tag, id := r.GetTag(), r.GetId()
 	if tag != "" {
@@ -34,10 +35,13 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 	if st.retired[tag] {
 		return ErrTagRetired
 	}
+	incarnation := r.GetIncarnation()
 	if id == "" {
 		id = tag
+		if incarnation != "" {
+			id = memberid.New(tag, incarnation)
+		}
 	}
-	incarnation := r.GetIncarnation()
 	raftAddr, grpcAddr := r.GetRaftAddress(), r.GetGrpcAddress()
 	if old, ok := st.nodes[tag]; ok {
 		if old.ID != id {

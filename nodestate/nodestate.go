@@ -7,6 +7,7 @@
 package nodestate
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/idnode/idnode/durablefile"
+	"github.com/idnode/idnode/memberid"
 )
 
 // FileName is the state file inside a node's data dir.
@@ -26,6 +28,9 @@ const FileName = "node.json"
 type State struct {
 	Tag         string `json:"tag"`
 	Incarnation string `json:"incarnation"`
+	// RaftID is the node's Raft server ID (memberid). Data dirs made before IDs carried the
+	// incarnation have none: their ID is the tag.
+	RaftID string `json:"raft_id,omitempty"`
 	// Registered is set once the cluster's registry holds this tag with this incarnation. Until
 	// then the node must not issue server-side IDs; after it, it may even when cut off.
 	Registered bool `json:"registered"`
@@ -47,9 +52,29 @@ func Load(dataDir string) (st State, found bool, err error) {
 	return st, true, nil
 }
 
-// New returns the state of a node starting on an empty data dir.
+// New returns the state of a node starting on an empty data dir. A node that joins without a
+// tag learns its tag, and so its Raft ID, from the cluster.
 func New(tag string) State {
-	return State{Tag: tag, Incarnation: uuid.NewString()}
+	st := State{Tag: tag, Incarnation: uuid.NewString()}
+	if tag != "" {
+		st.RaftID = memberid.New(tag, st.Incarnation)
+	}
+	return st
+}
+
+// MemberID is the node's Raft server ID.
+func (s State) MemberID() string {
+	return cmp.Or(s.RaftID, s.Tag)
+}
+
+// Remove deletes the state file, returning dataDir to a new node's: for a node that never
+// became a member, so that it may join as a new one.
+func Remove(dataDir string) error {
+	err := os.Remove(filepath.Join(dataDir, FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // Save makes st the durable state in dataDir.

@@ -108,7 +108,7 @@ func newTestCluster(t testing.TB, n int) *testCluster {
 	t.Cleanup(c.shutdown)
 	for i, tn := range c.Nodes {
 		log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: harnessLogLevel})).With("node", tn.Tag)
-		node, err := cluster.Open(cluster.Config{
+		node, err := cluster.Open(context.Background(), cluster.Config{
 			ID: tn.Tag, DataDir: tn.Dir, RaftAddr: string(tn.RaftAddr), Peers: peers,
 			Transport: tn.Trans, Timing: harnessTiming, Logger: log,
 		})

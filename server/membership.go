@@ -11,6 +11,7 @@ import (
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/memberid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -91,10 +92,11 @@ func (s *Server) reserveConfiguredTags(ctx context.Context) error {
 		registered[n.ID] = true
 	}
 	for _, srv := range s.configuration() {
-		if registered[string(srv.ID)] || docid.ValidateNodeTag(string(srv.ID)) != nil {
+		tag, ok := memberid.Tag(string(srv.ID))
+		if registered[string(srv.ID)] || !ok {
 			continue
 		}
-		if _, err := s.apply(ctx, fsm.RegisterNodeCommand, &raftv1.RegisterNode{Tag: string(srv.ID), Id: string(srv.ID), RaftAddress: string(srv.Address)}); err != nil {
+		if _, err := s.apply(ctx, fsm.RegisterNodeCommand, &raftv1.RegisterNode{Tag: tag, Id: string(srv.ID), RaftAddress: string(srv.Address)}); err != nil {
 			return err
 		}
 	}
@@ -137,8 +139,10 @@ func (s *Server) memberID(tag string) (string, bool) {
 			return n.ID, true
 		}
 	}
-	if s.inConfiguration(tag) {
-		return tag, true
+	for _, srv := range s.configuration() {
+		if t, _ := memberid.Tag(string(srv.ID)); t == tag {
+			return string(srv.ID), true
+		}
 	}
 	return "", false
 }
@@ -211,12 +215,15 @@ func (s *Server) transferLeadershipLocal(ctx context.Context, req *idnodev1.Tran
 	}
 }
 
-// tagOf maps a raft id to the node's tag (they are equal unless an operator chose otherwise).
+// tagOf maps a raft id to the node's tag: the registry's, or the one the id carries.
 func (s *Server) tagOf(id string) string {
 	for _, n := range s.node.FSM().Nodes() {
 		if n.ID == id {
 			return n.Tag
 		}
+	}
+	if tag, ok := memberid.Tag(id); ok {
+		return tag
 	}
 	return id
 }

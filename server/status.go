@@ -49,7 +49,7 @@ func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*i
 	for _, srv := range s.configuration() {
 		ns, ok := byID[string(srv.ID)]
 		if !ok {
-			ns = &idnodev1.NodeStatus{Tag: string(srv.ID), Id: string(srv.ID), State: "unknown"}
+			ns = &idnodev1.NodeStatus{Tag: s.tagOf(string(srv.ID)), Id: string(srv.ID), State: "unknown"}
 			byID[string(srv.ID)] = ns
 		}
 		ns.RaftAddress = string(srv.Address)

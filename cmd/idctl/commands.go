@@ -118,13 +118,13 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return printJSON(e.stdout, out)
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "TAG\tGRPC\tRAFT\tROLE\tVOTER\tTERM\tCOMMIT\tAPPLIED\tREACHABLE")
+		fmt.Fprintln(tw, "TAG\tID\tGRPC\tRAFT\tROLE\tVOTER\tTERM\tCOMMIT\tAPPLIED\tREACHABLE")
 		for _, r := range out.Nodes {
 			term, commit, applied := "-", "-", "-"
 			if r.Answered {
 				term, commit, applied = fmt.Sprint(r.Term), fmt.Sprint(r.CommitIndex), fmt.Sprint(r.AppliedIndex)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tag, dash(r.GRPCAddress), dash(r.RaftAddress), r.Role,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tag, dash(r.ID), dash(r.GRPCAddress), dash(r.RaftAddress), r.Role,
 				yesNo(r.Voter), term, commit, applied, yesNo(r.Reachable))
 		}
 		return tw.Flush()

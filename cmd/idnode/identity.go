@@ -46,38 +46,38 @@ func resolveIdentity(ctx context.Context, cfg *config, log *slog.Logger) (nodest
 	if cfg.tagSet {
 		st.Tag = cfg.tag
 	}
-	tag, err := join(ctx, cfg, st, log)
+	member, err := join(ctx, cfg, st, log)
 	if err != nil {
 		return st, err
 	}
-	st.Tag, st.Registered, cfg.tag = tag, true, tag
+	st.Tag, st.RaftID, st.Registered, cfg.tag = member.GetTag(), member.GetId(), true, member.GetTag()
 	return st, nodestate.Save(cfg.dataDir, st)
 }
 
 // join asks the cluster, through any node, to register this node and add it as a voter,
-// retrying while the cluster has no leader.
-func join(ctx context.Context, cfg *config, st nodestate.State, log *slog.Logger) (string, error) {
+// retrying while the cluster has no leader. The answer names the node's tag and Raft ID.
+func join(ctx context.Context, cfg *config, st nodestate.State, log *slog.Logger) (*idnodev1.NodeStatus, error) {
 	cc, err := grpc.NewClient("passthrough:///"+cfg.join, grpc.WithTransportCredentials(cfg.peerCreds()))
 	if err != nil {
-		return "", fmt.Errorf("--join %s: %w", cfg.join, err)
+		return nil, fmt.Errorf("--join %s: %w", cfg.join, err)
 	}
 	defer cc.Close()
 	ctx, cancel := context.WithTimeout(cfg.withAdminToken(ctx), joinTimeout)
 	defer cancel()
-	req := &idnodev1.AddNodeRequest{Tag: st.Tag, RaftAddress: cfg.raftAdvertise, GrpcAddress: cfg.grpcAdvertise, Incarnation: st.Incarnation}
+	req := &idnodev1.AddNodeRequest{Tag: st.Tag, Id: st.RaftID, RaftAddress: cfg.raftAdvertise, GrpcAddress: cfg.grpcAdvertise, Incarnation: st.Incarnation}
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
 		resp, err := idnodev1.NewClusterServiceClient(cc).AddNode(ctx, req)
 		if err == nil {
-			log.Info("joined the cluster", "via", cfg.join, "tag", resp.GetNode().GetTag())
-			return resp.GetNode().GetTag(), nil
+			log.Info("joined the cluster", "via", cfg.join, "tag", resp.GetNode().GetTag(), "id", resp.GetNode().GetId())
+			return resp.GetNode(), nil
 		}
 		if c := status.Code(err); c != codes.Unavailable && c != codes.DeadlineExceeded {
-			return "", fmt.Errorf("join via %s refused: %s", cfg.join, status.Convert(err).Message())
+			return nil, fmt.Errorf("join via %s refused: %s", cfg.join, status.Convert(err).Message())
 		}
 		log.Info("waiting to join", "via", cfg.join, "err", status.Convert(err).Message())
 		select {
 		case <-ctx.Done():
-			return "", fmt.Errorf("join via %s: no answer within %s: %w", cfg.join, joinTimeout, err)
+			return nil, fmt.Errorf("join via %s: no answer within %s: %w", cfg.join, joinTimeout, err)
 		case <-time.After(backoff):
 		}
 	}

@@ -77,11 +77,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	log = log.With("node", cfg.tag)
-	node, err := cluster.Open(o.clusterConfig(cluster.Config{
-		ID: cfg.tag, DataDir: cfg.dataDir, RaftAddr: cfg.raftAddr, RaftAdvertise: cfg.raftAdvertise,
+	node, err := cluster.Open(ctx, o.clusterConfig(cluster.Config{
+		ID: st.MemberID(), DataDir: cfg.dataDir, RaftAddr: cfg.raftAddr, RaftAdvertise: cfg.raftAdvertise,
 		Peers: cfg.peers, Logger: log,
 		NoBootstrap: cfg.join != "",
 	}))
+	if errors.Is(err, cluster.ErrClusterExists) {
+		// This data dir never became a member: leave it empty, so the node can --join.
+		return errors.Join(err, nodestate.Remove(cfg.dataDir))
+	}
 	if err != nil {
 		return err
 	}

@@ -64,11 +64,11 @@ func TestIdctlCommands(t *testing.T) {
 		}
 		table := mustIdctl(t, addr, "status")
 		lines := strings.Split(strings.TrimSpace(table), "\n")
-		if len(lines) != 4 || !regexp.MustCompile(`^TAG\s+GRPC\s+RAFT\s+ROLE\s+VOTER\s+TERM\s+COMMIT\s+APPLIED\s+REACHABLE$`).MatchString(lines[0]) {
+		if len(lines) != 4 || !regexp.MustCompile(`^TAG\s+ID\s+GRPC\s+RAFT\s+ROLE\s+VOTER\s+TERM\s+COMMIT\s+APPLIED\s+REACHABLE$`).MatchString(lines[0]) {
 			t.Fatalf("status table:\n%s", table)
 		}
 		for i, tag := range clusterTags {
-			if f := strings.Fields(lines[i+1]); len(f) != 9 || f[0] != tag || f[8] != "yes" {
+			if f := strings.Fields(lines[i+1]); len(f) != 10 || f[0] != tag || !strings.HasPrefix(f[1], tag+"-") || f[9] != "yes" {
 				t.Errorf("status row %q", lines[i+1])
 			}
 		}

@@ -41,12 +41,19 @@ func TestPeersJSONRecovery(t *testing.T) {
 		}
 		return nil
 	})
+	// peers.json names members by their ID (README: the ID column of idctl status).
+	var aID string
+	for _, n := range lst.GetNodes() {
+		if n.GetTag() == "A" {
+			aID = n.GetId()
+		}
+	}
 	for _, tag := range []string{"B", "C", "A"} {
 		c.node(tag).kill9()
 	}
 
 	peers := filepath.Join(a.DataDir, "raft", "peers.json")
-	content := fmt.Sprintf(`[{"id": "A", "address": %q, "non_voter": false}]`, a.RaftAddr)
+	content := fmt.Sprintf(`[{"id": %q, "address": %q, "non_voter": false}]`, aID, a.RaftAddr)
 	if err := os.WriteFile(peers, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}

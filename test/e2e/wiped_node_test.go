@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/history"
+)
+
+// TestClusterWipedNodeCannotVote is issue 11's repro 1 with real processes. A follower is
+// frozen, the cluster moves on without it, the other follower's data dir is wiped and it is
+// restarted with the same flags, the leader dies and the frozen follower wakes. Before the
+// fix the wiped node bootstrapped a cluster of its own, voted the stale follower leader, and
+// the pair answered invoices/4, 5, 6 a second time. Now the wiped node refuses to start, the
+// stale follower alone has no quorum, and identities resume above every earlier value once
+// the old leader is back.
+func TestClusterWipedNodeCannotVote(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t)
+	rec := history.New()
+	leader := c.leader()
+	others := c.others(leader)
+	stale, wiped := c.node(others[0]), c.node(others[1])
+
+	c.mustIdentity(rec, "invoices", 3, leader)
+	stale.sigstop()
+	_, before := c.mustIdentity(rec, "invoices", 3, leader) // the frozen node never saw these
+
+	wiped.stop()
+	if err := os.RemoveAll(wiped.DataDir); err != nil {
+		t.Fatal(err)
+	}
+	wiped.restart()
+	c.node(leader).kill9()
+	stale.sigcont()
+
+	st, err := wiped.waitExit(serveTimeout)
+	if err != nil {
+		t.Fatalf("the wiped node %s did not refuse to start: %v", wiped.Tag, err)
+	}
+	out := wiped.logs.String()
+	if st.ExitCode() == 0 || !strings.Contains(out, "cluster already exists") || !strings.Contains(out, "--join") {
+		t.Fatalf("wiped node %s exited with %v; want a non-zero exit saying the cluster exists and how to --join. Output:\n%s", wiped.Tag, st, out)
+	}
+	t.Logf("wiped node %s refused: %s", wiped.Tag, lastLine(out, "cluster already exists"))
+
+	// The stale follower is alone: it must refuse, not answer from its old state.
+	op := rec.BeginIdentity("invoices", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	resp, err := c.ids[stale.Tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "invoices|", RequestId: c.requestID()})
+	cancel()
+	if err == nil {
+		first, last, perr := parseIdentities(resp.GetIds(), "invoices", 1)
+		if perr == nil {
+			op.Done(first, last)
+		}
+		t.Errorf("the stale follower %s, alone, answered %v", stale.Tag, resp.GetIds())
+	} else {
+		op.Unknown()
+		if status.Code(err) != codes.Unavailable {
+			t.Errorf("the stale follower %s, alone: %v, want UNAVAILABLE", stale.Tag, err)
+		}
+	}
+
+	c.node(leader).restart()
+	c.waitServing(leader, stale.Tag)
+	first, _ := c.mustIdentity(rec, "invoices", 1, stale.Tag)
+	if first <= before {
+		t.Errorf("after recovery invoices continued at %d, want above %d", first, before)
+	}
+	checkHistory(t, rec)
+}
+
+// lastLine returns the last line of out that contains s.
+func lastLine(out, s string) string {
+	lines := strings.Split(out, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], s) {
+			return lines[i]
+		}
+	}
+	return ""
+}
