@@ -3,6 +3,7 @@ package nodestate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,19 @@ func TestLoadRejectsCorruptState(t *testing.T) {
 		if _, _, err := Load(dir); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+func TestMemberIDCarriesTheIncarnation(t *testing.T) {
+	a, b := New("C"), New("C")
+	if a.MemberID() == b.MemberID() || !strings.HasPrefix(a.MemberID(), "C-") {
+		t.Fatalf("two data dirs of C have member IDs %q and %q; want distinct IDs starting C-", a.MemberID(), b.MemberID())
+	}
+	legacy := State{Tag: "C", Incarnation: a.Incarnation}
+	if legacy.MemberID() != "C" {
+		t.Errorf("a data dir from before member IDs has ID %q, want its tag C", legacy.MemberID())
+	}
+	if joining := New(""); joining.MemberID() != "" {
+		t.Errorf("a node joining without a tag has ID %q before the cluster assigns one", joining.MemberID())
 	}
 }
