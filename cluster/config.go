@@ -41,6 +41,11 @@ type Config struct {
 	TLS *tls.Config
 	// OnApply, when set, is told how long each Apply took, committed or not (metrics).
 	OnApply func(time.Duration)
+	// AppliedIndex is the newest index this data dir is known to have applied (datadir's
+	// manifest); a Raft log and snapshots that end before it are refused at start.
+	AppliedIndex uint64
+	// OnSnapshot, when set, is told the index of every snapshot stored completely.
+	OnSnapshot func(index uint64)
 }
 
 // Timing holds the Raft timeouts. The defaults are tuned for a LAN or loopback, where a round

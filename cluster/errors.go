@@ -33,3 +33,13 @@ var (
 	// ErrPeerMismatch means a node at an address in --peers is not the node the list names.
 	ErrPeerMismatch = errors.New("--peers names a different node at this address")
 )
+
+// Errors about a data dir's Raft stores. Each stops the node at start; datadir.WayBack says
+// what the operator can do.
+var (
+	// ErrDamagedStore means raft.db or the snapshots cannot be read as they are.
+	ErrDamagedStore = errors.New("the raft store is damaged")
+
+	// ErrLogBehind means the Raft log ends before an index this node had already applied.
+	ErrLogBehind = errors.New("the raft log ends before an index this node already applied")
+)

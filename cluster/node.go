@@ -59,6 +59,12 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err := os.MkdirAll(raftDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s is not usable: %w", cfg.DataDir, err)
 	}
+	if err := checkRaftStore(filepath.Join(raftDir, "raft.db")); err != nil {
+		if errors.Is(err, bbolt.ErrTimeout) {
+			return nil, fmt.Errorf("data dir %s is locked: is another idnode running on it?", cfg.DataDir)
+		}
+		return nil, err
+	}
 	store, err := raftboltdb.New(raftboltdb.Options{
 		Path:        filepath.Join(raftDir, "raft.db"),
 		BoltOptions: &bbolt.Options{Timeout: time.Second},
@@ -81,9 +87,16 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 }
 
 func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error {
-	snaps, err := raft.NewFileSnapshotStoreWithLogger(raftDir, 3, rc.Logger.Named("snapshots"))
+	files, err := raft.NewFileSnapshotStoreWithLogger(raftDir, 3, rc.Logger.Named("snapshots"))
 	if err != nil {
 		return fmt.Errorf("open snapshot store in %s: %w", raftDir, err)
+	}
+	var snaps raft.SnapshotStore = files
+	if n.cfg.OnSnapshot != nil {
+		snaps = recordingSnapshots{SnapshotStore: files, onSnapshot: n.cfg.OnSnapshot}
+	}
+	if err := checkLogReaches(n.store, snaps, n.cfg.AppliedIndex, filepath.Join(raftDir, "raft.db")); err != nil {
+		return err
 	}
 	n.transport = n.cfg.Transport
 	if n.transport == nil {
@@ -163,6 +176,10 @@ func (n *Node) Raft() *raft.Raft { return n.raft }
 
 // ID is this node's raft server ID.
 func (n *Node) ID() string { return n.cfg.ID }
+
+// AppliedIndex is the index of the newest entry applied to the FSM; it stays readable after
+// Close.
+func (n *Node) AppliedIndex() uint64 { return n.raft.AppliedIndex() }
 
 // IsLeader reports whether this node believes it leads. Only Apply and ReadBarrier prove it.
 func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }

@@ -34,6 +34,9 @@ type State struct {
 	// Registered is set once the cluster's registry holds this tag with this incarnation. Until
 	// then the node must not issue server-side IDs; after it, it may even when cut off.
 	Registered bool `json:"registered"`
+	// KeepsManifest is set once the data dir's manifest (package datadir) was written, so
+	// that losing it is noticed too.
+	KeepsManifest bool `json:"keeps_manifest,omitempty"`
 }
 
 // Load reads the state in dataDir. A missing file is not an error: found is false.

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/nodestate"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -31,6 +32,9 @@ func resolveIdentity(ctx context.Context, cfg *config, log *slog.Logger) (nodest
 		}
 		cfg.tag = st.Tag
 		return st, cfg.placeSelf()
+	}
+	if err := datadir.CheckOrphans(cfg.dataDir); err != nil {
+		return st, err
 	}
 	if cfg.join == "" {
 		st = nodestate.New(cfg.tag)

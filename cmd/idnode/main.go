@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/etag"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/nodestate"
@@ -77,24 +78,55 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	log = log.With("node", cfg.tag)
-	node, err := cluster.Open(ctx, o.clusterConfig(cluster.Config{
-		ID: st.MemberID(), DataDir: cfg.dataDir, RaftAddr: cfg.raftAddr, RaftAdvertise: cfg.raftAdvertise,
-		Peers: cfg.peers, Logger: log,
-		NoBootstrap: cfg.join != "",
-	}))
-	if errors.Is(err, cluster.ErrClusterExists) {
-		// This data dir never became a member: leave it empty, so the node can --join.
-		return errors.Join(err, nodestate.Remove(cfg.dataDir))
-	}
+	manifest, err := datadir.Open(cfg.dataDir, st.KeepsManifest)
 	if err != nil {
 		return err
 	}
-	defer closeLogged(log, "raft", node.Close)
+	if err := manifest.Check(); err != nil {
+		return err
+	}
+	node, err := cluster.Open(ctx, o.clusterConfig(cluster.Config{
+		ID: st.MemberID(), DataDir: cfg.dataDir, RaftAddr: cfg.raftAddr, RaftAdvertise: cfg.raftAdvertise,
+		Peers: cfg.peers, Logger: log,
+		NoBootstrap:  cfg.join != "",
+		AppliedIndex: manifest.AppliedIndex(),
+		OnSnapshot: func(index uint64) {
+			if err := manifest.Snapshotted(index); err != nil {
+				log.Error("recording a snapshot in the data dir manifest", "index", index, "err", err)
+			}
+		},
+	}))
+	switch {
+	case errors.Is(err, cluster.ErrClusterExists):
+		// This data dir never became a member and holds no Raft state: leave it empty, so
+		// the node can --join.
+		return errors.Join(err, nodestate.Remove(cfg.dataDir), os.RemoveAll(filepath.Join(cfg.dataDir, "raft")))
+	case errors.Is(err, cluster.ErrDamagedStore), errors.Is(err, cluster.ErrLogBehind):
+		return fmt.Errorf("%w; %s", err, datadir.WayBack)
+	case err != nil:
+		return err
+	}
+	defer closeLogged(log, "raft", func() error {
+		// A clean stop records how far this node got, so a log that later ends before that is refused.
+		return errors.Join(node.Close(), manifest.Applied(node.AppliedIndex()))
+	})
+	if err := manifest.Record(datadir.RaftStore); err != nil {
+		return err
+	}
+	if !st.KeepsManifest {
+		st.KeepsManifest = true
+		if err := nodestate.Save(cfg.dataDir, st); err != nil {
+			return err
+		}
+	}
 	etags, err := etag.Open(filepath.Join(cfg.dataDir, "etag"), 0)
 	if err != nil {
 		return err
 	}
 	defer closeLogged(log, "etag counter", etags.Close)
+	if err := manifest.Record(datadir.Etag); err != nil {
+		return err
+	}
 	lis, err := net.Listen("tcp", cfg.grpcAddr)
 	if err != nil {
 		return fmt.Errorf("listen for gRPC on %s: %w", cfg.grpcAddr, err)

@@ -1,0 +1,208 @@
+// Package datadir keeps a node's record of what its data dir holds, and refuses a data dir
+// that has lost a piece it once held.
+//
+// A node that starts without its Raft log, its snapshots or its etag watermark does not fail:
+// it starts as if new, and hands out again the identities, HiLo ranges or server-side IDs it
+// handed out before. So the data dir's manifest lists every piece once it exists, and the
+// newest Raft index the node is known to have applied; a start finds each listed piece or
+// stops, naming it and the way back.
+package datadir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/idnode/idnode/durablefile"
+)
+
+// FileName is the manifest inside a node's data dir.
+const FileName = "manifest.json"
+
+// Piece is a part of a data dir, named by its path inside it.
+type Piece string
+
+// The pieces a data dir may hold.
+const (
+	RaftStore Piece = "raft/raft.db"   // the Raft log and stable store
+	Snapshots Piece = "raft/snapshots" // the FSM snapshots (at least one, once one was taken)
+	Etag      Piece = "etag"           // the etag watermark behind server-side IDs
+)
+
+var allPieces = []Piece{RaftStore, Snapshots, Etag}
+
+// Errors returned by Open and Check. Each stops the node: none goes away by retrying.
+var (
+	// ErrPieceMissing means a piece the manifest lists is gone.
+	ErrPieceMissing = errors.New("the data dir has lost a piece it held")
+
+	// ErrManifestMissing means node.json says the data dir keeps a manifest, and it is gone.
+	ErrManifestMissing = errors.New("the data dir has lost its manifest")
+
+	// ErrOrphanPieces means node.json is gone while other pieces remain: the node would start
+	// under a new identity on top of an old one's state.
+	ErrOrphanPieces = errors.New("the data dir has Raft or etag state but no node.json")
+
+	// ErrManifestCorrupt means the manifest cannot be read.
+	ErrManifestCorrupt = errors.New("the data dir's manifest is corrupt")
+)
+
+// WayBack tells the operator how to recover a node whose data dir is damaged.
+const WayBack = "put the piece back from a copy of this data dir taken after it was last written, " +
+	"or remove this node from the cluster (idctl node remove TAG) and start it as a new member with an empty data dir (idnode --join ADDRESS); " +
+	"a single-node cluster starts anew from its latest backup (idctl restore) with a new tag"
+
+type record struct {
+	Holds []Piece `json:"holds"`
+	// AppliedIndex is the newest Raft index the node is known to have applied (recorded at
+	// each snapshot and on clean shutdown); its log must reach at least this far.
+	AppliedIndex uint64 `json:"applied_index"`
+}
+
+// Manifest is a data dir's manifest. Its methods may be called from any goroutine.
+type Manifest struct {
+	dir   string
+	mu    sync.Mutex
+	rec   record
+	saved bool // the file exists
+}
+
+// Open reads the manifest of dataDir. keeps says node.json knows the data dir keeps one, so a
+// missing manifest is a lost piece; otherwise (a new data dir, or one made before manifests)
+// the manifest starts from the pieces present now and is written by the first Record.
+func Open(dataDir string, keeps bool) (*Manifest, error) {
+	m := &Manifest{dir: dataDir}
+	path := filepath.Join(dataDir, FileName)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && keeps:
+		return nil, fmt.Errorf("%w: %s is missing, so nothing tells which pieces of the data dir must be there: %s", ErrManifestMissing, path, WayBack)
+	case errors.Is(err, fs.ErrNotExist):
+		for _, p := range allPieces {
+			if present(dataDir, p) {
+				m.rec.Holds = append(m.rec.Holds, p)
+			}
+		}
+		return m, nil
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, &m.rec); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v: %s", ErrManifestCorrupt, path, err, WayBack)
+	}
+	m.saved = true
+	return m, nil
+}
+
+// CheckOrphans refuses a data dir without node.json that still holds other pieces.
+func CheckOrphans(dataDir string) error {
+	var found []string
+	for _, p := range append([]Piece{FileName}, allPieces...) {
+		if present(dataDir, p) {
+			found = append(found, string(p))
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s holds %v but its node.json, the node's identity, is missing: %s", ErrOrphanPieces, dataDir, found, WayBack)
+}
+
+// Check refuses a data dir that lacks a piece its manifest lists.
+func (m *Manifest) Check() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range m.rec.Holds {
+		if !present(m.dir, p) {
+			return fmt.Errorf("%w: %s is missing from %s: starting without it could hand out IDs twice; %s",
+				ErrPieceMissing, p, m.dir, WayBack)
+		}
+	}
+	return nil
+}
+
+// Holds reports whether the manifest lists p.
+func (m *Manifest) Holds(p Piece) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Contains(m.rec.Holds, p)
+}
+
+// AppliedIndex is the newest Raft index the node is known to have applied.
+func (m *Manifest) AppliedIndex() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.rec.AppliedIndex
+}
+
+// Record lists p as held, durably. The first Record also writes a new manifest.
+func (m *Manifest) Record(p Piece) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.add(p) && m.saved {
+		return nil
+	}
+	return m.save()
+}
+
+// Applied raises the recorded applied index to index, durably.
+func (m *Manifest) Applied(index uint64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if index <= m.rec.AppliedIndex {
+		return nil
+	}
+	m.rec.AppliedIndex = index
+	return m.save()
+}
+
+// Snapshotted records a snapshot of the FSM at index: snapshots are held from now on, and
+// the node has applied at least index.
+func (m *Manifest) Snapshotted(index uint64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.add(Snapshots) && index <= m.rec.AppliedIndex {
+		return nil
+	}
+	m.rec.AppliedIndex = max(m.rec.AppliedIndex, index)
+	return m.save()
+}
+
+// add lists p, reporting whether it was new.
+func (m *Manifest) add(p Piece) bool {
+	if slices.Contains(m.rec.Holds, p) {
+		return false
+	}
+	m.rec.Holds = append(m.rec.Holds, p)
+	slices.Sort(m.rec.Holds)
+	return true
+}
+
+func (m *Manifest) save() error {
+	data, err := json.MarshalIndent(m.rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := durablefile.WriteFile(filepath.Join(m.dir, FileName), append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("save the data dir manifest in %s: %w", m.dir, err)
+	}
+	m.saved = true
+	return nil
+}
+
+// present reports whether piece p is in dataDir. Snapshots count once one complete snapshot
+// (its meta.json) is there.
+func present(dataDir string, p Piece) bool {
+	path := filepath.Join(dataDir, string(p))
+	if p != Snapshots {
+		_, err := os.Stat(path)
+		return err == nil
+	}
+	metas, _ := filepath.Glob(filepath.Join(path, "*", "meta.json"))
+	return len(metas) > 0
+}

@@ -1,0 +1,100 @@
+package datadir
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func mustWrite(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestManifestRefusesALostPiece(t *testing.T) {
+	dir := t.TempDir()
+	m, err := Open(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(dir, "raft", "raft.db"))
+	mustWrite(t, filepath.Join(dir, "etag"))
+	mustWrite(t, filepath.Join(dir, "raft", "snapshots", "1-10-123", "meta.json"))
+	for _, p := range []Piece{RaftStore, Etag} {
+		if err := m.Record(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Snapshotted(10); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Applied(7); err != nil { // lower than the snapshot: no change
+		t.Fatal(err)
+	}
+
+	for _, lost := range []string{"etag", "raft/raft.db", "raft/snapshots/1-10-123"} {
+		again, err := Open(dir, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.AppliedIndex() != 10 || !again.Holds(Snapshots) {
+			t.Fatalf("reopened manifest: applied %d, holds snapshots %v; want 10, true", again.AppliedIndex(), again.Holds(Snapshots))
+		}
+		if err := again.Check(); err != nil {
+			t.Fatalf("intact data dir refused: %v", err)
+		}
+		path := filepath.Join(dir, lost)
+		data, _ := os.ReadFile(path)
+		if err := os.RemoveAll(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := again.Check(); !errors.Is(err, ErrPieceMissing) {
+			t.Errorf("without %s: Check = %v, want ErrPieceMissing", lost, err)
+		}
+		if lost == "raft/snapshots/1-10-123" {
+			mustWrite(t, filepath.Join(path, "meta.json"))
+		} else if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := os.Remove(filepath.Join(dir, FileName)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, true); !errors.Is(err, ErrManifestMissing) {
+		t.Errorf("manifest deleted: Open = %v, want ErrManifestMissing", err)
+	}
+}
+
+// A data dir made before manifests starts its manifest from what is there.
+func TestManifestAdoptsPiecesPresent(t *testing.T) {
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "raft", "raft.db"))
+	m, err := Open(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Holds(RaftStore) || m.Holds(Etag) || m.Holds(Snapshots) {
+		t.Fatalf("adopted raft.db only? holds raft %v etag %v snapshots %v", m.Holds(RaftStore), m.Holds(Etag), m.Holds(Snapshots))
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); !os.IsNotExist(err) {
+		t.Errorf("Open wrote the manifest before anything was recorded: %v", err)
+	}
+}
+
+func TestCheckOrphans(t *testing.T) {
+	dir := t.TempDir()
+	if err := CheckOrphans(dir); err != nil {
+		t.Fatalf("empty dir: %v", err)
+	}
+	mustWrite(t, filepath.Join(dir, "etag"))
+	if err := CheckOrphans(dir); !errors.Is(err, ErrOrphanPieces) {
+		t.Errorf("etag without node.json: %v, want ErrOrphanPieces", err)
+	}
+}
