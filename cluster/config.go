@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -23,6 +24,9 @@ type Config struct {
 	ID       string // raft server ID: memberid.New(tag, incarnation), or the bare tag for data dirs older than that
 	DataDir  string // holds raft.db and snapshots/
 	RaftAddr string // host:port to listen on for Raft traffic
+	// RaftListener, when set, is used instead of listening on RaftAddr: a joining node binds
+	// its ports before it asks to be added. The node closes it.
+	RaftListener net.Listener
 	// RaftAdvertise is where other nodes reach this one (a host name is fine); RaftAddr when
 	// empty.
 	RaftAdvertise string

@@ -40,9 +40,10 @@ type hostPort string
 func (h hostPort) Network() string { return "tcp" }
 func (h hostPort) String() string  { return string(h) }
 
-// newTCPTransport listens on bind and tells peers to reach this node at advertise; with
-// tlsCfg, over mutual TLS. The same port answers hello requests with answer (hello.go).
-func newTCPTransport(bind, advertise string, rc *raft.Config, tlsCfg *tls.Config, answer func() hello) (*raft.NetworkTransport, *streamLayer, error) {
+// newTCPTransport listens on bind (or takes l, already listening) and tells peers to reach
+// this node at advertise; with tlsCfg, over mutual TLS. The same port answers hello requests
+// with answer (hello.go).
+func newTCPTransport(l net.Listener, bind, advertise string, rc *raft.Config, tlsCfg *tls.Config, answer func() hello) (*raft.NetworkTransport, *streamLayer, error) {
 	host, _, err := net.SplitHostPort(advertise)
 	if err != nil {
 		return nil, nil, fmt.Errorf("raft advertise address %q: %w", advertise, err)
@@ -50,9 +51,10 @@ func newTCPTransport(bind, advertise string, rc *raft.Config, tlsCfg *tls.Config
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		return nil, nil, fmt.Errorf("raft advertise address %q must name a host other nodes can reach, not a wildcard", advertise)
 	}
-	l, err := net.Listen("tcp", bind)
-	if err != nil {
-		return nil, nil, fmt.Errorf("listen for raft on %s: %w", bind, err)
+	if l == nil {
+		if l, err = net.Listen("tcp", bind); err != nil {
+			return nil, nil, fmt.Errorf("listen for raft on %s: %w", bind, err)
+		}
 	}
 	stream := newStreamLayer(l, advertise, tlsCfg, answer)
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{

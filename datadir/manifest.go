@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/idnode/idnode/durablefile"
+	"github.com/idnode/idnode/nodestate"
 )
 
 // FileName is the manifest inside a node's data dir.
@@ -111,6 +112,16 @@ func CheckOrphans(dataDir string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s holds %v but its node.json, the node's identity, is missing: %s", ErrOrphanPieces, dataDir, found, WayBack)
+}
+
+// Clear removes every piece and record of a node from dataDir, making it a new node's again:
+// for a node that never became a member, or was removed again after its join failed.
+func Clear(dataDir string) error {
+	var errs []error
+	for _, name := range []string{nodestate.FileName, FileName, "raft", string(Etag), string(Etag) + ".lock"} {
+		errs = append(errs, os.RemoveAll(filepath.Join(dataDir, name)))
+	}
+	return errors.Join(errs...)
 }
 
 // Check refuses a data dir that lacks a piece its manifest lists.

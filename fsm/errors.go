@@ -36,6 +36,10 @@ var (
 	// tag's etag at 1 and repeat its server-side IDs, so it is never handed out again.
 	ErrTagRetired = errors.New("node tag belonged to a removed node and is retired for ever")
 
+	// ErrAddressInUse means another registered node has the raft or gRPC address; give the
+	// new node addresses of its own.
+	ErrAddressInUse = errors.New("address is in use by another node")
+
 	// ErrNodeIDInUse means a node with the same raft ID is registered under another tag.
 	ErrNodeIDInUse = errors.New("a node with this raft id is registered under another tag")
 

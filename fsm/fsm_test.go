@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/raft"
@@ -339,7 +340,7 @@ func TestNodeIncarnations(t *testing.T) {
 		t.Fatalf("a registration without incarnation dropped it: %+v", n)
 	}
 	blank := mustApply(t, f, RegisterNodeCommand, &raftv1.RegisterNode{Tag: "C", Id: "C"}).(Node)
-	if blank.GRPCAddress != "g" || blank.RaftAddress != "r" {
+	if blank.GRPCAddress != "grpc-C" || blank.RaftAddress != "raft-C" {
 		t.Fatalf("a registration without addresses erased the known ones: %+v", blank)
 	}
 	if err, _ := register("C", "C", "inc-2").(error); !errors.Is(err, ErrTagReincarnated) {
@@ -354,8 +355,36 @@ func TestNodeIncarnations(t *testing.T) {
 	}
 }
 
+// Repro 2 of issue 11: an add for a live tag, or with another node's address, must change
+// nothing; the node itself may still move its addresses.
+func TestRegisterRefusesWhatIsInUse(t *testing.T) {
+	f := New()
+	mustApply(t, f, RegisterNodeCommand, registerCommand("B", "B-1", "inc-b"))
+	mustApply(t, f, RegisterNodeCommand, registerCommand("C", "C-1", "inc-c"))
+	before := f.Nodes()
+	for name, r := range map[string]*raftv1.RegisterNode{
+		"live tag, other id":             {Tag: "B", RaftAddress: "elsewhere:1", GrpcAddress: "elsewhere:2"},
+		"live tag, same id, no inc":      {Tag: "B", Id: "B-1", RaftAddress: "elsewhere:1", GrpcAddress: "elsewhere:2"},
+		"free tag, B's raft address":     {Tag: "D", Incarnation: "inc-d", RaftAddress: "raft-B", GrpcAddress: "new:2"},
+		"free tag, C's gRPC address":     {Tag: "D", Incarnation: "inc-d", RaftAddress: "new:1", GrpcAddress: "grpc-C"},
+		"assigned tag, B's raft address": {Incarnation: "inc-e", RaftAddress: "raft-B", GrpcAddress: "new:2"},
+	} {
+		err, _ := mustApply(t, f, RegisterNodeCommand, r).(error)
+		if !errors.Is(err, ErrTagInUse) && !errors.Is(err, ErrAddressInUse) {
+			t.Errorf("%s: %v, want ErrTagInUse or ErrAddressInUse", name, err)
+		}
+		if got := f.Nodes(); !slices.Equal(got, before) {
+			t.Fatalf("%s: the refused registration changed the registry: %+v", name, got)
+		}
+	}
+	moved := mustApply(t, f, RegisterNodeCommand, &raftv1.RegisterNode{Tag: "B", Id: "B-1", Incarnation: "inc-b", RaftAddress: "moved:1", GrpcAddress: "moved:2"})
+	if n, ok := moved.(Node); !ok || n.RaftAddress != "moved:1" {
+		t.Fatalf("the node itself moving its addresses = %v", moved)
+	}
+}
+
 func registerCommand(tag, id, inc string) *raftv1.RegisterNode {
-	return &raftv1.RegisterNode{Tag: tag, Id: id, Incarnation: inc, RaftAddress: "r", GrpcAddress: "g"}
+	return &raftv1.RegisterNode{Tag: tag, Id: id, Incarnation: inc, RaftAddress: "raft-" + tag, GrpcAddress: "grpc-" + tag}
 }
 
 func TestCommandErrors(t *testing.T) {

@@ -2,6 +2,9 @@ package fsm
 
 import (
 	"cmp"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/idnode/idnode/docid"
@@ -50,6 +53,11 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 		switch {
 		case old.Incarnation == "": // registered by an operator; the node claims it
 		case incarnation == "":
+			// Only the node itself (which knows its incarnation) may move its addresses: an
+			// operator's add for a live tag would repoint the live node.
+			if (raftAddr != "" && raftAddr != old.RaftAddress) || (grpcAddr != "" && grpcAddr != old.GRPCAddress) {
+				return ErrTagInUse
+			}
 			incarnation = old.Incarnation
 		case incarnation != old.Incarnation:
 			return ErrTagReincarnated
@@ -58,9 +66,29 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 		// tag) must not erase the one the node registered itself.
 		raftAddr, grpcAddr = cmp.Or(raftAddr, old.RaftAddress), cmp.Or(grpcAddr, old.GRPCAddress)
 	}
+	if err := st.addressHeld(tag, raftAddr, grpcAddr); err != nil {
+		return err
+	}
 	n := Node{Tag: tag, ID: id, RaftAddress: raftAddr, GRPCAddress: grpcAddr, Incarnation: incarnation}
 	st.nodes[tag] = n
 	return n
+}
+
+// addressHeld refuses an address another node is registered with: two members at one
+// address would each be taken for the other. Tags are visited sorted, so every replica names
+// the same holder.
+func (st *state) addressHeld(tag, raftAddr, grpcAddr string) error {
+	for _, other := range slices.Sorted(maps.Keys(st.nodes)) {
+		n := st.nodes[other]
+		switch {
+		case other == tag:
+		case raftAddr != "" && n.RaftAddress == raftAddr:
+			return fmt.Errorf("%w: node %s has raft address %s", ErrAddressInUse, other, raftAddr)
+		case grpcAddr != "" && n.GRPCAddress == grpcAddr:
+			return fmt.Errorf("%w: node %s has gRPC address %s", ErrAddressInUse, other, grpcAddr)
+		}
+	}
+	return nil
 }
 
 // nodeByID finds the node with raft id id; ids are unique, so map order cannot matter.

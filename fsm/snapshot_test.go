@@ -54,7 +54,8 @@ func randomLog(t *testing.T, seed uint64, n int) []*raft.Log {
 				data, err := Encode(RemoveNodeCommand, &raftv1.RemoveNode{Tag: string(rune('A' + rng.IntN(4)))})
 				add(RemoveNodeCommand, data, err)
 			} else {
-				data, err := Encode(RegisterNodeCommand, &raftv1.RegisterNode{Id: fmt.Sprintf("n%d", rng.IntN(8)), RaftAddress: "r", GrpcAddress: "g"})
+				id := fmt.Sprintf("n%d", rng.IntN(8))
+				data, err := Encode(RegisterNodeCommand, &raftv1.RegisterNode{Id: id, RaftAddress: "r-" + id, GrpcAddress: "g-" + id})
 				add(RegisterNodeCommand, data, err)
 			}
 		case 6:

@@ -29,7 +29,7 @@ func codeOf(err error) codes.Code {
 	case errors.Is(err, fsm.ErrRangeReturned), errors.Is(err, fsm.ErrRestoreTagInUse):
 		return codes.FailedPrecondition
 	case errors.Is(err, fsm.ErrTagInUse), errors.Is(err, fsm.ErrTagRetired), errors.Is(err, fsm.ErrNodeIDInUse),
-		errors.Is(err, fsm.ErrTagReincarnated):
+		errors.Is(err, fsm.ErrTagReincarnated), errors.Is(err, fsm.ErrAddressInUse):
 		return codes.AlreadyExists
 	case errors.Is(err, fsm.ErrNoFreeTag):
 		return codes.ResourceExhausted

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -18,49 +19,88 @@ import (
 // joinTimeout bounds how long a new node keeps asking the cluster to let it in.
 const joinTimeout = 60 * time.Second
 
-// resolveIdentity decides who this node is: the tag its data dir remembers, or on a fresh data
-// dir the --tag given, or the tag the cluster assigns when joining. It persists the answer
-// before Raft starts, so a crash cannot leave the node unsure of its own tag.
-func resolveIdentity(ctx context.Context, cfg *config, log *slog.Logger) (nodestate.State, error) {
-	st, found, err := nodestate.Load(cfg.dataDir)
+// loadIdentity reads who this node is from its data dir (found is false for a new data dir)
+// and settles its Raft addresses.
+func loadIdentity(cfg *config) (st nodestate.State, found bool, err error) {
+	st, found, err = nodestate.Load(cfg.dataDir)
 	if err != nil {
-		return st, err
+		return st, false, err
 	}
 	if found {
 		if cfg.tagSet && cfg.tag != st.Tag {
-			return st, fmt.Errorf("data dir %s belongs to node %s, not --tag %s: a node keeps its tag for life; use another data dir for a new node", cfg.dataDir, st.Tag, cfg.tag)
+			return st, true, fmt.Errorf("data dir %s belongs to node %s, not --tag %s: a node keeps its tag for life; use another data dir for a new node", cfg.dataDir, st.Tag, cfg.tag)
 		}
 		cfg.tag = st.Tag
-		return st, cfg.placeSelf()
+	} else if err := datadir.CheckOrphans(cfg.dataDir); err != nil {
+		return st, false, err
 	}
-	if err := datadir.CheckOrphans(cfg.dataDir); err != nil {
-		return st, err
-	}
+	return st, found, cfg.placeSelf()
+}
+
+// newIdentity gives a new data dir its identity: the --tag given, or with --join the tag the
+// cluster assigns. It persists the answer before Raft starts, so a crash cannot leave the node
+// unsure of its own tag.
+func newIdentity(ctx context.Context, cfg *config, log *slog.Logger) (nodestate.State, error) {
 	if cfg.join == "" {
-		st = nodestate.New(cfg.tag)
-		if err := cfg.placeSelf(); err != nil {
-			return st, err
-		}
+		st := nodestate.New(cfg.tag)
 		return st, nodestate.Save(cfg.dataDir, st)
 	}
-	if err := cfg.placeSelf(); err != nil {
-		return st, err
-	}
-	st = nodestate.New("")
+	st := nodestate.New("")
 	if cfg.tagSet {
 		st.Tag = cfg.tag
 	}
-	member, err := join(ctx, cfg, st, log)
+	member, err := join(ctx, cfg, st, nonVoter, log)
 	if err != nil {
 		return st, err
 	}
 	st.Tag, st.RaftID, st.Registered, cfg.tag = member.GetTag(), member.GetId(), true, member.GetTag()
-	return st, nodestate.Save(cfg.dataDir, st)
+	if err := nodestate.Save(cfg.dataDir, st); err != nil {
+		return st, errors.Join(err, leaveAfterFailedJoin(cfg, st, log))
+	}
+	return st, nil
 }
 
-// join asks the cluster, through any node, to register this node and add it as a voter,
-// retrying while the cluster has no leader. The answer names the node's tag and Raft ID.
-func join(ctx context.Context, cfg *config, st nodestate.State, log *slog.Logger) (*idnodev1.NodeStatus, error) {
+// leaveTimeout bounds how long a node whose join failed tries to be removed again.
+const leaveTimeout = 15 * time.Second
+
+// leaveAfterFailedJoin undoes a join that the cluster accepted but this node could not
+// complete (a port in use, a disk error): it asks the cluster to remove the node again, so no
+// voter that will never answer is left behind to cost the cluster its quorum, and empties the
+// data dir so that a next start is a new node. The tag is retired with the removal.
+func leaveAfterFailedJoin(cfg *config, st nodestate.State, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(cfg.withAdminToken(context.Background()), leaveTimeout)
+	defer cancel()
+	cc, err := grpc.NewClient("passthrough:///"+cfg.join, grpc.WithTransportCredentials(cfg.peerCreds()))
+	if err != nil {
+		return fmt.Errorf("the join failed after the cluster added node %s, and removing it again failed (%w): remove it by hand (idctl node remove %s)", st.Tag, err, st.Tag)
+	}
+	defer cc.Close()
+	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
+		_, err = idnodev1.NewClusterServiceClient(cc).RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: st.Tag})
+		if err == nil || status.Code(err) == codes.NotFound {
+			log.Warn("the join failed after the cluster added this node; it was removed again", "tag", st.Tag, "via", cfg.join)
+			return datadir.Clear(cfg.dataDir)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the join failed after the cluster added node %s, and removing it again failed (%s): remove it by hand (idctl node remove %s)",
+				st.Tag, status.Convert(err).Message(), st.Tag)
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// Suffrage a join asks for: a new node first joins as a non-voter, and asks again to become a
+// voter once it serves.
+const (
+	nonVoter = false
+	voter    = true
+)
+
+// join asks the cluster, through any node, to register this node and add it as a voter or
+// non-voter, retrying while the cluster has no leader. The answer names the node's tag and
+// Raft ID.
+func join(ctx context.Context, cfg *config, st nodestate.State, asVoter bool, log *slog.Logger) (*idnodev1.NodeStatus, error) {
 	cc, err := grpc.NewClient("passthrough:///"+cfg.join, grpc.WithTransportCredentials(cfg.peerCreds()))
 	if err != nil {
 		return nil, fmt.Errorf("--join %s: %w", cfg.join, err)
@@ -68,11 +108,12 @@ func join(ctx context.Context, cfg *config, st nodestate.State, log *slog.Logger
 	defer cc.Close()
 	ctx, cancel := context.WithTimeout(cfg.withAdminToken(ctx), joinTimeout)
 	defer cancel()
-	req := &idnodev1.AddNodeRequest{Tag: st.Tag, Id: st.RaftID, RaftAddress: cfg.raftAdvertise, GrpcAddress: cfg.grpcAdvertise, Incarnation: st.Incarnation}
+	req := &idnodev1.AddNodeRequest{Tag: st.Tag, Id: st.RaftID, RaftAddress: cfg.raftAdvertise, GrpcAddress: cfg.grpcAdvertise,
+		Incarnation: st.Incarnation, NonVoter: !asVoter}
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
 		resp, err := idnodev1.NewClusterServiceClient(cc).AddNode(ctx, req)
 		if err == nil {
-			log.Info("joined the cluster", "via", cfg.join, "tag", resp.GetNode().GetTag(), "id", resp.GetNode().GetId())
+			log.Info("joined the cluster", "via", cfg.join, "tag", resp.GetNode().GetTag(), "id", resp.GetNode().GetId(), "voter", asVoter)
 			return resp.GetNode(), nil
 		}
 		if c := status.Code(err); c != codes.Unavailable && c != codes.DeadlineExceeded {

@@ -57,7 +57,7 @@ func main() {
 // gracePeriod bounds how long shutdown waits for calls in flight.
 const gracePeriod = 5 * time.Second
 
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) (err error) {
 	cfg, err := parseConfig(args, getenv, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -73,9 +73,35 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
 		return fmt.Errorf("data dir %s is not usable: %w", cfg.dataDir, err)
 	}
-	st, err := resolveIdentity(ctx, cfg, log)
+	st, found, err := loadIdentity(cfg)
 	if err != nil {
 		return err
+	}
+	// Every port is bound before a new node asks to join: one in use must stop it before the
+	// cluster counts it as a voter.
+	lis, err := net.Listen("tcp", cfg.grpcAddr)
+	if err != nil {
+		return fmt.Errorf("listen for gRPC on %s: %w", cfg.grpcAddr, err)
+	}
+	defer lis.Close()
+	raftLis, err := net.Listen("tcp", cfg.raftAddr)
+	if err != nil {
+		return fmt.Errorf("listen for raft on %s: %w", cfg.raftAddr, err)
+	}
+	defer raftLis.Close()
+	// A new node joins as a non-voter and is made a voter once it serves, so a join that fails
+	// half-way never costs the cluster its quorum; it is removed again.
+	joining := !found && cfg.join != ""
+	if !found {
+		if st, err = newIdentity(ctx, cfg, log); err != nil {
+			return err
+		}
+		// Deferred first, so it runs last: after raft and the etag file are closed.
+		defer func() {
+			if joining && err != nil {
+				err = errors.Join(err, leaveAfterFailedJoin(cfg, st, log))
+			}
+		}()
 	}
 	log = log.With("node", cfg.tag)
 	manifest, err := datadir.Open(cfg.dataDir, st.KeepsManifest)
@@ -86,7 +112,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	node, err := cluster.Open(ctx, o.clusterConfig(cluster.Config{
-		ID: st.MemberID(), DataDir: cfg.dataDir, RaftAddr: cfg.raftAddr, RaftAdvertise: cfg.raftAdvertise,
+		ID: st.MemberID(), DataDir: cfg.dataDir, RaftListener: raftLis, RaftAdvertise: cfg.raftAdvertise,
 		Peers: cfg.peers, Logger: log,
 		NoBootstrap:  cfg.join != "",
 		AppliedIndex: manifest.AppliedIndex(),
@@ -100,7 +126,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	case errors.Is(err, cluster.ErrClusterExists):
 		// This data dir never became a member and holds no Raft state: leave it empty, so
 		// the node can --join.
-		return errors.Join(err, nodestate.Remove(cfg.dataDir), os.RemoveAll(filepath.Join(cfg.dataDir, "raft")))
+		return errors.Join(err, datadir.Clear(cfg.dataDir))
 	case errors.Is(err, cluster.ErrDamagedStore), errors.Is(err, cluster.ErrLogBehind):
 		return fmt.Errorf("%w; %s", err, datadir.WayBack)
 	case err != nil:
@@ -127,10 +153,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := manifest.Record(datadir.Etag); err != nil {
 		return err
 	}
-	lis, err := net.Listen("tcp", cfg.grpcAddr)
-	if err != nil {
-		return fmt.Errorf("listen for gRPC on %s: %w", cfg.grpcAddr, err)
-	}
 	srv := server.New(o.serverConfig(server.Config{
 		Tag:         cfg.tag,
 		GRPCAddress: cfg.grpcAdvertise,
@@ -152,6 +174,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	srv.Start()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- gs.Serve(lis) }()
+	if joining {
+		if _, err := join(ctx, cfg, st, voter, log); err != nil {
+			stopGracefully(gs)
+			srv.Close()
+			return fmt.Errorf("joined as a non-voter, but becoming a voter failed: %w", err)
+		}
+		joining = false
+	}
 	log.Info("idnode serving", "tag", cfg.tag, "grpc", lis.Addr().String(), "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
 		"tls", cfg.tls != nil, "admin_token", cfg.adminToken != "")
 

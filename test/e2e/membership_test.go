@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/history"
+)
+
+// membership is what Status says of every node, sorted: tag, id, addresses, voter.
+func membership(t *testing.T, c *cluster, via string) []string {
+	t.Helper()
+	st, err := c.admin[via].Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	if err != nil {
+		t.Fatalf("Status via %s: %v", via, err)
+	}
+	var out []string
+	for _, n := range st.GetNodes() {
+		out = append(out, strings.Join([]string{n.GetTag(), n.GetId(), n.GetRaftAddress(), n.GetGrpcAddress(), boolWord(n.GetVoter())}, " "))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func boolWord(b bool) string {
+	if b {
+		return "voter"
+	}
+	return "nonvoter"
+}
+
+// Issue 11, repro 2: `idctl node add` with a tag in use, or with another node's address, used
+// to succeed and repoint the live node, so that after the leader died the survivors had no
+// quorum. Now it is refused with ALREADY_EXISTS and the cluster is as it was.
+func TestClusterAddNodeRefusesWhatIsInUse(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t)
+	rec := history.New()
+	leader := c.leader()
+	survivors := c.others(leader)
+	env := []string{"IDNODE_ADDR=" + addrsOf(c.nodes...)}
+	before := membership(t, c, leader)
+
+	b := c.node(survivors[0])
+	wantIdctlFailure(t, 1, env, []string{"node", "add", b.Tag, "--raft-addr", freeAddr(t), "--grpc-addr", freeAddr(t)}, "ALREADY_EXISTS")
+	wantIdctlFailure(t, 1, env, []string{"node", "add", "D", "--raft-addr", b.RaftAddr, "--grpc-addr", freeAddr(t)}, "ALREADY_EXISTS", b.RaftAddr)
+	wantIdctlFailure(t, 1, env, []string{"node", "add", "-", "--raft-addr", freeAddr(t), "--grpc-addr", b.GRPCAddr}, "ALREADY_EXISTS", b.GRPCAddr)
+	if after := membership(t, c, leader); !slices.Equal(after, before) {
+		t.Fatalf("refused adds changed the cluster:\nbefore %q\nafter  %q", before, after)
+	}
+
+	c.mustIdentity(rec, "orders", 1, leader)
+	c.node(leader).kill9()
+	if _, _, err := c.identity(rec, "orders", 1, slices.Index(clusterTags, survivors[0]), time.Second, failoverLimit); err != nil {
+		t.Fatalf("after the leader died, the two survivors have no quorum: %v", err)
+	}
+	checkHistory(t, rec)
+}
+
+// Issue 11, repro 3: a join that fails used to leave a dead voter behind, and a cluster of
+// one plus that voter had no quorum for good. A port in use now stops the node before it asks
+// to join; a failure after the cluster added it removes it again.
+func TestJoinThatFailsLeavesNoVoter(t *testing.T) {
+	t.Parallel()
+	a := startNode(t, nodeOpts{Tag: "A"})
+	a.waitServing(serveTimeout)
+	ids, admin := dial(t, a.GRPCAddr)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+
+	for _, tc := range []struct{ name, want string }{
+		{"gRPC port in use", "--grpc-addr"},
+		{"metrics port in use, bound after the join", "--metrics-addr"},
+	} {
+		args := []string{"--join", a.GRPCAddr, "--data-dir", t.TempDir(), "--raft-addr", freeAddr(t)}
+		if tc.want == "--grpc-addr" {
+			args = append(args, "--grpc-addr", taken.Addr().String())
+		} else {
+			args = append(args, "--grpc-addr", freeAddr(t), "--metrics-addr", taken.Addr().String())
+		}
+		out, code := runIdnode(t, args...)
+		if code <= 0 || !strings.Contains(out, "address already in use") {
+			t.Errorf("%s: exit %d, output %q; want a non-zero exit naming the port", tc.name, code, out)
+		}
+		st, err := admin.Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+		if err != nil {
+			t.Fatalf("%s: Status: %v", tc.name, err)
+		}
+		if len(st.GetNodes()) != 1 {
+			t.Errorf("%s: the cluster holds %v after the failed join, want A alone", tc.name, st.GetNodes())
+		}
+		if _, err := ids.Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil {
+			t.Errorf("%s: A lost its quorum: %v", tc.name, err)
+		}
+		t.Logf("%s: %s", tc.name, strings.TrimSpace(out))
+	}
+}
+
+// runIdnode runs the daemon to its exit and returns its output and exit code.
+func runIdnode(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), clusterJoinWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, buildIdnode(t), args...)
+	cmd.Dir, cmd.Env = t.TempDir(), cleanEnv()
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("idnode %s: no exit within %v", strings.Join(args, " "), clusterJoinWait)
+	case errors.As(err, &exit):
+		return string(out), exit.ExitCode()
+	case err != nil:
+		t.Fatalf("idnode %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out), 0
+}
