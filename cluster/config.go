@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/idnode/idnode/fsm"
 )
 
 // Peer is one member of a statically bootstrapped cluster.
@@ -50,6 +52,9 @@ type Config struct {
 	AppliedIndex uint64
 	// OnSnapshot, when set, is told the index of every snapshot stored completely.
 	OnSnapshot func(index uint64)
+	// OnHalt is called once if the FSM meets a command type this build does not know: it has
+	// stopped applying the log, and the node must stop (fsm.FSM.OnHalt).
+	OnHalt func(index uint64, t fsm.CommandType)
 }
 
 // Timing holds the Raft timeouts. The defaults are tuned for a LAN or loopback, where a round

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 
+	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/memberid"
 )
 
@@ -221,4 +222,41 @@ func hasRaftState(t *testing.T, dataDir string) bool {
 		t.Fatal(err)
 	}
 	return existing
+}
+
+// A cluster fed an entry of a command type its build does not know halts on every node at the
+// same index (issue 11, repro 4), rather than answering an error and diverging.
+func TestUnknownCommandHaltsEveryNode(t *testing.T) {
+	cfgs := tcpCluster(t)
+	type halt struct {
+		node  string
+		index uint64
+	}
+	halts := make(chan halt, len(cfgs))
+	for i := range cfgs {
+		id := cfgs[i].ID
+		cfgs[i].OnHalt = func(index uint64, _ fsm.CommandType) { halts <- halt{id, index} }
+	}
+	nodes := mustOpenAll(t, cfgs...)
+	leader := leaderOf(t, nodes...)
+	seed(t, leader, "halt", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	if _, err := leader.Apply(ctx, []byte{0x21, 1, 2, 3}); !errors.Is(err, fsm.ErrHalted) {
+		t.Fatalf("unknown command answered %v, want ErrHalted", err)
+	}
+	seen := map[string]uint64{}
+	for range nodes {
+		select {
+		case h := <-halts:
+			seen[h.node] = h.index
+		case <-time.After(testWait):
+			t.Fatalf("halted: %v; want every node", seen)
+		}
+	}
+	for _, n := range nodes {
+		if seen[n.ID()] == 0 || seen[n.ID()] != seen[leader.ID()] || !n.FSM().Halted() {
+			t.Errorf("node %s halted at %d (leader at %d), FSM halted %v", n.ID(), seen[n.ID()], seen[leader.ID()], n.FSM().Halted())
+		}
+	}
 }

@@ -77,6 +77,9 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("open raft log in %s: %w", raftDir, err)
 	}
 	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, log: cfg.Logger, closed: make(chan struct{})}
+	if cfg.OnHalt != nil {
+		n.fsm.OnHalt(cfg.OnHalt)
+	}
 	if err := n.start(ctx, rc, raftDir); err != nil {
 		if c, ok := n.transport.(raft.WithClose); ok && n.cfg.Transport == nil {
 			err = errors.Join(err, c.Close())

@@ -10,6 +10,11 @@ import (
 // command gets a new number; a number is never reused.
 type CommandType uint8
 
+// Ignorable is the type bit of a command that a build which does not know it may skip: one
+// that changes nothing the older build answers from (Consul's IgnoreUnknownTypeFlag). A new
+// command without it halts older nodes, which then need an upgrade (README: rolling upgrade).
+const Ignorable CommandType = 0x80
+
 const (
 	IdentityBatchCommand CommandType = 1
 	SeedIdentityCommand  CommandType = 2

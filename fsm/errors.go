@@ -9,6 +9,10 @@ var (
 	// was written by a newer idnode. Upgrade this node before it applies more of the log.
 	ErrUnknownCommand = errors.New("unknown raft command type: upgrade this node to the cluster's idnode version")
 
+	// ErrHalted means the FSM met a command type it does not know and stopped applying the
+	// log: this node runs an older idnode than the cluster. Upgrade it and restart it.
+	ErrHalted = errors.New("this node's state machine halted on a raft command it does not know: upgrade this node to the cluster's idnode version")
+
 	// ErrMalformedCommand means an entry could not be decoded.
 	ErrMalformedCommand = errors.New("malformed raft command")
 

@@ -22,6 +22,10 @@ var (
 type FSM struct {
 	mu sync.RWMutex
 	st *state
+	// halted is set by the first entry of a command type this build does not know and may not
+	// skip; from then on nothing is applied (see apply).
+	halted bool
+	onHalt func(index uint64, t CommandType)
 }
 
 // New returns an empty FSM.
@@ -63,11 +67,26 @@ func handle[M any, PM interface {
 	}
 }
 
+// OnHalt sets what the FSM calls, once, when it halts on a command it does not know: the
+// node must stop (cmd/idnode exits). Set it before raft starts.
+func (f *FSM) OnHalt(fn func(index uint64, t CommandType)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onHalt = fn
+}
+
+// Halted reports whether the FSM met a command it does not know and stopped applying.
+func (f *FSM) Halted() bool {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.halted
+}
+
 // Apply implements raft.FSM.
 func (f *FSM) Apply(l *raft.Log) any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.st.apply(l)
+	return f.apply(l)
 }
 
 // ApplyBatch implements raft.BatchingFSM: one lock for many entries.
@@ -76,26 +95,36 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, l := range logs {
-		out[i] = f.st.apply(l)
+		out[i] = f.apply(l)
 	}
 	return out
 }
 
-func (st *state) apply(l *raft.Log) any {
+// apply applies one entry. A command type this build does not know is skipped when it
+// carries the Ignorable bit; otherwise the FSM halts: answering it with an error and going on
+// would leave this replica without a change that newer replicas made, and every later answer
+// could differ (Consul's FSM does the same). A halted FSM applies nothing more and refuses to
+// snapshot, so the entry stays in the log for an upgraded build to apply.
+func (f *FSM) apply(l *raft.Log) any {
+	if f.halted {
+		return ErrHalted
+	}
 	if l.Type != raft.LogCommand {
 		return nil
 	}
-	return st.applyCommand(l.Data)
-}
-
-// applyCommand dispatches one framed command.
-func (st *state) applyCommand(data []byte) any {
-	if len(data) == 0 {
+	if len(l.Data) == 0 {
 		return fmt.Errorf("%w: empty entry", ErrMalformedCommand)
 	}
-	c, ok := commands[CommandType(data[0])]
-	if !ok {
-		return fmt.Errorf("%w (type %d)", ErrUnknownCommand, data[0])
+	t := CommandType(l.Data[0])
+	if c, ok := commands[t]; ok {
+		return c.apply(f.st, l.Data[1:])
 	}
-	return c.apply(st, data[1:])
+	if t&Ignorable != 0 {
+		return nil
+	}
+	f.halted = true
+	if f.onHalt != nil {
+		f.onHalt(l.Index, t)
+	}
+	return fmt.Errorf("%w: %w (type %d at index %d)", ErrHalted, ErrUnknownCommand, t, l.Index)
 }

@@ -395,13 +395,58 @@ func TestCommandErrors(t *testing.T) {
 		t.Fatalf("Encode of an unknown command = %v", err)
 	}
 	f := New()
-	if err, _ := f.Apply(&raft.Log{Type: raft.LogCommand, Data: []byte{200, 1}}).(error); !errors.Is(err, ErrUnknownCommand) {
-		t.Fatalf("unknown command = %v", err)
-	}
 	if err, _ := f.Apply(&raft.Log{Type: raft.LogCommand, Data: []byte{byte(SeedIdentityCommand), 0xff}}).(error); !errors.Is(err, ErrMalformedCommand) {
 		t.Fatalf("malformed command = %v", err)
 	}
 	if r := f.Apply(&raft.Log{Type: raft.LogConfiguration}); r != nil {
 		t.Fatalf("configuration entry answered %v", r)
+	}
+}
+
+// An entry of a command type this build does not know halts the FSM (issue 11, repro 4): it
+// must not answer with an error and go on, diverging from newer replicas that applied it.
+func TestUnknownCommandHalts(t *testing.T) {
+	f := New()
+	type halt struct {
+		index uint64
+		t     CommandType
+	}
+	var halts []halt
+	f.OnHalt(func(index uint64, t CommandType) { halts = append(halts, halt{index, t}) })
+	seed := func(index uint64, value int64) *raft.Log {
+		data, err := Encode(SeedIdentityCommand, &raftv1.SeedIdentity{Name: "x", Value: value})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &raft.Log{Index: index, Type: raft.LogCommand, Data: data}
+	}
+	f.Apply(seed(1, 5))
+
+	// An unknown type with the Ignorable bit is skipped, and later entries apply.
+	if r := f.Apply(&raft.Log{Index: 2, Type: raft.LogCommand, Data: []byte{byte(Ignorable | 0x21), 1, 2}}); r != nil {
+		t.Fatalf("ignorable unknown command answered %v", r)
+	}
+	f.Apply(seed(3, 6))
+	if f.Identity("x") != 6 || f.Halted() {
+		t.Fatalf("after an ignorable entry: x = %d, halted %v; want 6, false", f.Identity("x"), f.Halted())
+	}
+
+	// One without it halts: nothing later is applied, no snapshot is taken.
+	if err, _ := f.Apply(&raft.Log{Index: 4, Type: raft.LogCommand, Data: []byte{0x21, 1}}).(error); !errors.Is(err, ErrHalted) || !errors.Is(err, ErrUnknownCommand) {
+		t.Fatalf("unknown command = %v, want ErrHalted and ErrUnknownCommand", err)
+	}
+	for i, r := range f.ApplyBatch([]*raft.Log{seed(5, 9), seed(6, 10)}) {
+		if err, _ := r.(error); !errors.Is(err, ErrHalted) {
+			t.Errorf("entry %d after the halt answered %v, want ErrHalted", 5+i, r)
+		}
+	}
+	if f.Identity("x") != 6 {
+		t.Errorf("entries after the halt were applied: x = %d, want 6", f.Identity("x"))
+	}
+	if _, err := f.Snapshot(); !errors.Is(err, ErrHalted) {
+		t.Errorf("Snapshot of a halted FSM = %v, want ErrHalted", err)
+	}
+	if len(halts) != 1 || halts[0] != (halt{4, 0x21}) {
+		t.Errorf("halt callbacks %v, want one at index 4 for type 0x21", halts)
 	}
 }

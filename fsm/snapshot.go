@@ -111,6 +111,9 @@ func sortedKeys[V any](m map[string]V) []string {
 func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
+	if f.halted {
+		return nil, ErrHalted
+	}
 	return &snapshot{records: f.st.records()}, nil
 }
 

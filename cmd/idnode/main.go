@@ -24,6 +24,7 @@ import (
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/nodestate"
 	"github.com/idnode/idnode/server"
@@ -53,6 +54,11 @@ func main() {
 		os.Exit(2)
 	}
 }
+
+// exitHalted is the exit status of a node whose state machine met a Raft command it does not
+// know (an older build in a newer cluster): distinct from 2 (bad flags, a refused start), so a
+// supervisor can tell that it needs an upgrade, not a restart.
+const exitHalted = 3
 
 // gracePeriod bounds how long shutdown waits for calls in flight.
 const gracePeriod = 5 * time.Second
@@ -120,6 +126,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			if err := manifest.Snapshotted(index); err != nil {
 				log.Error("recording a snapshot in the data dir manifest", "index", index, "err", err)
 			}
+		},
+		OnHalt: func(index uint64, t fsm.CommandType) {
+			log.Error("HALT: the Raft log holds a command this idnode does not know; upgrade this node to the cluster's version and start it again",
+				"index", index, "command_type", int(t), "err", fsm.ErrHalted)
+			os.Exit(exitHalted)
 		},
 	}))
 	switch {
