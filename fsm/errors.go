@@ -40,6 +40,11 @@ var (
 	// tag's etag at 1 and repeat its server-side IDs, so it is never handed out again.
 	ErrTagRetired = errors.New("node tag belonged to a removed node and is retired for ever")
 
+	// ErrSeparatorDiffers means a node is configured with another identity parts separator
+	// than the cluster's: its IDs would not match the other nodes'. Start it with the
+	// cluster's --separator.
+	ErrSeparatorDiffers = errors.New("this node's --separator differs from the cluster's")
+
 	// ErrAddressInUse means another registered node has the raft or gRPC address; give the
 	// new node addresses of its own.
 	ErrAddressInUse = errors.New("address is in use by another node")

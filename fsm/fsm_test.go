@@ -450,3 +450,31 @@ func TestUnknownCommandHalts(t *testing.T) {
 		t.Errorf("halt callbacks %v, want one at index 4 for type 0x21", halts)
 	}
 }
+
+// The separator is a cluster-wide setting: the first node to register with one sets it, a
+// node with another is refused and changes nothing, and a snapshot keeps it (issue 11, repro 5).
+func TestSeparatorIsTheClusters(t *testing.T) {
+	f := New()
+	withSep := func(tag, sep string) *raftv1.RegisterNode {
+		r := registerCommand(tag, "", "inc-"+tag)
+		r.Separator = sep
+		return r
+	}
+	mustApply(t, f, RegisterNodeCommand, registerCommand("O", "", "")) // an operator's add names none
+	if f.Separator() != "" {
+		t.Fatalf("separator set by a registration without one: %q", f.Separator())
+	}
+	mustApply(t, f, RegisterNodeCommand, withSep("A", "/"))
+	before := f.Nodes()
+	if err, _ := mustApply(t, f, RegisterNodeCommand, withSep("B", "-")).(error); !errors.Is(err, ErrSeparatorDiffers) {
+		t.Fatalf("a node with separator - = %v, want ErrSeparatorDiffers", err)
+	}
+	if got := f.Nodes(); !slices.Equal(got, before) || f.Separator() != "/" {
+		t.Fatalf("the refused registration changed the FSM: %+v, separator %q", got, f.Separator())
+	}
+	mustApply(t, f, RegisterNodeCommand, withSep("B", "/"))
+
+	if restored := mustRestore(t, snapshotBytes(t, f)); restored.Separator() != "/" {
+		t.Errorf("restored separator %q, want /", restored.Separator())
+	}
+}

@@ -14,10 +14,15 @@ import (
 )
 
 // applyRegisterNode registers a node or refreshes the addresses of one already registered with
-// the same id. A tag in use by another node, ever used by a removed node, or held by an earlier
+// the same id. The first registration that names a separator makes it the cluster's; one that
+// names another is refused. A tag in use by another node, ever used by a removed node, or held by an earlier
 // incarnation (data dir) of this node is refused. An empty tag is assigned; an empty id is
 // memberid.New(tag, incarnation), or the tag when the registration carries no incarnation.
 func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
+	sep := r.GetSeparator()
+	if sep != "" && st.separator != "" && sep != st.separator {
+		return fmt.Errorf("%w: the cluster's is %q, this node's %q", ErrSeparatorDiffers, st.separator, sep)
+	}
 	tag, id := r.GetTag(), r.GetId()
 	if tag != "" {
 		if err := docid.ValidateNodeTag(tag); err != nil {
@@ -71,6 +76,9 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 	}
 	n := Node{Tag: tag, ID: id, RaftAddress: raftAddr, GRPCAddress: grpcAddr, Incarnation: incarnation}
 	st.nodes[tag] = n
+	if st.separator == "" {
+		st.separator = sep
+	}
 	return n
 }
 

@@ -57,6 +57,13 @@ func (f *FSM) Nodes() []Node {
 	return out
 }
 
+// Separator is the cluster's identity parts separator, or "" before a node registered one.
+func (f *FSM) Separator() string {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.st.separator
+}
+
 // RetiredTags returns the tags of removed nodes, sorted.
 func (f *FSM) RetiredTags() []string {
 	f.mu.RLock()

@@ -28,6 +28,7 @@ const (
 	retiredTagRecord recordType = 4
 	requestRecord    recordType = 5
 	clockRecord      recordType = 6
+	settingsRecord   recordType = 7
 )
 
 // restorers is the table of snapshot records: one function each that puts a record back.
@@ -50,6 +51,9 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 	}),
 	clockRecord: restored(func(st *state, r *raftv1.ClockRecord) {
 		st.requests.nowMs = r.GetNowMs()
+	}),
+	settingsRecord: restored(func(st *state, r *raftv1.SettingsRecord) {
+		st.separator = r.GetSeparator()
 	}),
 }
 
@@ -89,6 +93,9 @@ func (st *state) records() []snapshotRecord {
 	}
 	for _, k := range sortedKeys(st.retired) {
 		out = append(out, snapshotRecord{retiredTagRecord, &raftv1.RetiredTagRecord{Tag: k}})
+	}
+	if st.separator != "" {
+		out = append(out, snapshotRecord{settingsRecord, &raftv1.SettingsRecord{Separator: st.separator}})
 	}
 	out = append(out, snapshotRecord{clockRecord, &raftv1.ClockRecord{NowMs: st.requests.nowMs}})
 	for _, r := range st.requests.live() {

@@ -9,6 +9,9 @@ type state struct {
 	nodes      map[string]Node             // by tag
 	retired    map[string]bool             // tags of removed nodes
 	requests   *requestTable
+	// separator is the cluster's identity parts separator, set by the first node that
+	// registers with one (cluster-wide settings, DESIGN §3); "" until then.
+	separator string
 }
 
 type identityCounter struct {

@@ -34,6 +34,9 @@ type State struct {
 	// Registered is set once the cluster's registry holds this tag with this incarnation. Until
 	// then the node must not issue server-side IDs; after it, it may even when cut off.
 	Registered bool `json:"registered"`
+	// Separator is the cluster's identity parts separator, remembered once the cluster
+	// accepted this node with it: a restart with another --separator is refused at once.
+	Separator string `json:"separator,omitempty"`
 	// KeepsManifest is set once the data dir's manifest (package datadir) was written, so
 	// that losing it is noticed too.
 	KeepsManifest bool `json:"keeps_manifest,omitempty"`

@@ -26,7 +26,7 @@ func codeOf(err error) codes.Code {
 		return codes.InvalidArgument
 	case errors.Is(err, fsm.ErrCounterOverflow), errors.Is(err, etag.ErrExhausted):
 		return codes.OutOfRange
-	case errors.Is(err, fsm.ErrRangeReturned), errors.Is(err, fsm.ErrRestoreTagInUse):
+	case errors.Is(err, fsm.ErrRangeReturned), errors.Is(err, fsm.ErrRestoreTagInUse), errors.Is(err, fsm.ErrSeparatorDiffers):
 		return codes.FailedPrecondition
 	case errors.Is(err, fsm.ErrTagInUse), errors.Is(err, fsm.ErrTagRetired), errors.Is(err, fsm.ErrNodeIDInUse),
 		errors.Is(err, fsm.ErrTagReincarnated), errors.Is(err, fsm.ErrAddressInUse):

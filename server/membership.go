@@ -45,7 +45,7 @@ func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest)
 	}
 	resp, err := s.apply(ctx, fsm.RegisterNodeCommand, &raftv1.RegisterNode{
 		Tag: req.GetTag(), Id: req.GetId(), RaftAddress: req.GetRaftAddress(),
-		GrpcAddress: req.GetGrpcAddress(), Incarnation: req.GetIncarnation(),
+		GrpcAddress: req.GetGrpcAddress(), Incarnation: req.GetIncarnation(), Separator: req.GetSeparator(),
 	})
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest)
 	}
 	return &idnodev1.AddNodeResponse{Node: &idnodev1.NodeStatus{
 		Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Voter: suffrage == raft.Voter,
-	}}, nil
+	}, Separator: s.node.FSM().Separator()}, nil
 }
 
 // isMember reports whether the configuration already holds id at addr with this suffrage.

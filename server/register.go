@@ -7,13 +7,14 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/fsm"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // registerSelf makes sure the FSM's registry holds this node under its tag, with this data
-// dir's incarnation and its current addresses, retrying until it does (through the leader,
-// wherever that is). Server-side IDs wait for it; every node finds every other's gRPC address
-// there.
+// dir's incarnation, its current addresses and its separator, retrying until it does (through
+// the leader, wherever that is). Server-side IDs wait for it; every node finds every other's
+// gRPC address there. A cluster whose separator differs stops the node (Config.OnFatal).
 func (s *Server) registerSelf(ctx context.Context) {
 	backoff := 50 * time.Millisecond
 	for {
@@ -23,8 +24,12 @@ func (s *Server) registerSelf(ctx context.Context) {
 		}
 		msg := err.Error()
 		s.regProblem.Store(&msg)
-		if status.Code(err) == codes.AlreadyExists {
+		switch status.Code(err) {
+		case codes.AlreadyExists:
 			s.log.Error("the cluster refuses this node's tag; it will not issue server-side IDs", "tag", s.cfg.Tag, "err", err)
+			return
+		case codes.FailedPrecondition:
+			s.fatal(err)
 			return
 		}
 		s.log.Debug("node registration pending", "err", err)
@@ -38,21 +43,25 @@ func (s *Server) registerSelf(ctx context.Context) {
 }
 
 func (s *Server) ensureRegistered(ctx context.Context) error {
+	if sep := s.node.FSM().Separator(); sep != "" && sep != string(s.cfg.Separator) {
+		return status.Errorf(codes.FailedPrecondition, "%v: the cluster's is %q, this node's %q; start it with --separator %q",
+			fsm.ErrSeparatorDiffers, sep, string(s.cfg.Separator), sep)
+	}
 	if !s.isRegistered() {
 		ctx, cancel := context.WithTimeout(s.withOwnToken(ctx), 5*time.Second)
 		defer cancel()
 		_, err := s.AddNode(ctx, &idnodev1.AddNodeRequest{
 			Tag: s.cfg.Tag, Id: s.node.ID(), RaftAddress: s.cfg.RaftAddress,
-			GrpcAddress: s.cfg.GRPCAddress, Incarnation: s.cfg.State.Incarnation,
+			GrpcAddress: s.cfg.GRPCAddress, Incarnation: s.cfg.State.Incarnation, Separator: string(s.cfg.Separator),
 		})
 		if err != nil {
 			return err
 		}
 		s.log.Info("registered in the cluster", "tag", s.cfg.Tag, "grpc", s.cfg.GRPCAddress)
 	}
-	if !s.cfg.State.Registered {
-		st := s.cfg.State
-		st.Registered = true
+	if st := s.cfg.State; !st.Registered || st.Separator != string(s.cfg.Separator) {
+		// From now on a restart with another --separator is refused before it serves.
+		st.Registered, st.Separator = true, string(s.cfg.Separator)
 		if err := s.cfg.SaveState(st); err != nil {
 			return err
 		}
@@ -61,8 +70,12 @@ func (s *Server) ensureRegistered(ctx context.Context) error {
 	return nil
 }
 
-// isRegistered reports whether the local FSM already shows this node as it is now.
+// isRegistered reports whether the local FSM already shows this node as it is now, and the
+// cluster's separator (registering sets it in a cluster made before it was recorded).
 func (s *Server) isRegistered() bool {
+	if s.node.FSM().Separator() == "" {
+		return false
+	}
 	for _, n := range s.node.FSM().Nodes() {
 		if n.Tag == s.cfg.Tag {
 			return n.ID == s.node.ID() && n.Incarnation == s.cfg.State.Incarnation &&
@@ -70,6 +83,14 @@ func (s *Server) isRegistered() bool {
 		}
 	}
 	return false
+}
+
+// fatal reports an error this node cannot serve past.
+func (s *Server) fatal(err error) {
+	s.log.Error("this node cannot serve in this cluster", "err", err)
+	if s.cfg.OnFatal != nil {
+		s.cfg.OnFatal(err)
+	}
 }
 
 // registrationProblem says why this node is not registered, for error messages.

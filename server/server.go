@@ -61,6 +61,9 @@ type Config struct {
 	AdminToken string
 	// Observer, when set, is told what the node hands out and refuses (metrics).
 	Observer Observer
+	// OnFatal, when set, is told of a condition under which this node must stop serving: the
+	// cluster's separator differs from Separator. cmd/idnode exits.
+	OnFatal func(error)
 }
 
 // Server holds the gRPC services of one node.

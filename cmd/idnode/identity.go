@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/datadir"
+	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/nodestate"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -31,6 +32,10 @@ func loadIdentity(cfg *config) (st nodestate.State, found bool, err error) {
 			return st, true, fmt.Errorf("data dir %s belongs to node %s, not --tag %s: a node keeps its tag for life; use another data dir for a new node", cfg.dataDir, st.Tag, cfg.tag)
 		}
 		cfg.tag = st.Tag
+		if st.Separator != "" && st.Separator != string(cfg.separator) {
+			return st, true, fmt.Errorf("%w: --separator %q, but this node's cluster uses %q (set when it was created): start this node with --separator %q",
+				fsm.ErrSeparatorDiffers, string(cfg.separator), st.Separator, st.Separator)
+		}
 	} else if err := datadir.CheckOrphans(cfg.dataDir); err != nil {
 		return st, false, err
 	}
@@ -109,7 +114,7 @@ func join(ctx context.Context, cfg *config, st nodestate.State, asVoter bool, lo
 	ctx, cancel := context.WithTimeout(cfg.withAdminToken(ctx), joinTimeout)
 	defer cancel()
 	req := &idnodev1.AddNodeRequest{Tag: st.Tag, Id: st.RaftID, RaftAddress: cfg.raftAdvertise, GrpcAddress: cfg.grpcAdvertise,
-		Incarnation: st.Incarnation, NonVoter: !asVoter}
+		Incarnation: st.Incarnation, NonVoter: !asVoter, Separator: string(cfg.separator)}
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
 		resp, err := idnodev1.NewClusterServiceClient(cc).AddNode(ctx, req)
 		if err == nil {

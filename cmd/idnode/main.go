@@ -164,6 +164,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := manifest.Record(datadir.Etag); err != nil {
 		return err
 	}
+	fatal := make(chan error, 1)
 	srv := server.New(o.serverConfig(server.Config{
 		Tag:         cfg.tag,
 		GRPCAddress: cfg.grpcAdvertise,
@@ -173,7 +174,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Identity:    identity.Options{MaxBatch: cfg.identityBatch},
 		State:       st,
 		SaveState:   func(st nodestate.State) error { return nodestate.Save(cfg.dataDir, st) },
-		Logger:      log,
+		OnFatal: func(err error) {
+			select {
+			case fatal <- err:
+			default:
+			}
+		},
+		Logger: log,
 	}), node, etags)
 	gs := grpc.NewServer(append(srv.ServerOptions(), o.grpcOptions()...)...)
 	srv.Register(gs)
@@ -201,6 +208,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Info("shutting down")
 	case err = <-serveErr:
 		log.Error("gRPC server stopped", "err", err)
+	case err = <-fatal:
 	}
 	stopGracefully(gs)
 	srv.Close()

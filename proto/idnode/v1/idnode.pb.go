@@ -1089,7 +1089,11 @@ type AddNodeRequest struct {
 	NonVoter bool `protobuf:"varint,5,opt,name=non_voter,json=nonVoter,proto3" json:"non_voter,omitempty"`
 	// Set by a node registering itself: the random identity of its data dir. Operators leave
 	// it empty. A tag is refused to a data dir other than the one that first claimed it.
-	Incarnation   string `protobuf:"bytes,6,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	Incarnation string `protobuf:"bytes,6,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	// Set by a node registering itself: its identity parts separator. The cluster's is set by
+	// the first node that registers; a node configured with another is refused
+	// (FAILED_PRECONDITION).
+	Separator     string `protobuf:"bytes,7,opt,name=separator,proto3" json:"separator,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1166,9 +1170,18 @@ func (x *AddNodeRequest) GetIncarnation() string {
 	return ""
 }
 
+func (x *AddNodeRequest) GetSeparator() string {
+	if x != nil {
+		return x.Separator
+	}
+	return ""
+}
+
 type AddNodeResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Node          *NodeStatus            `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Node  *NodeStatus            `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
+	// The cluster's identity parts separator, once a node registered it.
+	Separator     string `protobuf:"bytes,2,opt,name=separator,proto3" json:"separator,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1208,6 +1221,13 @@ func (x *AddNodeResponse) GetNode() *NodeStatus {
 		return x.Node
 	}
 	return nil
+}
+
+func (x *AddNodeResponse) GetSeparator() string {
+	if x != nil {
+		return x.Separator
+	}
+	return ""
 }
 
 type RemoveNodeRequest struct {
@@ -1689,16 +1709,18 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\fcommit_index\x18\x03 \x01(\x04R\vcommitIndex\x12+\n" +
 	"\x05nodes\x18\x04 \x03(\v2\x15.idnode.v1.NodeStatusR\x05nodes\x12\x12\n" +
 	"\x04self\x18\x05 \x01(\tR\x04self\x12#\n" +
-	"\rapplied_index\x18\x06 \x01(\x04R\fappliedIndex\"\xb7\x01\n" +
+	"\rapplied_index\x18\x06 \x01(\x04R\fappliedIndex\"\xd5\x01\n" +
 	"\x0eAddNodeRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12!\n" +
 	"\fraft_address\x18\x02 \x01(\tR\vraftAddress\x12!\n" +
 	"\fgrpc_address\x18\x03 \x01(\tR\vgrpcAddress\x12\x0e\n" +
 	"\x02id\x18\x04 \x01(\tR\x02id\x12\x1b\n" +
 	"\tnon_voter\x18\x05 \x01(\bR\bnonVoter\x12 \n" +
-	"\vincarnation\x18\x06 \x01(\tR\vincarnation\"<\n" +
+	"\vincarnation\x18\x06 \x01(\tR\vincarnation\x12\x1c\n" +
+	"\tseparator\x18\a \x01(\tR\tseparator\"Z\n" +
 	"\x0fAddNodeResponse\x12)\n" +
-	"\x04node\x18\x01 \x01(\v2\x15.idnode.v1.NodeStatusR\x04node\"%\n" +
+	"\x04node\x18\x01 \x01(\v2\x15.idnode.v1.NodeStatusR\x04node\x12\x1c\n" +
+	"\tseparator\x18\x02 \x01(\tR\tseparator\"%\n" +
 	"\x11RemoveNodeRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x14\n" +
 	"\x12RemoveNodeResponse\"-\n" +

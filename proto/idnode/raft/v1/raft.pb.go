@@ -347,7 +347,10 @@ type RegisterNode struct {
 	GrpcAddress string                 `protobuf:"bytes,4,opt,name=grpc_address,json=grpcAddress,proto3" json:"grpc_address,omitempty"`
 	// Random per data dir. A node that comes back with an empty data dir has a new
 	// incarnation, and its etag would restart at 1: the FSM refuses it the old tag.
-	Incarnation   string `protobuf:"bytes,5,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	Incarnation string `protobuf:"bytes,5,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	// The identity parts separator the registering node is configured with; empty from an
+	// operator's add. The first one becomes the cluster's; a different one is refused.
+	Separator     string `protobuf:"bytes,6,opt,name=separator,proto3" json:"separator,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -413,6 +416,13 @@ func (x *RegisterNode) GetGrpcAddress() string {
 func (x *RegisterNode) GetIncarnation() string {
 	if x != nil {
 		return x.Incarnation
+	}
+	return ""
+}
+
+func (x *RegisterNode) GetSeparator() string {
+	if x != nil {
+		return x.Separator
 	}
 	return ""
 }
@@ -901,6 +911,51 @@ func (x *ClockRecord) GetNowMs() int64 {
 	return 0
 }
 
+// Snapshot record: the cluster-wide settings, once a node registered them.
+type SettingsRecord struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Separator     string                 `protobuf:"bytes,1,opt,name=separator,proto3" json:"separator,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SettingsRecord) Reset() {
+	*x = SettingsRecord{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SettingsRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SettingsRecord) ProtoMessage() {}
+
+func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SettingsRecord.ProtoReflect.Descriptor instead.
+func (*SettingsRecord) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SettingsRecord) GetSeparator() string {
+	if x != nil {
+		return x.Separator
+	}
+	return ""
+}
+
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
@@ -931,13 +986,14 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"HiLoReturn\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
-	"\x04last\x18\x03 \x01(\x03R\x04last\"\x98\x01\n" +
+	"\x04last\x18\x03 \x01(\x03R\x04last\"\xb6\x01\n" +
 	"\fRegisterNode\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12!\n" +
 	"\fraft_address\x18\x03 \x01(\tR\vraftAddress\x12!\n" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12 \n" +
-	"\vincarnation\x18\x05 \x01(\tR\vincarnation\"\x1e\n" +
+	"\vincarnation\x18\x05 \x01(\tR\vincarnation\x12\x1c\n" +
+	"\tseparator\x18\x06 \x01(\tR\tseparator\"\x1e\n" +
 	"\n" +
 	"RemoveNode\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x9f\x01\n" +
@@ -975,7 +1031,9 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x04last\x18\x06 \x01(\x03R\x04last\x12$\n" +
 	"\x0erecorded_at_ms\x18\a \x01(\x03R\frecordedAtMs\"$\n" +
 	"\vClockRecord\x12\x15\n" +
-	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMsB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
+	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\".\n" +
+	"\x0eSettingsRecord\x12\x1c\n" +
+	"\tseparator\x18\x01 \x01(\tR\tseparatorB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
 
 var (
 	file_idnode_raft_v1_raft_proto_rawDescOnce sync.Once
@@ -989,7 +1047,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -1005,6 +1063,7 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*RetiredTagRecord)(nil),  // 11: idnode.raft.v1.RetiredTagRecord
 	(*RequestRecord)(nil),     // 12: idnode.raft.v1.RequestRecord
 	(*ClockRecord)(nil),       // 13: idnode.raft.v1.ClockRecord
+	(*SettingsRecord)(nil),    // 14: idnode.raft.v1.SettingsRecord
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	0, // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -1028,7 +1087,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
