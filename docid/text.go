@@ -38,3 +38,11 @@ func checkText(what, s string, maxLen int) error {
 func lengthRule(what string, maxLen int) string {
 	return fmt.Sprintf("%s is longer than %d bytes", what, maxLen)
 }
+
+// ValidateUTF8 checks that s, named what in the message, is valid UTF-8.
+func ValidateUTF8(what, s string) error {
+	if !utf8.ValidString(s) {
+		return invalid(what+" is not valid UTF-8", s)
+	}
+	return nil
+}

@@ -21,6 +21,9 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 	if err := docid.ValidateCount(r.Kind, count, s.cfg.MaxCount); err != nil {
 		return nil, toStatus(err)
 	}
+	if err := docid.ValidateAnswerSize(r.Kind, r.Prefix, s.cfg.Separator, count); err != nil {
+		return nil, toStatus(err)
+	}
 	var ids []string
 	switch r.Kind {
 	case docid.Semantic:

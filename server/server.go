@@ -138,7 +138,8 @@ func New(cfg Config, node *cluster.Node, etags *etag.Counter) *Server {
 // ServerOptions are the options the grpc.Server given to Register must be created with.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(s.answerTrailer, s.authorize, s.observe),
+		grpc.ChainUnaryInterceptor(s.answerTrailer, s.authorize, s.observe, s.checkUTF8),
+		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
 		grpc.ChainStreamInterceptor(s.authorizeStream),
 	}
