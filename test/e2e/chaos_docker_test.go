@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -423,3 +424,48 @@ func oneLine(s string) string {
 
 // errChaosLockBusy: another chaos suite on this machine holds the lock (see chaosLock).
 var errChaosLockBusy = errors.New("another chaos suite run on this machine holds the lock")
+
+// wipe deletes node tag's container and its data volume: a lost disk, or
+// `docker-compose rm -v`. recreate brings the service back with the same flags.
+func (d *chaosDocker) wipe(t testing.TB, tag string) {
+	t.Helper()
+	d.must(t, chaosCmdTimeout, "docker", "rm", "-f", d.container(t, tag))
+	d.must(t, chaosCmdTimeout, "docker", "volume", "rm", chaosProject+"_"+chaosNodeOf(tag).service+"-data")
+}
+
+// recreate creates and starts node tag's compose service again (after wipe: an empty data
+// dir, the same flags) and learns its new container.
+func (d *chaosDocker) recreate(t testing.TB, tag string) {
+	t.Helper()
+	service := chaosNodeOf(tag).service
+	d.must(t, chaosCmdTimeout, "compose", "up", "-d", "--no-deps", "--no-build", service)
+	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "compose", "ps", "-a", "-q", service))
+	if id == "" || strings.ContainsAny(id, " \n") {
+		t.Fatalf("compose ps -q %s = %q, want one container ID", service, id)
+	}
+	d.mu.Lock()
+	d.containers[tag] = id
+	d.mu.Unlock()
+}
+
+// runOnRaftNetwork starts a container of the image outside compose, on the raft network under
+// alias, with args as the daemon's flags, and removes it when the test ends.
+func (d *chaosDocker) runOnRaftNetwork(t testing.TB, alias string, args ...string) string {
+	t.Helper()
+	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", append([]string{"run", "-d",
+		"--network", d.network, "--network-alias", alias, chaosImage}, args...)...))
+	t.Cleanup(func() { _, _ = d.run(chaosCmdTimeout, "docker", "rm", "-f", id) })
+	return id
+}
+
+// exited waits until container id has exited and returns its exit code and output.
+func (d *chaosDocker) exited(t testing.TB, id string) (int, string) {
+	t.Helper()
+	out := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", "wait", id))
+	code, err := strconv.Atoi(out)
+	if err != nil {
+		t.Fatalf("docker wait %s: %q", id, out)
+	}
+	logs, _ := d.run(chaosCmdTimeout, "docker", "logs", id)
+	return code, logs
+}

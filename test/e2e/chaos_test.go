@@ -3,7 +3,9 @@ package e2e
 // The chaos suite: the compose cluster of deploy/ (three containers, Raft on its own network),
 // clients of every strategy running throughout, and faults injected with the docker CLI — the
 // leader or a follower cut off the Raft network, a 2/1 split, SIGKILL of the leader or a
-// follower, two nodes frozen, all three restarted at once, a rolling restart. After each
+// follower, two nodes frozen, all three restarted at once, a rolling restart, a node whose
+// volume is wiped coming back with its old flags, adds for a tag or address in use, a join
+// that fails half-way, and a seeded random mix of them (chaos_operator_test.go). After each
 // schedule the whole history is checked: no ID handed out twice, identity counters
 // linearizable, HiLo ranges disjoint, etags increasing on every node across its restarts, and
 // no acknowledged identity above the counter after recovery. One line per schedule:
@@ -141,6 +143,11 @@ var chaosSchedules = []chaosSchedule{
 			r.progress("after restarting "+n.tag, chaosTags(), true)
 		}
 	}},
+	// Operator and machine faults: chaos_operator_test.go.
+	{"wipe-and-restart", wipeAndRestart},
+	{"duplicate-tag-add", duplicateTagAdd},
+	{"failed-join", failedJoin},
+	{"nemesis-mix", nemesisMix},
 }
 
 func TestChaos(t *testing.T) {
@@ -196,6 +203,10 @@ type chaosRun struct {
 
 	mu          sync.Mutex
 	unavailable time.Duration // longest refusal on a minority node
+	// gone holds nodes a schedule took out for good (a wiped data dir); recovery and the
+	// checks after it expect only the others.
+	gone map[string]bool
+	note string // added to the schedule's line (nemesis-mix: its seed and faults)
 
 	reportOnce sync.Once
 	report     history.Report
@@ -203,7 +214,7 @@ type chaosRun struct {
 
 func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc chaosSchedule) {
 	begin := time.Now()
-	r := &chaosRun{t: t, d: d, c: &chaosClient{chaosConns: conns, runID: uuid.NewString()[:8]}, rec: history.New()}
+	r := &chaosRun{t: t, d: d, c: &chaosClient{chaosConns: conns, runID: uuid.NewString()[:8]}, rec: history.New(), gone: map[string]bool{}}
 	// Cleanups run last first: heal the faults, stop the clients, print the line, show logs.
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -225,7 +236,7 @@ func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc chaosS
 	r.progress("before the fault", chaosTags(), true)
 	sc.run(r)
 	r.recover("after the fault")
-	r.progress("after recovery", chaosTags(), true)
+	r.progress("after recovery", r.live(), true)
 	stopping := time.Now()
 	r.ld.finish(t)
 	t.Logf("clients stopped in %v", time.Since(stopping).Round(10*time.Millisecond))
@@ -309,26 +320,42 @@ func (r *chaosRun) progress(phase string, local []string, identities bool) {
 	r.t.Logf("load phase %q: %v (totals: %v)", phase, time.Since(began).Round(10*time.Millisecond), r.ld.counts())
 }
 
-// recover waits, by polling, until every node is back on the Raft network, says SERVING for
-// every strategy, and has answered an identity itself (not relayed elsewhere by the client).
+// live lists the nodes the schedule has not taken out for good.
+func (r *chaosRun) live() []string {
+	var out []string
+	for _, tag := range chaosTags() {
+		if !r.gone[tag] {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// recover waits, by polling, until every live node is back on the Raft network, says SERVING
+// for every strategy, and has answered an identity itself (not relayed elsewhere by the
+// client).
 func (r *chaosRun) recover(phase string) {
 	r.t.Helper()
 	began := time.Now()
-	if on := r.d.onRaftNetwork(r.t); len(on) != len(chaosNodes) {
-		r.t.Fatalf("%s: only %v are on %s", phase, on, r.d.network)
+	live := r.live()
+	on := r.d.onRaftNetwork(r.t)
+	for _, tag := range live {
+		if !on[tag] {
+			r.t.Fatalf("%s: only %v are on %s", phase, on, r.d.network)
+		}
 	}
 	eventually(r.t, chaosRecoverWait, phase+": every node SERVING", func() error {
-		for _, n := range chaosNodes {
-			if s := healthOf(r.c.health[n.tag], ""); s != healthpb.HealthCheckResponse_SERVING.String() {
-				return fmt.Errorf("node %s: %s", n.tag, s)
+		for _, tag := range live {
+			if s := healthOf(r.c.health[tag], ""); s != healthpb.HealthCheckResponse_SERVING.String() {
+				return fmt.Errorf("node %s: %s", tag, s)
 			}
 		}
 		return nil
 	})
 	var wg sync.WaitGroup
-	errs := make([]error, len(chaosNodes))
-	for i, n := range chaosNodes {
-		wg.Go(func() { errs[i] = r.identityVia(n.tag, chaosRecoverWait) })
+	errs := make([]error, len(live))
+	for i, tag := range live {
+		wg.Go(func() { errs[i] = r.identityVia(tag, chaosRecoverWait) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -495,9 +522,9 @@ func (r *chaosRun) verify(name string) {
 	} else if h.GetLow() <= hiloMax {
 		fail("NextHiLo after recovery granted [%d, %d], but %d was already granted", h.GetLow(), h.GetHigh(), hiloMax)
 	}
-	// Every node issues server-side IDs after its restarts, above its earlier etags.
-	for _, n := range chaosNodes {
-		if err := r.c.serverSide(r.rec, n.tag, 1, chaosLocalWait); err != nil {
+	// Every live node issues server-side IDs after its restarts, above its earlier etags.
+	for _, tag := range r.live() {
+		if err := r.c.serverSide(r.rec, tag, 1, chaosLocalWait); err != nil {
 			fail("after recovery: %v", err)
 		}
 	}
@@ -530,6 +557,9 @@ func (r *chaosRun) summary(name string) history.Report {
 		unavailable := r.unavailable
 		r.mu.Unlock()
 		line := fmt.Sprintf("schedule=%s %v unavailable_ms=%d", name, r.report, unavailable.Milliseconds())
+		if r.note != "" {
+			line += " " + r.note
+		}
 		fmt.Println(line)
 		r.t.Log(line)
 		if err := r.report.Err(); err != nil {
