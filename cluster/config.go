@@ -47,9 +47,9 @@ type Config struct {
 	TLS *tls.Config
 	// OnApply, when set, is told how long each Apply took, committed or not (metrics).
 	OnApply func(time.Duration)
-	// AppliedIndex is the newest index this data dir is known to have applied (datadir's
+	// MinLogIndex is the newest index this data dir is known to have held (datadir's
 	// manifest); a Raft log and snapshots that end before it are refused at start.
-	AppliedIndex uint64
+	MinLogIndex uint64
 	// OnSnapshot, when set, is told the index of every snapshot stored completely.
 	OnSnapshot func(index uint64)
 	// OnHalt is called once if the FSM meets a command type this build does not know: it has

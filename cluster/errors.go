@@ -40,6 +40,6 @@ var (
 	// ErrDamagedStore means raft.db or the snapshots cannot be read as they are.
 	ErrDamagedStore = errors.New("the raft store is damaged")
 
-	// ErrLogBehind means the Raft log ends before an index this node had already applied.
-	ErrLogBehind = errors.New("the raft log ends before an index this node already applied")
+	// ErrLogBehind means the Raft log ends before an index this node already held.
+	ErrLogBehind = errors.New("the raft log ends before an index this node already held")
 )

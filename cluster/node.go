@@ -98,7 +98,7 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 	if n.cfg.OnSnapshot != nil {
 		snaps = recordingSnapshots{SnapshotStore: files, onSnapshot: n.cfg.OnSnapshot}
 	}
-	if err := checkLogReaches(n.store, snaps, n.cfg.AppliedIndex, filepath.Join(raftDir, "raft.db")); err != nil {
+	if err := checkLogReaches(n.store, snaps, n.cfg.MinLogIndex, filepath.Join(raftDir, "raft.db")); err != nil {
 		return err
 	}
 	n.transport = n.cfg.Transport
@@ -180,9 +180,9 @@ func (n *Node) Raft() *raft.Raft { return n.raft }
 // ID is this node's raft server ID.
 func (n *Node) ID() string { return n.cfg.ID }
 
-// AppliedIndex is the index of the newest entry applied to the FSM; it stays readable after
-// Close.
-func (n *Node) AppliedIndex() uint64 { return n.raft.AppliedIndex() }
+// LastIndex is the index of the newest entry in the log, or of the newest snapshot, whichever
+// is higher; it stays readable after Close.
+func (n *Node) LastIndex() uint64 { return n.raft.LastIndex() }
 
 // IsLeader reports whether this node believes it leads. Only Apply and ReadBarrier prove it.
 func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }

@@ -46,8 +46,8 @@ func checkRaftStore(path string) (err error) {
 }
 
 // checkLogReaches refuses a Raft log and snapshot store that end before index, the newest
-// index this data dir is known to have applied: an older copy of raft.db, or a log whose
-// newest entries were lost.
+// index this data dir is known to have held: an older copy of raft.db, or a log whose newest
+// entries were lost (entries this node acknowledged to a leader, which counted them).
 func checkLogReaches(logs raft.LogStore, snaps raft.SnapshotStore, index uint64, path string) error {
 	if index == 0 {
 		return nil
@@ -64,7 +64,7 @@ func checkLogReaches(logs raft.LogStore, snaps raft.SnapshotStore, index uint64,
 		last = max(last, metas[0].Index)
 	}
 	if last < index {
-		return fmt.Errorf("%w: %s and its snapshots end at index %d, but this node had applied index %d: the log was replaced by an older copy or lost entries",
+		return fmt.Errorf("%w: %s and its snapshots end at index %d, but this node had reached index %d: the log was replaced by an older copy or lost entries",
 			ErrLogBehind, path, last, index)
 	}
 	return nil

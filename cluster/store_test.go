@@ -9,7 +9,7 @@ import (
 )
 
 // Every stored snapshot is reported (the data dir's manifest records it), and a restart whose
-// log and snapshots end before the applied index it was given is refused.
+// log and snapshots end before the log index it was given is refused.
 func TestSnapshotsAreReportedAndAShortLogRefused(t *testing.T) {
 	dir := t.TempDir()
 	reported := make(chan uint64, 4)
@@ -31,22 +31,22 @@ func TestSnapshotsAreReportedAndAShortLogRefused(t *testing.T) {
 	default:
 		t.Fatal("a stored snapshot was not reported")
 	}
-	applied := n.AppliedIndex()
+	last := n.LastIndex()
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	cfg.Transport, cfg.AppliedIndex = newInmem("inmem-A"), applied+100
+	cfg.Transport, cfg.MinLogIndex = newInmem("inmem-A"), last+100
 	if n, err := Open(context.Background(), cfg); !errors.Is(err, ErrLogBehind) {
 		if err == nil {
 			_ = n.Close()
 		}
-		t.Fatalf("log ending before the applied index: Open = %v, want ErrLogBehind", err)
+		t.Fatalf("log ending before the recorded index: Open = %v, want ErrLogBehind", err)
 	}
-	cfg.Transport, cfg.AppliedIndex = newInmem("inmem-A"), applied
+	cfg.Transport, cfg.MinLogIndex = newInmem("inmem-A"), last
 	n, err = Open(context.Background(), cfg)
 	if err != nil {
-		t.Fatalf("log reaching the applied index: %v", err)
+		t.Fatalf("log reaching the recorded index: %v", err)
 	}
 	_ = n.Close()
 }

@@ -4,7 +4,7 @@
 // A node that starts without its Raft log, its snapshots or its etag watermark does not fail:
 // it starts as if new, and hands out again the identities, HiLo ranges or server-side IDs it
 // handed out before. So the data dir's manifest lists every piece once it exists, and the
-// newest Raft index the node is known to have applied; a start finds each listed piece or
+// newest Raft index it is known to have held; a start finds each listed piece or
 // stops, naming it and the way back.
 package datadir
 
@@ -60,9 +60,9 @@ const WayBack = "put the piece back from a copy of this data dir taken after it 
 
 type record struct {
 	Holds []Piece `json:"holds"`
-	// AppliedIndex is the newest Raft index the node is known to have applied (recorded at
+	// LogIndex is the newest Raft index the data dir is known to have held (recorded at
 	// each snapshot and on clean shutdown); its log must reach at least this far.
-	AppliedIndex uint64 `json:"applied_index"`
+	LogIndex uint64 `json:"log_index"`
 }
 
 // Manifest is a data dir's manifest. Its methods may be called from any goroutine.
@@ -144,11 +144,11 @@ func (m *Manifest) Holds(p Piece) bool {
 	return slices.Contains(m.rec.Holds, p)
 }
 
-// AppliedIndex is the newest Raft index the node is known to have applied.
-func (m *Manifest) AppliedIndex() uint64 {
+// LogIndex is the newest Raft index the data dir is known to have held.
+func (m *Manifest) LogIndex() uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.rec.AppliedIndex
+	return m.rec.LogIndex
 }
 
 // Record lists p as held, durably. The first Record also writes a new manifest.
@@ -161,26 +161,26 @@ func (m *Manifest) Record(p Piece) error {
 	return m.save()
 }
 
-// Applied raises the recorded applied index to index, durably.
-func (m *Manifest) Applied(index uint64) error {
+// Reached raises the recorded log index to index, durably.
+func (m *Manifest) Reached(index uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if index <= m.rec.AppliedIndex {
+	if index <= m.rec.LogIndex {
 		return nil
 	}
-	m.rec.AppliedIndex = index
+	m.rec.LogIndex = index
 	return m.save()
 }
 
 // Snapshotted records a snapshot of the FSM at index: snapshots are held from now on, and
-// the node has applied at least index.
+// the data dir held at least index.
 func (m *Manifest) Snapshotted(index uint64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.add(Snapshots) && index <= m.rec.AppliedIndex {
+	if !m.add(Snapshots) && index <= m.rec.LogIndex {
 		return nil
 	}
-	m.rec.AppliedIndex = max(m.rec.AppliedIndex, index)
+	m.rec.LogIndex = max(m.rec.LogIndex, index)
 	return m.save()
 }
 

@@ -34,7 +34,7 @@ func TestManifestRefusesALostPiece(t *testing.T) {
 	if err := m.Snapshotted(10); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Applied(7); err != nil { // lower than the snapshot: no change
+	if err := m.Reached(7); err != nil { // lower than the snapshot: no change
 		t.Fatal(err)
 	}
 
@@ -43,8 +43,8 @@ func TestManifestRefusesALostPiece(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again.AppliedIndex() != 10 || !again.Holds(Snapshots) {
-			t.Fatalf("reopened manifest: applied %d, holds snapshots %v; want 10, true", again.AppliedIndex(), again.Holds(Snapshots))
+		if again.LogIndex() != 10 || !again.Holds(Snapshots) {
+			t.Fatalf("reopened manifest: log index %d, holds snapshots %v; want 10, true", again.LogIndex(), again.Holds(Snapshots))
 		}
 		if err := again.Check(); err != nil {
 			t.Fatalf("intact data dir refused: %v", err)

@@ -120,8 +120,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	node, err := cluster.Open(ctx, o.clusterConfig(cluster.Config{
 		ID: st.MemberID(), DataDir: cfg.dataDir, RaftListener: raftLis, RaftAdvertise: cfg.raftAdvertise,
 		Peers: cfg.peers, Logger: log,
-		NoBootstrap:  cfg.join != "",
-		AppliedIndex: manifest.AppliedIndex(),
+		NoBootstrap: cfg.join != "",
+		MinLogIndex: manifest.LogIndex(),
 		OnSnapshot: func(index uint64) {
 			if err := manifest.Snapshotted(index); err != nil {
 				log.Error("recording a snapshot in the data dir manifest", "index", index, "err", err)
@@ -144,8 +144,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer closeLogged(log, "raft", func() error {
-		// A clean stop records how far this node got, so a log that later ends before that is refused.
-		return errors.Join(node.Close(), manifest.Applied(node.AppliedIndex()))
+		// A clean stop records how far the log got, so a log that later ends before that is refused.
+		return errors.Join(node.Close(), manifest.Reached(node.LastIndex()))
 	})
 	if err := manifest.Record(datadir.RaftStore); err != nil {
 		return err

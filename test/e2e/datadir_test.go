@@ -24,7 +24,7 @@ func TestDataDirLosingAPieceIsRefused(t *testing.T) {
 	}
 	lastEtag := serverSideEtag(t, generate(t, c, &idnodev1.GenerateRequest{Id: "users/"}))
 	p.stop()
-	// An older raft.db, for the case of a log that ends before what the node had applied.
+	// An older raft.db, for the case of a log that ends before what the node had held.
 	older := filepath.Join(t.TempDir(), "raft.db")
 	copyFile(t, filepath.Join(p.DataDir, "raft", "raft.db"), older)
 	p.restart()
@@ -34,25 +34,7 @@ func TestDataDirLosingAPieceIsRefused(t *testing.T) {
 	backup := filepath.Join(t.TempDir(), "data")
 	copyDir(t, p.DataDir, backup)
 
-	cases := []struct {
-		name, want string
-		damage     func(dir string)
-	}{
-		{"etag deleted", "etag is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "etag")) }},
-		{"raft.db deleted", "raft/raft.db is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "raft", "raft.db")) }},
-		{"raft dir deleted", "raft/raft.db is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "raft")) }},
-		{"raft.db truncated", "truncated", func(dir string) {
-			if err := os.Truncate(filepath.Join(dir, "raft", "raft.db"), 20000); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"raft.db replaced by an older copy", "had applied index", func(dir string) {
-			copyFile(t, older, filepath.Join(dir, "raft", "raft.db"))
-		}},
-		{"node.json deleted", "node.json", func(dir string) { mustRemove(t, filepath.Join(dir, "node.json")) }},
-		{"manifest deleted", "manifest.json is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "manifest.json")) }},
-	}
-	for _, tc := range cases {
+	for _, tc := range dataDirDamages(t, older) {
 		tc.damage(p.DataDir)
 		out := refusedStart(t, p)
 		if !strings.Contains(out, tc.want) || !strings.Contains(out, "idnode --join") {
@@ -74,8 +56,8 @@ func TestDataDirLosingAPieceIsRefused(t *testing.T) {
 	}
 }
 
-// In a cluster, a node that lost its raft/ dir or its etag is refused the same way, and the
-// other two keep serving.
+// In a cluster, a node whose data dir lost a piece is refused the same way, and the other two
+// keep serving; with the piece back it catches up and continues.
 func TestClusterNodeLosingAPieceIsRefused(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t)
@@ -85,14 +67,20 @@ func TestClusterNodeLosingAPieceIsRefused(t *testing.T) {
 	c.mustIdentity(rec, "invoices", 3, victim.Tag)
 	c.mustServerSide(rec, "users", victim.Tag)
 	victim.stop()
+	older := filepath.Join(t.TempDir(), "raft.db")
+	copyFile(t, filepath.Join(victim.DataDir, "raft", "raft.db"), older)
+	victim.restart()
+	c.waitServing(victim.Tag)
+	c.mustIdentity(rec, "invoices", 3, victim.Tag)
+	victim.stop()
 	backup := filepath.Join(t.TempDir(), "data")
 	copyDir(t, victim.DataDir, backup)
 
-	for _, piece := range []string{"raft", "etag"} {
-		mustRemove(t, filepath.Join(victim.DataDir, piece))
+	for _, tc := range dataDirDamages(t, older) {
+		tc.damage(victim.DataDir)
 		out := refusedStart(t, victim)
-		if !strings.Contains(out, piece) || !strings.Contains(out, "is missing") {
-			t.Errorf("node %s without %s: the refusal does not name it:\n%s", victim.Tag, piece, out)
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("node %s, %s: the refusal does not say %q:\n%s", victim.Tag, tc.name, tc.want, out)
 		}
 		c.mustIdentity(rec, "invoices", 1, leader) // the other two keep their quorum
 		mustRemove(t, victim.DataDir)
@@ -103,6 +91,33 @@ func TestClusterNodeLosingAPieceIsRefused(t *testing.T) {
 	c.mustIdentity(rec, "invoices", 1, victim.Tag)
 	c.mustServerSide(rec, "users", victim.Tag)
 	checkHistory(t, rec)
+}
+
+// dataDirDamage is one way a stopped node's data dir loses a piece, and what the refusal
+// must say.
+type dataDirDamage struct {
+	name, want string
+	damage     func(dir string)
+}
+
+// dataDirDamages are the cases of issue 11's repro 8, and more; older is a copy of raft.db
+// taken before the node applied its newest entries.
+func dataDirDamages(t *testing.T, older string) []dataDirDamage {
+	return []dataDirDamage{
+		{"etag deleted", "etag is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "etag")) }},
+		{"raft.db deleted", "raft/raft.db is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "raft", "raft.db")) }},
+		{"raft dir deleted", "raft/raft.db is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "raft")) }},
+		{"raft.db truncated", "truncated", func(dir string) {
+			if err := os.Truncate(filepath.Join(dir, "raft", "raft.db"), 20000); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"raft.db replaced by an older copy", "had reached index", func(dir string) {
+			copyFile(t, older, filepath.Join(dir, "raft", "raft.db"))
+		}},
+		{"node.json deleted", "node.json", func(dir string) { mustRemove(t, filepath.Join(dir, "node.json")) }},
+		{"manifest deleted", "manifest.json is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "manifest.json")) }},
+	}
 }
 
 // refusedStart starts p, which must exit non-zero, and returns the output of that run.
