@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/raft"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/idnode/idnode/memberid"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
@@ -380,6 +383,49 @@ func TestRegisterRefusesWhatIsInUse(t *testing.T) {
 	moved := mustApply(t, f, RegisterNodeCommand, &raftv1.RegisterNode{Tag: "B", Id: "B-1", Incarnation: "inc-b", RaftAddress: "moved:1", GrpcAddress: "moved:2"})
 	if n, ok := moved.(Node); !ok || n.RaftAddress != "moved:1" {
 		t.Fatalf("the node itself moving its addresses = %v", moved)
+	}
+}
+
+// A joining node that lost the answer to its first AddNode sends the same tagless request
+// again: it must get the tag it was given, not the next one (which its own first registration
+// would then refuse for holding its addresses).
+func TestRetriedTaglessJoinKeepsItsTag(t *testing.T) {
+	f := New()
+	mustApply(t, f, RegisterNodeCommand, registerCommand("A", "A-1", "inc-a"))
+	join := &raftv1.RegisterNode{Incarnation: "inc-d", RaftAddress: "raft-d", GrpcAddress: "grpc-d"}
+	first, ok := mustApply(t, f, RegisterNodeCommand, join).(Node)
+	if !ok || first.Tag != "B" || first.ID != memberid.New("B", "inc-d") {
+		t.Fatalf("first join = %+v, want tag B with id %s", first, memberid.New("B", "inc-d"))
+	}
+	again := mustApply(t, f, RegisterNodeCommand, join)
+	if again != first {
+		t.Fatalf("retried join = %v, want the first answer %+v", again, first)
+	}
+	if n := f.Nodes(); len(n) != 2 {
+		t.Fatalf("registry after the retried join: %+v, want A and B only", n)
+	}
+	other, ok := mustApply(t, f, RegisterNodeCommand, &raftv1.RegisterNode{Incarnation: "inc-e", RaftAddress: "raft-e", GrpcAddress: "grpc-e"}).(Node)
+	if !ok || other.Tag != "C" {
+		t.Fatalf("another node's join = %+v, want the next tag C", other)
+	}
+}
+
+// A refusal names the holder, so the operator knows what is in the way.
+func TestRegisterRefusalNamesTheHolder(t *testing.T) {
+	f := New()
+	mustApply(t, f, RegisterNodeCommand, registerCommand("B", "B-1", "inc-b"))
+	for _, c := range []struct {
+		r    *raftv1.RegisterNode
+		want string
+	}{
+		{&raftv1.RegisterNode{Tag: "B", RaftAddress: "x:1", GrpcAddress: "x:2"}, "node B (raft id B-1) holds it"},
+		{&raftv1.RegisterNode{Tag: "B", Id: "B-1", RaftAddress: "x:1", GrpcAddress: "x:2"}, "node B is registered at raft raft-B, gRPC grpc-B"},
+		{&raftv1.RegisterNode{Tag: "D", RaftAddress: "raft-B", GrpcAddress: "x:2"}, "node B has raft address raft-B"},
+	} {
+		err, _ := mustApply(t, f, RegisterNodeCommand, c.r).(error)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("RegisterNode(%v) = %v, want a refusal saying %q", c.r, err, c.want)
+		}
 	}
 }
 

@@ -35,6 +35,15 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 		}
 		tag = n.Tag
 	}
+	incarnation := r.GetIncarnation()
+	if tag == "" && id == "" {
+		// A joining node retrying after the answer to its first try was lost: it is the node
+		// registered with its incarnation, not a new one to be given the next tag (the first
+		// would be left a member that never answers, holding this node's addresses).
+		if n, ok := st.nodeByIncarnation(incarnation); ok {
+			tag = n.Tag
+		}
+	}
 	if tag == "" {
 		if tag = st.nextFreeTag(); tag == "" {
 			return ErrNoFreeTag
@@ -43,7 +52,6 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 	if st.retired[tag] {
 		return ErrTagRetired
 	}
-	incarnation := r.GetIncarnation()
 	if id == "" {
 		id = tag
 		if incarnation != "" {
@@ -53,7 +61,7 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 	raftAddr, grpcAddr := r.GetRaftAddress(), r.GetGrpcAddress()
 	if old, ok := st.nodes[tag]; ok {
 		if old.ID != id {
-			return ErrTagInUse
+			return fmt.Errorf("%w: node %s (raft id %s) holds it; choose another tag, or let the cluster assign one", ErrTagInUse, tag, old.ID)
 		}
 		switch {
 		case old.Incarnation == "": // registered by an operator; the node claims it
@@ -61,7 +69,8 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 			// Only the node itself (which knows its incarnation) may move its addresses: an
 			// operator's add for a live tag would repoint the live node.
 			if (raftAddr != "" && raftAddr != old.RaftAddress) || (grpcAddr != "" && grpcAddr != old.GRPCAddress) {
-				return ErrTagInUse
+				return fmt.Errorf("%w: node %s is registered at raft %s, gRPC %s, and only the node itself may move them; choose another tag for a new node",
+					ErrTagInUse, tag, old.RaftAddress, old.GRPCAddress)
 			}
 			incarnation = old.Incarnation
 		case incarnation != old.Incarnation:
@@ -91,9 +100,9 @@ func (st *state) addressHeld(tag, raftAddr, grpcAddr string) error {
 		switch {
 		case other == tag:
 		case raftAddr != "" && n.RaftAddress == raftAddr:
-			return fmt.Errorf("%w: node %s has raft address %s", ErrAddressInUse, other, raftAddr)
+			return fmt.Errorf("%w: node %s has raft address %s; give the new node an address of its own", ErrAddressInUse, other, raftAddr)
 		case grpcAddr != "" && n.GRPCAddress == grpcAddr:
-			return fmt.Errorf("%w: node %s has gRPC address %s", ErrAddressInUse, other, grpcAddr)
+			return fmt.Errorf("%w: node %s has gRPC address %s; give the new node an address of its own", ErrAddressInUse, other, grpcAddr)
 		}
 	}
 	return nil
@@ -106,6 +115,20 @@ func (st *state) nodeByID(id string) (Node, bool) {
 	}
 	for _, n := range st.nodes {
 		if n.ID == id {
+			return n, true
+		}
+	}
+	return Node{}, false
+}
+
+// nodeByIncarnation finds the node registered with incarnation, a random UUID per data dir,
+// so at most one node has it.
+func (st *state) nodeByIncarnation(incarnation string) (Node, bool) {
+	if incarnation == "" {
+		return Node{}, false
+	}
+	for _, n := range st.nodes {
+		if n.Incarnation == incarnation {
 			return n, true
 		}
 	}
