@@ -49,7 +49,7 @@ func TestClusterAddNodeRefusesWhatIsInUse(t *testing.T) {
 	before := membership(t, c, leader)
 
 	b := c.node(survivors[0])
-	wantIdctlFailure(t, 1, env, []string{"node", "add", b.Tag, "--raft-addr", freeAddr(t), "--grpc-addr", freeAddr(t)}, "ALREADY_EXISTS")
+	wantIdctlFailure(t, 1, env, []string{"node", "add", b.Tag, "--raft-addr", freeAddr(t), "--grpc-addr", freeAddr(t)}, "ALREADY_EXISTS", "node "+b.Tag+" (raft id")
 	wantIdctlFailure(t, 1, env, []string{"node", "add", "D", "--raft-addr", b.RaftAddr, "--grpc-addr", freeAddr(t)}, "ALREADY_EXISTS", b.RaftAddr)
 	wantIdctlFailure(t, 1, env, []string{"node", "add", "-", "--raft-addr", freeAddr(t), "--grpc-addr", b.GRPCAddr}, "ALREADY_EXISTS", b.GRPCAddr)
 	if after := membership(t, c, leader); !slices.Equal(after, before) {
