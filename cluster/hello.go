@@ -16,7 +16,7 @@ import (
 // The hello exchange shares the Raft port (after TLS, when on) with raft's own RPCs, so a
 // node that is not a member yet can learn who its peers are without any other listener.
 // raft opens every connection with a small rpc type byte (0–4); a connection that opens
-// with helloByte instead gets this node's hello, one JSON line, and is closed.
+// with helloByte instead gets this node's hello, one JSON line, and is closed (portMux).
 const (
 	helloByte    = 'I'
 	helloTimeout = 2 * time.Second
@@ -97,45 +97,55 @@ func askHello(dial func(raft.ServerAddress, time.Duration) (net.Conn, error), ad
 	return h, nil
 }
 
-// helloListener hands raft every connection except hello requests, which it answers itself.
-type helloListener struct {
-	net.Listener
-	answer func() hello
-	conns  chan net.Conn
-	done   chan struct{}
-	once   sync.Once
+// portMux shares the Raft port among raft's own RPCs, hello requests, which it answers
+// itself, and node-to-node gRPC (HTTP/2, whose client preface starts with 'P'), which it hands
+// to the internal listener. Clients never reach the internal gRPC services: they are not on the
+// client port, and on the Raft port, under TLS, only a node's certificate gets in.
+type portMux struct {
+	l        net.Listener
+	answer   func() hello
+	raft     *chanListener
+	internal *chanListener
+	done     chan struct{}
+	once     sync.Once
 }
 
-func newHelloListener(l net.Listener, answer func() hello) *helloListener {
-	h := &helloListener{Listener: l, answer: answer, conns: make(chan net.Conn), done: make(chan struct{})}
-	go h.acceptLoop()
-	return h
+// http2PrefaceByte is the first byte of every HTTP/2 connection ("PRI * HTTP/2.0…").
+const http2PrefaceByte = 'P'
+
+func newPortMux(l net.Listener, answer func() hello) *portMux {
+	m := &portMux{l: l, answer: answer, done: make(chan struct{})}
+	m.raft = &chanListener{addr: l.Addr(), conns: make(chan net.Conn), done: m.done, close: m.Close}
+	m.internal = &chanListener{addr: l.Addr(), conns: make(chan net.Conn), done: make(chan struct{})}
+	m.internal.close = m.internal.closeDone
+	go m.acceptLoop()
+	return m
 }
 
-func (h *helloListener) acceptLoop() {
+func (m *portMux) acceptLoop() {
 	for {
-		conn, err := h.Listener.Accept()
+		conn, err := m.l.Accept()
 		if err != nil {
 			select {
-			case <-h.done:
+			case <-m.done:
 				return
 			default:
 			}
 			if errors.Is(err, net.ErrClosed) {
-				_ = h.Close()
+				_ = m.Close()
 				return
 			}
 			// A transient accept error (too many open files): back off, as net/http does.
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		go h.route(conn)
+		go m.route(conn)
 	}
 }
 
-// route reads a connection's first byte: a hello is answered here, anything else goes to raft
-// with that byte put back.
-func (h *helloListener) route(conn net.Conn) {
+// route reads a connection's first byte: a hello is answered here; gRPC goes to the internal
+// listener and anything else to raft, with that byte put back.
+func (m *portMux) route(conn net.Conn) {
 	first := make([]byte, 1)
 	_ = conn.SetReadDeadline(time.Now().Add(helloPeekTimeout))
 	if _, err := io.ReadFull(conn, first); err != nil {
@@ -143,36 +153,62 @@ func (h *helloListener) route(conn net.Conn) {
 		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
-	if first[0] == helloByte {
+	to := m.raft
+	switch first[0] {
+	case helloByte:
 		defer conn.Close()
 		_ = conn.SetWriteDeadline(time.Now().Add(helloTimeout))
-		_ = json.NewEncoder(conn).Encode(h.answer())
+		_ = json.NewEncoder(conn).Encode(m.answer())
 		return
+	case http2PrefaceByte:
+		to = m.internal
 	}
+	to.hand(&peekedConn{Conn: conn, r: io.MultiReader(bytes.NewReader(first), conn)})
+}
+
+// Close stops the port: the listener, raft's side and the internal side.
+func (m *portMux) Close() error {
+	var err error
+	m.once.Do(func() {
+		close(m.done)
+		err = m.l.Close()
+		_ = m.internal.Close()
+	})
+	return err
+}
+
+// chanListener is one side of a portMux: a net.Listener whose connections the mux hands over.
+type chanListener struct {
+	addr  net.Addr
+	conns chan net.Conn
+	done  chan struct{}
+	close func() error
+	once  sync.Once
+}
+
+func (c *chanListener) hand(conn net.Conn) {
 	select {
-	case h.conns <- &peekedConn{Conn: conn, r: io.MultiReader(bytes.NewReader(first), conn)}:
-	case <-h.done:
+	case c.conns <- conn:
+	case <-c.done:
 		_ = conn.Close()
 	}
 }
 
-// Accept implements net.Listener for raft's transport.
-func (h *helloListener) Accept() (net.Conn, error) {
+func (c *chanListener) Accept() (net.Conn, error) {
 	select {
-	case c := <-h.conns:
-		return c, nil
-	case <-h.done:
+	case conn := <-c.conns:
+		return conn, nil
+	case <-c.done:
 		return nil, net.ErrClosed
 	}
 }
 
-func (h *helloListener) Close() error {
-	var err error
-	h.once.Do(func() {
-		close(h.done)
-		err = h.Listener.Close()
-	})
-	return err
+func (c *chanListener) Close() error   { return c.close() }
+func (c *chanListener) Addr() net.Addr { return c.addr }
+
+func (c *chanListener) closeDone() error {
+	c.once.Do(func() { close(c.done) })
+	return nil
 }
 
 // peekedConn is a connection whose first bytes were read already and are replayed.

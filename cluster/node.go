@@ -39,6 +39,7 @@ type Node struct {
 	// What the node tells peers that ask who it is (hello.go). dial is nil with a custom
 	// Transport, which cannot carry hellos.
 	dial       func(raft.ServerAddress, time.Duration) (net.Conn, error)
+	internal   net.Listener                       // node-to-node gRPC on the Raft port; nil with a custom Transport
 	formed     atomic.Bool                        // the data dir holds Raft state
 	formedWith atomic.Pointer[raft.Configuration] // bootstrapped here, before raft runs
 	live       atomic.Pointer[raft.Raft]          // set once raft runs
@@ -107,7 +108,7 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 		if err != nil {
 			return err
 		}
-		n.transport, n.dial = &memberGuard{nt}, stream.Dial
+		n.transport, n.dial, n.internal = &memberGuard{nt}, stream.Dial, stream.mux.internal
 	}
 	logs, err := raft.NewLogCache(512, n.store)
 	if err != nil {
@@ -170,6 +171,11 @@ func (n *Node) hello() hello {
 	}
 	return h
 }
+
+// Internal is the listener of node-to-node gRPC calls, which share the Raft port (and its
+// mutual TLS): the server serves its internal services on it, and other nodes reach them at
+// this node's Raft address. It is nil with a custom Transport (tests bring their own).
+func (n *Node) Internal() net.Listener { return n.internal }
 
 // FSM is the node's state machine, for local reads.
 func (n *Node) FSM() *fsm.FSM { return n.fsm }

@@ -16,9 +16,10 @@ import (
 // With tls set, every connection is mutual TLS: the listener requires and verifies a peer
 // certificate, and Dial presents this node's and verifies the other's.
 type streamLayer struct {
-	net.Listener
-	advertise hostPort
-	tls       *tls.Config
+	net.Listener // raft's side of mux
+	mux          *portMux
+	advertise    hostPort
+	tls          *tls.Config
 }
 
 var _ raft.StreamLayer = (*streamLayer)(nil)
@@ -67,7 +68,12 @@ func newTCPTransport(l net.Listener, bind, advertise string, rc *raft.Config, tl
 
 func newStreamLayer(l net.Listener, advertise string, tlsCfg *tls.Config, answer func() hello) *streamLayer {
 	if tlsCfg != nil {
-		l = tls.NewListener(l, tlsCfg)
+		// Offer HTTP/2 to the node-to-node gRPC clients (grpc-go requires it negotiated);
+		// raft's own dials offer no protocol and are unaffected.
+		srv := tlsCfg.Clone()
+		srv.NextProtos = append(srv.NextProtos, "h2")
+		l = tls.NewListener(l, srv)
 	}
-	return &streamLayer{Listener: newHelloListener(l, answer), advertise: hostPort(advertise), tls: tlsCfg}
+	mux := newPortMux(l, answer)
+	return &streamLayer{Listener: mux.raft, mux: mux, advertise: hostPort(advertise), tls: tlsCfg}
 }

@@ -10,7 +10,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/fsm"
@@ -215,9 +214,9 @@ func (s *Server) streamRelayConn() (*grpc.ClientConn, error) {
 	return cc, nil
 }
 
-// relayStreamContext marks a stream as relayed and passes the caller's token on.
+// relayStreamContext passes the caller's token on to the leader.
 func (s *Server) relayStreamContext(ctx context.Context) context.Context {
-	return metadata.AppendToOutgoingContext(withCallerAuth(ctx, ctx), forwardedHeader, s.cfg.Tag)
+	return withCallerAuth(ctx, ctx)
 }
 
 // relayStreamError passes the leader's answer on; a failure to reach it is "no quorum".

@@ -57,11 +57,16 @@ type testNode struct {
 	Dir      string
 	RaftAddr raft.ServerAddress
 	GRPCAddr string
-	Trans    *raft.InmemTransport
-	Node     *cluster.Node
-	Etags    *etag.Counter
-	Server   *server.Server
-	GRPC     *grpc.Server
+	// InternalAddr is where the node serves its internal services: production shares the
+	// Raft port, which the in-memory transport has not, so the harness's dialer takes a dial
+	// of RaftAddr there.
+	InternalAddr string
+	Trans        *raft.InmemTransport
+	Node         *cluster.Node
+	Etags        *etag.Counter
+	Server       *server.Server
+	GRPC         *grpc.Server
+	Internal     *grpc.Server
 
 	ctl *grpc.ClientConn // the harness's own control connection (status, health)
 }
@@ -94,14 +99,15 @@ func newTestCluster(t testing.TB, n int) *testCluster {
 		peers = append(peers, cluster.Peer{ID: tag, Address: string(tn.RaftAddr)})
 	}
 	// Listeners first: every node's gRPC address is in its config from the start.
-	lis := make([]net.Listener, n)
+	lis, internal := make([]net.Listener, n), make([]net.Listener, n)
 	for i, tn := range c.Nodes {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatalf("listen for node %s: %v", tn.Tag, err)
+		for _, l := range []*net.Listener{&lis[i], &internal[i]} {
+			var err error
+			if *l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+				t.Fatalf("listen for node %s: %v", tn.Tag, err)
+			}
 		}
-		lis[i] = l
-		tn.GRPCAddr = l.Addr().String()
+		tn.GRPCAddr, tn.InternalAddr = lis[i].Addr().String(), internal[i].Addr().String()
 		c.Net.add(tn)
 	}
 	c.Net.heal() // connect every transport to every other, both ways
@@ -133,8 +139,11 @@ func newTestCluster(t testing.TB, n int) *testCluster {
 		}, node, etags)
 		tn.GRPC = grpc.NewServer(append(tn.Server.ServerOptions(), grpc.WaitForHandlers(true))...)
 		tn.Server.Register(tn.GRPC)
+		tn.Internal = grpc.NewServer(append(tn.Server.InternalServerOptions(), grpc.WaitForHandlers(true))...)
+		tn.Server.RegisterInternal(tn.Internal)
 		tn.Server.Start()
-		go tn.GRPC.Serve(lis[i]) // returns when GRPC.Stop closes the listener
+		go tn.GRPC.Serve(lis[i])          // returns when GRPC.Stop closes the listener
+		go tn.Internal.Serve(internal[i]) // the same
 		tn.ctl, err = grpc.NewClient("passthrough:///"+tn.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatalf("control connection to node %s: %v", tn.Tag, err)
@@ -159,6 +168,7 @@ func (c *testCluster) shutdown() {
 			}
 			if tn.GRPC != nil {
 				tn.GRPC.Stop() // WaitForHandlers: returns once every handler has
+				tn.Internal.Stop()
 			}
 			if tn.Server != nil {
 				tn.Server.Close()
@@ -315,7 +325,7 @@ func waitFor(t testing.TB, what string, timeout time.Duration, cond func() (bool
 type network struct {
 	mu      sync.Mutex
 	nodes   map[string]*testNode
-	byGRPC  map[string]string // gRPC address → tag
+	byGRPC  map[string]string // gRPC address, or Raft address for internal calls → tag
 	groupOf map[string]int
 	conns   map[link]map[*trackedConn]struct{}
 	refused map[link]int // dials refused, per link, for tests of the harness itself
@@ -342,6 +352,7 @@ func (nw *network) add(tn *testNode) {
 	defer nw.mu.Unlock()
 	nw.nodes[tn.Tag] = tn
 	nw.byGRPC[tn.GRPCAddr] = tn.Tag
+	nw.byGRPC[string(tn.RaftAddr)] = tn.Tag
 	nw.groupOf[tn.Tag] = 0
 }
 
@@ -442,14 +453,18 @@ func (nw *network) dialer(from string) server.Dialer {
 		if known && !ok {
 			nw.refused[link{from, to}]++
 		}
+		target := addr
+		if tn := nw.nodes[to]; known && addr == string(tn.RaftAddr) {
+			target = tn.InternalAddr
+		}
 		nw.mu.Unlock()
 		if !known {
-			return nil, fmt.Errorf("test network: %s is not a node's gRPC address", addr)
+			return nil, fmt.Errorf("test network: %s is not a node's gRPC or Raft address", addr)
 		}
 		if !ok {
 			return nil, fmt.Errorf("dial %s (node %s) from node %s: %w", addr, to, from, errPartitioned)
 		}
-		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", target)
 		if err != nil {
 			return nil, err
 		}

@@ -36,7 +36,7 @@ func codeOf(err error) codes.Code {
 	case errors.Is(err, cluster.ErrNotLeader), errors.Is(err, cluster.ErrLeadershipLost),
 		errors.Is(err, cluster.ErrNoQuorum), errors.Is(err, cluster.ErrShutdown),
 		errors.Is(err, identity.ErrClosed), errors.Is(err, etag.ErrClosed),
-		errors.Is(err, errNoLeader), errors.Is(err, errLeaderUnknown), errors.Is(err, errLeaderChanged):
+		errors.Is(err, errNoLeader), errors.Is(err, errLeaderChanged):
 		return codes.Unavailable
 	case errors.Is(err, context.DeadlineExceeded):
 		return codes.DeadlineExceeded

@@ -12,11 +12,6 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// forwardedHeader marks a call one node relays to the leader. The receiver serves it itself or
-// refuses it; it never relays it again, so calls cannot bounce between nodes during an
-// election.
-const forwardedHeader = "x-idnode-forwarded-by"
-
 const (
 	// forwardTimeout bounds a relayed call, so a follower cut off from a leader it still
 	// believes in refuses within DESIGN §3's "about one election timeout" instead of waiting
@@ -28,7 +23,6 @@ const (
 
 var (
 	errNoLeader      = errors.New("no leader is known")
-	errLeaderUnknown = errors.New("the leader's gRPC address is not registered yet")
 	errLeaderChanged = errors.New("the leader changed or became unreachable while the call was relayed to it")
 )
 
@@ -74,7 +68,7 @@ func forwardWatching[Req, Resp any](s *Server, ctx context.Context, req Req, loc
 		fctx, cancel = context.WithTimeoutCause(ctx, membershipTimeout, errLeaderChanged)
 	}
 	defer cancel()
-	fctx = metadata.AppendToOutgoingContext(withCallerAuth(ctx, fctx), forwardedHeader, s.cfg.Tag)
+	fctx = withCallerAuth(ctx, fctx)
 	var trailer metadata.MD
 	resp, err := remote(cc, grpc.Trailer(&trailer), fctx, req)
 	if err != nil {
@@ -97,39 +91,15 @@ func (s *Server) relayError(ctx, rctx context.Context, trailer metadata.MD, err 
 	return s.noQuorum(err) // the leader never answered: the link to it is down
 }
 
-// answeredByTrailer is set on every answer to a relayed call, so the relaying node can tell the
-// leader's own errors from a transport failure on the way to it.
-const answeredByTrailer = "x-idnode-answered-by"
-
-// answerTrailer is a unary interceptor that marks every answer to a relayed call with this
-// node's tag (only a relaying node reads it, and it costs a header per call).
-func (s *Server) answerTrailer(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if relayed(ctx) {
-		_ = grpc.SetTrailer(ctx, metadata.Pairs(answeredByTrailer, s.cfg.Tag))
-	}
-	return handler(ctx, req)
-}
-
-// relayed reports whether another node relayed this call. ValueFromIncomingContext reads the
-// one key without copying the call's whole metadata, which FromIncomingContext would do on
-// every call (4% of a leader's CPU under load).
-func relayed(ctx context.Context) bool {
-	return len(metadata.ValueFromIncomingContext(ctx, forwardedHeader)) > 0
-}
-
-// leaderConn finds the leader's gRPC address in the FSM registry.
+// leaderConn is the connection to the leader's internal services, at its Raft address
+// (internal.go).
 func (s *Server) leaderConn() (string, *grpc.ClientConn, error) {
-	_, id := s.node.Raft().LeaderWithID()
+	addr, id := s.node.Raft().LeaderWithID()
 	if id == "" {
 		return "", nil, errNoLeader
 	}
-	for _, n := range s.node.FSM().Nodes() {
-		if n.ID == string(id) && n.GRPCAddress != "" {
-			cc, err := s.peers.conn(n.GRPCAddress)
-			return string(id), cc, err
-		}
-	}
-	return "", nil, errLeaderUnknown
+	cc, err := s.peers.conn(string(addr))
+	return string(id), cc, err
 }
 
 // relayContext ends a relayed call after forwardTimeout, or as soon as this node stops seeing

@@ -121,7 +121,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, status.Error(codes.Unavailable, "no quorum: …")))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, status.Error(codes.Unavailable, "shutting down")))
 	// A call another node relayed here is that node's to count.
-	relayedCtx := metadata.NewIncomingContext(ctx, metadata.Pairs(forwardedHeader, "B"))
+	relayedCtx := context.WithValue(ctx, internalKey{}, true)
 	_, _ = s.observe(relayedCtx, &idnodev1.NextIdentityRequest{}, info, answer(&idnodev1.NextIdentityResponse{First: 1, Last: 100}, nil))
 	want := map[string]int64{StrategyGUID: 2, StrategyServerSide: 3, StrategyIdentity: 4 + 5, StrategySemantic: 1, StrategyHiLo: 64}
 	for k, v := range want {

@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/identity"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	relayv1 "github.com/idnode/idnode/proto/idnode/relay/v1"
@@ -38,7 +40,6 @@ func (c relayCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncre
 	}
 	rctx, cancel := s.relayContext(ctx, leaderID)
 	defer cancel()
-	rctx = metadata.AppendToOutgoingContext(rctx, forwardedHeader, s.cfg.Tag)
 	var trailer metadata.MD
 	resp, err := relayv1.NewRelayClient(cc).NextIdentities(rctx, &relayv1.NextIdentitiesRequest{Increments: incs}, grpc.Trailer(&trailer))
 	if err != nil {
@@ -60,11 +61,18 @@ type relayService struct {
 	s *Server
 }
 
-// NextIdentities merges a follower's batch into the leader's own batches.
+// NextIdentities merges a follower's batch into the leader's own batches. Each increment is
+// checked as a client's call would be: the follower did, but the leader does not take its word.
 func (r relayService) NextIdentities(ctx context.Context, req *relayv1.NextIdentitiesRequest) (*relayv1.NextIdentitiesResponse, error) {
 	s := r.s
 	if !s.node.IsLeader() {
 		return nil, s.noQuorum(errNoLeader)
+	}
+	for _, inc := range req.GetIncrements() {
+		if err := errors.Join(docid.ValidateName("identity name", inc.GetName()),
+			docid.ValidateCount(docid.Identity, inc.GetCount(), s.cfg.MaxCount)); err != nil {
+			return nil, toStatus(err)
+		}
 	}
 	results := s.leaderBatch.NextMany(ctx, req.GetIncrements())
 	out := &relayv1.NextIdentitiesResponse{Answers: make([]*relayv1.IdentityAnswer, len(results))}

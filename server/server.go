@@ -22,7 +22,6 @@ import (
 	"github.com/idnode/idnode/hilo"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/nodestate"
-	relayv1 "github.com/idnode/idnode/proto/idnode/relay/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -138,18 +137,18 @@ func New(cfg Config, node *cluster.Node, etags *etag.Counter) *Server {
 // ServerOptions are the options the grpc.Server given to Register must be created with.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(s.answerTrailer, s.authorize, s.observe, s.checkUTF8),
+		grpc.ChainUnaryInterceptor(s.authorize, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
 		grpc.ChainStreamInterceptor(s.authorizeStream),
 	}
 }
 
-// Register adds IdService, ClusterService, health and reflection to gs.
+// Register adds the public services to gs, the client port's server: IdService,
+// ClusterService, health and reflection.
 func (s *Server) Register(gs *grpc.Server) {
 	idnodev1.RegisterIdServiceServer(gs, s)
 	idnodev1.RegisterClusterServiceServer(gs, s)
-	relayv1.RegisterRelayServer(gs, relayService{s: s})
 	healthpb.RegisterHealthServer(gs, s.health)
 	reflection.Register(gs)
 }

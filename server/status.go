@@ -61,7 +61,7 @@ func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*i
 }
 
 // probe fills state and reachable: this node knows its own state, and asks every other node's
-// health service, in parallel, whether it answers.
+// health service, in parallel and on its internal port (its Raft address), whether it answers.
 func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leaderID string) {
 	var wg sync.WaitGroup
 	for _, ns := range nodes {
@@ -74,13 +74,13 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 		case leaderID != "":
 			ns.State = "follower"
 		}
-		if ns.GrpcAddress == "" {
+		if ns.RaftAddress == "" {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ns.Reachable = s.answers(ctx, ns.GrpcAddress)
+			ns.Reachable = s.answers(ctx, ns.RaftAddress)
 		}()
 	}
 	wg.Wait()

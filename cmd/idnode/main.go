@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
@@ -184,17 +185,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}), node, etags)
 	gs := grpc.NewServer(append(srv.ServerOptions(), o.grpcOptions()...)...)
 	srv.Register(gs)
+	// Node-to-node calls: on the Raft port, behind its TLS, never on the client port.
+	gi := grpc.NewServer(srv.InternalServerOptions()...)
+	srv.RegisterInternal(gi)
 	stopMetrics, err := o.serve(gs, node, log)
 	if err != nil {
 		return err
 	}
 	defer stopMetrics()
 	srv.Start()
-	serveErr := make(chan error, 1)
+	serveErr := make(chan error, 2)
 	go func() { serveErr <- gs.Serve(lis) }()
+	go func() { serveErr <- gi.Serve(node.Internal()) }()
 	if joining {
 		if _, err := join(ctx, cfg, st, voter, log); err != nil {
-			stopGracefully(gs)
+			stopGracefully(gs, gi)
 			srv.Close()
 			return fmt.Errorf("joined as a non-voter, but becoming a voter failed: %w", err)
 		}
@@ -210,19 +215,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Error("gRPC server stopped", "err", err)
 	case err = <-fatal:
 	}
-	stopGracefully(gs)
+	stopGracefully(gs, gi)
 	srv.Close()
 	return err
 }
 
 // stopGracefully lets calls in flight finish, within gracePeriod.
-func stopGracefully(gs *grpc.Server) {
+func stopGracefully(servers ...*grpc.Server) {
+	var wg sync.WaitGroup
+	for _, gs := range servers {
+		wg.Go(gs.GracefulStop)
+	}
 	done := make(chan struct{})
-	go func() { gs.GracefulStop(); close(done) }()
+	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(gracePeriod):
-		gs.Stop()
+		for _, gs := range servers {
+			gs.Stop()
+		}
 	}
 }
 

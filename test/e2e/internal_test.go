@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"slices"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/status"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	relayv1 "github.com/idnode/idnode/proto/idnode/relay/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/history"
+)
+
+// Node-to-node calls are served on the Raft port, not the client port (issue 12): a client used
+// to reach the Relay service there and push increments straight into the leader's batches,
+// past name validation, the per-call maximum and the admin token. The public port now lists
+// and serves only the public services, a forged relay header changes nothing, and followers
+// still relay.
+func TestInternalServicesAreNotOnTheClientPort(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t)
+	rec := history.New()
+	leader := c.leader()
+	follower := c.others(leader)[0]
+
+	stream, err := reflectionpb.NewServerReflectionClient(c.conns[follower]).ServerReflectionInfo(rpcCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&reflectionpb.ServerReflectionRequest{MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{}}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := stream.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var services []string
+	for _, s := range resp.GetListServicesResponse().GetService() {
+		services = append(services, s.GetName())
+	}
+	if slices.Contains(services, relayv1.Relay_ServiceDesc.ServiceName) || !slices.Contains(services, idnodev1.IdService_ServiceDesc.ServiceName) {
+		t.Errorf("the client port lists %v: want the public services and not %s", services, relayv1.Relay_ServiceDesc.ServiceName)
+	}
+
+	for _, tag := range []string{leader, follower} {
+		_, err := relayv1.NewRelayClient(c.conns[tag]).NextIdentities(rpcCtx(t), &relayv1.NextIdentitiesRequest{
+			Increments: []*raftv1.IdentityIncrement{{Name: "", Count: 1 << 40}},
+		})
+		if status.Code(err) != codes.Unimplemented {
+			t.Errorf("Relay.NextIdentities on node %s's client port: %v, want UNIMPLEMENTED", tag, err)
+		}
+	}
+
+	// The old relay marker, forged by a client, is just metadata now: the follower still relays.
+	ctx := metadata.AppendToOutgoingContext(rpcCtx(t), "x-idnode-forwarded-by", leader)
+	op := rec.BeginIdentity("orders", 1)
+	got, err := c.ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|"})
+	if err != nil {
+		op.Unknown()
+		t.Fatalf("Generate via follower %s with a forged relay header: %v", follower, err)
+	}
+	first, last, err := parseIdentities(got.GetIds(), "orders", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op.Done(first, last)
+	c.mustIdentity(rec, "orders", 2, follower)
+	checkHistory(t, rec)
+}
