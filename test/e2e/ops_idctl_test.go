@@ -204,7 +204,7 @@ func TestIdctlCommands(t *testing.T) {
 	})
 }
 
-// TestIdctlCerts makes a CA and node certificates the way the README says.
+// TestIdctlCerts makes a CA and node certificates the way docs/OPERATIONS.md says.
 func TestIdctlCerts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
