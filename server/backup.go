@@ -14,6 +14,7 @@ import (
 
 	"github.com/idnode/idnode/fsm"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 const (
@@ -224,7 +225,7 @@ func (s *Server) relayStreamError(err error) error {
 	if st, ok := status.FromError(err); ok && st.Code() != codes.Unavailable {
 		return err
 	}
-	if strings.HasPrefix(status.Convert(err).Message(), "no quorum") {
+	if r := reason.Of(err); r == reason.NoQuorum || r == reason.OutcomeUnknown || r == reason.ShuttingDown {
 		return err
 	}
 	return s.noQuorum(err)

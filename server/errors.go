@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -13,40 +14,59 @@ import (
 	"github.com/idnode/idnode/etag"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/reason"
 )
 
-// codeOf maps every error the layers below return to the gRPC code DESIGN §4 gives it, so no
-// expected condition reaches a client as UNKNOWN.
-func codeOf(err error) codes.Code {
-	var invalid *docid.ValidationError
-	switch {
-	case errors.As(err, &invalid),
-		errors.Is(err, fsm.ErrInvalidCount), errors.Is(err, fsm.ErrNegativeValue),
-		errors.Is(err, fsm.ErrRequestIDReused):
-		return codes.InvalidArgument
-	case errors.Is(err, fsm.ErrCounterOverflow), errors.Is(err, etag.ErrExhausted):
-		return codes.OutOfRange
-	case errors.Is(err, fsm.ErrRangeReturned), errors.Is(err, fsm.ErrRestoreTagInUse), errors.Is(err, fsm.ErrSeparatorDiffers):
-		return codes.FailedPrecondition
-	case errors.Is(err, fsm.ErrTagInUse), errors.Is(err, fsm.ErrTagRetired), errors.Is(err, fsm.ErrNodeIDInUse),
-		errors.Is(err, fsm.ErrTagReincarnated), errors.Is(err, fsm.ErrAddressInUse):
-		return codes.AlreadyExists
-	case errors.Is(err, fsm.ErrNoFreeTag):
-		return codes.ResourceExhausted
-	case errors.Is(err, cluster.ErrNotLeader), errors.Is(err, cluster.ErrLeadershipLost),
-		errors.Is(err, cluster.ErrNoQuorum), errors.Is(err, cluster.ErrShutdown),
-		errors.Is(err, identity.ErrClosed), errors.Is(err, etag.ErrClosed),
-		errors.Is(err, errNoLeader), errors.Is(err, errLeaderChanged):
-		return codes.Unavailable
-	case errors.Is(err, context.DeadlineExceeded):
-		return codes.DeadlineExceeded
-	case errors.Is(err, context.Canceled):
-		return codes.Canceled
-	}
-	return codes.Internal
+// refusal is the gRPC code and reason of a kind of error.
+type refusal struct {
+	code   codes.Code
+	reason string // "" means the code's name (reason.Attach)
 }
 
-// toStatus turns err into a gRPC status error; one that already is one passes through.
+// refusals maps every error the layers below return to the code DESIGN §4 gives it and the
+// reason clients branch on, so no expected condition reaches a client as UNKNOWN. The first
+// entry an error matches wins.
+var refusals = []struct {
+	errs []error
+	refusal
+}{
+	{[]error{fsm.ErrRequestIDReused}, refusal{codes.InvalidArgument, reason.RequestIDReused}},
+	{[]error{fsm.ErrInvalidCount, fsm.ErrNegativeValue}, refusal{codes.InvalidArgument, reason.InvalidInput}},
+	{[]error{fsm.ErrCounterOverflow, etag.ErrExhausted}, refusal{codes.OutOfRange, reason.CounterOverflow}},
+	{[]error{fsm.ErrRangeReturned}, refusal{codes.FailedPrecondition, reason.RangeReturned}},
+	{[]error{fsm.ErrSeparatorDiffers}, refusal{codes.FailedPrecondition, reason.SeparatorMismatch}},
+	{[]error{fsm.ErrRestoreTagInUse}, refusal{codes.FailedPrecondition, reason.InUse}},
+	{[]error{fsm.ErrTagInUse, fsm.ErrTagRetired, fsm.ErrNodeIDInUse, fsm.ErrTagReincarnated, fsm.ErrAddressInUse},
+		refusal{codes.AlreadyExists, reason.InUse}},
+	{[]error{fsm.ErrNoFreeTag}, refusal{codes.ResourceExhausted, ""}},
+	{[]error{cluster.ErrLeadershipLost}, refusal{codes.Unavailable, reason.OutcomeUnknown}},
+	{[]error{cluster.ErrShutdown, identity.ErrClosed, etag.ErrClosed}, refusal{codes.Unavailable, reason.ShuttingDown}},
+	{[]error{cluster.ErrNotLeader, cluster.ErrNoQuorum, errNoLeader, errLeaderChanged}, refusal{codes.Unavailable, reason.NoQuorum}},
+	{[]error{context.DeadlineExceeded}, refusal{codes.DeadlineExceeded, ""}},
+	{[]error{context.Canceled}, refusal{codes.Canceled, ""}},
+}
+
+// refusalOf classifies err by the refusals table; anything else is INTERNAL.
+func refusalOf(err error) refusal {
+	var invalid *docid.ValidationError
+	if errors.As(err, &invalid) {
+		return refusal{codes.InvalidArgument, reason.InvalidInput}
+	}
+	for _, r := range refusals {
+		for _, e := range r.errs {
+			if errors.Is(err, e) {
+				return r.refusal
+			}
+		}
+	}
+	return refusal{codes.Internal, ""}
+}
+
+// codeOf is err's gRPC code.
+func codeOf(err error) codes.Code { return refusalOf(err).code }
+
+// toStatus turns err into a gRPC status error with its reason; one that already is a status
+// passes through (the reason interceptor gives it one if it has none).
 func toStatus(err error) error {
 	if err == nil {
 		return nil
@@ -54,13 +74,41 @@ func toStatus(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	return status.Error(codeOf(err), err.Error())
+	r := refusalOf(err)
+	return reason.Error(r.code, r.reason, err.Error())
 }
 
-// noQuorum explains an UNAVAILABLE from the Raft side in the words DESIGN §3 asks for.
+// withReason is the outermost interceptor of both servers: every refusal leaves with an
+// ErrorInfo, the code's name when nothing more specific was attached where it was made.
+func withReason(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	resp, err := handler(ctx, req)
+	if err != nil {
+		err = reason.Attach(status.Convert(err), "").Err()
+	}
+	return resp, err
+}
+
+func withReasonStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if err := handler(srv, ss); err != nil {
+		return reason.Attach(status.Convert(err), "").Err()
+	}
+	return nil
+}
+
+// noQuorum explains an UNAVAILABLE from the Raft side in the words DESIGN §3 asks for. Its
+// reason tells apart an outcome that is unknown (leadership lost in flight) and a node that is
+// stopping from plain no quorum.
 func (s *Server) noQuorum(err error) error {
-	voters := s.voterCount()
-	return status.Error(codes.Unavailable, fmt.Sprintf(
+	return noQuorumOf(s.voterCount(), err)
+}
+
+// noQuorumOf is noQuorum in a cluster of voters.
+func noQuorumOf(voters int, err error) error {
+	r := refusalOf(err).reason
+	if r != reason.OutcomeUnknown && r != reason.ShuttingDown {
+		r = reason.NoQuorum
+	}
+	return reason.Error(codes.Unavailable, r, fmt.Sprintf(
 		"no quorum: identity generation needs a majority of the cluster (%d of %d nodes); this node cannot reach one (%v). Retry, or use another node",
 		voters/2+1, voters, err))
 }

@@ -2,13 +2,14 @@ package server
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // Generate resolves a request string by DESIGN §1's table.
@@ -69,7 +70,8 @@ func guids(count int64, version idnodev1.GuidVersion) ([]string, error) {
 // node the cluster has accepted under its tag may: see nodestate.
 func (s *Server) serverSideIDs(prefix string, count int64) ([]string, error) {
 	if !s.registered.Load() {
-		return nil, status.Errorf(codes.Unavailable, "node %s is not registered in the cluster yet, so it cannot issue server-side IDs: %s", s.cfg.Tag, s.registrationProblem())
+		return nil, reason.Error(codes.Unavailable, reason.NotRegistered,
+			fmt.Sprintf("node %s is not registered in the cluster yet, so it cannot issue server-side IDs: %s", s.cfg.Tag, s.registrationProblem()))
 	}
 	first, err := s.etags.Next(uint64(count))
 	if err != nil {

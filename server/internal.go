@@ -30,10 +30,10 @@ func relayed(ctx context.Context) bool {
 // created with. It takes no transport credentials: the Raft port's TLS is already done.
 func (s *Server) InternalServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(markInternal, s.answerTrailer, s.authorize, s.observe, s.checkUTF8),
+		grpc.ChainUnaryInterceptor(withReason, markInternal, s.answerTrailer, s.authorize, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(markInternalStream, s.authorizeStream),
+		grpc.ChainStreamInterceptor(withReasonStream, markInternalStream, s.authorizeStream),
 	}
 }
 

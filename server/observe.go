@@ -2,14 +2,12 @@ package server
 
 import (
 	"context"
-	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // Strategy names, as Observer.IDsIssued is told them.
@@ -41,7 +39,7 @@ func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 		return resp, err
 	}
 	if err != nil {
-		if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable && strings.HasPrefix(st.Message(), "no quorum") {
+		if reason.Of(err) == reason.NoQuorum {
 			obs.NoQuorum()
 		}
 		return resp, err

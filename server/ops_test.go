@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 func TestNeedsAdmin(t *testing.T) {
@@ -118,7 +119,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 	gen("users/x", 1)
 	_, _ = s.observe(ctx, &idnodev1.NextIdentityRequest{}, info, answer(&idnodev1.NextIdentityResponse{First: 5, Last: 9}, nil))
 	_, _ = s.observe(ctx, &idnodev1.NextHiLoRequest{}, info, answer(&idnodev1.NextHiLoResponse{Low: 33, High: 96}, nil))
-	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, status.Error(codes.Unavailable, "no quorum: …")))
+	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, reason.Error(codes.Unavailable, reason.NoQuorum, "no quorum: …")))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, status.Error(codes.Unavailable, "shutting down")))
 	// A call another node relayed here is that node's to count.
 	relayedCtx := context.WithValue(ctx, internalKey{}, true)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -44,8 +45,8 @@ func (s *Server) registerSelf(ctx context.Context) {
 
 func (s *Server) ensureRegistered(ctx context.Context) error {
 	if sep := s.node.FSM().Separator(); sep != "" && sep != string(s.cfg.Separator) {
-		return status.Errorf(codes.FailedPrecondition, "%v: the cluster's is %q, this node's %q; start it with --separator %q",
-			fsm.ErrSeparatorDiffers, sep, string(s.cfg.Separator), sep)
+		return toStatus(fmt.Errorf("%w: the cluster's is %q, this node's %q; start it with --separator %q",
+			fsm.ErrSeparatorDiffers, sep, string(s.cfg.Separator), sep))
 	}
 	if !s.isRegistered() {
 		ctx, cancel := context.WithTimeout(s.withOwnToken(ctx), 5*time.Second)

@@ -13,6 +13,7 @@ import (
 	"github.com/idnode/idnode/identity"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	relayv1 "github.com/idnode/idnode/proto/idnode/relay/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // nextIdentity reserves identity values through this node's batcher: the leader's commits to
@@ -49,7 +50,7 @@ func (c relayCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncre
 	for i, a := range resp.GetAnswers() {
 		out[i].Range = identity.Range{First: a.GetFirst(), Last: a.GetLast()}
 		if code := codes.Code(a.GetCode()); code != codes.OK {
-			out[i].Err = status.Error(code, a.GetMessage())
+			out[i].Err = reason.Error(code, a.GetReason(), a.GetMessage())
 		}
 	}
 	return out, nil
@@ -79,8 +80,9 @@ func (r relayService) NextIdentities(ctx context.Context, req *relayv1.NextIdent
 	for i, res := range results {
 		a := &relayv1.IdentityAnswer{First: res.First, Last: res.Last}
 		if res.Err != nil {
-			st := status.Convert(s.raftError(res.Err))
-			a.Code, a.Message = int32(st.Code()), st.Message()
+			err := s.raftError(res.Err)
+			st := status.Convert(err)
+			a.Code, a.Message, a.Reason = int32(st.Code()), st.Message(), reason.Of(err)
 		}
 		out.Answers[i] = a
 	}

@@ -137,10 +137,10 @@ func New(cfg Config, node *cluster.Node, etags *etag.Counter) *Server {
 // ServerOptions are the options the grpc.Server given to Register must be created with.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(s.authorize, s.observe, s.checkUTF8),
+		grpc.ChainUnaryInterceptor(withReason, s.authorize, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(s.authorizeStream),
+		grpc.ChainStreamInterceptor(withReasonStream, s.authorizeStream),
 	}
 }
 

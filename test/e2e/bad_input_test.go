@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // rawRequest is a request's wire bytes, sent as they are: a Go client cannot marshal invalid
@@ -62,11 +63,25 @@ func TestInvalidUTF8IsInvalidArgument(t *testing.T) {
 		var resp idnodev1.GenerateResponse
 		err := conn.Invoke(rpcCtx(t), tc.method, tc.req, &resp, grpc.ForceCodecV2(rawCodec{}))
 		st := status.Convert(err)
-		if st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), tc.field+" is not valid UTF-8") {
+		if st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), tc.field+" is not valid UTF-8") || reason.Of(err) != reason.InvalidInput {
 			t.Errorf("%s with invalid UTF-8 in %s: %v; want INVALID_ARGUMENT naming the field and rule", tc.method, tc.field, err)
 		}
 	}
 	expectGenerate(t, c, "users|", "users/1")
+}
+
+// The README's refusal example carries its reason, for clients to branch on (issue 12).
+func TestReadmeRefusalCarriesAReason(t *testing.T) {
+	t.Parallel()
+	_, c := startSingle(t)
+	_, err := c.Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: `a\b`})
+	if status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.InvalidInput {
+		t.Errorf("Generate(a\\b) = %v, reason %q; want INVALID_ARGUMENT, %s", err, reason.Of(err), reason.InvalidInput)
+	}
+	_, err = c.SeedIdentity(rpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: -5})
+	if status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.InvalidInput {
+		t.Errorf("SeedIdentity(x, -5) = %v, reason %q; want INVALID_ARGUMENT, %s", err, reason.Of(err), reason.InvalidInput)
+	}
 }
 
 // Issue 11, repro 6: an answer too large for the client's 4 MiB limit used to fail on the
@@ -77,7 +92,7 @@ func TestTooLargeAnswerIsRefusedBeforeAnythingMoves(t *testing.T) {
 	long := strings.Repeat("p", 1000)
 	for _, id := range []string{long + "|", long + "/"} {
 		_, err := c.Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: id, Count: 5000})
-		if st := status.Convert(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "answer limit") {
+		if st := status.Convert(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "answer limit") || reason.Of(err) != reason.InvalidInput {
 			t.Errorf("Generate(%q…, count 5000) = %v; want INVALID_ARGUMENT naming the answer limit", id[len(id)-3:], err)
 		}
 	}

@@ -42,6 +42,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/test/history"
 )
 
@@ -445,8 +446,9 @@ func (r *chaosRun) refuses(tag string) error {
 			return fmt.Errorf("node %s, without a majority, answered %s| with %q after %v", tag, chaosPrefix, resp.GetIds(), d)
 		}
 		op.Unknown() // refused; an old leader may have appended it, and it must not matter
-		if st := status.Convert(err); st.Code() != codes.Unavailable || !strings.Contains(st.Message(), "no quorum") {
-			return fmt.Errorf("node %s, without a majority, refused %s| after %v with %v; want UNAVAILABLE saying \"no quorum\"", tag, chaosPrefix, d, err)
+		if st := status.Convert(err); st.Code() != codes.Unavailable || !strings.Contains(st.Message(), "no quorum") || reason.Of(err) != reason.NoQuorum {
+			return fmt.Errorf("node %s, without a majority, refused %s| after %v with %v (reason %q); want UNAVAILABLE saying \"no quorum\", reason %s",
+				tag, chaosPrefix, d, err, reason.Of(err), reason.NoQuorum)
 		}
 		longest = max(longest, d)
 		took = append(took, fmt.Sprint(d.Milliseconds()))

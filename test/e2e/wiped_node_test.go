@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/test/history"
 )
 
@@ -63,8 +64,8 @@ func TestClusterWipedNodeCannotVote(t *testing.T) {
 		t.Errorf("the stale follower %s, alone, answered %v", stale.Tag, resp.GetIds())
 	} else {
 		op.Unknown()
-		if status.Code(err) != codes.Unavailable {
-			t.Errorf("the stale follower %s, alone: %v, want UNAVAILABLE", stale.Tag, err)
+		if status.Code(err) != codes.Unavailable || reason.Of(err) != reason.NoQuorum {
+			t.Errorf("the stale follower %s, alone: %v (reason %q), want UNAVAILABLE, %s", stale.Tag, err, reason.Of(err), reason.NoQuorum)
 		}
 	}
 

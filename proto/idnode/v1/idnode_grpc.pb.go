@@ -6,6 +6,21 @@
 
 // The public API of idnode. DESIGN.md §4 is the contract for names and semantics;
 // fields may grow, never change meaning.
+//
+// Errors. Every refusal is a gRPC status with a google.rpc.ErrorInfo detail of domain
+// "idnode.dev" whose reason clients branch on (Go: package reason):
+//   NO_QUORUM           UNAVAILABLE          no leader or majority now; nothing done; retry
+//   OUTCOME_UNKNOWN     UNAVAILABLE          leadership lost in flight; retry with the same request_id
+//   SHUTTING_DOWN       UNAVAILABLE          the node is stopping; use another
+//   NOT_REGISTERED      UNAVAILABLE          the node is not accepted under its tag yet: no server-side IDs
+//   INVALID_INPUT       INVALID_ARGUMENT     the message names the rule and the value
+//   REQUEST_ID_REUSED   INVALID_ARGUMENT     the request_id answered a different request
+//   IN_USE              ALREADY_EXISTS       a node tag or address another node holds, or a retired tag
+//   SEPARATOR_MISMATCH  FAILED_PRECONDITION  the node's separator is not the cluster's
+//   RANGE_RETURNED      FAILED_PRECONDITION  a retried HiLo request's range was given back since
+//   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
+// Any other refusal carries its code's name as reason (NOT_FOUND, UNAUTHENTICATED,
+// DEADLINE_EXCEEDED, …).
 
 package idnodev1
 

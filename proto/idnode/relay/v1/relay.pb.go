@@ -70,11 +70,13 @@ func (x *NextIdentitiesRequest) GetIncrements() []*v1.IdentityIncrement {
 
 // The answer to one increment: a range, or the gRPC code and message of its error.
 type IdentityAnswer struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	First         int64                  `protobuf:"varint,1,opt,name=first,proto3" json:"first,omitempty"`
-	Last          int64                  `protobuf:"varint,2,opt,name=last,proto3" json:"last,omitempty"`
-	Code          int32                  `protobuf:"varint,3,opt,name=code,proto3" json:"code,omitempty"`
-	Message       string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	First   int64                  `protobuf:"varint,1,opt,name=first,proto3" json:"first,omitempty"`
+	Last    int64                  `protobuf:"varint,2,opt,name=last,proto3" json:"last,omitempty"`
+	Code    int32                  `protobuf:"varint,3,opt,name=code,proto3" json:"code,omitempty"`
+	Message string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
+	// The refusal's reason (package reason), passed on to the caller.
+	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -137,6 +139,13 @@ func (x *IdentityAnswer) GetMessage() string {
 	return ""
 }
 
+func (x *IdentityAnswer) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 type NextIdentitiesResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Answers       []*IdentityAnswer      `protobuf:"bytes,1,rep,name=answers,proto3" json:"answers,omitempty"`
@@ -189,12 +198,13 @@ const file_idnode_relay_v1_relay_proto_rawDesc = "" +
 	"\x15NextIdentitiesRequest\x12A\n" +
 	"\n" +
 	"increments\x18\x01 \x03(\v2!.idnode.raft.v1.IdentityIncrementR\n" +
-	"increments\"h\n" +
+	"increments\"\x80\x01\n" +
 	"\x0eIdentityAnswer\x12\x14\n" +
 	"\x05first\x18\x01 \x01(\x03R\x05first\x12\x12\n" +
 	"\x04last\x18\x02 \x01(\x03R\x04last\x12\x12\n" +
 	"\x04code\x18\x03 \x01(\x05R\x04code\x12\x18\n" +
-	"\amessage\x18\x04 \x01(\tR\amessage\"S\n" +
+	"\amessage\x18\x04 \x01(\tR\amessage\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\"S\n" +
 	"\x16NextIdentitiesResponse\x129\n" +
 	"\aanswers\x18\x01 \x03(\v2\x1f.idnode.relay.v1.IdentityAnswerR\aanswers2j\n" +
 	"\x05Relay\x12a\n" +

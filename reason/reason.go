@@ -1,0 +1,89 @@
+// Package reason names why idnode refused a call. Every refusal carries a google.rpc.ErrorInfo
+// in its gRPC status, with domain Domain and one of the reasons below, so a client can branch
+// on the reason instead of parsing messages. proto/idnode/v1/idnode.proto lists them too.
+package reason
+
+import (
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Domain is the ErrorInfo domain of idnode's reasons.
+const Domain = "idnode.dev"
+
+// The reasons. A refusal with no more specific reason carries its gRPC code's name
+// (FAILED_PRECONDITION, NOT_FOUND, DEADLINE_EXCEEDED, …).
+const (
+	// NoQuorum (UNAVAILABLE): no leader, or no majority, can be reached now. Nothing was
+	// done; retry, here or on another node.
+	NoQuorum = "NO_QUORUM"
+	// OutcomeUnknown (UNAVAILABLE): leadership was lost while the call was in flight; it may
+	// have taken effect. Retry with the same request_id to get its answer.
+	OutcomeUnknown = "OUTCOME_UNKNOWN"
+	// ShuttingDown (UNAVAILABLE): the node is stopping; use another.
+	ShuttingDown = "SHUTTING_DOWN"
+	// NotRegistered (UNAVAILABLE): the node is not (yet) accepted by the cluster under its
+	// tag, so it issues no server-side IDs.
+	NotRegistered = "NOT_REGISTERED"
+	// InvalidInput (INVALID_ARGUMENT): the request breaks a rule the message names.
+	InvalidInput = "INVALID_INPUT"
+	// RequestIDReused (INVALID_ARGUMENT): the request_id answered another request before.
+	RequestIDReused = "REQUEST_ID_REUSED"
+	// InUse (ALREADY_EXISTS): a node tag or address that another node holds, or a retired tag.
+	InUse = "IN_USE"
+	// SeparatorMismatch (FAILED_PRECONDITION): the node's separator is not the cluster's.
+	SeparatorMismatch = "SEPARATOR_MISMATCH"
+	// RangeReturned (FAILED_PRECONDITION): a retried HiLo request's range was given back since.
+	RangeReturned = "RANGE_RETURNED"
+	// CounterOverflow (OUT_OF_RANGE): a counter would pass the largest int64.
+	CounterOverflow = "COUNTER_OVERFLOW"
+)
+
+// Of returns the reason err carries, or "" when it carries none of idnode's.
+func Of(err error) string {
+	st, ok := status.FromError(err)
+	if !ok {
+		return ""
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == Domain {
+			return info.GetReason()
+		}
+	}
+	return ""
+}
+
+// Error returns a status error with code, msg and reason r.
+func Error(code codes.Code, r, msg string) error {
+	return Attach(status.New(code, msg), r).Err()
+}
+
+// Attach returns st with an ErrorInfo of reason r; a status that has one already, or an OK
+// status, is returned as it is. An empty r means the code's name.
+func Attach(st *status.Status, r string) *status.Status {
+	if st.Code() == codes.OK || Of(st.Err()) != "" {
+		return st
+	}
+	if r == "" {
+		r = codeName(st.Code())
+	}
+	with, err := st.WithDetails(&errdetails.ErrorInfo{Reason: r, Domain: Domain})
+	if err != nil {
+		return st // only an OK status or an unmarshalable detail fails, neither of which happens here
+	}
+	return with
+}
+
+// codeName is the code's name as the gRPC spec writes it: FAILED_PRECONDITION.
+func codeName(c codes.Code) string {
+	name := []byte(c.String())
+	var out []byte
+	for i, b := range name {
+		if i > 0 && b >= 'A' && b <= 'Z' {
+			out = append(out, '_')
+		}
+		out = append(out, b&^0x20)
+	}
+	return string(out)
+}

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/reason"
+)
+
+// Every sentinel error of the layers below leaves the server with the code DESIGN §4 gives it
+// and the reason clients branch on, also when wrapped. Errors that never reach a call (start-up
+// refusals, a halted FSM, a corrupt file) are INTERNAL: seeing one is a bug.
+func TestRefusalOfEverySentinel(t *testing.T) {
+	for _, tc := range []struct {
+		err    error
+		code   codes.Code
+		reason string
+	}{
+		{&docid.ValidationError{Rule: "r", Value: "v"}, codes.InvalidArgument, reason.InvalidInput},
+		{fsm.ErrInvalidCount, codes.InvalidArgument, reason.InvalidInput},
+		{fsm.ErrNegativeValue, codes.InvalidArgument, reason.InvalidInput},
+		{fsm.ErrRequestIDReused, codes.InvalidArgument, reason.RequestIDReused},
+		{fsm.ErrCounterOverflow, codes.OutOfRange, reason.CounterOverflow},
+		{etag.ErrExhausted, codes.OutOfRange, reason.CounterOverflow},
+		{fsm.ErrRangeReturned, codes.FailedPrecondition, reason.RangeReturned},
+		{fsm.ErrSeparatorDiffers, codes.FailedPrecondition, reason.SeparatorMismatch},
+		{fsm.ErrRestoreTagInUse, codes.FailedPrecondition, reason.InUse},
+		{fsm.ErrTagInUse, codes.AlreadyExists, reason.InUse},
+		{fsm.ErrTagRetired, codes.AlreadyExists, reason.InUse},
+		{fsm.ErrNodeIDInUse, codes.AlreadyExists, reason.InUse},
+		{fsm.ErrTagReincarnated, codes.AlreadyExists, reason.InUse},
+		{fsm.ErrAddressInUse, codes.AlreadyExists, reason.InUse},
+		{fsm.ErrNoFreeTag, codes.ResourceExhausted, "RESOURCE_EXHAUSTED"},
+		{cluster.ErrLeadershipLost, codes.Unavailable, reason.OutcomeUnknown},
+		{cluster.ErrShutdown, codes.Unavailable, reason.ShuttingDown},
+		{identity.ErrClosed, codes.Unavailable, reason.ShuttingDown},
+		{etag.ErrClosed, codes.Unavailable, reason.ShuttingDown},
+		{cluster.ErrNotLeader, codes.Unavailable, reason.NoQuorum},
+		{cluster.ErrNoQuorum, codes.Unavailable, reason.NoQuorum},
+		{errNoLeader, codes.Unavailable, reason.NoQuorum},
+		{errLeaderChanged, codes.Unavailable, reason.NoQuorum},
+		{context.DeadlineExceeded, codes.DeadlineExceeded, "DEADLINE_EXCEEDED"},
+		{context.Canceled, codes.Canceled, "CANCELED"},
+		{fsm.ErrUnknownCommand, codes.Internal, "INTERNAL"},
+		{fsm.ErrHalted, codes.Internal, "INTERNAL"},
+		{fsm.ErrMalformedCommand, codes.Internal, "INTERNAL"},
+		{etag.ErrPersist, codes.Internal, "INTERNAL"},
+		{etag.ErrCorrupt, codes.Internal, "INTERNAL"},
+		{cluster.ErrClusterExists, codes.Internal, "INTERNAL"},
+		{cluster.ErrDamagedStore, codes.Internal, "INTERNAL"},
+		{cluster.ErrLogBehind, codes.Internal, "INTERNAL"},
+		{cluster.ErrWrongMember, codes.Internal, "INTERNAL"},
+		{cluster.ErrPeerMismatch, codes.Internal, "INTERNAL"},
+		{etag.ErrInvalidCount, codes.Internal, "INTERNAL"},
+		{etag.ErrVersion, codes.Internal, "INTERNAL"},
+		{etag.ErrLocked, codes.Internal, "INTERNAL"},
+	} {
+		for _, err := range []error{tc.err, fmt.Errorf("while doing x: %w", tc.err)} {
+			st := toStatus(err)
+			if status.Code(st) != tc.code || reason.Of(st) != tc.reason {
+				t.Errorf("%v: %v %q, want %v %q", err, status.Code(st), reason.Of(st), tc.code, tc.reason)
+			}
+		}
+	}
+}
+
+// noQuorum keeps an unknown outcome and a stopping node apart from plain no quorum, and the
+// reason interceptor gives every other refusal its code's name.
+func TestNoQuorumReasonsAndTheFallback(t *testing.T) {
+	for err, want := range map[error]string{
+		cluster.ErrLeadershipLost:   reason.OutcomeUnknown,
+		cluster.ErrShutdown:         reason.ShuttingDown,
+		errNoLeader:                 reason.NoQuorum,
+		errors.New("dial: refused"): reason.NoQuorum,
+	} {
+		if got := reason.Of(noQuorumOf(3, err)); got != want {
+			t.Errorf("noQuorum(%v) reason %q, want %q", err, got, want)
+		}
+	}
+	_, err := withReason(context.Background(), nil, nil, func(context.Context, any) (any, error) {
+		return nil, status.Error(codes.NotFound, "no node has tag Q")
+	})
+	if reason.Of(err) != "NOT_FOUND" || status.Code(err) != codes.NotFound {
+		t.Errorf("fallback: %v, reason %q", err, reason.Of(err))
+	}
+}
