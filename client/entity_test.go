@@ -56,8 +56,8 @@ type (
 		Name string
 	}
 	EmbedsPtr struct{ *Base }
-	hidden    struct{ id string }
-	Lower     struct{ iD string }
+	hidden    struct{ id string } //lint:ignore U1000 an unexported id field, which AssignID must leave alone
+	Lower     struct{ iD string } //lint:ignore U1000 the same, spelled iD
 )
 
 // The collection-name conventions: plural of the type name, lower-cased when it is one word.

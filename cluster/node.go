@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 	"go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/idnode/idnode/fsm"
 )
@@ -61,7 +62,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("data dir %s is not usable: %w", cfg.DataDir, err)
 	}
 	if err := checkRaftStore(filepath.Join(raftDir, "raft.db")); err != nil {
-		if errors.Is(err, bbolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("data dir %s is locked: is another idnode running on it?", cfg.DataDir)
 		}
 		return nil, err
@@ -72,7 +73,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		NoSync:      false, // every log append is fsynced: an acknowledged ID survives power loss
 	})
 	if err != nil {
-		if errors.Is(err, bbolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("data dir %s is locked: is another idnode running on it?", cfg.DataDir)
 		}
 		return nil, fmt.Errorf("open raft log in %s: %w", raftDir, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 	"go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // checkRaftStore opens an existing raft.db read-only first and checks that the file holds
@@ -30,7 +31,7 @@ func checkRaftStore(path string) (err error) {
 		}
 	}()
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: time.Second, ReadOnly: true})
-	if errors.Is(err, bbolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return err
 	}
 	if err != nil {

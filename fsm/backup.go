@@ -47,9 +47,7 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 	for _, k := range sortedKeys(st.hilo) {
 		b.HiLo = append(b.HiLo, HiLoMax{Tag: k, Max: st.hilo[k].max})
 	}
-	for _, k := range sortedKeys(st.nodes) {
-		b.Tags = append(b.Tags, k)
-	}
+	b.Tags = append(b.Tags, sortedKeys(st.nodes)...)
 	b.Tags = append(b.Tags, sortedKeys(st.retired)...)
 	slices.Sort(b.Tags)
 	b.Tags = slices.Compact(b.Tags)

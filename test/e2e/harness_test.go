@@ -298,21 +298,6 @@ func (p *proc) current() (*exec.Cmd, chan struct{}) {
 	return p.cmd, p.done
 }
 
-// running reports whether the process is alive (a SIGSTOPped one counts as alive).
-func (p *proc) running() bool {
-	cmd, done := p.current()
-	return cmd != nil && !isClosed(done)
-}
-
-// pid of the current (or last) process.
-func (p *proc) pid() int {
-	cmd, _ := p.current()
-	if cmd == nil {
-		return 0
-	}
-	return cmd.Process.Pid
-}
-
 // signal sends sig to the running process; it fails the test if there is none.
 func (p *proc) signal(sig syscall.Signal) {
 	p.t.Helper()
@@ -455,16 +440,9 @@ func dial(t testing.TB, addr string) (idnodev1.IdServiceClient, idnodev1.Cluster
 	return idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn)
 }
 
-// waitServing polls grpc.health.v1 (service "") at addr until it answers SERVING, for at most
-// timeout. It is the synchronisation point after starting a node.
-func waitServing(t testing.TB, addr string, timeout time.Duration) {
-	t.Helper()
-	if err := pollServing(t, addr, timeout, nil); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// pollServing is waitServing's loop; a close of exited ends it early with an error.
+// pollServing polls grpc.health.v1 (service "") at addr until it answers SERVING, for at most
+// timeout: the synchronisation point after starting a node. A close of exited ends it early
+// with an error.
 func pollServing(t testing.TB, addr string, timeout time.Duration, exited <-chan struct{}) error {
 	t.Helper()
 	conn, err := grpc.NewClient(addr, dialOptions()...)
