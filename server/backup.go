@@ -37,7 +37,7 @@ func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreaming
 		return s.raftError(err)
 	}
 	// Everything up to this index is in the backup (perhaps a little more).
-	w := &chunkWriter{first: &idnodev1.BackupChunk{Leader: s.cfg.Tag, Index: s.node.Raft().AppliedIndex()}, send: stream.Send}
+	w := &chunkWriter{first: &idnodev1.BackupChunk{Leader: s.cfg.Tag, Index: s.node.AppliedIndex()}, send: stream.Send}
 	if err := s.node.FSM().WriteBackup(w); err != nil {
 		return toStatus(err)
 	}

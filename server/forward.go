@@ -94,12 +94,12 @@ func (s *Server) relayError(ctx, rctx context.Context, trailer metadata.MD, err 
 // leaderConn is the connection to the leader's internal services, at its Raft address
 // (internal.go).
 func (s *Server) leaderConn() (string, *grpc.ClientConn, error) {
-	addr, id := s.node.Raft().LeaderWithID()
+	id, addr := s.node.Leader()
 	if id == "" {
 		return "", nil, errNoLeader
 	}
-	cc, err := s.peers.conn(string(addr))
-	return string(id), cc, err
+	cc, err := s.peers.conn(addr)
+	return id, cc, err
 }
 
 // relayContext ends a relayed call after forwardTimeout, or as soon as this node stops seeing
@@ -116,7 +116,7 @@ func (s *Server) relayContext(ctx context.Context, leaderID string) (context.Con
 			case <-tctx.Done():
 				return
 			case <-t.C:
-				if _, id := s.node.Raft().LeaderWithID(); string(id) != leaderID {
+				if id, _ := s.node.Leader(); id != leaderID {
 					cancel(errLeaderChanged)
 					return
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/hashicorp/raft"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
@@ -40,9 +39,9 @@ func (s *Server) watchHealth(ctx context.Context) {
 // hasLeader reports whether Raft work can be expected to succeed: a leader is known, and if
 // it is this node, raft still considers it the leader (it steps down without a quorum).
 func (s *Server) hasLeader() bool {
-	r := s.node.Raft()
-	addr, _ := r.LeaderWithID()
-	return addr != "" && (r.State() == raft.Leader || r.State() == raft.Follower)
+	leader, _ := s.node.Leader()
+	state := s.node.State()
+	return leader != "" && (state == "leader" || state == "follower")
 }
 
 func servingStatus(ok bool) healthpb.HealthCheckResponse_ServingStatus {

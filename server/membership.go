@@ -3,12 +3,13 @@ package server
 import (
 	"context"
 	"net"
+	"slices"
 	"time"
 
-	"github.com/hashicorp/raft"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/memberid"
@@ -51,37 +52,16 @@ func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest)
 		return nil, err
 	}
 	n := resp.(fsm.Node)
-	suffrage := raft.Voter
-	if req.GetNonVoter() {
-		suffrage = raft.Nonvoter
-	}
-	if !s.isMember(n.ID, n.RaftAddress, suffrage) {
-		id, addr := raft.ServerID(n.ID), raft.ServerAddress(n.RaftAddress)
-		// Exactly one of the two: AddVoter already starts a change when called.
-		var f raft.IndexFuture
-		if req.GetNonVoter() {
-			f = s.node.Raft().AddNonvoter(id, addr, 0, membershipTimeout)
-		} else {
-			f = s.node.Raft().AddVoter(id, addr, 0, membershipTimeout)
-		}
-		if err := f.Error(); err != nil {
+	m := cluster.Member{ID: n.ID, Address: n.RaftAddress, Voter: !req.GetNonVoter()}
+	if !slices.Contains(s.node.Members(), m) {
+		if err := s.node.AddMember(m, membershipTimeout); err != nil {
 			return nil, s.raftError(err)
 		}
-		s.log.Info("node added to the cluster", "tag", n.Tag, "raft", n.RaftAddress, "grpc", n.GRPCAddress, "voter", !req.GetNonVoter())
+		s.log.Info("node added to the cluster", "tag", n.Tag, "raft", n.RaftAddress, "grpc", n.GRPCAddress, "voter", m.Voter)
 	}
 	return &idnodev1.AddNodeResponse{Node: &idnodev1.NodeStatus{
-		Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Voter: suffrage == raft.Voter,
+		Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Voter: m.Voter,
 	}, Separator: s.node.FSM().Separator()}, nil
-}
-
-// isMember reports whether the configuration already holds id at addr with this suffrage.
-func (s *Server) isMember(id, addr string, suffrage raft.ServerSuffrage) bool {
-	for _, srv := range s.configuration() {
-		if string(srv.ID) == id {
-			return string(srv.Address) == addr && srv.Suffrage == suffrage
-		}
-	}
-	return false
 }
 
 // reserveConfiguredTags registers every Raft member that has not registered itself yet (a
@@ -91,12 +71,12 @@ func (s *Server) reserveConfiguredTags(ctx context.Context) error {
 	for _, n := range s.node.FSM().Nodes() {
 		registered[n.ID] = true
 	}
-	for _, srv := range s.configuration() {
-		tag, ok := memberid.Tag(string(srv.ID))
-		if registered[string(srv.ID)] || !ok {
+	for _, m := range s.node.Members() {
+		tag, ok := memberid.Tag(m.ID)
+		if registered[m.ID] || !ok {
 			continue
 		}
-		if _, err := s.apply(ctx, fsm.RegisterNodeCommand, &raftv1.RegisterNode{Tag: tag, Id: string(srv.ID), RaftAddress: string(srv.Address)}); err != nil {
+		if _, err := s.apply(ctx, fsm.RegisterNodeCommand, &raftv1.RegisterNode{Tag: tag, Id: m.ID, RaftAddress: m.Address}); err != nil {
 			return err
 		}
 	}
@@ -123,7 +103,7 @@ func (s *Server) removeNodeLocal(ctx context.Context, req *idnodev1.RemoveNodeRe
 		return nil, err
 	}
 	if s.inConfiguration(id) {
-		if err := s.node.Raft().RemoveServer(raft.ServerID(id), 0, membershipTimeout).Error(); err != nil {
+		if err := s.node.RemoveMember(id, membershipTimeout); err != nil {
 			return nil, s.raftError(err)
 		}
 	}
@@ -139,21 +119,16 @@ func (s *Server) memberID(tag string) (string, bool) {
 			return n.ID, true
 		}
 	}
-	for _, srv := range s.configuration() {
-		if t, _ := memberid.Tag(string(srv.ID)); t == tag {
-			return string(srv.ID), true
+	for _, m := range s.node.Members() {
+		if t, _ := memberid.Tag(m.ID); t == tag {
+			return m.ID, true
 		}
 	}
 	return "", false
 }
 
 func (s *Server) inConfiguration(id string) bool {
-	for _, srv := range s.configuration() {
-		if string(srv.ID) == id {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.node.Members(), func(m cluster.Member) bool { return m.ID == id })
 }
 
 // TransferLeadership hands leadership to the node with the given tag, or to any up-to-date
@@ -174,38 +149,34 @@ func (s *Server) transferLeadershipLocal(ctx context.Context, req *idnodev1.Tran
 	if s.voterCount() < 2 {
 		return nil, status.Error(codes.FailedPrecondition, "there is no other voter to hand leadership to")
 	}
-	r := s.node.Raft()
-	var f raft.Future
-	switch {
-	case req.GetTag() == "":
-		f = r.LeadershipTransfer()
-	case req.GetTag() == s.cfg.Tag:
+	var to cluster.Member // empty: any up-to-date voter
+	switch req.GetTag() {
+	case "":
+	case s.cfg.Tag:
 		return &idnodev1.TransferLeadershipResponse{Leader: s.cfg.Tag}, nil
 	default:
 		id, ok := s.memberID(req.GetTag())
 		if !ok {
 			return nil, status.Errorf(codes.NotFound, "no node has tag %s", req.GetTag())
 		}
-		var addr raft.ServerAddress
-		for _, srv := range s.configuration() {
-			if string(srv.ID) == id {
-				if srv.Suffrage != raft.Voter {
+		for _, m := range s.node.Members() {
+			if m.ID == id {
+				if !m.Voter {
 					return nil, status.Errorf(codes.FailedPrecondition, "node %s is not a voter and cannot lead", req.GetTag())
 				}
-				addr = srv.Address
+				to = m
 			}
 		}
-		f = r.LeadershipTransferToServer(raft.ServerID(id), addr)
 	}
-	if err := f.Error(); err != nil {
+	if err := s.node.TransferLeadership(to); err != nil {
 		return nil, status.Errorf(codes.Unavailable, "leadership transfer failed: %v; retry", err)
 	}
 	// The old leader learns who won from the new leader's first heartbeat.
 	t := time.NewTicker(10 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if _, leader := r.LeaderWithID(); leader != "" && string(leader) != s.node.ID() {
-			return &idnodev1.TransferLeadershipResponse{Leader: s.tagOf(string(leader))}, nil
+		if leader, _ := s.node.Leader(); leader != "" && leader != s.node.ID() {
+			return &idnodev1.TransferLeadershipResponse{Leader: s.tagOf(leader)}, nil
 		}
 		select {
 		case <-ctx.Done():

@@ -19,6 +19,7 @@ import (
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/hilo"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/nodestate"
@@ -34,6 +35,28 @@ const relayInFlight = 4
 // node's CPU under 64 callers of server-side IDs. About as many as the callers a node serves
 // at once; more calls than that still get a goroutine each, as before.
 const streamWorkers = 64
+
+// Cluster is what the server needs of its node's Raft side. cluster.Node is the one; tests of
+// the server alone may bring their own. Its errors are cluster's sentinels (errors.go maps
+// them to codes and reasons).
+type Cluster interface {
+	ID() string     // this node's Raft member ID
+	FSM() *fsm.FSM  // for local reads
+	IsLeader() bool // a belief; only Apply and ReadBarrier prove it
+	Apply(ctx context.Context, cmd []byte) (any, error)
+	ReadBarrier(ctx context.Context) error
+	Leader() (id, address string)
+	State() string // leader, follower, candidate or shutdown
+	Term() uint64
+	CommitIndex() uint64
+	AppliedIndex() uint64
+	Members() []cluster.Member
+	AddMember(m cluster.Member, timeout time.Duration) error
+	RemoveMember(id string, timeout time.Duration) error
+	TransferLeadership(to cluster.Member) error
+}
+
+var _ Cluster = (*cluster.Node)(nil)
 
 // Config is what the server needs besides its collaborators.
 type Config struct {
@@ -71,7 +94,7 @@ type Server struct {
 	idnodev1.UnimplementedClusterServiceServer
 
 	cfg   Config
-	node  *cluster.Node
+	node  Cluster
 	etags *etag.Counter
 	// leaderBatch commits identity batches to Raft on the leader; relayBatch sends a
 	// follower's batches to the leader. See relay.go.
@@ -92,7 +115,7 @@ type Server struct {
 
 // New builds the server; Register puts it on a grpc.Server and Start begins its background
 // work (self-registration, health).
-func New(cfg Config, node *cluster.Node, etags *etag.Counter) *Server {
+func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	if cfg.Separator == 0 {
 		cfg.Separator = docid.DefaultSeparator
 	}

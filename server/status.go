@@ -2,11 +2,9 @@ package server
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/hashicorp/raft"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -31,32 +29,30 @@ func (s *Server) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idno
 }
 
 func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
-	r := s.node.Raft()
-	_, leaderID := r.LeaderWithID()
+	leaderID, _ := s.node.Leader()
 	out := &idnodev1.StatusResponse{
-		Term:         r.CurrentTerm(),
-		CommitIndex:  r.CommitIndex(),
-		AppliedIndex: r.AppliedIndex(),
+		Term:         s.node.Term(),
+		CommitIndex:  s.node.CommitIndex(),
+		AppliedIndex: s.node.AppliedIndex(),
 		Self:         s.cfg.Tag,
 	}
 	if leaderID != "" {
-		out.Leader = s.tagOf(string(leaderID))
+		out.Leader = s.tagOf(leaderID)
 	}
 	byID := make(map[string]*idnodev1.NodeStatus)
 	for _, n := range s.node.FSM().Nodes() {
 		byID[n.ID] = &idnodev1.NodeStatus{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, State: "unknown"}
 	}
-	for _, srv := range s.configuration() {
-		ns, ok := byID[string(srv.ID)]
+	for _, m := range s.node.Members() {
+		ns, ok := byID[m.ID]
 		if !ok {
-			ns = &idnodev1.NodeStatus{Tag: s.tagOf(string(srv.ID)), Id: string(srv.ID), State: "unknown"}
-			byID[string(srv.ID)] = ns
+			ns = &idnodev1.NodeStatus{Tag: s.tagOf(m.ID), Id: m.ID, State: "unknown"}
+			byID[m.ID] = ns
 		}
-		ns.RaftAddress = string(srv.Address)
-		ns.Voter = srv.Suffrage == raft.Voter
+		ns.RaftAddress, ns.Voter = m.Address, m.Voter
 		out.Nodes = append(out.Nodes, ns)
 	}
-	s.probe(ctx, out.Nodes, string(leaderID))
+	s.probe(ctx, out.Nodes, leaderID)
 	return out, nil
 }
 
@@ -67,7 +63,7 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 	for _, ns := range nodes {
 		switch {
 		case ns.Id == s.node.ID():
-			ns.State, ns.Reachable = strings.ToLower(s.node.Raft().State().String()), true
+			ns.State, ns.Reachable = s.node.State(), true
 			continue
 		case ns.Id == leaderID:
 			ns.State = "leader"
@@ -97,19 +93,10 @@ func (s *Server) answers(ctx context.Context, addr string) bool {
 	return err == nil
 }
 
-// configuration returns the latest Raft configuration, or nothing while it cannot be read.
-func (s *Server) configuration() []raft.Server {
-	f := s.node.Raft().GetConfiguration()
-	if f.Error() != nil {
-		return nil
-	}
-	return f.Configuration().Servers
-}
-
 func (s *Server) voterCount() int {
 	n := 0
-	for _, srv := range s.configuration() {
-		if srv.Suffrage == raft.Voter {
+	for _, m := range s.node.Members() {
+		if m.Voter {
 			n++
 		}
 	}
