@@ -2,9 +2,9 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/loopback"
+	"github.com/idnode/idnode/internal/poll"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	"github.com/idnode/idnode/tlsconfig"
 )
@@ -27,13 +29,12 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, testWait)
+	poll.Until(t, what, testWait, testPoll, func() error {
+		if !cond() {
+			return errors.New("not yet")
 		}
-		time.Sleep(testPoll)
-	}
+		return nil
+	})
 }
 
 func leaderOf(t *testing.T, nodes ...*Node) *Node {
@@ -185,15 +186,7 @@ func newInmem(addr string) *raft.InmemTransport {
 	return tr
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+func freeAddr(t *testing.T) string { t.Helper(); return loopback.FreeAddr(t) }
 
 func tlsNode(t *testing.T, ca *tlsconfig.Authority) *tlsconfig.Node {
 	t.Helper()

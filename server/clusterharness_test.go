@@ -27,6 +27,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/internal/poll"
 	"github.com/idnode/idnode/nodestate"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
@@ -304,19 +305,12 @@ func (c *testCluster) Heal() { c.Net.heal() }
 // last reason cond gave.
 func waitFor(t testing.TB, what string, timeout time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(harnessPoll)
-	defer tick.Stop()
-	for {
-		ok, why := cond()
-		if ok {
-			return
+	poll.Until(t, what, timeout, harnessPoll, func() error {
+		if ok, why := cond(); !ok {
+			return errors.New(why)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s: %s", timeout, what, why)
-		}
-		<-tick.C
-	}
+		return nil
+	})
 }
 
 // network decides which nodes can reach which. Nodes in the same group are connected; nodes

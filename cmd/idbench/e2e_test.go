@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idnode/idnode/internal/loopback"
+	"github.com/idnode/idnode/internal/poll"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -26,15 +27,7 @@ const (
 )
 
 // freeAddr returns "127.0.0.1:port" for a port that was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+func freeAddr(t *testing.T) string { t.Helper(); return loopback.FreeAddr(t) }
 
 // syncBuffer collects a process's output for the failure log.
 type syncBuffer struct {
@@ -82,20 +75,10 @@ func startProc(t *testing.T, bin string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// poll calls ready until it succeeds or timeout passes.
-func poll(t *testing.T, what string, timeout time.Duration, ready func() error) {
+// waitUntil calls ready until it succeeds or timeout passes.
+func waitUntil(t *testing.T, what string, timeout time.Duration, ready func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := ready()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not ready after %v: %v", what, timeout, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	poll.Until(t, what, timeout, 100*time.Millisecond, ready)
 }
 
 // buildIdnode builds ./cmd/idnode of this module into a temp dir.
@@ -139,7 +122,7 @@ func TestE2EIdnode(t *testing.T) {
 	bin := buildIdnode(t)
 	addr := freeAddr(t)
 	startProc(t, bin, "--data-dir", t.TempDir(), "--grpc-addr", addr, "--raft-addr", freeAddr(t), "--log-level", "warn")
-	poll(t, "idnode health", serveTimeout, func() error {
+	waitUntil(t, "idnode health", serveTimeout, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		out, err := exec.CommandContext(ctx, bin, "health", "--addr", addr, "--timeout", "1s").CombinedOutput()
@@ -209,7 +192,7 @@ func TestE2EEtcd(t *testing.T) {
 		"--listen-client-urls", client, "--advertise-client-urls", client,
 		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "t="+peer,
 		"--logger", "zap", "--log-outputs", "stderr", "--log-level", "warn")
-	poll(t, "etcd", serveTimeout, func() error {
+	waitUntil(t, "etcd", serveTimeout, func() error {
 		c, err := clientv3.New(clientv3.Config{Endpoints: []string{client}, DialTimeout: time.Second, Logger: zap.NewNop()})
 		if err != nil {
 			return err

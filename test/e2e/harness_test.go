@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +22,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/idnode/idnode/internal/loopback"
+	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -102,41 +103,8 @@ func buildIdnode(t testing.TB) string {
 	return buildPath
 }
 
-var (
-	portsMu   sync.Mutex
-	portsUsed = map[int]bool{}
-)
-
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago and that no other call
-// in this test binary has returned.
-func freePort(t testing.TB) int {
-	t.Helper()
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatalf("freePort: %v", err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		if err := l.Close(); err != nil {
-			t.Fatalf("freePort: %v", err)
-		}
-		portsMu.Lock()
-		dup := portsUsed[port]
-		portsUsed[port] = true
-		portsMu.Unlock()
-		if !dup {
-			return port
-		}
-	}
-	t.Fatalf("freePort: no fresh port after 100 tries")
-	return 0
-}
-
-// freeAddr is freePort as "127.0.0.1:port".
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	return fmt.Sprintf("127.0.0.1:%d", freePort(t))
-}
+// freeAddr is a loopback address no other node of this test binary was given.
+func freeAddr(t testing.TB) string { t.Helper(); return loopback.FreeAddr(t) }
 
 // nodeOpts says how to start one idnode process. Zero fields get defaults.
 type nodeOpts struct {
@@ -480,17 +448,7 @@ func pollServing(t testing.TB, addr string, timeout time.Duration, exited <-chan
 // eventually polls cond until it returns nil or timeout passes, then fails with cond's last error.
 func eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not true within %v: %v", what, timeout, err)
-		}
-		time.Sleep(pollInterval)
-	}
+	poll.Until(t, what, timeout, pollInterval, cond)
 }
 
 // rpcCtx is a context for one RPC, bounded by rpcTimeout.

@@ -1,0 +1,27 @@
+// Package poll waits in tests for a condition that other goroutines or processes bring about,
+// checking it every interval and failing the test with its last answer when time runs out.
+package poll
+
+import (
+	"testing"
+	"time"
+)
+
+// Until calls cond every interval until it returns nil; after timeout it fails t with what and
+// cond's last error.
+func Until(t testing.TB, what string, timeout, interval time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v: %v", what, timeout, err)
+		}
+		<-tick.C
+	}
+}
