@@ -250,7 +250,13 @@ func (n *Node) wait(ctx context.Context, f raft.Future) error {
 	case err := <-done:
 		return translate(err)
 	case <-ctx.Done():
-		return fmt.Errorf("%w: %w", ErrNoQuorum, ctx.Err())
+		// A bound the proposer set with a cause of its own (the identity batcher's) ran out:
+		// the cluster did not commit in time. A plain deadline or cancel is the caller's, and
+		// is reported as such, not as no quorum.
+		if cause := context.Cause(ctx); cause != ctx.Err() {
+			return fmt.Errorf("%w: %w", ErrNoQuorum, cause)
+		}
+		return ctx.Err()
 	case <-n.closed:
 		return ErrShutdown
 	}

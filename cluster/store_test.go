@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // Every stored snapshot is reported (the data dir's manifest records it), and a restart whose
@@ -71,5 +72,38 @@ func TestTruncatedRaftStoreIsRefusedWithoutAFault(t *testing.T) {
 			_ = n.Close()
 		}
 		t.Fatalf("truncated raft.db: Open = %v, want ErrDamagedStore", err)
+	}
+}
+
+// A caller's own deadline is reported as its deadline, not as no quorum; a bound the proposer
+// set with a cause of its own is no quorum (issue 12).
+func TestWaitTellsTheCallersDeadlineFromNoQuorum(t *testing.T) {
+	cfgs := tcpCluster(t)
+	for i := range cfgs {
+		// A lease long enough that the leader, alone, still leads during both calls.
+		cfgs[i].Timing = Timing{HeartbeatTimeout: 3 * time.Second, ElectionTimeout: 3 * time.Second,
+			LeaderLeaseTimeout: 3 * time.Second, CommitTimeout: 10 * time.Millisecond,
+			SnapshotInterval: time.Minute, SnapshotThreshold: 8192}
+	}
+	nodes := mustOpenAll(t, cfgs...)
+	leader := leaderOf(t, nodes...)
+	seed(t, leader, "w", 1)
+	for _, n := range nodes {
+		if n != leader {
+			if err := n.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := leader.Apply(ctx, seedCommand(t, "w", 2)); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNoQuorum) {
+		t.Errorf("the caller's deadline: %v, want context.DeadlineExceeded and not ErrNoQuorum", err)
+	}
+	bound := errors.New("batch bound")
+	ctx, cancel = context.WithTimeoutCause(context.Background(), 50*time.Millisecond, bound)
+	defer cancel()
+	if _, err := leader.Apply(ctx, seedCommand(t, "w", 3)); !errors.Is(err, ErrNoQuorum) || !errors.Is(err, bound) {
+		t.Errorf("a proposer's bound: %v, want ErrNoQuorum wrapping its cause", err)
 	}
 }

@@ -30,8 +30,15 @@ type Result struct {
 	Err error
 }
 
-// ErrClosed means the batcher was closed; the node is shutting down.
-var ErrClosed = errors.New("identity batcher is closed: node shutting down")
+// Errors of the batcher.
+var (
+	// ErrClosed means the batcher was closed; the node is shutting down.
+	ErrClosed = errors.New("identity batcher is closed: node shutting down")
+
+	// ErrCommitTimeout is the cause of a batch's commit running past CommitTimeout: the
+	// cluster did not commit it in time (no quorum), which no caller's deadline explains.
+	ErrCommitTimeout = errors.New("the identity batch was not committed within its time bound")
+)
 
 // Options tune coalescing.
 type Options struct {
@@ -216,7 +223,7 @@ func (b *Batcher) propose(batch []*request) {
 	if b.opts.OnBatch != nil {
 		b.opts.OnBatch(len(batch))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), b.opts.CommitTimeout)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), b.opts.CommitTimeout, ErrCommitTimeout)
 	defer cancel()
 	results, err := b.commit.Commit(ctx, incs)
 	if err == nil && len(results) != len(batch) {
