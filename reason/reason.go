@@ -38,6 +38,11 @@ const (
 	RangeReturned = "RANGE_RETURNED"
 	// CounterOverflow (OUT_OF_RANGE): a counter would pass the largest int64.
 	CounterOverflow = "COUNTER_OVERFLOW"
+	// StorageFull (UNAVAILABLE): the node's disk is full; nothing was handed out. Use another
+	// node; this one serves again once space is freed.
+	StorageFull = "STORAGE_FULL"
+	// StorageFailed (UNAVAILABLE): the node cannot write its storage for another reason.
+	StorageFailed = "STORAGE_FAILED"
 )
 
 // Of returns the reason err carries, or "" when it carries none of idnode's.

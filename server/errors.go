@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -30,6 +31,9 @@ var refusals = []struct {
 	errs []error
 	refusal
 }{
+	// A node that cannot write its own storage is UNAVAILABLE: clients fail over to another.
+	{[]error{syscall.ENOSPC}, refusal{codes.Unavailable, reason.StorageFull}},
+	{[]error{etag.ErrPersist}, refusal{codes.Unavailable, reason.StorageFailed}},
 	{[]error{fsm.ErrRequestIDReused}, refusal{codes.InvalidArgument, reason.RequestIDReused}},
 	{[]error{fsm.ErrInvalidCount, fsm.ErrNegativeValue}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrCounterOverflow, etag.ErrExhausted}, refusal{codes.OutOfRange, reason.CounterOverflow}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -54,7 +55,8 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{fsm.ErrUnknownCommand, codes.Internal, "INTERNAL"},
 		{fsm.ErrHalted, codes.Internal, "INTERNAL"},
 		{fsm.ErrMalformedCommand, codes.Internal, "INTERNAL"},
-		{etag.ErrPersist, codes.Internal, "INTERNAL"},
+		{etag.ErrPersist, codes.Unavailable, reason.StorageFailed},
+		{fmt.Errorf("%w 100 to /data/etag: %w", etag.ErrPersist, syscall.ENOSPC), codes.Unavailable, reason.StorageFull},
 		{etag.ErrCorrupt, codes.Internal, "INTERNAL"},
 		{cluster.ErrClusterExists, codes.Internal, "INTERNAL"},
 		{cluster.ErrDamagedStore, codes.Internal, "INTERNAL"},
