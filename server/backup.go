@@ -90,7 +90,7 @@ func (w *chunkWriter) flush() error {
 }
 
 func (s *Server) relayBackup(ctx context.Context, req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
-	cc, err := s.streamRelayConn()
+	cc, err := s.streamRelayConn(ctx)
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (s *Server) restoreLocal(ctx context.Context, b *fsm.Backup) (*idnodev1.Res
 }
 
 func (s *Server) relayRestore(ctx context.Context, data []byte) (*idnodev1.RestoreResponse, error) {
-	cc, err := s.streamRelayConn()
+	cc, err := s.streamRelayConn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +207,8 @@ func (s *Server) relayRestore(ctx context.Context, data []byte) (*idnodev1.Resto
 }
 
 // streamRelayConn is the connection to the leader for a relayed stream.
-func (s *Server) streamRelayConn() (*grpc.ClientConn, error) {
-	_, cc, err := s.leaderConn()
+func (s *Server) streamRelayConn(ctx context.Context) (*grpc.ClientConn, error) {
+	_, cc, err := s.leaderConn(ctx)
 	if err != nil {
 		return nil, s.noQuorum(err)
 	}

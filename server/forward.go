@@ -56,7 +56,7 @@ func forwardWatching[Req, Resp any](s *Server, ctx context.Context, req Req, loc
 	if s.node.IsLeader() || relayed(ctx) {
 		return local(ctx, req)
 	}
-	leaderID, cc, err := s.leaderConn()
+	leaderID, cc, err := s.leaderConn(ctx)
 	if err != nil {
 		return zero, s.noQuorum(err)
 	}
@@ -92,14 +92,42 @@ func (s *Server) relayError(ctx, rctx context.Context, trailer metadata.MD, err 
 }
 
 // leaderConn is the connection to the leader's internal services, at its Raft address
-// (internal.go).
-func (s *Server) leaderConn() (string, *grpc.ClientConn, error) {
+// (internal.go). Before this node has ever known a leader (it has just started) a call waits
+// for the first election, within ctx and firstElectionWait, rather than being refused while a
+// leader is a moment away. A node that has known one refuses at once as before: it may be cut
+// off in a minority, which must hear "no quorum" quickly.
+func (s *Server) leaderConn(ctx context.Context) (string, *grpc.ClientConn, error) {
 	id, addr := s.node.Leader()
+	if id == "" && !s.sawLeader.Load() {
+		id, addr = s.awaitFirstLeader(ctx)
+	}
 	if id == "" {
 		return "", nil, errNoLeader
 	}
+	s.sawLeader.Store(true)
 	cc, err := s.peers.conn(addr)
 	return id, cc, err
+}
+
+// firstElectionWait bounds the wait for a node's first election: a few election timeouts.
+const firstElectionWait = 2 * time.Second
+
+// awaitFirstLeader polls for a leader until one is known, ctx ends or firstElectionWait passes.
+func (s *Server) awaitFirstLeader(ctx context.Context) (id, addr string) {
+	ctx, cancel := context.WithTimeout(ctx, firstElectionWait)
+	defer cancel()
+	t := time.NewTicker(leaderPollInterval)
+	defer t.Stop()
+	for {
+		if id, addr = s.node.Leader(); id != "" {
+			return id, addr
+		}
+		select {
+		case <-ctx.Done():
+			return "", ""
+		case <-t.C:
+		}
+	}
 }
 
 // relayContext ends a relayed call after forwardTimeout, or as soon as this node stops seeing

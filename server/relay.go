@@ -35,7 +35,7 @@ type relayCommitter struct{ s *Server }
 
 func (c relayCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
 	s := c.s
-	leaderID, cc, err := s.leaderConn()
+	leaderID, cc, err := s.leaderConn(ctx)
 	if err != nil {
 		return nil, s.noQuorum(err)
 	}

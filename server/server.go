@@ -108,6 +108,8 @@ type Server struct {
 	// until then no server-side IDs (see nodestate).
 	registered atomic.Bool
 	regProblem atomic.Pointer[string]
+	// sawLeader is set once this node has known a leader (see leaderConn).
+	sawLeader atomic.Bool
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
