@@ -73,16 +73,6 @@ func (s State) MemberID() string {
 	return cmp.Or(s.RaftID, s.Tag)
 }
 
-// Remove deletes the state file, returning dataDir to a new node's: for a node that never
-// became a member, so that it may join as a new one.
-func Remove(dataDir string) error {
-	err := os.Remove(filepath.Join(dataDir, FileName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
 // Save makes st the durable state in dataDir.
 func Save(dataDir string, st State) error {
 	data, err := json.MarshalIndent(st, "", "  ")
