@@ -163,7 +163,7 @@ func TestPeersJSONRecoversALostQuorum(t *testing.T) {
 	defer a.Close()
 	leaderOf(t, a)
 	waitFor(t, "after restart orders = 50", func() bool { return a.FSM().Identity("orders") == 50 })
-	servers := a.Raft().GetConfiguration().Configuration().Servers
+	servers := a.raft.GetConfiguration().Configuration().Servers
 	if len(servers) != 1 || servers[0].ID != "A" {
 		t.Errorf("configuration after recovery: %v", servers)
 	}

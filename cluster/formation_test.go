@@ -63,7 +63,7 @@ func tcpCluster(t *testing.T) []Config {
 
 func memberIDs(t *testing.T, n *Node) []string {
 	t.Helper()
-	f := n.Raft().GetConfiguration()
+	f := n.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
 		t.Fatal(err)
 	}

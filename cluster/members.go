@@ -36,6 +36,9 @@ func (n *Node) Leader() (id, address string) {
 // State is raft's state of this node in lower case: leader, follower, candidate, shutdown.
 func (n *Node) State() string { return strings.ToLower(n.raft.State().String()) }
 
+// LastContact is when this node last heard from the leader (zero if never).
+func (n *Node) LastContact() time.Time { return n.raft.LastContact() }
+
 // Term is the current Raft term.
 func (n *Node) Term() uint64 { return n.raft.CurrentTerm() }
 

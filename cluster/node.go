@@ -181,10 +181,6 @@ func (n *Node) Internal() net.Listener { return n.internal }
 // FSM is the node's state machine, for local reads.
 func (n *Node) FSM() *fsm.FSM { return n.fsm }
 
-// Raft exposes the raft instance to the metrics collector; everything else goes through the
-// Node's own methods (members.go).
-func (n *Node) Raft() *raft.Raft { return n.raft }
-
 // ID is this node's raft server ID.
 func (n *Node) ID() string { return n.cfg.ID }
 

@@ -21,7 +21,7 @@ func TestSnapshotsAreReportedAndAShortLogRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	seed(t, leaderOf(t, n), "snap", 4)
-	if err := n.Raft().Snapshot().Error(); err != nil {
+	if err := n.raft.Snapshot().Error(); err != nil {
 		t.Fatal(err)
 	}
 	select {

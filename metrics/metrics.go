@@ -12,11 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"strings"
 	"time"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
-	"github.com/hashicorp/raft"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -112,14 +110,17 @@ func (m *Metrics) IdentityBatch(size int) { m.identityBatch.Observe(float64(size
 // RaftApply observes one Raft apply (cluster.Config.OnApply).
 func (m *Metrics) RaftApply(d time.Duration) { m.raftApply.Observe(d.Seconds()) }
 
-// RaftSource is what the Raft collector reads at scrape time; *raft.Raft is one.
+// RaftSource is what the Raft collector reads at scrape time; cluster.Node is one.
 type RaftSource interface {
-	State() raft.RaftState
-	CurrentTerm() uint64
+	State() string // leader, follower, candidate or shutdown
+	Term() uint64
 	CommitIndex() uint64
 	AppliedIndex() uint64
 	LastContact() time.Time
 }
+
+// raftStates are the values of RaftSource.State.
+var raftStates = []string{"leader", "follower", "candidate", "shutdown"}
 
 // WatchRaft exports r's state, term, commit and applied index and last contact, read when
 // Prometheus scrapes.
@@ -147,19 +148,19 @@ func (c *raftCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *raftCollector) Collect(ch chan<- prometheus.Metric) {
 	state := c.r.State()
-	for _, s := range []raft.RaftState{raft.Leader, raft.Follower, raft.Candidate, raft.Shutdown} {
+	for _, s := range raftStates {
 		v := 0.0
 		if s == state {
 			v = 1
 		}
-		ch <- prometheus.MustNewConstMetric(raftStateDesc, prometheus.GaugeValue, v, strings.ToLower(s.String()))
+		ch <- prometheus.MustNewConstMetric(raftStateDesc, prometheus.GaugeValue, v, s)
 	}
-	ch <- prometheus.MustNewConstMetric(raftTermDesc, prometheus.GaugeValue, float64(c.r.CurrentTerm()))
+	ch <- prometheus.MustNewConstMetric(raftTermDesc, prometheus.GaugeValue, float64(c.r.Term()))
 	ch <- prometheus.MustNewConstMetric(raftCommitDesc, prometheus.GaugeValue, float64(c.r.CommitIndex()))
 	ch <- prometheus.MustNewConstMetric(raftAppliedDesc, prometheus.GaugeValue, float64(c.r.AppliedIndex()))
 	contact := -1.0
 	switch last := c.r.LastContact(); {
-	case state == raft.Leader:
+	case state == "leader":
 		contact = 0
 	case !last.IsZero():
 		contact = time.Since(last).Seconds()

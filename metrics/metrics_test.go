@@ -8,14 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/raft"
 )
 
-type fakeRaft struct{ state raft.RaftState }
+type fakeRaft struct{ state string }
 
-func (f fakeRaft) State() raft.RaftState  { return f.state }
-func (f fakeRaft) CurrentTerm() uint64    { return 3 }
+func (f fakeRaft) State() string          { return f.state }
+func (f fakeRaft) Term() uint64           { return 3 }
 func (f fakeRaft) CommitIndex() uint64    { return 42 }
 func (f fakeRaft) AppliedIndex() uint64   { return 41 }
 func (f fakeRaft) LastContact() time.Time { return time.Now().Add(-time.Second) }
@@ -32,7 +30,7 @@ func scrape(t *testing.T, h http.Handler) string {
 
 func TestEveryMetricIsExported(t *testing.T) {
 	m := New()
-	m.WatchRaft(fakeRaft{state: raft.Follower})
+	m.WatchRaft(fakeRaft{state: "follower"})
 	m.IDsIssued(Identity, 5)
 	m.IDsIssued(HiLo, 32)
 	m.HiLoRange(32)

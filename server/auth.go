@@ -79,15 +79,6 @@ func (s *Server) checkToken(ctx context.Context, method string) error {
 	return status.Errorf(codes.Unauthenticated, "%s: the admin token is wrong (expected authorization: Bearer <token>)", name)
 }
 
-// withCallerAuth passes the caller's authorization metadata on to a call this node relays to
-// the leader: gRPC does not forward incoming metadata by itself, and the leader checks it.
-func withCallerAuth(in, out context.Context) context.Context {
-	for _, v := range metadata.ValueFromIncomingContext(in, authorizationHeader) {
-		out = metadata.AppendToOutgoingContext(out, authorizationHeader, v)
-	}
-	return out
-}
-
 // withOwnToken adds this node's admin token to a call it makes itself (registering itself
 // through the leader).
 func (s *Server) withOwnToken(ctx context.Context) context.Context {

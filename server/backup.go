@@ -12,9 +12,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/reason"
 )
 
 const (
@@ -27,11 +27,14 @@ const (
 )
 
 // Backup streams a consistent copy of the FSM, taken on the leader after a read barrier, in
-// the snapshot format. A follower relays the stream from the leader.
+// the snapshot format. A follower forwards the stream from the leader.
 func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
 	ctx := stream.Context()
-	if !s.node.IsLeader() && !relayed(ctx) {
-		return s.relayBackup(ctx, req, stream)
+	if !s.fwd.Local(ctx) {
+		err := s.forwardBackup(ctx, req, stream)
+		if !errors.Is(err, forward.ErrSelf) {
+			return err
+		}
 	}
 	if err := s.node.ReadBarrier(ctx); err != nil {
 		return s.raftError(err)
@@ -89,14 +92,16 @@ func (w *chunkWriter) flush() error {
 	return nil
 }
 
-func (s *Server) relayBackup(ctx context.Context, req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
-	cc, err := s.streamRelayConn(ctx)
+// forwardBackup passes the leader's backup stream on to the caller.
+func (s *Server) forwardBackup(ctx context.Context, req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
+	h, err := s.fwd.Open(ctx, forward.Stream)
 	if err != nil {
 		return err
 	}
-	in, err := idnodev1.NewClusterServiceClient(cc).Backup(s.relayStreamContext(ctx), req)
+	defer h.Close()
+	in, err := idnodev1.NewClusterServiceClient(h.Conn).Backup(h.Context(), req, h.Trailer())
 	if err != nil {
-		return s.relayStreamError(err)
+		return h.Error(err)
 	}
 	for {
 		c, err := in.Recv()
@@ -104,7 +109,7 @@ func (s *Server) relayBackup(ctx context.Context, req *idnodev1.BackupRequest, s
 			return nil
 		}
 		if err != nil {
-			return s.relayStreamError(err)
+			return h.Error(err)
 		}
 		if err := stream.Send(c); err != nil {
 			return err
@@ -114,7 +119,7 @@ func (s *Server) relayBackup(ctx context.Context, req *idnodev1.BackupRequest, s
 
 // Restore raises this cluster's floors to a backup's: see fsm.RaiseFloor and fsm/DESIGN.md. It
 // reads the whole backup first, then (on the leader) applies it in a few log entries. A
-// follower relays the backup to the leader.
+// follower forwards the backup to the leader.
 func (s *Server) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
 	ctx := stream.Context()
 	var data []byte
@@ -135,10 +140,8 @@ func (s *Server) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk
 	if err != nil {
 		return status.Errorf(codes.InvalidArgument, "not an idnode backup: %v", err)
 	}
-	var resp *idnodev1.RestoreResponse
-	if !s.node.IsLeader() && !relayed(ctx) {
-		resp, err = s.relayRestore(ctx, data)
-	} else {
+	resp, err := s.forwardRestore(ctx, data)
+	if errors.Is(err, forward.ErrSelf) {
 		resp, err = s.restoreLocal(ctx, backup)
 	}
 	if err != nil {
@@ -183,14 +186,19 @@ func (s *Server) restoreLocal(ctx context.Context, b *fsm.Backup) (*idnodev1.Res
 	return resp, nil
 }
 
-func (s *Server) relayRestore(ctx context.Context, data []byte) (*idnodev1.RestoreResponse, error) {
-	cc, err := s.streamRelayConn(ctx)
+// forwardRestore sends the backup to the leader; ErrSelf when the restore is this node's.
+func (s *Server) forwardRestore(ctx context.Context, data []byte) (*idnodev1.RestoreResponse, error) {
+	if s.fwd.Local(ctx) {
+		return nil, forward.ErrSelf
+	}
+	h, err := s.fwd.Open(ctx, forward.Stream)
 	if err != nil {
 		return nil, err
 	}
-	out, err := idnodev1.NewClusterServiceClient(cc).Restore(s.relayStreamContext(ctx))
+	defer h.Close()
+	out, err := idnodev1.NewClusterServiceClient(h.Conn).Restore(h.Context(), h.Trailer())
 	if err != nil {
-		return nil, s.relayStreamError(err)
+		return nil, h.Error(err)
 	}
 	for len(data) > 0 {
 		n := min(len(data), backupChunkSize)
@@ -201,32 +209,7 @@ func (s *Server) relayRestore(ctx context.Context, data []byte) (*idnodev1.Resto
 	}
 	resp, err := out.CloseAndRecv()
 	if err != nil {
-		return nil, s.relayStreamError(err)
+		return nil, h.Error(err)
 	}
 	return resp, nil
-}
-
-// streamRelayConn is the connection to the leader for a relayed stream.
-func (s *Server) streamRelayConn(ctx context.Context) (*grpc.ClientConn, error) {
-	_, cc, err := s.leaderConn(ctx)
-	if err != nil {
-		return nil, s.noQuorum(err)
-	}
-	return cc, nil
-}
-
-// relayStreamContext passes the caller's token on to the leader.
-func (s *Server) relayStreamContext(ctx context.Context) context.Context {
-	return withCallerAuth(ctx, ctx)
-}
-
-// relayStreamError passes the leader's answer on; a failure to reach it is "no quorum".
-func (s *Server) relayStreamError(err error) error {
-	if st, ok := status.FromError(err); ok && st.Code() != codes.Unavailable {
-		return err
-	}
-	if r := reason.Of(err); r == reason.NoQuorum || r == reason.OutcomeUnknown || r == reason.ShuttingDown {
-		return err
-	}
-	return s.noQuorum(err)
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/internal/poll"
 	"github.com/idnode/idnode/nodestate"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -438,8 +439,8 @@ func (nw *network) Live(from, to string) int {
 	return len(nw.conns[link{from, to}])
 }
 
-// dialer is the server.Dialer of node from.
-func (nw *network) dialer(from string) server.Dialer {
+// dialer is the forward.Dialer of node from.
+func (nw *network) dialer(from string) forward.Dialer {
 	return func(ctx context.Context, addr string) (net.Conn, error) {
 		nw.mu.Lock()
 		to, known := nw.byGRPC[addr]

@@ -13,6 +13,7 @@ import (
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/reason"
@@ -45,7 +46,7 @@ var refusals = []struct {
 	{[]error{fsm.ErrNoFreeTag}, refusal{codes.ResourceExhausted, ""}},
 	{[]error{cluster.ErrLeadershipLost}, refusal{codes.Unavailable, reason.OutcomeUnknown}},
 	{[]error{cluster.ErrShutdown, identity.ErrClosed, etag.ErrClosed}, refusal{codes.Unavailable, reason.ShuttingDown}},
-	{[]error{cluster.ErrNotLeader, cluster.ErrNoQuorum, errNoLeader, errLeaderChanged}, refusal{codes.Unavailable, reason.NoQuorum}},
+	{[]error{cluster.ErrNotLeader, cluster.ErrNoQuorum, forward.ErrNoLeader, forward.ErrLeaderChanged}, refusal{codes.Unavailable, reason.NoQuorum}},
 	{[]error{context.DeadlineExceeded}, refusal{codes.DeadlineExceeded, ""}},
 	{[]error{context.Canceled}, refusal{codes.Canceled, ""}},
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/reason"
@@ -48,8 +49,8 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{etag.ErrClosed, codes.Unavailable, reason.ShuttingDown},
 		{cluster.ErrNotLeader, codes.Unavailable, reason.NoQuorum},
 		{cluster.ErrNoQuorum, codes.Unavailable, reason.NoQuorum},
-		{errNoLeader, codes.Unavailable, reason.NoQuorum},
-		{errLeaderChanged, codes.Unavailable, reason.NoQuorum},
+		{forward.ErrNoLeader, codes.Unavailable, reason.NoQuorum},
+		{forward.ErrLeaderChanged, codes.Unavailable, reason.NoQuorum},
 		{context.DeadlineExceeded, codes.DeadlineExceeded, "DEADLINE_EXCEEDED"},
 		{context.Canceled, codes.Canceled, "CANCELED"},
 		{fsm.ErrUnknownCommand, codes.Internal, "INTERNAL"},
@@ -82,7 +83,7 @@ func TestNoQuorumReasonsAndTheFallback(t *testing.T) {
 	for err, want := range map[error]string{
 		cluster.ErrLeadershipLost:   reason.OutcomeUnknown,
 		cluster.ErrShutdown:         reason.ShuttingDown,
-		errNoLeader:                 reason.NoQuorum,
+		forward.ErrNoLeader:         reason.NoQuorum,
 		errors.New("dial: refused"): reason.NoQuorum,
 	} {
 		if got := reason.Of(noQuorumOf(3, err)); got != want {

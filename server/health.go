@@ -40,9 +40,6 @@ func (s *Server) watchHealth(ctx context.Context) {
 // it is this node, raft still considers it the leader (it steps down without a quorum).
 func (s *Server) hasLeader() bool {
 	leader, _ := s.node.Leader()
-	if leader != "" {
-		s.sawLeader.Store(true)
-	}
 	state := s.node.State()
 	return leader != "" && (state == "leader" || state == "follower")
 }

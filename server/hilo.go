@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -28,7 +29,7 @@ func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 			return nil, toStatus(err)
 		}
 	}
-	return forward(s, ctx, req, s.nextHiLoLocal, viaIDs(idnodev1.IdServiceClient.NextHiLo))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.nextHiLoLocal, viaIDs(idnodev1.IdServiceClient.NextHiLo))
 }
 
 // nextHiLoLocal reserves on the leader; server_tag is the leader's, the node that granted it.
@@ -68,7 +69,7 @@ func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 	if req.GetEnd() < 0 || req.GetLast() < 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "end and last must not be negative (got %d, %d)", req.GetEnd(), req.GetLast())
 	}
-	return forward(s, ctx, req, s.returnHiLoLocal, viaIDs(idnodev1.IdServiceClient.ReturnHiLo))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.returnHiLoLocal, viaIDs(idnodev1.IdServiceClient.ReturnHiLo))
 }
 
 func (s *Server) returnHiLoLocal(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -40,7 +41,7 @@ func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityReq
 	if err := docid.ValidateSeed(req.GetValue()); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward(s, ctx, req, s.seedIdentityLocal, viaIDs(idnodev1.IdServiceClient.SeedIdentity))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.seedIdentityLocal, viaIDs(idnodev1.IdServiceClient.SeedIdentity))
 }
 
 func (s *Server) seedIdentityLocal(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
@@ -68,7 +69,7 @@ func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitie
 		return nil, status.Errorf(codes.InvalidArgument, "page_token is not one this server issued: %q", req.GetPageToken())
 	}
 	req.PageSize = int32(size)
-	return forward(s, ctx, req, func(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
+	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
 		return s.listIdentitiesLocal(ctx, req, string(after))
 	}, viaIDs(idnodev1.IdServiceClient.ListIdentities))
 }

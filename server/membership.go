@@ -11,6 +11,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/memberid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -33,7 +34,7 @@ func (s *Server) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*id
 			return nil, status.Errorf(codes.InvalidArgument, "%s must be host:port, got %q", a[0], a[1])
 		}
 	}
-	return forward(s, ctx, req, s.addNodeLocal, viaCluster(idnodev1.ClusterServiceClient.AddNode))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.addNodeLocal, viaCluster(idnodev1.ClusterServiceClient.AddNode))
 }
 
 func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
@@ -88,7 +89,7 @@ func (s *Server) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest
 	if err := docid.ValidateNodeTag(req.GetTag()); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward(s, ctx, req, s.removeNodeLocal, viaCluster(idnodev1.ClusterServiceClient.RemoveNode))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.removeNodeLocal, viaCluster(idnodev1.ClusterServiceClient.RemoveNode))
 }
 
 func (s *Server) removeNodeLocal(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
@@ -139,12 +140,12 @@ func (s *Server) TransferLeadership(ctx context.Context, req *idnodev1.TransferL
 			return nil, toStatus(err)
 		}
 	}
-	return forwardWatching(s, ctx, req, s.transferLeadershipLocal, viaCluster(idnodev1.ClusterServiceClient.TransferLeadership), false)
+	return forward.Call(s.fwd, ctx, req, forward.Limits{Bound: membershipTimeout}, s.transferLeadershipLocal, viaCluster(idnodev1.ClusterServiceClient.TransferLeadership))
 }
 
 func (s *Server) transferLeadershipLocal(ctx context.Context, req *idnodev1.TransferLeadershipRequest) (*idnodev1.TransferLeadershipResponse, error) {
 	if !s.node.IsLeader() {
-		return nil, s.raftError(errNoLeader)
+		return nil, s.raftError(forward.ErrNoLeader)
 	}
 	if s.voterCount() < 2 {
 		return nil, status.Error(codes.FailedPrecondition, "there is no other voter to hand leadership to")

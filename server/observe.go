@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/idnode/idnode/forward"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 )
@@ -20,7 +21,7 @@ const (
 )
 
 // Observer is told what this node hands out and refuses (metrics.Metrics is one). Calls that
-// another node relayed here are not reported: the node the caller asked reports them.
+// another node forwarded here are not reported: the node the caller asked reports them.
 type Observer interface {
 	// IDsIssued counts n IDs of a strategy given to a caller (for HiLo: the range's numbers).
 	IDsIssued(strategy string, n int64)
@@ -35,7 +36,7 @@ type Observer interface {
 func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	resp, err := handler(ctx, req)
 	obs := s.cfg.Observer
-	if obs == nil || relayed(ctx) {
+	if obs == nil || forward.Arrived(ctx) {
 		return resp, err
 	}
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/forward"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 )
@@ -30,7 +32,7 @@ func TestNeedsAdmin(t *testing.T) {
 		{idnodev1.IdService_SeedIdentity_FullMethodName, &idnodev1.SeedIdentityRequest{}, false},
 		{idnodev1.IdService_Generate_FullMethodName, &idnodev1.GenerateRequest{}, false},
 		{idnodev1.IdService_NextHiLo_FullMethodName, &idnodev1.NextHiLoRequest{}, false},
-		{"/idnode.relay.v1.Relay/NextIdentities", nil, false},
+		{forwardv1.Forward_NextIdentities_FullMethodName, nil, false},
 	} {
 		if got := needsAdmin(c.method, c.req); got != c.want {
 			t.Errorf("needsAdmin(%s, %v) = %v, want %v", c.method, c.req, got, c.want)
@@ -79,14 +81,9 @@ func TestAuthorizeChecksTheBearerToken(t *testing.T) {
 	}
 }
 
-func TestRelayedCallsCarryTheToken(t *testing.T) {
-	in := metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "Bearer t", "other", "x"))
-	md, _ := metadata.FromOutgoingContext(withCallerAuth(in, context.Background()))
-	if got := md.Get("authorization"); len(got) != 1 || got[0] != "Bearer t" || len(md.Get("other")) != 0 {
-		t.Errorf("relayed metadata %v", md)
-	}
+func TestOwnCallsCarryTheOwnToken(t *testing.T) {
 	s := &Server{cfg: Config{AdminToken: "own"}}
-	md, _ = metadata.FromOutgoingContext(s.withOwnToken(context.Background()))
+	md, _ := metadata.FromOutgoingContext(s.withOwnToken(context.Background()))
 	if got := md.Get("authorization"); len(got) != 1 || got[0] != "Bearer own" {
 		t.Errorf("own token metadata %v", md)
 	}
@@ -121,9 +118,11 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 	_, _ = s.observe(ctx, &idnodev1.NextHiLoRequest{}, info, answer(&idnodev1.NextHiLoResponse{Low: 33, High: 96}, nil))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, reason.Error(codes.Unavailable, reason.NoQuorum, "no quorum: …")))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, status.Error(codes.Unavailable, "shutting down")))
-	// A call another node relayed here is that node's to count.
-	relayedCtx := context.WithValue(ctx, internalKey{}, true)
-	_, _ = s.observe(relayedCtx, &idnodev1.NextIdentityRequest{}, info, answer(&idnodev1.NextIdentityResponse{First: 1, Last: 100}, nil))
+	// A call another node forwarded here is that node's to count.
+	arrived, _ := forward.Receiver("B")
+	_, _ = arrived(ctx, &idnodev1.NextIdentityRequest{}, info, func(ctx context.Context, req any) (any, error) {
+		return s.observe(ctx, req, info, answer(&idnodev1.NextIdentityResponse{First: 1, Last: 100}, nil))
+	})
 	want := map[string]int64{StrategyGUID: 2, StrategyServerSide: 3, StrategyIdentity: 4 + 5, StrategySemantic: 1, StrategyHiLo: 64}
 	for k, v := range want {
 		if obs.ids[k] != v {

@@ -19,6 +19,7 @@ import (
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/hilo"
 	"github.com/idnode/idnode/identity"
@@ -26,9 +27,9 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// relayInFlight lets a follower have a few relay calls under way: the leader merges them into
-// its own batches anyway, and a caller arriving mid-call need not wait for it to return.
-const relayInFlight = 4
+// forwardInFlight lets a follower have a few batches on their way to the leader: the leader
+// merges them into its own batches anyway, and a caller arriving mid-call need not wait.
+const forwardInFlight = 4
 
 // streamWorkers is how many goroutines serve calls and are kept between them. Without them
 // grpc-go starts a goroutine per call, whose stack grows from scratch every time: 13% of a
@@ -74,7 +75,10 @@ type Config struct {
 	State     nodestate.State
 	SaveState func(nodestate.State) error
 	// Dial connects to other nodes; nil means plain TCP.
-	Dial Dialer
+	Dial forward.Dialer
+	// ElectionWait bounds how long a call that finds no leader waits for an election
+	// (forward.Config.ElectionWait; 0 is forward.DefaultElectionWait).
+	ElectionWait time.Duration
 	// PeerTLS, when set, is the mutual TLS this node speaks to other nodes' gRPC
 	// (tlsconfig.Node.Peer); nil means plaintext.
 	PeerTLS *tls.Config
@@ -96,20 +100,18 @@ type Server struct {
 	cfg   Config
 	node  Cluster
 	etags *etag.Counter
-	// leaderBatch commits identity batches to Raft on the leader; relayBatch sends a
-	// follower's batches to the leader. See relay.go.
-	leaderBatch *identity.Batcher
-	relayBatch  *identity.Batcher
-	health      *health.Server
-	peers       *peers
-	log         *slog.Logger
+	// leaderBatch commits identity batches to Raft on the leader; forwardBatch sends a
+	// follower's batches to the leader. See identity_forward.go.
+	leaderBatch  *identity.Batcher
+	forwardBatch *identity.Batcher
+	health       *health.Server
+	fwd          *forward.Forwarder
+	log          *slog.Logger
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
 	// until then no server-side IDs (see nodestate).
 	registered atomic.Bool
 	regProblem atomic.Pointer[string]
-	// sawLeader is set once this node has known a leader (see leaderConn).
-	sawLeader atomic.Bool
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -142,14 +144,14 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		etags:       etags,
 		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, cfg.Identity),
 		health:      health.NewServer(),
-		peers:       newPeers(cfg.Dial, cfg.PeerTLS),
 		log:         cfg.Logger,
 	}
-	relayOpts := cfg.Identity
-	if relayOpts.MaxInFlight == 0 && relayOpts.MaxBatch != 1 {
-		relayOpts.MaxInFlight = relayInFlight
+	s.fwd = s.newForwarder()
+	forwardOpts := cfg.Identity
+	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
+		forwardOpts.MaxInFlight = forwardInFlight
 	}
-	s.relayBatch = identity.NewBatcher(relayCommitter{s}, relayOpts)
+	s.forwardBatch = identity.NewBatcher(forwardCommitter{s}, forwardOpts)
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
 	// first real check.
@@ -195,6 +197,6 @@ func (s *Server) Close() {
 	s.wg.Wait()
 	s.health.Shutdown()
 	s.leaderBatch.Close()
-	s.relayBatch.Close()
-	s.peers.close()
+	s.forwardBatch.Close()
+	s.fwd.Close()
 }

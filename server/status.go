@@ -7,6 +7,7 @@ import (
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/idnode/idnode/forward"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -20,7 +21,7 @@ func (s *Server) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idno
 	if !req.GetConsistent() {
 		return s.statusLocal(ctx, req)
 	}
-	return forward(s, ctx, req, func(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
+	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
 		if err := s.node.ReadBarrier(ctx); err != nil {
 			return nil, s.raftError(err)
 		}
@@ -83,7 +84,7 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 }
 
 func (s *Server) answers(ctx context.Context, addr string) bool {
-	cc, err := s.peers.conn(addr)
+	cc, err := s.fwd.Conn(addr)
 	if err != nil {
 		return false
 	}

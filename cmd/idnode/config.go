@@ -7,9 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/tlsconfig"
 )
@@ -29,6 +31,7 @@ type config struct {
 	separator     rune
 	maxCount      int64
 	identityBatch int
+	electionWait  time.Duration
 	logFormat     string
 	logLevel      slog.Level
 	metricsAddr   string
@@ -63,6 +66,8 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.StringVar(&separator, "separator", string(docid.DefaultSeparator), "identity parts separator, one character, the same on every node")
 	fs.Int64Var(&c.maxCount, "max-count", docid.DefaultMaxCount, "largest count one call may ask for")
 	fs.IntVar(&c.identityBatch, "identity-batch", identity.DefaultOptions.MaxBatch, "most identity requests the leader coalesces into one Raft entry; 1 turns coalescing off")
+	fs.DurationVar(&c.electionWait, "election-wait", forward.DefaultElectionWait, "how long an identity or HiLo call that finds no leader waits for an election before it is refused; "+
+		"keep it under 2s, the time a node cut off in a minority has to refuse")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "host:port to serve Prometheus /metrics on (plain HTTP); empty: no metrics")
@@ -116,6 +121,9 @@ func (c *config) finish(peers, separator, logLevel string, set map[string]bool) 
 	}
 	if c.identityBatch < 1 {
 		return nil, fmt.Errorf("--identity-batch must be at least 1, got %d", c.identityBatch)
+	}
+	if c.electionWait <= 0 {
+		return nil, fmt.Errorf("--election-wait must be positive, got %v", c.electionWait)
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return nil, fmt.Errorf("--log-format must be text or json, got %q", c.logFormat)

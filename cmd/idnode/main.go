@@ -167,14 +167,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	fatal := make(chan error, 1)
 	srv := server.New(o.serverConfig(server.Config{
-		Tag:         cfg.tag,
-		GRPCAddress: cfg.grpcAdvertise,
-		RaftAddress: cfg.raftAdvertise,
-		Separator:   cfg.separator,
-		MaxCount:    cfg.maxCount,
-		Identity:    identity.Options{MaxBatch: cfg.identityBatch},
-		State:       st,
-		SaveState:   func(st nodestate.State) error { return nodestate.Save(cfg.dataDir, st) },
+		Tag:          cfg.tag,
+		GRPCAddress:  cfg.grpcAdvertise,
+		RaftAddress:  cfg.raftAdvertise,
+		Separator:    cfg.separator,
+		MaxCount:     cfg.maxCount,
+		Identity:     identity.Options{MaxBatch: cfg.identityBatch},
+		ElectionWait: cfg.electionWait,
+		State:        st,
+		SaveState:    func(st nodestate.State) error { return nodestate.Save(cfg.dataDir, st) },
 		OnFatal: func(err error) {
 			select {
 			case fatal <- err:

@@ -78,7 +78,7 @@ func (o *ops) serve(gs *grpc.Server, node *cluster.Node, log *slog.Logger) (func
 		return func() {}, nil
 	}
 	o.metrics.GRPC.InitializeMetrics(gs)
-	o.metrics.WatchRaft(node.Raft())
+	o.metrics.WatchRaft(node)
 	return o.metrics.Serve(o.cfg.metricsAddr, o.cfg.pprof, log)
 }
 

@@ -20,6 +20,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/history"
 )
@@ -1012,17 +1013,20 @@ func TestClusterJoinWithRaftAddrOnly(t *testing.T) {
 		"--join", c.node("A").GRPCAddr, "--data-dir", t.TempDir(), "--grpc-addr", dGRPC, "--raft-addr", dRaft,
 	}})
 	d.waitServing(clusterJoinWait)
-	st, err := c.admin["A"].Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
-	if err != nil {
-		t.Fatalf("Status: %v", err)
-	}
-	for _, n := range st.GetNodes() {
-		if n.GetTag() == "D" {
-			if n.GetRaftAddress() != dRaft || !n.GetVoter() {
-				t.Errorf("joined node D: raft %s voter=%v, want %s and a voter", n.GetRaftAddress(), n.GetVoter(), dRaft)
-			}
-			return
+	// D serves as a non-voter first and asks to become a voter then (cmd/idnode's join).
+	poll.Until(t, "node D a voter at its --raft-addr", clusterJoinWait, 50*time.Millisecond, func() error {
+		st, err := c.admin["A"].Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+		if err != nil {
+			return err
 		}
-	}
-	t.Errorf("Status after the join lists no node D: %v", st.GetNodes())
+		for _, n := range st.GetNodes() {
+			if n.GetTag() == "D" && (n.GetRaftAddress() != dRaft || !n.GetVoter()) {
+				return fmt.Errorf("joined node D: raft %s voter=%v, want %s and a voter", n.GetRaftAddress(), n.GetVoter(), dRaft)
+			}
+			if n.GetTag() == "D" {
+				return nil
+			}
+		}
+		return fmt.Errorf("Status lists no node D: %v", st.GetNodes())
+	})
 }

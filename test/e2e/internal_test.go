@@ -9,8 +9,8 @@ import (
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
-	relayv1 "github.com/idnode/idnode/proto/idnode/relay/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/history"
 )
@@ -18,8 +18,8 @@ import (
 // Node-to-node calls are served on the Raft port, not the client port (issue 12): a client used
 // to reach the Relay service there and push increments straight into the leader's batches,
 // past name validation, the per-call maximum and the admin token. The public port now lists
-// and serves only the public services, a forged relay header changes nothing, and followers
-// still relay.
+// and serves only the public services, a forged marker header changes nothing, and followers
+// still forward.
 func TestInternalServicesAreNotOnTheClientPort(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t)
@@ -42,26 +42,26 @@ func TestInternalServicesAreNotOnTheClientPort(t *testing.T) {
 	for _, s := range resp.GetListServicesResponse().GetService() {
 		services = append(services, s.GetName())
 	}
-	if slices.Contains(services, relayv1.Relay_ServiceDesc.ServiceName) || !slices.Contains(services, idnodev1.IdService_ServiceDesc.ServiceName) {
-		t.Errorf("the client port lists %v: want the public services and not %s", services, relayv1.Relay_ServiceDesc.ServiceName)
+	if slices.Contains(services, forwardv1.Forward_ServiceDesc.ServiceName) || !slices.Contains(services, idnodev1.IdService_ServiceDesc.ServiceName) {
+		t.Errorf("the client port lists %v: want the public services and not %s", services, forwardv1.Forward_ServiceDesc.ServiceName)
 	}
 
 	for _, tag := range []string{leader, follower} {
-		_, err := relayv1.NewRelayClient(c.conns[tag]).NextIdentities(rpcCtx(t), &relayv1.NextIdentitiesRequest{
+		_, err := forwardv1.NewForwardClient(c.conns[tag]).NextIdentities(rpcCtx(t), &forwardv1.NextIdentitiesRequest{
 			Increments: []*raftv1.IdentityIncrement{{Name: "", Count: 1 << 40}},
 		})
 		if status.Code(err) != codes.Unimplemented {
-			t.Errorf("Relay.NextIdentities on node %s's client port: %v, want UNIMPLEMENTED", tag, err)
+			t.Errorf("Forward.NextIdentities on node %s's client port: %v, want UNIMPLEMENTED", tag, err)
 		}
 	}
 
-	// The old relay marker, forged by a client, is just metadata now: the follower still relays.
+	// The old forwarding marker, forged by a client, is just metadata now: the follower still forwards.
 	ctx := metadata.AppendToOutgoingContext(rpcCtx(t), "x-idnode-forwarded-by", leader)
 	op := rec.BeginIdentity("orders", 1)
 	got, err := c.ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|"})
 	if err != nil {
 		op.Unknown()
-		t.Fatalf("Generate via follower %s with a forged relay header: %v", follower, err)
+		t.Fatalf("Generate via follower %s with a forged forwarding header: %v", follower, err)
 	}
 	first, last, err := parseIdentities(got.GetIds(), "orders", 1)
 	if err != nil {

@@ -2,11 +2,12 @@
 // versions:
 // - protoc-gen-go-grpc v1.6.2
 // - protoc             v3.21.12
-// source: idnode/relay/v1/relay.proto
+// source: idnode/forward/v1/forward.proto
 
-// Node-to-node calls. Not a public API: only idnode nodes call it, and only on the leader.
+// Node-to-node calls (package forward). Not a public API: only idnode nodes call it, on the
+// leader's internal server.
 
-package relayv1
+package forwardv1
 
 import (
 	context "context"
@@ -21,107 +22,107 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Relay_NextIdentities_FullMethodName = "/idnode.relay.v1.Relay/NextIdentities"
+	Forward_NextIdentities_FullMethodName = "/idnode.forward.v1.Forward/NextIdentities"
 )
 
-// RelayClient is the client API for Relay service.
+// ForwardClient is the client API for Forward service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
-type RelayClient interface {
+type ForwardClient interface {
 	// NextIdentities reserves identities for many callers of a follower in one call. The
 	// leader merges them into its own coalesced log entries and answers each increment.
 	NextIdentities(ctx context.Context, in *NextIdentitiesRequest, opts ...grpc.CallOption) (*NextIdentitiesResponse, error)
 }
 
-type relayClient struct {
+type forwardClient struct {
 	cc grpc.ClientConnInterface
 }
 
-func NewRelayClient(cc grpc.ClientConnInterface) RelayClient {
-	return &relayClient{cc}
+func NewForwardClient(cc grpc.ClientConnInterface) ForwardClient {
+	return &forwardClient{cc}
 }
 
-func (c *relayClient) NextIdentities(ctx context.Context, in *NextIdentitiesRequest, opts ...grpc.CallOption) (*NextIdentitiesResponse, error) {
+func (c *forwardClient) NextIdentities(ctx context.Context, in *NextIdentitiesRequest, opts ...grpc.CallOption) (*NextIdentitiesResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(NextIdentitiesResponse)
-	err := c.cc.Invoke(ctx, Relay_NextIdentities_FullMethodName, in, out, cOpts...)
+	err := c.cc.Invoke(ctx, Forward_NextIdentities_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// RelayServer is the server API for Relay service.
-// All implementations must embed UnimplementedRelayServer
+// ForwardServer is the server API for Forward service.
+// All implementations must embed UnimplementedForwardServer
 // for forward compatibility.
-type RelayServer interface {
+type ForwardServer interface {
 	// NextIdentities reserves identities for many callers of a follower in one call. The
 	// leader merges them into its own coalesced log entries and answers each increment.
 	NextIdentities(context.Context, *NextIdentitiesRequest) (*NextIdentitiesResponse, error)
-	mustEmbedUnimplementedRelayServer()
+	mustEmbedUnimplementedForwardServer()
 }
 
-// UnimplementedRelayServer must be embedded to have
+// UnimplementedForwardServer must be embedded to have
 // forward compatible implementations.
 //
 // NOTE: this should be embedded by value instead of pointer to avoid a nil
 // pointer dereference when methods are called.
-type UnimplementedRelayServer struct{}
+type UnimplementedForwardServer struct{}
 
-func (UnimplementedRelayServer) NextIdentities(context.Context, *NextIdentitiesRequest) (*NextIdentitiesResponse, error) {
+func (UnimplementedForwardServer) NextIdentities(context.Context, *NextIdentitiesRequest) (*NextIdentitiesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method NextIdentities not implemented")
 }
-func (UnimplementedRelayServer) mustEmbedUnimplementedRelayServer() {}
-func (UnimplementedRelayServer) testEmbeddedByValue()               {}
+func (UnimplementedForwardServer) mustEmbedUnimplementedForwardServer() {}
+func (UnimplementedForwardServer) testEmbeddedByValue()                 {}
 
-// UnsafeRelayServer may be embedded to opt out of forward compatibility for this service.
-// Use of this interface is not recommended, as added methods to RelayServer will
+// UnsafeForwardServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to ForwardServer will
 // result in compilation errors.
-type UnsafeRelayServer interface {
-	mustEmbedUnimplementedRelayServer()
+type UnsafeForwardServer interface {
+	mustEmbedUnimplementedForwardServer()
 }
 
-func RegisterRelayServer(s grpc.ServiceRegistrar, srv RelayServer) {
-	// If the following call panics, it indicates UnimplementedRelayServer was
+func RegisterForwardServer(s grpc.ServiceRegistrar, srv ForwardServer) {
+	// If the following call panics, it indicates UnimplementedForwardServer was
 	// embedded by pointer and is nil.  This will cause panics if an
 	// unimplemented method is ever invoked, so we test this at initialization
 	// time to prevent it from happening at runtime later due to I/O.
 	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
 		t.testEmbeddedByValue()
 	}
-	s.RegisterService(&Relay_ServiceDesc, srv)
+	s.RegisterService(&Forward_ServiceDesc, srv)
 }
 
-func _Relay_NextIdentities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+func _Forward_NextIdentities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(NextIdentitiesRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(RelayServer).NextIdentities(ctx, in)
+		return srv.(ForwardServer).NextIdentities(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: Relay_NextIdentities_FullMethodName,
+		FullMethod: Forward_NextIdentities_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(RelayServer).NextIdentities(ctx, req.(*NextIdentitiesRequest))
+		return srv.(ForwardServer).NextIdentities(ctx, req.(*NextIdentitiesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
-// Relay_ServiceDesc is the grpc.ServiceDesc for Relay service.
+// Forward_ServiceDesc is the grpc.ServiceDesc for Forward service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
-var Relay_ServiceDesc = grpc.ServiceDesc{
-	ServiceName: "idnode.relay.v1.Relay",
-	HandlerType: (*RelayServer)(nil),
+var Forward_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "idnode.forward.v1.Forward",
+	HandlerType: (*ForwardServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
 			MethodName: "NextIdentities",
-			Handler:    _Relay_NextIdentities_Handler,
+			Handler:    _Forward_NextIdentities_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
-	Metadata: "idnode/relay/v1/relay.proto",
+	Metadata: "idnode/forward/v1/forward.proto",
 }

@@ -1,4 +1,4 @@
-package server
+package forward
 
 import (
 	"context"
@@ -13,38 +13,38 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 )
 
-// Dialer opens a connection to another node's gRPC address. Tests replace it to cut links.
+// Dialer opens a connection to another node's internal address. Tests replace it to cut links.
 type Dialer func(ctx context.Context, addr string) (net.Conn, error)
 
-// peers keeps one gRPC connection per other node, created on first use and reused, so
-// forwarding costs no handshake per call.
-type peers struct {
+// conns keeps one gRPC connection per other node, created on first use and reused, so a hop
+// costs no handshake.
+type conns struct {
 	dial  Dialer
 	creds credentials.TransportCredentials
 	mu    sync.Mutex
-	conns map[string]*grpc.ClientConn
+	byAdr map[string]*grpc.ClientConn
 }
 
-// newPeers dials with mutual TLS when tlsCfg is set (the node's certificate and the CA).
-func newPeers(dial Dialer, tlsCfg *tls.Config) *peers {
+// newConns dials with mutual TLS when tlsCfg is set (the node's certificate and the CA).
+func newConns(dial Dialer, tlsCfg *tls.Config) *conns {
 	creds := insecure.NewCredentials()
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)
 	}
-	return &peers{dial: dial, creds: creds, conns: make(map[string]*grpc.ClientConn)}
+	return &conns{dial: dial, creds: creds, byAdr: make(map[string]*grpc.ClientConn)}
 }
 
-func (p *peers) conn(addr string) (*grpc.ClientConn, error) {
+func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c, ok := p.conns[addr]; ok {
+	if c, ok := p.byAdr[addr]; ok {
 		return c, nil
 	}
 	opts := []grpc.DialOption{
 		grpc.WithTransportCredentials(p.creds),
 		// grpc-go's default reconnect backoff grows to 2 minutes; while it waits, calls fail
 		// at once with the stale dial error. Keep retries within about one election timeout
-		// so a follower relays again promptly once a partition heals.
+		// so a follower forwards again promptly once a partition heals.
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 500 * time.Millisecond},
 			MinConnectTimeout: time.Second,
@@ -57,15 +57,15 @@ func (p *peers) conn(addr string) (*grpc.ClientConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.conns[addr] = c
+	p.byAdr[addr] = c
 	return c, nil
 }
 
-func (p *peers) close() {
+func (p *conns) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for addr, c := range p.conns {
+	for addr, c := range p.byAdr {
 		c.Close()
-		delete(p.conns, addr)
+		delete(p.byAdr, addr)
 	}
 }

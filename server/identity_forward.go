@@ -4,23 +4,22 @@ import (
 	"context"
 	"errors"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/identity"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
-	relayv1 "github.com/idnode/idnode/proto/idnode/relay/v1"
 	"github.com/idnode/idnode/reason"
 )
 
 // nextIdentity reserves identity values through this node's batcher: the leader's commits to
-// Raft, a follower's relays the whole batch to the leader in one call.
+// Raft, a follower's forwards the whole batch to the leader in one call.
 func (s *Server) nextIdentity(ctx context.Context, name string, count int64, requestID string) (identity.Range, error) {
-	b := s.relayBatch
-	if s.node.IsLeader() || relayed(ctx) {
+	b := s.forwardBatch
+	if s.fwd.Local(ctx) {
 		b = s.leaderBatch
 	}
 	rng, err := b.Next(ctx, name, count, requestID)
@@ -30,21 +29,22 @@ func (s *Server) nextIdentity(ctx context.Context, name string, count int64, req
 	return rng, nil
 }
 
-// relayCommitter commits a follower's batch by sending it to the leader in one Relay call.
-type relayCommitter struct{ s *Server }
+// forwardCommitter commits a follower's batch by forwarding it to the leader in one call.
+type forwardCommitter struct{ s *Server }
 
-func (c relayCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
+func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
 	s := c.s
-	leaderID, cc, err := s.leaderConn(ctx)
-	if err != nil {
-		return nil, s.noQuorum(err)
+	h, err := s.fwd.Open(ctx, forward.Unary)
+	if errors.Is(err, forward.ErrSelf) {
+		return s.leaderBatch.NextMany(ctx, incs), nil
 	}
-	rctx, cancel := s.relayContext(ctx, leaderID)
-	defer cancel()
-	var trailer metadata.MD
-	resp, err := relayv1.NewRelayClient(cc).NextIdentities(rctx, &relayv1.NextIdentitiesRequest{Increments: incs}, grpc.Trailer(&trailer))
 	if err != nil {
-		return nil, s.relayError(ctx, rctx, trailer, err)
+		return nil, err
+	}
+	defer h.Close()
+	resp, err := forwardv1.NewForwardClient(h.Conn).NextIdentities(h.Context(), &forwardv1.NextIdentitiesRequest{Increments: incs}, h.Trailer())
+	if err != nil {
+		return nil, h.Error(err)
 	}
 	out := make([]identity.Result, len(resp.GetAnswers()))
 	for i, a := range resp.GetAnswers() {
@@ -56,18 +56,18 @@ func (c relayCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncre
 	return out, nil
 }
 
-// relayService is the leader's side of Relay.
-type relayService struct {
-	relayv1.UnimplementedRelayServer
+// forwardService is the leader's side of the Forward service.
+type forwardService struct {
+	forwardv1.UnimplementedForwardServer
 	s *Server
 }
 
 // NextIdentities merges a follower's batch into the leader's own batches. Each increment is
 // checked as a client's call would be: the follower did, but the leader does not take its word.
-func (r relayService) NextIdentities(ctx context.Context, req *relayv1.NextIdentitiesRequest) (*relayv1.NextIdentitiesResponse, error) {
-	s := r.s
+func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextIdentitiesRequest) (*forwardv1.NextIdentitiesResponse, error) {
+	s := f.s
 	if !s.node.IsLeader() {
-		return nil, s.noQuorum(errNoLeader)
+		return nil, s.noQuorum(forward.ErrNoLeader)
 	}
 	for _, inc := range req.GetIncrements() {
 		if err := errors.Join(docid.ValidateName("identity name", inc.GetName()),
@@ -76,9 +76,9 @@ func (r relayService) NextIdentities(ctx context.Context, req *relayv1.NextIdent
 		}
 	}
 	results := s.leaderBatch.NextMany(ctx, req.GetIncrements())
-	out := &relayv1.NextIdentitiesResponse{Answers: make([]*relayv1.IdentityAnswer, len(results))}
+	out := &forwardv1.NextIdentitiesResponse{Answers: make([]*forwardv1.IdentityAnswer, len(results))}
 	for i, res := range results {
-		a := &relayv1.IdentityAnswer{First: res.First, Last: res.Last}
+		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last}
 		if res.Err != nil {
 			err := s.raftError(res.Err)
 			st := status.Convert(err)

@@ -2,11 +2,12 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: idnode/relay/v1/relay.proto
+// source: idnode/forward/v1/forward.proto
 
-// Node-to-node calls. Not a public API: only idnode nodes call it, and only on the leader.
+// Node-to-node calls (package forward). Not a public API: only idnode nodes call it, on the
+// leader's internal server.
 
-package relayv1
+package forwardv1
 
 import (
 	v1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -33,7 +34,7 @@ type NextIdentitiesRequest struct {
 
 func (x *NextIdentitiesRequest) Reset() {
 	*x = NextIdentitiesRequest{}
-	mi := &file_idnode_relay_v1_relay_proto_msgTypes[0]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -45,7 +46,7 @@ func (x *NextIdentitiesRequest) String() string {
 func (*NextIdentitiesRequest) ProtoMessage() {}
 
 func (x *NextIdentitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_relay_v1_relay_proto_msgTypes[0]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -58,7 +59,7 @@ func (x *NextIdentitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextIdentitiesRequest.ProtoReflect.Descriptor instead.
 func (*NextIdentitiesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_relay_v1_relay_proto_rawDescGZIP(), []int{0}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *NextIdentitiesRequest) GetIncrements() []*v1.IdentityIncrement {
@@ -83,7 +84,7 @@ type IdentityAnswer struct {
 
 func (x *IdentityAnswer) Reset() {
 	*x = IdentityAnswer{}
-	mi := &file_idnode_relay_v1_relay_proto_msgTypes[1]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -95,7 +96,7 @@ func (x *IdentityAnswer) String() string {
 func (*IdentityAnswer) ProtoMessage() {}
 
 func (x *IdentityAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_relay_v1_relay_proto_msgTypes[1]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -108,7 +109,7 @@ func (x *IdentityAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentityAnswer.ProtoReflect.Descriptor instead.
 func (*IdentityAnswer) Descriptor() ([]byte, []int) {
-	return file_idnode_relay_v1_relay_proto_rawDescGZIP(), []int{1}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *IdentityAnswer) GetFirst() int64 {
@@ -155,7 +156,7 @@ type NextIdentitiesResponse struct {
 
 func (x *NextIdentitiesResponse) Reset() {
 	*x = NextIdentitiesResponse{}
-	mi := &file_idnode_relay_v1_relay_proto_msgTypes[2]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -167,7 +168,7 @@ func (x *NextIdentitiesResponse) String() string {
 func (*NextIdentitiesResponse) ProtoMessage() {}
 
 func (x *NextIdentitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_relay_v1_relay_proto_msgTypes[2]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -180,7 +181,7 @@ func (x *NextIdentitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextIdentitiesResponse.ProtoReflect.Descriptor instead.
 func (*NextIdentitiesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_relay_v1_relay_proto_rawDescGZIP(), []int{2}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *NextIdentitiesResponse) GetAnswers() []*IdentityAnswer {
@@ -190,11 +191,11 @@ func (x *NextIdentitiesResponse) GetAnswers() []*IdentityAnswer {
 	return nil
 }
 
-var File_idnode_relay_v1_relay_proto protoreflect.FileDescriptor
+var File_idnode_forward_v1_forward_proto protoreflect.FileDescriptor
 
-const file_idnode_relay_v1_relay_proto_rawDesc = "" +
+const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\n" +
-	"\x1bidnode/relay/v1/relay.proto\x12\x0fidnode.relay.v1\x1a\x19idnode/raft/v1/raft.proto\"Z\n" +
+	"\x1fidnode/forward/v1/forward.proto\x12\x11idnode.forward.v1\x1a\x19idnode/raft/v1/raft.proto\"Z\n" +
 	"\x15NextIdentitiesRequest\x12A\n" +
 	"\n" +
 	"increments\x18\x01 \x03(\v2!.idnode.raft.v1.IdentityIncrementR\n" +
@@ -204,36 +205,36 @@ const file_idnode_relay_v1_relay_proto_rawDesc = "" +
 	"\x04last\x18\x02 \x01(\x03R\x04last\x12\x12\n" +
 	"\x04code\x18\x03 \x01(\x05R\x04code\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x16\n" +
-	"\x06reason\x18\x05 \x01(\tR\x06reason\"S\n" +
-	"\x16NextIdentitiesResponse\x129\n" +
-	"\aanswers\x18\x01 \x03(\v2\x1f.idnode.relay.v1.IdentityAnswerR\aanswers2j\n" +
-	"\x05Relay\x12a\n" +
-	"\x0eNextIdentities\x12&.idnode.relay.v1.NextIdentitiesRequest\x1a'.idnode.relay.v1.NextIdentitiesResponseB8Z6github.com/idnode/idnode/proto/idnode/relay/v1;relayv1b\x06proto3"
+	"\x06reason\x18\x05 \x01(\tR\x06reason\"U\n" +
+	"\x16NextIdentitiesResponse\x12;\n" +
+	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers2p\n" +
+	"\aForward\x12e\n" +
+	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponseB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
 
 var (
-	file_idnode_relay_v1_relay_proto_rawDescOnce sync.Once
-	file_idnode_relay_v1_relay_proto_rawDescData []byte
+	file_idnode_forward_v1_forward_proto_rawDescOnce sync.Once
+	file_idnode_forward_v1_forward_proto_rawDescData []byte
 )
 
-func file_idnode_relay_v1_relay_proto_rawDescGZIP() []byte {
-	file_idnode_relay_v1_relay_proto_rawDescOnce.Do(func() {
-		file_idnode_relay_v1_relay_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_idnode_relay_v1_relay_proto_rawDesc), len(file_idnode_relay_v1_relay_proto_rawDesc)))
+func file_idnode_forward_v1_forward_proto_rawDescGZIP() []byte {
+	file_idnode_forward_v1_forward_proto_rawDescOnce.Do(func() {
+		file_idnode_forward_v1_forward_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_idnode_forward_v1_forward_proto_rawDesc), len(file_idnode_forward_v1_forward_proto_rawDesc)))
 	})
-	return file_idnode_relay_v1_relay_proto_rawDescData
+	return file_idnode_forward_v1_forward_proto_rawDescData
 }
 
-var file_idnode_relay_v1_relay_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
-var file_idnode_relay_v1_relay_proto_goTypes = []any{
-	(*NextIdentitiesRequest)(nil),  // 0: idnode.relay.v1.NextIdentitiesRequest
-	(*IdentityAnswer)(nil),         // 1: idnode.relay.v1.IdentityAnswer
-	(*NextIdentitiesResponse)(nil), // 2: idnode.relay.v1.NextIdentitiesResponse
+var file_idnode_forward_v1_forward_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_idnode_forward_v1_forward_proto_goTypes = []any{
+	(*NextIdentitiesRequest)(nil),  // 0: idnode.forward.v1.NextIdentitiesRequest
+	(*IdentityAnswer)(nil),         // 1: idnode.forward.v1.IdentityAnswer
+	(*NextIdentitiesResponse)(nil), // 2: idnode.forward.v1.NextIdentitiesResponse
 	(*v1.IdentityIncrement)(nil),   // 3: idnode.raft.v1.IdentityIncrement
 }
-var file_idnode_relay_v1_relay_proto_depIdxs = []int32{
-	3, // 0: idnode.relay.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	1, // 1: idnode.relay.v1.NextIdentitiesResponse.answers:type_name -> idnode.relay.v1.IdentityAnswer
-	0, // 2: idnode.relay.v1.Relay.NextIdentities:input_type -> idnode.relay.v1.NextIdentitiesRequest
-	2, // 3: idnode.relay.v1.Relay.NextIdentities:output_type -> idnode.relay.v1.NextIdentitiesResponse
+var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
+	3, // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
+	1, // 1: idnode.forward.v1.NextIdentitiesResponse.answers:type_name -> idnode.forward.v1.IdentityAnswer
+	0, // 2: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
+	2, // 3: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
 	3, // [3:4] is the sub-list for method output_type
 	2, // [2:3] is the sub-list for method input_type
 	2, // [2:2] is the sub-list for extension type_name
@@ -241,26 +242,26 @@ var file_idnode_relay_v1_relay_proto_depIdxs = []int32{
 	0, // [0:2] is the sub-list for field type_name
 }
 
-func init() { file_idnode_relay_v1_relay_proto_init() }
-func file_idnode_relay_v1_relay_proto_init() {
-	if File_idnode_relay_v1_relay_proto != nil {
+func init() { file_idnode_forward_v1_forward_proto_init() }
+func file_idnode_forward_v1_forward_proto_init() {
+	if File_idnode_forward_v1_forward_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_relay_v1_relay_proto_rawDesc), len(file_idnode_relay_v1_relay_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_forward_v1_forward_proto_rawDesc), len(file_idnode_forward_v1_forward_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_idnode_relay_v1_relay_proto_goTypes,
-		DependencyIndexes: file_idnode_relay_v1_relay_proto_depIdxs,
-		MessageInfos:      file_idnode_relay_v1_relay_proto_msgTypes,
+		GoTypes:           file_idnode_forward_v1_forward_proto_goTypes,
+		DependencyIndexes: file_idnode_forward_v1_forward_proto_depIdxs,
+		MessageInfos:      file_idnode_forward_v1_forward_proto_msgTypes,
 	}.Build()
-	File_idnode_relay_v1_relay_proto = out.File
-	file_idnode_relay_v1_relay_proto_goTypes = nil
-	file_idnode_relay_v1_relay_proto_depIdxs = nil
+	File_idnode_forward_v1_forward_proto = out.File
+	file_idnode_forward_v1_forward_proto_goTypes = nil
+	file_idnode_forward_v1_forward_proto_depIdxs = nil
 }

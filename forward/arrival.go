@@ -1,0 +1,47 @@
+package forward
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+)
+
+// The receiving end. Forwarded calls arrive on the internal server, which cmd/idnode serves on
+// the Raft port (cluster.Node.Internal) and never on the client port. A call that arrived
+// there was forwarded once already: the node serves it itself or refuses it and never
+// forwards it again, so calls cannot bounce between nodes during an election. Clients cannot
+// mark a call as forwarded: the mark is where the call arrived, not anything it carries.
+
+// arrivedKey marks the context of a call that arrived on the internal server.
+type arrivedKey struct{}
+
+// Arrived reports whether another node forwarded this call here.
+func Arrived(ctx context.Context) bool {
+	return ctx.Value(arrivedKey{}) != nil
+}
+
+// answeredByTrailer is set on every answer to a forwarded call, so the forwarding node can tell
+// the leader's own errors from a failure on the way to it.
+const answeredByTrailer = "x-idnode-answered-by"
+
+// Receiver returns the interceptors the internal server runs first (after any that attach
+// reasons to errors): they mark each call as arrived and its answer as answered by tag.
+func Receiver(tag string) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
+	answered := metadata.Pairs(answeredByTrailer, tag)
+	unary := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		_ = grpc.SetTrailer(ctx, answered)
+		return handler(context.WithValue(ctx, arrivedKey{}, true), req)
+	}
+	stream := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		ss.SetTrailer(answered)
+		return handler(srv, arrivedStream{ss})
+	}
+	return unary, stream
+}
+
+type arrivedStream struct{ grpc.ServerStream }
+
+func (s arrivedStream) Context() context.Context {
+	return context.WithValue(s.ServerStream.Context(), arrivedKey{}, true)
+}

@@ -1,0 +1,190 @@
+// Package forward is the one way a call reaches the leader from a node that does not lead: a
+// unary call, a follower's batch of identity increments or a stream takes a Hop over the node's
+// connection to the leader's internal server (on its Raft port), and comes back with the
+// leader's answer or with one refusal, made by one translator (Hop.Error). The receiving end
+// (Receiver, Arrived) is here too, so both halves of the hop agree on its marks.
+package forward
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+var (
+	// ErrNoLeader: no leader is known, and none became known within the election wait.
+	ErrNoLeader = errors.New("no leader is known")
+	// ErrLeaderChanged: the leader changed, or could not be reached in time, while the call
+	// was on its way to it. Whether the leader acted on the call is unknown.
+	ErrLeaderChanged = errors.New("the leader changed or became unreachable while the call was forwarded to it")
+	// ErrSelf: while the call waited for an election, this node won it; serve the call here.
+	ErrSelf = errors.New("this node is the leader")
+)
+
+// Cluster is what forwarding needs of the node's Raft side (cluster.Node is one).
+type Cluster interface {
+	ID() string
+	IsLeader() bool
+	Leader() (id, address string)
+}
+
+// DefaultElectionWait is about twice the election timeout cluster.DefaultTiming sets: long
+// enough for an election to finish, short enough that a node cut off in a minority refuses
+// within DESIGN §3's two seconds.
+const DefaultElectionWait = time.Second
+
+// pollInterval is how often a waiting or forwarded call looks at who leads.
+const pollInterval = 25 * time.Millisecond
+
+// Config is a Forwarder's collaborators and settings.
+type Config struct {
+	Cluster Cluster
+	// Dial connects to other nodes; nil means plain TCP.
+	Dial Dialer
+	// TLS, when set, is the mutual TLS of the Raft port (tlsconfig.Node.Peer).
+	TLS *tls.Config
+	// ElectionWait bounds how long a call that finds no leader waits for one (0: the default).
+	// A node that has never known a leader (it has just started) waits twice as long: its
+	// first election starts only after a heartbeat timeout.
+	ElectionWait time.Duration
+	// Refuse turns why a call could not reach the leader (ErrNoLeader, ErrLeaderChanged, a
+	// transport error) into the error its caller gets.
+	Refuse func(error) error
+	// PassOn names the incoming metadata a hop carries to the leader (the caller's token),
+	// which gRPC does not pass on by itself.
+	PassOn []string
+}
+
+// Forwarder takes calls to the leader. It is safe for concurrent use.
+type Forwarder struct {
+	cfg       Config
+	conns     *conns
+	sawLeader atomic.Bool
+}
+
+// New returns a Forwarder; Close releases its connections.
+func New(cfg Config) *Forwarder {
+	if cfg.ElectionWait <= 0 {
+		cfg.ElectionWait = DefaultElectionWait
+	}
+	if cfg.Refuse == nil {
+		cfg.Refuse = func(err error) error { return err }
+	}
+	return &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS)}
+}
+
+// Close closes the connections to other nodes.
+func (f *Forwarder) Close() { f.conns.close() }
+
+// Conn is the connection to the internal server at addr, for node-to-node calls that are not
+// hops to the leader (Status's reachability probes).
+func (f *Forwarder) Conn(addr string) (*grpc.ClientConn, error) { return f.conns.conn(addr) }
+
+// Local reports whether a call is this node's to serve: it leads, or the call was forwarded
+// here already (then it is served or refused here, never forwarded again).
+func (f *Forwarder) Local(ctx context.Context) bool {
+	return f.cfg.Cluster.IsLeader() || Arrived(ctx)
+}
+
+// Limits bound a hop besides its caller's deadline.
+type Limits struct {
+	// Bound, when set, ends the hop after this long with ErrLeaderChanged.
+	Bound time.Duration
+	// WatchLeader ends the hop with ErrLeaderChanged as soon as this node sees another leader
+	// or none: the caller then hears "no quorum" now rather than at its deadline. Wrong only
+	// for a call that changes the leader itself.
+	WatchLeader bool
+}
+
+var (
+	// Unary is how a unary call or an identity batch travels: within about one election
+	// timeout, as DESIGN §3 asks of a node cut off from a leader it still believes in.
+	Unary = Limits{Bound: 1500 * time.Millisecond, WatchLeader: true}
+	// Stream is how a backup or restore travels: as long as its caller allows.
+	Stream = Limits{WatchLeader: true}
+)
+
+// Open starts a hop to the leader, waiting for an election under way (see Config.ElectionWait).
+// Its errors are the caller's (Refuse's, or the caller's own cancel or deadline), except
+// ErrSelf. The hop must be closed.
+func (f *Forwarder) Open(ctx context.Context, lim Limits) (*Hop, error) {
+	id, addr := f.leader(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return nil, status.FromContextError(ctx.Err()).Err()
+	case id == "":
+		return nil, f.cfg.Refuse(ErrNoLeader)
+	case id == f.cfg.Cluster.ID():
+		return nil, ErrSelf
+	}
+	cc, err := f.conns.conn(addr)
+	if err != nil {
+		return nil, f.cfg.Refuse(err)
+	}
+	hctx, cancel := context.WithCancelCause(ctx)
+	h := &Hop{Conn: cc, f: f, caller: ctx, ctx: hctx, cancel: func() { cancel(nil) }}
+	if lim.Bound > 0 {
+		var tcancel context.CancelFunc
+		h.ctx, tcancel = context.WithTimeoutCause(hctx, lim.Bound, ErrLeaderChanged)
+		h.cancel = func() { tcancel(); cancel(nil) }
+	}
+	if lim.WatchLeader {
+		go f.watch(h.ctx, id, cancel)
+	}
+	for _, key := range f.cfg.PassOn {
+		for _, v := range metadata.ValueFromIncomingContext(ctx, key) {
+			h.ctx = metadata.AppendToOutgoingContext(h.ctx, key, v)
+		}
+	}
+	return h, nil
+}
+
+// leader is the leader's ID and address, once one is known, within ctx and the election wait.
+func (f *Forwarder) leader(ctx context.Context) (id, addr string) {
+	if id, addr = f.cfg.Cluster.Leader(); id != "" {
+		f.sawLeader.Store(true)
+		return id, addr
+	}
+	wait := f.cfg.ElectionWait
+	if !f.sawLeader.Load() {
+		wait *= 2
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return "", ""
+		case <-t.C:
+		}
+		if id, addr = f.cfg.Cluster.Leader(); id != "" {
+			f.sawLeader.Store(true)
+			return id, addr
+		}
+	}
+}
+
+// watch cancels a hop to leaderID once this node sees another leader or none.
+func (f *Forwarder) watch(ctx context.Context, leaderID string, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if id, _ := f.cfg.Cluster.Leader(); id != leaderID {
+				cancel(ErrLeaderChanged)
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package forward_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/forward"
+)
+
+// fakeCluster is the forwarding node's view of who leads; onLook runs on every look.
+type fakeCluster struct {
+	mu      sync.Mutex
+	id      string
+	leader  string
+	address string
+	looks   int
+	onLook  func(looks int) (leader, address string, change bool)
+}
+
+func (c *fakeCluster) ID() string     { return c.id }
+func (c *fakeCluster) IsLeader() bool { l, _ := c.Leader(); return l == c.id }
+func (c *fakeCluster) Leader() (string, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.looks++
+	if c.onLook != nil {
+		if l, a, change := c.onLook(c.looks); change {
+			c.leader, c.address = l, a
+		}
+	}
+	return c.leader, c.address
+}
+
+func (c *fakeCluster) set(leader, address string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.leader, c.address = leader, address
+}
+
+// leaderServer is the leader's internal server: a health service whose Check is check.
+type leaderServer struct {
+	healthpb.UnimplementedHealthServer
+	check func(ctx context.Context) error
+}
+
+func (l *leaderServer) Check(ctx context.Context, _ *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	if err := l.check(ctx); err != nil {
+		return nil, err
+	}
+	return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
+}
+
+// startLeader serves check behind the receiving end's interceptors and returns its address.
+func startLeader(t *testing.T, check func(ctx context.Context) error) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unary, stream := forward.Receiver("L")
+	gs := grpc.NewServer(grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream))
+	healthpb.RegisterHealthServer(gs, &leaderServer{check: check})
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+	return lis.Addr().String()
+}
+
+// refused marks what Refuse was given, so a test can tell a refusal from a passed-on answer.
+type refused struct{ cause error }
+
+func (r refused) Error() string { return "refused: " + r.cause.Error() }
+
+func newForwarder(t *testing.T, c *fakeCluster, wait time.Duration) *forward.Forwarder {
+	f := forward.New(forward.Config{
+		Cluster:      c,
+		ElectionWait: wait,
+		Refuse:       func(err error) error { return refused{err} },
+		PassOn:       []string{"authorization"},
+	})
+	t.Cleanup(f.Close)
+	return f
+}
+
+var check = forward.Remote[*healthpb.HealthCheckRequest, *healthpb.HealthCheckResponse](
+	func(cc *grpc.ClientConn, ctx context.Context, req *healthpb.HealthCheckRequest, opts ...grpc.CallOption) (*healthpb.HealthCheckResponse, error) {
+		return healthpb.NewHealthClient(cc).Check(ctx, req, opts...)
+	})
+
+func call(f *forward.Forwarder, ctx context.Context) (served string, err error) {
+	_, err = forward.Call(f, ctx, &healthpb.HealthCheckRequest{}, forward.Unary,
+		func(context.Context, *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+			served = "here"
+			return &healthpb.HealthCheckResponse{}, nil
+		}, check)
+	if err == nil && served == "" {
+		served = "leader"
+	}
+	return served, err
+}
+
+func TestACallWaitsForAnElectionUnderWay(t *testing.T) {
+	addr := startLeader(t, func(context.Context) error { return nil })
+	c := &fakeCluster{id: "F", onLook: func(looks int) (string, string, bool) {
+		return "L", addr, looks == 4 // the election ends while the call waits
+	}}
+	f := newForwarder(t, c, time.Minute)
+	if served, err := call(f, context.Background()); err != nil || served != "leader" {
+		t.Fatalf("call during an election: served %q, %v; want the new leader's answer", served, err)
+	}
+}
+
+func TestACallThisNodeWinsTheElectionForIsServedHere(t *testing.T) {
+	c := &fakeCluster{id: "F", onLook: func(looks int) (string, string, bool) {
+		return "F", "", looks == 3
+	}}
+	f := newForwarder(t, c, time.Minute)
+	if served, err := call(f, context.Background()); err != nil || served != "here" {
+		t.Fatalf("served %q, %v; want here", served, err)
+	}
+}
+
+func TestNoLeaderWithinTheElectionWaitIsRefused(t *testing.T) {
+	c := &fakeCluster{id: "F"}
+	f := newForwarder(t, c, 50*time.Millisecond)
+	_, err := call(f, context.Background())
+	var r refused
+	if !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrNoLeader) {
+		t.Fatalf("no leader: %v, want a refusal for ErrNoLeader", err)
+	}
+}
+
+func TestTheCallersDeadlineIsItsOwn(t *testing.T) {
+	c := &fakeCluster{id: "F"}
+	f := newForwarder(t, c, time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := call(f, ctx); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("caller's deadline during the wait: %v, want DEADLINE_EXCEEDED", err)
+	}
+
+	addr := startLeader(t, func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
+	c.set("L", addr)
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := call(f, ctx); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("caller's deadline while the leader works: %v, want DEADLINE_EXCEEDED", err)
+	}
+}
+
+func TestTheLeadersAnswerPassesOnAndAFailedHopIsRefused(t *testing.T) {
+	own := status.Error(codes.FailedPrecondition, "the leader's own refusal")
+	addr := startLeader(t, func(context.Context) error { return own })
+	c := &fakeCluster{id: "F"}
+	c.set("L", addr)
+	f := newForwarder(t, c, time.Minute)
+	if _, err := call(f, context.Background()); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("the leader's error: %v, want it passed on", err)
+	}
+
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := lis.Addr().String()
+	lis.Close()
+	c.set("G", gone)
+	var r refused
+	if _, err := call(f, context.Background()); !errors.As(err, &r) {
+		t.Fatalf("a leader that does not answer: %v, want a refusal", err)
+	}
+}
+
+func TestAHopEndsWhenTheLeaderChanges(t *testing.T) {
+	arrived := make(chan struct{})
+	addr := startLeader(t, func(ctx context.Context) error {
+		close(arrived)
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	c := &fakeCluster{id: "F"}
+	c.set("L", addr)
+	f := newForwarder(t, c, time.Minute)
+	go func() {
+		<-arrived
+		c.set("M", addr)
+	}()
+	_, err := call(f, context.Background())
+	var r refused
+	if !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrLeaderChanged) {
+		t.Fatalf("leader changed mid-call: %v, want a refusal for ErrLeaderChanged", err)
+	}
+}
+
+func TestAHopCarriesThePassedOnMetadataAndArrivesMarked(t *testing.T) {
+	type seen struct {
+		auth    []string
+		other   []string
+		arrived bool
+	}
+	got := make(chan seen, 1)
+	addr := startLeader(t, func(ctx context.Context) error {
+		md, _ := metadata.FromIncomingContext(ctx)
+		got <- seen{md.Get("authorization"), md.Get("other"), forward.Arrived(ctx)}
+		return nil
+	})
+	c := &fakeCluster{id: "F"}
+	c.set("L", addr)
+	f := newForwarder(t, c, time.Minute)
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "Bearer t", "other", "x"))
+	if _, err := call(f, ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := <-got
+	if len(s.auth) != 1 || s.auth[0] != "Bearer t" || len(s.other) != 0 || !s.arrived {
+		t.Fatalf("the leader saw %+v; want the token only, and the call marked as forwarded", s)
+	}
+	if forward.Arrived(ctx) || f.Local(ctx) {
+		t.Fatal("a client's call to a follower counts as this node's to serve")
+	}
+}

@@ -1,0 +1,75 @@
+package forward
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// Hop is one call's way to the leader: make the call on Conn with Context and Trailer, then
+// pass its error through Error.
+type Hop struct {
+	Conn    *grpc.ClientConn
+	f       *Forwarder
+	caller  context.Context
+	ctx     context.Context
+	cancel  func()
+	trailer metadata.MD
+}
+
+// Context is the hop's context: the caller's, bounded by the hop's Limits, with the metadata
+// the hop passes on.
+func (h *Hop) Context() context.Context { return h.ctx }
+
+// Trailer is the call option that lets Error tell the leader's answers from failures on the
+// way to it. Every call on the hop must carry it.
+func (h *Hop) Trailer() grpc.CallOption { return grpc.Trailer(&h.trailer) }
+
+// Close ends the hop.
+func (h *Hop) Close() { h.cancel() }
+
+// Error is what the caller gets for err from a call on the hop: its own cancel or deadline;
+// the leader's answer, passed on as it is; or, when the leader changed, took too long or was
+// never reached, the forwarder's refusal.
+func (h *Hop) Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch {
+	case h.caller.Err() != nil:
+		return status.FromContextError(h.caller.Err()).Err()
+	case context.Cause(h.ctx) != nil:
+		return h.f.cfg.Refuse(context.Cause(h.ctx))
+	case len(h.trailer.Get(answeredByTrailer)) > 0:
+		return err
+	}
+	return h.f.cfg.Refuse(err)
+}
+
+// Remote makes a call on a hop's connection.
+type Remote[Req, Resp any] func(cc *grpc.ClientConn, ctx context.Context, req Req, opts ...grpc.CallOption) (Resp, error)
+
+// Call serves req with local when the call is this node's (Local), and otherwise takes it to
+// the leader with remote and brings the answer back.
+func Call[Req, Resp any](f *Forwarder, ctx context.Context, req Req, lim Limits, local func(context.Context, Req) (Resp, error), remote Remote[Req, Resp]) (Resp, error) {
+	if f.Local(ctx) {
+		return local(ctx, req)
+	}
+	var zero Resp
+	h, err := f.Open(ctx, lim)
+	if errors.Is(err, ErrSelf) {
+		return local(ctx, req)
+	}
+	if err != nil {
+		return zero, err
+	}
+	defer h.Close()
+	resp, err := remote(h.Conn, h.Context(), req, h.Trailer())
+	if err != nil {
+		return zero, h.Error(err)
+	}
+	return resp, nil
+}
