@@ -17,6 +17,15 @@ var (
 
 	// ErrShutdown means the node is shutting down.
 	ErrShutdown = errors.New("node is shutting down")
+
+	// ErrStorageFull means this node could not write its Raft log because its disk is full
+	// (a StorageError says which file). Nothing was committed through it; another node may
+	// serve. It serves again by itself once space is freed.
+	ErrStorageFull = errors.New("the disk under the raft log is full")
+
+	// ErrStorageFailed means this node could not write its Raft log for another reason (an
+	// I/O error, a read-only file system).
+	ErrStorageFailed = errors.New("the raft log cannot be written")
 )
 
 // Errors that stop a node from starting. Neither is retried: each needs an operator.

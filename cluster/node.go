@@ -28,6 +28,7 @@ type Node struct {
 	raft      *raft.Raft
 	fsm       *fsm.FSM
 	store     *raftboltdb.BoltStore
+	guard     *storageGuard // the store as raft writes it
 	transport raft.Transport
 	log       *slog.Logger
 	closed    chan struct{}
@@ -79,6 +80,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("open raft log in %s: %w", raftDir, err)
 	}
 	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, log: cfg.Logger, closed: make(chan struct{})}
+	n.guard = &storageGuard{StableStore: store, path: filepath.Join(raftDir, "raft.db"), log: cfg.Logger,
+		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}}
 	if cfg.OnHalt != nil {
 		n.fsm.OnHalt(cfg.OnHalt)
 	}
@@ -111,11 +114,15 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 		}
 		n.transport, n.dial, n.internal = &memberGuard{nt}, stream.Dial, stream.mux.internal
 	}
-	logs, err := raft.NewLogCache(512, n.store)
+	// The guard goes outside the cache: the cache reports a failed write with %q, which
+	// keeps only its text.
+	cache, err := raft.NewLogCache(512, n.store)
 	if err != nil {
 		return err
 	}
-	existing, err := raft.HasExistingState(logs, n.store, snaps)
+	n.guard.LogStore = cache
+	logs := n.guard
+	existing, err := raft.HasExistingState(logs, n.guard, snaps)
 	if err != nil {
 		return fmt.Errorf("read raft state: %w", err)
 	}
@@ -128,18 +135,21 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 		if err != nil {
 			return err
 		}
-		if err := raft.BootstrapCluster(rc, logs, n.store, snaps, n.transport, conf); err != nil {
+		if err := raft.BootstrapCluster(rc, logs, n.guard, snaps, n.transport, conf); err != nil {
 			return fmt.Errorf("bootstrap cluster: %w", err)
 		}
 		n.formedWith.Store(&conf)
 		n.formed.Store(true)
 		n.log.Info("bootstrapped a new cluster", "voters", len(conf.Servers), "id", n.cfg.ID)
 	}
-	n.raft, err = raft.NewRaft(rc, n.fsm, logs, n.store, snaps, n.transport)
+	n.raft, err = raft.NewRaft(rc, n.fsm, logs, n.guard, snaps, n.transport)
 	if err != nil {
 		return fmt.Errorf("start raft: %w", err)
 	}
 	n.live.Store(n.raft)
+	n.guard.mu.Lock()
+	n.guard.timing = n.setElectionTiming
+	n.guard.mu.Unlock()
 	return nil
 }
 
@@ -180,6 +190,20 @@ func (n *Node) Internal() net.Listener { return n.internal }
 
 // FSM is the node's state machine, for local reads.
 func (n *Node) FSM() *fsm.FSM { return n.fsm }
+
+// StorageFault is why this node's last write of its Raft log failed (a *StorageError, matching
+// ErrStorageFull or ErrStorageFailed), or nil when the last write succeeded.
+func (n *Node) StorageFault() error { return n.guard.Fault() }
+
+// setElectionTiming changes raft's heartbeat and election timeouts while it runs (the storage
+// guard's backoff).
+func (n *Node) setElectionTiming(heartbeat, election time.Duration) {
+	rc := n.raft.ReloadableConfig()
+	rc.HeartbeatTimeout, rc.ElectionTimeout = heartbeat, election
+	if err := n.raft.ReloadConfig(rc); err != nil {
+		n.log.Warn("cannot change the election timing", "err", err)
+	}
+}
 
 // ID is this node's raft server ID.
 func (n *Node) ID() string { return n.cfg.ID }

@@ -40,7 +40,7 @@ func (n *Node) recoverFromPeersJSON(rc *raft.Config, logs raft.LogStore, snaps r
 	}
 	n.log.Warn("RECOVERY: replacing the Raft configuration with the one in peers.json; every node of the new configuration must get the same file",
 		"file", path, "servers", fmt.Sprint(conf.Servers))
-	if err := raft.RecoverCluster(rc, n.fsm, logs, n.store, snaps, n.transport, conf); err != nil {
+	if err := raft.RecoverCluster(rc, n.fsm, logs, n.guard, snaps, n.transport, conf); err != nil {
 		return fmt.Errorf("recover the cluster from %s: %w", path, err)
 	}
 	applied := path + ".applied"

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
@@ -41,12 +42,22 @@ func (h *Hop) Error(err error) error {
 	switch {
 	case h.caller.Err() != nil:
 		return status.FromContextError(h.caller.Err()).Err()
+	case status.Code(err) == codes.DeadlineExceeded && h.callersDeadline():
+		// The leader's clock saw the deadline gRPC passed on a moment before ours did.
+		return status.FromContextError(context.DeadlineExceeded).Err()
 	case context.Cause(h.ctx) != nil:
 		return h.f.cfg.Refuse(context.Cause(h.ctx))
 	case len(h.trailer.Get(answeredByTrailer)) > 0:
 		return err
 	}
 	return h.f.cfg.Refuse(err)
+}
+
+// callersDeadline reports whether the hop's deadline is its caller's, not its own bound's.
+func (h *Hop) callersDeadline() bool {
+	caller, ok := h.caller.Deadline()
+	own, _ := h.ctx.Deadline()
+	return ok && !own.Before(caller)
 }
 
 // Remote makes a call on a hop's connection.

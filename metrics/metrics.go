@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/grpc"
+
+	"github.com/idnode/idnode/cluster"
 )
 
 // Strategy label values of idnode_ids_issued_total.
@@ -117,6 +119,7 @@ type RaftSource interface {
 	CommitIndex() uint64
 	AppliedIndex() uint64
 	LastContact() time.Time
+	StorageFault() error // a *cluster.StorageError, or nil
 }
 
 // raftStates are the values of RaftSource.State.
@@ -136,12 +139,14 @@ var (
 	raftAppliedDesc = prometheus.NewDesc("idnode_raft_applied_index", "Highest Raft log index applied to this node's state machine.", nil, nil)
 	raftContactDesc = prometheus.NewDesc("idnode_raft_last_contact_seconds",
 		"Seconds since this node last heard from the leader; 0 on the leader, -1 if it never has.", nil, nil)
+	storageFaultDesc = prometheus.NewDesc("idnode_storage_fault",
+		"1 while this node cannot write its Raft log, by kind: full (the disk is full; alert on this as on etcd's NOSPACE alarm) or failed (another write error).", []string{"kind"}, nil)
 )
 
 type raftCollector struct{ r RaftSource }
 
 func (c *raftCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{raftStateDesc, raftTermDesc, raftCommitDesc, raftAppliedDesc, raftContactDesc} {
+	for _, d := range []*prometheus.Desc{raftStateDesc, raftTermDesc, raftCommitDesc, raftAppliedDesc, raftContactDesc, storageFaultDesc} {
 		ch <- d
 	}
 }
@@ -166,6 +171,16 @@ func (c *raftCollector) Collect(ch chan<- prometheus.Metric) {
 		contact = time.Since(last).Seconds()
 	}
 	ch <- prometheus.MustNewConstMetric(raftContactDesc, prometheus.GaugeValue, contact)
+	fault := c.r.StorageFault()
+	full, failed := 0.0, 0.0
+	switch {
+	case errors.Is(fault, cluster.ErrStorageFull):
+		full = 1
+	case fault != nil:
+		failed = 1
+	}
+	ch <- prometheus.MustNewConstMetric(storageFaultDesc, prometheus.GaugeValue, full, "full")
+	ch <- prometheus.MustNewConstMetric(storageFaultDesc, prometheus.GaugeValue, failed, "failed")
 }
 
 // Handler serves the registry in the Prometheus text format.

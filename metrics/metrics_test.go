@@ -6,17 +6,24 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/idnode/idnode/cluster"
 )
 
-type fakeRaft struct{ state string }
+type fakeRaft struct {
+	state string
+	fault error
+}
 
 func (f fakeRaft) State() string          { return f.state }
 func (f fakeRaft) Term() uint64           { return 3 }
 func (f fakeRaft) CommitIndex() uint64    { return 42 }
 func (f fakeRaft) AppliedIndex() uint64   { return 41 }
 func (f fakeRaft) LastContact() time.Time { return time.Now().Add(-time.Second) }
+func (f fakeRaft) StorageFault() error    { return f.fault }
 
 func scrape(t *testing.T, h http.Handler) string {
 	t.Helper()
@@ -30,7 +37,8 @@ func scrape(t *testing.T, h http.Handler) string {
 
 func TestEveryMetricIsExported(t *testing.T) {
 	m := New()
-	m.WatchRaft(fakeRaft{state: "follower"})
+	full := &cluster.StorageError{Path: "/data/raft/raft.db", Err: syscall.ENOSPC}
+	m.WatchRaft(fakeRaft{state: "follower", fault: full})
 	m.IDsIssued(Identity, 5)
 	m.IDsIssued(HiLo, 32)
 	m.HiLoRange(32)
@@ -52,6 +60,8 @@ func TestEveryMetricIsExported(t *testing.T) {
 		`idnode_raft_commit_index 42`,
 		`idnode_raft_applied_index 41`,
 		`idnode_raft_last_contact_seconds 1`,
+		`idnode_storage_fault{kind="full"} 1`,
+		`idnode_storage_fault{kind="failed"} 0`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(body, want) {

@@ -33,8 +33,8 @@ var refusals = []struct {
 	refusal
 }{
 	// A node that cannot write its own storage is UNAVAILABLE: clients fail over to another.
-	{[]error{syscall.ENOSPC}, refusal{codes.Unavailable, reason.StorageFull}},
-	{[]error{etag.ErrPersist}, refusal{codes.Unavailable, reason.StorageFailed}},
+	{[]error{cluster.ErrStorageFull, syscall.ENOSPC}, refusal{codes.Unavailable, reason.StorageFull}},
+	{[]error{cluster.ErrStorageFailed, etag.ErrPersist}, refusal{codes.Unavailable, reason.StorageFailed}},
 	{[]error{fsm.ErrRequestIDReused}, refusal{codes.InvalidArgument, reason.RequestIDReused}},
 	{[]error{fsm.ErrInvalidCount, fsm.ErrNegativeValue}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrCounterOverflow, etag.ErrExhausted}, refusal{codes.OutOfRange, reason.CounterOverflow}},
@@ -102,8 +102,12 @@ func withReasonStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h
 
 // noQuorum explains an UNAVAILABLE from the Raft side in the words DESIGN §3 asks for. Its
 // reason tells apart an outcome that is unknown (leadership lost in flight) and a node that is
-// stopping from plain no quorum.
+// stopping from plain no quorum. A node that cannot write its Raft log says that instead: it
+// is why there is no leader here, and what the operator must fix.
 func (s *Server) noQuorum(err error) error {
+	if fault := s.node.StorageFault(); fault != nil {
+		return toStatus(fault)
+	}
 	return noQuorumOf(s.voterCount(), err)
 }
 

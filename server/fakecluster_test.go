@@ -16,10 +16,11 @@ import (
 
 // fakeCluster is a Cluster of one node in a fixed state, for the server's own logic.
 type fakeCluster struct {
-	leader  bool
-	members []cluster.Member
-	err     error // what Apply and ReadBarrier answer
-	fsm     *fsm.FSM
+	leader       bool
+	members      []cluster.Member
+	err          error // what Apply and ReadBarrier answer
+	storageFault error
+	fsm          *fsm.FSM
 }
 
 var _ Cluster = (*fakeCluster)(nil)
@@ -38,6 +39,7 @@ func (f *fakeCluster) Members() []cluster.Member                     { return f.
 func (f *fakeCluster) AddMember(cluster.Member, time.Duration) error { return f.err }
 func (f *fakeCluster) RemoveMember(string, time.Duration) error      { return f.err }
 func (f *fakeCluster) TransferLeadership(cluster.Member) error       { return f.err }
+func (f *fakeCluster) StorageFault() error                           { return f.storageFault }
 
 // The server's decisions over a cluster it does not own: a leader alone cannot hand its
 // leadership on, an unknown tag is NOT_FOUND, and a cluster that lost its quorum makes a

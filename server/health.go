@@ -36,9 +36,13 @@ func (s *Server) watchHealth(ctx context.Context) {
 	}
 }
 
-// hasLeader reports whether Raft work can be expected to succeed: a leader is known, and if
-// it is this node, raft still considers it the leader (it steps down without a quorum).
+// hasLeader reports whether Raft work can be expected to succeed: this node can write its
+// log, a leader is known, and if it is this node, raft still considers it the leader (it steps
+// down without a quorum).
 func (s *Server) hasLeader() bool {
+	if s.node.StorageFault() != nil {
+		return false
+	}
 	leader, _ := s.node.Leader()
 	state := s.node.State()
 	return leader != "" && (state == "leader" || state == "follower")

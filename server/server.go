@@ -55,6 +55,7 @@ type Cluster interface {
 	AddMember(m cluster.Member, timeout time.Duration) error
 	RemoveMember(id string, timeout time.Duration) error
 	TransferLeadership(to cluster.Member) error
+	StorageFault() error // why the last write of the Raft log failed; nil if it did not
 }
 
 var _ Cluster = (*cluster.Node)(nil)

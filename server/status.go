@@ -37,6 +37,9 @@ func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*i
 		AppliedIndex: s.node.AppliedIndex(),
 		Self:         s.cfg.Tag,
 	}
+	if fault := s.node.StorageFault(); fault != nil {
+		out.StorageFault = fault.Error()
+	}
 	if leaderID != "" {
 		out.Leader = s.tagOf(leaderID)
 	}

@@ -19,7 +19,7 @@
 //   SEPARATOR_MISMATCH  FAILED_PRECONDITION  the node's separator is not the cluster's
 //   RANGE_RETURNED      FAILED_PRECONDITION  a retried HiLo request's range was given back since
 //   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
-//   STORAGE_FULL        UNAVAILABLE          the node's disk is full (server-side IDs); use another node
+//   STORAGE_FULL        UNAVAILABLE          the node's disk is full (its Raft log or etag); use another node
 //   STORAGE_FAILED      UNAVAILABLE          the node cannot write its storage for another reason
 // Any other refusal carries its code's name as reason (NOT_FOUND, UNAUTHENTICATED,
 // DEADLINE_EXCEEDED, …).
@@ -1016,8 +1016,12 @@ type StatusResponse struct {
 	CommitIndex uint64        `protobuf:"varint,3,opt,name=commit_index,json=commitIndex,proto3" json:"commit_index,omitempty"`
 	Nodes       []*NodeStatus `protobuf:"bytes,4,rep,name=nodes,proto3" json:"nodes,omitempty"`
 	// Tag of the node that answered.
-	Self          string `protobuf:"bytes,5,opt,name=self,proto3" json:"self,omitempty"`
-	AppliedIndex  uint64 `protobuf:"varint,6,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
+	Self         string `protobuf:"bytes,5,opt,name=self,proto3" json:"self,omitempty"`
+	AppliedIndex uint64 `protobuf:"varint,6,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
+	// Why the answering node cannot write its Raft log (the file, and "the disk is full" or the
+	// error), empty when it can. Meanwhile its health is NOT_SERVING and it refuses identities
+	// and HiLo with reason STORAGE_FULL or STORAGE_FAILED.
+	StorageFault  string `protobuf:"bytes,7,opt,name=storage_fault,json=storageFault,proto3" json:"storage_fault,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1092,6 +1096,13 @@ func (x *StatusResponse) GetAppliedIndex() uint64 {
 		return x.AppliedIndex
 	}
 	return 0
+}
+
+func (x *StatusResponse) GetStorageFault() string {
+	if x != nil {
+		return x.StorageFault
+	}
+	return ""
 }
 
 type AddNodeRequest struct {
@@ -1719,14 +1730,15 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12\x14\n" +
 	"\x05voter\x18\x05 \x01(\bR\x05voter\x12\x14\n" +
 	"\x05state\x18\x06 \x01(\tR\x05state\x12\x1c\n" +
-	"\treachable\x18\a \x01(\bR\treachable\"\xc5\x01\n" +
+	"\treachable\x18\a \x01(\bR\treachable\"\xea\x01\n" +
 	"\x0eStatusResponse\x12\x16\n" +
 	"\x06leader\x18\x01 \x01(\tR\x06leader\x12\x12\n" +
 	"\x04term\x18\x02 \x01(\x04R\x04term\x12!\n" +
 	"\fcommit_index\x18\x03 \x01(\x04R\vcommitIndex\x12+\n" +
 	"\x05nodes\x18\x04 \x03(\v2\x15.idnode.v1.NodeStatusR\x05nodes\x12\x12\n" +
 	"\x04self\x18\x05 \x01(\tR\x04self\x12#\n" +
-	"\rapplied_index\x18\x06 \x01(\x04R\fappliedIndex\"\xd5\x01\n" +
+	"\rapplied_index\x18\x06 \x01(\x04R\fappliedIndex\x12#\n" +
+	"\rstorage_fault\x18\a \x01(\tR\fstorageFault\"\xd5\x01\n" +
 	"\x0eAddNodeRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12!\n" +
 	"\fraft_address\x18\x02 \x01(\tR\vraftAddress\x12!\n" +

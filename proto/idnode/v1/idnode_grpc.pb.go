@@ -19,7 +19,7 @@
 //   SEPARATOR_MISMATCH  FAILED_PRECONDITION  the node's separator is not the cluster's
 //   RANGE_RETURNED      FAILED_PRECONDITION  a retried HiLo request's range was given back since
 //   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
-//   STORAGE_FULL        UNAVAILABLE          the node's disk is full (server-side IDs); use another node
+//   STORAGE_FULL        UNAVAILABLE          the node's disk is full (its Raft log or etag); use another node
 //   STORAGE_FAILED      UNAVAILABLE          the node cannot write its storage for another reason
 // Any other refusal carries its code's name as reason (NOT_FOUND, UNAUTHENTICATED,
 // DEADLINE_EXCEEDED, …).
