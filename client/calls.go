@@ -126,17 +126,6 @@ func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 	})
 }
 
-// Status reports the cluster as the answering node sees it; consistent confirms leadership
-// with a quorum first, so the answer is not stale.
-func (c *Client) Status(ctx context.Context, consistent bool) (*idnodev1.StatusResponse, error) {
-	var resp *idnodev1.StatusResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.cluster.Status(ctx, &idnodev1.StatusRequest{Consistent: consistent})
-		return err
-	})
-	return resp, err
-}
-
 // NextID returns a HiLo ID of collection, such as "orders/17-A", from the collection's
 // generator (created on first use). It normally takes well under a microsecond: the numbers
 // come from a range reserved in advance, and the next range is fetched in the background.
