@@ -66,12 +66,12 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
-	cl     *client // dialled lazily: certs needs none
+	cl     *session // dialled lazily: certs needs none
 }
 
-func (e *env) client() (*client, error) {
+func (e *env) client() (*session, error) {
 	if e.cl == nil {
-		cl, err := newClient(e.g)
+		cl, err := newSession(e.ctx, e.g)
 		if err != nil {
 			return nil, err
 		}
