@@ -98,7 +98,8 @@ done
 log "building idnode and idbench"
 mkdir -p "$TMP/bin"
 go build -o "$TMP/bin/idnode" ./cmd/idnode
-go build -o "$TMP/bin/idbench" ./cmd/idbench
+# idbench is a module of its own (cmd/idbench/go.mod), so it is built from its directory.
+go -C cmd/idbench build -o "$TMP/bin/idbench" .
 IDNODE=$TMP/bin/idnode
 IDBENCH=$TMP/bin/idbench
 

@@ -18,8 +18,19 @@ import (
 // gives UUIDs, "prefix/" server-side IDs, "prefix|" cluster identities. count 0 means 1. An
 // identity request carries a request_id reused across retries, so a retry never burns values.
 func (c *Client) Generate(ctx context.Context, id string, count int64) ([]string, error) {
-	req := &idnodev1.GenerateRequest{Id: id, Count: count}
-	if strings.HasSuffix(id, "|") {
+	resp, err := c.GenerateRaw(ctx, &idnodev1.GenerateRequest{Id: id, Count: count})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetIds(), nil
+}
+
+// GenerateRaw is Generate with every field of the request (a UUIDv4, a request_id of the
+// caller's). An identity request without a request_id gets one, reused across retries. req is
+// not modified.
+func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
+	if req.GetRequestId() == "" && strings.HasSuffix(req.GetId(), "|") {
+		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
 	var resp *idnodev1.GenerateResponse
@@ -27,10 +38,7 @@ func (c *Client) Generate(ctx context.Context, id string, count int64) ([]string
 		resp, err = n.ids.Generate(ctx, req)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return resp.GetIds(), nil
+	return resp, err
 }
 
 // NextIdentity reserves count (0 means 1) consecutive values of the identity counter name and
@@ -124,17 +132,6 @@ func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 		_, err := n.ids.ReturnHiLo(ctx, req)
 		return err
 	})
-}
-
-// Status reports the cluster as the answering node sees it; consistent confirms leadership
-// with a quorum first, so the answer is not stale.
-func (c *Client) Status(ctx context.Context, consistent bool) (*idnodev1.StatusResponse, error) {
-	var resp *idnodev1.StatusResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.cluster.Status(ctx, &idnodev1.StatusRequest{Consistent: consistent})
-		return err
-	})
-	return resp, err
 }
 
 // NextID returns a HiLo ID of collection, such as "orders/17-A", from the collection's

@@ -59,7 +59,7 @@ type Backoff struct {
 // about a second; a call that started during one is answered shortly after.
 var DefaultBackoff = Backoff{Initial: 25 * time.Millisecond, Max: time.Second, Multiplier: 2, Jitter: 0.2}
 
-// DefaultCallTimeout bounds one attempt on one node. A follower relaying to a leader that
+// DefaultCallTimeout bounds one attempt on one node. A follower forwarding to a leader that
 // stopped answering gives up after 1.5 s itself; a node that is frozen says nothing at all.
 const DefaultCallTimeout = 3 * time.Second
 
@@ -71,6 +71,7 @@ type options struct {
 	separator      rune
 	collectionName func(reflect.Type) string
 	genOpts        []hilo.Option
+	inOrder        bool
 }
 
 // Option configures Dial.
@@ -128,6 +129,17 @@ func WithBackoff(b Backoff) Option {
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(o *options) error {
 		o.dialOpts = append(o.dialOpts, opts...)
+		return nil
+	}
+}
+
+// WithNodesInOrder makes every call start at the first address given to Dial, and fail over
+// in the order given, instead of starting at a random node (which spreads many clients over
+// the cluster). For an operator's tool, whose first address is the node the operator means.
+// As always, the node that answered a call is where the next one starts.
+func WithNodesInOrder() Option {
+	return func(o *options) error {
+		o.inOrder = true
 		return nil
 	}
 }
@@ -214,7 +226,9 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 		c.nodes = append(c.nodes, &node{addr: addr, conn: conn,
 			ids: idnodev1.NewIdServiceClient(conn), cluster: idnodev1.NewClusterServiceClient(conn)})
 	}
-	c.preferred.Store(mrand.Int64N(int64(len(c.nodes)))) // spread clients over the nodes
+	if !o.inOrder {
+		c.preferred.Store(mrand.Int64N(int64(len(c.nodes)))) // spread clients over the nodes
+	}
 	c.gens = hilo.NewMultiGenerator(c, o.genOpts...)
 	return c, nil
 }
@@ -291,6 +305,7 @@ func retryable(ctx context.Context, err error) bool {
 }
 
 // call runs attempt on one node after another until it succeeds, fails for good, or ctx ends.
+// An attempt that returns final(err) ends the call with err.
 func (c *Client) call(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
 	if c.closed.Load() {
 		return ErrClosed
@@ -330,6 +345,9 @@ func (c *Client) call(ctx context.Context, attempt func(ctx context.Context, n *
 			}
 			return nil
 		}
+		if f := (*finalError)(nil); errors.As(err, &f) {
+			return f.err
+		}
 		if callerDeadline && status.Code(err) == codes.DeadlineExceeded {
 			if i > 0 {
 				return &NodesFailedError{Attempts: i + 1, Nodes: len(c.nodes), Last: last, Cause: context.DeadlineExceeded}
@@ -345,6 +363,20 @@ func (c *Client) call(ctx context.Context, attempt func(ctx context.Context, n *
 		}
 		last = err
 	}
+}
+
+// finalError is an attempt's error that ends the call whatever its code: the request may have
+// taken effect and must not be repeated, or the caller already has part of the answer.
+type finalError struct{ err error }
+
+func (f *finalError) Error() string { return f.err.Error() }
+
+// final marks err (when not nil) as the call's answer; call returns err itself.
+func final(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &finalError{err}
 }
 
 // delay is the backoff before attempt i (i >= 1).

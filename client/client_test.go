@@ -6,6 +6,7 @@ import (
 	"net"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -301,5 +302,23 @@ func TestClientBackoffDelays(t *testing.T) {
 				t.Fatalf("delay before attempt %d = %v, want %v ± 20%%", i+2, d, want)
 			}
 		}
+	}
+}
+
+// GenerateRaw sends the caller's request_id as it is, and gives an identity request without one
+// a request_id of its own, without modifying the caller's request.
+func TestGenerateRawRequestIDs(t *testing.T) {
+	_, nodes, addrs := fakeCluster(t, "A")
+	c := dialTest(t, addrs)
+	ctx := testCtx(t)
+	if resp, err := c.GenerateRaw(ctx, &idnodev1.GenerateRequest{Id: "orders|", RequestId: "mine"}); err != nil || len(resp.GetIds()) != 1 {
+		t.Fatalf("GenerateRaw = %v, %v", resp, err)
+	}
+	req := &idnodev1.GenerateRequest{Id: "orders|", Count: 2}
+	if resp, err := c.GenerateRaw(ctx, req); err != nil || !slices.Equal(resp.GetIds(), []string{"orders/2", "orders/3"}) {
+		t.Fatalf("GenerateRaw = %v, %v", resp, err)
+	}
+	if ids := nodes[0].requestIDs(); len(ids) != 2 || ids[0] != "mine" || !strings.HasPrefix(ids[1], "go-") || req.GetRequestId() != "" {
+		t.Errorf("request ids %q (caller's request now has %q); want mine, then a go-… one", ids, req.GetRequestId())
 	}
 }

@@ -13,11 +13,13 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/hilo"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // fakeState is the replicated state the fake nodes share: identity counters, HiLo maxima and
@@ -32,11 +34,12 @@ type fakeState struct {
 	etag      uint64
 	reserved  int // identity and HiLo reservations made (replays excluded)
 	hiloSizes []int64
+	cluster   fakeMembership
 }
 
 func newFakeState() *fakeState {
 	return &fakeState{counters: map[string]int64{}, spelling: map[string]string{}, hiloMax: map[string]int64{},
-		hiloLow: map[string]int64{}, byReqID: map[string][2]int64{}}
+		hiloLow: map[string]int64{}, byReqID: map[string][2]int64{}, cluster: fakeMembership{ended: make(chan error, 1)}}
 }
 
 func (s *fakeState) identity(name string, count int64, reqID string) (first, last int64) {
@@ -75,6 +78,7 @@ type fakeNode struct {
 	loseAnswers int  // do the work, then answer UNAVAILABLE
 	calls       int
 	reqIDs      []string
+	auth        [][]string // the authorization metadata of each call
 }
 
 func startFakeNode(t *testing.T, tag string, state *fakeState) *fakeNode {
@@ -103,6 +107,12 @@ func (n *fakeNode) requestIDs() []string {
 	return slices.Clone(n.reqIDs)
 }
 
+func (n *fakeNode) authorization() [][]string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.auth)
+}
+
 func (n *fakeNode) callCount() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -115,6 +125,7 @@ func (n *fakeNode) enter(ctx context.Context, reqID string) (lose bool, err erro
 	n.mu.Lock()
 	n.calls++
 	n.reqIDs = append(n.reqIDs, reqID)
+	n.auth = append(n.auth, metadata.ValueFromIncomingContext(ctx, "authorization"))
 	down, hang := n.down, n.hang
 	if n.loseAnswers > 0 {
 		n.loseAnswers--
@@ -123,7 +134,7 @@ func (n *fakeNode) enter(ctx context.Context, reqID string) (lose bool, err erro
 	n.mu.Unlock()
 	switch {
 	case down:
-		return false, status.Errorf(codes.Unavailable, "fake node %s: no quorum", n.tag)
+		return false, reason.Error(codes.Unavailable, reason.NoQuorum, "fake node "+n.tag+": no quorum")
 	case hang:
 		<-ctx.Done()
 		return false, status.FromContextError(ctx.Err()).Err()

@@ -7,29 +7,24 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
-	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/tlsconfig"
 )
 
-// client talks to the nodes in --addr, in order: a call that gets UNAVAILABLE (node down, no
-// quorum on its side) is tried on the next one.
-type client struct {
-	addrs   []string
-	dial    []grpc.DialOption
-	token   string
-	timeout time.Duration
-	tls     bool
-	conns   map[string]*grpc.ClientConn
+// session is idctl's way to the cluster: the Go client over the --addr nodes, tried in the
+// order given, each once per call, with --timeout per attempt.
+type session struct {
+	c        *client.Client
+	addrs    []string
+	tls      bool
+	timeout  time.Duration
+	nodeOpts []client.Option // for a client of one node (selfReports)
+	attempts *attempts
 }
 
-func newClient(g *globals) (*client, error) {
+func newSession(ctx context.Context, g *globals) (*session, error) {
 	var addrs []string
 	for _, a := range strings.Split(g.addr, ",") {
 		if a = strings.TrimSpace(a); a != "" {
@@ -39,68 +34,57 @@ func newClient(g *globals) (*client, error) {
 	if len(addrs) == 0 {
 		return nil, usagef("--addr is empty")
 	}
-	creds, useTLS := insecure.NewCredentials(), g.tlsCA != "" || g.tlsCert != "" || g.tlsServerName != ""
+	opts := []client.Option{client.WithCallTimeout(g.timeout)}
+	useTLS := g.tlsCA != "" || g.tlsCert != "" || g.tlsServerName != ""
 	if useTLS {
 		tc, err := tlsconfig.Client(g.tlsCA, g.tlsCert, g.tlsKey, g.tlsServerName)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
-		creds = credentials.NewTLS(tc)
+		opts = append(opts, client.WithTransportCredentials(credentials.NewTLS(tc)))
 	}
-	return &client{
-		addrs: addrs, token: g.token, timeout: g.timeout, tls: useTLS, conns: map[string]*grpc.ClientConn{},
-		dial: []grpc.DialOption{grpc.WithTransportCredentials(creds)},
-	}, nil
-}
-
-func (c *client) conn(addr string) (*grpc.ClientConn, error) {
-	if cc, ok := c.conns[addr]; ok {
-		return cc, nil
+	if g.token != "" {
+		opts = append(opts, client.WithAdminToken(g.token))
 	}
-	cc, err := grpc.NewClient("passthrough:///"+addr, c.dial...)
+	s := &session{addrs: addrs, tls: useTLS, timeout: g.timeout, nodeOpts: opts, attempts: &attempts{}}
+	c, err := client.Dial(ctx, addrs, append(opts, client.WithNodesInOrder(),
+		client.WithBackoff(client.Backoff{MaxAttempts: len(addrs)}),
+		client.WithDialOptions(s.attempts.dialOptions()...))...)
 	if err != nil {
-		return nil, err
+		return nil, usagef("%v", err)
 	}
-	c.conns[addr] = cc
-	return cc, nil
+	s.c = c
+	return s, nil
 }
 
-func (c *client) close() {
-	for _, cc := range c.conns {
-		_ = cc.Close()
-	}
+func (s *session) close() {
+	_ = s.c.Close(context.Background())
 }
 
-// callContext bounds one attempt and carries the admin token when there is one.
-func (c *client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if c.token != "" {
-		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.token)
+// call runs one client call; what names it in errors, which say which node answered what.
+func (s *session) call(ctx context.Context, what string, fn func(ctx context.Context) error) error {
+	s.attempts.reset()
+	err := fn(ctx)
+	if err == nil {
+		return nil
 	}
-	return context.WithTimeout(ctx, c.timeout)
-}
-
-// call runs fn against the nodes in order until one does not answer UNAVAILABLE. what names
-// the call in errors.
-func (c *client) call(ctx context.Context, what string, fn func(ctx context.Context, cc *grpc.ClientConn) error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: interrupted", what)
+	}
+	tried := s.attempts.list()
+	var nf *client.NodesFailedError
+	if !errors.As(err, &nf) {
+		// One node's answer, or a local error (writing the backup file): the last attempt's.
+		if len(tried) == 0 {
+			return fmt.Errorf("%s: %s", what, describe(err))
+		}
+		return fmt.Errorf("%s via %s: %s", what, tried[len(tried)-1].addr, describe(err))
+	}
 	var errs []string
-	for _, addr := range c.addrs {
-		cc, err := c.conn(addr)
-		if err != nil {
-			return fmt.Errorf("%s: %s: %w", what, addr, err)
+	for _, a := range tried {
+		if a.err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %s%s", a.addr, describe(a.err), s.hint(a.err)))
 		}
-		actx, cancel := c.callContext(ctx)
-		err = fn(actx, cc)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s: interrupted", what)
-		}
-		if !retryable(err) {
-			return fmt.Errorf("%s via %s: %s", what, addr, describe(err))
-		}
-		errs = append(errs, fmt.Sprintf("%s: %s%s", addr, describe(err), c.hint(err)))
 	}
 	if len(errs) == 1 {
 		return fmt.Errorf("%s via %s", what, errs[0])
@@ -108,57 +92,8 @@ func (c *client) call(ctx context.Context, what string, fn func(ctx context.Cont
 	return fmt.Errorf("%s: no node could answer (%s)", what, strings.Join(errs, "; "))
 }
 
-// hint explains the usual cause of a connection that breaks at once: TLS on one side only.
-func (c *client) hint(err error) string {
-	msg := status.Convert(err).Message()
-	switch {
-	case !c.tls && (strings.Contains(msg, "server preface") || strings.Contains(msg, "connection reset")):
-		return " (does the node use TLS? then give --tls-ca)"
-	case c.tls && strings.Contains(msg, "first record does not look like a TLS handshake"):
-		return " (the node does not use TLS: leave out --tls-ca)"
-	}
-	return ""
-}
-
-// retryable is what another node may answer: this one is down or has no quorum on its side,
-// or did not answer in time.
-func retryable(err error) bool {
-	switch status.Code(err) {
-	case codes.Unavailable, codes.DeadlineExceeded:
-		return true
-	}
-	return false
-}
-
-// describe is a gRPC error as "CODE: message".
-func describe(err error) string {
-	st, ok := status.FromError(err)
-	if !ok {
-		return err.Error()
-	}
-	code := strings.ToUpper(snake(st.Code().String()))
-	if errors.Is(err, context.DeadlineExceeded) || st.Code() == codes.DeadlineExceeded {
-		return code + ": no answer within --timeout"
-	}
-	return code + ": " + st.Message()
-}
-
-// snake turns "InvalidArgument" into "Invalid_Argument".
-func snake(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && r >= 'A' && r <= 'Z' {
-			b.WriteByte('_')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func (c *client) ids(cc *grpc.ClientConn) idnodev1.IdServiceClient {
-	return idnodev1.NewIdServiceClient(cc)
-}
-
-func (c *client) cluster(cc *grpc.ClientConn) idnodev1.ClusterServiceClient {
-	return idnodev1.NewClusterServiceClient(cc)
+// node is a client of the node at addr alone, tried once within min(--timeout, 2 s).
+func (s *session) node(ctx context.Context, addr string) (*client.Client, error) {
+	return client.Dial(ctx, []string{addr}, append(s.nodeOpts,
+		client.WithCallTimeout(min(s.timeout, 2*time.Second)), client.WithBackoff(client.Backoff{MaxAttempts: 1}))...)
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,16 +11,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"text/tabwriter"
-	"time"
 
-	"github.com/google/uuid"
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -98,8 +95,8 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		var st *idnodev1.StatusResponse
-		if err := c.call(e.ctx, "Status", func(ctx context.Context, cc *grpc.ClientConn) error {
-			st, err = c.cluster(cc).Status(ctx, &idnodev1.StatusRequest{Consistent: *consistent})
+		if err := c.call(e.ctx, "Status", func(ctx context.Context) error {
+			st, err = c.c.Status(ctx, *consistent)
 			return err
 		}); err != nil {
 			return err
@@ -134,8 +131,8 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 // selfReports asks every node idctl can reach (the --addr list and each node's registered
 // gRPC address) for its own term and indexes, in parallel, briefly. Nodes it cannot reach
 // (down, or on a network idctl is not on) are left out.
-func (c *client) selfReports(ctx context.Context, st *idnodev1.StatusResponse) map[string]*idnodev1.StatusResponse {
-	addrs := append([]string(nil), c.addrs...)
+func (s *session) selfReports(ctx context.Context, st *idnodev1.StatusResponse) map[string]*idnodev1.StatusResponse {
+	addrs := append([]string(nil), s.addrs...)
 	for _, n := range st.GetNodes() {
 		if a := n.GetGrpcAddress(); a != "" && !slices.Contains(addrs, a) {
 			addrs = append(addrs, a)
@@ -145,18 +142,15 @@ func (c *client) selfReports(ctx context.Context, st *idnodev1.StatusResponse) m
 	out := map[string]*idnodev1.StatusResponse{}
 	var wg sync.WaitGroup
 	for _, addr := range addrs {
-		cc, err := c.conn(addr)
+		node, err := s.node(ctx, addr)
 		if err != nil {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			actx, cancel := c.callContext(ctx)
-			defer cancel()
-			actx, cancel2 := context.WithTimeout(actx, min(c.timeout, 2*time.Second))
-			defer cancel2()
-			r, err := c.cluster(cc).Status(actx, &idnodev1.StatusRequest{})
+			defer node.Close(ctx)
+			r, err := node.Status(ctx, false)
 			if err != nil {
 				return
 			}
@@ -200,15 +194,12 @@ func nextCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		req := &idnodev1.GenerateRequest{Id: args[0], Count: *n, RequestId: *requestID}
-		if req.RequestId == "" && strings.HasSuffix(args[0], "|") {
-			req.RequestId = "idctl-" + uuid.NewString()
-		}
 		if *v4 {
 			req.GuidVersion = idnodev1.GuidVersion_GUID_VERSION_V4
 		}
 		var resp *idnodev1.GenerateResponse
-		if err := c.call(e.ctx, "Generate", func(ctx context.Context, cc *grpc.ClientConn) error {
-			resp, err = c.ids(cc).Generate(ctx, req)
+		if err := c.call(e.ctx, "Generate", func(ctx context.Context) error {
+			resp, err = c.c.GenerateRaw(ctx, req)
 			return err
 		}); err != nil {
 			return err
@@ -242,8 +233,8 @@ func identitiesCmd(fs *flag.FlagSet) func(*env, []string) error {
 		token := ""
 		for {
 			var page *idnodev1.ListIdentitiesResponse
-			if err := c.call(e.ctx, "ListIdentities", func(ctx context.Context, cc *grpc.ClientConn) error {
-				page, err = c.ids(cc).ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: *prefix, PageSize: int32(*pageSize), PageToken: token})
+			if err := c.call(e.ctx, "ListIdentities", func(ctx context.Context) error {
+				page, err = c.c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: *prefix, PageSize: int32(*pageSize), PageToken: token})
 				return err
 			}); err != nil {
 				return err
@@ -281,9 +272,9 @@ func seedCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		var resp *idnodev1.SeedIdentityResponse
-		if err := c.call(e.ctx, "SeedIdentity", func(ctx context.Context, cc *grpc.ClientConn) error {
-			resp, err = c.ids(cc).SeedIdentity(ctx, &idnodev1.SeedIdentityRequest{Name: args[0], Value: value, Force: *force})
+		resp := &idnodev1.SeedIdentityResponse{}
+		if err := c.call(e.ctx, "SeedIdentity", func(ctx context.Context) error {
+			resp.Value, err = c.c.SeedIdentity(ctx, args[0], value, *force)
 			return err
 		}); err != nil {
 			return err
@@ -304,10 +295,10 @@ func hiloNextCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		req := &idnodev1.NextHiLoRequest{Tag: args[0], Separator: *separator, LastMax: *lastMax, RequestId: "idctl-" + uuid.NewString()}
+		req := &idnodev1.NextHiLoRequest{Tag: args[0], Separator: *separator, LastMax: *lastMax}
 		var resp *idnodev1.NextHiLoResponse
-		if err := c.call(e.ctx, "NextHiLo", func(ctx context.Context, cc *grpc.ClientConn) error {
-			resp, err = c.ids(cc).NextHiLo(ctx, req)
+		if err := c.call(e.ctx, "NextHiLo", func(ctx context.Context) error {
+			resp, err = c.c.NextHiLo(ctx, req)
 			return err
 		}); err != nil {
 			return err
@@ -333,9 +324,8 @@ func hiloReturnCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.call(e.ctx, "ReturnHiLo", func(ctx context.Context, cc *grpc.ClientConn) error {
-			_, err := c.ids(cc).ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: args[0], End: end, Last: last})
-			return err
+		if err := c.call(e.ctx, "ReturnHiLo", func(ctx context.Context) error {
+			return c.c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: args[0], End: end, Last: last})
 		}); err != nil {
 			return err
 		}
@@ -367,8 +357,8 @@ func nodeAddCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		var resp *idnodev1.AddNodeResponse
-		if err := c.call(e.ctx, "AddNode", func(ctx context.Context, cc *grpc.ClientConn) error {
-			resp, err = c.cluster(cc).AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: *raftAddr, GrpcAddress: *grpcAddr, Id: *id, NonVoter: *nonVoter})
+		if err := c.call(e.ctx, "AddNode", func(ctx context.Context) error {
+			resp, err = c.c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: *raftAddr, GrpcAddress: *grpcAddr, Id: *id, NonVoter: *nonVoter})
 			return err
 		}); err != nil {
 			return err
@@ -388,9 +378,8 @@ func nodeRemoveCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.call(e.ctx, "RemoveNode", func(ctx context.Context, cc *grpc.ClientConn) error {
-			_, err := c.cluster(cc).RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: args[0]})
-			return err
+		if err := c.call(e.ctx, "RemoveNode", func(ctx context.Context) error {
+			return c.c.RemoveNode(ctx, args[0])
 		}); err != nil {
 			return err
 		}
@@ -412,9 +401,9 @@ func leaderTransferCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		var resp *idnodev1.TransferLeadershipResponse
-		if err := c.call(e.ctx, "TransferLeadership", func(ctx context.Context, cc *grpc.ClientConn) error {
-			resp, err = c.cluster(cc).TransferLeadership(ctx, &idnodev1.TransferLeadershipRequest{Tag: tag})
+		resp := &idnodev1.TransferLeadershipResponse{}
+		if err := c.call(e.ctx, "TransferLeadership", func(ctx context.Context) error {
+			resp.Leader, err = c.c.TransferLeadership(ctx, tag)
 			return err
 		}); err != nil {
 			return err
@@ -437,11 +426,8 @@ func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		path := args[0]
 		var (
-			w      io.Writer = e.stdout
-			tmp    *os.File
-			leader string
-			index  uint64
-			size   int
+			w   io.Writer = e.stdout
+			tmp *os.File
 		)
 		if path != "-" {
 			tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
@@ -452,38 +438,11 @@ func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
 			defer tmp.Close()
 			w = tmp
 		}
-		err = c.call(e.ctx, "Backup", func(ctx context.Context, cc *grpc.ClientConn) error {
-			if tmp != nil { // a retry on another node starts the file again
-				if err := tmp.Truncate(0); err != nil {
-					return err
-				}
-				if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-					return err
-				}
-			}
-			size = 0
-			stream, err := c.cluster(cc).Backup(ctx, &idnodev1.BackupRequest{})
-			if err != nil {
-				return err
-			}
-			for first := true; ; first = false {
-				chunk, err := stream.Recv()
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				if first {
-					leader, index = chunk.GetLeader(), chunk.GetIndex()
-				}
-				if _, err := w.Write(chunk.GetData()); err != nil {
-					return fmt.Errorf("write %s: %w", path, err)
-				}
-				size += len(chunk.GetData())
-			}
-		})
-		if err != nil {
+		var info client.BackupInfo
+		if err := c.call(e.ctx, "Backup", func(ctx context.Context) error {
+			info, err = c.c.Backup(ctx, namedWriter{w, path})
+			return err
+		}); err != nil {
 			return err
 		}
 		report := e.stdout
@@ -501,11 +460,25 @@ func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
 			report = e.stderr
 		}
 		if e.g.json {
-			return printJSON(report, map[string]any{"file": path, "bytes": size, "leader": leader, "index": index})
+			return printJSON(report, map[string]any{"file": path, "bytes": info.Bytes, "leader": info.Leader, "index": info.Index})
 		}
-		fmt.Fprintf(report, "backup of raft index %d from leader %s: %d bytes written to %s\n", index, leader, size, path)
+		fmt.Fprintf(report, "backup of raft index %d from leader %s: %d bytes written to %s\n", info.Index, info.Leader, info.Bytes, path)
 		return nil
 	}
+}
+
+// namedWriter names the file in its write errors.
+type namedWriter struct {
+	w    io.Writer
+	path string
+}
+
+func (n namedWriter) Write(p []byte) (int, error) {
+	k, err := n.w.Write(p)
+	if err != nil {
+		err = fmt.Errorf("write %s: %w", n.path, err)
+	}
+	return k, err
 }
 
 func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
@@ -527,20 +500,8 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		var resp *idnodev1.RestoreResponse
-		// A restore only raises counters, so a retry on another node is safe.
-		if err := c.call(e.ctx, "Restore", func(ctx context.Context, cc *grpc.ClientConn) error {
-			stream, err := c.cluster(cc).Restore(ctx)
-			if err != nil {
-				return err
-			}
-			for rest := data; len(rest) > 0; {
-				n := min(len(rest), 256<<10)
-				if err := stream.Send(&idnodev1.RestoreChunk{Data: rest[:n]}); err != nil {
-					break // CloseAndRecv has the reason
-				}
-				rest = rest[n:]
-			}
-			resp, err = stream.CloseAndRecv()
+		if err := c.call(e.ctx, "Restore", func(ctx context.Context) error {
+			resp, err = c.c.Restore(ctx, bytes.NewReader(data))
 			return err
 		}); err != nil {
 			return err

@@ -1,7 +1,7 @@
 // Command idctl is the operator's tool for an idnode cluster: status, IDs, identities, HiLo,
 // membership, leadership, backup and restore, and TLS certificates for a test or small
 // cluster. It talks gRPC to any node (--addr, or IDNODE_ADDR; a comma-separated list is tried
-// in order when a node is UNAVAILABLE); the nodes relay to the leader themselves.
+// in order when a node is UNAVAILABLE); the nodes forward to the leader themselves.
 //
 // Exit codes: 0 done, 1 the call failed, 2 bad usage.
 //
@@ -66,12 +66,12 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
-	cl     *client // dialled lazily: certs needs none
+	cl     *session // dialled lazily: certs needs none
 }
 
-func (e *env) client() (*client, error) {
+func (e *env) client() (*session, error) {
 	if e.cl == nil {
-		cl, err := newClient(e.g)
+		cl, err := newSession(e.ctx, e.g)
 		if err != nil {
 			return nil, err
 		}

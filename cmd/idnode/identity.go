@@ -73,9 +73,9 @@ const leaveTimeout = 15 * time.Second
 // voter that will never answer is left behind to cost the cluster its quorum, and empties the
 // data dir so that a next start is a new node. The tag is retired with the removal.
 func leaveAfterFailedJoin(cfg *config, st nodestate.State, log *slog.Logger) error {
-	ctx, cancel := context.WithTimeout(cfg.withAdminToken(context.Background()), leaveTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
-	cc, err := grpc.NewClient("passthrough:///"+cfg.join, grpc.WithTransportCredentials(cfg.peerCreds()))
+	cc, err := grpc.NewClient("passthrough:///"+cfg.join, cfg.joinDialOptions()...)
 	if err != nil {
 		return fmt.Errorf("the join failed after the cluster added node %s, and removing it again failed (%w): remove it by hand (idctl node remove %s)", st.Tag, err, st.Tag)
 	}
@@ -106,12 +106,12 @@ const (
 // non-voter, retrying while the cluster has no leader. The answer names the node's tag and
 // Raft ID.
 func join(ctx context.Context, cfg *config, st nodestate.State, asVoter bool, log *slog.Logger) (*idnodev1.NodeStatus, error) {
-	cc, err := grpc.NewClient("passthrough:///"+cfg.join, grpc.WithTransportCredentials(cfg.peerCreds()))
+	cc, err := grpc.NewClient("passthrough:///"+cfg.join, cfg.joinDialOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("--join %s: %w", cfg.join, err)
 	}
 	defer cc.Close()
-	ctx, cancel := context.WithTimeout(cfg.withAdminToken(ctx), joinTimeout)
+	ctx, cancel := context.WithTimeout(ctx, joinTimeout)
 	defer cancel()
 	req := &idnodev1.AddNodeRequest{Tag: st.Tag, Id: st.RaftID, RaftAddress: cfg.raftAdvertise, GrpcAddress: cfg.grpcAdvertise,
 		Incarnation: st.Incarnation, NonVoter: !asVoter, Separator: string(cfg.separator)}

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
 
+	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/metrics"
 	"github.com/idnode/idnode/server"
@@ -82,18 +81,16 @@ func (o *ops) serve(gs *grpc.Server, node *cluster.Node, log *slog.Logger) (func
 	return o.metrics.Serve(o.cfg.metricsAddr, o.cfg.pprof, log)
 }
 
-// peerCreds are the credentials this node dials other nodes with (--join).
-func (c *config) peerCreds() credentials.TransportCredentials {
+// joinDialOptions are what this node dials another node with for a call it makes as an operator
+// would (--join, and undoing a failed join): its peer TLS, and its admin token.
+func (c *config) joinDialOptions() []grpc.DialOption {
+	creds := insecure.NewCredentials()
 	if c.tls != nil {
-		return credentials.NewTLS(c.tls.Peer())
+		creds = credentials.NewTLS(c.tls.Peer())
 	}
-	return insecure.NewCredentials()
-}
-
-// withAdminToken adds the node's admin token to a call it makes as an operator would (--join).
-func (c *config) withAdminToken(ctx context.Context) context.Context {
-	if c.adminToken == "" {
-		return ctx
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	if c.adminToken != "" {
+		opts = append(opts, grpc.WithPerRPCCredentials(client.AdminTokenCredentials(c.adminToken)))
 	}
-	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.adminToken)
+	return opts
 }

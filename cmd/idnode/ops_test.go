@@ -34,6 +34,9 @@ func TestLoadOps(t *testing.T) {
 	if err != nil || o.metrics != nil || o.cfg.tls != nil || len(o.grpcOptions()) != 0 {
 		t.Fatalf("no flags: %+v, %v; want nothing on", o, err)
 	}
+	if n := len(o.cfg.joinDialOptions()); n != 1 {
+		t.Errorf("no flags: --join dials with %d options, want plaintext alone", n)
+	}
 	ca, err := tlsconfig.NewAuthority("test CA", time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +60,9 @@ func TestLoadOps(t *testing.T) {
 	}
 	if o.metrics == nil || cfg.tls == nil || len(o.grpcOptions()) != 3 {
 		t.Fatalf("with every flag: metrics %v, tls %v, %d gRPC options", o.metrics != nil, cfg.tls != nil, len(o.grpcOptions()))
+	}
+	if n := len(cfg.joinDialOptions()); n != 2 {
+		t.Errorf("--join dials with %d options, want TLS and the admin token", n)
 	}
 	if sc := o.serverConfig(server.Config{}); sc.AdminToken != "x" || sc.PeerTLS == nil || sc.Observer == nil || sc.Identity.OnBatch == nil {
 		t.Errorf("server config: %+v", sc)

@@ -1,0 +1,211 @@
+package client
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// deadAddr is an address nothing listens on: a call there never reaches a node.
+func deadAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// The reading calls fail over like the IdService calls; a cluster change fails over from a
+// node it never reached and from one that said NO_QUORUM.
+func TestClusterCallsFailOver(t *testing.T) {
+	state, nodes, addrs := fakeCluster(t, "A", "B")
+	nodes[0].set(func(n *fakeNode) { n.down = true })
+	c := dialTest(t, append([]string{deadAddr(t)}, addrs...), WithAdminToken("s3cret"))
+	ctx := testCtx(t)
+	if st, err := c.Status(ctx, true); err != nil || st.GetSelf() != "B" {
+		t.Fatalf("Status = %v, %v; want B's answer", st, err)
+	}
+	c.preferred.Store(0) // start at the dead address again
+	resp, err := c.AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "127.0.0.1:7104", GrpcAddress: "127.0.0.1:7074"})
+	if err != nil || resp.GetNode().GetTag() != "D" {
+		t.Fatalf("AddNode = %v, %v; want node D", resp, err)
+	}
+	c.preferred.Store(0)
+	if err := c.RemoveNode(ctx, "D"); err != nil {
+		t.Fatalf("RemoveNode(D) = %v", err)
+	}
+	c.preferred.Store(0)
+	if leader, err := c.TransferLeadership(ctx, "B"); err != nil || leader != "B" {
+		t.Fatalf("TransferLeadership(B) = %q, %v", leader, err)
+	}
+	if nodes[0].callCount() != 4 || nodes[1].callCount() != 4 {
+		t.Errorf("calls: A %d, B %d; want each call on A (NO_QUORUM), then on B", nodes[0].callCount(), nodes[1].callCount())
+	}
+	if len(state.cluster.tags) != 0 {
+		t.Errorf("registry %q after adding and removing D", state.cluster.tags)
+	}
+	for i, auth := range nodes[1].authorization() {
+		if !slices.Equal(auth, []string{"Bearer s3cret"}) {
+			t.Errorf("B's call %d: authorization %q", i, auth)
+		}
+	}
+}
+
+// A cluster change that reached a node and then failed is not repeated on another: it may
+// have taken effect.
+func TestClusterChangesAreNotRepeatedOnceSent(t *testing.T) {
+	ctx := testCtx(t)
+	changes := map[string]func(c *Client) error{
+		"AddNode": func(c *Client) error {
+			_, err := c.AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "127.0.0.1:7104", GrpcAddress: "127.0.0.1:7074"})
+			return err
+		},
+		"RemoveNode":         func(c *Client) error { return c.RemoveNode(ctx, "D") },
+		"TransferLeadership": func(c *Client) error { _, err := c.TransferLeadership(ctx, ""); return err },
+	}
+	for name, change := range changes {
+		t.Run(name+"/answer lost", func(t *testing.T) {
+			state, nodes, addrs := fakeCluster(t, "A", "B")
+			state.cluster.tags = []string{"D"}
+			nodes[0].set(func(n *fakeNode) { n.loseAnswers = 1 })
+			err := change(dialTest(t, addrs))
+			if status.Code(err) != codes.Unavailable || nodes[1].callCount() != 0 {
+				t.Errorf("%s = %v, B called %d times; want A's UNAVAILABLE and no call on B", name, err, nodes[1].callCount())
+			}
+			var nf *NodesFailedError
+			if errors.As(err, &nf) {
+				t.Errorf("%s reports all nodes failed: %v", name, err)
+			}
+		})
+		t.Run(name+"/attempt timeout", func(t *testing.T) {
+			_, nodes, addrs := fakeCluster(t, "A", "B")
+			nodes[0].set(func(n *fakeNode) { n.hang = true })
+			err := change(dialTest(t, addrs, WithCallTimeout(100*time.Millisecond)))
+			if status.Code(err) != codes.DeadlineExceeded || nodes[1].callCount() != 0 {
+				t.Errorf("%s = %v, B called %d times; want DEADLINE_EXCEEDED and no call on B", name, err, nodes[1].callCount())
+			}
+		})
+	}
+}
+
+// Backup moves on to another node while nothing has arrived, and not after.
+func TestBackupRetriesOnlyBeforeData(t *testing.T) {
+	state, nodes, addrs := fakeCluster(t, "A", "B")
+	state.cluster.backup = []byte("0123456789abcdef-")
+	nodes[0].set(func(n *fakeNode) { n.down = true })
+	c := dialTest(t, addrs)
+	var w bytes.Buffer
+	info, err := c.Backup(testCtx(t), &w)
+	if err != nil || w.String() != "0123456789abcdef-" || info != (BackupInfo{Leader: "B", Index: 42, Bytes: 17}) {
+		t.Fatalf("Backup = %+v, %v, %q; want B's whole backup", info, err, w.String())
+	}
+
+	nodes[0].set(func(n *fakeNode) { n.down, n.loseAnswers = false, 1 })
+	c.preferred.Store(0)
+	w.Reset()
+	_, err = c.Backup(testCtx(t), &w)
+	if status.Code(err) != codes.Unavailable || w.String() != "0123" || nodes[1].callCount() != 1 {
+		t.Errorf("Backup failing after a chunk = %v, wrote %q, B called %d times; want UNAVAILABLE after A's first chunk, no new call on B",
+			err, w.String(), nodes[1].callCount())
+	}
+}
+
+// errWriter fails every write.
+type errWriter struct{ err error }
+
+func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
+
+func TestBackupReturnsTheWritersError(t *testing.T) {
+	state, _, addrs := fakeCluster(t, "A")
+	state.cluster.backup = []byte("0123456789")
+	diskFull := errors.New("disk full")
+	if _, err := dialTest(t, addrs).Backup(testCtx(t), errWriter{diskFull}); !errors.Is(err, diskFull) {
+		t.Errorf("Backup into a failing writer = %v, want its error", err)
+	}
+}
+
+// Restore sends the whole reader, in several chunks, to the first node whose stream opens; it
+// is not repeated once data went out.
+func TestRestoreRetriesOnlyBeforeData(t *testing.T) {
+	state, nodes, addrs := fakeCluster(t, "A", "B")
+	data := bytes.Repeat([]byte("idnode backup "), 3*restoreChunk/14+5)
+	c := dialTest(t, []string{deadAddr(t), addrs[0]})
+	resp, err := c.Restore(testCtx(t), bytes.NewReader(data))
+	if got := state.restoredBytes(); err != nil || resp.GetIdentities() != int64(len(data)) || !bytes.Equal(got, data) {
+		t.Fatalf("Restore of %d bytes = %v, %v; node got %d bytes", len(data), resp, err, len(got))
+	}
+
+	nodes[0].set(func(n *fakeNode) { n.down = true })
+	c = dialTest(t, addrs)
+	if _, err := c.Restore(testCtx(t), bytes.NewReader(data)); status.Code(err) != codes.Unavailable || nodes[1].callCount() != 0 {
+		t.Errorf("Restore refused by A = %v, B called %d times; want A's UNAVAILABLE and no call on B", err, nodes[1].callCount())
+	}
+}
+
+// failingReader yields n bytes, then err.
+type failingReader struct {
+	n   int
+	err error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, r.err
+	}
+	k := min(len(p), r.n)
+	r.n -= k
+	return k, nil
+}
+
+// A read error is returned as it is, and the node applies nothing of that restore.
+func TestRestoreReadError(t *testing.T) {
+	state, nodes, addrs := fakeCluster(t, "A")
+	c := dialTest(t, addrs)
+	broken := errors.New("broken file")
+	if _, err := c.Restore(testCtx(t), &failingReader{0, broken}); !errors.Is(err, broken) || nodes[0].callCount() != 0 {
+		t.Errorf("Restore of an unreadable file = %v after %d calls; want its error and no call", err, nodes[0].callCount())
+	}
+	_, err := c.Restore(testCtx(t), &failingReader{restoreChunk + 10, broken})
+	if !errors.Is(err, broken) {
+		t.Errorf("Restore failing after a chunk = %v, want the reader's error", err)
+	}
+	select {
+	case err := <-state.cluster.ended:
+		if status.Code(err) != codes.Canceled {
+			t.Errorf("the node's Restore ended with %v, want CANCELED", err)
+		}
+	case <-testCtx(t).Done():
+		t.Fatal("the node's Restore did not end")
+	}
+	if got := state.restoredBytes(); got != nil {
+		t.Errorf("the node applied %d bytes of a restore whose reader failed", len(got))
+	}
+}
+
+// WithNodesInOrder: every client starts at the first address, not at a random one.
+func TestNodesInOrder(t *testing.T) {
+	_, _, addrs := fakeCluster(t, "A", "B", "C")
+	for range 20 {
+		c, err := Dial(testCtx(t), addrs, WithNodesInOrder())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := c.Generate(testCtx(t), "users/", 1)
+		_ = c.Close(testCtx(t))
+		if err != nil || len(ids) != 1 || !strings.HasSuffix(ids[0], "-A") {
+			t.Fatalf("Generate(users/) = %v, %v; want A's ID", ids, err)
+		}
+	}
+}

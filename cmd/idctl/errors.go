@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// hint explains the usual cause of a connection that breaks at once: TLS on one side only.
+func (s *session) hint(err error) string {
+	msg := status.Convert(err).Message()
+	switch {
+	case !s.tls && (strings.Contains(msg, "server preface") || strings.Contains(msg, "connection reset")):
+		return " (does the node use TLS? then give --tls-ca)"
+	case s.tls && strings.Contains(msg, "first record does not look like a TLS handshake"):
+		return " (the node does not use TLS: leave out --tls-ca)"
+	}
+	return ""
+}
+
+// describe is a gRPC error as "CODE: message".
+func describe(err error) string {
+	st, ok := status.FromError(err)
+	if !ok {
+		return err.Error()
+	}
+	code := strings.ToUpper(snake(st.Code().String()))
+	if errors.Is(err, context.DeadlineExceeded) || st.Code() == codes.DeadlineExceeded {
+		return code + ": no answer within --timeout"
+	}
+	return code + ": " + st.Message()
+}
+
+// snake turns "InvalidArgument" into "Invalid_Argument".
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
