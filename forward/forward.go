@@ -23,6 +23,12 @@ var (
 	// ErrLeaderChanged: the leader changed, or could not be reached in time, while the call
 	// was on its way to it. Whether the leader acted on the call is unknown.
 	ErrLeaderChanged = errors.New("the leader changed or became unreachable while the call was forwarded to it")
+	// ErrUnreached: the call never left this node for the leader (no connection to it). Nothing
+	// was done.
+	ErrUnreached = errors.New("the call could not be sent to the leader")
+	// ErrNoAnswer: the call was sent to the leader, but no answer came back (it wraps why:
+	// ErrLeaderChanged, or the transport's error). The leader may have acted on it.
+	ErrNoAnswer = errors.New("the leader did not answer a call it may have acted on")
 	// ErrSelf: while the call waited for an election, this node won it; serve the call here.
 	ErrSelf = errors.New("this node is the leader")
 )
@@ -49,9 +55,11 @@ type Config struct {
 	Dial Dialer
 	// TLS, when set, is the mutual TLS of the Raft port (tlsconfig.Node.Peer).
 	TLS *tls.Config
-	// ElectionWait bounds how long a call that finds no leader waits for one (0: the default).
-	// A node that has never known a leader (it has just started) waits twice as long: its
-	// first election starts only after a heartbeat timeout.
+	// ElectionWait bounds how long a node without a leader makes calls wait for one, counted
+	// from when it last knew one (0: the default). A call that arrives later is refused at
+	// once: an election that takes longer is not under way but failing, as in a minority. A
+	// node that has never known a leader counts from its start, and twice as long: its first
+	// election starts only after a heartbeat timeout.
 	ElectionWait time.Duration
 	// Refuse turns why a call could not reach the leader (ErrNoLeader, ErrLeaderChanged, a
 	// transport error) into the error its caller gets.
@@ -59,16 +67,23 @@ type Config struct {
 	// PassOn names the incoming metadata a hop carries to the leader (the caller's token),
 	// which gRPC does not pass on by itself.
 	PassOn []string
+	// Now is the clock of the election wait; nil means time.Now.
+	Now func() time.Time
 }
 
 // Forwarder takes calls to the leader. It is safe for concurrent use.
 type Forwarder struct {
-	cfg       Config
-	conns     *conns
+	cfg   Config
+	conns *conns
+	// leaderAt is when this node last knew a leader (UnixNano; New's time before it ever has),
+	// kept by track; sawLeader says whether it ever has.
+	leaderAt  atomic.Int64
 	sawLeader atomic.Bool
+	stop      chan struct{}
+	stopped   chan struct{}
 }
 
-// New returns a Forwarder; Close releases its connections.
+// New returns a Forwarder; Close stops it.
 func New(cfg Config) *Forwarder {
 	if cfg.ElectionWait <= 0 {
 		cfg.ElectionWait = DefaultElectionWait
@@ -76,11 +91,44 @@ func New(cfg Config) *Forwarder {
 	if cfg.Refuse == nil {
 		cfg.Refuse = func(err error) error { return err }
 	}
-	return &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS)}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	f := &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS), stop: make(chan struct{}), stopped: make(chan struct{})}
+	f.leaderAt.Store(cfg.Now().UnixNano())
+	go f.track()
+	return f
 }
 
-// Close closes the connections to other nodes.
-func (f *Forwarder) Close() { f.conns.close() }
+// Close stops the forwarder and closes its connections to other nodes.
+func (f *Forwarder) Close() {
+	close(f.stop)
+	<-f.stopped
+	f.conns.close()
+}
+
+// track notes, every pollInterval, whether this node knows a leader, so that a call that finds
+// none knows how long the node has been without one.
+func (f *Forwarder) track() {
+	defer close(f.stopped)
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		if id, _ := f.cfg.Cluster.Leader(); id != "" {
+			f.knowsLeader()
+		}
+		select {
+		case <-f.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (f *Forwarder) knowsLeader() {
+	f.leaderAt.Store(f.cfg.Now().UnixNano())
+	f.sawLeader.Store(true)
+}
 
 // Conn is the connection to the internal server at addr, for node-to-node calls that are not
 // hops to the leader (Status's reachability probes).
@@ -148,14 +196,18 @@ func (f *Forwarder) Open(ctx context.Context, lim Limits) (*Hop, error) {
 // leader is the leader's ID and address, once one is known, within ctx and the election wait.
 func (f *Forwarder) leader(ctx context.Context) (id, addr string) {
 	if id, addr = f.cfg.Cluster.Leader(); id != "" {
-		f.sawLeader.Store(true)
+		f.knowsLeader()
 		return id, addr
 	}
 	wait := f.cfg.ElectionWait
 	if !f.sawLeader.Load() {
 		wait *= 2
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	left := time.Unix(0, f.leaderAt.Load()).Add(wait).Sub(f.cfg.Now())
+	if left <= 0 {
+		return "", ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, left)
 	defer cancel()
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
@@ -166,7 +218,7 @@ func (f *Forwarder) leader(ctx context.Context) (id, addr string) {
 		case <-t.C:
 		}
 		if id, addr = f.cfg.Cluster.Leader(); id != "" {
-			f.sawLeader.Store(true)
+			f.knowsLeader()
 			return id, addr
 		}
 	}

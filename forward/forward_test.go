@@ -139,6 +139,33 @@ func TestNoLeaderWithinTheElectionWaitIsRefused(t *testing.T) {
 	}
 }
 
+// A node that has been without a leader for longer than the election wait is not in an
+// election but cut off: it refuses at once, however long the caller would wait.
+func TestANodeLongWithoutALeaderRefusesAtOnce(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	c := &fakeCluster{id: "F"}
+	c.set("L", "127.0.0.1:1")
+	f := forward.New(forward.Config{Cluster: c, ElectionWait: time.Hour, Now: clock, Refuse: func(err error) error { return refused{err} }})
+	t.Cleanup(f.Close)
+	if f.Local(context.Background()) {
+		t.Fatal("a follower counts itself as the leader")
+	}
+	_, _ = call(f, context.Background()) // this node knows leader L now
+	c.set("", "")
+	mu.Lock()
+	now = now.Add(2 * time.Hour)
+	mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := call(f, ctx)
+	var r refused
+	if !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrNoLeader) {
+		t.Fatalf("two election waits without a leader: %v, want a refusal for ErrNoLeader at once", err)
+	}
+}
+
 func TestTheCallersDeadlineIsItsOwn(t *testing.T) {
 	c := &fakeCluster{id: "F"}
 	f := newForwarder(t, c, time.Minute)
@@ -175,8 +202,8 @@ func TestTheLeadersAnswerPassesOnAndAFailedHopIsRefused(t *testing.T) {
 	lis.Close()
 	c.set("G", gone)
 	var r refused
-	if _, err := call(f, context.Background()); !errors.As(err, &r) {
-		t.Fatalf("a leader that does not answer: %v, want a refusal", err)
+	if _, err := call(f, context.Background()); !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrUnreached) {
+		t.Fatalf("a leader nothing listens for: %v, want a refusal for ErrUnreached (nothing was sent)", err)
 	}
 }
 
@@ -196,8 +223,8 @@ func TestAHopEndsWhenTheLeaderChanges(t *testing.T) {
 	}()
 	_, err := call(f, context.Background())
 	var r refused
-	if !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrLeaderChanged) {
-		t.Fatalf("leader changed mid-call: %v, want a refusal for ErrLeaderChanged", err)
+	if !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrLeaderChanged) || !errors.Is(r.cause, forward.ErrNoAnswer) {
+		t.Fatalf("leader changed mid-call: %v, want a refusal for ErrNoAnswer (the leader had the call) and ErrLeaderChanged", err)
 	}
 }
 

@@ -18,8 +18,9 @@ const (
 	// NoQuorum (UNAVAILABLE): no leader, or no majority, can be reached now. Nothing was
 	// done; retry, here or on another node.
 	NoQuorum = "NO_QUORUM"
-	// OutcomeUnknown (UNAVAILABLE): leadership was lost while the call was in flight; it may
-	// have taken effect. Retry with the same request_id to get its answer.
+	// OutcomeUnknown (UNAVAILABLE): leadership was lost while the call was in flight, or the
+	// leader a follower forwarded it to went silent; it may have taken effect. Retry with the
+	// same request_id to get its answer.
 	OutcomeUnknown = "OUTCOME_UNKNOWN"
 	// ShuttingDown (UNAVAILABLE): the node is stopping; use another.
 	ShuttingDown = "SHUTTING_DOWN"

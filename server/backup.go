@@ -99,7 +99,7 @@ func (s *Server) forwardBackup(ctx context.Context, req *idnodev1.BackupRequest,
 		return err
 	}
 	defer h.Close()
-	in, err := idnodev1.NewClusterServiceClient(h.Conn).Backup(h.Context(), req, h.Trailer())
+	in, err := idnodev1.NewClusterServiceClient(h.Conn).Backup(h.Context(), req, h.CallOptions()...)
 	if err != nil {
 		return h.Error(err)
 	}
@@ -196,7 +196,7 @@ func (s *Server) forwardRestore(ctx context.Context, data []byte) (*idnodev1.Res
 		return nil, err
 	}
 	defer h.Close()
-	out, err := idnodev1.NewClusterServiceClient(h.Conn).Restore(h.Context(), h.Trailer())
+	out, err := idnodev1.NewClusterServiceClient(h.Conn).Restore(h.Context(), h.CallOptions()...)
 	if err != nil {
 		return nil, h.Error(err)
 	}

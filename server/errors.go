@@ -44,9 +44,9 @@ var refusals = []struct {
 	{[]error{fsm.ErrTagInUse, fsm.ErrTagRetired, fsm.ErrNodeIDInUse, fsm.ErrTagReincarnated, fsm.ErrAddressInUse},
 		refusal{codes.AlreadyExists, reason.InUse}},
 	{[]error{fsm.ErrNoFreeTag}, refusal{codes.ResourceExhausted, ""}},
-	{[]error{cluster.ErrLeadershipLost}, refusal{codes.Unavailable, reason.OutcomeUnknown}},
+	{[]error{cluster.ErrLeadershipLost, forward.ErrNoAnswer}, refusal{codes.Unavailable, reason.OutcomeUnknown}},
 	{[]error{cluster.ErrShutdown, identity.ErrClosed, etag.ErrClosed}, refusal{codes.Unavailable, reason.ShuttingDown}},
-	{[]error{cluster.ErrNotLeader, cluster.ErrNoQuorum, forward.ErrNoLeader, forward.ErrLeaderChanged}, refusal{codes.Unavailable, reason.NoQuorum}},
+	{[]error{cluster.ErrNotLeader, cluster.ErrNoQuorum, forward.ErrNoLeader, forward.ErrUnreached, forward.ErrLeaderChanged}, refusal{codes.Unavailable, reason.NoQuorum}},
 	{[]error{context.DeadlineExceeded}, refusal{codes.DeadlineExceeded, ""}},
 	{[]error{context.Canceled}, refusal{codes.Canceled, ""}},
 }

@@ -51,6 +51,13 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{cluster.ErrNoQuorum, codes.Unavailable, reason.NoQuorum},
 		{forward.ErrNoLeader, codes.Unavailable, reason.NoQuorum},
 		{forward.ErrLeaderChanged, codes.Unavailable, reason.NoQuorum},
+		{forward.ErrUnreached, codes.Unavailable, reason.NoQuorum},
+		{fmt.Errorf("%w: %w", forward.ErrNoAnswer, forward.ErrLeaderChanged), codes.Unavailable, reason.OutcomeUnknown},
+		{forward.ErrSelf, codes.Internal, "INTERNAL"}, // served here, never a refusal
+		{cluster.ErrStorageFull, codes.Unavailable, reason.StorageFull},
+		{cluster.ErrStorageFailed, codes.Unavailable, reason.StorageFailed},
+		{&cluster.StorageError{Path: "/data/raft/raft.db", Err: syscall.ENOSPC}, codes.Unavailable, reason.StorageFull},
+		{&cluster.StorageError{Path: "/data/raft/raft.db", Err: syscall.EIO}, codes.Unavailable, reason.StorageFailed},
 		{context.DeadlineExceeded, codes.DeadlineExceeded, "DEADLINE_EXCEEDED"},
 		{context.Canceled, codes.Canceled, "CANCELED"},
 		{fsm.ErrUnknownCommand, codes.Internal, "INTERNAL"},
@@ -84,6 +91,7 @@ func TestNoQuorumReasonsAndTheFallback(t *testing.T) {
 		cluster.ErrLeadershipLost:   reason.OutcomeUnknown,
 		cluster.ErrShutdown:         reason.ShuttingDown,
 		forward.ErrNoLeader:         reason.NoQuorum,
+		forward.ErrNoAnswer:         reason.OutcomeUnknown,
 		errors.New("dial: refused"): reason.NoQuorum,
 	} {
 		if got := reason.Of(noQuorumOf(3, err)); got != want {

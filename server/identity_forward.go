@@ -42,7 +42,7 @@ func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityInc
 		return nil, err
 	}
 	defer h.Close()
-	resp, err := forwardv1.NewForwardClient(h.Conn).NextIdentities(h.Context(), &forwardv1.NextIdentitiesRequest{Increments: incs}, h.Trailer())
+	resp, err := forwardv1.NewForwardClient(h.Conn).NextIdentities(h.Context(), &forwardv1.NextIdentitiesRequest{Increments: incs}, h.CallOptions()...)
 	if err != nil {
 		return nil, h.Error(err)
 	}

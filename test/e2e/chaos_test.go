@@ -446,9 +446,10 @@ func (r *chaosRun) refuses(tag string) error {
 			return fmt.Errorf("node %s, without a majority, answered %s| with %q after %v", tag, chaosPrefix, resp.GetIds(), d)
 		}
 		op.Unknown() // refused; an old leader may have appended it, and it must not matter
-		if st := status.Convert(err); st.Code() != codes.Unavailable || !strings.Contains(st.Message(), "no quorum") || reason.Of(err) != reason.NoQuorum {
-			return fmt.Errorf("node %s, without a majority, refused %s| after %v with %v (reason %q); want UNAVAILABLE saying \"no quorum\", reason %s",
-				tag, chaosPrefix, d, err, reason.Of(err), reason.NoQuorum)
+		if st := status.Convert(err); st.Code() != codes.Unavailable || !strings.Contains(st.Message(), "no quorum") || (reason.Of(err) != reason.NoQuorum && reason.Of(err) != reason.OutcomeUnknown) {
+			// OUTCOME_UNKNOWN: the call was on its way to the old leader when this node gave up on it.
+			return fmt.Errorf("node %s, without a majority, refused %s| after %v with %v (reason %q); want UNAVAILABLE saying \"no quorum\", reason %s or %s",
+				tag, chaosPrefix, d, err, reason.Of(err), reason.NoQuorum, reason.OutcomeUnknown)
 		}
 		longest = max(longest, d)
 		took = append(took, fmt.Sprint(d.Milliseconds()))

@@ -10,7 +10,8 @@
 // Errors. Every refusal is a gRPC status with a google.rpc.ErrorInfo detail of domain
 // "idnode.dev" whose reason clients branch on (Go: package reason):
 //   NO_QUORUM           UNAVAILABLE          no leader or majority now; nothing done; retry
-//   OUTCOME_UNKNOWN     UNAVAILABLE          leadership lost in flight; retry with the same request_id
+//   OUTCOME_UNKNOWN     UNAVAILABLE          leadership lost in flight, or the leader a follower
+//                                            forwarded to went silent; retry with the same request_id
 //   SHUTTING_DOWN       UNAVAILABLE          the node is stopping; use another
 //   NOT_REGISTERED      UNAVAILABLE          the node is not accepted under its tag yet: no server-side IDs
 //   INVALID_INPUT       INVALID_ARGUMENT     the message names the rule and the value
