@@ -26,15 +26,22 @@ func Arrived(ctx context.Context) bool {
 const answeredByTrailer = "x-idnode-answered-by"
 
 // Receiver returns the interceptors the internal server runs first (after any that attach
-// reasons to errors): they mark each call as arrived and its answer as answered by tag.
-func Receiver(tag string) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
+// reasons to errors): they refuse a call without the cluster secret, and mark each call as
+// arrived and its answer as answered by tag.
+func Receiver(tag string, secret Secret) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
 	answered := metadata.Pairs(answeredByTrailer, tag)
 	unary := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		_ = grpc.SetTrailer(ctx, answered)
+		if err := secret.check(ctx); err != nil {
+			return nil, err
+		}
 		return handler(context.WithValue(ctx, arrivedKey{}, true), req)
 	}
 	stream := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		ss.SetTrailer(answered)
+		if err := secret.check(ss.Context()); err != nil {
+			return err
+		}
 		return handler(srv, arrivedStream{ss})
 	}
 	return unary, stream

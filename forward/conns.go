@@ -19,19 +19,21 @@ type Dialer func(ctx context.Context, addr string) (net.Conn, error)
 // conns keeps one gRPC connection per other node, created on first use and reused, so a hop
 // costs no handshake.
 type conns struct {
-	dial  Dialer
-	creds credentials.TransportCredentials
-	mu    sync.Mutex
-	byAdr map[string]*grpc.ClientConn
+	dial   Dialer
+	creds  credentials.TransportCredentials
+	secret Secret
+	mu     sync.Mutex
+	byAdr  map[string]*grpc.ClientConn
 }
 
-// newConns dials with mutual TLS when tlsCfg is set (the node's certificate and the CA).
-func newConns(dial Dialer, tlsCfg *tls.Config) *conns {
+// newConns dials with mutual TLS when tlsCfg is set (the node's certificate and the CA), and
+// every call carries the cluster secret.
+func newConns(dial Dialer, tlsCfg *tls.Config, secret Secret) *conns {
 	creds := insecure.NewCredentials()
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)
 	}
-	return &conns{dial: dial, creds: creds, byAdr: make(map[string]*grpc.ClientConn)}
+	return &conns{dial: dial, creds: creds, secret: secret, byAdr: make(map[string]*grpc.ClientConn)}
 }
 
 func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
@@ -42,6 +44,7 @@ func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
 	}
 	opts := []grpc.DialOption{
 		grpc.WithTransportCredentials(p.creds),
+		grpc.WithPerRPCCredentials(p.secret),
 		// grpc-go's default reconnect backoff grows to 2 minutes; while it waits, calls fail
 		// at once with the stale dial error. Keep retries within about one election timeout
 		// so a follower forwards again promptly once a partition heals.

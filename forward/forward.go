@@ -67,6 +67,8 @@ type Config struct {
 	// PassOn names the incoming metadata a hop carries to the leader (the caller's token),
 	// which gRPC does not pass on by itself.
 	PassOn []string
+	// Secret is the cluster secret every call to another node carries (secret.go).
+	Secret Secret
 	// Now is the clock of the election wait; nil means time.Now.
 	Now func() time.Time
 }
@@ -94,7 +96,7 @@ func New(cfg Config) *Forwarder {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	f := &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS), stop: make(chan struct{}), stopped: make(chan struct{})}
+	f := &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS, cfg.Secret), stop: make(chan struct{}), stopped: make(chan struct{})}
 	f.leaderAt.Store(cfg.Now().UnixNano())
 	go f.track()
 	return f
@@ -176,7 +178,7 @@ func (f *Forwarder) Open(ctx context.Context, lim Limits) (*Hop, error) {
 		return nil, f.cfg.Refuse(err)
 	}
 	hctx, cancel := context.WithCancelCause(ctx)
-	h := &Hop{Conn: cc, f: f, caller: ctx, ctx: hctx, cancel: func() { cancel(nil) }}
+	h := &Hop{Conn: cc, f: f, caller: ctx, ctx: hctx, cancel: func() { cancel(nil) }, secretless: len(f.cfg.Secret.get()) == 0}
 	if lim.Bound > 0 {
 		var tcancel context.CancelFunc
 		h.ctx, tcancel = context.WithTimeoutCause(hctx, lim.Bound, ErrLeaderChanged)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,7 +68,7 @@ func startLeader(t *testing.T, check func(ctx context.Context) error) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unary, stream := forward.Receiver("L")
+	unary, stream := forward.Receiver("L", testSecret)
 	gs := grpc.NewServer(grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream))
 	healthpb.RegisterHealthServer(gs, &leaderServer{check: check})
 	go func() { _ = gs.Serve(lis) }()
@@ -80,9 +81,13 @@ type refused struct{ cause error }
 
 func (r refused) Error() string { return "refused: " + r.cause.Error() }
 
+// testSecret is the cluster secret of the test's nodes.
+func testSecret() []byte { return []byte("0123456789abcdef-test") }
+
 func newForwarder(t *testing.T, c *fakeCluster, wait time.Duration) *forward.Forwarder {
 	f := forward.New(forward.Config{
 		Cluster:      c,
+		Secret:       testSecret,
 		ElectionWait: wait,
 		Refuse:       func(err error) error { return refused{err} },
 		PassOn:       []string{"authorization"},
@@ -253,5 +258,59 @@ func TestAHopCarriesThePassedOnMetadataAndArrivesMarked(t *testing.T) {
 	}
 	if forward.Arrived(ctx) || f.Local(ctx) {
 		t.Fatal("a client's call to a follower counts as this node's to serve")
+	}
+}
+
+// The internal server refuses a call without this cluster's secret, and passes that refusal
+// on as the leader's answer.
+func TestTheInternalServerWantsTheClusterSecret(t *testing.T) {
+	addr := startLeader(t, func(context.Context) error { return nil })
+	c := &fakeCluster{id: "F"}
+	c.set("L", addr)
+	for name, secret := range map[string]forward.Secret{"none": nil, "wrong": func() []byte { return []byte("another cluster's secret") }} {
+		f := forward.New(forward.Config{Cluster: c, Secret: secret, Refuse: func(err error) error { return refused{err} }})
+		t.Cleanup(f.Close)
+		if _, err := call(f, context.Background()); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("%s secret: %v, want UNAUTHENTICATED from the leader", name, err)
+		}
+	}
+	if served, err := call(newForwarder(t, c, time.Minute), context.Background()); err != nil || served != "leader" {
+		t.Fatalf("with the secret: %q, %v", served, err)
+	}
+}
+
+// A node that has not caught up with the log does not know the secret yet; the leader refuses
+// its call, having done nothing, and the node sends it again once it has caught up.
+func TestANodeBehindOnTheSecretSendsAgainOnceItKnowsIt(t *testing.T) {
+	var caughtUp atomic.Bool
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unary, _ := forward.Receiver("L", testSecret)
+	served := 0
+	catchUp := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		resp, err := handler(ctx, req)
+		if status.Code(err) == codes.Unauthenticated {
+			caughtUp.Store(true) // the log reaches the node while the leader refuses
+		}
+		return resp, err
+	}
+	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(catchUp, unary))
+	healthpb.RegisterHealthServer(gs, &leaderServer{check: func(context.Context) error { served++; return nil }})
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+
+	c := &fakeCluster{id: "F"}
+	c.set("L", lis.Addr().String())
+	f := forward.New(forward.Config{Cluster: c, Secret: func() []byte {
+		if caughtUp.Load() {
+			return testSecret()
+		}
+		return nil
+	}, Refuse: func(err error) error { return refused{err} }})
+	t.Cleanup(f.Close)
+	if got, err := call(f, context.Background()); err != nil || got != "leader" || served != 1 || !caughtUp.Load() {
+		t.Fatalf("served %q, %v (leader served %d, refused first: %v); want the leader's answer, once", got, err, served, caughtUp.Load())
 	}
 }

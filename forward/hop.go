@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -22,6 +23,8 @@ type Hop struct {
 	cancel  func()
 	trailer metadata.MD
 	peer    peer.Peer
+	// secretless: this node knew no cluster secret when the hop opened, so its call carries none.
+	secretless bool
 }
 
 // Context is the hop's context: the caller's, bounded by the hop's Limits, with the metadata
@@ -75,24 +78,63 @@ func (h *Hop) callersDeadline() bool {
 // Remote makes a call on a hop's connection.
 type Remote[Req, Resp any] func(cc *grpc.ClientConn, ctx context.Context, req Req, opts ...grpc.CallOption) (Resp, error)
 
+// Do opens a hop with lim and runs call on it, which returns the call's error; Do returns
+// what Error makes of it, or ErrSelf (the caller then serves the call itself). When the leader
+// refused the call for want of the cluster secret that this node does not know yet (it has not
+// caught up with the log: a new cluster's first moments, a node that has just joined), the
+// leader did nothing: Do waits until this node knows the secret and runs call once more.
+func (f *Forwarder) Do(ctx context.Context, lim Limits, call func(*Hop) error) error {
+	for attempt := 1; ; attempt++ {
+		h, err := f.Open(ctx, lim)
+		if err != nil {
+			return err
+		}
+		err = call(h)
+		behind := attempt == 1 && h.refusedForTheSecret(err) && f.awaitSecret(ctx)
+		err = h.Error(err)
+		h.Close()
+		if !behind {
+			return err
+		}
+	}
+}
+
+// refusedForTheSecret: the leader refused err's call for want of the secret, which this node
+// did not send because it did not know it.
+func (h *Hop) refusedForTheSecret(err error) bool {
+	return h.secretless && status.Code(err) == codes.Unauthenticated && len(h.trailer.Get(answeredByTrailer)) > 0
+}
+
+// awaitSecret waits until this node knows the cluster secret, within ctx and the election wait.
+func (f *Forwarder) awaitSecret(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, f.cfg.ElectionWait)
+	defer cancel()
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for len(f.cfg.Secret.get()) == 0 {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+	return true
+}
+
 // Call serves req with local when the call is this node's (Local), and otherwise takes it to
 // the leader with remote and brings the answer back.
 func Call[Req, Resp any](f *Forwarder, ctx context.Context, req Req, lim Limits, local func(context.Context, Req) (Resp, error), remote Remote[Req, Resp]) (Resp, error) {
 	if f.Local(ctx) {
 		return local(ctx, req)
 	}
-	var zero Resp
-	h, err := f.Open(ctx, lim)
+	var resp Resp
+	err := f.Do(ctx, lim, func(h *Hop) error {
+		var err error
+		resp, err = remote(h.Conn, h.Context(), req, h.CallOptions()...)
+		return err
+	})
 	if errors.Is(err, ErrSelf) {
 		return local(ctx, req)
 	}
-	if err != nil {
-		return zero, err
-	}
-	defer h.Close()
-	resp, err := remote(h.Conn, h.Context(), req, h.CallOptions()...)
-	if err != nil {
-		return zero, h.Error(err)
-	}
-	return resp, nil
+	return resp, err
 }

@@ -12,7 +12,7 @@ import (
 // consistent backup of the cluster, call it on the leader after a read barrier.
 func (f *FSM) WriteBackup(w io.Writer) error {
 	f.mu.RLock()
-	recs := f.st.records()
+	recs := f.st.records(true)
 	f.mu.RUnlock()
 	return (&snapshot{records: recs}).write(w)
 }

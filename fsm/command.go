@@ -23,6 +23,9 @@ const (
 	RegisterNodeCommand  CommandType = 5
 	RemoveNodeCommand    CommandType = 6
 	RaiseFloorCommand    CommandType = 7
+	// SetClusterSecret changes nothing an older build answers from, and an older build does
+	// not check the secret: it may skip it.
+	SetClusterSecretCommand CommandType = 8 | Ignorable
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

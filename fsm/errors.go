@@ -45,6 +45,9 @@ var (
 	// cluster's --separator.
 	ErrSeparatorDiffers = errors.New("this node's --separator differs from the cluster's")
 
+	// ErrInvalidSecret means a proposed cluster secret is shorter than 16 bytes.
+	ErrInvalidSecret = errors.New("a cluster secret needs at least 16 bytes")
+
 	// ErrAddressInUse means another registered node has the raft or gRPC address; give the
 	// new node addresses of its own.
 	ErrAddressInUse = errors.New("address is in use by another node")

@@ -41,13 +41,14 @@ type command struct {
 
 // commands is the table of commands, keyed by the entry's first byte: one function each.
 var commands = map[CommandType]command{
-	IdentityBatchCommand: handle((*state).applyIdentityBatch),
-	SeedIdentityCommand:  handle((*state).applySeedIdentity),
-	HiLoReserveCommand:   handle((*state).applyHiLoReserve),
-	HiLoReturnCommand:    handle((*state).applyHiLoReturn),
-	RegisterNodeCommand:  handle((*state).applyRegisterNode),
-	RemoveNodeCommand:    handle((*state).applyRemoveNode),
-	RaiseFloorCommand:    handle((*state).applyRaiseFloor),
+	IdentityBatchCommand:    handle((*state).applyIdentityBatch),
+	SeedIdentityCommand:     handle((*state).applySeedIdentity),
+	HiLoReserveCommand:      handle((*state).applyHiLoReserve),
+	HiLoReturnCommand:       handle((*state).applyHiLoReturn),
+	RegisterNodeCommand:     handle((*state).applyRegisterNode),
+	RemoveNodeCommand:       handle((*state).applyRemoveNode),
+	RaiseFloorCommand:       handle((*state).applyRaiseFloor),
+	SetClusterSecretCommand: handle((*state).applySetClusterSecret),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

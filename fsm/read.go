@@ -64,6 +64,13 @@ func (f *FSM) Separator() string {
 	return f.st.separator
 }
 
+// ClusterSecret is the secret node-to-node calls carry, or nil before a leader set one.
+func (f *FSM) ClusterSecret() []byte {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.st.clusterSecret
+}
+
 // RetiredTags returns the tags of removed nodes, sorted.
 func (f *FSM) RetiredTags() []string {
 	f.mu.RLock()

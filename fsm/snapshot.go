@@ -54,6 +54,7 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 	}),
 	settingsRecord: restored(func(st *state, r *raftv1.SettingsRecord) {
 		st.separator = r.GetSeparator()
+		st.clusterSecret = r.GetClusterSecret()
 	}),
 }
 
@@ -76,8 +77,9 @@ type snapshotRecord struct {
 	msg proto.Message
 }
 
-// records lists the state as snapshot records, in the order they are written.
-func (st *state) records() []snapshotRecord {
+// records lists the state as snapshot records, in the order they are written; a backup's
+// leave the cluster secret out.
+func (st *state) records(backup bool) []snapshotRecord {
 	var out []snapshotRecord
 	for _, k := range sortedKeys(st.identities) {
 		c := st.identities[k]
@@ -94,8 +96,12 @@ func (st *state) records() []snapshotRecord {
 	for _, k := range sortedKeys(st.retired) {
 		out = append(out, snapshotRecord{retiredTagRecord, &raftv1.RetiredTagRecord{Tag: k}})
 	}
-	if st.separator != "" {
-		out = append(out, snapshotRecord{settingsRecord, &raftv1.SettingsRecord{Separator: st.separator}})
+	settings := &raftv1.SettingsRecord{Separator: st.separator}
+	if !backup {
+		settings.ClusterSecret = st.clusterSecret
+	}
+	if settings.GetSeparator() != "" || len(settings.GetClusterSecret()) > 0 {
+		out = append(out, snapshotRecord{settingsRecord, settings})
 	}
 	out = append(out, snapshotRecord{clockRecord, &raftv1.ClockRecord{NowMs: st.requests.nowMs}})
 	for _, r := range st.requests.live() {
@@ -121,7 +127,7 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 	if f.halted {
 		return nil, ErrHalted
 	}
-	return &snapshot{records: f.st.records()}, nil
+	return &snapshot{records: f.st.records(false)}, nil
 }
 
 type snapshot struct {

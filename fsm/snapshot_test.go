@@ -32,7 +32,7 @@ func randomLog(t *testing.T, seed uint64, n int) []*raft.Log {
 		if rng.IntN(3) == 0 {
 			reqID = fmt.Sprintf("r%d", rng.IntN(n/2+1))
 		}
-		switch rng.IntN(7) {
+		switch rng.IntN(8) {
 		case 0, 1:
 			b := &raftv1.IdentityBatch{ProposedAtMs: int64(i) * 1000}
 			for range 1 + rng.IntN(4) {
@@ -66,6 +66,13 @@ func randomLog(t *testing.T, seed uint64, n int) []*raft.Log {
 			}
 			data, err := Encode(RaiseFloorCommand, f)
 			add(RaiseFloorCommand, data, err)
+		case 7:
+			secret := make([]byte, 8+rng.IntN(32)) // some too short
+			for i := range secret {
+				secret[i] = byte(rng.IntN(256))
+			}
+			data, err := Encode(SetClusterSecretCommand, &raftv1.SetClusterSecret{Secret: secret})
+			add(SetClusterSecretCommand, data, err)
 		}
 	}
 	return logs
@@ -90,7 +97,7 @@ func TestSnapshotRestoreIsExact(t *testing.T) {
 	if !bytes.Equal(snapshotBytes(t, orig), snapshotBytes(t, restored)) {
 		t.Fatal("states diverged after the same entries")
 	}
-	if len(orig.Nodes()) == 0 || len(orig.st.identities) == 0 || len(orig.st.hilo) == 0 || len(orig.st.requests.live()) == 0 {
+	if len(orig.Nodes()) == 0 || len(orig.st.identities) == 0 || len(orig.st.hilo) == 0 || len(orig.st.requests.live()) == 0 || orig.ClusterSecret() == nil {
 		t.Fatal("the random log did not exercise every kind of record")
 	}
 }

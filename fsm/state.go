@@ -12,6 +12,9 @@ type state struct {
 	// separator is the cluster's identity parts separator, set by the first node that
 	// registers with one (cluster-wide settings, DESIGN §3); "" until then.
 	separator string
+	// clusterSecret authenticates node-to-node calls (package forward); nil until the first
+	// leader proposes one.
+	clusterSecret []byte
 }
 
 type identityCounter struct {

@@ -94,27 +94,29 @@ func (w *chunkWriter) flush() error {
 
 // forwardBackup passes the leader's backup stream on to the caller.
 func (s *Server) forwardBackup(ctx context.Context, req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
-	h, err := s.fwd.Open(ctx, forward.Stream)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	in, err := idnodev1.NewClusterServiceClient(h.Conn).Backup(h.Context(), req, h.CallOptions()...)
-	if err != nil {
-		return h.Error(err)
-	}
-	for {
-		c, err := in.Recv()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
+	var sendErr error // the caller's side of the stream: not the hop's to explain
+	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
+		in, err := idnodev1.NewClusterServiceClient(h.Conn).Backup(h.Context(), req, h.CallOptions()...)
 		if err != nil {
-			return h.Error(err)
-		}
-		if err := stream.Send(c); err != nil {
 			return err
 		}
+		for {
+			c, err := in.Recv()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if sendErr = stream.Send(c); sendErr != nil {
+				return nil
+			}
+		}
+	})
+	if sendErr != nil {
+		return sendErr
 	}
+	return err
 }
 
 // Restore raises this cluster's floors to a backup's: see fsm.RaiseFloor and fsm/DESIGN.md. It
@@ -191,25 +193,21 @@ func (s *Server) forwardRestore(ctx context.Context, data []byte) (*idnodev1.Res
 	if s.fwd.Local(ctx) {
 		return nil, forward.ErrSelf
 	}
-	h, err := s.fwd.Open(ctx, forward.Stream)
-	if err != nil {
-		return nil, err
-	}
-	defer h.Close()
-	out, err := idnodev1.NewClusterServiceClient(h.Conn).Restore(h.Context(), h.CallOptions()...)
-	if err != nil {
-		return nil, h.Error(err)
-	}
-	for len(data) > 0 {
-		n := min(len(data), backupChunkSize)
-		if err := out.Send(&idnodev1.RestoreChunk{Data: data[:n]}); err != nil {
-			break // the real error comes from CloseAndRecv
+	var resp *idnodev1.RestoreResponse
+	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
+		out, err := idnodev1.NewClusterServiceClient(h.Conn).Restore(h.Context(), h.CallOptions()...)
+		if err != nil {
+			return err
 		}
-		data = data[n:]
-	}
-	resp, err := out.CloseAndRecv()
-	if err != nil {
-		return nil, h.Error(err)
-	}
-	return resp, nil
+		for rest := data; len(rest) > 0; {
+			n := min(len(rest), backupChunkSize)
+			if err := out.Send(&idnodev1.RestoreChunk{Data: rest[:n]}); err != nil {
+				break // the real error comes from CloseAndRecv
+			}
+			rest = rest[n:]
+		}
+		resp, err = out.CloseAndRecv()
+		return err
+	})
+	return resp, err
 }

@@ -36,6 +36,7 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{etag.ErrExhausted, codes.OutOfRange, reason.CounterOverflow},
 		{fsm.ErrRangeReturned, codes.FailedPrecondition, reason.RangeReturned},
 		{fsm.ErrSeparatorDiffers, codes.FailedPrecondition, reason.SeparatorMismatch},
+		{fsm.ErrInvalidSecret, codes.Internal, "INTERNAL"}, // the leader proposes only good ones
 		{fsm.ErrRestoreTagInUse, codes.FailedPrecondition, reason.InUse},
 		{fsm.ErrTagInUse, codes.AlreadyExists, reason.InUse},
 		{fsm.ErrTagRetired, codes.AlreadyExists, reason.InUse},

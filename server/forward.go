@@ -32,5 +32,6 @@ func (s *Server) newForwarder() *forward.Forwarder {
 		ElectionWait: s.cfg.ElectionWait,
 		Refuse:       s.noQuorum,
 		PassOn:       []string{authorizationHeader},
+		Secret:       s.node.FSM().ClusterSecret,
 	})
 }

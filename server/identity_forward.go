@@ -34,17 +34,17 @@ type forwardCommitter struct{ s *Server }
 
 func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
 	s := c.s
-	h, err := s.fwd.Open(ctx, forward.Unary)
+	var resp *forwardv1.NextIdentitiesResponse
+	err := s.fwd.Do(ctx, forward.Unary, func(h *forward.Hop) error {
+		var err error
+		resp, err = forwardv1.NewForwardClient(h.Conn).NextIdentities(h.Context(), &forwardv1.NextIdentitiesRequest{Increments: incs}, h.CallOptions()...)
+		return err
+	})
 	if errors.Is(err, forward.ErrSelf) {
 		return s.leaderBatch.NextMany(ctx, incs), nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	defer h.Close()
-	resp, err := forwardv1.NewForwardClient(h.Conn).NextIdentities(h.Context(), &forwardv1.NextIdentitiesRequest{Increments: incs}, h.CallOptions()...)
-	if err != nil {
-		return nil, h.Error(err)
 	}
 	out := make([]identity.Result, len(resp.GetAnswers()))
 	for i, a := range resp.GetAnswers() {

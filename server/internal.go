@@ -17,7 +17,7 @@ import (
 // InternalServerOptions are the options the grpc.Server given to RegisterInternal must be
 // created with. It takes no transport credentials: the Raft port's TLS is already done.
 func (s *Server) InternalServerOptions() []grpc.ServerOption {
-	arrivedUnary, arrivedStream := forward.Receiver(s.cfg.Tag)
+	arrivedUnary, arrivedStream := forward.Receiver(s.cfg.Tag, s.node.FSM().ClusterSecret)
 	return []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(withReason, arrivedUnary, s.authorize, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),

@@ -119,7 +119,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, reason.Error(codes.Unavailable, reason.NoQuorum, "no quorum: …")))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, status.Error(codes.Unavailable, "shutting down")))
 	// A call another node forwarded here is that node's to count.
-	arrived, _ := forward.Receiver("B")
+	arrived, _ := forward.Receiver("B", nil)
 	_, _ = arrived(ctx, &idnodev1.NextIdentityRequest{}, info, func(ctx context.Context, req any) (any, error) {
 		return s.observe(ctx, req, info, answer(&idnodev1.NextIdentityResponse{First: 1, Last: 100}, nil))
 	})

@@ -181,13 +181,15 @@ func (s *Server) Register(gs *grpc.Server) {
 	reflection.Register(gs)
 }
 
-// Start runs the background loops until Close.
+// Start runs the background loops until Close: health, self-registration, and the cluster
+// secret.
 func (s *Server) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
-	s.wg.Add(2)
+	s.wg.Add(3)
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
 	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
+	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()
 }
 
 // Close stops the background loops and the identity batcher; the grpc.Server is the caller's.

@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -54,6 +56,20 @@ func TestInternalServicesAreNotOnTheClientPort(t *testing.T) {
 			t.Errorf("Forward.NextIdentities on node %s's client port: %v, want UNIMPLEMENTED", tag, err)
 		}
 	}
+
+	// On the Raft port the internal services answer only the cluster's nodes: the leader sets a
+	// cluster secret soon after the first election, and a call without it is refused. (Before
+	// that the increment below is refused as invalid: it changes nothing either way.)
+	raftConn := dialConn(t, c.node(leader).RaftAddr)
+	eventually(t, 10*time.Second, "the internal port refusing a call without the cluster secret", func() error {
+		_, err := forwardv1.NewForwardClient(raftConn).NextIdentities(rpcCtx(t), &forwardv1.NextIdentitiesRequest{
+			Increments: []*raftv1.IdentityIncrement{{Name: "", Count: 1 << 40}},
+		})
+		if status.Code(err) != codes.Unauthenticated {
+			return fmt.Errorf("Forward.NextIdentities on node %s's Raft port without the secret: %v, want UNAUTHENTICATED", leader, err)
+		}
+		return nil
+	})
 
 	// The old forwarding marker, forged by a client, is just metadata now: the follower still forwards.
 	ctx := metadata.AppendToOutgoingContext(rpcCtx(t), "x-idnode-forwarded-by", leader)

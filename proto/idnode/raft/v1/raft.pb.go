@@ -537,6 +537,53 @@ func (x *RaiseFloor) GetRetiredTags() []string {
 	return nil
 }
 
+// Set the cluster secret, which node-to-node calls on the Raft port carry (package forward).
+// The first one wins; later ones change nothing. The leader proposes one when it finds none:
+// at bootstrap, or after an upgrade from a version without it.
+type SetClusterSecret struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Secret        []byte                 `protobuf:"bytes,1,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetClusterSecret) Reset() {
+	*x = SetClusterSecret{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetClusterSecret) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetClusterSecret) ProtoMessage() {}
+
+func (x *SetClusterSecret) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetClusterSecret.ProtoReflect.Descriptor instead.
+func (*SetClusterSecret) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *SetClusterSecret) GetSecret() []byte {
+	if x != nil {
+		return x.Secret
+	}
+	return nil
+}
+
 type IdentityRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name as first spelled; the counter is keyed case-insensitively.
@@ -548,7 +595,7 @@ type IdentityRecord struct {
 
 func (x *IdentityRecord) Reset() {
 	*x = IdentityRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[8]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -560,7 +607,7 @@ func (x *IdentityRecord) String() string {
 func (*IdentityRecord) ProtoMessage() {}
 
 func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[8]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -573,7 +620,7 @@ func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentityRecord.ProtoReflect.Descriptor instead.
 func (*IdentityRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{8}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *IdentityRecord) GetName() string {
@@ -602,7 +649,7 @@ type HiLoRecord struct {
 
 func (x *HiLoRecord) Reset() {
 	*x = HiLoRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[9]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +661,7 @@ func (x *HiLoRecord) String() string {
 func (*HiLoRecord) ProtoMessage() {}
 
 func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[9]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,7 +674,7 @@ func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HiLoRecord.ProtoReflect.Descriptor instead.
 func (*HiLoRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{9}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HiLoRecord) GetTag() string {
@@ -664,7 +711,7 @@ type NodeRecord struct {
 
 func (x *NodeRecord) Reset() {
 	*x = NodeRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -676,7 +723,7 @@ func (x *NodeRecord) String() string {
 func (*NodeRecord) ProtoMessage() {}
 
 func (x *NodeRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -689,7 +736,7 @@ func (x *NodeRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeRecord.ProtoReflect.Descriptor instead.
 func (*NodeRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{10}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *NodeRecord) GetTag() string {
@@ -736,7 +783,7 @@ type RetiredTagRecord struct {
 
 func (x *RetiredTagRecord) Reset() {
 	*x = RetiredTagRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -748,7 +795,7 @@ func (x *RetiredTagRecord) String() string {
 func (*RetiredTagRecord) ProtoMessage() {}
 
 func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -761,7 +808,7 @@ func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetiredTagRecord.ProtoReflect.Descriptor instead.
 func (*RetiredTagRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{11}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RetiredTagRecord) GetTag() string {
@@ -789,7 +836,7 @@ type RequestRecord struct {
 
 func (x *RequestRecord) Reset() {
 	*x = RequestRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -801,7 +848,7 @@ func (x *RequestRecord) String() string {
 func (*RequestRecord) ProtoMessage() {}
 
 func (x *RequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -814,7 +861,7 @@ func (x *RequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestRecord.ProtoReflect.Descriptor instead.
 func (*RequestRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{12}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RequestRecord) GetRequestId() string {
@@ -876,7 +923,7 @@ type ClockRecord struct {
 
 func (x *ClockRecord) Reset() {
 	*x = ClockRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -888,7 +935,7 @@ func (x *ClockRecord) String() string {
 func (*ClockRecord) ProtoMessage() {}
 
 func (x *ClockRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -901,7 +948,7 @@ func (x *ClockRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClockRecord.ProtoReflect.Descriptor instead.
 func (*ClockRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{13}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ClockRecord) GetNowMs() int64 {
@@ -913,15 +960,17 @@ func (x *ClockRecord) GetNowMs() int64 {
 
 // Snapshot record: the cluster-wide settings, once a node registered them.
 type SettingsRecord struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Separator     string                 `protobuf:"bytes,1,opt,name=separator,proto3" json:"separator,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Separator string                 `protobuf:"bytes,1,opt,name=separator,proto3" json:"separator,omitempty"`
+	// Left out of backups: a backup file is not a key to the cluster it came from.
+	ClusterSecret []byte `protobuf:"bytes,2,opt,name=cluster_secret,json=clusterSecret,proto3" json:"cluster_secret,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SettingsRecord) Reset() {
 	*x = SettingsRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +982,7 @@ func (x *SettingsRecord) String() string {
 func (*SettingsRecord) ProtoMessage() {}
 
 func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +995,7 @@ func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettingsRecord.ProtoReflect.Descriptor instead.
 func (*SettingsRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SettingsRecord) GetSeparator() string {
@@ -954,6 +1003,13 @@ func (x *SettingsRecord) GetSeparator() string {
 		return x.Separator
 	}
 	return ""
+}
+
+func (x *SettingsRecord) GetClusterSecret() []byte {
+	if x != nil {
+		return x.ClusterSecret
+	}
+	return nil
 }
 
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
@@ -1003,7 +1059,9 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"identities\x18\x01 \x03(\v2\x1e.idnode.raft.v1.IdentityRecordR\n" +
 	"identities\x12.\n" +
 	"\x04hilo\x18\x02 \x03(\v2\x1a.idnode.raft.v1.HiLoRecordR\x04hilo\x12!\n" +
-	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\":\n" +
+	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\"*\n" +
+	"\x10SetClusterSecret\x12\x16\n" +
+	"\x06secret\x18\x01 \x01(\fR\x06secret\":\n" +
 	"\x0eIdentityRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\"K\n" +
@@ -1031,9 +1089,10 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x04last\x18\x06 \x01(\x03R\x04last\x12$\n" +
 	"\x0erecorded_at_ms\x18\a \x01(\x03R\frecordedAtMs\"$\n" +
 	"\vClockRecord\x12\x15\n" +
-	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\".\n" +
+	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\"U\n" +
 	"\x0eSettingsRecord\x12\x1c\n" +
-	"\tseparator\x18\x01 \x01(\tR\tseparatorB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
+	"\tseparator\x18\x01 \x01(\tR\tseparator\x12%\n" +
+	"\x0ecluster_secret\x18\x02 \x01(\fR\rclusterSecretB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
 
 var (
 	file_idnode_raft_v1_raft_proto_rawDescOnce sync.Once
@@ -1047,7 +1106,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -1057,23 +1116,24 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*RegisterNode)(nil),      // 5: idnode.raft.v1.RegisterNode
 	(*RemoveNode)(nil),        // 6: idnode.raft.v1.RemoveNode
 	(*RaiseFloor)(nil),        // 7: idnode.raft.v1.RaiseFloor
-	(*IdentityRecord)(nil),    // 8: idnode.raft.v1.IdentityRecord
-	(*HiLoRecord)(nil),        // 9: idnode.raft.v1.HiLoRecord
-	(*NodeRecord)(nil),        // 10: idnode.raft.v1.NodeRecord
-	(*RetiredTagRecord)(nil),  // 11: idnode.raft.v1.RetiredTagRecord
-	(*RequestRecord)(nil),     // 12: idnode.raft.v1.RequestRecord
-	(*ClockRecord)(nil),       // 13: idnode.raft.v1.ClockRecord
-	(*SettingsRecord)(nil),    // 14: idnode.raft.v1.SettingsRecord
+	(*SetClusterSecret)(nil),  // 8: idnode.raft.v1.SetClusterSecret
+	(*IdentityRecord)(nil),    // 9: idnode.raft.v1.IdentityRecord
+	(*HiLoRecord)(nil),        // 10: idnode.raft.v1.HiLoRecord
+	(*NodeRecord)(nil),        // 11: idnode.raft.v1.NodeRecord
+	(*RetiredTagRecord)(nil),  // 12: idnode.raft.v1.RetiredTagRecord
+	(*RequestRecord)(nil),     // 13: idnode.raft.v1.RequestRecord
+	(*ClockRecord)(nil),       // 14: idnode.raft.v1.ClockRecord
+	(*SettingsRecord)(nil),    // 15: idnode.raft.v1.SettingsRecord
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
-	0, // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	8, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
-	9, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
+	9,  // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
+	10, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
+	3,  // [3:3] is the sub-list for method output_type
+	3,  // [3:3] is the sub-list for method input_type
+	3,  // [3:3] is the sub-list for extension type_name
+	3,  // [3:3] is the sub-list for extension extendee
+	0,  // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_idnode_raft_v1_raft_proto_init() }
@@ -1087,7 +1147,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
