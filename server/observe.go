@@ -27,7 +27,8 @@ type Observer interface {
 	IDsIssued(strategy string, n int64)
 	// HiLoRange observes the size of a granted range.
 	HiLoRange(size int64)
-	// NoQuorum counts a call refused because the node could not reach a majority.
+	// NoQuorum counts a call refused because the node could not reach a majority (reasons
+	// NO_QUORUM and OUTCOME_UNKNOWN).
 	NoQuorum()
 }
 
@@ -40,7 +41,8 @@ func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 		return resp, err
 	}
 	if err != nil {
-		if reason.Of(err) == reason.NoQuorum {
+		// An unknown outcome is a quorum lost while the call was under way.
+		if r := reason.Of(err); r == reason.NoQuorum || r == reason.OutcomeUnknown {
 			obs.NoQuorum()
 		}
 		return resp, err

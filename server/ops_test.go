@@ -117,6 +117,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 	_, _ = s.observe(ctx, &idnodev1.NextIdentityRequest{}, info, answer(&idnodev1.NextIdentityResponse{First: 5, Last: 9}, nil))
 	_, _ = s.observe(ctx, &idnodev1.NextHiLoRequest{}, info, answer(&idnodev1.NextHiLoResponse{Low: 33, High: 96}, nil))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, reason.Error(codes.Unavailable, reason.NoQuorum, "no quorum: …")))
+	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, reason.Error(codes.Unavailable, reason.OutcomeUnknown, "no quorum: …")))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, status.Error(codes.Unavailable, "shutting down")))
 	// A call another node forwarded here is that node's to count.
 	arrived, _ := forward.Receiver("B", nil)
@@ -129,7 +130,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 			t.Errorf("%s: %d IDs counted, want %d (all: %v)", k, obs.ids[k], v, obs.ids)
 		}
 	}
-	if len(obs.ranges) != 1 || obs.ranges[0] != 64 || obs.noQuorum != 1 {
+	if len(obs.ranges) != 1 || obs.ranges[0] != 64 || obs.noQuorum != 2 {
 		t.Errorf("ranges %v, no-quorum refusals %d", obs.ranges, obs.noQuorum)
 	}
 }
