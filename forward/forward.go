@@ -29,6 +29,9 @@ var (
 	// ErrNoAnswer: the call was sent to the leader, but no answer came back (it wraps why:
 	// ErrLeaderChanged, or the transport's error). The leader may have acted on it.
 	ErrNoAnswer = errors.New("the leader did not answer a call it may have acted on")
+	// ErrBehind: the leader refused the call because this node does not know the cluster
+	// secret yet: it has not caught up with the log. Nothing was done.
+	ErrBehind = errors.New("this node has not caught up with the cluster's log yet")
 	// ErrSelf: while the call waited for an election, this node won it; serve the call here.
 	ErrSelf = errors.New("this node is the leader")
 )

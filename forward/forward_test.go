@@ -267,12 +267,10 @@ func TestTheInternalServerWantsTheClusterSecret(t *testing.T) {
 	addr := startLeader(t, func(context.Context) error { return nil })
 	c := &fakeCluster{id: "F"}
 	c.set("L", addr)
-	for name, secret := range map[string]forward.Secret{"none": nil, "wrong": func() []byte { return []byte("another cluster's secret") }} {
-		f := forward.New(forward.Config{Cluster: c, Secret: secret, Refuse: func(err error) error { return refused{err} }})
-		t.Cleanup(f.Close)
-		if _, err := call(f, context.Background()); status.Code(err) != codes.Unauthenticated {
-			t.Errorf("%s secret: %v, want UNAUTHENTICATED from the leader", name, err)
-		}
+	wrong := forward.New(forward.Config{Cluster: c, Secret: func() []byte { return []byte("another cluster's secret") }, Refuse: func(err error) error { return refused{err} }})
+	t.Cleanup(wrong.Close)
+	if _, err := call(wrong, context.Background()); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("a wrong secret: %v, want UNAUTHENTICATED from the leader", err)
 	}
 	if served, err := call(newForwarder(t, c, time.Minute), context.Background()); err != nil || served != "leader" {
 		t.Fatalf("with the secret: %q, %v", served, err)
@@ -312,5 +310,20 @@ func TestANodeBehindOnTheSecretSendsAgainOnceItKnowsIt(t *testing.T) {
 	t.Cleanup(f.Close)
 	if got, err := call(f, context.Background()); err != nil || got != "leader" || served != 1 || !caughtUp.Load() {
 		t.Fatalf("served %q, %v (leader served %d, refused first: %v); want the leader's answer, once", got, err, served, caughtUp.Load())
+	}
+}
+
+// A node that does not learn the secret within the election wait refuses with ErrBehind (the
+// caller retries), not with the leader's UNAUTHENTICATED.
+func TestANodeThatStaysBehindRefuses(t *testing.T) {
+	addr := startLeader(t, func(context.Context) error { return nil })
+	c := &fakeCluster{id: "F"}
+	c.set("L", addr)
+	f := forward.New(forward.Config{Cluster: c, ElectionWait: 50 * time.Millisecond, Refuse: func(err error) error { return refused{err} }})
+	t.Cleanup(f.Close)
+	_, err := call(f, context.Background())
+	var r refused
+	if !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrBehind) {
+		t.Fatalf("a node that never learns the secret: %v, want a refusal for ErrBehind", err)
 	}
 }

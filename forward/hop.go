@@ -81,8 +81,9 @@ type Remote[Req, Resp any] func(cc *grpc.ClientConn, ctx context.Context, req Re
 // Do opens a hop with lim and runs call on it, which returns the call's error; Do returns
 // what Error makes of it, or ErrSelf (the caller then serves the call itself). When the leader
 // refused the call for want of the cluster secret that this node does not know yet (it has not
-// caught up with the log: a new cluster's first moments, a node that has just joined), the
-// leader did nothing: Do waits until this node knows the secret and runs call once more.
+// caught up with the log: a new cluster's first moments, a node that has just joined or
+// restarted), the leader did nothing: Do waits until this node knows the secret and runs call
+// once more, or refuses with ErrBehind if it does not learn it within the election wait.
 func (f *Forwarder) Do(ctx context.Context, lim Limits, call func(*Hop) error) error {
 	for attempt := 1; ; attempt++ {
 		h, err := f.Open(ctx, lim)
@@ -90,12 +91,16 @@ func (f *Forwarder) Do(ctx context.Context, lim Limits, call func(*Hop) error) e
 			return err
 		}
 		err = call(h)
-		behind := attempt == 1 && h.refusedForTheSecret(err) && f.awaitSecret(ctx)
+		if attempt == 1 && h.refusedForTheSecret(err) {
+			h.Close()
+			if !f.awaitSecret(ctx) {
+				return f.cfg.Refuse(ErrBehind)
+			}
+			continue
+		}
 		err = h.Error(err)
 		h.Close()
-		if !behind {
-			return err
-		}
+		return err
 	}
 }
 

@@ -46,7 +46,7 @@ var refusals = []struct {
 	{[]error{fsm.ErrNoFreeTag}, refusal{codes.ResourceExhausted, ""}},
 	{[]error{cluster.ErrLeadershipLost, forward.ErrNoAnswer}, refusal{codes.Unavailable, reason.OutcomeUnknown}},
 	{[]error{cluster.ErrShutdown, identity.ErrClosed, etag.ErrClosed}, refusal{codes.Unavailable, reason.ShuttingDown}},
-	{[]error{cluster.ErrNotLeader, cluster.ErrNoQuorum, forward.ErrNoLeader, forward.ErrUnreached, forward.ErrLeaderChanged}, refusal{codes.Unavailable, reason.NoQuorum}},
+	{[]error{cluster.ErrNotLeader, cluster.ErrNoQuorum, forward.ErrNoLeader, forward.ErrUnreached, forward.ErrLeaderChanged, forward.ErrBehind}, refusal{codes.Unavailable, reason.NoQuorum}},
 	{[]error{context.DeadlineExceeded}, refusal{codes.DeadlineExceeded, ""}},
 	{[]error{context.Canceled}, refusal{codes.Canceled, ""}},
 }

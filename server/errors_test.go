@@ -53,6 +53,7 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{forward.ErrNoLeader, codes.Unavailable, reason.NoQuorum},
 		{forward.ErrLeaderChanged, codes.Unavailable, reason.NoQuorum},
 		{forward.ErrUnreached, codes.Unavailable, reason.NoQuorum},
+		{forward.ErrBehind, codes.Unavailable, reason.NoQuorum},
 		{fmt.Errorf("%w: %w", forward.ErrNoAnswer, forward.ErrLeaderChanged), codes.Unavailable, reason.OutcomeUnknown},
 		{forward.ErrSelf, codes.Internal, "INTERNAL"}, // served here, never a refusal
 		{cluster.ErrStorageFull, codes.Unavailable, reason.StorageFull},

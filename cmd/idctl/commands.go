@@ -79,6 +79,8 @@ type nodeRow struct {
 	CommitIndex  uint64 `json:"commit_index,omitempty"`
 	AppliedIndex uint64 `json:"applied_index,omitempty"`
 	Answered     bool   `json:"answered"` // this node's own term and indexes were read from it
+	// StorageFault is why the node cannot write its Raft log (its own answer), if it cannot.
+	StorageFault string `json:"storage_fault,omitempty"`
 }
 
 type statusOut struct {
@@ -108,6 +110,7 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable()}
 			if own, ok := self[n.GetTag()]; ok {
 				row.Term, row.CommitIndex, row.AppliedIndex, row.Answered = own.GetTerm(), own.GetCommitIndex(), own.GetAppliedIndex(), true
+				row.StorageFault = own.GetStorageFault()
 			}
 			out.Nodes = append(out.Nodes, row)
 		}
@@ -124,7 +127,15 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tag, dash(r.ID), dash(r.GRPCAddress), dash(r.RaftAddress), r.Role,
 				yesNo(r.Voter), term, commit, applied, yesNo(r.Reachable))
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, r := range out.Nodes {
+			if r.StorageFault != "" {
+				fmt.Fprintf(e.stdout, "node %s: %s\n", r.Tag, r.StorageFault)
+			}
+		}
+		return nil
 	}
 }
 

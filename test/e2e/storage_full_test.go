@@ -119,6 +119,9 @@ func TestFullDisk(t *testing.T) {
 	if err != nil || !strings.Contains(st.GetStorageFault(), "disk is full") {
 		t.Fatalf("Status on a full disk: storage_fault %q, %v; want the cause", st.GetStorageFault(), err)
 	}
+	if out := mustIdctl(t, nil, "status", "--addr", grpcAddr); !strings.Contains(out, "node A: cannot write the raft log /data/node/raft/raft.db: the disk is full") {
+		t.Fatalf("idctl status on a full disk does not say why:\n%s", out)
+	}
 	if v := metricValue(t, scrape(t, metricsAddr), `idnode_storage_fault{kind="full"}`); v != 1 {
 		t.Fatalf(`idnode_storage_fault{kind="full"} = %v on a full disk, want 1`, v)
 	}
