@@ -5,7 +5,9 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/forward"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -94,7 +96,13 @@ func (s *Server) answers(ctx context.Context, addr string) bool {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	_, err = healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{Service: HealthLocal})
-	return err == nil
+	// Any answer counts, a refusal too: a node that has just started may not know the cluster
+	// secret yet, and the probed node then refuses the probe, but it is reachable.
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
+		return false
+	}
+	return true
 }
 
 func (s *Server) voterCount() int {
