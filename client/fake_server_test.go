@@ -79,6 +79,7 @@ type fakeNode struct {
 	calls       int
 	reqIDs      []string
 	auth        [][]string // the authorization metadata of each call
+	databases   [][]string // the idnode-database metadata of each call
 }
 
 func startFakeNode(t *testing.T, tag string, state *fakeState) *fakeNode {
@@ -113,6 +114,12 @@ func (n *fakeNode) authorization() [][]string {
 	return slices.Clone(n.auth)
 }
 
+func (n *fakeNode) databaseMetadata() [][]string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.databases)
+}
+
 func (n *fakeNode) callCount() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -126,6 +133,7 @@ func (n *fakeNode) enter(ctx context.Context, reqID string) (lose bool, err erro
 	n.calls++
 	n.reqIDs = append(n.reqIDs, reqID)
 	n.auth = append(n.auth, metadata.ValueFromIncomingContext(ctx, "authorization"))
+	n.databases = append(n.databases, metadata.ValueFromIncomingContext(ctx, "idnode-database"))
 	down, hang := n.down, n.hang
 	if n.loseAnswers > 0 {
 		n.loseAnswers--

@@ -125,7 +125,7 @@ func TestPeersJSONRecoversALostQuorum(t *testing.T) {
 	nodes := inmemCluster(t, dirs, "A", "B", "C")
 	leader := leaderOf(t, nodes["A"], nodes["B"], nodes["C"])
 	seed(t, leader, "orders", 41)
-	waitFor(t, "A applied the seed", func() bool { return nodes["A"].FSM().Identity("orders") == 41 })
+	waitFor(t, "A applied the seed", func() bool { return nodes["A"].FSM().Identity("", "orders") == 41 })
 	closeAll(t, nodes)
 
 	// A wrong file stops the node and is left in place.
@@ -147,7 +147,7 @@ func TestPeersJSONRecoversALostQuorum(t *testing.T) {
 		t.Errorf("peers.json.applied: %v", err)
 	}
 	leaderOf(t, a)
-	if got := a.FSM().Identity("orders"); got != 41 {
+	if got := a.FSM().Identity("", "orders"); got != 41 {
 		t.Errorf("after recovery orders = %d, want 41", got)
 	}
 	seed(t, a, "orders", 50)
@@ -162,7 +162,7 @@ func TestPeersJSONRecoversALostQuorum(t *testing.T) {
 	}
 	defer a.Close()
 	leaderOf(t, a)
-	waitFor(t, "after restart orders = 50", func() bool { return a.FSM().Identity("orders") == 50 })
+	waitFor(t, "after restart orders = 50", func() bool { return a.FSM().Identity("", "orders") == 50 })
 	servers := a.raft.GetConfiguration().Configuration().Servers
 	if len(servers) != 1 || servers[0].ID != "A" {
 		t.Errorf("configuration after recovery: %v", servers)
@@ -225,7 +225,7 @@ func TestMutualTLSTransport(t *testing.T) {
 	leader := leaderOf(t, nodes...)
 	seed(t, leader, "tls", 7)
 	for _, n := range nodes {
-		waitFor(t, "node "+n.ID()+" applied the seed", func() bool { return n.FSM().Identity("tls") == 7 })
+		waitFor(t, "node "+n.ID()+" applied the seed", func() bool { return n.FSM().Identity("", "tls") == 7 })
 	}
 	select {
 	case d := <-applied:

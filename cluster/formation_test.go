@@ -142,7 +142,7 @@ func TestFormationJoinsTheClusterFormedWithIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := mustOpenAll(t, cfgs[i])[0]
-	waitFor(t, "the restarted node catches up", func() bool { return n.FSM().Identity("crashed") == 9 })
+	waitFor(t, "the restarted node catches up", func() bool { return n.FSM().Identity("", "crashed") == 9 })
 }
 
 // Without every peer answering, a new node cannot tell a new cluster from one that formed
@@ -197,7 +197,7 @@ func TestMemberGuardDoesNotCountAnotherMember(t *testing.T) {
 		}
 		<-time.After(20 * time.Millisecond)
 	}
-	if v := impostor.FSM().Identity("guard"); v != 0 {
+	if v := impostor.FSM().Identity("", "guard"); v != 0 {
 		t.Errorf("the impostor applied the cluster's entries: guard = %d", v)
 	}
 }

@@ -21,16 +21,17 @@ func (f *FSM) WriteBackup(w io.Writer) error {
 // go below and the tags it must never use. Answers to request ids and the log clock are not
 // restored: a retry of an old request gets new values (a gap, never a duplicate).
 type Backup struct {
-	Identities []Identity // sorted by folded name
-	HiLo       []HiLoMax  // sorted by folded tag
+	Identities []Identity // sorted by database, then folded name
+	HiLo       []HiLoMax  // sorted by database, then folded tag
 	// Tags are every node tag the backup's cluster used, registered or retired, sorted.
 	Tags []string
 }
 
-// HiLoMax is the highest number ever reserved for a HiLo tag.
+// HiLoMax is the highest number ever reserved for a HiLo tag of a database.
 type HiLoMax struct {
-	Tag string
-	Max int64
+	Database string // canonical: DefaultDatabase, not ""
+	Tag      string
+	Max      int64
 }
 
 // ReadBackup reads a backup (snapshot) file.
@@ -40,12 +41,15 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 		return nil, err
 	}
 	b := &Backup{}
-	for _, k := range sortedKeys(st.identities) {
-		c := st.identities[k]
-		b.Identities = append(b.Identities, Identity{Name: c.name, Value: c.value})
-	}
-	for _, k := range sortedKeys(st.hilo) {
-		b.HiLo = append(b.HiLo, HiLoMax{Tag: k, Max: st.hilo[k].max})
+	for _, name := range sortedKeys(st.databases) {
+		d := st.databases[name]
+		for _, k := range sortedKeys(d.identities) {
+			c := d.identities[k]
+			b.Identities = append(b.Identities, Identity{Database: name, Name: c.name, Value: c.value})
+		}
+		for _, k := range sortedKeys(d.hilo) {
+			b.HiLo = append(b.HiLo, HiLoMax{Database: name, Tag: k, Max: d.hilo[k].max})
+		}
 	}
 	b.Tags = append(b.Tags, sortedKeys(st.nodes)...)
 	b.Tags = append(b.Tags, sortedKeys(st.retired)...)
@@ -75,11 +79,11 @@ func (b *Backup) RaiseFloorCommands(perCommand int) []*raftv1.RaiseFloor {
 	}
 	for _, id := range b.Identities {
 		next()
-		cur.Identities = append(cur.Identities, &raftv1.IdentityRecord{Name: id.Name, Value: id.Value})
+		cur.Identities = append(cur.Identities, &raftv1.IdentityRecord{Database: recordName(dbName(id.Database)), Name: id.Name, Value: id.Value})
 	}
 	for _, h := range b.HiLo {
 		next()
-		cur.Hilo = append(cur.Hilo, &raftv1.HiLoRecord{Tag: h.Tag, Max: h.Max})
+		cur.Hilo = append(cur.Hilo, &raftv1.HiLoRecord{Database: recordName(dbName(h.Database)), Tag: h.Tag, Max: h.Max})
 	}
 	if n > 0 {
 		out = append(out, cur)

@@ -26,6 +26,8 @@ const (
 	// SetClusterSecret changes nothing an older build answers from, and an older build does
 	// not check the secret: it may skip it.
 	SetClusterSecretCommand CommandType = 8 | Ignorable
+	CreateDatabaseCommand   CommandType = 9
+	DeleteDatabaseCommand   CommandType = 10
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

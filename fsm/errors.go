@@ -45,6 +45,20 @@ var (
 	// cluster's --separator.
 	ErrSeparatorDiffers = errors.New("this node's --separator differs from the cluster's")
 
+	// ErrDatabaseNotFound means the call names a database that does not exist (or was
+	// deleted): create it first (ClusterService/CreateDatabase, idctl db create).
+	ErrDatabaseNotFound = errors.New("no such database")
+
+	// ErrDatabaseExists means CreateDatabase names a database that exists.
+	ErrDatabaseExists = errors.New("the database exists")
+
+	// ErrDatabaseNotEmpty means DeleteDatabase names a database that still has counters; force
+	// deletes it anyway (its counters stay as floors).
+	ErrDatabaseNotEmpty = errors.New("the database has counters: delete it with force")
+
+	// ErrDefaultDatabase means DeleteDatabase names the default database, which always exists.
+	ErrDefaultDatabase = errors.New("the default database cannot be deleted")
+
 	// ErrInvalidSecret means a proposed cluster secret is shorter than 16 bytes.
 	ErrInvalidSecret = errors.New("a cluster secret needs at least 16 bytes")
 

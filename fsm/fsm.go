@@ -49,6 +49,8 @@ var commands = map[CommandType]command{
 	RemoveNodeCommand:       handle((*state).applyRemoveNode),
 	RaiseFloorCommand:       handle((*state).applyRaiseFloor),
 	SetClusterSecretCommand: handle((*state).applySetClusterSecret),
+	CreateDatabaseCommand:   handle((*state).applyCreateDatabase),
+	DeleteDatabaseCommand:   handle((*state).applyDeleteDatabase),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

@@ -100,8 +100,8 @@ func TestIdentityPrefixesFoldCase(t *testing.T) {
 	if r := mustIdentity(t, f, "orders", 1, ""); r.First != 1 {
 		t.Fatalf("a new prefix starts at %d, want 1", r.First)
 	}
-	page, _ := f.Identities("", "", 10)
-	if len(page) != 2 || page[1] != (Identity{Name: "users", Value: 3}) {
+	page, _, _ := f.Identities("", "", "", 10)
+	if len(page) != 2 || page[1] != (Identity{Database: DefaultDatabase, Name: "users", Value: 3}) {
 		t.Fatalf("listing = %+v, want orders then users=3 under the first spelling", page)
 	}
 }
@@ -215,16 +215,16 @@ func TestHiLoReservationsNeverOverlapAndMaxNeverFalls(t *testing.T) {
 	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 10, LastMax: 3}); r != (HiLoRange{511, 520}) {
 		t.Fatalf("range with a stale last_max = %+v", r)
 	}
-	if f.HiLoMax("ORDERS") != 520 {
-		t.Fatalf("Max = %d", f.HiLoMax("orders"))
+	if f.HiLoMax("", "ORDERS") != 520 {
+		t.Fatalf("Max = %d", f.HiLoMax("", "orders"))
 	}
 	for _, bad := range []*raftv1.HiLoReserve{{Tag: "orders", Capacity: 0}, {Tag: "orders", Capacity: 5, LastMax: -1}} {
 		if _, ok := mustApply(t, f, HiLoReserveCommand, bad).(error); !ok {
 			t.Errorf("reserve %v accepted", bad)
 		}
 	}
-	if f.HiLoMax("orders") != 520 {
-		t.Fatalf("a refused reservation changed Max to %d", f.HiLoMax("orders"))
+	if f.HiLoMax("", "orders") != 520 {
+		t.Fatalf("a refused reservation changed Max to %d", f.HiLoMax("", "orders"))
 	}
 }
 
@@ -248,8 +248,8 @@ func TestHiLoReturnOnlyUnderItsConditions(t *testing.T) {
 		{"return of an unknown tag does nothing", 0, 0, 40},
 	}
 	for _, c := range cases {
-		if got := ret(c.end, c.last); got != c.wantMax || f.HiLoMax("orders") != c.wantMax {
-			t.Errorf("%s: Max = %d, want %d", c.name, f.HiLoMax("orders"), c.wantMax)
+		if got := ret(c.end, c.last); got != c.wantMax || f.HiLoMax("", "orders") != c.wantMax {
+			t.Errorf("%s: Max = %d, want %d", c.name, f.HiLoMax("", "orders"), c.wantMax)
 		}
 	}
 	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 32}); r.Low != 41 {
@@ -267,7 +267,7 @@ func TestHiLoReplayedRequest(t *testing.T) {
 	if again := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 64, RequestId: "h1"}); again != r {
 		t.Fatalf("replay = %+v, want %+v", again, r)
 	}
-	if f.HiLoMax("orders") != 32 {
+	if f.HiLoMax("", "orders") != 32 {
 		t.Fatal("the replay reserved a new range")
 	}
 	mustApply(t, f, HiLoReturnCommand, &raftv1.HiLoReturn{Tag: "orders", End: 32, Last: 5})
@@ -473,8 +473,8 @@ func TestUnknownCommandHalts(t *testing.T) {
 		t.Fatalf("ignorable unknown command answered %v", r)
 	}
 	f.Apply(seed(3, 6))
-	if f.Identity("x") != 6 || f.Halted() {
-		t.Fatalf("after an ignorable entry: x = %d, halted %v; want 6, false", f.Identity("x"), f.Halted())
+	if f.Identity("", "x") != 6 || f.Halted() {
+		t.Fatalf("after an ignorable entry: x = %d, halted %v; want 6, false", f.Identity("", "x"), f.Halted())
 	}
 
 	// One without it halts: nothing later is applied, no snapshot is taken.
@@ -486,8 +486,8 @@ func TestUnknownCommandHalts(t *testing.T) {
 			t.Errorf("entry %d after the halt answered %v, want ErrHalted", 5+i, r)
 		}
 	}
-	if f.Identity("x") != 6 {
-		t.Errorf("entries after the halt were applied: x = %d, want 6", f.Identity("x"))
+	if f.Identity("", "x") != 6 {
+		t.Errorf("entries after the halt were applied: x = %d, want 6", f.Identity("", "x"))
 	}
 	if _, err := f.Snapshot(); !errors.Is(err, ErrHalted) {
 		t.Errorf("Snapshot of a halted FSM = %v, want ErrHalted", err)

@@ -10,10 +10,14 @@ import (
 // reservations anywhere in the cluster overlap.
 func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	st.requests.advanceClock(r.GetProposedAtMs())
+	d, err := st.db(r.GetDatabase())
+	if err != nil {
+		return err
+	}
 	key := foldKey(r.GetTag())
-	h := st.hilo[key]
+	h := d.hilo[key]
 	if id := r.GetRequestId(); id != "" {
-		if rec, ok := st.requests.lookup(id); ok {
+		if rec, ok := st.requests.lookup(r.GetDatabase(), id); ok {
 			if rec.GetKind() != requestKindHiLo || rec.GetKey() != key {
 				return ErrRequestIDReused
 			}
@@ -32,7 +36,7 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	}
 	if h == nil {
 		h = &hiloState{}
-		st.hilo[key] = h
+		d.hilo[key] = h
 	}
 	base := max(h.max, r.GetLastMax())
 	if r.GetCapacity() > math.MaxInt64-base {
@@ -42,7 +46,7 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	h.max, h.lastLow = rng.High, rng.Low
 	if id := r.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
-			RequestId: id, Kind: requestKindHiLo, Key: key,
+			RequestId: id, Database: recordName(dbName(r.GetDatabase())), Kind: requestKindHiLo, Key: key,
 			Count: r.GetCapacity(), First: rng.Low, Last: rng.High,
 		})
 	}
@@ -53,7 +57,11 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 // it only when Max == end and last <= Max; we also require last >= low-1 of that range, so a
 // confused caller cannot lower Max into a range that another client already holds.
 func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
-	h := st.hilo[foldKey(r.GetTag())]
+	d, err := st.db(r.GetDatabase())
+	if err != nil {
+		return err
+	}
+	h := d.hilo[foldKey(r.GetTag())]
 	if h == nil || h.max != r.GetEnd() || r.GetLast() > h.max || r.GetLast() < h.lastLow-1 {
 		return h.currentMax()
 	}

@@ -16,9 +16,13 @@ func (st *state) applyIdentityBatch(b *raftv1.IdentityBatch) any {
 }
 
 func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange {
+	d, err := st.db(inc.GetDatabase())
+	if err != nil {
+		return IdentityRange{Err: err}
+	}
 	key := foldKey(inc.GetName())
 	if id := inc.GetRequestId(); id != "" {
-		if rec, ok := st.requests.lookup(id); ok {
+		if rec, ok := st.requests.lookup(inc.GetDatabase(), id); ok {
 			if rec.GetKind() != requestKindIdentity || rec.GetKey() != key || rec.GetCount() != inc.GetCount() {
 				return IdentityRange{Err: ErrRequestIDReused}
 			}
@@ -28,7 +32,7 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	if inc.GetCount() < 1 {
 		return IdentityRange{Err: ErrInvalidCount}
 	}
-	c := st.identities[key]
+	c := d.identities[key]
 	var current int64
 	if c != nil {
 		current = c.value
@@ -38,13 +42,13 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	}
 	if c == nil {
 		c = &identityCounter{name: inc.GetName()}
-		st.identities[key] = c
+		d.identities[key] = c
 	}
 	r := IdentityRange{First: current + 1, Last: current + inc.GetCount()}
 	c.value = r.Last
 	if id := inc.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
-			RequestId: id, Kind: requestKindIdentity, Key: key,
+			RequestId: id, Database: recordName(dbName(inc.GetDatabase())), Kind: requestKindIdentity, Key: key,
 			Count: inc.GetCount(), First: r.First, Last: r.Last,
 		})
 	}
@@ -57,11 +61,15 @@ func (st *state) applySeedIdentity(s *raftv1.SeedIdentity) any {
 	if s.GetValue() < 0 {
 		return ErrNegativeValue
 	}
+	d, err := st.db(s.GetDatabase())
+	if err != nil {
+		return err
+	}
 	key := foldKey(s.GetName())
-	c := st.identities[key]
+	c := d.identities[key]
 	if c == nil {
 		c = &identityCounter{name: s.GetName()}
-		st.identities[key] = c
+		d.identities[key] = c
 	}
 	if s.GetForce() || s.GetValue() > c.value {
 		c.value = s.GetValue()

@@ -5,14 +5,19 @@ import (
 	"strings"
 )
 
-// Identities returns up to limit counters whose folded name starts with the folded prefix
-// and sorts after the folded name after, in name order. more reports whether any are left.
-func (f *FSM) Identities(prefix, after string, limit int) (page []Identity, more bool) {
+// Identities returns up to limit counters of database whose folded name starts with the
+// folded prefix and sorts after the folded name after, in name order. more reports whether
+// any are left.
+func (f *FSM) Identities(database, prefix, after string, limit int) (page []Identity, more bool, err error) {
 	prefix, after = foldKey(prefix), foldKey(after)
 	f.mu.RLock()
 	defer f.mu.RUnlock()
+	d, err := f.st.db(database)
+	if err != nil {
+		return nil, false, err
+	}
 	keys := make([]string, 0)
-	for k := range f.st.identities {
+	for k := range d.identities {
 		if strings.HasPrefix(k, prefix) && k > after {
 			keys = append(keys, k)
 		}
@@ -23,27 +28,59 @@ func (f *FSM) Identities(prefix, after string, limit int) (page []Identity, more
 	}
 	page = make([]Identity, len(keys))
 	for i, k := range keys {
-		c := f.st.identities[k]
-		page[i] = Identity{Name: c.name, Value: c.value}
+		c := d.identities[k]
+		page[i] = Identity{Database: dbName(database), Name: c.name, Value: c.value}
 	}
-	return page, more
+	return page, more, nil
 }
 
-// Identity returns the current value of one counter (0 if it does not exist yet).
-func (f *FSM) Identity(name string) int64 {
+// Identity returns the current value of one counter of database (0 if it does not exist
+// yet, or the database does not).
+func (f *FSM) Identity(database, name string) int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if c := f.st.identities[foldKey(name)]; c != nil {
-		return c.value
+	if d := f.st.databases[dbName(database)]; d != nil && d.identities[foldKey(name)] != nil {
+		return d.identities[foldKey(name)].value
 	}
 	return 0
 }
 
-// HiLoMax returns the highest number ever reserved for tag.
-func (f *FSM) HiLoMax(tag string) int64 {
+// HiLoMax returns the highest number ever reserved for tag in database.
+func (f *FSM) HiLoMax(database, tag string) int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return f.st.hilo[foldKey(tag)].currentMax()
+	if d := f.st.databases[dbName(database)]; d != nil {
+		return d.hilo[foldKey(tag)].currentMax()
+	}
+	return 0
+}
+
+// DatabaseInfo describes one live database.
+type DatabaseInfo struct {
+	Name       string
+	Identities int // counters
+	HiLoTags   int
+}
+
+// Databases lists the live databases by name, the default among them.
+func (f *FSM) Databases() []DatabaseInfo {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	var out []DatabaseInfo
+	for _, name := range sortedKeys(f.st.databases) {
+		if d := f.st.databases[name]; !d.deleted {
+			out = append(out, DatabaseInfo{Name: name, Identities: len(d.identities), HiLoTags: len(d.hilo)})
+		}
+	}
+	return out
+}
+
+// HasDatabase reports whether database exists (and is not deleted).
+func (f *FSM) HasDatabase(database string) bool {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	_, err := f.st.db(database)
+	return err == nil
 }
 
 // Nodes returns the registered nodes sorted by tag.

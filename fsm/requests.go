@@ -28,8 +28,16 @@ func newRequestTable() *requestTable {
 	return &requestTable{byID: make(map[string]*raftv1.RequestRecord)}
 }
 
-func (t *requestTable) lookup(id string) (*raftv1.RequestRecord, bool) {
-	r, ok := t.byID[id]
+// Request ids are per database: the same id in two databases names two requests.
+func requestKey(database, id string) string {
+	if name := recordName(dbName(database)); name != "" {
+		return name + "\x00" + id
+	}
+	return id // the default database's, as before databases
+}
+
+func (t *requestTable) lookup(database, id string) (*raftv1.RequestRecord, bool) {
+	r, ok := t.byID[requestKey(database, id)]
 	return r, ok
 }
 
@@ -46,7 +54,7 @@ func (t *requestTable) advanceClock(ms int64) {
 
 func (t *requestTable) record(r *raftv1.RequestRecord) {
 	r.RecordedAtMs = t.nowMs
-	t.byID[r.GetRequestId()] = r
+	t.byID[requestKey(r.GetDatabase(), r.GetRequestId())] = r
 	t.queue = append(t.queue, r)
 	for len(t.queue)-t.head > maxRequests {
 		t.evictOldest()
@@ -54,7 +62,7 @@ func (t *requestTable) record(r *raftv1.RequestRecord) {
 }
 
 func (t *requestTable) evictOldest() {
-	delete(t.byID, t.queue[t.head].GetRequestId())
+	delete(t.byID, requestKey(t.queue[t.head].GetDatabase(), t.queue[t.head].GetRequestId()))
 	t.queue[t.head] = nil
 	t.head++
 	// Compact once the dead prefix is half the slice, so memory stays bounded.

@@ -25,10 +25,16 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 		if id.GetName() == "" || id.GetValue() < 0 {
 			return fmt.Errorf("%w: identity %q = %d", ErrNegativeValue, id.GetName(), id.GetValue())
 		}
+		if err := validRecordDatabase(id.GetDatabase()); err != nil {
+			return err
+		}
 	}
 	for _, h := range r.GetHilo() {
 		if h.GetTag() == "" || h.GetMax() < 0 {
 			return fmt.Errorf("%w: hilo %q max %d", ErrNegativeValue, h.GetTag(), h.GetMax())
+		}
+		if err := validRecordDatabase(h.GetDatabase()); err != nil {
+			return err
 		}
 	}
 	for _, tag := range r.GetRetiredTags() {
@@ -46,12 +52,13 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 			res.TagsRetired++
 		}
 	}
+	// A database of the backup that this cluster lacks is created with the floors.
 	for _, id := range r.GetIdentities() {
-		key := foldKey(id.GetName())
-		c := st.identities[key]
+		d, key := st.dbForFloors(id.GetDatabase()), foldKey(id.GetName())
+		c := d.identities[key]
 		if c == nil {
 			c = &identityCounter{name: id.GetName()}
-			st.identities[key] = c
+			d.identities[key] = c
 		}
 		if id.GetValue() > c.value {
 			c.value = id.GetValue()
@@ -59,11 +66,11 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 		}
 	}
 	for _, rec := range r.GetHilo() {
-		key := foldKey(rec.GetTag())
-		h := st.hilo[key]
+		d, key := st.dbForFloors(rec.GetDatabase()), foldKey(rec.GetTag())
+		h := d.hilo[key]
 		if h == nil {
 			h = &hiloState{}
-			st.hilo[key] = h
+			d.hilo[key] = h
 		}
 		if rec.GetMax() > h.max {
 			// A range of the old cluster cannot be returned here: with lastLow above Max the
@@ -73,4 +80,12 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 		}
 	}
 	return res
+}
+
+// validRecordDatabase checks the database a record names ("" is the default).
+func validRecordDatabase(name string) error {
+	if name == "" {
+		return nil
+	}
+	return docid.ValidateDatabaseName(name)
 }

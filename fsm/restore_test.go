@@ -66,11 +66,11 @@ func raiseFloor(t *testing.T, f *FSM, b *Backup, perCommand int) (RaiseFloorResu
 
 func TestBackupHoldsFloorsAndEveryTagEverUsed(t *testing.T) {
 	b := backupOf(t, oldCluster(t))
-	if want := []Identity{{"invoices", 654}, {"orders", 7}, {"Users", 41}}; !slices.Equal(b.Identities, want) {
+	if want := []Identity{{DefaultDatabase, "invoices", 654}, {DefaultDatabase, "orders", 7}, {DefaultDatabase, "Users", 41}}; !slices.Equal(b.Identities, want) {
 		t.Errorf("identities %v, want %v", b.Identities, want)
 	}
 	// carts: 32, then 33..96 of which 43..96 were returned: Max 42.
-	if want := []HiLoMax{{"carts", 42}, {"items", 1024}}; !slices.Equal(b.HiLo, want) {
+	if want := []HiLoMax{{DefaultDatabase, "carts", 42}, {DefaultDatabase, "items", 1024}}; !slices.Equal(b.HiLo, want) {
 		t.Errorf("hilo %v, want %v", b.HiLo, want)
 	}
 	if want := []string{"A", "B", "C", "D"}; !slices.Equal(b.Tags, want) {
@@ -127,8 +127,8 @@ func TestRaiseFloorNeverLowersAndIsIdempotent(t *testing.T) {
 	if res.IdentitiesRaised != 2 || res.HiLoRaised != 1 {
 		t.Errorf("result %+v: users and items were already higher", res)
 	}
-	if f.Identity("users") != 1000 || f.HiLoMax("items") != 5000 {
-		t.Errorf("a restore lowered a counter: users %d, items %d", f.Identity("users"), f.HiLoMax("items"))
+	if f.Identity("", "users") != 1000 || f.HiLoMax("", "items") != 5000 {
+		t.Errorf("a restore lowered a counter: users %d, items %d", f.Identity("", "users"), f.HiLoMax("", "items"))
 	}
 	before := snapshotBytes(t, f)
 	if res, err := raiseFloor(t, f, b, 1000); err != nil || res != (RaiseFloorResult{}) {

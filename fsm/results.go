@@ -27,6 +27,7 @@ type Node struct {
 
 // Identity is one identity counter as listed.
 type Identity struct {
-	Name  string
-	Value int64
+	Database string // canonical: DefaultDatabase, not ""
+	Name     string
+	Value    int64
 }

@@ -29,15 +29,19 @@ const (
 	requestRecord    recordType = 5
 	clockRecord      recordType = 6
 	settingsRecord   recordType = 7
+	databaseRecord   recordType = 8
 )
 
 // restorers is the table of snapshot records: one function each that puts a record back.
 var restorers = map[recordType]func(st *state, data []byte) error{
 	identityRecord: restored(func(st *state, r *raftv1.IdentityRecord) {
-		st.identities[foldKey(r.GetName())] = &identityCounter{name: r.GetName(), value: r.GetValue()}
+		st.dbForFloors(r.GetDatabase()).identities[foldKey(r.GetName())] = &identityCounter{name: r.GetName(), value: r.GetValue()}
 	}),
 	hiloRecord: restored(func(st *state, r *raftv1.HiLoRecord) {
-		st.hilo[foldKey(r.GetTag())] = &hiloState{max: r.GetMax(), lastLow: r.GetLastLow()}
+		st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = &hiloState{max: r.GetMax(), lastLow: r.GetLastLow()}
+	}),
+	databaseRecord: restored(func(st *state, r *raftv1.DatabaseRecord) {
+		st.dbForFloors(r.GetName()).deleted = r.GetDeleted()
 	}),
 	nodeRecord: restored(func(st *state, r *raftv1.NodeRecord) {
 		st.nodes[r.GetTag()] = Node{Tag: r.GetTag(), ID: r.GetId(), RaftAddress: r.GetRaftAddress(), GRPCAddress: r.GetGrpcAddress(), Incarnation: r.GetIncarnation()}
@@ -46,7 +50,7 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 		st.retired[r.GetTag()] = true
 	}),
 	requestRecord: restored(func(st *state, r *raftv1.RequestRecord) {
-		st.requests.byID[r.GetRequestId()] = r
+		st.requests.byID[requestKey(r.GetDatabase(), r.GetRequestId())] = r
 		st.requests.queue = append(st.requests.queue, r)
 	}),
 	clockRecord: restored(func(st *state, r *raftv1.ClockRecord) {
@@ -81,13 +85,24 @@ type snapshotRecord struct {
 // leave the cluster secret out.
 func (st *state) records(backup bool) []snapshotRecord {
 	var out []snapshotRecord
-	for _, k := range sortedKeys(st.identities) {
-		c := st.identities[k]
-		out = append(out, snapshotRecord{identityRecord, &raftv1.IdentityRecord{Name: c.name, Value: c.value}})
+	names := sortedKeys(st.databases)
+	for _, name := range names {
+		if name != DefaultDatabase {
+			out = append(out, snapshotRecord{databaseRecord, &raftv1.DatabaseRecord{Name: name, Deleted: st.databases[name].deleted}})
+		}
 	}
-	for _, k := range sortedKeys(st.hilo) {
-		h := st.hilo[k]
-		out = append(out, snapshotRecord{hiloRecord, &raftv1.HiLoRecord{Tag: k, Max: h.max, LastLow: h.lastLow}})
+	// The default database's records name none, so a state with only the default writes the
+	// same bytes as before databases.
+	for _, name := range names {
+		d, rec := st.databases[name], recordName(name)
+		for _, k := range sortedKeys(d.identities) {
+			c := d.identities[k]
+			out = append(out, snapshotRecord{identityRecord, &raftv1.IdentityRecord{Database: rec, Name: c.name, Value: c.value}})
+		}
+		for _, k := range sortedKeys(d.hilo) {
+			h := d.hilo[k]
+			out = append(out, snapshotRecord{hiloRecord, &raftv1.HiLoRecord{Database: rec, Tag: k, Max: h.max, LastLow: h.lastLow}})
+		}
 	}
 	for _, k := range sortedKeys(st.nodes) {
 		n := st.nodes[k]

@@ -32,11 +32,12 @@ func randomLog(t *testing.T, seed uint64, n int) []*raft.Log {
 		if rng.IntN(3) == 0 {
 			reqID = fmt.Sprintf("r%d", rng.IntN(n/2+1))
 		}
-		switch rng.IntN(8) {
+		db := []string{"", "billing", "Shop"}[rng.IntN(3)]
+		switch rng.IntN(9) {
 		case 0, 1:
 			b := &raftv1.IdentityBatch{ProposedAtMs: int64(i) * 1000}
 			for range 1 + rng.IntN(4) {
-				b.Increments = append(b.Increments, &raftv1.IdentityIncrement{Name: names[rng.IntN(len(names))], Count: int64(rng.IntN(4)), RequestId: reqID})
+				b.Increments = append(b.Increments, &raftv1.IdentityIncrement{Database: db, Name: names[rng.IntN(len(names))], Count: int64(rng.IntN(4)), RequestId: reqID})
 			}
 			data, err := Encode(IdentityBatchCommand, b)
 			add(IdentityBatchCommand, data, err)
@@ -44,7 +45,7 @@ func randomLog(t *testing.T, seed uint64, n int) []*raft.Log {
 			data, err := Encode(SeedIdentityCommand, &raftv1.SeedIdentity{Name: name, Value: int64(rng.IntN(200)), Force: rng.IntN(4) == 0})
 			add(SeedIdentityCommand, data, err)
 		case 3:
-			data, err := Encode(HiLoReserveCommand, &raftv1.HiLoReserve{Tag: name, Capacity: int64(32 << rng.IntN(4)), LastMax: int64(rng.IntN(100)), RequestId: reqID, ProposedAtMs: int64(i) * 1000})
+			data, err := Encode(HiLoReserveCommand, &raftv1.HiLoReserve{Database: db, Tag: name, Capacity: int64(32 << rng.IntN(4)), LastMax: int64(rng.IntN(100)), RequestId: reqID, ProposedAtMs: int64(i) * 1000})
 			add(HiLoReserveCommand, data, err)
 		case 4:
 			data, err := Encode(HiLoReturnCommand, &raftv1.HiLoReturn{Tag: name, End: int64(rng.IntN(300)), Last: int64(rng.IntN(300))})
@@ -73,6 +74,14 @@ func randomLog(t *testing.T, seed uint64, n int) []*raft.Log {
 			}
 			data, err := Encode(SetClusterSecretCommand, &raftv1.SetClusterSecret{Secret: secret})
 			add(SetClusterSecretCommand, data, err)
+		case 8:
+			if rng.IntN(3) == 0 {
+				data, err := Encode(DeleteDatabaseCommand, &raftv1.DeleteDatabase{Name: db, Force: rng.IntN(2) == 0})
+				add(DeleteDatabaseCommand, data, err)
+			} else {
+				data, err := Encode(CreateDatabaseCommand, &raftv1.CreateDatabase{Name: db})
+				add(CreateDatabaseCommand, data, err)
+			}
 		}
 	}
 	return logs
@@ -97,7 +106,7 @@ func TestSnapshotRestoreIsExact(t *testing.T) {
 	if !bytes.Equal(snapshotBytes(t, orig), snapshotBytes(t, restored)) {
 		t.Fatal("states diverged after the same entries")
 	}
-	if len(orig.Nodes()) == 0 || len(orig.st.identities) == 0 || len(orig.st.hilo) == 0 || len(orig.st.requests.live()) == 0 || orig.ClusterSecret() == nil {
+	if len(orig.Nodes()) == 0 || len(orig.st.databases[DefaultDatabase].identities) == 0 || len(orig.st.databases[DefaultDatabase].hilo) == 0 || len(orig.st.requests.live()) == 0 || orig.ClusterSecret() == nil || len(orig.st.databases) < 2 {
 		t.Fatal("the random log did not exercise every kind of record")
 	}
 }
@@ -137,7 +146,7 @@ func TestRestoreRejectsCorruptSnapshots(t *testing.T) {
 		if err := g.Restore(io.NopCloser(bytes.NewReader(data))); err == nil {
 			t.Errorf("%s: restore accepted it", name)
 		}
-		if g.Identity("keep") != 1 {
+		if g.Identity("", "keep") != 1 {
 			t.Errorf("%s: a failed restore changed the state", name)
 		}
 	}

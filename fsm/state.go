@@ -4,11 +4,10 @@ import "strings"
 
 // state is everything the FSM replicates. It is only touched under FSM.mu.
 type state struct {
-	identities map[string]*identityCounter // by foldKey(name)
-	hilo       map[string]*hiloState       // by foldKey(tag)
-	nodes      map[string]Node             // by tag
-	retired    map[string]bool             // tags of removed nodes
-	requests   *requestTable
+	databases map[string]*database // by dbName; DefaultDatabase always
+	nodes     map[string]Node      // by tag
+	retired   map[string]bool      // tags of removed nodes
+	requests  *requestTable
 	// separator is the cluster's identity parts separator, set by the first node that
 	// registers with one (cluster-wide settings, DESIGN §3); "" until then.
 	separator string
@@ -29,11 +28,10 @@ type hiloState struct {
 
 func newState() *state {
 	return &state{
-		identities: make(map[string]*identityCounter),
-		hilo:       make(map[string]*hiloState),
-		nodes:      make(map[string]Node),
-		retired:    make(map[string]bool),
-		requests:   newRequestTable(),
+		databases: map[string]*database{DefaultDatabase: newDatabase()},
+		nodes:     make(map[string]Node),
+		retired:   make(map[string]bool),
+		requests:  newRequestTable(),
 	}
 }
 

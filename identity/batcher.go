@@ -109,14 +109,10 @@ func NewBatcher(c Committer, opts Options) *Batcher {
 	return b
 }
 
-// Next reserves count consecutive values of name. A non-empty requestID makes a retry return
-// the first attempt's values.
-func (b *Batcher) Next(ctx context.Context, name string, count int64, requestID string) (Range, error) {
-	r := &request{
-		ctx:   ctx,
-		inc:   &raftv1.IdentityIncrement{Name: name, Count: count, RequestId: requestID},
-		reply: make(chan Result, 1),
-	}
+// Next reserves inc.count consecutive values of inc's name in its database. A request id
+// makes a retry return the first attempt's values.
+func (b *Batcher) Next(ctx context.Context, inc *raftv1.IdentityIncrement) (Range, error) {
+	r := &request{ctx: ctx, inc: inc, reply: make(chan Result, 1)}
 	if err := b.enqueue(ctx, r); err != nil {
 		return Range{}, err
 	}

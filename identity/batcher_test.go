@@ -60,7 +60,7 @@ func TestConcurrentCallersGetDistinctConsecutiveValuesInFewEntries(t *testing.T)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := b.Next(context.Background(), "users", int64(1+i%3), "")
+			r, err := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "users", Count: int64(1 + i%3), RequestId: ""})
 			if err != nil {
 				t.Error(err)
 			}
@@ -112,7 +112,7 @@ func TestMaxBatchOneTurnsCoalescingOff(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := b.Next(context.Background(), "x", 1, ""); err != nil {
+			if _, err := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "x", Count: 1, RequestId: ""}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -128,7 +128,7 @@ func TestApplyErrorReachesEveryCallerOfTheEntry(t *testing.T) {
 	a := &fsmApplier{fsm: fsm.New(), err: boom}
 	b := NewBatcher(RaftCommitter{Applier: a}, Options{})
 	defer b.Close()
-	if _, err := b.Next(context.Background(), "x", 1, ""); !errors.Is(err, boom) {
+	if _, err := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "x", Count: 1, RequestId: ""}); !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the applier's error", err)
 	}
 }
@@ -136,10 +136,10 @@ func TestApplyErrorReachesEveryCallerOfTheEntry(t *testing.T) {
 func TestFSMRefusalIsPerRequest(t *testing.T) {
 	b := NewBatcher(RaftCommitter{Applier: &fsmApplier{fsm: fsm.New()}}, Options{})
 	defer b.Close()
-	if _, err := b.Next(context.Background(), "x", 1, "req"); err != nil {
+	if _, err := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "x", Count: 1, RequestId: "req"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Next(context.Background(), "y", 1, "req"); !errors.Is(err, fsm.ErrRequestIDReused) {
+	if _, err := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "y", Count: 1, RequestId: "req"}); !errors.Is(err, fsm.ErrRequestIDReused) {
 		t.Fatalf("reused request id = %v, want ErrRequestIDReused", err)
 	}
 }
@@ -149,11 +149,17 @@ func TestCanceledCallerIsNotProposed(t *testing.T) {
 	b := NewBatcher(RaftCommitter{Applier: a}, Options{MaxInFlight: 1})
 	defer b.Close()
 	first := make(chan error, 1)
-	go func() { _, err := b.Next(context.Background(), "x", 1, ""); first <- err }()
+	go func() {
+		_, err := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "x", Count: 1, RequestId: ""})
+		first <- err
+	}()
 	<-a.entered // the first entry now holds the only in-flight slot
 	ctx, cancel := context.WithCancel(context.Background())
 	canceled := make(chan error, 1)
-	go func() { _, err := b.Next(ctx, "x", 1, ""); canceled <- err }()
+	go func() {
+		_, err := b.Next(ctx, &raftv1.IdentityIncrement{Name: "x", Count: 1, RequestId: ""})
+		canceled <- err
+	}()
 	cancel()
 	if err := <-canceled; !errors.Is(err, context.Canceled) {
 		t.Fatalf("canceled caller got %v", err)
@@ -163,7 +169,10 @@ func TestCanceledCallerIsNotProposed(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := make(chan Range, 1)
-	go func() { r, _ := b.Next(context.Background(), "x", 1, ""); next <- r }()
+	go func() {
+		r, _ := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "x", Count: 1, RequestId: ""})
+		next <- r
+	}()
 	<-a.entered
 	a.gate <- struct{}{}
 	if r := <-next; r.First != 2 {
@@ -174,7 +183,7 @@ func TestCanceledCallerIsNotProposed(t *testing.T) {
 func TestCloseFailsWaitingCallers(t *testing.T) {
 	b := NewBatcher(RaftCommitter{Applier: &fsmApplier{fsm: fsm.New()}}, Options{})
 	b.Close()
-	if _, err := b.Next(context.Background(), "x", 1, ""); !errors.Is(err, ErrClosed) {
+	if _, err := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "x", Count: 1, RequestId: ""}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Next after Close = %v, want ErrClosed", err)
 	}
 }

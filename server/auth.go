@@ -25,6 +25,8 @@ var adminMethods = map[string]bool{
 	idnodev1.ClusterService_TransferLeadership_FullMethodName: true,
 	idnodev1.ClusterService_Backup_FullMethodName:             true,
 	idnodev1.ClusterService_Restore_FullMethodName:            true,
+	idnodev1.ClusterService_CreateDatabase_FullMethodName:     true,
+	idnodev1.ClusterService_DeleteDatabase_FullMethodName:     true,
 }
 
 func needsAdmin(method string, req any) bool {

@@ -37,6 +37,10 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{fsm.ErrRangeReturned, codes.FailedPrecondition, reason.RangeReturned},
 		{fsm.ErrSeparatorDiffers, codes.FailedPrecondition, reason.SeparatorMismatch},
 		{fsm.ErrInvalidSecret, codes.Internal, "INTERNAL"}, // the leader proposes only good ones
+		{fsm.ErrDatabaseNotFound, codes.NotFound, "NOT_FOUND"},
+		{fsm.ErrDatabaseExists, codes.AlreadyExists, "ALREADY_EXISTS"},
+		{fsm.ErrDatabaseNotEmpty, codes.FailedPrecondition, "FAILED_PRECONDITION"},
+		{fsm.ErrDefaultDatabase, codes.FailedPrecondition, "FAILED_PRECONDITION"},
 		{fsm.ErrRestoreTagInUse, codes.FailedPrecondition, reason.InUse},
 		{fsm.ErrTagInUse, codes.AlreadyExists, reason.InUse},
 		{fsm.ErrTagRetired, codes.AlreadyExists, reason.InUse},

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/idnode/idnode/docid"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 )
@@ -25,6 +26,15 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 	if err := docid.ValidateAnswerSize(r.Kind, r.Prefix, s.cfg.Separator, count); err != nil {
 		return nil, toStatus(err)
 	}
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return nil, err
+	}
+	if r.Kind != docid.Identity {
+		if err := s.localDatabase(db); err != nil {
+			return nil, err
+		}
+	}
 	var ids []string
 	switch r.Kind {
 	case docid.Semantic:
@@ -34,7 +44,7 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 	case docid.ServerSide:
 		ids, err = s.serverSideIDs(r.Prefix, count)
 	case docid.Identity:
-		ids, err = s.identityIDs(ctx, r.Prefix, count, req.GetRequestId())
+		ids, err = s.identityIDs(ctx, &raftv1.IdentityIncrement{Database: db, Name: r.Prefix, Count: count, RequestId: req.GetRequestId()})
 	}
 	if err != nil {
 		return nil, err
@@ -84,14 +94,14 @@ func (s *Server) serverSideIDs(prefix string, count int64) ([]string, error) {
 	return ids, nil
 }
 
-func (s *Server) identityIDs(ctx context.Context, name string, count int64, requestID string) ([]string, error) {
-	rng, err := s.nextIdentity(ctx, name, count, requestID)
+func (s *Server) identityIDs(ctx context.Context, inc *raftv1.IdentityIncrement) ([]string, error) {
+	rng, err := s.nextIdentity(ctx, inc)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, count)
+	ids := make([]string, 0, inc.GetCount())
 	for v := rng.First; v <= rng.Last; v++ {
-		ids = append(ids, docid.IdentityID(name, s.cfg.Separator, v))
+		ids = append(ids, docid.IdentityID(inc.GetName(), s.cfg.Separator, v))
 	}
 	return ids, nil
 }

@@ -29,6 +29,11 @@ func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 			return nil, toStatus(err)
 		}
 	}
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return nil, err
+	}
+	req.Database = db
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.nextHiLoLocal, viaIDs(idnodev1.IdServiceClient.NextHiLo))
 }
 
@@ -45,7 +50,7 @@ func (s *Server) nextHiLoLocal(ctx context.Context, req *idnodev1.NextHiLoReques
 	}
 	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastAt, now)
 	resp, err := s.apply(ctx, fsm.HiLoReserveCommand, &raftv1.HiLoReserve{
-		Tag: req.GetTag(), Capacity: capacity, LastMax: req.GetLastMax(),
+		Database: req.GetDatabase(), Tag: req.GetTag(), Capacity: capacity, LastMax: req.GetLastMax(),
 		RequestId: req.GetRequestId(), ProposedAtMs: now.UnixMilli(),
 	})
 	if err != nil {
@@ -69,11 +74,16 @@ func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 	if req.GetEnd() < 0 || req.GetLast() < 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "end and last must not be negative (got %d, %d)", req.GetEnd(), req.GetLast())
 	}
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return nil, err
+	}
+	req.Database = db
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.returnHiLoLocal, viaIDs(idnodev1.IdServiceClient.ReturnHiLo))
 }
 
 func (s *Server) returnHiLoLocal(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
-	if _, err := s.apply(ctx, fsm.HiLoReturnCommand, &raftv1.HiLoReturn{Tag: req.GetTag(), End: req.GetEnd(), Last: req.GetLast()}); err != nil {
+	if _, err := s.apply(ctx, fsm.HiLoReturnCommand, &raftv1.HiLoReturn{Database: req.GetDatabase(), Tag: req.GetTag(), End: req.GetEnd(), Last: req.GetLast()}); err != nil {
 		return nil, err
 	}
 	return &idnodev1.ReturnHiLoResponse{}, nil

@@ -27,7 +27,11 @@ func (s *Server) NextIdentity(ctx context.Context, req *idnodev1.NextIdentityReq
 	if err := docid.ValidateCount(docid.Identity, count, s.cfg.MaxCount); err != nil {
 		return nil, toStatus(err)
 	}
-	rng, err := s.nextIdentity(ctx, req.GetName(), count, req.GetRequestId())
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return nil, err
+	}
+	rng, err := s.nextIdentity(ctx, &raftv1.IdentityIncrement{Database: db, Name: req.GetName(), Count: count, RequestId: req.GetRequestId()})
 	if err != nil {
 		return nil, err
 	}
@@ -41,11 +45,16 @@ func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityReq
 	if err := docid.ValidateSeed(req.GetValue()); err != nil {
 		return nil, toStatus(err)
 	}
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return nil, err
+	}
+	req.Database = db // the metadata does not travel to the leader; the field does
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.seedIdentityLocal, viaIDs(idnodev1.IdServiceClient.SeedIdentity))
 }
 
 func (s *Server) seedIdentityLocal(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
-	resp, err := s.apply(ctx, fsm.SeedIdentityCommand, &raftv1.SeedIdentity{Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
+	resp, err := s.apply(ctx, fsm.SeedIdentityCommand, &raftv1.SeedIdentity{Database: req.GetDatabase(), Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +78,9 @@ func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitie
 		return nil, status.Errorf(codes.InvalidArgument, "page_token is not one this server issued: %q", req.GetPageToken())
 	}
 	req.PageSize = int32(size)
+	if req.Database, err = databaseOf(ctx, req.GetDatabase()); err != nil {
+		return nil, err
+	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
 		return s.listIdentitiesLocal(ctx, req, string(after))
 	}, viaIDs(idnodev1.IdServiceClient.ListIdentities))
@@ -78,7 +90,10 @@ func (s *Server) listIdentitiesLocal(ctx context.Context, req *idnodev1.ListIden
 	if err := s.node.ReadBarrier(ctx); err != nil {
 		return nil, s.raftError(err)
 	}
-	page, more := s.node.FSM().Identities(req.GetPrefix(), after, int(req.GetPageSize()))
+	page, more, err := s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, int(req.GetPageSize()))
+	if err != nil {
+		return nil, toStatus(err)
+	}
 	out := &idnodev1.ListIdentitiesResponse{Identities: make([]*idnodev1.Identity, len(page))}
 	for i, id := range page {
 		out.Identities[i] = &idnodev1.Identity{Name: id.Name, Value: id.Value}

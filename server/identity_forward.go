@@ -17,12 +17,12 @@ import (
 
 // nextIdentity reserves identity values through this node's batcher: the leader's commits to
 // Raft, a follower's forwards the whole batch to the leader in one call.
-func (s *Server) nextIdentity(ctx context.Context, name string, count int64, requestID string) (identity.Range, error) {
+func (s *Server) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrement) (identity.Range, error) {
 	b := s.forwardBatch
 	if s.fwd.Local(ctx) {
 		b = s.leaderBatch
 	}
-	rng, err := b.Next(ctx, name, count, requestID)
+	rng, err := b.Next(ctx, inc)
 	if err != nil {
 		return identity.Range{}, s.raftError(err)
 	}
@@ -71,7 +71,7 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 	}
 	for _, inc := range req.GetIncrements() {
 		if err := errors.Join(docid.ValidateName("identity name", inc.GetName()),
-			docid.ValidateCount(docid.Identity, inc.GetCount(), s.cfg.MaxCount)); err != nil {
+			docid.ValidateCount(docid.Identity, inc.GetCount(), s.cfg.MaxCount), validDatabase(inc.GetDatabase())); err != nil {
 			return nil, toStatus(err)
 		}
 	}

@@ -46,6 +46,9 @@ func newSession(ctx context.Context, g *globals) (*session, error) {
 	if g.token != "" {
 		opts = append(opts, client.WithAdminToken(g.token))
 	}
+	if g.db != "" {
+		opts = append(opts, client.WithDatabase(g.db))
+	}
 	s := &session{addrs: addrs, tls: useTLS, timeout: g.timeout, nodeOpts: opts, attempts: &attempts{}}
 	c, err := client.Dial(ctx, addrs, append(opts, client.WithNodesInOrder(),
 		client.WithBackoff(client.Backoff{MaxAttempts: len(addrs)}),

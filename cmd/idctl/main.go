@@ -90,6 +90,7 @@ type globals struct {
 	tlsServerName string
 	timeout       time.Duration
 	json          bool
+	db            string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -101,6 +102,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.tlsServerName, "tls-server-name", "", "name to expect in the node's certificate (default: the host in --addr)")
 	fs.DurationVar(&g.timeout, "timeout", 10*time.Second, "time limit of one call to one node")
 	fs.BoolVar(&g.json, "json", false, "print JSON instead of text")
+	fs.StringVar(&g.db, "db", "", "database the ID commands work in (IDNODE_DB; default: the database \"default\")")
 }
 
 var commands []command // filled by init in commands.go and certs.go
@@ -226,7 +228,7 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string, g *globals) error {
 	envOf := map[string][]string{
 		"addr": {"IDNODE_ADDR"}, "token": {"IDNODE_TOKEN", "IDNODE_ADMIN_TOKEN"},
 		"tls-ca": {"IDNODE_TLS_CA"}, "tls-cert": {"IDNODE_TLS_CERT"}, "tls-key": {"IDNODE_TLS_KEY"},
-		"tls-server-name": {"IDNODE_TLS_SERVER_NAME"},
+		"tls-server-name": {"IDNODE_TLS_SERVER_NAME"}, "db": {"IDNODE_DB"},
 	}
 	for name, vars := range envOf {
 		if set[name] {
@@ -262,6 +264,7 @@ Flags for every command (also from the environment):
   --addr host:port[,host:port…]   node(s) to talk to; the next is tried on UNAVAILABLE (IDNODE_ADDR; default 127.0.0.1:7070)
   --token t                       admin token for admin calls (IDNODE_TOKEN or IDNODE_ADMIN_TOKEN)
   --tls-ca f [--tls-cert f --tls-key f] [--tls-server-name n]   TLS (IDNODE_TLS_CA, IDNODE_TLS_CERT, IDNODE_TLS_KEY)
+  --db name                       database of next, identities, seed and hilo (IDNODE_DB; default "default")
   --timeout d                     time limit of one call to one node (default 10s)
   --json                          JSON output
 

@@ -74,6 +74,22 @@ func TestIdctlCommands(t *testing.T) {
 		}
 	})
 
+	t.Run("db", func(t *testing.T) {
+		if got := mustIdctl(t, addr, "db", "create", "billing"); got != "created database billing\n" {
+			t.Errorf("db create = %q", got)
+		}
+		if got := mustIdctl(t, append(addr, "IDNODE_DB=billing"), "next", "invoices|", "-n", "2"); got != "invoices/1\ninvoices/2\n" {
+			t.Errorf("next in billing = %q", got)
+		}
+		if got := mustIdctl(t, addr, "--db", "billing", "next", "invoices|"); got != "invoices/3\n" {
+			t.Errorf("next --db billing = %q", got)
+		}
+		if out := mustIdctl(t, addr, "db", "list"); !regexp.MustCompile(`(?m)^billing\s+1\s+0\n(.*\n)?default\s`).MatchString(out) {
+			t.Errorf("db list:\n%s", out)
+		}
+		wantIdctlFailure(t, 1, addr, []string{"--db", "shop", "next", "invoices|"}, "no such database", `"shop"`)
+	})
+
 	t.Run("next", func(t *testing.T) {
 		if got := mustIdctl(t, addr, "next", "orders|", "-n", "5"); got != "orders/1\norders/2\norders/3\norders/4\norders/5\n" {
 			t.Errorf("next 'orders|' -n 5 = %q", got)

@@ -102,7 +102,10 @@ type GenerateRequest struct {
 	// values of the first attempt instead of reserving new ones.
 	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// Which UUID version a GUID request gets.
-	GuidVersion   GuidVersion `protobuf:"varint,4,opt,name=guid_version,json=guidVersion,proto3,enum=idnode.v1.GuidVersion" json:"guid_version,omitempty"`
+	GuidVersion GuidVersion `protobuf:"varint,4,opt,name=guid_version,json=guidVersion,proto3,enum=idnode.v1.GuidVersion" json:"guid_version,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,5,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -165,6 +168,13 @@ func (x *GenerateRequest) GetGuidVersion() GuidVersion {
 	return GuidVersion_GUID_VERSION_UNSPECIFIED
 }
 
+func (x *GenerateRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 type GenerateResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Ids           []string               `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
@@ -213,8 +223,11 @@ type NextIdentityRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// 0 means 1.
-	Count         int64  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
-	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Count     int64  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -266,6 +279,13 @@ func (x *NextIdentityRequest) GetCount() int64 {
 func (x *NextIdentityRequest) GetRequestId() string {
 	if x != nil {
 		return x.RequestId
+	}
+	return ""
+}
+
+func (x *NextIdentityRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
 	}
 	return ""
 }
@@ -327,7 +347,10 @@ type SeedIdentityRequest struct {
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Value int64                  `protobuf:"varint,2,opt,name=value,proto3" json:"value,omitempty"`
 	// Set the counter to exactly value, even if that lowers it. Operators only.
-	Force         bool `protobuf:"varint,3,opt,name=force,proto3" json:"force,omitempty"`
+	Force bool `protobuf:"varint,3,opt,name=force,proto3" json:"force,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -383,6 +406,13 @@ func (x *SeedIdentityRequest) GetForce() bool {
 	return false
 }
 
+func (x *SeedIdentityRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 type SeedIdentityResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The counter after the seed; the next identity is value + 1.
@@ -435,7 +465,10 @@ type ListIdentitiesRequest struct {
 	// 0 means the server default (1000).
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// next_page_token of the previous page.
-	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageToken string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -487,6 +520,13 @@ func (x *ListIdentitiesRequest) GetPageSize() int32 {
 func (x *ListIdentitiesRequest) GetPageToken() string {
 	if x != nil {
 		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListIdentitiesRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
 	}
 	return ""
 }
@@ -606,8 +646,11 @@ type NextHiLoRequest struct {
 	// High end of the caller's previous range; the new range starts above it.
 	LastMax int64 `protobuf:"varint,4,opt,name=last_max,json=lastMax,proto3" json:"last_max,omitempty"`
 	// Separator for the prefix; empty means the cluster's.
-	Separator     string `protobuf:"bytes,5,opt,name=separator,proto3" json:"separator,omitempty"`
-	RequestId     string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	Separator string `protobuf:"bytes,5,opt,name=separator,proto3" json:"separator,omitempty"`
+	RequestId string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,7,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -680,6 +723,13 @@ func (x *NextHiLoRequest) GetSeparator() string {
 func (x *NextHiLoRequest) GetRequestId() string {
 	if x != nil {
 		return x.RequestId
+	}
+	return ""
+}
+
+func (x *NextHiLoRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
 	}
 	return ""
 }
@@ -778,7 +828,10 @@ type ReturnHiLoRequest struct {
 	// High end of the range being returned.
 	End int64 `protobuf:"varint,2,opt,name=end,proto3" json:"end,omitempty"`
 	// Highest number of that range the caller actually used.
-	Last          int64 `protobuf:"varint,3,opt,name=last,proto3" json:"last,omitempty"`
+	Last int64 `protobuf:"varint,3,opt,name=last,proto3" json:"last,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -834,6 +887,13 @@ func (x *ReturnHiLoRequest) GetLast() int64 {
 	return 0
 }
 
+func (x *ReturnHiLoRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 type ReturnHiLoResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -870,6 +930,316 @@ func (*ReturnHiLoResponse) Descriptor() ([]byte, []int) {
 	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{12}
 }
 
+type CreateDatabaseRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1–64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; compared
+	// case-insensitively.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateDatabaseRequest) Reset() {
+	*x = CreateDatabaseRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateDatabaseRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateDatabaseRequest) ProtoMessage() {}
+
+func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateDatabaseRequest.ProtoReflect.Descriptor instead.
+func (*CreateDatabaseRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *CreateDatabaseRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type CreateDatabaseResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateDatabaseResponse) Reset() {
+	*x = CreateDatabaseResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateDatabaseResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateDatabaseResponse) ProtoMessage() {}
+
+func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateDatabaseResponse.ProtoReflect.Descriptor instead.
+func (*CreateDatabaseResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{14}
+}
+
+type DeleteDatabaseRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Force         bool                   `protobuf:"varint,2,opt,name=force,proto3" json:"force,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteDatabaseRequest) Reset() {
+	*x = DeleteDatabaseRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteDatabaseRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteDatabaseRequest) ProtoMessage() {}
+
+func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteDatabaseRequest.ProtoReflect.Descriptor instead.
+func (*DeleteDatabaseRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *DeleteDatabaseRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DeleteDatabaseRequest) GetForce() bool {
+	if x != nil {
+		return x.Force
+	}
+	return false
+}
+
+type DeleteDatabaseResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteDatabaseResponse) Reset() {
+	*x = DeleteDatabaseResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteDatabaseResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteDatabaseResponse) ProtoMessage() {}
+
+func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteDatabaseResponse.ProtoReflect.Descriptor instead.
+func (*DeleteDatabaseResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
+}
+
+type ListDatabasesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDatabasesRequest) Reset() {
+	*x = ListDatabasesRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDatabasesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDatabasesRequest) ProtoMessage() {}
+
+func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDatabasesRequest.ProtoReflect.Descriptor instead.
+func (*ListDatabasesRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
+}
+
+type DatabaseStatus struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Identities    int64                  `protobuf:"varint,2,opt,name=identities,proto3" json:"identities,omitempty"`
+	HiloTags      int64                  `protobuf:"varint,3,opt,name=hilo_tags,json=hiloTags,proto3" json:"hilo_tags,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DatabaseStatus) Reset() {
+	*x = DatabaseStatus{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DatabaseStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DatabaseStatus) ProtoMessage() {}
+
+func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DatabaseStatus.ProtoReflect.Descriptor instead.
+func (*DatabaseStatus) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *DatabaseStatus) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DatabaseStatus) GetIdentities() int64 {
+	if x != nil {
+		return x.Identities
+	}
+	return 0
+}
+
+func (x *DatabaseStatus) GetHiloTags() int64 {
+	if x != nil {
+		return x.HiloTags
+	}
+	return 0
+}
+
+type ListDatabasesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Databases     []*DatabaseStatus      `protobuf:"bytes,1,rep,name=databases,proto3" json:"databases,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDatabasesResponse) Reset() {
+	*x = ListDatabasesResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDatabasesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDatabasesResponse) ProtoMessage() {}
+
+func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDatabasesResponse.ProtoReflect.Descriptor instead.
+func (*ListDatabasesResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListDatabasesResponse) GetDatabases() []*DatabaseStatus {
+	if x != nil {
+		return x.Databases
+	}
+	return nil
+}
+
 type StatusRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Confirm leadership with a quorum first, so the answer is not stale.
@@ -880,7 +1250,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +1262,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +1275,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{13}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StatusRequest) GetConsistent() bool {
@@ -932,7 +1302,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -944,7 +1314,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -957,7 +1327,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{14}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *NodeStatus) GetTag() string {
@@ -1029,7 +1399,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1041,7 +1411,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1054,7 +1424,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *StatusResponse) GetLeader() string {
@@ -1129,7 +1499,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1141,7 +1511,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1154,7 +1524,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -1217,7 +1587,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1229,7 +1599,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1242,7 +1612,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -1268,7 +1638,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1280,7 +1650,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1293,7 +1663,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -1311,7 +1681,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1323,7 +1693,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1336,7 +1706,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
 }
 
 type TransferLeadershipRequest struct {
@@ -1349,7 +1719,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1361,7 +1731,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1374,7 +1744,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -1393,7 +1763,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1405,7 +1775,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1418,7 +1788,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -1436,7 +1806,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1448,7 +1818,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1461,7 +1831,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
 }
 
 type BackupChunk struct {
@@ -1477,7 +1847,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1489,7 +1859,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1502,7 +1872,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -1536,7 +1906,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1548,7 +1918,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1561,7 +1931,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -1588,7 +1958,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1600,7 +1970,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1613,7 +1983,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -1662,34 +2032,38 @@ var File_idnode_v1_idnode_proto protoreflect.FileDescriptor
 
 const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\n" +
-	"\x16idnode/v1/idnode.proto\x12\tidnode.v1\"\x91\x01\n" +
+	"\x16idnode/v1/idnode.proto\x12\tidnode.v1\"\xad\x01\n" +
 	"\x0fGenerateRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x129\n" +
-	"\fguid_version\x18\x04 \x01(\x0e2\x16.idnode.v1.GuidVersionR\vguidVersion\"$\n" +
+	"\fguid_version\x18\x04 \x01(\x0e2\x16.idnode.v1.GuidVersionR\vguidVersion\x12\x1a\n" +
+	"\bdatabase\x18\x05 \x01(\tR\bdatabase\"$\n" +
 	"\x10GenerateResponse\x12\x10\n" +
-	"\x03ids\x18\x01 \x03(\tR\x03ids\"^\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\"z\n" +
 	"\x13NextIdentityRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\tR\trequestId\"@\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"@\n" +
 	"\x14NextIdentityResponse\x12\x14\n" +
 	"\x05first\x18\x01 \x01(\x03R\x05first\x12\x12\n" +
-	"\x04last\x18\x02 \x01(\x03R\x04last\"U\n" +
+	"\x04last\x18\x02 \x01(\x03R\x04last\"q\n" +
 	"\x13SeedIdentityRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x14\n" +
-	"\x05force\x18\x03 \x01(\bR\x05force\",\n" +
+	"\x05force\x18\x03 \x01(\bR\x05force\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\",\n" +
 	"\x14SeedIdentityResponse\x12\x14\n" +
-	"\x05value\x18\x01 \x01(\x03R\x05value\"k\n" +
+	"\x05value\x18\x01 \x01(\x03R\x05value\"\x87\x01\n" +
 	"\x15ListIdentitiesRequest\x12\x16\n" +
 	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x03 \x01(\tR\tpageToken\"4\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"4\n" +
 	"\bIdentity\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\"u\n" +
@@ -1697,7 +2071,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\n" +
 	"identities\x18\x01 \x03(\v2\x13.idnode.v1.IdentityR\n" +
 	"identities\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc7\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xe3\x01\n" +
 	"\x0fNextHiLoRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12&\n" +
 	"\x0flast_batch_size\x18\x02 \x01(\x03R\rlastBatchSize\x12\"\n" +
@@ -1705,7 +2079,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\blast_max\x18\x04 \x01(\x03R\alastMax\x12\x1c\n" +
 	"\tseparator\x18\x05 \x01(\tR\tseparator\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x06 \x01(\tR\trequestId\"\xb0\x01\n" +
+	"request_id\x18\x06 \x01(\tR\trequestId\x12\x1a\n" +
+	"\bdatabase\x18\a \x01(\tR\bdatabase\"\xb0\x01\n" +
 	"\x10NextHiLoResponse\x12\x16\n" +
 	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x10\n" +
 	"\x03low\x18\x02 \x01(\x03R\x03low\x12\x12\n" +
@@ -1713,12 +2088,29 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\tlast_size\x18\x04 \x01(\x03R\blastSize\x12\x1d\n" +
 	"\n" +
 	"server_tag\x18\x05 \x01(\tR\tserverTag\x12\"\n" +
-	"\rlast_range_at\x18\x06 \x01(\x03R\vlastRangeAt\"K\n" +
+	"\rlast_range_at\x18\x06 \x01(\x03R\vlastRangeAt\"g\n" +
 	"\x11ReturnHiLoRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
-	"\x04last\x18\x03 \x01(\x03R\x04last\"\x14\n" +
-	"\x12ReturnHiLoResponse\"/\n" +
+	"\x04last\x18\x03 \x01(\x03R\x04last\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\x14\n" +
+	"\x12ReturnHiLoResponse\"+\n" +
+	"\x15CreateDatabaseRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\x18\n" +
+	"\x16CreateDatabaseResponse\"A\n" +
+	"\x15DeleteDatabaseRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05force\x18\x02 \x01(\bR\x05force\"\x18\n" +
+	"\x16DeleteDatabaseResponse\"\x16\n" +
+	"\x14ListDatabasesRequest\"a\n" +
+	"\x0eDatabaseStatus\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
+	"\n" +
+	"identities\x18\x02 \x01(\x03R\n" +
+	"identities\x12\x1b\n" +
+	"\thilo_tags\x18\x03 \x01(\x03R\bhiloTags\"P\n" +
+	"\x15ListDatabasesResponse\x127\n" +
+	"\tdatabases\x18\x01 \x03(\v2\x19.idnode.v1.DatabaseStatusR\tdatabases\"/\n" +
 	"\rStatusRequest\x12\x1e\n" +
 	"\n" +
 	"consistent\x18\x01 \x01(\bR\n" +
@@ -1786,7 +2178,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12C\n" +
 	"\bNextHiLo\x12\x1a.idnode.v1.NextHiLoRequest\x1a\x1b.idnode.v1.NextHiLoResponse\x12I\n" +
 	"\n" +
-	"ReturnHiLo\x12\x1c.idnode.v1.ReturnHiLoRequest\x1a\x1d.idnode.v1.ReturnHiLoResponse2\xbf\x03\n" +
+	"ReturnHiLo\x12\x1c.idnode.v1.ReturnHiLoRequest\x1a\x1d.idnode.v1.ReturnHiLoResponse2\xc1\x05\n" +
 	"\x0eClusterService\x12=\n" +
 	"\x06Status\x12\x18.idnode.v1.StatusRequest\x1a\x19.idnode.v1.StatusResponse\x12@\n" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
@@ -1794,7 +2186,10 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"RemoveNode\x12\x1c.idnode.v1.RemoveNodeRequest\x1a\x1d.idnode.v1.RemoveNodeResponse\x12a\n" +
 	"\x12TransferLeadership\x12$.idnode.v1.TransferLeadershipRequest\x1a%.idnode.v1.TransferLeadershipResponse\x12<\n" +
 	"\x06Backup\x12\x18.idnode.v1.BackupRequest\x1a\x16.idnode.v1.BackupChunk0\x01\x12@\n" +
-	"\aRestore\x12\x17.idnode.v1.RestoreChunk\x1a\x1a.idnode.v1.RestoreResponse(\x01B3Z1github.com/idnode/idnode/proto/idnode/v1;idnodev1b\x06proto3"
+	"\aRestore\x12\x17.idnode.v1.RestoreChunk\x1a\x1a.idnode.v1.RestoreResponse(\x01\x12U\n" +
+	"\x0eCreateDatabase\x12 .idnode.v1.CreateDatabaseRequest\x1a!.idnode.v1.CreateDatabaseResponse\x12U\n" +
+	"\x0eDeleteDatabase\x12 .idnode.v1.DeleteDatabaseRequest\x1a!.idnode.v1.DeleteDatabaseResponse\x12R\n" +
+	"\rListDatabases\x12\x1f.idnode.v1.ListDatabasesRequest\x1a .idnode.v1.ListDatabasesResponseB3Z1github.com/idnode/idnode/proto/idnode/v1;idnodev1b\x06proto3"
 
 var (
 	file_idnode_v1_idnode_proto_rawDescOnce sync.Once
@@ -1809,7 +2204,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(*GenerateRequest)(nil),            // 1: idnode.v1.GenerateRequest
@@ -1825,54 +2220,68 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*NextHiLoResponse)(nil),           // 11: idnode.v1.NextHiLoResponse
 	(*ReturnHiLoRequest)(nil),          // 12: idnode.v1.ReturnHiLoRequest
 	(*ReturnHiLoResponse)(nil),         // 13: idnode.v1.ReturnHiLoResponse
-	(*StatusRequest)(nil),              // 14: idnode.v1.StatusRequest
-	(*NodeStatus)(nil),                 // 15: idnode.v1.NodeStatus
-	(*StatusResponse)(nil),             // 16: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 17: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 18: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 19: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 20: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 21: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 22: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 23: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 24: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 25: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 26: idnode.v1.RestoreResponse
+	(*CreateDatabaseRequest)(nil),      // 14: idnode.v1.CreateDatabaseRequest
+	(*CreateDatabaseResponse)(nil),     // 15: idnode.v1.CreateDatabaseResponse
+	(*DeleteDatabaseRequest)(nil),      // 16: idnode.v1.DeleteDatabaseRequest
+	(*DeleteDatabaseResponse)(nil),     // 17: idnode.v1.DeleteDatabaseResponse
+	(*ListDatabasesRequest)(nil),       // 18: idnode.v1.ListDatabasesRequest
+	(*DatabaseStatus)(nil),             // 19: idnode.v1.DatabaseStatus
+	(*ListDatabasesResponse)(nil),      // 20: idnode.v1.ListDatabasesResponse
+	(*StatusRequest)(nil),              // 21: idnode.v1.StatusRequest
+	(*NodeStatus)(nil),                 // 22: idnode.v1.NodeStatus
+	(*StatusResponse)(nil),             // 23: idnode.v1.StatusResponse
+	(*AddNodeRequest)(nil),             // 24: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 25: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 26: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 27: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 28: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 29: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 30: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 31: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 32: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 33: idnode.v1.RestoreResponse
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	0,  // 0: idnode.v1.GenerateRequest.guid_version:type_name -> idnode.v1.GuidVersion
 	8,  // 1: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
-	15, // 2: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	15, // 3: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 4: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	3,  // 5: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	5,  // 6: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	7,  // 7: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	10, // 8: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	12, // 9: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	14, // 10: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	17, // 11: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	19, // 12: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	21, // 13: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	23, // 14: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	25, // 15: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	2,  // 16: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	4,  // 17: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	6,  // 18: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	9,  // 19: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	11, // 20: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	13, // 21: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	16, // 22: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	18, // 23: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	20, // 24: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	22, // 25: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	24, // 26: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	26, // 27: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	16, // [16:28] is the sub-list for method output_type
-	4,  // [4:16] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	19, // 2: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	22, // 3: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	22, // 4: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	1,  // 5: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	3,  // 6: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	5,  // 7: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	7,  // 8: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	10, // 9: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	12, // 10: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	21, // 11: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	24, // 12: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	26, // 13: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	28, // 14: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	30, // 15: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	32, // 16: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	14, // 17: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	16, // 18: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	18, // 19: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	2,  // 20: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	4,  // 21: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	6,  // 22: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	9,  // 23: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	11, // 24: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	13, // 25: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	23, // 26: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	25, // 27: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	27, // 28: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	29, // 29: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	31, // 30: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	33, // 31: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	15, // 32: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	17, // 33: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	20, // 34: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	20, // [20:35] is the sub-list for method output_type
+	5,  // [5:20] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -1886,7 +2295,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   26,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

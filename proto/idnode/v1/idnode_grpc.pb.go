@@ -356,6 +356,9 @@ const (
 	ClusterService_TransferLeadership_FullMethodName = "/idnode.v1.ClusterService/TransferLeadership"
 	ClusterService_Backup_FullMethodName             = "/idnode.v1.ClusterService/Backup"
 	ClusterService_Restore_FullMethodName            = "/idnode.v1.ClusterService/Restore"
+	ClusterService_CreateDatabase_FullMethodName     = "/idnode.v1.ClusterService/CreateDatabase"
+	ClusterService_DeleteDatabase_FullMethodName     = "/idnode.v1.ClusterService/DeleteDatabase"
+	ClusterService_ListDatabases_FullMethodName      = "/idnode.v1.ClusterService/ListDatabases"
 )
 
 // ClusterServiceClient is the client API for ClusterService service.
@@ -381,6 +384,15 @@ type ClusterServiceClient interface {
 	// so it is safe to retry. Refused (FAILED_PRECONDITION) when a tag of the backup belongs to
 	// a node of this cluster. An operator call: needs the admin token when one is set.
 	Restore(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[RestoreChunk, RestoreResponse], error)
+	// CreateDatabase creates a database: its own identities, HiLo tags and request ids. A name
+	// that was deleted comes back with the counters it had, so it never repeats a value.
+	// ALREADY_EXISTS when it exists. An admin call.
+	CreateDatabase(ctx context.Context, in *CreateDatabaseRequest, opts ...grpc.CallOption) (*CreateDatabaseResponse, error)
+	// DeleteDatabase refuses every later call of the database (NOT_FOUND). FAILED_PRECONDITION
+	// while it has counters, unless force; they stay as floors. An admin call.
+	DeleteDatabase(ctx context.Context, in *DeleteDatabaseRequest, opts ...grpc.CallOption) (*DeleteDatabaseResponse, error)
+	// ListDatabases lists the databases, "default" among them, from the leader.
+	ListDatabases(ctx context.Context, in *ListDatabasesRequest, opts ...grpc.CallOption) (*ListDatabasesResponse, error)
 }
 
 type clusterServiceClient struct {
@@ -463,6 +475,36 @@ func (c *clusterServiceClient) Restore(ctx context.Context, opts ...grpc.CallOpt
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ClusterService_RestoreClient = grpc.ClientStreamingClient[RestoreChunk, RestoreResponse]
 
+func (c *clusterServiceClient) CreateDatabase(ctx context.Context, in *CreateDatabaseRequest, opts ...grpc.CallOption) (*CreateDatabaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateDatabaseResponse)
+	err := c.cc.Invoke(ctx, ClusterService_CreateDatabase_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clusterServiceClient) DeleteDatabase(ctx context.Context, in *DeleteDatabaseRequest, opts ...grpc.CallOption) (*DeleteDatabaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteDatabaseResponse)
+	err := c.cc.Invoke(ctx, ClusterService_DeleteDatabase_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clusterServiceClient) ListDatabases(ctx context.Context, in *ListDatabasesRequest, opts ...grpc.CallOption) (*ListDatabasesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDatabasesResponse)
+	err := c.cc.Invoke(ctx, ClusterService_ListDatabases_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterServiceServer is the server API for ClusterService service.
 // All implementations must embed UnimplementedClusterServiceServer
 // for forward compatibility.
@@ -486,6 +528,15 @@ type ClusterServiceServer interface {
 	// so it is safe to retry. Refused (FAILED_PRECONDITION) when a tag of the backup belongs to
 	// a node of this cluster. An operator call: needs the admin token when one is set.
 	Restore(grpc.ClientStreamingServer[RestoreChunk, RestoreResponse]) error
+	// CreateDatabase creates a database: its own identities, HiLo tags and request ids. A name
+	// that was deleted comes back with the counters it had, so it never repeats a value.
+	// ALREADY_EXISTS when it exists. An admin call.
+	CreateDatabase(context.Context, *CreateDatabaseRequest) (*CreateDatabaseResponse, error)
+	// DeleteDatabase refuses every later call of the database (NOT_FOUND). FAILED_PRECONDITION
+	// while it has counters, unless force; they stay as floors. An admin call.
+	DeleteDatabase(context.Context, *DeleteDatabaseRequest) (*DeleteDatabaseResponse, error)
+	// ListDatabases lists the databases, "default" among them, from the leader.
+	ListDatabases(context.Context, *ListDatabasesRequest) (*ListDatabasesResponse, error)
 	mustEmbedUnimplementedClusterServiceServer()
 }
 
@@ -513,6 +564,15 @@ func (UnimplementedClusterServiceServer) Backup(*BackupRequest, grpc.ServerStrea
 }
 func (UnimplementedClusterServiceServer) Restore(grpc.ClientStreamingServer[RestoreChunk, RestoreResponse]) error {
 	return status.Error(codes.Unimplemented, "method Restore not implemented")
+}
+func (UnimplementedClusterServiceServer) CreateDatabase(context.Context, *CreateDatabaseRequest) (*CreateDatabaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateDatabase not implemented")
+}
+func (UnimplementedClusterServiceServer) DeleteDatabase(context.Context, *DeleteDatabaseRequest) (*DeleteDatabaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteDatabase not implemented")
+}
+func (UnimplementedClusterServiceServer) ListDatabases(context.Context, *ListDatabasesRequest) (*ListDatabasesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDatabases not implemented")
 }
 func (UnimplementedClusterServiceServer) mustEmbedUnimplementedClusterServiceServer() {}
 func (UnimplementedClusterServiceServer) testEmbeddedByValue()                        {}
@@ -625,6 +685,60 @@ func _ClusterService_Restore_Handler(srv interface{}, stream grpc.ServerStream) 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ClusterService_RestoreServer = grpc.ClientStreamingServer[RestoreChunk, RestoreResponse]
 
+func _ClusterService_CreateDatabase_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateDatabaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).CreateDatabase(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_CreateDatabase_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).CreateDatabase(ctx, req.(*CreateDatabaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClusterService_DeleteDatabase_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteDatabaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).DeleteDatabase(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_DeleteDatabase_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).DeleteDatabase(ctx, req.(*DeleteDatabaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClusterService_ListDatabases_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDatabasesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).ListDatabases(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_ListDatabases_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).ListDatabases(ctx, req.(*ListDatabasesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterService_ServiceDesc is the grpc.ServiceDesc for ClusterService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -647,6 +761,18 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "TransferLeadership",
 			Handler:    _ClusterService_TransferLeadership_Handler,
+		},
+		{
+			MethodName: "CreateDatabase",
+			Handler:    _ClusterService_CreateDatabase_Handler,
+		},
+		{
+			MethodName: "DeleteDatabase",
+			Handler:    _ClusterService_DeleteDatabase_Handler,
+		},
+		{
+			MethodName: "ListDatabases",
+			Handler:    _ClusterService_ListDatabases_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -26,10 +26,12 @@ const (
 
 // One identity reservation inside an IdentityBatch.
 type IdentityIncrement struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Count         int64                  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
-	RequestId     string                 `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Name      string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Count     int64                  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	RequestId string                 `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -81,6 +83,13 @@ func (x *IdentityIncrement) GetCount() int64 {
 func (x *IdentityIncrement) GetRequestId() string {
 	if x != nil {
 		return x.RequestId
+	}
+	return ""
+}
+
+func (x *IdentityIncrement) GetDatabase() string {
+	if x != nil {
+		return x.Database
 	}
 	return ""
 }
@@ -140,10 +149,12 @@ func (x *IdentityBatch) GetProposedAtMs() int64 {
 }
 
 type SeedIdentity struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Value         int64                  `protobuf:"varint,2,opt,name=value,proto3" json:"value,omitempty"`
-	Force         bool                   `protobuf:"varint,3,opt,name=force,proto3" json:"force,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Value int64                  `protobuf:"varint,2,opt,name=value,proto3" json:"value,omitempty"`
+	Force bool                   `protobuf:"varint,3,opt,name=force,proto3" json:"force,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -199,15 +210,24 @@ func (x *SeedIdentity) GetForce() bool {
 	return false
 }
 
+func (x *SeedIdentity) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 // Reserve (max(Max, last_max), max(Max, last_max) + capacity] for tag. The proposer picked
 // capacity from the range policy, so the FSM needs no clock.
 type HiLoReserve struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Tag           string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	Capacity      int64                  `protobuf:"varint,2,opt,name=capacity,proto3" json:"capacity,omitempty"`
-	LastMax       int64                  `protobuf:"varint,3,opt,name=last_max,json=lastMax,proto3" json:"last_max,omitempty"`
-	RequestId     string                 `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	ProposedAtMs  int64                  `protobuf:"varint,5,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Tag          string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	Capacity     int64                  `protobuf:"varint,2,opt,name=capacity,proto3" json:"capacity,omitempty"`
+	LastMax      int64                  `protobuf:"varint,3,opt,name=last_max,json=lastMax,proto3" json:"last_max,omitempty"`
+	RequestId    string                 `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	ProposedAtMs int64                  `protobuf:"varint,5,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,6,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -277,11 +297,20 @@ func (x *HiLoReserve) GetProposedAtMs() int64 {
 	return 0
 }
 
+func (x *HiLoReserve) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 type HiLoReturn struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Tag           string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	End           int64                  `protobuf:"varint,2,opt,name=end,proto3" json:"end,omitempty"`
-	Last          int64                  `protobuf:"varint,3,opt,name=last,proto3" json:"last,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	End   int64                  `protobuf:"varint,2,opt,name=end,proto3" json:"end,omitempty"`
+	Last  int64                  `protobuf:"varint,3,opt,name=last,proto3" json:"last,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -335,6 +364,13 @@ func (x *HiLoReturn) GetLast() int64 {
 		return x.Last
 	}
 	return 0
+}
+
+func (x *HiLoReturn) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
 }
 
 // Register a node, or update the addresses of a node already registered with the same id.
@@ -537,6 +573,106 @@ func (x *RaiseFloor) GetRetiredTags() []string {
 	return nil
 }
 
+// Create a database (ClusterService/CreateDatabase). A name that was deleted comes back with
+// the counters it had: deleting keeps them as floors, so no value is ever handed out twice.
+type CreateDatabase struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateDatabase) Reset() {
+	*x = CreateDatabase{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateDatabase) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateDatabase) ProtoMessage() {}
+
+func (x *CreateDatabase) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateDatabase.ProtoReflect.Descriptor instead.
+func (*CreateDatabase) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CreateDatabase) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// Delete a database: its calls are refused (NOT_FOUND) until it is created again. Refused
+// while it has counters, unless force.
+type DeleteDatabase struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Force         bool                   `protobuf:"varint,2,opt,name=force,proto3" json:"force,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteDatabase) Reset() {
+	*x = DeleteDatabase{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteDatabase) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteDatabase) ProtoMessage() {}
+
+func (x *DeleteDatabase) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteDatabase.ProtoReflect.Descriptor instead.
+func (*DeleteDatabase) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *DeleteDatabase) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DeleteDatabase) GetForce() bool {
+	if x != nil {
+		return x.Force
+	}
+	return false
+}
+
 // Set the cluster secret, which node-to-node calls on the Raft port carry (package forward).
 // The first one wins; later ones change nothing. The leader proposes one when it finds none:
 // at bootstrap, or after an upgrade from a version without it.
@@ -549,7 +685,7 @@ type SetClusterSecret struct {
 
 func (x *SetClusterSecret) Reset() {
 	*x = SetClusterSecret{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[8]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -561,7 +697,7 @@ func (x *SetClusterSecret) String() string {
 func (*SetClusterSecret) ProtoMessage() {}
 
 func (x *SetClusterSecret) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[8]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -574,7 +710,7 @@ func (x *SetClusterSecret) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClusterSecret.ProtoReflect.Descriptor instead.
 func (*SetClusterSecret) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{8}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SetClusterSecret) GetSecret() []byte {
@@ -587,15 +723,17 @@ func (x *SetClusterSecret) GetSecret() []byte {
 type IdentityRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name as first spelled; the counter is keyed case-insensitively.
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Value         int64  `protobuf:"varint,2,opt,name=value,proto3" json:"value,omitempty"`
+	Name  string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Value int64  `protobuf:"varint,2,opt,name=value,proto3" json:"value,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *IdentityRecord) Reset() {
 	*x = IdentityRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[9]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -607,7 +745,7 @@ func (x *IdentityRecord) String() string {
 func (*IdentityRecord) ProtoMessage() {}
 
 func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[9]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -620,7 +758,7 @@ func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentityRecord.ProtoReflect.Descriptor instead.
 func (*IdentityRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{9}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *IdentityRecord) GetName() string {
@@ -637,19 +775,28 @@ func (x *IdentityRecord) GetValue() int64 {
 	return 0
 }
 
+func (x *IdentityRecord) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 type HiLoRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
 	Max   int64                  `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
 	// Low end of the newest reservation; bounds what ReturnHiLo may give back.
-	LastLow       int64 `protobuf:"varint,3,opt,name=last_low,json=lastLow,proto3" json:"last_low,omitempty"`
+	LastLow int64 `protobuf:"varint,3,opt,name=last_low,json=lastLow,proto3" json:"last_low,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HiLoRecord) Reset() {
 	*x = HiLoRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -661,7 +808,7 @@ func (x *HiLoRecord) String() string {
 func (*HiLoRecord) ProtoMessage() {}
 
 func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -674,7 +821,7 @@ func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HiLoRecord.ProtoReflect.Descriptor instead.
 func (*HiLoRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{10}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *HiLoRecord) GetTag() string {
@@ -698,6 +845,13 @@ func (x *HiLoRecord) GetLastLow() int64 {
 	return 0
 }
 
+func (x *HiLoRecord) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 type NodeRecord struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Tag           string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
@@ -711,7 +865,7 @@ type NodeRecord struct {
 
 func (x *NodeRecord) Reset() {
 	*x = NodeRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -723,7 +877,7 @@ func (x *NodeRecord) String() string {
 func (*NodeRecord) ProtoMessage() {}
 
 func (x *NodeRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -736,7 +890,7 @@ func (x *NodeRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeRecord.ProtoReflect.Descriptor instead.
 func (*NodeRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{11}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *NodeRecord) GetTag() string {
@@ -783,7 +937,7 @@ type RetiredTagRecord struct {
 
 func (x *RetiredTagRecord) Reset() {
 	*x = RetiredTagRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -795,7 +949,7 @@ func (x *RetiredTagRecord) String() string {
 func (*RetiredTagRecord) ProtoMessage() {}
 
 func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -808,7 +962,7 @@ func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetiredTagRecord.ProtoReflect.Descriptor instead.
 func (*RetiredTagRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{12}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RetiredTagRecord) GetTag() string {
@@ -825,18 +979,20 @@ type RequestRecord struct {
 	// 1 = identity, 2 = hilo.
 	Kind int32 `protobuf:"varint,2,opt,name=kind,proto3" json:"kind,omitempty"`
 	// Case-folded name or tag the request was for.
-	Key           string `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
-	Count         int64  `protobuf:"varint,4,opt,name=count,proto3" json:"count,omitempty"`
-	First         int64  `protobuf:"varint,5,opt,name=first,proto3" json:"first,omitempty"`
-	Last          int64  `protobuf:"varint,6,opt,name=last,proto3" json:"last,omitempty"`
-	RecordedAtMs  int64  `protobuf:"varint,7,opt,name=recorded_at_ms,json=recordedAtMs,proto3" json:"recorded_at_ms,omitempty"`
+	Key          string `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	Count        int64  `protobuf:"varint,4,opt,name=count,proto3" json:"count,omitempty"`
+	First        int64  `protobuf:"varint,5,opt,name=first,proto3" json:"first,omitempty"`
+	Last         int64  `protobuf:"varint,6,opt,name=last,proto3" json:"last,omitempty"`
+	RecordedAtMs int64  `protobuf:"varint,7,opt,name=recorded_at_ms,json=recordedAtMs,proto3" json:"recorded_at_ms,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,8,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RequestRecord) Reset() {
 	*x = RequestRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -848,7 +1004,7 @@ func (x *RequestRecord) String() string {
 func (*RequestRecord) ProtoMessage() {}
 
 func (x *RequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -861,7 +1017,7 @@ func (x *RequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestRecord.ProtoReflect.Descriptor instead.
 func (*RequestRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{13}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RequestRecord) GetRequestId() string {
@@ -913,6 +1069,13 @@ func (x *RequestRecord) GetRecordedAtMs() int64 {
 	return 0
 }
 
+func (x *RequestRecord) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 // Clock high-water mark of the log, so expiry resumes identically after a restore.
 type ClockRecord struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -923,7 +1086,7 @@ type ClockRecord struct {
 
 func (x *ClockRecord) Reset() {
 	*x = ClockRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -935,7 +1098,7 @@ func (x *ClockRecord) String() string {
 func (*ClockRecord) ProtoMessage() {}
 
 func (x *ClockRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -948,7 +1111,7 @@ func (x *ClockRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClockRecord.ProtoReflect.Descriptor instead.
 func (*ClockRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ClockRecord) GetNowMs() int64 {
@@ -959,6 +1122,59 @@ func (x *ClockRecord) GetNowMs() int64 {
 }
 
 // Snapshot record: the cluster-wide settings, once a node registered them.
+// A database other than "default", and whether it is deleted.
+type DatabaseRecord struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Deleted       bool                   `protobuf:"varint,2,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DatabaseRecord) Reset() {
+	*x = DatabaseRecord{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DatabaseRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DatabaseRecord) ProtoMessage() {}
+
+func (x *DatabaseRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DatabaseRecord.ProtoReflect.Descriptor instead.
+func (*DatabaseRecord) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *DatabaseRecord) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DatabaseRecord) GetDeleted() bool {
+	if x != nil {
+		return x.Deleted
+	}
+	return false
+}
+
 type SettingsRecord struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Separator string                 `protobuf:"bytes,1,opt,name=separator,proto3" json:"separator,omitempty"`
@@ -970,7 +1186,7 @@ type SettingsRecord struct {
 
 func (x *SettingsRecord) Reset() {
 	*x = SettingsRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -982,7 +1198,7 @@ func (x *SettingsRecord) String() string {
 func (*SettingsRecord) ProtoMessage() {}
 
 func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -995,7 +1211,7 @@ func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettingsRecord.ProtoReflect.Descriptor instead.
 func (*SettingsRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{15}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SettingsRecord) GetSeparator() string {
@@ -1016,33 +1232,37 @@ var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\n" +
-	"\x19idnode/raft/v1/raft.proto\x12\x0eidnode.raft.v1\"\\\n" +
+	"\x19idnode/raft/v1/raft.proto\x12\x0eidnode.raft.v1\"x\n" +
 	"\x11IdentityIncrement\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\tR\trequestId\"x\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"x\n" +
 	"\rIdentityBatch\x12A\n" +
 	"\n" +
 	"increments\x18\x01 \x03(\v2!.idnode.raft.v1.IdentityIncrementR\n" +
 	"increments\x12$\n" +
-	"\x0eproposed_at_ms\x18\x02 \x01(\x03R\fproposedAtMs\"N\n" +
+	"\x0eproposed_at_ms\x18\x02 \x01(\x03R\fproposedAtMs\"j\n" +
 	"\fSeedIdentity\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x14\n" +
-	"\x05force\x18\x03 \x01(\bR\x05force\"\x9b\x01\n" +
+	"\x05force\x18\x03 \x01(\bR\x05force\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\xb7\x01\n" +
 	"\vHiLoReserve\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x1a\n" +
 	"\bcapacity\x18\x02 \x01(\x03R\bcapacity\x12\x19\n" +
 	"\blast_max\x18\x03 \x01(\x03R\alastMax\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x04 \x01(\tR\trequestId\x12$\n" +
-	"\x0eproposed_at_ms\x18\x05 \x01(\x03R\fproposedAtMs\"D\n" +
+	"\x0eproposed_at_ms\x18\x05 \x01(\x03R\fproposedAtMs\x12\x1a\n" +
+	"\bdatabase\x18\x06 \x01(\tR\bdatabase\"`\n" +
 	"\n" +
 	"HiLoReturn\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
-	"\x04last\x18\x03 \x01(\x03R\x04last\"\xb6\x01\n" +
+	"\x04last\x18\x03 \x01(\x03R\x04last\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\xb6\x01\n" +
 	"\fRegisterNode\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12!\n" +
@@ -1059,17 +1279,24 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"identities\x18\x01 \x03(\v2\x1e.idnode.raft.v1.IdentityRecordR\n" +
 	"identities\x12.\n" +
 	"\x04hilo\x18\x02 \x03(\v2\x1a.idnode.raft.v1.HiLoRecordR\x04hilo\x12!\n" +
-	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\"*\n" +
+	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\"$\n" +
+	"\x0eCreateDatabase\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\":\n" +
+	"\x0eDeleteDatabase\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05force\x18\x02 \x01(\bR\x05force\"*\n" +
 	"\x10SetClusterSecret\x12\x16\n" +
-	"\x06secret\x18\x01 \x01(\fR\x06secret\":\n" +
+	"\x06secret\x18\x01 \x01(\fR\x06secret\"V\n" +
 	"\x0eIdentityRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value\"K\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x1a\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"g\n" +
 	"\n" +
 	"HiLoRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x19\n" +
-	"\blast_low\x18\x03 \x01(\x03R\alastLow\"\x96\x01\n" +
+	"\blast_low\x18\x03 \x01(\x03R\alastLow\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\x96\x01\n" +
 	"\n" +
 	"NodeRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -1078,7 +1305,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12 \n" +
 	"\vincarnation\x18\x05 \x01(\tR\vincarnation\"$\n" +
 	"\x10RetiredTagRecord\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xba\x01\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xd6\x01\n" +
 	"\rRequestRecord\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -1087,9 +1314,13 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x05count\x18\x04 \x01(\x03R\x05count\x12\x14\n" +
 	"\x05first\x18\x05 \x01(\x03R\x05first\x12\x12\n" +
 	"\x04last\x18\x06 \x01(\x03R\x04last\x12$\n" +
-	"\x0erecorded_at_ms\x18\a \x01(\x03R\frecordedAtMs\"$\n" +
+	"\x0erecorded_at_ms\x18\a \x01(\x03R\frecordedAtMs\x12\x1a\n" +
+	"\bdatabase\x18\b \x01(\tR\bdatabase\"$\n" +
 	"\vClockRecord\x12\x15\n" +
-	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\"U\n" +
+	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\">\n" +
+	"\x0eDatabaseRecord\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\adeleted\x18\x02 \x01(\bR\adeleted\"U\n" +
 	"\x0eSettingsRecord\x12\x1c\n" +
 	"\tseparator\x18\x01 \x01(\tR\tseparator\x12%\n" +
 	"\x0ecluster_secret\x18\x02 \x01(\fR\rclusterSecretB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
@@ -1106,7 +1337,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -1116,19 +1347,22 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*RegisterNode)(nil),      // 5: idnode.raft.v1.RegisterNode
 	(*RemoveNode)(nil),        // 6: idnode.raft.v1.RemoveNode
 	(*RaiseFloor)(nil),        // 7: idnode.raft.v1.RaiseFloor
-	(*SetClusterSecret)(nil),  // 8: idnode.raft.v1.SetClusterSecret
-	(*IdentityRecord)(nil),    // 9: idnode.raft.v1.IdentityRecord
-	(*HiLoRecord)(nil),        // 10: idnode.raft.v1.HiLoRecord
-	(*NodeRecord)(nil),        // 11: idnode.raft.v1.NodeRecord
-	(*RetiredTagRecord)(nil),  // 12: idnode.raft.v1.RetiredTagRecord
-	(*RequestRecord)(nil),     // 13: idnode.raft.v1.RequestRecord
-	(*ClockRecord)(nil),       // 14: idnode.raft.v1.ClockRecord
-	(*SettingsRecord)(nil),    // 15: idnode.raft.v1.SettingsRecord
+	(*CreateDatabase)(nil),    // 8: idnode.raft.v1.CreateDatabase
+	(*DeleteDatabase)(nil),    // 9: idnode.raft.v1.DeleteDatabase
+	(*SetClusterSecret)(nil),  // 10: idnode.raft.v1.SetClusterSecret
+	(*IdentityRecord)(nil),    // 11: idnode.raft.v1.IdentityRecord
+	(*HiLoRecord)(nil),        // 12: idnode.raft.v1.HiLoRecord
+	(*NodeRecord)(nil),        // 13: idnode.raft.v1.NodeRecord
+	(*RetiredTagRecord)(nil),  // 14: idnode.raft.v1.RetiredTagRecord
+	(*RequestRecord)(nil),     // 15: idnode.raft.v1.RequestRecord
+	(*ClockRecord)(nil),       // 16: idnode.raft.v1.ClockRecord
+	(*DatabaseRecord)(nil),    // 17: idnode.raft.v1.DatabaseRecord
+	(*SettingsRecord)(nil),    // 18: idnode.raft.v1.SettingsRecord
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	9,  // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
-	10, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
+	11, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
+	12, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
 	3,  // [3:3] is the sub-list for method output_type
 	3,  // [3:3] is the sub-list for method input_type
 	3,  // [3:3] is the sub-list for extension type_name
@@ -1147,7 +1381,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,67 @@
+package client
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/peer"
+
+	"github.com/idnode/idnode/docid"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// database sends the database every call of a Client works in, as metadata "idnode-database"
+// (the server reads it when a request leaves its database field empty).
+type database string
+
+func (d database) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"idnode-database": string(d)}, nil
+}
+
+// RequireTransportSecurity is false: a database name is no secret.
+func (database) RequireTransportSecurity() bool { return false }
+
+// WithDatabase makes every call of the Client work in the database name (see
+// ClusterService/CreateDatabase): its identities, HiLo ranges and request ids are its own.
+// Without it calls work in the database "default". To use two databases, use two Clients.
+func WithDatabase(name string) Option {
+	return func(o *options) error {
+		if err := docid.ValidateDatabaseName(name); err != nil {
+			return errors.New("WithDatabase: " + err.Error())
+		}
+		o.dialOpts = append(o.dialOpts, grpc.WithPerRPCCredentials(database(name)))
+		return nil
+	}
+}
+
+// CreateDatabase creates a database (an admin call). A name that was deleted comes back with
+// the counters it had. Tried on another node only when the first did nothing.
+func (c *Client) CreateDatabase(ctx context.Context, name string) error {
+	return c.call(ctx, func(ctx context.Context, n *node) error {
+		var p peer.Peer
+		_, err := n.cluster.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: name}, grpc.Peer(&p))
+		return atMostOnce(err, &p)
+	})
+}
+
+// DeleteDatabase deletes a database (an admin call): its calls are refused with NOT_FOUND.
+// Without force it is refused while the database has counters. Tried on another node only
+// when the first did nothing.
+func (c *Client) DeleteDatabase(ctx context.Context, name string, force bool) error {
+	return c.call(ctx, func(ctx context.Context, n *node) error {
+		var p peer.Peer
+		_, err := n.cluster.DeleteDatabase(ctx, &idnodev1.DeleteDatabaseRequest{Name: name, Force: force}, grpc.Peer(&p))
+		return atMostOnce(err, &p)
+	})
+}
+
+// ListDatabases lists the databases, "default" among them, as the leader knows them.
+func (c *Client) ListDatabases(ctx context.Context) ([]*idnodev1.DatabaseStatus, error) {
+	var resp *idnodev1.ListDatabasesResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.cluster.ListDatabases(ctx, &idnodev1.ListDatabasesRequest{})
+		return err
+	})
+	return resp.GetDatabases(), err
+}

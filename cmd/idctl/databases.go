@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+)
+
+func dbCreateCmd(*flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		if err := c.call(e.ctx, "CreateDatabase", func(ctx context.Context) error {
+			return c.c.CreateDatabase(ctx, args[0])
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, map[string]string{"created": args[0]})
+		}
+		fmt.Fprintf(e.stdout, "created database %s\n", args[0])
+		return nil
+	}
+}
+
+func dbDeleteCmd(fs *flag.FlagSet) func(*env, []string) error {
+	force := fs.Bool("force", false, "delete even a database with counters (they stay as floors: created again, it goes on after them)")
+	return func(e *env, args []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		if err := c.call(e.ctx, "DeleteDatabase", func(ctx context.Context) error {
+			return c.c.DeleteDatabase(ctx, args[0], *force)
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, map[string]string{"deleted": args[0]})
+		}
+		fmt.Fprintf(e.stdout, "deleted database %s\n", args[0])
+		return nil
+	}
+}
+
+type databaseRow struct {
+	Name       string `json:"name"`
+	Identities int64  `json:"identities"`
+	HiLoTags   int64  `json:"hilo_tags"`
+}
+
+func dbListCmd(*flag.FlagSet) func(*env, []string) error {
+	return func(e *env, _ []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var rows []databaseRow
+		if err := c.call(e.ctx, "ListDatabases", func(ctx context.Context) error {
+			dbs, err := c.c.ListDatabases(ctx)
+			for _, d := range dbs {
+				rows = append(rows, databaseRow{Name: d.GetName(), Identities: d.GetIdentities(), HiLoTags: d.GetHiloTags()})
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, rows)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tIDENTITIES\tHILO TAGS")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%d\t%d\n", r.Name, r.Identities, r.HiLoTags)
+		}
+		return tw.Flush()
+	}
+}

@@ -1,0 +1,96 @@
+package fsm
+
+import (
+	"fmt"
+
+	"github.com/idnode/idnode/docid"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// DefaultDatabase always exists and cannot be deleted; an empty database name means it, so
+// calls and log entries from before databases keep their meaning.
+const DefaultDatabase = "default"
+
+// database is one application's counters: identities and HiLo maxima.
+type database struct {
+	identities map[string]*identityCounter // by foldKey(name)
+	hilo       map[string]*hiloState       // by foldKey(tag)
+	// deleted databases refuse every call but keep their counters as floors: created again,
+	// they go on after the values they handed out before.
+	deleted bool
+}
+
+func newDatabase() *database {
+	return &database{identities: make(map[string]*identityCounter), hilo: make(map[string]*hiloState)}
+}
+
+func (d *database) empty() bool { return len(d.identities) == 0 && len(d.hilo) == 0 }
+
+// dbName is the canonical form of a database name: folded, with "" meaning the default.
+func dbName(name string) string {
+	if name == "" {
+		return DefaultDatabase
+	}
+	return foldKey(name)
+}
+
+// recordName is how a record names the database: "" for the default, as before databases.
+func recordName(name string) string {
+	if name == DefaultDatabase {
+		return ""
+	}
+	return name
+}
+
+// db is the live database name, or ErrDatabaseNotFound.
+func (st *state) db(name string) (*database, error) {
+	d := st.databases[dbName(name)]
+	if d == nil || d.deleted {
+		return nil, fmt.Errorf("%w: %q (see ClusterService/ListDatabases)", ErrDatabaseNotFound, dbName(name))
+	}
+	return d, nil
+}
+
+// dbForFloors is the database name, created if need be (restoring a snapshot or a backup).
+func (st *state) dbForFloors(name string) *database {
+	name = dbName(name)
+	d := st.databases[name]
+	if d == nil {
+		d = newDatabase()
+		st.databases[name] = d
+	}
+	return d
+}
+
+func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
+	if err := docid.ValidateDatabaseName(c.GetName()); err != nil {
+		return err
+	}
+	name := dbName(c.GetName())
+	d := st.databases[name]
+	switch {
+	case d == nil:
+		st.databases[name] = newDatabase()
+	case d.deleted:
+		d.deleted = false
+	default:
+		return fmt.Errorf("%w: %q", ErrDatabaseExists, name)
+	}
+	return nil
+}
+
+func (st *state) applyDeleteDatabase(c *raftv1.DeleteDatabase) any {
+	name := dbName(c.GetName())
+	if name == DefaultDatabase {
+		return ErrDefaultDatabase
+	}
+	d, err := st.db(name)
+	if err != nil {
+		return err
+	}
+	if !d.empty() && !c.GetForce() {
+		return fmt.Errorf("%w: %q has %d identities and %d HiLo tags", ErrDatabaseNotEmpty, name, len(d.identities), len(d.hilo))
+	}
+	d.deleted = true
+	return nil
+}

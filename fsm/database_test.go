@@ -1,0 +1,123 @@
+package fsm
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"slices"
+	"testing"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+func increment(t *testing.T, f *FSM, db, name string, count int64, requestID string) IdentityRange {
+	t.Helper()
+	res, ok := mustApply(t, f, IdentityBatchCommand, &raftv1.IdentityBatch{Increments: []*raftv1.IdentityIncrement{
+		{Database: db, Name: name, Count: count, RequestId: requestID},
+	}}).(IdentityBatchResult)
+	if !ok || len(res.Ranges) != 1 {
+		t.Fatalf("identity batch answered %#v", res)
+	}
+	return res.Ranges[0]
+}
+
+// Two databases count the same names on their own, and the same request id in each names two
+// requests.
+func TestDatabasesCountOnTheirOwn(t *testing.T) {
+	f := New()
+	if err, _ := mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "Billing"}).(error); err != nil {
+		t.Fatal(err)
+	}
+	if r := increment(t, f, "billing", "orders", 5, "r1"); r.Err != nil || r.First != 1 || r.Last != 5 {
+		t.Fatalf("billing orders: %+v, want 1–5", r)
+	}
+	if r := increment(t, f, "", "orders", 2, "r1"); r.Err != nil || r.First != 1 || r.Last != 2 {
+		t.Fatalf("default orders with billing's request id: %+v, want 1–2 (its own request)", r)
+	}
+	if r := increment(t, f, "BILLING", "orders", 5, "r1"); r.First != 1 || r.Last != 5 {
+		t.Fatalf("billing's retry: %+v, want its answer 1–5 again", r)
+	}
+	if r := increment(t, f, "shop", "orders", 1, ""); !errors.Is(r.Err, ErrDatabaseNotFound) {
+		t.Fatalf("an unknown database: %+v, want ErrDatabaseNotFound", r)
+	}
+	if got := mustReserve(t, f, &raftv1.HiLoReserve{Database: "billing", Tag: "carts", Capacity: 32}); got.Low != 1 {
+		t.Fatalf("billing's first HiLo range %+v", got)
+	}
+	if f.Identity("billing", "orders") != 5 || f.Identity("", "orders") != 2 || f.HiLoMax("", "carts") != 0 {
+		t.Fatal("the databases share counters")
+	}
+	page, _, err := f.Identities("billing", "", "", 10)
+	if err != nil || !slices.Equal(page, []Identity{{Database: "billing", Name: "orders", Value: 5}}) {
+		t.Fatalf("billing's identities %v, %v", page, err)
+	}
+	var names []string
+	for _, d := range f.Databases() {
+		names = append(names, d.Name)
+	}
+	if !slices.Equal(names, []string{"billing", DefaultDatabase}) {
+		t.Fatalf("databases %v", names)
+	}
+	restored := mustRestore(t, snapshotBytes(t, f))
+	if !bytes.Equal(snapshotBytes(t, restored), snapshotBytes(t, f)) || restored.Identity("billing", "orders") != 5 {
+		t.Fatal("a snapshot with two databases does not restore exactly")
+	}
+}
+
+// A deleted database refuses calls; created again, it goes on after the values it handed out.
+func TestADeletedDatabaseKeepsItsFloors(t *testing.T) {
+	f := New()
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"})
+	increment(t, f, "billing", "orders", 3, "")
+	for _, tc := range []struct {
+		cmd  *raftv1.DeleteDatabase
+		want error
+	}{
+		{&raftv1.DeleteDatabase{Name: "billing"}, ErrDatabaseNotEmpty},
+		{&raftv1.DeleteDatabase{Name: ""}, ErrDefaultDatabase},
+		{&raftv1.DeleteDatabase{Name: "shop"}, ErrDatabaseNotFound},
+		{&raftv1.DeleteDatabase{Name: "billing", Force: true}, nil},
+	} {
+		if err, _ := mustApply(t, f, DeleteDatabaseCommand, tc.cmd).(error); !errors.Is(err, tc.want) {
+			t.Fatalf("delete %v: %v, want %v", tc.cmd, err, tc.want)
+		}
+	}
+	if r := increment(t, f, "billing", "orders", 1, ""); !errors.Is(r.Err, ErrDatabaseNotFound) {
+		t.Fatalf("a deleted database answered %+v", r)
+	}
+	if err, _ := mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"}).(error); err != nil {
+		t.Fatal(err)
+	}
+	if r := increment(t, f, "billing", "orders", 1, ""); r.First != 4 {
+		t.Fatalf("billing created again: orders %+v, want 4 (after the 3 handed out before)", r)
+	}
+	if err, _ := mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"}).(error); !errors.Is(err, ErrDatabaseExists) {
+		t.Fatalf("creating a live database: %v", err)
+	}
+	if err, _ := mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "bad name"}).(error); err == nil {
+		t.Fatal("a database name with a space was accepted")
+	}
+}
+
+// testdata/pre-databases.snapshot was written by the build before databases (commit
+// 2c8ec7f's fsm, by applying the commands below). Restored now, every counter and remembered
+// answer is the default database's, and its snapshot is the same bytes.
+func TestASnapshotFromBeforeDatabasesIsTheDefaultDatabase(t *testing.T) {
+	old, err := os.ReadFile("testdata/pre-databases.snapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustRestore(t, old)
+	if f.Identity("", "orders") != 41 || f.Identity(DefaultDatabase, "users") != 7 || f.Identity("", "invoices") != 654 || f.HiLoMax("", "carts") != 32 {
+		t.Fatalf("counters after the upgrade: orders %d users %d invoices %d carts %d; want 41 7 654 32",
+			f.Identity("", "orders"), f.Identity("", "users"), f.Identity("", "invoices"), f.HiLoMax("", "carts"))
+	}
+	if r := increment(t, f, "", "users", 7, "req-users-1"); r.First != 1 || r.Last != 7 {
+		t.Fatalf("a retry of a request answered before the upgrade: %+v, want its answer 1–7", r)
+	}
+	if got := mustReserve(t, f, &raftv1.HiLoReserve{Database: DefaultDatabase, Tag: "carts", Capacity: 32, RequestId: "req-carts-1"}); got.Low != 1 || got.High != 32 {
+		t.Fatalf("a HiLo retry from before the upgrade: %+v, want 1–32", got)
+	}
+	if !bytes.Equal(snapshotBytes(t, mustRestore(t, old)), old) {
+		t.Fatal("the upgraded state does not write the snapshot it was restored from")
+	}
+}

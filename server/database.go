@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// databaseHeader names the database for clients that cannot set a request's database field.
+const databaseHeader = "idnode-database"
+
+// databaseOf is the database a call names: its field, else the metadata, else "" (the
+// default). A name that breaks the rules is INVALID_ARGUMENT; one that field and metadata
+// disagree on too. Identities and HiLo check that it exists when they apply, on the leader.
+func databaseOf(ctx context.Context, field string) (string, error) {
+	db := field
+	if md := metadata.ValueFromIncomingContext(ctx, databaseHeader); len(md) > 0 {
+		if db != "" && !strings.EqualFold(db, md[0]) {
+			return "", status.Errorf(codes.InvalidArgument, "the request names database %q and metadata %s names %q: name one", db, databaseHeader, md[0])
+		}
+		db = md[0]
+	}
+	if db == "" {
+		return "", nil
+	}
+	if err := docid.ValidateDatabaseName(db); err != nil {
+		return "", toStatus(err)
+	}
+	return db, nil
+}
+
+// localDatabase checks, for the strategies this node answers alone (semantic, GUID,
+// server-side), that the database exists as far as this node has applied the log.
+func (s *Server) localDatabase(db string) error {
+	if db == "" || s.node.FSM().HasDatabase(db) {
+		return nil
+	}
+	return status.Errorf(codes.NotFound, "%v: %q (see ClusterService/ListDatabases)", fsm.ErrDatabaseNotFound, db)
+}
+
+func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
+	if err := docid.ValidateDatabaseName(req.GetName()); err != nil {
+		return nil, toStatus(err)
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
+		if _, err := s.apply(ctx, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: req.GetName()}); err != nil {
+			return nil, err
+		}
+		s.log.Info("database created", "database", req.GetName())
+		return &idnodev1.CreateDatabaseResponse{}, nil
+	}, viaCluster(idnodev1.ClusterServiceClient.CreateDatabase))
+}
+
+func (s *Server) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
+	if err := docid.ValidateDatabaseName(req.GetName()); err != nil {
+		return nil, toStatus(err)
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
+		if _, err := s.apply(ctx, fsm.DeleteDatabaseCommand, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()}); err != nil {
+			return nil, err
+		}
+		s.log.Warn("database deleted; its counters stay as floors", "database", req.GetName(), "force", req.GetForce())
+		return &idnodev1.DeleteDatabaseResponse{}, nil
+	}, viaCluster(idnodev1.ClusterServiceClient.DeleteDatabase))
+}
+
+// ListDatabases answers from the leader after a read barrier, so a database just created is
+// listed.
+func (s *Server) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
+	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, _ *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
+		if err := s.node.ReadBarrier(ctx); err != nil {
+			return nil, s.raftError(err)
+		}
+		out := &idnodev1.ListDatabasesResponse{}
+		for _, d := range s.node.FSM().Databases() {
+			out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags)})
+		}
+		return out, nil
+	}, viaCluster(idnodev1.ClusterServiceClient.ListDatabases))
+}
+
+// validDatabase checks a database name a forwarded increment carries ("" is the default).
+func validDatabase(name string) error {
+	if name == "" {
+		return nil
+	}
+	return docid.ValidateDatabaseName(name)
+}

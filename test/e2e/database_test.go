@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// Two databases on a three-node cluster count the same identity names on their own, through
+// any node, by the request's field or by metadata; an unknown database is NOT_FOUND naming
+// it; a deleted database refuses calls and, created again, goes on after its old values
+// (issue 13).
+func TestDatabasesCountOnTheirOwn(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t)
+	leader := c.leader()
+	followers := c.others(leader)
+	if _, err := c.admin[followers[0]].CreateDatabase(rpcCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
+		t.Fatalf("CreateDatabase billing via follower %s: %v", followers[0], err)
+	}
+	next := func(tag, db string, viaMetadata bool) (string, error) {
+		ctx := rpcCtx(t)
+		req := &idnodev1.GenerateRequest{Id: "orders|", RequestId: c.requestID()}
+		if viaMetadata {
+			ctx = metadata.AppendToOutgoingContext(ctx, "idnode-database", db)
+		} else {
+			req.Database = db
+		}
+		resp, err := c.ids[tag].Generate(ctx, req)
+		if err != nil {
+			return "", err
+		}
+		return resp.GetIds()[0], nil
+	}
+	// Interleaved, through every node: each database's orders go 1, 2, 3 …
+	want := map[string]int{"": 0, "billing": 0}
+	for i, tag := range []string{leader, followers[0], followers[1], leader, followers[1], followers[0]} {
+		for _, db := range []string{"", "billing"} {
+			got, err := next(tag, db, i%2 == 1)
+			want[db]++
+			if err != nil || got != fmt.Sprintf("orders/%d", want[db]) {
+				t.Fatalf("orders| in database %q via %s: %q, %v; want orders/%d", db, tag, got, err, want[db])
+			}
+		}
+	}
+
+	list, err := c.admin[followers[1]].ListDatabases(rpcCtx(t), &idnodev1.ListDatabasesRequest{})
+	if err != nil || len(list.GetDatabases()) != 2 || list.GetDatabases()[0].GetName() != "billing" || list.GetDatabases()[0].GetIdentities() != 1 {
+		t.Fatalf("ListDatabases: %v, %v; want billing (1 identity) and default", list, err)
+	}
+	if _, err := next(followers[0], "shop", false); status.Code(err) != codes.NotFound || !strings.Contains(err.Error(), `"shop"`) {
+		t.Fatalf("orders| in an unknown database: %v, want NOT_FOUND naming it", err)
+	}
+	if _, err := c.admin[leader].DeleteDatabase(rpcCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing"}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("deleting a database with counters: %v, want FAILED_PRECONDITION", err)
+	}
+	if _, err := c.admin[leader].DeleteDatabase(rpcCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing", Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := next(followers[1], "billing", true); status.Code(err) != codes.NotFound {
+		t.Fatalf("orders| in a deleted database: %v, want NOT_FOUND", err)
+	}
+	if _, err := c.admin[leader].CreateDatabase(rpcCtx(t), &idnodev1.CreateDatabaseRequest{Name: "Billing"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := next(followers[1], "billing", false); err != nil || got != fmt.Sprintf("orders/%d", want["billing"]+1) {
+		t.Fatalf("orders| in billing created again: %q, %v; want orders/%d (after the values handed out before)", got, err, want["billing"]+1)
+	}
+}
