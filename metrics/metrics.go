@@ -39,6 +39,7 @@ type Metrics struct {
 	GRPC *grpcprom.ServerMetrics
 
 	idsIssued     *prometheus.CounterVec
+	databases     databaseLabels
 	identityBatch prometheus.Histogram
 	hiloRange     prometheus.Histogram
 	noQuorum      prometheus.Counter
@@ -54,8 +55,8 @@ func New() *Metrics {
 		)),
 		idsIssued: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "idnode_ids_issued_total",
-			Help: "IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted).",
-		}, []string{"strategy"}),
+			Help: "IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted) and database (the first 64 seen; \"other\" for the rest).",
+		}, []string{"strategy", "database"}),
 		identityBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "idnode_identity_batch_size",
 			Help:    "Identity requests coalesced into one batch: one Raft entry on the leader, one relay call to the leader on a follower.",
@@ -77,7 +78,7 @@ func New() *Metrics {
 		}),
 	}
 	for _, s := range []string{Semantic, GUID, ServerSide, Identity, HiLo} {
-		m.idsIssued.WithLabelValues(s) // every strategy shows, at 0, from the first scrape
+		m.idsIssued.WithLabelValues(s, defaultDatabase) // every strategy shows, at 0, from the first scrape
 	}
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
@@ -95,9 +96,10 @@ func (m *Metrics) ServerOptions() []grpc.ServerOption {
 	}
 }
 
-// IDsIssued counts n IDs handed out by strategy (one of the constants above).
-func (m *Metrics) IDsIssued(strategy string, n int64) {
-	m.idsIssued.WithLabelValues(strategy).Add(float64(n))
+// IDsIssued counts n IDs handed out by strategy (one of the constants above) in database
+// ("" is the default).
+func (m *Metrics) IDsIssued(strategy, database string, n int64) {
+	m.idsIssued.WithLabelValues(strategy, m.databases.label(database)).Add(float64(n))
 }
 
 // HiLoRange observes the size of a granted HiLo range.

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -39,17 +40,17 @@ func TestEveryMetricIsExported(t *testing.T) {
 	m := New()
 	full := &cluster.StorageError{Path: "/data/raft/raft.db", Err: syscall.ENOSPC}
 	m.WatchRaft(fakeRaft{state: "follower", fault: full})
-	m.IDsIssued(Identity, 5)
-	m.IDsIssued(HiLo, 32)
+	m.IDsIssued(Identity, "", 5)
+	m.IDsIssued(HiLo, "Billing", 32)
 	m.HiLoRange(32)
 	m.IdentityBatch(7)
 	m.RaftApply(3 * time.Millisecond)
 	m.NoQuorum()
 	body := scrape(t, m.Handler())
 	for _, want := range []string{
-		`idnode_ids_issued_total{strategy="identity"} 5`,
-		`idnode_ids_issued_total{strategy="hilo"} 32`,
-		`idnode_ids_issued_total{strategy="server-side"} 0`,
+		`idnode_ids_issued_total{database="default",strategy="identity"} 5`,
+		`idnode_ids_issued_total{database="billing",strategy="hilo"} 32`,
+		`idnode_ids_issued_total{database="default",strategy="server-side"} 0`,
 		`idnode_hilo_range_size_count 1`,
 		`idnode_identity_batch_size_sum 7`,
 		`idnode_raft_apply_duration_seconds_count 1`,
@@ -80,4 +81,20 @@ func TestServeAndStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
+}
+
+// The database label has at most maxDatabaseLabels values; later databases share "other".
+func TestDatabaseLabelsAreBounded(t *testing.T) {
+	var d databaseLabels
+	for i := range maxDatabaseLabels - 1 {
+		if got := d.label(fmt.Sprintf("db%d", i)); got != fmt.Sprintf("db%d", i) {
+			t.Fatalf("database %d labelled %q", i, got)
+		}
+	}
+	if got := d.label("one-too-many"); got != otherDatabases {
+		t.Fatalf("database past the bound labelled %q, want %q", got, otherDatabases)
+	}
+	if d.label("DB0") != "db0" || d.label("") != defaultDatabase {
+		t.Fatal("a known database lost its label")
+	}
 }

@@ -23,8 +23,9 @@ const (
 // Observer is told what this node hands out and refuses (metrics.Metrics is one). Calls that
 // another node forwarded here are not reported: the node the caller asked reports them.
 type Observer interface {
-	// IDsIssued counts n IDs of a strategy given to a caller (for HiLo: the range's numbers).
-	IDsIssued(strategy string, n int64)
+	// IDsIssued counts n IDs of a strategy given to a caller (for HiLo: the range's numbers)
+	// in a database ("" is the default).
+	IDsIssued(strategy, database string, n int64)
 	// HiLoRange observes the size of a granted range.
 	HiLoRange(size int64)
 	// NoQuorum counts a call refused because the node could not reach a majority (reasons
@@ -47,14 +48,17 @@ func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 		}
 		return resp, err
 	}
+	// The call succeeded, so its database name was valid (field, else metadata).
+	db := func(field string) string { name, _ := databaseOf(ctx, field); return name }
 	switch r := resp.(type) {
 	case *idnodev1.GenerateResponse:
-		obs.IDsIssued(s.strategyOf(req.(*idnodev1.GenerateRequest).GetId()), int64(len(r.GetIds())))
+		g := req.(*idnodev1.GenerateRequest)
+		obs.IDsIssued(s.strategyOf(g.GetId()), db(g.GetDatabase()), int64(len(r.GetIds())))
 	case *idnodev1.NextIdentityResponse:
-		obs.IDsIssued(StrategyIdentity, r.GetLast()-r.GetFirst()+1)
+		obs.IDsIssued(StrategyIdentity, db(req.(*idnodev1.NextIdentityRequest).GetDatabase()), r.GetLast()-r.GetFirst()+1)
 	case *idnodev1.NextHiLoResponse:
 		n := r.GetHigh() - r.GetLow() + 1
-		obs.IDsIssued(StrategyHiLo, n)
+		obs.IDsIssued(StrategyHiLo, db(req.(*idnodev1.NextHiLoRequest).GetDatabase()), n)
 		obs.HiLoRange(n)
 	}
 	return resp, err

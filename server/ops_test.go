@@ -90,17 +90,18 @@ func TestOwnCallsCarryTheOwnToken(t *testing.T) {
 }
 
 type countingObserver struct {
-	ids      map[string]int64
+	ids      map[string]int64 // by strategy
+	byDB     map[string]int64 // by database
 	ranges   []int64
 	noQuorum int
 }
 
-func (o *countingObserver) IDsIssued(s string, n int64) { o.ids[s] += n }
-func (o *countingObserver) HiLoRange(n int64)           { o.ranges = append(o.ranges, n) }
-func (o *countingObserver) NoQuorum()                   { o.noQuorum++ }
+func (o *countingObserver) IDsIssued(s, db string, n int64) { o.ids[s] += n; o.byDB[db] += n }
+func (o *countingObserver) HiLoRange(n int64)               { o.ranges = append(o.ranges, n) }
+func (o *countingObserver) NoQuorum()                       { o.noQuorum++ }
 
 func TestObserveCountsWhatCallersGet(t *testing.T) {
-	obs := &countingObserver{ids: map[string]int64{}}
+	obs := &countingObserver{ids: map[string]int64{}, byDB: map[string]int64{}}
 	s := &Server{cfg: Config{Separator: '/', Observer: obs}}
 	info := &grpc.UnaryServerInfo{}
 	answer := func(resp any, err error) grpc.UnaryHandler {
@@ -114,7 +115,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 	gen("users/", 3)
 	gen("users|", 4)
 	gen("users/x", 1)
-	_, _ = s.observe(ctx, &idnodev1.NextIdentityRequest{}, info, answer(&idnodev1.NextIdentityResponse{First: 5, Last: 9}, nil))
+	_, _ = s.observe(ctx, &idnodev1.NextIdentityRequest{Database: "billing"}, info, answer(&idnodev1.NextIdentityResponse{First: 5, Last: 9}, nil))
 	_, _ = s.observe(ctx, &idnodev1.NextHiLoRequest{}, info, answer(&idnodev1.NextHiLoResponse{Low: 33, High: 96}, nil))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, reason.Error(codes.Unavailable, reason.NoQuorum, "no quorum: …")))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, reason.Error(codes.Unavailable, reason.OutcomeUnknown, "no quorum: …")))
@@ -129,6 +130,9 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 		if obs.ids[k] != v {
 			t.Errorf("%s: %d IDs counted, want %d (all: %v)", k, obs.ids[k], v, obs.ids)
 		}
+	}
+	if obs.byDB["billing"] != 5 || obs.byDB[""] != 2+3+4+1+64 {
+		t.Errorf("IDs by database %v, want billing 5 and the rest in the default", obs.byDB)
 	}
 	if len(obs.ranges) != 1 || obs.ranges[0] != 64 || obs.noQuorum != 2 {
 		t.Errorf("ranges %v, no-quorum refusals %d", obs.ranges, obs.noQuorum)

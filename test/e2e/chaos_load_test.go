@@ -21,6 +21,7 @@ import (
 
 const (
 	chaosIdentityWorkers = 4 // homes A, B, C, A; the fourth spells the prefix "Orders"
+	chaosDBWorkers       = 2 // identity workers in chaosDatabase, homes B and C
 	chaosHiLoWorkers     = 2 // both on one tag: their ranges must never meet
 	chaosPace            = 5 * time.Millisecond
 	chaosHiLoPace        = 40 * time.Millisecond
@@ -33,6 +34,7 @@ const (
 	chaosMaxErrors       = 20     // unexpected errors kept for the report
 
 	chaosPrefix   = "orders"   // identity counter (Generate "orders|" and NextIdentity "orders")
+	chaosDatabase = "billing"  // a second database, with its own "orders" and its own history
 	chaosHiLoTag  = "invoices" // HiLo tag
 	chaosSSPrefix = "users"    // server-side IDs
 )
@@ -57,7 +59,7 @@ var errChaosGaveUp = errors.New("no answer within the budget")
 // DEADLINE_EXCEEDED with backoff, for at most budget or until stop is closed and the budget
 // is spent. Without an answer it is recorded as unknown and errChaosGaveUp is returned (the
 // values may have been used). Any other error is unexpected and returned.
-func (c *chaosClient) identity(rec *history.Recorder, prefix string, count int64, viaGenerate bool, home int, budget time.Duration) (first, last int64, err error) {
+func (c *chaosClient) identity(rec *history.Recorder, db, prefix string, count int64, viaGenerate bool, home int, budget time.Duration) (first, last int64, err error) {
 	reqID := c.requestID()
 	op := rec.BeginIdentity(prefix, count)
 	deadline := time.Now().Add(budget)
@@ -70,7 +72,7 @@ func (c *chaosClient) identity(rec *history.Recorder, prefix string, count int64
 		ctx, cancel := context.WithTimeout(context.Background(), min(chaosAttempt, max(time.Until(deadline), time.Millisecond)))
 		if viaGenerate {
 			var resp *idnodev1.GenerateResponse
-			resp, err = c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: prefix + "|", Count: count, RequestId: reqID})
+			resp, err = c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: prefix + "|", Count: count, RequestId: reqID, Database: db})
 			if err == nil {
 				first, last, err = parseIdentities(resp.GetIds(), prefix, count)
 				if err != nil {
@@ -79,7 +81,7 @@ func (c *chaosClient) identity(rec *history.Recorder, prefix string, count int64
 			}
 		} else {
 			var resp *idnodev1.NextIdentityResponse
-			resp, err = c.ids[tag].NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: prefix, Count: count, RequestId: reqID})
+			resp, err = c.ids[tag].NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: prefix, Count: count, RequestId: reqID, Database: db})
 			if err == nil {
 				first, last = resp.GetFirst(), resp.GetLast()
 				if first < 1 || last-first+1 != count {
@@ -210,11 +212,13 @@ type chaosLoad struct {
 	once sync.Once
 
 	identityOps atomic.Int64 // acknowledged identity operations
-	gaveUp      atomic.Int64 // identity and HiLo calls that ran out of budget
-	hiloRanges  atomic.Int64
-	localErrs   atomic.Int64    // server-side and GUID calls refused or unanswered (a node down)
-	serverSide  [3]atomic.Int64 // server-side IDs received, per node (A, B, C)
-	guids       [3]atomic.Int64 // GUIDs received, per node
+	// dbIdentityOps are those in chaosDatabase.
+	dbIdentityOps atomic.Int64
+	gaveUp        atomic.Int64 // identity and HiLo calls that ran out of budget
+	hiloRanges    atomic.Int64
+	localErrs     atomic.Int64    // server-side and GUID calls refused or unanswered (a node down)
+	serverSide    [3]atomic.Int64 // server-side IDs received, per node (A, B, C)
+	guids         [3]atomic.Int64 // GUIDs received, per node
 
 	mu   sync.Mutex
 	errs []error // unexpected: a wrong answer, a code no client should see
@@ -256,21 +260,27 @@ func (ld *chaosLoad) pause(d time.Duration) bool {
 // startChaosLoad starts every client:
 //   - identity workers alternating Generate("orders|") and NextIdentity("orders") with
 //     count 1, 2, 3, each starting at its own node and moving on with the same request_id;
+//     chaosDBWorkers more do the same in chaosDatabase, recorded in recDB;
 //   - HiLo workers on one tag, each sending back its previous range (last_* fields);
 //   - one local worker per node, asking only that node, in turn, for server-side IDs (no
 //     retry elsewhere: an ID names the node that issued it) and GUIDs.
-func startChaosLoad(c *chaosClient, rec *history.Recorder) *chaosLoad {
+func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 	ld := &chaosLoad{c: c, rec: rec, stop: make(chan struct{})}
-	for w := range chaosIdentityWorkers {
-		prefix := chaosPrefix
+	for w := range chaosIdentityWorkers + chaosDBWorkers {
+		prefix, db, r := chaosPrefix, "", rec
 		if w == 3 {
 			prefix = "Orders" // the same counter, spelt differently (DESIGN §1)
+		}
+		if w >= chaosIdentityWorkers {
+			db, r = chaosDatabase, recDB
 		}
 		ld.wg.Go(func() {
 			for i := 0; i < chaosMaxOps && !ld.stopped(); i++ {
 				count := int64(1 + (i+w)%3)
-				_, _, err := c.identity(rec, prefix, count, i%2 == 0, w%len(chaosNodes), chaosOpBudget)
+				_, _, err := c.identity(r, db, prefix, count, i%2 == 0, w%len(chaosNodes), chaosOpBudget)
 				switch {
+				case err == nil && db != "":
+					ld.dbIdentityOps.Add(1)
 				case err == nil:
 					ld.identityOps.Add(1)
 				case errors.Is(err, errChaosGaveUp):
@@ -347,12 +357,13 @@ func (ld *chaosLoad) finish(t testing.TB) {
 // chaosCounts is a progress snapshot.
 type chaosCounts struct {
 	identities, hilo  int64
+	dbIdentities      int64 // in chaosDatabase
 	serverSide, guids [3]int64
 }
 
 func (ld *chaosLoad) counts() chaosCounts {
 	var c chaosCounts
-	c.identities, c.hilo = ld.identityOps.Load(), ld.hiloRanges.Load()
+	c.identities, c.hilo, c.dbIdentities = ld.identityOps.Load(), ld.hiloRanges.Load(), ld.dbIdentityOps.Load()
 	for i := range c.serverSide {
 		c.serverSide[i], c.guids[i] = ld.serverSide[i].Load(), ld.guids[i].Load()
 	}
@@ -360,8 +371,8 @@ func (ld *chaosLoad) counts() chaosCounts {
 }
 
 func (c chaosCounts) String() string {
-	return fmt.Sprintf("identity ops %d, HiLo ranges %d, server-side IDs A/B/C %d/%d/%d, GUIDs A/B/C %d/%d/%d",
-		c.identities, c.hilo, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
+	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, server-side IDs A/B/C %d/%d/%d, GUIDs A/B/C %d/%d/%d",
+		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
 }
 
 // nodeIndex is the position of tag in chaosNodes.

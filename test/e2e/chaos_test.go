@@ -200,7 +200,9 @@ type chaosRun struct {
 	d   *chaosDocker
 	c   *chaosClient
 	rec *history.Recorder
-	ld  *chaosLoad
+	// recDB is the history of chaosDatabase, checked on its own.
+	recDB *history.Recorder
+	ld    *chaosLoad
 
 	mu          sync.Mutex
 	unavailable time.Duration // longest refusal on a minority node
@@ -211,11 +213,12 @@ type chaosRun struct {
 
 	reportOnce sync.Once
 	report     history.Report
+	reportDB   history.Report
 }
 
 func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc chaosSchedule) {
 	begin := time.Now()
-	r := &chaosRun{t: t, d: d, c: &chaosClient{chaosConns: conns, runID: uuid.NewString()[:8]}, rec: history.New(), gone: map[string]bool{}}
+	r := &chaosRun{t: t, d: d, c: &chaosClient{chaosConns: conns, runID: uuid.NewString()[:8]}, rec: history.New(), recDB: history.New(), gone: map[string]bool{}}
 	// Cleanups run last first: heal the faults, stop the clients, print the line, show logs.
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -226,7 +229,8 @@ func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc chaosS
 	d.up(t)
 	t.Logf("compose down -v, up -d: %v", time.Since(begin).Round(100*time.Millisecond))
 	r.recover("fresh cluster")
-	r.ld = startChaosLoad(r.c, r.rec)
+	r.createDatabase()
+	r.ld = startChaosLoad(r.c, r.rec, r.recDB)
 	t.Cleanup(func() { r.ld.finish(t) })
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -519,6 +523,15 @@ func (r *chaosRun) verify(name string) {
 	} else if acked > counter {
 		fail("identity counter %s is %d after recovery, but %s/%d was acknowledged: lost", chaosPrefix, counter, chaosPrefix, acked)
 	}
+	// The second database: its own counter, holding every value acknowledged there.
+	ctx, cancel := context.WithTimeout(context.Background(), chaosRecoverWait)
+	dbList, err := r.c.ids[r.live()[0]].ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Database: chaosDatabase})
+	cancel()
+	if acked, ok := r.recDB.MaxIdentity(chaosPrefix); err != nil || !ok {
+		fail("database %s: ListIdentities %v, acknowledged anything: %v", chaosDatabase, err, ok)
+	} else if got := identityMap(dbList)[chaosPrefix]; acked > got {
+		fail("identity counter %s of database %s is %d after recovery, but %s/%d was acknowledged there: lost", chaosPrefix, chaosDatabase, got, chaosPrefix, acked)
+	}
 	hiloMax := r.rec.MaxHiLo(chaosHiLoTag)
 	if h, err := r.c.nextHiLo(r.rec, chaosHiLoTag, &hiloState{}, 0, chaosRecoverWait); err != nil {
 		fail("NextHiLo after recovery: %v", err)
@@ -549,6 +562,20 @@ func (r *chaosRun) verify(name string) {
 	}
 }
 
+// createDatabase creates chaosDatabase on the fresh cluster, through any node.
+func (r *chaosRun) createDatabase() {
+	r.t.Helper()
+	eventually(r.t, chaosRecoverWait, "CreateDatabase "+chaosDatabase, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
+		defer cancel()
+		_, err := r.c.admin[chaosNodes[0].tag].CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: chaosDatabase})
+		if status.Code(err) == codes.AlreadyExists { // an earlier attempt's answer was lost
+			return nil
+		}
+		return err
+	})
+}
+
 // summary checks the history once for duplicates and linearizability, failing the test on
 // either, and prints the schedule's line, to stdout (CI logs), the test log, and the file named
 // by $IDNODE_CHAOS_SUMMARY if set. A schedule that stopped early still gets its line and its
@@ -556,10 +583,11 @@ func (r *chaosRun) verify(name string) {
 func (r *chaosRun) summary(name string) history.Report {
 	r.reportOnce.Do(func() {
 		r.report = r.rec.CheckWith(history.CheckOptions{Timeout: chaosCheckTimeout, VisualizeDir: os.Getenv("IDNODE_E2E_HISTORY_DIR")})
+		r.reportDB = r.recDB.CheckWith(history.CheckOptions{Timeout: chaosCheckTimeout})
 		r.mu.Lock()
 		unavailable := r.unavailable
 		r.mu.Unlock()
-		line := fmt.Sprintf("schedule=%s %v unavailable_ms=%d", name, r.report, unavailable.Milliseconds())
+		line := fmt.Sprintf("schedule=%s %v unavailable_ms=%d %s={%v}", name, r.report, unavailable.Milliseconds(), chaosDatabase, r.reportDB)
 		if r.note != "" {
 			line += " " + r.note
 		}
@@ -567,6 +595,9 @@ func (r *chaosRun) summary(name string) history.Report {
 		r.t.Log(line)
 		if err := r.report.Err(); err != nil {
 			r.t.Errorf("history: %v", err)
+		}
+		if err := r.reportDB.Err(); err != nil {
+			r.t.Errorf("history of database %s: %v", chaosDatabase, err)
 		}
 		if path := os.Getenv(chaosSummaryEnv); path != "" {
 			f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

@@ -117,16 +117,16 @@ func TestMetrics(t *testing.T) {
 
 	body := scrape(t, metricsAddr[leader])
 	for series, want := range map[string]float64{
-		`idnode_ids_issued_total{strategy="identity"}`:    3,
-		`idnode_ids_issued_total{strategy="server-side"}`: 1,
-		`idnode_ids_issued_total{strategy="guid"}`:        2,
-		`idnode_ids_issued_total{strategy="semantic"}`:    1,
-		`idnode_ids_issued_total{strategy="hilo"}`:        32,
-		`idnode_hilo_range_size_sum`:                      32,
-		`idnode_raft_state{state="leader"}`:               1,
-		`idnode_raft_state{state="follower"}`:             0,
-		`idnode_raft_last_contact_seconds`:                0,
-		`idnode_no_quorum_refusals_total`:                 0,
+		`idnode_ids_issued_total{database="default",strategy="identity"}`:    3,
+		`idnode_ids_issued_total{database="default",strategy="server-side"}`: 1,
+		`idnode_ids_issued_total{database="default",strategy="guid"}`:        2,
+		`idnode_ids_issued_total{database="default",strategy="semantic"}`:    1,
+		`idnode_ids_issued_total{database="default",strategy="hilo"}`:        32,
+		`idnode_hilo_range_size_sum`:                                         32,
+		`idnode_raft_state{state="leader"}`:                                  1,
+		`idnode_raft_state{state="follower"}`:                                0,
+		`idnode_raft_last_contact_seconds`:                                   0,
+		`idnode_no_quorum_refusals_total`:                                    0,
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Generate",grpc_service="idnode.v1.IdService",grpc_type="unary"}`: 4,
 	} {
 		if got := metricValue(t, body, series); got != want {
@@ -149,7 +149,7 @@ func TestMetrics(t *testing.T) {
 
 	f := followers[0]
 	body = scrape(t, metricsAddr[f])
-	if got := metricValue(t, body, `idnode_ids_issued_total{strategy="identity"}`); got != 4 {
+	if got := metricValue(t, body, `idnode_ids_issued_total{database="default",strategy="identity"}`); got != 4 {
 		t.Errorf("follower %s issued %v identities, want 4", f, got)
 	}
 	if metricValue(t, body, `idnode_raft_state{state="follower"}`) != 1 || metricValue(t, body, `idnode_raft_last_contact_seconds`) < 0 {

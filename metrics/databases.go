@@ -1,0 +1,40 @@
+package metrics
+
+import (
+	"strings"
+	"sync"
+)
+
+const (
+	// maxDatabaseLabels bounds the database label's values: every name is a time series per
+	// strategy, and a cluster may hold many databases. The first ones seen keep their name.
+	maxDatabaseLabels = 64
+	// otherDatabases is the label of the databases past that bound.
+	otherDatabases  = "other"
+	defaultDatabase = "default"
+)
+
+// databaseLabels hands out the database label values, at most maxDatabaseLabels of them.
+type databaseLabels struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (d *databaseLabels) label(name string) string {
+	if name == "" {
+		return defaultDatabase
+	}
+	name = strings.ToLower(name) // names compare case-insensitively
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.seen == nil {
+		d.seen = map[string]bool{defaultDatabase: true}
+	}
+	if !d.seen[name] {
+		if len(d.seen) >= maxDatabaseLabels {
+			return otherDatabases
+		}
+		d.seen[name] = true
+	}
+	return name
+}
