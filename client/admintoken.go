@@ -30,17 +30,28 @@ func (adminToken) RequireTransportSecurity() bool { return false }
 
 // WithAdminToken sends the cluster's admin token (idnode --admin-token) with every call, so
 // that admin calls are accepted.
-func WithAdminToken(token string) Option {
+func WithAdminToken(token string) Option { return withBearer("WithAdminToken", token) }
+
+// WithAPIKey sends an API key (ClusterService/CreateKey, idctl key create) with every call:
+// once a cluster has keys, ID calls need one of their database. Use it with WithDatabase for a
+// key of a database other than "default".
+func WithAPIKey(key string) Option { return withBearer("WithAPIKey", key) }
+
+func withBearer(option, token string) Option {
 	return func(o *options) error {
 		if token == "" {
-			return errors.New("WithAdminToken: the token is empty; leave the option out for a cluster without one")
+			return errors.New(option + ": empty; leave the option out for a cluster without one")
 		}
 		for _, r := range token {
 			// gRPC sends only printable ASCII in a header; anything else fails every call.
 			if r < ' ' || r > '~' {
-				return errors.New("WithAdminToken: the token may hold only printable ASCII characters")
+				return errors.New(option + ": only printable ASCII characters can be sent")
 			}
 		}
+		if o.bearer {
+			return errors.New(option + ": a Client sends one bearer credential: the admin token or an API key")
+		}
+		o.bearer = true
 		o.dialOpts = append(o.dialOpts, grpc.WithPerRPCCredentials(adminToken(token)))
 		return nil
 	}

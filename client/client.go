@@ -72,6 +72,7 @@ type options struct {
 	collectionName func(reflect.Type) string
 	genOpts        []hilo.Option
 	inOrder        bool
+	bearer         bool // WithAdminToken or WithAPIKey was given
 }
 
 // Option configures Dial.

@@ -65,3 +65,36 @@ func (c *Client) ListDatabases(ctx context.Context) ([]*idnodev1.DatabaseStatus,
 	})
 	return resp.GetDatabases(), err
 }
+
+// CreateKey makes an API key for database with role ("reader", "writer" or "admin") and
+// returns its id and the key, which is shown only this once (an admin call). Not tried again
+// on another node once a node had it: a second key would be made.
+func (c *Client) CreateKey(ctx context.Context, database, role string) (id, key string, err error) {
+	var resp *idnodev1.CreateKeyResponse
+	err = c.call(ctx, func(ctx context.Context, n *node) error {
+		var p peer.Peer
+		var err error
+		resp, err = n.cluster.CreateKey(ctx, &idnodev1.CreateKeyRequest{Database: database, Role: role}, grpc.Peer(&p))
+		return atMostOnce(err, &p)
+	})
+	return resp.GetId(), resp.GetKey(), err
+}
+
+// DeleteKey deletes an API key (an admin call).
+func (c *Client) DeleteKey(ctx context.Context, id string) error {
+	return c.call(ctx, func(ctx context.Context, n *node) error {
+		var p peer.Peer
+		_, err := n.cluster.DeleteKey(ctx, &idnodev1.DeleteKeyRequest{Id: id}, grpc.Peer(&p))
+		return atMostOnce(err, &p)
+	})
+}
+
+// ListKeys lists the API keys, without their secrets (an admin call).
+func (c *Client) ListKeys(ctx context.Context) ([]*idnodev1.KeyStatus, error) {
+	var resp *idnodev1.ListKeysResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.cluster.ListKeys(ctx, &idnodev1.ListKeysRequest{})
+		return err
+	})
+	return resp.GetKeys(), err
+}

@@ -28,6 +28,8 @@ const (
 	SetClusterSecretCommand CommandType = 8 | Ignorable
 	CreateDatabaseCommand   CommandType = 9
 	DeleteDatabaseCommand   CommandType = 10
+	CreateKeyCommand        CommandType = 11
+	DeleteKeyCommand        CommandType = 12
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

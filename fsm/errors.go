@@ -56,6 +56,15 @@ var (
 	// deletes it anyway (its counters stay as floors).
 	ErrDatabaseNotEmpty = errors.New("the database has counters: delete it with force")
 
+	// ErrInvalidKey means a proposed API key has no id, a bad hash or an unknown role.
+	ErrInvalidKey = errors.New("invalid API key")
+
+	// ErrKeyExists means an API key id is taken (ids are random: retry).
+	ErrKeyExists = errors.New("an API key with this id exists")
+
+	// ErrKeyNotFound means DeleteKey names no key (see ClusterService/ListKeys).
+	ErrKeyNotFound = errors.New("no such API key")
+
 	// ErrDefaultDatabase means DeleteDatabase names the default database, which always exists.
 	ErrDefaultDatabase = errors.New("the default database cannot be deleted")
 

@@ -51,6 +51,8 @@ var commands = map[CommandType]command{
 	SetClusterSecretCommand: handle((*state).applySetClusterSecret),
 	CreateDatabaseCommand:   handle((*state).applyCreateDatabase),
 	DeleteDatabaseCommand:   handle((*state).applyDeleteDatabase),
+	CreateKeyCommand:        handle((*state).applyCreateKey),
+	DeleteKeyCommand:        handle((*state).applyDeleteKey),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

@@ -30,6 +30,7 @@ const (
 	clockRecord      recordType = 6
 	settingsRecord   recordType = 7
 	databaseRecord   recordType = 8
+	keyRecord        recordType = 9
 )
 
 // restorers is the table of snapshot records: one function each that puts a record back.
@@ -39,6 +40,9 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 	}),
 	hiloRecord: restored(func(st *state, r *raftv1.HiLoRecord) {
 		st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = &hiloState{max: r.GetMax(), lastLow: r.GetLastLow()}
+	}),
+	keyRecord: restored(func(st *state, r *raftv1.KeyRecord) {
+		st.keys[r.GetId()] = &Key{ID: r.GetId(), Database: dbName(r.GetDatabase()), Role: r.GetRole(), SecretSHA256: r.GetSecretSha256()}
 	}),
 	databaseRecord: restored(func(st *state, r *raftv1.DatabaseRecord) {
 		st.dbForFloors(r.GetName()).deleted = r.GetDeleted()
@@ -110,6 +114,12 @@ func (st *state) records(backup bool) []snapshotRecord {
 	}
 	for _, k := range sortedKeys(st.retired) {
 		out = append(out, snapshotRecord{retiredTagRecord, &raftv1.RetiredTagRecord{Tag: k}})
+	}
+	if !backup { // a backup is not a set of credentials to the cluster it came from
+		for _, id := range sortedKeys(st.keys) {
+			k := st.keys[id]
+			out = append(out, snapshotRecord{keyRecord, &raftv1.KeyRecord{Id: k.ID, Database: recordName(k.Database), Role: k.Role, SecretSha256: k.SecretSHA256}})
+		}
 	}
 	settings := &raftv1.SettingsRecord{Separator: st.separator}
 	if !backup {

@@ -5,6 +5,7 @@ import "strings"
 // state is everything the FSM replicates. It is only touched under FSM.mu.
 type state struct {
 	databases map[string]*database // by dbName; DefaultDatabase always
+	keys      map[string]*Key      // API keys by id
 	nodes     map[string]Node      // by tag
 	retired   map[string]bool      // tags of removed nodes
 	requests  *requestTable
@@ -29,6 +30,7 @@ type hiloState struct {
 func newState() *state {
 	return &state{
 		databases: map[string]*database{DefaultDatabase: newDatabase()},
+		keys:      make(map[string]*Key),
 		nodes:     make(map[string]Node),
 		retired:   make(map[string]bool),
 		requests:  newRequestTable(),

@@ -27,6 +27,9 @@ var adminMethods = map[string]bool{
 	idnodev1.ClusterService_Restore_FullMethodName:            true,
 	idnodev1.ClusterService_CreateDatabase_FullMethodName:     true,
 	idnodev1.ClusterService_DeleteDatabase_FullMethodName:     true,
+	idnodev1.ClusterService_CreateKey_FullMethodName:          true,
+	idnodev1.ClusterService_DeleteKey_FullMethodName:          true,
+	idnodev1.ClusterService_ListKeys_FullMethodName:           true,
 }
 
 func needsAdmin(method string, req any) bool {
@@ -44,6 +47,8 @@ func (s *Server) authorize(ctx context.Context, req any, info *grpc.UnaryServerI
 		if err := s.checkToken(ctx, info.FullMethod); err != nil {
 			return nil, err
 		}
+	} else if err := s.checkKey(ctx, info.FullMethod, req); err != nil {
+		return nil, err
 	}
 	return handler(ctx, req)
 }
@@ -67,18 +72,26 @@ func (s *Server) checkToken(ctx context.Context, method string) error {
 		return status.Errorf(codes.Unauthenticated,
 			"%s is an admin call and this cluster requires its admin token: send metadata %q (idctl --token or IDNODE_TOKEN)", name, "authorization: Bearer <token>")
 	}
-	want := sha256.Sum256([]byte(s.cfg.AdminToken))
-	for _, v := range vals {
-		scheme, token, ok := strings.Cut(strings.TrimSpace(v), " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			continue
-		}
-		got := sha256.Sum256([]byte(strings.TrimSpace(token)))
-		if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
-			return nil
-		}
+	if s.hasAdminToken(ctx) {
+		return nil
 	}
 	return status.Errorf(codes.Unauthenticated, "%s: the admin token is wrong (expected authorization: Bearer <token>)", name)
+}
+
+// hasAdminToken reports whether the call carries the configured admin token (none is
+// configured: false).
+func (s *Server) hasAdminToken(ctx context.Context) bool {
+	if s.cfg.AdminToken == "" {
+		return false
+	}
+	want := sha256.Sum256([]byte(s.cfg.AdminToken))
+	for _, token := range bearerTokens(ctx) {
+		got := sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // withOwnToken adds this node's admin token to a call it makes itself (registering itself

@@ -38,6 +38,9 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{fsm.ErrSeparatorDiffers, codes.FailedPrecondition, reason.SeparatorMismatch},
 		{fsm.ErrInvalidSecret, codes.Internal, "INTERNAL"}, // the leader proposes only good ones
 		{fsm.ErrDatabaseNotFound, codes.NotFound, "NOT_FOUND"},
+		{fsm.ErrKeyNotFound, codes.NotFound, "NOT_FOUND"},
+		{fsm.ErrKeyExists, codes.AlreadyExists, "ALREADY_EXISTS"},
+		{fsm.ErrInvalidKey, codes.InvalidArgument, reason.InvalidInput},
 		{fsm.ErrDatabaseExists, codes.AlreadyExists, "ALREADY_EXISTS"},
 		{fsm.ErrDatabaseNotEmpty, codes.FailedPrecondition, "FAILED_PRECONDITION"},
 		{fsm.ErrDefaultDatabase, codes.FailedPrecondition, "FAILED_PRECONDITION"},

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/fsm"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
@@ -41,7 +42,7 @@ func TestNeedsAdmin(t *testing.T) {
 }
 
 func TestAuthorizeChecksTheBearerToken(t *testing.T) {
-	s := &Server{cfg: Config{AdminToken: "s3cret"}}
+	s := &Server{cfg: Config{AdminToken: "s3cret"}, node: &fakeCluster{fsm: fsm.New()}}
 	info := &grpc.UnaryServerInfo{FullMethod: idnodev1.ClusterService_RemoveNode_FullMethodName}
 	called := false
 	handler := func(context.Context, any) (any, error) { called = true; return "ok", nil }
@@ -71,7 +72,7 @@ func TestAuthorizeChecksTheBearerToken(t *testing.T) {
 		}
 	}
 	// Without a configured token nothing is checked; ID calls are never checked.
-	open := &Server{}
+	open := &Server{node: &fakeCluster{fsm: fsm.New()}}
 	if _, err := open.authorize(context.Background(), &idnodev1.RemoveNodeRequest{}, info, handler); err != nil {
 		t.Errorf("no token configured: %v", err)
 	}

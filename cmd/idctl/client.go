@@ -46,6 +46,9 @@ func newSession(ctx context.Context, g *globals) (*session, error) {
 	if g.token != "" {
 		opts = append(opts, client.WithAdminToken(g.token))
 	}
+	if g.key != "" {
+		opts = append(opts, client.WithAPIKey(g.key))
+	}
 	if g.db != "" {
 		opts = append(opts, client.WithDatabase(g.db))
 	}

@@ -51,6 +51,12 @@ func init() {
 			minArgs: 1, maxArgs: 1, flags: dbDeleteCmd},
 		command{name: "db list", args: "", summary: "the databases, with their numbers of identities and HiLo tags",
 			maxArgs: 0, flags: dbListCmd},
+		command{name: "key create", args: "--db name --role reader|writer|admin", summary: "make an API key for one database; prints it, once (admin)",
+			maxArgs: 0, flags: keyCreateCmd},
+		command{name: "key delete", args: "<id>", summary: "delete an API key (admin)",
+			minArgs: 1, maxArgs: 1, flags: keyDeleteCmd},
+		command{name: "key list", args: "", summary: "the API keys: id, database, role (admin)",
+			maxArgs: 0, flags: keyListCmd},
 	)
 }
 

@@ -91,6 +91,7 @@ type globals struct {
 	timeout       time.Duration
 	json          bool
 	db            string
+	key           string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
@@ -102,6 +103,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.tlsServerName, "tls-server-name", "", "name to expect in the node's certificate (default: the host in --addr)")
 	fs.DurationVar(&g.timeout, "timeout", 10*time.Second, "time limit of one call to one node")
 	fs.BoolVar(&g.json, "json", false, "print JSON instead of text")
+	fs.StringVar(&g.key, "key", "", "API key for the ID commands, once the cluster has keys (IDNODE_KEY)")
 	fs.StringVar(&g.db, "db", "", "database the ID commands work in (IDNODE_DB; default: the database \"default\")")
 }
 
@@ -228,7 +230,7 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string, g *globals) error {
 	envOf := map[string][]string{
 		"addr": {"IDNODE_ADDR"}, "token": {"IDNODE_TOKEN", "IDNODE_ADMIN_TOKEN"},
 		"tls-ca": {"IDNODE_TLS_CA"}, "tls-cert": {"IDNODE_TLS_CERT"}, "tls-key": {"IDNODE_TLS_KEY"},
-		"tls-server-name": {"IDNODE_TLS_SERVER_NAME"}, "db": {"IDNODE_DB"},
+		"tls-server-name": {"IDNODE_TLS_SERVER_NAME"}, "db": {"IDNODE_DB"}, "key": {"IDNODE_KEY"},
 	}
 	for name, vars := range envOf {
 		if set[name] {
@@ -245,6 +247,9 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string, g *globals) error {
 	}
 	if g.timeout <= 0 {
 		return usagef("--timeout must be positive")
+	}
+	if g.key != "" && g.token != "" {
+		return usagef("--key and --token exclude each other: a call carries one credential (the admin token also opens the ID commands)")
 	}
 	return nil
 }
@@ -265,6 +270,7 @@ Flags for every command (also from the environment):
   --token t                       admin token for admin calls (IDNODE_TOKEN or IDNODE_ADMIN_TOKEN)
   --tls-ca f [--tls-cert f --tls-key f] [--tls-server-name n]   TLS (IDNODE_TLS_CA, IDNODE_TLS_CERT, IDNODE_TLS_KEY)
   --db name                       database of next, identities, seed and hilo (IDNODE_DB; default "default")
+  --key k                         API key for those, once the cluster has keys (IDNODE_KEY)
   --timeout d                     time limit of one call to one node (default 10s)
   --json                          JSON output
 

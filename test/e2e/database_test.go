@@ -72,4 +72,36 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 	if got, err := next(followers[1], "billing", false); err != nil || got != fmt.Sprintf("orders/%d", want["billing"]+1) {
 		t.Fatalf("orders| in billing created again: %q, %v; want orders/%d (after the values handed out before)", got, err, want["billing"]+1)
 	}
+	want["billing"]++
+
+	// API keys: once the cluster has one, ID calls need a key of their database.
+	addr := []string{"IDNODE_ADDR=" + c.node(followers[0]).GRPCAddr}
+	billingKey := strings.TrimSpace(mustIdctl(t, addr, "key", "create", "--db", "billing", "--role", "writer"))
+	defaultKey := strings.TrimSpace(mustIdctl(t, addr, "key", "create", "--role", "writer"))
+	withKey := func(tag, db, key string) (string, error) {
+		ctx := metadata.AppendToOutgoingContext(rpcCtx(t), "authorization", "Bearer "+key)
+		resp, err := c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", Database: db, RequestId: c.requestID()})
+		if err != nil {
+			return "", err
+		}
+		return resp.GetIds()[0], nil
+	}
+	if _, err := next(leader, "billing", false); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("orders| without a key on a cluster with keys: %v, want UNAUTHENTICATED", err)
+	}
+	want["billing"]++
+	if got, err := withKey(followers[1], "billing", billingKey); err != nil || got != fmt.Sprintf("orders/%d", want["billing"]) {
+		t.Fatalf("orders| in billing with its key via follower %s: %q, %v; want orders/%d", followers[1], got, err, want["billing"])
+	}
+	if _, err := withKey(followers[1], "", billingKey); status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), `"default"`) {
+		t.Fatalf("orders| in default with billing's key: %v, want PERMISSION_DENIED naming the database", err)
+	}
+	want[""]++
+	if got, err := withKey(leader, "", defaultKey); err != nil || got != fmt.Sprintf("orders/%d", want[""]) {
+		t.Fatalf("orders| in default with its key: %q, %v; want orders/%d", got, err, want[""])
+	}
+	want["billing"]++
+	if got := mustIdctl(t, append(addr, "IDNODE_DB=billing", "IDNODE_KEY="+billingKey), "next", "orders|"); got != fmt.Sprintf("orders/%d\n", want["billing"]) {
+		t.Fatalf("idctl --db billing --key … next orders| = %q, want orders/%d", got, want["billing"])
+	}
 }

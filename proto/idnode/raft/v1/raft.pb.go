@@ -673,6 +673,122 @@ func (x *DeleteDatabase) GetForce() bool {
 	return false
 }
 
+// Create an API key (ClusterService/CreateKey): a bearer credential for one database with a
+// role. Only the SHA-256 of its secret is stored; the node that made it showed the secret once.
+type CreateKey struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Id       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Database string                 `protobuf:"bytes,2,opt,name=database,proto3" json:"database,omitempty"`
+	// "reader", "writer" or "admin" (see server/keys.go).
+	Role          string `protobuf:"bytes,3,opt,name=role,proto3" json:"role,omitempty"`
+	SecretSha256  []byte `protobuf:"bytes,4,opt,name=secret_sha256,json=secretSha256,proto3" json:"secret_sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateKey) Reset() {
+	*x = CreateKey{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateKey) ProtoMessage() {}
+
+func (x *CreateKey) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateKey.ProtoReflect.Descriptor instead.
+func (*CreateKey) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CreateKey) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CreateKey) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *CreateKey) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *CreateKey) GetSecretSha256() []byte {
+	if x != nil {
+		return x.SecretSha256
+	}
+	return nil
+}
+
+// Delete an API key: calls with it are refused from then on.
+type DeleteKey struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteKey) Reset() {
+	*x = DeleteKey{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteKey) ProtoMessage() {}
+
+func (x *DeleteKey) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteKey.ProtoReflect.Descriptor instead.
+func (*DeleteKey) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DeleteKey) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
 // Set the cluster secret, which node-to-node calls on the Raft port carry (package forward).
 // The first one wins; later ones change nothing. The leader proposes one when it finds none:
 // at bootstrap, or after an upgrade from a version without it.
@@ -685,7 +801,7 @@ type SetClusterSecret struct {
 
 func (x *SetClusterSecret) Reset() {
 	*x = SetClusterSecret{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -697,7 +813,7 @@ func (x *SetClusterSecret) String() string {
 func (*SetClusterSecret) ProtoMessage() {}
 
 func (x *SetClusterSecret) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[10]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -710,7 +826,7 @@ func (x *SetClusterSecret) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClusterSecret.ProtoReflect.Descriptor instead.
 func (*SetClusterSecret) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{10}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SetClusterSecret) GetSecret() []byte {
@@ -733,7 +849,7 @@ type IdentityRecord struct {
 
 func (x *IdentityRecord) Reset() {
 	*x = IdentityRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -745,7 +861,7 @@ func (x *IdentityRecord) String() string {
 func (*IdentityRecord) ProtoMessage() {}
 
 func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[11]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -758,7 +874,7 @@ func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentityRecord.ProtoReflect.Descriptor instead.
 func (*IdentityRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{11}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *IdentityRecord) GetName() string {
@@ -796,7 +912,7 @@ type HiLoRecord struct {
 
 func (x *HiLoRecord) Reset() {
 	*x = HiLoRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -808,7 +924,7 @@ func (x *HiLoRecord) String() string {
 func (*HiLoRecord) ProtoMessage() {}
 
 func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[12]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -821,7 +937,7 @@ func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HiLoRecord.ProtoReflect.Descriptor instead.
 func (*HiLoRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{12}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *HiLoRecord) GetTag() string {
@@ -865,7 +981,7 @@ type NodeRecord struct {
 
 func (x *NodeRecord) Reset() {
 	*x = NodeRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -877,7 +993,7 @@ func (x *NodeRecord) String() string {
 func (*NodeRecord) ProtoMessage() {}
 
 func (x *NodeRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -890,7 +1006,7 @@ func (x *NodeRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeRecord.ProtoReflect.Descriptor instead.
 func (*NodeRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{13}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *NodeRecord) GetTag() string {
@@ -937,7 +1053,7 @@ type RetiredTagRecord struct {
 
 func (x *RetiredTagRecord) Reset() {
 	*x = RetiredTagRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -949,7 +1065,7 @@ func (x *RetiredTagRecord) String() string {
 func (*RetiredTagRecord) ProtoMessage() {}
 
 func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -962,7 +1078,7 @@ func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetiredTagRecord.ProtoReflect.Descriptor instead.
 func (*RetiredTagRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RetiredTagRecord) GetTag() string {
@@ -992,7 +1108,7 @@ type RequestRecord struct {
 
 func (x *RequestRecord) Reset() {
 	*x = RequestRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1004,7 +1120,7 @@ func (x *RequestRecord) String() string {
 func (*RequestRecord) ProtoMessage() {}
 
 func (x *RequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1017,7 +1133,7 @@ func (x *RequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestRecord.ProtoReflect.Descriptor instead.
 func (*RequestRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{15}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RequestRecord) GetRequestId() string {
@@ -1086,7 +1202,7 @@ type ClockRecord struct {
 
 func (x *ClockRecord) Reset() {
 	*x = ClockRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1098,7 +1214,7 @@ func (x *ClockRecord) String() string {
 func (*ClockRecord) ProtoMessage() {}
 
 func (x *ClockRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1111,7 +1227,7 @@ func (x *ClockRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClockRecord.ProtoReflect.Descriptor instead.
 func (*ClockRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{16}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ClockRecord) GetNowMs() int64 {
@@ -1122,6 +1238,75 @@ func (x *ClockRecord) GetNowMs() int64 {
 }
 
 // Snapshot record: the cluster-wide settings, once a node registered them.
+// An API key. Left out of backups.
+type KeyRecord struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Database      string                 `protobuf:"bytes,2,opt,name=database,proto3" json:"database,omitempty"`
+	Role          string                 `protobuf:"bytes,3,opt,name=role,proto3" json:"role,omitempty"`
+	SecretSha256  []byte                 `protobuf:"bytes,4,opt,name=secret_sha256,json=secretSha256,proto3" json:"secret_sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *KeyRecord) Reset() {
+	*x = KeyRecord{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *KeyRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*KeyRecord) ProtoMessage() {}
+
+func (x *KeyRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use KeyRecord.ProtoReflect.Descriptor instead.
+func (*KeyRecord) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *KeyRecord) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *KeyRecord) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *KeyRecord) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *KeyRecord) GetSecretSha256() []byte {
+	if x != nil {
+		return x.SecretSha256
+	}
+	return nil
+}
+
 // A database other than "default", and whether it is deleted.
 type DatabaseRecord struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1133,7 +1318,7 @@ type DatabaseRecord struct {
 
 func (x *DatabaseRecord) Reset() {
 	*x = DatabaseRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1145,7 +1330,7 @@ func (x *DatabaseRecord) String() string {
 func (*DatabaseRecord) ProtoMessage() {}
 
 func (x *DatabaseRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1158,7 +1343,7 @@ func (x *DatabaseRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseRecord.ProtoReflect.Descriptor instead.
 func (*DatabaseRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{17}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DatabaseRecord) GetName() string {
@@ -1186,7 +1371,7 @@ type SettingsRecord struct {
 
 func (x *SettingsRecord) Reset() {
 	*x = SettingsRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1198,7 +1383,7 @@ func (x *SettingsRecord) String() string {
 func (*SettingsRecord) ProtoMessage() {}
 
 func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1211,7 +1396,7 @@ func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettingsRecord.ProtoReflect.Descriptor instead.
 func (*SettingsRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{18}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SettingsRecord) GetSeparator() string {
@@ -1284,7 +1469,14 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\":\n" +
 	"\x0eDeleteDatabase\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05force\x18\x02 \x01(\bR\x05force\"*\n" +
+	"\x05force\x18\x02 \x01(\bR\x05force\"p\n" +
+	"\tCreateKey\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
+	"\bdatabase\x18\x02 \x01(\tR\bdatabase\x12\x12\n" +
+	"\x04role\x18\x03 \x01(\tR\x04role\x12#\n" +
+	"\rsecret_sha256\x18\x04 \x01(\fR\fsecretSha256\"\x1b\n" +
+	"\tDeleteKey\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"*\n" +
 	"\x10SetClusterSecret\x12\x16\n" +
 	"\x06secret\x18\x01 \x01(\fR\x06secret\"V\n" +
 	"\x0eIdentityRecord\x12\x12\n" +
@@ -1317,7 +1509,12 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x0erecorded_at_ms\x18\a \x01(\x03R\frecordedAtMs\x12\x1a\n" +
 	"\bdatabase\x18\b \x01(\tR\bdatabase\"$\n" +
 	"\vClockRecord\x12\x15\n" +
-	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\">\n" +
+	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\"p\n" +
+	"\tKeyRecord\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
+	"\bdatabase\x18\x02 \x01(\tR\bdatabase\x12\x12\n" +
+	"\x04role\x18\x03 \x01(\tR\x04role\x12#\n" +
+	"\rsecret_sha256\x18\x04 \x01(\fR\fsecretSha256\">\n" +
 	"\x0eDatabaseRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\adeleted\x18\x02 \x01(\bR\adeleted\"U\n" +
@@ -1337,7 +1534,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -1349,20 +1546,23 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*RaiseFloor)(nil),        // 7: idnode.raft.v1.RaiseFloor
 	(*CreateDatabase)(nil),    // 8: idnode.raft.v1.CreateDatabase
 	(*DeleteDatabase)(nil),    // 9: idnode.raft.v1.DeleteDatabase
-	(*SetClusterSecret)(nil),  // 10: idnode.raft.v1.SetClusterSecret
-	(*IdentityRecord)(nil),    // 11: idnode.raft.v1.IdentityRecord
-	(*HiLoRecord)(nil),        // 12: idnode.raft.v1.HiLoRecord
-	(*NodeRecord)(nil),        // 13: idnode.raft.v1.NodeRecord
-	(*RetiredTagRecord)(nil),  // 14: idnode.raft.v1.RetiredTagRecord
-	(*RequestRecord)(nil),     // 15: idnode.raft.v1.RequestRecord
-	(*ClockRecord)(nil),       // 16: idnode.raft.v1.ClockRecord
-	(*DatabaseRecord)(nil),    // 17: idnode.raft.v1.DatabaseRecord
-	(*SettingsRecord)(nil),    // 18: idnode.raft.v1.SettingsRecord
+	(*CreateKey)(nil),         // 10: idnode.raft.v1.CreateKey
+	(*DeleteKey)(nil),         // 11: idnode.raft.v1.DeleteKey
+	(*SetClusterSecret)(nil),  // 12: idnode.raft.v1.SetClusterSecret
+	(*IdentityRecord)(nil),    // 13: idnode.raft.v1.IdentityRecord
+	(*HiLoRecord)(nil),        // 14: idnode.raft.v1.HiLoRecord
+	(*NodeRecord)(nil),        // 15: idnode.raft.v1.NodeRecord
+	(*RetiredTagRecord)(nil),  // 16: idnode.raft.v1.RetiredTagRecord
+	(*RequestRecord)(nil),     // 17: idnode.raft.v1.RequestRecord
+	(*ClockRecord)(nil),       // 18: idnode.raft.v1.ClockRecord
+	(*KeyRecord)(nil),         // 19: idnode.raft.v1.KeyRecord
+	(*DatabaseRecord)(nil),    // 20: idnode.raft.v1.DatabaseRecord
+	(*SettingsRecord)(nil),    // 21: idnode.raft.v1.SettingsRecord
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	11, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
-	12, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
+	13, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
+	14, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
 	3,  // [3:3] is the sub-list for method output_type
 	3,  // [3:3] is the sub-list for method input_type
 	3,  // [3:3] is the sub-list for extension type_name
@@ -1381,7 +1581,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

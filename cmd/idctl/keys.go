@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+)
+
+func keyCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
+	role := fs.String("role", "writer", "reader (list identities), writer (also take IDs) or admin (also seed)")
+	return func(e *env, _ []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var id, key string
+		if err := c.call(e.ctx, "CreateKey", func(ctx context.Context) (err error) {
+			id, key, err = c.c.CreateKey(ctx, e.g.db, *role)
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, map[string]string{"id": id, "key": key})
+		}
+		fmt.Fprintln(e.stdout, key)
+		fmt.Fprintf(e.stderr, "API key %s: %s of database %s. It is shown only now; the cluster keeps only its hash.\n", id, *role, dbOrDefault(e.g.db))
+		return nil
+	}
+}
+
+func dbOrDefault(db string) string {
+	if db == "" {
+		return "default"
+	}
+	return db
+}
+
+func keyDeleteCmd(*flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		if err := c.call(e.ctx, "DeleteKey", func(ctx context.Context) error {
+			return c.c.DeleteKey(ctx, args[0])
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, map[string]string{"deleted": args[0]})
+		}
+		fmt.Fprintf(e.stdout, "deleted API key %s\n", args[0])
+		return nil
+	}
+}
+
+type keyRow struct {
+	ID       string `json:"id"`
+	Database string `json:"database"`
+	Role     string `json:"role"`
+}
+
+func keyListCmd(*flag.FlagSet) func(*env, []string) error {
+	return func(e *env, _ []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var rows []keyRow
+		if err := c.call(e.ctx, "ListKeys", func(ctx context.Context) error {
+			keys, err := c.c.ListKeys(ctx)
+			for _, k := range keys {
+				rows = append(rows, keyRow{ID: k.GetId(), Database: k.GetDatabase(), Role: k.GetRole()})
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, rows)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tDATABASE\tROLE")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Database, r.Role)
+		}
+		return tw.Flush()
+	}
+}

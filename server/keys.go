@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// API keys (issue 13). A key is "idk_<id>_<secret>": the id finds it in the FSM, which keeps
+// only the SHA-256 of the secret. A cluster without keys works as before; once it has one,
+// every IdService call needs a key of its database with the role the call needs (or the
+// admin token). Admin calls still need the admin token.
+const keyPrefix = "idk_"
+
+// roleFor is the role an IdService method needs, "" for every other method.
+func roleFor(method string) string {
+	switch method {
+	case idnodev1.IdService_ListIdentities_FullMethodName:
+		return fsm.RoleReader
+	case idnodev1.IdService_SeedIdentity_FullMethodName:
+		return fsm.RoleAdmin
+	case idnodev1.IdService_Generate_FullMethodName, idnodev1.IdService_NextIdentity_FullMethodName,
+		idnodev1.IdService_NextHiLo_FullMethodName, idnodev1.IdService_ReturnHiLo_FullMethodName:
+		return fsm.RoleWriter
+	}
+	return ""
+}
+
+// bearerTokens are the bearer tokens a call carries.
+func bearerTokens(ctx context.Context) []string {
+	var out []string
+	for _, v := range metadata.ValueFromIncomingContext(ctx, authorizationHeader) {
+		if scheme, token, ok := strings.Cut(strings.TrimSpace(v), " "); ok && strings.EqualFold(scheme, "Bearer") {
+			out = append(out, strings.TrimSpace(token))
+		}
+	}
+	return out
+}
+
+// checkKey lets an IdService call through when the cluster has no keys, or when it carries
+// the admin token or a key of its database whose role is enough.
+func (s *Server) checkKey(ctx context.Context, method string, req any) error {
+	need := roleFor(method)
+	if need == "" || !s.node.FSM().HasKeys() || s.hasAdminToken(ctx) {
+		return nil
+	}
+	name := method[strings.LastIndexByte(method, '/')+1:]
+	field := ""
+	if r, ok := req.(interface{ GetDatabase() string }); ok {
+		field = r.GetDatabase()
+	}
+	db, err := databaseOf(ctx, field)
+	if err != nil {
+		return err
+	}
+	db = canonicalDatabase(db)
+	tokens := bearerTokens(ctx)
+	if len(tokens) == 0 {
+		return status.Errorf(codes.Unauthenticated,
+			"this cluster has API keys: %s needs one for database %q, sent as metadata \"authorization: Bearer <key>\" (idctl key create)", name, db)
+	}
+	for _, token := range tokens {
+		k, ok := s.keyOf(token)
+		switch {
+		case !ok:
+			continue
+		case k.Database != db:
+			return status.Errorf(codes.PermissionDenied, "API key %s is for database %q, not %q", k.ID, k.Database, db)
+		case fsm.RoleRank(k.Role) < fsm.RoleRank(need):
+			return status.Errorf(codes.PermissionDenied, "API key %s is a %s of database %q; %s needs a %s", k.ID, k.Role, db, name, need)
+		}
+		return nil
+	}
+	return status.Errorf(codes.Unauthenticated, "%s: the API key is not one of this cluster's (unknown, deleted, or mistyped)", name)
+}
+
+// keyOf finds the key token is, comparing the secret's hash in constant time.
+func (s *Server) keyOf(token string) (fsm.Key, bool) {
+	id, secret, ok := strings.Cut(strings.TrimPrefix(token, keyPrefix), "_")
+	if !ok || !strings.HasPrefix(token, keyPrefix) {
+		return fsm.Key{}, false
+	}
+	k, ok := s.node.FSM().Key(id)
+	if !ok {
+		return fsm.Key{}, false
+	}
+	sum := sha256.Sum256([]byte(secret))
+	return k, subtle.ConstantTimeCompare(sum[:], k.SecretSHA256) == 1
+}
+
+func canonicalDatabase(db string) string {
+	if db == "" {
+		return fsm.DefaultDatabase
+	}
+	return strings.ToLower(db)
+}
+
+func (s *Server) CreateKey(ctx context.Context, req *idnodev1.CreateKeyRequest) (*idnodev1.CreateKeyResponse, error) {
+	if req.GetDatabase() != "" {
+		if err := docid.ValidateDatabaseName(req.GetDatabase()); err != nil {
+			return nil, toStatus(err)
+		}
+	}
+	if fsm.RoleRank(req.GetRole()) == 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "role must be %s, %s or %s, got %q", fsm.RoleReader, fsm.RoleWriter, fsm.RoleAdmin, req.GetRole())
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.createKeyLocal, viaCluster(idnodev1.ClusterServiceClient.CreateKey))
+}
+
+// createKeyLocal makes the key on the leader: the secret never enters the log, only its hash.
+func (s *Server) createKeyLocal(ctx context.Context, req *idnodev1.CreateKeyRequest) (*idnodev1.CreateKeyResponse, error) {
+	id, secret := make([]byte, 8), make([]byte, 32)
+	_, _ = rand.Read(id) // crypto/rand.Read never fails
+	_, _ = rand.Read(secret)
+	resp := &idnodev1.CreateKeyResponse{Id: hex.EncodeToString(id)}
+	encoded := base64.RawURLEncoding.EncodeToString(secret)
+	sum := sha256.Sum256([]byte(encoded))
+	if _, err := s.apply(ctx, fsm.CreateKeyCommand, &raftv1.CreateKey{
+		Id: resp.Id, Database: req.GetDatabase(), Role: req.GetRole(), SecretSha256: sum[:],
+	}); err != nil {
+		return nil, err
+	}
+	resp.Key = fmt.Sprintf("%s%s_%s", keyPrefix, resp.Id, encoded)
+	s.log.Info("API key created", "id", resp.Id, "database", canonicalDatabase(req.GetDatabase()), "role", req.GetRole())
+	return resp, nil
+}
+
+func (s *Server) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
+	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
+		if _, err := s.apply(ctx, fsm.DeleteKeyCommand, &raftv1.DeleteKey{Id: req.GetId()}); err != nil {
+			return nil, err
+		}
+		s.log.Info("API key deleted", "id", req.GetId())
+		return &idnodev1.DeleteKeyResponse{}, nil
+	}, viaCluster(idnodev1.ClusterServiceClient.DeleteKey))
+}
+
+func (s *Server) ListKeys(ctx context.Context, req *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
+	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, _ *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
+		if err := s.node.ReadBarrier(ctx); err != nil {
+			return nil, s.raftError(err)
+		}
+		out := &idnodev1.ListKeysResponse{}
+		for _, k := range s.node.FSM().Keys() {
+			out.Keys = append(out.Keys, &idnodev1.KeyStatus{Id: k.ID, Database: k.Database, Role: k.Role})
+		}
+		return out, nil
+	}, viaCluster(idnodev1.ClusterServiceClient.ListKeys))
+}

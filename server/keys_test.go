@@ -1,0 +1,82 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"testing"
+
+	"github.com/hashicorp/raft"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+func mustApplyFSM(t *testing.T, f *fsm.FSM, typ fsm.CommandType, m proto.Message) {
+	t.Helper()
+	data, err := fsm.Encode(typ, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err, ok := f.Apply(&raft.Log{Type: raft.LogCommand, Data: data}).(error); ok {
+		t.Fatal(err)
+	}
+}
+
+// Once the cluster has API keys, an IdService call needs a key of its database with a role
+// that is enough, or the admin token.
+func TestAPIKeysGuardTheirDatabase(t *testing.T) {
+	f := fsm.New()
+	mustApplyFSM(t, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"})
+	s := &Server{cfg: Config{AdminToken: "adm"}, node: &fakeCluster{fsm: f}}
+	handler := func(context.Context, any) (any, error) { return "ok", nil }
+	call := func(method string, req any, db string, tokens ...string) codes.Code {
+		md := metadata.MD{}
+		for _, tok := range tokens {
+			md.Append("authorization", "Bearer "+tok)
+		}
+		if db != "" {
+			md.Append("idnode-database", db)
+		}
+		_, err := s.authorize(metadata.NewIncomingContext(context.Background(), md), req, &grpc.UnaryServerInfo{FullMethod: method}, handler)
+		return status.Code(err)
+	}
+	gen, list := idnodev1.IdService_Generate_FullMethodName, idnodev1.IdService_ListIdentities_FullMethodName
+	if got := call(gen, &idnodev1.GenerateRequest{Id: "orders|"}, ""); got != codes.OK {
+		t.Fatalf("a cluster without keys: %v", got)
+	}
+	for id, role := range map[string]string{"w1": fsm.RoleWriter, "r1": fsm.RoleReader} {
+		sum := sha256.Sum256([]byte("secret-" + id))
+		mustApplyFSM(t, f, fsm.CreateKeyCommand, &raftv1.CreateKey{Id: id, Database: "billing", Role: role, SecretSha256: sum[:]})
+	}
+	writer, reader := "idk_w1_secret-w1", "idk_r1_secret-r1"
+	for _, tc := range []struct {
+		name   string
+		method string
+		req    any
+		db     string
+		tokens []string
+		want   codes.Code
+	}{
+		{"no key", gen, &idnodev1.GenerateRequest{Database: "billing"}, "", nil, codes.Unauthenticated},
+		{"writer, its database", gen, &idnodev1.GenerateRequest{Database: "billing"}, "", []string{writer}, codes.OK},
+		{"writer, database by metadata", gen, &idnodev1.GenerateRequest{}, "Billing", []string{writer}, codes.OK},
+		{"writer, the default database", gen, &idnodev1.GenerateRequest{}, "", []string{writer}, codes.PermissionDenied},
+		{"reader lists", list, &idnodev1.ListIdentitiesRequest{Database: "billing"}, "", []string{reader}, codes.OK},
+		{"reader generates", gen, &idnodev1.GenerateRequest{Database: "billing"}, "", []string{reader}, codes.PermissionDenied},
+		{"writer seeds", idnodev1.IdService_SeedIdentity_FullMethodName, &idnodev1.SeedIdentityRequest{Database: "billing"}, "", []string{writer}, codes.PermissionDenied},
+		{"wrong secret", gen, &idnodev1.GenerateRequest{Database: "billing"}, "", []string{"idk_w1_guess"}, codes.Unauthenticated},
+		{"not a key", gen, &idnodev1.GenerateRequest{Database: "billing"}, "", []string{"w1"}, codes.Unauthenticated},
+		{"admin token", gen, &idnodev1.GenerateRequest{}, "", []string{"adm"}, codes.OK},
+		{"status needs none", idnodev1.ClusterService_Status_FullMethodName, &idnodev1.StatusRequest{}, "", nil, codes.OK},
+	} {
+		if got := call(tc.method, tc.req, tc.db, tc.tokens...); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
