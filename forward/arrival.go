@@ -13,12 +13,20 @@ import (
 // forwards it again, so calls cannot bounce between nodes during an election. Clients cannot
 // mark a call as forwarded: the mark is where the call arrived, not anything it carries.
 
-// arrivedKey marks the context of a call that arrived on the internal server.
+// arrivedKey marks the context of a call that arrived on the internal server; its value says
+// whether the call carried the cluster secret this node knows.
 type arrivedKey struct{}
 
 // Arrived reports whether another node forwarded this call here.
 func Arrived(ctx context.Context) bool {
 	return ctx.Value(arrivedKey{}) != nil
+}
+
+// FromNode reports whether the call came from a node of this cluster: it arrived on the
+// internal server carrying the cluster secret. The node that forwarded it checked its caller.
+func FromNode(ctx context.Context) bool {
+	verified, _ := ctx.Value(arrivedKey{}).(bool)
+	return verified
 }
 
 // answeredByTrailer is set on every answer to a forwarded call, so the forwarding node can tell
@@ -32,23 +40,28 @@ func Receiver(tag string, secret Secret) (grpc.UnaryServerInterceptor, grpc.Stre
 	answered := metadata.Pairs(answeredByTrailer, tag)
 	unary := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		_ = grpc.SetTrailer(ctx, answered)
-		if err := secret.check(ctx); err != nil {
+		verified, err := secret.check(ctx)
+		if err != nil {
 			return nil, err
 		}
-		return handler(context.WithValue(ctx, arrivedKey{}, true), req)
+		return handler(context.WithValue(ctx, arrivedKey{}, verified), req)
 	}
 	stream := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		ss.SetTrailer(answered)
-		if err := secret.check(ss.Context()); err != nil {
+		verified, err := secret.check(ss.Context())
+		if err != nil {
 			return err
 		}
-		return handler(srv, arrivedStream{ss})
+		return handler(srv, arrivedStream{ss, verified})
 	}
 	return unary, stream
 }
 
-type arrivedStream struct{ grpc.ServerStream }
+type arrivedStream struct {
+	grpc.ServerStream
+	verified bool
+}
 
 func (s arrivedStream) Context() context.Context {
-	return context.WithValue(s.ServerStream.Context(), arrivedKey{}, true)
+	return context.WithValue(s.ServerStream.Context(), arrivedKey{}, s.verified)
 }

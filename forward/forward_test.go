@@ -242,7 +242,7 @@ func TestAHopCarriesThePassedOnMetadataAndArrivesMarked(t *testing.T) {
 	got := make(chan seen, 1)
 	addr := startLeader(t, func(ctx context.Context) error {
 		md, _ := metadata.FromIncomingContext(ctx)
-		got <- seen{md.Get("authorization"), md.Get("other"), forward.Arrived(ctx)}
+		got <- seen{md.Get("authorization"), md.Get("other"), forward.Arrived(ctx) && forward.FromNode(ctx)}
 		return nil
 	})
 	c := &fakeCluster{id: "F"}
@@ -254,7 +254,7 @@ func TestAHopCarriesThePassedOnMetadataAndArrivesMarked(t *testing.T) {
 	}
 	s := <-got
 	if len(s.auth) != 1 || s.auth[0] != "Bearer t" || len(s.other) != 0 || !s.arrived {
-		t.Fatalf("the leader saw %+v; want the token only, and the call marked as forwarded", s)
+		t.Fatalf("the leader saw %+v; want the token only, and the call marked as forwarded by a node", s)
 	}
 	if forward.Arrived(ctx) || f.Local(ctx) {
 		t.Fatal("a client's call to a follower counts as this node's to serve")

@@ -41,18 +41,19 @@ func (s Secret) GetRequestMetadata(context.Context, ...string) (map[string]strin
 // RequireTransportSecurity is false: the secret is what protects a cluster without TLS.
 func (Secret) RequireTransportSecurity() bool { return false }
 
-// check refuses a call that does not carry the secret. A node that knows none yet (a new
-// cluster before its first leader set one, a node still catching up) lets calls through.
-func (s Secret) check(ctx context.Context) error {
+// check refuses a call that does not carry the secret; verified says it carried the one
+// this node knows. A node that knows none yet (a new cluster before its first leader set one,
+// a node still catching up) lets calls through, unverified.
+func (s Secret) check(ctx context.Context) (verified bool, err error) {
 	want := s.get()
 	if len(want) == 0 {
-		return nil
+		return false, nil
 	}
 	for _, got := range metadata.ValueFromIncomingContext(ctx, secretHeader) {
 		if subtle.ConstantTimeCompare([]byte(got), want) == 1 {
-			return nil
+			return true, nil
 		}
 	}
-	return status.Error(codes.Unauthenticated,
+	return false, status.Error(codes.Unauthenticated,
 		"this is the Raft port, for the cluster's own nodes: a node-to-node call must carry the cluster secret. Clients call the gRPC port")
 }

@@ -4,12 +4,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"net"
 	"strings"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/forward"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -43,8 +47,8 @@ func needsAdmin(method string, req any) bool {
 // authorize is a unary interceptor: with an admin token configured, admin calls must carry it.
 // ID calls never need it.
 func (s *Server) authorize(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if s.cfg.AdminToken != "" && needsAdmin(info.FullMethod, req) {
-		if err := s.checkToken(ctx, info.FullMethod); err != nil {
+	if needsAdmin(info.FullMethod, req) {
+		if err := s.checkAdmin(ctx, info.FullMethod); err != nil {
 			return nil, err
 		}
 	} else if err := s.checkKey(ctx, info.FullMethod, req); err != nil {
@@ -55,12 +59,39 @@ func (s *Server) authorize(ctx context.Context, req any, info *grpc.UnaryServerI
 
 // authorizeStream is authorize for streaming calls (Backup, Restore).
 func (s *Server) authorizeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	if s.cfg.AdminToken != "" && needsAdmin(info.FullMethod, nil) {
-		if err := s.checkToken(ss.Context(), info.FullMethod); err != nil {
+	if needsAdmin(info.FullMethod, nil) {
+		if err := s.checkAdmin(ss.Context(), info.FullMethod); err != nil {
 			return err
 		}
 	}
 	return handler(srv, ss)
+}
+
+// checkAdmin lets an admin call through when it carries the admin token, or, on a node with
+// none configured, when it comes from this machine (loopback) or from another node of the
+// cluster (which checked its own caller the same way): admin is never open to the network
+// by default (issue 13), while `go run ./cmd/idnode` needs no flag.
+func (s *Server) checkAdmin(ctx context.Context, method string) error {
+	if s.cfg.AdminToken != "" {
+		return s.checkToken(ctx, method)
+	}
+	if forward.FromNode(ctx) || fromLoopback(ctx) {
+		return nil
+	}
+	name := method[strings.LastIndexByte(method, '/')+1:]
+	return status.Errorf(codes.PermissionDenied,
+		"%s is an admin call, and this node has no admin token, so it takes admin calls only from its own machine: "+
+			"start every node with --admin-token (IDNODE_ADMIN_TOKEN) and send it (idctl --token, client.WithAdminToken)", name)
+}
+
+// fromLoopback reports whether the call's peer is on this machine's loopback.
+func fromLoopback(ctx context.Context) bool {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return false
+	}
+	tcp, ok := p.Addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // checkToken compares the caller's bearer token with the configured one in constant time

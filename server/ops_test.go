@@ -3,11 +3,13 @@ package server
 import (
 	"bytes"
 	"context"
+	"net"
 	"testing"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/forward"
@@ -71,10 +73,27 @@ func TestAuthorizeChecksTheBearerToken(t *testing.T) {
 			t.Errorf("authorize(%v) = %v (handler called %v), want %v", c.ctx, err, called, c.want)
 		}
 	}
-	// Without a configured token nothing is checked; ID calls are never checked.
+	// Without a configured token admin calls come from this machine or another node only;
+	// ID calls are not checked.
 	open := &Server{node: &fakeCluster{fsm: fsm.New()}}
-	if _, err := open.authorize(context.Background(), &idnodev1.RemoveNodeRequest{}, info, handler); err != nil {
-		t.Errorf("no token configured: %v", err)
+	from := func(ip string) context.Context {
+		return peer.NewContext(context.Background(), &peer.Peer{Addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: 5000}})
+	}
+	for ip, want := range map[string]codes.Code{"127.0.0.1": codes.OK, "::1": codes.OK, "10.1.2.3": codes.PermissionDenied, "192.168.0.7": codes.PermissionDenied} {
+		if _, err := open.authorize(from(ip), &idnodev1.RemoveNodeRequest{}, info, handler); status.Code(err) != want {
+			t.Errorf("no token configured, RemoveNode from %s: %v, want %v", ip, err, want)
+		}
+	}
+	if _, err := open.authorize(from("10.1.2.3"), &idnodev1.SeedIdentityRequest{Force: true}, &grpc.UnaryServerInfo{FullMethod: idnodev1.IdService_SeedIdentity_FullMethodName}, handler); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("no token configured, forced seed from the network: %v, want PERMISSION_DENIED", err)
+	}
+	secret := func() []byte { return []byte("0123456789abcdef") }
+	arrived, _ := forward.Receiver("B", secret)
+	node := metadata.NewIncomingContext(from("10.1.2.3"), metadata.Pairs("x-idnode-cluster-secret-bin", string(secret())))
+	if _, err := arrived(node, &idnodev1.RemoveNodeRequest{}, info, func(ctx context.Context, req any) (any, error) {
+		return open.authorize(ctx, req, info, handler)
+	}); err != nil {
+		t.Errorf("no token configured, RemoveNode forwarded by a node: %v", err)
 	}
 	gen := &grpc.UnaryServerInfo{FullMethod: idnodev1.IdService_Generate_FullMethodName}
 	if _, err := s.authorize(context.Background(), &idnodev1.GenerateRequest{}, gen, handler); err != nil {

@@ -18,8 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -30,6 +32,9 @@ const (
 	// chaosImage is built by `make image IMAGE=idnode:chaos` and run by compose through
 	// IDNODE_IMAGE, so a developer's idnode:dev is left alone.
 	chaosImage = "idnode:chaos"
+	// chaosAdminToken is the compose cluster's admin token: the suite's admin calls come from
+	// the host (or a container), not from a node's own loopback.
+	chaosAdminToken = "chaos-admin-token"
 
 	chaosDockerInfoTimeout = 20 * time.Second // `docker info`
 	chaosCmdTimeout        = 60 * time.Second // any other docker or compose command
@@ -122,7 +127,7 @@ func chaosDockerFor(t *testing.T) *chaosDocker {
 	d := &chaosDocker{
 		root: root, file: filepath.Join(root, "deploy", "docker-compose.yml"),
 		override:   filepath.Join(t.TempDir(), "docker-compose.chaos.yml"),
-		env:        append(cleanEnv(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+chaosProject),
+		env:        append(cleanEnv(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+chaosProject, "IDNODE_ADMIN_TOKEN="+chaosAdminToken),
 		newIPs:     os.Getenv(chaosNewIPsEnv) == "1",
 		containers: map[string]string{},
 		raftIPs:    map[string]string{},
@@ -405,7 +410,7 @@ func chaosDial(t testing.TB) *chaosConns {
 		admin: map[string]idnodev1.ClusterServiceClient{}, health: map[string]healthpb.HealthClient{},
 	}
 	for _, n := range chaosNodes {
-		conn := dialConn(t, n.addr)
+		conn := dialConn(t, n.addr, grpc.WithPerRPCCredentials(client.AdminTokenCredentials(chaosAdminToken)))
 		cc.ids[n.tag] = idnodev1.NewIdServiceClient(conn)
 		cc.admin[n.tag] = idnodev1.NewClusterServiceClient(conn)
 		cc.health[n.tag] = healthpb.NewHealthClient(conn)
@@ -452,7 +457,7 @@ func (d *chaosDocker) recreate(t testing.TB, tag string) {
 // alias, with args as the daemon's flags, and removes it when the test ends.
 func (d *chaosDocker) runOnRaftNetwork(t testing.TB, alias string, args ...string) string {
 	t.Helper()
-	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", append([]string{"run", "-d",
+	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", append([]string{"run", "-d", "-e", "IDNODE_ADMIN_TOKEN=" + chaosAdminToken,
 		"--network", d.network, "--network-alias", alias, chaosImage}, args...)...))
 	t.Cleanup(func() { _, _ = d.run(chaosCmdTimeout, "docker", "rm", "-f", id) })
 	return id

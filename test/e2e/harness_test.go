@@ -391,9 +391,9 @@ func dialOptions() []grpc.DialOption {
 }
 
 // dialConn opens a client connection to addr, closed at the end of the test.
-func dialConn(t testing.TB, addr string) *grpc.ClientConn {
+func dialConn(t testing.TB, addr string, extra ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
-	conn, err := grpc.NewClient(addr, dialOptions()...)
+	conn, err := grpc.NewClient(addr, append(dialOptions(), extra...)...)
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}

@@ -227,10 +227,13 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 
 	t.Run("plain", func(t *testing.T) {
 		d.t = t
+		// idctl on the host is not on a node's loopback: admin calls need the token.
+		const token = "plain-admin-token"
+		d.env = append(d.env, "IDNODE_ADMIN_TOKEN="+token)
 		d.use("docker-compose.yml")
 		d.up(nil)
 		addrs := d.grpcAddrs()
-		env := []string{"IDNODE_ADDR=" + strings.Join(addrs, ",")}
+		env := []string{"IDNODE_ADDR=" + strings.Join(addrs, ","), "IDNODE_TOKEN=" + token}
 		st := idctlStatus(t, env)
 		if len(st.Nodes) != 3 || st.Leader == "" {
 			t.Fatalf("status: %+v", st)

@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/internal/loopback"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// nonLoopbackIP is an IPv4 address of an interface of this machine that is up and not
+// loopback (a Docker machine has at least its bridge's), or "".
+func nonLoopbackIP() string {
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		return ""
+	}
+	for _, ifc := range ifaces {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, _ := ifc.Addrs()
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLoopback() {
+				return ipn.IP.String()
+			}
+		}
+	}
+	return ""
+}
+
+// A node listening on the network with no admin token takes admin calls only from its own
+// machine (issue 13): from a non-loopback peer, AddNode and a forced seed are PERMISSION_DENIED
+// naming the flag that opens them, and change nothing. The same calls over loopback work.
+func TestAdminIsClosedToTheNetworkByDefault(t *testing.T) {
+	t.Parallel()
+	ip := nonLoopbackIP()
+	if ip == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("this machine has no non-loopback IPv4 address to call the node through")
+		}
+		t.Skip("no non-loopback IPv4 address on this machine")
+	}
+	port := loopback.FreePort(t)
+	p := startNode(t, nodeOpts{GRPCAddr: fmt.Sprintf("0.0.0.0:%d", port)})
+	p.waitServing(serveTimeout)
+	localIDs, localAdmin := dial(t, fmt.Sprintf("127.0.0.1:%d", port))
+	remoteIDs, remoteAdmin := dial(t, net.JoinHostPort(ip, fmt.Sprint(port)))
+
+	if _, err := localIDs.SeedIdentity(rpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: 5}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := remoteAdmin.AddNode(rpcCtx(t), &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: "10.255.0.1:7000", GrpcAddress: "10.255.0.1:7070"})
+	if status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), "--admin-token") {
+		t.Fatalf("AddNode of a voter at a dead address through %s: %v; want PERMISSION_DENIED naming --admin-token", ip, err)
+	}
+	if _, err := remoteIDs.SeedIdentity(rpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: 1, Force: true}); status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("a forced seed through %s: %v; want PERMISSION_DENIED", ip, err)
+	}
+	st, err := localAdmin.Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	if err != nil || len(st.GetNodes()) != 1 {
+		t.Fatalf("members after the refused AddNode: %v, %v; want node A alone", st.GetNodes(), err)
+	}
+	if got := generate(t, remoteIDs, &idnodev1.GenerateRequest{Id: "x|"}); got != "x/6" {
+		t.Fatalf("x| after the refused forced seed = %s, want x/6 (nothing moved back)", got)
+	}
+	// ID calls are open, and admin calls from this machine too.
+	if v, err := localIDs.SeedIdentity(rpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "y", Value: 3, Force: true}); err != nil || v.GetValue() != 3 {
+		t.Fatalf("a forced seed over loopback: %v, %v", v, err)
+	}
+}
