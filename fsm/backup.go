@@ -17,6 +17,26 @@ func (f *FSM) WriteBackup(w io.Writer) error {
 	return (&snapshot{records: recs}).write(w)
 }
 
+// WriteDatabaseBackup writes one database's counters to w in the snapshot format: its
+// identities and HiLo maxima, nothing of the cluster (nodes, tags, settings, request answers).
+func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
+	f.mu.RLock()
+	d, err := f.st.db(database)
+	var recs []snapshotRecord
+	if err == nil {
+		name := dbName(database)
+		if name != DefaultDatabase {
+			recs = append(recs, snapshotRecord{databaseRecord, &raftv1.DatabaseRecord{Name: name}})
+		}
+		recs = append(recs, d.records(recordName(name))...)
+	}
+	f.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	return (&snapshot{records: recs}).write(w)
+}
+
 // Backup is what a restore takes from a backup file: the floors that the new cluster must not
 // go below and the tags it must never use. Answers to request ids and the log clock are not
 // restored: a retry of an old request gets new values (a gap, never a duplicate).

@@ -121,3 +121,37 @@ func TestASnapshotFromBeforeDatabasesIsTheDefaultDatabase(t *testing.T) {
 		t.Fatal("the upgraded state does not write the snapshot it was restored from")
 	}
 }
+
+// A backup of one database holds its counters and nothing of the cluster; restored elsewhere
+// it raises that database's floors, creating it.
+func TestABackupOfOneDatabase(t *testing.T) {
+	f := New()
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"})
+	increment(t, f, "billing", "orders", 7, "")
+	increment(t, f, "", "orders", 3, "")
+	mustApply(t, f, RegisterNodeCommand, registerCommand("A", "A-1", "i1"))
+	var buf bytes.Buffer
+	if err := f.WriteDatabaseBackup(&buf, "Billing"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadBackup(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(b.Identities, []Identity{{Database: "billing", Name: "orders", Value: 7}}) || len(b.Tags) != 0 || len(b.HiLo) != 0 {
+		t.Fatalf("billing's backup: %+v; want billing's orders=7 and no tags", b)
+	}
+	g := New()
+	for _, cmd := range b.RaiseFloorCommands(10) {
+		mustApply(t, g, RaiseFloorCommand, cmd)
+	}
+	if r := increment(t, g, "billing", "orders", 1, ""); r.First != 8 {
+		t.Fatalf("orders in billing after the restore: %+v, want 8", r)
+	}
+	if g.Identity("", "orders") != 0 {
+		t.Fatal("the restore touched the default database")
+	}
+	if err := f.WriteDatabaseBackup(&buf, "shop"); !errors.Is(err, ErrDatabaseNotFound) {
+		t.Fatalf("a backup of an unknown database: %v", err)
+	}
+}

@@ -98,15 +98,7 @@ func (st *state) records(backup bool) []snapshotRecord {
 	// The default database's records name none, so a state with only the default writes the
 	// same bytes as before databases.
 	for _, name := range names {
-		d, rec := st.databases[name], recordName(name)
-		for _, k := range sortedKeys(d.identities) {
-			c := d.identities[k]
-			out = append(out, snapshotRecord{identityRecord, &raftv1.IdentityRecord{Database: rec, Name: c.name, Value: c.value}})
-		}
-		for _, k := range sortedKeys(d.hilo) {
-			h := d.hilo[k]
-			out = append(out, snapshotRecord{hiloRecord, &raftv1.HiLoRecord{Database: rec, Tag: k, Max: h.max, LastLow: h.lastLow}})
-		}
+		out = append(out, st.databases[name].records(recordName(name))...)
 	}
 	for _, k := range sortedKeys(st.nodes) {
 		n := st.nodes[k]
@@ -131,6 +123,20 @@ func (st *state) records(backup bool) []snapshotRecord {
 	out = append(out, snapshotRecord{clockRecord, &raftv1.ClockRecord{NowMs: st.requests.nowMs}})
 	for _, r := range st.requests.live() {
 		out = append(out, snapshotRecord{requestRecord, r})
+	}
+	return out
+}
+
+// records lists the database's counters as snapshot records naming it rec.
+func (d *database) records(rec string) []snapshotRecord {
+	var out []snapshotRecord
+	for _, k := range sortedKeys(d.identities) {
+		c := d.identities[k]
+		out = append(out, snapshotRecord{identityRecord, &raftv1.IdentityRecord{Database: rec, Name: c.name, Value: c.value}})
+	}
+	for _, k := range sortedKeys(d.hilo) {
+		h := d.hilo[k]
+		out = append(out, snapshotRecord{hiloRecord, &raftv1.HiLoRecord{Database: rec, Tag: k, Max: h.max, LastLow: h.lastLow}})
 	}
 	return out
 }

@@ -26,10 +26,16 @@ const (
 	restoreRecordsPerCommand = 10_000
 )
 
-// Backup streams a consistent copy of the FSM, taken on the leader after a read barrier, in
-// the snapshot format. A follower forwards the stream from the leader.
+// Backup streams a consistent copy of the FSM, or of one database's counters, taken on the
+// leader after a read barrier, in the snapshot format. A follower forwards the stream from
+// the leader.
 func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
 	ctx := stream.Context()
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return err
+	}
+	req.Database = db // the metadata does not travel to the leader; the field does
 	if !s.fwd.Local(ctx) {
 		err := s.forwardBackup(ctx, req, stream)
 		if !errors.Is(err, forward.ErrSelf) {
@@ -41,13 +47,17 @@ func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreaming
 	}
 	// Everything up to this index is in the backup (perhaps a little more).
 	w := &chunkWriter{first: &idnodev1.BackupChunk{Leader: s.cfg.Tag, Index: s.node.AppliedIndex()}, send: stream.Send}
-	if err := s.node.FSM().WriteBackup(w); err != nil {
+	write := s.node.FSM().WriteBackup
+	if db != "" {
+		write = func(w io.Writer) error { return s.node.FSM().WriteDatabaseBackup(w, db) }
+	}
+	if err := write(w); err != nil {
 		return toStatus(err)
 	}
 	if err := w.flush(); err != nil {
 		return err
 	}
-	s.log.Info("backup sent", "bytes", w.total, "index", w.first.GetIndex())
+	s.log.Info("backup sent", "bytes", w.total, "index", w.first.GetIndex(), "database", db)
 	return nil
 }
 

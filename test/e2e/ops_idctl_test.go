@@ -88,6 +88,13 @@ func TestIdctlCommands(t *testing.T) {
 			t.Errorf("db list:\n%s", out)
 		}
 		wantIdctlFailure(t, 1, addr, []string{"--db", "shop", "next", "invoices|"}, "no such database", `"shop"`)
+		// A backup of billing alone, restored into this cluster: it raises nothing (the
+		// counters are there already) and retires no tag (it holds none).
+		file := filepath.Join(t.TempDir(), "billing.backup")
+		mustIdctl(t, addr, "--db", "billing", "backup", file)
+		if out := mustIdctl(t, addr, "--json", "restore", file); !strings.Contains(out, `"identities": "1"`) || !strings.Contains(out, `"tags": "0"`) {
+			t.Errorf("restore of billing's backup:\n%s", out)
+		}
 	})
 
 	t.Run("next", func(t *testing.T) {

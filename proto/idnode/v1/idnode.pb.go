@@ -2126,7 +2126,11 @@ func (x *TransferLeadershipResponse) GetLeader() string {
 }
 
 type BackupRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Back up one database only: its identities and HiLo maxima, no node registry (a restore of
+	// it raises that database's floors, creating it if need be). Empty: the whole cluster, every
+	// database. Metadata "idnode-database" sets it too.
+	Database      string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2159,6 +2163,13 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
 	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *BackupRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
 }
 
 type BackupChunk struct {
@@ -2492,8 +2503,9 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x19TransferLeadershipRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"4\n" +
 	"\x1aTransferLeadershipResponse\x12\x16\n" +
-	"\x06leader\x18\x01 \x01(\tR\x06leader\"\x0f\n" +
-	"\rBackupRequest\"O\n" +
+	"\x06leader\x18\x01 \x01(\tR\x06leader\"+\n" +
+	"\rBackupRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\"O\n" +
 	"\vBackupChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x16\n" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x14\n" +
