@@ -35,12 +35,13 @@ func WithDatabase(name string) Option {
 	}
 }
 
-// CreateDatabase creates a database (an admin call). A name that was deleted comes back with
-// the counters it had. Tried on another node only when the first did nothing.
-func (c *Client) CreateDatabase(ctx context.Context, name string) error {
+// CreateDatabase creates the database req names, with its limits (an admin call). A name that
+// was deleted comes back with the counters it had. Tried on another node only when the first
+// did nothing.
+func (c *Client) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) error {
 	return c.call(ctx, func(ctx context.Context, n *node) error {
 		var p peer.Peer
-		_, err := n.cluster.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: name}, grpc.Peer(&p))
+		_, err := n.cluster.CreateDatabase(ctx, req, grpc.Peer(&p))
 		return atMostOnce(err, &p)
 	})
 }

@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/idnode/idnode/docid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -18,6 +19,18 @@ type database struct {
 	// deleted databases refuse every call but keep their counters as floors: created again,
 	// they go on after the values they handed out before.
 	deleted bool
+	// Limits set at creation, 0 for none: identity counters, and calls a second per node
+	// (the server enforces that one).
+	maxIdentities     int64
+	maxCallsPerSecond float64
+}
+
+// newCounterAllowed refuses a new identity counter past the database's limit.
+func (d *database) newCounterAllowed(name string) error {
+	if d.maxIdentities > 0 && int64(len(d.identities)) >= d.maxIdentities {
+		return fmt.Errorf("%w: the database has its %d identity counters; %q would be one more", ErrLimitReached, d.maxIdentities, name)
+	}
+	return nil
 }
 
 func newDatabase() *database {
@@ -66,16 +79,22 @@ func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
 	if err := docid.ValidateDatabaseName(c.GetName()); err != nil {
 		return err
 	}
+	if c.GetMaxIdentities() < 0 || !(c.GetMaxCallsPerSecond() >= 0) || math.IsInf(c.GetMaxCallsPerSecond(), 1) {
+		return fmt.Errorf("%w: limits must be 0 (none) or positive, got %d identities and %v calls a second",
+			ErrInvalidCount, c.GetMaxIdentities(), c.GetMaxCallsPerSecond())
+	}
 	name := dbName(c.GetName())
 	d := st.databases[name]
 	switch {
 	case d == nil:
-		st.databases[name] = newDatabase()
+		d = newDatabase()
+		st.databases[name] = d
 	case d.deleted:
 		d.deleted = false
 	default:
 		return fmt.Errorf("%w: %q", ErrDatabaseExists, name)
 	}
+	d.maxIdentities, d.maxCallsPerSecond = c.GetMaxIdentities(), c.GetMaxCallsPerSecond()
 	return nil
 }
 

@@ -155,3 +155,27 @@ func TestABackupOfOneDatabase(t *testing.T) {
 		t.Fatalf("a backup of an unknown database: %v", err)
 	}
 }
+
+// A database's limit on identity counters refuses a new counter past it, and nothing else.
+func TestADatabaseLimitsItsCounters(t *testing.T) {
+	f := New()
+	if err, _ := mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "small", MaxIdentities: -1}).(error); !errors.Is(err, ErrInvalidCount) {
+		t.Fatalf("a negative limit: %v", err)
+	}
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "small", MaxIdentities: 2, MaxCallsPerSecond: 50})
+	increment(t, f, "small", "a", 1, "")
+	increment(t, f, "small", "b", 1, "")
+	if r := increment(t, f, "small", "c", 1, ""); !errors.Is(r.Err, ErrLimitReached) {
+		t.Fatalf("a third counter: %+v, want ErrLimitReached", r)
+	}
+	if err, _ := mustApply(t, f, SeedIdentityCommand, &raftv1.SeedIdentity{Database: "small", Name: "d", Value: 5}).(error); !errors.Is(err, ErrLimitReached) {
+		t.Fatalf("seeding a third counter: %v", err)
+	}
+	if r := increment(t, f, "small", "A", 1, ""); r.Err != nil || r.First != 2 {
+		t.Fatalf("an existing counter past the limit: %+v", r)
+	}
+	restored := mustRestore(t, snapshotBytes(t, f))
+	if r := increment(t, restored, "small", "c", 1, ""); !errors.Is(r.Err, ErrLimitReached) || restored.CallsPerSecond("small") != 50 {
+		t.Fatalf("the limits after a snapshot: %+v, %v calls/s", r, restored.CallsPerSecond("small"))
+	}
+}

@@ -65,6 +65,9 @@ var (
 	// ErrKeyNotFound means DeleteKey names no key (see ClusterService/ListKeys).
 	ErrKeyNotFound = errors.New("no such API key")
 
+	// ErrLimitReached means a database's limit (set at its creation) refuses the call.
+	ErrLimitReached = errors.New("the database's limit is reached")
+
 	// ErrDefaultDatabase means DeleteDatabase names the default database, which always exists.
 	ErrDefaultDatabase = errors.New("the default database cannot be deleted")
 

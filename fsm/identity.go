@@ -41,6 +41,9 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 		return IdentityRange{Err: ErrCounterOverflow}
 	}
 	if c == nil {
+		if err := d.newCounterAllowed(inc.GetName()); err != nil {
+			return IdentityRange{Err: err}
+		}
 		c = &identityCounter{name: inc.GetName()}
 		d.identities[key] = c
 	}
@@ -68,6 +71,9 @@ func (st *state) applySeedIdentity(s *raftv1.SeedIdentity) any {
 	key := foldKey(s.GetName())
 	c := d.identities[key]
 	if c == nil {
+		if err := d.newCounterAllowed(s.GetName()); err != nil {
+			return err
+		}
 		c = &identityCounter{name: s.GetName()}
 		d.identities[key] = c
 	}

@@ -57,9 +57,11 @@ func (f *FSM) HiLoMax(database, tag string) int64 {
 
 // DatabaseInfo describes one live database.
 type DatabaseInfo struct {
-	Name       string
-	Identities int // counters
-	HiLoTags   int
+	Name              string
+	Identities        int // counters
+	HiLoTags          int
+	MaxIdentities     int64   // 0: no limit
+	MaxCallsPerSecond float64 // per node; 0: no limit
 }
 
 // Databases lists the live databases by name, the default among them.
@@ -69,10 +71,22 @@ func (f *FSM) Databases() []DatabaseInfo {
 	var out []DatabaseInfo
 	for _, name := range sortedKeys(f.st.databases) {
 		if d := f.st.databases[name]; !d.deleted {
-			out = append(out, DatabaseInfo{Name: name, Identities: len(d.identities), HiLoTags: len(d.hilo)})
+			out = append(out, DatabaseInfo{Name: name, Identities: len(d.identities), HiLoTags: len(d.hilo),
+				MaxIdentities: d.maxIdentities, MaxCallsPerSecond: d.maxCallsPerSecond})
 		}
 	}
 	return out
+}
+
+// CallsPerSecond is database's limit of calls a second per node (0: none, or no such
+// database).
+func (f *FSM) CallsPerSecond(database string) float64 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if d := f.st.databases[dbName(database)]; d != nil {
+		return d.maxCallsPerSecond
+	}
+	return 0
 }
 
 // HasDatabase reports whether database exists (and is not deleted).

@@ -45,7 +45,8 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 		st.keys[r.GetId()] = &Key{ID: r.GetId(), Database: dbName(r.GetDatabase()), Role: r.GetRole(), SecretSHA256: r.GetSecretSha256()}
 	}),
 	databaseRecord: restored(func(st *state, r *raftv1.DatabaseRecord) {
-		st.dbForFloors(r.GetName()).deleted = r.GetDeleted()
+		d := st.dbForFloors(r.GetName())
+		d.deleted, d.maxIdentities, d.maxCallsPerSecond = r.GetDeleted(), r.GetMaxIdentities(), r.GetMaxCallsPerSecond()
 	}),
 	nodeRecord: restored(func(st *state, r *raftv1.NodeRecord) {
 		st.nodes[r.GetTag()] = Node{Tag: r.GetTag(), ID: r.GetId(), RaftAddress: r.GetRaftAddress(), GRPCAddress: r.GetGrpcAddress(), Incarnation: r.GetIncarnation()}
@@ -92,7 +93,10 @@ func (st *state) records(backup bool) []snapshotRecord {
 	names := sortedKeys(st.databases)
 	for _, name := range names {
 		if name != DefaultDatabase {
-			out = append(out, snapshotRecord{databaseRecord, &raftv1.DatabaseRecord{Name: name, Deleted: st.databases[name].deleted}})
+			d := st.databases[name]
+			out = append(out, snapshotRecord{databaseRecord, &raftv1.DatabaseRecord{
+				Name: name, Deleted: d.deleted, MaxIdentities: d.maxIdentities, MaxCallsPerSecond: d.maxCallsPerSecond,
+			}})
 		}
 	}
 	// The default database's records name none, so a state with only the default writes the

@@ -52,7 +52,9 @@ func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabas
 		return nil, toStatus(err)
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
-		if _, err := s.apply(ctx, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: req.GetName()}); err != nil {
+		if _, err := s.apply(ctx, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{
+			Name: req.GetName(), MaxIdentities: req.GetMaxIdentities(), MaxCallsPerSecond: req.GetMaxCallsPerSecond(),
+		}); err != nil {
 			return nil, err
 		}
 		s.log.Info("database created", "database", req.GetName())
@@ -82,7 +84,8 @@ func (s *Server) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesR
 		}
 		out := &idnodev1.ListDatabasesResponse{}
 		for _, d := range s.node.FSM().Databases() {
-			out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags)})
+			out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags),
+				MaxIdentities: d.MaxIdentities, MaxCallsPerSecond: d.MaxCallsPerSecond})
 		}
 		return out, nil
 	}, viaCluster(idnodev1.ClusterServiceClient.ListDatabases))

@@ -43,7 +43,7 @@ var refusals = []struct {
 	{[]error{fsm.ErrRestoreTagInUse}, refusal{codes.FailedPrecondition, reason.InUse}},
 	{[]error{fsm.ErrTagInUse, fsm.ErrTagRetired, fsm.ErrNodeIDInUse, fsm.ErrTagReincarnated, fsm.ErrAddressInUse},
 		refusal{codes.AlreadyExists, reason.InUse}},
-	{[]error{fsm.ErrNoFreeTag}, refusal{codes.ResourceExhausted, ""}},
+	{[]error{fsm.ErrNoFreeTag, fsm.ErrLimitReached}, refusal{codes.ResourceExhausted, ""}},
 	{[]error{fsm.ErrDatabaseNotFound, fsm.ErrKeyNotFound}, refusal{codes.NotFound, ""}},
 	{[]error{fsm.ErrDatabaseExists, fsm.ErrKeyExists}, refusal{codes.AlreadyExists, ""}},
 	{[]error{fsm.ErrInvalidKey}, refusal{codes.InvalidArgument, reason.InvalidInput}},

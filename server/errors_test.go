@@ -39,6 +39,7 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{fsm.ErrInvalidSecret, codes.Internal, "INTERNAL"}, // the leader proposes only good ones
 		{fsm.ErrDatabaseNotFound, codes.NotFound, "NOT_FOUND"},
 		{fsm.ErrKeyNotFound, codes.NotFound, "NOT_FOUND"},
+		{fsm.ErrLimitReached, codes.ResourceExhausted, "RESOURCE_EXHAUSTED"},
 		{fsm.ErrKeyExists, codes.AlreadyExists, "ALREADY_EXISTS"},
 		{fsm.ErrInvalidKey, codes.InvalidArgument, reason.InvalidInput},
 		{fsm.ErrDatabaseExists, codes.AlreadyExists, "ALREADY_EXISTS"},

@@ -107,6 +107,7 @@ type Server struct {
 	forwardBatch *identity.Batcher
 	health       *health.Server
 	fwd          *forward.Forwarder
+	calls        callBuckets // per-database call limits (ratelimit.go)
 	log          *slog.Logger
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
@@ -165,7 +166,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 // ServerOptions are the options the grpc.Server given to Register must be created with.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(withReason, s.authorize, s.observe, s.checkUTF8),
+		grpc.ChainUnaryInterceptor(withReason, s.authorize, s.limitCalls, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
 		grpc.ChainStreamInterceptor(withReasonStream, s.authorizeStream),

@@ -45,7 +45,7 @@ func init() {
 			minArgs: 1, maxArgs: 1, flags: backupCmd},
 		command{name: "restore", args: "<file|->", summary: "raise this cluster's counters to a backup's and retire its node tags (admin)",
 			minArgs: 1, maxArgs: 1, flags: restoreCmd},
-		command{name: "db create", args: "<name>", summary: "create a database: its own identities and HiLo tags (admin)",
+		command{name: "db create", args: "<name> [--max-identities N] [--max-calls-per-second R]", summary: "create a database: its own identities and HiLo tags (admin)",
 			minArgs: 1, maxArgs: 1, flags: dbCreateCmd},
 		command{name: "db delete", args: "<name> [--force]", summary: "delete a database; --force even with counters, which stay as floors (admin)",
 			minArgs: 1, maxArgs: 1, flags: dbDeleteCmd},

@@ -5,16 +5,21 @@ import (
 	"flag"
 	"fmt"
 	"text/tabwriter"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-func dbCreateCmd(*flag.FlagSet) func(*env, []string) error {
+func dbCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
+	maxIdentities := fs.Int64("max-identities", 0, "most identity counters the database may have (0: no limit)")
+	maxCalls := fs.Float64("max-calls-per-second", 0, "most ID calls a second each node takes for the database (0: no limit)")
 	return func(e *env, args []string) error {
 		c, err := e.client()
 		if err != nil {
 			return err
 		}
+		req := &idnodev1.CreateDatabaseRequest{Name: args[0], MaxIdentities: *maxIdentities, MaxCallsPerSecond: *maxCalls}
 		if err := c.call(e.ctx, "CreateDatabase", func(ctx context.Context) error {
-			return c.c.CreateDatabase(ctx, args[0])
+			return c.c.CreateDatabase(ctx, req)
 		}); err != nil {
 			return err
 		}
@@ -47,9 +52,11 @@ func dbDeleteCmd(fs *flag.FlagSet) func(*env, []string) error {
 }
 
 type databaseRow struct {
-	Name       string `json:"name"`
-	Identities int64  `json:"identities"`
-	HiLoTags   int64  `json:"hilo_tags"`
+	Name              string  `json:"name"`
+	Identities        int64   `json:"identities"`
+	HiLoTags          int64   `json:"hilo_tags"`
+	MaxIdentities     int64   `json:"max_identities"`
+	MaxCallsPerSecond float64 `json:"max_calls_per_second"`
 }
 
 func dbListCmd(*flag.FlagSet) func(*env, []string) error {
@@ -62,7 +69,8 @@ func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 		if err := c.call(e.ctx, "ListDatabases", func(ctx context.Context) error {
 			dbs, err := c.c.ListDatabases(ctx)
 			for _, d := range dbs {
-				rows = append(rows, databaseRow{Name: d.GetName(), Identities: d.GetIdentities(), HiLoTags: d.GetHiloTags()})
+				rows = append(rows, databaseRow{Name: d.GetName(), Identities: d.GetIdentities(), HiLoTags: d.GetHiloTags(),
+					MaxIdentities: d.GetMaxIdentities(), MaxCallsPerSecond: d.GetMaxCallsPerSecond()})
 			}
 			return err
 		}); err != nil {
@@ -72,9 +80,15 @@ func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 			return printJSON(e.stdout, rows)
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tIDENTITIES\tHILO TAGS")
+		fmt.Fprintln(tw, "NAME\tIDENTITIES\tHILO TAGS\tMAX IDENTITIES\tMAX CALLS/S")
+		limit := func(v float64) string {
+			if v == 0 {
+				return "-"
+			}
+			return fmt.Sprint(v)
+		}
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%d\t%d\n", r.Name, r.Identities, r.HiLoTags)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", r.Name, r.Identities, r.HiLoTags, limit(float64(r.MaxIdentities)), limit(r.MaxCallsPerSecond))
 		}
 		return tw.Flush()
 	}

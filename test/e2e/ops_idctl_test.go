@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,7 +76,7 @@ func TestIdctlCommands(t *testing.T) {
 	})
 
 	t.Run("db", func(t *testing.T) {
-		if got := mustIdctl(t, addr, "db", "create", "billing"); got != "created database billing\n" {
+		if got := mustIdctl(t, addr, "db", "create", "billing", "--max-identities", "5"); got != "created database billing\n" {
 			t.Errorf("db create = %q", got)
 		}
 		if got := mustIdctl(t, append(addr, "IDNODE_DB=billing"), "next", "invoices|", "-n", "2"); got != "invoices/1\ninvoices/2\n" {
@@ -84,16 +85,23 @@ func TestIdctlCommands(t *testing.T) {
 		if got := mustIdctl(t, addr, "--db", "billing", "next", "invoices|"); got != "invoices/3\n" {
 			t.Errorf("next --db billing = %q", got)
 		}
-		if out := mustIdctl(t, addr, "db", "list"); !regexp.MustCompile(`(?m)^billing\s+1\s+0\n(.*\n)?default\s`).MatchString(out) {
+		if out := mustIdctl(t, addr, "db", "list"); !regexp.MustCompile(`(?m)^billing\s+1\s+0\s+5\s+-\n(.*\n)?default\s`).MatchString(out) {
 			t.Errorf("db list:\n%s", out)
 		}
 		wantIdctlFailure(t, 1, addr, []string{"--db", "shop", "next", "invoices|"}, "no such database", `"shop"`)
+		// billing may hold 5 identity counters: invoices and four more, then no sixth.
+		for i := range 4 {
+			mustIdctl(t, addr, "--db", "billing", "next", fmt.Sprintf("c%d|", i))
+		}
+		wantIdctlFailure(t, 1, addr, []string{"--db", "billing", "next", "c9|"}, "RESOURCE_EXHAUSTED", "5 identity counters")
 		// A backup of billing alone, restored into this cluster: it raises nothing (the
 		// counters are there already) and retires no tag (it holds none).
 		file := filepath.Join(t.TempDir(), "billing.backup")
 		mustIdctl(t, addr, "--db", "billing", "backup", file)
-		if out := mustIdctl(t, addr, "--json", "restore", file); !strings.Contains(out, `"identities": "1"`) || !strings.Contains(out, `"tags": "0"`) {
-			t.Errorf("restore of billing's backup:\n%s", out)
+		var restored map[string]string // protojson: int64 as strings
+		out := mustIdctl(t, addr, "--json", "restore", file)
+		if err := json.Unmarshal([]byte(out), &restored); err != nil || restored["identities"] != "5" || restored["tags"] != "0" {
+			t.Errorf("restore of billing's backup (%v):\n%s", err, out)
 		}
 	})
 

@@ -1261,9 +1261,15 @@ type CreateDatabaseRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 1–64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; compared
 	// case-insensitively.
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Limits, 0 for none. max_identities bounds the database's identity counters (names): a
+	// call that would make one more is RESOURCE_EXHAUSTED. max_calls_per_second bounds the
+	// IdService calls each node takes for the database (a node's own count, with a burst of one
+	// second's worth): more are RESOURCE_EXHAUSTED. Set at creation; fixed for the database's life.
+	MaxIdentities     int64   `protobuf:"varint,2,opt,name=max_identities,json=maxIdentities,proto3" json:"max_identities,omitempty"`
+	MaxCallsPerSecond float64 `protobuf:"fixed64,3,opt,name=max_calls_per_second,json=maxCallsPerSecond,proto3" json:"max_calls_per_second,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *CreateDatabaseRequest) Reset() {
@@ -1301,6 +1307,20 @@ func (x *CreateDatabaseRequest) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *CreateDatabaseRequest) GetMaxIdentities() int64 {
+	if x != nil {
+		return x.MaxIdentities
+	}
+	return 0
+}
+
+func (x *CreateDatabaseRequest) GetMaxCallsPerSecond() float64 {
+	if x != nil {
+		return x.MaxCallsPerSecond
+	}
+	return 0
 }
 
 type CreateDatabaseResponse struct {
@@ -1464,12 +1484,14 @@ func (*ListDatabasesRequest) Descriptor() ([]byte, []int) {
 }
 
 type DatabaseStatus struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Identities    int64                  `protobuf:"varint,2,opt,name=identities,proto3" json:"identities,omitempty"`
-	HiloTags      int64                  `protobuf:"varint,3,opt,name=hilo_tags,json=hiloTags,proto3" json:"hilo_tags,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Name              string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Identities        int64                  `protobuf:"varint,2,opt,name=identities,proto3" json:"identities,omitempty"`
+	HiloTags          int64                  `protobuf:"varint,3,opt,name=hilo_tags,json=hiloTags,proto3" json:"hilo_tags,omitempty"`
+	MaxIdentities     int64                  `protobuf:"varint,4,opt,name=max_identities,json=maxIdentities,proto3" json:"max_identities,omitempty"`
+	MaxCallsPerSecond float64                `protobuf:"fixed64,5,opt,name=max_calls_per_second,json=maxCallsPerSecond,proto3" json:"max_calls_per_second,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *DatabaseStatus) Reset() {
@@ -1519,6 +1541,20 @@ func (x *DatabaseStatus) GetIdentities() int64 {
 func (x *DatabaseStatus) GetHiloTags() int64 {
 	if x != nil {
 		return x.HiloTags
+	}
+	return 0
+}
+
+func (x *DatabaseStatus) GetMaxIdentities() int64 {
+	if x != nil {
+		return x.MaxIdentities
+	}
+	return 0
+}
+
+func (x *DatabaseStatus) GetMaxCallsPerSecond() float64 {
+	if x != nil {
+		return x.MaxCallsPerSecond
 	}
 	return 0
 }
@@ -2448,21 +2484,25 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\"<\n" +
 	"\x10ListKeysResponse\x12(\n" +
-	"\x04keys\x18\x01 \x03(\v2\x14.idnode.v1.KeyStatusR\x04keys\"+\n" +
+	"\x04keys\x18\x01 \x03(\v2\x14.idnode.v1.KeyStatusR\x04keys\"\x83\x01\n" +
 	"\x15CreateDatabaseRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"\x18\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
+	"\x0emax_identities\x18\x02 \x01(\x03R\rmaxIdentities\x12/\n" +
+	"\x14max_calls_per_second\x18\x03 \x01(\x01R\x11maxCallsPerSecond\"\x18\n" +
 	"\x16CreateDatabaseResponse\"A\n" +
 	"\x15DeleteDatabaseRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05force\x18\x02 \x01(\bR\x05force\"\x18\n" +
 	"\x16DeleteDatabaseResponse\"\x16\n" +
-	"\x14ListDatabasesRequest\"a\n" +
+	"\x14ListDatabasesRequest\"\xb9\x01\n" +
 	"\x0eDatabaseStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
 	"\n" +
 	"identities\x18\x02 \x01(\x03R\n" +
 	"identities\x12\x1b\n" +
-	"\thilo_tags\x18\x03 \x01(\x03R\bhiloTags\"P\n" +
+	"\thilo_tags\x18\x03 \x01(\x03R\bhiloTags\x12%\n" +
+	"\x0emax_identities\x18\x04 \x01(\x03R\rmaxIdentities\x12/\n" +
+	"\x14max_calls_per_second\x18\x05 \x01(\x01R\x11maxCallsPerSecond\"P\n" +
 	"\x15ListDatabasesResponse\x127\n" +
 	"\tdatabases\x18\x01 \x03(\v2\x19.idnode.v1.DatabaseStatusR\tdatabases\"/\n" +
 	"\rStatusRequest\x12\x1e\n" +

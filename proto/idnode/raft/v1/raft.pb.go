@@ -576,10 +576,13 @@ func (x *RaiseFloor) GetRetiredTags() []string {
 // Create a database (ClusterService/CreateDatabase). A name that was deleted comes back with
 // the counters it had: deleting keeps them as floors, so no value is ever handed out twice.
 type CreateDatabase struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Limits, 0 for none (see idnode.v1.CreateDatabaseRequest).
+	MaxIdentities     int64   `protobuf:"varint,2,opt,name=max_identities,json=maxIdentities,proto3" json:"max_identities,omitempty"`
+	MaxCallsPerSecond float64 `protobuf:"fixed64,3,opt,name=max_calls_per_second,json=maxCallsPerSecond,proto3" json:"max_calls_per_second,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *CreateDatabase) Reset() {
@@ -617,6 +620,20 @@ func (x *CreateDatabase) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *CreateDatabase) GetMaxIdentities() int64 {
+	if x != nil {
+		return x.MaxIdentities
+	}
+	return 0
+}
+
+func (x *CreateDatabase) GetMaxCallsPerSecond() float64 {
+	if x != nil {
+		return x.MaxCallsPerSecond
+	}
+	return 0
 }
 
 // Delete a database: its calls are refused (NOT_FOUND) until it is created again. Refused
@@ -1309,11 +1326,13 @@ func (x *KeyRecord) GetSecretSha256() []byte {
 
 // A database other than "default", and whether it is deleted.
 type DatabaseRecord struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Deleted       bool                   `protobuf:"varint,2,opt,name=deleted,proto3" json:"deleted,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Name              string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Deleted           bool                   `protobuf:"varint,2,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	MaxIdentities     int64                  `protobuf:"varint,3,opt,name=max_identities,json=maxIdentities,proto3" json:"max_identities,omitempty"`
+	MaxCallsPerSecond float64                `protobuf:"fixed64,4,opt,name=max_calls_per_second,json=maxCallsPerSecond,proto3" json:"max_calls_per_second,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *DatabaseRecord) Reset() {
@@ -1358,6 +1377,20 @@ func (x *DatabaseRecord) GetDeleted() bool {
 		return x.Deleted
 	}
 	return false
+}
+
+func (x *DatabaseRecord) GetMaxIdentities() int64 {
+	if x != nil {
+		return x.MaxIdentities
+	}
+	return 0
+}
+
+func (x *DatabaseRecord) GetMaxCallsPerSecond() float64 {
+	if x != nil {
+		return x.MaxCallsPerSecond
+	}
+	return 0
 }
 
 type SettingsRecord struct {
@@ -1464,9 +1497,11 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"identities\x18\x01 \x03(\v2\x1e.idnode.raft.v1.IdentityRecordR\n" +
 	"identities\x12.\n" +
 	"\x04hilo\x18\x02 \x03(\v2\x1a.idnode.raft.v1.HiLoRecordR\x04hilo\x12!\n" +
-	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\"$\n" +
+	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\"|\n" +
 	"\x0eCreateDatabase\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\":\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
+	"\x0emax_identities\x18\x02 \x01(\x03R\rmaxIdentities\x12/\n" +
+	"\x14max_calls_per_second\x18\x03 \x01(\x01R\x11maxCallsPerSecond\":\n" +
 	"\x0eDeleteDatabase\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05force\x18\x02 \x01(\bR\x05force\"p\n" +
@@ -1514,10 +1549,12 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12#\n" +
-	"\rsecret_sha256\x18\x04 \x01(\fR\fsecretSha256\">\n" +
+	"\rsecret_sha256\x18\x04 \x01(\fR\fsecretSha256\"\x96\x01\n" +
 	"\x0eDatabaseRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\adeleted\x18\x02 \x01(\bR\adeleted\"U\n" +
+	"\adeleted\x18\x02 \x01(\bR\adeleted\x12%\n" +
+	"\x0emax_identities\x18\x03 \x01(\x03R\rmaxIdentities\x12/\n" +
+	"\x14max_calls_per_second\x18\x04 \x01(\x01R\x11maxCallsPerSecond\"U\n" +
 	"\x0eSettingsRecord\x12\x1c\n" +
 	"\tseparator\x18\x01 \x01(\tR\tseparator\x12%\n" +
 	"\x0ecluster_secret\x18\x02 \x01(\fR\rclusterSecretB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
