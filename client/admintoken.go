@@ -8,17 +8,16 @@ import (
 	"google.golang.org/grpc/credentials"
 )
 
-// adminToken sends the cluster's admin token with every call, as the header the nodes check
-// on admin calls (AddNode, RemoveNode, TransferLeadership, Backup, Restore, forced
-// SeedIdentity). Calls that need no token ignore it.
-type adminToken string
+// bearerToken sends the cluster's admin token or an API key with every call, as the
+// "authorization: Bearer" header the nodes check. Calls that need none ignore it.
+type bearerToken string
 
 // AdminTokenCredentials returns per-call credentials that send token as
 // "authorization: Bearer <token>", for code that dials a node with plain gRPC
 // (grpc.WithPerRPCCredentials) rather than through Dial and WithAdminToken.
-func AdminTokenCredentials(token string) credentials.PerRPCCredentials { return adminToken(token) }
+func AdminTokenCredentials(token string) credentials.PerRPCCredentials { return bearerToken(token) }
 
-func (t adminToken) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+func (t bearerToken) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
 	return map[string]string{"authorization": "Bearer " + string(t)}, nil
 }
 
@@ -26,7 +25,7 @@ func (t adminToken) GetRequestMetadata(context.Context, ...string) (map[string]s
 // with true, gRPC refuses every call of such a connection, and clusters on loopback or on a
 // private compose network (the README's, the tests') set a token without TLS. Over any other
 // network the token then crosses in clear text: use TLS there (WithTransportCredentials).
-func (adminToken) RequireTransportSecurity() bool { return false }
+func (bearerToken) RequireTransportSecurity() bool { return false }
 
 // WithAdminToken sends the cluster's admin token (idnode --admin-token) with every call, so
 // that admin calls are accepted.
@@ -52,7 +51,7 @@ func withBearer(option, token string) Option {
 			return errors.New(option + ": a Client sends one bearer credential: the admin token or an API key")
 		}
 		o.bearer = true
-		o.dialOpts = append(o.dialOpts, grpc.WithPerRPCCredentials(adminToken(token)))
+		o.dialOpts = append(o.dialOpts, grpc.WithPerRPCCredentials(bearerToken(token)))
 		return nil
 	}
 }

@@ -22,3 +22,12 @@ func ValidateDatabaseName(name string) error {
 	}
 	return nil
 }
+
+// ValidateDatabaseRef checks the database a request or record names: empty names the default
+// database, anything else must be a valid name.
+func ValidateDatabaseRef(name string) error {
+	if name == "" {
+		return nil
+	}
+	return ValidateDatabaseName(name)
+}

@@ -24,7 +24,7 @@ func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
 	d, err := f.st.db(database)
 	var recs []snapshotRecord
 	if err == nil {
-		name := dbName(database)
+		name := DatabaseName(database)
 		if name != DefaultDatabase {
 			recs = append(recs, snapshotRecord{databaseRecord, &raftv1.DatabaseRecord{Name: name}})
 		}
@@ -99,11 +99,11 @@ func (b *Backup) RaiseFloorCommands(perCommand int) []*raftv1.RaiseFloor {
 	}
 	for _, id := range b.Identities {
 		next()
-		cur.Identities = append(cur.Identities, &raftv1.IdentityRecord{Database: recordName(dbName(id.Database)), Name: id.Name, Value: id.Value})
+		cur.Identities = append(cur.Identities, &raftv1.IdentityRecord{Database: recordName(DatabaseName(id.Database)), Name: id.Name, Value: id.Value})
 	}
 	for _, h := range b.HiLo {
 		next()
-		cur.Hilo = append(cur.Hilo, &raftv1.HiLoRecord{Database: recordName(dbName(h.Database)), Tag: h.Tag, Max: h.Max})
+		cur.Hilo = append(cur.Hilo, &raftv1.HiLoRecord{Database: recordName(DatabaseName(h.Database)), Tag: h.Tag, Max: h.Max})
 	}
 	if n > 0 {
 		out = append(out, cur)

@@ -39,8 +39,9 @@ func newDatabase() *database {
 
 func (d *database) empty() bool { return len(d.identities) == 0 && len(d.hilo) == 0 }
 
-// dbName is the canonical form of a database name: folded, with "" meaning the default.
-func dbName(name string) string {
+// DatabaseName is the canonical form of a database name: folded, with "" meaning the default.
+// Everything that keys by database (the FSM, API keys, call limits, metric labels) uses it.
+func DatabaseName(name string) string {
 	if name == "" {
 		return DefaultDatabase
 	}
@@ -57,16 +58,16 @@ func recordName(name string) string {
 
 // db is the live database name, or ErrDatabaseNotFound.
 func (st *state) db(name string) (*database, error) {
-	d := st.databases[dbName(name)]
+	d := st.databases[DatabaseName(name)]
 	if d == nil || d.deleted {
-		return nil, fmt.Errorf("%w: %q (see ClusterService/ListDatabases)", ErrDatabaseNotFound, dbName(name))
+		return nil, fmt.Errorf("%w: %q (see ClusterService/ListDatabases)", ErrDatabaseNotFound, DatabaseName(name))
 	}
 	return d, nil
 }
 
 // dbForFloors is the database name, created if need be (restoring a snapshot or a backup).
 func (st *state) dbForFloors(name string) *database {
-	name = dbName(name)
+	name = DatabaseName(name)
 	d := st.databases[name]
 	if d == nil {
 		d = newDatabase()
@@ -83,7 +84,7 @@ func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
 		return fmt.Errorf("%w: limits must be 0 (none) or positive, got %d identities and %v calls a second",
 			ErrInvalidCount, c.GetMaxIdentities(), c.GetMaxCallsPerSecond())
 	}
-	name := dbName(c.GetName())
+	name := DatabaseName(c.GetName())
 	d := st.databases[name]
 	switch {
 	case d == nil:
@@ -99,7 +100,7 @@ func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
 }
 
 func (st *state) applyDeleteDatabase(c *raftv1.DeleteDatabase) any {
-	name := dbName(c.GetName())
+	name := DatabaseName(c.GetName())
 	if name == DefaultDatabase {
 		return ErrDefaultDatabase
 	}

@@ -46,7 +46,7 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	h.max, h.lastLow = rng.High, rng.Low
 	if id := r.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
-			RequestId: id, Database: recordName(dbName(r.GetDatabase())), Kind: requestKindHiLo, Key: key,
+			RequestId: id, Database: recordName(DatabaseName(r.GetDatabase())), Kind: requestKindHiLo, Key: key,
 			Count: r.GetCapacity(), First: rng.Low, Last: rng.High,
 		})
 	}

@@ -51,7 +51,7 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	c.value = r.Last
 	if id := inc.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
-			RequestId: id, Database: recordName(dbName(inc.GetDatabase())), Kind: requestKindIdentity, Key: key,
+			RequestId: id, Database: recordName(DatabaseName(inc.GetDatabase())), Kind: requestKindIdentity, Key: key,
 			Count: inc.GetCount(), First: r.First, Last: r.Last,
 		})
 	}

@@ -46,7 +46,7 @@ func (st *state) applyCreateKey(c *raftv1.CreateKey) any {
 	if _, err := st.db(c.GetDatabase()); err != nil {
 		return err
 	}
-	st.keys[c.GetId()] = &Key{ID: c.GetId(), Database: dbName(c.GetDatabase()), Role: c.GetRole(), SecretSHA256: append([]byte(nil), c.GetSecretSha256()...)}
+	st.keys[c.GetId()] = &Key{ID: c.GetId(), Database: DatabaseName(c.GetDatabase()), Role: c.GetRole(), SecretSHA256: append([]byte(nil), c.GetSecretSha256()...)}
 	return nil
 }
 

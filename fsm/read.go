@@ -29,7 +29,7 @@ func (f *FSM) Identities(database, prefix, after string, limit int) (page []Iden
 	page = make([]Identity, len(keys))
 	for i, k := range keys {
 		c := d.identities[k]
-		page[i] = Identity{Database: dbName(database), Name: c.name, Value: c.value}
+		page[i] = Identity{Database: DatabaseName(database), Name: c.name, Value: c.value}
 	}
 	return page, more, nil
 }
@@ -39,7 +39,7 @@ func (f *FSM) Identities(database, prefix, after string, limit int) (page []Iden
 func (f *FSM) Identity(database, name string) int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if d := f.st.databases[dbName(database)]; d != nil && d.identities[foldKey(name)] != nil {
+	if d := f.st.databases[DatabaseName(database)]; d != nil && d.identities[foldKey(name)] != nil {
 		return d.identities[foldKey(name)].value
 	}
 	return 0
@@ -49,7 +49,7 @@ func (f *FSM) Identity(database, name string) int64 {
 func (f *FSM) HiLoMax(database, tag string) int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if d := f.st.databases[dbName(database)]; d != nil {
+	if d := f.st.databases[DatabaseName(database)]; d != nil {
 		return d.hilo[foldKey(tag)].currentMax()
 	}
 	return 0
@@ -83,7 +83,7 @@ func (f *FSM) Databases() []DatabaseInfo {
 func (f *FSM) CallsPerSecond(database string) float64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if d := f.st.databases[dbName(database)]; d != nil {
+	if d := f.st.databases[DatabaseName(database)]; d != nil {
 		return d.maxCallsPerSecond
 	}
 	return 0

@@ -30,7 +30,7 @@ func newRequestTable() *requestTable {
 
 // Request ids are per database: the same id in two databases names two requests.
 func requestKey(database, id string) string {
-	if name := recordName(dbName(database)); name != "" {
+	if name := recordName(DatabaseName(database)); name != "" {
 		return name + "\x00" + id
 	}
 	return id // the default database's, as before databases

@@ -25,7 +25,7 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 		if id.GetName() == "" || id.GetValue() < 0 {
 			return fmt.Errorf("%w: identity %q = %d", ErrNegativeValue, id.GetName(), id.GetValue())
 		}
-		if err := validRecordDatabase(id.GetDatabase()); err != nil {
+		if err := docid.ValidateDatabaseRef(id.GetDatabase()); err != nil {
 			return err
 		}
 	}
@@ -33,7 +33,7 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 		if h.GetTag() == "" || h.GetMax() < 0 {
 			return fmt.Errorf("%w: hilo %q max %d", ErrNegativeValue, h.GetTag(), h.GetMax())
 		}
-		if err := validRecordDatabase(h.GetDatabase()); err != nil {
+		if err := docid.ValidateDatabaseRef(h.GetDatabase()); err != nil {
 			return err
 		}
 	}
@@ -80,12 +80,4 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 		}
 	}
 	return res
-}
-
-// validRecordDatabase checks the database a record names ("" is the default).
-func validRecordDatabase(name string) error {
-	if name == "" {
-		return nil
-	}
-	return docid.ValidateDatabaseName(name)
 }

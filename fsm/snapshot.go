@@ -42,7 +42,7 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 		st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = &hiloState{max: r.GetMax(), lastLow: r.GetLastLow()}
 	}),
 	keyRecord: restored(func(st *state, r *raftv1.KeyRecord) {
-		st.keys[r.GetId()] = &Key{ID: r.GetId(), Database: dbName(r.GetDatabase()), Role: r.GetRole(), SecretSHA256: r.GetSecretSha256()}
+		st.keys[r.GetId()] = &Key{ID: r.GetId(), Database: DatabaseName(r.GetDatabase()), Role: r.GetRole(), SecretSHA256: r.GetSecretSha256()}
 	}),
 	databaseRecord: restored(func(st *state, r *raftv1.DatabaseRecord) {
 		d := st.dbForFloors(r.GetName())

@@ -4,7 +4,7 @@ import "strings"
 
 // state is everything the FSM replicates. It is only touched under FSM.mu.
 type state struct {
-	databases map[string]*database // by dbName; DefaultDatabase always
+	databases map[string]*database // by DatabaseName; DefaultDatabase always
 	keys      map[string]*Key      // API keys by id
 	nodes     map[string]Node      // by tag
 	retired   map[string]bool      // tags of removed nodes

@@ -1,8 +1,9 @@
 package metrics
 
 import (
-	"strings"
 	"sync"
+
+	"github.com/idnode/idnode/fsm"
 )
 
 const (
@@ -10,8 +11,7 @@ const (
 	// strategy, and a cluster may hold many databases. The first ones seen keep their name.
 	maxDatabaseLabels = 64
 	// otherDatabases is the label of the databases past that bound.
-	otherDatabases  = "other"
-	defaultDatabase = "default"
+	otherDatabases = "other"
 )
 
 // databaseLabels hands out the database label values, at most maxDatabaseLabels of them.
@@ -21,14 +21,11 @@ type databaseLabels struct {
 }
 
 func (d *databaseLabels) label(name string) string {
-	if name == "" {
-		return defaultDatabase
-	}
-	name = strings.ToLower(name) // names compare case-insensitively
+	name = fsm.DatabaseName(name)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.seen == nil {
-		d.seen = map[string]bool{defaultDatabase: true}
+		d.seen = map[string]bool{fsm.DefaultDatabase: true}
 	}
 	if !d.seen[name] {
 		if len(d.seen) >= maxDatabaseLabels {

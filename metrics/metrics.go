@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/fsm"
 )
 
 // Strategy label values of idnode_ids_issued_total.
@@ -78,7 +79,7 @@ func New() *Metrics {
 		}),
 	}
 	for _, s := range []string{Semantic, GUID, ServerSide, Identity, HiLo} {
-		m.idsIssued.WithLabelValues(s, defaultDatabase) // every strategy shows, at 0, from the first scrape
+		m.idsIssued.WithLabelValues(s, fsm.DefaultDatabase) // every strategy shows, at 0, from the first scrape
 	}
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/fsm"
 )
 
 type fakeRaft struct {
@@ -94,7 +95,7 @@ func TestDatabaseLabelsAreBounded(t *testing.T) {
 	if got := d.label("one-too-many"); got != otherDatabases {
 		t.Fatalf("database past the bound labelled %q, want %q", got, otherDatabases)
 	}
-	if d.label("DB0") != "db0" || d.label("") != defaultDatabase {
+	if d.label("DB0") != "db0" || d.label("") != fsm.DefaultDatabase {
 		t.Fatal("a known database lost its label")
 	}
 }

@@ -29,13 +29,20 @@ func databaseOf(ctx context.Context, field string) (string, error) {
 		}
 		db = md[0]
 	}
-	if db == "" {
-		return "", nil
-	}
-	if err := docid.ValidateDatabaseName(db); err != nil {
+	if err := docid.ValidateDatabaseRef(db); err != nil {
 		return "", toStatus(err)
 	}
 	return db, nil
+}
+
+// requestDatabase is the database an IdService request names (its field, else the
+// metadata), as databaseOf; "" for a request without a database field.
+func requestDatabase(ctx context.Context, req any) (string, error) {
+	field := ""
+	if r, ok := req.(interface{ GetDatabase() string }); ok {
+		field = r.GetDatabase()
+	}
+	return databaseOf(ctx, field)
 }
 
 // localDatabase checks, for the strategies this node answers alone (semantic, GUID,
@@ -89,12 +96,4 @@ func (s *Server) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesR
 		}
 		return out, nil
 	}, viaCluster(idnodev1.ClusterServiceClient.ListDatabases))
-}
-
-// validDatabase checks a database name a forwarded increment carries ("" is the default).
-func validDatabase(name string) error {
-	if name == "" {
-		return nil
-	}
-	return docid.ValidateDatabaseName(name)
 }

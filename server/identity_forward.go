@@ -71,7 +71,7 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 	}
 	for _, inc := range req.GetIncrements() {
 		if err := errors.Join(docid.ValidateName("identity name", inc.GetName()),
-			docid.ValidateCount(docid.Identity, inc.GetCount(), s.cfg.MaxCount), validDatabase(inc.GetDatabase())); err != nil {
+			docid.ValidateCount(docid.Identity, inc.GetCount(), s.cfg.MaxCount), docid.ValidateDatabaseRef(inc.GetDatabase())); err != nil {
 			return nil, toStatus(err)
 		}
 	}

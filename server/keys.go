@@ -60,15 +60,11 @@ func (s *Server) checkKey(ctx context.Context, method string, req any) error {
 		return nil
 	}
 	name := method[strings.LastIndexByte(method, '/')+1:]
-	field := ""
-	if r, ok := req.(interface{ GetDatabase() string }); ok {
-		field = r.GetDatabase()
-	}
-	db, err := databaseOf(ctx, field)
+	db, err := requestDatabase(ctx, req)
 	if err != nil {
 		return err
 	}
-	db = canonicalDatabase(db)
+	db = fsm.DatabaseName(db)
 	tokens := bearerTokens(ctx)
 	if len(tokens) == 0 {
 		return status.Errorf(codes.Unauthenticated,
@@ -103,18 +99,9 @@ func (s *Server) keyOf(token string) (fsm.Key, bool) {
 	return k, subtle.ConstantTimeCompare(sum[:], k.SecretSHA256) == 1
 }
 
-func canonicalDatabase(db string) string {
-	if db == "" {
-		return fsm.DefaultDatabase
-	}
-	return strings.ToLower(db)
-}
-
 func (s *Server) CreateKey(ctx context.Context, req *idnodev1.CreateKeyRequest) (*idnodev1.CreateKeyResponse, error) {
-	if req.GetDatabase() != "" {
-		if err := docid.ValidateDatabaseName(req.GetDatabase()); err != nil {
-			return nil, toStatus(err)
-		}
+	if err := docid.ValidateDatabaseRef(req.GetDatabase()); err != nil {
+		return nil, toStatus(err)
 	}
 	if fsm.RoleRank(req.GetRole()) == 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "role must be %s, %s or %s, got %q", fsm.RoleReader, fsm.RoleWriter, fsm.RoleAdmin, req.GetRole())
@@ -136,7 +123,7 @@ func (s *Server) createKeyLocal(ctx context.Context, req *idnodev1.CreateKeyRequ
 		return nil, err
 	}
 	resp.Key = fmt.Sprintf("%s%s_%s", keyPrefix, resp.Id, encoded)
-	s.log.Info("API key created", "id", resp.Id, "database", canonicalDatabase(req.GetDatabase()), "role", req.GetRole())
+	s.log.Info("API key created", "id", resp.Id, "database", fsm.DatabaseName(req.GetDatabase()), "role", req.GetRole())
 	return resp, nil
 }
 

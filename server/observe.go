@@ -48,17 +48,15 @@ func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 		}
 		return resp, err
 	}
-	// The call succeeded, so its database name was valid (field, else metadata).
-	db := func(field string) string { name, _ := databaseOf(ctx, field); return name }
+	db, _ := requestDatabase(ctx, req) // the call succeeded, so the name was valid
 	switch r := resp.(type) {
 	case *idnodev1.GenerateResponse:
-		g := req.(*idnodev1.GenerateRequest)
-		obs.IDsIssued(s.strategyOf(g.GetId()), db(g.GetDatabase()), int64(len(r.GetIds())))
+		obs.IDsIssued(s.strategyOf(req.(*idnodev1.GenerateRequest).GetId()), db, int64(len(r.GetIds())))
 	case *idnodev1.NextIdentityResponse:
-		obs.IDsIssued(StrategyIdentity, db(req.(*idnodev1.NextIdentityRequest).GetDatabase()), r.GetLast()-r.GetFirst()+1)
+		obs.IDsIssued(StrategyIdentity, db, r.GetLast()-r.GetFirst()+1)
 	case *idnodev1.NextHiLoResponse:
 		n := r.GetHigh() - r.GetLow() + 1
-		obs.IDsIssued(StrategyHiLo, db(req.(*idnodev1.NextHiLoRequest).GetDatabase()), n)
+		obs.IDsIssued(StrategyHiLo, db, n)
 		obs.HiLoRange(n)
 	}
 	return resp, err

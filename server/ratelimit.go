@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/fsm"
 )
 
 // callBuckets enforce each database's max_calls_per_second on the IdService calls this node
@@ -47,21 +47,18 @@ func (c *callBuckets) take(database string, rate float64, now time.Time) bool {
 	return true
 }
 
-// limitCalls is a unary interceptor of the client port: an IdService call of a database with
-// a calls-a-second limit past it is RESOURCE_EXHAUSTED.
+// limitCalls is a unary interceptor of the client port only (a forwarded call was counted
+// where it arrived): an IdService call of a database with a calls-a-second limit past it is
+// RESOURCE_EXHAUSTED.
 func (s *Server) limitCalls(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if roleFor(info.FullMethod) == "" || forward.Arrived(ctx) {
+	if roleFor(info.FullMethod) == "" {
 		return handler(ctx, req)
 	}
-	field := ""
-	if r, ok := req.(interface{ GetDatabase() string }); ok {
-		field = r.GetDatabase()
-	}
-	db, err := databaseOf(ctx, field)
+	db, err := requestDatabase(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	db = canonicalDatabase(db)
+	db = fsm.DatabaseName(db)
 	if rate := s.node.FSM().CallsPerSecond(db); rate > 0 && !s.calls.take(db, rate, s.cfg.Now()) {
 		return nil, status.Errorf(codes.ResourceExhausted, "database %q takes at most %g calls a second on each node; slow down or retry later", db, rate)
 	}
