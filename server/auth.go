@@ -9,11 +9,13 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/tlsconfig"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -67,11 +69,15 @@ func (s *Server) authorizeStream(srv any, ss grpc.ServerStream, info *grpc.Strea
 	return handler(srv, ss)
 }
 
-// checkAdmin lets an admin call through when it carries the admin token, or, on a node with
-// none configured, when it comes from this machine (loopback) or from another node of the
-// cluster (which checked its own caller the same way): admin is never open to the network
-// by default (issue 13), while `go run ./cmd/idnode` needs no flag.
+// checkAdmin lets an admin call through when its TLS client certificate (verified against the
+// cluster's CA) carries the admin role or is a node's, or when it carries the admin token, or,
+// on a node with no token configured, when it comes from this machine (loopback) or from
+// another node of the cluster (which checked its own caller the same way): admin is never open
+// to the network by default (issue 13), while `go run ./cmd/idnode` needs no flag.
 func (s *Server) checkAdmin(ctx context.Context, method string) error {
+	if adminCertificate(ctx) {
+		return nil
+	}
 	if s.cfg.AdminToken != "" {
 		return s.checkToken(ctx, method)
 	}
@@ -81,7 +87,24 @@ func (s *Server) checkAdmin(ctx context.Context, method string) error {
 	name := method[strings.LastIndexByte(method, '/')+1:]
 	return status.Errorf(codes.PermissionDenied,
 		"%s is an admin call, and this node has no admin token, so it takes admin calls only from its own machine: "+
-			"start every node with --admin-token (IDNODE_ADMIN_TOKEN) and send it (idctl --token, client.WithAdminToken)", name)
+			"start every node with --admin-token (IDNODE_ADMIN_TOKEN) and send it (idctl --token, client.WithAdminToken), "+
+			"or, with TLS, present a client certificate with OU=%s (idctl certs client NAME --admin)", name, tlsconfig.AdminUnit)
+}
+
+// adminCertificate reports whether the caller presented a client certificate that verified
+// against the cluster's CA and carries the admin role, or is a node's (a node certificate can
+// speak Raft, so it holds every power already; with it `--join` needs no token under mTLS).
+func adminCertificate(ctx context.Context) bool {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return false
+	}
+	info, ok := p.AuthInfo.(credentials.TLSInfo)
+	if !ok || len(info.State.VerifiedChains) == 0 || len(info.State.VerifiedChains[0]) == 0 {
+		return false
+	}
+	leaf := info.State.VerifiedChains[0][0]
+	return tlsconfig.IsAdmin(leaf) || tlsconfig.IsNode(leaf)
 }
 
 // fromLoopback reports whether the call's peer is on this machine's loopback.
@@ -107,6 +130,12 @@ func (s *Server) checkToken(ctx context.Context, method string) error {
 		return nil
 	}
 	return status.Errorf(codes.Unauthenticated, "%s: the admin token is wrong (expected authorization: Bearer <token>)", name)
+}
+
+// isAdmin reports whether the call carries an admin credential: an admin (or node) client
+// certificate, or the admin token.
+func (s *Server) isAdmin(ctx context.Context) bool {
+	return adminCertificate(ctx) || s.hasAdminToken(ctx)
 }
 
 // hasAdminToken reports whether the call carries the configured admin token (none is

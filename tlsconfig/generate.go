@@ -77,18 +77,14 @@ func authorityFrom(der []byte, key crypto.Signer) (*Authority, error) {
 	return &Authority{Cert: cert, Key: key, CertPEM: encodeCert(der), KeyPEM: keyPEM}, nil
 }
 
-// Issue signs a certificate for a node (or a client) good for both ends of a TLS connection.
-// hosts are the names and IP addresses it is valid for (subject alternative names).
+// Issue signs a certificate for a node, good for both ends of a TLS connection (serverAuth
+// makes it a node's: see IsNode). hosts are the names and IP addresses it is valid for
+// (subject alternative names).
 func (a *Authority) Issue(commonName string, hosts []string, validFor time.Duration) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
 	tmpl, err := template(commonName, validFor)
 	if err != nil {
 		return nil, nil, err
 	}
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
 	for _, h := range hosts {
 		h = strings.TrimSpace(h)
@@ -100,6 +96,30 @@ func (a *Authority) Issue(commonName string, hosts []string, validFor time.Durat
 			tmpl.DNSNames = append(tmpl.DNSNames, h)
 		}
 	}
+	return a.sign(tmpl)
+}
+
+// IssueClient signs a certificate a client presents (clientAuth only, so no node accepts it
+// as a node); with admin it carries the admin role (AdminUnit in its subject).
+func (a *Authority) IssueClient(commonName string, admin bool, validFor time.Duration) (certPEM, keyPEM []byte, err error) {
+	tmpl, err := template(commonName, validFor)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	if admin {
+		tmpl.Subject.OrganizationalUnit = []string{AdminUnit}
+	}
+	return a.sign(tmpl)
+}
+
+// sign gives tmpl a new key and signs it with the CA.
+func (a *Authority) sign(tmpl *x509.Certificate) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.Cert, key.Public(), a.Key)
 	if err != nil {
 		return nil, nil, err

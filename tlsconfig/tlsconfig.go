@@ -64,28 +64,31 @@ func loadPool(caFile string) (*x509.CertPool, error) {
 	return cas, nil
 }
 
-// Server is what the node's gRPC server speaks: clients authenticate the server (server-auth
-// TLS, like HTTPS); a client certificate is verified against the CA when one is presented,
-// which is what nodes do when they forward to each other.
-func (n *Node) Server() *tls.Config {
+// Server is what the node's client port speaks: clients authenticate the server (server-auth
+// TLS, like HTTPS), and clientAuth (ParseClientAuth) says whether a client must present a
+// certificate signed by the CA or may; one presented is verified either way, and may carry
+// the admin role (IsAdmin).
+func (n *Node) Server(clientAuth tls.ClientAuthType) *tls.Config {
 	return &tls.Config{
 		MinVersion:   tls.VersionTLS12,
 		Certificates: []tls.Certificate{n.cert},
-		ClientAuth:   tls.VerifyClientCertIfGiven,
+		ClientAuth:   clientAuth,
 		ClientCAs:    n.cas,
 	}
 }
 
 // Peer is mutual TLS between nodes, for both ends of a connection: as a server it requires a
 // client certificate signed by the CA, as a client it verifies the server against the CA
-// (ServerName comes from the address dialled) and presents the node's own certificate.
+// (ServerName comes from the address dialled) and presents the node's own certificate. Either
+// end must hold a node certificate (IsNode): a client certificate from the same CA is refused.
 func (n *Node) Peer() *tls.Config {
 	return &tls.Config{
-		MinVersion:   tls.VersionTLS12,
-		Certificates: []tls.Certificate{n.cert},
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-		ClientCAs:    n.cas,
-		RootCAs:      n.cas,
+		MinVersion:       tls.VersionTLS12,
+		Certificates:     []tls.Certificate{n.cert},
+		ClientAuth:       tls.RequireAndVerifyClientCert,
+		ClientCAs:        n.cas,
+		RootCAs:          n.cas,
+		VerifyConnection: onlyNodes,
 	}
 }
 

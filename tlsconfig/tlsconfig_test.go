@@ -2,6 +2,8 @@ package tlsconfig
 
 import (
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,6 +27,23 @@ func files(t *testing.T, ca *Authority, name string) (cert, key, caFile string) 
 		}
 	}
 	return cert, key, caFile
+}
+
+// clientFiles writes a client certificate (IssueClient) and its key into a temp dir.
+func clientFiles(t *testing.T, ca *Authority, name string, admin bool) (cert, key string) {
+	t.Helper()
+	certPEM, keyPEM, err := ca.IssueClient(name, admin, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cert, key = filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key")
+	for path, data := range map[string][]byte{cert: certPEM, key: keyPEM} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cert, key
 }
 
 func newCA(t *testing.T) *Authority {
@@ -135,21 +154,21 @@ func TestClientsSpeakServerAuthTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cerr, serr := handshake(t, node.Server(), anon); cerr != nil || serr != nil {
+	if cerr, serr := handshake(t, node.Server(tls.VerifyClientCertIfGiven), anon); cerr != nil || serr != nil {
 		t.Fatalf("client without a certificate: client %v, server %v", cerr, serr)
 	}
 	withCert, err := Client(caFile, cert, key, "localhost")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cerr, serr := handshake(t, node.Server(), withCert); cerr != nil || serr != nil {
+	if cerr, serr := handshake(t, node.Server(tls.VerifyClientCertIfGiven), withCert); cerr != nil || serr != nil {
 		t.Fatalf("client with a certificate: client %v, server %v", cerr, serr)
 	}
 	wrongName, err := Client(caFile, "", "", "raft-z")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cerr, _ := handshake(t, node.Server(), wrongName); cerr == nil {
+	if cerr, _ := handshake(t, node.Server(tls.VerifyClientCertIfGiven), wrongName); cerr == nil {
 		t.Error("a certificate was accepted for a name it does not carry")
 	}
 	if _, err := Client(caFile, cert, "", ""); err == nil {
@@ -177,5 +196,105 @@ func TestAuthorityRoundTrip(t *testing.T) {
 	}
 	if _, err := LoadAuthority(certPEM, keyPEM); err == nil {
 		t.Error("a node certificate was loaded as a CA")
+	}
+}
+
+// --tls-client-auth require: a client without a certificate is refused at the handshake, one
+// with a client certificate from the CA is taken, one from another CA is refused.
+func TestRequireClientCertificate(t *testing.T) {
+	ca := newCA(t)
+	cert, key, caFile := files(t, ca, "A")
+	node, err := Load(cert, key, caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	require, err := ParseClientAuth(ClientAuthRequire)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon, err := Client(caFile, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, serr := handshake(t, node.Server(require), anon); serr == nil {
+		t.Error("require took a client without a certificate")
+	}
+	appCert, appKey := clientFiles(t, ca, "app", false)
+	app, err := Client(caFile, appCert, appKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cerr, serr := handshake(t, node.Server(require), app); cerr != nil || serr != nil {
+		t.Fatalf("require, client certificate from the CA: client %v, server %v", cerr, serr)
+	}
+	otherCert, otherKey := clientFiles(t, newCA(t), "intruder", true)
+	other, err := Client(caFile, otherCert, otherKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []string{ClientAuthRequest, ClientAuthRequire} {
+		auth, err := ParseClientAuth(policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, serr := handshake(t, node.Server(auth), other); serr == nil {
+			t.Errorf("%s took a certificate from another CA", policy)
+		}
+	}
+	if _, err := ParseClientAuth("optional"); err == nil || !strings.Contains(err.Error(), "require") {
+		t.Errorf("ParseClientAuth(optional): %v; want an error naming the policies", err)
+	}
+}
+
+// A client certificate signed by the cluster's CA does not make its holder a node: the peer
+// port (Raft and forwarding) refuses it.
+func TestPeerPortRefusesClientCertificates(t *testing.T) {
+	ca := newCA(t)
+	cert, key, caFile := files(t, ca, "A")
+	node, err := Load(cert, key, caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adminCert, adminKey := clientFiles(t, ca, "ops", true)
+	admin, err := Client(caFile, adminCert, adminKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, serr := handshake(t, node.Peer(), admin); serr == nil || !strings.Contains(serr.Error(), "only node certificates") {
+		t.Errorf("peer port, admin client certificate: %v; want refused as not a node's", serr)
+	}
+}
+
+func TestRoles(t *testing.T) {
+	ca := newCA(t)
+	leaf := func(certPEM, keyPEM []byte, err error) *x509.Certificate {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pair, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pair.Leaf
+	}
+	for _, tc := range []struct {
+		name        string
+		cert        *x509.Certificate
+		admin, node bool
+	}{
+		{"node", leaf(ca.Issue("A", []string{"127.0.0.1"}, time.Hour)), false, true},
+		{"client", leaf(ca.IssueClient("app", false, time.Hour)), false, false},
+		{"admin client", leaf(ca.IssueClient("ops", true, time.Hour)), true, false},
+		{"no usage given (any use)", &x509.Certificate{}, false, true},
+		{"OU set by another tool", &x509.Certificate{Subject: pkix.Name{OrganizationalUnit: []string{"dev", AdminUnit}},
+			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}, true, false},
+	} {
+		if got := IsAdmin(tc.cert); got != tc.admin {
+			t.Errorf("%s: IsAdmin = %v, want %v", tc.name, got, tc.admin)
+		}
+		if got := IsNode(tc.cert); got != tc.node {
+			t.Errorf("%s: IsNode = %v, want %v", tc.name, got, tc.node)
+		}
 	}
 }

@@ -19,6 +19,8 @@ func init() {
 			maxArgs: 0, flags: certsCACmd},
 		command{name: "certs node", args: "<name> [--host h,…] [--dir certs]", summary: "issue <name>.crt/.key from the CA in --dir, valid for 127.0.0.1, localhost and --host",
 			minArgs: 1, maxArgs: 1, flags: certsNodeCmd},
+		command{name: "certs client", args: "<name> [--admin] [--dir certs]", summary: "issue a client certificate <name>.crt/.key from the CA in --dir; --admin gives it the admin role (OU=" + tlsconfig.AdminUnit + ")",
+			minArgs: 1, maxArgs: 1, flags: certsClientCmd},
 	)
 }
 
@@ -51,22 +53,11 @@ func certsNodeCmd(fs *flag.FlagSet) func(*env, []string) error {
 	days := fs.Int("days", 825, "validity in days")
 	force := fs.Bool("force", false, "overwrite existing files")
 	return func(e *env, args []string) error {
-		name := args[0]
-		if name == "" || strings.ContainsAny(name, `/\`) || name == "ca" {
-			return usagef("name %q must be a plain file name other than ca", name)
-		}
-		if *days < 1 {
-			return usagef("--days must be at least 1")
-		}
-		certPEM, err := os.ReadFile(filepath.Join(*dir, "ca.crt"))
+		name, err := certName(args[0], *days)
 		if err != nil {
-			return fmt.Errorf("read the CA (create one with idctl certs ca): %w", err)
+			return err
 		}
-		keyPEM, err := os.ReadFile(filepath.Join(*dir, "ca.key"))
-		if err != nil {
-			return fmt.Errorf("read the CA key: %w", err)
-		}
-		ca, err := tlsconfig.LoadAuthority(certPEM, keyPEM)
+		ca, err := loadCA(*dir)
 		if err != nil {
 			return err
 		}
@@ -86,6 +77,61 @@ func certsNodeCmd(fs *flag.FlagSet) func(*env, []string) error {
 		fmt.Fprintf(e.stdout, "wrote %s and %s for %s\n", filepath.Join(*dir, name+".crt"), filepath.Join(*dir, name+".key"), strings.Join(sans, ", "))
 		return nil
 	}
+}
+
+func certsClientCmd(fs *flag.FlagSet) func(*env, []string) error {
+	dir := fs.String("dir", "certs", "directory holding ca.crt and ca.key, and to write <name>.crt and <name>.key to")
+	admin := fs.Bool("admin", false, "give the certificate the admin role: nodes take admin calls from it with no admin token")
+	days := fs.Int("days", 365, "validity in days")
+	force := fs.Bool("force", false, "overwrite existing files")
+	return func(e *env, args []string) error {
+		name, err := certName(args[0], *days)
+		if err != nil {
+			return err
+		}
+		ca, err := loadCA(*dir)
+		if err != nil {
+			return err
+		}
+		crt, key, err := ca.IssueClient(name, *admin, time.Duration(*days)*day)
+		if err != nil {
+			return err
+		}
+		if err := writeFiles(*dir, *force, map[string][]byte{name + ".crt": crt, name + ".key": key}); err != nil {
+			return err
+		}
+		role := "client"
+		if *admin {
+			role = "admin client"
+		}
+		fmt.Fprintf(e.stdout, "wrote %s and %s (%s certificate; use with --tls-cert and --tls-key)\n", filepath.Join(*dir, name+".crt"), filepath.Join(*dir, name+".key"), role)
+		return nil
+	}
+}
+
+// certName checks a certificate's name (it becomes its files' names and common name) and
+// validity.
+func certName(name string, days int) (string, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "ca" {
+		return "", usagef("name %q must be a plain file name other than ca", name)
+	}
+	if days < 1 {
+		return "", usagef("--days must be at least 1")
+	}
+	return name, nil
+}
+
+// loadCA reads the CA `idctl certs ca` wrote into dir.
+func loadCA(dir string) (*tlsconfig.Authority, error) {
+	certPEM, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		return nil, fmt.Errorf("read the CA (create one with idctl certs ca): %w", err)
+	}
+	keyPEM, err := os.ReadFile(filepath.Join(dir, "ca.key"))
+	if err != nil {
+		return nil, fmt.Errorf("read the CA key: %w", err)
+	}
+	return tlsconfig.LoadAuthority(certPEM, keyPEM)
 }
 
 // writeFiles writes files into dir (keys readable by the owner only), refusing to overwrite

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,6 +40,7 @@ type config struct {
 	tlsCert       string
 	tlsKey        string
 	tlsCA         string
+	tlsClientAuth tls.ClientAuthType
 	adminToken    string
 	// tls is loaded from tlsCert, tlsKey and tlsCA by run; nil when TLS is off.
 	tls *tlsconfig.Node
@@ -50,10 +52,11 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs := flag.NewFlagSet("idnode", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // one-line errors; the full usage only for -h
 	var (
-		c         config
-		peers     string
-		separator string
-		logLevel  string
+		c             config
+		peers         string
+		separator     string
+		logLevel      string
+		tlsClientAuth string
 	)
 	fs.StringVar(&c.tag, "tag", "A", "this node's tag: 1-4 upper-case letters, part of every server-side ID it issues")
 	fs.StringVar(&c.dataDir, "data-dir", "./idnode-data", "directory for the Raft log, snapshots and the etag watermark")
@@ -75,6 +78,8 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate of this node: with --tls-key and --tls-ca, TLS for clients and mutual TLS between nodes")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "PEM CA certificate that signed every node's certificate (and verifies client certificates when presented)")
+	fs.StringVar(&tlsClientAuth, "tls-client-auth", tlsconfig.ClientAuthRequest, "client certificates on the client port: request (verify one when given) or require (refuse clients without one signed by --tls-ca); "+
+		"a client certificate with OU="+tlsconfig.AdminUnit+" may make admin calls")
 	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token admin calls (add/remove node, leader transfer, forced seed, backup, restore) must carry; "+
 		"prefer IDNODE_ADMIN_TOKEN, a flag shows in ps")
 	if err := fs.Parse(args); err != nil {
@@ -104,11 +109,11 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	if envErr != nil {
 		return nil, envErr
 	}
-	return c.finish(peers, separator, logLevel, set)
+	return c.finish(peers, separator, logLevel, tlsClientAuth, set)
 }
 
 // finish validates and derives the fields that need more than a flag's own parsing.
-func (c *config) finish(peers, separator, logLevel string, set map[string]bool) (*config, error) {
+func (c *config) finish(peers, separator, logLevel, tlsClientAuth string, set map[string]bool) (*config, error) {
 	if err := docid.ValidateNodeTag(c.tag); err != nil {
 		return nil, fmt.Errorf("--tag: %w", err)
 	}
@@ -139,6 +144,12 @@ func (c *config) finish(peers, separator, logLevel string, set map[string]bool) 
 	}
 	if (c.tlsCert != "" || c.tlsKey != "" || c.tlsCA != "") && (c.tlsCert == "" || c.tlsKey == "" || c.tlsCA == "") {
 		return nil, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three for TLS, or none")
+	}
+	if c.tlsClientAuth, err = tlsconfig.ParseClientAuth(tlsClientAuth); err != nil {
+		return nil, fmt.Errorf("--tls-client-auth: %w", err)
+	}
+	if set["tls-client-auth"] && c.tlsCert == "" {
+		return nil, errors.New("--tls-client-auth is about TLS client certificates: give --tls-cert, --tls-key and --tls-ca too")
 	}
 	if c.peers, err = parsePeers(peers); err != nil {
 		return nil, fmt.Errorf("--peers: %w", err)

@@ -72,6 +72,8 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 		{[]string{"--peers", "A=x:1,A=y:2"}, nil, "repeats"},
 		{[]string{"--peers", "a=x:1"}, nil, "upper-case"},
 		{[]string{"--peers", "A=x:1", "--join", "y:2"}, nil, "exclude"},
+		{[]string{"--tls-client-auth", "require"}, nil, "give --tls-cert"},
+		{[]string{"--tls-cert", "a", "--tls-key", "b", "--tls-ca", "c", "--tls-client-auth", "always"}, nil, "--tls-client-auth"},
 		{[]string{"extra"}, nil, "unexpected argument"},
 		{[]string{"--bogus"}, nil, "see idnode -h"},
 		{nil, map[string]string{"IDNODE_MAX_COUNT": "many"}, "IDNODE_MAX_COUNT"},

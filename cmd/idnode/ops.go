@@ -62,7 +62,7 @@ func (o *ops) serverConfig(c server.Config) server.Config {
 func (o *ops) grpcOptions() []grpc.ServerOption {
 	var opts []grpc.ServerOption
 	if o.cfg.tls != nil {
-		opts = append(opts, grpc.Creds(credentials.NewTLS(o.cfg.tls.Server())))
+		opts = append(opts, grpc.Creds(credentials.NewTLS(o.cfg.tls.Server(o.cfg.tlsClientAuth))))
 	}
 	if o.metrics != nil {
 		opts = append(opts, o.metrics.ServerOptions()...)

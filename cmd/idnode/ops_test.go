@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,6 +19,12 @@ func TestOperatorFlags(t *testing.T) {
 	})
 	if c.metricsAddr != "127.0.0.1:9100" || c.adminToken != "s3cret" || c.tlsCert != "a.crt" || c.tlsKey != "a.key" || c.tlsCA != "ca.crt" {
 		t.Fatalf("operator flags: %+v", c)
+	}
+	if c.tlsClientAuth != tls.VerifyClientCertIfGiven {
+		t.Errorf("--tls-client-auth default = %v, want request (verify a certificate when given)", c.tlsClientAuth)
+	}
+	if c := mustParse(t, []string{"--tls-client-auth", "require"}, map[string]string{"IDNODE_TLS_CERT": "a.crt", "IDNODE_TLS_KEY": "a.key", "IDNODE_TLS_CA": "ca.crt"}); c.tlsClientAuth != tls.RequireAndVerifyClientCert {
+		t.Errorf("--tls-client-auth require = %v", c.tlsClientAuth)
 	}
 	if c := mustParse(t, nil, nil); c.metricsAddr != "" || c.adminToken != "" || c.tlsCert != "" {
 		t.Fatalf("metrics, token and TLS must be off by default: %+v", c)

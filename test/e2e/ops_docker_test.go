@@ -280,33 +280,45 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		for _, n := range []string{"a", "b", "c"} {
 			mustIdctl(t, nil, "certs", "node", strings.ToUpper(n), "--dir", certs, "--host", "raft-"+n+",idnode-"+n)
 		}
-		const token = "compose-admin-token"
-		d.env = append(d.env, "IDNODE_CERTS="+certs, "IDNODE_ADMIN_TOKEN="+token)
+		mustIdctl(t, nil, "certs", "client", "app", "--dir", certs)
+		mustIdctl(t, nil, "certs", "client", "ops", "--dir", certs, "--admin")
+		d.env = append(d.env, "IDNODE_CERTS="+certs)
 		d.use("docker-compose.yml", "docker-compose.tls.yml")
-		tc, err := tlsconfig.Client(filepath.Join(certs, "ca.crt"), "", "", "")
+		ca := filepath.Join(certs, "ca.crt")
+		tc, err := tlsconfig.Client(ca, filepath.Join(certs, "ops.crt"), filepath.Join(certs, "ops.key"), "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		d.up(credentials.NewTLS(tc))
-		env := []string{"IDNODE_ADDR=" + strings.Join(d.grpcAddrs(), ","), "IDNODE_TLS_CA=" + filepath.Join(certs, "ca.crt")}
-		st := idctlStatus(t, env)
+		// as is idctl's environment for the cluster with client certificate name ("" for none).
+		as := func(name string, addrs ...string) []string {
+			env := []string{"IDNODE_ADDR=" + strings.Join(addrs, ","), "IDNODE_TLS_CA=" + ca}
+			if name != "" {
+				env = append(env, "IDNODE_TLS_CERT="+filepath.Join(certs, name+".crt"), "IDNODE_TLS_KEY="+filepath.Join(certs, name+".key"))
+			}
+			return env
+		}
+		st := idctlStatus(t, as("app", d.grpcAddrs()...))
 		if len(st.Nodes) != 3 {
-			t.Fatalf("status over TLS: %+v", st)
+			t.Fatalf("status over mTLS: %+v", st)
 		}
 		for _, n := range st.Nodes {
 			if !n.Reachable || !n.Answered {
-				t.Errorf("status over TLS, node %s: %+v", n.Tag, n)
+				t.Errorf("status over mTLS, node %s: %+v", n.Tag, n)
 			}
 		}
 		for i, addr := range d.grpcAddrs() {
-			got := mustIdctl(t, []string{"IDNODE_ADDR=" + addr, "IDNODE_TLS_CA=" + filepath.Join(certs, "ca.crt")}, "next", "orders|")
+			got := mustIdctl(t, as("app", addr), "next", "orders|")
 			if want := fmt.Sprintf("orders/%d\n", i+1); got != want {
-				t.Errorf("next via %s over TLS = %q, want %q", addr, got, want)
+				t.Errorf("next via %s over mTLS = %q, want %q", addr, got, want)
 			}
 		}
 		wantIdctlFailure(t, 1, []string{"IDNODE_ADDR=" + d.grpcAddrs()[0]}, []string{"status"}, "UNAVAILABLE")
-		wantIdctlFailure(t, 1, env, []string{"node", "remove", "Z"}, "UNAUTHENTICATED")
-		wantIdctlFailure(t, 1, append(env, "IDNODE_TOKEN="+token), []string{"node", "remove", "Z"}, "NOT_FOUND")
+		wantIdctlFailure(t, 1, as("", d.grpcAddrs()[0]), []string{"status"}, "UNAVAILABLE")
+		// The host's calls reach the containers through Docker's port mapping, not loopback:
+		// admin needs the admin certificate.
+		wantIdctlFailure(t, 1, as("app", d.grpcAddrs()...), []string{"node", "remove", "Z"}, "PERMISSION_DENIED", tlsconfig.AdminUnit)
+		wantIdctlFailure(t, 1, as("ops", d.grpcAddrs()...), []string{"node", "remove", "Z"}, "NOT_FOUND")
 		// The image's health check (`idnode health`) reads IDNODE_TLS_* too.
 		name, args := d.composeCmd("ps", "-q")
 		ids := strings.Fields(d.must(opsDockerCmdTimeout, name, args...))
