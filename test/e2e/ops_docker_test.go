@@ -282,7 +282,8 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		}
 		mustIdctl(t, nil, "certs", "client", "app", "--dir", certs)
 		mustIdctl(t, nil, "certs", "client", "ops", "--dir", certs, "--admin")
-		d.env = append(d.env, "IDNODE_CERTS="+certs)
+		// No admin token this time (the plain run set one): admin goes by certificate.
+		d.env = append(d.env, "IDNODE_CERTS="+certs, "IDNODE_ADMIN_TOKEN=")
 		d.use("docker-compose.yml", "docker-compose.tls.yml")
 		ca := filepath.Join(certs, "ca.crt")
 		tc, err := tlsconfig.Client(ca, filepath.Join(certs, "ops.crt"), filepath.Join(certs, "ops.key"), "")
