@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/hilo"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -26,10 +27,10 @@ func (c *Client) Generate(ctx context.Context, id string, count int64) ([]string
 }
 
 // GenerateRaw is Generate with every field of the request (a UUIDv4, a request_id of the
-// caller's). An identity request without a request_id gets one, reused across retries. req is
-// not modified.
+// caller's, a claim). An identity or claim request without a request_id gets one, reused
+// across retries. req is not modified.
 func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
-	if req.GetRequestId() == "" && strings.HasSuffix(req.GetId(), "|") {
+	if req.GetRequestId() == "" && (strings.HasSuffix(req.GetId(), "|") || req.GetClaim()) {
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
@@ -41,20 +42,21 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 	return resp, err
 }
 
-// NextIdentity reserves count (0 means 1) consecutive values of the identity counter name and
-// returns the first and the last. A retry on another node reuses the call's request_id: the
-// cluster answers it with the values it already reserved instead of new ones.
-func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (first, last int64, err error) {
+// NextIdentity reserves count (0 means 1) values of the identity counter name: the next ones
+// nobody claimed, so the block may have holes where someone claimed "name/N" (range over
+// block.All()). A retry on another node reuses the call's request_id: the cluster answers it
+// with the values it already reserved instead of new ones.
+func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (docid.IdentityBlock, error) {
 	req := &idnodev1.NextIdentityRequest{Name: name, Count: count, RequestId: newRequestID()}
 	var resp *idnodev1.NextIdentityResponse
-	err = c.call(ctx, func(ctx context.Context, n *node) (err error) {
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
 		resp, err = n.ids.NextIdentity(ctx, req)
 		return err
 	})
 	if err != nil {
-		return 0, 0, err
+		return docid.IdentityBlock{}, err
 	}
-	return resp.GetFirst(), resp.GetLast(), nil
+	return docid.IdentityBlock{First: resp.GetFirst(), Last: resp.GetLast(), Skipped: resp.GetSkipped()}, nil
 }
 
 // SeedIdentity raises the identity counter name to value (or, with force, sets it exactly) and

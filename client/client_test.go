@@ -24,7 +24,8 @@ func TestClientRetriesUnavailableOnNextNode(t *testing.T) {
 	nodes[0].set(func(n *fakeNode) { n.down = true })
 	c := dialTest(t, addrs)
 	ctx := testCtx(t)
-	first, last, err := c.NextIdentity(ctx, "orders", 3)
+	block, err := c.NextIdentity(ctx, "orders", 3)
+	first, last := block.First, block.Last
 	if err != nil || first != 1 || last != 3 {
 		t.Fatalf("NextIdentity(orders, 3) = %d, %d, %v; want 1, 3", first, last, err)
 	}
@@ -34,7 +35,7 @@ func TestClientRetriesUnavailableOnNextNode(t *testing.T) {
 	if a, b := nodes[0].requestIDs()[0], nodes[1].requestIDs()[0]; a == "" || a != b {
 		t.Fatalf("request ids: A %q, B %q; want the same non-empty one", a, b)
 	}
-	if _, _, err := c.NextIdentity(ctx, "orders", 1); err != nil {
+	if _, err := c.NextIdentity(ctx, "orders", 1); err != nil {
 		t.Fatal(err)
 	}
 	if nodes[0].callCount() != 1 || nodes[1].callCount() != 2 {
@@ -52,8 +53,8 @@ func TestClientRetryNeverBurnsIdentities(t *testing.T) {
 	c := dialTest(t, addrs)
 	ctx := testCtx(t)
 	nodes[0].set(func(n *fakeNode) { n.loseAnswers = 1 })
-	if first, last, err := c.NextIdentity(ctx, "orders", 2); err != nil || first != 1 || last != 2 {
-		t.Fatalf("NextIdentity after a lost answer = %d, %d, %v; want 1, 2", first, last, err)
+	if b, err := c.NextIdentity(ctx, "orders", 2); err != nil || b.First != 1 || b.Last != 2 {
+		t.Fatalf("NextIdentity after a lost answer = %+v, %v; want 1, 2", b, err)
 	}
 	nodes[1].set(func(n *fakeNode) { n.loseAnswers = 1 })
 	ids, err := c.Generate(ctx, "orders|", 1)
@@ -117,7 +118,7 @@ func TestClientAllNodesFailed(t *testing.T) {
 		c := dialTest(t, addrs)
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
-		_, _, err := c.NextIdentity(ctx, "orders", 1)
+		_, err := c.NextIdentity(ctx, "orders", 1)
 		var nf *NodesFailedError
 		if !errors.As(err, &nf) || nf.Attempts < 2 || nf.Nodes != 2 {
 			t.Fatalf("NextIdentity with every node down = %v; want NodesFailedError after several attempts", err)

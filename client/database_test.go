@@ -14,7 +14,7 @@ func TestWithDatabaseNamesTheDatabaseOnEveryCall(t *testing.T) {
 	if _, err := c.Generate(ctx, "orders|", 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.NextIdentity(ctx, "orders", 1); err != nil {
+	if _, err := c.NextIdentity(ctx, "orders", 1); err != nil {
 		t.Fatal(err)
 	}
 	got := nodes[0].databaseMetadata()

@@ -33,11 +33,15 @@ func WithCollectionName(name func(reflect.Type) string) Option {
 //   - ending with the separator or '|' ("orders/", "orders|"): resolved by the server
 //     (a server-side ID or an identity), e.g. "orders/0000000000000000001-A" or "orders/1";
 //   - anything else: kept as it is, after validation (INVALID_ARGUMENT if it is not a valid
-//     document ID).
+//     document ID); with ClaimID, also claimed cluster-wide (ALREADY_EXISTS if it is taken).
 //
 // It returns the ID the field holds afterwards. The collection is DefaultCollectionName's
 // unless WithCollectionName replaced it.
-func (c *Client) AssignID(ctx context.Context, entity any) (string, error) {
+func (c *Client) AssignID(ctx context.Context, entity any, opts ...AssignOption) (string, error) {
+	var o assignOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	field, typ, err := idField(entity)
 	if err != nil {
 		return "", err
@@ -64,6 +68,11 @@ func (c *Client) AssignID(ctx context.Context, entity any) (string, error) {
 	default:
 		if err := docid.ValidateConcrete(id, c.opts.separator); err != nil {
 			return "", status.Error(codes.InvalidArgument, err.Error())
+		}
+		if o.claim {
+			if err := c.Claim(ctx, o.owner, id); err != nil {
+				return "", err
+			}
 		}
 		return id, nil
 	}

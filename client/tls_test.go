@@ -61,14 +61,14 @@ func TestClientTLS(t *testing.T) {
 	t.Cleanup(n.srv.Stop)
 
 	c := dialTest(t, []string{n.addr}, WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13})))
-	if first, _, err := c.NextIdentity(testCtx(t), "orders", 1); err != nil || first != 1 {
-		t.Fatalf("NextIdentity over TLS = %d, %v", first, err)
+	if b, err := c.NextIdentity(testCtx(t), "orders", 1); err != nil || b.First != 1 {
+		t.Fatalf("NextIdentity over TLS = %+v, %v", b, err)
 	}
 
 	plain := dialTest(t, []string{n.addr}, WithBackoff(Backoff{MaxAttempts: 2, Initial: time.Millisecond}))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, _, err := plain.NextIdentity(ctx, "orders", 1); status.Code(err) != codes.Unavailable {
+	if _, err := plain.NextIdentity(ctx, "orders", 1); status.Code(err) != codes.Unavailable {
 		t.Fatalf("NextIdentity in plaintext to a TLS node = %v, want UNAVAILABLE", err)
 	}
 	if dialErr := WithTransportCredentials(nil)(&options{}); dialErr == nil {

@@ -18,7 +18,7 @@ func (f *FSM) WriteBackup(w io.Writer) error {
 }
 
 // WriteDatabaseBackup writes one database's counters to w in the snapshot format: its
-// identities and HiLo maxima, nothing of the cluster (nodes, tags, settings, request answers).
+// identities, HiLo maxima and claims, nothing of the cluster (nodes, tags, settings, request answers).
 func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
 	f.mu.RLock()
 	d, err := f.st.db(database)
@@ -45,6 +45,15 @@ type Backup struct {
 	HiLo       []HiLoMax  // sorted by database, then folded tag
 	// Tags are every node tag the backup's cluster used, registered or retired, sorted.
 	Tags []string
+	// Claims are the backup's claimed IDs, sorted by database, then folded ID.
+	Claims []Claim
+}
+
+// Claim is a claimed semantic ID.
+type Claim struct {
+	Database string // canonical: DefaultDatabase, not ""
+	ID       string // as the claim spelled it
+	Owner    string
 }
 
 // HiLoMax is the highest number ever reserved for a HiLo tag of a database.
@@ -69,6 +78,10 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 		}
 		for _, k := range sortedKeys(d.hilo) {
 			b.HiLo = append(b.HiLo, HiLoMax{Database: name, Tag: k, Max: d.hilo[k].max})
+		}
+		for _, k := range sortedKeys(d.claims) {
+			c := d.claims[k]
+			b.Claims = append(b.Claims, Claim{Database: name, ID: c.id, Owner: c.owner})
 		}
 	}
 	b.Tags = append(b.Tags, sortedKeys(st.nodes)...)
@@ -104,6 +117,10 @@ func (b *Backup) RaiseFloorCommands(perCommand int) []*raftv1.RaiseFloor {
 	for _, h := range b.HiLo {
 		next()
 		cur.Hilo = append(cur.Hilo, &raftv1.HiLoRecord{Database: recordName(DatabaseName(h.Database)), Tag: h.Tag, Max: h.Max})
+	}
+	for _, c := range b.Claims {
+		next()
+		cur.Claims = append(cur.Claims, &raftv1.ClaimRecord{Database: recordName(DatabaseName(c.Database)), Id: c.ID, Owner: c.Owner})
 	}
 	if n > 0 {
 		out = append(out, cur)

@@ -30,6 +30,8 @@ const (
 	DeleteDatabaseCommand   CommandType = 10
 	CreateKeyCommand        CommandType = 11
 	DeleteKeyCommand        CommandType = 12
+	ClaimCommand            CommandType = 14
+	ReleaseCommand          CommandType = 15
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

@@ -16,6 +16,10 @@ const DefaultDatabase = "default"
 type database struct {
 	identities map[string]*identityCounter // by foldKey(name)
 	hilo       map[string]*hiloState       // by foldKey(tag)
+	claims     map[string]claim            // by foldKey(id)
+	// claimedPrefixes counts the claims in the identity format ("prefix/N") by folded prefix,
+	// so an identity whose prefix has none skips no lookups (claims.go).
+	claimedPrefixes map[string]int
 	// deleted databases refuse every call but keep their counters as floors: created again,
 	// they go on after the values they handed out before.
 	deleted bool
@@ -23,6 +27,7 @@ type database struct {
 	// (the server enforces that one).
 	maxIdentities     int64
 	maxCallsPerSecond float64
+	maxClaims         int64 // 0: DefaultMaxClaims
 }
 
 // newCounterAllowed refuses a new identity counter past the database's limit.
@@ -34,10 +39,13 @@ func (d *database) newCounterAllowed(name string) error {
 }
 
 func newDatabase() *database {
-	return &database{identities: make(map[string]*identityCounter), hilo: make(map[string]*hiloState)}
+	return &database{identities: make(map[string]*identityCounter), hilo: make(map[string]*hiloState),
+		claims: make(map[string]claim), claimedPrefixes: make(map[string]int)}
 }
 
-func (d *database) empty() bool { return len(d.identities) == 0 && len(d.hilo) == 0 }
+func (d *database) empty() bool {
+	return len(d.identities) == 0 && len(d.hilo) == 0 && len(d.claims) == 0
+}
 
 // DatabaseName is the canonical form of a database name: folded, with "" meaning the default.
 // Everything that keys by database (the FSM, API keys, call limits, metric labels) uses it.
@@ -80,9 +88,9 @@ func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
 	if err := docid.ValidateDatabaseName(c.GetName()); err != nil {
 		return err
 	}
-	if c.GetMaxIdentities() < 0 || !(c.GetMaxCallsPerSecond() >= 0) || math.IsInf(c.GetMaxCallsPerSecond(), 1) {
-		return fmt.Errorf("%w: limits must be 0 (none) or positive, got %d identities and %v calls a second",
-			ErrInvalidCount, c.GetMaxIdentities(), c.GetMaxCallsPerSecond())
+	if c.GetMaxIdentities() < 0 || c.GetMaxClaims() < 0 || !(c.GetMaxCallsPerSecond() >= 0) || math.IsInf(c.GetMaxCallsPerSecond(), 1) {
+		return fmt.Errorf("%w: limits must be 0 (none, or the default claim limit) or positive, got %d identities, %d claims and %v calls a second",
+			ErrInvalidCount, c.GetMaxIdentities(), c.GetMaxClaims(), c.GetMaxCallsPerSecond())
 	}
 	name := DatabaseName(c.GetName())
 	d := st.databases[name]
@@ -95,7 +103,7 @@ func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
 	default:
 		return fmt.Errorf("%w: %q", ErrDatabaseExists, name)
 	}
-	d.maxIdentities, d.maxCallsPerSecond = c.GetMaxIdentities(), c.GetMaxCallsPerSecond()
+	d.maxIdentities, d.maxCallsPerSecond, d.maxClaims = c.GetMaxIdentities(), c.GetMaxCallsPerSecond(), c.GetMaxClaims()
 	return nil
 }
 
@@ -109,7 +117,7 @@ func (st *state) applyDeleteDatabase(c *raftv1.DeleteDatabase) any {
 		return err
 	}
 	if !d.empty() && !c.GetForce() {
-		return fmt.Errorf("%w: %q has %d identities and %d HiLo tags", ErrDatabaseNotEmpty, name, len(d.identities), len(d.hilo))
+		return fmt.Errorf("%w: %q has %d identities, %d HiLo tags and %d claims", ErrDatabaseNotEmpty, name, len(d.identities), len(d.hilo), len(d.claims))
 	}
 	d.deleted = true
 	return nil

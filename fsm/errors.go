@@ -65,6 +65,12 @@ var (
 	// ErrKeyNotFound means DeleteKey names no key (see ClusterService/ListKeys).
 	ErrKeyNotFound = errors.New("no such API key")
 
+	// ErrAlreadyClaimed means a claimed ID is someone else's (ClaimConflict says whose).
+	ErrAlreadyClaimed = errors.New("the ID is taken")
+
+	// ErrNotOwner means a Release that named an owner met an ID another owner claimed.
+	ErrNotOwner = errors.New("the ID is claimed by another owner")
+
 	// ErrLimitReached means a database's limit (set at its creation) refuses the call.
 	ErrLimitReached = errors.New("the database's limit is reached")
 

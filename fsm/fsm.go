@@ -53,6 +53,8 @@ var commands = map[CommandType]command{
 	DeleteDatabaseCommand:   handle((*state).applyDeleteDatabase),
 	CreateKeyCommand:        handle((*state).applyCreateKey),
 	DeleteKeyCommand:        handle((*state).applyDeleteKey),
+	ClaimCommand:            handle((*state).applyClaim),
+	ReleaseCommand:          handle((*state).applyRelease),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

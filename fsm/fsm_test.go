@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -157,7 +158,7 @@ func TestReplayedRequestIDReturnsTheSameValues(t *testing.T) {
 	first := mustIdentity(t, f, "users", 3, "req-1")
 	mustIdentity(t, f, "users", 1, "")
 	again := mustIdentity(t, f, "USERS", 3, "req-1")
-	if again != first {
+	if !reflect.DeepEqual(again, first) {
 		t.Fatalf("replay = %+v, want %+v", again, first)
 	}
 	if next := mustIdentity(t, f, "users", 1, ""); next.First != 5 {
@@ -179,10 +180,10 @@ func TestRequestTableExpiresByLogClockAndSize(t *testing.T) {
 		}).(IdentityBatchResult).Ranges[0]
 	}
 	old := apply("old", 1_000)
-	if r := apply("old", 1_000+requestTTLMillis); r != old {
+	if r := apply("old", 1_000+requestTTLMillis); !reflect.DeepEqual(r, old) {
 		t.Fatalf("answer forgotten before its TTL: %+v", r)
 	}
-	if r := apply("old", 2_000+requestTTLMillis); r == old {
+	if r := apply("old", 2_000+requestTTLMillis); reflect.DeepEqual(r, old) {
 		t.Fatal("answer kept past its TTL")
 	}
 	// An earlier proposer clock (another leader) never moves expiry backwards.

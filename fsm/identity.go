@@ -26,7 +26,7 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 			if rec.GetKind() != requestKindIdentity || rec.GetKey() != key || rec.GetCount() != inc.GetCount() {
 				return IdentityRange{Err: ErrRequestIDReused}
 			}
-			return IdentityRange{First: rec.GetFirst(), Last: rec.GetLast()}
+			return IdentityRange{First: rec.GetFirst(), Last: rec.GetLast(), Skipped: rec.GetSkipped()}
 		}
 	}
 	if inc.GetCount() < 1 {
@@ -37,7 +37,8 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	if c != nil {
 		current = c.value
 	}
-	if inc.GetCount() > math.MaxInt64-current {
+	r, ok := d.freeValues(key, st.separatorOf(), current, inc.GetCount())
+	if !ok {
 		return IdentityRange{Err: ErrCounterOverflow}
 	}
 	if c == nil {
@@ -47,15 +48,42 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 		c = &identityCounter{name: inc.GetName()}
 		d.identities[key] = c
 	}
-	r := IdentityRange{First: current + 1, Last: current + inc.GetCount()}
 	c.value = r.Last
 	if id := inc.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
 			RequestId: id, Database: recordName(DatabaseName(inc.GetDatabase())), Kind: requestKindIdentity, Key: key,
-			Count: inc.GetCount(), First: r.First, Last: r.Last,
+			Count: inc.GetCount(), First: r.First, Last: r.Last, Skipped: r.Skipped,
 		})
 	}
 	return r
+}
+
+// freeValues is the next count values of the counter key after current that nobody claimed;
+// false when they would pass the largest int64.
+func (d *database) freeValues(key, sep string, current, count int64) (IdentityRange, bool) {
+	if count > math.MaxInt64-current {
+		return IdentityRange{}, false
+	}
+	r := IdentityRange{First: current + 1, Last: current + count}
+	if d.claimedPrefixes[key] == 0 {
+		return r, true
+	}
+	for r.First <= r.Last && d.claimed(key, sep, r.First) {
+		if r.Last == math.MaxInt64 {
+			return IdentityRange{}, false
+		}
+		r.First, r.Last = r.First+1, r.Last+1
+	}
+	for v := r.First + 1; v <= r.Last; v++ {
+		if d.claimed(key, sep, v) {
+			if r.Last == math.MaxInt64 {
+				return IdentityRange{}, false
+			}
+			r.Skipped = append(r.Skipped, v)
+			r.Last++
+		}
+	}
+	return r, true
 }
 
 // applySeedIdentity raises the counter to value, or with force sets it exactly. The answer is

@@ -16,8 +16,20 @@ func (f *FSM) Identities(database, prefix, after string, limit int) (page []Iden
 	if err != nil {
 		return nil, false, err
 	}
-	keys := make([]string, 0)
-	for k := range d.identities {
+	keys, more := pageOf(d.identities, prefix, after, limit)
+	page = make([]Identity, len(keys))
+	for i, k := range keys {
+		c := d.identities[k]
+		page[i] = Identity{Database: DatabaseName(database), Name: c.name, Value: c.value}
+	}
+	return page, more, nil
+}
+
+// pageOf is up to limit keys of m that start with prefix and sort after after, in order; more
+// reports whether any are left.
+func pageOf[V any](m map[string]V, prefix, after string, limit int) (keys []string, more bool) {
+	keys = make([]string, 0)
+	for k := range m {
 		if strings.HasPrefix(k, prefix) && k > after {
 			keys = append(keys, k)
 		}
@@ -26,10 +38,41 @@ func (f *FSM) Identities(database, prefix, after string, limit int) (page []Iden
 	if len(keys) > limit {
 		keys, more = keys[:limit], true
 	}
-	page = make([]Identity, len(keys))
+	return keys, more
+}
+
+// Claims returns the claims of database for those of ids that are claimed, in the order asked.
+func (f *FSM) Claims(database string, ids []string) ([]Claim, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	d, err := f.st.db(database)
+	if err != nil {
+		return nil, err
+	}
+	var out []Claim
+	for _, id := range ids {
+		if c, ok := d.claims[foldKey(id)]; ok {
+			out = append(out, Claim{Database: DatabaseName(database), ID: c.id, Owner: c.owner})
+		}
+	}
+	return out, nil
+}
+
+// ListClaims returns up to limit claims of database whose folded ID starts with the folded
+// prefix and sorts after the folded after, in that order. more reports whether any are left.
+func (f *FSM) ListClaims(database, prefix, after string, limit int) (page []Claim, more bool, err error) {
+	prefix, after = foldKey(prefix), foldKey(after)
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	d, err := f.st.db(database)
+	if err != nil {
+		return nil, false, err
+	}
+	keys, more := pageOf(d.claims, prefix, after, limit)
+	page = make([]Claim, len(keys))
 	for i, k := range keys {
-		c := d.identities[k]
-		page[i] = Identity{Database: DatabaseName(database), Name: c.name, Value: c.value}
+		c := d.claims[k]
+		page[i] = Claim{Database: DatabaseName(database), ID: c.id, Owner: c.owner}
 	}
 	return page, more, nil
 }
@@ -62,6 +105,8 @@ type DatabaseInfo struct {
 	HiLoTags          int
 	MaxIdentities     int64   // 0: no limit
 	MaxCallsPerSecond float64 // per node; 0: no limit
+	Claims            int
+	MaxClaims         int64 // the limit in force
 }
 
 // Databases lists the live databases by name, the default among them.
@@ -72,7 +117,7 @@ func (f *FSM) Databases() []DatabaseInfo {
 	for _, name := range sortedKeys(f.st.databases) {
 		if d := f.st.databases[name]; !d.deleted {
 			out = append(out, DatabaseInfo{Name: name, Identities: len(d.identities), HiLoTags: len(d.hilo),
-				MaxIdentities: d.maxIdentities, MaxCallsPerSecond: d.maxCallsPerSecond})
+				MaxIdentities: d.maxIdentities, MaxCallsPerSecond: d.maxCallsPerSecond, Claims: len(d.claims), MaxClaims: d.claimLimit()})
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 const (
 	requestKindIdentity = 1
 	requestKindHiLo     = 2
+	requestKindClaim    = 3
 
 	// requestTTLMillis is how long an answer is kept for retries, by the proposers' clocks as
 	// carried in the log. Retries come within seconds; ten minutes covers a client that waits

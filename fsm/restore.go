@@ -14,6 +14,7 @@ type RaiseFloorResult struct {
 	IdentitiesRaised int
 	HiLoRaised       int
 	TagsRetired      int
+	ClaimsRestored   int
 }
 
 // applyRaiseFloor raises identity counters and HiLo maxima to at least a backup's values and
@@ -43,6 +44,14 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 		}
 		if _, used := st.nodes[tag]; used {
 			return fmt.Errorf("%w (tag %s)", ErrRestoreTagInUse, tag)
+		}
+	}
+	for _, c := range r.GetClaims() {
+		if c.GetId() == "" {
+			return fmt.Errorf("%w: a restored claim has no ID", ErrInvalidCount)
+		}
+		if err := docid.ValidateDatabaseRef(c.GetDatabase()); err != nil {
+			return err
 		}
 	}
 	var res RaiseFloorResult
@@ -77,6 +86,17 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 			// return guard only accepts last == Max, which changes nothing.
 			h.max, h.lastLow = rec.GetMax(), rec.GetMax()+1
 			res.HiLoRaised++
+		}
+	}
+	// A claim comes back as it was, unless this cluster has one for the ID already (that one
+	// keeps its owner). Identities this cluster handed out are not checked: a restore into a
+	// cluster that served the same prefixes meets two histories either way.
+	sep := st.separatorOf()
+	for _, c := range r.GetClaims() {
+		d, key := st.dbForFloors(c.GetDatabase()), foldKey(c.GetId())
+		if _, held := d.claims[key]; !held {
+			d.addClaim(key, claim{id: c.GetId(), owner: c.GetOwner()}, sep)
+			res.ClaimsRestored++
 		}
 	}
 	return res

@@ -55,6 +55,7 @@ func raiseFloor(t *testing.T, f *FSM, b *Backup, perCommand int) (RaiseFloorResu
 			total.IdentitiesRaised += res.IdentitiesRaised
 			total.HiLoRaised += res.HiLoRaised
 			total.TagsRetired += res.TagsRetired
+			total.ClaimsRestored += res.ClaimsRestored
 		case error:
 			return total, res
 		default:

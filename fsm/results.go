@@ -1,8 +1,10 @@
 package fsm
 
-// IdentityRange is the answer to one increment: the consecutive values first..last.
+// IdentityRange is the answer to one increment: the values first..last except Skipped, which
+// are claimed (ascending; usually none).
 type IdentityRange struct {
 	First, Last int64
+	Skipped     []int64
 	Err         error
 }
 

@@ -31,6 +31,7 @@ const (
 	settingsRecord   recordType = 7
 	databaseRecord   recordType = 8
 	keyRecord        recordType = 9
+	claimRecord      recordType = 10
 )
 
 // restorers is the table of snapshot records: one function each that puts a record back.
@@ -41,12 +42,21 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 	hiloRecord: restored(func(st *state, r *raftv1.HiLoRecord) {
 		st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = &hiloState{max: r.GetMax(), lastLow: r.GetLastLow()}
 	}),
+	claimRecord: restored(func(st *state, r *raftv1.ClaimRecord) {
+		// Indexed by prefix once the snapshot is read (indexClaims): the separator comes later.
+		key := foldKey(r.GetId())
+		c := claim{id: r.GetId(), owner: r.GetOwner()}
+		if c.id == key {
+			c.id = key
+		}
+		st.dbForFloors(r.GetDatabase()).claims[key] = c
+	}),
 	keyRecord: restored(func(st *state, r *raftv1.KeyRecord) {
 		st.keys[r.GetId()] = &Key{ID: r.GetId(), Database: DatabaseName(r.GetDatabase()), Role: r.GetRole(), SecretSHA256: r.GetSecretSha256()}
 	}),
 	databaseRecord: restored(func(st *state, r *raftv1.DatabaseRecord) {
 		d := st.dbForFloors(r.GetName())
-		d.deleted, d.maxIdentities, d.maxCallsPerSecond = r.GetDeleted(), r.GetMaxIdentities(), r.GetMaxCallsPerSecond()
+		d.deleted, d.maxIdentities, d.maxCallsPerSecond, d.maxClaims = r.GetDeleted(), r.GetMaxIdentities(), r.GetMaxCallsPerSecond(), r.GetMaxClaims()
 	}),
 	nodeRecord: restored(func(st *state, r *raftv1.NodeRecord) {
 		st.nodes[r.GetTag()] = Node{Tag: r.GetTag(), ID: r.GetId(), RaftAddress: r.GetRaftAddress(), GRPCAddress: r.GetGrpcAddress(), Incarnation: r.GetIncarnation()}
@@ -95,7 +105,7 @@ func (st *state) records(backup bool) []snapshotRecord {
 		if name != DefaultDatabase {
 			d := st.databases[name]
 			out = append(out, snapshotRecord{databaseRecord, &raftv1.DatabaseRecord{
-				Name: name, Deleted: d.deleted, MaxIdentities: d.maxIdentities, MaxCallsPerSecond: d.maxCallsPerSecond,
+				Name: name, Deleted: d.deleted, MaxIdentities: d.maxIdentities, MaxCallsPerSecond: d.maxCallsPerSecond, MaxClaims: d.maxClaims,
 			}})
 		}
 	}
@@ -141,6 +151,10 @@ func (d *database) records(rec string) []snapshotRecord {
 	for _, k := range sortedKeys(d.hilo) {
 		h := d.hilo[k]
 		out = append(out, snapshotRecord{hiloRecord, &raftv1.HiLoRecord{Database: rec, Tag: k, Max: h.max, LastLow: h.lastLow}})
+	}
+	for _, k := range sortedKeys(d.claims) {
+		c := d.claims[k]
+		out = append(out, snapshotRecord{claimRecord, &raftv1.ClaimRecord{Database: rec, Id: c.id, Owner: c.owner}})
 	}
 	return out
 }
@@ -230,6 +244,7 @@ func readSnapshot(r io.Reader) (*state, error) {
 	for {
 		typ, err := br.ReadByte()
 		if err == io.EOF {
+			st.indexClaims()
 			return st, nil
 		}
 		if err != nil {

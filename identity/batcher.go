@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idnode/idnode/docid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -19,10 +20,8 @@ type Committer interface {
 	Commit(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]Result, error)
 }
 
-// Range is a block of consecutive identity values.
-type Range struct {
-	First, Last int64
-}
+// Range is the values one increment reserved.
+type Range = docid.IdentityBlock
 
 // Result answers one increment.
 type Result struct {

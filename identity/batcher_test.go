@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -194,9 +195,9 @@ func TestNextManyJoinsTheBatchesAndAnswersInOrder(t *testing.T) {
 	defer b.Close()
 	incs := []*raftv1.IdentityIncrement{{Name: "x", Count: 2}, {Name: "y", Count: 1}, {Name: "x", Count: 0}, {Name: "x", Count: 3}}
 	got := b.NextMany(context.Background(), incs)
-	want := []Result{{Range: Range{1, 2}}, {Range: Range{1, 1}}, {Err: fsm.ErrInvalidCount}, {Range: Range{3, 5}}}
+	want := []Result{{Range: Range{First: 1, Last: 2}}, {Range: Range{First: 1, Last: 1}}, {Err: fsm.ErrInvalidCount}, {Range: Range{First: 3, Last: 5}}}
 	for i := range want {
-		if got[i].Range != want[i].Range || !errors.Is(got[i].Err, want[i].Err) {
+		if !reflect.DeepEqual(got[i].Range, want[i].Range) || !errors.Is(got[i].Err, want[i].Err) {
 			t.Errorf("increment %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}

@@ -41,7 +41,7 @@ func (c RaftCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrem
 	}
 	out := make([]Result, len(res.Ranges))
 	for i, r := range res.Ranges {
-		out[i] = Result{Range: Range{First: r.First, Last: r.Last}, Err: r.Err}
+		out[i] = Result{Range: Range{First: r.First, Last: r.Last, Skipped: r.Skipped}, Err: r.Err}
 	}
 	return out, nil
 }

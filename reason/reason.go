@@ -33,6 +33,9 @@ const (
 	RequestIDReused = "REQUEST_ID_REUSED"
 	// InUse (ALREADY_EXISTS): a node tag or address that another node holds, or a retired tag.
 	InUse = "IN_USE"
+	// Claimed (ALREADY_EXISTS): a semantic ID someone claimed, or an identity handed out; the
+	// message names the ID and, when the claim gave one, its owner.
+	Claimed = "CLAIMED"
 	// SeparatorMismatch (FAILED_PRECONDITION): the node's separator is not the cluster's.
 	SeparatorMismatch = "SEPARATOR_MISMATCH"
 	// RangeReturned (FAILED_PRECONDITION): a retried HiLo request's range was given back since.

@@ -181,7 +181,7 @@ func (s *Server) restoreLocal(ctx context.Context, b *fsm.Backup) (*idnodev1.Res
 			"the backup's cluster used node tags %s, which nodes of this cluster hold: their etag counters started again at 1, so their server-side IDs "+
 				"would repeat the old cluster's. Restore into a cluster whose nodes use other tags (e.g. --peers with new tags)", strings.Join(clash, ", "))
 	}
-	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags))}
+	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags)), Claims: int64(len(b.Claims))}
 	for _, cmd := range b.RaiseFloorCommands(restoreRecordsPerCommand) {
 		out, err := s.apply(ctx, fsm.RaiseFloorCommand, cmd)
 		if err != nil {
@@ -191,10 +191,12 @@ func (s *Server) restoreLocal(ctx context.Context, b *fsm.Backup) (*idnodev1.Res
 		resp.IdentitiesRaised += int64(r.IdentitiesRaised)
 		resp.HiloRaised += int64(r.HiLoRaised)
 		resp.TagsRetired += int64(r.TagsRetired)
+		resp.ClaimsRestored += int64(r.ClaimsRestored)
 	}
 	s.log.Warn("backup restored: counters raised to the backup's, its node tags retired",
 		"identities", resp.Identities, "identities_raised", resp.IdentitiesRaised,
-		"hilo_tags", resp.HiloTags, "hilo_raised", resp.HiloRaised, "tags", resp.Tags, "tags_retired", resp.TagsRetired)
+		"hilo_tags", resp.HiloTags, "hilo_raised", resp.HiloRaised, "tags", resp.Tags, "tags_retired", resp.TagsRetired,
+		"claims", resp.Claims, "claims_restored", resp.ClaimsRestored)
 	return resp, nil
 }
 

@@ -60,7 +60,7 @@ func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabas
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
 		if _, err := s.apply(ctx, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{
-			Name: req.GetName(), MaxIdentities: req.GetMaxIdentities(), MaxCallsPerSecond: req.GetMaxCallsPerSecond(),
+			Name: req.GetName(), MaxIdentities: req.GetMaxIdentities(), MaxCallsPerSecond: req.GetMaxCallsPerSecond(), MaxClaims: req.GetMaxClaims(),
 		}); err != nil {
 			return nil, err
 		}
@@ -92,7 +92,7 @@ func (s *Server) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesR
 		out := &idnodev1.ListDatabasesResponse{}
 		for _, d := range s.node.FSM().Databases() {
 			out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags),
-				MaxIdentities: d.MaxIdentities, MaxCallsPerSecond: d.MaxCallsPerSecond})
+				MaxIdentities: d.MaxIdentities, MaxCallsPerSecond: d.MaxCallsPerSecond, Claims: int64(d.Claims), MaxClaims: d.MaxClaims})
 		}
 		return out, nil
 	}, viaCluster(idnodev1.ClusterServiceClient.ListDatabases))

@@ -39,6 +39,8 @@ var refusals = []struct {
 	{[]error{fsm.ErrInvalidCount, fsm.ErrNegativeValue}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrCounterOverflow, etag.ErrExhausted}, refusal{codes.OutOfRange, reason.CounterOverflow}},
 	{[]error{fsm.ErrRangeReturned}, refusal{codes.FailedPrecondition, reason.RangeReturned}},
+	{[]error{fsm.ErrAlreadyClaimed}, refusal{codes.AlreadyExists, reason.Claimed}},
+	{[]error{fsm.ErrNotOwner}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{fsm.ErrSeparatorDiffers}, refusal{codes.FailedPrecondition, reason.SeparatorMismatch}},
 	{[]error{fsm.ErrRestoreTagInUse}, refusal{codes.FailedPrecondition, reason.InUse}},
 	{[]error{fsm.ErrTagInUse, fsm.ErrTagRetired, fsm.ErrNodeIDInUse, fsm.ErrTagReincarnated, fsm.ErrAddressInUse},

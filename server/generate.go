@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -30,7 +31,10 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	if r.Kind != docid.Identity {
+	if req.GetClaim() && r.Kind != docid.Semantic {
+		return nil, status.Errorf(codes.InvalidArgument, "claim is for semantic IDs; %q is a %s request, whose IDs nobody else gets anyway", req.GetId(), r.Kind)
+	}
+	if r.Kind != docid.Identity && !req.GetClaim() {
 		if err := s.localDatabase(db); err != nil {
 			return nil, err
 		}
@@ -38,6 +42,9 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 	var ids []string
 	switch r.Kind {
 	case docid.Semantic:
+		if req.GetClaim() {
+			err = s.claimSemantic(ctx, db, req)
+		}
 		ids = []string{r.Raw}
 	case docid.GUID:
 		ids, err = guids(count, req.GetGuidVersion())
@@ -100,7 +107,7 @@ func (s *Server) identityIDs(ctx context.Context, inc *raftv1.IdentityIncrement)
 		return nil, err
 	}
 	ids := make([]string, 0, inc.GetCount())
-	for v := rng.First; v <= rng.Last; v++ {
+	for v := range rng.All() {
 		ids = append(ids, docid.IdentityID(inc.GetName(), s.cfg.Separator, v))
 	}
 	return ids, nil

@@ -35,7 +35,7 @@ func (s *Server) NextIdentity(ctx context.Context, req *idnodev1.NextIdentityReq
 	if err != nil {
 		return nil, err
 	}
-	return &idnodev1.NextIdentityResponse{First: rng.First, Last: rng.Last}, nil
+	return &idnodev1.NextIdentityResponse{First: rng.First, Last: rng.Last, Skipped: rng.Skipped}, nil
 }
 
 func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
@@ -64,14 +64,9 @@ func (s *Server) seedIdentityLocal(ctx context.Context, req *idnodev1.SeedIdenti
 // ListIdentities reads the FSM after confirming leadership with a majority, so a partitioned
 // old leader never answers from stale state.
 func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	size := int(req.GetPageSize())
-	switch {
-	case size < 0:
-		return nil, status.Errorf(codes.InvalidArgument, "page_size must not be negative: %d", size)
-	case size == 0:
-		size = defaultPageSize
-	case size > maxPageSize:
-		size = maxPageSize
+	size, err := pageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
 	}
 	after, err := base64.RawURLEncoding.DecodeString(req.GetPageToken())
 	if err != nil {

@@ -48,7 +48,7 @@ func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityInc
 	}
 	out := make([]identity.Result, len(resp.GetAnswers()))
 	for i, a := range resp.GetAnswers() {
-		out[i].Range = identity.Range{First: a.GetFirst(), Last: a.GetLast()}
+		out[i].Range = identity.Range{First: a.GetFirst(), Last: a.GetLast(), Skipped: a.GetSkipped()}
 		if code := codes.Code(a.GetCode()); code != codes.OK {
 			out[i].Err = reason.Error(code, a.GetReason(), a.GetMessage())
 		}
@@ -78,7 +78,7 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 	results := s.leaderBatch.NextMany(ctx, req.GetIncrements())
 	out := &forwardv1.NextIdentitiesResponse{Answers: make([]*forwardv1.IdentityAnswer, len(results))}
 	for i, res := range results {
-		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last}
+		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last, Skipped: res.Skipped}
 		if res.Err != nil {
 			err := s.raftError(res.Err)
 			st := status.Convert(err)

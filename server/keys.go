@@ -30,12 +30,13 @@ const keyPrefix = "idk_"
 // roleFor is the role an IdService method needs, "" for every other method.
 func roleFor(method string) string {
 	switch method {
-	case idnodev1.IdService_ListIdentities_FullMethodName:
+	case idnodev1.IdService_ListIdentities_FullMethodName, idnodev1.IdService_GetClaims_FullMethodName:
 		return fsm.RoleReader
 	case idnodev1.IdService_SeedIdentity_FullMethodName:
 		return fsm.RoleAdmin
 	case idnodev1.IdService_Generate_FullMethodName, idnodev1.IdService_NextIdentity_FullMethodName,
-		idnodev1.IdService_NextHiLo_FullMethodName, idnodev1.IdService_ReturnHiLo_FullMethodName:
+		idnodev1.IdService_NextHiLo_FullMethodName, idnodev1.IdService_ReturnHiLo_FullMethodName,
+		idnodev1.IdService_Claim_FullMethodName, idnodev1.IdService_Release_FullMethodName:
 		return fsm.RoleWriter
 	}
 	return ""

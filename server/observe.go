@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
@@ -53,7 +54,7 @@ func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 	case *idnodev1.GenerateResponse:
 		obs.IDsIssued(s.strategyOf(req.(*idnodev1.GenerateRequest).GetId()), db, int64(len(r.GetIds())))
 	case *idnodev1.NextIdentityResponse:
-		obs.IDsIssued(StrategyIdentity, db, r.GetLast()-r.GetFirst()+1)
+		obs.IDsIssued(StrategyIdentity, db, docid.IdentityBlock{First: r.GetFirst(), Last: r.GetLast(), Skipped: r.GetSkipped()}.Len())
 	case *idnodev1.NextHiLoResponse:
 		n := r.GetHigh() - r.GetLow() + 1
 		obs.IDsIssued(StrategyHiLo, db, n)

@@ -45,7 +45,13 @@ func init() {
 			minArgs: 1, maxArgs: 1, flags: backupCmd},
 		command{name: "restore", args: "<file|->", summary: "raise this cluster's counters to a backup's and retire its node tags (admin)",
 			minArgs: 1, maxArgs: 1, flags: restoreCmd},
-		command{name: "db create", args: "<name> [--max-identities N] [--max-calls-per-second R]", summary: "create a database: its own identities and HiLo tags (admin)",
+		command{name: "claim", args: "<id>... [--owner o]", summary: "claim semantic IDs cluster-wide, all or nothing; ALREADY_EXISTS names a taken one and its owner",
+			minArgs: 1, maxArgs: maxIDsPerCall, flags: claimCmd},
+		command{name: "release", args: "<id>... [--owner o]", summary: "give claimed IDs back, all or nothing (--owner: only if they are o's)",
+			minArgs: 1, maxArgs: maxIDsPerCall, flags: releaseCmd},
+		command{name: "claims", args: "[id...] [--prefix p]", summary: "look claimed IDs up, or list the claims (linearizable)",
+			maxArgs: maxIDsPerCall, flags: claimsCmd},
+		command{name: "db create", args: "<name> [--max-identities N] [--max-calls-per-second R] [--max-claims N]", summary: "create a database: its own identities, HiLo tags and claims (admin)",
 			minArgs: 1, maxArgs: 1, flags: dbCreateCmd},
 		command{name: "db delete", args: "<name> [--force]", summary: "delete a database; --force even with counters, which stay as floors (admin)",
 			minArgs: 1, maxArgs: 1, flags: dbDeleteCmd},
@@ -532,8 +538,9 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if e.g.json {
 			return printProto(e.stdout, resp)
 		}
-		fmt.Fprintf(e.stdout, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired)\n",
-			args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired())
+		fmt.Fprintf(e.stdout, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired), %d claims (%d new here)\n",
+			args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired(),
+			resp.GetClaims(), resp.GetClaimsRestored())
 		return nil
 	}
 }

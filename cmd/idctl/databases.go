@@ -12,12 +12,13 @@ import (
 func dbCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
 	maxIdentities := fs.Int64("max-identities", 0, "most identity counters the database may have (0: no limit)")
 	maxCalls := fs.Float64("max-calls-per-second", 0, "most ID calls a second each node takes for the database (0: no limit)")
+	maxClaims := fs.Int64("max-claims", 0, "most claimed IDs the database may hold (0: the default, 1000000)")
 	return func(e *env, args []string) error {
 		c, err := e.client()
 		if err != nil {
 			return err
 		}
-		req := &idnodev1.CreateDatabaseRequest{Name: args[0], MaxIdentities: *maxIdentities, MaxCallsPerSecond: *maxCalls}
+		req := &idnodev1.CreateDatabaseRequest{Name: args[0], MaxIdentities: *maxIdentities, MaxCallsPerSecond: *maxCalls, MaxClaims: *maxClaims}
 		if err := c.call(e.ctx, "CreateDatabase", func(ctx context.Context) error {
 			return c.c.CreateDatabase(ctx, req)
 		}); err != nil {
@@ -57,6 +58,8 @@ type databaseRow struct {
 	HiLoTags          int64   `json:"hilo_tags"`
 	MaxIdentities     int64   `json:"max_identities"`
 	MaxCallsPerSecond float64 `json:"max_calls_per_second"`
+	Claims            int64   `json:"claims"`
+	MaxClaims         int64   `json:"max_claims"`
 }
 
 func dbListCmd(*flag.FlagSet) func(*env, []string) error {
@@ -70,7 +73,7 @@ func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 			dbs, err := c.c.ListDatabases(ctx)
 			for _, d := range dbs {
 				rows = append(rows, databaseRow{Name: d.GetName(), Identities: d.GetIdentities(), HiLoTags: d.GetHiloTags(),
-					MaxIdentities: d.GetMaxIdentities(), MaxCallsPerSecond: d.GetMaxCallsPerSecond()})
+					MaxIdentities: d.GetMaxIdentities(), MaxCallsPerSecond: d.GetMaxCallsPerSecond(), Claims: d.GetClaims(), MaxClaims: d.GetMaxClaims()})
 			}
 			return err
 		}); err != nil {
@@ -80,7 +83,7 @@ func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 			return printJSON(e.stdout, rows)
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tIDENTITIES\tHILO TAGS\tMAX IDENTITIES\tMAX CALLS/S")
+		fmt.Fprintln(tw, "NAME\tIDENTITIES\tHILO TAGS\tMAX IDENTITIES\tMAX CALLS/S\tCLAIMS\tMAX CLAIMS")
 		limit := func(v float64) string {
 			if v == 0 {
 				return "-"
@@ -88,7 +91,7 @@ func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 			return fmt.Sprint(v)
 		}
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", r.Name, r.Identities, r.HiLoTags, limit(float64(r.MaxIdentities)), limit(r.MaxCallsPerSecond))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d\t%d\n", r.Name, r.Identities, r.HiLoTags, limit(float64(r.MaxIdentities)), limit(r.MaxCallsPerSecond), r.Claims, r.MaxClaims)
 		}
 		return tw.Flush()
 	}

@@ -94,14 +94,14 @@ func TestClientAgainstSingleNode(t *testing.T) {
 	if _, err := c.Generate(ctx, `a\b`, 1); status.Code(err) != codes.InvalidArgument {
 		t.Errorf(`Generate("a\b") = %v, want INVALID_ARGUMENT`, err)
 	}
-	if first, last, err := c.NextIdentity(ctx, "invoices", 3); err != nil || first != 1 || last != 3 {
-		t.Errorf("NextIdentity(invoices, 3) = %d, %d, %v", first, last, err)
+	if b, err := c.NextIdentity(ctx, "invoices", 3); err != nil || b.First != 1 || b.Last != 3 {
+		t.Errorf("NextIdentity(invoices, 3) = %+v, %v", b, err)
 	}
 	if v, err := c.SeedIdentity(ctx, "invoices", 654, false); err != nil || v != 654 {
 		t.Errorf("SeedIdentity(invoices, 654) = %d, %v", v, err)
 	}
-	if first, _, err := c.NextIdentity(ctx, "invoices", 1); err != nil || first != 655 {
-		t.Errorf("NextIdentity after seeding 654 = %d, %v; want 655", first, err)
+	if b, err := c.NextIdentity(ctx, "invoices", 1); err != nil || b.First != 655 {
+		t.Errorf("NextIdentity after seeding 654 = %+v, %v; want 655", b, err)
 	}
 	got := map[string]int64{}
 	for id, err := range c.Identities(ctx, "", 1) {

@@ -85,7 +85,7 @@ func TestIdctlCommands(t *testing.T) {
 		if got := mustIdctl(t, addr, "--db", "billing", "next", "invoices|"); got != "invoices/3\n" {
 			t.Errorf("next --db billing = %q", got)
 		}
-		if out := mustIdctl(t, addr, "db", "list"); !regexp.MustCompile(`(?m)^billing\s+1\s+0\s+5\s+-\n(.*\n)?default\s`).MatchString(out) {
+		if out := mustIdctl(t, addr, "db", "list"); !regexp.MustCompile(`(?m)^billing\s+1\s+0\s+5\s+-\s+0\s+1000000\n(.*\n)?default\s`).MatchString(out) {
 			t.Errorf("db list:\n%s", out)
 		}
 		wantIdctlFailure(t, 1, addr, []string{"--db", "shop", "next", "invoices|"}, "no such database", `"shop"`)

@@ -17,6 +17,7 @@
 //   INVALID_INPUT       INVALID_ARGUMENT     the message names the rule and the value
 //   REQUEST_ID_REUSED   INVALID_ARGUMENT     the request_id answered a different request
 //   IN_USE              ALREADY_EXISTS       a node tag or address another node holds, or a retired tag
+//   CLAIMED             ALREADY_EXISTS       a claimed ID (or an identity handed out); the message names it and its owner
 //   SEPARATOR_MISMATCH  FAILED_PRECONDITION  the node's separator is not the cluster's
 //   RANGE_RETURNED      FAILED_PRECONDITION  a retried HiLo request's range was given back since
 //   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
@@ -105,7 +106,13 @@ type GenerateRequest struct {
 	GuidVersion GuidVersion `protobuf:"varint,4,opt,name=guid_version,json=guidVersion,proto3,enum=idnode.v1.GuidVersion" json:"guid_version,omitempty"`
 	// The database (see ClusterService/CreateDatabase); empty is "default", which always
 	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
-	Database      string `protobuf:"bytes,5,opt,name=database,proto3" json:"database,omitempty"`
+	Database string `protobuf:"bytes,5,opt,name=database,proto3" json:"database,omitempty"`
+	// For a semantic ID: claim it in the same call (IdService/Claim), so the answer means "this
+	// ID is yours and nobody else's"; ALREADY_EXISTS when it is someone else's. request_id makes
+	// the claim idempotent. Refused for the other strategies, whose IDs are unique anyway.
+	Claim bool `protobuf:"varint,6,opt,name=claim,proto3" json:"claim,omitempty"`
+	// The claim's owner (optional), named to whoever else tries to claim the ID.
+	Owner         string `protobuf:"bytes,7,opt,name=owner,proto3" json:"owner,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -171,6 +178,20 @@ func (x *GenerateRequest) GetGuidVersion() GuidVersion {
 func (x *GenerateRequest) GetDatabase() string {
 	if x != nil {
 		return x.Database
+	}
+	return ""
+}
+
+func (x *GenerateRequest) GetClaim() bool {
+	if x != nil {
+		return x.Claim
+	}
+	return false
+}
+
+func (x *GenerateRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
 	}
 	return ""
 }
@@ -290,10 +311,14 @@ func (x *NextIdentityRequest) GetDatabase() string {
 	return ""
 }
 
+// The values first..last, except skipped: count free values of the counter. A value
+// someone claimed as "name/N" (IdService/Claim) is skipped, so a block may have holes.
 type NextIdentityResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	First         int64                  `protobuf:"varint,1,opt,name=first,proto3" json:"first,omitempty"`
-	Last          int64                  `protobuf:"varint,2,opt,name=last,proto3" json:"last,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	First int64                  `protobuf:"varint,1,opt,name=first,proto3" json:"first,omitempty"`
+	Last  int64                  `protobuf:"varint,2,opt,name=last,proto3" json:"last,omitempty"`
+	// Values in first..last that are claimed and not part of the answer, ascending.
+	Skipped       []int64 `protobuf:"varint,3,rep,packed,name=skipped,proto3" json:"skipped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -340,6 +365,13 @@ func (x *NextIdentityResponse) GetLast() int64 {
 		return x.Last
 	}
 	return 0
+}
+
+func (x *NextIdentityResponse) GetSkipped() []int64 {
+	if x != nil {
+		return x.Skipped
+	}
+	return nil
 }
 
 type SeedIdentityRequest struct {
@@ -636,6 +668,413 @@ func (x *ListIdentitiesResponse) GetNextPageToken() string {
 	return ""
 }
 
+type ClaimRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Semantic IDs (validated like Generate's), at most 1,000 per call.
+	Ids []string `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
+	// Who holds the claims (optional, at most 256 bytes): named to whoever else tries.
+	Owner string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// Makes the claim idempotent: a retry with the same request_id and IDs succeeds again
+	// instead of finding its own claims (ALREADY_EXISTS).
+	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimRequest) Reset() {
+	*x = ClaimRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimRequest) ProtoMessage() {}
+
+func (x *ClaimRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimRequest.ProtoReflect.Descriptor instead.
+func (*ClaimRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ClaimRequest) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+func (x *ClaimRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ClaimRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ClaimRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+type ClaimResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimResponse) Reset() {
+	*x = ClaimResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimResponse) ProtoMessage() {}
+
+func (x *ClaimResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimResponse.ProtoReflect.Descriptor instead.
+func (*ClaimResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{10}
+}
+
+type ReleaseRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Ids   []string               `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
+	// When set, an ID claimed by another owner refuses the whole call (FAILED_PRECONDITION).
+	Owner string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseRequest) Reset() {
+	*x = ReleaseRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseRequest) ProtoMessage() {}
+
+func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
+func (*ReleaseRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ReleaseRequest) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+func (x *ReleaseRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ReleaseRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+type ReleaseResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many of the IDs were claimed and are released now.
+	Released      int64 `protobuf:"varint,1,opt,name=released,proto3" json:"released,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseResponse) Reset() {
+	*x = ReleaseResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseResponse) ProtoMessage() {}
+
+func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
+func (*ReleaseResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ReleaseResponse) GetReleased() int64 {
+	if x != nil {
+		return x.Released
+	}
+	return 0
+}
+
+type GetClaimsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Look these IDs up: the answer lists those claimed. Empty: page through the claims.
+	Ids []string `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
+	// When paging: only IDs that start with prefix (case-insensitive).
+	Prefix string `protobuf:"bytes,2,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// 0 means the server default (1000).
+	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// next_page_token of the previous page.
+	PageToken string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,5,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClaimsRequest) Reset() {
+	*x = GetClaimsRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClaimsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClaimsRequest) ProtoMessage() {}
+
+func (x *GetClaimsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClaimsRequest.ProtoReflect.Descriptor instead.
+func (*GetClaimsRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetClaimsRequest) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+func (x *GetClaimsRequest) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *GetClaimsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *GetClaimsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *GetClaimsRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+type Claim struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// As the claim spelled it.
+	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Owner         string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Claim) Reset() {
+	*x = Claim{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Claim) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Claim) ProtoMessage() {}
+
+func (x *Claim) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Claim.ProtoReflect.Descriptor instead.
+func (*Claim) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *Claim) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Claim) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+type GetClaimsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Ordered by ID, case-insensitively.
+	Claims []*Claim `protobuf:"bytes,1,rep,name=claims,proto3" json:"claims,omitempty"`
+	// Empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClaimsResponse) Reset() {
+	*x = GetClaimsResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClaimsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClaimsResponse) ProtoMessage() {}
+
+func (x *GetClaimsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClaimsResponse.ProtoReflect.Descriptor instead.
+func (*GetClaimsResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *GetClaimsResponse) GetClaims() []*Claim {
+	if x != nil {
+		return x.Claims
+	}
+	return nil
+}
+
+func (x *GetClaimsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 type NextHiLoRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
@@ -657,7 +1096,7 @@ type NextHiLoRequest struct {
 
 func (x *NextHiLoRequest) Reset() {
 	*x = NextHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[9]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -669,7 +1108,7 @@ func (x *NextHiLoRequest) String() string {
 func (*NextHiLoRequest) ProtoMessage() {}
 
 func (x *NextHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[9]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -682,7 +1121,7 @@ func (x *NextHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextHiLoRequest.ProtoReflect.Descriptor instead.
 func (*NextHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{9}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *NextHiLoRequest) GetTag() string {
@@ -752,7 +1191,7 @@ type NextHiLoResponse struct {
 
 func (x *NextHiLoResponse) Reset() {
 	*x = NextHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[10]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +1203,7 @@ func (x *NextHiLoResponse) String() string {
 func (*NextHiLoResponse) ProtoMessage() {}
 
 func (x *NextHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[10]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +1216,7 @@ func (x *NextHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextHiLoResponse.ProtoReflect.Descriptor instead.
 func (*NextHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{10}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *NextHiLoResponse) GetPrefix() string {
@@ -838,7 +1277,7 @@ type ReturnHiLoRequest struct {
 
 func (x *ReturnHiLoRequest) Reset() {
 	*x = ReturnHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[11]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -850,7 +1289,7 @@ func (x *ReturnHiLoRequest) String() string {
 func (*ReturnHiLoRequest) ProtoMessage() {}
 
 func (x *ReturnHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[11]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -863,7 +1302,7 @@ func (x *ReturnHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnHiLoRequest.ProtoReflect.Descriptor instead.
 func (*ReturnHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{11}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ReturnHiLoRequest) GetTag() string {
@@ -902,7 +1341,7 @@ type ReturnHiLoResponse struct {
 
 func (x *ReturnHiLoResponse) Reset() {
 	*x = ReturnHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[12]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -914,7 +1353,7 @@ func (x *ReturnHiLoResponse) String() string {
 func (*ReturnHiLoResponse) ProtoMessage() {}
 
 func (x *ReturnHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[12]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -927,13 +1366,14 @@ func (x *ReturnHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnHiLoResponse.ProtoReflect.Descriptor instead.
 func (*ReturnHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{12}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
 }
 
 type CreateKeyRequest struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
-	// reader: ListIdentities. writer: also Generate, NextIdentity, NextHiLo, ReturnHiLo.
+	// reader: ListIdentities, GetClaims. writer: also Generate, NextIdentity, NextHiLo, ReturnHiLo,
+	// Claim, Release.
 	// admin: also SeedIdentity (without force; force needs the cluster's admin token).
 	Role          string `protobuf:"bytes,2,opt,name=role,proto3" json:"role,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -942,7 +1382,7 @@ type CreateKeyRequest struct {
 
 func (x *CreateKeyRequest) Reset() {
 	*x = CreateKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -954,7 +1394,7 @@ func (x *CreateKeyRequest) String() string {
 func (*CreateKeyRequest) ProtoMessage() {}
 
 func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -967,7 +1407,7 @@ func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyRequest.ProtoReflect.Descriptor instead.
 func (*CreateKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{13}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateKeyRequest) GetDatabase() string {
@@ -995,7 +1435,7 @@ type CreateKeyResponse struct {
 
 func (x *CreateKeyResponse) Reset() {
 	*x = CreateKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1007,7 +1447,7 @@ func (x *CreateKeyResponse) String() string {
 func (*CreateKeyResponse) ProtoMessage() {}
 
 func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1020,7 +1460,7 @@ func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyResponse.ProtoReflect.Descriptor instead.
 func (*CreateKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{14}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateKeyResponse) GetId() string {
@@ -1046,7 +1486,7 @@ type DeleteKeyRequest struct {
 
 func (x *DeleteKeyRequest) Reset() {
 	*x = DeleteKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1058,7 +1498,7 @@ func (x *DeleteKeyRequest) String() string {
 func (*DeleteKeyRequest) ProtoMessage() {}
 
 func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1071,7 +1511,7 @@ func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DeleteKeyRequest) GetId() string {
@@ -1089,7 +1529,7 @@ type DeleteKeyResponse struct {
 
 func (x *DeleteKeyResponse) Reset() {
 	*x = DeleteKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1101,7 +1541,7 @@ func (x *DeleteKeyResponse) String() string {
 func (*DeleteKeyResponse) ProtoMessage() {}
 
 func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1114,7 +1554,7 @@ func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
 }
 
 type ListKeysRequest struct {
@@ -1125,7 +1565,7 @@ type ListKeysRequest struct {
 
 func (x *ListKeysRequest) Reset() {
 	*x = ListKeysRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1137,7 +1577,7 @@ func (x *ListKeysRequest) String() string {
 func (*ListKeysRequest) ProtoMessage() {}
 
 func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1150,7 +1590,7 @@ func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListKeysRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
 }
 
 type KeyStatus struct {
@@ -1164,7 +1604,7 @@ type KeyStatus struct {
 
 func (x *KeyStatus) Reset() {
 	*x = KeyStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1176,7 +1616,7 @@ func (x *KeyStatus) String() string {
 func (*KeyStatus) ProtoMessage() {}
 
 func (x *KeyStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1189,7 +1629,7 @@ func (x *KeyStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyStatus.ProtoReflect.Descriptor instead.
 func (*KeyStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *KeyStatus) GetId() string {
@@ -1222,7 +1662,7 @@ type ListKeysResponse struct {
 
 func (x *ListKeysResponse) Reset() {
 	*x = ListKeysResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1234,7 +1674,7 @@ func (x *ListKeysResponse) String() string {
 func (*ListKeysResponse) ProtoMessage() {}
 
 func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1247,7 +1687,7 @@ func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListKeysResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListKeysResponse) GetKeys() []*KeyStatus {
@@ -1268,13 +1708,15 @@ type CreateDatabaseRequest struct {
 	// second's worth): more are RESOURCE_EXHAUSTED. Set at creation; fixed for the database's life.
 	MaxIdentities     int64   `protobuf:"varint,2,opt,name=max_identities,json=maxIdentities,proto3" json:"max_identities,omitempty"`
 	MaxCallsPerSecond float64 `protobuf:"fixed64,3,opt,name=max_calls_per_second,json=maxCallsPerSecond,proto3" json:"max_calls_per_second,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Bounds the database's claimed IDs (IdService/Claim); 0 is the default, 1,000,000.
+	MaxClaims     int64 `protobuf:"varint,4,opt,name=max_claims,json=maxClaims,proto3" json:"max_claims,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateDatabaseRequest) Reset() {
 	*x = CreateDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1286,7 +1728,7 @@ func (x *CreateDatabaseRequest) String() string {
 func (*CreateDatabaseRequest) ProtoMessage() {}
 
 func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1299,7 +1741,7 @@ func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CreateDatabaseRequest) GetName() string {
@@ -1323,6 +1765,13 @@ func (x *CreateDatabaseRequest) GetMaxCallsPerSecond() float64 {
 	return 0
 }
 
+func (x *CreateDatabaseRequest) GetMaxClaims() int64 {
+	if x != nil {
+		return x.MaxClaims
+	}
+	return 0
+}
+
 type CreateDatabaseResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1331,7 +1780,7 @@ type CreateDatabaseResponse struct {
 
 func (x *CreateDatabaseResponse) Reset() {
 	*x = CreateDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1343,7 +1792,7 @@ func (x *CreateDatabaseResponse) String() string {
 func (*CreateDatabaseResponse) ProtoMessage() {}
 
 func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1356,7 +1805,7 @@ func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
 }
 
 type DeleteDatabaseRequest struct {
@@ -1369,7 +1818,7 @@ type DeleteDatabaseRequest struct {
 
 func (x *DeleteDatabaseRequest) Reset() {
 	*x = DeleteDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1381,7 +1830,7 @@ func (x *DeleteDatabaseRequest) String() string {
 func (*DeleteDatabaseRequest) ProtoMessage() {}
 
 func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1394,7 +1843,7 @@ func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DeleteDatabaseRequest) GetName() string {
@@ -1419,7 +1868,7 @@ type DeleteDatabaseResponse struct {
 
 func (x *DeleteDatabaseResponse) Reset() {
 	*x = DeleteDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1431,7 +1880,7 @@ func (x *DeleteDatabaseResponse) String() string {
 func (*DeleteDatabaseResponse) ProtoMessage() {}
 
 func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1444,7 +1893,7 @@ func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
 }
 
 type ListDatabasesRequest struct {
@@ -1455,7 +1904,7 @@ type ListDatabasesRequest struct {
 
 func (x *ListDatabasesRequest) Reset() {
 	*x = ListDatabasesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1467,7 +1916,7 @@ func (x *ListDatabasesRequest) String() string {
 func (*ListDatabasesRequest) ProtoMessage() {}
 
 func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1480,7 +1929,7 @@ func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesRequest.ProtoReflect.Descriptor instead.
 func (*ListDatabasesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
 }
 
 type DatabaseStatus struct {
@@ -1490,13 +1939,16 @@ type DatabaseStatus struct {
 	HiloTags          int64                  `protobuf:"varint,3,opt,name=hilo_tags,json=hiloTags,proto3" json:"hilo_tags,omitempty"`
 	MaxIdentities     int64                  `protobuf:"varint,4,opt,name=max_identities,json=maxIdentities,proto3" json:"max_identities,omitempty"`
 	MaxCallsPerSecond float64                `protobuf:"fixed64,5,opt,name=max_calls_per_second,json=maxCallsPerSecond,proto3" json:"max_calls_per_second,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	Claims            int64                  `protobuf:"varint,6,opt,name=claims,proto3" json:"claims,omitempty"`
+	// The limit in force (the default when none was set at creation).
+	MaxClaims     int64 `protobuf:"varint,7,opt,name=max_claims,json=maxClaims,proto3" json:"max_claims,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DatabaseStatus) Reset() {
 	*x = DatabaseStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1508,7 +1960,7 @@ func (x *DatabaseStatus) String() string {
 func (*DatabaseStatus) ProtoMessage() {}
 
 func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1521,7 +1973,7 @@ func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseStatus.ProtoReflect.Descriptor instead.
 func (*DatabaseStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DatabaseStatus) GetName() string {
@@ -1559,6 +2011,20 @@ func (x *DatabaseStatus) GetMaxCallsPerSecond() float64 {
 	return 0
 }
 
+func (x *DatabaseStatus) GetClaims() int64 {
+	if x != nil {
+		return x.Claims
+	}
+	return 0
+}
+
+func (x *DatabaseStatus) GetMaxClaims() int64 {
+	if x != nil {
+		return x.MaxClaims
+	}
+	return 0
+}
+
 type ListDatabasesResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Databases     []*DatabaseStatus      `protobuf:"bytes,1,rep,name=databases,proto3" json:"databases,omitempty"`
@@ -1568,7 +2034,7 @@ type ListDatabasesResponse struct {
 
 func (x *ListDatabasesResponse) Reset() {
 	*x = ListDatabasesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1580,7 +2046,7 @@ func (x *ListDatabasesResponse) String() string {
 func (*ListDatabasesResponse) ProtoMessage() {}
 
 func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1593,7 +2059,7 @@ func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesResponse.ProtoReflect.Descriptor instead.
 func (*ListDatabasesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListDatabasesResponse) GetDatabases() []*DatabaseStatus {
@@ -1613,7 +2079,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1625,7 +2091,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1638,7 +2104,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *StatusRequest) GetConsistent() bool {
@@ -1665,7 +2131,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1677,7 +2143,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1690,7 +2156,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *NodeStatus) GetTag() string {
@@ -1762,7 +2228,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1774,7 +2240,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1787,7 +2253,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *StatusResponse) GetLeader() string {
@@ -1862,7 +2328,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1874,7 +2340,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1887,7 +2353,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -1950,7 +2416,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2428,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2441,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -2001,7 +2467,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2479,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,7 +2492,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -2044,7 +2510,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2056,7 +2522,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2069,7 +2535,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
 }
 
 type TransferLeadershipRequest struct {
@@ -2082,7 +2548,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2094,7 +2560,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2107,7 +2573,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -2126,7 +2592,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2138,7 +2604,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2151,7 +2617,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -2173,7 +2639,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2185,7 +2651,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2198,7 +2664,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -2221,7 +2687,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2233,7 +2699,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2246,7 +2712,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -2280,7 +2746,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2292,7 +2758,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2305,7 +2771,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -2323,16 +2789,19 @@ type RestoreResponse struct {
 	// How many of the backup's node tags were newly retired.
 	TagsRetired int64 `protobuf:"varint,3,opt,name=tags_retired,json=tagsRetired,proto3" json:"tags_retired,omitempty"`
 	// What the backup held.
-	Identities    int64 `protobuf:"varint,4,opt,name=identities,proto3" json:"identities,omitempty"`
-	HiloTags      int64 `protobuf:"varint,5,opt,name=hilo_tags,json=hiloTags,proto3" json:"hilo_tags,omitempty"`
-	Tags          int64 `protobuf:"varint,6,opt,name=tags,proto3" json:"tags,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Identities int64 `protobuf:"varint,4,opt,name=identities,proto3" json:"identities,omitempty"`
+	HiloTags   int64 `protobuf:"varint,5,opt,name=hilo_tags,json=hiloTags,proto3" json:"hilo_tags,omitempty"`
+	Tags       int64 `protobuf:"varint,6,opt,name=tags,proto3" json:"tags,omitempty"`
+	// Claims the backup held, and how many of them were claimed here (the others already were).
+	Claims         int64 `protobuf:"varint,7,opt,name=claims,proto3" json:"claims,omitempty"`
+	ClaimsRestored int64 `protobuf:"varint,8,opt,name=claims_restored,json=claimsRestored,proto3" json:"claims_restored,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2344,7 +2813,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2357,7 +2826,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -2402,18 +2871,34 @@ func (x *RestoreResponse) GetTags() int64 {
 	return 0
 }
 
+func (x *RestoreResponse) GetClaims() int64 {
+	if x != nil {
+		return x.Claims
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetClaimsRestored() int64 {
+	if x != nil {
+		return x.ClaimsRestored
+	}
+	return 0
+}
+
 var File_idnode_v1_idnode_proto protoreflect.FileDescriptor
 
 const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\n" +
-	"\x16idnode/v1/idnode.proto\x12\tidnode.v1\"\xad\x01\n" +
+	"\x16idnode/v1/idnode.proto\x12\tidnode.v1\"\xd9\x01\n" +
 	"\x0fGenerateRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x129\n" +
 	"\fguid_version\x18\x04 \x01(\x0e2\x16.idnode.v1.GuidVersionR\vguidVersion\x12\x1a\n" +
-	"\bdatabase\x18\x05 \x01(\tR\bdatabase\"$\n" +
+	"\bdatabase\x18\x05 \x01(\tR\bdatabase\x12\x14\n" +
+	"\x05claim\x18\x06 \x01(\bR\x05claim\x12\x14\n" +
+	"\x05owner\x18\a \x01(\tR\x05owner\"$\n" +
 	"\x10GenerateResponse\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\"z\n" +
 	"\x13NextIdentityRequest\x12\x12\n" +
@@ -2421,10 +2906,11 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x1a\n" +
-	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"@\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"Z\n" +
 	"\x14NextIdentityResponse\x12\x14\n" +
 	"\x05first\x18\x01 \x01(\x03R\x05first\x12\x12\n" +
-	"\x04last\x18\x02 \x01(\x03R\x04last\"q\n" +
+	"\x04last\x18\x02 \x01(\x03R\x04last\x12\x18\n" +
+	"\askipped\x18\x03 \x03(\x03R\askipped\"q\n" +
 	"\x13SeedIdentityRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x14\n" +
@@ -2445,6 +2931,32 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\n" +
 	"identities\x18\x01 \x03(\v2\x13.idnode.v1.IdentityR\n" +
 	"identities\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"q\n" +
+	"\fClaimRequest\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\x0f\n" +
+	"\rClaimResponse\"T\n" +
+	"\x0eReleaseRequest\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1a\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"-\n" +
+	"\x0fReleaseResponse\x12\x1a\n" +
+	"\breleased\x18\x01 \x01(\x03R\breleased\"\x94\x01\n" +
+	"\x10GetClaimsRequest\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x16\n" +
+	"\x06prefix\x18\x02 \x01(\tR\x06prefix\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\x12\x1a\n" +
+	"\bdatabase\x18\x05 \x01(\tR\bdatabase\"-\n" +
+	"\x05Claim\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\"e\n" +
+	"\x11GetClaimsResponse\x12(\n" +
+	"\x06claims\x18\x01 \x03(\v2\x10.idnode.v1.ClaimR\x06claims\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xe3\x01\n" +
 	"\x0fNextHiLoRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12&\n" +
@@ -2484,17 +2996,19 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\"<\n" +
 	"\x10ListKeysResponse\x12(\n" +
-	"\x04keys\x18\x01 \x03(\v2\x14.idnode.v1.KeyStatusR\x04keys\"\x83\x01\n" +
+	"\x04keys\x18\x01 \x03(\v2\x14.idnode.v1.KeyStatusR\x04keys\"\xa2\x01\n" +
 	"\x15CreateDatabaseRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x0emax_identities\x18\x02 \x01(\x03R\rmaxIdentities\x12/\n" +
-	"\x14max_calls_per_second\x18\x03 \x01(\x01R\x11maxCallsPerSecond\"\x18\n" +
+	"\x14max_calls_per_second\x18\x03 \x01(\x01R\x11maxCallsPerSecond\x12\x1d\n" +
+	"\n" +
+	"max_claims\x18\x04 \x01(\x03R\tmaxClaims\"\x18\n" +
 	"\x16CreateDatabaseResponse\"A\n" +
 	"\x15DeleteDatabaseRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05force\x18\x02 \x01(\bR\x05force\"\x18\n" +
 	"\x16DeleteDatabaseResponse\"\x16\n" +
-	"\x14ListDatabasesRequest\"\xb9\x01\n" +
+	"\x14ListDatabasesRequest\"\xf0\x01\n" +
 	"\x0eDatabaseStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
 	"\n" +
@@ -2502,7 +3016,10 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"identities\x12\x1b\n" +
 	"\thilo_tags\x18\x03 \x01(\x03R\bhiloTags\x12%\n" +
 	"\x0emax_identities\x18\x04 \x01(\x03R\rmaxIdentities\x12/\n" +
-	"\x14max_calls_per_second\x18\x05 \x01(\x01R\x11maxCallsPerSecond\"P\n" +
+	"\x14max_calls_per_second\x18\x05 \x01(\x01R\x11maxCallsPerSecond\x12\x16\n" +
+	"\x06claims\x18\x06 \x01(\x03R\x06claims\x12\x1d\n" +
+	"\n" +
+	"max_claims\x18\a \x01(\x03R\tmaxClaims\"P\n" +
 	"\x15ListDatabasesResponse\x127\n" +
 	"\tdatabases\x18\x01 \x03(\v2\x19.idnode.v1.DatabaseStatusR\tdatabases\"/\n" +
 	"\rStatusRequest\x12\x1e\n" +
@@ -2551,7 +3068,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x14\n" +
 	"\x05index\x18\x03 \x01(\x04R\x05index\"\"\n" +
 	"\fRestoreChunk\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data\"\xd3\x01\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\"\x94\x02\n" +
 	"\x0fRestoreResponse\x12+\n" +
 	"\x11identities_raised\x18\x01 \x01(\x03R\x10identitiesRaised\x12\x1f\n" +
 	"\vhilo_raised\x18\x02 \x01(\x03R\n" +
@@ -2561,16 +3078,21 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"identities\x18\x04 \x01(\x03R\n" +
 	"identities\x12\x1b\n" +
 	"\thilo_tags\x18\x05 \x01(\x03R\bhiloTags\x12\x12\n" +
-	"\x04tags\x18\x06 \x01(\x03R\x04tags*U\n" +
+	"\x04tags\x18\x06 \x01(\x03R\x04tags\x12\x16\n" +
+	"\x06claims\x18\a \x01(\x03R\x06claims\x12'\n" +
+	"\x0fclaims_restored\x18\b \x01(\x03R\x0eclaimsRestored*U\n" +
 	"\vGuidVersion\x12\x1c\n" +
 	"\x18GUID_VERSION_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fGUID_VERSION_V7\x10\a\x12\x13\n" +
-	"\x0fGUID_VERSION_V4\x10\x042\xd9\x03\n" +
+	"\x0fGUID_VERSION_V4\x10\x042\x9f\x05\n" +
 	"\tIdService\x12C\n" +
 	"\bGenerate\x12\x1a.idnode.v1.GenerateRequest\x1a\x1b.idnode.v1.GenerateResponse\x12O\n" +
 	"\fNextIdentity\x12\x1e.idnode.v1.NextIdentityRequest\x1a\x1f.idnode.v1.NextIdentityResponse\x12O\n" +
 	"\fSeedIdentity\x12\x1e.idnode.v1.SeedIdentityRequest\x1a\x1f.idnode.v1.SeedIdentityResponse\x12U\n" +
-	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12C\n" +
+	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12:\n" +
+	"\x05Claim\x12\x17.idnode.v1.ClaimRequest\x1a\x18.idnode.v1.ClaimResponse\x12@\n" +
+	"\aRelease\x12\x19.idnode.v1.ReleaseRequest\x1a\x1a.idnode.v1.ReleaseResponse\x12F\n" +
+	"\tGetClaims\x12\x1b.idnode.v1.GetClaimsRequest\x1a\x1c.idnode.v1.GetClaimsResponse\x12C\n" +
 	"\bNextHiLo\x12\x1a.idnode.v1.NextHiLoRequest\x1a\x1b.idnode.v1.NextHiLoResponse\x12I\n" +
 	"\n" +
 	"ReturnHiLo\x12\x1c.idnode.v1.ReturnHiLoRequest\x1a\x1d.idnode.v1.ReturnHiLoResponse2\x96\a\n" +
@@ -2602,7 +3124,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(*GenerateRequest)(nil),            // 1: idnode.v1.GenerateRequest
@@ -2614,86 +3136,100 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*ListIdentitiesRequest)(nil),      // 7: idnode.v1.ListIdentitiesRequest
 	(*Identity)(nil),                   // 8: idnode.v1.Identity
 	(*ListIdentitiesResponse)(nil),     // 9: idnode.v1.ListIdentitiesResponse
-	(*NextHiLoRequest)(nil),            // 10: idnode.v1.NextHiLoRequest
-	(*NextHiLoResponse)(nil),           // 11: idnode.v1.NextHiLoResponse
-	(*ReturnHiLoRequest)(nil),          // 12: idnode.v1.ReturnHiLoRequest
-	(*ReturnHiLoResponse)(nil),         // 13: idnode.v1.ReturnHiLoResponse
-	(*CreateKeyRequest)(nil),           // 14: idnode.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),          // 15: idnode.v1.CreateKeyResponse
-	(*DeleteKeyRequest)(nil),           // 16: idnode.v1.DeleteKeyRequest
-	(*DeleteKeyResponse)(nil),          // 17: idnode.v1.DeleteKeyResponse
-	(*ListKeysRequest)(nil),            // 18: idnode.v1.ListKeysRequest
-	(*KeyStatus)(nil),                  // 19: idnode.v1.KeyStatus
-	(*ListKeysResponse)(nil),           // 20: idnode.v1.ListKeysResponse
-	(*CreateDatabaseRequest)(nil),      // 21: idnode.v1.CreateDatabaseRequest
-	(*CreateDatabaseResponse)(nil),     // 22: idnode.v1.CreateDatabaseResponse
-	(*DeleteDatabaseRequest)(nil),      // 23: idnode.v1.DeleteDatabaseRequest
-	(*DeleteDatabaseResponse)(nil),     // 24: idnode.v1.DeleteDatabaseResponse
-	(*ListDatabasesRequest)(nil),       // 25: idnode.v1.ListDatabasesRequest
-	(*DatabaseStatus)(nil),             // 26: idnode.v1.DatabaseStatus
-	(*ListDatabasesResponse)(nil),      // 27: idnode.v1.ListDatabasesResponse
-	(*StatusRequest)(nil),              // 28: idnode.v1.StatusRequest
-	(*NodeStatus)(nil),                 // 29: idnode.v1.NodeStatus
-	(*StatusResponse)(nil),             // 30: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 31: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 32: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 33: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 34: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 35: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 36: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 37: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 38: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 39: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 40: idnode.v1.RestoreResponse
+	(*ClaimRequest)(nil),               // 10: idnode.v1.ClaimRequest
+	(*ClaimResponse)(nil),              // 11: idnode.v1.ClaimResponse
+	(*ReleaseRequest)(nil),             // 12: idnode.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),            // 13: idnode.v1.ReleaseResponse
+	(*GetClaimsRequest)(nil),           // 14: idnode.v1.GetClaimsRequest
+	(*Claim)(nil),                      // 15: idnode.v1.Claim
+	(*GetClaimsResponse)(nil),          // 16: idnode.v1.GetClaimsResponse
+	(*NextHiLoRequest)(nil),            // 17: idnode.v1.NextHiLoRequest
+	(*NextHiLoResponse)(nil),           // 18: idnode.v1.NextHiLoResponse
+	(*ReturnHiLoRequest)(nil),          // 19: idnode.v1.ReturnHiLoRequest
+	(*ReturnHiLoResponse)(nil),         // 20: idnode.v1.ReturnHiLoResponse
+	(*CreateKeyRequest)(nil),           // 21: idnode.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),          // 22: idnode.v1.CreateKeyResponse
+	(*DeleteKeyRequest)(nil),           // 23: idnode.v1.DeleteKeyRequest
+	(*DeleteKeyResponse)(nil),          // 24: idnode.v1.DeleteKeyResponse
+	(*ListKeysRequest)(nil),            // 25: idnode.v1.ListKeysRequest
+	(*KeyStatus)(nil),                  // 26: idnode.v1.KeyStatus
+	(*ListKeysResponse)(nil),           // 27: idnode.v1.ListKeysResponse
+	(*CreateDatabaseRequest)(nil),      // 28: idnode.v1.CreateDatabaseRequest
+	(*CreateDatabaseResponse)(nil),     // 29: idnode.v1.CreateDatabaseResponse
+	(*DeleteDatabaseRequest)(nil),      // 30: idnode.v1.DeleteDatabaseRequest
+	(*DeleteDatabaseResponse)(nil),     // 31: idnode.v1.DeleteDatabaseResponse
+	(*ListDatabasesRequest)(nil),       // 32: idnode.v1.ListDatabasesRequest
+	(*DatabaseStatus)(nil),             // 33: idnode.v1.DatabaseStatus
+	(*ListDatabasesResponse)(nil),      // 34: idnode.v1.ListDatabasesResponse
+	(*StatusRequest)(nil),              // 35: idnode.v1.StatusRequest
+	(*NodeStatus)(nil),                 // 36: idnode.v1.NodeStatus
+	(*StatusResponse)(nil),             // 37: idnode.v1.StatusResponse
+	(*AddNodeRequest)(nil),             // 38: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 39: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 40: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 41: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 42: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 43: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 44: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 45: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 46: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 47: idnode.v1.RestoreResponse
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	0,  // 0: idnode.v1.GenerateRequest.guid_version:type_name -> idnode.v1.GuidVersion
 	8,  // 1: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
-	19, // 2: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
-	26, // 3: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
-	29, // 4: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	29, // 5: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 6: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	3,  // 7: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	5,  // 8: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	7,  // 9: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	10, // 10: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	12, // 11: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	28, // 12: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	31, // 13: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	33, // 14: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	35, // 15: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	37, // 16: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	39, // 17: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	21, // 18: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	23, // 19: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	25, // 20: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	14, // 21: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	16, // 22: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	18, // 23: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	2,  // 24: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	4,  // 25: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	6,  // 26: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	9,  // 27: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	11, // 28: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	13, // 29: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	30, // 30: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	32, // 31: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	34, // 32: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	36, // 33: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	38, // 34: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	40, // 35: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	22, // 36: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	24, // 37: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	27, // 38: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	15, // 39: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	17, // 40: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	20, // 41: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	24, // [24:42] is the sub-list for method output_type
-	6,  // [6:24] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	15, // 2: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
+	26, // 3: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
+	33, // 4: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	36, // 5: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	36, // 6: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	1,  // 7: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	3,  // 8: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	5,  // 9: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	7,  // 10: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	10, // 11: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	12, // 12: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	14, // 13: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	17, // 14: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	19, // 15: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	35, // 16: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	38, // 17: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	40, // 18: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	42, // 19: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	44, // 20: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	46, // 21: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	28, // 22: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	30, // 23: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	32, // 24: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	21, // 25: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	23, // 26: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	25, // 27: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	2,  // 28: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	4,  // 29: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	6,  // 30: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	9,  // 31: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	11, // 32: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	13, // 33: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	16, // 34: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	18, // 35: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	20, // 36: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	37, // 37: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	39, // 38: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	41, // 39: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	43, // 40: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	45, // 41: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	47, // 42: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	29, // 43: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	31, // 44: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	34, // 45: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	22, // 46: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	24, // 47: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	27, // 48: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	28, // [28:49] is the sub-list for method output_type
+	7,  // [7:28] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -2707,7 +3243,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   40,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -17,6 +17,7 @@
 //   INVALID_INPUT       INVALID_ARGUMENT     the message names the rule and the value
 //   REQUEST_ID_REUSED   INVALID_ARGUMENT     the request_id answered a different request
 //   IN_USE              ALREADY_EXISTS       a node tag or address another node holds, or a retired tag
+//   CLAIMED             ALREADY_EXISTS       a claimed ID (or an identity handed out); the message names it and its owner
 //   SEPARATOR_MISMATCH  FAILED_PRECONDITION  the node's separator is not the cluster's
 //   RANGE_RETURNED      FAILED_PRECONDITION  a retried HiLo request's range was given back since
 //   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
@@ -44,6 +45,9 @@ const (
 	IdService_NextIdentity_FullMethodName   = "/idnode.v1.IdService/NextIdentity"
 	IdService_SeedIdentity_FullMethodName   = "/idnode.v1.IdService/SeedIdentity"
 	IdService_ListIdentities_FullMethodName = "/idnode.v1.IdService/ListIdentities"
+	IdService_Claim_FullMethodName          = "/idnode.v1.IdService/Claim"
+	IdService_Release_FullMethodName        = "/idnode.v1.IdService/Release"
+	IdService_GetClaims_FullMethodName      = "/idnode.v1.IdService/GetClaims"
 	IdService_NextHiLo_FullMethodName       = "/idnode.v1.IdService/NextHiLo"
 	IdService_ReturnHiLo_FullMethodName     = "/idnode.v1.IdService/ReturnHiLo"
 )
@@ -63,6 +67,14 @@ type IdServiceClient interface {
 	SeedIdentity(ctx context.Context, in *SeedIdentityRequest, opts ...grpc.CallOption) (*SeedIdentityResponse, error)
 	// ListIdentities pages through every identity counter, linearizably.
 	ListIdentities(ctx context.Context, in *ListIdentitiesRequest, opts ...grpc.CallOption) (*ListIdentitiesResponse, error)
+	// Claim records semantic IDs as taken, cluster-wide, all or nothing: an ID already claimed
+	// (compared case-insensitively) is ALREADY_EXISTS naming it and its owner. A claimed
+	// "prefix/N" (the identity format) makes the identity "prefix|" skip N.
+	Claim(ctx context.Context, in *ClaimRequest, opts ...grpc.CallOption) (*ClaimResponse, error)
+	// Release gives claimed IDs back, all or nothing; IDs not claimed are left alone.
+	Release(ctx context.Context, in *ReleaseRequest, opts ...grpc.CallOption) (*ReleaseResponse, error)
+	// GetClaims looks IDs up, or pages through the claims of a prefix, linearizably.
+	GetClaims(ctx context.Context, in *GetClaimsRequest, opts ...grpc.CallOption) (*GetClaimsResponse, error)
 	// NextHiLo reserves a range of numbers for a client-side HiLo generator.
 	NextHiLo(ctx context.Context, in *NextHiLoRequest, opts ...grpc.CallOption) (*NextHiLoResponse, error)
 	// ReturnHiLo gives back the unused tail of the newest range.
@@ -117,6 +129,36 @@ func (c *idServiceClient) ListIdentities(ctx context.Context, in *ListIdentities
 	return out, nil
 }
 
+func (c *idServiceClient) Claim(ctx context.Context, in *ClaimRequest, opts ...grpc.CallOption) (*ClaimResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClaimResponse)
+	err := c.cc.Invoke(ctx, IdService_Claim_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *idServiceClient) Release(ctx context.Context, in *ReleaseRequest, opts ...grpc.CallOption) (*ReleaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReleaseResponse)
+	err := c.cc.Invoke(ctx, IdService_Release_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *idServiceClient) GetClaims(ctx context.Context, in *GetClaimsRequest, opts ...grpc.CallOption) (*GetClaimsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetClaimsResponse)
+	err := c.cc.Invoke(ctx, IdService_GetClaims_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *idServiceClient) NextHiLo(ctx context.Context, in *NextHiLoRequest, opts ...grpc.CallOption) (*NextHiLoResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(NextHiLoResponse)
@@ -152,6 +194,14 @@ type IdServiceServer interface {
 	SeedIdentity(context.Context, *SeedIdentityRequest) (*SeedIdentityResponse, error)
 	// ListIdentities pages through every identity counter, linearizably.
 	ListIdentities(context.Context, *ListIdentitiesRequest) (*ListIdentitiesResponse, error)
+	// Claim records semantic IDs as taken, cluster-wide, all or nothing: an ID already claimed
+	// (compared case-insensitively) is ALREADY_EXISTS naming it and its owner. A claimed
+	// "prefix/N" (the identity format) makes the identity "prefix|" skip N.
+	Claim(context.Context, *ClaimRequest) (*ClaimResponse, error)
+	// Release gives claimed IDs back, all or nothing; IDs not claimed are left alone.
+	Release(context.Context, *ReleaseRequest) (*ReleaseResponse, error)
+	// GetClaims looks IDs up, or pages through the claims of a prefix, linearizably.
+	GetClaims(context.Context, *GetClaimsRequest) (*GetClaimsResponse, error)
 	// NextHiLo reserves a range of numbers for a client-side HiLo generator.
 	NextHiLo(context.Context, *NextHiLoRequest) (*NextHiLoResponse, error)
 	// ReturnHiLo gives back the unused tail of the newest range.
@@ -177,6 +227,15 @@ func (UnimplementedIdServiceServer) SeedIdentity(context.Context, *SeedIdentityR
 }
 func (UnimplementedIdServiceServer) ListIdentities(context.Context, *ListIdentitiesRequest) (*ListIdentitiesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListIdentities not implemented")
+}
+func (UnimplementedIdServiceServer) Claim(context.Context, *ClaimRequest) (*ClaimResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Claim not implemented")
+}
+func (UnimplementedIdServiceServer) Release(context.Context, *ReleaseRequest) (*ReleaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Release not implemented")
+}
+func (UnimplementedIdServiceServer) GetClaims(context.Context, *GetClaimsRequest) (*GetClaimsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetClaims not implemented")
 }
 func (UnimplementedIdServiceServer) NextHiLo(context.Context, *NextHiLoRequest) (*NextHiLoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method NextHiLo not implemented")
@@ -277,6 +336,60 @@ func _IdService_ListIdentities_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdService_Claim_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClaimRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).Claim(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_Claim_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).Claim(ctx, req.(*ClaimRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdService_Release_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReleaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).Release(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_Release_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).Release(ctx, req.(*ReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdService_GetClaims_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetClaimsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).GetClaims(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_GetClaims_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).GetClaims(ctx, req.(*GetClaimsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _IdService_NextHiLo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(NextHiLoRequest)
 	if err := dec(in); err != nil {
@@ -335,6 +448,18 @@ var IdService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListIdentities",
 			Handler:    _IdService_ListIdentities_Handler,
+		},
+		{
+			MethodName: "Claim",
+			Handler:    _IdService_Claim_Handler,
+		},
+		{
+			MethodName: "Release",
+			Handler:    _IdService_Release_Handler,
+		},
+		{
+			MethodName: "GetClaims",
+			Handler:    _IdService_GetClaims_Handler,
 		},
 		{
 			MethodName: "NextHiLo",

@@ -77,7 +77,9 @@ type IdentityAnswer struct {
 	Code    int32                  `protobuf:"varint,3,opt,name=code,proto3" json:"code,omitempty"`
 	Message string                 `protobuf:"bytes,4,opt,name=message,proto3" json:"message,omitempty"`
 	// The refusal's reason (package reason), passed on to the caller.
-	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Values in first..last that are claimed and not part of the answer.
+	Skipped       []int64 `protobuf:"varint,6,rep,packed,name=skipped,proto3" json:"skipped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -147,6 +149,13 @@ func (x *IdentityAnswer) GetReason() string {
 	return ""
 }
 
+func (x *IdentityAnswer) GetSkipped() []int64 {
+	if x != nil {
+		return x.Skipped
+	}
+	return nil
+}
+
 type NextIdentitiesResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Answers       []*IdentityAnswer      `protobuf:"bytes,1,rep,name=answers,proto3" json:"answers,omitempty"`
@@ -199,13 +208,14 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\x15NextIdentitiesRequest\x12A\n" +
 	"\n" +
 	"increments\x18\x01 \x03(\v2!.idnode.raft.v1.IdentityIncrementR\n" +
-	"increments\"\x80\x01\n" +
+	"increments\"\x9a\x01\n" +
 	"\x0eIdentityAnswer\x12\x14\n" +
 	"\x05first\x18\x01 \x01(\x03R\x05first\x12\x12\n" +
 	"\x04last\x18\x02 \x01(\x03R\x04last\x12\x12\n" +
 	"\x04code\x18\x03 \x01(\x05R\x04code\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x16\n" +
-	"\x06reason\x18\x05 \x01(\tR\x06reason\"U\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x18\n" +
+	"\askipped\x18\x06 \x03(\x03R\askipped\"U\n" +
 	"\x16NextIdentitiesResponse\x12;\n" +
 	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers2p\n" +
 	"\aForward\x12e\n" +

@@ -516,8 +516,10 @@ type RaiseFloor struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	Identities []*IdentityRecord      `protobuf:"bytes,1,rep,name=identities,proto3" json:"identities,omitempty"`
 	// max is the floor; last_low is ignored (nothing restored can be returned).
-	Hilo          []*HiLoRecord `protobuf:"bytes,2,rep,name=hilo,proto3" json:"hilo,omitempty"`
-	RetiredTags   []string      `protobuf:"bytes,3,rep,name=retired_tags,json=retiredTags,proto3" json:"retired_tags,omitempty"`
+	Hilo        []*HiLoRecord `protobuf:"bytes,2,rep,name=hilo,proto3" json:"hilo,omitempty"`
+	RetiredTags []string      `protobuf:"bytes,3,rep,name=retired_tags,json=retiredTags,proto3" json:"retired_tags,omitempty"`
+	// Claims the backup held: claimed here too (an ID claimed here already keeps its owner).
+	Claims        []*ClaimRecord `protobuf:"bytes,4,rep,name=claims,proto3" json:"claims,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -573,6 +575,13 @@ func (x *RaiseFloor) GetRetiredTags() []string {
 	return nil
 }
 
+func (x *RaiseFloor) GetClaims() []*ClaimRecord {
+	if x != nil {
+		return x.Claims
+	}
+	return nil
+}
+
 // Create a database (ClusterService/CreateDatabase). A name that was deleted comes back with
 // the counters it had: deleting keeps them as floors, so no value is ever handed out twice.
 type CreateDatabase struct {
@@ -581,8 +590,10 @@ type CreateDatabase struct {
 	// Limits, 0 for none (see idnode.v1.CreateDatabaseRequest).
 	MaxIdentities     int64   `protobuf:"varint,2,opt,name=max_identities,json=maxIdentities,proto3" json:"max_identities,omitempty"`
 	MaxCallsPerSecond float64 `protobuf:"fixed64,3,opt,name=max_calls_per_second,json=maxCallsPerSecond,proto3" json:"max_calls_per_second,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// 0 is the default (fsm.DefaultMaxClaims).
+	MaxClaims     int64 `protobuf:"varint,4,opt,name=max_claims,json=maxClaims,proto3" json:"max_claims,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateDatabase) Reset() {
@@ -632,6 +643,13 @@ func (x *CreateDatabase) GetMaxIdentities() int64 {
 func (x *CreateDatabase) GetMaxCallsPerSecond() float64 {
 	if x != nil {
 		return x.MaxCallsPerSecond
+	}
+	return 0
+}
+
+func (x *CreateDatabase) GetMaxClaims() int64 {
+	if x != nil {
+		return x.MaxClaims
 	}
 	return 0
 }
@@ -853,6 +871,149 @@ func (x *SetClusterSecret) GetSecret() []byte {
 	return nil
 }
 
+// Claim semantic IDs (IdService/Claim), all or nothing: one ID already claimed (compared
+// case-insensitively), or in the identity format "prefix/N" with N at or below the prefix's
+// counter (handed out already), refuses the whole command.
+type Claim struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Ids       []string               `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
+	Owner     string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	RequestId string                 `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Proposer's clock, Unix ms; only ages the request-id table.
+	ProposedAtMs int64 `protobuf:"varint,4,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,5,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Claim) Reset() {
+	*x = Claim{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Claim) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Claim) ProtoMessage() {}
+
+func (x *Claim) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Claim.ProtoReflect.Descriptor instead.
+func (*Claim) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Claim) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+func (x *Claim) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *Claim) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Claim) GetProposedAtMs() int64 {
+	if x != nil {
+		return x.ProposedAtMs
+	}
+	return 0
+}
+
+func (x *Claim) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+// Release claimed IDs; when owner is set, one claimed by another owner refuses the whole command.
+type Release struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Ids   []string               `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
+	Owner string                 `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Release) Reset() {
+	*x = Release{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Release) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Release) ProtoMessage() {}
+
+func (x *Release) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Release.ProtoReflect.Descriptor instead.
+func (*Release) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *Release) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+func (x *Release) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *Release) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 type IdentityRecord struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name as first spelled; the counter is keyed case-insensitively.
@@ -866,7 +1027,7 @@ type IdentityRecord struct {
 
 func (x *IdentityRecord) Reset() {
 	*x = IdentityRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -878,7 +1039,7 @@ func (x *IdentityRecord) String() string {
 func (*IdentityRecord) ProtoMessage() {}
 
 func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[13]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -891,7 +1052,7 @@ func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentityRecord.ProtoReflect.Descriptor instead.
 func (*IdentityRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{13}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *IdentityRecord) GetName() string {
@@ -929,7 +1090,7 @@ type HiLoRecord struct {
 
 func (x *HiLoRecord) Reset() {
 	*x = HiLoRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -941,7 +1102,7 @@ func (x *HiLoRecord) String() string {
 func (*HiLoRecord) ProtoMessage() {}
 
 func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -954,7 +1115,7 @@ func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HiLoRecord.ProtoReflect.Descriptor instead.
 func (*HiLoRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *HiLoRecord) GetTag() string {
@@ -998,7 +1159,7 @@ type NodeRecord struct {
 
 func (x *NodeRecord) Reset() {
 	*x = NodeRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1010,7 +1171,7 @@ func (x *NodeRecord) String() string {
 func (*NodeRecord) ProtoMessage() {}
 
 func (x *NodeRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1023,7 +1184,7 @@ func (x *NodeRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeRecord.ProtoReflect.Descriptor instead.
 func (*NodeRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{15}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *NodeRecord) GetTag() string {
@@ -1070,7 +1231,7 @@ type RetiredTagRecord struct {
 
 func (x *RetiredTagRecord) Reset() {
 	*x = RetiredTagRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1243,7 @@ func (x *RetiredTagRecord) String() string {
 func (*RetiredTagRecord) ProtoMessage() {}
 
 func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1256,7 @@ func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetiredTagRecord.ProtoReflect.Descriptor instead.
 func (*RetiredTagRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{16}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RetiredTagRecord) GetTag() string {
@@ -1109,7 +1270,7 @@ func (x *RetiredTagRecord) GetTag() string {
 type RequestRecord struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	// 1 = identity, 2 = hilo.
+	// 1 = identity, 2 = hilo, 3 = claim (key: a digest of owner and IDs).
 	Kind int32 `protobuf:"varint,2,opt,name=kind,proto3" json:"kind,omitempty"`
 	// Case-folded name or tag the request was for.
 	Key          string `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
@@ -1118,14 +1279,16 @@ type RequestRecord struct {
 	Last         int64  `protobuf:"varint,6,opt,name=last,proto3" json:"last,omitempty"`
 	RecordedAtMs int64  `protobuf:"varint,7,opt,name=recorded_at_ms,json=recordedAtMs,proto3" json:"recorded_at_ms,omitempty"`
 	// The database (folded to lower case); empty is "default".
-	Database      string `protobuf:"bytes,8,opt,name=database,proto3" json:"database,omitempty"`
+	Database string `protobuf:"bytes,8,opt,name=database,proto3" json:"database,omitempty"`
+	// Identity answers: values in first..last that were claimed and so not part of it.
+	Skipped       []int64 `protobuf:"varint,9,rep,packed,name=skipped,proto3" json:"skipped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RequestRecord) Reset() {
 	*x = RequestRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1137,7 +1300,7 @@ func (x *RequestRecord) String() string {
 func (*RequestRecord) ProtoMessage() {}
 
 func (x *RequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1150,7 +1313,7 @@ func (x *RequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestRecord.ProtoReflect.Descriptor instead.
 func (*RequestRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{17}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RequestRecord) GetRequestId() string {
@@ -1209,6 +1372,13 @@ func (x *RequestRecord) GetDatabase() string {
 	return ""
 }
 
+func (x *RequestRecord) GetSkipped() []int64 {
+	if x != nil {
+		return x.Skipped
+	}
+	return nil
+}
+
 // Clock high-water mark of the log, so expiry resumes identically after a restore.
 type ClockRecord struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1219,7 +1389,7 @@ type ClockRecord struct {
 
 func (x *ClockRecord) Reset() {
 	*x = ClockRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1401,7 @@ func (x *ClockRecord) String() string {
 func (*ClockRecord) ProtoMessage() {}
 
 func (x *ClockRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1414,7 @@ func (x *ClockRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClockRecord.ProtoReflect.Descriptor instead.
 func (*ClockRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{18}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ClockRecord) GetNowMs() int64 {
@@ -1254,7 +1424,6 @@ func (x *ClockRecord) GetNowMs() int64 {
 	return 0
 }
 
-// Snapshot record: the cluster-wide settings, once a node registered them.
 // An API key. Left out of backups.
 type KeyRecord struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1268,7 +1437,7 @@ type KeyRecord struct {
 
 func (x *KeyRecord) Reset() {
 	*x = KeyRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1280,7 +1449,7 @@ func (x *KeyRecord) String() string {
 func (*KeyRecord) ProtoMessage() {}
 
 func (x *KeyRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1293,7 +1462,7 @@ func (x *KeyRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyRecord.ProtoReflect.Descriptor instead.
 func (*KeyRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{19}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *KeyRecord) GetId() string {
@@ -1331,13 +1500,14 @@ type DatabaseRecord struct {
 	Deleted           bool                   `protobuf:"varint,2,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	MaxIdentities     int64                  `protobuf:"varint,3,opt,name=max_identities,json=maxIdentities,proto3" json:"max_identities,omitempty"`
 	MaxCallsPerSecond float64                `protobuf:"fixed64,4,opt,name=max_calls_per_second,json=maxCallsPerSecond,proto3" json:"max_calls_per_second,omitempty"`
+	MaxClaims         int64                  `protobuf:"varint,5,opt,name=max_claims,json=maxClaims,proto3" json:"max_claims,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
 
 func (x *DatabaseRecord) Reset() {
 	*x = DatabaseRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1349,7 +1519,7 @@ func (x *DatabaseRecord) String() string {
 func (*DatabaseRecord) ProtoMessage() {}
 
 func (x *DatabaseRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1362,7 +1532,7 @@ func (x *DatabaseRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseRecord.ProtoReflect.Descriptor instead.
 func (*DatabaseRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{20}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DatabaseRecord) GetName() string {
@@ -1393,6 +1563,77 @@ func (x *DatabaseRecord) GetMaxCallsPerSecond() float64 {
 	return 0
 }
 
+func (x *DatabaseRecord) GetMaxClaims() int64 {
+	if x != nil {
+		return x.MaxClaims
+	}
+	return 0
+}
+
+// A claimed semantic ID.
+type ClaimRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// As the claim spelled it; keyed case-insensitively.
+	Id    string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Owner string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClaimRecord) Reset() {
+	*x = ClaimRecord{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClaimRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClaimRecord) ProtoMessage() {}
+
+func (x *ClaimRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClaimRecord.ProtoReflect.Descriptor instead.
+func (*ClaimRecord) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ClaimRecord) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ClaimRecord) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ClaimRecord) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+// Snapshot record: the cluster-wide settings, once a node registered them.
 type SettingsRecord struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Separator string                 `protobuf:"bytes,1,opt,name=separator,proto3" json:"separator,omitempty"`
@@ -1404,7 +1645,7 @@ type SettingsRecord struct {
 
 func (x *SettingsRecord) Reset() {
 	*x = SettingsRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1416,7 +1657,7 @@ func (x *SettingsRecord) String() string {
 func (*SettingsRecord) ProtoMessage() {}
 
 func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1429,7 +1670,7 @@ func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettingsRecord.ProtoReflect.Descriptor instead.
 func (*SettingsRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{21}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SettingsRecord) GetSeparator() string {
@@ -1490,18 +1731,21 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\tseparator\x18\x06 \x01(\tR\tseparator\"\x1e\n" +
 	"\n" +
 	"RemoveNode\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x9f\x01\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xd4\x01\n" +
 	"\n" +
 	"RaiseFloor\x12>\n" +
 	"\n" +
 	"identities\x18\x01 \x03(\v2\x1e.idnode.raft.v1.IdentityRecordR\n" +
 	"identities\x12.\n" +
 	"\x04hilo\x18\x02 \x03(\v2\x1a.idnode.raft.v1.HiLoRecordR\x04hilo\x12!\n" +
-	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\"|\n" +
+	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\x123\n" +
+	"\x06claims\x18\x04 \x03(\v2\x1b.idnode.raft.v1.ClaimRecordR\x06claims\"\x9b\x01\n" +
 	"\x0eCreateDatabase\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x0emax_identities\x18\x02 \x01(\x03R\rmaxIdentities\x12/\n" +
-	"\x14max_calls_per_second\x18\x03 \x01(\x01R\x11maxCallsPerSecond\":\n" +
+	"\x14max_calls_per_second\x18\x03 \x01(\x01R\x11maxCallsPerSecond\x12\x1d\n" +
+	"\n" +
+	"max_claims\x18\x04 \x01(\x03R\tmaxClaims\":\n" +
 	"\x0eDeleteDatabase\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05force\x18\x02 \x01(\bR\x05force\"p\n" +
@@ -1513,7 +1757,18 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\tDeleteKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"*\n" +
 	"\x10SetClusterSecret\x12\x16\n" +
-	"\x06secret\x18\x01 \x01(\fR\x06secret\"V\n" +
+	"\x06secret\x18\x01 \x01(\fR\x06secret\"\x90\x01\n" +
+	"\x05Claim\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12$\n" +
+	"\x0eproposed_at_ms\x18\x04 \x01(\x03R\fproposedAtMs\x12\x1a\n" +
+	"\bdatabase\x18\x05 \x01(\tR\bdatabase\"M\n" +
+	"\aRelease\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1a\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"V\n" +
 	"\x0eIdentityRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x1a\n" +
@@ -1532,7 +1787,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12 \n" +
 	"\vincarnation\x18\x05 \x01(\tR\vincarnation\"$\n" +
 	"\x10RetiredTagRecord\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xd6\x01\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xf0\x01\n" +
 	"\rRequestRecord\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -1542,19 +1797,26 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x05first\x18\x05 \x01(\x03R\x05first\x12\x12\n" +
 	"\x04last\x18\x06 \x01(\x03R\x04last\x12$\n" +
 	"\x0erecorded_at_ms\x18\a \x01(\x03R\frecordedAtMs\x12\x1a\n" +
-	"\bdatabase\x18\b \x01(\tR\bdatabase\"$\n" +
+	"\bdatabase\x18\b \x01(\tR\bdatabase\x12\x18\n" +
+	"\askipped\x18\t \x03(\x03R\askipped\"$\n" +
 	"\vClockRecord\x12\x15\n" +
 	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\"p\n" +
 	"\tKeyRecord\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12#\n" +
-	"\rsecret_sha256\x18\x04 \x01(\fR\fsecretSha256\"\x96\x01\n" +
+	"\rsecret_sha256\x18\x04 \x01(\fR\fsecretSha256\"\xb5\x01\n" +
 	"\x0eDatabaseRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\adeleted\x18\x02 \x01(\bR\adeleted\x12%\n" +
 	"\x0emax_identities\x18\x03 \x01(\x03R\rmaxIdentities\x12/\n" +
-	"\x14max_calls_per_second\x18\x04 \x01(\x01R\x11maxCallsPerSecond\"U\n" +
+	"\x14max_calls_per_second\x18\x04 \x01(\x01R\x11maxCallsPerSecond\x12\x1d\n" +
+	"\n" +
+	"max_claims\x18\x05 \x01(\x03R\tmaxClaims\"O\n" +
+	"\vClaimRecord\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1a\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"U\n" +
 	"\x0eSettingsRecord\x12\x1c\n" +
 	"\tseparator\x18\x01 \x01(\tR\tseparator\x12%\n" +
 	"\x0ecluster_secret\x18\x02 \x01(\fR\rclusterSecretB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
@@ -1571,7 +1833,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -1586,25 +1848,29 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*CreateKey)(nil),         // 10: idnode.raft.v1.CreateKey
 	(*DeleteKey)(nil),         // 11: idnode.raft.v1.DeleteKey
 	(*SetClusterSecret)(nil),  // 12: idnode.raft.v1.SetClusterSecret
-	(*IdentityRecord)(nil),    // 13: idnode.raft.v1.IdentityRecord
-	(*HiLoRecord)(nil),        // 14: idnode.raft.v1.HiLoRecord
-	(*NodeRecord)(nil),        // 15: idnode.raft.v1.NodeRecord
-	(*RetiredTagRecord)(nil),  // 16: idnode.raft.v1.RetiredTagRecord
-	(*RequestRecord)(nil),     // 17: idnode.raft.v1.RequestRecord
-	(*ClockRecord)(nil),       // 18: idnode.raft.v1.ClockRecord
-	(*KeyRecord)(nil),         // 19: idnode.raft.v1.KeyRecord
-	(*DatabaseRecord)(nil),    // 20: idnode.raft.v1.DatabaseRecord
-	(*SettingsRecord)(nil),    // 21: idnode.raft.v1.SettingsRecord
+	(*Claim)(nil),             // 13: idnode.raft.v1.Claim
+	(*Release)(nil),           // 14: idnode.raft.v1.Release
+	(*IdentityRecord)(nil),    // 15: idnode.raft.v1.IdentityRecord
+	(*HiLoRecord)(nil),        // 16: idnode.raft.v1.HiLoRecord
+	(*NodeRecord)(nil),        // 17: idnode.raft.v1.NodeRecord
+	(*RetiredTagRecord)(nil),  // 18: idnode.raft.v1.RetiredTagRecord
+	(*RequestRecord)(nil),     // 19: idnode.raft.v1.RequestRecord
+	(*ClockRecord)(nil),       // 20: idnode.raft.v1.ClockRecord
+	(*KeyRecord)(nil),         // 21: idnode.raft.v1.KeyRecord
+	(*DatabaseRecord)(nil),    // 22: idnode.raft.v1.DatabaseRecord
+	(*ClaimRecord)(nil),       // 23: idnode.raft.v1.ClaimRecord
+	(*SettingsRecord)(nil),    // 24: idnode.raft.v1.SettingsRecord
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	13, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
-	14, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
-	3,  // [3:3] is the sub-list for method output_type
-	3,  // [3:3] is the sub-list for method input_type
-	3,  // [3:3] is the sub-list for extension type_name
-	3,  // [3:3] is the sub-list for extension extendee
-	0,  // [0:3] is the sub-list for field type_name
+	15, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
+	16, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
+	23, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
+	4,  // [4:4] is the sub-list for method output_type
+	4,  // [4:4] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_idnode_raft_v1_raft_proto_init() }
@@ -1618,7 +1884,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// maxIDsPerCall is the most IDs one claim, release or lookup names (the server's bound).
+const maxIDsPerCall = 1000
+
+func claimCmd(fs *flag.FlagSet) func(*env, []string) error {
+	owner := fs.String("owner", "", "who holds the claims, named to whoever else tries (optional)")
+	return func(e *env, args []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		if err := c.call(e.ctx, "Claim", func(ctx context.Context) error {
+			return c.c.Claim(ctx, *owner, args...)
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, map[string]any{"claimed": args, "owner": *owner})
+		}
+		fmt.Fprintf(e.stdout, "claimed %d\n", len(args))
+		return nil
+	}
+}
+
+func releaseCmd(fs *flag.FlagSet) func(*env, []string) error {
+	owner := fs.String("owner", "", "release only if every claimed ID is this owner's")
+	return func(e *env, args []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var released int64
+		if err := c.call(e.ctx, "Release", func(ctx context.Context) error {
+			released, err = c.c.Release(ctx, *owner, args...)
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printJSON(e.stdout, map[string]int64{"released": released})
+		}
+		fmt.Fprintf(e.stdout, "released %d of %d\n", released, len(args))
+		return nil
+	}
+}
+
+func claimsCmd(fs *flag.FlagSet) func(*env, []string) error {
+	prefix := fs.String("prefix", "", "list only IDs starting with this (case-insensitive)")
+	pageSize := fs.Int("page-size", 1000, "claims per call")
+	return func(e *env, args []string) error {
+		if *pageSize < 1 {
+			return usagef("--page-size must be at least 1")
+		}
+		if len(args) > 0 && *prefix != "" {
+			return usagef("name IDs to look up, or --prefix to list, not both")
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		type claim struct {
+			ID    string `json:"id"`
+			Owner string `json:"owner"`
+		}
+		all := []claim{}
+		req := &idnodev1.GetClaimsRequest{Ids: args, Prefix: *prefix, PageSize: int32(*pageSize)}
+		for {
+			var page *idnodev1.GetClaimsResponse
+			if err := c.call(e.ctx, "GetClaims", func(ctx context.Context) error {
+				page, err = c.c.GetClaims(ctx, req)
+				return err
+			}); err != nil {
+				return err
+			}
+			for _, cl := range page.GetClaims() {
+				all = append(all, claim{cl.GetId(), cl.GetOwner()})
+			}
+			if req.PageToken = page.GetNextPageToken(); req.PageToken == "" {
+				break
+			}
+		}
+		if e.g.json {
+			return printJSON(e.stdout, all)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tOWNER")
+		for _, cl := range all {
+			fmt.Fprintf(tw, "%s\t%s\n", cl.ID, cl.Owner)
+		}
+		return tw.Flush()
+	}
+}

@@ -1,0 +1,32 @@
+package docid
+
+import "iter"
+
+// IdentityBlock is what one identity reservation got: the values First..Last except Skipped,
+// those in between that someone claimed as "name/N" (ascending; usually none, so a block is
+// consecutive unless claims fall inside it).
+type IdentityBlock struct {
+	First, Last int64
+	Skipped     []int64
+}
+
+// All yields the block's values in order.
+func (b IdentityBlock) All() iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		skipped := b.Skipped
+		for v := b.First; v <= b.Last; v++ {
+			if len(skipped) > 0 && skipped[0] == v {
+				skipped = skipped[1:]
+				continue
+			}
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// Len is how many values the block holds.
+func (b IdentityBlock) Len() int64 {
+	return b.Last - b.First + 1 - int64(len(b.Skipped))
+}

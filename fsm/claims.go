@@ -1,0 +1,227 @@
+package fsm
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/idnode/idnode/docid"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// DefaultMaxClaims bounds a database's claims when its creation set no limit. A claim costs
+// the leader about 150 bytes of memory and a snapshot about 30 bytes (docs/BENCHMARKS.md), so
+// the default keeps a database's claims near 150 MB of every replica's memory.
+const DefaultMaxClaims = 1_000_000
+
+// claim is a claimed semantic ID.
+type claim struct {
+	id    string // as the claim spelled it
+	owner string
+}
+
+// ClaimConflict is the answer to a Claim whose ID someone else holds: claimed by owner, or
+// handed out as an identity already. It wraps ErrAlreadyClaimed.
+type ClaimConflict struct {
+	ID       string
+	Owner    string // "" when the claim named none
+	Identity bool   // the ID is an identity the counter has passed
+}
+
+func (c *ClaimConflict) Error() string {
+	switch {
+	case c.Identity:
+		return fmt.Sprintf("%s: it was handed out as an identity", c.ID)
+	case c.Owner != "":
+		return fmt.Sprintf("%s is claimed by %q", c.ID, c.Owner)
+	}
+	return fmt.Sprintf("%s is claimed", c.ID)
+}
+
+func (c *ClaimConflict) Unwrap() error { return ErrAlreadyClaimed }
+
+// separatorOf is the cluster's identity parts separator: the one the first node registered,
+// or the default before any did.
+func (st *state) separatorOf() string {
+	if st.separator == "" {
+		return string(docid.DefaultSeparator)
+	}
+	return st.separator
+}
+
+// identityNumber reads id as an identity of the format "prefix<sep>N": the folded prefix and
+// N. Only the canonical decimal an identity is printed as counts ("05" is not identity 5).
+func identityNumber(id, sep string) (prefix string, n int64, ok bool) {
+	i := strings.LastIndex(id, sep)
+	if i <= 0 {
+		return "", 0, false
+	}
+	digits := id[i+len(sep):]
+	if digits == "" || digits[0] == '0' || strings.Trim(digits, "0123456789") != "" {
+		return "", 0, false
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return "", 0, false
+	}
+	return foldKey(id[:i]), n, true
+}
+
+// identityKey is the claim key of identity n of the folded prefix.
+func identityKey(prefix, sep string, n int64) string {
+	return prefix + sep + strconv.FormatInt(n, 10)
+}
+
+// claimDigest names a claim's content in the request table, so a request_id reused for other
+// IDs or another owner is refused.
+func claimDigest(c *raftv1.Claim) string {
+	h := sha256.New()
+	h.Write([]byte(c.GetOwner()))
+	for _, id := range c.GetIds() {
+		h.Write([]byte{0})
+		h.Write([]byte(foldKey(id)))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// applyClaim claims every ID of the command or none: one held by someone else, or an identity
+// already handed out, refuses it all (ClaimConflict), as does the database's claim limit.
+func (st *state) applyClaim(c *raftv1.Claim) any {
+	st.requests.advanceClock(c.GetProposedAtMs())
+	d, err := st.db(c.GetDatabase())
+	if err != nil {
+		return err
+	}
+	digest := claimDigest(c)
+	if id := c.GetRequestId(); id != "" {
+		if rec, ok := st.requests.lookup(c.GetDatabase(), id); ok {
+			if rec.GetKind() != requestKindClaim || rec.GetKey() != digest {
+				return ErrRequestIDReused
+			}
+			return nil
+		}
+	}
+	if len(c.GetIds()) == 0 {
+		return fmt.Errorf("%w: a claim names at least one ID", ErrInvalidCount)
+	}
+	sep := st.separatorOf()
+	fresh := make(map[string]bool, len(c.GetIds()))
+	for _, id := range c.GetIds() {
+		key := foldKey(id)
+		if held, ok := d.claims[key]; ok {
+			return &ClaimConflict{ID: held.id, Owner: held.owner}
+		}
+		if prefix, n, ok := identityNumber(id, sep); ok {
+			if counter := d.identities[prefix]; counter != nil && n <= counter.value {
+				return &ClaimConflict{ID: id, Identity: true}
+			}
+		}
+		fresh[key] = true
+	}
+	if limit := d.claimLimit(); int64(len(d.claims)+len(fresh)) > limit {
+		return fmt.Errorf("%w: the database holds %d of its %d claims; %d more do not fit (release some, or create a database with a higher --max-claims)",
+			ErrLimitReached, len(d.claims), limit, len(fresh))
+	}
+	for _, id := range c.GetIds() {
+		if key := foldKey(id); fresh[key] {
+			d.addClaim(key, claim{id: id, owner: c.GetOwner()}, sep)
+			delete(fresh, key) // the same ID twice in one claim is claimed once
+		}
+	}
+	if id := c.GetRequestId(); id != "" {
+		st.requests.record(&raftv1.RequestRecord{
+			RequestId: id, Database: recordName(DatabaseName(c.GetDatabase())), Kind: requestKindClaim, Key: digest, Count: int64(len(c.GetIds())),
+		})
+	}
+	return nil
+}
+
+// ReleaseResult answers a Release: how many of its IDs were claimed and are released now.
+type ReleaseResult struct {
+	Released int64
+}
+
+// applyRelease releases the command's claimed IDs, or none when one of them is another
+// owner's (the command named an owner).
+func (st *state) applyRelease(r *raftv1.Release) any {
+	d, err := st.db(r.GetDatabase())
+	if err != nil {
+		return err
+	}
+	if owner := r.GetOwner(); owner != "" {
+		for _, id := range r.GetIds() {
+			if held, ok := d.claims[foldKey(id)]; ok && held.owner != owner {
+				return fmt.Errorf("%w: %s is claimed by %q, not %q", ErrNotOwner, held.id, held.owner, owner)
+			}
+		}
+	}
+	var res ReleaseResult
+	sep := st.separatorOf()
+	for _, id := range r.GetIds() {
+		if d.removeClaim(foldKey(id), sep) {
+			res.Released++
+		}
+	}
+	return res
+}
+
+// claimLimit is the most claims the database may hold.
+func (d *database) claimLimit() int64 {
+	if d.maxClaims > 0 {
+		return d.maxClaims
+	}
+	return DefaultMaxClaims
+}
+
+// addClaim records a claim under its folded key, counting it against its identity prefix when
+// it has the identity format, so identities of prefixes nobody claimed in take no lookups.
+func (d *database) addClaim(key string, c claim, sep string) {
+	if c.id == key {
+		c.id = key // one copy of the bytes when the spelling is the folded one
+	}
+	d.claims[key] = c
+	if prefix, _, ok := identityNumber(key, sep); ok {
+		d.claimedPrefixes[prefix]++
+	}
+}
+
+// removeClaim drops the claim under key, reporting whether there was one.
+func (d *database) removeClaim(key, sep string) bool {
+	if _, ok := d.claims[key]; !ok {
+		return false
+	}
+	delete(d.claims, key)
+	if prefix, _, ok := identityNumber(key, sep); ok {
+		if d.claimedPrefixes[prefix]--; d.claimedPrefixes[prefix] == 0 {
+			delete(d.claimedPrefixes, prefix)
+		}
+	}
+	return true
+}
+
+// claimed reports whether identity n of the folded prefix is claimed. Each value an identity
+// skips is passed once, since the counter never comes back, so skipping costs one map lookup
+// per value handed out or skipped: no scan, and nothing when the prefix has no claims.
+func (d *database) claimed(prefix, sep string, n int64) bool {
+	if d.claimedPrefixes[prefix] == 0 {
+		return false
+	}
+	_, ok := d.claims[identityKey(prefix, sep, n)]
+	return ok
+}
+
+// indexClaims counts every database's claims in the identity format by prefix, after a
+// snapshot restored them (the separator comes later in a snapshot than the claims).
+func (st *state) indexClaims() {
+	sep := st.separatorOf()
+	for _, d := range st.databases {
+		clear(d.claimedPrefixes)
+		for key := range d.claims {
+			if prefix, _, ok := identityNumber(key, sep); ok {
+				d.claimedPrefixes[prefix]++
+			}
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package fsm
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// claimIDs applies a Claim and returns its answer: nil, or the refusal.
+func claimIDs(t *testing.T, f *FSM, c *raftv1.Claim) error {
+	t.Helper()
+	switch res := mustApply(t, f, ClaimCommand, c).(type) {
+	case nil:
+		return nil
+	case error:
+		return res
+	default:
+		t.Fatalf("Claim answered %#v", res)
+		return nil
+	}
+}
+
+func mustClaim(t *testing.T, f *FSM, owner string, ids ...string) {
+	t.Helper()
+	if err := claimIDs(t, f, &raftv1.Claim{Ids: ids, Owner: owner}); err != nil {
+		t.Fatalf("claim %q: %v", ids, err)
+	}
+}
+
+func claimedIDs(t *testing.T, f *FSM, db string) []string {
+	t.Helper()
+	page, _, err := f.ListClaims(db, "", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range page {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// The book's scenario: claim products/1, and the identity products| answers products/2. A
+// block of identities leaves claimed values out and says which.
+func TestIdentitiesSkipClaimedValues(t *testing.T) {
+	f := New()
+	mustClaim(t, f, "", "products/1")
+	if r := mustIdentity(t, f, "products", 1, ""); r.First != 2 || r.Last != 2 || len(r.Skipped) != 0 {
+		t.Fatalf("products| after claiming products/1 = %+v, want 2", r)
+	}
+	mustClaim(t, f, "", "PRODUCTS/4", "Products/6", "products/9")
+	want := IdentityRange{First: 3, Last: 8, Skipped: []int64{4, 6}}
+	if r := mustIdentity(t, f, "Products", 4, ""); !reflect.DeepEqual(r, want) {
+		t.Fatalf("4 identities of products = %+v, want %+v", r, want)
+	}
+	if r := mustIdentity(t, f, "products", 1, ""); r.First != 10 {
+		t.Fatalf("next products| = %+v, want 10 (9 is claimed)", r)
+	}
+	// Only the identity format counts: no leading zero, no other prefix, no other separator.
+	mustClaim(t, f, "", "products/011", "products/12x", "products-12", "product/12", "products/sub/13")
+	if r := mustIdentity(t, f, "products", 3, ""); r.First != 11 || r.Last != 13 || len(r.Skipped) != 0 {
+		t.Fatalf("products| past look-alike claims = %+v, want 11..13", r)
+	}
+	// Released before the counter gets there: not skipped any more.
+	mustClaim(t, f, "", "products/15")
+	mustApply(t, f, ReleaseCommand, &raftv1.Release{Ids: []string{"products/15"}})
+	if r := mustIdentity(t, f, "products", 2, ""); r.First != 14 || r.Last != 15 || len(r.Skipped) != 0 {
+		t.Fatalf("products| after the release of products/15 = %+v, want 14..15", r)
+	}
+}
+
+func TestAClaimIsAllOrNothingAndCaseInsensitive(t *testing.T) {
+	f := New()
+	mustClaim(t, f, "alice", "users/Ayende")
+	err := claimIDs(t, f, &raftv1.Claim{Ids: []string{"users/bob", "USERS/ayende"}, Owner: "bob"})
+	var conflict *ClaimConflict
+	if !errors.As(err, &conflict) || !errors.Is(err, ErrAlreadyClaimed) || conflict.ID != "users/Ayende" || conflict.Owner != "alice" {
+		t.Fatalf("claiming USERS/ayende again = %v, want a conflict naming users/Ayende and alice", err)
+	}
+	if got := claimedIDs(t, f, ""); !slices.Equal(got, []string{"users/Ayende"}) {
+		t.Fatalf("claims after the refused claim: %q (users/bob must not be claimed)", got)
+	}
+	// An identity handed out already cannot be claimed: the ID is somebody's.
+	mustIdentity(t, f, "orders", 5, "")
+	err = claimIDs(t, f, &raftv1.Claim{Ids: []string{"orders/6", "Orders/5"}})
+	if !errors.As(err, &conflict) || !conflict.Identity || conflict.ID != "Orders/5" {
+		t.Fatalf("claiming Orders/5 after the counter passed 5 = %v, want a conflict with the identity", err)
+	}
+	if r := mustIdentity(t, f, "orders", 1, ""); r.First != 6 {
+		t.Fatalf("orders| after the refused claim = %+v, want 6 (orders/6 was not claimed)", r)
+	}
+	// The same ID twice in one claim is one claim.
+	mustClaim(t, f, "", "x/a", "X/A")
+	if got := claimedIDs(t, f, ""); !slices.Equal(got, []string{"users/Ayende", "x/a"}) {
+		t.Fatalf("claims: %q", got)
+	}
+}
+
+func TestClaimRequestIDs(t *testing.T) {
+	f := New()
+	c := &raftv1.Claim{Ids: []string{"users/ayende"}, Owner: "alice", RequestId: "r1"}
+	if err := claimIDs(t, f, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := claimIDs(t, f, c); err != nil {
+		t.Fatalf("a retry of the same claim = %v, want success", err)
+	}
+	other := &raftv1.Claim{Ids: []string{"users/oren"}, Owner: "alice", RequestId: "r1"}
+	if err := claimIDs(t, f, other); !errors.Is(err, ErrRequestIDReused) {
+		t.Fatalf("request id r1 for other IDs = %v, want ErrRequestIDReused", err)
+	}
+	if err := claimIDs(t, f, &raftv1.Claim{Ids: []string{"users/ayende"}, Owner: "alice"}); !errors.Is(err, ErrAlreadyClaimed) {
+		t.Fatalf("the same claim without its request id = %v, want ErrAlreadyClaimed", err)
+	}
+	if err := claimIDs(t, f, &raftv1.Claim{}); !errors.Is(err, ErrInvalidCount) {
+		t.Fatalf("a claim of nothing = %v", err)
+	}
+}
+
+func TestRelease(t *testing.T) {
+	f := New()
+	mustClaim(t, f, "alice", "a/1", "a/2")
+	mustClaim(t, f, "bob", "b/1")
+	res := mustApply(t, f, ReleaseCommand, &raftv1.Release{Ids: []string{"a/1", "b/1"}, Owner: "alice"})
+	if err, _ := res.(error); !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("alice releasing bob's b/1 = %v, want ErrNotOwner", res)
+	}
+	if got := claimedIDs(t, f, ""); len(got) != 3 {
+		t.Fatalf("the refused release changed the claims: %q", got)
+	}
+	res = mustApply(t, f, ReleaseCommand, &raftv1.Release{Ids: []string{"A/1", "a/3"}, Owner: "alice"})
+	if res != (ReleaseResult{Released: 1}) {
+		t.Fatalf("release of A/1 and the unclaimed a/3 = %#v, want 1 released", res)
+	}
+	res = mustApply(t, f, ReleaseCommand, &raftv1.Release{Ids: []string{"b/1"}})
+	if res != (ReleaseResult{Released: 1}) {
+		t.Fatalf("release of b/1 naming no owner = %#v", res)
+	}
+	if got := claimedIDs(t, f, ""); !slices.Equal(got, []string{"a/2"}) {
+		t.Fatalf("claims after the releases: %q", got)
+	}
+}
+
+func TestClaimLimitAndDatabases(t *testing.T) {
+	f := New()
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "small", MaxClaims: 2})
+	if err := claimIDs(t, f, &raftv1.Claim{Database: "small", Ids: []string{"a", "b", "c"}}); !errors.Is(err, ErrLimitReached) {
+		t.Fatalf("3 claims in a database of 2 = %v, want ErrLimitReached", err)
+	}
+	if err := claimIDs(t, f, &raftv1.Claim{Database: "small", Ids: []string{"a", "b"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Claims are per database: the default one has none of small's.
+	mustClaim(t, f, "", "a")
+	if got := claimedIDs(t, f, "small"); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("small's claims: %q", got)
+	}
+	if err, _ := mustApply(t, f, DeleteDatabaseCommand, &raftv1.DeleteDatabase{Name: "small"}).(error); !errors.Is(err, ErrDatabaseNotEmpty) {
+		t.Fatalf("deleting a database with claims = %v, want ErrDatabaseNotEmpty", err)
+	}
+	for _, d := range f.Databases() {
+		if d.Name == "small" && (d.Claims != 2 || d.MaxClaims != 2) || d.Name == DefaultDatabase && d.MaxClaims != DefaultMaxClaims {
+			t.Errorf("database %+v", d)
+		}
+	}
+	if err := claimIDs(t, f, &raftv1.Claim{Database: "nope", Ids: []string{"a"}}); !errors.Is(err, ErrDatabaseNotFound) {
+		t.Fatalf("a claim in an unknown database = %v", err)
+	}
+}
+
+// Identities that must skip claimed values up to the largest int64 are refused, not wrapped.
+func TestSkippingPastTheLargestValueOverflows(t *testing.T) {
+	f := New()
+	mustSeed(t, f, "x", math.MaxInt64-2, false)
+	mustClaim(t, f, "", "x/9223372036854775806", "x/9223372036854775807")
+	if r := mustIdentity(t, f, "x", 1, ""); !errors.Is(r.Err, ErrCounterOverflow) {
+		t.Fatalf("x| with the last two values claimed = %+v, want ErrCounterOverflow", r)
+	}
+}
+
+// Claims survive a snapshot, byte for byte, and identities still skip them after a restore,
+// with the cluster's separator (written after the claims in a snapshot).
+func TestClaimsInSnapshotsAndBackups(t *testing.T) {
+	f := New()
+	r := registerCommand("A", "", "inc-A")
+	r.Separator = "-"
+	mustApply(t, f, RegisterNodeCommand, r)
+	mustClaim(t, f, "alice", "Users-2", "users/3", "x")
+	snap := snapshotBytes(t, f)
+	g := mustRestore(t, snap)
+	if !bytes.Equal(snapshotBytes(t, g), snap) {
+		t.Fatal("a restored FSM with claims writes another snapshot")
+	}
+	if r := mustIdentity(t, g, "users", 2, ""); r.First != 1 || r.Last != 3 || !slices.Equal(r.Skipped, []int64{2}) {
+		t.Fatalf("users| x2 after the restore = %+v, want 1 and 3 (users-2 claimed; users/3 is not the format with -)", r)
+	}
+	got, err := g.Claims("", []string{"USERS-2", "nobody"})
+	if err != nil || len(got) != 1 || got[0].ID != "Users-2" || got[0].Owner != "alice" {
+		t.Fatalf("Claims(USERS-2, nobody) = %+v, %v", got, err)
+	}
+
+	// A backup's claims come back in another cluster; one claimed there already keeps its owner.
+	b := backupOf(t, f)
+	if len(b.Claims) != 3 {
+		t.Fatalf("backup claims: %+v", b.Claims)
+	}
+	h := New()
+	mustClaim(t, h, "bob", "x")
+	res, err := raiseFloor(t, h, b, 1)
+	if err != nil || res.ClaimsRestored != 2 {
+		t.Fatalf("restore: %+v, %v; want 2 claims restored", res, err)
+	}
+	if got, _ := h.Claims("", []string{"x", "users-2"}); len(got) != 2 || got[0].Owner != "bob" || got[1].Owner != "alice" {
+		t.Fatalf("claims after the restore: %+v", got)
+	}
+}

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+const (
+	// maxClaimIDs bounds one Claim, Release or lookup, so one log entry stays small.
+	maxClaimIDs = 1000
+	// maxOwnerBytes bounds a claim's owner, which every replica keeps with each of its IDs.
+	maxOwnerBytes = 256
+)
+
+// validateClaimIDs checks that ids are 1..maxClaimIDs semantic IDs: a claim of "users|" or
+// "users/" would name no document.
+func (s *Server) validateClaimIDs(ids []string) error {
+	if len(ids) == 0 || len(ids) > maxClaimIDs {
+		return status.Errorf(codes.InvalidArgument, "a call names 1 to %d IDs, got %d", maxClaimIDs, len(ids))
+	}
+	for _, id := range ids {
+		r, err := docid.Parse(id, s.cfg.Separator)
+		if err != nil {
+			return toStatus(err)
+		}
+		if r.Kind != docid.Semantic {
+			return status.Errorf(codes.InvalidArgument, "%q is a %s request, not a semantic ID: only a document's own ID can be claimed", id, r.Kind)
+		}
+	}
+	return nil
+}
+
+func validateOwner(owner string) error {
+	if len(owner) > maxOwnerBytes {
+		return status.Errorf(codes.InvalidArgument, "owner is %d bytes; at most %d", len(owner), maxOwnerBytes)
+	}
+	return nil
+}
+
+// Claim records semantic IDs as taken, through Raft, all or nothing.
+func (s *Server) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
+	if err := s.validateClaimIDs(req.GetIds()); err != nil {
+		return nil, err
+	}
+	if err := validateOwner(req.GetOwner()); err != nil {
+		return nil, err
+	}
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return nil, err
+	}
+	req.Database = db
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.claimLocal, viaIDs(idnodev1.IdServiceClient.Claim))
+}
+
+func (s *Server) claimLocal(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
+	if _, err := s.apply(ctx, fsm.ClaimCommand, &raftv1.Claim{
+		Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner(), RequestId: req.GetRequestId(), ProposedAtMs: s.cfg.Now().UnixMilli(),
+	}); err != nil {
+		return nil, err
+	}
+	return &idnodev1.ClaimResponse{}, nil
+}
+
+// claimSemantic is Generate's claim flag: the semantic ID of req, claimed for its owner.
+func (s *Server) claimSemantic(ctx context.Context, db string, req *idnodev1.GenerateRequest) error {
+	_, err := s.Claim(ctx, &idnodev1.ClaimRequest{Database: db, Ids: []string{req.GetId()}, Owner: req.GetOwner(), RequestId: req.GetRequestId()})
+	return err
+}
+
+// Release gives claimed IDs back, through Raft, all or nothing.
+func (s *Server) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
+	if err := s.validateClaimIDs(req.GetIds()); err != nil {
+		return nil, err
+	}
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return nil, err
+	}
+	req.Database = db
+	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
+		out, err := s.apply(ctx, fsm.ReleaseCommand, &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()})
+		if err != nil {
+			return nil, err
+		}
+		return &idnodev1.ReleaseResponse{Released: out.(fsm.ReleaseResult).Released}, nil
+	}, viaIDs(idnodev1.IdServiceClient.Release))
+}
+
+// GetClaims reads the claims on the leader after a read barrier, like ListIdentities: a
+// lookup right after a Claim sees it.
+func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
+	if len(req.GetIds()) > maxClaimIDs {
+		return nil, status.Errorf(codes.InvalidArgument, "a lookup names at most %d IDs, got %d", maxClaimIDs, len(req.GetIds()))
+	}
+	if len(req.GetIds()) > 0 && (req.GetPrefix() != "" || req.GetPageToken() != "") {
+		return nil, status.Error(codes.InvalidArgument, "name ids to look up, or a prefix to page through, not both")
+	}
+	size, err := pageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
+	}
+	after, err := base64.RawURLEncoding.DecodeString(req.GetPageToken())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "page_token is not one this server issued: %q", req.GetPageToken())
+	}
+	req.PageSize = int32(size)
+	if req.Database, err = databaseOf(ctx, req.GetDatabase()); err != nil {
+		return nil, err
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
+		return s.getClaimsLocal(ctx, req, string(after))
+	}, viaIDs(idnodev1.IdServiceClient.GetClaims))
+}
+
+func (s *Server) getClaimsLocal(ctx context.Context, req *idnodev1.GetClaimsRequest, after string) (*idnodev1.GetClaimsResponse, error) {
+	if err := s.node.ReadBarrier(ctx); err != nil {
+		return nil, s.raftError(err)
+	}
+	var (
+		page []fsm.Claim
+		more bool
+		err  error
+	)
+	if len(req.GetIds()) > 0 {
+		page, err = s.node.FSM().Claims(req.GetDatabase(), req.GetIds())
+	} else {
+		page, more, err = s.node.FSM().ListClaims(req.GetDatabase(), req.GetPrefix(), after, int(req.GetPageSize()))
+	}
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &idnodev1.GetClaimsResponse{Claims: make([]*idnodev1.Claim, len(page))}
+	for i, c := range page {
+		out.Claims[i] = &idnodev1.Claim{Id: c.ID, Owner: c.Owner}
+	}
+	if more {
+		out.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].ID))
+	}
+	return out, nil
+}
+
+// pageSize is a request's page size: the default for 0, at most maxPageSize.
+func pageSize(asked int32) (int, error) {
+	switch {
+	case asked < 0:
+		return 0, status.Errorf(codes.InvalidArgument, "page_size must not be negative: %d", asked)
+	case asked == 0:
+		return defaultPageSize, nil
+	}
+	return min(int(asked), maxPageSize), nil
+}
