@@ -6,11 +6,22 @@ IMAGE ?= idnode:dev
 # The compose file takes its image from IDNODE_IMAGE (default idnode:dev).
 COMPOSE_RUN = IDNODE_IMAGE=$(IMAGE) $(COMPOSE) -p $(PROJECT) -f deploy/docker-compose.yml
 
-.PHONY: image cluster-up cluster-down
+# The version every surface reports (idnode version, Status, idnode_build_info): the tag of the
+# checkout, or the commit with -dirty for uncommitted changes. Stamped at link time, since a
+# build with GOFLAGS=-buildvcs=false or from a copy without .git has no VCS information.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS = -s -w -X github.com/idnode/idnode/version.version=$(VERSION) -X github.com/idnode/idnode/version.commit=$(COMMIT)
+
+.PHONY: build image cluster-up cluster-down
+
+# idnode and idctl in ./bin, with the version stamped.
+build:
+	go build -ldflags="$(LDFLAGS)" -o bin/ ./cmd/idnode ./cmd/idctl
 
 # The image is FROM scratch: build the static binary first, then copy it in (nothing is pulled).
 image:
-	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o deploy/bin/idnode ./cmd/idnode
+	CGO_ENABLED=0 go build -trimpath -ldflags="$(LDFLAGS)" -o deploy/bin/idnode ./cmd/idnode
 	docker build -q -t $(IMAGE) deploy
 
 # Start the cluster and wait (at most 60 s) until all three nodes report healthy.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/version"
 )
 
 // Strategy label values of idnode_ids_issued_total.
@@ -81,7 +82,15 @@ func New() *Metrics {
 	for _, s := range []string{Semantic, GUID, ServerSide, Identity, HiLo} {
 		m.idsIssued.WithLabelValues(s, fsm.DefaultDatabase) // every strategy shows, at 0, from the first scrape
 	}
+	build := version.Get()
+	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "idnode_build_info",
+		Help:        "Always 1; its labels say which build of idnode this node runs (the same as idnode version and Status).",
+		ConstLabels: prometheus.Labels{"version": build.String(), "commit": build.Commit, "goversion": build.GoVersion},
+	})
+	buildInfo.Set(1)
 	m.Registry.MustRegister(
+		buildInfo,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.GRPC, m.idsIssued, m.identityBatch, m.hiloRange, m.noQuorum, m.raftApply,

@@ -5,16 +5,32 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/forward"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/version"
 )
 
 // probeTimeout bounds the health probe that decides a node's "reachable" in Status.
 const probeTimeout = 300 * time.Millisecond
+
+// versionHeader carries a node's version on its answers to Status's probes.
+const versionHeader = "idnode-version"
+
+// withVersionOnProbe answers a health check on the internal port with the node's version in
+// the header, so Status learns every node's version from the probe it makes anyway. Other
+// calls are left alone: they are the hot path.
+func withVersionOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if info.FullMethod == healthpb.Health_Check_FullMethodName {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(versionHeader, version.Get().String()))
+	}
+	return handler(ctx, req)
+}
 
 // Status reports the cluster. With consistent the leader answers, after confirming with a
 // majority that it still leads, so the answer is never stale; without it, this node answers
@@ -69,7 +85,7 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 	for _, ns := range nodes {
 		switch {
 		case ns.Id == s.node.ID():
-			ns.State, ns.Reachable = s.node.State(), true
+			ns.State, ns.Reachable, ns.Version = s.node.State(), true, version.Get().String()
 			continue
 		case ns.Id == leaderID:
 			ns.State = "leader"
@@ -82,27 +98,32 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ns.Reachable = s.answers(ctx, ns.RaftAddress)
+			ns.Reachable, ns.Version = s.answers(ctx, ns.RaftAddress)
 		}()
 	}
 	wg.Wait()
 }
 
-func (s *Server) answers(ctx context.Context, addr string) bool {
+// answers reports whether the node at addr answers, and its version when it says.
+func (s *Server) answers(ctx context.Context, addr string) (reachable bool, nodeVersion string) {
 	cc, err := s.fwd.Conn(addr)
 	if err != nil {
-		return false
+		return false, ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	_, err = healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{Service: HealthLocal})
+	var header metadata.MD
+	_, err = healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{Service: HealthLocal}, grpc.Header(&header))
 	// Any answer counts, a refusal too: a node that has just started may not know the cluster
 	// secret yet, and the probed node then refuses the probe, but it is reachable.
 	switch status.Code(err) {
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
-		return false
+		return false, ""
 	}
-	return true
+	if v := header.Get(versionHeader); len(v) > 0 {
+		nodeVersion = v[0]
+	}
+	return true, nodeVersion
 }
 
 func (s *Server) voterCount() int {

@@ -19,10 +19,13 @@ import (
 
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/version"
 )
 
 func init() {
 	commands = append(commands,
+		command{name: "version", args: "", summary: "print idctl's version (idctl status shows the nodes')",
+			maxArgs: 0, flags: versionCmd},
 		command{name: "status", args: "[--consistent]", summary: "the cluster's nodes: tag, addresses, role, term, commit index, reachable",
 			maxArgs: 0, flags: statusCmd},
 		command{name: "next", args: "<request> [-n N]", summary: "IDs for a request string: 'orders|' identity, 'users/' server-side, '' GUID, else semantic",
@@ -83,6 +86,16 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+func versionCmd(*flag.FlagSet) func(*env, []string) error {
+	return func(e *env, _ []string) error {
+		if e.g.json {
+			return printJSON(e.stdout, version.Get())
+		}
+		fmt.Fprintln(e.stdout, "idctl", version.Get())
+		return nil
+	}
+}
+
 // --- status
 
 type nodeRow struct {
@@ -99,6 +112,8 @@ type nodeRow struct {
 	Answered     bool   `json:"answered"` // this node's own term and indexes were read from it
 	// StorageFault is why the node cannot write its Raft log (its own answer), if it cannot.
 	StorageFault string `json:"storage_fault,omitempty"`
+	// Version is the node's build, as it said itself or answered the probe ("" if unknown).
+	Version string `json:"version"`
 }
 
 type statusOut struct {
@@ -125,10 +140,15 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		out := statusOut{Leader: st.GetLeader(), AnsweredBy: st.GetSelf()}
 		for _, n := range st.GetNodes() {
 			row := nodeRow{Tag: n.GetTag(), ID: n.GetId(), GRPCAddress: n.GetGrpcAddress(), RaftAddress: n.GetRaftAddress(),
-				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable()}
+				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable(), Version: n.GetVersion()}
 			if own, ok := self[n.GetTag()]; ok {
 				row.Term, row.CommitIndex, row.AppliedIndex, row.Answered = own.GetTerm(), own.GetCommitIndex(), own.GetAppliedIndex(), true
 				row.StorageFault = own.GetStorageFault()
+				for _, m := range own.GetNodes() {
+					if m.GetTag() == own.GetSelf() && m.GetVersion() != "" {
+						row.Version = m.GetVersion()
+					}
+				}
 			}
 			out.Nodes = append(out.Nodes, row)
 		}
@@ -136,14 +156,14 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return printJSON(e.stdout, out)
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "TAG\tID\tGRPC\tRAFT\tROLE\tVOTER\tTERM\tCOMMIT\tAPPLIED\tREACHABLE")
+		fmt.Fprintln(tw, "TAG\tID\tGRPC\tRAFT\tROLE\tVOTER\tTERM\tCOMMIT\tAPPLIED\tREACHABLE\tVERSION")
 		for _, r := range out.Nodes {
 			term, commit, applied := "-", "-", "-"
 			if r.Answered {
 				term, commit, applied = fmt.Sprint(r.Term), fmt.Sprint(r.CommitIndex), fmt.Sprint(r.AppliedIndex)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tag, dash(r.ID), dash(r.GRPCAddress), dash(r.RaftAddress), r.Role,
-				yesNo(r.Voter), term, commit, applied, yesNo(r.Reachable))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tag, dash(r.ID), dash(r.GRPCAddress), dash(r.RaftAddress), r.Role,
+				yesNo(r.Voter), term, commit, applied, yesNo(r.Reachable), dash(r.Version))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -133,6 +133,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	pre, args := leadingFlags(args)
 	cmd, rest := lookup(args)
 	rest = append(pre, rest...)

@@ -42,6 +42,7 @@ type config struct {
 	tlsCA         string
 	tlsClientAuth tls.ClientAuthType
 	adminToken    string
+	showVersion   bool
 	// tls is loaded from tlsCert, tlsKey and tlsCA by run; nil when TLS is off.
 	tls *tlsconfig.Node
 }
@@ -82,9 +83,15 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 		"a client certificate with OU="+tlsconfig.AdminUnit+" may make admin calls")
 	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token admin calls (add/remove node, leader transfer, forced seed, backup, restore) must carry; "+
 		"prefer IDNODE_ADMIN_TOKEN, a flag shows in ps")
+	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit (also: idnode version)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(usage, "Usage: idnode [flags]   (every flag also reads IDNODE_<FLAG>, e.g. IDNODE_DATA_DIR)")
+			fmt.Fprintln(usage, `Usage:
+  idnode [flags]          run a node (every flag also reads IDNODE_<FLAG>, e.g. IDNODE_DATA_DIR)
+  idnode health [flags]   check a running node: exit 0 when it is SERVING (idnode health -h)
+  idnode version          print the version
+
+Flags:`)
 			fs.SetOutput(usage)
 			fs.PrintDefaults()
 			return nil, err
@@ -98,6 +105,9 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "version" {
+			return // a command, not a setting: IDNODE_VERSION may well name an image tag
+		}
 		env := "IDNODE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		if v := getenv(env); v != "" && !set[f.Name] {
 			if err := fs.Set(f.Name, v); err != nil {

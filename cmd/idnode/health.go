@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +29,12 @@ func runHealth(ctx context.Context, args []string, getenv func(string) string, o
 	tlsCert := fs.String("tls-cert", "", "client certificate to present (IDNODE_TLS_CERT when not given)")
 	tlsKey := fs.String("tls-key", "", "key of --tls-cert (IDNODE_TLS_KEY when not given)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(out, "Usage: idnode health [flags]   (exit 0 when the node answers SERVING)\n\nFlags:")
+			fs.SetOutput(out)
+			fs.PrintDefaults()
+			return nil
+		}
 		return fmt.Errorf("health: %w (flags: --addr, --service, --timeout, --tls-ca, --tls-cert, --tls-key)", err)
 	}
 	set := map[string]bool{}

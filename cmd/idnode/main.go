@@ -1,7 +1,8 @@
 // Command idnode runs one node of an idnode cluster. With no flags it is a working
 // single-node cluster: tag A, data in ./idnode-data, gRPC on 127.0.0.1:7070.
 //
-// `idnode health [--addr host:port]` checks a running node and exits 0 when it is SERVING.
+// `idnode health [--addr host:port]` checks a running node and exits 0 when it is SERVING;
+// `idnode version` (or --version) prints the build.
 package main
 
 import (
@@ -29,7 +30,13 @@ import (
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/nodestate"
 	"github.com/idnode/idnode/server"
+	"github.com/idnode/idnode/version"
 )
+
+// printVersion is `idnode version` and `idnode --version`.
+func printVersion(w io.Writer) {
+	fmt.Fprintln(w, "idnode", version.Get())
+}
 
 // defaultGCPercent replaces Go's GOGC=100. A node's live heap is a few MB, so at 100 the
 // collector runs hundreds of times a second under load and took a fifth of a node's CPU;
@@ -45,10 +52,18 @@ func main() {
 	defer stop()
 	run := run
 	args := os.Args[1:]
-	if len(args) > 0 && args[0] == "health" {
-		run, args = func(ctx context.Context, args []string, getenv func(string) string, _ io.Writer) error {
-			return runHealth(ctx, args, getenv, os.Stdout)
-		}, args[1:]
+	if len(args) > 0 {
+		switch args[0] {
+		case "health":
+			run, args = func(ctx context.Context, args []string, getenv func(string) string, _ io.Writer) error {
+				return runHealth(ctx, args, getenv, os.Stdout)
+			}, args[1:]
+		case "version":
+			run, args = func(context.Context, []string, func(string) string, io.Writer) error {
+				printVersion(os.Stdout)
+				return nil
+			}, args[1:]
+		}
 	}
 	if err := run(ctx, args, os.Getenv, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "idnode: %v\n", err)
@@ -71,6 +86,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			return nil
 		}
 		return err
+	}
+	if cfg.showVersion {
+		printVersion(os.Stdout)
+		return nil
 	}
 	log := newLogger(cfg, stderr)
 	o, err := loadOps(cfg)
@@ -111,6 +130,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}()
 	}
 	log = log.With("node", cfg.tag)
+	// The last line a node writes, after raft and the etag file are closed (deferred first, so
+	// it runs last): what reached the disk, so an operator reading the log knows the stop was
+	// clean.
+	var flushed []any
+	defer func() {
+		if err != nil {
+			flushed = append(flushed, "err", err)
+		}
+		log.Info("stopped", flushed...)
+	}()
 	manifest, err := datadir.Open(cfg.dataDir, st.KeepsManifest)
 	if err != nil {
 		return err
@@ -146,7 +175,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer closeLogged(log, "raft", func() error {
 		// A clean stop records how far the log got, so a log that later ends before that is refused.
-		return errors.Join(node.Close(), manifest.Reached(node.LastIndex()))
+		err := errors.Join(node.Close(), manifest.Reached(node.LastIndex()))
+		flushed = append(flushed, "raft_last_index", node.LastIndex(), "raft_closed", err == nil)
+		return err
 	})
 	if err := manifest.Record(datadir.RaftStore); err != nil {
 		return err
@@ -161,7 +192,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
-	defer closeLogged(log, "etag counter", etags.Close)
+	defer closeLogged(log, "etag counter", func() error {
+		err := etags.Close()
+		flushed = append(flushed, "etag", etags.Last(), "etag_closed", err == nil)
+		return err
+	})
 	if err := manifest.Record(datadir.Etag); err != nil {
 		return err
 	}
@@ -206,7 +241,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		joining = false
 	}
-	log.Info("idnode serving", "tag", cfg.tag, "grpc", lis.Addr().String(), "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
+	log.Info("idnode serving", "version", version.Get().String(), "tag", cfg.tag, "grpc", lis.Addr().String(), "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
 		"tls", cfg.tls != nil, "admin_token", cfg.adminToken != "")
 
 	select {

@@ -74,6 +74,12 @@ func repoRoot() (string, error) {
 }
 
 // buildIdnode builds ./cmd/idnode once per test binary run and returns the binary's path.
+// e2eVersion is the version the tests' binaries are built with (-ldflags, as `make build`
+// does with git describe), so a test can tell every surface that reports it shows that one.
+const e2eVersion = "v0.0.0-e2e"
+
+var versionLDFlags = "-X github.com/idnode/idnode/version.version=" + e2eVersion
+
 func buildIdnode(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -90,7 +96,7 @@ func buildIdnode(t testing.TB) string {
 		buildPath = filepath.Join(buildDir, binaryBaseName)
 		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", buildPath, daemonPackage)
+		cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", versionLDFlags, "-o", buildPath, daemonPackage)
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
 		if err != nil {

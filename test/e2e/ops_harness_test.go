@@ -49,7 +49,7 @@ func buildIdctl(t testing.TB) string {
 		idctlPath = filepath.Join(filepath.Dir(idnode), "idctl")
 		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", idctlPath, idctlPackage)
+		cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", versionLDFlags, "-o", idctlPath, idctlPackage)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			idctlErr = fmt.Errorf("go build %s: %w\n%s", idctlPackage, err, out)

@@ -25,6 +25,7 @@ type statusJSON struct {
 		Term        uint64 `json:"term"`
 		CommitIndex uint64 `json:"commit_index"`
 		Answered    bool   `json:"answered"`
+		Version     string `json:"version"`
 	} `json:"nodes"`
 }
 

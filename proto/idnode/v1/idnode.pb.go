@@ -2123,8 +2123,11 @@ type NodeStatus struct {
 	GrpcAddress string `protobuf:"bytes,4,opt,name=grpc_address,json=grpcAddress,proto3" json:"grpc_address,omitempty"`
 	Voter       bool   `protobuf:"varint,5,opt,name=voter,proto3" json:"voter,omitempty"`
 	// "leader", "follower", "candidate", "shutdown" or "unknown".
-	State         string `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
-	Reachable     bool   `protobuf:"varint,7,opt,name=reachable,proto3" json:"reachable,omitempty"`
+	State     string `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
+	Reachable bool   `protobuf:"varint,7,opt,name=reachable,proto3" json:"reachable,omitempty"`
+	// The node's build (idnode version): the answering node's own, and each other node's from
+	// its answer to the reachability probe; empty when it did not say (unreachable, or older).
+	Version       string `protobuf:"bytes,8,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2206,6 +2209,13 @@ func (x *NodeStatus) GetReachable() bool {
 		return x.Reachable
 	}
 	return false
+}
+
+func (x *NodeStatus) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
 }
 
 type StatusResponse struct {
@@ -3025,7 +3035,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rStatusRequest\x12\x1e\n" +
 	"\n" +
 	"consistent\x18\x01 \x01(\bR\n" +
-	"consistent\"\xbe\x01\n" +
+	"consistent\"\xd8\x01\n" +
 	"\n" +
 	"NodeStatus\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -3034,7 +3044,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12\x14\n" +
 	"\x05voter\x18\x05 \x01(\bR\x05voter\x12\x14\n" +
 	"\x05state\x18\x06 \x01(\tR\x05state\x12\x1c\n" +
-	"\treachable\x18\a \x01(\bR\treachable\"\xea\x01\n" +
+	"\treachable\x18\a \x01(\bR\treachable\x12\x18\n" +
+	"\aversion\x18\b \x01(\tR\aversion\"\xea\x01\n" +
 	"\x0eStatusResponse\x12\x16\n" +
 	"\x06leader\x18\x01 \x01(\tR\x06leader\x12\x12\n" +
 	"\x04term\x18\x02 \x01(\x04R\x04term\x12!\n" +
