@@ -30,6 +30,7 @@ const (
 	DeleteDatabaseCommand   CommandType = 10
 	CreateKeyCommand        CommandType = 11
 	DeleteKeyCommand        CommandType = 12
+	SeedHiLoCommand         CommandType = 13
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

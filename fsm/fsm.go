@@ -53,6 +53,7 @@ var commands = map[CommandType]command{
 	DeleteDatabaseCommand:   handle((*state).applyDeleteDatabase),
 	CreateKeyCommand:        handle((*state).applyCreateKey),
 	DeleteKeyCommand:        handle((*state).applyDeleteKey),
+	SeedHiLoCommand:         handle((*state).applySeedHiLo),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

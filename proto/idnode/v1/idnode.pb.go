@@ -930,11 +930,120 @@ func (*ReturnHiLoResponse) Descriptor() ([]byte, []int) {
 	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{12}
 }
 
+type SeedHiLoRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The tag's Max becomes at least this; the next range starts above it. Not negative.
+	Max int64 `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
+	// The database (see ClusterService/CreateDatabase); empty is "default", which always
+	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
+	Database      string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeedHiLoRequest) Reset() {
+	*x = SeedHiLoRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeedHiLoRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeedHiLoRequest) ProtoMessage() {}
+
+func (x *SeedHiLoRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeedHiLoRequest.ProtoReflect.Descriptor instead.
+func (*SeedHiLoRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *SeedHiLoRequest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *SeedHiLoRequest) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *SeedHiLoRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+type SeedHiLoResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tag's Max after the seed (higher than asked when ranges already went past it); the
+	// next range starts at max + 1.
+	Max           int64 `protobuf:"varint,1,opt,name=max,proto3" json:"max,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeedHiLoResponse) Reset() {
+	*x = SeedHiLoResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeedHiLoResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeedHiLoResponse) ProtoMessage() {}
+
+func (x *SeedHiLoResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeedHiLoResponse.ProtoReflect.Descriptor instead.
+func (*SeedHiLoResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SeedHiLoResponse) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
 type CreateKeyRequest struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
 	// reader: ListIdentities. writer: also Generate, NextIdentity, NextHiLo, ReturnHiLo.
-	// admin: also SeedIdentity (without force; force needs the cluster's admin token).
+	// admin: also SeedIdentity (without force; force needs the cluster's admin token), SeedHiLo.
 	Role          string `protobuf:"bytes,2,opt,name=role,proto3" json:"role,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -942,7 +1051,7 @@ type CreateKeyRequest struct {
 
 func (x *CreateKeyRequest) Reset() {
 	*x = CreateKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -954,7 +1063,7 @@ func (x *CreateKeyRequest) String() string {
 func (*CreateKeyRequest) ProtoMessage() {}
 
 func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -967,7 +1076,7 @@ func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyRequest.ProtoReflect.Descriptor instead.
 func (*CreateKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{13}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateKeyRequest) GetDatabase() string {
@@ -995,7 +1104,7 @@ type CreateKeyResponse struct {
 
 func (x *CreateKeyResponse) Reset() {
 	*x = CreateKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1007,7 +1116,7 @@ func (x *CreateKeyResponse) String() string {
 func (*CreateKeyResponse) ProtoMessage() {}
 
 func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1020,7 +1129,7 @@ func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyResponse.ProtoReflect.Descriptor instead.
 func (*CreateKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{14}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateKeyResponse) GetId() string {
@@ -1046,7 +1155,7 @@ type DeleteKeyRequest struct {
 
 func (x *DeleteKeyRequest) Reset() {
 	*x = DeleteKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1058,7 +1167,7 @@ func (x *DeleteKeyRequest) String() string {
 func (*DeleteKeyRequest) ProtoMessage() {}
 
 func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1071,7 +1180,7 @@ func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DeleteKeyRequest) GetId() string {
@@ -1089,7 +1198,7 @@ type DeleteKeyResponse struct {
 
 func (x *DeleteKeyResponse) Reset() {
 	*x = DeleteKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1101,7 +1210,7 @@ func (x *DeleteKeyResponse) String() string {
 func (*DeleteKeyResponse) ProtoMessage() {}
 
 func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1114,7 +1223,7 @@ func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
 }
 
 type ListKeysRequest struct {
@@ -1125,7 +1234,7 @@ type ListKeysRequest struct {
 
 func (x *ListKeysRequest) Reset() {
 	*x = ListKeysRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1137,7 +1246,7 @@ func (x *ListKeysRequest) String() string {
 func (*ListKeysRequest) ProtoMessage() {}
 
 func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1150,7 +1259,7 @@ func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListKeysRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
 }
 
 type KeyStatus struct {
@@ -1164,7 +1273,7 @@ type KeyStatus struct {
 
 func (x *KeyStatus) Reset() {
 	*x = KeyStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1176,7 +1285,7 @@ func (x *KeyStatus) String() string {
 func (*KeyStatus) ProtoMessage() {}
 
 func (x *KeyStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1189,7 +1298,7 @@ func (x *KeyStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyStatus.ProtoReflect.Descriptor instead.
 func (*KeyStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *KeyStatus) GetId() string {
@@ -1222,7 +1331,7 @@ type ListKeysResponse struct {
 
 func (x *ListKeysResponse) Reset() {
 	*x = ListKeysResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1234,7 +1343,7 @@ func (x *ListKeysResponse) String() string {
 func (*ListKeysResponse) ProtoMessage() {}
 
 func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1247,7 +1356,7 @@ func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListKeysResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListKeysResponse) GetKeys() []*KeyStatus {
@@ -1274,7 +1383,7 @@ type CreateDatabaseRequest struct {
 
 func (x *CreateDatabaseRequest) Reset() {
 	*x = CreateDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1286,7 +1395,7 @@ func (x *CreateDatabaseRequest) String() string {
 func (*CreateDatabaseRequest) ProtoMessage() {}
 
 func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1299,7 +1408,7 @@ func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateDatabaseRequest) GetName() string {
@@ -1331,7 +1440,7 @@ type CreateDatabaseResponse struct {
 
 func (x *CreateDatabaseResponse) Reset() {
 	*x = CreateDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1343,7 +1452,7 @@ func (x *CreateDatabaseResponse) String() string {
 func (*CreateDatabaseResponse) ProtoMessage() {}
 
 func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1356,7 +1465,7 @@ func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
 }
 
 type DeleteDatabaseRequest struct {
@@ -1369,7 +1478,7 @@ type DeleteDatabaseRequest struct {
 
 func (x *DeleteDatabaseRequest) Reset() {
 	*x = DeleteDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1381,7 +1490,7 @@ func (x *DeleteDatabaseRequest) String() string {
 func (*DeleteDatabaseRequest) ProtoMessage() {}
 
 func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1394,7 +1503,7 @@ func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DeleteDatabaseRequest) GetName() string {
@@ -1419,7 +1528,7 @@ type DeleteDatabaseResponse struct {
 
 func (x *DeleteDatabaseResponse) Reset() {
 	*x = DeleteDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1431,7 +1540,7 @@ func (x *DeleteDatabaseResponse) String() string {
 func (*DeleteDatabaseResponse) ProtoMessage() {}
 
 func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1444,7 +1553,7 @@ func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
 }
 
 type ListDatabasesRequest struct {
@@ -1455,7 +1564,7 @@ type ListDatabasesRequest struct {
 
 func (x *ListDatabasesRequest) Reset() {
 	*x = ListDatabasesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1467,7 +1576,7 @@ func (x *ListDatabasesRequest) String() string {
 func (*ListDatabasesRequest) ProtoMessage() {}
 
 func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1480,7 +1589,7 @@ func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesRequest.ProtoReflect.Descriptor instead.
 func (*ListDatabasesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
 }
 
 type DatabaseStatus struct {
@@ -1496,7 +1605,7 @@ type DatabaseStatus struct {
 
 func (x *DatabaseStatus) Reset() {
 	*x = DatabaseStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1508,7 +1617,7 @@ func (x *DatabaseStatus) String() string {
 func (*DatabaseStatus) ProtoMessage() {}
 
 func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1521,7 +1630,7 @@ func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseStatus.ProtoReflect.Descriptor instead.
 func (*DatabaseStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DatabaseStatus) GetName() string {
@@ -1568,7 +1677,7 @@ type ListDatabasesResponse struct {
 
 func (x *ListDatabasesResponse) Reset() {
 	*x = ListDatabasesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1580,7 +1689,7 @@ func (x *ListDatabasesResponse) String() string {
 func (*ListDatabasesResponse) ProtoMessage() {}
 
 func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1593,7 +1702,7 @@ func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesResponse.ProtoReflect.Descriptor instead.
 func (*ListDatabasesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListDatabasesResponse) GetDatabases() []*DatabaseStatus {
@@ -1613,7 +1722,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1625,7 +1734,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1638,7 +1747,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *StatusRequest) GetConsistent() bool {
@@ -1665,7 +1774,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1677,7 +1786,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1690,7 +1799,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *NodeStatus) GetTag() string {
@@ -1762,7 +1871,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1774,7 +1883,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1787,7 +1896,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *StatusResponse) GetLeader() string {
@@ -1862,7 +1971,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1874,7 +1983,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1887,7 +1996,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -1950,7 +2059,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2071,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2084,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -2001,7 +2110,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2122,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,7 +2135,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -2044,7 +2153,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2056,7 +2165,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2069,7 +2178,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
 }
 
 type TransferLeadershipRequest struct {
@@ -2082,7 +2191,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2094,7 +2203,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2107,7 +2216,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -2126,7 +2235,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2138,7 +2247,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2151,7 +2260,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -2173,7 +2282,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2185,7 +2294,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2198,7 +2307,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -2221,7 +2330,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2233,7 +2342,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2246,7 +2355,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -2280,7 +2389,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2292,7 +2401,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2305,7 +2414,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -2332,7 +2441,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2344,7 +2453,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2357,7 +2466,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -2468,7 +2577,13 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
 	"\x04last\x18\x03 \x01(\x03R\x04last\x12\x1a\n" +
 	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\x14\n" +
-	"\x12ReturnHiLoResponse\"B\n" +
+	"\x12ReturnHiLoResponse\"Q\n" +
+	"\x0fSeedHiLoRequest\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
+	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"$\n" +
+	"\x10SeedHiLoResponse\x12\x10\n" +
+	"\x03max\x18\x01 \x01(\x03R\x03max\"B\n" +
 	"\x10CreateKeyRequest\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04role\x18\x02 \x01(\tR\x04role\"5\n" +
@@ -2565,7 +2680,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\vGuidVersion\x12\x1c\n" +
 	"\x18GUID_VERSION_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fGUID_VERSION_V7\x10\a\x12\x13\n" +
-	"\x0fGUID_VERSION_V4\x10\x042\xd9\x03\n" +
+	"\x0fGUID_VERSION_V4\x10\x042\x9e\x04\n" +
 	"\tIdService\x12C\n" +
 	"\bGenerate\x12\x1a.idnode.v1.GenerateRequest\x1a\x1b.idnode.v1.GenerateResponse\x12O\n" +
 	"\fNextIdentity\x12\x1e.idnode.v1.NextIdentityRequest\x1a\x1f.idnode.v1.NextIdentityResponse\x12O\n" +
@@ -2573,7 +2688,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12C\n" +
 	"\bNextHiLo\x12\x1a.idnode.v1.NextHiLoRequest\x1a\x1b.idnode.v1.NextHiLoResponse\x12I\n" +
 	"\n" +
-	"ReturnHiLo\x12\x1c.idnode.v1.ReturnHiLoRequest\x1a\x1d.idnode.v1.ReturnHiLoResponse2\x96\a\n" +
+	"ReturnHiLo\x12\x1c.idnode.v1.ReturnHiLoRequest\x1a\x1d.idnode.v1.ReturnHiLoResponse\x12C\n" +
+	"\bSeedHiLo\x12\x1a.idnode.v1.SeedHiLoRequest\x1a\x1b.idnode.v1.SeedHiLoResponse2\x96\a\n" +
 	"\x0eClusterService\x12=\n" +
 	"\x06Status\x12\x18.idnode.v1.StatusRequest\x1a\x19.idnode.v1.StatusResponse\x12@\n" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
@@ -2602,7 +2718,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(*GenerateRequest)(nil),            // 1: idnode.v1.GenerateRequest
@@ -2618,79 +2734,83 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*NextHiLoResponse)(nil),           // 11: idnode.v1.NextHiLoResponse
 	(*ReturnHiLoRequest)(nil),          // 12: idnode.v1.ReturnHiLoRequest
 	(*ReturnHiLoResponse)(nil),         // 13: idnode.v1.ReturnHiLoResponse
-	(*CreateKeyRequest)(nil),           // 14: idnode.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),          // 15: idnode.v1.CreateKeyResponse
-	(*DeleteKeyRequest)(nil),           // 16: idnode.v1.DeleteKeyRequest
-	(*DeleteKeyResponse)(nil),          // 17: idnode.v1.DeleteKeyResponse
-	(*ListKeysRequest)(nil),            // 18: idnode.v1.ListKeysRequest
-	(*KeyStatus)(nil),                  // 19: idnode.v1.KeyStatus
-	(*ListKeysResponse)(nil),           // 20: idnode.v1.ListKeysResponse
-	(*CreateDatabaseRequest)(nil),      // 21: idnode.v1.CreateDatabaseRequest
-	(*CreateDatabaseResponse)(nil),     // 22: idnode.v1.CreateDatabaseResponse
-	(*DeleteDatabaseRequest)(nil),      // 23: idnode.v1.DeleteDatabaseRequest
-	(*DeleteDatabaseResponse)(nil),     // 24: idnode.v1.DeleteDatabaseResponse
-	(*ListDatabasesRequest)(nil),       // 25: idnode.v1.ListDatabasesRequest
-	(*DatabaseStatus)(nil),             // 26: idnode.v1.DatabaseStatus
-	(*ListDatabasesResponse)(nil),      // 27: idnode.v1.ListDatabasesResponse
-	(*StatusRequest)(nil),              // 28: idnode.v1.StatusRequest
-	(*NodeStatus)(nil),                 // 29: idnode.v1.NodeStatus
-	(*StatusResponse)(nil),             // 30: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 31: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 32: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 33: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 34: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 35: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 36: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 37: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 38: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 39: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 40: idnode.v1.RestoreResponse
+	(*SeedHiLoRequest)(nil),            // 14: idnode.v1.SeedHiLoRequest
+	(*SeedHiLoResponse)(nil),           // 15: idnode.v1.SeedHiLoResponse
+	(*CreateKeyRequest)(nil),           // 16: idnode.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),          // 17: idnode.v1.CreateKeyResponse
+	(*DeleteKeyRequest)(nil),           // 18: idnode.v1.DeleteKeyRequest
+	(*DeleteKeyResponse)(nil),          // 19: idnode.v1.DeleteKeyResponse
+	(*ListKeysRequest)(nil),            // 20: idnode.v1.ListKeysRequest
+	(*KeyStatus)(nil),                  // 21: idnode.v1.KeyStatus
+	(*ListKeysResponse)(nil),           // 22: idnode.v1.ListKeysResponse
+	(*CreateDatabaseRequest)(nil),      // 23: idnode.v1.CreateDatabaseRequest
+	(*CreateDatabaseResponse)(nil),     // 24: idnode.v1.CreateDatabaseResponse
+	(*DeleteDatabaseRequest)(nil),      // 25: idnode.v1.DeleteDatabaseRequest
+	(*DeleteDatabaseResponse)(nil),     // 26: idnode.v1.DeleteDatabaseResponse
+	(*ListDatabasesRequest)(nil),       // 27: idnode.v1.ListDatabasesRequest
+	(*DatabaseStatus)(nil),             // 28: idnode.v1.DatabaseStatus
+	(*ListDatabasesResponse)(nil),      // 29: idnode.v1.ListDatabasesResponse
+	(*StatusRequest)(nil),              // 30: idnode.v1.StatusRequest
+	(*NodeStatus)(nil),                 // 31: idnode.v1.NodeStatus
+	(*StatusResponse)(nil),             // 32: idnode.v1.StatusResponse
+	(*AddNodeRequest)(nil),             // 33: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 34: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 35: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 36: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 37: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 38: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 39: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 40: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 41: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 42: idnode.v1.RestoreResponse
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	0,  // 0: idnode.v1.GenerateRequest.guid_version:type_name -> idnode.v1.GuidVersion
 	8,  // 1: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
-	19, // 2: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
-	26, // 3: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
-	29, // 4: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	29, // 5: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	21, // 2: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
+	28, // 3: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	31, // 4: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	31, // 5: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
 	1,  // 6: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
 	3,  // 7: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
 	5,  // 8: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
 	7,  // 9: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
 	10, // 10: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
 	12, // 11: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	28, // 12: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	31, // 13: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	33, // 14: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	35, // 15: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	37, // 16: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	39, // 17: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	21, // 18: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	23, // 19: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	25, // 20: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	14, // 21: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	16, // 22: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	18, // 23: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	2,  // 24: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	4,  // 25: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	6,  // 26: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	9,  // 27: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	11, // 28: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	13, // 29: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	30, // 30: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	32, // 31: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	34, // 32: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	36, // 33: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	38, // 34: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	40, // 35: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	22, // 36: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	24, // 37: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	27, // 38: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	15, // 39: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	17, // 40: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	20, // 41: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	24, // [24:42] is the sub-list for method output_type
-	6,  // [6:24] is the sub-list for method input_type
+	14, // 12: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	30, // 13: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	33, // 14: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	35, // 15: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	37, // 16: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	39, // 17: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	41, // 18: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	23, // 19: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	25, // 20: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	27, // 21: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	16, // 22: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	18, // 23: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	20, // 24: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	2,  // 25: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	4,  // 26: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	6,  // 27: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	9,  // 28: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	11, // 29: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	13, // 30: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	15, // 31: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	32, // 32: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	34, // 33: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	36, // 34: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	38, // 35: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	40, // 36: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	42, // 37: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	24, // 38: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	26, // 39: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	29, // 40: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	17, // 41: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	19, // 42: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	22, // 43: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	25, // [25:44] is the sub-list for method output_type
+	6,  // [6:25] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name
@@ -2707,7 +2827,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   40,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
