@@ -136,6 +136,23 @@ func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 	})
 }
 
+// SeedHiLo raises the HiLo Max of tag to max and returns the Max afterwards; the next range
+// starts above it (moving a collection from RavenDB, whose Raven/Hilo/<tag> document holds its
+// Max, or from another store). A value at or below the Max changes nothing. With API keys it
+// needs an admin key of the database.
+func (c *Client) SeedHiLo(ctx context.Context, tag string, max int64) (int64, error) {
+	req := &idnodev1.SeedHiLoRequest{Tag: tag, Max: max}
+	var resp *idnodev1.SeedHiLoResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.SeedHiLo(ctx, req)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return resp.GetMax(), nil
+}
+
 // NextID returns a HiLo ID of collection, such as "orders/17-A", from the collection's
 // generator (created on first use). It normally takes well under a microsecond: the numbers
 // come from a range reserved in advance, and the next range is fetched in the background.

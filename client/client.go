@@ -145,19 +145,23 @@ func WithNodesInOrder() Option {
 	}
 }
 
-// WithSeparator tells AssignID the cluster's separator (default '/'), so that it knows which
-// IDs are requests for a server-side ID.
+// WithSeparator tells the client the cluster's separator (default '/'): AssignID knows which
+// IDs are requests for a server-side ID, and the HiLo generators check tags against it and ask
+// for it (hilo.WithSeparator; a later WithGeneratorOptions may name another).
 func WithSeparator(sep rune) Option {
 	return func(o *options) error {
 		if _, err := docid.ParseSeparator(string(sep)); err != nil {
 			return err
 		}
 		o.separator = sep
+		o.genOpts = append(o.genOpts, hilo.WithSeparator(string(sep)))
 		return nil
 	}
 }
 
-// WithGeneratorOptions configures the HiLo generators behind NextID.
+// WithGeneratorOptions configures the HiLo generators behind NextID, e.g. RavenDB 3.x's ID
+// formats: hilo.WithoutNodeTag() ("orders/1") and hilo.WithServerPrefix("NorthServer")
+// ("orders/NorthServer/1-A").
 func WithGeneratorOptions(opts ...hilo.Option) Option {
 	return func(o *options) error {
 		o.genOpts = append(o.genOpts, opts...)

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -259,7 +260,8 @@ func (n *fakeNode) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) 
 	if err != nil {
 		return nil, err
 	}
-	if err := docid.ValidateName("hilo tag", req.GetTag()); err != nil {
+	sep := cmp.Or(req.GetSeparator(), "/") // the cluster's is '/'
+	if err := docid.ValidateHiLoTag(req.GetTag(), []rune(sep)[0]); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	s := n.state
@@ -284,7 +286,7 @@ func (n *fakeNode) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) 
 	if lose {
 		return nil, errLost
 	}
-	return &idnodev1.NextHiLoResponse{Prefix: req.GetTag() + "/", Low: r[0], High: r[1], LastSize: r[1] - r[0] + 1,
+	return &idnodev1.NextHiLoResponse{Prefix: req.GetTag() + sep, Low: r[0], High: r[1], LastSize: r[1] - r[0] + 1,
 		ServerTag: n.tag, LastRangeAt: now.UnixMilli()}, nil
 }
 
@@ -300,6 +302,20 @@ func (n *fakeNode) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoReque
 		s.hiloMax[key] = req.GetLast()
 	}
 	return &idnodev1.ReturnHiLoResponse{}, nil
+}
+
+func (n *fakeNode) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
+	if _, err := n.enter(ctx, ""); err != nil {
+		return nil, err
+	}
+	s := n.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := strings.ToLower(req.GetTag())
+	if req.GetMax() > s.hiloMax[key] {
+		s.hiloMax[key], s.hiloLow[key] = req.GetMax(), req.GetMax()+1
+	}
+	return &idnodev1.SeedHiLoResponse{Max: s.hiloMax[key]}, nil
 }
 
 func (n *fakeNode) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {

@@ -28,7 +28,8 @@ func ValidateCount(k Kind, count, max int64) error {
 	return nil
 }
 
-// ValidateSeed checks a SeedIdentity value: counters start at 0 and only hand out positive values.
+// ValidateSeed checks a SeedIdentity value or a SeedHiLo max: counters start at 0 and only hand
+// out positive values.
 func ValidateSeed(value int64) error {
 	if value < 0 {
 		return invalid("seed value is negative", strconv.FormatInt(value, 10))

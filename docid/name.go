@@ -4,7 +4,7 @@ import "strings"
 
 // ValidateName checks an identity name or HiLo tag; what ("identity name", "hilo tag") names it
 // in messages. It holds the same rules Parse holds the name in "name|" to, so NextIdentity and
-// Generate accept exactly the same names.
+// Generate accept exactly the same names. ValidateHiLoTag adds the rules of a HiLo tag.
 func ValidateName(what, name string) error {
 	if name == "" {
 		return invalid(what+" is empty", name)

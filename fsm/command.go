@@ -30,6 +30,7 @@ const (
 	DeleteDatabaseCommand   CommandType = 10
 	CreateKeyCommand        CommandType = 11
 	DeleteKeyCommand        CommandType = 12
+	SeedHiLoCommand         CommandType = 13
 	ClaimCommand            CommandType = 14
 	ReleaseCommand          CommandType = 15
 )

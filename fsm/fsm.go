@@ -53,6 +53,7 @@ var commands = map[CommandType]command{
 	DeleteDatabaseCommand:   handle((*state).applyDeleteDatabase),
 	CreateKeyCommand:        handle((*state).applyCreateKey),
 	DeleteKeyCommand:        handle((*state).applyDeleteKey),
+	SeedHiLoCommand:         handle((*state).applySeedHiLo),
 	ClaimCommand:            handle((*state).applyClaim),
 	ReleaseCommand:          handle((*state).applyRelease),
 }

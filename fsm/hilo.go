@@ -34,10 +34,7 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	if r.GetLastMax() < 0 {
 		return ErrNegativeValue
 	}
-	if h == nil {
-		h = &hiloState{}
-		d.hilo[key] = h
-	}
+	h = d.hiloTag(key)
 	base := max(h.max, r.GetLastMax())
 	if r.GetCapacity() > math.MaxInt64-base {
 		return ErrCounterOverflow
@@ -67,6 +64,48 @@ func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
 	}
 	h.max = r.GetLast()
 	return h.max
+}
+
+// applySeedHiLo raises the tag's Max to at least max (a migration from RavenDB's
+// Raven/Hilo/<tag> or another store), so the next range starts above it. A value at or below
+// Max changes nothing: HiLo never goes down. The answer is Max afterwards.
+func (st *state) applySeedHiLo(s *raftv1.SeedHiLo) any {
+	if s.GetMax() < 0 {
+		return ErrNegativeValue
+	}
+	d, err := st.db(s.GetDatabase())
+	if err != nil {
+		return err
+	}
+	key := foldKey(s.GetTag())
+	if s.GetMax() <= d.hilo[key].currentMax() {
+		return d.hilo[key].currentMax()
+	}
+	h := d.hiloTag(key)
+	h.raise(s.GetMax())
+	return h.max
+}
+
+// hiloTag is the HiLo state of the folded tag key, created at Max 0 if need be.
+func (d *database) hiloTag(key string) *hiloState {
+	h := d.hilo[key]
+	if h == nil {
+		h = &hiloState{}
+		d.hilo[key] = h
+	}
+	return h
+}
+
+// raise lifts Max to floor when floor is above it, and reports whether it did. The raised tag's
+// lastLow goes above Max: its newest range is then none this cluster granted, so the return
+// guard accepts only last == Max, which changes nothing, and no client still holding an older
+// range can give its tail back below the new floor.
+func (h *hiloState) raise(floor int64) bool {
+	if floor <= h.max {
+		return false
+	}
+	h.max, h.lastLow = floor, floor+1
+	return true
 }
 
 func (h *hiloState) currentMax() int64 {

@@ -75,16 +75,8 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 		}
 	}
 	for _, rec := range r.GetHilo() {
-		d, key := st.dbForFloors(rec.GetDatabase()), foldKey(rec.GetTag())
-		h := d.hilo[key]
-		if h == nil {
-			h = &hiloState{}
-			d.hilo[key] = h
-		}
-		if rec.GetMax() > h.max {
-			// A range of the old cluster cannot be returned here: with lastLow above Max the
-			// return guard only accepts last == Max, which changes nothing.
-			h.max, h.lastLow = rec.GetMax(), rec.GetMax()+1
+		// A range of the old cluster cannot be returned here (see raise).
+		if st.dbForFloors(rec.GetDatabase()).hiloTag(foldKey(rec.GetTag())).raise(rec.GetMax()) {
 			res.HiLoRaised++
 		}
 	}

@@ -45,8 +45,13 @@ func randomLog(t *testing.T, seed uint64, n int) []*raft.Log {
 			data, err := Encode(SeedIdentityCommand, &raftv1.SeedIdentity{Name: name, Value: int64(rng.IntN(200)), Force: rng.IntN(4) == 0})
 			add(SeedIdentityCommand, data, err)
 		case 3:
-			data, err := Encode(HiLoReserveCommand, &raftv1.HiLoReserve{Database: db, Tag: name, Capacity: int64(32 << rng.IntN(4)), LastMax: int64(rng.IntN(100)), RequestId: reqID, ProposedAtMs: int64(i) * 1000})
-			add(HiLoReserveCommand, data, err)
+			if rng.IntN(4) == 0 {
+				data, err := Encode(SeedHiLoCommand, &raftv1.SeedHiLo{Database: db, Tag: name, Max: int64(rng.IntN(400) - 10)})
+				add(SeedHiLoCommand, data, err)
+			} else {
+				data, err := Encode(HiLoReserveCommand, &raftv1.HiLoReserve{Database: db, Tag: name, Capacity: int64(32 << rng.IntN(4)), LastMax: int64(rng.IntN(100)), RequestId: reqID, ProposedAtMs: int64(i) * 1000})
+				add(HiLoReserveCommand, data, err)
+			}
 		case 4:
 			data, err := Encode(HiLoReturnCommand, &raftv1.HiLoReturn{Tag: name, End: int64(rng.IntN(300)), Last: int64(rng.IntN(300))})
 			add(HiLoReturnCommand, data, err)

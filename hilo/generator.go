@@ -41,6 +41,10 @@ type config struct {
 	fetchTimeout time.Duration
 	prefetchAt   float64
 	separator    string
+	// The legacy formats (legacy.go).
+	withoutNodeTag  bool
+	serverPrefix    string
+	hasServerPrefix bool
 }
 
 // Option configures a Generator (and every generator of a MultiGenerator).
@@ -68,7 +72,9 @@ func WithPrefetchAt(fraction float64) Option {
 }
 
 // WithSeparator asks the server for a prefix with this separator instead of the cluster's
-// (NextHiLoRequest.separator). Empty means the cluster's.
+// (NextHiLoRequest.separator). Empty means the cluster's. NewGenerator checks the tag (and a
+// server prefix) against it, or against '/' when it is empty: on a cluster with another
+// separator, give it here (or to the client: client.WithSeparator) so that the checks use it.
 func WithSeparator(sep string) Option {
 	return func(c *config) { c.separator = sep }
 }
@@ -83,8 +89,8 @@ type span struct {
 
 	low, high, size int64
 	trigger         int64  // the taker of this number starts the prefetch of the next range
-	prefix          string // "orders/"
-	suffix          string // "-A"
+	prefix          string // "orders/" ("orders/NorthServer/" with a server prefix)
+	suffix          string // "-A" ("" without the node tag)
 
 	// tmpl is prefix + width digit placeholders + suffix; every n >= wide has exactly width
 	// digits (all of the range, unless it crosses a power of ten) and is printed into a copy.
@@ -204,22 +210,28 @@ type Generator struct {
 }
 
 // NewGenerator returns a generator of IDs for tag ("orders" → "orders/1-A", …). It fetches
-// nothing until the first NextID.
+// nothing until the first NextID. A tag the server would refuse (blank, ending with the
+// separator, see docid.ValidateHiLoTag) is refused here, before any call.
 func NewGenerator(src RangeSource, tag string, opts ...Option) (*Generator, error) {
 	if src == nil {
 		return nil, errors.New("hilo: NewGenerator needs a RangeSource")
-	}
-	if err := docid.ValidateName("hilo tag", tag); err != nil {
-		return nil, err
 	}
 	cfg := config{fetchTimeout: DefaultFetchTimeout, prefetchAt: DefaultPrefetchAt}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	sep := docid.DefaultSeparator
 	if cfg.separator != "" {
-		if _, err := docid.ParseSeparator(cfg.separator); err != nil {
+		var err error
+		if sep, err = docid.ParseSeparator(cfg.separator); err != nil {
 			return nil, err
 		}
+	}
+	if err := docid.ValidateHiLoTag(tag, sep); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkFormat(tag, sep); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Generator{src: src, tag: tag, cfg: cfg, ctx: ctx, cancel: cancel}, nil
@@ -419,7 +431,8 @@ func (g *Generator) newSpan(resp *idnodev1.NextHiLoResponse) (*span, error) {
 	case resp.GetPrefix() == "" || resp.GetServerTag() == "":
 		return nil, fmt.Errorf("hilo: source answered %q without a prefix or server tag: %v", g.tag, resp)
 	}
-	s := newSpan(low, high, resp.GetPrefix(), "-"+resp.GetServerTag())
+	prefix, suffix := g.cfg.idParts(resp)
+	s := newSpan(low, high, prefix, suffix)
 	s.trigger = min(max(int64(float64(s.size)*g.cfg.prefetchAt), 1), s.size)
 	return s, nil
 }

@@ -95,8 +95,12 @@ func (f *fakeSource) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest
 	if f.overlap {
 		low = 1
 	}
+	sep := req.GetSeparator()
+	if sep == "" {
+		sep = "/" // the cluster's
+	}
 	resp := &idnodev1.NextHiLoResponse{
-		Prefix: req.GetTag() + "/", Low: low, High: high, LastSize: high - low + 1,
+		Prefix: req.GetTag() + sep, Low: low, High: high, LastSize: high - low + 1,
 		ServerTag: "A", LastRangeAt: now.UnixMilli(),
 	}
 	if f.loseAnswers > 0 {

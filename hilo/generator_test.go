@@ -476,10 +476,18 @@ func TestGeneratorFetchErrors(t *testing.T) {
 		}
 	})
 	t.Run("bad tag", func(t *testing.T) {
-		for _, tag := range []string{"", "a|b", "a\\b"} {
-			if _, err := NewGenerator(newFakeSource(), tag); err == nil {
-				t.Errorf("NewGenerator(%q) accepted", tag)
+		src := newFakeSource()
+		for _, c := range []struct {
+			tag, sep string
+		}{{"", ""}, {"a|b", ""}, {"a\\b", ""}, {"  ", ""}, {"orders/", ""}, {"orders-", "-"}} {
+			g, err := NewGenerator(src, c.tag, WithSeparator(c.sep))
+			if err == nil {
+				_, err = g.NextID(testCtx(t))
+				t.Errorf("NewGenerator(%q, separator %q) accepted; NextID then: %v", c.tag, c.sep, err)
 			}
+		}
+		if n := src.callCount(); n != 0 {
+			t.Errorf("bad tags made %d NextHiLo calls, want none", n)
 		}
 	})
 }

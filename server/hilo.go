@@ -17,17 +17,19 @@ import (
 // NextHiLo reserves a range. This node decides its size from the caller's history and its own
 // clock, and carries the size in the command, so the FSM stays clock-free.
 func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
-	if err := docid.ValidateName("hilo tag", req.GetTag()); err != nil {
-		return nil, toStatus(err)
+	var requested rune
+	if req.GetSeparator() != "" {
+		var err error
+		if requested, err = docid.ParseSeparator(req.GetSeparator()); err != nil {
+			return nil, toStatus(err)
+		}
+	}
+	if err := s.checkHiLoTag(req.GetTag(), requested); err != nil {
+		return nil, err
 	}
 	if req.GetLastBatchSize() < 0 || req.GetLastRangeAt() < 0 || req.GetLastMax() < 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "last_batch_size, last_range_at and last_max must not be negative (got %d, %d, %d)",
 			req.GetLastBatchSize(), req.GetLastRangeAt(), req.GetLastMax())
-	}
-	if req.GetSeparator() != "" {
-		if _, err := docid.ParseSeparator(req.GetSeparator()); err != nil {
-			return nil, toStatus(err)
-		}
 	}
 	db, err := databaseOf(ctx, req.GetDatabase())
 	if err != nil {
@@ -68,8 +70,8 @@ func (s *Server) nextHiLoLocal(ctx context.Context, req *idnodev1.NextHiLoReques
 }
 
 func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
-	if err := docid.ValidateName("hilo tag", req.GetTag()); err != nil {
-		return nil, toStatus(err)
+	if err := s.checkHiLoTag(req.GetTag(), 0); err != nil {
+		return nil, err
 	}
 	if req.GetEnd() < 0 || req.GetLast() < 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "end and last must not be negative (got %d, %d)", req.GetEnd(), req.GetLast())
@@ -87,4 +89,45 @@ func (s *Server) returnHiLoLocal(ctx context.Context, req *idnodev1.ReturnHiLoRe
 		return nil, err
 	}
 	return &idnodev1.ReturnHiLoResponse{}, nil
+}
+
+// SeedHiLo raises a tag's Max through Raft (a migration: the next range starts above the IDs
+// the old store printed); it never lowers it.
+func (s *Server) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
+	if err := s.checkHiLoTag(req.GetTag(), 0); err != nil {
+		return nil, err
+	}
+	if err := docid.ValidateSeed(req.GetMax()); err != nil {
+		return nil, toStatus(err)
+	}
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return nil, err
+	}
+	req.Database = db // the metadata does not travel to the leader; the field does
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.seedHiLoLocal, viaIDs(idnodev1.IdServiceClient.SeedHiLo))
+}
+
+func (s *Server) seedHiLoLocal(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
+	resp, err := s.apply(ctx, fsm.SeedHiLoCommand, &raftv1.SeedHiLo{Database: req.GetDatabase(), Tag: req.GetTag(), Max: req.GetMax()})
+	if err != nil {
+		return nil, err
+	}
+	return &idnodev1.SeedHiLoResponse{Max: resp.(int64)}, nil
+}
+
+// checkHiLoTag refuses a tag whose IDs would read wrong, before anything goes to Raft: one
+// ending with the cluster's separator, or with the separator the request asks for (requested,
+// 0 for none), such as "orders/", which would print "orders//1-A". Refusing the cluster's in
+// every case keeps ReturnHiLo and SeedHiLo accepting every tag NextHiLo granted a range for.
+func (s *Server) checkHiLoTag(tag string, requested rune) error {
+	if err := docid.ValidateHiLoTag(tag, s.cfg.Separator); err != nil {
+		return toStatus(err)
+	}
+	if requested != 0 && requested != s.cfg.Separator {
+		if err := docid.ValidateHiLoTag(tag, requested); err != nil {
+			return toStatus(err)
+		}
+	}
+	return nil
 }

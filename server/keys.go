@@ -32,7 +32,7 @@ func roleFor(method string) string {
 	switch method {
 	case idnodev1.IdService_ListIdentities_FullMethodName, idnodev1.IdService_GetClaims_FullMethodName:
 		return fsm.RoleReader
-	case idnodev1.IdService_SeedIdentity_FullMethodName:
+	case idnodev1.IdService_SeedIdentity_FullMethodName, idnodev1.IdService_SeedHiLo_FullMethodName:
 		return fsm.RoleAdmin
 	case idnodev1.IdService_Generate_FullMethodName, idnodev1.IdService_NextIdentity_FullMethodName,
 		idnodev1.IdService_NextHiLo_FullMethodName, idnodev1.IdService_ReturnHiLo_FullMethodName,

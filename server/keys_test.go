@@ -50,11 +50,14 @@ func TestAPIKeysGuardTheirDatabase(t *testing.T) {
 	if got := call(gen, &idnodev1.GenerateRequest{Id: "orders|"}, ""); got != codes.OK {
 		t.Fatalf("a cluster without keys: %v", got)
 	}
-	for id, role := range map[string]string{"w1": fsm.RoleWriter, "r1": fsm.RoleReader} {
+	if got := call(idnodev1.IdService_SeedHiLo_FullMethodName, &idnodev1.SeedHiLoRequest{Tag: "orders"}, ""); got != codes.OK {
+		t.Fatalf("SeedHiLo in a cluster without keys: %v", got)
+	}
+	for id, role := range map[string]string{"w1": fsm.RoleWriter, "r1": fsm.RoleReader, "a1": fsm.RoleAdmin} {
 		sum := sha256.Sum256([]byte("secret-" + id))
 		mustApplyFSM(t, f, fsm.CreateKeyCommand, &raftv1.CreateKey{Id: id, Database: "billing", Role: role, SecretSha256: sum[:]})
 	}
-	writer, reader := "idk_w1_secret-w1", "idk_r1_secret-r1"
+	writer, reader, admin := "idk_w1_secret-w1", "idk_r1_secret-r1", "idk_a1_secret-a1"
 	for _, tc := range []struct {
 		name   string
 		method string
@@ -70,6 +73,8 @@ func TestAPIKeysGuardTheirDatabase(t *testing.T) {
 		{"reader lists", list, &idnodev1.ListIdentitiesRequest{Database: "billing"}, "", []string{reader}, codes.OK},
 		{"reader generates", gen, &idnodev1.GenerateRequest{Database: "billing"}, "", []string{reader}, codes.PermissionDenied},
 		{"writer seeds", idnodev1.IdService_SeedIdentity_FullMethodName, &idnodev1.SeedIdentityRequest{Database: "billing"}, "", []string{writer}, codes.PermissionDenied},
+		{"writer seeds a HiLo tag", idnodev1.IdService_SeedHiLo_FullMethodName, &idnodev1.SeedHiLoRequest{Database: "billing"}, "", []string{writer}, codes.PermissionDenied},
+		{"admin key seeds a HiLo tag", idnodev1.IdService_SeedHiLo_FullMethodName, &idnodev1.SeedHiLoRequest{Database: "billing"}, "", []string{admin}, codes.OK},
 		{"wrong secret", gen, &idnodev1.GenerateRequest{Database: "billing"}, "", []string{"idk_w1_guess"}, codes.Unauthenticated},
 		{"not a key", gen, &idnodev1.GenerateRequest{Database: "billing"}, "", []string{"w1"}, codes.Unauthenticated},
 		{"admin token", gen, &idnodev1.GenerateRequest{}, "", []string{"adm"}, codes.OK},

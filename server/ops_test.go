@@ -35,6 +35,7 @@ func TestNeedsAdmin(t *testing.T) {
 		{idnodev1.IdService_SeedIdentity_FullMethodName, &idnodev1.SeedIdentityRequest{}, false},
 		{idnodev1.IdService_Generate_FullMethodName, &idnodev1.GenerateRequest{}, false},
 		{idnodev1.IdService_NextHiLo_FullMethodName, &idnodev1.NextHiLoRequest{}, false},
+		{idnodev1.IdService_SeedHiLo_FullMethodName, &idnodev1.SeedHiLoRequest{}, false},
 		{forwardv1.Forward_NextIdentities_FullMethodName, nil, false},
 	} {
 		if got := needsAdmin(c.method, c.req); got != c.want {

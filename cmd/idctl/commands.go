@@ -38,6 +38,8 @@ func init() {
 			minArgs: 1, maxArgs: 1, flags: hiloNextCmd},
 		command{name: "hilo return", args: "<tag> <end> <last>", summary: "give back the unused tail (last, end] of tag's newest range",
 			minArgs: 3, maxArgs: 3, flags: hiloReturnCmd},
+		command{name: "hilo seed", args: "<tag> <max>", summary: "raise tag's HiLo Max so the next range starts above max, never lower (with API keys: an admin key)",
+			minArgs: 2, maxArgs: 2, flags: hiloSeedCmd},
 		command{name: "node add", args: "<tag|-> --raft-addr h:p --grpc-addr h:p", summary: "register a node and make it a Raft member; - lets the cluster pick the tag (admin)",
 			minArgs: 1, maxArgs: 1, flags: nodeAddCmd},
 		command{name: "node remove", args: "<tag>", summary: "remove a node; its tag is retired for ever (admin)",
@@ -382,6 +384,31 @@ func hiloReturnCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return printJSON(e.stdout, map[string]any{"tag": args[0], "end": end, "last": last})
 		}
 		fmt.Fprintf(e.stdout, "returned %s (%d, %d] (kept only if it is still the newest range)\n", args[0], last, end)
+		return nil
+	}
+}
+
+func hiloSeedCmd(fs *flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		floor, err := strconv.ParseInt(args[1], 10, 64)
+		if err != nil {
+			return usagef("max %q is not a whole number", args[1])
+		}
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		resp := &idnodev1.SeedHiLoResponse{}
+		if err := c.call(e.ctx, "SeedHiLo", func(ctx context.Context) error {
+			resp.Max, err = c.c.SeedHiLo(ctx, args[0], floor)
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, resp)
+		}
+		fmt.Fprintf(e.stdout, "%s: HiLo Max = %d (the next range starts at %d)\n", args[0], resp.GetMax(), resp.GetMax()+1)
 		return nil
 	}
 }

@@ -83,6 +83,8 @@ func TestExitCodesAndOneLineErrors(t *testing.T) {
 		{[]string{"hilo"}, exitUsage, "unknown command"},
 		{[]string{"seed", "x"}, exitUsage, "wrong number of arguments"},
 		{[]string{"seed", "x", "y"}, exitUsage, "not a whole number"},
+		{[]string{"hilo", "seed", "orders"}, exitUsage, "wrong number of arguments"},
+		{[]string{"hilo", "seed", "orders", "5k"}, exitUsage, "not a whole number"},
 		{[]string{"status", "--timeout", "0s"}, exitUsage, "--timeout"},
 		{[]string{"next", "x", "--addr", " , "}, exitUsage, "--addr is empty"},
 		{[]string{"next", "x", "--tls-cert", "c.crt"}, exitUsage, "both --tls-cert and --tls-key"},

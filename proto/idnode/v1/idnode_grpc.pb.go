@@ -50,6 +50,7 @@ const (
 	IdService_GetClaims_FullMethodName      = "/idnode.v1.IdService/GetClaims"
 	IdService_NextHiLo_FullMethodName       = "/idnode.v1.IdService/NextHiLo"
 	IdService_ReturnHiLo_FullMethodName     = "/idnode.v1.IdService/ReturnHiLo"
+	IdService_SeedHiLo_FullMethodName       = "/idnode.v1.IdService/SeedHiLo"
 )
 
 // IdServiceClient is the client API for IdService service.
@@ -79,6 +80,10 @@ type IdServiceClient interface {
 	NextHiLo(ctx context.Context, in *NextHiLoRequest, opts ...grpc.CallOption) (*NextHiLoResponse, error)
 	// ReturnHiLo gives back the unused tail of the newest range.
 	ReturnHiLo(ctx context.Context, in *ReturnHiLoRequest, opts ...grpc.CallOption) (*ReturnHiLoResponse, error)
+	// SeedHiLo raises a tag's Max, so the next range starts above it (moving a collection from
+	// RavenDB's Raven/Hilo/<tag> document or another store); it never lowers it. Without API keys
+	// anyone may call it; with keys it needs an admin key of the database (or the admin token).
+	SeedHiLo(ctx context.Context, in *SeedHiLoRequest, opts ...grpc.CallOption) (*SeedHiLoResponse, error)
 }
 
 type idServiceClient struct {
@@ -179,6 +184,16 @@ func (c *idServiceClient) ReturnHiLo(ctx context.Context, in *ReturnHiLoRequest,
 	return out, nil
 }
 
+func (c *idServiceClient) SeedHiLo(ctx context.Context, in *SeedHiLoRequest, opts ...grpc.CallOption) (*SeedHiLoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SeedHiLoResponse)
+	err := c.cc.Invoke(ctx, IdService_SeedHiLo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IdServiceServer is the server API for IdService service.
 // All implementations must embed UnimplementedIdServiceServer
 // for forward compatibility.
@@ -206,6 +221,10 @@ type IdServiceServer interface {
 	NextHiLo(context.Context, *NextHiLoRequest) (*NextHiLoResponse, error)
 	// ReturnHiLo gives back the unused tail of the newest range.
 	ReturnHiLo(context.Context, *ReturnHiLoRequest) (*ReturnHiLoResponse, error)
+	// SeedHiLo raises a tag's Max, so the next range starts above it (moving a collection from
+	// RavenDB's Raven/Hilo/<tag> document or another store); it never lowers it. Without API keys
+	// anyone may call it; with keys it needs an admin key of the database (or the admin token).
+	SeedHiLo(context.Context, *SeedHiLoRequest) (*SeedHiLoResponse, error)
 	mustEmbedUnimplementedIdServiceServer()
 }
 
@@ -242,6 +261,9 @@ func (UnimplementedIdServiceServer) NextHiLo(context.Context, *NextHiLoRequest) 
 }
 func (UnimplementedIdServiceServer) ReturnHiLo(context.Context, *ReturnHiLoRequest) (*ReturnHiLoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReturnHiLo not implemented")
+}
+func (UnimplementedIdServiceServer) SeedHiLo(context.Context, *SeedHiLoRequest) (*SeedHiLoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SeedHiLo not implemented")
 }
 func (UnimplementedIdServiceServer) mustEmbedUnimplementedIdServiceServer() {}
 func (UnimplementedIdServiceServer) testEmbeddedByValue()                   {}
@@ -426,6 +448,24 @@ func _IdService_ReturnHiLo_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdService_SeedHiLo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SeedHiLoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).SeedHiLo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_SeedHiLo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).SeedHiLo(ctx, req.(*SeedHiLoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // IdService_ServiceDesc is the grpc.ServiceDesc for IdService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -468,6 +508,10 @@ var IdService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReturnHiLo",
 			Handler:    _IdService_ReturnHiLo_Handler,
+		},
+		{
+			MethodName: "SeedHiLo",
+			Handler:    _IdService_SeedHiLo_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

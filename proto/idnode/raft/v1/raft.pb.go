@@ -1687,6 +1687,69 @@ func (x *SettingsRecord) GetClusterSecret() []byte {
 	return nil
 }
 
+// Raise a HiLo tag's Max to at least max (IdService/SeedHiLo); never lower. A raised tag's
+// newest range is none this cluster granted, so no earlier range's tail can be returned.
+type SeedHiLo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	Max   int64                  `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,3,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeedHiLo) Reset() {
+	*x = SeedHiLo{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeedHiLo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeedHiLo) ProtoMessage() {}
+
+func (x *SeedHiLo) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeedHiLo.ProtoReflect.Descriptor instead.
+func (*SeedHiLo) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SeedHiLo) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *SeedHiLo) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *SeedHiLo) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
@@ -1819,7 +1882,11 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"U\n" +
 	"\x0eSettingsRecord\x12\x1c\n" +
 	"\tseparator\x18\x01 \x01(\tR\tseparator\x12%\n" +
-	"\x0ecluster_secret\x18\x02 \x01(\fR\rclusterSecretB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
+	"\x0ecluster_secret\x18\x02 \x01(\fR\rclusterSecret\"J\n" +
+	"\bSeedHiLo\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
+	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabaseB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
 
 var (
 	file_idnode_raft_v1_raft_proto_rawDescOnce sync.Once
@@ -1833,7 +1900,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -1860,6 +1927,7 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*DatabaseRecord)(nil),    // 22: idnode.raft.v1.DatabaseRecord
 	(*ClaimRecord)(nil),       // 23: idnode.raft.v1.ClaimRecord
 	(*SettingsRecord)(nil),    // 24: idnode.raft.v1.SettingsRecord
+	(*SeedHiLo)(nil),          // 25: idnode.raft.v1.SeedHiLo
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -1884,7 +1952,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

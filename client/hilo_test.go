@@ -1,0 +1,91 @@
+package client
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/hilo"
+)
+
+// NextID in every HiLo format, with the default separator and with one the client is told
+// (WithSeparator, which the generators ask the server for).
+func TestClientHiLoFormats(t *testing.T) {
+	for _, sep := range []rune{'/', ':'} {
+		for _, c := range []struct {
+			name string
+			opts []hilo.Option
+			want string // with {s} for the separator and %d for the number
+		}{
+			{"default", nil, "orders{s}%d-A"},
+			{"without node tag", []hilo.Option{hilo.WithoutNodeTag()}, "orders{s}%d"},
+			{"server prefix", []hilo.Option{hilo.WithServerPrefix("NorthServer")}, "orders{s}NorthServer{s}%d-A"},
+			{"server prefix without node tag", []hilo.Option{hilo.WithServerPrefix("NorthServer"), hilo.WithoutNodeTag()}, "orders{s}NorthServer{s}%d"},
+		} {
+			t.Run(fmt.Sprintf("%s separator %c", c.name, sep), func(t *testing.T) {
+				_, _, addrs := fakeCluster(t, "A")
+				opts := []Option{WithGeneratorOptions(c.opts...)}
+				if sep != '/' {
+					opts = append(opts, WithSeparator(sep))
+				}
+				cl := dialTest(t, addrs, opts...)
+				ctx := testCtx(t)
+				format := strings.ReplaceAll(c.want, "{s}", string(sep))
+				for n := 1; n <= 40; n++ { // across the first range's end (32)
+					if id, err := cl.NextID(ctx, "orders"); err != nil || id != fmt.Sprintf(format, n) {
+						t.Fatalf("NextID #%d = %q, %v; want %q", n, id, err, fmt.Sprintf(format, n))
+					}
+				}
+			})
+		}
+	}
+}
+
+// A tag ending with the separator, or a bad server prefix, is INVALID_ARGUMENT before any call.
+func TestClientRefusesBadHiLoTagsBeforeAnyCall(t *testing.T) {
+	_, nodes, addrs := fakeCluster(t, "A")
+	ctx := testCtx(t)
+	for _, c := range []struct {
+		name string
+		tag  string
+		opts []Option
+		rule string
+	}{
+		{"ends with the separator", "orders/", nil, "hilo tag ends with the separator '/'"},
+		{"ends with the client's separator", "orders:", []Option{WithSeparator(':')}, "hilo tag ends with the separator ':'"},
+		{"blank", " ", nil, "hilo tag is blank"},
+		{"server prefix with the separator", "orders", []Option{WithGeneratorOptions(hilo.WithServerPrefix("North/Server"))}, "hilo server prefix contains the separator '/'"},
+		{"server prefix with whitespace", "orders", []Option{WithGeneratorOptions(hilo.WithServerPrefix("North Server"))}, "hilo server prefix contains whitespace"},
+	} {
+		cl := dialTest(t, addrs, c.opts...)
+		_, err := cl.NextID(ctx, c.tag)
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), c.rule) {
+			t.Errorf("%s: NextID(%q) = %v; want INVALID_ARGUMENT saying %q", c.name, c.tag, err, c.rule)
+		}
+	}
+	if n := nodes[0].callCount(); n != 0 {
+		t.Errorf("refused tags made %d calls, want none", n)
+	}
+}
+
+// SeedHiLo raises the Max the next range starts above, and never lowers it.
+func TestClientSeedHiLo(t *testing.T) {
+	_, _, addrs := fakeCluster(t, "A")
+	c := dialTest(t, addrs)
+	ctx := testCtx(t)
+	if m, err := c.SeedHiLo(ctx, "orders", 5000); err != nil || m != 5000 {
+		t.Fatalf("SeedHiLo(orders, 5000) = %d, %v", m, err)
+	}
+	if id, err := c.NextID(ctx, "orders"); err != nil || id != "orders/5001-A" {
+		t.Fatalf("NextID after the seed = %q, %v; want orders/5001-A", id, err)
+	}
+	if m, err := c.SeedHiLo(ctx, "orders", 100); err != nil || m != 5032 {
+		t.Fatalf("SeedHiLo(orders, 100) = %d, %v; want 5032, the Max after the first range", m, err)
+	}
+	if id, err := c.NextID(ctx, "orders"); err != nil || id != "orders/5002-A" {
+		t.Fatalf("NextID after a lower seed = %q, %v; want orders/5002-A", id, err)
+	}
+}

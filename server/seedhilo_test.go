@@ -1,0 +1,53 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// SeedHiLo through a follower reaches the leader's FSM: the next range, from any node, starts
+// above the seed; a lower seed answers the Max and changes nothing; an unknown database is
+// NOT_FOUND from the FSM.
+func TestSeedHiLoThroughAFollower(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(convergeTimeout, c.Tags()...)
+	follower := without(c.Tags(), leader)[0]
+	viaFollower := idnodev1.NewIdServiceClient(c.Dial(t, follower))
+	viaLeader := idnodev1.NewIdServiceClient(c.Dial(t, leader))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	seed := func(tag string, max int64, db string) (int64, error) {
+		resp, err := viaFollower.SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: tag, Max: max, Database: db})
+		return resp.GetMax(), err
+	}
+	next := func(c idnodev1.IdServiceClient) *idnodev1.NextHiLoResponse {
+		t.Helper()
+		r, err := c.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"})
+		if err != nil {
+			t.Fatalf("NextHiLo(orders): %v", err)
+		}
+		return r
+	}
+	if m, err := seed("orders", 5000, ""); err != nil || m != 5000 {
+		t.Fatalf("SeedHiLo(orders, 5000) through follower %s = %d, %v; want 5000", follower, m, err)
+	}
+	if r := next(viaLeader); r.GetLow() != 5001 || r.GetPrefix() != "orders/" || r.GetServerTag() != leader {
+		t.Fatalf("NextHiLo after the seed = %v; want low 5001, prefix orders/, server tag %s", r, leader)
+	}
+	if m, err := seed("Orders", 100, ""); err != nil || m != 5032 {
+		t.Fatalf("SeedHiLo(Orders, 100) = %d, %v; want 5032, the Max, unchanged", m, err)
+	}
+	if r := next(viaFollower); r.GetLow() != 5033 {
+		t.Fatalf("NextHiLo after a lower seed = %v; want low 5033", r)
+	}
+	if _, err := seed("orders", 9000, "shop"); status.Code(err) != codes.NotFound {
+		t.Errorf("SeedHiLo in an unknown database = %v, want NOT_FOUND", err)
+	}
+}
