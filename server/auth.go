@@ -92,23 +92,26 @@ func (s *Server) checkAdmin(ctx context.Context, method string) error {
 }
 
 // adminCertificate reports whether the caller presented a client certificate that verified
-// against the cluster's CA and carries the admin role, or is a node's (a node certificate can
-// speak Raft, so it holds every power already; with it `--join` needs no token under mTLS).
+// against the cluster's CA and carries the admin role, or is a node's (with it `--join` needs
+// no token under mTLS). A call through the HTTP gateway says what its HTTPS client presented.
 func adminCertificate(ctx context.Context) bool {
+	if c, ok := httpCallerFrom(ctx); ok {
+		return c.adminCert
+	}
 	p, ok := peer.FromContext(ctx)
 	if !ok {
 		return false
 	}
 	info, ok := p.AuthInfo.(credentials.TLSInfo)
-	if !ok || len(info.State.VerifiedChains) == 0 || len(info.State.VerifiedChains[0]) == 0 {
-		return false
-	}
-	leaf := info.State.VerifiedChains[0][0]
-	return tlsconfig.IsAdmin(leaf) || tlsconfig.IsNode(leaf)
+	return ok && tlsconfig.GrantsAdmin(info.State)
 }
 
-// fromLoopback reports whether the call's peer is on this machine's loopback.
+// fromLoopback reports whether the caller is on this machine's loopback: the call's peer, or
+// for a call through the HTTP gateway (whose own peer is always loopback), the HTTP client.
 func fromLoopback(ctx context.Context) bool {
+	if c, ok := httpCallerFrom(ctx); ok {
+		return c.loopback()
+	}
 	p, ok := peer.FromContext(ctx)
 	if !ok {
 		return false

@@ -30,6 +30,17 @@ func IsNode(cert *x509.Certificate) bool {
 	})
 }
 
+// GrantsAdmin reports whether a TLS connection's client presented a certificate that verified
+// against the CA and carries the admin role or is a node's (a node certificate can speak Raft,
+// so it holds every power already).
+func GrantsAdmin(cs tls.ConnectionState) bool {
+	if len(cs.VerifiedChains) == 0 || len(cs.VerifiedChains[0]) == 0 {
+		return false
+	}
+	leaf := cs.VerifiedChains[0][0]
+	return IsAdmin(leaf) || IsNode(leaf)
+}
+
 // Client-certificate policies of a node's client port (--tls-client-auth).
 const (
 	// ClientAuthRequest verifies a certificate when a client presents one, and takes clients

@@ -22,6 +22,8 @@ type config struct {
 	tag           string
 	dataDir       string
 	grpcAddr      string
+	httpAddr      string
+	httpAddrSet   bool // --http-addr (or IDNODE_HTTP_ADDR) was given, so failing to bind it is fatal
 	grpcAdvertise string
 	raftAddr      string
 	raftAdvertise string
@@ -62,6 +64,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.StringVar(&c.tag, "tag", "A", "this node's tag: 1-4 upper-case letters, part of every server-side ID it issues")
 	fs.StringVar(&c.dataDir, "data-dir", "./idnode-data", "directory for the Raft log, snapshots and the etag watermark")
 	fs.StringVar(&c.grpcAddr, "grpc-addr", "127.0.0.1:7070", "host:port to serve gRPC on")
+	fs.StringVar(&c.httpAddr, "http-addr", "127.0.0.1:7080", "host:port to serve the HTTP/JSON API, /healthz and /readyz on (TLS like gRPC); empty: no HTTP")
 	fs.StringVar(&c.grpcAdvertise, "grpc-advertise", "", "host:port other nodes reach this node's gRPC at (default: --grpc-addr)")
 	fs.StringVar(&c.raftAddr, "raft-addr", "127.0.0.1:7100", "host:port to listen on for Raft traffic; with --peers, this node's entry unless given")
 	fs.StringVar(&c.raftAdvertise, "raft-advertise", "", "host:port other nodes reach this node's Raft at; a host name is fine (default: this node's entry in --peers, else --raft-addr)")
@@ -167,7 +170,7 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth string, set ma
 	if c.join != "" && len(c.peers) > 0 {
 		return nil, errors.New("--join and --peers exclude each other: bootstrap with --peers, or join a running cluster with --join")
 	}
-	c.tagSet, c.raftAddrSet = set["tag"], set["raft-addr"]
+	c.tagSet, c.raftAddrSet, c.httpAddrSet = set["tag"], set["raft-addr"], set["http-addr"]
 	if c.grpcAdvertise == "" {
 		c.grpcAdvertise = c.grpcAddr
 	}

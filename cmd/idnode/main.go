@@ -115,6 +115,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("listen for raft on %s: %w", cfg.raftAddr, err)
 	}
 	defer raftLis.Close()
+	var httpLis net.Listener
+	if cfg.httpAddr != "" {
+		switch httpLis, err = net.Listen("tcp", cfg.httpAddr); {
+		case err != nil && !cfg.httpAddrSet:
+			// The default port: a second node on the same machine (the three-node tour) finds it
+			// taken, and needs HTTP less than it needs to start.
+			log.Warn("HTTP/JSON API off: its default address is taken; give this node --http-addr", "addr", cfg.httpAddr, "err", err)
+			httpLis, err = nil, nil
+		case err != nil:
+			return fmt.Errorf("listen for HTTP on %s (--http-addr; empty turns HTTP off): %w", cfg.httpAddr, err)
+		default:
+			defer httpLis.Close()
+		}
+	}
 	// A new node joins as a non-voter and is made a voter once it serves, so a join that fails
 	// half-way never costs the cluster its quorum; it is removed again.
 	joining := !found && cfg.join != ""
@@ -229,6 +243,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer stopMetrics()
+	if httpLis != nil {
+		stopHTTP, err := serveHTTP(ctx, o, srv, httpLis, log)
+		if err != nil {
+			return fmt.Errorf("HTTP on %s: %w", cfg.httpAddr, err)
+		}
+		defer stopHTTP()
+	}
 	srv.Start()
 	serveErr := make(chan error, 2)
 	go func() { serveErr <- gs.Serve(lis) }()
@@ -241,7 +262,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		joining = false
 	}
-	log.Info("idnode serving", "version", version.Get().String(), "tag", cfg.tag, "grpc", lis.Addr().String(), "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
+	log.Info("idnode serving", "version", version.Get().String(), "tag", cfg.tag, "grpc", lis.Addr().String(), "http", cfg.httpAddr, "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
 		"tls", cfg.tls != nil, "admin_token", cfg.adminToken != "")
 
 	select {

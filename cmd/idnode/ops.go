@@ -64,10 +64,15 @@ func (o *ops) grpcOptions() []grpc.ServerOption {
 	if o.cfg.tls != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(o.cfg.tls.Server(o.cfg.tlsClientAuth))))
 	}
-	if o.metrics != nil {
-		opts = append(opts, o.metrics.ServerOptions()...)
+	return append(opts, o.metricsOptions()...)
+}
+
+// metricsOptions count a gRPC server's calls, when metrics are on.
+func (o *ops) metricsOptions() []grpc.ServerOption {
+	if o.metrics == nil {
+		return nil
 	}
-	return opts
+	return o.metrics.ServerOptions()
 }
 
 // serve starts the metrics endpoint once the services are registered; it returns the stop

@@ -58,6 +58,13 @@ type cluster struct {
 // one serves every strategy (its own registration included).
 func startCluster(t testing.TB, extra ...string) *cluster {
 	t.Helper()
+	return startClusterWith(t, func(string) nodeOpts { return nodeOpts{Extra: extra} })
+}
+
+// startClusterWith is startCluster with each node's options from opts (its Tag and Peers are
+// filled in).
+func startClusterWith(t testing.TB, opts func(tag string) nodeOpts) *cluster {
+	t.Helper()
 	var raft []string
 	for _, tag := range clusterTags {
 		raft = append(raft, tag+"="+freeAddr(t))
@@ -69,7 +76,9 @@ func startCluster(t testing.TB, extra ...string) *cluster {
 		health: map[string]healthpb.HealthClient{},
 	}
 	for _, tag := range clusterTags {
-		c.nodes = append(c.nodes, startNode(t, nodeOpts{Tag: tag, Peers: c.peers, Extra: extra}))
+		o := opts(tag)
+		o.Tag, o.Peers = tag, c.peers
+		c.nodes = append(c.nodes, startNode(t, o))
 	}
 	for _, p := range c.nodes {
 		p.waitServing(serveTimeout)
@@ -873,7 +882,7 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 	// A fourth node joins and is given the next tag, D.
 	dDir, dGRPC, dRaft := t.TempDir(), freeAddr(t), freeAddr(t)
 	d := startNode(t, nodeOpts{Tag: "D", GRPCAddr: dGRPC, RawArgs: []string{
-		"--join", a.GRPCAddr, "--data-dir", dDir, "--grpc-addr", dGRPC, "--raft-addr", dRaft,
+		"--join", a.GRPCAddr, "--data-dir", dDir, "--grpc-addr", dGRPC, "--raft-addr", dRaft, "--http-addr", "",
 	}})
 	d.waitServing(clusterJoinWait)
 	dIDs, dAdmin := dial(t, dGRPC)
@@ -1010,7 +1019,7 @@ func TestClusterJoinWithRaftAddrOnly(t *testing.T) {
 	c := startCluster(t)
 	dGRPC, dRaft := freeAddr(t), freeAddr(t)
 	d := startNode(t, nodeOpts{Tag: "D", GRPCAddr: dGRPC, RawArgs: []string{
-		"--join", c.node("A").GRPCAddr, "--data-dir", t.TempDir(), "--grpc-addr", dGRPC, "--raft-addr", dRaft,
+		"--join", c.node("A").GRPCAddr, "--data-dir", t.TempDir(), "--grpc-addr", dGRPC, "--raft-addr", dRaft, "--http-addr", "",
 	}})
 	d.waitServing(clusterJoinWait)
 	// D serves as a non-voter first and asks to become a voter then (cmd/idnode's join).

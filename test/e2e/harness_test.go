@@ -119,6 +119,7 @@ type nodeOpts struct {
 	GRPCAddr string   // --grpc-addr; default a free 127.0.0.1 port
 	RaftAddr string   // --raft-addr; default a free port, or none when Peers is set (the daemon takes its entry)
 	Peers    string   // --peers TAG=host:port,...; empty for a single-node cluster
+	HTTPAddr string   // --http-addr; default none (HTTP off, so parallel nodes need no port for it)
 	Extra    []string // further flags, appended as given
 	Env      []string // KEY=VALUE added to the environment (IDNODE_* of the parent are always dropped)
 	Dir      string   // working directory; default a fresh t.TempDir()
@@ -184,7 +185,7 @@ func startNode(t testing.TB, opts nodeOpts) *proc {
 	if opts.RawArgs != nil {
 		p.args = append([]string(nil), opts.RawArgs...)
 	} else {
-		p.args = []string{"--tag", opts.Tag, "--data-dir", opts.DataDir, "--grpc-addr", opts.GRPCAddr}
+		p.args = []string{"--tag", opts.Tag, "--data-dir", opts.DataDir, "--grpc-addr", opts.GRPCAddr, "--http-addr", opts.HTTPAddr}
 		if opts.Peers != "" {
 			p.args = append(p.args, "--peers", opts.Peers)
 		} else {

@@ -88,12 +88,12 @@ func TestAdminToken(t *testing.T) {
 	// refuses the new node, which stops with the reason.
 	dGRPC := freeAddr(t)
 	d := startNode(t, nodeOpts{Tag: "D", GRPCAddr: dGRPC, Env: []string{"IDNODE_ADMIN_TOKEN=" + token}, RawArgs: []string{
-		"--join", c.node(follower).GRPCAddr, "--data-dir", t.TempDir(), "--grpc-addr", dGRPC, "--raft-addr", freeAddr(t),
+		"--join", c.node(follower).GRPCAddr, "--data-dir", t.TempDir(), "--grpc-addr", dGRPC, "--raft-addr", freeAddr(t), "--http-addr", "",
 	}})
 	d.waitServing(clusterJoinWait)
 	eGRPC := freeAddr(t)
 	e := startNode(t, nodeOpts{Tag: "E", GRPCAddr: eGRPC, RawArgs: []string{
-		"--join", c.node(leader).GRPCAddr, "--data-dir", t.TempDir(), "--grpc-addr", eGRPC, "--raft-addr", freeAddr(t),
+		"--join", c.node(leader).GRPCAddr, "--data-dir", t.TempDir(), "--grpc-addr", eGRPC, "--raft-addr", freeAddr(t), "--http-addr", "",
 	}})
 	st, err := e.waitExit(clusterJoinWait)
 	if err != nil || st.ExitCode() != 2 || !strings.Contains(e.logs.String(), "admin token") {

@@ -551,7 +551,7 @@ func TestCleanShutdownAndBadFlags(t *testing.T) {
 
 func TestNoFlagsDefaults(t *testing.T) {
 	// Not parallel with anything that could take the default ports: the others use free ports.
-	for _, addr := range []string{"127.0.0.1:7070", "127.0.0.1:7100"} { // gRPC and Raft defaults
+	for _, addr := range []string{"127.0.0.1:7070", "127.0.0.1:7100", "127.0.0.1:7080"} { // gRPC, Raft and HTTP defaults
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
 			t.Skipf("default port %s is taken on this machine (%v); cannot test the no-flag defaults", addr, err)
@@ -565,7 +565,11 @@ func TestNoFlagsDefaults(t *testing.T) {
 	p.waitServing(serveTimeout)
 	ids, cl := dial(t, p.GRPCAddr)
 	expectGenerate(t, ids, "users/", "users/0000000000000000001-A")
-	expectGenerate(t, ids, "users|", "users/1")
+	// The README's curl one-liner: users/1 over HTTP, from a node started with no flags.
+	if code, got := httpDo(t, "POST", "http://localhost:7080/v1/ids", `{"id":"users|"}`); code != 200 || fmt.Sprint(got["ids"]) != "[users/1]" {
+		t.Errorf(`curl -s -X POST localhost:7080/v1/ids -d '{"id":"users|"}' = %d %v, want {"ids":["users/1"]}`, code, got)
+	}
+	expectGenerate(t, ids, "users|", "users/2")
 	st, err := cl.Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil || st.GetSelf() != "A" || st.GetLeader() != "A" {
 		t.Errorf("Status = %v, %v; want self A leading", st, err)
