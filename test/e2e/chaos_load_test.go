@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/idnode/idnode/docid"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/history"
 )
@@ -53,57 +54,67 @@ func (c *chaosClient) requestID() string {
 // errChaosGaveUp: a logical call found no node that answered within chaosOpBudget.
 var errChaosGaveUp = errors.New("no answer within the budget")
 
-// identity is one logical identity request for count values, recorded in rec as one
-// operation: Generate(prefix|) when viaGenerate, else NextIdentity(prefix), with one
-// request_id, tried on the nodes in turn from home, retried on UNAVAILABLE and
-// DEADLINE_EXCEEDED with backoff, for at most budget or until stop is closed and the budget
-// is spent. Without an answer it is recorded as unknown and errChaosGaveUp is returned (the
-// values may have been used). Any other error is unexpected and returned.
-func (c *chaosClient) identity(rec *history.Recorder, db, prefix string, count int64, viaGenerate bool, home int, budget time.Duration) (first, last int64, err error) {
-	reqID := c.requestID()
-	op := rec.BeginIdentity(prefix, count)
+// onNodes makes one logical call: attempt on the nodes in turn from home, each try bounded by
+// chaosAttempt, moving on after UNAVAILABLE or DEADLINE_EXCEEDED with backoff, for at most
+// budget. attempt gets the try's number from 0 (a retry reuses the call's request_id, so the
+// cluster applies it once). It returns nil, the error no retry helps with (naming the node),
+// or once the budget is spent an error wrapping errChaosGaveUp: the call may have been applied.
+func (c *chaosClient) onNodes(home int, budget time.Duration, attempt func(ctx context.Context, tag string, try int) error) error {
 	deadline := time.Now().Add(budget)
 	backoff := chaosBackoffMin
-	for attempt := 0; ; attempt++ {
-		tag := chaosNodes[(home+attempt)%len(chaosNodes)].tag
-		if attempt > 0 {
-			op.Retry()
-		}
+	for try := 0; ; try++ {
+		tag := chaosNodes[(home+try)%len(chaosNodes)].tag
 		ctx, cancel := context.WithTimeout(context.Background(), min(chaosAttempt, max(time.Until(deadline), time.Millisecond)))
-		if viaGenerate {
-			var resp *idnodev1.GenerateResponse
-			resp, err = c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: prefix + "|", Count: count, RequestId: reqID, Database: db})
-			if err == nil {
-				first, last, err = parseIdentities(resp.GetIds(), prefix, count)
-				if err != nil {
-					err = fmt.Errorf("via %s: %w", tag, err)
-				}
-			}
-		} else {
-			var resp *idnodev1.NextIdentityResponse
-			resp, err = c.ids[tag].NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: prefix, Count: count, RequestId: reqID, Database: db})
-			if err == nil {
-				first, last = resp.GetFirst(), resp.GetLast()
-				if first < 1 || last-first+1 != count {
-					err = fmt.Errorf("NextIdentity(%s, count %d) via %s = [%d, %d]", prefix, count, tag, first, last)
-				}
-			}
-		}
+		err := attempt(ctx, tag, try)
 		cancel()
 		switch {
 		case err == nil:
-			op.Done(first, last)
-			return first, last, nil
+			return nil
 		case !retryable(err):
-			op.Unknown()
-			return 0, 0, fmt.Errorf("identity %s| count %d via %s: %w", prefix, count, tag, err)
-		case time.Now().After(deadline) || attempt >= 10_000:
-			op.Unknown()
-			return 0, 0, fmt.Errorf("identity %s| count %d after %d attempts (last via %s: %v): %w", prefix, count, attempt+1, tag, err, errChaosGaveUp)
+			return fmt.Errorf("via %s: %w", tag, err)
+		case time.Now().After(deadline) || try >= 10_000:
+			return fmt.Errorf("after %d attempts (last via %s: %v): %w", try+1, tag, err, errChaosGaveUp)
 		}
 		time.Sleep(backoff) // retry backoff
 		backoff = min(2*backoff, chaosBackoffMax)
 	}
+}
+
+// identity is one logical identity request for count values, recorded in rec as one
+// operation: Generate(prefix|) when viaGenerate, else NextIdentity(prefix), with one
+// request_id, tried on the nodes from home (onNodes). Without an answer it is recorded as
+// unknown and an error wrapping errChaosGaveUp is returned (the values may have been used).
+// Any other error is unexpected and returned. A block may skip claimed values.
+func (c *chaosClient) identity(rec *history.Recorder, db, prefix string, count int64, viaGenerate bool, home int, budget time.Duration) error {
+	reqID := c.requestID()
+	op := rec.BeginIdentity(prefix, count)
+	var b docid.IdentityBlock
+	err := c.onNodes(home, budget, func(ctx context.Context, tag string, try int) (err error) {
+		if try > 0 {
+			op.Retry()
+		}
+		if viaGenerate {
+			var resp *idnodev1.GenerateResponse
+			if resp, err = c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: prefix + "|", Count: count, RequestId: reqID, Database: db}); err == nil {
+				b, err = parseIdentityBlock(resp.GetIds(), prefix, count)
+			}
+			return err
+		}
+		var resp *idnodev1.NextIdentityResponse
+		if resp, err = c.ids[tag].NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: prefix, Count: count, RequestId: reqID, Database: db}); err == nil {
+			b = docid.IdentityBlock{First: resp.GetFirst(), Last: resp.GetLast(), Skipped: resp.GetSkipped()}
+			if !validBlock(b, count) {
+				err = fmt.Errorf("NextIdentity(%s, count %d) = %v: want %d values, skipping only values inside", prefix, count, resp, count)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		op.Unknown()
+		return fmt.Errorf("identity %s| count %d: %w", prefix, count, err)
+	}
+	op.Done(b.First, b.Last, b.Skipped...)
+	return nil
 }
 
 // hiloState is what a HiLo client remembers from its previous range.
@@ -111,33 +122,24 @@ type hiloState struct {
 	lastSize, lastAt, lastMax int64
 }
 
-// nextHiLo reserves one range of tag (one request_id, retried over the nodes like identity)
-// and records it. The granted range must start above st.lastMax.
+// nextHiLo reserves one range of tag (one request_id, tried on the nodes from home) and
+// records it. The granted range must start above st.lastMax.
 func (c *chaosClient) nextHiLo(rec *history.Recorder, tag string, st *hiloState, home int, budget time.Duration) (*idnodev1.NextHiLoResponse, error) {
 	req := &idnodev1.NextHiLoRequest{Tag: tag, LastBatchSize: st.lastSize, LastRangeAt: st.lastAt, LastMax: st.lastMax, RequestId: c.requestID()}
-	deadline := time.Now().Add(budget)
-	backoff := chaosBackoffMin
-	for attempt := 0; ; attempt++ {
-		via := chaosNodes[(home+attempt)%len(chaosNodes)].tag
-		ctx, cancel := context.WithTimeout(context.Background(), min(chaosAttempt, max(time.Until(deadline), time.Millisecond)))
-		resp, err := c.ids[via].NextHiLo(ctx, req)
-		cancel()
-		switch {
-		case err == nil:
-			if resp.GetLow() <= st.lastMax || resp.GetHigh() < resp.GetLow() || resp.GetPrefix() != tag+"/" || !validNodeTag(resp.GetServerTag()) {
-				return nil, fmt.Errorf("NextHiLo(%s, last_max %d) via %s = %v: want a range above last_max, prefix %s/ and a node tag", tag, st.lastMax, via, resp, tag)
-			}
-			rec.HiLoRange(tag, resp.GetLow(), resp.GetHigh())
-			st.lastSize, st.lastAt, st.lastMax = resp.GetLastSize(), resp.GetLastRangeAt(), resp.GetHigh()
-			return resp, nil
-		case !retryable(err):
-			return nil, fmt.Errorf("NextHiLo(%s) via %s: %w", tag, via, err)
-		case time.Now().After(deadline) || attempt >= 10_000:
-			return nil, fmt.Errorf("NextHiLo(%s) after %d attempts (last via %s: %v): %w", tag, attempt+1, via, err, errChaosGaveUp)
+	var resp *idnodev1.NextHiLoResponse
+	err := c.onNodes(home, budget, func(ctx context.Context, via string, _ int) (err error) {
+		if resp, err = c.ids[via].NextHiLo(ctx, req); err == nil &&
+			(resp.GetLow() <= st.lastMax || resp.GetHigh() < resp.GetLow() || resp.GetPrefix() != tag+"/" || !validNodeTag(resp.GetServerTag())) {
+			err = fmt.Errorf("NextHiLo(%s, last_max %d) = %v: want a range above last_max, prefix %s/ and a node tag", tag, st.lastMax, resp, tag)
 		}
-		time.Sleep(backoff) // retry backoff
-		backoff = min(2*backoff, chaosBackoffMax)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("NextHiLo(%s): %w", tag, err)
 	}
+	rec.HiLoRange(tag, resp.GetLow(), resp.GetHigh())
+	st.lastSize, st.lastAt, st.lastMax = resp.GetLastSize(), resp.GetLastRangeAt(), resp.GetHigh()
+	return resp, nil
 }
 
 func validNodeTag(s string) bool {
@@ -214,8 +216,10 @@ type chaosLoad struct {
 	identityOps atomic.Int64 // acknowledged identity operations
 	// dbIdentityOps are those in chaosDatabase.
 	dbIdentityOps atomic.Int64
-	gaveUp        atomic.Int64 // identity and HiLo calls that ran out of budget
+	gaveUp        atomic.Int64 // identity, HiLo and claim calls that ran out of budget
 	hiloRanges    atomic.Int64
+	claims        atomic.Int64    // claims answered, won or lost (chaos_claims_test.go)
+	claimers      bool            // startClaims was called; set and read by the test's goroutine only
 	localErrs     atomic.Int64    // server-side and GUID calls refused or unanswered (a node down)
 	serverSide    [3]atomic.Int64 // server-side IDs received, per node (A, B, C)
 	guids         [3]atomic.Int64 // GUIDs received, per node
@@ -277,7 +281,7 @@ func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 		ld.wg.Go(func() {
 			for i := 0; i < chaosMaxOps && !ld.stopped(); i++ {
 				count := int64(1 + (i+w)%3)
-				_, _, err := c.identity(r, db, prefix, count, i%2 == 0, w%len(chaosNodes), chaosOpBudget)
+				err := c.identity(r, db, prefix, count, i%2 == 0, w%len(chaosNodes), chaosOpBudget)
 				switch {
 				case err == nil && db != "":
 					ld.dbIdentityOps.Add(1)
@@ -358,12 +362,13 @@ func (ld *chaosLoad) finish(t testing.TB) {
 type chaosCounts struct {
 	identities, hilo  int64
 	dbIdentities      int64 // in chaosDatabase
+	claims            int64 // answered
 	serverSide, guids [3]int64
 }
 
 func (ld *chaosLoad) counts() chaosCounts {
 	var c chaosCounts
-	c.identities, c.hilo, c.dbIdentities = ld.identityOps.Load(), ld.hiloRanges.Load(), ld.dbIdentityOps.Load()
+	c.identities, c.hilo, c.dbIdentities, c.claims = ld.identityOps.Load(), ld.hiloRanges.Load(), ld.dbIdentityOps.Load(), ld.claims.Load()
 	for i := range c.serverSide {
 		c.serverSide[i], c.guids[i] = ld.serverSide[i].Load(), ld.guids[i].Load()
 	}
@@ -371,8 +376,8 @@ func (ld *chaosLoad) counts() chaosCounts {
 }
 
 func (c chaosCounts) String() string {
-	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, server-side IDs A/B/C %d/%d/%d, GUIDs A/B/C %d/%d/%d",
-		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
+	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, claims answered %d, server-side IDs A/B/C %d/%d/%d, GUIDs A/B/C %d/%d/%d",
+		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.claims, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
 }
 
 // nodeIndex is the position of tag in chaosNodes.

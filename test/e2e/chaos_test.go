@@ -2,13 +2,15 @@ package e2e
 
 // The chaos suite: the compose cluster of deploy/ (three containers, Raft on its own network),
 // clients of every strategy running throughout, and faults injected with the docker CLI — the
-// leader or a follower cut off the Raft network, a 2/1 split, SIGKILL of the leader or a
+// leader or a follower cut off the Raft network (once with claimers competing for IDs the
+// identities must skip, chaos_claims_test.go), a 2/1 split, SIGKILL of the leader or a
 // follower, two nodes frozen, all three restarted at once, a rolling restart, a node whose
 // volume is wiped coming back with its old flags, adds for a tag or address in use, a join
 // that fails half-way, and a seeded random mix of them (chaos_operator_test.go). After each
-// schedule the whole history is checked: no ID handed out twice, identity counters
-// linearizable, HiLo ranges disjoint, etags increasing on every node across its restarts, and
-// no acknowledged identity above the counter after recovery. One line per schedule:
+// schedule the whole history is checked: no ID handed out twice (nor an identity equal to a
+// claimed ID), identity counters linearizable, HiLo ranges disjoint, etags increasing on every
+// node across its restarts, and no acknowledged identity above the counter after recovery.
+// One line per schedule:
 //
 //	schedule=leader-isolated ids=9137 identities=4242 hilo_ranges=61 duplicates=0 linearizable=true unavailable_ms=842
 //
@@ -73,15 +75,8 @@ type chaosSchedule struct {
 }
 
 var chaosSchedules = []chaosSchedule{
-	{"leader-isolated", func(r *chaosRun) {
-		// The leader loses Raft and node-to-node gRPC; its clients still reach it.
-		leader := r.leader()
-		rest := chaosOthers(leader)
-		r.d.disconnect(r.t, leader)
-		r.minority(leader)
-		r.progress("during: "+leader+" isolated, majority "+joinTags(rest), rest, true)
-		r.d.connect(r.t, leader)
-	}},
+	{"leader-isolated", leaderIsolated},
+	{"claims-leader-isolated", claimsLeaderIsolated}, // chaos_claims_test.go
 	{"follower-isolated", func(r *chaosRun) {
 		leader := r.leader()
 		follower := chaosOthers(leader)[0]
@@ -149,6 +144,17 @@ var chaosSchedules = []chaosSchedule{
 	{"duplicate-tag-add", duplicateTagAdd},
 	{"failed-join", failedJoin},
 	{"nemesis-mix", nemesisMix},
+}
+
+// leaderIsolated cuts the leader off Raft and node-to-node gRPC (its clients still reach it),
+// then reconnects it.
+func leaderIsolated(r *chaosRun) {
+	leader := r.leader()
+	rest := chaosOthers(leader)
+	r.d.disconnect(r.t, leader)
+	r.minority(leader)
+	r.progress("during: "+leader+" isolated, majority "+joinTags(rest), rest, true)
+	r.d.connect(r.t, leader)
 }
 
 func TestChaos(t *testing.T) {
@@ -292,8 +298,9 @@ func (r *chaosRun) leader() string {
 }
 
 // progress is one bounded load phase: it waits until the clients have had chaosProgressOps
-// more identity operations acknowledged (when identities is set), more HiLo ranges (with
-// identities), and more server-side IDs and GUIDs from each node of local.
+// more identity operations acknowledged (when identities is set), more HiLo ranges and, with
+// claimers running, more claims answered (with identities), and more server-side IDs and
+// GUIDs from each node of local.
 func (r *chaosRun) progress(phase string, local []string, identities bool) {
 	r.t.Helper()
 	start := r.ld.counts()
@@ -309,6 +316,9 @@ func (r *chaosRun) progress(phase string, local []string, identities bool) {
 		}
 		if identities && now.hilo < start.hilo+chaosProgressHiLo {
 			missing = append(missing, fmt.Sprintf("%d of %d HiLo ranges", now.hilo-start.hilo, chaosProgressHiLo))
+		}
+		if identities && r.ld.claimers && now.claims < start.claims+chaosProgressClaims {
+			missing = append(missing, fmt.Sprintf("%d of %d claims answered", now.claims-start.claims, chaosProgressClaims))
 		}
 		for _, tag := range local {
 			i := nodeIndex(tag)
@@ -537,6 +547,12 @@ func (r *chaosRun) verify(name string) {
 		fail("NextHiLo after recovery: %v", err)
 	} else if h.GetLow() <= hiloMax {
 		fail("NextHiLo after recovery granted [%d, %d], but %d was already granted", h.GetLow(), h.GetHigh(), hiloMax)
+	}
+	// Every claim as its claimer was told, on the healed cluster.
+	if r.ld.claimers {
+		if err := r.verifyClaims(counter); err != nil {
+			fail("%v", err)
+		}
 	}
 	// Every live node issues server-side IDs after its restarts, above its earlier etags.
 	for _, tag := range r.live() {

@@ -20,6 +20,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/history"
@@ -177,25 +178,58 @@ func retryable(err error) bool {
 // parseIdentities checks that Generate's answer for prefix and count is count consecutive
 // identities of prefix (spelt as asked) and returns the first and last number.
 func parseIdentities(ids []string, prefix string, count int64) (first, last int64, err error) {
+	b, err := parseIdentityBlock(ids, prefix, count)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(b.Skipped) > 0 {
+		return 0, 0, fmt.Errorf("Generate(%s|, count %d) returned non-consecutive IDs %q", prefix, count, ids)
+	}
+	return b.First, b.Last, nil
+}
+
+// parseIdentityBlock checks that Generate's answer for prefix and count is count ascending
+// identities of prefix (spelt as asked), and returns them as a block: the values between them
+// are its holes, values someone claimed.
+func parseIdentityBlock(ids []string, prefix string, count int64) (docid.IdentityBlock, error) {
+	var b docid.IdentityBlock
 	if int64(len(ids)) != count {
-		return 0, 0, fmt.Errorf("Generate(%s|, count %d) returned %d IDs: %q", prefix, count, len(ids), ids)
+		return b, fmt.Errorf("Generate(%s|, count %d) returned %d IDs: %q", prefix, count, len(ids), ids)
 	}
 	for i, id := range ids {
 		p, n, err := history.ParseIdentityID(id, '/')
 		if err != nil {
-			return 0, 0, err
+			return b, err
 		}
 		if p != prefix {
-			return 0, 0, fmt.Errorf("Generate(%s|) returned %q: prefix spelt %q", prefix, id, p)
+			return b, fmt.Errorf("Generate(%s|) returned %q: prefix spelt %q", prefix, id, p)
 		}
-		if i == 0 {
-			first = n
-		} else if n != last+1 {
-			return 0, 0, fmt.Errorf("Generate(%s|, count %d) returned non-consecutive IDs %q", prefix, count, ids)
+		switch {
+		case i == 0:
+			b.First = n
+		case n <= b.Last:
+			return b, fmt.Errorf("Generate(%s|, count %d) returned IDs out of order: %q", prefix, count, ids)
+		default:
+			for v := b.Last + 1; v < n; v++ {
+				b.Skipped = append(b.Skipped, v)
+			}
 		}
-		last = n
+		b.Last = n
 	}
-	return first, last, nil
+	return b, nil
+}
+
+// validBlock reports whether b holds count values from 1 up, its holes ascending and strictly
+// inside First … Last (a claimed value before First is passed over, not a hole).
+func validBlock(b docid.IdentityBlock, count int64) bool {
+	low := b.First
+	for _, v := range b.Skipped {
+		if v <= low || v >= b.Last {
+			return false
+		}
+		low = v
+	}
+	return b.First >= 1 && b.Len() == count
 }
 
 // identity is one logical identity request, recorded in rec: Generate{prefix|, count,

@@ -21,7 +21,7 @@ type Report struct {
 	// IDs counts every ID a client received: identity values, server-side IDs and GUIDs.
 	// HiLo ranges are counted apart (the client fills them; a range may hold a million).
 	IDs           int
-	Identities    int // acknowledged identity values
+	Identities    int // acknowledged identity values (a block's skipped values are not)
 	IdentityOps   int // identity operations, whatever their outcome
 	UnknownOps    int // identity and seed operations without a final answer
 	Retries       int // identity attempts beyond the first (same request_id)
@@ -29,21 +29,30 @@ type Report struct {
 	GUIDs         int
 	HiLoRanges    int
 
+	// Claims by outcome: answered OK, refused (ALREADY_EXISTS), or without a final answer.
+	ClaimsWon, ClaimsLost, ClaimsUnknown int
+
 	// Duplicates counts values handed out more than once (each extra time counts once),
-	// over every kind; DuplicateExamples describes the first few.
+	// over every kind, an identity value that a won claim holds too, and a value won by two
+	// claims; DuplicateExamples describes the first few.
 	Duplicates        int
 	DuplicateExamples []string
 
-	// Linearizable is true when every prefix's identity history is linearizable and the
-	// checker finished in time. LinearizabilityProblems says which prefixes failed and why.
+	// Linearizable is true when every prefix's history (identities, seeds and claims) is
+	// linearizable and the checker finished in time. LinearizabilityProblems says which
+	// prefixes failed and why.
 	Linearizable            bool
 	LinearizabilityProblems []string
 }
 
-// String is the one-line summary.
+// String is the one-line summary; the claim counts are in it when there were claims.
 func (rep Report) String() string {
-	return fmt.Sprintf("ids=%d identities=%d hilo_ranges=%d duplicates=%d linearizable=%v",
+	line := fmt.Sprintf("ids=%d identities=%d hilo_ranges=%d duplicates=%d linearizable=%v",
 		rep.IDs, rep.Identities, rep.HiLoRanges, rep.Duplicates, rep.Linearizable)
+	if rep.ClaimsWon+rep.ClaimsLost+rep.ClaimsUnknown > 0 {
+		line += fmt.Sprintf(" claims_won=%d claims_lost=%d claims_unknown=%d", rep.ClaimsWon, rep.ClaimsLost, rep.ClaimsUnknown)
+	}
+	return line
 }
 
 // OK reports whether nothing was found.
@@ -85,7 +94,18 @@ func (r *Recorder) CheckWith(opts CheckOptions) Report {
 	s := r.snapshot()
 	var rep Report
 	for _, op := range s.identities {
-		if op.seed {
+		switch {
+		case op.claim:
+			switch {
+			case op.outcome != Acknowledged:
+				rep.ClaimsUnknown++
+			case op.claimWon:
+				rep.ClaimsWon++
+			default:
+				rep.ClaimsLost++
+			}
+			continue
+		case op.seed:
 			if op.outcome != Acknowledged {
 				rep.UnknownOps++
 			}
@@ -94,7 +114,7 @@ func (r *Recorder) CheckWith(opts CheckOptions) Report {
 		rep.IdentityOps++
 		rep.Retries += op.attempts - 1
 		if op.outcome == Acknowledged {
-			rep.Identities += int(op.last - op.first + 1)
+			rep.Identities += int(op.last - op.first + 1 - int64(len(op.skipped)))
 		} else {
 			rep.UnknownOps++
 		}
@@ -158,15 +178,21 @@ func (s snapshot) duplicates() (int, []string) {
 	var examples []string
 	total := 0
 
-	// Identity values, per case-folded prefix.
+	// Identity values and values won by claims, per case-folded prefix.
 	byPrefix := map[string][]span{}
 	for _, op := range s.identities {
-		if op.seed || op.outcome != Acknowledged {
+		if op.outcome != Acknowledged {
 			continue
 		}
 		key := fold(op.prefix)
-		byPrefix[key] = append(byPrefix[key], span{op.first, op.last,
-			fmt.Sprintf("%s| [%d, %d] (op #%d)", op.prefix, op.first, op.last, op.seq)})
+		switch {
+		case op.increment():
+			byPrefix[key] = append(byPrefix[key], handedOutRuns(op)...)
+		case op.claim && op.claimWon:
+			for _, v := range op.claimValues {
+				byPrefix[key] = append(byPrefix[key], span{v, v, fmt.Sprintf("claim #%d of %v by %q", op.seq, op.claimValues, op.claimOwner)})
+			}
+		}
 	}
 	for _, key := range sortedKeys(byPrefix) {
 		total += overlaps(byPrefix[key], "identity "+key, &examples)
@@ -215,6 +241,27 @@ func (s snapshot) duplicates() (int, []string) {
 		total += overlaps(byHiLo[key], "HiLo "+key, &examples)
 	}
 	return total, examples
+}
+
+// handedOutRuns is what an acknowledged increment handed out: first … last split around its
+// skipped values into runs of consecutive values, each described as the whole block.
+func handedOutRuns(op identitySnapshot) []span {
+	what := fmt.Sprintf("%s| [%d, %d] (op #%d)", op.prefix, op.first, op.last, op.seq)
+	if len(op.skipped) > 0 {
+		what = fmt.Sprintf("%s| [%d, %d] skipping %v (op #%d)", op.prefix, op.first, op.last, op.skipped, op.seq)
+	}
+	var runs []span
+	low := op.first
+	for _, v := range op.skipped {
+		if v > low {
+			runs = append(runs, span{low, v - 1, what})
+		}
+		low = v + 1
+	}
+	if low <= op.last {
+		runs = append(runs, span{low, op.last, what})
+	}
+	return runs
 }
 
 // EtagsIncreasing checks node tag's server-side IDs: when a call that returned etag a was
@@ -271,71 +318,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// The porcupine model of one identity counter. The state is the counter's value (the last
-// value handed out, or the seed).
-
-type opInput struct {
-	seed  bool
-	count int64 // increment
-	value int64 // seed
-	force bool  // seed
-	known bool  // the answer was received
-}
-
-type opOutput struct {
-	first, last int64 // increment
-	value       int64 // seed
-}
-
-var counterModel = porcupine.NondeterministicModel{
-	Init: func() []any { return []any{int64(0)} },
-	Step: func(state, input, output any) []any {
-		s, in := state.(int64), input.(opInput)
-		if in.seed {
-			after := max(s, in.value)
-			if in.force {
-				after = in.value
-			}
-			if !in.known {
-				return []any{s, after}
-			}
-			if output.(opOutput).value != after {
-				return nil
-			}
-			return []any{after}
-		}
-		if !in.known {
-			return []any{s, s + in.count} // not applied, or applied and never answered
-		}
-		out := output.(opOutput)
-		if out.first != s+1 || out.last != s+in.count {
-			return nil
-		}
-		return []any{out.last}
-	},
-	Equal: func(a, b any) bool { return a.(int64) == b.(int64) },
-	Hash: func(s any) uint64 {
-		x := uint64(s.(int64)) + 0x9e3779b97f4a7c15 // splitmix64
-		x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-		x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-		return x ^ (x >> 31)
-	},
-	DescribeOperation: func(input, output any) string {
-		in := input.(opInput)
-		switch {
-		case in.seed && !in.known:
-			return fmt.Sprintf("seed(%d, force=%v) -> ?", in.value, in.force)
-		case in.seed:
-			return fmt.Sprintf("seed(%d, force=%v) -> %d", in.value, in.force, output.(opOutput).value)
-		case !in.known:
-			return fmt.Sprintf("next(%d) -> ?", in.count)
-		}
-		out := output.(opOutput)
-		return fmt.Sprintf("next(%d) -> [%d, %d]", in.count, out.first, out.last)
-	},
-	DescribeState: func(s any) string { return fmt.Sprint(s.(int64)) },
-}
-
 // linearizability checks each prefix's history and returns one line per prefix that fails.
 func (s snapshot) linearizability(opts CheckOptions) []string {
 	timeout := opts.Timeout
@@ -348,10 +330,12 @@ func (s snapshot) linearizability(opts CheckOptions) []string {
 		key := fold(op.prefix)
 		byPrefix[key] = append(byPrefix[key], op)
 	}
-	model := counterModel.ToModel()
 	var problems []string
 	for _, key := range sortedKeys(byPrefix) {
 		ops := byPrefix[key]
+		forcedSeed := slices.ContainsFunc(ops, func(op identitySnapshot) bool { return op.seed && op.seedForce })
+		nm := counterModel(!forcedSeed)
+		model := nm.ToModel()
 		history, unknown := porcupineHistory(ops)
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -412,8 +396,8 @@ func porcupineHistory(ops []identitySnapshot) ([]porcupine.Operation, int) {
 			ret = never
 			unknown++
 		}
-		in := opInput{seed: op.seed, count: op.count, value: op.seedValue, force: op.seedForce, known: known}
-		out := opOutput{first: op.first, last: op.last, value: op.seedResult}
+		in := opInput{seed: op.seed, claim: op.claim, count: op.count, value: op.seedValue, force: op.seedForce, values: op.claimValues, known: known}
+		out := opOutput{first: op.first, last: op.last, skipped: op.skipped, value: op.seedResult, won: op.claimWon}
 		history = append(history, porcupine.Operation{ClientId: i, Input: in, Call: int64(op.call), Output: out, Return: ret})
 	}
 	return history, unknown
@@ -428,7 +412,7 @@ func realTimeWitness(ops []identitySnapshot) string {
 		if op.seed && op.seedForce {
 			return ""
 		}
-		if !op.seed && op.outcome == Acknowledged {
+		if op.increment() && op.outcome == Acknowledged {
 			inc = append(inc, op)
 		}
 	}

@@ -419,6 +419,8 @@ func TestConcurrentRecording(t *testing.T) {
 				mu.Unlock()
 				r.ServerSideID(call, fmt.Sprintf("users/%019d-A", e), "A", e)
 				r.GUID(fmt.Sprintf("g-%d-%d", w, i))
+				r.BeginClaim("carts", fmt.Sprintf("o-%d-%d", w, i), int64(w*1000+i+1)).Won() // values nobody else claims
+				_ = r.ClaimedValues("carts")
 				if i%50 == 0 {
 					mu.Lock()
 					r.HiLoRange("orders", int64(w*10_000+i*10+1), int64(w*10_000+i*10+10))

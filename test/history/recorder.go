@@ -1,7 +1,8 @@
 // Package history records what clients of an idnode cluster were told — identities, seeds,
-// server-side IDs, GUIDs, HiLo ranges — with the times the calls were made and answered, and
-// checks the record against DESIGN.md's promises: no ID is ever handed out twice, identity
-// counters are linearizable, and a node's etags only increase.
+// claims, server-side IDs, GUIDs, HiLo ranges — with the times the calls were made and
+// answered, and checks the record against DESIGN.md's promises: no ID is ever handed out
+// twice (nor is an identity a claimed ID, nor is an ID won by two claims), identity counters
+// are linearizable, and a node's etags only increase.
 //
 // A Recorder is safe for any number of goroutines. It is shared by the real-process e2e tests,
 // the container chaos tests and in-process partition tests, so it knows nothing about gRPC:
@@ -10,7 +11,7 @@
 // Timestamps come from one monotonic clock per Recorder (time.Since its creation), so they
 // order events across goroutines correctly and cannot jump when the wall clock does.
 //
-// An identity (or seed) operation is one logical request: when a client retries it with the
+// An identity (or seed, or claim) operation is one logical request: when a client retries it with the
 // same request_id, on the same node or another, it is still one operation, from its first
 // call to its final answer. An operation whose final answer never came (deadline, UNAVAILABLE,
 // a killed node) has an unknown outcome: the cluster may or may not have applied it, and the
@@ -56,6 +57,7 @@ type Recorder struct {
 	mu         sync.Mutex
 	identities []*IdentityOp
 	seeds      []*SeedOp
+	claims     []*ClaimOp
 	serverSide []ServerSideRecord
 	guids      []string
 	hilo       []HiLoRange
@@ -86,6 +88,7 @@ type IdentityOp struct {
 	// Guarded by r.mu.
 	ret         time.Duration
 	first, last int64
+	skipped     []int64
 	outcome     Outcome
 	attempts    int
 }
@@ -109,15 +112,18 @@ func (op *IdentityOp) Retry() {
 	op.attempts++
 }
 
-// Done records the final answer: values first … last, received now.
-func (op *IdentityOp) Done(first, last int64) {
+// Done records the final answer, received now: values first … last except skipped, the
+// claimed values the block passed over (ascending; see BeginClaim). The counter is at last
+// afterwards.
+func (op *IdentityOp) Done(first, last int64, skipped ...int64) {
 	ret := op.r.Now()
+	skipped = slices.Clone(skipped)
 	op.r.mu.Lock()
 	defer op.r.mu.Unlock()
 	if op.outcome != Pending {
 		return
 	}
-	op.ret, op.first, op.last, op.outcome = ret, first, last, Acknowledged
+	op.ret, op.first, op.last, op.skipped, op.outcome = ret, first, last, skipped, Acknowledged
 }
 
 // Unknown records that the client gave up: the cluster may or may not have used the values.
@@ -136,8 +142,9 @@ type IdentityRecord struct {
 	Prefix       string
 	Count        int64
 	Call, Return time.Duration // on this Recorder's clock (Now)
-	Known        bool          // the answer was received; First and Last are valid
+	Known        bool          // the answer was received; First, Last and Skipped are valid
 	First, Last  int64
+	Skipped      []int64 // claimed values in First … Last, not handed out (ascending)
 }
 
 // AddIdentity records an identity operation that the caller timed itself.
@@ -147,7 +154,7 @@ func (r *Recorder) AddIdentity(rec IdentityRecord) {
 	op := &IdentityOp{r: r, Seq: len(r.identities), Prefix: rec.Prefix, Count: rec.Count, Call: rec.Call,
 		ret: rec.Return, attempts: 1, outcome: Unknown}
 	if rec.Known {
-		op.first, op.last, op.outcome = rec.First, rec.Last, Acknowledged
+		op.first, op.last, op.skipped, op.outcome = rec.First, rec.Last, slices.Clone(rec.Skipped), Acknowledged
 	}
 	r.identities = append(r.identities, op)
 }
@@ -341,20 +348,29 @@ func (r *Recorder) Acknowledged() int {
 	return n
 }
 
-// identitySnapshot is an IdentityOp's fields, copied under the lock.
+// identitySnapshot is an IdentityOp's fields, copied under the lock; or a SeedOp's or a
+// ClaimOp's, which act on the same counter.
 type identitySnapshot struct {
 	seq         int
 	prefix      string
 	count       int64
 	call, ret   time.Duration
 	first, last int64
+	skipped     []int64 // never modified once recorded, so shared with the op
 	outcome     Outcome
 	attempts    int
 	seed        bool // a SeedIdentity, not an increment
 	seedValue   int64
 	seedForce   bool
 	seedResult  int64
+	claim       bool    // a Claim, not an increment
+	claimValues []int64 // ascending, distinct; shared with the op, which never changes them
+	claimOwner  string
+	claimWon    bool
 }
+
+// increment reports whether op hands out values (not a seed or a claim).
+func (op identitySnapshot) increment() bool { return !op.seed && !op.claim }
 
 // snapshot copies everything under the lock, so the checkers run without it.
 type snapshot struct {
@@ -371,13 +387,19 @@ func (r *Recorder) snapshot() snapshot {
 	for _, op := range r.identities {
 		s.identities = append(s.identities, identitySnapshot{
 			seq: op.Seq, prefix: op.Prefix, count: op.Count, call: op.Call, ret: op.ret,
-			first: op.first, last: op.last, outcome: op.outcome, attempts: op.attempts,
+			first: op.first, last: op.last, skipped: op.skipped, outcome: op.outcome, attempts: op.attempts,
 		})
 	}
 	for _, op := range r.seeds {
 		s.identities = append(s.identities, identitySnapshot{
 			seq: op.Seq, prefix: op.Name, call: op.Call, ret: op.ret, outcome: op.outcome,
 			seed: true, seedValue: op.Value, seedForce: op.Force, seedResult: op.result,
+		})
+	}
+	for _, op := range r.claims {
+		s.identities = append(s.identities, identitySnapshot{
+			seq: op.Seq, prefix: op.Prefix, call: op.Call, ret: op.ret, outcome: op.outcome,
+			claim: true, claimValues: op.Values, claimOwner: op.Owner, claimWon: op.won,
 		})
 	}
 	s.serverSide = slices.Clone(r.serverSide)
