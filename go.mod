@@ -3,6 +3,7 @@ module github.com/idnode/idnode
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.5.0
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/google/uuid v1.6.0
 	github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus v1.1.1

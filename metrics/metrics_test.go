@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/fsm"
 )
@@ -64,11 +66,31 @@ func TestEveryMetricIsExported(t *testing.T) {
 		`idnode_raft_last_contact_seconds 1`,
 		`idnode_storage_fault{kind="full"} 1`,
 		`idnode_storage_fault{kind="failed"} 0`,
+		`idnode_build_info{`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// What `promtool check metrics` checks (client_golang's promlint is its code): names, units,
+// suffixes and help of every metric a node exports, after each has a sample.
+func TestMetricsPassPromtoolsLint(t *testing.T) {
+	m := New()
+	m.WatchRaft(fakeRaft{state: "leader"})
+	m.IDsIssued(Identity, "", 5)
+	m.HiLoRange(32)
+	m.IdentityBatch(7)
+	m.RaftApply(time.Millisecond)
+	m.NoQuorum()
+	problems, err := promlint.New(strings.NewReader(scrape(t, m.Handler()))).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", p.Metric, p.Text)
 	}
 }
 

@@ -60,6 +60,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 		separator     string
 		logLevel      string
 		tlsClientAuth string
+		configFile    string
 	)
 	fs.StringVar(&c.tag, "tag", "A", "this node's tag: 1-4 upper-case letters, part of every server-side ID it issues")
 	fs.StringVar(&c.dataDir, "data-dir", "./idnode-data", "directory for the Raft log, snapshots and the etag watermark")
@@ -86,11 +87,13 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 		"a client certificate with OU="+tlsconfig.AdminUnit+" may make admin calls")
 	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token admin calls (add/remove node, leader transfer, forced seed, backup, restore) must carry; "+
 		"prefer IDNODE_ADMIN_TOKEN, a flag shows in ps")
+	fs.StringVar(&configFile, "config", "", "TOML file whose keys are these flags' names (data-dir = \"/var/lib/idnode\"); a flag or IDNODE_ variable wins over it")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit (also: idnode version)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(usage, `Usage:
-  idnode [flags]          run a node (every flag also reads IDNODE_<FLAG>, e.g. IDNODE_DATA_DIR)
+  idnode [flags]          run a node (every flag also reads IDNODE_<FLAG>, e.g. IDNODE_DATA_DIR,
+                          and --config FILE; precedence: flag, then IDNODE_<FLAG>, then the file)
   idnode health [flags]   check a running node: exit 0 when it is SERVING (idnode health -h)
   idnode version          print the version
 
@@ -121,6 +124,11 @@ Flags:`)
 	})
 	if envErr != nil {
 		return nil, envErr
+	}
+	if configFile != "" {
+		if err := applyConfigFile(fs, configFile, set); err != nil {
+			return nil, err
+		}
 	}
 	return c.finish(peers, separator, logLevel, tlsClientAuth, set)
 }
