@@ -67,3 +67,20 @@ func TestConfigFileErrorsNameTheFileAndKey(t *testing.T) {
 		t.Error("a missing config file was accepted")
 	}
 }
+
+// -h lists every subcommand and is not an error; so is `idnode health -h`.
+func TestHelpListsSubcommandsAndSucceeds(t *testing.T) {
+	var usage strings.Builder
+	if err := run(t.Context(), []string{"-h"}, func(string) string { return "" }, &usage); err != nil {
+		t.Fatalf("idnode -h: %v", err)
+	}
+	for _, want := range []string{"idnode health", "idnode version", "--config", "-http-addr"} {
+		if !strings.Contains(usage.String(), want) {
+			t.Errorf("idnode -h does not mention %q:\n%s", want, usage.String())
+		}
+	}
+	var out strings.Builder
+	if err := runHealth(t.Context(), []string{"-h"}, func(string) string { return "" }, &out); err != nil || !strings.Contains(out.String(), "-addr") {
+		t.Errorf("idnode health -h: %v, %q; want its flags and no error", err, out.String())
+	}
+}
