@@ -1,0 +1,33 @@
+// Package hilopool is a node's local, durable store of its HiLo pools: per database and tag,
+// the numbers the cluster reserved through Raft to this node's data dir and not yet granted
+// to a client.
+//
+// It exists so that NextHiLo keeps working without a quorum (issue 15). A range granted from
+// the node's own pool costs no Raft round, and the node keeps granting while it is cut off
+// from the majority, until the pool is used up. Uniqueness comes first: like the etag
+// watermark in package etag, a pool's new state is durable on disk before a range is
+// answered, so a node that crashes (kill -9, power cut) and restarts never grants a number
+// twice. A pool that is lost (a removed node, a deleted file) is a gap in the tag's numbers,
+// which HiLo allows, never a duplicate; an older copy of the file put back is not safe.
+//
+// # File format
+//
+// All pools live in one JSON document, replaced whole with [durablefile.WriteFile]:
+//
+//	{
+//	  "version": 1,
+//	  "pools": [
+//	    {"database": "default", "tag": "users",
+//	     "segments": [{"low": 1001, "high": 2000}, {"low": 5001, "high": 9000}],
+//	     "last_grant": {"low": 901, "high": 1000}}
+//	  ],
+//	  "crc32c": "1a2b3c4d"
+//	}
+//
+// Pools are sorted by database then tag, a pool's segments by number, disjoint and never
+// adjacent. "last_grant" is the newest range granted from the pool, the one whose unused tail
+// [Store.Return] may take back. "crc32c" is the CRC-32C (Castagnoli), as 8 lower-case hex
+// digits, of the compact JSON encoding of "pools": an edited digit could lower a segment into
+// numbers already granted, so a file whose content does not match is refused, like one that
+// does not parse. The way out is to remove the file (its numbers become gaps).
+package hilopool
