@@ -33,6 +33,7 @@ const (
 	SeedHiLoCommand         CommandType = 13
 	ClaimCommand            CommandType = 14
 	ReleaseCommand          CommandType = 15
+	HiLoPoolReserveCommand  CommandType = 16
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

@@ -71,6 +71,10 @@ var (
 	// ErrNotOwner means a Release that named an owner met an ID another owner claimed.
 	ErrNotOwner = errors.New("the ID is claimed by another owner")
 
+	// ErrNotRegistered means a HiLo pool was asked for a node the cluster does not list (it was
+	// removed): its pools are retired, and it gets no more.
+	ErrNotRegistered = errors.New("the node is not registered in the cluster")
+
 	// ErrLimitReached means a database's limit (set at its creation) refuses the call.
 	ErrLimitReached = errors.New("the database's limit is reached")
 

@@ -56,6 +56,7 @@ var commands = map[CommandType]command{
 	SeedHiLoCommand:         handle((*state).applySeedHiLo),
 	ClaimCommand:            handle((*state).applyClaim),
 	ReleaseCommand:          handle((*state).applyRelease),
+	HiLoPoolReserveCommand:  handle((*state).applyHiLoPoolReserve),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

@@ -145,6 +145,7 @@ func (st *state) applyRemoveNode(r *raftv1.RemoveNode) any {
 	}
 	delete(st.nodes, n.Tag)
 	st.retired[n.Tag] = true
+	st.retirePools(n.ID)
 	return n
 }
 

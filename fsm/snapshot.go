@@ -40,7 +40,14 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 		st.dbForFloors(r.GetDatabase()).identities[foldKey(r.GetName())] = &identityCounter{name: r.GetName(), value: r.GetValue()}
 	}),
 	hiloRecord: restored(func(st *state, r *raftv1.HiLoRecord) {
-		st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = &hiloState{max: r.GetMax(), lastLow: r.GetLastLow()}
+		h := &hiloState{max: r.GetMax(), lastLow: r.GetLastLow()}
+		for _, p := range r.GetPools() {
+			if h.pools == nil {
+				h.pools = make(map[string]int64)
+			}
+			h.pools[p.GetMemberId()] = p.GetReserved()
+		}
+		st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = h
 	}),
 	claimRecord: restored(func(st *state, r *raftv1.ClaimRecord) {
 		// Indexed by prefix once the snapshot is read (indexClaims): the separator comes later.
@@ -150,7 +157,11 @@ func (d *database) records(rec string) []snapshotRecord {
 	}
 	for _, k := range sortedKeys(d.hilo) {
 		h := d.hilo[k]
-		out = append(out, snapshotRecord{hiloRecord, &raftv1.HiLoRecord{Database: rec, Tag: k, Max: h.max, LastLow: h.lastLow}})
+		hr := &raftv1.HiLoRecord{Database: rec, Tag: k, Max: h.max, LastLow: h.lastLow}
+		for _, id := range sortedKeys(h.pools) {
+			hr.Pools = append(hr.Pools, &raftv1.HiLoPoolRecord{MemberId: id, Reserved: h.pools[id]})
+		}
+		out = append(out, snapshotRecord{hiloRecord, hr})
 	}
 	for _, k := range sortedKeys(d.claims) {
 		c := d.claims[k]

@@ -25,6 +25,9 @@ type identityCounter struct {
 type hiloState struct {
 	max     int64 // highest number ever reserved
 	lastLow int64 // low end of the newest reservation
+	// pools is how many numbers each registered node's pool got so far, by member ID
+	// (pools.go); nil until one did.
+	pools map[string]int64
 }
 
 func newState() *state {

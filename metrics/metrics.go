@@ -45,6 +45,9 @@ type Metrics struct {
 	identityBatch prometheus.Histogram
 	hiloRange     prometheus.Histogram
 	noQuorum      prometheus.Counter
+	poolRanges    *prometheus.CounterVec
+	poolRefills   *prometheus.CounterVec
+	poolReserved  *prometheus.CounterVec
 	raftApply     prometheus.Histogram
 }
 
@@ -69,6 +72,18 @@ func New() *Metrics {
 			Help:    "Size of the HiLo ranges this node granted to its callers.",
 			Buckets: prometheus.ExponentialBuckets(32, 2, 16), // 32 … 1,048,576
 		}),
+		poolRanges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "idnode_hilo_pool_ranges_total",
+			Help: "HiLo ranges this node granted from its own pool, without a Raft round, by database; the rest of idnode_hilo_range_size_count went through the cluster.",
+		}, []string{"database"}),
+		poolRefills: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "idnode_hilo_pool_refills_total",
+			Help: "Reservations through the cluster that filled this node's HiLo pools, by database.",
+		}, []string{"database"}),
+		poolReserved: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "idnode_hilo_pool_reserved_total",
+			Help: "HiLo numbers the cluster reserved to this node's pools, by database.",
+		}, []string{"database"}),
 		noQuorum: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "idnode_no_quorum_refusals_total",
 			Help: "Calls this node refused with UNAVAILABLE because it could not reach a majority of the cluster.",
@@ -93,7 +108,7 @@ func New() *Metrics {
 		buildInfo,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.GRPC, m.idsIssued, m.identityBatch, m.hiloRange, m.noQuorum, m.raftApply,
+		m.GRPC, m.idsIssued, m.identityBatch, m.hiloRange, m.noQuorum, m.raftApply, m.poolRanges, m.poolRefills, m.poolReserved,
 	)
 	return m
 }
@@ -117,6 +132,18 @@ func (m *Metrics) HiLoRange(size int64) { m.hiloRange.Observe(float64(size)) }
 
 // NoQuorum counts one call refused for want of a quorum.
 func (m *Metrics) NoQuorum() { m.noQuorum.Inc() }
+
+// HiLoPoolGrant counts one range granted from this node's HiLo pool.
+func (m *Metrics) HiLoPoolGrant(database string, _ int64) {
+	m.poolRanges.WithLabelValues(m.databases.label(database)).Inc()
+}
+
+// HiLoPoolRefill counts numbers reserved to this node's HiLo pools.
+func (m *Metrics) HiLoPoolRefill(database string, n int64) {
+	db := m.databases.label(database)
+	m.poolRefills.WithLabelValues(db).Inc()
+	m.poolReserved.WithLabelValues(db).Add(float64(n))
+}
 
 // IdentityBatch observes the size of one coalesced identity batch (identity.Options.OnBatch).
 func (m *Metrics) IdentityBatch(size int) { m.identityBatch.Observe(float64(size)) }

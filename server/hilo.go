@@ -36,21 +36,42 @@ func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 		return nil, err
 	}
 	req.Database = db
+	if s.cfg.Pools != nil {
+		if resp, ok, err := s.grantFromPool(ctx, req); ok || err != nil {
+			return resp, err
+		}
+	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.nextHiLoLocal, viaIDs(idnodev1.IdServiceClient.NextHiLo))
 }
 
-// nextHiLoLocal reserves on the leader; server_tag is the leader's, the node that granted it.
-func (s *Server) nextHiLoLocal(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
+// lastRangeAt is when the caller got its previous range (zero: unknown).
+func lastRangeAt(req *idnodev1.NextHiLoRequest) time.Time {
+	if req.GetLastRangeAt() > 0 {
+		return time.UnixMilli(req.GetLastRangeAt())
+	}
+	return time.Time{}
+}
+
+// hiloResponse is the answer granting low..high, from this node (the tag the client prints).
+func (s *Server) hiloResponse(req *idnodev1.NextHiLoRequest, low, high int64, now time.Time) *idnodev1.NextHiLoResponse {
 	sep := s.cfg.Separator
 	if req.GetSeparator() != "" {
 		sep, _ = docid.ParseSeparator(req.GetSeparator())
 	}
-	now := s.cfg.Now()
-	var lastAt time.Time
-	if req.GetLastRangeAt() > 0 {
-		lastAt = time.UnixMilli(req.GetLastRangeAt())
+	return &idnodev1.NextHiLoResponse{
+		Prefix:      req.GetTag() + string(sep),
+		Low:         low,
+		High:        high,
+		LastSize:    high - low + 1,
+		ServerTag:   s.cfg.Tag,
+		LastRangeAt: now.UnixMilli(),
 	}
-	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastAt, now)
+}
+
+// nextHiLoLocal reserves on the leader; server_tag is the leader's, the node that granted it.
+func (s *Server) nextHiLoLocal(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
+	now := s.cfg.Now()
+	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
 	resp, err := s.apply(ctx, fsm.HiLoReserveCommand, &raftv1.HiLoReserve{
 		Database: req.GetDatabase(), Tag: req.GetTag(), Capacity: capacity, LastMax: req.GetLastMax(),
 		RequestId: req.GetRequestId(), ProposedAtMs: now.UnixMilli(),
@@ -59,14 +80,7 @@ func (s *Server) nextHiLoLocal(ctx context.Context, req *idnodev1.NextHiLoReques
 		return nil, err
 	}
 	rng := resp.(fsm.HiLoRange)
-	return &idnodev1.NextHiLoResponse{
-		Prefix:      req.GetTag() + string(sep),
-		Low:         rng.Low,
-		High:        rng.High,
-		LastSize:    rng.High - rng.Low + 1,
-		ServerTag:   s.cfg.Tag,
-		LastRangeAt: now.UnixMilli(),
-	}, nil
+	return s.hiloResponse(req, rng.Low, rng.High, now), nil
 }
 
 func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
@@ -81,6 +95,13 @@ func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 		return nil, err
 	}
 	req.Database = db
+	if s.cfg.Pools != nil {
+		// A range this node's pool granted goes back to the pool; one from another node's pool
+		// finds no match anywhere and is a gap.
+		if ok, err := s.returnToPool(req); ok || err != nil {
+			return &idnodev1.ReturnHiLoResponse{}, err
+		}
+	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.returnHiLoLocal, viaIDs(idnodev1.IdServiceClient.ReturnHiLo))
 }
 

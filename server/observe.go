@@ -32,6 +32,11 @@ type Observer interface {
 	// NoQuorum counts a call refused because the node could not reach a majority (reasons
 	// NO_QUORUM and OUTCOME_UNKNOWN).
 	NoQuorum()
+	// HiLoPoolGrant counts a HiLo range of n numbers granted from this node's pool, without a
+	// Raft round.
+	HiLoPoolGrant(database string, n int64)
+	// HiLoPoolRefill counts n numbers the cluster reserved to this node's pool.
+	HiLoPoolRefill(database string, n int64)
 }
 
 // observe is a unary interceptor reporting answers to the Observer. It classifies a Generate

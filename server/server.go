@@ -86,6 +86,9 @@ type Config struct {
 	// AdminToken, when set, is the bearer token admin calls must carry (see auth.go). The node
 	// sends it on its own admin calls (registering itself).
 	AdminToken string
+	// Pools, when set, is this node's store of HiLo pools: NextHiLo grants from it without a
+	// Raft round, also without a quorum (hilopool.go). Nil: every range through the cluster.
+	Pools HiLoPools
 	// Observer, when set, is told what the node hands out and refuses (metrics).
 	Observer Observer
 	// OnFatal, when set, is told of a condition under which this node must stop serving: the
@@ -108,6 +111,7 @@ type Server struct {
 	health       *health.Server
 	fwd          *forward.Forwarder
 	calls        callBuckets // per-database call limits (ratelimit.go)
+	refills      *refiller   // HiLo pools waiting for a top-up (hilopool.go)
 	log          *slog.Logger
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
@@ -146,6 +150,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		etags:       etags,
 		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, cfg.Identity),
 		health:      health.NewServer(),
+		refills:     newRefiller(),
 		log:         cfg.Logger,
 	}
 	s.fwd = s.newForwarder()
@@ -188,6 +193,9 @@ func (s *Server) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
 	s.wg.Add(3)
+	if s.cfg.Pools != nil {
+		s.wg.Go(func() { s.refillPools(ctx) })
+	}
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
 	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()

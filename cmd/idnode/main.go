@@ -27,6 +27,7 @@ import (
 	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/etag"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/hilopool"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/nodestate"
 	"github.com/idnode/idnode/server"
@@ -214,6 +215,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := manifest.Record(datadir.Etag); err != nil {
 		return err
 	}
+	var pools server.HiLoPools
+	if cfg.hiloPools {
+		store, err := hilopool.Open(filepath.Join(cfg.dataDir, "hilo-pools"))
+		if err != nil {
+			return err
+		}
+		pools = store
+	}
 	fatal := make(chan error, 1)
 	srv := server.New(o.serverConfig(server.Config{
 		Tag:          cfg.tag,
@@ -223,6 +232,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		MaxCount:     cfg.maxCount,
 		Identity:     identity.Options{MaxBatch: cfg.identityBatch},
 		ElectionWait: cfg.electionWait,
+		Pools:        pools,
 		State:        st,
 		SaveState:    func(st nodestate.State) error { return nodestate.Save(cfg.dataDir, st) },
 		OnFatal: func(err error) {

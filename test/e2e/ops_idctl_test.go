@@ -66,11 +66,12 @@ func TestIdctlCommands(t *testing.T) {
 		}
 		table := mustIdctl(t, addr, "status")
 		lines := strings.Split(strings.TrimSpace(table), "\n")
-		if len(lines) != 4 || !regexp.MustCompile(`^TAG\s+ID\s+GRPC\s+RAFT\s+ROLE\s+VOTER\s+TERM\s+COMMIT\s+APPLIED\s+REACHABLE$`).MatchString(lines[0]) {
+		if len(lines) != 4 || !regexp.MustCompile(`^TAG\s+ID\s+GRPC\s+RAFT\s+ROLE\s+VOTER\s+TERM\s+COMMIT\s+APPLIED\s+REACHABLE\s+VERSION$`).MatchString(lines[0]) {
 			t.Fatalf("status table:\n%s", table)
 		}
 		for i, tag := range clusterTags {
-			if f := strings.Fields(lines[i+1]); len(f) != 10 || f[0] != tag || !strings.HasPrefix(f[1], tag+"-") || f[9] != "yes" {
+			// The version ("v0.0.0-e2e (commit …, go…)") has spaces: it is the rest of the row.
+			if f := strings.Fields(lines[i+1]); len(f) < 11 || f[0] != tag || !strings.HasPrefix(f[1], tag+"-") || f[9] != "yes" || f[10] != e2eVersion {
 				t.Errorf("status row %q", lines[i+1])
 			}
 		}

@@ -25,6 +25,58 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type ReserveHiLoPoolResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Low           int64                  `protobuf:"varint,1,opt,name=low,proto3" json:"low,omitempty"`
+	High          int64                  `protobuf:"varint,2,opt,name=high,proto3" json:"high,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReserveHiLoPoolResponse) Reset() {
+	*x = ReserveHiLoPoolResponse{}
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReserveHiLoPoolResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReserveHiLoPoolResponse) ProtoMessage() {}
+
+func (x *ReserveHiLoPoolResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReserveHiLoPoolResponse.ProtoReflect.Descriptor instead.
+func (*ReserveHiLoPoolResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ReserveHiLoPoolResponse) GetLow() int64 {
+	if x != nil {
+		return x.Low
+	}
+	return 0
+}
+
+func (x *ReserveHiLoPoolResponse) GetHigh() int64 {
+	if x != nil {
+		return x.High
+	}
+	return 0
+}
+
 type NextIdentitiesRequest struct {
 	state         protoimpl.MessageState  `protogen:"open.v1"`
 	Increments    []*v1.IdentityIncrement `protobuf:"bytes,1,rep,name=increments,proto3" json:"increments,omitempty"`
@@ -34,7 +86,7 @@ type NextIdentitiesRequest struct {
 
 func (x *NextIdentitiesRequest) Reset() {
 	*x = NextIdentitiesRequest{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +98,7 @@ func (x *NextIdentitiesRequest) String() string {
 func (*NextIdentitiesRequest) ProtoMessage() {}
 
 func (x *NextIdentitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +111,7 @@ func (x *NextIdentitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextIdentitiesRequest.ProtoReflect.Descriptor instead.
 func (*NextIdentitiesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{0}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *NextIdentitiesRequest) GetIncrements() []*v1.IdentityIncrement {
@@ -86,7 +138,7 @@ type IdentityAnswer struct {
 
 func (x *IdentityAnswer) Reset() {
 	*x = IdentityAnswer{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -98,7 +150,7 @@ func (x *IdentityAnswer) String() string {
 func (*IdentityAnswer) ProtoMessage() {}
 
 func (x *IdentityAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -111,7 +163,7 @@ func (x *IdentityAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentityAnswer.ProtoReflect.Descriptor instead.
 func (*IdentityAnswer) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{1}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *IdentityAnswer) GetFirst() int64 {
@@ -165,7 +217,7 @@ type NextIdentitiesResponse struct {
 
 func (x *NextIdentitiesResponse) Reset() {
 	*x = NextIdentitiesResponse{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -177,7 +229,7 @@ func (x *NextIdentitiesResponse) String() string {
 func (*NextIdentitiesResponse) ProtoMessage() {}
 
 func (x *NextIdentitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -190,7 +242,7 @@ func (x *NextIdentitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextIdentitiesResponse.ProtoReflect.Descriptor instead.
 func (*NextIdentitiesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{2}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *NextIdentitiesResponse) GetAnswers() []*IdentityAnswer {
@@ -204,7 +256,10 @@ var File_idnode_forward_v1_forward_proto protoreflect.FileDescriptor
 
 const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\n" +
-	"\x1fidnode/forward/v1/forward.proto\x12\x11idnode.forward.v1\x1a\x19idnode/raft/v1/raft.proto\"Z\n" +
+	"\x1fidnode/forward/v1/forward.proto\x12\x11idnode.forward.v1\x1a\x19idnode/raft/v1/raft.proto\"?\n" +
+	"\x17ReserveHiLoPoolResponse\x12\x10\n" +
+	"\x03low\x18\x01 \x01(\x03R\x03low\x12\x12\n" +
+	"\x04high\x18\x02 \x01(\x03R\x04high\"Z\n" +
 	"\x15NextIdentitiesRequest\x12A\n" +
 	"\n" +
 	"increments\x18\x01 \x03(\v2!.idnode.raft.v1.IdentityIncrementR\n" +
@@ -217,9 +272,10 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x18\n" +
 	"\askipped\x18\x06 \x03(\x03R\askipped\"U\n" +
 	"\x16NextIdentitiesResponse\x12;\n" +
-	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers2p\n" +
+	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers2\xd0\x01\n" +
 	"\aForward\x12e\n" +
-	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponseB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
+	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponse\x12^\n" +
+	"\x0fReserveHiLoPool\x12\x1f.idnode.raft.v1.HiLoPoolReserve\x1a*.idnode.forward.v1.ReserveHiLoPoolResponseB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
 
 var (
 	file_idnode_forward_v1_forward_proto_rawDescOnce sync.Once
@@ -233,20 +289,24 @@ func file_idnode_forward_v1_forward_proto_rawDescGZIP() []byte {
 	return file_idnode_forward_v1_forward_proto_rawDescData
 }
 
-var file_idnode_forward_v1_forward_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_idnode_forward_v1_forward_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_idnode_forward_v1_forward_proto_goTypes = []any{
-	(*NextIdentitiesRequest)(nil),  // 0: idnode.forward.v1.NextIdentitiesRequest
-	(*IdentityAnswer)(nil),         // 1: idnode.forward.v1.IdentityAnswer
-	(*NextIdentitiesResponse)(nil), // 2: idnode.forward.v1.NextIdentitiesResponse
-	(*v1.IdentityIncrement)(nil),   // 3: idnode.raft.v1.IdentityIncrement
+	(*ReserveHiLoPoolResponse)(nil), // 0: idnode.forward.v1.ReserveHiLoPoolResponse
+	(*NextIdentitiesRequest)(nil),   // 1: idnode.forward.v1.NextIdentitiesRequest
+	(*IdentityAnswer)(nil),          // 2: idnode.forward.v1.IdentityAnswer
+	(*NextIdentitiesResponse)(nil),  // 3: idnode.forward.v1.NextIdentitiesResponse
+	(*v1.IdentityIncrement)(nil),    // 4: idnode.raft.v1.IdentityIncrement
+	(*v1.HiLoPoolReserve)(nil),      // 5: idnode.raft.v1.HiLoPoolReserve
 }
 var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
-	3, // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	1, // 1: idnode.forward.v1.NextIdentitiesResponse.answers:type_name -> idnode.forward.v1.IdentityAnswer
-	0, // 2: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
-	2, // 3: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
-	3, // [3:4] is the sub-list for method output_type
-	2, // [2:3] is the sub-list for method input_type
+	4, // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
+	2, // 1: idnode.forward.v1.NextIdentitiesResponse.answers:type_name -> idnode.forward.v1.IdentityAnswer
+	1, // 2: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
+	5, // 3: idnode.forward.v1.Forward.ReserveHiLoPool:input_type -> idnode.raft.v1.HiLoPoolReserve
+	3, // 4: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
+	0, // 5: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
+	4, // [4:6] is the sub-list for method output_type
+	2, // [2:4] is the sub-list for method input_type
 	2, // [2:2] is the sub-list for extension type_name
 	2, // [2:2] is the sub-list for extension extendee
 	0, // [0:2] is the sub-list for field type_name
@@ -263,7 +323,7 @@ func file_idnode_forward_v1_forward_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_forward_v1_forward_proto_rawDesc), len(file_idnode_forward_v1_forward_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -11,6 +11,7 @@ package forwardv1
 
 import (
 	context "context"
+	v1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -22,7 +23,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Forward_NextIdentities_FullMethodName = "/idnode.forward.v1.Forward/NextIdentities"
+	Forward_NextIdentities_FullMethodName  = "/idnode.forward.v1.Forward/NextIdentities"
+	Forward_ReserveHiLoPool_FullMethodName = "/idnode.forward.v1.Forward/ReserveHiLoPool"
 )
 
 // ForwardClient is the client API for Forward service.
@@ -32,6 +34,9 @@ type ForwardClient interface {
 	// NextIdentities reserves identities for many callers of a follower in one call. The
 	// leader merges them into its own coalesced log entries and answers each increment.
 	NextIdentities(ctx context.Context, in *NextIdentitiesRequest, opts ...grpc.CallOption) (*NextIdentitiesResponse, error)
+	// ReserveHiLoPool reserves numbers for the calling node's HiLo pool (package hilopool)
+	// through the leader's log.
+	ReserveHiLoPool(ctx context.Context, in *v1.HiLoPoolReserve, opts ...grpc.CallOption) (*ReserveHiLoPoolResponse, error)
 }
 
 type forwardClient struct {
@@ -52,6 +57,16 @@ func (c *forwardClient) NextIdentities(ctx context.Context, in *NextIdentitiesRe
 	return out, nil
 }
 
+func (c *forwardClient) ReserveHiLoPool(ctx context.Context, in *v1.HiLoPoolReserve, opts ...grpc.CallOption) (*ReserveHiLoPoolResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReserveHiLoPoolResponse)
+	err := c.cc.Invoke(ctx, Forward_ReserveHiLoPool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ForwardServer is the server API for Forward service.
 // All implementations must embed UnimplementedForwardServer
 // for forward compatibility.
@@ -59,6 +74,9 @@ type ForwardServer interface {
 	// NextIdentities reserves identities for many callers of a follower in one call. The
 	// leader merges them into its own coalesced log entries and answers each increment.
 	NextIdentities(context.Context, *NextIdentitiesRequest) (*NextIdentitiesResponse, error)
+	// ReserveHiLoPool reserves numbers for the calling node's HiLo pool (package hilopool)
+	// through the leader's log.
+	ReserveHiLoPool(context.Context, *v1.HiLoPoolReserve) (*ReserveHiLoPoolResponse, error)
 	mustEmbedUnimplementedForwardServer()
 }
 
@@ -71,6 +89,9 @@ type UnimplementedForwardServer struct{}
 
 func (UnimplementedForwardServer) NextIdentities(context.Context, *NextIdentitiesRequest) (*NextIdentitiesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method NextIdentities not implemented")
+}
+func (UnimplementedForwardServer) ReserveHiLoPool(context.Context, *v1.HiLoPoolReserve) (*ReserveHiLoPoolResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReserveHiLoPool not implemented")
 }
 func (UnimplementedForwardServer) mustEmbedUnimplementedForwardServer() {}
 func (UnimplementedForwardServer) testEmbeddedByValue()                 {}
@@ -111,6 +132,24 @@ func _Forward_NextIdentities_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Forward_ReserveHiLoPool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.HiLoPoolReserve)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ForwardServer).ReserveHiLoPool(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Forward_ReserveHiLoPool_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ForwardServer).ReserveHiLoPool(ctx, req.(*v1.HiLoPoolReserve))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Forward_ServiceDesc is the grpc.ServiceDesc for Forward service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -121,6 +160,10 @@ var Forward_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "NextIdentities",
 			Handler:    _Forward_NextIdentities_Handler,
+		},
+		{
+			MethodName: "ReserveHiLoPool",
+			Handler:    _Forward_ReserveHiLoPool_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -952,6 +952,79 @@ func (x *Claim) GetDatabase() string {
 	return ""
 }
 
+// Reserve HiLo numbers for one node's pool (issue 15): capacity numbers above the tag's Max,
+// which only that node grants from, locally, with or without a quorum. member_id is the node's
+// Raft member ID; a node that is not registered (removed) gets nothing. The range is never
+// returned through the cluster: a pool gives back to itself.
+type HiLoPoolReserve struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Tag      string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	Capacity int64                  `protobuf:"varint,2,opt,name=capacity,proto3" json:"capacity,omitempty"`
+	MemberId string                 `protobuf:"bytes,3,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HiLoPoolReserve) Reset() {
+	*x = HiLoPoolReserve{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HiLoPoolReserve) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HiLoPoolReserve) ProtoMessage() {}
+
+func (x *HiLoPoolReserve) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HiLoPoolReserve.ProtoReflect.Descriptor instead.
+func (*HiLoPoolReserve) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *HiLoPoolReserve) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *HiLoPoolReserve) GetCapacity() int64 {
+	if x != nil {
+		return x.Capacity
+	}
+	return 0
+}
+
+func (x *HiLoPoolReserve) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+func (x *HiLoPoolReserve) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 // Release claimed IDs; when owner is set, one claimed by another owner refuses the whole command.
 type Release struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -965,7 +1038,7 @@ type Release struct {
 
 func (x *Release) Reset() {
 	*x = Release{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -977,7 +1050,7 @@ func (x *Release) String() string {
 func (*Release) ProtoMessage() {}
 
 func (x *Release) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[14]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -990,7 +1063,7 @@ func (x *Release) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Release.ProtoReflect.Descriptor instead.
 func (*Release) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{14}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Release) GetIds() []string {
@@ -1027,7 +1100,7 @@ type IdentityRecord struct {
 
 func (x *IdentityRecord) Reset() {
 	*x = IdentityRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1039,7 +1112,7 @@ func (x *IdentityRecord) String() string {
 func (*IdentityRecord) ProtoMessage() {}
 
 func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[15]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1052,7 +1125,7 @@ func (x *IdentityRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentityRecord.ProtoReflect.Descriptor instead.
 func (*IdentityRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{15}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *IdentityRecord) GetName() string {
@@ -1083,14 +1156,16 @@ type HiLoRecord struct {
 	// Low end of the newest reservation; bounds what ReturnHiLo may give back.
 	LastLow int64 `protobuf:"varint,3,opt,name=last_low,json=lastLow,proto3" json:"last_low,omitempty"`
 	// The database (folded to lower case); empty is "default".
-	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
+	Database string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
+	// Numbers reserved to each registered node's pool so far, by member ID.
+	Pools         []*HiLoPoolRecord `protobuf:"bytes,5,rep,name=pools,proto3" json:"pools,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HiLoRecord) Reset() {
 	*x = HiLoRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1102,7 +1177,7 @@ func (x *HiLoRecord) String() string {
 func (*HiLoRecord) ProtoMessage() {}
 
 func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[16]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1115,7 +1190,7 @@ func (x *HiLoRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HiLoRecord.ProtoReflect.Descriptor instead.
 func (*HiLoRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{16}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *HiLoRecord) GetTag() string {
@@ -1146,6 +1221,65 @@ func (x *HiLoRecord) GetDatabase() string {
 	return ""
 }
 
+func (x *HiLoRecord) GetPools() []*HiLoPoolRecord {
+	if x != nil {
+		return x.Pools
+	}
+	return nil
+}
+
+type HiLoPoolRecord struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MemberId      string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	Reserved      int64                  `protobuf:"varint,2,opt,name=reserved,proto3" json:"reserved,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HiLoPoolRecord) Reset() {
+	*x = HiLoPoolRecord{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HiLoPoolRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HiLoPoolRecord) ProtoMessage() {}
+
+func (x *HiLoPoolRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HiLoPoolRecord.ProtoReflect.Descriptor instead.
+func (*HiLoPoolRecord) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *HiLoPoolRecord) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+func (x *HiLoPoolRecord) GetReserved() int64 {
+	if x != nil {
+		return x.Reserved
+	}
+	return 0
+}
+
 type NodeRecord struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Tag           string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
@@ -1159,7 +1293,7 @@ type NodeRecord struct {
 
 func (x *NodeRecord) Reset() {
 	*x = NodeRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1171,7 +1305,7 @@ func (x *NodeRecord) String() string {
 func (*NodeRecord) ProtoMessage() {}
 
 func (x *NodeRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[17]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1184,7 +1318,7 @@ func (x *NodeRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeRecord.ProtoReflect.Descriptor instead.
 func (*NodeRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{17}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *NodeRecord) GetTag() string {
@@ -1231,7 +1365,7 @@ type RetiredTagRecord struct {
 
 func (x *RetiredTagRecord) Reset() {
 	*x = RetiredTagRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1377,7 @@ func (x *RetiredTagRecord) String() string {
 func (*RetiredTagRecord) ProtoMessage() {}
 
 func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[18]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1390,7 @@ func (x *RetiredTagRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetiredTagRecord.ProtoReflect.Descriptor instead.
 func (*RetiredTagRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{18}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RetiredTagRecord) GetTag() string {
@@ -1288,7 +1422,7 @@ type RequestRecord struct {
 
 func (x *RequestRecord) Reset() {
 	*x = RequestRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1300,7 +1434,7 @@ func (x *RequestRecord) String() string {
 func (*RequestRecord) ProtoMessage() {}
 
 func (x *RequestRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[19]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1313,7 +1447,7 @@ func (x *RequestRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestRecord.ProtoReflect.Descriptor instead.
 func (*RequestRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{19}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RequestRecord) GetRequestId() string {
@@ -1389,7 +1523,7 @@ type ClockRecord struct {
 
 func (x *ClockRecord) Reset() {
 	*x = ClockRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1401,7 +1535,7 @@ func (x *ClockRecord) String() string {
 func (*ClockRecord) ProtoMessage() {}
 
 func (x *ClockRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[20]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1414,7 +1548,7 @@ func (x *ClockRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClockRecord.ProtoReflect.Descriptor instead.
 func (*ClockRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{20}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ClockRecord) GetNowMs() int64 {
@@ -1437,7 +1571,7 @@ type KeyRecord struct {
 
 func (x *KeyRecord) Reset() {
 	*x = KeyRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1449,7 +1583,7 @@ func (x *KeyRecord) String() string {
 func (*KeyRecord) ProtoMessage() {}
 
 func (x *KeyRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[21]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1462,7 +1596,7 @@ func (x *KeyRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyRecord.ProtoReflect.Descriptor instead.
 func (*KeyRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{21}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *KeyRecord) GetId() string {
@@ -1507,7 +1641,7 @@ type DatabaseRecord struct {
 
 func (x *DatabaseRecord) Reset() {
 	*x = DatabaseRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[22]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1519,7 +1653,7 @@ func (x *DatabaseRecord) String() string {
 func (*DatabaseRecord) ProtoMessage() {}
 
 func (x *DatabaseRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[22]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1532,7 +1666,7 @@ func (x *DatabaseRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseRecord.ProtoReflect.Descriptor instead.
 func (*DatabaseRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{22}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DatabaseRecord) GetName() string {
@@ -1584,7 +1718,7 @@ type ClaimRecord struct {
 
 func (x *ClaimRecord) Reset() {
 	*x = ClaimRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1596,7 +1730,7 @@ func (x *ClaimRecord) String() string {
 func (*ClaimRecord) ProtoMessage() {}
 
 func (x *ClaimRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1609,7 +1743,7 @@ func (x *ClaimRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimRecord.ProtoReflect.Descriptor instead.
 func (*ClaimRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{23}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ClaimRecord) GetId() string {
@@ -1645,7 +1779,7 @@ type SettingsRecord struct {
 
 func (x *SettingsRecord) Reset() {
 	*x = SettingsRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1657,7 +1791,7 @@ func (x *SettingsRecord) String() string {
 func (*SettingsRecord) ProtoMessage() {}
 
 func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1670,7 +1804,7 @@ func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettingsRecord.ProtoReflect.Descriptor instead.
 func (*SettingsRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{24}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SettingsRecord) GetSeparator() string {
@@ -1701,7 +1835,7 @@ type SeedHiLo struct {
 
 func (x *SeedHiLo) Reset() {
 	*x = SeedHiLo{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1713,7 +1847,7 @@ func (x *SeedHiLo) String() string {
 func (*SeedHiLo) ProtoMessage() {}
 
 func (x *SeedHiLo) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1726,7 +1860,7 @@ func (x *SeedHiLo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedHiLo.ProtoReflect.Descriptor instead.
 func (*SeedHiLo) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{25}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SeedHiLo) GetTag() string {
@@ -1827,7 +1961,12 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12$\n" +
 	"\x0eproposed_at_ms\x18\x04 \x01(\x03R\fproposedAtMs\x12\x1a\n" +
-	"\bdatabase\x18\x05 \x01(\tR\bdatabase\"M\n" +
+	"\bdatabase\x18\x05 \x01(\tR\bdatabase\"x\n" +
+	"\x0fHiLoPoolReserve\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x1a\n" +
+	"\bcapacity\x18\x02 \x01(\x03R\bcapacity\x12\x1b\n" +
+	"\tmember_id\x18\x03 \x01(\tR\bmemberId\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"M\n" +
 	"\aRelease\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1a\n" +
@@ -1835,13 +1974,17 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x0eIdentityRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"g\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"\x9d\x01\n" +
 	"\n" +
 	"HiLoRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x19\n" +
 	"\blast_low\x18\x03 \x01(\x03R\alastLow\x12\x1a\n" +
-	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\x96\x01\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\x124\n" +
+	"\x05pools\x18\x05 \x03(\v2\x1e.idnode.raft.v1.HiLoPoolRecordR\x05pools\"I\n" +
+	"\x0eHiLoPoolRecord\x12\x1b\n" +
+	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1a\n" +
+	"\breserved\x18\x02 \x01(\x03R\breserved\"\x96\x01\n" +
 	"\n" +
 	"NodeRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -1900,7 +2043,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -1916,29 +2059,32 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*DeleteKey)(nil),         // 11: idnode.raft.v1.DeleteKey
 	(*SetClusterSecret)(nil),  // 12: idnode.raft.v1.SetClusterSecret
 	(*Claim)(nil),             // 13: idnode.raft.v1.Claim
-	(*Release)(nil),           // 14: idnode.raft.v1.Release
-	(*IdentityRecord)(nil),    // 15: idnode.raft.v1.IdentityRecord
-	(*HiLoRecord)(nil),        // 16: idnode.raft.v1.HiLoRecord
-	(*NodeRecord)(nil),        // 17: idnode.raft.v1.NodeRecord
-	(*RetiredTagRecord)(nil),  // 18: idnode.raft.v1.RetiredTagRecord
-	(*RequestRecord)(nil),     // 19: idnode.raft.v1.RequestRecord
-	(*ClockRecord)(nil),       // 20: idnode.raft.v1.ClockRecord
-	(*KeyRecord)(nil),         // 21: idnode.raft.v1.KeyRecord
-	(*DatabaseRecord)(nil),    // 22: idnode.raft.v1.DatabaseRecord
-	(*ClaimRecord)(nil),       // 23: idnode.raft.v1.ClaimRecord
-	(*SettingsRecord)(nil),    // 24: idnode.raft.v1.SettingsRecord
-	(*SeedHiLo)(nil),          // 25: idnode.raft.v1.SeedHiLo
+	(*HiLoPoolReserve)(nil),   // 14: idnode.raft.v1.HiLoPoolReserve
+	(*Release)(nil),           // 15: idnode.raft.v1.Release
+	(*IdentityRecord)(nil),    // 16: idnode.raft.v1.IdentityRecord
+	(*HiLoRecord)(nil),        // 17: idnode.raft.v1.HiLoRecord
+	(*HiLoPoolRecord)(nil),    // 18: idnode.raft.v1.HiLoPoolRecord
+	(*NodeRecord)(nil),        // 19: idnode.raft.v1.NodeRecord
+	(*RetiredTagRecord)(nil),  // 20: idnode.raft.v1.RetiredTagRecord
+	(*RequestRecord)(nil),     // 21: idnode.raft.v1.RequestRecord
+	(*ClockRecord)(nil),       // 22: idnode.raft.v1.ClockRecord
+	(*KeyRecord)(nil),         // 23: idnode.raft.v1.KeyRecord
+	(*DatabaseRecord)(nil),    // 24: idnode.raft.v1.DatabaseRecord
+	(*ClaimRecord)(nil),       // 25: idnode.raft.v1.ClaimRecord
+	(*SettingsRecord)(nil),    // 26: idnode.raft.v1.SettingsRecord
+	(*SeedHiLo)(nil),          // 27: idnode.raft.v1.SeedHiLo
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	15, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
-	16, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
-	23, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
-	4,  // [4:4] is the sub-list for method output_type
-	4,  // [4:4] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	16, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
+	17, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
+	25, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
+	18, // 4: idnode.raft.v1.HiLoRecord.pools:type_name -> idnode.raft.v1.HiLoPoolRecord
+	5,  // [5:5] is the sub-list for method output_type
+	5,  // [5:5] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_idnode_raft_v1_raft_proto_init() }
@@ -1952,7 +2098,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,75 @@
+package fsm
+
+import (
+	"fmt"
+	"math"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// applyHiLoPoolReserve reserves capacity numbers above the tag's Max to one node's pool. Like
+// any reservation it raises Max, so no range granted any other way, or from another pool, can
+// overlap it. The tag's lastLow goes above Max, as after a raise: a pool's numbers go back only
+// to the pool (package hilopool), never through ReturnHiLo, which could otherwise lower Max
+// into numbers the pool still grants.
+func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
+	d, err := st.db(r.GetDatabase())
+	if err != nil {
+		return err
+	}
+	if !st.registeredMember(r.GetMemberId()) {
+		return fmt.Errorf("%w: member %q", ErrNotRegistered, r.GetMemberId())
+	}
+	if r.GetCapacity() < 1 {
+		return ErrInvalidCount
+	}
+	h := d.hiloTag(foldKey(r.GetTag()))
+	if r.GetCapacity() > math.MaxInt64-h.max {
+		return ErrCounterOverflow
+	}
+	rng := HiLoRange{Low: h.max + 1, High: h.max + r.GetCapacity()}
+	h.max, h.lastLow = rng.High, rng.High+1
+	if h.pools == nil {
+		h.pools = make(map[string]int64)
+	}
+	h.pools[r.GetMemberId()] += r.GetCapacity()
+	return rng
+}
+
+// registeredMember reports whether a registered node has the Raft member ID.
+func (st *state) registeredMember(id string) bool {
+	for _, n := range st.nodes {
+		if n.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// retirePools forgets a removed node's pools: their numbers stay below Max, so nobody else is
+// ever granted them (gaps, which HiLo allows), and the node gets no more.
+func (st *state) retirePools(memberID string) {
+	if memberID == "" {
+		return
+	}
+	for _, d := range st.databases {
+		for _, h := range d.hilo {
+			delete(h.pools, memberID)
+		}
+	}
+}
+
+// HiLoPools is how many numbers each node's pool got so far for tag of database, by member ID.
+func (f *FSM) HiLoPools(database, tag string) map[string]int64 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	out := make(map[string]int64)
+	if d := f.st.databases[DatabaseName(database)]; d != nil {
+		if h := d.hilo[foldKey(tag)]; h != nil {
+			for id, n := range h.pools {
+				out[id] = n
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package fsm
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+func mustPool(t *testing.T, f *FSM, member, tag string, capacity int64) HiLoRange {
+	t.Helper()
+	rng, ok := mustApply(t, f, HiLoPoolReserveCommand, &raftv1.HiLoPoolReserve{Tag: tag, Capacity: capacity, MemberId: member}).(HiLoRange)
+	if !ok {
+		t.Fatalf("pool reserve for %s answered no range", member)
+	}
+	return rng
+}
+
+// A pool's numbers are above Max like any range, so pools never overlap each other or the
+// ranges granted through the cluster; none of them comes back through ReturnHiLo.
+func TestHiLoPoolsAreDisjointFromEverything(t *testing.T) {
+	f := New()
+	for _, tag := range []string{"A", "B"} {
+		mustApply(t, f, RegisterNodeCommand, registerCommand(tag, tag, "inc-"+tag))
+	}
+	a1 := mustPool(t, f, "A", "orders", 100)
+	r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "Orders", Capacity: 32})
+	b1 := mustPool(t, f, "B", "ORDERS", 50)
+	a2 := mustPool(t, f, "A", "orders", 100)
+	want := []HiLoRange{{1, 100}, {101, 132}, {133, 182}, {183, 282}}
+	for i, got := range []HiLoRange{a1, r, b1, a2} {
+		if got != want[i] {
+			t.Fatalf("reservation %d = %+v, want %+v", i, got, want[i])
+		}
+	}
+	// The newest reservation is a pool's: a return through the cluster changes nothing.
+	if res := mustApply(t, f, HiLoReturnCommand, &raftv1.HiLoReturn{Tag: "orders", End: 282, Last: 200}); res != int64(282) {
+		t.Fatalf("ReturnHiLo into A's pool = %v, want Max 282 unchanged", res)
+	}
+	if got := f.HiLoPools("", "orders"); got["A"] != 200 || got["B"] != 50 || len(got) != 2 {
+		t.Fatalf("pools = %v", got)
+	}
+
+	snap := snapshotBytes(t, f)
+	g := mustRestore(t, snap)
+	if !bytes.Equal(snapshotBytes(t, g), snap) || g.HiLoPools("", "orders")["A"] != 200 {
+		t.Fatal("pools do not survive a snapshot exactly")
+	}
+
+	// A removed node's pools are retired: forgotten, and it gets no more.
+	mustApply(t, f, RemoveNodeCommand, &raftv1.RemoveNode{Tag: "A"})
+	if got := f.HiLoPools("", "orders"); len(got) != 1 || got["B"] != 50 {
+		t.Fatalf("pools after removing A = %v", got)
+	}
+	res := mustApply(t, f, HiLoPoolReserveCommand, &raftv1.HiLoPoolReserve{Tag: "orders", Capacity: 10, MemberId: "A"})
+	if err, _ := res.(error); !errors.Is(err, ErrNotRegistered) {
+		t.Fatalf("a pool for removed A = %v, want ErrNotRegistered", res)
+	}
+	if next := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 1}); next.Low != 283 {
+		t.Fatalf("next range after the refused pool = %+v, want 283 (nothing reserved)", next)
+	}
+	for _, bad := range []*raftv1.HiLoPoolReserve{{Tag: "x", Capacity: 0, MemberId: "B"}, {Tag: "x", Capacity: 1, MemberId: "B", Database: "nope"}} {
+		if _, ok := mustApply(t, f, HiLoPoolReserveCommand, bad).(error); !ok {
+			t.Errorf("pool reserve %v was not refused", bad)
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/hilopool"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// HiLoPools is this node's store of HiLo pools (hilopool.Store): numbers the cluster reserved
+// to this node, granted from without a Raft round, also while the node is cut off.
+type HiLoPools interface {
+	Add(key hilopool.Key, low, high int64) error
+	Grant(key hilopool.Key, want, above int64) (low, high int64, ok bool, err error)
+	Return(key hilopool.Key, end, last int64) (bool, error)
+	Remaining(key hilopool.Key) int64
+}
+
+// Pool sizing. A range lasts 30 to 60 s at a steady rate (the range policy doubles a range
+// used up in under 30 s and halves one that took over 60 s), so poolRanges ranges of the
+// current size are a few minutes of that tag's traffic: what a node cut off from its majority
+// can go on granting. A refill starts when a pool holds less than half of that.
+const (
+	poolRanges     = 6
+	minPoolSize    = 1024
+	maxPoolSize    = 64 << 20
+	refillTimeout  = 5 * time.Second
+	refillQueueLen = 256
+)
+
+// poolTarget is the pool size for ranges of size capacity.
+func poolTarget(capacity int64) int64 {
+	return min(max(poolRanges*capacity, minPoolSize), maxPoolSize)
+}
+
+// poolKey names the pool of a request's tag.
+func poolKey(database, tag string) hilopool.Key {
+	return hilopool.Key{Database: fsm.DatabaseName(database), Tag: tag}
+}
+
+// grantFromPool answers NextHiLo from this node's pool. ok is false when the pool cannot (none
+// for the tag yet and no quorum to reserve one, or nothing above last_max): the caller then
+// reserves through the cluster as before pools.
+func (s *Server) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoRequest) (resp *idnodev1.NextHiLoResponse, ok bool, err error) {
+	key := poolKey(req.GetDatabase(), req.GetTag())
+	now := s.cfg.Now()
+	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
+	low, high, ok, err := s.cfg.Pools.Grant(key, capacity, req.GetLastMax())
+	if err != nil {
+		return nil, false, toStatus(err)
+	}
+	if !ok {
+		// The first range of a tag this node never served, or a pool used up: reserving needs
+		// a quorum, now.
+		if err := s.reservePool(ctx, key, poolTarget(capacity)); err != nil {
+			return nil, false, err
+		}
+		if low, high, ok, err = s.cfg.Pools.Grant(key, capacity, req.GetLastMax()); err != nil || !ok {
+			return nil, false, toStatus(err)
+		}
+	}
+	s.refills.ask(key, capacity)
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.HiLoPoolGrant(req.GetDatabase(), high-low+1)
+	}
+	return s.hiloResponse(req, low, high, now), true, nil
+}
+
+// reservePool reserves n numbers for key's pool through the leader and adds them to the pool.
+// Numbers the log reserved whose answer was lost are a gap, never granted by anyone.
+func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) error {
+	req := &raftv1.HiLoPoolReserve{Database: key.Database, Tag: key.Tag, Capacity: n, MemberId: s.node.ID()}
+	var resp *forwardv1.ReserveHiLoPoolResponse
+	err := s.fwd.Do(ctx, forward.Unary, func(h *forward.Hop) error {
+		var err error
+		resp, err = forwardv1.NewForwardClient(h.Conn).ReserveHiLoPool(h.Context(), req, h.CallOptions()...)
+		return err
+	})
+	if errors.Is(err, forward.ErrSelf) {
+		resp, err = s.reservePoolLocal(ctx, req)
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.cfg.Pools.Add(key, resp.GetLow(), resp.GetHigh()); err != nil {
+		return toStatus(err)
+	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.HiLoPoolRefill(key.Database, resp.GetHigh()-resp.GetLow()+1)
+	}
+	return nil
+}
+
+// reservePoolLocal applies a pool reservation on the leader.
+func (s *Server) reservePoolLocal(ctx context.Context, req *raftv1.HiLoPoolReserve) (*forwardv1.ReserveHiLoPoolResponse, error) {
+	out, err := s.apply(ctx, fsm.HiLoPoolReserveCommand, req)
+	if err != nil {
+		return nil, err
+	}
+	rng := out.(fsm.HiLoRange)
+	return &forwardv1.ReserveHiLoPoolResponse{Low: rng.Low, High: rng.High}, nil
+}
+
+// ReserveHiLoPool is the leader's side of a follower's pool reservation.
+func (f forwardService) ReserveHiLoPool(ctx context.Context, req *raftv1.HiLoPoolReserve) (*forwardv1.ReserveHiLoPoolResponse, error) {
+	s := f.s
+	if !s.node.IsLeader() {
+		return nil, s.noQuorum(forward.ErrNoLeader)
+	}
+	return s.reservePoolLocal(ctx, req)
+}
+
+// refiller tops pools up in the background, one reservation at a time, so a busy tag's callers
+// are granted from the pool and never wait for the log. On a node without a quorum the
+// reservations fail; the pool then lasts as long as its numbers do.
+type refiller struct {
+	mu      sync.Mutex
+	pending map[hilopool.Key]int64 // key → the range size it was last granted at
+	wake    chan struct{}
+}
+
+func newRefiller() *refiller {
+	return &refiller{pending: make(map[hilopool.Key]int64), wake: make(chan struct{}, 1)}
+}
+
+// ask queues key for a look after a grant of ranges of size capacity.
+func (r *refiller) ask(key hilopool.Key, capacity int64) {
+	r.mu.Lock()
+	if len(r.pending) < refillQueueLen {
+		r.pending[key] = max(r.pending[key], capacity)
+	}
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *refiller) take() map[hilopool.Key]int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.pending
+	r.pending = make(map[hilopool.Key]int64)
+	return out
+}
+
+// refillPools runs until ctx ends: each pool asked about that holds less than half its target
+// gets topped up to the target.
+func (s *Server) refillPools(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.refills.wake:
+		}
+		for key, capacity := range s.refills.take() {
+			target := poolTarget(capacity)
+			left := s.cfg.Pools.Remaining(key)
+			if left >= target/2 {
+				continue
+			}
+			rctx, cancel := context.WithTimeout(ctx, refillTimeout)
+			err := s.reservePool(rctx, key, target-left)
+			cancel()
+			if err != nil {
+				s.log.Debug("HiLo pool not refilled", "database", key.Database, "tag", key.Tag, "left", left, "err", err)
+			}
+		}
+	}
+}
+
+// returnToPool gives a range this node's pool granted back to it; false when it was not the
+// pool's newest grant (the cluster-wide return is tried then).
+func (s *Server) returnToPool(req *idnodev1.ReturnHiLoRequest) (bool, error) {
+	ok, err := s.cfg.Pools.Return(poolKey(req.GetDatabase(), req.GetTag()), req.GetEnd(), req.GetLast())
+	if err != nil {
+		return false, toStatus(err)
+	}
+	return ok, nil
+}

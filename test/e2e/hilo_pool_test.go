@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
+)
+
+// hiloRange is one granted range and who granted it.
+type hiloRange struct {
+	low, high int64
+	by        string
+}
+
+// rangeLog collects granted ranges and checks they are pairwise disjoint.
+type rangeLog struct {
+	mu     sync.Mutex
+	ranges []hiloRange
+}
+
+func (l *rangeLog) add(r *idnodev1.NextHiLoResponse) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ranges = append(l.ranges, hiloRange{r.GetLow(), r.GetHigh(), r.GetServerTag()})
+}
+
+func (l *rangeLog) checkDisjoint(t *testing.T) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rs := append([]hiloRange(nil), l.ranges...)
+	sort.Slice(rs, func(i, j int) bool { return rs[i].low < rs[j].low })
+	for i := 1; i < len(rs); i++ {
+		if rs[i].low <= rs[i-1].high {
+			t.Errorf("ranges overlap: %d..%d (%s) and %d..%d (%s)", rs[i-1].low, rs[i-1].high, rs[i-1].by, rs[i].low, rs[i].high, rs[i].by)
+		}
+	}
+}
+
+// nextRange asks via for one range of tag, keeping the range size at 32 (a previous range of
+// 32 granted a minute ago: the policy keeps it).
+func nextRange(ctx context.Context, ids idnodev1.IdServiceClient, tag string) (*idnodev1.NextHiLoResponse, error) {
+	return ids.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: tag, LastBatchSize: 32, LastRangeAt: time.Now().Add(-45 * time.Second).UnixMilli()})
+}
+
+// A node cut off from its majority keeps granting HiLo ranges for a tag it served before, from
+// its pool, while it refuses identities and a tag it never served; every range stays disjoint
+// from every other, before, during and after (issue 15).
+func TestHiLoPoolOnAMinority(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, "--hilo-pools")
+	var log rangeLog
+	for _, tag := range clusterTags {
+		r, err := nextRange(rpcCtx(t), c.ids[tag], "orders")
+		if err != nil {
+			t.Fatalf("orders via %s: %v", tag, err)
+		}
+		log.add(r)
+	}
+	for _, tag := range c.others("A") {
+		c.node(tag).kill9()
+	}
+	const onMinority = 20 // 640 numbers: within the first pool (1024)
+	for i := range onMinority {
+		r, err := nextRange(rpcCtx(t), c.ids["A"], "orders")
+		if err != nil {
+			t.Fatalf("range %d of orders on A, cut off: %v; want one from A's pool", i, err)
+		}
+		if r.GetServerTag() != "A" {
+			t.Fatalf("range %d granted by %q, want A", i, r.GetServerTag())
+		}
+		log.add(r)
+	}
+	_, err := c.ids["A"].Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
+	if status.Code(err) != codes.Unavailable || reason.Of(err) != reason.NoQuorum {
+		t.Fatalf("an identity on the minority = %v; want UNAVAILABLE, NO_QUORUM", err)
+	}
+	if _, err := nextRange(rpcCtx(t), c.ids["A"], "invoices"); status.Code(err) != codes.Unavailable {
+		t.Fatalf("a tag A never served, on the minority = %v; want UNAVAILABLE (its first pool needs a quorum)", err)
+	}
+
+	for _, tag := range c.others("A") {
+		c.node(tag).restart()
+	}
+	c.waitServing(clusterTags...)
+	for _, tag := range clusterTags {
+		for range 5 {
+			r, err := nextRange(rpcCtx(t), c.ids[tag], "orders")
+			if err != nil {
+				t.Fatalf("orders via %s after healing: %v", tag, err)
+			}
+			log.add(r)
+		}
+	}
+	log.checkDisjoint(t)
+}
+
+// kill -9 of a node while it grants from its pool, then a restart: no range it acknowledged
+// before the crash is granted again.
+func TestHiLoPoolSurvivesKill9(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, "--hilo-pools")
+	var log rangeLog
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i := 0; i < 2000 && ctx.Err() == nil; i++ {
+				cctx, ccancel := context.WithTimeout(ctx, rpcTimeout)
+				r, err := nextRange(cctx, c.ids["B"], "carts")
+				ccancel()
+				if err == nil {
+					log.add(r)
+				}
+			}
+		})
+	}
+	eventually(t, leaderTimeout, "B granted some ranges", func() error {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		if len(log.ranges) < 40 {
+			return fmt.Errorf("%d ranges so far", len(log.ranges))
+		}
+		return nil
+	})
+	c.node("B").kill9()
+	c.node("B").restart()
+	c.waitServing("B")
+	eventually(t, leaderTimeout, "B grants again after its restart", func() error {
+		r, err := nextRange(rpcCtx(t), c.ids["B"], "carts")
+		if err != nil {
+			return err
+		}
+		log.add(r)
+		return nil
+	})
+	cancel()
+	wg.Wait()
+	for range 40 {
+		r, err := nextRange(rpcCtx(t), c.ids["B"], "carts")
+		if err != nil {
+			t.Fatalf("carts via B after the restart: %v", err)
+		}
+		log.add(r)
+	}
+	log.checkDisjoint(t)
+}
