@@ -164,10 +164,17 @@ CPU=$(awk -F': *' '/^model name/ && !seen++ { print $2 }' /proc/cpuinfo)
 MEM=$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)
 COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [[ $COMMIT != unknown ]] && [[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]]; then COMMIT+=" + uncommitted changes"; fi
-OTHERS=none
-if command -v docker >/dev/null && [[ -n $(docker ps -q 2>/dev/null) ]]; then
-	OTHERS="$(docker ps -q | wc -l) docker containers running"
-fi
+# others: notes the most docker containers and the highest load average seen so far, so the
+# report says whether the machine was shared while it ran (times are then upper bounds).
+MAX_CONTAINERS=0 MAX_LOAD=0
+others() {
+	local c=0 l
+	command -v docker >/dev/null && c=$(docker ps -q 2>/dev/null | wc -l)
+	((c > MAX_CONTAINERS)) && MAX_CONTAINERS=$c
+	l=$(cut -d' ' -f1 /proc/loadavg)
+	MAX_LOAD=$(awk -v a="$MAX_LOAD" -v b="$l" 'BEGIN { print (b > a ? b : a) }')
+}
+others
 echo "| machine | |"
 echo "|---|---|"
 echo "| date | $(date -u '+%Y-%m-%d %H:%M UTC') |"
@@ -177,9 +184,9 @@ echo "| Go | $(go version | cut -d' ' -f3-) |"
 GC_NOTE="GOGC=400 (the node's default)"
 [[ -n ${GOGC:-} ]] && GC_NOTE="GOGC=$GOGC from the environment"
 echo "| idnode | commit $COMMIT, $GC_NOTE |"
-echo "| load average at start | $(cut -d' ' -f1-3 /proc/loadavg) (other work: $OTHERS) |"
+echo "| load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |"
 echo
-echo "| claims | fill | RSS empty → filled | live heap after GC (per claim) | snapshot bytes (per claim) | snapshot written | RSS peak while snapshotting | stop | restart → SERVING | → first GetClaims | RSS after restart | raft.db |"
+echo "| claims | fill | RSS empty → filled | live heap after GC (per claim) | snapshot bytes (per claim) | snapshot written | RSS peak while snapshotting | stop | restart → SERVING (snapshot restore) | → first GetClaims | RSS after restart | raft.db |"
 echo "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 
 for N in $SIZES; do
@@ -196,6 +203,7 @@ for N in $SIZES; do
 	((ids == N && errs == 0)) || die "the fill claimed $ids IDs with $errs errors, want $N and none: $fill"
 	wait_for "users/0-0 claimed" 30 claimed users/0-0
 	rss1=$(status_kb "$NODE" VmRSS) heap1=$(heap)
+	others
 	log "N=$N: filled in ${fill_s}s; RSS ${rss0} → ${rss1} kB, live heap $heap0 → $heap1 bytes"
 
 	# The snapshot: pad the log just past the threshold (one identity at a time, an entry each),
@@ -220,6 +228,7 @@ for N in $SIZES; do
 	[[ -n $state ]] || die "raft logged a snapshot but there is no state.bin under $DATA/raft/snapshots"
 	snap_bytes=$(stat -c %s "$state")
 	hwm=$(status_kb "$NODE" VmHWM)
+	others
 	peak=$(mb $((hwm * 1024)))
 	((early == 0)) || peak="– (began during the padding)"
 
@@ -235,18 +244,23 @@ for N in $SIZES; do
 	wait_for "GetClaims after the restart" "$START_TIMEOUT" claimed users/0-0
 	t_claims=$(($(now) - t0))
 	rss2=$(status_kb "$NODE" VmRSS)
-	restored=$(jq -rR 'fromjson? | select(.msg | test("restor|snapshot")) | .msg' "$TMP/restart-$N.log" | head -n 3 | paste -sd ';')
-	log "N=$N: SERVING after $(secs "$t_serving")s, GetClaims after $(secs "$t_claims")s ($restored)"
+	restore_ms=-1
+	if r0=$(log_ms "$TMP/restart-$N.log" "starting restore from snapshot") && r1=$(log_ms "$TMP/restart-$N.log" "restored from snapshot"); then
+		restore_ms=$((r1 - r0))
+	fi
+	((restore_ms >= 0)) || die "the restart did not restore the snapshot (no raft restore lines in its log)"
+	log "N=$N: SERVING after $(secs "$t_serving")s, GetClaims after $(secs "$t_claims")s; snapshot restored in ${restore_ms} ms"
+	others
 	stop
 	rm -rf "$DATA"
 
 	per_claim=$(((heap1 - heap0) / N))
-	printf '| %s | %ss (%s claims/s) | %s → %s | %s (%d B) | %s (%.1f B) | %.2fs | %s | %ss | %ss | %ss | %s | %s |\n' \
+	printf '| %s | %ss (%s claims/s) | %s → %s | %s (%d B) | %s (%.1f B) | %.2fs | %s | %ss | %ss (%.2fs) | %ss | %s | %s |\n' \
 		"$N" "$(printf %.1f "$fill_s")" "$(jq -r '.ids_per_sec | floor' <<<"$fill")" \
 		"$(mb $((rss0 * 1024)))" "$(mb $((rss1 * 1024)))" "$(mb "$heap1")" "$per_claim" \
 		"$(mb "$snap_bytes")" "$(awk -v b="$snap_bytes" -v n="$N" 'BEGIN { print b / n }')" \
 		"$(awk -v ms=$((snap_end - snap_start)) 'BEGIN { print ms / 1000 }')" "$peak" \
-		"$stop_s" "$(secs "$t_serving")" "$(secs "$t_claims")" "$(mb $((rss2 * 1024)))" "$(mb "$raftdb")"
+		"$stop_s" "$(secs "$t_serving")" "$(awk -v ms="$restore_ms" 'BEGIN { print ms / 1000 }')" "$(secs "$t_claims")" "$(mb $((rss2 * 1024)))" "$(mb "$raftdb")"
 done
 
 if ((IDENTITY)); then
@@ -260,6 +274,7 @@ if ((IDENTITY)); then
 			--duration "$IDENTITY_DURATION" --prefix "$2" --json --progress=false) || die "identity run failed: $out"
 		jq -r --arg l "$1" 'def ms: . * 100 | round / 100;
 			"| \($l) | \(.ids_per_sec | floor) | \(.latency_ms.p50 | ms) | \(.latency_ms.p99 | ms) | \(.errors) |"' <<<"$out"
+		others
 	}
 	echo
 	echo "| identities, 16 callers, $IDENTITY_DURATION | IDs/s | p50 ms | p99 ms | errors |"
@@ -270,6 +285,9 @@ if ((IDENTITY)); then
 	[[ $(jq -r '.ids == 100000 and .errors == 0' <<<"$fill") == true ]] || die "the numbers fill went wrong: $fill"
 	ident '`users|`, 100,000 claims `users/<n>` (n ≥ 10¹²)' users
 	ident '`orders|`, same node, no claims on the prefix' orders
+	others
 	stop
 fi
+echo
+echo "Other work while it ran: at most $MAX_CONTAINERS docker containers up, highest 1-minute load average $MAX_LOAD (sampled at each step; $(nproc) cores)."
 log "done"
