@@ -12,7 +12,7 @@
 #     (reset first through /proc/PID/clear_refs);
 #   - a restart: SIGTERM, then the node again on the same data dir, timed to SERVING (gRPC
 #     health, `idnode health`) and to the first answered GetClaims of a claimed ID
-#     (`idctl claims`), and the resident set after it.
+#     (`idctl claims users/<caller>-0`), and the resident set after it.
 #
 # Then, unless IDENTITY=0: `users|` identities at 16 callers on a fresh node, before and after
 # 10^5 claims of identity-shaped `users/<n>` IDs (which every identity of users then looks up),
@@ -201,7 +201,11 @@ for N in $SIZES; do
 		--ops $((N / 1000)) --prefix users --timeout 30s --json --progress=false) || die "idbench claim failed: $fill"
 	ids=$(jq -r .ids <<<"$fill") errs=$(jq -r .errors <<<"$fill") fill_s=$(jq -r .duration_s <<<"$fill")
 	((ids == N && errs == 0)) || die "the fill claimed $ids IDs with $errs errors, want $N and none: $fill"
-	wait_for "users/0-0 claimed" 30 claimed users/0-0
+	# The ID a restart is probed with: the first ID of a caller that made a call.
+	firsts=()
+	for ((c = 0; c < CALLERS; c++)); do firsts+=("users/$c-0"); done
+	probe=$("$IDCTL" --addr "$GRPC" claims "${firsts[@]}" --json | jq -r '.[0].id // empty')
+	[[ -n $probe ]] || die "none of ${firsts[*]} is claimed after the fill"
 	rss1=$(status_kb "$NODE" VmRSS) heap1=$(heap)
 	others
 	log "N=$N: filled in ${fill_s}s; RSS ${rss0} → ${rss1} kB, live heap $heap0 → $heap1 bytes"
@@ -241,7 +245,7 @@ for N in $SIZES; do
 	start "$DATA" "$TMP/restart-$N.log"
 	wait_for "SERVING after the restart" "$START_TIMEOUT" serving
 	t_serving=$(($(now) - t0))
-	wait_for "GetClaims after the restart" "$START_TIMEOUT" claimed users/0-0
+	wait_for "GetClaims after the restart" "$START_TIMEOUT" claimed "$probe"
 	t_claims=$(($(now) - t0))
 	rss2=$(status_kb "$NODE" VmRSS)
 	restore_ms=-1
@@ -268,7 +272,7 @@ if ((IDENTITY)); then
 	log "identities: fresh node; users| at 16 callers for $IDENTITY_DURATION, before and after 100000 claims of users/<n>"
 	start "$DATA" "$TMP/node-identity.log"
 	wait_for "SERVING" "$START_TIMEOUT" serving
-	ident() { # LABEL PREFIX: one identity run, one markdown line
+	ident() { # LABEL PREFIX: one identity run, one markdown line (a | in LABEL is escaped: \|)
 		local out
 		out=$(timeout $((IDENTITY_SECS + 60)) "$IDBENCH" --nodes "$GRPC" --strategy identity --concurrency 16 \
 			--duration "$IDENTITY_DURATION" --prefix "$2" --json --progress=false) || die "identity run failed: $out"
@@ -279,12 +283,12 @@ if ((IDENTITY)); then
 	echo
 	echo "| identities, 16 callers, $IDENTITY_DURATION | IDs/s | p50 ms | p99 ms | errors |"
 	echo "|---|--:|--:|--:|--:|"
-	ident '`users|`, no claims' users
+	ident '`users\|`, no claims' users
 	fill=$(timeout 300 "$IDBENCH" --nodes "$GRPC" --strategy claim --claim-ids numbers --count 1000 --concurrency "$CALLERS" \
 		--ops 100 --prefix users --timeout 30s --json --progress=false) || die "idbench claim failed: $fill"
 	[[ $(jq -r '.ids == 100000 and .errors == 0' <<<"$fill") == true ]] || die "the numbers fill went wrong: $fill"
-	ident '`users|`, 100,000 claims `users/<n>` (n ≥ 10¹²)' users
-	ident '`orders|`, same node, no claims on the prefix' orders
+	ident '`users\|`, 100,000 claims `users/<n>` (n ≥ 10¹²)' users
+	ident '`orders\|`, same node, no claims on the prefix' orders
 	others
 	stop
 fi

@@ -110,3 +110,21 @@ func BenchmarkRestoreClaims(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListClaimsPage is one page of GetClaims by prefix (idctl claims --prefix): the
+// matching keys are collected and sorted for every page, under the FSM's read lock.
+//
+//	go test -run NONE -bench ListClaimsPage -benchtime 5x -benchmem ./fsm/
+func BenchmarkListClaimsPage(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("claims=%d", n), func(b *testing.B) {
+			f := claimsFSM(b, n)
+			for b.Loop() {
+				page, more, err := f.ListClaims("", "users/", "", 1000)
+				if err != nil || len(page) != 1000 || !more {
+					b.Fatalf("ListClaims: %d claims, more %v, %v", len(page), more, err)
+				}
+			}
+		})
+	}
+}
