@@ -26,7 +26,7 @@ func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
 	if err == nil {
 		name := DatabaseName(database)
 		if name != DefaultDatabase {
-			recs = append(recs, snapshotRecord{databaseRecord, &raftv1.DatabaseRecord{Name: name}})
+			recs = append(recs, snapshotRecord{typ: databaseRecord, msg: &raftv1.DatabaseRecord{Name: name}})
 		}
 		recs = append(recs, d.records(recordName(name))...)
 	}

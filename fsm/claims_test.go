@@ -2,11 +2,17 @@ package fsm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
@@ -217,5 +223,118 @@ func TestClaimsInSnapshotsAndBackups(t *testing.T) {
 	}
 	if got, _ := h.Claims("", []string{"x", "users-2"}); len(got) != 2 || got[0].Owner != "bob" || got[1].Owner != "alice" {
 		t.Fatalf("claims after the restore: %+v", got)
+	}
+}
+
+// snapshotClaims decodes the claim records of a snapshot, in the order written, framing by
+// hand: the type byte, the uvarint length, the ClaimRecord.
+func snapshotClaims(t *testing.T, data []byte) []*raftv1.ClaimRecord {
+	t.Helper()
+	rest, ok := bytes.CutPrefix(data, []byte(snapshotMagic))
+	if !ok {
+		t.Fatal("no snapshot header")
+	}
+	var out []*raftv1.ClaimRecord
+	for len(rest) > 0 {
+		typ := recordType(rest[0])
+		size, n := binary.Uvarint(rest[1:])
+		if n <= 0 || uint64(len(rest)-1-n) < size {
+			t.Fatalf("bad record framing at %d bytes from the end", len(rest))
+		}
+		body := rest[1+n : 1+n+int(size)]
+		rest = rest[1+n+int(size):]
+		if typ == claimRecord {
+			r := &raftv1.ClaimRecord{}
+			if err := proto.Unmarshal(body, r); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// A snapshot writes one record per claim, database by database in name order, each one's
+// claims in the order of their folded IDs, whatever order they were claimed in; and it writes
+// the state of the moment it was taken, though the claims change before it is written (raft
+// writes it in the background while the FSM goes on applying).
+func TestClaimSnapshotsAreSortedAndOfTheirMoment(t *testing.T) {
+	type claimAt struct{ db, id, owner string }
+	claims := []claimAt{
+		{"", "users/b", ""}, {"", "Users/A", "alice"}, {"", "users/C", ""}, {"", "orders/10", "bob"}, {"", "orders/9", ""},
+		{"shop", "users/b", "carol"}, {"shop", "Carts/1", ""},
+	}
+	build := func(order []claimAt) *FSM {
+		f := New()
+		mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
+		for _, c := range order {
+			if err := claimIDs(t, f, &raftv1.Claim{Database: c.db, Ids: []string{c.id}, Owner: c.owner}); err != nil {
+				t.Fatalf("claim %+v: %v", c, err)
+			}
+		}
+		return f
+	}
+	f := build(claims)
+	reversed := slices.Clone(claims)
+	slices.Reverse(reversed)
+	data := snapshotBytes(t, f)
+	if !bytes.Equal(snapshotBytes(t, build(reversed)), data) {
+		t.Fatal("the same claims, claimed in another order, write another snapshot")
+	}
+
+	want := slices.Clone(claims)
+	slices.SortFunc(want, func(a, b claimAt) int {
+		if c := strings.Compare(recordName(DatabaseName(a.db)), recordName(DatabaseName(b.db))); c != 0 {
+			return c
+		}
+		return strings.Compare(foldKey(a.id), foldKey(b.id))
+	})
+	var got []claimAt
+	for _, r := range snapshotClaims(t, data) {
+		got = append(got, claimAt{r.GetDatabase(), r.GetId(), r.GetOwner()})
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("claim records %+v, want %+v", got, want)
+	}
+
+	s, err := f.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustClaim(t, f, "dave", "users/d", "aaa/first")
+	mustApply(t, f, ReleaseCommand, &raftv1.Release{Ids: []string{"users/b", "USERS/a"}})
+	var later bytes.Buffer
+	if err := s.(*snapshot).write(&later); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(later.Bytes(), data) {
+		t.Fatal("a snapshot written after the claims changed is not the state it was taken of")
+	}
+}
+
+// A snapshot's claims cost a few allocations in all, not some per claim (10⁶ claims made
+// 2·10⁶ objects, ~280 MB, when each had a message of its own).
+func TestClaimSnapshotAllocations(t *testing.T) {
+	const n = 10_000
+	f := New()
+	ids := make([]string, 0, 1000)
+	for i := range n {
+		ids = append(ids, "users/x"+strconv.Itoa(i))
+		if len(ids) == cap(ids) {
+			mustClaim(t, f, "", ids...)
+			ids = ids[:0]
+		}
+	}
+	allocs := testing.AllocsPerRun(3, func() {
+		s, err := f.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.(*snapshot).write(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > n/100 {
+		t.Errorf("a snapshot of %d claims made %.0f allocations, want a few, not one or more per claim", n, allocs)
 	}
 }

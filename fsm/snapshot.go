@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/raft"
 	"google.golang.org/protobuf/proto"
@@ -98,9 +99,36 @@ func restored[M any, PM interface {
 	}
 }
 
+// snapshotRecord is one record to write, or for claimRecord all the claims of one database.
 type snapshotRecord struct {
-	typ recordType
-	msg proto.Message
+	typ    recordType
+	msg    proto.Message
+	claims *claimRecords // claimRecord: one record per claim, written from here
+}
+
+// claimRecords are one database's claims as a snapshot captured them: copied out of the map,
+// and sorted and turned into records only when written. A node with 10⁶ claims would
+// otherwise sort their keys, look each one up and allocate a message for each in raft's FSM
+// goroutine, which applies nothing meanwhile, and hold ~280 bytes of garbage per claim until
+// the snapshot is written; this is one 48-byte entry per claim, the sort and the records
+// happen in Persist, and one message and one buffer serve every record.
+type claimRecords struct {
+	database string // as the records name it
+	entries  []claimEntry
+}
+
+type claimEntry struct {
+	key string // folded: the order of the records
+	claim
+}
+
+// captureClaims copies the claims of d for a snapshot naming the database rec.
+func captureClaims(claims map[string]claim, rec string) *claimRecords {
+	cr := &claimRecords{database: rec, entries: make([]claimEntry, 0, len(claims))}
+	for k, c := range claims {
+		cr.entries = append(cr.entries, claimEntry{key: k, claim: c})
+	}
+	return cr
 }
 
 // records lists the state as snapshot records, in the order they are written; a backup's
@@ -111,7 +139,7 @@ func (st *state) records(backup bool) []snapshotRecord {
 	for _, name := range names {
 		if name != DefaultDatabase {
 			d := st.databases[name]
-			out = append(out, snapshotRecord{databaseRecord, &raftv1.DatabaseRecord{
+			out = append(out, snapshotRecord{typ: databaseRecord, msg: &raftv1.DatabaseRecord{
 				Name: name, Deleted: d.deleted, MaxIdentities: d.maxIdentities, MaxCallsPerSecond: d.maxCallsPerSecond, MaxClaims: d.maxClaims,
 			}})
 		}
@@ -123,15 +151,15 @@ func (st *state) records(backup bool) []snapshotRecord {
 	}
 	for _, k := range sortedKeys(st.nodes) {
 		n := st.nodes[k]
-		out = append(out, snapshotRecord{nodeRecord, &raftv1.NodeRecord{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Incarnation: n.Incarnation}})
+		out = append(out, snapshotRecord{typ: nodeRecord, msg: &raftv1.NodeRecord{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Incarnation: n.Incarnation}})
 	}
 	for _, k := range sortedKeys(st.retired) {
-		out = append(out, snapshotRecord{retiredTagRecord, &raftv1.RetiredTagRecord{Tag: k}})
+		out = append(out, snapshotRecord{typ: retiredTagRecord, msg: &raftv1.RetiredTagRecord{Tag: k}})
 	}
 	if !backup { // a backup is not a set of credentials to the cluster it came from
 		for _, id := range sortedKeys(st.keys) {
 			k := st.keys[id]
-			out = append(out, snapshotRecord{keyRecord, &raftv1.KeyRecord{Id: k.ID, Database: recordName(k.Database), Role: k.Role, SecretSha256: k.SecretSHA256}})
+			out = append(out, snapshotRecord{typ: keyRecord, msg: &raftv1.KeyRecord{Id: k.ID, Database: recordName(k.Database), Role: k.Role, SecretSha256: k.SecretSHA256}})
 		}
 	}
 	settings := &raftv1.SettingsRecord{Separator: st.separator}
@@ -139,11 +167,11 @@ func (st *state) records(backup bool) []snapshotRecord {
 		settings.ClusterSecret = st.clusterSecret
 	}
 	if settings.GetSeparator() != "" || len(settings.GetClusterSecret()) > 0 {
-		out = append(out, snapshotRecord{settingsRecord, settings})
+		out = append(out, snapshotRecord{typ: settingsRecord, msg: settings})
 	}
-	out = append(out, snapshotRecord{clockRecord, &raftv1.ClockRecord{NowMs: st.requests.nowMs}})
+	out = append(out, snapshotRecord{typ: clockRecord, msg: &raftv1.ClockRecord{NowMs: st.requests.nowMs}})
 	for _, r := range st.requests.live() {
-		out = append(out, snapshotRecord{requestRecord, r})
+		out = append(out, snapshotRecord{typ: requestRecord, msg: r})
 	}
 	return out
 }
@@ -153,7 +181,7 @@ func (d *database) records(rec string) []snapshotRecord {
 	var out []snapshotRecord
 	for _, k := range sortedKeys(d.identities) {
 		c := d.identities[k]
-		out = append(out, snapshotRecord{identityRecord, &raftv1.IdentityRecord{Database: rec, Name: c.name, Value: c.value}})
+		out = append(out, snapshotRecord{typ: identityRecord, msg: &raftv1.IdentityRecord{Database: rec, Name: c.name, Value: c.value}})
 	}
 	for _, k := range sortedKeys(d.hilo) {
 		h := d.hilo[k]
@@ -161,11 +189,10 @@ func (d *database) records(rec string) []snapshotRecord {
 		for _, id := range sortedKeys(h.pools) {
 			hr.Pools = append(hr.Pools, &raftv1.HiLoPoolRecord{MemberId: id, Reserved: h.pools[id]})
 		}
-		out = append(out, snapshotRecord{hiloRecord, hr})
+		out = append(out, snapshotRecord{typ: hiloRecord, msg: hr})
 	}
-	for _, k := range sortedKeys(d.claims) {
-		c := d.claims[k]
-		out = append(out, snapshotRecord{claimRecord, &raftv1.ClaimRecord{Database: rec, Id: c.id, Owner: c.owner}})
+	if len(d.claims) > 0 {
+		out = append(out, snapshotRecord{typ: claimRecord, claims: captureClaims(d.claims, rec)})
 	}
 	return out
 }
@@ -205,26 +232,59 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 
 // write writes the snapshot in its framed form.
 func (s *snapshot) write(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	if _, err := bw.WriteString(snapshotMagic); err != nil {
+	rw := recordWriter{w: bufio.NewWriter(w)}
+	if _, err := rw.w.WriteString(snapshotMagic); err != nil {
 		return err
 	}
-	var hdr [1 + binary.MaxVarintLen64]byte
 	for _, r := range s.records {
-		data, err := proto.MarshalOptions{Deterministic: true}.Marshal(r.msg)
-		if err != nil {
-			return fmt.Errorf("encode snapshot record %d: %w", r.typ, err)
+		if r.claims != nil {
+			if err := r.claims.write(&rw); err != nil {
+				return err
+			}
+			continue
 		}
-		hdr[0] = byte(r.typ)
-		n := binary.PutUvarint(hdr[1:], uint64(len(data)))
-		if _, err := bw.Write(hdr[:1+n]); err != nil {
-			return err
-		}
-		if _, err := bw.Write(data); err != nil {
+		if err := rw.record(r.typ, r.msg); err != nil {
 			return err
 		}
 	}
-	return bw.Flush()
+	return rw.w.Flush()
+}
+
+// write writes one record per claim, in the order of their folded IDs. It sorts the entries
+// in place: a snapshot is written once.
+func (cr *claimRecords) write(rw *recordWriter) error {
+	slices.SortFunc(cr.entries, func(a, b claimEntry) int { return strings.Compare(a.key, b.key) })
+	msg := &raftv1.ClaimRecord{Database: cr.database}
+	for _, e := range cr.entries {
+		msg.Id, msg.Owner = e.id, e.owner
+		if err := rw.record(claimRecord, msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordWriter frames records: the type byte, the uvarint length, the protobuf. Its buffers
+// are reused from record to record.
+type recordWriter struct {
+	w   *bufio.Writer
+	hdr [1 + binary.MaxVarintLen64]byte
+	buf []byte
+}
+
+func (rw *recordWriter) record(typ recordType, msg proto.Message) error {
+	var err error
+	rw.buf, err = proto.MarshalOptions{Deterministic: true}.MarshalAppend(rw.buf[:0], msg)
+	if err != nil {
+		return fmt.Errorf("encode snapshot record %d: %w", typ, err)
+	}
+	rw.hdr[0] = byte(typ)
+	n := binary.PutUvarint(rw.hdr[1:], uint64(len(rw.buf)))
+	if _, err := rw.w.Write(rw.hdr[:1+n]); err != nil {
+		return err
+	}
+	_, err = rw.w.Write(rw.buf)
+	return err
 }
 
 func (s *snapshot) Release() {}

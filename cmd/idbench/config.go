@@ -17,6 +17,7 @@ const (
 	maxConcurrency = 10000
 	maxConns       = 256
 	maxCount       = 1_000_000
+	maxClaimCount  = 1000 // the server's bound on the IDs of one Claim
 )
 
 // Targets and strategies.
@@ -30,12 +31,19 @@ const (
 	stratGUID          = "guid"
 	stratHiLoRange     = "hilo-range"
 	stratClientHiLo    = "client-hilo"
+	stratClaim         = "claim"
 	stratPut           = "put" // etcd only
+)
+
+// The forms of the IDs the claim strategy claims (--claim-ids).
+const (
+	claimNames   = "names"   // <prefix>/<caller>-<seq>
+	claimNumbers = "numbers" // <prefix>/<n>, identity-shaped, n from claimNumberBase up
 )
 
 // idnodeStrategies and etcdStrategies list what each target runs, in the order -h shows them.
 var (
-	idnodeStrategies = []string{stratIdentity, stratIdentityBatch, stratServerSide, stratGUID, stratHiLoRange, stratClientHiLo}
+	idnodeStrategies = []string{stratIdentity, stratIdentityBatch, stratServerSide, stratGUID, stratHiLoRange, stratClientHiLo, stratClaim}
 	etcdStrategies   = []string{stratIdentity, stratPut}
 )
 
@@ -49,7 +57,8 @@ type config struct {
 	conns       int
 	duration    time.Duration // 0: until ops (bounded by maxDuration)
 	ops         int64         // 0: until duration
-	count       int64         // Generate count (identity-batch, server-side)
+	count       int64         // Generate count (identity-batch, server-side), IDs per Claim (claim)
+	claimIDs    string        // claim: names or numbers
 	prefix      string
 	timeout     time.Duration // per call
 	connect     time.Duration // connecting before the run
@@ -66,9 +75,14 @@ func (c *config) limit() time.Duration {
 	return maxDuration
 }
 
-// idsPerOp is how many IDs one successful call returns for the fixed-size strategies.
+// usesCount reports whether strategy takes --count: IDs per call.
+func usesCount(strategy string) bool {
+	return strategy == stratIdentityBatch || strategy == stratServerSide || strategy == stratClaim
+}
+
+// idsPerOp is how many IDs one successful call returns (or claims) for the fixed-size strategies.
 func (c *config) idsPerOp() int64 {
-	if c.strategy == stratIdentityBatch || c.strategy == stratServerSide {
+	if usesCount(c.strategy) {
 		return c.count
 	}
 	return 1
@@ -80,8 +94,11 @@ func (c *config) describe() string {
 	if c.target == targetEtcd && c.strategy == stratIdentity {
 		s = "etcd identity (CAS counter)"
 	}
-	if c.strategy == stratIdentityBatch || c.strategy == stratServerSide {
+	if usesCount(c.strategy) {
 		s += fmt.Sprintf(" count=%d", c.count)
+	}
+	if c.strategy == stratClaim && c.claimIDs != claimNames {
+		s += " ids=" + c.claimIDs
 	}
 	return s
 }
@@ -98,6 +115,10 @@ Strategies (--target idnode): identity     Generate{id:"<prefix>|"}
                               hilo-range   NextHiLo{tag:"<prefix>"}
                               client-hilo  client.NextID(ctx, "<prefix>"): HiLo IDs from the Go client
                                            (github.com/idnode/idnode/client), every ID checked unique
+                              claim        Claim{ids: count new IDs}: --claim-ids names claims
+                                           "<prefix>/<caller>-<seq>", numbers "<prefix>/<n>" with n
+                                           from 10^12 up (identity-shaped, far above any counter);
+                                           a second run on the same prefix finds them taken
 Strategies (--target etcd):   identity     consecutive counter: Get, then
                                            Txn(If ModRevision==rev).Then(Put n+1), retry on conflict
                               put          Put of distinct keys (one replicated write per op)
@@ -122,7 +143,8 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.IntVar(&c.conns, "conns", 1, "gRPC connections per node (etcd: clients over all endpoints); callers share them round-robin")
 	fs.DurationVar(&c.duration, "duration", 0, "how long to run (at most 10m); this or --ops is required")
 	fs.Int64Var(&c.ops, "ops", 0, "stop after this many successful calls; this or --duration is required")
-	fs.Int64Var(&c.count, "count", 0, "IDs per call for identity-batch (default 100) and server-side (default 1)")
+	fs.Int64Var(&c.count, "count", 0, "IDs per call for identity-batch (default 100), server-side (default 1) and claim (default 1, at most 1000)")
+	fs.StringVar(&c.claimIDs, "claim-ids", claimNames, "claim: the IDs claimed, names (<prefix>/<caller>-<seq>) or numbers (<prefix>/<n>, identity-shaped)")
 	fs.StringVar(&c.prefix, "prefix", "bench", "identity name / server-side prefix / HiLo tag or collection; for etcd, keys go under idbench/<prefix>/")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "deadline of one call")
 	fs.DurationVar(&c.connect, "connect-timeout", 10*time.Second, "how long to wait for the connections before the run starts")
@@ -198,10 +220,10 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 		return fmt.Errorf("--connect-timeout must be between 0 and 5m, got %v", c.connect)
 	}
 
-	usesCount := c.target == targetIdnode && (c.strategy == stratIdentityBatch || c.strategy == stratServerSide)
+	counted := c.target == targetIdnode && usesCount(c.strategy)
 	switch {
-	case !usesCount && set["count"]:
-		return fmt.Errorf("--count applies to identity-batch and server-side only, not %s %s", c.target, c.strategy)
+	case !counted && set["count"]:
+		return fmt.Errorf("--count applies to identity-batch, server-side and claim only, not %s %s", c.target, c.strategy)
 	case c.count == 0 && c.strategy == stratIdentityBatch:
 		c.count = 100
 	case c.count == 0:
@@ -209,6 +231,15 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 	}
 	if c.count < 1 || c.count > maxCount {
 		return fmt.Errorf("--count must be between 1 and %d, got %d", maxCount, c.count)
+	}
+	if c.strategy == stratClaim && c.count > maxClaimCount {
+		return fmt.Errorf("--count of claim must be between 1 and %d (the most IDs one Claim takes), got %d", maxClaimCount, c.count)
+	}
+	switch {
+	case c.strategy != stratClaim && set["claim-ids"]:
+		return fmt.Errorf("--claim-ids applies to the claim strategy only, not %s %s", c.target, c.strategy)
+	case c.claimIDs != claimNames && c.claimIDs != claimNumbers:
+		return fmt.Errorf("--claim-ids must be %s or %s, got %q", claimNames, claimNumbers, c.claimIDs)
 	}
 	if c.prefix == "" || strings.ContainsAny(c.prefix, "|\\") {
 		return fmt.Errorf("--prefix must be non-empty without | or \\, got %q", c.prefix)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +26,11 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"idnode has no put", []string{"--duration", "1s", "--strategy", "put"}, `unknown strategy "put" for --target idnode`},
 		{"unknown target", []string{"--duration", "1s", "--target", "postgres"}, "--target must be idnode or etcd"},
 		{"etcd-put on idnode", []string{"--duration", "1s", "--target", "idnode", "--strategy", "etcd-put"}, "runs against etcd"},
-		{"count on identity", []string{"--duration", "1s", "--count", "5"}, "--count applies to identity-batch and server-side only"},
+		{"count on identity", []string{"--duration", "1s", "--count", "5"}, "--count applies to identity-batch, server-side and claim only"},
+		{"claim past the server's bound", []string{"--duration", "1s", "--strategy", "claim", "--count", "1001"}, "--count of claim must be between 1 and 1000"},
+		{"claim-ids on identity", []string{"--duration", "1s", "--claim-ids", "numbers"}, "--claim-ids applies to the claim strategy only"},
+		{"unknown claim-ids", []string{"--duration", "1s", "--strategy", "claim", "--claim-ids", "emails"}, `--claim-ids must be names or numbers, got "emails"`},
+		{"claim on etcd", []string{"--duration", "1s", "--target", "etcd", "--strategy", "claim"}, `unknown strategy "claim" for --target etcd`},
 		{"count too large", []string{"--duration", "1s", "--strategy", "server-side", "--count", "2000000"}, "--count must be between"},
 		{"zero callers", []string{"--duration", "1s", "--concurrency", "0"}, "--concurrency must be between"},
 		{"zero conns", []string{"--duration", "1s", "--conns", "0"}, "--conns must be between"},
@@ -74,6 +80,22 @@ func TestParseConfigAccepts(t *testing.T) {
 	}
 	if cfg.idsPerOp() != 1000 || cfg.describe() != "idnode server-side count=1000" {
 		t.Errorf("server-side: %+v (%s)", cfg, cfg.describe())
+	}
+
+	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "claim"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.count != 1 || cfg.idsPerOp() != 1 || cfg.claimIDs != claimNames || cfg.describe() != "idnode claim count=1" {
+		t.Errorf("claim: %+v (%s)", cfg, cfg.describe())
+	}
+
+	cfg, err = parseConfig([]string{"--ops", "1000", "--strategy", "claim", "--count", "1000", "--claim-ids", "numbers"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.idsPerOp() != 1000 || cfg.claimIDs != claimNumbers || cfg.describe() != "idnode claim count=1000 ids=numbers" {
+		t.Errorf("claim numbers: %+v (%s)", cfg, cfg.describe())
 	}
 
 	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "etcd-put", "--endpoints", "http://127.0.0.1:2379"}, &bytes.Buffer{})
@@ -130,5 +152,45 @@ func TestRunConnectFailureIsBounded(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "connect to "+addr) {
 		t.Errorf("stderr %q does not name the address", errOut.String())
+	}
+}
+
+// The claim strategy's IDs: unique over the callers and calls of a run, in the form its
+// --claim-ids names, and the same in every run.
+func TestClaimIDs(t *testing.T) {
+	for _, form := range []string{claimNames, claimNumbers} {
+		cfg, err := parseConfig([]string{"--ops", "1", "--strategy", "claim", "--claim-ids", form, "--concurrency", "7", "--prefix", "users"}, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]string{}
+		for caller := range cfg.concurrency {
+			for seq := range int64(300) {
+				id := claimID(cfg, caller, seq)
+				at := fmt.Sprintf("caller %d seq %d", caller, seq)
+				if prev, dup := seen[id]; dup {
+					t.Fatalf("%s: %s and %s both claim %q", form, prev, at, id)
+				}
+				seen[id] = at
+				if again := claimID(cfg, caller, seq); again != id {
+					t.Fatalf("%s: %s is %q, then %q", form, at, id, again)
+				}
+				rest, ok := strings.CutPrefix(id, "users/")
+				if !ok {
+					t.Fatalf("%s: %s claims %q, not under users/", form, at, id)
+				}
+				switch form {
+				case claimNames:
+					if want := fmt.Sprintf("%d-%d", caller, seq); rest != want {
+						t.Fatalf("names: %s claims %q, want users/%s", at, id, want)
+					}
+				case claimNumbers:
+					n, err := strconv.ParseInt(rest, 10, 64)
+					if err != nil || n < claimNumberBase || strconv.FormatInt(n, 10) != rest {
+						t.Fatalf("numbers: %s claims %q, want users/<n> with n ≥ %d in canonical decimal", at, id, int64(claimNumberBase))
+					}
+				}
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,8 +16,11 @@ import (
 
 	"github.com/idnode/idnode/internal/loopback"
 	"github.com/idnode/idnode/internal/poll"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
 // Every wait in these tests is bounded by one of these.
@@ -158,6 +162,8 @@ func TestE2EIdnode(t *testing.T) {
 		{[]string{"--strategy", "guid"}, 1, false},
 		{[]string{"--strategy", "hilo-range"}, 32, true},
 		{[]string{"--strategy", "client-hilo"}, 1, false},
+		{[]string{"--strategy", "claim", "--count", "10", "--prefix", "e2e"}, 10, false},
+		{[]string{"--strategy", "claim", "--count", "3", "--claim-ids", "numbers", "--prefix", "e2e"}, 3, false},
 	} {
 		args := append([]string{"--nodes", addr, "--concurrency", "4", "--conns", "2", "--ops", "40", "--progress=false"}, tc.args...)
 		res, code, stderr := idbench(t, args...)
@@ -174,6 +180,70 @@ func TestE2EIdnode(t *testing.T) {
 		if tc.args[1] == stratClientHiLo && (res.Unique == nil || res.Unique.Checked != 40 || res.Unique.Duplicates != 0) {
 			t.Errorf("%q: uniqueness check %+v, want 40 IDs checked, no duplicates", tc.args, res.Unique)
 		}
+	}
+}
+
+// TestE2EClaim checks what the claim strategy leaves behind — the IDs it names, claimed — and
+// that a second run on the same prefix finds them taken and counts the refusals as errors.
+func TestE2EClaim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts idnode")
+	}
+	bin := buildIdnode(t)
+	addr := freeAddr(t)
+	startProc(t, bin, "--data-dir", t.TempDir(), "--grpc-addr", addr, "--raft-addr", freeAddr(t), "--log-level", "warn")
+	waitUntil(t, "idnode health", serveTimeout, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, bin, "health", "--addr", addr, "--timeout", "1s").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, bytes.TrimSpace(out))
+		}
+		return nil
+	})
+
+	// One caller, so which IDs the run claims is known: seq 0 to 59.
+	args := []string{"--nodes", addr, "--strategy", "claim", "--count", "5", "--concurrency", "1", "--ops", "12", "--progress=false", "--prefix", "twice"}
+	res, code, stderr := idbench(t, args...)
+	if res == nil || code != 0 || res.Ops != 12 || res.IDs != 60 || res.Errors != 0 || res.ClaimIDs != claimNames {
+		t.Fatalf("claim: exit %d, result %+v, stderr:\n%s", code, res, stderr)
+	}
+	cfg, err := parseConfig(args, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	ids := idnodev1.NewIdServiceClient(cc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first, last, next := claimID(cfg, 0, 0), claimID(cfg, 0, 59), claimID(cfg, 0, 60)
+	got, err := ids.GetClaims(ctx, &idnodev1.GetClaimsRequest{Ids: []string{first, last, next}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claimed []string
+	for _, c := range got.GetClaims() {
+		claimed = append(claimed, c.GetId())
+	}
+	if want := []string{first, last}; !slices.Equal(claimed, want) {
+		t.Errorf("GetClaims(%q, %q, %q) = %q, want %q", first, last, next, claimed, want)
+	}
+	page, err := ids.GetClaims(ctx, &idnodev1.GetClaimsRequest{Prefix: "twice/", PageSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.GetClaims()) != 60 {
+		t.Errorf("%d claims under twice/, want the 60 the run reported", len(page.GetClaims()))
+	}
+
+	// Again: every call is refused (ALREADY_EXISTS), counted as an error, and the run says so.
+	res, code, stderr = idbench(t, args...)
+	if res == nil || code != 1 || res.Ops != 0 || res.Errors == 0 || res.ErrorsByCode["AlreadyExists"] != res.Errors {
+		t.Fatalf("claim again: exit %d, result %+v, stderr:\n%s", code, res, stderr)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
@@ -40,7 +41,7 @@ func newIdnodeWorkload(ctx context.Context, cfg *config) (*workload, error) {
 	ops := make([]op, cfg.concurrency)
 	for i := range ops {
 		client := idnodev1.NewIdServiceClient(conns[i%len(conns)])
-		ops[i] = idnodeOp(cfg, client)
+		ops[i] = idnodeOp(cfg, client, i)
 	}
 	return &workload{ops: ops, close: closeAll}, nil
 }
@@ -59,8 +60,11 @@ func waitReady(ctx context.Context, cc *grpc.ClientConn) error {
 	}
 }
 
-// idnodeOp is one caller's call for cfg.strategy. Each caller has its own request message.
-func idnodeOp(cfg *config, client idnodev1.IdServiceClient) op {
+// idnodeOp is the call of caller for cfg.strategy. Each caller has its own request message.
+func idnodeOp(cfg *config, client idnodev1.IdServiceClient, caller int) op {
+	if cfg.strategy == stratClaim {
+		return claimOp(cfg, client, caller)
+	}
 	if cfg.strategy == stratHiLoRange {
 		req := &idnodev1.NextHiLoRequest{Tag: cfg.prefix}
 		return func(ctx context.Context) (int64, error) {
@@ -100,5 +104,43 @@ func idnodeOp(cfg *config, client idnodev1.IdServiceClient) op {
 			return 0, fmt.Errorf("%w: Generate(%q, count %d) returned %d IDs", errBadResponse, req.Id, req.Count, got)
 		}
 		return want, nil
+	}
+}
+
+// claimNumberBase is where --claim-ids numbers starts: identity-shaped IDs that no identity
+// counter of a benchmark reaches, so they are claimed without conflicts and every identity of
+// the prefix looks them up (fsm: a prefix with claims checks each value it hands out).
+const claimNumberBase = 1_000_000_000_000
+
+// claimID is the ID caller claims as its seq-th (from 0): "<prefix>/<caller>-<seq>" for names,
+// "<prefix>/<n>" with n = claimNumberBase + seq·callers + caller for numbers. Both are unique
+// over the callers of one run, and the same from run to run (so a second run on the same
+// prefix finds them taken, and two runs claim IDs of the same lengths).
+func claimID(cfg *config, caller int, seq int64) string {
+	if cfg.claimIDs == claimNumbers {
+		n := claimNumberBase + seq*int64(cfg.concurrency) + int64(caller)
+		return cfg.prefix + "/" + strconv.FormatInt(n, 10)
+	}
+	return cfg.prefix + "/" + strconv.Itoa(caller) + "-" + strconv.FormatInt(seq, 10)
+}
+
+// claimOp claims cfg.count new IDs per call, in one Claim. A failed call's IDs are not tried
+// again: the next call takes the next ones, so a call that failed after it was applied does
+// not make the rest of the run collide with it.
+func claimOp(cfg *config, client idnodev1.IdServiceClient, caller int) op {
+	req := &idnodev1.ClaimRequest{Ids: make([]string, 0, cfg.count)}
+	var seq int64
+	return func(ctx context.Context) (int64, error) {
+		req.Ids = req.Ids[:0]
+		for range cfg.count {
+			req.Ids = append(req.Ids, claimID(cfg, caller, seq))
+			seq++
+		}
+		ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+		defer cancel()
+		if _, err := client.Claim(ctx, req); err != nil {
+			return 0, err
+		}
+		return cfg.count, nil
 	}
 }

@@ -135,6 +135,9 @@ func bench(ctx context.Context, cfg *config, progress io.Writer) (*result, error
 	rec.mu.Lock()
 	res.ErrorsByCode = rec.codes
 	rec.mu.Unlock()
+	if cfg.strategy == stratClaim {
+		res.ClaimIDs = cfg.claimIDs
+	}
 	if s := elapsed.Seconds(); s > 0 {
 		res.OpsPerSec = float64(res.Ops) / s
 		res.IDsPerSec = float64(res.IDs) / s

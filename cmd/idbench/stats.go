@@ -126,6 +126,7 @@ type result struct {
 	Concurrency  int              `json:"concurrency"`
 	Conns        int              `json:"conns"`
 	Count        int64            `json:"count"`
+	ClaimIDs     string           `json:"claim_ids,omitempty"` // claim: names or numbers
 	Prefix       string           `json:"prefix"`
 	Started      time.Time        `json:"started"`
 	DurationS    float64          `json:"duration_s"`
@@ -193,8 +194,11 @@ func writeText(w io.Writer, r *result) {
 	if r.Target == targetEtcd && r.Strategy == stratIdentity {
 		name = "etcd identity (CAS counter)"
 	}
-	if r.Strategy == stratIdentityBatch || r.Strategy == stratServerSide {
+	if usesCount(r.Strategy) {
 		name += fmt.Sprintf(" count=%d", r.Count)
+	}
+	if r.ClaimIDs != "" && r.ClaimIDs != claimNames {
+		name += " ids=" + r.ClaimIDs
 	}
 	fmt.Fprintf(w, "idbench: %s, %d callers, %s × %d conns, %.1fs (stopped by %s)\n",
 		name, r.Concurrency, where, r.Conns, r.DurationS, r.StoppedBy)

@@ -110,6 +110,18 @@ func TestWriteText(t *testing.T) {
 	}
 }
 
+func TestWriteTextClaim(t *testing.T) {
+	var b bytes.Buffer
+	writeText(&b, &result{
+		Target: targetIdnode, Strategy: stratClaim, ClaimIDs: claimNumbers, Count: 1000, Nodes: []string{"127.0.0.1:7070"}, Concurrency: 8, Conns: 1,
+		DurationS: 4, StoppedBy: "ops", Ops: 1000, IDs: 1_000_000, OpsPerSec: 250, IDsPerSec: 250_000,
+	})
+	want := "idbench: idnode claim count=1000 ids=numbers, 8 callers, 127.0.0.1:7070 × 1 conns, 4.0s (stopped by ops)"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, b.String())
+	}
+}
+
 // fakeConfig is a config for runLoad alone.
 func fakeConfig(callers int, d time.Duration, ops int64) *config {
 	return &config{target: targetIdnode, strategy: stratIdentity, concurrency: callers, conns: 1, duration: d, ops: ops, count: 1, timeout: time.Second}

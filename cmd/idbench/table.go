@@ -120,7 +120,9 @@ func workloadName(r *result) string {
 		return "etcd CAS counter"
 	case r.Target == targetEtcd && r.Strategy == stratPut:
 		return "etcd Put"
-	case r.Strategy == stratIdentityBatch || r.Strategy == stratServerSide:
+	case r.ClaimIDs != "" && r.ClaimIDs != claimNames:
+		return fmt.Sprintf("idnode %s count=%d ids=%s", r.Strategy, r.Count, r.ClaimIDs)
+	case usesCount(r.Strategy):
 		return fmt.Sprintf("idnode %s count=%d", r.Strategy, r.Count)
 	}
 	return r.Target + " " + r.Strategy
