@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"reflect"
@@ -336,5 +337,38 @@ func TestClaimSnapshotAllocations(t *testing.T) {
 	})
 	if allocs > n/100 {
 		t.Errorf("a snapshot of %d claims made %.0f allocations, want a few, not one or more per claim", n, allocs)
+	}
+}
+
+// Pages of claims walk every matching ID once, in order, whatever the page size.
+func TestListClaimsPagesInOrder(t *testing.T) {
+	f := New()
+	var want []string
+	for i := range 200 {
+		id := fmt.Sprintf("p/%03d", (i*37)%200)
+		mustClaim(t, f, "", id)
+		want = append(want, id)
+	}
+	mustClaim(t, f, "", "q/1", "a/1")
+	slices.Sort(want)
+	for _, size := range []int{1, 7, 200, 1000} {
+		var got []string
+		after := ""
+		for pages := 0; ; pages++ {
+			page, more, err := f.ListClaims("", "P/", after, size)
+			if err != nil || pages > 300 {
+				t.Fatalf("page %d: %v", pages, err)
+			}
+			for _, c := range page {
+				got = append(got, c.ID)
+			}
+			if !more {
+				break
+			}
+			after = page[len(page)-1].ID
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("page size %d: %d IDs, first %q; want the %d p/ IDs in order", size, len(got), got[:min(3, len(got))], len(want))
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"container/heap"
 	"slices"
 	"strings"
 )
@@ -26,19 +27,42 @@ func (f *FSM) Identities(database, prefix, after string, limit int) (page []Iden
 }
 
 // pageOf is up to limit keys of m that start with prefix and sort after after, in order; more
-// reports whether any are left.
+// reports whether any are left. It keeps only the limit+1 smallest keys while it scans (a
+// bounded max-heap), so a page of a map with a million keys costs one pass and no sort of them
+// all: the read lock it runs under holds up every write to the log meanwhile.
 func pageOf[V any](m map[string]V, prefix, after string, limit int) (keys []string, more bool) {
-	keys = make([]string, 0)
+	smallest := &maxHeap{}
 	for k := range m {
-		if strings.HasPrefix(k, prefix) && k > after {
-			keys = append(keys, k)
+		if !strings.HasPrefix(k, prefix) || k <= after {
+			continue
+		}
+		if smallest.Len() <= limit {
+			heap.Push(smallest, k)
+		} else if k < (*smallest)[0] {
+			(*smallest)[0] = k
+			heap.Fix(smallest, 0)
 		}
 	}
+	keys = []string(*smallest)
 	slices.Sort(keys)
 	if len(keys) > limit {
 		keys, more = keys[:limit], true
 	}
 	return keys, more
+}
+
+// maxHeap is a container/heap of strings, largest first.
+type maxHeap []string
+
+func (h maxHeap) Len() int           { return len(h) }
+func (h maxHeap) Less(i, j int) bool { return h[i] > h[j] }
+func (h maxHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *maxHeap) Push(x any)        { *h = append(*h, x.(string)) }
+func (h *maxHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // Claims returns the claims of database for those of ids that are claimed, in the order asked.
