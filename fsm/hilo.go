@@ -79,6 +79,11 @@ func (st *state) applySeedHiLo(s *raftv1.SeedHiLo) any {
 	}
 	key := foldKey(s.GetTag())
 	if s.GetMax() <= d.hilo[key].currentMax() {
+		// Max stays, but pools may hold numbers up to the seed, reserved before it: raise
+		// the floor they grant above.
+		if h := d.hilo[key]; h != nil {
+			h.floor = max(h.floor, s.GetMax())
+		}
 		return d.hilo[key].currentMax()
 	}
 	h := d.hiloTag(key)
@@ -101,6 +106,7 @@ func (d *database) hiloTag(key string) *hiloState {
 // guard accepts only last == Max, which changes nothing, and no client still holding an older
 // range can give its tail back below the new floor.
 func (h *hiloState) raise(floor int64) bool {
+	h.floor = max(h.floor, floor)
 	if floor <= h.max {
 		return false
 	}

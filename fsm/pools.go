@@ -59,6 +59,19 @@ func (st *state) retirePools(memberID string) {
 	}
 }
 
+// HiLoFloor is the highest Max a seed or a restore raised tag of database to (0: none): a pool
+// grants nothing at or below it.
+func (f *FSM) HiLoFloor(database, tag string) int64 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if d := f.st.databases[DatabaseName(database)]; d != nil {
+		if h := d.hilo[foldKey(tag)]; h != nil {
+			return h.floor
+		}
+	}
+	return 0
+}
+
 // HiLoPools is how many numbers each node's pool got so far for tag of database, by member ID.
 func (f *FSM) HiLoPools(database, tag string) map[string]int64 {
 	f.mu.RLock()

@@ -66,3 +66,18 @@ func TestHiLoPoolsAreDisjointFromEverything(t *testing.T) {
 		}
 	}
 }
+
+// A seed or a restore sets the floor pools grant above; a snapshot keeps it.
+func TestHiLoFloor(t *testing.T) {
+	f := New()
+	mustApply(t, f, RegisterNodeCommand, registerCommand("A", "A", "inc-A"))
+	mustPool(t, f, "A", "orders", 1000)
+	mustApply(t, f, SeedHiLoCommand, &raftv1.SeedHiLo{Tag: "orders", Max: 500})
+	if got := f.HiLoFloor("", "ORDERS"); got != 500 {
+		t.Fatalf("floor after a seed below Max = %d, want 500", got)
+	}
+	mustApply(t, f, SeedHiLoCommand, &raftv1.SeedHiLo{Tag: "orders", Max: 100})
+	if got := mustRestore(t, snapshotBytes(t, f)).HiLoFloor("", "orders"); got != 500 {
+		t.Fatalf("floor after a lower seed and a snapshot = %d, want 500", got)
+	}
+}

@@ -41,7 +41,7 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 		st.dbForFloors(r.GetDatabase()).identities[foldKey(r.GetName())] = &identityCounter{name: r.GetName(), value: r.GetValue()}
 	}),
 	hiloRecord: restored(func(st *state, r *raftv1.HiLoRecord) {
-		h := &hiloState{max: r.GetMax(), lastLow: r.GetLastLow()}
+		h := &hiloState{max: r.GetMax(), lastLow: r.GetLastLow(), floor: r.GetFloor()}
 		for _, p := range r.GetPools() {
 			if h.pools == nil {
 				h.pools = make(map[string]int64)
@@ -185,7 +185,7 @@ func (d *database) records(rec string) []snapshotRecord {
 	}
 	for _, k := range sortedKeys(d.hilo) {
 		h := d.hilo[k]
-		hr := &raftv1.HiLoRecord{Database: rec, Tag: k, Max: h.max, LastLow: h.lastLow}
+		hr := &raftv1.HiLoRecord{Database: rec, Tag: k, Max: h.max, LastLow: h.lastLow, Floor: h.floor}
 		for _, id := range sortedKeys(h.pools) {
 			hr.Pools = append(hr.Pools, &raftv1.HiLoPoolRecord{MemberId: id, Reserved: h.pools[id]})
 		}

@@ -28,6 +28,10 @@ type hiloState struct {
 	// pools is how many numbers each registered node's pool got so far, by member ID
 	// (pools.go); nil until one did.
 	pools map[string]int64
+	// floor is the highest Max a seed or a restore raised the tag to: numbers up to it were
+	// handed out elsewhere (another store, another cluster), so a pool holding some, reserved
+	// before the raise, must not grant them (pools.go).
+	floor int64
 }
 
 func newState() *state {

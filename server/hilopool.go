@@ -52,18 +52,19 @@ func (s *Server) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoReques
 	key := poolKey(req.GetDatabase(), req.GetTag())
 	now := s.cfg.Now()
 	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
-	low, high, ok, err := s.cfg.Pools.Grant(key, capacity, req.GetLastMax())
+	// Nothing at or below the caller's last_max, nor a seed's floor: a pool reserved before a
+	// seed holds numbers the seeded store printed. (A node that has not applied the seed yet
+	// does not know; seed while the cluster is whole.)
+	above := max(req.GetLastMax(), s.node.FSM().HiLoFloor(req.GetDatabase(), req.GetTag()))
+	low, high, ok, err := s.cfg.Pools.Grant(key, capacity, above)
 	if err != nil {
 		return nil, false, toStatus(err)
 	}
 	if !ok {
 		// The first range of a tag this node never served, or a pool used up: reserving needs
 		// a quorum, now.
-		if err := s.reservePool(ctx, key, poolTarget(capacity)); err != nil {
+		if low, high, ok, err = s.grantAfterReserving(ctx, key, capacity, above); err != nil || !ok {
 			return nil, false, err
-		}
-		if low, high, ok, err = s.cfg.Pools.Grant(key, capacity, req.GetLastMax()); err != nil || !ok {
-			return nil, false, toStatus(err)
 		}
 	}
 	s.refills.ask(key, capacity)
@@ -73,7 +74,25 @@ func (s *Server) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoReques
 	return s.hiloResponse(req, low, high, now), true, nil
 }
 
+// grantAfterReserving grants from key's pool after topping it up, under the key's reservation
+// lock: a background refill in flight may have filled the pool meanwhile (then no new
+// reservation), and a reservation added after a grant from a higher one would sit below the
+// caller's next last_max and be dropped as a gap.
+func (s *Server) grantAfterReserving(ctx context.Context, key hilopool.Key, capacity, above int64) (low, high int64, ok bool, err error) {
+	unlock := s.refills.lock(key)
+	defer unlock()
+	if low, high, ok, err = s.cfg.Pools.Grant(key, capacity, above); err != nil || ok {
+		return low, high, ok, toStatus(err)
+	}
+	if err := s.reservePool(ctx, key, poolTarget(capacity)); err != nil {
+		return 0, 0, false, err
+	}
+	low, high, ok, err = s.cfg.Pools.Grant(key, capacity, above)
+	return low, high, ok, toStatus(err)
+}
+
 // reservePool reserves n numbers for key's pool through the leader and adds them to the pool.
+// The caller holds the key's reservation lock (refiller.lock).
 // Numbers the log reserved whose answer was lost are a gap, never granted by anyone.
 func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) error {
 	req := &raftv1.HiLoPoolReserve{Database: key.Database, Tag: key.Tag, Capacity: n, MemberId: s.node.ID()}
@@ -124,10 +143,21 @@ type refiller struct {
 	mu      sync.Mutex
 	pending map[hilopool.Key]int64 // key → the range size it was last granted at
 	wake    chan struct{}
+	// reserving serialises the reservations of each pool (lock).
+	reserving sync.Map // hilopool.Key → *sync.Mutex
 }
 
 func newRefiller() *refiller {
 	return &refiller{pending: make(map[hilopool.Key]int64), wake: make(chan struct{}, 1)}
+}
+
+// lock takes key's reservation lock and returns its unlock: one reservation of a pool at a
+// time, so reservations are added in the order the log made them.
+func (r *refiller) lock(key hilopool.Key) func() {
+	m, _ := r.reserving.LoadOrStore(key, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
 }
 
 // ask queues key for a look after a grant of ranges of size capacity.
@@ -161,18 +191,24 @@ func (s *Server) refillPools(ctx context.Context) {
 		case <-s.refills.wake:
 		}
 		for key, capacity := range s.refills.take() {
-			target := poolTarget(capacity)
-			left := s.cfg.Pools.Remaining(key)
-			if left >= target/2 {
-				continue
-			}
-			rctx, cancel := context.WithTimeout(ctx, refillTimeout)
-			err := s.reservePool(rctx, key, target-left)
-			cancel()
-			if err != nil {
-				s.log.Debug("HiLo pool not refilled", "database", key.Database, "tag", key.Tag, "left", left, "err", err)
-			}
+			s.refill(ctx, key, capacity)
 		}
+	}
+}
+
+// refill tops key's pool up to its target when it holds less than half of it.
+func (s *Server) refill(ctx context.Context, key hilopool.Key, capacity int64) {
+	unlock := s.refills.lock(key)
+	defer unlock()
+	target := poolTarget(capacity)
+	left := s.cfg.Pools.Remaining(key)
+	if left >= target/2 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, refillTimeout)
+	defer cancel()
+	if err := s.reservePool(ctx, key, target-left); err != nil {
+		s.log.Debug("HiLo pool not refilled", "database", key.Database, "tag", key.Tag, "left", left, "err", err)
 	}
 }
 

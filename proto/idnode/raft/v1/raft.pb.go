@@ -1158,7 +1158,9 @@ type HiLoRecord struct {
 	// The database (folded to lower case); empty is "default".
 	Database string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	// Numbers reserved to each registered node's pool so far, by member ID.
-	Pools         []*HiLoPoolRecord `protobuf:"bytes,5,rep,name=pools,proto3" json:"pools,omitempty"`
+	Pools []*HiLoPoolRecord `protobuf:"bytes,5,rep,name=pools,proto3" json:"pools,omitempty"`
+	// The highest Max a seed or a restore raised the tag to; pools grant nothing at or below it.
+	Floor         int64 `protobuf:"varint,6,opt,name=floor,proto3" json:"floor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1226,6 +1228,13 @@ func (x *HiLoRecord) GetPools() []*HiLoPoolRecord {
 		return x.Pools
 	}
 	return nil
+}
+
+func (x *HiLoRecord) GetFloor() int64 {
+	if x != nil {
+		return x.Floor
+	}
+	return 0
 }
 
 type HiLoPoolRecord struct {
@@ -1974,14 +1983,15 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x0eIdentityRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"\x9d\x01\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"\xb3\x01\n" +
 	"\n" +
 	"HiLoRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x19\n" +
 	"\blast_low\x18\x03 \x01(\x03R\alastLow\x12\x1a\n" +
 	"\bdatabase\x18\x04 \x01(\tR\bdatabase\x124\n" +
-	"\x05pools\x18\x05 \x03(\v2\x1e.idnode.raft.v1.HiLoPoolRecordR\x05pools\"I\n" +
+	"\x05pools\x18\x05 \x03(\v2\x1e.idnode.raft.v1.HiLoPoolRecordR\x05pools\x12\x14\n" +
+	"\x05floor\x18\x06 \x01(\x03R\x05floor\"I\n" +
 	"\x0eHiLoPoolRecord\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1a\n" +
 	"\breserved\x18\x02 \x01(\x03R\breserved\"\x96\x01\n" +
