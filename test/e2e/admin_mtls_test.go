@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,8 +50,9 @@ func TestMutualTLSAdminRole(t *testing.T) {
 		}
 		return credentials.NewTLS(tc)
 	}
-	port := loopback.FreePort(t)
-	startNode(t, nodeOpts{GRPCAddr: fmt.Sprintf("0.0.0.0:%d", port), Extra: append(tlsFlags(dir)("A"), "--tls-client-auth", "require")})
+	port, httpPort := loopback.FreePort(t), loopback.FreePort(t)
+	startNode(t, nodeOpts{GRPCAddr: fmt.Sprintf("0.0.0.0:%d", port), HTTPAddr: fmt.Sprintf("0.0.0.0:%d", httpPort),
+		Extra: append(tlsFlags(dir)("A"), "--tls-client-auth", "require")})
 	remote := net.JoinHostPort(ip, fmt.Sprint(port))
 	opsHealth := healthpb.NewHealthClient(dialOver(t, remote, creds(dir, "ops")))
 	eventually(t, serveTimeout, "node A SERVING through "+remote, func() error {
@@ -107,6 +109,40 @@ func TestMutualTLSAdminRole(t *testing.T) {
 	}
 	if got := generate(t, opsIDs, &idnodev1.GenerateRequest{Id: "y|"}); got != "y/8" {
 		t.Fatalf("y| with the admin certificate = %s, want y/8", got)
+	}
+
+	// HTTPS on the HTTP port, with the same rules: a certificate is required, and admin goes by
+	// the certificate's role, judged for the HTTP client, not for the gateway behind it.
+	https := func(certDir, name string) *http.Client {
+		t.Helper()
+		var cert, key string
+		if name != "" {
+			cert, key = filepath.Join(certDir, name+".crt"), filepath.Join(certDir, name+".key")
+		}
+		tc, err := tlsconfig.Client(ca, cert, key, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &http.Client{Transport: &http.Transport{TLSClientConfig: tc}, Timeout: rpcTimeout * 2}
+	}
+	httpURL := "https://" + net.JoinHostPort(ip, fmt.Sprint(httpPort))
+	post := func(c *http.Client, path, body string) int {
+		t.Helper()
+		resp, err := c.Post(httpURL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(https(dir, ""), "/v1/ids", `{"id":"x|"}`); code != 0 {
+		t.Errorf("HTTPS without a client certificate = %d; want the handshake refused", code)
+	}
+	if code := post(https(dir, "app"), "/v1/databases", `{"name":"viahttp"}`); code != http.StatusForbidden {
+		t.Errorf("POST /v1/databases with the app certificate = %d; want 403", code)
+	}
+	if code := post(https(dir, "ops"), "/v1/databases", `{"name":"viahttp"}`); code != http.StatusOK {
+		t.Errorf("POST /v1/databases with the admin certificate = %d; want 200", code)
 	}
 
 	// idctl presents the same certificates.
