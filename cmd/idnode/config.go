@@ -24,7 +24,8 @@ type config struct {
 	grpcAddr      string
 	httpAddr      string
 	httpAddrSet   bool
-	hiloPools     bool // --http-addr (or IDNODE_HTTP_ADDR) was given, so failing to bind it is fatal
+	hiloPools     bool
+	memoryLimit   int64 // bytes; 0: none given // --http-addr (or IDNODE_HTTP_ADDR) was given, so failing to bind it is fatal
 	grpcAdvertise string
 	raftAddr      string
 	raftAdvertise string
@@ -62,6 +63,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 		logLevel      string
 		tlsClientAuth string
 		configFile    string
+		memoryLimit   string
 	)
 	fs.StringVar(&c.tag, "tag", "A", "this node's tag: 1-4 upper-case letters, part of every server-side ID it issues")
 	fs.StringVar(&c.dataDir, "data-dir", "./idnode-data", "directory for the Raft log, snapshots and the etag watermark")
@@ -78,6 +80,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.DurationVar(&c.electionWait, "election-wait", forward.DefaultElectionWait, "how long an identity or HiLo call that finds no leader waits for an election before it is refused; "+
 		"keep it under 2s, the time a node cut off in a minority has to refuse")
 	fs.BoolVar(&c.hiloPools, "hilo-pools", false, "grant HiLo ranges from this node's own pool of numbers the cluster reserved to it: no Raft round per range, and ranges keep coming without a quorum until the pool is used up (off: every range through the leader)")
+	fs.StringVar(&memoryLimit, "memory-limit", "", "soft limit of the node's memory (e.g. 512MiB): the garbage collector works harder near it; default: GOMEMLIMIT, else 90% of the container's memory limit, else none")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", "", "host:port to serve Prometheus /metrics on (plain HTTP); empty: no metrics")
@@ -132,11 +135,11 @@ Flags:`)
 			return nil, err
 		}
 	}
-	return c.finish(peers, separator, logLevel, tlsClientAuth, set)
+	return c.finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, set)
 }
 
 // finish validates and derives the fields that need more than a flag's own parsing.
-func (c *config) finish(peers, separator, logLevel, tlsClientAuth string, set map[string]bool) (*config, error) {
+func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit string, set map[string]bool) (*config, error) {
 	if err := docid.ValidateNodeTag(c.tag); err != nil {
 		return nil, fmt.Errorf("--tag: %w", err)
 	}
@@ -167,6 +170,9 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth string, set ma
 	}
 	if (c.tlsCert != "" || c.tlsKey != "" || c.tlsCA != "") && (c.tlsCert == "" || c.tlsKey == "" || c.tlsCA == "") {
 		return nil, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three for TLS, or none")
+	}
+	if c.memoryLimit, err = parseByteSize(memoryLimit); err != nil {
+		return nil, fmt.Errorf("--memory-limit: %w", err)
 	}
 	if c.tlsClientAuth, err = tlsconfig.ParseClientAuth(tlsClientAuth); err != nil {
 		return nil, fmt.Errorf("--tls-client-auth: %w", err)

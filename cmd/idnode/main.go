@@ -93,6 +93,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return nil
 	}
 	log := newLogger(cfg, stderr)
+	memLimit, err := applyMemoryLimit(cfg.memoryLimit, getenv)
+	if err != nil {
+		return err
+	}
 	o, err := loadOps(cfg)
 	if err != nil {
 		return err
@@ -272,7 +276,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		joining = false
 	}
-	log.Info("idnode serving", "version", version.Get().String(), "tag", cfg.tag, "grpc", lis.Addr().String(), "http", cfg.httpAddr, "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
+	log.Info("idnode serving", "version", version.Get().String(), "tag", cfg.tag, "grpc", lis.Addr().String(), "http", cfg.httpAddr, "memory_limit", memLimit, "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
 		"tls", cfg.tls != nil, "admin_token", cfg.adminToken != "")
 
 	select {
