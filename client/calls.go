@@ -35,7 +35,11 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 		req.RequestId = newRequestID()
 	}
 	var resp *idnodev1.GenerateResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+	call := c.call // semantic IDs, GUIDs and server-side IDs: any node, spread
+	if strings.HasSuffix(req.GetId(), "|") || req.GetClaim() {
+		call = c.callLeader
+	}
+	err := call(ctx, func(ctx context.Context, n *node) (err error) {
 		resp, err = n.ids.Generate(ctx, req)
 		return err
 	})
@@ -49,7 +53,7 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (docid.IdentityBlock, error) {
 	req := &idnodev1.NextIdentityRequest{Name: name, Count: count, RequestId: newRequestID()}
 	var resp *idnodev1.NextIdentityResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
 		resp, err = n.ids.NextIdentity(ctx, req)
 		return err
 	})
@@ -64,7 +68,7 @@ func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (do
 func (c *Client) SeedIdentity(ctx context.Context, name string, value int64, force bool) (int64, error) {
 	req := &idnodev1.SeedIdentityRequest{Name: name, Value: value, Force: force}
 	var resp *idnodev1.SeedIdentityResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
 		resp, err = n.ids.SeedIdentity(ctx, req)
 		return err
 	})
@@ -79,7 +83,7 @@ func (c *Client) SeedIdentity(ctx context.Context, name string, value int64, for
 // req.PageToken. See Identities for all pages.
 func (c *Client) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
 	var resp *idnodev1.ListIdentitiesResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
 		resp, err = n.ids.ListIdentities(ctx, req)
 		return err
 	})
@@ -120,7 +124,7 @@ func (c *Client) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 		req.RequestId = newRequestID()
 	}
 	var resp *idnodev1.NextHiLoResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
 		resp, err = n.ids.NextHiLo(ctx, req)
 		return err
 	})
@@ -130,7 +134,7 @@ func (c *Client) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 // ReturnHiLo gives back the unused tail (req.Last, req.End] of the tag's newest range (the
 // raw call behind Close). The cluster ignores a return that is not of the newest range.
 func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) error {
-	return c.call(ctx, func(ctx context.Context, n *node) error {
+	return c.callLeader(ctx, func(ctx context.Context, n *node) error {
 		_, err := n.ids.ReturnHiLo(ctx, req)
 		return err
 	})
@@ -143,7 +147,7 @@ func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 func (c *Client) SeedHiLo(ctx context.Context, tag string, max int64) (int64, error) {
 	req := &idnodev1.SeedHiLoRequest{Tag: tag, Max: max}
 	var resp *idnodev1.SeedHiLoResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
 		resp, err = n.ids.SeedHiLo(ctx, req)
 		return err
 	})

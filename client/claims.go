@@ -29,7 +29,7 @@ func ClaimID(owner string) AssignOption {
 // as its own.
 func (c *Client) Claim(ctx context.Context, owner string, ids ...string) error {
 	req := &idnodev1.ClaimRequest{Ids: ids, Owner: owner, RequestId: newRequestID()}
-	return c.call(ctx, func(ctx context.Context, n *node) error {
+	return c.callLeader(ctx, func(ctx context.Context, n *node) error {
 		_, err := n.ids.Claim(ctx, req)
 		return err
 	})
@@ -41,7 +41,7 @@ func (c *Client) Claim(ctx context.Context, owner string, ids ...string) error {
 func (c *Client) Release(ctx context.Context, owner string, ids ...string) (int64, error) {
 	req := &idnodev1.ReleaseRequest{Ids: ids, Owner: owner}
 	var resp *idnodev1.ReleaseResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
 		resp, err = n.ids.Release(ctx, req)
 		return err
 	})
@@ -59,7 +59,7 @@ func (c *Client) Claims(ctx context.Context, ids ...string) ([]*idnodev1.Claim, 
 // req.Prefix.
 func (c *Client) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
 	var resp *idnodev1.GetClaimsResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
 		resp, err = n.ids.GetClaims(ctx, req)
 		return err
 	})

@@ -182,6 +182,7 @@ type Client struct {
 	nodes     []*node
 	opts      options
 	preferred atomic.Int64 // index of the node that answered last; calls start there
+	leader    atomic.Int64 // 1 + index of the node last named as leader (leader.go); 0: unknown
 	gens      *hilo.MultiGenerator
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -217,6 +218,7 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 		}),
 	}, o.dialOpts...)
 	c := &Client{opts: o}
+	dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(c.learnLeader))
 	for _, addr := range addrs {
 		if strings.TrimSpace(addr) == "" {
 			c.closeConns()
@@ -312,13 +314,17 @@ func retryable(ctx context.Context, err error) bool {
 // call runs attempt on one node after another until it succeeds, fails for good, or ctx ends.
 // An attempt that returns final(err) ends the call with err.
 func (c *Client) call(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
+	return c.callFrom(ctx, c.preferred.Load(), attempt)
+}
+
+// callFrom is call starting at node start.
+func (c *Client) callFrom(ctx context.Context, start int64, attempt func(ctx context.Context, n *node) error) error {
 	if c.closed.Load() {
 		return ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return status.FromContextError(err).Err()
 	}
-	start := c.preferred.Load()
 	var last error
 	for i := 0; ; i++ {
 		if i > 0 {

@@ -81,6 +81,7 @@ type fakeNode struct {
 	reqIDs      []string
 	auth        [][]string // the authorization metadata of each call
 	databases   [][]string // the idnode-database metadata of each call
+	leader      string     // when set, every answer names it in LeaderHeader, as nodes do
 }
 
 func startFakeNode(t *testing.T, tag string, state *fakeState) *fakeNode {
@@ -136,6 +137,9 @@ func (n *fakeNode) enter(ctx context.Context, reqID string) (lose bool, err erro
 	n.auth = append(n.auth, metadata.ValueFromIncomingContext(ctx, "authorization"))
 	n.databases = append(n.databases, metadata.ValueFromIncomingContext(ctx, "idnode-database"))
 	down, hang := n.down, n.hang
+	if n.leader != "" {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(LeaderHeader, n.leader))
+	}
 	if n.loseAnswers > 0 {
 		n.loseAnswers--
 		lose = true

@@ -177,6 +177,18 @@ func (f *FSM) Nodes() []Node {
 	return out
 }
 
+// NodeByID is the registered node with Raft member ID id.
+func (f *FSM) NodeByID(id string) (Node, bool) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	for _, n := range f.st.nodes {
+		if n.ID == id {
+			return n, true
+		}
+	}
+	return Node{}, false
+}
+
 // Separator is the cluster's identity parts separator, or "" before a node registered one.
 func (f *FSM) Separator() string {
 	f.mu.RLock()
