@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/idnode/idnode/hilo"
 )
 
 // Limits that keep every run bounded, whatever the flags say.
@@ -58,6 +60,7 @@ type config struct {
 	duration    time.Duration // 0: until ops (bounded by maxDuration)
 	ops         int64         // 0: until duration
 	count       int64         // Generate count (identity-batch, server-side), IDs per Claim (claim)
+	rangeSize   int64         // hilo-range: the range size asked for (0: the server's first range)
 	claimIDs    string        // claim: names or numbers
 	prefix      string
 	timeout     time.Duration // per call
@@ -100,6 +103,9 @@ func (c *config) describe() string {
 	if c.strategy == stratClaim && c.claimIDs != claimNames {
 		s += " ids=" + c.claimIDs
 	}
+	if c.rangeSize > 0 {
+		s += fmt.Sprintf(" size=%d", c.rangeSize)
+	}
 	return s
 }
 
@@ -112,7 +118,8 @@ Strategies (--target idnode): identity     Generate{id:"<prefix>|"}
                               identity-batch Generate{id:"<prefix>|", count}
                               server-side  Generate{id:"<prefix>/", count}
                               guid         Generate{id:""}
-                              hilo-range   NextHiLo{tag:"<prefix>"}
+                              hilo-range   NextHiLo{tag:"<prefix>"}: one range, of --range-size numbers
+                                           when given (else the server's first range, 32)
                               client-hilo  client.NextID(ctx, "<prefix>"): HiLo IDs from the Go client
                                            (github.com/idnode/idnode/client), every ID checked unique
                               claim        Claim{ids: count new IDs}: --claim-ids names claims
@@ -144,6 +151,7 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.DurationVar(&c.duration, "duration", 0, "how long to run (at most 10m); this or --ops is required")
 	fs.Int64Var(&c.ops, "ops", 0, "stop after this many successful calls; this or --duration is required")
 	fs.Int64Var(&c.count, "count", 0, "IDs per call for identity-batch (default 100), server-side (default 1) and claim (default 1, at most 1000)")
+	fs.Int64Var(&c.rangeSize, "range-size", 0, "hilo-range: numbers per range, 32 to 1048576 (sent as last_batch_size without last_range_at, which the range policy grants as is; every range is checked to be that size); 0: the server's first range size")
 	fs.StringVar(&c.claimIDs, "claim-ids", claimNames, "claim: the IDs claimed, names (<prefix>/<caller>-<seq>) or numbers (<prefix>/<n>, identity-shaped)")
 	fs.StringVar(&c.prefix, "prefix", "bench", "identity name / server-side prefix / HiLo tag or collection; for etcd, keys go under idbench/<prefix>/")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "deadline of one call")
@@ -240,6 +248,12 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 		return fmt.Errorf("--claim-ids applies to the claim strategy only, not %s %s", c.target, c.strategy)
 	case c.claimIDs != claimNames && c.claimIDs != claimNumbers:
 		return fmt.Errorf("--claim-ids must be %s or %s, got %q", claimNames, claimNumbers, c.claimIDs)
+	}
+	switch pol := hilo.DefaultPolicy; {
+	case c.strategy != stratHiLoRange && set["range-size"]:
+		return fmt.Errorf("--range-size applies to the hilo-range strategy only, not %s %s", c.target, c.strategy)
+	case c.rangeSize != 0 && (c.rangeSize < pol.Min || c.rangeSize > pol.Max):
+		return fmt.Errorf("--range-size must be between %d and %d (the range policy's bounds), got %d", pol.Min, pol.Max, c.rangeSize)
 	}
 	if c.prefix == "" || strings.ContainsAny(c.prefix, "|\\") {
 		return fmt.Errorf("--prefix must be non-empty without | or \\, got %q", c.prefix)

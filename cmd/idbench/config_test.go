@@ -31,6 +31,12 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"claim-ids on identity", []string{"--duration", "1s", "--claim-ids", "numbers"}, "--claim-ids applies to the claim strategy only"},
 		{"unknown claim-ids", []string{"--duration", "1s", "--strategy", "claim", "--claim-ids", "emails"}, `--claim-ids must be names or numbers, got "emails"`},
 		{"claim on etcd", []string{"--duration", "1s", "--target", "etcd", "--strategy", "claim"}, `unknown strategy "claim" for --target etcd`},
+		{"range-size on identity", []string{"--duration", "1s", "--range-size", "64"}, "--range-size applies to the hilo-range strategy only"},
+		{"range-size on client-hilo", []string{"--duration", "1s", "--strategy", "client-hilo", "--range-size", "64"}, "--range-size applies to the hilo-range strategy only"},
+		{"range-size below the policy", []string{"--duration", "1s", "--strategy", "hilo-range", "--range-size", "31"}, "--range-size must be between 32 and 1048576"},
+		{"range-size above the policy", []string{"--duration", "1s", "--strategy", "hilo-range", "--range-size", "1048577"}, "--range-size must be between 32 and 1048576"},
+		{"negative range-size", []string{"--duration", "1s", "--strategy", "hilo-range", "--range-size", "-32"}, "--range-size must be between"},
+		{"count on hilo-range", []string{"--duration", "1s", "--strategy", "hilo-range", "--count", "64"}, "--count applies to identity-batch, server-side and claim only"},
 		{"count too large", []string{"--duration", "1s", "--strategy", "server-side", "--count", "2000000"}, "--count must be between"},
 		{"zero callers", []string{"--duration", "1s", "--concurrency", "0"}, "--concurrency must be between"},
 		{"zero conns", []string{"--duration", "1s", "--conns", "0"}, "--conns must be between"},
@@ -96,6 +102,24 @@ func TestParseConfigAccepts(t *testing.T) {
 	}
 	if cfg.idsPerOp() != 1000 || cfg.claimIDs != claimNumbers || cfg.describe() != "idnode claim count=1000 ids=numbers" {
 		t.Errorf("claim numbers: %+v (%s)", cfg, cfg.describe())
+	}
+
+	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "hilo-range"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.rangeSize != 0 || cfg.describe() != "idnode hilo-range" {
+		t.Errorf("hilo-range without a size: %+v (%s)", cfg, cfg.describe())
+	}
+	for _, size := range []int64{32, 1000, 1 << 20} {
+		arg := strconv.FormatInt(size, 10)
+		cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "hilo-range", "--range-size", arg}, &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.rangeSize != size || cfg.describe() != "idnode hilo-range size="+arg {
+			t.Errorf("hilo-range --range-size %d: %+v (%s)", size, cfg, cfg.describe())
+		}
 	}
 
 	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "etcd-put", "--endpoints", "http://127.0.0.1:2379"}, &bytes.Buffer{})

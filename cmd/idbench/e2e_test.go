@@ -161,6 +161,7 @@ func TestE2EIdnode(t *testing.T) {
 		{[]string{"--strategy", "server-side", "--count", "5"}, 5, false},
 		{[]string{"--strategy", "guid"}, 1, false},
 		{[]string{"--strategy", "hilo-range"}, 32, true},
+		{[]string{"--strategy", "hilo-range", "--range-size", "100", "--prefix", "sized"}, 100, false},
 		{[]string{"--strategy", "client-hilo"}, 1, false},
 		{[]string{"--strategy", "claim", "--count", "10", "--prefix", "e2e"}, 10, false},
 		{[]string{"--strategy", "claim", "--count", "3", "--claim-ids", "numbers", "--prefix", "e2e"}, 3, false},

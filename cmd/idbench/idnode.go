@@ -66,7 +66,10 @@ func idnodeOp(cfg *config, client idnodev1.IdServiceClient, caller int) op {
 		return claimOp(cfg, client, caller)
 	}
 	if cfg.strategy == stratHiLoRange {
-		req := &idnodev1.NextHiLoRequest{Tag: cfg.prefix}
+		// With --range-size, every call asks for that size: last_batch_size without
+		// last_range_at is granted as is by the range policy (no growing or shrinking), so two
+		// runs, or two clusters, grant the same numbers per call.
+		req := &idnodev1.NextHiLoRequest{Tag: cfg.prefix, LastBatchSize: cfg.rangeSize}
 		return func(ctx context.Context) (int64, error) {
 			ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 			defer cancel()
@@ -77,6 +80,9 @@ func idnodeOp(cfg *config, client idnodev1.IdServiceClient, caller int) op {
 			n := resp.GetHigh() - resp.GetLow() + 1
 			if resp.GetLow() < 1 || n < 1 {
 				return 0, fmt.Errorf("%w: NextHiLo range [%d, %d]", errBadResponse, resp.GetLow(), resp.GetHigh())
+			}
+			if cfg.rangeSize > 0 && n != cfg.rangeSize {
+				return 0, fmt.Errorf("%w: NextHiLo granted [%d, %d], %d numbers; asked for %d", errBadResponse, resp.GetLow(), resp.GetHigh(), n, cfg.rangeSize)
 			}
 			return n, nil
 		}

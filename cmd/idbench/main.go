@@ -138,6 +138,7 @@ func bench(ctx context.Context, cfg *config, progress io.Writer) (*result, error
 	if cfg.strategy == stratClaim {
 		res.ClaimIDs = cfg.claimIDs
 	}
+	res.RangeSize = cfg.rangeSize
 	if s := elapsed.Seconds(); s > 0 {
 		res.OpsPerSec = float64(res.Ops) / s
 		res.IDsPerSec = float64(res.IDs) / s

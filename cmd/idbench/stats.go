@@ -126,7 +126,8 @@ type result struct {
 	Concurrency  int              `json:"concurrency"`
 	Conns        int              `json:"conns"`
 	Count        int64            `json:"count"`
-	ClaimIDs     string           `json:"claim_ids,omitempty"` // claim: names or numbers
+	ClaimIDs     string           `json:"claim_ids,omitempty"`  // claim: names or numbers
+	RangeSize    int64            `json:"range_size,omitempty"` // hilo-range: the size asked for (--range-size)
 	Prefix       string           `json:"prefix"`
 	Started      time.Time        `json:"started"`
 	DurationS    float64          `json:"duration_s"`
@@ -199,6 +200,9 @@ func writeText(w io.Writer, r *result) {
 	}
 	if r.ClaimIDs != "" && r.ClaimIDs != claimNames {
 		name += " ids=" + r.ClaimIDs
+	}
+	if r.RangeSize > 0 {
+		name += fmt.Sprintf(" size=%d", r.RangeSize)
 	}
 	fmt.Fprintf(w, "idbench: %s, %d callers, %s × %d conns, %.1fs (stopped by %s)\n",
 		name, r.Concurrency, where, r.Conns, r.DurationS, r.StoppedBy)

@@ -122,6 +122,18 @@ func TestWriteTextClaim(t *testing.T) {
 	}
 }
 
+func TestWriteTextHiLoRangeSize(t *testing.T) {
+	var b bytes.Buffer
+	writeText(&b, &result{
+		Target: targetIdnode, Strategy: stratHiLoRange, RangeSize: 32, Count: 1, Nodes: []string{"127.0.0.1:7070"}, Concurrency: 16, Conns: 1,
+		DurationS: 10, StoppedBy: "duration", Ops: 1000, IDs: 32_000, OpsPerSec: 100, IDsPerSec: 3200,
+	})
+	want := "idbench: idnode hilo-range size=32, 16 callers, 127.0.0.1:7070 × 1 conns, 10.0s (stopped by duration)"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, b.String())
+	}
+}
+
 // fakeConfig is a config for runLoad alone.
 func fakeConfig(callers int, d time.Duration, ops int64) *config {
 	return &config{target: targetIdnode, strategy: stratIdentity, concurrency: callers, conns: 1, duration: d, ops: ops, count: 1, timeout: time.Second}

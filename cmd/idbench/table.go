@@ -124,6 +124,8 @@ func workloadName(r *result) string {
 		return fmt.Sprintf("idnode %s count=%d ids=%s", r.Strategy, r.Count, r.ClaimIDs)
 	case usesCount(r.Strategy):
 		return fmt.Sprintf("idnode %s count=%d", r.Strategy, r.Count)
+	case r.RangeSize > 0:
+		return fmt.Sprintf("idnode %s size=%d", r.Strategy, r.RangeSize)
 	}
 	return r.Target + " " + r.Strategy
 }
