@@ -134,6 +134,7 @@ func bench(ctx context.Context, cfg *config, progress io.Writer) (*result, error
 	}
 	rec.mu.Lock()
 	res.ErrorsByCode = rec.codes
+	res.ErrorsByMessage = rec.messages
 	rec.mu.Unlock()
 	if cfg.strategy == stratClaim {
 		res.ClaimIDs = cfg.claimIDs
@@ -237,7 +238,7 @@ func runLoad(ctx context.Context, cfg *config, ops []op, rec *recorder, st *stop
 				case errors.Is(err, errStopped) || ctx.Err() != nil:
 					return
 				default:
-					rec.failure(errorCode(err))
+					rec.failure(err)
 					select {
 					case <-st.ch:
 					case <-time.After(errorPause):

@@ -36,9 +36,17 @@ type recorder struct {
 	ops, ids, errs atomic.Int64
 	shards         []histShard
 
-	mu    sync.Mutex
-	codes map[string]int64
+	mu       sync.Mutex
+	codes    map[string]int64
+	messages map[string]int64 // "Code: message", at most maxMessages of them
 }
+
+// maxMessages bounds the distinct error messages a run keeps (messages name addresses and
+// numbers, so they could be as many as the errors); the rest count as "(other messages)".
+const maxMessages = 20
+
+// maxMessageLen cuts a message kept for the report.
+const maxMessageLen = 160
 
 type histShard struct {
 	mu sync.Mutex
@@ -48,7 +56,7 @@ type histShard struct {
 
 func newRecorder(callers int) *recorder {
 	n := min(callers, maxShards)
-	r := &recorder{shards: make([]histShard, n), codes: map[string]int64{}}
+	r := &recorder{shards: make([]histShard, n), codes: map[string]int64{}, messages: map[string]int64{}}
 	for i := range r.shards {
 		r.shards[i].h = newHist()
 	}
@@ -70,12 +78,24 @@ func (r *recorder) success(caller int, took time.Duration, ids int64) {
 	r.ids.Add(ids)
 }
 
-// failure records one failed call under its gRPC code name.
-func (r *recorder) failure(code string) {
+// failure records one failed call under its gRPC code name and its message. Calls cut off by
+// the run's own end or an interrupt never get here (run drops them): every failure counted is
+// an answer the system gave.
+func (r *recorder) failure(err error) {
+	code := errorCode(err)
+	msg := status.Convert(err).Message()
+	if len(msg) > maxMessageLen {
+		msg = msg[:maxMessageLen] + "…"
+	}
+	key := code + ": " + msg
 	r.errs.Add(1)
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.codes[code]++
-	r.mu.Unlock()
+	if _, seen := r.messages[key]; !seen && len(r.messages) >= maxMessages {
+		key = code + ": (other messages)"
+	}
+	r.messages[key]++
 }
 
 // merged is every shard's histogram in one.
@@ -136,11 +156,13 @@ type result struct {
 	IDs          int64            `json:"ids"`
 	Errors       int64            `json:"errors"`
 	ErrorsByCode map[string]int64 `json:"errors_by_code"`
-	OpsPerSec    float64          `json:"ops_per_sec"`
-	IDsPerSec    float64          `json:"ids_per_sec"`
-	LatencyMs    latency          `json:"latency_ms"`
-	CAS          *casCheck        `json:"etcd_cas,omitempty"`
-	Unique       *uniqueCheck     `json:"unique,omitempty"`
+	// ErrorsByMessage counts the errors by "Code: message" (at most 20 distinct).
+	ErrorsByMessage map[string]int64 `json:"errors_by_message,omitempty"`
+	OpsPerSec       float64          `json:"ops_per_sec"`
+	IDsPerSec       float64          `json:"ids_per_sec"`
+	LatencyMs       latency          `json:"latency_ms"`
+	CAS             *casCheck        `json:"etcd_cas,omitempty"`
+	Unique          *uniqueCheck     `json:"unique,omitempty"`
 }
 
 // uniqueCheck is client-hilo's check that no ID was handed out twice (IDs compared by a
@@ -212,6 +234,9 @@ func writeText(w io.Writer, r *result) {
 	fmt.Fprintf(w, "  latency  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  mean %s (ms)\n",
 		fmtMs(l.P50), fmtMs(l.P90), fmtMs(l.P99), fmtMs(l.P999), fmtMs(l.Max), fmtMs(l.Mean))
 	fmt.Fprintf(w, "  errors   %d%s\n", r.Errors, codesText(r.ErrorsByCode))
+	for _, m := range byCount(r.ErrorsByMessage)[:min(5, len(r.ErrorsByMessage))] {
+		fmt.Fprintf(w, "           %d× %s\n", r.ErrorsByMessage[m], m)
+	}
 	if c := r.CAS; c != nil {
 		fmt.Fprintf(w, "  etcd CAS %d Txn attempts, %d conflicts (%.1f per ID), %d with unknown outcome\n",
 			c.Attempts, c.Conflicts, perID(c.Conflicts, c.Successes), c.Uncertain)
@@ -237,11 +262,8 @@ func perID(n, ids int64) float64 {
 	return float64(n) / float64(ids)
 }
 
-// codesText is " (Unavailable 3, DeadlineExceeded 1)", most frequent first, or "".
-func codesText(m map[string]int64) string {
-	if len(m) == 0 {
-		return ""
-	}
+// byCount is m's keys, most frequent first (then by name).
+func byCount(m map[string]int64) []string {
 	keys := slices.Collect(maps.Keys(m))
 	slices.SortFunc(keys, func(a, b string) int {
 		if m[a] != m[b] {
@@ -252,6 +274,15 @@ func codesText(m map[string]int64) string {
 		}
 		return strings.Compare(a, b)
 	})
+	return keys
+}
+
+// codesText is " (Unavailable 3, DeadlineExceeded 1)", most frequent first, or "".
+func codesText(m map[string]int64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := byCount(m)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])

@@ -21,9 +21,9 @@ func TestRecorderPercentiles(t *testing.T) {
 	for i := 1; i <= 10000; i++ {
 		rec.success(i, time.Duration(i)*100*time.Microsecond, 2) // 0.1 ms … 1000 ms, uniform
 	}
-	rec.failure("Unavailable")
-	rec.failure("Unavailable")
-	rec.failure("DeadlineExceeded")
+	rec.failure(status.Error(codes.Unavailable, "no quorum"))
+	rec.failure(status.Error(codes.Unavailable, "no quorum"))
+	rec.failure(status.Error(codes.DeadlineExceeded, "deadline exceeded"))
 	l := latencyOf(rec.merged())
 	for _, c := range []struct {
 		name      string
@@ -41,6 +41,16 @@ func TestRecorderPercentiles(t *testing.T) {
 	}
 	if got := codesText(rec.codes); got != " (Unavailable 2, DeadlineExceeded 1)" {
 		t.Errorf("codesText = %q", got)
+	}
+	if rec.messages["Unavailable: no quorum"] != 2 || rec.messages["DeadlineExceeded: deadline exceeded"] != 1 {
+		t.Errorf("messages = %v", rec.messages)
+	}
+	// Messages are bounded: past maxMessages distinct ones, the rest count together.
+	for i := range maxMessages + 5 {
+		rec.failure(status.Errorf(codes.Unavailable, "node %d down", i))
+	}
+	if len(rec.messages) != maxMessages+1 || rec.messages["Unavailable: (other messages)"] != 7 {
+		t.Errorf("after %d distinct messages: %d kept, %d other", maxMessages+5, len(rec.messages), rec.messages["Unavailable: (other messages)"])
 	}
 }
 
