@@ -36,6 +36,7 @@ const (
 	chaosPoolFirst   = 1024
 	chaosPoolWarm    = 2 // ranges per node of a phase's tag before the fault (with a quorum)
 	chaosPoolReturns = 4 // every 4th range on the minority gives back its upper half
+	chaosPoolShown   = 3 // problems of a hold quoted in the failure
 
 	chaosPoolTagPaused   = "receipts" // hilo-minority's tag while two nodes are paused
 	chaosPoolTagIsolated = "vouchers" // and while the leader is isolated
@@ -213,8 +214,9 @@ func (r *chaosRun) holdMinority(p *poolClient, during func()) int {
 	if res.granted == 0 {
 		res.problems = append(res.problems, "no range granted")
 	}
-	if len(res.problems) > 0 {
-		r.t.Fatalf("node %s without a majority, asked for %s, which it served before: %s", p.node, p.tag, strings.Join(res.problems, "; "))
+	if n := len(res.problems); n > 0 {
+		shown := res.problems[:min(n, chaosPoolShown)]
+		r.t.Fatalf("node %s without a majority, asked for %s, which it served before: %d problem(s): %s", p.node, p.tag, n, strings.Join(shown, "; "))
 	}
 	return res.granted
 }
