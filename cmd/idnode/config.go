@@ -23,9 +23,9 @@ type config struct {
 	dataDir       string
 	grpcAddr      string
 	httpAddr      string
-	httpAddrSet   bool
+	httpAddrSet   bool // --http-addr (or IDNODE_HTTP_ADDR) was given, so failing to bind it is fatal
 	hiloPools     bool
-	memoryLimit   int64 // bytes; 0: none given // --http-addr (or IDNODE_HTTP_ADDR) was given, so failing to bind it is fatal
+	memoryLimit   int64 // bytes; 0: none given
 	grpcAdvertise string
 	raftAddr      string
 	raftAdvertise string

@@ -123,7 +123,9 @@ type hiloState struct {
 }
 
 // nextHiLo reserves one range of tag (one request_id, tried on the nodes from home) and
-// records it. The granted range must start above st.lastMax.
+// records it. The granted range must start above st.lastMax: with HiLo pools too, a node
+// grants from its pool only above the caller's last_max (else through a new reservation), so
+// each client's ranges rise even though ranges of different nodes interleave.
 func (c *chaosClient) nextHiLo(rec *history.Recorder, tag string, st *hiloState, home int, budget time.Duration) (*idnodev1.NextHiLoResponse, error) {
 	req := &idnodev1.NextHiLoRequest{Tag: tag, LastBatchSize: st.lastSize, LastRangeAt: st.lastAt, LastMax: st.lastMax, RequestId: c.requestID()}
 	var resp *idnodev1.NextHiLoResponse

@@ -6,10 +6,12 @@ package e2e
 // identities must skip, chaos_claims_test.go), a 2/1 split, SIGKILL of the leader or a
 // follower, two nodes frozen, all three restarted at once, a rolling restart, a node whose
 // volume is wiped coming back with its old flags, adds for a tag or address in use, a join
-// that fails half-way, and a seeded random mix of them (chaos_operator_test.go). After each
-// schedule the whole history is checked: no ID handed out twice (nor an identity equal to a
-// claimed ID), identity counters linearizable, HiLo ranges disjoint, etags increasing on every
-// node across its restarts, and no acknowledged identity above the counter after recovery.
+// that fails half-way, a lone node granting HiLo ranges from its pool (chaos_hilo_test.go),
+// and a seeded random mix of them (chaos_operator_test.go). After each schedule the whole
+// history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
+// counters linearizable, HiLo ranges disjoint (in any order: each node grants from its own
+// pool), etags increasing on every node across its restarts, and no acknowledged identity or
+// HiLo number above its counter or Max after recovery.
 // One line per schedule:
 //
 //	schedule=leader-isolated ids=9137 identities=4242 hilo_ranges=61 duplicates=0 linearizable=true unavailable_ms=842
@@ -129,6 +131,7 @@ var chaosSchedules = []chaosSchedule{
 		r.progress("during: B, C paused", []string{"A"}, false)
 		r.d.unpause(r.t, "B", "C")
 	}},
+	{"hilo-minority", hiloMinority}, // chaos_hilo_test.go
 	{"restart-all", func(r *chaosRun) {
 		r.d.restart(r.t, "A", "B", "C")
 	}},
@@ -414,9 +417,9 @@ func (r *chaosRun) identityVia(tag string, budget time.Duration) error {
 }
 
 // minority checks nodes that cannot reach a majority, all at once, right after the fault: each
-// must refuse identities and HiLo ranges with UNAVAILABLE "no quorum" within
-// chaosRefusalLimit, and keep answering server-side IDs and GUIDs. The longest identity
-// refusal is the schedule's unavailable_ms.
+// must refuse identities with UNAVAILABLE "no quorum" within chaosRefusalLimit, answer HiLo
+// as its pool allows (hiloWithoutMajority), and keep answering server-side IDs and GUIDs. The
+// longest identity refusal is the schedule's unavailable_ms.
 func (r *chaosRun) minority(tags ...string) {
 	r.t.Helper()
 	var waits []func()
@@ -472,17 +475,9 @@ func (r *chaosRun) refuses(tag string) error {
 	r.unavailable = max(r.unavailable, longest)
 	r.mu.Unlock()
 
-	begin := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), chaosProbeDeadline)
-	h, err := r.c.ids[tag].NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: chaosHiLoTag, RequestId: r.c.requestID()})
-	cancel()
-	hiloTook := time.Since(begin)
-	if err == nil {
-		r.rec.HiLoRange(chaosHiLoTag, h.GetLow(), h.GetHigh())
-		return fmt.Errorf("node %s, without a majority, granted HiLo range %v", tag, h)
-	}
-	if status.Code(err) != codes.Unavailable {
-		return fmt.Errorf("node %s, without a majority, refused NextHiLo after %v with %v; want UNAVAILABLE", tag, hiloTook, err)
+	hilo, err := r.hiloWithoutMajority(tag)
+	if err != nil {
+		return err
 	}
 	if err := r.c.serverSide(r.rec, tag, 1, chaosLocalWait); err != nil {
 		return fmt.Errorf("node %s, without a majority: server-side IDs must keep working: %w", tag, err)
@@ -490,11 +485,10 @@ func (r *chaosRun) refuses(tag string) error {
 	if err := r.c.guid(r.rec, tag, false, chaosLocalWait); err != nil {
 		return fmt.Errorf("node %s, without a majority: GUIDs must keep working: %w", tag, err)
 	}
-	r.t.Logf("node %s without a majority: identities refused in %s ms, a HiLo range in %d ms; server-side ID and GUID answered",
-		tag, strings.Join(took, ", "), hiloTook.Milliseconds())
-	if longest > chaosRefusalLimit || hiloTook > chaosRefusalLimit {
-		return fmt.Errorf("node %s, without a majority, took %v to refuse an identity and %v a HiLo range; want at most %v",
-			tag, longest, hiloTook, chaosRefusalLimit)
+	r.t.Logf("node %s without a majority: identities refused in %s ms; %s; server-side ID and GUID answered",
+		tag, strings.Join(took, ", "), hilo)
+	if longest > chaosRefusalLimit {
+		return fmt.Errorf("node %s, without a majority, took %v to refuse an identity; want at most %v", tag, longest, chaosRefusalLimit)
 	}
 	return nil
 }
@@ -510,8 +504,8 @@ func (r *chaosRun) verify(name string) {
 		fail("client: %v", err)
 	}
 
-	// Nothing lost: a linearizable read of the counter holds every acknowledged value, and a
-	// new HiLo range starts above every range granted.
+	// Nothing lost: a linearizable read of the counter holds every acknowledged value, and HiLo
+	// Max every number granted (verifyHiLo; with pools a new range need not be above the others).
 	var list *idnodev1.ListIdentitiesResponse
 	eventually(t, chaosRecoverWait, "ListIdentities", func() error {
 		var errs []error
@@ -542,11 +536,8 @@ func (r *chaosRun) verify(name string) {
 	} else if got := identityMap(dbList)[chaosPrefix]; acked > got {
 		fail("identity counter %s of database %s is %d after recovery, but %s/%d was acknowledged there: lost", chaosPrefix, chaosDatabase, got, chaosPrefix, acked)
 	}
-	hiloMax := r.rec.MaxHiLo(chaosHiLoTag)
-	if h, err := r.c.nextHiLo(r.rec, chaosHiLoTag, &hiloState{}, 0, chaosRecoverWait); err != nil {
-		fail("NextHiLo after recovery: %v", err)
-	} else if h.GetLow() <= hiloMax {
-		fail("NextHiLo after recovery granted [%d, %d], but %d was already granted", h.GetLow(), h.GetHigh(), hiloMax)
+	if err := r.verifyHiLo(); err != nil {
+		fail("%v", err)
 	}
 	// Every claim as its claimer was told, on the healed cluster.
 	if r.ld.claimers {

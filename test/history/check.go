@@ -231,7 +231,9 @@ func (s snapshot) duplicates() (int, []string) {
 		}
 	}
 
-	// HiLo ranges: pairwise disjoint per case-folded tag.
+	// HiLo ranges: pairwise disjoint per case-folded tag, as a set of intervals. Nothing is
+	// assumed about their order: with HiLo pools each node grants from its own pool, so a
+	// range granted later (by another node) may lie below an earlier one.
 	byHiLo := map[string][]span{}
 	for _, h := range s.hilo {
 		key := fold(h.Tag)

@@ -269,11 +269,16 @@ func (r *Recorder) HiLoRange(tag string, low, high int64) {
 	r.hilo = append(r.hilo, HiLoRange{Tag: tag, Low: low, High: high})
 }
 
-// HiLoReturn records ReturnHiLo(tag, end, last): the client gave back last+1 … end of its
-// range ending at end, so the cluster may grant those numbers again. The newest recorded
-// range of tag ending at end is cut to [low, last] (dropped if last < low). The client must
-// not have used the numbers it gives back; whether the server accepted the return does not
-// matter to the record.
+// HiLoReturn records ReturnHiLo(tag, end, last): the client gives back last+1 … end of its
+// range ending at end and will never use them. Record it before sending the call: from then on
+// a node may grant those numbers again (with HiLo pools only the pool that granted the range
+// takes them back; a return anywhere else changes nothing and they stay a gap), so a range
+// granted afterwards may hold them without being a duplicate. Nothing here expects them to be
+// granted again. The newest recorded range of tag ending at end is cut to [low, last]
+// (dropped if last < low); whether the server accepted the return does not matter to the
+// record. When another recorded range already holds some of the returned numbers, nothing is
+// cut: they were granted twice while this client still held them, and the duplicate must stay
+// visible to Check.
 func (r *Recorder) HiLoReturn(tag string, end, last int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -283,13 +288,28 @@ func (r *Recorder) HiLoReturn(tag string, end, last int64) {
 		if fold(h.Tag) != key || h.High != end {
 			continue
 		}
+		if last >= h.High || r.heldElsewhere(i, max(last+1, h.Low), h.High) {
+			return
+		}
 		if last < h.Low {
 			r.hilo = slices.Delete(r.hilo, i, i+1)
-		} else if last < h.High {
+		} else {
 			h.High = last
 		}
 		return
 	}
+}
+
+// heldElsewhere reports whether a recorded range of the same tag other than r.hilo[i] holds a
+// number of low … high. r.mu is held.
+func (r *Recorder) heldElsewhere(i int, low, high int64) bool {
+	key := fold(r.hilo[i].Tag)
+	for j, h := range r.hilo {
+		if j != i && fold(h.Tag) == key && h.Low <= high && low <= h.High {
+			return true
+		}
+	}
+	return false
 }
 
 // MaxIdentity is the highest acknowledged identity value of prefix (case-insensitive), and
@@ -308,7 +328,8 @@ func (r *Recorder) MaxIdentity(prefix string) (int64, bool) {
 	return best, found
 }
 
-// MaxHiLo is the highest number of any recorded range of tag (case-insensitive), or 0.
+// MaxHiLo is the highest number of any recorded range of tag (case-insensitive), or 0. With
+// HiLo pools it need not be in the newest range: nodes grant from pools at different heights.
 func (r *Recorder) MaxHiLo(tag string) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -319,6 +340,20 @@ func (r *Recorder) MaxHiLo(tag string) int64 {
 		}
 	}
 	return best
+}
+
+// HiLoTags lists the tags of the recorded ranges, case-folded, sorted, each once.
+func (r *Recorder) HiLoTags() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var tags []string
+	for _, h := range r.hilo {
+		if key := fold(h.Tag); !slices.Contains(tags, key) {
+			tags = append(tags, key)
+		}
+	}
+	slices.Sort(tags)
+	return tags
 }
 
 // MaxEtag is the highest recorded etag of node tag, or 0.
