@@ -50,6 +50,11 @@ func poolKey(database, tag string) hilopool.Key {
 // reserves through the cluster as before pools.
 func (s *Server) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoRequest) (resp *idnodev1.NextHiLoResponse, ok bool, err error) {
 	key := poolKey(req.GetDatabase(), req.GetTag())
+	return s.poolAnswers.answer(key, req, func() (*idnodev1.NextHiLoResponse, bool, error) { return s.grantNewFromPool(ctx, key, req) })
+}
+
+// grantNewFromPool grants a new range for req from key's pool.
+func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, bool, error) {
 	now := s.cfg.Now()
 	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
 	// Nothing at or below the caller's last_max, nor a seed's floor: a pool reserved before a

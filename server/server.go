@@ -112,6 +112,7 @@ type Server struct {
 	fwd          *forward.Forwarder
 	calls        callBuckets // per-database call limits (ratelimit.go)
 	refills      *refiller   // HiLo pools waiting for a top-up (hilopool.go)
+	poolAnswers  *poolAnswers
 	log          *slog.Logger
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
@@ -151,6 +152,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, cfg.Identity),
 		health:      health.NewServer(),
 		refills:     newRefiller(),
+		poolAnswers: newPoolAnswers(),
 		log:         cfg.Logger,
 	}
 	s.fwd = s.newForwarder()

@@ -174,3 +174,28 @@ func TestHiLoSeedAbovePoolNumbers(t *testing.T) {
 		t.Fatalf("range after SeedHiLo(orders, 500) = %v, %v; want it above 500, though the pool held 33…1024", r, err)
 	}
 }
+
+// A retry of a NextHiLo call with the same request_id gets the same range from the node's
+// pool, as it does through the log; the request_id for another tag is refused.
+func TestHiLoPoolRequestIDReplays(t *testing.T) {
+	t.Parallel()
+	p := startNode(t, nodeOpts{Extra: []string{"--hilo-pools"}})
+	p.waitServing(serveTimeout)
+	ids, _ := dial(t, p.GRPCAddr)
+	req := &idnodev1.NextHiLoRequest{Tag: "orders", RequestId: "retry-1"}
+	first, err := ids.NextHiLo(rpcCtx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := ids.NextHiLo(rpcCtx(t), req)
+	if err != nil || again.GetLow() != first.GetLow() || again.GetHigh() != first.GetHigh() {
+		t.Fatalf("the retry = %v, %v; want the first answer %d..%d", again, err, first.GetLow(), first.GetHigh())
+	}
+	_, err = ids.NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: "retry-1"})
+	if status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.RequestIDReused {
+		t.Fatalf("request_id retry-1 for another tag = %v; want INVALID_ARGUMENT, REQUEST_ID_REUSED", err)
+	}
+	if next, err := ids.NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders", RequestId: "retry-2"}); err != nil || next.GetLow() <= first.GetHigh() {
+		t.Fatalf("a new request = %v, %v; want a range after %d", next, err, first.GetHigh())
+	}
+}
