@@ -3,8 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,36 +13,23 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
+	"github.com/idnode/idnode/test/history"
 )
 
-// hiloRange is one granted range and who granted it.
-type hiloRange struct {
-	low, high int64
-	by        string
+// grantedRanges records granted HiLo ranges in a history, whose checker counts every number
+// granted twice.
+type grantedRanges struct{ rec *history.Recorder }
+
+func newGrantedRanges() grantedRanges { return grantedRanges{history.New()} }
+
+func (g grantedRanges) add(tag string, r *idnodev1.NextHiLoResponse) {
+	g.rec.HiLoRange(tag, r.GetLow(), r.GetHigh())
 }
 
-// rangeLog collects granted ranges and checks they are pairwise disjoint.
-type rangeLog struct {
-	mu     sync.Mutex
-	ranges []hiloRange
-}
-
-func (l *rangeLog) add(r *idnodev1.NextHiLoResponse) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.ranges = append(l.ranges, hiloRange{r.GetLow(), r.GetHigh(), r.GetServerTag()})
-}
-
-func (l *rangeLog) checkDisjoint(t *testing.T) {
+func (g grantedRanges) checkDisjoint(t *testing.T) {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	rs := append([]hiloRange(nil), l.ranges...)
-	sort.Slice(rs, func(i, j int) bool { return rs[i].low < rs[j].low })
-	for i := 1; i < len(rs); i++ {
-		if rs[i].low <= rs[i-1].high {
-			t.Errorf("ranges overlap: %d..%d (%s) and %d..%d (%s)", rs[i-1].low, rs[i-1].high, rs[i-1].by, rs[i].low, rs[i].high, rs[i].by)
-		}
+	if rep := g.rec.Check(rpcTimeout); rep.Duplicates != 0 {
+		t.Errorf("%d HiLo numbers granted twice: %s", rep.Duplicates, rep)
 	}
 }
 
@@ -58,13 +45,13 @@ func nextRange(ctx context.Context, ids idnodev1.IdServiceClient, tag string) (*
 func TestHiLoPoolOnAMinority(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, "--hilo-pools")
-	var log rangeLog
+	log := newGrantedRanges()
 	for _, tag := range clusterTags {
 		r, err := nextRange(rpcCtx(t), c.ids[tag], "orders")
 		if err != nil {
 			t.Fatalf("orders via %s: %v", tag, err)
 		}
-		log.add(r)
+		log.add("orders", r)
 	}
 	for _, tag := range c.others("A") {
 		c.node(tag).kill9()
@@ -78,7 +65,7 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 		if r.GetServerTag() != "A" {
 			t.Fatalf("range %d granted by %q, want A", i, r.GetServerTag())
 		}
-		log.add(r)
+		log.add("orders", r)
 	}
 	_, err := c.ids["A"].Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
 	if status.Code(err) != codes.Unavailable || (reason.Of(err) != reason.NoQuorum && reason.Of(err) != reason.OutcomeUnknown) {
@@ -98,7 +85,7 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 			if err != nil {
 				t.Fatalf("orders via %s after healing: %v", tag, err)
 			}
-			log.add(r)
+			log.add("orders", r)
 		}
 	}
 	log.checkDisjoint(t)
@@ -109,10 +96,11 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 func TestHiLoPoolSurvivesKill9(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t, "--hilo-pools")
-	var log rangeLog
+	log := newGrantedRanges()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var wg sync.WaitGroup
+	var granted atomic.Int64
 	for range 4 {
 		wg.Go(func() {
 			for i := 0; i < 2000 && ctx.Err() == nil; i++ {
@@ -120,16 +108,15 @@ func TestHiLoPoolSurvivesKill9(t *testing.T) {
 				r, err := nextRange(cctx, c.ids["B"], "carts")
 				ccancel()
 				if err == nil {
-					log.add(r)
+					log.add("carts", r)
+					granted.Add(1)
 				}
 			}
 		})
 	}
 	eventually(t, leaderTimeout, "B granted some ranges", func() error {
-		log.mu.Lock()
-		defer log.mu.Unlock()
-		if len(log.ranges) < 40 {
-			return fmt.Errorf("%d ranges so far", len(log.ranges))
+		if n := granted.Load(); n < 40 {
+			return fmt.Errorf("%d ranges so far", n)
 		}
 		return nil
 	})
@@ -141,7 +128,7 @@ func TestHiLoPoolSurvivesKill9(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		log.add(r)
+		log.add("carts", r)
 		return nil
 	})
 	cancel()
@@ -151,7 +138,7 @@ func TestHiLoPoolSurvivesKill9(t *testing.T) {
 		if err != nil {
 			t.Fatalf("carts via B after the restart: %v", err)
 		}
-		log.add(r)
+		log.add("carts", r)
 	}
 	log.checkDisjoint(t)
 }
