@@ -182,10 +182,21 @@ func (d *database) claimLimit() int64 {
 // addClaim records a claim under its folded key, counting it against its identity prefix when
 // it has the identity format, so identities of prefixes nobody claimed in take no lookups.
 func (d *database) addClaim(key string, c claim, sep string) {
+	d.putClaim(key, c)
+	d.indexClaim(key, sep)
+}
+
+// putClaim stores a claim under its folded key, without counting it against a prefix (a
+// snapshot's claims are counted once the separator is known: indexClaims).
+func (d *database) putClaim(key string, c claim) {
 	if c.id == key {
 		c.id = key // one copy of the bytes when the spelling is the folded one
 	}
 	d.claims[key] = c
+}
+
+// indexClaim counts the claim under key against its identity prefix, when it has the format.
+func (d *database) indexClaim(key, sep string) {
 	if prefix, _, ok := identityNumber(key, sep); ok {
 		d.claimedPrefixes[prefix]++
 	}
@@ -223,9 +234,7 @@ func (st *state) indexClaims() {
 	for _, d := range st.databases {
 		clear(d.claimedPrefixes)
 		for key := range d.claims {
-			if prefix, _, ok := identityNumber(key, sep); ok {
-				d.claimedPrefixes[prefix]++
-			}
+			d.indexClaim(key, sep)
 		}
 	}
 }

@@ -52,12 +52,7 @@ var restorers = map[recordType]func(st *state, data []byte) error{
 	}),
 	claimRecord: restored(func(st *state, r *raftv1.ClaimRecord) {
 		// Indexed by prefix once the snapshot is read (indexClaims): the separator comes later.
-		key := foldKey(r.GetId())
-		c := claim{id: r.GetId(), owner: r.GetOwner()}
-		if c.id == key {
-			c.id = key
-		}
-		st.dbForFloors(r.GetDatabase()).claims[key] = c
+		st.dbForFloors(r.GetDatabase()).putClaim(foldKey(r.GetId()), claim{id: r.GetId(), owner: r.GetOwner()})
 	}),
 	keyRecord: restored(func(st *state, r *raftv1.KeyRecord) {
 		st.keys[r.GetId()] = &Key{ID: r.GetId(), Database: DatabaseName(r.GetDatabase()), Role: r.GetRole(), SecretSHA256: r.GetSecretSha256()}
