@@ -105,20 +105,16 @@ func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) 
 	if len(req.GetIds()) > 0 && (req.GetPrefix() != "" || req.GetPageToken() != "") {
 		return nil, status.Error(codes.InvalidArgument, "name ids to look up, or a prefix to page through, not both")
 	}
-	size, err := pageSize(req.GetPageSize())
+	size, after, err := pageOf(req.GetPageSize(), req.GetPageToken())
 	if err != nil {
 		return nil, err
-	}
-	after, err := base64.RawURLEncoding.DecodeString(req.GetPageToken())
-	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "page_token is not one this server issued: %q", req.GetPageToken())
 	}
 	req.PageSize = int32(size)
 	if req.Database, err = databaseOf(ctx, req.GetDatabase()); err != nil {
 		return nil, err
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
-		return s.getClaimsLocal(ctx, req, string(after))
+		return s.getClaimsLocal(ctx, req, after)
 	}, viaIDs(idnodev1.IdServiceClient.GetClaims))
 }
 
@@ -144,18 +140,30 @@ func (s *Server) getClaimsLocal(ctx context.Context, req *idnodev1.GetClaimsRequ
 		out.Claims[i] = &idnodev1.Claim{Id: c.ID, Owner: c.Owner}
 	}
 	if more {
-		out.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].ID))
+		out.NextPageToken = pageToken(page[len(page)-1].ID)
 	}
 	return out, nil
 }
 
-// pageSize is a request's page size: the default for 0, at most maxPageSize.
-func pageSize(asked int32) (int, error) {
+// pageOf reads a listing request's page: its size (the default for 0, at most maxPageSize)
+// and the key to start after, from the page_token an earlier answer carried (pageToken).
+func pageOf(asked int32, token string) (size int, after string, err error) {
 	switch {
 	case asked < 0:
-		return 0, status.Errorf(codes.InvalidArgument, "page_size must not be negative: %d", asked)
+		return 0, "", status.Errorf(codes.InvalidArgument, "page_size must not be negative: %d", asked)
 	case asked == 0:
-		return defaultPageSize, nil
+		size = defaultPageSize
+	default:
+		size = min(int(asked), maxPageSize)
 	}
-	return min(int(asked), maxPageSize), nil
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return 0, "", status.Errorf(codes.InvalidArgument, "page_token is not one this server issued: %q", token)
+	}
+	return size, string(raw), nil
+}
+
+// pageToken is the page_token of the page after the one ending at key.
+func pageToken(key string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(key))
 }

@@ -2,10 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/base64"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
@@ -64,20 +60,16 @@ func (s *Server) seedIdentityLocal(ctx context.Context, req *idnodev1.SeedIdenti
 // ListIdentities reads the FSM after confirming leadership with a majority, so a partitioned
 // old leader never answers from stale state.
 func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	size, err := pageSize(req.GetPageSize())
+	size, after, err := pageOf(req.GetPageSize(), req.GetPageToken())
 	if err != nil {
 		return nil, err
-	}
-	after, err := base64.RawURLEncoding.DecodeString(req.GetPageToken())
-	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "page_token is not one this server issued: %q", req.GetPageToken())
 	}
 	req.PageSize = int32(size)
 	if req.Database, err = databaseOf(ctx, req.GetDatabase()); err != nil {
 		return nil, err
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-		return s.listIdentitiesLocal(ctx, req, string(after))
+		return s.listIdentitiesLocal(ctx, req, after)
 	}, viaIDs(idnodev1.IdServiceClient.ListIdentities))
 }
 
@@ -94,7 +86,7 @@ func (s *Server) listIdentitiesLocal(ctx context.Context, req *idnodev1.ListIden
 		out.Identities[i] = &idnodev1.Identity{Name: id.Name, Value: id.Value}
 	}
 	if more {
-		out.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].Name))
+		out.NextPageToken = pageToken(page[len(page)-1].Name)
 	}
 	return out, nil
 }
