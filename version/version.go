@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // Set at link time when the build information lacks them:
@@ -26,10 +27,14 @@ type Info struct {
 	GoVersion string `json:"go_version"`
 }
 
+// buildInfo is the binary's build information, read once: every Status probe asks for the
+// version, and the binary does not change while it runs.
+var buildInfo = sync.OnceValues(debug.ReadBuildInfo)
+
 // Get reads the running binary's Info.
 func Get() Info {
 	info := Info{Version: "(devel)", GoVersion: runtime.Version()}
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if bi, ok := buildInfo(); ok {
 		if v := bi.Main.Version; v != "" {
 			info.Version = v
 		}

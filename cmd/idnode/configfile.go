@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -24,7 +25,7 @@ func applyConfigFile(fs *flag.FlagSet, path string, set map[string]bool) error {
 		return fmt.Errorf("config file %s: %w", path, err)
 	}
 	var errs []error
-	for _, key := range sortedKeys(values) {
+	for _, key := range slices.Sorted(maps.Keys(values)) {
 		f := fs.Lookup(key)
 		switch {
 		case f == nil || slices.Contains(notInFile, key):
@@ -63,13 +64,4 @@ func flagValue(v any) (string, error) {
 		return strings.Join(parts, ","), nil
 	}
 	return "", fmt.Errorf("a %T is not a flag value (use a string, number, boolean or list of strings)", v)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
