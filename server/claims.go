@@ -72,8 +72,13 @@ func (s *Server) claimLocal(ctx context.Context, req *idnodev1.ClaimRequest) (*i
 }
 
 // claimSemantic is Generate's claim flag: the semantic ID of req, claimed for its owner.
+// Generate parsed the ID and resolved the database already; only the owner is left to check.
 func (s *Server) claimSemantic(ctx context.Context, db string, req *idnodev1.GenerateRequest) error {
-	_, err := s.Claim(ctx, &idnodev1.ClaimRequest{Database: db, Ids: []string{req.GetId()}, Owner: req.GetOwner(), RequestId: req.GetRequestId()})
+	if err := validateOwner(req.GetOwner()); err != nil {
+		return err
+	}
+	claim := &idnodev1.ClaimRequest{Database: db, Ids: []string{req.GetId()}, Owner: req.GetOwner(), RequestId: req.GetRequestId()}
+	_, err := forward.Call(s.fwd, ctx, claim, forward.Unary, s.claimLocal, viaIDs(idnodev1.IdServiceClient.Claim))
 	return err
 }
 
