@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench/hilo_pools.sh — NextHiLo ranges granted from a node's own pool (idnode --hilo-pools)
-# vs through Raft (the default), in the same run (issue 15, "Done when").
+# bench/hilo_pools.sh — NextHiLo ranges granted from a node's own pool (idnode's default)
+# vs through Raft (--hilo-pools=false), in the same run (issue 15, "Done when").
 #
 # It builds idnode and idbench, starts two 3-node clusters on loopback in a temp dir, fresh data
-# dirs, fsync on (the default): "raft" without pools, where every range is a Raft entry on the
-# leader (a follower forwards the call), and "pool" with --hilo-pools, where each node grants
-# ranges from its own pool (one fsync of <data-dir>/hilo-pools per range) and tops the pool up
+# dirs, fsync on (the default): "raft" with --hilo-pools=false, where every range is a Raft entry
+# on the leader (a follower forwards the call), and "pool", where each node grants ranges from
+# its own pool (an fsync of <data-dir>/hilo-pools per batch of grants) and tops the pool up
 # through Raft in the background. Both stay up for the whole run, so their runs alternate back
 # to back under the same conditions: for each round and each number of callers, the two sides one
 # after the other (the order swaps every round). Each run is
@@ -123,7 +123,7 @@ for side in "${SIDES[@]}"; do
 	peers=""
 	for i in 0 1 2; do peers+="${peers:+,}${TAGS[$i]}=${RAFT[$side$i]}"; done
 	extra=()
-	[[ $side == pool ]] && extra=(--hilo-pools)
+	[[ $side == raft ]] && extra=(--hilo-pools=false)
 	for i in 0 1 2; do
 		"$IDNODE" --tag "${TAGS[$i]}" --data-dir "$TMP/$side-${TAGS[$i]}" --grpc-addr "${GRPC[$side$i]}" \
 			--peers "$peers" --metrics-addr "${METRICS[$side$i]}" --pprof --log-level warn "${extra[@]}" \

@@ -26,7 +26,7 @@ func TestConcurrentGrantsReturnsAndAdds(t *testing.T) {
 	for w := range granters {
 		wg.Go(func() {
 			for i := range grants {
-				low, high, ok, err := s.Grant(users, int64(1+(w+i)%8), 0)
+				low, high, ok, err := s.Grant(users, int64(1+(w+i)%8), 1, 0)
 				if err != nil {
 					t.Error(err)
 					return

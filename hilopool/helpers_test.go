@@ -35,7 +35,7 @@ func mustAdd(t *testing.T, s *Store, key Key, low, high int64) {
 // mustGrant grants and fails the test unless a range came back.
 func mustGrant(t *testing.T, s *Store, key Key, want, above int64) segment {
 	t.Helper()
-	low, high, ok, err := s.Grant(key, want, above)
+	low, high, ok, err := s.Grant(key, want, 1, above)
 	if err != nil || !ok {
 		t.Fatalf("Grant(%v, %d, %d) = %d..%d, ok %v, err %v; want a range", key, want, above, low, high, ok, err)
 	}
@@ -48,7 +48,7 @@ func mustGrant(t *testing.T, s *Store, key Key, want, above int64) segment {
 // mustNotGrant fails the test unless Grant reports an empty pool.
 func mustNotGrant(t *testing.T, s *Store, key Key, want, above int64) {
 	t.Helper()
-	low, high, ok, err := s.Grant(key, want, above)
+	low, high, ok, err := s.Grant(key, want, 1, above)
 	if err != nil || ok {
 		t.Fatalf("Grant(%v, %d, %d) = %d..%d, ok %v, err %v; want nothing, no error", key, want, above, low, high, ok, err)
 	}

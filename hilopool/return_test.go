@@ -21,7 +21,7 @@ func TestReturnedTailIsGrantedAgainExactlyOnce(t *testing.T) {
 		kept = append(kept, g)
 	}
 	for {
-		low, high, ok, err := s.Grant(users, 7, 0)
+		low, high, ok, err := s.Grant(users, 7, 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package hilopool
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 )
 
@@ -54,23 +53,27 @@ func insert(segs []segment, g segment) ([]segment, error) {
 	return append(out, rest...), nil
 }
 
-// take grants up to want (>= 1) numbers above `above` from the front of segs: contiguous, from
-// the lowest segment with a number above `above`, so shorter than want at that segment's end.
-// It returns a new list without the granted numbers and without every number at or below
-// `above` (gaps: no client may get them any more), and ok false if nothing is above `above`.
-func take(segs []segment, want, above int64) (rest []segment, granted segment, ok bool) {
-	i := slices.IndexFunc(segs, func(g segment) bool { return g.High > above })
-	if i < 0 {
-		return []segment{}, segment{}, false
+// take grants least..want numbers (1 <= least <= want) above `above` from segs: contiguous,
+// from the lowest segment with at least least numbers above `above`. It returns a new list
+// without the granted numbers and without every number at or below `above` (gaps: no client
+// may get them any more), and ok false if no segment has least numbers above `above`.
+func take(segs []segment, want, least, above int64) (rest []segment, granted segment, ok bool) {
+	rest = make([]segment, 0, len(segs))
+	for _, g := range segs {
+		if g.High <= above {
+			continue
+		}
+		g.Low = max(g.Low, above+1) // above < g.High, so above+1 does not overflow
+		if !ok && g.size() >= least {
+			granted, ok = segment{Low: g.Low, High: g.Low + min(want, g.size()) - 1}, true
+			if granted.High == g.High {
+				continue
+			}
+			g.Low = granted.High + 1
+		}
+		rest = append(rest, g)
 	}
-	from := segs[i]
-	low := max(from.Low, above+1) // above < from.High, so above+1 does not overflow
-	granted = segment{Low: low, High: low + min(want-1, from.High-low)}
-	rest = make([]segment, 0, len(segs)-i)
-	if granted.High < from.High {
-		rest = append(rest, segment{Low: granted.High + 1, High: from.High})
-	}
-	return append(rest, segs[i+1:]...), granted, true
+	return rest, granted, ok
 }
 
 // checkSegments reports why segs is not a valid pool, or nil.

@@ -20,22 +20,37 @@ type pool struct {
 
 // Store is a node's HiLo pools, kept in one file and in memory.
 //
-// Every method is safe for concurrent use. One mutex guards everything, and a change is written
-// and fsynced under it, so grants are serialised behind the disk (one fsync each). That is
-// acceptable: a pool grant replaces a Raft round, which costs at least as much, and holding the
-// lock is what makes "durable before answered" and "a failed write grants nothing" simple.
+// Every method is safe for concurrent use. A change is made in memory under one mutex and
+// answered only once a write of the whole file that holds it has been fsynced. Changes made
+// while a write is on the disk wait together and go to disk in the next write (group commit):
+// many grants cost one fsync, so a busy node grants as fast as Raft shares its own fsyncs.
+//
+// A failed write changes nothing that anyone is told about: every change in it, and every
+// change made since (they were made on top of it), is undone and answered with the error. So
+// a number is answered only from a state that is on disk.
 type Store struct {
 	path  string
 	write func(path string, data []byte, perm os.FileMode) error // durablefile.WriteFile; tests make it fail
 
-	mu    sync.Mutex
-	pools map[Key]pool // replaced, never modified in place, so a failed write leaves it as it was
+	mu      sync.Mutex
+	pools   map[Key]pool // the newest state; a pool value is replaced, never modified in place
+	durable map[Key]pool // the state on disk, which a failed write goes back to
+	pending *batch       // the changes not yet in a write, nil if none
+	writing bool         // a write is on the disk
+	written *sync.Cond   // signalled when a write ends; on mu
+}
+
+// batch is the changes that go to disk in one write, and how that write ended.
+type batch struct {
+	done bool
+	err  error
 }
 
 // Open reads the pools at path. A missing file is an empty store; the file is created by the
 // first change.
 func Open(path string) (*Store, error) {
-	s := &Store{path: path, write: durablefile.WriteFile, pools: map[Key]pool{}}
+	s := &Store{path: path, write: durablefile.WriteFile, pools: map[Key]pool{}, durable: map[Key]pool{}}
+	s.written = sync.NewCond(&s.mu)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -48,6 +63,7 @@ func Open(path string) (*Store, error) {
 			"an older copy would grant numbers again. Remove the file and restart: the numbers in it "+
 			"become gaps, which HiLo allows, and the node reserves new pools", path, err)
 	}
+	s.durable = maps.Clone(s.pools)
 	return s, nil
 }
 
@@ -77,15 +93,15 @@ func (s *Store) Add(key Key, low, high int64) error {
 	return s.commit(key, pool{segments: segs, lastGrant: p.lastGrant})
 }
 
-// Grant takes a range of up to want (>= 1) numbers, all above `above`, from key's pool: from
-// the lowest segment with numbers above `above`, contiguous, so shorter than want at that
-// segment's end. Numbers at or below `above` leave the pool: they are gaps, which HiLo allows.
-// The pool's new state is durable before Grant returns; when the write fails, nothing is
-// granted and the pool is unchanged. ok is false, with a nil error, when the pool has no
-// number above `above`.
-func (s *Store) Grant(key Key, want, above int64) (low, high int64, ok bool, err error) {
-	if want < 1 {
-		return 0, 0, false, fmt.Errorf("hilopool: cannot grant %d numbers: want at least 1", want)
+// Grant takes a range of least..want numbers (1 <= least <= want), all above `above`, from
+// key's pool: contiguous, from the lowest segment that holds at least least numbers above
+// `above`. Lower segments stay for smaller requests; numbers at or below `above` leave the pool:
+// they are gaps, which HiLo allows. The pool's new state is durable before Grant returns; when
+// the write fails, nothing is granted and the pool is unchanged. ok is false, with a nil error,
+// when no segment holds least numbers above `above`.
+func (s *Store) Grant(key Key, want, least, above int64) (low, high int64, ok bool, err error) {
+	if least < 1 || want < least {
+		return 0, 0, false, fmt.Errorf("hilopool: cannot grant %d..%d numbers: want 1 <= least <= want", least, want)
 	}
 	key = key.folded()
 	s.mu.Lock()
@@ -94,9 +110,9 @@ func (s *Store) Grant(key Key, want, above int64) (low, high int64, ok bool, err
 	if !found {
 		return 0, 0, false, nil
 	}
-	rest, g, ok := take(p.segments, want, above)
+	rest, g, ok := take(p.segments, want, least, above)
 	if !ok {
-		if len(p.segments) > 0 { // all at or below `above`: drop them
+		if total(rest) < total(p.segments) { // numbers at or below `above` left the pool
 			err = s.commit(key, pool{segments: rest, lastGrant: p.lastGrant})
 		}
 		return 0, 0, false, err
@@ -159,29 +175,63 @@ func (s *Store) Keys() []Key {
 func (s *Store) Drop() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.replace(map[Key]pool{})
+	s.pools = map[Key]pool{}
+	return s.settle(s.change())
 }
 
-// commit makes p key's pool: on disk first, then in memory. s.mu is held.
+// commit makes p key's pool and returns once that is on disk. s.mu is held.
 func (s *Store) commit(key Key, p pool) error {
-	next := maps.Clone(s.pools)
-	next[key] = p
-	return s.replace(next)
+	s.pools[key] = p
+	return s.settle(s.change())
 }
 
-// replace makes pools the store's content: on disk first, then in memory, so nothing is ever
-// answered from a state that is not durable. s.mu is held.
-func (s *Store) replace(pools map[Key]pool) error {
-	data, err := encode(pools)
+// change is the batch of a change just made to s.pools. s.mu is held.
+func (s *Store) change() *batch {
+	if s.pending == nil {
+		s.pending = &batch{}
+	}
+	return s.pending
+}
+
+// settle waits until b is on disk, writing it (and whatever joined it) when no write is on
+// the disk, and returns how its write ended. s.mu is held; settle releases it while waiting.
+func (s *Store) settle(b *batch) error {
+	for !b.done {
+		if s.writing {
+			s.written.Wait()
+			continue
+		}
+		s.writePending()
+	}
+	return b.err
+}
+
+// writePending writes the newest state, which holds every pending change. s.mu is held, and
+// released during the write so that new changes can join the next batch meanwhile.
+func (s *Store) writePending() {
+	b, state := s.pending, maps.Clone(s.pools)
+	s.pending, s.writing = nil, true
+	s.mu.Unlock()
+	data, err := encode(state)
 	if err == nil {
 		err = s.write(s.path, data, 0o644)
 	}
+	s.mu.Lock()
+	s.writing = false
 	if err != nil {
-		return fmt.Errorf("hilopool: cannot save the HiLo pools to %s: %w; nothing was changed. "+
+		err = fmt.Errorf("hilopool: cannot save the HiLo pools to %s: %w; nothing was changed. "+
 			"Check the disk (space, permissions, errors in the kernel log)", s.path, err)
+		// The changes made during the write were made on top of the failed ones: undo them too.
+		s.pools = maps.Clone(s.durable)
+		if next := s.pending; next != nil {
+			next.done, next.err = true, err
+			s.pending = nil
+		}
+	} else {
+		s.durable = state
 	}
-	s.pools = pools
-	return nil
+	b.done, b.err = true, err
+	s.written.Broadcast()
 }
 
 func sortedKeys(pools map[Key]pool) []Key {

@@ -41,7 +41,8 @@ type Metrics struct {
 	GRPC *grpcprom.ServerMetrics
 
 	idsIssued     *prometheus.CounterVec
-	databases     databaseLabels
+	databases     *boundedLabels
+	poolTags      *boundedLabels // database + "/" + tag
 	identityBatch prometheus.Histogram
 	hiloRange     prometheus.Histogram
 	noQuorum      prometheus.Counter
@@ -54,7 +55,9 @@ type Metrics struct {
 // New creates the metrics on a fresh registry, with the Go runtime and process collectors.
 func New() *Metrics {
 	m := &Metrics{
-		Registry: prometheus.NewRegistry(),
+		Registry:  prometheus.NewRegistry(),
+		databases: newBoundedLabels(maxDatabaseLabels, fsm.DefaultDatabase),
+		poolTags:  newBoundedLabels(maxPoolTagLabels),
 		GRPC: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(
 			grpcprom.WithHistogramBuckets([]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}),
 		)),
@@ -74,16 +77,16 @@ func New() *Metrics {
 		}),
 		poolRanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "idnode_hilo_pool_ranges_total",
-			Help: "HiLo ranges this node granted from its own pool, without a Raft round, by database; the rest of idnode_hilo_range_size_count went through the cluster.",
-		}, []string{"database"}),
+			Help: "HiLo ranges this node granted from its own pool, without a Raft round, by database and tag (the first 256 tags; \"other\" for the rest); the rest of idnode_hilo_range_size_count went through the cluster.",
+		}, []string{"database", "tag"}),
 		poolRefills: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "idnode_hilo_pool_refills_total",
-			Help: "Reservations through the cluster that filled this node's HiLo pools, by database.",
-		}, []string{"database"}),
+			Help: "Reservations through the cluster that filled this node's HiLo pools, by database and tag.",
+		}, []string{"database", "tag"}),
 		poolReserved: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "idnode_hilo_pool_reserved_total",
-			Help: "HiLo numbers the cluster reserved to this node's pools, by database.",
-		}, []string{"database"}),
+			Help: "HiLo numbers the cluster reserved to this node's pools, by database and tag.",
+		}, []string{"database", "tag"}),
 		noQuorum: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "idnode_no_quorum_refusals_total",
 			Help: "Calls this node refused with UNAVAILABLE because it could not reach a majority of the cluster.",
@@ -124,7 +127,19 @@ func (m *Metrics) ServerOptions() []grpc.ServerOption {
 // IDsIssued counts n IDs handed out by strategy (one of the constants above) in database
 // ("" is the default).
 func (m *Metrics) IDsIssued(strategy, database string, n int64) {
-	m.idsIssued.WithLabelValues(strategy, m.databases.label(database)).Add(float64(n))
+	m.idsIssued.WithLabelValues(strategy, m.database(database)).Add(float64(n))
+}
+
+// database is the database label of name ("" is the default).
+func (m *Metrics) database(name string) string { return m.databases.label(fsm.DatabaseName(name)) }
+
+// poolLabels are the database and tag labels of a HiLo pool.
+func (m *Metrics) poolLabels(database, tag string) (string, string) {
+	db := m.database(database)
+	if m.poolTags.label(db+"/"+tag) == otherLabel {
+		return db, otherLabel
+	}
+	return db, tag
 }
 
 // HiLoRange observes the size of a granted HiLo range.
@@ -133,16 +148,16 @@ func (m *Metrics) HiLoRange(size int64) { m.hiloRange.Observe(float64(size)) }
 // NoQuorum counts one call refused for want of a quorum.
 func (m *Metrics) NoQuorum() { m.noQuorum.Inc() }
 
-// HiLoPoolGrant counts one range granted from this node's HiLo pool.
-func (m *Metrics) HiLoPoolGrant(database string, _ int64) {
-	m.poolRanges.WithLabelValues(m.databases.label(database)).Inc()
+// HiLoPoolGrant counts one range granted from a HiLo pool of this node.
+func (m *Metrics) HiLoPoolGrant(database, tag string, _ int64) {
+	m.poolRanges.WithLabelValues(m.poolLabels(database, tag)).Inc()
 }
 
-// HiLoPoolRefill counts numbers reserved to this node's HiLo pools.
-func (m *Metrics) HiLoPoolRefill(database string, n int64) {
-	db := m.databases.label(database)
-	m.poolRefills.WithLabelValues(db).Inc()
-	m.poolReserved.WithLabelValues(db).Add(float64(n))
+// HiLoPoolRefill counts one reservation of n numbers to a HiLo pool of this node.
+func (m *Metrics) HiLoPoolRefill(database, tag string, n int64) {
+	db, t := m.poolLabels(database, tag)
+	m.poolRefills.WithLabelValues(db, t).Inc()
+	m.poolReserved.WithLabelValues(db, t).Add(float64(n))
 }
 
 // IdentityBatch observes the size of one coalesced identity batch (identity.Options.OnBatch).

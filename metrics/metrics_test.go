@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/hilopool"
 )
 
 type fakeRaft struct {
@@ -28,6 +30,23 @@ func (f fakeRaft) CommitIndex() uint64    { return 42 }
 func (f fakeRaft) AppliedIndex() uint64   { return 41 }
 func (f fakeRaft) LastContact() time.Time { return time.Now().Add(-time.Second) }
 func (f fakeRaft) StorageFault() error    { return f.fault }
+
+// mustPools is a HiLo pool store holding 90 numbers for default/users.
+func mustPools(t *testing.T) *hilopool.Store {
+	t.Helper()
+	s, err := hilopool.Open(filepath.Join(t.TempDir(), "hilo-pools"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := hilopool.Key{Database: fsm.DefaultDatabase, Tag: "users"}
+	if err := s.Add(users, 1, 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok, err := s.Grant(users, 10, 10, 0); err != nil || !ok {
+		t.Fatalf("Grant: ok %v, err %v", ok, err)
+	}
+	return s
+}
 
 func scrape(t *testing.T, h http.Handler) string {
 	t.Helper()
@@ -49,6 +68,9 @@ func TestEveryMetricIsExported(t *testing.T) {
 	m.IdentityBatch(7)
 	m.RaftApply(3 * time.Millisecond)
 	m.NoQuorum()
+	m.WatchHiLoPools(mustPools(t))
+	m.HiLoPoolGrant("", "users", 10)
+	m.HiLoPoolRefill("", "users", 100)
 	body := scrape(t, m.Handler())
 	for _, want := range []string{
 		`idnode_ids_issued_total{database="default",strategy="identity"} 5`,
@@ -66,6 +88,10 @@ func TestEveryMetricIsExported(t *testing.T) {
 		`idnode_raft_last_contact_seconds 1`,
 		`idnode_storage_fault{kind="full"} 1`,
 		`idnode_storage_fault{kind="failed"} 0`,
+		`idnode_hilo_pool_size{database="default",tag="users"} 90`,
+		`idnode_hilo_pool_ranges_total{database="default",tag="users"} 1`,
+		`idnode_hilo_pool_refills_total{database="default",tag="users"} 1`,
+		`idnode_hilo_pool_reserved_total{database="default",tag="users"} 100`,
 		`idnode_build_info{`,
 		`go_goroutines`,
 	} {
@@ -85,6 +111,9 @@ func TestMetricsPassPromtoolsLint(t *testing.T) {
 	m.IdentityBatch(7)
 	m.RaftApply(time.Millisecond)
 	m.NoQuorum()
+	m.WatchHiLoPools(mustPools(t))
+	m.HiLoPoolGrant("", "users", 10)
+	m.HiLoPoolRefill("", "users", 100)
 	problems, err := promlint.New(strings.NewReader(scrape(t, m.Handler()))).Lint()
 	if err != nil {
 		t.Fatal(err)
@@ -108,16 +137,33 @@ func TestServeAndStop(t *testing.T) {
 
 // The database label has at most maxDatabaseLabels values; later databases share "other".
 func TestDatabaseLabelsAreBounded(t *testing.T) {
-	var d databaseLabels
+	m := New()
 	for i := range maxDatabaseLabels - 1 {
-		if got := d.label(fmt.Sprintf("db%d", i)); got != fmt.Sprintf("db%d", i) {
+		if got := m.database(fmt.Sprintf("db%d", i)); got != fmt.Sprintf("db%d", i) {
 			t.Fatalf("database %d labelled %q", i, got)
 		}
 	}
-	if got := d.label("one-too-many"); got != otherDatabases {
-		t.Fatalf("database past the bound labelled %q, want %q", got, otherDatabases)
+	if got := m.database("one-too-many"); got != otherLabel {
+		t.Fatalf("database past the bound labelled %q, want %q", got, otherLabel)
 	}
-	if d.label("DB0") != "db0" || d.label("") != fsm.DefaultDatabase {
+	if m.database("DB0") != "db0" || m.database("") != fsm.DefaultDatabase {
 		t.Fatal("a known database lost its label")
+	}
+}
+
+// The pool metrics name at most maxPoolTagLabels tags; later ones share "other", in their own
+// database's series.
+func TestPoolTagLabelsAreBounded(t *testing.T) {
+	m := New()
+	for i := range maxPoolTagLabels {
+		if db, tag := m.poolLabels("default", fmt.Sprintf("tag%d", i)); db != "default" || tag != fmt.Sprintf("tag%d", i) {
+			t.Fatalf("tag %d labelled %q/%q", i, db, tag)
+		}
+	}
+	if db, tag := m.poolLabels("shop", "one-too-many"); db != "shop" || tag != otherLabel {
+		t.Fatalf("tag past the bound labelled %q/%q, want shop/%q", db, tag, otherLabel)
+	}
+	if db, tag := m.poolLabels("", "tag0"); db != "default" || tag != "tag0" {
+		t.Fatalf("a known tag labelled %q/%q", db, tag)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // to this node, granted from without a Raft round, also while the node is cut off.
 type HiLoPools interface {
 	Add(key hilopool.Key, low, high int64) error
-	Grant(key hilopool.Key, want, above int64) (low, high int64, ok bool, err error)
+	Grant(key hilopool.Key, want, least, above int64) (low, high int64, ok bool, err error)
 	Return(key hilopool.Key, end, last int64) (bool, error)
 	Remaining(key hilopool.Key) int64
 }
@@ -61,38 +61,43 @@ func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *id
 	// seed holds numbers the seeded store printed. (A node that has not applied the seed yet
 	// does not know; seed while the cluster is whole.)
 	above := max(req.GetLastMax(), s.node.FSM().HiLoFloor(req.GetDatabase(), req.GetTag()))
-	low, high, ok, err := s.cfg.Pools.Grant(key, capacity, above)
+	low, high, ok, err := s.cfg.Pools.Grant(key, capacity, capacity, above)
 	if err != nil {
 		return nil, false, toStatus(err)
 	}
 	if !ok {
-		// The first range of a tag this node never served, or a pool used up: reserving needs
-		// a quorum, now.
+		// The first range of a tag this node never served, or a pool without a whole range
+		// left: reserving needs a quorum, now.
 		if low, high, ok, err = s.grantAfterReserving(ctx, key, capacity, above); err != nil || !ok {
 			return nil, false, err
 		}
 	}
 	s.refills.ask(key, capacity)
 	if s.cfg.Observer != nil {
-		s.cfg.Observer.HiLoPoolGrant(req.GetDatabase(), high-low+1)
+		s.cfg.Observer.HiLoPoolGrant(key.Database, key.Tag, high-low+1)
 	}
 	return s.hiloResponse(req, low, high, now), true, nil
 }
 
-// grantAfterReserving grants from key's pool after topping it up, under the key's reservation
-// lock: a background refill in flight may have filled the pool meanwhile (then no new
-// reservation), and a reservation added after a grant from a higher one would sit below the
-// caller's next last_max and be dropped as a gap.
+// grantAfterReserving grants a whole range from key's pool after topping it up, under the
+// key's reservation lock: a background refill in flight may have filled the pool meanwhile
+// (then no new reservation), and a reservation added after a grant from a higher one would sit
+// below the caller's next last_max and be dropped as a gap. Without a quorum to top the pool
+// up, what is left of it still serves, in a shorter range: the client's range policy starts
+// over from that size.
 func (s *Server) grantAfterReserving(ctx context.Context, key hilopool.Key, capacity, above int64) (low, high int64, ok bool, err error) {
 	unlock := s.refills.lock(key)
 	defer unlock()
-	if low, high, ok, err = s.cfg.Pools.Grant(key, capacity, above); err != nil || ok {
+	if low, high, ok, err = s.cfg.Pools.Grant(key, capacity, capacity, above); err != nil || ok {
 		return low, high, ok, toStatus(err)
 	}
 	if err := s.reservePool(ctx, key, poolTarget(capacity)); err != nil {
+		if low, high, ok, gerr := s.cfg.Pools.Grant(key, capacity, 1, above); gerr != nil || ok {
+			return low, high, ok, toStatus(gerr)
+		}
 		return 0, 0, false, err
 	}
-	low, high, ok, err = s.cfg.Pools.Grant(key, capacity, above)
+	low, high, ok, err = s.cfg.Pools.Grant(key, capacity, capacity, above)
 	return low, high, ok, toStatus(err)
 }
 
@@ -117,7 +122,7 @@ func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) err
 		return toStatus(err)
 	}
 	if s.cfg.Observer != nil {
-		s.cfg.Observer.HiLoPoolRefill(key.Database, resp.GetHigh()-resp.GetLow()+1)
+		s.cfg.Observer.HiLoPoolRefill(key.Database, key.Tag, resp.GetHigh()-resp.GetLow()+1)
 	}
 	return nil
 }

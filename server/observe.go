@@ -34,9 +34,9 @@ type Observer interface {
 	NoQuorum()
 	// HiLoPoolGrant counts a HiLo range of n numbers granted from this node's pool, without a
 	// Raft round.
-	HiLoPoolGrant(database string, n int64)
+	HiLoPoolGrant(database, tag string, n int64)
 	// HiLoPoolRefill counts n numbers the cluster reserved to this node's pool.
-	HiLoPoolRefill(database string, n int64)
+	HiLoPoolRefill(database, tag string, n int64)
 }
 
 // observe is a unary interceptor reporting answers to the Observer. It classifies a Generate

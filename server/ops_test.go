@@ -117,11 +117,11 @@ type countingObserver struct {
 	noQuorum int
 }
 
-func (o *countingObserver) IDsIssued(s, db string, n int64) { o.ids[s] += n; o.byDB[db] += n }
-func (o *countingObserver) HiLoRange(n int64)               { o.ranges = append(o.ranges, n) }
-func (o *countingObserver) NoQuorum()                       { o.noQuorum++ }
-func (o *countingObserver) HiLoPoolGrant(string, int64)     {}
-func (o *countingObserver) HiLoPoolRefill(string, int64)    {}
+func (o *countingObserver) IDsIssued(s, db string, n int64)      { o.ids[s] += n; o.byDB[db] += n }
+func (o *countingObserver) HiLoRange(n int64)                    { o.ranges = append(o.ranges, n) }
+func (o *countingObserver) NoQuorum()                            { o.noQuorum++ }
+func (o *countingObserver) HiLoPoolGrant(string, string, int64)  {}
+func (o *countingObserver) HiLoPoolRefill(string, string, int64) {}
 
 func TestObserveCountsWhatCallersGet(t *testing.T) {
 	obs := &countingObserver{ids: map[string]int64{}, byDB: map[string]int64{}}

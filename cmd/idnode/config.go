@@ -79,7 +79,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.IntVar(&c.identityBatch, "identity-batch", identity.DefaultOptions.MaxBatch, "most identity requests the leader coalesces into one Raft entry; 1 turns coalescing off")
 	fs.DurationVar(&c.electionWait, "election-wait", forward.DefaultElectionWait, "how long an identity or HiLo call that finds no leader waits for an election before it is refused; "+
 		"keep it under 2s, the time a node cut off in a minority has to refuse")
-	fs.BoolVar(&c.hiloPools, "hilo-pools", false, "grant HiLo ranges from this node's own pool of numbers the cluster reserved to it: no Raft round per range, and ranges keep coming without a quorum until the pool is used up (off: every range through the leader)")
+	fs.BoolVar(&c.hiloPools, "hilo-pools", true, "grant HiLo ranges from this node's own pool of numbers the cluster reserved to it: no Raft round per range, and ranges keep coming without a quorum until the pool is used up (false: every range through the leader)")
 	fs.StringVar(&memoryLimit, "memory-limit", "", "soft limit of the node's memory (e.g. 512MiB): the garbage collector works harder near it; default: GOMEMLIMIT, else 90% of the container's memory limit, else none")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")

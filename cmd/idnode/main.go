@@ -226,6 +226,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			return err
 		}
 		pools = store
+		if o.metrics != nil {
+			o.metrics.WatchHiLoPools(store)
+		}
 	}
 	fatal := make(chan error, 1)
 	srv := server.New(o.serverConfig(server.Config{

@@ -126,11 +126,8 @@ func chaosDockerFor(t *testing.T) *chaosDocker {
 	}
 	d := &chaosDocker{
 		root: root, file: filepath.Join(root, "deploy", "docker-compose.yml"),
-		override: filepath.Join(t.TempDir(), "docker-compose.chaos.yml"),
-		env: append(cleanEnv(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+chaosProject, "IDNODE_ADMIN_TOKEN="+chaosAdminToken,
-			// The suite runs with HiLo pools (off by default for users until their sizing is
-			// tuned): its HiLo checks and hilo-minority are written for them.
-			"IDNODE_HILO_POOLS=true"),
+		override:   filepath.Join(t.TempDir(), "docker-compose.chaos.yml"),
+		env:        append(cleanEnv(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+chaosProject, "IDNODE_ADMIN_TOKEN="+chaosAdminToken),
 		newIPs:     os.Getenv(chaosNewIPsEnv) == "1",
 		containers: map[string]string{},
 		raftIPs:    map[string]string{},
@@ -460,7 +457,7 @@ func (d *chaosDocker) recreate(t testing.TB, tag string) {
 // alias, with args as the daemon's flags, and removes it when the test ends.
 func (d *chaosDocker) runOnRaftNetwork(t testing.TB, alias string, args ...string) string {
 	t.Helper()
-	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", append([]string{"run", "-d", "-e", "IDNODE_ADMIN_TOKEN=" + chaosAdminToken, "-e", "IDNODE_HILO_POOLS=true",
+	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", append([]string{"run", "-d", "-e", "IDNODE_ADMIN_TOKEN=" + chaosAdminToken,
 		"--network", d.network, "--network-alias", alias, chaosImage}, args...)...))
 	t.Cleanup(func() { _, _ = d.run(chaosCmdTimeout, "docker", "rm", "-f", id) })
 	return id

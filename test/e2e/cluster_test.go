@@ -624,8 +624,10 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			c.nextHiLo(rec, "orders", "A")
 			c.nextHiLo(rec, "orders", "B")
 			last := c.nextHiLo(rec, "orders", "C")
-			keep := last.GetLow() + 4 // give back the tail of the newest range
-			if _, err := c.ids["A"].ReturnHiLo(rpcCtx(t), &idnodev1.ReturnHiLoRequest{Tag: "orders", End: last.GetHigh(), Last: keep}); err != nil {
+			// Give back the tail of the newest range, to the node that granted it: its pool
+			// takes the tail back and grants it again after the restart.
+			keep := last.GetLow() + 4
+			if _, err := c.ids["C"].ReturnHiLo(rpcCtx(t), &idnodev1.ReturnHiLoRequest{Tag: "orders", End: last.GetHigh(), Last: keep}); err != nil {
 				t.Fatalf("ReturnHiLo: %v", err)
 			}
 			rec.HiLoReturn("orders", last.GetHigh(), keep)
@@ -673,7 +675,7 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			if got := identityMap(list); !mapsEqual(got, want) {
 				t.Errorf("ListIdentities after the restart = %v, want %v", got, want)
 			}
-			if hl := c.nextHiLo(rec, "orders", "A"); hl.GetLow() != keep+1 {
+			if hl := c.nextHiLo(rec, "orders", "C"); hl.GetLow() != keep+1 {
 				t.Errorf("next HiLo range after the restart [%d, %d], want it to start at %d", hl.GetLow(), hl.GetHigh(), keep+1)
 			}
 			for _, tag := range clusterTags {

@@ -44,7 +44,7 @@ func nextRange(ctx context.Context, ids idnodev1.IdServiceClient, tag string) (*
 // from every other, before, during and after (issue 15).
 func TestHiLoPoolOnAMinority(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, "--hilo-pools")
+	c := startCluster(t)
 	log := newGrantedRanges()
 	for _, tag := range clusterTags {
 		r, err := nextRange(rpcCtx(t), c.ids[tag], "orders")
@@ -95,7 +95,7 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 // before the crash is granted again.
 func TestHiLoPoolSurvivesKill9(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t, "--hilo-pools")
+	c := startCluster(t)
 	log := newGrantedRanges()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -147,7 +147,7 @@ func TestHiLoPoolSurvivesKill9(t *testing.T) {
 // skip them: the seeded store printed them (issue 14's migration, with pools).
 func TestHiLoSeedAbovePoolNumbers(t *testing.T) {
 	t.Parallel()
-	p := startNode(t, nodeOpts{Extra: []string{"--hilo-pools"}})
+	p := startNode(t, nodeOpts{})
 	p.waitServing(serveTimeout)
 	ids, _ := dial(t, p.GRPCAddr)
 	first, err := nextRange(rpcCtx(t), ids, "orders")
@@ -166,7 +166,7 @@ func TestHiLoSeedAbovePoolNumbers(t *testing.T) {
 // pool, as it does through the log; the request_id for another tag is refused.
 func TestHiLoPoolRequestIDReplays(t *testing.T) {
 	t.Parallel()
-	p := startNode(t, nodeOpts{Extra: []string{"--hilo-pools"}})
+	p := startNode(t, nodeOpts{})
 	p.waitServing(serveTimeout)
 	ids, _ := dial(t, p.GRPCAddr)
 	req := &idnodev1.NextHiLoRequest{Tag: "orders", RequestId: "retry-1"}
