@@ -16,6 +16,7 @@ import (
 const (
 	failoverCallers    = 16
 	failoverCallBudget = 10 * time.Second // one NextIdentity, all its retries included
+	failoverAcksBefore = 2000             // identities answered before the kill
 	failoverAcksAfter  = 2000             // identities answered after the kill before the run ends
 )
 
@@ -86,7 +87,7 @@ func TestClientIdentitiesSurviveLeaderKill9(t *testing.T) {
 		})
 	}
 
-	waitAcked(2000, "2000 identities before the kill")
+	waitAcked(failoverAcksBefore, fmt.Sprintf("%d identities before the kill", failoverAcksBefore))
 	leader := c.leader()
 	atKill := rec.Acknowledged()
 	longest.Store(0) // from here on: the calls that overlapped the failover
