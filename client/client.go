@@ -8,11 +8,11 @@
 //	id, err := c.NextID(ctx, "orders") // "orders/1-A"
 //
 // Every call that fails with UNAVAILABLE (no leader, no quorum, node down, connection lost) or
-// whose attempt ran past the per-attempt timeout is tried again on the next node, with
-// exponential backoff and jitter, until it succeeds or ctx ends. Calls that reserve values
-// (identities, HiLo ranges) carry a request_id that stays the same across those retries, so a
-// retry never burns values. Other errors come back unchanged as gRPC status errors: use
-// status.Code(err).
+// whose attempt ran past the per-attempt timeout is tried again on the next node at once, and
+// once every node has failed it, again from the first after an exponential backoff with
+// jitter, until it succeeds or ctx ends. Calls that reserve values (identities, HiLo ranges)
+// carry a request_id that stays the same across those retries, so a retry never burns values.
+// Other errors come back unchanged as gRPC status errors: use status.Code(err).
 package client
 
 import (
@@ -43,10 +43,12 @@ import (
 // ErrClosed is returned by calls on a Client after Close.
 var ErrClosed = errors.New("idnode client: closed")
 
-// Backoff is the wait between two attempts of one call: Initial before the first retry, times
-// Multiplier for each further one, at most Max, each spread by ±Jitter (a fraction) so that
-// many clients do not retry in step. MaxAttempts > 0 caps the attempts of one call; 0 means
-// "until the call's context ends" — give calls a deadline.
+// Backoff is the wait between two rounds of attempts of one call, a round being one attempt on
+// each node: Initial before the second round, times Multiplier for each further one, at most
+// Max, each spread by ±Jitter (a fraction) so that many clients do not retry in step. Within a
+// round the next node is tried at once: one node failing says nothing about the others.
+// MaxAttempts > 0 caps the attempts of one call (over all rounds); 0 means "until the call's
+// context ends" — give calls a deadline.
 type Backoff struct {
 	Initial     time.Duration
 	Max         time.Duration
@@ -55,8 +57,10 @@ type Backoff struct {
 	MaxAttempts int
 }
 
-// DefaultBackoff: 25 ms, doubling, at most 1 s, ±20%, no cap on attempts. An election takes
-// about a second; a call that started during one is answered shortly after.
+// DefaultBackoff: 25 ms, doubling, at most 1 s, ±20%, no cap on attempts. After a leader dies,
+// the survivors refuse at once until they notice (0.5–1 s) and elect another; the rounds, 400
+// or 800 ms apart by then, ask again soon after (a call caught in it waited 1.0–1.7 s on a
+// loaded loopback cluster, docs/BENCHMARKS.md).
 var DefaultBackoff = Backoff{Initial: 25 * time.Millisecond, Max: time.Second, Multiplier: 2, Jitter: 0.2}
 
 // DefaultCallTimeout bounds one attempt on one node. A follower forwarding to a leader that
@@ -331,8 +335,13 @@ func (c *Client) callFrom(ctx context.Context, start int64, attempt func(ctx con
 			if m := c.opts.backoff.MaxAttempts; m > 0 && i >= m {
 				return &NodesFailedError{Attempts: i, Nodes: len(c.nodes), Last: last}
 			}
-			if err := sleepCtx(ctx, c.delay(i)); err != nil {
-				return &NodesFailedError{Attempts: i, Nodes: len(c.nodes), Last: last, Cause: err}
+			// Back off only once every node failed: a node that is down refuses at once and
+			// says nothing about the others, and a pause after each such refusal would make
+			// the wait before the survivors are asked again grow with every dead node.
+			if round := i / len(c.nodes); i%len(c.nodes) == 0 {
+				if err := sleepCtx(ctx, c.delay(round)); err != nil {
+					return &NodesFailedError{Attempts: i, Nodes: len(c.nodes), Last: last, Cause: err}
+				}
 			}
 		}
 		idx := (start + int64(i)) % int64(len(c.nodes))
@@ -390,7 +399,7 @@ func final(err error) error {
 	return &finalError{err}
 }
 
-// delay is the backoff before attempt i (i >= 1).
+// delay is the backoff before round i (i >= 1).
 func (c *Client) delay(i int) time.Duration {
 	b := c.opts.backoff
 	d := float64(b.Initial) * math.Pow(b.Multiplier, float64(i-1))

@@ -142,6 +142,36 @@ func TestClientAllNodesFailed(t *testing.T) {
 	})
 }
 
+// A node that refuses costs no backoff: the next node is asked at once, and the client backs
+// off only after a whole round of refusals. With a backoff far longer than the call's deadline,
+// a call that paused between two nodes would end in DEADLINE_EXCEEDED.
+func TestClientBacksOffOnlyAfterEveryNodeFailed(t *testing.T) {
+	_, nodes, addrs := fakeCluster(t, "A", "B", "C")
+	c := dialTest(t, addrs, WithBackoff(Backoff{Initial: time.Hour}))
+	for _, n := range nodes[:2] {
+		n.set(func(n *fakeNode) { n.down = true })
+	}
+	if _, err := c.NextIdentity(testCtx(t), "orders", 1); err != nil {
+		t.Fatalf("NextIdentity with A and B refusing, C up: %v; want C's answer without a pause", err)
+	}
+	if got := nodes[2].callCount(); got != 1 {
+		t.Errorf("C got %d calls, want 1", got)
+	}
+
+	nodes[2].set(func(n *fakeNode) { n.down = true })
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	before := nodes[0].callCount() + nodes[1].callCount() + nodes[2].callCount()
+	_, err := c.NextIdentity(ctx, "orders", 1)
+	var nf *NodesFailedError
+	if !errors.As(err, &nf) || nf.Attempts != 3 {
+		t.Fatalf("NextIdentity with every node refusing = %v; want NodesFailedError after one round of 3 attempts, then the backoff", err)
+	}
+	if got := nodes[0].callCount() + nodes[1].callCount() + nodes[2].callCount() - before; got != 3 {
+		t.Errorf("%d attempts reached the nodes, want 3 (one round)", got)
+	}
+}
+
 // The typed calls against the fake cluster.
 func TestClientTypedCalls(t *testing.T) {
 	_, _, addrs := fakeCluster(t, "A")
@@ -300,7 +330,7 @@ func TestClientBackoffDelays(t *testing.T) {
 		for range 50 {
 			d := c.delay(i + 1)
 			if d < want*8/10 || d > want*12/10 {
-				t.Fatalf("delay before attempt %d = %v, want %v ± 20%%", i+2, d, want)
+				t.Fatalf("delay before round %d = %v, want %v ± 20%%", i+2, d, want)
 			}
 		}
 	}
