@@ -15,7 +15,8 @@ import (
 // (pgx.Conn is one session, not safe for concurrent use; a pool smaller than the callers would
 // measure waiting for a connection, not the server). The sequence is created if missing with
 // PostgreSQL's defaults (INCREMENT 1, CACHE 1), as for an IDENTITY or SERIAL column. Every value
-// is kept and, at the end, checked against the sequence's advance.
+// is kept and, at the end, checked against the sequence's advance, read on a connection of
+// idbench's own that no call uses (a caller's may have been closed by a timeout).
 func newPostgresWorkload(ctx context.Context, cfg *config) (*workload, error) {
 	pc, err := pgx.ParseConfig(cfg.dsn)
 	if err != nil {
@@ -31,15 +32,26 @@ func newPostgresWorkload(ctx context.Context, cfg *config) (*workload, error) {
 
 	cctx, cancel := context.WithTimeout(ctx, cfg.connect)
 	defer cancel()
-	for range cfg.concurrency {
+	connect := func() (*pgx.Conn, error) {
 		c, err := pgx.ConnectConfig(cctx, pc)
 		if err != nil {
+			return nil, fmt.Errorf("connect to PostgreSQL at %s: %w (is it running, with max_connections above %d, the callers and idbench's own?)",
+				cfg.endpoints[0], err, cfg.concurrency+1)
+		}
+		return c, nil
+	}
+	if seq.control, err = connect(); err != nil {
+		return nil, err
+	}
+	for range cfg.concurrency {
+		c, err := connect()
+		if err != nil {
 			seq.close()
-			return nil, fmt.Errorf("connect to PostgreSQL at %s: %w (is it running, with max_connections above %d callers?)", cfg.endpoints[0], err, cfg.concurrency)
+			return nil, err
 		}
 		seq.conns = append(seq.conns, c)
 	}
-	if _, err := seq.conns[0].Exec(cctx, "CREATE SEQUENCE IF NOT EXISTS "+seq.name); err != nil {
+	if _, err := seq.control.Exec(cctx, "CREATE SEQUENCE IF NOT EXISTS "+seq.name); err != nil {
 		seq.close()
 		return nil, fmt.Errorf("create the sequence %s: %w", seq.name, err)
 	}
@@ -58,9 +70,10 @@ func newPostgresWorkload(ctx context.Context, cfg *config) (*workload, error) {
 type sequence struct {
 	cfg       *config
 	pc        *pgx.ConnConfig
-	name      string // quoted identifier
-	nextval   string // the query of every op
-	conns     []*pgx.Conn
+	name      string      // quoted identifier
+	nextval   string      // the query of every op
+	conns     []*pgx.Conn // per caller
+	control   *pgx.Conn   // idbench's own: creates and reads the sequence
 	start     int64
 	uncertain atomic.Int64
 	won       [][]int64 // per caller: the values it obtained (8 bytes per ID, like the etcd counter's)
@@ -97,7 +110,7 @@ func (s *sequence) read(ctx context.Context) (int64, error) {
 		last   int64
 		called bool
 	)
-	if err := s.conns[0].QueryRow(ctx, "SELECT last_value, is_called FROM "+s.name).Scan(&last, &called); err != nil {
+	if err := s.control.QueryRow(ctx, "SELECT last_value, is_called FROM "+s.name).Scan(&last, &called); err != nil {
 		return 0, err
 	}
 	if !called {
@@ -106,15 +119,8 @@ func (s *sequence) read(ctx context.Context) (int64, error) {
 	return last, nil
 }
 
-// verify runs after the load, when no op uses the connections any more.
+// verify runs after the load.
 func (s *sequence) verify(ctx context.Context, res *result) error {
-	if s.conns[0].IsClosed() {
-		c, err := pgx.ConnectConfig(ctx, s.pc)
-		if err != nil {
-			return fmt.Errorf("connect to read the sequence %s after the run: %w", s.name, err)
-		}
-		s.conns[0] = c
-	}
 	end, err := s.read(ctx)
 	if err != nil {
 		return fmt.Errorf("read the sequence %s after the run: %w", s.name, err)
@@ -128,6 +134,7 @@ func (s *sequence) close() {
 	// Closing sends a Terminate; bounded, since a server that stopped answering must not hold us.
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout)
 	defer cancel()
+	_ = s.control.Close(ctx)
 	for _, c := range s.conns {
 		_ = c.Close(ctx)
 	}

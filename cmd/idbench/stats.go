@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -131,7 +132,8 @@ func errorCode(err error) string {
 	if s, ok := status.FromError(err); ok {
 		return s.Code().String()
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	var netErr net.Error // a socket's own deadline (pgx dials and reads with the call's)
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
 		return codes.DeadlineExceeded.String()
 	}
 	if errors.Is(err, context.Canceled) {

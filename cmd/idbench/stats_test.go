@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -78,6 +80,7 @@ func TestErrorCode(t *testing.T) {
 		{rpctypes.ErrNoLeader, "Unavailable"},
 		{rpctypes.Error(rpctypes.ErrGRPCTimeout), "Unavailable"},
 		{fmt.Errorf("nextval: %w", &pgconn.PgError{Code: "53300", Message: "too many clients already"}), "SQLSTATE 53300"},
+		{fmt.Errorf("dial error: %w", &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}), "DeadlineExceeded"},
 		{errors.New("something else"), "Other"},
 	} {
 		if got := errorCode(tc.err); got != tc.want {
