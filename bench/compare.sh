@@ -1,22 +1,35 @@
 #!/usr/bin/env bash
-# bench/compare.sh — idnode identities side by side with what users would otherwise build on
-# etcd (a compare-and-swap counter), and with etcd's raw Put as "one replicated write".
+# bench/compare.sh — what one cluster-wide, consecutive ID costs: idnode identities side by side
+# with what users would otherwise build on, at the same callers.
 #
-# It installs etcd from Debian if it is missing, builds idnode and idbench, starts a 3-member
-# etcd cluster and a 3-node idnode cluster on loopback (both fsync every commit, their
-# defaults), runs the same callers against each for $DURATION, stops everything it started and
-# writes the results into the "Identities vs etcd" section of docs/BENCHMARKS.md (other
-# sections are left as they are).
+# It measures, for each caller count, one ID per call:
+#   - idnode identities (Generate "cmpN|", through Raft) two ways: round-robin, each caller on a
+#     raw gRPC connection to one of the three nodes, followers relaying to the leader (what ghz,
+#     grpcurl or a client in another language does); and through the Go client, which sends
+#     identities to the leader it learned;
+#   - the etcd compare-and-swap counter users build on etcd, and etcd's raw Put as "one
+#     replicated write";
+#   - a PostgreSQL sequence (SELECT nextval), one connection per caller: a single server, NOT
+#     replicated, with fsync=on and synchronous_commit=on (PostgreSQL's defaults);
+# errors by code for every run, plus server-side IDs on one node and the nodes' memory.
 #
-#   bench/compare.sh                         # defaults below; ~3 minutes with DURATION=10s
+# It installs etcd and PostgreSQL from Debian if they are missing, builds idnode and idbench,
+# starts a 3-member etcd cluster, a 3-node idnode cluster (both fsync every commit, their
+# defaults) and a private PostgreSQL server (initdb in a temp dir), all on loopback, runs the
+# same callers against each for $DURATION, stops everything it started and writes the results
+# into the "Identities vs etcd" section of docs/BENCHMARKS.md (other sections are left as they
+# are).
+#
+#   bench/compare.sh                         # defaults below; ~5 minutes with DURATION=10s
 #   DURATION=20s CALLERS="16 64" bench/compare.sh
 #
 # Settings (environment):
-#   DURATION   length of each run, whole seconds, 1s–40s (default 10s; 14 runs in all)
+#   DURATION   length of each run, whole seconds, 1s–25s (default 10s; 22 runs in all)
 #   CALLERS    concurrent callers, one run each per workload (default "1 16 64 256")
-#   CONNS      gRPC connections per node / etcd clients, shared by the callers (default 1)
+#   CONNS      gRPC connections per node / etcd clients / Go clients, shared by the callers
+#              (default 1; PostgreSQL callers each have their own connection)
 #   PORT_BASE  first of the loopback ports used: etcd clients +0..2, etcd peers +10..12,
-#              idnode gRPC +20..22, idnode Raft +30..32 (default 32300)
+#              idnode gRPC +20..22, idnode Raft +30..32, PostgreSQL +40 (default 32300)
 #   DOC        the file to update (default docs/BENCHMARKS.md)
 #   WRITE_DOC  0 prints the section instead of writing it (default 1)
 set -euo pipefail
@@ -38,23 +51,45 @@ die() { log "$*"; exit 1; }
 
 [[ $DURATION =~ ^([0-9]+)s$ ]] || die "DURATION must be whole seconds like 10s, got '$DURATION'"
 SECS=${BASH_REMATCH[1]}
-((SECS >= 1 && SECS <= 40)) || die "DURATION must be 1s–40s (the whole run stays under ~10 minutes), got $DURATION"
+((SECS >= 1 && SECS <= 25)) || die "DURATION must be 1s–25s (the whole run stays under ~12 minutes), got $DURATION"
+MAX_CALLERS=0
 for c in $CALLERS; do
 	[[ $c =~ ^[0-9]+$ ]] && ((c >= 1 && c <= 1024)) || die "CALLERS must be numbers 1–1024, got '$c'"
+	((c > MAX_CALLERS)) && MAX_CALLERS=$c
 done
 [[ $CONNS =~ ^[0-9]+$ ]] && ((CONNS >= 1 && CONNS <= 64)) || die "CONNS must be 1–64, got '$CONNS'"
 [[ $PORT_BASE =~ ^[0-9]+$ ]] && ((PORT_BASE >= 1024 && PORT_BASE <= 65000)) || die "PORT_BASE must be 1024–65000"
 
-# --- etcd from Debian, if missing -------------------------------------------------------------
+# --- etcd and PostgreSQL from Debian, if missing ---------------------------------------------
+# debian_install PKG... : apt-get install, as root or through sudo.
+debian_install() {
+	local sudo=
+	if [[ $(id -u) != 0 ]]; then
+		command -v sudo >/dev/null || die "need root (or sudo) to apt-get install $*"
+		sudo=sudo
+	fi
+	$sudo env DEBIAN_FRONTEND=noninteractive sh -c "apt-get update -qq && apt-get install -y -qq $*" >&2
+}
 if ! command -v etcd >/dev/null || ! command -v etcdctl >/dev/null; then
 	log "etcd not found: installing etcd-server and etcd-client from Debian"
-	SUDO=
-	if [[ $(id -u) != 0 ]]; then
-		command -v sudo >/dev/null || die "need root (or sudo) to apt-get install etcd-server etcd-client"
-		SUDO=sudo
-	fi
-	$SUDO env DEBIAN_FRONTEND=noninteractive sh -c 'apt-get update -qq && apt-get install -y -qq etcd-server etcd-client' >&2
+	debian_install etcd-server etcd-client
 	command -v etcd >/dev/null && command -v etcdctl >/dev/null || die "etcd still missing after apt-get install"
+fi
+# Debian keeps the server programs out of PATH, under /usr/lib/postgresql/<major>/bin. (Its
+# package may also create and start a cluster of its own on port 5432: this script does not use it.)
+pg_bindir() { find /usr/lib/postgresql -mindepth 3 -maxdepth 3 -path '*/bin/initdb' 2>/dev/null | sort -V | tail -n 1 | xargs -r dirname; }
+PGBIN=$(pg_bindir)
+if [[ -z $PGBIN ]]; then
+	log "PostgreSQL not found: installing postgresql from Debian"
+	debian_install postgresql
+	PGBIN=$(pg_bindir)
+	[[ -n $PGBIN ]] || die "PostgreSQL still missing after apt-get install postgresql (no /usr/lib/postgresql/*/bin/initdb)"
+fi
+# initdb and postgres refuse to run as root: as root they run as Debian's postgres user.
+AS_PG=()
+if [[ $(id -u) == 0 ]]; then
+	id postgres >/dev/null 2>&1 || die "running as root but there is no postgres user to run PostgreSQL as (apt-get install postgresql creates it)"
+	AS_PG=(setpriv --reuid=postgres --regid=postgres --init-groups --)
 fi
 
 # --- everything we start is tracked here and stopped on exit ----------------------------------
@@ -90,7 +125,8 @@ for i in 0 1 2; do
 	ETCD_CLIENT+=($((PORT_BASE + i))) ETCD_PEER+=($((PORT_BASE + 10 + i)))
 	ID_GRPC+=($((PORT_BASE + 20 + i))) ID_RAFT+=($((PORT_BASE + 30 + i)))
 done
-for p in "${ETCD_CLIENT[@]}" "${ETCD_PEER[@]}" "${ID_GRPC[@]}" "${ID_RAFT[@]}"; do
+PG_PORT=$((PORT_BASE + 40))
+for p in "${ETCD_CLIENT[@]}" "${ETCD_PEER[@]}" "${ID_GRPC[@]}" "${ID_RAFT[@]}" "$PG_PORT"; do
 	port_free "$p" || die "port 127.0.0.1:$p is in use; pick another PORT_BASE"
 done
 
@@ -130,19 +166,37 @@ done
 NODES=""
 for i in 0 1 2; do NODES+="${NODES:+,}127.0.0.1:${ID_GRPC[$i]}"; done
 
+# --- PostgreSQL: one server, not replicated; fsync=on and synchronous_commit=on (its defaults) --
+# A private cluster in $TMP: trust authentication on 127.0.0.1 only, no Unix socket, room for
+# one connection per caller. (initdb --no-sync skips syncing initdb's own files; the server
+# syncs as configured.)
+PG_DATA=$TMP/postgres
+if ((${#AS_PG[@]})); then
+	chmod 711 "$TMP" # the postgres user reaches its data dir, nothing else
+	install -d -o postgres -g postgres -m 700 "$PG_DATA"
+fi
+"${AS_PG[@]}" "$PGBIN/initdb" -D "$PG_DATA" -U idbench --auth=trust -E UTF8 --no-sync >"$TMP/initdb.log" 2>&1 ||
+	die "initdb failed: $(tail -n 5 "$TMP/initdb.log")"
+"${AS_PG[@]}" "$PGBIN/postgres" -D "$PG_DATA" -p "$PG_PORT" -c listen_addresses=127.0.0.1 -c unix_socket_directories= \
+	-c max_connections=$((MAX_CALLERS + 10)) >"$TMP/postgres.log" 2>&1 &
+PIDS+=($!)
+PG_DSN="postgres://idbench@127.0.0.1:$PG_PORT/postgres?sslmode=disable"
+pg_show() { "$PGBIN/psql" "$PG_DSN" -XAtc "SHOW $1"; }
+
 # --- wait until both clusters are healthy, bounded --------------------------------------------
-log "waiting (at most ${HEALTH_TIMEOUT}s) for etcd and idnode to be healthy"
+log "waiting (at most ${HEALTH_TIMEOUT}s) for etcd, idnode and PostgreSQL to be healthy"
 deadline=$((SECONDS + HEALTH_TIMEOUT))
 while :; do
 	for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null || die "a cluster process (pid $pid) exited during start-up"; done
 	ok=1
 	ETCDCTL_API=3 etcdctl --endpoints "$ENDPOINTS" --command-timeout 2s endpoint health >/dev/null 2>&1 || ok=0
 	for i in 0 1 2; do "$IDNODE" health --addr "127.0.0.1:${ID_GRPC[$i]}" --timeout 2s >/dev/null 2>&1 || ok=0; done
+	"$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -t 2 || ok=0
 	((ok)) && break
-	((SECONDS < deadline)) || die "clusters not healthy after ${HEALTH_TIMEOUT}s"
+	((SECONDS < deadline)) || die "not all healthy after ${HEALTH_TIMEOUT}s"
 	sleep 0.5
 done
-log "both clusters healthy"
+log "etcd, idnode and PostgreSQL healthy"
 
 rss_of() { ps -o rss= -p "$1" 2>/dev/null | tr -d ' ' || true; }
 
@@ -168,6 +222,8 @@ MEM=$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
 ETCD_VERSION=$(etcd --version 2>/dev/null | awk 'NR == 1 { sub(/^etcd Version: /, ""); print }')
 GO_VERSION=$(go version | cut -d' ' -f3-)
+PG_VERSION=$(pg_show server_version)
+PG_SETTINGS="fsync=$(pg_show fsync), synchronous_commit=$(pg_show synchronous_commit), wal_sync_method=$(pg_show wal_sync_method)"
 COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [[ $COMMIT != unknown ]] && [[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]]; then COMMIT+=" + uncommitted changes"; fi
 STARTED=$(date -u '+%Y-%m-%d %H:%M UTC')
@@ -179,7 +235,7 @@ RESULTS=$TMP/results.jsonl
 bench() {
 	local label=$1 out rc=0
 	shift
-	out=$(timeout $((SECS + 90)) "$IDBENCH" --duration "$DURATION" --conns "$CONNS" --json --progress=false --label "$label" "$@") || rc=$?
+	out=$(timeout $((SECS + 90)) "$IDBENCH" --duration "$DURATION" --json --progress=false --label "$label" "$@") || rc=$?
 	if [[ -z $out ]]; then
 		log "$label: idbench failed (exit $rc), no result"
 		return 0
@@ -189,39 +245,44 @@ bench() {
 	((rc == 0)) || log "$label: idbench exit $rc (see the notes column)"
 }
 
+IDNODE_ARGS=(--nodes "$NODES" --conns "$CONNS" --strategy identity)
+ETCD_ARGS=(--target etcd --endpoints "$ENDPOINTS" --conns "$CONNS")
+PG_ARGS=(--target postgres --dsn "$PG_DSN" --strategy identity)
 log "runs of $DURATION each at callers: $CALLERS"
 for c in $CALLERS; do
 	if [[ $c == 64 ]]; then
 		sample_peak "${ID_PIDS[@]}" &
 		SAMPLER=$!
 	fi
-	bench "idnode identity" --nodes "$NODES" --strategy identity --concurrency "$c" --prefix "cmp$c"
+	bench "idnode identity, round-robin" "${IDNODE_ARGS[@]}" --via round-robin --concurrency "$c" --prefix "cmp$c"
 	if [[ $c == 64 ]]; then
 		kill "$SAMPLER" 2>/dev/null || true
 		wait "$SAMPLER" 2>/dev/null || true
 		SAMPLER=
 		for pid in "${ID_PIDS[@]}"; do cp "$TMP/peak.$pid" "$TMP/load.$pid"; done
 	fi
-	bench "etcd CAS counter" --target etcd --endpoints "$ENDPOINTS" --strategy identity --concurrency "$c" --prefix "cas$c"
+	bench "idnode identity, Go client" "${IDNODE_ARGS[@]}" --via go-client --concurrency "$c" --prefix "cmpgo$c"
+	bench "etcd CAS counter" "${ETCD_ARGS[@]}" --strategy identity --concurrency "$c" --prefix "cas$c"
 	if [[ $c == 64 ]]; then
 		sample_peak "${ETCD_PIDS[@]}" &
 		SAMPLER=$!
 	fi
-	bench "etcd Put" --target etcd --endpoints "$ENDPOINTS" --strategy put --concurrency "$c" --prefix "put$c"
+	bench "etcd Put" "${ETCD_ARGS[@]}" --strategy put --concurrency "$c" --prefix "put$c"
 	if [[ $c == 64 ]]; then
 		kill "$SAMPLER" 2>/dev/null || true
 		wait "$SAMPLER" 2>/dev/null || true
 		SAMPLER=
 		for pid in "${ETCD_PIDS[@]}"; do cp "$TMP/peak.$pid" "$TMP/load.$pid"; done
 	fi
+	bench "PostgreSQL nextval" "${PG_ARGS[@]}" --concurrency "$c" --prefix "ids$c"
 done
 for n in 1 1000; do
-	bench "idnode server-side users/ count=$n" --nodes "127.0.0.1:${ID_GRPC[0]}" --strategy server-side --count "$n" --concurrency 64 --prefix users
+	bench "idnode server-side users/ count=$n" --nodes "127.0.0.1:${ID_GRPC[0]}" --conns "$CONNS" --strategy server-side --count "$n" --concurrency 64 --prefix users
 done
 
 for i in 0 1 2; do
 	pid=${ID_PIDS[$i]}
-	printf '{"kind":"rss","process":"idnode %s","idle_kb":%s,"load_kb":%s,"load":"64-caller identity"}\n' \
+	printf '{"kind":"rss","process":"idnode %s","idle_kb":%s,"load_kb":%s,"load":"64-caller identity, round-robin"}\n' \
 		"${TAGS[$i]}" "${IDLE[$pid]:-0}" "$(cat "$TMP/load.$pid" 2>/dev/null || echo 0)" >>"$RESULTS"
 done
 for i in 0 1 2; do
@@ -237,27 +298,43 @@ COMMAND="DURATION=$DURATION CALLERS=\"$CALLERS\" CONNS=$CONNS bench/compare.sh"
 	echo "$SECTION"
 	echo
 	echo "Written by \`bench/compare.sh\`, which replaces this section on every run. To reproduce, from the"
-	echo "repository root (needs Go, and root or sudo the first time, to \`apt-get install etcd-server etcd-client\`):"
+	echo "repository root (needs Go, and root or sudo the first time, to \`apt-get install etcd-server etcd-client"
+	echo "postgresql\`):"
 	echo
 	echo '```sh'
 	echo "$COMMAND"
 	echo '```'
 	echo
-	echo "What runs: a 3-member etcd cluster and a 3-node idnode cluster (\`--peers\`, fsync on, the"
-	echo "default), all on 127.0.0.1, both up during every run. etcd always fsyncs its WAL before it"
-	echo "acknowledges a write (etcd 3.4 has no setting to turn that off), so both sides pay an fsync per replicated"
-	echo "commit. Each run is \`idbench --duration $DURATION\` with N concurrent callers, each making one call at a"
-	echo "time over $CONNS connection(s) per node; idnode callers are spread round-robin over the three nodes"
-	echo "(a follower relays identity calls to the leader), the etcd client balances over the three members."
-	echo "On a busy machine the numbers are noisy: the load average below says how busy it was."
+	echo "What runs: a 3-member etcd cluster, a 3-node idnode cluster (\`--peers\`, fsync on, the default)"
+	echo "and one PostgreSQL server, all on 127.0.0.1, all up during every run. etcd always fsyncs its WAL"
+	echo "before it acknowledges a write (etcd 3.4 has no setting to turn that off), so etcd and idnode pay"
+	echo "an fsync per replicated commit. PostgreSQL runs with its defaults, \`fsync=on\` and"
+	echo "\`synchronous_commit=on\` (read back from the server, below), and is a single server: **not"
+	echo "replicated**: its answers survive a crash or power loss (the WAL is on disk), not the loss of"
+	echo "its machine or disk, which the other two survive with one node of three gone. Each run"
+	echo "is \`idbench --duration $DURATION\` with N concurrent callers, each making one call at a time. On a"
+	echo "busy machine the numbers are noisy: the load average below says how busy it was."
 	echo
-	echo "- **idnode identity**: \`Generate{id: \"cmpN|\"}\`, one ID per call, committed through Raft."
+	echo "- **idnode identity, round-robin**: \`Generate{id: \"cmpN|\"}\`, one ID per call, committed through"
+	echo "  Raft; caller i on a raw gRPC connection to node i mod 3 ($CONNS connection(s) per node), as ghz or"
+	echo "  a client in another language would send them: two callers in three reach a follower, which"
+	echo "  relays to the leader."
+	echo "- **idnode identity, Go client**: the same call through the Go client (\`client.Generate\`, $CONNS"
+	echo "  client(s) shared by the callers), which sends identities to the leader it learned from the"
+	echo "  nodes' \`idnode-leader\` header (no relay hop) and retries \`UNAVAILABLE\` on another node."
 	echo "- **etcd CAS counter**: the consecutive counter users build on etcd: \`Get(key)\`, then"
 	echo "  \`Txn(If(ModRevision(key) == rev)).Then(Put(key, n+1))\`, and on a failed compare read again"
 	echo "  and retry. One ID per success; latency is per ID, retries included. At the end idbench checks"
 	echo "  that the successes equal the counter's advance (no duplicates, no gaps)."
-	echo "- **etcd Put**: \`Put\` of distinct keys, the cost of one replicated write in etcd."
+	echo "- **etcd Put**: \`Put\` of distinct keys, the cost of one replicated write in etcd ($CONNS client(s)"
+	echo "  balancing over the three members)."
+	echo "- **PostgreSQL nextval**: \`SELECT nextval('idsN')\` on a sequence with the defaults (what an"
+	echo "  IDENTITY or SERIAL column uses), one connection per caller, autocommit. At the end idbench checks"
+	echo "  that the successes equal the sequence's advance (no duplicates, no gaps)."
 	echo "- **idnode server-side users/**: \`Generate{id: \"users/\"}\` on one node (no Raft), count 1 and 1000."
+	echo
+	echo "Errors are counted by code (gRPC code, or PostgreSQL's SQLSTATE) in the errors column; a call"
+	echo "cut off by the end of its own run is not an error."
 	echo
 	echo "| machine | |"
 	echo "|---|---|"
@@ -267,6 +344,7 @@ COMMAND="DURATION=$DURATION CALLERS=\"$CALLERS\" CONNS=$CONNS bench/compare.sh"
 	echo "| kernel | $(uname -sr) |"
 	echo "| Go | $GO_VERSION |"
 	echo "| etcd | $ETCD_VERSION (Debian package; Go client go.etcd.io/etcd/client/v3 v3.5) |"
+	echo "| PostgreSQL | $PG_VERSION (Debian package; one server, not replicated; $PG_SETTINGS; Go driver github.com/jackc/pgx/v5) |"
 	echo "| idnode | commit $COMMIT |"
 	echo "| load average at start | $LOADAVG |"
 	echo
@@ -277,6 +355,11 @@ COMMAND="DURATION=$DURATION CALLERS=\"$CALLERS\" CONNS=$CONNS bench/compare.sh"
 	echo "losing writes (the conflicts per ID in the notes) that slow every round down, so the counter's"
 	echo "IDs/s falls as callers are added while its latency grows to seconds. idnode's leader"
 	echo "coalesces concurrent identity requests into one Raft entry, so one fsync serves many callers."
+	echo "A PostgreSQL sequence is cheap for another reason: \`nextval\` writes a WAL record only for"
+	echo "every 32nd value (and the first after a checkpoint), logging the sequence 32 values ahead; only"
+	echo "those calls wait for a WAL flush when they commit, and after a crash the sequence resumes past"
+	echo "the logged value, skipping what was not handed out. It is the reserve-ahead idnode's"
+	echo "server-side etag uses, on one machine, with no second copy."
 	echo
 } >"$TMP/section.md"
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"hash/maphash"
 	"slices"
-
-	"github.com/idnode/idnode/client"
 )
 
 // maxUniqueChecked bounds the memory of client-hilo's uniqueness check: 8 bytes per ID, so
@@ -18,21 +16,9 @@ const maxUniqueChecked = 5_000_000
 // leave the process. Every ID (up to maxUniqueChecked) is remembered by hash and checked for
 // duplicates at the end. Close gives the unused range tails back.
 func newClientHiLoWorkload(ctx context.Context, cfg *config) (*workload, error) {
-	var clients []*client.Client
-	closeAll := func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.timeout)
-		defer cancel()
-		for _, c := range clients {
-			_ = c.Close(cctx)
-		}
-	}
-	for range cfg.conns {
-		c, err := client.Dial(ctx, cfg.nodes, client.WithCallTimeout(cfg.timeout))
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
-		clients = append(clients, c)
+	clients, closeAll, err := dialGoClients(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
 	seed := maphash.MakeSeed()
 	seen := make([][]uint64, cfg.concurrency) // per caller

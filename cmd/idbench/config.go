@@ -7,8 +7,11 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/idnode/idnode/hilo"
 )
@@ -24,8 +27,9 @@ const (
 
 // Targets and strategies.
 const (
-	targetIdnode = "idnode"
-	targetEtcd   = "etcd"
+	targetIdnode   = "idnode"
+	targetEtcd     = "etcd"
+	targetPostgres = "postgres"
 
 	stratIdentity      = "identity"
 	stratIdentityBatch = "identity-batch"
@@ -43,10 +47,17 @@ const (
 	claimNumbers = "numbers" // <prefix>/<n>, identity-shaped, n from claimNumberBase up
 )
 
-// idnodeStrategies and etcdStrategies list what each target runs, in the order -h shows them.
+// How idnode callers reach the nodes (--via), for the strategies that call Generate.
+const (
+	viaRoundRobin = "round-robin" // each caller on a raw gRPC connection to one node; followers relay
+	viaGoClient   = "go-client"   // the Go client (client/): identities go to the leader it learned
+)
+
+// The strategies of each target, in the order -h shows them.
 var (
-	idnodeStrategies = []string{stratIdentity, stratIdentityBatch, stratServerSide, stratGUID, stratHiLoRange, stratClientHiLo, stratClaim}
-	etcdStrategies   = []string{stratIdentity, stratPut}
+	idnodeStrategies   = []string{stratIdentity, stratIdentityBatch, stratServerSide, stratGUID, stratHiLoRange, stratClientHiLo, stratClaim}
+	etcdStrategies     = []string{stratIdentity, stratPut}
+	postgresStrategies = []string{stratIdentity}
 )
 
 // config is one run, from the command line.
@@ -54,7 +65,9 @@ type config struct {
 	target      string
 	strategy    string
 	nodes       []string // idnode gRPC addresses
-	endpoints   []string // etcd client URLs or host:port
+	endpoints   []string // etcd client URLs or host:port; postgres: the server's host:port
+	dsn         string   // PostgreSQL connection string
+	via         string   // idnode Generate strategies: round-robin or go-client; else ""
 	concurrency int
 	conns       int
 	duration    time.Duration // 0: until ops (bounded by maxDuration)
@@ -83,6 +96,11 @@ func usesCount(strategy string) bool {
 	return strategy == stratIdentityBatch || strategy == stratServerSide || strategy == stratClaim
 }
 
+// usesVia reports whether strategy calls Generate, which --via can route either way.
+func usesVia(strategy string) bool {
+	return strategy == stratIdentity || strategy == stratIdentityBatch || strategy == stratServerSide || strategy == stratGUID
+}
+
 // idsPerOp is how many IDs one successful call returns (or claims) for the fixed-size strategies.
 func (c *config) idsPerOp() int64 {
 	if usesCount(c.strategy) {
@@ -94,8 +112,14 @@ func (c *config) idsPerOp() int64 {
 // describe is the one-line name of the workload, e.g. "idnode identity".
 func (c *config) describe() string {
 	s := c.target + " " + c.strategy
-	if c.target == targetEtcd && c.strategy == stratIdentity {
+	switch {
+	case c.target == targetEtcd && c.strategy == stratIdentity:
 		s = "etcd identity (CAS counter)"
+	case c.target == targetPostgres:
+		s = "postgres identity (sequence nextval)"
+	}
+	if c.via != "" {
+		s += " via " + c.via
 	}
 	if usesCount(c.strategy) {
 		s += fmt.Sprintf(" count=%d", c.count)
@@ -109,7 +133,7 @@ func (c *config) describe() string {
 	return s
 }
 
-const usageHead = `Usage: idbench [flags]          load a running idnode or etcd cluster
+const usageHead = `Usage: idbench [flags]          load a running idnode or etcd cluster, or a PostgreSQL server
        idbench table FILE...     render JSON results (one per line) as markdown
 
 Every run is bounded: give --duration (at most 10m) or --ops (and it still stops at 10m).
@@ -130,6 +154,15 @@ Strategies (--target etcd):   identity     consecutive counter: Get, then
                                            Txn(If ModRevision==rev).Then(Put n+1), retry on conflict
                               put          Put of distinct keys (one replicated write per op)
                               (--strategy etcd-put is --target etcd --strategy put)
+Strategy (--target postgres): identity     SELECT nextval('<prefix>'): a sequence (created if
+                                           missing), one connection per caller; at the end idbench
+                                           checks that successes equal the sequence's advance
+
+Routes (--via, idnode identity, identity-batch, server-side, guid):
+                              round-robin  caller i on a raw gRPC connection to node i mod N, as
+                                           ghz or grpcurl would; a follower relays to the leader
+                              go-client    the Go client (github.com/idnode/idnode/client): calls
+                                           that need the leader go there, the others are spread
 
 Flags:
 `
@@ -146,8 +179,10 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.StringVar(&c.strategy, "strategy", stratIdentity, "what each call does (see above)")
 	fs.StringVar(&nodes, "nodes", "127.0.0.1:7070", "idnode gRPC addresses host:port,...; callers are spread over them")
 	fs.StringVar(&endpoints, "endpoints", "127.0.0.1:2379", "etcd client endpoints host:port,... (or http://host:port)")
+	fs.StringVar(&c.dsn, "dsn", "postgres://127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL connection string (URL or key=value) for --target postgres")
+	fs.StringVar(&c.via, "via", viaRoundRobin, "how idnode callers reach the nodes: round-robin or go-client (see above)")
 	fs.IntVar(&c.concurrency, "concurrency", 16, "concurrent callers, each making one call at a time")
-	fs.IntVar(&c.conns, "conns", 1, "gRPC connections per node (etcd: clients over all endpoints); callers share them round-robin")
+	fs.IntVar(&c.conns, "conns", 1, "gRPC connections per node (etcd: clients over all endpoints; go-client: clients); callers share them round-robin; postgres: not used, every caller has its own connection")
 	fs.DurationVar(&c.duration, "duration", 0, "how long to run (at most 10m); this or --ops is required")
 	fs.Int64Var(&c.ops, "ops", 0, "stop after this many successful calls; this or --duration is required")
 	fs.Int64Var(&c.count, "count", 0, "IDs per call for identity-batch (default 100), server-side (default 1) and claim (default 1, at most 1000)")
@@ -186,20 +221,27 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 		}
 		c.target, c.strategy = targetEtcd, stratPut
 	}
+	// Each target takes its own address flag and refuses the others', so a command line that
+	// mixes them up fails instead of loading a default address.
 	var known []string
+	addrFlags := []struct{ target, flag string }{{targetIdnode, "nodes"}, {targetEtcd, "endpoints"}, {targetPostgres, "dsn"}}
 	switch c.target {
 	case targetIdnode:
 		known = idnodeStrategies
-		if set["endpoints"] {
-			return errors.New("--endpoints is for --target etcd; idnode nodes are given with --nodes")
-		}
 	case targetEtcd:
 		known = etcdStrategies
-		if set["nodes"] {
-			return errors.New("--nodes is for --target idnode; etcd members are given with --endpoints")
+	case targetPostgres:
+		known = postgresStrategies
+		if set["conns"] {
+			return errors.New("--conns does not apply to --target postgres: every caller has its own connection")
 		}
 	default:
-		return fmt.Errorf("--target must be idnode or etcd, got %q", c.target)
+		return fmt.Errorf("--target must be idnode, etcd or postgres, got %q", c.target)
+	}
+	for _, a := range addrFlags {
+		if a.target != c.target && set[a.flag] {
+			return fmt.Errorf("--%s is for --target %s, not --target %s", a.flag, a.target, c.target)
+		}
 	}
 	if !slices.Contains(known, c.strategy) {
 		return fmt.Errorf("unknown strategy %q for --target %s (known: %s)", c.strategy, c.target, strings.Join(known, ", "))
@@ -255,15 +297,33 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 	case c.rangeSize != 0 && (c.rangeSize < pol.Min || c.rangeSize > pol.Max):
 		return fmt.Errorf("--range-size must be between %d and %d (the range policy's bounds), got %d", pol.Min, pol.Max, c.rangeSize)
 	}
+	switch {
+	case c.target != targetIdnode || !usesVia(c.strategy):
+		if set["via"] {
+			return fmt.Errorf("--via applies to idnode identity, identity-batch, server-side and guid only, not %s %s", c.target, c.strategy)
+		}
+		c.via = ""
+	case c.via != viaRoundRobin && c.via != viaGoClient:
+		return fmt.Errorf("--via must be %s or %s, got %q", viaRoundRobin, viaGoClient, c.via)
+	}
 	if c.prefix == "" || strings.ContainsAny(c.prefix, "|\\") {
 		return fmt.Errorf("--prefix must be non-empty without | or \\, got %q", c.prefix)
 	}
 
 	var err error
-	if c.target == targetIdnode {
+	switch c.target {
+	case targetIdnode:
 		c.nodes, err = splitAddrs("--nodes", nodes, false)
-	} else {
+	case targetEtcd:
 		c.endpoints, err = splitAddrs("--endpoints", endpoints, true)
+	case targetPostgres:
+		// The server's address stands in the result's endpoints; the DSN itself may hold a password.
+		var pc *pgx.ConnConfig
+		if pc, err = pgx.ParseConfig(c.dsn); err != nil {
+			return fmt.Errorf("--dsn: %w (e.g. postgres://user@127.0.0.1:5432/db?sslmode=disable)", err)
+		}
+		c.endpoints = []string{net.JoinHostPort(pc.Host, strconv.Itoa(int(pc.Port)))}
+		c.conns = c.concurrency // one per caller: the result says how many the server served
 	}
 	return err
 }

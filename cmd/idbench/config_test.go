@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,7 +25,15 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"unknown strategy", []string{"--duration", "1s", "--strategy", "fastest"}, `unknown strategy "fastest" for --target idnode`},
 		{"etcd has no guid", []string{"--duration", "1s", "--target", "etcd", "--strategy", "guid"}, `unknown strategy "guid" for --target etcd`},
 		{"idnode has no put", []string{"--duration", "1s", "--strategy", "put"}, `unknown strategy "put" for --target idnode`},
-		{"unknown target", []string{"--duration", "1s", "--target", "postgres"}, "--target must be idnode or etcd"},
+		{"unknown target", []string{"--duration", "1s", "--target", "mysql"}, "--target must be idnode, etcd or postgres"},
+		{"postgres has no put", []string{"--duration", "1s", "--target", "postgres", "--strategy", "put"}, `unknown strategy "put" for --target postgres`},
+		{"conns for postgres", []string{"--duration", "1s", "--target", "postgres", "--conns", "4"}, "--conns does not apply to --target postgres"},
+		{"dsn for idnode", []string{"--duration", "1s", "--dsn", "postgres://127.0.0.1:5432/x"}, "--dsn is for --target postgres, not --target idnode"},
+		{"nodes for postgres", []string{"--duration", "1s", "--target", "postgres", "--nodes", "127.0.0.1:1"}, "--nodes is for --target idnode, not --target postgres"},
+		{"bad dsn", []string{"--duration", "1s", "--target", "postgres", "--dsn", "postgres://127.0.0.1:notaport/x"}, "--dsn: "},
+		{"unknown via", []string{"--duration", "1s", "--via", "leader"}, `--via must be round-robin or go-client, got "leader"`},
+		{"via on hilo-range", []string{"--duration", "1s", "--strategy", "hilo-range", "--via", "go-client"}, "--via applies to idnode identity, identity-batch, server-side and guid only, not idnode hilo-range"},
+		{"via on etcd", []string{"--duration", "1s", "--target", "etcd", "--via", "round-robin"}, "--via applies to idnode"},
 		{"etcd-put on idnode", []string{"--duration", "1s", "--target", "idnode", "--strategy", "etcd-put"}, "runs against etcd"},
 		{"count on identity", []string{"--duration", "1s", "--count", "5"}, "--count applies to identity-batch, server-side and claim only"},
 		{"claim past the server's bound", []string{"--duration", "1s", "--strategy", "claim", "--count", "1001"}, "--count of claim must be between 1 and 1000"},
@@ -84,7 +93,7 @@ func TestParseConfigAccepts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.idsPerOp() != 1000 || cfg.describe() != "idnode server-side count=1000" {
+	if cfg.idsPerOp() != 1000 || cfg.describe() != "idnode server-side via round-robin count=1000" {
 		t.Errorf("server-side: %+v (%s)", cfg, cfg.describe())
 	}
 
@@ -134,8 +143,31 @@ func TestParseConfigAccepts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.strategy != stratIdentity || cfg.describe() != "etcd identity (CAS counter)" || cfg.endpoints[0] != "127.0.0.1:2379" {
+	if cfg.strategy != stratIdentity || cfg.describe() != "etcd identity (CAS counter)" || cfg.endpoints[0] != "127.0.0.1:2379" || cfg.via != "" {
 		t.Errorf("etcd identity: %+v", cfg)
+	}
+
+	cfg, err = parseConfig([]string{"--duration", "1s", "--target", "postgres", "--dsn", "host=127.0.0.1 port=5433 user=bench password=secret dbname=ids"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.strategy != stratIdentity || cfg.describe() != "postgres identity (sequence nextval)" || !slices.Equal(cfg.endpoints, []string{"127.0.0.1:5433"}) || cfg.via != "" || cfg.conns != 16 {
+		t.Errorf("postgres: %+v (%s); want the server's address, without the password, as its endpoint, and a connection per caller", cfg, cfg.describe())
+	}
+
+	cfg, err = parseConfig([]string{"--duration", "1s"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.via != viaRoundRobin || cfg.describe() != "idnode identity via round-robin" {
+		t.Errorf("idnode identity by default: %+v (%s), want via round-robin", cfg, cfg.describe())
+	}
+	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "identity-batch", "--via", "go-client"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.via != viaGoClient || cfg.describe() != "idnode identity-batch via go-client count=100" {
+		t.Errorf("identity-batch via go-client: %+v (%s)", cfg, cfg.describe())
 	}
 }
 

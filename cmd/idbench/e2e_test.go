@@ -54,11 +54,22 @@ func (s *syncBuffer) String() string {
 // startProc starts a server process and stops it at cleanup (SIGTERM, then SIGKILL).
 func startProc(t *testing.T, bin string, args ...string) *exec.Cmd {
 	t.Helper()
+	return startCmd(t, exec.Command(bin, args...))
+}
+
+// startCmd is startProc for a command prepared by the caller; a Dir or SysProcAttr it set is
+// kept (a server started as another user needs both its own).
+func startCmd(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
+	t.Helper()
 	var logs syncBuffer
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = t.TempDir()
+	bin := cmd.Path
+	if cmd.Dir == "" {
+		cmd.Dir = t.TempDir()
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = sysProcAttr()
+	}
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
 	}
@@ -158,6 +169,9 @@ func TestE2EIdnode(t *testing.T) {
 		exceed bool // IDs per op vary (HiLo ranges): at least perOp
 	}{
 		{[]string{"--strategy", "identity-batch", "--count", "10"}, 10, false},
+		{[]string{"--strategy", "identity", "--via", "go-client"}, 1, false},
+		{[]string{"--strategy", "identity-batch", "--count", "10", "--via", "go-client"}, 10, false},
+		{[]string{"--strategy", "server-side", "--count", "5", "--via", "go-client"}, 5, false},
 		{[]string{"--strategy", "server-side", "--count", "5"}, 5, false},
 		{[]string{"--strategy", "guid"}, 1, false},
 		{[]string{"--strategy", "hilo-range"}, 32, true},

@@ -12,9 +12,11 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// newIdnodeWorkload opens --conns connections to every node and gives each caller one, in
-// round-robin order over the nodes first (caller 0 → node 1, caller 1 → node 2, …), so callers
-// are spread evenly over the nodes and then over each node's connections.
+// newIdnodeWorkload (--via round-robin, and the strategies that are not Generate) opens --conns
+// raw gRPC connections to every node and gives each caller one, in round-robin order over the
+// nodes first (caller 0 → node 1, caller 1 → node 2, …), so callers are spread evenly over the
+// nodes and then over each node's connections, as ghz or a client in another language without
+// leader routing would: a follower relays the calls that need the leader.
 func newIdnodeWorkload(ctx context.Context, cfg *config) (*workload, error) {
 	var conns []*grpc.ClientConn
 	closeAll := func() {
@@ -88,16 +90,7 @@ func idnodeOp(cfg *config, client idnodev1.IdServiceClient, caller int) op {
 		}
 	}
 	req := &idnodev1.GenerateRequest{}
-	switch cfg.strategy {
-	case stratIdentity:
-		req.Id = cfg.prefix + "|"
-	case stratIdentityBatch:
-		req.Id, req.Count = cfg.prefix+"|", cfg.count
-	case stratServerSide:
-		req.Id, req.Count = cfg.prefix+"/", cfg.count
-	case stratGUID:
-		req.Id = ""
-	}
+	req.Id, req.Count = generateRequest(cfg)
 	want := cfg.idsPerOp()
 	return func(ctx context.Context) (int64, error) {
 		ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
@@ -149,4 +142,18 @@ func claimOp(cfg *config, client idnodev1.IdServiceClient, caller int) op {
 		}
 		return cfg.count, nil
 	}
+}
+
+// generateRequest is the request string and count of a Generate strategy (count 0: one ID,
+// the way a caller that does not batch sends it).
+func generateRequest(cfg *config) (id string, count int64) {
+	switch cfg.strategy {
+	case stratIdentity:
+		return cfg.prefix + "|", 0
+	case stratIdentityBatch:
+		return cfg.prefix + "|", cfg.count
+	case stratServerSide:
+		return cfg.prefix + "/", cfg.count
+	}
+	return "", 0 // guid
 }

@@ -1,8 +1,9 @@
-// Command idbench is a load generator for a running idnode cluster, and for etcd as the
-// reference a user would otherwise build on (a compare-and-swap counter, or raw Puts).
+// Command idbench is a load generator for a running idnode cluster, and for what a user would
+// otherwise build on: etcd (a compare-and-swap counter, or raw Puts) and a PostgreSQL sequence.
 //
 //	idbench --nodes 127.0.0.1:7071,127.0.0.1:7072,127.0.0.1:7073 --strategy identity --concurrency 64 --duration 10s
 //	idbench --target etcd --endpoints 127.0.0.1:2379 --strategy identity --concurrency 64 --duration 10s
+//	idbench --target postgres --dsn postgres://127.0.0.1:5432/postgres --concurrency 64 --duration 10s
 //	idbench table results.jsonl     # markdown tables from --json results
 //
 // Every run is bounded in time (--duration, at most 10 minutes, or --ops with the same cap).
@@ -32,8 +33,8 @@ func main() {
 	os.Exit(code)
 }
 
-// Exit codes: 0 done, 1 the run went wrong (nothing succeeded, the etcd counter does not add
-// up, or client-hilo saw an ID twice), 2 bad command line.
+// Exit codes: 0 done, 1 the run went wrong (nothing succeeded, the etcd counter or the
+// PostgreSQL sequence does not add up, or client-hilo saw an ID twice), 2 bad command line.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "table" {
 		if err := runTable(args[1:], os.Stdin, stdout); err != nil {
@@ -68,6 +69,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case res.CAS != nil && !res.CAS.Verified:
 		fmt.Fprintf(stderr, "idbench: etcd counter verification failed: %s\n", res.CAS.Verdict)
 		return 1
+	case res.Sequence != nil && !res.Sequence.Verified:
+		fmt.Fprintf(stderr, "idbench: PostgreSQL sequence verification failed: %s\n", res.Sequence.Verdict)
+		return 1
 	case res.Unique != nil && res.Unique.Duplicates > 0:
 		fmt.Fprintf(stderr, "idbench: %d IDs were handed out twice\n", res.Unique.Duplicates)
 		return 1
@@ -89,7 +93,7 @@ var errStopped = errors.New("run stopped")
 // workload is a target made ready: one op per caller, plus what to do after the run.
 type workload struct {
 	ops    []op
-	finish func(ctx context.Context) (*casCheck, error) // after the load; nil if nothing to check
+	finish func(ctx context.Context, res *result) error // after the load, adds its check to res; nil if nothing to check
 	unique func() *uniqueCheck                          // after the load; nil if nothing to check
 	close  func()
 }
@@ -108,10 +112,15 @@ func bench(ctx context.Context, cfg *config, progress io.Writer) (*result, error
 	switch cfg.target {
 	case targetEtcd:
 		wl, err = newEtcdWorkload(ctx, cfg, st.stopped)
+	case targetPostgres:
+		wl, err = newPostgresWorkload(ctx, cfg)
 	case targetIdnode:
-		if cfg.strategy == stratClientHiLo {
+		switch {
+		case cfg.strategy == stratClientHiLo:
 			wl, err = newClientHiLoWorkload(ctx, cfg)
-		} else {
+		case cfg.via == viaGoClient:
+			wl, err = newGoClientWorkload(ctx, cfg)
+		default:
 			wl, err = newIdnodeWorkload(ctx, cfg)
 		}
 	}
@@ -127,7 +136,7 @@ func bench(ctx context.Context, cfg *config, progress io.Writer) (*result, error
 	res := &result{
 		Kind: "result", Label: cfg.label, Target: cfg.target, Strategy: cfg.strategy,
 		Nodes: cfg.nodes, Endpoints: cfg.endpoints, Concurrency: cfg.concurrency, Conns: cfg.conns,
-		Count: cfg.count, Prefix: cfg.prefix, Started: started.UTC().Truncate(time.Second),
+		Via: cfg.via, Count: cfg.count, Prefix: cfg.prefix, Started: started.UTC().Truncate(time.Second),
 		DurationS: elapsed.Seconds(), StoppedBy: st.why(),
 		Ops: rec.ops.Load(), IDs: rec.ids.Load(), Errors: rec.errs.Load(),
 		LatencyMs: latencyOf(rec.merged()),
@@ -148,7 +157,7 @@ func bench(ctx context.Context, cfg *config, progress io.Writer) (*result, error
 		// The check runs even after an interrupt, on a context of its own, briefly.
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*cfg.timeout)
 		defer cancel()
-		if res.CAS, err = wl.finish(fctx); err != nil {
+		if err := wl.finish(fctx, res); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -114,10 +115,15 @@ func (r *recorder) merged() *hdrhistogram.Histogram {
 var errBadResponse = errors.New("bad response")
 
 // errorCode names an error for the "errors by code" table: the gRPC code when there is one
-// (etcd's client errors carry one too), else a short name of our own.
+// (etcd's client errors carry one too), PostgreSQL's SQLSTATE for a refusal of the server,
+// else a short name of our own.
 func errorCode(err error) string {
 	if errors.Is(err, errBadResponse) {
 		return "BadResponse"
+	}
+	var sqlErr interface{ SQLState() string } // pgconn.PgError, without tying this file to pgx
+	if errors.As(err, &sqlErr) {
+		return "SQLSTATE " + sqlErr.SQLState()
 	}
 	var coder interface{ Code() codes.Code }
 	if errors.As(err, &coder) {
@@ -126,7 +132,8 @@ func errorCode(err error) string {
 	if s, ok := status.FromError(err); ok {
 		return s.Code().String()
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	var netErr net.Error // a socket's own deadline (pgx dials and reads with the call's)
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
 		return codes.DeadlineExceeded.String()
 	}
 	if errors.Is(err, context.Canceled) {
@@ -142,9 +149,10 @@ type result struct {
 	Target       string           `json:"target"`
 	Strategy     string           `json:"strategy"`
 	Nodes        []string         `json:"nodes,omitempty"`
-	Endpoints    []string         `json:"endpoints,omitempty"`
+	Endpoints    []string         `json:"endpoints,omitempty"` // etcd members; postgres: the server
 	Concurrency  int              `json:"concurrency"`
 	Conns        int              `json:"conns"`
+	Via          string           `json:"via,omitempty"` // idnode Generate strategies: round-robin or go-client
 	Count        int64            `json:"count"`
 	ClaimIDs     string           `json:"claim_ids,omitempty"`  // claim: names or numbers
 	RangeSize    int64            `json:"range_size,omitempty"` // hilo-range: the size asked for (--range-size)
@@ -162,6 +170,7 @@ type result struct {
 	IDsPerSec       float64          `json:"ids_per_sec"`
 	LatencyMs       latency          `json:"latency_ms"`
 	CAS             *casCheck        `json:"etcd_cas,omitempty"`
+	Sequence        *counterCheck    `json:"postgres_sequence,omitempty"`
 	Unique          *uniqueCheck     `json:"unique,omitempty"`
 }
 
@@ -182,17 +191,12 @@ type latency struct {
 	Mean float64 `json:"mean"`
 }
 
-// casCheck is the etcd counter's bookkeeping and its end-of-run verification.
+// casCheck is the etcd counter's bookkeeping and its end-of-run verification (Uncertain
+// counts the Txn calls that failed: committed or not, unknown).
 type casCheck struct {
-	Key          string `json:"key"`
-	Attempts     int64  `json:"attempts"`      // Txn calls
-	Conflicts    int64  `json:"conflicts"`     // Txn calls whose compare failed (each still a replicated write)
-	Uncertain    int64  `json:"uncertain"`     // Txn calls that failed: committed or not, unknown
-	CounterStart int64  `json:"counter_start"` // value before the run
-	CounterEnd   int64  `json:"counter_end"`   // value after the run
-	Successes    int64  `json:"successes"`
-	Verified     bool   `json:"verified"`
-	Verdict      string `json:"verdict"`
+	Attempts     int64 `json:"attempts"`  // Txn calls
+	Conflicts    int64 `json:"conflicts"` // Txn calls whose compare failed (each still a replicated write)
+	counterCheck       // its fields inline, as before the check was shared with PostgreSQL
 }
 
 func latencyOf(h *hdrhistogram.Histogram) latency {
@@ -210,12 +214,18 @@ func latencyOf(h *hdrhistogram.Histogram) latency {
 // writeText prints the human report.
 func writeText(w io.Writer, r *result) {
 	where := strings.Join(r.Nodes, ",")
-	if r.Target == targetEtcd {
+	if r.Target != targetIdnode {
 		where = strings.Join(r.Endpoints, ",")
 	}
 	name := r.Target + " " + r.Strategy
-	if r.Target == targetEtcd && r.Strategy == stratIdentity {
+	switch {
+	case r.Target == targetEtcd && r.Strategy == stratIdentity:
 		name = "etcd identity (CAS counter)"
+	case r.Target == targetPostgres:
+		name = "postgres identity (sequence nextval)"
+	}
+	if r.Via != "" {
+		name += " via " + r.Via
 	}
 	if usesCount(r.Strategy) {
 		name += fmt.Sprintf(" count=%d", r.Count)
@@ -245,6 +255,13 @@ func writeText(w io.Writer, r *result) {
 			mark = "FAILED"
 		}
 		fmt.Fprintf(w, "  verify   %s: %s\n", mark, c.Verdict)
+	}
+	if c := r.Sequence; c != nil {
+		mark := "OK"
+		if !c.Verified {
+			mark = "FAILED"
+		}
+		fmt.Fprintf(w, "  verify   %s: sequence %s: %s\n", mark, c.Key, c.Verdict)
 	}
 	if u := r.Unique; u != nil {
 		mark := "OK"

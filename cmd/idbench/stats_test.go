@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -76,6 +79,8 @@ func TestErrorCode(t *testing.T) {
 		{fmt.Errorf("%w: short", errBadResponse), "BadResponse"},
 		{rpctypes.ErrNoLeader, "Unavailable"},
 		{rpctypes.Error(rpctypes.ErrGRPCTimeout), "Unavailable"},
+		{fmt.Errorf("nextval: %w", &pgconn.PgError{Code: "53300", Message: "too many clients already"}), "SQLSTATE 53300"},
+		{fmt.Errorf("dial error: %w", &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}), "DeadlineExceeded"},
 		{errors.New("something else"), "Other"},
 	} {
 		if got := errorCode(tc.err); got != tc.want {
@@ -104,7 +109,8 @@ func TestWriteText(t *testing.T) {
 		DurationS: 10, StoppedBy: "duration", Ops: 650, IDs: 650, OpsPerSec: 65, IDsPerSec: 65,
 		Errors: 2, ErrorsByCode: map[string]int64{"Unavailable": 2},
 		LatencyMs: latency{P50: 900, P90: 1500, P99: 2100, P999: 2500, Max: 2600, Mean: 980},
-		CAS:       &casCheck{Attempts: 13000, Conflicts: 12350, Successes: 650, CounterEnd: 650, Verified: true, Verdict: "successes 650 == counter advance 0→650: no duplicates, no gaps"},
+		CAS: &casCheck{Attempts: 13000, Conflicts: 12350,
+			counterCheck: counterCheck{Successes: 650, CounterEnd: 650, Verified: true, Verdict: "successes 650 == counter advance 0→650: no duplicates, no gaps"}},
 	})
 	for _, want := range []string{
 		"idbench: etcd identity (CAS counter), 64 callers, 127.0.0.1:2379 × 1 conns, 10.0s (stopped by duration)",

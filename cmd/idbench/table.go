@@ -120,12 +120,16 @@ func workloadName(r *result) string {
 		return "etcd CAS counter"
 	case r.Target == targetEtcd && r.Strategy == stratPut:
 		return "etcd Put"
+	case r.Target == targetPostgres:
+		return "PostgreSQL nextval"
 	case r.ClaimIDs != "" && r.ClaimIDs != claimNames:
 		return fmt.Sprintf("idnode %s count=%d ids=%s", r.Strategy, r.Count, r.ClaimIDs)
 	case usesCount(r.Strategy):
 		return fmt.Sprintf("idnode %s count=%d", r.Strategy, r.Count)
 	case r.RangeSize > 0:
 		return fmt.Sprintf("idnode %s size=%d", r.Strategy, r.RangeSize)
+	case r.Via != "":
+		return fmt.Sprintf("idnode %s via %s", r.Strategy, r.Via)
 	}
 	return r.Target + " " + r.Strategy
 }
@@ -138,7 +142,7 @@ func writeTables(w io.Writer, results []*result, rss []rssRecord) {
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
 		for _, r := range results {
 			nodes := len(r.Nodes)
-			if r.Target == targetEtcd {
+			if r.Target != targetIdnode {
 				nodes = len(r.Endpoints)
 			}
 			l := r.LatencyMs
@@ -172,6 +176,13 @@ func notes(r *result) string {
 			parts = append(parts, "NOT verified: "+c.Verdict)
 		}
 	}
+	if c := r.Sequence; c != nil {
+		if c.Verified {
+			parts = append(parts, fmt.Sprintf("verified: %d IDs = sequence %d→%d", c.Successes, c.CounterStart, c.CounterEnd))
+		} else {
+			parts = append(parts, "NOT verified: "+c.Verdict)
+		}
+	}
 	if u := r.Unique; u != nil {
 		parts = append(parts, fmt.Sprintf("%s IDs checked unique, %d duplicates", thousands(float64(u.Checked)), u.Duplicates))
 	}
@@ -198,6 +209,29 @@ func find(results []*result, target, strategy string, callers int, count int64) 
 	return nil
 }
 
+// routes are the ways idnode identities were sent, in the order the tables show them.
+var routes = []string{viaRoundRobin, viaGoClient}
+
+// routeOf is how r's idnode calls reached the nodes; results from before --via were round-robin.
+func routeOf(r *result) string {
+	if r.Via == "" {
+		return viaRoundRobin
+	}
+	return r.Via
+}
+
+// findIdentity returns the first idnode identity result at callers sent by route.
+func findIdentity(results []*result, route string, callers int) *result {
+	for _, r := range results {
+		if r.Target == targetIdnode && r.Strategy == stratIdentity && r.Concurrency == callers && routeOf(r) == route {
+			return r
+		}
+	}
+	return nil
+}
+
+// writeSideBySide is a row per caller count and idnode route: identities against the anchors
+// at the same callers (their latencies and errors are in the table of every run).
 func writeSideBySide(w io.Writer, results []*result) {
 	var callers []int
 	for _, r := range results {
@@ -211,22 +245,26 @@ func writeSideBySide(w io.Writer, results []*result) {
 	slices.Sort(callers)
 	fmt.Fprintln(w, "### Identities side by side (one ID per call)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| callers | idnode identity IDs/s | p99 ms | etcd CAS counter IDs/s | p99 ms | etcd Put ops/s | p99 ms | identity ÷ CAS | identity ÷ Put |")
-	fmt.Fprintln(w, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-	cell := func(r *result) (string, string) {
+	fmt.Fprintln(w, "| callers | idnode route | identity IDs/s | p99 ms | errors | etcd CAS counter IDs/s | etcd Put ops/s | PostgreSQL nextval IDs/s | identity ÷ CAS | identity ÷ Put | identity ÷ nextval |")
+	fmt.Fprintln(w, "|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	rate := func(r *result) string {
 		if r == nil {
-			return "–", "–"
+			return "–"
 		}
-		return thousands(r.IDsPerSec), fmtMs(r.LatencyMs.P99)
+		return thousands(r.IDsPerSec)
 	}
 	for _, n := range callers {
-		id := find(results, targetIdnode, stratIdentity, n, 0)
 		cas := find(results, targetEtcd, stratIdentity, n, 0)
 		put := find(results, targetEtcd, stratPut, n, 0)
-		a, ap := cell(id)
-		b, bp := cell(cas)
-		c, cp := cell(put)
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, a, ap, b, bp, c, cp, ratio(id, cas), ratio(id, put))
+		pg := find(results, targetPostgres, stratIdentity, n, 0)
+		for _, route := range routes {
+			id := findIdentity(results, route, n)
+			if id == nil {
+				continue
+			}
+			fmt.Fprintf(w, "| %d | %s | %s | %s | %d%s | %s | %s | %s | %s | %s | %s |\n", n, route, rate(id), fmtMs(id.LatencyMs.P99),
+				id.Errors, codesText(id.ErrorsByCode), rate(cas), rate(put), rate(pg), ratio(id, cas), ratio(id, put), ratio(id, pg))
+		}
 	}
 	fmt.Fprintln(w)
 }
@@ -242,8 +280,9 @@ func ratio(a, b *result) string {
 	return fmt.Sprintf("%.1f×", x)
 }
 
-// writeTargets checks the measurements against the targets of issue 6. They are reported,
-// never asserted: a miss is a line in the doc, not a failure.
+// writeTargets checks the measurements against the targets of issues 6 and 16 (the identity
+// targets for each route that was measured). They are reported, never asserted: a miss is a
+// line in the doc, not a failure.
 func writeTargets(w io.Writer, results []*result, rss []rssRecord) {
 	type check struct {
 		what, measured string
@@ -252,24 +291,27 @@ func writeTargets(w io.Writer, results []*result, rss []rssRecord) {
 	var checks []check
 	add := func(what, measured string, met bool) { checks = append(checks, check{what, measured, met}) }
 
-	id64 := find(results, targetIdnode, stratIdentity, 64, 0)
 	cas64 := find(results, targetEtcd, stratIdentity, 64, 0)
 	put64 := find(results, targetEtcd, stratPut, 64, 0)
-	id256 := find(results, targetIdnode, stratIdentity, 256, 0)
-	if id64 != nil && cas64 != nil && cas64.IDsPerSec > 0 {
-		x := id64.IDsPerSec / cas64.IDsPerSec
-		add("identities ≥ 100× the etcd CAS counter, 64 callers", fmt.Sprintf("%.0f×", x), x >= 100)
-	}
-	if id64 != nil && put64 != nil && put64.IDsPerSec > 0 {
-		x := id64.IDsPerSec / put64.IDsPerSec
-		add("identities ≥ 3× etcd raw Put ops/s, 64 callers", fmt.Sprintf("%.1f×", x), x >= 3)
-	}
-	if id64 != nil {
-		add("identity p99 ≤ 20 ms, 64 callers", fmtMs(id64.LatencyMs.P99)+" ms", id64.LatencyMs.P99 <= 20)
-	}
-	if id64 != nil && id256 != nil {
-		add("identities at 256 callers ≥ at 64", fmt.Sprintf("%s vs %s IDs/s", thousands(id256.IDsPerSec), thousands(id64.IDsPerSec)),
-			id256.IDsPerSec >= id64.IDsPerSec)
+	for _, route := range routes {
+		id64, id256 := findIdentity(results, route, 64), findIdentity(results, route, 256)
+		if id64 == nil {
+			continue
+		}
+		if cas64 != nil && cas64.IDsPerSec > 0 {
+			x := id64.IDsPerSec / cas64.IDsPerSec
+			add("identities ("+route+") ≥ 100× the etcd CAS counter, 64 callers", fmt.Sprintf("%.0f×", x), x >= 100)
+		}
+		if put64 != nil && put64.IDsPerSec > 0 {
+			x := id64.IDsPerSec / put64.IDsPerSec
+			add("identities ("+route+") ≥ 3× etcd raw Put ops/s, 64 callers", fmt.Sprintf("%.1f×", x), x >= 3)
+		}
+		add("identity ("+route+") p99 ≤ 20 ms, 64 callers", fmtMs(id64.LatencyMs.P99)+" ms", id64.LatencyMs.P99 <= 20)
+		add("identity ("+route+") errors = 0, 64 callers", fmt.Sprintf("%d%s", id64.Errors, codesText(id64.ErrorsByCode)), id64.Errors == 0)
+		if id256 != nil {
+			add("identities ("+route+") at 256 callers ≥ at 64", fmt.Sprintf("%s vs %s IDs/s", thousands(id256.IDsPerSec), thousands(id64.IDsPerSec)),
+				id256.IDsPerSec >= id64.IDsPerSec)
+		}
 	}
 	if r := find(results, targetIdnode, stratServerSide, 64, 1); r != nil {
 		add("server-side `users/` ≥ 40,000 calls/s on one node, 64 callers", thousands(r.OpsPerSec)+" calls/s", r.OpsPerSec >= 40000)
@@ -292,7 +334,7 @@ func writeTargets(w io.Writer, results []*result, rss []rssRecord) {
 	if len(checks) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "### Targets of issue 6 (measured, not asserted)")
+	fmt.Fprintln(w, "### Targets of issues 6 and 16 (measured, not asserted)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| target | measured | met |")
 	fmt.Fprintln(w, "|---|--:|:-:|")

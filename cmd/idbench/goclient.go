@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idnode/idnode/client"
+)
+
+// dialGoClients opens --conns Go clients, each with a connection to every node, and returns
+// them with the function that closes them (which also gives unused HiLo tails back).
+func dialGoClients(ctx context.Context, cfg *config) ([]*client.Client, func(), error) {
+	var clients []*client.Client
+	closeAll := func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.timeout)
+		defer cancel()
+		for _, c := range clients {
+			_ = c.Close(cctx)
+		}
+	}
+	for range cfg.conns {
+		c, err := client.Dial(ctx, cfg.nodes, client.WithCallTimeout(cfg.timeout))
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		clients = append(clients, c)
+	}
+	return clients, closeAll, nil
+}
+
+// newGoClientWorkload (--via go-client): every op is client.Generate, as an application makes
+// the call: identities go to the leader the client learned from the nodes' idnode-leader
+// header (falling back to the other nodes), GUIDs and server-side IDs are spread over the
+// nodes, and UNAVAILABLE is retried on another node within the call's timeout. Callers share
+// the clients round-robin.
+func newGoClientWorkload(ctx context.Context, cfg *config) (*workload, error) {
+	clients, closeAll, err := dialGoClients(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// One GUID per client before the clock starts (no Raft, no counter moved): its answer
+	// names the leader, so the run measures a client that is already warm, like an
+	// application's, not its first call's connection set-up.
+	cctx, cancel := context.WithTimeout(ctx, cfg.connect)
+	defer cancel()
+	for _, c := range clients {
+		if _, err := c.Generate(cctx, "", 1); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("first call through the Go client to %v: %w (is an idnode serving there?)", cfg.nodes, err)
+		}
+	}
+	id, count := generateRequest(cfg)
+	want := cfg.idsPerOp()
+	ops := make([]op, cfg.concurrency)
+	for i := range ops {
+		c := clients[i%len(clients)]
+		ops[i] = func(ctx context.Context) (int64, error) {
+			ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+			defer cancel()
+			ids, err := c.Generate(ctx, id, count)
+			if err != nil {
+				return 0, err
+			}
+			if got := int64(len(ids)); got != want {
+				return 0, fmt.Errorf("%w: Generate(%q, count %d) returned %d IDs", errBadResponse, id, count, got)
+			}
+			return want, nil
+		}
+	}
+	return &workload{ops: ops, close: closeAll}, nil
+}
