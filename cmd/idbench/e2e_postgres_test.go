@@ -71,7 +71,7 @@ func startPostgres(t *testing.T) string {
 	t.Helper()
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	if len(bins) == 0 {
-		t.Skip("PostgreSQL is not installed (apt-get install postgresql)")
+		missingTool(t, "PostgreSQL is not installed (apt-get install postgresql)")
 	}
 	slices.SortFunc(bins, func(a, b string) int { return pgMajor(a) - pgMajor(b) })
 	binDir := filepath.Dir(bins[len(bins)-1])
@@ -87,7 +87,7 @@ func startPostgres(t *testing.T) string {
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			t.Skip("running as root and there is no postgres user for initdb (apt-get install postgresql creates it)")
+			missingTool(t, "running as root and there is no postgres user for initdb (apt-get install postgresql creates it)")
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)

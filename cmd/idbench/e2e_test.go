@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -32,6 +33,16 @@ const (
 
 // freeAddr returns "127.0.0.1:port" for a port that was free a moment ago.
 func freeAddr(t *testing.T) string { t.Helper(); return loopback.FreeAddr(t) }
+
+// missingTool skips a test whose outside program is not installed, except in CI (CI=true),
+// where .ci/run installs it: there a missing one is a broken CI machine, and a failure.
+func missingTool(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s (CI=true: .ci/run installs it, so this is a failure)", why)
+	}
+	t.Skip(why)
+}
 
 // syncBuffer collects a process's output for the failure log.
 type syncBuffer struct {
@@ -270,7 +281,7 @@ func TestE2EEtcd(t *testing.T) {
 	}
 	bin, err := exec.LookPath("etcd")
 	if err != nil {
-		t.Skip("etcd is not installed (apt-get install etcd-server)")
+		missingTool(t, "etcd is not installed (apt-get install etcd-server)")
 	}
 	client, peer := "http://"+freeAddr(t), "http://"+freeAddr(t)
 	startProc(t, bin, "--name", "t", "--data-dir", filepath.Join(t.TempDir(), "etcd"),
