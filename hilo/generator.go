@@ -61,8 +61,10 @@ func WithFetchTimeout(d time.Duration) Option {
 	}
 }
 
-// WithPrefetchAt sets how much of the current range is handed out before the next one is
-// fetched in the background: a fraction in (0, 1], default 0.8.
+// WithPrefetchAt sets how much of the current range is handed out, at the latest, before the
+// next one is fetched in the background: a fraction in (0, 1], default 0.8. The fetch starts
+// earlier when the measured rate and fetch time say that the range would otherwise run out
+// before the next one lands (pace.go).
 func WithPrefetchAt(fraction float64) Option {
 	return func(c *config) {
 		if fraction > 0 && fraction <= 1 {
@@ -88,7 +90,8 @@ type span struct {
 	_    [56]byte
 
 	low, high, size int64
-	trigger         int64  // the taker of this number starts the prefetch of the next range
+	trigger         int64  // the taker of this number starts the prefetch of the next range at the latest
+	checkMask       int64  // the takers of k with k&checkMask == 0 measure the rate (pace.go)
 	prefix          string // "orders/" ("orders/NorthServer/" with a server prefix)
 	suffix          string // "-A" ("" without the node tag)
 
@@ -164,10 +167,11 @@ func (s *span) formatSlow(n int64) string {
 // fetch is one NextHiLo call in flight; done is closed when err (and the generator's state) are
 // final.
 type fetch struct {
-	seq      uint64
-	done     chan struct{}
-	err      error
-	waitedOn bool // a caller waited for it (g.mu)
+	seq       uint64
+	done      chan struct{}
+	err       error
+	waitedOn  bool      // a caller waited for it (g.mu)
+	startedAt time.Time // for the pace's fetch time
 }
 
 // Stats counts what a generator did.
@@ -182,9 +186,10 @@ type Stats struct {
 
 // Generator prints HiLo IDs for one tag. It is safe for any number of goroutines and never
 // returns the same ID twice: every number comes from an atomic increment within a range that
-// the cluster reserved for this generator alone. When ~80% of the current range is handed out
-// it fetches the next range in the background (one fetch per generator at a time), so callers
-// normally never wait for the network.
+// the cluster reserved for this generator alone. It fetches the next range in the background
+// (one fetch per generator at a time) when the current one would run out within two fetch
+// times at the rate callers take IDs, and at 80% of the range at the latest, so callers
+// normally never wait for the network, also while their rate grows.
 type Generator struct {
 	cur atomic.Pointer[span] // the range callers take from; nil before the first fetch
 	_   [56]byte
@@ -195,8 +200,11 @@ type Generator struct {
 	ctx    context.Context // cancelled by Close: stops a fetch in flight
 	cancel context.CancelFunc
 
+	now func() time.Time // time.Now; tests set a fake clock
 	// afterFetch, when set (tests), runs after a fetch's outcome was installed.
 	afterFetch func()
+	// beforeWait, when set (tests), runs when a caller is about to wait for a fetch.
+	beforeWait func()
 
 	mu       sync.Mutex
 	closed   bool
@@ -206,6 +214,7 @@ type Generator struct {
 	pending  *idnodev1.NextHiLoRequest // a request whose outcome is unknown: retried with its request_id
 	// The newest range's answer, sent with the next request so the server can size it.
 	lastSize, lastAt, lastMax int64
+	pace                      pace
 	stats                     Stats
 }
 
@@ -234,7 +243,7 @@ func NewGenerator(src RangeSource, tag string, opts ...Option) (*Generator, erro
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Generator{src: src, tag: tag, cfg: cfg, ctx: ctx, cancel: cancel}, nil
+	return &Generator{src: src, tag: tag, cfg: cfg, ctx: ctx, cancel: cancel, now: time.Now}, nil
 }
 
 // Tag is the HiLo tag this generator prints IDs for.
@@ -265,7 +274,7 @@ func (g *Generator) AppendNextID(ctx context.Context, dst []byte) ([]byte, error
 }
 
 // take hands out the next number and the range it belongs to. The fast path is one atomic
-// increment; the taker of the range's trigger number starts the prefetch.
+// increment; the takers of a few numbers per range check whether the prefetch is due.
 func (g *Generator) take(ctx context.Context) (*span, int64, error) {
 	var since uint64 // fetches from seq since on were started after this call began waiting
 	waited := false
@@ -273,8 +282,8 @@ func (g *Generator) take(ctx context.Context) (*span, int64, error) {
 		s := g.cur.Load()
 		if s != nil {
 			if k := s.used.Add(1); k <= s.size {
-				if k == s.trigger {
-					g.prefetch(s)
+				if k&s.checkMask == 0 || k == s.trigger {
+					g.checkPace(s, k)
 				}
 				return s, s.low + k - 1, nil
 			}
@@ -285,14 +294,16 @@ func (g *Generator) take(ctx context.Context) (*span, int64, error) {
 	}
 }
 
-// prefetch starts fetching the range after s, unless one is fetched or held already. It
-// then yields once, so that the new fetch goroutine (next in this P's queue) gets on the
-// network now rather than after this busy caller's time slice: with many callers the range
-// can otherwise run out first.
-func (g *Generator) prefetch(s *span) {
+// checkPace runs for the taker of number k of s: it measures the rate, and starts fetching the
+// range after s when s would run out too soon at that rate, or k is s's trigger, unless a
+// fetch runs or a range is held already. After starting one it yields once, so that the new
+// fetch goroutine (next in this P's queue) gets on the network now rather than after this busy
+// caller's time slice: with many callers the range can otherwise run out first.
+func (g *Generator) checkPace(s *span, k int64) {
 	g.mu.Lock()
+	due := g.pace.check(s, k, g.now()) || k == s.trigger
 	started := false
-	if !g.closed && g.next == nil && g.inflight == nil && g.cur.Load() == s {
+	if due && !g.closed && g.next == nil && g.inflight == nil && g.cur.Load() == s {
 		g.startFetchLocked()
 		started = true
 	}
@@ -316,8 +327,9 @@ func (g *Generator) slow(ctx context.Context, s *span, since *uint64, waited *bo
 		return nil // someone moved on already
 	}
 	if g.next != nil {
-		g.cur.Store(g.next)
+		next := g.next
 		g.next = nil
+		g.makeCurrentLocked(next)
 		g.mu.Unlock()
 		return nil
 	}
@@ -336,7 +348,11 @@ func (g *Generator) slow(ctx context.Context, s *span, since *uint64, waited *bo
 		f.waitedOn = true
 		g.stats.Stalls++
 	}
+	hook := g.beforeWait
 	g.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 
 	select {
 	case <-f.done:
@@ -351,10 +367,20 @@ func (g *Generator) slow(ctx context.Context, s *span, since *uint64, waited *bo
 	return nil
 }
 
+// makeCurrentLocked hands s to the callers, and starts fetching the range after it at once
+// when s will not last two fetch times at the rate the range before it was used. g.mu must be
+// held, and no fetch may be in flight.
+func (g *Generator) makeCurrentLocked(s *span) {
+	g.cur.Store(s)
+	if g.pace.begin(s, g.now()) {
+		g.startFetchLocked()
+	}
+}
+
 // startFetchLocked starts a NextHiLo call in the background. g.mu must be held.
 func (g *Generator) startFetchLocked() *fetch {
 	g.fetchSeq++
-	f := &fetch{seq: g.fetchSeq, done: make(chan struct{})}
+	f := &fetch{seq: g.fetchSeq, done: make(chan struct{}), startedAt: g.now()}
 	g.inflight = f
 	req := g.pending
 	if req == nil {
@@ -375,6 +401,7 @@ func (g *Generator) runFetch(f *fetch, req *idnodev1.NextHiLoRequest) {
 	cancel()
 
 	g.mu.Lock()
+	g.inflight = nil // before installing: a range made current may start the next fetch
 	var s *span
 	if err == nil {
 		s, err = g.newSpan(resp)
@@ -389,16 +416,16 @@ func (g *Generator) runFetch(f *fetch, req *idnodev1.NextHiLoRequest) {
 		g.stats.Fetches++
 		g.stats.RangeSize = s.size
 		g.lastSize, g.lastAt, g.lastMax = s.size, resp.GetLastRangeAt(), s.high
+		g.pace.fetched(g.now().Sub(f.startedAt))
 		// Take it into use at once when the current range is gone (or there is none);
 		// otherwise it waits as the next one. After Close it is kept for Close to return.
 		if cur := g.cur.Load(); !g.closed && (cur == nil || cur.used.Load() >= cur.size) {
-			g.cur.Store(s)
+			g.makeCurrentLocked(s)
 		} else {
 			g.next = s
 		}
 	}
 	f.err = err
-	g.inflight = nil
 	close(f.done)
 	hook := g.afterFetch
 	g.mu.Unlock()
@@ -434,6 +461,7 @@ func (g *Generator) newSpan(resp *idnodev1.NextHiLoResponse) (*span, error) {
 	prefix, suffix := g.cfg.idParts(resp)
 	s := newSpan(low, high, prefix, suffix)
 	s.trigger = min(max(int64(float64(s.size)*g.cfg.prefetchAt), 1), s.size)
+	s.checkMask = checkMask(s.size)
 	return s, nil
 }
 

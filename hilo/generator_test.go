@@ -52,6 +52,14 @@ func waitFetched(t *testing.T, ch <-chan struct{}) {
 	}
 }
 
+// stillClock stops g's clock before its first call: no time passes, so fetches take none and no
+// range runs out too soon for a later fetch (pace.go); the prefetch then starts at the fixed
+// fraction of the range alone.
+func stillClock(g *Generator) {
+	at := time.Unix(1_000_000, 0)
+	g.now = func() time.Time { return at }
+}
+
 // number parses "tag/17-A" and returns 17.
 func number(t testing.TB, id, tag string) int64 {
 	t.Helper()
@@ -148,9 +156,9 @@ func TestGeneratorParallelNoClash(t *testing.T) {
 	t.Logf("stats: %+v", g.Stats())
 }
 
-// The next range is fetched when the current one is 80% used, in the background: the callers
-// keep taking the rest of the current range while that fetch is still on the network, and
-// none of them waits.
+// The next range is fetched when the current one is 80% used (when the pace does not start it
+// earlier), in the background: the callers keep taking the rest of the current range while
+// that fetch is still on the network, and none of them waits.
 func TestGeneratorPrefetchBeforeExhaustion(t *testing.T) {
 	src := newFakeSource()
 	release := make(chan struct{})
@@ -167,6 +175,7 @@ func TestGeneratorPrefetchBeforeExhaustion(t *testing.T) {
 		return nil
 	}
 	g := newGen(t, src, "orders")
+	stillClock(g)
 	done := fetched(g)
 	ctx := testCtx(t)
 
@@ -317,6 +326,7 @@ func TestGeneratorRetryReusesRequestID(t *testing.T) {
 func TestGeneratorCloseReturnsTail(t *testing.T) {
 	src := newFakeSource()
 	g := newGen(t, src, "orders")
+	stillClock(g) // ten quick IDs would otherwise prefetch the next range
 	ctx := testCtx(t)
 	for range 10 {
 		mustNext(t, ctx, g)
@@ -350,7 +360,7 @@ func TestGeneratorCloseReturnsUnusedPrefetchedRange(t *testing.T) {
 	g := newGen(t, src, "orders")
 	done := fetched(g)
 	ctx := testCtx(t)
-	for range 25 { // the 25th starts the prefetch of 33…96
+	for range 25 { // the 25th starts the prefetch of 33…96 at the latest
 		mustNext(t, ctx, g)
 	}
 	waitFetched(t, done)

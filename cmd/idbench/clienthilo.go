@@ -14,7 +14,8 @@ const maxUniqueChecked = 5_000_000
 // the way an application gets them. --conns clients (each with one connection per node) are
 // shared by the callers round-robin; their generators fetch ranges ahead, so most calls never
 // leave the process. Every ID (up to maxUniqueChecked) is remembered by hash and checked for
-// duplicates at the end. Close gives the unused range tails back.
+// duplicates at the end, and the generators' stats (fetches, stalls) are reported. Close gives
+// the unused range tails back.
 func newClientHiLoWorkload(ctx context.Context, cfg *config) (*workload, error) {
 	clients, closeAll, err := dialGoClients(ctx, cfg)
 	if err != nil {
@@ -53,5 +54,20 @@ func newClientHiLoWorkload(ctx context.Context, cfg *config) (*workload, error) 
 		}
 		return u
 	}
-	return &workload{ops: ops, unique: unique, close: closeAll}, nil
+	generators := func() *generatorStats {
+		var gs generatorStats
+		for _, c := range clients {
+			g, err := c.Generator(cfg.prefix)
+			if err != nil {
+				continue // the prefix was refused: every call failed and says so
+			}
+			st := g.Stats()
+			gs.Fetches += st.Fetches
+			gs.Stalls += st.Stalls
+			gs.Waits += st.Waits
+			gs.RangeSize = max(gs.RangeSize, st.RangeSize)
+		}
+		return &gs
+	}
+	return &workload{ops: ops, unique: unique, hilo: generators, close: closeAll}, nil
 }

@@ -74,6 +74,7 @@ type config struct {
 	ops         int64         // 0: until duration
 	count       int64         // Generate count (identity-batch, server-side), IDs per Claim (claim)
 	rangeSize   int64         // hilo-range: the range size asked for (0: the server's first range)
+	ramp        *ramp         // client-hilo: an open-loop rate that doubles (nil: closed loop)
 	claimIDs    string        // claim: names or numbers
 	prefix      string
 	timeout     time.Duration // per call
@@ -130,13 +131,17 @@ func (c *config) describe() string {
 	if c.rangeSize > 0 {
 		s += fmt.Sprintf(" size=%d", c.rangeSize)
 	}
+	if c.ramp != nil {
+		s += " ramp=" + c.ramp.String()
+	}
 	return s
 }
 
 const usageHead = `Usage: idbench [flags]          load a running idnode or etcd cluster, or a PostgreSQL server
        idbench table FILE...     render JSON results (one per line) as markdown
 
-Every run is bounded: give --duration (at most 10m) or --ops (and it still stops at 10m).
+Every run is bounded: give --duration (at most 10m) or --ops (and it still stops at 10m), or
+for client-hilo a --ramp, which lasts as long as its steps.
 
 Strategies (--target idnode): identity     Generate{id:"<prefix>|"}
                               identity-batch Generate{id:"<prefix>|", count}
@@ -172,8 +177,8 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("idbench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		c                config
-		nodes, endpoints string
+		c                      config
+		nodes, endpoints, ramp string
 	)
 	fs.StringVar(&c.target, "target", targetIdnode, "idnode or etcd")
 	fs.StringVar(&c.strategy, "strategy", stratIdentity, "what each call does (see above)")
@@ -187,6 +192,7 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.Int64Var(&c.ops, "ops", 0, "stop after this many successful calls; this or --duration is required")
 	fs.Int64Var(&c.count, "count", 0, "IDs per call for identity-batch (default 100), server-side (default 1) and claim (default 1, at most 1000)")
 	fs.Int64Var(&c.rangeSize, "range-size", 0, "hilo-range: numbers per range, 32 to 1048576 (sent as last_batch_size without last_range_at, which the range policy grants as is; every range is checked to be that size); 0: the server's first range size")
+	fs.StringVar(&ramp, "ramp", "", "client-hilo: FROM:TO:STEP, calls/s of all callers together starting at FROM and doubling every STEP up to TO, e.g. 1000:1000000:2s; the run lasts until TO's step ends (no --duration or --ops)")
 	fs.StringVar(&c.claimIDs, "claim-ids", claimNames, "claim: the IDs claimed, names (<prefix>/<caller>-<seq>) or numbers (<prefix>/<n>, identity-shaped)")
 	fs.StringVar(&c.prefix, "prefix", "bench", "identity name / server-side prefix / HiLo tag or collection; for etcd, keys go under idbench/<prefix>/")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "deadline of one call")
@@ -208,6 +214,9 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := c.finishRamp(ramp, set); err != nil {
+		return nil, err
+	}
 	if err := c.finish(nodes, endpoints, set); err != nil {
 		return nil, err
 	}
@@ -326,6 +335,26 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 		c.conns = c.concurrency // one per caller: the result says how many the server served
 	}
 	return err
+}
+
+// finishRamp reads --ramp; a ramp sets the run's duration, so it comes before finish checks
+// that the run is bounded.
+func (c *config) finishRamp(ramp string, set map[string]bool) error {
+	if !set["ramp"] {
+		return nil
+	}
+	if c.strategy != stratClientHiLo {
+		return fmt.Errorf("--ramp applies to the client-hilo strategy only, not %s", c.strategy)
+	}
+	if set["duration"] || set["ops"] {
+		return errors.New("--ramp sets how long the run lasts: leave out --duration and --ops")
+	}
+	r, err := parseRamp(ramp)
+	if err != nil {
+		return err
+	}
+	c.ramp, c.duration = r, r.length()
+	return nil
 }
 
 // splitAddrs reads "host:port,host:port". Only loopback or named hosts are the caller's

@@ -54,6 +54,12 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"bad address", []string{"--duration", "1s", "--nodes", "localhost"}, `"localhost" is not host:port`},
 		{"no address", []string{"--duration", "1s", "--nodes", " , "}, "--nodes: no addresses"},
 		{"pipe in prefix", []string{"--duration", "1s", "--prefix", "a|b"}, "--prefix must be non-empty"},
+		{"ramp on identity", []string{"--ramp", "1000:2000:1s"}, "--ramp applies to the client-hilo strategy only"},
+		{"ramp with duration", []string{"--strategy", "client-hilo", "--ramp", "1000:2000:1s", "--duration", "1s"}, "leave out --duration and --ops"},
+		{"ramp without step", []string{"--strategy", "client-hilo", "--ramp", "1000:2000"}, "--ramp must be FROM:TO:STEP"},
+		{"ramp downwards", []string{"--strategy", "client-hilo", "--ramp", "2000:1000:1s"}, "want 1 <= FROM <= TO"},
+		{"ramp step not a duration", []string{"--strategy", "client-hilo", "--ramp", "1000:2000:2"}, "STEP a duration"},
+		{"ramp past the cap", []string{"--strategy", "client-hilo", "--ramp", "1:1000000:1m"}, "more than the 10m0s a run may"},
 		{"stray argument", []string{"--duration", "1s", "extra"}, `unexpected argument "extra"`},
 		{"unknown flag", []string{"--duration", "1s", "--turbo"}, "flag provided but not defined: -turbo"},
 	} {

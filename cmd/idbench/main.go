@@ -95,6 +95,7 @@ type workload struct {
 	ops    []op
 	finish func(ctx context.Context, res *result) error // after the load, adds its check to res; nil if nothing to check
 	unique func() *uniqueCheck                          // after the load; nil if nothing to check
+	hilo   func() *generatorStats                       // after the load; nil without HiLo generators
 	close  func()
 }
 
@@ -164,6 +165,12 @@ func bench(ctx context.Context, cfg *config, progress io.Writer) (*result, error
 	if wl.unique != nil {
 		res.Unique = wl.unique()
 	}
+	if wl.hilo != nil {
+		res.Generator = wl.hilo()
+	}
+	if cfg.ramp != nil {
+		res.Ramp = cfg.ramp.String()
+	}
 	return res, nil
 }
 
@@ -204,7 +211,9 @@ func (s *stopper) why() string {
 // runLoad runs one goroutine per op until the stopper fires — at --duration (or the 10-minute
 // cap), or on interrupt — or until --ops operations have been started. Operations in flight
 // at the end finish (each call is bounded by --timeout; an etcd counter op stops retrying when
-// the stopper fires) and count. It returns the wall time until the last caller is done.
+// the stopper fires) and count. With a --ramp each caller waits for its next call's turn (the
+// wait is not part of the call's latency). It returns the wall time until the last caller is
+// done.
 func runLoad(ctx context.Context, cfg *config, ops []op, rec *recorder, st *stopper, progress io.Writer) time.Duration {
 	var issued atomic.Int64
 	// The clock starts before the timer, so a run stopped by --duration never reports less
@@ -233,10 +242,17 @@ func runLoad(ctx context.Context, cfg *config, ops []op, rec *recorder, st *stop
 	}
 	var wg sync.WaitGroup
 	for i, call := range ops {
+		var pace *pacer
+		if cfg.ramp != nil {
+			pace = newPacer(cfg.ramp, begin, len(ops), i)
+		}
 		wg.Go(func() {
 			for !st.stopped() {
 				if cfg.ops > 0 && issued.Add(1) > cfg.ops {
 					return // all claimed; the ops in flight elsewhere still finish
+				}
+				if pace != nil {
+					pace.wait()
 				}
 				start := time.Now()
 				ids, err := call(ctx)

@@ -172,6 +172,18 @@ type result struct {
 	CAS             *casCheck        `json:"etcd_cas,omitempty"`
 	Sequence        *counterCheck    `json:"postgres_sequence,omitempty"`
 	Unique          *uniqueCheck     `json:"unique,omitempty"`
+	Ramp            string           `json:"ramp,omitempty"`      // client-hilo --ramp FROM:TO:STEP
+	Generator       *generatorStats  `json:"generator,omitempty"` // client-hilo
+}
+
+// generatorStats is what client-hilo's HiLo generators did (hilo.Stats, summed over --conns
+// clients): a stall is a range fetch that callers had to wait for, because the range before it
+// ran out first (the first fetch always is one).
+type generatorStats struct {
+	Fetches   int64 `json:"fetches"`
+	Stalls    int64 `json:"stalls"`
+	Waits     int64 `json:"waits"`      // calls that waited for a fetch
+	RangeSize int64 `json:"range_size"` // of the newest range (the largest over the clients)
 }
 
 // uniqueCheck is client-hilo's check that no ID was handed out twice (IDs compared by a
@@ -236,6 +248,9 @@ func writeText(w io.Writer, r *result) {
 	if r.RangeSize > 0 {
 		name += fmt.Sprintf(" size=%d", r.RangeSize)
 	}
+	if r.Ramp != "" {
+		name += " ramp=" + r.Ramp
+	}
 	fmt.Fprintf(w, "idbench: %s, %d callers, %s × %d conns, %.1fs (stopped by %s)\n",
 		name, r.Concurrency, where, r.Conns, r.DurationS, r.StoppedBy)
 	fmt.Fprintf(w, "  ops      %12s  %12s ops/s\n", thousands(float64(r.Ops)), thousands(r.OpsPerSec))
@@ -269,6 +284,10 @@ func writeText(w io.Writer, r *result) {
 			mark = "FAILED"
 		}
 		fmt.Fprintf(w, "  unique   %s: %d IDs checked, %d duplicates\n", mark, u.Checked, u.Duplicates)
+	}
+	if g := r.Generator; g != nil {
+		fmt.Fprintf(w, "  ranges   %d fetched, %d stalled callers (%d calls waited), newest %s IDs\n",
+			g.Fetches, g.Stalls, g.Waits, thousands(float64(g.RangeSize)))
 	}
 }
 

