@@ -23,22 +23,10 @@ type HiLoPools interface {
 	Remaining(key hilopool.Key) int64
 }
 
-// Pool sizing. A range lasts 30 to 60 s at a steady rate (the range policy doubles a range
-// used up in under 30 s and halves one that took over 60 s), so poolRanges ranges of the
-// current size are a few minutes of that tag's traffic: what a node cut off from its majority
-// can go on granting. A refill starts when a pool holds less than half of that.
 const (
-	poolRanges     = 6
-	minPoolSize    = 1024
-	maxPoolSize    = 64 << 20
 	refillTimeout  = 5 * time.Second
 	refillQueueLen = 256
 )
-
-// poolTarget is the pool size for ranges of size capacity.
-func poolTarget(capacity int64) int64 {
-	return min(max(poolRanges*capacity, minPoolSize), maxPoolSize)
-}
 
 // poolKey names the pool of a request's tag.
 func poolKey(database, tag string) hilopool.Key {
@@ -72,7 +60,7 @@ func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *id
 			return nil, false, err
 		}
 	}
-	s.refills.ask(key, capacity)
+	s.refills.ask(key, capacity, high-low+1, now)
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.HiLoPoolGrant(key.Database, key.Tag, high-low+1)
 	}
@@ -91,7 +79,7 @@ func (s *Server) grantAfterReserving(ctx context.Context, key hilopool.Key, capa
 	if low, high, ok, err = s.cfg.Pools.Grant(key, capacity, capacity, above); err != nil || ok {
 		return low, high, ok, toStatus(err)
 	}
-	if err := s.reservePool(ctx, key, poolTarget(capacity)); err != nil {
+	if err := s.reservePool(ctx, key, s.refills.target(key, capacity)); err != nil {
 		if low, high, ok, gerr := s.cfg.Pools.Grant(key, capacity, 1, above); gerr != nil || ok {
 			return low, high, ok, toStatus(gerr)
 		}
@@ -151,14 +139,15 @@ func (f forwardService) ReserveHiLoPool(ctx context.Context, req *raftv1.HiLoPoo
 // reservations fail; the pool then lasts as long as its numbers do.
 type refiller struct {
 	mu      sync.Mutex
-	pending map[hilopool.Key]int64 // key → the range size it was last granted at
+	pending map[hilopool.Key]int64      // key → the range size it was last granted at
+	rates   map[hilopool.Key]*grantRate // at most maxTrackedTags; the others are sized by range size alone
 	wake    chan struct{}
 	// reserving serialises the reservations of each pool (lock).
 	reserving sync.Map // hilopool.Key → *sync.Mutex
 }
 
 func newRefiller() *refiller {
-	return &refiller{pending: make(map[hilopool.Key]int64), wake: make(chan struct{}, 1)}
+	return &refiller{pending: make(map[hilopool.Key]int64), rates: make(map[hilopool.Key]*grantRate), wake: make(chan struct{}, 1)}
 }
 
 // lock takes key's reservation lock and returns its unlock: one reservation of a pool at a
@@ -170,9 +159,18 @@ func (r *refiller) lock(key hilopool.Key) func() {
 	return mu.Unlock
 }
 
-// ask queues key for a look after a grant of ranges of size capacity.
-func (r *refiller) ask(key hilopool.Key, capacity int64) {
+// ask records a grant of n numbers from key's pool, in a range of size capacity, and queues
+// key for a look.
+func (r *refiller) ask(key hilopool.Key, capacity, n int64, now time.Time) {
 	r.mu.Lock()
+	rate := r.rates[key]
+	if rate == nil && len(r.rates) < maxTrackedTags {
+		rate = &grantRate{}
+		r.rates[key] = rate
+	}
+	if rate != nil {
+		rate.add(n, now)
+	}
 	if len(r.pending) < refillQueueLen {
 		r.pending[key] = max(r.pending[key], capacity)
 	}
@@ -181,6 +179,17 @@ func (r *refiller) ask(key hilopool.Key, capacity int64) {
 	case r.wake <- struct{}{}:
 	default:
 	}
+}
+
+// target is the size key's pool should have for ranges of size capacity at its measured rate.
+func (r *refiller) target(key hilopool.Key, capacity int64) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var perSecond float64
+	if rate := r.rates[key]; rate != nil {
+		perSecond = rate.perSecond
+	}
+	return poolTarget(capacity, perSecond)
 }
 
 func (r *refiller) take() map[hilopool.Key]int64 {
@@ -210,7 +219,7 @@ func (s *Server) refillPools(ctx context.Context) {
 func (s *Server) refill(ctx context.Context, key hilopool.Key, capacity int64) {
 	unlock := s.refills.lock(key)
 	defer unlock()
-	target := poolTarget(capacity)
+	target := s.refills.target(key, capacity)
 	left := s.cfg.Pools.Remaining(key)
 	if left >= target/2 {
 		return
