@@ -118,7 +118,7 @@ func (st *state) applyClaim(c *raftv1.Claim) any {
 			return &ClaimConflict{ID: held.id, Owner: held.owner}
 		}
 		if prefix, n, ok := identityNumber(id, sep); ok {
-			if counter := d.identities[prefix]; counter != nil && n <= counter.value {
+			if value, exists := d.identities[prefix]; exists && n <= value {
 				return &ClaimConflict{ID: id, Identity: true}
 			}
 		}
