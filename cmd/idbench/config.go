@@ -20,6 +20,7 @@ const (
 	maxConns       = 256
 	maxCount       = 1_000_000
 	maxClaimCount  = 1000 // the server's bound on the IDs of one Claim
+	maxNames       = 10_000_000
 )
 
 // Targets and strategies.
@@ -62,6 +63,7 @@ type config struct {
 	count       int64         // Generate count (identity-batch, server-side), IDs per Claim (claim)
 	rangeSize   int64         // hilo-range: the range size asked for (0: the server's first range)
 	claimIDs    string        // claim: names or numbers
+	names       int64         // identity, identity-batch, hilo-range: calls cycle over this many names (0: the prefix alone)
 	prefix      string
 	timeout     time.Duration // per call
 	connect     time.Duration // connecting before the run
@@ -81,6 +83,11 @@ func (c *config) limit() time.Duration {
 // usesCount reports whether strategy takes --count: IDs per call.
 func usesCount(strategy string) bool {
 	return strategy == stratIdentityBatch || strategy == stratServerSide || strategy == stratClaim
+}
+
+// usesNames reports whether strategy takes --names: calls spread over many counters or tags.
+func usesNames(strategy string) bool {
+	return strategy == stratIdentity || strategy == stratIdentityBatch || strategy == stratHiLoRange
 }
 
 // idsPerOp is how many IDs one successful call returns (or claims) for the fixed-size strategies.
@@ -105,6 +112,9 @@ func (c *config) describe() string {
 	}
 	if c.rangeSize > 0 {
 		s += fmt.Sprintf(" size=%d", c.rangeSize)
+	}
+	if c.names > 0 {
+		s += fmt.Sprintf(" names=%d", c.names)
 	}
 	return s
 }
@@ -153,6 +163,7 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.Int64Var(&c.count, "count", 0, "IDs per call for identity-batch (default 100), server-side (default 1) and claim (default 1, at most 1000)")
 	fs.Int64Var(&c.rangeSize, "range-size", 0, "hilo-range: numbers per range, 32 to 1048576 (sent as last_batch_size without last_range_at, which the range policy grants as is; every range is checked to be that size); 0: the server's first range size")
 	fs.StringVar(&c.claimIDs, "claim-ids", claimNames, "claim: the IDs claimed, names (<prefix>/<caller>-<seq>) or numbers (<prefix>/<n>, identity-shaped)")
+	fs.Int64Var(&c.names, "names", 0, "identity, identity-batch, hilo-range: spread the calls over this many counters or tags, <prefix>-0 … <prefix>-<names-1>, taken in turn by all callers (with --ops names, each is created once); 0: the prefix alone")
 	fs.StringVar(&c.prefix, "prefix", "bench", "identity name / server-side prefix / HiLo tag or collection; for etcd, keys go under idbench/<prefix>/")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "deadline of one call")
 	fs.DurationVar(&c.connect, "connect-timeout", 10*time.Second, "how long to wait for the connections before the run starts")
@@ -254,6 +265,12 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 		return fmt.Errorf("--range-size applies to the hilo-range strategy only, not %s %s", c.target, c.strategy)
 	case c.rangeSize != 0 && (c.rangeSize < pol.Min || c.rangeSize > pol.Max):
 		return fmt.Errorf("--range-size must be between %d and %d (the range policy's bounds), got %d", pol.Min, pol.Max, c.rangeSize)
+	}
+	switch {
+	case c.names != 0 && (c.target != targetIdnode || !usesNames(c.strategy)):
+		return fmt.Errorf("--names applies to identity, identity-batch and hilo-range only, not %s %s", c.target, c.strategy)
+	case c.names < 0 || c.names > maxNames:
+		return fmt.Errorf("--names must be between 0 and %d, got %d", maxNames, c.names)
 	}
 	if c.prefix == "" || strings.ContainsAny(c.prefix, "|\\") {
 		return fmt.Errorf("--prefix must be non-empty without | or \\, got %q", c.prefix)
