@@ -202,7 +202,7 @@ others() {
 
 # machine_table: the markdown table of the machine, the build and the load at the start.
 machine_table() {
-	local commit gc_note="GOGC=400 (the node's default)"
+	local commit gc_note="GOGC the node's own (400, lowered as its live heap passes 16 MiB)"
 	commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	if [[ $commit != unknown ]] && [[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]]; then commit+=" + uncommitted changes"; fi
 	[[ -n ${GOGC:-} ]] && gc_note="GOGC=$GOGC from the environment"
