@@ -73,8 +73,7 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 	for _, name := range sortedKeys(st.databases) {
 		d := st.databases[name]
 		for _, k := range sortedKeys(d.identities) {
-			c := d.identities[k]
-			b.Identities = append(b.Identities, Identity{Database: name, Name: c.name, Value: c.value})
+			b.Identities = append(b.Identities, Identity{Database: name, Name: d.identityName(k), Value: d.identities[k]})
 		}
 		for _, k := range sortedKeys(d.hilo) {
 			b.HiLo = append(b.HiLo, HiLoMax{Database: name, Tag: k, Max: d.hilo[k].max})

@@ -16,8 +16,9 @@ import (
 // every replica 106–142 bytes of live heap (the claims map's fill level varies between its
 // growth steps) and a snapshot 16–17 bytes (the ID plus 4 bytes of framing); a longer ID or an
 // owner adds its bytes to both. At the default, 10⁶ claims are ~145 MB of live heap, a node's
-// resident set ~300 MB at its GOGC=400 (~500 MB while it writes a snapshot), a 17 MB snapshot
-// and a restart of 4–8.5 s on a busy 2-core machine.
+// resident set ~300 MB at GOGC=400 (~500 MB while it writes a snapshot; the node now lowers
+// GOGC towards 100 for a heap that large, cmd/idnode/gcpercent.go), a 17 MB snapshot and a
+// restart of 4–8.5 s on a busy 2-core machine.
 const DefaultMaxClaims = 1_000_000
 
 // claim is a claimed semantic ID.
@@ -118,7 +119,7 @@ func (st *state) applyClaim(c *raftv1.Claim) any {
 			return &ClaimConflict{ID: held.id, Owner: held.owner}
 		}
 		if prefix, n, ok := identityNumber(id, sep); ok {
-			if counter := d.identities[prefix]; counter != nil && n <= counter.value {
+			if value, exists := d.identities[prefix]; exists && n <= value {
 				return &ClaimConflict{ID: id, Identity: true}
 			}
 		}

@@ -14,9 +14,14 @@ const DefaultDatabase = "default"
 
 // database is one application's counters: identities and HiLo maxima.
 type database struct {
-	identities map[string]*identityCounter // by foldKey(name)
-	hilo       map[string]*hiloState       // by foldKey(tag)
-	claims     map[string]claim            // by foldKey(id)
+	identities map[string]int64 // counter values by foldKey(name)
+	// spellings are the first callers' spellings of the counters whose names were not already
+	// folded ("Users" for the counter "users"), for listing. Most names are lower case; a
+	// spelling beside every value would make each counter's map slot 40 bytes instead of 24
+	// (docs/BENCHMARKS.md, "State growth").
+	spellings map[string]string
+	hilo      map[string]*hiloState // by foldKey(tag)
+	claims    map[string]claim      // by foldKey(id)
 	// claimedPrefixes counts the claims in the identity format ("prefix/N") by folded prefix,
 	// so an identity whose prefix has none skips no lookups (claims.go).
 	claimedPrefixes map[string]int
@@ -39,7 +44,7 @@ func (d *database) newCounterAllowed(name string) error {
 }
 
 func newDatabase() *database {
-	return &database{identities: make(map[string]*identityCounter), hilo: make(map[string]*hiloState),
+	return &database{identities: make(map[string]int64), spellings: make(map[string]string), hilo: make(map[string]*hiloState),
 		claims: make(map[string]claim), claimedPrefixes: make(map[string]int)}
 }
 

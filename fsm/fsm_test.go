@@ -19,7 +19,7 @@ import (
 )
 
 // mustApply encodes and applies one command the way raft would, returning its response.
-func mustApply(t *testing.T, f *FSM, typ CommandType, m proto.Message) any {
+func mustApply(t testing.TB, f *FSM, typ CommandType, m proto.Message) any {
 	t.Helper()
 	data, err := Encode(typ, m)
 	if err != nil {

@@ -32,23 +32,17 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	if inc.GetCount() < 1 {
 		return IdentityRange{Err: ErrInvalidCount}
 	}
-	c := d.identities[key]
-	var current int64
-	if c != nil {
-		current = c.value
-	}
+	current, exists := d.identities[key]
 	r, ok := d.freeValues(key, st.separatorOf(), current, inc.GetCount())
 	if !ok {
 		return IdentityRange{Err: ErrCounterOverflow}
 	}
-	if c == nil {
+	if !exists {
 		if err := d.newCounterAllowed(inc.GetName()); err != nil {
 			return IdentityRange{Err: err}
 		}
-		c = &identityCounter{name: inc.GetName()}
-		d.identities[key] = c
 	}
-	c.value = r.Last
+	d.setIdentity(key, inc.GetName(), r.Last)
 	if id := inc.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
 			RequestId: id, Database: recordName(DatabaseName(inc.GetDatabase())), Kind: requestKindIdentity, Key: key,
@@ -97,16 +91,30 @@ func (st *state) applySeedIdentity(s *raftv1.SeedIdentity) any {
 		return err
 	}
 	key := foldKey(s.GetName())
-	c := d.identities[key]
-	if c == nil {
+	current, exists := d.identities[key]
+	if !exists {
 		if err := d.newCounterAllowed(s.GetName()); err != nil {
 			return err
 		}
-		c = &identityCounter{name: s.GetName()}
-		d.identities[key] = c
 	}
-	if s.GetForce() || s.GetValue() > c.value {
-		c.value = s.GetValue()
+	if !exists || s.GetForce() || s.GetValue() > current {
+		d.setIdentity(key, s.GetName(), s.GetValue())
 	}
-	return c.value
+	return d.identities[key]
+}
+
+// setIdentity sets the counter key (foldKey(name)) to value, creating it as spelled by name.
+func (d *database) setIdentity(key, name string, value int64) {
+	if _, exists := d.identities[key]; !exists && name != key {
+		d.spellings[key] = name
+	}
+	d.identities[key] = value
+}
+
+// identityName is the counter key as its first caller spelled it.
+func (d *database) identityName(key string) string {
+	if name, ok := d.spellings[key]; ok {
+		return name
+	}
+	return key
 }

@@ -20,8 +20,7 @@ func (f *FSM) Identities(database, prefix, after string, limit int) (page []Iden
 	keys, more := pageOf(d.identities, prefix, after, limit)
 	page = make([]Identity, len(keys))
 	for i, k := range keys {
-		c := d.identities[k]
-		page[i] = Identity{Database: DatabaseName(database), Name: c.name, Value: c.value}
+		page[i] = Identity{Database: DatabaseName(database), Name: d.identityName(k), Value: d.identities[k]}
 	}
 	return page, more, nil
 }
@@ -106,8 +105,8 @@ func (f *FSM) ListClaims(database, prefix, after string, limit int) (page []Clai
 func (f *FSM) Identity(database, name string) int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if d := f.st.databases[DatabaseName(database)]; d != nil && d.identities[foldKey(name)] != nil {
-		return d.identities[foldKey(name)].value
+	if d := f.st.databases[DatabaseName(database)]; d != nil {
+		return d.identities[foldKey(name)]
 	}
 	return 0
 }

@@ -64,13 +64,11 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 	// A database of the backup that this cluster lacks is created with the floors.
 	for _, id := range r.GetIdentities() {
 		d, key := st.dbForFloors(id.GetDatabase()), foldKey(id.GetName())
-		c := d.identities[key]
-		if c == nil {
-			c = &identityCounter{name: id.GetName()}
-			d.identities[key] = c
+		current, exists := d.identities[key]
+		if !exists || id.GetValue() > current {
+			d.setIdentity(key, id.GetName(), id.GetValue())
 		}
-		if id.GetValue() > c.value {
-			c.value = id.GetValue()
+		if id.GetValue() > current {
 			res.IdentitiesRaised++
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/raft"
 	"google.golang.org/protobuf/proto"
@@ -35,51 +34,56 @@ const (
 	claimRecord      recordType = 10
 )
 
-// restorers is the table of snapshot records: one function each that puts a record back.
-var restorers = map[recordType]func(st *state, data []byte) error{
-	identityRecord: restored(func(st *state, r *raftv1.IdentityRecord) {
-		st.dbForFloors(r.GetDatabase()).identities[foldKey(r.GetName())] = &identityCounter{name: r.GetName(), value: r.GetValue()}
-	}),
-	hiloRecord: restored(func(st *state, r *raftv1.HiLoRecord) {
-		h := &hiloState{max: r.GetMax(), lastLow: r.GetLastLow(), floor: r.GetFloor()}
-		for _, p := range r.GetPools() {
-			if h.pools == nil {
-				h.pools = make(map[string]int64)
+// newRestorers is the table of snapshot records: one function each that puts a record back.
+// Each snapshot read makes its own, so the records that come by the million (counters, tags,
+// claims) can decode into one message reused for all of them.
+func newRestorers() map[recordType]func(st *state, data []byte) error {
+	return map[recordType]func(st *state, data []byte) error{
+		identityRecord: restoredInto(func(st *state, r *raftv1.IdentityRecord) {
+			st.dbForFloors(r.GetDatabase()).setIdentity(foldKey(r.GetName()), r.GetName(), r.GetValue())
+		}),
+		hiloRecord: restoredInto(func(st *state, r *raftv1.HiLoRecord) {
+			h := &hiloState{max: r.GetMax(), lastLow: r.GetLastLow(), floor: r.GetFloor()}
+			for _, p := range r.GetPools() {
+				if h.pools == nil {
+					h.pools = make(map[string]int64)
+				}
+				h.pools[p.GetMemberId()] = p.GetReserved()
 			}
-			h.pools[p.GetMemberId()] = p.GetReserved()
-		}
-		st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = h
-	}),
-	claimRecord: restored(func(st *state, r *raftv1.ClaimRecord) {
-		// Indexed by prefix once the snapshot is read (indexClaims): the separator comes later.
-		st.dbForFloors(r.GetDatabase()).putClaim(foldKey(r.GetId()), claim{id: r.GetId(), owner: r.GetOwner()})
-	}),
-	keyRecord: restored(func(st *state, r *raftv1.KeyRecord) {
-		st.keys[r.GetId()] = &Key{ID: r.GetId(), Database: DatabaseName(r.GetDatabase()), Role: r.GetRole(), SecretSHA256: r.GetSecretSha256()}
-	}),
-	databaseRecord: restored(func(st *state, r *raftv1.DatabaseRecord) {
-		d := st.dbForFloors(r.GetName())
-		d.deleted, d.maxIdentities, d.maxCallsPerSecond, d.maxClaims = r.GetDeleted(), r.GetMaxIdentities(), r.GetMaxCallsPerSecond(), r.GetMaxClaims()
-	}),
-	nodeRecord: restored(func(st *state, r *raftv1.NodeRecord) {
-		st.nodes[r.GetTag()] = Node{Tag: r.GetTag(), ID: r.GetId(), RaftAddress: r.GetRaftAddress(), GRPCAddress: r.GetGrpcAddress(), Incarnation: r.GetIncarnation()}
-	}),
-	retiredTagRecord: restored(func(st *state, r *raftv1.RetiredTagRecord) {
-		st.retired[r.GetTag()] = true
-	}),
-	requestRecord: restored(func(st *state, r *raftv1.RequestRecord) {
-		st.requests.byID[requestKey(r.GetDatabase(), r.GetRequestId())] = r
-		st.requests.queue = append(st.requests.queue, r)
-	}),
-	clockRecord: restored(func(st *state, r *raftv1.ClockRecord) {
-		st.requests.nowMs = r.GetNowMs()
-	}),
-	settingsRecord: restored(func(st *state, r *raftv1.SettingsRecord) {
-		st.separator = r.GetSeparator()
-		st.clusterSecret = r.GetClusterSecret()
-	}),
+			st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = h
+		}),
+		claimRecord: restoredInto(func(st *state, r *raftv1.ClaimRecord) {
+			// Indexed by prefix once the snapshot is read (indexClaims): the separator comes later.
+			st.dbForFloors(r.GetDatabase()).putClaim(foldKey(r.GetId()), claim{id: r.GetId(), owner: r.GetOwner()})
+		}),
+		keyRecord: restored(func(st *state, r *raftv1.KeyRecord) {
+			st.keys[r.GetId()] = &Key{ID: r.GetId(), Database: DatabaseName(r.GetDatabase()), Role: r.GetRole(), SecretSHA256: r.GetSecretSha256()}
+		}),
+		databaseRecord: restored(func(st *state, r *raftv1.DatabaseRecord) {
+			d := st.dbForFloors(r.GetName())
+			d.deleted, d.maxIdentities, d.maxCallsPerSecond, d.maxClaims = r.GetDeleted(), r.GetMaxIdentities(), r.GetMaxCallsPerSecond(), r.GetMaxClaims()
+		}),
+		nodeRecord: restored(func(st *state, r *raftv1.NodeRecord) {
+			st.nodes[r.GetTag()] = Node{Tag: r.GetTag(), ID: r.GetId(), RaftAddress: r.GetRaftAddress(), GRPCAddress: r.GetGrpcAddress(), Incarnation: r.GetIncarnation()}
+		}),
+		retiredTagRecord: restored(func(st *state, r *raftv1.RetiredTagRecord) {
+			st.retired[r.GetTag()] = true
+		}),
+		requestRecord: restored(func(st *state, r *raftv1.RequestRecord) {
+			st.requests.byID[requestKey(r.GetDatabase(), r.GetRequestId())] = r
+			st.requests.queue = append(st.requests.queue, r)
+		}),
+		clockRecord: restored(func(st *state, r *raftv1.ClockRecord) {
+			st.requests.nowMs = r.GetNowMs()
+		}),
+		settingsRecord: restored(func(st *state, r *raftv1.SettingsRecord) {
+			st.separator = r.GetSeparator()
+			st.clusterSecret = r.GetClusterSecret()
+		}),
+	}
 }
 
+// restored decodes each record into a new message, for puts that keep the message.
 func restored[M any, PM interface {
 	*M
 	proto.Message
@@ -94,36 +98,28 @@ func restored[M any, PM interface {
 	}
 }
 
-// snapshotRecord is one record to write, or for claimRecord all the claims of one database.
+// restoredInto decodes every record into the same message (Unmarshal resets it and copies
+// strings and bytes out of data), for puts that copy the fields out.
+func restoredInto[M any, PM interface {
+	*M
+	proto.Message
+}](put func(*state, PM)) func(*state, []byte) error {
+	m := PM(new(M))
+	return func(st *state, data []byte) error {
+		if err := proto.Unmarshal(data, m); err != nil {
+			return err
+		}
+		put(st, m)
+		return nil
+	}
+}
+
+// snapshotRecord is one record to write, or a stream of records of one type (the counters,
+// tags or claims of one database: see snapshot_streams.go).
 type snapshotRecord struct {
 	typ    recordType
 	msg    proto.Message
-	claims *claimRecords // claimRecord: one record per claim, written from here
-}
-
-// claimRecords are one database's claims as a snapshot captured them: copied out of the map,
-// and sorted and turned into records only when written. A node with 10⁶ claims would
-// otherwise sort their keys, look each one up and allocate a message for each in raft's FSM
-// goroutine, which applies nothing meanwhile, and hold ~280 bytes of garbage per claim until
-// the snapshot is written; this is one 48-byte entry per claim, the sort and the records
-// happen in Persist, and one message and one buffer serve every record.
-type claimRecords struct {
-	database string // as the records name it
-	entries  []claimEntry
-}
-
-type claimEntry struct {
-	key string // folded: the order of the records
-	claim
-}
-
-// captureClaims copies the claims of d for a snapshot naming the database rec.
-func captureClaims(claims map[string]claim, rec string) *claimRecords {
-	cr := &claimRecords{database: rec, entries: make([]claimEntry, 0, len(claims))}
-	for k, c := range claims {
-		cr.entries = append(cr.entries, claimEntry{key: k, claim: c})
-	}
-	return cr
+	stream recordStream
 }
 
 // records lists the state as snapshot records, in the order they are written; a backup's
@@ -171,23 +167,17 @@ func (st *state) records(backup bool) []snapshotRecord {
 	return out
 }
 
-// records lists the database's counters as snapshot records naming it rec.
+// records lists the database's counters, tags and claims as snapshot records naming it rec.
 func (d *database) records(rec string) []snapshotRecord {
 	var out []snapshotRecord
-	for _, k := range sortedKeys(d.identities) {
-		c := d.identities[k]
-		out = append(out, snapshotRecord{typ: identityRecord, msg: &raftv1.IdentityRecord{Database: rec, Name: c.name, Value: c.value}})
+	if len(d.identities) > 0 {
+		out = append(out, snapshotRecord{typ: identityRecord, stream: d.captureIdentities(rec)})
 	}
-	for _, k := range sortedKeys(d.hilo) {
-		h := d.hilo[k]
-		hr := &raftv1.HiLoRecord{Database: rec, Tag: k, Max: h.max, LastLow: h.lastLow, Floor: h.floor}
-		for _, id := range sortedKeys(h.pools) {
-			hr.Pools = append(hr.Pools, &raftv1.HiLoPoolRecord{MemberId: id, Reserved: h.pools[id]})
-		}
-		out = append(out, snapshotRecord{typ: hiloRecord, msg: hr})
+	if len(d.hilo) > 0 {
+		out = append(out, snapshotRecord{typ: hiloRecord, stream: captureHiLo(d.hilo, rec)})
 	}
 	if len(d.claims) > 0 {
-		out = append(out, snapshotRecord{typ: claimRecord, claims: captureClaims(d.claims, rec)})
+		out = append(out, snapshotRecord{typ: claimRecord, stream: captureClaims(d.claims, rec)})
 	}
 	return out
 }
@@ -232,8 +222,8 @@ func (s *snapshot) write(w io.Writer) error {
 		return err
 	}
 	for _, r := range s.records {
-		if r.claims != nil {
-			if err := r.claims.write(&rw); err != nil {
+		if r.stream != nil {
+			if err := r.stream.write(&rw); err != nil {
 				return err
 			}
 			continue
@@ -243,20 +233,6 @@ func (s *snapshot) write(w io.Writer) error {
 		}
 	}
 	return rw.w.Flush()
-}
-
-// write writes one record per claim, in the order of their folded IDs. It sorts the entries
-// in place: a snapshot is written once.
-func (cr *claimRecords) write(rw *recordWriter) error {
-	slices.SortFunc(cr.entries, func(a, b claimEntry) int { return strings.Compare(a.key, b.key) })
-	msg := &raftv1.ClaimRecord{Database: cr.database}
-	for _, e := range cr.entries {
-		msg.Id, msg.Owner = e.id, e.owner
-		if err := rw.record(claimRecord, msg); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // recordWriter frames records: the type byte, the uvarint length, the protobuf. Its buffers
@@ -307,6 +283,8 @@ func readSnapshot(r io.Reader) (*state, error) {
 		return nil, fmt.Errorf("not an idnode FSM snapshot (bad header)")
 	}
 	st := newState()
+	restorers := newRestorers()
+	var data []byte // reused: every restorer copies what it keeps
 	for {
 		typ, err := br.ReadByte()
 		if err == io.EOF {
@@ -320,7 +298,7 @@ func readSnapshot(r io.Reader) (*state, error) {
 		if err != nil || size > maxRecordSize {
 			return nil, fmt.Errorf("snapshot record %d: bad length", typ)
 		}
-		data := make([]byte, size)
+		data = slices.Grow(data[:0], int(size))[:size]
 		if _, err := io.ReadFull(br, data); err != nil {
 			return nil, fmt.Errorf("snapshot record %d truncated: %w", typ, err)
 		}

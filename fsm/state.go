@@ -17,11 +17,6 @@ type state struct {
 	clusterSecret []byte
 }
 
-type identityCounter struct {
-	name  string // spelling of the first caller, for listing
-	value int64
-}
-
 type hiloState struct {
 	max     int64 // highest number ever reserved
 	lastLow int64 // low end of the newest reservation

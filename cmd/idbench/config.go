@@ -23,6 +23,7 @@ const (
 	maxConns       = 256
 	maxCount       = 1_000_000
 	maxClaimCount  = 1000 // the server's bound on the IDs of one Claim
+	maxNames       = 10_000_000
 )
 
 // Targets and strategies.
@@ -76,6 +77,7 @@ type config struct {
 	rangeSize   int64         // hilo-range: the range size asked for (0: the server's first range)
 	ramp        *ramp         // client-hilo: an open-loop rate that doubles (nil: closed loop)
 	claimIDs    string        // claim: names or numbers
+	names       int64         // identity, identity-batch, hilo-range: calls cycle over this many names (0: the prefix alone)
 	prefix      string
 	timeout     time.Duration // per call
 	connect     time.Duration // connecting before the run
@@ -100,6 +102,11 @@ func usesCount(strategy string) bool {
 // usesVia reports whether strategy calls Generate, which --via can route either way.
 func usesVia(strategy string) bool {
 	return strategy == stratIdentity || strategy == stratIdentityBatch || strategy == stratServerSide || strategy == stratGUID
+}
+
+// usesNames reports whether strategy takes --names: calls spread over many counters or tags.
+func usesNames(strategy string) bool {
+	return strategy == stratIdentity || strategy == stratIdentityBatch || strategy == stratHiLoRange
 }
 
 // idsPerOp is how many IDs one successful call returns (or claims) for the fixed-size strategies.
@@ -133,6 +140,9 @@ func (c *config) describe() string {
 	}
 	if c.ramp != nil {
 		s += " ramp=" + c.ramp.String()
+	}
+	if c.names > 0 {
+		s += fmt.Sprintf(" names=%d", c.names)
 	}
 	return s
 }
@@ -194,6 +204,7 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.Int64Var(&c.rangeSize, "range-size", 0, "hilo-range: numbers per range, 32 to 1048576 (sent as last_batch_size without last_range_at, which the range policy grants as is; every range is checked to be that size); 0: the server's first range size")
 	fs.StringVar(&ramp, "ramp", "", "client-hilo: FROM:TO:STEP, calls/s of all callers together starting at FROM and doubling every STEP up to TO, e.g. 1000:1000000:2s; the run lasts until TO's step ends (no --duration or --ops)")
 	fs.StringVar(&c.claimIDs, "claim-ids", claimNames, "claim: the IDs claimed, names (<prefix>/<caller>-<seq>) or numbers (<prefix>/<n>, identity-shaped)")
+	fs.Int64Var(&c.names, "names", 0, "identity, identity-batch, hilo-range: spread the calls over this many counters or tags, <prefix>-0 … <prefix>-<names-1>, taken in turn by all callers (with --ops names, each is created once); 0: the prefix alone")
 	fs.StringVar(&c.prefix, "prefix", "bench", "identity name / server-side prefix / HiLo tag or collection; for etcd, keys go under idbench/<prefix>/")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "deadline of one call")
 	fs.DurationVar(&c.connect, "connect-timeout", 10*time.Second, "how long to wait for the connections before the run starts")
@@ -314,6 +325,14 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 		c.via = ""
 	case c.via != viaRoundRobin && c.via != viaGoClient:
 		return fmt.Errorf("--via must be %s or %s, got %q", viaRoundRobin, viaGoClient, c.via)
+	}
+	switch {
+	case c.names != 0 && (c.target != targetIdnode || !usesNames(c.strategy)):
+		return fmt.Errorf("--names applies to identity, identity-batch and hilo-range only, not %s %s", c.target, c.strategy)
+	case c.names < 0 || c.names > maxNames:
+		return fmt.Errorf("--names must be between 0 and %d, got %d", maxNames, c.names)
+	case c.names != 0 && c.via == viaGoClient:
+		return fmt.Errorf("--names works with --via %s only: the Go client's route takes the prefix alone", viaRoundRobin)
 	}
 	if c.prefix == "" || strings.ContainsAny(c.prefix, "|\\") {
 		return fmt.Errorf("--prefix must be non-empty without | or \\, got %q", c.prefix)

@@ -46,6 +46,9 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"range-size above the policy", []string{"--duration", "1s", "--strategy", "hilo-range", "--range-size", "1048577"}, "--range-size must be between 32 and 1048576"},
 		{"negative range-size", []string{"--duration", "1s", "--strategy", "hilo-range", "--range-size", "-32"}, "--range-size must be between"},
 		{"count on hilo-range", []string{"--duration", "1s", "--strategy", "hilo-range", "--count", "64"}, "--count applies to identity-batch, server-side and claim only"},
+		{"names on claim", []string{"--duration", "1s", "--strategy", "claim", "--names", "10"}, "--names applies to identity, identity-batch and hilo-range only"},
+		{"names on etcd", []string{"--duration", "1s", "--target", "etcd", "--names", "10"}, "--names applies to identity, identity-batch and hilo-range only"},
+		{"negative names", []string{"--duration", "1s", "--names", "-1"}, "--names must be between 0 and 10000000"},
 		{"count too large", []string{"--duration", "1s", "--strategy", "server-side", "--count", "2000000"}, "--count must be between"},
 		{"zero callers", []string{"--duration", "1s", "--concurrency", "0"}, "--concurrency must be between"},
 		{"zero conns", []string{"--duration", "1s", "--conns", "0"}, "--conns must be between"},
@@ -135,6 +138,14 @@ func TestParseConfigAccepts(t *testing.T) {
 		if cfg.rangeSize != size || cfg.describe() != "idnode hilo-range size="+arg {
 			t.Errorf("hilo-range --range-size %d: %+v (%s)", size, cfg, cfg.describe())
 		}
+	}
+
+	cfg, err = parseConfig([]string{"--ops", "1000", "--strategy", "hilo-range", "--names", "1000"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.names != 1000 || cfg.describe() != "idnode hilo-range names=1000" {
+		t.Errorf("hilo-range --names 1000: %+v (%s)", cfg, cfg.describe())
 	}
 
 	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "etcd-put", "--endpoints", "http://127.0.0.1:2379"}, &bytes.Buffer{})
@@ -254,5 +265,21 @@ func TestClaimIDs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestNameCycleTakesEachNameInTurn: with --names n the first n calls create n distinct
+// counters, and later calls go round them again.
+func TestNameCycleTakesEachNameInTurn(t *testing.T) {
+	c := &nameCycle{prefix: "growth", n: 3}
+	var got []string
+	for range 5 {
+		got = append(got, c.name())
+	}
+	if want := "growth-0 growth-1 growth-2 growth-0 growth-1"; strings.Join(got, " ") != want {
+		t.Errorf("names = %q, want %q", strings.Join(got, " "), want)
+	}
+	if name := (&nameCycle{prefix: "bench"}).name(); name != "bench" {
+		t.Errorf("without --names the name is %q, want the prefix", name)
 	}
 }

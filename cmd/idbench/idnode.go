@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
@@ -41,9 +42,10 @@ func newIdnodeWorkload(ctx context.Context, cfg *config) (*workload, error) {
 		}
 	}
 	ops := make([]op, cfg.concurrency)
+	names := &nameCycle{prefix: cfg.prefix, n: cfg.names}
 	for i := range ops {
 		client := idnodev1.NewIdServiceClient(conns[i%len(conns)])
-		ops[i] = idnodeOp(cfg, client, i)
+		ops[i] = idnodeOp(cfg, client, i, names)
 	}
 	return &workload{ops: ops, close: closeAll}, nil
 }
@@ -62,8 +64,24 @@ func waitReady(ctx context.Context, cc *grpc.ClientConn) error {
 	}
 }
 
+// nameCycle hands the callers the names of --names in turn: <prefix>-0, <prefix>-1, … and
+// round again, so a run of --ops n creates each of n counters or tags once, and a longer run
+// touches every one of them equally often. Without --names it is always the prefix.
+type nameCycle struct {
+	prefix string
+	n      int64
+	next   atomic.Int64
+}
+
+func (c *nameCycle) name() string {
+	if c.n == 0 {
+		return c.prefix
+	}
+	return c.prefix + "-" + strconv.FormatInt((c.next.Add(1)-1)%c.n, 10)
+}
+
 // idnodeOp is the call of caller for cfg.strategy. Each caller has its own request message.
-func idnodeOp(cfg *config, client idnodev1.IdServiceClient, caller int) op {
+func idnodeOp(cfg *config, client idnodev1.IdServiceClient, caller int, names *nameCycle) op {
 	if cfg.strategy == stratClaim {
 		return claimOp(cfg, client, caller)
 	}
@@ -71,10 +89,11 @@ func idnodeOp(cfg *config, client idnodev1.IdServiceClient, caller int) op {
 		// With --range-size, every call asks for that size: last_batch_size without
 		// last_range_at is granted as is by the range policy (no growing or shrinking), so two
 		// runs, or two clusters, grant the same numbers per call.
-		req := &idnodev1.NextHiLoRequest{Tag: cfg.prefix, LastBatchSize: cfg.rangeSize}
+		req := &idnodev1.NextHiLoRequest{LastBatchSize: cfg.rangeSize}
 		return func(ctx context.Context) (int64, error) {
 			ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 			defer cancel()
+			req.Tag = names.name()
 			resp, err := client.NextHiLo(ctx, req)
 			if err != nil {
 				return 0, err
@@ -91,10 +110,14 @@ func idnodeOp(cfg *config, client idnodev1.IdServiceClient, caller int) op {
 	}
 	req := &idnodev1.GenerateRequest{}
 	req.Id, req.Count = generateRequest(cfg)
+	identity := cfg.strategy == stratIdentity || cfg.strategy == stratIdentityBatch
 	want := cfg.idsPerOp()
 	return func(ctx context.Context) (int64, error) {
 		ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 		defer cancel()
+		if identity {
+			req.Id = names.name() + "|"
+		}
 		resp, err := client.Generate(ctx, req)
 		if err != nil {
 			return 0, err

@@ -39,12 +39,6 @@ func printVersion(w io.Writer) {
 	fmt.Fprintln(w, "idnode", version.Get())
 }
 
-// defaultGCPercent replaces Go's GOGC=100. A node's live heap is a few MB, so at 100 the
-// collector runs hundreds of times a second under load and took a fifth of a node's CPU;
-// at 400 the heap still stays far below 40 MB (docs/BENCHMARKS.md). GOGC in the environment
-// wins.
-const defaultGCPercent = 400
-
 func main() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(defaultGCPercent)
@@ -96,6 +90,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	memLimit, err := applyMemoryLimit(cfg.memoryLimit, getenv)
 	if err != nil {
 		return err
+	}
+	if getenv("GOGC") == "" {
+		go followLiveHeap(ctx)
 	}
 	o, err := loadOps(cfg)
 	if err != nil {
