@@ -77,10 +77,11 @@ cleanup() {
 	exit "$rc"
 }
 
-# start DATADIR LOG: starts the node in the background (NODE=its pid).
+# start DATADIR LOG: starts the node in the background (NODE=its pid), with the flags in the
+# array NODE_FLAGS if the script set one.
 start() {
 	"$IDNODE" --tag A --data-dir "$1" --grpc-addr "$GRPC" --raft-addr "$RAFT" \
-		--metrics-addr "$METRICS" --pprof --log-format json --log-level info >"$2" 2>&1 &
+		--metrics-addr "$METRICS" --pprof --log-format json --log-level info ${NODE_FLAGS[@]+"${NODE_FLAGS[@]}"} >"$2" 2>&1 &
 	NODE=$!
 }
 
