@@ -14,10 +14,33 @@ import (
 // the leader serves straight there and spares them a follower's hop (issue 16). Clients that
 // ignore it (grpcurl, other languages) are forwarded as before.
 func (s *Server) leaderHint(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if id, _ := s.node.Leader(); id != "" {
-		if n, ok := s.node.FSM().NodeByID(id); ok && n.GRPCAddress != "" {
-			_ = grpc.SetHeader(ctx, metadata.Pairs(client.LeaderHeader, n.GRPCAddress))
-		}
+	if md := s.leaderHeader(); md != nil {
+		_ = grpc.SetHeader(ctx, md)
 	}
 	return handler(ctx, req)
+}
+
+// leaderHeaderCache is the header naming one address: built once per leader address, not per
+// call (metadata.Pairs allocates a map and lower-cases the key; SetHeader only reads it).
+type leaderHeaderCache struct {
+	addr string
+	md   metadata.MD
+}
+
+// leaderHeader is the header naming the leader's gRPC address, nil while there is none.
+func (s *Server) leaderHeader() metadata.MD {
+	id, _ := s.node.Leader()
+	if id == "" {
+		return nil
+	}
+	n, ok := s.node.FSM().NodeByID(id)
+	if !ok || n.GRPCAddress == "" {
+		return nil
+	}
+	if c := s.leaderMD.Load(); c != nil && c.addr == n.GRPCAddress {
+		return c.md
+	}
+	md := metadata.Pairs(client.LeaderHeader, n.GRPCAddress)
+	s.leaderMD.Store(&leaderHeaderCache{addr: n.GRPCAddress, md: md})
+	return md
 }

@@ -113,6 +113,7 @@ type Server struct {
 	calls        callBuckets // per-database call limits (ratelimit.go)
 	refills      *refiller   // HiLo pools waiting for a top-up (hilopool.go)
 	poolAnswers  *poolAnswers
+	leaderMD     atomic.Pointer[leaderHeaderCache] // leaderhint.go
 	log          *slog.Logger
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
