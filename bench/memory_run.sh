@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/memory_run.sh — a node's memory under sustained load (issue 16, "Memory under sustained
 # load"): one fresh node on loopback with --memory-limit, CALLERS idbench callers taking
-# identities round NAMES counters for DURATION, and every SAMPLE the node's resident set
+# identities round NAMES counters for DURATION, through the Go client by default (as an
+# application does: every identity call carries a request_id, so the node's request-id table
+# is part of what is measured), and every SAMPLE the node's resident set
 # (VmRSS), its heap (go_memstats_heap_alloc_bytes, not forced: what the collector lets stand)
 # and the identities it handed out in that interval (idnode_ids_issued_total). Without the
 # limit the same load once plateaued at 400–450 MB with a live heap of ~60 MB: GOGC=400's
@@ -18,6 +20,7 @@
 #   MEMORY_LIMIT  the node's --memory-limit, e.g. 256MiB, or none (default 256MiB)
 #   CALLERS       idbench callers (default 64)
 #   NAMES         identity counters the calls go round (default 1000)
+#   VIA           go-client (request ids) or round-robin (raw calls, none) (default go-client)
 #   SAMPLE        seconds between samples, 5–60 (default 30)
 #   PORT_BASE     loopback ports PORT_BASE..+2: gRPC, Raft, metrics (default 32420)
 set -euo pipefail
@@ -26,6 +29,7 @@ DURATION=${DURATION:-10m}
 MEMORY_LIMIT=${MEMORY_LIMIT:-256MiB}
 CALLERS=${CALLERS:-64}
 NAMES=${NAMES:-1000}
+VIA=${VIA:-go-client}
 SAMPLE=${SAMPLE:-30}
 PORT_BASE=${PORT_BASE:-32420}
 
@@ -41,6 +45,7 @@ esac
 [[ $LOAD_S =~ ^[0-9]+$ ]] && ((LOAD_S >= 10 && LOAD_S <= 600)) || die "DURATION must be 10s–10m, got '$DURATION'"
 [[ $CALLERS =~ ^[0-9]+$ ]] && ((CALLERS >= 1 && CALLERS <= 1024)) || die "CALLERS must be 1–1024, got '$CALLERS'"
 [[ $NAMES =~ ^[0-9]+$ ]] && ((NAMES >= 1 && NAMES <= 1000000)) || die "NAMES must be 1–1000000, got '$NAMES'"
+[[ $VIA == go-client || $VIA == round-robin ]] || die "VIA must be go-client or round-robin, got '$VIA'"
 [[ $SAMPLE =~ ^[0-9]+$ ]] && ((SAMPLE >= 5 && SAMPLE <= 60)) || die "SAMPLE must be 5–60 seconds, got '$SAMPLE'"
 NODE_FLAGS=()
 [[ $MEMORY_LIMIT == none ]] || NODE_FLAGS=(--memory-limit "$MEMORY_LIMIT")
@@ -60,11 +65,11 @@ machine_table
 start "$TMP/data" "$TMP/node.log"
 wait_for "SERVING" "$START_TIMEOUT" serving
 log "node up (--memory-limit $MEMORY_LIMIT); creating $NAMES counters"
-"$IDBENCH" --nodes "$GRPC" --strategy identity --names "$NAMES" --ops "$NAMES" --concurrency "$CALLERS" \
+"$IDBENCH" --nodes "$GRPC" --strategy identity --via "$VIA" --names "$NAMES" --ops "$NAMES" --concurrency "$CALLERS" \
 	--prefix mem --json --progress=false >"$TMP/fill.json" || die "creating the counters failed: $(cat "$TMP/fill.json")"
 
-log "load: $CALLERS callers round $NAMES counters for $DURATION, a sample every ${SAMPLE}s"
-"$IDBENCH" --nodes "$GRPC" --strategy identity --names "$NAMES" --duration "$DURATION" --concurrency "$CALLERS" \
+log "load: $CALLERS callers ($VIA) round $NAMES counters for $DURATION, a sample every ${SAMPLE}s"
+"$IDBENCH" --nodes "$GRPC" --strategy identity --via "$VIA" --names "$NAMES" --duration "$DURATION" --concurrency "$CALLERS" \
 	--prefix mem --json --progress=false >"$TMP/load.json" 2>"$TMP/load.err" &
 LOAD=$!
 

@@ -1,13 +1,9 @@
 package fsm
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"runtime"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/raft"
 
@@ -40,11 +36,6 @@ func claimsFSM(b testing.TB, n int) *FSM {
 	return f
 }
 
-// countingWriter counts what is written to it.
-type countingWriter struct{ n int64 }
-
-func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
-
 // BenchmarkSnapshotClaims is what raft's snapshot of a node with claims costs the FSM: the
 // capture (FSM.Snapshot, in raft's FSM goroutine: no command is applied meanwhile) and the
 // write (Persist, in the background), with the bytes written and the heap the two allocate.
@@ -52,37 +43,7 @@ func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); re
 //	go test -run NONE -bench SnapshotClaims -benchtime 3x -benchmem ./fsm/
 func BenchmarkSnapshotClaims(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("claims=%d", n), func(b *testing.B) {
-			f := claimsFSM(b, n)
-			var capture, write time.Duration
-			var size int64
-			var allocated uint64
-			var before, after runtime.MemStats
-			for b.Loop() {
-				runtime.ReadMemStats(&before)
-				start := time.Now()
-				snap, err := f.Snapshot()
-				if err != nil {
-					b.Fatal(err)
-				}
-				captured := time.Now()
-				w := &countingWriter{}
-				if err := snap.(*snapshot).write(w); err != nil {
-					b.Fatal(err)
-				}
-				write += time.Since(captured)
-				capture += captured.Sub(start)
-				runtime.ReadMemStats(&after)
-				allocated += after.TotalAlloc - before.TotalAlloc
-				size = w.n
-				snap.Release()
-			}
-			runs := float64(b.N)
-			b.ReportMetric(float64(capture.Milliseconds())/runs, "capture-ms")
-			b.ReportMetric(float64(write.Milliseconds())/runs, "write-ms")
-			b.ReportMetric(float64(size)/float64(n), "snapshot-B/claim")
-			b.ReportMetric(float64(allocated)/runs/float64(n), "alloc-B/claim")
-		})
+		b.Run(fmt.Sprintf("claims=%d", n), func(b *testing.B) { benchSnapshot(b, claimsFSM(b, n), n, "claim") })
 	}
 }
 
@@ -92,22 +53,7 @@ func BenchmarkSnapshotClaims(b *testing.B) {
 //	go test -run NONE -bench RestoreClaims -benchtime 3x -benchmem ./fsm/
 func BenchmarkRestoreClaims(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("claims=%d", n), func(b *testing.B) {
-			var buf bytes.Buffer
-			snap, err := claimsFSM(b, n).Snapshot()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := snap.(*snapshot).write(&buf); err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				g := New()
-				if err := g.Restore(io.NopCloser(bytes.NewReader(buf.Bytes()))); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(fmt.Sprintf("claims=%d", n), func(b *testing.B) { benchRestore(b, claimsFSM(b, n)) })
 	}
 }
 

@@ -1,13 +1,10 @@
 package fsm
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"runtime"
 	"strconv"
 	"testing"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -96,37 +93,7 @@ func BenchmarkCounterMemory(b *testing.B) {
 //	go test -run NONE -bench SnapshotCounters -benchtime 3x ./fsm/
 func BenchmarkSnapshotCounters(b *testing.B) {
 	for _, n := range counterSizes {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			f := countersFSM(b, n)
-			var capture, write time.Duration
-			var size int64
-			var allocated uint64
-			var before, after runtime.MemStats
-			for b.Loop() {
-				runtime.ReadMemStats(&before)
-				start := time.Now()
-				snap, err := f.Snapshot()
-				if err != nil {
-					b.Fatal(err)
-				}
-				captured := time.Now()
-				w := &countingWriter{}
-				if err := snap.(*snapshot).write(w); err != nil {
-					b.Fatal(err)
-				}
-				write += time.Since(captured)
-				capture += captured.Sub(start)
-				runtime.ReadMemStats(&after)
-				allocated += after.TotalAlloc - before.TotalAlloc
-				size = w.n
-				snap.Release()
-			}
-			runs := float64(b.N)
-			b.ReportMetric(float64(capture.Microseconds())/1000/runs, "capture-ms")
-			b.ReportMetric(float64(write.Microseconds())/1000/runs, "write-ms")
-			b.ReportMetric(float64(size)/float64(n), "snapshot-B/(counter+tag)")
-			b.ReportMetric(float64(allocated)/runs/float64(n), "alloc-B/(counter+tag)")
-		})
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchSnapshot(b, countersFSM(b, n), n, "(counter+tag)") })
 	}
 }
 
@@ -136,21 +103,6 @@ func BenchmarkSnapshotCounters(b *testing.B) {
 //	go test -run NONE -bench RestoreCounters -benchtime 3x -benchmem ./fsm/
 func BenchmarkRestoreCounters(b *testing.B) {
 	for _, n := range counterSizes {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			var buf bytes.Buffer
-			snap, err := countersFSM(b, n).Snapshot()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := snap.(*snapshot).write(&buf); err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				g := New()
-				if err := g.Restore(io.NopCloser(bytes.NewReader(buf.Bytes()))); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchRestore(b, countersFSM(b, n)) })
 	}
 }

@@ -331,8 +331,6 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 		return fmt.Errorf("--names applies to identity, identity-batch and hilo-range only, not %s %s", c.target, c.strategy)
 	case c.names < 0 || c.names > maxNames:
 		return fmt.Errorf("--names must be between 0 and %d, got %d", maxNames, c.names)
-	case c.names != 0 && c.via == viaGoClient:
-		return fmt.Errorf("--names works with --via %s only: the Go client's route takes the prefix alone", viaRoundRobin)
 	}
 	if c.prefix == "" || strings.ContainsAny(c.prefix, "|\\") {
 		return fmt.Errorf("--prefix must be non-empty without | or \\, got %q", c.prefix)

@@ -207,6 +207,30 @@ func TestE2EIdnode(t *testing.T) {
 			t.Errorf("%q: uniqueness check %+v, want 40 IDs checked, no duplicates", tc.args, res.Unique)
 		}
 	}
+
+	// --names 40 --ops 40 creates 40 counters, each taken once, by either route.
+	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	for _, via := range []string{viaRoundRobin, viaGoClient} {
+		prefix := "names-" + via
+		res, code, stderr := idbench(t, "--nodes", addr, "--strategy", "identity", "--via", via, "--names", "40", "--ops", "40",
+			"--concurrency", "4", "--prefix", prefix, "--progress=false")
+		if res == nil || code != 0 || res.Errors != 0 {
+			t.Fatalf("--names 40 via %s: exit %d, result %+v, stderr:\n%s", via, code, res, stderr)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), serveTimeout)
+		list, err := idnodev1.NewIdServiceClient(cc).ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: prefix + "-"})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := list.GetIdentities(); len(got) != 40 || slices.ContainsFunc(got, func(id *idnodev1.Identity) bool { return id.GetValue() != 1 }) {
+			t.Errorf("--names 40 via %s left %d counters %v, want 40 at 1", via, len(got), got)
+		}
+	}
 }
 
 // TestE2EClaim checks what the claim strategy leaves behind — the IDs it names, claimed — and

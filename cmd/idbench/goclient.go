@@ -51,6 +51,8 @@ func newGoClientWorkload(ctx context.Context, cfg *config) (*workload, error) {
 		}
 	}
 	id, count := generateRequest(cfg)
+	identity := cfg.strategy == stratIdentity || cfg.strategy == stratIdentityBatch
+	names := &nameCycle{prefix: cfg.prefix, n: cfg.names}
 	want := cfg.idsPerOp()
 	ops := make([]op, cfg.concurrency)
 	for i := range ops {
@@ -58,12 +60,16 @@ func newGoClientWorkload(ctx context.Context, cfg *config) (*workload, error) {
 		ops[i] = func(ctx context.Context) (int64, error) {
 			ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 			defer cancel()
-			ids, err := c.Generate(ctx, id, count)
+			callID := id
+			if identity {
+				callID = names.name() + "|"
+			}
+			ids, err := c.Generate(ctx, callID, count)
 			if err != nil {
 				return 0, err
 			}
 			if got := int64(len(ids)); got != want {
-				return 0, fmt.Errorf("%w: Generate(%q, count %d) returned %d IDs", errBadResponse, id, count, got)
+				return 0, fmt.Errorf("%w: Generate(%q, count %d) returned %d IDs", errBadResponse, callID, count, got)
 			}
 			return want, nil
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/client"
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/test/history"
 )
 
@@ -50,19 +51,12 @@ func TestClientIdentitiesSurviveLeaderKill9(t *testing.T) {
 					return
 				default:
 				}
-				op := rec.BeginIdentity("failover", 1)
-				ctx, cancel := context.WithTimeout(context.Background(), failoverCallBudget)
-				began := time.Now()
-				b, err := cl.NextIdentity(ctx, "failover", 1)
-				took := time.Since(began)
-				cancel()
-				if err != nil {
-					op.Unknown()
-					errs.add(err)
-					continue
+				took, ok := recordedIdentity(rec, errs, "failover", failoverCallBudget, func(ctx context.Context) (docid.IdentityBlock, error) {
+					return cl.NextIdentity(ctx, "failover", 1)
+				})
+				if ok {
+					raiseTo(&longest, int64(took))
 				}
-				op.Done(b.First, b.Last, b.Skipped...)
-				raiseTo(&longest, int64(took))
 			}
 		})
 	}

@@ -66,16 +66,7 @@ func runIdentityCallers(t *testing.T, call func(ctx context.Context, caller int)
 	for w := range loadCallers {
 		wg.Go(func() {
 			for range callsPerCaller {
-				op := rec.BeginIdentity(prefix, 1)
-				ctx, cancel := context.WithTimeout(context.Background(), loadCallBudget)
-				b, err := call(ctx, w)
-				cancel()
-				if err != nil {
-					op.Unknown()
-					errs.add(err)
-					continue
-				}
-				op.Done(b.First, b.Last, b.Skipped...)
+				recordedIdentity(rec, errs, prefix, loadCallBudget, func(ctx context.Context) (docid.IdentityBlock, error) { return call(ctx, w) })
 			}
 		})
 	}
@@ -110,4 +101,24 @@ func (c *cluster) grpcAddrs() []string {
 		addrs = append(addrs, p.GRPCAddr)
 	}
 	return addrs
+}
+
+// recordedIdentity makes one identity call of name within budget, recorded in rec (its
+// outcome unknown when it failed, with the error tallied in errs), and returns how long it
+// took and whether it succeeded.
+func recordedIdentity(rec *history.Recorder, errs *errorTally, name string, budget time.Duration,
+	call func(ctx context.Context) (docid.IdentityBlock, error)) (time.Duration, bool) {
+	op := rec.BeginIdentity(name, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	began := time.Now()
+	b, err := call(ctx)
+	took := time.Since(began)
+	if err != nil {
+		op.Unknown()
+		errs.add(err)
+		return took, false
+	}
+	op.Done(b.First, b.Last, b.Skipped...)
+	return took, true
 }
