@@ -46,8 +46,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 DOC=${DOC:-$ROOT/docs/BENCHMARKS.md}
 
-log() { printf 'compare: %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
+BENCH=compare
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 [[ $DURATION =~ ^([0-9]+)s$ ]] || die "DURATION must be whole seconds like 10s, got '$DURATION'"
 SECS=${BASH_REMATCH[1]}
@@ -100,26 +101,14 @@ cleanup() {
 	local rc=$?
 	set +e
 	[[ -n $SAMPLER ]] && kill "$SAMPLER" 2>/dev/null
-	if ((rc != 0)); then
-		for f in "$TMP"/*.log; do
-			[[ -f $f ]] || continue
-			log "last lines of $(basename "$f"):"
-			tail -n 15 "$f" >&2
-		done
-	fi
-	for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-	for pid in "${PIDS[@]}"; do
-		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	((rc == 0)) || last_lines 15
+	stop_pids "${PIDS[@]}"
 	rm -rf "$TMP"
 	exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 ETCD_CLIENT=() ETCD_PEER=() ID_GRPC=() ID_RAFT=()
 for i in 0 1 2; do
 	ETCD_CLIENT+=($((PORT_BASE + i))) ETCD_PEER+=($((PORT_BASE + 10 + i)))

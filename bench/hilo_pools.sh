@@ -51,8 +51,9 @@ HEALTH_TIMEOUT=60 # seconds for a cluster to serve
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 
-log() { printf 'hilo_pools: %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
+BENCH=hilo_pools
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
 [[ $DURATION =~ ^([0-9]+)s$ ]] && ((BASH_REMATCH[1] >= 1 && BASH_REMATCH[1] <= 60)) || die "DURATION must be whole seconds 1s–60s, got '$DURATION'"
 SECS=${DURATION%s}
@@ -82,7 +83,6 @@ for s in 0 1; do
 		NODES[$side]+="${NODES[$side]:+,}${GRPC[$side$i]}"
 	done
 done
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for addr in "${GRPC[@]}" "${RAFT[@]}" "${METRICS[@]}"; do
 	port_free "${addr##*:}" || die "port $addr is in use; pick another PORT_BASE"
 done
@@ -93,19 +93,8 @@ PIDS=()
 cleanup() {
 	local rc=$?
 	set +e
-	for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-	for pid in "${PIDS[@]}"; do
-		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
-	if ((rc != 0)); then
-		for f in "$TMP"/*.log; do
-			[[ -f $f ]] || continue
-			log "last lines of $(basename "$f"):"
-			tail -n 10 "$f" >&2
-		done
-	fi
+	stop_pids "${PIDS[@]}"
+	((rc == 0)) || last_lines 10
 	rm -rf "$TMP"
 	exit "$rc"
 }
@@ -160,17 +149,6 @@ scrape() {
 		$1 ~ /^idnode_hilo_pool_refills_total(\{|$)/ { f += $2 }
 		$1 == "idnode_raft_apply_duration_seconds_count" { e += $2 }
 		END { printf "%d %d %d %d\n", r, p, f, e }'
-}
-
-# others: the most docker containers and the highest 1-minute load average seen so far, so the
-# report says whether the machine was shared while it ran (times are then upper bounds).
-MAX_CONTAINERS=0 MAX_LOAD=0
-others() {
-	local c=0 l
-	command -v docker >/dev/null && c=$(docker ps -q 2>/dev/null | wc -l)
-	((c > MAX_CONTAINERS)) && MAX_CONTAINERS=$c
-	l=$(cut -d' ' -f1 /proc/loadavg)
-	MAX_LOAD=$(awk -v a="$MAX_LOAD" -v b="$l" 'BEGIN { print (b > a ? b : a) }')
 }
 
 # load SIDE CALLERS SECONDS: one idbench run at SIDE, its JSON result on stdout.

@@ -1,8 +1,13 @@
-# bench/lib.sh — what the single-node benchmarks of state (bench/claims.sh,
-# bench/state_growth.sh) share: one idnode on loopback, started, measured, snapshotted,
-# restarted and stopped the same way. Sourced, not run.
+# bench/lib.sh — what the benchmark scripts share. Sourced, not run; set BENCH (the name
+# progress lines start with) before sourcing.
 #
-# Set BENCH (the name progress lines start with) before sourcing, then call bench_init. It
+# Every script: log, die, port_free, stop_pids, last_lines, and others/others_line (how shared
+# the machine was). The three-node scripts (bench/compare.sh, bench/hilo_pools.sh) start their
+# own clusters and stop them with stop_pids.
+#
+# The single-node benchmarks of state (bench/claims.sh, bench/state_growth.sh,
+# bench/memory_run.sh): one idnode on loopback, started, measured, snapshotted, restarted and
+# stopped the same way. They call bench_init, which
 # reads PORT_BASE (loopback ports PORT_BASE..+2: gRPC, Raft, metrics; default 32400), builds
 # idnode, idctl and idbench into a temp dir, and makes sure the node and the temp dir go away
 # on exit, Ctrl-C included.
@@ -22,6 +27,28 @@ secs() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1e6 }'; }
 mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; } # VmRSS, VmHWM of pid
 alive() { [[ -n $NODE ]] && kill -0 "$NODE" 2>/dev/null; }
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; } # nothing listens on 127.0.0.1:PORT
+
+# stop_pids PID...: SIGTERM to each, SIGKILL to any still running 10 s later, and reap them.
+stop_pids() {
+	local pid
+	for pid in "$@"; do kill -TERM "$pid" 2>/dev/null; done
+	for pid in "$@"; do
+		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+}
+
+# last_lines N: the last N lines of every log in $TMP, on stderr: what a failed run leaves.
+last_lines() {
+	local f
+	for f in "$TMP"/*.log; do
+		[[ -f $f ]] || continue
+		log "last lines of $(basename "$f"):"
+		tail -n "$1" "$f" >&2
+	done
+}
 
 # bench_init: checks the settings and tools, builds the binaries (IDNODE, IDCTL, IDBENCH),
 # and sets ROOT, TMP, GRPC, METRICS and THRESHOLD.
@@ -39,7 +66,7 @@ bench_init() {
 
 	GRPC=127.0.0.1:$PORT_BASE RAFT=127.0.0.1:$((PORT_BASE + 1)) METRICS=127.0.0.1:$((PORT_BASE + 2))
 	for p in $PORT_BASE $((PORT_BASE + 1)) $((PORT_BASE + 2)); do
-		! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || die "port 127.0.0.1:$p is in use; pick another PORT_BASE"
+		port_free "$p" || die "port 127.0.0.1:$p is in use; pick another PORT_BASE"
 	done
 
 	TMP=$(mktemp -d -t "idnode-$BENCH.XXXXXX")
@@ -60,19 +87,8 @@ bench_init() {
 cleanup() {
 	local rc=$?
 	set +e
-	if [[ -n $NODE ]]; then
-		kill -TERM "$NODE" 2>/dev/null
-		for _ in $(seq 100); do kill -0 "$NODE" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$NODE" 2>/dev/null
-		wait "$NODE" 2>/dev/null
-	fi
-	if ((rc != 0)); then
-		for f in "$TMP"/*.log; do
-			[[ -f $f ]] || continue
-			log "last lines of $(basename "$f"):"
-			tail -n 10 "$f" >&2
-		done
-	fi
+	[[ -n $NODE ]] && stop_pids "$NODE"
+	((rc == 0)) || last_lines 10
 	rm -rf "$TMP"
 	exit "$rc"
 }
