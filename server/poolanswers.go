@@ -18,9 +18,10 @@ const maxPoolAnswers = 10_000
 // as the leader's request table does for ranges through the log. A retry on another node gets
 // a new range: the first is a gap, never a duplicate.
 type poolAnswers struct {
-	mu    sync.Mutex // held across lookup, grant and record: one grant per request_id
-	byKey map[string]poolAnswer
-	order []string
+	mu       sync.Mutex
+	byKey    map[string]poolAnswer
+	order    []string
+	granting map[string]chan struct{} // request keys whose grant is under way; closed when it ends
 }
 
 type poolAnswer struct {
@@ -29,11 +30,13 @@ type poolAnswer struct {
 }
 
 func newPoolAnswers() *poolAnswers {
-	return &poolAnswers{byKey: make(map[string]poolAnswer)}
+	return &poolAnswers{byKey: make(map[string]poolAnswer), granting: make(map[string]chan struct{})}
 }
 
 // answer runs grant for req unless req's request_id was answered before: then it returns that
-// answer (ErrRequestIDReused when it was for another tag).
+// answer (ErrRequestIDReused when it was for another tag). One grant per request_id at a time:
+// a retry arriving while the first attempt is granting waits for it and takes its answer.
+// Grants for different request_ids run concurrently, so they share the pool's writes.
 func (p *poolAnswers) answer(key hilopool.Key, req *idnodev1.NextHiLoRequest, grant func() (*idnodev1.NextHiLoResponse, bool, error)) (*idnodev1.NextHiLoResponse, bool, error) {
 	if req.GetRequestId() == "" {
 		return grant()
@@ -41,14 +44,32 @@ func (p *poolAnswers) answer(key hilopool.Key, req *idnodev1.NextHiLoRequest, gr
 	id := key.Database + "\x00" + req.GetRequestId()
 	tag := strings.ToLower(key.Tag)
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if a, ok := p.byKey[id]; ok {
-		if a.tag != tag {
-			return nil, false, toStatus(fsm.ErrRequestIDReused)
+	for {
+		if a, ok := p.byKey[id]; ok {
+			p.mu.Unlock()
+			if a.tag != tag {
+				return nil, false, toStatus(fsm.ErrRequestIDReused)
+			}
+			return a.resp, true, nil
 		}
-		return a.resp, true, nil
+		under, busy := p.granting[id]
+		if !busy {
+			break
+		}
+		p.mu.Unlock()
+		<-under
+		p.mu.Lock()
 	}
+	done := make(chan struct{})
+	p.granting[id] = done
+	p.mu.Unlock()
+
 	resp, ok, err := grant()
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.granting, id)
+	close(done)
 	if err != nil || !ok {
 		return resp, ok, err
 	}
