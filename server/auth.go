@@ -96,7 +96,7 @@ func (s *Server) checkAdmin(ctx context.Context, method string) error {
 // no token under mTLS). A call through the HTTP gateway says what its HTTPS client presented.
 func adminCertificate(ctx context.Context) bool {
 	if c, ok := httpCallerFrom(ctx); ok {
-		return c.adminCert
+		return c.AdminCert
 	}
 	p, ok := peer.FromContext(ctx)
 	if !ok {
