@@ -56,7 +56,7 @@ func TestHTTPLimits(t *testing.T) {
 
 	t.Run("a huge body is refused before it is read", func(t *testing.T) {
 		before := rssBytes(t, pid)
-		code, sent, err := hugeBody(addr, 100<<20)
+		code, sent, err := hugeBody(addr, 100<<20, time.Now().Add(4*rpcTimeout))
 		after := rssBytes(t, pid)
 		t.Logf("RSS %d MB before, %d MB after; %d MB of the body sent before the answer", before>>20, after>>20, sent>>20)
 		if err != nil || code != http.StatusRequestEntityTooLarge {
@@ -147,8 +147,9 @@ func dribble(addr string, i int, limit time.Duration) error {
 }
 
 // hugeBody sends a POST announcing size bytes of body and sends them while it waits for the
-// answer; it returns the answer's status and how much of the body went out before it.
-func hugeBody(addr string, size int64) (int, int64, error) {
+// answer until deadline; it returns the answer's status and how much of the body went out
+// before it.
+func hugeBody(addr string, size int64, deadline time.Time) (int, int64, error) {
 	c, err := net.DialTimeout("tcp", addr, rpcTimeout)
 	if err != nil {
 		return 0, 0, err
@@ -157,7 +158,7 @@ func hugeBody(addr string, size int64) (int, int64, error) {
 	if _, err := fmt.Fprintf(c, "POST /v1/ids HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", addr, size); err != nil {
 		return 0, 0, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*rpcTimeout)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	var sent int64
 	var wg sync.WaitGroup
@@ -173,7 +174,7 @@ func hugeBody(addr string, size int64) (int, int64, error) {
 			}
 		}
 	}()
-	if err := c.SetReadDeadline(time.Now().Add(4 * rpcTimeout)); err != nil {
+	if err := c.SetReadDeadline(deadline); err != nil {
 		return 0, 0, err
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)

@@ -91,22 +91,30 @@ func connectionsOn(t *testing.T, pid, port int) int {
 	return n
 }
 
-// rssBytes is process pid's resident set size (VmRSS in /proc/pid/status).
+// rssBytes is process pid's resident set size.
 func rssBytes(t *testing.T, pid int) int64 {
 	t.Helper()
+	n, err := readRSS(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// readRSS reads process pid's resident set size (VmRSS in /proc/pid/status).
+func readRSS(pid int) (int64, error) {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		t.Fatalf("status of pid %d: %v", pid, err)
+		return 0, fmt.Errorf("status of pid %d: %w", pid, err)
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			if err != nil {
-				t.Fatalf("VmRSS %q: %v", rest, err)
+				return 0, fmt.Errorf("VmRSS %q: %w", rest, err)
 			}
-			return kb << 10
+			return kb << 10, nil
 		}
 	}
-	t.Fatalf("no VmRSS in /proc/%d/status", pid)
-	return 0
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 }
