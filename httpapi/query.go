@@ -90,7 +90,7 @@ func checkQuery(rt route, pathParams map[string]string, query url.Values, body [
 func fieldPath(md protoreflect.MessageDescriptor, name string) ([]protoreflect.FieldDescriptor, bool) {
 	var path []protoreflect.FieldDescriptor
 	for i, part := range strings.Split(name, ".") {
-		if md == nil || (i > 0 && path[i-1].IsList()) {
+		if md == nil || (i > 0 && (path[i-1].IsList() || path[i-1].IsMap())) {
 			return nil, false
 		}
 		fd := md.Fields().ByName(protoreflect.Name(part))
