@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"sync"
 
 	"google.golang.org/grpc/codes"
 
@@ -66,4 +67,48 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return body, true
+}
+
+// bodyBudget bounds the bytes of request bodies held at once (Options.MaxBodyMemory), so many
+// connections each sending a body up to the limit cannot add up to more memory than that.
+type bodyBudget struct {
+	mu   sync.Mutex
+	free int64
+}
+
+// take reserves n bytes, or reports that they are not free now.
+func (b *bodyBudget) take(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.free {
+		return false
+	}
+	b.free -= n
+	return true
+}
+
+func (b *bodyBudget) give(n int64) {
+	b.mu.Lock()
+	b.free += n
+	b.mu.Unlock()
+}
+
+// reserveBody takes from budget what r's body may hold: its Content-Length, or limit for a
+// chunked body. When that is not free it answers 503 (retry shortly) and reports false; else
+// it returns what to give back when the request is over.
+func reserveBody(w http.ResponseWriter, r *http.Request, budget *bodyBudget, limit int64) (int64, bool) {
+	n := r.ContentLength
+	switch {
+	case n < 0:
+		n = limit // chunked: it may hold up to the limit
+	case n == 0 || n > limit:
+		return 0, true // nothing to hold, or refused (413) by readBody before a byte is read
+	}
+	if budget.take(n) {
+		return n, true
+	}
+	w.Header().Set("Retry-After", "1")
+	refuse(w, http.StatusServiceUnavailable, codes.Unavailable, "",
+		fmt.Sprintf("%s %s: this node is reading too many request bodies at once (--http-max-body-memory); retry shortly", r.Method, r.URL.Path))
+	return 0, false
 }

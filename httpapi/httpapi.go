@@ -34,14 +34,20 @@ import (
 // and the database. Nothing else reaches the node's handlers.
 var passedHeaders = map[string]bool{"Authorization": true, "Idnode-Database": true}
 
-// DefaultMaxBodyBytes is the largest request body taken by default: a thousand 1 KiB IDs to
-// claim fit many times over.
-const DefaultMaxBodyBytes = 1 << 20
+// Body defaults. The largest body is the gRPC port's largest message (4 MiB): a Claim of the
+// most IDs a call takes (1,000) at the longest an ID may be (2,025 bytes) fits. The bodies
+// held at once are bounded too, so thousands of connections each sending the largest body
+// cannot take gigabytes.
+const (
+	DefaultMaxBodyBytes  = 4 << 20
+	DefaultMaxBodyMemory = 64 << 20
+)
 
 // Options are the HTTP face's settings.
 type Options struct {
 	AllowedOrigins []string // origins (ParseOrigins) whose web pages may call; none by default
 	MaxBodyBytes   int64    // the largest body taken (413 above); 0: DefaultMaxBodyBytes
+	MaxBodyMemory  int64    // the most bytes of bodies held at once (503 above); 0: DefaultMaxBodyMemory
 }
 
 // New is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /healthz and /readyz.
@@ -49,6 +55,9 @@ type Options struct {
 func New(ctx context.Context, conn *grpc.ClientConn, callers *server.HTTPCallers, opts Options) (http.Handler, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.MaxBodyMemory <= 0 {
+		opts.MaxBodyMemory = DefaultMaxBodyMemory
 	}
 	routes, err := readRoutes(gateway.OpenAPI)
 	if err != nil {
@@ -79,7 +88,8 @@ func New(ctx context.Context, conn *grpc.ClientConn, callers *server.HTTPCallers
 	}
 	health := healthpb.NewHealthClient(conn)
 	mux := http.NewServeMux()
-	mux.Handle("/v1/", strict(routes, opts.MaxBodyBytes, withCaller(callers, rpc)))
+	bodies := &bodyBudget{free: opts.MaxBodyMemory}
+	mux.Handle("/v1/", strict(routes, opts.MaxBodyBytes, bodies, withCaller(callers, rpc)))
 	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(openapi)
@@ -111,9 +121,10 @@ func New(ctx context.Context, conn *grpc.ClientConn, callers *server.HTTPCallers
 }
 
 // strict lets through to next only requests that fit a route: its method (405 with Allow),
-// a JSON body (415) of at most maxBody bytes (413), and query parameters the request has and
-// the body agrees with (400). A path with no route goes on to the gateway's 404.
-func strict(routes routeTable, maxBody int64, next http.Handler) http.Handler {
+// a JSON body (415) of at most maxBody bytes (413) that fits in what bodies has free (503),
+// and query parameters the request has and the body agrees with (400). A path with no route
+// goes on to the gateway's 404.
+func strict(routes routeTable, maxBody int64, bodies *bodyBudget, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, params, ok := routes.methodCheck(w, r)
 		if !ok {
@@ -126,6 +137,11 @@ func strict(routes routeTable, maxBody int64, next http.Handler) http.Handler {
 		if !jsonOnly(w, r) {
 			return
 		}
+		held, ok := reserveBody(w, r, bodies, maxBody)
+		if !ok {
+			return
+		}
+		defer bodies.give(held) // the body is held until the request is over
 		body, ok := readBody(w, r, maxBody)
 		if !ok {
 			return

@@ -33,7 +33,9 @@ func serveHTTP(ctx context.Context, o *ops, srv *server.Server, lis net.Listener
 		return nil, err
 	}
 	cfg := o.cfg.http
-	handler, err := httpapi.New(ctx, conn, callers, httpapi.Options{AllowedOrigins: cfg.allowedOrigins, MaxBodyBytes: cfg.maxBody})
+	handler, err := httpapi.New(ctx, conn, callers, httpapi.Options{
+		AllowedOrigins: cfg.allowedOrigins, MaxBodyBytes: cfg.maxBody, MaxBodyMemory: cfg.maxBodyMemory,
+	})
 	if err != nil {
 		_ = conn.Close()
 		gs.Stop()

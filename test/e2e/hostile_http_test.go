@@ -19,7 +19,8 @@ import (
 )
 
 // Hostile HTTP callers, all at once against one node (issue 23, item 6): connections that
-// dribble a body, 100 MB and chunked bodies, and far more idle connections than
+// dribble a body, 100 MB bodies (4 attackers, 20 a second each), chunked bodies over the limit
+// (4, 5 a second each), and far more idle connections than
 // --http-max-conns, for hostileFor. Meanwhile a gRPC client and an HTTP client on a keep-alive
 // connection it opened before keep getting identities: no error, p99 within hostileSlowdown
 // times its quiet value (or hostileFloor), and the node's RSS stays under hostileRSS
@@ -71,21 +72,30 @@ func TestHostileHTTP(t *testing.T) {
 	ctx, stop := context.WithTimeout(context.Background(), hostileFor)
 	defer stop()
 	var attackers sync.WaitGroup
-	attack := func(n int, one func()) {
+	// attack runs n attackers, each repeating one at most every pace until the attack ends.
+	// The pace keeps the test's own CPU (it shares the machine with the node) from being the
+	// load: the attacks are on what a caller can hold, not on how many requests it can send.
+	attack := func(n int, pace time.Duration, one func()) {
 		for range n {
 			attackers.Add(1)
 			go func() {
 				defer attackers.Done()
+				tick := time.NewTicker(pace)
+				defer tick.Stop()
 				for ctx.Err() == nil {
 					one()
+					select {
+					case <-ctx.Done():
+					case <-tick.C:
+					}
 				}
 			}()
 		}
 	}
-	attack(48, func() { _ = dribble(addr, 0, readTimeout+time.Second) })
-	attack(4, func() { _, _, _ = hugeBody(addr, 100<<20, time.Now().Add(readTimeout+time.Second)) })
-	attack(4, func() { chunkedBody(ctx, base, 4<<20) })
-	attack(4*maxConns, func() { idle(ctx, addr, readTimeout+time.Second) })
+	attack(48, time.Millisecond, func() { _ = dribble(addr, 0, readTimeout+time.Second) })
+	attack(4, 50*time.Millisecond, func() { _, _, _ = hugeBody(addr, 100<<20, time.Now().Add(readTimeout+time.Second)) })
+	attack(4, 200*time.Millisecond, func() { chunkedBody(ctx, base, 8<<20) })
+	attack(4*maxConns, time.Millisecond, func() { idle(ctx, addr, readTimeout+time.Second) })
 
 	var maxRSS int64
 	var rssErr error
