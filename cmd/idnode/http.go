@@ -47,6 +47,7 @@ func serveHTTP(ctx context.Context, o *ops, srv *server.Server, lis net.Listener
 		ReadTimeout:       cfg.readTimeout,
 		IdleTimeout:       cfg.idleTimeout,
 		MaxHeaderBytes:    httpMaxHeaderBytes,
+		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: httpMaxStreams},
 	}
 	if o.cfg.tls != nil {
 		hs.TLSConfig = o.cfg.tls.Server(o.cfg.tlsClientAuth)

@@ -33,6 +33,9 @@ const (
 	httpReadHeaderTimeout = 10 * time.Second
 	// httpMaxHeaderBytes bounds a request's headers; a client's are a few hundred bytes.
 	httpMaxHeaderBytes = 64 << 10
+	// httpMaxStreams bounds the requests in flight on one HTTP/2 connection (HTTPS only), as
+	// --http-max-conns bounds connections: net/http's default is 250.
+	httpMaxStreams = 100
 )
 
 func (h *httpConfig) register(fs *flag.FlagSet) {
