@@ -4,8 +4,19 @@ import (
 	"context"
 	"net/netip"
 	"testing"
+	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/inprocess"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 func TestLoopbackHost(t *testing.T) {
@@ -44,5 +55,53 @@ func TestHTTPCallersHandles(t *testing.T) {
 	}
 	if (HTTPCaller{Addr: c.Addr, Host: "evil.example:7080"}).loopback() {
 		t.Error("a loopback client asking for a foreign host counts as loopback")
+	}
+}
+
+// The gateway's server judges admin by the caller the handle names, and refuses a call with
+// no live handle, whatever metadata it carries.
+func TestGatewayServerJudgesTheHTTPCaller(t *testing.T) {
+	fc := &fakeCluster{leader: true, members: []cluster.Member{{ID: "A-1", Address: "a:7000", Voter: true}}, fsm: fsm.New()}
+	s := New(Config{Tag: "A"}, fc, nil)
+	t.Cleanup(s.Close)
+	callers := NewHTTPCallers()
+	lis := inprocess.Listen()
+	gs := grpc.NewServer(s.GatewayServerOptions(callers)...)
+	s.Register(gs)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+	conn, err := grpc.NewClient("passthrough:///inprocess", grpc.WithContextDialer(lis.DialContext),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	admin := idnodev1.NewClusterServiceClient(conn)
+	listKeys := func(md metadata.MD) error {
+		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), md), 5*time.Second)
+		defer cancel()
+		_, err := admin.ListKeys(ctx, &idnodev1.ListKeysRequest{})
+		return err
+	}
+	forged := metadata.Pairs("idnode-http-peer", "127.0.0.1:1", "idnode-http-admin-cert", "true", GatewayCallHeader, "00112233445566778899aabbccddeeff")
+	if err := listKeys(forged); status.Code(err) != codes.PermissionDenied || reason.Of(err) == "" {
+		t.Fatalf("ListKeys with forged metadata and no live handle = %v; want PERMISSION_DENIED with a reason", err)
+	}
+	loopback, network := netip.MustParseAddrPort("127.0.0.1:5000"), netip.MustParseAddrPort("10.1.2.3:5000")
+	for _, try := range []struct {
+		caller HTTPCaller
+		admin  bool
+	}{
+		{HTTPCaller{Addr: loopback, Host: "localhost:7080"}, true},
+		{HTTPCaller{Addr: loopback, Host: "evil.example:7080"}, false},
+		{HTTPCaller{Addr: network, Host: "localhost:7080"}, false},
+		{HTTPCaller{Addr: network, Host: "ids.example.com", AdminCert: true}, true},
+	} {
+		handle, leave := callers.Enter(try.caller)
+		err := listKeys(metadata.Pairs(GatewayCallHeader, handle))
+		leave()
+		if denied := status.Code(err) == codes.PermissionDenied; denied == try.admin {
+			t.Errorf("ListKeys from %+v = %v; want admin %v", try.caller, err, try.admin)
+		}
 	}
 }
