@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+	"net/netip"
 
 	"google.golang.org/grpc/metadata"
 
@@ -9,12 +11,27 @@ import (
 	"github.com/idnode/idnode/tlsconfig"
 )
 
-// callerMetadata tells the node who called over HTTP (server.GatewayServerOptions reads it):
-// the client's address, and whether its TLS client certificate grants admin.
-func callerMetadata(r *http.Request) metadata.MD {
-	md := metadata.Pairs(server.GatewayPeerHeader, r.RemoteAddr)
-	if r.TLS != nil && tlsconfig.GrantsAdmin(*r.TLS) {
-		md.Set(server.GatewayAdminCertHeader, "true")
-	}
-	return md
+type callHandleKey struct{}
+
+// withCaller enters the HTTP caller of each request in callers for as long as the request
+// runs: its address and Host as this node's HTTP server accepted them, and whether its
+// verified TLS client certificate grants admin. The RPCs the request makes carry only the
+// handle (callMetadata), so nothing an HTTP client sends can change who it is taken for.
+func withCaller(callers *server.HTTPCallers, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		addr, _ := netip.ParseAddrPort(r.RemoteAddr) // net/http's RemoteAddr: "ip:port" or "[ip]:port"
+		handle, leave := callers.Enter(server.HTTPCaller{
+			Addr:      addr,
+			Host:      r.Host,
+			AdminCert: r.TLS != nil && tlsconfig.GrantsAdmin(*r.TLS),
+		})
+		defer leave()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callHandleKey{}, handle)))
+	})
+}
+
+// callMetadata is the metadata of the RPCs of request r: its caller's handle.
+func callMetadata(_ context.Context, r *http.Request) metadata.MD {
+	handle, _ := r.Context().Value(callHandleKey{}).(string)
+	return metadata.Pairs(server.GatewayCallHeader, handle)
 }

@@ -96,7 +96,7 @@ func (s *Server) checkAdmin(ctx context.Context, method string) error {
 // no token under mTLS). A call through the HTTP gateway says what its HTTPS client presented.
 func adminCertificate(ctx context.Context) bool {
 	if c, ok := httpCallerFrom(ctx); ok {
-		return c.adminCert
+		return c.AdminCert
 	}
 	p, ok := peer.FromContext(ctx)
 	if !ok {
@@ -107,7 +107,8 @@ func adminCertificate(ctx context.Context) bool {
 }
 
 // fromLoopback reports whether the caller is on this machine's loopback: the call's peer, or
-// for a call through the HTTP gateway (whose own peer is always loopback), the HTTP client.
+// for a call through the HTTP gateway (whose own peer is an in-process pipe), the HTTP client,
+// which must also have asked for a loopback Host (HTTPCaller.loopback).
 func fromLoopback(ctx context.Context) bool {
 	if c, ok := httpCallerFrom(ctx); ok {
 		return c.loopback()

@@ -24,6 +24,7 @@ type config struct {
 	grpcAddr      string
 	httpAddr      string
 	httpAddrSet   bool // --http-addr (or IDNODE_HTTP_ADDR) was given, so failing to bind it is fatal
+	http          httpConfig
 	hiloPools     bool
 	memoryLimit   int64 // bytes; 0: none given
 	grpcAdvertise string
@@ -69,6 +70,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.StringVar(&c.dataDir, "data-dir", "./idnode-data", "directory for the Raft log, snapshots and the etag watermark")
 	fs.StringVar(&c.grpcAddr, "grpc-addr", "127.0.0.1:7070", "host:port to serve gRPC on")
 	fs.StringVar(&c.httpAddr, "http-addr", "127.0.0.1:7080", "host:port to serve the HTTP/JSON API, /healthz and /readyz on (TLS like gRPC); empty: no HTTP")
+	c.http.register(fs)
 	fs.StringVar(&c.grpcAdvertise, "grpc-advertise", "", "host:port other nodes reach this node's gRPC at (default: --grpc-addr)")
 	fs.StringVar(&c.raftAddr, "raft-addr", "127.0.0.1:7100", "host:port to listen on for Raft traffic; with --peers, this node's entry unless given")
 	fs.StringVar(&c.raftAdvertise, "raft-advertise", "", "host:port other nodes reach this node's Raft at; a host name is fine (default: this node's entry in --peers, else --raft-addr)")
@@ -170,6 +172,9 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit s
 	}
 	if (c.tlsCert != "" || c.tlsKey != "" || c.tlsCA != "") && (c.tlsCert == "" || c.tlsKey == "" || c.tlsCA == "") {
 		return nil, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three for TLS, or none")
+	}
+	if err := c.http.finish(); err != nil {
+		return nil, err
 	}
 	if c.memoryLimit, err = parseByteSize(memoryLimit); err != nil {
 		return nil, fmt.Errorf("--memory-limit: %w", err)

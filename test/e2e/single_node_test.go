@@ -567,7 +567,7 @@ func TestNoFlagsDefaults(t *testing.T) {
 	expectGenerate(t, ids, "users/", "users/0000000000000000001-A")
 	// The README's curl one-liner: users/1 over HTTP, from a node started with no flags.
 	if code, got := httpDo(t, "POST", "http://localhost:7080/v1/ids", `{"id":"users|"}`); code != 200 || fmt.Sprint(got["ids"]) != "[users/1]" {
-		t.Errorf(`curl -s -X POST localhost:7080/v1/ids -d '{"id":"users|"}' = %d %v, want {"ids":["users/1"]}`, code, got)
+		t.Errorf(`curl -s localhost:7080/v1/ids -H 'Content-Type: application/json' -d '{"id":"users|"}' = %d %v, want {"ids":["users/1"]}`, code, got)
 	}
 	expectGenerate(t, ids, "users|", "users/2")
 	st, err := cl.Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})

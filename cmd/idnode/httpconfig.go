@@ -1,0 +1,76 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idnode/idnode/httpapi"
+)
+
+// httpConfig is how the HTTP/JSON face bounds what a caller can hold (issue 23, item 6) and
+// which web pages may call it (item 5). The defaults are far above what a normal client needs:
+// a request of a few hundred bytes sent at once, a handful of keep-alive connections.
+type httpConfig struct {
+	allowedOrigins []string
+	maxBody        int64
+	maxBodyMemory  int64
+	readTimeout    time.Duration
+	idleTimeout    time.Duration
+	maxConns       int
+
+	originsFlag, maxBodyFlag, maxBodyMemoryFlag string // as given, for finish
+}
+
+// HTTP defaults (docs/OPERATIONS.md, "HTTP limits").
+const (
+	defaultHTTPReadTimeout = 30 * time.Second
+	defaultHTTPIdleTimeout = 2 * time.Minute
+	defaultHTTPMaxConns    = 1024
+	// httpReadHeaderTimeout bounds how long a client may take over its request's headers
+	// (less when --http-read-timeout is shorter, which covers headers and body).
+	httpReadHeaderTimeout = 10 * time.Second
+	// httpMaxHeaderBytes bounds a request's headers; a client's are a few hundred bytes.
+	httpMaxHeaderBytes = 64 << 10
+	// httpMaxStreams bounds the requests in flight on one HTTP/2 connection (HTTPS only), as
+	// --http-max-conns bounds connections: net/http's default is 250.
+	httpMaxStreams = 100
+)
+
+func (h *httpConfig) register(fs *flag.FlagSet) {
+	fs.StringVar(&h.originsFlag, "http-allowed-origins", "", "comma-separated origins (https://ops.example.com) whose web pages may call the HTTP API; "+
+		"a request with any other Origin header is refused (403); empty: no web page may")
+	fs.StringVar(&h.maxBodyFlag, "http-max-body", fmt.Sprintf("%dMiB", httpapi.DefaultMaxBodyBytes>>20), "largest HTTP request body (e.g. 1MiB): a larger one is refused (413) before it is read")
+	fs.StringVar(&h.maxBodyMemoryFlag, "http-max-body-memory", fmt.Sprintf("%dMiB", httpapi.DefaultMaxBodyMemory>>20),
+		"most bytes of HTTP request bodies held at once, at least --http-max-body: a request whose body would pass it is refused (503, retry)")
+	fs.DurationVar(&h.readTimeout, "http-read-timeout", defaultHTTPReadTimeout, "time an HTTP client has to send a whole request, headers and body: a slower one is cut off")
+	fs.DurationVar(&h.idleTimeout, "http-idle-timeout", defaultHTTPIdleTimeout, "how long an idle keep-alive HTTP connection stays open")
+	fs.IntVar(&h.maxConns, "http-max-conns", defaultHTTPMaxConns, "most HTTP connections open at once; more wait for one to close")
+}
+
+func (h *httpConfig) finish() error {
+	var err error
+	if h.maxBody, err = parseByteSize(h.maxBodyFlag); err != nil || h.maxBody < 1 {
+		return fmt.Errorf("--http-max-body must be a size of at least 1 byte, got %q", h.maxBodyFlag)
+	}
+	if h.maxBodyMemory, err = parseByteSize(h.maxBodyMemoryFlag); err != nil || h.maxBodyMemory < h.maxBody {
+		return fmt.Errorf("--http-max-body-memory must be a size of at least --http-max-body (%d bytes), got %q", h.maxBody, h.maxBodyMemoryFlag)
+	}
+	if h.readTimeout <= 0 || h.idleTimeout <= 0 {
+		return fmt.Errorf("--http-read-timeout and --http-idle-timeout must be positive, got %v and %v", h.readTimeout, h.idleTimeout)
+	}
+	if h.maxConns < 1 {
+		return fmt.Errorf("--http-max-conns must be at least 1, got %d", h.maxConns)
+	}
+	var origins []string
+	for _, o := range strings.Split(h.originsFlag, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			origins = append(origins, o)
+		}
+	}
+	if h.allowedOrigins, err = httpapi.ParseOrigins(origins); err != nil {
+		return fmt.Errorf("--http-allowed-origins: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHTTPLimitsHaveDefaultsAndFlags(t *testing.T) {
+	c := mustParse(t, nil, nil)
+	if h := c.http; h.maxBody != 4<<20 || h.maxBodyMemory != 64<<20 || h.readTimeout != 30*time.Second ||
+		h.idleTimeout != 2*time.Minute || h.maxConns != 1024 || len(h.allowedOrigins) != 0 {
+		t.Fatalf("HTTP defaults = %+v", h)
+	}
+	c = mustParse(t, []string{"--http-max-body", "64KiB", "--http-read-timeout", "5s", "--http-allowed-origins", "https://Ops.example.com, http://localhost:3000"},
+		map[string]string{"IDNODE_HTTP_MAX_CONNS": "10", "IDNODE_HTTP_MAX_BODY_MEMORY": "1MiB"})
+	if h := c.http; h.maxBody != 64<<10 || h.maxBodyMemory != 1<<20 || h.readTimeout != 5*time.Second || h.maxConns != 10 ||
+		strings.Join(h.allowedOrigins, " ") != "https://ops.example.com http://localhost:3000" {
+		t.Fatalf("HTTP flags = %+v", h)
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--http-max-body", "0"}, "--http-max-body"},
+		{[]string{"--http-max-body", "128MiB"}, "--http-max-body-memory must be a size of at least --http-max-body"},
+		{[]string{"--http-read-timeout", "0s"}, "--http-read-timeout"},
+		{[]string{"--http-max-conns", "0"}, "--http-max-conns"},
+		{[]string{"--http-allowed-origins", "*"}, "--http-allowed-origins"},
+	} {
+		_, err := parseConfig(bad.args, func(string) string { return "" }, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("parseConfig(%q) = %v; want an error with %q", bad.args, err, bad.want)
+		}
+	}
+}

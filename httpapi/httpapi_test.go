@@ -1,0 +1,117 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/idnode/idnode/proto/idnode/v1/gateway"
+)
+
+func TestRoutesFromOpenAPI(t *testing.T) {
+	routes, err := readRoutes(gateway.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, try := range []struct {
+		method, path, rpc, params, allowed string
+	}{
+		{"POST", "/v1/ids", "Generate", "map[]", ""},
+		{"GET", "/v1/ids", "", "", "POST"},
+		{"POST", "/v1/identities/a%2Fb:seed", "SeedIdentity", "map[name:a/b]", ""},
+		{"POST", "/v1/identities/:seed", "", "", ""},
+		{"GET", "/v1/claims", "GetClaims", "map[]", ""},
+		{"PUT", "/v1/claims", "", "", "GET,POST"},
+		{"DELETE", "/v1/nodes/B", "RemoveNode", "map[tag:B]", ""},
+		{"GET", "/v1/nope", "", "", ""},
+	} {
+		rt, params, allowed := routes.lookup(try.method, try.path)
+		rpc := ""
+		if rt.rpc != nil {
+			rpc = string(rt.rpc.Name())
+		}
+		if rpc != try.rpc || (rpc != "" && fmt.Sprint(params) != try.params) ||
+			strings.Join(allowed, ",") != try.allowed {
+			t.Errorf("%s %s = %q %v allowed %v; want %q %s allowed %q", try.method, try.path, rpc, params, allowed, try.rpc, try.params, try.allowed)
+		}
+	}
+}
+
+func TestCheckQuery(t *testing.T) {
+	routes, err := readRoutes(gateway.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, try := range []struct {
+		method, path, query, body string
+		wantErr                   string // "" for none
+	}{
+		{"POST", "/v1/ids", "", `{"id":"a|"}`, ""},
+		{"POST", "/v1/ids", "database=x", `{"id":"a|"}`, "database=x disagrees with the body"},
+		{"POST", "/v1/ids", "database=x", `{"id":"a|","database":"x"}`, ""},
+		{"POST", "/v1/ids", "requestId=r1", `{"id":"a|","request_id":"r1"}`, ""},
+		{"POST", "/v1/ids", "count=2", `{"id":"a|","count":3}`, "count=2 disagrees"},
+		{"POST", "/v1/ids", "cuont=2", `{"id":"a|"}`, `unknown query parameter "cuont"`},
+		{"POST", "/v1/identities/a:seed", "", `{"name":"b","value":3}`, "name is b in the body but a in the path"},
+		{"POST", "/v1/identities/a:seed", "", `{"name":"a","value":3}`, ""},
+		{"GET", "/v1/identities", "prefix=a&page_size=5&pageToken=x", "", ""},
+		{"GET", "/v1/identities", "prefix=a&prefx=b", "", `unknown query parameter "prefx"`},
+		{"GET", "/v1/identities", "page_size=many", "", "page_size"},
+		{"DELETE", "/v1/databases/x", "name=y", "", "disagrees with the path"},
+		{"POST", "/v1/restore", "data=x", "{}", "no query parameters"},
+		{"POST", "/v1/ids", "id.x=1", `{}`, `unknown query parameter "id.x"`},
+	} {
+		rt, params, _ := routes.lookup(try.method, try.path)
+		q, err := url.ParseQuery(try.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = checkQuery(rt, params, q, []byte(try.body))
+		switch {
+		case try.wantErr == "" && err != nil:
+			t.Errorf("%s %s?%s %s: %v; want no error", try.method, try.path, try.query, try.body, err)
+		case try.wantErr != "" && (err == nil || !strings.Contains(err.Error(), try.wantErr)):
+			t.Errorf("%s %s?%s %s: %v; want an error with %q", try.method, try.path, try.query, try.body, err, try.wantErr)
+		}
+	}
+}
+
+func TestParseOrigins(t *testing.T) {
+	got, err := ParseOrigins([]string{"https://Ops.Example.com", "http://localhost:3000/"})
+	if err != nil || strings.Join(got, " ") != "https://ops.example.com http://localhost:3000" {
+		t.Fatalf("ParseOrigins = %v, %v", got, err)
+	}
+	for _, bad := range []string{"*", "ops.example.com", "https://ops.example.com/app", "ftp://x", "https://u@x", "null"} {
+		if _, err := ParseOrigins([]string{bad}); err == nil {
+			t.Errorf("ParseOrigins(%q) accepted it", bad)
+		}
+	}
+}
+
+// Whatever method, path, query and body a caller sends, finding its route and checking its
+// query against the body answers without panicking.
+func FuzzStrictRequest(f *testing.F) {
+	routes, err := readRoutes(gateway.OpenAPI)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add("POST", "/v1/ids", "database=x", `{"id":"a|"}`)
+	f.Add("POST", "/v1/identities/a%2F:seed", "name=a&value=3", `{"name":"a","value":"3"}`)
+	f.Add("GET", "/v1/identities", "prefix=a&page_size=5&page_token=&x.y.z=1", "")
+	f.Add("DELETE", "/v1/nodes/%zz", "tag=B", "")
+	f.Add("POST", "/v1/hilo/t:next", "lastMax=9223372036854775807&last_range_at=x", `{"lastBatchSize":"-1"}`)
+	f.Add("POST", "/v1/claims", "ids=a&ids=b", `{"ids":["a","b"]}`)
+	f.Add("POST", "/v1/restore", "", `{"data":"AA=="}{"data":"AA=="}`)
+	f.Fuzz(func(t *testing.T, method, path, rawQuery, body string) {
+		rt, params, _ := routes.lookup(method, path)
+		if rt.rpc == nil {
+			return
+		}
+		query, err := url.ParseQuery(rawQuery)
+		if err != nil {
+			return
+		}
+		_ = checkQuery(rt, params, query, []byte(body))
+	})
+}

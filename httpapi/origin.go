@@ -1,0 +1,77 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+)
+
+// corsHeaders are the request headers a page of an allowed origin may send.
+const corsHeaders = "Authorization, Content-Type, Idnode-Database"
+
+// origins guards the node against web pages: a request with an Origin header (every request a
+// browser sends on a page's behalf that could change something) is refused (403) unless the
+// origin is in --http-allowed-origins; pages of the allowed ones get CORS answers, preflights
+// included. Clients that are not browsers send no Origin and are not concerned.
+type origins struct {
+	allowed map[string]bool
+}
+
+// ErrBadOrigin is returned by ParseOrigins for an entry that is not scheme://host[:port].
+var ErrBadOrigin = errors.New("an allowed origin is scheme://host[:port], nothing more, like https://ops.example.com")
+
+// ParseOrigins checks --http-allowed-origins entries and returns them as browsers send them.
+func ParseOrigins(list []string) ([]string, error) {
+	var out []string
+	for _, o := range list {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("%q: %w", o, ErrBadOrigin)
+		}
+		out = append(out, strings.ToLower(u.Scheme+"://"+u.Host))
+	}
+	return out, nil
+}
+
+func newOrigins(allowed []string) origins {
+	o := origins{allowed: map[string]bool{}}
+	for _, a := range allowed {
+		o.allowed[a] = true
+	}
+	return o
+}
+
+// guard passes a request on to next unless its Origin is a foreign one.
+func (o origins) guard(routes routeTable, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !o.allowed[strings.ToLower(origin)] {
+			refuse(w, http.StatusForbidden, codes.PermissionDenied, "",
+				fmt.Sprintf("requests from web pages are refused: origin %q is not in this node's --http-allowed-origins", origin))
+			return
+		}
+		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Add("Vary", "Origin")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			_, _, allowed := routes.lookup("", r.URL.EscapedPath())
+			if len(allowed) == 0 {
+				allowed = []string{http.MethodGet} // the probes and the OpenAPI description
+			}
+			w.Header().Set("Access-Control-Allow-Methods", strings.Join(allowed, ", "))
+			w.Header().Set("Access-Control-Allow-Headers", corsHeaders)
+			w.Header().Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
