@@ -6,8 +6,9 @@ import (
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
-// applyHiLoReserve reserves (base, base+capacity] with base = max(Max, last_max), so no two
-// reservations anywhere in the cluster overlap.
+// applyHiLoReserve is command 3, which builds before grant identities proposed: it stays, as
+// it was, for the entries already in logs (a replay must answer what it answered then). The
+// range it reserves has no identity, so nothing of it can be returned by command 21.
 func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	st.requests.advanceClock(r.GetProposedAtMs())
 	d, err := st.db(r.GetDatabase())
@@ -21,7 +22,6 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 			if rec.GetKind() != requestKindHiLo || rec.GetKey() != key {
 				return ErrRequestIDReused
 			}
-			// A returned tail may already belong to someone else: never replay past Max.
 			if h == nil || rec.GetLast() > h.max {
 				return ErrRangeReturned
 			}
@@ -41,6 +41,7 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	}
 	rng := HiLoRange{Low: base + 1, High: base + r.GetCapacity()}
 	h.max, h.lastLow = rng.High, rng.Low
+	h.grants.Clear()
 	if id := r.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
 			RequestId: id, Database: recordName(DatabaseName(r.GetDatabase())), Kind: requestKindHiLo, Key: key,
@@ -50,9 +51,9 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	return rng
 }
 
-// applyHiLoReturn gives back the unused tail (last, end] of the newest range. DESIGN §1 allows
-// it only when Max == end and last <= Max; we also require last >= low-1 of that range, so a
-// confused caller cannot lower Max into a range that another client already holds.
+// applyHiLoReturn is command 4, which builds before grant identities proposed, kept as it was
+// for the entries already in logs: it lowers Max to last when Max == end and
+// lowLast-1 <= last <= Max. Whatever it changes, no grant stays returnable.
 func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
 	d, err := st.db(r.GetDatabase())
 	if err != nil {
@@ -63,6 +64,7 @@ func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
 		return h.currentMax()
 	}
 	h.max = r.GetLast()
+	h.grants.Clear()
 	return h.max
 }
 
@@ -111,6 +113,7 @@ func (h *hiloState) raise(floor int64) bool {
 		return false
 	}
 	h.max, h.lastLow = floor, floor+1
+	h.grants.Clear()
 	return true
 }
 

@@ -29,6 +29,7 @@ func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
 	}
 	rng := HiLoRange{Low: h.max + 1, High: h.max + r.GetCapacity()}
 	h.max, h.lastLow = rng.High, rng.High+1
+	h.grants.Clear()
 	if h.pools == nil {
 		h.pools = make(map[string]int64)
 	}

@@ -19,6 +19,7 @@ var DefaultPolicy = Policy{Min: 32, Max: 1 << 20, GrowWithin: 30 * time.Second, 
 // Capacity returns the size of the next range. lastSize is the caller's previous range size
 // (0 if none); lastRangeAt is when it got that range (zero if unknown).
 func (p Policy) Capacity(lastSize int64, lastRangeAt, now time.Time) int64 {
+	lastSize = min(max(lastSize, 0), p.Max) // a caller's number: doubling it must not overflow
 	size := max(lastSize, p.Min)
 	if !lastRangeAt.IsZero() {
 		switch age := now.Sub(lastRangeAt); {
