@@ -67,6 +67,34 @@ func TestOpenOfAMissingFileIsAnEmptyStore(t *testing.T) {
 	}
 }
 
+// A version 1 file (before grant ids) opens: its pools grant as before, and its last grant,
+// which has no id, cannot be returned any more (a gap at most).
+func TestOpenOfAVersion1File(t *testing.T) {
+	path := poolsPath(t)
+	pools := []filePool{{Database: "default", Tag: "users", Segments: []segment{{11, 100}}, LastGrant: &fileGrant{Low: 1, High: 10}}}
+	sum, err := checksum(pools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"version": 1, "pools": ` + mustJSON(t, pools) + `, "crc32c": "` + sum + `"}`
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := mustOpen(t, path)
+	if ok, err := s.Return(users, "", 10, 5); ok || err == nil {
+		t.Fatalf("Return of the version 1 last grant without id = %v, %v; want refused", ok, err)
+	}
+	if ok, err := s.Return(users, "any", 10, 5); ok || err != nil {
+		t.Fatalf("Return of the version 1 last grant = %v, %v; want not returned", ok, err)
+	}
+	if g := mustGrant(t, s, users, 10, 0); g != (segment{11, 20}) {
+		t.Fatalf("Grant = %v, want 11..20", g)
+	}
+	if !strings.Contains(readFile(t, path), `"version": 2`) {
+		t.Fatal("the store did not write version 2")
+	}
+}
+
 func TestOpenOfACorruptFileFailsNamingThePath(t *testing.T) {
 	valid := func(t *testing.T) string {
 		s := mustOpen(t, poolsPath(t))
