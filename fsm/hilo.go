@@ -103,10 +103,10 @@ func (d *database) hiloTag(key string) *hiloState {
 	return h
 }
 
-// raise lifts Max to floor when floor is above it, and reports whether it did. The raised tag's
-// lastLow goes above Max: its newest range is then none this cluster granted, so the return
-// guard accepts only last == Max, which changes nothing, and no client still holding an older
-// range can give its tail back below the new floor.
+// raise lifts Max to floor when floor is above it, and reports whether it did. The raised tag
+// keeps no returnable grant, and its lastLow goes above Max (for command 4: its guard then
+// accepts only last == Max, which changes nothing): no client still holding an older range can
+// give its tail back below the new floor.
 func (h *hiloState) raise(floor int64) bool {
 	h.floor = max(h.floor, floor)
 	if floor <= h.max {

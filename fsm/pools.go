@@ -9,7 +9,7 @@ import (
 
 // applyHiLoPoolReserve reserves capacity numbers above the tag's Max to one node's pool. Like
 // any reservation it raises Max, so no range granted any other way, or from another pool, can
-// overlap it. The tag's lastLow goes above Max, as after a raise: a pool's numbers go back only
+// overlap it. As after a raise, the tag keeps no returnable grant: a pool's numbers go back only
 // to the pool (package hilopool), never through ReturnHiLo, which could otherwise lower Max
 // into numbers the pool still grants.
 func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {

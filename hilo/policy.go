@@ -1,5 +1,10 @@
 // Package hilo holds the HiLo range-size policy and, for clients, the generator that prints
 // IDs from reserved ranges.
+//
+// A generator's Close gives back every number it did not hand out, when the cluster can take
+// it: the prefetched range whole, then the current range's tail, as long as they are the
+// newest ranges of the tag and the prefetched one starts right after the current one. A range
+// goes back only with its grant_id, once (package hilogrant); what cannot go back is a gap.
 package hilo
 
 import "time"

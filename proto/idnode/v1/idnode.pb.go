@@ -1078,11 +1078,13 @@ func (x *GetClaimsResponse) GetNextPageToken() string {
 type NextHiLoRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	// Size of the caller's previous range; 0 if none.
+	// Size of the caller's previous range; 0 if none. Above the largest range (1,048,576):
+	// OUT_OF_RANGE.
 	LastBatchSize int64 `protobuf:"varint,2,opt,name=last_batch_size,json=lastBatchSize,proto3" json:"last_batch_size,omitempty"`
 	// When the caller got its previous range, Unix milliseconds; 0 if unknown.
 	LastRangeAt int64 `protobuf:"varint,3,opt,name=last_range_at,json=lastRangeAt,proto3" json:"last_range_at,omitempty"`
-	// High end of the caller's previous range; the new range starts above it.
+	// High end of the caller's previous range; the new range starts above it. Above both the
+	// tag's Max and 2^53 it is OUT_OF_RANGE: no range this cluster granted ends there.
 	LastMax int64 `protobuf:"varint,4,opt,name=last_max,json=lastMax,proto3" json:"last_max,omitempty"`
 	// Separator for the prefix; empty means the cluster's.
 	Separator string `protobuf:"bytes,5,opt,name=separator,proto3" json:"separator,omitempty"`
