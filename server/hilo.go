@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"math"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -154,6 +155,12 @@ func (s *Server) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*
 	}
 	if err := docid.ValidateSeed(req.GetMax()); err != nil {
 		return nil, toStatus(err)
+	}
+	// Above this the tag could not grant one more range of the largest size: a seed must not
+	// leave it answering OUT_OF_RANGE for ever.
+	if top := math.MaxInt64 - s.cfg.HiLo.Max; req.GetMax() > top {
+		return nil, reason.Error(codes.OutOfRange, "", fmt.Sprintf("max %d would leave the tag no room for a range of %d: seed at most %d",
+			req.GetMax(), s.cfg.HiLo.Max, top))
 	}
 	db, err := databaseOf(ctx, req.GetDatabase())
 	if err != nil {

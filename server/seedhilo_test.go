@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +51,12 @@ func TestSeedHiLoThroughAFollower(t *testing.T) {
 	}
 	if _, err := seed("orders", 9000, "shop"); status.Code(err) != codes.NotFound {
 		t.Errorf("SeedHiLo in an unknown database = %v, want NOT_FOUND", err)
+	}
+	// A seed that would leave no room for a range is refused before Raft, naming max.
+	if _, err := seed("orders", math.MaxInt64, ""); status.Code(err) != codes.OutOfRange || !strings.Contains(status.Convert(err).Message(), "max") {
+		t.Errorf("SeedHiLo(orders, 2^63-1) = %v, want OUT_OF_RANGE naming max", err)
+	}
+	if r := next(viaLeader); r.GetLow() != 5065 {
+		t.Errorf("NextHiLo after the refused seed = %v; want low 5065", r)
 	}
 }
