@@ -17,16 +17,13 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	}
 	key := foldKey(r.GetTag())
 	h := d.hilo[key]
-	if id := r.GetRequestId(); id != "" {
-		if rec, ok := st.requests.lookup(r.GetDatabase(), id); ok {
-			if rec.GetKind() != requestKindHiLo || rec.GetKey() != key {
-				return ErrRequestIDReused
-			}
-			if h == nil || rec.GetLast() > h.max {
-				return ErrRangeReturned
-			}
-			return HiLoRange{Low: rec.GetFirst(), High: rec.GetLast()}
+	if rec, err := st.hiloRequest(r, key); err != nil {
+		return err
+	} else if rec != nil {
+		if h == nil || rec.GetLast() > h.max {
+			return ErrRangeReturned
 		}
+		return HiLoRange{Low: rec.GetFirst(), High: rec.GetLast()}
 	}
 	if r.GetCapacity() < 1 {
 		return ErrInvalidCount
@@ -40,15 +37,37 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 		return ErrCounterOverflow
 	}
 	rng := HiLoRange{Low: base + 1, High: base + r.GetCapacity()}
-	h.max, h.lastLow = rng.High, rng.Low
+	st.reserveHiLo(h, key, r, rng)
 	h.grants.Clear()
+	return rng
+}
+
+// hiloRequest is the answer remembered for r's request_id: nil when r has none or none is
+// remembered, ErrRequestIDReused when the id answered something other than a range of key.
+func (st *state) hiloRequest(r *raftv1.HiLoReserve, key string) (*raftv1.RequestRecord, error) {
+	if r.GetRequestId() == "" {
+		return nil, nil
+	}
+	rec, ok := st.requests.lookup(r.GetDatabase(), r.GetRequestId())
+	if !ok {
+		return nil, nil
+	}
+	if rec.GetKind() != requestKindHiLo || rec.GetKey() != key {
+		return nil, ErrRequestIDReused
+	}
+	return rec, nil
+}
+
+// reserveHiLo makes rng the newest reservation of h (the tag key) and remembers it as the
+// answer to r's request_id.
+func (st *state) reserveHiLo(h *hiloState, key string, r *raftv1.HiLoReserve, rng HiLoRange) {
+	h.max, h.lastLow = rng.High, rng.Low
 	if id := r.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
 			RequestId: id, Database: recordName(DatabaseName(r.GetDatabase())), Kind: requestKindHiLo, Key: key,
 			Count: r.GetCapacity(), First: rng.Low, Last: rng.High,
 		})
 	}
-	return rng
 }
 
 // applyHiLoReturn is command 4, which builds before grant identities proposed, kept as it was

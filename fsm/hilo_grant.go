@@ -47,15 +47,13 @@ func (st *state) applyHiLoGrant(r *raftv1.HiLoReserve) any {
 	grant := r.GetGrantId()
 	if id := r.GetRequestId(); id != "" {
 		grant = id
-		if rec, ok := st.requests.lookup(r.GetDatabase(), id); ok {
-			if rec.GetKind() != requestKindHiLo || rec.GetKey() != key {
-				return ErrRequestIDReused
-			}
-			// Max below the range's end: it went back through a return of an older build.
-			if !rec.GetReturned() && h != nil && rec.GetLast() <= h.max {
-				return HiLoRange{Low: rec.GetFirst(), High: rec.GetLast(), GrantID: id}
-			}
-		}
+	}
+	if rec, err := st.hiloRequest(r, key); err != nil {
+		return err
+	} else if rec != nil && !rec.GetReturned() && h != nil && rec.GetLast() <= h.max {
+		// Replayed unless it went back: by command 21 (marked), or by command 4 of an older
+		// build (Max below its end).
+		return HiLoRange{Low: rec.GetFirst(), High: rec.GetLast(), GrantID: grant}
 	}
 	if r.GetCapacity() < 1 {
 		return ErrInvalidCount
@@ -70,14 +68,8 @@ func (st *state) applyHiLoGrant(r *raftv1.HiLoReserve) any {
 	}
 	h = d.hiloTag(key)
 	rng := HiLoRange{Low: base + 1, High: base + r.GetCapacity(), GrantID: grant}
-	h.max, h.lastLow = rng.High, rng.Low
+	st.reserveHiLo(h, key, r, rng)
 	h.grants.Push(hilogrant.Grant{ID: grant, Low: rng.Low, High: rng.High})
-	if id := r.GetRequestId(); id != "" {
-		st.requests.record(&raftv1.RequestRecord{
-			RequestId: id, Database: recordName(DatabaseName(r.GetDatabase())), Kind: requestKindHiLo, Key: key,
-			Count: r.GetCapacity(), First: rng.Low, Last: rng.High,
-		})
-	}
 	return rng
 }
 
