@@ -48,6 +48,9 @@ func (st *state) applyHiLoGrant(r *raftv1.HiLoReserve) any {
 	if id := r.GetRequestId(); id != "" {
 		grant = id
 	}
+	if err := hilogrant.CheckID(grant); err != nil {
+		return err
+	}
 	if rec, err := st.hiloRequest(r, key); err != nil {
 		return err
 	} else if rec != nil && !rec.GetReturned() && h != nil && rec.GetLast() <= h.max {

@@ -28,7 +28,23 @@ var (
 	// ErrNotGrantedRange means a return that names the newest grant but not its range: end
 	// is not its high end, or last is below its low end - 1.
 	ErrNotGrantedRange = errors.New("end and last do not describe the range granted as grant_id")
+
+	// ErrIDTooLong means a grant id (a request_id or grant_id) longer than MaxIDLength: it would
+	// be kept in the log, the FSM and its snapshots.
+	ErrIDTooLong = fmt.Errorf("a request_id or grant_id is at most %d bytes", MaxIDLength)
 )
+
+// MaxIDLength bounds a grant's identity. A random id needs 30 bytes or so (the Go client's
+// request ids are 31); 256 leave room for any client's scheme.
+const MaxIDLength = 256
+
+// CheckID reports whether id may be a grant's identity.
+func CheckID(id string) error {
+	if len(id) > MaxIDLength {
+		return fmt.Errorf("%w (got %d bytes)", ErrIDTooLong, len(id))
+	}
+	return nil
+}
 
 // Grant is one range, Low..High, granted as ID. The zero Grant is none.
 type Grant struct {
@@ -93,5 +109,5 @@ func CheckReturn(id string, end, last int64) error {
 	case id == "":
 		return ErrNoGrantID
 	}
-	return nil
+	return CheckID(id)
 }

@@ -2,6 +2,7 @@ package hilogrant
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -43,6 +44,7 @@ func TestStackReturnRules(t *testing.T) {
 		{"last below low-1", "b", 96, 31, false, ErrNotGrantedRange, stack()},
 		{"last above end", "b", 96, 97, false, ErrLastAboveEnd, stack()},
 		{"negative", "b", -1, -1, false, ErrNotGrantedRange, stack()},
+		{"an id too long", strings.Repeat("b", MaxIDLength+1), 96, 32, false, ErrIDTooLong, stack()},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := stack()

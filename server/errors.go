@@ -42,7 +42,7 @@ var refusals = []struct {
 	{[]error{fsm.ErrRangeReturned}, refusal{codes.FailedPrecondition, reason.RangeReturned}},
 	{[]error{fsm.ErrLastMaxOutOfRange}, refusal{codes.OutOfRange, ""}},
 	{[]error{hilogrant.ErrNoGrantID}, refusal{codes.FailedPrecondition, ""}},
-	{[]error{hilogrant.ErrLastAboveEnd, hilogrant.ErrNotGrantedRange}, refusal{codes.InvalidArgument, reason.InvalidInput}},
+	{[]error{hilogrant.ErrLastAboveEnd, hilogrant.ErrNotGrantedRange, hilogrant.ErrIDTooLong}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrAlreadyClaimed}, refusal{codes.AlreadyExists, reason.Claimed}},
 	{[]error{fsm.ErrNotOwner}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{fsm.ErrSeparatorDiffers}, refusal{codes.FailedPrecondition, reason.SeparatorMismatch}},

@@ -36,6 +36,9 @@ func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 		return nil, status.Errorf(codes.InvalidArgument, "last_batch_size, last_range_at and last_max must not be negative (got %d, %d, %d)",
 			req.GetLastBatchSize(), req.GetLastRangeAt(), req.GetLastMax())
 	}
+	if err := hilogrant.CheckID(req.GetRequestId()); err != nil {
+		return nil, toStatus(err)
+	}
 	if req.GetLastBatchSize() > s.cfg.HiLo.Max {
 		return nil, reason.Error(codes.OutOfRange, "", fmt.Sprintf("last_batch_size %d is larger than any range this cluster grants (at most %d): "+
 			"send the size of the range you were granted (NextHiLoResponse.last_size)", req.GetLastBatchSize(), s.cfg.HiLo.Max))

@@ -134,6 +134,17 @@ func TestHiLoReturnsAndRetriesNeverRegrant(t *testing.T) {
 					t.Fatalf("the range after returning %d..%d starts at %d", r.GetLow()+2, r.GetHigh(), again.GetLow())
 				}
 			})
+			t.Run("ids too long to keep", func(t *testing.T) {
+				long := strings.Repeat("r", 257)
+				_, err := ids.NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "long", RequestId: long})
+				if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "request_id") {
+					t.Errorf("NextHiLo with a 257-byte request_id = %v; want INVALID_ARGUMENT naming it", err)
+				}
+				err = giveBack(&idnodev1.ReturnHiLoRequest{Tag: "long", End: 32, Last: 0, GrantId: long})
+				if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "grant_id") {
+					t.Errorf("ReturnHiLo with a 257-byte grant_id = %v; want INVALID_ARGUMENT naming it", err)
+				}
+			})
 			t.Run("last_batch_size above any range", func(t *testing.T) {
 				_, err := ids.NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "huge", LastBatchSize: math.MaxInt64, LastRangeAt: 1})
 				if status.Code(err) != codes.OutOfRange || !strings.Contains(status.Convert(err).Message(), "last_batch_size") {
