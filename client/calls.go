@@ -131,13 +131,18 @@ func (c *Client) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 	return resp, err
 }
 
-// ReturnHiLo gives back the unused tail (req.Last, req.End] of the tag's newest range (the
-// raw call behind Close). The cluster ignores a return that is not of the newest range.
-func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) error {
-	return c.callLeader(ctx, func(ctx context.Context, n *node) error {
-		_, err := n.ids.ReturnHiLo(ctx, req)
+// ReturnHiLo gives back the unused tail (req.Last, req.End] of a range (the raw call behind
+// Close); req.GrantId is the range's NextHiLoResponse.grant_id. It reports whether the numbers
+// went back: the cluster takes back only the newest range of the tag, once, and only with its
+// grant_id (see ReturnHiLoRequest); otherwise they stay a gap and it reports false.
+func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (bool, error) {
+	var returned bool
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) error {
+		resp, err := n.ids.ReturnHiLo(ctx, req)
+		returned = resp.GetReturned()
 		return err
 	})
+	return returned, err
 }
 
 // SeedHiLo raises the HiLo Max of tag to max and returns the Max afterwards; the next range

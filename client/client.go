@@ -263,8 +263,9 @@ func (c *Client) Addrs() []string {
 	return out
 }
 
-// Close returns the unused tails of the HiLo ranges (ReturnHiLo, within ctx), then closes the
-// connections. Calls after Close fail with ErrClosed; Close again returns the first result.
+// Close gives back the HiLo numbers its generators did not hand out (ReturnHiLo, within ctx:
+// each generator's prefetched range and current tail, as far as the cluster takes them back,
+// see hilo.Generator.Close), then closes the connections. Calls after Close fail with ErrClosed; Close again returns the first result.
 func (c *Client) Close(ctx context.Context) error {
 	c.closeOnce.Do(func() {
 		genErr := c.gens.Close(ctx)

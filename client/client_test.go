@@ -230,8 +230,8 @@ func TestClientTypedCalls(t *testing.T) {
 	if err != nil || r.GetLow() != 1 || r.GetHigh() != 32 || r.GetPrefix() != "raw/" {
 		t.Fatalf("NextHiLo(raw) = %v, %v", r, err)
 	}
-	if err := c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: "raw", End: 32, Last: 4}); err != nil {
-		t.Fatal(err)
+	if ok, err := c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: "raw", End: 32, Last: 4, GrantId: r.GetGrantId()}); err != nil || !ok {
+		t.Fatalf("ReturnHiLo(raw, 32, 4, %q) = %v, %v; want it taken back", r.GetGrantId(), ok, err)
 	}
 	if r, err := c.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "raw"}); err != nil || r.GetLow() != 5 {
 		t.Errorf("NextHiLo(raw) after returning 5…32 = %v, %v; want low 5", r, err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/hilo"
+	"github.com/idnode/idnode/hilogrant"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 )
@@ -30,7 +31,7 @@ type fakeState struct {
 	counters  map[string]int64 // lower-cased name → value
 	spelling  map[string]string
 	hiloMax   map[string]int64
-	hiloLow   map[string]int64
+	hiloGrant map[string]*hilogrant.Stack
 	byReqID   map[string][2]int64
 	etag      uint64
 	reserved  int // identity and HiLo reservations made (replays excluded)
@@ -40,7 +41,7 @@ type fakeState struct {
 
 func newFakeState() *fakeState {
 	return &fakeState{counters: map[string]int64{}, spelling: map[string]string{}, hiloMax: map[string]int64{},
-		hiloLow: map[string]int64{}, byReqID: map[string][2]int64{}, cluster: fakeMembership{ended: make(chan error, 1)}}
+		hiloGrant: map[string]*hilogrant.Stack{}, byReqID: map[string][2]int64{}, cluster: fakeMembership{ended: make(chan error, 1)}}
 }
 
 func (s *fakeState) identity(name string, count int64, reqID string) (first, last int64) {
@@ -281,7 +282,11 @@ func (n *fakeNode) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) 
 		capacity := hilo.DefaultPolicy.Capacity(req.GetLastBatchSize(), lastAt, now)
 		base := max(s.hiloMax[key], req.GetLastMax())
 		r = [2]int64{base + 1, base + capacity}
-		s.hiloMax[key], s.hiloLow[key] = r[1], r[0]
+		s.hiloMax[key] = r[1]
+		if s.hiloGrant[key] == nil {
+			s.hiloGrant[key] = &hilogrant.Stack{}
+		}
+		s.hiloGrant[key].Push(hilogrant.Grant{ID: req.GetRequestId(), Low: r[0], High: r[1]})
 		s.byReqID[req.GetRequestId()] = r
 		s.reserved++
 		s.hiloSizes = append(s.hiloSizes, capacity)
@@ -291,7 +296,7 @@ func (n *fakeNode) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) 
 		return nil, errLost
 	}
 	return &idnodev1.NextHiLoResponse{Prefix: req.GetTag() + sep, Low: r[0], High: r[1], LastSize: r[1] - r[0] + 1,
-		ServerTag: n.tag, LastRangeAt: now.UnixMilli()}, nil
+		ServerTag: n.tag, LastRangeAt: now.UnixMilli(), GrantId: req.GetRequestId()}, nil
 }
 
 func (n *fakeNode) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
@@ -302,10 +307,18 @@ func (n *fakeNode) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoReque
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := strings.ToLower(req.GetTag())
-	if m, ok := s.hiloMax[key]; ok && m == req.GetEnd() && req.GetLast() <= m && req.GetLast() >= s.hiloLow[key]-1 {
+	g := s.hiloGrant[key]
+	if g == nil {
+		g = &hilogrant.Stack{}
+	}
+	ok, err := g.Return(req.GetGrantId(), req.GetEnd(), req.GetLast())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	if ok {
 		s.hiloMax[key] = req.GetLast()
 	}
-	return &idnodev1.ReturnHiLoResponse{}, nil
+	return &idnodev1.ReturnHiLoResponse{Returned: ok}, nil
 }
 
 func (n *fakeNode) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
@@ -317,7 +330,8 @@ func (n *fakeNode) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) 
 	defer s.mu.Unlock()
 	key := strings.ToLower(req.GetTag())
 	if req.GetMax() > s.hiloMax[key] {
-		s.hiloMax[key], s.hiloLow[key] = req.GetMax(), req.GetMax()+1
+		s.hiloMax[key] = req.GetMax()
+		delete(s.hiloGrant, key)
 	}
 	return &idnodev1.SeedHiLoResponse{Max: s.hiloMax[key]}, nil
 }

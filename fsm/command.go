@@ -34,6 +34,12 @@ const (
 	ClaimCommand            CommandType = 14
 	ReleaseCommand          CommandType = 15
 	HiLoPoolReserveCommand  CommandType = 16
+	// HiLoGrant is HiLoReserve with a grant identity and bounds on last_max (hilo.go); it
+	// replaces HiLoReserve, which stays for the entries already in logs.
+	HiLoGrantCommand CommandType = 20
+	// HiLoReturnGrant is HiLoReturn that needs the grant's identity (hilo.go); it replaces
+	// HiLoReturn, which stays for the entries already in logs.
+	HiLoReturnGrantCommand CommandType = 21
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

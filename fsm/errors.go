@@ -29,6 +29,11 @@ var (
 	// request_id for every new request and reuse it only for retries of the same one.
 	ErrRequestIDReused = errors.New("request_id was already used for a different request")
 
+	// ErrLastMaxOutOfRange means a NextHiLo's last_max is above both the tag's Max and
+	// MaxLastMax: no range this cluster granted ends there, and honouring it would move the
+	// tag towards the end of int64 for every later caller.
+	ErrLastMaxOutOfRange = errors.New("last_max is above every range this cluster granted for the tag and above the bound for a last_max from elsewhere")
+
 	// ErrRangeReturned means a retried HiLo request's range was partly given back since, so
 	// replaying it could hand the same numbers out twice; ask for a new range instead.
 	ErrRangeReturned = errors.New("the HiLo range of this request_id was returned; request a new range")

@@ -57,6 +57,8 @@ var commands = map[CommandType]command{
 	ClaimCommand:            handle((*state).applyClaim),
 	ReleaseCommand:          handle((*state).applyRelease),
 	HiLoPoolReserveCommand:  handle((*state).applyHiLoPoolReserve),
+	HiLoGrantCommand:        handle((*state).applyHiLoGrant),
+	HiLoReturnGrantCommand:  handle((*state).applyHiLoReturnGrant),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

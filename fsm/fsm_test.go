@@ -202,18 +202,18 @@ func TestRequestTableExpiresByLogClockAndSize(t *testing.T) {
 func TestHiLoReservationsNeverOverlapAndMaxNeverFalls(t *testing.T) {
 	f := New()
 	r1 := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 32})
-	if r1 != (HiLoRange{1, 32}) {
+	if r1 != (HiLoRange{Low: 1, High: 32}) {
 		t.Fatalf("first range = %+v", r1)
 	}
 	r2 := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "Orders", Capacity: 64})
-	if r2 != (HiLoRange{33, 96}) {
+	if r2 != (HiLoRange{Low: 33, High: 96}) {
 		t.Fatalf("second range = %+v", r2)
 	}
 	// last_max above Max moves the start up; below it changes nothing.
-	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 10, LastMax: 500}); r != (HiLoRange{501, 510}) {
+	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 10, LastMax: 500}); r != (HiLoRange{Low: 501, High: 510}) {
 		t.Fatalf("range above last_max = %+v", r)
 	}
-	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 10, LastMax: 3}); r != (HiLoRange{511, 520}) {
+	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 10, LastMax: 3}); r != (HiLoRange{Low: 511, High: 520}) {
 		t.Fatalf("range with a stale last_max = %+v", r)
 	}
 	if f.HiLoMax("", "ORDERS") != 520 {

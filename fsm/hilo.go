@@ -6,8 +6,9 @@ import (
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
-// applyHiLoReserve reserves (base, base+capacity] with base = max(Max, last_max), so no two
-// reservations anywhere in the cluster overlap.
+// applyHiLoReserve is command 3, which builds before grant identities proposed: it stays, as
+// it was, for the entries already in logs (a replay must answer what it answered then). The
+// range it reserves has no identity, so nothing of it can be returned by command 21.
 func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	st.requests.advanceClock(r.GetProposedAtMs())
 	d, err := st.db(r.GetDatabase())
@@ -16,17 +17,13 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	}
 	key := foldKey(r.GetTag())
 	h := d.hilo[key]
-	if id := r.GetRequestId(); id != "" {
-		if rec, ok := st.requests.lookup(r.GetDatabase(), id); ok {
-			if rec.GetKind() != requestKindHiLo || rec.GetKey() != key {
-				return ErrRequestIDReused
-			}
-			// A returned tail may already belong to someone else: never replay past Max.
-			if h == nil || rec.GetLast() > h.max {
-				return ErrRangeReturned
-			}
-			return HiLoRange{Low: rec.GetFirst(), High: rec.GetLast()}
+	if rec, err := st.hiloRequest(r, key); err != nil {
+		return err
+	} else if rec != nil {
+		if h == nil || rec.GetLast() > h.max {
+			return ErrRangeReturned
 		}
+		return HiLoRange{Low: rec.GetFirst(), High: rec.GetLast()}
 	}
 	if r.GetCapacity() < 1 {
 		return ErrInvalidCount
@@ -40,6 +37,30 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 		return ErrCounterOverflow
 	}
 	rng := HiLoRange{Low: base + 1, High: base + r.GetCapacity()}
+	st.reserveHiLo(h, key, r, rng)
+	h.grants.Clear()
+	return rng
+}
+
+// hiloRequest is the answer remembered for r's request_id: nil when r has none or none is
+// remembered, ErrRequestIDReused when the id answered something other than a range of key.
+func (st *state) hiloRequest(r *raftv1.HiLoReserve, key string) (*raftv1.RequestRecord, error) {
+	if r.GetRequestId() == "" {
+		return nil, nil
+	}
+	rec, ok := st.requests.lookup(r.GetDatabase(), r.GetRequestId())
+	if !ok {
+		return nil, nil
+	}
+	if rec.GetKind() != requestKindHiLo || rec.GetKey() != key {
+		return nil, ErrRequestIDReused
+	}
+	return rec, nil
+}
+
+// reserveHiLo makes rng the newest reservation of h (the tag key) and remembers it as the
+// answer to r's request_id.
+func (st *state) reserveHiLo(h *hiloState, key string, r *raftv1.HiLoReserve, rng HiLoRange) {
 	h.max, h.lastLow = rng.High, rng.Low
 	if id := r.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
@@ -47,12 +68,11 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 			Count: r.GetCapacity(), First: rng.Low, Last: rng.High,
 		})
 	}
-	return rng
 }
 
-// applyHiLoReturn gives back the unused tail (last, end] of the newest range. DESIGN §1 allows
-// it only when Max == end and last <= Max; we also require last >= low-1 of that range, so a
-// confused caller cannot lower Max into a range that another client already holds.
+// applyHiLoReturn is command 4, which builds before grant identities proposed, kept as it was
+// for the entries already in logs: it lowers Max to last when Max == end and
+// lowLast-1 <= last <= Max. Whatever it changes, no grant stays returnable.
 func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
 	d, err := st.db(r.GetDatabase())
 	if err != nil {
@@ -63,6 +83,7 @@ func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
 		return h.currentMax()
 	}
 	h.max = r.GetLast()
+	h.grants.Clear()
 	return h.max
 }
 
@@ -101,16 +122,17 @@ func (d *database) hiloTag(key string) *hiloState {
 	return h
 }
 
-// raise lifts Max to floor when floor is above it, and reports whether it did. The raised tag's
-// lastLow goes above Max: its newest range is then none this cluster granted, so the return
-// guard accepts only last == Max, which changes nothing, and no client still holding an older
-// range can give its tail back below the new floor.
+// raise lifts Max to floor when floor is above it, and reports whether it did. The raised tag
+// keeps no returnable grant, and its lastLow goes above Max (for command 4: its guard then
+// accepts only last == Max, which changes nothing): no client still holding an older range can
+// give its tail back below the new floor.
 func (h *hiloState) raise(floor int64) bool {
 	h.floor = max(h.floor, floor)
 	if floor <= h.max {
 		return false
 	}
 	h.max, h.lastLow = floor, floor+1
+	h.grants.Clear()
 	return true
 }
 

@@ -9,7 +9,7 @@ import (
 
 // applyHiLoPoolReserve reserves capacity numbers above the tag's Max to one node's pool. Like
 // any reservation it raises Max, so no range granted any other way, or from another pool, can
-// overlap it. The tag's lastLow goes above Max, as after a raise: a pool's numbers go back only
+// overlap it. As after a raise, the tag keeps no returnable grant: a pool's numbers go back only
 // to the pool (package hilopool), never through ReturnHiLo, which could otherwise lower Max
 // into numbers the pool still grants.
 func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
@@ -29,6 +29,7 @@ func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
 	}
 	rng := HiLoRange{Low: h.max + 1, High: h.max + r.GetCapacity()}
 	h.max, h.lastLow = rng.High, rng.High+1
+	h.grants.Clear()
 	if h.pools == nil {
 		h.pools = make(map[string]int64)
 	}

@@ -28,7 +28,7 @@ func TestHiLoPoolsAreDisjointFromEverything(t *testing.T) {
 	r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "Orders", Capacity: 32})
 	b1 := mustPool(t, f, "B", "ORDERS", 50)
 	a2 := mustPool(t, f, "A", "orders", 100)
-	want := []HiLoRange{{1, 100}, {101, 132}, {133, 182}, {183, 282}}
+	want := []HiLoRange{{Low: 1, High: 100}, {Low: 101, High: 132}, {Low: 133, High: 182}, {Low: 183, High: 282}}
 	for i, got := range []HiLoRange{a1, r, b1, a2} {
 		if got != want[i] {
 			t.Fatalf("reservation %d = %+v, want %+v", i, got, want[i])

@@ -53,6 +53,8 @@ func (t *requestTable) advanceClock(ms int64) {
 	}
 }
 
+// record remembers r, replacing an earlier record of its key. A record is never changed once
+// recorded (a snapshot being written may hold it): a new one replaces it.
 func (t *requestTable) record(r *raftv1.RequestRecord) {
 	r.RecordedAtMs = t.nowMs
 	t.byID[requestKey(r.GetDatabase(), r.GetRequestId())] = r
@@ -63,7 +65,11 @@ func (t *requestTable) record(r *raftv1.RequestRecord) {
 }
 
 func (t *requestTable) evictOldest() {
-	delete(t.byID, requestKey(t.queue[t.head].GetDatabase(), t.queue[t.head].GetRequestId()))
+	// A key recorded again since (a HiLo range returned, then granted anew) keeps its newer
+	// record.
+	if k := requestKey(t.queue[t.head].GetDatabase(), t.queue[t.head].GetRequestId()); t.byID[k] == t.queue[t.head] {
+		delete(t.byID, k)
+	}
 	t.queue[t.head] = nil
 	t.head++
 	// Compact once the dead prefix is half the slice, so memory stays bounded.

@@ -13,10 +13,15 @@ type IdentityBatchResult struct {
 	Ranges []IdentityRange
 }
 
-// HiLoRange is a reserved HiLo range, low..high inclusive.
+// HiLoRange is a reserved HiLo range, low..high inclusive. GrantID is its identity, which a
+// return must present (empty from the commands before grants had one).
 type HiLoRange struct {
 	Low, High int64
+	GrantID   string
 }
+
+// HiLoReturned answers a HiLoReturnGrant: whether the numbers went back.
+type HiLoReturned bool
 
 // Node is a registered cluster member.
 type Node struct {

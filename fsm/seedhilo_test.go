@@ -54,10 +54,10 @@ func TestSeedHiLoOnlyRaises(t *testing.T) {
 	if m := f.HiLoMax("billing", "orders"); m != 10 {
 		t.Errorf("Max of billing's orders = %d, want 10", m)
 	}
-	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 32}); r != (HiLoRange{6001, 6032}) {
+	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 32}); r != (HiLoRange{Low: 6001, High: 6032}) {
 		t.Errorf("range after the seeds = %+v, want 6001…6032", r)
 	}
-	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 32, LastMax: 32}); r != (HiLoRange{6033, 6064}) {
+	if r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 32, LastMax: 32}); r != (HiLoRange{Low: 6033, High: 6064}) {
 		t.Errorf("next range = %+v, want 6033…6064", r)
 	}
 }
@@ -89,7 +89,7 @@ func TestSeedHiLoKeepsTheReturnGuard(t *testing.T) {
 		t.Errorf("after a snapshot, return of (40, 5000]: Max = %d, want 5000", got)
 	}
 	r := mustReserve(t, f, &raftv1.HiLoReserve{Tag: "orders", Capacity: 32})
-	if r != (HiLoRange{5001, 5032}) {
+	if r != (HiLoRange{Low: 5001, High: 5032}) {
 		t.Fatalf("range after the seed = %+v, want 5001…5032", r)
 	}
 	if got := hiloReturn(t, f, "orders", 5032, 5010); got != 5010 {

@@ -43,7 +43,7 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 			st.dbForFloors(r.GetDatabase()).setIdentity(foldKey(r.GetName()), r.GetName(), r.GetValue())
 		}),
 		hiloRecord: restoredInto(func(st *state, r *raftv1.HiLoRecord) {
-			h := &hiloState{max: r.GetMax(), lastLow: r.GetLastLow(), floor: r.GetFloor()}
+			h := &hiloState{max: r.GetMax(), lastLow: r.GetLastLow(), floor: r.GetFloor(), grants: grantsOf(r)}
 			for _, p := range r.GetPools() {
 				if h.pools == nil {
 					h.pools = make(map[string]int64)

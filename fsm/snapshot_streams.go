@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idnode/idnode/hilogrant"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -63,6 +64,7 @@ type hiloRecords struct {
 type hiloEntry struct {
 	key                 string
 	max, lastLow, floor int64
+	grants              hilogrant.Stack
 	// pools is copied at capture: a later reservation changes the tag's map in place. Most
 	// tags have none (HiLo pools are off by default).
 	pools []*raftv1.HiLoPoolRecord
@@ -71,7 +73,7 @@ type hiloEntry struct {
 func captureHiLo(tags map[string]*hiloState, rec string) *hiloRecords {
 	hr := &hiloRecords{database: rec, entries: make([]hiloEntry, 0, len(tags))}
 	for k, h := range tags {
-		e := hiloEntry{key: k, max: h.max, lastLow: h.lastLow, floor: h.floor}
+		e := hiloEntry{key: k, max: h.max, lastLow: h.lastLow, floor: h.floor, grants: h.grants}
 		if len(h.pools) > 0 {
 			for _, id := range sortedKeys(h.pools) {
 				e.pools = append(e.pools, &raftv1.HiLoPoolRecord{MemberId: id, Reserved: h.pools[id]})
@@ -87,6 +89,8 @@ func (hr *hiloRecords) write(rw *recordWriter) error {
 	msg := &raftv1.HiLoRecord{Database: hr.database}
 	for _, e := range hr.entries {
 		msg.Tag, msg.Max, msg.LastLow, msg.Floor, msg.Pools = e.key, e.max, e.lastLow, e.floor, e.pools
+		msg.GrantId, msg.GrantLow = e.grants.Newest.ID, e.grants.Newest.Low
+		msg.BelowGrantId, msg.BelowLow = e.grants.Below.ID, e.grants.Below.Low
 		if err := rw.record(hiloRecord, msg); err != nil {
 			return err
 		}

@@ -49,12 +49,16 @@ func randomLog(t *testing.T, seed uint64, n int) []*raft.Log {
 				data, err := Encode(SeedHiLoCommand, &raftv1.SeedHiLo{Database: db, Tag: name, Max: int64(rng.IntN(400) - 10)})
 				add(SeedHiLoCommand, data, err)
 			} else {
-				data, err := Encode(HiLoReserveCommand, &raftv1.HiLoReserve{Database: db, Tag: name, Capacity: int64(32 << rng.IntN(4)), LastMax: int64(rng.IntN(100)), RequestId: reqID, ProposedAtMs: int64(i) * 1000})
-				add(HiLoReserveCommand, data, err)
+				typ := []CommandType{HiLoReserveCommand, HiLoGrantCommand}[rng.IntN(2)]
+				data, err := Encode(typ, &raftv1.HiLoReserve{Database: db, Tag: name, Capacity: int64(32 << rng.IntN(4)), LastMax: int64(rng.IntN(100)),
+					RequestId: reqID, ProposedAtMs: int64(i) * 1000, GrantId: fmt.Sprintf("g%d", i)})
+				add(typ, data, err)
 			}
 		case 4:
-			data, err := Encode(HiLoReturnCommand, &raftv1.HiLoReturn{Tag: name, End: int64(rng.IntN(300)), Last: int64(rng.IntN(300))})
-			add(HiLoReturnCommand, data, err)
+			typ := []CommandType{HiLoReturnCommand, HiLoReturnGrantCommand}[rng.IntN(2)]
+			grant := []string{fmt.Sprintf("g%d", rng.IntN(i+1)), fmt.Sprintf("r%d", rng.IntN(n/2+1))}[rng.IntN(2)]
+			data, err := Encode(typ, &raftv1.HiLoReturn{Tag: name, End: int64(rng.IntN(300)), Last: int64(rng.IntN(300)), GrantId: grant})
+			add(typ, data, err)
 		case 5:
 			if rng.IntN(4) == 0 {
 				data, err := Encode(RemoveNodeCommand, &raftv1.RemoveNode{Tag: string(rune('A' + rng.IntN(4)))})

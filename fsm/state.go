@@ -1,6 +1,10 @@
 package fsm
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/idnode/idnode/hilogrant"
+)
 
 // state is everything the FSM replicates. It is only touched under FSM.mu.
 type state struct {
@@ -27,6 +31,9 @@ type hiloState struct {
 	// handed out elsewhere (another store, another cluster), so a pool holding some, reserved
 	// before the raise, must not grant them (pools.go).
 	floor int64
+	// grants is what ReturnHiLo can still give back (package hilogrant): the newest grant,
+	// which ends at max, and the one just below it.
+	grants hilogrant.Stack
 }
 
 func newState() *state {

@@ -23,9 +23,10 @@ import (
 // RangeSource reserves and returns HiLo ranges: the two IdService calls a generator needs. The
 // Go client (package client) implements it with retries across nodes; tests use an in-memory
 // one. Both methods must honour ctx: Close waits for a fetch in flight until its ctx ends.
+// ReturnHiLo reports whether the numbers went back (ReturnHiLoResponse.returned).
 type RangeSource interface {
 	NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error)
-	ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) error
+	ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (bool, error)
 }
 
 // ErrClosed is returned by NextID after Close.
@@ -94,6 +95,7 @@ type span struct {
 	checkMask       int64  // the takers of k with k&checkMask == 0 measure the rate (pace.go)
 	prefix          string // "orders/" ("orders/NorthServer/" with a server prefix)
 	suffix          string // "-A" ("" without the node tag)
+	grant           string // NextHiLoResponse.grant_id: what a return of the range presents
 
 	// tmpl is prefix + width digit placeholders + suffix; every n >= wide has exactly width
 	// digits (all of the range, unless it crosses a power of ten) and is printed into a copy.
@@ -181,7 +183,7 @@ type Stats struct {
 	Waits     int64 // NextID calls that had to wait for a fetch (the first calls always do)
 	Stalls    int64 // fetches that callers had to wait for: the range ran out before it came
 	RangeSize int64 // size of the newest range
-	Returned  bool  // Close gave a range tail back
+	Returned  bool  // Close gave unused numbers back
 }
 
 // Generator prints HiLo IDs for one tag. It is safe for any number of goroutines and never
@@ -460,18 +462,25 @@ func (g *Generator) newSpan(resp *idnodev1.NextHiLoResponse) (*span, error) {
 	}
 	prefix, suffix := g.cfg.idParts(resp)
 	s := newSpan(low, high, prefix, suffix)
+	s.grant = resp.GetGrantId()
 	s.trigger = min(max(int64(float64(s.size)*g.cfg.prefetchAt), 1), s.size)
 	s.checkMask = checkMask(s.size)
 	return s, nil
 }
 
-// Close stops the generator and gives the unused part of its newest range back to the cluster
-// (ReturnHiLo), so the tag's next range starts right after the last number handed out. It waits
-// for a fetch in flight (until ctx ends, then cancels it). After Close, NextID returns ErrClosed.
+// Close stops the generator and gives every number it did not hand out back to the cluster
+// (ReturnHiLo), so that the tag's next range starts right after the last number handed out. It
+// waits for a fetch in flight (until ctx ends, then cancels it). After Close, NextID returns
+// ErrClosed.
 //
-// The server only accepts the return of the newest range of the tag, and only once: when a
-// prefetched range was never used, Close returns that one whole and the unused tail of the
-// current range is left as a gap. Gaps are allowed; repeats are not. Close is idempotent.
+// The cluster takes a range back only from the client it granted it to, once, and only while
+// it is the newest range of its tag (or the one right below a newest range of the same client
+// that came back whole). So Close gives back the range it prefetched, whole, then the unused
+// tail of the current range, when the prefetched one starts right after it: both come back,
+// and the next range starts after the last ID handed out. What it cannot give back stays a gap,
+// which HiLo allows: a tail when another client got a range of the tag since, or when the
+// prefetched range does not start right after the current one (another client's range lies
+// between), and a range whose fetch ctx cut short. Close is idempotent.
 func (g *Generator) Close(ctx context.Context) error {
 	g.mu.Lock()
 	if g.closed {
@@ -503,22 +512,33 @@ func (g *Generator) Close(ctx context.Context) error {
 	next := g.next
 	g.next = nil
 	g.mu.Unlock()
-	var req *idnodev1.ReturnHiLoRequest
-	switch {
-	case next != nil:
-		req = &idnodev1.ReturnHiLoRequest{Tag: g.tag, End: next.high, Last: next.low - 1}
-	case cur != nil && used < cur.size:
-		req = &idnodev1.ReturnHiLoRequest{Tag: g.tag, End: cur.high, Last: cur.low + used - 1}
-	default:
-		return nil
+	// Newest first: the current range's tail can come back only once the prefetched range,
+	// right above it, did.
+	var returns []*idnodev1.ReturnHiLoRequest
+	if next != nil {
+		returns = append(returns, g.returnOf(next, next.low-1))
 	}
-	if err := g.src.ReturnHiLo(ctx, req); err != nil {
-		return fmt.Errorf("hilo: returning the unused tail of %q (%d…%d): %w", g.tag, req.GetLast()+1, req.GetEnd(), err)
+	if cur != nil && used < cur.size && (next == nil || next.low == cur.high+1) {
+		returns = append(returns, g.returnOf(cur, cur.low+used-1))
 	}
-	g.mu.Lock()
-	g.stats.Returned = true
-	g.mu.Unlock()
+	for _, req := range returns {
+		returned, err := g.src.ReturnHiLo(ctx, req)
+		if err != nil {
+			return fmt.Errorf("hilo: returning the unused numbers %d…%d of %q: %w", req.GetLast()+1, req.GetEnd(), g.tag, err)
+		}
+		if !returned {
+			break // a newer range of the tag stays: nothing below it can come back
+		}
+		g.mu.Lock()
+		g.stats.Returned = true
+		g.mu.Unlock()
+	}
 	return nil
+}
+
+// returnOf is the return of s's numbers above last.
+func (g *Generator) returnOf(s *span, last int64) *idnodev1.ReturnHiLoRequest {
+	return &idnodev1.ReturnHiLoRequest{Tag: g.tag, End: s.high, Last: last, GrantId: s.grant}
 }
 
 // Stats returns what the generator did so far.

@@ -9,13 +9,14 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/hilogrant"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// fakeSource is an in-memory RangeSource with the FSM's HiLo rules (fsm/hilo.go): ranges of a
-// tag start above max(Max, last_max) and never overlap, a request_id replays its range, and a
-// return only lowers Max of the newest range, down to its low-1 at most. Range sizes follow a
-// Policy on the fake's clock, as the server's do.
+// fakeSource is an in-memory RangeSource with the FSM's HiLo rules (fsm/hilo_grant.go): ranges
+// of a tag start above max(Max, last_max) and never overlap, a request_id replays its range and
+// is its grant's identity, and a return follows package hilogrant. Range sizes follow a Policy
+// on the fake's clock, as the server's do.
 type fakeSource struct {
 	policy Policy
 	now    func() time.Time
@@ -32,7 +33,7 @@ type fakeSource struct {
 
 	mu       sync.Mutex
 	max      map[string]int64
-	lastLow  map[string]int64
+	grants   map[string]*hilogrant.Stack
 	byReqID  map[string][2]int64
 	calls    int
 	inflight int // NextHiLo calls running now
@@ -45,7 +46,7 @@ type fakeSource struct {
 func newFakeSource() *fakeSource {
 	return &fakeSource{
 		policy: DefaultPolicy, now: time.Now,
-		max: map[string]int64{}, lastLow: map[string]int64{}, byReqID: map[string][2]int64{},
+		max: map[string]int64{}, grants: map[string]*hilogrant.Stack{}, byReqID: map[string][2]int64{},
 	}
 }
 
@@ -87,7 +88,11 @@ func (f *fakeSource) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest
 		capacity := f.policy.Capacity(req.GetLastBatchSize(), lastAt, now)
 		base := max(f.max[key], req.GetLastMax())
 		low, high = base+1, base+capacity
-		f.max[key], f.lastLow[key] = high, low
+		f.max[key] = high
+		if f.grants[key] == nil {
+			f.grants[key] = &hilogrant.Stack{}
+		}
+		f.grants[key].Push(hilogrant.Grant{ID: req.GetRequestId(), Low: low, High: high})
 		if req.GetRequestId() != "" {
 			f.byReqID[req.GetRequestId()] = [2]int64{low, high}
 		}
@@ -101,7 +106,7 @@ func (f *fakeSource) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest
 	}
 	resp := &idnodev1.NextHiLoResponse{
 		Prefix: req.GetTag() + sep, Low: low, High: high, LastSize: high - low + 1,
-		ServerTag: "A", LastRangeAt: now.UnixMilli(),
+		ServerTag: "A", LastRangeAt: now.UnixMilli(), GrantId: req.GetRequestId(),
 	}
 	if f.loseAnswers > 0 {
 		f.loseAnswers--
@@ -111,15 +116,20 @@ func (f *fakeSource) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest
 	return resp, nil
 }
 
-func (f *fakeSource) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) error {
+func (f *fakeSource) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.returns = append(f.returns, req)
 	key := strings.ToLower(req.GetTag())
-	if m, ok := f.max[key]; ok && m == req.GetEnd() && req.GetLast() <= m && req.GetLast() >= f.lastLow[key]-1 {
+	g := f.grants[key]
+	if g == nil {
+		return false, hilogrant.CheckReturn(req.GetGrantId(), req.GetEnd(), req.GetLast())
+	}
+	ok, err := g.Return(req.GetGrantId(), req.GetEnd(), req.GetLast())
+	if ok {
 		f.max[key] = req.GetLast()
 	}
-	return nil
+	return ok, err
 }
 
 func (f *fakeSource) maxOf(tag string) int64 {

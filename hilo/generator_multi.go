@@ -80,7 +80,7 @@ func (m *MultiGenerator) Tags() []string {
 	return slices.Sorted(maps.Keys(m.all()))
 }
 
-// Close closes every generator (concurrently: each returns its tail with one call) and
+// Close closes every generator (concurrently: each gives back its unused numbers) and
 // refuses new tags. It returns every generator's error, joined.
 func (m *MultiGenerator) Close(ctx context.Context) error {
 	m.mu.Lock()

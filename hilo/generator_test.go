@@ -353,9 +353,9 @@ func TestGeneratorCloseReturnsTail(t *testing.T) {
 	}
 }
 
-// A prefetched range that was never used is returned whole; the current range's tail cannot
-// be returned as well (the server only takes back the newest range) and becomes a gap.
-func TestGeneratorCloseReturnsUnusedPrefetchedRange(t *testing.T) {
+// A prefetched range that was never used is returned whole, then the current range's tail
+// below it (issue 24 item 7): the next range starts right after the last ID handed out.
+func TestGeneratorCloseReturnsUnusedPrefetchedRangeAndTail(t *testing.T) {
 	src := newFakeSource()
 	g := newGen(t, src, "orders")
 	done := fetched(g)
@@ -369,11 +369,62 @@ func TestGeneratorCloseReturnsUnusedPrefetchedRange(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	_, _, returns := src.snapshot()
-	if len(returns) != 1 || returns[0].GetEnd() != 96 || returns[0].GetLast() != 32 {
-		t.Fatalf("returns %v, want one {end 96, last 32}", returns)
+	if len(returns) != 2 || returns[0].GetEnd() != 96 || returns[0].GetLast() != 32 || returns[1].GetEnd() != 32 || returns[1].GetLast() != 25 {
+		t.Fatalf("returns %v, want {end 96, last 32} then {end 32, last 25}", returns)
 	}
-	if m := src.maxOf("orders"); m != 32 {
-		t.Fatalf("Max after Close = %d, want 32", m)
+	if m := src.maxOf("orders"); m != 25 {
+		t.Fatalf("Max after Close = %d, want 25", m)
+	}
+	if n := number(t, mustNext(t, ctx, newGen(t, src, "orders")), "orders"); n != 26 {
+		t.Fatalf("after Close at orders/25-A, a new generator starts at %d, want 26", n)
+	}
+}
+
+// What Close cannot give back stays a gap, and it does not try: the current tail when another
+// client's range lies between it and the prefetched one, and anything once another client got
+// a range after the prefetched one.
+func TestGeneratorCloseLeavesWhatIsNotNewest(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		otherBefore bool // another client's range between the current and the prefetched range
+		wantReturns int
+		wantMax     int64
+	}{
+		{"a range between", true, 1, 64},
+		{"a range after", false, 1, 128},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := newFakeSource()
+			other := func() {
+				if _, err := src.NextHiLo(testCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders", RequestId: "other-" + c.name}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g := newGen(t, src, "orders")
+			done := fetched(g)
+			ctx := testCtx(t)
+			mustNext(t, ctx, g) // 1…32
+			waitFetched(t, done)
+			if c.otherBefore {
+				other() // 33…64
+			}
+			for range 24 {
+				mustNext(t, ctx, g)
+			}
+			waitFetched(t, done) // the prefetch
+			if !c.otherBefore {
+				other()
+			}
+			if err := g.Close(ctx); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			if _, _, returns := src.snapshot(); len(returns) != c.wantReturns {
+				t.Fatalf("returns %v, want %d", returns, c.wantReturns)
+			}
+			if m := src.maxOf("orders"); m != c.wantMax {
+				t.Fatalf("Max after Close = %d, want %d", m, c.wantMax)
+			}
+		})
 	}
 }
 

@@ -1,5 +1,10 @@
 // Package hilo holds the HiLo range-size policy and, for clients, the generator that prints
 // IDs from reserved ranges.
+//
+// A generator's Close gives back every number it did not hand out, when the cluster can take
+// it: the prefetched range whole, then the current range's tail, as long as they are the
+// newest ranges of the tag and the prefetched one starts right after the current one. A range
+// goes back only with its grant_id, once (package hilogrant); what cannot go back is a gap.
 package hilo
 
 import "time"
@@ -19,6 +24,7 @@ var DefaultPolicy = Policy{Min: 32, Max: 1 << 20, GrowWithin: 30 * time.Second, 
 // Capacity returns the size of the next range. lastSize is the caller's previous range size
 // (0 if none); lastRangeAt is when it got that range (zero if unknown).
 func (p Policy) Capacity(lastSize int64, lastRangeAt, now time.Time) int64 {
+	lastSize = min(max(lastSize, 0), p.Max) // a caller's number: doubling it must not overflow
 	size := max(lastSize, p.Min)
 	if !lastRangeAt.IsZero() {
 		switch age := now.Sub(lastRangeAt); {

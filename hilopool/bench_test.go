@@ -25,7 +25,7 @@ func BenchmarkGrant(b *testing.B) {
 		return s
 	}
 	grant := func(b *testing.B, s *Store) bool {
-		if _, _, ok, err := s.Grant(users, 32, 1, 0); err != nil || !ok {
+		if _, _, ok, err := s.Grant(users, "bench", 32, 1, 0); err != nil || !ok {
 			b.Errorf("Grant: ok %v, err %v", ok, err)
 			return false
 		}

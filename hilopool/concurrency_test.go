@@ -1,6 +1,7 @@
 package hilopool
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,7 +27,8 @@ func TestConcurrentGrantsReturnsAndAdds(t *testing.T) {
 	for w := range granters {
 		wg.Go(func() {
 			for i := range grants {
-				low, high, ok, err := s.Grant(users, int64(1+(w+i)%8), 1, 0)
+				id := fmt.Sprintf("%d-%d", w, i)
+				low, high, ok, err := s.Grant(users, id, int64(1+(w+i)%8), 1, 0)
 				if err != nil {
 					t.Error(err)
 					return
@@ -37,7 +39,7 @@ func TestConcurrentGrantsReturnsAndAdds(t *testing.T) {
 				last := high
 				if i%3 == 0 { // use only half and give the rest back, when no grant came since
 					half := low - 1 + (high-low+1)/2
-					ok, err := s.Return(users, high, half)
+					ok, err := s.Return(users, id, high, half)
 					if err != nil {
 						t.Error(err)
 						return

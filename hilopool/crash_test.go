@@ -34,7 +34,7 @@ func TestHelperProcess(t *testing.T) {
 	}
 	deadline := time.Now().Add(helperMaxTime)
 	for i := int64(0); i < helperMaxCount && time.Now().Before(deadline); i++ {
-		low, high, ok, err := s.Grant(users, 1+i%helperMaxGrant, 1, 0)
+		low, high, ok, err := s.Grant(users, "helper", 1+i%helperMaxGrant, 1, 0)
 		if err != nil || !ok {
 			fmt.Fprintf(os.Stderr, "helper: grant %d: ok %v, err %v\n", i, ok, err)
 			os.Exit(2)

@@ -15,18 +15,22 @@
 // All pools live in one JSON document, replaced whole with [durablefile.WriteFile]:
 //
 //	{
-//	  "version": 1,
+//	  "version": 2,
 //	  "pools": [
 //	    {"database": "default", "tag": "users",
 //	     "segments": [{"low": 1001, "high": 2000}, {"low": 5001, "high": 9000}],
-//	     "last_grant": {"low": 901, "high": 1000}}
+//	     "last_grant": {"low": 901, "high": 1000, "id": "hilo-…"},
+//	     "below_grant": {"low": 869, "high": 900, "id": "hilo-…"}}
 //	  ],
 //	  "crc32c": "1a2b3c4d"
 //	}
 //
 // Pools are sorted by database then tag, a pool's segments by number, disjoint and never
-// adjacent. "last_grant" is the newest range granted from the pool, the one whose unused tail
-// [Store.Return] may take back. "crc32c" is the CRC-32C (Castagnoli), as 8 lower-case hex
+// adjacent. "last_grant" is the newest range granted from the pool and "below_grant" the one
+// right under it, when it was granted just before: the ranges whose unused tail
+// [Store.Return] may take back, only from a caller that presents their "id" (the rule of
+// package hilogrant). Version 1 files, whose last grant has no id, are read: that grant can
+// no longer be returned. "crc32c" is the CRC-32C (Castagnoli), as 8 lower-case hex
 // digits, of the compact JSON encoding of "pools": an edited digit could lower a segment into
 // numbers already granted, so a file whose content does not match is refused, like one that
 // does not parse. The way out is to remove the file (its numbers become gaps).

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strings"
+
+	"github.com/idnode/idnode/hilogrant"
 )
 
-// fileVersion is the format this build writes and reads (see the package doc).
-const fileVersion = 1
+// fileVersion is the format this build writes (see the package doc). It also reads version 1,
+// whose last_grant has no id: that grant cannot be returned any more, a gap at most.
+const fileVersion = 2
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -21,10 +24,32 @@ type fileDoc struct {
 }
 
 type filePool struct {
-	Database  string    `json:"database"`
-	Tag       string    `json:"tag"`
-	Segments  []segment `json:"segments"`
-	LastGrant *segment  `json:"last_grant,omitempty"`
+	Database   string     `json:"database"`
+	Tag        string     `json:"tag"`
+	Segments   []segment  `json:"segments"`
+	LastGrant  *fileGrant `json:"last_grant,omitempty"`
+	BelowGrant *fileGrant `json:"below_grant,omitempty"`
+}
+
+// fileGrant is a returnable grant (hilogrant.Grant); version 1 files have no id.
+type fileGrant struct {
+	Low  int64  `json:"low"`
+	High int64  `json:"high"`
+	ID   string `json:"id,omitempty"`
+}
+
+func fileGrantOf(g hilogrant.Grant) *fileGrant {
+	if g.ID == "" {
+		return nil
+	}
+	return &fileGrant{Low: g.Low, High: g.High, ID: g.ID}
+}
+
+func (g *fileGrant) grant() hilogrant.Grant {
+	if g == nil || g.ID == "" {
+		return hilogrant.Grant{}
+	}
+	return hilogrant.Grant{ID: g.ID, Low: g.Low, High: g.High}
 }
 
 // encode renders pools as the file's content.
@@ -36,9 +61,7 @@ func encode(pools map[Key]pool) ([]byte, error) {
 		if fp.Segments == nil {
 			fp.Segments = []segment{} // "[]", as decode reads it back, so the checksum matches
 		}
-		if p.lastGrant != (segment{}) {
-			fp.LastGrant = &p.lastGrant
-		}
+		fp.LastGrant, fp.BelowGrant = fileGrantOf(p.grants.Newest), fileGrantOf(p.grants.Below)
 		doc.Pools = append(doc.Pools, fp)
 	}
 	sum, err := checksum(doc.Pools)
@@ -72,14 +95,14 @@ func decode(data []byte) (map[Key]pool, error) {
 	if probe.Version == nil {
 		return nil, errors.New("no version field")
 	}
-	if *probe.Version != fileVersion {
-		return nil, fmt.Errorf("format version %d, this build reads version %d (written by a newer idnode?)", *probe.Version, fileVersion)
+	if *probe.Version != 1 && *probe.Version != fileVersion {
+		return nil, fmt.Errorf("format version %d, this build reads versions 1 and %d (written by a newer idnode?)", *probe.Version, fileVersion)
 	}
 	var doc fileDoc
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not a version %d document: %w", fileVersion, err)
+		return nil, fmt.Errorf("not a version %d document: %w", *probe.Version, err)
 	}
 	sum, err := checksum(doc.Pools)
 	if err != nil {
@@ -99,11 +122,7 @@ func decode(data []byte) (map[Key]pool, error) {
 			return nil, fmt.Errorf("pool %q/%q is out of order or repeated", k.Database, k.Tag)
 		}
 		prev = k
-		p := pool{segments: fp.Segments}
-		if fp.LastGrant != nil {
-			p.lastGrant = *fp.LastGrant
-		}
-		pools[k] = p
+		pools[k] = pool{segments: fp.Segments, grants: hilogrant.Stack{Newest: fp.LastGrant.grant(), Below: fp.BelowGrant.grant()}}
 	}
 	return pools, nil
 }
@@ -119,15 +138,21 @@ func checkPool(k Key, fp filePool) error {
 	if err := checkSegments(fp.Segments); err != nil {
 		return err
 	}
-	if g := fp.LastGrant; g != nil {
+	for _, g := range []*fileGrant{fp.LastGrant, fp.BelowGrant} {
+		if g == nil {
+			continue
+		}
 		if g.Low < 1 || g.High < g.Low {
-			return fmt.Errorf("last grant %v: want 1 <= low <= high", g)
+			return fmt.Errorf("grant %d..%d: want 1 <= low <= high", g.Low, g.High)
 		}
 		for _, s := range fp.Segments {
-			if s.overlaps(*g) {
-				return fmt.Errorf("last grant %v overlaps segment %v", g, s)
+			if s.overlaps(segment{Low: g.Low, High: g.High}) {
+				return fmt.Errorf("grant %d..%d overlaps segment %v", g.Low, g.High, s)
 			}
 		}
+	}
+	if b := fp.BelowGrant; b != nil && (fp.LastGrant == nil || fp.LastGrant.ID == "" || b.ID == "" || b.High+1 != fp.LastGrant.Low) {
+		return errors.New("below_grant is not right under a last_grant with an id")
 	}
 	return nil
 }

@@ -76,7 +76,7 @@ func TestGrantRefusesWantBelowOne(t *testing.T) {
 	s := mustOpen(t, poolsPath(t))
 	mustAdd(t, s, users, 1, 10)
 	for _, want := range []int64{0, -1} {
-		if _, _, ok, err := s.Grant(users, want, 1, 0); err == nil || ok {
+		if _, _, ok, err := s.Grant(users, "g", want, 1, 0); err == nil || ok {
 			t.Fatalf("Grant of %d numbers: ok %v, err %v; want an error", want, ok, err)
 		}
 	}
@@ -185,14 +185,14 @@ func TestGrantOfAWholeRangeSkipsAShortSegment(t *testing.T) {
 	mustAdd(t, s, users, 1, 10)
 	mustAdd(t, s, users, 21, 40)
 	for _, want := range []segment{{1, 8}, {21, 28}} {
-		if low, high, ok, err := s.Grant(users, 8, 8, 0); err != nil || !ok || (segment{low, high}) != want {
+		if low, high, ok, err := s.Grant(users, "g", 8, 8, 0); err != nil || !ok || (segment{low, high}) != want {
 			t.Fatalf("Grant of 8 whole = %d..%d, ok %v, err %v; want %v", low, high, ok, err, want)
 		}
 	}
 	// 9..10 stayed for a request that takes fewer.
 	wantSegments(t, s, users, segment{9, 10}, segment{29, 40})
 	onDisk := readFile(t, path)
-	if low, high, ok, err := s.Grant(users, 20, 20, 0); err != nil || ok {
+	if low, high, ok, err := s.Grant(users, "g", 20, 20, 0); err != nil || ok {
 		t.Fatalf("Grant of 20 whole from 2+12 numbers = %d..%d, ok %v, err %v; want nothing", low, high, ok, err)
 	}
 	if readFile(t, path) != onDisk {
@@ -201,7 +201,7 @@ func TestGrantOfAWholeRangeSkipsAShortSegment(t *testing.T) {
 	if got := mustGrant(t, s, users, 4, 0); got != (segment{9, 10}) {
 		t.Fatalf("Grant of up to 4 = %v, want 9..10", got)
 	}
-	if _, _, ok, err := s.Grant(users, 4, 5, 0); err == nil || ok {
+	if _, _, ok, err := s.Grant(users, "g", 4, 5, 0); err == nil || ok {
 		t.Fatalf("Grant with least > want: ok %v, err %v; want an error", ok, err)
 	}
 }

@@ -53,7 +53,7 @@ type grantResult struct {
 func grantInBackground(s *Store, want int64) <-chan grantResult {
 	out := make(chan grantResult, 1)
 	go func() {
-		low, high, ok, err := s.Grant(users, want, want, 0)
+		low, high, ok, err := s.Grant(users, "g", want, want, 0)
 		out <- grantResult{segment{low, high}, ok, err}
 	}()
 	return out

@@ -3,13 +3,36 @@ package hilopool
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
 var users = Key{Database: "default", Tag: "users"}
+
+// grantIDs is the id each range mustGrant got was granted as (a string), by grantRef, so that
+// mustReturn can present it; grantSeq numbers them.
+var (
+	grantIDs sync.Map
+	grantSeq atomic.Int64
+)
+
+type grantRef struct {
+	path string
+	key  Key
+	high int64
+}
+
+// idOf is the id mustGrant granted key's range ending at end as, from s's file ("" if none).
+func idOf(s *Store, key Key, end int64) string {
+	id, _ := grantIDs.Load(grantRef{s.path, key.folded(), end})
+	str, _ := id.(string)
+	return str
+}
 
 func poolsPath(t *testing.T) string {
 	t.Helper()
@@ -35,10 +58,12 @@ func mustAdd(t *testing.T, s *Store, key Key, low, high int64) {
 // mustGrant grants and fails the test unless a range came back.
 func mustGrant(t *testing.T, s *Store, key Key, want, above int64) segment {
 	t.Helper()
-	low, high, ok, err := s.Grant(key, want, 1, above)
+	id := fmt.Sprintf("grant-%d", grantSeq.Add(1))
+	low, high, ok, err := s.Grant(key, id, want, 1, above)
 	if err != nil || !ok {
 		t.Fatalf("Grant(%v, %d, %d) = %d..%d, ok %v, err %v; want a range", key, want, above, low, high, ok, err)
 	}
+	grantIDs.Store(grantRef{s.path, key.folded(), high}, id)
 	if high < low || high-low+1 > want || low <= above {
 		t.Fatalf("Grant(%v, %d, %d) = %d..%d: not 1..want numbers above %d", key, want, above, low, high, above)
 	}
@@ -48,7 +73,7 @@ func mustGrant(t *testing.T, s *Store, key Key, want, above int64) segment {
 // mustNotGrant fails the test unless Grant reports an empty pool.
 func mustNotGrant(t *testing.T, s *Store, key Key, want, above int64) {
 	t.Helper()
-	low, high, ok, err := s.Grant(key, want, 1, above)
+	low, high, ok, err := s.Grant(key, "none", want, 1, above)
 	if err != nil || ok {
 		t.Fatalf("Grant(%v, %d, %d) = %d..%d, ok %v, err %v; want nothing, no error", key, want, above, low, high, ok, err)
 	}
@@ -56,7 +81,7 @@ func mustNotGrant(t *testing.T, s *Store, key Key, want, above int64) {
 
 func mustReturn(t *testing.T, s *Store, key Key, end, last int64) bool {
 	t.Helper()
-	ok, err := s.Return(key, end, last)
+	ok, err := s.Return(key, idOf(s, key, end), end, last)
 	if err != nil {
 		t.Fatalf("Return(%v, %d, %d): %v", key, end, last, err)
 	}

@@ -67,6 +67,34 @@ func TestOpenOfAMissingFileIsAnEmptyStore(t *testing.T) {
 	}
 }
 
+// A version 1 file (before grant ids) opens: its pools grant as before, and its last grant,
+// which has no id, cannot be returned any more (a gap at most).
+func TestOpenOfAVersion1File(t *testing.T) {
+	path := poolsPath(t)
+	pools := []filePool{{Database: "default", Tag: "users", Segments: []segment{{11, 100}}, LastGrant: &fileGrant{Low: 1, High: 10}}}
+	sum, err := checksum(pools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"version": 1, "pools": ` + mustJSON(t, pools) + `, "crc32c": "` + sum + `"}`
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := mustOpen(t, path)
+	if ok, err := s.Return(users, "", 10, 5); ok || err == nil {
+		t.Fatalf("Return of the version 1 last grant without id = %v, %v; want refused", ok, err)
+	}
+	if ok, err := s.Return(users, "any", 10, 5); ok || err != nil {
+		t.Fatalf("Return of the version 1 last grant = %v, %v; want not returned", ok, err)
+	}
+	if g := mustGrant(t, s, users, 10, 0); g != (segment{11, 20}) {
+		t.Fatalf("Grant = %v, want 11..20", g)
+	}
+	if !strings.Contains(readFile(t, path), `"version": 2`) {
+		t.Fatal("the store did not write version 2")
+	}
+}
+
 func TestOpenOfACorruptFileFailsNamingThePath(t *testing.T) {
 	valid := func(t *testing.T) string {
 		s := mustOpen(t, poolsPath(t))
@@ -89,7 +117,7 @@ func TestOpenOfACorruptFileFailsNamingThePath(t *testing.T) {
 		{"not JSON", "pools: users 1..10\n", "cannot parse"},
 		{"truncated", valid[:len(valid)/2], "cannot parse"},
 		{"no version", `{"pools": [], "crc32c": "00000000"}`, "no version"},
-		{"newer version", strings.Replace(valid, `"version": 1`, `"version": 2`, 1), "version 2"},
+		{"newer version", strings.Replace(valid, `"version": 2`, `"version": 3`, 1), "version 3"},
 		{"edited number", strings.Replace(valid, "1011", "1001", 1), "checksum mismatch"},
 		{"unknown field", strings.Replace(valid, `"pools"`, `"extra": 1, "pools"`, 1), "unknown field"},
 		{"data after", valid + "{}", "cannot parse"},
@@ -101,7 +129,9 @@ func TestOpenOfACorruptFileFailsNamingThePath(t *testing.T) {
 		{"upper-case tag", checksummed(filePool{Database: "default", Tag: "Users", Segments: seg(1, 10)}), "lower case"},
 		{"empty tag", checksummed(filePool{Database: "default", Segments: seg(1, 10)}), "empty database or tag"},
 		{"last grant in the pool", checksummed(filePool{Database: "default", Tag: "users", Segments: seg(1, 10),
-			LastGrant: &segment{10, 12}}), "last grant"},
+			LastGrant: &fileGrant{Low: 10, High: 12, ID: "g"}}), "grant 10..12 overlaps"},
+		{"below grant without a last grant above it", checksummed(filePool{Database: "default", Tag: "users", Segments: seg(1, 10),
+			LastGrant: &fileGrant{Low: 20, High: 30, ID: "g2"}, BelowGrant: &fileGrant{Low: 12, High: 18, ID: "g1"}}), "below_grant"},
 		{"repeated pool", checksummed(
 			filePool{Database: "default", Tag: "users", Segments: seg(1, 10)},
 			filePool{Database: "default", Tag: "users", Segments: seg(21, 30)}), "out of order or repeated"},

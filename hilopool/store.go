@@ -10,12 +10,13 @@ import (
 	"sync"
 
 	"github.com/idnode/idnode/durablefile"
+	"github.com/idnode/idnode/hilogrant"
 )
 
 // pool is one key's numbers.
 type pool struct {
-	segments  []segment // not yet granted; see segment for the invariants
-	lastGrant segment   // the newest range granted, whose unused tail Return takes back; zero if none
+	segments []segment       // not yet granted; see segment for the invariants
+	grants   hilogrant.Stack // the ranges granted that Return may still take back (their tails)
 }
 
 // Store is a node's HiLo pools, kept in one file and in memory.
@@ -83,14 +84,16 @@ func (s *Store) Add(key Key, low, high int64) error {
 	defer s.mu.Unlock()
 	p := s.pools[key]
 	segs, err := insert(p.segments, g)
-	if err == nil && p.lastGrant.overlaps(g) {
-		err = fmt.Errorf("%v overlaps %v, granted from the pool", g, p.lastGrant)
+	for _, granted := range []hilogrant.Grant{p.grants.Newest, p.grants.Below} {
+		if err == nil && granted.ID != "" && g.overlaps(segment{Low: granted.Low, High: granted.High}) {
+			err = fmt.Errorf("%v overlaps %d..%d, granted from the pool", g, granted.Low, granted.High)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("hilopool: cannot add to pool %q/%q: %w; the cluster reserved these numbers "+
 			"to this node twice, a bug: report it", key.Database, key.Tag, err)
 	}
-	return s.commit(key, pool{segments: segs, lastGrant: p.lastGrant})
+	return s.commit(key, pool{segments: segs, grants: p.grants})
 }
 
 // Grant takes a range of least..want numbers (1 <= least <= want), all above `above`, from
@@ -98,8 +101,9 @@ func (s *Store) Add(key Key, low, high int64) error {
 // `above`. Lower segments stay for smaller requests; numbers at or below `above` leave the pool:
 // they are gaps, which HiLo allows. The pool's new state is durable before Grant returns; when
 // the write fails, nothing is granted and the pool is unchanged. ok is false, with a nil error,
-// when no segment holds least numbers above `above`.
-func (s *Store) Grant(key Key, want, least, above int64) (low, high int64, ok bool, err error) {
+// when no segment holds least numbers above `above`. The range is granted as id: Return takes
+// its tail back only from a caller that presents id (package hilogrant).
+func (s *Store) Grant(key Key, id string, want, least, above int64) (low, high int64, ok bool, err error) {
 	if least < 1 || want < least {
 		return 0, 0, false, fmt.Errorf("hilopool: cannot grant %d..%d numbers: want 1 <= least <= want", least, want)
 	}
@@ -113,42 +117,41 @@ func (s *Store) Grant(key Key, want, least, above int64) (low, high int64, ok bo
 	rest, g, ok := take(p.segments, want, least, above)
 	if !ok {
 		if total(rest) < total(p.segments) { // numbers at or below `above` left the pool
-			err = s.commit(key, pool{segments: rest, lastGrant: p.lastGrant})
+			err = s.commit(key, pool{segments: rest, grants: p.grants})
 		}
 		return 0, 0, false, err
 	}
-	if err := s.commit(key, pool{segments: rest, lastGrant: g}); err != nil {
+	grants := p.grants
+	grants.Push(hilogrant.Grant{ID: id, Low: g.Low, High: g.High})
+	if err := s.commit(key, pool{segments: rest, grants: grants}); err != nil {
 		return 0, 0, false, err
 	}
 	return g.Low, g.High, true, nil
 }
 
-// Return gives back the unused tail last+1..end of the newest range granted from key's pool,
-// if it is that range's tail: end is the range's high, no Grant for key came since, and
-// low-1 <= last <= end. Then those numbers go back to the pool, durably, the newest range
-// shrinks to low..last, and Return reports true. Otherwise it changes nothing and reports
-// false: the caller then tries the cluster-wide return.
-func (s *Store) Return(key Key, end, last int64) (bool, error) {
+// Return gives back the unused tail last+1..end of the range granted as id, by the rule of
+// package hilogrant: only the newest grant of the pool (or the one below it, once the newest
+// came back whole), once, and only with its id. Then those numbers go back to the pool,
+// durably, and Return reports true. It reports false, changing nothing, when id is not the
+// pool's newest grant: the caller then tries the cluster-wide return. A return that cannot be
+// right (no id, last above end, not the grant's range) is an error of package hilogrant.
+func (s *Store) Return(key Key, id string, end, last int64) (bool, error) {
 	key = key.folded()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.pools[key]
-	lg := p.lastGrant
-	if lg == (segment{}) || end != lg.High || last < lg.Low-1 || last > end {
-		return false, nil
+	grants := p.grants
+	ok, err := grants.Return(id, end, last)
+	if err != nil || !ok {
+		return false, err
 	}
-	if last == end {
-		return true, nil // nothing unused
+	segs := p.segments
+	if last < end {
+		if segs, err = insert(p.segments, segment{Low: last + 1, High: end}); err != nil {
+			return false, fmt.Errorf("hilopool: cannot return to pool %q/%q: %w; a bug: report it", key.Database, key.Tag, err)
+		}
 	}
-	segs, err := insert(p.segments, segment{Low: last + 1, High: end})
-	if err != nil {
-		return false, fmt.Errorf("hilopool: cannot return to pool %q/%q: %w; a bug: report it", key.Database, key.Tag, err)
-	}
-	kept := segment{Low: lg.Low, High: last}
-	if last < lg.Low {
-		kept = segment{} // the whole range came back: nothing left to return
-	}
-	if err := s.commit(key, pool{segments: segs, lastGrant: kept}); err != nil {
+	if err := s.commit(key, pool{segments: segs, grants: grants}); err != nil {
 		return false, err
 	}
 	return true, nil

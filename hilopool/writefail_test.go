@@ -21,16 +21,16 @@ func TestAFailedWriteChangesNothing(t *testing.T) {
 	before, onDisk := encoded(t, s), readFile(t, path)
 
 	failWrites(s)
-	if low, high, ok, err := s.Grant(users, 10, 1, 0); err == nil || ok {
+	if low, high, ok, err := s.Grant(users, "g", 10, 1, 0); err == nil || ok {
 		t.Fatalf("Grant with a failing disk = %d..%d, ok %v, err %v; want an error and no range", low, high, ok, err)
 	}
-	if _, _, ok, err := s.Grant(users, 10, 1, 1000); err == nil || ok {
+	if _, _, ok, err := s.Grant(users, "g", 10, 1, 1000); err == nil || ok {
 		t.Fatalf("Grant dropping the pool with a failing disk: ok %v, err %v; want an error", ok, err)
 	}
 	if err := s.Add(users, 401, 500); err == nil {
 		t.Fatal("Add with a failing disk succeeded")
 	}
-	if ok, err := s.Return(users, 10, 5); err == nil || ok {
+	if ok, err := s.Return(users, idOf(s, users, 10), 10, 5); err == nil || ok {
 		t.Fatalf("Return with a failing disk: ok %v, err %v; want an error", ok, err)
 	}
 	if err := s.Drop(); err == nil {

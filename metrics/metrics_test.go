@@ -42,7 +42,7 @@ func mustPools(t *testing.T) *hilopool.Store {
 	if err := s.Add(users, 1, 100); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok, err := s.Grant(users, 10, 10, 0); err != nil || !ok {
+	if _, _, ok, err := s.Grant(users, "g", 10, 10, 0); err != nil || !ok {
 		t.Fatalf("Grant: ok %v, err %v", ok, err)
 	}
 	return s

@@ -15,6 +15,7 @@ import (
 	"github.com/idnode/idnode/etag"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/hilogrant"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/reason"
 )
@@ -39,6 +40,9 @@ var refusals = []struct {
 	{[]error{fsm.ErrInvalidCount, fsm.ErrNegativeValue}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrCounterOverflow, etag.ErrExhausted}, refusal{codes.OutOfRange, reason.CounterOverflow}},
 	{[]error{fsm.ErrRangeReturned}, refusal{codes.FailedPrecondition, reason.RangeReturned}},
+	{[]error{fsm.ErrLastMaxOutOfRange}, refusal{codes.OutOfRange, ""}},
+	{[]error{hilogrant.ErrNoGrantID}, refusal{codes.FailedPrecondition, ""}},
+	{[]error{hilogrant.ErrLastAboveEnd, hilogrant.ErrNotGrantedRange, hilogrant.ErrIDTooLong}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrAlreadyClaimed}, refusal{codes.AlreadyExists, reason.Claimed}},
 	{[]error{fsm.ErrNotOwner}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{fsm.ErrSeparatorDiffers}, refusal{codes.FailedPrecondition, reason.SeparatorMismatch}},

@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
+	"math"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -10,8 +13,10 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/hilogrant"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // NextHiLo reserves a range. This node decides its size from the caller's history and its own
@@ -31,11 +36,23 @@ func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 		return nil, status.Errorf(codes.InvalidArgument, "last_batch_size, last_range_at and last_max must not be negative (got %d, %d, %d)",
 			req.GetLastBatchSize(), req.GetLastRangeAt(), req.GetLastMax())
 	}
+	if err := hilogrant.CheckID(req.GetRequestId()); err != nil {
+		return nil, toStatus(err)
+	}
+	if req.GetLastBatchSize() > s.cfg.HiLo.Max {
+		return nil, reason.Error(codes.OutOfRange, "", fmt.Sprintf("last_batch_size %d is larger than any range this cluster grants (at most %d): "+
+			"send the size of the range you were granted (NextHiLoResponse.last_size)", req.GetLastBatchSize(), s.cfg.HiLo.Max))
+	}
 	db, err := databaseOf(ctx, req.GetDatabase())
 	if err != nil {
 		return nil, err
 	}
 	req.Database = db
+	// This node's Max may lag the leader's, never lead it: what passes here may still be
+	// refused by the FSM, never the other way round (but for a seed not applied here yet).
+	if err := fsm.CheckLastMax(req.GetLastMax(), s.node.FSM().HiLoMax(db, req.GetTag())); err != nil {
+		return nil, toStatus(err)
+	}
 	if s.cfg.Pools != nil {
 		if resp, ok, err := s.grantFromPool(ctx, req); ok || err != nil {
 			return resp, err
@@ -52,8 +69,18 @@ func lastRangeAt(req *idnodev1.NextHiLoRequest) time.Time {
 	return time.Time{}
 }
 
-// hiloResponse is the answer granting low..high, from this node (the tag the client prints).
-func (s *Server) hiloResponse(req *idnodev1.NextHiLoRequest, low, high int64, now time.Time) *idnodev1.NextHiLoResponse {
+// grantIDFor is the identity of the range granted to req, which a return must present: its
+// request_id, which only the caller and its retries know, or else a random one.
+func grantIDFor(req *idnodev1.NextHiLoRequest) string {
+	if id := req.GetRequestId(); id != "" {
+		return id
+	}
+	return "grant-" + rand.Text()
+}
+
+// hiloResponse is the answer granting low..high as grantID, from this node (the tag the
+// client prints).
+func (s *Server) hiloResponse(req *idnodev1.NextHiLoRequest, low, high int64, grantID string, now time.Time) *idnodev1.NextHiLoResponse {
 	sep := s.cfg.Separator
 	if req.GetSeparator() != "" {
 		sep, _ = docid.ParseSeparator(req.GetSeparator())
@@ -65,6 +92,7 @@ func (s *Server) hiloResponse(req *idnodev1.NextHiLoRequest, low, high int64, no
 		LastSize:    high - low + 1,
 		ServerTag:   s.cfg.Tag,
 		LastRangeAt: now.UnixMilli(),
+		GrantId:     grantID,
 	}
 }
 
@@ -72,23 +100,30 @@ func (s *Server) hiloResponse(req *idnodev1.NextHiLoRequest, low, high int64, no
 func (s *Server) nextHiLoLocal(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
 	now := s.cfg.Now()
 	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
-	resp, err := s.apply(ctx, fsm.HiLoReserveCommand, &raftv1.HiLoReserve{
+	cmd := &raftv1.HiLoReserve{
 		Database: req.GetDatabase(), Tag: req.GetTag(), Capacity: capacity, LastMax: req.GetLastMax(),
 		RequestId: req.GetRequestId(), ProposedAtMs: now.UnixMilli(),
-	})
+	}
+	if cmd.RequestId == "" {
+		cmd.GrantId = grantIDFor(req)
+	}
+	resp, err := s.apply(ctx, fsm.HiLoGrantCommand, cmd)
 	if err != nil {
 		return nil, err
 	}
 	rng := resp.(fsm.HiLoRange)
-	return s.hiloResponse(req, rng.Low, rng.High, now), nil
+	return s.hiloResponse(req, rng.Low, rng.High, rng.GrantID, now), nil
 }
 
+// ReturnHiLo gives back the unused tail of a range, by the rule of package hilogrant: only with
+// the range's grant_id, once, while it is the newest of its tag. A return that cannot be right
+// is refused before anything goes to the pool or to Raft.
 func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
 	if err := s.checkHiLoTag(req.GetTag(), 0); err != nil {
 		return nil, err
 	}
-	if req.GetEnd() < 0 || req.GetLast() < 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "end and last must not be negative (got %d, %d)", req.GetEnd(), req.GetLast())
+	if err := hilogrant.CheckReturn(req.GetGrantId(), req.GetEnd(), req.GetLast()); err != nil {
+		return nil, toStatus(err)
 	}
 	db, err := databaseOf(ctx, req.GetDatabase())
 	if err != nil {
@@ -99,17 +134,20 @@ func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 		// A range this node's pool granted goes back to the pool; one from another node's pool
 		// finds no match anywhere and is a gap.
 		if ok, err := s.returnToPool(req); ok || err != nil {
-			return &idnodev1.ReturnHiLoResponse{}, err
+			return &idnodev1.ReturnHiLoResponse{Returned: ok}, err
 		}
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.returnHiLoLocal, viaIDs(idnodev1.IdServiceClient.ReturnHiLo))
 }
 
 func (s *Server) returnHiLoLocal(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
-	if _, err := s.apply(ctx, fsm.HiLoReturnCommand, &raftv1.HiLoReturn{Database: req.GetDatabase(), Tag: req.GetTag(), End: req.GetEnd(), Last: req.GetLast()}); err != nil {
+	out, err := s.apply(ctx, fsm.HiLoReturnGrantCommand, &raftv1.HiLoReturn{
+		Database: req.GetDatabase(), Tag: req.GetTag(), End: req.GetEnd(), Last: req.GetLast(), GrantId: req.GetGrantId(),
+	})
+	if err != nil {
 		return nil, err
 	}
-	return &idnodev1.ReturnHiLoResponse{}, nil
+	return &idnodev1.ReturnHiLoResponse{Returned: bool(out.(fsm.HiLoReturned))}, nil
 }
 
 // SeedHiLo raises a tag's Max through Raft (a migration: the next range starts above the IDs
@@ -120,6 +158,12 @@ func (s *Server) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*
 	}
 	if err := docid.ValidateSeed(req.GetMax()); err != nil {
 		return nil, toStatus(err)
+	}
+	// Above this the tag could not grant one more range of the largest size: a seed must not
+	// leave it answering OUT_OF_RANGE for ever.
+	if top := math.MaxInt64 - s.cfg.HiLo.Max; req.GetMax() > top {
+		return nil, reason.Error(codes.OutOfRange, "", fmt.Sprintf("max %d would leave the tag no room for a range of %d: seed at most %d",
+			req.GetMax(), s.cfg.HiLo.Max, top))
 	}
 	db, err := databaseOf(ctx, req.GetDatabase())
 	if err != nil {

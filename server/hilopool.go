@@ -18,8 +18,8 @@ import (
 // to this node, granted from without a Raft round, also while the node is cut off.
 type HiLoPools interface {
 	Add(key hilopool.Key, low, high int64) error
-	Grant(key hilopool.Key, want, least, above int64) (low, high int64, ok bool, err error)
-	Return(key hilopool.Key, end, last int64) (bool, error)
+	Grant(key hilopool.Key, grantID string, want, least, above int64) (low, high int64, ok bool, err error)
+	Return(key hilopool.Key, grantID string, end, last int64) (bool, error)
 	Remaining(key hilopool.Key) int64
 }
 
@@ -49,14 +49,15 @@ func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *id
 	// seed holds numbers the seeded store printed. (A node that has not applied the seed yet
 	// does not know; seed while the cluster is whole.)
 	above := max(req.GetLastMax(), s.node.FSM().HiLoFloor(req.GetDatabase(), req.GetTag()))
-	low, high, ok, err := s.cfg.Pools.Grant(key, capacity, capacity, above)
+	grant := grantIDFor(req)
+	low, high, ok, err := s.cfg.Pools.Grant(key, grant, capacity, capacity, above)
 	if err != nil {
 		return nil, false, toStatus(err)
 	}
 	if !ok {
 		// The first range of a tag this node never served, or a pool without a whole range
 		// left: reserving needs a quorum, now.
-		if low, high, ok, err = s.grantAfterReserving(ctx, key, capacity, above); err != nil || !ok {
+		if low, high, ok, err = s.grantAfterReserving(ctx, key, grant, capacity, above); err != nil || !ok {
 			return nil, false, err
 		}
 	}
@@ -64,7 +65,7 @@ func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *id
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.HiLoPoolGrant(key.Database, key.Tag, high-low+1)
 	}
-	return s.hiloResponse(req, low, high, now), true, nil
+	return s.hiloResponse(req, low, high, grant, now), true, nil
 }
 
 // grantAfterReserving grants a whole range from key's pool after topping it up, under the
@@ -73,19 +74,19 @@ func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *id
 // below the caller's next last_max and be dropped as a gap. Without a quorum to top the pool
 // up, what is left of it still serves, in a shorter range: the client's range policy starts
 // over from that size.
-func (s *Server) grantAfterReserving(ctx context.Context, key hilopool.Key, capacity, above int64) (low, high int64, ok bool, err error) {
+func (s *Server) grantAfterReserving(ctx context.Context, key hilopool.Key, grant string, capacity, above int64) (low, high int64, ok bool, err error) {
 	unlock := s.refills.lock(key)
 	defer unlock()
-	if low, high, ok, err = s.cfg.Pools.Grant(key, capacity, capacity, above); err != nil || ok {
+	if low, high, ok, err = s.cfg.Pools.Grant(key, grant, capacity, capacity, above); err != nil || ok {
 		return low, high, ok, toStatus(err)
 	}
 	if err := s.reservePool(ctx, key, s.refills.target(key, capacity)); err != nil {
-		if low, high, ok, gerr := s.cfg.Pools.Grant(key, capacity, 1, above); gerr != nil || ok {
+		if low, high, ok, gerr := s.cfg.Pools.Grant(key, grant, capacity, 1, above); gerr != nil || ok {
 			return low, high, ok, toStatus(gerr)
 		}
 		return 0, 0, false, err
 	}
-	low, high, ok, err = s.cfg.Pools.Grant(key, capacity, capacity, above)
+	low, high, ok, err = s.cfg.Pools.Grant(key, grant, capacity, capacity, above)
 	return low, high, ok, toStatus(err)
 }
 
@@ -232,9 +233,13 @@ func (s *Server) refill(ctx context.Context, key hilopool.Key, capacity int64) {
 }
 
 // returnToPool gives a range this node's pool granted back to it; false when it was not the
-// pool's newest grant (the cluster-wide return is tried then).
+// pool's newest grant (the cluster-wide return is tried then). The answer remembered for the
+// grant's request_id is forgotten first, so that a retry of that request gets a new range,
+// never the returned one (when the return then fails, the retry's new range leaves a gap).
 func (s *Server) returnToPool(req *idnodev1.ReturnHiLoRequest) (bool, error) {
-	ok, err := s.cfg.Pools.Return(poolKey(req.GetDatabase(), req.GetTag()), req.GetEnd(), req.GetLast())
+	key := poolKey(req.GetDatabase(), req.GetTag())
+	s.poolAnswers.forget(key, req.GetGrantId(), req.GetEnd())
+	ok, err := s.cfg.Pools.Return(key, req.GetGrantId(), req.GetEnd(), req.GetLast())
 	if err != nil {
 		return false, toStatus(err)
 	}

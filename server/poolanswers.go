@@ -16,22 +16,28 @@ const maxPoolAnswers = 10_000
 // poolAnswers remembers this node's answers to NextHiLo calls it granted from its pool, by
 // database and request_id, so a retry of a call whose answer was lost gets the same range,
 // as the leader's request table does for ranges through the log. A retry on another node gets
-// a new range: the first is a gap, never a duplicate.
+// a new range: the first is a gap, never a duplicate. An answer whose range was given back
+// (forget) is not replayed: the returned numbers may be someone else's by then, so the retry
+// gets a new range.
 type poolAnswers struct {
 	mu       sync.Mutex
-	byKey    map[string]poolAnswer
-	order    []string
+	byKey    map[string]*poolAnswer
+	order    []*poolAnswer            // oldest first
 	granting map[string]chan struct{} // request keys whose grant is under way; closed when it ends
 }
 
 type poolAnswer struct {
+	id   string // database + "\x00" + request_id
 	tag  string // folded
 	resp *idnodev1.NextHiLoResponse
 }
 
 func newPoolAnswers() *poolAnswers {
-	return &poolAnswers{byKey: make(map[string]poolAnswer), granting: make(map[string]chan struct{})}
+	return &poolAnswers{byKey: make(map[string]*poolAnswer), granting: make(map[string]chan struct{})}
 }
+
+// answerKey names a request_id of a database.
+func answerKey(database, requestID string) string { return database + "\x00" + requestID }
 
 // answer runs grant for req unless req's request_id was answered before: then it returns that
 // answer (ErrRequestIDReused when it was for another tag). One grant per request_id at a time:
@@ -41,7 +47,7 @@ func (p *poolAnswers) answer(key hilopool.Key, req *idnodev1.NextHiLoRequest, gr
 	if req.GetRequestId() == "" {
 		return grant()
 	}
-	id := key.Database + "\x00" + req.GetRequestId()
+	id := answerKey(key.Database, req.GetRequestId())
 	tag := strings.ToLower(key.Tag)
 	p.mu.Lock()
 	for {
@@ -73,11 +79,25 @@ func (p *poolAnswers) answer(key hilopool.Key, req *idnodev1.NextHiLoRequest, gr
 	if err != nil || !ok {
 		return resp, ok, err
 	}
-	p.byKey[id] = poolAnswer{tag: tag, resp: resp}
-	p.order = append(p.order, id)
+	a := &poolAnswer{id: id, tag: tag, resp: resp}
+	p.byKey[id] = a
+	p.order = append(p.order, a)
 	if len(p.order) > maxPoolAnswers {
-		delete(p.byKey, p.order[0])
+		if old := p.order[0]; p.byKey[old.id] == old {
+			delete(p.byKey, old.id)
+		}
 		p.order = p.order[1:]
 	}
 	return resp, true, nil
+}
+
+// forget drops the answer remembered for requestID when it granted key's range ending at end:
+// that range is being given back.
+func (p *poolAnswers) forget(key hilopool.Key, requestID string, end int64) {
+	id := answerKey(key.Database, requestID)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a, ok := p.byKey[id]; ok && a.tag == strings.ToLower(key.Tag) && a.resp.GetHigh() == end {
+		delete(p.byKey, id)
+	}
 }

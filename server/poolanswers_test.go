@@ -53,3 +53,33 @@ func TestPoolAnswersSerialiseOnlyTheSameRequestID(t *testing.T) {
 		t.Fatalf("request a granted %d times, want once", *n.(*int))
 	}
 }
+
+// A retry of a request whose range was given back gets a new range, never the returned one
+// (issue 24 item 4); a forget that names another range of the request changes nothing.
+func TestPoolAnswersForgetAReturnedRange(t *testing.T) {
+	p := newPoolAnswers()
+	next := int64(1)
+	grant := func() (*idnodev1.NextHiLoResponse, bool, error) {
+		resp := &idnodev1.NextHiLoResponse{Low: next, High: next + 31}
+		next += 32
+		return resp, true, nil
+	}
+	call := func() *idnodev1.NextHiLoResponse {
+		t.Helper()
+		resp, ok, err := p.answer(usersPool, &idnodev1.NextHiLoRequest{Tag: "Users", RequestId: "r1"}, grant)
+		if err != nil || !ok {
+			t.Fatalf("answer(r1): ok %v, err %v", ok, err)
+		}
+		return resp
+	}
+	first := call()
+	p.forget(usersPool, "r1", first.GetHigh()+1)
+	p.forget(hilopool.Key{Database: "other", Tag: "users"}, "r1", first.GetHigh())
+	if again := call(); again.GetLow() != first.GetLow() {
+		t.Fatalf("retry after forgets of other ranges = %v, want %v", again, first)
+	}
+	p.forget(usersPool, "r1", first.GetHigh())
+	if again := call(); again.GetLow() != 33 {
+		t.Fatalf("retry after its range was returned = %v, want a new range 33..64", again)
+	}
+}

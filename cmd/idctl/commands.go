@@ -36,8 +36,8 @@ func init() {
 			minArgs: 2, maxArgs: 2, flags: seedCmd},
 		command{name: "hilo next", args: "<tag>", summary: "reserve a HiLo range for tag",
 			minArgs: 1, maxArgs: 1, flags: hiloNextCmd},
-		command{name: "hilo return", args: "<tag> <end> <last>", summary: "give back the unused tail (last, end] of tag's newest range",
-			minArgs: 3, maxArgs: 3, flags: hiloReturnCmd},
+		command{name: "hilo return", args: "<tag> <end> <last> <grant-id>", summary: "give back the unused tail (last, end] of tag's newest range, granted as grant-id (hilo next prints it)",
+			minArgs: 4, maxArgs: 4, flags: hiloReturnCmd},
 		command{name: "hilo seed", args: "<tag> <max>", summary: "raise tag's HiLo Max so the next range starts above max, never lower (with API keys: an admin key)",
 			minArgs: 2, maxArgs: 2, flags: hiloSeedCmd},
 		command{name: "node add", args: "<tag|-> --raft-addr h:p --grpc-addr h:p", summary: "register a node and make it a Raft member; - lets the cluster pick the tag (admin)",
@@ -357,9 +357,9 @@ func hiloNextCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if e.g.json {
 			return printProto(e.stdout, resp)
 		}
-		fmt.Fprintf(e.stdout, "%s%d-%s … %s%d-%s (low %d, high %d, %d numbers, granted by %s)\n",
+		fmt.Fprintf(e.stdout, "%s%d-%s … %s%d-%s (low %d, high %d, %d numbers, granted by %s as %s)\n",
 			resp.GetPrefix(), resp.GetLow(), resp.GetServerTag(), resp.GetPrefix(), resp.GetHigh(), resp.GetServerTag(),
-			resp.GetLow(), resp.GetHigh(), resp.GetLastSize(), resp.GetServerTag())
+			resp.GetLow(), resp.GetHigh(), resp.GetLastSize(), resp.GetServerTag(), resp.GetGrantId())
 		return nil
 	}
 }
@@ -375,15 +375,21 @@ func hiloReturnCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
+		var returned bool
 		if err := c.call(e.ctx, "ReturnHiLo", func(ctx context.Context) error {
-			return c.c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: args[0], End: end, Last: last})
+			returned, err = c.c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: args[0], End: end, Last: last, GrantId: args[3]})
+			return err
 		}); err != nil {
 			return err
 		}
 		if e.g.json {
-			return printJSON(e.stdout, map[string]any{"tag": args[0], "end": end, "last": last})
+			return printJSON(e.stdout, map[string]any{"tag": args[0], "end": end, "last": last, "returned": returned})
 		}
-		fmt.Fprintf(e.stdout, "returned %s (%d, %d] (kept only if it is still the newest range)\n", args[0], last, end)
+		if !returned {
+			fmt.Fprintf(e.stdout, "nothing returned: %s's range up to %d is not the newest any more, or came back already (its unused numbers stay a gap)\n", args[0], end)
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "returned %s (%d, %d]\n", args[0], last, end)
 		return nil
 	}
 }

@@ -132,7 +132,7 @@ func (p *poolClient) giveBack(resp *idnodev1.NextHiLoResponse) error {
 	keep := resp.GetLow() + (resp.GetHigh()-resp.GetLow())/2
 	p.run.rec.HiLoReturn(p.tag, resp.GetHigh(), keep) // before the call: from now on another grant may hold them
 	ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
-	_, err := p.c.ids[p.node].ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: p.tag, End: resp.GetHigh(), Last: keep})
+	_, err := p.c.ids[p.node].ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: p.tag, End: resp.GetHigh(), Last: keep, GrantId: resp.GetGrantId()})
 	cancel()
 	if err != nil {
 		return fmt.Errorf("ReturnHiLo(%s, end %d, last %d) via %s, the node that granted it: %w", p.tag, resp.GetHigh(), keep, p.node, err)

@@ -627,8 +627,9 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			// Give back the tail of the newest range, to the node that granted it: its pool
 			// takes the tail back and grants it again after the restart.
 			keep := last.GetLow() + 4
-			if _, err := c.ids["C"].ReturnHiLo(rpcCtx(t), &idnodev1.ReturnHiLoRequest{Tag: "orders", End: last.GetHigh(), Last: keep}); err != nil {
-				t.Fatalf("ReturnHiLo: %v", err)
+			ret := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: last.GetHigh(), Last: keep, GrantId: last.GetGrantId()}
+			if resp, err := c.ids["C"].ReturnHiLo(rpcCtx(t), ret); err != nil || !resp.GetReturned() {
+				t.Fatalf("ReturnHiLo = %v, %v; want returned", resp, err)
 			}
 			rec.HiLoReturn("orders", last.GetHigh(), keep)
 			for _, tag := range clusterTags {

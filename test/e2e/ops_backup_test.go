@@ -85,8 +85,9 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 		t.Errorf("first HiLo range after the restore %v, %v; want it above %d", hilo, err, cartsMax)
 	}
 	// An old range's tail cannot be given back into the new cluster.
-	if _, err := ids.ReturnHiLo(rpcCtx(t), &idnodev1.ReturnHiLoRequest{Tag: "carts", End: cartsMax, Last: cartsMax - 10}); err != nil {
-		t.Fatal(err)
+	stale := &idnodev1.ReturnHiLoRequest{Tag: "carts", End: cartsMax, Last: cartsMax - 10, GrantId: "a-grant-of-the-old-cluster"}
+	if resp, err := ids.ReturnHiLo(rpcCtx(t), stale); err != nil || resp.GetReturned() {
+		t.Fatalf("ReturnHiLo of an old range = %v, %v; want not returned", resp, err)
 	}
 	hilo2, err := ids.NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
 	if err != nil || hilo2.GetLow() <= hilo.GetHigh() {

@@ -255,10 +255,12 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		if out := mustIdctl(t, env, "identities"); !regexp.MustCompile(`invoices\s+100\norders\s+3\n$`).MatchString(out) {
 			t.Errorf("identities:\n%s", out)
 		}
-		if out := mustIdctl(t, env, "hilo", "next", "carts"); !strings.HasPrefix(out, "carts/1-") {
-			t.Errorf("hilo next = %q", out)
+		out := mustIdctl(t, env, "hilo", "next", "carts")
+		grant := regexp.MustCompile(` as (\S+)\)$`).FindStringSubmatch(strings.TrimSpace(out))
+		if !strings.HasPrefix(out, "carts/1-") || grant == nil {
+			t.Fatalf("hilo next = %q", out)
 		}
-		mustIdctl(t, env, "hilo", "return", "carts", "32", "0")
+		mustIdctl(t, env, "hilo", "return", "carts", "32", "0", grant[1])
 		to := "C"
 		if st.Leader == "C" {
 			to = "B"

@@ -155,12 +155,15 @@ func TestIdctlCommands(t *testing.T) {
 			Low       string `json:"low"` // protojson writes int64 as a string
 			High      string `json:"high"`
 			ServerTag string `json:"server_tag"`
+			GrantID   string `json:"grant_id"`
 		}
 		out := mustIdctl(t, addr, "hilo", "next", "carts", "--json")
-		if err := json.Unmarshal([]byte(out), &r); err != nil || r.Prefix != "carts/" || r.Low != "1" || r.High != "32" || r.ServerTag == "" {
+		if err := json.Unmarshal([]byte(out), &r); err != nil || r.Prefix != "carts/" || r.Low != "1" || r.High != "32" || r.ServerTag == "" || r.GrantID == "" {
 			t.Fatalf("hilo next carts --json = %s (%v)", out, err)
 		}
-		mustIdctl(t, addr, "hilo", "return", "carts", "32", "7")
+		if got := mustIdctl(t, addr, "hilo", "return", "carts", "32", "7", r.GrantID); got != "returned carts (7, 32]\n" {
+			t.Errorf("hilo return carts 32 7 %s = %q", r.GrantID, got)
+		}
 		if got := mustIdctl(t, addr, "hilo", "next", "carts"); !strings.HasPrefix(got, "carts/8-") {
 			t.Errorf("after returning 8..32, hilo next carts = %q", got)
 		}
@@ -226,7 +229,7 @@ func TestIdctlCommands(t *testing.T) {
 	t.Run("errors and usage", func(t *testing.T) {
 		wantIdctlFailure(t, 1, []string{"IDNODE_ADDR=" + dead}, []string{"status"}, "UNAVAILABLE", dead)
 		wantIdctlFailure(t, 2, addr, []string{"frobnicate"}, "unknown command")
-		wantIdctlFailure(t, 2, addr, []string{"hilo", "return", "carts", "x", "1"}, "whole numbers")
+		wantIdctlFailure(t, 2, addr, []string{"hilo", "return", "carts", "x", "1", "g"}, "whole numbers")
 		wantIdctlFailure(t, 2, addr, []string{"status", "--bogus"}, "flag provided but not defined")
 		if r := idctl(t, nil); r.code != 2 || !strings.Contains(r.stdout, "Usage: idctl") {
 			t.Errorf("idctl alone: %v", r)

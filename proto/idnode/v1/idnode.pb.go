@@ -1078,11 +1078,13 @@ func (x *GetClaimsResponse) GetNextPageToken() string {
 type NextHiLoRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	// Size of the caller's previous range; 0 if none.
+	// Size of the caller's previous range; 0 if none. Above the largest range (1,048,576):
+	// OUT_OF_RANGE.
 	LastBatchSize int64 `protobuf:"varint,2,opt,name=last_batch_size,json=lastBatchSize,proto3" json:"last_batch_size,omitempty"`
 	// When the caller got its previous range, Unix milliseconds; 0 if unknown.
 	LastRangeAt int64 `protobuf:"varint,3,opt,name=last_range_at,json=lastRangeAt,proto3" json:"last_range_at,omitempty"`
-	// High end of the caller's previous range; the new range starts above it.
+	// High end of the caller's previous range; the new range starts above it. Above both the
+	// tag's Max and 2^53 it is OUT_OF_RANGE: no range this cluster granted ends there.
 	LastMax int64 `protobuf:"varint,4,opt,name=last_max,json=lastMax,proto3" json:"last_max,omitempty"`
 	// Separator for the prefix; empty means the cluster's.
 	Separator string `protobuf:"bytes,5,opt,name=separator,proto3" json:"separator,omitempty"`
@@ -1184,7 +1186,10 @@ type NextHiLoResponse struct {
 	// Tag of the node that granted the range; the client appends "-" + server_tag.
 	ServerTag string `protobuf:"bytes,5,opt,name=server_tag,json=serverTag,proto3" json:"server_tag,omitempty"`
 	// When this range was granted, Unix milliseconds; send back as last_range_at.
-	LastRangeAt   int64 `protobuf:"varint,6,opt,name=last_range_at,json=lastRangeAt,proto3" json:"last_range_at,omitempty"`
+	LastRangeAt int64 `protobuf:"varint,6,opt,name=last_range_at,json=lastRangeAt,proto3" json:"last_range_at,omitempty"`
+	// The grant's identity: the request_id when the request had one, else one the node made
+	// up. ReturnHiLo must present it; keep it as secret as the range.
+	GrantId       string `protobuf:"bytes,20,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1261,16 +1266,28 @@ func (x *NextHiLoResponse) GetLastRangeAt() int64 {
 	return 0
 }
 
+func (x *NextHiLoResponse) GetGrantId() string {
+	if x != nil {
+		return x.GrantId
+	}
+	return ""
+}
+
 type ReturnHiLoRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
 	// High end of the range being returned.
 	End int64 `protobuf:"varint,2,opt,name=end,proto3" json:"end,omitempty"`
-	// Highest number of that range the caller actually used.
+	// Highest number of that range the caller actually used: low-1 returns it whole; not
+	// above end.
 	Last int64 `protobuf:"varint,3,opt,name=last,proto3" json:"last,omitempty"`
 	// The database (see ClusterService/CreateDatabase); empty is "default", which always
 	// exists. Metadata "idnode-database" sets it for clients that cannot set the field.
-	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
+	Database string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
+	// Required: NextHiLoResponse.grant_id of the range. Only the grantee can give a range back,
+	// once, while it is the newest of its tag (or the one just below a newest range of the same
+	// grantee that was returned whole). Without it: FAILED_PRECONDITION.
+	GrantId       string `protobuf:"bytes,20,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1333,8 +1350,18 @@ func (x *ReturnHiLoRequest) GetDatabase() string {
 	return ""
 }
 
+func (x *ReturnHiLoRequest) GetGrantId() string {
+	if x != nil {
+		return x.GrantId
+	}
+	return ""
+}
+
 type ReturnHiLoResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The numbers last+1..end went back and the tag's next range may start at last+1. False
+	// when the range is not the newest any more, or was returned already: a gap, nothing to do.
+	Returned      bool `protobuf:"varint,20,opt,name=returned,proto3" json:"returned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1367,6 +1394,13 @@ func (x *ReturnHiLoResponse) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ReturnHiLoResponse.ProtoReflect.Descriptor instead.
 func (*ReturnHiLoResponse) Descriptor() ([]byte, []int) {
 	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ReturnHiLoResponse) GetReturned() bool {
+	if x != nil {
+		return x.Returned
+	}
+	return false
 }
 
 type SeedHiLoRequest struct {
@@ -3085,7 +3119,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\tseparator\x18\x05 \x01(\tR\tseparator\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x06 \x01(\tR\trequestId\x12\x1a\n" +
-	"\bdatabase\x18\a \x01(\tR\bdatabase\"\xb0\x01\n" +
+	"\bdatabase\x18\a \x01(\tR\bdatabase\"\xcb\x01\n" +
 	"\x10NextHiLoResponse\x12\x16\n" +
 	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x10\n" +
 	"\x03low\x18\x02 \x01(\x03R\x03low\x12\x12\n" +
@@ -3093,13 +3127,16 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\tlast_size\x18\x04 \x01(\x03R\blastSize\x12\x1d\n" +
 	"\n" +
 	"server_tag\x18\x05 \x01(\tR\tserverTag\x12\"\n" +
-	"\rlast_range_at\x18\x06 \x01(\x03R\vlastRangeAt\"g\n" +
+	"\rlast_range_at\x18\x06 \x01(\x03R\vlastRangeAt\x12\x19\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\x82\x01\n" +
 	"\x11ReturnHiLoRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
 	"\x04last\x18\x03 \x01(\x03R\x04last\x12\x1a\n" +
-	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\x14\n" +
-	"\x12ReturnHiLoResponse\"Q\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\x12\x19\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"0\n" +
+	"\x12ReturnHiLoResponse\x12\x1a\n" +
+	"\breturned\x18\x14 \x01(\bR\breturned\"Q\n" +
 	"\x0fSeedHiLoRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +

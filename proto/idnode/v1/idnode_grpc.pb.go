@@ -78,7 +78,9 @@ type IdServiceClient interface {
 	GetClaims(ctx context.Context, in *GetClaimsRequest, opts ...grpc.CallOption) (*GetClaimsResponse, error)
 	// NextHiLo reserves a range of numbers for a client-side HiLo generator.
 	NextHiLo(ctx context.Context, in *NextHiLoRequest, opts ...grpc.CallOption) (*NextHiLoResponse, error)
-	// ReturnHiLo gives back the unused tail of the newest range.
+	// ReturnHiLo gives back the unused tail of a range, only with its grant_id (NextHiLo
+	// answers it), once, while it is the newest of its tag; a return without grant_id is
+	// FAILED_PRECONDITION, one whose last is above its end INVALID_ARGUMENT.
 	ReturnHiLo(ctx context.Context, in *ReturnHiLoRequest, opts ...grpc.CallOption) (*ReturnHiLoResponse, error)
 	// SeedHiLo raises a tag's Max, so the next range starts above it (moving a collection from
 	// RavenDB's Raven/Hilo/<tag> document or another store); it never lowers it. Without API keys
@@ -219,7 +221,9 @@ type IdServiceServer interface {
 	GetClaims(context.Context, *GetClaimsRequest) (*GetClaimsResponse, error)
 	// NextHiLo reserves a range of numbers for a client-side HiLo generator.
 	NextHiLo(context.Context, *NextHiLoRequest) (*NextHiLoResponse, error)
-	// ReturnHiLo gives back the unused tail of the newest range.
+	// ReturnHiLo gives back the unused tail of a range, only with its grant_id (NextHiLo
+	// answers it), once, while it is the newest of its tag; a return without grant_id is
+	// FAILED_PRECONDITION, one whose last is above its end INVALID_ARGUMENT.
 	ReturnHiLo(context.Context, *ReturnHiLoRequest) (*ReturnHiLoResponse, error)
 	// SeedHiLo raises a tag's Max, so the next range starts above it (moving a collection from
 	// RavenDB's Raven/Hilo/<tag> document or another store); it never lowers it. Without API keys

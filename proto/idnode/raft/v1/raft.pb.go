@@ -227,7 +227,11 @@ type HiLoReserve struct {
 	RequestId    string                 `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	ProposedAtMs int64                  `protobuf:"varint,5,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
 	// The database (folded to lower case); empty is "default".
-	Database      string `protobuf:"bytes,6,opt,name=database,proto3" json:"database,omitempty"`
+	Database string `protobuf:"bytes,6,opt,name=database,proto3" json:"database,omitempty"`
+	// The grant's identity when request_id is empty (the proposer makes one up); with a
+	// request_id the grant's identity is the request_id. A ReturnHiLo must present it
+	// (command 21). Read only by command 20.
+	GrantId       string `protobuf:"bytes,20,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -304,13 +308,23 @@ func (x *HiLoReserve) GetDatabase() string {
 	return ""
 }
 
+func (x *HiLoReserve) GetGrantId() string {
+	if x != nil {
+		return x.GrantId
+	}
+	return ""
+}
+
 type HiLoReturn struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
 	End   int64                  `protobuf:"varint,2,opt,name=end,proto3" json:"end,omitempty"`
 	Last  int64                  `protobuf:"varint,3,opt,name=last,proto3" json:"last,omitempty"`
 	// The database (folded to lower case); empty is "default".
-	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
+	Database string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
+	// The identity of the grant being returned (NextHiLoResponse.grant_id). Read only by
+	// command 21.
+	GrantId       string `protobuf:"bytes,20,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -369,6 +383,13 @@ func (x *HiLoReturn) GetLast() int64 {
 func (x *HiLoReturn) GetDatabase() string {
 	if x != nil {
 		return x.Database
+	}
+	return ""
+}
+
+func (x *HiLoReturn) GetGrantId() string {
+	if x != nil {
+		return x.GrantId
 	}
 	return ""
 }
@@ -1160,7 +1181,13 @@ type HiLoRecord struct {
 	// Numbers reserved to each registered node's pool so far, by member ID.
 	Pools []*HiLoPoolRecord `protobuf:"bytes,5,rep,name=pools,proto3" json:"pools,omitempty"`
 	// The highest Max a seed or a restore raised the tag to; pools grant nothing at or below it.
-	Floor         int64 `protobuf:"varint,6,opt,name=floor,proto3" json:"floor,omitempty"`
+	Floor int64 `protobuf:"varint,6,opt,name=floor,proto3" json:"floor,omitempty"`
+	// The returnable grants (package hilogrant): the newest, grant_id's, is grant_low..max;
+	// the one below it, below_grant_id's, is below_low..grant_low-1. Empty ids: none.
+	GrantId       string `protobuf:"bytes,20,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	GrantLow      int64  `protobuf:"varint,21,opt,name=grant_low,json=grantLow,proto3" json:"grant_low,omitempty"`
+	BelowGrantId  string `protobuf:"bytes,22,opt,name=below_grant_id,json=belowGrantId,proto3" json:"below_grant_id,omitempty"`
+	BelowLow      int64  `protobuf:"varint,23,opt,name=below_low,json=belowLow,proto3" json:"below_low,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1233,6 +1260,34 @@ func (x *HiLoRecord) GetPools() []*HiLoPoolRecord {
 func (x *HiLoRecord) GetFloor() int64 {
 	if x != nil {
 		return x.Floor
+	}
+	return 0
+}
+
+func (x *HiLoRecord) GetGrantId() string {
+	if x != nil {
+		return x.GrantId
+	}
+	return ""
+}
+
+func (x *HiLoRecord) GetGrantLow() int64 {
+	if x != nil {
+		return x.GrantLow
+	}
+	return 0
+}
+
+func (x *HiLoRecord) GetBelowGrantId() string {
+	if x != nil {
+		return x.BelowGrantId
+	}
+	return ""
+}
+
+func (x *HiLoRecord) GetBelowLow() int64 {
+	if x != nil {
+		return x.BelowLow
 	}
 	return 0
 }
@@ -1424,7 +1479,9 @@ type RequestRecord struct {
 	// The database (folded to lower case); empty is "default".
 	Database string `protobuf:"bytes,8,opt,name=database,proto3" json:"database,omitempty"`
 	// Identity answers: values in first..last that were claimed and so not part of it.
-	Skipped       []int64 `protobuf:"varint,9,rep,packed,name=skipped,proto3" json:"skipped,omitempty"`
+	Skipped []int64 `protobuf:"varint,9,rep,packed,name=skipped,proto3" json:"skipped,omitempty"`
+	// HiLo answers: the range was given back (ReturnHiLo); a retry gets a new range.
+	Returned      bool `protobuf:"varint,20,opt,name=returned,proto3" json:"returned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1520,6 +1577,13 @@ func (x *RequestRecord) GetSkipped() []int64 {
 		return x.Skipped
 	}
 	return nil
+}
+
+func (x *RequestRecord) GetReturned() bool {
+	if x != nil {
+		return x.Returned
+	}
+	return false
 }
 
 // Clock high-water mark of the log, so expiry resumes identically after a restore.
@@ -1913,7 +1977,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x14\n" +
 	"\x05force\x18\x03 \x01(\bR\x05force\x12\x1a\n" +
-	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\xb7\x01\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\xd2\x01\n" +
 	"\vHiLoReserve\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x1a\n" +
 	"\bcapacity\x18\x02 \x01(\x03R\bcapacity\x12\x19\n" +
@@ -1921,13 +1985,15 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x04 \x01(\tR\trequestId\x12$\n" +
 	"\x0eproposed_at_ms\x18\x05 \x01(\x03R\fproposedAtMs\x12\x1a\n" +
-	"\bdatabase\x18\x06 \x01(\tR\bdatabase\"`\n" +
+	"\bdatabase\x18\x06 \x01(\tR\bdatabase\x12\x19\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"{\n" +
 	"\n" +
 	"HiLoReturn\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
 	"\x04last\x18\x03 \x01(\x03R\x04last\x12\x1a\n" +
-	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\xb6\x01\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\x12\x19\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\xb6\x01\n" +
 	"\fRegisterNode\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12!\n" +
@@ -1983,7 +2049,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x0eIdentityRecord\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"\xb3\x01\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"\xae\x02\n" +
 	"\n" +
 	"HiLoRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
@@ -1991,7 +2057,11 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\blast_low\x18\x03 \x01(\x03R\alastLow\x12\x1a\n" +
 	"\bdatabase\x18\x04 \x01(\tR\bdatabase\x124\n" +
 	"\x05pools\x18\x05 \x03(\v2\x1e.idnode.raft.v1.HiLoPoolRecordR\x05pools\x12\x14\n" +
-	"\x05floor\x18\x06 \x01(\x03R\x05floor\"I\n" +
+	"\x05floor\x18\x06 \x01(\x03R\x05floor\x12\x19\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\x12\x1b\n" +
+	"\tgrant_low\x18\x15 \x01(\x03R\bgrantLow\x12$\n" +
+	"\x0ebelow_grant_id\x18\x16 \x01(\tR\fbelowGrantId\x12\x1b\n" +
+	"\tbelow_low\x18\x17 \x01(\x03R\bbelowLow\"I\n" +
 	"\x0eHiLoPoolRecord\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1a\n" +
 	"\breserved\x18\x02 \x01(\x03R\breserved\"\x96\x01\n" +
@@ -2003,7 +2073,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12 \n" +
 	"\vincarnation\x18\x05 \x01(\tR\vincarnation\"$\n" +
 	"\x10RetiredTagRecord\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xf0\x01\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x8c\x02\n" +
 	"\rRequestRecord\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -2014,7 +2084,8 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x04last\x18\x06 \x01(\x03R\x04last\x12$\n" +
 	"\x0erecorded_at_ms\x18\a \x01(\x03R\frecordedAtMs\x12\x1a\n" +
 	"\bdatabase\x18\b \x01(\tR\bdatabase\x12\x18\n" +
-	"\askipped\x18\t \x03(\x03R\askipped\"$\n" +
+	"\askipped\x18\t \x03(\x03R\askipped\x12\x1a\n" +
+	"\breturned\x18\x14 \x01(\bR\breturned\"$\n" +
 	"\vClockRecord\x12\x15\n" +
 	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\"p\n" +
 	"\tKeyRecord\x12\x0e\n" +
