@@ -74,11 +74,6 @@ func identityNumber(id, sep string) (prefix string, n int64, ok bool) {
 	return foldKey(id[:i]), n, true
 }
 
-// identityKey is the claim key of identity n of the folded prefix.
-func identityKey(prefix, sep string, n int64) string {
-	return prefix + sep + strconv.FormatInt(n, 10)
-}
-
 // claimDigest names a claim's content in the request table, so a request_id reused for other
 // IDs or another owner is refused.
 func claimDigest(c *raftv1.Claim) string {
@@ -180,15 +175,16 @@ func (d *database) claimLimit() int64 {
 	return DefaultMaxClaims
 }
 
-// addClaim records a claim under its folded key, counting it against its identity prefix when
-// it has the identity format, so identities of prefixes nobody claimed in take no lookups.
+// addClaim records a claim under its folded key, adding its number to its identity prefix's
+// claimed numbers when it has the identity format, so identities of prefixes nobody claimed in
+// take no lookups.
 func (d *database) addClaim(key string, c claim, sep string) {
 	d.putClaim(key, c)
 	d.indexClaim(key, sep)
 }
 
-// putClaim stores a claim under its folded key, without counting it against a prefix (a
-// snapshot's claims are counted once the separator is known: indexClaims).
+// putClaim stores a claim under its folded key, without indexing its number (a snapshot's
+// claims are indexed once the separator is known: indexClaims).
 func (d *database) putClaim(key string, c claim) {
 	if c.id == key {
 		c.id = key // one copy of the bytes when the spelling is the folded one
@@ -196,11 +192,19 @@ func (d *database) putClaim(key string, c claim) {
 	d.claims[key] = c
 }
 
-// indexClaim counts the claim under key against its identity prefix, when it has the format.
+// indexClaim adds the number of the claim under key to its identity prefix's claimed numbers,
+// when it has the format.
 func (d *database) indexClaim(key, sep string) {
-	if prefix, _, ok := identityNumber(key, sep); ok {
-		d.claimedPrefixes[prefix]++
+	prefix, n, ok := identityNumber(key, sep)
+	if !ok {
+		return
 	}
+	nums := d.claimedNumbers[prefix]
+	if nums == nil {
+		nums = &claimedNumbers{}
+		d.claimedNumbers[prefix] = nums
+	}
+	nums.add(n)
 }
 
 // removeClaim drops the claim under key, reporting whether there was one.
@@ -209,31 +213,20 @@ func (d *database) removeClaim(key, sep string) bool {
 		return false
 	}
 	delete(d.claims, key)
-	if prefix, _, ok := identityNumber(key, sep); ok {
-		if d.claimedPrefixes[prefix]--; d.claimedPrefixes[prefix] == 0 {
-			delete(d.claimedPrefixes, prefix)
+	if prefix, n, ok := identityNumber(key, sep); ok {
+		if nums := d.claimedNumbers[prefix]; nums != nil && nums.remove(n) && nums.empty() {
+			delete(d.claimedNumbers, prefix)
 		}
 	}
 	return true
 }
 
-// claimed reports whether identity n of the folded prefix is claimed. Each value an identity
-// skips is passed once, since the counter never comes back, so skipping costs one map lookup
-// per value handed out or skipped: no scan, and nothing when the prefix has no claims.
-func (d *database) claimed(prefix, sep string, n int64) bool {
-	if d.claimedPrefixes[prefix] == 0 {
-		return false
-	}
-	_, ok := d.claims[identityKey(prefix, sep, n)]
-	return ok
-}
-
-// indexClaims counts every database's claims in the identity format by prefix, after a
+// indexClaims indexes every database's claims in the identity format by prefix, after a
 // snapshot restored them (the separator comes later in a snapshot than the claims).
 func (st *state) indexClaims() {
 	sep := st.separatorOf()
 	for _, d := range st.databases {
-		clear(d.claimedPrefixes)
+		clear(d.claimedNumbers)
 		for key := range d.claims {
 			d.indexClaim(key, sep)
 		}

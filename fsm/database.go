@@ -22,9 +22,10 @@ type database struct {
 	spellings map[string]string
 	hilo      map[string]*hiloState // by foldKey(tag)
 	claims    map[string]claim      // by foldKey(id)
-	// claimedPrefixes counts the claims in the identity format ("prefix/N") by folded prefix,
-	// so an identity whose prefix has none skips no lookups (claims.go).
-	claimedPrefixes map[string]int
+	// claimedNumbers holds the numbers of the claims in the identity format ("prefix/N") by
+	// folded prefix, so an identity skips the claims in its span by walking them
+	// (claimednumbers.go); a prefix with none has no entry.
+	claimedNumbers map[string]*claimedNumbers
 	// deleted databases refuse every call but keep their counters as floors: created again,
 	// they go on after the values they handed out before.
 	deleted bool
@@ -45,7 +46,7 @@ func (d *database) newCounterAllowed(name string) error {
 
 func newDatabase() *database {
 	return &database{identities: make(map[string]int64), spellings: make(map[string]string), hilo: make(map[string]*hiloState),
-		claims: make(map[string]claim), claimedPrefixes: make(map[string]int)}
+		claims: make(map[string]claim), claimedNumbers: make(map[string]*claimedNumbers)}
 }
 
 func (d *database) empty() bool {
