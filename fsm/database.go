@@ -106,6 +106,7 @@ func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
 		st.databases[name] = d
 	case d.deleted:
 		d.deleted = false
+		st.deleteKeysOf(name) // left by a build that kept them when it deleted the database
 	default:
 		return fmt.Errorf("%w: %q", ErrDatabaseExists, name)
 	}
@@ -126,5 +127,6 @@ func (st *state) applyDeleteDatabase(c *raftv1.DeleteDatabase) any {
 		return fmt.Errorf("%w: %q has %d identities, %d HiLo tags and %d claims", ErrDatabaseNotEmpty, name, len(d.identities), len(d.hilo), len(d.claims))
 	}
 	d.deleted = true
+	st.deleteKeysOf(name)
 	return nil
 }
