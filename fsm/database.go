@@ -90,13 +90,27 @@ func (st *state) dbForFloors(name string) *database {
 	return d
 }
 
+// ValidateLimits checks a new database's limits, naming the field that breaks the rule: 0
+// (none, or the default claim limit) or positive, and a finite number of calls. The server
+// checks them before Raft, the FSM again (a replica does not trust its proposer).
+func ValidateLimits(maxIdentities, maxClaims int64, maxCallsPerSecond float64) error {
+	switch {
+	case maxIdentities < 0:
+		return fmt.Errorf("%w: max_identities must be 0 (no limit) or positive, got %d", ErrInvalidCount, maxIdentities)
+	case maxClaims < 0:
+		return fmt.Errorf("%w: max_claims must be 0 (the default, %d) or positive, got %d", ErrInvalidCount, DefaultMaxClaims, maxClaims)
+	case !(maxCallsPerSecond >= 0) || math.IsInf(maxCallsPerSecond, 1):
+		return fmt.Errorf("%w: max_calls_per_second must be 0 (no limit) or a positive number, got %v", ErrInvalidCount, maxCallsPerSecond)
+	}
+	return nil
+}
+
 func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
 	if err := docid.ValidateDatabaseName(c.GetName()); err != nil {
 		return err
 	}
-	if c.GetMaxIdentities() < 0 || c.GetMaxClaims() < 0 || !(c.GetMaxCallsPerSecond() >= 0) || math.IsInf(c.GetMaxCallsPerSecond(), 1) {
-		return fmt.Errorf("%w: limits must be 0 (none, or the default claim limit) or positive, got %d identities, %d claims and %v calls a second",
-			ErrInvalidCount, c.GetMaxIdentities(), c.GetMaxClaims(), c.GetMaxCallsPerSecond())
+	if err := ValidateLimits(c.GetMaxIdentities(), c.GetMaxClaims(), c.GetMaxCallsPerSecond()); err != nil {
+		return err
 	}
 	name := DatabaseName(c.GetName())
 	d := st.databases[name]
