@@ -16,7 +16,7 @@ const maxMessageLength = 512
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"", "users/ayende", "users/", "users|", "Users|", "|", "/", "||", "a|b|", "users/|",
-		"users\\1", "users/\x00", "users/\u0085", "\xff", "utilisateurs/élodie/",
+		"users\\1", "users/\x00", "users/\u0085", "users/s\u200bam", "\ufeffusers|", "users/\u202e", "users/ſam", "users/ѕam", "\xff", "utilisateurs/élodie/",
 		strings.Repeat("a", MaxLength), strings.Repeat("a", MaxLength+1),
 		strings.Repeat("é", 40) + "/", strings.Repeat("p", maxPrefixLength) + "|",
 	} {
@@ -66,7 +66,7 @@ func checkSuccess(t *testing.T, s string, sep rune, req Request) {
 		return
 	}
 	if len(s) > MaxLength || !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
-		return r == '\\' || unicode.IsControl(r)
+		return r == '\\' || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 	}) {
 		t.Fatalf("Parse accepted %q", s)
 	}
