@@ -72,6 +72,7 @@ func TestParseRejects(t *testing.T) {
 		{"users|", '|', "separator cannot be a pipe", "|"},
 		{"", '|', "separator cannot be a pipe", "|"},
 		{"users/", ' ', "separator must be a printable, non-space character", " "},
+		{"users\u0301", '\u0301', "separator cannot be a combining mark", "\u0301"},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in, tt.sep)

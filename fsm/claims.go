@@ -56,9 +56,11 @@ func (st *state) separatorOf() string {
 	return st.separator
 }
 
-// identityNumber reads id as an identity of the format "prefix<sep>N": the folded prefix and
-// N. Only the canonical decimal an identity is printed as counts ("05" is not identity 5).
-func identityNumber(id, sep string) (prefix string, n int64, ok bool) {
+// identityNumber reads a claim's key as an identity of the format "prefix<sep>N": the prefix,
+// the counter key it counts against, and N. sep is the separator's key (separatorKey). Only
+// the canonical decimal an identity is printed as counts ("05" is not identity 5).
+func identityNumber(key, sep string) (prefix string, n int64, ok bool) {
+	id := key
 	i := strings.LastIndex(id, sep)
 	if i <= 0 {
 		return "", 0, false
@@ -71,17 +73,17 @@ func identityNumber(id, sep string) (prefix string, n int64, ok bool) {
 	if err != nil {
 		return "", 0, false
 	}
-	return foldKey(id[:i]), n, true
+	return id[:i], n, true
 }
 
 // claimDigest names a claim's content in the request table, so a request_id reused for other
 // IDs or another owner is refused.
-func claimDigest(c *raftv1.Claim) string {
+func (st *state) claimDigest(c *raftv1.Claim) string {
 	h := sha256.New()
 	h.Write([]byte(c.GetOwner()))
 	for _, id := range c.GetIds() {
 		h.Write([]byte{0})
-		h.Write([]byte(foldKey(id)))
+		h.Write([]byte(st.key(id)))
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
@@ -94,7 +96,7 @@ func (st *state) applyClaim(c *raftv1.Claim) any {
 	if err != nil {
 		return err
 	}
-	digest := claimDigest(c)
+	digest := st.claimDigest(c)
 	if id := c.GetRequestId(); id != "" {
 		if rec, ok := st.requests.lookup(c.GetDatabase(), id); ok {
 			if rec.GetKind() != requestKindClaim || rec.GetKey() != digest {
@@ -106,14 +108,14 @@ func (st *state) applyClaim(c *raftv1.Claim) any {
 	if len(c.GetIds()) == 0 {
 		return fmt.Errorf("%w: a claim names at least one ID", ErrInvalidCount)
 	}
-	sep := st.separatorOf()
+	sep := st.separatorKey()
 	fresh := make(map[string]bool, len(c.GetIds()))
 	for _, id := range c.GetIds() {
-		key := foldKey(id)
+		key := st.key(id)
 		if held, ok := d.claims[key]; ok {
 			return &ClaimConflict{ID: held.id, Owner: held.owner}
 		}
-		if prefix, n, ok := identityNumber(id, sep); ok {
+		if prefix, n, ok := identityNumber(key, sep); ok {
 			if value, exists := d.identities[prefix]; exists && n <= value {
 				return &ClaimConflict{ID: id, Identity: true}
 			}
@@ -125,7 +127,7 @@ func (st *state) applyClaim(c *raftv1.Claim) any {
 			ErrLimitReached, len(d.claims), limit, len(fresh))
 	}
 	for _, id := range c.GetIds() {
-		if key := foldKey(id); fresh[key] {
+		if key := st.key(id); fresh[key] {
 			d.addClaim(key, claim{id: id, owner: c.GetOwner()}, sep)
 			delete(fresh, key) // the same ID twice in one claim is claimed once
 		}
@@ -152,15 +154,15 @@ func (st *state) applyRelease(r *raftv1.Release) any {
 	}
 	if owner := r.GetOwner(); owner != "" {
 		for _, id := range r.GetIds() {
-			if held, ok := d.claims[foldKey(id)]; ok && held.owner != owner {
+			if held, ok := d.claims[st.key(id)]; ok && held.owner != owner {
 				return fmt.Errorf("%w: %s is claimed by %q, not %q", ErrNotOwner, held.id, held.owner, owner)
 			}
 		}
 	}
 	var res ReleaseResult
-	sep := st.separatorOf()
+	sep := st.separatorKey()
 	for _, id := range r.GetIds() {
-		if d.removeClaim(foldKey(id), sep) {
+		if d.removeClaim(st.key(id), sep) {
 			res.Released++
 		}
 	}
@@ -224,7 +226,7 @@ func (d *database) removeClaim(key, sep string) bool {
 // indexClaims indexes every database's claims in the identity format by prefix, after a
 // snapshot restored them (the separator comes later in a snapshot than the claims).
 func (st *state) indexClaims() {
-	sep := st.separatorOf()
+	sep := st.separatorKey()
 	for _, d := range st.databases {
 		clear(d.claimedNumbers)
 		for key := range d.claims {

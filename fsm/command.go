@@ -34,6 +34,9 @@ const (
 	ClaimCommand            CommandType = 14
 	ReleaseCommand          CommandType = 15
 	HiLoPoolReserveCommand  CommandType = 16
+	// SetFold moves how names and claimed IDs compare (fold.go). Not Ignorable: an older
+	// build that skipped it would key the same names differently from the others.
+	SetFoldCommand CommandType = 50
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

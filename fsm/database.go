@@ -14,14 +14,14 @@ const DefaultDatabase = "default"
 
 // database is one application's counters: identities and HiLo maxima.
 type database struct {
-	identities map[string]int64 // counter values by foldKey(name)
+	identities map[string]int64 // counter values by state.key(name)
 	// spellings are the first callers' spellings of the counters whose names were not already
 	// folded ("Users" for the counter "users"), for listing. Most names are lower case; a
 	// spelling beside every value would make each counter's map slot 40 bytes instead of 24
 	// (docs/BENCHMARKS.md, "State growth").
 	spellings map[string]string
 	hilo      map[string]*hiloState // by foldKey(tag)
-	claims    map[string]claim      // by foldKey(id)
+	claims    map[string]claim      // by state.key(id)
 	// claimedNumbers holds the numbers of the claims in the identity format ("prefix/N") by
 	// folded prefix, so an identity skips the claims in its span by walking them
 	// (claimednumbers.go); a prefix with none has no entry.

@@ -57,6 +57,7 @@ var commands = map[CommandType]command{
 	ClaimCommand:            handle((*state).applyClaim),
 	ReleaseCommand:          handle((*state).applyRelease),
 	HiLoPoolReserveCommand:  handle((*state).applyHiLoPoolReserve),
+	SetFoldCommand:          handle((*state).applySetFold),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

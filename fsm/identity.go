@@ -21,7 +21,7 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	if err != nil {
 		return IdentityRange{Err: err}
 	}
-	key := foldKey(inc.GetName())
+	key := st.key(inc.GetName())
 	if id := inc.GetRequestId(); id != "" {
 		if rec, ok := st.requests.lookup(inc.GetDatabase(), id); ok {
 			if rec.GetKind() != requestKindIdentity || rec.GetKey() != key || rec.GetCount() != inc.GetCount() {
@@ -107,7 +107,7 @@ func (st *state) applySeedIdentity(s *raftv1.SeedIdentity) any {
 	if err != nil {
 		return err
 	}
-	key := foldKey(s.GetName())
+	key := st.key(s.GetName())
 	current, exists := d.identities[key]
 	if !exists {
 		if err := d.newCounterAllowed(s.GetName()); err != nil {
@@ -120,7 +120,7 @@ func (st *state) applySeedIdentity(s *raftv1.SeedIdentity) any {
 	return d.identities[key]
 }
 
-// setIdentity sets the counter key (foldKey(name)) to value, creating it as spelled by name.
+// setIdentity sets the counter key (state.key(name)) to value, creating it as spelled by name.
 func (d *database) setIdentity(key, name string, value int64) {
 	if _, exists := d.identities[key]; !exists && name != key {
 		d.spellings[key] = name

@@ -1,7 +1,5 @@
 package fsm
 
-import "strings"
-
 // state is everything the FSM replicates. It is only touched under FSM.mu.
 type state struct {
 	databases map[string]*database // by DatabaseName; DefaultDatabase always
@@ -15,6 +13,9 @@ type state struct {
 	// clusterSecret authenticates node-to-node calls (package forward); nil until the first
 	// leader proposes one.
 	clusterSecret []byte
+	// fold is how identity names and claimed IDs are compared (fold.go): foldLower until a
+	// SetFold entry moves the state on.
+	fold int32
 }
 
 type hiloState struct {
@@ -37,10 +38,4 @@ func newState() *state {
 		retired:   make(map[string]bool),
 		requests:  newRequestTable(),
 	}
-}
-
-// foldKey makes "Users" and "users" the same counter (DESIGN §1: prefixes compare
-// case-insensitively).
-func foldKey(s string) string {
-	return strings.ToLower(s)
 }

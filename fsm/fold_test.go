@@ -1,0 +1,147 @@
+package fsm
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+func setFold(t *testing.T, f *FSM, version int32) error {
+	t.Helper()
+	err, _ := mustApply(t, f, SetFoldCommand, &raftv1.Fold{Version: version}).(error)
+	return err
+}
+
+func nfkcFSM(t *testing.T) *FSM {
+	t.Helper()
+	f := New()
+	if err := setFold(t, f, FoldNFKC); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// Issue 23, item 7: claims compared with strings.ToLower, so users/sam, users/ſam (long s),
+// users/ＳＡＭ (full width) were three owners. Under NFKC_Casefold they are one; the Cyrillic
+// ѕ (U+0455) is a confusable, not a case or compatibility variant, and stays another ID.
+func TestClaimsCompareUnderNFKCCasefold(t *testing.T) {
+	f := nfkcFSM(t)
+	mustClaim(t, f, "alice", "users/sam", "users/strasse", "users/kate")
+	for _, lookalike := range []string{"users/ſam", "users/SAM", "users/ＳＡＭ", "Users／sam", "users/STRAẞE", "users/straße", "users/\u212Aate"} {
+		var conflict *ClaimConflict
+		if err := claimIDs(t, f, &raftv1.Claim{Ids: []string{lookalike}, Owner: "mallory"}); !errors.As(err, &conflict) || conflict.Owner != "alice" {
+			t.Errorf("claim %q after alice's: %v, want alice's claim", lookalike, err)
+		}
+	}
+	if err := claimIDs(t, f, &raftv1.Claim{Ids: []string{"users/ѕam"}, Owner: "bob"}); err != nil {
+		t.Errorf("the Cyrillic users/ѕam: %v; it is a confusable, not the same ID under NFKC_Casefold", err)
+	}
+	got, err := f.Claims("", []string{"USERS/ſAM"})
+	if err != nil || len(got) != 1 || got[0].ID != "users/sam" || got[0].Owner != "alice" {
+		t.Errorf("Claims(USERS/ſAM) = %+v, %v", got, err)
+	}
+}
+
+// Counters fold as claims do, so a claim and an identity of look-alike prefixes meet: a
+// full-width claim makes the identity skip the value, and a claim of a value a look-alike
+// counter handed out is refused.
+func TestIdentitiesAndClaimsFoldAlike(t *testing.T) {
+	f := nfkcFSM(t)
+	mustClaim(t, f, "", "ＰＲＯＤＵＣＴＳ／１")
+	if r := mustIdentity(t, f, "products", 1, ""); r.First != 2 || r.Last != 2 {
+		t.Fatalf("products| after a claim of ＰＲＯＤＵＣＴＳ／１ = %+v, want 2", r)
+	}
+	mustIdentity(t, f, "ſkus", 3, "")
+	var conflict *ClaimConflict
+	if err := claimIDs(t, f, &raftv1.Claim{Ids: []string{"SKUS/2"}}); !errors.As(err, &conflict) || !conflict.Identity {
+		t.Fatalf("claim SKUS/2 after ſkus| ×3: %v, want an identity conflict", err)
+	}
+	if r := mustIdentity(t, f, "SKUS", 1, ""); r.First != 4 {
+		t.Fatalf("SKUS| after ſkus| ×3 = %+v, want 4 (one counter)", r)
+	}
+}
+
+// A state from before folds had versions moves to NFKC_Casefold without splitting a counter:
+// Go's ToLower made İstanbul and istanbul one counter; full case folding alone would make
+// İstanbul "i̇stanbul" and start it again at 1, repeating İstanbul/1.
+func TestSetFoldNeverSplitsACounter(t *testing.T) {
+	f := New()
+	mustIdentity(t, f, "İstanbul", 3, "r1")
+	mustIdentity(t, f, "istanbul", 1, "")
+	mustClaim(t, f, "x", "Ünïcode/9")
+	if err := setFold(t, f, FoldNFKC); err != nil {
+		t.Fatal(err)
+	}
+	if r := mustIdentity(t, f, "İstanbul", 1, ""); r.First != 5 {
+		t.Fatalf("İstanbul| after the move = %+v, want 5", r)
+	}
+	if r := mustIdentity(t, f, "istanbul", 1, ""); r.First != 6 {
+		t.Fatalf("istanbul| after the move = %+v, want 6 (the same counter)", r)
+	}
+	if r := mustIdentity(t, f, "İstanbul", 3, "r1"); r.First != 1 || r.Last != 3 {
+		t.Fatalf("a retry from before the move = %+v, want its answer 1–3", r)
+	}
+	if r := mustIdentity(t, f, "ünïcode", 9, ""); r.First != 1 || r.Last != 10 || len(r.Skipped) != 1 {
+		t.Fatalf("ünïcode| ×9 past the claim Ünïcode/9 = %+v", r)
+	}
+	if f.FoldVersion() != FoldNFKC || setFold(t, f, FoldNFKC) != nil {
+		t.Fatal("the move is not idempotent")
+	}
+	if err := setFold(t, f, 0); !errors.Is(err, ErrUnknownFold) {
+		t.Fatalf("moving back: %v, want ErrUnknownFold", err)
+	}
+	if err := setFold(t, f, 7); !errors.Is(err, ErrUnknownFold) {
+		t.Fatalf("an unknown version: %v, want ErrUnknownFold", err)
+	}
+}
+
+// Two counters or two claims that would become one refuse the move: the state keeps its fold
+// and every key, byte for byte, on every replica.
+func TestSetFoldRefusesToMerge(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, f *FSM)
+	}{
+		{"identities", func(t *testing.T, f *FSM) { mustIdentity(t, f, "sam", 1, ""); mustIdentity(t, f, "ſam", 2, "") }},
+		{"claims", func(t *testing.T, f *FSM) { mustClaim(t, f, "a", "users/sam"); mustClaim(t, f, "b", "users/ＳＡＭ") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := New()
+			tc.setup(t, f)
+			before := snapshotBytes(t, f)
+			var collision *FoldCollision
+			if err := setFold(t, f, FoldNFKC); !errors.As(err, &collision) || !errors.Is(err, ErrFoldCollision) {
+				t.Fatalf("SetFold = %v, want a FoldCollision", err)
+			}
+			if f.FoldVersion() != 0 || !bytes.Equal(snapshotBytes(t, f), before) {
+				t.Fatal("a refused move changed the state")
+			}
+		})
+	}
+}
+
+// A snapshot of a moved state says so first, and restores to the same bytes; a state that
+// never moved writes no fold record, the bytes of before.
+func TestFoldInSnapshots(t *testing.T) {
+	legacy := New()
+	mustIdentity(t, legacy, "Users", 1, "")
+	f := nfkcFSM(t)
+	mustIdentity(t, f, "Users", 1, "")
+	mustClaim(t, f, "o", "ＳＫＵ/3")
+	legacyBytes, data := snapshotBytes(t, legacy), snapshotBytes(t, f)
+	if bytes.Equal(legacyBytes, data) || !bytes.HasPrefix(data[len(snapshotMagic):], []byte{byte(foldRecord)}) {
+		t.Fatal("the moved state's snapshot does not start with its fold")
+	}
+	restored := mustRestore(t, data)
+	if restored.FoldVersion() != FoldNFKC || !bytes.Equal(snapshotBytes(t, restored), data) {
+		t.Fatal("restore lost the fold")
+	}
+	if r := mustIdentity(t, restored, "ｓｋｕ", 3, ""); r.First != 1 || r.Last != 4 || len(r.Skipped) != 1 {
+		t.Fatalf("ｓｋｕ| ×3 after restore = %+v, want 1–4 skipping the claim", r)
+	}
+	if mustRestore(t, legacyBytes).FoldVersion() != 0 {
+		t.Fatal("a snapshot without a fold record restored as moved")
+	}
+}
