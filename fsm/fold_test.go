@@ -3,7 +3,11 @@ package fsm
 import (
 	"bytes"
 	"errors"
+	"math"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/idnode/idnode/docid"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
@@ -144,4 +148,30 @@ func TestFoldInSnapshots(t *testing.T) {
 	if mustRestore(t, legacyBytes).FoldVersion() != 0 {
 		t.Fatal("a snapshot without a fold record restored as moved")
 	}
+}
+
+// FuzzFoldKeepsIdentityFormat: for every identity name and separator docid accepts, the key of
+// the identity ID "name<sep>N" reads back, under either fold, as the counter key of name and N.
+// Claims rely on it: a claim counts against its counter by the prefix of its key.
+func FuzzFoldKeepsIdentityFormat(f *testing.F) {
+	for _, name := range []string{"users", "İstanbul", "ſam", "ＰＲＯＤＵＣＴＳ", "x/１", "a..", "e\u0301", "ß"} {
+		for _, sep := range []rune{'/', '-', '／', '…', '\u309b', ':'} {
+			f.Add(name, sep, uint64(5))
+		}
+	}
+	f.Fuzz(func(t *testing.T, name string, sep rune, n uint64) {
+		if docid.ValidateName("identity name", name) != nil || !utf8.ValidRune(sep) || n == 0 || n > math.MaxInt64 {
+			return
+		}
+		if _, err := docid.ParseSeparator(string(sep)); err != nil {
+			return
+		}
+		id := docid.IdentityID(name, sep, int64(n))
+		for _, version := range []int32{foldLower, foldNFKC} {
+			prefix, got, ok := identityNumber(foldWith(version, id), foldWith(version, string(sep)))
+			if want := foldWith(version, name); !ok || prefix != want || got != int64(n) {
+				t.Fatalf("fold %d of %q (separator %q): prefix %q, number %d, %v; want %q, %d", version, id, sep, prefix, got, ok, want, n)
+			}
+		}
+	})
 }
