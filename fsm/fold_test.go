@@ -175,3 +175,26 @@ func FuzzFoldKeepsIdentityFormat(f *testing.F) {
 		}
 	})
 }
+
+// Backups of a moved state, whole or of one database, carry the fold first and read back.
+func TestBackupsOfAMovedState(t *testing.T) {
+	f := nfkcFSM(t)
+	mustClaim(t, f, "o", "ＳＫＵ/3")
+	mustIdentity(t, f, "ſkus", 2, "")
+	for _, write := range []func(*bytes.Buffer) error{
+		func(b *bytes.Buffer) error { return f.WriteBackup(b) },
+		func(b *bytes.Buffer) error { return f.WriteDatabaseBackup(b, "") },
+	} {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(buf.Bytes()[len(snapshotMagic):], []byte{byte(foldRecord)}) {
+			t.Fatal("a backup of a moved state does not start with its fold")
+		}
+		b, err := ReadBackup(&buf)
+		if err != nil || len(b.Claims) != 1 || b.Claims[0].ID != "ＳＫＵ/3" || len(b.Identities) != 1 || b.Identities[0].Value != 2 {
+			t.Fatalf("ReadBackup = %+v, %v", b, err)
+		}
+	}
+}
