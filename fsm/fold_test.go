@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/idnode/idnode/docid"
+	"golang.org/x/text/unicode/norm"
 
+	"github.com/idnode/idnode/docid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -195,6 +197,17 @@ func TestBackupsOfAMovedState(t *testing.T) {
 		b, err := ReadBackup(&buf)
 		if err != nil || len(b.Claims) != 1 || b.Claims[0].ID != "ＳＫＵ/3" || len(b.Identities) != 1 || b.Identities[0].Value != 2 {
 			t.Fatalf("ReadBackup = %+v, %v", b, err)
+		}
+	}
+}
+
+// The ASCII path of foldNFKCCasefold is the full transform's answer for every ASCII character.
+func TestFoldASCIIPathIsTheFullFold(t *testing.T) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		s := "Ab" + string(rune(c)) + "Z/9"
+		full := norm.NFKC.String(caseFold.String(norm.NFKC.String(strings.ToLower(s))))
+		if got := foldNFKCCasefold(s); got != full {
+			t.Errorf("%q folds to %q, the full transform to %q", s, got, full)
 		}
 	}
 }
