@@ -49,9 +49,12 @@ func (c *claimedNumbers) add(n int64) {
 		c.chunks[i] = chunk
 		return
 	}
+	// Both halves keep room to grow to a full chunk, so inserts between splits do not
+	// reallocate; the lower half reuses the full chunk's array, the upper gets its own.
 	half := len(chunk) / 2
-	upper := slices.Clone(chunk[half:])
-	c.chunks[i] = slices.Clip(chunk[:half])
+	upper := make([]int64, len(chunk)-half, claimedChunk+1)
+	copy(upper, chunk[half:])
+	c.chunks[i] = chunk[:half]
 	c.chunks = slices.Insert(c.chunks, i+1, upper)
 }
 
