@@ -31,14 +31,17 @@ const (
 // snapshot must write the same bytes again (issue 23).
 func FuzzFSM(f *testing.F) {
 	f.Add([]byte{})
-	// Issue 23, item 1: claim p/5, seed p to 2^63-2, increment p.
-	f.Add([]byte{cmdClaim, 1, 0, 4, 0, cmdSeed, 0, 1, 0, cmdIdentity, 1, 0, 1, 0})
-	f.Add([]byte{cmdSeed, 0, 3, 0, cmdIdentity, 1, 0, 3, 0, cmdIdentity, 1, 0, 3, 0})
-	f.Add([]byte{cmdSetFold, 1, cmdClaim, 2, 0, 0, 1, 0, cmdIdentity, 1, 2, 2, 0, cmdSetFold, 1})
-	f.Add([]byte{cmdClaim, 1, 0, 0, 0, cmdClaim, 1, 1, 0, 1, cmdSetFold, 1, cmdIdentity, 1, 1, 3, 0})
-	f.Add([]byte{cmdCreateDB, 0, 2, 2, 1, cmdCreateKey, 0, 0, cmdDeleteDB, 0, 1, cmdCreateDB, 1, 0, 0, 0})
-	f.Add([]byte{cmdHiLo, 0, 2, 3, cmdHiLoReturn, 0, 1, 2, cmdSeedHiLo, 0, 1, cmdRaiseFloor, 1, 2, 3, 4})
-	f.Add([]byte{cmdRaw, 16, 0xff, 0xff, cmdRaw, 99, 1, 2, cmdIdentity, 1, 0, 0, 0})
+	// Issue 23, item 1, as decodeCommands reads it: claim p/5 (kind, 1 ID, name p, numeric,
+	// fuzzNumbers[2], owner p, no request id, default database), seed p to 2^63-2, p| ×1.
+	f.Add([]byte{cmdClaim, 0, 0, 0, 2, 0, 0, 0, cmdSeed, 0, 3, 0, 0, cmdIdentity, 0, 0, 0, 0, 0})
+	// The variant: seed users to 2^63-4, then users| ×3 and once more.
+	f.Add([]byte{cmdSeed, 6, 5, 0, 0, cmdIdentity, 0, 6, 10, 0, 0, cmdIdentity, 0, 6, 0, 0, 0})
+	// Look-alikes: claims of p/1 and P/1 under the old fold, then the move (refused), then ſ| .
+	f.Add([]byte{cmdClaim, 0, 0, 0, 0, 0, 0, 0, cmdClaim, 0, 1, 0, 0, 1, 0, 0, cmdSetFold, 1, cmdIdentity, 0, 2, 1, 0, 0})
+	f.Add([]byte{cmdSetFold, 1, cmdClaim, 0, 3, 0, 0, 0, 0, 0, cmdIdentity, 0, 0, 2, 0, 0, cmdSetFold, 0})
+	f.Add([]byte{cmdCreateDB, 1, 2, 2, 1, cmdCreateKey, 0, 1, cmdDeleteDB, 1, 1, cmdCreateDB, 2, 0, 0, 0})
+	f.Add([]byte{cmdHiLo, 0, 2, 3, 1, 0, cmdHiLoReturn, 0, 1, 2, 0, cmdSeedHiLo, 0, 1, 0, cmdRaiseFloor, 1, 2, 0, 3, 4, 0, 0, 0, 2, 0, 0})
+	f.Add([]byte{cmdRaw, 16, 2, 0xff, 0xff, cmdRaw, 99, 0, cmdIdentity, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cmds := decodeCommands(data)
 		one, batched := New(), New()
