@@ -10,16 +10,22 @@ type IdentityBlock struct {
 	Skipped     []int64
 }
 
-// All yields the block's values in order.
+// All yields the block's values in order. It stops after Last rather than testing v <= Last
+// after an increment, which would wrap for a block ending at the largest int64 and never end.
+// An empty block (Last < First) yields nothing.
 func (b IdentityBlock) All() iter.Seq[int64] {
 	return func(yield func(int64) bool) {
+		if b.Last < b.First {
+			return
+		}
 		skipped := b.Skipped
-		for v := b.First; v <= b.Last; v++ {
+		for v := b.First; ; v++ {
 			if len(skipped) > 0 && skipped[0] == v {
 				skipped = skipped[1:]
-				continue
+			} else if !yield(v) {
+				return
 			}
-			if !yield(v) {
+			if v == b.Last {
 				return
 			}
 		}

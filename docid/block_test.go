@@ -1,6 +1,7 @@
 package docid
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -17,6 +18,33 @@ func TestIdentityBlockLeavesSkippedValuesOut(t *testing.T) {
 		got := slices.Collect(tc.block.All())
 		if !slices.Equal(got, tc.want) || tc.block.Len() != int64(len(tc.want)) {
 			t.Errorf("%+v: All = %v, Len = %d; want %v", tc.block, got, tc.block.Len(), tc.want)
+		}
+	}
+}
+
+// Issue 23, item 1: a block ending at the largest int64 used to loop for ever (v++ wrapped
+// before v <= Last failed). The walk is cut off after a few more values than the block holds,
+// so a regression fails instead of hanging.
+func TestIdentityBlockEndsAtMaxInt64(t *testing.T) {
+	const max = math.MaxInt64
+	for _, tc := range []struct {
+		block IdentityBlock
+		want  []int64
+	}{
+		{IdentityBlock{First: max - 2, Last: max}, []int64{max - 2, max - 1, max}},
+		{IdentityBlock{First: max, Last: max}, []int64{max}},
+		{IdentityBlock{First: max - 2, Last: max, Skipped: []int64{max - 1, max}}, []int64{max - 2}},
+		{IdentityBlock{First: math.MinInt64, Last: math.MinInt64 + 1}, []int64{math.MinInt64, math.MinInt64 + 1}},
+		{IdentityBlock{First: 5, Last: 4}, nil},
+	} {
+		var got []int64
+		for v := range tc.block.All() {
+			if got = append(got, v); len(got) > len(tc.want)+2 {
+				break
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%+v: All = %v, want %v", tc.block, got, tc.want)
 		}
 	}
 }

@@ -16,7 +16,7 @@ const maxMessageLength = 512
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"", "users/ayende", "users/", "users|", "Users|", "|", "/", "||", "a|b|", "users/|",
-		"users\\1", "users/\x00", "users/\u0085", "\xff", "utilisateurs/élodie/",
+		"users\\1", "users/\x00", "users/\u0085", "users/s\u200bam", "\ufeffusers|", "users/\u202e", "users/ſam", "users/ѕam", "\xff", "utilisateurs/élodie/",
 		strings.Repeat("a", MaxLength), strings.Repeat("a", MaxLength+1),
 		strings.Repeat("é", 40) + "/", strings.Repeat("p", maxPrefixLength) + "|",
 	} {
@@ -66,7 +66,7 @@ func checkSuccess(t *testing.T, s string, sep rune, req Request) {
 		return
 	}
 	if len(s) > MaxLength || !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
-		return r == '\\' || unicode.IsControl(r)
+		return r == '\\' || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 	}) {
 		t.Fatalf("Parse accepted %q", s)
 	}
@@ -102,4 +102,52 @@ func checkSuccess(t *testing.T, s string, sep rune, req Request) {
 	default:
 		t.Fatalf("Parse(%q) = %+v", s, req)
 	}
+}
+
+// FuzzIdentityBlock walks blocks of any bounds, the ends of int64 included: All ends after
+// Last (it used to wrap past the largest int64 and never end), yields ascending values of the
+// block that are not skipped, and as many as Len says when Skipped lies inside the block. A
+// walk is cut off after maxWalk values, so a wide block is checked by its start.
+func FuzzIdentityBlock(f *testing.F) {
+	const maxWalk = 4096
+	f.Add(int64(1), int64(3), []byte{})
+	f.Add(int64(math.MaxInt64-2), int64(math.MaxInt64), []byte{1})
+	f.Add(int64(math.MaxInt64), int64(math.MaxInt64), []byte{0})
+	f.Add(int64(math.MinInt64), int64(math.MinInt64+2), []byte{1, 1})
+	f.Add(int64(5), int64(4), []byte{})
+	f.Add(int64(0), int64(math.MaxInt64), []byte{2, 3})
+	f.Fuzz(func(t *testing.T, first, last int64, gaps []byte) {
+		b := IdentityBlock{First: first, Last: last}
+		// Skipped from gaps: ascending values after First, inside the block while they fit.
+		v := first
+		for _, g := range gaps {
+			if v > math.MaxInt64-int64(g)-1 || v+int64(g)+1 > last {
+				break
+			}
+			v += int64(g) + 1
+			b.Skipped = append(b.Skipped, v)
+		}
+		skipped := make(map[int64]bool, len(b.Skipped))
+		for _, s := range b.Skipped {
+			skipped[s] = true
+		}
+		var got []int64
+		for v := range b.All() {
+			if v < first || v > last || skipped[v] || len(got) > 0 && v <= got[len(got)-1] {
+				t.Fatalf("%+v yielded %d after %v", b, v, got)
+			}
+			if got = append(got, v); len(got) == maxWalk {
+				break
+			}
+		}
+		if last < first {
+			if len(got) != 0 {
+				t.Fatalf("empty block %+v yielded %v", b, got)
+			}
+			return
+		}
+		if len(got) < maxWalk && int64(len(got)) != b.Len() {
+			t.Fatalf("%+v yielded %d values, Len %d", b, len(got), b.Len())
+		}
+	})
 }

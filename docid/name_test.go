@@ -17,6 +17,8 @@ func TestValidateName(t *testing.T) {
 		{"identity name", "us\xffers", "identity name is not valid UTF-8"},
 		{"identity name", `us\ers`, "identity name contains a backslash"},
 		{"hilo tag", "orders\x1b", "hilo tag contains a control character"},
+		{"identity name", "\ufeffusers", "identity name contains an invisible format character U+FEFF (Unicode category Cf)"},
+		{"hilo tag", "or\u2066ders", "hilo tag contains an invisible format character U+2066 (Unicode category Cf)"},
 		{"identity name", "users|", "identity name contains a pipe"},
 		{"hilo tag", "a|b", "hilo tag contains a pipe"},
 	}

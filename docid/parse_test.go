@@ -57,6 +57,11 @@ func TestParseRejects(t *testing.T) {
 		{"users/\n", '/', "document id contains a control character", "users/\n"},
 		{"users/\x7f", '/', "document id contains a control character", "users/\x7f"},
 		{"users/\u0085", '/', "document id contains a control character", "users/\u0085"},
+		{"users/s\u200bam", '/', "document id contains an invisible format character U+200B (Unicode category Cf)", "users/s\u200bam"},
+		{"users/\u202emas", '/', "document id contains an invisible format character U+202E (Unicode category Cf)", "users/\u202emas"},
+		{"\ufeffusers|", '/', "document id contains an invisible format character U+FEFF (Unicode category Cf)", "\ufeffusers|"},
+		{"users/\u00ad", '/', "document id contains an invisible format character U+00AD (Unicode category Cf)", "users/\u00ad"},
+		{"\U000e0041users/", '/', "document id contains an invisible format character U+E0041 (Unicode category Cf)", "\U000e0041users/"},
 		{"|", '/', "identity name is empty", "|"},
 		{"/", '/', "server-side prefix is empty", "/"},
 		{"→", '→', "server-side prefix is empty", "→"},
@@ -67,6 +72,7 @@ func TestParseRejects(t *testing.T) {
 		{"users|", '|', "separator cannot be a pipe", "|"},
 		{"", '|', "separator cannot be a pipe", "|"},
 		{"users/", ' ', "separator must be a printable, non-space character", " "},
+		{"users\u0301", '\u0301', "separator cannot be a combining mark", "\u0301"},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in, tt.sep)

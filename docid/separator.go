@@ -42,6 +42,11 @@ func checkSeparator(r rune) error {
 		// Generated IDs end with a digit or a node-tag letter; with such a separator they, and
 		// ordinary words, would read as server-side requests when sent back.
 		return invalid("separator cannot be a letter or digit", string(r))
+	case unicode.IsMark(r):
+		// A combining mark joins the character before it, so it would not separate anything
+		// when printed, and "name" + mark does not fold (NFKC) to fold("name") + mark, which
+		// claims rely on to find an identity's prefix.
+		return invalid("separator cannot be a combining mark", string(r))
 	case !unicode.IsPrint(r) || unicode.IsSpace(r):
 		// An invisible separator makes IDs that cannot be told apart when printed.
 		return invalid("separator must be a printable, non-space character", string(r))

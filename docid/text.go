@@ -30,6 +30,12 @@ func checkText(what, s string, maxLen int) error {
 		case unicode.IsControl(r):
 			// Invisible in logs and terminals: two IDs that print the same would differ.
 			return invalid(what+" contains a control character", s)
+		case unicode.Is(unicode.Cf, r):
+			// Format characters (zero-width space U+200B, bidi overrides like U+202E, the BOM
+			// U+FEFF, soft hyphen …) are invisible or reorder what is shown: "users/s\u200bam"
+			// prints as "users/sam" but is another ID, and a BOM made "\ufeffusers" a counter
+			// of its own (issue 23).
+			return invalid(fmt.Sprintf("%s contains an invisible format character %U (Unicode category Cf)", what, r), s)
 		}
 	}
 	return nil

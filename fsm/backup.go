@@ -24,6 +24,7 @@ func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
 	d, err := f.st.db(database)
 	var recs []snapshotRecord
 	if err == nil {
+		recs = f.st.foldRecords() // first, as in a snapshot: the keys below are folded by it
 		name := DatabaseName(database)
 		if name != DefaultDatabase {
 			recs = append(recs, snapshotRecord{typ: databaseRecord, msg: &raftv1.DatabaseRecord{Name: name}})

@@ -56,9 +56,11 @@ func (st *state) separatorOf() string {
 	return st.separator
 }
 
-// identityNumber reads id as an identity of the format "prefix<sep>N": the folded prefix and
-// N. Only the canonical decimal an identity is printed as counts ("05" is not identity 5).
-func identityNumber(id, sep string) (prefix string, n int64, ok bool) {
+// identityNumber reads a claim's key as an identity of the format "prefix<sep>N": the prefix,
+// the counter key it counts against, and N. sep is the separator's key (separatorKey). Only
+// the canonical decimal an identity is printed as counts ("05" is not identity 5).
+func identityNumber(key, sep string) (prefix string, n int64, ok bool) {
+	id := key
 	i := strings.LastIndex(id, sep)
 	if i <= 0 {
 		return "", 0, false
@@ -71,22 +73,17 @@ func identityNumber(id, sep string) (prefix string, n int64, ok bool) {
 	if err != nil {
 		return "", 0, false
 	}
-	return foldKey(id[:i]), n, true
-}
-
-// identityKey is the claim key of identity n of the folded prefix.
-func identityKey(prefix, sep string, n int64) string {
-	return prefix + sep + strconv.FormatInt(n, 10)
+	return id[:i], n, true
 }
 
 // claimDigest names a claim's content in the request table, so a request_id reused for other
 // IDs or another owner is refused.
-func claimDigest(c *raftv1.Claim) string {
+func (st *state) claimDigest(c *raftv1.Claim) string {
 	h := sha256.New()
 	h.Write([]byte(c.GetOwner()))
 	for _, id := range c.GetIds() {
 		h.Write([]byte{0})
-		h.Write([]byte(foldKey(id)))
+		h.Write([]byte(st.key(id)))
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
@@ -99,7 +96,7 @@ func (st *state) applyClaim(c *raftv1.Claim) any {
 	if err != nil {
 		return err
 	}
-	digest := claimDigest(c)
+	digest := st.claimDigest(c)
 	if id := c.GetRequestId(); id != "" {
 		if rec, ok := st.requests.lookup(c.GetDatabase(), id); ok {
 			if rec.GetKind() != requestKindClaim || rec.GetKey() != digest {
@@ -111,14 +108,14 @@ func (st *state) applyClaim(c *raftv1.Claim) any {
 	if len(c.GetIds()) == 0 {
 		return fmt.Errorf("%w: a claim names at least one ID", ErrInvalidCount)
 	}
-	sep := st.separatorOf()
+	sep := st.separatorKey()
 	fresh := make(map[string]bool, len(c.GetIds()))
 	for _, id := range c.GetIds() {
-		key := foldKey(id)
+		key := st.key(id)
 		if held, ok := d.claims[key]; ok {
 			return &ClaimConflict{ID: held.id, Owner: held.owner}
 		}
-		if prefix, n, ok := identityNumber(id, sep); ok {
+		if prefix, n, ok := identityNumber(key, sep); ok {
 			if value, exists := d.identities[prefix]; exists && n <= value {
 				return &ClaimConflict{ID: id, Identity: true}
 			}
@@ -130,7 +127,7 @@ func (st *state) applyClaim(c *raftv1.Claim) any {
 			ErrLimitReached, len(d.claims), limit, len(fresh))
 	}
 	for _, id := range c.GetIds() {
-		if key := foldKey(id); fresh[key] {
+		if key := st.key(id); fresh[key] {
 			d.addClaim(key, claim{id: id, owner: c.GetOwner()}, sep)
 			delete(fresh, key) // the same ID twice in one claim is claimed once
 		}
@@ -157,15 +154,15 @@ func (st *state) applyRelease(r *raftv1.Release) any {
 	}
 	if owner := r.GetOwner(); owner != "" {
 		for _, id := range r.GetIds() {
-			if held, ok := d.claims[foldKey(id)]; ok && held.owner != owner {
+			if held, ok := d.claims[st.key(id)]; ok && held.owner != owner {
 				return fmt.Errorf("%w: %s is claimed by %q, not %q", ErrNotOwner, held.id, held.owner, owner)
 			}
 		}
 	}
 	var res ReleaseResult
-	sep := st.separatorOf()
+	sep := st.separatorKey()
 	for _, id := range r.GetIds() {
-		if d.removeClaim(foldKey(id), sep) {
+		if d.removeClaim(st.key(id), sep) {
 			res.Released++
 		}
 	}
@@ -180,15 +177,16 @@ func (d *database) claimLimit() int64 {
 	return DefaultMaxClaims
 }
 
-// addClaim records a claim under its folded key, counting it against its identity prefix when
-// it has the identity format, so identities of prefixes nobody claimed in take no lookups.
+// addClaim records a claim under its folded key, adding its number to its identity prefix's
+// claimed numbers when it has the identity format, so identities of prefixes nobody claimed in
+// take no lookups.
 func (d *database) addClaim(key string, c claim, sep string) {
 	d.putClaim(key, c)
 	d.indexClaim(key, sep)
 }
 
-// putClaim stores a claim under its folded key, without counting it against a prefix (a
-// snapshot's claims are counted once the separator is known: indexClaims).
+// putClaim stores a claim under its folded key, without indexing its number (a snapshot's
+// claims are indexed once the separator is known: indexClaims).
 func (d *database) putClaim(key string, c claim) {
 	if c.id == key {
 		c.id = key // one copy of the bytes when the spelling is the folded one
@@ -196,11 +194,19 @@ func (d *database) putClaim(key string, c claim) {
 	d.claims[key] = c
 }
 
-// indexClaim counts the claim under key against its identity prefix, when it has the format.
+// indexClaim adds the number of the claim under key to its identity prefix's claimed numbers,
+// when it has the format.
 func (d *database) indexClaim(key, sep string) {
-	if prefix, _, ok := identityNumber(key, sep); ok {
-		d.claimedPrefixes[prefix]++
+	prefix, n, ok := identityNumber(key, sep)
+	if !ok {
+		return
 	}
+	nums := d.claimedNumbers[prefix]
+	if nums == nil {
+		nums = &claimedNumbers{}
+		d.claimedNumbers[prefix] = nums
+	}
+	nums.add(n)
 }
 
 // removeClaim drops the claim under key, reporting whether there was one.
@@ -209,31 +215,20 @@ func (d *database) removeClaim(key, sep string) bool {
 		return false
 	}
 	delete(d.claims, key)
-	if prefix, _, ok := identityNumber(key, sep); ok {
-		if d.claimedPrefixes[prefix]--; d.claimedPrefixes[prefix] == 0 {
-			delete(d.claimedPrefixes, prefix)
+	if prefix, n, ok := identityNumber(key, sep); ok {
+		if nums := d.claimedNumbers[prefix]; nums != nil && nums.remove(n) && nums.empty() {
+			delete(d.claimedNumbers, prefix)
 		}
 	}
 	return true
 }
 
-// claimed reports whether identity n of the folded prefix is claimed. Each value an identity
-// skips is passed once, since the counter never comes back, so skipping costs one map lookup
-// per value handed out or skipped: no scan, and nothing when the prefix has no claims.
-func (d *database) claimed(prefix, sep string, n int64) bool {
-	if d.claimedPrefixes[prefix] == 0 {
-		return false
-	}
-	_, ok := d.claims[identityKey(prefix, sep, n)]
-	return ok
-}
-
-// indexClaims counts every database's claims in the identity format by prefix, after a
+// indexClaims indexes every database's claims in the identity format by prefix, after a
 // snapshot restored them (the separator comes later in a snapshot than the claims).
 func (st *state) indexClaims() {
-	sep := st.separatorOf()
+	sep := st.separatorKey()
 	for _, d := range st.databases {
-		clear(d.claimedPrefixes)
+		clear(d.claimedNumbers)
 		for key := range d.claims {
 			d.indexClaim(key, sep)
 		}

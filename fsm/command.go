@@ -40,6 +40,9 @@ const (
 	// HiLoReturnGrant is HiLoReturn that needs the grant's identity (hilo.go); it replaces
 	// HiLoReturn, which stays for the entries already in logs.
 	HiLoReturnGrantCommand CommandType = 21
+	// SetFold moves how names and claimed IDs compare (fold.go). Not Ignorable: an older
+	// build that skipped it would key the same names differently from the others.
+	SetFoldCommand CommandType = 50
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

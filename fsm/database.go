@@ -14,17 +14,18 @@ const DefaultDatabase = "default"
 
 // database is one application's counters: identities and HiLo maxima.
 type database struct {
-	identities map[string]int64 // counter values by foldKey(name)
+	identities map[string]int64 // counter values by state.key(name)
 	// spellings are the first callers' spellings of the counters whose names were not already
 	// folded ("Users" for the counter "users"), for listing. Most names are lower case; a
 	// spelling beside every value would make each counter's map slot 40 bytes instead of 24
 	// (docs/BENCHMARKS.md, "State growth").
 	spellings map[string]string
 	hilo      map[string]*hiloState // by foldKey(tag)
-	claims    map[string]claim      // by foldKey(id)
-	// claimedPrefixes counts the claims in the identity format ("prefix/N") by folded prefix,
-	// so an identity whose prefix has none skips no lookups (claims.go).
-	claimedPrefixes map[string]int
+	claims    map[string]claim      // by state.key(id)
+	// claimedNumbers holds the numbers of the claims in the identity format ("prefix/N") by
+	// folded prefix, so an identity skips the claims in its span by walking them
+	// (claimednumbers.go); a prefix with none has no entry.
+	claimedNumbers map[string]*claimedNumbers
 	// deleted databases refuse every call but keep their counters as floors: created again,
 	// they go on after the values they handed out before.
 	deleted bool
@@ -45,7 +46,7 @@ func (d *database) newCounterAllowed(name string) error {
 
 func newDatabase() *database {
 	return &database{identities: make(map[string]int64), spellings: make(map[string]string), hilo: make(map[string]*hiloState),
-		claims: make(map[string]claim), claimedPrefixes: make(map[string]int)}
+		claims: make(map[string]claim), claimedNumbers: make(map[string]*claimedNumbers)}
 }
 
 func (d *database) empty() bool {
@@ -89,13 +90,27 @@ func (st *state) dbForFloors(name string) *database {
 	return d
 }
 
+// ValidateLimits checks a new database's limits, naming the field that breaks the rule: 0
+// (none, or the default claim limit) or positive, and a finite number of calls. The server
+// checks them before Raft, the FSM again (a replica does not trust its proposer).
+func ValidateLimits(maxIdentities, maxClaims int64, maxCallsPerSecond float64) error {
+	switch {
+	case maxIdentities < 0:
+		return fmt.Errorf("%w: max_identities must be 0 (no limit) or positive, got %d", ErrInvalidCount, maxIdentities)
+	case maxClaims < 0:
+		return fmt.Errorf("%w: max_claims must be 0 (the default, %d) or positive, got %d", ErrInvalidCount, DefaultMaxClaims, maxClaims)
+	case !(maxCallsPerSecond >= 0) || math.IsInf(maxCallsPerSecond, 1):
+		return fmt.Errorf("%w: max_calls_per_second must be 0 (no limit) or a positive number, got %v", ErrInvalidCount, maxCallsPerSecond)
+	}
+	return nil
+}
+
 func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
 	if err := docid.ValidateDatabaseName(c.GetName()); err != nil {
 		return err
 	}
-	if c.GetMaxIdentities() < 0 || c.GetMaxClaims() < 0 || !(c.GetMaxCallsPerSecond() >= 0) || math.IsInf(c.GetMaxCallsPerSecond(), 1) {
-		return fmt.Errorf("%w: limits must be 0 (none, or the default claim limit) or positive, got %d identities, %d claims and %v calls a second",
-			ErrInvalidCount, c.GetMaxIdentities(), c.GetMaxClaims(), c.GetMaxCallsPerSecond())
+	if err := ValidateLimits(c.GetMaxIdentities(), c.GetMaxClaims(), c.GetMaxCallsPerSecond()); err != nil {
+		return err
 	}
 	name := DatabaseName(c.GetName())
 	d := st.databases[name]
@@ -105,6 +120,7 @@ func (st *state) applyCreateDatabase(c *raftv1.CreateDatabase) any {
 		st.databases[name] = d
 	case d.deleted:
 		d.deleted = false
+		st.deleteKeysOf(name) // left by a build that kept them when it deleted the database
 	default:
 		return fmt.Errorf("%w: %q", ErrDatabaseExists, name)
 	}
@@ -125,5 +141,6 @@ func (st *state) applyDeleteDatabase(c *raftv1.DeleteDatabase) any {
 		return fmt.Errorf("%w: %q has %d identities, %d HiLo tags and %d claims", ErrDatabaseNotEmpty, name, len(d.identities), len(d.hilo), len(d.claims))
 	}
 	d.deleted = true
+	st.deleteKeysOf(name)
 	return nil
 }

@@ -3,8 +3,10 @@ package fsm
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -177,5 +179,35 @@ func TestADatabaseLimitsItsCounters(t *testing.T) {
 	restored := mustRestore(t, snapshotBytes(t, f))
 	if r := increment(t, restored, "small", "c", 1, ""); !errors.Is(r.Err, ErrLimitReached) || restored.CallsPerSecond("small") != 50 {
 		t.Fatalf("the limits after a snapshot: %+v, %v calls/s", r, restored.CallsPerSecond("small"))
+	}
+}
+
+// A database's limits are refused by the field that breaks the rule, by the server before Raft
+// and by the FSM again (issue 23).
+func TestDatabaseLimitsNameTheirField(t *testing.T) {
+	for _, tc := range []struct {
+		identities, claims int64
+		calls              float64
+		field              string
+	}{
+		{-1, 0, 0, "max_identities"},
+		{0, math.MinInt64, 0, "max_claims"},
+		{0, 0, math.NaN(), "max_calls_per_second"},
+		{0, 0, math.Inf(1), "max_calls_per_second"},
+		{0, 0, -0.5, "max_calls_per_second"},
+	} {
+		err := ValidateLimits(tc.identities, tc.claims, tc.calls)
+		if !errors.Is(err, ErrInvalidCount) || !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("limits %d, %d, %v: %v; want ErrInvalidCount naming %s", tc.identities, tc.claims, tc.calls, err, tc.field)
+		}
+		applied, _ := mustApply(t, New(), CreateDatabaseCommand, &raftv1.CreateDatabase{
+			Name: "x", MaxIdentities: tc.identities, MaxClaims: tc.claims, MaxCallsPerSecond: tc.calls,
+		}).(error)
+		if applied == nil || applied.Error() != err.Error() {
+			t.Errorf("the FSM answered %v, the check %v", applied, err)
+		}
+	}
+	if err := ValidateLimits(math.MaxInt64, math.MaxInt64, math.MaxFloat64); err != nil {
+		t.Errorf("the largest limits: %v", err)
 	}
 }

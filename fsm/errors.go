@@ -107,6 +107,16 @@ var (
 	ErrRestoreTagInUse = errors.New("a node tag of the backup belongs to a node of this cluster; its server-side IDs would repeat the old cluster's: " +
 		"restore into a cluster whose nodes use other tags")
 
+	// ErrFoldCollision means moving the state to another fold would make two identity
+	// counters, or two claims, one (FoldCollision names them): the state keeps comparing as
+	// it did. Release one of the claims, or stop using one of the names, and the leader's next
+	// attempt moves it.
+	ErrFoldCollision = errors.New("moving to NFKC_Casefold comparison would merge two keys")
+
+	// ErrUnknownFold means a fold version this build does not know, or a move back to an
+	// older one: upgrade the node.
+	ErrUnknownFold = errors.New("unknown fold version: upgrade this node to the cluster's idnode version")
+
 	// ErrNoFreeTag means every assignable tag is taken or retired; give the node a tag.
 	ErrNoFreeTag = errors.New("no free node tag left to assign; give the node a tag explicitly")
 )

@@ -59,6 +59,7 @@ var commands = map[CommandType]command{
 	HiLoPoolReserveCommand:  handle((*state).applyHiLoPoolReserve),
 	HiLoGrantCommand:        handle((*state).applyHiLoGrant),
 	HiLoReturnGrantCommand:  handle((*state).applyHiLoReturnGrant),
+	SetFoldCommand:          handle((*state).applySetFold),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

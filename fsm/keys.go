@@ -58,6 +58,17 @@ func (st *state) applyDeleteKey(c *raftv1.DeleteKey) any {
 	return nil
 }
 
+// deleteKeysOf deletes the API keys of the database name (canonical). A key outliving its
+// database would work again on a database created later under the same name, for whoever
+// creates it, with data the key's holder was never given (issue 23).
+func (st *state) deleteKeysOf(name string) {
+	for id, k := range st.keys {
+		if k.Database == name {
+			delete(st.keys, id)
+		}
+	}
+}
+
 // Key returns the API key id, if there is one.
 func (f *FSM) Key(id string) (Key, bool) {
 	f.mu.RLock()

@@ -58,3 +58,38 @@ func TestKeys(t *testing.T) {
 		t.Fatalf("delete again: %v", err)
 	}
 }
+
+// Issue 23, item 7: an API key outlived its database and worked on a database created later
+// under the same name. Deleting a database deletes its keys; re-creating one whose keys an
+// older build kept deletes them then.
+func TestKeysGoWithTheirDatabase(t *testing.T) {
+	f := New()
+	hash := bytes.Repeat([]byte{7}, 32)
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"})
+	for _, k := range []*raftv1.CreateKey{
+		{Id: "billing-key", Database: "Billing", Role: RoleAdmin, SecretSha256: hash},
+		{Id: "default-key", Role: RoleWriter, SecretSha256: hash},
+	} {
+		if err, _ := mustApply(t, f, CreateKeyCommand, k).(error); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err, _ := mustApply(t, f, DeleteDatabaseCommand, &raftv1.DeleteDatabase{Name: "billing"}).(error); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Key("billing-key"); ok {
+		t.Fatal("the key of a deleted database is still there")
+	}
+	if _, ok := f.Key("default-key"); !ok {
+		t.Fatal("deleting a database deleted another database's key")
+	}
+
+	// A state an older build left: the database deleted, its key kept.
+	f.st.keys["old-key"] = &Key{ID: "old-key", Database: "billing", Role: RoleAdmin, SecretSHA256: hash}
+	if err, _ := mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"}).(error); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Key("old-key"); ok {
+		t.Fatal("a re-created database kept a key from before its deletion")
+	}
+}

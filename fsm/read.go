@@ -10,9 +10,9 @@ import (
 // folded prefix and sorts after the folded name after, in name order. more reports whether
 // any are left.
 func (f *FSM) Identities(database, prefix, after string, limit int) (page []Identity, more bool, err error) {
-	prefix, after = foldKey(prefix), foldKey(after)
 	f.mu.RLock()
 	defer f.mu.RUnlock()
+	prefix, after = f.st.key(prefix), f.st.key(after)
 	d, err := f.st.db(database)
 	if err != nil {
 		return nil, false, err
@@ -74,7 +74,7 @@ func (f *FSM) Claims(database string, ids []string) ([]Claim, error) {
 	}
 	var out []Claim
 	for _, id := range ids {
-		if c, ok := d.claims[foldKey(id)]; ok {
+		if c, ok := d.claims[f.st.key(id)]; ok {
 			out = append(out, Claim{Database: DatabaseName(database), ID: c.id, Owner: c.owner})
 		}
 	}
@@ -84,9 +84,9 @@ func (f *FSM) Claims(database string, ids []string) ([]Claim, error) {
 // ListClaims returns up to limit claims of database whose folded ID starts with the folded
 // prefix and sorts after the folded after, in that order. more reports whether any are left.
 func (f *FSM) ListClaims(database, prefix, after string, limit int) (page []Claim, more bool, err error) {
-	prefix, after = foldKey(prefix), foldKey(after)
 	f.mu.RLock()
 	defer f.mu.RUnlock()
+	prefix, after = f.st.key(prefix), f.st.key(after)
 	d, err := f.st.db(database)
 	if err != nil {
 		return nil, false, err
@@ -106,7 +106,7 @@ func (f *FSM) Identity(database, name string) int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if d := f.st.databases[DatabaseName(database)]; d != nil {
-		return d.identities[foldKey(name)]
+		return d.identities[f.st.key(name)]
 	}
 	return 0
 }

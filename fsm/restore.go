@@ -63,7 +63,7 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 	}
 	// A database of the backup that this cluster lacks is created with the floors.
 	for _, id := range r.GetIdentities() {
-		d, key := st.dbForFloors(id.GetDatabase()), foldKey(id.GetName())
+		d, key := st.dbForFloors(id.GetDatabase()), st.key(id.GetName())
 		current, exists := d.identities[key]
 		if !exists || id.GetValue() > current {
 			d.setIdentity(key, id.GetName(), id.GetValue())
@@ -81,9 +81,9 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 	// A claim comes back as it was, unless this cluster has one for the ID already (that one
 	// keeps its owner). Identities this cluster handed out are not checked: a restore into a
 	// cluster that served the same prefixes meets two histories either way.
-	sep := st.separatorOf()
+	sep := st.separatorKey()
 	for _, c := range r.GetClaims() {
-		d, key := st.dbForFloors(c.GetDatabase()), foldKey(c.GetId())
+		d, key := st.dbForFloors(c.GetDatabase()), st.key(c.GetId())
 		if _, held := d.claims[key]; !held {
 			d.addClaim(key, claim{id: c.GetId(), owner: c.GetOwner()}, sep)
 			res.ClaimsRestored++

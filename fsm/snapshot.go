@@ -32,6 +32,8 @@ const (
 	databaseRecord   recordType = 8
 	keyRecord        recordType = 9
 	claimRecord      recordType = 10
+	// foldRecord comes first when there is one: the records after it are keyed by its fold.
+	foldRecord recordType = 50
 )
 
 // newRestorers is the table of snapshot records: one function each that puts a record back.
@@ -40,7 +42,7 @@ const (
 func newRestorers() map[recordType]func(st *state, data []byte) error {
 	return map[recordType]func(st *state, data []byte) error{
 		identityRecord: restoredInto(func(st *state, r *raftv1.IdentityRecord) {
-			st.dbForFloors(r.GetDatabase()).setIdentity(foldKey(r.GetName()), r.GetName(), r.GetValue())
+			st.dbForFloors(r.GetDatabase()).setIdentity(st.key(r.GetName()), r.GetName(), r.GetValue())
 		}),
 		hiloRecord: restoredInto(func(st *state, r *raftv1.HiLoRecord) {
 			h := &hiloState{max: r.GetMax(), lastLow: r.GetLastLow(), floor: r.GetFloor(), grants: grantsOf(r)}
@@ -54,7 +56,7 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 		}),
 		claimRecord: restoredInto(func(st *state, r *raftv1.ClaimRecord) {
 			// Indexed by prefix once the snapshot is read (indexClaims): the separator comes later.
-			st.dbForFloors(r.GetDatabase()).putClaim(foldKey(r.GetId()), claim{id: r.GetId(), owner: r.GetOwner()})
+			st.dbForFloors(r.GetDatabase()).putClaim(st.key(r.GetId()), claim{id: r.GetId(), owner: r.GetOwner()})
 		}),
 		keyRecord: restored(func(st *state, r *raftv1.KeyRecord) {
 			st.keys[r.GetId()] = &Key{ID: r.GetId(), Database: DatabaseName(r.GetDatabase()), Role: r.GetRole(), SecretSHA256: r.GetSecretSha256()}
@@ -76,6 +78,13 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 		clockRecord: restored(func(st *state, r *raftv1.ClockRecord) {
 			st.requests.nowMs = r.GetNowMs()
 		}),
+		foldRecord: func(st *state, data []byte) error {
+			var f raftv1.Fold
+			if err := proto.Unmarshal(data, &f); err != nil {
+				return err
+			}
+			return st.applyFoldRecord(&f)
+		},
 		settingsRecord: restored(func(st *state, r *raftv1.SettingsRecord) {
 			st.separator = r.GetSeparator()
 			st.clusterSecret = r.GetClusterSecret()
@@ -125,7 +134,7 @@ type snapshotRecord struct {
 // records lists the state as snapshot records, in the order they are written; a backup's
 // leave the cluster secret out.
 func (st *state) records(backup bool) []snapshotRecord {
-	var out []snapshotRecord
+	out := st.foldRecords()
 	names := sortedKeys(st.databases)
 	for _, name := range names {
 		if name != DefaultDatabase {

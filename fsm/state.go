@@ -1,10 +1,6 @@
 package fsm
 
-import (
-	"strings"
-
-	"github.com/idnode/idnode/hilogrant"
-)
+import "github.com/idnode/idnode/hilogrant"
 
 // state is everything the FSM replicates. It is only touched under FSM.mu.
 type state struct {
@@ -19,6 +15,9 @@ type state struct {
 	// clusterSecret authenticates node-to-node calls (package forward); nil until the first
 	// leader proposes one.
 	clusterSecret []byte
+	// fold is how identity names and claimed IDs are compared (fold.go): foldLower until a
+	// SetFold entry moves the state on.
+	fold int32
 }
 
 type hiloState struct {
@@ -44,10 +43,4 @@ func newState() *state {
 		retired:   make(map[string]bool),
 		requests:  newRequestTable(),
 	}
-}
-
-// foldKey makes "Users" and "users" the same counter (DESIGN §1: prefixes compare
-// case-insensitively).
-func foldKey(s string) string {
-	return strings.ToLower(s)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"google.golang.org/grpc/codes"
@@ -55,7 +56,8 @@ func (s *Server) localDatabase(db string) error {
 }
 
 func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
-	if err := docid.ValidateDatabaseName(req.GetName()); err != nil {
+	if err := errors.Join(docid.ValidateDatabaseName(req.GetName()),
+		fsm.ValidateLimits(req.GetMaxIdentities(), req.GetMaxClaims(), req.GetMaxCallsPerSecond())); err != nil {
 		return nil, toStatus(err)
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {

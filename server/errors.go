@@ -46,6 +46,7 @@ var refusals = []struct {
 	{[]error{fsm.ErrAlreadyClaimed}, refusal{codes.AlreadyExists, reason.Claimed}},
 	{[]error{fsm.ErrNotOwner}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{fsm.ErrSeparatorDiffers}, refusal{codes.FailedPrecondition, reason.SeparatorMismatch}},
+	{[]error{fsm.ErrFoldCollision, fsm.ErrUnknownFold}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{fsm.ErrRestoreTagInUse}, refusal{codes.FailedPrecondition, reason.InUse}},
 	{[]error{fsm.ErrTagInUse, fsm.ErrTagRetired, fsm.ErrNodeIDInUse, fsm.ErrTagReincarnated, fsm.ErrAddressInUse},
 		refusal{codes.AlreadyExists, reason.InUse}},

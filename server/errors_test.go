@@ -36,6 +36,8 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{etag.ErrExhausted, codes.OutOfRange, reason.CounterOverflow},
 		{fsm.ErrRangeReturned, codes.FailedPrecondition, reason.RangeReturned},
 		{fsm.ErrSeparatorDiffers, codes.FailedPrecondition, reason.SeparatorMismatch},
+		{fsm.ErrFoldCollision, codes.FailedPrecondition, "FAILED_PRECONDITION"},
+		{fsm.ErrUnknownFold, codes.FailedPrecondition, "FAILED_PRECONDITION"},
 		{fsm.ErrInvalidSecret, codes.Internal, "INTERNAL"}, // the leader proposes only good ones
 		{fsm.ErrDatabaseNotFound, codes.NotFound, "NOT_FOUND"},
 		{fsm.ErrKeyNotFound, codes.NotFound, "NOT_FOUND"},

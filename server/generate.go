@@ -51,7 +51,10 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 	case docid.ServerSide:
 		ids, err = s.serverSideIDs(r.Prefix, count)
 	case docid.Identity:
-		ids, err = s.identityIDs(ctx, &raftv1.IdentityIncrement{Database: db, Name: r.Prefix, Count: count, RequestId: req.GetRequestId()})
+		inc := &raftv1.IdentityIncrement{Database: db, Name: r.Prefix, Count: count, RequestId: req.GetRequestId()}
+		if err = s.checkIdentityRoom(inc); err == nil {
+			ids, err = s.identityIDs(ctx, inc)
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -2,12 +2,17 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"math"
+
+	"google.golang.org/grpc/codes"
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 const (
@@ -27,11 +32,34 @@ func (s *Server) NextIdentity(ctx context.Context, req *idnodev1.NextIdentityReq
 	if err != nil {
 		return nil, err
 	}
-	rng, err := s.nextIdentity(ctx, &raftv1.IdentityIncrement{Database: db, Name: req.GetName(), Count: count, RequestId: req.GetRequestId()})
+	inc := &raftv1.IdentityIncrement{Database: db, Name: req.GetName(), Count: count, RequestId: req.GetRequestId()}
+	if err := s.checkIdentityRoom(inc); err != nil {
+		return nil, err
+	}
+	rng, err := s.nextIdentity(ctx, inc)
 	if err != nil {
 		return nil, err
 	}
 	return &idnodev1.NextIdentityResponse{First: rng.First, Last: rng.Last, Skipped: rng.Skipped}, nil
+}
+
+// checkIdentityRoom refuses, before Raft, an increment whose count the counter cannot give
+// without passing the largest int64, as this node's copy of the FSM sees the counter. The FSM
+// checks again at apply time with the committed value (a follower's copy may lag, and claims
+// skipped may use up more room), so this only spares the log an entry it would refuse. A
+// retry (request_id) is left to the FSM: its answer may be remembered even when the counter
+// has no room left.
+func (s *Server) checkIdentityRoom(inc *raftv1.IdentityIncrement) error {
+	if inc.GetRequestId() != "" {
+		return nil
+	}
+	current := s.node.FSM().Identity(inc.GetDatabase(), inc.GetName())
+	if inc.GetCount() > math.MaxInt64-current {
+		return reason.Error(codes.OutOfRange, reason.CounterOverflow, fmt.Sprintf(
+			"count %d: identity %q is at %d, and %d more would pass %d (the largest int64): ask for a smaller count, or use another name",
+			inc.GetCount(), inc.GetName(), current, inc.GetCount(), int64(math.MaxInt64)))
+	}
+	return nil
 }
 
 func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {

@@ -195,13 +195,14 @@ func (s *Server) Register(gs *grpc.Server) {
 func (s *Server) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
-	s.wg.Add(3)
+	s.wg.Add(4)
 	if s.cfg.Pools != nil {
 		s.wg.Go(func() { s.refillPools(ctx) })
 	}
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
 	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()
+	go func() { defer s.wg.Done(); s.ensureFold(ctx) }()
 }
 
 // Close stops the background loops and the identity batcher; the grpc.Server is the caller's.

@@ -1957,6 +1957,57 @@ func (x *SeedHiLo) GetDatabase() string {
 	return ""
 }
 
+// How the FSM compares identity names and claimed IDs (fsm/fold.go). As a command
+// (SetFold, 50) it moves the state from the fold it has to this one, re-keying counters and
+// claims, or refuses when two would become one; as a snapshot record (50), written first, it
+// is the fold the records after it were keyed with. A state or snapshot without one uses
+// version 0 (lower case, as before).
+type Fold struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 0: Unicode lower case (Go's strings.ToLower). 1: NFKC, full case folding, NFKC, after
+	// lower case (fsm/fold.go).
+	Version       int32 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Fold) Reset() {
+	*x = Fold{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Fold) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Fold) ProtoMessage() {}
+
+func (x *Fold) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Fold.ProtoReflect.Descriptor instead.
+func (*Fold) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *Fold) GetVersion() int32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
@@ -2110,7 +2161,9 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\bSeedHiLo\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabaseB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\" \n" +
+	"\x04Fold\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\x05R\aversionB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
 
 var (
 	file_idnode_raft_v1_raft_proto_rawDescOnce sync.Once
@@ -2124,7 +2177,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -2154,6 +2207,7 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*ClaimRecord)(nil),       // 25: idnode.raft.v1.ClaimRecord
 	(*SettingsRecord)(nil),    // 26: idnode.raft.v1.SettingsRecord
 	(*SeedHiLo)(nil),          // 27: idnode.raft.v1.SeedHiLo
+	(*Fold)(nil),              // 28: idnode.raft.v1.Fold
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -2179,7 +2233,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,255 @@
+package fsm
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime/metrics"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"google.golang.org/protobuf/proto"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// Bounds on one apply in FuzzFSM: far above what any command needs on a loaded machine, far
+// below what a loop over a span a client chose costs.
+const (
+	fuzzApplyTime   = time.Second
+	fuzzApplyAllocs = 64 << 20 // bytes allocated by one apply
+	fuzzMaxCommands = 64
+)
+
+// FuzzFSM decodes the input into a sequence of well-typed commands, hostile numbers near the
+// ends of int64 included, and applies it to two replicas: one entry at a time, and as one
+// ApplyBatch. Each apply must end within fuzzApplyTime and allocate at most fuzzApplyAllocs;
+// the replicas must answer alike and write byte-identical snapshots, and a restore of the
+// snapshot must write the same bytes again (issue 23).
+func FuzzFSM(f *testing.F) {
+	f.Add([]byte{})
+	// Issue 23, item 1, as decodeCommands reads it: claim p/5 (kind, 1 ID, name p, numeric,
+	// fuzzNumbers[2], owner p, no request id, default database), seed p to 2^63-2, p| ×1.
+	f.Add([]byte{cmdClaim, 0, 0, 0, 2, 0, 0, 0, cmdSeed, 0, 3, 0, 0, cmdIdentity, 0, 0, 0, 0, 0})
+	// The variant: seed users to 2^63-4, then users| ×3 and once more.
+	f.Add([]byte{cmdSeed, 6, 5, 0, 0, cmdIdentity, 0, 6, 10, 0, 0, cmdIdentity, 0, 6, 0, 0, 0})
+	// Look-alikes: claims of p/1 and P/1 under the old fold, then the move (refused), then ſ| .
+	f.Add([]byte{cmdClaim, 0, 0, 0, 0, 0, 0, 0, cmdClaim, 0, 1, 0, 0, 1, 0, 0, cmdSetFold, 1, cmdIdentity, 0, 2, 1, 0, 0})
+	f.Add([]byte{cmdSetFold, 1, cmdClaim, 0, 3, 0, 0, 0, 0, 0, cmdIdentity, 0, 0, 2, 0, 0, cmdSetFold, 0})
+	f.Add([]byte{cmdCreateDB, 1, 2, 2, 1, cmdCreateKey, 0, 1, cmdDeleteDB, 1, 1, cmdCreateDB, 2, 0, 0, 0})
+	f.Add([]byte{cmdHiLo, 0, 2, 3, 1, 0, cmdHiLoReturn, 0, 1, 2, 0, cmdSeedHiLo, 0, 1, 0, cmdRaiseFloor, 1, 2, 0, 3, 4, 0, 0, 0, 2, 0, 0})
+	f.Add([]byte{cmdRaw, 16, 2, 0xff, 0xff, cmdRaw, 99, 0, cmdIdentity, 0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cmds := decodeCommands(data)
+		one, batched := New(), New()
+		answers := make([]string, len(cmds))
+		logs := make([]*raft.Log, len(cmds))
+		for i, c := range cmds {
+			logs[i] = &raft.Log{Index: uint64(i + 1), Type: raft.LogCommand, Data: c}
+			answers[i] = describeAnswer(boundedApply(t, one, logs[i]))
+		}
+		for i, a := range batched.ApplyBatch(logs) {
+			if got := describeAnswer(a); got != answers[i] {
+				t.Fatalf("entry %d: Apply answered %s, ApplyBatch %s", i, answers[i], got)
+			}
+		}
+		if one.Halted() {
+			return // a halted FSM refuses to snapshot, by design
+		}
+		snap := snapshotBytes(t, one)
+		if other := snapshotBytes(t, batched); !bytes.Equal(snap, other) {
+			t.Fatalf("replicas differ after %d commands", len(cmds))
+		}
+		if again := snapshotBytes(t, mustRestore(t, snap)); !bytes.Equal(snap, again) {
+			t.Fatalf("a restored snapshot writes other bytes")
+		}
+	})
+}
+
+// boundedApply applies l to f and fails the test if it takes longer than fuzzApplyTime or
+// allocates more than fuzzApplyAllocs. A wedged apply is left running: the test has failed.
+func boundedApply(t *testing.T, f *FSM, l *raft.Log) any {
+	t.Helper()
+	before := allocatedBytes()
+	done := make(chan any, 1)
+	go func() { done <- f.Apply(l) }()
+	select {
+	case a := <-done:
+		if grew := allocatedBytes() - before; grew > fuzzApplyAllocs {
+			t.Fatalf("entry %d (type %d) allocated %d bytes", l.Index, l.Data[0], grew)
+		}
+		return a
+	case <-time.After(fuzzApplyTime):
+		t.Fatalf("entry %d (type %d) still applying after %v", l.Index, l.Data[0], fuzzApplyTime)
+		return nil
+	}
+}
+
+func allocatedBytes() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// describeAnswer is an answer as text, errors by their message, so two replicas' answers
+// compare.
+func describeAnswer(a any) string {
+	if err, ok := a.(error); ok {
+		return "error: " + err.Error()
+	}
+	return fmt.Sprintf("%+v", a)
+}
+
+// The fuzz input's command bytes: the first byte of each command, modulo cmdKinds.
+const (
+	cmdIdentity = iota
+	cmdSeed
+	cmdClaim
+	cmdRelease
+	cmdCreateDB
+	cmdDeleteDB
+	cmdCreateKey
+	cmdDeleteKey
+	cmdSetFold
+	cmdHiLo
+	cmdHiLoReturn
+	cmdSeedHiLo
+	cmdRaiseFloor
+	cmdRaw
+	cmdKinds
+)
+
+// Hostile values the decoder picks from: the ends of int64 and their neighbours, the largest
+// count, and small numbers that meet each other.
+var fuzzNumbers = []int64{1, 2, 5, math.MaxInt64 - 1, math.MaxInt64, math.MaxInt64 - 3, 0, -1, math.MinInt64, 100_000, 3, math.MaxInt64 - 2}
+
+// Names that fold alike under one fold or the other, or look alike and never fold together.
+var fuzzNames = []string{"p", "P", "ſ", "ｐ", "İstanbul", "istanbul", "users", "ѕ"}
+
+var fuzzDatabases = []string{"", "db1", "DB1", "default"}
+
+// fuzzReader hands out the input's bytes, and zeros once they run out.
+type fuzzReader struct{ data []byte }
+
+func (r *fuzzReader) byte() byte {
+	if len(r.data) == 0 {
+		return 0
+	}
+	b := r.data[0]
+	r.data = r.data[1:]
+	return b
+}
+
+func (r *fuzzReader) pick(n int) int { return int(r.byte()) % n }
+
+// number is a hostile number, or, for a selector past the table, eight raw bytes.
+func (r *fuzzReader) number() int64 {
+	i := int(r.byte())
+	if i < len(fuzzNumbers) {
+		return fuzzNumbers[i]
+	}
+	if i < 128 {
+		return int64(i)
+	}
+	var b [8]byte
+	for j := range b {
+		b[j] = r.byte()
+	}
+	return int64(binary.LittleEndian.Uint64(b[:]))
+}
+
+func (r *fuzzReader) name() string     { return fuzzNames[r.pick(len(fuzzNames))] }
+func (r *fuzzReader) database() string { return fuzzDatabases[r.pick(len(fuzzDatabases))] }
+
+// claimID is a claim in the identity format of a fuzz name, or a plain semantic ID.
+func (r *fuzzReader) claimID() string {
+	name := r.name()
+	if r.byte()%4 == 3 {
+		return name + "/x"
+	}
+	return name + "/" + strconv.FormatInt(r.number(), 10)
+}
+
+func (r *fuzzReader) ids() []string {
+	ids := make([]string, 1+r.pick(3))
+	for i := range ids {
+		ids[i] = r.claimID()
+	}
+	return ids
+}
+
+func (r *fuzzReader) requestID() string {
+	if b := r.byte(); b%3 != 0 {
+		return "r" + strconv.Itoa(int(b%5))
+	}
+	return ""
+}
+
+// decodeCommands turns fuzz input into at most fuzzMaxCommands encoded log entries.
+func decodeCommands(data []byte) [][]byte {
+	r := &fuzzReader{data: data}
+	var out [][]byte
+	clock := int64(0)
+	for len(r.data) > 0 && len(out) < fuzzMaxCommands {
+		kind := r.pick(cmdKinds)
+		clock += 1000
+		var (
+			typ CommandType
+			msg proto.Message
+		)
+		switch kind {
+		case cmdIdentity:
+			b := &raftv1.IdentityBatch{ProposedAtMs: clock}
+			for range 1 + r.pick(3) {
+				b.Increments = append(b.Increments, &raftv1.IdentityIncrement{Name: r.name(), Count: r.number(), RequestId: r.requestID(), Database: r.database()})
+			}
+			typ, msg = IdentityBatchCommand, b
+		case cmdSeed:
+			typ, msg = SeedIdentityCommand, &raftv1.SeedIdentity{Name: r.name(), Value: r.number(), Force: r.byte()%2 == 1, Database: r.database()}
+		case cmdClaim:
+			typ, msg = ClaimCommand, &raftv1.Claim{Ids: r.ids(), Owner: r.name(), RequestId: r.requestID(), ProposedAtMs: clock, Database: r.database()}
+		case cmdRelease:
+			typ, msg = ReleaseCommand, &raftv1.Release{Ids: r.ids(), Owner: []string{"", "p"}[r.pick(2)], Database: r.database()}
+		case cmdCreateDB:
+			typ, msg = CreateDatabaseCommand, &raftv1.CreateDatabase{Name: r.database(), MaxIdentities: r.number(), MaxClaims: r.number(), MaxCallsPerSecond: float64(r.number())}
+		case cmdDeleteDB:
+			typ, msg = DeleteDatabaseCommand, &raftv1.DeleteDatabase{Name: r.database(), Force: r.byte()%2 == 1}
+		case cmdCreateKey:
+			typ, msg = CreateKeyCommand, &raftv1.CreateKey{Id: "k" + strconv.Itoa(r.pick(3)), Database: r.database(), Role: RoleWriter, SecretSha256: bytes.Repeat([]byte{1}, 32)}
+		case cmdDeleteKey:
+			typ, msg = DeleteKeyCommand, &raftv1.DeleteKey{Id: "k" + strconv.Itoa(r.pick(3))}
+		case cmdSetFold:
+			typ, msg = SetFoldCommand, &raftv1.Fold{Version: int32(r.pick(3))}
+		case cmdHiLo:
+			typ, msg = HiLoReserveCommand, &raftv1.HiLoReserve{Tag: r.name(), Capacity: r.number(), LastMax: r.number(), RequestId: r.requestID(), ProposedAtMs: clock, Database: r.database()}
+		case cmdHiLoReturn:
+			typ, msg = HiLoReturnCommand, &raftv1.HiLoReturn{Tag: r.name(), End: r.number(), Last: r.number(), Database: r.database()}
+		case cmdSeedHiLo:
+			typ, msg = SeedHiLoCommand, &raftv1.SeedHiLo{Tag: r.name(), Max: r.number(), Database: r.database()}
+		case cmdRaiseFloor:
+			typ, msg = RaiseFloorCommand, &raftv1.RaiseFloor{
+				Identities: []*raftv1.IdentityRecord{{Name: r.name(), Value: r.number(), Database: r.database()}},
+				Hilo:       []*raftv1.HiLoRecord{{Tag: r.name(), Max: r.number(), Database: r.database()}},
+				Claims:     []*raftv1.ClaimRecord{{Id: r.claimID(), Owner: r.name(), Database: r.database()}},
+			}
+		case cmdRaw:
+			// Any type byte, known or not, with a few payload bytes: malformed entries and the
+			// halt on an unknown command.
+			raw := []byte{r.byte()}
+			for range r.pick(6) {
+				raw = append(raw, r.byte())
+			}
+			out = append(out, raw)
+			continue
+		}
+		entry, err := Encode(typ, msg)
+		if err != nil {
+			panic(err) // the decoder pairs each type with its message
+		}
+		out = append(out, entry)
+	}
+	return out
+}
