@@ -28,17 +28,6 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// Hostile callers against one node, all at once (issue 23, item 6), with no credential:
-//   - one connection opening 100,000 streams that never send a request (it cost 100k
-//     goroutines and 1.3 GB): the node keeps at most --grpc-max-streams of them and refuses
-//     the rest (RST_STREAM REFUSED_STREAM);
-//   - more connections than --grpc-max-conns, each an idle HTTP/2 connection: those over the
-//     bound are closed at once;
-//   - listings of 10,000 identities with names of 1,990 bytes (answers of 5-7 MB, past a
-//     client's 4 MiB receive limit): each answer stays under 1 MiB with a page token.
-//
-// Meanwhile a normal client, connected before, keeps taking identities: no error, and its p99
-// within a few times its quiet p99; the node's resident set stays under hostileMaxRSS.
 const (
 	hostileStreams  = 100_000
 	hostileMaxConns = 200 // --grpc-max-conns for this test; the other bounds are the defaults
@@ -58,8 +47,20 @@ const (
 	maxStreamsPerConn = 256
 )
 
+// Hostile callers against one node, all at once (issue 23, item 6), with no credential:
+//   - one connection opening 100,000 streams that never send a request (it cost 100k
+//     goroutines and 1.3 GB): the node keeps at most --grpc-max-streams of them and refuses
+//     the rest (RST_STREAM REFUSED_STREAM);
+//   - more connections than --grpc-max-conns, each an idle HTTP/2 connection: those over the
+//     bound are closed at once;
+//   - listings of 10,000 identities with names of 1,991 bytes (answers of 5-7 MB, past a
+//     client's 4 MiB receive limit): each answer stays under 1 MiB with a page token.
+//
+// Meanwhile a normal client, connected before, keeps taking identities: no error, and its p99
+// within a few times its quiet p99; the node's resident set stays under hostileMaxRSS.
+//
+// Not parallel: it measures latency, so it runs before the parallel tests start, alone.
 func TestHostileGRPCClients(t *testing.T) {
-	t.Parallel()
 	p := startNode(t, nodeOpts{Extra: []string{"--grpc-max-conns", strconv.Itoa(hostileMaxConns)}})
 	p.waitServing(serveTimeout)
 	ids, _ := dial(t, p.GRPCAddr)
