@@ -156,18 +156,17 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	s := &Server{
-		cfg:           cfg,
-		node:          node,
-		etags:         etags,
-		leaderBatch:   identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, cfg.Identity),
-		health:        health.NewServer(),
-		refills:       newRefiller(),
-		poolAnswers:   newPoolAnswers(),
-		log:           cfg.Logger,
-		publicCalls:   &callCount{max: cfg.Limits.MaxCalls},
-		internalCalls: &callCount{max: cfg.Limits.MaxCalls},
-		listings:      newListingSlots(),
+		cfg:         cfg,
+		node:        node,
+		etags:       etags,
+		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, cfg.Identity),
+		health:      health.NewServer(),
+		refills:     newRefiller(),
+		poolAnswers: newPoolAnswers(),
+		log:         cfg.Logger,
 	}
+	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
+	s.listings = newListingSlots()
 	s.fwd = s.newForwarder()
 	forwardOpts := cfg.Identity
 	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
