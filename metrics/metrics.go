@@ -244,7 +244,9 @@ func (m *Metrics) Handler() http.Handler {
 
 // Serve listens on addr and serves /metrics in the background, and with profile also Go's
 // profiler under /debug/pprof/ (CPU, heap, goroutines: what docs/BENCHMARKS.md's profiles were
-// taken with). It returns once the listener is up, so a bad address fails the node's start;
+// taken with), but not /debug/pprof/cmdline, which would show the node's command line, an
+// admin token given as a flag included, to whoever asks (issue 23); cmd/idnode serves the
+// profiler on a loopback address only. It returns once the listener is up, so a bad address fails the node's start;
 // the returned function stops the server.
 func (m *Metrics) Serve(addr string, profile bool, log *slog.Logger) (stop func(), err error) {
 	lis, err := net.Listen("tcp", addr)
@@ -255,7 +257,6 @@ func (m *Metrics) Serve(addr string, profile bool, log *slog.Logger) (stop func(
 	mux.Handle("/metrics", m.Handler())
 	if profile {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)

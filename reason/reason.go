@@ -47,6 +47,10 @@ const (
 	StorageFull = "STORAGE_FULL"
 	// StorageFailed (UNAVAILABLE): the node cannot write its storage for another reason.
 	StorageFailed = "STORAGE_FAILED"
+	// Busy (RESOURCE_EXHAUSTED): the node holds as many calls as it takes at once
+	// (--grpc-max-calls), or as many listings; nothing was done. Retry after a moment, or on
+	// another node.
+	Busy = "NODE_BUSY"
 )
 
 // Of returns the reason err carries, or "" when it carries none of idnode's.

@@ -118,6 +118,11 @@ func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) 
 	if req.Database, err = databaseOf(ctx, req.GetDatabase()); err != nil {
 		return nil, err
 	}
+	release, err := s.listings.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
 		return s.getClaimsLocal(ctx, req, after)
 	}, viaIDs(idnodev1.IdServiceClient.GetClaims))
@@ -127,25 +132,27 @@ func (s *Server) getClaimsLocal(ctx context.Context, req *idnodev1.GetClaimsRequ
 	if err := s.node.ReadBarrier(ctx); err != nil {
 		return nil, s.raftError(err)
 	}
-	var (
-		page []fsm.Claim
-		more bool
-		err  error
-	)
+	claim := func(c fsm.Claim) *idnodev1.Claim { return &idnodev1.Claim{Id: c.ID, Owner: c.Owner} }
+	out := &idnodev1.GetClaimsResponse{}
 	if len(req.GetIds()) > 0 {
-		page, err = s.node.FSM().Claims(req.GetDatabase(), req.GetIds())
-	} else {
-		page, more, err = s.node.FSM().ListClaims(req.GetDatabase(), req.GetPrefix(), after, int(req.GetPageSize()))
+		// A lookup names at most maxClaimIDs IDs, so its answer stays under 2.3 MB: not paged.
+		found, err := s.node.FSM().Claims(req.GetDatabase(), req.GetIds())
+		if err != nil {
+			return nil, toStatus(err)
+		}
+		for _, c := range found {
+			out.Claims = append(out.Claims, claim(c))
+		}
+		return out, nil
 	}
+	var err error
+	out.Claims, out.NextPageToken, err = collectPage(int(req.GetPageSize()), after,
+		func(after string, n int) ([]fsm.Claim, bool, error) {
+			return s.node.FSM().ListClaims(req.GetDatabase(), req.GetPrefix(), after, n)
+		},
+		claim, func(c fsm.Claim) string { return c.ID })
 	if err != nil {
 		return nil, toStatus(err)
-	}
-	out := &idnodev1.GetClaimsResponse{Claims: make([]*idnodev1.Claim, len(page))}
-	for i, c := range page {
-		out.Claims[i] = &idnodev1.Claim{Id: c.ID, Owner: c.Owner}
-	}
-	if more {
-		out.NextPageToken = pageToken(page[len(page)-1].ID)
 	}
 	return out, nil
 }

@@ -96,6 +96,11 @@ func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitie
 	if req.Database, err = databaseOf(ctx, req.GetDatabase()); err != nil {
 		return nil, err
 	}
+	release, err := s.listings.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
 		return s.listIdentitiesLocal(ctx, req, after)
 	}, viaIDs(idnodev1.IdServiceClient.ListIdentities))
@@ -105,16 +110,15 @@ func (s *Server) listIdentitiesLocal(ctx context.Context, req *idnodev1.ListIden
 	if err := s.node.ReadBarrier(ctx); err != nil {
 		return nil, s.raftError(err)
 	}
-	page, more, err := s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, int(req.GetPageSize()))
+	page, next, err := collectPage(int(req.GetPageSize()), after,
+		func(after string, n int) ([]fsm.Identity, bool, error) {
+			return s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, n)
+		},
+		func(id fsm.Identity) *idnodev1.Identity { return &idnodev1.Identity{Name: id.Name, Value: id.Value} },
+		func(id fsm.Identity) string { return id.Name })
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	out := &idnodev1.ListIdentitiesResponse{Identities: make([]*idnodev1.Identity, len(page))}
-	for i, id := range page {
-		out.Identities[i] = &idnodev1.Identity{Name: id.Name, Value: id.Value}
-	}
-	if more {
-		out.NextPageToken = pageToken(page[len(page)-1].Name)
-	}
+	out := &idnodev1.ListIdentitiesResponse{Identities: page, NextPageToken: next}
 	return out, nil
 }

@@ -18,12 +18,12 @@ import (
 // created with. It takes no transport credentials: the Raft port's TLS is already done.
 func (s *Server) InternalServerOptions() []grpc.ServerOption {
 	arrivedUnary, arrivedStream := forward.Receiver(s.cfg.Tag, s.node.FSM().ClusterSecret)
-	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(withVersionOnProbe, withReason, arrivedUnary, s.authorize, s.observe, s.checkUTF8),
+	return append([]grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(withVersionOnProbe, withReason, refuseUndecodable, arrivedUnary, s.authorize, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(withReasonStream, arrivedStream, s.authorizeStream),
-	}
+		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.authorizeStream),
+	}, s.cfg.Limits.options(s.internalCalls)...)
 }
 
 // RegisterInternal adds the services other nodes call to gi, the internal server: IdService

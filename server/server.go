@@ -94,6 +94,9 @@ type Config struct {
 	// OnFatal, when set, is told of a condition under which this node must stop serving: the
 	// cluster's separator differs from Separator. cmd/idnode exits.
 	OnFatal func(error)
+	// Limits bound what callers may hold of each gRPC server (bounds.go); zero fields take
+	// DefaultLimits.
+	Limits Limits
 }
 
 // Server holds the gRPC services of one node.
@@ -115,6 +118,11 @@ type Server struct {
 	poolAnswers  *poolAnswers
 	leaderMD     atomic.Pointer[leaderHeaderCache] // leaderhint.go
 	log          *slog.Logger
+	// publicCalls and internalCalls count the calls the client port (with the HTTP gateway's
+	// server) and the internal server hold, each bounded by Limits.MaxCalls (bounds.go), so
+	// callers of the client port cannot take the internal server's share.
+	publicCalls, internalCalls *callCount
+	listings                   listingSlots // listings.go
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
 	// until then no server-side IDs (see nodestate).
@@ -146,6 +154,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	if cfg.SaveState == nil {
 		cfg.SaveState = func(nodestate.State) error { return nil }
 	}
+	cfg.Limits = cfg.Limits.withDefaults()
 	s := &Server{
 		cfg:         cfg,
 		node:        node,
@@ -156,6 +165,8 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		poolAnswers: newPoolAnswers(),
 		log:         cfg.Logger,
 	}
+	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
+	s.listings = newListingSlots()
 	s.fwd = s.newForwarder()
 	forwardOpts := cfg.Identity
 	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
@@ -173,12 +184,12 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 
 // ServerOptions are the options the grpc.Server given to Register must be created with.
 func (s *Server) ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(withReason, s.leaderHint, s.authorize, s.limitCalls, s.observe, s.checkUTF8),
+	return append([]grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(withReason, refuseUndecodable, s.leaderHint, s.authorize, s.limitCalls, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(withReasonStream, s.authorizeStream),
-	}
+		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, s.authorizeStream),
+	}, s.cfg.Limits.options(s.publicCalls)...)
 }
 
 // Register adds the public services to gs, the client port's server: IdService,

@@ -39,7 +39,11 @@ func (c lenientCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	buf := data.Materialize()
 	proto.Reset(m)
 	if lerr := unmarshalKeepingStrings(buf, m.ProtoReflect()); lerr != nil {
-		return err // malformed beyond UTF-8: the original error says how
+		// Malformed beyond UTF-8 (truncated, corrupt): the original error says how. grpc-go
+		// would answer a codec error INTERNAL, so the call goes on with an empty message and
+		// the first interceptor refuses it (malformed.go).
+		proto.Reset(m)
+		markUndecodable(m, err)
 	}
 	return nil
 }

@@ -77,8 +77,8 @@ func authorityFrom(der []byte, key crypto.Signer) (*Authority, error) {
 	return &Authority{Cert: cert, Key: key, CertPEM: encodeCert(der), KeyPEM: keyPEM}, nil
 }
 
-// Issue signs a certificate for a node, good for both ends of a TLS connection (serverAuth
-// makes it a node's: see IsNode). hosts are the names and IP addresses it is valid for
+// Issue signs a certificate for a node, good for both ends of a TLS connection (NodeUnit and
+// serverAuth make it a node's: see IsNode). hosts are the names and IP addresses it is valid for
 // (subject alternative names).
 func (a *Authority) Issue(commonName string, hosts []string, validFor time.Duration) (certPEM, keyPEM []byte, err error) {
 	tmpl, err := template(commonName, validFor)
@@ -86,6 +86,7 @@ func (a *Authority) Issue(commonName string, hosts []string, validFor time.Durat
 		return nil, nil, err
 	}
 	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
+	tmpl.Subject.OrganizationalUnit = []string{NodeUnit}
 	for _, h := range hosts {
 		h = strings.TrimSpace(h)
 		switch ip := net.ParseIP(h); {

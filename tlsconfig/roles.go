@@ -7,27 +7,40 @@ import (
 	"slices"
 )
 
-// AdminUnit is the organizational unit (OU=idnode-admin in the subject) that gives a client
-// certificate signed by the cluster's CA the admin role: a node takes admin calls from its
-// holder with no admin token (`idctl certs client NAME --admin` issues one). The subject, not a
-// SAN, because every CA tool sets it (openssl -subj "/CN=alice/OU=idnode-admin").
-const AdminUnit = "idnode-admin"
+// A certificate the cluster's CA signed has a role only when it is marked for it (issue 23):
+// the mark is an organizational unit in its subject, and the role also needs the extended key
+// usage it is for. A certificate with neither mark gets no role: it may make ID calls like any
+// client, never admin calls, never Raft. Go's verifier accepts a certificate with no extended
+// key usage for every use, and `openssl x509 -req` signs exactly that by default, so the usage
+// alone (as before issue 23) made any certificate an operator's PKI handed out a node's, and so
+// an admin. The subject, not a SAN, because every CA tool sets it on its command line
+// (openssl -subj "/CN=alice/OU=idnode-admin").
+const (
+	// AdminUnit (OU=idnode-admin) with clientAuth gives a client certificate the admin role: a
+	// node takes admin calls from its holder with no admin token (`idctl certs client NAME
+	// --admin` issues one).
+	AdminUnit = "idnode-admin"
+	// NodeUnit (OU=idnode-node) with serverAuth makes a certificate a node's: it may speak on
+	// the peer port (Raft, forwarding) and counts as admin on the client port (`idctl certs
+	// node` issues one).
+	NodeUnit = "idnode-node"
+)
 
-// IsAdmin reports whether a verified certificate carries the admin role.
+// IsAdmin reports whether a verified certificate carries the admin role: the admin mark and
+// clientAuth.
 func IsAdmin(cert *x509.Certificate) bool {
-	return slices.Contains(cert.Subject.OrganizationalUnit, AdminUnit)
+	return marked(cert, AdminUnit, x509.ExtKeyUsageClientAuth)
 }
 
-// IsNode reports whether a verified certificate is a node's: one a server may present
-// (extended key usage serverAuth or any, or none at all, which allows every use). A client
-// certificate carries clientAuth alone, so the CA that signs both cannot make a client a node.
+// IsNode reports whether a verified certificate is a node's: the node mark and serverAuth.
 func IsNode(cert *x509.Certificate) bool {
-	if len(cert.ExtKeyUsage) == 0 && len(cert.UnknownExtKeyUsage) == 0 {
-		return true
-	}
-	return slices.ContainsFunc(cert.ExtKeyUsage, func(u x509.ExtKeyUsage) bool {
-		return u == x509.ExtKeyUsageServerAuth || u == x509.ExtKeyUsageAny
-	})
+	return marked(cert, NodeUnit, x509.ExtKeyUsageServerAuth)
+}
+
+// marked reports whether cert has unit among its subject's organizational units and usage
+// among its extended key usages, named: "any" or none at all does not count.
+func marked(cert *x509.Certificate, unit string, usage x509.ExtKeyUsage) bool {
+	return slices.Contains(cert.Subject.OrganizationalUnit, unit) && slices.Contains(cert.ExtKeyUsage, usage)
 }
 
 // GrantsAdmin reports whether a TLS connection's client presented a certificate that verified
@@ -70,7 +83,7 @@ func onlyNodes(cs tls.ConnectionState) error {
 		return nil // the handshake's own policy decides
 	}
 	if leaf := cs.PeerCertificates[0]; !IsNode(leaf) {
-		return fmt.Errorf("certificate %q is a client's (no serverAuth usage): only node certificates (idctl certs node) may speak on a node's peer port", leaf.Subject.CommonName)
+		return fmt.Errorf("certificate %q is not a node's (it needs OU=%s and the serverAuth usage): only node certificates (idctl certs node) may speak on a node's peer port", leaf.Subject.CommonName, NodeUnit)
 	}
 	return nil
 }

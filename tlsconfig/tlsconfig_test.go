@@ -286,7 +286,9 @@ func TestRoles(t *testing.T) {
 		{"node", leaf(ca.Issue("A", []string{"127.0.0.1"}, time.Hour)), false, true},
 		{"client", leaf(ca.IssueClient("app", false, time.Hour)), false, false},
 		{"admin client", leaf(ca.IssueClient("ops", true, time.Hour)), true, false},
-		{"no usage given (any use)", &x509.Certificate{}, false, true},
+		{"no usage given (any use)", &x509.Certificate{}, false, false},
+		{"any usage, node mark", &x509.Certificate{Subject: pkix.Name{OrganizationalUnit: []string{NodeUnit}},
+			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}, false, false},
 		{"OU set by another tool", &x509.Certificate{Subject: pkix.Name{OrganizationalUnit: []string{"dev", AdminUnit}},
 			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}, true, false},
 	} {

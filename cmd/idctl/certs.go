@@ -17,7 +17,7 @@ func init() {
 	commands = append(commands,
 		command{name: "certs ca", args: "[--dir certs]", summary: "create a self-signed CA (ca.crt, ca.key) for a cluster without a PKI",
 			maxArgs: 0, flags: certsCACmd},
-		command{name: "certs node", args: "<name> [--host h,…] [--dir certs]", summary: "issue <name>.crt/.key from the CA in --dir, valid for 127.0.0.1, localhost and --host",
+		command{name: "certs node", args: "<name> [--host h,…] [--dir certs]", summary: "issue a node certificate <name>.crt/.key (OU=" + tlsconfig.NodeUnit + ", serverAuth and clientAuth) from the CA in --dir, valid for 127.0.0.1, localhost and --host",
 			minArgs: 1, maxArgs: 1, flags: certsNodeCmd},
 		command{name: "certs client", args: "<name> [--admin] [--dir certs]", summary: "issue a client certificate <name>.crt/.key from the CA in --dir; --admin gives it the admin role (OU=" + tlsconfig.AdminUnit + ")",
 			minArgs: 1, maxArgs: 1, flags: certsClientCmd},
@@ -74,7 +74,7 @@ func certsNodeCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err := writeFiles(*dir, *force, map[string][]byte{name + ".crt": crt, name + ".key": key}); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "wrote %s and %s for %s\n", filepath.Join(*dir, name+".crt"), filepath.Join(*dir, name+".key"), strings.Join(sans, ", "))
+		fmt.Fprintf(e.stdout, "wrote %s and %s (node certificate, OU=%s) for %s\n", filepath.Join(*dir, name+".crt"), filepath.Join(*dir, name+".key"), tlsconfig.NodeUnit, strings.Join(sans, ", "))
 		return nil
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/server"
 	"github.com/idnode/idnode/tlsconfig"
 )
 
@@ -47,7 +48,12 @@ type config struct {
 	tlsCA         string
 	tlsClientAuth tls.ClientAuthType
 	adminToken    string
-	showVersion   bool
+	// adminTokenOnCommandLine: --admin-token was a flag, which every user of the machine can
+	// read (ps, /proc): the node warns.
+	adminTokenOnCommandLine bool
+	limits                  server.Limits
+	maxConns                int
+	showVersion             bool
 	// tls is loaded from tlsCert, tlsKey and tlsCA by run; nil when TLS is off.
 	tls *tlsconfig.Node
 }
@@ -65,6 +71,7 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 		tlsClientAuth string
 		configFile    string
 		memoryLimit   string
+		tokenFile     string
 	)
 	fs.StringVar(&c.tag, "tag", "A", "this node's tag: 1-4 upper-case letters, part of every server-side ID it issues")
 	fs.StringVar(&c.dataDir, "data-dir", "./idnode-data", "directory for the Raft log, snapshots and the etag watermark")
@@ -93,7 +100,13 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.StringVar(&tlsClientAuth, "tls-client-auth", tlsconfig.ClientAuthRequest, "client certificates on the client port: request (verify one when given) or require (refuse clients without one signed by --tls-ca); "+
 		"a client certificate with OU="+tlsconfig.AdminUnit+" may make admin calls")
 	fs.StringVar(&c.adminToken, "admin-token", "", "bearer token admin calls (add/remove node, leader transfer, forced seed, backup, restore) must carry; "+
-		"prefer IDNODE_ADMIN_TOKEN, a flag shows in ps")
+		"prefer --admin-token-file or IDNODE_ADMIN_TOKEN, a flag shows in ps")
+	fs.StringVar(&tokenFile, "admin-token-file", "", "file holding the admin token (one line), instead of --admin-token")
+	fs.IntVar(&c.maxConns, "grpc-max-conns", defaultMaxConns, "most connections the gRPC port holds at once; one over it is closed at once")
+	fs.Func("grpc-max-streams", fmt.Sprintf("most calls one gRPC connection may have open at once (default %d)", server.DefaultLimits.MaxStreams), uintFlag(&c.limits.MaxStreams))
+	fs.Int64Var(&c.limits.MaxCalls, "grpc-max-calls", server.DefaultLimits.MaxCalls, "most calls the gRPC port holds at once over all connections; more are refused RESOURCE_EXHAUSTED (NODE_BUSY)")
+	fs.DurationVar(&c.limits.IdleTimeout, "grpc-idle-timeout", server.DefaultLimits.IdleTimeout, "close a gRPC connection that has made no call for this long (clients reconnect when they need to)")
+	fs.DurationVar(&c.limits.MaxAge, "grpc-max-conn-age", server.DefaultLimits.MaxAge, "close any gRPC connection after this long (±10%), letting its calls finish for a grace period, so no call is held for ever")
 	fs.StringVar(&configFile, "config", "", "TOML file whose keys are these flags' names (data-dir = \"/var/lib/idnode\"); a flag or IDNODE_ variable wins over it")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit (also: idnode version)")
 	if err := fs.Parse(args); err != nil {
@@ -116,6 +129,7 @@ Flags:`)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	c.adminTokenOnCommandLine = set["admin-token"]
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "version" {
@@ -136,6 +150,9 @@ Flags:`)
 		if err := applyConfigFile(fs, configFile, set); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.readAdminToken(tokenFile); err != nil {
+		return nil, err
 	}
 	return c.finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, set)
 }
@@ -169,6 +186,13 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit s
 	}
 	if c.pprof && c.metricsAddr == "" {
 		return nil, errors.New("--pprof serves the profiler on the metrics endpoint: give --metrics-addr too")
+	}
+	if c.pprof && !isLoopbackAddr(c.metricsAddr) {
+		return nil, fmt.Errorf("--pprof serves the profiler on --metrics-addr %s, which is not a loopback address: "+
+			"the profiler shows the node's memory and runs CPU profiles for whoever asks, so it is served on loopback only (e.g. --metrics-addr 127.0.0.1:9100)", c.metricsAddr)
+	}
+	if c.maxConns < 1 || c.limits.MaxCalls < 1 || c.limits.IdleTimeout <= 0 || c.limits.MaxAge <= 0 {
+		return nil, errors.New("--grpc-max-conns, --grpc-max-calls, --grpc-idle-timeout and --grpc-max-conn-age must be positive")
 	}
 	if (c.tlsCert != "" || c.tlsKey != "" || c.tlsCA != "") && (c.tlsCert == "" || c.tlsKey == "" || c.tlsCA == "") {
 		return nil, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three for TLS, or none")

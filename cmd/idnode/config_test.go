@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,6 +70,12 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 		{[]string{"--log-format", "xml"}, nil, "--log-format"},
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},
 		{[]string{"--pprof"}, nil, "--metrics-addr"},
+		{[]string{"--pprof", "--metrics-addr", "0.0.0.0:9100"}, nil, "not a loopback address"},
+		{[]string{"--pprof", "--metrics-addr", ":9100"}, nil, "not a loopback address"},
+		{[]string{"--grpc-max-streams", "0"}, nil, "grpc-max-streams"},
+		{[]string{"--grpc-max-conns", "0"}, nil, "--grpc-max-conns"},
+		{[]string{"--admin-token", "x", "--admin-token-file", "/nonexistent"}, nil, "give one"},
+		{[]string{"--admin-token-file", "/nonexistent/token"}, nil, "--admin-token-file"},
 		{[]string{"--peers", "A"}, nil, "TAG=host:port"},
 		{[]string{"--peers", "A=x:1,A=y:2"}, nil, "repeats"},
 		{[]string{"--peers", "a=x:1"}, nil, "upper-case"},
@@ -91,5 +99,28 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 	c = mustParse(t, []string{"--tag", "A", "--peers", "A=x:1,B=y:2", "--raft-advertise", "z:3"}, nil)
 	if err := c.placeSelf(); err == nil || !strings.Contains(err.Error(), "differs") {
 		t.Errorf("--raft-advertise disagreeing with --peers: %v", err)
+	}
+}
+
+// The admin token comes from a flag (warned about), the environment or a file (issue 23).
+func TestAdminTokenSources(t *testing.T) {
+	if c := mustParse(t, []string{"--admin-token", "a"}, nil); c.adminToken != "a" || !c.adminTokenOnCommandLine {
+		t.Errorf("--admin-token: %q, on the command line %v", c.adminToken, c.adminTokenOnCommandLine)
+	}
+	if c := mustParse(t, nil, map[string]string{"IDNODE_ADMIN_TOKEN": "b"}); c.adminToken != "b" || c.adminTokenOnCommandLine {
+		t.Errorf("IDNODE_ADMIN_TOKEN: %q, on the command line %v", c.adminToken, c.adminTokenOnCommandLine)
+	}
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte("  c-token \nignored\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := mustParse(t, []string{"--admin-token-file", file}, nil); c.adminToken != "c-token" || c.adminTokenOnCommandLine {
+		t.Errorf("--admin-token-file: %q, on the command line %v", c.adminToken, c.adminTokenOnCommandLine)
+	}
+	if c := mustParse(t, []string{"--pprof", "--metrics-addr", "127.0.0.1:0"}, nil); !c.pprof {
+		t.Error("--pprof on a loopback metrics address refused")
+	}
+	if c := mustParse(t, []string{"--grpc-max-streams", "64"}, nil); c.limits.MaxStreams != 64 {
+		t.Errorf("--grpc-max-streams 64: %d", c.limits.MaxStreams)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/connlimit"
 	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/etag"
 	"github.com/idnode/idnode/fsm"
@@ -87,6 +88,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return nil
 	}
 	log := newLogger(cfg, stderr)
+	if cfg.adminTokenOnCommandLine {
+		log.Warn("the admin token was given as --admin-token: every user of this machine can read it in the process list; give it in --admin-token-file or IDNODE_ADMIN_TOKEN instead")
+	}
 	memLimit, err := applyMemoryLimit(cfg.memoryLimit, getenv)
 	if err != nil {
 		return err
@@ -237,6 +241,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Identity:     identity.Options{MaxBatch: cfg.identityBatch},
 		ElectionWait: cfg.electionWait,
 		Pools:        pools,
+		Limits:       cfg.limits,
 		State:        st,
 		SaveState:    func(st nodestate.State) error { return nodestate.Save(cfg.dataDir, st) },
 		OnFatal: func(err error) {
@@ -266,8 +271,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	srv.Start()
 	serveErr := make(chan error, 2)
-	go func() { serveErr <- gs.Serve(lis) }()
-	go func() { serveErr <- gi.Serve(node.Internal()) }()
+	go func() { serveErr <- gs.Serve(connlimit.New(lis, cfg.maxConns, "grpc", log)) }()
+	go func() { serveErr <- gi.Serve(connlimit.New(node.Internal(), internalMaxConns, "internal", log)) }()
 	if joining {
 		if _, err := join(ctx, cfg, st, voter, log); err != nil {
 			stopGracefully(gs, gi)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/idnode/idnode/tlsconfig"
 )
 
 // statusJSON is idctl status --json.
@@ -255,6 +258,10 @@ func TestIdctlCerts(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "certs", f)); err != nil {
 			t.Error(err)
 		}
+	}
+	// The node certificate carries the node mark (issue 23): without it no node takes it.
+	if pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "certs", "A.crt"), filepath.Join(dir, "certs", "A.key")); err != nil || !tlsconfig.IsNode(pair.Leaf) {
+		t.Errorf("certs node A: not a node certificate (OU=%s and serverAuth): %v", tlsconfig.NodeUnit, err)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "certs", "A.key")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("A.key mode: %v, %v", fi, err)

@@ -78,12 +78,12 @@ func TestMetrics(t *testing.T) {
 		return args
 	}, nil)
 	for _, tag := range clusterTags {
-		code, body := httpGet(t, metricsAddr[tag], "/debug/pprof/cmdline")
+		code, body := httpGet(t, metricsAddr[tag], "/debug/pprof/")
 		switch {
-		case tag == "A" && (code != http.StatusOK || !strings.Contains(body, "--pprof")):
-			t.Errorf("node A (--pprof): GET /debug/pprof/cmdline = %d %q, want 200 and its command line", code, body)
+		case tag == "A" && (code != http.StatusOK || !strings.Contains(body, "goroutine")):
+			t.Errorf("node A (--pprof): GET /debug/pprof/ = %d %q, want 200 and the profiles", code, body)
 		case tag != "A" && code != http.StatusNotFound:
-			t.Errorf("node %s (no --pprof): GET /debug/pprof/cmdline = %d, want 404", tag, code)
+			t.Errorf("node %s (no --pprof): GET /debug/pprof/ = %d, want 404", tag, code)
 		}
 	}
 	byTag := map[string]*proc{}

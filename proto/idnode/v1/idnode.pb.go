@@ -23,6 +23,8 @@
 //   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
 //   STORAGE_FULL        UNAVAILABLE          the node's disk is full (its Raft log or etag); use another node
 //   STORAGE_FAILED      UNAVAILABLE          the node cannot write its storage for another reason
+//   NODE_BUSY           RESOURCE_EXHAUSTED   the node holds as many calls (or listings) as it takes
+//                                            at once; nothing done; retry in a moment or elsewhere
 // Any other refusal carries its code's name as reason (NOT_FOUND, UNAUTHENTICATED,
 // DEADLINE_EXCEEDED, …).
 
@@ -494,7 +496,8 @@ type ListIdentitiesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only names that start with prefix (case-insensitive).
 	Prefix string `protobuf:"bytes,1,opt,name=prefix,proto3" json:"prefix,omitempty"`
-	// 0 means the server default (1000).
+	// 0 means the server default (1000); at most 10,000. A page also ends where its answer
+	// would pass 1 MiB, with a next_page_token: page on until it is empty.
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// next_page_token of the previous page.
 	PageToken string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
@@ -892,7 +895,8 @@ type GetClaimsRequest struct {
 	Ids []string `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
 	// When paging: only IDs that start with prefix (case-insensitive).
 	Prefix string `protobuf:"bytes,2,opt,name=prefix,proto3" json:"prefix,omitempty"`
-	// 0 means the server default (1000).
+	// 0 means the server default (1000); at most 10,000. A page also ends where its answer
+	// would pass 1 MiB, with a next_page_token: page on until it is empty.
 	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// next_page_token of the previous page.
 	PageToken string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`

@@ -23,6 +23,8 @@
 //   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
 //   STORAGE_FULL        UNAVAILABLE          the node's disk is full (its Raft log or etag); use another node
 //   STORAGE_FAILED      UNAVAILABLE          the node cannot write its storage for another reason
+//   NODE_BUSY           RESOURCE_EXHAUSTED   the node holds as many calls (or listings) as it takes
+//                                            at once; nothing done; retry in a moment or elsewhere
 // Any other refusal carries its code's name as reason (NOT_FOUND, UNAUTHENTICATED,
 // DEADLINE_EXCEEDED, …).
 
