@@ -52,6 +52,9 @@ type Config struct {
 	MinLogIndex uint64
 	// OnSnapshot, when set, is told the index of every snapshot stored completely.
 	OnSnapshot func(index uint64)
+	// OnSlowApply, when set, is called each time the watchdog finds an apply running longer
+	// than SlowApply (applywatch.go); the log names it.
+	OnSlowApply func()
 	// OnHalt is called once if the FSM meets a command type this build does not know: it has
 	// stopped applying the log, and the node must stop (fsm.FSM.OnHalt).
 	OnHalt func(index uint64, t fsm.CommandType)

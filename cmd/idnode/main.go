@@ -146,6 +146,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}()
 	}
 	log = log.With("node", cfg.tag)
+	// Disarmed last, after every other deferred close: the bound covers the whole stop.
+	var bound shutdownBound
+	defer bound.disarm()
 	// The last line a node writes, after raft and the etag file are closed (deferred first, so
 	// it runs last): what reached the disk, so an operator reading the log knows the stop was
 	// clean.
@@ -286,6 +289,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Error("gRPC server stopped", "err", err)
 	case err = <-fatal:
 	}
+	bound.arm(stopBound, log, stderr, func() string {
+		if a, ok := node.ApplyInProgress(); ok {
+			return "a state machine apply: " + a.String()
+		}
+		return "no state machine apply; see the goroutine stacks"
+	}, os.Exit)
 	stopGracefully(gs, gi)
 	srv.Close()
 	return err
