@@ -136,9 +136,29 @@ func (n *Node) watchApplies() {
 // ApplyInProgress is the FSM apply under way on this node, if any (what a stop waits for).
 func (n *Node) ApplyInProgress() (ApplyInProgress, bool) { return n.watched.InProgress() }
 
-// FSMAppliedIndex is the index of the newest entry this node's FSM has applied (or of the
-// snapshot it restored), which raft's AppliedIndex may run ahead of.
-func (n *Node) FSMAppliedIndex() uint64 { return n.watched.applied.Load() }
+// maxUnseenEntries bounds HasApplied's walk over entries the FSM never sees.
+const maxUnseenEntries = 64
+
+// HasApplied reports whether this node's FSM has applied every entry up to index that
+// changes it. raft's AppliedIndex moves when entries are queued for the FSM, before they are
+// applied; and raft's no-op and barrier entries never reach the FSM, so an index that ends on
+// them is applied once everything before them is.
+func (n *Node) HasApplied(index uint64) bool {
+	applied := n.watched.applied.Load()
+	if applied >= index {
+		return true
+	}
+	if n.raft.AppliedIndex() < index || index-applied > maxUnseenEntries {
+		return false
+	}
+	for i := index; i > applied; i-- {
+		var l raft.Log
+		if err := n.guard.GetLog(i, &l); err != nil || l.Type == raft.LogCommand || l.Type == raft.LogConfiguration {
+			return false
+		}
+	}
+	return true
+}
 
 // openedSnapshots tells the watched FSM the index of the snapshot raft opens, which it then
 // restores (at start, or one installed from the leader).

@@ -75,15 +75,15 @@ func TestWatchdogNamesASlowApply(t *testing.T) {
 	if got := logs.String(); !strings.Contains(got, "an apply is slow") || !strings.Contains(got, "entries=42-42") {
 		t.Errorf("log %q does not name the slow apply at index 42", got)
 	}
-	if n.FSMAppliedIndex() != 0 {
-		t.Errorf("FSMAppliedIndex = %d while entry 42 is still being applied", n.FSMAppliedIndex())
+	if w.applied.Load() != 0 {
+		t.Errorf("applied index %d while entry 42 is still being applied", w.applied.Load())
 	}
 	if _, again := w.slow(time.Now().Add(time.Hour)); again {
 		t.Error("the same slow apply was reported twice")
 	}
 	close(b.release)
 	<-applied
-	if _, ok := n.ApplyInProgress(); ok || n.FSMAppliedIndex() != 42 {
-		t.Errorf("after the apply returned: in progress %v, applied index %d; want none and 42", ok, n.FSMAppliedIndex())
+	if _, ok := n.ApplyInProgress(); ok || w.applied.Load() != 42 {
+		t.Errorf("after the apply returned: in progress %v, applied index %d; want none and 42", ok, w.applied.Load())
 	}
 }

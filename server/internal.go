@@ -19,7 +19,7 @@ import (
 func (s *Server) InternalServerOptions() []grpc.ServerOption {
 	arrivedUnary, arrivedStream := forward.Receiver(s.cfg.Tag, s.node.FSM().ClusterSecret)
 	return []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(withVersionOnProbe, withReason, arrivedUnary, s.authorize, s.observe, s.checkUTF8),
+		grpc.ChainUnaryInterceptor(s.withFactsOnProbe, withReason, arrivedUnary, s.authorize, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
 		grpc.ChainStreamInterceptor(withReasonStream, arrivedStream, s.authorizeStream),

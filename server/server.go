@@ -51,6 +51,7 @@ type Cluster interface {
 	Term() uint64
 	CommitIndex() uint64
 	AppliedIndex() uint64
+	HasApplied(index uint64) bool // the FSM holds every entry up to index that changes it
 	Members() []cluster.Member
 	AddMember(m cluster.Member, timeout time.Duration) error
 	RemoveMember(id string, timeout time.Duration) error
@@ -114,6 +115,7 @@ type Server struct {
 	refills      *refiller   // HiLo pools waiting for a top-up (hilopool.go)
 	poolAnswers  *poolAnswers
 	leaderMD     atomic.Pointer[leaderHeaderCache] // leaderhint.go
+	commitProbe  sharedProbe                       // catchup.go
 	log          *slog.Logger
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
