@@ -83,7 +83,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, log: cfg.Logger, closed: make(chan struct{})}
 	n.watched = &watchedFSM{BatchingFSM: n.fsm}
 	n.guard = &storageGuard{StableStore: store, path: filepath.Join(raftDir, "raft.db"), log: cfg.Logger,
-		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}}
+		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}, halt: cfg.OnStorageHalt}
 	if cfg.OnHalt != nil {
 		n.fsm.OnHalt(cfg.OnHalt)
 	}
@@ -146,7 +146,7 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 	}
 	n.raft, err = raft.NewRaft(rc, n.watched, logs, n.guard, snaps, n.transport)
 	if err != nil {
-		return fmt.Errorf("start raft: %w", err)
+		return fmt.Errorf("start raft: %w", namedSnapshotFailure(err, files, raftDir))
 	}
 	go n.watchApplies()
 	n.live.Store(n.raft)

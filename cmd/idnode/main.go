@@ -71,6 +71,10 @@ func main() {
 // supervisor can tell that it needs an upgrade, not a restart.
 const exitHalted = 3
 
+// exitStorageHalted is the exit status of a node that could not write its Raft term to its
+// data dir: the disk needs an operator (the log names the file) before a restart.
+const exitStorageHalted = 5
+
 // gracePeriod bounds how long shutdown waits for calls in flight.
 const gracePeriod = 5 * time.Second
 
@@ -175,6 +179,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			if err := manifest.Snapshotted(index); err != nil {
 				log.Error("recording a snapshot in the data dir manifest", "index", index, "err", err)
 			}
+		},
+		OnStorageHalt: func(err error) {
+			log.Error("HALT: the Raft term cannot be written; fix the disk and start the node again", "err", err)
+			os.Exit(exitStorageHalted)
 		},
 		OnHalt: func(index uint64, t fsm.CommandType) {
 			log.Error("HALT: the Raft log holds a command this idnode does not know; upgrade this node to the cluster's version and start it again",
