@@ -92,6 +92,9 @@ type Config struct {
 	Pools HiLoPools
 	// Observer, when set, is told what the node hands out and refuses (metrics).
 	Observer Observer
+	// Joined says the node was started with --join on a data dir that had joined already: if
+	// it is a non-voter, its join did not finish (joinstate.go).
+	Joined bool
 	// OnFatal, when set, is told of a condition under which this node must stop serving: the
 	// cluster's separator differs from Separator. cmd/idnode exits.
 	OnFatal func(error)
@@ -201,6 +204,7 @@ func (s *Server) Start() {
 	if s.cfg.Pools != nil {
 		s.wg.Go(func() { s.refillPools(ctx) })
 	}
+	s.warnUnfinishedJoin()
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
 	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()

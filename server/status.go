@@ -32,8 +32,11 @@ const (
 // calls are left alone: they are the hot path.
 func (s *Server) withFactsOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if info.FullMethod == healthpb.Health_Check_FullMethodName {
-		_ = grpc.SetHeader(ctx, metadata.Pairs(versionHeader, version.Get().String(),
-			commitIndexHeader, strconv.FormatUint(s.node.CommitIndex(), 10)))
+		md := metadata.Pairs(versionHeader, version.Get().String(), commitIndexHeader, strconv.FormatUint(s.node.CommitIndex(), 10))
+		if s.joinUnfinished() {
+			md.Set(joinHeader, joinUnfinishedValue)
+		}
+		_ = grpc.SetHeader(ctx, md)
 	}
 	return handler(ctx, req)
 }
@@ -91,7 +94,7 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 	for _, ns := range nodes {
 		switch {
 		case ns.Id == s.node.ID():
-			ns.State, ns.Reachable, ns.Version = s.node.State(), true, version.Get().String()
+			ns.State, ns.Reachable, ns.Version, ns.JoinUnfinished = s.node.State(), true, version.Get().String(), s.joinUnfinished()
 			continue
 		case ns.Id == leaderID:
 			ns.State = "leader"
@@ -104,25 +107,27 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ns.Reachable, ns.Version = s.answers(ctx, ns.RaftAddress)
+			ns.Reachable, ns.Version, ns.JoinUnfinished = s.answers(ctx, ns.RaftAddress)
 		}()
 	}
 	wg.Wait()
 }
 
-// answers reports whether the node at addr answers, and its version when it says.
-func (s *Server) answers(ctx context.Context, addr string) (reachable bool, nodeVersion string) {
+// answers reports whether the node at addr answers, and what it says of itself: its version
+// and whether its join did not finish.
+func (s *Server) answers(ctx context.Context, addr string) (reachable bool, nodeVersion string, joinUnfinished bool) {
 	header, err := s.probeNode(ctx, addr)
 	// Any answer counts, a refusal too: a node that has just started may not know the cluster
 	// secret yet, and the probed node then refuses the probe, but it is reachable.
 	switch status.Code(err) {
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
-		return false, ""
+		return false, "", false
 	}
 	if v := header.Get(versionHeader); len(v) > 0 {
 		nodeVersion = v[0]
 	}
-	return true, nodeVersion
+	v := header.Get(joinHeader)
+	return true, nodeVersion, len(v) > 0 && v[0] == joinUnfinishedValue
 }
 
 // probeNode asks the health service of the node at addr (its Raft address), within

@@ -248,6 +248,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Identity:     identity.Options{MaxBatch: cfg.identityBatch},
 		ElectionWait: cfg.electionWait,
 		Pools:        pools,
+		Joined:       found && cfg.join != "",
 		State:        st,
 		SaveState:    func(st nodestate.State) error { return nodestate.Save(cfg.dataDir, st) },
 		OnFatal: func(err error) {

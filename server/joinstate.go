@@ -1,0 +1,34 @@
+package server
+
+// A new node joins as a non-voter and asks to become a voter once it serves (cmd/idnode); if
+// that fails and removing it again fails too, the node is left a member that does not vote.
+// Restarted with the same flags it would run so for ever without a word: instead it says so
+// at start and in Status, and idctl finishes (node promote) or undoes (node remove) the join.
+
+// joinHeader marks a node's answer to a health probe when its join did not finish.
+const joinHeader = "idnode-join"
+
+// joinUnfinishedValue is joinHeader's value.
+const joinUnfinishedValue = "unfinished"
+
+// joinUnfinished reports whether this node joined with --join and is still a non-voter.
+func (s *Server) joinUnfinished() bool {
+	if !s.cfg.Joined {
+		return false
+	}
+	for _, m := range s.node.Members() {
+		if m.ID == s.node.ID() {
+			return !m.Voter
+		}
+	}
+	return false
+}
+
+// warnUnfinishedJoin says at start what an unfinished join means and how to end it.
+func (s *Server) warnUnfinishedJoin() {
+	if s.joinUnfinished() {
+		s.log.Warn("this node's join did not finish: it is a member but not a voter, so it serves and does not vote. "+
+			"Finish the join with idctl node promote "+s.cfg.Tag+", or undo it with idctl node remove "+s.cfg.Tag+" (then stop this node and empty its data dir)",
+			"tag", s.cfg.Tag, "id", s.node.ID())
+	}
+}
