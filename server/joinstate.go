@@ -1,5 +1,11 @@
 package server
 
+import (
+	"slices"
+
+	"github.com/idnode/idnode/cluster"
+)
+
 // A new node joins as a non-voter and asks to become a voter once it serves (cmd/idnode); if
 // that fails and removing it again fails too, the node is left a member that does not vote.
 // Restarted with the same flags it would run so for ever without a word: instead it says so
@@ -13,15 +19,17 @@ const joinUnfinishedValue = "unfinished"
 
 // joinUnfinished reports whether this node joined with --join and is still a non-voter.
 func (s *Server) joinUnfinished() bool {
-	if !s.cfg.Joined {
-		return false
+	m, ok := s.selfMember()
+	return s.cfg.Joined && ok && !m.Voter
+}
+
+// selfMember is this node in the Raft configuration it knows, if it is in it.
+func (s *Server) selfMember() (cluster.Member, bool) {
+	i := slices.IndexFunc(s.node.Members(), func(m cluster.Member) bool { return m.ID == s.node.ID() })
+	if i < 0 {
+		return cluster.Member{}, false
 	}
-	for _, m := range s.node.Members() {
-		if m.ID == s.node.ID() {
-			return !m.Voter
-		}
-	}
-	return false
+	return s.node.Members()[i], true
 }
 
 // warnUnfinishedJoin says at start what an unfinished join means and how to end it.

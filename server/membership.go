@@ -57,6 +57,10 @@ func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest)
 	}
 	n := resp.(fsm.Node)
 	m := cluster.Member{ID: n.ID, Address: n.RaftAddress, Voter: !req.GetNonVoter()}
+	// AddNode never demotes: a voter registering again as a non-voter stays a voter.
+	if slices.Contains(s.node.Members(), cluster.Member{ID: m.ID, Address: m.Address, Voter: true}) {
+		m.Voter = true
+	}
 	if !slices.Contains(s.node.Members(), m) {
 		if err := s.node.AddMember(m, membershipTimeout); err != nil {
 			return nil, s.raftError(err)

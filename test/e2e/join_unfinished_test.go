@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -104,7 +105,11 @@ func TestUnfinishedJoinSaysSoAndCanBeFinished(t *testing.T) {
 	if out := mustIdctl(t, env, "node", "promote", "D"); !strings.Contains(out, "voter now") {
 		t.Errorf("idctl node promote D: %q", out)
 	}
-	if n := dNode(); !n.GetVoter() || n.GetJoinUnfinished() {
-		t.Fatalf("after promote, Status of D: voter %v, join_unfinished %v; want a voter", n.GetVoter(), n.GetJoinUnfinished())
-	}
+	// D learns of its promotion from the leader's next append, and says so on the next probe.
+	eventually(t, serveTimeout, "D is a voter whose join is finished", func() error {
+		if n := dNode(); !n.GetVoter() || n.GetJoinUnfinished() {
+			return fmt.Errorf("Status of D: voter %v, join_unfinished %v", n.GetVoter(), n.GetJoinUnfinished())
+		}
+		return nil
+	})
 }
