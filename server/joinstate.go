@@ -6,6 +6,8 @@ import (
 	"github.com/idnode/idnode/cluster"
 )
 
+// Membership as this node sees it of itself.
+//
 // A new node joins as a non-voter and asks to become a voter once it serves (cmd/idnode); if
 // that fails and removing it again fails too, the node is left a member that does not vote.
 // Restarted with the same flags it would run so for ever without a word: instead it says so
@@ -25,11 +27,12 @@ func (s *Server) joinUnfinished() bool {
 
 // selfMember is this node in the Raft configuration it knows, if it is in it.
 func (s *Server) selfMember() (cluster.Member, bool) {
-	i := slices.IndexFunc(s.node.Members(), func(m cluster.Member) bool { return m.ID == s.node.ID() })
-	if i < 0 {
-		return cluster.Member{}, false
+	for _, m := range s.node.Members() {
+		if m.ID == s.node.ID() {
+			return m, true
+		}
 	}
-	return s.node.Members()[i], true
+	return cluster.Member{}, false
 }
 
 // warnUnfinishedJoin says at start what an unfinished join means and how to end it.
@@ -39,4 +42,13 @@ func (s *Server) warnUnfinishedJoin() {
 			"Finish the join with idctl node promote "+s.cfg.Tag+", or undo it with idctl node remove "+s.cfg.Tag+" (then stop this node and empty its data dir)",
 			"tag", s.cfg.Tag, "id", s.node.ID())
 	}
+}
+
+// removedFromCluster reports whether this node has learnt that it was removed: its Raft
+// configuration, read from its own log, no longer lists it (the configuration entry is the
+// last one a leader sends a member it removes). RemoveNode retires the node's HiLo pools, so a
+// removed node that keeps running must not grant from them.
+func (s *Server) removedFromCluster() bool {
+	members := s.node.Members()
+	return len(members) > 0 && !slices.ContainsFunc(members, func(m cluster.Member) bool { return m.ID == s.node.ID() })
 }
