@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"strings"
 	"sync"
@@ -85,5 +86,48 @@ func TestWatchdogNamesASlowApply(t *testing.T) {
 	<-applied
 	if _, ok := n.ApplyInProgress(); ok || w.applied.Load() != 42 {
 		t.Errorf("after the apply returned: in progress %v, applied index %d; want none and 42", ok, w.applied.Load())
+	}
+}
+
+// HasApplied counts what the FSM applied, not what raft queued, and passes over raft's
+// no-op and barrier entries, which never reach the FSM: an idle leader whose log ends on its
+// no-op, and a restarted node that restored a snapshot, are caught up; an index past the log
+// is not.
+func TestHasAppliedSkipsEntriesTheFSMNeverSees(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}
+	n, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leader := leaderOf(t, n)
+	waitFor(t, "the idle leader has applied its commit index", func() bool {
+		c := leader.CommitIndex()
+		return c > 0 && leader.HasApplied(c)
+	})
+	var last raft.Log
+	if err := n.guard.GetLog(n.CommitIndex(), &last); err != nil || last.Type == raft.LogCommand {
+		t.Fatalf("the log ends on %v (%v); want raft's own entry, which the FSM never sees", last.Type, err)
+	}
+	seed(t, leader, "users", 3)
+	if !n.HasApplied(n.CommitIndex()) || n.HasApplied(n.LastIndex()+1) {
+		t.Fatalf("after a seed: HasApplied(commit %d) %v, HasApplied(last+1 %d) %v; want true, false",
+			n.CommitIndex(), n.HasApplied(n.CommitIndex()), n.LastIndex()+1, n.HasApplied(n.LastIndex()+1))
+	}
+	if err := n.raft.Snapshot().Error(); err != nil {
+		t.Fatal(err)
+	}
+	snapshotAt := n.LastIndex()
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Transport = newInmem("inmem-A")
+	n, err = Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if !n.HasApplied(snapshotAt) {
+		t.Fatalf("after restoring the snapshot at %d: not applied (FSM at %d)", snapshotAt, n.watched.applied.Load())
 	}
 }
