@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,8 +25,8 @@ const (
 	watchdogEvery = 250 * time.Millisecond
 )
 
-// ApplyInProgress describes the apply under way: the entries, their command types and when
-// it began.
+// ApplyInProgress describes the apply under way: the entries, their command types (each
+// once, in order) and when it began.
 type ApplyInProgress struct {
 	First, Last uint64
 	Types       []fsm.CommandType
@@ -46,8 +47,9 @@ type watchedFSM struct {
 	opened atomic.Uint64
 
 	mu       sync.Mutex
-	running  ApplyInProgress // zero Since when idle
-	reported bool            // the watchdog has named the apply under way
+	running  []*raft.Log // the entries being applied, nil when idle; raft's, only read
+	since    time.Time
+	reported bool // the watchdog has named the apply under way
 }
 
 func (w *watchedFSM) Apply(l *raft.Log) any {
@@ -73,30 +75,41 @@ func (w *watchedFSM) Restore(rc io.ReadCloser) error {
 	return nil
 }
 
+// begin records the entries raft hands the FSM; the hot path, so nothing is copied until the
+// watchdog asks.
 func (w *watchedFSM) begin(logs []*raft.Log) {
-	a := ApplyInProgress{First: logs[0].Index, Last: logs[len(logs)-1].Index, Since: time.Now()}
-	for _, l := range logs {
-		if l.Type == raft.LogCommand && len(l.Data) > 0 {
-			a.Types = append(a.Types, fsm.CommandType(l.Data[0]))
-		}
-	}
+	now := time.Now()
 	w.mu.Lock()
-	w.running, w.reported = a, false
+	w.running, w.since, w.reported = logs, now, false
 	w.mu.Unlock()
 }
 
 func (w *watchedFSM) end(index uint64) {
 	w.applied.Store(index)
 	w.mu.Lock()
-	w.running = ApplyInProgress{}
+	w.running = nil
 	w.mu.Unlock()
+}
+
+// describe is the apply under way; w.mu is held and running is not nil.
+func (w *watchedFSM) describe() ApplyInProgress {
+	a := ApplyInProgress{First: w.running[0].Index, Last: w.running[len(w.running)-1].Index, Since: w.since}
+	for _, l := range w.running {
+		if l.Type == raft.LogCommand && len(l.Data) > 0 && !slices.Contains(a.Types, fsm.CommandType(l.Data[0])) {
+			a.Types = append(a.Types, fsm.CommandType(l.Data[0]))
+		}
+	}
+	return a
 }
 
 // InProgress is the apply under way, and whether there is one.
 func (w *watchedFSM) InProgress() (ApplyInProgress, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.running, !w.running.Since.IsZero()
+	if w.running == nil {
+		return ApplyInProgress{}, false
+	}
+	return w.describe(), true
 }
 
 // slow returns the apply under way if it has run longer than SlowApply at now and was not
@@ -104,11 +117,11 @@ func (w *watchedFSM) InProgress() (ApplyInProgress, bool) {
 func (w *watchedFSM) slow(now time.Time) (ApplyInProgress, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.running.Since.IsZero() || w.reported || now.Sub(w.running.Since) <= SlowApply {
+	if w.running == nil || w.reported || now.Sub(w.since) <= SlowApply {
 		return ApplyInProgress{}, false
 	}
 	w.reported = true
-	return w.running, true
+	return w.describe(), true
 }
 
 // watchApplies names every apply that runs longer than SlowApply, until the node closes.
