@@ -52,6 +52,13 @@ type Config struct {
 	MinLogIndex uint64
 	// OnSnapshot, when set, is told the index of every snapshot stored completely.
 	OnSnapshot func(index uint64)
+	// OnSlowApply, when set, is called each time the watchdog finds an apply running longer
+	// than SlowApply (applywatch.go); the log names it.
+	OnSlowApply func()
+	// OnStorageHalt is called when raft's current term cannot be written (a *StorageError
+	// naming the file). raft cannot go on without it and panics when this returns: the node
+	// must stop.
+	OnStorageHalt func(err error)
 	// OnHalt is called once if the FSM meets a command type this build does not know: it has
 	// stopped applying the log, and the node must stop (fsm.FSM.OnHalt).
 	OnHalt func(index uint64, t fsm.CommandType)

@@ -27,6 +27,7 @@ type Node struct {
 	cfg       Config
 	raft      *raft.Raft
 	fsm       *fsm.FSM
+	watched   *watchedFSM // fsm as raft applies it (applywatch.go)
 	store     *raftboltdb.BoltStore
 	guard     *storageGuard // the store as raft writes it
 	transport raft.Transport
@@ -80,8 +81,9 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("open raft log in %s: %w", raftDir, err)
 	}
 	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, log: cfg.Logger, closed: make(chan struct{})}
+	n.watched = &watchedFSM{BatchingFSM: n.fsm}
 	n.guard = &storageGuard{StableStore: store, path: filepath.Join(raftDir, "raft.db"), log: cfg.Logger,
-		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}}
+		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}, halt: cfg.OnStorageHalt}
 	if cfg.OnHalt != nil {
 		n.fsm.OnHalt(cfg.OnHalt)
 	}
@@ -99,9 +101,9 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 	if err != nil {
 		return fmt.Errorf("open snapshot store in %s: %w", raftDir, err)
 	}
-	var snaps raft.SnapshotStore = files
+	var snaps raft.SnapshotStore = openedSnapshots{SnapshotStore: files, watched: n.watched}
 	if n.cfg.OnSnapshot != nil {
-		snaps = recordingSnapshots{SnapshotStore: files, onSnapshot: n.cfg.OnSnapshot}
+		snaps = recordingSnapshots{SnapshotStore: snaps, onSnapshot: n.cfg.OnSnapshot}
 	}
 	if err := checkLogReaches(n.store, snaps, n.cfg.MinLogIndex, filepath.Join(raftDir, "raft.db")); err != nil {
 		return err
@@ -142,10 +144,11 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 		n.formed.Store(true)
 		n.log.Info("bootstrapped a new cluster", "voters", len(conf.Servers), "id", n.cfg.ID)
 	}
-	n.raft, err = raft.NewRaft(rc, n.fsm, logs, n.guard, snaps, n.transport)
+	n.raft, err = raft.NewRaft(rc, n.watched, logs, n.guard, snaps, n.transport)
 	if err != nil {
-		return fmt.Errorf("start raft: %w", err)
+		return fmt.Errorf("start raft: %w", namedSnapshotFailure(err, files, raftDir))
 	}
+	go n.watchApplies()
 	n.live.Store(n.raft)
 	n.guard.mu.Lock()
 	n.guard.timing = n.setElectionTiming

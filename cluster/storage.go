@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -65,6 +66,9 @@ type storageGuard struct {
 	timing func(heartbeat, election time.Duration)
 	normal Timing
 	log    *slog.Logger
+	// halt stops the node when the term cannot be written (Config.OnStorageHalt); nil: raft
+	// panics as it does by itself.
+	halt func(error)
 
 	mu      sync.Mutex
 	fault   *StorageError
@@ -119,8 +123,16 @@ func (g *storageGuard) DeleteRange(lo, hi uint64) error {
 
 func (g *storageGuard) Set(k, v []byte) error { return g.check(g.StableStore.Set(k, v), false) }
 
+// raftTermKey is the key raft stores the current term under. raft panics when that write
+// fails (setCurrentTerm), so the guard halts the node first, naming the file.
+var raftTermKey = []byte("CurrentTerm")
+
 func (g *storageGuard) SetUint64(k []byte, v uint64) error {
-	return g.check(g.StableStore.SetUint64(k, v), false)
+	err := g.check(g.StableStore.SetUint64(k, v), false)
+	if err != nil && bytes.Equal(k, raftTermKey) && g.halt != nil {
+		g.halt(err)
+	}
+	return err
 }
 
 var (

@@ -70,3 +70,26 @@ func TestAFullDiskIsStorageFullWithThePathAndBacksOffElections(t *testing.T) {
 		t.Fatalf("the backoff did not start over after a recovery: %v", set)
 	}
 }
+
+// failingTerm fails every SetUint64.
+type failingTerm struct {
+	raft.StableStore
+	err error
+}
+
+func (f failingTerm) SetUint64([]byte, uint64) error { return f.err }
+
+// Issue 24, repro 6: raft panics when it cannot write the current term. The guard halts the
+// node first, with the file named; a vote's term, which raft handles itself, only fails.
+func TestAFailedTermWriteHaltsNamingTheFile(t *testing.T) {
+	var halted []error
+	g := &storageGuard{StableStore: failingTerm{StableStore: raft.NewInmemStore(), err: syscall.EIO}, path: "/data/raft/raft.db",
+		log: slog.New(slog.NewTextHandler(io.Discard, nil)), halt: func(err error) { halted = append(halted, err) }}
+	if err := g.SetUint64([]byte("LastVoteTerm"), 3); err == nil || len(halted) != 0 {
+		t.Fatalf("a failed vote write: %v, halted %v; want the error and no halt", err, halted)
+	}
+	err := g.SetUint64([]byte("CurrentTerm"), 3)
+	if err == nil || len(halted) != 1 || !strings.Contains(halted[0].Error(), "/data/raft/raft.db") || !errors.Is(halted[0], ErrStorageFailed) {
+		t.Fatalf("a failed term write: %v, halted %v; want one halt naming /data/raft/raft.db", err, halted)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -105,5 +106,43 @@ func TestWaitTellsTheCallersDeadlineFromNoQuorum(t *testing.T) {
 	defer cancel()
 	if _, err := leader.Apply(ctx, seedCommand(t, "w", 3)); !errors.Is(err, ErrNoQuorum) || !errors.Is(err, bound) {
 		t.Errorf("a proposer's bound: %v, want ErrNoQuorum wrapping its cause", err)
+	}
+}
+
+// Issue 24, repro 6: a damaged snapshot was refused as raft's "failed to load any existing
+// snapshots", naming no file. The refusal names the file and matches ErrDamagedStore.
+func TestDamagedSnapshotIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}
+	n, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed(t, leaderOf(t, n), "snap", 4)
+	if err := n.raft.Snapshot().Error(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	states, err := filepath.Glob(filepath.Join(dir, "raft", "snapshots", "*", "state.bin"))
+	if err != nil || len(states) != 1 {
+		t.Fatalf("snapshot files: %v, %v; want one", states, err)
+	}
+	data, err := os.ReadFile(states[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(states[0], data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Transport = newInmem("inmem-A")
+	n, err = Open(context.Background(), cfg)
+	if err == nil {
+		_ = n.Close()
+	}
+	if !errors.Is(err, ErrDamagedStore) || !strings.Contains(err.Error(), states[0]) {
+		t.Fatalf("damaged snapshot: Open = %v; want ErrDamagedStore naming %s", err, states[0])
 	}
 }

@@ -47,9 +47,9 @@ func requestDatabase(ctx context.Context, req any) (string, error) {
 }
 
 // localDatabase checks, for the strategies this node answers alone (semantic, GUID,
-// server-side), that the database exists as far as this node has applied the log.
-func (s *Server) localDatabase(db string) error {
-	if db == "" || s.node.FSM().HasDatabase(db) {
+// server-side), that the database exists once this node has caught up with the leader.
+func (s *Server) localDatabase(ctx context.Context, db string) error {
+	if db == "" || s.knownAfterCatchUp(ctx, func() bool { return s.node.FSM().HasDatabase(db) }) {
 		return nil
 	}
 	return status.Errorf(codes.NotFound, "%v: %q (see ClusterService/ListDatabases)", fsm.ErrDatabaseNotFound, db)

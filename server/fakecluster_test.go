@@ -35,6 +35,7 @@ func (f *fakeCluster) State() string                                 { return "l
 func (f *fakeCluster) Term() uint64                                  { return 2 }
 func (f *fakeCluster) CommitIndex() uint64                           { return 9 }
 func (f *fakeCluster) AppliedIndex() uint64                          { return 9 }
+func (f *fakeCluster) HasApplied(index uint64) bool                  { return index <= 9 }
 func (f *fakeCluster) Members() []cluster.Member                     { return f.members }
 func (f *fakeCluster) AddMember(cluster.Member, time.Duration) error { return f.err }
 func (f *fakeCluster) RemoveMember(string, time.Duration) error      { return f.err }

@@ -35,7 +35,7 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 		return nil, status.Errorf(codes.InvalidArgument, "claim is for semantic IDs; %q is a %s request, whose IDs nobody else gets anyway", req.GetId(), r.Kind)
 	}
 	if r.Kind != docid.Identity && !req.GetClaim() {
-		if err := s.localDatabase(db); err != nil {
+		if err := s.localDatabase(ctx, db); err != nil {
 			return nil, err
 		}
 	}

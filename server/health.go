@@ -18,12 +18,15 @@ const (
 
 const healthInterval = 100 * time.Millisecond
 
-// watchHealth keeps the health statuses in step with this node's view of the leader.
+// watchHealth keeps the health statuses in step with this node's view of the leader. Nothing
+// is SERVING before the node has caught up once.
 func (s *Server) watchHealth(ctx context.Context) {
 	t := time.NewTicker(healthInterval)
 	defer t.Stop()
+	caughtUp := false
 	for {
-		local, consensus := s.registered.Load(), s.hasLeader()
+		caughtUp = caughtUp || s.caughtUp(ctx)
+		local, consensus := caughtUp && s.registered.Load(), caughtUp && s.hasLeader()
 		s.health.SetServingStatus(HealthLocal, servingStatus(local))
 		s.health.SetServingStatus(HealthConsensus, servingStatus(consensus))
 		s.health.SetServingStatus("", servingStatus(local && consensus))
@@ -46,6 +49,16 @@ func (s *Server) hasLeader() bool {
 	leader, _ := s.node.Leader()
 	state := s.node.State()
 	return leader != "" && (state == "leader" || state == "follower")
+}
+
+// caughtUp reports whether this node's FSM holds everything the leader had committed when
+// asked: a restarted node replays its log only once a leader tells it how far the log is
+// committed, and until then it would answer from an old state (the node's registration, read
+// from its data dir, does not say). A commit index of 0 is a leader's that has not committed
+// an entry of its term yet.
+func (s *Server) caughtUp(ctx context.Context) bool {
+	target, ok := s.leaderCommitIndex(ctx)
+	return ok && target > 0 && s.node.HasApplied(target)
 }
 
 func servingStatus(ok bool) healthpb.HealthCheckResponse_ServingStatus {

@@ -37,6 +37,9 @@ func poolKey(database, tag string) hilopool.Key {
 // for the tag yet and no quorum to reserve one, or nothing above last_max): the caller then
 // reserves through the cluster as before pools.
 func (s *Server) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoRequest) (resp *idnodev1.NextHiLoResponse, ok bool, err error) {
+	if s.removedFromCluster() {
+		return nil, false, nil // its pools were retired with it
+	}
 	key := poolKey(req.GetDatabase(), req.GetTag())
 	return s.poolAnswers.answer(key, req, func() (*idnodev1.NextHiLoResponse, bool, error) { return s.grantNewFromPool(ctx, key, req) })
 }

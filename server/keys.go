@@ -72,7 +72,7 @@ func (s *Server) checkKey(ctx context.Context, method string, req any) error {
 			"this cluster has API keys: %s needs one for database %q, sent as metadata \"authorization: Bearer <key>\" (idctl key create)", name, db)
 	}
 	for _, token := range tokens {
-		k, ok := s.keyOf(token)
+		k, ok := s.keyOf(ctx, token)
 		switch {
 		case !ok:
 			continue
@@ -86,14 +86,15 @@ func (s *Server) checkKey(ctx context.Context, method string, req any) error {
 	return status.Errorf(codes.Unauthenticated, "%s: the API key is not one of this cluster's (unknown, deleted, or mistyped)", name)
 }
 
-// keyOf finds the key token is, comparing the secret's hash in constant time.
-func (s *Server) keyOf(token string) (fsm.Key, bool) {
+// keyOf finds the key token is, comparing the secret's hash in constant time. A key this
+// node does not know yet is waited for (catchup.go): the leader may have just created it.
+func (s *Server) keyOf(ctx context.Context, token string) (fsm.Key, bool) {
 	id, secret, ok := strings.Cut(strings.TrimPrefix(token, keyPrefix), "_")
 	if !ok || !strings.HasPrefix(token, keyPrefix) {
 		return fsm.Key{}, false
 	}
-	k, ok := s.node.FSM().Key(id)
-	if !ok {
+	var k fsm.Key
+	if !s.knownAfterCatchUp(ctx, func() (ok bool) { k, ok = s.node.FSM().Key(id); return ok }) {
 		return fsm.Key{}, false
 	}
 	sum := sha256.Sum256([]byte(secret))

@@ -45,6 +45,9 @@ func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest)
 	if err := s.reserveConfiguredTags(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.endpointHeld(ctx, req); err != nil {
+		return nil, toStatus(err)
+	}
 	resp, err := s.apply(ctx, fsm.RegisterNodeCommand, &raftv1.RegisterNode{
 		Tag: req.GetTag(), Id: req.GetId(), RaftAddress: req.GetRaftAddress(),
 		GrpcAddress: req.GetGrpcAddress(), Incarnation: req.GetIncarnation(), Separator: req.GetSeparator(),
@@ -54,6 +57,10 @@ func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest)
 	}
 	n := resp.(fsm.Node)
 	m := cluster.Member{ID: n.ID, Address: n.RaftAddress, Voter: !req.GetNonVoter()}
+	// AddNode never demotes: a voter registering again as a non-voter stays a voter.
+	if slices.Contains(s.node.Members(), cluster.Member{ID: m.ID, Address: m.Address, Voter: true}) {
+		m.Voter = true
+	}
 	if !slices.Contains(s.node.Members(), m) {
 		if err := s.node.AddMember(m, membershipTimeout); err != nil {
 			return nil, s.raftError(err)
@@ -100,6 +107,13 @@ func (s *Server) removeNodeLocal(ctx context.Context, req *idnodev1.RemoveNodeRe
 	if !ok {
 		return nil, status.Errorf(codes.NotFound, "no node has tag %s (see ClusterService/Status)", req.GetTag())
 	}
+	// Checked before the tag is retired: raft refuses to remove the last voter, and the node
+	// would be left retired but still a member.
+	if s.isLastVoter(id) {
+		return nil, status.Errorf(codes.FailedPrecondition,
+			"node %s is the cluster's last voter: without it nothing could be decided again. Add another node first (idnode --join <address of this node>), wait until it is a voter, then remove %s",
+			req.GetTag(), req.GetTag())
+	}
 	if _, err := s.apply(ctx, fsm.RemoveNodeCommand, &raftv1.RemoveNode{Tag: req.GetTag()}); err != nil {
 		return nil, err
 	}
@@ -126,6 +140,19 @@ func (s *Server) memberID(tag string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// isLastVoter reports whether id is the only voter of the configuration.
+func (s *Server) isLastVoter(id string) bool {
+	voters := 0
+	self := false
+	for _, m := range s.node.Members() {
+		if m.Voter {
+			voters++
+			self = self || m.ID == id
+		}
+	}
+	return self && voters == 1
 }
 
 func (s *Server) inConfiguration(id string) bool {

@@ -51,9 +51,14 @@ func (s *Server) ensureRegistered(ctx context.Context) error {
 	if !s.isRegistered() {
 		ctx, cancel := context.WithTimeout(s.withOwnToken(ctx), 5*time.Second)
 		defer cancel()
+		// Registering keeps the suffrage this node has: a non-voter whose FSM has not caught up
+		// after a restart must not make itself a voter by registering again (AddNode never
+		// demotes, so a voter asking as a non-voter stays one).
+		self, _ := s.selfMember()
 		_, err := s.AddNode(ctx, &idnodev1.AddNodeRequest{
 			Tag: s.cfg.Tag, Id: s.node.ID(), RaftAddress: s.cfg.RaftAddress,
 			GrpcAddress: s.cfg.GRPCAddress, Incarnation: s.cfg.State.Incarnation, Separator: string(s.cfg.Separator),
+			NonVoter: !self.Voter,
 		})
 		if err != nil {
 			return err

@@ -51,6 +51,7 @@ type Cluster interface {
 	Term() uint64
 	CommitIndex() uint64
 	AppliedIndex() uint64
+	HasApplied(index uint64) bool // the FSM holds every entry up to index that changes it
 	Members() []cluster.Member
 	AddMember(m cluster.Member, timeout time.Duration) error
 	RemoveMember(id string, timeout time.Duration) error
@@ -91,6 +92,9 @@ type Config struct {
 	Pools HiLoPools
 	// Observer, when set, is told what the node hands out and refuses (metrics).
 	Observer Observer
+	// Joined says the node was started with --join on a data dir that had joined already: if
+	// it is a non-voter, its join did not finish (joinstate.go).
+	Joined bool
 	// OnFatal, when set, is told of a condition under which this node must stop serving: the
 	// cluster's separator differs from Separator. cmd/idnode exits.
 	OnFatal func(error)
@@ -117,6 +121,7 @@ type Server struct {
 	refills      *refiller   // HiLo pools waiting for a top-up (hilopool.go)
 	poolAnswers  *poolAnswers
 	leaderMD     atomic.Pointer[leaderHeaderCache] // leaderhint.go
+	commitProbe  sharedProbe                       // catchup.go
 	log          *slog.Logger
 	// publicCalls and internalCalls count the calls the client port (with the HTTP gateway's
 	// server) and the internal server hold, each bounded by Limits.MaxCalls (bounds.go), so
@@ -210,6 +215,7 @@ func (s *Server) Start() {
 	if s.cfg.Pools != nil {
 		s.wg.Go(func() { s.refillPools(ctx) })
 	}
+	s.warnUnfinishedJoin()
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
 	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()

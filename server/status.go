@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 
@@ -19,15 +20,23 @@ import (
 // probeTimeout bounds the health probe that decides a node's "reachable" in Status.
 const probeTimeout = 300 * time.Millisecond
 
-// versionHeader carries a node's version on its answers to Status's probes.
-const versionHeader = "idnode-version"
+// Headers of a node's answers to health probes on the internal port: its version (for
+// Status) and its commit index (for a node catching up, catchup.go).
+const (
+	versionHeader     = "idnode-version"
+	commitIndexHeader = "idnode-commit-index"
+)
 
-// withVersionOnProbe answers a health check on the internal port with the node's version in
-// the header, so Status learns every node's version from the probe it makes anyway. Other
+// withFactsOnProbe answers a health check on the internal port with the node's version and
+// commit index in the header, so Status and a node catching up learn them from a probe. Other
 // calls are left alone: they are the hot path.
-func withVersionOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *Server) withFactsOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if info.FullMethod == healthpb.Health_Check_FullMethodName {
-		_ = grpc.SetHeader(ctx, metadata.Pairs(versionHeader, version.Get().String()))
+		md := metadata.Pairs(versionHeader, version.Get().String(), commitIndexHeader, strconv.FormatUint(s.node.CommitIndex(), 10))
+		if s.joinUnfinished() {
+			md.Set(joinHeader, joinUnfinishedValue)
+		}
+		_ = grpc.SetHeader(ctx, md)
 	}
 	return handler(ctx, req)
 }
@@ -85,7 +94,7 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 	for _, ns := range nodes {
 		switch {
 		case ns.Id == s.node.ID():
-			ns.State, ns.Reachable, ns.Version = s.node.State(), true, version.Get().String()
+			ns.State, ns.Reachable, ns.Version, ns.JoinUnfinished = s.node.State(), true, version.Get().String(), s.joinUnfinished()
 			continue
 		case ns.Id == leaderID:
 			ns.State = "leader"
@@ -98,32 +107,41 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ns.Reachable, ns.Version = s.answers(ctx, ns.RaftAddress)
+			ns.Reachable, ns.Version, ns.JoinUnfinished = s.answers(ctx, ns.RaftAddress)
 		}()
 	}
 	wg.Wait()
 }
 
-// answers reports whether the node at addr answers, and its version when it says.
-func (s *Server) answers(ctx context.Context, addr string) (reachable bool, nodeVersion string) {
+// answers reports whether the node at addr answers, and what it says of itself: its version
+// and whether its join did not finish.
+func (s *Server) answers(ctx context.Context, addr string) (reachable bool, nodeVersion string, joinUnfinished bool) {
+	header, err := s.probeNode(ctx, addr)
+	// Any answer counts, a refusal too: a node that has just started may not know the cluster
+	// secret yet, and the probed node then refuses the probe, but it is reachable.
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
+		return false, "", false
+	}
+	if v := header.Get(versionHeader); len(v) > 0 {
+		nodeVersion = v[0]
+	}
+	v := header.Get(joinHeader)
+	return true, nodeVersion, len(v) > 0 && v[0] == joinUnfinishedValue
+}
+
+// probeNode asks the health service of the node at addr (its Raft address), within
+// probeTimeout, and returns the header of its answer.
+func (s *Server) probeNode(ctx context.Context, addr string) (metadata.MD, error) {
 	cc, err := s.fwd.Conn(addr)
 	if err != nil {
-		return false, ""
+		return nil, status.Error(codes.Unavailable, err.Error())
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	var header metadata.MD
 	_, err = healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{Service: HealthLocal}, grpc.Header(&header))
-	// Any answer counts, a refusal too: a node that has just started may not know the cluster
-	// secret yet, and the probed node then refuses the probe, but it is reachable.
-	switch status.Code(err) {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
-		return false, ""
-	}
-	if v := header.Get(versionHeader); len(v) > 0 {
-		nodeVersion = v[0]
-	}
-	return true, nodeVersion
+	return header, err
 }
 
 func (s *Server) voterCount() int {

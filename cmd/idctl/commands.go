@@ -44,6 +44,8 @@ func init() {
 			minArgs: 1, maxArgs: 1, flags: nodeAddCmd},
 		command{name: "node remove", args: "<tag>", summary: "remove a node; its tag is retired for ever (admin)",
 			minArgs: 1, maxArgs: 1, flags: nodeRemoveCmd},
+		command{name: "node promote", args: "<tag>", summary: "make a non-voter a voter: finishes a join that did not (admin)",
+			minArgs: 1, maxArgs: 1, flags: nodePromoteCmd},
 		command{name: "leader transfer", args: "[tag]", summary: "hand leadership to tag, or to any up-to-date voter (admin)",
 			maxArgs: 1, flags: leaderTransferCmd},
 		command{name: "backup", args: "<file|->", summary: "write a consistent backup of the cluster's state to file (admin)",
@@ -116,6 +118,9 @@ type nodeRow struct {
 	StorageFault string `json:"storage_fault,omitempty"`
 	// Version is the node's build, as it said itself or answered the probe ("" if unknown).
 	Version string `json:"version"`
+	// JoinUnfinished: the node joined with --join and is still a non-voter (node promote or
+	// node remove ends it).
+	JoinUnfinished bool `json:"join_unfinished,omitempty"`
 }
 
 type statusOut struct {
@@ -142,7 +147,7 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		out := statusOut{Leader: st.GetLeader(), AnsweredBy: st.GetSelf()}
 		for _, n := range st.GetNodes() {
 			row := nodeRow{Tag: n.GetTag(), ID: n.GetId(), GRPCAddress: n.GetGrpcAddress(), RaftAddress: n.GetRaftAddress(),
-				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable(), Version: n.GetVersion()}
+				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable(), Version: n.GetVersion(), JoinUnfinished: n.GetJoinUnfinished()}
 			if own, ok := self[n.GetTag()]; ok {
 				row.Term, row.CommitIndex, row.AppliedIndex, row.Answered = own.GetTerm(), own.GetCommitIndex(), own.GetAppliedIndex(), true
 				row.StorageFault = own.GetStorageFault()
@@ -173,6 +178,10 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		for _, r := range out.Nodes {
 			if r.StorageFault != "" {
 				fmt.Fprintf(e.stdout, "node %s: %s\n", r.Tag, r.StorageFault)
+			}
+			if r.JoinUnfinished {
+				fmt.Fprintf(e.stdout, "node %s: its join did not finish: it serves but does not vote; finish it with idctl node promote %s, or undo it with idctl node remove %s\n",
+					r.Tag, r.Tag, r.Tag)
 			}
 		}
 		return nil
@@ -469,6 +478,45 @@ func nodeRemoveCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return printJSON(e.stdout, map[string]string{"removed": args[0]})
 		}
 		fmt.Fprintf(e.stdout, "removed node %s; its tag is retired for ever\n", args[0])
+		return nil
+	}
+}
+
+// nodePromoteCmd makes a registered non-voter a voter: AddNode again with the node's own
+// tag, ID and addresses, as a voter (AddNode changes an existing member's suffrage).
+func nodePromoteCmd(fs *flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		c, err := e.client()
+		if err != nil {
+			return err
+		}
+		var st *idnodev1.StatusResponse
+		if err := c.call(e.ctx, "Status", func(ctx context.Context) error {
+			st, err = c.c.Status(ctx, true)
+			return err
+		}); err != nil {
+			return err
+		}
+		i := slices.IndexFunc(st.GetNodes(), func(n *idnodev1.NodeStatus) bool { return n.GetTag() == args[0] })
+		if i < 0 {
+			return fmt.Errorf("no node has tag %s (see idctl status)", args[0])
+		}
+		n := st.GetNodes()[i]
+		if n.GetVoter() {
+			fmt.Fprintf(e.stdout, "node %s is a voter already\n", n.GetTag())
+			return nil
+		}
+		var resp *idnodev1.AddNodeResponse
+		if err := c.call(e.ctx, "AddNode", func(ctx context.Context) error {
+			resp, err = c.c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: n.GetTag(), Id: n.GetId(), RaftAddress: n.GetRaftAddress(), GrpcAddress: n.GetGrpcAddress()})
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, resp)
+		}
+		fmt.Fprintf(e.stdout, "node %s is a voter now\n", resp.GetNode().GetTag())
 		return nil
 	}
 }

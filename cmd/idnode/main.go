@@ -72,6 +72,10 @@ func main() {
 // supervisor can tell that it needs an upgrade, not a restart.
 const exitHalted = 3
 
+// exitStorageHalted is the exit status of a node that could not write its Raft term to its
+// data dir: the disk needs an operator (the log names the file) before a restart.
+const exitStorageHalted = 5
+
 // gracePeriod bounds how long shutdown waits for calls in flight.
 const gracePeriod = 5 * time.Second
 
@@ -150,6 +154,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}()
 	}
 	log = log.With("node", cfg.tag)
+	// Disarmed last, after every other deferred close: the bound covers the whole stop.
+	var bound shutdownBound
+	defer bound.disarm()
 	// The last line a node writes, after raft and the etag file are closed (deferred first, so
 	// it runs last): what reached the disk, so an operator reading the log knows the stop was
 	// clean.
@@ -176,6 +183,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			if err := manifest.Snapshotted(index); err != nil {
 				log.Error("recording a snapshot in the data dir manifest", "index", index, "err", err)
 			}
+		},
+		OnStorageHalt: func(err error) {
+			log.Error("HALT: the Raft term cannot be written; fix the disk and start the node again", "err", err)
+			os.Exit(exitStorageHalted)
 		},
 		OnHalt: func(index uint64, t fsm.CommandType) {
 			log.Error("HALT: the Raft log holds a command this idnode does not know; upgrade this node to the cluster's version and start it again",
@@ -242,6 +253,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		ElectionWait: cfg.electionWait,
 		Pools:        pools,
 		Limits:       cfg.limits,
+		Joined:       found && cfg.join != "",
 		State:        st,
 		SaveState:    func(st nodestate.State) error { return nodestate.Save(cfg.dataDir, st) },
 		OnFatal: func(err error) {
@@ -291,6 +303,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Error("gRPC server stopped", "err", err)
 	case err = <-fatal:
 	}
+	bound.arm(stopBound, log, stderr, func() string {
+		if a, ok := node.ApplyInProgress(); ok {
+			return "a state machine apply: " + a.String()
+		}
+		return "no state machine apply; see the goroutine stacks"
+	}, os.Exit)
 	stopGracefully(gs, gi)
 	srv.Close()
 	return err

@@ -34,13 +34,14 @@ func loadOps(cfg *config) (*ops, error) {
 	return o, nil
 }
 
-// clusterConfig adds mutual TLS for Raft and the apply-latency hook.
+// clusterConfig adds mutual TLS for Raft and the apply-latency and slow-apply hooks.
 func (o *ops) clusterConfig(c cluster.Config) cluster.Config {
 	if o.cfg.tls != nil {
 		c.TLS = o.cfg.tls.Peer()
 	}
 	if o.metrics != nil {
 		c.OnApply = o.metrics.RaftApply
+		c.OnSlowApply = o.metrics.SlowApplies()
 	}
 	return c
 }

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/history"
 )
@@ -124,4 +127,55 @@ func runIdnode(t *testing.T, args ...string) (string, int) {
 		t.Fatalf("idnode %s: %v", strings.Join(args, " "), err)
 	}
 	return string(out), 0
+}
+
+// Issue 24, repro 5: an AddNode that spells a member's address another way (localhost for
+// 127.0.0.1) used to register a second member at that member's endpoint; as a voter it would
+// count toward the quorum and never answer. Now it is refused by what the address resolves to.
+func TestClusterAddNodeComparesResolvedAddresses(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t)
+	leader := c.leader()
+	b := c.node(c.others(leader)[0])
+	before := membership(t, c, leader)
+	respell := func(addr string) string {
+		_, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return net.JoinHostPort("localhost", port)
+	}
+	for _, req := range []*idnodev1.AddNodeRequest{
+		{Tag: "D", RaftAddress: respell(b.RaftAddr), GrpcAddress: freeAddr(t), NonVoter: true},
+		{Tag: "E", RaftAddress: freeAddr(t), GrpcAddress: respell(b.GRPCAddr), NonVoter: true},
+	} {
+		_, err := c.admin[leader].AddNode(rpcCtx(t), req)
+		if status.Code(err) != codes.AlreadyExists || !strings.Contains(status.Convert(err).Message(), "node "+b.Tag) {
+			t.Errorf("AddNode(raft %s, grpc %s) = %v; want ALREADY_EXISTS naming node %s", req.RaftAddress, req.GrpcAddress, err, b.Tag)
+		}
+	}
+	if after := membership(t, c, leader); !slices.Equal(after, before) {
+		t.Fatalf("refused adds changed the cluster:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
+// Issue 23, repro 7: RemoveNode of the last voter answered INTERNAL (raft's "need at least one
+// voter in configuration") after retiring its tag. Now it is FAILED_PRECONDITION saying what to
+// do, and the node keeps working.
+func TestRemoveLastVoterIsRefused(t *testing.T) {
+	t.Parallel()
+	a := startNode(t, nodeOpts{Tag: "A"})
+	a.waitServing(serveTimeout)
+	ids, admin := dial(t, a.GRPCAddr)
+	_, err := admin.RemoveNode(rpcCtx(t), &idnodev1.RemoveNodeRequest{Tag: "A"})
+	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(status.Convert(err).Message(), "last voter") {
+		t.Fatalf("RemoveNode of the last voter = %v; want FAILED_PRECONDITION naming the last voter", err)
+	}
+	if _, err := ids.Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil {
+		t.Fatalf("after the refused remove: %v", err)
+	}
+	st, err := admin.Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	if err != nil || len(st.GetNodes()) != 1 || st.GetNodes()[0].GetTag() != "A" {
+		t.Fatalf("Status after the refused remove: %v, %v; want A alone", st.GetNodes(), err)
+	}
 }

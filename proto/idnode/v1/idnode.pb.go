@@ -2274,9 +2274,14 @@ type NodeStatus struct {
 	Reachable bool   `protobuf:"varint,7,opt,name=reachable,proto3" json:"reachable,omitempty"`
 	// The node's build (idnode version): the answering node's own, and each other node's from
 	// its answer to the reachability probe; empty when it did not say (unreachable, or older).
-	Version       string `protobuf:"bytes,8,opt,name=version,proto3" json:"version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Version string `protobuf:"bytes,8,opt,name=version,proto3" json:"version,omitempty"`
+	// The node was started with --join and is still a non-voter: its join did not finish (it
+	// became a member, but its promotion to voter and the clean-up after that failed). It serves
+	// but does not vote: finish the join with `idctl node promote <tag>`, or undo it with
+	// `idctl node remove <tag>`. From the node itself or its answer to the reachability probe.
+	JoinUnfinished bool `protobuf:"varint,40,opt,name=join_unfinished,json=joinUnfinished,proto3" json:"join_unfinished,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *NodeStatus) Reset() {
@@ -2363,6 +2368,13 @@ func (x *NodeStatus) GetVersion() string {
 		return x.Version
 	}
 	return ""
+}
+
+func (x *NodeStatus) GetJoinUnfinished() bool {
+	if x != nil {
+		return x.JoinUnfinished
+	}
+	return false
 }
 
 type StatusResponse struct {
@@ -3191,7 +3203,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rStatusRequest\x12\x1e\n" +
 	"\n" +
 	"consistent\x18\x01 \x01(\bR\n" +
-	"consistent\"\xd8\x01\n" +
+	"consistent\"\x81\x02\n" +
 	"\n" +
 	"NodeStatus\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -3201,7 +3213,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x05voter\x18\x05 \x01(\bR\x05voter\x12\x14\n" +
 	"\x05state\x18\x06 \x01(\tR\x05state\x12\x1c\n" +
 	"\treachable\x18\a \x01(\bR\treachable\x12\x18\n" +
-	"\aversion\x18\b \x01(\tR\aversion\"\xea\x01\n" +
+	"\aversion\x18\b \x01(\tR\aversion\x12'\n" +
+	"\x0fjoin_unfinished\x18( \x01(\bR\x0ejoinUnfinished\"\xea\x01\n" +
 	"\x0eStatusResponse\x12\x16\n" +
 	"\x06leader\x18\x01 \x01(\tR\x06leader\x12\x12\n" +
 	"\x04term\x18\x02 \x01(\x04R\x04term\x12!\n" +

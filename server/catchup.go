@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// A follower applies an entry shortly after the leader answered for it: a database, key or
+// node the leader just created may not be known here yet. Before a node refuses a name it does
+// not know, it catches up: it learns the leader's commit index and waits until its own FSM has
+// applied that far, within catchUpWait; then its answer is as good as the leader's.
+const (
+	// catchUpWait bounds the wait: about two election timeouts, after which a node still
+	// behind is cut off and says so by refusing.
+	catchUpWait = time.Second
+	// catchUpPoll is how often a waiting call looks at the applied index again.
+	catchUpPoll = 5 * time.Millisecond
+)
+
+// knownAfterCatchUp returns known() at once when it holds, and otherwise once this node has
+// applied everything the leader had committed when asked, or catchUpWait or ctx ran out.
+func (s *Server) knownAfterCatchUp(ctx context.Context, known func() bool) bool {
+	if known() {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, catchUpWait)
+	defer cancel()
+	target, ok := s.leaderCommitIndex(ctx)
+	if !ok {
+		return known()
+	}
+	t := time.NewTicker(catchUpPoll)
+	defer t.Stop()
+	for !s.node.HasApplied(target) {
+		select {
+		case <-ctx.Done():
+			return known()
+		case <-t.C:
+		}
+	}
+	return known()
+}
+
+// leaderCommitIndex is the commit index of the leader: this node's own when it leads, else
+// what the leader's answer to a health probe says. ok is false when there is no leader to ask
+// or it does not answer.
+func (s *Server) leaderCommitIndex(ctx context.Context) (index uint64, ok bool) {
+	if s.node.IsLeader() {
+		return s.node.CommitIndex(), true
+	}
+	return s.commitProbe.get(ctx, s.probeLeaderCommit)
+}
+
+// probeLeaderCommit asks the leader for its commit index.
+func (s *Server) probeLeaderCommit(ctx context.Context) (uint64, bool) {
+	_, addr := s.node.Leader()
+	if addr == "" {
+		return 0, false
+	}
+	header, err := s.probeNode(ctx, addr)
+	if err != nil {
+		return 0, false
+	}
+	v := header.Get(commitIndexHeader)
+	if len(v) == 0 {
+		return 0, false // a leader of an older version
+	}
+	index, err := strconv.ParseUint(v[0], 10, 64)
+	return index, err == nil
+}
+
+// sharedProbe runs at most one probe at a time for any number of callers, so callers naming
+// unknown keys or databases cost the leader one probe per round trip, not one each. A caller
+// shares a probe that starts after it arrived, never one already under way, whose answer may
+// predate what the caller must see.
+type sharedProbe struct {
+	mu      sync.Mutex
+	next    *probeFlight // gathers the callers that arrive while a probe runs
+	running bool
+}
+
+type probeFlight struct {
+	done  chan struct{}
+	index uint64
+	ok    bool
+}
+
+func (p *sharedProbe) get(ctx context.Context, probe func(context.Context) (uint64, bool)) (uint64, bool) {
+	p.mu.Lock()
+	f := p.next
+	if f == nil {
+		f = &probeFlight{done: make(chan struct{})}
+		p.next = f
+	}
+	if !p.running {
+		p.start(probe)
+	}
+	p.mu.Unlock()
+	select {
+	case <-f.done:
+		return f.index, f.ok
+	case <-ctx.Done():
+		return 0, false
+	}
+}
+
+// start runs the gathered flight, and after it the next one if callers gathered meanwhile;
+// p.mu is held.
+func (p *sharedProbe) start(probe func(context.Context) (uint64, bool)) {
+	f := p.next
+	p.next, p.running = nil, true
+	go func() {
+		f.index, f.ok = probe(context.Background()) // bounded by probeTimeout
+		close(f.done)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.running = false
+		if p.next != nil {
+			p.start(probe)
+		}
+	}()
+}
