@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -152,9 +151,10 @@ func TestHostileGRPCClients(t *testing.T) {
 		t.Fatalf("the node did not refuse the idle streams over its bound within %v (%d sent, %d refused)",
 			hostileDeadline, openedStreams.Load(), refusedStreams.Load())
 	}
-	qp99, _ := p99(quiet, time.Time{})
-	allp99, all := p99(attacked, time.Time{})
-	ap99, n := p99(attacked, *heldAt.Load())
+	qp99 := p99(since(quiet, time.Time{}))
+	allp99, all := p99(since(attacked, time.Time{})), len(attacked)
+	held := since(attacked, *heldAt.Load())
+	ap99, n := p99(held), len(held)
 	t.Logf("normal client: quiet p99 %v over %d calls; under attack p99 %v over %d calls, %v over the %d once the streams were held; "+
 		"node RSS at most %.1f MB; idle streams: %d sent, %d refused; idle connections: %d of %d closed by the node; largest listing %d bytes, %d refused",
 		qp99, len(quiet), allp99, all, ap99, n, float64(maxRSS.Load())/(1<<20),
@@ -277,19 +277,15 @@ func normalCalls(t *testing.T, ids idnodev1.IdServiceClient, n int, ctx context.
 	return calls
 }
 
-// p99 is the 99th percentile of the calls that started at or after from.
-func p99(calls []timedCall, from time.Time) (time.Duration, int) {
+// since is the latencies of the calls that started at or after from.
+func since(calls []timedCall, from time.Time) []time.Duration {
 	var lat []time.Duration
 	for _, c := range calls {
 		if !c.at.Before(from) {
 			lat = append(lat, c.d)
 		}
 	}
-	if len(lat) == 0 {
-		return 0, 0
-	}
-	slices.Sort(lat)
-	return lat[(len(lat)*99)/100], len(lat)
+	return lat
 }
 
 // idleStreams opens one HTTP/2 connection and sends the headers of n Generate calls on it,

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,16 +171,6 @@ func timeCalls(call func() error, n int, deadline time.Time) ([]time.Duration, e
 		lat = append(lat, time.Since(start))
 	}
 	return lat, nil
-}
-
-// p99 is the 99th percentile of lat (0 for none).
-func p99(lat []time.Duration) time.Duration {
-	if len(lat) == 0 {
-		return 0
-	}
-	s := slices.Clone(lat)
-	slices.Sort(s)
-	return s[(len(s)*99+99)/100-1]
 }
 
 // chunkedBody POSTs size bytes of JSON whitespace with no Content-Length (chunked), so the
