@@ -34,6 +34,8 @@ const (
 	ClaimCommand            CommandType = 14
 	ReleaseCommand          CommandType = 15
 	HiLoPoolReserveCommand  CommandType = 16
+	// LocalReservations records how far a node's etag counter and HiLo pools may have reached.
+	LocalReservationsCommand CommandType = 25
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

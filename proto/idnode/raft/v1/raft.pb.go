@@ -1290,12 +1290,17 @@ func (x *HiLoPoolRecord) GetReserved() int64 {
 }
 
 type NodeRecord struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Tag           string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
-	RaftAddress   string                 `protobuf:"bytes,3,opt,name=raft_address,json=raftAddress,proto3" json:"raft_address,omitempty"`
-	GrpcAddress   string                 `protobuf:"bytes,4,opt,name=grpc_address,json=grpcAddress,proto3" json:"grpc_address,omitempty"`
-	Incarnation   string                 `protobuf:"bytes,5,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Tag         string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	Id          string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	RaftAddress string                 `protobuf:"bytes,3,opt,name=raft_address,json=raftAddress,proto3" json:"raft_address,omitempty"`
+	GrpcAddress string                 `protobuf:"bytes,4,opt,name=grpc_address,json=grpcAddress,proto3" json:"grpc_address,omitempty"`
+	Incarnation string                 `protobuf:"bytes,5,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	// The highest etag watermark the node published (LocalReservations): it may have handed out
+	// server-side IDs up to it.
+	EtagReserved uint64 `protobuf:"varint,30,opt,name=etag_reserved,json=etagReserved,proto3" json:"etag_reserved,omitempty"`
+	// The highest number each of the node's HiLo pools may have granted (LocalReservations).
+	PoolMarks     []*PoolMark `protobuf:"bytes,31,rep,name=pool_marks,json=poolMarks,proto3" json:"pool_marks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1363,6 +1368,20 @@ func (x *NodeRecord) GetIncarnation() string {
 		return x.Incarnation
 	}
 	return ""
+}
+
+func (x *NodeRecord) GetEtagReserved() uint64 {
+	if x != nil {
+		return x.EtagReserved
+	}
+	return 0
+}
+
+func (x *NodeRecord) GetPoolMarks() []*PoolMark {
+	if x != nil {
+		return x.PoolMarks
+	}
+	return nil
 }
 
 type RetiredTagRecord struct {
@@ -1893,6 +1912,134 @@ func (x *SeedHiLo) GetDatabase() string {
 	return ""
 }
 
+// How far a node's local counters may have reached, published by the node itself (issue 24):
+// its etag watermark, and per HiLo pool the highest number it may have granted. The FSM keeps,
+// in the node's record, the largest value it was ever told and answers the record as it is
+// after the command (LocalReservationsRecorded), so a node whose files went back to an older
+// copy starts above what it handed out. member_id must be a registered node's.
+type LocalReservations struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MemberId      string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	Etag          uint64                 `protobuf:"varint,2,opt,name=etag,proto3" json:"etag,omitempty"`
+	Pools         []*PoolMark            `protobuf:"bytes,3,rep,name=pools,proto3" json:"pools,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LocalReservations) Reset() {
+	*x = LocalReservations{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LocalReservations) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LocalReservations) ProtoMessage() {}
+
+func (x *LocalReservations) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LocalReservations.ProtoReflect.Descriptor instead.
+func (*LocalReservations) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *LocalReservations) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+func (x *LocalReservations) GetEtag() uint64 {
+	if x != nil {
+		return x.Etag
+	}
+	return 0
+}
+
+func (x *LocalReservations) GetPools() []*PoolMark {
+	if x != nil {
+		return x.Pools
+	}
+	return nil
+}
+
+// A HiLo pool's mark: numbers of the pool at or below granted may have been granted.
+type PoolMark struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The database (folded to lower case); empty is "default".
+	Database string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// Folded to lower case.
+	Tag           string `protobuf:"bytes,2,opt,name=tag,proto3" json:"tag,omitempty"`
+	Granted       int64  `protobuf:"varint,3,opt,name=granted,proto3" json:"granted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PoolMark) Reset() {
+	*x = PoolMark{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PoolMark) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PoolMark) ProtoMessage() {}
+
+func (x *PoolMark) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PoolMark.ProtoReflect.Descriptor instead.
+func (*PoolMark) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *PoolMark) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *PoolMark) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *PoolMark) GetGranted() int64 {
+	if x != nil {
+		return x.Granted
+	}
+	return 0
+}
+
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
@@ -1994,14 +2141,17 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x05floor\x18\x06 \x01(\x03R\x05floor\"I\n" +
 	"\x0eHiLoPoolRecord\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1a\n" +
-	"\breserved\x18\x02 \x01(\x03R\breserved\"\x96\x01\n" +
+	"\breserved\x18\x02 \x01(\x03R\breserved\"\xf4\x01\n" +
 	"\n" +
 	"NodeRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12!\n" +
 	"\fraft_address\x18\x03 \x01(\tR\vraftAddress\x12!\n" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12 \n" +
-	"\vincarnation\x18\x05 \x01(\tR\vincarnation\"$\n" +
+	"\vincarnation\x18\x05 \x01(\tR\vincarnation\x12#\n" +
+	"\retag_reserved\x18\x1e \x01(\x04R\fetagReserved\x127\n" +
+	"\n" +
+	"pool_marks\x18\x1f \x03(\v2\x18.idnode.raft.v1.PoolMarkR\tpoolMarks\"$\n" +
 	"\x10RetiredTagRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xf0\x01\n" +
 	"\rRequestRecord\x12\x1d\n" +
@@ -2039,7 +2189,15 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\bSeedHiLo\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabaseB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"t\n" +
+	"\x11LocalReservations\x12\x1b\n" +
+	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x12\n" +
+	"\x04etag\x18\x02 \x01(\x04R\x04etag\x12.\n" +
+	"\x05pools\x18\x03 \x03(\v2\x18.idnode.raft.v1.PoolMarkR\x05pools\"R\n" +
+	"\bPoolMark\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x10\n" +
+	"\x03tag\x18\x02 \x01(\tR\x03tag\x12\x18\n" +
+	"\agranted\x18\x03 \x01(\x03R\agrantedB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
 
 var (
 	file_idnode_raft_v1_raft_proto_rawDescOnce sync.Once
@@ -2053,7 +2211,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -2083,6 +2241,8 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*ClaimRecord)(nil),       // 25: idnode.raft.v1.ClaimRecord
 	(*SettingsRecord)(nil),    // 26: idnode.raft.v1.SettingsRecord
 	(*SeedHiLo)(nil),          // 27: idnode.raft.v1.SeedHiLo
+	(*LocalReservations)(nil), // 28: idnode.raft.v1.LocalReservations
+	(*PoolMark)(nil),          // 29: idnode.raft.v1.PoolMark
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -2090,11 +2250,13 @@ var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	17, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
 	25, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
 	18, // 4: idnode.raft.v1.HiLoRecord.pools:type_name -> idnode.raft.v1.HiLoPoolRecord
-	5,  // [5:5] is the sub-list for method output_type
-	5,  // [5:5] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	29, // 5: idnode.raft.v1.NodeRecord.pool_marks:type_name -> idnode.raft.v1.PoolMark
+	29, // 6: idnode.raft.v1.LocalReservations.pools:type_name -> idnode.raft.v1.PoolMark
+	7,  // [7:7] is the sub-list for method output_type
+	7,  // [7:7] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_idnode_raft_v1_raft_proto_init() }
@@ -2108,7 +2270,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
