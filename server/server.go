@@ -104,6 +104,8 @@ type Server struct {
 	cfg   Config
 	node  Cluster
 	etags *etag.Counter
+	// etagRecord publishes the counter's watermarks to the cluster (etagrecord.go).
+	etagRecord *etagRecord
 	// leaderBatch commits identity batches to Raft on the leader; forwardBatch sends a
 	// follower's batches to the leader. See identity_forward.go.
 	leaderBatch  *identity.Batcher
@@ -157,6 +159,10 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		log:         cfg.Logger,
 	}
 	s.fwd = s.newForwarder()
+	s.etagRecord = newEtagRecord(s)
+	if etags != nil {
+		etags.OnRaise(s.etagRecord.raised)
+	}
 	forwardOpts := cfg.Identity
 	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
 		forwardOpts.MaxInFlight = forwardInFlight
@@ -202,6 +208,9 @@ func (s *Server) Start() {
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
 	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()
+	if s.etags != nil {
+		s.wg.Go(func() { s.etagRecord.run(ctx) })
+	}
 }
 
 // Close stops the background loops and the identity batcher; the grpc.Server is the caller's.
