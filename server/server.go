@@ -106,6 +106,9 @@ type Server struct {
 	etags *etag.Counter
 	// etagRecord publishes the counter's watermarks to the cluster (etagrecord.go).
 	etagRecord *etagRecord
+	// poolMarks is cfg.Pools with the cluster's marks (poolmarks.go); nil with a store that
+	// cannot be marked (tests' fakes).
+	poolMarks *markedPools
 	// leaderBatch commits identity batches to Raft on the leader; forwardBatch sends a
 	// follower's batches to the leader. See identity_forward.go.
 	leaderBatch  *identity.Batcher
@@ -163,6 +166,10 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	if etags != nil {
 		etags.OnRaise(s.etagRecord.raised)
 	}
+	if p, ok := cfg.Pools.(poolProgress); ok {
+		s.poolMarks = newMarkedPools(s, p)
+		s.cfg.Pools = s.poolMarks
+	}
 	forwardOpts := cfg.Identity
 	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
 		forwardOpts.MaxInFlight = forwardInFlight
@@ -210,6 +217,9 @@ func (s *Server) Start() {
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()
 	if s.etags != nil {
 		s.wg.Go(func() { s.etagRecord.run(ctx) })
+	}
+	if s.poolMarks != nil {
+		s.wg.Go(func() { s.poolMarks.run(ctx) })
 	}
 }
 

@@ -221,7 +221,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var pools server.HiLoPools
 	if cfg.hiloPools {
-		store, err := hilopool.Open(filepath.Join(cfg.dataDir, "hilo-pools"))
+		store, err := hilopool.Open(filepath.Join(cfg.dataDir, string(datadir.HiLoPools)))
 		if err != nil {
 			return err
 		}
