@@ -66,7 +66,8 @@ const WayBack = "put the piece back from a copy of this data dir taken after it 
 type record struct {
 	Holds []Piece `json:"holds"`
 	// LogIndex is the newest Raft index the data dir is known to have held (recorded at
-	// each snapshot and on clean shutdown); its log must reach at least this far.
+	// each snapshot, while the node runs (FollowHighWater) and on clean shutdown); its log
+	// must reach at least this far.
 	LogIndex uint64 `json:"log_index"`
 }
 
