@@ -30,30 +30,25 @@ type etagRecord struct {
 	s *Server
 	// target is the highest watermark to publish; published the highest the cluster recorded.
 	target, published atomic.Uint64
-	// failing is set while publications fail: raises do not wait for them.
-	failing atomic.Bool
-	wake    chan struct{}
+	publisher
 	// ready is closed once the start check read the record, or startWait passed.
 	ready     chan struct{}
 	readyOnce sync.Once
 }
 
 func newEtagRecord(s *Server) *etagRecord {
-	return &etagRecord{s: s, wake: make(chan struct{}, 1), ready: make(chan struct{})}
+	return &etagRecord{s: s, publisher: newPublisher(), ready: make(chan struct{})}
 }
 
 // raised is the counter's OnRaise: the new watermark w is published before its etags are
 // handed out, unless the cluster cannot be reached.
 func (r *etagRecord) raised(w uint64) {
 	raiseTo(&r.target, w)
-	if !r.failing.Load() && isReady(r.ready) {
-		ctx, cancel := context.WithTimeout(context.Background(), raiseWait)
-		defer cancel()
-		if r.publish(ctx) == nil {
-			return
-		}
+	if !isReady(r.ready) {
+		r.kick() // the start check publishes it
+		return
 	}
-	r.kick()
+	r.soon(r.publish)
 }
 
 // wait blocks until the start check is done (at most startWait after Start) or ctx ends.
@@ -77,15 +72,12 @@ func (r *etagRecord) run(ctx context.Context) {
 	})
 	defer timer.Stop()
 	raiseTo(&r.target, r.s.etags.Watermark())
-	backoff := 50 * time.Millisecond
+	backoff := firstBackoff
 	for ctx.Err() == nil {
 		err := r.skipToRecord()
 		if err == nil && r.target.Load() <= r.published.Load() {
 			r.readyOnce.Do(func() { close(r.ready) })
-			select {
-			case <-ctx.Done():
-			case <-r.wake:
-			}
+			r.idle(ctx)
 			continue
 		}
 		if err == nil {
@@ -94,15 +86,11 @@ func (r *etagRecord) run(ctx context.Context) {
 			cancel()
 		}
 		if err == nil {
-			backoff = 50 * time.Millisecond
+			backoff = firstBackoff
 			continue
 		}
 		r.s.log.Debug("publishing the etag watermark", "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 2*time.Second)
+		backoff = backOff(ctx, backoff)
 	}
 }
 
@@ -123,23 +111,14 @@ func (r *etagRecord) skipToRecord() error {
 func (r *etagRecord) publish(ctx context.Context) error {
 	w := r.target.Load()
 	res, err := r.s.publishReservations(ctx, w)
-	if err != nil {
-		r.failing.Store(true)
+	if r.outcome(err) != nil {
 		return err
 	}
-	r.failing.Store(false)
 	raiseTo(&r.published, res.Etag)
 	if res.Etag > w {
 		r.kick()
 	}
 	return nil
-}
-
-func (r *etagRecord) kick() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
 }
 
 // raiseTo sets v to max(v, w).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/idnode/idnode/fsm"
@@ -39,8 +38,7 @@ type markedPools struct {
 	// record; grants wait for it until startWait after Start has passed (gaveUp), then go
 	// through the cluster until it is.
 	checked, gaveUp chan struct{}
-	failing         atomic.Bool
-	wake            chan struct{}
+	publisher
 
 	mu        sync.Mutex
 	published map[hilopool.Key]int64 // the cluster's marks, as last answered
@@ -48,7 +46,7 @@ type markedPools struct {
 }
 
 func newMarkedPools(s *Server, p poolProgress) *markedPools {
-	return &markedPools{poolProgress: p, s: s, wake: make(chan struct{}, 1), checked: make(chan struct{}), gaveUp: make(chan struct{}),
+	return &markedPools{poolProgress: p, s: s, publisher: newPublisher(), checked: make(chan struct{}), gaveUp: make(chan struct{}),
 		published: make(map[hilopool.Key]int64), wanted: make(map[hilopool.Key]int64)}
 }
 
@@ -82,14 +80,7 @@ func (m *markedPools) cover(key hilopool.Key, high int64) {
 	}
 	m.wanted[key] = max(m.wanted[key], m.RunEnd(key, high))
 	m.mu.Unlock()
-	if !m.failing.Load() {
-		ctx, cancel := context.WithTimeout(context.Background(), raiseWait)
-		defer cancel()
-		if m.publish(ctx) == nil {
-			return
-		}
-	}
-	m.kick()
+	m.soon(m.publish)
 }
 
 // publish sends every wanted mark and keeps the cluster's answer.
@@ -101,11 +92,9 @@ func (m *markedPools) publish(ctx context.Context) error {
 	}
 	m.mu.Unlock()
 	res, err := m.s.publishReservations(ctx, 0, marks...)
-	if err != nil {
-		m.failing.Store(true)
+	if m.outcome(err) != nil {
 		return err
 	}
-	m.failing.Store(false)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k, v := range res.Pools {
@@ -123,7 +112,7 @@ func (m *markedPools) publish(ctx context.Context) error {
 func (m *markedPools) run(ctx context.Context) {
 	// Not stopped with ctx: a grant that arrives while the server closes must not wait for ever.
 	time.AfterFunc(startWait, func() { close(m.gaveUp) })
-	backoff := 50 * time.Millisecond
+	backoff := firstBackoff
 	for ctx.Err() == nil {
 		var err error
 		switch {
@@ -134,22 +123,15 @@ func (m *markedPools) run(ctx context.Context) {
 			err = m.publish(pctx)
 			cancel()
 		default:
-			select {
-			case <-ctx.Done():
-			case <-m.wake:
-			}
+			m.idle(ctx)
 			continue
 		}
 		if err == nil {
-			backoff = 50 * time.Millisecond
+			backoff = firstBackoff
 			continue
 		}
 		m.s.log.Debug("HiLo pool marks", "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 2*time.Second)
+		backoff = backOff(ctx, backoff)
 	}
 }
 
@@ -197,13 +179,6 @@ func (m *markedPools) pending() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.wanted) > 0
-}
-
-func (m *markedPools) kick() {
-	select {
-	case m.wake <- struct{}{}:
-	default:
-	}
 }
 
 // folded is key as the FSM and the store name it: database canonical, tag in lower case.

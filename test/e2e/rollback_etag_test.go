@@ -11,13 +11,7 @@ import (
 // stop and after kill -9: the cluster's record of the node's watermark is above the copy.
 func TestOlderEtagFileIsAGap(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []struct {
-		name string
-		stop func(p *proc)
-	}{
-		{"SIGTERM", func(p *proc) { p.stop() }},
-		{"kill -9", func(p *proc) { p.kill9() }},
-	} {
+	for _, mode := range stopModes {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			p, c := startSingle(t)
@@ -47,4 +41,13 @@ func TestOlderEtagFileIsAGap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stopModes are the two ways a node stops before a test puts an older file back.
+var stopModes = []struct {
+	name string
+	stop func(p *proc)
+}{
+	{"SIGTERM", func(p *proc) { p.stop() }},
+	{"kill -9", func(p *proc) { p.kill9() }},
 }

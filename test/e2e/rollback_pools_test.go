@@ -10,13 +10,7 @@ import (
 // stop and after kill -9. On main the node granted 33-64 twice.
 func TestOlderHiLoPoolsFileIsAGap(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []struct {
-		name string
-		stop func(p *proc)
-	}{
-		{"SIGTERM", func(p *proc) { p.stop() }},
-		{"kill -9", func(p *proc) { p.kill9() }},
-	} {
+	for _, mode := range stopModes {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			p, _ := startSingle(t)
