@@ -44,5 +44,7 @@ func (d *chaosDocker) replaceData(t testing.TB, tag, from string) {
 	service := chaosNodeOf(tag).service
 	d.must(t, chaosCmdTimeout, "compose", "up", "--no-start", "--no-deps", "--no-build", service)
 	d.must(t, chaosCmdTimeout, "docker", "cp", from+"/.", d.learnContainer(t, tag)+":/data")
-	d.start(t, tag)
+	// compose start, not docker start: compose attaches the raft network as it starts the
+	// container it created without starting it.
+	d.must(t, chaosCmdTimeout, "compose", "start", service)
 }
