@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"bytes"
 	"cmp"
 	"maps"
 	"math"
@@ -26,8 +27,18 @@ func (st *state) applyLocalReservations(r *raftv1.LocalReservations) any {
 			return ErrBadReservation
 		}
 	}
+	if len(r.GetSeal()) > maxSealLen || len(r.GetUnseal()) > maxSealLen || (len(r.GetSeal()) > 0 && len(r.GetUnseal()) > 0) {
+		return ErrBadReservation
+	}
 	old := st.reserved[n.Tag]
-	res := Reservations{Etag: max(old.Etag, r.GetEtag()), Pools: old.Pools}
+	res := Reservations{Etag: max(old.Etag, r.GetEtag()), Pools: old.Pools, Seal: old.Seal}
+	switch {
+	case len(r.GetSeal()) > 0:
+		res.Seal = r.GetSeal()
+	case len(r.GetUnseal()) > 0:
+		res.SealMatched = bytes.Equal(r.GetUnseal(), old.Seal)
+		res.Seal = nil
+	}
 	raised := false
 	for _, m := range r.GetPools() {
 		k := PoolKey{Database: DatabaseName(m.GetDatabase()), Tag: foldKey(m.GetTag())}
@@ -42,14 +53,20 @@ func (st *state) applyLocalReservations(r *raftv1.LocalReservations) any {
 		}
 		res.Pools[k] = m.GetGranted()
 	}
+	answer := res
+	res.SealMatched = false // an answer, not state
 	st.reserved[n.Tag] = res
-	return res
+	return answer
 }
+
+// maxSealLen bounds a pools seal: a SHA-256 digest.
+const maxSealLen = 32
 
 // reservationsRecord renders a node's Reservations for its NodeRecord, pools sorted so every
 // replica writes the same bytes.
 func reservationsRecord(rec *raftv1.NodeRecord, res Reservations) {
 	rec.EtagReserved = res.Etag
+	rec.PoolsSeal = res.Seal
 	for _, k := range sortedPoolKeys(res.Pools) {
 		rec.PoolMarks = append(rec.PoolMarks, &raftv1.PoolMark{Database: recordName(k.Database), Tag: k.Tag, Granted: res.Pools[k]})
 	}
@@ -57,7 +74,7 @@ func reservationsRecord(rec *raftv1.NodeRecord, res Reservations) {
 
 // restoredReservations is the inverse of reservationsRecord.
 func restoredReservations(rec *raftv1.NodeRecord) Reservations {
-	res := Reservations{Etag: rec.GetEtagReserved()}
+	res := Reservations{Etag: rec.GetEtagReserved(), Seal: rec.GetPoolsSeal()}
 	for _, m := range rec.GetPoolMarks() {
 		if res.Pools == nil {
 			res.Pools = make(map[PoolKey]int64)

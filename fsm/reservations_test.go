@@ -32,14 +32,30 @@ func TestLocalReservationsOnlyGrow(t *testing.T) {
 		t.Fatalf("restored record = %+v, %v", res, ok)
 	}
 	for name, bad := range map[string]*raftv1.LocalReservations{
-		"unregistered": {MemberId: "B", Etag: 1},
-		"etag":         {MemberId: "A", Etag: math.MaxInt64 + 1},
-		"negative":     {MemberId: "A", Pools: []*raftv1.PoolMark{{Tag: "t", Granted: -1}}},
-		"no tag":       {MemberId: "A", Pools: []*raftv1.PoolMark{{Granted: 1}}},
+		"unregistered":    {MemberId: "B", Etag: 1},
+		"etag":            {MemberId: "A", Etag: math.MaxInt64 + 1},
+		"negative":        {MemberId: "A", Pools: []*raftv1.PoolMark{{Tag: "t", Granted: -1}}},
+		"no tag":          {MemberId: "A", Pools: []*raftv1.PoolMark{{Granted: 1}}},
+		"long seal":       {MemberId: "A", Seal: make([]byte, 33)},
+		"seal and unseal": {MemberId: "A", Seal: []byte{1}, Unseal: []byte{1}},
 	} {
 		if err, _ := mustApply(t, f, LocalReservationsCommand, bad).(error); !errors.Is(err, ErrNotRegistered) && !errors.Is(err, ErrBadReservation) {
 			t.Errorf("%s: answer %v, want a refusal", name, err)
 		}
+	}
+	digest := bytes.Repeat([]byte{7}, 32)
+	mustApply(t, f, LocalReservationsCommand, &raftv1.LocalReservations{MemberId: "A", Seal: digest})
+	sealed := mustRestore(t, snapshotBytes(t, f))
+	for name, fsm := range map[string]*FSM{"live": f, "restored": sealed} {
+		other := mustApply(t, fsm, LocalReservationsCommand, &raftv1.LocalReservations{MemberId: "A", Unseal: []byte("another file")}).(Reservations)
+		again := mustApply(t, fsm, LocalReservationsCommand, &raftv1.LocalReservations{MemberId: "A", Unseal: digest}).(Reservations)
+		if other.SealMatched || again.SealMatched || other.Seal != nil {
+			t.Fatalf("%s: another file's digest matched (%v), or the seal outlived the first unseal (%v, %x)", name, other.SealMatched, again.SealMatched, other.Seal)
+		}
+	}
+	mustApply(t, f, LocalReservationsCommand, &raftv1.LocalReservations{MemberId: "A", Seal: digest})
+	if res := mustApply(t, f, LocalReservationsCommand, &raftv1.LocalReservations{MemberId: "A", Unseal: digest}).(Reservations); !res.SealMatched || res.Etag != 200_000 {
+		t.Fatalf("unsealing with the sealed digest = %+v; want matched, the record kept", res)
 	}
 	mustApply(t, f, RemoveNodeCommand, &raftv1.RemoveNode{Tag: "A"})
 	if _, ok := f.Reservations("A"); ok {

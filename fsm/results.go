@@ -35,6 +35,11 @@ type Reservations struct {
 	// Pools is, per pool, the highest number the node may have granted from it. It is
 	// replaced, never changed in place: answers already given share it.
 	Pools map[PoolKey]int64
+	// Seal is the digest of the node's pools file at its last clean stop, nil once a start
+	// cleared it.
+	Seal []byte
+	// SealMatched, in an answer, says the command's unseal was the Seal it cleared.
+	SealMatched bool
 }
 
 // PoolKey names a HiLo pool: a database (canonical, DatabaseName) and a folded tag.

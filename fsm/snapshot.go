@@ -65,7 +65,7 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 		}),
 		nodeRecord: restored(func(st *state, r *raftv1.NodeRecord) {
 			st.nodes[r.GetTag()] = Node{Tag: r.GetTag(), ID: r.GetId(), RaftAddress: r.GetRaftAddress(), GRPCAddress: r.GetGrpcAddress(), Incarnation: r.GetIncarnation()}
-			if res := restoredReservations(r); res.Etag > 0 || res.Pools != nil {
+			if res := restoredReservations(r); res.Etag > 0 || res.Pools != nil || res.Seal != nil {
 				st.reserved[r.GetTag()] = res
 			}
 		}),

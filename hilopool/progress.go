@@ -1,5 +1,13 @@
 package hilopool
 
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
 // Progress: what the cluster records of a pool (issue 24). The node publishes through Raft a
 // mark per pool, the highest number it may have granted from it, before it grants above the
 // last one; a node that starts drops every number at or below the cluster's mark from the pools
@@ -63,4 +71,18 @@ func (s *Store) Forget(key Key) error {
 	}
 	delete(s.pools, key)
 	return s.settle(s.change())
+}
+
+// FileDigest is the SHA-256 of the pools file as it is on disk, of nothing when there is none.
+// A node records it in the cluster at a clean stop (the seal) and compares it at the next
+// start: the same digest is that very file, not an older copy, and keeps its pools whole.
+func (s *Store) FileDigest() ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, err := os.ReadFile(s.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("hilopool: cannot read the HiLo pools file %s: %w", s.path, err)
+	}
+	sum := sha256.Sum256(data)
+	return sum[:], nil
 }

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
 // The etag record (issue 24): each new reserve-ahead watermark of the etag counter is
@@ -110,7 +112,7 @@ func (r *etagRecord) skipToRecord() error {
 // for run to skip to.
 func (r *etagRecord) publish(ctx context.Context) error {
 	w := r.target.Load()
-	res, err := r.s.publishReservations(ctx, w)
+	res, err := r.s.publishReservations(ctx, &raftv1.LocalReservations{Etag: w})
 	if r.outcome(err) != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 type poolProgress interface {
 	HiLoPools
 	Keys() []hilopool.Key
+	FileDigest() ([]byte, error)
 	RunEnd(key hilopool.Key, n int64) int64
 	DropThrough(key hilopool.Key, mark int64) error
 	Forget(key hilopool.Key) error
@@ -91,10 +92,16 @@ func (m *markedPools) publish(ctx context.Context) error {
 		marks = append(marks, &raftv1.PoolMark{Database: k.Database, Tag: k.Tag, Granted: v})
 	}
 	m.mu.Unlock()
-	res, err := m.s.publishReservations(ctx, 0, marks...)
+	res, err := m.s.publishReservations(ctx, &raftv1.LocalReservations{Pools: marks})
 	if m.outcome(err) != nil {
 		return err
 	}
+	m.recorded(res)
+	return nil
+}
+
+// recorded keeps the cluster's marks from an answer, and forgets the wanted marks they cover.
+func (m *markedPools) recorded(res fsm.Reservations) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k, v := range res.Pools {
@@ -104,7 +111,6 @@ func (m *markedPools) publish(ctx context.Context) error {
 			delete(m.wanted, key)
 		}
 	}
-	return nil
 }
 
 // run checks the pools read at start against the cluster's record, then publishes marks the
@@ -137,11 +143,25 @@ func (m *markedPools) run(ctx context.Context) {
 
 // check reads this node's record through the leader's log (the answer comes after every
 // earlier publication) and drops from each pool what an earlier run may have granted.
+//
+// A pools file the node sealed at its last clean stop (the record holds its digest) is that
+// very file, not an older copy: its pools stay whole, returned tails included. The seal is
+// cleared in the same entry, so a copy of that file put back later is checked like any other.
 func (m *markedPools) check(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := m.publish(ctx); err != nil {
+	digest, err := m.FileDigest()
+	if err != nil {
 		return err
+	}
+	res, err := m.s.publishReservations(ctx, &raftv1.LocalReservations{Unseal: digest})
+	if m.outcome(err) != nil {
+		return err
+	}
+	m.recorded(res)
+	if res.SealMatched {
+		close(m.checked)
+		return nil
 	}
 	for _, key := range m.Keys() {
 		// A tag the cluster never reserved to this member (as far as this replica has applied,
@@ -162,6 +182,24 @@ func (m *markedPools) check(ctx context.Context) error {
 	}
 	close(m.checked)
 	return nil
+}
+
+// seal records, at a clean stop, the digest of the pools file as the node leaves it, so the
+// next start keeps its pools whole. Only pools this run checked are sealed, and only once no
+// grant or top-up can change them any more (Server.Close).
+func (m *markedPools) seal() {
+	if !isReady(m.checked) {
+		return
+	}
+	digest, err := m.FileDigest()
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), raiseWait)
+		defer cancel()
+		_, err = m.s.publishReservations(ctx, &raftv1.LocalReservations{Seal: digest})
+	}
+	if err != nil {
+		m.s.log.Warn("the HiLo pools are not sealed: the next start drops the numbers their marks cover (gaps)", "err", err)
+	}
 }
 
 // ready waits for the start check, at most until startWait after Start, and reports whether

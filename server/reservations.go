@@ -13,8 +13,9 @@ import (
 // publishReservations records how far this node's etag counter and HiLo pools may have reached
 // through the leader's log (issue 24) and returns this node's record after it: the largest
 // value the cluster was ever told, which an older copy of a local file cannot go below.
-func (s *Server) publishReservations(ctx context.Context, etag uint64, pools ...*raftv1.PoolMark) (fsm.Reservations, error) {
-	req := &raftv1.LocalReservations{MemberId: s.node.ID(), Etag: etag, Pools: pools}
+// req's member ID is set here.
+func (s *Server) publishReservations(ctx context.Context, req *raftv1.LocalReservations) (fsm.Reservations, error) {
+	req.MemberId = s.node.ID()
 	var resp *raftv1.LocalReservations
 	err := s.fwd.Do(ctx, forward.Unary, func(h *forward.Hop) error {
 		var err error
@@ -27,7 +28,7 @@ func (s *Server) publishReservations(ctx context.Context, etag uint64, pools ...
 	if err != nil {
 		return fsm.Reservations{}, err
 	}
-	res := fsm.Reservations{Etag: resp.GetEtag()}
+	res := fsm.Reservations{Etag: resp.GetEtag(), Seal: resp.GetSeal(), SealMatched: resp.GetSealMatched()}
 	for _, m := range resp.GetPools() {
 		if res.Pools == nil {
 			res.Pools = make(map[fsm.PoolKey]int64)
@@ -44,7 +45,7 @@ func (s *Server) recordReservationsLocal(ctx context.Context, req *raftv1.LocalR
 		return nil, err
 	}
 	res := out.(fsm.Reservations)
-	resp := &raftv1.LocalReservations{MemberId: req.GetMemberId(), Etag: res.Etag}
+	resp := &raftv1.LocalReservations{MemberId: req.GetMemberId(), Etag: res.Etag, Seal: res.Seal, SealMatched: res.SealMatched}
 	for k, granted := range res.Pools {
 		resp.Pools = append(resp.Pools, &raftv1.PoolMark{Database: k.Database, Tag: k.Tag, Granted: granted})
 	}

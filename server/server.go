@@ -229,6 +229,9 @@ func (s *Server) Close() {
 		s.stop()
 	}
 	s.wg.Wait()
+	if s.poolMarks != nil {
+		s.poolMarks.seal() // nothing grants from the pools any more
+	}
 	s.health.Shutdown()
 	s.leaderBatch.Close()
 	s.forwardBatch.Close()

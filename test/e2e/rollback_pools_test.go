@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // An older copy of hilo-pools costs a gap, never a repeat (issue 24, item 3), after a clean
@@ -79,5 +81,27 @@ func TestLeftoverHiLoPoolsFileIsRefused(t *testing.T) {
 	out := p.logs.String()
 	if out = out[strings.LastIndex(out, "----- start #"):]; !strings.Contains(out, "hilo-pools") || !strings.Contains(out, "node.json") {
 		t.Fatalf("the refusal does not name hilo-pools and the missing node.json:\n%s", out)
+	}
+}
+
+// A clean stop with a quorum seals the pools file in the cluster: the next start keeps the
+// pools whole, a returned tail included, because the file is provably the one the node left.
+func TestCleanStopKeepsPoolsWhole(t *testing.T) {
+	t.Parallel()
+	p, _ := startSingle(t)
+	ids, _ := dial(t, p.GRPCAddr)
+	r, err := nextRange(rpcCtx(t), ids, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := r.GetLow() + 4
+	if _, err := ids.ReturnHiLo(rpcCtx(t), &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: keep}); err != nil {
+		t.Fatalf("ReturnHiLo: %v", err)
+	}
+	p.stop()
+	p.restart()
+	p.waitServing(serveTimeout)
+	if next, err := nextRange(rpcCtx(t), ids, "orders"); err != nil || next.GetLow() != keep+1 {
+		t.Fatalf("first range after a clean restart = %v, %v; want the returned tail, from %d", next, err, keep+1)
 	}
 }

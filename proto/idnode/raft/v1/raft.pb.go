@@ -1300,7 +1300,9 @@ type NodeRecord struct {
 	// server-side IDs up to it.
 	EtagReserved uint64 `protobuf:"varint,30,opt,name=etag_reserved,json=etagReserved,proto3" json:"etag_reserved,omitempty"`
 	// The highest number each of the node's HiLo pools may have granted (LocalReservations).
-	PoolMarks     []*PoolMark `protobuf:"bytes,31,rep,name=pool_marks,json=poolMarks,proto3" json:"pool_marks,omitempty"`
+	PoolMarks []*PoolMark `protobuf:"bytes,31,rep,name=pool_marks,json=poolMarks,proto3" json:"pool_marks,omitempty"`
+	// The digest of the node's pools file at its last clean stop (LocalReservations.seal).
+	PoolsSeal     []byte `protobuf:"bytes,32,opt,name=pools_seal,json=poolsSeal,proto3" json:"pools_seal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1380,6 +1382,13 @@ func (x *NodeRecord) GetEtagReserved() uint64 {
 func (x *NodeRecord) GetPoolMarks() []*PoolMark {
 	if x != nil {
 		return x.PoolMarks
+	}
+	return nil
+}
+
+func (x *NodeRecord) GetPoolsSeal() []byte {
+	if x != nil {
+		return x.PoolsSeal
 	}
 	return nil
 }
@@ -1918,10 +1927,18 @@ func (x *SeedHiLo) GetDatabase() string {
 // after the command (LocalReservationsRecorded), so a node whose files went back to an older
 // copy starts above what it handed out. member_id must be a registered node's.
 type LocalReservations struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MemberId      string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
-	Etag          uint64                 `protobuf:"varint,2,opt,name=etag,proto3" json:"etag,omitempty"`
-	Pools         []*PoolMark            `protobuf:"bytes,3,rep,name=pools,proto3" json:"pools,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	MemberId string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	Etag     uint64                 `protobuf:"varint,2,opt,name=etag,proto3" json:"etag,omitempty"`
+	Pools    []*PoolMark            `protobuf:"bytes,3,rep,name=pools,proto3" json:"pools,omitempty"`
+	// At a clean stop: the SHA-256 of the node's pools file as it stops. The record keeps it, so
+	// the next start can tell that file from an older copy and keep its pools whole.
+	Seal []byte `protobuf:"bytes,4,opt,name=seal,proto3" json:"seal,omitempty"`
+	// At start: the SHA-256 of the pools file found. The record's seal is cleared (a later copy
+	// of that file is older), and the answer's seal_matched says whether it was this one.
+	Unseal []byte `protobuf:"bytes,5,opt,name=unseal,proto3" json:"unseal,omitempty"`
+	// In the answer: unseal matched the record's seal.
+	SealMatched   bool `protobuf:"varint,6,opt,name=seal_matched,json=sealMatched,proto3" json:"seal_matched,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1975,6 +1992,27 @@ func (x *LocalReservations) GetPools() []*PoolMark {
 		return x.Pools
 	}
 	return nil
+}
+
+func (x *LocalReservations) GetSeal() []byte {
+	if x != nil {
+		return x.Seal
+	}
+	return nil
+}
+
+func (x *LocalReservations) GetUnseal() []byte {
+	if x != nil {
+		return x.Unseal
+	}
+	return nil
+}
+
+func (x *LocalReservations) GetSealMatched() bool {
+	if x != nil {
+		return x.SealMatched
+	}
+	return false
 }
 
 // A HiLo pool's mark: numbers of the pool at or below granted may have been granted.
@@ -2141,7 +2179,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x05floor\x18\x06 \x01(\x03R\x05floor\"I\n" +
 	"\x0eHiLoPoolRecord\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1a\n" +
-	"\breserved\x18\x02 \x01(\x03R\breserved\"\xf4\x01\n" +
+	"\breserved\x18\x02 \x01(\x03R\breserved\"\x93\x02\n" +
 	"\n" +
 	"NodeRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -2151,7 +2189,9 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\vincarnation\x18\x05 \x01(\tR\vincarnation\x12#\n" +
 	"\retag_reserved\x18\x1e \x01(\x04R\fetagReserved\x127\n" +
 	"\n" +
-	"pool_marks\x18\x1f \x03(\v2\x18.idnode.raft.v1.PoolMarkR\tpoolMarks\"$\n" +
+	"pool_marks\x18\x1f \x03(\v2\x18.idnode.raft.v1.PoolMarkR\tpoolMarks\x12\x1d\n" +
+	"\n" +
+	"pools_seal\x18  \x01(\fR\tpoolsSeal\"$\n" +
 	"\x10RetiredTagRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xf0\x01\n" +
 	"\rRequestRecord\x12\x1d\n" +
@@ -2189,11 +2229,14 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\bSeedHiLo\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"t\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"\xc3\x01\n" +
 	"\x11LocalReservations\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x12\n" +
 	"\x04etag\x18\x02 \x01(\x04R\x04etag\x12.\n" +
-	"\x05pools\x18\x03 \x03(\v2\x18.idnode.raft.v1.PoolMarkR\x05pools\"R\n" +
+	"\x05pools\x18\x03 \x03(\v2\x18.idnode.raft.v1.PoolMarkR\x05pools\x12\x12\n" +
+	"\x04seal\x18\x04 \x01(\fR\x04seal\x12\x16\n" +
+	"\x06unseal\x18\x05 \x01(\fR\x06unseal\x12!\n" +
+	"\fseal_matched\x18\x06 \x01(\bR\vsealMatched\"R\n" +
 	"\bPoolMark\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x10\n" +
 	"\x03tag\x18\x02 \x01(\tR\x03tag\x12\x18\n" +
