@@ -23,8 +23,11 @@ const (
 	// raiseWait bounds how long a new watermark waits for the cluster to record it.
 	raiseWait = time.Second
 	// startWait bounds how long server-side IDs wait at start for the record, which needs a
-	// leader; past it a node that is cut off serves from its file alone.
-	startWait = 5 * time.Second
+	// leader; past it a node that is cut off serves from its file alone. A leader can take
+	// seconds to find a node that comes back: raft backs its replication to a failed follower
+	// off up to 10.24 s, and a dial to the node's old address waits for its timeout (the chaos
+	// suite's rollback schedule saw 7 s); 15 s covers both.
+	startWait = 15 * time.Second
 )
 
 // etagRecord publishes the etag counter's watermarks. It is safe for concurrent use.
