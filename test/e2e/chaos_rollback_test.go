@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // rollback is issue 24's schedule: under load, a follower is stopped and its data dir copied;
@@ -21,6 +25,24 @@ func rollback(r *chaosRun) {
 	r.d.kill(r.t, victim)
 	r.d.replaceData(r.t, victim, older)
 	r.t.Logf("node %s restarts on a copy of its data dir taken one load phase earlier", victim)
+	// It handed out server-side IDs since the copy (a new watermark, recorded), so its record
+	// is above the copy's etag file: the start must say it skipped.
+	r.d.waitLog(r.t, victim, "skipping to the record", chaosRecoverWait)
+}
+
+// waitLog waits until node tag's output holds text, at most timeout.
+func (d *chaosDocker) waitLog(t testing.TB, tag, text string, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, fmt.Sprintf("node %s logs %q", tag, text), func() error {
+		out, err := d.run(chaosCmdTimeout, "docker", "logs", d.container(t, tag))
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(out, text) {
+			return errors.New("not yet")
+		}
+		return nil
+	})
 }
 
 // stopNode stops node tag cleanly (SIGTERM, as docker restart does).
