@@ -37,6 +37,11 @@ const (
 
 var allPieces = []Piece{RaftStore, Snapshots, Etag}
 
+// HiLoPools is the node's HiLo pools file (package hilopool). It is no piece a start requires
+// (a lost pool is a gap), but it is a node's state: a data dir without node.json that holds it
+// is refused, and Clear removes it.
+const HiLoPools Piece = "hilo-pools"
+
 // Errors returned by Open and Check. Each stops the node: none goes away by retrying.
 var (
 	// ErrPieceMissing means a piece the manifest lists is gone.
@@ -47,7 +52,7 @@ var (
 
 	// ErrOrphanPieces means node.json is gone while other pieces remain: the node would start
 	// under a new identity on top of an old one's state.
-	ErrOrphanPieces = errors.New("the data dir has Raft or etag state but no node.json")
+	ErrOrphanPieces = errors.New("the data dir has Raft, etag or HiLo pool state but no node.json")
 
 	// ErrManifestCorrupt means the manifest cannot be read.
 	ErrManifestCorrupt = errors.New("the data dir's manifest is corrupt")
@@ -61,7 +66,8 @@ const WayBack = "put the piece back from a copy of this data dir taken after it 
 type record struct {
 	Holds []Piece `json:"holds"`
 	// LogIndex is the newest Raft index the data dir is known to have held (recorded at
-	// each snapshot and on clean shutdown); its log must reach at least this far.
+	// each snapshot, while the node runs (FollowHighWater) and on clean shutdown); its log
+	// must reach at least this far.
 	LogIndex uint64 `json:"log_index"`
 }
 
@@ -103,7 +109,7 @@ func Open(dataDir string, keeps bool) (*Manifest, error) {
 // CheckOrphans refuses a data dir without node.json that still holds other pieces.
 func CheckOrphans(dataDir string) error {
 	var found []string
-	for _, p := range append([]Piece{FileName}, allPieces...) {
+	for _, p := range append([]Piece{FileName, HiLoPools}, allPieces...) {
 		if present(dataDir, p) {
 			found = append(found, string(p))
 		}
@@ -118,7 +124,7 @@ func CheckOrphans(dataDir string) error {
 // for a node that never became a member, or was removed again after its join failed.
 func Clear(dataDir string) error {
 	var errs []error
-	for _, name := range []string{nodestate.FileName, FileName, "raft", string(Etag), string(Etag) + ".lock"} {
+	for _, name := range []string{nodestate.FileName, FileName, "raft", string(Etag), string(Etag) + ".lock", string(HiLoPools)} {
 		errs = append(errs, os.RemoveAll(filepath.Join(dataDir, name)))
 	}
 	return errors.Join(errs...)

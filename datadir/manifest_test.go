@@ -98,3 +98,19 @@ func TestCheckOrphans(t *testing.T) {
 		t.Errorf("etag without node.json: %v, want ErrOrphanPieces", err)
 	}
 }
+
+// A leftover hilo-pools file is a node's state like the others: without node.json it is
+// refused, and Clear removes it.
+func TestLeftoverHiLoPools(t *testing.T) {
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, string(HiLoPools)))
+	if err := CheckOrphans(dir); !errors.Is(err, ErrOrphanPieces) {
+		t.Errorf("hilo-pools without node.json: %v, want ErrOrphanPieces", err)
+	}
+	if err := Clear(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckOrphans(dir); err != nil {
+		t.Errorf("after Clear: %v", err)
+	}
+}

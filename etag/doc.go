@@ -29,6 +29,15 @@
 // holds either the old or the new watermark, complete; both are at least as
 // high as every etag that was handed out.
 //
+// # An older copy of the file
+//
+// A file put back from an older copy (a VM snapshot, a backup) holds a lower
+// watermark than the node reached. The counter alone cannot tell; the node
+// can: [Counter.OnRaise] tells it each new watermark before its etags go out,
+// and it records the watermark in the cluster; at start it asks for the
+// record and calls [Counter.SkipThrough] when the record is higher, so an
+// older file costs a gap (docs/DESIGN.md, "Older copies of a data dir").
+//
 // # File format
 //
 // The watermark file is one line of text:

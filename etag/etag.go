@@ -59,6 +59,8 @@ type Counter struct {
 	mu      sync.Mutex // slow path: moving the watermark, Close
 	lock    *os.File   // holds the flock; nil after Close
 	persist func(w uint64) error
+	// onRaise is told each new durable watermark, under mu (OnRaise); nil if nobody asked.
+	onRaise func(w uint64)
 }
 
 // Open loads (or creates) the watermark file at path. reserve = how far ahead
@@ -147,8 +149,41 @@ func (c *Counter) raise(last uint64) error {
 		return fmt.Errorf("%w %d to %s (etags up to %d skipped, will retry): %w",
 			ErrPersist, w, c.path, last, err)
 	}
+	if c.onRaise != nil {
+		c.onRaise(w) // before durable moves: no etag above the old watermark is out yet
+	}
 	c.durable.Store(w)
 	return nil
+}
+
+// OnRaise makes f be told each new watermark once it is on disk and before any etag above the
+// previous one is handed out, one at a time and in order (f runs under the counter's lock:
+// callers that need a new watermark wait for it). The node publishes the watermark to the
+// cluster with it, so that an older copy of the file costs a gap, never a repeat. Call it
+// before the first Next.
+func (c *Counter) OnRaise(f func(w uint64)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onRaise = f
+}
+
+// Watermark is the durable watermark: no etag above it was handed out.
+func (c *Counter) Watermark() uint64 { return c.durable.Load() }
+
+// SkipThrough makes every etag up to and including w one this counter never hands out, durably:
+// the cluster's record says an older run of this node may have handed them out (its file was
+// replaced by an older copy). Etags already above w are not affected.
+func (c *Counter) SkipThrough(w uint64) error {
+	if w > Max {
+		return fmt.Errorf("%w: cannot skip through %d", ErrExhausted, w)
+	}
+	for {
+		cur := c.next.Load()
+		if cur > w || c.next.CompareAndSwap(cur, w+1) {
+			break
+		}
+	}
+	return c.raise(w)
 }
 
 // Last is the highest etag handed out so far by this process (0 if none) —

@@ -43,6 +43,8 @@ const (
 	// SetFold moves how names and claimed IDs compare (fold.go). Not Ignorable: an older
 	// build that skipped it would key the same names differently from the others.
 	SetFoldCommand CommandType = 50
+	// LocalReservations records how far a node's etag counter and HiLo pools may have reached.
+	LocalReservationsCommand CommandType = 25
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

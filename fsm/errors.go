@@ -80,6 +80,11 @@ var (
 	// removed): its pools are retired, and it gets no more.
 	ErrNotRegistered = errors.New("the node is not registered in the cluster")
 
+	// ErrBadReservation means a LocalReservations command carries a number no counter reaches
+	// (an etag above math.MaxInt64, a negative pool mark), a pool without a tag, or a seal that
+	// is not one digest.
+	ErrBadReservation = errors.New("a local reservation is out of range")
+
 	// ErrLimitReached means a database's limit (set at its creation) refuses the call.
 	ErrLimitReached = errors.New("the database's limit is reached")
 

@@ -144,6 +144,7 @@ func (st *state) applyRemoveNode(r *raftv1.RemoveNode) any {
 		n = Node{Tag: r.GetTag()}
 	}
 	delete(st.nodes, n.Tag)
+	delete(st.reserved, n.Tag)
 	st.retired[n.Tag] = true
 	st.retirePools(n.ID)
 	return n

@@ -32,6 +32,26 @@ type Node struct {
 	Incarnation string // random per data dir; see RegisterNode in raft.proto
 }
 
+// Reservations is how far a node's local counters may have reached (LocalReservations in
+// raft.proto): an older copy of its etag or HiLo pools file starts above these.
+type Reservations struct {
+	// Etag is the highest etag watermark the node published.
+	Etag uint64
+	// Pools is, per pool, the highest number the node may have granted from it. It is
+	// replaced, never changed in place: answers already given share it.
+	Pools map[PoolKey]int64
+	// Seal is the digest of the node's pools file at its last clean stop, nil once a start
+	// cleared it.
+	Seal []byte
+	// SealMatched, in an answer, says the command's unseal was the Seal it cleared.
+	SealMatched bool
+}
+
+// PoolKey names a HiLo pool: a database (canonical, DatabaseName) and a folded tag.
+type PoolKey struct {
+	Database, Tag string
+}
+
 // Identity is one identity counter as listed.
 type Identity struct {
 	Database string // canonical: DefaultDatabase, not ""

@@ -67,6 +67,9 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 		}),
 		nodeRecord: restored(func(st *state, r *raftv1.NodeRecord) {
 			st.nodes[r.GetTag()] = Node{Tag: r.GetTag(), ID: r.GetId(), RaftAddress: r.GetRaftAddress(), GRPCAddress: r.GetGrpcAddress(), Incarnation: r.GetIncarnation()}
+			if res := restoredReservations(r); res.Etag > 0 || res.Pools != nil || res.Seal != nil {
+				st.reserved[r.GetTag()] = res
+			}
 		}),
 		retiredTagRecord: restored(func(st *state, r *raftv1.RetiredTagRecord) {
 			st.retired[r.GetTag()] = true
@@ -151,7 +154,9 @@ func (st *state) records(backup bool) []snapshotRecord {
 	}
 	for _, k := range sortedKeys(st.nodes) {
 		n := st.nodes[k]
-		out = append(out, snapshotRecord{typ: nodeRecord, msg: &raftv1.NodeRecord{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Incarnation: n.Incarnation}})
+		rec := &raftv1.NodeRecord{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Incarnation: n.Incarnation}
+		reservationsRecord(rec, st.reserved[k])
+		out = append(out, snapshotRecord{typ: nodeRecord, msg: rec})
 	}
 	for _, k := range sortedKeys(st.retired) {
 		out = append(out, snapshotRecord{typ: retiredTagRecord, msg: &raftv1.RetiredTagRecord{Tag: k}})

@@ -7,8 +7,11 @@ type state struct {
 	databases map[string]*database // by DatabaseName; DefaultDatabase always
 	keys      map[string]*Key      // API keys by id
 	nodes     map[string]Node      // by tag
-	retired   map[string]bool      // tags of removed nodes
-	requests  *requestTable
+	// reserved is what each registered node published of its local counters, by tag
+	// (reservations.go); a snapshot writes it in the node's record.
+	reserved map[string]Reservations
+	retired  map[string]bool // tags of removed nodes
+	requests *requestTable
 	// separator is the cluster's identity parts separator, set by the first node that
 	// registers with one (cluster-wide settings, DESIGN §3); "" until then.
 	separator string
@@ -40,6 +43,7 @@ func newState() *state {
 		databases: map[string]*database{DefaultDatabase: newDatabase()},
 		keys:      make(map[string]*Key),
 		nodes:     make(map[string]Node),
+		reserved:  make(map[string]Reservations),
 		retired:   make(map[string]bool),
 		requests:  newRequestTable(),
 	}

@@ -8,7 +8,9 @@
 // watermark in package etag, a pool's new state is durable on disk before a range is
 // answered, so a node that crashes (kill -9, power cut) and restarts never grants a number
 // twice. A pool that is lost (a removed node, a deleted file) is a gap in the tag's numbers,
-// which HiLo allows, never a duplicate; an older copy of the file put back is not safe.
+// which HiLo allows, never a duplicate. An older copy of the file put back is a gap too: the
+// node records each pool's progress in the cluster and, at start, drops what the record covers
+// ([Store.DropThrough]; docs/DESIGN.md, "Older copies of a data dir").
 //
 // # File format
 //

@@ -49,7 +49,7 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 	case docid.GUID:
 		ids, err = guids(count, req.GetGuidVersion())
 	case docid.ServerSide:
-		ids, err = s.serverSideIDs(r.Prefix, count)
+		ids, err = s.serverSideIDs(ctx, r.Prefix, count)
 	case docid.Identity:
 		inc := &raftv1.IdentityIncrement{Database: db, Name: r.Prefix, Count: count, RequestId: req.GetRequestId()}
 		if err = s.checkIdentityRoom(inc); err == nil {
@@ -87,11 +87,15 @@ func guids(count int64, version idnodev1.GuidVersion) ([]string, error) {
 }
 
 // serverSideIDs numbers count IDs from this node's etag counter: no Raft, no quorum. Only a
-// node the cluster has accepted under its tag may: see nodestate.
-func (s *Server) serverSideIDs(prefix string, count int64) ([]string, error) {
+// node the cluster has accepted under its tag may: see nodestate. At start they wait (bounded)
+// for the cluster's record of this node's etags (etagrecord.go).
+func (s *Server) serverSideIDs(ctx context.Context, prefix string, count int64) ([]string, error) {
 	if !s.registered.Load() {
 		return nil, reason.Error(codes.Unavailable, reason.NotRegistered,
 			fmt.Sprintf("node %s is not registered in the cluster yet, so it cannot issue server-side IDs: %s", s.cfg.Tag, s.registrationProblem()))
+	}
+	if err := s.etagRecord.wait(ctx); err != nil {
+		return nil, toStatus(err)
 	}
 	first, err := s.etags.Next(uint64(count))
 	if err != nil {

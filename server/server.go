@@ -111,6 +111,11 @@ type Server struct {
 	cfg   Config
 	node  Cluster
 	etags *etag.Counter
+	// etagRecord publishes the counter's watermarks to the cluster (etagrecord.go).
+	etagRecord *etagRecord
+	// poolMarks is cfg.Pools with the cluster's marks (poolmarks.go); nil with a store that
+	// cannot be marked (tests' fakes).
+	poolMarks *markedPools
 	// leaderBatch commits identity batches to Raft on the leader; forwardBatch sends a
 	// follower's batches to the leader. See identity_forward.go.
 	leaderBatch  *identity.Batcher
@@ -173,6 +178,14 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
 	s.listings = newListingSlots()
 	s.fwd = s.newForwarder()
+	s.etagRecord = newEtagRecord(s)
+	if etags != nil {
+		etags.OnRaise(s.etagRecord.raised)
+	}
+	if p, ok := cfg.Pools.(poolProgress); ok {
+		s.poolMarks = newMarkedPools(s, p)
+		s.cfg.Pools = s.poolMarks
+	}
 	forwardOpts := cfg.Identity
 	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
 		forwardOpts.MaxInFlight = forwardInFlight
@@ -220,6 +233,12 @@ func (s *Server) Start() {
 	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureFold(ctx) }()
+	if s.etags != nil {
+		s.wg.Go(func() { s.etagRecord.run(ctx) })
+	}
+	if s.poolMarks != nil {
+		s.wg.Go(func() { s.poolMarks.run(ctx) })
+	}
 }
 
 // Close stops the background loops and the identity batcher; the grpc.Server is the caller's.
@@ -228,6 +247,9 @@ func (s *Server) Close() {
 		s.stop()
 	}
 	s.wg.Wait()
+	if s.poolMarks != nil {
+		s.poolMarks.seal() // nothing grants from the pools any more
+	}
 	s.health.Shutdown()
 	s.leaderBatch.Close()
 	s.forwardBatch.Close()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/identity"
@@ -39,6 +40,7 @@ type config struct {
 	maxCount      int64
 	identityBatch int
 	electionWait  time.Duration
+	highWater     time.Duration
 	logFormat     string
 	logLevel      slog.Level
 	metricsAddr   string
@@ -88,6 +90,8 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.IntVar(&c.identityBatch, "identity-batch", identity.DefaultOptions.MaxBatch, "most identity requests the leader coalesces into one Raft entry; 1 turns coalescing off")
 	fs.DurationVar(&c.electionWait, "election-wait", forward.DefaultElectionWait, "how long an identity or HiLo call that finds no leader waits for an election before it is refused; "+
 		"keep it under 2s, the time a node cut off in a minority has to refuse")
+	fs.DurationVar(&c.highWater, "high-water-interval", datadir.DefaultHighWaterInterval, "how often the data dir records how far its Raft log is known durable, so a raft.db replaced by an older copy is refused at start "+
+		"even after a crash; a copy less than this old can pass; 0: only at snapshots and clean stops")
 	fs.BoolVar(&c.hiloPools, "hilo-pools", true, "grant HiLo ranges from this node's own pool of numbers the cluster reserved to it: no Raft round per range, and ranges keep coming without a quorum until the pool is used up (false: every range through the leader)")
 	fs.StringVar(&memoryLimit, "memory-limit", "", "soft limit of the node's memory (e.g. 512MiB): the garbage collector works harder near it; default: GOMEMLIMIT, else 90% of the container's memory limit, else none")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")

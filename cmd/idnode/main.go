@@ -213,6 +213,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := manifest.Record(datadir.RaftStore); err != nil {
 		return err
 	}
+	// Stopped before raft closes (defers run last first): the clean stop records the end.
+	stopHighWater := followHighWater(ctx, cfg, manifest, node, log)
+	defer stopHighWater()
 	if !st.KeepsManifest {
 		st.KeepsManifest = true
 		if err := nodestate.Save(cfg.dataDir, st); err != nil {
@@ -233,7 +236,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	var pools server.HiLoPools
 	if cfg.hiloPools {
-		store, err := hilopool.Open(filepath.Join(cfg.dataDir, "hilo-pools"))
+		store, err := hilopool.Open(filepath.Join(cfg.dataDir, string(datadir.HiLoPools)))
 		if err != nil {
 			return err
 		}

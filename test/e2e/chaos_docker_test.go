@@ -444,6 +444,13 @@ func (d *chaosDocker) recreate(t testing.TB, tag string) {
 	t.Helper()
 	service := chaosNodeOf(tag).service
 	d.must(t, chaosCmdTimeout, "compose", "up", "-d", "--no-deps", "--no-build", service)
+	d.learnContainer(t, tag)
+}
+
+// learnContainer records and returns the container compose made for node tag's service.
+func (d *chaosDocker) learnContainer(t testing.TB, tag string) string {
+	t.Helper()
+	service := chaosNodeOf(tag).service
 	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "compose", "ps", "-a", "-q", service))
 	if id == "" || strings.ContainsAny(id, " \n") {
 		t.Fatalf("compose ps -q %s = %q, want one container ID", service, id)
@@ -451,6 +458,7 @@ func (d *chaosDocker) recreate(t testing.TB, tag string) {
 	d.mu.Lock()
 	d.containers[tag] = id
 	d.mu.Unlock()
+	return id
 }
 
 // runOnRaftNetwork starts a container of the image outside compose, on the raft network under

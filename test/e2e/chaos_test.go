@@ -7,7 +7,8 @@ package e2e
 // follower, two nodes frozen, all three restarted at once, a rolling restart, a node whose
 // volume is wiped coming back with its old flags, adds for a tag or address in use, a join
 // that fails half-way, a lone node granting HiLo ranges from its pool (chaos_hilo_test.go),
-// and a seeded random mix of them (chaos_operator_test.go). After each schedule the whole
+// a seeded random mix of them (chaos_operator_test.go), and a node whose data dir goes back to
+// an older copy of itself (chaos_rollback_test.go). After each schedule the whole
 // history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
 // counters linearizable, HiLo ranges disjoint (in any order: each node grants from its own
 // pool), etags increasing on every node across its restarts, and no acknowledged identity or
@@ -147,6 +148,7 @@ var chaosSchedules = []chaosSchedule{
 	{"duplicate-tag-add", duplicateTagAdd},
 	{"failed-join", failedJoin},
 	{"nemesis-mix", nemesisMix},
+	{"rollback", rollback}, // chaos_rollback_test.go
 }
 
 // leaderIsolated cuts the leader off Raft and node-to-node gRPC (its clients still reach it),

@@ -625,7 +625,9 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			c.nextHiLo(rec, "orders", "B")
 			last := c.nextHiLo(rec, "orders", "C")
 			// Give back the tail of the newest range, to the node that granted it: its pool
-			// takes the tail back and grants it again after the restart.
+			// takes the tail back. After the restart the pool grants above it: the node cannot
+			// prove its pools file current (it stops last, without a quorum to seal it, or is
+			// killed), so the tail is a gap (issue 24; docs/DESIGN.md).
 			keep := last.GetLow() + 4
 			ret := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: last.GetHigh(), Last: keep, GrantId: last.GetGrantId()}
 			if resp, err := c.ids["C"].ReturnHiLo(rpcCtx(t), ret); err != nil || !resp.GetReturned() {
@@ -676,8 +678,8 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			if got := identityMap(list); !mapsEqual(got, want) {
 				t.Errorf("ListIdentities after the restart = %v, want %v", got, want)
 			}
-			if hl := c.nextHiLo(rec, "orders", "C"); hl.GetLow() != keep+1 {
-				t.Errorf("next HiLo range after the restart [%d, %d], want it to start at %d", hl.GetLow(), hl.GetHigh(), keep+1)
+			if hl := c.nextHiLo(rec, "orders", "C"); hl.GetLow() <= keep {
+				t.Errorf("next HiLo range after the restart [%d, %d], want it above %d", hl.GetLow(), hl.GetHigh(), keep)
 			}
 			for _, tag := range clusterTags {
 				if e := c.mustServerSide(rec, "users", tag); e <= etags[tag] {

@@ -73,8 +73,10 @@ func TestPeersJSONRecovery(t *testing.T) {
 		t.Fatalf("first identity after the recovery: %v, %v; want orders/%d", resp, err, last+1)
 	}
 	hilo, err := c.ids["A"].NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
-	if err != nil || hilo.GetLow() != 33 {
-		t.Fatalf("HiLo after the recovery: %v, %v; want a range from 33", hilo, err)
+	// Above the first range, not necessarily right after it: A was killed, so it cannot prove
+	// its pools file current and the rest of its pool is a gap (issue 24).
+	if err != nil || hilo.GetLow() < 33 {
+		t.Fatalf("HiLo after the recovery: %v, %v; want a range above 32", hilo, err)
 	}
 
 	// The operator retires the lost nodes' tags; the cluster is A alone.

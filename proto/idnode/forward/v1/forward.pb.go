@@ -272,10 +272,11 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x18\n" +
 	"\askipped\x18\x06 \x03(\x03R\askipped\"U\n" +
 	"\x16NextIdentitiesResponse\x12;\n" +
-	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers2\xd0\x01\n" +
+	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers2\xac\x02\n" +
 	"\aForward\x12e\n" +
 	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponse\x12^\n" +
-	"\x0fReserveHiLoPool\x12\x1f.idnode.raft.v1.HiLoPoolReserve\x1a*.idnode.forward.v1.ReserveHiLoPoolResponseB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
+	"\x0fReserveHiLoPool\x12\x1f.idnode.raft.v1.HiLoPoolReserve\x1a*.idnode.forward.v1.ReserveHiLoPoolResponse\x12Z\n" +
+	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservationsB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
 
 var (
 	file_idnode_forward_v1_forward_proto_rawDescOnce sync.Once
@@ -297,16 +298,19 @@ var file_idnode_forward_v1_forward_proto_goTypes = []any{
 	(*NextIdentitiesResponse)(nil),  // 3: idnode.forward.v1.NextIdentitiesResponse
 	(*v1.IdentityIncrement)(nil),    // 4: idnode.raft.v1.IdentityIncrement
 	(*v1.HiLoPoolReserve)(nil),      // 5: idnode.raft.v1.HiLoPoolReserve
+	(*v1.LocalReservations)(nil),    // 6: idnode.raft.v1.LocalReservations
 }
 var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
 	4, // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
 	2, // 1: idnode.forward.v1.NextIdentitiesResponse.answers:type_name -> idnode.forward.v1.IdentityAnswer
 	1, // 2: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
 	5, // 3: idnode.forward.v1.Forward.ReserveHiLoPool:input_type -> idnode.raft.v1.HiLoPoolReserve
-	3, // 4: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
-	0, // 5: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
-	4, // [4:6] is the sub-list for method output_type
-	2, // [2:4] is the sub-list for method input_type
+	6, // 4: idnode.forward.v1.Forward.RecordReservations:input_type -> idnode.raft.v1.LocalReservations
+	3, // 5: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
+	0, // 6: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
+	6, // 7: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
+	5, // [5:8] is the sub-list for method output_type
+	2, // [2:5] is the sub-list for method input_type
 	2, // [2:2] is the sub-list for extension type_name
 	2, // [2:2] is the sub-list for extension extendee
 	0, // [0:2] is the sub-list for field type_name

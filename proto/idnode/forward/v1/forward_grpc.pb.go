@@ -23,8 +23,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Forward_NextIdentities_FullMethodName  = "/idnode.forward.v1.Forward/NextIdentities"
-	Forward_ReserveHiLoPool_FullMethodName = "/idnode.forward.v1.Forward/ReserveHiLoPool"
+	Forward_NextIdentities_FullMethodName     = "/idnode.forward.v1.Forward/NextIdentities"
+	Forward_ReserveHiLoPool_FullMethodName    = "/idnode.forward.v1.Forward/ReserveHiLoPool"
+	Forward_RecordReservations_FullMethodName = "/idnode.forward.v1.Forward/RecordReservations"
 )
 
 // ForwardClient is the client API for Forward service.
@@ -37,6 +38,9 @@ type ForwardClient interface {
 	// ReserveHiLoPool reserves numbers for the calling node's HiLo pool (package hilopool)
 	// through the leader's log.
 	ReserveHiLoPool(ctx context.Context, in *v1.HiLoPoolReserve, opts ...grpc.CallOption) (*ReserveHiLoPoolResponse, error)
+	// RecordReservations publishes how far the calling node's etag counter and HiLo pools may
+	// have reached, through the leader's log; the answer is the node's record after it.
+	RecordReservations(ctx context.Context, in *v1.LocalReservations, opts ...grpc.CallOption) (*v1.LocalReservations, error)
 }
 
 type forwardClient struct {
@@ -67,6 +71,16 @@ func (c *forwardClient) ReserveHiLoPool(ctx context.Context, in *v1.HiLoPoolRese
 	return out, nil
 }
 
+func (c *forwardClient) RecordReservations(ctx context.Context, in *v1.LocalReservations, opts ...grpc.CallOption) (*v1.LocalReservations, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v1.LocalReservations)
+	err := c.cc.Invoke(ctx, Forward_RecordReservations_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ForwardServer is the server API for Forward service.
 // All implementations must embed UnimplementedForwardServer
 // for forward compatibility.
@@ -77,6 +91,9 @@ type ForwardServer interface {
 	// ReserveHiLoPool reserves numbers for the calling node's HiLo pool (package hilopool)
 	// through the leader's log.
 	ReserveHiLoPool(context.Context, *v1.HiLoPoolReserve) (*ReserveHiLoPoolResponse, error)
+	// RecordReservations publishes how far the calling node's etag counter and HiLo pools may
+	// have reached, through the leader's log; the answer is the node's record after it.
+	RecordReservations(context.Context, *v1.LocalReservations) (*v1.LocalReservations, error)
 	mustEmbedUnimplementedForwardServer()
 }
 
@@ -92,6 +109,9 @@ func (UnimplementedForwardServer) NextIdentities(context.Context, *NextIdentitie
 }
 func (UnimplementedForwardServer) ReserveHiLoPool(context.Context, *v1.HiLoPoolReserve) (*ReserveHiLoPoolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReserveHiLoPool not implemented")
+}
+func (UnimplementedForwardServer) RecordReservations(context.Context, *v1.LocalReservations) (*v1.LocalReservations, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecordReservations not implemented")
 }
 func (UnimplementedForwardServer) mustEmbedUnimplementedForwardServer() {}
 func (UnimplementedForwardServer) testEmbeddedByValue()                 {}
@@ -150,6 +170,24 @@ func _Forward_ReserveHiLoPool_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Forward_RecordReservations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.LocalReservations)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ForwardServer).RecordReservations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Forward_RecordReservations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ForwardServer).RecordReservations(ctx, req.(*v1.LocalReservations))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Forward_ServiceDesc is the grpc.ServiceDesc for Forward service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -164,6 +202,10 @@ var Forward_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReserveHiLoPool",
 			Handler:    _Forward_ReserveHiLoPool_Handler,
+		},
+		{
+			MethodName: "RecordReservations",
+			Handler:    _Forward_RecordReservations_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1345,12 +1345,19 @@ func (x *HiLoPoolRecord) GetReserved() int64 {
 }
 
 type NodeRecord struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Tag           string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
-	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
-	RaftAddress   string                 `protobuf:"bytes,3,opt,name=raft_address,json=raftAddress,proto3" json:"raft_address,omitempty"`
-	GrpcAddress   string                 `protobuf:"bytes,4,opt,name=grpc_address,json=grpcAddress,proto3" json:"grpc_address,omitempty"`
-	Incarnation   string                 `protobuf:"bytes,5,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Tag         string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	Id          string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	RaftAddress string                 `protobuf:"bytes,3,opt,name=raft_address,json=raftAddress,proto3" json:"raft_address,omitempty"`
+	GrpcAddress string                 `protobuf:"bytes,4,opt,name=grpc_address,json=grpcAddress,proto3" json:"grpc_address,omitempty"`
+	Incarnation string                 `protobuf:"bytes,5,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	// The highest etag watermark the node published (LocalReservations): it may have handed out
+	// server-side IDs up to it.
+	EtagReserved uint64 `protobuf:"varint,30,opt,name=etag_reserved,json=etagReserved,proto3" json:"etag_reserved,omitempty"`
+	// The highest number each of the node's HiLo pools may have granted (LocalReservations).
+	PoolMarks []*PoolMark `protobuf:"bytes,31,rep,name=pool_marks,json=poolMarks,proto3" json:"pool_marks,omitempty"`
+	// The digest of the node's pools file at its last clean stop (LocalReservations.seal).
+	PoolsSeal     []byte `protobuf:"bytes,32,opt,name=pools_seal,json=poolsSeal,proto3" json:"pools_seal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1418,6 +1425,27 @@ func (x *NodeRecord) GetIncarnation() string {
 		return x.Incarnation
 	}
 	return ""
+}
+
+func (x *NodeRecord) GetEtagReserved() uint64 {
+	if x != nil {
+		return x.EtagReserved
+	}
+	return 0
+}
+
+func (x *NodeRecord) GetPoolMarks() []*PoolMark {
+	if x != nil {
+		return x.PoolMarks
+	}
+	return nil
+}
+
+func (x *NodeRecord) GetPoolsSeal() []byte {
+	if x != nil {
+		return x.PoolsSeal
+	}
+	return nil
 }
 
 type RetiredTagRecord struct {
@@ -2008,6 +2036,163 @@ func (x *Fold) GetVersion() int32 {
 	return 0
 }
 
+// How far a node's local counters may have reached, published by the node itself (issue 24):
+// its etag watermark, and per HiLo pool the highest number it may have granted. The FSM keeps,
+// in the node's record, the largest value it was ever told and answers the record as it is
+// after the command (LocalReservationsRecorded), so a node whose files went back to an older
+// copy starts above what it handed out. member_id must be a registered node's.
+type LocalReservations struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	MemberId string                 `protobuf:"bytes,1,opt,name=member_id,json=memberId,proto3" json:"member_id,omitempty"`
+	Etag     uint64                 `protobuf:"varint,2,opt,name=etag,proto3" json:"etag,omitempty"`
+	Pools    []*PoolMark            `protobuf:"bytes,3,rep,name=pools,proto3" json:"pools,omitempty"`
+	// At a clean stop: the SHA-256 of the node's pools file as it stops. The record keeps it, so
+	// the next start can tell that file from an older copy and keep its pools whole.
+	Seal []byte `protobuf:"bytes,4,opt,name=seal,proto3" json:"seal,omitempty"`
+	// At start: the SHA-256 of the pools file found. The record's seal is cleared (a later copy
+	// of that file is older), and the answer's seal_matched says whether it was this one.
+	Unseal []byte `protobuf:"bytes,5,opt,name=unseal,proto3" json:"unseal,omitempty"`
+	// In the answer: unseal matched the record's seal.
+	SealMatched   bool `protobuf:"varint,6,opt,name=seal_matched,json=sealMatched,proto3" json:"seal_matched,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LocalReservations) Reset() {
+	*x = LocalReservations{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LocalReservations) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LocalReservations) ProtoMessage() {}
+
+func (x *LocalReservations) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LocalReservations.ProtoReflect.Descriptor instead.
+func (*LocalReservations) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *LocalReservations) GetMemberId() string {
+	if x != nil {
+		return x.MemberId
+	}
+	return ""
+}
+
+func (x *LocalReservations) GetEtag() uint64 {
+	if x != nil {
+		return x.Etag
+	}
+	return 0
+}
+
+func (x *LocalReservations) GetPools() []*PoolMark {
+	if x != nil {
+		return x.Pools
+	}
+	return nil
+}
+
+func (x *LocalReservations) GetSeal() []byte {
+	if x != nil {
+		return x.Seal
+	}
+	return nil
+}
+
+func (x *LocalReservations) GetUnseal() []byte {
+	if x != nil {
+		return x.Unseal
+	}
+	return nil
+}
+
+func (x *LocalReservations) GetSealMatched() bool {
+	if x != nil {
+		return x.SealMatched
+	}
+	return false
+}
+
+// A HiLo pool's mark: numbers of the pool at or below granted may have been granted.
+type PoolMark struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The database (folded to lower case); empty is "default".
+	Database string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// Folded to lower case.
+	Tag           string `protobuf:"bytes,2,opt,name=tag,proto3" json:"tag,omitempty"`
+	Granted       int64  `protobuf:"varint,3,opt,name=granted,proto3" json:"granted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PoolMark) Reset() {
+	*x = PoolMark{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PoolMark) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PoolMark) ProtoMessage() {}
+
+func (x *PoolMark) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PoolMark.ProtoReflect.Descriptor instead.
+func (*PoolMark) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *PoolMark) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *PoolMark) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *PoolMark) GetGranted() int64 {
+	if x != nil {
+		return x.Granted
+	}
+	return 0
+}
+
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
@@ -2115,14 +2300,19 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\tbelow_low\x18\x17 \x01(\x03R\bbelowLow\"I\n" +
 	"\x0eHiLoPoolRecord\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1a\n" +
-	"\breserved\x18\x02 \x01(\x03R\breserved\"\x96\x01\n" +
+	"\breserved\x18\x02 \x01(\x03R\breserved\"\x93\x02\n" +
 	"\n" +
 	"NodeRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12!\n" +
 	"\fraft_address\x18\x03 \x01(\tR\vraftAddress\x12!\n" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12 \n" +
-	"\vincarnation\x18\x05 \x01(\tR\vincarnation\"$\n" +
+	"\vincarnation\x18\x05 \x01(\tR\vincarnation\x12#\n" +
+	"\retag_reserved\x18\x1e \x01(\x04R\fetagReserved\x127\n" +
+	"\n" +
+	"pool_marks\x18\x1f \x03(\v2\x18.idnode.raft.v1.PoolMarkR\tpoolMarks\x12\x1d\n" +
+	"\n" +
+	"pools_seal\x18  \x01(\fR\tpoolsSeal\"$\n" +
 	"\x10RetiredTagRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x8c\x02\n" +
 	"\rRequestRecord\x12\x1d\n" +
@@ -2163,7 +2353,18 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +
 	"\bdatabase\x18\x03 \x01(\tR\bdatabase\" \n" +
 	"\x04Fold\x12\x18\n" +
-	"\aversion\x18\x01 \x01(\x05R\aversionB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
+	"\aversion\x18\x01 \x01(\x05R\aversion\"\xc3\x01\n" +
+	"\x11LocalReservations\x12\x1b\n" +
+	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x12\n" +
+	"\x04etag\x18\x02 \x01(\x04R\x04etag\x12.\n" +
+	"\x05pools\x18\x03 \x03(\v2\x18.idnode.raft.v1.PoolMarkR\x05pools\x12\x12\n" +
+	"\x04seal\x18\x04 \x01(\fR\x04seal\x12\x16\n" +
+	"\x06unseal\x18\x05 \x01(\fR\x06unseal\x12!\n" +
+	"\fseal_matched\x18\x06 \x01(\bR\vsealMatched\"R\n" +
+	"\bPoolMark\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x10\n" +
+	"\x03tag\x18\x02 \x01(\tR\x03tag\x12\x18\n" +
+	"\agranted\x18\x03 \x01(\x03R\agrantedB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
 
 var (
 	file_idnode_raft_v1_raft_proto_rawDescOnce sync.Once
@@ -2177,7 +2378,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
 	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
@@ -2208,6 +2409,8 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*SettingsRecord)(nil),    // 26: idnode.raft.v1.SettingsRecord
 	(*SeedHiLo)(nil),          // 27: idnode.raft.v1.SeedHiLo
 	(*Fold)(nil),              // 28: idnode.raft.v1.Fold
+	(*LocalReservations)(nil), // 29: idnode.raft.v1.LocalReservations
+	(*PoolMark)(nil),          // 30: idnode.raft.v1.PoolMark
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -2215,11 +2418,13 @@ var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	17, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
 	25, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
 	18, // 4: idnode.raft.v1.HiLoRecord.pools:type_name -> idnode.raft.v1.HiLoPoolRecord
-	5,  // [5:5] is the sub-list for method output_type
-	5,  // [5:5] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	30, // 5: idnode.raft.v1.NodeRecord.pool_marks:type_name -> idnode.raft.v1.PoolMark
+	30, // 6: idnode.raft.v1.LocalReservations.pools:type_name -> idnode.raft.v1.PoolMark
+	7,  // [7:7] is the sub-list for method output_type
+	7,  // [7:7] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_idnode_raft_v1_raft_proto_init() }
@@ -2233,7 +2438,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
