@@ -7,10 +7,10 @@ import (
 	"net"
 	"net/http"
 
+	"golang.org/x/net/netutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/idnode/idnode/connlimit"
 	"github.com/idnode/idnode/httpapi"
 	"github.com/idnode/idnode/internal/inprocess"
 	"github.com/idnode/idnode/server"
@@ -53,9 +53,8 @@ func serveHTTP(ctx context.Context, o *ops, srv *server.Server, lis net.Listener
 		hs.TLSConfig = o.cfg.tls.Server(o.cfg.tlsClientAuth)
 	}
 	// At most maxConns connections: a caller opening thousands cannot take the node's file
-	// descriptors from its gRPC, Raft and metrics ports; those over the bound are closed at once,
-	// as on the gRPC ports.
-	limited := connlimit.New(lis, cfg.maxConns, "http", log)
+	// descriptors from its gRPC, Raft and metrics ports; the others wait in the kernel's queue.
+	limited := netutil.LimitListener(lis, cfg.maxConns)
 	go func() {
 		var err error
 		if hs.TLSConfig != nil {

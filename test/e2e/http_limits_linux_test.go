@@ -22,7 +22,7 @@ import (
 // The HTTP limits of a node under attack (issue 23, item 6), each against a real process:
 // connections that dribble a body are closed within --http-read-timeout; a Content-Length of
 // 100 MB is answered 413 without the node's RSS growing; more connections than
-// --http-max-conns are closed at once while gRPC keeps serving.
+// --http-max-conns are not accepted (they wait in the kernel's queue) while gRPC keeps serving.
 func TestHTTPLimits(t *testing.T) {
 	t.Parallel()
 	const readTimeout, maxConns = 2 * time.Second, 16
