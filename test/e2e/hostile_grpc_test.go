@@ -38,10 +38,6 @@ const (
 	// hostileMaxRSS is the documented bound (docs/OPERATIONS.md, "Bounds on callers") for a
 	// node with a few MB of state under these attacks.
 	hostileMaxRSS = 200 << 20
-	// A normal call's p99 under attack may be this many times its quiet p99, plus hostileSlack
-	// for a shared 2-core machine's scheduling noise.
-	hostileP99Factor = 5
-	hostileSlack     = 50 * time.Millisecond
 	// maxStreamsPerConn is the default --grpc-max-streams.
 	maxStreamsPerConn = 256
 )
@@ -162,7 +158,7 @@ func TestHostileGRPCClients(t *testing.T) {
 	if n < 10 {
 		t.Errorf("the normal client made only %d calls under attack once the streams were held", n)
 	}
-	if limit := hostileP99Factor*qp99 + hostileSlack; ap99 > limit {
+	if limit := hostileP99Limit(qp99); ap99 > limit {
 		t.Errorf("normal client's p99 under attack %v; want at most %v (%d × quiet %v + %v)", ap99, limit, hostileP99Factor, qp99, hostileSlack)
 	}
 	if maxRSS.Load() > hostileMaxRSS {

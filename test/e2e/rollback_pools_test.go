@@ -95,7 +95,7 @@ func TestCleanStopKeepsPoolsWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	keep := r.GetLow() + 4
-	if _, err := ids.ReturnHiLo(rpcCtx(t), &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: keep}); err != nil {
+	if _, err := ids.ReturnHiLo(rpcCtx(t), &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: keep, GrantId: r.GetGrantId()}); err != nil {
 		t.Fatalf("ReturnHiLo: %v", err)
 	}
 	p.stop()
