@@ -16,11 +16,11 @@ import (
 func init() {
 	commands = append(commands,
 		command{name: "certs ca", args: "[--dir certs]", summary: "create a self-signed CA (ca.crt, ca.key) for a cluster without a PKI",
-			maxArgs: 0, flags: certsCACmd},
+			maxArgs: 0, flags: certsCACmd, scope: scopeLocal},
 		command{name: "certs node", args: "<name> [--host h,…] [--dir certs]", summary: "issue a node certificate <name>.crt/.key (OU=" + tlsconfig.NodeUnit + ", serverAuth and clientAuth) from the CA in --dir, valid for 127.0.0.1, localhost and --host",
-			minArgs: 1, maxArgs: 1, flags: certsNodeCmd},
+			minArgs: 1, maxArgs: 1, flags: certsNodeCmd, scope: scopeLocal},
 		command{name: "certs client", args: "<name> [--admin] [--dir certs]", summary: "issue a client certificate <name>.crt/.key from the CA in --dir; --admin gives it the admin role (OU=" + tlsconfig.AdminUnit + ")",
-			minArgs: 1, maxArgs: 1, flags: certsClientCmd},
+			minArgs: 1, maxArgs: 1, flags: certsClientCmd, scope: scopeLocal},
 	)
 }
 

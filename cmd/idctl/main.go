@@ -18,10 +18,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 )
 
@@ -56,7 +54,18 @@ type command struct {
 	maxArgs int
 	// flags declares the command's own flags; run gets their values through the closure.
 	flags func(fs *flag.FlagSet) func(env *env, args []string) error
+	// scope says which of the global flags apply, so -h lists only those.
+	scope flagScope
 }
+
+// flagScope is which global flags a command takes.
+type flagScope int
+
+const (
+	scopeCluster  flagScope = iota // talks to a cluster: --addr, --token, TLS, --timeout, --json
+	scopeDatabase                  // works in one database: also --db and --key
+	scopeLocal                     // talks to nobody (certs, version): --json only
+)
 
 // env is what a command runs with.
 type env struct {
@@ -94,7 +103,11 @@ type globals struct {
 	key           string
 }
 
-func (g *globals) register(fs *flag.FlagSet) {
+func (g *globals) register(fs *flag.FlagSet, scope flagScope) {
+	fs.BoolVar(&g.json, "json", false, "print JSON instead of text")
+	if scope == scopeLocal {
+		return
+	}
 	fs.StringVar(&g.addr, "addr", "127.0.0.1:7070", "gRPC address of a node, or a comma-separated list tried in order (IDNODE_ADDR)")
 	fs.StringVar(&g.token, "token", "", "admin token for admin calls (IDNODE_TOKEN, else IDNODE_ADMIN_TOKEN)")
 	fs.StringVar(&g.tlsCA, "tls-ca", "", "CA certificate to verify the nodes with; turns TLS on (IDNODE_TLS_CA)")
@@ -102,7 +115,9 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.tlsKey, "tls-key", "", "key of --tls-cert (IDNODE_TLS_KEY)")
 	fs.StringVar(&g.tlsServerName, "tls-server-name", "", "name to expect in the node's certificate (default: the host in --addr)")
 	fs.DurationVar(&g.timeout, "timeout", 10*time.Second, "time limit of one call to one node")
-	fs.BoolVar(&g.json, "json", false, "print JSON instead of text")
+	if scope != scopeDatabase {
+		return
+	}
 	fs.StringVar(&g.key, "key", "", "API key for the ID commands, once the cluster has keys (IDNODE_KEY)")
 	fs.StringVar(&g.db, "db", "", "database the ID commands work in (IDNODE_DB; default: the database \"default\")")
 }
@@ -126,6 +141,9 @@ func lookup(args []string) (*command, []string) {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 1 && args[0] == "help" {
+		args = append(args[1:], "-h") // idctl help hilo next: idctl hilo next -h
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stdout)
 		if len(args) == 0 {
@@ -133,12 +151,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		return exitOK
 	}
+	if args[0] == "completion" {
+		return runCompletion(args[1:], stdout, stderr)
+	}
 	if args[0] == "--version" || args[0] == "-version" {
 		args = append([]string{"version"}, args[1:]...)
 	}
 	pre, args := leadingFlags(args)
 	cmd, rest := lookup(args)
 	rest = append(pre, rest...)
+	if cmd == nil && len(args) > 0 {
+		if cmds := group(args[0]); cmds != nil && (len(args) == 1 || isHelp(args[1])) {
+			printGroupHelp(stdout, args[0], cmds)
+			if len(args) == 1 {
+				return exitUsage // a group alone is incomplete, like idctl alone
+			}
+			return exitOK
+		}
+	}
 	if cmd == nil {
 		fmt.Fprintf(stderr, "idctl: unknown command %q (see idctl help)\n", strings.Join(args[:min(len(args), 2)], " "))
 		return exitUsage
@@ -146,13 +176,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	fs := flag.NewFlagSet("idctl "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	g := &globals{}
-	g.register(fs)
+	g.register(fs, cmd.scope)
 	runCmd := cmd.flags(fs)
 	pos, err := parseInterspersed(fs, rest)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stdout, "Usage: idctl %s %s\n  %s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		printCommandHelp(stdout, cmd, fs)
 		return exitOK
 	}
 	if err == nil {
@@ -199,6 +227,11 @@ func leadingFlags(args []string) (flags, rest []string) {
 	return flags, args[i:]
 }
 
+// isHelp is -h or --help.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help"
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
@@ -236,8 +269,8 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string, g *globals) error {
 		"tls-server-name": {"IDNODE_TLS_SERVER_NAME"}, "db": {"IDNODE_DB"}, "key": {"IDNODE_KEY"},
 	}
 	for name, vars := range envOf {
-		if set[name] {
-			continue
+		if set[name] || fs.Lookup(name) == nil {
+			continue // given, or no flag of this command's
 		}
 		for _, v := range vars {
 			if val := getenv(v); val != "" {
@@ -248,34 +281,11 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string, g *globals) error {
 			}
 		}
 	}
-	if g.timeout <= 0 {
+	if fs.Lookup("timeout") != nil && g.timeout <= 0 {
 		return usagef("--timeout must be positive")
 	}
 	if g.key != "" && g.token != "" {
 		return usagef("--key and --token exclude each other: a call carries one credential (the admin token also opens the ID commands)")
 	}
 	return nil
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: idctl <command> [arguments] [flags]")
-	fmt.Fprintln(w, "\nCommands:")
-	sorted := append([]command(nil), commands...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, c := range sorted {
-		fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
-	}
-	_ = tw.Flush()
-	fmt.Fprintln(w, `
-Flags for every command (also from the environment):
-  --addr host:port[,host:port…]   node(s) to talk to; the next is tried on UNAVAILABLE (IDNODE_ADDR; default 127.0.0.1:7070)
-  --token t                       admin token for admin calls (IDNODE_TOKEN or IDNODE_ADMIN_TOKEN)
-  --tls-ca f [--tls-cert f --tls-key f] [--tls-server-name n]   TLS (IDNODE_TLS_CA, IDNODE_TLS_CERT, IDNODE_TLS_KEY)
-  --db name                       database of next, identities, seed and hilo (IDNODE_DB; default "default")
-  --key k                         API key for those, once the cluster has keys (IDNODE_KEY)
-  --timeout d                     time limit of one call to one node (default 10s)
-  --json                          JSON output
-
-Exit codes: 0 done, 1 the call failed, 2 bad usage. "idctl <command> -h" shows a command's flags.`)
 }

@@ -56,13 +56,16 @@ type config struct {
 	limits                  server.Limits
 	maxConns                int
 	showVersion             bool
+	// warnings name the unknown IDNODE_* variables, logged once the logger is up.
+	warnings []string
 	// tls is loaded from tlsCert, tlsKey and tlsCA by run; nil when TLS is off.
 	tls *tlsconfig.Node
 }
 
 // parseConfig reads flags, falling back to IDNODE_<FLAG> environment variables (IDNODE_DATA_DIR
-// for --data-dir) for anything not given on the command line.
-func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*config, error) {
+// for --data-dir) for anything not given on the command line, then to --config's file. It
+// reports every bad value of all three at once. The usage (-h) goes to usage.
+func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("idnode", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // one-line errors; the full usage only for -h
 	var (
@@ -113,115 +116,128 @@ func parseConfig(args []string, getenv func(string) string, usage io.Writer) (*c
 	fs.DurationVar(&c.limits.MaxAge, "grpc-max-conn-age", server.DefaultLimits.MaxAge, "close any gRPC connection after this long (±10%), letting its calls finish for a grace period, so no call is held for ever")
 	fs.StringVar(&configFile, "config", "", "TOML file whose keys are these flags' names (data-dir = \"/var/lib/idnode\"); a flag or IDNODE_ variable wins over it")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit (also: idnode version)")
+	bad := &valueErrors{}
+	collectErrors(fs, bad)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(usage, `Usage:
-  idnode [flags]          run a node (every flag also reads IDNODE_<FLAG>, e.g. IDNODE_DATA_DIR,
-                          and --config FILE; precedence: flag, then IDNODE_<FLAG>, then the file)
-  idnode health [flags]   check a running node: exit 0 when it is SERVING (idnode health -h)
-  idnode version          print the version
-
-Flags:`)
-			fs.SetOutput(usage)
-			fs.PrintDefaults()
+			printUsage(fs, usage)
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w (see idnode -h)", err)
+		return nil, fmt.Errorf("%w (see idnode -h)", errors.Join(append(bad.errs, err)...))
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (flags only; see -h)", fs.Arg(0))
+		bad.errs = append(bad.errs, fmt.Errorf("unexpected argument %q (flags only; see idnode -h)", fs.Arg(0)))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	c.adminTokenOnCommandLine = set["admin-token"]
-	var envErr error
+	var known []string
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == "version" {
 			return // a command, not a setting: IDNODE_VERSION may well name an image tag
 		}
-		env := "IDNODE_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if v := getenv(env); v != "" && !set[f.Name] {
-			if err := fs.Set(f.Name, v); err != nil {
-				envErr = errors.Join(envErr, fmt.Errorf("%s=%q: %w", env, v, err))
-			}
+		name := envOfFlag(f.Name)
+		known = append(known, name)
+		// Set but empty counts: IDNODE_HTTP_ADDR= turns HTTP off like --http-addr "".
+		if v, ok := env.lookup(name); ok && !set[f.Name] {
+			bad.origin = name
+			_ = fs.Set(f.Name, v)
 			set[f.Name] = true
 		}
 	})
-	if envErr != nil {
-		return nil, envErr
-	}
+	c.warnings = unknownEnvWarnings(env, known)
 	if configFile != "" {
-		if err := applyConfigFile(fs, configFile, set); err != nil {
-			return nil, err
-		}
+		bad.errs = append(bad.errs, applyConfigFile(fs, configFile, set, bad))
 	}
-	if err := c.readAdminToken(tokenFile); err != nil {
+	bad.errs = append(bad.errs, c.readAdminToken(tokenFile))
+	cfg, err := c.finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, set)
+	if err := errors.Join(append(bad.errs, err)...); err != nil {
 		return nil, err
 	}
-	return c.finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, set)
+	return cfg, nil
 }
 
-// finish validates and derives the fields that need more than a flag's own parsing.
+// printUsage is idnode -h.
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintln(w, `Usage:
+  idnode [flags]          run a node (every flag also reads IDNODE_<FLAG>, e.g. IDNODE_DATA_DIR,
+                          and --config FILE; precedence: flag, then IDNODE_<FLAG>, then the file)
+  idnode health [flags]   check a running node: exit 0 when it is SERVING (idnode help health)
+  idnode version          print the version
+  idnode help [command]   this help, or a command's
+
+Flags:`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// finish validates and derives the fields that need more than a flag's own parsing; it
+// reports every problem it finds, not only the first.
 func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit string, set map[string]bool) (*config, error) {
+	var errs []error
 	if err := docid.ValidateNodeTag(c.tag); err != nil {
-		return nil, fmt.Errorf("--tag: %w", err)
+		errs = append(errs, fmt.Errorf("--tag: %w", err))
 	}
 	var err error
 	if c.separator, err = docid.ParseSeparator(separator); err != nil {
-		return nil, fmt.Errorf("--separator: %w", err)
+		errs = append(errs, fmt.Errorf("--separator: %w", err))
 	}
 	if c.maxCount < 1 {
-		return nil, fmt.Errorf("--max-count must be at least 1, got %d", c.maxCount)
+		errs = append(errs, fmt.Errorf("--max-count must be at least 1, got %d", c.maxCount))
 	}
 	if c.identityBatch < 1 {
-		return nil, fmt.Errorf("--identity-batch must be at least 1, got %d", c.identityBatch)
+		errs = append(errs, fmt.Errorf("--identity-batch must be at least 1, got %d", c.identityBatch))
 	}
 	if c.electionWait <= 0 {
-		return nil, fmt.Errorf("--election-wait must be positive, got %v", c.electionWait)
+		errs = append(errs, fmt.Errorf("--election-wait must be positive, got %v", c.electionWait))
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
-		return nil, fmt.Errorf("--log-format must be text or json, got %q", c.logFormat)
+		errs = append(errs, fmt.Errorf("--log-format must be text or json, got %q", c.logFormat))
 	}
 	if err := c.logLevel.UnmarshalText([]byte(logLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
+		errs = append(errs, fmt.Errorf("--log-level %q: expected one of debug, info, warn or error", logLevel))
 	}
 	if c.dataDir == "" {
-		return nil, errors.New("--data-dir must not be empty")
+		errs = append(errs, errors.New("--data-dir must not be empty"))
 	}
 	if c.pprof && c.metricsAddr == "" {
-		return nil, errors.New("--pprof serves the profiler on the metrics endpoint: give --metrics-addr too")
+		errs = append(errs, errors.New("--pprof serves the profiler on the metrics endpoint: give --metrics-addr too"))
 	}
-	if c.pprof && !isLoopbackAddr(c.metricsAddr) {
-		return nil, fmt.Errorf("--pprof serves the profiler on --metrics-addr %s, which is not a loopback address: "+
-			"the profiler shows the node's memory and runs CPU profiles for whoever asks, so it is served on loopback only (e.g. --metrics-addr 127.0.0.1:9100)", c.metricsAddr)
+	if c.pprof && c.metricsAddr != "" && !isLoopbackAddr(c.metricsAddr) {
+		errs = append(errs, fmt.Errorf("--pprof serves the profiler on --metrics-addr %s, which is not a loopback address: "+
+			"the profiler shows the node's memory and runs CPU profiles for whoever asks, so it is served on loopback only (e.g. --metrics-addr 127.0.0.1:9100)", c.metricsAddr))
 	}
 	if c.maxConns < 1 || c.limits.MaxCalls < 1 || c.limits.IdleTimeout <= 0 || c.limits.MaxAge <= 0 {
-		return nil, errors.New("--grpc-max-conns, --grpc-max-calls, --grpc-idle-timeout and --grpc-max-conn-age must be positive")
+		errs = append(errs, errors.New("--grpc-max-conns, --grpc-max-calls, --grpc-idle-timeout and --grpc-max-conn-age must be positive"))
 	}
 	if (c.tlsCert != "" || c.tlsKey != "" || c.tlsCA != "") && (c.tlsCert == "" || c.tlsKey == "" || c.tlsCA == "") {
-		return nil, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three for TLS, or none")
+		errs = append(errs, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three for TLS, or none"))
 	}
 	if err := c.http.finish(); err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
 	if c.memoryLimit, err = parseByteSize(memoryLimit); err != nil {
-		return nil, fmt.Errorf("--memory-limit: %w", err)
+		errs = append(errs, fmt.Errorf("--memory-limit: %w", err))
 	}
 	if c.tlsClientAuth, err = tlsconfig.ParseClientAuth(tlsClientAuth); err != nil {
-		return nil, fmt.Errorf("--tls-client-auth: %w", err)
+		errs = append(errs, fmt.Errorf("--tls-client-auth: %w", err))
 	}
 	if set["tls-client-auth"] && c.tlsCert == "" {
-		return nil, errors.New("--tls-client-auth is about TLS client certificates: give --tls-cert, --tls-key and --tls-ca too")
+		errs = append(errs, errors.New("--tls-client-auth is about TLS client certificates: give --tls-cert, --tls-key and --tls-ca too"))
 	}
 	if c.peers, err = parsePeers(peers); err != nil {
-		return nil, fmt.Errorf("--peers: %w", err)
+		errs = append(errs, fmt.Errorf("--peers: %w", err))
 	}
 	if c.join != "" && len(c.peers) > 0 {
-		return nil, errors.New("--join and --peers exclude each other: bootstrap with --peers, or join a running cluster with --join")
+		errs = append(errs, errors.New("--join and --peers exclude each other: bootstrap with --peers, or join a running cluster with --join"))
 	}
 	c.tagSet, c.raftAddrSet, c.httpAddrSet = set["tag"], set["raft-addr"], set["http-addr"]
 	if c.grpcAdvertise == "" {
 		c.grpcAdvertise = c.grpcAddr
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return c, nil
 }

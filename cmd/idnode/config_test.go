@@ -12,7 +12,7 @@ import (
 
 func mustParse(t *testing.T, args []string, env map[string]string) *config {
 	t.Helper()
-	c, err := parseConfig(args, func(k string) string { return env[k] }, io.Discard)
+	c, err := parseConfig(args, environ(env), io.Discard)
 	if err != nil {
 		t.Fatalf("parseConfig(%q, %v): %v", args, env, err)
 	}
@@ -87,7 +87,7 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 		{nil, map[string]string{"IDNODE_MAX_COUNT": "many"}, "IDNODE_MAX_COUNT"},
 	}
 	for _, c := range cases {
-		_, err := parseConfig(c.args, func(k string) string { return c.env[k] }, io.Discard)
+		_, err := parseConfig(c.args, environ(c.env), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("parseConfig(%q, %v) = %v, want an error mentioning %q", c.args, c.env, err, c.want)
 		}

@@ -18,8 +18,8 @@ var notInFile = []string{"config", "version"}
 // nor the environment set: its keys are the flags' names (data-dir = "…", max-count = 1000,
 // pprof = true, election-wait = "1s"; peers also as a list). Each value goes through the flag's
 // own parsing, so a file is checked exactly like a command line; an unknown key is an error,
-// not silently ignored.
-func applyConfigFile(fs *flag.FlagSet, path string, set map[string]bool) error {
+// not silently ignored. A bad value goes to bad, with the other sources' bad values.
+func applyConfigFile(fs *flag.FlagSet, path string, set map[string]bool, bad *valueErrors) error {
 	var values map[string]any
 	if _, err := toml.DecodeFile(path, &values); err != nil {
 		return fmt.Errorf("config file %s: %w", path, err)
@@ -34,6 +34,7 @@ func applyConfigFile(fs *flag.FlagSet, path string, set map[string]bool) error {
 		case set[key]:
 			continue // a flag or IDNODE_ variable wins
 		}
+		bad.origin = fmt.Sprintf("config file %s: %s =", path, key)
 		v, err := flagValue(values[key])
 		if err == nil {
 			err = fs.Set(key, v)

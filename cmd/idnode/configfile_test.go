@@ -51,19 +51,19 @@ func TestConfigFileErrorsNameTheFileAndKey(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{`data_dir = "x"`, `unknown key "data_dir"`},
 		{`version = true`, `unknown key "version"`},
-		{`max-count = "many"`, "max-count = many"},
-		{`election-wait = 5`, "election-wait = 5"},
+		{`max-count = "many"`, `max-count = "many": expected a whole number`},
+		{`election-wait = 5`, `election-wait = "5": expected a duration like 1s`},
 		{`peers = [1, 2]`, "strings only"},
 		{`tls = { cert = "a" }`, `unknown key "tls"`},
 		{`tag = `, "config file"},
 	} {
 		path := writeConfig(t, tc.text)
-		_, err := parseConfig([]string{"--config", path}, func(string) string { return "" }, io.Discard)
+		_, err := parseConfig([]string{"--config", path}, nil, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: %v; want an error naming %s and %q", tc.text, err, path, tc.want)
 		}
 	}
-	if _, err := parseConfig([]string{"--config", filepath.Join(t.TempDir(), "missing.toml")}, func(string) string { return "" }, io.Discard); err == nil {
+	if _, err := parseConfig([]string{"--config", filepath.Join(t.TempDir(), "missing.toml")}, nil, io.Discard); err == nil {
 		t.Error("a missing config file was accepted")
 	}
 }
@@ -71,7 +71,7 @@ func TestConfigFileErrorsNameTheFileAndKey(t *testing.T) {
 // -h lists every subcommand and is not an error; so is `idnode health -h`.
 func TestHelpListsSubcommandsAndSucceeds(t *testing.T) {
 	var usage strings.Builder
-	if err := run(t.Context(), []string{"-h"}, func(string) string { return "" }, &usage); err != nil {
+	if err := run(t.Context(), []string{"-h"}, nil, &usage, io.Discard); err != nil {
 		t.Fatalf("idnode -h: %v", err)
 	}
 	for _, want := range []string{"idnode health", "idnode version", "--config", "-http-addr"} {

@@ -29,7 +29,7 @@ func TestHTTPLimitsHaveDefaultsAndFlags(t *testing.T) {
 		{[]string{"--http-max-conns", "0"}, "--http-max-conns"},
 		{[]string{"--http-allowed-origins", "*"}, "--http-allowed-origins"},
 	} {
-		_, err := parseConfig(bad.args, func(string) string { return "" }, io.Discard)
+		_, err := parseConfig(bad.args, nil, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("parseConfig(%q) = %v; want an error with %q", bad.args, err, bad.want)
 		}

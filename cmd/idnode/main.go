@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -46,25 +47,37 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	run := run
-	args := os.Args[1:]
-	if len(args) > 0 {
-		switch args[0] {
-		case "health":
-			run, args = func(ctx context.Context, args []string, getenv func(string) string, _ io.Writer) error {
-				return runHealth(ctx, args, getenv, os.Stdout)
-			}, args[1:]
-		case "version":
-			run, args = func(context.Context, []string, func(string) string, io.Writer) error {
-				printVersion(os.Stdout)
-				return nil
-			}, args[1:]
-		}
-	}
-	if err := run(ctx, args, os.Getenv, os.Stderr); err != nil {
+	if err := dispatch(ctx, os.Args[1:], environFrom(os.Environ()), os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintf(os.Stderr, "idnode: %v\n", err)
 		os.Exit(2)
 	}
+}
+
+// dispatch picks the subcommand: health, version, help [command], else a node. Help goes to
+// stdout (idnode --help | grep tls); errors are the caller's to print, on stderr.
+func dispatch(ctx context.Context, args []string, env environ, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return run(ctx, args, env, stdout, stderr)
+	}
+	switch args[0] {
+	case "health":
+		return runHealth(ctx, args[1:], env.get, stdout)
+	case "version":
+		printVersion(stdout)
+		return nil
+	case "help":
+		switch {
+		case len(args) == 1:
+			return run(ctx, []string{"-h"}, env, stdout, stderr)
+		case len(args) == 2 && args[1] == "health":
+			return runHealth(ctx, []string{"-h"}, env.get, stdout)
+		case len(args) == 2 && args[1] == "version":
+			fmt.Fprintln(stdout, "Usage: idnode version   (print the version; also idnode --version)")
+			return nil
+		}
+		return fmt.Errorf("help %s: no such command (commands: health, version, help)", strings.Join(args[1:], " "))
+	}
+	return run(ctx, args, env, stdout, stderr)
 }
 
 // exitHalted is the exit status of a node whose state machine met a Raft command it does not
@@ -79,8 +92,8 @@ const exitStorageHalted = 5
 // gracePeriod bounds how long shutdown waits for calls in flight.
 const gracePeriod = 5 * time.Second
 
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) (err error) {
-	cfg, err := parseConfig(args, getenv, stderr)
+func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writer) (err error) {
+	cfg, err := parseConfig(args, env, stdout)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -88,18 +101,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	if cfg.showVersion {
-		printVersion(os.Stdout)
+		printVersion(stdout)
 		return nil
 	}
 	log := newLogger(cfg, stderr)
+	for _, w := range cfg.warnings {
+		log.Warn(w)
+	}
 	if cfg.adminTokenOnCommandLine {
 		log.Warn("the admin token was given as --admin-token: every user of this machine can read it in the process list; give it in --admin-token-file or IDNODE_ADMIN_TOKEN instead")
 	}
-	memLimit, err := applyMemoryLimit(cfg.memoryLimit, getenv)
+	memLimit, err := applyMemoryLimit(cfg.memoryLimit, env.get)
 	if err != nil {
 		return err
 	}
-	if getenv("GOGC") == "" {
+	if env.get("GOGC") == "" {
 		go followLiveHeap(ctx)
 	}
 	o, err := loadOps(cfg)

@@ -30,7 +30,7 @@ func TestOperatorFlags(t *testing.T) {
 		t.Fatalf("metrics, token and TLS must be off by default: %+v", c)
 	}
 	for _, args := range [][]string{{"--tls-cert", "a.crt"}, {"--tls-cert", "a.crt", "--tls-key", "a.key"}, {"--tls-ca", "ca.crt"}} {
-		if _, err := parseConfig(args, func(string) string { return "" }, io.Discard); err == nil || !strings.Contains(err.Error(), "go together") {
+		if _, err := parseConfig(args, nil, io.Discard); err == nil || !strings.Contains(err.Error(), "go together") {
 			t.Errorf("parseConfig(%q) = %v, want the three TLS flags required together", args, err)
 		}
 	}
