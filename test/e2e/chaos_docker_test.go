@@ -46,8 +46,14 @@ const (
 	// lets `network connect --ip` put a container back at its old address only on a network
 	// with a configured subnet; see chaosDocker.connect.
 	chaosRaftSubnet = "10.231.77.0/24"
-	// chaosOverride is that override, added to deploy/docker-compose.yml with a second -f.
-	chaosOverride = `version: "3.8"
+	// chaosOverride is that override, added to deploy/docker-compose.yml with a second -f. It
+	// also turns the compose file's restart policy off: the suite kills and starts nodes
+	// itself, and a node that refuses to start must stay exited (wipeAndRestart). No version
+	// key, like the compose file: docker-compose v1 refuses files whose versions differ.
+	chaosOverride = `services:
+  idnode-a: {restart: "no"}
+  idnode-b: {restart: "no"}
+  idnode-c: {restart: "no"}
 networks:
   raft:
     ipam:

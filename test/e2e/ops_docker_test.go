@@ -339,7 +339,7 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		})
 		metrics := d.hostOf["127.0.0.1:9101"]
 		if metrics == "" {
-			t.Fatal("docker-compose.tls.yml no longer publishes metrics on 127.0.0.1:9101")
+			t.Fatal("deploy/docker-compose.yml no longer publishes metrics on 127.0.0.1:9101")
 		}
 		body := scrape(t, metrics)
 		if got := metricValue(t, body, `idnode_raft_state{state="leader"}`) + metricValue(t, body, `idnode_raft_state{state="follower"}`); got != 1 {
