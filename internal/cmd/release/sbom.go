@@ -93,6 +93,7 @@ func runSBOM(args []string, out io.Writer) error {
 	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // purl qualifiers are joined with &
 	return enc.Encode(doc)
 }
 
