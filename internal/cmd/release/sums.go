@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// sumsFile is the checksum file's name, left out of its own list.
+const sumsFile = "SHA256SUMS"
+
+// writeSums writes the SHA-256 of every regular file in dir in the format `sha256sum -c`
+// and `shasum -a 256 -c` check, sorted by name.
+func writeSums(w io.Writer, dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.Type().IsRegular() && e.Name() != sumsFile {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	b := bufio.NewWriter(w)
+	for _, name := range names {
+		sum, err := fileSHA256(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "%s  %s\n", sum, name)
+	}
+	return b.Flush()
+}
+
+// fileSHA256 is the hex SHA-256 of a file's contents.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sha256Hex is the hex SHA-256 of b.
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
