@@ -10,13 +10,10 @@ import (
 // it was, for the entries already in logs (a replay must answer what it answered then). The
 // range it reserves has no identity, so nothing of it can be returned by command 21.
 func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
-	st.requests.advanceClock(r.GetProposedAtMs())
-	d, err := st.db(r.GetDatabase())
+	d, key, h, err := st.hiloReserving(r)
 	if err != nil {
 		return err
 	}
-	key := foldKey(r.GetTag())
-	h := d.hilo[key]
 	if rec, err := st.hiloRequest(r, key); err != nil {
 		return err
 	} else if rec != nil {
@@ -40,6 +37,18 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	st.reserveHiLo(h, key, r, rng)
 	h.grants.Clear()
 	return rng
+}
+
+// hiloReserving is what both reserving commands start with: the proposer's clock taken for
+// request expiry, then r's database, its tag's folded key and the tag's state (nil if new).
+func (st *state) hiloReserving(r *raftv1.HiLoReserve) (*database, string, *hiloState, error) {
+	st.requests.advanceClock(r.GetProposedAtMs())
+	d, err := st.db(r.GetDatabase())
+	if err != nil {
+		return nil, "", nil, err
+	}
+	key := foldKey(r.GetTag())
+	return d, key, d.hilo[key], nil
 }
 
 // hiloRequest is the answer remembered for r's request_id: nil when r has none or none is

@@ -37,13 +37,10 @@ func CheckLastMax(lastMax, tagMax int64) error {
 // range again, unless that range was returned since: then it gets a new one, as a new request
 // would, since the returned numbers may already be someone else's.
 func (st *state) applyHiLoGrant(r *raftv1.HiLoReserve) any {
-	st.requests.advanceClock(r.GetProposedAtMs())
-	d, err := st.db(r.GetDatabase())
+	d, key, h, err := st.hiloReserving(r)
 	if err != nil {
 		return err
 	}
-	key := foldKey(r.GetTag())
-	h := d.hilo[key]
 	grant := r.GetGrantId()
 	if id := r.GetRequestId(); id != "" {
 		grant = id

@@ -6,10 +6,20 @@ import (
 	"strings"
 )
 
-// Identities returns up to limit counters of database whose folded name starts with the
+// Identities returns up to limit counters of database db whose folded name starts with the
 // folded prefix and sorts after the folded name after, in name order. more reports whether
 // any are left.
-func (f *FSM) Identities(database, prefix, after string, limit int) (page []Identity, more bool, err error) {
+func (f *FSM) Identities(db, prefix, after string, limit int) (page []Identity, more bool, err error) {
+	return readPage(f, db, prefix, after, limit,
+		func(d *database) map[string]int64 { return d.identities },
+		func(d *database, k string, v int64) Identity {
+			return Identity{Database: DatabaseName(db), Name: d.identityName(k), Value: v}
+		})
+}
+
+// readPage is a page of one of database's maps (of), read under the lock, each entry made a
+// row: the listing calls' one way to page.
+func readPage[V, T any](f *FSM, database, prefix, after string, limit int, of func(*database) map[string]V, row func(*database, string, V) T) ([]T, bool, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	prefix, after = f.st.key(prefix), f.st.key(after)
@@ -17,10 +27,11 @@ func (f *FSM) Identities(database, prefix, after string, limit int) (page []Iden
 	if err != nil {
 		return nil, false, err
 	}
-	keys, more := pageOf(d.identities, prefix, after, limit)
-	page = make([]Identity, len(keys))
+	m := of(d)
+	keys, more := pageOf(m, prefix, after, limit)
+	page := make([]T, len(keys))
 	for i, k := range keys {
-		page[i] = Identity{Database: DatabaseName(database), Name: d.identityName(k), Value: d.identities[k]}
+		page[i] = row(d, k, m[k])
 	}
 	return page, more, nil
 }
@@ -81,23 +92,14 @@ func (f *FSM) Claims(database string, ids []string) ([]Claim, error) {
 	return out, nil
 }
 
-// ListClaims returns up to limit claims of database whose folded ID starts with the folded
+// ListClaims returns up to limit claims of database db whose folded ID starts with the folded
 // prefix and sorts after the folded after, in that order. more reports whether any are left.
-func (f *FSM) ListClaims(database, prefix, after string, limit int) (page []Claim, more bool, err error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
-	prefix, after = f.st.key(prefix), f.st.key(after)
-	d, err := f.st.db(database)
-	if err != nil {
-		return nil, false, err
-	}
-	keys, more := pageOf(d.claims, prefix, after, limit)
-	page = make([]Claim, len(keys))
-	for i, k := range keys {
-		c := d.claims[k]
-		page[i] = Claim{Database: DatabaseName(database), ID: c.id, Owner: c.owner}
-	}
-	return page, more, nil
+func (f *FSM) ListClaims(db, prefix, after string, limit int) (page []Claim, more bool, err error) {
+	return readPage(f, db, prefix, after, limit,
+		func(d *database) map[string]claim { return d.claims },
+		func(_ *database, _ string, c claim) Claim {
+			return Claim{Database: DatabaseName(db), ID: c.id, Owner: c.owner}
+		})
 }
 
 // Identity returns the current value of one counter of database (0 if it does not exist

@@ -119,30 +119,45 @@ func (c *config) idsPerOp() int64 {
 
 // describe is the one-line name of the workload, e.g. "idnode identity".
 func (c *config) describe() string {
-	s := c.target + " " + c.strategy
-	switch {
-	case c.target == targetEtcd && c.strategy == stratIdentity:
-		s = "etcd identity (CAS counter)"
-	case c.target == targetPostgres:
-		s = "postgres identity (sequence nextval)"
-	}
-	if c.via != "" {
-		s += " via " + c.via
-	}
-	if usesCount(c.strategy) {
-		s += fmt.Sprintf(" count=%d", c.count)
-	}
-	if c.strategy == stratClaim && c.claimIDs != claimNames {
-		s += " ids=" + c.claimIDs
-	}
-	if c.rangeSize > 0 {
-		s += fmt.Sprintf(" size=%d", c.rangeSize)
-	}
+	ramp := ""
 	if c.ramp != nil {
-		s += " ramp=" + c.ramp.String()
+		ramp = c.ramp.String()
 	}
+	claimIDs := ""
+	if c.strategy == stratClaim {
+		claimIDs = c.claimIDs
+	}
+	s := workloadTitle(c.target, c.strategy, c.via, c.count, claimIDs, c.rangeSize, ramp)
 	if c.names > 0 {
 		s += fmt.Sprintf(" names=%d", c.names)
+	}
+	return s
+}
+
+// workloadTitle names a workload in one line, as a run starts (config.describe) and as its
+// report says (writeText).
+func workloadTitle(target, strategy, via string, count int64, claimIDs string, rangeSize int64, ramp string) string {
+	s := target + " " + strategy
+	switch {
+	case target == targetEtcd && strategy == stratIdentity:
+		s = "etcd identity (CAS counter)"
+	case target == targetPostgres:
+		s = "postgres identity (sequence nextval)"
+	}
+	if via != "" {
+		s += " via " + via
+	}
+	if usesCount(strategy) {
+		s += fmt.Sprintf(" count=%d", count)
+	}
+	if claimIDs != "" && claimIDs != claimNames {
+		s += " ids=" + claimIDs
+	}
+	if rangeSize > 0 {
+		s += fmt.Sprintf(" size=%d", rangeSize)
+	}
+	if ramp != "" {
+		s += " ramp=" + ramp
 	}
 	return s
 }

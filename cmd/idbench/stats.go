@@ -229,28 +229,7 @@ func writeText(w io.Writer, r *result) {
 	if r.Target != targetIdnode {
 		where = strings.Join(r.Endpoints, ",")
 	}
-	name := r.Target + " " + r.Strategy
-	switch {
-	case r.Target == targetEtcd && r.Strategy == stratIdentity:
-		name = "etcd identity (CAS counter)"
-	case r.Target == targetPostgres:
-		name = "postgres identity (sequence nextval)"
-	}
-	if r.Via != "" {
-		name += " via " + r.Via
-	}
-	if usesCount(r.Strategy) {
-		name += fmt.Sprintf(" count=%d", r.Count)
-	}
-	if r.ClaimIDs != "" && r.ClaimIDs != claimNames {
-		name += " ids=" + r.ClaimIDs
-	}
-	if r.RangeSize > 0 {
-		name += fmt.Sprintf(" size=%d", r.RangeSize)
-	}
-	if r.Ramp != "" {
-		name += " ramp=" + r.Ramp
-	}
+	name := workloadTitle(r.Target, r.Strategy, r.Via, r.Count, r.ClaimIDs, r.RangeSize, r.Ramp)
 	fmt.Fprintf(w, "idbench: %s, %d callers, %s × %d conns, %.1fs (stopped by %s)\n",
 		name, r.Concurrency, where, r.Conns, r.DurationS, r.StoppedBy)
 	fmt.Fprintf(w, "  ops      %12s  %12s ops/s\n", thousands(float64(r.Ops)), thousands(r.OpsPerSec))

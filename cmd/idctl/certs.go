@@ -48,65 +48,79 @@ func certsCACmd(fs *flag.FlagSet) func(*env, []string) error {
 }
 
 func certsNodeCmd(fs *flag.FlagSet) func(*env, []string) error {
-	dir := fs.String("dir", "certs", "directory holding ca.crt and ca.key, and to write <name>.crt and <name>.key to")
+	cf := certFlags(fs, 825)
 	hosts := fs.String("host", "", "comma-separated extra host names and IP addresses the certificate is valid for (e.g. raft-a,idnode-a)")
-	days := fs.Int("days", 825, "validity in days")
-	force := fs.Bool("force", false, "overwrite existing files")
 	return func(e *env, args []string) error {
-		name, err := certName(args[0], *days)
-		if err != nil {
-			return err
-		}
-		ca, err := loadCA(*dir)
-		if err != nil {
-			return err
-		}
 		sans := []string{"127.0.0.1", "::1", "localhost"}
 		for _, h := range strings.Split(*hosts, ",") {
 			if h = strings.TrimSpace(h); h != "" {
 				sans = append(sans, h)
 			}
 		}
-		crt, key, err := ca.Issue(name, sans, time.Duration(*days)*day)
+		crt, key, err := cf.issue(args[0], func(ca *tlsconfig.Authority, name string, validity time.Duration) ([]byte, []byte, error) {
+			return ca.Issue(name, sans, validity)
+		})
 		if err != nil {
 			return err
 		}
-		if err := writeFiles(*dir, *force, map[string][]byte{name + ".crt": crt, name + ".key": key}); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "wrote %s and %s (node certificate, OU=%s) for %s\n", filepath.Join(*dir, name+".crt"), filepath.Join(*dir, name+".key"), tlsconfig.NodeUnit, strings.Join(sans, ", "))
+		fmt.Fprintf(e.stdout, "wrote %s and %s (node certificate, OU=%s) for %s\n", crt, key, tlsconfig.NodeUnit, strings.Join(sans, ", "))
 		return nil
 	}
 }
 
 func certsClientCmd(fs *flag.FlagSet) func(*env, []string) error {
-	dir := fs.String("dir", "certs", "directory holding ca.crt and ca.key, and to write <name>.crt and <name>.key to")
+	cf := certFlags(fs, 365)
 	admin := fs.Bool("admin", false, "give the certificate the admin role: nodes take admin calls from it with no admin token")
-	days := fs.Int("days", 365, "validity in days")
-	force := fs.Bool("force", false, "overwrite existing files")
 	return func(e *env, args []string) error {
-		name, err := certName(args[0], *days)
+		crt, key, err := cf.issue(args[0], func(ca *tlsconfig.Authority, name string, validity time.Duration) ([]byte, []byte, error) {
+			return ca.IssueClient(name, *admin, validity)
+		})
 		if err != nil {
-			return err
-		}
-		ca, err := loadCA(*dir)
-		if err != nil {
-			return err
-		}
-		crt, key, err := ca.IssueClient(name, *admin, time.Duration(*days)*day)
-		if err != nil {
-			return err
-		}
-		if err := writeFiles(*dir, *force, map[string][]byte{name + ".crt": crt, name + ".key": key}); err != nil {
 			return err
 		}
 		role := "client"
 		if *admin {
 			role = "admin client"
 		}
-		fmt.Fprintf(e.stdout, "wrote %s and %s (%s certificate; use with --tls-cert and --tls-key)\n", filepath.Join(*dir, name+".crt"), filepath.Join(*dir, name+".key"), role)
+		fmt.Fprintf(e.stdout, "wrote %s and %s (%s certificate; use with --tls-cert and --tls-key)\n", crt, key, role)
 		return nil
 	}
+}
+
+// issuing is what issuing a node or client certificate takes: where the CA is and the files
+// go, for how long, and whether to overwrite.
+type issuing struct {
+	dir   *string
+	days  *int
+	force *bool
+}
+
+func certFlags(fs *flag.FlagSet, days int) issuing {
+	return issuing{
+		dir:   fs.String("dir", "certs", "directory holding ca.crt and ca.key, and to write <name>.crt and <name>.key to"),
+		days:  fs.Int("days", days, "validity in days"),
+		force: fs.Bool("force", false, "overwrite existing files"),
+	}
+}
+
+// issue checks name, has the CA in dir sign what sign makes, writes <name>.crt and
+// <name>.key, and returns their paths.
+func (c issuing) issue(name string, sign func(ca *tlsconfig.Authority, name string, validity time.Duration) (crt, key []byte, err error)) (crtPath, keyPath string, err error) {
+	if name, err = certName(name, *c.days); err != nil {
+		return "", "", err
+	}
+	ca, err := loadCA(*c.dir)
+	if err != nil {
+		return "", "", err
+	}
+	crt, key, err := sign(ca, name, time.Duration(*c.days)*day)
+	if err != nil {
+		return "", "", err
+	}
+	if err := writeFiles(*c.dir, *c.force, map[string][]byte{name + ".crt": crt, name + ".key": key}); err != nil {
+		return "", "", err
+	}
+	return filepath.Join(*c.dir, name+".crt"), filepath.Join(*c.dir, name+".key"), nil
 }
 
 // certName checks a certificate's name (it becomes its files' names and common name) and

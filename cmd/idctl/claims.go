@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -15,12 +16,8 @@ const maxIDsPerCall = 1000
 func claimCmd(fs *flag.FlagSet) func(*env, []string) error {
 	owner := fs.String("owner", "", "who holds the claims, named to whoever else tries (optional)")
 	return func(e *env, args []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
-		if err := c.call(e.ctx, "Claim", func(ctx context.Context) error {
-			return c.c.Claim(ctx, *owner, args...)
+		if err := e.call("Claim", func(ctx context.Context, c *client.Client) error {
+			return c.Claim(ctx, *owner, args...)
 		}); err != nil {
 			return err
 		}
@@ -35,13 +32,9 @@ func claimCmd(fs *flag.FlagSet) func(*env, []string) error {
 func releaseCmd(fs *flag.FlagSet) func(*env, []string) error {
 	owner := fs.String("owner", "", "release only if every claimed ID is this owner's")
 	return func(e *env, args []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		var released int64
-		if err := c.call(e.ctx, "Release", func(ctx context.Context) error {
-			released, err = c.c.Release(ctx, *owner, args...)
+		if err := e.call("Release", func(ctx context.Context, c *client.Client) (err error) {
+			released, err = c.Release(ctx, *owner, args...)
 			return err
 		}); err != nil {
 			return err
@@ -64,10 +57,6 @@ func claimsCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if len(args) > 0 && *prefix != "" {
 			return usagef("name IDs to look up, or --prefix to list, not both")
 		}
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		type claim struct {
 			ID    string `json:"id"`
 			Owner string `json:"owner"`
@@ -76,8 +65,8 @@ func claimsCmd(fs *flag.FlagSet) func(*env, []string) error {
 		req := &idnodev1.GetClaimsRequest{Ids: args, Prefix: *prefix, PageSize: int32(*pageSize)}
 		for {
 			var page *idnodev1.GetClaimsResponse
-			if err := c.call(e.ctx, "GetClaims", func(ctx context.Context) error {
-				page, err = c.c.GetClaims(ctx, req)
+			if err := e.call("GetClaims", func(ctx context.Context, c *client.Client) (err error) {
+				page, err = c.GetClaims(ctx, req)
 				return err
 			}); err != nil {
 				return err

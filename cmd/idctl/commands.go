@@ -249,17 +249,13 @@ func nextCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if *n < 1 {
 			return usagef("-n must be at least 1")
 		}
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		req := &idnodev1.GenerateRequest{Id: args[0], Count: *n, RequestId: *requestID}
 		if *v4 {
 			req.GuidVersion = idnodev1.GuidVersion_GUID_VERSION_V4
 		}
 		var resp *idnodev1.GenerateResponse
-		if err := c.call(e.ctx, "Generate", func(ctx context.Context) error {
-			resp, err = c.c.GenerateRaw(ctx, req)
+		if err := e.call("Generate", func(ctx context.Context, c *client.Client) (err error) {
+			resp, err = c.GenerateRaw(ctx, req)
 			return err
 		}); err != nil {
 			return err
@@ -281,10 +277,6 @@ func identitiesCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if *pageSize < 1 {
 			return usagef("--page-size must be at least 1")
 		}
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		type identity struct {
 			Name  string `json:"name"`
 			Value int64  `json:"value"`
@@ -293,8 +285,8 @@ func identitiesCmd(fs *flag.FlagSet) func(*env, []string) error {
 		token := ""
 		for {
 			var page *idnodev1.ListIdentitiesResponse
-			if err := c.call(e.ctx, "ListIdentities", func(ctx context.Context) error {
-				page, err = c.c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: *prefix, PageSize: int32(*pageSize), PageToken: token})
+			if err := e.call("ListIdentities", func(ctx context.Context, c *client.Client) (err error) {
+				page, err = c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: *prefix, PageSize: int32(*pageSize), PageToken: token})
 				return err
 			}); err != nil {
 				return err
@@ -328,13 +320,9 @@ func seedCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return usagef("value %q is not a whole number", args[1])
 		}
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		resp := &idnodev1.SeedIdentityResponse{}
-		if err := c.call(e.ctx, "SeedIdentity", func(ctx context.Context) error {
-			resp.Value, err = c.c.SeedIdentity(ctx, args[0], value, *force)
+		if err := e.call("SeedIdentity", func(ctx context.Context, c *client.Client) (err error) {
+			resp.Value, err = c.SeedIdentity(ctx, args[0], value, *force)
 			return err
 		}); err != nil {
 			return err
@@ -351,14 +339,10 @@ func hiloNextCmd(fs *flag.FlagSet) func(*env, []string) error {
 	separator := fs.String("separator", "", "separator for the prefix (default: the cluster's)")
 	lastMax := fs.Int64("last-max", 0, "the range starts above this")
 	return func(e *env, args []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		req := &idnodev1.NextHiLoRequest{Tag: args[0], Separator: *separator, LastMax: *lastMax}
 		var resp *idnodev1.NextHiLoResponse
-		if err := c.call(e.ctx, "NextHiLo", func(ctx context.Context) error {
-			resp, err = c.c.NextHiLo(ctx, req)
+		if err := e.call("NextHiLo", func(ctx context.Context, c *client.Client) (err error) {
+			resp, err = c.NextHiLo(ctx, req)
 			return err
 		}); err != nil {
 			return err
@@ -380,13 +364,9 @@ func hiloReturnCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err1 != nil || err2 != nil {
 			return usagef("end %q and last %q must be whole numbers", args[1], args[2])
 		}
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		var returned bool
-		if err := c.call(e.ctx, "ReturnHiLo", func(ctx context.Context) error {
-			returned, err = c.c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: args[0], End: end, Last: last, GrantId: args[3]})
+		if err := e.call("ReturnHiLo", func(ctx context.Context, c *client.Client) (err error) {
+			returned, err = c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: args[0], End: end, Last: last, GrantId: args[3]})
 			return err
 		}); err != nil {
 			return err
@@ -409,13 +389,9 @@ func hiloSeedCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return usagef("max %q is not a whole number", args[1])
 		}
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		resp := &idnodev1.SeedHiLoResponse{}
-		if err := c.call(e.ctx, "SeedHiLo", func(ctx context.Context) error {
-			resp.Max, err = c.c.SeedHiLo(ctx, args[0], floor)
+		if err := e.call("SeedHiLo", func(ctx context.Context, c *client.Client) (err error) {
+			resp.Max, err = c.SeedHiLo(ctx, args[0], floor)
 			return err
 		}); err != nil {
 			return err
@@ -443,13 +419,9 @@ func nodeAddCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if tag == "-" {
 			tag = ""
 		}
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		var resp *idnodev1.AddNodeResponse
-		if err := c.call(e.ctx, "AddNode", func(ctx context.Context) error {
-			resp, err = c.c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: *raftAddr, GrpcAddress: *grpcAddr, Id: *id, NonVoter: *nonVoter})
+		if err := e.call("AddNode", func(ctx context.Context, c *client.Client) (err error) {
+			resp, err = c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: *raftAddr, GrpcAddress: *grpcAddr, Id: *id, NonVoter: *nonVoter})
 			return err
 		}); err != nil {
 			return err
@@ -465,20 +437,12 @@ func nodeAddCmd(fs *flag.FlagSet) func(*env, []string) error {
 
 func nodeRemoveCmd(fs *flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
-		if err := c.call(e.ctx, "RemoveNode", func(ctx context.Context) error {
-			return c.c.RemoveNode(ctx, args[0])
+		if err := e.call("RemoveNode", func(ctx context.Context, c *client.Client) error {
+			return c.RemoveNode(ctx, args[0])
 		}); err != nil {
 			return err
 		}
-		if e.g.json {
-			return printJSON(e.stdout, map[string]string{"removed": args[0]})
-		}
-		fmt.Fprintf(e.stdout, "removed node %s; its tag is retired for ever\n", args[0])
-		return nil
+		return e.done("removed", args[0], fmt.Sprintf("removed node %s; its tag is retired for ever", args[0]))
 	}
 }
 
@@ -486,13 +450,9 @@ func nodeRemoveCmd(fs *flag.FlagSet) func(*env, []string) error {
 // tag, ID and addresses, as a voter (AddNode changes an existing member's suffrage).
 func nodePromoteCmd(fs *flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		var st *idnodev1.StatusResponse
-		if err := c.call(e.ctx, "Status", func(ctx context.Context) error {
-			st, err = c.c.Status(ctx, true)
+		if err := e.call("Status", func(ctx context.Context, c *client.Client) (err error) {
+			st, err = c.Status(ctx, true)
 			return err
 		}); err != nil {
 			return err
@@ -507,8 +467,8 @@ func nodePromoteCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return nil
 		}
 		var resp *idnodev1.AddNodeResponse
-		if err := c.call(e.ctx, "AddNode", func(ctx context.Context) error {
-			resp, err = c.c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: n.GetTag(), Id: n.GetId(), RaftAddress: n.GetRaftAddress(), GrpcAddress: n.GetGrpcAddress()})
+		if err := e.call("AddNode", func(ctx context.Context, c *client.Client) (err error) {
+			resp, err = c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: n.GetTag(), Id: n.GetId(), RaftAddress: n.GetRaftAddress(), GrpcAddress: n.GetGrpcAddress()})
 			return err
 		}); err != nil {
 			return err
@@ -527,13 +487,9 @@ func leaderTransferCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if len(args) == 1 {
 			tag = args[0]
 		}
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		resp := &idnodev1.TransferLeadershipResponse{}
-		if err := c.call(e.ctx, "TransferLeadership", func(ctx context.Context) error {
-			resp.Leader, err = c.c.TransferLeadership(ctx, tag)
+		if err := e.call("TransferLeadership", func(ctx context.Context, c *client.Client) (err error) {
+			resp.Leader, err = c.TransferLeadership(ctx, tag)
 			return err
 		}); err != nil {
 			return err
@@ -550,16 +506,13 @@ func leaderTransferCmd(fs *flag.FlagSet) func(*env, []string) error {
 
 func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		path := args[0]
 		var (
 			w   io.Writer = e.stdout
 			tmp *os.File
 		)
 		if path != "-" {
+			var err error
 			tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 			if err != nil {
 				return fmt.Errorf("backup file: %w", err)
@@ -569,8 +522,8 @@ func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
 			w = tmp
 		}
 		var info client.BackupInfo
-		if err := c.call(e.ctx, "Backup", func(ctx context.Context) error {
-			info, err = c.c.Backup(ctx, namedWriter{w, path})
+		if err := e.call("Backup", func(ctx context.Context, c *client.Client) (err error) {
+			info, err = c.Backup(ctx, namedWriter{w, path})
 			return err
 		}); err != nil {
 			return err
@@ -625,13 +578,9 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return fmt.Errorf("backup file: %w", err)
 		}
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		var resp *idnodev1.RestoreResponse
-		if err := c.call(e.ctx, "Restore", func(ctx context.Context) error {
-			resp, err = c.c.Restore(ctx, bytes.NewReader(data))
+		if err := e.call("Restore", func(ctx context.Context, c *client.Client) (err error) {
+			resp, err = c.Restore(ctx, bytes.NewReader(data))
 			return err
 		}); err != nil {
 			return err

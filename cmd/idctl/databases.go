@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -14,41 +15,25 @@ func dbCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
 	maxCalls := fs.Float64("max-calls-per-second", 0, "most ID calls a second each node takes for the database (0: no limit)")
 	maxClaims := fs.Int64("max-claims", 0, "most claimed IDs the database may hold (0: the default, 1000000)")
 	return func(e *env, args []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		req := &idnodev1.CreateDatabaseRequest{Name: args[0], MaxIdentities: *maxIdentities, MaxCallsPerSecond: *maxCalls, MaxClaims: *maxClaims}
-		if err := c.call(e.ctx, "CreateDatabase", func(ctx context.Context) error {
-			return c.c.CreateDatabase(ctx, req)
+		if err := e.call("CreateDatabase", func(ctx context.Context, c *client.Client) error {
+			return c.CreateDatabase(ctx, req)
 		}); err != nil {
 			return err
 		}
-		if e.g.json {
-			return printJSON(e.stdout, map[string]string{"created": args[0]})
-		}
-		fmt.Fprintf(e.stdout, "created database %s\n", args[0])
-		return nil
+		return e.done("created", args[0], fmt.Sprintf("created database %s", args[0]))
 	}
 }
 
 func dbDeleteCmd(fs *flag.FlagSet) func(*env, []string) error {
 	force := fs.Bool("force", false, "delete even a database with counters (they stay as floors: created again, it goes on after them)")
 	return func(e *env, args []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
-		if err := c.call(e.ctx, "DeleteDatabase", func(ctx context.Context) error {
-			return c.c.DeleteDatabase(ctx, args[0], *force)
+		if err := e.call("DeleteDatabase", func(ctx context.Context, c *client.Client) error {
+			return c.DeleteDatabase(ctx, args[0], *force)
 		}); err != nil {
 			return err
 		}
-		if e.g.json {
-			return printJSON(e.stdout, map[string]string{"deleted": args[0]})
-		}
-		fmt.Fprintf(e.stdout, "deleted database %s\n", args[0])
-		return nil
+		return e.done("deleted", args[0], fmt.Sprintf("deleted database %s", args[0]))
 	}
 }
 
@@ -64,13 +49,9 @@ type databaseRow struct {
 
 func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		var rows []databaseRow
-		if err := c.call(e.ctx, "ListDatabases", func(ctx context.Context) error {
-			dbs, err := c.c.ListDatabases(ctx)
+		if err := e.call("ListDatabases", func(ctx context.Context, c *client.Client) error {
+			dbs, err := c.ListDatabases(ctx)
 			for _, d := range dbs {
 				rows = append(rows, databaseRow{Name: d.GetName(), Identities: d.GetIdentities(), HiLoTags: d.GetHiloTags(),
 					MaxIdentities: d.GetMaxIdentities(), MaxCallsPerSecond: d.GetMaxCallsPerSecond(), Claims: d.GetClaims(), MaxClaims: d.GetMaxClaims()})

@@ -5,18 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"text/tabwriter"
+
+	"github.com/idnode/idnode/client"
 )
 
 func keyCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
 	role := fs.String("role", "writer", "reader (list identities), writer (also take IDs) or admin (also seed)")
 	return func(e *env, _ []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		var id, key string
-		if err := c.call(e.ctx, "CreateKey", func(ctx context.Context) (err error) {
-			id, key, err = c.c.CreateKey(ctx, e.g.db, *role)
+		if err := e.call("CreateKey", func(ctx context.Context, c *client.Client) (err error) {
+			id, key, err = c.CreateKey(ctx, e.g.db, *role)
 			return err
 		}); err != nil {
 			return err
@@ -39,20 +37,12 @@ func dbOrDefault(db string) string {
 
 func keyDeleteCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
-		if err := c.call(e.ctx, "DeleteKey", func(ctx context.Context) error {
-			return c.c.DeleteKey(ctx, args[0])
+		if err := e.call("DeleteKey", func(ctx context.Context, c *client.Client) error {
+			return c.DeleteKey(ctx, args[0])
 		}); err != nil {
 			return err
 		}
-		if e.g.json {
-			return printJSON(e.stdout, map[string]string{"deleted": args[0]})
-		}
-		fmt.Fprintf(e.stdout, "deleted API key %s\n", args[0])
-		return nil
+		return e.done("deleted", args[0], fmt.Sprintf("deleted API key %s", args[0]))
 	}
 }
 
@@ -64,13 +54,9 @@ type keyRow struct {
 
 func keyListCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
-		c, err := e.client()
-		if err != nil {
-			return err
-		}
 		var rows []keyRow
-		if err := c.call(e.ctx, "ListKeys", func(ctx context.Context) error {
-			keys, err := c.c.ListKeys(ctx)
+		if err := e.call("ListKeys", func(ctx context.Context, c *client.Client) error {
+			keys, err := c.ListKeys(ctx)
 			for _, k := range keys {
 				rows = append(rows, keyRow{ID: k.GetId(), Database: k.GetDatabase(), Role: k.GetRole()})
 			}

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/idnode/idnode/client"
 )
 
 func main() {
@@ -87,6 +89,25 @@ func (e *env) client() (*session, error) {
 		e.cl = cl
 	}
 	return e.cl, nil
+}
+
+// call makes one call to the cluster through this command's session, dialled on first use;
+// what names the call in the error, with every node tried (session.call).
+func (e *env) call(what string, fn func(ctx context.Context, c *client.Client) error) error {
+	s, err := e.client()
+	if err != nil {
+		return err
+	}
+	return s.call(e.ctx, what, func(ctx context.Context) error { return fn(ctx, s.c) })
+}
+
+// done reports a change made to name: {"<verb>": name} with --json, else the sentence.
+func (e *env) done(verb, name, sentence string) error {
+	if e.g.json {
+		return printJSON(e.stdout, map[string]string{verb: name})
+	}
+	fmt.Fprintln(e.stdout, sentence)
+	return nil
 }
 
 // globals are the flags every command takes.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -194,7 +195,7 @@ func (s snapshot) duplicates() (int, []string) {
 			}
 		}
 	}
-	for _, key := range sortedKeys(byPrefix) {
+	for _, key := range slices.Sorted(maps.Keys(byPrefix)) {
 		total += overlaps(byPrefix[key], "identity "+key, &examples)
 	}
 
@@ -214,7 +215,7 @@ func (s snapshot) duplicates() (int, []string) {
 		e := int64(rec.Etag)
 		byTag[rec.Tag] = append(byTag[rec.Tag], span{e, e, rec.ID})
 	}
-	for _, tag := range sortedKeys(byTag) {
+	for _, tag := range slices.Sorted(maps.Keys(byTag)) {
 		total += overlaps(byTag[tag], "etag of node "+tag, &examples)
 	}
 
@@ -239,7 +240,7 @@ func (s snapshot) duplicates() (int, []string) {
 		key := fold(h.Tag)
 		byHiLo[key] = append(byHiLo[key], span{h.Low, h.High, fmt.Sprintf("range [%d, %d]", h.Low, h.High)})
 	}
-	for _, key := range sortedKeys(byHiLo) {
+	for _, key := range slices.Sorted(maps.Keys(byHiLo)) {
 		total += overlaps(byHiLo[key], "HiLo "+key, &examples)
 	}
 	return total, examples
@@ -311,15 +312,6 @@ func (r *Recorder) EtagsIncreasing(tag string) error {
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // linearizability checks each prefix's history and returns one line per prefix that fails.
 func (s snapshot) linearizability(opts CheckOptions) []string {
 	timeout := opts.Timeout
@@ -333,7 +325,7 @@ func (s snapshot) linearizability(opts CheckOptions) []string {
 		byPrefix[key] = append(byPrefix[key], op)
 	}
 	var problems []string
-	for _, key := range sortedKeys(byPrefix) {
+	for _, key := range slices.Sorted(maps.Keys(byPrefix)) {
 		ops := byPrefix[key]
 		forcedSeed := slices.ContainsFunc(ops, func(op identitySnapshot) bool { return op.seed && op.seedForce })
 		nm := counterModel(!forcedSeed)

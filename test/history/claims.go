@@ -8,6 +8,7 @@ package history
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -118,7 +119,7 @@ func (r *Recorder) CheckClaimHolders(prefix string, holders map[int64]string) er
 			problems = append(problems, fmt.Sprintf(format, args...))
 		}
 	}
-	for _, owner := range sortedKeys(claims) {
+	for _, owner := range slices.Sorted(maps.Keys(claims)) {
 		op := claims[owner]
 		held := 0
 		for _, v := range op.claimValues {
