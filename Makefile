@@ -39,10 +39,12 @@ dist:
 	go run ./internal/cmd/release sbom -version $(VERSION) -created $(CREATED) dist/idnode-* dist/idctl-* > dist/idnode-$(VERSION).spdx.json
 	go run ./internal/cmd/release sums dist > dist/SHA256SUMS
 
-# The image is FROM scratch: build the static binary first, then copy it in (nothing is pulled).
+# The image is FROM scratch: build the static binary first, then copy it in (nothing is pulled),
+# with the empty directory that becomes /data, owned by the image's unprivileged user.
 image:
 	CGO_ENABLED=0 go build -trimpath -ldflags="$(LDFLAGS)" -o deploy/bin/idnode ./cmd/idnode
-	docker build -q -t $(IMAGE) deploy
+	rm -rf deploy/bin/data && mkdir deploy/bin/data
+	docker build -q --build-arg VERSION=$(VERSION) -t $(IMAGE) deploy
 
 # Start the cluster and wait (at most 60 s) until all three nodes report healthy.
 cluster-up: image

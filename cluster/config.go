@@ -103,7 +103,6 @@ func (c *Config) raftConfig() (*raft.Config, error) {
 	// Hand many queued Apply calls to the FSM (and the disk) at once.
 	rc.BatchApplyCh = true
 	rc.MaxAppendEntries = 256
-	rc.Logger = newRaftLogger(c.Logger)
 	if err := raft.ValidateConfig(rc); err != nil {
 		return nil, fmt.Errorf("raft timing: %w", err)
 	}

@@ -32,6 +32,7 @@ type Node struct {
 	guard     *storageGuard // the store as raft writes it
 	transport raft.Transport
 	log       *slog.Logger
+	raftLog   *raftSink // raft's lines into log
 	closed    chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -59,6 +60,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	raftLog := newRaftSink(cfg.Logger)
+	rc.Logger = raftLog.hclog()
 	raftDir := filepath.Join(cfg.DataDir, "raft")
 	if err := os.MkdirAll(raftDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s is not usable: %w", cfg.DataDir, err)
@@ -80,7 +83,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		}
 		return nil, fmt.Errorf("open raft log in %s: %w", raftDir, err)
 	}
-	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, log: cfg.Logger, closed: make(chan struct{})}
+	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, log: cfg.Logger, raftLog: raftLog, closed: make(chan struct{})}
 	n.watched = &watchedFSM{BatchingFSM: n.fsm}
 	n.guard = &storageGuard{StableStore: store, path: filepath.Join(raftDir, "raft.db"), log: cfg.Logger,
 		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}, halt: cfg.OnStorageHalt}
@@ -91,6 +94,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		if c, ok := n.transport.(raft.WithClose); ok && n.cfg.Transport == nil {
 			err = errors.Join(err, c.Close())
 		}
+		raftLog.close()
 		return nil, errors.Join(err, store.Close())
 	}
 	return n, nil
@@ -310,6 +314,7 @@ func (n *Node) Close() error {
 		if c, ok := n.transport.(interface{ Close() error }); ok {
 			err = errors.Join(err, c.Close())
 		}
+		n.raftLog.close()
 		n.closeErr = errors.Join(err, n.store.Close())
 	})
 	return n.closeErr

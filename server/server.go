@@ -203,10 +203,10 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 // ServerOptions are the options the grpc.Server given to Register must be created with.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	return append([]grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(withReason, refuseUndecodable, s.leaderHint, s.authorize, s.limitCalls, s.observe, s.checkUTF8),
+		grpc.ChainUnaryInterceptor(withReason, s.audit, refuseUndecodable, s.leaderHint, s.authorize, s.limitCalls, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, s.authorizeStream),
+		grpc.ChainStreamInterceptor(withReasonStream, s.auditStream, refuseUndecodableStream, s.authorizeStream),
 	}, s.cfg.Limits.options(s.publicCalls)...)
 }
 

@@ -312,7 +312,12 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 		}
 		joining = false
 	}
-	log.Info("idnode serving", "version", version.Get().String(), "tag", cfg.tag, "grpc", lis.Addr().String(), "http", cfg.httpAddr, "memory_limit", memLimit, "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
+	// The address HTTP listens on, not the one asked for: off, or taken (see above), it serves nowhere.
+	httpServes := "off"
+	if httpLis != nil {
+		httpServes = httpLis.Addr().String()
+	}
+	log.Info("idnode serving", "version", version.Get().String(), "tag", cfg.tag, "grpc", lis.Addr().String(), "http", httpServes, "memory_limit", memLimit, "raft", cfg.raftAdvertise, "data_dir", cfg.dataDir,
 		"tls", cfg.tls != nil, "admin_token", cfg.adminToken != "")
 
 	select {

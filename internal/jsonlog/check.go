@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Check parses one JSON log line and reports the first problem: not a JSON object, a key
-// written twice in one object, or a value that is an empty object ({}: what slog's JSON handler
-// writes for a struct without exported fields, which says nothing).
+// written twice in one object, a key not in snake_case (one key style, so a query for a field
+// finds it whichever part of the node wrote it), or a value that is an empty object ({}: what
+// slog's JSON handler writes for a struct without exported fields, which says nothing).
 func Check(line []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
@@ -46,6 +48,9 @@ func object(dec *json.Decoder, path string) error {
 		if seen[key] {
 			return fmt.Errorf("key %q twice at %q", path+key, path)
 		}
+		if !SnakeCase(key) {
+			return fmt.Errorf("key %q is not snake_case (lower-case words joined by _)", path+key)
+		}
 		seen[key] = true
 		if err := value(dec, path+key+"."); err != nil {
 			return err
@@ -56,6 +61,23 @@ func object(dec *json.Decoder, path string) error {
 	}
 	_, err := dec.Token() // '}'
 	return err
+}
+
+// SnakeCase reports whether key is lower-case words (letters and digits) joined by single
+// underscores, such as data_dir or raft_last_index.
+func SnakeCase(key string) bool {
+	words := strings.Split(key, "_")
+	for _, w := range words {
+		if w == "" {
+			return false
+		}
+		for _, r := range w {
+			if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
+				return false
+			}
+		}
+	}
+	return key[0] < '0' || key[0] > '9'
 }
 
 func value(dec *json.Decoder, path string) error {

@@ -76,9 +76,10 @@ func opsDockerFor(t *testing.T) *opsCompose {
 		prereq("neither `docker compose` nor `docker-compose` works")
 	}
 
-	// The image: deploy/Dockerfile with a static binary in bin/, as `make image` builds it.
+	// The image: deploy/Dockerfile with a static binary in bin/ and the empty bin/data that
+	// becomes /data, as `make image` builds it.
 	ctxDir := filepath.Join(d.dir, "image")
-	if err := os.MkdirAll(filepath.Join(ctxDir, "bin"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(ctxDir, "bin", "data"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	dockerfile, err := os.ReadFile(filepath.Join(root, "deploy", "Dockerfile"))
@@ -93,7 +94,7 @@ func opsDockerFor(t *testing.T) *opsCompose {
 	if out, err := runBounded(build, opsDockerBuildTimeout); err != nil {
 		t.Fatalf("static build: %v\n%s", err, out)
 	}
-	d.must(opsDockerBuildTimeout, "docker", "build", "-q", "-t", d.image, ctxDir)
+	d.must(opsDockerBuildTimeout, "docker", "build", "-q", "--build-arg", "VERSION="+e2eVersion, "-t", d.image, ctxDir)
 	t.Cleanup(func() { _, _ = d.run(opsDockerCmdTimeout, "docker", "rmi", "-f", d.image) })
 	return d
 }
@@ -217,6 +218,39 @@ func (d *opsCompose) grpcAddrs() []string {
 	return out
 }
 
+// checkImage fails the test unless the project's containers run as an unprivileged user (the
+// image's numeric USER; the node wrote its named volume as that user, or it would not serve)
+// and the image carries its OCI labels.
+func (d *opsCompose) checkImage() {
+	d.t.Helper()
+	name, args := d.composeCmd("ps", "-q")
+	ids := strings.Fields(d.must(opsDockerCmdTimeout, name, args...))
+	if len(ids) != 3 {
+		d.t.Fatalf("compose ps: %d containers, want 3", len(ids))
+	}
+	for _, id := range ids {
+		user := strings.TrimSpace(d.must(opsDockerCmdTimeout, "docker", "inspect", "-f", "{{.Config.User}}", id))
+		if uid, _, _ := strings.Cut(user, ":"); uid == "" || uid == "0" || uid == "root" {
+			d.t.Errorf("container %s runs as user %q; want an unprivileged one", id, user)
+		}
+		// The process itself, as the host sees it.
+		top := strings.Fields(d.must(opsDockerCmdTimeout, "docker", "top", id, "-o", "pid,uid")) // PID UID pid uid
+		if len(top) != 4 || top[3] == "0" {
+			d.t.Errorf("container %s: docker top says uid %v; want non-root", id, top)
+		}
+	}
+	labels := d.must(opsDockerCmdTimeout, "docker", "inspect", "-f", "{{json .Config.Labels}}", d.image)
+	for _, want := range []string{
+		`"org.opencontainers.image.version":"` + e2eVersion + `"`,
+		`"org.opencontainers.image.source":"https://github.com/idnode/idnode"`,
+		`"org.opencontainers.image.licenses":"Apache-2.0"`,
+	} {
+		if !strings.Contains(labels, want) {
+			d.t.Errorf("image labels %s lack %s", strings.TrimSpace(labels), want)
+		}
+	}
+}
+
 func oneLineOf(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // TestIdctlAgainstDockerCluster runs the idctl commands against the compose cluster, plain and
@@ -232,6 +266,7 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		d.env = append(d.env, "IDNODE_ADMIN_TOKEN="+token)
 		d.use("docker-compose.yml")
 		d.up(nil)
+		d.checkImage()
 		addrs := d.grpcAddrs()
 		env := []string{"IDNODE_ADDR=" + strings.Join(addrs, ","), "IDNODE_TOKEN=" + token}
 		st := idctlStatus(t, env)
@@ -284,6 +319,13 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		}
 		mustIdctl(t, nil, "certs", "client", "app", "--dir", certs)
 		mustIdctl(t, nil, "certs", "client", "ops", "--dir", certs, "--admin")
+		// The nodes run as an unprivileged user, not the owner of these files: their keys must
+		// be readable by it (deploy/docker-compose.tls.yml).
+		for _, n := range []string{"A", "B", "C"} {
+			if err := os.Chmod(filepath.Join(certs, n+".key"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		// No admin token this time (the plain run set one): admin goes by certificate.
 		d.env = append(d.env, "IDNODE_CERTS="+certs, "IDNODE_ADMIN_TOKEN=")
 		d.use("docker-compose.yml", "docker-compose.tls.yml")
