@@ -171,8 +171,10 @@ func runTour(t *testing.T, shell, idctl string, steps []tourStep) {
 	}
 	cmd := exec.CommandContext(ctx, shell, args...)
 	cmd.Dir = dir
-	cmd.Env = cleanEnv("HOME="+dir, "PATH="+filepath.Dir(idctl)+string(os.PathListSeparator)+os.Getenv("PATH"),
+	// No start-up file of the reader's (BASH_ENV) either; idctl's default address is the node.
+	cmd.Env = cleanEnv("HOME="+dir, "BASH_ENV=", "PATH="+filepath.Dir(idctl)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"IDNODE_ADDR="+p.GRPCAddr)
+	cmd.WaitDelay = stopTimeout // a command left running must not hold the output pipe for ever
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
