@@ -17,7 +17,7 @@
 # starts a 3-member etcd cluster, a 3-node idnode cluster (both fsync every commit, their
 # defaults) and a private PostgreSQL server (initdb in a temp dir), all on loopback, runs the
 # same callers against each for $DURATION, stops everything it started and writes the results
-# into the "Identities vs etcd" section of docs/BENCHMARKS.md (other sections are left as they
+# into the "Identities vs etcd" section of docs/BENCHMARKS-HISTORY.md (other sections are left as they
 # are).
 #
 #   bench/compare.sh                         # defaults below; ~5 minutes with DURATION=10s
@@ -30,7 +30,8 @@
 #              (default 1; PostgreSQL callers each have their own connection)
 #   PORT_BASE  first of the loopback ports used: etcd clients +0..2, etcd peers +10..12,
 #              idnode gRPC +20..22, idnode Raft +30..32, PostgreSQL +40 (default 32300)
-#   DOC        the file to update (default docs/BENCHMARKS.md)
+#   DOC        the file to update (default docs/BENCHMARKS-HISTORY.md, the log of runs; copy the figures
+#              that change the answer to a question into docs/BENCHMARKS.md by hand)
 #   WRITE_DOC  0 prints the section instead of writing it (default 1)
 set -euo pipefail
 
@@ -44,7 +45,7 @@ SECTION="## Identities vs etcd"
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-DOC=${DOC:-$ROOT/docs/BENCHMARKS.md}
+DOC=${DOC:-$ROOT/docs/BENCHMARKS-HISTORY.md}
 
 BENCH=compare
 # shellcheck source=bench/lib.sh

@@ -38,6 +38,16 @@ func (v collectingValue) Set(s string) error {
 	return nil
 }
 
+// String is the wrapped flag's value. The flag package also calls it on a zero
+// collectingValue, to tell a default worth printing in -h from a zero one: with no flag
+// wrapped that is "", where the promoted method would dereference nil.
+func (v collectingValue) String() string {
+	if v.Value == nil {
+		return ""
+	}
+	return v.Value.String()
+}
+
 // IsBoolFlag keeps `--pprof` (no value) working for the boolean flags behind the wrapper.
 func (v collectingValue) IsBoolFlag() bool {
 	b, ok := v.Value.(interface{ IsBoolFlag() bool })
