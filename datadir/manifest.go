@@ -18,7 +18,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/idnode/idnode/durablefile"
+	"github.com/idnode/idnode/internal/durablefile"
 	"github.com/idnode/idnode/nodestate"
 )
 

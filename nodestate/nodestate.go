@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/idnode/idnode/durablefile"
+	"github.com/idnode/idnode/internal/durablefile"
 	"github.com/idnode/idnode/memberid"
 )
 
