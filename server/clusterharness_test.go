@@ -26,10 +26,10 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/etag"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/internal/poll"
-	"github.com/idnode/idnode/nodestate"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
 )
@@ -134,8 +134,8 @@ func newTestCluster(t testing.TB, n int) *testCluster {
 		dir := tn.Dir
 		tn.Server = server.New(server.Config{
 			Tag: tn.Tag, GRPCAddress: tn.GRPCAddr, RaftAddress: string(tn.RaftAddr),
-			State:     nodestate.New(tn.Tag),
-			SaveState: func(s nodestate.State) error { return nodestate.Save(dir, s) },
+			State:     datadir.NewNodeState(tn.Tag),
+			SaveState: func(s datadir.NodeState) error { return datadir.SaveNodeState(dir, s) },
 			Dial:      c.Net.dialer(tn.Tag),
 			Logger:    log,
 		}, node, etags)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/nodestate"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -22,8 +21,8 @@ const joinTimeout = 60 * time.Second
 
 // loadIdentity reads who this node is from its data dir (found is false for a new data dir)
 // and settles its Raft addresses.
-func loadIdentity(cfg *config) (st nodestate.State, found bool, err error) {
-	st, found, err = nodestate.Load(cfg.dataDir)
+func loadIdentity(cfg *config) (st datadir.NodeState, found bool, err error) {
+	st, found, err = datadir.LoadNodeState(cfg.dataDir)
 	if err != nil {
 		return st, false, err
 	}
@@ -45,12 +44,12 @@ func loadIdentity(cfg *config) (st nodestate.State, found bool, err error) {
 // newIdentity gives a new data dir its identity: the --tag given, or with --join the tag the
 // cluster assigns. It persists the answer before Raft starts, so a crash cannot leave the node
 // unsure of its own tag.
-func newIdentity(ctx context.Context, cfg *config, log *slog.Logger) (nodestate.State, error) {
+func newIdentity(ctx context.Context, cfg *config, log *slog.Logger) (datadir.NodeState, error) {
 	if cfg.join == "" {
-		st := nodestate.New(cfg.tag)
-		return st, nodestate.Save(cfg.dataDir, st)
+		st := datadir.NewNodeState(cfg.tag)
+		return st, datadir.SaveNodeState(cfg.dataDir, st)
 	}
-	st := nodestate.New("")
+	st := datadir.NewNodeState("")
 	if cfg.tagSet {
 		st.Tag = cfg.tag
 	}
@@ -59,7 +58,7 @@ func newIdentity(ctx context.Context, cfg *config, log *slog.Logger) (nodestate.
 		return st, err
 	}
 	st.Tag, st.RaftID, st.Registered, cfg.tag = member.GetTag(), member.GetId(), true, member.GetTag()
-	if err := nodestate.Save(cfg.dataDir, st); err != nil {
+	if err := datadir.SaveNodeState(cfg.dataDir, st); err != nil {
 		return st, errors.Join(err, leaveAfterFailedJoin(cfg, st, log))
 	}
 	return st, nil
@@ -72,7 +71,7 @@ const leaveTimeout = 15 * time.Second
 // complete (a port in use, a disk error): it asks the cluster to remove the node again, so no
 // voter that will never answer is left behind to cost the cluster its quorum, and empties the
 // data dir so that a next start is a new node. The tag is retired with the removal.
-func leaveAfterFailedJoin(cfg *config, st nodestate.State, log *slog.Logger) error {
+func leaveAfterFailedJoin(cfg *config, st datadir.NodeState, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
 	cc, err := grpc.NewClient("passthrough:///"+cfg.join, cfg.joinDialOptions()...)
@@ -105,7 +104,7 @@ const (
 // join asks the cluster, through any node, to register this node and add it as a voter or
 // non-voter, retrying while the cluster has no leader. The answer names the node's tag and
 // Raft ID.
-func join(ctx context.Context, cfg *config, st nodestate.State, asVoter bool, log *slog.Logger) (*idnodev1.NodeStatus, error) {
+func join(ctx context.Context, cfg *config, st datadir.NodeState, asVoter bool, log *slog.Logger) (*idnodev1.NodeStatus, error) {
 	cc, err := grpc.NewClient("passthrough:///"+cfg.join, cfg.joinDialOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("--join %s: %w", cfg.join, err)

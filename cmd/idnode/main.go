@@ -31,7 +31,6 @@ import (
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/hilopool"
 	"github.com/idnode/idnode/identity"
-	"github.com/idnode/idnode/nodestate"
 	"github.com/idnode/idnode/server"
 	"github.com/idnode/idnode/version"
 )
@@ -234,7 +233,7 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 	defer stopHighWater()
 	if !st.KeepsManifest {
 		st.KeepsManifest = true
-		if err := nodestate.Save(cfg.dataDir, st); err != nil {
+		if err := datadir.SaveNodeState(cfg.dataDir, st); err != nil {
 			return err
 		}
 	}
@@ -274,7 +273,7 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 		Limits:       cfg.limits,
 		Joined:       found && cfg.join != "",
 		State:        st,
-		SaveState:    func(st nodestate.State) error { return nodestate.Save(cfg.dataDir, st) },
+		SaveState:    func(st datadir.NodeState) error { return datadir.SaveNodeState(cfg.dataDir, st) },
 		OnFatal: func(err error) {
 			select {
 			case fatal <- err:
