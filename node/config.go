@@ -30,7 +30,8 @@ type Config struct {
 	// admin token), also to undo a join it could not complete.
 	Join            string
 	JoinDialOptions []grpc.DialOption
-	// GRPCAddr is where the client port listens, GRPCAdvertise where other nodes reach it.
+	// GRPCAddr is where the client port listens, GRPCAdvertise where other nodes reach it
+	// (GRPCAddr when empty).
 	GRPCAddr      string
 	GRPCAdvertise string
 	// RaftAddr is where Raft listens, RaftAdvertise where other nodes reach it (RaftAddr when

@@ -82,6 +82,9 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 			err = n.unwind(err)
 		}
 	}()
+	if n.cfg.GRPCAdvertise == "" {
+		n.cfg.GRPCAdvertise = n.cfg.GRPCAddr
+	}
 	if err := os.MkdirAll(n.cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s is not usable: %w", n.cfg.DataDir, err)
 	}
@@ -116,7 +119,7 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 		}
 		n.log.Info("stopped", n.flushed...)
 	})
-	if err := n.openStores(ctx, st); err != nil {
+	if err := n.openStores(ctx, &st); err != nil {
 		return nil, err
 	}
 	pools, err := n.openPools()
@@ -197,8 +200,8 @@ func (n *Node) listen() (lis, httpLis net.Listener, err error) {
 }
 
 // openStores opens the data dir's manifest, Raft and the etag counter, in that order: a
-// piece is recorded in the manifest once it exists.
-func (n *Node) openStores(ctx context.Context, st datadir.NodeState) error {
+// piece is recorded in the manifest once it exists. It marks st as keeping the manifest.
+func (n *Node) openStores(ctx context.Context, st *datadir.NodeState) error {
 	manifest, err := datadir.Open(n.cfg.DataDir, st.KeepsManifest)
 	if err != nil {
 		return err
@@ -263,7 +266,7 @@ func (n *Node) openStores(ctx context.Context, st datadir.NodeState) error {
 	n.atStop(func(*error) { stopHighWater() })
 	if !st.KeepsManifest {
 		st.KeepsManifest = true
-		if err := datadir.SaveNodeState(n.cfg.DataDir, st); err != nil {
+		if err := datadir.SaveNodeState(n.cfg.DataDir, *st); err != nil {
 			return err
 		}
 	}
