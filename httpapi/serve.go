@@ -44,13 +44,13 @@ type ServerConfig struct {
 }
 
 // Serve serves the HTTP/JSON gateway on lis: behind it, a gRPC server of srv's own services
-// with the same checks (server.GatewayServerOptions) as the client port, reached through an
+// with the same checks (gatewayServerOptions) as the client port, reached through an
 // in-process connection that no other process can dial. It returns the function that stops
 // both.
 func Serve(ctx context.Context, srv *server.Server, lis net.Listener, cfg ServerConfig, log *slog.Logger) (func(), error) {
 	inner := inprocess.Listen()
-	callers := server.NewHTTPCallers()
-	gs := grpc.NewServer(append(srv.GatewayServerOptions(callers), cfg.GRPCOptions...)...)
+	callers := newCallers()
+	gs := grpc.NewServer(append(gatewayServerOptions(srv, callers), cfg.GRPCOptions...)...)
 	srv.Register(gs)
 	go func() { _ = gs.Serve(inner) }()
 	conn, err := grpc.NewClient("passthrough:///inprocess", grpc.WithContextDialer(inner.DialContext),
@@ -59,7 +59,7 @@ func Serve(ctx context.Context, srv *server.Server, lis net.Listener, cfg Server
 		gs.Stop()
 		return nil, err
 	}
-	handler, err := New(ctx, conn, callers, cfg.Options)
+	handler, err := newHandler(ctx, conn, callers, cfg.Options)
 	if err != nil {
 		_ = conn.Close()
 		gs.Stop()
