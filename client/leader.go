@@ -5,12 +5,14 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // LeaderHeader is the response header in which a node names the gRPC address of the cluster's
 // leader (as the leader registered it). The client sends the calls that need the leader there
 // first, saving the hop a follower would make.
-const LeaderHeader = "idnode-leader"
+const LeaderHeader = idnodev1.LeaderHeader
 
 // learnLeader is a unary interceptor on every node's connection: it reads LeaderHeader from
 // each answer and remembers which of the client's nodes is the leader. An address that is none

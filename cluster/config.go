@@ -15,7 +15,7 @@ import (
 // Peer is one member of a statically bootstrapped cluster.
 type Peer struct {
 	// ID is the node's tag, as --peers gives it. Its Raft server ID carries its data dir's
-	// incarnation too (memberid), and is learned from the node itself when the cluster forms.
+	// incarnation too (docid.MemberID), and is learned from the node itself when the cluster forms.
 	// With a custom Transport (tests), ID is the Raft server ID, used as is.
 	ID      string
 	Address string // raft host:port
@@ -23,7 +23,7 @@ type Peer struct {
 
 // Config describes one node's Raft side.
 type Config struct {
-	ID       string // raft server ID: memberid.New(tag, incarnation), or the bare tag for data dirs older than that
+	ID       string // raft server ID: docid.MemberID(tag, incarnation), or the bare tag for data dirs older than that
 	DataDir  string // holds raft.db and snapshots/
 	RaftAddr string // host:port to listen on for Raft traffic
 	// RaftListener, when set, is used instead of listening on RaftAddr: a joining node binds

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/idnode/idnode/memberid"
+	"github.com/idnode/idnode/docid"
 )
 
 // formationLogEvery is how often a node waiting for its peers says so.
@@ -31,7 +31,7 @@ const formationLogEvery = 5 * time.Second
 // Until one of these holds, the node waits (a new cluster forms only when every peer in
 // --peers answers), telling the log whom it waits for.
 func (n *Node) formationConfiguration(ctx context.Context) (raft.Configuration, error) {
-	selfTag, _ := memberid.Tag(n.cfg.ID)
+	selfTag, _ := docid.MemberTag(n.cfg.ID)
 	lastLog := time.Now()
 	for backoff := 50 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
 		conf := raft.Configuration{Servers: []raft.Server{{Suffrage: raft.Voter, ID: raft.ServerID(n.cfg.ID), Address: raft.ServerAddress(n.cfg.advertise())}}}
@@ -45,7 +45,7 @@ func (n *Node) formationConfiguration(ctx context.Context) (raft.Configuration, 
 				waiting = append(waiting, fmt.Sprintf("%s at %s (%v)", p.ID, p.Address, err))
 				continue
 			}
-			if tag, _ := memberid.Tag(h.ID); tag != p.ID {
+			if tag, _ := docid.MemberTag(h.ID); tag != p.ID {
 				return raft.Configuration{}, fmt.Errorf("%w: %s is node %s, not %s: give every node the same, correct --peers list", ErrPeerMismatch, p.Address, h.ID, p.ID)
 			}
 			switch {
@@ -83,7 +83,7 @@ func (n *Node) clusterExists(p Peer, h hello) error {
 	for i, s := range h.Servers {
 		members[i] = s.ID
 	}
-	selfTag, _ := memberid.Tag(n.cfg.ID)
+	selfTag, _ := docid.MemberTag(n.cfg.ID)
 	return fmt.Errorf("%w: peer %s (%s) belongs to a cluster of %s, and this node's data dir %s (member %s) is not one of them. "+
 		"If this node lost its data dir, it cannot come back as its old self: its etag and Raft log restarted, so it could hand out IDs twice. "+
 		"Remove the old member (idctl node remove %s) and start this node as a new member with an empty data dir: idnode --join <address of a running node> (it gets a new tag)",

@@ -15,8 +15,8 @@ import (
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/memberid"
 )
 
 // mustOpenAll opens the nodes at the same time, as a new cluster's nodes start, and closes
@@ -56,7 +56,7 @@ func tcpCluster(t *testing.T) []Config {
 	}
 	cfgs := make([]Config, len(tags))
 	for i, tag := range tags {
-		cfgs[i] = Config{ID: memberid.New(tag, uuid.NewString()), DataDir: t.TempDir(), RaftAddr: peers[i].Address, Peers: peers, Logger: quiet}
+		cfgs[i] = Config{ID: docid.MemberID(tag, uuid.NewString()), DataDir: t.TempDir(), RaftAddr: peers[i].Address, Peers: peers, Logger: quiet}
 	}
 	return cfgs
 }
@@ -109,8 +109,8 @@ func TestFormationRefusesNodeWithLostDataDir(t *testing.T) {
 	if err := victim.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tag, _ := memberid.Tag(cfg.ID)
-	cfg.ID, cfg.DataDir = memberid.New(tag, uuid.NewString()), t.TempDir()
+	tag, _ := docid.MemberTag(cfg.ID)
+	cfg.ID, cfg.DataDir = docid.MemberID(tag, uuid.NewString()), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	n, err := Open(ctx, cfg)
@@ -181,8 +181,8 @@ func TestMemberGuardDoesNotCountAnotherMember(t *testing.T) {
 		}
 		impostorCfg = cfgs[i]
 	}
-	tag, _ := memberid.Tag(impostorCfg.ID)
-	impostorCfg.ID, impostorCfg.DataDir, impostorCfg.NoBootstrap = memberid.New(tag, uuid.NewString()), t.TempDir(), true
+	tag, _ := docid.MemberTag(impostorCfg.ID)
+	impostorCfg.ID, impostorCfg.DataDir, impostorCfg.NoBootstrap = docid.MemberID(tag, uuid.NewString()), t.TempDir(), true
 	impostor := mustOpenAll(t, impostorCfg)[0]
 
 	// Without the guard the old leader keeps (or regains, with the impostor's vote) its

@@ -28,7 +28,7 @@ const (
 
 // hello is what a node tells a peer that asks who it is.
 type hello struct {
-	// ID is the node's Raft server ID (memberid: tag and data dir incarnation).
+	// ID is the node's Raft server ID (docid.MemberID: tag and data dir incarnation).
 	ID string `json:"id"`
 	// Formed is set once the node's data dir holds Raft state: it belongs to a cluster.
 	Formed bool `json:"formed"`

@@ -11,7 +11,7 @@ import (
 // memberGuard is raft's TCP transport with one more check: the node that answers at a
 // member's address must be that member. raft counts a vote or an append acknowledgement for
 // the server ID it asked, whoever answered; a node that lost its data dir and came back at
-// the same address answers with a new ID (memberid), and its empty log must not count as the
+// the same address answers with a new ID (docid.MemberID), and its empty log must not count as the
 // old member's. The formation check (formation.go) already keeps such a node from starting;
 // this guard holds even when something else put it there (an old binary, a wrong address).
 type memberGuard struct {

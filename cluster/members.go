@@ -9,7 +9,7 @@ import (
 
 // Member is one server of the Raft configuration.
 type Member struct {
-	ID      string // Raft server ID (memberid)
+	ID      string // Raft server ID (docid.MemberID)
 	Address string // Raft address
 	Voter   bool
 }

@@ -18,8 +18,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/idnode/idnode/durablefile"
-	"github.com/idnode/idnode/nodestate"
+	"github.com/idnode/idnode/internal/durablefile"
 )
 
 // FileName is the manifest inside a node's data dir.
@@ -124,7 +123,7 @@ func CheckOrphans(dataDir string) error {
 // for a node that never became a member, or was removed again after its join failed.
 func Clear(dataDir string) error {
 	var errs []error
-	for _, name := range []string{nodestate.FileName, FileName, "raft", string(Etag), string(Etag) + ".lock", string(HiLoPools)} {
+	for _, name := range []string{NodeFileName, FileName, "raft", string(Etag), string(Etag) + ".lock", string(HiLoPools)} {
 		errs = append(errs, os.RemoveAll(filepath.Join(dataDir, name)))
 	}
 	return errors.Join(errs...)

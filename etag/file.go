@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/idnode/idnode/durablefile"
+	"github.com/idnode/idnode/internal/durablefile"
 )
 
 const (

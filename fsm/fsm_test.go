@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/idnode/idnode/memberid"
+	"github.com/idnode/idnode/docid"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
@@ -395,8 +395,8 @@ func TestRetriedTaglessJoinKeepsItsTag(t *testing.T) {
 	mustApply(t, f, RegisterNodeCommand, registerCommand("A", "A-1", "inc-a"))
 	join := &raftv1.RegisterNode{Incarnation: "inc-d", RaftAddress: "raft-d", GrpcAddress: "grpc-d"}
 	first, ok := mustApply(t, f, RegisterNodeCommand, join).(Node)
-	if !ok || first.Tag != "B" || first.ID != memberid.New("B", "inc-d") {
-		t.Fatalf("first join = %+v, want tag B with id %s", first, memberid.New("B", "inc-d"))
+	if !ok || first.Tag != "B" || first.ID != docid.MemberID("B", "inc-d") {
+		t.Fatalf("first join = %+v, want tag B with id %s", first, docid.MemberID("B", "inc-d"))
 	}
 	again := mustApply(t, f, RegisterNodeCommand, join)
 	if again != first {

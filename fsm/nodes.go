@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/memberid"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
@@ -17,7 +16,7 @@ import (
 // the same id. The first registration that names a separator makes it the cluster's; one that
 // names another is refused. A tag in use by another node, ever used by a removed node, or held by an earlier
 // incarnation (data dir) of this node is refused. An empty tag is assigned; an empty id is
-// memberid.New(tag, incarnation), or the tag when the registration carries no incarnation.
+// docid.MemberID(tag, incarnation), or the tag when the registration carries no incarnation.
 func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 	sep := r.GetSeparator()
 	if sep != "" && st.separator != "" && sep != st.separator {
@@ -55,7 +54,7 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 	if id == "" {
 		id = tag
 		if incarnation != "" {
-			id = memberid.New(tag, incarnation)
+			id = docid.MemberID(tag, incarnation)
 		}
 	}
 	raftAddr, grpcAddr := r.GetRaftAddress(), r.GetGrpcAddress()

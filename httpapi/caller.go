@@ -17,10 +17,10 @@ type callHandleKey struct{}
 // runs: its address and Host as this node's HTTP server accepted them, and whether its
 // verified TLS client certificate grants admin. The RPCs the request makes carry only the
 // handle (callMetadata), so nothing an HTTP client sends can change who it is taken for.
-func withCaller(callers *server.HTTPCallers, next http.Handler) http.Handler {
+func withCaller(callers *callers, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		addr, _ := netip.ParseAddrPort(r.RemoteAddr) // net/http's RemoteAddr: "ip:port" or "[ip]:port"
-		handle, leave := callers.Enter(server.HTTPCaller{
+		handle, leave := callers.enter(server.HTTPCaller{
 			Addr:      addr,
 			Host:      r.Host,
 			AdminCert: r.TLS != nil && tlsconfig.GrantsAdmin(*r.TLS),
@@ -33,5 +33,5 @@ func withCaller(callers *server.HTTPCallers, next http.Handler) http.Handler {
 // callMetadata is the metadata of the RPCs of request r: its caller's handle.
 func callMetadata(_ context.Context, r *http.Request) metadata.MD {
 	handle, _ := r.Context().Value(callHandleKey{}).(string)
-	return metadata.Pairs(server.GatewayCallHeader, handle)
+	return metadata.Pairs(GatewayCallHeader, handle)
 }

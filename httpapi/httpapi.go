@@ -50,9 +50,9 @@ type Options struct {
 	MaxBodyMemory  int64    // the most bytes of bodies held at once (503 above); 0: DefaultMaxBodyMemory
 }
 
-// New is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /healthz and /readyz.
-// conn reaches the node's gateway gRPC server (server.GatewayServerOptions with callers).
-func New(ctx context.Context, conn *grpc.ClientConn, callers *server.HTTPCallers, opts Options) (http.Handler, error) {
+// newHandler is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /healthz and /readyz.
+// conn reaches the node's gateway gRPC server (gatewayServerOptions with callers).
+func newHandler(ctx context.Context, conn *grpc.ClientConn, callers *callers, opts Options) (http.Handler, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}

@@ -1,10 +1,11 @@
 package server_test
 
 // An in-process cluster for tests: n idnode nodes, each with its own data dir, Raft over
-// hashicorp/raft's in-memory transport and a real gRPC server on a loopback port, wired the way
-// cmd/idnode wires them. A network value can cut the cluster into groups: Raft links between
-// groups are disconnected in both directions, and the gRPC links nodes use to forward to the
-// leader are refused at dial time and broken if they already exist. Test clients talk to a node
+// hashicorp/raft's in-memory transport and a real gRPC server on a loopback port, each
+// assembled by node.Start as cmd/idnode's nodes are. A network value can cut the cluster into
+// groups: Raft links between groups are disconnected in both directions, and the gRPC links
+// nodes use to forward to the leader are refused at dial time and broken if they already
+// exist. Test clients talk to a node
 // over their own loopback connection, so a client always stays on its node's side.
 
 import (
@@ -13,7 +14,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,12 +26,12 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/etag"
+	"github.com/idnode/idnode/datadir"
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/internal/poll"
-	"github.com/idnode/idnode/nodestate"
+	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/server"
 )
 
 // Harness time limits. Every wait in the harness is a poll bounded by one of these.
@@ -41,6 +41,7 @@ const (
 	startupTimeout   = 20 * time.Second // a fresh cluster until it has a leader and serves
 	convergeTimeout  = 20 * time.Second // after a heal or partition, until a group agrees again
 	harnessLogLevel  = slog.LevelWarn
+	harnessMaxConns  = 1024                   // connections per client port, as cmd/idnode's default
 	inmemRaftTimeout = 500 * time.Millisecond // raft's own default for the in-memory transport
 )
 
@@ -65,12 +66,9 @@ type testNode struct {
 	InternalAddr string
 	Trans        *raft.InmemTransport
 	Node         *cluster.Node
-	Etags        *etag.Counter
-	Server       *server.Server
-	GRPC         *grpc.Server
-	Internal     *grpc.Server
 
-	ctl *grpc.ClientConn // the harness's own control connection (status, health)
+	running *node.Node       // the node as node.Start assembled it
+	ctl     *grpc.ClientConn // the harness's own control connection (status, health)
 }
 
 // testCluster is n nodes tagged A, B, C, … bootstrapped together from one peer list.
@@ -119,36 +117,30 @@ func newTestCluster(t testing.TB, n int) *testCluster {
 	t.Cleanup(c.shutdown)
 	for i, tn := range c.Nodes {
 		log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: harnessLogLevel})).With("node", tn.Tag)
-		node, err := cluster.Open(context.Background(), cluster.Config{
-			ID: tn.Tag, DataDir: tn.Dir, RaftAddr: string(tn.RaftAddr), Peers: peers,
-			Transport: tn.Trans, Timing: harnessTiming, Logger: log,
+		// The in-memory transport takes peers by Raft server ID as given, so each node's ID is
+		// its bare tag: the ID of a data dir made before IDs carried the incarnation, which
+		// node.json says by holding no raft_id.
+		st := datadir.NewNodeState(tn.Tag)
+		st.RaftID = ""
+		if err := datadir.SaveNodeState(tn.Dir, st); err != nil {
+			t.Fatalf("node state of node %s: %v", tn.Tag, err)
+		}
+		n, err := node.Start(context.Background(), node.Config{
+			DataDir: tn.Dir, Tag: tn.Tag, TagSet: true, Separator: docid.DefaultSeparator,
+			GRPCListener: lis[i], GRPCAdvertise: tn.GRPCAddr,
+			RaftAddr: string(tn.RaftAddr), Peers: peers,
+			MaxConns:  harnessMaxConns,
+			Logger:    log,
+			Transport: tn.Trans, InternalListener: internal[i], Timing: harnessTiming,
+			Dial:          c.Net.dialer(tn.Tag),
+			ServerOptions: []grpc.ServerOption{grpc.WaitForHandlers(true)},
 		})
 		if err != nil {
 			lis[i].Close()
-			t.Fatalf("open raft for node %s: %v", tn.Tag, err)
+			internal[i].Close()
+			t.Fatalf("start node %s: %v", tn.Tag, err)
 		}
-		tn.Node = node
-		etags, err := etag.Open(filepath.Join(tn.Dir, "etag"), 0)
-		if err != nil {
-			lis[i].Close()
-			t.Fatalf("open etag counter for node %s: %v", tn.Tag, err)
-		}
-		tn.Etags = etags
-		dir := tn.Dir
-		tn.Server = server.New(server.Config{
-			Tag: tn.Tag, GRPCAddress: tn.GRPCAddr, RaftAddress: string(tn.RaftAddr),
-			State:     nodestate.New(tn.Tag),
-			SaveState: func(s nodestate.State) error { return nodestate.Save(dir, s) },
-			Dial:      c.Net.dialer(tn.Tag),
-			Logger:    log,
-		}, node, etags)
-		tn.GRPC = grpc.NewServer(append(tn.Server.ServerOptions(), grpc.WaitForHandlers(true))...)
-		tn.Server.Register(tn.GRPC)
-		tn.Internal = grpc.NewServer(append(tn.Server.InternalServerOptions(), grpc.WaitForHandlers(true))...)
-		tn.Server.RegisterInternal(tn.Internal)
-		tn.Server.Start()
-		go tn.GRPC.Serve(lis[i])          // returns when GRPC.Stop closes the listener
-		go tn.Internal.Serve(internal[i]) // the same
+		tn.running, tn.Node = n, n.Cluster()
 		tn.ctl, err = grpc.NewClient("passthrough:///"+tn.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatalf("control connection to node %s: %v", tn.Tag, err)
@@ -159,36 +151,22 @@ func newTestCluster(t testing.TB, n int) *testCluster {
 	return c
 }
 
-// shutdown stops every node the way cmd/idnode does (gRPC, server, Raft, etag counter), after
-// cutting every link so no node waits on a peer that is already gone.
+// shutdown stops every node the way cmd/idnode does, after cutting every link so no node
+// waits on a peer that is already gone.
 func (c *testCluster) shutdown() {
 	c.Net.isolateAll()
 	var wg sync.WaitGroup
 	for _, tn := range c.Nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if tn.ctl != nil {
 				tn.ctl.Close()
 			}
-			if tn.GRPC != nil {
-				tn.GRPC.Stop() // WaitForHandlers: returns once every handler has
-				tn.Internal.Stop()
-			}
-			if tn.Server != nil {
-				tn.Server.Close()
-			}
-			if tn.Node != nil {
-				if err := tn.Node.Close(); err != nil {
-					c.t.Errorf("close raft of node %s: %v", tn.Tag, err)
+			if tn.running != nil {
+				if err := tn.running.Close(); err != nil {
+					c.t.Errorf("stop node %s: %v", tn.Tag, err)
 				}
 			}
-			if tn.Etags != nil {
-				if err := tn.Etags.Close(); err != nil {
-					c.t.Errorf("close etag counter of node %s: %v", tn.Tag, err)
-				}
-			}
-		}()
+		})
 	}
 	wg.Wait()
 }

@@ -87,7 +87,7 @@ func guids(count int64, version idnodev1.GuidVersion) ([]string, error) {
 }
 
 // serverSideIDs numbers count IDs from this node's etag counter: no Raft, no quorum. Only a
-// node the cluster has accepted under its tag may: see nodestate. At start they wait (bounded)
+// node the cluster has accepted under its tag may: see datadir.NodeState. At start they wait (bounded)
 // for the cluster's record of this node's etags (etagrecord.go).
 func (s *Server) serverSideIDs(ctx context.Context, prefix string, count int64) ([]string, error) {
 	if !s.registered.Load() {

@@ -6,11 +6,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/idnode/idnode/client"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // leaderHint is a unary interceptor on the client port: every answer names the leader's gRPC
-// address (as the leader registered it) in client.LeaderHeader, so a client sends the calls
+// address (as the leader registered it) in idnodev1.LeaderHeader, so a client sends the calls
 // the leader serves straight there and spares them a follower's hop (issue 16). Clients that
 // ignore it (grpcurl, other languages) are forwarded as before.
 func (s *Server) leaderHint(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -40,7 +40,7 @@ func (s *Server) leaderHeader() metadata.MD {
 	if c := s.leaderMD.Load(); c != nil && c.addr == n.GRPCAddress {
 		return c.md
 	}
-	md := metadata.Pairs(client.LeaderHeader, n.GRPCAddress)
+	md := metadata.Pairs(idnodev1.LeaderHeader, n.GRPCAddress)
 	s.leaderMD.Store(&leaderHeaderCache{addr: n.GRPCAddress, md: md})
 	return md
 }

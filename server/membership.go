@@ -13,7 +13,6 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/memberid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -80,7 +79,7 @@ func (s *Server) reserveConfiguredTags(ctx context.Context) error {
 		registered[n.ID] = true
 	}
 	for _, m := range s.node.Members() {
-		tag, ok := memberid.Tag(m.ID)
+		tag, ok := docid.MemberTag(m.ID)
 		if registered[m.ID] || !ok {
 			continue
 		}
@@ -135,7 +134,7 @@ func (s *Server) memberID(tag string) (string, bool) {
 		}
 	}
 	for _, m := range s.node.Members() {
-		if t, _ := memberid.Tag(m.ID); t == tag {
+		if t, _ := docid.MemberTag(m.ID); t == tag {
 			return m.ID, true
 		}
 	}
@@ -221,7 +220,7 @@ func (s *Server) tagOf(id string) string {
 			return n.Tag
 		}
 	}
-	if tag, ok := memberid.Tag(id); ok {
+	if tag, ok := docid.MemberTag(id); ok {
 		return tag
 	}
 	return id

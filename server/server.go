@@ -17,13 +17,13 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/etag"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/hilo"
 	"github.com/idnode/idnode/identity"
-	"github.com/idnode/idnode/nodestate"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -74,8 +74,8 @@ type Config struct {
 	Logger      *slog.Logger
 	// State is this node's identity from its data dir; SaveState persists it when the
 	// cluster accepts the node.
-	State     nodestate.State
-	SaveState func(nodestate.State) error
+	State     datadir.NodeState
+	SaveState func(datadir.NodeState) error
 	// Dial connects to other nodes; nil means plain TCP.
 	Dial forward.Dialer
 	// ElectionWait bounds how long a call that finds no leader waits for an election
@@ -135,7 +135,7 @@ type Server struct {
 	listings                   listingSlots // listings.go
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
-	// until then no server-side IDs (see nodestate).
+	// until then no server-side IDs (see datadir.NodeState).
 	registered atomic.Bool
 	regProblem atomic.Pointer[string]
 
@@ -162,7 +162,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.SaveState == nil {
-		cfg.SaveState = func(nodestate.State) error { return nil }
+		cfg.SaveState = func(datadir.NodeState) error { return nil }
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	s := &Server{

@@ -28,14 +28,6 @@ const (
 	defaultHTTPReadTimeout = 30 * time.Second
 	defaultHTTPIdleTimeout = 2 * time.Minute
 	defaultHTTPMaxConns    = 1024
-	// httpReadHeaderTimeout bounds how long a client may take over its request's headers
-	// (less when --http-read-timeout is shorter, which covers headers and body).
-	httpReadHeaderTimeout = 10 * time.Second
-	// httpMaxHeaderBytes bounds a request's headers; a client's are a few hundred bytes.
-	httpMaxHeaderBytes = 64 << 10
-	// httpMaxStreams bounds the requests in flight on one HTTP/2 connection (HTTPS only), as
-	// --http-max-conns bounds connections: net/http's default is 250.
-	httpMaxStreams = 100
 )
 
 func (h *httpConfig) register(fs *flag.FlagSet) {

@@ -13,11 +13,6 @@ import (
 // only opening connections to exhaust the node's file descriptors.
 const defaultMaxConns = 1024
 
-// internalMaxConns bounds the internal (node-to-node) server's connections on the Raft port:
-// each other node keeps one or two (forwarding, status probes), so this is far above any
-// cluster's, and keeps a caller who reaches the Raft port from holding the node's descriptors.
-const internalMaxConns = 256
-
 // uintFlag parses a flag into a uint32 that must be at least 1.
 func uintFlag(dst *uint32) func(string) error {
 	return func(s string) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"os"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -9,7 +10,10 @@ import (
 
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/hilopool"
+	"github.com/idnode/idnode/httpapi"
 	"github.com/idnode/idnode/metrics"
+	"github.com/idnode/idnode/node"
 	"github.com/idnode/idnode/server"
 	"github.com/idnode/idnode/tlsconfig"
 )
@@ -78,13 +82,51 @@ func (o *ops) metricsOptions() []grpc.ServerOption {
 
 // serve starts the metrics endpoint once the services are registered; it returns the stop
 // function (a no-op when metrics are off).
-func (o *ops) serve(gs *grpc.Server, node *cluster.Node, log *slog.Logger) (func(), error) {
+func (o *ops) serve(gs *grpc.Server, raft *cluster.Node, log *slog.Logger) (func(), error) {
 	if o.metrics == nil {
 		return func() {}, nil
 	}
 	o.metrics.GRPC.InitializeMetrics(gs)
-	o.metrics.WatchRaft(node)
+	o.metrics.WatchRaft(raft)
 	return o.metrics.Serve(o.cfg.metricsAddr, o.cfg.pprof, log)
+}
+
+// nodeConfig is the node the flags describe, with the parts ops adds; beforeStop bounds the
+// stop.
+func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Config {
+	c := o.cfg
+	nc := node.Config{
+		DataDir: c.dataDir, Tag: c.tag, TagSet: c.tagSet, Separator: c.separator,
+		Join: c.join, JoinDialOptions: c.joinDialOptions(),
+		GRPCAddr: c.grpcAddr, GRPCAdvertise: c.grpcAdvertise,
+		RaftAddr: c.raftAddr, RaftAdvertise: c.raftAdvertise, Peers: c.peers,
+		Place: func(tag string) (string, string, error) {
+			c.tag = tag
+			err := c.placeSelf()
+			return c.raftAddr, c.raftAdvertise, err
+		},
+		HTTPAddr: c.httpAddr, HTTPAddrSet: c.httpAddrSet,
+		HTTP: httpapi.ServerConfig{
+			Options:     httpapi.Options{AllowedOrigins: c.http.allowedOrigins, MaxBodyBytes: c.http.maxBody, MaxBodyMemory: c.http.maxBodyMemory},
+			ReadTimeout: c.http.readTimeout, IdleTimeout: c.http.idleTimeout, MaxConns: c.http.maxConns,
+			GRPCOptions: o.metricsOptions(),
+		},
+		HiLoPools: c.hiloPools, MaxCount: c.maxCount, IdentityBatch: c.identityBatch,
+		ElectionWait: c.electionWait, HighWater: c.highWater,
+		Limits: c.limits, MaxConns: c.maxConns,
+		Logger: log, Exit: os.Exit,
+		ClusterConfig: o.clusterConfig, ServerConfig: o.serverConfig,
+		GRPCOptions:  o.grpcOptions(),
+		ServeMetrics: o.serve,
+		BeforeStop:   beforeStop,
+	}
+	if c.tls != nil {
+		nc.HTTP.TLS = c.tls.Server(c.tlsClientAuth)
+	}
+	if o.metrics != nil {
+		nc.WatchHiLoPools = func(s *hilopool.Store) { o.metrics.WatchHiLoPools(s) }
+	}
+	return nc
 }
 
 // joinDialOptions are what this node dials another node with for a call it makes as an operator

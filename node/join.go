@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/nodestate"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -22,44 +21,44 @@ const joinTimeout = 60 * time.Second
 
 // loadIdentity reads who this node is from its data dir (found is false for a new data dir)
 // and settles its Raft addresses.
-func loadIdentity(cfg *config) (st nodestate.State, found bool, err error) {
-	st, found, err = nodestate.Load(cfg.dataDir)
+func loadIdentity(cfg *Config) (st datadir.NodeState, found bool, err error) {
+	st, found, err = datadir.LoadNodeState(cfg.DataDir)
 	if err != nil {
 		return st, false, err
 	}
 	if found {
-		if cfg.tagSet && cfg.tag != st.Tag {
-			return st, true, fmt.Errorf("data dir %s belongs to node %s, not --tag %s: a node keeps its tag for life; use another data dir for a new node", cfg.dataDir, st.Tag, cfg.tag)
+		if cfg.TagSet && cfg.Tag != st.Tag {
+			return st, true, fmt.Errorf("data dir %s belongs to node %s, not --tag %s: a node keeps its tag for life; use another data dir for a new node", cfg.DataDir, st.Tag, cfg.Tag)
 		}
-		cfg.tag = st.Tag
-		if st.Separator != "" && st.Separator != string(cfg.separator) {
+		cfg.Tag = st.Tag
+		if st.Separator != "" && st.Separator != string(cfg.Separator) {
 			return st, true, fmt.Errorf("%w: --separator %q, but this node's cluster uses %q (set when it was created): start this node with --separator %q",
-				fsm.ErrSeparatorDiffers, string(cfg.separator), st.Separator, st.Separator)
+				fsm.ErrSeparatorDiffers, string(cfg.Separator), st.Separator, st.Separator)
 		}
-	} else if err := datadir.CheckOrphans(cfg.dataDir); err != nil {
+	} else if err := datadir.CheckOrphans(cfg.DataDir); err != nil {
 		return st, false, err
 	}
-	return st, found, cfg.placeSelf()
+	return st, found, cfg.place()
 }
 
 // newIdentity gives a new data dir its identity: the --tag given, or with --join the tag the
 // cluster assigns. It persists the answer before Raft starts, so a crash cannot leave the node
 // unsure of its own tag.
-func newIdentity(ctx context.Context, cfg *config, log *slog.Logger) (nodestate.State, error) {
-	if cfg.join == "" {
-		st := nodestate.New(cfg.tag)
-		return st, nodestate.Save(cfg.dataDir, st)
+func newIdentity(ctx context.Context, cfg *Config, log *slog.Logger) (datadir.NodeState, error) {
+	if cfg.Join == "" {
+		st := datadir.NewNodeState(cfg.Tag)
+		return st, datadir.SaveNodeState(cfg.DataDir, st)
 	}
-	st := nodestate.New("")
-	if cfg.tagSet {
-		st.Tag = cfg.tag
+	st := datadir.NewNodeState("")
+	if cfg.TagSet {
+		st.Tag = cfg.Tag
 	}
 	member, err := join(ctx, cfg, st, nonVoter, log)
 	if err != nil {
 		return st, err
 	}
-	st.Tag, st.RaftID, st.Registered, cfg.tag = member.GetTag(), member.GetId(), true, member.GetTag()
-	if err := nodestate.Save(cfg.dataDir, st); err != nil {
+	st.Tag, st.RaftID, st.Registered, cfg.Tag = member.GetTag(), member.GetId(), true, member.GetTag()
+	if err := datadir.SaveNodeState(cfg.DataDir, st); err != nil {
 		return st, errors.Join(err, leaveAfterFailedJoin(cfg, st, log))
 	}
 	return st, nil
@@ -72,10 +71,10 @@ const leaveTimeout = 15 * time.Second
 // complete (a port in use, a disk error): it asks the cluster to remove the node again, so no
 // voter that will never answer is left behind to cost the cluster its quorum, and empties the
 // data dir so that a next start is a new node. The tag is retired with the removal.
-func leaveAfterFailedJoin(cfg *config, st nodestate.State, log *slog.Logger) error {
+func leaveAfterFailedJoin(cfg *Config, st datadir.NodeState, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
-	cc, err := grpc.NewClient("passthrough:///"+cfg.join, cfg.joinDialOptions()...)
+	cc, err := grpc.NewClient("passthrough:///"+cfg.Join, cfg.JoinDialOptions...)
 	if err != nil {
 		return fmt.Errorf("the join failed after the cluster added node %s, and removing it again failed (%w): remove it by hand (idctl node remove %s)", st.Tag, err, st.Tag)
 	}
@@ -83,8 +82,8 @@ func leaveAfterFailedJoin(cfg *config, st nodestate.State, log *slog.Logger) err
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, time.Second) {
 		_, err = idnodev1.NewClusterServiceClient(cc).RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: st.Tag})
 		if err == nil || status.Code(err) == codes.NotFound {
-			log.Warn("the join failed after the cluster added this node; it was removed again", "tag", st.Tag, "via", cfg.join)
-			return datadir.Clear(cfg.dataDir)
+			log.Warn("the join failed after the cluster added this node; it was removed again", "tag", st.Tag, "via", cfg.Join)
+			return datadir.Clear(cfg.DataDir)
 		}
 		select {
 		case <-ctx.Done():
@@ -105,29 +104,29 @@ const (
 // join asks the cluster, through any node, to register this node and add it as a voter or
 // non-voter, retrying while the cluster has no leader. The answer names the node's tag and
 // Raft ID.
-func join(ctx context.Context, cfg *config, st nodestate.State, asVoter bool, log *slog.Logger) (*idnodev1.NodeStatus, error) {
-	cc, err := grpc.NewClient("passthrough:///"+cfg.join, cfg.joinDialOptions()...)
+func join(ctx context.Context, cfg *Config, st datadir.NodeState, asVoter bool, log *slog.Logger) (*idnodev1.NodeStatus, error) {
+	cc, err := grpc.NewClient("passthrough:///"+cfg.Join, cfg.JoinDialOptions...)
 	if err != nil {
-		return nil, fmt.Errorf("--join %s: %w", cfg.join, err)
+		return nil, fmt.Errorf("--join %s: %w", cfg.Join, err)
 	}
 	defer cc.Close()
 	ctx, cancel := context.WithTimeout(ctx, joinTimeout)
 	defer cancel()
-	req := &idnodev1.AddNodeRequest{Tag: st.Tag, Id: st.RaftID, RaftAddress: cfg.raftAdvertise, GrpcAddress: cfg.grpcAdvertise,
-		Incarnation: st.Incarnation, NonVoter: !asVoter, Separator: string(cfg.separator)}
+	req := &idnodev1.AddNodeRequest{Tag: st.Tag, Id: st.RaftID, RaftAddress: cfg.RaftAdvertise, GrpcAddress: cfg.GRPCAdvertise,
+		Incarnation: st.Incarnation, NonVoter: !asVoter, Separator: string(cfg.Separator)}
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
 		resp, err := idnodev1.NewClusterServiceClient(cc).AddNode(ctx, req)
 		if err == nil {
-			log.Info("joined the cluster", "via", cfg.join, "tag", resp.GetNode().GetTag(), "id", resp.GetNode().GetId(), "voter", asVoter)
+			log.Info("joined the cluster", "via", cfg.Join, "tag", resp.GetNode().GetTag(), "id", resp.GetNode().GetId(), "voter", asVoter)
 			return resp.GetNode(), nil
 		}
 		if c := status.Code(err); c != codes.Unavailable && c != codes.DeadlineExceeded {
-			return nil, fmt.Errorf("join via %s refused: %s", cfg.join, status.Convert(err).Message())
+			return nil, fmt.Errorf("join via %s refused: %s", cfg.Join, status.Convert(err).Message())
 		}
-		log.Info("waiting to join", "via", cfg.join, "err", status.Convert(err).Message())
+		log.Info("waiting to join", "via", cfg.Join, "err", status.Convert(err).Message())
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("join via %s: no answer within %s: %w", cfg.join, joinTimeout, err)
+			return nil, fmt.Errorf("join via %s: no answer within %s: %w", cfg.Join, joinTimeout, err)
 		case <-time.After(backoff):
 		}
 	}

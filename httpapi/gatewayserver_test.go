@@ -1,7 +1,9 @@
-package server
+package httpapi
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net/netip"
 	"testing"
 	"time"
@@ -13,34 +15,23 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/inprocess"
+	"github.com/idnode/idnode/internal/loopback"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
+	"github.com/idnode/idnode/server"
 )
-
-func TestLoopbackHost(t *testing.T) {
-	for host, want := range map[string]bool{
-		"localhost": true, "LocalHost:7080": true, "127.0.0.1": true, "127.9.9.9:80": true, "[::1]:7080": true, "[::1]": true,
-		"": false, "evil.example:7080": false, "localhost.evil.example": false, "10.0.0.1:7080": false, "0.0.0.0:7080": false,
-		"foo.localhost": false, "[::ffff:10.0.0.1]:80": false,
-	} {
-		if got := loopbackHost(host); got != want {
-			t.Errorf("loopbackHost(%q) = %v, want %v", host, got, want)
-		}
-	}
-}
 
 // A handle the gateway entered names its caller until the request leaves; any other handle,
 // a forged one included, names none.
 func TestHTTPCallersHandles(t *testing.T) {
-	callers := NewHTTPCallers()
-	c := HTTPCaller{Addr: netip.MustParseAddrPort("127.0.0.1:5000"), Host: "localhost:7080"}
-	handle, leave := callers.Enter(c)
+	callers := newCallers()
+	c := server.HTTPCaller{Addr: netip.MustParseAddrPort("127.0.0.1:5000"), Host: "localhost:7080"}
+	handle, leave := callers.enter(c)
 	in := func(h ...string) context.Context {
 		return metadata.NewIncomingContext(context.Background(), metadata.Pairs(append([]string{GatewayCallHeader}, h...)...))
 	}
-	if got, ok := callers.lookup(in(handle)); !ok || got != c || !got.loopback() {
+	if got, ok := callers.lookup(in(handle)); !ok || got != c {
 		t.Fatalf("lookup of a live handle = %+v %v", got, ok)
 	}
 	for _, ctx := range []context.Context{in("00000000000000000000000000000000"), context.Background(),
@@ -53,20 +44,23 @@ func TestHTTPCallersHandles(t *testing.T) {
 	if _, ok := callers.lookup(in(handle)); ok {
 		t.Fatal("a handle still names its caller after the request left")
 	}
-	if (HTTPCaller{Addr: c.Addr, Host: "evil.example:7080"}).loopback() {
-		t.Error("a loopback client asking for a foreign host counts as loopback")
-	}
 }
 
 // The gateway's server judges admin by the caller the handle names, and refuses a call with
 // no live handle, whatever metadata it carries.
 func TestGatewayServerJudgesTheHTTPCaller(t *testing.T) {
-	fc := &fakeCluster{leader: true, members: []cluster.Member{{ID: "A-1", Address: "a:7000", Voter: true}}, fsm: fsm.New()}
-	s := New(Config{Tag: "A"}, fc, nil)
+	// A real single-node Raft: the server's checks need a cluster behind them.
+	node, err := cluster.Open(t.Context(), cluster.Config{ID: "A", DataDir: t.TempDir(), RaftAddr: loopback.FreeAddr(t),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = node.Close() })
+	s := server.New(server.Config{Tag: "A"}, node, nil)
 	t.Cleanup(s.Close)
-	callers := NewHTTPCallers()
+	callers := newCallers()
 	lis := inprocess.Listen()
-	gs := grpc.NewServer(s.GatewayServerOptions(callers)...)
+	gs := grpc.NewServer(gatewayServerOptions(s, callers)...)
 	s.Register(gs)
 	go func() { _ = gs.Serve(lis) }()
 	t.Cleanup(gs.Stop)
@@ -87,17 +81,17 @@ func TestGatewayServerJudgesTheHTTPCaller(t *testing.T) {
 	if err := listKeys(forged); status.Code(err) != codes.PermissionDenied || reason.Of(err) == "" {
 		t.Fatalf("ListKeys with forged metadata and no live handle = %v; want PERMISSION_DENIED with a reason", err)
 	}
-	loopback, network := netip.MustParseAddrPort("127.0.0.1:5000"), netip.MustParseAddrPort("10.1.2.3:5000")
+	local, network := netip.MustParseAddrPort("127.0.0.1:5000"), netip.MustParseAddrPort("10.1.2.3:5000")
 	for _, try := range []struct {
-		caller HTTPCaller
+		caller server.HTTPCaller
 		admin  bool
 	}{
-		{HTTPCaller{Addr: loopback, Host: "localhost:7080"}, true},
-		{HTTPCaller{Addr: loopback, Host: "evil.example:7080"}, false},
-		{HTTPCaller{Addr: network, Host: "localhost:7080"}, false},
-		{HTTPCaller{Addr: network, Host: "ids.example.com", AdminCert: true}, true},
+		{server.HTTPCaller{Addr: local, Host: "localhost:7080"}, true},
+		{server.HTTPCaller{Addr: local, Host: "evil.example:7080"}, false},
+		{server.HTTPCaller{Addr: network, Host: "localhost:7080"}, false},
+		{server.HTTPCaller{Addr: network, Host: "ids.example.com", AdminCert: true}, true},
 	} {
-		handle, leave := callers.Enter(try.caller)
+		handle, leave := callers.enter(try.caller)
 		err := listKeys(metadata.Pairs(GatewayCallHeader, handle))
 		leave()
 		if denied := status.Code(err) == codes.PermissionDenied; denied == try.admin {

@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 // followHighWater records in the data dir's manifest, every --high-water-interval, the newest
 // Raft index this node has applied, so a raft.db put back from an older copy is refused at the
 // next start also after kill -9 (issue 24, item 1). It returns the function that stops it.
-func followHighWater(ctx context.Context, cfg *config, manifest *datadir.Manifest, node *cluster.Node, log *slog.Logger) func() {
+func followHighWater(ctx context.Context, cfg *Config, manifest *datadir.Manifest, node *cluster.Node, log *slog.Logger) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		manifest.FollowHighWater(ctx, cfg.highWater, node.AppliedIndex, func(err error) {
+		manifest.FollowHighWater(ctx, cfg.HighWater, node.AppliedIndex, func(err error) {
 			log.Error("recording the raft log's high-water mark in the data dir manifest", "err", err)
 		})
 	})

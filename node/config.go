@@ -1,0 +1,103 @@
+package node
+
+import (
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"google.golang.org/grpc"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/hilopool"
+	"github.com/idnode/idnode/httpapi"
+	"github.com/idnode/idnode/server"
+)
+
+// Config is one node: what cmd/idnode's flags say, the parts the operator's flags add (TLS,
+// the admin token, metrics) as hooks, and the seams of the in-process test cluster.
+type Config struct {
+	DataDir string
+	// Tag is the node's tag. A data dir that has one keeps it; TagSet (--tag given) makes
+	// another one an error, and with Join asks the cluster for this tag.
+	Tag    string
+	TagSet bool
+	// Separator is the identity parts separator, the same on every node.
+	Separator rune
+	// Join is the gRPC address of any node of a running cluster to join through, on the first
+	// start of a data dir; JoinDialOptions are what this node dials it with (its peer TLS and
+	// admin token), also to undo a join it could not complete.
+	Join            string
+	JoinDialOptions []grpc.DialOption
+	// GRPCAddr is where the client port listens, GRPCAdvertise where other nodes reach it
+	// (GRPCAddr when empty).
+	GRPCAddr      string
+	GRPCAdvertise string
+	// RaftAddr is where Raft listens, RaftAdvertise where other nodes reach it (RaftAddr when
+	// empty); Place, when set, settles both once the tag is known (it may come from the data
+	// dir): --peers names this node's address by its tag.
+	RaftAddr      string
+	RaftAdvertise string
+	Place         func(tag string) (raftAddr, raftAdvertise string, err error)
+	// Peers lists the voters of a statically bootstrapped cluster, this node included.
+	Peers []cluster.Peer
+	// HTTPAddr is where the HTTP/JSON face listens; empty: none. HTTPAddrSet (the address
+	// was given) makes a taken address an error; a taken default only turns HTTP off.
+	HTTPAddr    string
+	HTTPAddrSet bool
+	HTTP        httpapi.ServerConfig
+	// HiLoPools grants HiLo ranges from the node's own pools (hilopool).
+	HiLoPools     bool
+	MaxCount      int64
+	IdentityBatch int
+	ElectionWait  time.Duration
+	// HighWater is how often the data dir's manifest records the applied Raft index.
+	HighWater time.Duration
+	Limits    server.Limits
+	// MaxConns bounds the client port's connections (connlimit).
+	MaxConns int
+	Logger   *slog.Logger
+	// Exit ends the process when the node halts (a command it does not know, a Raft term it
+	// cannot write), with ExitHalted or ExitStorageHalted; nil: no halt hooks (tests).
+	Exit func(code int)
+
+	// ClusterConfig and ServerConfig, when set, add to the Raft and server settings (TLS,
+	// the admin token, metrics hooks).
+	ClusterConfig func(cluster.Config) cluster.Config
+	ServerConfig  func(server.Config) server.Config
+	// GRPCOptions are the client port's server options besides the server's own (TLS, metrics).
+	GRPCOptions []grpc.ServerOption
+	// ServeMetrics, when set, starts the metrics endpoint once the services are registered,
+	// returning the function that stops it; WatchHiLoPools shows the pools in it.
+	ServeMetrics   func(gs *grpc.Server, node *cluster.Node, log *slog.Logger) (func(), error)
+	WatchHiLoPools func(*hilopool.Store)
+	// BeforeStop, when set, is called once the node is told to stop, before anything stops
+	// (cmd/idnode bounds the stop from there).
+	BeforeStop func(*Node)
+
+	// Seams of the in-process test cluster. GRPCListener, when set, is the client port,
+	// already listening. Transport replaces Raft's TCP transport (cluster.Config.Transport);
+	// the internal services are then served on InternalListener, there being no Raft port to
+	// share. Timing is Raft's (zero: cluster.DefaultTiming), Dial how the node reaches others
+	// (nil: TCP). ServerOptions are added to every gRPC server the node runs.
+	GRPCListener     net.Listener
+	Transport        raft.Transport
+	InternalListener net.Listener
+	Timing           cluster.Timing
+	Dial             forward.Dialer
+	ServerOptions    []grpc.ServerOption
+}
+
+// place settles the Raft addresses for the node's tag.
+func (c *Config) place() error {
+	if c.Place != nil {
+		var err error
+		c.RaftAddr, c.RaftAdvertise, err = c.Place(c.Tag)
+		return err
+	}
+	if c.RaftAdvertise == "" {
+		c.RaftAdvertise = c.RaftAddr
+	}
+	return nil
+}
