@@ -57,7 +57,7 @@ type Config struct {
 	Limits    server.Limits
 	// MaxConns bounds the client port's connections (connlimit).
 	MaxConns int
-	Logger   *slog.Logger
+	Logger   *slog.Logger // nil: slog.Default()
 	// Exit ends the process when the node halts (a command it does not know, a Raft term it
 	// cannot write), with ExitHalted or ExitStorageHalted; nil: no halt hooks (tests).
 	Exit func(code int)

@@ -83,6 +83,9 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 			err = n.unwind(err)
 		}
 	}()
+	if n.log == nil {
+		n.log = slog.Default()
+	}
 	if n.cfg.GRPCAdvertise == "" {
 		n.cfg.GRPCAdvertise = n.cfg.GRPCAddr
 	}
