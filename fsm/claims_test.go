@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/idnode/idnode/docid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -61,7 +62,7 @@ func TestIdentitiesSkipClaimedValues(t *testing.T) {
 		t.Fatalf("products| after claiming products/1 = %+v, want 2", r)
 	}
 	mustClaim(t, f, "", "PRODUCTS/4", "Products/6", "products/9")
-	want := IdentityRange{First: 3, Last: 8, Skipped: []int64{4, 6}}
+	want := IdentityRange{IdentityBlock: docid.IdentityBlock{First: 3, Last: 8, Skipped: []int64{4, 6}}}
 	if r := mustIdentity(t, f, "Products", 4, ""); !reflect.DeepEqual(r, want) {
 		t.Fatalf("4 identities of products = %+v, want %+v", r, want)
 	}

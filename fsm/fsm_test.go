@@ -112,7 +112,7 @@ func TestIdentityBatchAnswersEachIncrement(t *testing.T) {
 	res := mustApply(t, f, IdentityBatchCommand, &raftv1.IdentityBatch{Increments: []*raftv1.IdentityIncrement{
 		{Name: "a", Count: 2}, {Name: "b", Count: 1}, {Name: "A", Count: 3}, {Name: "a", Count: 0},
 	}}).(IdentityBatchResult)
-	want := []IdentityRange{{First: 1, Last: 2}, {First: 1, Last: 1}, {First: 3, Last: 5}, {Err: ErrInvalidCount}}
+	want := []IdentityRange{{IdentityBlock: docid.IdentityBlock{First: 1, Last: 2}}, {IdentityBlock: docid.IdentityBlock{First: 1, Last: 1}}, {IdentityBlock: docid.IdentityBlock{First: 3, Last: 5}}, {Err: ErrInvalidCount}}
 	for i, w := range want {
 		if got := res.Ranges[i]; got.First != w.First || got.Last != w.Last || !errors.Is(got.Err, w.Err) {
 			t.Errorf("increment %d = %+v, want %+v", i, got, w)

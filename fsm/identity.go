@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/idnode/idnode/docid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -27,7 +28,7 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 			if rec.GetKind() != requestKindIdentity || rec.GetKey() != key || rec.GetCount() != inc.GetCount() {
 				return IdentityRange{Err: ErrRequestIDReused}
 			}
-			return IdentityRange{First: rec.GetFirst(), Last: rec.GetLast(), Skipped: rec.GetSkipped()}
+			return IdentityRange{IdentityBlock: docid.IdentityBlock{First: rec.GetFirst(), Last: rec.GetLast(), Skipped: rec.GetSkipped()}}
 		}
 	}
 	if inc.GetCount() < 1 {
@@ -64,7 +65,7 @@ func (d *database) freeValues(key string, current, count int64) (IdentityRange, 
 	}
 	nums := d.claimedNumbers[key]
 	if nums == nil {
-		return IdentityRange{First: current + 1, Last: current + count}, true
+		return IdentityRange{IdentityBlock: docid.IdentityBlock{First: current + 1, Last: current + count}}, true
 	}
 	// next is the lowest value not decided yet, left how many free values are still to find;
 	// claims before the first free value move First, those after it are Skipped.

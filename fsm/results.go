@@ -1,11 +1,12 @@
 package fsm
 
-// IdentityRange is the answer to one increment: the values first..last except Skipped, which
-// are claimed (ascending; usually none).
+import "github.com/idnode/idnode/docid"
+
+// IdentityRange is the answer to one increment: the block of values it reserved, or why
+// none. The batcher hands it on as it is (identity.Result), and callers get the block.
 type IdentityRange struct {
-	First, Last int64
-	Skipped     []int64
-	Err         error
+	docid.IdentityBlock
+	Err error
 }
 
 // IdentityBatchResult answers an IdentityBatch, one range per increment, in order.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/fsm"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -20,14 +21,8 @@ type Committer interface {
 	Commit(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]Result, error)
 }
 
-// Range is the values one increment reserved.
-type Range = docid.IdentityBlock
-
-// Result answers one increment.
-type Result struct {
-	Range
-	Err error
-}
+// Result answers one increment: the FSM's answer, handed on as it is.
+type Result = fsm.IdentityRange
 
 // Errors of the batcher.
 var (
@@ -110,17 +105,17 @@ func NewBatcher(c Committer, opts Options) *Batcher {
 
 // Next reserves inc.count consecutive values of inc's name in its database. A request id
 // makes a retry return the first attempt's values.
-func (b *Batcher) Next(ctx context.Context, inc *raftv1.IdentityIncrement) (Range, error) {
+func (b *Batcher) Next(ctx context.Context, inc *raftv1.IdentityIncrement) (docid.IdentityBlock, error) {
 	r := &request{ctx: ctx, inc: inc, reply: make(chan Result, 1)}
 	if err := b.enqueue(ctx, r); err != nil {
-		return Range{}, err
+		return docid.IdentityBlock{}, err
 	}
 	select {
 	case res := <-r.reply:
-		return res.Range, res.Err
+		return res.IdentityBlock, res.Err
 	case <-ctx.Done():
 		// The entry may still commit: the values are then a gap, never handed out twice.
-		return Range{}, ctx.Err()
+		return docid.IdentityBlock{}, ctx.Err()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
@@ -55,7 +56,7 @@ func TestConcurrentCallersGetDistinctConsecutiveValuesInFewEntries(t *testing.T)
 	b := NewBatcher(RaftCommitter{Applier: a}, Options{MaxInFlight: 1})
 	defer b.Close()
 	const callers = 200
-	ranges := make([]Range, callers)
+	ranges := make([]docid.IdentityBlock, callers)
 	var wg sync.WaitGroup
 	for i := range callers {
 		wg.Add(1)
@@ -169,7 +170,7 @@ func TestCanceledCallerIsNotProposed(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	next := make(chan Range, 1)
+	next := make(chan docid.IdentityBlock, 1)
 	go func() {
 		r, _ := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "x", Count: 1, RequestId: ""})
 		next <- r
@@ -195,9 +196,9 @@ func TestNextManyJoinsTheBatchesAndAnswersInOrder(t *testing.T) {
 	defer b.Close()
 	incs := []*raftv1.IdentityIncrement{{Name: "x", Count: 2}, {Name: "y", Count: 1}, {Name: "x", Count: 0}, {Name: "x", Count: 3}}
 	got := b.NextMany(context.Background(), incs)
-	want := []Result{{Range: Range{First: 1, Last: 2}}, {Range: Range{First: 1, Last: 1}}, {Err: fsm.ErrInvalidCount}, {Range: Range{First: 3, Last: 5}}}
+	want := []Result{{IdentityBlock: docid.IdentityBlock{First: 1, Last: 2}}, {IdentityBlock: docid.IdentityBlock{First: 1, Last: 1}}, {Err: fsm.ErrInvalidCount}, {IdentityBlock: docid.IdentityBlock{First: 3, Last: 5}}}
 	for i := range want {
-		if !reflect.DeepEqual(got[i].Range, want[i].Range) || !errors.Is(got[i].Err, want[i].Err) {
+		if !reflect.DeepEqual(got[i].IdentityBlock, want[i].IdentityBlock) || !errors.Is(got[i].Err, want[i].Err) {
 			t.Errorf("increment %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}

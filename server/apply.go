@@ -8,16 +8,12 @@ import (
 	"github.com/idnode/idnode/fsm"
 )
 
-// apply proposes one command through Raft on this node (the leader) and returns the FSM's
-// answer; errors come back as gRPC statuses.
-func (s *Server) apply(ctx context.Context, t fsm.CommandType, m proto.Message) (any, error) {
-	cmd, err := fsm.Encode(t, m)
+// propose proposes req as op through Raft on this node (the leader) and returns the FSM's
+// typed answer; errors come back as gRPC statuses, through the one table (raftError).
+func propose[Req proto.Message, Resp any](ctx context.Context, s *Server, op fsm.Op[Req, Resp], req Req) (Resp, error) {
+	answer, err := fsm.Propose(ctx, s.node, op, req)
 	if err != nil {
-		return nil, toStatus(err)
+		return answer, s.raftError(err)
 	}
-	resp, err := s.node.Apply(ctx, cmd)
-	if err != nil {
-		return nil, s.raftError(err)
-	}
-	return resp, nil
+	return answer, nil
 }

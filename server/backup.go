@@ -183,11 +183,11 @@ func (s *Server) restoreLocal(ctx context.Context, b *fsm.Backup) (*idnodev1.Res
 	}
 	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags)), Claims: int64(len(b.Claims))}
 	for _, cmd := range b.RaiseFloorCommands(restoreRecordsPerCommand) {
-		out, err := s.apply(ctx, fsm.RaiseFloorCommand, cmd)
+		out, err := propose(ctx, s, fsm.ProposeRaiseFloor, cmd)
 		if err != nil {
 			return nil, err
 		}
-		r := out.(fsm.RaiseFloorResult)
+		r := out
 		resp.IdentitiesRaised += int64(r.IdentitiesRaised)
 		resp.HiloRaised += int64(r.HiLoRaised)
 		resp.TagsRetired += int64(r.TagsRetired)

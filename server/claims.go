@@ -63,7 +63,7 @@ func (s *Server) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnode
 }
 
 func (s *Server) claimLocal(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
-	if _, err := s.apply(ctx, fsm.ClaimCommand, &raftv1.Claim{
+	if _, err := propose(ctx, s, fsm.ProposeClaim, &raftv1.Claim{
 		Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner(), RequestId: req.GetRequestId(), ProposedAtMs: s.cfg.Now().UnixMilli(),
 	}); err != nil {
 		return nil, err
@@ -93,11 +93,11 @@ func (s *Server) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*id
 	}
 	req.Database = db
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
-		out, err := s.apply(ctx, fsm.ReleaseCommand, &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()})
+		out, err := propose(ctx, s, fsm.ProposeRelease, &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()})
 		if err != nil {
 			return nil, err
 		}
-		return &idnodev1.ReleaseResponse{Released: out.(fsm.ReleaseResult).Released}, nil
+		return &idnodev1.ReleaseResponse{Released: out.Released}, nil
 	}, viaIDs(idnodev1.IdServiceClient.Release))
 }
 

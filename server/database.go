@@ -61,7 +61,7 @@ func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabas
 		return nil, toStatus(err)
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
-		if _, err := s.apply(ctx, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{
+		if _, err := propose(ctx, s, fsm.ProposeCreateDatabase, &raftv1.CreateDatabase{
 			Name: req.GetName(), MaxIdentities: req.GetMaxIdentities(), MaxCallsPerSecond: req.GetMaxCallsPerSecond(), MaxClaims: req.GetMaxClaims(),
 		}); err != nil {
 			return nil, err
@@ -76,7 +76,7 @@ func (s *Server) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabas
 		return nil, toStatus(err)
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
-		if _, err := s.apply(ctx, fsm.DeleteDatabaseCommand, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()}); err != nil {
+		if _, err := propose(ctx, s, fsm.ProposeDeleteDatabase, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()}); err != nil {
 			return nil, err
 		}
 		s.log.Warn("database deleted; its counters stay as floors", "database", req.GetName(), "force", req.GetForce())

@@ -107,11 +107,10 @@ func (s *Server) nextHiLoLocal(ctx context.Context, req *idnodev1.NextHiLoReques
 	if cmd.RequestId == "" {
 		cmd.GrantId = grantIDFor(req)
 	}
-	resp, err := s.apply(ctx, fsm.HiLoGrantCommand, cmd)
+	rng, err := propose(ctx, s, fsm.ProposeHiLoGrant, cmd)
 	if err != nil {
 		return nil, err
 	}
-	rng := resp.(fsm.HiLoRange)
 	return s.hiloResponse(req, rng.Low, rng.High, rng.GrantID, now), nil
 }
 
@@ -141,13 +140,13 @@ func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 }
 
 func (s *Server) returnHiLoLocal(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
-	out, err := s.apply(ctx, fsm.HiLoReturnGrantCommand, &raftv1.HiLoReturn{
+	out, err := propose(ctx, s, fsm.ProposeHiLoReturnGrant, &raftv1.HiLoReturn{
 		Database: req.GetDatabase(), Tag: req.GetTag(), End: req.GetEnd(), Last: req.GetLast(), GrantId: req.GetGrantId(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &idnodev1.ReturnHiLoResponse{Returned: bool(out.(fsm.HiLoReturned))}, nil
+	return &idnodev1.ReturnHiLoResponse{Returned: bool(out)}, nil
 }
 
 // SeedHiLo raises a tag's Max through Raft (a migration: the next range starts above the IDs
@@ -174,11 +173,11 @@ func (s *Server) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*
 }
 
 func (s *Server) seedHiLoLocal(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
-	resp, err := s.apply(ctx, fsm.SeedHiLoCommand, &raftv1.SeedHiLo{Database: req.GetDatabase(), Tag: req.GetTag(), Max: req.GetMax()})
+	resp, err := propose(ctx, s, fsm.ProposeSeedHiLo, &raftv1.SeedHiLo{Database: req.GetDatabase(), Tag: req.GetTag(), Max: req.GetMax()})
 	if err != nil {
 		return nil, err
 	}
-	return &idnodev1.SeedHiLoResponse{Max: resp.(int64)}, nil
+	return &idnodev1.SeedHiLoResponse{Max: resp}, nil
 }
 
 // checkHiLoTag refuses a tag whose IDs would read wrong, before anything goes to Raft: one

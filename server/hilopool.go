@@ -121,11 +121,10 @@ func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) err
 
 // reservePoolLocal applies a pool reservation on the leader.
 func (s *Server) reservePoolLocal(ctx context.Context, req *raftv1.HiLoPoolReserve) (*forwardv1.ReserveHiLoPoolResponse, error) {
-	out, err := s.apply(ctx, fsm.HiLoPoolReserveCommand, req)
+	rng, err := propose(ctx, s, fsm.ProposeHiLoPoolReserve, req)
 	if err != nil {
 		return nil, err
 	}
-	rng := out.(fsm.HiLoRange)
 	return &forwardv1.ReserveHiLoPoolResponse{Low: rng.Low, High: rng.High}, nil
 }
 

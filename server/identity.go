@@ -78,11 +78,11 @@ func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityReq
 }
 
 func (s *Server) seedIdentityLocal(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
-	resp, err := s.apply(ctx, fsm.SeedIdentityCommand, &raftv1.SeedIdentity{Database: req.GetDatabase(), Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
+	resp, err := propose(ctx, s, fsm.ProposeSeedIdentity, &raftv1.SeedIdentity{Database: req.GetDatabase(), Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
 	if err != nil {
 		return nil, err
 	}
-	return &idnodev1.SeedIdentityResponse{Value: resp.(int64)}, nil
+	return &idnodev1.SeedIdentityResponse{Value: resp}, nil
 }
 
 // ListIdentities reads the FSM after confirming leadership with a majority, so a partitioned

@@ -17,14 +17,14 @@ import (
 
 // nextIdentity reserves identity values through this node's batcher: the leader's commits to
 // Raft, a follower's forwards the whole batch to the leader in one call.
-func (s *Server) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrement) (identity.Range, error) {
+func (s *Server) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrement) (docid.IdentityBlock, error) {
 	b := s.forwardBatch
 	if s.fwd.Local(ctx) {
 		b = s.leaderBatch
 	}
 	rng, err := b.Next(ctx, inc)
 	if err != nil {
-		return identity.Range{}, s.raftError(err)
+		return docid.IdentityBlock{}, s.raftError(err)
 	}
 	return rng, nil
 }
@@ -48,7 +48,7 @@ func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityInc
 	}
 	out := make([]identity.Result, len(resp.GetAnswers()))
 	for i, a := range resp.GetAnswers() {
-		out[i].Range = identity.Range{First: a.GetFirst(), Last: a.GetLast(), Skipped: a.GetSkipped()}
+		out[i].IdentityBlock = docid.IdentityBlock{First: a.GetFirst(), Last: a.GetLast(), Skipped: a.GetSkipped()}
 		if code := codes.Code(a.GetCode()); code != codes.OK {
 			out[i].Err = reason.Error(code, a.GetReason(), a.GetMessage())
 		}

@@ -119,7 +119,7 @@ func (s *Server) createKeyLocal(ctx context.Context, req *idnodev1.CreateKeyRequ
 	resp := &idnodev1.CreateKeyResponse{Id: hex.EncodeToString(id)}
 	encoded := base64.RawURLEncoding.EncodeToString(secret)
 	sum := sha256.Sum256([]byte(encoded))
-	if _, err := s.apply(ctx, fsm.CreateKeyCommand, &raftv1.CreateKey{
+	if _, err := propose(ctx, s, fsm.ProposeCreateKey, &raftv1.CreateKey{
 		Id: resp.Id, Database: req.GetDatabase(), Role: req.GetRole(), SecretSha256: sum[:],
 	}); err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (s *Server) createKeyLocal(ctx context.Context, req *idnodev1.CreateKeyRequ
 
 func (s *Server) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
 	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
-		if _, err := s.apply(ctx, fsm.DeleteKeyCommand, &raftv1.DeleteKey{Id: req.GetId()}); err != nil {
+		if _, err := propose(ctx, s, fsm.ProposeDeleteKey, &raftv1.DeleteKey{Id: req.GetId()}); err != nil {
 			return nil, err
 		}
 		s.log.Info("API key deleted", "id", req.GetId())

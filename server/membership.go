@@ -47,14 +47,13 @@ func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest)
 	if err := s.endpointHeld(ctx, req); err != nil {
 		return nil, toStatus(err)
 	}
-	resp, err := s.apply(ctx, fsm.RegisterNodeCommand, &raftv1.RegisterNode{
+	n, err := propose(ctx, s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{
 		Tag: req.GetTag(), Id: req.GetId(), RaftAddress: req.GetRaftAddress(),
 		GrpcAddress: req.GetGrpcAddress(), Incarnation: req.GetIncarnation(), Separator: req.GetSeparator(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	n := resp.(fsm.Node)
 	m := cluster.Member{ID: n.ID, Address: n.RaftAddress, Voter: !req.GetNonVoter()}
 	// AddNode never demotes: a voter registering again as a non-voter stays a voter.
 	if slices.Contains(s.node.Members(), cluster.Member{ID: m.ID, Address: m.Address, Voter: true}) {
@@ -83,7 +82,7 @@ func (s *Server) reserveConfiguredTags(ctx context.Context) error {
 		if registered[m.ID] || !ok {
 			continue
 		}
-		if _, err := s.apply(ctx, fsm.RegisterNodeCommand, &raftv1.RegisterNode{Tag: tag, Id: m.ID, RaftAddress: m.Address}); err != nil {
+		if _, err := propose(ctx, s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{Tag: tag, Id: m.ID, RaftAddress: m.Address}); err != nil {
 			return err
 		}
 	}
@@ -113,7 +112,7 @@ func (s *Server) removeNodeLocal(ctx context.Context, req *idnodev1.RemoveNodeRe
 			"node %s is the cluster's last voter: without it nothing could be decided again. Add another node first (idnode --join <address of this node>), wait until it is a voter, then remove %s",
 			req.GetTag(), req.GetTag())
 	}
-	if _, err := s.apply(ctx, fsm.RemoveNodeCommand, &raftv1.RemoveNode{Tag: req.GetTag()}); err != nil {
+	if _, err := propose(ctx, s, fsm.ProposeRemoveNode, &raftv1.RemoveNode{Tag: req.GetTag()}); err != nil {
 		return nil, err
 	}
 	if s.inConfiguration(id) {

@@ -40,11 +40,10 @@ func (s *Server) publishReservations(ctx context.Context, req *raftv1.LocalReser
 
 // recordReservationsLocal applies a publication on the leader; the answer is the whole record.
 func (s *Server) recordReservationsLocal(ctx context.Context, req *raftv1.LocalReservations) (*raftv1.LocalReservations, error) {
-	out, err := s.apply(ctx, fsm.LocalReservationsCommand, req)
+	res, err := propose(ctx, s, fsm.ProposeLocalReservations, req)
 	if err != nil {
 		return nil, err
 	}
-	res := out.(fsm.Reservations)
 	resp := &raftv1.LocalReservations{MemberId: req.GetMemberId(), Etag: res.Etag, Seal: res.Seal, SealMatched: res.SealMatched}
 	for k, granted := range res.Pools {
 		resp.Pools = append(resp.Pools, &raftv1.PoolMark{Database: k.Database, Tag: k.Tag, Granted: granted})
