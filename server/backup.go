@@ -14,6 +14,7 @@ import (
 
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -42,6 +43,12 @@ func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreaming
 			return err
 		}
 	}
+	return s.leader().Backup(req, stream)
+}
+
+// Backup runs on the leader: a read barrier, then the copy, in chunks.
+func (l leaderSide) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
+	s, ctx, db := l.s, stream.Context(), req.GetDatabase()
 	if err := s.node.ReadBarrier(ctx); err != nil {
 		return s.raftError(err)
 	}
@@ -106,7 +113,7 @@ func (w *chunkWriter) flush() error {
 func (s *Server) forwardBackup(ctx context.Context, req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
 	var sendErr error // the caller's side of the stream: not the hop's to explain
 	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
-		in, err := idnodev1.NewClusterServiceClient(h.Conn).Backup(h.Context(), req, h.CallOptions()...)
+		in, err := forwardv1.NewLeaderClient(h.Conn).Backup(h.Context(), req, h.CallOptions()...)
 		if err != nil {
 			return err
 		}
@@ -134,27 +141,13 @@ func (s *Server) forwardBackup(ctx context.Context, req *idnodev1.BackupRequest,
 // follower forwards the backup to the leader.
 func (s *Server) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
 	ctx := stream.Context()
-	var data []byte
-	for {
-		c, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if len(data)+len(c.GetData()) > maxRestoreBytes {
-			return status.Errorf(codes.ResourceExhausted, "backup is larger than %d bytes", maxRestoreBytes)
-		}
-		data = append(data, c.GetData()...)
-	}
-	backup, err := fsm.ReadBackup(bytes.NewReader(data))
+	data, backup, err := receiveBackup(stream)
 	if err != nil {
-		return status.Errorf(codes.InvalidArgument, "not an idnode backup: %v", err)
+		return err
 	}
 	resp, err := s.forwardRestore(ctx, data)
 	if errors.Is(err, forward.ErrSelf) {
-		resp, err = s.restoreLocal(ctx, backup)
+		resp, err = s.leader().restore(ctx, backup)
 	}
 	if err != nil {
 		return err
@@ -162,7 +155,45 @@ func (s *Server) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk
 	return stream.SendAndClose(resp)
 }
 
-func (s *Server) restoreLocal(ctx context.Context, b *fsm.Backup) (*idnodev1.RestoreResponse, error) {
+// Restore runs on the leader, for a restore another node took and checked.
+func (l leaderSide) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
+	_, backup, err := receiveBackup(stream)
+	if err != nil {
+		return err
+	}
+	resp, err := l.restore(stream.Context(), backup)
+	if err != nil {
+		return err
+	}
+	return stream.SendAndClose(resp)
+}
+
+// receiveBackup reads a Restore call's backup whole, at most maxRestoreBytes, and decodes it.
+func receiveBackup(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) ([]byte, *fsm.Backup, error) {
+	var data []byte
+	for {
+		c, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(data)+len(c.GetData()) > maxRestoreBytes {
+			return nil, nil, status.Errorf(codes.ResourceExhausted, "backup is larger than %d bytes", maxRestoreBytes)
+		}
+		data = append(data, c.GetData()...)
+	}
+	backup, err := fsm.ReadBackup(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, status.Errorf(codes.InvalidArgument, "not an idnode backup: %v", err)
+	}
+	return data, backup, nil
+}
+
+// restore raises this cluster's floors to backup b's, on the leader.
+func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.RestoreResponse, error) {
+	s := l.s
 	// The tag check below reads the registry and the configuration: it must see all of it.
 	if err := s.node.ReadBarrier(ctx); err != nil {
 		return nil, s.raftError(err)
@@ -207,7 +238,7 @@ func (s *Server) forwardRestore(ctx context.Context, data []byte) (*idnodev1.Res
 	}
 	var resp *idnodev1.RestoreResponse
 	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
-		out, err := idnodev1.NewClusterServiceClient(h.Conn).Restore(h.Context(), h.CallOptions()...)
+		out, err := forwardv1.NewLeaderClient(h.Conn).Restore(h.Context(), h.CallOptions()...)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -59,12 +60,12 @@ func (s *Server) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnode
 		return nil, err
 	}
 	req.Database = db
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.claimLocal, viaIDs(idnodev1.IdServiceClient.Claim))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Claim, viaLeader(forwardv1.LeaderClient.Claim))
 }
 
-func (s *Server) claimLocal(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
-	if _, err := propose(ctx, s, fsm.ProposeClaim, &raftv1.Claim{
-		Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner(), RequestId: req.GetRequestId(), ProposedAtMs: s.cfg.Now().UnixMilli(),
+func (l leaderSide) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
+	if _, err := propose(ctx, l.s, fsm.ProposeClaim, &raftv1.Claim{
+		Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner(), RequestId: req.GetRequestId(), ProposedAtMs: l.s.cfg.Now().UnixMilli(),
 	}); err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func (s *Server) claimSemantic(ctx context.Context, db string, req *idnodev1.Gen
 		return err
 	}
 	claim := &idnodev1.ClaimRequest{Database: db, Ids: []string{req.GetId()}, Owner: req.GetOwner(), RequestId: req.GetRequestId()}
-	_, err := forward.Call(s.fwd, ctx, claim, forward.Unary, s.claimLocal, viaIDs(idnodev1.IdServiceClient.Claim))
+	_, err := forward.Call(s.fwd, ctx, claim, forward.Unary, s.leader().Claim, viaLeader(forwardv1.LeaderClient.Claim))
 	return err
 }
 
@@ -92,13 +93,16 @@ func (s *Server) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*id
 		return nil, err
 	}
 	req.Database = db
-	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
-		out, err := propose(ctx, s, fsm.ProposeRelease, &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()})
-		if err != nil {
-			return nil, err
-		}
-		return &idnodev1.ReleaseResponse{Released: out.Released}, nil
-	}, viaIDs(idnodev1.IdServiceClient.Release))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Release, viaLeader(forwardv1.LeaderClient.Release))
+}
+
+// Release runs on the leader.
+func (l leaderSide) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
+	out, err := propose(ctx, l.s, fsm.ProposeRelease, &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()})
+	if err != nil {
+		return nil, err
+	}
+	return &idnodev1.ReleaseResponse{Released: out.Released}, nil
 }
 
 // GetClaims reads the claims on the leader after a read barrier, like ListIdentities: a
@@ -110,7 +114,7 @@ func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) 
 	if len(req.GetIds()) > 0 && (req.GetPrefix() != "" || req.GetPageToken() != "") {
 		return nil, status.Error(codes.InvalidArgument, "name ids to look up, or a prefix to page through, not both")
 	}
-	size, after, err := pageOf(req.GetPageSize(), req.GetPageToken())
+	size, _, err := pageOf(req.GetPageSize(), req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
@@ -123,20 +127,28 @@ func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) 
 		return nil, err
 	}
 	defer release()
-	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
-		return s.getClaimsLocal(ctx, req, after)
-	}, viaIDs(idnodev1.IdServiceClient.GetClaims))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().GetClaims, viaLeader(forwardv1.LeaderClient.GetClaims))
 }
 
-func (s *Server) getClaimsLocal(ctx context.Context, req *idnodev1.GetClaimsRequest, after string) (*idnodev1.GetClaimsResponse, error) {
-	if err := s.node.ReadBarrier(ctx); err != nil {
-		return nil, s.raftError(err)
+// GetClaims runs on the leader.
+func (l leaderSide) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
+	release, err := l.forwardedListing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	_, after, err := pageOf(req.GetPageSize(), req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	if err := l.s.node.ReadBarrier(ctx); err != nil {
+		return nil, l.s.raftError(err)
 	}
 	claim := func(c fsm.Claim) *idnodev1.Claim { return &idnodev1.Claim{Id: c.ID, Owner: c.Owner} }
 	out := &idnodev1.GetClaimsResponse{}
 	if len(req.GetIds()) > 0 {
 		// A lookup names at most maxClaimIDs IDs, so its answer stays under 2.3 MB: not paged.
-		found, err := s.node.FSM().Claims(req.GetDatabase(), req.GetIds())
+		found, err := l.s.node.FSM().Claims(req.GetDatabase(), req.GetIds())
 		if err != nil {
 			return nil, toStatus(err)
 		}
@@ -145,10 +157,9 @@ func (s *Server) getClaimsLocal(ctx context.Context, req *idnodev1.GetClaimsRequ
 		}
 		return out, nil
 	}
-	var err error
 	out.Claims, out.NextPageToken, err = collectPage(int(req.GetPageSize()), after,
 		func(after string, n int) ([]fsm.Claim, bool, error) {
-			return s.node.FSM().ListClaims(req.GetDatabase(), req.GetPrefix(), after, n)
+			return l.s.node.FSM().ListClaims(req.GetDatabase(), req.GetPrefix(), after, n)
 		},
 		claim, func(c fsm.Claim) string { return c.ID })
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -60,42 +61,51 @@ func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabas
 		fsm.ValidateLimits(req.GetMaxIdentities(), req.GetMaxClaims(), req.GetMaxCallsPerSecond())); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
-		if _, err := propose(ctx, s, fsm.ProposeCreateDatabase, &raftv1.CreateDatabase{
-			Name: req.GetName(), MaxIdentities: req.GetMaxIdentities(), MaxCallsPerSecond: req.GetMaxCallsPerSecond(), MaxClaims: req.GetMaxClaims(),
-		}); err != nil {
-			return nil, err
-		}
-		s.log.Info("database created", "database", req.GetName())
-		return &idnodev1.CreateDatabaseResponse{}, nil
-	}, viaCluster(idnodev1.ClusterServiceClient.CreateDatabase))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateDatabase, viaLeader(forwardv1.LeaderClient.CreateDatabase))
+}
+
+// CreateDatabase runs on the leader.
+func (l leaderSide) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
+	if _, err := propose(ctx, l.s, fsm.ProposeCreateDatabase, &raftv1.CreateDatabase{
+		Name: req.GetName(), MaxIdentities: req.GetMaxIdentities(), MaxCallsPerSecond: req.GetMaxCallsPerSecond(), MaxClaims: req.GetMaxClaims(),
+	}); err != nil {
+		return nil, err
+	}
+	l.s.log.Info("database created", "database", req.GetName())
+	return &idnodev1.CreateDatabaseResponse{}, nil
 }
 
 func (s *Server) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
 	if err := docid.ValidateDatabaseName(req.GetName()); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
-		if _, err := propose(ctx, s, fsm.ProposeDeleteDatabase, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()}); err != nil {
-			return nil, err
-		}
-		s.log.Warn("database deleted; its counters stay as floors", "database", req.GetName(), "force", req.GetForce())
-		return &idnodev1.DeleteDatabaseResponse{}, nil
-	}, viaCluster(idnodev1.ClusterServiceClient.DeleteDatabase))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().DeleteDatabase, viaLeader(forwardv1.LeaderClient.DeleteDatabase))
+}
+
+// DeleteDatabase runs on the leader.
+func (l leaderSide) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
+	if _, err := propose(ctx, l.s, fsm.ProposeDeleteDatabase, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()}); err != nil {
+		return nil, err
+	}
+	l.s.log.Warn("database deleted; its counters stay as floors", "database", req.GetName(), "force", req.GetForce())
+	return &idnodev1.DeleteDatabaseResponse{}, nil
 }
 
 // ListDatabases answers from the leader after a read barrier, so a database just created is
 // listed.
 func (s *Server) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
-	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, _ *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
-		if err := s.node.ReadBarrier(ctx); err != nil {
-			return nil, s.raftError(err)
-		}
-		out := &idnodev1.ListDatabasesResponse{}
-		for _, d := range s.node.FSM().Databases() {
-			out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags),
-				MaxIdentities: d.MaxIdentities, MaxCallsPerSecond: d.MaxCallsPerSecond, Claims: int64(d.Claims), MaxClaims: d.MaxClaims})
-		}
-		return out, nil
-	}, viaCluster(idnodev1.ClusterServiceClient.ListDatabases))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListDatabases, viaLeader(forwardv1.LeaderClient.ListDatabases))
+}
+
+// ListDatabases runs on the leader.
+func (l leaderSide) ListDatabases(ctx context.Context, _ *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
+	if err := l.s.node.ReadBarrier(ctx); err != nil {
+		return nil, l.s.raftError(err)
+	}
+	out := &idnodev1.ListDatabasesResponse{}
+	for _, d := range l.s.node.FSM().Databases() {
+		out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags),
+			MaxIdentities: d.MaxIdentities, MaxCallsPerSecond: d.MaxCallsPerSecond, Claims: int64(d.Claims), MaxClaims: d.MaxClaims})
+	}
+	return out, nil
 }

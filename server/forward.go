@@ -6,24 +6,34 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/forward"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// viaIDs adapts an IdService client method for forward.Call.
-func viaIDs[Req, Resp any](m func(idnodev1.IdServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
-	return func(cc *grpc.ClientConn, ctx context.Context, r Req, opts ...grpc.CallOption) (Resp, error) {
-		return m(idnodev1.NewIdServiceClient(cc), ctx, r, opts...)
-	}
+// leaderSide is the leader's half of every operation that must run on the leader: one method
+// per Leader RPC, next to the public handler that checks the call and then runs the method
+// here (on the leader) or through the hop (forward.Call with viaLeader). The method trusts the
+// checks its caller made: it is never the entry point of a client's call.
+type leaderSide struct {
+	s                            *Server
+	forwardv1.UnsafeLeaderServer // a Leader RPC without its method does not compile
 }
 
-// viaCluster adapts a ClusterService client method for forward.Call.
-func viaCluster[Req, Resp any](m func(idnodev1.ClusterServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
+var _ forwardv1.LeaderServer = leaderSide{}
+
+// leader is this server's leader side, for the operations it runs as the leader.
+func (s *Server) leader() leaderSide { return leaderSide{s: s} }
+
+// viaLeader adapts a Leader client method for forward.Call.
+func viaLeader[Req, Resp any](m func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
 	return func(cc *grpc.ClientConn, ctx context.Context, r Req, opts ...grpc.CallOption) (Resp, error) {
-		return m(idnodev1.NewClusterServiceClient(cc), ctx, r, opts...)
+		return m(forwardv1.NewLeaderClient(cc), ctx, r, opts...)
 	}
 }
 
 // newForwarder is this server's way to the leader. Every refusal on the way is "no quorum".
+// The caller's authorization travels along for a leader that cannot tell the hop came from a
+// node (no cluster secret yet: see leaderAccess).
 func (s *Server) newForwarder() *forward.Forwarder {
 	return forward.New(forward.Config{
 		Cluster:      s.node,
@@ -34,4 +44,48 @@ func (s *Server) newForwarder() *forward.Forwarder {
 		PassOn:       []string{authorizationHeader},
 		Secret:       s.node.FSM().ClusterSecret,
 	})
+}
+
+// forwardedListing takes one of this node's listing slots for a listing another node
+// forwarded here; one taken here took its slot in its public handler.
+func (l leaderSide) forwardedListing(ctx context.Context) (release func(), err error) {
+	if !forward.Arrived(ctx) {
+		return func() {}, nil
+	}
+	return l.s.listings.acquire(ctx)
+}
+
+// publicMethods maps each Leader RPC to the public method it runs the leader's half of.
+var publicMethods = func() map[string]string {
+	m := map[string]string{}
+	for _, svc := range []grpc.ServiceDesc{idnodev1.IdService_ServiceDesc, idnodev1.ClusterService_ServiceDesc} {
+		for _, md := range svc.Methods {
+			m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+md.MethodName] = "/" + svc.ServiceName + "/" + md.MethodName
+		}
+		for _, sd := range svc.Streams {
+			m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+sd.StreamName] = "/" + svc.ServiceName + "/" + sd.StreamName
+		}
+	}
+	return m
+}()
+
+// leaderAccess lets a Leader call through when it came from a node of this cluster (it
+// carried the cluster secret; that node checked its caller). A cluster before its first
+// leader set a secret cannot tell a node from a client on the Raft port: there the call is
+// checked as the public call it stands for, with the caller's authorization the hop passed on.
+func (s *Server) leaderAccess(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	public, ok := publicMethods[info.FullMethod]
+	if !ok || forward.FromNode(ctx) {
+		return handler(ctx, req)
+	}
+	return s.authorize(ctx, req, &grpc.UnaryServerInfo{Server: info.Server, FullMethod: public}, handler)
+}
+
+// leaderAccessStream is leaderAccess for the streaming calls (Backup, Restore).
+func (s *Server) leaderAccessStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	public, ok := publicMethods[info.FullMethod]
+	if !ok || forward.FromNode(ss.Context()) {
+		return handler(srv, ss)
+	}
+	return s.authorizeStream(srv, ss, &grpc.StreamServerInfo{FullMethod: public, IsClientStream: info.IsClientStream, IsServerStream: info.IsServerStream}, handler)
 }

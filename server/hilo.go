@@ -14,6 +14,7 @@ import (
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/hilogrant"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
@@ -58,7 +59,7 @@ func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 			return resp, err
 		}
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.nextHiLoLocal, viaIDs(idnodev1.IdServiceClient.NextHiLo))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().NextHiLo, viaLeader(forwardv1.LeaderClient.NextHiLo))
 }
 
 // lastRangeAt is when the caller got its previous range (zero: unknown).
@@ -97,9 +98,9 @@ func (s *Server) hiloResponse(req *idnodev1.NextHiLoRequest, low, high int64, gr
 }
 
 // nextHiLoLocal reserves on the leader; server_tag is the leader's, the node that granted it.
-func (s *Server) nextHiLoLocal(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
-	now := s.cfg.Now()
-	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
+func (l leaderSide) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
+	now := l.s.cfg.Now()
+	capacity := l.s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
 	cmd := &raftv1.HiLoReserve{
 		Database: req.GetDatabase(), Tag: req.GetTag(), Capacity: capacity, LastMax: req.GetLastMax(),
 		RequestId: req.GetRequestId(), ProposedAtMs: now.UnixMilli(),
@@ -107,11 +108,11 @@ func (s *Server) nextHiLoLocal(ctx context.Context, req *idnodev1.NextHiLoReques
 	if cmd.RequestId == "" {
 		cmd.GrantId = grantIDFor(req)
 	}
-	rng, err := propose(ctx, s, fsm.ProposeHiLoGrant, cmd)
+	rng, err := propose(ctx, l.s, fsm.ProposeHiLoGrant, cmd)
 	if err != nil {
 		return nil, err
 	}
-	return s.hiloResponse(req, rng.Low, rng.High, rng.GrantID, now), nil
+	return l.s.hiloResponse(req, rng.Low, rng.High, rng.GrantID, now), nil
 }
 
 // ReturnHiLo gives back the unused tail of a range, by the rule of package hilogrant: only with
@@ -136,11 +137,11 @@ func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 			return &idnodev1.ReturnHiLoResponse{Returned: ok}, err
 		}
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.returnHiLoLocal, viaIDs(idnodev1.IdServiceClient.ReturnHiLo))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReturnHiLo, viaLeader(forwardv1.LeaderClient.ReturnHiLo))
 }
 
-func (s *Server) returnHiLoLocal(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
-	out, err := propose(ctx, s, fsm.ProposeHiLoReturnGrant, &raftv1.HiLoReturn{
+func (l leaderSide) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
+	out, err := propose(ctx, l.s, fsm.ProposeHiLoReturnGrant, &raftv1.HiLoReturn{
 		Database: req.GetDatabase(), Tag: req.GetTag(), End: req.GetEnd(), Last: req.GetLast(), GrantId: req.GetGrantId(),
 	})
 	if err != nil {
@@ -169,11 +170,11 @@ func (s *Server) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*
 		return nil, err
 	}
 	req.Database = db // the metadata does not travel to the leader; the field does
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.seedHiLoLocal, viaIDs(idnodev1.IdServiceClient.SeedHiLo))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedHiLo, viaLeader(forwardv1.LeaderClient.SeedHiLo))
 }
 
-func (s *Server) seedHiLoLocal(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
-	resp, err := propose(ctx, s, fsm.ProposeSeedHiLo, &raftv1.SeedHiLo{Database: req.GetDatabase(), Tag: req.GetTag(), Max: req.GetMax()})
+func (l leaderSide) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
+	resp, err := propose(ctx, l.s, fsm.ProposeSeedHiLo, &raftv1.SeedHiLo{Database: req.GetDatabase(), Tag: req.GetTag(), Max: req.GetMax()})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
@@ -74,11 +75,11 @@ func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityReq
 		return nil, err
 	}
 	req.Database = db // the metadata does not travel to the leader; the field does
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.seedIdentityLocal, viaIDs(idnodev1.IdServiceClient.SeedIdentity))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedIdentity, viaLeader(forwardv1.LeaderClient.SeedIdentity))
 }
 
-func (s *Server) seedIdentityLocal(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
-	resp, err := propose(ctx, s, fsm.ProposeSeedIdentity, &raftv1.SeedIdentity{Database: req.GetDatabase(), Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
+func (l leaderSide) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
+	resp, err := propose(ctx, l.s, fsm.ProposeSeedIdentity, &raftv1.SeedIdentity{Database: req.GetDatabase(), Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func (s *Server) seedIdentityLocal(ctx context.Context, req *idnodev1.SeedIdenti
 // ListIdentities reads the FSM after confirming leadership with a majority, so a partitioned
 // old leader never answers from stale state.
 func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	size, after, err := pageOf(req.GetPageSize(), req.GetPageToken())
+	size, _, err := pageOf(req.GetPageSize(), req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
@@ -101,18 +102,26 @@ func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitie
 		return nil, err
 	}
 	defer release()
-	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-		return s.listIdentitiesLocal(ctx, req, after)
-	}, viaIDs(idnodev1.IdServiceClient.ListIdentities))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListIdentities, viaLeader(forwardv1.LeaderClient.ListIdentities))
 }
 
-func (s *Server) listIdentitiesLocal(ctx context.Context, req *idnodev1.ListIdentitiesRequest, after string) (*idnodev1.ListIdentitiesResponse, error) {
-	if err := s.node.ReadBarrier(ctx); err != nil {
-		return nil, s.raftError(err)
+// ListIdentities runs on the leader.
+func (l leaderSide) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
+	release, err := l.forwardedListing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	_, after, err := pageOf(req.GetPageSize(), req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	if err := l.s.node.ReadBarrier(ctx); err != nil {
+		return nil, l.s.raftError(err)
 	}
 	page, next, err := collectPage(int(req.GetPageSize()), after,
 		func(after string, n int) ([]fsm.Identity, bool, error) {
-			return s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, n)
+			return l.s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, n)
 		},
 		func(id fsm.Identity) *idnodev1.Identity { return &idnodev1.Identity{Name: id.Name, Value: id.Value} },
 		func(id fsm.Identity) string { return id.Name })

@@ -6,7 +6,6 @@ import (
 
 	"github.com/idnode/idnode/forward"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
-	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // Node-to-node calls — a follower forwarding a call or a batch of identities to the leader —
@@ -19,19 +18,19 @@ import (
 func (s *Server) InternalServerOptions() []grpc.ServerOption {
 	arrivedUnary, arrivedStream := forward.Receiver(s.cfg.Tag, s.node.FSM().ClusterSecret)
 	return append([]grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(s.withFactsOnProbe, withReason, refuseUndecodable, arrivedUnary, s.authorize, s.observe, s.checkUTF8),
+		grpc.ChainUnaryInterceptor(s.withFactsOnProbe, withReason, refuseUndecodable, arrivedUnary, s.leaderAccess, s.authorize, s.observe, s.checkUTF8),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.authorizeStream),
+		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.leaderAccessStream, s.authorizeStream),
 	}, s.cfg.Limits.options(s.internalCalls)...)
 }
 
-// RegisterInternal adds the services other nodes call to gi, the internal server: IdService
-// and ClusterService for forwarded calls, Forward for identity batches, and health for
-// Status's reachability probes.
+// RegisterInternal adds the services other nodes call to gi, the internal server: Leader for
+// the operations a node forwards to the leader, Forward for identity batches and a node's own
+// reservations, and health for Status's reachability probes. The public services are not
+// here: a forwarded call runs only its leader side.
 func (s *Server) RegisterInternal(gi *grpc.Server) {
-	idnodev1.RegisterIdServiceServer(gi, s)
-	idnodev1.RegisterClusterServiceServer(gi, s)
+	forwardv1.RegisterLeaderServer(gi, s.leader())
 	forwardv1.RegisterForwardServer(gi, forwardService{s: s})
 	healthpb.RegisterHealthServer(gi, s.health)
 }

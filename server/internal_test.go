@@ -12,6 +12,7 @@ import (
 
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // The leader sets a cluster secret, and its internal server refuses a call without it. With
@@ -46,5 +47,39 @@ func TestTheInternalPortWantsTheSecretAndChecksIncrements(t *testing.T) {
 	resp, err := fwd.NextIdentities(ctx, valid)
 	if err != nil || len(resp.GetAnswers()) != 1 || resp.GetAnswers()[0].GetFirst() != 1 || resp.GetAnswers()[0].GetLast() != 2 {
 		t.Fatalf("a valid forwarded increment: %v, %v; want x 1–2 (nothing moved before)", resp, err)
+	}
+}
+
+// The internal server serves the leader's side of each operation, not the public services: a
+// forwarded call does not run the public handler's checks and branches a second time. A
+// Leader call needs the secret like any node-to-node call.
+func TestTheInternalPortServesTheLeaderSideOnly(t *testing.T) {
+	c := newTestCluster(t, 1)
+	a := c.Node("A")
+	waitFor(t, "the cluster secret", convergeTimeout, func() (bool, string) {
+		return a.Node.FSM().ClusterSecret() != nil, "no secret yet"
+	})
+	conn, err := grpc.NewClient("passthrough:///"+a.InternalAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	leader := forwardv1.NewLeaderClient(conn)
+	req := &idnodev1.NextHiLoRequest{Tag: "orders"}
+	if _, err := leader.NextHiLo(ctx, req); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("a Leader call without the cluster secret: %v, want UNAUTHENTICATED", err)
+	}
+	ctx = metadata.AppendToOutgoingContext(ctx, "x-idnode-cluster-secret-bin", string(a.Node.FSM().ClusterSecret()))
+	if _, err := idnodev1.NewIdServiceClient(conn).NextHiLo(ctx, req); status.Code(err) != codes.Unimplemented {
+		t.Fatalf("the public IdService on the internal port: %v, want UNIMPLEMENTED", err)
+	}
+	if _, err := idnodev1.NewClusterServiceClient(conn).ListKeys(ctx, &idnodev1.ListKeysRequest{}); status.Code(err) != codes.Unimplemented {
+		t.Fatalf("the public ClusterService on the internal port: %v, want UNIMPLEMENTED", err)
+	}
+	resp, err := leader.NextHiLo(ctx, req)
+	if err != nil || resp.GetLow() != 1 || resp.GetServerTag() != "A" {
+		t.Fatalf("Leader.NextHiLo with the secret: %v, %v; want a first range granted by A", resp, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -108,46 +109,52 @@ func (s *Server) CreateKey(ctx context.Context, req *idnodev1.CreateKeyRequest) 
 	if fsm.RoleRank(req.GetRole()) == 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "role must be %s, %s or %s, got %q", fsm.RoleReader, fsm.RoleWriter, fsm.RoleAdmin, req.GetRole())
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.createKeyLocal, viaCluster(idnodev1.ClusterServiceClient.CreateKey))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateKey, viaLeader(forwardv1.LeaderClient.CreateKey))
 }
 
 // createKeyLocal makes the key on the leader: the secret never enters the log, only its hash.
-func (s *Server) createKeyLocal(ctx context.Context, req *idnodev1.CreateKeyRequest) (*idnodev1.CreateKeyResponse, error) {
+func (l leaderSide) CreateKey(ctx context.Context, req *idnodev1.CreateKeyRequest) (*idnodev1.CreateKeyResponse, error) {
 	id, secret := make([]byte, 8), make([]byte, 32)
 	_, _ = rand.Read(id) // crypto/rand.Read never fails
 	_, _ = rand.Read(secret)
 	resp := &idnodev1.CreateKeyResponse{Id: hex.EncodeToString(id)}
 	encoded := base64.RawURLEncoding.EncodeToString(secret)
 	sum := sha256.Sum256([]byte(encoded))
-	if _, err := propose(ctx, s, fsm.ProposeCreateKey, &raftv1.CreateKey{
+	if _, err := propose(ctx, l.s, fsm.ProposeCreateKey, &raftv1.CreateKey{
 		Id: resp.Id, Database: req.GetDatabase(), Role: req.GetRole(), SecretSha256: sum[:],
 	}); err != nil {
 		return nil, err
 	}
 	resp.Key = fmt.Sprintf("%s%s_%s", keyPrefix, resp.Id, encoded)
-	s.log.Info("API key created", "id", resp.Id, "database", fsm.DatabaseName(req.GetDatabase()), "role", req.GetRole())
+	l.s.log.Info("API key created", "id", resp.Id, "database", fsm.DatabaseName(req.GetDatabase()), "role", req.GetRole())
 	return resp, nil
 }
 
 func (s *Server) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
-	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
-		if _, err := propose(ctx, s, fsm.ProposeDeleteKey, &raftv1.DeleteKey{Id: req.GetId()}); err != nil {
-			return nil, err
-		}
-		s.log.Info("API key deleted", "id", req.GetId())
-		return &idnodev1.DeleteKeyResponse{}, nil
-	}, viaCluster(idnodev1.ClusterServiceClient.DeleteKey))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().DeleteKey, viaLeader(forwardv1.LeaderClient.DeleteKey))
+}
+
+// DeleteKey runs on the leader.
+func (l leaderSide) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
+	if _, err := propose(ctx, l.s, fsm.ProposeDeleteKey, &raftv1.DeleteKey{Id: req.GetId()}); err != nil {
+		return nil, err
+	}
+	l.s.log.Info("API key deleted", "id", req.GetId())
+	return &idnodev1.DeleteKeyResponse{}, nil
 }
 
 func (s *Server) ListKeys(ctx context.Context, req *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
-	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, _ *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
-		if err := s.node.ReadBarrier(ctx); err != nil {
-			return nil, s.raftError(err)
-		}
-		out := &idnodev1.ListKeysResponse{}
-		for _, k := range s.node.FSM().Keys() {
-			out.Keys = append(out.Keys, &idnodev1.KeyStatus{Id: k.ID, Database: k.Database, Role: k.Role})
-		}
-		return out, nil
-	}, viaCluster(idnodev1.ClusterServiceClient.ListKeys))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListKeys, viaLeader(forwardv1.LeaderClient.ListKeys))
+}
+
+// ListKeys runs on the leader.
+func (l leaderSide) ListKeys(ctx context.Context, _ *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
+	if err := l.s.node.ReadBarrier(ctx); err != nil {
+		return nil, l.s.raftError(err)
+	}
+	out := &idnodev1.ListKeysResponse{}
+	for _, k := range l.s.node.FSM().Keys() {
+		out.Keys = append(out.Keys, &idnodev1.KeyStatus{Id: k.ID, Database: k.Database, Role: k.Role})
+	}
+	return out, nil
 }

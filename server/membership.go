@@ -13,6 +13,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -33,21 +34,21 @@ func (s *Server) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*id
 			return nil, status.Errorf(codes.InvalidArgument, "%s must be host:port, got %q", a[0], a[1])
 		}
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.addNodeLocal, viaCluster(idnodev1.ClusterServiceClient.AddNode))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AddNode, viaLeader(forwardv1.LeaderClient.AddNode))
 }
 
-func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
+func (l leaderSide) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
 	// The decisions below read the registry and the configuration: they must see all of it.
-	if err := s.node.ReadBarrier(ctx); err != nil {
-		return nil, s.raftError(err)
+	if err := l.s.node.ReadBarrier(ctx); err != nil {
+		return nil, l.s.raftError(err)
 	}
-	if err := s.reserveConfiguredTags(ctx); err != nil {
+	if err := l.s.reserveConfiguredTags(ctx); err != nil {
 		return nil, err
 	}
-	if err := s.endpointHeld(ctx, req); err != nil {
+	if err := l.s.endpointHeld(ctx, req); err != nil {
 		return nil, toStatus(err)
 	}
-	n, err := propose(ctx, s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{
+	n, err := propose(ctx, l.s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{
 		Tag: req.GetTag(), Id: req.GetId(), RaftAddress: req.GetRaftAddress(),
 		GrpcAddress: req.GetGrpcAddress(), Incarnation: req.GetIncarnation(), Separator: req.GetSeparator(),
 	})
@@ -56,18 +57,18 @@ func (s *Server) addNodeLocal(ctx context.Context, req *idnodev1.AddNodeRequest)
 	}
 	m := cluster.Member{ID: n.ID, Address: n.RaftAddress, Voter: !req.GetNonVoter()}
 	// AddNode never demotes: a voter registering again as a non-voter stays a voter.
-	if slices.Contains(s.node.Members(), cluster.Member{ID: m.ID, Address: m.Address, Voter: true}) {
+	if slices.Contains(l.s.node.Members(), cluster.Member{ID: m.ID, Address: m.Address, Voter: true}) {
 		m.Voter = true
 	}
-	if !slices.Contains(s.node.Members(), m) {
-		if err := s.node.AddMember(m, membershipTimeout); err != nil {
-			return nil, s.raftError(err)
+	if !slices.Contains(l.s.node.Members(), m) {
+		if err := l.s.node.AddMember(m, membershipTimeout); err != nil {
+			return nil, l.s.raftError(err)
 		}
-		s.log.Info("node added to the cluster", "tag", n.Tag, "raft", n.RaftAddress, "grpc", n.GRPCAddress, "voter", m.Voter)
+		l.s.log.Info("node added to the cluster", "tag", n.Tag, "raft", n.RaftAddress, "grpc", n.GRPCAddress, "voter", m.Voter)
 	}
 	return &idnodev1.AddNodeResponse{Node: &idnodev1.NodeStatus{
 		Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Voter: m.Voter,
-	}, Separator: s.node.FSM().Separator()}, nil
+	}, Separator: l.s.node.FSM().Separator()}, nil
 }
 
 // reserveConfiguredTags registers every Raft member that has not registered itself yet (a
@@ -94,33 +95,33 @@ func (s *Server) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest
 	if err := docid.ValidateNodeTag(req.GetTag()); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.removeNodeLocal, viaCluster(idnodev1.ClusterServiceClient.RemoveNode))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().RemoveNode, viaLeader(forwardv1.LeaderClient.RemoveNode))
 }
 
-func (s *Server) removeNodeLocal(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
-	if err := s.node.ReadBarrier(ctx); err != nil {
-		return nil, s.raftError(err)
+func (l leaderSide) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
+	if err := l.s.node.ReadBarrier(ctx); err != nil {
+		return nil, l.s.raftError(err)
 	}
-	id, ok := s.memberID(req.GetTag())
+	id, ok := l.s.memberID(req.GetTag())
 	if !ok {
 		return nil, status.Errorf(codes.NotFound, "no node has tag %s (see ClusterService/Status)", req.GetTag())
 	}
 	// Checked before the tag is retired: raft refuses to remove the last voter, and the node
 	// would be left retired but still a member.
-	if s.isLastVoter(id) {
+	if l.s.isLastVoter(id) {
 		return nil, status.Errorf(codes.FailedPrecondition,
 			"node %s is the cluster's last voter: without it nothing could be decided again. Add another node first (idnode --join <address of this node>), wait until it is a voter, then remove %s",
 			req.GetTag(), req.GetTag())
 	}
-	if _, err := propose(ctx, s, fsm.ProposeRemoveNode, &raftv1.RemoveNode{Tag: req.GetTag()}); err != nil {
+	if _, err := propose(ctx, l.s, fsm.ProposeRemoveNode, &raftv1.RemoveNode{Tag: req.GetTag()}); err != nil {
 		return nil, err
 	}
-	if s.inConfiguration(id) {
-		if err := s.node.RemoveMember(id, membershipTimeout); err != nil {
-			return nil, s.raftError(err)
+	if l.s.inConfiguration(id) {
+		if err := l.s.node.RemoveMember(id, membershipTimeout); err != nil {
+			return nil, l.s.raftError(err)
 		}
 	}
-	s.log.Info("node removed; its tag is retired", "tag", req.GetTag())
+	l.s.log.Info("node removed; its tag is retired", "tag", req.GetTag())
 	return &idnodev1.RemoveNodeResponse{}, nil
 }
 
@@ -165,27 +166,27 @@ func (s *Server) TransferLeadership(ctx context.Context, req *idnodev1.TransferL
 			return nil, toStatus(err)
 		}
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Limits{Bound: membershipTimeout}, s.transferLeadershipLocal, viaCluster(idnodev1.ClusterServiceClient.TransferLeadership))
+	return forward.Call(s.fwd, ctx, req, forward.Limits{Bound: membershipTimeout}, s.leader().TransferLeadership, viaLeader(forwardv1.LeaderClient.TransferLeadership))
 }
 
-func (s *Server) transferLeadershipLocal(ctx context.Context, req *idnodev1.TransferLeadershipRequest) (*idnodev1.TransferLeadershipResponse, error) {
-	if !s.node.IsLeader() {
-		return nil, s.raftError(forward.ErrNoLeader)
+func (l leaderSide) TransferLeadership(ctx context.Context, req *idnodev1.TransferLeadershipRequest) (*idnodev1.TransferLeadershipResponse, error) {
+	if !l.s.node.IsLeader() {
+		return nil, l.s.raftError(forward.ErrNoLeader)
 	}
-	if s.voterCount() < 2 {
+	if l.s.voterCount() < 2 {
 		return nil, status.Error(codes.FailedPrecondition, "there is no other voter to hand leadership to")
 	}
 	var to cluster.Member // empty: any up-to-date voter
 	switch req.GetTag() {
 	case "":
-	case s.cfg.Tag:
-		return &idnodev1.TransferLeadershipResponse{Leader: s.cfg.Tag}, nil
+	case l.s.cfg.Tag:
+		return &idnodev1.TransferLeadershipResponse{Leader: l.s.cfg.Tag}, nil
 	default:
-		id, ok := s.memberID(req.GetTag())
+		id, ok := l.s.memberID(req.GetTag())
 		if !ok {
 			return nil, status.Errorf(codes.NotFound, "no node has tag %s", req.GetTag())
 		}
-		for _, m := range s.node.Members() {
+		for _, m := range l.s.node.Members() {
 			if m.ID == id {
 				if !m.Voter {
 					return nil, status.Errorf(codes.FailedPrecondition, "node %s is not a voter and cannot lead", req.GetTag())
@@ -194,15 +195,15 @@ func (s *Server) transferLeadershipLocal(ctx context.Context, req *idnodev1.Tran
 			}
 		}
 	}
-	if err := s.node.TransferLeadership(to); err != nil {
+	if err := l.s.node.TransferLeadership(to); err != nil {
 		return nil, status.Errorf(codes.Unavailable, "leadership transfer failed: %v; retry", err)
 	}
 	// The old leader learns who won from the new leader's first heartbeat.
 	t := time.NewTicker(10 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if leader, _ := s.node.Leader(); leader != "" && leader != s.node.ID() {
-			return &idnodev1.TransferLeadershipResponse{Leader: s.tagOf(leader)}, nil
+		if leader, _ := l.s.node.Leader(); leader != "" && leader != l.s.node.ID() {
+			return &idnodev1.TransferLeadershipResponse{Leader: l.s.tagOf(leader)}, nil
 		}
 		select {
 		case <-ctx.Done():

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/forward"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/version"
 )
@@ -48,12 +49,15 @@ func (s *Server) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idno
 	if !req.GetConsistent() {
 		return s.statusLocal(ctx, req)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, func(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
-		if err := s.node.ReadBarrier(ctx); err != nil {
-			return nil, s.raftError(err)
-		}
-		return s.statusLocal(ctx, req)
-	}, viaCluster(idnodev1.ClusterServiceClient.Status))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Status, viaLeader(forwardv1.LeaderClient.Status))
+}
+
+// Status runs on the leader.
+func (l leaderSide) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
+	if err := l.s.node.ReadBarrier(ctx); err != nil {
+		return nil, l.s.raftError(err)
+	}
+	return l.s.statusLocal(ctx, req)
 }
 
 func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {

@@ -11,6 +11,7 @@ package forwardv1
 
 import (
 	v1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	v11 "github.com/idnode/idnode/proto/idnode/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -256,7 +257,7 @@ var File_idnode_forward_v1_forward_proto protoreflect.FileDescriptor
 
 const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\n" +
-	"\x1fidnode/forward/v1/forward.proto\x12\x11idnode.forward.v1\x1a\x19idnode/raft/v1/raft.proto\"?\n" +
+	"\x1fidnode/forward/v1/forward.proto\x12\x11idnode.forward.v1\x1a\x19idnode/raft/v1/raft.proto\x1a\x16idnode/v1/idnode.proto\"?\n" +
 	"\x17ReserveHiLoPoolResponse\x12\x10\n" +
 	"\x03low\x18\x01 \x01(\x03R\x03low\x12\x12\n" +
 	"\x04high\x18\x02 \x01(\x03R\x04high\"Z\n" +
@@ -276,7 +277,30 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\aForward\x12e\n" +
 	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponse\x12^\n" +
 	"\x0fReserveHiLoPool\x12\x1f.idnode.raft.v1.HiLoPoolReserve\x1a*.idnode.forward.v1.ReserveHiLoPoolResponse\x12Z\n" +
-	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservationsB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
+	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations2\xd1\v\n" +
+	"\x06Leader\x12O\n" +
+	"\fSeedIdentity\x12\x1e.idnode.v1.SeedIdentityRequest\x1a\x1f.idnode.v1.SeedIdentityResponse\x12U\n" +
+	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12:\n" +
+	"\x05Claim\x12\x17.idnode.v1.ClaimRequest\x1a\x18.idnode.v1.ClaimResponse\x12@\n" +
+	"\aRelease\x12\x19.idnode.v1.ReleaseRequest\x1a\x1a.idnode.v1.ReleaseResponse\x12F\n" +
+	"\tGetClaims\x12\x1b.idnode.v1.GetClaimsRequest\x1a\x1c.idnode.v1.GetClaimsResponse\x12C\n" +
+	"\bNextHiLo\x12\x1a.idnode.v1.NextHiLoRequest\x1a\x1b.idnode.v1.NextHiLoResponse\x12I\n" +
+	"\n" +
+	"ReturnHiLo\x12\x1c.idnode.v1.ReturnHiLoRequest\x1a\x1d.idnode.v1.ReturnHiLoResponse\x12C\n" +
+	"\bSeedHiLo\x12\x1a.idnode.v1.SeedHiLoRequest\x1a\x1b.idnode.v1.SeedHiLoResponse\x12=\n" +
+	"\x06Status\x12\x18.idnode.v1.StatusRequest\x1a\x19.idnode.v1.StatusResponse\x12@\n" +
+	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
+	"\n" +
+	"RemoveNode\x12\x1c.idnode.v1.RemoveNodeRequest\x1a\x1d.idnode.v1.RemoveNodeResponse\x12a\n" +
+	"\x12TransferLeadership\x12$.idnode.v1.TransferLeadershipRequest\x1a%.idnode.v1.TransferLeadershipResponse\x12<\n" +
+	"\x06Backup\x12\x18.idnode.v1.BackupRequest\x1a\x16.idnode.v1.BackupChunk0\x01\x12@\n" +
+	"\aRestore\x12\x17.idnode.v1.RestoreChunk\x1a\x1a.idnode.v1.RestoreResponse(\x01\x12U\n" +
+	"\x0eCreateDatabase\x12 .idnode.v1.CreateDatabaseRequest\x1a!.idnode.v1.CreateDatabaseResponse\x12U\n" +
+	"\x0eDeleteDatabase\x12 .idnode.v1.DeleteDatabaseRequest\x1a!.idnode.v1.DeleteDatabaseResponse\x12R\n" +
+	"\rListDatabases\x12\x1f.idnode.v1.ListDatabasesRequest\x1a .idnode.v1.ListDatabasesResponse\x12F\n" +
+	"\tCreateKey\x12\x1b.idnode.v1.CreateKeyRequest\x1a\x1c.idnode.v1.CreateKeyResponse\x12F\n" +
+	"\tDeleteKey\x12\x1b.idnode.v1.DeleteKeyRequest\x1a\x1c.idnode.v1.DeleteKeyResponse\x12C\n" +
+	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponseB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
 
 var (
 	file_idnode_forward_v1_forward_proto_rawDescOnce sync.Once
@@ -292,28 +316,108 @@ func file_idnode_forward_v1_forward_proto_rawDescGZIP() []byte {
 
 var file_idnode_forward_v1_forward_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_idnode_forward_v1_forward_proto_goTypes = []any{
-	(*ReserveHiLoPoolResponse)(nil), // 0: idnode.forward.v1.ReserveHiLoPoolResponse
-	(*NextIdentitiesRequest)(nil),   // 1: idnode.forward.v1.NextIdentitiesRequest
-	(*IdentityAnswer)(nil),          // 2: idnode.forward.v1.IdentityAnswer
-	(*NextIdentitiesResponse)(nil),  // 3: idnode.forward.v1.NextIdentitiesResponse
-	(*v1.IdentityIncrement)(nil),    // 4: idnode.raft.v1.IdentityIncrement
-	(*v1.HiLoPoolReserve)(nil),      // 5: idnode.raft.v1.HiLoPoolReserve
-	(*v1.LocalReservations)(nil),    // 6: idnode.raft.v1.LocalReservations
+	(*ReserveHiLoPoolResponse)(nil),        // 0: idnode.forward.v1.ReserveHiLoPoolResponse
+	(*NextIdentitiesRequest)(nil),          // 1: idnode.forward.v1.NextIdentitiesRequest
+	(*IdentityAnswer)(nil),                 // 2: idnode.forward.v1.IdentityAnswer
+	(*NextIdentitiesResponse)(nil),         // 3: idnode.forward.v1.NextIdentitiesResponse
+	(*v1.IdentityIncrement)(nil),           // 4: idnode.raft.v1.IdentityIncrement
+	(*v1.HiLoPoolReserve)(nil),             // 5: idnode.raft.v1.HiLoPoolReserve
+	(*v1.LocalReservations)(nil),           // 6: idnode.raft.v1.LocalReservations
+	(*v11.SeedIdentityRequest)(nil),        // 7: idnode.v1.SeedIdentityRequest
+	(*v11.ListIdentitiesRequest)(nil),      // 8: idnode.v1.ListIdentitiesRequest
+	(*v11.ClaimRequest)(nil),               // 9: idnode.v1.ClaimRequest
+	(*v11.ReleaseRequest)(nil),             // 10: idnode.v1.ReleaseRequest
+	(*v11.GetClaimsRequest)(nil),           // 11: idnode.v1.GetClaimsRequest
+	(*v11.NextHiLoRequest)(nil),            // 12: idnode.v1.NextHiLoRequest
+	(*v11.ReturnHiLoRequest)(nil),          // 13: idnode.v1.ReturnHiLoRequest
+	(*v11.SeedHiLoRequest)(nil),            // 14: idnode.v1.SeedHiLoRequest
+	(*v11.StatusRequest)(nil),              // 15: idnode.v1.StatusRequest
+	(*v11.AddNodeRequest)(nil),             // 16: idnode.v1.AddNodeRequest
+	(*v11.RemoveNodeRequest)(nil),          // 17: idnode.v1.RemoveNodeRequest
+	(*v11.TransferLeadershipRequest)(nil),  // 18: idnode.v1.TransferLeadershipRequest
+	(*v11.BackupRequest)(nil),              // 19: idnode.v1.BackupRequest
+	(*v11.RestoreChunk)(nil),               // 20: idnode.v1.RestoreChunk
+	(*v11.CreateDatabaseRequest)(nil),      // 21: idnode.v1.CreateDatabaseRequest
+	(*v11.DeleteDatabaseRequest)(nil),      // 22: idnode.v1.DeleteDatabaseRequest
+	(*v11.ListDatabasesRequest)(nil),       // 23: idnode.v1.ListDatabasesRequest
+	(*v11.CreateKeyRequest)(nil),           // 24: idnode.v1.CreateKeyRequest
+	(*v11.DeleteKeyRequest)(nil),           // 25: idnode.v1.DeleteKeyRequest
+	(*v11.ListKeysRequest)(nil),            // 26: idnode.v1.ListKeysRequest
+	(*v11.SeedIdentityResponse)(nil),       // 27: idnode.v1.SeedIdentityResponse
+	(*v11.ListIdentitiesResponse)(nil),     // 28: idnode.v1.ListIdentitiesResponse
+	(*v11.ClaimResponse)(nil),              // 29: idnode.v1.ClaimResponse
+	(*v11.ReleaseResponse)(nil),            // 30: idnode.v1.ReleaseResponse
+	(*v11.GetClaimsResponse)(nil),          // 31: idnode.v1.GetClaimsResponse
+	(*v11.NextHiLoResponse)(nil),           // 32: idnode.v1.NextHiLoResponse
+	(*v11.ReturnHiLoResponse)(nil),         // 33: idnode.v1.ReturnHiLoResponse
+	(*v11.SeedHiLoResponse)(nil),           // 34: idnode.v1.SeedHiLoResponse
+	(*v11.StatusResponse)(nil),             // 35: idnode.v1.StatusResponse
+	(*v11.AddNodeResponse)(nil),            // 36: idnode.v1.AddNodeResponse
+	(*v11.RemoveNodeResponse)(nil),         // 37: idnode.v1.RemoveNodeResponse
+	(*v11.TransferLeadershipResponse)(nil), // 38: idnode.v1.TransferLeadershipResponse
+	(*v11.BackupChunk)(nil),                // 39: idnode.v1.BackupChunk
+	(*v11.RestoreResponse)(nil),            // 40: idnode.v1.RestoreResponse
+	(*v11.CreateDatabaseResponse)(nil),     // 41: idnode.v1.CreateDatabaseResponse
+	(*v11.DeleteDatabaseResponse)(nil),     // 42: idnode.v1.DeleteDatabaseResponse
+	(*v11.ListDatabasesResponse)(nil),      // 43: idnode.v1.ListDatabasesResponse
+	(*v11.CreateKeyResponse)(nil),          // 44: idnode.v1.CreateKeyResponse
+	(*v11.DeleteKeyResponse)(nil),          // 45: idnode.v1.DeleteKeyResponse
+	(*v11.ListKeysResponse)(nil),           // 46: idnode.v1.ListKeysResponse
 }
 var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
-	4, // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	2, // 1: idnode.forward.v1.NextIdentitiesResponse.answers:type_name -> idnode.forward.v1.IdentityAnswer
-	1, // 2: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
-	5, // 3: idnode.forward.v1.Forward.ReserveHiLoPool:input_type -> idnode.raft.v1.HiLoPoolReserve
-	6, // 4: idnode.forward.v1.Forward.RecordReservations:input_type -> idnode.raft.v1.LocalReservations
-	3, // 5: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
-	0, // 6: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
-	6, // 7: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
-	5, // [5:8] is the sub-list for method output_type
-	2, // [2:5] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	4,  // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
+	2,  // 1: idnode.forward.v1.NextIdentitiesResponse.answers:type_name -> idnode.forward.v1.IdentityAnswer
+	1,  // 2: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
+	5,  // 3: idnode.forward.v1.Forward.ReserveHiLoPool:input_type -> idnode.raft.v1.HiLoPoolReserve
+	6,  // 4: idnode.forward.v1.Forward.RecordReservations:input_type -> idnode.raft.v1.LocalReservations
+	7,  // 5: idnode.forward.v1.Leader.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	8,  // 6: idnode.forward.v1.Leader.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	9,  // 7: idnode.forward.v1.Leader.Claim:input_type -> idnode.v1.ClaimRequest
+	10, // 8: idnode.forward.v1.Leader.Release:input_type -> idnode.v1.ReleaseRequest
+	11, // 9: idnode.forward.v1.Leader.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	12, // 10: idnode.forward.v1.Leader.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	13, // 11: idnode.forward.v1.Leader.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	14, // 12: idnode.forward.v1.Leader.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	15, // 13: idnode.forward.v1.Leader.Status:input_type -> idnode.v1.StatusRequest
+	16, // 14: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
+	17, // 15: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	18, // 16: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	19, // 17: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
+	20, // 18: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
+	21, // 19: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	22, // 20: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	23, // 21: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	24, // 22: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	25, // 23: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	26, // 24: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	3,  // 25: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
+	0,  // 26: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
+	6,  // 27: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
+	27, // 28: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	28, // 29: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	29, // 30: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
+	30, // 31: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
+	31, // 32: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	32, // 33: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	33, // 34: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	34, // 35: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	35, // 36: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
+	36, // 37: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
+	37, // 38: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	38, // 39: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	39, // 40: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
+	40, // 41: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
+	41, // 42: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	42, // 43: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	43, // 44: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	44, // 45: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	45, // 46: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	46, // 47: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	25, // [25:48] is the sub-list for method output_type
+	2,  // [2:25] is the sub-list for method input_type
+	2,  // [2:2] is the sub-list for extension type_name
+	2,  // [2:2] is the sub-list for extension extendee
+	0,  // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_idnode_forward_v1_forward_proto_init() }
@@ -329,7 +433,7 @@ func file_idnode_forward_v1_forward_proto_init() {
 			NumEnums:      0,
 			NumMessages:   4,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_idnode_forward_v1_forward_proto_goTypes,
 		DependencyIndexes: file_idnode_forward_v1_forward_proto_depIdxs,

@@ -12,6 +12,7 @@ package forwardv1
 import (
 	context "context"
 	v1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	v11 "github.com/idnode/idnode/proto/idnode/v1"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -209,5 +210,840 @@ var Forward_ServiceDesc = grpc.ServiceDesc{
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
+	Metadata: "idnode/forward/v1/forward.proto",
+}
+
+const (
+	Leader_SeedIdentity_FullMethodName       = "/idnode.forward.v1.Leader/SeedIdentity"
+	Leader_ListIdentities_FullMethodName     = "/idnode.forward.v1.Leader/ListIdentities"
+	Leader_Claim_FullMethodName              = "/idnode.forward.v1.Leader/Claim"
+	Leader_Release_FullMethodName            = "/idnode.forward.v1.Leader/Release"
+	Leader_GetClaims_FullMethodName          = "/idnode.forward.v1.Leader/GetClaims"
+	Leader_NextHiLo_FullMethodName           = "/idnode.forward.v1.Leader/NextHiLo"
+	Leader_ReturnHiLo_FullMethodName         = "/idnode.forward.v1.Leader/ReturnHiLo"
+	Leader_SeedHiLo_FullMethodName           = "/idnode.forward.v1.Leader/SeedHiLo"
+	Leader_Status_FullMethodName             = "/idnode.forward.v1.Leader/Status"
+	Leader_AddNode_FullMethodName            = "/idnode.forward.v1.Leader/AddNode"
+	Leader_RemoveNode_FullMethodName         = "/idnode.forward.v1.Leader/RemoveNode"
+	Leader_TransferLeadership_FullMethodName = "/idnode.forward.v1.Leader/TransferLeadership"
+	Leader_Backup_FullMethodName             = "/idnode.forward.v1.Leader/Backup"
+	Leader_Restore_FullMethodName            = "/idnode.forward.v1.Leader/Restore"
+	Leader_CreateDatabase_FullMethodName     = "/idnode.forward.v1.Leader/CreateDatabase"
+	Leader_DeleteDatabase_FullMethodName     = "/idnode.forward.v1.Leader/DeleteDatabase"
+	Leader_ListDatabases_FullMethodName      = "/idnode.forward.v1.Leader/ListDatabases"
+	Leader_CreateKey_FullMethodName          = "/idnode.forward.v1.Leader/CreateKey"
+	Leader_DeleteKey_FullMethodName          = "/idnode.forward.v1.Leader/DeleteKey"
+	Leader_ListKeys_FullMethodName           = "/idnode.forward.v1.Leader/ListKeys"
+)
+
+// LeaderClient is the client API for Leader service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// Leader runs, on the leader, an operation a node took from its caller and forwards: one RPC
+// per operation that must run on the leader, each calling the leader-side function directly.
+// The node that took the call checked it (input, database, access) and carries the database
+// it resolved in the request; the leader does not check it again, but a call that does not
+// carry the cluster secret (a cluster before its first leader set one) is checked as the
+// public call it stands for. Requests and answers are the public API's.
+type LeaderClient interface {
+	SeedIdentity(ctx context.Context, in *v11.SeedIdentityRequest, opts ...grpc.CallOption) (*v11.SeedIdentityResponse, error)
+	ListIdentities(ctx context.Context, in *v11.ListIdentitiesRequest, opts ...grpc.CallOption) (*v11.ListIdentitiesResponse, error)
+	Claim(ctx context.Context, in *v11.ClaimRequest, opts ...grpc.CallOption) (*v11.ClaimResponse, error)
+	Release(ctx context.Context, in *v11.ReleaseRequest, opts ...grpc.CallOption) (*v11.ReleaseResponse, error)
+	GetClaims(ctx context.Context, in *v11.GetClaimsRequest, opts ...grpc.CallOption) (*v11.GetClaimsResponse, error)
+	NextHiLo(ctx context.Context, in *v11.NextHiLoRequest, opts ...grpc.CallOption) (*v11.NextHiLoResponse, error)
+	ReturnHiLo(ctx context.Context, in *v11.ReturnHiLoRequest, opts ...grpc.CallOption) (*v11.ReturnHiLoResponse, error)
+	SeedHiLo(ctx context.Context, in *v11.SeedHiLoRequest, opts ...grpc.CallOption) (*v11.SeedHiLoResponse, error)
+	Status(ctx context.Context, in *v11.StatusRequest, opts ...grpc.CallOption) (*v11.StatusResponse, error)
+	AddNode(ctx context.Context, in *v11.AddNodeRequest, opts ...grpc.CallOption) (*v11.AddNodeResponse, error)
+	RemoveNode(ctx context.Context, in *v11.RemoveNodeRequest, opts ...grpc.CallOption) (*v11.RemoveNodeResponse, error)
+	TransferLeadership(ctx context.Context, in *v11.TransferLeadershipRequest, opts ...grpc.CallOption) (*v11.TransferLeadershipResponse, error)
+	Backup(ctx context.Context, in *v11.BackupRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[v11.BackupChunk], error)
+	Restore(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[v11.RestoreChunk, v11.RestoreResponse], error)
+	CreateDatabase(ctx context.Context, in *v11.CreateDatabaseRequest, opts ...grpc.CallOption) (*v11.CreateDatabaseResponse, error)
+	DeleteDatabase(ctx context.Context, in *v11.DeleteDatabaseRequest, opts ...grpc.CallOption) (*v11.DeleteDatabaseResponse, error)
+	ListDatabases(ctx context.Context, in *v11.ListDatabasesRequest, opts ...grpc.CallOption) (*v11.ListDatabasesResponse, error)
+	CreateKey(ctx context.Context, in *v11.CreateKeyRequest, opts ...grpc.CallOption) (*v11.CreateKeyResponse, error)
+	DeleteKey(ctx context.Context, in *v11.DeleteKeyRequest, opts ...grpc.CallOption) (*v11.DeleteKeyResponse, error)
+	ListKeys(ctx context.Context, in *v11.ListKeysRequest, opts ...grpc.CallOption) (*v11.ListKeysResponse, error)
+}
+
+type leaderClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewLeaderClient(cc grpc.ClientConnInterface) LeaderClient {
+	return &leaderClient{cc}
+}
+
+func (c *leaderClient) SeedIdentity(ctx context.Context, in *v11.SeedIdentityRequest, opts ...grpc.CallOption) (*v11.SeedIdentityResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.SeedIdentityResponse)
+	err := c.cc.Invoke(ctx, Leader_SeedIdentity_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ListIdentities(ctx context.Context, in *v11.ListIdentitiesRequest, opts ...grpc.CallOption) (*v11.ListIdentitiesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ListIdentitiesResponse)
+	err := c.cc.Invoke(ctx, Leader_ListIdentities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) Claim(ctx context.Context, in *v11.ClaimRequest, opts ...grpc.CallOption) (*v11.ClaimResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ClaimResponse)
+	err := c.cc.Invoke(ctx, Leader_Claim_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) Release(ctx context.Context, in *v11.ReleaseRequest, opts ...grpc.CallOption) (*v11.ReleaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ReleaseResponse)
+	err := c.cc.Invoke(ctx, Leader_Release_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) GetClaims(ctx context.Context, in *v11.GetClaimsRequest, opts ...grpc.CallOption) (*v11.GetClaimsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.GetClaimsResponse)
+	err := c.cc.Invoke(ctx, Leader_GetClaims_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) NextHiLo(ctx context.Context, in *v11.NextHiLoRequest, opts ...grpc.CallOption) (*v11.NextHiLoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.NextHiLoResponse)
+	err := c.cc.Invoke(ctx, Leader_NextHiLo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ReturnHiLo(ctx context.Context, in *v11.ReturnHiLoRequest, opts ...grpc.CallOption) (*v11.ReturnHiLoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ReturnHiLoResponse)
+	err := c.cc.Invoke(ctx, Leader_ReturnHiLo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) SeedHiLo(ctx context.Context, in *v11.SeedHiLoRequest, opts ...grpc.CallOption) (*v11.SeedHiLoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.SeedHiLoResponse)
+	err := c.cc.Invoke(ctx, Leader_SeedHiLo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) Status(ctx context.Context, in *v11.StatusRequest, opts ...grpc.CallOption) (*v11.StatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.StatusResponse)
+	err := c.cc.Invoke(ctx, Leader_Status_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) AddNode(ctx context.Context, in *v11.AddNodeRequest, opts ...grpc.CallOption) (*v11.AddNodeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.AddNodeResponse)
+	err := c.cc.Invoke(ctx, Leader_AddNode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) RemoveNode(ctx context.Context, in *v11.RemoveNodeRequest, opts ...grpc.CallOption) (*v11.RemoveNodeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.RemoveNodeResponse)
+	err := c.cc.Invoke(ctx, Leader_RemoveNode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) TransferLeadership(ctx context.Context, in *v11.TransferLeadershipRequest, opts ...grpc.CallOption) (*v11.TransferLeadershipResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.TransferLeadershipResponse)
+	err := c.cc.Invoke(ctx, Leader_TransferLeadership_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) Backup(ctx context.Context, in *v11.BackupRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[v11.BackupChunk], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Leader_ServiceDesc.Streams[0], Leader_Backup_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[v11.BackupRequest, v11.BackupChunk]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Leader_BackupClient = grpc.ServerStreamingClient[v11.BackupChunk]
+
+func (c *leaderClient) Restore(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[v11.RestoreChunk, v11.RestoreResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Leader_ServiceDesc.Streams[1], Leader_Restore_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[v11.RestoreChunk, v11.RestoreResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Leader_RestoreClient = grpc.ClientStreamingClient[v11.RestoreChunk, v11.RestoreResponse]
+
+func (c *leaderClient) CreateDatabase(ctx context.Context, in *v11.CreateDatabaseRequest, opts ...grpc.CallOption) (*v11.CreateDatabaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.CreateDatabaseResponse)
+	err := c.cc.Invoke(ctx, Leader_CreateDatabase_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) DeleteDatabase(ctx context.Context, in *v11.DeleteDatabaseRequest, opts ...grpc.CallOption) (*v11.DeleteDatabaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.DeleteDatabaseResponse)
+	err := c.cc.Invoke(ctx, Leader_DeleteDatabase_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ListDatabases(ctx context.Context, in *v11.ListDatabasesRequest, opts ...grpc.CallOption) (*v11.ListDatabasesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ListDatabasesResponse)
+	err := c.cc.Invoke(ctx, Leader_ListDatabases_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) CreateKey(ctx context.Context, in *v11.CreateKeyRequest, opts ...grpc.CallOption) (*v11.CreateKeyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.CreateKeyResponse)
+	err := c.cc.Invoke(ctx, Leader_CreateKey_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) DeleteKey(ctx context.Context, in *v11.DeleteKeyRequest, opts ...grpc.CallOption) (*v11.DeleteKeyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.DeleteKeyResponse)
+	err := c.cc.Invoke(ctx, Leader_DeleteKey_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ListKeys(ctx context.Context, in *v11.ListKeysRequest, opts ...grpc.CallOption) (*v11.ListKeysResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ListKeysResponse)
+	err := c.cc.Invoke(ctx, Leader_ListKeys_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// LeaderServer is the server API for Leader service.
+// All implementations must embed UnimplementedLeaderServer
+// for forward compatibility.
+//
+// Leader runs, on the leader, an operation a node took from its caller and forwards: one RPC
+// per operation that must run on the leader, each calling the leader-side function directly.
+// The node that took the call checked it (input, database, access) and carries the database
+// it resolved in the request; the leader does not check it again, but a call that does not
+// carry the cluster secret (a cluster before its first leader set one) is checked as the
+// public call it stands for. Requests and answers are the public API's.
+type LeaderServer interface {
+	SeedIdentity(context.Context, *v11.SeedIdentityRequest) (*v11.SeedIdentityResponse, error)
+	ListIdentities(context.Context, *v11.ListIdentitiesRequest) (*v11.ListIdentitiesResponse, error)
+	Claim(context.Context, *v11.ClaimRequest) (*v11.ClaimResponse, error)
+	Release(context.Context, *v11.ReleaseRequest) (*v11.ReleaseResponse, error)
+	GetClaims(context.Context, *v11.GetClaimsRequest) (*v11.GetClaimsResponse, error)
+	NextHiLo(context.Context, *v11.NextHiLoRequest) (*v11.NextHiLoResponse, error)
+	ReturnHiLo(context.Context, *v11.ReturnHiLoRequest) (*v11.ReturnHiLoResponse, error)
+	SeedHiLo(context.Context, *v11.SeedHiLoRequest) (*v11.SeedHiLoResponse, error)
+	Status(context.Context, *v11.StatusRequest) (*v11.StatusResponse, error)
+	AddNode(context.Context, *v11.AddNodeRequest) (*v11.AddNodeResponse, error)
+	RemoveNode(context.Context, *v11.RemoveNodeRequest) (*v11.RemoveNodeResponse, error)
+	TransferLeadership(context.Context, *v11.TransferLeadershipRequest) (*v11.TransferLeadershipResponse, error)
+	Backup(*v11.BackupRequest, grpc.ServerStreamingServer[v11.BackupChunk]) error
+	Restore(grpc.ClientStreamingServer[v11.RestoreChunk, v11.RestoreResponse]) error
+	CreateDatabase(context.Context, *v11.CreateDatabaseRequest) (*v11.CreateDatabaseResponse, error)
+	DeleteDatabase(context.Context, *v11.DeleteDatabaseRequest) (*v11.DeleteDatabaseResponse, error)
+	ListDatabases(context.Context, *v11.ListDatabasesRequest) (*v11.ListDatabasesResponse, error)
+	CreateKey(context.Context, *v11.CreateKeyRequest) (*v11.CreateKeyResponse, error)
+	DeleteKey(context.Context, *v11.DeleteKeyRequest) (*v11.DeleteKeyResponse, error)
+	ListKeys(context.Context, *v11.ListKeysRequest) (*v11.ListKeysResponse, error)
+	mustEmbedUnimplementedLeaderServer()
+}
+
+// UnimplementedLeaderServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedLeaderServer struct{}
+
+func (UnimplementedLeaderServer) SeedIdentity(context.Context, *v11.SeedIdentityRequest) (*v11.SeedIdentityResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SeedIdentity not implemented")
+}
+func (UnimplementedLeaderServer) ListIdentities(context.Context, *v11.ListIdentitiesRequest) (*v11.ListIdentitiesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListIdentities not implemented")
+}
+func (UnimplementedLeaderServer) Claim(context.Context, *v11.ClaimRequest) (*v11.ClaimResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Claim not implemented")
+}
+func (UnimplementedLeaderServer) Release(context.Context, *v11.ReleaseRequest) (*v11.ReleaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Release not implemented")
+}
+func (UnimplementedLeaderServer) GetClaims(context.Context, *v11.GetClaimsRequest) (*v11.GetClaimsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetClaims not implemented")
+}
+func (UnimplementedLeaderServer) NextHiLo(context.Context, *v11.NextHiLoRequest) (*v11.NextHiLoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method NextHiLo not implemented")
+}
+func (UnimplementedLeaderServer) ReturnHiLo(context.Context, *v11.ReturnHiLoRequest) (*v11.ReturnHiLoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReturnHiLo not implemented")
+}
+func (UnimplementedLeaderServer) SeedHiLo(context.Context, *v11.SeedHiLoRequest) (*v11.SeedHiLoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SeedHiLo not implemented")
+}
+func (UnimplementedLeaderServer) Status(context.Context, *v11.StatusRequest) (*v11.StatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Status not implemented")
+}
+func (UnimplementedLeaderServer) AddNode(context.Context, *v11.AddNodeRequest) (*v11.AddNodeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddNode not implemented")
+}
+func (UnimplementedLeaderServer) RemoveNode(context.Context, *v11.RemoveNodeRequest) (*v11.RemoveNodeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemoveNode not implemented")
+}
+func (UnimplementedLeaderServer) TransferLeadership(context.Context, *v11.TransferLeadershipRequest) (*v11.TransferLeadershipResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method TransferLeadership not implemented")
+}
+func (UnimplementedLeaderServer) Backup(*v11.BackupRequest, grpc.ServerStreamingServer[v11.BackupChunk]) error {
+	return status.Error(codes.Unimplemented, "method Backup not implemented")
+}
+func (UnimplementedLeaderServer) Restore(grpc.ClientStreamingServer[v11.RestoreChunk, v11.RestoreResponse]) error {
+	return status.Error(codes.Unimplemented, "method Restore not implemented")
+}
+func (UnimplementedLeaderServer) CreateDatabase(context.Context, *v11.CreateDatabaseRequest) (*v11.CreateDatabaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateDatabase not implemented")
+}
+func (UnimplementedLeaderServer) DeleteDatabase(context.Context, *v11.DeleteDatabaseRequest) (*v11.DeleteDatabaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteDatabase not implemented")
+}
+func (UnimplementedLeaderServer) ListDatabases(context.Context, *v11.ListDatabasesRequest) (*v11.ListDatabasesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDatabases not implemented")
+}
+func (UnimplementedLeaderServer) CreateKey(context.Context, *v11.CreateKeyRequest) (*v11.CreateKeyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateKey not implemented")
+}
+func (UnimplementedLeaderServer) DeleteKey(context.Context, *v11.DeleteKeyRequest) (*v11.DeleteKeyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteKey not implemented")
+}
+func (UnimplementedLeaderServer) ListKeys(context.Context, *v11.ListKeysRequest) (*v11.ListKeysResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListKeys not implemented")
+}
+func (UnimplementedLeaderServer) mustEmbedUnimplementedLeaderServer() {}
+func (UnimplementedLeaderServer) testEmbeddedByValue()                {}
+
+// UnsafeLeaderServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to LeaderServer will
+// result in compilation errors.
+type UnsafeLeaderServer interface {
+	mustEmbedUnimplementedLeaderServer()
+}
+
+func RegisterLeaderServer(s grpc.ServiceRegistrar, srv LeaderServer) {
+	// If the following call panics, it indicates UnimplementedLeaderServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&Leader_ServiceDesc, srv)
+}
+
+func _Leader_SeedIdentity_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.SeedIdentityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).SeedIdentity(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_SeedIdentity_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).SeedIdentity(ctx, req.(*v11.SeedIdentityRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ListIdentities_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ListIdentitiesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ListIdentities(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ListIdentities_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ListIdentities(ctx, req.(*v11.ListIdentitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_Claim_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ClaimRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).Claim(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_Claim_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).Claim(ctx, req.(*v11.ClaimRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_Release_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ReleaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).Release(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_Release_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).Release(ctx, req.(*v11.ReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_GetClaims_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.GetClaimsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).GetClaims(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_GetClaims_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).GetClaims(ctx, req.(*v11.GetClaimsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_NextHiLo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.NextHiLoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).NextHiLo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_NextHiLo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).NextHiLo(ctx, req.(*v11.NextHiLoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ReturnHiLo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ReturnHiLoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ReturnHiLo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ReturnHiLo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ReturnHiLo(ctx, req.(*v11.ReturnHiLoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_SeedHiLo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.SeedHiLoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).SeedHiLo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_SeedHiLo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).SeedHiLo(ctx, req.(*v11.SeedHiLoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_Status_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.StatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).Status(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_Status_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).Status(ctx, req.(*v11.StatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_AddNode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.AddNodeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).AddNode(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_AddNode_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).AddNode(ctx, req.(*v11.AddNodeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_RemoveNode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.RemoveNodeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).RemoveNode(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_RemoveNode_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).RemoveNode(ctx, req.(*v11.RemoveNodeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_TransferLeadership_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.TransferLeadershipRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).TransferLeadership(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_TransferLeadership_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).TransferLeadership(ctx, req.(*v11.TransferLeadershipRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_Backup_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(v11.BackupRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(LeaderServer).Backup(m, &grpc.GenericServerStream[v11.BackupRequest, v11.BackupChunk]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Leader_BackupServer = grpc.ServerStreamingServer[v11.BackupChunk]
+
+func _Leader_Restore_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(LeaderServer).Restore(&grpc.GenericServerStream[v11.RestoreChunk, v11.RestoreResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Leader_RestoreServer = grpc.ClientStreamingServer[v11.RestoreChunk, v11.RestoreResponse]
+
+func _Leader_CreateDatabase_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.CreateDatabaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).CreateDatabase(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_CreateDatabase_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).CreateDatabase(ctx, req.(*v11.CreateDatabaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_DeleteDatabase_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.DeleteDatabaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).DeleteDatabase(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_DeleteDatabase_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).DeleteDatabase(ctx, req.(*v11.DeleteDatabaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ListDatabases_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ListDatabasesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ListDatabases(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ListDatabases_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ListDatabases(ctx, req.(*v11.ListDatabasesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_CreateKey_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.CreateKeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).CreateKey(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_CreateKey_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).CreateKey(ctx, req.(*v11.CreateKeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_DeleteKey_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.DeleteKeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).DeleteKey(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_DeleteKey_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).DeleteKey(ctx, req.(*v11.DeleteKeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ListKeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ListKeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ListKeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ListKeys_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ListKeys(ctx, req.(*v11.ListKeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// Leader_ServiceDesc is the grpc.ServiceDesc for Leader service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var Leader_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "idnode.forward.v1.Leader",
+	HandlerType: (*LeaderServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "SeedIdentity",
+			Handler:    _Leader_SeedIdentity_Handler,
+		},
+		{
+			MethodName: "ListIdentities",
+			Handler:    _Leader_ListIdentities_Handler,
+		},
+		{
+			MethodName: "Claim",
+			Handler:    _Leader_Claim_Handler,
+		},
+		{
+			MethodName: "Release",
+			Handler:    _Leader_Release_Handler,
+		},
+		{
+			MethodName: "GetClaims",
+			Handler:    _Leader_GetClaims_Handler,
+		},
+		{
+			MethodName: "NextHiLo",
+			Handler:    _Leader_NextHiLo_Handler,
+		},
+		{
+			MethodName: "ReturnHiLo",
+			Handler:    _Leader_ReturnHiLo_Handler,
+		},
+		{
+			MethodName: "SeedHiLo",
+			Handler:    _Leader_SeedHiLo_Handler,
+		},
+		{
+			MethodName: "Status",
+			Handler:    _Leader_Status_Handler,
+		},
+		{
+			MethodName: "AddNode",
+			Handler:    _Leader_AddNode_Handler,
+		},
+		{
+			MethodName: "RemoveNode",
+			Handler:    _Leader_RemoveNode_Handler,
+		},
+		{
+			MethodName: "TransferLeadership",
+			Handler:    _Leader_TransferLeadership_Handler,
+		},
+		{
+			MethodName: "CreateDatabase",
+			Handler:    _Leader_CreateDatabase_Handler,
+		},
+		{
+			MethodName: "DeleteDatabase",
+			Handler:    _Leader_DeleteDatabase_Handler,
+		},
+		{
+			MethodName: "ListDatabases",
+			Handler:    _Leader_ListDatabases_Handler,
+		},
+		{
+			MethodName: "CreateKey",
+			Handler:    _Leader_CreateKey_Handler,
+		},
+		{
+			MethodName: "DeleteKey",
+			Handler:    _Leader_DeleteKey_Handler,
+		},
+		{
+			MethodName: "ListKeys",
+			Handler:    _Leader_ListKeys_Handler,
+		},
+	},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Backup",
+			Handler:       _Leader_Backup_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "Restore",
+			Handler:       _Leader_Restore_Handler,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "idnode/forward/v1/forward.proto",
 }
