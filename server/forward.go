@@ -26,8 +26,17 @@ func (s *Server) leader() leaderSide { return leaderSide{s: s} }
 
 // viaLeader adapts a Leader client method for forward.Call.
 func viaLeader[Req, Resp any](m func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
+	return via(forwardv1.NewLeaderClient, m)
+}
+
+// viaForward adapts a Forward client method (a node's own reservations) for forward.Call.
+func viaForward[Req, Resp any](m func(forwardv1.ForwardClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
+	return via(forwardv1.NewForwardClient, m)
+}
+
+func via[C, Req, Resp any](client func(grpc.ClientConnInterface) C, m func(C, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
 	return func(cc *grpc.ClientConn, ctx context.Context, r Req, opts ...grpc.CallOption) (Resp, error) {
-		return m(forwardv1.NewLeaderClient(cc), ctx, r, opts...)
+		return m(client(cc), ctx, r, opts...)
 	}
 }
 

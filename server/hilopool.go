@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -98,15 +97,7 @@ func (s *Server) grantAfterReserving(ctx context.Context, key hilopool.Key, gran
 // Numbers the log reserved whose answer was lost are a gap, never granted by anyone.
 func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) error {
 	req := &raftv1.HiLoPoolReserve{Database: key.Database, Tag: key.Tag, Capacity: n, MemberId: s.node.ID()}
-	var resp *forwardv1.ReserveHiLoPoolResponse
-	err := s.fwd.Do(ctx, forward.Unary, func(h *forward.Hop) error {
-		var err error
-		resp, err = forwardv1.NewForwardClient(h.Conn).ReserveHiLoPool(h.Context(), req, h.CallOptions()...)
-		return err
-	})
-	if errors.Is(err, forward.ErrSelf) {
-		resp, err = s.reservePoolLocal(ctx, req)
-	}
+	resp, err := forward.Call(s.fwd, ctx, req, forward.Unary, s.reservePoolLocal, viaForward(forwardv1.ForwardClient.ReserveHiLoPool))
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
@@ -16,15 +15,7 @@ import (
 // req's member ID is set here.
 func (s *Server) publishReservations(ctx context.Context, req *raftv1.LocalReservations) (fsm.Reservations, error) {
 	req.MemberId = s.node.ID()
-	var resp *raftv1.LocalReservations
-	err := s.fwd.Do(ctx, forward.Unary, func(h *forward.Hop) error {
-		var err error
-		resp, err = forwardv1.NewForwardClient(h.Conn).RecordReservations(h.Context(), req, h.CallOptions()...)
-		return err
-	})
-	if errors.Is(err, forward.ErrSelf) {
-		resp, err = s.recordReservationsLocal(ctx, req)
-	}
+	resp, err := forward.Call(s.fwd, ctx, req, forward.Unary, s.recordReservationsLocal, viaForward(forwardv1.ForwardClient.RecordReservations))
 	if err != nil {
 		return fsm.Reservations{}, err
 	}
