@@ -21,17 +21,18 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/version"
 )
 
-// Strategy label values of idnode_ids_issued_total.
-const (
-	Semantic   = "semantic"
-	GUID       = "guid"
-	ServerSide = "server-side"
-	Identity   = "identity"
-	HiLo       = "hilo"
+// Strategy label values of idnode_ids_issued_total: docid.Kind's names, the one list.
+var (
+	Semantic   = docid.Semantic.String()
+	GUID       = docid.GUID.String()
+	ServerSide = docid.ServerSide.String()
+	Identity   = docid.Identity.String()
+	HiLo       = docid.HiLo.String()
 )
 
 // Metrics holds the node's registry and every metric on it.
@@ -97,8 +98,8 @@ func New() *Metrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}),
 	}
-	for _, s := range []string{Semantic, GUID, ServerSide, Identity, HiLo} {
-		m.idsIssued.WithLabelValues(s, fsm.DefaultDatabase) // every strategy shows, at 0, from the first scrape
+	for _, k := range docid.Kinds {
+		m.idsIssued.WithLabelValues(k.String(), fsm.DefaultDatabase) // every strategy shows, at 0, from the first scrape
 	}
 	build := version.Get()
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
