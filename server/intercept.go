@@ -1,0 +1,45 @@
+package server
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+)
+
+// unary is the client port's unary interceptor: withReason, refuseUndecodable, leaderHint,
+// authorize, limitCalls, observe and checkUTF8, in that order, run as steps of one call
+// rather than as grpc-go's chain, which adds a closure and a call level per interceptor to
+// every call. It resolves the request once (call.go) for the steps and the handler after.
+func (s *Server) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	resp, err := s.serveUnary(ctx, req, info, handler)
+	if err != nil {
+		err = withReasonErr(err)
+	}
+	return resp, err
+}
+
+func (s *Server) serveUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := takeUndecodable(req); err != nil {
+		return nil, malformedRequest(req, err)
+	}
+	s.setLeaderHint(ctx)
+	c := s.resolveCall(ctx, info.FullMethod, req)
+	ctx = withCall(ctx, c)
+	if err := s.checkAccess(ctx, c, req); err != nil {
+		return nil, err
+	}
+	if err := s.checkCallRate(c); err != nil {
+		return nil, err
+	}
+	resp, err := checkedHandle(ctx, req, handler)
+	s.report(ctx, c, resp, err)
+	return resp, err
+}
+
+// checkedHandle is checkUTF8's step: the handler runs on a request whose strings are UTF-8.
+func checkedHandle(ctx context.Context, req any, handler grpc.UnaryHandler) (any, error) {
+	if err := checkStrings(req); err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
