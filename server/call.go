@@ -20,6 +20,11 @@ type call struct {
 	db    string // databaseOf: the field, else the metadata; "" is the default
 	dbErr error  // why the request names no valid database
 	kind  docid.Kind
+	// sep is the separator a NextHiLo request asks for (0: none, the cluster's), parsed from
+	// sepField; sepErr says why it is not one.
+	sepField string
+	sep      rune
+	sepErr   error
 }
 
 // folded is the database as the FSM keys it (fsm.DatabaseName): what keys and limits name.
@@ -41,6 +46,8 @@ func (s *Server) resolveCall(ctx context.Context, method string, req any) *call 
 		c.kind = docid.Identity
 	case *idnodev1.NextHiLoRequest:
 		c.kind = docid.HiLo
+		c.sepField = r.GetSeparator()
+		c.sep, c.sepErr = parseRequestedSeparator(c.sepField)
 	}
 	return c
 }
@@ -67,4 +74,19 @@ func databaseOf(ctx context.Context, field string) (string, error) {
 		return c.db, c.dbErr
 	}
 	return resolveDatabase(ctx, field)
+}
+
+// requestedSeparator is the separator a NextHiLo request asks for, 0 for none (the cluster's).
+func requestedSeparator(ctx context.Context, req *idnodev1.NextHiLoRequest) (rune, error) {
+	if c, ok := ctx.Value(callKey{}).(*call); ok && c.kind == docid.HiLo && c.sepField == req.GetSeparator() {
+		return c.sep, c.sepErr
+	}
+	return parseRequestedSeparator(req.GetSeparator())
+}
+
+func parseRequestedSeparator(field string) (rune, error) {
+	if field == "" {
+		return 0, nil
+	}
+	return docid.ParseSeparator(field)
 }

@@ -23,13 +23,27 @@ func (s *Server) serveUnary(ctx context.Context, req any, info *grpc.UnaryServer
 		return nil, malformedRequest(req, err)
 	}
 	s.setLeaderHint(ctx)
+	return s.serveResolved(ctx, req, info, handler, true)
+}
+
+// internalUnary is the internal server's authorize, observe and checkUTF8 as one interceptor,
+// over the call resolved once, like unary's; a forwarded call was limited where it arrived.
+func (s *Server) internalUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	return s.serveResolved(ctx, req, info, handler, false)
+}
+
+// serveResolved resolves the call, checks its access (and with limit its database's call
+// rate), and runs the handler on its checked request, reporting the answer.
+func (s *Server) serveResolved(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler, limit bool) (any, error) {
 	c := s.resolveCall(ctx, info.FullMethod, req)
 	ctx = withCall(ctx, c)
 	if err := s.checkAccess(ctx, c, req); err != nil {
 		return nil, err
 	}
-	if err := s.checkCallRate(c); err != nil {
-		return nil, err
+	if limit {
+		if err := s.checkCallRate(c); err != nil {
+			return nil, err
+		}
 	}
 	resp, err := checkedHandle(ctx, req, handler)
 	s.report(ctx, c, resp, err)
