@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"sync"
 	"time"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
@@ -41,7 +42,11 @@ type Metrics struct {
 	// GRPC is the gRPC server metrics (grpc_server_*), with the handling-time histogram.
 	GRPC *grpcprom.ServerMetrics
 
-	idsIssued     *prometheus.CounterVec
+	idsIssued *prometheus.CounterVec
+	// issued holds idsIssued's counters by issuedKey, so that a call does not hash its labels
+	// and take the vector's lock again; at most every strategy of every database with a
+	// label of its own.
+	issued        sync.Map
 	databases     *boundedLabels
 	poolTags      *boundedLabels // database + "/" + tag
 	identityBatch prometheus.Histogram
@@ -128,8 +133,20 @@ func (m *Metrics) ServerOptions() []grpc.ServerOption {
 // IDsIssued counts n IDs handed out by strategy (one of the constants above) in database
 // ("" is the default).
 func (m *Metrics) IDsIssued(strategy, database string, n int64) {
-	m.idsIssued.WithLabelValues(strategy, m.database(database)).Add(float64(n))
+	key := issuedKey{strategy, fsm.DatabaseName(database)}
+	if c, ok := m.issued.Load(key); ok {
+		c.(prometheus.Counter).Add(float64(n))
+		return
+	}
+	label := m.databases.label(key.database)
+	c := m.idsIssued.WithLabelValues(strategy, label)
+	if label == key.database {
+		m.issued.Store(key, c)
+	}
+	c.Add(float64(n))
 }
+
+type issuedKey struct{ strategy, database string }
 
 // database is the database label of name ("" is the default).
 func (m *Metrics) database(name string) string { return m.databases.label(fsm.DatabaseName(name)) }
