@@ -47,7 +47,8 @@ func needsAdmin(method string, req any) bool {
 }
 
 // authorize is a unary interceptor: with an admin token configured, admin calls must carry it.
-// ID calls never need it.
+// ID calls never need it. The servers run it as a step of unary or internalUnary
+// (intercept.go); on its own it is the step's unit under test.
 func (s *Server) authorize(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if err := s.checkAccess(ctx, s.callOf(ctx, info.FullMethod, req), req); err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ func (s *Server) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 	return resp, err
 }
 
+// serveUnary is unary but for the reason attached to its errors.
 func (s *Server) serveUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if err := takeUndecodable(req); err != nil {
 		return nil, malformedRequest(req, err)

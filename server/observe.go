@@ -39,7 +39,9 @@ type Observer interface {
 }
 
 // observe is a unary interceptor reporting answers to the Observer. It classifies a Generate
-// request by its last character only: a request that succeeded was valid.
+// request by its last character only: a request that succeeded was valid. The servers run it
+// as a step of unary or internalUnary (intercept.go); on its own it is the step's unit under
+// test.
 func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	resp, err := handler(ctx, req)
 	s.report(ctx, s.callOf(ctx, info.FullMethod, req), resp, err)

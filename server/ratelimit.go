@@ -47,7 +47,8 @@ func (c *callBuckets) take(database string, rate float64, now time.Time) bool {
 
 // limitCalls is a unary interceptor of the client port only (a forwarded call was counted
 // where it arrived): an IdService call of a database with a calls-a-second limit past it is
-// RESOURCE_EXHAUSTED.
+// RESOURCE_EXHAUSTED. unary runs it as a step (intercept.go); on its own it is the step's unit
+// under test.
 func (s *Server) limitCalls(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if err := s.checkCallRate(s.callOf(ctx, info.FullMethod, req)); err != nil {
 		return nil, err
