@@ -19,14 +19,15 @@ func Parse(s string, sep rune) (Request, error) {
 	if err := checkSeparator(sep); err != nil {
 		return Request{}, err
 	}
-	if s == "" {
+	kind := Classify(s, sep)
+	if kind == GUID {
 		return Request{Kind: GUID}, nil
 	}
 	if err := checkText("document id", s, MaxLength); err != nil {
 		return Request{}, err
 	}
-	switch last, size := utf8.DecodeLastRuneInString(s); last {
-	case '|':
+	switch _, size := utf8.DecodeLastRuneInString(s); kind {
+	case Identity:
 		name := s[:len(s)-size]
 		switch {
 		case name == "":
@@ -38,7 +39,7 @@ func Parse(s string, sep rune) (Request, error) {
 			return Request{}, invalid(lengthRule("identity name", maxPrefixLength), s)
 		}
 		return Request{Kind: Identity, Raw: s, Prefix: name}, nil
-	case sep:
+	case ServerSide:
 		switch {
 		case len(s) == size:
 			return Request{}, invalid("server-side prefix is empty", s)

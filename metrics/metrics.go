@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"sync"
 	"time"
 
 	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
@@ -21,17 +22,18 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/version"
 )
 
-// Strategy label values of idnode_ids_issued_total.
-const (
-	Semantic   = "semantic"
-	GUID       = "guid"
-	ServerSide = "server-side"
-	Identity   = "identity"
-	HiLo       = "hilo"
+// Strategy label values of idnode_ids_issued_total: docid.Kind's names, the one list.
+var (
+	Semantic   = docid.Semantic.String()
+	GUID       = docid.GUID.String()
+	ServerSide = docid.ServerSide.String()
+	Identity   = docid.Identity.String()
+	HiLo       = docid.HiLo.String()
 )
 
 // Metrics holds the node's registry and every metric on it.
@@ -40,7 +42,11 @@ type Metrics struct {
 	// GRPC is the gRPC server metrics (grpc_server_*), with the handling-time histogram.
 	GRPC *grpcprom.ServerMetrics
 
-	idsIssued     *prometheus.CounterVec
+	idsIssued *prometheus.CounterVec
+	// issued holds idsIssued's counters by issuedKey, so that a call does not hash its labels
+	// and take the vector's lock again; at most every strategy of every database with a
+	// label of its own.
+	issued        sync.Map
 	databases     *boundedLabels
 	poolTags      *boundedLabels // database + "/" + tag
 	identityBatch prometheus.Histogram
@@ -97,8 +103,8 @@ func New() *Metrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}),
 	}
-	for _, s := range []string{Semantic, GUID, ServerSide, Identity, HiLo} {
-		m.idsIssued.WithLabelValues(s, fsm.DefaultDatabase) // every strategy shows, at 0, from the first scrape
+	for _, k := range docid.Kinds {
+		m.idsIssued.WithLabelValues(k.String(), fsm.DefaultDatabase) // every strategy shows, at 0, from the first scrape
 	}
 	build := version.Get()
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
@@ -127,8 +133,20 @@ func (m *Metrics) ServerOptions() []grpc.ServerOption {
 // IDsIssued counts n IDs handed out by strategy (one of the constants above) in database
 // ("" is the default).
 func (m *Metrics) IDsIssued(strategy, database string, n int64) {
-	m.idsIssued.WithLabelValues(strategy, m.database(database)).Add(float64(n))
+	key := issuedKey{strategy, fsm.DatabaseName(database)}
+	if c, ok := m.issued.Load(key); ok {
+		c.(prometheus.Counter).Add(float64(n))
+		return
+	}
+	label := m.databases.label(key.database)
+	c := m.idsIssued.WithLabelValues(strategy, label)
+	if label == key.database {
+		m.issued.Store(key, c)
+	}
+	c.Add(float64(n))
 }
+
+type issuedKey struct{ strategy, database string }
 
 // database is the database label of name ("" is the default).
 func (m *Metrics) database(name string) string { return m.databases.label(fsm.DatabaseName(name)) }

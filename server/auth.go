@@ -47,16 +47,21 @@ func needsAdmin(method string, req any) bool {
 }
 
 // authorize is a unary interceptor: with an admin token configured, admin calls must carry it.
-// ID calls never need it.
+// ID calls never need it. The servers run it as a step of unary or internalUnary
+// (intercept.go); on its own it is the step's unit under test.
 func (s *Server) authorize(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if needsAdmin(info.FullMethod, req) {
-		if err := s.checkAdmin(ctx, info.FullMethod); err != nil {
-			return nil, err
-		}
-	} else if err := s.checkKey(ctx, info.FullMethod, req); err != nil {
+	if err := s.checkAccess(ctx, s.callOf(ctx, info.FullMethod, req), req); err != nil {
 		return nil, err
 	}
 	return handler(ctx, req)
+}
+
+// checkAccess is authorize's check of call c of req.
+func (s *Server) checkAccess(ctx context.Context, c *call, req any) error {
+	if needsAdmin(c.method, req) {
+		return s.checkAdmin(ctx, c.method)
+	}
+	return s.checkKey(ctx, c)
 }
 
 // authorizeStream is authorize for streaming calls (Backup, Restore).

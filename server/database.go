@@ -20,10 +20,8 @@ import (
 // databaseHeader names the database for clients that cannot set a request's database field.
 const databaseHeader = "idnode-database"
 
-// databaseOf is the database a call names: its field, else the metadata, else "" (the
-// default). A name that breaks the rules is INVALID_ARGUMENT; one that field and metadata
-// disagree on too. Identities and HiLo check that it exists when they apply, on the leader.
-func databaseOf(ctx context.Context, field string) (string, error) {
+// resolveDatabase is databaseOf without the call's resolved value.
+func resolveDatabase(ctx context.Context, field string) (string, error) {
 	db := field
 	if md := metadata.ValueFromIncomingContext(ctx, databaseHeader); len(md) > 0 {
 		if db != "" && !strings.EqualFold(db, md[0]) {
@@ -35,16 +33,6 @@ func databaseOf(ctx context.Context, field string) (string, error) {
 		return "", toStatus(err)
 	}
 	return db, nil
-}
-
-// requestDatabase is the database an IdService request names (its field, else the
-// metadata), as databaseOf; "" for a request without a database field.
-func requestDatabase(ctx context.Context, req any) (string, error) {
-	field := ""
-	if r, ok := req.(interface{ GetDatabase() string }); ok {
-		field = r.GetDatabase()
-	}
-	return databaseOf(ctx, field)
 }
 
 // localDatabase checks, for the strategies this node answers alone (semantic, GUID,

@@ -100,14 +100,17 @@ func toStatus(err error) error {
 func withReason(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	resp, err := handler(ctx, req)
 	if err != nil {
-		err = reason.Attach(status.Convert(err), "").Err()
+		err = withReasonErr(err)
 	}
 	return resp, err
 }
 
+// withReasonErr is err with a reason attached (withReason's step).
+func withReasonErr(err error) error { return reason.Attach(status.Convert(err), "").Err() }
+
 func withReasonStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	if err := handler(srv, ss); err != nil {
-		return reason.Attach(status.Convert(err), "").Err()
+		return withReasonErr(err)
 	}
 	return nil
 }

@@ -23,12 +23,9 @@ import (
 // NextHiLo reserves a range. This node decides its size from the caller's history and its own
 // clock, and carries the size in the command, so the FSM stays clock-free.
 func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
-	var requested rune
-	if req.GetSeparator() != "" {
-		var err error
-		if requested, err = docid.ParseSeparator(req.GetSeparator()); err != nil {
-			return nil, toStatus(err)
-		}
+	requested, err := requestedSeparator(ctx, req)
+	if err != nil {
+		return nil, toStatus(err)
 	}
 	if err := s.checkHiLoTag(req.GetTag(), requested); err != nil {
 		return nil, err
@@ -81,10 +78,10 @@ func grantIDFor(req *idnodev1.NextHiLoRequest) string {
 
 // hiloResponse is the answer granting low..high as grantID, from this node (the tag the
 // client prints).
-func (s *Server) hiloResponse(req *idnodev1.NextHiLoRequest, low, high int64, grantID string, now time.Time) *idnodev1.NextHiLoResponse {
-	sep := s.cfg.Separator
-	if req.GetSeparator() != "" {
-		sep, _ = docid.ParseSeparator(req.GetSeparator())
+func (s *Server) hiloResponse(ctx context.Context, req *idnodev1.NextHiLoRequest, low, high int64, grantID string, now time.Time) *idnodev1.NextHiLoResponse {
+	sep, _ := requestedSeparator(ctx, req) // NextHiLo refused a bad one
+	if sep == 0 {
+		sep = s.cfg.Separator
 	}
 	return &idnodev1.NextHiLoResponse{
 		Prefix:      req.GetTag() + string(sep),
@@ -112,7 +109,7 @@ func (l leaderSide) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest)
 	if err != nil {
 		return nil, err
 	}
-	return l.s.hiloResponse(req, rng.Low, rng.High, rng.GrantID, now), nil
+	return l.s.hiloResponse(ctx, req, rng.Low, rng.High, rng.GrantID, now), nil
 }
 
 // ReturnHiLo gives back the unused tail of a range, by the rule of package hilogrant: only with

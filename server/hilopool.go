@@ -67,7 +67,7 @@ func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *id
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.HiLoPoolGrant(key.Database, key.Tag, high-low+1)
 	}
-	return s.hiloResponse(req, low, high, grant, now), true, nil
+	return s.hiloResponse(ctx, req, low, high, grant, now), true, nil
 }
 
 // grantAfterReserving grants a whole range from key's pool after topping it up, under the

@@ -18,7 +18,7 @@ import (
 func (s *Server) InternalServerOptions() []grpc.ServerOption {
 	arrivedUnary, arrivedStream := forward.Receiver(s.cfg.Tag, s.node.FSM().ClusterSecret)
 	return append([]grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(s.withFactsOnProbe, withReason, refuseUndecodable, arrivedUnary, s.leaderAccess, s.authorize, s.observe, s.checkUTF8),
+		grpc.ChainUnaryInterceptor(s.withFactsOnProbe, withReason, refuseUndecodable, arrivedUnary, s.leaderAccess, s.internalUnary),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
 		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.leaderAccessStream, s.authorizeStream),

@@ -56,17 +56,16 @@ func bearerTokens(ctx context.Context) []string {
 
 // checkKey lets an IdService call through when the cluster has no keys, or when it carries
 // an admin credential (isAdmin) or a key of its database whose role is enough.
-func (s *Server) checkKey(ctx context.Context, method string, req any) error {
-	need := roleFor(method)
+func (s *Server) checkKey(ctx context.Context, c *call) error {
+	need := c.role
 	if need == "" || !s.node.FSM().HasKeys() || s.isAdmin(ctx) {
 		return nil
 	}
-	name := method[strings.LastIndexByte(method, '/')+1:]
-	db, err := requestDatabase(ctx, req)
-	if err != nil {
-		return err
+	name := c.method[strings.LastIndexByte(c.method, '/')+1:]
+	if c.dbErr != nil {
+		return c.dbErr
 	}
-	db = fsm.DatabaseName(db)
+	db := c.folded()
 	tokens := bearerTokens(ctx)
 	if len(tokens) == 0 {
 		return status.Errorf(codes.Unauthenticated,

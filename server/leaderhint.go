@@ -12,12 +12,18 @@ import (
 // leaderHint is a unary interceptor on the client port: every answer names the leader's gRPC
 // address (as the leader registered it) in idnodev1.LeaderHeader, so a client sends the calls
 // the leader serves straight there and spares them a follower's hop (issue 16). Clients that
-// ignore it (grpcurl, other languages) are forwarded as before.
+// ignore it (grpcurl, other languages) are forwarded as before. unary runs it as a step
+// (intercept.go); on its own it is the step's unit under test.
 func (s *Server) leaderHint(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	s.setLeaderHint(ctx)
+	return handler(ctx, req)
+}
+
+// setLeaderHint is leaderHint's step: the call's answer names the leader.
+func (s *Server) setLeaderHint(ctx context.Context) {
 	if md := s.leaderHeader(); md != nil {
 		_ = grpc.SetHeader(ctx, md)
 	}
-	return handler(ctx, req)
 }
 
 // leaderHeaderCache is the header naming one address: built once per leader address, not per

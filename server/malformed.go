@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -18,14 +19,27 @@ import (
 // hands the call an empty message and notes it here, and refuseUndecodable, the first
 // interceptor after withReason on every server, refuses the call and forgets the note.
 
-// undecodable maps a message the codec could not decode to why, until its call is refused.
-var undecodable sync.Map // proto.Message → error
+// undecodable maps a message the codec could not decode to why, until its call is refused;
+// undecodableCount is how many it holds, so that the calls of well-formed messages, nearly all
+// of them, skip the map.
+var (
+	undecodable      sync.Map // proto.Message → error
+	undecodableCount atomic.Int64
+)
 
-func markUndecodable(m proto.Message, err error) { undecodable.Store(m, err) }
+func markUndecodable(m proto.Message, err error) {
+	undecodableCount.Add(1)
+	undecodable.Store(m, err)
+}
 
-// takeUndecodable returns why m could not be decoded, or nil, and forgets it.
+// takeUndecodable returns why m could not be decoded, or nil, and forgets it. The codec marks
+// a message before its call's interceptors run, so a count of 0 means no mark for m.
 func takeUndecodable(m any) error {
+	if undecodableCount.Load() == 0 {
+		return nil
+	}
 	if err, ok := undecodable.LoadAndDelete(m); ok {
+		undecodableCount.Add(-1)
 		return err.(error)
 	}
 	return nil

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"unicode/utf8"
 
 	"google.golang.org/grpc"
 
@@ -12,13 +11,13 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-// Strategy names, as Observer.IDsIssued is told them.
-const (
-	StrategySemantic   = "semantic"
-	StrategyGUID       = "guid"
-	StrategyServerSide = "server-side"
-	StrategyIdentity   = "identity"
-	StrategyHiLo       = "hilo"
+// Strategy names, as Observer.IDsIssued is told them: docid.Kind's.
+var (
+	StrategySemantic   = docid.Semantic.String()
+	StrategyGUID       = docid.GUID.String()
+	StrategyServerSide = docid.ServerSide.String()
+	StrategyIdentity   = docid.Identity.String()
+	StrategyHiLo       = docid.HiLo.String()
 )
 
 // Observer is told what this node hands out and refuses (metrics.Metrics is one). Calls that
@@ -40,24 +39,32 @@ type Observer interface {
 }
 
 // observe is a unary interceptor reporting answers to the Observer. It classifies a Generate
-// request by its last character only: a request that succeeded was valid.
+// request by its last character only: a request that succeeded was valid. The servers run it
+// as a step of unary or internalUnary (intercept.go); on its own it is the step's unit under
+// test.
 func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	resp, err := handler(ctx, req)
+	s.report(ctx, s.callOf(ctx, info.FullMethod, req), resp, err)
+	return resp, err
+}
+
+// report tells the Observer what call c was answered.
+func (s *Server) report(ctx context.Context, c *call, resp any, err error) {
 	obs := s.cfg.Observer
 	if obs == nil || forward.Arrived(ctx) {
-		return resp, err
+		return
 	}
 	if err != nil {
 		// An unknown outcome is a quorum lost while the call was under way.
 		if r := reason.Of(err); r == reason.NoQuorum || r == reason.OutcomeUnknown {
 			obs.NoQuorum()
 		}
-		return resp, err
+		return
 	}
-	db, _ := requestDatabase(ctx, req) // the call succeeded, so the name was valid
+	db := c.db // the call succeeded, so the name was valid
 	switch r := resp.(type) {
 	case *idnodev1.GenerateResponse:
-		obs.IDsIssued(s.strategyOf(req.(*idnodev1.GenerateRequest).GetId()), db, int64(len(r.GetIds())))
+		obs.IDsIssued(c.kind.String(), db, int64(len(r.GetIds())))
 	case *idnodev1.NextIdentityResponse:
 		obs.IDsIssued(StrategyIdentity, db, docid.IdentityBlock{First: r.GetFirst(), Last: r.GetLast(), Skipped: r.GetSkipped()}.Len())
 	case *idnodev1.NextHiLoResponse:
@@ -65,18 +72,4 @@ func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 		obs.IDsIssued(StrategyHiLo, db, n)
 		obs.HiLoRange(n)
 	}
-	return resp, err
-}
-
-func (s *Server) strategyOf(id string) string {
-	if id == "" {
-		return StrategyGUID
-	}
-	switch last, _ := utf8.DecodeLastRuneInString(id); last {
-	case '|':
-		return StrategyIdentity
-	case s.cfg.Separator:
-		return StrategyServerSide
-	}
-	return StrategySemantic
 }

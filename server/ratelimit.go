@@ -8,8 +8,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/idnode/idnode/fsm"
 )
 
 // callBuckets enforce each database's max_calls_per_second on the IdService calls this node
@@ -49,18 +47,26 @@ func (c *callBuckets) take(database string, rate float64, now time.Time) bool {
 
 // limitCalls is a unary interceptor of the client port only (a forwarded call was counted
 // where it arrived): an IdService call of a database with a calls-a-second limit past it is
-// RESOURCE_EXHAUSTED.
+// RESOURCE_EXHAUSTED. unary runs it as a step (intercept.go); on its own it is the step's unit
+// under test.
 func (s *Server) limitCalls(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if roleFor(info.FullMethod) == "" {
-		return handler(ctx, req)
-	}
-	db, err := requestDatabase(ctx, req)
-	if err != nil {
+	if err := s.checkCallRate(s.callOf(ctx, info.FullMethod, req)); err != nil {
 		return nil, err
 	}
-	db = fsm.DatabaseName(db)
-	if rate := s.node.FSM().CallsPerSecond(db); rate > 0 && !s.calls.take(db, rate, s.cfg.Now()) {
-		return nil, status.Errorf(codes.ResourceExhausted, "database %q takes at most %g calls a second on each node; slow down or retry later", db, rate)
-	}
 	return handler(ctx, req)
+}
+
+// checkCallRate is limitCalls's check of c.
+func (s *Server) checkCallRate(c *call) error {
+	if c.role == "" {
+		return nil
+	}
+	if c.dbErr != nil {
+		return c.dbErr
+	}
+	db := c.folded()
+	if rate := s.node.FSM().CallsPerSecond(db); rate > 0 && !s.calls.take(db, rate, s.cfg.Now()) {
+		return status.Errorf(codes.ResourceExhausted, "database %q takes at most %g calls a second on each node; slow down or retry later", db, rate)
+	}
+	return nil
 }

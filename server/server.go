@@ -203,7 +203,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 // ServerOptions are the options the grpc.Server given to Register must be created with.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	return append([]grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(withReason, s.audit, refuseUndecodable, s.leaderHint, s.authorize, s.limitCalls, s.observe, s.checkUTF8),
+		grpc.ChainUnaryInterceptor(s.unary),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
 		grpc.ChainStreamInterceptor(withReasonStream, s.auditStream, refuseUndecodableStream, s.authorizeStream),

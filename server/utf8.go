@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/encoding"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/idnode/idnode/docid"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // Bad UTF-8 in a request is bad input like any other: INVALID_ARGUMENT naming the rule and the
@@ -93,14 +95,34 @@ func unmarshalKeepingStrings(b []byte, m protoreflect.Message) error {
 	return nil
 }
 
-// checkUTF8 refuses a request with a string field that is not valid UTF-8.
+// checkUTF8 refuses a request with a string field that is not valid UTF-8. The servers run it
+// as a step of unary or internalUnary (intercept.go); on its own it is the step's unit under
+// test.
 func (s *Server) checkUTF8(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	return checkedHandle(ctx, req, handler)
+}
+
+// checkStrings is checkUTF8's check: the hot requests' strings directly, the rest (and a hot
+// one with a bad string, to name the field) by walking the message.
+func checkStrings(req any) error {
+	if stringsValid(req) {
+		return nil
+	}
 	if m, ok := req.(proto.Message); ok {
 		if err := validUTF8(m.ProtoReflect(), ""); err != nil {
-			return nil, toStatus(err)
+			return toStatus(err)
 		}
 	}
-	return handler(ctx, req)
+	return nil
+}
+
+// stringsValid reports, without protobuf reflection (3% of a node's CPU under server-side
+// IDs), that every string field of a Generate request is UTF-8; false for another type.
+// TestStringsValidCoversEveryField keeps the list whole.
+func stringsValid(req any) bool {
+	r, ok := req.(*idnodev1.GenerateRequest)
+	return ok && utf8.ValidString(r.GetId()) && utf8.ValidString(r.GetRequestId()) &&
+		utf8.ValidString(r.GetDatabase()) && utf8.ValidString(r.GetOwner())
 }
 
 // validUTF8 walks every string of m, nested messages and lists included.

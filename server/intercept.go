@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+)
+
+// unary is the client port's unary interceptor: withReason, audit, refuseUndecodable,
+// leaderHint, authorize, limitCalls, observe and checkUTF8, in that order, run as steps of one call
+// rather than as grpc-go's chain, which adds a closure and a call level per interceptor to
+// every call. It resolves the request once (call.go) for the steps and the handler after.
+func (s *Server) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	var resp any
+	var err error
+	if audited(info.FullMethod, req) { // the closure only for the few admin calls
+		resp, err = s.audit(ctx, req, info, func(ctx context.Context, req any) (any, error) {
+			return s.serveUnary(ctx, req, info, handler)
+		})
+	} else {
+		resp, err = s.serveUnary(ctx, req, info, handler)
+	}
+	if err != nil {
+		err = withReasonErr(err)
+	}
+	return resp, err
+}
+
+// serveUnary is unary but for the reason attached to its errors.
+func (s *Server) serveUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := takeUndecodable(req); err != nil {
+		return nil, malformedRequest(req, err)
+	}
+	s.setLeaderHint(ctx)
+	return s.serveResolved(ctx, req, info, handler, true)
+}
+
+// internalUnary is the internal server's authorize, observe and checkUTF8 as one interceptor,
+// over the call resolved once, like unary's; a forwarded call was limited where it arrived.
+func (s *Server) internalUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	return s.serveResolved(ctx, req, info, handler, false)
+}
+
+// serveResolved resolves the call, checks its access (and with limit its database's call
+// rate), and runs the handler on its checked request, reporting the answer.
+func (s *Server) serveResolved(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler, limit bool) (any, error) {
+	c := s.resolveCall(ctx, info.FullMethod, req)
+	ctx = withCall(ctx, c)
+	if err := s.checkAccess(ctx, c, req); err != nil {
+		return nil, err
+	}
+	if limit {
+		if err := s.checkCallRate(c); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := checkedHandle(ctx, req, handler)
+	s.report(ctx, c, resp, err)
+	return resp, err
+}
+
+// checkedHandle is checkUTF8's step: the handler runs on a request whose strings are UTF-8.
+func checkedHandle(ctx context.Context, req any, handler grpc.UnaryHandler) (any, error) {
+	if err := checkStrings(req); err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}

@@ -1,0 +1,144 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// chained runs interceptors as grpc-go's chain does: each one's handler is the next.
+func chained(interceptors ...grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		next := handler
+		for i := len(interceptors) - 1; i >= 0; i-- {
+			inner, next0 := interceptors[i], next
+			next = func(ctx context.Context, req any) (any, error) { return inner(ctx, req, info, next0) }
+		}
+		return next(ctx, req)
+	}
+}
+
+// interceptorServer is a server over an FSM with a database "billing" limited to calls a
+// second, and a writer key of it.
+func interceptorServer(t testing.TB, calls float64) (s *Server, writer string) {
+	f := fsm.New()
+	sum := sha256.Sum256([]byte("secret"))
+	for _, cmd := range []struct {
+		typ fsm.CommandType
+		msg proto.Message
+	}{
+		{fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing", MaxCallsPerSecond: calls}},
+		{fsm.CreateKeyCommand, &raftv1.CreateKey{Id: "w1", Database: "billing", Role: fsm.RoleWriter, SecretSha256: sum[:]}},
+	} {
+		data, err := fsm.Encode(cmd.typ, cmd.msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err, ok := f.Apply(&raft.Log{Type: raft.LogCommand, Data: data}).(error); ok {
+			t.Fatal(err)
+		}
+	}
+	s = New(Config{Tag: "A", AdminToken: "adm"}, &fakeCluster{fsm: f}, nil)
+	t.Cleanup(s.Close)
+	s.registered.Store(true)
+	return s, "idk_w1_secret"
+}
+
+// unary answers every call as the interceptors it replaces did, one after another, with the
+// same codes and messages, and hands the handler the database it resolved.
+func TestUnaryAnswersAsTheInterceptorChain(t *testing.T) {
+	s, writer := interceptorServer(t, 2)
+	s.cfg.Now = func() time.Time { return time.Unix(1000, 0) } // no refill between the two
+	old := chained(withReason, refuseUndecodable, s.leaderHint, s.authorize, s.limitCalls, s.observe, s.checkUTF8)
+	gen := &grpc.UnaryServerInfo{FullMethod: idnodev1.IdService_Generate_FullMethodName}
+	for _, tc := range []struct {
+		name string
+		req  *idnodev1.GenerateRequest
+		md   []string
+	}{
+		{"no key", &idnodev1.GenerateRequest{Id: "users/1", Database: "billing"}, nil},
+		{"key", &idnodev1.GenerateRequest{Id: "users/1", Database: "billing"}, []string{"authorization", "Bearer " + writer}},
+		{"key, database by metadata", &idnodev1.GenerateRequest{Id: "users/1"}, []string{"authorization", "Bearer " + writer, "idnode-database", "Billing"}},
+		{"field and metadata disagree", &idnodev1.GenerateRequest{Id: "users/1", Database: "billing"}, []string{"authorization", "Bearer adm", "idnode-database", "other"}},
+		{"bad database", &idnodev1.GenerateRequest{Id: "users/1", Database: "no such/name"}, []string{"authorization", "Bearer adm"}},
+		{"bad UTF-8", &idnodev1.GenerateRequest{Id: "users/\xff"}, []string{"authorization", "Bearer adm"}},
+		{"bad id", &idnodev1.GenerateRequest{Id: "users||"}, []string{"authorization", "Bearer adm"}},
+		{"over the limit", &idnodev1.GenerateRequest{Id: "users/1", Database: "billing"}, []string{"authorization", "Bearer " + writer}},
+	} {
+		ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs(tc.md...))
+		var dbs []string
+		handler := func(ctx context.Context, req any) (any, error) {
+			db, _ := databaseOf(ctx, req.(*idnodev1.GenerateRequest).GetDatabase())
+			dbs = append(dbs, db)
+			return s.Generate(ctx, req.(*idnodev1.GenerateRequest))
+		}
+		_, want := old(ctx, tc.req, gen, handler)
+		_, got := s.unary(ctx, tc.req, gen, handler)
+		if status.Code(got) != status.Code(want) || status.Convert(got).Message() != status.Convert(want).Message() {
+			t.Errorf("%s: %v, want %v", tc.name, got, want)
+		}
+		if len(dbs) == 2 && dbs[0] != dbs[1] {
+			t.Errorf("%s: the handler saw database %q, the chain %q", tc.name, dbs[1], dbs[0])
+		}
+	}
+}
+
+// stringsValid reads every string field of a GenerateRequest: one it missed would let bad
+// UTF-8 through.
+func TestStringsValidCoversEveryField(t *testing.T) {
+	if !stringsValid(&idnodev1.GenerateRequest{Id: "users/ä", Database: "billing", RequestId: "r", Owner: "o"}) {
+		t.Fatal("a valid request was not valid")
+	}
+	fields := (&idnodev1.GenerateRequest{}).ProtoReflect().Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.Kind() != protoreflect.StringKind {
+			continue
+		}
+		req := &idnodev1.GenerateRequest{}
+		req.ProtoReflect().Set(fd, protoreflect.ValueOfString("a\xffb"))
+		if stringsValid(req) {
+			t.Errorf("field %s with bad UTF-8 was valid", fd.Name())
+		}
+	}
+}
+
+// The client port's interceptors and Generate's validation on a semantic ID (the server's own
+// work per call, without grpc-go's): as one interceptor, and as the chain it replaced.
+func BenchmarkGenerateInterceptors(b *testing.B) {
+	s, writer := interceptorServer(b, 0)
+	info := &grpc.UnaryServerInfo{FullMethod: idnodev1.IdService_Generate_FullMethodName}
+	handler := func(ctx context.Context, req any) (any, error) {
+		return s.Generate(ctx, req.(*idnodev1.GenerateRequest))
+	}
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "Bearer "+writer))
+	req := &idnodev1.GenerateRequest{Id: "users/ayende", Database: "billing"}
+	for _, bc := range []struct {
+		name        string
+		interceptor grpc.UnaryServerInterceptor
+	}{
+		{"unary", s.unary},
+		{"chain", chained(withReason, refuseUndecodable, s.leaderHint, s.authorize, s.limitCalls, s.observe, s.checkUTF8)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := bc.interceptor(ctx, req, info, handler); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
