@@ -114,36 +114,17 @@ func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) 
 	if len(req.GetIds()) > 0 && (req.GetPrefix() != "" || req.GetPageToken() != "") {
 		return nil, status.Error(codes.InvalidArgument, "name ids to look up, or a prefix to page through, not both")
 	}
-	size, _, err := pageOf(req.GetPageSize(), req.GetPageToken())
-	if err != nil {
-		return nil, err
-	}
-	req.PageSize = int32(size)
-	if req.Database, err = databaseOf(ctx, req.GetDatabase()); err != nil {
-		return nil, err
-	}
-	release, err := s.listings.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().GetClaims, viaLeader(forwardv1.LeaderClient.GetClaims))
+	return listed(s, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+		s.leader().GetClaims, viaLeader(forwardv1.LeaderClient.GetClaims))
 }
 
 // GetClaims runs on the leader.
 func (l leaderSide) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
-	release, err := l.forwardedListing(ctx)
+	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	_, after, err := pageOf(req.GetPageSize(), req.GetPageToken())
-	if err != nil {
-		return nil, err
-	}
-	if err := l.s.node.ReadBarrier(ctx); err != nil {
-		return nil, l.s.raftError(err)
-	}
 	claim := func(c fsm.Claim) *idnodev1.Claim { return &idnodev1.Claim{Id: c.ID, Owner: c.Owner} }
 	out := &idnodev1.GetClaimsResponse{}
 	if len(req.GetIds()) > 0 {

@@ -87,8 +87,8 @@ func (s *Server) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesR
 
 // ListDatabases runs on the leader.
 func (l leaderSide) ListDatabases(ctx context.Context, _ *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
-	if err := l.s.node.ReadBarrier(ctx); err != nil {
-		return nil, l.s.raftError(err)
+	if err := l.barrier(ctx); err != nil {
+		return nil, err
 	}
 	out := &idnodev1.ListDatabasesResponse{}
 	for _, d := range l.s.node.FSM().Databases() {

@@ -55,13 +55,63 @@ func (s *Server) newForwarder() *forward.Forwarder {
 	})
 }
 
-// forwardedListing takes one of this node's listing slots for a listing another node
-// forwarded here; one taken here took its slot in its public handler.
-func (l leaderSide) forwardedListing(ctx context.Context) (release func(), err error) {
-	if !forward.Arrived(ctx) {
-		return func() {}, nil
+// pagedRequest is a listing's request (ListIdentities, GetClaims).
+type pagedRequest interface {
+	GetPageSize() int32
+	GetPageToken() string
+	GetDatabase() string
+}
+
+// listed is a listing where it arrived: its page size and database fixed in the request (fix),
+// and one of this node's listing slots held while its leader half answers, here or through
+// the hop.
+func listed[Req pagedRequest, Resp any](s *Server, ctx context.Context, req Req, fix func(size int32, db string),
+	leader func(context.Context, Req) (Resp, error), remote forward.Remote[Req, Resp]) (Resp, error) {
+	var none Resp
+	size, _, err := pageOf(req.GetPageSize(), req.GetPageToken())
+	if err != nil {
+		return none, err
 	}
-	return l.s.listings.acquire(ctx)
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return none, err
+	}
+	fix(int32(size), db)
+	release, err := s.listings.acquire(ctx)
+	if err != nil {
+		return none, err
+	}
+	defer release()
+	return forward.Call(s.fwd, ctx, req, forward.Unary, leader, remote)
+}
+
+// barrier is a read barrier on the leader (cluster.Node.ReadBarrier): what the FSM answers
+// after it is current. Its errors are gRPC statuses.
+func (l leaderSide) barrier(ctx context.Context) error {
+	if err := l.s.node.ReadBarrier(ctx); err != nil {
+		return l.s.raftError(err)
+	}
+	return nil
+}
+
+// startPage begins a listing's leader half: a listing slot for one another node forwarded
+// here (one taken here holds its slot from its public handler), where the page starts, and a
+// read barrier, so that the FSM read next is current.
+func (l leaderSide) startPage(ctx context.Context, size int32, token string) (after string, release func(), err error) {
+	release = func() {}
+	if forward.Arrived(ctx) {
+		if release, err = l.s.listings.acquire(ctx); err != nil {
+			return "", nil, err
+		}
+	}
+	if _, after, err = pageOf(size, token); err == nil {
+		err = l.barrier(ctx)
+	}
+	if err != nil {
+		release()
+		return "", nil, err
+	}
+	return after, release, nil
 }
 
 // publicMethods maps each Leader RPC to the public method it runs the leader's half of.

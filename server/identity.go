@@ -89,36 +89,17 @@ func (l leaderSide) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentity
 // ListIdentities reads the FSM after confirming leadership with a majority, so a partitioned
 // old leader never answers from stale state.
 func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	size, _, err := pageOf(req.GetPageSize(), req.GetPageToken())
-	if err != nil {
-		return nil, err
-	}
-	req.PageSize = int32(size)
-	if req.Database, err = databaseOf(ctx, req.GetDatabase()); err != nil {
-		return nil, err
-	}
-	release, err := s.listings.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListIdentities, viaLeader(forwardv1.LeaderClient.ListIdentities))
+	return listed(s, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+		s.leader().ListIdentities, viaLeader(forwardv1.LeaderClient.ListIdentities))
 }
 
 // ListIdentities runs on the leader.
 func (l leaderSide) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	release, err := l.forwardedListing(ctx)
+	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	_, after, err := pageOf(req.GetPageSize(), req.GetPageToken())
-	if err != nil {
-		return nil, err
-	}
-	if err := l.s.node.ReadBarrier(ctx); err != nil {
-		return nil, l.s.raftError(err)
-	}
 	page, next, err := collectPage(int(req.GetPageSize()), after,
 		func(after string, n int) ([]fsm.Identity, bool, error) {
 			return l.s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, n)

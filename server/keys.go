@@ -148,8 +148,8 @@ func (s *Server) ListKeys(ctx context.Context, req *idnodev1.ListKeysRequest) (*
 
 // ListKeys runs on the leader.
 func (l leaderSide) ListKeys(ctx context.Context, _ *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
-	if err := l.s.node.ReadBarrier(ctx); err != nil {
-		return nil, l.s.raftError(err)
+	if err := l.barrier(ctx); err != nil {
+		return nil, err
 	}
 	out := &idnodev1.ListKeysResponse{}
 	for _, k := range l.s.node.FSM().Keys() {

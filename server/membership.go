@@ -39,8 +39,8 @@ func (s *Server) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*id
 
 func (l leaderSide) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
 	// The decisions below read the registry and the configuration: they must see all of it.
-	if err := l.s.node.ReadBarrier(ctx); err != nil {
-		return nil, l.s.raftError(err)
+	if err := l.barrier(ctx); err != nil {
+		return nil, err
 	}
 	if err := l.s.reserveConfiguredTags(ctx); err != nil {
 		return nil, err
@@ -99,8 +99,8 @@ func (s *Server) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest
 }
 
 func (l leaderSide) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
-	if err := l.s.node.ReadBarrier(ctx); err != nil {
-		return nil, l.s.raftError(err)
+	if err := l.barrier(ctx); err != nil {
+		return nil, err
 	}
 	id, ok := l.s.memberID(req.GetTag())
 	if !ok {

@@ -54,8 +54,8 @@ func (s *Server) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idno
 
 // Status runs on the leader.
 func (l leaderSide) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
-	if err := l.s.node.ReadBarrier(ctx); err != nil {
-		return nil, l.s.raftError(err)
+	if err := l.barrier(ctx); err != nil {
+		return nil, err
 	}
 	return l.s.statusLocal(ctx, req)
 }
