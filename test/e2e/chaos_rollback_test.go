@@ -3,6 +3,8 @@ package e2e
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,8 +67,29 @@ func (d *chaosDocker) replaceData(t testing.TB, tag, from string) {
 	d.wipe(t, tag)
 	service := chaosNodeOf(tag).service
 	d.must(t, chaosCmdTimeout, "compose", "up", "--no-start", "--no-deps", "--no-build", service)
+	// docker cp makes root the owner of what it copies in (its -a asks getent, which a
+	// scratch image lacks), and the node runs as uid 65532: the copy goes in open to every
+	// user, as an operator's restore would hand it to the node (chown 65532).
+	if err := openToAll(from); err != nil {
+		t.Fatalf("open the copy of %s's data dir to the node's user: %v", tag, err)
+	}
 	d.must(t, chaosCmdTimeout, "docker", "cp", from+"/.", d.learnContainer(t, tag)+":/data")
 	// compose start, not docker start: compose attaches the raft network as it starts the
 	// container it created without starting it.
 	d.must(t, chaosCmdTimeout, "compose", "start", service)
+}
+
+// openToAll makes every file under dir readable and writable, and every directory also
+// searchable, by every user.
+func openToAll(dir string) error {
+	return filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		mode := fs.FileMode(0o666)
+		if e.IsDir() {
+			mode = 0o777
+		}
+		return os.Chmod(path, mode)
+	})
 }
