@@ -2,10 +2,12 @@ package fsm
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/raft"
+	"google.golang.org/protobuf/proto"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
@@ -48,5 +50,31 @@ func TestProposeTypesTheAnswer(t *testing.T) {
 	nothing := applierFunc(func([]byte) (any, error) { return nil, nil })
 	if _, err := Propose(ctx, nothing, ProposeSeedHiLo, &raftv1.SeedHiLo{Tag: "orders", Max: 5}); err == nil {
 		t.Fatal("no answer where a number was due: no error")
+	}
+}
+
+// frames reports whether op's command takes op's message: Encode refuses any other.
+func frames[Req proto.Message, Resp any](op Op[Req, Resp]) error {
+	req := reflect.New(reflect.TypeFor[Req]().Elem()).Interface().(Req)
+	_, err := Encode(op.Type, req)
+	return err
+}
+
+// Every Op names a command that carries its message.
+func TestEveryOpFramesItsMessage(t *testing.T) {
+	for name, err := range map[string]error{
+		"IdentityBatch": frames(ProposeIdentityBatch), "SeedIdentity": frames(ProposeSeedIdentity),
+		"RegisterNode": frames(ProposeRegisterNode), "RemoveNode": frames(ProposeRemoveNode),
+		"RaiseFloor": frames(ProposeRaiseFloor), "SetClusterSecret": frames(ProposeSetClusterSecret),
+		"CreateDatabase": frames(ProposeCreateDatabase), "DeleteDatabase": frames(ProposeDeleteDatabase),
+		"CreateKey": frames(ProposeCreateKey), "DeleteKey": frames(ProposeDeleteKey),
+		"SeedHiLo": frames(ProposeSeedHiLo), "Claim": frames(ProposeClaim), "Release": frames(ProposeRelease),
+		"HiLoPoolReserve": frames(ProposeHiLoPoolReserve), "HiLoGrant": frames(ProposeHiLoGrant),
+		"HiLoReturnGrant": frames(ProposeHiLoReturnGrant), "SetFold": frames(ProposeSetFold),
+		"LocalReservations": frames(ProposeLocalReservations),
+	} {
+		if err != nil {
+			t.Errorf("Propose%s: %v", name, err)
+		}
 	}
 }
