@@ -23,6 +23,7 @@ import (
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/hilo"
+	"github.com/idnode/idnode/hilopool"
 	"github.com/idnode/idnode/identity"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -122,9 +123,9 @@ type Server struct {
 	forwardBatch *identity.Batcher
 	health       *health.Server
 	fwd          *forward.Forwarder
-	calls        callBuckets // per-database call limits (ratelimit.go)
-	refills      *refiller   // HiLo pools waiting for a top-up (hilopool.go)
-	poolAnswers  *poolAnswers
+	calls        callBuckets       // per-database call limits (ratelimit.go)
+	poolGranter  *hilopool.Granter // grants from cfg.Pools (hilopool.go)
+	poolAnswers  *hilopool.Answers[*idnodev1.NextHiLoResponse]
 	leaderMD     atomic.Pointer[leaderHeaderCache] // leaderhint.go
 	commitProbe  sharedProbe                       // catchup.go
 	log          *slog.Logger
@@ -171,8 +172,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		etags:       etags,
 		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, cfg.Identity),
 		health:      health.NewServer(),
-		refills:     newRefiller(),
-		poolAnswers: newPoolAnswers(),
+		poolAnswers: hilopool.NewAnswers[*idnodev1.NextHiLoResponse](toStatus(fsm.ErrRequestIDReused)),
 		log:         cfg.Logger,
 	}
 	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
@@ -186,6 +186,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		s.poolMarks = newMarkedPools(s, p)
 		s.cfg.Pools = s.poolMarks
 	}
+	s.poolGranter = s.newPoolGranter()
 	forwardOpts := cfg.Identity
 	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
 		forwardOpts.MaxInFlight = forwardInFlight
@@ -226,7 +227,7 @@ func (s *Server) Start() {
 	s.stop = cancel
 	s.wg.Add(4)
 	if s.cfg.Pools != nil {
-		s.wg.Go(func() { s.refillPools(ctx) })
+		s.wg.Go(func() { s.poolGranter.Refill(ctx) })
 	}
 	s.warnUnfinishedJoin()
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
