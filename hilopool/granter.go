@@ -32,8 +32,8 @@ type GranterConfig struct {
 	// Observer, when set, is told of grants and refills.
 	Observer Observer
 	Logger   *slog.Logger
-	// StoreError turns an error of Pools into the error Grant returns (the server's status
-	// table), so a caller tells a failed write from a failed reservation.
+	// StoreError (required) turns an error of Pools into the error Grant returns (the
+	// server's status table); a Reserver's errors are returned as they are.
 	StoreError func(error) error
 }
 

@@ -114,9 +114,9 @@ type Server struct {
 	etags *etag.Counter
 	// etagRecord publishes the counter's watermarks to the cluster (etagrecord.go).
 	etagRecord *etagRecord
-	// poolMarks is cfg.Pools with the cluster's marks (poolmarks.go); nil with a store that
+	// poolMarks is cfg.Pools with the cluster's marks (hilopool.Marked); nil with a store that
 	// cannot be marked (tests' fakes).
-	poolMarks *markedPools
+	poolMarks *hilopool.Marked
 	// leaderBatch commits identity batches to Raft on the leader; forwardBatch sends a
 	// follower's batches to the leader. See identity_forward.go.
 	leaderBatch  *identity.Batcher
@@ -182,8 +182,8 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	if etags != nil {
 		etags.OnRaise(s.etagRecord.raised)
 	}
-	if p, ok := cfg.Pools.(poolProgress); ok {
-		s.poolMarks = newMarkedPools(s, p)
+	if p, ok := cfg.Pools.(hilopool.Markable); ok {
+		s.poolMarks = hilopool.NewMarked(p, poolRecord{s}, s.log)
 		s.cfg.Pools = s.poolMarks
 	}
 	s.poolGranter = s.newPoolGranter()
@@ -238,7 +238,7 @@ func (s *Server) Start() {
 		s.wg.Go(func() { s.etagRecord.run(ctx) })
 	}
 	if s.poolMarks != nil {
-		s.wg.Go(func() { s.poolMarks.run(ctx) })
+		s.wg.Go(func() { s.poolMarks.Run(ctx) })
 	}
 }
 
@@ -249,7 +249,7 @@ func (s *Server) Close() {
 	}
 	s.wg.Wait()
 	if s.poolMarks != nil {
-		s.poolMarks.seal() // nothing grants from the pools any more
+		s.poolMarks.Seal() // nothing grants from the pools any more
 	}
 	s.health.Shutdown()
 	s.leaderBatch.Close()
