@@ -1,6 +1,6 @@
-// Package hilopool is a node's local, durable store of its HiLo pools: per database and tag,
-// the numbers the cluster reserved through Raft to this node's data dir and not yet granted
-// to a client.
+// Package hilopool is a node's HiLo pools: the local, durable store of them ([Store]), per
+// database and tag the numbers the cluster reserved through Raft to this node's data dir and
+// not yet granted to a client, and the policy of granting from them.
 //
 // It exists so that NextHiLo keeps working without a quorum (issue 15). A range granted from
 // the node's own pool costs no Raft round, and the node keeps granting while it is cut off
@@ -11,6 +11,16 @@
 // which HiLo allows, never a duplicate. An older copy of the file put back is a gap too: the
 // node records each pool's progress in the cluster and, at start, drops what the record covers
 // ([Store.DropThrough]; docs/DESIGN.md, "Older copies of a data dir").
+//
+// # Policy
+//
+// [Granter] grants a range from a pool, reserving through the cluster (a [Reserver]) when
+// the pool cannot serve it, and tops pools up in the background to a size that outlasts a
+// cut-off of a few minutes at the tag's measured traffic. [Answers] replays the answer of a
+// request_id retried on the same node. [Marked] puts the store behind the cluster's record of
+// how far each pool may have granted (a [Record]), checked at start and published before a
+// grant goes above it. The package knows neither gRPC nor Raft: package server supplies the
+// reservations, the record and the error table.
 //
 // # File format
 //

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/idnode/idnode/internal/publication"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -15,48 +16,38 @@ import (
 // dir backup) then costs a gap, never a repeat.
 //
 // A node cut off from the majority keeps handing out server-side IDs (DESIGN §3), so the
-// publication never blocks issuance for long: a raise waits for it at most raiseWait, and not
+// publication never blocks issuance for long: a raise waits for it at most RaiseWait, and not
 // at all while the last publication failed; the newest watermark is then published in the
 // background as soon as a leader answers. What remains is documented in docs/DESIGN.md
 // (Rollback): etags handed out above the record while it could not be published.
-const (
-	// raiseWait bounds how long a new watermark waits for the cluster to record it.
-	raiseWait = time.Second
-	// startWait bounds how long server-side IDs wait at start for the record, which needs a
-	// leader; past it a node that is cut off serves from its file alone. A leader can take
-	// seconds to find a node that comes back: raft backs its replication to a failed follower
-	// off up to 10.24 s, and a dial to the node's old address waits for its timeout (the chaos
-	// suite's rollback schedule saw 7 s); 15 s covers both.
-	startWait = 15 * time.Second
-)
 
 // etagRecord publishes the etag counter's watermarks. It is safe for concurrent use.
 type etagRecord struct {
 	s *Server
 	// target is the highest watermark to publish; published the highest the cluster recorded.
 	target, published atomic.Uint64
-	publisher
-	// ready is closed once the start check read the record, or startWait passed.
+	publication.Publisher
+	// ready is closed once the start check read the record, or StartWait passed.
 	ready     chan struct{}
 	readyOnce sync.Once
 }
 
 func newEtagRecord(s *Server) *etagRecord {
-	return &etagRecord{s: s, publisher: newPublisher(), ready: make(chan struct{})}
+	return &etagRecord{s: s, Publisher: publication.New(), ready: make(chan struct{})}
 }
 
 // raised is the counter's OnRaise: the new watermark w is published before its etags are
 // handed out, unless the cluster cannot be reached.
 func (r *etagRecord) raised(w uint64) {
 	raiseTo(&r.target, w)
-	if !isReady(r.ready) {
-		r.kick() // the start check publishes it
+	if !publication.Closed(r.ready) {
+		r.Kick() // the start check publishes it
 		return
 	}
-	r.soon(r.publish)
+	r.Soon(r.publish)
 }
 
-// wait blocks until the start check is done (at most startWait after Start) or ctx ends.
+// wait blocks until the start check is done (at most StartWait after Start) or ctx ends.
 func (r *etagRecord) wait(ctx context.Context) error {
 	select {
 	case <-r.ready:
@@ -69,20 +60,20 @@ func (r *etagRecord) wait(ctx context.Context) error {
 // run reads the record at start, then publishes watermarks the raises could not and skips the
 // counter past a record above its watermark, until ctx ends.
 func (r *etagRecord) run(ctx context.Context) {
-	timer := time.AfterFunc(startWait, func() {
+	timer := time.AfterFunc(publication.StartWait, func() {
 		r.s.log.Warn("server-side IDs start without the cluster's etag record: no leader answered; "+
 			"if this node's etag file is an older copy, IDs it hands out before a leader answers may repeat",
-			"waited", startWait)
+			"waited", publication.StartWait)
 		r.readyOnce.Do(func() { close(r.ready) })
 	})
 	defer timer.Stop()
 	raiseTo(&r.target, r.s.etags.Watermark())
-	backoff := firstBackoff
+	backoff := publication.FirstBackoff
 	for ctx.Err() == nil {
 		err := r.skipToRecord()
 		if err == nil && r.target.Load() <= r.published.Load() {
 			r.readyOnce.Do(func() { close(r.ready) })
-			r.idle(ctx)
+			r.Idle(ctx)
 			continue
 		}
 		if err == nil {
@@ -91,11 +82,11 @@ func (r *etagRecord) run(ctx context.Context) {
 			cancel()
 		}
 		if err == nil {
-			backoff = firstBackoff
+			backoff = publication.FirstBackoff
 			continue
 		}
 		r.s.log.Debug("publishing the etag watermark", "err", err)
-		backoff = backOff(ctx, backoff)
+		backoff = publication.BackOff(ctx, backoff)
 	}
 }
 
@@ -116,12 +107,12 @@ func (r *etagRecord) skipToRecord() error {
 func (r *etagRecord) publish(ctx context.Context) error {
 	w := r.target.Load()
 	res, err := r.s.publishReservations(ctx, &raftv1.LocalReservations{Etag: w})
-	if r.outcome(err) != nil {
+	if r.Outcome(err) != nil {
 		return err
 	}
 	raiseTo(&r.published, res.Etag)
 	if res.Etag > w {
-		r.kick()
+		r.Kick()
 	}
 	return nil
 }
@@ -133,14 +124,5 @@ func raiseTo(v *atomic.Uint64, w uint64) {
 		if w <= cur || v.CompareAndSwap(cur, w) {
 			return
 		}
-	}
-}
-
-func isReady(ch chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
 	}
 }

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"sync"
-	"time"
 
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
@@ -14,18 +12,17 @@ import (
 )
 
 // HiLoPools is this node's store of HiLo pools (hilopool.Store): numbers the cluster reserved
-// to this node, granted from without a Raft round, also while the node is cut off.
-type HiLoPools interface {
-	Add(key hilopool.Key, low, high int64) error
-	Grant(key hilopool.Key, grantID string, want, least, above int64) (low, high int64, ok bool, err error)
-	Return(key hilopool.Key, grantID string, end, last int64) (bool, error)
-	Remaining(key hilopool.Key) int64
-}
+// to this node, granted from without a Raft round, also while the node is cut off. The grant
+// and refill policy is package hilopool's (Granter); this file is its glue to the handlers and
+// the leader.
+type HiLoPools = hilopool.Pools
 
-const (
-	refillTimeout  = 5 * time.Second
-	refillQueueLen = 256
-)
+// newPoolGranter is the policy that grants from s.cfg.Pools, reserving through the leader.
+func (s *Server) newPoolGranter() *hilopool.Granter {
+	return hilopool.NewGranter(hilopool.GranterConfig{
+		Pools: s.cfg.Pools, Reserve: s.reservePool, Observer: s.cfg.Observer, Logger: s.log, StoreError: toStatus,
+	})
+}
 
 // poolKey names the pool of a request's tag.
 func poolKey(database, tag string) hilopool.Key {
@@ -40,7 +37,7 @@ func (s *Server) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoReques
 		return nil, false, nil // its pools were retired with it
 	}
 	key := poolKey(req.GetDatabase(), req.GetTag())
-	return s.poolAnswers.answer(key, req, func() (*idnodev1.NextHiLoResponse, bool, error) { return s.grantNewFromPool(ctx, key, req) })
+	return s.poolAnswers.Answer(key, req.GetRequestId(), func() (*idnodev1.NextHiLoResponse, bool, error) { return s.grantNewFromPool(ctx, key, req) })
 }
 
 // grantNewFromPool grants a new range for req from key's pool.
@@ -52,62 +49,21 @@ func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *id
 	// does not know; seed while the cluster is whole.)
 	above := max(req.GetLastMax(), s.node.FSM().HiLoFloor(req.GetDatabase(), req.GetTag()))
 	grant := grantIDFor(req)
-	low, high, ok, err := s.cfg.Pools.Grant(key, grant, capacity, capacity, above)
-	if err != nil {
-		return nil, false, toStatus(err)
-	}
-	if !ok {
-		// The first range of a tag this node never served, or a pool without a whole range
-		// left: reserving needs a quorum, now.
-		if low, high, ok, err = s.grantAfterReserving(ctx, key, grant, capacity, above); err != nil || !ok {
-			return nil, false, err
-		}
-	}
-	s.refills.ask(key, capacity, high-low+1, now)
-	if s.cfg.Observer != nil {
-		s.cfg.Observer.HiLoPoolGrant(key.Database, key.Tag, high-low+1)
+	low, high, ok, err := s.poolGranter.Grant(ctx, key, grant, capacity, above, now)
+	if err != nil || !ok {
+		return nil, false, err
 	}
 	return s.hiloResponse(ctx, req, low, high, grant, now), true, nil
 }
 
-// grantAfterReserving grants a whole range from key's pool after topping it up, under the
-// key's reservation lock: a background refill in flight may have filled the pool meanwhile
-// (then no new reservation), and a reservation added after a grant from a higher one would sit
-// below the caller's next last_max and be dropped as a gap. Without a quorum to top the pool
-// up, what is left of it still serves, in a shorter range: the client's range policy starts
-// over from that size.
-func (s *Server) grantAfterReserving(ctx context.Context, key hilopool.Key, grant string, capacity, above int64) (low, high int64, ok bool, err error) {
-	unlock := s.refills.lock(key)
-	defer unlock()
-	if low, high, ok, err = s.cfg.Pools.Grant(key, grant, capacity, capacity, above); err != nil || ok {
-		return low, high, ok, toStatus(err)
-	}
-	if err := s.reservePool(ctx, key, s.refills.target(key, capacity)); err != nil {
-		if low, high, ok, gerr := s.cfg.Pools.Grant(key, grant, capacity, 1, above); gerr != nil || ok {
-			return low, high, ok, toStatus(gerr)
-		}
-		return 0, 0, false, err
-	}
-	low, high, ok, err = s.cfg.Pools.Grant(key, grant, capacity, capacity, above)
-	return low, high, ok, toStatus(err)
-}
-
-// reservePool reserves n numbers for key's pool through the leader and adds them to the pool.
-// The caller holds the key's reservation lock (refiller.lock).
-// Numbers the log reserved whose answer was lost are a gap, never granted by anyone.
-func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) error {
+// reservePool reserves n numbers for key's pool through the leader (hilopool.Reserver).
+func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) (low, high int64, err error) {
 	req := &raftv1.HiLoPoolReserve{Database: key.Database, Tag: key.Tag, Capacity: n, MemberId: s.node.ID()}
 	resp, err := forward.Call(s.fwd, ctx, req, forward.Unary, s.reservePoolLocal, viaForward(forwardv1.ForwardClient.ReserveHiLoPool))
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
-	if err := s.cfg.Pools.Add(key, resp.GetLow(), resp.GetHigh()); err != nil {
-		return toStatus(err)
-	}
-	if s.cfg.Observer != nil {
-		s.cfg.Observer.HiLoPoolRefill(key.Database, key.Tag, resp.GetHigh()-resp.GetLow()+1)
-	}
-	return nil
+	return resp.GetLow(), resp.GetHigh(), nil
 }
 
 // reservePoolLocal applies a pool reservation on the leader.
@@ -128,110 +84,13 @@ func (f forwardService) ReserveHiLoPool(ctx context.Context, req *raftv1.HiLoPoo
 	return s.reservePoolLocal(ctx, req)
 }
 
-// refiller tops pools up in the background, one reservation at a time, so a busy tag's callers
-// are granted from the pool and never wait for the log. On a node without a quorum the
-// reservations fail; the pool then lasts as long as its numbers do.
-type refiller struct {
-	mu      sync.Mutex
-	pending map[hilopool.Key]int64      // key → the range size it was last granted at
-	rates   map[hilopool.Key]*grantRate // at most maxTrackedTags; the others are sized by range size alone
-	wake    chan struct{}
-	// reserving serialises the reservations of each pool (lock).
-	reserving sync.Map // hilopool.Key → *sync.Mutex
-}
-
-func newRefiller() *refiller {
-	return &refiller{pending: make(map[hilopool.Key]int64), rates: make(map[hilopool.Key]*grantRate), wake: make(chan struct{}, 1)}
-}
-
-// lock takes key's reservation lock and returns its unlock: one reservation of a pool at a
-// time, so reservations are added in the order the log made them.
-func (r *refiller) lock(key hilopool.Key) func() {
-	m, _ := r.reserving.LoadOrStore(key, &sync.Mutex{})
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
-}
-
-// ask records a grant of n numbers from key's pool, in a range of size capacity, and queues
-// key for a look.
-func (r *refiller) ask(key hilopool.Key, capacity, n int64, now time.Time) {
-	r.mu.Lock()
-	rate := r.rates[key]
-	if rate == nil && len(r.rates) < maxTrackedTags {
-		rate = &grantRate{}
-		r.rates[key] = rate
-	}
-	if rate != nil {
-		rate.add(n, now)
-	}
-	if len(r.pending) < refillQueueLen {
-		r.pending[key] = max(r.pending[key], capacity)
-	}
-	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
-
-// target is the size key's pool should have for ranges of size capacity at its measured rate.
-func (r *refiller) target(key hilopool.Key, capacity int64) int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var perSecond float64
-	if rate := r.rates[key]; rate != nil {
-		perSecond = rate.perSecond
-	}
-	return poolTarget(capacity, perSecond)
-}
-
-func (r *refiller) take() map[hilopool.Key]int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.pending
-	r.pending = make(map[hilopool.Key]int64)
-	return out
-}
-
-// refillPools runs until ctx ends: each pool asked about that holds less than half its target
-// gets topped up to the target.
-func (s *Server) refillPools(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.refills.wake:
-		}
-		for key, capacity := range s.refills.take() {
-			s.refill(ctx, key, capacity)
-		}
-	}
-}
-
-// refill tops key's pool up to its target when it holds less than half of it.
-func (s *Server) refill(ctx context.Context, key hilopool.Key, capacity int64) {
-	unlock := s.refills.lock(key)
-	defer unlock()
-	target := s.refills.target(key, capacity)
-	left := s.cfg.Pools.Remaining(key)
-	if left >= target/2 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, refillTimeout)
-	defer cancel()
-	if err := s.reservePool(ctx, key, target-left); err != nil {
-		s.log.Debug("HiLo pool not refilled", "database", key.Database, "tag", key.Tag, "left", left, "err", err)
-	}
-}
-
 // returnToPool gives a range this node's pool granted back to it; false when it was not the
 // pool's newest grant (the cluster-wide return is tried then). The answer remembered for the
 // grant's request_id is forgotten first, so that a retry of that request gets a new range,
 // never the returned one (when the return then fails, the retry's new range leaves a gap).
 func (s *Server) returnToPool(req *idnodev1.ReturnHiLoRequest) (bool, error) {
 	key := poolKey(req.GetDatabase(), req.GetTag())
-	s.poolAnswers.forget(key, req.GetGrantId(), req.GetEnd())
+	s.poolAnswers.Forget(key, req.GetGrantId(), req.GetEnd())
 	ok, err := s.cfg.Pools.Return(key, req.GetGrantId(), req.GetEnd(), req.GetLast())
 	if err != nil {
 		return false, toStatus(err)

@@ -23,6 +23,7 @@ import (
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/hilo"
+	"github.com/idnode/idnode/hilopool"
 	"github.com/idnode/idnode/identity"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -113,18 +114,18 @@ type Server struct {
 	etags *etag.Counter
 	// etagRecord publishes the counter's watermarks to the cluster (etagrecord.go).
 	etagRecord *etagRecord
-	// poolMarks is cfg.Pools with the cluster's marks (poolmarks.go); nil with a store that
+	// poolMarks is cfg.Pools with the cluster's marks (hilopool.Marked); nil with a store that
 	// cannot be marked (tests' fakes).
-	poolMarks *markedPools
+	poolMarks *hilopool.Marked
 	// leaderBatch commits identity batches to Raft on the leader; forwardBatch sends a
 	// follower's batches to the leader. See identity_forward.go.
 	leaderBatch  *identity.Batcher
 	forwardBatch *identity.Batcher
 	health       *health.Server
 	fwd          *forward.Forwarder
-	calls        callBuckets // per-database call limits (ratelimit.go)
-	refills      *refiller   // HiLo pools waiting for a top-up (hilopool.go)
-	poolAnswers  *poolAnswers
+	calls        callBuckets       // per-database call limits (ratelimit.go)
+	poolGranter  *hilopool.Granter // grants from cfg.Pools (hilopool.go)
+	poolAnswers  *hilopool.Answers[*idnodev1.NextHiLoResponse]
 	leaderMD     atomic.Pointer[leaderHeaderCache] // leaderhint.go
 	commitProbe  sharedProbe                       // catchup.go
 	log          *slog.Logger
@@ -171,8 +172,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		etags:       etags,
 		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, cfg.Identity),
 		health:      health.NewServer(),
-		refills:     newRefiller(),
-		poolAnswers: newPoolAnswers(),
+		poolAnswers: hilopool.NewAnswers[*idnodev1.NextHiLoResponse](toStatus(fsm.ErrRequestIDReused)),
 		log:         cfg.Logger,
 	}
 	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
@@ -182,10 +182,11 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	if etags != nil {
 		etags.OnRaise(s.etagRecord.raised)
 	}
-	if p, ok := cfg.Pools.(poolProgress); ok {
-		s.poolMarks = newMarkedPools(s, p)
+	if p, ok := cfg.Pools.(hilopool.Markable); ok {
+		s.poolMarks = hilopool.NewMarked(p, poolRecord{s}, s.log)
 		s.cfg.Pools = s.poolMarks
 	}
+	s.poolGranter = s.newPoolGranter()
 	forwardOpts := cfg.Identity
 	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
 		forwardOpts.MaxInFlight = forwardInFlight
@@ -226,7 +227,7 @@ func (s *Server) Start() {
 	s.stop = cancel
 	s.wg.Add(4)
 	if s.cfg.Pools != nil {
-		s.wg.Go(func() { s.refillPools(ctx) })
+		s.wg.Go(func() { s.poolGranter.Refill(ctx) })
 	}
 	s.warnUnfinishedJoin()
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
@@ -237,7 +238,7 @@ func (s *Server) Start() {
 		s.wg.Go(func() { s.etagRecord.run(ctx) })
 	}
 	if s.poolMarks != nil {
-		s.wg.Go(func() { s.poolMarks.run(ctx) })
+		s.wg.Go(func() { s.poolMarks.Run(ctx) })
 	}
 }
 
@@ -248,7 +249,7 @@ func (s *Server) Close() {
 	}
 	s.wg.Wait()
 	if s.poolMarks != nil {
-		s.poolMarks.seal() // nothing grants from the pools any more
+		s.poolMarks.Seal() // nothing grants from the pools any more
 	}
 	s.health.Shutdown()
 	s.leaderBatch.Close()

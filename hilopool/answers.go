@@ -1,60 +1,63 @@
-package server
+package hilopool
 
 import (
 	"strings"
 	"sync"
-
-	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/hilopool"
-	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // maxPoolAnswers bounds the pool grants a node remembers by request_id (FIFO): retries come
 // within seconds; ten thousand covers the busiest node's last minutes.
 const maxPoolAnswers = 10_000
 
-// poolAnswers remembers this node's answers to NextHiLo calls it granted from its pool, by
+// Reply is an answer to a grant from a pool; High is the last number of its range.
+type Reply interface{ GetHigh() int64 }
+
+// Answers remembers this node's answers to NextHiLo calls it granted from its pool, by
 // database and request_id, so a retry of a call whose answer was lost gets the same range,
 // as the leader's request table does for ranges through the log. A retry on another node gets
 // a new range: the first is a gap, never a duplicate. An answer whose range was given back
-// (forget) is not replayed: the returned numbers may be someone else's by then, so the retry
+// (Forget) is not replayed: the returned numbers may be someone else's by then, so the retry
 // gets a new range.
-type poolAnswers struct {
+type Answers[R Reply] struct {
+	reused   error // what a request_id used before for another tag gets
 	mu       sync.Mutex
-	byKey    map[string]*poolAnswer
-	order    []*poolAnswer            // oldest first
+	byKey    map[string]*poolAnswer[R]
+	order    []*poolAnswer[R]         // oldest first
 	granting map[string]chan struct{} // request keys whose grant is under way; closed when it ends
 }
 
-type poolAnswer struct {
+type poolAnswer[R Reply] struct {
 	id   string // database + "\x00" + request_id
 	tag  string // folded
-	resp *idnodev1.NextHiLoResponse
+	resp R
 }
 
-func newPoolAnswers() *poolAnswers {
-	return &poolAnswers{byKey: make(map[string]*poolAnswer), granting: make(map[string]chan struct{})}
+// NewAnswers returns an empty cache whose Answer refuses a request_id used before for another
+// tag with reused.
+func NewAnswers[R Reply](reused error) *Answers[R] {
+	return &Answers[R]{reused: reused, byKey: make(map[string]*poolAnswer[R]), granting: make(map[string]chan struct{})}
 }
 
 // answerKey names a request_id of a database.
 func answerKey(database, requestID string) string { return database + "\x00" + requestID }
 
-// answer runs grant for req unless req's request_id was answered before: then it returns that
-// answer (ErrRequestIDReused when it was for another tag). One grant per request_id at a time:
-// a retry arriving while the first attempt is granting waits for it and takes its answer.
+// Answer runs grant for key's request requestID unless it was answered before: then it returns
+// that answer (the reused error when it was for another tag). One grant per request_id at a
+// time: a retry arriving while the first attempt is granting waits for it and takes its answer.
 // Grants for different request_ids run concurrently, so they share the pool's writes.
-func (p *poolAnswers) answer(key hilopool.Key, req *idnodev1.NextHiLoRequest, grant func() (*idnodev1.NextHiLoResponse, bool, error)) (*idnodev1.NextHiLoResponse, bool, error) {
-	if req.GetRequestId() == "" {
+func (p *Answers[R]) Answer(key Key, requestID string, grant func() (R, bool, error)) (R, bool, error) {
+	if requestID == "" {
 		return grant()
 	}
-	id := answerKey(key.Database, req.GetRequestId())
+	id := answerKey(key.Database, requestID)
 	tag := strings.ToLower(key.Tag)
 	p.mu.Lock()
 	for {
 		if a, ok := p.byKey[id]; ok {
 			p.mu.Unlock()
 			if a.tag != tag {
-				return nil, false, toStatus(fsm.ErrRequestIDReused)
+				var none R
+				return none, false, p.reused
 			}
 			return a.resp, true, nil
 		}
@@ -79,7 +82,7 @@ func (p *poolAnswers) answer(key hilopool.Key, req *idnodev1.NextHiLoRequest, gr
 	if err != nil || !ok {
 		return resp, ok, err
 	}
-	a := &poolAnswer{id: id, tag: tag, resp: resp}
+	a := &poolAnswer[R]{id: id, tag: tag, resp: resp}
 	p.byKey[id] = a
 	p.order = append(p.order, a)
 	if len(p.order) > maxPoolAnswers {
@@ -91,9 +94,9 @@ func (p *poolAnswers) answer(key hilopool.Key, req *idnodev1.NextHiLoRequest, gr
 	return resp, true, nil
 }
 
-// forget drops the answer remembered for requestID when it granted key's range ending at end:
+// Forget drops the answer remembered for requestID when it granted key's range ending at end:
 // that range is being given back.
-func (p *poolAnswers) forget(key hilopool.Key, requestID string, end int64) {
+func (p *Answers[R]) Forget(key Key, requestID string, end int64) {
 	id := answerKey(key.Database, requestID)
 	p.mu.Lock()
 	defer p.mu.Unlock()

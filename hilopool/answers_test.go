@@ -1,19 +1,21 @@
-package server
+package hilopool
 
 import (
+	"errors"
 	"sync"
 	"testing"
 
-	"github.com/idnode/idnode/hilopool"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-var usersPool = hilopool.Key{Database: "default", Tag: "users"}
+var usersPool = Key{Database: "default", Tag: "users"}
+
+var errReused = errors.New("request_id reused")
 
 // Grants for different request_ids run at the same time (they share the pool's writes); a
 // retry of one under way waits for it and gets its answer, with no second grant.
 func TestPoolAnswersSerialiseOnlyTheSameRequestID(t *testing.T) {
-	p := newPoolAnswers()
+	p := NewAnswers[*idnodev1.NextHiLoResponse](errReused)
 	firstIn, release := make(chan struct{}), make(chan struct{})
 	var grants sync.Map // request_id → grants run
 	grantFor := func(id string, low int64, block bool) func() (*idnodev1.NextHiLoResponse, bool, error) {
@@ -28,7 +30,7 @@ func TestPoolAnswersSerialiseOnlyTheSameRequestID(t *testing.T) {
 		}
 	}
 	call := func(id string, low int64, block bool) *idnodev1.NextHiLoResponse {
-		resp, ok, err := p.answer(usersPool, &idnodev1.NextHiLoRequest{Tag: "users", RequestId: id}, grantFor(id, low, block))
+		resp, ok, err := p.Answer(usersPool, id, grantFor(id, low, block))
 		if err != nil || !ok {
 			t.Errorf("answer(%s): ok %v, err %v", id, ok, err)
 		}
@@ -57,7 +59,7 @@ func TestPoolAnswersSerialiseOnlyTheSameRequestID(t *testing.T) {
 // A retry of a request whose range was given back gets a new range, never the returned one
 // (issue 24 item 4); a forget that names another range of the request changes nothing.
 func TestPoolAnswersForgetAReturnedRange(t *testing.T) {
-	p := newPoolAnswers()
+	p := NewAnswers[*idnodev1.NextHiLoResponse](errReused)
 	next := int64(1)
 	grant := func() (*idnodev1.NextHiLoResponse, bool, error) {
 		resp := &idnodev1.NextHiLoResponse{Low: next, High: next + 31}
@@ -66,19 +68,19 @@ func TestPoolAnswersForgetAReturnedRange(t *testing.T) {
 	}
 	call := func() *idnodev1.NextHiLoResponse {
 		t.Helper()
-		resp, ok, err := p.answer(usersPool, &idnodev1.NextHiLoRequest{Tag: "Users", RequestId: "r1"}, grant)
+		resp, ok, err := p.Answer(usersPool, "r1", grant)
 		if err != nil || !ok {
 			t.Fatalf("answer(r1): ok %v, err %v", ok, err)
 		}
 		return resp
 	}
 	first := call()
-	p.forget(usersPool, "r1", first.GetHigh()+1)
-	p.forget(hilopool.Key{Database: "other", Tag: "users"}, "r1", first.GetHigh())
+	p.Forget(usersPool, "r1", first.GetHigh()+1)
+	p.Forget(Key{Database: "other", Tag: "users"}, "r1", first.GetHigh())
 	if again := call(); again.GetLow() != first.GetLow() {
 		t.Fatalf("retry after forgets of other ranges = %v, want %v", again, first)
 	}
-	p.forget(usersPool, "r1", first.GetHigh())
+	p.Forget(usersPool, "r1", first.GetHigh())
 	if again := call(); again.GetLow() != 33 {
 		t.Fatalf("retry after its range was returned = %v, want a new range 33..64", again)
 	}

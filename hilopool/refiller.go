@@ -1,0 +1,109 @@
+package hilopool
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+const (
+	refillTimeout  = 5 * time.Second
+	refillQueueLen = 256
+)
+
+// refiller tops pools up in the background, one reservation at a time, so a busy tag's callers
+// are granted from the pool and never wait for the log. On a node without a quorum the
+// reservations fail; the pool then lasts as long as its numbers do.
+type refiller struct {
+	mu      sync.Mutex
+	pending map[Key]int64      // key → the range size it was last granted at
+	rates   map[Key]*grantRate // at most maxTrackedTags; the others are sized by range size alone
+	wake    chan struct{}
+	// reserving serialises the reservations of each pool (lock).
+	reserving sync.Map // Key → *sync.Mutex
+}
+
+func newRefiller() *refiller {
+	return &refiller{pending: make(map[Key]int64), rates: make(map[Key]*grantRate), wake: make(chan struct{}, 1)}
+}
+
+// lock takes key's reservation lock and returns its unlock: one reservation of a pool at a
+// time, so reservations are added in the order the log made them.
+func (r *refiller) lock(key Key) func() {
+	m, _ := r.reserving.LoadOrStore(key, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// ask records a grant of n numbers from key's pool, in a range of size capacity, and queues
+// key for a look.
+func (r *refiller) ask(key Key, capacity, n int64, now time.Time) {
+	r.mu.Lock()
+	rate := r.rates[key]
+	if rate == nil && len(r.rates) < maxTrackedTags {
+		rate = &grantRate{}
+		r.rates[key] = rate
+	}
+	if rate != nil {
+		rate.add(n, now)
+	}
+	if len(r.pending) < refillQueueLen {
+		r.pending[key] = max(r.pending[key], capacity)
+	}
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// target is the size key's pool should have for ranges of size capacity at its measured rate.
+func (r *refiller) target(key Key, capacity int64) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var perSecond float64
+	if rate := r.rates[key]; rate != nil {
+		perSecond = rate.perSecond
+	}
+	return poolTarget(capacity, perSecond)
+}
+
+func (r *refiller) take() map[Key]int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.pending
+	r.pending = make(map[Key]int64)
+	return out
+}
+
+// Refill runs until ctx ends: each pool asked about that holds less than half its target
+// gets topped up to the target.
+func (g *Granter) Refill(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-g.refills.wake:
+		}
+		for key, capacity := range g.refills.take() {
+			g.refill(ctx, key, capacity)
+		}
+	}
+}
+
+// refill tops key's pool up to its target when it holds less than half of it.
+func (g *Granter) refill(ctx context.Context, key Key, capacity int64) {
+	unlock := g.refills.lock(key)
+	defer unlock()
+	target := g.refills.target(key, capacity)
+	left := g.cfg.Pools.Remaining(key)
+	if left >= target/2 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, refillTimeout)
+	defer cancel()
+	if err := g.reserve(ctx, key, target-left); err != nil {
+		g.cfg.Logger.Debug("HiLo pool not refilled", "database", key.Database, "tag", key.Tag, "left", left, "err", err)
+	}
+}
