@@ -24,6 +24,157 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type SeriesPeriod int32
+
+const (
+	// Numbering never restarts.
+	SeriesPeriod_SERIES_PERIOD_NONE SeriesPeriod = 0
+	// Numbering restarts at 1 each calendar year (UTC).
+	SeriesPeriod_SERIES_PERIOD_YEAR SeriesPeriod = 1
+	// Numbering restarts at 1 each calendar month (UTC).
+	SeriesPeriod_SERIES_PERIOD_MONTH SeriesPeriod = 2
+)
+
+// Enum value maps for SeriesPeriod.
+var (
+	SeriesPeriod_name = map[int32]string{
+		0: "SERIES_PERIOD_NONE",
+		1: "SERIES_PERIOD_YEAR",
+		2: "SERIES_PERIOD_MONTH",
+	}
+	SeriesPeriod_value = map[string]int32{
+		"SERIES_PERIOD_NONE":  0,
+		"SERIES_PERIOD_YEAR":  1,
+		"SERIES_PERIOD_MONTH": 2,
+	}
+)
+
+func (x SeriesPeriod) Enum() *SeriesPeriod {
+	p := new(SeriesPeriod)
+	*p = x
+	return p
+}
+
+func (x SeriesPeriod) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SeriesPeriod) Descriptor() protoreflect.EnumDescriptor {
+	return file_idnode_raft_v1_raft_proto_enumTypes[0].Descriptor()
+}
+
+func (SeriesPeriod) Type() protoreflect.EnumType {
+	return &file_idnode_raft_v1_raft_proto_enumTypes[0]
+}
+
+func (x SeriesPeriod) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SeriesPeriod.Descriptor instead.
+func (SeriesPeriod) EnumDescriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{0}
+}
+
+type SeriesPolicy int32
+
+const (
+	// Every number is issued; a number may be voided only once it was issued.
+	SeriesPolicy_SERIES_POLICY_GAPLESS SeriesPolicy = 0
+	// A number may also be voided without being issued (a journaled gap), always with a reason.
+	SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED SeriesPolicy = 1
+)
+
+// Enum value maps for SeriesPolicy.
+var (
+	SeriesPolicy_name = map[int32]string{
+		0: "SERIES_POLICY_GAPLESS",
+		1: "SERIES_POLICY_GAPS_ALLOWED_JOURNALED",
+	}
+	SeriesPolicy_value = map[string]int32{
+		"SERIES_POLICY_GAPLESS":                0,
+		"SERIES_POLICY_GAPS_ALLOWED_JOURNALED": 1,
+	}
+)
+
+func (x SeriesPolicy) Enum() *SeriesPolicy {
+	p := new(SeriesPolicy)
+	*p = x
+	return p
+}
+
+func (x SeriesPolicy) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SeriesPolicy) Descriptor() protoreflect.EnumDescriptor {
+	return file_idnode_raft_v1_raft_proto_enumTypes[1].Descriptor()
+}
+
+func (SeriesPolicy) Type() protoreflect.EnumType {
+	return &file_idnode_raft_v1_raft_proto_enumTypes[1]
+}
+
+func (x SeriesPolicy) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SeriesPolicy.Descriptor instead.
+func (SeriesPolicy) EnumDescriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{1}
+}
+
+type SeriesEntryKind int32
+
+const (
+	SeriesEntryKind_SERIES_ENTRY_KIND_UNSPECIFIED SeriesEntryKind = 0
+	// The number was issued to a document.
+	SeriesEntryKind_SERIES_ENTRY_KIND_ISSUED SeriesEntryKind = 1
+	// The number was voided: an issued number cancelled, or (gaps-allowed-journaled) skipped.
+	SeriesEntryKind_SERIES_ENTRY_KIND_VOIDED SeriesEntryKind = 2
+)
+
+// Enum value maps for SeriesEntryKind.
+var (
+	SeriesEntryKind_name = map[int32]string{
+		0: "SERIES_ENTRY_KIND_UNSPECIFIED",
+		1: "SERIES_ENTRY_KIND_ISSUED",
+		2: "SERIES_ENTRY_KIND_VOIDED",
+	}
+	SeriesEntryKind_value = map[string]int32{
+		"SERIES_ENTRY_KIND_UNSPECIFIED": 0,
+		"SERIES_ENTRY_KIND_ISSUED":      1,
+		"SERIES_ENTRY_KIND_VOIDED":      2,
+	}
+)
+
+func (x SeriesEntryKind) Enum() *SeriesEntryKind {
+	p := new(SeriesEntryKind)
+	*p = x
+	return p
+}
+
+func (x SeriesEntryKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SeriesEntryKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_idnode_raft_v1_raft_proto_enumTypes[2].Descriptor()
+}
+
+func (SeriesEntryKind) Type() protoreflect.EnumType {
+	return &file_idnode_raft_v1_raft_proto_enumTypes[2]
+}
+
+func (x SeriesEntryKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SeriesEntryKind.Descriptor instead.
+func (SeriesEntryKind) EnumDescriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{2}
+}
+
 // One identity reservation inside an IdentityBatch.
 type IdentityIncrement struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -2193,6 +2344,794 @@ func (x *PoolMark) GetGranted() int64 {
 	return 0
 }
 
+// A caller's field on an issued number (customer id, amount, ...): kept in its record.
+type SeriesField struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeriesField) Reset() {
+	*x = SeriesField{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeriesField) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeriesField) ProtoMessage() {}
+
+func (x *SeriesField) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
+func (*SeriesField) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *SeriesField) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *SeriesField) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+type CreateSeries struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The database (folded to lower case); empty is "default".
+	Database string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// As the caller spelled it; compared in lower case.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// e.g. "INV-{year}-{n:06}".
+	Format string       `protobuf:"bytes,3,opt,name=format,proto3" json:"format,omitempty"`
+	Period SeriesPeriod `protobuf:"varint,4,opt,name=period,proto3,enum=idnode.raft.v1.SeriesPeriod" json:"period,omitempty"`
+	Policy SeriesPolicy `protobuf:"varint,5,opt,name=policy,proto3,enum=idnode.raft.v1.SeriesPolicy" json:"policy,omitempty"`
+	// Proposer's clock, Unix ms: the series' clock starts here.
+	ProposedAtMs int64 `protobuf:"varint,6,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	// Who created it (the caller's key id, certificate subject, or "loopback").
+	CreatedBy     string `protobuf:"bytes,7,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	RequestId     string `protobuf:"bytes,8,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSeries) Reset() {
+	*x = CreateSeries{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSeries) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSeries) ProtoMessage() {}
+
+func (x *CreateSeries) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSeries.ProtoReflect.Descriptor instead.
+func (*CreateSeries) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *CreateSeries) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *CreateSeries) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateSeries) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *CreateSeries) GetPeriod() SeriesPeriod {
+	if x != nil {
+		return x.Period
+	}
+	return SeriesPeriod_SERIES_PERIOD_NONE
+}
+
+func (x *CreateSeries) GetPolicy() SeriesPolicy {
+	if x != nil {
+		return x.Policy
+	}
+	return SeriesPolicy_SERIES_POLICY_GAPLESS
+}
+
+func (x *CreateSeries) GetProposedAtMs() int64 {
+	if x != nil {
+		return x.ProposedAtMs
+	}
+	return 0
+}
+
+func (x *CreateSeries) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *CreateSeries) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// One Issue call inside a SeriesIssueBatch.
+type SeriesIssue struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Series   string                 `protobuf:"bytes,2,opt,name=series,proto3" json:"series,omitempty"`
+	// Required: a retry with it answers the same number and record.
+	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The hash of the document the number goes on (the caller's choice of hash).
+	DocumentHash []byte `protobuf:"bytes,4,opt,name=document_hash,json=documentHash,proto3" json:"document_hash,omitempty"`
+	// Sorted by key, keys unique.
+	Fields        []*SeriesField `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	IssuedBy      string         `protobuf:"bytes,6,opt,name=issued_by,json=issuedBy,proto3" json:"issued_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeriesIssue) Reset() {
+	*x = SeriesIssue{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeriesIssue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeriesIssue) ProtoMessage() {}
+
+func (x *SeriesIssue) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeriesIssue.ProtoReflect.Descriptor instead.
+func (*SeriesIssue) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *SeriesIssue) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *SeriesIssue) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+func (x *SeriesIssue) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *SeriesIssue) GetDocumentHash() []byte {
+	if x != nil {
+		return x.DocumentHash
+	}
+	return nil
+}
+
+func (x *SeriesIssue) GetFields() []*SeriesField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *SeriesIssue) GetIssuedBy() string {
+	if x != nil {
+		return x.IssuedBy
+	}
+	return ""
+}
+
+// Many callers' Issue calls coalesced into one log entry; answered per issue, in order.
+type SeriesIssueBatch struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Issues []*SeriesIssue         `protobuf:"bytes,1,rep,name=issues,proto3" json:"issues,omitempty"`
+	// Proposer's clock, Unix ms. A series' clock is the largest it was ever given: an entry's
+	// time, and so its period, never goes back.
+	ProposedAtMs  int64 `protobuf:"varint,2,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeriesIssueBatch) Reset() {
+	*x = SeriesIssueBatch{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeriesIssueBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeriesIssueBatch) ProtoMessage() {}
+
+func (x *SeriesIssueBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeriesIssueBatch.ProtoReflect.Descriptor instead.
+func (*SeriesIssueBatch) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *SeriesIssueBatch) GetIssues() []*SeriesIssue {
+	if x != nil {
+		return x.Issues
+	}
+	return nil
+}
+
+func (x *SeriesIssueBatch) GetProposedAtMs() int64 {
+	if x != nil {
+		return x.ProposedAtMs
+	}
+	return 0
+}
+
+type SeriesVoid struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Series   string                 `protobuf:"bytes,2,opt,name=series,proto3" json:"series,omitempty"`
+	// The period of the number ("2026", "2026-03", "" for a series without periods).
+	Period string `protobuf:"bytes,3,opt,name=period,proto3" json:"period,omitempty"`
+	Number int64  `protobuf:"varint,4,opt,name=number,proto3" json:"number,omitempty"`
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The document that corrects the voided one (a credit note's number), when there is one.
+	Correcting    string `protobuf:"bytes,6,opt,name=correcting,proto3" json:"correcting,omitempty"`
+	RequestId     string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	VoidedBy      string `protobuf:"bytes,8,opt,name=voided_by,json=voidedBy,proto3" json:"voided_by,omitempty"`
+	ProposedAtMs  int64  `protobuf:"varint,9,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeriesVoid) Reset() {
+	*x = SeriesVoid{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeriesVoid) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeriesVoid) ProtoMessage() {}
+
+func (x *SeriesVoid) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeriesVoid.ProtoReflect.Descriptor instead.
+func (*SeriesVoid) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *SeriesVoid) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *SeriesVoid) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+func (x *SeriesVoid) GetPeriod() string {
+	if x != nil {
+		return x.Period
+	}
+	return ""
+}
+
+func (x *SeriesVoid) GetNumber() int64 {
+	if x != nil {
+		return x.Number
+	}
+	return 0
+}
+
+func (x *SeriesVoid) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *SeriesVoid) GetCorrecting() string {
+	if x != nil {
+		return x.Correcting
+	}
+	return ""
+}
+
+func (x *SeriesVoid) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *SeriesVoid) GetVoidedBy() string {
+	if x != nil {
+		return x.VoidedBy
+	}
+	return ""
+}
+
+func (x *SeriesVoid) GetProposedAtMs() int64 {
+	if x != nil {
+		return x.ProposedAtMs
+	}
+	return 0
+}
+
+// A series as created, with its head: where its chain and numbering stand. A record of
+// series.db and of snapshots.
+type SeriesDefinition struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Database    string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Name        string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Format      string                 `protobuf:"bytes,3,opt,name=format,proto3" json:"format,omitempty"`
+	Period      SeriesPeriod           `protobuf:"varint,4,opt,name=period,proto3,enum=idnode.raft.v1.SeriesPeriod" json:"period,omitempty"`
+	Policy      SeriesPolicy           `protobuf:"varint,5,opt,name=policy,proto3,enum=idnode.raft.v1.SeriesPolicy" json:"policy,omitempty"`
+	CreatedAtMs int64                  `protobuf:"varint,6,opt,name=created_at_ms,json=createdAtMs,proto3" json:"created_at_ms,omitempty"`
+	CreatedBy   string                 `protobuf:"bytes,7,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	// The seq of the last entry (0: none yet).
+	Entries uint64 `protobuf:"varint,10,opt,name=entries,proto3" json:"entries,omitempty"`
+	// The hash of the last entry (empty: none yet).
+	HeadHash []byte `protobuf:"bytes,11,opt,name=head_hash,json=headHash,proto3" json:"head_hash,omitempty"`
+	// The period of the last number, and the last number in it.
+	CurrentPeriod string `protobuf:"bytes,12,opt,name=current_period,json=currentPeriod,proto3" json:"current_period,omitempty"`
+	LastNumber    int64  `protobuf:"varint,13,opt,name=last_number,json=lastNumber,proto3" json:"last_number,omitempty"`
+	// The series' clock, Unix ms: the time of the last entry; it only moves forward.
+	ClockMs       int64  `protobuf:"varint,14,opt,name=clock_ms,json=clockMs,proto3" json:"clock_ms,omitempty"`
+	Issued        uint64 `protobuf:"varint,15,opt,name=issued,proto3" json:"issued,omitempty"`
+	Voided        uint64 `protobuf:"varint,16,opt,name=voided,proto3" json:"voided,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeriesDefinition) Reset() {
+	*x = SeriesDefinition{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeriesDefinition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeriesDefinition) ProtoMessage() {}
+
+func (x *SeriesDefinition) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeriesDefinition.ProtoReflect.Descriptor instead.
+func (*SeriesDefinition) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *SeriesDefinition) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *SeriesDefinition) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SeriesDefinition) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *SeriesDefinition) GetPeriod() SeriesPeriod {
+	if x != nil {
+		return x.Period
+	}
+	return SeriesPeriod_SERIES_PERIOD_NONE
+}
+
+func (x *SeriesDefinition) GetPolicy() SeriesPolicy {
+	if x != nil {
+		return x.Policy
+	}
+	return SeriesPolicy_SERIES_POLICY_GAPLESS
+}
+
+func (x *SeriesDefinition) GetCreatedAtMs() int64 {
+	if x != nil {
+		return x.CreatedAtMs
+	}
+	return 0
+}
+
+func (x *SeriesDefinition) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *SeriesDefinition) GetEntries() uint64 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
+func (x *SeriesDefinition) GetHeadHash() []byte {
+	if x != nil {
+		return x.HeadHash
+	}
+	return nil
+}
+
+func (x *SeriesDefinition) GetCurrentPeriod() string {
+	if x != nil {
+		return x.CurrentPeriod
+	}
+	return ""
+}
+
+func (x *SeriesDefinition) GetLastNumber() int64 {
+	if x != nil {
+		return x.LastNumber
+	}
+	return 0
+}
+
+func (x *SeriesDefinition) GetClockMs() int64 {
+	if x != nil {
+		return x.ClockMs
+	}
+	return 0
+}
+
+func (x *SeriesDefinition) GetIssued() uint64 {
+	if x != nil {
+		return x.Issued
+	}
+	return 0
+}
+
+func (x *SeriesDefinition) GetVoided() uint64 {
+	if x != nil {
+		return x.Voided
+	}
+	return 0
+}
+
+// One entry of a series' journal. hash = SHA-256 of prev_hash and the entry's canonical
+// bytes (package series, DESIGN.md), so any edit or deletion breaks the chain.
+type SeriesEntry struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Series   string                 `protobuf:"bytes,2,opt,name=series,proto3" json:"series,omitempty"`
+	// Position in the journal: 1, 2, 3, ...
+	Seq    uint64          `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
+	Kind   SeriesEntryKind `protobuf:"varint,4,opt,name=kind,proto3,enum=idnode.raft.v1.SeriesEntryKind" json:"kind,omitempty"`
+	Period string          `protobuf:"bytes,5,opt,name=period,proto3" json:"period,omitempty"`
+	Number int64           `protobuf:"varint,6,opt,name=number,proto3" json:"number,omitempty"`
+	// The number as printed, e.g. "INV-2026-000042".
+	Id           string         `protobuf:"bytes,7,opt,name=id,proto3" json:"id,omitempty"`
+	TimeMs       int64          `protobuf:"varint,8,opt,name=time_ms,json=timeMs,proto3" json:"time_ms,omitempty"`
+	RequestId    string         `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	DocumentHash []byte         `protobuf:"bytes,10,opt,name=document_hash,json=documentHash,proto3" json:"document_hash,omitempty"`
+	Fields       []*SeriesField `protobuf:"bytes,11,rep,name=fields,proto3" json:"fields,omitempty"`
+	// Who issued or voided it.
+	Actor         string `protobuf:"bytes,12,opt,name=actor,proto3" json:"actor,omitempty"`
+	Reason        string `protobuf:"bytes,13,opt,name=reason,proto3" json:"reason,omitempty"`
+	Correcting    string `protobuf:"bytes,14,opt,name=correcting,proto3" json:"correcting,omitempty"`
+	PrevHash      []byte `protobuf:"bytes,15,opt,name=prev_hash,json=prevHash,proto3" json:"prev_hash,omitempty"`
+	Hash          []byte `protobuf:"bytes,16,opt,name=hash,proto3" json:"hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeriesEntry) Reset() {
+	*x = SeriesEntry{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeriesEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeriesEntry) ProtoMessage() {}
+
+func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
+func (*SeriesEntry) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *SeriesEntry) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *SeriesEntry) GetKind() SeriesEntryKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SeriesEntryKind_SERIES_ENTRY_KIND_UNSPECIFIED
+}
+
+func (x *SeriesEntry) GetPeriod() string {
+	if x != nil {
+		return x.Period
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetNumber() int64 {
+	if x != nil {
+		return x.Number
+	}
+	return 0
+}
+
+func (x *SeriesEntry) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetTimeMs() int64 {
+	if x != nil {
+		return x.TimeMs
+	}
+	return 0
+}
+
+func (x *SeriesEntry) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetDocumentHash() []byte {
+	if x != nil {
+		return x.DocumentHash
+	}
+	return nil
+}
+
+func (x *SeriesEntry) GetFields() []*SeriesField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *SeriesEntry) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetCorrecting() string {
+	if x != nil {
+		return x.Correcting
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetPrevHash() []byte {
+	if x != nil {
+		return x.PrevHash
+	}
+	return nil
+}
+
+func (x *SeriesEntry) GetHash() []byte {
+	if x != nil {
+		return x.Hash
+	}
+	return nil
+}
+
+// The first record of the series part of a snapshot: the raft index of the last series
+// command the journal holds, and how many series follow.
+type SeriesJournalRecord struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AppliedIndex  uint64                 `protobuf:"varint,1,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
+	Series        uint64                 `protobuf:"varint,2,opt,name=series,proto3" json:"series,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeriesJournalRecord) Reset() {
+	*x = SeriesJournalRecord{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeriesJournalRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeriesJournalRecord) ProtoMessage() {}
+
+func (x *SeriesJournalRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeriesJournalRecord.ProtoReflect.Descriptor instead.
+func (*SeriesJournalRecord) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *SeriesJournalRecord) GetAppliedIndex() uint64 {
+	if x != nil {
+		return x.AppliedIndex
+	}
+	return 0
+}
+
+func (x *SeriesJournalRecord) GetSeries() uint64 {
+	if x != nil {
+		return x.Series
+	}
+	return 0
+}
+
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
@@ -2364,7 +3303,99 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\bPoolMark\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x10\n" +
 	"\x03tag\x18\x02 \x01(\tR\x03tag\x12\x18\n" +
-	"\agranted\x18\x03 \x01(\x03R\agrantedB6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
+	"\agranted\x18\x03 \x01(\x03R\agranted\"5\n" +
+	"\vSeriesField\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\xa6\x02\n" +
+	"\fCreateSeries\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06format\x18\x03 \x01(\tR\x06format\x124\n" +
+	"\x06period\x18\x04 \x01(\x0e2\x1c.idnode.raft.v1.SeriesPeriodR\x06period\x124\n" +
+	"\x06policy\x18\x05 \x01(\x0e2\x1c.idnode.raft.v1.SeriesPolicyR\x06policy\x12$\n" +
+	"\x0eproposed_at_ms\x18\x06 \x01(\x03R\fproposedAtMs\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\a \x01(\tR\tcreatedBy\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\b \x01(\tR\trequestId\"\xd7\x01\n" +
+	"\vSeriesIssue\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06series\x18\x02 \x01(\tR\x06series\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12#\n" +
+	"\rdocument_hash\x18\x04 \x01(\fR\fdocumentHash\x123\n" +
+	"\x06fields\x18\x05 \x03(\v2\x1b.idnode.raft.v1.SeriesFieldR\x06fields\x12\x1b\n" +
+	"\tissued_by\x18\x06 \x01(\tR\bissuedBy\"m\n" +
+	"\x10SeriesIssueBatch\x123\n" +
+	"\x06issues\x18\x01 \x03(\v2\x1b.idnode.raft.v1.SeriesIssueR\x06issues\x12$\n" +
+	"\x0eproposed_at_ms\x18\x02 \x01(\x03R\fproposedAtMs\"\x8a\x02\n" +
+	"\n" +
+	"SeriesVoid\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06series\x18\x02 \x01(\tR\x06series\x12\x16\n" +
+	"\x06period\x18\x03 \x01(\tR\x06period\x12\x16\n" +
+	"\x06number\x18\x04 \x01(\x03R\x06number\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x1e\n" +
+	"\n" +
+	"correcting\x18\x06 \x01(\tR\n" +
+	"correcting\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\a \x01(\tR\trequestId\x12\x1b\n" +
+	"\tvoided_by\x18\b \x01(\tR\bvoidedBy\x12$\n" +
+	"\x0eproposed_at_ms\x18\t \x01(\x03R\fproposedAtMs\"\xd3\x03\n" +
+	"\x10SeriesDefinition\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06format\x18\x03 \x01(\tR\x06format\x124\n" +
+	"\x06period\x18\x04 \x01(\x0e2\x1c.idnode.raft.v1.SeriesPeriodR\x06period\x124\n" +
+	"\x06policy\x18\x05 \x01(\x0e2\x1c.idnode.raft.v1.SeriesPolicyR\x06policy\x12\"\n" +
+	"\rcreated_at_ms\x18\x06 \x01(\x03R\vcreatedAtMs\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\a \x01(\tR\tcreatedBy\x12\x18\n" +
+	"\aentries\x18\n" +
+	" \x01(\x04R\aentries\x12\x1b\n" +
+	"\thead_hash\x18\v \x01(\fR\bheadHash\x12%\n" +
+	"\x0ecurrent_period\x18\f \x01(\tR\rcurrentPeriod\x12\x1f\n" +
+	"\vlast_number\x18\r \x01(\x03R\n" +
+	"lastNumber\x12\x19\n" +
+	"\bclock_ms\x18\x0e \x01(\x03R\aclockMs\x12\x16\n" +
+	"\x06issued\x18\x0f \x01(\x04R\x06issued\x12\x16\n" +
+	"\x06voided\x18\x10 \x01(\x04R\x06voided\"\xd9\x03\n" +
+	"\vSeriesEntry\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06series\x18\x02 \x01(\tR\x06series\x12\x10\n" +
+	"\x03seq\x18\x03 \x01(\x04R\x03seq\x123\n" +
+	"\x04kind\x18\x04 \x01(\x0e2\x1f.idnode.raft.v1.SeriesEntryKindR\x04kind\x12\x16\n" +
+	"\x06period\x18\x05 \x01(\tR\x06period\x12\x16\n" +
+	"\x06number\x18\x06 \x01(\x03R\x06number\x12\x0e\n" +
+	"\x02id\x18\a \x01(\tR\x02id\x12\x17\n" +
+	"\atime_ms\x18\b \x01(\x03R\x06timeMs\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\t \x01(\tR\trequestId\x12#\n" +
+	"\rdocument_hash\x18\n" +
+	" \x01(\fR\fdocumentHash\x123\n" +
+	"\x06fields\x18\v \x03(\v2\x1b.idnode.raft.v1.SeriesFieldR\x06fields\x12\x14\n" +
+	"\x05actor\x18\f \x01(\tR\x05actor\x12\x16\n" +
+	"\x06reason\x18\r \x01(\tR\x06reason\x12\x1e\n" +
+	"\n" +
+	"correcting\x18\x0e \x01(\tR\n" +
+	"correcting\x12\x1b\n" +
+	"\tprev_hash\x18\x0f \x01(\fR\bprevHash\x12\x12\n" +
+	"\x04hash\x18\x10 \x01(\fR\x04hash\"R\n" +
+	"\x13SeriesJournalRecord\x12#\n" +
+	"\rapplied_index\x18\x01 \x01(\x04R\fappliedIndex\x12\x16\n" +
+	"\x06series\x18\x02 \x01(\x04R\x06series*W\n" +
+	"\fSeriesPeriod\x12\x16\n" +
+	"\x12SERIES_PERIOD_NONE\x10\x00\x12\x16\n" +
+	"\x12SERIES_PERIOD_YEAR\x10\x01\x12\x17\n" +
+	"\x13SERIES_PERIOD_MONTH\x10\x02*S\n" +
+	"\fSeriesPolicy\x12\x19\n" +
+	"\x15SERIES_POLICY_GAPLESS\x10\x00\x12(\n" +
+	"$SERIES_POLICY_GAPS_ALLOWED_JOURNALED\x10\x01*p\n" +
+	"\x0fSeriesEntryKind\x12!\n" +
+	"\x1dSERIES_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18SERIES_ENTRY_KIND_ISSUED\x10\x01\x12\x1c\n" +
+	"\x18SERIES_ENTRY_KIND_VOIDED\x10\x02B6Z4github.com/idnode/idnode/proto/idnode/raft/v1;raftv1b\x06proto3"
 
 var (
 	file_idnode_raft_v1_raft_proto_rawDescOnce sync.Once
@@ -2378,53 +3409,73 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 	return file_idnode_raft_v1_raft_proto_rawDescData
 }
 
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_idnode_raft_v1_raft_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
-	(*IdentityIncrement)(nil), // 0: idnode.raft.v1.IdentityIncrement
-	(*IdentityBatch)(nil),     // 1: idnode.raft.v1.IdentityBatch
-	(*SeedIdentity)(nil),      // 2: idnode.raft.v1.SeedIdentity
-	(*HiLoReserve)(nil),       // 3: idnode.raft.v1.HiLoReserve
-	(*HiLoReturn)(nil),        // 4: idnode.raft.v1.HiLoReturn
-	(*RegisterNode)(nil),      // 5: idnode.raft.v1.RegisterNode
-	(*RemoveNode)(nil),        // 6: idnode.raft.v1.RemoveNode
-	(*RaiseFloor)(nil),        // 7: idnode.raft.v1.RaiseFloor
-	(*CreateDatabase)(nil),    // 8: idnode.raft.v1.CreateDatabase
-	(*DeleteDatabase)(nil),    // 9: idnode.raft.v1.DeleteDatabase
-	(*CreateKey)(nil),         // 10: idnode.raft.v1.CreateKey
-	(*DeleteKey)(nil),         // 11: idnode.raft.v1.DeleteKey
-	(*SetClusterSecret)(nil),  // 12: idnode.raft.v1.SetClusterSecret
-	(*Claim)(nil),             // 13: idnode.raft.v1.Claim
-	(*HiLoPoolReserve)(nil),   // 14: idnode.raft.v1.HiLoPoolReserve
-	(*Release)(nil),           // 15: idnode.raft.v1.Release
-	(*IdentityRecord)(nil),    // 16: idnode.raft.v1.IdentityRecord
-	(*HiLoRecord)(nil),        // 17: idnode.raft.v1.HiLoRecord
-	(*HiLoPoolRecord)(nil),    // 18: idnode.raft.v1.HiLoPoolRecord
-	(*NodeRecord)(nil),        // 19: idnode.raft.v1.NodeRecord
-	(*RetiredTagRecord)(nil),  // 20: idnode.raft.v1.RetiredTagRecord
-	(*RequestRecord)(nil),     // 21: idnode.raft.v1.RequestRecord
-	(*ClockRecord)(nil),       // 22: idnode.raft.v1.ClockRecord
-	(*KeyRecord)(nil),         // 23: idnode.raft.v1.KeyRecord
-	(*DatabaseRecord)(nil),    // 24: idnode.raft.v1.DatabaseRecord
-	(*ClaimRecord)(nil),       // 25: idnode.raft.v1.ClaimRecord
-	(*SettingsRecord)(nil),    // 26: idnode.raft.v1.SettingsRecord
-	(*SeedHiLo)(nil),          // 27: idnode.raft.v1.SeedHiLo
-	(*Fold)(nil),              // 28: idnode.raft.v1.Fold
-	(*LocalReservations)(nil), // 29: idnode.raft.v1.LocalReservations
-	(*PoolMark)(nil),          // 30: idnode.raft.v1.PoolMark
+	(SeriesPeriod)(0),           // 0: idnode.raft.v1.SeriesPeriod
+	(SeriesPolicy)(0),           // 1: idnode.raft.v1.SeriesPolicy
+	(SeriesEntryKind)(0),        // 2: idnode.raft.v1.SeriesEntryKind
+	(*IdentityIncrement)(nil),   // 3: idnode.raft.v1.IdentityIncrement
+	(*IdentityBatch)(nil),       // 4: idnode.raft.v1.IdentityBatch
+	(*SeedIdentity)(nil),        // 5: idnode.raft.v1.SeedIdentity
+	(*HiLoReserve)(nil),         // 6: idnode.raft.v1.HiLoReserve
+	(*HiLoReturn)(nil),          // 7: idnode.raft.v1.HiLoReturn
+	(*RegisterNode)(nil),        // 8: idnode.raft.v1.RegisterNode
+	(*RemoveNode)(nil),          // 9: idnode.raft.v1.RemoveNode
+	(*RaiseFloor)(nil),          // 10: idnode.raft.v1.RaiseFloor
+	(*CreateDatabase)(nil),      // 11: idnode.raft.v1.CreateDatabase
+	(*DeleteDatabase)(nil),      // 12: idnode.raft.v1.DeleteDatabase
+	(*CreateKey)(nil),           // 13: idnode.raft.v1.CreateKey
+	(*DeleteKey)(nil),           // 14: idnode.raft.v1.DeleteKey
+	(*SetClusterSecret)(nil),    // 15: idnode.raft.v1.SetClusterSecret
+	(*Claim)(nil),               // 16: idnode.raft.v1.Claim
+	(*HiLoPoolReserve)(nil),     // 17: idnode.raft.v1.HiLoPoolReserve
+	(*Release)(nil),             // 18: idnode.raft.v1.Release
+	(*IdentityRecord)(nil),      // 19: idnode.raft.v1.IdentityRecord
+	(*HiLoRecord)(nil),          // 20: idnode.raft.v1.HiLoRecord
+	(*HiLoPoolRecord)(nil),      // 21: idnode.raft.v1.HiLoPoolRecord
+	(*NodeRecord)(nil),          // 22: idnode.raft.v1.NodeRecord
+	(*RetiredTagRecord)(nil),    // 23: idnode.raft.v1.RetiredTagRecord
+	(*RequestRecord)(nil),       // 24: idnode.raft.v1.RequestRecord
+	(*ClockRecord)(nil),         // 25: idnode.raft.v1.ClockRecord
+	(*KeyRecord)(nil),           // 26: idnode.raft.v1.KeyRecord
+	(*DatabaseRecord)(nil),      // 27: idnode.raft.v1.DatabaseRecord
+	(*ClaimRecord)(nil),         // 28: idnode.raft.v1.ClaimRecord
+	(*SettingsRecord)(nil),      // 29: idnode.raft.v1.SettingsRecord
+	(*SeedHiLo)(nil),            // 30: idnode.raft.v1.SeedHiLo
+	(*Fold)(nil),                // 31: idnode.raft.v1.Fold
+	(*LocalReservations)(nil),   // 32: idnode.raft.v1.LocalReservations
+	(*PoolMark)(nil),            // 33: idnode.raft.v1.PoolMark
+	(*SeriesField)(nil),         // 34: idnode.raft.v1.SeriesField
+	(*CreateSeries)(nil),        // 35: idnode.raft.v1.CreateSeries
+	(*SeriesIssue)(nil),         // 36: idnode.raft.v1.SeriesIssue
+	(*SeriesIssueBatch)(nil),    // 37: idnode.raft.v1.SeriesIssueBatch
+	(*SeriesVoid)(nil),          // 38: idnode.raft.v1.SeriesVoid
+	(*SeriesDefinition)(nil),    // 39: idnode.raft.v1.SeriesDefinition
+	(*SeriesEntry)(nil),         // 40: idnode.raft.v1.SeriesEntry
+	(*SeriesJournalRecord)(nil), // 41: idnode.raft.v1.SeriesJournalRecord
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
-	0,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	16, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
-	17, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
-	25, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
-	18, // 4: idnode.raft.v1.HiLoRecord.pools:type_name -> idnode.raft.v1.HiLoPoolRecord
-	30, // 5: idnode.raft.v1.NodeRecord.pool_marks:type_name -> idnode.raft.v1.PoolMark
-	30, // 6: idnode.raft.v1.LocalReservations.pools:type_name -> idnode.raft.v1.PoolMark
-	7,  // [7:7] is the sub-list for method output_type
-	7,  // [7:7] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	3,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
+	19, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
+	20, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
+	28, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
+	21, // 4: idnode.raft.v1.HiLoRecord.pools:type_name -> idnode.raft.v1.HiLoPoolRecord
+	33, // 5: idnode.raft.v1.NodeRecord.pool_marks:type_name -> idnode.raft.v1.PoolMark
+	33, // 6: idnode.raft.v1.LocalReservations.pools:type_name -> idnode.raft.v1.PoolMark
+	0,  // 7: idnode.raft.v1.CreateSeries.period:type_name -> idnode.raft.v1.SeriesPeriod
+	1,  // 8: idnode.raft.v1.CreateSeries.policy:type_name -> idnode.raft.v1.SeriesPolicy
+	34, // 9: idnode.raft.v1.SeriesIssue.fields:type_name -> idnode.raft.v1.SeriesField
+	36, // 10: idnode.raft.v1.SeriesIssueBatch.issues:type_name -> idnode.raft.v1.SeriesIssue
+	0,  // 11: idnode.raft.v1.SeriesDefinition.period:type_name -> idnode.raft.v1.SeriesPeriod
+	1,  // 12: idnode.raft.v1.SeriesDefinition.policy:type_name -> idnode.raft.v1.SeriesPolicy
+	2,  // 13: idnode.raft.v1.SeriesEntry.kind:type_name -> idnode.raft.v1.SeriesEntryKind
+	34, // 14: idnode.raft.v1.SeriesEntry.fields:type_name -> idnode.raft.v1.SeriesField
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_idnode_raft_v1_raft_proto_init() }
@@ -2437,13 +3488,14 @@ func file_idnode_raft_v1_raft_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   31,
+			NumEnums:      3,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_idnode_raft_v1_raft_proto_goTypes,
 		DependencyIndexes: file_idnode_raft_v1_raft_proto_depIdxs,
+		EnumInfos:         file_idnode_raft_v1_raft_proto_enumTypes,
 		MessageInfos:      file_idnode_raft_v1_raft_proto_msgTypes,
 	}.Build()
 	File_idnode_raft_v1_raft_proto = out.File
