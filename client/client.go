@@ -178,6 +178,7 @@ type node struct {
 	conn    *grpc.ClientConn
 	ids     idnodev1.IdServiceClient
 	cluster idnodev1.ClusterServiceClient
+	series  idnodev1.SeriesServiceClient
 }
 
 // Client talks to an idnode cluster through any subset of its nodes. It is safe for any
@@ -235,7 +236,8 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 		}
 		conn.Connect()
 		c.nodes = append(c.nodes, &node{addr: addr, conn: conn,
-			ids: idnodev1.NewIdServiceClient(conn), cluster: idnodev1.NewClusterServiceClient(conn)})
+			ids: idnodev1.NewIdServiceClient(conn), cluster: idnodev1.NewClusterServiceClient(conn),
+			series: idnodev1.NewSeriesServiceClient(conn)})
 	}
 	if !o.inOrder {
 		c.preferred.Store(mrand.Int64N(int64(len(c.nodes)))) // spread clients over the nodes

@@ -59,9 +59,10 @@ type Config struct {
 	// naming the file). raft cannot go on without it and panics when this returns: the node
 	// must stop.
 	OnStorageHalt func(err error)
-	// OnHalt is called once if the FSM meets a command type this build does not know: it has
-	// stopped applying the log, and the node must stop (fsm.FSM.OnHalt).
-	OnHalt func(index uint64, t fsm.CommandType)
+	// OnHalt is called once if the FSM halts (a command type this build does not know, a
+	// series journal it cannot write): it has stopped applying the log, and the node must
+	// stop (fsm.FSM.OnHalt).
+	OnHalt func(fsm.Halt)
 }
 
 // Timing holds the Raft timeouts. The defaults are tuned for a LAN or loopback, where a round

@@ -235,7 +235,7 @@ func TestUnknownCommandHaltsEveryNode(t *testing.T) {
 	halts := make(chan halt, len(cfgs))
 	for i := range cfgs {
 		id := cfgs[i].ID
-		cfgs[i].OnHalt = func(index uint64, _ fsm.CommandType) { halts <- halt{id, index} }
+		cfgs[i].OnHalt = func(h fsm.Halt) { halts <- halt{id, h.Index} }
 	}
 	nodes := mustOpenAll(t, cfgs...)
 	leader := leaderOf(t, nodes...)

@@ -20,6 +20,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/series"
 )
 
 // Node is this process's Raft member.
@@ -29,6 +30,7 @@ type Node struct {
 	fsm       *fsm.FSM
 	watched   *watchedFSM // fsm as raft applies it (applywatch.go)
 	store     *raftboltdb.BoltStore
+	journal   *series.Store // the series journals the FSM applies to
 	guard     *storageGuard // the store as raft writes it
 	transport raft.Transport
 	log       *slog.Logger
@@ -83,7 +85,14 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		}
 		return nil, fmt.Errorf("open raft log in %s: %w", raftDir, err)
 	}
-	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, log: cfg.Logger, raftLog: raftLog, closed: make(chan struct{})}
+	// The series journals (fsm/series.go) live beside the log. Nothing else holds them: a lost
+	// or older series.db is rebuilt from the newest snapshot and the log after it.
+	journal, err := series.Open(filepath.Join(raftDir, "series.db"))
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open the series journal in %s: %w", raftDir, err), store.Close())
+	}
+	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, journal: journal, log: cfg.Logger, raftLog: raftLog, closed: make(chan struct{})}
+	n.fsm.UseSeries(journal)
 	n.watched = &watchedFSM{BatchingFSM: n.fsm}
 	n.guard = &storageGuard{StableStore: store, path: filepath.Join(raftDir, "raft.db"), log: cfg.Logger,
 		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}, halt: cfg.OnStorageHalt}
@@ -95,7 +104,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 			err = errors.Join(err, c.Close())
 		}
 		raftLog.close()
-		return nil, errors.Join(err, store.Close())
+		return nil, errors.Join(err, store.Close(), journal.Close())
 	}
 	return n, nil
 }
@@ -315,7 +324,7 @@ func (n *Node) Close() error {
 			err = errors.Join(err, c.Close())
 		}
 		n.raftLog.close()
-		n.closeErr = errors.Join(err, n.store.Close())
+		n.closeErr = errors.Join(err, n.store.Close(), n.journal.Close())
 	})
 	return n.closeErr
 }

@@ -66,7 +66,7 @@ type HiLoMax struct {
 
 // ReadBackup reads a backup (snapshot) file.
 func ReadBackup(r io.Reader) (*Backup, error) {
-	st, err := readSnapshot(r)
+	st, err := readSnapshot(r, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,10 @@ const (
 	SetFoldCommand CommandType = 50
 	// LocalReservations records how far a node's etag counter and HiLo pools may have reached.
 	LocalReservationsCommand CommandType = 25
+	// Fiscal series (series.go). Not Ignorable: an older build would leave its journal short.
+	CreateSeriesCommand     CommandType = 30
+	SeriesIssueBatchCommand CommandType = 31
+	SeriesVoidCommand       CommandType = 32
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

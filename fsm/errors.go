@@ -9,9 +9,17 @@ var (
 	// was written by a newer idnode. Upgrade this node before it applies more of the log.
 	ErrUnknownCommand = errors.New("unknown raft command type: upgrade this node to the cluster's idnode version")
 
-	// ErrHalted means the FSM met a command type it does not know and stopped applying the
-	// log: this node runs an older idnode than the cluster. Upgrade it and restart it.
-	ErrHalted = errors.New("this node's state machine halted on a raft command it does not know: upgrade this node to the cluster's idnode version")
+	// ErrHalted means the FSM stopped applying the log: it met a command type it does not know
+	// (this node runs an older idnode than the cluster: upgrade it) or could not write a series
+	// journal (fix its disk). Then restart it; the log still holds every entry.
+	ErrHalted = errors.New("this node's state machine halted and applies no more of the log")
+
+	// ErrJournalWrite means the series journal (series.db) could not be written: the FSM halts
+	// rather than answer from a journal that lacks entries the log holds.
+	ErrJournalWrite = errors.New("the series journal (series.db) cannot be written: fix the disk and restart the node")
+
+	// ErrNoJournal means this FSM was built without a series store (a test's).
+	ErrNoJournal = errors.New("this node keeps no series journal")
 
 	// ErrMalformedCommand means an entry could not be decoded.
 	ErrMalformedCommand = errors.New("malformed raft command")

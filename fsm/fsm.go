@@ -25,12 +25,25 @@ type FSM struct {
 	// halted is set by the first entry of a command type this build does not know and may not
 	// skip; from then on nothing is applied (see apply).
 	halted bool
-	onHalt func(index uint64, t CommandType)
+	onHalt func(Halt)
+	// journal is the series store (series.go); every state the FSM holds shares it.
+	journal *journal
+}
+
+// Halt says why the FSM stopped applying the log: a command this build does not know
+// (ErrUnknownCommand), or a series journal it could not write (ErrJournalWrite).
+type Halt struct {
+	Index   uint64
+	Command CommandType
+	Err     error
 }
 
 // New returns an empty FSM.
 func New() *FSM {
-	return &FSM{st: newState()}
+	j := &journal{}
+	st := newState()
+	st.journal = j
+	return &FSM{st: st, journal: j}
 }
 
 // command is one entry of the command table: the message it carries and how it is applied.
@@ -61,6 +74,9 @@ var commands = map[CommandType]command{
 	HiLoReturnGrantCommand:   handle((*state).applyHiLoReturnGrant),
 	SetFoldCommand:           handle((*state).applySetFold),
 	LocalReservationsCommand: handle((*state).applyLocalReservations),
+	CreateSeriesCommand:      handle((*state).applyCreateSeries),
+	SeriesIssueBatchCommand:  handle((*state).applySeriesIssueBatch),
+	SeriesVoidCommand:        handle((*state).applySeriesVoid),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.
@@ -80,9 +96,9 @@ func handle[M any, PM interface {
 	}
 }
 
-// OnHalt sets what the FSM calls, once, when it halts on a command it does not know: the
-// node must stop (cmd/idnode exits). Set it before raft starts.
-func (f *FSM) OnHalt(fn func(index uint64, t CommandType)) {
+// OnHalt sets what the FSM calls, once, when it halts: the node must stop (cmd/idnode
+// exits). Set it before raft starts.
+func (f *FSM) OnHalt(fn func(Halt)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.onHalt = fn
@@ -99,7 +115,11 @@ func (f *FSM) Halted() bool {
 func (f *FSM) Apply(l *raft.Log) any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.apply(l)
+	out := f.apply(l)
+	if err := f.endJournal(l.Index); err != nil {
+		return err
+	}
+	return out
 }
 
 // ApplyBatch implements raft.BatchingFSM: one lock for many entries.
@@ -110,7 +130,36 @@ func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	for i, l := range logs {
 		out[i] = f.apply(l)
 	}
+	if len(logs) > 0 {
+		if err := f.endJournal(logs[len(logs)-1].Index); err != nil {
+			for i := range out {
+				out[i] = err
+			}
+		}
+	}
 	return out
+}
+
+// endJournal commits the series entries of the batch just applied. When the journal cannot
+// be written the FSM halts: going on would answer from a journal that lacks entries the log
+// holds. The log keeps them, and the next start applies them again.
+func (f *FSM) endJournal(index uint64) error {
+	err := f.journal.end()
+	if err != nil && !f.halted {
+		f.halt(Halt{Index: index, Err: err})
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrHalted, err)
+	}
+	return nil
+}
+
+// halt stops applying, once.
+func (f *FSM) halt(h Halt) {
+	f.halted = true
+	if f.onHalt != nil {
+		f.onHalt(h)
+	}
 }
 
 // apply applies one entry. A command type this build does not know is skipped when it
@@ -130,14 +179,13 @@ func (f *FSM) apply(l *raft.Log) any {
 	}
 	t := CommandType(l.Data[0])
 	if c, ok := commands[t]; ok {
+		f.journal.index = l.Index
 		return c.apply(f.st, l.Data[1:])
 	}
 	if t&Ignorable != 0 {
 		return nil
 	}
-	f.halted = true
-	if f.onHalt != nil {
-		f.onHalt(l.Index, t)
-	}
-	return fmt.Errorf("%w: %w (type %d at index %d)", ErrHalted, ErrUnknownCommand, t, l.Index)
+	err := fmt.Errorf("%w (type %d at index %d)", ErrUnknownCommand, t, l.Index)
+	f.halt(Halt{Index: l.Index, Command: t, Err: err})
+	return fmt.Errorf("%w: %w", ErrHalted, err)
 }

@@ -459,7 +459,7 @@ func TestUnknownCommandHalts(t *testing.T) {
 		t     CommandType
 	}
 	var halts []halt
-	f.OnHalt(func(index uint64, t CommandType) { halts = append(halts, halt{index, t}) })
+	f.OnHalt(func(h Halt) { halts = append(halts, halt{h.Index, h.Command}) })
 	seed := func(index uint64, value int64) *raft.Log {
 		data, err := Encode(SeedIdentityCommand, &raftv1.SeedIdentity{Name: "x", Value: value})
 		if err != nil {

@@ -44,6 +44,9 @@ var (
 	ProposeHiLoReturnGrant   = Op[*raftv1.HiLoReturn, HiLoReturned]{HiLoReturnGrantCommand}
 	ProposeSetFold           = Op[*raftv1.Fold, Done]{SetFoldCommand}
 	ProposeLocalReservations = Op[*raftv1.LocalReservations, Reservations]{LocalReservationsCommand}
+	ProposeCreateSeries      = Op[*raftv1.CreateSeries, *raftv1.SeriesDefinition]{CreateSeriesCommand}
+	ProposeSeriesIssueBatch  = Op[*raftv1.SeriesIssueBatch, SeriesIssued]{SeriesIssueBatchCommand}
+	ProposeSeriesVoid        = Op[*raftv1.SeriesVoid, *raftv1.SeriesEntry]{SeriesVoidCommand}
 )
 
 // Propose frames req as op's command, has a propose it, and returns the FSM's answer as op's

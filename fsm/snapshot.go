@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	"github.com/idnode/idnode/series"
 )
 
 // A snapshot is a magic header, then records: one type byte, a uvarint length, the protobuf.
@@ -32,6 +33,11 @@ const (
 	databaseRecord   recordType = 8
 	keyRecord        recordType = 9
 	claimRecord      recordType = 10
+	// The series journals (series_snapshot.go) come last: the journal record, then each
+	// series' definition followed by its entries.
+	seriesJournalRecord    recordType = 30
+	seriesDefinitionRecord recordType = 31
+	seriesEntryRecord      recordType = 32
 	// foldRecord comes first when there is one: the records after it are keyed by its fold.
 	foldRecord recordType = 50
 )
@@ -213,11 +219,22 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 	if f.halted {
 		return nil, ErrHalted
 	}
-	return &snapshot{records: f.st.records(false)}, nil
+	snap := &snapshot{records: f.st.records(false)}
+	if f.journal.store != nil {
+		c, err := f.journal.store.Capture()
+		if err != nil {
+			return nil, fmt.Errorf("capture the series journal: %w", err)
+		}
+		snap.journal = c
+		snap.records = append(snap.records, snapshotRecord{stream: journalStream{c}})
+	}
+	return snap, nil
 }
 
 type snapshot struct {
 	records []snapshotRecord
+	// journal is the series journal as of the snapshot, held until Release.
+	journal *series.Capture
 }
 
 var _ raft.FSMSnapshot = (*snapshot)(nil)
@@ -272,7 +289,11 @@ func (rw *recordWriter) record(typ recordType, msg proto.Message) error {
 	return err
 }
 
-func (s *snapshot) Release() {}
+func (s *snapshot) Release() {
+	if s.journal != nil {
+		s.journal.Release()
+	}
+}
 
 // maxRecordSize guards against a corrupt length turning into a huge allocation.
 const maxRecordSize = 16 << 20
@@ -280,17 +301,31 @@ const maxRecordSize = 16 << 20
 // Restore implements raft.FSM: it replaces the whole state with the snapshot's.
 func (f *FSM) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
-	st, err := readSnapshot(rc)
+	var restoring *series.Restorer
+	if store := f.Series(); store != nil {
+		restoring = store.Restore()
+	}
+	st, err := readSnapshot(rc, restoring)
+	if restoring != nil {
+		if err == nil {
+			err = restoring.Finish()
+		} else {
+			restoring.Abort()
+		}
+	}
 	if err != nil {
 		return err
 	}
 	f.mu.Lock()
+	st.journal = f.journal
 	f.st = st
 	f.mu.Unlock()
 	return nil
 }
 
-func readSnapshot(r io.Reader) (*state, error) {
+// readSnapshot reads a snapshot into a new state, and its series part into journal (nil:
+// skipped, as a backup's reader does).
+func readSnapshot(r io.Reader, journal *series.Restorer) (*state, error) {
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(snapshotMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
@@ -298,6 +333,9 @@ func readSnapshot(r io.Reader) (*state, error) {
 	}
 	st := newState()
 	restorers := newRestorers()
+	for typ, restore := range journalRestorers(journal) {
+		restorers[typ] = restore
+	}
 	var data []byte // reused: every restorer copies what it keeps
 	for {
 		typ, err := br.ReadByte()

@@ -21,6 +21,8 @@ type state struct {
 	// fold is how identity names and claimed IDs are compared (fold.go): foldLower until a
 	// SetFold entry moves the state on.
 	fold int32
+	// journal is the FSM's series store (series.go), shared by every state it holds.
+	journal *journal
 }
 
 type hiloState struct {

@@ -86,6 +86,9 @@ func newHandler(ctx context.Context, conn *grpc.ClientConn, callers *callers, op
 	if err := gateway.RegisterClusterServiceHandler(ctx, rpc, conn); err != nil {
 		return nil, err
 	}
+	if err := gateway.RegisterSeriesServiceHandler(ctx, rpc, conn); err != nil {
+		return nil, err
+	}
 	health := healthpb.NewHealthClient(conn)
 	mux := http.NewServeMux()
 	bodies := &bodyBudget{free: opts.MaxBodyMemory}

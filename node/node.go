@@ -235,9 +235,15 @@ func (n *Node) openStores(ctx context.Context, st *datadir.NodeState) error {
 			n.log.Error("HALT: the Raft term cannot be written; fix the disk and start the node again", "err", err)
 			n.cfg.Exit(ExitStorageHalted)
 		}
-		cc.OnHalt = func(index uint64, t fsm.CommandType) {
+		cc.OnHalt = func(h fsm.Halt) {
+			if errors.Is(h.Err, fsm.ErrJournalWrite) {
+				n.log.Error("HALT: the series journal cannot be written; fix the disk and start the node again: the Raft log still holds every entry",
+					"index", h.Index, "err", h.Err)
+				n.cfg.Exit(ExitStorageHalted)
+				return
+			}
 			n.log.Error("HALT: the Raft log holds a command this idnode does not know; upgrade this node to the cluster's version and start it again",
-				"index", index, "command_type", int(t), "err", fsm.ErrHalted)
+				"index", h.Index, "command_type", int(h.Command), "err", h.Err)
 			n.cfg.Exit(ExitHalted)
 		}
 	}

@@ -82,9 +82,7 @@ func (s *Server) logAdminCall(ctx context.Context, method string, req any, err e
 
 // callerAttrs says who made a call, from what this node verified: via (grpc or http), peer
 // (the address the connection or HTTP request came from), cert (the subject of a verified
-// client certificate), and credential, the first that holds of: client_cert (an admin or node
-// certificate), admin_token, api_key (with key_id), loopback; else rejected_token when the call
-// carried a bearer token that is none of these, or none.
+// client certificate), and credential (see credential), with key_id for an API key.
 func (s *Server) callerAttrs(ctx context.Context) []any {
 	var attrs []any
 	if c, ok := httpCallerFrom(ctx); ok {
@@ -101,19 +99,54 @@ func (s *Server) callerAttrs(ctx context.Context) []any {
 			}
 		}
 	}
+	kind, keyID := s.credential(ctx)
+	attrs = append(attrs, "credential", kind)
+	if kind == credentialAPIKey {
+		attrs = append(attrs, "key_id", keyID)
+	}
+	return attrs
+}
+
+// The credentials a call can prove, strongest first.
+const (
+	credentialClientCert    = "client_cert"
+	credentialAdminToken    = "admin_token"
+	credentialAPIKey        = "api_key"
+	credentialLoopback      = "loopback"
+	credentialRejectedToken = "rejected_token"
+	credentialNone          = "none"
+)
+
+// credential is the first that holds of: an admin or node certificate (id: its subject), the
+// admin token, an API key (id: the key's id), a loopback peer; else a bearer token that is
+// none of these, or none at all.
+func (s *Server) credential(ctx context.Context) (kind, id string) {
 	switch keyID := s.verifiedKeyID(ctx); {
 	case adminCertificate(ctx):
-		return append(attrs, "credential", "client_cert")
+		if p, ok := peer.FromContext(ctx); ok {
+			id = verifiedSubject(p)
+		}
+		return credentialClientCert, id
 	case s.hasAdminToken(ctx):
-		return append(attrs, "credential", "admin_token")
+		return credentialAdminToken, ""
 	case keyID != "":
-		return append(attrs, "credential", "api_key", "key_id", keyID)
+		return credentialAPIKey, keyID
 	case fromLoopback(ctx):
-		return append(attrs, "credential", "loopback")
+		return credentialLoopback, ""
 	case len(bearerTokens(ctx)) > 0:
-		return append(attrs, "credential", "rejected_token")
+		return credentialRejectedToken, ""
 	}
-	return append(attrs, "credential", "none")
+	return credentialNone, ""
+}
+
+// actorOf names the caller in a record that outlives the call (a series entry): the
+// credential, and the key id or certificate subject when it has one ("api_key:4f2a…").
+func (s *Server) actorOf(ctx context.Context) string {
+	kind, id := s.credential(ctx)
+	if id == "" {
+		return kind
+	}
+	return kind + ":" + id
 }
 
 // verifiedSubject is the subject of the client certificate of p's connection, when it verified

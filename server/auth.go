@@ -64,14 +64,38 @@ func (s *Server) checkAccess(ctx context.Context, c *call, req any) error {
 	return s.checkKey(ctx, c)
 }
 
-// authorizeStream is authorize for streaming calls (Backup, Restore).
+// authorizeStream is authorize for streaming calls (Backup, Restore, Journal). A call that
+// needs a key is checked when its request arrives, which names the database.
 func (s *Server) authorizeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	if needsAdmin(info.FullMethod, nil) {
 		if err := s.checkAdmin(ss.Context(), info.FullMethod); err != nil {
 			return err
 		}
+	} else if roleFor(info.FullMethod) != "" {
+		ss = &keyCheckedStream{ServerStream: ss, check: func(req any) error {
+			return s.checkKey(ss.Context(), s.resolveCall(ss.Context(), info.FullMethod, req))
+		}}
 	}
 	return handler(srv, ss)
+}
+
+// keyCheckedStream checks a stream's first request (a server-streaming call's only one)
+// before the handler sees it.
+type keyCheckedStream struct {
+	grpc.ServerStream
+	check   func(req any) error
+	checked bool
+}
+
+func (k *keyCheckedStream) RecvMsg(m any) error {
+	if err := k.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	if k.checked {
+		return nil
+	}
+	k.checked = true
+	return k.check(m)
 }
 
 // checkAdmin lets an admin call through when its TLS client certificate (verified against the

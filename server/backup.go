@@ -37,13 +37,7 @@ func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreaming
 		return err
 	}
 	req.Database = db // the metadata does not travel to the leader; the field does
-	if !s.fwd.Local(ctx) {
-		err := s.forwardBackup(ctx, req, stream)
-		if !errors.Is(err, forward.ErrSelf) {
-			return err
-		}
-	}
-	return s.leader().Backup(req, stream)
+	return forwardStream(s, ctx, req, stream, s.leader().Backup, forwardv1.LeaderClient.Backup)
 }
 
 // Backup runs on the leader: a read barrier, then the copy, in chunks.
@@ -107,33 +101,6 @@ func (w *chunkWriter) flush() error {
 	w.total += len(w.buf)
 	w.buf, w.sent = make([]byte, 0, backupChunkSize), true
 	return nil
-}
-
-// forwardBackup passes the leader's backup stream on to the caller.
-func (s *Server) forwardBackup(ctx context.Context, req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
-	var sendErr error // the caller's side of the stream: not the hop's to explain
-	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
-		in, err := forwardv1.NewLeaderClient(h.Conn).Backup(h.Context(), req, h.CallOptions()...)
-		if err != nil {
-			return err
-		}
-		for {
-			c, err := in.Recv()
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if sendErr = stream.Send(c); sendErr != nil {
-				return nil
-			}
-		}
-	})
-	if sendErr != nil {
-		return sendErr
-	}
-	return err
 }
 
 // Restore raises this cluster's floors to a backup's: see fsm.RaiseFloor and fsm/DESIGN.md. It

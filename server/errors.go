@@ -18,6 +18,7 @@ import (
 	"github.com/idnode/idnode/hilogrant"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/reason"
+	"github.com/idnode/idnode/series"
 )
 
 // refusal is the gRPC code and reason of a kind of error.
@@ -56,8 +57,17 @@ var refusals = []struct {
 	{[]error{fsm.ErrDatabaseExists, fsm.ErrKeyExists}, refusal{codes.AlreadyExists, ""}},
 	{[]error{fsm.ErrInvalidKey}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrDatabaseNotEmpty, fsm.ErrDefaultDatabase}, refusal{codes.FailedPrecondition, ""}},
+	{[]error{series.ErrRequestIDReused}, refusal{codes.InvalidArgument, reason.RequestIDReused}},
+	{[]error{series.ErrBadFormat, series.ErrBadInput}, refusal{codes.InvalidArgument, reason.InvalidInput}},
+	{[]error{series.ErrNoSeries}, refusal{codes.NotFound, ""}},
+	{[]error{series.ErrSeriesExists}, refusal{codes.AlreadyExists, ""}},
+	{[]error{series.ErrTooManySeries}, refusal{codes.ResourceExhausted, ""}},
+	{[]error{series.ErrNotIssued, series.ErrAlreadyVoided, series.ErrGapless}, refusal{codes.FailedPrecondition, ""}},
+	{[]error{series.ErrNumberOverflow}, refusal{codes.OutOfRange, reason.CounterOverflow}},
+	{[]error{series.ErrCorrupt}, refusal{codes.DataLoss, ""}},
+	{[]error{fsm.ErrJournalWrite}, refusal{codes.Unavailable, reason.StorageFailed}},
 	{[]error{cluster.ErrLeadershipLost, forward.ErrNoAnswer}, refusal{codes.Unavailable, reason.OutcomeUnknown}},
-	{[]error{cluster.ErrShutdown, identity.ErrClosed, etag.ErrClosed}, refusal{codes.Unavailable, reason.ShuttingDown}},
+	{[]error{cluster.ErrShutdown, identity.ErrClosed, etag.ErrClosed, series.ErrClosed}, refusal{codes.Unavailable, reason.ShuttingDown}},
 	{[]error{cluster.ErrNotLeader, cluster.ErrNoQuorum, forward.ErrNoLeader, forward.ErrUnreached, forward.ErrLeaderChanged, forward.ErrBehind}, refusal{codes.Unavailable, reason.NoQuorum}},
 	{[]error{context.DeadlineExceeded}, refusal{codes.DeadlineExceeded, ""}},
 	{[]error{context.Canceled}, refusal{codes.Canceled, ""}},

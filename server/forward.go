@@ -40,6 +40,42 @@ func via[C, Req, Resp any](client func(grpc.ClientConnInterface) C, m func(C, co
 	}
 }
 
+// forwardStream runs a server-streaming call's leader half (local) here when this node leads,
+// else through the Leader RPC of the same name (remote), whose messages it passes on to out.
+func forwardStream[Req, Msg any](s *Server, ctx context.Context, req Req, out grpc.ServerStreamingServer[Msg],
+	local func(Req, grpc.ServerStreamingServer[Msg]) error,
+	remote func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (grpc.ServerStreamingClient[Msg], error)) error {
+	if s.fwd.Local(ctx) {
+		return local(req, out)
+	}
+	var sendErr error // the caller's side of the stream: not the hop's to explain
+	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
+		in, err := remote(forwardv1.NewLeaderClient(h.Conn), h.Context(), req, h.CallOptions()...)
+		if err != nil {
+			return err
+		}
+		for {
+			m, err := in.Recv()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if sendErr = out.Send(m); sendErr != nil {
+				return nil
+			}
+		}
+	})
+	switch {
+	case errors.Is(err, forward.ErrSelf):
+		return local(req, out)
+	case sendErr != nil:
+		return sendErr
+	}
+	return err
+}
+
 // newForwarder is this server's way to the leader. Every refusal on the way is "no quorum".
 // The caller's authorization travels along for a leader that cannot tell the hop came from a
 // node (no cluster secret yet: see leaderAccess).
@@ -114,10 +150,13 @@ func (l leaderSide) startPage(ctx context.Context, size int32, token string) (af
 	return after, release, nil
 }
 
+// publicServices are the services of the client port whose calls may run on the leader.
+var publicServices = []grpc.ServiceDesc{idnodev1.IdService_ServiceDesc, idnodev1.ClusterService_ServiceDesc, idnodev1.SeriesService_ServiceDesc}
+
 // publicMethods maps each Leader RPC to the public method it runs the leader's half of.
 var publicMethods = func() map[string]string {
 	m := map[string]string{}
-	for _, svc := range []grpc.ServiceDesc{idnodev1.IdService_ServiceDesc, idnodev1.ClusterService_ServiceDesc} {
+	for _, svc := range publicServices {
 		for _, md := range svc.Methods {
 			m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+md.MethodName] = "/" + svc.ServiceName + "/" + md.MethodName
 		}

@@ -28,16 +28,20 @@ import (
 // admin token). Admin calls still need the admin token.
 const keyPrefix = "idk_"
 
-// roleFor is the role an IdService method needs, "" for every other method.
+// roleFor is the role an IdService or SeriesService method needs, "" for every other method.
 func roleFor(method string) string {
 	switch method {
-	case idnodev1.IdService_ListIdentities_FullMethodName, idnodev1.IdService_GetClaims_FullMethodName:
+	case idnodev1.IdService_ListIdentities_FullMethodName, idnodev1.IdService_GetClaims_FullMethodName,
+		idnodev1.SeriesService_ListSeries_FullMethodName, idnodev1.SeriesService_Journal_FullMethodName,
+		idnodev1.SeriesService_VerifySeries_FullMethodName:
 		return fsm.RoleReader
-	case idnodev1.IdService_SeedIdentity_FullMethodName, idnodev1.IdService_SeedHiLo_FullMethodName:
+	case idnodev1.IdService_SeedIdentity_FullMethodName, idnodev1.IdService_SeedHiLo_FullMethodName,
+		idnodev1.SeriesService_CreateSeries_FullMethodName:
 		return fsm.RoleAdmin
 	case idnodev1.IdService_Generate_FullMethodName, idnodev1.IdService_NextIdentity_FullMethodName,
 		idnodev1.IdService_NextHiLo_FullMethodName, idnodev1.IdService_ReturnHiLo_FullMethodName,
-		idnodev1.IdService_Claim_FullMethodName, idnodev1.IdService_Release_FullMethodName:
+		idnodev1.IdService_Claim_FullMethodName, idnodev1.IdService_Release_FullMethodName,
+		idnodev1.SeriesService_Issue_FullMethodName, idnodev1.SeriesService_Void_FullMethodName:
 		return fsm.RoleWriter
 	}
 	return ""

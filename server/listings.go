@@ -27,6 +27,9 @@ const (
 	// maxListings is how many listings a node answers at once; each holds a page of the state
 	// and its answer (a few MB at most).
 	maxListings = 1
+	// maxJournalReads is how many series journals a node reads at once (Journal, VerifySeries):
+	// each reads a journal through, which may take minutes, so they have slots of their own.
+	maxJournalReads = 2
 	// listingWait is how long a listing waits for one of them before it is refused NODE_BUSY.
 	listingWait = 2 * time.Second
 )
@@ -64,7 +67,7 @@ func collectPage[T any, E proto.Message](size int, after string, list func(after
 // listingSlots bounds the listings a node builds at once.
 type listingSlots chan struct{}
 
-func newListingSlots() listingSlots { return make(listingSlots, maxListings) }
+func newListingSlots(n int) listingSlots { return make(listingSlots, n) }
 
 // acquire waits for a slot, at most listingWait; the caller calls the release it returns.
 func (l listingSlots) acquire(ctx context.Context) (release func(), err error) {
@@ -77,6 +80,6 @@ func (l listingSlots) acquire(ctx context.Context) (release func(), err error) {
 		return nil, toStatus(ctx.Err())
 	case <-t.C:
 		return nil, reason.Error(codes.ResourceExhausted, reason.Busy, fmt.Sprintf(
-			"this node is answering %d listings already: retry in a moment, or on another node", maxListings))
+			"this node is answering %d listings already: retry in a moment, or on another node", cap(l)))
 	}
 }

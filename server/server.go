@@ -134,6 +134,7 @@ type Server struct {
 	// callers of the client port cannot take the internal server's share.
 	publicCalls, internalCalls *callCount
 	listings                   listingSlots // listings.go
+	journalReads               listingSlots // series.go: Journal and VerifySeries
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
 	// until then no server-side IDs (see datadir.NodeState).
@@ -176,7 +177,8 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		log:         cfg.Logger,
 	}
 	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
-	s.listings = newListingSlots()
+	s.listings = newListingSlots(maxListings)
+	s.journalReads = newListingSlots(maxJournalReads)
 	s.fwd = s.newForwarder()
 	s.etagRecord = newEtagRecord(s)
 	if etags != nil {
@@ -216,6 +218,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 func (s *Server) Register(gs *grpc.Server) {
 	idnodev1.RegisterIdServiceServer(gs, s)
 	idnodev1.RegisterClusterServiceServer(gs, s)
+	idnodev1.RegisterSeriesServiceServer(gs, s)
 	healthpb.RegisterHealthServer(gs, s.health)
 	reflection.Register(gs)
 }

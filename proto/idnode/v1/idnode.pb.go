@@ -95,6 +95,155 @@ func (GuidVersion) EnumDescriptor() ([]byte, []int) {
 	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{0}
 }
 
+type SeriesPeriod int32
+
+const (
+	// Numbering never restarts.
+	SeriesPeriod_SERIES_PERIOD_NONE SeriesPeriod = 0
+	// Numbering restarts at 1 each calendar year (UTC).
+	SeriesPeriod_SERIES_PERIOD_YEAR SeriesPeriod = 1
+	// Numbering restarts at 1 each calendar month (UTC).
+	SeriesPeriod_SERIES_PERIOD_MONTH SeriesPeriod = 2
+)
+
+// Enum value maps for SeriesPeriod.
+var (
+	SeriesPeriod_name = map[int32]string{
+		0: "SERIES_PERIOD_NONE",
+		1: "SERIES_PERIOD_YEAR",
+		2: "SERIES_PERIOD_MONTH",
+	}
+	SeriesPeriod_value = map[string]int32{
+		"SERIES_PERIOD_NONE":  0,
+		"SERIES_PERIOD_YEAR":  1,
+		"SERIES_PERIOD_MONTH": 2,
+	}
+)
+
+func (x SeriesPeriod) Enum() *SeriesPeriod {
+	p := new(SeriesPeriod)
+	*p = x
+	return p
+}
+
+func (x SeriesPeriod) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SeriesPeriod) Descriptor() protoreflect.EnumDescriptor {
+	return file_idnode_v1_idnode_proto_enumTypes[1].Descriptor()
+}
+
+func (SeriesPeriod) Type() protoreflect.EnumType {
+	return &file_idnode_v1_idnode_proto_enumTypes[1]
+}
+
+func (x SeriesPeriod) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SeriesPeriod.Descriptor instead.
+func (SeriesPeriod) EnumDescriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{1}
+}
+
+type SeriesPolicy int32
+
+const (
+	// Every number is issued; a number may be voided only once issued (EU, France, Spain).
+	SeriesPolicy_SERIES_POLICY_GAPLESS SeriesPolicy = 0
+	// A number may also be skipped by voiding it with a reason: a journaled gap (Germany).
+	SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED SeriesPolicy = 1
+)
+
+// Enum value maps for SeriesPolicy.
+var (
+	SeriesPolicy_name = map[int32]string{
+		0: "SERIES_POLICY_GAPLESS",
+		1: "SERIES_POLICY_GAPS_ALLOWED_JOURNALED",
+	}
+	SeriesPolicy_value = map[string]int32{
+		"SERIES_POLICY_GAPLESS":                0,
+		"SERIES_POLICY_GAPS_ALLOWED_JOURNALED": 1,
+	}
+)
+
+func (x SeriesPolicy) Enum() *SeriesPolicy {
+	p := new(SeriesPolicy)
+	*p = x
+	return p
+}
+
+func (x SeriesPolicy) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SeriesPolicy) Descriptor() protoreflect.EnumDescriptor {
+	return file_idnode_v1_idnode_proto_enumTypes[2].Descriptor()
+}
+
+func (SeriesPolicy) Type() protoreflect.EnumType {
+	return &file_idnode_v1_idnode_proto_enumTypes[2]
+}
+
+func (x SeriesPolicy) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SeriesPolicy.Descriptor instead.
+func (SeriesPolicy) EnumDescriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{2}
+}
+
+type SeriesEntryKind int32
+
+const (
+	SeriesEntryKind_SERIES_ENTRY_KIND_UNSPECIFIED SeriesEntryKind = 0
+	SeriesEntryKind_SERIES_ENTRY_KIND_ISSUED      SeriesEntryKind = 1
+	SeriesEntryKind_SERIES_ENTRY_KIND_VOIDED      SeriesEntryKind = 2
+)
+
+// Enum value maps for SeriesEntryKind.
+var (
+	SeriesEntryKind_name = map[int32]string{
+		0: "SERIES_ENTRY_KIND_UNSPECIFIED",
+		1: "SERIES_ENTRY_KIND_ISSUED",
+		2: "SERIES_ENTRY_KIND_VOIDED",
+	}
+	SeriesEntryKind_value = map[string]int32{
+		"SERIES_ENTRY_KIND_UNSPECIFIED": 0,
+		"SERIES_ENTRY_KIND_ISSUED":      1,
+		"SERIES_ENTRY_KIND_VOIDED":      2,
+	}
+)
+
+func (x SeriesEntryKind) Enum() *SeriesEntryKind {
+	p := new(SeriesEntryKind)
+	*p = x
+	return p
+}
+
+func (x SeriesEntryKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SeriesEntryKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_idnode_v1_idnode_proto_enumTypes[3].Descriptor()
+}
+
+func (SeriesEntryKind) Type() protoreflect.EnumType {
+	return &file_idnode_v1_idnode_proto_enumTypes[3]
+}
+
+func (x SeriesEntryKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SeriesEntryKind.Descriptor instead.
+func (SeriesEntryKind) EnumDescriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{3}
+}
+
 type GenerateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The request string; see DESIGN.md §1 for how it is classified.
@@ -3054,6 +3203,1096 @@ func (x *RestoreResponse) GetClaimsRestored() int64 {
 	return 0
 }
 
+type CreateSeriesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The database (see ClusterService/CreateDatabase); empty is "default".
+	Database string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// 1–64 of A–Z a–z 0–9 . _ -; compared case-insensitively.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// How a number is printed: literal text and {year}, {month}, {n} or {n:0W} (zero-padded to
+	// W digits), e.g. "INV-{year}-{n:06}". {n} exactly once; a series with periods must print
+	// them, or its numbers would repeat.
+	Format string       `protobuf:"bytes,3,opt,name=format,proto3" json:"format,omitempty"`
+	Period SeriesPeriod `protobuf:"varint,4,opt,name=period,proto3,enum=idnode.v1.SeriesPeriod" json:"period,omitempty"`
+	Policy SeriesPolicy `protobuf:"varint,5,opt,name=policy,proto3,enum=idnode.v1.SeriesPolicy" json:"policy,omitempty"`
+	// Makes a retry answer the series it created instead of ALREADY_EXISTS.
+	RequestId string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Set by the node the call arrived at: who the caller proved to be (an API key's id, a
+	// certificate's subject, the admin token, loopback). A value the caller sends is replaced.
+	Actor         string `protobuf:"bytes,50,opt,name=actor,proto3" json:"actor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSeriesRequest) Reset() {
+	*x = CreateSeriesRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSeriesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSeriesRequest) ProtoMessage() {}
+
+func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
+func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *CreateSeriesRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *CreateSeriesRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateSeriesRequest) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *CreateSeriesRequest) GetPeriod() SeriesPeriod {
+	if x != nil {
+		return x.Period
+	}
+	return SeriesPeriod_SERIES_PERIOD_NONE
+}
+
+func (x *CreateSeriesRequest) GetPolicy() SeriesPolicy {
+	if x != nil {
+		return x.Policy
+	}
+	return SeriesPolicy_SERIES_POLICY_GAPLESS
+}
+
+func (x *CreateSeriesRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *CreateSeriesRequest) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+type CreateSeriesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Series        *Series                `protobuf:"bytes,1,opt,name=series,proto3" json:"series,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSeriesResponse) Reset() {
+	*x = CreateSeriesResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSeriesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSeriesResponse) ProtoMessage() {}
+
+func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
+func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *CreateSeriesResponse) GetSeries() *Series {
+	if x != nil {
+		return x.Series
+	}
+	return nil
+}
+
+// A series and where it stands.
+type Series struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Name     string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Format   string                 `protobuf:"bytes,3,opt,name=format,proto3" json:"format,omitempty"`
+	Period   SeriesPeriod           `protobuf:"varint,4,opt,name=period,proto3,enum=idnode.v1.SeriesPeriod" json:"period,omitempty"`
+	Policy   SeriesPolicy           `protobuf:"varint,5,opt,name=policy,proto3,enum=idnode.v1.SeriesPolicy" json:"policy,omitempty"`
+	// Unix ms.
+	CreatedAtMs int64  `protobuf:"varint,6,opt,name=created_at_ms,json=createdAtMs,proto3" json:"created_at_ms,omitempty"`
+	CreatedBy   string `protobuf:"bytes,7,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	// Entries in its journal (issued and voided).
+	Entries uint64 `protobuf:"varint,8,opt,name=entries,proto3" json:"entries,omitempty"`
+	// The period of the last number ("2026", "2026-03", "" without periods) and that number.
+	CurrentPeriod string `protobuf:"bytes,9,opt,name=current_period,json=currentPeriod,proto3" json:"current_period,omitempty"`
+	LastNumber    int64  `protobuf:"varint,10,opt,name=last_number,json=lastNumber,proto3" json:"last_number,omitempty"`
+	Issued        uint64 `protobuf:"varint,11,opt,name=issued,proto3" json:"issued,omitempty"`
+	Voided        uint64 `protobuf:"varint,12,opt,name=voided,proto3" json:"voided,omitempty"`
+	// The hash of the last entry, hex.
+	HeadHash      string `protobuf:"bytes,13,opt,name=head_hash,json=headHash,proto3" json:"head_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Series) Reset() {
+	*x = Series{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Series) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Series) ProtoMessage() {}
+
+func (x *Series) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Series.ProtoReflect.Descriptor instead.
+func (*Series) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *Series) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *Series) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Series) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *Series) GetPeriod() SeriesPeriod {
+	if x != nil {
+		return x.Period
+	}
+	return SeriesPeriod_SERIES_PERIOD_NONE
+}
+
+func (x *Series) GetPolicy() SeriesPolicy {
+	if x != nil {
+		return x.Policy
+	}
+	return SeriesPolicy_SERIES_POLICY_GAPLESS
+}
+
+func (x *Series) GetCreatedAtMs() int64 {
+	if x != nil {
+		return x.CreatedAtMs
+	}
+	return 0
+}
+
+func (x *Series) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *Series) GetEntries() uint64 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
+func (x *Series) GetCurrentPeriod() string {
+	if x != nil {
+		return x.CurrentPeriod
+	}
+	return ""
+}
+
+func (x *Series) GetLastNumber() int64 {
+	if x != nil {
+		return x.LastNumber
+	}
+	return 0
+}
+
+func (x *Series) GetIssued() uint64 {
+	if x != nil {
+		return x.Issued
+	}
+	return 0
+}
+
+func (x *Series) GetVoided() uint64 {
+	if x != nil {
+		return x.Voided
+	}
+	return 0
+}
+
+func (x *Series) GetHeadHash() string {
+	if x != nil {
+		return x.HeadHash
+	}
+	return ""
+}
+
+type ListSeriesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Database      string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSeriesRequest) Reset() {
+	*x = ListSeriesRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSeriesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSeriesRequest) ProtoMessage() {}
+
+func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
+func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *ListSeriesRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+type ListSeriesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Series        []*Series              `protobuf:"bytes,1,rep,name=series,proto3" json:"series,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSeriesResponse) Reset() {
+	*x = ListSeriesResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSeriesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSeriesResponse) ProtoMessage() {}
+
+func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
+func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *ListSeriesResponse) GetSeries() []*Series {
+	if x != nil {
+		return x.Series
+	}
+	return nil
+}
+
+// A caller's field on an issued number (customer, amount, ...): kept in the record.
+type SeriesField struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Key           string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeriesField) Reset() {
+	*x = SeriesField{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeriesField) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeriesField) ProtoMessage() {}
+
+func (x *SeriesField) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
+func (*SeriesField) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *SeriesField) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *SeriesField) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+type IssueRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Series   string                 `protobuf:"bytes,2,opt,name=series,proto3" json:"series,omitempty"`
+	// Required; unguessable (a UUID). A retry with it answers the same number.
+	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The hash of the document the number goes on, hex (at most 64 bytes once decoded).
+	DocumentHash string `protobuf:"bytes,4,opt,name=document_hash,json=documentHash,proto3" json:"document_hash,omitempty"`
+	// At most 16; keys 1–32 of a–z 0–9 . _ -, unique; values at most 256 bytes.
+	Fields []*SeriesField `protobuf:"bytes,5,rep,name=fields,proto3" json:"fields,omitempty"`
+	// Set by the node the call arrived at: who the caller proved to be (an API key's id, a
+	// certificate's subject, the admin token, loopback). A value the caller sends is replaced.
+	Actor         string `protobuf:"bytes,50,opt,name=actor,proto3" json:"actor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssueRequest) Reset() {
+	*x = IssueRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssueRequest) ProtoMessage() {}
+
+func (x *IssueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
+func (*IssueRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *IssueRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *IssueRequest) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+func (x *IssueRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *IssueRequest) GetDocumentHash() string {
+	if x != nil {
+		return x.DocumentHash
+	}
+	return ""
+}
+
+func (x *IssueRequest) GetFields() []*SeriesField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *IssueRequest) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+type IssueResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Entry         *SeriesEntry           `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssueResponse) Reset() {
+	*x = IssueResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssueResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssueResponse) ProtoMessage() {}
+
+func (x *IssueResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
+func (*IssueResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *IssueResponse) GetEntry() *SeriesEntry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+type VoidRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Series   string                 `protobuf:"bytes,2,opt,name=series,proto3" json:"series,omitempty"`
+	// The period of the number ("2026", "2026-03"; empty for a series without periods).
+	Period string `protobuf:"bytes,3,opt,name=period,proto3" json:"period,omitempty"`
+	Number int64  `protobuf:"varint,4,opt,name=number,proto3" json:"number,omitempty"`
+	// Required: why the number is void.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The document that corrects the voided one (a credit note's number), if any.
+	Correcting string `protobuf:"bytes,6,opt,name=correcting,proto3" json:"correcting,omitempty"`
+	RequestId  string `protobuf:"bytes,7,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Set by the node the call arrived at: who the caller proved to be (an API key's id, a
+	// certificate's subject, the admin token, loopback). A value the caller sends is replaced.
+	Actor         string `protobuf:"bytes,50,opt,name=actor,proto3" json:"actor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VoidRequest) Reset() {
+	*x = VoidRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VoidRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VoidRequest) ProtoMessage() {}
+
+func (x *VoidRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
+func (*VoidRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *VoidRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *VoidRequest) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+func (x *VoidRequest) GetPeriod() string {
+	if x != nil {
+		return x.Period
+	}
+	return ""
+}
+
+func (x *VoidRequest) GetNumber() int64 {
+	if x != nil {
+		return x.Number
+	}
+	return 0
+}
+
+func (x *VoidRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *VoidRequest) GetCorrecting() string {
+	if x != nil {
+		return x.Correcting
+	}
+	return ""
+}
+
+func (x *VoidRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *VoidRequest) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+type VoidResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Entry         *SeriesEntry           `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VoidResponse) Reset() {
+	*x = VoidResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VoidResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VoidResponse) ProtoMessage() {}
+
+func (x *VoidResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
+func (*VoidResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *VoidResponse) GetEntry() *SeriesEntry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+// One entry of a series' journal.
+type SeriesEntry struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Series   string                 `protobuf:"bytes,2,opt,name=series,proto3" json:"series,omitempty"`
+	// Position in the journal: 1, 2, 3, ...
+	Seq    uint64          `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
+	Kind   SeriesEntryKind `protobuf:"varint,4,opt,name=kind,proto3,enum=idnode.v1.SeriesEntryKind" json:"kind,omitempty"`
+	Period string          `protobuf:"bytes,5,opt,name=period,proto3" json:"period,omitempty"`
+	Number int64           `protobuf:"varint,6,opt,name=number,proto3" json:"number,omitempty"`
+	// The number as printed, e.g. "INV-2026-000042".
+	Id string `protobuf:"bytes,7,opt,name=id,proto3" json:"id,omitempty"`
+	// Unix ms: the series' clock, which never goes back.
+	TimeMs    int64  `protobuf:"varint,8,opt,name=time_ms,json=timeMs,proto3" json:"time_ms,omitempty"`
+	RequestId string `protobuf:"bytes,9,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Hex.
+	DocumentHash string         `protobuf:"bytes,10,opt,name=document_hash,json=documentHash,proto3" json:"document_hash,omitempty"`
+	Fields       []*SeriesField `protobuf:"bytes,11,rep,name=fields,proto3" json:"fields,omitempty"`
+	// Who issued or voided it: an API key's id, a certificate's subject, "admin-token" or "local".
+	Actor      string `protobuf:"bytes,12,opt,name=actor,proto3" json:"actor,omitempty"`
+	Reason     string `protobuf:"bytes,13,opt,name=reason,proto3" json:"reason,omitempty"`
+	Correcting string `protobuf:"bytes,14,opt,name=correcting,proto3" json:"correcting,omitempty"`
+	// SHA-256, hex: of the entry before it, and of this one (docs/SERIES.md says how to recompute it).
+	PrevHash      string `protobuf:"bytes,15,opt,name=prev_hash,json=prevHash,proto3" json:"prev_hash,omitempty"`
+	Hash          string `protobuf:"bytes,16,opt,name=hash,proto3" json:"hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeriesEntry) Reset() {
+	*x = SeriesEntry{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeriesEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeriesEntry) ProtoMessage() {}
+
+func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
+func (*SeriesEntry) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *SeriesEntry) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *SeriesEntry) GetKind() SeriesEntryKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SeriesEntryKind_SERIES_ENTRY_KIND_UNSPECIFIED
+}
+
+func (x *SeriesEntry) GetPeriod() string {
+	if x != nil {
+		return x.Period
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetNumber() int64 {
+	if x != nil {
+		return x.Number
+	}
+	return 0
+}
+
+func (x *SeriesEntry) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetTimeMs() int64 {
+	if x != nil {
+		return x.TimeMs
+	}
+	return 0
+}
+
+func (x *SeriesEntry) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetDocumentHash() string {
+	if x != nil {
+		return x.DocumentHash
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetFields() []*SeriesField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *SeriesEntry) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetCorrecting() string {
+	if x != nil {
+		return x.Correcting
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetPrevHash() string {
+	if x != nil {
+		return x.PrevHash
+	}
+	return ""
+}
+
+func (x *SeriesEntry) GetHash() string {
+	if x != nil {
+		return x.Hash
+	}
+	return ""
+}
+
+type JournalRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Series   string                 `protobuf:"bytes,2,opt,name=series,proto3" json:"series,omitempty"`
+	// First and last seq to stream; 0 and 0 stream the whole journal.
+	FromSeq       uint64 `protobuf:"varint,3,opt,name=from_seq,json=fromSeq,proto3" json:"from_seq,omitempty"`
+	ToSeq         uint64 `protobuf:"varint,4,opt,name=to_seq,json=toSeq,proto3" json:"to_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JournalRequest) Reset() {
+	*x = JournalRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JournalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JournalRequest) ProtoMessage() {}
+
+func (x *JournalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
+func (*JournalRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *JournalRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *JournalRequest) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+func (x *JournalRequest) GetFromSeq() uint64 {
+	if x != nil {
+		return x.FromSeq
+	}
+	return 0
+}
+
+func (x *JournalRequest) GetToSeq() uint64 {
+	if x != nil {
+		return x.ToSeq
+	}
+	return 0
+}
+
+type VerifySeriesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Database      string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Series        string                 `protobuf:"bytes,2,opt,name=series,proto3" json:"series,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifySeriesRequest) Reset() {
+	*x = VerifySeriesRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifySeriesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifySeriesRequest) ProtoMessage() {}
+
+func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
+func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *VerifySeriesRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *VerifySeriesRequest) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+type VerifySeriesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when the chain and the numbering hold from the first entry to the head.
+	Ok      bool   `protobuf:"varint,1,opt,name=ok,proto3" json:"ok,omitempty"`
+	Entries uint64 `protobuf:"varint,2,opt,name=entries,proto3" json:"entries,omitempty"`
+	Issued  uint64 `protobuf:"varint,3,opt,name=issued,proto3" json:"issued,omitempty"`
+	Voided  uint64 `protobuf:"varint,4,opt,name=voided,proto3" json:"voided,omitempty"`
+	// The first entry that breaks the chain or the numbering (0 when ok), and what is wrong.
+	BreakSeq      uint64 `protobuf:"varint,5,opt,name=break_seq,json=breakSeq,proto3" json:"break_seq,omitempty"`
+	BreakReason   string `protobuf:"bytes,6,opt,name=break_reason,json=breakReason,proto3" json:"break_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifySeriesResponse) Reset() {
+	*x = VerifySeriesResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifySeriesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifySeriesResponse) ProtoMessage() {}
+
+func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
+func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *VerifySeriesResponse) GetOk() bool {
+	if x != nil {
+		return x.Ok
+	}
+	return false
+}
+
+func (x *VerifySeriesResponse) GetEntries() uint64 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
+func (x *VerifySeriesResponse) GetIssued() uint64 {
+	if x != nil {
+		return x.Issued
+	}
+	return 0
+}
+
+func (x *VerifySeriesResponse) GetVoided() uint64 {
+	if x != nil {
+		return x.Voided
+	}
+	return 0
+}
+
+func (x *VerifySeriesResponse) GetBreakSeq() uint64 {
+	if x != nil {
+		return x.BreakSeq
+	}
+	return 0
+}
+
+func (x *VerifySeriesResponse) GetBreakReason() string {
+	if x != nil {
+		return x.BreakReason
+	}
+	return ""
+}
+
 var File_idnode_v1_idnode_proto protoreflect.FileDescriptor
 
 const file_idnode_v1_idnode_proto_rawDesc = "" +
@@ -3260,11 +4499,117 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\thilo_tags\x18\x05 \x01(\x03R\bhiloTags\x12\x12\n" +
 	"\x04tags\x18\x06 \x01(\x03R\x04tags\x12\x16\n" +
 	"\x06claims\x18\a \x01(\x03R\x06claims\x12'\n" +
-	"\x0fclaims_restored\x18\b \x01(\x03R\x0eclaimsRestored*U\n" +
+	"\x0fclaims_restored\x18\b \x01(\x03R\x0eclaimsRestored\"\xf4\x01\n" +
+	"\x13CreateSeriesRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06format\x18\x03 \x01(\tR\x06format\x12/\n" +
+	"\x06period\x18\x04 \x01(\x0e2\x17.idnode.v1.SeriesPeriodR\x06period\x12/\n" +
+	"\x06policy\x18\x05 \x01(\x0e2\x17.idnode.v1.SeriesPolicyR\x06policy\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x06 \x01(\tR\trequestId\x12\x14\n" +
+	"\x05actor\x182 \x01(\tR\x05actor\"A\n" +
+	"\x14CreateSeriesResponse\x12)\n" +
+	"\x06series\x18\x01 \x01(\v2\x11.idnode.v1.SeriesR\x06series\"\xa4\x03\n" +
+	"\x06Series\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06format\x18\x03 \x01(\tR\x06format\x12/\n" +
+	"\x06period\x18\x04 \x01(\x0e2\x17.idnode.v1.SeriesPeriodR\x06period\x12/\n" +
+	"\x06policy\x18\x05 \x01(\x0e2\x17.idnode.v1.SeriesPolicyR\x06policy\x12\"\n" +
+	"\rcreated_at_ms\x18\x06 \x01(\x03R\vcreatedAtMs\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\a \x01(\tR\tcreatedBy\x12\x18\n" +
+	"\aentries\x18\b \x01(\x04R\aentries\x12%\n" +
+	"\x0ecurrent_period\x18\t \x01(\tR\rcurrentPeriod\x12\x1f\n" +
+	"\vlast_number\x18\n" +
+	" \x01(\x03R\n" +
+	"lastNumber\x12\x16\n" +
+	"\x06issued\x18\v \x01(\x04R\x06issued\x12\x16\n" +
+	"\x06voided\x18\f \x01(\x04R\x06voided\x12\x1b\n" +
+	"\thead_hash\x18\r \x01(\tR\bheadHash\"/\n" +
+	"\x11ListSeriesRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\"?\n" +
+	"\x12ListSeriesResponse\x12)\n" +
+	"\x06series\x18\x01 \x03(\v2\x11.idnode.v1.SeriesR\x06series\"5\n" +
+	"\vSeriesField\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\xcc\x01\n" +
+	"\fIssueRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06series\x18\x02 \x01(\tR\x06series\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x12#\n" +
+	"\rdocument_hash\x18\x04 \x01(\tR\fdocumentHash\x12.\n" +
+	"\x06fields\x18\x05 \x03(\v2\x16.idnode.v1.SeriesFieldR\x06fields\x12\x14\n" +
+	"\x05actor\x182 \x01(\tR\x05actor\"=\n" +
+	"\rIssueResponse\x12,\n" +
+	"\x05entry\x18\x01 \x01(\v2\x16.idnode.v1.SeriesEntryR\x05entry\"\xde\x01\n" +
+	"\vVoidRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06series\x18\x02 \x01(\tR\x06series\x12\x16\n" +
+	"\x06period\x18\x03 \x01(\tR\x06period\x12\x16\n" +
+	"\x06number\x18\x04 \x01(\x03R\x06number\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x1e\n" +
+	"\n" +
+	"correcting\x18\x06 \x01(\tR\n" +
+	"correcting\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\a \x01(\tR\trequestId\x12\x14\n" +
+	"\x05actor\x182 \x01(\tR\x05actor\"<\n" +
+	"\fVoidResponse\x12,\n" +
+	"\x05entry\x18\x01 \x01(\v2\x16.idnode.v1.SeriesEntryR\x05entry\"\xcf\x03\n" +
+	"\vSeriesEntry\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06series\x18\x02 \x01(\tR\x06series\x12\x10\n" +
+	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12.\n" +
+	"\x04kind\x18\x04 \x01(\x0e2\x1a.idnode.v1.SeriesEntryKindR\x04kind\x12\x16\n" +
+	"\x06period\x18\x05 \x01(\tR\x06period\x12\x16\n" +
+	"\x06number\x18\x06 \x01(\x03R\x06number\x12\x0e\n" +
+	"\x02id\x18\a \x01(\tR\x02id\x12\x17\n" +
+	"\atime_ms\x18\b \x01(\x03R\x06timeMs\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\t \x01(\tR\trequestId\x12#\n" +
+	"\rdocument_hash\x18\n" +
+	" \x01(\tR\fdocumentHash\x12.\n" +
+	"\x06fields\x18\v \x03(\v2\x16.idnode.v1.SeriesFieldR\x06fields\x12\x14\n" +
+	"\x05actor\x18\f \x01(\tR\x05actor\x12\x16\n" +
+	"\x06reason\x18\r \x01(\tR\x06reason\x12\x1e\n" +
+	"\n" +
+	"correcting\x18\x0e \x01(\tR\n" +
+	"correcting\x12\x1b\n" +
+	"\tprev_hash\x18\x0f \x01(\tR\bprevHash\x12\x12\n" +
+	"\x04hash\x18\x10 \x01(\tR\x04hash\"v\n" +
+	"\x0eJournalRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06series\x18\x02 \x01(\tR\x06series\x12\x19\n" +
+	"\bfrom_seq\x18\x03 \x01(\x04R\afromSeq\x12\x15\n" +
+	"\x06to_seq\x18\x04 \x01(\x04R\x05toSeq\"I\n" +
+	"\x13VerifySeriesRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06series\x18\x02 \x01(\tR\x06series\"\xb0\x01\n" +
+	"\x14VerifySeriesResponse\x12\x0e\n" +
+	"\x02ok\x18\x01 \x01(\bR\x02ok\x12\x18\n" +
+	"\aentries\x18\x02 \x01(\x04R\aentries\x12\x16\n" +
+	"\x06issued\x18\x03 \x01(\x04R\x06issued\x12\x16\n" +
+	"\x06voided\x18\x04 \x01(\x04R\x06voided\x12\x1b\n" +
+	"\tbreak_seq\x18\x05 \x01(\x04R\bbreakSeq\x12!\n" +
+	"\fbreak_reason\x18\x06 \x01(\tR\vbreakReason*U\n" +
 	"\vGuidVersion\x12\x1c\n" +
 	"\x18GUID_VERSION_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fGUID_VERSION_V7\x10\a\x12\x13\n" +
-	"\x0fGUID_VERSION_V4\x10\x042\xe4\x05\n" +
+	"\x0fGUID_VERSION_V4\x10\x04*W\n" +
+	"\fSeriesPeriod\x12\x16\n" +
+	"\x12SERIES_PERIOD_NONE\x10\x00\x12\x16\n" +
+	"\x12SERIES_PERIOD_YEAR\x10\x01\x12\x17\n" +
+	"\x13SERIES_PERIOD_MONTH\x10\x02*S\n" +
+	"\fSeriesPolicy\x12\x19\n" +
+	"\x15SERIES_POLICY_GAPLESS\x10\x00\x12(\n" +
+	"$SERIES_POLICY_GAPS_ALLOWED_JOURNALED\x10\x01*p\n" +
+	"\x0fSeriesEntryKind\x12!\n" +
+	"\x1dSERIES_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18SERIES_ENTRY_KIND_ISSUED\x10\x01\x12\x1c\n" +
+	"\x18SERIES_ENTRY_KIND_VOIDED\x10\x022\xe4\x05\n" +
 	"\tIdService\x12C\n" +
 	"\bGenerate\x12\x1a.idnode.v1.GenerateRequest\x1a\x1b.idnode.v1.GenerateResponse\x12O\n" +
 	"\fNextIdentity\x12\x1e.idnode.v1.NextIdentityRequest\x1a\x1f.idnode.v1.NextIdentityResponse\x12O\n" +
@@ -3290,7 +4635,15 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rListDatabases\x12\x1f.idnode.v1.ListDatabasesRequest\x1a .idnode.v1.ListDatabasesResponse\x12F\n" +
 	"\tCreateKey\x12\x1b.idnode.v1.CreateKeyRequest\x1a\x1c.idnode.v1.CreateKeyResponse\x12F\n" +
 	"\tDeleteKey\x12\x1b.idnode.v1.DeleteKeyRequest\x1a\x1c.idnode.v1.DeleteKeyResponse\x12C\n" +
-	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponseB3Z1github.com/idnode/idnode/proto/idnode/v1;idnodev1b\x06proto3"
+	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponse2\xb1\x03\n" +
+	"\rSeriesService\x12O\n" +
+	"\fCreateSeries\x12\x1e.idnode.v1.CreateSeriesRequest\x1a\x1f.idnode.v1.CreateSeriesResponse\x12I\n" +
+	"\n" +
+	"ListSeries\x12\x1c.idnode.v1.ListSeriesRequest\x1a\x1d.idnode.v1.ListSeriesResponse\x12:\n" +
+	"\x05Issue\x12\x17.idnode.v1.IssueRequest\x1a\x18.idnode.v1.IssueResponse\x127\n" +
+	"\x04Void\x12\x16.idnode.v1.VoidRequest\x1a\x17.idnode.v1.VoidResponse\x12>\n" +
+	"\aJournal\x12\x19.idnode.v1.JournalRequest\x1a\x16.idnode.v1.SeriesEntry0\x01\x12O\n" +
+	"\fVerifySeries\x12\x1e.idnode.v1.VerifySeriesRequest\x1a\x1f.idnode.v1.VerifySeriesResponseB3Z1github.com/idnode/idnode/proto/idnode/v1;idnodev1b\x06proto3"
 
 var (
 	file_idnode_v1_idnode_proto_rawDescOnce sync.Once
@@ -3304,117 +4657,157 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 	return file_idnode_v1_idnode_proto_rawDescData
 }
 
-var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
+var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
-	(*GenerateRequest)(nil),            // 1: idnode.v1.GenerateRequest
-	(*GenerateResponse)(nil),           // 2: idnode.v1.GenerateResponse
-	(*NextIdentityRequest)(nil),        // 3: idnode.v1.NextIdentityRequest
-	(*NextIdentityResponse)(nil),       // 4: idnode.v1.NextIdentityResponse
-	(*SeedIdentityRequest)(nil),        // 5: idnode.v1.SeedIdentityRequest
-	(*SeedIdentityResponse)(nil),       // 6: idnode.v1.SeedIdentityResponse
-	(*ListIdentitiesRequest)(nil),      // 7: idnode.v1.ListIdentitiesRequest
-	(*Identity)(nil),                   // 8: idnode.v1.Identity
-	(*ListIdentitiesResponse)(nil),     // 9: idnode.v1.ListIdentitiesResponse
-	(*ClaimRequest)(nil),               // 10: idnode.v1.ClaimRequest
-	(*ClaimResponse)(nil),              // 11: idnode.v1.ClaimResponse
-	(*ReleaseRequest)(nil),             // 12: idnode.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),            // 13: idnode.v1.ReleaseResponse
-	(*GetClaimsRequest)(nil),           // 14: idnode.v1.GetClaimsRequest
-	(*Claim)(nil),                      // 15: idnode.v1.Claim
-	(*GetClaimsResponse)(nil),          // 16: idnode.v1.GetClaimsResponse
-	(*NextHiLoRequest)(nil),            // 17: idnode.v1.NextHiLoRequest
-	(*NextHiLoResponse)(nil),           // 18: idnode.v1.NextHiLoResponse
-	(*ReturnHiLoRequest)(nil),          // 19: idnode.v1.ReturnHiLoRequest
-	(*ReturnHiLoResponse)(nil),         // 20: idnode.v1.ReturnHiLoResponse
-	(*SeedHiLoRequest)(nil),            // 21: idnode.v1.SeedHiLoRequest
-	(*SeedHiLoResponse)(nil),           // 22: idnode.v1.SeedHiLoResponse
-	(*CreateKeyRequest)(nil),           // 23: idnode.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),          // 24: idnode.v1.CreateKeyResponse
-	(*DeleteKeyRequest)(nil),           // 25: idnode.v1.DeleteKeyRequest
-	(*DeleteKeyResponse)(nil),          // 26: idnode.v1.DeleteKeyResponse
-	(*ListKeysRequest)(nil),            // 27: idnode.v1.ListKeysRequest
-	(*KeyStatus)(nil),                  // 28: idnode.v1.KeyStatus
-	(*ListKeysResponse)(nil),           // 29: idnode.v1.ListKeysResponse
-	(*CreateDatabaseRequest)(nil),      // 30: idnode.v1.CreateDatabaseRequest
-	(*CreateDatabaseResponse)(nil),     // 31: idnode.v1.CreateDatabaseResponse
-	(*DeleteDatabaseRequest)(nil),      // 32: idnode.v1.DeleteDatabaseRequest
-	(*DeleteDatabaseResponse)(nil),     // 33: idnode.v1.DeleteDatabaseResponse
-	(*ListDatabasesRequest)(nil),       // 34: idnode.v1.ListDatabasesRequest
-	(*DatabaseStatus)(nil),             // 35: idnode.v1.DatabaseStatus
-	(*ListDatabasesResponse)(nil),      // 36: idnode.v1.ListDatabasesResponse
-	(*StatusRequest)(nil),              // 37: idnode.v1.StatusRequest
-	(*NodeStatus)(nil),                 // 38: idnode.v1.NodeStatus
-	(*StatusResponse)(nil),             // 39: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 40: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 41: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 42: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 43: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 44: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 45: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 46: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 47: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 48: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 49: idnode.v1.RestoreResponse
+	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
+	(SeriesPolicy)(0),                  // 2: idnode.v1.SeriesPolicy
+	(SeriesEntryKind)(0),               // 3: idnode.v1.SeriesEntryKind
+	(*GenerateRequest)(nil),            // 4: idnode.v1.GenerateRequest
+	(*GenerateResponse)(nil),           // 5: idnode.v1.GenerateResponse
+	(*NextIdentityRequest)(nil),        // 6: idnode.v1.NextIdentityRequest
+	(*NextIdentityResponse)(nil),       // 7: idnode.v1.NextIdentityResponse
+	(*SeedIdentityRequest)(nil),        // 8: idnode.v1.SeedIdentityRequest
+	(*SeedIdentityResponse)(nil),       // 9: idnode.v1.SeedIdentityResponse
+	(*ListIdentitiesRequest)(nil),      // 10: idnode.v1.ListIdentitiesRequest
+	(*Identity)(nil),                   // 11: idnode.v1.Identity
+	(*ListIdentitiesResponse)(nil),     // 12: idnode.v1.ListIdentitiesResponse
+	(*ClaimRequest)(nil),               // 13: idnode.v1.ClaimRequest
+	(*ClaimResponse)(nil),              // 14: idnode.v1.ClaimResponse
+	(*ReleaseRequest)(nil),             // 15: idnode.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),            // 16: idnode.v1.ReleaseResponse
+	(*GetClaimsRequest)(nil),           // 17: idnode.v1.GetClaimsRequest
+	(*Claim)(nil),                      // 18: idnode.v1.Claim
+	(*GetClaimsResponse)(nil),          // 19: idnode.v1.GetClaimsResponse
+	(*NextHiLoRequest)(nil),            // 20: idnode.v1.NextHiLoRequest
+	(*NextHiLoResponse)(nil),           // 21: idnode.v1.NextHiLoResponse
+	(*ReturnHiLoRequest)(nil),          // 22: idnode.v1.ReturnHiLoRequest
+	(*ReturnHiLoResponse)(nil),         // 23: idnode.v1.ReturnHiLoResponse
+	(*SeedHiLoRequest)(nil),            // 24: idnode.v1.SeedHiLoRequest
+	(*SeedHiLoResponse)(nil),           // 25: idnode.v1.SeedHiLoResponse
+	(*CreateKeyRequest)(nil),           // 26: idnode.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),          // 27: idnode.v1.CreateKeyResponse
+	(*DeleteKeyRequest)(nil),           // 28: idnode.v1.DeleteKeyRequest
+	(*DeleteKeyResponse)(nil),          // 29: idnode.v1.DeleteKeyResponse
+	(*ListKeysRequest)(nil),            // 30: idnode.v1.ListKeysRequest
+	(*KeyStatus)(nil),                  // 31: idnode.v1.KeyStatus
+	(*ListKeysResponse)(nil),           // 32: idnode.v1.ListKeysResponse
+	(*CreateDatabaseRequest)(nil),      // 33: idnode.v1.CreateDatabaseRequest
+	(*CreateDatabaseResponse)(nil),     // 34: idnode.v1.CreateDatabaseResponse
+	(*DeleteDatabaseRequest)(nil),      // 35: idnode.v1.DeleteDatabaseRequest
+	(*DeleteDatabaseResponse)(nil),     // 36: idnode.v1.DeleteDatabaseResponse
+	(*ListDatabasesRequest)(nil),       // 37: idnode.v1.ListDatabasesRequest
+	(*DatabaseStatus)(nil),             // 38: idnode.v1.DatabaseStatus
+	(*ListDatabasesResponse)(nil),      // 39: idnode.v1.ListDatabasesResponse
+	(*StatusRequest)(nil),              // 40: idnode.v1.StatusRequest
+	(*NodeStatus)(nil),                 // 41: idnode.v1.NodeStatus
+	(*StatusResponse)(nil),             // 42: idnode.v1.StatusResponse
+	(*AddNodeRequest)(nil),             // 43: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 44: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 45: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 46: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 47: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 48: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 49: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 50: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 51: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 52: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 53: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 54: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 55: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 56: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 57: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 58: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 59: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 60: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 61: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 62: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 63: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 64: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 65: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 66: idnode.v1.VerifySeriesResponse
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	0,  // 0: idnode.v1.GenerateRequest.guid_version:type_name -> idnode.v1.GuidVersion
-	8,  // 1: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
-	15, // 2: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
-	28, // 3: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
-	35, // 4: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
-	38, // 5: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	38, // 6: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 7: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	3,  // 8: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	5,  // 9: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	7,  // 10: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	10, // 11: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	12, // 12: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	14, // 13: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	17, // 14: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	19, // 15: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	21, // 16: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	37, // 17: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	40, // 18: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	42, // 19: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	44, // 20: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	46, // 21: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	48, // 22: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	30, // 23: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	32, // 24: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	34, // 25: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	23, // 26: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	25, // 27: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	27, // 28: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	2,  // 29: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	4,  // 30: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	6,  // 31: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	9,  // 32: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	11, // 33: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	13, // 34: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	16, // 35: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	18, // 36: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	20, // 37: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	22, // 38: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	39, // 39: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	41, // 40: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	43, // 41: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	45, // 42: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	47, // 43: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	49, // 44: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	31, // 45: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	33, // 46: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	36, // 47: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	24, // 48: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	26, // 49: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	29, // 50: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	29, // [29:51] is the sub-list for method output_type
-	7,  // [7:29] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	11, // 1: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
+	18, // 2: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
+	31, // 3: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
+	38, // 4: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	41, // 5: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	41, // 6: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	1,  // 7: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 8: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	55, // 9: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 10: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 11: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	55, // 12: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	58, // 13: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	63, // 14: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	63, // 15: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 16: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	58, // 17: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	4,  // 18: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	6,  // 19: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	8,  // 20: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	10, // 21: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	13, // 22: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	15, // 23: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	17, // 24: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	20, // 25: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	22, // 26: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	24, // 27: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	40, // 28: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	43, // 29: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	45, // 30: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	47, // 31: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	49, // 32: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	51, // 33: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	33, // 34: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	35, // 35: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	37, // 36: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	26, // 37: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	28, // 38: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	30, // 39: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	53, // 40: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	56, // 41: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	59, // 42: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	61, // 43: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	64, // 44: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	65, // 45: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	5,  // 46: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	7,  // 47: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	9,  // 48: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	12, // 49: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	14, // 50: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	16, // 51: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	19, // 52: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	21, // 53: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	23, // 54: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	25, // 55: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	42, // 56: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	44, // 57: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	46, // 58: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	48, // 59: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	50, // 60: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	52, // 61: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	34, // 62: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	36, // 63: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	39, // 64: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	27, // 65: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	29, // 66: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	32, // 67: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	54, // 68: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	57, // 69: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	60, // 70: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	62, // 71: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	63, // 72: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	66, // 73: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	46, // [46:74] is the sub-list for method output_type
+	18, // [18:46] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -3427,10 +4820,10 @@ func file_idnode_v1_idnode_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   49,
+			NumEnums:      4,
+			NumMessages:   63,
 			NumExtensions: 0,
-			NumServices:   2,
+			NumServices:   3,
 		},
 		GoTypes:           file_idnode_v1_idnode_proto_goTypes,
 		DependencyIndexes: file_idnode_v1_idnode_proto_depIdxs,

@@ -1088,3 +1088,333 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 	},
 	Metadata: "idnode/v1/idnode.proto",
 }
+
+const (
+	SeriesService_CreateSeries_FullMethodName = "/idnode.v1.SeriesService/CreateSeries"
+	SeriesService_ListSeries_FullMethodName   = "/idnode.v1.SeriesService/ListSeries"
+	SeriesService_Issue_FullMethodName        = "/idnode.v1.SeriesService/Issue"
+	SeriesService_Void_FullMethodName         = "/idnode.v1.SeriesService/Void"
+	SeriesService_Journal_FullMethodName      = "/idnode.v1.SeriesService/Journal"
+	SeriesService_VerifySeries_FullMethodName = "/idnode.v1.SeriesService/VerifySeries"
+)
+
+// SeriesServiceClient is the client API for SeriesService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// SeriesService keeps fiscal series: gapless, audited numbering for invoices (issue 26). A
+// series belongs to a database. Issue assigns the next number in commit order and records the
+// document it went on in the same Raft entry, so no number is reserved and left unused; a
+// number is never skipped, only voided by an entry with a reason; every entry carries the hash
+// of the one before it (a hash chain), so an edit or deletion shows (VerifySeries). A minority
+// refuses Issue (UNAVAILABLE, NO_QUORUM) like identities.
+type SeriesServiceClient interface {
+	// CreateSeries creates a series; ALREADY_EXISTS when the name is taken. Needs an admin key
+	// of the database (or an admin credential) once the cluster has keys.
+	CreateSeries(ctx context.Context, in *CreateSeriesRequest, opts ...grpc.CallOption) (*CreateSeriesResponse, error)
+	// ListSeries lists a database's series with where each stands, linearizably.
+	ListSeries(ctx context.Context, in *ListSeriesRequest, opts ...grpc.CallOption) (*ListSeriesResponse, error)
+	// Issue assigns the next number of a series to a document. request_id is required: a retry
+	// with it answers the same number and record (a caller that crashed after the commit finds
+	// its number that way); with a different document it is REQUEST_ID_REUSED.
+	Issue(ctx context.Context, in *IssueRequest, opts ...grpc.CallOption) (*IssueResponse, error)
+	// Void records that a number is void, with a reason: an issued number cancelled, or, in a
+	// series whose policy allows journaled gaps, the next number skipped. Never a hole.
+	Void(ctx context.Context, in *VoidRequest, opts ...grpc.CallOption) (*VoidResponse, error)
+	// Journal streams a series' entries from seq from_seq to to_seq (0: to the end), in order.
+	Journal(ctx context.Context, in *JournalRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SeriesEntry], error)
+	// VerifySeries recomputes a series' hash chain and numbering and reports the first break.
+	VerifySeries(ctx context.Context, in *VerifySeriesRequest, opts ...grpc.CallOption) (*VerifySeriesResponse, error)
+}
+
+type seriesServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewSeriesServiceClient(cc grpc.ClientConnInterface) SeriesServiceClient {
+	return &seriesServiceClient{cc}
+}
+
+func (c *seriesServiceClient) CreateSeries(ctx context.Context, in *CreateSeriesRequest, opts ...grpc.CallOption) (*CreateSeriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateSeriesResponse)
+	err := c.cc.Invoke(ctx, SeriesService_CreateSeries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seriesServiceClient) ListSeries(ctx context.Context, in *ListSeriesRequest, opts ...grpc.CallOption) (*ListSeriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSeriesResponse)
+	err := c.cc.Invoke(ctx, SeriesService_ListSeries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seriesServiceClient) Issue(ctx context.Context, in *IssueRequest, opts ...grpc.CallOption) (*IssueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(IssueResponse)
+	err := c.cc.Invoke(ctx, SeriesService_Issue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seriesServiceClient) Void(ctx context.Context, in *VoidRequest, opts ...grpc.CallOption) (*VoidResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(VoidResponse)
+	err := c.cc.Invoke(ctx, SeriesService_Void_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *seriesServiceClient) Journal(ctx context.Context, in *JournalRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[SeriesEntry], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &SeriesService_ServiceDesc.Streams[0], SeriesService_Journal_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[JournalRequest, SeriesEntry]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SeriesService_JournalClient = grpc.ServerStreamingClient[SeriesEntry]
+
+func (c *seriesServiceClient) VerifySeries(ctx context.Context, in *VerifySeriesRequest, opts ...grpc.CallOption) (*VerifySeriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(VerifySeriesResponse)
+	err := c.cc.Invoke(ctx, SeriesService_VerifySeries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SeriesServiceServer is the server API for SeriesService service.
+// All implementations must embed UnimplementedSeriesServiceServer
+// for forward compatibility.
+//
+// SeriesService keeps fiscal series: gapless, audited numbering for invoices (issue 26). A
+// series belongs to a database. Issue assigns the next number in commit order and records the
+// document it went on in the same Raft entry, so no number is reserved and left unused; a
+// number is never skipped, only voided by an entry with a reason; every entry carries the hash
+// of the one before it (a hash chain), so an edit or deletion shows (VerifySeries). A minority
+// refuses Issue (UNAVAILABLE, NO_QUORUM) like identities.
+type SeriesServiceServer interface {
+	// CreateSeries creates a series; ALREADY_EXISTS when the name is taken. Needs an admin key
+	// of the database (or an admin credential) once the cluster has keys.
+	CreateSeries(context.Context, *CreateSeriesRequest) (*CreateSeriesResponse, error)
+	// ListSeries lists a database's series with where each stands, linearizably.
+	ListSeries(context.Context, *ListSeriesRequest) (*ListSeriesResponse, error)
+	// Issue assigns the next number of a series to a document. request_id is required: a retry
+	// with it answers the same number and record (a caller that crashed after the commit finds
+	// its number that way); with a different document it is REQUEST_ID_REUSED.
+	Issue(context.Context, *IssueRequest) (*IssueResponse, error)
+	// Void records that a number is void, with a reason: an issued number cancelled, or, in a
+	// series whose policy allows journaled gaps, the next number skipped. Never a hole.
+	Void(context.Context, *VoidRequest) (*VoidResponse, error)
+	// Journal streams a series' entries from seq from_seq to to_seq (0: to the end), in order.
+	Journal(*JournalRequest, grpc.ServerStreamingServer[SeriesEntry]) error
+	// VerifySeries recomputes a series' hash chain and numbering and reports the first break.
+	VerifySeries(context.Context, *VerifySeriesRequest) (*VerifySeriesResponse, error)
+	mustEmbedUnimplementedSeriesServiceServer()
+}
+
+// UnimplementedSeriesServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedSeriesServiceServer struct{}
+
+func (UnimplementedSeriesServiceServer) CreateSeries(context.Context, *CreateSeriesRequest) (*CreateSeriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateSeries not implemented")
+}
+func (UnimplementedSeriesServiceServer) ListSeries(context.Context, *ListSeriesRequest) (*ListSeriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSeries not implemented")
+}
+func (UnimplementedSeriesServiceServer) Issue(context.Context, *IssueRequest) (*IssueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Issue not implemented")
+}
+func (UnimplementedSeriesServiceServer) Void(context.Context, *VoidRequest) (*VoidResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Void not implemented")
+}
+func (UnimplementedSeriesServiceServer) Journal(*JournalRequest, grpc.ServerStreamingServer[SeriesEntry]) error {
+	return status.Error(codes.Unimplemented, "method Journal not implemented")
+}
+func (UnimplementedSeriesServiceServer) VerifySeries(context.Context, *VerifySeriesRequest) (*VerifySeriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method VerifySeries not implemented")
+}
+func (UnimplementedSeriesServiceServer) mustEmbedUnimplementedSeriesServiceServer() {}
+func (UnimplementedSeriesServiceServer) testEmbeddedByValue()                       {}
+
+// UnsafeSeriesServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to SeriesServiceServer will
+// result in compilation errors.
+type UnsafeSeriesServiceServer interface {
+	mustEmbedUnimplementedSeriesServiceServer()
+}
+
+func RegisterSeriesServiceServer(s grpc.ServiceRegistrar, srv SeriesServiceServer) {
+	// If the following call panics, it indicates UnimplementedSeriesServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&SeriesService_ServiceDesc, srv)
+}
+
+func _SeriesService_CreateSeries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateSeriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeriesServiceServer).CreateSeries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeriesService_CreateSeries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeriesServiceServer).CreateSeries(ctx, req.(*CreateSeriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeriesService_ListSeries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSeriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeriesServiceServer).ListSeries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeriesService_ListSeries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeriesServiceServer).ListSeries(ctx, req.(*ListSeriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeriesService_Issue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(IssueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeriesServiceServer).Issue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeriesService_Issue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeriesServiceServer).Issue(ctx, req.(*IssueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeriesService_Void_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(VoidRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeriesServiceServer).Void(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeriesService_Void_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeriesServiceServer).Void(ctx, req.(*VoidRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SeriesService_Journal_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(JournalRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(SeriesServiceServer).Journal(m, &grpc.GenericServerStream[JournalRequest, SeriesEntry]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SeriesService_JournalServer = grpc.ServerStreamingServer[SeriesEntry]
+
+func _SeriesService_VerifySeries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(VerifySeriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SeriesServiceServer).VerifySeries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SeriesService_VerifySeries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SeriesServiceServer).VerifySeries(ctx, req.(*VerifySeriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// SeriesService_ServiceDesc is the grpc.ServiceDesc for SeriesService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var SeriesService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "idnode.v1.SeriesService",
+	HandlerType: (*SeriesServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "CreateSeries",
+			Handler:    _SeriesService_CreateSeries_Handler,
+		},
+		{
+			MethodName: "ListSeries",
+			Handler:    _SeriesService_ListSeries_Handler,
+		},
+		{
+			MethodName: "Issue",
+			Handler:    _SeriesService_Issue_Handler,
+		},
+		{
+			MethodName: "Void",
+			Handler:    _SeriesService_Void_Handler,
+		},
+		{
+			MethodName: "VerifySeries",
+			Handler:    _SeriesService_VerifySeries_Handler,
+		},
+	},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Journal",
+			Handler:       _SeriesService_Journal_Handler,
+			ServerStreams: true,
+		},
+	},
+	Metadata: "idnode/v1/idnode.proto",
+}

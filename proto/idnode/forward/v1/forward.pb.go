@@ -277,7 +277,7 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\aForward\x12e\n" +
 	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponse\x12^\n" +
 	"\x0fReserveHiLoPool\x12\x1f.idnode.raft.v1.HiLoPoolReserve\x1a*.idnode.forward.v1.ReserveHiLoPoolResponse\x12Z\n" +
-	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations2\xd1\v\n" +
+	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations2\xf3\x0e\n" +
 	"\x06Leader\x12O\n" +
 	"\fSeedIdentity\x12\x1e.idnode.v1.SeedIdentityRequest\x1a\x1f.idnode.v1.SeedIdentityResponse\x12U\n" +
 	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12:\n" +
@@ -300,7 +300,14 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\rListDatabases\x12\x1f.idnode.v1.ListDatabasesRequest\x1a .idnode.v1.ListDatabasesResponse\x12F\n" +
 	"\tCreateKey\x12\x1b.idnode.v1.CreateKeyRequest\x1a\x1c.idnode.v1.CreateKeyResponse\x12F\n" +
 	"\tDeleteKey\x12\x1b.idnode.v1.DeleteKeyRequest\x1a\x1c.idnode.v1.DeleteKeyResponse\x12C\n" +
-	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponseB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
+	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponse\x12O\n" +
+	"\fCreateSeries\x12\x1e.idnode.v1.CreateSeriesRequest\x1a\x1f.idnode.v1.CreateSeriesResponse\x12I\n" +
+	"\n" +
+	"ListSeries\x12\x1c.idnode.v1.ListSeriesRequest\x1a\x1d.idnode.v1.ListSeriesResponse\x12:\n" +
+	"\x05Issue\x12\x17.idnode.v1.IssueRequest\x1a\x18.idnode.v1.IssueResponse\x127\n" +
+	"\x04Void\x12\x16.idnode.v1.VoidRequest\x1a\x17.idnode.v1.VoidResponse\x12>\n" +
+	"\aJournal\x12\x19.idnode.v1.JournalRequest\x1a\x16.idnode.v1.SeriesEntry0\x01\x12O\n" +
+	"\fVerifySeries\x12\x1e.idnode.v1.VerifySeriesRequest\x1a\x1f.idnode.v1.VerifySeriesResponseB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
 
 var (
 	file_idnode_forward_v1_forward_proto_rawDescOnce sync.Once
@@ -343,26 +350,38 @@ var file_idnode_forward_v1_forward_proto_goTypes = []any{
 	(*v11.CreateKeyRequest)(nil),           // 24: idnode.v1.CreateKeyRequest
 	(*v11.DeleteKeyRequest)(nil),           // 25: idnode.v1.DeleteKeyRequest
 	(*v11.ListKeysRequest)(nil),            // 26: idnode.v1.ListKeysRequest
-	(*v11.SeedIdentityResponse)(nil),       // 27: idnode.v1.SeedIdentityResponse
-	(*v11.ListIdentitiesResponse)(nil),     // 28: idnode.v1.ListIdentitiesResponse
-	(*v11.ClaimResponse)(nil),              // 29: idnode.v1.ClaimResponse
-	(*v11.ReleaseResponse)(nil),            // 30: idnode.v1.ReleaseResponse
-	(*v11.GetClaimsResponse)(nil),          // 31: idnode.v1.GetClaimsResponse
-	(*v11.NextHiLoResponse)(nil),           // 32: idnode.v1.NextHiLoResponse
-	(*v11.ReturnHiLoResponse)(nil),         // 33: idnode.v1.ReturnHiLoResponse
-	(*v11.SeedHiLoResponse)(nil),           // 34: idnode.v1.SeedHiLoResponse
-	(*v11.StatusResponse)(nil),             // 35: idnode.v1.StatusResponse
-	(*v11.AddNodeResponse)(nil),            // 36: idnode.v1.AddNodeResponse
-	(*v11.RemoveNodeResponse)(nil),         // 37: idnode.v1.RemoveNodeResponse
-	(*v11.TransferLeadershipResponse)(nil), // 38: idnode.v1.TransferLeadershipResponse
-	(*v11.BackupChunk)(nil),                // 39: idnode.v1.BackupChunk
-	(*v11.RestoreResponse)(nil),            // 40: idnode.v1.RestoreResponse
-	(*v11.CreateDatabaseResponse)(nil),     // 41: idnode.v1.CreateDatabaseResponse
-	(*v11.DeleteDatabaseResponse)(nil),     // 42: idnode.v1.DeleteDatabaseResponse
-	(*v11.ListDatabasesResponse)(nil),      // 43: idnode.v1.ListDatabasesResponse
-	(*v11.CreateKeyResponse)(nil),          // 44: idnode.v1.CreateKeyResponse
-	(*v11.DeleteKeyResponse)(nil),          // 45: idnode.v1.DeleteKeyResponse
-	(*v11.ListKeysResponse)(nil),           // 46: idnode.v1.ListKeysResponse
+	(*v11.CreateSeriesRequest)(nil),        // 27: idnode.v1.CreateSeriesRequest
+	(*v11.ListSeriesRequest)(nil),          // 28: idnode.v1.ListSeriesRequest
+	(*v11.IssueRequest)(nil),               // 29: idnode.v1.IssueRequest
+	(*v11.VoidRequest)(nil),                // 30: idnode.v1.VoidRequest
+	(*v11.JournalRequest)(nil),             // 31: idnode.v1.JournalRequest
+	(*v11.VerifySeriesRequest)(nil),        // 32: idnode.v1.VerifySeriesRequest
+	(*v11.SeedIdentityResponse)(nil),       // 33: idnode.v1.SeedIdentityResponse
+	(*v11.ListIdentitiesResponse)(nil),     // 34: idnode.v1.ListIdentitiesResponse
+	(*v11.ClaimResponse)(nil),              // 35: idnode.v1.ClaimResponse
+	(*v11.ReleaseResponse)(nil),            // 36: idnode.v1.ReleaseResponse
+	(*v11.GetClaimsResponse)(nil),          // 37: idnode.v1.GetClaimsResponse
+	(*v11.NextHiLoResponse)(nil),           // 38: idnode.v1.NextHiLoResponse
+	(*v11.ReturnHiLoResponse)(nil),         // 39: idnode.v1.ReturnHiLoResponse
+	(*v11.SeedHiLoResponse)(nil),           // 40: idnode.v1.SeedHiLoResponse
+	(*v11.StatusResponse)(nil),             // 41: idnode.v1.StatusResponse
+	(*v11.AddNodeResponse)(nil),            // 42: idnode.v1.AddNodeResponse
+	(*v11.RemoveNodeResponse)(nil),         // 43: idnode.v1.RemoveNodeResponse
+	(*v11.TransferLeadershipResponse)(nil), // 44: idnode.v1.TransferLeadershipResponse
+	(*v11.BackupChunk)(nil),                // 45: idnode.v1.BackupChunk
+	(*v11.RestoreResponse)(nil),            // 46: idnode.v1.RestoreResponse
+	(*v11.CreateDatabaseResponse)(nil),     // 47: idnode.v1.CreateDatabaseResponse
+	(*v11.DeleteDatabaseResponse)(nil),     // 48: idnode.v1.DeleteDatabaseResponse
+	(*v11.ListDatabasesResponse)(nil),      // 49: idnode.v1.ListDatabasesResponse
+	(*v11.CreateKeyResponse)(nil),          // 50: idnode.v1.CreateKeyResponse
+	(*v11.DeleteKeyResponse)(nil),          // 51: idnode.v1.DeleteKeyResponse
+	(*v11.ListKeysResponse)(nil),           // 52: idnode.v1.ListKeysResponse
+	(*v11.CreateSeriesResponse)(nil),       // 53: idnode.v1.CreateSeriesResponse
+	(*v11.ListSeriesResponse)(nil),         // 54: idnode.v1.ListSeriesResponse
+	(*v11.IssueResponse)(nil),              // 55: idnode.v1.IssueResponse
+	(*v11.VoidResponse)(nil),               // 56: idnode.v1.VoidResponse
+	(*v11.SeriesEntry)(nil),                // 57: idnode.v1.SeriesEntry
+	(*v11.VerifySeriesResponse)(nil),       // 58: idnode.v1.VerifySeriesResponse
 }
 var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
 	4,  // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -390,31 +409,43 @@ var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
 	24, // 22: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
 	25, // 23: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
 	26, // 24: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	3,  // 25: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
-	0,  // 26: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
-	6,  // 27: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
-	27, // 28: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	28, // 29: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	29, // 30: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
-	30, // 31: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
-	31, // 32: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	32, // 33: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	33, // 34: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	34, // 35: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	35, // 36: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
-	36, // 37: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
-	37, // 38: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	38, // 39: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	39, // 40: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
-	40, // 41: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
-	41, // 42: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	42, // 43: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	43, // 44: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	44, // 45: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	45, // 46: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	46, // 47: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	25, // [25:48] is the sub-list for method output_type
-	2,  // [2:25] is the sub-list for method input_type
+	27, // 25: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	28, // 26: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	29, // 27: idnode.forward.v1.Leader.Issue:input_type -> idnode.v1.IssueRequest
+	30, // 28: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
+	31, // 29: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
+	32, // 30: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	3,  // 31: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
+	0,  // 32: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
+	6,  // 33: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
+	33, // 34: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	34, // 35: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	35, // 36: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
+	36, // 37: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
+	37, // 38: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	38, // 39: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	39, // 40: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	40, // 41: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	41, // 42: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
+	42, // 43: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
+	43, // 44: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	44, // 45: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	45, // 46: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
+	46, // 47: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
+	47, // 48: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	48, // 49: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	49, // 50: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	50, // 51: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	51, // 52: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	52, // 53: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	53, // 54: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	54, // 55: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	55, // 56: idnode.forward.v1.Leader.Issue:output_type -> idnode.v1.IssueResponse
+	56, // 57: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
+	57, // 58: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
+	58, // 59: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	31, // [31:60] is the sub-list for method output_type
+	2,  // [2:31] is the sub-list for method input_type
 	2,  // [2:2] is the sub-list for extension type_name
 	2,  // [2:2] is the sub-list for extension extendee
 	0,  // [0:2] is the sub-list for field type_name

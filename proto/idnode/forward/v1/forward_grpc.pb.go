@@ -234,6 +234,12 @@ const (
 	Leader_CreateKey_FullMethodName          = "/idnode.forward.v1.Leader/CreateKey"
 	Leader_DeleteKey_FullMethodName          = "/idnode.forward.v1.Leader/DeleteKey"
 	Leader_ListKeys_FullMethodName           = "/idnode.forward.v1.Leader/ListKeys"
+	Leader_CreateSeries_FullMethodName       = "/idnode.forward.v1.Leader/CreateSeries"
+	Leader_ListSeries_FullMethodName         = "/idnode.forward.v1.Leader/ListSeries"
+	Leader_Issue_FullMethodName              = "/idnode.forward.v1.Leader/Issue"
+	Leader_Void_FullMethodName               = "/idnode.forward.v1.Leader/Void"
+	Leader_Journal_FullMethodName            = "/idnode.forward.v1.Leader/Journal"
+	Leader_VerifySeries_FullMethodName       = "/idnode.forward.v1.Leader/VerifySeries"
 )
 
 // LeaderClient is the client API for Leader service.
@@ -267,6 +273,12 @@ type LeaderClient interface {
 	CreateKey(ctx context.Context, in *v11.CreateKeyRequest, opts ...grpc.CallOption) (*v11.CreateKeyResponse, error)
 	DeleteKey(ctx context.Context, in *v11.DeleteKeyRequest, opts ...grpc.CallOption) (*v11.DeleteKeyResponse, error)
 	ListKeys(ctx context.Context, in *v11.ListKeysRequest, opts ...grpc.CallOption) (*v11.ListKeysResponse, error)
+	CreateSeries(ctx context.Context, in *v11.CreateSeriesRequest, opts ...grpc.CallOption) (*v11.CreateSeriesResponse, error)
+	ListSeries(ctx context.Context, in *v11.ListSeriesRequest, opts ...grpc.CallOption) (*v11.ListSeriesResponse, error)
+	Issue(ctx context.Context, in *v11.IssueRequest, opts ...grpc.CallOption) (*v11.IssueResponse, error)
+	Void(ctx context.Context, in *v11.VoidRequest, opts ...grpc.CallOption) (*v11.VoidResponse, error)
+	Journal(ctx context.Context, in *v11.JournalRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[v11.SeriesEntry], error)
+	VerifySeries(ctx context.Context, in *v11.VerifySeriesRequest, opts ...grpc.CallOption) (*v11.VerifySeriesResponse, error)
 }
 
 type leaderClient struct {
@@ -489,6 +501,75 @@ func (c *leaderClient) ListKeys(ctx context.Context, in *v11.ListKeysRequest, op
 	return out, nil
 }
 
+func (c *leaderClient) CreateSeries(ctx context.Context, in *v11.CreateSeriesRequest, opts ...grpc.CallOption) (*v11.CreateSeriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.CreateSeriesResponse)
+	err := c.cc.Invoke(ctx, Leader_CreateSeries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ListSeries(ctx context.Context, in *v11.ListSeriesRequest, opts ...grpc.CallOption) (*v11.ListSeriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ListSeriesResponse)
+	err := c.cc.Invoke(ctx, Leader_ListSeries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) Issue(ctx context.Context, in *v11.IssueRequest, opts ...grpc.CallOption) (*v11.IssueResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.IssueResponse)
+	err := c.cc.Invoke(ctx, Leader_Issue_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) Void(ctx context.Context, in *v11.VoidRequest, opts ...grpc.CallOption) (*v11.VoidResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.VoidResponse)
+	err := c.cc.Invoke(ctx, Leader_Void_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) Journal(ctx context.Context, in *v11.JournalRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[v11.SeriesEntry], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Leader_ServiceDesc.Streams[2], Leader_Journal_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[v11.JournalRequest, v11.SeriesEntry]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Leader_JournalClient = grpc.ServerStreamingClient[v11.SeriesEntry]
+
+func (c *leaderClient) VerifySeries(ctx context.Context, in *v11.VerifySeriesRequest, opts ...grpc.CallOption) (*v11.VerifySeriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.VerifySeriesResponse)
+	err := c.cc.Invoke(ctx, Leader_VerifySeries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LeaderServer is the server API for Leader service.
 // All implementations must embed UnimplementedLeaderServer
 // for forward compatibility.
@@ -520,6 +601,12 @@ type LeaderServer interface {
 	CreateKey(context.Context, *v11.CreateKeyRequest) (*v11.CreateKeyResponse, error)
 	DeleteKey(context.Context, *v11.DeleteKeyRequest) (*v11.DeleteKeyResponse, error)
 	ListKeys(context.Context, *v11.ListKeysRequest) (*v11.ListKeysResponse, error)
+	CreateSeries(context.Context, *v11.CreateSeriesRequest) (*v11.CreateSeriesResponse, error)
+	ListSeries(context.Context, *v11.ListSeriesRequest) (*v11.ListSeriesResponse, error)
+	Issue(context.Context, *v11.IssueRequest) (*v11.IssueResponse, error)
+	Void(context.Context, *v11.VoidRequest) (*v11.VoidResponse, error)
+	Journal(*v11.JournalRequest, grpc.ServerStreamingServer[v11.SeriesEntry]) error
+	VerifySeries(context.Context, *v11.VerifySeriesRequest) (*v11.VerifySeriesResponse, error)
 	mustEmbedUnimplementedLeaderServer()
 }
 
@@ -589,6 +676,24 @@ func (UnimplementedLeaderServer) DeleteKey(context.Context, *v11.DeleteKeyReques
 }
 func (UnimplementedLeaderServer) ListKeys(context.Context, *v11.ListKeysRequest) (*v11.ListKeysResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListKeys not implemented")
+}
+func (UnimplementedLeaderServer) CreateSeries(context.Context, *v11.CreateSeriesRequest) (*v11.CreateSeriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateSeries not implemented")
+}
+func (UnimplementedLeaderServer) ListSeries(context.Context, *v11.ListSeriesRequest) (*v11.ListSeriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSeries not implemented")
+}
+func (UnimplementedLeaderServer) Issue(context.Context, *v11.IssueRequest) (*v11.IssueResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Issue not implemented")
+}
+func (UnimplementedLeaderServer) Void(context.Context, *v11.VoidRequest) (*v11.VoidResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Void not implemented")
+}
+func (UnimplementedLeaderServer) Journal(*v11.JournalRequest, grpc.ServerStreamingServer[v11.SeriesEntry]) error {
+	return status.Error(codes.Unimplemented, "method Journal not implemented")
+}
+func (UnimplementedLeaderServer) VerifySeries(context.Context, *v11.VerifySeriesRequest) (*v11.VerifySeriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method VerifySeries not implemented")
 }
 func (UnimplementedLeaderServer) mustEmbedUnimplementedLeaderServer() {}
 func (UnimplementedLeaderServer) testEmbeddedByValue()                {}
@@ -953,6 +1058,107 @@ func _Leader_ListKeys_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Leader_CreateSeries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.CreateSeriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).CreateSeries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_CreateSeries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).CreateSeries(ctx, req.(*v11.CreateSeriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ListSeries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ListSeriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ListSeries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ListSeries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ListSeries(ctx, req.(*v11.ListSeriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_Issue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.IssueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).Issue(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_Issue_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).Issue(ctx, req.(*v11.IssueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_Void_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.VoidRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).Void(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_Void_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).Void(ctx, req.(*v11.VoidRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_Journal_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(v11.JournalRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(LeaderServer).Journal(m, &grpc.GenericServerStream[v11.JournalRequest, v11.SeriesEntry]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Leader_JournalServer = grpc.ServerStreamingServer[v11.SeriesEntry]
+
+func _Leader_VerifySeries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.VerifySeriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).VerifySeries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_VerifySeries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).VerifySeries(ctx, req.(*v11.VerifySeriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Leader_ServiceDesc is the grpc.ServiceDesc for Leader service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1032,6 +1238,26 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "ListKeys",
 			Handler:    _Leader_ListKeys_Handler,
 		},
+		{
+			MethodName: "CreateSeries",
+			Handler:    _Leader_CreateSeries_Handler,
+		},
+		{
+			MethodName: "ListSeries",
+			Handler:    _Leader_ListSeries_Handler,
+		},
+		{
+			MethodName: "Issue",
+			Handler:    _Leader_Issue_Handler,
+		},
+		{
+			MethodName: "Void",
+			Handler:    _Leader_Void_Handler,
+		},
+		{
+			MethodName: "VerifySeries",
+			Handler:    _Leader_VerifySeries_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -1043,6 +1269,11 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Restore",
 			Handler:       _Leader_Restore_Handler,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "Journal",
+			Handler:       _Leader_Journal_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "idnode/forward/v1/forward.proto",

@@ -1,0 +1,278 @@
+package server
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+
+	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
+	"github.com/idnode/idnode/series"
+)
+
+// Fiscal series (issue 26). Each call is checked where it arrives (series.CheckX, the
+// database, who the caller is) and runs its leader half; the journal itself is package
+// series', applied by the FSM.
+
+// CreateSeries creates a series in the request's database.
+func (s *Server) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.CreateSeriesResponse, error) {
+	if err := s.arriving(ctx, &req.Database, &req.Actor); err != nil {
+		return nil, err
+	}
+	if err := series.CheckCreate(createCommand(req, 0)); err != nil {
+		return nil, toStatus(err)
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateSeries, viaLeader(forwardv1.LeaderClient.CreateSeries))
+}
+
+func (l leaderSide) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.CreateSeriesResponse, error) {
+	l.s.trustedActor(ctx, &req.Actor)
+	def, err := propose(ctx, l.s, fsm.ProposeCreateSeries, createCommand(req, l.s.cfg.Now().UnixMilli()))
+	if err != nil {
+		return nil, err
+	}
+	l.s.log.Info("series created", "database", def.GetDatabase(), "series", def.GetName(), "format", def.GetFormat(),
+		"period", def.GetPeriod().String(), "policy", def.GetPolicy().String(), "by", def.GetCreatedBy())
+	return &idnodev1.CreateSeriesResponse{Series: seriesOf(def)}, nil
+}
+
+// ListSeries lists the request's database's series, linearizably.
+func (s *Server) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequest) (*idnodev1.ListSeriesResponse, error) {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
+		return nil, err
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListSeries, viaLeader(forwardv1.LeaderClient.ListSeries))
+}
+
+func (l leaderSide) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequest) (*idnodev1.ListSeriesResponse, error) {
+	if err := l.barrier(ctx); err != nil {
+		return nil, err
+	}
+	defs, err := l.s.journal().List(req.GetDatabase())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &idnodev1.ListSeriesResponse{Series: make([]*idnodev1.Series, len(defs))}
+	for i, d := range defs {
+		out.Series[i] = seriesOf(d)
+	}
+	return out, nil
+}
+
+// Issue assigns the next number of a series to a document.
+func (s *Server) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnodev1.IssueResponse, error) {
+	if err := s.arriving(ctx, &req.Database, &req.Actor); err != nil {
+		return nil, err
+	}
+	is, err := issueCommand(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := series.CheckIssue(is); err != nil {
+		return nil, toStatus(err)
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Issue, viaLeader(forwardv1.LeaderClient.Issue))
+}
+
+func (l leaderSide) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnodev1.IssueResponse, error) {
+	l.s.trustedActor(ctx, &req.Actor)
+	is, err := issueCommand(req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := propose(ctx, l.s, fsm.ProposeSeriesIssueBatch, &raftv1.SeriesIssueBatch{Issues: []*raftv1.SeriesIssue{is}, ProposedAtMs: l.s.cfg.Now().UnixMilli()})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Results) != 1 {
+		return nil, fmt.Errorf("a series issue of one answered %d results", len(res.Results))
+	}
+	if err := res.Results[0].Err; err != nil {
+		return nil, toStatus(err)
+	}
+	return &idnodev1.IssueResponse{Entry: entryOf(res.Results[0].Entry)}, nil
+}
+
+// Void records a voided number of a series.
+func (s *Server) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.VoidResponse, error) {
+	if err := s.arriving(ctx, &req.Database, &req.Actor); err != nil {
+		return nil, err
+	}
+	if err := series.CheckVoid(voidCommand(req, 0)); err != nil {
+		return nil, toStatus(err)
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Void, viaLeader(forwardv1.LeaderClient.Void))
+}
+
+func (l leaderSide) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.VoidResponse, error) {
+	l.s.trustedActor(ctx, &req.Actor)
+	e, err := propose(ctx, l.s, fsm.ProposeSeriesVoid, voidCommand(req, l.s.cfg.Now().UnixMilli()))
+	if err != nil {
+		return nil, err
+	}
+	l.s.log.Info("series number voided", "database", e.GetDatabase(), "series", e.GetSeries(), "id", e.GetId(),
+		"reason", e.GetReason(), "by", e.GetActor())
+	return &idnodev1.VoidResponse{Entry: entryOf(e)}, nil
+}
+
+// Journal streams a series' entries.
+func (s *Server) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreamingServer[idnodev1.SeriesEntry]) error {
+	ctx := stream.Context()
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
+		return err
+	}
+	if err := toStatus(series.CheckRef(req.GetDatabase(), req.GetSeries())); err != nil {
+		return err
+	}
+	release, err := s.journalReads.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return forwardStream(s, ctx, req, stream, s.leader().Journal, forwardv1.LeaderClient.Journal)
+}
+
+func (l leaderSide) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreamingServer[idnodev1.SeriesEntry]) error {
+	ctx := stream.Context()
+	if forward.Arrived(ctx) {
+		release, err := l.s.journalReads.acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	if err := l.barrier(ctx); err != nil {
+		return err
+	}
+	to := req.GetToSeq()
+	if to == 0 {
+		to = ^uint64(0)
+	}
+	err := l.s.journal().Entries(req.GetDatabase(), req.GetSeries(), req.GetFromSeq(), to, func(e *raftv1.SeriesEntry) error {
+		return stream.Send(entryOf(e))
+	})
+	return toStatus(err)
+}
+
+// VerifySeries recomputes a series' chain.
+func (s *Server) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
+		return nil, err
+	}
+	if err := toStatus(series.CheckRef(req.GetDatabase(), req.GetSeries())); err != nil {
+		return nil, err
+	}
+	release, err := s.journalReads.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().VerifySeries, viaLeader(forwardv1.LeaderClient.VerifySeries))
+}
+
+func (l leaderSide) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {
+	if forward.Arrived(ctx) {
+		release, err := l.s.journalReads.acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
+	if err := l.barrier(ctx); err != nil {
+		return nil, err
+	}
+	r, err := l.s.journal().Verify(req.GetDatabase(), req.GetSeries())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	out := &idnodev1.VerifySeriesResponse{Ok: r.Break == nil, Entries: r.Entries, Issued: r.Issued, Voided: r.Voided}
+	if r.Break != nil {
+		out.BreakSeq, out.BreakReason = r.Break.Seq, r.Break.Reason
+		l.s.log.Warn("series journal does not verify", "database", req.GetDatabase(), "series", req.GetSeries(),
+			"seq", r.Break.Seq, "reason", r.Break.Reason)
+	}
+	return out, nil
+}
+
+// arriving resolves a series call where it arrived: its database into the field (the
+// metadata does not travel to the leader; the field does), and who the caller proved to be
+// into actor, replacing whatever the caller sent.
+func (s *Server) arriving(ctx context.Context, database, actor *string) error {
+	db, err := databaseOf(ctx, *database)
+	if err != nil {
+		return err
+	}
+	*database = db
+	if actor != nil {
+		*actor = s.actorOf(ctx)
+	}
+	return nil
+}
+
+// trustedActor keeps the actor a node of this cluster resolved; a call that reached the
+// leader's internal server from anything else (before the cluster has a secret, checked as
+// the public call: leaderAccess) gets its own, so no caller names someone else.
+func (s *Server) trustedActor(ctx context.Context, actor *string) {
+	if forward.Arrived(ctx) && !forward.FromNode(ctx) {
+		*actor = s.actorOf(ctx)
+	}
+}
+
+// journal is the store of series journals this node's FSM applies to.
+func (s *Server) journal() *series.Store { return s.node.FSM().Series() }
+
+func createCommand(req *idnodev1.CreateSeriesRequest, nowMs int64) *raftv1.CreateSeries {
+	return &raftv1.CreateSeries{Database: req.GetDatabase(), Name: req.GetName(), Format: req.GetFormat(),
+		Period: raftv1.SeriesPeriod(req.GetPeriod()), Policy: raftv1.SeriesPolicy(req.GetPolicy()),
+		ProposedAtMs: nowMs, CreatedBy: req.GetActor(), RequestId: req.GetRequestId()}
+}
+
+// issueCommand is req as the log carries it; document_hash travels as hex and is kept as bytes.
+func issueCommand(req *idnodev1.IssueRequest) (*raftv1.SeriesIssue, error) {
+	sum, err := hex.DecodeString(req.GetDocumentHash())
+	if err != nil {
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidInput, fmt.Sprintf("document_hash must be hex: %v", err))
+	}
+	is := &raftv1.SeriesIssue{Database: req.GetDatabase(), Series: req.GetSeries(), RequestId: req.GetRequestId(),
+		DocumentHash: sum, IssuedBy: req.GetActor()}
+	for _, f := range req.GetFields() {
+		is.Fields = append(is.Fields, &raftv1.SeriesField{Key: f.GetKey(), Value: f.GetValue()})
+	}
+	// The log carries them sorted, so every proposer of the same fields writes the same entry.
+	slices.SortStableFunc(is.Fields, func(a, b *raftv1.SeriesField) int { return strings.Compare(a.GetKey(), b.GetKey()) })
+	return is, nil
+}
+
+func voidCommand(req *idnodev1.VoidRequest, nowMs int64) *raftv1.SeriesVoid {
+	return &raftv1.SeriesVoid{Database: req.GetDatabase(), Series: req.GetSeries(), Period: req.GetPeriod(), Number: req.GetNumber(),
+		Reason: req.GetReason(), Correcting: req.GetCorrecting(), RequestId: req.GetRequestId(), VoidedBy: req.GetActor(), ProposedAtMs: nowMs}
+}
+
+func seriesOf(d *raftv1.SeriesDefinition) *idnodev1.Series {
+	return &idnodev1.Series{Database: d.GetDatabase(), Name: d.GetName(), Format: d.GetFormat(),
+		Period: idnodev1.SeriesPeriod(d.GetPeriod()), Policy: idnodev1.SeriesPolicy(d.GetPolicy()),
+		CreatedAtMs: d.GetCreatedAtMs(), CreatedBy: d.GetCreatedBy(), Entries: d.GetEntries(),
+		CurrentPeriod: d.GetCurrentPeriod(), LastNumber: d.GetLastNumber(), Issued: d.GetIssued(), Voided: d.GetVoided(),
+		HeadHash: hex.EncodeToString(d.GetHeadHash())}
+}
+
+func entryOf(e *raftv1.SeriesEntry) *idnodev1.SeriesEntry {
+	out := &idnodev1.SeriesEntry{Database: e.GetDatabase(), Series: e.GetSeries(), Seq: e.GetSeq(),
+		Kind: idnodev1.SeriesEntryKind(e.GetKind()), Period: e.GetPeriod(), Number: e.GetNumber(), Id: e.GetId(),
+		TimeMs: e.GetTimeMs(), RequestId: e.GetRequestId(), DocumentHash: hex.EncodeToString(e.GetDocumentHash()),
+		Actor: e.GetActor(), Reason: e.GetReason(), Correcting: e.GetCorrecting(),
+		PrevHash: hex.EncodeToString(e.GetPrevHash()), Hash: hex.EncodeToString(e.GetHash())}
+	for _, f := range e.GetFields() {
+		out.Fields = append(out.Fields, &idnodev1.SeriesField{Key: f.GetKey(), Value: f.GetValue()})
+	}
+	return out
+}
