@@ -32,9 +32,6 @@ func (s *Store) Capture() (*Capture, error) {
 	return &Capture{s: s, h: h, tx: tx}, nil
 }
 
-// Applied is the raft index of the last series command in the view.
-func (c *Capture) Applied() uint64 { return readApplied(c.tx) }
-
 // Write emits the view: a SeriesJournalRecord, then for each series in key order (database,
 // lower-case name) its SeriesDefinition and its SeriesEntry records in seq order. Two
 // replicas with the same journal emit the same records. Memory stays flat: one entry at a time.
