@@ -2774,9 +2774,12 @@ type SeriesDefinition struct {
 	CurrentPeriod string `protobuf:"bytes,12,opt,name=current_period,json=currentPeriod,proto3" json:"current_period,omitempty"`
 	LastNumber    int64  `protobuf:"varint,13,opt,name=last_number,json=lastNumber,proto3" json:"last_number,omitempty"`
 	// The series' clock, Unix ms: the time of the last entry; it only moves forward.
-	ClockMs       int64  `protobuf:"varint,14,opt,name=clock_ms,json=clockMs,proto3" json:"clock_ms,omitempty"`
-	Issued        uint64 `protobuf:"varint,15,opt,name=issued,proto3" json:"issued,omitempty"`
-	Voided        uint64 `protobuf:"varint,16,opt,name=voided,proto3" json:"voided,omitempty"`
+	ClockMs int64  `protobuf:"varint,14,opt,name=clock_ms,json=clockMs,proto3" json:"clock_ms,omitempty"`
+	Issued  uint64 `protobuf:"varint,15,opt,name=issued,proto3" json:"issued,omitempty"`
+	Voided  uint64 `protobuf:"varint,16,opt,name=voided,proto3" json:"voided,omitempty"`
+	// The CreateSeries' request_id: a retry of the creation, even after a restore from a
+	// snapshot, answers the series.
+	RequestId     string `protobuf:"bytes,17,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2907,6 +2910,13 @@ func (x *SeriesDefinition) GetVoided() uint64 {
 		return x.Voided
 	}
 	return 0
+}
+
+func (x *SeriesDefinition) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
 }
 
 // One entry of a series' journal. hash = SHA-256 of prev_hash and the entry's canonical
@@ -3342,7 +3352,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\a \x01(\tR\trequestId\x12\x1b\n" +
 	"\tvoided_by\x18\b \x01(\tR\bvoidedBy\x12$\n" +
-	"\x0eproposed_at_ms\x18\t \x01(\x03R\fproposedAtMs\"\xd3\x03\n" +
+	"\x0eproposed_at_ms\x18\t \x01(\x03R\fproposedAtMs\"\xf2\x03\n" +
 	"\x10SeriesDefinition\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -3360,7 +3370,9 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"lastNumber\x12\x19\n" +
 	"\bclock_ms\x18\x0e \x01(\x03R\aclockMs\x12\x16\n" +
 	"\x06issued\x18\x0f \x01(\x04R\x06issued\x12\x16\n" +
-	"\x06voided\x18\x10 \x01(\x04R\x06voided\"\xd9\x03\n" +
+	"\x06voided\x18\x10 \x01(\x04R\x06voided\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x11 \x01(\tR\trequestId\"\xd9\x03\n" +
 	"\vSeriesEntry\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
 	"\x06series\x18\x02 \x01(\tR\x06series\x12\x10\n" +
