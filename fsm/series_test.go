@@ -181,7 +181,7 @@ func TestSeriesRefusalsAreAnswers(t *testing.T) {
 	if out := j.apply(t, CreateSeriesCommand, &raftv1.CreateSeries{Name: "inv", Format: "X-{n}", ProposedAtMs: year2026}); !errors.Is(out.(error), series.ErrSeriesExists) {
 		t.Errorf("second CreateSeries(inv) answered %v, want ErrSeriesExists", out)
 	}
-	if out := j.apply(t, SeriesVoidCommand, &raftv1.SeriesVoid{Series: "inv", Period: "2026", Number: 1, Reason: "x", ProposedAtMs: year2026}); !errors.Is(out.(error), series.ErrGapless) {
+	if out := j.apply(t, SeriesVoidCommand, &raftv1.SeriesVoid{Series: "inv", Period: "2026", Number: 1, Reason: "x", RequestId: "v", ProposedAtMs: year2026}); !errors.Is(out.(error), series.ErrGapless) {
 		t.Errorf("void of the next number of a gapless series answered %v, want ErrGapless", out)
 	}
 	if out := j.apply(t, CreateSeriesCommand, &raftv1.CreateSeries{Database: "shop", Name: "inv", Format: "X-{n}"}); !errors.Is(out.(error), ErrDatabaseNotFound) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/hashicorp/raft"
 	"google.golang.org/protobuf/proto"
@@ -233,13 +234,17 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 
 type snapshot struct {
 	records []snapshotRecord
-	// journal is the series journal as of the snapshot, held until Release.
-	journal *series.Capture
+	// journal is the series journal as of the snapshot, held until Persist ends or Release.
+	journal     *series.Capture
+	releaseOnce sync.Once
 }
 
 var _ raft.FSMSnapshot = (*snapshot)(nil)
 
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
+	// The journal's view is let go once written: raft.RecoverCluster persists a snapshot and
+	// never releases it, and a view held keeps series.db open after the node closes.
+	defer s.Release()
 	if err := s.write(sink); err != nil {
 		return errors.Join(err, sink.Cancel())
 	}
@@ -290,9 +295,11 @@ func (rw *recordWriter) record(typ recordType, msg proto.Message) error {
 }
 
 func (s *snapshot) Release() {
-	if s.journal != nil {
-		s.journal.Release()
-	}
+	s.releaseOnce.Do(func() {
+		if s.journal != nil {
+			s.journal.Release()
+		}
+	})
 }
 
 // maxRecordSize guards against a corrupt length turning into a huge allocation.

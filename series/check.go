@@ -29,7 +29,7 @@ const (
 // CheckCreate validates a CreateSeries before it is proposed; the store checks it again when
 // it applies it.
 func CheckCreate(c *raftv1.CreateSeries) error {
-	if err := checkRef(c.GetDatabase(), c.GetName()); err != nil {
+	if err := CheckRef(c.GetDatabase(), c.GetName()); err != nil {
 		return err
 	}
 	if _, ok := raftv1.SeriesPeriod_name[int32(c.GetPeriod())]; !ok {
@@ -51,7 +51,7 @@ func CheckCreate(c *raftv1.CreateSeries) error {
 // CheckIssue validates one issue of a batch before it is proposed; the store checks it again
 // when it applies it.
 func CheckIssue(i *raftv1.SeriesIssue) error {
-	if err := checkRef(i.GetDatabase(), i.GetSeries()); err != nil {
+	if err := CheckRef(i.GetDatabase(), i.GetSeries()); err != nil {
 		return err
 	}
 	if i.GetRequestId() == "" {
@@ -73,7 +73,7 @@ func CheckIssueTime(b *raftv1.SeriesIssueBatch) error { return checkTime(b.GetPr
 // CheckVoid validates a SeriesVoid before it is proposed; the store checks it again when it
 // applies it.
 func CheckVoid(v *raftv1.SeriesVoid) error {
-	if err := checkRef(v.GetDatabase(), v.GetSeries()); err != nil {
+	if err := CheckRef(v.GetDatabase(), v.GetSeries()); err != nil {
 		return err
 	}
 	switch {
@@ -94,8 +94,8 @@ func CheckVoid(v *raftv1.SeriesVoid) error {
 	)
 }
 
-// checkRef checks the database and the series' name a command names.
-func checkRef(database, name string) error {
+// CheckRef checks the database and the series' name a command names.
+func CheckRef(database, name string) error {
 	if err := docid.ValidateDatabaseRef(database); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadInput, err)
 	}

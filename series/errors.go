@@ -53,3 +53,19 @@ var (
 	// ErrClosed means the store was closed: the node is stopping.
 	ErrClosed = errors.New("series store is closed")
 )
+
+// refusals are the errors that answer a command: the same on every replica that applies it.
+var refusals = []error{ErrNoSeries, ErrSeriesExists, ErrTooManySeries, ErrBadFormat, ErrBadInput, ErrRequestIDReused,
+	ErrNotIssued, ErrAlreadyVoided, ErrGapless, ErrNumberOverflow, ErrReplayed}
+
+// Refusal reports whether err is the store's answer to a command (bad input, a rule of the
+// series) rather than a failure to read or write series.db, which is this node's alone: the
+// FSM answers a refusal and halts on a failure.
+func Refusal(err error) bool {
+	for _, r := range refusals {
+		if errors.Is(err, r) {
+			return true
+		}
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -155,13 +156,38 @@ func (l leaderSide) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStre
 	}
 	to := req.GetToSeq()
 	if to == 0 {
-		to = ^uint64(0)
+		to = math.MaxUint64
 	}
-	err := l.s.journal().Entries(req.GetDatabase(), req.GetSeries(), req.GetFromSeq(), to, func(e *raftv1.SeriesEntry) error {
-		return stream.Send(entryOf(e))
-	})
-	return toStatus(err)
+	// A chunk at a time: the store holds a read transaction while it reads, and a slow
+	// caller must not hold one (it would keep series.db from growing).
+	for from := max(req.GetFromSeq(), 1); from <= to; {
+		chunk := make([]*idnodev1.SeriesEntry, 0, journalChunk)
+		last := min(to, from+journalChunk-1)
+		if last < from { // from+journalChunk-1 overflowed
+			last = to
+		}
+		err := l.s.journal().Entries(req.GetDatabase(), req.GetSeries(), from, last, func(e *raftv1.SeriesEntry) error {
+			chunk = append(chunk, entryOf(e))
+			return nil
+		})
+		if err != nil {
+			return toStatus(err)
+		}
+		for _, e := range chunk {
+			if err := stream.Send(e); err != nil {
+				return err
+			}
+		}
+		if len(chunk) < journalChunk || last == to {
+			return nil
+		}
+		from = last + 1
+	}
+	return nil
 }
+
+// journalChunk is how many entries Journal reads at a time.
+const journalChunk = 1000
 
 // VerifySeries recomputes a series' chain.
 func (s *Server) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {

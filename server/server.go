@@ -108,6 +108,7 @@ type Config struct {
 type Server struct {
 	idnodev1.UnimplementedIdServiceServer
 	idnodev1.UnimplementedClusterServiceServer
+	idnodev1.UnimplementedSeriesServiceServer
 
 	cfg   Config
 	node  Cluster
