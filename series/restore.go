@@ -36,12 +36,11 @@ type Restorer struct {
 	cur     *rebuilding // the series whose entries come next
 }
 
-// rebuilding is the series being streamed into the new file.
+// rebuilding is the series being streamed into the new file, and the head its entries make.
 type rebuilding struct {
 	key  []byte
 	def  *raftv1.SeriesDefinition
-	seq  uint64 // the last entry taken
-	hash []byte // its hash
+	head raftv1.SeriesDefinition
 }
 
 // Restore starts taking a snapshot. The FSM calls it from its apply goroutine, with no write
@@ -227,7 +226,7 @@ func (r *Restorer) copyLocal(d *raftv1.SeriesDefinition) error {
 		}
 		from = to + 1
 	}
-	return nil
+	return r.endSeries()
 }
 
 // newSeries makes a series' bucket in the new file.
@@ -240,7 +239,7 @@ func (r *Restorer) newSeries(d *raftv1.SeriesDefinition) error {
 	if err := initSeriesBucket(b, d); err != nil {
 		return err
 	}
-	r.cur = &rebuilding{key: key, def: d}
+	r.cur = &rebuilding{key: key, def: d, head: raftv1.SeriesDefinition{ClockMs: d.GetClockMs()}}
 	return nil
 }
 
@@ -249,13 +248,13 @@ func (r *Restorer) newSeries(d *raftv1.SeriesDefinition) error {
 func (r *Restorer) putEntry(e *raftv1.SeriesEntry) error {
 	c := r.cur
 	switch {
-	case e.GetSeq() != c.seq+1:
-		return fmt.Errorf("%w: entry %d of %q follows entry %d", ErrCorrupt, e.GetSeq(), c.def.GetName(), c.seq)
+	case e.GetSeq() != c.head.Entries+1:
+		return fmt.Errorf("%w: entry %d of %q follows entry %d", ErrCorrupt, e.GetSeq(), c.def.GetName(), c.head.Entries)
 	case e.GetSeq() > c.def.GetEntries():
 		return fmt.Errorf("%w: entry %d of %q is past its head (%d)", ErrCorrupt, e.GetSeq(), c.def.GetName(), c.def.GetEntries())
 	case e.GetDatabase() != c.def.GetDatabase() || e.GetSeries() != c.def.GetName():
 		return fmt.Errorf("%w: entry %d of %q names series %q of %q", ErrCorrupt, e.GetSeq(), c.def.GetName(), e.GetSeries(), e.GetDatabase())
-	case !bytes.Equal(e.GetPrevHash(), c.hash) || !bytes.Equal(e.GetHash(), entryHash(e)):
+	case !bytes.Equal(e.GetPrevHash(), c.head.HeadHash) || !bytes.Equal(e.GetHash(), entryHash(e)):
 		return fmt.Errorf("%w: entry %d of %q does not hold to its chain", ErrCorrupt, e.GetSeq(), c.def.GetName())
 	}
 	b := r.tx.Bucket(bucketSeries).Bucket(c.key)
@@ -269,10 +268,19 @@ func (r *Restorer) putEntry(e *raftv1.SeriesEntry) error {
 	if err := b.Bucket(bucketRequests).Put([]byte(e.GetRequestId()), seqKey(e.GetSeq())); err != nil {
 		return err
 	}
-	if err := putNumberUse(b.Bucket(bucketNumbers), e); err != nil {
+	moves, err := putNumberUse(b.Bucket(bucketNumbers), e)
+	if err != nil {
 		return err
 	}
-	c.seq, c.hash = e.GetSeq(), e.GetHash()
+	c.head.Entries, c.head.HeadHash, c.head.ClockMs = e.GetSeq(), e.GetHash(), e.GetTimeMs()
+	if moves {
+		c.head.CurrentPeriod, c.head.LastNumber = e.GetPeriod(), e.GetNumber()
+	}
+	if e.GetKind() == raftv1.SeriesEntryKind_SERIES_ENTRY_KIND_ISSUED {
+		c.head.Issued++
+	} else {
+		c.head.Voided++
+	}
 	r.pending++
 	if r.pending >= restoreCommitEvery {
 		return r.commit(true)
@@ -280,22 +288,24 @@ func (r *Restorer) putEntry(e *raftv1.SeriesEntry) error {
 	return nil
 }
 
-// putNumberUse records an entry in the numbers index, as Issue and Void do.
-func putNumberUse(numbers *bbolt.Bucket, e *raftv1.SeriesEntry) error {
+// putNumberUse records an entry in the numbers index, as Issue and Void do, and reports
+// whether it took the next number (an issue, or a void of a number never issued).
+func putNumberUse(numbers *bbolt.Bucket, e *raftv1.SeriesEntry) (bool, error) {
 	key := numberKey(e.GetPeriod(), e.GetNumber())
 	var use numberUse
 	if row := numbers.Get(key); row != nil {
 		var err error
 		if use, err = decodeNumberUse(row); err != nil {
-			return err
+			return false, err
 		}
 	}
+	moves := use.issued == 0
 	if e.GetKind() == raftv1.SeriesEntryKind_SERIES_ENTRY_KIND_ISSUED {
 		use.issued = e.GetSeq()
 	} else {
 		use.voided = e.GetSeq()
 	}
-	return numbers.Put(key, use.bytes())
+	return moves, numbers.Put(key, use.bytes())
 }
 
 // commit ends the new file's transaction, and begins the next one if more follows.
@@ -313,14 +323,23 @@ func (r *Restorer) commit(more bool) error {
 	return nil
 }
 
-// endSeries checks that the series just streamed reached its head.
+// endSeries checks that the series just streamed reached its head, and that the head is the
+// one its entries make.
 func (r *Restorer) endSeries() error {
 	c := r.cur
 	r.cur = nil
-	if c == nil || (c.seq == c.def.GetEntries() && bytes.Equal(c.hash, c.def.GetHeadHash())) {
+	if c == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: series %q of %q ends at entry %d, its head is entry %d", ErrCorrupt, c.def.GetName(), c.def.GetDatabase(), c.seq, c.def.GetEntries())
+	d, h := c.def, &c.head
+	if h.Entries != d.GetEntries() || !bytes.Equal(h.HeadHash, d.GetHeadHash()) {
+		return fmt.Errorf("%w: series %q of %q ends at entry %d, its head is entry %d", ErrCorrupt, d.GetName(), d.GetDatabase(), h.Entries, d.GetEntries())
+	}
+	if h.Issued != d.GetIssued() || h.Voided != d.GetVoided() || h.ClockMs != d.GetClockMs() ||
+		h.CurrentPeriod != d.GetCurrentPeriod() || h.LastNumber != d.GetLastNumber() {
+		return fmt.Errorf("%w: the head of series %q of %q is not the one its entries make", ErrCorrupt, d.GetName(), d.GetDatabase())
+	}
+	return nil
 }
 
 // checkDefinition checks a definition from a snapshot as CheckCreate checks a new one.
@@ -348,6 +367,10 @@ func (s *Store) holds(d *raftv1.SeriesDefinition) (bool, error) {
 		if b == nil {
 			return nil
 		}
+		local, err := readDefinition(b)
+		if err != nil || !sameCreation(local, d) {
+			return nil
+		}
 		if d.GetEntries() == 0 {
 			held = len(d.GetHeadHash()) == 0
 			return nil
@@ -357,6 +380,13 @@ func (s *Store) holds(d *raftv1.SeriesDefinition) (bool, error) {
 		return nil
 	})
 	return held, err
+}
+
+// sameCreation reports whether two definitions are of the same series as created.
+func sameCreation(a, b *raftv1.SeriesDefinition) bool {
+	return a.GetDatabase() == b.GetDatabase() && a.GetName() == b.GetName() && a.GetFormat() == b.GetFormat() &&
+		a.GetPeriod() == b.GetPeriod() && a.GetPolicy() == b.GetPolicy() && a.GetCreatedAtMs() == b.GetCreatedAtMs() &&
+		a.GetCreatedBy() == b.GetCreatedBy() && a.GetRequestId() == b.GetRequestId()
 }
 
 // swapIn renames a restored file over series.db, syncs the directory, and makes the file
