@@ -180,4 +180,3 @@ func (r *Restorer) endSeries() error {
 	}
 	return nil
 }
-
