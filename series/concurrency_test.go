@@ -1,6 +1,7 @@
 package series
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -108,4 +109,32 @@ func readOnce(s *Store) error {
 	}
 	defer c.Release()
 	return c.Write(func(proto.Message) error { return nil })
+}
+
+func TestCloseWaitsForACapture(t *testing.T) {
+	s := journal(t)
+	want := capture(t, s.Store)
+	c, err := s.Capture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Begin(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Begin after Close: %v", err)
+	}
+	var got []proto.Message
+	if err := c.Write(func(m proto.Message) error { got = append(got, m); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	c.Release()
+	sameRecords(t, got, want)
+	again, err := Open(s.path)
+	if err != nil {
+		t.Fatalf("the file is still held after the capture's release: %v", err)
+	}
+	if err := again.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
