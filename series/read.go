@@ -49,8 +49,8 @@ func (s *Store) Entries(database, name string, fromSeq, toSeq uint64, fn func(*r
 		if err != nil {
 			return err
 		}
-		c := b.Bucket(bucketEntries).Cursor()
-		for k, v := c.Seek(seqKey(fromSeq)); k != nil && bytes.Compare(k, seqKey(toSeq)) <= 0; k, v = c.Next() {
+		c, last := b.Bucket(bucketEntries).Cursor(), seqKey(toSeq)
+		for k, v := c.Seek(seqKey(fromSeq)); k != nil && bytes.Compare(k, last) <= 0; k, v = c.Next() {
 			e, err := decodeEntry(v)
 			if err != nil {
 				return err

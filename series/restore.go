@@ -12,9 +12,6 @@ import (
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
-// restoreCommitEvery bounds a restore's write transaction, and so its memory.
-const restoreCommitEvery = 10_000
-
 // Restorer takes the series part of a snapshot, record by record, in the order Capture.Write
 // emits them: Journal, then per series Definition and its Entry records; then Finish (or
 // Abort). While the local journal holds everything the snapshot does (it is ahead: a restart
@@ -36,12 +33,11 @@ type Restorer struct {
 	cur     *rebuilding // the series whose entries come next
 }
 
-// rebuilding is the series being streamed into the new file.
+// rebuilding is the series being streamed into the new file, and the head its entries make.
 type rebuilding struct {
 	key  []byte
 	def  *raftv1.SeriesDefinition
-	seq  uint64 // the last entry taken
-	hash []byte // its hash
+	head raftv1.SeriesDefinition
 }
 
 // Restore starts taking a snapshot. The FSM calls it from its apply goroutine, with no write
@@ -176,153 +172,6 @@ func (r *Restorer) dropNew() {
 	_ = os.Remove(restorePath(r.s.path))
 }
 
-// startRebuild gives up keeping the local file: it opens the new one and copies into it the
-// series kept so far, up to their snapshot heads (the chain makes those prefixes the
-// snapshot's).
-func (r *Restorer) startRebuild() error {
-	path := restorePath(r.s.path)
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("series: remove an old restore file: %w", err)
-	}
-	db, err := openDB(path, true)
-	if err != nil {
-		return err
-	}
-	r.db = db
-	if r.tx, err = db.Begin(true); err != nil {
-		return fmt.Errorf("series: restore: %w", err)
-	}
-	kept := r.kept
-	r.kept = nil
-	for _, d := range kept {
-		if err := r.copyLocal(d); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// copyLocal copies a kept series' entries up to the snapshot's head from the local file.
-func (r *Restorer) copyLocal(d *raftv1.SeriesDefinition) error {
-	if err := r.newSeries(d); err != nil {
-		return err
-	}
-	for from := uint64(1); from <= d.GetEntries(); {
-		var batch []*raftv1.SeriesEntry
-		to := min(d.GetEntries(), from+restoreCommitEvery-1)
-		err := r.s.Entries(d.GetDatabase(), d.GetName(), from, to, func(e *raftv1.SeriesEntry) error {
-			batch = append(batch, e)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, e := range batch {
-			if err := r.putEntry(e); err != nil {
-				return err
-			}
-		}
-		if uint64(len(batch)) != to-from+1 {
-			return fmt.Errorf("%w: the local journal of %q lacks entries %d to %d", ErrCorrupt, d.GetName(), from, to)
-		}
-		from = to + 1
-	}
-	return nil
-}
-
-// newSeries makes a series' bucket in the new file.
-func (r *Restorer) newSeries(d *raftv1.SeriesDefinition) error {
-	key := seriesKey(d.GetDatabase(), d.GetName())
-	b, err := r.tx.Bucket(bucketSeries).CreateBucket(key)
-	if err != nil {
-		return fmt.Errorf("%w: series %q of %q twice in the snapshot: %v", ErrCorrupt, d.GetName(), d.GetDatabase(), err)
-	}
-	if err := initSeriesBucket(b, d); err != nil {
-		return err
-	}
-	r.cur = &rebuilding{key: key, def: d}
-	return nil
-}
-
-// putEntry writes the next entry of the current series, and its indexes, after checking its
-// place in the chain.
-func (r *Restorer) putEntry(e *raftv1.SeriesEntry) error {
-	c := r.cur
-	switch {
-	case e.GetSeq() != c.seq+1:
-		return fmt.Errorf("%w: entry %d of %q follows entry %d", ErrCorrupt, e.GetSeq(), c.def.GetName(), c.seq)
-	case e.GetSeq() > c.def.GetEntries():
-		return fmt.Errorf("%w: entry %d of %q is past its head (%d)", ErrCorrupt, e.GetSeq(), c.def.GetName(), c.def.GetEntries())
-	case e.GetDatabase() != c.def.GetDatabase() || e.GetSeries() != c.def.GetName():
-		return fmt.Errorf("%w: entry %d of %q names series %q of %q", ErrCorrupt, e.GetSeq(), c.def.GetName(), e.GetSeries(), e.GetDatabase())
-	case !bytes.Equal(e.GetPrevHash(), c.hash) || !bytes.Equal(e.GetHash(), entryHash(e)):
-		return fmt.Errorf("%w: entry %d of %q does not hold to its chain", ErrCorrupt, e.GetSeq(), c.def.GetName())
-	}
-	b := r.tx.Bucket(bucketSeries).Bucket(c.key)
-	v, err := marshal.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("series: encode entry %d: %w", e.GetSeq(), err)
-	}
-	if err := b.Bucket(bucketEntries).Put(seqKey(e.GetSeq()), v); err != nil {
-		return err
-	}
-	if err := b.Bucket(bucketRequests).Put([]byte(e.GetRequestId()), seqKey(e.GetSeq())); err != nil {
-		return err
-	}
-	if err := putNumberUse(b.Bucket(bucketNumbers), e); err != nil {
-		return err
-	}
-	c.seq, c.hash = e.GetSeq(), e.GetHash()
-	r.pending++
-	if r.pending >= restoreCommitEvery {
-		return r.commit(true)
-	}
-	return nil
-}
-
-// putNumberUse records an entry in the numbers index, as Issue and Void do.
-func putNumberUse(numbers *bbolt.Bucket, e *raftv1.SeriesEntry) error {
-	key := numberKey(e.GetPeriod(), e.GetNumber())
-	var use numberUse
-	if row := numbers.Get(key); row != nil {
-		var err error
-		if use, err = decodeNumberUse(row); err != nil {
-			return err
-		}
-	}
-	if e.GetKind() == raftv1.SeriesEntryKind_SERIES_ENTRY_KIND_ISSUED {
-		use.issued = e.GetSeq()
-	} else {
-		use.voided = e.GetSeq()
-	}
-	return numbers.Put(key, use.bytes())
-}
-
-// commit ends the new file's transaction, and begins the next one if more follows.
-func (r *Restorer) commit(more bool) error {
-	err := r.tx.Commit()
-	r.tx, r.pending = nil, 0
-	if err != nil {
-		return fmt.Errorf("series: restore: %w", err)
-	}
-	if more {
-		if r.tx, err = r.db.Begin(true); err != nil {
-			return fmt.Errorf("series: restore: %w", err)
-		}
-	}
-	return nil
-}
-
-// endSeries checks that the series just streamed reached its head.
-func (r *Restorer) endSeries() error {
-	c := r.cur
-	r.cur = nil
-	if c == nil || (c.seq == c.def.GetEntries() && bytes.Equal(c.hash, c.def.GetHeadHash())) {
-		return nil
-	}
-	return fmt.Errorf("%w: series %q of %q ends at entry %d, its head is entry %d", ErrCorrupt, c.def.GetName(), c.def.GetDatabase(), c.seq, c.def.GetEntries())
-}
-
 // checkDefinition checks a definition from a snapshot as CheckCreate checks a new one.
 func checkDefinition(d *raftv1.SeriesDefinition) error {
 	err := CheckCreate(&raftv1.CreateSeries{
@@ -348,6 +197,10 @@ func (s *Store) holds(d *raftv1.SeriesDefinition) (bool, error) {
 		if b == nil {
 			return nil
 		}
+		local, err := readDefinition(b)
+		if err != nil || !sameCreation(local, d) {
+			return nil
+		}
 		if d.GetEntries() == 0 {
 			held = len(d.GetHeadHash()) == 0
 			return nil
@@ -357,6 +210,13 @@ func (s *Store) holds(d *raftv1.SeriesDefinition) (bool, error) {
 		return nil
 	})
 	return held, err
+}
+
+// sameCreation reports whether two definitions are of the same series as created.
+func sameCreation(a, b *raftv1.SeriesDefinition) bool {
+	return a.GetDatabase() == b.GetDatabase() && a.GetName() == b.GetName() && a.GetFormat() == b.GetFormat() &&
+		a.GetPeriod() == b.GetPeriod() && a.GetPolicy() == b.GetPolicy() && a.GetCreatedAtMs() == b.GetCreatedAtMs() &&
+		a.GetCreatedBy() == b.GetCreatedBy() && a.GetRequestId() == b.GetRequestId()
 }
 
 // swapIn renames a restored file over series.db, syncs the directory, and makes the file

@@ -222,6 +222,13 @@ func TestSnapshotAbortAndCorruptLeaveTheFile(t *testing.T) {
 			return m
 		},
 		"series missing": func(m []proto.Message) []proto.Message { return m[:len(m)-2] },
+		"head changed": func(m []proto.Message) []proto.Message {
+			m = append([]proto.Message{}, m...)
+			d := proto.Clone(m[1]).(*raftv1.SeriesDefinition)
+			d.LastNumber++
+			m[1] = d
+			return m
+		},
 	} {
 		err := restore(dst.Store, corrupt(records))
 		wantErr(t, err, ErrCorrupt)
