@@ -32,11 +32,17 @@ func BenchmarkIssueBatch64(b *testing.B) {
 	b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "entries/s")
 }
 
-// BenchmarkCaptureRestore100k streams a journal of 10^5 entries from a Capture straight into
-// a Restorer of an empty store (the rebuild path), as a snapshot install does; peak-heap-MiB
-// is the largest live heap seen while it runs, which must stay flat in the journal's length.
-func BenchmarkCaptureRestore100k(b *testing.B) {
-	const entries = 100_000
+// BenchmarkCaptureRestore streams a journal of 10^4 and 10^5 entries from a Capture straight
+// into a Restorer of an empty store (the rebuild path), as a snapshot install does;
+// peak-heap-MiB is the largest heap seen while it runs, which must stay flat in the
+// journal's length.
+func BenchmarkCaptureRestore(b *testing.B) {
+	for _, entries := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(entries), func(b *testing.B) { benchmarkCaptureRestore(b, entries) })
+	}
+}
+
+func benchmarkCaptureRestore(b *testing.B, entries int) {
 	src := mustNew(b)
 	src.create("inv", "INV-{year}-{n:06}", yearly, gapless, 0)
 	for i := 0; i < entries/1000; i++ {
