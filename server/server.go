@@ -16,6 +16,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/idnode/idnode/batch"
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/docid"
@@ -25,7 +26,9 @@ import (
 	"github.com/idnode/idnode/hilo"
 	"github.com/idnode/idnode/hilopool"
 	"github.com/idnode/idnode/identity"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/series"
 )
 
 // forwardInFlight lets a follower have a few batches on their way to the leader: the leader
@@ -122,14 +125,16 @@ type Server struct {
 	// follower's batches to the leader. See identity_forward.go.
 	leaderBatch  *identity.Batcher
 	forwardBatch *identity.Batcher
-	health       *health.Server
-	fwd          *forward.Forwarder
-	calls        callBuckets       // per-database call limits (ratelimit.go)
-	poolGranter  *hilopool.Granter // grants from cfg.Pools (hilopool.go)
-	poolAnswers  *hilopool.Answers[*idnodev1.NextHiLoResponse]
-	leaderMD     atomic.Pointer[leaderHeaderCache] // leaderhint.go
-	commitProbe  sharedProbe                       // catchup.go
-	log          *slog.Logger
+	// issues coalesces series issues on the leader into SeriesIssueBatch entries (series.go).
+	issues      *batch.Batcher[*raftv1.SeriesIssue, series.IssueResult]
+	health      *health.Server
+	fwd         *forward.Forwarder
+	calls       callBuckets       // per-database call limits (ratelimit.go)
+	poolGranter *hilopool.Granter // grants from cfg.Pools (hilopool.go)
+	poolAnswers *hilopool.Answers[*idnodev1.NextHiLoResponse]
+	leaderMD    atomic.Pointer[leaderHeaderCache] // leaderhint.go
+	commitProbe sharedProbe                       // catchup.go
+	log         *slog.Logger
 	// publicCalls and internalCalls count the calls the client port (with the HTTP gateway's
 	// server) and the internal server hold, each bounded by Limits.MaxCalls (bounds.go), so
 	// callers of the client port cannot take the internal server's share.
@@ -195,6 +200,10 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		forwardOpts.MaxInFlight = forwardInFlight
 	}
 	s.forwardBatch = identity.NewBatcher(forwardCommitter{s}, forwardOpts)
+	issueOpts := cfg.Identity
+	issueOpts.MaxBatch = min(max(issueOpts.MaxBatch, 1), maxIssueBatch)
+	issueOpts.OnBatch = nil
+	s.issues = batch.New(issueCommitter{s}, issueOpts, func(err error) series.IssueResult { return series.IssueResult{Err: err} })
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
 	// first real check.
@@ -258,5 +267,6 @@ func (s *Server) Close() {
 	s.health.Shutdown()
 	s.leaderBatch.Close()
 	s.forwardBatch.Close()
+	s.issues.Close()
 	s.fwd.Close()
 }

@@ -1,0 +1,245 @@
+// Package batch coalesces concurrent requests into batches: a Batcher gathers what callers
+// queue while the batches before are in flight and commits them together, so many callers'
+// requests cost one replicated, fsynced Raft entry (identities, series issues) or one relay
+// call to the leader.
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Errors of the batcher.
+var (
+	// ErrClosed means the batcher was closed; the node is shutting down.
+	ErrClosed = errors.New("batcher is closed: node shutting down")
+
+	// ErrCommitTimeout is the cause of a batch's commit running past CommitTimeout: the
+	// cluster did not commit it in time (no quorum), which no caller's deadline explains.
+	ErrCommitTimeout = errors.New("the batch was not committed within its time bound")
+)
+
+// Committer commits a batch of items and answers each, in order. An error means the whole
+// batch failed; a per-item refusal goes in that item's answer.
+type Committer[In, Out any] interface {
+	Commit(ctx context.Context, items []In) ([]Out, error)
+}
+
+// Options tune coalescing.
+type Options struct {
+	// MaxBatch caps items per log entry; 1 turns coalescing off.
+	MaxBatch int
+	// MaxInFlight caps batches committed but not yet answered. While all are in flight new
+	// requests queue up, and the next batch takes them all: this is what makes batches grow
+	// with load, with no timer adding latency when the load is light. One suits the leader
+	// (group commit): every extra entry in flight costs each follower its own fsynced write,
+	// and measured slower at every concurrency (docs/BENCHMARKS.md).
+	MaxInFlight int
+	// CommitTimeout bounds one batch's commit; the caller's own deadline usually ends sooner.
+	CommitTimeout time.Duration
+	// OnBatch, when set, is told the size of every batch before it is committed (metrics).
+	OnBatch func(size int)
+}
+
+// uncoalescedInFlight lets that many single-request entries be in flight when coalescing is
+// off (MaxBatch 1), so raft still sees every caller's request at once.
+const uncoalescedInFlight = 1024
+
+// DefaultOptions suit a three-node LAN cluster.
+var DefaultOptions = Options{MaxBatch: 4096, MaxInFlight: 1, CommitTimeout: 10 * time.Second}
+
+// Batcher coalesces Do calls into batches for its Committer.
+type Batcher[In, Out any] struct {
+	commit Committer[In, Out]
+	// failed is the answer of an item whose batch failed as a whole, or was never proposed.
+	failed   func(error) Out
+	opts     Options
+	queue    chan *request[In, Out]
+	inFlight chan struct{}
+	done     chan struct{}
+	stopped  chan struct{}
+
+	closeMu sync.RWMutex
+	closed  bool
+}
+
+type request[In, Out any] struct {
+	ctx   context.Context
+	item  In
+	reply chan Out
+}
+
+// New starts the coalescing loop; Close stops it. failed makes the answer of an item that
+// was never committed out of why.
+func New[In, Out any](c Committer[In, Out], opts Options, failed func(error) Out) *Batcher[In, Out] {
+	if opts.MaxBatch < 1 {
+		opts.MaxBatch = DefaultOptions.MaxBatch
+	}
+	if opts.MaxInFlight < 1 {
+		opts.MaxInFlight = DefaultOptions.MaxInFlight
+		if opts.MaxBatch == 1 {
+			// Without coalescing every request is its own log entry, proposed at once.
+			opts.MaxInFlight = uncoalescedInFlight
+		}
+	}
+	if opts.CommitTimeout <= 0 {
+		opts.CommitTimeout = DefaultOptions.CommitTimeout
+	}
+	b := &Batcher[In, Out]{
+		commit:   c,
+		failed:   failed,
+		opts:     opts,
+		queue:    make(chan *request[In, Out], opts.MaxBatch),
+		inFlight: make(chan struct{}, opts.MaxInFlight),
+		done:     make(chan struct{}),
+		stopped:  make(chan struct{}),
+	}
+	go b.run()
+	return b
+}
+
+// Do queues item and waits for its answer. The error is the batcher's (closed, the caller's
+// context, a batch that failed as a whole); an item's own refusal is in its answer.
+func (b *Batcher[In, Out]) Do(ctx context.Context, item In) (Out, error) {
+	var none Out
+	r := &request[In, Out]{ctx: ctx, item: item, reply: make(chan Out, 1)}
+	if err := b.enqueue(ctx, r); err != nil {
+		return none, err
+	}
+	select {
+	case res := <-r.reply:
+		return res, nil
+	case <-ctx.Done():
+		// The entry may still commit: what it took is then a gap, never handed out twice.
+		return none, ctx.Err()
+	}
+}
+
+// DoMany queues many items at once (a follower's relayed batch) and answers each, in order;
+// they join this batcher's batches like any other caller's.
+func (b *Batcher[In, Out]) DoMany(ctx context.Context, items []In) []Out {
+	out := make([]Out, len(items))
+	reqs := make([]*request[In, Out], 0, len(items))
+	for i, item := range items {
+		r := &request[In, Out]{ctx: ctx, item: item, reply: make(chan Out, 1)}
+		if err := b.enqueue(ctx, r); err != nil {
+			for j := i; j < len(items); j++ {
+				out[j] = b.failed(err)
+			}
+			break
+		}
+		reqs = append(reqs, r)
+	}
+	for i, r := range reqs {
+		select {
+		case out[i] = <-r.reply:
+		case <-ctx.Done():
+			out[i] = b.failed(ctx.Err())
+		}
+	}
+	return out
+}
+
+// enqueue hands r to the loop. Holding closeMu for reading keeps Close from slipping in
+// between the check and the send, which would leave r in the queue with nobody to answer it.
+func (b *Batcher[In, Out]) enqueue(ctx context.Context, r *request[In, Out]) error {
+	b.closeMu.RLock()
+	defer b.closeMu.RUnlock()
+	if b.closed {
+		return ErrClosed
+	}
+	select {
+	case b.queue <- r:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (b *Batcher[In, Out]) run() {
+	defer close(b.stopped)
+	for {
+		var first *request[In, Out]
+		select {
+		case first = <-b.queue:
+		case <-b.done:
+			return
+		}
+		select {
+		case b.inFlight <- struct{}{}:
+		case <-b.done:
+			first.reply <- b.failed(ErrClosed)
+			return
+		}
+		batch := b.collect(first)
+		if len(batch) == 0 {
+			<-b.inFlight
+			continue
+		}
+		go b.propose(batch)
+	}
+}
+
+// collect takes first and whatever else is queued right now, dropping callers that gave up.
+func (b *Batcher[In, Out]) collect(first *request[In, Out]) []*request[In, Out] {
+	batch := make([]*request[In, Out], 0, min(len(b.queue)+1, b.opts.MaxBatch))
+	add := func(r *request[In, Out]) {
+		if r.ctx.Err() == nil {
+			batch = append(batch, r)
+		}
+	}
+	add(first)
+	for len(batch) < b.opts.MaxBatch {
+		select {
+		case r := <-b.queue:
+			add(r)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (b *Batcher[In, Out]) propose(batch []*request[In, Out]) {
+	defer func() { <-b.inFlight }()
+	items := make([]In, len(batch))
+	for i, r := range batch {
+		items[i] = r.item
+	}
+	if b.opts.OnBatch != nil {
+		b.opts.OnBatch(len(batch))
+	}
+	ctx, cancel := context.WithTimeoutCause(context.Background(), b.opts.CommitTimeout, ErrCommitTimeout)
+	defer cancel()
+	results, err := b.commit.Commit(ctx, items)
+	if err == nil && len(results) != len(batch) {
+		err = fmt.Errorf("a batch of %d answered with %d results", len(batch), len(results))
+	}
+	for i, r := range batch {
+		if err != nil {
+			r.reply <- b.failed(err)
+		} else {
+			r.reply <- results[i]
+		}
+	}
+}
+
+// Close stops the loop; calls queued and not yet proposed fail with ErrClosed.
+func (b *Batcher[In, Out]) Close() {
+	b.closeMu.Lock()
+	b.closed = true
+	b.closeMu.Unlock()
+	close(b.done)
+	<-b.stopped
+	for {
+		select {
+		case r := <-b.queue:
+			r.reply <- b.failed(ErrClosed)
+		default:
+			return
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// upper answers each item upper-cased and records the batches it was given.
+type upper struct {
+	mu      sync.Mutex
+	batches [][]string
+	gate    chan struct{}
+	entered chan struct{}
+	err     error
+}
+
+func (u *upper) Commit(_ context.Context, items []string) ([]string, error) {
+	if u.entered != nil {
+		u.entered <- struct{}{}
+	}
+	if u.gate != nil {
+		<-u.gate
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.batches = append(u.batches, items)
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = strings.ToUpper(it)
+	}
+	return out, u.err
+}
+
+func failed(err error) string { return "failed: " + err.Error() }
+
+// Items queued while a batch is in flight go together in the next one, and each caller gets
+// its own item's answer.
+func TestItemsQueuedMeanwhileShareABatch(t *testing.T) {
+	u := &upper{gate: make(chan struct{}), entered: make(chan struct{}, 2)}
+	b := New[string, string](u, Options{MaxInFlight: 1}, failed)
+	defer b.Close()
+	first := make(chan string)
+	go func() {
+		out, _ := b.Do(context.Background(), "first")
+		first <- out
+	}()
+	<-u.entered // "first" is in flight: the loop waits for it before the next batch
+	items := []string{"a", "b", "c", "d", "e"}
+	many := make(chan []string)
+	go func() { many <- b.DoMany(context.Background(), items) }()
+	// The loop takes one item and waits for "first" to be answered; the rest stay queued.
+	for len(b.queue) < len(items)-1 {
+		runtime.Gosched()
+	}
+	close(u.gate)
+	if got := <-first; got != "FIRST" {
+		t.Errorf("first answered %q", got)
+	}
+	answers := <-many
+	for i, a := range answers {
+		if want := strings.ToUpper(items[i]); a != want {
+			t.Errorf("item %d answered %q, want %q", i, a, want)
+		}
+	}
+	// The last item may have been queued after the gate opened, and gone alone.
+	if len(u.batches) > 3 || len(u.batches[1]) < len(items)-1 {
+		t.Errorf("batches %v, want [first] then the five together (or four, and the last)", u.batches)
+	}
+}
+
+// A batch that fails as a whole answers every item of it with failed(err); Close answers
+// what is still queued with failed(ErrClosed).
+func TestFailuresAnswerThroughFailed(t *testing.T) {
+	u := &upper{err: errors.New("no quorum")}
+	b := New[string, string](u, Options{}, failed)
+	got := b.DoMany(context.Background(), []string{"x", "y"})
+	for _, g := range got {
+		if g != "failed: no quorum" {
+			t.Errorf("item of a failed batch answered %q", g)
+		}
+	}
+	b.Close()
+	if _, err := b.Do(context.Background(), "late"); !errors.Is(err, ErrClosed) {
+		t.Errorf("Do after Close = %v, want ErrClosed", err)
+	}
+	if got := b.DoMany(context.Background(), []string{"late"}); got[0] != failed(ErrClosed) {
+		t.Errorf("DoMany after Close answered %q", got[0])
+	}
+}
