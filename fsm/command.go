@@ -45,6 +45,11 @@ const (
 	SetFoldCommand CommandType = 50
 	// LocalReservations records how far a node's etag counter and HiLo pools may have reached.
 	LocalReservationsCommand CommandType = 25
+	// The worker leases of numeric IDs (workers.go). Not Ignorable: an older build that
+	// skipped them would hand a leased worker to another holder, or below its high-water.
+	AcquireWorkerCommand CommandType = 40
+	RenewWorkerCommand   CommandType = 41
+	ReleaseWorkerCommand CommandType = 42
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

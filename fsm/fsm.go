@@ -61,6 +61,9 @@ var commands = map[CommandType]command{
 	HiLoReturnGrantCommand:   handle((*state).applyHiLoReturnGrant),
 	SetFoldCommand:           handle((*state).applySetFold),
 	LocalReservationsCommand: handle((*state).applyLocalReservations),
+	AcquireWorkerCommand:     handle((*state).applyAcquireWorker),
+	RenewWorkerCommand:       handle((*state).applyRenewWorker),
+	ReleaseWorkerCommand:     handle((*state).applyReleaseWorker),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

@@ -44,6 +44,9 @@ var (
 	ProposeHiLoReturnGrant   = Op[*raftv1.HiLoReturn, HiLoReturned]{HiLoReturnGrantCommand}
 	ProposeSetFold           = Op[*raftv1.Fold, Done]{SetFoldCommand}
 	ProposeLocalReservations = Op[*raftv1.LocalReservations, Reservations]{LocalReservationsCommand}
+	ProposeAcquireWorker     = Op[*raftv1.AcquireWorker, WorkerLease]{AcquireWorkerCommand}
+	ProposeRenewWorker       = Op[*raftv1.RenewWorker, WorkerLease]{RenewWorkerCommand}
+	ProposeReleaseWorker     = Op[*raftv1.ReleaseWorker, Done]{ReleaseWorkerCommand}
 )
 
 // Propose frames req as op's command, has a propose it, and returns the FSM's answer as op's
