@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -369,5 +370,58 @@ func TestRestoreRefusesWorkersOutOfOrder(t *testing.T) {
 	bad := append(append(bytes.Clone(snap), byte(workerRecord), byte(len(rec))), rec...)
 	if _, err := readSnapshot(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "out of order") {
 		t.Fatalf("a gap in the workers restored: %v", err)
+	}
+}
+
+// However the calls and the proposers' clocks come, no holder may mint at a time an earlier
+// holder of its worker may have minted at, no high-water falls, and no worker goes to another
+// holder before its lease lapsed by the log's clock.
+func TestWorkerHoldersNeverShareATime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 1))
+	f := New()
+	at, clock := int64(1_000_000), int64(0)
+	highest := map[uint32]int64{}      // by worker: the highest MaxMs any of its leases answered
+	epochs := map[uint32]uint64{}      // by worker: its newest epoch seen
+	listed := map[uint32]WorkerLease{} // by worker: as last listed
+	for i := range 5000 {
+		at += rng.Int64N(600) - 200 // proposers' clocks go back now and then
+		clock = max(clock, at)
+		// Mostly the worker's newest epoch, else the one before or after it; worker 4 is
+		// outside the layout.
+		w := uint32(rng.IntN(5))
+		epoch := max(epochs[w]+uint64(rng.IntN(4)), 1) - 1
+		var a any
+		switch rng.IntN(3) {
+		case 0:
+			a = mustApply(t, f, AcquireWorkerCommand, &raftv1.AcquireWorker{WorkerBits: 2, LeaseMs: 1000 + rng.Int64N(5000), ProposedAtMs: at})
+		case 1:
+			a = renew(t, f, w, epoch, 1000+rng.Int64N(5000), at)
+		default:
+			a = release(t, f, w, epoch, at)
+		}
+		if l, ok := a.(WorkerLease); ok {
+			if l.MinMs >= l.MaxMs || l.ExpiresAtMs > l.MaxMs {
+				t.Fatalf("call %d: lease %+v mints in nothing", i, l)
+			}
+			if l.Epoch > epochs[l.Worker] {
+				if l.MinMs < highest[l.Worker] {
+					t.Fatalf("call %d: epoch %d of worker %d mints above %d, an earlier holder up to %d", i, l.Epoch, l.Worker, l.MinMs, highest[l.Worker])
+				}
+				if was, ok := listed[l.Worker]; ok && was.ExpiresAtMs > clock {
+					t.Fatalf("call %d: worker %d went to epoch %d at %d, its lease %+v had not lapsed", i, l.Worker, l.Epoch, clock, was)
+				}
+				epochs[l.Worker] = l.Epoch
+			}
+			highest[l.Worker] = max(highest[l.Worker], l.MaxMs)
+		}
+		for _, l := range mustWorkers(t, f, "") {
+			if l.MaxMs < listed[l.Worker].MaxMs {
+				t.Fatalf("call %d: the high-water of worker %d fell from %d to %d", i, l.Worker, listed[l.Worker].MaxMs, l.MaxMs)
+			}
+			listed[l.Worker] = l
+		}
+	}
+	if len(epochs) != 4 || epochs[0] < 10 {
+		t.Fatalf("the calls tested little: epochs %v", epochs)
 	}
 }
