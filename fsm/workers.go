@@ -78,16 +78,17 @@ func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 			return d.workers.replay(name, rec, c)
 		}
 	}
-	if d.workers == nil {
-		d.workers = &workerSet{bits: bits}
-	}
 	s, now := d.workers, st.requests.nowMs
+	if s == nil {
+		s = &workerSet{bits: bits} // the database's, once this call succeeds
+	}
 	w, err := s.pick(now)
 	if err != nil {
 		return err
 	}
+	reused := int(w) < len(s.leases)
 	highWater := int64(0) // a worker never used has no history
-	if int(w) < len(s.leases) {
+	if reused {
 		highWater = s.leases[w].highWaterMs
 	}
 	// The holder mints from the log's now on, and above anything an earlier holder may have
@@ -99,8 +100,9 @@ func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 	if err != nil {
 		return err
 	}
+	d.workers = s
 	l := workerLease{epoch: 1, holder: c.GetHolder(), minMs: minMs, expiresAtMs: expires, highWaterMs: expires}
-	if int(w) < len(s.leases) {
+	if reused {
 		l.epoch, l.heapIndex = s.leases[w].epoch+1, s.leases[w].heapIndex
 		s.leases[w] = l
 		heap.Fix((*expiryHeap)(s), l.heapIndex)
