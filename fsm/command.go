@@ -49,6 +49,11 @@ const (
 	CreateSeriesCommand     CommandType = 30
 	SeriesIssueBatchCommand CommandType = 31
 	SeriesVoidCommand       CommandType = 32
+	// The worker leases of numeric IDs (workers.go). Not Ignorable: an older build that
+	// skipped them would hand a leased worker to another holder, or below its high-water.
+	AcquireWorkerCommand CommandType = 40
+	RenewWorkerCommand   CommandType = 41
+	ReleaseWorkerCommand CommandType = 42
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

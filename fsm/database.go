@@ -34,6 +34,8 @@ type database struct {
 	maxIdentities     int64
 	maxCallsPerSecond float64
 	maxClaims         int64 // 0: DefaultMaxClaims
+	// workers are the worker leases of numeric IDs (workers.go); nil until the first.
+	workers *workerSet
 }
 
 // newCounterAllowed refuses a new identity counter past the database's limit.
@@ -50,7 +52,7 @@ func newDatabase() *database {
 }
 
 func (d *database) empty() bool {
-	return len(d.identities) == 0 && len(d.hilo) == 0 && len(d.claims) == 0
+	return len(d.identities) == 0 && len(d.hilo) == 0 && len(d.claims) == 0 && d.workers == nil
 }
 
 // DatabaseName is the canonical form of a database name: folded, with "" meaning the default.
@@ -138,7 +140,7 @@ func (st *state) applyDeleteDatabase(c *raftv1.DeleteDatabase) any {
 		return err
 	}
 	if !d.empty() && !c.GetForce() {
-		return fmt.Errorf("%w: %q has %d identities, %d HiLo tags and %d claims", ErrDatabaseNotEmpty, name, len(d.identities), len(d.hilo), len(d.claims))
+		return fmt.Errorf("%w: %q has %d identities, %d HiLo tags, %d claims and %d workers", ErrDatabaseNotEmpty, name, len(d.identities), len(d.hilo), len(d.claims), d.workerCount())
 	}
 	d.deleted = true
 	st.deleteKeysOf(name)

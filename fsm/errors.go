@@ -132,4 +132,24 @@ var (
 
 	// ErrNoFreeTag means every assignable tag is taken or retired; give the node a tag.
 	ErrNoFreeTag = errors.New("no free node tag left to assign; give the node a tag explicitly")
+
+	// ErrInvalidWorkerLease means a worker lease call carries a number out of its range (the
+	// message names the field): lease_ms outside 1 s..1 h, worker_bits outside 1..22, a worker
+	// outside the database's layout, or a holder label over 128 bytes.
+	ErrInvalidWorkerLease = errors.New("invalid worker lease request")
+
+	// ErrWorkerBitsDiffer means an AcquireWorker names other worker_bits than the database's
+	// layout, fixed by its first lease: two layouts would read the same worker ID in different
+	// bits and mint the same IDs. Configure the client with the database's worker bits.
+	ErrWorkerBitsDiffer = errors.New("worker_bits differ from the database's layout")
+
+	// ErrWorkersExhausted means every worker ID of the database's layout is leased and none
+	// has lapsed: retry once the earliest lease lapses (the message says when), or use a
+	// layout with more worker bits in another database.
+	ErrWorkersExhausted = errors.New("every worker ID of the layout is leased")
+
+	// ErrWorkerLeaseLost means a renewal or release names a lease that is not the worker's
+	// current one: it lapsed and another holder has the worker (fencing), or it was never
+	// granted. Stop minting with the worker at once and acquire a new one.
+	ErrWorkerLeaseLost = errors.New("the worker lease is not held any more: acquire a new worker")
 )

@@ -77,6 +77,9 @@ var commands = map[CommandType]command{
 	CreateSeriesCommand:      handle((*state).applyCreateSeries),
 	SeriesIssueBatchCommand:  handle((*state).applySeriesIssueBatch),
 	SeriesVoidCommand:        handle((*state).applySeriesVoid),
+	AcquireWorkerCommand:     handle((*state).applyAcquireWorker),
+	RenewWorkerCommand:       handle((*state).applyRenewWorker),
+	ReleaseWorkerCommand:     handle((*state).applyReleaseWorker),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

@@ -47,6 +47,9 @@ var (
 	ProposeCreateSeries      = Op[*raftv1.CreateSeries, *raftv1.SeriesDefinition]{CreateSeriesCommand}
 	ProposeSeriesIssueBatch  = Op[*raftv1.SeriesIssueBatch, SeriesIssued]{SeriesIssueBatchCommand}
 	ProposeSeriesVoid        = Op[*raftv1.SeriesVoid, *raftv1.SeriesEntry]{SeriesVoidCommand}
+	ProposeAcquireWorker     = Op[*raftv1.AcquireWorker, WorkerLease]{AcquireWorkerCommand}
+	ProposeRenewWorker       = Op[*raftv1.RenewWorker, WorkerLease]{RenewWorkerCommand}
+	ProposeReleaseWorker     = Op[*raftv1.ReleaseWorker, Done]{ReleaseWorkerCommand}
 )
 
 // Propose frames req as op's command, has a propose it, and returns the FSM's answer as op's

@@ -6,6 +6,7 @@ const (
 	requestKindIdentity = 1
 	requestKindHiLo     = 2
 	requestKindClaim    = 3
+	requestKindWorker   = 4
 
 	// requestTTLMillis is how long an answer is kept for retries, by the proposers' clocks as
 	// carried in the log. Retries come within seconds; ten minutes covers a client that waits

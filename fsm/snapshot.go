@@ -39,6 +39,7 @@ const (
 	seriesJournalRecord    recordType = 30
 	seriesDefinitionRecord recordType = 31
 	seriesEntryRecord      recordType = 32
+	workerRecord           recordType = 40
 	// foldRecord comes first when there is one: the records after it are keyed by its fold.
 	foldRecord recordType = 50
 )
@@ -47,7 +48,14 @@ const (
 // Each snapshot read makes its own, so the records that come by the million (counters, tags,
 // claims) can decode into one message reused for all of them.
 func newRestorers() map[recordType]func(st *state, data []byte) error {
+	var worker raftv1.WorkerRecord // reused, as restoredInto's
 	return map[recordType]func(st *state, data []byte) error{
+		workerRecord: func(st *state, data []byte) error {
+			if err := proto.Unmarshal(data, &worker); err != nil {
+				return err
+			}
+			return st.restoreWorker(&worker)
+		},
 		identityRecord: restoredInto(func(st *state, r *raftv1.IdentityRecord) {
 			st.dbForFloors(r.GetDatabase()).setIdentity(st.key(r.GetName()), r.GetName(), r.GetValue())
 		}),
@@ -188,7 +196,7 @@ func (st *state) records(backup bool) []snapshotRecord {
 	return out
 }
 
-// records lists the database's counters, tags and claims as snapshot records naming it rec.
+// records lists the database's counters, tags, claims and workers as snapshot records naming it rec.
 func (d *database) records(rec string) []snapshotRecord {
 	var out []snapshotRecord
 	if len(d.identities) > 0 {
@@ -199,6 +207,9 @@ func (d *database) records(rec string) []snapshotRecord {
 	}
 	if len(d.claims) > 0 {
 		out = append(out, snapshotRecord{typ: claimRecord, stream: captureClaims(d.claims, rec)})
+	}
+	if d.workers != nil {
+		out = append(out, snapshotRecord{typ: workerRecord, stream: d.workers.capture(rec)})
 	}
 	return out
 }

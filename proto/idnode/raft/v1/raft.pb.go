@@ -3142,6 +3142,353 @@ func (x *SeriesJournalRecord) GetSeries() uint64 {
 	return 0
 }
 
+// Leases a worker ID of a database's numeric-ID layout (issue 27, fsm/workers.go): a lapsed
+// worker, the one that lapsed first, else one never used. The holder mints strictly above the
+// lease's min_ms and up to its max_ms.
+type AcquireWorker struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// A free-form label of the client instance, at most 128 bytes: for listings.
+	Holder string `protobuf:"bytes,2,opt,name=holder,proto3" json:"holder,omitempty"`
+	// The layout's worker bits, 1..22; the database's first Acquire fixes them.
+	WorkerBits int32 `protobuf:"varint,3,opt,name=worker_bits,json=workerBits,proto3" json:"worker_bits,omitempty"`
+	// How long the lease lasts, 1 s..1 h.
+	LeaseMs int64 `protobuf:"varint,4,opt,name=lease_ms,json=leaseMs,proto3" json:"lease_ms,omitempty"`
+	// Proposer's clock, Unix ms: the log's clock is the largest it was given (fsm/requests.go).
+	ProposedAtMs int64 `protobuf:"varint,5,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	// A retry with the same request_id answers the same lease.
+	RequestId     string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcquireWorker) Reset() {
+	*x = AcquireWorker{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcquireWorker) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcquireWorker) ProtoMessage() {}
+
+func (x *AcquireWorker) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcquireWorker.ProtoReflect.Descriptor instead.
+func (*AcquireWorker) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *AcquireWorker) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *AcquireWorker) GetHolder() string {
+	if x != nil {
+		return x.Holder
+	}
+	return ""
+}
+
+func (x *AcquireWorker) GetWorkerBits() int32 {
+	if x != nil {
+		return x.WorkerBits
+	}
+	return 0
+}
+
+func (x *AcquireWorker) GetLeaseMs() int64 {
+	if x != nil {
+		return x.LeaseMs
+	}
+	return 0
+}
+
+func (x *AcquireWorker) GetProposedAtMs() int64 {
+	if x != nil {
+		return x.ProposedAtMs
+	}
+	return 0
+}
+
+func (x *AcquireWorker) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// Extends the lease of worker at epoch; refused once another epoch holds the worker.
+type RenewWorker struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Database      string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Worker        uint32                 `protobuf:"varint,2,opt,name=worker,proto3" json:"worker,omitempty"`
+	Epoch         uint64                 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	LeaseMs       int64                  `protobuf:"varint,4,opt,name=lease_ms,json=leaseMs,proto3" json:"lease_ms,omitempty"`
+	ProposedAtMs  int64                  `protobuf:"varint,5,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenewWorker) Reset() {
+	*x = RenewWorker{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenewWorker) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenewWorker) ProtoMessage() {}
+
+func (x *RenewWorker) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenewWorker.ProtoReflect.Descriptor instead.
+func (*RenewWorker) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *RenewWorker) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *RenewWorker) GetWorker() uint32 {
+	if x != nil {
+		return x.Worker
+	}
+	return 0
+}
+
+func (x *RenewWorker) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *RenewWorker) GetLeaseMs() int64 {
+	if x != nil {
+		return x.LeaseMs
+	}
+	return 0
+}
+
+func (x *RenewWorker) GetProposedAtMs() int64 {
+	if x != nil {
+		return x.ProposedAtMs
+	}
+	return 0
+}
+
+// Ends the lease of worker at epoch now, by the log's clock: the worker is free for the next
+// Acquire, its high-water kept.
+type ReleaseWorker struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Database      string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Worker        uint32                 `protobuf:"varint,2,opt,name=worker,proto3" json:"worker,omitempty"`
+	Epoch         uint64                 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	ProposedAtMs  int64                  `protobuf:"varint,4,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseWorker) Reset() {
+	*x = ReleaseWorker{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseWorker) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseWorker) ProtoMessage() {}
+
+func (x *ReleaseWorker) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseWorker.ProtoReflect.Descriptor instead.
+func (*ReleaseWorker) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ReleaseWorker) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *ReleaseWorker) GetWorker() uint32 {
+	if x != nil {
+		return x.Worker
+	}
+	return 0
+}
+
+func (x *ReleaseWorker) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *ReleaseWorker) GetProposedAtMs() int64 {
+	if x != nil {
+		return x.ProposedAtMs
+	}
+	return 0
+}
+
+// A worker ID as snapshots keep it: every worker ever leased has one, lapsed or not, since its
+// high-water must outlive its holders.
+type WorkerRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "" for the default database, as in the other records.
+	Database string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Worker   uint32 `protobuf:"varint,2,opt,name=worker,proto3" json:"worker,omitempty"`
+	// The lease's fencing epoch: 1 for the worker's first holder, one more for each next.
+	Epoch       uint64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Holder      string `protobuf:"bytes,4,opt,name=holder,proto3" json:"holder,omitempty"`
+	ExpiresAtMs int64  `protobuf:"varint,5,opt,name=expires_at_ms,json=expiresAtMs,proto3" json:"expires_at_ms,omitempty"`
+	// The highest time, Unix ms, any holder of the worker may have minted at.
+	HighWaterMs int64 `protobuf:"varint,6,opt,name=high_water_ms,json=highWaterMs,proto3" json:"high_water_ms,omitempty"`
+	// The database's layout: the same in every record of one database.
+	WorkerBits int32 `protobuf:"varint,7,opt,name=worker_bits,json=workerBits,proto3" json:"worker_bits,omitempty"`
+	// The current holder mints strictly above it: the worker's high-water (or the log's clock)
+	// when the lease began.
+	MinMs         int64 `protobuf:"varint,8,opt,name=min_ms,json=minMs,proto3" json:"min_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WorkerRecord) Reset() {
+	*x = WorkerRecord{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorkerRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorkerRecord) ProtoMessage() {}
+
+func (x *WorkerRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorkerRecord.ProtoReflect.Descriptor instead.
+func (*WorkerRecord) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *WorkerRecord) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *WorkerRecord) GetWorker() uint32 {
+	if x != nil {
+		return x.Worker
+	}
+	return 0
+}
+
+func (x *WorkerRecord) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *WorkerRecord) GetHolder() string {
+	if x != nil {
+		return x.Holder
+	}
+	return ""
+}
+
+func (x *WorkerRecord) GetExpiresAtMs() int64 {
+	if x != nil {
+		return x.ExpiresAtMs
+	}
+	return 0
+}
+
+func (x *WorkerRecord) GetHighWaterMs() int64 {
+	if x != nil {
+		return x.HighWaterMs
+	}
+	return 0
+}
+
+func (x *WorkerRecord) GetWorkerBits() int32 {
+	if x != nil {
+		return x.WorkerBits
+	}
+	return 0
+}
+
+func (x *WorkerRecord) GetMinMs() int64 {
+	if x != nil {
+		return x.MinMs
+	}
+	return 0
+}
+
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
@@ -3396,7 +3743,37 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x04hash\x18\x10 \x01(\fR\x04hash\"R\n" +
 	"\x13SeriesJournalRecord\x12#\n" +
 	"\rapplied_index\x18\x01 \x01(\x04R\fappliedIndex\x12\x16\n" +
-	"\x06series\x18\x02 \x01(\x04R\x06series*W\n" +
+	"\x06series\x18\x02 \x01(\x04R\x06series\"\xc4\x01\n" +
+	"\rAcquireWorker\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06holder\x18\x02 \x01(\tR\x06holder\x12\x1f\n" +
+	"\vworker_bits\x18\x03 \x01(\x05R\n" +
+	"workerBits\x12\x19\n" +
+	"\blease_ms\x18\x04 \x01(\x03R\aleaseMs\x12$\n" +
+	"\x0eproposed_at_ms\x18\x05 \x01(\x03R\fproposedAtMs\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x06 \x01(\tR\trequestId\"\x98\x01\n" +
+	"\vRenewWorker\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06worker\x18\x02 \x01(\rR\x06worker\x12\x14\n" +
+	"\x05epoch\x18\x03 \x01(\x04R\x05epoch\x12\x19\n" +
+	"\blease_ms\x18\x04 \x01(\x03R\aleaseMs\x12$\n" +
+	"\x0eproposed_at_ms\x18\x05 \x01(\x03R\fproposedAtMs\"\x7f\n" +
+	"\rReleaseWorker\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06worker\x18\x02 \x01(\rR\x06worker\x12\x14\n" +
+	"\x05epoch\x18\x03 \x01(\x04R\x05epoch\x12$\n" +
+	"\x0eproposed_at_ms\x18\x04 \x01(\x03R\fproposedAtMs\"\xf0\x01\n" +
+	"\fWorkerRecord\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06worker\x18\x02 \x01(\rR\x06worker\x12\x14\n" +
+	"\x05epoch\x18\x03 \x01(\x04R\x05epoch\x12\x16\n" +
+	"\x06holder\x18\x04 \x01(\tR\x06holder\x12\"\n" +
+	"\rexpires_at_ms\x18\x05 \x01(\x03R\vexpiresAtMs\x12\"\n" +
+	"\rhigh_water_ms\x18\x06 \x01(\x03R\vhighWaterMs\x12\x1f\n" +
+	"\vworker_bits\x18\a \x01(\x05R\n" +
+	"workerBits\x12\x15\n" +
+	"\x06min_ms\x18\b \x01(\x03R\x05minMs*W\n" +
 	"\fSeriesPeriod\x12\x16\n" +
 	"\x12SERIES_PERIOD_NONE\x10\x00\x12\x16\n" +
 	"\x12SERIES_PERIOD_YEAR\x10\x01\x12\x17\n" +
@@ -3422,7 +3799,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_raft_v1_raft_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(SeriesPeriod)(0),           // 0: idnode.raft.v1.SeriesPeriod
 	(SeriesPolicy)(0),           // 1: idnode.raft.v1.SeriesPolicy
@@ -3466,6 +3843,10 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*SeriesDefinition)(nil),    // 39: idnode.raft.v1.SeriesDefinition
 	(*SeriesEntry)(nil),         // 40: idnode.raft.v1.SeriesEntry
 	(*SeriesJournalRecord)(nil), // 41: idnode.raft.v1.SeriesJournalRecord
+	(*AcquireWorker)(nil),       // 42: idnode.raft.v1.AcquireWorker
+	(*RenewWorker)(nil),         // 43: idnode.raft.v1.RenewWorker
+	(*ReleaseWorker)(nil),       // 44: idnode.raft.v1.ReleaseWorker
+	(*WorkerRecord)(nil),        // 45: idnode.raft.v1.WorkerRecord
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	3,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -3501,7 +3882,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   39,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

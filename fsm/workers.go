@@ -1,0 +1,338 @@
+package fsm
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// Worker leases (issue 27): a client mints numeric IDs (time | worker | sequence) in-process
+// under a worker ID it leases here. Two holders at once would mint the same IDs, and so would
+// a holder minting at a time an earlier holder of the worker used. So each worker keeps its
+// high-water, the highest time any of its holders may mint at, for ever; a worker is given
+// again only once its lease lapsed by the log's clock, with a fencing epoch one higher, and its
+// new holder mints strictly above the high-water. A holder's own clock never decides anything.
+
+// Bounds of a worker lease call.
+const (
+	MinWorkerLeaseMs   = 1000
+	MaxWorkerLeaseMs   = 60 * 60 * 1000
+	MaxWorkerBits      = 22
+	MaxWorkerHolderLen = 128
+)
+
+// WorkerLease is a worker's lease as the FSM answers it.
+type WorkerLease struct {
+	Database string
+	Worker   uint32
+	// Epoch fences the lease: renewals and releases name it, and the next holder gets one more.
+	Epoch  uint64
+	Holder string
+	// The holder mints at times (Unix ms) strictly above MinMs and up to MaxMs, the
+	// worker's high-water.
+	MinMs, MaxMs int64
+	ExpiresAtMs  int64
+}
+
+// workerSet is a database's worker IDs: every worker ever leased (a lapsed worker keeps its
+// high-water) and the layout. Workers are handed out from 0 up, so the next never-used one is
+// len(leases).
+type workerSet struct {
+	bits   int32
+	leases []workerLease // by worker ID
+	// byExpiry is a heap of every worker ID by (expiresAtMs, worker): its root is the lease
+	// that lapsed first, so Acquire finds a lapsed worker in O(log n), never by a scan.
+	byExpiry []uint32
+}
+
+type workerLease struct {
+	epoch                           uint64
+	holder                          string
+	minMs, expiresAtMs, highWaterMs int64
+	heapIndex                       int // position in byExpiry
+}
+
+func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
+	st.requests.advanceClock(c.GetProposedAtMs())
+	d, err := st.db(c.GetDatabase())
+	if err != nil {
+		return err
+	}
+	bits := c.GetWorkerBits()
+	switch {
+	case bits < 1 || bits > MaxWorkerBits:
+		return fmt.Errorf("%w: worker_bits must be 1..%d, got %d", ErrInvalidWorkerLease, MaxWorkerBits, bits)
+	case len(c.GetHolder()) > MaxWorkerHolderLen:
+		return fmt.Errorf("%w: holder is %d bytes, at most %d", ErrInvalidWorkerLease, len(c.GetHolder()), MaxWorkerHolderLen)
+	case d.workers != nil && d.workers.bits != bits:
+		return fmt.Errorf("%w: the database's layout has %d worker bits, the call %d", ErrWorkerBitsDiffer, d.workers.bits, bits)
+	}
+	if err := checkLeaseMs(c.GetLeaseMs()); err != nil {
+		return err
+	}
+	name := DatabaseName(c.GetDatabase())
+	if id := c.GetRequestId(); id != "" {
+		if rec, ok := st.requests.lookup(c.GetDatabase(), id); ok {
+			return d.workers.replay(name, rec, c)
+		}
+	}
+	s, now := d.workers, st.requests.nowMs
+	if s == nil {
+		s = &workerSet{bits: bits} // the database's, once this call succeeds
+	}
+	w, err := s.pick(now)
+	if err != nil {
+		return err
+	}
+	reused := int(w) < len(s.leases)
+	highWater := int64(0) // a worker never used has no history
+	if reused {
+		highWater = s.leases[w].highWaterMs
+	}
+	// The holder mints from the log's now on, and above anything an earlier holder may have
+	// used: a client whose clock lags cannot mint below IDs the database already has.
+	minMs := max(highWater, now-1, 0)
+	// The lease covers lease_ms of minting time above minMs; from the log's now alone, a
+	// worker released while its high-water was ahead would come with nothing to mint in.
+	expires, err := leaseEnd(max(now, minMs), c.GetLeaseMs())
+	if err != nil {
+		return err
+	}
+	d.workers = s
+	l := workerLease{epoch: 1, holder: c.GetHolder(), minMs: minMs, expiresAtMs: expires, highWaterMs: expires}
+	if reused {
+		l.epoch, l.heapIndex = s.leases[w].epoch+1, s.leases[w].heapIndex
+		s.leases[w] = l
+		heap.Fix((*expiryHeap)(s), l.heapIndex)
+	} else {
+		s.leases = append(s.leases, l)
+		heap.Push((*expiryHeap)(s), w)
+	}
+	if id := c.GetRequestId(); id != "" {
+		st.requests.record(&raftv1.RequestRecord{
+			RequestId: id, Database: recordName(name), Kind: requestKindWorker, Key: c.GetHolder(), Count: int64(bits),
+			First: int64(w), Last: int64(l.epoch),
+		})
+	}
+	return s.answer(name, w)
+}
+
+// pick is the worker an Acquire gets at the log's now: the one whose lease lapsed first, else
+// the next never used, else none (ErrWorkersExhausted).
+func (s *workerSet) pick(now int64) (uint32, error) {
+	if len(s.byExpiry) > 0 {
+		if w := s.byExpiry[0]; s.leases[w].expiresAtMs <= now {
+			return w, nil
+		}
+	}
+	if len(s.leases) < 1<<s.bits {
+		return uint32(len(s.leases)), nil
+	}
+	return 0, fmt.Errorf("%w: all %d workers of the %d-bit layout; the first lease lapses at %d (Unix ms)",
+		ErrWorkersExhausted, len(s.leases), s.bits, s.leases[s.byExpiry[0]].expiresAtMs)
+}
+
+// replay answers a retried Acquire: the lease it got, as it stands now, while that lease is
+// the worker's current one.
+func (s *workerSet) replay(database string, rec *raftv1.RequestRecord, c *raftv1.AcquireWorker) any {
+	if rec.GetKind() != requestKindWorker || rec.GetKey() != c.GetHolder() || rec.GetCount() != int64(c.GetWorkerBits()) {
+		return ErrRequestIDReused
+	}
+	w, epoch := rec.GetFirst(), uint64(rec.GetLast())
+	if s == nil || w < 0 || w >= int64(len(s.leases)) || s.leases[w].epoch != epoch {
+		return fmt.Errorf("%w: the lease of request_id %q (worker %d, epoch %d) lapsed and the worker went to another holder", ErrWorkerLeaseLost, rec.GetRequestId(), w, epoch)
+	}
+	return s.answer(database, uint32(w))
+}
+
+func (st *state) applyRenewWorker(c *raftv1.RenewWorker) any {
+	st.requests.advanceClock(c.GetProposedAtMs())
+	d, err := st.db(c.GetDatabase())
+	if err != nil {
+		return err
+	}
+	if err := checkLeaseMs(c.GetLeaseMs()); err != nil {
+		return err
+	}
+	l, err := d.workers.held(c.GetWorker(), c.GetEpoch())
+	if err != nil {
+		return err
+	}
+	if l.epoch != c.GetEpoch() {
+		return leaseLost(c.GetWorker(), c.GetEpoch(), l.epoch)
+	}
+	end, err := leaseEnd(st.requests.nowMs, c.GetLeaseMs())
+	if err != nil {
+		return err
+	}
+	// A lapsed lease nobody took since is renewed as it is: its holder's IDs stay below the
+	// high-water, which only grows.
+	l.expiresAtMs = max(l.expiresAtMs, end)
+	l.highWaterMs = max(l.highWaterMs, l.expiresAtMs)
+	heap.Fix((*expiryHeap)(d.workers), l.heapIndex)
+	return d.workers.answer(DatabaseName(c.GetDatabase()), c.GetWorker())
+}
+
+// applyReleaseWorker ends a lease at the log's now, so the worker is the next Acquire's at
+// once; its high-water stays. A release of an earlier epoch changes nothing and succeeds: that
+// lease is over (a retry of a release whose worker went to someone since).
+func (st *state) applyReleaseWorker(c *raftv1.ReleaseWorker) any {
+	st.requests.advanceClock(c.GetProposedAtMs())
+	d, err := st.db(c.GetDatabase())
+	if err != nil {
+		return err
+	}
+	l, err := d.workers.held(c.GetWorker(), c.GetEpoch())
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.GetEpoch() < l.epoch:
+		return nil
+	case c.GetEpoch() > l.epoch:
+		return leaseLost(c.GetWorker(), c.GetEpoch(), l.epoch)
+	}
+	if now := st.requests.nowMs; now < l.expiresAtMs {
+		l.expiresAtMs = now
+		heap.Fix((*expiryHeap)(d.workers), l.heapIndex)
+	}
+	return nil
+}
+
+// held is the lease of worker, which a renewal or release of epoch names: an error for a
+// worker outside the layout or never leased.
+func (s *workerSet) held(worker uint32, epoch uint64) (*workerLease, error) {
+	switch {
+	case worker >= 1<<MaxWorkerBits || s != nil && worker >= 1<<s.bits:
+		return nil, fmt.Errorf("%w: worker %d is outside the database's layout", ErrInvalidWorkerLease, worker)
+	case s == nil || int(worker) >= len(s.leases):
+		return nil, fmt.Errorf("%w: worker %d was never leased (epoch %d)", ErrWorkerLeaseLost, worker, epoch)
+	}
+	return &s.leases[worker], nil
+}
+
+func leaseLost(worker uint32, epoch, current uint64) error {
+	if epoch > current {
+		return fmt.Errorf("%w: worker %d never had epoch %d (its current is %d)", ErrWorkerLeaseLost, worker, epoch, current)
+	}
+	return fmt.Errorf("%w: worker %d has epoch %d now, another holder's, not %d", ErrWorkerLeaseLost, worker, current, epoch)
+}
+
+func checkLeaseMs(ms int64) error {
+	if ms < MinWorkerLeaseMs || ms > MaxWorkerLeaseMs {
+		return fmt.Errorf("%w: lease_ms must be %d..%d, got %d", ErrInvalidWorkerLease, MinWorkerLeaseMs, MaxWorkerLeaseMs, ms)
+	}
+	return nil
+}
+
+// leaseEnd is from + leaseMs (leaseMs checked), refused past the largest int64: a proposer
+// clock near it would otherwise wrap the lease into the past.
+func leaseEnd(from, leaseMs int64) (int64, error) {
+	if from > math.MaxInt64-leaseMs {
+		return 0, fmt.Errorf("%w: proposed_at_ms %d plus lease_ms %d passes the largest time", ErrCounterOverflow, from, leaseMs)
+	}
+	return from + leaseMs, nil
+}
+
+func (s *workerSet) answer(database string, w uint32) WorkerLease {
+	l := s.leases[w]
+	return WorkerLease{Database: database, Worker: w, Epoch: l.epoch, Holder: l.holder, MinMs: l.minMs, MaxMs: l.highWaterMs, ExpiresAtMs: l.expiresAtMs}
+}
+
+// Workers lists the database's workers, every one ever leased, lapsed or not, by worker ID:
+// at most 2^MaxWorkerBits of them.
+func (f *FSM) Workers(database string) ([]WorkerLease, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	d, err := f.st.db(database)
+	if err != nil || d.workers == nil {
+		return nil, err
+	}
+	out := make([]WorkerLease, len(d.workers.leases))
+	for w := range out {
+		out[w] = d.workers.answer(DatabaseName(database), uint32(w))
+	}
+	return out, nil
+}
+
+// restoreWorker puts a snapshot's worker record back. The records of a database come in
+// worker order from 0 with one layout, as records writes them; anything else is a corrupt
+// snapshot.
+func (st *state) restoreWorker(r *raftv1.WorkerRecord) error {
+	d := st.dbForFloors(r.GetDatabase())
+	if d.workers == nil {
+		if bits := r.GetWorkerBits(); bits < 1 || bits > MaxWorkerBits {
+			return fmt.Errorf("worker record of %q: worker_bits %d", r.GetDatabase(), bits)
+		}
+		d.workers = &workerSet{bits: r.GetWorkerBits()}
+	}
+	s := d.workers
+	if r.GetWorkerBits() != s.bits || int(r.GetWorker()) != len(s.leases) || len(s.leases) >= 1<<s.bits {
+		return fmt.Errorf("worker record of %q: worker %d (%d bits) out of order", r.GetDatabase(), r.GetWorker(), r.GetWorkerBits())
+	}
+	s.leases = append(s.leases, workerLease{epoch: r.GetEpoch(), holder: r.GetHolder(), minMs: r.GetMinMs(), expiresAtMs: r.GetExpiresAtMs(), highWaterMs: r.GetHighWaterMs()})
+	heap.Push((*expiryHeap)(s), r.GetWorker())
+	return nil
+}
+
+// workerRecords are one database's workers, copied at capture.
+type workerRecords struct {
+	database string
+	bits     int32
+	leases   []workerLease
+}
+
+func (s *workerSet) capture(rec string) *workerRecords {
+	return &workerRecords{database: rec, bits: s.bits, leases: append([]workerLease(nil), s.leases...)}
+}
+
+func (wr *workerRecords) write(rw *recordWriter) error {
+	msg := &raftv1.WorkerRecord{Database: wr.database, WorkerBits: wr.bits}
+	for w, l := range wr.leases {
+		msg.Worker, msg.Epoch, msg.Holder = uint32(w), l.epoch, l.holder
+		msg.MinMs, msg.ExpiresAtMs, msg.HighWaterMs = l.minMs, l.expiresAtMs, l.highWaterMs
+		if err := rw.record(workerRecord, msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expiryHeap is a workerSet seen as the container/heap of its byExpiry.
+type expiryHeap workerSet
+
+func (h *expiryHeap) Len() int { return len(h.byExpiry) }
+
+func (h *expiryHeap) Less(i, j int) bool {
+	a, b := h.byExpiry[i], h.byExpiry[j]
+	ea, eb := h.leases[a].expiresAtMs, h.leases[b].expiresAtMs
+	return ea < eb || ea == eb && a < b
+}
+
+func (h *expiryHeap) Swap(i, j int) {
+	h.byExpiry[i], h.byExpiry[j] = h.byExpiry[j], h.byExpiry[i]
+	h.leases[h.byExpiry[i]].heapIndex = i
+	h.leases[h.byExpiry[j]].heapIndex = j
+}
+
+func (h *expiryHeap) Push(x any) {
+	w := x.(uint32)
+	h.leases[w].heapIndex = len(h.byExpiry)
+	h.byExpiry = append(h.byExpiry, w)
+}
+
+// Pop is container/heap's; no worker ever leaves the heap, since its high-water must stay.
+func (h *expiryHeap) Pop() any {
+	w := h.byExpiry[len(h.byExpiry)-1]
+	h.byExpiry = h.byExpiry[:len(h.byExpiry)-1]
+	return w
+}
+
+func (d *database) workerCount() int {
+	if d.workers == nil {
+		return 0
+	}
+	return len(d.workers.leases)
+}
