@@ -111,6 +111,7 @@ func runIDs(b *testing.B, next func() error) {
 
 func runIDsParallel(b *testing.B, next func() error) {
 	b.ReportAllocs()
+	b.ResetTimer() // leave out the setup, as b.Loop does
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if err := next(); err != nil {
