@@ -295,3 +295,13 @@ func TestDefaultClockIsTheWallClock(t *testing.T) {
 		t.Errorf("ID time %v is %v from the wall clock", p.Time, d)
 	}
 }
+
+// TestNextDoesNotAllocate: minting and its errors allocate nothing, so a hot
+// loop puts no load on the garbage collector.
+func TestNextDoesNotAllocate(t *testing.T) {
+	c := newFakeClock(start)
+	g := mustNew(t, tiny, leaseAround(t, tiny, c, 1, -1, time.Hour), Options{Clock: c.now, MaxBorrow: time.Millisecond})
+	if n := testing.AllocsPerRun(1000, func() { _, _ = g.Next() }); n != 0 {
+		t.Errorf("Next allocates %v times a call (ErrClockBehind path included)", n)
+	}
+}

@@ -197,3 +197,56 @@ func TestConcurrentNext(t *testing.T) {
 		})
 	}
 }
+
+// TestSetLeaseWhileMinting: renewals and a change of worker race with Next
+// (run with -race); IDs stay unique and each goroutine's keep increasing.
+func TestSetLeaseWhileMinting(t *testing.T) {
+	l := DefaultLayout()
+	now := time.Now()
+	lease := Lease{Worker: 1, Epoch: 1, MinTick: -1, MaxTick: mustTickOf(t, l, now.Add(time.Hour)), ValidUntil: now.Add(time.Hour)}
+	g := mustNew(t, l, lease, Options{})
+	const goroutines, perGoroutine = 4, 5000
+	results := make([][]int64, goroutines)
+	errs := make([]error, goroutines+1)
+	var wg sync.WaitGroup
+	for i := range goroutines {
+		wg.Go(func() {
+			for range perGoroutine {
+				id, err := g.Next()
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				if n := len(results[i]); n > 0 && id <= results[i][n-1] {
+					errs[i] = errors.New("IDs went down within a goroutine")
+					return
+				}
+				results[i] = append(results[i], id)
+			}
+		})
+	}
+	wg.Go(func() {
+		for i := range 200 {
+			lease.MaxTick++
+			if i == 100 {
+				lease.Worker, lease.Epoch = 2, 1
+			}
+			if err := g.SetLease(lease); err != nil {
+				errs[goroutines] = err
+				return
+			}
+		}
+	})
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	all := slices.Concat(results...)
+	slices.Sort(all)
+	if len(slices.Compact(all)) != goroutines*perGoroutine {
+		t.Fatal("duplicate IDs")
+	}
+	if g.Lease() != lease {
+		t.Errorf("Lease() = %+v, want the last one set %+v", g.Lease(), lease)
+	}
+}
