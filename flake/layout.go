@@ -36,6 +36,13 @@ type Parts struct {
 	Time     time.Time
 }
 
+// String explains the parts, e.g. "2026-03-01T12:00:00.123Z worker 7
+// sequence 3 (tick 5140800123)".
+func (p Parts) String() string {
+	return fmt.Sprintf("%s worker %d sequence %d (tick %d)",
+		p.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), p.Worker, p.Sequence, p.Tick)
+}
+
 // DefaultLayout is the classic Snowflake split counted from 2026-01-01 UTC:
 // 41 bits of milliseconds (until 2095-09), 1024 workers, 4096 IDs per
 // millisecond per worker. IDs use all 63 bits, so they are not exact in a

@@ -212,3 +212,15 @@ func TestTickOf(t *testing.T) {
 		}
 	}
 }
+
+func TestPartsString(t *testing.T) {
+	l := DefaultLayout()
+	id, err := l.Compose(mustTickOf(t, l, start.Add(123*time.Millisecond)), 7, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "2026-03-01T12:00:00.123Z worker 7 sequence 3 (tick 5140800123)"
+	if got := mustDecompose(t, l, id).String(); got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
