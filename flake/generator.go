@@ -86,7 +86,7 @@ func (g *Generator) Next() (int64, error) {
 	}
 	next := g.last + 1
 	if nowTick > next>>g.seqBits {
-		if nowTick > g.maxTick {
+		if nowTick > g.maxTick { // checked before the shift, which a clock far ahead would overflow
 			return 0, g.exhausted()
 		}
 		next = nowTick << g.seqBits
