@@ -31,7 +31,9 @@ func FuzzNextRules(f *testing.F) {
 		c := newFakeClock(start)
 		lease := Lease{Worker: 3, Epoch: 1, MinTick: -1, MaxTick: mustTickOf(t, l, start.Add(time.Second)), ValidUntil: start.Add(time.Minute)}
 		g := mustNew(t, l, lease, Options{Clock: c.now, MaxBorrow: maxBorrow})
-		last, lastTick := int64(-1), int64(-1)
+		// floor is the highest tick minted or below the start of a lease
+		// held: the generator stays above it through every lease change.
+		last, floor := int64(-1), int64(-1)
 		for i := 0; i+1 < len(script); i += 2 {
 			op, arg := script[i]%8, int64(script[i+1])
 			switch op {
@@ -47,8 +49,9 @@ func FuzzNextRules(f *testing.F) {
 				c.add(step)
 			case 7:
 				lease = changeLease(t, g, lease, l, c, arg)
+				floor = max(floor, lease.MinTick)
 			default:
-				checkNext(t, g, l, c, lease, &last, &lastTick, maxBorrow)
+				checkNext(t, g, l, c, lease, &last, &floor, maxBorrow)
 			}
 		}
 	})
@@ -89,15 +92,15 @@ func changeLease(t *testing.T, g *Generator, cur Lease, l Layout, c *fakeClock, 
 }
 
 // checkNext calls Next once and checks its answer against the rules.
-func checkNext(t *testing.T, g *Generator, l Layout, c *fakeClock, lease Lease, last, lastTick *int64, maxBorrow time.Duration) {
+func checkNext(t *testing.T, g *Generator, l Layout, c *fakeClock, lease Lease, last, floor *int64, maxBorrow time.Duration) {
 	now := c.now()
 	clockTick := floorTick(l, now)
 	id, err := g.Next()
-	free := now.Before(lease.ValidUntil) && clockTick > *lastTick && clockTick > lease.MinTick && clockTick <= lease.MaxTick
+	free := now.Before(lease.ValidUntil) && clockTick > *floor && clockTick <= lease.MaxTick
 	if err != nil {
 		switch {
 		case free:
-			t.Fatalf("Next refused (%v) with the clock's tick %d free (last %d, lease %+v)", err, clockTick, *lastTick, lease)
+			t.Fatalf("Next refused (%v) with the clock's tick %d free (floor %d, lease %+v)", err, clockTick, *floor, lease)
 		case !now.Before(lease.ValidUntil) && !errors.Is(err, ErrLeaseExpired):
 			t.Fatalf("Next after ValidUntil: %v, want ErrLeaseExpired", err)
 		case !errors.Is(err, ErrClockBehind) && !errors.Is(err, ErrLeaseExhausted) && !errors.Is(err, ErrLeaseExpired):
@@ -118,7 +121,7 @@ func checkNext(t *testing.T, g *Generator, l Layout, c *fakeClock, lease Lease, 
 	case p.Tick-clockTick > int64(maxBorrow/l.Unit):
 		t.Fatalf("minted tick %d, %d ahead of the clock's %d", p.Tick, p.Tick-clockTick, clockTick)
 	}
-	*last, *lastTick = id, p.Tick
+	*last, *floor = id, p.Tick
 }
 
 // floorTick is the tick at falls in, negative before the epoch.
