@@ -35,11 +35,16 @@ type Generator struct {
 	lease      Lease
 	workerPart int64 // lease.Worker<<seqBits
 	maxTick    int64 // lease.MaxTick, or the layout's last tick if lower
-	// last is the tick and sequence of the last ID minted (tick<<seqBits |
-	// seq), or of the floor below the first one: the next ID is last+1 (the
+	// last is the tick and sequence (tick<<seqBits | seq) of the last ID
+	// minted, or of the lease's floor if higher: the next ID is last+1 (the
 	// carry moves to the next tick when the sequence is full), or the
 	// clock's tick if that is higher.
 	last int64
+	// minted is the tick and sequence of the last ID minted (−1 before the
+	// first). A new grant starts above it and its own MinTick, not above the
+	// floor of a lease it replaces: a lease whose MinTick is far ahead of
+	// this clock must not hold back the next one.
+	minted int64
 }
 
 // New returns a generator minting IDs of layout under lease.
@@ -67,6 +72,7 @@ func New(layout Layout, lease Lease, opts Options) (*Generator, error) {
 		seqMask:     1<<layout.SequenceBits - 1,
 		borrowTicks: int64(opts.MaxBorrow / layout.Unit),
 		last:        -1, // below tick 0; install raises it to the lease's floor
+		minted:      -1,
 	}
 	g.install(lease)
 	return g, nil
@@ -98,15 +104,16 @@ func (g *Generator) Next() (int64, error) {
 	if tick-nowTick > g.borrowTicks {
 		return 0, ErrClockBehind
 	}
-	g.last = next
+	g.last, g.minted = next, next
 	return tick<<g.tickShift | g.workerPart | next&g.seqMask, nil
 }
 
 // SetLease replaces the lease. A renewal (same worker and epoch) raises
 // MaxTick and ValidUntil and keeps minting where it was; a new worker or
 // epoch mints from the next tick above both the new MinTick and the last ID
-// minted, so IDs keep increasing. A lease older than the one held is
-// ErrStaleLease and changes nothing.
+// minted, so IDs keep increasing. (To drop that order, say after the clock
+// stepped back an hour, build a new Generator with the fresh lease.) A
+// lease older than the one held is ErrStaleLease and changes nothing.
 func (g *Generator) SetLease(lease Lease) error {
 	if err := checkLease(g.layout, lease); err != nil {
 		return err
@@ -117,8 +124,9 @@ func (g *Generator) SetLease(lease Lease) error {
 		return fmt.Errorf("%w: have worker %d epoch %d up to tick %d", ErrStaleLease, g.lease.Worker, g.lease.Epoch, g.lease.MaxTick)
 	}
 	if lease.Worker != g.lease.Worker || lease.Epoch != g.lease.Epoch {
-		// Another worker at the same tick could sort below the last ID.
-		g.last |= g.seqMask
+		// A new grant: above the last ID minted, at the next tick, since
+		// another worker at the same tick could sort below it.
+		g.last = g.minted | g.seqMask
 	}
 	g.install(lease)
 	return nil

@@ -31,9 +31,7 @@ func FuzzNextRules(f *testing.F) {
 		c := newFakeClock(start)
 		lease := Lease{Worker: 3, Epoch: 1, MinTick: -1, MaxTick: mustTickOf(t, l, start.Add(time.Second)), ValidUntil: start.Add(time.Minute)}
 		g := mustNew(t, l, lease, Options{Clock: c.now, MaxBorrow: maxBorrow})
-		// floor is the highest tick minted or below the start of a lease
-		// held: the generator stays above it through every lease change.
-		last, floor := int64(-1), int64(-1)
+		m := &mintModel{last: -1, lastTick: -1, floor: -1}
 		for i := 0; i+1 < len(script); i += 2 {
 			op, arg := script[i]%8, int64(script[i+1])
 			switch op {
@@ -48,10 +46,15 @@ func FuzzNextRules(f *testing.F) {
 				}
 				c.add(step)
 			case 7:
+				prev := lease
 				lease = changeLease(t, g, lease, l, c, arg)
-				floor = max(floor, lease.MinTick)
+				if lease.Worker != prev.Worker || lease.Epoch != prev.Epoch {
+					m.floor = max(m.lastTick, lease.MinTick) // a new grant forgets the old floor
+				} else {
+					m.floor = max(m.floor, lease.MinTick)
+				}
 			default:
-				checkNext(t, g, l, c, lease, &last, &floor, maxBorrow)
+				m.checkNext(t, g, l, c, lease, maxBorrow)
 			}
 		}
 	})
@@ -91,16 +94,21 @@ func changeLease(t *testing.T, g *Generator, cur Lease, l Layout, c *fakeClock, 
 	return next
 }
 
+// mintModel is what FuzzNextRules knows of a generator: the last ID and
+// its tick, and the floor the next ID must be above (the last tick minted,
+// or the MinTick of the lease held if higher).
+type mintModel struct{ last, lastTick, floor int64 }
+
 // checkNext calls Next once and checks its answer against the rules.
-func checkNext(t *testing.T, g *Generator, l Layout, c *fakeClock, lease Lease, last, floor *int64, maxBorrow time.Duration) {
+func (m *mintModel) checkNext(t *testing.T, g *Generator, l Layout, c *fakeClock, lease Lease, maxBorrow time.Duration) {
 	now := c.now()
 	clockTick := floorTick(l, now)
 	id, err := g.Next()
-	free := now.Before(lease.ValidUntil) && clockTick > *floor && clockTick <= lease.MaxTick
+	free := now.Before(lease.ValidUntil) && clockTick > m.floor && clockTick <= lease.MaxTick
 	if err != nil {
 		switch {
 		case free:
-			t.Fatalf("Next refused (%v) with the clock's tick %d free (floor %d, lease %+v)", err, clockTick, *floor, lease)
+			t.Fatalf("Next refused (%v) with the clock's tick %d free (floor %d, lease %+v)", err, clockTick, m.floor, lease)
 		case !now.Before(lease.ValidUntil) && !errors.Is(err, ErrLeaseExpired):
 			t.Fatalf("Next after ValidUntil: %v, want ErrLeaseExpired", err)
 		case !errors.Is(err, ErrClockBehind) && !errors.Is(err, ErrLeaseExhausted) && !errors.Is(err, ErrLeaseExpired):
@@ -112,8 +120,8 @@ func checkNext(t *testing.T, g *Generator, l Layout, c *fakeClock, lease Lease, 
 	switch {
 	case !now.Before(lease.ValidUntil):
 		t.Fatalf("minted %d at %v, after ValidUntil %v", id, now, lease.ValidUntil)
-	case id <= *last:
-		t.Fatalf("minted %d after %d", id, *last)
+	case id <= m.last:
+		t.Fatalf("minted %d after %d", id, m.last)
 	case p.Tick <= lease.MinTick || p.Tick > lease.MaxTick:
 		t.Fatalf("minted tick %d outside (%d, %d]", p.Tick, lease.MinTick, lease.MaxTick)
 	case p.Worker != lease.Worker:
@@ -121,7 +129,7 @@ func checkNext(t *testing.T, g *Generator, l Layout, c *fakeClock, lease Lease, 
 	case p.Tick-clockTick > int64(maxBorrow/l.Unit):
 		t.Fatalf("minted tick %d, %d ahead of the clock's %d", p.Tick, p.Tick-clockTick, clockTick)
 	}
-	*last, *floor = id, p.Tick
+	m.last, m.lastTick, m.floor = id, p.Tick, p.Tick
 }
 
 // floorTick is the tick at falls in, negative before the epoch.

@@ -250,3 +250,29 @@ func TestSetLeaseWhileMinting(t *testing.T) {
 		t.Errorf("Lease() = %+v, want the last one set %+v", g.Lease(), lease)
 	}
 }
+
+// TestNewGrantForgetsTheFloorOfTheOldOne: a lease whose MinTick is far
+// ahead of this clock gives ErrClockBehind; a fresh grant of another worker
+// then mints at once, above the last ID minted but not above the unused
+// floor of the lease it replaced.
+func TestNewGrantForgetsTheFloorOfTheOldOne(t *testing.T) {
+	l := DefaultLayout()
+	c := newFakeClock(start)
+	now := mustTickOf(t, l, c.now())
+	g := mustNew(t, l, leaseAround(t, l, c, 8, -1, time.Minute), Options{Clock: c.now})
+	last := mintAbove(t, g, -1, 1)[0]
+
+	ahead := leaseAround(t, l, c, 8, now+10_000, time.Minute) // the next epoch, 10 s ahead
+	ahead.Epoch = 2
+	if err := g.SetLease(ahead); err != nil {
+		t.Fatal(err)
+	}
+	mustNextErr(t, g, ErrClockBehind)
+
+	if err := g.SetLease(leaseAround(t, l, c, 9, -1, time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if p := mustDecompose(t, l, mintAbove(t, g, last, 1)[0]); p.Tick != now+1 || p.Worker != 9 {
+		t.Errorf("first ID of worker 9: %+v, want tick %d", p, now+1)
+	}
+}
