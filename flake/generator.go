@@ -64,6 +64,10 @@ func New(layout Layout, lease Lease, opts Options) (*Generator, error) {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
+	// Ticks count wall-clock time in every process alike: an epoch taken
+	// from time.Now() would otherwise be subtracted on the monotonic clock,
+	// blind to the clock steps the rules of Next are about.
+	layout.Epoch = layout.Epoch.Round(0)
 	g := &Generator{
 		layout:      layout,
 		clock:       opts.Clock,

@@ -305,3 +305,19 @@ func TestNextDoesNotAllocate(t *testing.T) {
 		t.Errorf("Next allocates %v times a call (ErrClockBehind path included)", n)
 	}
 }
+
+// TestTicksFollowTheWallClock: an epoch carrying a monotonic reading (taken
+// from time.Now) is kept without it, so ticks are wall-clock time, as in
+// TickOf and in every other process.
+func TestTicksFollowTheWallClock(t *testing.T) {
+	l := DefaultLayout()
+	l.Epoch = time.Now().Add(-time.Hour)
+	g := mustNew(t, l, Lease{MinTick: -1, MaxTick: l.MaxTick(), ValidUntil: time.Now().Add(time.Hour)}, Options{})
+	if g.layout.Epoch != l.Epoch.Round(0) {
+		t.Errorf("the generator's epoch %v keeps a monotonic reading", g.layout.Epoch)
+	}
+	p := mustDecompose(t, l, mustNext(t, g))
+	if d := time.Since(p.Time); d < -time.Millisecond || d > time.Minute {
+		t.Errorf("ID time %v is %v from the wall clock", p.Time, d)
+	}
+}
