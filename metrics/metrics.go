@@ -69,7 +69,7 @@ func New() *Metrics {
 		)),
 		idsIssued: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "idnode_ids_issued_total",
-			Help: "IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted) and database (the first 64 seen; \"other\" for the rest).",
+			Help: "IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted; series: fiscal series numbers issued) and database (the first 64 seen; \"other\" for the rest).",
 		}, []string{"strategy", "database"}),
 		identityBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "idnode_identity_batch_size",

@@ -18,6 +18,9 @@ var (
 	StrategyServerSide = docid.ServerSide.String()
 	StrategyIdentity   = docid.Identity.String()
 	StrategyHiLo       = docid.HiLo.String()
+	// StrategySeries counts the numbers of fiscal series issued (series.go): no docid.Kind,
+	// since no request string asks for one.
+	StrategySeries = "series"
 )
 
 // Observer is told what this node hands out and refuses (metrics.Metrics is one). Calls that
@@ -71,5 +74,7 @@ func (s *Server) report(ctx context.Context, c *call, resp any, err error) {
 		n := r.GetHigh() - r.GetLow() + 1
 		obs.IDsIssued(StrategyHiLo, db, n)
 		obs.HiLoRange(n)
+	case *idnodev1.IssueResponse:
+		obs.IDsIssued(StrategySeries, db, 1)
 	}
 }
