@@ -3937,7 +3937,7 @@ type SeriesEntry struct {
 	Actor      string `protobuf:"bytes,12,opt,name=actor,proto3" json:"actor,omitempty"`
 	Reason     string `protobuf:"bytes,13,opt,name=reason,proto3" json:"reason,omitempty"`
 	Correcting string `protobuf:"bytes,14,opt,name=correcting,proto3" json:"correcting,omitempty"`
-	// SHA-256, hex: of the entry before it, and of this one (docs/SERIES.md says how to recompute it).
+	// SHA-256, hex: of the entry before it, and of this one (series/DESIGN.md says how to recompute it).
 	PrevHash      string `protobuf:"bytes,15,opt,name=prev_hash,json=prevHash,proto3" json:"prev_hash,omitempty"`
 	Hash          string `protobuf:"bytes,16,opt,name=hash,proto3" json:"hash,omitempty"`
 	unknownFields protoimpl.UnknownFields
