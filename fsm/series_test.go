@@ -22,7 +22,7 @@ type journaled struct {
 	index uint64
 }
 
-func newJournaled(t *testing.T) *journaled {
+func newJournaled(t testing.TB) *journaled {
 	t.Helper()
 	s, err := series.Open(filepath.Join(t.TempDir(), "series.db"))
 	if err != nil {

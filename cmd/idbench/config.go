@@ -39,6 +39,7 @@ const (
 	stratHiLoRange     = "hilo-range"
 	stratClientHiLo    = "client-hilo"
 	stratClaim         = "claim"
+	stratSeries        = "series" // fiscal series: one Issue per call
 	stratPut           = "put" // etcd only
 )
 
@@ -56,7 +57,7 @@ const (
 
 // The strategies of each target, in the order -h shows them.
 var (
-	idnodeStrategies   = []string{stratIdentity, stratIdentityBatch, stratServerSide, stratGUID, stratHiLoRange, stratClientHiLo, stratClaim}
+	idnodeStrategies   = []string{stratIdentity, stratIdentityBatch, stratServerSide, stratGUID, stratHiLoRange, stratClientHiLo, stratClaim, stratSeries}
 	etcdStrategies     = []string{stratIdentity, stratPut}
 	postgresStrategies = []string{stratIdentity}
 )
@@ -106,7 +107,7 @@ func usesVia(strategy string) bool {
 
 // usesNames reports whether strategy takes --names: calls spread over many counters or tags.
 func usesNames(strategy string) bool {
-	return strategy == stratIdentity || strategy == stratIdentityBatch || strategy == stratHiLoRange
+	return strategy == stratIdentity || strategy == stratIdentityBatch || strategy == stratHiLoRange || strategy == stratSeries
 }
 
 // idsPerOp is how many IDs one successful call returns (or claims) for the fixed-size strategies.
@@ -180,6 +181,8 @@ Strategies (--target idnode): identity     Generate{id:"<prefix>|"}
                                            "<prefix>/<caller>-<seq>", numbers "<prefix>/<n>" with n
                                            from 10^12 up (identity-shaped, far above any counter);
                                            a second run on the same prefix finds them taken
+                              series       Issue{series:"<prefix>"}: the next number of a fiscal
+                                           series (created if missing), a new request id per call
 Strategies (--target etcd):   identity     consecutive counter: Get, then
                                            Txn(If ModRevision==rev).Then(Put n+1), retry on conflict
                               put          Put of distinct keys (one replicated write per op)
@@ -219,7 +222,7 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.Int64Var(&c.rangeSize, "range-size", 0, "hilo-range: numbers per range, 32 to 1048576 (sent as last_batch_size without last_range_at, which the range policy grants as is; every range is checked to be that size); 0: the server's first range size")
 	fs.StringVar(&ramp, "ramp", "", "client-hilo: FROM:TO:STEP, calls/s of all callers together starting at FROM and doubling every STEP up to TO, e.g. 1000:1000000:2s; the run lasts until TO's step ends (no --duration or --ops)")
 	fs.StringVar(&c.claimIDs, "claim-ids", claimNames, "claim: the IDs claimed, names (<prefix>/<caller>-<seq>) or numbers (<prefix>/<n>, identity-shaped)")
-	fs.Int64Var(&c.names, "names", 0, "identity, identity-batch, hilo-range: spread the calls over this many counters or tags, <prefix>-0 … <prefix>-<names-1>, taken in turn by all callers (with --ops names, each is created once); 0: the prefix alone")
+	fs.Int64Var(&c.names, "names", 0, "identity, identity-batch, hilo-range, series: spread the calls over this many counters or tags, <prefix>-0 … <prefix>-<names-1>, taken in turn by all callers (with --ops names, each is created once); 0: the prefix alone")
 	fs.StringVar(&c.prefix, "prefix", "bench", "identity name / server-side prefix / HiLo tag or collection; for etcd, keys go under idbench/<prefix>/")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Second, "deadline of one call")
 	fs.DurationVar(&c.connect, "connect-timeout", 10*time.Second, "how long to wait for the connections before the run starts")

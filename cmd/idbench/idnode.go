@@ -43,6 +43,16 @@ func newIdnodeWorkload(ctx context.Context, cfg *config) (*workload, error) {
 	}
 	ops := make([]op, cfg.concurrency)
 	names := &nameCycle{prefix: cfg.prefix, n: cfg.names}
+	if cfg.strategy == stratSeries {
+		if err := createSeries(ctx, cfg, conns[0]); err != nil {
+			closeAll()
+			return nil, err
+		}
+		for i := range ops {
+			ops[i] = seriesOp(cfg, idnodev1.NewSeriesServiceClient(conns[i%len(conns)]), i, names)
+		}
+		return &workload{ops: ops, close: closeAll}, nil
+	}
 	for i := range ops {
 		client := idnodev1.NewIdServiceClient(conns[i%len(conns)])
 		ops[i] = idnodeOp(cfg, client, i, names)

@@ -172,14 +172,23 @@ func TestNormalStartAndStopLogNothingAboveInfo(t *testing.T) {
 	if status.Code(err) != codes.NotFound {
 		t.Fatalf("RemoveNode(Q) via %s: %v, want NOT_FOUND", follower, err)
 	}
+	// The node logs the refusal as its answer leaves: the line may reach its output after the
+	// caller has the answer.
 	var audit []map[string]any
-	for _, p := range c.nodes {
-		for _, l := range logLines(t, p, from[p.Tag]) {
-			if l["msg"] == "admin call refused" {
-				audit = append(audit, l)
+	eventually(t, serveTimeout, "the audit line of the refused RemoveNode", func() error {
+		audit = nil
+		for _, p := range c.nodes {
+			for _, l := range logLines(t, p, from[p.Tag]) {
+				if l["msg"] == "admin call refused" {
+					audit = append(audit, l)
+				}
 			}
 		}
-	}
+		if len(audit) == 0 {
+			return fmt.Errorf("no audit line yet")
+		}
+		return nil
+	})
 	if len(audit) != 1 || audit[0]["node"] != follower || audit[0]["method"] != "RemoveNode" || audit[0]["code"] != "NotFound" ||
 		audit[0]["credential"] != "loopback" || !strings.HasPrefix(fmt.Sprint(audit[0]["peer"]), "127.0.0.1:") {
 		t.Errorf("audit lines for one refused RemoveNode via %s: %v; want one, on %s, with code NotFound, credential loopback and the peer", follower, audit, follower)
