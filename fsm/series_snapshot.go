@@ -33,10 +33,16 @@ func journalRestorers(r *series.Restorer) map[recordType]func(*state, []byte) er
 	if r == nil {
 		return map[recordType]func(*state, []byte) error{seriesJournalRecord: skip, seriesDefinitionRecord: skip, seriesEntryRecord: skip}
 	}
+	entry := into(r.Entry)
 	return map[recordType]func(*state, []byte) error{
 		seriesJournalRecord:    into(r.Journal),
 		seriesDefinitionRecord: into(r.Definition),
-		seriesEntryRecord:      into(r.Entry),
+		seriesEntryRecord: func(st *state, data []byte) error {
+			if r.SkipsEntries() { // a restart: the local journal holds them
+				return nil
+			}
+			return entry(st, data)
+		},
 	}
 }
 

@@ -191,3 +191,21 @@ func TestSeriesRefusalsAreAnswers(t *testing.T) {
 		t.Error("a refusal halted the FSM")
 	}
 }
+
+// A restart restores the node's own snapshot: its journal already holds it, so the file stays
+// and the entries are not even decoded; the journal answers as before.
+func TestSeriesRestoreOfItsOwnSnapshotKeepsTheJournal(t *testing.T) {
+	j := newJournaled(t)
+	createInvoices(t, j)
+	mustIssued(t, j.apply(t, SeriesIssueBatchCommand, &raftv1.SeriesIssueBatch{
+		Issues: []*raftv1.SeriesIssue{issue("a"), issue("b")}, ProposedAtMs: year2026}), 2)
+	snap := snapshotBytes(t, j.FSM)
+	mustIssued(t, j.apply(t, SeriesIssueBatchCommand, &raftv1.SeriesIssueBatch{Issues: []*raftv1.SeriesIssue{issue("c")}, ProposedAtMs: year2026}), 1)
+	if err := j.Restore(io.NopCloser(bytes.NewReader(snap))); err != nil {
+		t.Fatal(err)
+	}
+	r, err := j.store.Verify("", "inv")
+	if err != nil || r.Break != nil || r.Issued != 3 {
+		t.Fatalf("journal after restoring an older snapshot of its own: %+v, %v; want 3 issued (the file kept)", r, err)
+	}
+}

@@ -107,6 +107,10 @@ func (r *Restorer) Entry(e *raftv1.SeriesEntry) error {
 	return r.fail(r.putEntry(e))
 }
 
+// SkipsEntries reports whether Entry would ignore the entries that come now (the local file
+// holds them): a caller may skip decoding them, which is most of a restart's restore.
+func (r *Restorer) SkipsEntries() bool { return r.err == nil && r.db == nil && len(r.kept) > 0 }
+
 // Finish ends the restore: a rebuilt file replaces series.db (renamed over it, the directory
 // synced) and is reopened; a kept local file stays as it is.
 func (r *Restorer) Finish() error {
