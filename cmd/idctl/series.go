@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +16,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/idnode/idnode/client"
+	"github.com/idnode/idnode/internal/filesum"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -121,7 +120,7 @@ func seriesIssueCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		req := &idnodev1.IssueRequest{Series: args[0], RequestId: *requestID, DocumentHash: *documentHash, Fields: fields}
 		if *document != "" {
-			sum, err := fileSHA256(*document)
+			sum, err := filesum.SHA256(*document)
 			if err != nil {
 				return err
 			}
@@ -154,19 +153,6 @@ func (f *fieldFlags) Set(v string) error {
 	}
 	*f = append(*f, &idnodev1.SeriesField{Key: key, Value: value})
 	return nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func seriesVoidCmd(fs *flag.FlagSet) func(*env, []string) error {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/idnode/idnode/internal/filesum"
 )
 
 // errBadFlags is a sbom call without the flags that make its document reproducible.
@@ -129,7 +131,7 @@ func buildSBOM(version string, created time.Time, modCache string, binaries []st
 		if err != nil {
 			return nil, fmt.Errorf("%s: no Go build information: %w", bin, err)
 		}
-		sum, err := fileSHA256(bin)
+		sum, err := filesum.SHA256(bin)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idnode/idnode/internal/filesum"
 )
 
 // The test binary carries Go build information like a release binary does, so it stands in
@@ -22,7 +24,7 @@ func TestSBOMDescribesABinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := fileSHA256(bin)
+	sum, err := filesum.SHA256(bin)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/idnode/idnode/internal/filesum"
 )
 
 // sumsFile is the checksum file's name, left out of its own list.
@@ -30,27 +32,13 @@ func writeSums(w io.Writer, dir string) error {
 	sort.Strings(names)
 	b := bufio.NewWriter(w)
 	for _, name := range names {
-		sum, err := fileSHA256(filepath.Join(dir, name))
+		sum, err := filesum.SHA256(filepath.Join(dir, name))
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(b, "%s  %s\n", sum, name)
 	}
 	return b.Flush()
-}
-
-// fileSHA256 is the hex SHA-256 of a file's contents.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // sha256Hex is the hex SHA-256 of b.
