@@ -40,7 +40,7 @@ const (
 	stratClientHiLo    = "client-hilo"
 	stratClaim         = "claim"
 	stratSeries        = "series" // fiscal series: one Issue per call
-	stratPut           = "put" // etcd only
+	stratPut           = "put"    // etcd only
 )
 
 // The forms of the IDs the claim strategy claims (--claim-ids).

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench/series.sh — what a fiscal series costs (issue 26): numbers issued per second and their
+# latency on a 3-node cluster, beside identities in the same run, each at the same callers.
+#
+# It builds idnode and idbench, starts three nodes on loopback (static peers, fsync on), and
+# runs, one after the other, each for $DURATION with $CALLERS callers spread round-robin over
+# the three nodes (followers relay to the leader):
+#   - identities: Generate{id: "bench|"}, one ID per call;
+#   - one hot series: Issue{series: "hot"}, one number per call, each with its own request id;
+#   - $SERIES series: the same, the calls spread over hot-0 … hot-<SERIES-1>.
+# idbench prints each run's line (calls/s, latency percentiles, errors); the script prints them
+# as they come, then stops the nodes and removes its temp dir.
+#
+#   bench/series.sh                          # ~1 minute
+#   CALLERS=256 DURATION=20s bench/series.sh
+#
+# Settings (environment):
+#   DURATION   length of each run, whole seconds 1s–60s (default 10s)
+#   CALLERS    concurrent callers (default 64)
+#   SERIES     series of the third run (default 16)
+#   PORT_BASE  loopback ports: gRPC +0..2, Raft +10..12 (default 32500)
+set -euo pipefail
+
+DURATION=${DURATION:-10s}
+CALLERS=${CALLERS:-64}
+SERIES=${SERIES:-16}
+PORT_BASE=${PORT_BASE:-32500}
+BENCH=series
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+
+[[ $DURATION =~ ^([0-9]+)s$ ]] && ((BASH_REMATCH[1] >= 1 && BASH_REMATCH[1] <= 60)) || die "DURATION must be 1s–60s, got '$DURATION'"
+[[ $CALLERS =~ ^[0-9]+$ ]] && ((CALLERS >= 1 && CALLERS <= 1024)) || die "CALLERS must be 1–1024, got '$CALLERS'"
+[[ $SERIES =~ ^[0-9]+$ ]] && ((SERIES >= 1 && SERIES <= 1000)) || die "SERIES must be 1–1000 (a database's limit), got '$SERIES'"
+
+TMP=$(mktemp -d -t idnode-series.XXXXXX)
+PIDS=()
+cleanup() {
+	local rc=$?
+	set +e
+	stop_pids "${PIDS[@]}"
+	((rc == 0)) || tail -n 15 "$TMP"/node-*.log >&2
+	rm -rf "$TMP"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log "building idnode and idbench"
+mkdir -p "$TMP/bin"
+go build -o "$TMP/bin/idnode" ./cmd/idnode
+go -C cmd/idbench build -o "$TMP/bin/idbench" .
+
+TAGS=(A B C) PEERS="" NODES=""
+for i in 0 1 2; do
+	port_free $((PORT_BASE + i)) && port_free $((PORT_BASE + 10 + i)) || die "ports of PORT_BASE=$PORT_BASE are in use; pick another"
+	PEERS+="${PEERS:+,}${TAGS[$i]}=127.0.0.1:$((PORT_BASE + 10 + i))"
+	NODES+="${NODES:+,}127.0.0.1:$((PORT_BASE + i))"
+done
+for i in 0 1 2; do
+	"$TMP/bin/idnode" --tag "${TAGS[$i]}" --data-dir "$TMP/node-${TAGS[$i]}" --grpc-addr "127.0.0.1:$((PORT_BASE + i))" \
+		--peers "$PEERS" --log-level warn >"$TMP/node-${TAGS[$i]}.log" 2>&1 &
+	PIDS+=($!)
+done
+log "waiting (at most 60 s) for the cluster"
+deadline=$((SECONDS + 60))
+for i in 0 1 2; do
+	until "$TMP/bin/idnode" health --addr "127.0.0.1:$((PORT_BASE + i))" --timeout 2s >/dev/null 2>&1; do
+		((SECONDS < deadline)) || die "node ${TAGS[$i]} not healthy after 60 s"
+		sleep 0.2
+	done
+done
+
+echo "$(date -u '+%Y-%m-%d %H:%M') UTC, commit $(git rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg), $CALLERS callers, $DURATION each"
+run() { "$TMP/bin/idbench" --nodes "$NODES" --concurrency "$CALLERS" --duration "$DURATION" --prefix "$@"; }
+run bench --strategy identity
+run hot --strategy series
+run hot --strategy series --names "$SERIES"
