@@ -146,7 +146,7 @@ func noQuorumOf(voters int, err error) error {
 		r = reason.NoQuorum
 	}
 	return reason.Error(codes.Unavailable, r, fmt.Sprintf(
-		"no quorum: identity generation needs a majority of the cluster (%d of %d nodes); this node cannot reach one (%v). Retry, or use another node",
+		"no quorum: identities, HiLo ranges, series numbers and every change to the cluster need a majority of the cluster (%d of %d nodes); this node cannot reach one (%v). Retry, or use another node",
 		voters/2+1, voters, err))
 }
 
