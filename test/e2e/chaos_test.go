@@ -148,7 +148,8 @@ var chaosSchedules = []chaosSchedule{
 	{"duplicate-tag-add", duplicateTagAdd},
 	{"failed-join", failedJoin},
 	{"nemesis-mix", nemesisMix},
-	{"rollback", rollback}, // chaos_rollback_test.go
+	{"rollback", rollback},  // chaos_rollback_test.go
+	{"series", seriesChaos}, // chaos_series_test.go
 }
 
 // leaderIsolated cuts the leader off Raft and node-to-node gRPC (its clients still reach it),
@@ -324,6 +325,9 @@ func (r *chaosRun) progress(phase string, local []string, identities bool) {
 		}
 		if identities && r.ld.claimers && now.claims < start.claims+chaosProgressClaims {
 			missing = append(missing, fmt.Sprintf("%d of %d claims answered", now.claims-start.claims, chaosProgressClaims))
+		}
+		if identities && r.ld.series != nil && now.series < start.series+chaosProgressSeries {
+			missing = append(missing, fmt.Sprintf("%d of %d series numbers issued", now.series-start.series, chaosProgressSeries))
 		}
 		for _, tag := range local {
 			i := nodeIndex(tag)
@@ -546,6 +550,10 @@ func (r *chaosRun) verify(name string) {
 		if err := r.verifyClaims(counter); err != nil {
 			fail("%v", err)
 		}
+	}
+	// Every series journal as its callers were told (chaos_series_test.go).
+	if r.ld.series != nil {
+		problems = append(problems, r.verifySeries()...)
 	}
 	// Every live node issues server-side IDs after its restarts, above its earlier etags.
 	for _, tag := range r.live() {
