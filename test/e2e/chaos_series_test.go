@@ -29,13 +29,13 @@ import (
 
 const (
 	chaosSeriesWorkers   = 6                     // two per series, homes on different nodes
-	chaosSeriesPace      = 10 * time.Millisecond // between a worker's calls
+	chaosSeriesPace      = 30 * time.Millisecond // between a worker's calls
 	chaosSeriesVoidEvery = 5                     // a worker voids every 5th number it was issued
 	chaosSeriesSkipEvery = 7                     // in the journaled series, every 7th call skips the next number
 	chaosSeriesBudget    = 20 * time.Second      // one logical series call, all retries included
 	chaosSeriesMaxOps    = 5_000                 // per worker and schedule: a bound, never reached in practice
 	chaosProgressSeries  = 30                    // numbers issued per load phase
-	chaosSeriesReasks    = 8                     // goroutines asking every answered request_id again
+	chaosSeriesReasks    = 16                    // goroutines asking every answered request_id again
 )
 
 // chaosSeries are the series of the schedule: gapless by year, gapless without periods, and
@@ -52,7 +52,7 @@ var chaosSeries = []*idnodev1.CreateSeriesRequest{
 func seriesChaos(r *chaosRun) {
 	r.createSeries()
 	r.ld.startSeries()
-	r.progress("before: series clients running", chaosTags(), true)
+	r.seriesProgress("before the fault: series clients running")
 
 	leader := r.leader()
 	rest := chaosOthers(leader)
@@ -61,13 +61,31 @@ func seriesChaos(r *chaosRun) {
 	r.progress("during: "+leader+" isolated, majority "+joinTags(rest), rest, true)
 	r.d.connect(r.t, leader)
 	r.recover("after reconnecting " + leader)
-	r.progress("after reconnecting "+leader, chaosTags(), true)
+	r.seriesProgress("after reconnecting " + leader)
 
 	leader = r.leader()
 	rest = chaosOthers(leader)
 	r.d.kill(r.t, leader)
 	r.progress("during: "+leader+" killed, survivors "+joinTags(rest), rest, true)
 	r.d.start(r.t, leader)
+}
+
+// seriesProgress waits until the series clients have been issued chaosProgressSeries more
+// numbers, without waiting for the other clients' phase (the schedule's budget is short).
+func (r *chaosRun) seriesProgress(phase string) {
+	r.t.Helper()
+	start := r.ld.counts().series
+	began := time.Now()
+	eventually(r.t, chaosProgressWait, "series load phase "+phase, func() error {
+		if errs := r.ld.errors(); len(errs) > 0 {
+			r.t.Fatalf("series load phase %s: a client got an unexpected answer: %v", phase, errors.Join(errs...))
+		}
+		if got := r.ld.counts().series - start; got < chaosProgressSeries {
+			return fmt.Errorf("%d of %d series numbers issued", got, chaosProgressSeries)
+		}
+		return nil
+	})
+	r.t.Logf("series load phase %q: %v (totals: %v)", phase, time.Since(began).Round(10*time.Millisecond), r.ld.counts())
 }
 
 // createSeries creates chaosSeries on the fresh cluster (a retry with the request_id answers
@@ -308,9 +326,12 @@ func (r *chaosRun) verifySeries() []string {
 
 	// Every request_id that got an answer answers the same entry again (before the journals
 	// are read, so they also show that asking again took no number).
+	began := time.Now()
 	for _, err := range sl.reask() {
 		fail("%v", err)
 	}
+	r.t.Logf("series: %d answered calls asked again in %v", len(sl.answers), time.Since(began).Round(10*time.Millisecond))
+	began = time.Now()
 	check := seriesCheck{verify: "ok"}
 	bySeries := map[string]map[string]*idnodev1.SeriesEntry{} // series (lower case) → request_id → entry
 	for _, def := range chaosSeries {
@@ -337,6 +358,7 @@ func (r *chaosRun) verifySeries() []string {
 			check.verify = "failed"
 		}
 	}
+	r.t.Logf("series: journals read and checked in %v", time.Since(began).Round(10*time.Millisecond))
 	for id, told := range sl.answers {
 		got := bySeries[strings.ToLower(told.GetSeries())][id]
 		if got == nil || got.GetSeq() != told.GetSeq() || got.GetHash() != told.GetHash() || got.GetId() != told.GetId() {
