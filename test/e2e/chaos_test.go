@@ -8,7 +8,8 @@ package e2e
 // volume is wiped coming back with its old flags, adds for a tag or address in use, a join
 // that fails half-way, a lone node granting HiLo ranges from its pool (chaos_hilo_test.go),
 // a seeded random mix of them (chaos_operator_test.go), and a node whose data dir goes back to
-// an older copy of itself (chaos_rollback_test.go). After each schedule the whole
+// an older copy of itself (chaos_rollback_test.go), and fiscal series numbered through an
+// isolated and a killed leader (chaos_series_test.go). After each schedule the whole
 // history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
 // counters linearizable, HiLo ranges disjoint (in any order: each node grants from its own
 // pool), etags increasing on every node across its restarts, and no acknowledged identity or
