@@ -7,7 +7,7 @@ package e2e
 // follower, two nodes frozen, all three restarted at once, a rolling restart, a node whose
 // volume is wiped coming back with its old flags, adds for a tag or address in use, a join
 // that fails half-way, a lone node granting HiLo ranges from its pool (chaos_hilo_test.go),
-// a seeded random mix of them (chaos_operator_test.go), and a node whose data dir goes back to
+// a seeded random mix of them (chaos_operator_test.go), a node whose data dir goes back to
 // an older copy of itself (chaos_rollback_test.go), and fiscal series numbered through an
 // isolated and a killed leader (chaos_series_test.go). After each schedule the whole
 // history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
