@@ -407,6 +407,7 @@ type chaosConns struct {
 	ids    map[string]idnodev1.IdServiceClient
 	admin  map[string]idnodev1.ClusterServiceClient
 	health map[string]healthpb.HealthClient
+	series map[string]idnodev1.SeriesServiceClient
 }
 
 func chaosDial(t testing.TB) *chaosConns {
@@ -414,12 +415,14 @@ func chaosDial(t testing.TB) *chaosConns {
 	cc := &chaosConns{
 		ids:   map[string]idnodev1.IdServiceClient{},
 		admin: map[string]idnodev1.ClusterServiceClient{}, health: map[string]healthpb.HealthClient{},
+		series: map[string]idnodev1.SeriesServiceClient{},
 	}
 	for _, n := range chaosNodes {
 		conn := dialConn(t, n.addr, grpc.WithPerRPCCredentials(client.AdminTokenCredentials(chaosAdminToken)))
 		cc.ids[n.tag] = idnodev1.NewIdServiceClient(conn)
 		cc.admin[n.tag] = idnodev1.NewClusterServiceClient(conn)
 		cc.health[n.tag] = healthpb.NewHealthClient(conn)
+		cc.series[n.tag] = idnodev1.NewSeriesServiceClient(conn)
 	}
 	return cc
 }

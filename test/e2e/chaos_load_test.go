@@ -222,6 +222,7 @@ type chaosLoad struct {
 	hiloRanges    atomic.Int64
 	claims        atomic.Int64    // claims answered, won or lost (chaos_claims_test.go)
 	claimers      bool            // startClaims was called; set and read by the test's goroutine only
+	series        *seriesLoad     // startSeries was called (chaos_series_test.go); set by the test's goroutine only
 	localErrs     atomic.Int64    // server-side and GUID calls refused or unanswered (a node down)
 	serverSide    [3]atomic.Int64 // server-side IDs received, per node (A, B, C)
 	guids         [3]atomic.Int64 // GUIDs received, per node
@@ -365,12 +366,16 @@ type chaosCounts struct {
 	identities, hilo  int64
 	dbIdentities      int64 // in chaosDatabase
 	claims            int64 // answered
+	series            int64 // numbers issued (chaos_series_test.go)
 	serverSide, guids [3]int64
 }
 
 func (ld *chaosLoad) counts() chaosCounts {
 	var c chaosCounts
 	c.identities, c.hilo, c.dbIdentities, c.claims = ld.identityOps.Load(), ld.hiloRanges.Load(), ld.dbIdentityOps.Load(), ld.claims.Load()
+	if ld.series != nil {
+		c.series = ld.series.issued.Load()
+	}
 	for i := range c.serverSide {
 		c.serverSide[i], c.guids[i] = ld.serverSide[i].Load(), ld.guids[i].Load()
 	}
@@ -378,8 +383,8 @@ func (ld *chaosLoad) counts() chaosCounts {
 }
 
 func (c chaosCounts) String() string {
-	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, claims answered %d, server-side IDs A/B/C %d/%d/%d, GUIDs A/B/C %d/%d/%d",
-		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.claims, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
+	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, claims answered %d, series numbers %d, server-side IDs A/B/C %d/%d/%d, GUIDs A/B/C %d/%d/%d",
+		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.claims, c.series, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
 }
 
 // nodeIndex is the position of tag in chaosNodes.

@@ -7,8 +7,9 @@ package e2e
 // follower, two nodes frozen, all three restarted at once, a rolling restart, a node whose
 // volume is wiped coming back with its old flags, adds for a tag or address in use, a join
 // that fails half-way, a lone node granting HiLo ranges from its pool (chaos_hilo_test.go),
-// a seeded random mix of them (chaos_operator_test.go), and a node whose data dir goes back to
-// an older copy of itself (chaos_rollback_test.go). After each schedule the whole
+// a seeded random mix of them (chaos_operator_test.go), a node whose data dir goes back to
+// an older copy of itself (chaos_rollback_test.go), and fiscal series numbered through an
+// isolated and a killed leader (chaos_series_test.go). After each schedule the whole
 // history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
 // counters linearizable, HiLo ranges disjoint (in any order: each node grants from its own
 // pool), etags increasing on every node across its restarts, and no acknowledged identity or
@@ -148,7 +149,8 @@ var chaosSchedules = []chaosSchedule{
 	{"duplicate-tag-add", duplicateTagAdd},
 	{"failed-join", failedJoin},
 	{"nemesis-mix", nemesisMix},
-	{"rollback", rollback}, // chaos_rollback_test.go
+	{"rollback", rollback},  // chaos_rollback_test.go
+	{"series", seriesChaos}, // chaos_series_test.go
 }
 
 // leaderIsolated cuts the leader off Raft and node-to-node gRPC (its clients still reach it),
@@ -326,6 +328,9 @@ func (r *chaosRun) progress(phase string, local []string, identities bool) {
 		}
 		if identities && r.ld.claimers && now.claims < start.claims+chaosProgressClaims {
 			missing = append(missing, fmt.Sprintf("%d of %d claims answered", now.claims-start.claims, chaosProgressClaims))
+		}
+		if identities && r.ld.series != nil && now.series < start.series+chaosProgressSeries {
+			missing = append(missing, fmt.Sprintf("%d of %d series numbers issued", now.series-start.series, chaosProgressSeries))
 		}
 		for _, tag := range local {
 			i := nodeIndex(tag)
@@ -548,6 +553,10 @@ func (r *chaosRun) verify(name string) {
 		if err := r.verifyClaims(counter); err != nil {
 			fail("%v", err)
 		}
+	}
+	// Every series journal as its callers were told (chaos_series_test.go).
+	if r.ld.series != nil {
+		problems = append(problems, r.verifySeries()...)
 	}
 	// Every live node issues server-side IDs after its restarts, above its earlier etags.
 	for _, tag := range r.live() {
