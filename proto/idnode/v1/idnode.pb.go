@@ -790,7 +790,10 @@ type GenerateRequest struct {
 	// the claim idempotent. Refused for the other strategies, whose IDs are unique anyway.
 	Claim bool `protobuf:"varint,6,opt,name=claim,proto3" json:"claim,omitempty"`
 	// The claim's owner (optional), named to whoever else tries to claim the ID.
-	Owner         string `protobuf:"bytes,7,opt,name=owner,proto3" json:"owner,omitempty"`
+	Owner string `protobuf:"bytes,7,opt,name=owner,proto3" json:"owner,omitempty"`
+	// A numeric ID (decimal string in ids) minted by this node under its own worker lease; id
+	// must be empty. count may be more than 1.
+	Numeric       bool `protobuf:"varint,8,opt,name=numeric,proto3" json:"numeric,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -872,6 +875,13 @@ func (x *GenerateRequest) GetOwner() string {
 		return x.Owner
 	}
 	return ""
+}
+
+func (x *GenerateRequest) GetNumeric() bool {
+	if x != nil {
+		return x.Numeric
+	}
+	return false
 }
 
 type GenerateResponse struct {
@@ -4866,7 +4876,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bnode_tag\x18\n" +
 	" \x01(\tR\anodeTag\x12!\n" +
 	"\fguid_version\x18\v \x01(\x05R\vguidVersion\x12\x14\n" +
-	"\x05notes\x18\f \x03(\tR\x05notes\"\xd9\x01\n" +
+	"\x05notes\x18\f \x03(\tR\x05notes\"\xf3\x01\n" +
 	"\x0fGenerateRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1d\n" +
@@ -4875,7 +4885,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\fguid_version\x18\x04 \x01(\x0e2\x16.idnode.v1.GuidVersionR\vguidVersion\x12\x1a\n" +
 	"\bdatabase\x18\x05 \x01(\tR\bdatabase\x12\x14\n" +
 	"\x05claim\x18\x06 \x01(\bR\x05claim\x12\x14\n" +
-	"\x05owner\x18\a \x01(\tR\x05owner\"$\n" +
+	"\x05owner\x18\a \x01(\tR\x05owner\x12\x18\n" +
+	"\anumeric\x18\b \x01(\bR\anumeric\"$\n" +
 	"\x10GenerateResponse\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\"z\n" +
 	"\x13NextIdentityRequest\x12\x12\n" +
