@@ -1,0 +1,200 @@
+package server_test
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/flake"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
+	"github.com/idnode/idnode/server"
+)
+
+func mustAcquireWorker(t *testing.T, ctx context.Context, c idnodev1.IdServiceClient, holder string) *idnodev1.WorkerLease {
+	t.Helper()
+	wl, err := c.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Holder: holder, WorkerBits: 10, LeaseMs: 5000})
+	if err != nil {
+		t.Fatalf("AcquireWorker(%s): %v", holder, err)
+	}
+	return wl
+}
+
+// mustNumeric mints count numeric IDs on c and returns them as numbers.
+func mustNumeric(t *testing.T, ctx context.Context, c idnodev1.IdServiceClient, count int64) []int64 {
+	t.Helper()
+	resp, err := c.Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Count: count})
+	if err != nil {
+		t.Fatalf("Generate(numeric, %d): %v", count, err)
+	}
+	return parseIDs(t, resp.GetIds())
+}
+
+func parseIDs(t *testing.T, ids []string) []int64 {
+	t.Helper()
+	out := make([]int64, len(ids))
+	for i, s := range ids {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("ID %q is not a decimal int64: %v", s, err)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func strictlyIncreasing(ids []int64) bool {
+	for i := 1; i < len(ids); i++ {
+		if ids[i] <= ids[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// Worker lease calls through a follower reach the leader; a released worker goes to the next
+// holder with a higher epoch and a floor above the last holder's range; the old epoch is fenced.
+func TestWorkerLeasesThroughAFollower(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(convergeTimeout, c.Tags()...)
+	follower := without(c.Tags(), leader)[0]
+	viaFollower := idnodev1.NewIdServiceClient(c.Dial(t, follower))
+	viaLeader := idnodev1.NewIdServiceClient(c.Dial(t, leader))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	first := mustAcquireWorker(t, ctx, viaFollower, "app-1")
+	if first.GetWorker() != 0 || first.GetEpoch() != 1 || first.GetHolder() != "app-1" || first.GetMaxMs() <= first.GetMinMs() {
+		t.Fatalf("first lease %v; want worker 0 epoch 1 of app-1 with a range", first)
+	}
+	renewed, err := viaLeader.RenewWorker(ctx, &idnodev1.RenewWorkerRequest{Worker: 0, Epoch: 1, LeaseMs: 10000})
+	if err != nil || renewed.GetExpiresAtMs() < first.GetExpiresAtMs() || renewed.GetMaxMs() < first.GetMaxMs() {
+		t.Fatalf("RenewWorker = %v, %v; want the lease extended", renewed, err)
+	}
+	if _, err := viaFollower.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: 0, Epoch: 1}); err != nil {
+		t.Fatalf("ReleaseWorker: %v", err)
+	}
+	second := mustAcquireWorker(t, ctx, viaFollower, "app-2")
+	if second.GetWorker() != 0 || second.GetEpoch() != 2 || second.GetMinMs() < renewed.GetMaxMs() {
+		t.Fatalf("after the release: %v; want worker 0 epoch 2 minting above %d", second, renewed.GetMaxMs())
+	}
+	if _, err := viaFollower.RenewWorker(ctx, &idnodev1.RenewWorkerRequest{Worker: 0, Epoch: 1, LeaseMs: 5000}); status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("RenewWorker of the released epoch = %v; want FAILED_PRECONDITION (fenced)", err)
+	}
+	if _, err := viaFollower.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{WorkerBits: 12, LeaseMs: 5000}); status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("AcquireWorker in another layout = %v; want FAILED_PRECONDITION", err)
+	}
+	if _, err := viaFollower.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{WorkerBits: 10, LeaseMs: 10}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("AcquireWorker of 10 ms = %v; want INVALID_ARGUMENT", err)
+	}
+}
+
+// Two nodes mint numeric IDs under two workers: all distinct, each node's increasing.
+func TestNumericGenerateOnTwoNodes(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(convergeTimeout, c.Tags()...)
+	follower := without(c.Tags(), leader)[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	seen := make(map[int64]bool)
+	workers := make(map[uint64]string)
+	for _, tag := range []string{leader, follower} {
+		ids := idnodev1.NewIdServiceClient(c.Dial(t, tag))
+		var all []int64
+		for range 5 {
+			all = append(all, mustNumeric(t, ctx, ids, 200)...)
+		}
+		if !strictlyIncreasing(all) {
+			t.Errorf("node %s: IDs not strictly increasing", tag)
+		}
+		for _, id := range all {
+			if seen[id] {
+				t.Fatalf("ID %d minted twice", id)
+			}
+			seen[id] = true
+			p, err := flake.DefaultLayout().Decompose(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if other, ok := workers[p.Worker]; ok && other != tag {
+				t.Fatalf("worker %d minted on nodes %s and %s", p.Worker, other, tag)
+			}
+			workers[p.Worker] = tag
+		}
+	}
+	if _, err := idnodev1.NewIdServiceClient(c.Dial(t, leader)).Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Id: "users|"}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("Generate(numeric, users|) = %v; want INVALID_ARGUMENT", err)
+	}
+}
+
+// A node cut off from the leader mints under its lease until the lease's local end, then
+// refuses with NO_QUORUM, before the FSM could give its worker to anyone else; the worker's
+// next holder mints strictly above every ID it minted.
+func TestNumericPartitionedNodeStopsBeforeItsLeaseLapses(t *testing.T) {
+	const lease = 3 * time.Second
+	c := newTestClusterWith(t, 3, func(sc server.Config) server.Config { sc.NumericLease = lease; return sc })
+	leader := c.waitLeader(convergeTimeout, c.Tags()...)
+	cutOff := without(c.Tags(), leader)[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	viaCutOff := idnodev1.NewIdServiceClient(c.Dial(t, cutOff))
+	minted := mustNumeric(t, ctx, viaCutOff, 10)
+
+	c.Partition([]string{cutOff}, without(c.Tags(), cutOff))
+	// After the partition no renewal reaches the leader: this is the lease's end for good.
+	var expiresAtMs int64
+	waitFor(t, "the cut-off node's worker on the leader", convergeTimeout, func() (bool, string) {
+		ws, err := c.Node(leader).Node.FSM().Workers("")
+		if err != nil || len(ws) != 1 {
+			return false, "no worker"
+		}
+		expiresAtMs = ws[0].ExpiresAtMs
+		return true, ""
+	})
+	var refused error
+	for deadline := time.Now().Add(2 * lease); time.Now().Before(deadline); {
+		resp, err := viaCutOff.Generate(ctx, &idnodev1.GenerateRequest{Numeric: true})
+		if err != nil {
+			refused = err
+			break
+		}
+		minted = append(minted, parseIDs(t, resp.GetIds())...)
+	}
+	refusedAtMs := time.Now().UnixMilli()
+	if status.Code(refused) != codes.Unavailable || reason.Of(refused) != reason.NoQuorum {
+		t.Fatalf("the cut-off node after its lease: %v; want UNAVAILABLE NO_QUORUM", refused)
+	}
+	if refusedAtMs >= expiresAtMs {
+		t.Errorf("the cut-off node minted until %d, at or past its lease's end %d", refusedAtMs, expiresAtMs)
+	}
+	if !strictlyIncreasing(minted) || len(minted) < 11 {
+		t.Fatalf("the cut-off node minted %d IDs, increasing %v; want more than 10, increasing", len(minted), strictlyIncreasing(minted))
+	}
+
+	viaLeader := idnodev1.NewIdServiceClient(c.Dial(t, leader))
+	var next *idnodev1.WorkerLease
+	waitFor(t, "the lapsed worker going to a new holder", convergeTimeout, func() (bool, string) {
+		wl, err := viaLeader.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Holder: "next", WorkerBits: 10, LeaseMs: 5000})
+		if err != nil {
+			return false, err.Error()
+		}
+		if wl.GetWorker() != 0 {
+			_, _ = viaLeader.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: wl.GetWorker(), Epoch: wl.GetEpoch()})
+			return false, "got another worker"
+		}
+		next = wl
+		return true, ""
+	})
+	last, err := flake.DefaultLayout().Decompose(slices.Max(minted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.GetEpoch() != 2 || last.Time.UnixMilli() > next.GetMinMs() {
+		t.Errorf("the next holder of worker 0: epoch %d mints above %d; the cut-off node minted at %d", next.GetEpoch(), next.GetMinMs(), last.Time.UnixMilli())
+	}
+}
