@@ -74,7 +74,7 @@ type Minter struct {
 	lastErr error
 
 	cancel context.CancelFunc // stops the renewals
-	done   chan struct{}         // closed when they stopped
+	done   chan struct{}      // closed when they stopped
 }
 
 // Start acquires a lease and starts renewing it; ctx bounds the first acquisition only.
