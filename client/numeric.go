@@ -17,6 +17,9 @@ import (
 // nothing until it has a new lease, which it is acquiring. Retry shortly.
 var ErrWorkerLeaseLost = flakelease.ErrLeaseLost
 
+// DefaultWorkerLease is NumericOptions.Lease when it is 0.
+const DefaultWorkerLease = flakelease.DefaultLease
+
 // NumericOptions configure a NumericGenerator.
 type NumericOptions struct {
 	// Layout of the IDs; zero is flake.DefaultLayout(). Every generator of a database must use
