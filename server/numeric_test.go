@@ -198,3 +198,49 @@ func TestNumericPartitionedNodeStopsBeforeItsLeaseLapses(t *testing.T) {
 		t.Errorf("the next holder of worker 0: epoch %d mints above %d; the cut-off node minted at %d", next.GetEpoch(), next.GetMinMs(), last.Time.UnixMilli())
 	}
 }
+
+// Explain answers from the ID's text alone, on a node cut off from the leader too.
+func TestExplainOnACutOffNode(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(convergeTimeout, c.Tags()...)
+	cutOff := without(c.Tags(), leader)[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ids := idnodev1.NewIdServiceClient(c.Dial(t, cutOff))
+	numeric := mustNumeric(t, ctx, ids, 1)[0]
+	parts, err := flake.DefaultLayout().Decompose(numeric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Partition([]string{cutOff}, without(c.Tags(), cutOff))
+	for _, c := range []struct {
+		id   string
+		want *idnodev1.ExplainResponse
+	}{
+		{strconv.FormatInt(numeric, 10), &idnodev1.ExplainResponse{Kind: "numeric", Encoding: "decimal", Value: numeric}},
+		{flake.EncodeBase62(numeric), &idnodev1.ExplainResponse{Kind: "numeric", Encoding: "base62", Value: numeric}},
+		{flake.EncodeCrockford(numeric), &idnodev1.ExplainResponse{Kind: "numeric", Encoding: "crockford", Value: numeric}},
+		{"users/0000000000000000001-A", &idnodev1.ExplainResponse{Kind: "server-side", Prefix: "users/", Number: "0000000000000000001", NodeTag: "A"}},
+		{"orders/12-B", &idnodev1.ExplainResponse{Kind: "hilo", Prefix: "orders/", Number: "12", NodeTag: "B"}},
+		{"users/1", &idnodev1.ExplainResponse{Kind: "identity", Prefix: "users/", Number: "1"}},
+		{"0190b6a3-8a6b-7c1e-9b2a-3c4d5e6f7a8b", &idnodev1.ExplainResponse{Kind: "guid", GuidVersion: 7}},
+		{"users/ayende", &idnodev1.ExplainResponse{Kind: "semantic"}},
+	} {
+		id, want := c.id, c.want
+		got, err := ids.Explain(ctx, &idnodev1.ExplainRequest{Id: id})
+		if err != nil {
+			t.Fatalf("Explain(%q): %v", id, err)
+		}
+		if got.GetKind() != want.GetKind() || got.GetEncoding() != want.GetEncoding() || got.GetValue() != want.GetValue() ||
+			got.GetPrefix() != want.GetPrefix() || got.GetNumber() != want.GetNumber() || got.GetNodeTag() != want.GetNodeTag() ||
+			got.GetGuidVersion() != want.GetGuidVersion() || want.GetKind() == "numeric" && got.GetWorker() != uint32(parts.Worker) {
+			t.Errorf("Explain(%q) = %v; want %v", id, got, want)
+		}
+		if len(got.GetNotes()) == 0 {
+			t.Errorf("Explain(%q) says nothing of the database", id)
+		}
+	}
+	if _, err := ids.Explain(ctx, &idnodev1.ExplainRequest{}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("Explain(\"\") = %v; want INVALID_ARGUMENT", err)
+	}
+}
