@@ -28,7 +28,8 @@ const DefaultNumericLease = 30 * time.Second
 // numericCloseTimeout bounds the release of the leases when the server closes.
 const numericCloseTimeout = 2 * time.Second
 
-// numericMinters are this node's minters, by database.
+// numericMinters are this node's minters, by database (fsm.DatabaseName): at most one per
+// database that exists, since Generate checks that first.
 type numericMinters struct {
 	mu     sync.Mutex
 	closed bool
@@ -68,10 +69,11 @@ func (s *Server) numericMinter(ctx context.Context, db string) (*flakelease.Mint
 	if s.numeric.byDB == nil {
 		s.numeric.byDB = make(map[string]*numericMinter)
 	}
-	nm := s.numeric.byDB[db]
+	key := fsm.DatabaseName(db) // "Billing" and "billing" are one database, with one worker
+	nm := s.numeric.byDB[key]
 	if nm == nil {
 		nm = &numericMinter{}
-		s.numeric.byDB[db] = nm
+		s.numeric.byDB[key] = nm
 	}
 	s.numeric.mu.Unlock()
 
