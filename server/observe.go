@@ -18,6 +18,8 @@ var (
 	StrategyServerSide = docid.ServerSide.String()
 	StrategyIdentity   = docid.Identity.String()
 	StrategyHiLo       = docid.HiLo.String()
+	// StrategyNumeric is Generate numeric's (issue 27): no request string, so no docid.Kind.
+	StrategyNumeric = "numeric"
 )
 
 // Observer is told what this node hands out and refuses (metrics.Metrics is one). Calls that
@@ -64,7 +66,11 @@ func (s *Server) report(ctx context.Context, c *call, resp any, err error) {
 	db := c.db // the call succeeded, so the name was valid
 	switch r := resp.(type) {
 	case *idnodev1.GenerateResponse:
-		obs.IDsIssued(c.kind.String(), db, int64(len(r.GetIds())))
+		strategy := c.kind.String()
+		if c.numeric {
+			strategy = StrategyNumeric
+		}
+		obs.IDsIssued(strategy, db, int64(len(r.GetIds())))
 	case *idnodev1.NextIdentityResponse:
 		obs.IDsIssued(StrategyIdentity, db, docid.IdentityBlock{First: r.GetFirst(), Last: r.GetLast(), Skipped: r.GetSkipped()}.Len())
 	case *idnodev1.NextHiLoResponse:
