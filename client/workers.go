@@ -42,6 +42,16 @@ func (c *Client) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerR
 	})
 }
 
+// ListWorkers is a page of the database's workers (every one ever leased), linearizably.
+func (c *Client) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
+	var resp *idnodev1.ListWorkersResponse
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.ListWorkers(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
 // Explain says what an ID is (numeric: time, worker, sequence; a string: which strategy
 // minted it). Any node answers.
 func (c *Client) Explain(ctx context.Context, id string) (*idnodev1.ExplainResponse, error) {

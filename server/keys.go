@@ -33,7 +33,7 @@ func roleFor(method string) string {
 	switch method {
 	case idnodev1.IdService_ListIdentities_FullMethodName, idnodev1.IdService_GetClaims_FullMethodName,
 		idnodev1.SeriesService_ListSeries_FullMethodName, idnodev1.SeriesService_Journal_FullMethodName,
-		idnodev1.SeriesService_VerifySeries_FullMethodName:
+		idnodev1.SeriesService_VerifySeries_FullMethodName, idnodev1.IdService_ListWorkers_FullMethodName:
 		return fsm.RoleReader
 	case idnodev1.IdService_SeedIdentity_FullMethodName, idnodev1.IdService_SeedHiLo_FullMethodName,
 		idnodev1.SeriesService_CreateSeries_FullMethodName:

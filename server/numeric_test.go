@@ -86,6 +86,24 @@ func TestWorkerLeasesThroughAFollower(t *testing.T) {
 	if _, err := viaFollower.RenewWorker(ctx, &idnodev1.RenewWorkerRequest{Worker: 0, Epoch: 1, LeaseMs: 5000}); status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("RenewWorker of the released epoch = %v; want FAILED_PRECONDITION (fenced)", err)
 	}
+	other := mustAcquireWorker(t, ctx, viaFollower, "app-3")
+	var listed []*idnodev1.WorkerLease
+	for token := ""; ; {
+		page, err := viaFollower.ListWorkers(ctx, &idnodev1.ListWorkersRequest{PageSize: 1, PageToken: token})
+		if err != nil {
+			t.Fatalf("ListWorkers: %v", err)
+		}
+		listed = append(listed, page.GetWorkers()...)
+		if token = page.GetNextPageToken(); token == "" || len(listed) > 2 {
+			break
+		}
+	}
+	if len(listed) != 2 || listed[0].GetHolder() != "app-2" || listed[1].GetWorker() != other.GetWorker() || listed[1].GetHolder() != "app-3" {
+		t.Errorf("ListWorkers by pages of 1: %v; want app-2's worker 0 and app-3's", listed)
+	}
+	if _, err := viaFollower.ListWorkers(ctx, &idnodev1.ListWorkersRequest{PageToken: "bm9wZQ"}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("ListWorkers with a made-up page token = %v; want INVALID_ARGUMENT", err)
+	}
 	if _, err := viaFollower.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{WorkerBits: 12, LeaseMs: 5000}); status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("AcquireWorker in another layout = %v; want FAILED_PRECONDITION", err)
 	}

@@ -2,12 +2,18 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"google.golang.org/grpc/codes"
 
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // Worker leases (issue 27): a holder mints numeric IDs in-process under a worker ID leased
@@ -63,6 +69,50 @@ func (l leaderSide) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWork
 	}
 	l.s.log.Info("worker released", "database", req.GetDatabase(), "worker", req.GetWorker(), "epoch", req.GetEpoch())
 	return &idnodev1.ReleaseWorkerResponse{}, nil
+}
+
+// ListWorkers pages through the database's workers, linearizably.
+func (s *Server) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
+	return listed(s, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+		s.leader().ListWorkers, viaLeader(forwardv1.LeaderClient.ListWorkers))
+}
+
+func (l leaderSide) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
+	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if _, err := workerAfter(after); err != nil {
+		return nil, err
+	}
+	page, next, err := collectPage(int(req.GetPageSize()), after,
+		func(after string, n int) ([]fsm.WorkerLease, bool, error) {
+			from, err := workerAfter(after)
+			if err != nil {
+				return nil, false, err
+			}
+			return l.s.node.FSM().WorkersFrom(req.GetDatabase(), from, n)
+		},
+		workerLeaseOf,
+		func(wl fsm.WorkerLease) string { return strconv.FormatUint(uint64(wl.Worker), 10) })
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &idnodev1.ListWorkersResponse{Workers: page, NextPageToken: next}, nil
+}
+
+// workerAfter is the first worker ID after a ListWorkers page key (the last worker ID listed,
+// in decimal; "" before the first page).
+func workerAfter(key string) (uint32, error) {
+	if key == "" {
+		return 0, nil
+	}
+	last, err := strconv.ParseUint(key, 10, 32)
+	if err != nil || last == math.MaxUint32 {
+		return 0, reason.Error(codes.InvalidArgument, reason.InvalidInput, fmt.Sprintf("page token %q is not one ListWorkers gave", key))
+	}
+	return uint32(last + 1), nil
 }
 
 func workerLeaseOf(wl fsm.WorkerLease) *idnodev1.WorkerLease {

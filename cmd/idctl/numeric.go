@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/flake"
@@ -25,6 +25,8 @@ func init() {
 			minArgs: 2, maxArgs: 2, flags: workerRenewCmd, scope: scopeDatabase},
 		command{name: "worker release", args: "<worker> <epoch>", summary: "end a worker lease now, so the worker may go to another holder",
 			minArgs: 2, maxArgs: 2, flags: workerReleaseCmd, scope: scopeDatabase},
+		command{name: "worker list", args: "", summary: "every worker ever leased: epoch, holder, range and expiry (linearizable)",
+			maxArgs: 0, flags: workerListCmd, scope: scopeDatabase},
 	)
 }
 
@@ -143,6 +145,39 @@ func workerReleaseCmd(*flag.FlagSet) func(*env, []string) error {
 	}
 }
 
+func workerListCmd(fs *flag.FlagSet) func(*env, []string) error {
+	pageSize := fs.Int("page-size", 1000, "workers per call")
+	return func(e *env, _ []string) error {
+		if *pageSize < 1 {
+			return usagef("--page-size must be at least 1")
+		}
+		all := []*idnodev1.WorkerLease{}
+		for token := ""; ; {
+			var page *idnodev1.ListWorkersResponse
+			if err := e.call("ListWorkers", func(ctx context.Context, c *client.Client) (err error) {
+				page, err = c.ListWorkers(ctx, &idnodev1.ListWorkersRequest{PageSize: int32(*pageSize), PageToken: token})
+				return err
+			}); err != nil {
+				return err
+			}
+			all = append(all, page.GetWorkers()...)
+			if token = page.GetNextPageToken(); token == "" || len(page.GetWorkers()) == 0 {
+				break
+			}
+		}
+		if e.g.json {
+			return printProto(e.stdout, &idnodev1.ListWorkersResponse{Workers: all})
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "WORKER	EPOCH	HOLDER	MIN_MS	MAX_MS	EXPIRES_AT")
+		for _, w := range all {
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%s\n", w.GetWorker(), w.GetEpoch(), w.GetHolder(), w.GetMinMs(), w.GetMaxMs(),
+				time.UnixMilli(w.GetExpiresAtMs()).UTC().Format(time.RFC3339Nano))
+		}
+		return tw.Flush()
+	}
+}
+
 func workerArgs(args []string) (uint32, uint64, error) {
 	worker, err := strconv.ParseUint(args[0], 10, 32)
 	if err != nil {
@@ -167,6 +202,6 @@ func (e *env) printLease(method string, do func(context.Context, *client.Client)
 		return printProto(e.stdout, wl)
 	}
 	fmt.Fprintf(e.stdout, "worker %d epoch %d (%s): mint above %d up to %d (Unix ms), expires at %d\n",
-		wl.GetWorker(), wl.GetEpoch(), strings.TrimSpace(wl.GetHolder()), wl.GetMinMs(), wl.GetMaxMs(), wl.GetExpiresAtMs())
+		wl.GetWorker(), wl.GetEpoch(), wl.GetHolder(), wl.GetMinMs(), wl.GetMaxMs(), wl.GetExpiresAtMs())
 	return nil
 }

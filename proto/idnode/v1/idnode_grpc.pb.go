@@ -56,6 +56,7 @@ const (
 	IdService_AcquireWorker_FullMethodName  = "/idnode.v1.IdService/AcquireWorker"
 	IdService_RenewWorker_FullMethodName    = "/idnode.v1.IdService/RenewWorker"
 	IdService_ReleaseWorker_FullMethodName  = "/idnode.v1.IdService/ReleaseWorker"
+	IdService_ListWorkers_FullMethodName    = "/idnode.v1.IdService/ListWorkers"
 	IdService_Explain_FullMethodName        = "/idnode.v1.IdService/Explain"
 )
 
@@ -101,6 +102,9 @@ type IdServiceClient interface {
 	RenewWorker(ctx context.Context, in *RenewWorkerRequest, opts ...grpc.CallOption) (*WorkerLease, error)
 	// ReleaseWorker ends a worker lease now, so the worker may go to another holder.
 	ReleaseWorker(ctx context.Context, in *ReleaseWorkerRequest, opts ...grpc.CallOption) (*ReleaseWorkerResponse, error)
+	// ListWorkers pages through the database's workers, every one ever leased (lapsed or not),
+	// by worker ID, linearizably.
+	ListWorkers(ctx context.Context, in *ListWorkersRequest, opts ...grpc.CallOption) (*ListWorkersResponse, error)
 	// Explain says what an ID is (numeric: its time, worker and sequence; a string: which
 	// strategy minted it and its parts). It reads no state and is answered by any node.
 	Explain(ctx context.Context, in *ExplainRequest, opts ...grpc.CallOption) (*ExplainResponse, error)
@@ -244,6 +248,16 @@ func (c *idServiceClient) ReleaseWorker(ctx context.Context, in *ReleaseWorkerRe
 	return out, nil
 }
 
+func (c *idServiceClient) ListWorkers(ctx context.Context, in *ListWorkersRequest, opts ...grpc.CallOption) (*ListWorkersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListWorkersResponse)
+	err := c.cc.Invoke(ctx, IdService_ListWorkers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *idServiceClient) Explain(ctx context.Context, in *ExplainRequest, opts ...grpc.CallOption) (*ExplainResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ExplainResponse)
@@ -296,6 +310,9 @@ type IdServiceServer interface {
 	RenewWorker(context.Context, *RenewWorkerRequest) (*WorkerLease, error)
 	// ReleaseWorker ends a worker lease now, so the worker may go to another holder.
 	ReleaseWorker(context.Context, *ReleaseWorkerRequest) (*ReleaseWorkerResponse, error)
+	// ListWorkers pages through the database's workers, every one ever leased (lapsed or not),
+	// by worker ID, linearizably.
+	ListWorkers(context.Context, *ListWorkersRequest) (*ListWorkersResponse, error)
 	// Explain says what an ID is (numeric: its time, worker and sequence; a string: which
 	// strategy minted it and its parts). It reads no state and is answered by any node.
 	Explain(context.Context, *ExplainRequest) (*ExplainResponse, error)
@@ -347,6 +364,9 @@ func (UnimplementedIdServiceServer) RenewWorker(context.Context, *RenewWorkerReq
 }
 func (UnimplementedIdServiceServer) ReleaseWorker(context.Context, *ReleaseWorkerRequest) (*ReleaseWorkerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReleaseWorker not implemented")
+}
+func (UnimplementedIdServiceServer) ListWorkers(context.Context, *ListWorkersRequest) (*ListWorkersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWorkers not implemented")
 }
 func (UnimplementedIdServiceServer) Explain(context.Context, *ExplainRequest) (*ExplainResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Explain not implemented")
@@ -606,6 +626,24 @@ func _IdService_ReleaseWorker_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdService_ListWorkers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListWorkersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).ListWorkers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_ListWorkers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).ListWorkers(ctx, req.(*ListWorkersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _IdService_Explain_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ExplainRequest)
 	if err := dec(in); err != nil {
@@ -682,6 +720,10 @@ var IdService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReleaseWorker",
 			Handler:    _IdService_ReleaseWorker_Handler,
+		},
+		{
+			MethodName: "ListWorkers",
+			Handler:    _IdService_ListWorkers_Handler,
 		},
 		{
 			MethodName: "Explain",

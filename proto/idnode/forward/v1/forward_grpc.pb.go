@@ -225,6 +225,7 @@ const (
 	Leader_AcquireWorker_FullMethodName      = "/idnode.forward.v1.Leader/AcquireWorker"
 	Leader_RenewWorker_FullMethodName        = "/idnode.forward.v1.Leader/RenewWorker"
 	Leader_ReleaseWorker_FullMethodName      = "/idnode.forward.v1.Leader/ReleaseWorker"
+	Leader_ListWorkers_FullMethodName        = "/idnode.forward.v1.Leader/ListWorkers"
 	Leader_Status_FullMethodName             = "/idnode.forward.v1.Leader/Status"
 	Leader_AddNode_FullMethodName            = "/idnode.forward.v1.Leader/AddNode"
 	Leader_RemoveNode_FullMethodName         = "/idnode.forward.v1.Leader/RemoveNode"
@@ -267,6 +268,7 @@ type LeaderClient interface {
 	AcquireWorker(ctx context.Context, in *v11.AcquireWorkerRequest, opts ...grpc.CallOption) (*v11.WorkerLease, error)
 	RenewWorker(ctx context.Context, in *v11.RenewWorkerRequest, opts ...grpc.CallOption) (*v11.WorkerLease, error)
 	ReleaseWorker(ctx context.Context, in *v11.ReleaseWorkerRequest, opts ...grpc.CallOption) (*v11.ReleaseWorkerResponse, error)
+	ListWorkers(ctx context.Context, in *v11.ListWorkersRequest, opts ...grpc.CallOption) (*v11.ListWorkersResponse, error)
 	Status(ctx context.Context, in *v11.StatusRequest, opts ...grpc.CallOption) (*v11.StatusResponse, error)
 	AddNode(ctx context.Context, in *v11.AddNodeRequest, opts ...grpc.CallOption) (*v11.AddNodeResponse, error)
 	RemoveNode(ctx context.Context, in *v11.RemoveNodeRequest, opts ...grpc.CallOption) (*v11.RemoveNodeResponse, error)
@@ -399,6 +401,16 @@ func (c *leaderClient) ReleaseWorker(ctx context.Context, in *v11.ReleaseWorkerR
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(v11.ReleaseWorkerResponse)
 	err := c.cc.Invoke(ctx, Leader_ReleaseWorker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ListWorkers(ctx context.Context, in *v11.ListWorkersRequest, opts ...grpc.CallOption) (*v11.ListWorkersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ListWorkersResponse)
+	err := c.cc.Invoke(ctx, Leader_ListWorkers_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -628,6 +640,7 @@ type LeaderServer interface {
 	AcquireWorker(context.Context, *v11.AcquireWorkerRequest) (*v11.WorkerLease, error)
 	RenewWorker(context.Context, *v11.RenewWorkerRequest) (*v11.WorkerLease, error)
 	ReleaseWorker(context.Context, *v11.ReleaseWorkerRequest) (*v11.ReleaseWorkerResponse, error)
+	ListWorkers(context.Context, *v11.ListWorkersRequest) (*v11.ListWorkersResponse, error)
 	Status(context.Context, *v11.StatusRequest) (*v11.StatusResponse, error)
 	AddNode(context.Context, *v11.AddNodeRequest) (*v11.AddNodeResponse, error)
 	RemoveNode(context.Context, *v11.RemoveNodeRequest) (*v11.RemoveNodeResponse, error)
@@ -688,6 +701,9 @@ func (UnimplementedLeaderServer) RenewWorker(context.Context, *v11.RenewWorkerRe
 }
 func (UnimplementedLeaderServer) ReleaseWorker(context.Context, *v11.ReleaseWorkerRequest) (*v11.ReleaseWorkerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReleaseWorker not implemented")
+}
+func (UnimplementedLeaderServer) ListWorkers(context.Context, *v11.ListWorkersRequest) (*v11.ListWorkersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWorkers not implemented")
 }
 func (UnimplementedLeaderServer) Status(context.Context, *v11.StatusRequest) (*v11.StatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Status not implemented")
@@ -958,6 +974,24 @@ func _Leader_ReleaseWorker_Handler(srv interface{}, ctx context.Context, dec fun
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(LeaderServer).ReleaseWorker(ctx, req.(*v11.ReleaseWorkerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ListWorkers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ListWorkersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ListWorkers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ListWorkers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ListWorkers(ctx, req.(*v11.ListWorkersRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1311,6 +1345,10 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReleaseWorker",
 			Handler:    _Leader_ReleaseWorker_Handler,
+		},
+		{
+			MethodName: "ListWorkers",
+			Handler:    _Leader_ListWorkers_Handler,
 		},
 		{
 			MethodName: "Status",
