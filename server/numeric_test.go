@@ -258,3 +258,23 @@ func TestExplainOnACutOffNode(t *testing.T) {
 		t.Errorf("Explain(\"\") = %v; want INVALID_ARGUMENT", err)
 	}
 }
+
+// A stopping node gives its worker back, so the worker's next holder need not wait for the
+// lease to lapse.
+func TestNumericLeaseReleasedOnClose(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(convergeTimeout, c.Tags()...)
+	stopping := without(c.Tags(), leader)[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mustNumeric(t, ctx, idnodev1.NewIdServiceClient(c.Dial(t, stopping)), 1)
+	tn := c.Node(stopping)
+	if err := tn.running.Close(); err != nil {
+		t.Fatalf("stop node %s: %v", stopping, err)
+	}
+	tn.running = nil // stopped: the cleanup leaves it alone
+	ws, err := c.Node(leader).Node.FSM().Workers("")
+	if now := time.Now().UnixMilli(); err != nil || len(ws) != 1 || ws[0].ExpiresAtMs > now {
+		t.Errorf("after node %s stopped: workers %+v, %v; want its one lease ended by %d", stopping, ws, err, now)
+	}
+}
