@@ -59,3 +59,31 @@ func (lease Lease) isOlderThan(cur Lease) bool {
 	}
 	return lease.MaxTick < cur.MaxTick || lease.ValidUntil.Before(cur.ValidUntil)
 }
+
+// LeaseOfMs is the lease of worker and epoch whose grant (idnode's WorkerLease) lets its
+// holder mint at times (Unix ms) strictly above minMs and up to maxMs. MinTick is the tick
+// minMs falls in, rounded down, so every tick above it starts after minMs; MaxTick is the
+// tick maxMs falls in, rounded down, so no tick starts after maxMs. Successive holders of a
+// worker get minMs ≥ the previous maxMs, hence disjoint ticks. A range with no tick of the
+// layout in it is ErrBadLease.
+func (l Layout) LeaseOfMs(worker, epoch uint64, minMs, maxMs int64, validUntil time.Time) (Lease, error) {
+	if err := l.Validate(); err != nil {
+		return Lease{}, err
+	}
+	lease := Lease{Worker: worker, Epoch: epoch, MinTick: max(l.tickOfMs(minMs), -1), MaxTick: l.tickOfMs(maxMs), ValidUntil: validUntil}
+	if err := checkLease(l, lease); err != nil {
+		return Lease{}, err
+	}
+	return lease, nil
+}
+
+// tickOfMs is the tick Unix ms falls in, rounded down (negative before the epoch), clamped to
+// one past the layout's last tick: a time far out must neither overflow nor fit.
+func (l Layout) tickOfMs(ms int64) int64 {
+	d := time.UnixMilli(ms).Sub(l.Epoch) // saturates at ±292 years
+	tick := int64(d / l.Unit)
+	if d < 0 && d%l.Unit != 0 {
+		tick--
+	}
+	return min(tick, l.maxTick()+1)
+}

@@ -2,6 +2,7 @@ package flake
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -274,5 +275,41 @@ func TestNewGrantForgetsTheFloorOfTheOldOne(t *testing.T) {
 	}
 	if p := mustDecompose(t, l, mintAbove(t, g, last, 1)[0]); p.Tick != now+1 || p.Worker != 9 {
 		t.Errorf("first ID of worker 9: %+v, want tick %d", p, now+1)
+	}
+}
+
+func TestLeaseOfMs(t *testing.T) {
+	l := DefaultLayout()
+	epochMs := l.Epoch.UnixMilli()
+	until := time.Now().Add(time.Minute)
+	for _, c := range []struct {
+		name             string
+		minMs, maxMs     int64
+		wantMin, wantMax int64
+		wantErr          bool
+	}{
+		{"a range after the epoch", epochMs + 10, epochMs + 30, 10, 30, false},
+		{"a floor before the epoch", epochMs - 5000, epochMs + 30, -1, 30, false},
+		{"nothing after the epoch", epochMs - 5000, epochMs - 1, 0, 0, true},
+		{"one ms", epochMs + 10, epochMs + 10, 0, 0, true},
+		{"far future", math.MaxInt64 - 1, math.MaxInt64, 0, 0, true},
+	} {
+		got, err := l.LeaseOfMs(3, 2, c.minMs, c.maxMs, until)
+		if c.wantErr {
+			if !errors.Is(err, ErrBadLease) {
+				t.Errorf("%s: LeaseOfMs = %+v, %v; want ErrBadLease", c.name, got, err)
+			}
+			continue
+		}
+		if err != nil || got.MinTick != c.wantMin || got.MaxTick != c.wantMax || got.Worker != 3 || got.Epoch != 2 {
+			t.Errorf("%s: LeaseOfMs = %+v, %v; want ticks (%d, %d]", c.name, got, err, c.wantMin, c.wantMax)
+		}
+	}
+	// A coarser unit: ticks above MinTick start after minMs, MaxTick starts at or before maxMs.
+	coarse := l
+	coarse.Unit, coarse.TimeBits = 10*time.Millisecond, 37
+	got, err := coarse.LeaseOfMs(0, 1, epochMs+15, epochMs+39, until)
+	if err != nil || got.MinTick != 1 || got.MaxTick != 3 {
+		t.Errorf("10 ms unit: LeaseOfMs = %+v, %v; want ticks (1, 3]", got, err)
 	}
 }

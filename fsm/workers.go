@@ -257,6 +257,23 @@ func (f *FSM) Workers(database string) ([]WorkerLease, error) {
 	return out, nil
 }
 
+// WorkersFrom is up to n of the database's workers from worker ID from on, and whether more
+// follow: a page of Workers.
+func (f *FSM) WorkersFrom(database string, from uint32, n int) ([]WorkerLease, bool, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	d, err := f.st.db(database)
+	if err != nil || d.workers == nil || int(from) >= len(d.workers.leases) || n < 1 {
+		return nil, false, err
+	}
+	end := min(len(d.workers.leases), int(from)+n)
+	out := make([]WorkerLease, 0, end-int(from))
+	for w := int(from); w < end; w++ {
+		out = append(out, d.workers.answer(DatabaseName(database), uint32(w)))
+	}
+	return out, end < len(d.workers.leases), nil
+}
+
 // restoreWorker puts a snapshot's worker record back. The records of a database come in
 // worker order from 0 with one layout, as records writes them; anything else is a corrupt
 // snapshot.

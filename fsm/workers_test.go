@@ -425,3 +425,33 @@ func TestWorkerHoldersNeverShareATime(t *testing.T) {
 		t.Fatalf("the calls tested little: epochs %v", epochs)
 	}
 }
+
+func TestWorkersFromPages(t *testing.T) {
+	f := New()
+	for range 5 {
+		mustAcquire(t, f, 3, 100_000)
+	}
+	all := mustWorkers(t, f, "")
+	var paged []WorkerLease
+	for from, more := uint32(0), true; more; from += 2 {
+		page, m, err := f.WorkersFrom("", from, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged, more = append(paged, page...), m
+	}
+	if !reflect.DeepEqual(paged, all) {
+		t.Fatalf("pages of 2: %+v, want %+v", paged, all)
+	}
+	for _, c := range []struct {
+		from uint32
+		n    int
+	}{{5, 2}, {math.MaxUint32, 2}, {0, 0}} {
+		if page, more, err := f.WorkersFrom("", c.from, c.n); len(page) != 0 || more || err != nil {
+			t.Errorf("WorkersFrom(%d, %d) = %v, %v, %v; want nothing", c.from, c.n, page, more, err)
+		}
+	}
+	if _, _, err := f.WorkersFrom("nope", 0, 2); !errors.Is(err, ErrDatabaseNotFound) {
+		t.Errorf("WorkersFrom of an unknown database: %v", err)
+	}
+}

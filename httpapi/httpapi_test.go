@@ -25,6 +25,10 @@ func TestRoutesFromOpenAPI(t *testing.T) {
 		{"PUT", "/v1/claims", "", "", "GET,POST"},
 		{"DELETE", "/v1/nodes/B", "RemoveNode", "map[tag:B]", ""},
 		{"GET", "/v1/nope", "", "", ""},
+		{"POST", "/v1/workers:acquire", "AcquireWorker", "map[]", ""},
+		{"POST", "/v1/workers/3:renew", "RenewWorker", "map[worker:3]", ""},
+		{"POST", "/v1/workers/3:release", "ReleaseWorker", "map[worker:3]", ""},
+		{"GET", "/v1/explain", "Explain", "map[]", ""},
 	} {
 		rt, params, allowed := routes.lookup(try.method, try.path)
 		rpc := ""
@@ -61,6 +65,8 @@ func TestCheckQuery(t *testing.T) {
 		{"DELETE", "/v1/databases/x", "name=y", "", "disagrees with the path"},
 		{"POST", "/v1/restore", "data=x", "{}", "no query parameters"},
 		{"POST", "/v1/ids", "id.x=1", `{}`, `unknown query parameter "id.x"`},
+		{"GET", "/v1/explain", "id=orders/12-A", "", ""},
+		{"POST", "/v1/workers/3:renew", "", `{"worker":4,"epoch":1,"lease_ms":5000}`, "worker is 4 in the body but 3 in the path"},
 	} {
 		rt, params, _ := routes.lookup(try.method, try.path)
 		q, err := url.ParseQuery(try.query)

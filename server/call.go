@@ -20,6 +20,8 @@ type call struct {
 	db    string // databaseOf: the field, else the metadata; "" is the default
 	dbErr error  // why the request names no valid database
 	kind  docid.Kind
+	// numeric: a Generate of numeric IDs (kind is then the empty request string's, GUID).
+	numeric bool
 	// sep is the separator a NextHiLo request asks for (0: none, the cluster's), parsed from
 	// sepField; sepErr says why it is not one.
 	sepField string
@@ -42,6 +44,7 @@ func (s *Server) resolveCall(ctx context.Context, method string, req any) *call 
 	switch r := req.(type) {
 	case *idnodev1.GenerateRequest:
 		c.kind = docid.Classify(r.GetId(), s.cfg.Separator)
+		c.numeric = r.GetNumeric()
 	case *idnodev1.NextIdentityRequest:
 		c.kind = docid.Identity
 	case *idnodev1.NextHiLoRequest:

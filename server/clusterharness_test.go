@@ -32,6 +32,7 @@ import (
 	"github.com/idnode/idnode/internal/poll"
 	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/server"
 )
 
 // Harness time limits. Every wait in the harness is a poll bounded by one of these.
@@ -82,6 +83,12 @@ type testCluster struct {
 // newTestCluster starts n nodes and returns once every node serves (health "" SERVING: a leader
 // is known and the node is registered). t.Cleanup shuts everything down.
 func newTestCluster(t testing.TB, n int) *testCluster {
+	t.Helper()
+	return newTestClusterWith(t, n, nil)
+}
+
+// newTestClusterWith is newTestCluster with each node's server config passed through sc.
+func newTestClusterWith(t testing.TB, n int, sc func(server.Config) server.Config) *testCluster {
 	t.Helper()
 	if n < 1 || n > 26 {
 		t.Fatalf("newTestCluster: %d nodes", n)
@@ -134,6 +141,7 @@ func newTestCluster(t testing.TB, n int) *testCluster {
 			Transport: tn.Trans, InternalListener: internal[i], Timing: harnessTiming,
 			Dial:          c.Net.dialer(tn.Tag),
 			ServerOptions: []grpc.ServerOption{grpc.WaitForHandlers(true)},
+			ServerConfig:  sc,
 		})
 		if err != nil {
 			lis[i].Close()

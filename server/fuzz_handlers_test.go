@@ -112,6 +112,11 @@ func FuzzHandlers(f *testing.F) {
 	add("/idnode.v1.IdService/SeedHiLo", &idnodev1.SeedHiLoRequest{Tag: "orders", Max: math.MaxInt64})
 	add("/idnode.v1.IdService/ListIdentities", &idnodev1.ListIdentitiesRequest{PageSize: math.MaxInt32})
 	add("/idnode.v1.IdService/GetClaims", &idnodev1.GetClaimsRequest{PageSize: math.MaxInt32})
+	add("/idnode.v1.IdService/AcquireWorker", &idnodev1.AcquireWorkerRequest{WorkerBits: 10, LeaseMs: math.MaxInt64})
+	add("/idnode.v1.IdService/RenewWorker", &idnodev1.RenewWorkerRequest{Worker: math.MaxUint32, Epoch: math.MaxUint64, LeaseMs: 1000})
+	add("/idnode.v1.IdService/ReleaseWorker", &idnodev1.ReleaseWorkerRequest{Worker: 0, Epoch: math.MaxUint64})
+	add("/idnode.v1.IdService/Generate", &idnodev1.GenerateRequest{Numeric: true, Count: math.MaxInt64})
+	add("/idnode.v1.IdService/Explain", &idnodev1.ExplainRequest{Id: "9223372036854775807"})
 
 	c := newTestCluster(f, 1)
 	cc := c.Dial(f, c.Tags()[0])

@@ -16,6 +16,9 @@ import (
 
 // Generate resolves a request string by DESIGN §1's table.
 func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
+	if req.GetNumeric() {
+		return s.generateNumeric(ctx, req)
+	}
 	r, err := docid.Parse(req.GetId(), s.cfg.Separator)
 	if err != nil {
 		return nil, toStatus(err)
@@ -60,6 +63,29 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 		return nil, err
 	}
 	return &idnodev1.GenerateResponse{Ids: ids}, nil
+}
+
+// generateNumeric mints numeric IDs under this node's worker lease of the database (numeric.go).
+func (s *Server) generateNumeric(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
+	switch count := countOrOne(req.GetCount()); {
+	case req.GetId() != "" || req.GetClaim() || req.GetRequestId() != "" || req.GetGuidVersion() != 0:
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidInput, "a numeric request takes only count and database: leave id, claim, request_id and guid_version unset")
+	case count < 1 || count > s.cfg.MaxCount:
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidInput, fmt.Sprintf("count must be 1..%d, got %d", s.cfg.MaxCount, count))
+	default:
+		db, err := databaseOf(ctx, req.GetDatabase())
+		if err != nil {
+			return nil, err
+		}
+		if err := s.localDatabase(ctx, db); err != nil {
+			return nil, err
+		}
+		ids, err := s.numericIDs(ctx, db, count)
+		if err != nil {
+			return nil, err
+		}
+		return &idnodev1.GenerateResponse{Ids: ids}, nil
+	}
 }
 
 func countOrOne(count int64) int64 {

@@ -33,7 +33,7 @@ func roleFor(method string) string {
 	switch method {
 	case idnodev1.IdService_ListIdentities_FullMethodName, idnodev1.IdService_GetClaims_FullMethodName,
 		idnodev1.SeriesService_ListSeries_FullMethodName, idnodev1.SeriesService_Journal_FullMethodName,
-		idnodev1.SeriesService_VerifySeries_FullMethodName:
+		idnodev1.SeriesService_VerifySeries_FullMethodName, idnodev1.IdService_ListWorkers_FullMethodName:
 		return fsm.RoleReader
 	case idnodev1.IdService_SeedIdentity_FullMethodName, idnodev1.IdService_SeedHiLo_FullMethodName,
 		idnodev1.SeriesService_CreateSeries_FullMethodName:
@@ -41,7 +41,9 @@ func roleFor(method string) string {
 	case idnodev1.IdService_Generate_FullMethodName, idnodev1.IdService_NextIdentity_FullMethodName,
 		idnodev1.IdService_NextHiLo_FullMethodName, idnodev1.IdService_ReturnHiLo_FullMethodName,
 		idnodev1.IdService_Claim_FullMethodName, idnodev1.IdService_Release_FullMethodName,
-		idnodev1.SeriesService_Issue_FullMethodName, idnodev1.SeriesService_Void_FullMethodName:
+		idnodev1.SeriesService_Issue_FullMethodName, idnodev1.SeriesService_Void_FullMethodName,
+		idnodev1.IdService_AcquireWorker_FullMethodName, idnodev1.IdService_RenewWorker_FullMethodName,
+		idnodev1.IdService_ReleaseWorker_FullMethodName:
 		return fsm.RoleWriter
 	}
 	return ""

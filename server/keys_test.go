@@ -79,6 +79,11 @@ func TestAPIKeysGuardTheirDatabase(t *testing.T) {
 		{"not a key", gen, &idnodev1.GenerateRequest{Database: "billing"}, "", []string{"w1"}, codes.Unauthenticated},
 		{"admin token", gen, &idnodev1.GenerateRequest{}, "", []string{"adm"}, codes.OK},
 		{"status needs none", idnodev1.ClusterService_Status_FullMethodName, &idnodev1.StatusRequest{}, "", nil, codes.OK},
+		{"writer leases a worker", idnodev1.IdService_AcquireWorker_FullMethodName, &idnodev1.AcquireWorkerRequest{Database: "billing"}, "", []string{writer}, codes.OK},
+		{"reader leases a worker", idnodev1.IdService_AcquireWorker_FullMethodName, &idnodev1.AcquireWorkerRequest{Database: "billing"}, "", []string{reader}, codes.PermissionDenied},
+		{"reader releases a worker", idnodev1.IdService_ReleaseWorker_FullMethodName, &idnodev1.ReleaseWorkerRequest{Database: "billing"}, "", []string{reader}, codes.PermissionDenied},
+		{"reader lists workers", idnodev1.IdService_ListWorkers_FullMethodName, &idnodev1.ListWorkersRequest{Database: "billing"}, "", []string{reader}, codes.OK},
+		{"explain needs none", idnodev1.IdService_Explain_FullMethodName, &idnodev1.ExplainRequest{Id: "users/1"}, "", nil, codes.OK},
 	} {
 		if got := call(tc.method, tc.req, tc.db, tc.tokens...); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)

@@ -18,9 +18,10 @@ var (
 	StrategyServerSide = docid.ServerSide.String()
 	StrategyIdentity   = docid.Identity.String()
 	StrategyHiLo       = docid.HiLo.String()
-	// StrategySeries counts the numbers of fiscal series issued (series.go): no docid.Kind,
-	// since no request string asks for one.
-	StrategySeries = "series"
+	// StrategySeries and StrategyNumeric count fiscal series numbers (series.go) and numeric
+	// IDs (numeric.go): no docid.Kind, since no request string asks for either.
+	StrategySeries  = "series"
+	StrategyNumeric = "numeric"
 )
 
 // Observer is told what this node hands out and refuses (metrics.Metrics is one). Calls that
@@ -67,7 +68,11 @@ func (s *Server) report(ctx context.Context, c *call, resp any, err error) {
 	db := c.db // the call succeeded, so the name was valid
 	switch r := resp.(type) {
 	case *idnodev1.GenerateResponse:
-		obs.IDsIssued(c.kind.String(), db, int64(len(r.GetIds())))
+		strategy := c.kind.String()
+		if c.numeric {
+			strategy = StrategyNumeric
+		}
+		obs.IDsIssued(strategy, db, int64(len(r.GetIds())))
 	case *idnodev1.NextIdentityResponse:
 		obs.IDsIssued(StrategyIdentity, db, docid.IdentityBlock{First: r.GetFirst(), Last: r.GetLast(), Skipped: r.GetSkipped()}.Len())
 	case *idnodev1.NextHiLoResponse:

@@ -138,6 +138,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 	gen("users/", 3)
 	gen("users|", 4)
 	gen("users/x", 1)
+	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Numeric: true}, info, answer(&idnodev1.GenerateResponse{Ids: make([]string, 6)}, nil))
 	_, _ = s.observe(ctx, &idnodev1.NextIdentityRequest{Database: "billing"}, info, answer(&idnodev1.NextIdentityResponse{First: 5, Last: 9}, nil))
 	_, _ = s.observe(ctx, &idnodev1.NextHiLoRequest{}, info, answer(&idnodev1.NextHiLoResponse{Low: 33, High: 96}, nil))
 	_, _ = s.observe(ctx, &idnodev1.GenerateRequest{Id: "a|"}, info, answer(nil, reason.Error(codes.Unavailable, reason.NoQuorum, "no quorum: …")))
@@ -148,13 +149,13 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 	_, _ = arrived(ctx, &idnodev1.NextIdentityRequest{}, info, func(ctx context.Context, req any) (any, error) {
 		return s.observe(ctx, req, info, answer(&idnodev1.NextIdentityResponse{First: 1, Last: 100}, nil))
 	})
-	want := map[string]int64{StrategyGUID: 2, StrategyServerSide: 3, StrategyIdentity: 4 + 5, StrategySemantic: 1, StrategyHiLo: 64}
+	want := map[string]int64{StrategyGUID: 2, StrategyServerSide: 3, StrategyIdentity: 4 + 5, StrategySemantic: 1, StrategyHiLo: 64, StrategyNumeric: 6}
 	for k, v := range want {
 		if obs.ids[k] != v {
 			t.Errorf("%s: %d IDs counted, want %d (all: %v)", k, obs.ids[k], v, obs.ids)
 		}
 	}
-	if obs.byDB["billing"] != 5 || obs.byDB[""] != 2+3+4+1+64 {
+	if obs.byDB["billing"] != 5 || obs.byDB[""] != 2+3+4+1+6+64 {
 		t.Errorf("IDs by database %v, want billing 5 and the rest in the default", obs.byDB)
 	}
 	if len(obs.ranges) != 1 || obs.ranges[0] != 64 || obs.noQuorum != 2 {

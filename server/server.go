@@ -105,6 +105,9 @@ type Config struct {
 	// Limits bound what callers may hold of each gRPC server (bounds.go); zero fields take
 	// DefaultLimits.
 	Limits Limits
+	// NumericLease is how long the worker leases this node mints numeric IDs under run
+	// (numeric.go); 0 is DefaultNumericLease.
+	NumericLease time.Duration
 }
 
 // Server holds the gRPC services of one node.
@@ -141,6 +144,7 @@ type Server struct {
 	publicCalls, internalCalls *callCount
 	listings                   listingSlots // listings.go
 	journalReads               listingSlots // series.go: Journal and VerifySeries
+	numeric                    numericMinters
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
 	// until then no server-side IDs (see datadir.NodeState).
@@ -168,6 +172,9 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.NumericLease == 0 {
+		cfg.NumericLease = DefaultNumericLease
 	}
 	if cfg.SaveState == nil {
 		cfg.SaveState = func(datadir.NodeState) error { return nil }
@@ -257,6 +264,7 @@ func (s *Server) Start() {
 
 // Close stops the background loops and the identity batcher; the grpc.Server is the caller's.
 func (s *Server) Close() {
+	s.closeNumeric(numericCloseTimeout) // while the node can still reach the leader
 	if s.stop != nil {
 		s.stop()
 	}

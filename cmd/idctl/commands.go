@@ -28,8 +28,8 @@ func init() {
 			maxArgs: 0, flags: versionCmd, scope: scopeLocal},
 		command{name: "status", args: "[--consistent]", summary: "the cluster's nodes: tag, addresses, role, term, commit index, reachable",
 			maxArgs: 0, flags: statusCmd},
-		command{name: "next", args: "<request> [-n N]", summary: "IDs for a request string: 'orders|' identity, 'users/' server-side, '' GUID, else semantic",
-			minArgs: 1, maxArgs: 1, flags: nextCmd, scope: scopeDatabase},
+		command{name: "next", args: "<request> [-n N] | --numeric [-n N] [--encoding decimal|base62|crockford]", summary: "IDs for a request string: 'orders|' identity, 'users/' server-side, '' GUID, else semantic; --numeric: 64-bit numeric IDs",
+			minArgs: 0, maxArgs: 1, flags: nextCmd, scope: scopeDatabase},
 		command{name: "identities", args: "[--prefix p]", summary: "every identity counter and its value (linearizable)",
 			maxArgs: 0, flags: identitiesCmd, scope: scopeDatabase},
 		command{name: "seed", args: "<name> <value> [--force]", summary: "raise an identity counter to value (--force: set it exactly; admin)",
@@ -245,9 +245,20 @@ func nextCmd(fs *flag.FlagSet) func(*env, []string) error {
 	n := fs.Int64("n", 1, "how many IDs")
 	requestID := fs.String("request-id", "", "request id that makes a retry return the same identities (default: a random one, so idctl's own retries on another node burn nothing)")
 	v4 := fs.Bool("guid-v4", false, "for a GUID request (''), a UUIDv4 instead of a v7")
+	numeric := fs.Bool("numeric", false, "numeric IDs (time | worker | sequence), minted by the node under its worker lease; no request string")
+	encoding := fs.String("encoding", "decimal", "with --numeric: decimal, base62 (11 characters) or crockford (13)")
 	return func(e *env, args []string) error {
 		if *n < 1 {
 			return usagef("-n must be at least 1")
+		}
+		if *numeric {
+			if len(args) != 0 {
+				return usagef("--numeric takes no request string")
+			}
+			return e.nextNumeric(*n, *encoding)
+		}
+		if len(args) != 1 {
+			return usagef("next takes one request string ('' for a GUID), or --numeric")
 		}
 		req := &idnodev1.GenerateRequest{Id: args[0], Count: *n, RequestId: *requestID}
 		if *v4 {

@@ -244,6 +244,648 @@ func (SeriesEntryKind) EnumDescriptor() ([]byte, []int) {
 	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{3}
 }
 
+type AcquireWorkerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The database; empty is "default".
+	Database string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// Who holds the lease (free text, at most 128 bytes), shown by listings.
+	Holder string `protobuf:"bytes,2,opt,name=holder,proto3" json:"holder,omitempty"`
+	// The layout's worker bits (1..22), fixed for the database by its first lease.
+	WorkerBits int32 `protobuf:"varint,3,opt,name=worker_bits,json=workerBits,proto3" json:"worker_bits,omitempty"`
+	// How long the lease runs, 1 s..1 h.
+	LeaseMs int64 `protobuf:"varint,4,opt,name=lease_ms,json=leaseMs,proto3" json:"lease_ms,omitempty"`
+	// Makes the call idempotent: a retry answers the same lease while it is current.
+	RequestId     string `protobuf:"bytes,5,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcquireWorkerRequest) Reset() {
+	*x = AcquireWorkerRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcquireWorkerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcquireWorkerRequest) ProtoMessage() {}
+
+func (x *AcquireWorkerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcquireWorkerRequest.ProtoReflect.Descriptor instead.
+func (*AcquireWorkerRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *AcquireWorkerRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *AcquireWorkerRequest) GetHolder() string {
+	if x != nil {
+		return x.Holder
+	}
+	return ""
+}
+
+func (x *AcquireWorkerRequest) GetWorkerBits() int32 {
+	if x != nil {
+		return x.WorkerBits
+	}
+	return 0
+}
+
+func (x *AcquireWorkerRequest) GetLeaseMs() int64 {
+	if x != nil {
+		return x.LeaseMs
+	}
+	return 0
+}
+
+func (x *AcquireWorkerRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+type RenewWorkerRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Worker   uint32                 `protobuf:"varint,2,opt,name=worker,proto3" json:"worker,omitempty"`
+	// The fencing epoch the lease was granted with.
+	Epoch         uint64 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	LeaseMs       int64  `protobuf:"varint,4,opt,name=lease_ms,json=leaseMs,proto3" json:"lease_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenewWorkerRequest) Reset() {
+	*x = RenewWorkerRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenewWorkerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenewWorkerRequest) ProtoMessage() {}
+
+func (x *RenewWorkerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenewWorkerRequest.ProtoReflect.Descriptor instead.
+func (*RenewWorkerRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RenewWorkerRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *RenewWorkerRequest) GetWorker() uint32 {
+	if x != nil {
+		return x.Worker
+	}
+	return 0
+}
+
+func (x *RenewWorkerRequest) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *RenewWorkerRequest) GetLeaseMs() int64 {
+	if x != nil {
+		return x.LeaseMs
+	}
+	return 0
+}
+
+type ReleaseWorkerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Database      string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Worker        uint32                 `protobuf:"varint,2,opt,name=worker,proto3" json:"worker,omitempty"`
+	Epoch         uint64                 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseWorkerRequest) Reset() {
+	*x = ReleaseWorkerRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseWorkerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseWorkerRequest) ProtoMessage() {}
+
+func (x *ReleaseWorkerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseWorkerRequest.ProtoReflect.Descriptor instead.
+func (*ReleaseWorkerRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ReleaseWorkerRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *ReleaseWorkerRequest) GetWorker() uint32 {
+	if x != nil {
+		return x.Worker
+	}
+	return 0
+}
+
+func (x *ReleaseWorkerRequest) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+type ReleaseWorkerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseWorkerResponse) Reset() {
+	*x = ReleaseWorkerResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseWorkerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseWorkerResponse) ProtoMessage() {}
+
+func (x *ReleaseWorkerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseWorkerResponse.ProtoReflect.Descriptor instead.
+func (*ReleaseWorkerResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{3}
+}
+
+type ListWorkersRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// 0 means the server default (1000); at most 10,000. A page also ends at 1 MiB.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// next_page_token of the previous page.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListWorkersRequest) Reset() {
+	*x = ListWorkersRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWorkersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWorkersRequest) ProtoMessage() {}
+
+func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWorkersRequest.ProtoReflect.Descriptor instead.
+func (*ListWorkersRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ListWorkersRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *ListWorkersRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListWorkersRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+type ListWorkersResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Workers []*WorkerLease         `protobuf:"bytes,1,rep,name=workers,proto3" json:"workers,omitempty"`
+	// Empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListWorkersResponse) Reset() {
+	*x = ListWorkersResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWorkersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWorkersResponse) ProtoMessage() {}
+
+func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWorkersResponse.ProtoReflect.Descriptor instead.
+func (*ListWorkersResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListWorkersResponse) GetWorkers() []*WorkerLease {
+	if x != nil {
+		return x.Workers
+	}
+	return nil
+}
+
+func (x *ListWorkersResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// A worker lease. Times are Unix ms, by the cluster's (the log's) clock.
+type WorkerLease struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	Worker   uint32                 `protobuf:"varint,2,opt,name=worker,proto3" json:"worker,omitempty"`
+	Epoch    uint64                 `protobuf:"varint,3,opt,name=epoch,proto3" json:"epoch,omitempty"`
+	Holder   string                 `protobuf:"bytes,4,opt,name=holder,proto3" json:"holder,omitempty"`
+	// Mint at times strictly above min_ms and at most max_ms.
+	MinMs         int64 `protobuf:"varint,5,opt,name=min_ms,json=minMs,proto3" json:"min_ms,omitempty"`
+	MaxMs         int64 `protobuf:"varint,6,opt,name=max_ms,json=maxMs,proto3" json:"max_ms,omitempty"`
+	ExpiresAtMs   int64 `protobuf:"varint,7,opt,name=expires_at_ms,json=expiresAtMs,proto3" json:"expires_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WorkerLease) Reset() {
+	*x = WorkerLease{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WorkerLease) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WorkerLease) ProtoMessage() {}
+
+func (x *WorkerLease) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WorkerLease.ProtoReflect.Descriptor instead.
+func (*WorkerLease) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *WorkerLease) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *WorkerLease) GetWorker() uint32 {
+	if x != nil {
+		return x.Worker
+	}
+	return 0
+}
+
+func (x *WorkerLease) GetEpoch() uint64 {
+	if x != nil {
+		return x.Epoch
+	}
+	return 0
+}
+
+func (x *WorkerLease) GetHolder() string {
+	if x != nil {
+		return x.Holder
+	}
+	return ""
+}
+
+func (x *WorkerLease) GetMinMs() int64 {
+	if x != nil {
+		return x.MinMs
+	}
+	return 0
+}
+
+func (x *WorkerLease) GetMaxMs() int64 {
+	if x != nil {
+		return x.MaxMs
+	}
+	return 0
+}
+
+func (x *WorkerLease) GetExpiresAtMs() int64 {
+	if x != nil {
+		return x.ExpiresAtMs
+	}
+	return 0
+}
+
+type ExplainRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A numeric ID (decimal, 11-character base62 or 13-character Crockford) or a string ID.
+	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainRequest) Reset() {
+	*x = ExplainRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainRequest) ProtoMessage() {}
+
+func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainRequest.ProtoReflect.Descriptor instead.
+func (*ExplainRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ExplainRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type ExplainResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// numeric, server-side, hilo, identity, guid or semantic.
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// What the ID was read as: decimal, base62, crockford for a numeric ID.
+	Encoding string `protobuf:"bytes,2,opt,name=encoding,proto3" json:"encoding,omitempty"`
+	// Numeric: the decimal value.
+	Value int64 `protobuf:"varint,3,opt,name=value,proto3" json:"value,omitempty"`
+	// Numeric: the layout assumed (default; js-safe when the ID also fits it is noted in notes).
+	Layout string `protobuf:"bytes,4,opt,name=layout,proto3" json:"layout,omitempty"`
+	// Numeric and GUID v7: the time in the ID, RFC 3339 with ms.
+	Time     string `protobuf:"bytes,5,opt,name=time,proto3" json:"time,omitempty"`
+	Worker   uint32 `protobuf:"varint,6,opt,name=worker,proto3" json:"worker,omitempty"`
+	Sequence uint64 `protobuf:"varint,7,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// Server-side, HiLo, identity: the prefix (collection) before the number.
+	Prefix string `protobuf:"bytes,8,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// Server-side: the etag; HiLo and identity: the number.
+	Number string `protobuf:"bytes,9,opt,name=number,proto3" json:"number,omitempty"`
+	// Server-side and HiLo: the minting node's tag.
+	NodeTag string `protobuf:"bytes,10,opt,name=node_tag,json=nodeTag,proto3" json:"node_tag,omitempty"`
+	// GUID: its version.
+	GuidVersion int32 `protobuf:"varint,11,opt,name=guid_version,json=guidVersion,proto3" json:"guid_version,omitempty"`
+	// What cannot be told from the ID (its database, for one), and the assumptions made.
+	Notes         []string `protobuf:"bytes,12,rep,name=notes,proto3" json:"notes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainResponse) Reset() {
+	*x = ExplainResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainResponse) ProtoMessage() {}
+
+func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainResponse.ProtoReflect.Descriptor instead.
+func (*ExplainResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ExplainResponse) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ExplainResponse) GetEncoding() string {
+	if x != nil {
+		return x.Encoding
+	}
+	return ""
+}
+
+func (x *ExplainResponse) GetValue() int64 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
+func (x *ExplainResponse) GetLayout() string {
+	if x != nil {
+		return x.Layout
+	}
+	return ""
+}
+
+func (x *ExplainResponse) GetTime() string {
+	if x != nil {
+		return x.Time
+	}
+	return ""
+}
+
+func (x *ExplainResponse) GetWorker() uint32 {
+	if x != nil {
+		return x.Worker
+	}
+	return 0
+}
+
+func (x *ExplainResponse) GetSequence() uint64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *ExplainResponse) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *ExplainResponse) GetNumber() string {
+	if x != nil {
+		return x.Number
+	}
+	return ""
+}
+
+func (x *ExplainResponse) GetNodeTag() string {
+	if x != nil {
+		return x.NodeTag
+	}
+	return ""
+}
+
+func (x *ExplainResponse) GetGuidVersion() int32 {
+	if x != nil {
+		return x.GuidVersion
+	}
+	return 0
+}
+
+func (x *ExplainResponse) GetNotes() []string {
+	if x != nil {
+		return x.Notes
+	}
+	return nil
+}
+
 type GenerateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The request string; see DESIGN.md §1 for how it is classified.
@@ -263,14 +905,17 @@ type GenerateRequest struct {
 	// the claim idempotent. Refused for the other strategies, whose IDs are unique anyway.
 	Claim bool `protobuf:"varint,6,opt,name=claim,proto3" json:"claim,omitempty"`
 	// The claim's owner (optional), named to whoever else tries to claim the ID.
-	Owner         string `protobuf:"bytes,7,opt,name=owner,proto3" json:"owner,omitempty"`
+	Owner string `protobuf:"bytes,7,opt,name=owner,proto3" json:"owner,omitempty"`
+	// A numeric ID (decimal string in ids) minted by this node under its own worker lease; id
+	// must be empty. count may be more than 1.
+	Numeric       bool `protobuf:"varint,8,opt,name=numeric,proto3" json:"numeric,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GenerateRequest) Reset() {
 	*x = GenerateRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[0]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -282,7 +927,7 @@ func (x *GenerateRequest) String() string {
 func (*GenerateRequest) ProtoMessage() {}
 
 func (x *GenerateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[0]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -295,7 +940,7 @@ func (x *GenerateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateRequest.ProtoReflect.Descriptor instead.
 func (*GenerateRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{0}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GenerateRequest) GetId() string {
@@ -347,6 +992,13 @@ func (x *GenerateRequest) GetOwner() string {
 	return ""
 }
 
+func (x *GenerateRequest) GetNumeric() bool {
+	if x != nil {
+		return x.Numeric
+	}
+	return false
+}
+
 type GenerateResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Ids           []string               `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
@@ -356,7 +1008,7 @@ type GenerateResponse struct {
 
 func (x *GenerateResponse) Reset() {
 	*x = GenerateResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[1]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -368,7 +1020,7 @@ func (x *GenerateResponse) String() string {
 func (*GenerateResponse) ProtoMessage() {}
 
 func (x *GenerateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[1]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -381,7 +1033,7 @@ func (x *GenerateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateResponse.ProtoReflect.Descriptor instead.
 func (*GenerateResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{1}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GenerateResponse) GetIds() []string {
@@ -406,7 +1058,7 @@ type NextIdentityRequest struct {
 
 func (x *NextIdentityRequest) Reset() {
 	*x = NextIdentityRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[2]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -418,7 +1070,7 @@ func (x *NextIdentityRequest) String() string {
 func (*NextIdentityRequest) ProtoMessage() {}
 
 func (x *NextIdentityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[2]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -431,7 +1083,7 @@ func (x *NextIdentityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextIdentityRequest.ProtoReflect.Descriptor instead.
 func (*NextIdentityRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{2}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *NextIdentityRequest) GetName() string {
@@ -476,7 +1128,7 @@ type NextIdentityResponse struct {
 
 func (x *NextIdentityResponse) Reset() {
 	*x = NextIdentityResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[3]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -488,7 +1140,7 @@ func (x *NextIdentityResponse) String() string {
 func (*NextIdentityResponse) ProtoMessage() {}
 
 func (x *NextIdentityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[3]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -501,7 +1153,7 @@ func (x *NextIdentityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextIdentityResponse.ProtoReflect.Descriptor instead.
 func (*NextIdentityResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{3}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *NextIdentityResponse) GetFirst() int64 {
@@ -540,7 +1192,7 @@ type SeedIdentityRequest struct {
 
 func (x *SeedIdentityRequest) Reset() {
 	*x = SeedIdentityRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[4]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -552,7 +1204,7 @@ func (x *SeedIdentityRequest) String() string {
 func (*SeedIdentityRequest) ProtoMessage() {}
 
 func (x *SeedIdentityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[4]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -565,7 +1217,7 @@ func (x *SeedIdentityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedIdentityRequest.ProtoReflect.Descriptor instead.
 func (*SeedIdentityRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{4}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SeedIdentityRequest) GetName() string {
@@ -606,7 +1258,7 @@ type SeedIdentityResponse struct {
 
 func (x *SeedIdentityResponse) Reset() {
 	*x = SeedIdentityResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[5]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -618,7 +1270,7 @@ func (x *SeedIdentityResponse) String() string {
 func (*SeedIdentityResponse) ProtoMessage() {}
 
 func (x *SeedIdentityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[5]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -631,7 +1283,7 @@ func (x *SeedIdentityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedIdentityResponse.ProtoReflect.Descriptor instead.
 func (*SeedIdentityResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{5}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SeedIdentityResponse) GetValue() int64 {
@@ -659,7 +1311,7 @@ type ListIdentitiesRequest struct {
 
 func (x *ListIdentitiesRequest) Reset() {
 	*x = ListIdentitiesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[6]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -671,7 +1323,7 @@ func (x *ListIdentitiesRequest) String() string {
 func (*ListIdentitiesRequest) ProtoMessage() {}
 
 func (x *ListIdentitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[6]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -684,7 +1336,7 @@ func (x *ListIdentitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIdentitiesRequest.ProtoReflect.Descriptor instead.
 func (*ListIdentitiesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{6}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListIdentitiesRequest) GetPrefix() string {
@@ -725,7 +1377,7 @@ type Identity struct {
 
 func (x *Identity) Reset() {
 	*x = Identity{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[7]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +1389,7 @@ func (x *Identity) String() string {
 func (*Identity) ProtoMessage() {}
 
 func (x *Identity) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[7]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +1402,7 @@ func (x *Identity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Identity.ProtoReflect.Descriptor instead.
 func (*Identity) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{7}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Identity) GetName() string {
@@ -778,7 +1430,7 @@ type ListIdentitiesResponse struct {
 
 func (x *ListIdentitiesResponse) Reset() {
 	*x = ListIdentitiesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[8]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -790,7 +1442,7 @@ func (x *ListIdentitiesResponse) String() string {
 func (*ListIdentitiesResponse) ProtoMessage() {}
 
 func (x *ListIdentitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[8]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -803,7 +1455,7 @@ func (x *ListIdentitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIdentitiesResponse.ProtoReflect.Descriptor instead.
 func (*ListIdentitiesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{8}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListIdentitiesResponse) GetIdentities() []*Identity {
@@ -838,7 +1490,7 @@ type ClaimRequest struct {
 
 func (x *ClaimRequest) Reset() {
 	*x = ClaimRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[9]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -850,7 +1502,7 @@ func (x *ClaimRequest) String() string {
 func (*ClaimRequest) ProtoMessage() {}
 
 func (x *ClaimRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[9]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -863,7 +1515,7 @@ func (x *ClaimRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimRequest.ProtoReflect.Descriptor instead.
 func (*ClaimRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{9}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ClaimRequest) GetIds() []string {
@@ -902,7 +1554,7 @@ type ClaimResponse struct {
 
 func (x *ClaimResponse) Reset() {
 	*x = ClaimResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[10]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -914,7 +1566,7 @@ func (x *ClaimResponse) String() string {
 func (*ClaimResponse) ProtoMessage() {}
 
 func (x *ClaimResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[10]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -927,7 +1579,7 @@ func (x *ClaimResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimResponse.ProtoReflect.Descriptor instead.
 func (*ClaimResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{10}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
 }
 
 type ReleaseRequest struct {
@@ -944,7 +1596,7 @@ type ReleaseRequest struct {
 
 func (x *ReleaseRequest) Reset() {
 	*x = ReleaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[11]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -956,7 +1608,7 @@ func (x *ReleaseRequest) String() string {
 func (*ReleaseRequest) ProtoMessage() {}
 
 func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[11]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -969,7 +1621,7 @@ func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{11}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ReleaseRequest) GetIds() []string {
@@ -1003,7 +1655,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[12]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1015,7 +1667,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[12]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1028,7 +1680,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{12}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ReleaseResponse) GetReleased() int64 {
@@ -1058,7 +1710,7 @@ type GetClaimsRequest struct {
 
 func (x *GetClaimsRequest) Reset() {
 	*x = GetClaimsRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1070,7 +1722,7 @@ func (x *GetClaimsRequest) String() string {
 func (*GetClaimsRequest) ProtoMessage() {}
 
 func (x *GetClaimsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[13]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1083,7 +1735,7 @@ func (x *GetClaimsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClaimsRequest.ProtoReflect.Descriptor instead.
 func (*GetClaimsRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{13}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetClaimsRequest) GetIds() []string {
@@ -1132,7 +1784,7 @@ type Claim struct {
 
 func (x *Claim) Reset() {
 	*x = Claim{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +1796,7 @@ func (x *Claim) String() string {
 func (*Claim) ProtoMessage() {}
 
 func (x *Claim) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[14]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +1809,7 @@ func (x *Claim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Claim.ProtoReflect.Descriptor instead.
 func (*Claim) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{14}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Claim) GetId() string {
@@ -1186,7 +1838,7 @@ type GetClaimsResponse struct {
 
 func (x *GetClaimsResponse) Reset() {
 	*x = GetClaimsResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1198,7 +1850,7 @@ func (x *GetClaimsResponse) String() string {
 func (*GetClaimsResponse) ProtoMessage() {}
 
 func (x *GetClaimsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1211,7 +1863,7 @@ func (x *GetClaimsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClaimsResponse.ProtoReflect.Descriptor instead.
 func (*GetClaimsResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetClaimsResponse) GetClaims() []*Claim {
@@ -1251,7 +1903,7 @@ type NextHiLoRequest struct {
 
 func (x *NextHiLoRequest) Reset() {
 	*x = NextHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1263,7 +1915,7 @@ func (x *NextHiLoRequest) String() string {
 func (*NextHiLoRequest) ProtoMessage() {}
 
 func (x *NextHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1276,7 +1928,7 @@ func (x *NextHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextHiLoRequest.ProtoReflect.Descriptor instead.
 func (*NextHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *NextHiLoRequest) GetTag() string {
@@ -1349,7 +2001,7 @@ type NextHiLoResponse struct {
 
 func (x *NextHiLoResponse) Reset() {
 	*x = NextHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1361,7 +2013,7 @@ func (x *NextHiLoResponse) String() string {
 func (*NextHiLoResponse) ProtoMessage() {}
 
 func (x *NextHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1374,7 +2026,7 @@ func (x *NextHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextHiLoResponse.ProtoReflect.Descriptor instead.
 func (*NextHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *NextHiLoResponse) GetPrefix() string {
@@ -1447,7 +2099,7 @@ type ReturnHiLoRequest struct {
 
 func (x *ReturnHiLoRequest) Reset() {
 	*x = ReturnHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1459,7 +2111,7 @@ func (x *ReturnHiLoRequest) String() string {
 func (*ReturnHiLoRequest) ProtoMessage() {}
 
 func (x *ReturnHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1472,7 +2124,7 @@ func (x *ReturnHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnHiLoRequest.ProtoReflect.Descriptor instead.
 func (*ReturnHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ReturnHiLoRequest) GetTag() string {
@@ -1521,7 +2173,7 @@ type ReturnHiLoResponse struct {
 
 func (x *ReturnHiLoResponse) Reset() {
 	*x = ReturnHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +2185,7 @@ func (x *ReturnHiLoResponse) String() string {
 func (*ReturnHiLoResponse) ProtoMessage() {}
 
 func (x *ReturnHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +2198,7 @@ func (x *ReturnHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnHiLoResponse.ProtoReflect.Descriptor instead.
 func (*ReturnHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReturnHiLoResponse) GetReturned() bool {
@@ -1570,7 +2222,7 @@ type SeedHiLoRequest struct {
 
 func (x *SeedHiLoRequest) Reset() {
 	*x = SeedHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +2234,7 @@ func (x *SeedHiLoRequest) String() string {
 func (*SeedHiLoRequest) ProtoMessage() {}
 
 func (x *SeedHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +2247,7 @@ func (x *SeedHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedHiLoRequest.ProtoReflect.Descriptor instead.
 func (*SeedHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SeedHiLoRequest) GetTag() string {
@@ -1630,7 +2282,7 @@ type SeedHiLoResponse struct {
 
 func (x *SeedHiLoResponse) Reset() {
 	*x = SeedHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1642,7 +2294,7 @@ func (x *SeedHiLoResponse) String() string {
 func (*SeedHiLoResponse) ProtoMessage() {}
 
 func (x *SeedHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1655,7 +2307,7 @@ func (x *SeedHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedHiLoResponse.ProtoReflect.Descriptor instead.
 func (*SeedHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SeedHiLoResponse) GetMax() int64 {
@@ -1678,7 +2330,7 @@ type CreateKeyRequest struct {
 
 func (x *CreateKeyRequest) Reset() {
 	*x = CreateKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1690,7 +2342,7 @@ func (x *CreateKeyRequest) String() string {
 func (*CreateKeyRequest) ProtoMessage() {}
 
 func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1703,7 +2355,7 @@ func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyRequest.ProtoReflect.Descriptor instead.
 func (*CreateKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CreateKeyRequest) GetDatabase() string {
@@ -1731,7 +2383,7 @@ type CreateKeyResponse struct {
 
 func (x *CreateKeyResponse) Reset() {
 	*x = CreateKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1743,7 +2395,7 @@ func (x *CreateKeyResponse) String() string {
 func (*CreateKeyResponse) ProtoMessage() {}
 
 func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1756,7 +2408,7 @@ func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyResponse.ProtoReflect.Descriptor instead.
 func (*CreateKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CreateKeyResponse) GetId() string {
@@ -1782,7 +2434,7 @@ type DeleteKeyRequest struct {
 
 func (x *DeleteKeyRequest) Reset() {
 	*x = DeleteKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1794,7 +2446,7 @@ func (x *DeleteKeyRequest) String() string {
 func (*DeleteKeyRequest) ProtoMessage() {}
 
 func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1807,7 +2459,7 @@ func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *DeleteKeyRequest) GetId() string {
@@ -1825,7 +2477,7 @@ type DeleteKeyResponse struct {
 
 func (x *DeleteKeyResponse) Reset() {
 	*x = DeleteKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1837,7 +2489,7 @@ func (x *DeleteKeyResponse) String() string {
 func (*DeleteKeyResponse) ProtoMessage() {}
 
 func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1850,7 +2502,7 @@ func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
 }
 
 type ListKeysRequest struct {
@@ -1861,7 +2513,7 @@ type ListKeysRequest struct {
 
 func (x *ListKeysRequest) Reset() {
 	*x = ListKeysRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2525,7 @@ func (x *ListKeysRequest) String() string {
 func (*ListKeysRequest) ProtoMessage() {}
 
 func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +2538,7 @@ func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListKeysRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
 }
 
 type KeyStatus struct {
@@ -1900,7 +2552,7 @@ type KeyStatus struct {
 
 func (x *KeyStatus) Reset() {
 	*x = KeyStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1912,7 +2564,7 @@ func (x *KeyStatus) String() string {
 func (*KeyStatus) ProtoMessage() {}
 
 func (x *KeyStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1925,7 +2577,7 @@ func (x *KeyStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyStatus.ProtoReflect.Descriptor instead.
 func (*KeyStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *KeyStatus) GetId() string {
@@ -1958,7 +2610,7 @@ type ListKeysResponse struct {
 
 func (x *ListKeysResponse) Reset() {
 	*x = ListKeysResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1970,7 +2622,7 @@ func (x *ListKeysResponse) String() string {
 func (*ListKeysResponse) ProtoMessage() {}
 
 func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1983,7 +2635,7 @@ func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListKeysResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListKeysResponse) GetKeys() []*KeyStatus {
@@ -2012,7 +2664,7 @@ type CreateDatabaseRequest struct {
 
 func (x *CreateDatabaseRequest) Reset() {
 	*x = CreateDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2024,7 +2676,7 @@ func (x *CreateDatabaseRequest) String() string {
 func (*CreateDatabaseRequest) ProtoMessage() {}
 
 func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2037,7 +2689,7 @@ func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CreateDatabaseRequest) GetName() string {
@@ -2076,7 +2728,7 @@ type CreateDatabaseResponse struct {
 
 func (x *CreateDatabaseResponse) Reset() {
 	*x = CreateDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2088,7 +2740,7 @@ func (x *CreateDatabaseResponse) String() string {
 func (*CreateDatabaseResponse) ProtoMessage() {}
 
 func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2101,7 +2753,7 @@ func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
 }
 
 type DeleteDatabaseRequest struct {
@@ -2114,7 +2766,7 @@ type DeleteDatabaseRequest struct {
 
 func (x *DeleteDatabaseRequest) Reset() {
 	*x = DeleteDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2126,7 +2778,7 @@ func (x *DeleteDatabaseRequest) String() string {
 func (*DeleteDatabaseRequest) ProtoMessage() {}
 
 func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2139,7 +2791,7 @@ func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *DeleteDatabaseRequest) GetName() string {
@@ -2164,7 +2816,7 @@ type DeleteDatabaseResponse struct {
 
 func (x *DeleteDatabaseResponse) Reset() {
 	*x = DeleteDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2176,7 +2828,7 @@ func (x *DeleteDatabaseResponse) String() string {
 func (*DeleteDatabaseResponse) ProtoMessage() {}
 
 func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2189,7 +2841,7 @@ func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
 }
 
 type ListDatabasesRequest struct {
@@ -2200,7 +2852,7 @@ type ListDatabasesRequest struct {
 
 func (x *ListDatabasesRequest) Reset() {
 	*x = ListDatabasesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2212,7 +2864,7 @@ func (x *ListDatabasesRequest) String() string {
 func (*ListDatabasesRequest) ProtoMessage() {}
 
 func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2225,7 +2877,7 @@ func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesRequest.ProtoReflect.Descriptor instead.
 func (*ListDatabasesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
 }
 
 type DatabaseStatus struct {
@@ -2244,7 +2896,7 @@ type DatabaseStatus struct {
 
 func (x *DatabaseStatus) Reset() {
 	*x = DatabaseStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2256,7 +2908,7 @@ func (x *DatabaseStatus) String() string {
 func (*DatabaseStatus) ProtoMessage() {}
 
 func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2269,7 +2921,7 @@ func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseStatus.ProtoReflect.Descriptor instead.
 func (*DatabaseStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *DatabaseStatus) GetName() string {
@@ -2330,7 +2982,7 @@ type ListDatabasesResponse struct {
 
 func (x *ListDatabasesResponse) Reset() {
 	*x = ListDatabasesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2342,7 +2994,7 @@ func (x *ListDatabasesResponse) String() string {
 func (*ListDatabasesResponse) ProtoMessage() {}
 
 func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2355,7 +3007,7 @@ func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesResponse.ProtoReflect.Descriptor instead.
 func (*ListDatabasesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListDatabasesResponse) GetDatabases() []*DatabaseStatus {
@@ -2375,7 +3027,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2387,7 +3039,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2400,7 +3052,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *StatusRequest) GetConsistent() bool {
@@ -2435,7 +3087,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2447,7 +3099,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2460,7 +3112,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *NodeStatus) GetTag() string {
@@ -2546,7 +3198,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2558,7 +3210,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2571,7 +3223,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *StatusResponse) GetLeader() string {
@@ -2646,7 +3298,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2658,7 +3310,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2671,7 +3323,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -2734,7 +3386,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2746,7 +3398,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2759,7 +3411,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -2785,7 +3437,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2797,7 +3449,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2810,7 +3462,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -2828,7 +3480,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2840,7 +3492,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2853,7 +3505,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
 }
 
 type TransferLeadershipRequest struct {
@@ -2866,7 +3518,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2878,7 +3530,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2891,7 +3543,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -2910,7 +3562,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2922,7 +3574,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2935,7 +3587,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -2957,7 +3609,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2969,7 +3621,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2982,7 +3634,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -3005,7 +3657,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3017,7 +3669,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3030,7 +3682,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -3064,7 +3716,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3076,7 +3728,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3089,7 +3741,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -3119,7 +3771,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3131,7 +3783,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3144,7 +3796,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -3226,7 +3878,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3238,7 +3890,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3251,7 +3903,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -3312,7 +3964,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3324,7 +3976,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3337,7 +3989,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -3373,7 +4025,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3385,7 +4037,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3398,7 +4050,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *Series) GetDatabase() string {
@@ -3501,7 +4153,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3513,7 +4165,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3526,7 +4178,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -3545,7 +4197,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3557,7 +4209,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3570,7 +4222,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -3591,7 +4243,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3603,7 +4255,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3616,7 +4268,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -3652,7 +4304,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3664,7 +4316,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3677,7 +4329,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -3731,7 +4383,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3743,7 +4395,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3756,7 +4408,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -3787,7 +4439,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3799,7 +4451,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3812,7 +4464,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -3880,7 +4532,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3892,7 +4544,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3905,7 +4557,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -3946,7 +4598,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3958,7 +4610,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3971,7 +4623,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -4099,7 +4751,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4111,7 +4763,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4124,7 +4776,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -4165,7 +4817,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4177,7 +4829,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4190,7 +4842,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -4223,7 +4875,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4235,7 +4887,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4248,7 +4900,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -4297,7 +4949,57 @@ var File_idnode_v1_idnode_proto protoreflect.FileDescriptor
 
 const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\n" +
-	"\x16idnode/v1/idnode.proto\x12\tidnode.v1\"\xd9\x01\n" +
+	"\x16idnode/v1/idnode.proto\x12\tidnode.v1\"\xa5\x01\n" +
+	"\x14AcquireWorkerRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06holder\x18\x02 \x01(\tR\x06holder\x12\x1f\n" +
+	"\vworker_bits\x18\x03 \x01(\x05R\n" +
+	"workerBits\x12\x19\n" +
+	"\blease_ms\x18\x04 \x01(\x03R\aleaseMs\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x05 \x01(\tR\trequestId\"y\n" +
+	"\x12RenewWorkerRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06worker\x18\x02 \x01(\rR\x06worker\x12\x14\n" +
+	"\x05epoch\x18\x03 \x01(\x04R\x05epoch\x12\x19\n" +
+	"\blease_ms\x18\x04 \x01(\x03R\aleaseMs\"`\n" +
+	"\x14ReleaseWorkerRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06worker\x18\x02 \x01(\rR\x06worker\x12\x14\n" +
+	"\x05epoch\x18\x03 \x01(\x04R\x05epoch\"\x17\n" +
+	"\x15ReleaseWorkerResponse\"l\n" +
+	"\x12ListWorkersRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"o\n" +
+	"\x13ListWorkersResponse\x120\n" +
+	"\aworkers\x18\x01 \x03(\v2\x16.idnode.v1.WorkerLeaseR\aworkers\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc1\x01\n" +
+	"\vWorkerLease\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
+	"\x06worker\x18\x02 \x01(\rR\x06worker\x12\x14\n" +
+	"\x05epoch\x18\x03 \x01(\x04R\x05epoch\x12\x16\n" +
+	"\x06holder\x18\x04 \x01(\tR\x06holder\x12\x15\n" +
+	"\x06min_ms\x18\x05 \x01(\x03R\x05minMs\x12\x15\n" +
+	"\x06max_ms\x18\x06 \x01(\x03R\x05maxMs\x12\"\n" +
+	"\rexpires_at_ms\x18\a \x01(\x03R\vexpiresAtMs\" \n" +
+	"\x0eExplainRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\xbb\x02\n" +
+	"\x0fExplainResponse\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1a\n" +
+	"\bencoding\x18\x02 \x01(\tR\bencoding\x12\x14\n" +
+	"\x05value\x18\x03 \x01(\x03R\x05value\x12\x16\n" +
+	"\x06layout\x18\x04 \x01(\tR\x06layout\x12\x12\n" +
+	"\x04time\x18\x05 \x01(\tR\x04time\x12\x16\n" +
+	"\x06worker\x18\x06 \x01(\rR\x06worker\x12\x1a\n" +
+	"\bsequence\x18\a \x01(\x04R\bsequence\x12\x16\n" +
+	"\x06prefix\x18\b \x01(\tR\x06prefix\x12\x16\n" +
+	"\x06number\x18\t \x01(\tR\x06number\x12\x19\n" +
+	"\bnode_tag\x18\n" +
+	" \x01(\tR\anodeTag\x12!\n" +
+	"\fguid_version\x18\v \x01(\x05R\vguidVersion\x12\x14\n" +
+	"\x05notes\x18\f \x03(\tR\x05notes\"\xf3\x01\n" +
 	"\x0fGenerateRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1d\n" +
@@ -4306,7 +5008,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\fguid_version\x18\x04 \x01(\x0e2\x16.idnode.v1.GuidVersionR\vguidVersion\x12\x1a\n" +
 	"\bdatabase\x18\x05 \x01(\tR\bdatabase\x12\x14\n" +
 	"\x05claim\x18\x06 \x01(\bR\x05claim\x12\x14\n" +
-	"\x05owner\x18\a \x01(\tR\x05owner\"$\n" +
+	"\x05owner\x18\a \x01(\tR\x05owner\x12\x18\n" +
+	"\anumeric\x18\b \x01(\bR\anumeric\"$\n" +
 	"\x10GenerateResponse\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\"z\n" +
 	"\x13NextIdentityRequest\x12\x12\n" +
@@ -4609,7 +5312,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x0fSeriesEntryKind\x12!\n" +
 	"\x1dSERIES_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18SERIES_ENTRY_KIND_ISSUED\x10\x01\x12\x1c\n" +
-	"\x18SERIES_ENTRY_KIND_VOIDED\x10\x022\xe4\x05\n" +
+	"\x18SERIES_ENTRY_KIND_VOIDED\x10\x022\xd8\b\n" +
 	"\tIdService\x12C\n" +
 	"\bGenerate\x12\x1a.idnode.v1.GenerateRequest\x1a\x1b.idnode.v1.GenerateResponse\x12O\n" +
 	"\fNextIdentity\x12\x1e.idnode.v1.NextIdentityRequest\x1a\x1f.idnode.v1.NextIdentityResponse\x12O\n" +
@@ -4621,7 +5324,12 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bNextHiLo\x12\x1a.idnode.v1.NextHiLoRequest\x1a\x1b.idnode.v1.NextHiLoResponse\x12I\n" +
 	"\n" +
 	"ReturnHiLo\x12\x1c.idnode.v1.ReturnHiLoRequest\x1a\x1d.idnode.v1.ReturnHiLoResponse\x12C\n" +
-	"\bSeedHiLo\x12\x1a.idnode.v1.SeedHiLoRequest\x1a\x1b.idnode.v1.SeedHiLoResponse2\x96\a\n" +
+	"\bSeedHiLo\x12\x1a.idnode.v1.SeedHiLoRequest\x1a\x1b.idnode.v1.SeedHiLoResponse\x12H\n" +
+	"\rAcquireWorker\x12\x1f.idnode.v1.AcquireWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12D\n" +
+	"\vRenewWorker\x12\x1d.idnode.v1.RenewWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12R\n" +
+	"\rReleaseWorker\x12\x1f.idnode.v1.ReleaseWorkerRequest\x1a .idnode.v1.ReleaseWorkerResponse\x12L\n" +
+	"\vListWorkers\x12\x1d.idnode.v1.ListWorkersRequest\x1a\x1e.idnode.v1.ListWorkersResponse\x12@\n" +
+	"\aExplain\x12\x19.idnode.v1.ExplainRequest\x1a\x1a.idnode.v1.ExplainResponse2\x96\a\n" +
 	"\x0eClusterService\x12=\n" +
 	"\x06Status\x12\x18.idnode.v1.StatusRequest\x1a\x19.idnode.v1.StatusResponse\x12@\n" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
@@ -4658,156 +5366,176 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 72)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
 	(SeriesPolicy)(0),                  // 2: idnode.v1.SeriesPolicy
 	(SeriesEntryKind)(0),               // 3: idnode.v1.SeriesEntryKind
-	(*GenerateRequest)(nil),            // 4: idnode.v1.GenerateRequest
-	(*GenerateResponse)(nil),           // 5: idnode.v1.GenerateResponse
-	(*NextIdentityRequest)(nil),        // 6: idnode.v1.NextIdentityRequest
-	(*NextIdentityResponse)(nil),       // 7: idnode.v1.NextIdentityResponse
-	(*SeedIdentityRequest)(nil),        // 8: idnode.v1.SeedIdentityRequest
-	(*SeedIdentityResponse)(nil),       // 9: idnode.v1.SeedIdentityResponse
-	(*ListIdentitiesRequest)(nil),      // 10: idnode.v1.ListIdentitiesRequest
-	(*Identity)(nil),                   // 11: idnode.v1.Identity
-	(*ListIdentitiesResponse)(nil),     // 12: idnode.v1.ListIdentitiesResponse
-	(*ClaimRequest)(nil),               // 13: idnode.v1.ClaimRequest
-	(*ClaimResponse)(nil),              // 14: idnode.v1.ClaimResponse
-	(*ReleaseRequest)(nil),             // 15: idnode.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),            // 16: idnode.v1.ReleaseResponse
-	(*GetClaimsRequest)(nil),           // 17: idnode.v1.GetClaimsRequest
-	(*Claim)(nil),                      // 18: idnode.v1.Claim
-	(*GetClaimsResponse)(nil),          // 19: idnode.v1.GetClaimsResponse
-	(*NextHiLoRequest)(nil),            // 20: idnode.v1.NextHiLoRequest
-	(*NextHiLoResponse)(nil),           // 21: idnode.v1.NextHiLoResponse
-	(*ReturnHiLoRequest)(nil),          // 22: idnode.v1.ReturnHiLoRequest
-	(*ReturnHiLoResponse)(nil),         // 23: idnode.v1.ReturnHiLoResponse
-	(*SeedHiLoRequest)(nil),            // 24: idnode.v1.SeedHiLoRequest
-	(*SeedHiLoResponse)(nil),           // 25: idnode.v1.SeedHiLoResponse
-	(*CreateKeyRequest)(nil),           // 26: idnode.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),          // 27: idnode.v1.CreateKeyResponse
-	(*DeleteKeyRequest)(nil),           // 28: idnode.v1.DeleteKeyRequest
-	(*DeleteKeyResponse)(nil),          // 29: idnode.v1.DeleteKeyResponse
-	(*ListKeysRequest)(nil),            // 30: idnode.v1.ListKeysRequest
-	(*KeyStatus)(nil),                  // 31: idnode.v1.KeyStatus
-	(*ListKeysResponse)(nil),           // 32: idnode.v1.ListKeysResponse
-	(*CreateDatabaseRequest)(nil),      // 33: idnode.v1.CreateDatabaseRequest
-	(*CreateDatabaseResponse)(nil),     // 34: idnode.v1.CreateDatabaseResponse
-	(*DeleteDatabaseRequest)(nil),      // 35: idnode.v1.DeleteDatabaseRequest
-	(*DeleteDatabaseResponse)(nil),     // 36: idnode.v1.DeleteDatabaseResponse
-	(*ListDatabasesRequest)(nil),       // 37: idnode.v1.ListDatabasesRequest
-	(*DatabaseStatus)(nil),             // 38: idnode.v1.DatabaseStatus
-	(*ListDatabasesResponse)(nil),      // 39: idnode.v1.ListDatabasesResponse
-	(*StatusRequest)(nil),              // 40: idnode.v1.StatusRequest
-	(*NodeStatus)(nil),                 // 41: idnode.v1.NodeStatus
-	(*StatusResponse)(nil),             // 42: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 43: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 44: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 45: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 46: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 47: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 48: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 49: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 50: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 51: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 52: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 53: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 54: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 55: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 56: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 57: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 58: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 59: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 60: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 61: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 62: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 63: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 64: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 65: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 66: idnode.v1.VerifySeriesResponse
+	(*AcquireWorkerRequest)(nil),       // 4: idnode.v1.AcquireWorkerRequest
+	(*RenewWorkerRequest)(nil),         // 5: idnode.v1.RenewWorkerRequest
+	(*ReleaseWorkerRequest)(nil),       // 6: idnode.v1.ReleaseWorkerRequest
+	(*ReleaseWorkerResponse)(nil),      // 7: idnode.v1.ReleaseWorkerResponse
+	(*ListWorkersRequest)(nil),         // 8: idnode.v1.ListWorkersRequest
+	(*ListWorkersResponse)(nil),        // 9: idnode.v1.ListWorkersResponse
+	(*WorkerLease)(nil),                // 10: idnode.v1.WorkerLease
+	(*ExplainRequest)(nil),             // 11: idnode.v1.ExplainRequest
+	(*ExplainResponse)(nil),            // 12: idnode.v1.ExplainResponse
+	(*GenerateRequest)(nil),            // 13: idnode.v1.GenerateRequest
+	(*GenerateResponse)(nil),           // 14: idnode.v1.GenerateResponse
+	(*NextIdentityRequest)(nil),        // 15: idnode.v1.NextIdentityRequest
+	(*NextIdentityResponse)(nil),       // 16: idnode.v1.NextIdentityResponse
+	(*SeedIdentityRequest)(nil),        // 17: idnode.v1.SeedIdentityRequest
+	(*SeedIdentityResponse)(nil),       // 18: idnode.v1.SeedIdentityResponse
+	(*ListIdentitiesRequest)(nil),      // 19: idnode.v1.ListIdentitiesRequest
+	(*Identity)(nil),                   // 20: idnode.v1.Identity
+	(*ListIdentitiesResponse)(nil),     // 21: idnode.v1.ListIdentitiesResponse
+	(*ClaimRequest)(nil),               // 22: idnode.v1.ClaimRequest
+	(*ClaimResponse)(nil),              // 23: idnode.v1.ClaimResponse
+	(*ReleaseRequest)(nil),             // 24: idnode.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),            // 25: idnode.v1.ReleaseResponse
+	(*GetClaimsRequest)(nil),           // 26: idnode.v1.GetClaimsRequest
+	(*Claim)(nil),                      // 27: idnode.v1.Claim
+	(*GetClaimsResponse)(nil),          // 28: idnode.v1.GetClaimsResponse
+	(*NextHiLoRequest)(nil),            // 29: idnode.v1.NextHiLoRequest
+	(*NextHiLoResponse)(nil),           // 30: idnode.v1.NextHiLoResponse
+	(*ReturnHiLoRequest)(nil),          // 31: idnode.v1.ReturnHiLoRequest
+	(*ReturnHiLoResponse)(nil),         // 32: idnode.v1.ReturnHiLoResponse
+	(*SeedHiLoRequest)(nil),            // 33: idnode.v1.SeedHiLoRequest
+	(*SeedHiLoResponse)(nil),           // 34: idnode.v1.SeedHiLoResponse
+	(*CreateKeyRequest)(nil),           // 35: idnode.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),          // 36: idnode.v1.CreateKeyResponse
+	(*DeleteKeyRequest)(nil),           // 37: idnode.v1.DeleteKeyRequest
+	(*DeleteKeyResponse)(nil),          // 38: idnode.v1.DeleteKeyResponse
+	(*ListKeysRequest)(nil),            // 39: idnode.v1.ListKeysRequest
+	(*KeyStatus)(nil),                  // 40: idnode.v1.KeyStatus
+	(*ListKeysResponse)(nil),           // 41: idnode.v1.ListKeysResponse
+	(*CreateDatabaseRequest)(nil),      // 42: idnode.v1.CreateDatabaseRequest
+	(*CreateDatabaseResponse)(nil),     // 43: idnode.v1.CreateDatabaseResponse
+	(*DeleteDatabaseRequest)(nil),      // 44: idnode.v1.DeleteDatabaseRequest
+	(*DeleteDatabaseResponse)(nil),     // 45: idnode.v1.DeleteDatabaseResponse
+	(*ListDatabasesRequest)(nil),       // 46: idnode.v1.ListDatabasesRequest
+	(*DatabaseStatus)(nil),             // 47: idnode.v1.DatabaseStatus
+	(*ListDatabasesResponse)(nil),      // 48: idnode.v1.ListDatabasesResponse
+	(*StatusRequest)(nil),              // 49: idnode.v1.StatusRequest
+	(*NodeStatus)(nil),                 // 50: idnode.v1.NodeStatus
+	(*StatusResponse)(nil),             // 51: idnode.v1.StatusResponse
+	(*AddNodeRequest)(nil),             // 52: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 53: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 54: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 55: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 56: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 57: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 58: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 59: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 60: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 61: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 62: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 63: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 64: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 65: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 66: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 67: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 68: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 69: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 70: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 71: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 72: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 73: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 74: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 75: idnode.v1.VerifySeriesResponse
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
-	0,  // 0: idnode.v1.GenerateRequest.guid_version:type_name -> idnode.v1.GuidVersion
-	11, // 1: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
-	18, // 2: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
-	31, // 3: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
-	38, // 4: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
-	41, // 5: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	41, // 6: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 7: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 8: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	55, // 9: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 10: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 11: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	55, // 12: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	58, // 13: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	63, // 14: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	63, // 15: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 16: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	58, // 17: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	4,  // 18: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	6,  // 19: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	8,  // 20: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	10, // 21: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	13, // 22: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	15, // 23: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	17, // 24: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	20, // 25: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	22, // 26: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	24, // 27: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	40, // 28: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	43, // 29: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	45, // 30: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	47, // 31: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	49, // 32: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	51, // 33: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	33, // 34: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	35, // 35: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	37, // 36: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	26, // 37: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	28, // 38: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	30, // 39: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	53, // 40: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	56, // 41: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	59, // 42: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	61, // 43: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	64, // 44: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	65, // 45: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	5,  // 46: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	7,  // 47: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	9,  // 48: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	12, // 49: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	14, // 50: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	16, // 51: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	19, // 52: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	21, // 53: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	23, // 54: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	25, // 55: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	42, // 56: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	44, // 57: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	46, // 58: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	48, // 59: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	50, // 60: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	52, // 61: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	34, // 62: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	36, // 63: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	39, // 64: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	27, // 65: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	29, // 66: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	32, // 67: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	54, // 68: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	57, // 69: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	60, // 70: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	62, // 71: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	63, // 72: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	66, // 73: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	46, // [46:74] is the sub-list for method output_type
-	18, // [18:46] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
+	0,  // 1: idnode.v1.GenerateRequest.guid_version:type_name -> idnode.v1.GuidVersion
+	20, // 2: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
+	27, // 3: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
+	40, // 4: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
+	47, // 5: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	50, // 6: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	50, // 7: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	1,  // 8: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 9: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	64, // 10: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 11: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 12: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	64, // 13: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	67, // 14: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	72, // 15: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	72, // 16: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 17: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	67, // 18: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13, // 19: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15, // 20: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17, // 21: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	19, // 22: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	22, // 23: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	24, // 24: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	26, // 25: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	29, // 26: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	31, // 27: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	33, // 28: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	4,  // 29: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,  // 30: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,  // 31: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,  // 32: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11, // 33: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	49, // 34: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	52, // 35: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	54, // 36: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	56, // 37: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	58, // 38: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	60, // 39: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	42, // 40: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	44, // 41: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	46, // 42: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	35, // 43: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	37, // 44: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	39, // 45: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	62, // 46: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	65, // 47: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	68, // 48: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	70, // 49: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	73, // 50: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	74, // 51: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 52: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 53: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 54: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	21, // 55: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	23, // 56: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	25, // 57: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	28, // 58: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	30, // 59: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	32, // 60: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	34, // 61: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	10, // 62: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 63: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 64: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 65: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 66: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	51, // 67: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	53, // 68: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	55, // 69: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	57, // 70: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	59, // 71: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	61, // 72: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	43, // 73: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	45, // 74: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	48, // 75: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	36, // 76: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	38, // 77: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	41, // 78: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	63, // 79: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	66, // 80: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	69, // 81: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	71, // 82: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	72, // 83: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	75, // 84: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	52, // [52:85] is the sub-list for method output_type
+	19, // [19:52] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -4821,7 +5549,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   63,
+			NumMessages:   72,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

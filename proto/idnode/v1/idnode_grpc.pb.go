@@ -53,6 +53,11 @@ const (
 	IdService_NextHiLo_FullMethodName       = "/idnode.v1.IdService/NextHiLo"
 	IdService_ReturnHiLo_FullMethodName     = "/idnode.v1.IdService/ReturnHiLo"
 	IdService_SeedHiLo_FullMethodName       = "/idnode.v1.IdService/SeedHiLo"
+	IdService_AcquireWorker_FullMethodName  = "/idnode.v1.IdService/AcquireWorker"
+	IdService_RenewWorker_FullMethodName    = "/idnode.v1.IdService/RenewWorker"
+	IdService_ReleaseWorker_FullMethodName  = "/idnode.v1.IdService/ReleaseWorker"
+	IdService_ListWorkers_FullMethodName    = "/idnode.v1.IdService/ListWorkers"
+	IdService_Explain_FullMethodName        = "/idnode.v1.IdService/Explain"
 )
 
 // IdServiceClient is the client API for IdService service.
@@ -88,6 +93,21 @@ type IdServiceClient interface {
 	// RavenDB's Raven/Hilo/<tag> document or another store); it never lowers it. Without API keys
 	// anyone may call it; with keys it needs an admin key of the database (or the admin token).
 	SeedHiLo(ctx context.Context, in *SeedHiLoRequest, opts ...grpc.CallOption) (*SeedHiLoResponse, error)
+	// AcquireWorker leases a worker ID for minting numeric IDs in-process (issue 27): mint at
+	// times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
+	// RESOURCE_EXHAUSTED when every worker of the layout is leased.
+	AcquireWorker(ctx context.Context, in *AcquireWorkerRequest, opts ...grpc.CallOption) (*WorkerLease, error)
+	// RenewWorker extends a worker lease; FAILED_PRECONDITION when the lease is not the worker's
+	// current one any more (stop minting with it at once and acquire another).
+	RenewWorker(ctx context.Context, in *RenewWorkerRequest, opts ...grpc.CallOption) (*WorkerLease, error)
+	// ReleaseWorker ends a worker lease now, so the worker may go to another holder.
+	ReleaseWorker(ctx context.Context, in *ReleaseWorkerRequest, opts ...grpc.CallOption) (*ReleaseWorkerResponse, error)
+	// ListWorkers pages through the database's workers, every one ever leased (lapsed or not),
+	// by worker ID, linearizably.
+	ListWorkers(ctx context.Context, in *ListWorkersRequest, opts ...grpc.CallOption) (*ListWorkersResponse, error)
+	// Explain says what an ID is (numeric: its time, worker and sequence; a string: which
+	// strategy minted it and its parts). It reads no state and is answered by any node.
+	Explain(ctx context.Context, in *ExplainRequest, opts ...grpc.CallOption) (*ExplainResponse, error)
 }
 
 type idServiceClient struct {
@@ -198,6 +218,56 @@ func (c *idServiceClient) SeedHiLo(ctx context.Context, in *SeedHiLoRequest, opt
 	return out, nil
 }
 
+func (c *idServiceClient) AcquireWorker(ctx context.Context, in *AcquireWorkerRequest, opts ...grpc.CallOption) (*WorkerLease, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WorkerLease)
+	err := c.cc.Invoke(ctx, IdService_AcquireWorker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *idServiceClient) RenewWorker(ctx context.Context, in *RenewWorkerRequest, opts ...grpc.CallOption) (*WorkerLease, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WorkerLease)
+	err := c.cc.Invoke(ctx, IdService_RenewWorker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *idServiceClient) ReleaseWorker(ctx context.Context, in *ReleaseWorkerRequest, opts ...grpc.CallOption) (*ReleaseWorkerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReleaseWorkerResponse)
+	err := c.cc.Invoke(ctx, IdService_ReleaseWorker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *idServiceClient) ListWorkers(ctx context.Context, in *ListWorkersRequest, opts ...grpc.CallOption) (*ListWorkersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListWorkersResponse)
+	err := c.cc.Invoke(ctx, IdService_ListWorkers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *idServiceClient) Explain(ctx context.Context, in *ExplainRequest, opts ...grpc.CallOption) (*ExplainResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExplainResponse)
+	err := c.cc.Invoke(ctx, IdService_Explain_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IdServiceServer is the server API for IdService service.
 // All implementations must embed UnimplementedIdServiceServer
 // for forward compatibility.
@@ -231,6 +301,21 @@ type IdServiceServer interface {
 	// RavenDB's Raven/Hilo/<tag> document or another store); it never lowers it. Without API keys
 	// anyone may call it; with keys it needs an admin key of the database (or the admin token).
 	SeedHiLo(context.Context, *SeedHiLoRequest) (*SeedHiLoResponse, error)
+	// AcquireWorker leases a worker ID for minting numeric IDs in-process (issue 27): mint at
+	// times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
+	// RESOURCE_EXHAUSTED when every worker of the layout is leased.
+	AcquireWorker(context.Context, *AcquireWorkerRequest) (*WorkerLease, error)
+	// RenewWorker extends a worker lease; FAILED_PRECONDITION when the lease is not the worker's
+	// current one any more (stop minting with it at once and acquire another).
+	RenewWorker(context.Context, *RenewWorkerRequest) (*WorkerLease, error)
+	// ReleaseWorker ends a worker lease now, so the worker may go to another holder.
+	ReleaseWorker(context.Context, *ReleaseWorkerRequest) (*ReleaseWorkerResponse, error)
+	// ListWorkers pages through the database's workers, every one ever leased (lapsed or not),
+	// by worker ID, linearizably.
+	ListWorkers(context.Context, *ListWorkersRequest) (*ListWorkersResponse, error)
+	// Explain says what an ID is (numeric: its time, worker and sequence; a string: which
+	// strategy minted it and its parts). It reads no state and is answered by any node.
+	Explain(context.Context, *ExplainRequest) (*ExplainResponse, error)
 	mustEmbedUnimplementedIdServiceServer()
 }
 
@@ -270,6 +355,21 @@ func (UnimplementedIdServiceServer) ReturnHiLo(context.Context, *ReturnHiLoReque
 }
 func (UnimplementedIdServiceServer) SeedHiLo(context.Context, *SeedHiLoRequest) (*SeedHiLoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SeedHiLo not implemented")
+}
+func (UnimplementedIdServiceServer) AcquireWorker(context.Context, *AcquireWorkerRequest) (*WorkerLease, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcquireWorker not implemented")
+}
+func (UnimplementedIdServiceServer) RenewWorker(context.Context, *RenewWorkerRequest) (*WorkerLease, error) {
+	return nil, status.Error(codes.Unimplemented, "method RenewWorker not implemented")
+}
+func (UnimplementedIdServiceServer) ReleaseWorker(context.Context, *ReleaseWorkerRequest) (*ReleaseWorkerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReleaseWorker not implemented")
+}
+func (UnimplementedIdServiceServer) ListWorkers(context.Context, *ListWorkersRequest) (*ListWorkersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWorkers not implemented")
+}
+func (UnimplementedIdServiceServer) Explain(context.Context, *ExplainRequest) (*ExplainResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Explain not implemented")
 }
 func (UnimplementedIdServiceServer) mustEmbedUnimplementedIdServiceServer() {}
 func (UnimplementedIdServiceServer) testEmbeddedByValue()                   {}
@@ -472,6 +572,96 @@ func _IdService_SeedHiLo_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdService_AcquireWorker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcquireWorkerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).AcquireWorker(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_AcquireWorker_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).AcquireWorker(ctx, req.(*AcquireWorkerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdService_RenewWorker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RenewWorkerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).RenewWorker(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_RenewWorker_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).RenewWorker(ctx, req.(*RenewWorkerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdService_ReleaseWorker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReleaseWorkerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).ReleaseWorker(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_ReleaseWorker_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).ReleaseWorker(ctx, req.(*ReleaseWorkerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdService_ListWorkers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListWorkersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).ListWorkers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_ListWorkers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).ListWorkers(ctx, req.(*ListWorkersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdService_Explain_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExplainRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).Explain(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_Explain_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).Explain(ctx, req.(*ExplainRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // IdService_ServiceDesc is the grpc.ServiceDesc for IdService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -518,6 +708,26 @@ var IdService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SeedHiLo",
 			Handler:    _IdService_SeedHiLo_Handler,
+		},
+		{
+			MethodName: "AcquireWorker",
+			Handler:    _IdService_AcquireWorker_Handler,
+		},
+		{
+			MethodName: "RenewWorker",
+			Handler:    _IdService_RenewWorker_Handler,
+		},
+		{
+			MethodName: "ReleaseWorker",
+			Handler:    _IdService_ReleaseWorker_Handler,
+		},
+		{
+			MethodName: "ListWorkers",
+			Handler:    _IdService_ListWorkers_Handler,
+		},
+		{
+			MethodName: "Explain",
+			Handler:    _IdService_Explain_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

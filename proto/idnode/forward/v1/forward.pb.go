@@ -277,7 +277,7 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\aForward\x12e\n" +
 	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponse\x12^\n" +
 	"\x0fReserveHiLoPool\x12\x1f.idnode.raft.v1.HiLoPoolReserve\x1a*.idnode.forward.v1.ReserveHiLoPoolResponse\x12Z\n" +
-	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations2\xf3\x0e\n" +
+	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations2\xa5\x11\n" +
 	"\x06Leader\x12O\n" +
 	"\fSeedIdentity\x12\x1e.idnode.v1.SeedIdentityRequest\x1a\x1f.idnode.v1.SeedIdentityResponse\x12U\n" +
 	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12:\n" +
@@ -287,7 +287,11 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\bNextHiLo\x12\x1a.idnode.v1.NextHiLoRequest\x1a\x1b.idnode.v1.NextHiLoResponse\x12I\n" +
 	"\n" +
 	"ReturnHiLo\x12\x1c.idnode.v1.ReturnHiLoRequest\x1a\x1d.idnode.v1.ReturnHiLoResponse\x12C\n" +
-	"\bSeedHiLo\x12\x1a.idnode.v1.SeedHiLoRequest\x1a\x1b.idnode.v1.SeedHiLoResponse\x12=\n" +
+	"\bSeedHiLo\x12\x1a.idnode.v1.SeedHiLoRequest\x1a\x1b.idnode.v1.SeedHiLoResponse\x12H\n" +
+	"\rAcquireWorker\x12\x1f.idnode.v1.AcquireWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12D\n" +
+	"\vRenewWorker\x12\x1d.idnode.v1.RenewWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12R\n" +
+	"\rReleaseWorker\x12\x1f.idnode.v1.ReleaseWorkerRequest\x1a .idnode.v1.ReleaseWorkerResponse\x12L\n" +
+	"\vListWorkers\x12\x1d.idnode.v1.ListWorkersRequest\x1a\x1e.idnode.v1.ListWorkersResponse\x12=\n" +
 	"\x06Status\x12\x18.idnode.v1.StatusRequest\x1a\x19.idnode.v1.StatusResponse\x12@\n" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
 	"\n" +
@@ -338,50 +342,57 @@ var file_idnode_forward_v1_forward_proto_goTypes = []any{
 	(*v11.NextHiLoRequest)(nil),            // 12: idnode.v1.NextHiLoRequest
 	(*v11.ReturnHiLoRequest)(nil),          // 13: idnode.v1.ReturnHiLoRequest
 	(*v11.SeedHiLoRequest)(nil),            // 14: idnode.v1.SeedHiLoRequest
-	(*v11.StatusRequest)(nil),              // 15: idnode.v1.StatusRequest
-	(*v11.AddNodeRequest)(nil),             // 16: idnode.v1.AddNodeRequest
-	(*v11.RemoveNodeRequest)(nil),          // 17: idnode.v1.RemoveNodeRequest
-	(*v11.TransferLeadershipRequest)(nil),  // 18: idnode.v1.TransferLeadershipRequest
-	(*v11.BackupRequest)(nil),              // 19: idnode.v1.BackupRequest
-	(*v11.RestoreChunk)(nil),               // 20: idnode.v1.RestoreChunk
-	(*v11.CreateDatabaseRequest)(nil),      // 21: idnode.v1.CreateDatabaseRequest
-	(*v11.DeleteDatabaseRequest)(nil),      // 22: idnode.v1.DeleteDatabaseRequest
-	(*v11.ListDatabasesRequest)(nil),       // 23: idnode.v1.ListDatabasesRequest
-	(*v11.CreateKeyRequest)(nil),           // 24: idnode.v1.CreateKeyRequest
-	(*v11.DeleteKeyRequest)(nil),           // 25: idnode.v1.DeleteKeyRequest
-	(*v11.ListKeysRequest)(nil),            // 26: idnode.v1.ListKeysRequest
-	(*v11.CreateSeriesRequest)(nil),        // 27: idnode.v1.CreateSeriesRequest
-	(*v11.ListSeriesRequest)(nil),          // 28: idnode.v1.ListSeriesRequest
-	(*v11.IssueRequest)(nil),               // 29: idnode.v1.IssueRequest
-	(*v11.VoidRequest)(nil),                // 30: idnode.v1.VoidRequest
-	(*v11.JournalRequest)(nil),             // 31: idnode.v1.JournalRequest
-	(*v11.VerifySeriesRequest)(nil),        // 32: idnode.v1.VerifySeriesRequest
-	(*v11.SeedIdentityResponse)(nil),       // 33: idnode.v1.SeedIdentityResponse
-	(*v11.ListIdentitiesResponse)(nil),     // 34: idnode.v1.ListIdentitiesResponse
-	(*v11.ClaimResponse)(nil),              // 35: idnode.v1.ClaimResponse
-	(*v11.ReleaseResponse)(nil),            // 36: idnode.v1.ReleaseResponse
-	(*v11.GetClaimsResponse)(nil),          // 37: idnode.v1.GetClaimsResponse
-	(*v11.NextHiLoResponse)(nil),           // 38: idnode.v1.NextHiLoResponse
-	(*v11.ReturnHiLoResponse)(nil),         // 39: idnode.v1.ReturnHiLoResponse
-	(*v11.SeedHiLoResponse)(nil),           // 40: idnode.v1.SeedHiLoResponse
-	(*v11.StatusResponse)(nil),             // 41: idnode.v1.StatusResponse
-	(*v11.AddNodeResponse)(nil),            // 42: idnode.v1.AddNodeResponse
-	(*v11.RemoveNodeResponse)(nil),         // 43: idnode.v1.RemoveNodeResponse
-	(*v11.TransferLeadershipResponse)(nil), // 44: idnode.v1.TransferLeadershipResponse
-	(*v11.BackupChunk)(nil),                // 45: idnode.v1.BackupChunk
-	(*v11.RestoreResponse)(nil),            // 46: idnode.v1.RestoreResponse
-	(*v11.CreateDatabaseResponse)(nil),     // 47: idnode.v1.CreateDatabaseResponse
-	(*v11.DeleteDatabaseResponse)(nil),     // 48: idnode.v1.DeleteDatabaseResponse
-	(*v11.ListDatabasesResponse)(nil),      // 49: idnode.v1.ListDatabasesResponse
-	(*v11.CreateKeyResponse)(nil),          // 50: idnode.v1.CreateKeyResponse
-	(*v11.DeleteKeyResponse)(nil),          // 51: idnode.v1.DeleteKeyResponse
-	(*v11.ListKeysResponse)(nil),           // 52: idnode.v1.ListKeysResponse
-	(*v11.CreateSeriesResponse)(nil),       // 53: idnode.v1.CreateSeriesResponse
-	(*v11.ListSeriesResponse)(nil),         // 54: idnode.v1.ListSeriesResponse
-	(*v11.IssueResponse)(nil),              // 55: idnode.v1.IssueResponse
-	(*v11.VoidResponse)(nil),               // 56: idnode.v1.VoidResponse
-	(*v11.SeriesEntry)(nil),                // 57: idnode.v1.SeriesEntry
-	(*v11.VerifySeriesResponse)(nil),       // 58: idnode.v1.VerifySeriesResponse
+	(*v11.AcquireWorkerRequest)(nil),       // 15: idnode.v1.AcquireWorkerRequest
+	(*v11.RenewWorkerRequest)(nil),         // 16: idnode.v1.RenewWorkerRequest
+	(*v11.ReleaseWorkerRequest)(nil),       // 17: idnode.v1.ReleaseWorkerRequest
+	(*v11.ListWorkersRequest)(nil),         // 18: idnode.v1.ListWorkersRequest
+	(*v11.StatusRequest)(nil),              // 19: idnode.v1.StatusRequest
+	(*v11.AddNodeRequest)(nil),             // 20: idnode.v1.AddNodeRequest
+	(*v11.RemoveNodeRequest)(nil),          // 21: idnode.v1.RemoveNodeRequest
+	(*v11.TransferLeadershipRequest)(nil),  // 22: idnode.v1.TransferLeadershipRequest
+	(*v11.BackupRequest)(nil),              // 23: idnode.v1.BackupRequest
+	(*v11.RestoreChunk)(nil),               // 24: idnode.v1.RestoreChunk
+	(*v11.CreateDatabaseRequest)(nil),      // 25: idnode.v1.CreateDatabaseRequest
+	(*v11.DeleteDatabaseRequest)(nil),      // 26: idnode.v1.DeleteDatabaseRequest
+	(*v11.ListDatabasesRequest)(nil),       // 27: idnode.v1.ListDatabasesRequest
+	(*v11.CreateKeyRequest)(nil),           // 28: idnode.v1.CreateKeyRequest
+	(*v11.DeleteKeyRequest)(nil),           // 29: idnode.v1.DeleteKeyRequest
+	(*v11.ListKeysRequest)(nil),            // 30: idnode.v1.ListKeysRequest
+	(*v11.CreateSeriesRequest)(nil),        // 31: idnode.v1.CreateSeriesRequest
+	(*v11.ListSeriesRequest)(nil),          // 32: idnode.v1.ListSeriesRequest
+	(*v11.IssueRequest)(nil),               // 33: idnode.v1.IssueRequest
+	(*v11.VoidRequest)(nil),                // 34: idnode.v1.VoidRequest
+	(*v11.JournalRequest)(nil),             // 35: idnode.v1.JournalRequest
+	(*v11.VerifySeriesRequest)(nil),        // 36: idnode.v1.VerifySeriesRequest
+	(*v11.SeedIdentityResponse)(nil),       // 37: idnode.v1.SeedIdentityResponse
+	(*v11.ListIdentitiesResponse)(nil),     // 38: idnode.v1.ListIdentitiesResponse
+	(*v11.ClaimResponse)(nil),              // 39: idnode.v1.ClaimResponse
+	(*v11.ReleaseResponse)(nil),            // 40: idnode.v1.ReleaseResponse
+	(*v11.GetClaimsResponse)(nil),          // 41: idnode.v1.GetClaimsResponse
+	(*v11.NextHiLoResponse)(nil),           // 42: idnode.v1.NextHiLoResponse
+	(*v11.ReturnHiLoResponse)(nil),         // 43: idnode.v1.ReturnHiLoResponse
+	(*v11.SeedHiLoResponse)(nil),           // 44: idnode.v1.SeedHiLoResponse
+	(*v11.WorkerLease)(nil),                // 45: idnode.v1.WorkerLease
+	(*v11.ReleaseWorkerResponse)(nil),      // 46: idnode.v1.ReleaseWorkerResponse
+	(*v11.ListWorkersResponse)(nil),        // 47: idnode.v1.ListWorkersResponse
+	(*v11.StatusResponse)(nil),             // 48: idnode.v1.StatusResponse
+	(*v11.AddNodeResponse)(nil),            // 49: idnode.v1.AddNodeResponse
+	(*v11.RemoveNodeResponse)(nil),         // 50: idnode.v1.RemoveNodeResponse
+	(*v11.TransferLeadershipResponse)(nil), // 51: idnode.v1.TransferLeadershipResponse
+	(*v11.BackupChunk)(nil),                // 52: idnode.v1.BackupChunk
+	(*v11.RestoreResponse)(nil),            // 53: idnode.v1.RestoreResponse
+	(*v11.CreateDatabaseResponse)(nil),     // 54: idnode.v1.CreateDatabaseResponse
+	(*v11.DeleteDatabaseResponse)(nil),     // 55: idnode.v1.DeleteDatabaseResponse
+	(*v11.ListDatabasesResponse)(nil),      // 56: idnode.v1.ListDatabasesResponse
+	(*v11.CreateKeyResponse)(nil),          // 57: idnode.v1.CreateKeyResponse
+	(*v11.DeleteKeyResponse)(nil),          // 58: idnode.v1.DeleteKeyResponse
+	(*v11.ListKeysResponse)(nil),           // 59: idnode.v1.ListKeysResponse
+	(*v11.CreateSeriesResponse)(nil),       // 60: idnode.v1.CreateSeriesResponse
+	(*v11.ListSeriesResponse)(nil),         // 61: idnode.v1.ListSeriesResponse
+	(*v11.IssueResponse)(nil),              // 62: idnode.v1.IssueResponse
+	(*v11.VoidResponse)(nil),               // 63: idnode.v1.VoidResponse
+	(*v11.SeriesEntry)(nil),                // 64: idnode.v1.SeriesEntry
+	(*v11.VerifySeriesResponse)(nil),       // 65: idnode.v1.VerifySeriesResponse
 }
 var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
 	4,  // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -397,55 +408,63 @@ var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
 	12, // 10: idnode.forward.v1.Leader.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
 	13, // 11: idnode.forward.v1.Leader.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
 	14, // 12: idnode.forward.v1.Leader.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	15, // 13: idnode.forward.v1.Leader.Status:input_type -> idnode.v1.StatusRequest
-	16, // 14: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
-	17, // 15: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	18, // 16: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	19, // 17: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
-	20, // 18: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
-	21, // 19: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	22, // 20: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	23, // 21: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	24, // 22: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	25, // 23: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	26, // 24: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	27, // 25: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	28, // 26: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	29, // 27: idnode.forward.v1.Leader.Issue:input_type -> idnode.v1.IssueRequest
-	30, // 28: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
-	31, // 29: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
-	32, // 30: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	3,  // 31: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
-	0,  // 32: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
-	6,  // 33: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
-	33, // 34: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	34, // 35: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	35, // 36: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
-	36, // 37: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
-	37, // 38: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	38, // 39: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	39, // 40: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	40, // 41: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	41, // 42: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
-	42, // 43: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
-	43, // 44: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	44, // 45: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	45, // 46: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
-	46, // 47: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
-	47, // 48: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	48, // 49: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	49, // 50: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	50, // 51: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	51, // 52: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	52, // 53: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	53, // 54: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	54, // 55: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	55, // 56: idnode.forward.v1.Leader.Issue:output_type -> idnode.v1.IssueResponse
-	56, // 57: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
-	57, // 58: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
-	58, // 59: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	31, // [31:60] is the sub-list for method output_type
-	2,  // [2:31] is the sub-list for method input_type
+	15, // 13: idnode.forward.v1.Leader.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	16, // 14: idnode.forward.v1.Leader.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	17, // 15: idnode.forward.v1.Leader.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	18, // 16: idnode.forward.v1.Leader.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	19, // 17: idnode.forward.v1.Leader.Status:input_type -> idnode.v1.StatusRequest
+	20, // 18: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
+	21, // 19: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	22, // 20: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	23, // 21: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
+	24, // 22: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
+	25, // 23: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	26, // 24: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	27, // 25: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	28, // 26: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	29, // 27: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	30, // 28: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	31, // 29: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	32, // 30: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	33, // 31: idnode.forward.v1.Leader.Issue:input_type -> idnode.v1.IssueRequest
+	34, // 32: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
+	35, // 33: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
+	36, // 34: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	3,  // 35: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
+	0,  // 36: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
+	6,  // 37: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
+	37, // 38: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	38, // 39: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	39, // 40: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
+	40, // 41: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
+	41, // 42: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	42, // 43: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	43, // 44: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	44, // 45: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	45, // 46: idnode.forward.v1.Leader.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	45, // 47: idnode.forward.v1.Leader.RenewWorker:output_type -> idnode.v1.WorkerLease
+	46, // 48: idnode.forward.v1.Leader.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	47, // 49: idnode.forward.v1.Leader.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	48, // 50: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
+	49, // 51: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
+	50, // 52: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	51, // 53: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	52, // 54: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
+	53, // 55: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
+	54, // 56: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	55, // 57: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	56, // 58: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	57, // 59: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	58, // 60: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	59, // 61: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	60, // 62: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	61, // 63: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	62, // 64: idnode.forward.v1.Leader.Issue:output_type -> idnode.v1.IssueResponse
+	63, // 65: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
+	64, // 66: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
+	65, // 67: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	35, // [35:68] is the sub-list for method output_type
+	2,  // [2:35] is the sub-list for method input_type
 	2,  // [2:2] is the sub-list for extension type_name
 	2,  // [2:2] is the sub-list for extension extendee
 	0,  // [0:2] is the sub-list for field type_name

@@ -222,6 +222,10 @@ const (
 	Leader_NextHiLo_FullMethodName           = "/idnode.forward.v1.Leader/NextHiLo"
 	Leader_ReturnHiLo_FullMethodName         = "/idnode.forward.v1.Leader/ReturnHiLo"
 	Leader_SeedHiLo_FullMethodName           = "/idnode.forward.v1.Leader/SeedHiLo"
+	Leader_AcquireWorker_FullMethodName      = "/idnode.forward.v1.Leader/AcquireWorker"
+	Leader_RenewWorker_FullMethodName        = "/idnode.forward.v1.Leader/RenewWorker"
+	Leader_ReleaseWorker_FullMethodName      = "/idnode.forward.v1.Leader/ReleaseWorker"
+	Leader_ListWorkers_FullMethodName        = "/idnode.forward.v1.Leader/ListWorkers"
 	Leader_Status_FullMethodName             = "/idnode.forward.v1.Leader/Status"
 	Leader_AddNode_FullMethodName            = "/idnode.forward.v1.Leader/AddNode"
 	Leader_RemoveNode_FullMethodName         = "/idnode.forward.v1.Leader/RemoveNode"
@@ -261,6 +265,10 @@ type LeaderClient interface {
 	NextHiLo(ctx context.Context, in *v11.NextHiLoRequest, opts ...grpc.CallOption) (*v11.NextHiLoResponse, error)
 	ReturnHiLo(ctx context.Context, in *v11.ReturnHiLoRequest, opts ...grpc.CallOption) (*v11.ReturnHiLoResponse, error)
 	SeedHiLo(ctx context.Context, in *v11.SeedHiLoRequest, opts ...grpc.CallOption) (*v11.SeedHiLoResponse, error)
+	AcquireWorker(ctx context.Context, in *v11.AcquireWorkerRequest, opts ...grpc.CallOption) (*v11.WorkerLease, error)
+	RenewWorker(ctx context.Context, in *v11.RenewWorkerRequest, opts ...grpc.CallOption) (*v11.WorkerLease, error)
+	ReleaseWorker(ctx context.Context, in *v11.ReleaseWorkerRequest, opts ...grpc.CallOption) (*v11.ReleaseWorkerResponse, error)
+	ListWorkers(ctx context.Context, in *v11.ListWorkersRequest, opts ...grpc.CallOption) (*v11.ListWorkersResponse, error)
 	Status(ctx context.Context, in *v11.StatusRequest, opts ...grpc.CallOption) (*v11.StatusResponse, error)
 	AddNode(ctx context.Context, in *v11.AddNodeRequest, opts ...grpc.CallOption) (*v11.AddNodeResponse, error)
 	RemoveNode(ctx context.Context, in *v11.RemoveNodeRequest, opts ...grpc.CallOption) (*v11.RemoveNodeResponse, error)
@@ -363,6 +371,46 @@ func (c *leaderClient) SeedHiLo(ctx context.Context, in *v11.SeedHiLoRequest, op
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(v11.SeedHiLoResponse)
 	err := c.cc.Invoke(ctx, Leader_SeedHiLo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) AcquireWorker(ctx context.Context, in *v11.AcquireWorkerRequest, opts ...grpc.CallOption) (*v11.WorkerLease, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.WorkerLease)
+	err := c.cc.Invoke(ctx, Leader_AcquireWorker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) RenewWorker(ctx context.Context, in *v11.RenewWorkerRequest, opts ...grpc.CallOption) (*v11.WorkerLease, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.WorkerLease)
+	err := c.cc.Invoke(ctx, Leader_RenewWorker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ReleaseWorker(ctx context.Context, in *v11.ReleaseWorkerRequest, opts ...grpc.CallOption) (*v11.ReleaseWorkerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ReleaseWorkerResponse)
+	err := c.cc.Invoke(ctx, Leader_ReleaseWorker_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ListWorkers(ctx context.Context, in *v11.ListWorkersRequest, opts ...grpc.CallOption) (*v11.ListWorkersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ListWorkersResponse)
+	err := c.cc.Invoke(ctx, Leader_ListWorkers_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -589,6 +637,10 @@ type LeaderServer interface {
 	NextHiLo(context.Context, *v11.NextHiLoRequest) (*v11.NextHiLoResponse, error)
 	ReturnHiLo(context.Context, *v11.ReturnHiLoRequest) (*v11.ReturnHiLoResponse, error)
 	SeedHiLo(context.Context, *v11.SeedHiLoRequest) (*v11.SeedHiLoResponse, error)
+	AcquireWorker(context.Context, *v11.AcquireWorkerRequest) (*v11.WorkerLease, error)
+	RenewWorker(context.Context, *v11.RenewWorkerRequest) (*v11.WorkerLease, error)
+	ReleaseWorker(context.Context, *v11.ReleaseWorkerRequest) (*v11.ReleaseWorkerResponse, error)
+	ListWorkers(context.Context, *v11.ListWorkersRequest) (*v11.ListWorkersResponse, error)
 	Status(context.Context, *v11.StatusRequest) (*v11.StatusResponse, error)
 	AddNode(context.Context, *v11.AddNodeRequest) (*v11.AddNodeResponse, error)
 	RemoveNode(context.Context, *v11.RemoveNodeRequest) (*v11.RemoveNodeResponse, error)
@@ -640,6 +692,18 @@ func (UnimplementedLeaderServer) ReturnHiLo(context.Context, *v11.ReturnHiLoRequ
 }
 func (UnimplementedLeaderServer) SeedHiLo(context.Context, *v11.SeedHiLoRequest) (*v11.SeedHiLoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SeedHiLo not implemented")
+}
+func (UnimplementedLeaderServer) AcquireWorker(context.Context, *v11.AcquireWorkerRequest) (*v11.WorkerLease, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcquireWorker not implemented")
+}
+func (UnimplementedLeaderServer) RenewWorker(context.Context, *v11.RenewWorkerRequest) (*v11.WorkerLease, error) {
+	return nil, status.Error(codes.Unimplemented, "method RenewWorker not implemented")
+}
+func (UnimplementedLeaderServer) ReleaseWorker(context.Context, *v11.ReleaseWorkerRequest) (*v11.ReleaseWorkerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReleaseWorker not implemented")
+}
+func (UnimplementedLeaderServer) ListWorkers(context.Context, *v11.ListWorkersRequest) (*v11.ListWorkersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWorkers not implemented")
 }
 func (UnimplementedLeaderServer) Status(context.Context, *v11.StatusRequest) (*v11.StatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Status not implemented")
@@ -856,6 +920,78 @@ func _Leader_SeedHiLo_Handler(srv interface{}, ctx context.Context, dec func(int
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(LeaderServer).SeedHiLo(ctx, req.(*v11.SeedHiLoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_AcquireWorker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.AcquireWorkerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).AcquireWorker(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_AcquireWorker_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).AcquireWorker(ctx, req.(*v11.AcquireWorkerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_RenewWorker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.RenewWorkerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).RenewWorker(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_RenewWorker_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).RenewWorker(ctx, req.(*v11.RenewWorkerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ReleaseWorker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ReleaseWorkerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ReleaseWorker(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ReleaseWorker_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ReleaseWorker(ctx, req.(*v11.ReleaseWorkerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ListWorkers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ListWorkersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ListWorkers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ListWorkers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ListWorkers(ctx, req.(*v11.ListWorkersRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1197,6 +1333,22 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SeedHiLo",
 			Handler:    _Leader_SeedHiLo_Handler,
+		},
+		{
+			MethodName: "AcquireWorker",
+			Handler:    _Leader_AcquireWorker_Handler,
+		},
+		{
+			MethodName: "RenewWorker",
+			Handler:    _Leader_RenewWorker_Handler,
+		},
+		{
+			MethodName: "ReleaseWorker",
+			Handler:    _Leader_ReleaseWorker_Handler,
+		},
+		{
+			MethodName: "ListWorkers",
+			Handler:    _Leader_ListWorkers_Handler,
 		},
 		{
 			MethodName: "Status",

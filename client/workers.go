@@ -1,0 +1,64 @@
+package client
+
+import (
+	"context"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// Worker leases (issue 27): NumericGenerator uses them; these are the plain calls. Each goes
+// to the leader and is retried on another node like the others.
+
+// AcquireWorker leases a worker ID of the Client's database. Without a request_id the Client
+// makes one, so a retry after a lost answer gets the same lease rather than a second worker.
+func (c *Client) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
+	if req.GetRequestId() == "" {
+		req.RequestId = newRequestID()
+	}
+	var resp *idnodev1.WorkerLease
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.AcquireWorker(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+// RenewWorker extends a lease; FAILED_PRECONDITION (ErrWorkerLeaseLost's code) means the
+// worker went to another holder: stop minting with it.
+func (c *Client) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
+	var resp *idnodev1.WorkerLease
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.RenewWorker(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+// ReleaseWorker ends a lease now, so its worker may go to the next holder.
+func (c *Client) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) error {
+	return c.callLeader(ctx, func(ctx context.Context, n *node) error {
+		_, err := n.ids.ReleaseWorker(ctx, req)
+		return err
+	})
+}
+
+// ListWorkers is a page of the database's workers (every one ever leased), linearizably.
+func (c *Client) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
+	var resp *idnodev1.ListWorkersResponse
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.ListWorkers(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+// Explain says what an ID is (numeric: time, worker, sequence; a string: which strategy
+// minted it). Any node answers.
+func (c *Client) Explain(ctx context.Context, id string) (*idnodev1.ExplainResponse, error) {
+	var resp *idnodev1.ExplainResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.Explain(ctx, &idnodev1.ExplainRequest{Id: id})
+		return err
+	})
+	return resp, err
+}

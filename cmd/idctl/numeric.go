@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/idnode/idnode/client"
+	"github.com/idnode/idnode/flake"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// Numeric IDs and worker leases (issue 27).
+
+func init() {
+	commands = append(commands,
+		command{name: "explain", args: "<id>", summary: "what an ID is: a numeric ID's time, worker and sequence; a string ID's strategy and parts",
+			minArgs: 1, maxArgs: 1, flags: explainCmd},
+		command{name: "worker acquire", args: "[--holder h] [--worker-bits 10] [--lease 30s]", summary: "lease a worker ID for minting numeric IDs in-process; prints the lease",
+			maxArgs: 0, flags: workerAcquireCmd, scope: scopeDatabase},
+		command{name: "worker renew", args: "<worker> <epoch> [--lease 30s]", summary: "extend a worker lease",
+			minArgs: 2, maxArgs: 2, flags: workerRenewCmd, scope: scopeDatabase},
+		command{name: "worker release", args: "<worker> <epoch>", summary: "end a worker lease now, so the worker may go to another holder",
+			minArgs: 2, maxArgs: 2, flags: workerReleaseCmd, scope: scopeDatabase},
+		command{name: "worker list", args: "", summary: "every worker ever leased: epoch, holder, range and expiry (linearizable)",
+			maxArgs: 0, flags: workerListCmd, scope: scopeDatabase},
+	)
+}
+
+// nextNumeric is `idctl next --numeric`: the node's numeric IDs in the chosen text form.
+func (e *env) nextNumeric(n int64, encoding string) error {
+	encode, ok := map[string]func(int64) string{
+		"decimal": func(id int64) string { return strconv.FormatInt(id, 10) }, "base62": flake.EncodeBase62, "crockford": flake.EncodeCrockford,
+	}[encoding]
+	if !ok {
+		return usagef("--encoding must be decimal, base62 or crockford, not %q", encoding)
+	}
+	var resp *idnodev1.GenerateResponse
+	if err := e.call("Generate", func(ctx context.Context, c *client.Client) (err error) {
+		resp, err = c.GenerateRaw(ctx, &idnodev1.GenerateRequest{Numeric: true, Count: n})
+		return err
+	}); err != nil {
+		return err
+	}
+	ids := make([]string, len(resp.GetIds()))
+	for i, s := range resp.GetIds() {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("the node answered %q, not a numeric ID: %w", s, err)
+		}
+		ids[i] = encode(id)
+	}
+	if e.g.json {
+		return printJSON(e.stdout, map[string][]string{"ids": ids})
+	}
+	for _, id := range ids {
+		fmt.Fprintln(e.stdout, id)
+	}
+	return nil
+}
+
+func explainCmd(*flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		var resp *idnodev1.ExplainResponse
+		if err := e.call("Explain", func(ctx context.Context, c *client.Client) (err error) {
+			resp, err = c.Explain(ctx, args[0])
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, resp)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		row := func(k, v string) {
+			if v != "" {
+				fmt.Fprintf(tw, "%s\t%s\n", k, v)
+			}
+		}
+		row("kind", resp.GetKind())
+		if resp.GetKind() == "numeric" {
+			row("value", strconv.FormatInt(resp.GetValue(), 10))
+			row("read as", resp.GetEncoding())
+			row("layout", resp.GetLayout())
+			row("worker", strconv.FormatUint(uint64(resp.GetWorker()), 10))
+			row("sequence", strconv.FormatUint(resp.GetSequence(), 10))
+			row("base62", flake.EncodeBase62(resp.GetValue()))
+			row("crockford", flake.EncodeCrockford(resp.GetValue()))
+		}
+		row("time", resp.GetTime())
+		row("prefix", resp.GetPrefix())
+		row("number", resp.GetNumber())
+		row("node tag", resp.GetNodeTag())
+		if v := resp.GetGuidVersion(); v != 0 {
+			row("uuid version", strconv.Itoa(int(v)))
+		}
+		for _, n := range resp.GetNotes() {
+			row("note", n)
+		}
+		return tw.Flush()
+	}
+}
+
+func workerAcquireCmd(fs *flag.FlagSet) func(*env, []string) error {
+	holder := fs.String("holder", "idctl", "who holds the lease, shown in listings")
+	bits := fs.Int("worker-bits", int(flake.DefaultLayout().WorkerBits), "the layout's worker bits (default layout 10, js-safe 5)")
+	lease := fs.Duration("lease", client.DefaultWorkerLease, "how long the lease runs, 1s..1h")
+	return func(e *env, _ []string) error {
+		req := &idnodev1.AcquireWorkerRequest{Holder: *holder, WorkerBits: int32(*bits), LeaseMs: lease.Milliseconds()}
+		return e.printLease("AcquireWorker", func(ctx context.Context, c *client.Client) (*idnodev1.WorkerLease, error) {
+			return c.AcquireWorker(ctx, req)
+		})
+	}
+}
+
+func workerRenewCmd(fs *flag.FlagSet) func(*env, []string) error {
+	lease := fs.Duration("lease", client.DefaultWorkerLease, "how long the lease runs from now, 1s..1h")
+	return func(e *env, args []string) error {
+		worker, epoch, err := workerArgs(args)
+		if err != nil {
+			return err
+		}
+		req := &idnodev1.RenewWorkerRequest{Worker: worker, Epoch: epoch, LeaseMs: lease.Milliseconds()}
+		return e.printLease("RenewWorker", func(ctx context.Context, c *client.Client) (*idnodev1.WorkerLease, error) {
+			return c.RenewWorker(ctx, req)
+		})
+	}
+}
+
+func workerReleaseCmd(*flag.FlagSet) func(*env, []string) error {
+	return func(e *env, args []string) error {
+		worker, epoch, err := workerArgs(args)
+		if err != nil {
+			return err
+		}
+		if err := e.call("ReleaseWorker", func(ctx context.Context, c *client.Client) error {
+			return c.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: worker, Epoch: epoch})
+		}); err != nil {
+			return err
+		}
+		return e.done("released", args[0], fmt.Sprintf("released worker %d (epoch %d)", worker, epoch))
+	}
+}
+
+func workerListCmd(fs *flag.FlagSet) func(*env, []string) error {
+	pageSize := fs.Int("page-size", 1000, "workers per call")
+	return func(e *env, _ []string) error {
+		if *pageSize < 1 {
+			return usagef("--page-size must be at least 1")
+		}
+		all := []*idnodev1.WorkerLease{}
+		for token := ""; ; {
+			var page *idnodev1.ListWorkersResponse
+			if err := e.call("ListWorkers", func(ctx context.Context, c *client.Client) (err error) {
+				page, err = c.ListWorkers(ctx, &idnodev1.ListWorkersRequest{PageSize: int32(*pageSize), PageToken: token})
+				return err
+			}); err != nil {
+				return err
+			}
+			all = append(all, page.GetWorkers()...)
+			if token = page.GetNextPageToken(); token == "" || len(page.GetWorkers()) == 0 {
+				break
+			}
+		}
+		if e.g.json {
+			return printProto(e.stdout, &idnodev1.ListWorkersResponse{Workers: all})
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "WORKER	EPOCH	HOLDER	MIN_MS	MAX_MS	EXPIRES_AT")
+		for _, w := range all {
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%s\n", w.GetWorker(), w.GetEpoch(), w.GetHolder(), w.GetMinMs(), w.GetMaxMs(),
+				time.UnixMilli(w.GetExpiresAtMs()).UTC().Format(time.RFC3339Nano))
+		}
+		return tw.Flush()
+	}
+}
+
+func workerArgs(args []string) (uint32, uint64, error) {
+	worker, err := strconv.ParseUint(args[0], 10, 32)
+	if err != nil {
+		return 0, 0, usagef("worker must be a number: %v", err)
+	}
+	epoch, err := strconv.ParseUint(args[1], 10, 64)
+	if err != nil {
+		return 0, 0, usagef("epoch must be a number: %v", err)
+	}
+	return uint32(worker), epoch, nil
+}
+
+func (e *env) printLease(method string, do func(context.Context, *client.Client) (*idnodev1.WorkerLease, error)) error {
+	var wl *idnodev1.WorkerLease
+	if err := e.call(method, func(ctx context.Context, c *client.Client) (err error) {
+		wl, err = do(ctx, c)
+		return err
+	}); err != nil {
+		return err
+	}
+	if e.g.json {
+		return printProto(e.stdout, wl)
+	}
+	fmt.Fprintf(e.stdout, "worker %d epoch %d (%s): mint above %d up to %d (Unix ms), expires at %d\n",
+		wl.GetWorker(), wl.GetEpoch(), wl.GetHolder(), wl.GetMinMs(), wl.GetMaxMs(), wl.GetExpiresAtMs())
+	return nil
+}

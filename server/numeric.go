@@ -1,0 +1,172 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/flake"
+	"github.com/idnode/idnode/flakelease"
+	"github.com/idnode/idnode/fsm"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
+)
+
+// Numeric IDs minted by a node itself (Generate numeric, issue 27): the node holds one worker
+// lease per database it mints in, acquired on first use through the leader and renewed in the
+// background. Cut off from the leader it mints until the lease's local end, then refuses.
+
+// DefaultNumericLease is Config.NumericLease when it is 0.
+const DefaultNumericLease = 30 * time.Second
+
+// numericCloseTimeout bounds the release of the leases when the server closes.
+const numericCloseTimeout = 2 * time.Second
+
+// numericMinters are this node's minters, by database (fsm.DatabaseName): at most one per
+// database that exists, since Generate checks that first.
+type numericMinters struct {
+	mu     sync.Mutex
+	closed bool
+	byDB   map[string]*numericMinter
+}
+
+// numericMinter is one database's; mu is held while its lease is first acquired, so callers
+// of that database wait for it rather than each acquiring a worker.
+type numericMinter struct {
+	mu sync.Mutex
+	m  *flakelease.Minter
+}
+
+// numericIDs mints count numeric IDs of db, as decimal strings.
+func (s *Server) numericIDs(ctx context.Context, db string, count int64) ([]string, error) {
+	m, err := s.numericMinter(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, count)
+	for i := range ids {
+		id, err := m.Next()
+		if err != nil {
+			return nil, numericRefusal(err)
+		}
+		ids[i] = strconv.FormatInt(id, 10)
+	}
+	return ids, nil
+}
+
+func (s *Server) numericMinter(ctx context.Context, db string) (*flakelease.Minter, error) {
+	s.numeric.mu.Lock()
+	if s.numeric.closed {
+		s.numeric.mu.Unlock()
+		return nil, reason.Error(codes.Unavailable, reason.ShuttingDown, "the node is stopping; mint numeric IDs on another")
+	}
+	if s.numeric.byDB == nil {
+		s.numeric.byDB = make(map[string]*numericMinter)
+	}
+	key := fsm.DatabaseName(db) // "Billing" and "billing" are one database, with one worker
+	nm := s.numeric.byDB[key]
+	if nm == nil {
+		nm = &numericMinter{}
+		s.numeric.byDB[key] = nm
+	}
+	s.numeric.mu.Unlock()
+
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	if nm.m != nil {
+		return nm.m, nil
+	}
+	m, err := flakelease.Start(ctx, nodeLeaser{s: s, db: db}, flakelease.Options{Layout: flake.DefaultLayout(), Lease: s.cfg.NumericLease, Clock: s.cfg.Now})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	s.numeric.mu.Lock()
+	defer s.numeric.mu.Unlock()
+	if s.numeric.closed { // closed while acquiring: give the lease back at once
+		go func() { // best effort: the lease lapses anyway
+			ctx, cancel := context.WithTimeout(context.Background(), numericCloseTimeout)
+			defer cancel()
+			_ = m.Close(ctx)
+		}()
+		return nil, reason.Error(codes.Unavailable, reason.ShuttingDown, "the node is stopping; mint numeric IDs on another")
+	}
+	nm.m = m
+	return m, nil
+}
+
+// closeNumeric releases every lease, in parallel, within timeout.
+func (s *Server) closeNumeric(timeout time.Duration) {
+	s.numeric.mu.Lock()
+	s.numeric.closed = true
+	all := s.numeric.byDB
+	s.numeric.byDB = nil
+	s.numeric.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for db, nm := range all {
+		nm.mu.Lock()
+		m := nm.m
+		nm.mu.Unlock()
+		if m == nil {
+			continue
+		}
+		wg.Go(func() {
+			if err := m.Close(ctx); err != nil {
+				s.log.Warn("numeric IDs: the worker lease was not released; it lapses by itself", "database", db, "err", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// numericRefusal is the status of a minting error: a lease that ran out or was lost means the
+// node cannot reach the leader (or could not in time), NO_QUORUM: retry on another node.
+func numericRefusal(err error) error {
+	switch {
+	case errors.Is(err, flake.ErrLeaseExpired), errors.Is(err, flake.ErrLeaseExhausted), errors.Is(err, flakelease.ErrLeaseLost):
+		return reason.Error(codes.Unavailable, reason.NoQuorum,
+			fmt.Sprintf("this node's worker lease for numeric IDs ran out and could not be renewed through the leader: %v; use another node", err))
+	case errors.Is(err, flake.ErrClockBehind):
+		return status.Errorf(codes.Unavailable, "%v", err)
+	case errors.Is(err, flake.ErrLayoutExhausted):
+		return status.Errorf(codes.OutOfRange, "%v", err)
+	}
+	return toStatus(err)
+}
+
+// nodeLeaser takes leases through this node's own handlers, which forward to the leader.
+type nodeLeaser struct {
+	s  *Server
+	db string
+}
+
+func (n nodeLeaser) Acquire(ctx context.Context, leaseMs int64) (flakelease.Grant, error) {
+	wl, err := n.s.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: n.db, Holder: "node:" + n.s.cfg.Tag,
+		WorkerBits: int32(flake.DefaultLayout().WorkerBits), LeaseMs: leaseMs})
+	return grantOf(wl), err
+}
+
+func (n nodeLeaser) Renew(ctx context.Context, worker uint32, epoch uint64, leaseMs int64) (flakelease.Grant, error) {
+	wl, err := n.s.RenewWorker(ctx, &idnodev1.RenewWorkerRequest{Database: n.db, Worker: worker, Epoch: epoch, LeaseMs: leaseMs})
+	return grantOf(wl), err
+}
+
+func (n nodeLeaser) Release(ctx context.Context, worker uint32, epoch uint64) error {
+	_, err := n.s.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Database: n.db, Worker: worker, Epoch: epoch})
+	return err
+}
+
+func (nodeLeaser) Lost(err error) bool {
+	return errors.Is(err, fsm.ErrWorkerLeaseLost) || status.Code(err) == codes.FailedPrecondition
+}
+
+func grantOf(wl *idnodev1.WorkerLease) flakelease.Grant {
+	return flakelease.Grant{Worker: wl.GetWorker(), Epoch: wl.GetEpoch(), MinMs: wl.GetMinMs(), MaxMs: wl.GetMaxMs(), ExpiresAtMs: wl.GetExpiresAtMs()}
+}

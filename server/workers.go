@@ -1,0 +1,121 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
+)
+
+// Worker leases (issue 27): a holder mints numeric IDs in-process under a worker ID leased
+// through Raft (fsm/workers.go). The leader's clock dates every lease call, never the caller's.
+
+// AcquireWorker leases a worker ID of the request's database.
+func (s *Server) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
+		return nil, err
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AcquireWorker, viaLeader(forwardv1.LeaderClient.AcquireWorker))
+}
+
+func (l leaderSide) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
+	wl, err := propose(ctx, l.s, fsm.ProposeAcquireWorker, &raftv1.AcquireWorker{Database: req.GetDatabase(), Holder: req.GetHolder(),
+		WorkerBits: req.GetWorkerBits(), LeaseMs: req.GetLeaseMs(), RequestId: req.GetRequestId(), ProposedAtMs: l.s.cfg.Now().UnixMilli()})
+	if err != nil {
+		return nil, err
+	}
+	l.s.log.Info("worker leased", "database", wl.Database, "worker", wl.Worker, "epoch", wl.Epoch, "holder", wl.Holder)
+	return workerLeaseOf(wl), nil
+}
+
+// RenewWorker extends a worker lease the caller holds (worker and epoch).
+func (s *Server) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
+		return nil, err
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().RenewWorker, viaLeader(forwardv1.LeaderClient.RenewWorker))
+}
+
+func (l leaderSide) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
+	wl, err := propose(ctx, l.s, fsm.ProposeRenewWorker, &raftv1.RenewWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
+		Epoch: req.GetEpoch(), LeaseMs: req.GetLeaseMs(), ProposedAtMs: l.s.cfg.Now().UnixMilli()})
+	if err != nil {
+		return nil, err
+	}
+	return workerLeaseOf(wl), nil
+}
+
+// ReleaseWorker ends a worker lease now.
+func (s *Server) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
+		return nil, err
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReleaseWorker, viaLeader(forwardv1.LeaderClient.ReleaseWorker))
+}
+
+func (l leaderSide) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
+	if _, err := propose(ctx, l.s, fsm.ProposeReleaseWorker, &raftv1.ReleaseWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
+		Epoch: req.GetEpoch(), ProposedAtMs: l.s.cfg.Now().UnixMilli()}); err != nil {
+		return nil, err
+	}
+	l.s.log.Info("worker released", "database", req.GetDatabase(), "worker", req.GetWorker(), "epoch", req.GetEpoch())
+	return &idnodev1.ReleaseWorkerResponse{}, nil
+}
+
+// ListWorkers pages through the database's workers, linearizably.
+func (s *Server) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
+	return listed(s, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+		s.leader().ListWorkers, viaLeader(forwardv1.LeaderClient.ListWorkers))
+}
+
+func (l leaderSide) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
+	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if _, err := workerAfter(after); err != nil {
+		return nil, err
+	}
+	page, next, err := collectPage(int(req.GetPageSize()), after,
+		func(after string, n int) ([]fsm.WorkerLease, bool, error) {
+			from, err := workerAfter(after)
+			if err != nil {
+				return nil, false, err
+			}
+			return l.s.node.FSM().WorkersFrom(req.GetDatabase(), from, n)
+		},
+		workerLeaseOf,
+		func(wl fsm.WorkerLease) string { return strconv.FormatUint(uint64(wl.Worker), 10) })
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &idnodev1.ListWorkersResponse{Workers: page, NextPageToken: next}, nil
+}
+
+// workerAfter is the first worker ID after a ListWorkers page key (the last worker ID listed,
+// in decimal; "" before the first page).
+func workerAfter(key string) (uint32, error) {
+	if key == "" {
+		return 0, nil
+	}
+	last, err := strconv.ParseUint(key, 10, 32)
+	if err != nil || last == math.MaxUint32 {
+		return 0, reason.Error(codes.InvalidArgument, reason.InvalidInput, fmt.Sprintf("page token %q is not one ListWorkers gave", key))
+	}
+	return uint32(last + 1), nil
+}
+
+func workerLeaseOf(wl fsm.WorkerLease) *idnodev1.WorkerLease {
+	return &idnodev1.WorkerLease{Database: wl.Database, Worker: wl.Worker, Epoch: wl.Epoch, Holder: wl.Holder,
+		MinMs: wl.MinMs, MaxMs: wl.MaxMs, ExpiresAtMs: wl.ExpiresAtMs}
+}
