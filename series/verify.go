@@ -189,10 +189,12 @@ type walkedNumbers struct {
 	voided map[numberRef]bool
 }
 
-func (n *walkedNumbers) issueOf(ref numberRef, seq uint64) *raftv1.SeriesEntry { return indexedIssue(n.b, ref, seq) }
-func (n *walkedNumbers) isVoided(ref numberRef) bool                             { return n.voided[ref] }
-func (n *walkedNumbers) issuedBy(*raftv1.SeriesEntry)                            {}
-func (n *walkedNumbers) voidedBy(ref numberRef)                                  { n.voided[ref] = true }
+func (n *walkedNumbers) issueOf(ref numberRef, seq uint64) *raftv1.SeriesEntry {
+	return indexedIssue(n.b, ref, seq)
+}
+func (n *walkedNumbers) isVoided(ref numberRef) bool  { return n.voided[ref] }
+func (n *walkedNumbers) issuedBy(*raftv1.SeriesEntry) {}
+func (n *walkedNumbers) voidedBy(ref numberRef)       { n.voided[ref] = true }
 
 // indexedIssue is the entry among the first seq of a series that issued the number, found
 // through the numbers index and checked against it; nil if there is none.
