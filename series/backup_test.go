@@ -30,7 +30,9 @@ func backupOf(t *testing.T, s *Store, database, name string) (*raftv1.SeriesDefi
 func (s *testStore) restoreChunk(def *raftv1.SeriesDefinition, entries []*raftv1.SeriesEntry) (RestoreResult, error) {
 	var res RestoreResult
 	var err error
-	s.inTx(func(tx *Tx) { res, err = tx.Restore(s.next(), &raftv1.RestoreSeries{Definition: def, Entries: entries}) })
+	s.inTx(func(tx *Tx) {
+		res, err = tx.Restore(s.next(), &raftv1.RestoreSeries{Definition: def, Entries: entries})
+	})
 	return res, err
 }
 
