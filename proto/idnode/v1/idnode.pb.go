@@ -2947,8 +2947,9 @@ func (x *TransferLeadershipResponse) GetLeader() string {
 
 type BackupRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Back up one database only: its identities and HiLo maxima, no node registry (a restore of
-	// it raises that database's floors, creating it if need be). Empty: the whole cluster, every
+	// Back up one database only: its identities, HiLo maxima, claims and series journals, no
+	// node registry (a restore of it raises that database's floors and puts its series back,
+	// creating it if need be). Empty: the whole cluster, every
 	// database. Metadata "idnode-database" sets it too.
 	Database      string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
