@@ -222,3 +222,60 @@ func TestCheckRestoreBounds(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRestore applies a hostile RestoreSeries to a store holding the first entries of a
+// series: refused, it changes nothing; accepted, the journal still verifies.
+func FuzzRestore(f *testing.F) {
+	src := mustNew(f)
+	src.create("INV", "INV-{n}", 0, gaps, 0)
+	for _, id := range []string{"a", "b", "c"} {
+		src.mustIssue("inv", id, 0)
+	}
+	if _, err := src.void(voidOf("inv", "", 2, "v", 0)); err != nil {
+		f.Fatal(err)
+	}
+	def, err := src.Definition("", "inv")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var entries []*raftv1.SeriesEntry
+	if err := src.Entries("", "inv", 1, 4, func(e *raftv1.SeriesEntry) error { entries = append(entries, e); return nil }); err != nil {
+		f.Fatal(err)
+	}
+	for _, r := range []*raftv1.RestoreSeries{
+		{Definition: def, Entries: entries},
+		{Definition: def, Entries: entries[2:]},
+		{Definition: &raftv1.SeriesDefinition{Database: "default", Name: "CN", Format: "CN{n}"}},
+	} {
+		seed, err := proto.Marshal(r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(seed)
+	}
+	dst := mustNew(f)
+	dst.restoreAll(def, entries[:2], 500)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dst.t = t
+		var r raftv1.RestoreSeries
+		if proto.Unmarshal(data, &r) != nil {
+			return
+		}
+		d := r.GetDefinition()
+		before, beforeErr := dst.Definition(d.GetDatabase(), d.GetName())
+		_, err := dst.restoreChunk(d, r.GetEntries())
+		after, afterErr := dst.Definition(d.GetDatabase(), d.GetName())
+		if err != nil {
+			if !Refusal(err) {
+				t.Fatalf("restore failed: %v", err)
+			}
+			if !proto.Equal(before, after) || (beforeErr == nil) != (afterErr == nil) {
+				t.Fatalf("a refused restore (%v) changed the series: %v, then %v", err, before, after)
+			}
+			return
+		}
+		if report, verr := dst.Verify(d.GetDatabase(), d.GetName()); verr != nil || report.Break != nil {
+			t.Fatalf("an accepted restore left a journal that does not verify: %+v, %v", report, verr)
+		}
+	})
+}
