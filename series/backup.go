@@ -85,52 +85,51 @@ func (tx *Tx) Restore(index uint64, r *raftv1.RestoreSeries) (RestoreResult, err
 	if err := CheckRestore(r); err != nil {
 		return RestoreResult{}, err
 	}
-	var b *bbolt.Bucket // the series' bucket, nil while it does not exist here
-	head := &raftv1.SeriesDefinition{
-		Database: def.GetDatabase(), Name: def.GetName(), Format: def.GetFormat(), Period: def.GetPeriod(),
-		Policy: def.GetPolicy(), CreatedAtMs: def.GetCreatedAtMs(), CreatedBy: def.GetCreatedBy(),
-		ClockMs: def.GetCreatedAtMs(), RequestId: def.GetRequestId(),
-	}
 	key := seriesKey(def.GetDatabase(), def.GetName())
+	var o *openSeries // the series here, nil while it has none
 	if tx.tx.Bucket(bucketSeries).Bucket(key) != nil {
-		o, err := tx.series(def.GetDatabase(), def.GetName())
-		if err != nil {
+		var err error
+		if o, err = tx.series(def.GetDatabase(), def.GetName()); err != nil {
 			return RestoreResult{}, err
 		}
 		if !sameCreation(o.def, def) {
 			return RestoreResult{}, fmt.Errorf("%w: %q of database %q was created otherwise here (as %q, format %q, created at %d)",
 				ErrSeriesDiverged, def.GetName(), def.GetDatabase(), o.def.GetName(), o.def.GetFormat(), o.def.GetCreatedAtMs())
 		}
-		b, head = o.b, o.def
 	} else if n := tx.countSeries(def.GetDatabase()); n >= maxSeriesPerDB {
 		return RestoreResult{}, fmt.Errorf("%w: %q holds %d series", ErrTooManySeries, def.GetDatabase(), n)
+	}
+	var b *bbolt.Bucket
+	head := &raftv1.SeriesDefinition{ // a new series' head, as Create makes it
+		Database: def.GetDatabase(), Name: def.GetName(), Format: def.GetFormat(), Period: def.GetPeriod(),
+		Policy: def.GetPolicy(), CreatedAtMs: def.GetCreatedAtMs(), CreatedBy: def.GetCreatedBy(),
+		ClockMs: def.GetCreatedAtMs(), RequestId: def.GetRequestId(),
+	}
+	if o != nil {
+		b, head = o.b, o.def
 	}
 	held, fresh, err := planRestore(b, head, def, r.GetEntries())
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	res := RestoreResult{Created: b == nil, Appended: len(fresh), Held: held}
-	if b == nil {
+	res := RestoreResult{Created: o == nil, Appended: len(fresh), Held: held}
+	if o == nil {
 		if b, err = tx.tx.Bucket(bucketSeries).CreateBucket(key); err == nil {
 			err = initSeriesBucket(b, head)
+		}
+		if err == nil && len(fresh) > 0 {
+			o, err = tx.series(def.GetDatabase(), def.GetName())
 		}
 		if err != nil {
 			return RestoreResult{}, fmt.Errorf("series: restore %q: %w", def.GetName(), err)
 		}
 	}
-	if len(fresh) == 0 {
-		return res, nil
-	}
-	o, err := tx.series(def.GetDatabase(), def.GetName())
-	if err != nil {
-		return RestoreResult{}, err
-	}
 	for _, e := range fresh {
 		if err := writeEntry(o.b, o.def, e); err != nil {
 			return RestoreResult{}, fmt.Errorf("series: restore entry %d of %q: %w", e.GetSeq(), def.GetName(), err)
 		}
+		o.dirty = true
 	}
-	o.dirty = true
 	return res, nil
 }
 
