@@ -242,7 +242,7 @@ func TestUnknownCommandHaltsEveryNode(t *testing.T) {
 	seed(t, leader, "halt", 1)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	if _, err := leader.Apply(ctx, []byte{0x21, 1, 2, 3}); !errors.Is(err, fsm.ErrHalted) {
+	if _, err := leader.Apply(ctx, []byte{0x7f, 1, 2, 3}); !errors.Is(err, fsm.ErrHalted) {
 		t.Fatalf("unknown command answered %v, want ErrHalted", err)
 	}
 	seen := map[string]uint64{}

@@ -1,41 +1,70 @@
 package fsm
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"slices"
 
+	"google.golang.org/protobuf/proto"
+
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	"github.com/idnode/idnode/series"
 )
 
 // WriteBackup writes the current state to w in the snapshot format (a backup file is a
-// snapshot). The records are captured under the read lock and written outside it. For a
+// snapshot), the series journals last. The records and a view of the journals are captured
+// under the read lock and written outside it, the journals an entry at a time. For a
 // consistent backup of the cluster, call it on the leader after a read barrier.
 func (f *FSM) WriteBackup(w io.Writer) error {
 	f.mu.RLock()
-	recs := f.st.records(true)
+	snap := &snapshot{records: f.st.records(true)}
+	err := f.captureJournal(snap, (*series.Store).Capture)
 	f.mu.RUnlock()
-	return (&snapshot{records: recs}).write(w)
+	if err != nil {
+		return err
+	}
+	defer snap.Release()
+	return snap.write(w)
 }
 
-// WriteDatabaseBackup writes one database's counters to w in the snapshot format: its
-// identities, HiLo maxima and claims, nothing of the cluster (nodes, tags, settings, request answers).
+// captureJournal adds to snap a view of the series journals that capture takes, when the FSM
+// has a store. Call it under the read lock, so the view matches the records.
+func (f *FSM) captureJournal(snap *snapshot, capture func(*series.Store) (*series.Capture, error)) error {
+	if f.journal.store == nil {
+		return nil
+	}
+	c, err := capture(f.journal.store)
+	if err != nil {
+		return fmt.Errorf("capture the series journal: %w", err)
+	}
+	snap.journal = c
+	snap.records = append(snap.records, snapshotRecord{stream: journalStream{c}})
+	return nil
+}
+
+// WriteDatabaseBackup writes one database's counters and series to w in the snapshot format:
+// its identities, HiLo maxima, claims and series journals, nothing of the cluster (nodes,
+// tags, settings, request answers).
 func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
 	f.mu.RLock()
 	d, err := f.st.db(database)
-	var recs []snapshotRecord
+	snap := &snapshot{}
 	if err == nil {
-		recs = f.st.foldRecords() // first, as in a snapshot: the keys below are folded by it
+		snap.records = f.st.foldRecords() // first, as in a snapshot: the keys below are folded by it
 		name := DatabaseName(database)
 		if name != DefaultDatabase {
-			recs = append(recs, snapshotRecord{typ: databaseRecord, msg: &raftv1.DatabaseRecord{Name: name}})
+			snap.records = append(snap.records, snapshotRecord{typ: databaseRecord, msg: &raftv1.DatabaseRecord{Name: name}})
 		}
-		recs = append(recs, d.records(recordName(name))...)
+		snap.records = append(snap.records, d.records(recordName(name))...)
+		err = f.captureJournal(snap, func(s *series.Store) (*series.Capture, error) { return s.CaptureDatabase(name) })
 	}
 	f.mu.RUnlock()
 	if err != nil {
 		return err
 	}
-	return (&snapshot{records: recs}).write(w)
+	defer snap.Release()
+	return snap.write(w)
 }
 
 // Backup is what a restore takes from a backup file: the floors that the new cluster must not
@@ -48,6 +77,14 @@ type Backup struct {
 	Tags []string
 	// Claims are the backup's claimed IDs, sorted by database, then folded ID.
 	Claims []Claim
+	// Series are the backup's fiscal series, sorted by database, then lower-case name.
+	Series []SeriesBackup
+}
+
+// SeriesBackup is a series as a backup holds it: its definition and head, and its journal.
+type SeriesBackup struct {
+	Definition *raftv1.SeriesDefinition
+	Entries    []*raftv1.SeriesEntry // in seq order
 }
 
 // Claim is a claimed semantic ID.
@@ -64,13 +101,13 @@ type HiLoMax struct {
 	Max      int64
 }
 
-// ReadBackup reads a backup (snapshot) file.
+// ReadBackup reads a backup (snapshot) file, its series journals whole.
 func ReadBackup(r io.Reader) (*Backup, error) {
-	st, err := readSnapshot(r, nil)
+	b := &Backup{}
+	st, err := readSnapshot(r, b.seriesReaders())
 	if err != nil {
 		return nil, err
 	}
-	b := &Backup{}
 	for _, name := range sortedKeys(st.databases) {
 		d := st.databases[name]
 		for _, k := range sortedKeys(d.identities) {
@@ -89,6 +126,50 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 	slices.Sort(b.Tags)
 	b.Tags = slices.Compact(b.Tags)
 	return b, nil
+}
+
+// seriesReaders collect a backup's series records into b.Series. The cluster checks them when
+// it applies them (series.Tx.Restore); here only their order.
+func (b *Backup) seriesReaders() map[recordType]func(*state, []byte) error {
+	return map[recordType]func(*state, []byte) error{
+		seriesJournalRecord: func(*state, []byte) error { return nil },
+		seriesDefinitionRecord: into(func(d *raftv1.SeriesDefinition) error {
+			b.Series = append(b.Series, SeriesBackup{Definition: d})
+			return nil
+		}),
+		seriesEntryRecord: into(func(e *raftv1.SeriesEntry) error {
+			if len(b.Series) == 0 {
+				return errors.New("a series entry before its definition")
+			}
+			last := &b.Series[len(b.Series)-1]
+			last.Entries = append(last.Entries, e)
+			return nil
+		}),
+	}
+}
+
+// RestoreSeriesCommands splits the backup's series into RestoreSeries commands, each within
+// the bounds of one (series.MaxRestoreEntries, series.MaxRestoreBytes). A series with no
+// entries is one command, which creates it.
+func (b *Backup) RestoreSeriesCommands() []*raftv1.RestoreSeries {
+	var out []*raftv1.RestoreSeries
+	for _, s := range b.Series {
+		// Each entry costs its size and its field's framing (a tag and a length, < 8 bytes).
+		budget := series.MaxRestoreBytes - proto.Size(&raftv1.RestoreSeries{Definition: s.Definition}) - 8
+		cur := &raftv1.RestoreSeries{Definition: s.Definition}
+		size := 0
+		for _, e := range s.Entries {
+			n := proto.Size(e) + 8
+			if len(cur.Entries) == series.MaxRestoreEntries || (len(cur.Entries) > 0 && size+n > budget) {
+				out = append(out, cur)
+				cur, size = &raftv1.RestoreSeries{Definition: s.Definition}, 0
+			}
+			cur.Entries = append(cur.Entries, e)
+			size += n
+		}
+		out = append(out, cur)
+	}
+	return out
 }
 
 // RaiseFloorCommands splits the backup into RaiseFloor commands of at most perCommand records

@@ -49,6 +49,8 @@ const (
 	CreateSeriesCommand     CommandType = 30
 	SeriesIssueBatchCommand CommandType = 31
 	SeriesVoidCommand       CommandType = 32
+	// RestoreSeries puts a chunk of a backup's series back (ClusterService/Restore).
+	RestoreSeriesCommand CommandType = 33
 	// The worker leases of numeric IDs (workers.go). Not Ignorable: an older build that
 	// skipped them would hand a leased worker to another holder, or below its high-water.
 	AcquireWorkerCommand CommandType = 40

@@ -77,6 +77,7 @@ var commands = map[CommandType]command{
 	CreateSeriesCommand:      handle((*state).applyCreateSeries),
 	SeriesIssueBatchCommand:  handle((*state).applySeriesIssueBatch),
 	SeriesVoidCommand:        handle((*state).applySeriesVoid),
+	RestoreSeriesCommand:     handle((*state).applyRestoreSeries),
 	AcquireWorkerCommand:     handle((*state).applyAcquireWorker),
 	RenewWorkerCommand:       handle((*state).applyRenewWorker),
 	ReleaseWorkerCommand:     handle((*state).applyReleaseWorker),

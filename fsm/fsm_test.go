@@ -470,7 +470,7 @@ func TestUnknownCommandHalts(t *testing.T) {
 	f.Apply(seed(1, 5))
 
 	// An unknown type with the Ignorable bit is skipped, and later entries apply.
-	if r := f.Apply(&raft.Log{Index: 2, Type: raft.LogCommand, Data: []byte{byte(Ignorable | 0x21), 1, 2}}); r != nil {
+	if r := f.Apply(&raft.Log{Index: 2, Type: raft.LogCommand, Data: []byte{byte(Ignorable | 0x7f), 1, 2}}); r != nil {
 		t.Fatalf("ignorable unknown command answered %v", r)
 	}
 	f.Apply(seed(3, 6))
@@ -479,7 +479,7 @@ func TestUnknownCommandHalts(t *testing.T) {
 	}
 
 	// One without it halts: nothing later is applied, no snapshot is taken.
-	if err, _ := f.Apply(&raft.Log{Index: 4, Type: raft.LogCommand, Data: []byte{0x21, 1}}).(error); !errors.Is(err, ErrHalted) || !errors.Is(err, ErrUnknownCommand) {
+	if err, _ := f.Apply(&raft.Log{Index: 4, Type: raft.LogCommand, Data: []byte{0x7f, 1}}).(error); !errors.Is(err, ErrHalted) || !errors.Is(err, ErrUnknownCommand) {
 		t.Fatalf("unknown command = %v, want ErrHalted and ErrUnknownCommand", err)
 	}
 	for i, r := range f.ApplyBatch([]*raft.Log{seed(5, 9), seed(6, 10)}) {
@@ -493,8 +493,8 @@ func TestUnknownCommandHalts(t *testing.T) {
 	if _, err := f.Snapshot(); !errors.Is(err, ErrHalted) {
 		t.Errorf("Snapshot of a halted FSM = %v, want ErrHalted", err)
 	}
-	if len(halts) != 1 || halts[0] != (halt{4, 0x21}) {
-		t.Errorf("halt callbacks %v, want one at index 4 for type 0x21", halts)
+	if len(halts) != 1 || halts[0] != (halt{4, 0x7f}) {
+		t.Errorf("halt callbacks %v, want one at index 4 for type 0x7f", halts)
 	}
 }
 

@@ -139,6 +139,7 @@ const (
 	cmdAcquireWorker
 	cmdRenewWorker
 	cmdReleaseWorker
+	cmdRestoreSeries
 	cmdKinds
 )
 
@@ -293,6 +294,13 @@ func decodeCommands(data []byte) [][]byte {
 		case cmdReleaseWorker:
 			typ, msg = ReleaseWorkerCommand, &raftv1.ReleaseWorker{Database: r.database(), Worker: r.worker(), Epoch: uint64(r.pick(4)),
 				ProposedAtMs: r.proposedAt(clock)}
+		case cmdRestoreSeries:
+			// Without a journal (New has none) it is refused after its checks, changing nothing.
+			def := &raftv1.SeriesDefinition{Database: DatabaseName(r.database()), Name: r.name(), Format: "INV-{n}",
+				CreatedAtMs: r.number(), Entries: uint64(r.number())}
+			e := &raftv1.SeriesEntry{Database: def.GetDatabase(), Series: def.GetName(), Seq: uint64(r.number()),
+				Kind: raftv1.SeriesEntryKind(r.pick(3)), Number: r.number(), TimeMs: r.number(), RequestId: r.requestID()}
+			typ, msg = RestoreSeriesCommand, &raftv1.RestoreSeries{Definition: def, Entries: []*raftv1.SeriesEntry{e}}
 		case cmdRaw:
 			// Any type byte, known or not, with a few payload bytes: malformed entries and the
 			// halt on an unknown command.

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	"github.com/idnode/idnode/series"
 )
 
 // Applier proposes a framed command through Raft and returns the FSM's answer, an answer
@@ -47,6 +48,7 @@ var (
 	ProposeCreateSeries      = Op[*raftv1.CreateSeries, *raftv1.SeriesDefinition]{CreateSeriesCommand}
 	ProposeSeriesIssueBatch  = Op[*raftv1.SeriesIssueBatch, SeriesIssued]{SeriesIssueBatchCommand}
 	ProposeSeriesVoid        = Op[*raftv1.SeriesVoid, *raftv1.SeriesEntry]{SeriesVoidCommand}
+	ProposeRestoreSeries     = Op[*raftv1.RestoreSeries, series.RestoreResult]{RestoreSeriesCommand}
 	ProposeAcquireWorker     = Op[*raftv1.AcquireWorker, WorkerLease]{AcquireWorkerCommand}
 	ProposeRenewWorker       = Op[*raftv1.RenewWorker, WorkerLease]{RenewWorkerCommand}
 	ProposeReleaseWorker     = Op[*raftv1.ReleaseWorker, Done]{ReleaseWorkerCommand}

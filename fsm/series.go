@@ -148,3 +148,23 @@ func (st *state) applySeriesVoid(v *raftv1.SeriesVoid) any {
 	}
 	return e
 }
+
+// applyRestoreSeries puts a chunk of a backup's series back into the journal (series.Tx.Restore).
+// A database of the backup that this cluster lacks is created, as RaiseFloor creates it, once
+// the command is well formed: what the state does may depend on the command and the state, not
+// on the journal's answer, which a replay does not repeat.
+func (st *state) applyRestoreSeries(r *raftv1.RestoreSeries) any {
+	if err := series.CheckRestore(r); err != nil {
+		return err
+	}
+	tx, err := st.journal.begin()
+	if err != nil {
+		return err
+	}
+	st.dbForFloors(r.GetDefinition().GetDatabase())
+	res, err := tx.Restore(st.journal.index, r)
+	if err != nil {
+		return st.journal.fail(err)
+	}
+	return res
+}

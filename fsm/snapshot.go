@@ -232,13 +232,8 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 		return nil, ErrHalted
 	}
 	snap := &snapshot{records: f.st.records(false)}
-	if f.journal.store != nil {
-		c, err := f.journal.store.Capture()
-		if err != nil {
-			return nil, fmt.Errorf("capture the series journal: %w", err)
-		}
-		snap.journal = c
-		snap.records = append(snap.records, snapshotRecord{stream: journalStream{c}})
+	if err := f.captureJournal(snap, (*series.Store).Capture); err != nil {
+		return nil, err
 	}
 	return snap, nil
 }
@@ -323,7 +318,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if store := f.Series(); store != nil {
 		restoring = store.Restore()
 	}
-	st, err := readSnapshot(rc, restoring)
+	st, err := readSnapshot(rc, journalRestorers(restoring))
 	if restoring != nil {
 		if err == nil {
 			err = restoring.Finish()
@@ -341,9 +336,9 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	return nil
 }
 
-// readSnapshot reads a snapshot into a new state, and its series part into journal (nil:
-// skipped, as a backup's reader does).
-func readSnapshot(r io.Reader, journal *series.Restorer) (*state, error) {
+// readSnapshot reads a snapshot into a new state, and its series part through journal (nil:
+// skipped).
+func readSnapshot(r io.Reader, journal map[recordType]func(*state, []byte) error) (*state, error) {
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(snapshotMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
@@ -351,7 +346,10 @@ func readSnapshot(r io.Reader, journal *series.Restorer) (*state, error) {
 	}
 	st := newState()
 	restorers := newRestorers()
-	for typ, restore := range journalRestorers(journal) {
+	if journal == nil {
+		journal = journalRestorers(nil)
+	}
+	for typ, restore := range journal {
 		restorers[typ] = restore
 	}
 	var data []byte // reused: every restorer copies what it keeps

@@ -41,6 +41,12 @@ var (
 	// can issue again in its next period (or, without periods, never: create a new series).
 	ErrNumberOverflow = errors.New("the series' number would overflow int64")
 
+	// ErrSeriesDiverged means a backup's series is not the one this cluster holds under its
+	// name: it was created otherwise, or an entry differs from the one at its seq, or does not
+	// follow the journal (a gap, a broken chain, a number out of turn). Nothing of the command
+	// changed; restore into a cluster without the series, or rename one of them.
+	ErrSeriesDiverged = errors.New("the backup's series differs from the one this cluster holds")
+
 	// ErrReplayed means a command at or below the journal's applied raft index had no
 	// journaled answer to give (it changed nothing then either).
 	ErrReplayed = errors.New("series command replayed from the raft log; it changed nothing")
@@ -56,7 +62,7 @@ var (
 
 // refusals are the errors that answer a command: the same on every replica that applies it.
 var refusals = []error{ErrNoSeries, ErrSeriesExists, ErrTooManySeries, ErrBadFormat, ErrBadInput, ErrRequestIDReused,
-	ErrNotIssued, ErrAlreadyVoided, ErrGapless, ErrNumberOverflow, ErrReplayed}
+	ErrNotIssued, ErrAlreadyVoided, ErrGapless, ErrNumberOverflow, ErrSeriesDiverged, ErrReplayed}
 
 // Refusal reports whether err is the store's answer to a command (bad input, a rule of the
 // series) rather than a failure to read or write series.db, which is this node's alone: the

@@ -96,7 +96,20 @@ func (r *Restorer) putEntry(e *raftv1.SeriesEntry) error {
 	case !bytes.Equal(e.GetPrevHash(), c.head.HeadHash) || !bytes.Equal(e.GetHash(), entryHash(e)):
 		return fmt.Errorf("%w: entry %d of %q does not hold to its chain", ErrCorrupt, e.GetSeq(), c.def.GetName())
 	}
-	b := r.tx.Bucket(bucketSeries).Bucket(c.key)
+	if err := writeEntry(r.tx.Bucket(bucketSeries).Bucket(c.key), &c.head, e); err != nil {
+		return err
+	}
+	r.pending++
+	if r.pending >= restoreCommitEvery {
+		return r.commit(true)
+	}
+	return nil
+}
+
+// writeEntry writes an entry that holds to its series' chain, and its indexes (requests,
+// numbers), and moves head to it as issuing or voiding it did: a snapshot's restore and a
+// backup's (RestoreSeries) put entries back through it.
+func writeEntry(b *bbolt.Bucket, head *raftv1.SeriesDefinition, e *raftv1.SeriesEntry) error {
 	v, err := marshal.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("series: encode entry %d: %w", e.GetSeq(), err)
@@ -111,18 +124,14 @@ func (r *Restorer) putEntry(e *raftv1.SeriesEntry) error {
 	if err != nil {
 		return err
 	}
-	c.head.Entries, c.head.HeadHash, c.head.ClockMs = e.GetSeq(), e.GetHash(), e.GetTimeMs()
+	head.Entries, head.HeadHash, head.ClockMs = e.GetSeq(), e.GetHash(), e.GetTimeMs()
 	if moves {
-		c.head.CurrentPeriod, c.head.LastNumber = e.GetPeriod(), e.GetNumber()
+		head.CurrentPeriod, head.LastNumber = e.GetPeriod(), e.GetNumber()
 	}
 	if e.GetKind() == raftv1.SeriesEntryKind_SERIES_ENTRY_KIND_ISSUED {
-		c.head.Issued++
+		head.Issued++
 	} else {
-		c.head.Voided++
-	}
-	r.pending++
-	if r.pending >= restoreCommitEvery {
-		return r.commit(true)
+		head.Voided++
 	}
 	return nil
 }

@@ -178,17 +178,23 @@ func (r *Restorer) dropNew() {
 
 // checkDefinition checks a definition from a snapshot as CheckCreate checks a new one.
 func checkDefinition(d *raftv1.SeriesDefinition) error {
+	if err := checkCreation(d); err != nil {
+		return fmt.Errorf("%w: series %q in the snapshot: %v", ErrCorrupt, d.GetName(), err)
+	}
+	return nil
+}
+
+// checkCreation checks what a definition says of its series' creation as CheckCreate checks a
+// new series, and that its database is named canonically.
+func checkCreation(d *raftv1.SeriesDefinition) error {
 	err := CheckCreate(&raftv1.CreateSeries{
 		Database: d.GetDatabase(), Name: d.GetName(), Format: d.GetFormat(), Period: d.GetPeriod(),
 		Policy: d.GetPolicy(), ProposedAtMs: d.GetCreatedAtMs(), CreatedBy: d.GetCreatedBy(), RequestId: d.GetRequestId(),
 	})
 	if err == nil && d.GetDatabase() != databaseName(d.GetDatabase()) {
-		err = fmt.Errorf("database name %q is not in its canonical form", d.GetDatabase())
+		err = fmt.Errorf("%w: database name %q is not in its canonical form", ErrBadInput, d.GetDatabase())
 	}
-	if err != nil {
-		return fmt.Errorf("%w: series %q in the snapshot: %v", ErrCorrupt, d.GetName(), err)
-	}
-	return nil
+	return err
 }
 
 // holds reports whether the local journal holds a series up to a snapshot's head of it: the

@@ -44,8 +44,8 @@ func (s *Store) Verify(database, name string) (Report, error) {
 			r.Break = &Break{Seq: 0, Reason: "the series' format is invalid: " + err.Error()}
 			return nil
 		}
-		w := &walk{def: def, format: f, b: b, voided: make(map[numberRef]bool)}
-		r.Break, err = w.run()
+		w := &walk{def: def, format: f, numbers: &walkedNumbers{b: b, voided: make(map[numberRef]bool)}}
+		r.Break, err = w.run(b)
 		r.Entries, r.Issued, r.Voided = w.seq, w.issued, w.voidedN
 		return err
 	})
@@ -57,12 +57,12 @@ type numberRef struct {
 	number int64
 }
 
-// walk is Verify's state: where the chain and the numbering stand after the entries so far.
+// walk is Verify's state, and a restore's: where the chain and the numbering stand after the
+// entries so far.
 type walk struct {
-	def    *raftv1.SeriesDefinition
-	format format
-	b      *bbolt.Bucket
-	voided map[numberRef]bool // issued numbers voided so far
+	def     *raftv1.SeriesDefinition
+	format  format
+	numbers numberLog
 
 	seq             uint64
 	hash            []byte
@@ -72,8 +72,9 @@ type walk struct {
 	issued, voidedN uint64
 }
 
-func (w *walk) run() (*Break, error) {
-	c := w.b.Bucket(bucketEntries).Cursor()
+// run walks the entries of bucket b.
+func (w *walk) run(b *bbolt.Bucket) (*Break, error) {
+	c := b.Bucket(bucketEntries).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		want := w.seq + 1
 		if !bytes.Equal(k, seqKey(want)) {
@@ -86,12 +87,12 @@ func (w *walk) run() (*Break, error) {
 		if reason := w.check(e, want); reason != "" {
 			return &Break{Seq: want, Reason: fmt.Sprintf("entry %d: %s", want, reason)}, nil
 		}
-		w.seq, w.hash, w.timeMs = want, e.GetHash(), e.GetTimeMs()
 	}
 	return w.checkHead(), nil
 }
 
-// check is why entry e, expected at seq, breaks the journal ("" if it does not).
+// check is why entry e, expected at seq, breaks the journal ("" if it does not); if it does
+// not, the walk moves past it.
 func (w *walk) check(e *raftv1.SeriesEntry, seq uint64) string {
 	switch {
 	case e.GetSeq() != seq:
@@ -113,6 +114,7 @@ func (w *walk) check(e *raftv1.SeriesEntry, seq uint64) string {
 		if id := w.format.render(e.GetTimeMs(), e.GetNumber()); e.GetId() != id {
 			return fmt.Sprintf("its id %q should be %q", e.GetId(), id)
 		}
+		w.numbers.issuedBy(e)
 		w.issued++
 	case raftv1.SeriesEntryKind_SERIES_ENTRY_KIND_VOIDED:
 		if reason := w.checkVoid(e); reason != "" {
@@ -122,6 +124,7 @@ func (w *walk) check(e *raftv1.SeriesEntry, seq uint64) string {
 	default:
 		return fmt.Sprintf("unknown kind %v", e.GetKind())
 	}
+	w.seq, w.hash, w.timeMs = seq, e.GetHash(), e.GetTimeMs()
 	return ""
 }
 
@@ -146,14 +149,14 @@ func (w *walk) checkNext(e *raftv1.SeriesEntry, what string) string {
 // the next number.
 func (w *walk) checkVoid(e *raftv1.SeriesEntry) string {
 	ref := numberRef{e.GetPeriod(), e.GetNumber()}
-	if w.voided[ref] {
+	if w.numbers.isVoided(ref) {
 		return fmt.Sprintf("it voids number %d of period %q again", ref.number, ref.period)
 	}
-	if issue := w.issueOf(ref); issue != nil {
+	if issue := w.numbers.issueOf(ref, w.seq); issue != nil {
 		if issue.GetId() != e.GetId() {
 			return fmt.Sprintf("its id %q is not %q, the id of the number it voids", e.GetId(), issue.GetId())
 		}
-		w.voided[ref] = true
+		w.numbers.voidedBy(ref)
 		return ""
 	}
 	if w.def.GetPolicy() != raftv1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED {
@@ -168,14 +171,39 @@ func (w *walk) checkVoid(e *raftv1.SeriesEntry) string {
 	return ""
 }
 
-// issueOf is the entry, among those walked (so already verified), that issued the number,
-// found through the numbers index; nil if there is none.
-func (w *walk) issueOf(ref numberRef) *raftv1.SeriesEntry {
-	use, err := decodeNumberUse(w.b.Bucket(bucketNumbers).Get(numberKey(ref.period, ref.number)))
-	if err != nil || use.issued == 0 || use.issued > w.seq {
+// numberLog is what a walk knows of the numbers issued and voided before the entry it checks.
+type numberLog interface {
+	// issueOf is the entry among the first seq (so already checked) that issued the number, or nil.
+	issueOf(ref numberRef, seq uint64) *raftv1.SeriesEntry
+	// isVoided reports whether the number, issued, was voided since.
+	isVoided(ref numberRef) bool
+	// issuedBy and voidedBy record an issue and a void of an issued number that passed.
+	issuedBy(e *raftv1.SeriesEntry)
+	voidedBy(ref numberRef)
+}
+
+// walkedNumbers is Verify's numberLog: the numbers index of the journal walked, whose rows are
+// checked against the entries they point at, and the issued numbers voided so far.
+type walkedNumbers struct {
+	b      *bbolt.Bucket
+	voided map[numberRef]bool
+}
+
+func (n *walkedNumbers) issueOf(ref numberRef, seq uint64) *raftv1.SeriesEntry {
+	return indexedIssue(n.b, ref, seq)
+}
+func (n *walkedNumbers) isVoided(ref numberRef) bool  { return n.voided[ref] }
+func (n *walkedNumbers) issuedBy(*raftv1.SeriesEntry) {}
+func (n *walkedNumbers) voidedBy(ref numberRef)       { n.voided[ref] = true }
+
+// indexedIssue is the entry among the first seq of a series that issued the number, found
+// through the numbers index and checked against it; nil if there is none.
+func indexedIssue(b *bbolt.Bucket, ref numberRef, seq uint64) *raftv1.SeriesEntry {
+	use, err := decodeNumberUse(b.Bucket(bucketNumbers).Get(numberKey(ref.period, ref.number)))
+	if err != nil || use.issued == 0 || use.issued > seq {
 		return nil
 	}
-	e, err := entryAt(w.b, use.issued)
+	e, err := entryAt(b, use.issued)
 	if err != nil || e == nil || e.GetKind() != raftv1.SeriesEntryKind_SERIES_ENTRY_KIND_ISSUED ||
 		e.GetPeriod() != ref.period || e.GetNumber() != ref.number {
 		return nil

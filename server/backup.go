@@ -103,8 +103,9 @@ func (w *chunkWriter) flush() error {
 	return nil
 }
 
-// Restore raises this cluster's floors to a backup's: see fsm.RaiseFloor and fsm/DESIGN.md. It
-// reads the whole backup first, then (on the leader) applies it in a few log entries. A
+// Restore raises this cluster's floors to a backup's and puts its series journals back: see
+// fsm.RaiseFloor, fsm.RestoreSeries and fsm/DESIGN.md. It reads the whole backup first (in
+// memory, at most maxRestoreBytes), then (on the leader) applies it in bounded log entries. A
 // follower forwards the backup to the leader.
 func (s *Server) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
 	ctx := stream.Context()
@@ -179,7 +180,8 @@ func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Resto
 			"the backup's cluster used node tags %s, which nodes of this cluster hold: their etag counters started again at 1, so their server-side IDs "+
 				"would repeat the old cluster's. Restore into a cluster whose nodes use other tags (e.g. --peers with new tags)", strings.Join(clash, ", "))
 	}
-	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags)), Claims: int64(len(b.Claims))}
+	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags)),
+		Claims: int64(len(b.Claims)), Series: int64(len(b.Series))}
 	for _, cmd := range b.RaiseFloorCommands(restoreRecordsPerCommand) {
 		out, err := propose(ctx, s, fsm.ProposeRaiseFloor, cmd)
 		if err != nil {
@@ -191,10 +193,19 @@ func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Resto
 		resp.TagsRetired += int64(r.TagsRetired)
 		resp.ClaimsRestored += int64(r.ClaimsRestored)
 	}
+	// The series after the floors: a series that diverges from this cluster's refuses its
+	// command, after every counter was raised.
+	for _, cmd := range b.RestoreSeriesCommands() {
+		r, err := propose(ctx, s, fsm.ProposeRestoreSeries, cmd)
+		if err != nil {
+			return nil, err
+		}
+		resp.SeriesEntriesRestored += int64(r.Appended)
+	}
 	s.log.Warn("backup restored: counters raised to the backup's, its node tags retired",
 		"identities", resp.Identities, "identities_raised", resp.IdentitiesRaised,
 		"hilo_tags", resp.HiloTags, "hilo_raised", resp.HiloRaised, "tags", resp.Tags, "tags_retired", resp.TagsRetired,
-		"claims", resp.Claims, "claims_restored", resp.ClaimsRestored)
+		"claims", resp.Claims, "claims_restored", resp.ClaimsRestored, "series", resp.Series, "series_entries_restored", resp.SeriesEntriesRestored)
 	return resp, nil
 }
 

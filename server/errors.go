@@ -65,7 +65,7 @@ var refusals = []struct {
 	{[]error{series.ErrNoSeries}, refusal{codes.NotFound, ""}},
 	{[]error{series.ErrSeriesExists}, refusal{codes.AlreadyExists, ""}},
 	{[]error{series.ErrTooManySeries}, refusal{codes.ResourceExhausted, ""}},
-	{[]error{series.ErrNotIssued, series.ErrAlreadyVoided, series.ErrGapless}, refusal{codes.FailedPrecondition, ""}},
+	{[]error{series.ErrNotIssued, series.ErrAlreadyVoided, series.ErrGapless, series.ErrSeriesDiverged}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{series.ErrNumberOverflow}, refusal{codes.OutOfRange, reason.CounterOverflow}},
 	{[]error{series.ErrCorrupt}, refusal{codes.DataLoss, ""}},
 	{[]error{fsm.ErrJournalWrite}, refusal{codes.Unavailable, reason.StorageFailed}},

@@ -3599,8 +3599,9 @@ func (x *TransferLeadershipResponse) GetLeader() string {
 
 type BackupRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Back up one database only: its identities and HiLo maxima, no node registry (a restore of
-	// it raises that database's floors, creating it if need be). Empty: the whole cluster, every
+	// Back up one database only: its identities, HiLo maxima, claims and series journals, no
+	// node registry (a restore of it raises that database's floors and puts its series back,
+	// creating it if need be). Empty: the whole cluster, every
 	// database. Metadata "idnode-database" sets it too.
 	Database      string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -3765,8 +3766,12 @@ type RestoreResponse struct {
 	// Claims the backup held, and how many of them were claimed here (the others already were).
 	Claims         int64 `protobuf:"varint,7,opt,name=claims,proto3" json:"claims,omitempty"`
 	ClaimsRestored int64 `protobuf:"varint,8,opt,name=claims_restored,json=claimsRestored,proto3" json:"claims_restored,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Fiscal series the backup held, and how many of their journal entries were appended here
+	// (the others the series held already).
+	Series                int64 `protobuf:"varint,9,opt,name=series,proto3" json:"series,omitempty"`
+	SeriesEntriesRestored int64 `protobuf:"varint,10,opt,name=series_entries_restored,json=seriesEntriesRestored,proto3" json:"series_entries_restored,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *RestoreResponse) Reset() {
@@ -3851,6 +3856,20 @@ func (x *RestoreResponse) GetClaims() int64 {
 func (x *RestoreResponse) GetClaimsRestored() int64 {
 	if x != nil {
 		return x.ClaimsRestored
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetSeries() int64 {
+	if x != nil {
+		return x.Series
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetSeriesEntriesRestored() int64 {
+	if x != nil {
+		return x.SeriesEntriesRestored
 	}
 	return 0
 }
@@ -5190,7 +5209,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x14\n" +
 	"\x05index\x18\x03 \x01(\x04R\x05index\"\"\n" +
 	"\fRestoreChunk\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data\"\x94\x02\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\"\xe4\x02\n" +
 	"\x0fRestoreResponse\x12+\n" +
 	"\x11identities_raised\x18\x01 \x01(\x03R\x10identitiesRaised\x12\x1f\n" +
 	"\vhilo_raised\x18\x02 \x01(\x03R\n" +
@@ -5202,7 +5221,10 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\thilo_tags\x18\x05 \x01(\x03R\bhiloTags\x12\x12\n" +
 	"\x04tags\x18\x06 \x01(\x03R\x04tags\x12\x16\n" +
 	"\x06claims\x18\a \x01(\x03R\x06claims\x12'\n" +
-	"\x0fclaims_restored\x18\b \x01(\x03R\x0eclaimsRestored\"\xf4\x01\n" +
+	"\x0fclaims_restored\x18\b \x01(\x03R\x0eclaimsRestored\x12\x16\n" +
+	"\x06series\x18\t \x01(\x03R\x06series\x126\n" +
+	"\x17series_entries_restored\x18\n" +
+	" \x01(\x03R\x15seriesEntriesRestored\"\xf4\x01\n" +
 	"\x13CreateSeriesRequest\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +

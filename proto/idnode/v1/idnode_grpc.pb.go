@@ -763,14 +763,16 @@ type ClusterServiceClient interface {
 	RemoveNode(ctx context.Context, in *RemoveNodeRequest, opts ...grpc.CallOption) (*RemoveNodeResponse, error)
 	TransferLeadership(ctx context.Context, in *TransferLeadershipRequest, opts ...grpc.CallOption) (*TransferLeadershipResponse, error)
 	// Backup streams a consistent snapshot of the replicated state (identities, HiLo maxima,
-	// node registry, retired tags), taken on the leader after a read barrier, in the FSM's own
+	// claims, node registry, retired tags, fiscal series journals), taken on the leader after a read barrier, in the FSM's own
 	// snapshot format. An operator call: needs the admin token when one is set.
 	Backup(ctx context.Context, in *BackupRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[BackupChunk], error)
 	// Restore raises this cluster's identity counters and HiLo maxima to at least a backup's and
 	// retires every node tag the backup's cluster used, so no identity, HiLo number or
 	// server-side ID the old cluster handed out is handed out again. It never lowers anything,
 	// so it is safe to retry. Refused (FAILED_PRECONDITION) when a tag of the backup belongs to
-	// a node of this cluster. An operator call: needs the admin token when one is set.
+	// a node of this cluster. Fiscal series come back with their journals, checked entry by
+	// entry; a series that differs from this cluster's is refused (FAILED_PRECONDITION) after
+	// the counters were raised. An operator call: needs the admin token when one is set.
 	Restore(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[RestoreChunk, RestoreResponse], error)
 	// CreateDatabase creates a database: its own identities, HiLo tags and request ids. A name
 	// that was deleted comes back with the counters it had, so it never repeats a value.
@@ -945,14 +947,16 @@ type ClusterServiceServer interface {
 	RemoveNode(context.Context, *RemoveNodeRequest) (*RemoveNodeResponse, error)
 	TransferLeadership(context.Context, *TransferLeadershipRequest) (*TransferLeadershipResponse, error)
 	// Backup streams a consistent snapshot of the replicated state (identities, HiLo maxima,
-	// node registry, retired tags), taken on the leader after a read barrier, in the FSM's own
+	// claims, node registry, retired tags, fiscal series journals), taken on the leader after a read barrier, in the FSM's own
 	// snapshot format. An operator call: needs the admin token when one is set.
 	Backup(*BackupRequest, grpc.ServerStreamingServer[BackupChunk]) error
 	// Restore raises this cluster's identity counters and HiLo maxima to at least a backup's and
 	// retires every node tag the backup's cluster used, so no identity, HiLo number or
 	// server-side ID the old cluster handed out is handed out again. It never lowers anything,
 	// so it is safe to retry. Refused (FAILED_PRECONDITION) when a tag of the backup belongs to
-	// a node of this cluster. An operator call: needs the admin token when one is set.
+	// a node of this cluster. Fiscal series come back with their journals, checked entry by
+	// entry; a series that differs from this cluster's is refused (FAILED_PRECONDITION) after
+	// the counters were raised. An operator call: needs the admin token when one is set.
 	Restore(grpc.ClientStreamingServer[RestoreChunk, RestoreResponse]) error
 	// CreateDatabase creates a database: its own identities, HiLo tags and request ids. A name
 	// that was deleted comes back with the counters it had, so it never repeats a value.

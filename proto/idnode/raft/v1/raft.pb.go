@@ -3088,6 +3088,64 @@ func (x *SeriesEntry) GetHash() []byte {
 	return nil
 }
 
+// Restore a series from a backup (ClusterService/Restore), a chunk of its journal at a time: the
+// backup's definition (with its head) and entries in seq order. A series the database lacks is
+// created as the definition says and the entries appended as they are; in a series it has, an
+// entry it holds must be the same (same hash) and is skipped, and the next one is appended.
+// Anything else (a different entry, a gap, a broken chain or numbering) refuses the command,
+// changing nothing (series.ErrSeriesDiverged).
+type RestoreSeries struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Definition    *SeriesDefinition      `protobuf:"bytes,1,opt,name=definition,proto3" json:"definition,omitempty"`
+	Entries       []*SeriesEntry         `protobuf:"bytes,2,rep,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreSeries) Reset() {
+	*x = RestoreSeries{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreSeries) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreSeries) ProtoMessage() {}
+
+func (x *RestoreSeries) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreSeries.ProtoReflect.Descriptor instead.
+func (*RestoreSeries) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *RestoreSeries) GetDefinition() *SeriesDefinition {
+	if x != nil {
+		return x.Definition
+	}
+	return nil
+}
+
+func (x *RestoreSeries) GetEntries() []*SeriesEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
 // The first record of the series part of a snapshot: the raft index of the last series
 // command the journal holds, and how many series follow.
 type SeriesJournalRecord struct {
@@ -3100,7 +3158,7 @@ type SeriesJournalRecord struct {
 
 func (x *SeriesJournalRecord) Reset() {
 	*x = SeriesJournalRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3112,7 +3170,7 @@ func (x *SeriesJournalRecord) String() string {
 func (*SeriesJournalRecord) ProtoMessage() {}
 
 func (x *SeriesJournalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3125,7 +3183,7 @@ func (x *SeriesJournalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesJournalRecord.ProtoReflect.Descriptor instead.
 func (*SeriesJournalRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{38}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SeriesJournalRecord) GetAppliedIndex() uint64 {
@@ -3164,7 +3222,7 @@ type AcquireWorker struct {
 
 func (x *AcquireWorker) Reset() {
 	*x = AcquireWorker{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3176,7 +3234,7 @@ func (x *AcquireWorker) String() string {
 func (*AcquireWorker) ProtoMessage() {}
 
 func (x *AcquireWorker) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3189,7 +3247,7 @@ func (x *AcquireWorker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireWorker.ProtoReflect.Descriptor instead.
 func (*AcquireWorker) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{39}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AcquireWorker) GetDatabase() string {
@@ -3248,7 +3306,7 @@ type RenewWorker struct {
 
 func (x *RenewWorker) Reset() {
 	*x = RenewWorker{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3260,7 +3318,7 @@ func (x *RenewWorker) String() string {
 func (*RenewWorker) ProtoMessage() {}
 
 func (x *RenewWorker) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3273,7 +3331,7 @@ func (x *RenewWorker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenewWorker.ProtoReflect.Descriptor instead.
 func (*RenewWorker) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{40}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RenewWorker) GetDatabase() string {
@@ -3325,7 +3383,7 @@ type ReleaseWorker struct {
 
 func (x *ReleaseWorker) Reset() {
 	*x = ReleaseWorker{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3337,7 +3395,7 @@ func (x *ReleaseWorker) String() string {
 func (*ReleaseWorker) ProtoMessage() {}
 
 func (x *ReleaseWorker) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3350,7 +3408,7 @@ func (x *ReleaseWorker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseWorker.ProtoReflect.Descriptor instead.
 func (*ReleaseWorker) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{41}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ReleaseWorker) GetDatabase() string {
@@ -3405,7 +3463,7 @@ type WorkerRecord struct {
 
 func (x *WorkerRecord) Reset() {
 	*x = WorkerRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3417,7 +3475,7 @@ func (x *WorkerRecord) String() string {
 func (*WorkerRecord) ProtoMessage() {}
 
 func (x *WorkerRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3430,7 +3488,7 @@ func (x *WorkerRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerRecord.ProtoReflect.Descriptor instead.
 func (*WorkerRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{42}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *WorkerRecord) GetDatabase() string {
@@ -3740,7 +3798,12 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"correcting\x18\x0e \x01(\tR\n" +
 	"correcting\x12\x1b\n" +
 	"\tprev_hash\x18\x0f \x01(\fR\bprevHash\x12\x12\n" +
-	"\x04hash\x18\x10 \x01(\fR\x04hash\"R\n" +
+	"\x04hash\x18\x10 \x01(\fR\x04hash\"\x88\x01\n" +
+	"\rRestoreSeries\x12@\n" +
+	"\n" +
+	"definition\x18\x01 \x01(\v2 .idnode.raft.v1.SeriesDefinitionR\n" +
+	"definition\x125\n" +
+	"\aentries\x18\x02 \x03(\v2\x1b.idnode.raft.v1.SeriesEntryR\aentries\"R\n" +
 	"\x13SeriesJournalRecord\x12#\n" +
 	"\rapplied_index\x18\x01 \x01(\x04R\fappliedIndex\x12\x16\n" +
 	"\x06series\x18\x02 \x01(\x04R\x06series\"\xc4\x01\n" +
@@ -3799,7 +3862,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_raft_v1_raft_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(SeriesPeriod)(0),           // 0: idnode.raft.v1.SeriesPeriod
 	(SeriesPolicy)(0),           // 1: idnode.raft.v1.SeriesPolicy
@@ -3842,11 +3905,12 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*SeriesVoid)(nil),          // 38: idnode.raft.v1.SeriesVoid
 	(*SeriesDefinition)(nil),    // 39: idnode.raft.v1.SeriesDefinition
 	(*SeriesEntry)(nil),         // 40: idnode.raft.v1.SeriesEntry
-	(*SeriesJournalRecord)(nil), // 41: idnode.raft.v1.SeriesJournalRecord
-	(*AcquireWorker)(nil),       // 42: idnode.raft.v1.AcquireWorker
-	(*RenewWorker)(nil),         // 43: idnode.raft.v1.RenewWorker
-	(*ReleaseWorker)(nil),       // 44: idnode.raft.v1.ReleaseWorker
-	(*WorkerRecord)(nil),        // 45: idnode.raft.v1.WorkerRecord
+	(*RestoreSeries)(nil),       // 41: idnode.raft.v1.RestoreSeries
+	(*SeriesJournalRecord)(nil), // 42: idnode.raft.v1.SeriesJournalRecord
+	(*AcquireWorker)(nil),       // 43: idnode.raft.v1.AcquireWorker
+	(*RenewWorker)(nil),         // 44: idnode.raft.v1.RenewWorker
+	(*ReleaseWorker)(nil),       // 45: idnode.raft.v1.ReleaseWorker
+	(*WorkerRecord)(nil),        // 46: idnode.raft.v1.WorkerRecord
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	3,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -3864,11 +3928,13 @@ var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	1,  // 12: idnode.raft.v1.SeriesDefinition.policy:type_name -> idnode.raft.v1.SeriesPolicy
 	2,  // 13: idnode.raft.v1.SeriesEntry.kind:type_name -> idnode.raft.v1.SeriesEntryKind
 	34, // 14: idnode.raft.v1.SeriesEntry.fields:type_name -> idnode.raft.v1.SeriesField
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	39, // 15: idnode.raft.v1.RestoreSeries.definition:type_name -> idnode.raft.v1.SeriesDefinition
+	40, // 16: idnode.raft.v1.RestoreSeries.entries:type_name -> idnode.raft.v1.SeriesEntry
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_idnode_raft_v1_raft_proto_init() }
@@ -3882,7 +3948,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   43,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
