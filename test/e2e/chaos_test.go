@@ -54,7 +54,7 @@ import (
 
 // Bounds of the chaos suite (on top of chaos_load_test.go's per-call ones).
 const (
-	chaosSuiteBudget   = 13 * time.Minute // no schedule starts later than this after the first began
+	chaosSuiteBudget   = 14 * time.Minute // no schedule starts later than this after the first began
 	chaosLockWaitCI    = 10 * time.Minute // CI waits this long for another run's lock; elsewhere none
 	chaosProgressOps   = 500              // identity operations acknowledged per load phase
 	chaosProgressLocal = 15               // server-side IDs and GUIDs per node and phase
