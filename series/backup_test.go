@@ -226,7 +226,7 @@ func TestCheckRestoreBounds(t *testing.T) {
 // FuzzRestore applies a hostile RestoreSeries to a store holding the first entries of a
 // series: refused, it changes nothing; accepted, the journal still verifies.
 func FuzzRestore(f *testing.F) {
-	src := mustNew(f)
+	src := mustNewUnsynced(f)
 	src.create("INV", "INV-{n}", 0, gaps, 0)
 	for _, id := range []string{"a", "b", "c"} {
 		src.mustIssue("inv", id, 0)
@@ -253,7 +253,7 @@ func FuzzRestore(f *testing.F) {
 		}
 		f.Add(seed)
 	}
-	dst := mustNew(f)
+	dst := mustNewUnsynced(f)
 	dst.restoreAll(def, entries[:2], 500)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dst.t = t

@@ -44,6 +44,21 @@ func mustNew(t testing.TB) *testStore {
 	return mustOpen(t, filepath.Join(t.TempDir(), "series.db"))
 }
 
+// mustNewUnsynced is a store whose commits skip fsync, for the fuzz targets: they check the
+// rules, not durability, and an fsync per input made an input take seconds on a busy disk,
+// which the fuzzer's end-of-run deadline reports as a failure.
+func mustNewUnsynced(t testing.TB) *testStore {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "series.db")
+	db, err := openDB(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Store{path: path, cur: &handle{db: db}}
+	t.Cleanup(func() { _ = s.Close() })
+	return &testStore{Store: s, t: t}
+}
+
 // inTx runs fn in one write transaction and commits it.
 func (s *testStore) inTx(fn func(tx *Tx)) {
 	s.t.Helper()
