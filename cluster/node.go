@@ -324,6 +324,9 @@ func (n *Node) Close() error {
 			err = errors.Join(err, c.Close())
 		}
 		n.raftLog.close()
+		// The journal trails the log (fsm/series.go): what it holds uncommitted is written
+		// now, or a restart applies it again from the log.
+		err = errors.Join(err, n.fsm.FlushSeries())
 		n.closeErr = errors.Join(err, n.store.Close(), n.journal.Close())
 	})
 	return n.closeErr

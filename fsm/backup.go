@@ -17,6 +17,9 @@ import (
 // under the read lock and written outside it, the journals an entry at a time. For a
 // consistent backup of the cluster, call it on the leader after a read barrier.
 func (f *FSM) WriteBackup(w io.Writer) error {
+	if err := f.FlushSeries(); err != nil {
+		return err
+	}
 	f.mu.RLock()
 	snap := &snapshot{records: f.st.records(true)}
 	err := f.captureJournal(snap, (*series.Store).Capture)
@@ -47,6 +50,9 @@ func (f *FSM) captureJournal(snap *snapshot, capture func(*series.Store) (*serie
 // its identities, HiLo maxima, claims and series journals, nothing of the cluster (nodes,
 // tags, settings, request answers).
 func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
+	if err := f.FlushSeries(); err != nil {
+		return err
+	}
 	f.mu.RLock()
 	d, err := f.st.db(database)
 	snap := &snapshot{}

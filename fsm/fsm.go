@@ -118,10 +118,13 @@ func (f *FSM) Halted() bool {
 // Apply implements raft.FSM.
 func (f *FSM) Apply(l *raft.Log) any {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	out := f.apply(l)
-	if err := f.endJournal(l.Index); err != nil {
-		return err
+	due := f.journal.due()
+	f.mu.Unlock()
+	if due {
+		if err := f.FlushSeries(); err != nil {
+			return err
+		}
 	}
 	return out
 }
@@ -130,32 +133,19 @@ func (f *FSM) Apply(l *raft.Log) any {
 func (f *FSM) ApplyBatch(logs []*raft.Log) []any {
 	out := make([]any, len(logs))
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	for i, l := range logs {
 		out[i] = f.apply(l)
 	}
-	if len(logs) > 0 {
-		if err := f.endJournal(logs[len(logs)-1].Index); err != nil {
+	due := f.journal.due()
+	f.mu.Unlock()
+	if due {
+		if err := f.FlushSeries(); err != nil {
 			for i := range out {
 				out[i] = err
 			}
 		}
 	}
 	return out
-}
-
-// endJournal commits the series entries of the batch just applied. When the journal cannot
-// be written the FSM halts: going on would answer from a journal that lacks entries the log
-// holds. The log keeps them, and the next start applies them again.
-func (f *FSM) endJournal(index uint64) error {
-	err := f.journal.end()
-	if err != nil && !f.halted {
-		f.halt(Halt{Index: index, Err: err})
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrHalted, err)
-	}
-	return nil
 }
 
 // halt stops applying, once.

@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"fmt"
+	"sync"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	"github.com/idnode/idnode/series"
@@ -13,8 +14,16 @@ import (
 // command's answer is the journal's: the same on every replica, since the journal is a
 // function of the log.
 
-// journal is the FSM's handle on the series store: the store, and the write transaction open
-// for the batch of entries being applied.
+// journal is the FSM's handle on the series store: the store, and the write transaction that
+// holds the entries applied since the last flush.
+//
+// The journal trails the log. Its writes are committed (one fsync) every journalFlushEvery
+// applies, and before anything reads it: a snapshot, a backup, a read of the store (Series),
+// a restore and the node's close. An answer therefore waits for the log's fsync only, as an
+// identity's does, and the log is what makes it durable: after a crash the journal holds a
+// committed prefix of the log (bbolt commits are atomic), and raft applies the entries after
+// it again, which the store recognises by index. A snapshot never gets ahead of the journal,
+// since it flushes first, so the log it compacts is always in the journal.
 type journal struct {
 	store *series.Store
 	tx    *series.Tx
@@ -22,7 +31,17 @@ type journal struct {
 	index uint64
 	// err is a write the store could not make in this batch: the FSM halts after the batch.
 	err error
+	// applies counts the applies whose entries tx holds.
+	applies int
+	// flushMu makes a flush whole: a reader's flush returns once every entry applied before
+	// it is committed, even when another flush took the transaction first.
+	flushMu sync.Mutex
 }
+
+// journalFlushEvery is how many applies (each a raft batch of entries) the journal's write
+// transaction holds before it is committed. Each commit costs bbolt two fsyncs; with one batch
+// of issues in flight at a time, committing each batch put them on every issue's latency.
+const journalFlushEvery = 32
 
 // SeriesIssued answers a SeriesIssueBatch: one result per issue, in order.
 type SeriesIssued struct {
@@ -37,14 +56,44 @@ func (f *FSM) UseSeries(s *series.Store) {
 	f.journal.store = s
 }
 
-// Series is the store of series journals, for reads (nil when the FSM has none).
-func (f *FSM) Series() *series.Store {
+// Series is the store of series journals, for reads (nil when the FSM has none). The
+// entries applied so far are committed first, so the store holds every one.
+func (f *FSM) Series() (*series.Store, error) {
+	if err := f.FlushSeries(); err != nil {
+		return nil, err
+	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return f.journal.store
+	return f.journal.store, nil
 }
 
-// tx is the batch's write transaction, begun by the first series command of the batch.
+// FlushSeries commits the series entries applied since the last flush, outside the FSM's
+// lock: the commit's fsync would otherwise stall every read of the state (each call's key
+// check among them). Raft applies on one goroutine, and a flush from elsewhere takes the
+// transaction under the lock, so no entry is half in it. When the journal cannot be written
+// the FSM halts: going on would answer from a journal that lacks entries the log holds. The
+// log keeps them, and the next start applies them again.
+func (f *FSM) FlushSeries() error {
+	j := f.journal
+	j.flushMu.Lock()
+	defer j.flushMu.Unlock()
+	f.mu.Lock()
+	w, index := j.take(), j.index
+	f.mu.Unlock()
+	err := w.commit()
+	if err == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.halted {
+		f.halt(Halt{Index: index, Err: err})
+	}
+	return fmt.Errorf("%w: %w", ErrHalted, err)
+}
+
+// begin is the write transaction of the entries since the last flush, begun by the first
+// series command after it.
 func (j *journal) begin() (*series.Tx, error) {
 	if j.store == nil {
 		return nil, ErrNoJournal
@@ -72,22 +121,42 @@ func (j *journal) fail(err error) error {
 	return err
 }
 
-// end commits the batch's transaction. An error means the journal lacks entries the log
-// holds: the FSM must halt, and a restart applies them again from the log.
-func (j *journal) end() error {
-	tx := j.tx
-	j.tx = nil
-	err := j.err
-	j.err = nil
-	switch {
-	case tx == nil:
-		return err
-	case err != nil:
-		tx.Rollback()
-		return err
+// due reports, after an apply, whether the journal's writes must be committed now: enough
+// applies went into them, or a write failed and the FSM must halt.
+func (j *journal) due() bool {
+	if j.tx == nil && j.err == nil {
+		return false
 	}
-	if cerr := tx.Commit(); cerr != nil {
-		return fmt.Errorf("%w: %v", ErrJournalWrite, cerr)
+	j.applies++
+	return j.applies >= journalFlushEvery || j.err != nil
+}
+
+// journalWrites are the writes since the last flush, taken from the journal under the FSM's
+// lock and committed after it is let go.
+type journalWrites struct {
+	tx  *series.Tx
+	err error
+}
+
+// take hands over the writes and readies the journal for the next ones.
+func (j *journal) take() journalWrites {
+	w := journalWrites{tx: j.tx, err: j.err}
+	j.tx, j.err, j.applies = nil, nil, 0
+	return w
+}
+
+// commit commits the transaction. An error means the journal lacks entries the log
+// holds: the FSM must halt, and a restart applies them again from the log.
+func (w journalWrites) commit() error {
+	switch {
+	case w.tx == nil:
+		return w.err
+	case w.err != nil:
+		w.tx.Rollback()
+		return w.err
+	}
+	if err := w.tx.Commit(); err != nil {
+		return fmt.Errorf("%w: %v", ErrJournalWrite, err)
 	}
 	return nil
 }

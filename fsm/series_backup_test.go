@@ -113,16 +113,16 @@ func TestBackupRoundTripOfSeries(t *testing.T) {
 	if got := restoreSeries(t, dst, b); got.Appended != 6 || got.Held != 0 {
 		t.Fatalf("the restore answered %+v, want 6 appended", got)
 	}
-	sameJournal(t, dst.store, src.store, "", "inv")
-	sameJournal(t, dst.store, src.store, "shop", "cn")
+	sameJournal(t, dst.flushed(t), src.flushed(t), "", "inv")
+	sameJournal(t, dst.flushed(t), src.flushed(t), "shop", "cn")
 	if _, err := dst.st.db("shop"); err != nil {
 		t.Errorf("the restore left database shop out of the state: %v", err)
 	}
 	if got := restoreSeries(t, dst, b); got.Appended != 0 || got.Held != 6 {
 		t.Fatalf("the second restore answered %+v, want everything held", got)
 	}
-	sameJournal(t, dst.store, src.store, "", "inv")
-	sameJournal(t, dst.store, src.store, "shop", "cn")
+	sameJournal(t, dst.flushed(t), src.flushed(t), "", "inv")
+	sameJournal(t, dst.flushed(t), src.flushed(t), "shop", "cn")
 	// The series go on where the backup's left off.
 	next := mustIssued(t, dst.apply(t, SeriesIssueBatchCommand, &raftv1.SeriesIssueBatch{
 		Issues: []*raftv1.SeriesIssue{issue("e")}, ProposedAtMs: year2026}), 1)[0]
@@ -140,7 +140,7 @@ func TestDatabaseBackupHoldsItsSeriesOnly(t *testing.T) {
 	}
 	dst := newJournaled(t)
 	restoreSeries(t, dst, b)
-	sameJournal(t, dst.store, src.store, "shop", "cn")
+	sameJournal(t, dst.flushed(t), src.flushed(t), "shop", "cn")
 }
 
 // A RestoreSeries applied again at its index (a replay) changes nothing; one that diverges
@@ -156,7 +156,7 @@ func TestRestoreSeriesReplayAndRefusal(t *testing.T) {
 	if out, _ := dst.Apply(l).(error); !errors.Is(out, series.ErrReplayed) {
 		t.Fatalf("the replay answered %v, want ErrReplayed", out)
 	}
-	sameJournal(t, dst.store, src.store, "", "inv")
+	sameJournal(t, dst.flushed(t), src.flushed(t), "", "inv")
 
 	other := newJournaled(t)
 	if _, ok := other.apply(t, CreateSeriesCommand, &raftv1.CreateSeries{Name: "INV", Format: "I-{n}"}).(*raftv1.SeriesDefinition); !ok {

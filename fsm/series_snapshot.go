@@ -46,16 +46,10 @@ func journalRestorers(r *series.Restorer) map[recordType]func(*state, []byte) er
 	}
 }
 
-// into decodes a record into a new message for put, which may keep it.
+// into is decoded for puts outside the state (the series store, a backup's series).
 func into[M any, PM interface {
 	*M
 	proto.Message
 }](put func(PM) error) func(*state, []byte) error {
-	return func(_ *state, data []byte) error {
-		m := PM(new(M))
-		if err := proto.Unmarshal(data, m); err != nil {
-			return err
-		}
-		return put(m)
-	}
+	return decoded(func(_ *state, m PM) error { return put(m) })
 }

@@ -18,20 +18,38 @@ import (
 // journaled is an FSM with a series store, applied with increasing log indexes as raft does.
 type journaled struct {
 	*FSM
-	store *series.Store
+	path  string // of series.db
 	index uint64
 }
 
 func newJournaled(t testing.TB) *journaled {
 	t.Helper()
-	s, err := series.Open(filepath.Join(t.TempDir(), "series.db"))
+	return openJournaled(t, filepath.Join(t.TempDir(), "series.db"))
+}
+
+// openJournaled is a new FSM on the series store at path.
+func openJournaled(t testing.TB, path string) *journaled {
+	t.Helper()
+	s, err := series.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
 	f := New()
 	f.UseSeries(s)
-	return &journaled{FSM: f, store: s}
+	// The journal trails the log: what it has not committed is lost with the test, as with a
+	// crashed node. Closing the store commits nothing.
+	t.Cleanup(func() { s.Close() })
+	return &journaled{FSM: f, path: path}
+}
+
+// flushed is the FSM's store with every entry applied so far committed (FSM.Series).
+func (j *journaled) flushed(t testing.TB) *series.Store {
+	t.Helper()
+	s, err := j.Series()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // entry frames m as the next log entry.
@@ -101,7 +119,7 @@ func TestSeriesIssueThroughTheFSM(t *testing.T) {
 	if err := replica.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, j.FSM)))); err != nil {
 		t.Fatal(err)
 	}
-	r, err := replica.store.Verify("", "INV")
+	r, err := replica.flushed(t).Verify("", "INV")
 	if err != nil || r.Break != nil || r.Issued != 3 {
 		t.Fatalf("replica's journal after the snapshot: %+v, %v; want 3 issued, no break", r, err)
 	}
@@ -158,7 +176,7 @@ func TestSeriesJournalWriteFailureHalts(t *testing.T) {
 	createInvoices(t, j)
 	var halts []Halt
 	j.OnHalt(func(h Halt) { halts = append(halts, h) })
-	if err := j.store.Close(); err != nil {
+	if err := j.flushed(t).Close(); err != nil {
 		t.Fatal(err)
 	}
 	out := j.apply(t, SeriesIssueBatchCommand, &raftv1.SeriesIssueBatch{Issues: []*raftv1.SeriesIssue{issue("a")}, ProposedAtMs: year2026})
@@ -204,7 +222,7 @@ func TestSeriesRestoreOfItsOwnSnapshotKeepsTheJournal(t *testing.T) {
 	if err := j.Restore(io.NopCloser(bytes.NewReader(snap))); err != nil {
 		t.Fatal(err)
 	}
-	r, err := j.store.Verify("", "inv")
+	r, err := j.flushed(t).Verify("", "inv")
 	if err != nil || r.Break != nil || r.Issued != 3 {
 		t.Fatalf("journal after restoring an older snapshot of its own: %+v, %v; want 3 issued (the file kept)", r, err)
 	}

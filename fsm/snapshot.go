@@ -110,19 +110,29 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 	}
 }
 
-// restored decodes each record into a new message, for puts that keep the message.
-func restored[M any, PM interface {
+// decoded decodes each record into a new message and hands it to put, which may keep it.
+func decoded[M any, PM interface {
 	*M
 	proto.Message
-}](put func(*state, PM)) func(*state, []byte) error {
+}](put func(*state, PM) error) func(*state, []byte) error {
 	return func(st *state, data []byte) error {
 		m := PM(new(M))
 		if err := proto.Unmarshal(data, m); err != nil {
 			return err
 		}
+		return put(st, m)
+	}
+}
+
+// restored is decoded for puts into the state that cannot fail.
+func restored[M any, PM interface {
+	*M
+	proto.Message
+}](put func(*state, PM)) func(*state, []byte) error {
+	return decoded(func(st *state, m PM) error {
 		put(st, m)
 		return nil
-	}
+	})
 }
 
 // restoredInto decodes every record into the same message (Unmarshal resets it and copies
@@ -226,6 +236,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // Snapshot implements raft.FSM. It captures the records under the lock (the messages are
 // fresh copies or never mutated after recording) and writes them outside it.
 func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
+	if err := f.FlushSeries(); err != nil {
+		return nil, err
+	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.halted {
@@ -314,8 +327,12 @@ const maxRecordSize = 16 << 20
 // Restore implements raft.FSM: it replaces the whole state with the snapshot's.
 func (f *FSM) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
+	store, err := f.Series()
+	if err != nil {
+		return err
+	}
 	var restoring *series.Restorer
-	if store := f.Series(); store != nil {
+	if store != nil {
 		restoring = store.Restore()
 	}
 	st, err := readSnapshot(rc, journalRestorers(restoring))

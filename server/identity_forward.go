@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -34,13 +35,8 @@ type forwardCommitter struct{ s *Server }
 
 func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
 	s := c.s
-	var resp *forwardv1.NextIdentitiesResponse
-	err := s.fwd.Do(ctx, forward.Unary, func(h *forward.Hop) error {
-		var err error
-		resp, err = forwardv1.NewForwardClient(h.Conn).NextIdentities(h.Context(), &forwardv1.NextIdentitiesRequest{Increments: incs}, h.CallOptions()...)
-		return err
-	})
-	if errors.Is(err, forward.ErrSelf) {
+	resp, self, err := relay(ctx, s, forwardv1.ForwardClient.NextIdentities, &forwardv1.NextIdentitiesRequest{Increments: incs})
+	if self {
 		return s.leaderBatch.NextMany(ctx, incs), nil
 	}
 	if err != nil {
@@ -49,11 +45,39 @@ func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityInc
 	out := make([]identity.Result, len(resp.GetAnswers()))
 	for i, a := range resp.GetAnswers() {
 		out[i].IdentityBlock = docid.IdentityBlock{First: a.GetFirst(), Last: a.GetLast(), Skipped: a.GetSkipped()}
-		if code := codes.Code(a.GetCode()); code != codes.OK {
-			out[i].Err = reason.Error(code, a.GetReason(), a.GetMessage())
-		}
+		out[i].Err = relayedRefusal(a.GetCode(), a.GetReason(), a.GetMessage())
 	}
 	return out, nil
+}
+
+// relay sends a follower's batch to the leader in one Forward call. self means this node is
+// the leader now (forward.ErrSelf): it commits the batch itself.
+func relay[Req, Resp any](ctx context.Context, s *Server, m func(forwardv1.ForwardClient, context.Context, Req, ...grpc.CallOption) (Resp, error), req Req) (resp Resp, self bool, err error) {
+	err = s.fwd.Do(ctx, forward.Unary, func(h *forward.Hop) error {
+		var err error
+		resp, err = m(forwardv1.NewForwardClient(h.Conn), h.Context(), req, h.CallOptions()...)
+		return err
+	})
+	if errors.Is(err, forward.ErrSelf) {
+		return resp, true, nil
+	}
+	return resp, false, err
+}
+
+// relayedRefusal is the error of one relayed item as the leader answered it (nil: none).
+func relayedRefusal(code int32, why, message string) error {
+	if codes.Code(code) == codes.OK {
+		return nil
+	}
+	return reason.Error(codes.Code(code), why, message)
+}
+
+// relayRefusal is what the leader answers a relayed item that it refused: its code, reason
+// and message, as the item's own call would have answered.
+func (s *Server) relayRefusal(err error) (code int32, why, message string) {
+	err = s.raftError(err)
+	st := status.Convert(err)
+	return int32(st.Code()), reason.Of(err), st.Message()
 }
 
 // forwardService is the leader's side of the Forward service.
@@ -80,9 +104,7 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 	for i, res := range results {
 		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last, Skipped: res.Skipped}
 		if res.Err != nil {
-			err := s.raftError(res.Err)
-			st := status.Convert(err)
-			a.Code, a.Message, a.Reason = int32(st.Code()), st.Message(), reason.Of(err)
+			a.Code, a.Reason, a.Message = s.relayRefusal(res.Err)
 		}
 		out.Answers[i] = a
 	}

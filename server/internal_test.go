@@ -83,3 +83,45 @@ func TestTheInternalPortServesTheLeaderSideOnly(t *testing.T) {
 		t.Fatalf("Leader.NextHiLo with the secret: %v, %v; want a first range granted by A", resp, err)
 	}
 }
+
+// A follower relays its callers' issues to the leader in one Forward call; the leader checks
+// each as a client's and answers each on its own, a refusal beside a number.
+func TestTheInternalPortChecksRelayedIssues(t *testing.T) {
+	c := newTestCluster(t, 1)
+	a := c.Node("A")
+	waitFor(t, "the cluster secret", convergeTimeout, func() (bool, string) {
+		return a.Node.FSM().ClusterSecret() != nil, "no secret yet"
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	mustCreateSeries(t, ctx, idnodev1.NewSeriesServiceClient(c.Dial(t, "A")), &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{n:04}"})
+	conn, err := grpc.NewClient("passthrough:///"+a.InternalAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fwd := forwardv1.NewForwardClient(conn)
+	valid := &raftv1.SeriesIssue{Series: "inv", RequestId: "r-1", DocumentHash: []byte{1}, IssuedBy: "api_key:k1"}
+	if _, err := fwd.IssueSeries(ctx, &forwardv1.IssueSeriesRequest{Issues: []*raftv1.SeriesIssue{valid}}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("relayed issues without the cluster secret: %v, want UNAUTHENTICATED", err)
+	}
+
+	ctx = metadata.AppendToOutgoingContext(ctx, "x-idnode-cluster-secret-bin", string(a.Node.FSM().ClusterSecret()))
+	for _, bad := range []*raftv1.SeriesIssue{{Series: "inv", DocumentHash: []byte{1}}, {Series: "", RequestId: "r"}, {Database: "no such/db", Series: "inv", RequestId: "r"}} {
+		_, err := fwd.IssueSeries(ctx, &forwardv1.IssueSeriesRequest{Issues: []*raftv1.SeriesIssue{bad}})
+		if status.Code(err) != codes.InvalidArgument {
+			t.Errorf("relayed issue %v: %v, want INVALID_ARGUMENT", bad, err)
+		}
+	}
+	unknown := &raftv1.SeriesIssue{Series: "nope", RequestId: "r-2", DocumentHash: []byte{2}}
+	resp, err := fwd.IssueSeries(ctx, &forwardv1.IssueSeriesRequest{Issues: []*raftv1.SeriesIssue{valid, unknown}})
+	if err != nil || len(resp.GetAnswers()) != 2 {
+		t.Fatalf("two relayed issues: %v, %v; want two answers", resp, err)
+	}
+	if e := resp.GetAnswers()[0].GetEntry(); e.GetNumber() != 1 || e.GetActor() != "api_key:k1" {
+		t.Errorf("the valid issue: %v; want number 1 issued by the caller the follower named", resp.GetAnswers()[0])
+	}
+	if a := resp.GetAnswers()[1]; codes.Code(a.GetCode()) != codes.NotFound || a.GetEntry() != nil {
+		t.Errorf("the issue in an unknown series: %v; want NOT_FOUND and no entry", a)
+	}
+}

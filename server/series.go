@@ -58,7 +58,11 @@ func (l leaderSide) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequ
 	if err := l.barrier(ctx); err != nil {
 		return nil, err
 	}
-	defs, err := l.s.journal().List(req.GetDatabase())
+	store, err := l.s.journal()
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	defs, err := store.List(req.GetDatabase())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -69,7 +73,8 @@ func (l leaderSide) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequ
 	return out, nil
 }
 
-// Issue assigns the next number of a series to a document.
+// Issue assigns the next number of a series to a document: through this node's batcher, the
+// leader's into SeriesIssueBatch entries, a follower's to the leader (series_forward.go).
 func (s *Server) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnodev1.IssueResponse, error) {
 	if err := s.arriving(ctx, &req.Database, &req.Actor); err != nil {
 		return nil, err
@@ -81,21 +86,16 @@ func (s *Server) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnode
 	if err := series.CheckIssue(is); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Issue, viaLeader(forwardv1.LeaderClient.Issue))
-}
-
-func (l leaderSide) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnodev1.IssueResponse, error) {
-	l.s.trustedActor(ctx, &req.Actor)
-	is, err := issueCommand(req)
-	if err != nil {
-		return nil, err
+	b := s.issueRelay
+	if s.fwd.Local(ctx) {
+		b = s.issues
 	}
-	res, err := l.s.issues.Do(ctx, is)
+	res, err := b.Do(ctx, is)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, s.raftError(err)
 	}
 	if res.Err != nil {
-		return nil, toStatus(res.Err)
+		return nil, s.raftError(res.Err)
 	}
 	return &idnodev1.IssueResponse{Entry: entryOf(res.Entry)}, nil
 }
@@ -137,13 +137,7 @@ func (l leaderSide) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnod
 // Journal streams a series' entries.
 func (s *Server) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreamingServer[idnodev1.SeriesEntry]) error {
 	ctx := stream.Context()
-	if err := s.arriving(ctx, &req.Database, nil); err != nil {
-		return err
-	}
-	if err := toStatus(series.CheckRef(req.GetDatabase(), req.GetSeries())); err != nil {
-		return err
-	}
-	release, err := s.journalReads.acquire(ctx)
+	release, err := s.arrivingRead(ctx, &req.Database, req.GetSeries())
 	if err != nil {
 		return err
 	}
@@ -153,16 +147,11 @@ func (s *Server) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreami
 
 func (l leaderSide) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreamingServer[idnodev1.SeriesEntry]) error {
 	ctx := stream.Context()
-	if forward.Arrived(ctx) {
-		release, err := l.s.journalReads.acquire(ctx)
-		if err != nil {
-			return err
-		}
-		defer release()
-	}
-	if err := l.barrier(ctx); err != nil {
+	store, release, err := l.readJournal(ctx)
+	if err != nil {
 		return err
 	}
+	defer release()
 	to := req.GetToSeq()
 	if to == 0 {
 		to = math.MaxUint64
@@ -175,7 +164,7 @@ func (l leaderSide) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStre
 		if last < from { // from+journalChunk-1 overflowed
 			last = to
 		}
-		err := l.s.journal().Entries(req.GetDatabase(), req.GetSeries(), from, last, func(e *raftv1.SeriesEntry) error {
+		err := store.Entries(req.GetDatabase(), req.GetSeries(), from, last, func(e *raftv1.SeriesEntry) error {
 			chunk = append(chunk, entryOf(e))
 			return nil
 		})
@@ -200,13 +189,7 @@ const journalChunk = 1000
 
 // VerifySeries recomputes a series' chain.
 func (s *Server) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {
-	if err := s.arriving(ctx, &req.Database, nil); err != nil {
-		return nil, err
-	}
-	if err := toStatus(series.CheckRef(req.GetDatabase(), req.GetSeries())); err != nil {
-		return nil, err
-	}
-	release, err := s.journalReads.acquire(ctx)
+	release, err := s.arrivingRead(ctx, &req.Database, req.GetSeries())
 	if err != nil {
 		return nil, err
 	}
@@ -215,17 +198,12 @@ func (s *Server) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesReq
 }
 
 func (l leaderSide) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {
-	if forward.Arrived(ctx) {
-		release, err := l.s.journalReads.acquire(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-	}
-	if err := l.barrier(ctx); err != nil {
+	store, release, err := l.readJournal(ctx)
+	if err != nil {
 		return nil, err
 	}
-	r, err := l.s.journal().Verify(req.GetDatabase(), req.GetSeries())
+	defer release()
+	r, err := store.Verify(req.GetDatabase(), req.GetSeries())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -253,6 +231,39 @@ func (s *Server) arriving(ctx context.Context, database, actor *string) error {
 	return nil
 }
 
+// arrivingRead readies a read of a series' journal (Journal, VerifySeries) where it arrived:
+// the call resolved (arriving), the series named well, and one of the node's journalReads
+// slots, which a long read holds until release.
+func (s *Server) arrivingRead(ctx context.Context, database *string, name string) (release func(), err error) {
+	if err := s.arriving(ctx, database, nil); err != nil {
+		return nil, err
+	}
+	if err := toStatus(series.CheckRef(*database, name)); err != nil {
+		return nil, err
+	}
+	return s.journalReads.acquire(ctx)
+}
+
+// readJournal readies the leader's side of a journal read: a journalReads slot when the call
+// came from another node (a call taken here holds one already), a read barrier, and the store
+// with every entry applied.
+func (l leaderSide) readJournal(ctx context.Context) (store *series.Store, release func(), err error) {
+	release = func() {}
+	if forward.Arrived(ctx) {
+		if release, err = l.s.journalReads.acquire(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err = l.barrier(ctx); err == nil {
+		store, err = l.s.journal()
+	}
+	if err != nil {
+		release()
+		return nil, nil, toStatus(err)
+	}
+	return store, release, nil
+}
+
 // trustedActor keeps the actor a node of this cluster resolved; a call that reached the
 // leader's internal server from anything else (before the cluster has a secret, checked as
 // the public call: leaderAccess) gets its own, so no caller names someone else.
@@ -262,8 +273,9 @@ func (s *Server) trustedActor(ctx context.Context, actor *string) {
 	}
 }
 
-// journal is the store of series journals this node's FSM applies to.
-func (s *Server) journal() *series.Store { return s.node.FSM().Series() }
+// journal is the store of series journals this node's FSM applies to, holding every entry
+// applied so far.
+func (s *Server) journal() (*series.Store, error) { return s.node.FSM().Series() }
 
 func createCommand(req *idnodev1.CreateSeriesRequest, nowMs int64) *raftv1.CreateSeries {
 	return &raftv1.CreateSeries{Database: req.GetDatabase(), Name: req.GetName(), Format: req.GetFormat(),

@@ -128,8 +128,10 @@ type Server struct {
 	// follower's batches to the leader. See identity_forward.go.
 	leaderBatch  *identity.Batcher
 	forwardBatch *identity.Batcher
-	// issues coalesces series issues on the leader into SeriesIssueBatch entries (series.go).
+	// issues coalesces series issues on the leader into SeriesIssueBatch entries; issueRelay
+	// sends a follower's to the leader, many callers' in one call (series_forward.go).
 	issues      *batch.Batcher[*raftv1.SeriesIssue, series.IssueResult]
+	issueRelay  *batch.Batcher[*raftv1.SeriesIssue, series.IssueResult]
 	health      *health.Server
 	fwd         *forward.Forwarder
 	calls       callBuckets       // per-database call limits (ratelimit.go)
@@ -210,7 +212,10 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	issueOpts := cfg.Identity
 	issueOpts.MaxBatch = min(max(issueOpts.MaxBatch, 1), maxIssueBatch)
 	issueOpts.OnBatch = nil
-	s.issues = batch.New(issueCommitter{s}, issueOpts, func(err error) series.IssueResult { return series.IssueResult{Err: err} })
+	issueFailed := func(err error) series.IssueResult { return series.IssueResult{Err: err} }
+	s.issues = batch.New(issueCommitter{s}, issueOpts, issueFailed)
+	issueOpts.MaxInFlight = forwardOpts.MaxInFlight
+	s.issueRelay = batch.New(issueRelay{s}, issueOpts, issueFailed)
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
 	// first real check.
@@ -276,5 +281,6 @@ func (s *Server) Close() {
 	s.leaderBatch.Close()
 	s.forwardBatch.Close()
 	s.issues.Close()
+	s.issueRelay.Close()
 	s.fwd.Close()
 }

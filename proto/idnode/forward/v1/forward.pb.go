@@ -253,6 +253,164 @@ func (x *NextIdentitiesResponse) GetAnswers() []*IdentityAnswer {
 	return nil
 }
 
+type IssueSeriesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Issues        []*v1.SeriesIssue      `protobuf:"bytes,1,rep,name=issues,proto3" json:"issues,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssueSeriesRequest) Reset() {
+	*x = IssueSeriesRequest{}
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssueSeriesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssueSeriesRequest) ProtoMessage() {}
+
+func (x *IssueSeriesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssueSeriesRequest.ProtoReflect.Descriptor instead.
+func (*IssueSeriesRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *IssueSeriesRequest) GetIssues() []*v1.SeriesIssue {
+	if x != nil {
+		return x.Issues
+	}
+	return nil
+}
+
+// The answer to one issue: its journal entry, or the gRPC code and message of its refusal.
+type IssueAnswer struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Entry   *v1.SeriesEntry        `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	Code    int32                  `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
+	Message string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// The refusal's reason (package reason), passed on to the caller.
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssueAnswer) Reset() {
+	*x = IssueAnswer{}
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssueAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssueAnswer) ProtoMessage() {}
+
+func (x *IssueAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssueAnswer.ProtoReflect.Descriptor instead.
+func (*IssueAnswer) Descriptor() ([]byte, []int) {
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *IssueAnswer) GetEntry() *v1.SeriesEntry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+func (x *IssueAnswer) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *IssueAnswer) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *IssueAnswer) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type IssueSeriesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Answers       []*IssueAnswer         `protobuf:"bytes,1,rep,name=answers,proto3" json:"answers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IssueSeriesResponse) Reset() {
+	*x = IssueSeriesResponse{}
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssueSeriesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssueSeriesResponse) ProtoMessage() {}
+
+func (x *IssueSeriesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssueSeriesResponse.ProtoReflect.Descriptor instead.
+func (*IssueSeriesResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *IssueSeriesResponse) GetAnswers() []*IssueAnswer {
+	if x != nil {
+		return x.Answers
+	}
+	return nil
+}
+
 var File_idnode_forward_v1_forward_proto protoreflect.FileDescriptor
 
 const file_idnode_forward_v1_forward_proto_rawDesc = "" +
@@ -273,11 +431,21 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x18\n" +
 	"\askipped\x18\x06 \x03(\x03R\askipped\"U\n" +
 	"\x16NextIdentitiesResponse\x12;\n" +
-	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers2\xac\x02\n" +
+	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers\"I\n" +
+	"\x12IssueSeriesRequest\x123\n" +
+	"\x06issues\x18\x01 \x03(\v2\x1b.idnode.raft.v1.SeriesIssueR\x06issues\"\x86\x01\n" +
+	"\vIssueAnswer\x121\n" +
+	"\x05entry\x18\x01 \x01(\v2\x1b.idnode.raft.v1.SeriesEntryR\x05entry\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"O\n" +
+	"\x13IssueSeriesResponse\x128\n" +
+	"\aanswers\x18\x01 \x03(\v2\x1e.idnode.forward.v1.IssueAnswerR\aanswers2\x8a\x03\n" +
 	"\aForward\x12e\n" +
-	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponse\x12^\n" +
+	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponse\x12\\\n" +
+	"\vIssueSeries\x12%.idnode.forward.v1.IssueSeriesRequest\x1a&.idnode.forward.v1.IssueSeriesResponse\x12^\n" +
 	"\x0fReserveHiLoPool\x12\x1f.idnode.raft.v1.HiLoPoolReserve\x1a*.idnode.forward.v1.ReserveHiLoPoolResponse\x12Z\n" +
-	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations2\xa5\x11\n" +
+	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations2\xe9\x10\n" +
 	"\x06Leader\x12O\n" +
 	"\fSeedIdentity\x12\x1e.idnode.v1.SeedIdentityRequest\x1a\x1f.idnode.v1.SeedIdentityResponse\x12U\n" +
 	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12:\n" +
@@ -307,8 +475,7 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponse\x12O\n" +
 	"\fCreateSeries\x12\x1e.idnode.v1.CreateSeriesRequest\x1a\x1f.idnode.v1.CreateSeriesResponse\x12I\n" +
 	"\n" +
-	"ListSeries\x12\x1c.idnode.v1.ListSeriesRequest\x1a\x1d.idnode.v1.ListSeriesResponse\x12:\n" +
-	"\x05Issue\x12\x17.idnode.v1.IssueRequest\x1a\x18.idnode.v1.IssueResponse\x127\n" +
+	"ListSeries\x12\x1c.idnode.v1.ListSeriesRequest\x1a\x1d.idnode.v1.ListSeriesResponse\x127\n" +
 	"\x04Void\x12\x16.idnode.v1.VoidRequest\x1a\x17.idnode.v1.VoidResponse\x12>\n" +
 	"\aJournal\x12\x19.idnode.v1.JournalRequest\x1a\x16.idnode.v1.SeriesEntry0\x01\x12O\n" +
 	"\fVerifySeries\x12\x1e.idnode.v1.VerifySeriesRequest\x1a\x1f.idnode.v1.VerifySeriesResponseB<Z:github.com/idnode/idnode/proto/idnode/forward/v1;forwardv1b\x06proto3"
@@ -325,149 +492,155 @@ func file_idnode_forward_v1_forward_proto_rawDescGZIP() []byte {
 	return file_idnode_forward_v1_forward_proto_rawDescData
 }
 
-var file_idnode_forward_v1_forward_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_idnode_forward_v1_forward_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_idnode_forward_v1_forward_proto_goTypes = []any{
 	(*ReserveHiLoPoolResponse)(nil),        // 0: idnode.forward.v1.ReserveHiLoPoolResponse
 	(*NextIdentitiesRequest)(nil),          // 1: idnode.forward.v1.NextIdentitiesRequest
 	(*IdentityAnswer)(nil),                 // 2: idnode.forward.v1.IdentityAnswer
 	(*NextIdentitiesResponse)(nil),         // 3: idnode.forward.v1.NextIdentitiesResponse
-	(*v1.IdentityIncrement)(nil),           // 4: idnode.raft.v1.IdentityIncrement
-	(*v1.HiLoPoolReserve)(nil),             // 5: idnode.raft.v1.HiLoPoolReserve
-	(*v1.LocalReservations)(nil),           // 6: idnode.raft.v1.LocalReservations
-	(*v11.SeedIdentityRequest)(nil),        // 7: idnode.v1.SeedIdentityRequest
-	(*v11.ListIdentitiesRequest)(nil),      // 8: idnode.v1.ListIdentitiesRequest
-	(*v11.ClaimRequest)(nil),               // 9: idnode.v1.ClaimRequest
-	(*v11.ReleaseRequest)(nil),             // 10: idnode.v1.ReleaseRequest
-	(*v11.GetClaimsRequest)(nil),           // 11: idnode.v1.GetClaimsRequest
-	(*v11.NextHiLoRequest)(nil),            // 12: idnode.v1.NextHiLoRequest
-	(*v11.ReturnHiLoRequest)(nil),          // 13: idnode.v1.ReturnHiLoRequest
-	(*v11.SeedHiLoRequest)(nil),            // 14: idnode.v1.SeedHiLoRequest
-	(*v11.AcquireWorkerRequest)(nil),       // 15: idnode.v1.AcquireWorkerRequest
-	(*v11.RenewWorkerRequest)(nil),         // 16: idnode.v1.RenewWorkerRequest
-	(*v11.ReleaseWorkerRequest)(nil),       // 17: idnode.v1.ReleaseWorkerRequest
-	(*v11.ListWorkersRequest)(nil),         // 18: idnode.v1.ListWorkersRequest
-	(*v11.StatusRequest)(nil),              // 19: idnode.v1.StatusRequest
-	(*v11.AddNodeRequest)(nil),             // 20: idnode.v1.AddNodeRequest
-	(*v11.RemoveNodeRequest)(nil),          // 21: idnode.v1.RemoveNodeRequest
-	(*v11.TransferLeadershipRequest)(nil),  // 22: idnode.v1.TransferLeadershipRequest
-	(*v11.BackupRequest)(nil),              // 23: idnode.v1.BackupRequest
-	(*v11.RestoreChunk)(nil),               // 24: idnode.v1.RestoreChunk
-	(*v11.CreateDatabaseRequest)(nil),      // 25: idnode.v1.CreateDatabaseRequest
-	(*v11.DeleteDatabaseRequest)(nil),      // 26: idnode.v1.DeleteDatabaseRequest
-	(*v11.ListDatabasesRequest)(nil),       // 27: idnode.v1.ListDatabasesRequest
-	(*v11.CreateKeyRequest)(nil),           // 28: idnode.v1.CreateKeyRequest
-	(*v11.DeleteKeyRequest)(nil),           // 29: idnode.v1.DeleteKeyRequest
-	(*v11.ListKeysRequest)(nil),            // 30: idnode.v1.ListKeysRequest
-	(*v11.CreateSeriesRequest)(nil),        // 31: idnode.v1.CreateSeriesRequest
-	(*v11.ListSeriesRequest)(nil),          // 32: idnode.v1.ListSeriesRequest
-	(*v11.IssueRequest)(nil),               // 33: idnode.v1.IssueRequest
-	(*v11.VoidRequest)(nil),                // 34: idnode.v1.VoidRequest
-	(*v11.JournalRequest)(nil),             // 35: idnode.v1.JournalRequest
-	(*v11.VerifySeriesRequest)(nil),        // 36: idnode.v1.VerifySeriesRequest
-	(*v11.SeedIdentityResponse)(nil),       // 37: idnode.v1.SeedIdentityResponse
-	(*v11.ListIdentitiesResponse)(nil),     // 38: idnode.v1.ListIdentitiesResponse
-	(*v11.ClaimResponse)(nil),              // 39: idnode.v1.ClaimResponse
-	(*v11.ReleaseResponse)(nil),            // 40: idnode.v1.ReleaseResponse
-	(*v11.GetClaimsResponse)(nil),          // 41: idnode.v1.GetClaimsResponse
-	(*v11.NextHiLoResponse)(nil),           // 42: idnode.v1.NextHiLoResponse
-	(*v11.ReturnHiLoResponse)(nil),         // 43: idnode.v1.ReturnHiLoResponse
-	(*v11.SeedHiLoResponse)(nil),           // 44: idnode.v1.SeedHiLoResponse
-	(*v11.WorkerLease)(nil),                // 45: idnode.v1.WorkerLease
-	(*v11.ReleaseWorkerResponse)(nil),      // 46: idnode.v1.ReleaseWorkerResponse
-	(*v11.ListWorkersResponse)(nil),        // 47: idnode.v1.ListWorkersResponse
-	(*v11.StatusResponse)(nil),             // 48: idnode.v1.StatusResponse
-	(*v11.AddNodeResponse)(nil),            // 49: idnode.v1.AddNodeResponse
-	(*v11.RemoveNodeResponse)(nil),         // 50: idnode.v1.RemoveNodeResponse
-	(*v11.TransferLeadershipResponse)(nil), // 51: idnode.v1.TransferLeadershipResponse
-	(*v11.BackupChunk)(nil),                // 52: idnode.v1.BackupChunk
-	(*v11.RestoreResponse)(nil),            // 53: idnode.v1.RestoreResponse
-	(*v11.CreateDatabaseResponse)(nil),     // 54: idnode.v1.CreateDatabaseResponse
-	(*v11.DeleteDatabaseResponse)(nil),     // 55: idnode.v1.DeleteDatabaseResponse
-	(*v11.ListDatabasesResponse)(nil),      // 56: idnode.v1.ListDatabasesResponse
-	(*v11.CreateKeyResponse)(nil),          // 57: idnode.v1.CreateKeyResponse
-	(*v11.DeleteKeyResponse)(nil),          // 58: idnode.v1.DeleteKeyResponse
-	(*v11.ListKeysResponse)(nil),           // 59: idnode.v1.ListKeysResponse
-	(*v11.CreateSeriesResponse)(nil),       // 60: idnode.v1.CreateSeriesResponse
-	(*v11.ListSeriesResponse)(nil),         // 61: idnode.v1.ListSeriesResponse
-	(*v11.IssueResponse)(nil),              // 62: idnode.v1.IssueResponse
-	(*v11.VoidResponse)(nil),               // 63: idnode.v1.VoidResponse
-	(*v11.SeriesEntry)(nil),                // 64: idnode.v1.SeriesEntry
-	(*v11.VerifySeriesResponse)(nil),       // 65: idnode.v1.VerifySeriesResponse
+	(*IssueSeriesRequest)(nil),             // 4: idnode.forward.v1.IssueSeriesRequest
+	(*IssueAnswer)(nil),                    // 5: idnode.forward.v1.IssueAnswer
+	(*IssueSeriesResponse)(nil),            // 6: idnode.forward.v1.IssueSeriesResponse
+	(*v1.IdentityIncrement)(nil),           // 7: idnode.raft.v1.IdentityIncrement
+	(*v1.SeriesIssue)(nil),                 // 8: idnode.raft.v1.SeriesIssue
+	(*v1.SeriesEntry)(nil),                 // 9: idnode.raft.v1.SeriesEntry
+	(*v1.HiLoPoolReserve)(nil),             // 10: idnode.raft.v1.HiLoPoolReserve
+	(*v1.LocalReservations)(nil),           // 11: idnode.raft.v1.LocalReservations
+	(*v11.SeedIdentityRequest)(nil),        // 12: idnode.v1.SeedIdentityRequest
+	(*v11.ListIdentitiesRequest)(nil),      // 13: idnode.v1.ListIdentitiesRequest
+	(*v11.ClaimRequest)(nil),               // 14: idnode.v1.ClaimRequest
+	(*v11.ReleaseRequest)(nil),             // 15: idnode.v1.ReleaseRequest
+	(*v11.GetClaimsRequest)(nil),           // 16: idnode.v1.GetClaimsRequest
+	(*v11.NextHiLoRequest)(nil),            // 17: idnode.v1.NextHiLoRequest
+	(*v11.ReturnHiLoRequest)(nil),          // 18: idnode.v1.ReturnHiLoRequest
+	(*v11.SeedHiLoRequest)(nil),            // 19: idnode.v1.SeedHiLoRequest
+	(*v11.AcquireWorkerRequest)(nil),       // 20: idnode.v1.AcquireWorkerRequest
+	(*v11.RenewWorkerRequest)(nil),         // 21: idnode.v1.RenewWorkerRequest
+	(*v11.ReleaseWorkerRequest)(nil),       // 22: idnode.v1.ReleaseWorkerRequest
+	(*v11.ListWorkersRequest)(nil),         // 23: idnode.v1.ListWorkersRequest
+	(*v11.StatusRequest)(nil),              // 24: idnode.v1.StatusRequest
+	(*v11.AddNodeRequest)(nil),             // 25: idnode.v1.AddNodeRequest
+	(*v11.RemoveNodeRequest)(nil),          // 26: idnode.v1.RemoveNodeRequest
+	(*v11.TransferLeadershipRequest)(nil),  // 27: idnode.v1.TransferLeadershipRequest
+	(*v11.BackupRequest)(nil),              // 28: idnode.v1.BackupRequest
+	(*v11.RestoreChunk)(nil),               // 29: idnode.v1.RestoreChunk
+	(*v11.CreateDatabaseRequest)(nil),      // 30: idnode.v1.CreateDatabaseRequest
+	(*v11.DeleteDatabaseRequest)(nil),      // 31: idnode.v1.DeleteDatabaseRequest
+	(*v11.ListDatabasesRequest)(nil),       // 32: idnode.v1.ListDatabasesRequest
+	(*v11.CreateKeyRequest)(nil),           // 33: idnode.v1.CreateKeyRequest
+	(*v11.DeleteKeyRequest)(nil),           // 34: idnode.v1.DeleteKeyRequest
+	(*v11.ListKeysRequest)(nil),            // 35: idnode.v1.ListKeysRequest
+	(*v11.CreateSeriesRequest)(nil),        // 36: idnode.v1.CreateSeriesRequest
+	(*v11.ListSeriesRequest)(nil),          // 37: idnode.v1.ListSeriesRequest
+	(*v11.VoidRequest)(nil),                // 38: idnode.v1.VoidRequest
+	(*v11.JournalRequest)(nil),             // 39: idnode.v1.JournalRequest
+	(*v11.VerifySeriesRequest)(nil),        // 40: idnode.v1.VerifySeriesRequest
+	(*v11.SeedIdentityResponse)(nil),       // 41: idnode.v1.SeedIdentityResponse
+	(*v11.ListIdentitiesResponse)(nil),     // 42: idnode.v1.ListIdentitiesResponse
+	(*v11.ClaimResponse)(nil),              // 43: idnode.v1.ClaimResponse
+	(*v11.ReleaseResponse)(nil),            // 44: idnode.v1.ReleaseResponse
+	(*v11.GetClaimsResponse)(nil),          // 45: idnode.v1.GetClaimsResponse
+	(*v11.NextHiLoResponse)(nil),           // 46: idnode.v1.NextHiLoResponse
+	(*v11.ReturnHiLoResponse)(nil),         // 47: idnode.v1.ReturnHiLoResponse
+	(*v11.SeedHiLoResponse)(nil),           // 48: idnode.v1.SeedHiLoResponse
+	(*v11.WorkerLease)(nil),                // 49: idnode.v1.WorkerLease
+	(*v11.ReleaseWorkerResponse)(nil),      // 50: idnode.v1.ReleaseWorkerResponse
+	(*v11.ListWorkersResponse)(nil),        // 51: idnode.v1.ListWorkersResponse
+	(*v11.StatusResponse)(nil),             // 52: idnode.v1.StatusResponse
+	(*v11.AddNodeResponse)(nil),            // 53: idnode.v1.AddNodeResponse
+	(*v11.RemoveNodeResponse)(nil),         // 54: idnode.v1.RemoveNodeResponse
+	(*v11.TransferLeadershipResponse)(nil), // 55: idnode.v1.TransferLeadershipResponse
+	(*v11.BackupChunk)(nil),                // 56: idnode.v1.BackupChunk
+	(*v11.RestoreResponse)(nil),            // 57: idnode.v1.RestoreResponse
+	(*v11.CreateDatabaseResponse)(nil),     // 58: idnode.v1.CreateDatabaseResponse
+	(*v11.DeleteDatabaseResponse)(nil),     // 59: idnode.v1.DeleteDatabaseResponse
+	(*v11.ListDatabasesResponse)(nil),      // 60: idnode.v1.ListDatabasesResponse
+	(*v11.CreateKeyResponse)(nil),          // 61: idnode.v1.CreateKeyResponse
+	(*v11.DeleteKeyResponse)(nil),          // 62: idnode.v1.DeleteKeyResponse
+	(*v11.ListKeysResponse)(nil),           // 63: idnode.v1.ListKeysResponse
+	(*v11.CreateSeriesResponse)(nil),       // 64: idnode.v1.CreateSeriesResponse
+	(*v11.ListSeriesResponse)(nil),         // 65: idnode.v1.ListSeriesResponse
+	(*v11.VoidResponse)(nil),               // 66: idnode.v1.VoidResponse
+	(*v11.SeriesEntry)(nil),                // 67: idnode.v1.SeriesEntry
+	(*v11.VerifySeriesResponse)(nil),       // 68: idnode.v1.VerifySeriesResponse
 }
 var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
-	4,  // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
+	7,  // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
 	2,  // 1: idnode.forward.v1.NextIdentitiesResponse.answers:type_name -> idnode.forward.v1.IdentityAnswer
-	1,  // 2: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
-	5,  // 3: idnode.forward.v1.Forward.ReserveHiLoPool:input_type -> idnode.raft.v1.HiLoPoolReserve
-	6,  // 4: idnode.forward.v1.Forward.RecordReservations:input_type -> idnode.raft.v1.LocalReservations
-	7,  // 5: idnode.forward.v1.Leader.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	8,  // 6: idnode.forward.v1.Leader.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	9,  // 7: idnode.forward.v1.Leader.Claim:input_type -> idnode.v1.ClaimRequest
-	10, // 8: idnode.forward.v1.Leader.Release:input_type -> idnode.v1.ReleaseRequest
-	11, // 9: idnode.forward.v1.Leader.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	12, // 10: idnode.forward.v1.Leader.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	13, // 11: idnode.forward.v1.Leader.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	14, // 12: idnode.forward.v1.Leader.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	15, // 13: idnode.forward.v1.Leader.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	16, // 14: idnode.forward.v1.Leader.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	17, // 15: idnode.forward.v1.Leader.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	18, // 16: idnode.forward.v1.Leader.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	19, // 17: idnode.forward.v1.Leader.Status:input_type -> idnode.v1.StatusRequest
-	20, // 18: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
-	21, // 19: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	22, // 20: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	23, // 21: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
-	24, // 22: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
-	25, // 23: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	26, // 24: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	27, // 25: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	28, // 26: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	29, // 27: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	30, // 28: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	31, // 29: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	32, // 30: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	33, // 31: idnode.forward.v1.Leader.Issue:input_type -> idnode.v1.IssueRequest
-	34, // 32: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
-	35, // 33: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
-	36, // 34: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	3,  // 35: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
-	0,  // 36: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
-	6,  // 37: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
-	37, // 38: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	38, // 39: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	39, // 40: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
-	40, // 41: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
-	41, // 42: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	42, // 43: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	43, // 44: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	44, // 45: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	45, // 46: idnode.forward.v1.Leader.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	45, // 47: idnode.forward.v1.Leader.RenewWorker:output_type -> idnode.v1.WorkerLease
-	46, // 48: idnode.forward.v1.Leader.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	47, // 49: idnode.forward.v1.Leader.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	48, // 50: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
-	49, // 51: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
-	50, // 52: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	51, // 53: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	52, // 54: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
-	53, // 55: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
-	54, // 56: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	55, // 57: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	56, // 58: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	57, // 59: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	58, // 60: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	59, // 61: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	60, // 62: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	61, // 63: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	62, // 64: idnode.forward.v1.Leader.Issue:output_type -> idnode.v1.IssueResponse
-	63, // 65: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
-	64, // 66: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
-	65, // 67: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	35, // [35:68] is the sub-list for method output_type
-	2,  // [2:35] is the sub-list for method input_type
-	2,  // [2:2] is the sub-list for extension type_name
-	2,  // [2:2] is the sub-list for extension extendee
-	0,  // [0:2] is the sub-list for field type_name
+	8,  // 2: idnode.forward.v1.IssueSeriesRequest.issues:type_name -> idnode.raft.v1.SeriesIssue
+	9,  // 3: idnode.forward.v1.IssueAnswer.entry:type_name -> idnode.raft.v1.SeriesEntry
+	5,  // 4: idnode.forward.v1.IssueSeriesResponse.answers:type_name -> idnode.forward.v1.IssueAnswer
+	1,  // 5: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
+	4,  // 6: idnode.forward.v1.Forward.IssueSeries:input_type -> idnode.forward.v1.IssueSeriesRequest
+	10, // 7: idnode.forward.v1.Forward.ReserveHiLoPool:input_type -> idnode.raft.v1.HiLoPoolReserve
+	11, // 8: idnode.forward.v1.Forward.RecordReservations:input_type -> idnode.raft.v1.LocalReservations
+	12, // 9: idnode.forward.v1.Leader.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	13, // 10: idnode.forward.v1.Leader.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	14, // 11: idnode.forward.v1.Leader.Claim:input_type -> idnode.v1.ClaimRequest
+	15, // 12: idnode.forward.v1.Leader.Release:input_type -> idnode.v1.ReleaseRequest
+	16, // 13: idnode.forward.v1.Leader.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	17, // 14: idnode.forward.v1.Leader.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	18, // 15: idnode.forward.v1.Leader.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	19, // 16: idnode.forward.v1.Leader.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	20, // 17: idnode.forward.v1.Leader.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	21, // 18: idnode.forward.v1.Leader.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	22, // 19: idnode.forward.v1.Leader.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	23, // 20: idnode.forward.v1.Leader.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	24, // 21: idnode.forward.v1.Leader.Status:input_type -> idnode.v1.StatusRequest
+	25, // 22: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
+	26, // 23: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	27, // 24: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	28, // 25: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
+	29, // 26: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
+	30, // 27: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	31, // 28: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	32, // 29: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	33, // 30: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	34, // 31: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	35, // 32: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	36, // 33: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	37, // 34: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	38, // 35: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
+	39, // 36: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
+	40, // 37: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	3,  // 38: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
+	6,  // 39: idnode.forward.v1.Forward.IssueSeries:output_type -> idnode.forward.v1.IssueSeriesResponse
+	0,  // 40: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
+	11, // 41: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
+	41, // 42: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	42, // 43: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	43, // 44: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
+	44, // 45: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
+	45, // 46: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	46, // 47: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	47, // 48: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	48, // 49: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	49, // 50: idnode.forward.v1.Leader.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	49, // 51: idnode.forward.v1.Leader.RenewWorker:output_type -> idnode.v1.WorkerLease
+	50, // 52: idnode.forward.v1.Leader.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	51, // 53: idnode.forward.v1.Leader.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	52, // 54: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
+	53, // 55: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
+	54, // 56: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	55, // 57: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	56, // 58: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
+	57, // 59: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
+	58, // 60: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	59, // 61: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	60, // 62: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	61, // 63: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	62, // 64: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	63, // 65: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	64, // 66: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	65, // 67: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	66, // 68: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
+	67, // 69: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
+	68, // 70: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	38, // [38:71] is the sub-list for method output_type
+	5,  // [5:38] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_idnode_forward_v1_forward_proto_init() }
@@ -481,7 +654,7 @@ func file_idnode_forward_v1_forward_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_forward_v1_forward_proto_rawDesc), len(file_idnode_forward_v1_forward_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

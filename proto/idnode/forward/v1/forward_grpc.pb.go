@@ -25,6 +25,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	Forward_NextIdentities_FullMethodName     = "/idnode.forward.v1.Forward/NextIdentities"
+	Forward_IssueSeries_FullMethodName        = "/idnode.forward.v1.Forward/IssueSeries"
 	Forward_ReserveHiLoPool_FullMethodName    = "/idnode.forward.v1.Forward/ReserveHiLoPool"
 	Forward_RecordReservations_FullMethodName = "/idnode.forward.v1.Forward/RecordReservations"
 )
@@ -36,6 +37,10 @@ type ForwardClient interface {
 	// NextIdentities reserves identities for many callers of a follower in one call. The
 	// leader merges them into its own coalesced log entries and answers each increment.
 	NextIdentities(ctx context.Context, in *NextIdentitiesRequest, opts ...grpc.CallOption) (*NextIdentitiesResponse, error)
+	// IssueSeries issues series numbers for many callers of a follower in one call, as
+	// NextIdentities does identities: the leader merges them into its own SeriesIssueBatch
+	// entries and answers each issue.
+	IssueSeries(ctx context.Context, in *IssueSeriesRequest, opts ...grpc.CallOption) (*IssueSeriesResponse, error)
 	// ReserveHiLoPool reserves numbers for the calling node's HiLo pool (package hilopool)
 	// through the leader's log.
 	ReserveHiLoPool(ctx context.Context, in *v1.HiLoPoolReserve, opts ...grpc.CallOption) (*ReserveHiLoPoolResponse, error)
@@ -56,6 +61,16 @@ func (c *forwardClient) NextIdentities(ctx context.Context, in *NextIdentitiesRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(NextIdentitiesResponse)
 	err := c.cc.Invoke(ctx, Forward_NextIdentities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *forwardClient) IssueSeries(ctx context.Context, in *IssueSeriesRequest, opts ...grpc.CallOption) (*IssueSeriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(IssueSeriesResponse)
+	err := c.cc.Invoke(ctx, Forward_IssueSeries_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +104,10 @@ type ForwardServer interface {
 	// NextIdentities reserves identities for many callers of a follower in one call. The
 	// leader merges them into its own coalesced log entries and answers each increment.
 	NextIdentities(context.Context, *NextIdentitiesRequest) (*NextIdentitiesResponse, error)
+	// IssueSeries issues series numbers for many callers of a follower in one call, as
+	// NextIdentities does identities: the leader merges them into its own SeriesIssueBatch
+	// entries and answers each issue.
+	IssueSeries(context.Context, *IssueSeriesRequest) (*IssueSeriesResponse, error)
 	// ReserveHiLoPool reserves numbers for the calling node's HiLo pool (package hilopool)
 	// through the leader's log.
 	ReserveHiLoPool(context.Context, *v1.HiLoPoolReserve) (*ReserveHiLoPoolResponse, error)
@@ -107,6 +126,9 @@ type UnimplementedForwardServer struct{}
 
 func (UnimplementedForwardServer) NextIdentities(context.Context, *NextIdentitiesRequest) (*NextIdentitiesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method NextIdentities not implemented")
+}
+func (UnimplementedForwardServer) IssueSeries(context.Context, *IssueSeriesRequest) (*IssueSeriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method IssueSeries not implemented")
 }
 func (UnimplementedForwardServer) ReserveHiLoPool(context.Context, *v1.HiLoPoolReserve) (*ReserveHiLoPoolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReserveHiLoPool not implemented")
@@ -149,6 +171,24 @@ func _Forward_NextIdentities_Handler(srv interface{}, ctx context.Context, dec f
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(ForwardServer).NextIdentities(ctx, req.(*NextIdentitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Forward_IssueSeries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(IssueSeriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ForwardServer).IssueSeries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Forward_IssueSeries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ForwardServer).IssueSeries(ctx, req.(*IssueSeriesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -201,6 +241,10 @@ var Forward_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Forward_NextIdentities_Handler,
 		},
 		{
+			MethodName: "IssueSeries",
+			Handler:    _Forward_IssueSeries_Handler,
+		},
+		{
 			MethodName: "ReserveHiLoPool",
 			Handler:    _Forward_ReserveHiLoPool_Handler,
 		},
@@ -240,7 +284,6 @@ const (
 	Leader_ListKeys_FullMethodName           = "/idnode.forward.v1.Leader/ListKeys"
 	Leader_CreateSeries_FullMethodName       = "/idnode.forward.v1.Leader/CreateSeries"
 	Leader_ListSeries_FullMethodName         = "/idnode.forward.v1.Leader/ListSeries"
-	Leader_Issue_FullMethodName              = "/idnode.forward.v1.Leader/Issue"
 	Leader_Void_FullMethodName               = "/idnode.forward.v1.Leader/Void"
 	Leader_Journal_FullMethodName            = "/idnode.forward.v1.Leader/Journal"
 	Leader_VerifySeries_FullMethodName       = "/idnode.forward.v1.Leader/VerifySeries"
@@ -283,7 +326,6 @@ type LeaderClient interface {
 	ListKeys(ctx context.Context, in *v11.ListKeysRequest, opts ...grpc.CallOption) (*v11.ListKeysResponse, error)
 	CreateSeries(ctx context.Context, in *v11.CreateSeriesRequest, opts ...grpc.CallOption) (*v11.CreateSeriesResponse, error)
 	ListSeries(ctx context.Context, in *v11.ListSeriesRequest, opts ...grpc.CallOption) (*v11.ListSeriesResponse, error)
-	Issue(ctx context.Context, in *v11.IssueRequest, opts ...grpc.CallOption) (*v11.IssueResponse, error)
 	Void(ctx context.Context, in *v11.VoidRequest, opts ...grpc.CallOption) (*v11.VoidResponse, error)
 	Journal(ctx context.Context, in *v11.JournalRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[v11.SeriesEntry], error)
 	VerifySeries(ctx context.Context, in *v11.VerifySeriesRequest, opts ...grpc.CallOption) (*v11.VerifySeriesResponse, error)
@@ -569,16 +611,6 @@ func (c *leaderClient) ListSeries(ctx context.Context, in *v11.ListSeriesRequest
 	return out, nil
 }
 
-func (c *leaderClient) Issue(ctx context.Context, in *v11.IssueRequest, opts ...grpc.CallOption) (*v11.IssueResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(v11.IssueResponse)
-	err := c.cc.Invoke(ctx, Leader_Issue_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 func (c *leaderClient) Void(ctx context.Context, in *v11.VoidRequest, opts ...grpc.CallOption) (*v11.VoidResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(v11.VoidResponse)
@@ -655,7 +687,6 @@ type LeaderServer interface {
 	ListKeys(context.Context, *v11.ListKeysRequest) (*v11.ListKeysResponse, error)
 	CreateSeries(context.Context, *v11.CreateSeriesRequest) (*v11.CreateSeriesResponse, error)
 	ListSeries(context.Context, *v11.ListSeriesRequest) (*v11.ListSeriesResponse, error)
-	Issue(context.Context, *v11.IssueRequest) (*v11.IssueResponse, error)
 	Void(context.Context, *v11.VoidRequest) (*v11.VoidResponse, error)
 	Journal(*v11.JournalRequest, grpc.ServerStreamingServer[v11.SeriesEntry]) error
 	VerifySeries(context.Context, *v11.VerifySeriesRequest) (*v11.VerifySeriesResponse, error)
@@ -746,9 +777,6 @@ func (UnimplementedLeaderServer) CreateSeries(context.Context, *v11.CreateSeries
 }
 func (UnimplementedLeaderServer) ListSeries(context.Context, *v11.ListSeriesRequest) (*v11.ListSeriesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListSeries not implemented")
-}
-func (UnimplementedLeaderServer) Issue(context.Context, *v11.IssueRequest) (*v11.IssueResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method Issue not implemented")
 }
 func (UnimplementedLeaderServer) Void(context.Context, *v11.VoidRequest) (*v11.VoidResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Void not implemented")
@@ -1230,24 +1258,6 @@ func _Leader_ListSeries_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
-func _Leader_Issue_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(v11.IssueRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(LeaderServer).Issue(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: Leader_Issue_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(LeaderServer).Issue(ctx, req.(*v11.IssueRequest))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
 func _Leader_Void_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(v11.VoidRequest)
 	if err := dec(in); err != nil {
@@ -1397,10 +1407,6 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListSeries",
 			Handler:    _Leader_ListSeries_Handler,
-		},
-		{
-			MethodName: "Issue",
-			Handler:    _Leader_Issue_Handler,
 		},
 		{
 			MethodName: "Void",
