@@ -19,6 +19,13 @@ import (
 	"github.com/idnode/idnode/tlsconfig"
 )
 
+// The smallest snapshot settings: below them a busy node would snapshot, writing its whole
+// state and every series journal, many times a second.
+const (
+	minSnapshotInterval  = time.Second
+	minSnapshotThreshold = 16
+)
+
 // config is everything the daemon is told by flags or IDNODE_* environment variables.
 type config struct {
 	tag           string
@@ -41,15 +48,18 @@ type config struct {
 	identityBatch int
 	electionWait  time.Duration
 	highWater     time.Duration
-	logFormat     string
-	logLevel      slog.Level
-	metricsAddr   string
-	pprof         bool
-	tlsCert       string
-	tlsKey        string
-	tlsCA         string
-	tlsClientAuth tls.ClientAuthType
-	adminToken    string
+	// snapshots are Raft's snapshot settings; the rest of cluster.Timing is not a flag.
+	snapshotInterval  time.Duration
+	snapshotThreshold uint64
+	logFormat         string
+	logLevel          slog.Level
+	metricsAddr       string
+	pprof             bool
+	tlsCert           string
+	tlsKey            string
+	tlsCA             string
+	tlsClientAuth     tls.ClientAuthType
+	adminToken        string
 	// adminTokenOnCommandLine: --admin-token was a flag, which every user of the machine can
 	// read (ps, /proc): the node warns.
 	adminTokenOnCommandLine bool
@@ -95,6 +105,8 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 		"keep it under 2s, the time a node cut off in a minority has to refuse")
 	fs.DurationVar(&c.highWater, "high-water-interval", datadir.DefaultHighWaterInterval, "how often the data dir records how far its Raft log is known durable, so a raft.db replaced by an older copy is refused at start "+
 		"even after a crash; a copy less than this old can pass; 0: only at snapshots and clean stops")
+	fs.DurationVar(&c.snapshotInterval, "raft-snapshot-interval", cluster.DefaultTiming.SnapshotInterval, "how often Raft checks whether to snapshot (each check at a random time up to twice this): a snapshot lets it compact the log and restart or catch up a node from it")
+	fs.Uint64Var(&c.snapshotThreshold, "raft-snapshot-threshold", cluster.DefaultTiming.SnapshotThreshold, "log entries since the last snapshot that make a check take one; lower: smaller log and faster restarts, more snapshot writes (each writes the whole state and the series journals)")
 	fs.BoolVar(&c.hiloPools, "hilo-pools", true, "grant HiLo ranges from this node's own pool of numbers the cluster reserved to it: no Raft round per range, and ranges keep coming without a quorum until the pool is used up (false: every range through the leader)")
 	fs.StringVar(&memoryLimit, "memory-limit", "", "soft limit of the node's memory (e.g. 512MiB): the garbage collector works harder near it; default: GOMEMLIMIT, else 90% of the container's memory limit, else none")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
@@ -191,6 +203,12 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit s
 	}
 	if c.electionWait <= 0 {
 		errs = append(errs, fmt.Errorf("--election-wait must be positive, got %v", c.electionWait))
+	}
+	if c.snapshotInterval < minSnapshotInterval {
+		errs = append(errs, fmt.Errorf("--raft-snapshot-interval must be at least %v, got %v", minSnapshotInterval, c.snapshotInterval))
+	}
+	if c.snapshotThreshold < minSnapshotThreshold {
+		errs = append(errs, fmt.Errorf("--raft-snapshot-threshold must be at least %d entries, got %d", minSnapshotThreshold, c.snapshotThreshold))
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format must be text or json, got %q", c.logFormat))

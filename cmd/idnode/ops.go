@@ -112,7 +112,7 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 			GRPCOptions: o.metricsOptions(),
 		},
 		HiLoPools: c.hiloPools, MaxCount: c.maxCount, IdentityBatch: c.identityBatch,
-		ElectionWait: c.electionWait, HighWater: c.highWater,
+		ElectionWait: c.electionWait, HighWater: c.highWater, Timing: c.timing(),
 		Limits: c.limits, MaxConns: c.maxConns,
 		Logger: log, Exit: os.Exit,
 		ClusterConfig: o.clusterConfig, ServerConfig: o.serverConfig,
@@ -141,4 +141,11 @@ func (c *config) joinDialOptions() []grpc.DialOption {
 		opts = append(opts, grpc.WithPerRPCCredentials(client.AdminTokenCredentials(c.adminToken)))
 	}
 	return opts
+}
+
+// timing is Raft's timing: the LAN defaults with the snapshot settings given.
+func (c *config) timing() cluster.Timing {
+	t := cluster.DefaultTiming
+	t.SnapshotInterval, t.SnapshotThreshold = c.snapshotInterval, c.snapshotThreshold
+	return t
 }

@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -113,8 +114,8 @@ func TestSeriesEndToEnd(t *testing.T) {
 
 // TestSeriesJournalSurvivesRestartAndLoss restarts one follower (its journal is kept) and
 // restarts the other without its series.db (it rebuilds it from the Raft log: the nodes take
-// no snapshot this early, and no flag lowers the threshold); then each in turn is made the
-// leader, where Journal reads, and its journal must be the old leader's, entry by entry.
+// no snapshot this early); then each in turn is made the leader, where Journal reads, and its
+// journal must be the old leader's, entry by entry.
 func TestSeriesJournalSurvivesRestartAndLoss(t *testing.T) {
 	t.Parallel()
 	c := startCluster(t)
@@ -125,21 +126,7 @@ func TestSeriesJournalSurvivesRestartAndLoss(t *testing.T) {
 		Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED}); err != nil {
 		t.Fatal(err)
 	}
-	issueSome := func(client idnodev1.SeriesServiceClient, from, to int) {
-		t.Helper()
-		for i := from; i <= to; i++ {
-			resp, err := client.Issue(rpcCtx(t), &idnodev1.IssueRequest{Series: "ord", RequestId: fmt.Sprintf("doc-%d", i), DocumentHash: fmt.Sprintf("%04x", i)})
-			if err != nil {
-				t.Fatalf("Issue(doc-%d): %v", i, err)
-			}
-			if i%4 == 0 {
-				if _, err := client.Void(rpcCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: resp.GetEntry().GetNumber(), Reason: "wrong customer", RequestId: fmt.Sprintf("void-%d", i)}); err != nil {
-					t.Fatalf("Void(%s): %v", resp.GetEntry().GetId(), err)
-				}
-			}
-		}
-	}
-	issueSome(viaLeader, 1, 20)
+	issueOrders(t, viaLeader, 1, 20)
 	if _, err := viaLeader.Void(rpcCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: 21, Reason: "form spoiled", RequestId: "skip-21"}); err != nil {
 		t.Fatalf("Void of the next number: %v", err)
 	}
@@ -154,8 +141,8 @@ func TestSeriesJournalSurvivesRestartAndLoss(t *testing.T) {
 	c.node(lost).restart()
 	c.waitServing(kept, lost)
 	// More entries, through the restarted nodes, once both are back.
-	issueSome(idnodev1.NewSeriesServiceClient(c.conns[lost]), 22, 26)
-	issueSome(idnodev1.NewSeriesServiceClient(c.conns[kept]), 27, 30)
+	issueOrders(t, idnodev1.NewSeriesServiceClient(c.conns[lost]), 22, 26)
+	issueOrders(t, idnodev1.NewSeriesServiceClient(c.conns[kept]), 27, 30)
 
 	want := seriesJournal(t, c, leader, "ord")
 	if len(want) != 20+5+1+5+1+4+1 { // issues, voids of every 4th, the skip
@@ -164,30 +151,116 @@ func TestSeriesJournalSurvivesRestartAndLoss(t *testing.T) {
 	if _, err := os.Stat(seriesDB); err != nil {
 		t.Errorf("node %s did not write series.db again: %v", lost, err)
 	}
-	for _, tag := range []string{lost, kept} {
-		resp, err := c.admin[tag].TransferLeadership(rpcCtx(t), &idnodev1.TransferLeadershipRequest{Tag: tag})
-		if err != nil || resp.GetLeader() != tag {
-			t.Fatalf("TransferLeadership to %s: %v, %v", tag, resp, err)
+	leadsWithJournal(t, c, lost, "ord", want)
+	leadsWithJournal(t, c, kept, "ord", want)
+}
+
+// issueOrders issues doc-from … doc-to in series "ord", one call each, and voids every 4th.
+func issueOrders(t *testing.T, client idnodev1.SeriesServiceClient, from, to int) {
+	t.Helper()
+	for i := from; i <= to; i++ {
+		resp, err := client.Issue(rpcCtx(t), &idnodev1.IssueRequest{Series: "ord", RequestId: fmt.Sprintf("doc-%d", i), DocumentHash: fmt.Sprintf("%04x", i)})
+		if err != nil {
+			t.Fatalf("Issue(doc-%d): %v", i, err)
 		}
-		eventually(t, leaderTimeout, "every node names "+tag+" the leader", func() error {
-			for _, via := range clusterTags {
-				if got := c.leader(via); got != tag {
-					return fmt.Errorf("%s names leader %s", via, got)
-				}
+		if i%4 == 0 {
+			if _, err := client.Void(rpcCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: resp.GetEntry().GetNumber(), Reason: "wrong customer", RequestId: fmt.Sprintf("void-%d", i)}); err != nil {
+				t.Fatalf("Void(%s): %v", resp.GetEntry().GetId(), err)
 			}
-			return nil
-		})
-		got := seriesJournal(t, c, tag, "ord")
-		for i := range max(len(got), len(want)) {
-			if i >= len(got) || i >= len(want) || !proto.Equal(got[i], want[i]) {
-				t.Fatalf("node %s (series.db %s): entry %d differs:\n got  %v\n want %v", tag, map[string]string{lost: "deleted", kept: "kept"}[tag], i+1, at(got, i), at(want, i))
-			}
-		}
-		v, err := idnodev1.NewSeriesServiceClient(c.conns[tag]).VerifySeries(rpcCtx(t), &idnodev1.VerifySeriesRequest{Series: "ord"})
-		if err != nil || !v.GetOk() || v.GetEntries() != uint64(len(want)) {
-			t.Errorf("VerifySeries on %s = %v, %v", tag, v, err)
 		}
 	}
+}
+
+// leadsWithJournal makes node tag the leader, where Journal reads, and fails unless its
+// journal of series is want, entry by entry, and verifies.
+func leadsWithJournal(t *testing.T, c *cluster, tag, series string, want []*idnodev1.SeriesEntry) {
+	t.Helper()
+	resp, err := c.admin[tag].TransferLeadership(rpcCtx(t), &idnodev1.TransferLeadershipRequest{Tag: tag})
+	if err != nil || resp.GetLeader() != tag {
+		t.Fatalf("TransferLeadership to %s: %v, %v", tag, resp, err)
+	}
+	eventually(t, leaderTimeout, "every node names "+tag+" the leader", func() error {
+		for _, via := range clusterTags {
+			if got := c.leader(via); got != tag {
+				return fmt.Errorf("%s names leader %s", via, got)
+			}
+		}
+		return nil
+	})
+	got := seriesJournal(t, c, tag, series)
+	for i := range max(len(got), len(want)) {
+		if i >= len(got) || i >= len(want) || !proto.Equal(got[i], want[i]) {
+			t.Fatalf("node %s: entry %d of %s differs:\n got  %v\n want %v", tag, i+1, series, at(got, i), at(want, i))
+		}
+	}
+	v, err := idnodev1.NewSeriesServiceClient(c.conns[tag]).VerifySeries(rpcCtx(t), &idnodev1.VerifySeriesRequest{Series: series})
+	if err != nil || !v.GetOk() || v.GetEntries() != uint64(len(want)) {
+		t.Errorf("VerifySeries(%s) on %s = %v, %v", series, tag, v, err)
+	}
+}
+
+// TestSeriesJournalRebuiltFromASnapshot loses a follower's series.db after the nodes took a
+// snapshot (every 16 entries here): the node rebuilds its journal from that snapshot, which
+// raft restores at the start, and then the log after it. Led by that node, the journal must
+// be the old leader's, entry by entry.
+func TestSeriesJournalRebuiltFromASnapshot(t *testing.T) {
+	t.Parallel()
+	c := startCluster(t, "--raft-snapshot-threshold", "16", "--raft-snapshot-interval", "1s")
+	leader := c.leader()
+	lost := c.others(leader)[0]
+	viaLeader := idnodev1.NewSeriesServiceClient(c.conns[leader])
+	if _, err := viaLeader.CreateSeries(rpcCtx(t), &idnodev1.CreateSeriesRequest{Name: "ord", Format: "ORD-{n:05}",
+		Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED}); err != nil {
+		t.Fatal(err)
+	}
+	issueOrders(t, viaLeader, 1, 8)
+	st, err := c.admin[lost].Status(rpcCtx(t), &idnodev1.StatusRequest{})
+	if err != nil || st.GetSelf() != lost {
+		t.Fatalf("Status of %s: %v, %v", lost, st, err)
+	}
+	issueOrders(t, viaLeader, 9, 40) // 40 entries more: a snapshot past the ones above must follow
+	dir := c.node(lost).DataDir
+	eventually(t, loadTimeout, lost+" snapshots past index "+fmt.Sprint(st.GetAppliedIndex()), func() error {
+		if got := newestSnapshotIndex(t, dir); got < st.GetAppliedIndex() {
+			return fmt.Errorf("newest snapshot at index %d", got)
+		}
+		return nil
+	})
+
+	c.node(lost).stop()
+	seriesDB := filepath.Join(dir, "raft", "series.db")
+	if err := os.Remove(seriesDB); err != nil {
+		t.Fatalf("removing %s: %v", seriesDB, err)
+	}
+	c.node(lost).restart()
+	c.waitServing(lost)
+	issueOrders(t, idnodev1.NewSeriesServiceClient(c.conns[lost]), 41, 44)
+	want := seriesJournal(t, c, leader, "ord")
+	if len(want) != 44+11 { // issues, voids of every 4th
+		t.Fatalf("the journal on %s has %d entries", leader, len(want))
+	}
+	leadsWithJournal(t, c, lost, "ord", want)
+}
+
+// newestSnapshotIndex is the highest Raft index of the snapshots in a node's data dir (0: none).
+func newestSnapshotIndex(t *testing.T, dataDir string) uint64 {
+	t.Helper()
+	metas, err := filepath.Glob(filepath.Join(dataDir, "raft", "snapshots", "*", "meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest uint64
+	for _, m := range metas {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			continue // a snapshot raft is writing or reaping right now
+		}
+		var meta struct{ Index uint64 }
+		if json.Unmarshal(data, &meta) == nil {
+			newest = max(newest, meta.Index)
+		}
+	}
+	return newest
 }
 
 func at(entries []*idnodev1.SeriesEntry, i int) *idnodev1.SeriesEntry {
