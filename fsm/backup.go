@@ -85,6 +85,8 @@ type Backup struct {
 	Claims []Claim
 	// Series are the backup's fiscal series, sorted by database, then lower-case name.
 	Series []SeriesBackup
+	// Workers are the backup's numeric-ID workers, sorted by database, then worker.
+	Workers []*raftv1.WorkerRecord
 }
 
 // SeriesBackup is a series as a backup holds it: its definition and head, and its journal.
@@ -125,6 +127,9 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 		for _, k := range sortedKeys(d.claims) {
 			c := d.claims[k]
 			b.Claims = append(b.Claims, Claim{Database: name, ID: c.id, Owner: c.owner})
+		}
+		if d.workers != nil {
+			b.Workers = append(b.Workers, d.workers.capture(recordName(name)).messages()...)
 		}
 	}
 	b.Tags = append(b.Tags, sortedKeys(st.nodes)...)
@@ -192,6 +197,12 @@ func (b *Backup) RaiseFloorCommands(perCommand int) []*raftv1.RaiseFloor {
 			out = append(out, cur)
 			cur, n = &raftv1.RaiseFloor{}, 1
 		}
+	}
+	// Workers first: a layout this cluster does not share refuses the restore before any
+	// counter moved.
+	for _, w := range b.Workers {
+		next()
+		cur.Workers = append(cur.Workers, w)
 	}
 	for _, tag := range b.Tags {
 		next()

@@ -15,6 +15,7 @@ type RaiseFloorResult struct {
 	HiLoRaised       int
 	TagsRetired      int
 	ClaimsRestored   int
+	WorkersRaised    int
 }
 
 // applyRaiseFloor raises identity counters and HiLo maxima to at least a backup's values and
@@ -54,7 +55,15 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 			return err
 		}
 	}
+	if err := st.checkWorkerFloors(r.GetWorkers()); err != nil {
+		return err
+	}
 	var res RaiseFloorResult
+	for _, rec := range r.GetWorkers() {
+		if st.dbForFloors(rec.GetDatabase()).raiseWorker(rec) {
+			res.WorkersRaised++
+		}
+	}
 	for _, tag := range r.GetRetiredTags() {
 		if !st.retired[tag] {
 			st.retired[tag] = true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/idnode/idnode/docid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -42,16 +43,17 @@ type WorkerLease struct {
 type workerSet struct {
 	bits   int32
 	leases []workerLease // by worker ID
-	// byExpiry is a heap of every worker ID by (expiresAtMs, worker): its root is the lease
-	// that lapsed first, so Acquire finds a lapsed worker in O(log n), never by a scan.
-	byExpiry []uint32
+	// Two heaps of every worker ID, so that Acquire picks in O(log n), never by a scan: by
+	// (expiresAtMs, worker), whose root lapsed first, and by (highWaterMs, worker), whose root
+	// is the first whose every ID lies in the past.
+	byExpiry, byHighWater []uint32
 }
 
 type workerLease struct {
 	epoch                           uint64
 	holder                          string
 	minMs, expiresAtMs, highWaterMs int64
-	heapIndex                       int // position in byExpiry
+	expiryAt, highWaterAt           int // positions in byExpiry and byHighWater
 }
 
 func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
@@ -103,12 +105,12 @@ func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 	d.workers = s
 	l := workerLease{epoch: 1, holder: c.GetHolder(), minMs: minMs, expiresAtMs: expires, highWaterMs: expires}
 	if reused {
-		l.epoch, l.heapIndex = s.leases[w].epoch+1, s.leases[w].heapIndex
+		old := s.leases[w]
+		l.epoch, l.expiryAt, l.highWaterAt = old.epoch+1, old.expiryAt, old.highWaterAt
 		s.leases[w] = l
-		heap.Fix((*expiryHeap)(s), l.heapIndex)
+		s.moved(w)
 	} else {
-		s.leases = append(s.leases, l)
-		heap.Push((*expiryHeap)(s), w)
+		s.add(l)
 	}
 	if id := c.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
@@ -119,16 +121,22 @@ func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 	return s.answer(name, w)
 }
 
-// pick is the worker an Acquire gets at the log's now: the one whose lease lapsed first, else
-// the next never used, else none (ErrWorkersExhausted).
+// pick is the worker an Acquire gets at the log's now: one whose high-water has passed (so its
+// lease lapsed too), else the next never used, else the one whose lease lapsed first, else none
+// (ErrWorkersExhausted). The order matters to the new holder, who mints above the high-water:
+// a worker released early has its high-water up to a lease ahead of the clock, and its next
+// holder could mint nothing until the clock got there, while a never-used worker mints at once.
 func (s *workerSet) pick(now int64) (uint32, error) {
-	if len(s.byExpiry) > 0 {
-		if w := s.byExpiry[0]; s.leases[w].expiresAtMs <= now {
+	if len(s.byHighWater) > 0 {
+		if w := s.byHighWater[0]; s.leases[w].highWaterMs <= now {
 			return w, nil
 		}
 	}
 	if len(s.leases) < 1<<s.bits {
 		return uint32(len(s.leases)), nil
+	}
+	if w := s.byExpiry[0]; s.leases[w].expiresAtMs <= now {
+		return w, nil
 	}
 	return 0, fmt.Errorf("%w: all %d workers of the %d-bit layout; the first lease lapses at %d (Unix ms)",
 		ErrWorkersExhausted, len(s.leases), s.bits, s.leases[s.byExpiry[0]].expiresAtMs)
@@ -171,7 +179,7 @@ func (st *state) applyRenewWorker(c *raftv1.RenewWorker) any {
 	// high-water, which only grows.
 	l.expiresAtMs = max(l.expiresAtMs, end)
 	l.highWaterMs = max(l.highWaterMs, l.expiresAtMs)
-	heap.Fix((*expiryHeap)(d.workers), l.heapIndex)
+	d.workers.moved(c.GetWorker())
 	return d.workers.answer(DatabaseName(c.GetDatabase()), c.GetWorker())
 }
 
@@ -196,7 +204,7 @@ func (st *state) applyReleaseWorker(c *raftv1.ReleaseWorker) any {
 	}
 	if now := st.requests.nowMs; now < l.expiresAtMs {
 		l.expiresAtMs = now
-		heap.Fix((*expiryHeap)(d.workers), l.heapIndex)
+		d.workers.moved(c.GetWorker())
 	}
 	return nil
 }
@@ -289,9 +297,80 @@ func (st *state) restoreWorker(r *raftv1.WorkerRecord) error {
 	if r.GetWorkerBits() != s.bits || int(r.GetWorker()) != len(s.leases) || len(s.leases) >= 1<<s.bits {
 		return fmt.Errorf("worker record of %q: worker %d (%d bits) out of order", r.GetDatabase(), r.GetWorker(), r.GetWorkerBits())
 	}
-	s.leases = append(s.leases, workerLease{epoch: r.GetEpoch(), holder: r.GetHolder(), minMs: r.GetMinMs(), expiresAtMs: r.GetExpiresAtMs(), highWaterMs: r.GetHighWaterMs()})
-	heap.Push((*expiryHeap)(s), r.GetWorker())
+	s.add(workerLease{epoch: r.GetEpoch(), holder: r.GetHolder(), minMs: r.GetMinMs(), expiresAtMs: r.GetExpiresAtMs(), highWaterMs: r.GetHighWaterMs()})
 	return nil
+}
+
+// checkWorkerFloors checks a restore's worker records before any is applied: each well formed,
+// in the layout of its database here (IDs of two layouts share no field boundaries, so no
+// high-water could keep them apart), and in worker order, so that a worker this cluster lacks
+// is the next one of its database.
+func (st *state) checkWorkerFloors(recs []*raftv1.WorkerRecord) error {
+	type layout struct {
+		bits int32
+		next int
+	}
+	seen := map[string]*layout{}
+	for _, rec := range recs {
+		if err := docid.ValidateDatabaseRef(rec.GetDatabase()); err != nil {
+			return err
+		}
+		bits, w := rec.GetWorkerBits(), int(rec.GetWorker())
+		switch {
+		case bits < 1 || bits > MaxWorkerBits || w >= 1<<bits:
+			return fmt.Errorf("%w: restored worker %d of %q in a %d-bit layout", ErrInvalidWorkerLease, w, rec.GetDatabase(), bits)
+		case len(rec.GetHolder()) > MaxWorkerHolderLen:
+			return fmt.Errorf("%w: restored worker %d of %q: holder is %d bytes", ErrInvalidWorkerLease, w, rec.GetDatabase(), len(rec.GetHolder()))
+		case rec.GetMinMs() < 0 || rec.GetExpiresAtMs() < 0 || rec.GetMinMs() > rec.GetHighWaterMs() || rec.GetExpiresAtMs() > rec.GetHighWaterMs():
+			return fmt.Errorf("%w: restored worker %d of %q: min %d, expiry %d, high-water %d", ErrInvalidWorkerLease, w, rec.GetDatabase(), rec.GetMinMs(), rec.GetExpiresAtMs(), rec.GetHighWaterMs())
+		}
+		name := DatabaseName(rec.GetDatabase())
+		l := seen[name]
+		if l == nil {
+			l = &layout{bits: bits}
+			if d := st.databases[name]; d != nil && d.workers != nil {
+				l.bits, l.next = d.workers.bits, len(d.workers.leases)
+			}
+			seen[name] = l
+		}
+		switch {
+		case bits != l.bits:
+			return fmt.Errorf("%w: database %q has %d worker bits, the backup %d: restore it into a database with the backup's layout", ErrWorkerBitsDiffer, name, l.bits, bits)
+		case w > l.next:
+			return fmt.Errorf("%w: restored worker %d of %q before worker %d", ErrInvalidWorkerLease, w, name, l.next)
+		case w == l.next:
+			l.next++
+		}
+	}
+	return nil
+}
+
+// raiseWorker puts a backup's worker into d (checked by checkWorkerFloors): a worker d lacks
+// comes as the backup had it, so its holder there may go on renewing here; a worker d has
+// keeps its lease, with the higher high-water, and when the backup's epoch is not below d's
+// (and the lease is not the backup's own, restored before) a fresh epoch, fencing every holder
+// of either cluster. It reports whether anything changed: restoring a backup twice changes
+// nothing the second time.
+func (d *database) raiseWorker(rec *raftv1.WorkerRecord) bool {
+	if d.workers == nil {
+		d.workers = &workerSet{bits: rec.GetWorkerBits()}
+	}
+	s, w := d.workers, rec.GetWorker()
+	if int(w) == len(s.leases) {
+		s.add(workerLease{epoch: rec.GetEpoch(), holder: rec.GetHolder(), minMs: rec.GetMinMs(), expiresAtMs: rec.GetExpiresAtMs(), highWaterMs: rec.GetHighWaterMs()})
+		return true
+	}
+	l := &s.leases[w]
+	changed := false
+	if rec.GetHighWaterMs() > l.highWaterMs {
+		l.highWaterMs, changed = rec.GetHighWaterMs(), true
+	}
+	sameLease := rec.GetEpoch() == l.epoch && rec.GetHolder() == l.holder && rec.GetMinMs() == l.minMs
+	if rec.GetEpoch() >= l.epoch && !sameLease {
+		l.epoch, changed = rec.GetEpoch()+1, true
+	}
+	s.moved(w)
+	return changed
 }
 
 // workerRecords are one database's workers, copied at capture.
@@ -306,10 +385,9 @@ func (s *workerSet) capture(rec string) *workerRecords {
 }
 
 func (wr *workerRecords) write(rw *recordWriter) error {
-	msg := &raftv1.WorkerRecord{Database: wr.database, WorkerBits: wr.bits}
-	for w, l := range wr.leases {
-		msg.Worker, msg.Epoch, msg.Holder = uint32(w), l.epoch, l.holder
-		msg.MinMs, msg.ExpiresAtMs, msg.HighWaterMs = l.minMs, l.expiresAtMs, l.highWaterMs
+	msg := &raftv1.WorkerRecord{}
+	for w := range wr.leases {
+		wr.fill(msg, w)
 		if err := rw.record(workerRecord, msg); err != nil {
 			return err
 		}
@@ -317,33 +395,82 @@ func (wr *workerRecords) write(rw *recordWriter) error {
 	return nil
 }
 
-// expiryHeap is a workerSet seen as the container/heap of its byExpiry.
-type expiryHeap workerSet
-
-func (h *expiryHeap) Len() int { return len(h.byExpiry) }
-
-func (h *expiryHeap) Less(i, j int) bool {
-	a, b := h.byExpiry[i], h.byExpiry[j]
-	ea, eb := h.leases[a].expiresAtMs, h.leases[b].expiresAtMs
-	return ea < eb || ea == eb && a < b
+// messages are the records as messages of their own (a backup's, for RaiseFloor).
+func (wr *workerRecords) messages() []*raftv1.WorkerRecord {
+	out := make([]*raftv1.WorkerRecord, len(wr.leases))
+	for w := range out {
+		out[w] = &raftv1.WorkerRecord{}
+		wr.fill(out[w], w)
+	}
+	return out
 }
 
-func (h *expiryHeap) Swap(i, j int) {
-	h.byExpiry[i], h.byExpiry[j] = h.byExpiry[j], h.byExpiry[i]
-	h.leases[h.byExpiry[i]].heapIndex = i
-	h.leases[h.byExpiry[j]].heapIndex = j
+// fill makes msg worker w's record.
+func (wr *workerRecords) fill(msg *raftv1.WorkerRecord, w int) {
+	l := wr.leases[w]
+	msg.Database, msg.WorkerBits, msg.Worker, msg.Epoch, msg.Holder = wr.database, wr.bits, uint32(w), l.epoch, l.holder
+	msg.MinMs, msg.ExpiresAtMs, msg.HighWaterMs = l.minMs, l.expiresAtMs, l.highWaterMs
 }
 
-func (h *expiryHeap) Push(x any) {
+// add appends the next worker's lease and places it in both heaps.
+func (s *workerSet) add(l workerLease) {
+	w := uint32(len(s.leases))
+	s.leases = append(s.leases, l)
+	heap.Push(s.expiryHeap(), w)
+	heap.Push(s.highWaterHeap(), w)
+}
+
+// moved puts worker w back in place in both heaps after its times changed.
+func (s *workerSet) moved(w uint32) {
+	heap.Fix(s.expiryHeap(), s.leases[w].expiryAt)
+	heap.Fix(s.highWaterHeap(), s.leases[w].highWaterAt)
+}
+
+func (s *workerSet) expiryHeap() *workerHeap {
+	return &workerHeap{s: s, ids: &s.byExpiry,
+		key: func(l *workerLease) int64 { return l.expiresAtMs }, at: func(l *workerLease) *int { return &l.expiryAt }}
+}
+
+func (s *workerSet) highWaterHeap() *workerHeap {
+	return &workerHeap{s: s, ids: &s.byHighWater,
+		key: func(l *workerLease) int64 { return l.highWaterMs }, at: func(l *workerLease) *int { return &l.highWaterAt }}
+}
+
+// workerHeap is one of a workerSet's heaps as a container/heap: worker IDs ordered by a time
+// of their lease (key), then by ID, each lease knowing its position (at).
+type workerHeap struct {
+	s   *workerSet
+	ids *[]uint32
+	key func(*workerLease) int64
+	at  func(*workerLease) *int
+}
+
+func (h *workerHeap) Len() int { return len(*h.ids) }
+
+func (h *workerHeap) Less(i, j int) bool {
+	a, b := (*h.ids)[i], (*h.ids)[j]
+	ka, kb := h.key(&h.s.leases[a]), h.key(&h.s.leases[b])
+	return ka < kb || ka == kb && a < b
+}
+
+func (h *workerHeap) Swap(i, j int) {
+	ids := *h.ids
+	ids[i], ids[j] = ids[j], ids[i]
+	*h.at(&h.s.leases[ids[i]]) = i
+	*h.at(&h.s.leases[ids[j]]) = j
+}
+
+func (h *workerHeap) Push(x any) {
 	w := x.(uint32)
-	h.leases[w].heapIndex = len(h.byExpiry)
-	h.byExpiry = append(h.byExpiry, w)
+	*h.at(&h.s.leases[w]) = len(*h.ids)
+	*h.ids = append(*h.ids, w)
 }
 
-// Pop is container/heap's; no worker ever leaves the heap, since its high-water must stay.
-func (h *expiryHeap) Pop() any {
-	w := h.byExpiry[len(h.byExpiry)-1]
-	h.byExpiry = h.byExpiry[:len(h.byExpiry)-1]
+// Pop is container/heap's; no worker ever leaves a heap, since its high-water must stay.
+func (h *workerHeap) Pop() any {
+	ids := *h.ids
+	w := ids[len(ids)-1]
+	*h.ids = ids[:len(ids)-1]
 	return w
 }
 

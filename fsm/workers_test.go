@@ -154,11 +154,11 @@ func TestReleaseFreesTheWorkerAtOnce(t *testing.T) {
 // A leader whose clock is behind the log's cannot shorten a lease or lower a high-water.
 func TestAClockBehindShrinksNothing(t *testing.T) {
 	f := New()
-	l := mustAcquire(t, f, 3, 100_000)
+	l := mustAcquire(t, f, 1, 100_000)
 	if r := mustRenew(t, f, l.Worker, l.Epoch, 1_000, 50_000); r != l {
 		t.Fatalf("renewal from the past changed %+v to %+v", l, r)
 	}
-	behind := mustAcquire(t, f, 3, 0)
+	behind := mustAcquire(t, f, 1, 0)
 	if behind.MinMs != 99_999 || behind.ExpiresAtMs != 110_000 {
 		t.Fatalf("acquire from the past %+v", behind)
 	}
@@ -169,9 +169,33 @@ func TestAClockBehindShrinksNothing(t *testing.T) {
 	if ws[l.Worker].MaxMs != l.MaxMs || ws[l.Worker].ExpiresAtMs != 100_000 {
 		t.Fatalf("released at the log's now (100,000), high-water kept: %+v", ws[l.Worker])
 	}
-	again := mustAcquire(t, f, 3, 1)
+	// Both workers of the 1-bit layout are taken: the released one goes again, above its
+	// high-water.
+	again := mustAcquire(t, f, 1, 1)
 	if again.Worker != l.Worker || again.MinMs != l.MaxMs {
 		t.Fatalf("reuse %+v below the high-water %d", again, l.MaxMs)
+	}
+}
+
+// A worker released early keeps a high-water up to a lease ahead of the clock, and its next
+// holder mints only above it: a never-used worker goes first, then a worker whose high-water
+// has passed goes before a never-used one, so the IDs stay on few workers.
+func TestAcquirePrefersWorkersItsHolderCanMintWithAtOnce(t *testing.T) {
+	f := New()
+	a := mustAcquire(t, f, 2, 100_000) // worker 0 until 110,000
+	if got := release(t, f, a.Worker, a.Epoch, 100_500); got != nil {
+		t.Fatalf("release answered %v", got)
+	}
+	b := mustAcquire(t, f, 2, 100_600)
+	if b.Worker == a.Worker || b.MinMs != 100_599 {
+		t.Fatalf("after an early release %+v; want a never-used worker minting from the log's now (100,599), not worker %d above %d", b, a.Worker, a.MaxMs)
+	}
+	c := mustAcquire(t, f, 2, 110_000) // worker 0's high-water has passed
+	if c.Worker != a.Worker || c.Epoch != 2 || c.MinMs != 110_000 {
+		t.Fatalf("once worker %d's high-water passed: %+v; want it again, epoch 2, from 110,000", a.Worker, c)
+	}
+	if d := mustAcquire(t, f, 2, 110_001); d.Worker != 2 {
+		t.Fatalf("with no worker free of its high-water: %+v, want the next never used (2)", d)
 	}
 }
 

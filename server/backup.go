@@ -181,7 +181,7 @@ func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Resto
 				"would repeat the old cluster's. Restore into a cluster whose nodes use other tags (e.g. --peers with new tags)", strings.Join(clash, ", "))
 	}
 	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags)),
-		Claims: int64(len(b.Claims)), Series: int64(len(b.Series))}
+		Claims: int64(len(b.Claims)), Series: int64(len(b.Series)), Workers: int64(len(b.Workers))}
 	for _, cmd := range b.RaiseFloorCommands(restoreRecordsPerCommand) {
 		out, err := propose(ctx, s, fsm.ProposeRaiseFloor, cmd)
 		if err != nil {
@@ -192,6 +192,7 @@ func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Resto
 		resp.HiloRaised += int64(r.HiLoRaised)
 		resp.TagsRetired += int64(r.TagsRetired)
 		resp.ClaimsRestored += int64(r.ClaimsRestored)
+		resp.WorkersRaised += int64(r.WorkersRaised)
 	}
 	// The series after the floors: a series that diverges from this cluster's refuses its
 	// command, after every counter was raised.
@@ -205,7 +206,8 @@ func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Resto
 	s.log.Warn("backup restored: counters raised to the backup's, its node tags retired",
 		"identities", resp.Identities, "identities_raised", resp.IdentitiesRaised,
 		"hilo_tags", resp.HiloTags, "hilo_raised", resp.HiloRaised, "tags", resp.Tags, "tags_retired", resp.TagsRetired,
-		"claims", resp.Claims, "claims_restored", resp.ClaimsRestored, "series", resp.Series, "series_entries_restored", resp.SeriesEntriesRestored)
+		"claims", resp.Claims, "claims_restored", resp.ClaimsRestored, "series", resp.Series, "series_entries_restored", resp.SeriesEntriesRestored,
+		"workers", resp.Workers, "workers_raised", resp.WorkersRaised)
 	return resp, nil
 }
 

@@ -16,9 +16,9 @@ import (
 	"github.com/idnode/idnode/server"
 )
 
-func mustAcquireWorker(t *testing.T, ctx context.Context, c idnodev1.IdServiceClient, holder string) *idnodev1.WorkerLease {
+func mustAcquireWorker(t *testing.T, ctx context.Context, c idnodev1.IdServiceClient, holder string, bits int32) *idnodev1.WorkerLease {
 	t.Helper()
-	wl, err := c.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Holder: holder, WorkerBits: 10, LeaseMs: 5000})
+	wl, err := c.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Holder: holder, WorkerBits: bits, LeaseMs: 5000})
 	if err != nil {
 		t.Fatalf("AcquireWorker(%s): %v", holder, err)
 	}
@@ -57,8 +57,10 @@ func strictlyIncreasing(ids []int64) bool {
 	return true
 }
 
-// Worker lease calls through a follower reach the leader; a released worker goes to the next
-// holder with a higher epoch and a floor above the last holder's range; the old epoch is fenced.
+// Worker lease calls through a follower reach the leader. In a 1-bit layout (two workers): a
+// worker released early, its high-water still ahead, is passed over for the never-used one;
+// once none is left it goes to the next holder with a higher epoch and a floor above the last
+// holder's range, and the old epoch is fenced.
 func TestWorkerLeasesThroughAFollower(t *testing.T) {
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
@@ -68,7 +70,7 @@ func TestWorkerLeasesThroughAFollower(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	first := mustAcquireWorker(t, ctx, viaFollower, "app-1")
+	first := mustAcquireWorker(t, ctx, viaFollower, "app-1", 1)
 	if first.GetWorker() != 0 || first.GetEpoch() != 1 || first.GetHolder() != "app-1" || first.GetMaxMs() <= first.GetMinMs() {
 		t.Fatalf("first lease %v; want worker 0 epoch 1 of app-1 with a range", first)
 	}
@@ -79,14 +81,17 @@ func TestWorkerLeasesThroughAFollower(t *testing.T) {
 	if _, err := viaFollower.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: 0, Epoch: 1}); err != nil {
 		t.Fatalf("ReleaseWorker: %v", err)
 	}
-	second := mustAcquireWorker(t, ctx, viaFollower, "app-2")
-	if second.GetWorker() != 0 || second.GetEpoch() != 2 || second.GetMinMs() < renewed.GetMaxMs() {
-		t.Fatalf("after the release: %v; want worker 0 epoch 2 minting above %d", second, renewed.GetMaxMs())
+	second := mustAcquireWorker(t, ctx, viaFollower, "app-2", 1)
+	if second.GetWorker() != 1 || second.GetEpoch() != 1 || second.GetMinMs() >= renewed.GetMaxMs() {
+		t.Fatalf("after the release: %v; want the never-used worker 1, epoch 1, minting from now (below worker 0's high-water %d)", second, renewed.GetMaxMs())
+	}
+	third := mustAcquireWorker(t, ctx, viaFollower, "app-3", 1)
+	if third.GetWorker() != 0 || third.GetEpoch() != 2 || third.GetMinMs() < renewed.GetMaxMs() {
+		t.Fatalf("with no never-used worker left: %v; want worker 0 epoch 2 minting above %d", third, renewed.GetMaxMs())
 	}
 	if _, err := viaFollower.RenewWorker(ctx, &idnodev1.RenewWorkerRequest{Worker: 0, Epoch: 1, LeaseMs: 5000}); status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("RenewWorker of the released epoch = %v; want FAILED_PRECONDITION (fenced)", err)
 	}
-	other := mustAcquireWorker(t, ctx, viaFollower, "app-3")
 	var listed []*idnodev1.WorkerLease
 	for token := ""; ; {
 		page, err := viaFollower.ListWorkers(ctx, &idnodev1.ListWorkersRequest{PageSize: 1, PageToken: token})
@@ -98,8 +103,8 @@ func TestWorkerLeasesThroughAFollower(t *testing.T) {
 			break
 		}
 	}
-	if len(listed) != 2 || listed[0].GetHolder() != "app-2" || listed[1].GetWorker() != other.GetWorker() || listed[1].GetHolder() != "app-3" {
-		t.Errorf("ListWorkers by pages of 1: %v; want app-2's worker 0 and app-3's", listed)
+	if len(listed) != 2 || listed[0].GetHolder() != "app-3" || listed[1].GetWorker() != second.GetWorker() || listed[1].GetHolder() != "app-2" {
+		t.Errorf("ListWorkers by pages of 1: %v; want app-3's worker 0 and app-2's worker 1", listed)
 	}
 	if _, err := viaFollower.ListWorkers(ctx, &idnodev1.ListWorkersRequest{PageToken: "bm9wZQ"}); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("ListWorkers with a made-up page token = %v; want INVALID_ARGUMENT", err)
@@ -107,7 +112,7 @@ func TestWorkerLeasesThroughAFollower(t *testing.T) {
 	if _, err := viaFollower.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{WorkerBits: 12, LeaseMs: 5000}); status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("AcquireWorker in another layout = %v; want FAILED_PRECONDITION", err)
 	}
-	if _, err := viaFollower.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{WorkerBits: 10, LeaseMs: 10}); status.Code(err) != codes.InvalidArgument {
+	if _, err := viaFollower.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{WorkerBits: 1, LeaseMs: 10}); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("AcquireWorker of 10 ms = %v; want INVALID_ARGUMENT", err)
 	}
 }

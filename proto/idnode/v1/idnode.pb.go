@@ -3770,8 +3770,12 @@ type RestoreResponse struct {
 	// (the others the series held already).
 	Series                int64 `protobuf:"varint,9,opt,name=series,proto3" json:"series,omitempty"`
 	SeriesEntriesRestored int64 `protobuf:"varint,10,opt,name=series_entries_restored,json=seriesEntriesRestored,proto3" json:"series_entries_restored,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// Numeric-ID workers the backup held, and how many were added or had their high-water or
+	// epoch raised here (the others were already at or above the backup's).
+	Workers       int64 `protobuf:"varint,11,opt,name=workers,proto3" json:"workers,omitempty"`
+	WorkersRaised int64 `protobuf:"varint,12,opt,name=workers_raised,json=workersRaised,proto3" json:"workers_raised,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RestoreResponse) Reset() {
@@ -3870,6 +3874,20 @@ func (x *RestoreResponse) GetSeries() int64 {
 func (x *RestoreResponse) GetSeriesEntriesRestored() int64 {
 	if x != nil {
 		return x.SeriesEntriesRestored
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetWorkers() int64 {
+	if x != nil {
+		return x.Workers
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetWorkersRaised() int64 {
+	if x != nil {
+		return x.WorkersRaised
 	}
 	return 0
 }
@@ -5209,7 +5227,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x14\n" +
 	"\x05index\x18\x03 \x01(\x04R\x05index\"\"\n" +
 	"\fRestoreChunk\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data\"\xe4\x02\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\"\xa5\x03\n" +
 	"\x0fRestoreResponse\x12+\n" +
 	"\x11identities_raised\x18\x01 \x01(\x03R\x10identitiesRaised\x12\x1f\n" +
 	"\vhilo_raised\x18\x02 \x01(\x03R\n" +
@@ -5224,7 +5242,9 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x0fclaims_restored\x18\b \x01(\x03R\x0eclaimsRestored\x12\x16\n" +
 	"\x06series\x18\t \x01(\x03R\x06series\x126\n" +
 	"\x17series_entries_restored\x18\n" +
-	" \x01(\x03R\x15seriesEntriesRestored\"\xf4\x01\n" +
+	" \x01(\x03R\x15seriesEntriesRestored\x12\x18\n" +
+	"\aworkers\x18\v \x01(\x03R\aworkers\x12%\n" +
+	"\x0eworkers_raised\x18\f \x01(\x03R\rworkersRaised\"\xf4\x01\n" +
 	"\x13CreateSeriesRequest\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +

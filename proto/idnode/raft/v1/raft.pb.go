@@ -691,7 +691,10 @@ type RaiseFloor struct {
 	Hilo        []*HiLoRecord `protobuf:"bytes,2,rep,name=hilo,proto3" json:"hilo,omitempty"`
 	RetiredTags []string      `protobuf:"bytes,3,rep,name=retired_tags,json=retiredTags,proto3" json:"retired_tags,omitempty"`
 	// Claims the backup held: claimed here too (an ID claimed here already keeps its owner).
-	Claims        []*ClaimRecord `protobuf:"bytes,4,rep,name=claims,proto3" json:"claims,omitempty"`
+	Claims []*ClaimRecord `protobuf:"bytes,4,rep,name=claims,proto3" json:"claims,omitempty"`
+	// Numeric-ID workers the backup held, by database, then worker: each worker's high-water
+	// raised to the backup's, so no holder here mints into time a holder there may have used.
+	Workers       []*WorkerRecord `protobuf:"bytes,5,rep,name=workers,proto3" json:"workers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -750,6 +753,13 @@ func (x *RaiseFloor) GetRetiredTags() []string {
 func (x *RaiseFloor) GetClaims() []*ClaimRecord {
 	if x != nil {
 		return x.Claims
+	}
+	return nil
+}
+
+func (x *RaiseFloor) GetWorkers() []*WorkerRecord {
+	if x != nil {
+		return x.Workers
 	}
 	return nil
 }
@@ -3593,7 +3603,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\tseparator\x18\x06 \x01(\tR\tseparator\"\x1e\n" +
 	"\n" +
 	"RemoveNode\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xd4\x01\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x8c\x02\n" +
 	"\n" +
 	"RaiseFloor\x12>\n" +
 	"\n" +
@@ -3601,7 +3611,8 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"identities\x12.\n" +
 	"\x04hilo\x18\x02 \x03(\v2\x1a.idnode.raft.v1.HiLoRecordR\x04hilo\x12!\n" +
 	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\x123\n" +
-	"\x06claims\x18\x04 \x03(\v2\x1b.idnode.raft.v1.ClaimRecordR\x06claims\"\x9b\x01\n" +
+	"\x06claims\x18\x04 \x03(\v2\x1b.idnode.raft.v1.ClaimRecordR\x06claims\x126\n" +
+	"\aworkers\x18\x05 \x03(\v2\x1c.idnode.raft.v1.WorkerRecordR\aworkers\"\x9b\x01\n" +
 	"\x0eCreateDatabase\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x0emax_identities\x18\x02 \x01(\x03R\rmaxIdentities\x12/\n" +
@@ -3917,24 +3928,25 @@ var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	19, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
 	20, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
 	28, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
-	21, // 4: idnode.raft.v1.HiLoRecord.pools:type_name -> idnode.raft.v1.HiLoPoolRecord
-	33, // 5: idnode.raft.v1.NodeRecord.pool_marks:type_name -> idnode.raft.v1.PoolMark
-	33, // 6: idnode.raft.v1.LocalReservations.pools:type_name -> idnode.raft.v1.PoolMark
-	0,  // 7: idnode.raft.v1.CreateSeries.period:type_name -> idnode.raft.v1.SeriesPeriod
-	1,  // 8: idnode.raft.v1.CreateSeries.policy:type_name -> idnode.raft.v1.SeriesPolicy
-	34, // 9: idnode.raft.v1.SeriesIssue.fields:type_name -> idnode.raft.v1.SeriesField
-	36, // 10: idnode.raft.v1.SeriesIssueBatch.issues:type_name -> idnode.raft.v1.SeriesIssue
-	0,  // 11: idnode.raft.v1.SeriesDefinition.period:type_name -> idnode.raft.v1.SeriesPeriod
-	1,  // 12: idnode.raft.v1.SeriesDefinition.policy:type_name -> idnode.raft.v1.SeriesPolicy
-	2,  // 13: idnode.raft.v1.SeriesEntry.kind:type_name -> idnode.raft.v1.SeriesEntryKind
-	34, // 14: idnode.raft.v1.SeriesEntry.fields:type_name -> idnode.raft.v1.SeriesField
-	39, // 15: idnode.raft.v1.RestoreSeries.definition:type_name -> idnode.raft.v1.SeriesDefinition
-	40, // 16: idnode.raft.v1.RestoreSeries.entries:type_name -> idnode.raft.v1.SeriesEntry
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	46, // 4: idnode.raft.v1.RaiseFloor.workers:type_name -> idnode.raft.v1.WorkerRecord
+	21, // 5: idnode.raft.v1.HiLoRecord.pools:type_name -> idnode.raft.v1.HiLoPoolRecord
+	33, // 6: idnode.raft.v1.NodeRecord.pool_marks:type_name -> idnode.raft.v1.PoolMark
+	33, // 7: idnode.raft.v1.LocalReservations.pools:type_name -> idnode.raft.v1.PoolMark
+	0,  // 8: idnode.raft.v1.CreateSeries.period:type_name -> idnode.raft.v1.SeriesPeriod
+	1,  // 9: idnode.raft.v1.CreateSeries.policy:type_name -> idnode.raft.v1.SeriesPolicy
+	34, // 10: idnode.raft.v1.SeriesIssue.fields:type_name -> idnode.raft.v1.SeriesField
+	36, // 11: idnode.raft.v1.SeriesIssueBatch.issues:type_name -> idnode.raft.v1.SeriesIssue
+	0,  // 12: idnode.raft.v1.SeriesDefinition.period:type_name -> idnode.raft.v1.SeriesPeriod
+	1,  // 13: idnode.raft.v1.SeriesDefinition.policy:type_name -> idnode.raft.v1.SeriesPolicy
+	2,  // 14: idnode.raft.v1.SeriesEntry.kind:type_name -> idnode.raft.v1.SeriesEntryKind
+	34, // 15: idnode.raft.v1.SeriesEntry.fields:type_name -> idnode.raft.v1.SeriesField
+	39, // 16: idnode.raft.v1.RestoreSeries.definition:type_name -> idnode.raft.v1.SeriesDefinition
+	40, // 17: idnode.raft.v1.RestoreSeries.entries:type_name -> idnode.raft.v1.SeriesEntry
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_idnode_raft_v1_raft_proto_init() }
