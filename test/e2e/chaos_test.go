@@ -8,8 +8,9 @@ package e2e
 // volume is wiped coming back with its old flags, adds for a tag or address in use, a join
 // that fails half-way, a lone node granting HiLo ranges from its pool (chaos_hilo_test.go),
 // a seeded random mix of them (chaos_operator_test.go), a node whose data dir goes back to
-// an older copy of itself (chaos_rollback_test.go), and fiscal series numbered through an
-// isolated and a killed leader (chaos_series_test.go). After each schedule the whole
+// an older copy of itself (chaos_rollback_test.go), fiscal series numbered through an
+// isolated and a killed leader (chaos_series_test.go), and numeric IDs minted in processes
+// under worker leases through the same two faults (chaos_flake_test.go). After each schedule the whole
 // history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
 // counters linearizable, HiLo ranges disjoint (in any order: each node grants from its own
 // pool), etags increasing on every node across its restarts, and no acknowledged identity or
@@ -151,6 +152,7 @@ var chaosSchedules = []chaosSchedule{
 	{"nemesis-mix", nemesisMix},
 	{"rollback", rollback},  // chaos_rollback_test.go
 	{"series", seriesChaos}, // chaos_series_test.go
+	{"flake", flakeChaos},   // chaos_flake_test.go
 }
 
 // leaderIsolated cuts the leader off Raft and node-to-node gRPC (its clients still reach it),
@@ -196,6 +198,7 @@ func TestChaos(t *testing.T) {
 		chaosPrereq(t, "%s already in use: the suite publishes its cluster there (`make cluster-down` stops a `make cluster-up` cluster)", strings.Join(busy, ", "))
 	}
 	d.buildImage(t)
+	buildFlakeMinter(t) // the flake schedule's program: built here, outside the budget
 	// The budget is the schedules': building the image takes what the machine's load makes it.
 	scheduled := time.Now()
 	conns := chaosDial(t)
@@ -225,6 +228,9 @@ type chaosRun struct {
 	// checks after it expect only the others.
 	gone map[string]bool
 	note string // added to the schedule's line (nemesis-mix: its seed and faults)
+	// flake is the flake schedule's minter processes (chaos_flake_test.go); set and read by
+	// the test's goroutine only.
+	flake []*flakeMinter
 
 	reportOnce sync.Once
 	report     history.Report
@@ -557,6 +563,10 @@ func (r *chaosRun) verify(name string) {
 	// Every series journal as its callers were told (chaos_series_test.go).
 	if r.ld.series != nil {
 		problems = append(problems, r.verifySeries()...)
+	}
+	// Every numeric ID the minter processes wrote (chaos_flake_test.go).
+	if r.flake != nil {
+		problems = append(problems, r.verifyFlake()...)
 	}
 	// Every live node issues server-side IDs after its restarts, above its earlier etags.
 	for _, tag := range r.live() {

@@ -43,10 +43,19 @@ const (
 
 var (
 	buildOnce sync.Once
-	buildDir  string // temp dir holding the binary; removed by TestMain
 	buildPath string
 	buildErr  error
+
+	binDirOnce sync.Once
+	buildDir   string // temp dir holding the binaries built; removed by TestMain
+	binDirErr  error
 )
+
+// binDir is the temp dir the binaries the tests build go to, made on first use.
+func binDir() (string, error) {
+	binDirOnce.Do(func() { buildDir, binDirErr = os.MkdirTemp("", "idnode-e2e-bin-") })
+	return buildDir, binDirErr
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -88,12 +97,12 @@ func buildIdnode(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		buildDir, err = os.MkdirTemp("", "idnode-e2e-bin-")
+		dir, err := binDir()
 		if err != nil {
 			buildErr = err
 			return
 		}
-		buildPath = filepath.Join(buildDir, binaryBaseName)
+		buildPath = filepath.Join(dir, binaryBaseName)
 		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", versionLDFlags, "-o", buildPath, daemonPackage)

@@ -1,0 +1,260 @@
+package e2e
+
+// Processes that embed the Go client's NumericGenerator (test/flakeminter), and the checks of
+// what they minted, shared by numeric_sigstop_test.go and the chaos suite's `flake` schedule.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/idnode/idnode/flake"
+	"github.com/idnode/idnode/flakelease"
+)
+
+const flakeMinterPackage = "./test/flakeminter"
+
+var (
+	flakeMinterOnce sync.Once
+	flakeMinterPath string
+	flakeMinterErr  error
+)
+
+// buildFlakeMinter builds test/flakeminter once per test binary, into binDir (so TestMain
+// removes it), and returns its path.
+func buildFlakeMinter(t testing.TB) string {
+	t.Helper()
+	flakeMinterOnce.Do(func() {
+		root, err := repoRoot()
+		if err != nil {
+			flakeMinterErr = err
+			return
+		}
+		dir, err := binDir()
+		if err != nil {
+			flakeMinterErr = err
+			return
+		}
+		flakeMinterPath = filepath.Join(dir, "flakeminter")
+		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", flakeMinterPath, flakeMinterPackage)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			flakeMinterErr = fmt.Errorf("go build %s: %w\n%s", flakeMinterPackage, err, out)
+		}
+	})
+	if flakeMinterErr != nil {
+		t.Fatalf("building flakeminter: %v", flakeMinterErr)
+	}
+	return flakeMinterPath
+}
+
+// startFlakeMinter starts a flakeminter named label minting against the nodes at addrs into
+// out, with further flags; the proc is killed at the end of the test (its output shown if
+// the test failed). Stop it with proc.stop, which requires exit status 0.
+func startFlakeMinter(t testing.TB, label string, addrs []string, out string, flags ...string) *proc {
+	t.Helper()
+	p := &proc{
+		t: t, bin: buildFlakeMinter(t), logs: &logBuffer{max: maxLogBytes}, Tag: label,
+		opts: nodeOpts{Dir: t.TempDir()}, env: cleanEnv(),
+		args: append([]string{"-addrs", strings.Join(addrs, ","), "-out", out, "-holder", label}, flags...),
+	}
+	t.Cleanup(func() {
+		p.killIfRunning()
+		if t.Failed() {
+			t.Logf("flakeminter %s output:\n%s", label, p.logs.String())
+		}
+	})
+	p.start()
+	return p
+}
+
+// minterEvent is one line of a flakeminter's file: a grant, an ID or a refusal.
+type minterEvent struct {
+	grant *flakelease.Grant
+	id    int64
+	parts flake.Parts // of id
+	err   string
+}
+
+func (e minterEvent) isID() bool { return e.grant == nil && e.err == "" }
+
+// mintedRun is what one flakeminter process wrote.
+type mintedRun struct {
+	label  string
+	events []minterEvent
+}
+
+// readMinted parses a flakeminter's file. A last line cut short (the process still writing)
+// is left out.
+func readMinted(label, path string) (mintedRun, error) {
+	run := mintedRun{label: label}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return run, err
+	}
+	lines := strings.Split(string(data), "\n")
+	layout := flake.DefaultLayout()
+	for i, line := range lines[:len(lines)-1] { // the part after the last newline is unfinished
+		kind, rest, _ := strings.Cut(line, " ")
+		var e minterEvent
+		switch kind {
+		case "lease":
+			var g flakelease.Grant
+			if _, err := fmt.Sscanf(rest, "%d %d %d %d", &g.Worker, &g.Epoch, &g.MinMs, &g.MaxMs); err != nil {
+				return run, fmt.Errorf("%s line %d %q: %w", path, i+1, line, err)
+			}
+			e.grant = &g
+		case "id":
+			if e.id, err = strconv.ParseInt(rest, 10, 64); err == nil {
+				e.parts, err = layout.Decompose(e.id)
+			}
+			if err != nil {
+				return run, fmt.Errorf("%s line %d %q: %w", path, i+1, line, err)
+			}
+		case "err":
+			e.err = rest
+		default:
+			return run, fmt.Errorf("%s line %d %q: not a lease, id or err line", path, i+1, line)
+		}
+		run.events = append(run.events, e)
+	}
+	return run, nil
+}
+
+func (r mintedRun) ids() int {
+	n := 0
+	for _, e := range r.events {
+		if e.isID() {
+			n++
+		}
+	}
+	return n
+}
+
+// leaseKey is a grant's identity: a worker and its fencing epoch.
+type leaseKey struct {
+	worker uint32
+	epoch  uint64
+}
+
+// grants are the run's grants by worker and epoch, each with the highest MaxMs any of its
+// lines showed (renewals raise it), in the order they first appeared.
+func (r mintedRun) grants() ([]leaseKey, map[leaseKey]flakelease.Grant) {
+	var order []leaseKey
+	by := map[leaseKey]flakelease.Grant{}
+	for _, e := range r.events {
+		if e.grant == nil {
+			continue
+		}
+		k := leaseKey{e.grant.Worker, e.grant.Epoch}
+		g, seen := by[k]
+		if !seen {
+			order = append(order, k)
+			g = *e.grant
+		}
+		g.MaxMs = max(g.MaxMs, e.grant.MaxMs)
+		by[k] = g
+	}
+	return order, by
+}
+
+// grantOf is the grant of the run whose time range holds the ID's (each worker's grants
+// have disjoint ranges), or false.
+func grantOf(by map[leaseKey]flakelease.Grant, p flake.Parts) (leaseKey, bool) {
+	ms := p.Time.UnixMilli()
+	for k, g := range by {
+		if uint64(k.worker) == p.Worker && ms > g.MinMs && ms <= g.MaxMs {
+			return k, true
+		}
+	}
+	return leaseKey{}, false
+}
+
+// mintedCheck is what checkMinted found, for a test's log or a schedule's line.
+type mintedCheck struct {
+	ids, grants, refusals int
+	recycled              int // grants of a worker someone held before (epoch above 1)
+	duplicates            int
+	problems              []string
+}
+
+func (c mintedCheck) String() string {
+	return fmt.Sprintf("ids=%d grants=%d recycled=%d refusals=%d duplicates=%d", c.ids, c.grants, c.recycled, c.refusals, c.duplicates)
+}
+
+// checkMinted checks the runs of several processes against each other:
+//   - no ID twice, in one process or two;
+//   - each process's IDs strictly increasing (the generator's promise, across its leases), so
+//     those of each worker and epoch too;
+//   - each ID inside a grant its own process was given for the ID's worker: time above the
+//     grant's MinMs, at most its MaxMs;
+//   - no worker and epoch given to two processes, and the grants of one worker, whoever got
+//     them, over disjoint times: what keeps two holders of a worker from minting one ID.
+func checkMinted(runs []mintedRun) mintedCheck {
+	var c mintedCheck
+	fail := func(format string, args ...any) {
+		if len(c.problems) < chaosMaxErrors {
+			c.problems = append(c.problems, fmt.Sprintf(format, args...))
+		}
+	}
+	seen := map[int64]string{}
+	type held struct {
+		label string
+		g     flakelease.Grant
+	}
+	byWorker := map[uint32][]held{}
+	for _, r := range runs {
+		order, by := r.grants()
+		c.grants += len(order)
+		for _, k := range order {
+			if k.epoch > 1 {
+				c.recycled++
+			}
+			byWorker[k.worker] = append(byWorker[k.worker], held{r.label, by[k]})
+		}
+		last := int64(-1)
+		for _, e := range r.events {
+			switch {
+			case e.err != "":
+				c.refusals++
+				continue
+			case !e.isID():
+				continue
+			}
+			c.ids++
+			if other, dup := seen[e.id]; dup {
+				c.duplicates++
+				fail("ID %d (%v) minted by %s and by %s", e.id, e.parts, other, r.label)
+			}
+			seen[e.id] = r.label
+			if e.id <= last {
+				fail("%s: ID %d (%v) after %d: not increasing", r.label, e.id, e.parts, last)
+			}
+			last = e.id
+			if _, ok := grantOf(by, e.parts); !ok {
+				fail("%s: ID %d (%v) is outside every grant it was given for worker %d", r.label, e.id, e.parts, e.parts.Worker)
+			}
+		}
+	}
+	for w, hs := range byWorker {
+		slices.SortFunc(hs, func(a, b held) int { return cmp.Compare(a.g.MinMs, b.g.MinMs) })
+		for i := 1; i < len(hs); i++ {
+			a, b := hs[i-1], hs[i]
+			if a.g.Epoch == b.g.Epoch || b.g.MinMs < a.g.MaxMs {
+				fail("worker %d: %s got epoch %d for (%d, %d] ms and %s epoch %d for (%d, %d] ms: overlapping grants",
+					w, a.label, a.g.Epoch, a.g.MinMs, a.g.MaxMs, b.label, b.g.Epoch, b.g.MinMs, b.g.MaxMs)
+			}
+		}
+	}
+	return c
+}
