@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,6 +11,8 @@ import (
 	"github.com/sony/sonyflake"
 
 	"github.com/idnode/idnode/flake"
+	"github.com/idnode/idnode/hilo"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // BenchmarkFlakeVsSnowflake puts flake's Generator beside the two common Go
@@ -22,6 +26,10 @@ import (
 //     inside Generate when a millisecond's sequence is used up.
 //   - sonyflake: sony/sonyflake, 39 bits of 10 ms, 8 sequence, 16 machine;
 //     it sleeps when 256 IDs in 10 ms are used up, so 25,600 IDs/s at most.
+//   - hilo-client: idnode's HiLo client (package hilo, the Go client's
+//     NextID), which prints orders/N-A strings from ranges it reserved; its
+//     ranges here come from memory at once (2^20 numbers each), so this is
+//     its in-process path only, as the others are theirs.
 //
 // M-IDs/s is the sustained rate. The -parallel variants share one
 // generator between GOMAXPROCS goroutines.
@@ -37,6 +45,15 @@ func BenchmarkFlakeVsSnowflake(b *testing.B) {
 	b.Run("sonyflake", func(b *testing.B) {
 		sf := newSonyflake(b)
 		runIDs(b, func() error { _, err := sf.NextID(); return err })
+	})
+	b.Run("hilo-client", func(b *testing.B) {
+		g, err := hilo.NewGenerator(&memoryRanges{}, "orders")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer g.Close(context.Background())
+		ctx := context.Background()
+		runIDs(b, func() error { _, err := g.NextID(ctx); return err })
 	})
 	b.Run("flake-parallel", func(b *testing.B) {
 		g := newFlake(b)
@@ -76,6 +93,21 @@ func nextWaiting(g *flake.Generator) error {
 			return err
 		}
 	}
+}
+
+// memoryRanges hands out HiLo ranges of 2^20 numbers from memory, at once: the HiLo client's
+// in-process path without a cluster behind it.
+type memoryRanges struct{ top atomic.Int64 }
+
+const memoryRange = 1 << 20
+
+func (m *memoryRanges) NextHiLo(context.Context, *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
+	high := m.top.Add(memoryRange)
+	return &idnodev1.NextHiLoResponse{Low: high - memoryRange + 1, High: high, Prefix: "orders/", ServerTag: "A"}, nil
+}
+
+func (m *memoryRanges) ReturnHiLo(context.Context, *idnodev1.ReturnHiLoRequest) (bool, error) {
+	return false, nil
 }
 
 func newSnowflake(b *testing.B) *snowflake.Node {
