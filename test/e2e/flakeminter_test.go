@@ -5,58 +5,21 @@ package e2e
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/idnode/idnode/flake"
 	"github.com/idnode/idnode/flakelease"
 )
 
-const flakeMinterPackage = "./test/flakeminter"
+var flakeMinterBinary = &goBinary{pkg: "./test/flakeminter", name: "flakeminter"}
 
-var (
-	flakeMinterOnce sync.Once
-	flakeMinterPath string
-	flakeMinterErr  error
-)
-
-// buildFlakeMinter builds test/flakeminter once per test binary, into binDir (so TestMain
-// removes it), and returns its path.
-func buildFlakeMinter(t testing.TB) string {
-	t.Helper()
-	flakeMinterOnce.Do(func() {
-		root, err := repoRoot()
-		if err != nil {
-			flakeMinterErr = err
-			return
-		}
-		dir, err := binDir()
-		if err != nil {
-			flakeMinterErr = err
-			return
-		}
-		flakeMinterPath = filepath.Join(dir, "flakeminter")
-		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", flakeMinterPath, flakeMinterPackage)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			flakeMinterErr = fmt.Errorf("go build %s: %w\n%s", flakeMinterPackage, err, out)
-		}
-	})
-	if flakeMinterErr != nil {
-		t.Fatalf("building flakeminter: %v", flakeMinterErr)
-	}
-	return flakeMinterPath
-}
+// buildFlakeMinter builds test/flakeminter once per test binary and returns its path.
+func buildFlakeMinter(t testing.TB) string { t.Helper(); return flakeMinterBinary.build(t) }
 
 // startFlakeMinter starts a flakeminter named label minting against the nodes at addrs into
 // out, with further flags; the proc is killed at the end of the test (its output shown if

@@ -42,10 +42,6 @@ const (
 )
 
 var (
-	buildOnce sync.Once
-	buildPath string
-	buildErr  error
-
 	binDirOnce sync.Once
 	buildDir   string // temp dir holding the binaries built; removed by TestMain
 	binDirErr  error
@@ -55,6 +51,46 @@ var (
 func binDir() (string, error) {
 	binDirOnce.Do(func() { buildDir, binDirErr = os.MkdirTemp("", "idnode-e2e-bin-") })
 	return buildDir, binDirErr
+}
+
+// goBinary is a program of this module that the tests run, built once per test binary into
+// binDir (so TestMain removes it).
+type goBinary struct {
+	pkg, name string
+	flags     []string // go build flags besides -o
+
+	once sync.Once
+	path string
+	err  error
+}
+
+// build builds b on first use and returns its path.
+func (b *goBinary) build(t testing.TB) string {
+	t.Helper()
+	b.once.Do(func() {
+		root, err := repoRoot()
+		if err != nil {
+			b.err = err
+			return
+		}
+		dir, err := binDir()
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path = filepath.Join(dir, b.name)
+		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", append(append([]string{"build"}, b.flags...), "-o", b.path, b.pkg)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %w\n%s", b.pkg, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatalf("building %s: %v", b.name, b.err)
+	}
+	return b.path
 }
 
 func TestMain(m *testing.M) {
@@ -89,34 +125,9 @@ const e2eVersion = "v0.0.0-e2e"
 
 var versionLDFlags = "-X github.com/idnode/idnode/version.version=" + e2eVersion
 
-func buildIdnode(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		root, err := repoRoot()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		dir, err := binDir()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		buildPath = filepath.Join(dir, binaryBaseName)
-		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", versionLDFlags, "-o", buildPath, daemonPackage)
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build %s: %w\n%s", daemonPackage, err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building idnode: %v", buildErr)
-	}
-	return buildPath
-}
+var idnodeBinary = &goBinary{pkg: daemonPackage, name: binaryBaseName, flags: []string{"-ldflags", versionLDFlags}}
+
+func buildIdnode(t testing.TB) string { t.Helper(); return idnodeBinary.build(t) }
 
 // freeAddr is a loopback address no other node of this test binary was given.
 func freeAddr(t testing.TB) string { t.Helper(); return loopback.FreeAddr(t) }
