@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/idnode/idnode/httpapi/console"
 	"github.com/idnode/idnode/proto/idnode/v1/gateway"
 	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/server"
@@ -50,7 +51,8 @@ type Options struct {
 	MaxBodyMemory  int64    // the most bytes of bodies held at once (503 above); 0: DefaultMaxBodyMemory
 }
 
-// newHandler is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /healthz and /readyz.
+// newHandler is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /healthz,
+// /readyz and the web console under /ui/ (package console), which calls the routes above.
 // conn reaches the node's gateway gRPC server (gatewayServerOptions with callers).
 func newHandler(ctx context.Context, conn *grpc.ClientConn, callers *callers, opts Options) (http.Handler, error) {
 	if opts.MaxBodyBytes <= 0 {
@@ -120,7 +122,13 @@ func newHandler(ctx context.Context, conn *grpc.ClientConn, callers *callers, op
 			_, _ = w.Write([]byte("ready\n"))
 		}
 	})))
-	return newOrigins(opts.AllowedOrigins).guard(routes, mux), nil
+	// The console's files are public and change nothing, so they are served outside the
+	// origin guard: a browser fetches a module script with the page's own Origin, which the
+	// guard would refuse. What the console then asks of /v1/ is guarded like any page's call.
+	top := http.NewServeMux()
+	console.Register(top)
+	top.Handle("/", newOrigins(opts.AllowedOrigins).guard(routes, mux))
+	return top, nil
 }
 
 // strict lets through to next only requests that fit a route: its method (405 with Allow),

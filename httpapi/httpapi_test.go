@@ -2,9 +2,14 @@ package httpapi
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/idnode/idnode/proto/idnode/v1/gateway"
 )
@@ -91,6 +96,29 @@ func TestParseOrigins(t *testing.T) {
 	for _, bad := range []string{"*", "ops.example.com", "https://ops.example.com/app", "ftp://x", "https://u@x", "null"} {
 		if _, err := ParseOrigins([]string{bad}); err == nil {
 			t.Errorf("ParseOrigins(%q) accepted it", bad)
+		}
+	}
+}
+
+// A browser loads the console's module scripts with the page's own Origin: the console's
+// files answer it, while the API keeps refusing an origin it was not told to allow.
+func TestConsoleFilesAreOutsideTheOriginGuard(t *testing.T) {
+	conn, err := grpc.NewClient("passthrough:///unused", grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	h, err := newHandler(t.Context(), conn, newCallers(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{"/ui/console.js": http.StatusOK, "/v1/status": http.StatusForbidden} {
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:7080"+path, nil)
+		req.Header.Set("Origin", "http://127.0.0.1:7080")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("GET %s with Origin = %d %s; want %d", path, rec.Code, rec.Body.String(), want)
 		}
 	}
 }

@@ -1,0 +1,77 @@
+// The Cluster page: this node's view of the cluster, refreshed every second whether shown or
+// not, so the leadership changes it lists are complete for the time the tab is open.
+import { $, api, cell, explain, report, set } from './api.js';
+
+const REFRESH_MS = 1000;
+const HOUR_MS = 60 * 60 * 1000;
+const CHANGES = 'idnode.console.leaderChanges';
+
+function recordLeader(leader) {
+  const now = Date.now();
+  let seen = [];
+  try { seen = JSON.parse(sessionStorage.getItem(CHANGES) || '[]'); } catch { seen = []; }
+  seen = seen.filter((c) => now - c.at < HOUR_MS);
+  if (seen.length === 0 || seen[seen.length - 1].leader !== leader) {
+    seen.push({ at: now, leader });
+  }
+  sessionStorage.setItem(CHANGES, JSON.stringify(seen));
+  $('changes').replaceChildren(...seen.map((c) => {
+    const li = document.createElement('li');
+    const t = document.createElement('time');
+    t.dateTime = new Date(c.at).toISOString();
+    t.textContent = new Date(c.at).toLocaleTimeString();
+    li.append(t, ' ', c.leader ? `leader ${c.leader}` : 'no leader');
+    return li;
+  }));
+}
+
+function showStatus(st) {
+  set('self', st.self || '?');
+  const leader = st.leader || '';
+  set('leader', leader || 'none (election)', leader ? 'good' : 'bad');
+  $('leader').dataset.leader = leader;
+  set('term', String(st.term ?? 0));
+  set('commit', String(st.commitIndex ?? 0));
+  const lag = BigInt(st.commitIndex ?? 0) - BigInt(st.appliedIndex ?? 0);
+  set('applied', `${st.appliedIndex ?? 0} (${lag} behind)`, lag > 16n ? 'bad' : undefined);
+  set('storage', st.storageFault || 'ok', st.storageFault ? 'bad' : 'good');
+  const body = $('nodes').tBodies[0];
+  body.replaceChildren();
+  for (const n of st.nodes || []) {
+    const row = body.insertRow();
+    row.dataset.tag = n.tag;
+    cell(row, n.tag + (n.tag === st.self ? ' (this node)' : ''));
+    cell(row, n.state + (n.joinUnfinished ? ', join unfinished' : ''), n.state === 'leader' ? 'good' : undefined);
+    cell(row, n.voter ? 'yes' : 'no');
+    cell(row, n.reachable ? 'yes' : 'no', n.reachable ? 'good' : 'bad');
+    cell(row, n.raftAddress || '');
+    cell(row, n.grpcAddress || '');
+    cell(row, n.version || '');
+  }
+  recordLeader(leader);
+}
+
+export async function refresh() {
+  const problems = [];
+  try {
+    showStatus(await api('/v1/status'));
+  } catch (err) {
+    problems.push(explain(err));
+  }
+  try {
+    await api('/readyz');
+    set('ready', 'yes', 'good');
+  } catch (err) {
+    set('ready', err.status === 503 ? 'no' : 'unknown', 'bad');
+    if (err.status !== 503) problems.push(explain(err));
+  }
+  report('cluster', problems);
+  const now = new Date();
+  $('updated').dateTime = now.toISOString();
+  $('updated').textContent = now.toLocaleTimeString();
+}
+
+export function start() {
+  const loop = () => refresh().finally(() => setTimeout(loop, REFRESH_MS));
+  loop();
+}

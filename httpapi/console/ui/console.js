@@ -1,0 +1,32 @@
+// idnode console: the entry point. Pages are sections of one document, chosen by the URL's
+// fragment (#cluster, #counters), so a page can be bookmarked and the browser's back works.
+import { $, setKey, showProblemsOf } from './api.js';
+import * as cluster from './cluster.js';
+import * as counters from './counters.js';
+
+const pages = { cluster, counters };
+
+function route() {
+  const name = location.hash.slice(1) in pages ? location.hash.slice(1) : 'cluster';
+  for (const [page, view] of Object.entries(pages)) {
+    $(page).hidden = page !== name;
+    if (view.show) view.show(page === name);
+  }
+  for (const a of document.querySelectorAll('nav a[data-page]')) {
+    if (a.dataset.page === name) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
+  showProblemsOf(name);
+}
+
+$('credential').addEventListener('submit', (e) => {
+  e.preventDefault();
+  setKey($('key').value.trim());
+  $('key').value = '';
+  cluster.refresh();
+  route();
+});
+$('forget').addEventListener('click', () => { setKey(''); cluster.refresh(); route(); });
+window.addEventListener('hashchange', route);
+cluster.start();
+counters.start();
+route();

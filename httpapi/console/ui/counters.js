@@ -1,0 +1,56 @@
+// The Counters page: identity counters a page at a time (ListIdentities, read on the leader),
+// searched by name prefix, in any database the caller may read. The page in view is read
+// again every few seconds, so a counter that moves shows its new value.
+import { $, api, cell, explain, report } from './api.js';
+
+const PAGE_SIZE = 50;
+const REFRESH_MS = 2000;
+
+const state = { database: '', prefix: '', token: '', next: '', timer: 0, visible: false };
+
+async function load() {
+  clearTimeout(state.timer);
+  try {
+    const page = await api('/v1/identities', {
+      database: state.database, prefix: state.prefix, page_size: PAGE_SIZE, page_token: state.token,
+    });
+    const body = $('counter-table').tBodies[0];
+    body.replaceChildren();
+    for (const c of page.identities || []) {
+      const row = body.insertRow();
+      row.dataset.name = c.name;
+      cell(row, c.name);
+      cell(row, String(c.value ?? 0), 'num');
+    }
+    state.next = page.nextPageToken || '';
+    $('counter-next').disabled = state.next === '';
+    $('counter-first').disabled = state.token === '';
+    const where = state.database ? ` in database ${state.database}` : '';
+    const which = state.prefix ? ` starting with "${state.prefix}"` : '';
+    $('counter-caption').textContent = (page.identities || []).length === 0
+      ? `No counters${which}${where}.`
+      : `Counters${which}${where}${state.token ? ' (a later page)' : ''}`;
+    report('counters', []);
+  } catch (err) {
+    report('counters', [explain(err)]);
+  }
+  if (state.visible) state.timer = setTimeout(load, REFRESH_MS);
+}
+
+export function show(visible) {
+  state.visible = visible;
+  if (visible) load(); else clearTimeout(state.timer);
+}
+
+export function start() {
+  $('counter-search').addEventListener('submit', (e) => {
+    e.preventDefault();
+    state.database = $('counter-database').value.trim();
+    state.prefix = $('counter-prefix').value.trim();
+    state.token = '';
+    load();
+  });
+  $('counter-next').addEventListener('click', () => { state.token = state.next; load(); });
+  $('counter-first').addEventListener('click', () => { state.token = ''; load(); });
+  $('counter-refresh').addEventListener('click', () => load());
+}
