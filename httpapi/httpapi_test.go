@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -101,7 +102,7 @@ func TestParseOrigins(t *testing.T) {
 }
 
 // A browser loads the console's module scripts with the page's own Origin: the console's
-// files answer it, while the API keeps refusing an origin it was not told to allow.
+// files answer it even for a host name, which the API refuses unless told to allow it.
 func TestConsoleFilesAreOutsideTheOriginGuard(t *testing.T) {
 	conn, err := grpc.NewClient("passthrough:///unused", grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -113,12 +114,41 @@ func TestConsoleFilesAreOutsideTheOriginGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]int{"/ui/console.js": http.StatusOK, "/v1/status": http.StatusForbidden} {
-		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:7080"+path, nil)
-		req.Header.Set("Origin", "http://127.0.0.1:7080")
+		req := httptest.NewRequest(http.MethodGet, "http://node1.example:7080"+path, nil)
+		req.Header.Set("Origin", "http://node1.example:7080")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		if rec.Code != want {
 			t.Errorf("GET %s with Origin = %d %s; want %d", path, rec.Code, rec.Body.String(), want)
+		}
+	}
+}
+
+// The node's own origin passes the guard only where no foreign page can have it: an IP
+// address or localhost, or TLS. A host name can be a rebinding page's.
+func TestOwnOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		host, origin string
+		tls, want    bool
+	}{
+		{"127.0.0.1:7080", "http://127.0.0.1:7080", false, true},
+		{"[::1]:7080", "http://[::1]:7080", false, true},
+		{"LOCALHOST:7080", "http://localhost:7080", false, true},
+		{"127.0.0.1:7080", "http://127.0.0.1:7081", false, false},
+		{"127.0.0.1:7080", "https://127.0.0.1:7080", false, false},
+		{"evil.example:7080", "http://evil.example:7080", false, false},
+		{"node1.example:7080", "https://node1.example:7080", true, true},
+		{"node1.example:7080", "http://node1.example:7080", true, false},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/v1/ids", nil)
+		r.Host = tc.host
+		if !tc.tls {
+			r.TLS = nil
+		} else if r.TLS == nil {
+			r.TLS = &tls.ConnectionState{}
+		}
+		if got := ownOrigin(r, tc.origin); got != tc.want {
+			t.Errorf("ownOrigin(Host %s, TLS %v, Origin %s) = %v; want %v", tc.host, tc.tls, tc.origin, got, tc.want)
 		}
 	}
 }

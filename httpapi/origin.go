@@ -3,7 +3,9 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -15,7 +17,7 @@ const corsHeaders = "Authorization, Content-Type, Idnode-Database"
 
 // origins guards the node against web pages: a request with an Origin header (every request a
 // browser sends on a page's behalf that could change something) is refused (403) unless the
-// origin is in --http-allowed-origins; pages of the allowed ones get CORS answers, preflights
+// origin is the node's own (ownOrigin: its console) or in --http-allowed-origins; pages of the allowed ones get CORS answers, preflights
 // included. Clients that are not browsers send no Origin and are not concerned.
 type origins struct {
 	allowed map[string]bool
@@ -54,6 +56,10 @@ func (o origins) guard(routes routeTable, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		if ownOrigin(r, origin) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		if !o.allowed[strings.ToLower(origin)] {
 			refuse(w, http.StatusForbidden, codes.PermissionDenied, "",
 				fmt.Sprintf("requests from web pages are refused: origin %q is not in this node's --http-allowed-origins", origin))
@@ -74,4 +80,28 @@ func (o origins) guard(routes routeTable, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// ownOrigin reports whether origin is the node itself as the request reached it, so the page
+// that sent it is one the node served: its console. Only over TLS, or for a host that is an IP
+// address or localhost: a page of a foreign host name re-pointed at this node by DNS
+// rebinding has that name as both its Origin and its Host, and no certificate for it.
+func ownOrigin(r *http.Request, origin string) bool {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if !strings.EqualFold(origin, scheme+"://"+r.Host) {
+		return false
+	}
+	if r.TLS != nil {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	_, err := netip.ParseAddr(host)
+	return err == nil || strings.EqualFold(host, "localhost")
 }

@@ -104,20 +104,44 @@ func (k *keyCheckedStream) RecvMsg(m any) error {
 // another node of the cluster (which checked its own caller the same way): admin is never open
 // to the network by default (issue 13), while `go run ./cmd/idnode` needs no flag.
 func (s *Server) checkAdmin(ctx context.Context, method string) error {
-	if adminCertificate(ctx) {
+	if s.adminBy(ctx) != "" {
 		return nil
 	}
 	if s.cfg.AdminToken != "" {
 		return s.checkToken(ctx, method)
-	}
-	if forward.FromNode(ctx) || fromLoopback(ctx) {
-		return nil
 	}
 	name := method[strings.LastIndexByte(method, '/')+1:]
 	return status.Errorf(codes.PermissionDenied,
 		"%s is an admin call, and this node has no admin token, so it takes admin calls only from its own machine: "+
 			"start every node with --admin-token (IDNODE_ADMIN_TOKEN) and send it (idctl --token, client.WithAdminToken), "+
 			"or, with TLS, present a client certificate with OU=%s (idctl certs client NAME --admin)", name, tlsconfig.AdminUnit)
+}
+
+// The rights by which a caller may make admin calls (checkAdmin), as WhoAmI names them.
+const (
+	adminByCertificate = "certificate"
+	adminByToken       = "token"
+	adminByNode        = "node"
+	adminByLoopback    = "loopback"
+)
+
+// adminBy is the right by which the caller may make admin calls, "" for none: an admin client
+// certificate; else the admin token when one is configured; else, on a node with no token,
+// being another node of the cluster or on this machine's loopback.
+func (s *Server) adminBy(ctx context.Context) string {
+	switch {
+	case adminCertificate(ctx):
+		return adminByCertificate
+	case s.cfg.AdminToken != "":
+		if s.hasAdminToken(ctx) {
+			return adminByToken
+		}
+	case forward.FromNode(ctx):
+		return adminByNode
+	case fromLoopback(ctx):
+		return adminByLoopback
+	}
+	return ""
 }
 
 // adminCertificate reports whether the caller presented a client certificate that verified

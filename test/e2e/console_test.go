@@ -11,11 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -222,4 +225,154 @@ func TestConsole(t *testing.T) {
 		t.Errorf("the console shows leader %s; %s names %s", next, via, want)
 	}
 	screenshot(t, tab, "console-cluster-after-failover")
+}
+
+// consolePages are the console's pages, as their fragments name them.
+var consolePages = []string{"cluster", "counters", "databases"}
+
+// useCredential types cred into the console's key field and waits until the page says who
+// the node takes the caller for, a text containing want.
+func useCredential(t *testing.T, tab context.Context, cred, want string) {
+	t.Helper()
+	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#key"), cred),
+		chromedp.Click(chromedp.CSS("#credential button[type=submit]"))); err != nil {
+		t.Fatalf("entering a credential: %v", err)
+	}
+	poll.Until(t, "the console to say who the caller is", consoleFailover, consolePoll, func() error {
+		got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#caller")))
+		if err == nil && !strings.Contains(got, want) {
+			err = fmt.Errorf("it says %q; want %q in it", got, want)
+		}
+		return err
+	})
+}
+
+// visibleActions are the ids of the admin actions a person sees on page.
+func visibleActions(t *testing.T, tab context.Context, base, page string) []string {
+	t.Helper()
+	if err := chromedp.Do(tab, chromedp.Navigate(base+"#"+page), chromedp.WaitVisible(chromedp.CSS("#"+page))); err != nil {
+		t.Fatalf("opening page %s: %v", page, err)
+	}
+	ids, err := chromedp.Run(tab, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll("[data-action]")].filter((e) => e.checkVisibility()).map((e) => e.id)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// confirmAction submits the action form id and confirms in the dialog, which must name every
+// string of names; it returns once the form's status says the node did it.
+func confirmAction(t *testing.T, tab context.Context, id, status string, names ...string) {
+	t.Helper()
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#"+id+" button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS("#confirm[open]"))); err != nil {
+		t.Fatalf("%s: the confirmation did not open: %v", id, err)
+	}
+	what, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#confirm")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if !strings.Contains(what, n) {
+			t.Errorf("%s: the confirmation %q does not name %q", id, what, n)
+		}
+	}
+	screenshot(t, tab, "console-confirm-"+id)
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#confirm-ok"))); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, id+" to be done", consoleFailover, consolePoll, func() error {
+		got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#"+status)))
+		if err == nil && got != "Done." {
+			err = fmt.Errorf("its status says %q", got)
+		}
+		return err
+	})
+}
+
+// TestConsoleActions: on a cluster with an admin token and API keys, a reader key sees no
+// admin action on any page; the admin token sees them, and each changes what it names only
+// once confirmed: a counter raised, a database created, leadership moved to the node chosen.
+func TestConsoleActions(t *testing.T) {
+	const token = "console-admin-token"
+	c := startClusterWith(t, func(string) nodeOpts {
+		return nodeOpts{HTTPAddr: freeAddr(t), Extra: []string{"--admin-token", token}}
+	})
+	admin := metadata.AppendToOutgoingContext(rpcCtx(t), "authorization", "Bearer "+token)
+	leader := c.leader()
+	via := c.others(leader)[0]
+	key, err := c.admin[leader].CreateKey(admin, &idnodev1.CreateKeyRequest{Database: "default", Role: "reader"})
+	if err != nil {
+		t.Fatalf("CreateKey: %v", err)
+	}
+	if _, err := c.ids[leader].NextIdentity(admin, &idnodev1.NextIdentityRequest{Name: "orders", Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + c.node(via).opts.HTTPAddr + "/ui/"
+	tab := newBrowser(t)
+	if err := chromedp.Do(tab, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
+		t.Fatalf("opening the console of %s: %v", via, err)
+	}
+
+	useCredential(t, tab, key.GetKey(), "reader of database default")
+	for _, page := range consolePages {
+		if shown := visibleActions(t, tab, base, page); len(shown) != 0 {
+			t.Errorf("a reader key sees admin actions on page %s: %v", page, shown)
+		}
+		screenshot(t, tab, "console-reader-"+page)
+	}
+
+	useCredential(t, tab, token, "admin (by token)")
+	want := map[string][]string{"cluster": {"transfer"}, "counters": {"seed"}, "databases": {"db-create", "key-create"}}
+	for _, page := range consolePages {
+		if shown := visibleActions(t, tab, base, page); !slices.Equal(shown, want[page]) {
+			t.Errorf("the admin token sees actions %v on page %s; want %v", shown, page, want[page])
+		}
+	}
+
+	counter := func() int64 {
+		t.Helper()
+		resp, err := c.ids[leader].ListIdentities(admin, &idnodev1.ListIdentitiesRequest{Prefix: "orders"})
+		if err != nil || len(resp.GetIdentities()) != 1 {
+			t.Fatalf("ListIdentities(orders) = %v, %v", resp, err)
+		}
+		return resp.GetIdentities()[0].GetValue()
+	}
+	before := counter()
+	visibleActions(t, tab, base, "counters")
+	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#seed-name"), "orders"),
+		chromedp.SetValue(chromedp.CSS("#seed-value"), "100"),
+		chromedp.Click(chromedp.CSS("#seed button[type=submit]")), chromedp.WaitVisible(chromedp.CSS("#confirm[open]")),
+		chromedp.Click(chromedp.CSS("#confirm-cancel"))); err != nil {
+		t.Fatalf("cancelling a raise: %v", err)
+	}
+	if got := counter(); got != before {
+		t.Fatalf("a cancelled raise moved orders from %d to %d", before, got)
+	}
+	confirmAction(t, tab, "seed", "seed-status", "orders", "100", "default")
+	if got := counter(); got != 100 {
+		t.Errorf("orders after the console raised it to 100: %d", got)
+	}
+
+	visibleActions(t, tab, base, "databases")
+	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#db-name"), "billing")); err != nil {
+		t.Fatal(err)
+	}
+	confirmAction(t, tab, "db-create", "db-status", "billing")
+	dbs, err := c.admin[via].ListDatabases(admin, &idnodev1.ListDatabasesRequest{})
+	if err != nil || !slices.ContainsFunc(dbs.GetDatabases(), func(d *idnodev1.DatabaseStatus) bool { return d.GetName() == "billing" }) {
+		t.Errorf("ListDatabases after the console created billing: %v, %v", dbs, err)
+	}
+	screenshot(t, tab, "console-databases")
+
+	target := c.others(leader)[1]
+	visibleActions(t, tab, base, "cluster")
+	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#transfer-to"), target)); err != nil {
+		t.Fatal(err)
+	}
+	confirmAction(t, tab, "transfer", "transfer-status", "Node "+leader, "node "+target)
+	if got := c.leader(); got != target {
+		t.Errorf("the leader after the console moved leadership to %s: %s", target, got)
+	}
 }

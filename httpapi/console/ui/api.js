@@ -13,23 +13,36 @@ export function setKey(key) {
 // (err.status is the HTTP status).
 export async function api(path, params = {}) {
   const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v != null));
-  const url = query.size ? `${path}?${query}` : path;
+  return call('GET', query.size ? `${path}?${query}` : path);
+}
+
+// send makes a change through the node's API: a POST (or DELETE) of body as JSON. Only the
+// actions call it, each after the person confirmed what it changes (confirm.js).
+export async function send(method, path, body) {
+  return call(method, path, body);
+}
+
+async function call(method, url, body) {
   const key = sessionStorage.getItem(KEY);
+  const headers = key ? { Authorization: 'Bearer ' + key } : {};
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
   const resp = await fetch(url, {
-    headers: key ? { Authorization: 'Bearer ' + key } : {},
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
     cache: 'no-store',
     credentials: 'same-origin',
   });
   const text = await resp.text();
-  let body = null;
-  try { body = JSON.parse(text); } catch { /* not JSON: /readyz, or a proxy's page */ }
+  let parsed = null;
+  try { parsed = JSON.parse(text); } catch { /* not JSON: /readyz, or a proxy's page */ }
   if (!resp.ok) {
-    const why = body && body.message ? body.message : text.trim() || resp.statusText;
-    const err = new Error(`${path}: ${resp.status} ${why}`);
+    const why = parsed && parsed.message ? parsed.message : text.trim() || resp.statusText;
+    const err = new Error(`${url.split('?')[0]}: ${resp.status} ${why}`);
     err.status = resp.status;
     throw err;
   }
-  return body ?? text;
+  return parsed ?? text;
 }
 
 // explain turns an API error into what the reader should do about it.

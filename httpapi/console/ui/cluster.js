@@ -1,6 +1,7 @@
 // The Cluster page: this node's view of the cluster, refreshed every second whether shown or
 // not, so the leadership changes it lists are complete for the time the tab is open.
-import { $, api, cell, explain, report, set } from './api.js';
+import { $, api, cell, explain, report, send, set } from './api.js';
+import { act } from './confirm.js';
 
 const REFRESH_MS = 1000;
 const HOUR_MS = 60 * 60 * 1000;
@@ -49,6 +50,34 @@ function showStatus(st) {
     cell(row, n.version || '');
   }
   recordLeader(leader);
+  offerTransfer(st);
+}
+
+let current = null; // the last status shown
+let offered = '';    // the followers the transfer form offers, as a key
+
+// offerTransfer keeps the transfer form's choice of nodes to the voting followers there are
+// now, rebuilding it only when they change so a choice being made is left alone.
+function offerTransfer(st) {
+  current = st;
+  const tags = (st.nodes || []).filter((n) => n.tag !== st.leader && n.voter).map((n) => n.tag);
+  if (tags.join(',') === offered) return;
+  offered = tags.join(',');
+  const select = $('transfer-to');
+  const chosen = select.value;
+  select.replaceChildren(new Option('any follower (Raft picks)', ''), ...tags.map((t) => new Option(`node ${t}`, t)));
+  select.value = tags.includes(chosen) ? chosen : '';
+}
+
+async function transfer(e) {
+  e.preventDefault();
+  const to = $('transfer-to').value;
+  const from = current?.leader || 'the current leader';
+  const done = await act('transfer-status', 'Transfer leadership?', [
+    `Node ${from} stops leading; ${to ? `node ${to}` : 'a follower Raft picks'} takes over.`,
+    'Identity, HiLo and series calls pause for the election (about a second) and are retried by clients.',
+  ], 'Transfer leadership', () => send('POST', '/v1/leader:transfer', { tag: to }));
+  if (done) refresh();
 }
 
 export async function refresh() {
@@ -72,6 +101,7 @@ export async function refresh() {
 }
 
 export function start() {
+  $('transfer').addEventListener('submit', transfer);
   const loop = () => refresh().finally(() => setTimeout(loop, REFRESH_MS));
   loop();
 }

@@ -1,10 +1,12 @@
 // idnode console: the entry point. Pages are sections of one document, chosen by the URL's
-// fragment (#cluster, #counters), so a page can be bookmarked and the browser's back works.
+// fragment (#cluster, #counters, #databases), so a page can be bookmarked and the browser's back works.
 import { $, setKey, showProblemsOf } from './api.js';
 import * as cluster from './cluster.js';
 import * as counters from './counters.js';
+import * as databases from './databases.js';
+import * as rights from './rights.js';
 
-const pages = { cluster, counters };
+const pages = { cluster, counters, databases };
 
 function route() {
   const name = location.hash.slice(1) in pages ? location.hash.slice(1) : 'cluster';
@@ -22,11 +24,19 @@ $('credential').addEventListener('submit', (e) => {
   e.preventDefault();
   setKey($('key').value.trim());
   $('key').value = '';
+  credentialChanged();
+});
+$('forget').addEventListener('click', () => { setKey(''); credentialChanged(); });
+window.addEventListener('hashchange', route);
+
+// credentialChanged asks the node again who the caller is, then shows every page anew.
+async function credentialChanged() {
+  await rights.refresh();
   cluster.refresh();
   route();
-});
-$('forget').addEventListener('click', () => { setKey(''); cluster.refresh(); route(); });
-window.addEventListener('hashchange', route);
+}
+
 cluster.start();
 counters.start();
-route();
+databases.start();
+credentialChanged();

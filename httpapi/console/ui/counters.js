@@ -1,7 +1,8 @@
 // The Counters page: identity counters a page at a time (ListIdentities, read on the leader),
 // searched by name prefix, in any database the caller may read. The page in view is read
 // again every few seconds, so a counter that moves shows its new value.
-import { $, api, cell, explain, report } from './api.js';
+import { $, api, cell, explain, report, send } from './api.js';
+import { act } from './confirm.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
@@ -42,7 +43,23 @@ export function show(visible) {
   if (visible) load(); else clearTimeout(state.timer);
 }
 
+// raise seeds a counter upwards (never force: lowering a counter can repeat IDs, and stays an
+// operator's deliberate idctl call).
+async function raise(e) {
+  e.preventDefault();
+  const database = $('counter-database').value.trim();
+  const name = $('seed-name').value.trim();
+  const value = $('seed-value').value.trim();
+  const where = database || 'default';
+  const done = await act('seed-status', `Raise counter ${name}?`, [
+    `Counter ${name} in database ${where} is raised to ${value}, so the next identity is ${name}/${BigInt(value) + 1n} or later.`,
+    'A counter already past it stays where it is: nothing is lowered.',
+  ], `Raise ${name}`, () => send('POST', `/v1/identities/${encodeURIComponent(name)}:seed`, { value, database }));
+  if (done) load();
+}
+
 export function start() {
+  $('seed').addEventListener('submit', raise);
   $('counter-search').addEventListener('submit', (e) => {
     e.preventDefault();
     state.database = $('counter-database').value.trim();

@@ -2645,6 +2645,107 @@ func (x *ListKeysResponse) GetKeys() []*KeyStatus {
 	return nil
 }
 
+type WhoAmIRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WhoAmIRequest) Reset() {
+	*x = WhoAmIRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WhoAmIRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WhoAmIRequest) ProtoMessage() {}
+
+func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
+func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
+}
+
+type WhoAmIResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// By what right the caller may make admin calls: "certificate" (a client certificate with
+	// the admin role), "token" (the admin token), "loopback" (this machine, on a node without
+	// an admin token) or "node" (another node of the cluster); empty when it may not.
+	Admin string `protobuf:"bytes,1,opt,name=admin,proto3" json:"admin,omitempty"`
+	// The cluster has API keys, so IdService and SeriesService calls need one (or admin).
+	KeysRequired bool `protobuf:"varint,2,opt,name=keys_required,json=keysRequired,proto3" json:"keys_required,omitempty"`
+	// The API key the caller sent, when the cluster knows it: id, database and role.
+	Key           *KeyStatus `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WhoAmIResponse) Reset() {
+	*x = WhoAmIResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WhoAmIResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WhoAmIResponse) ProtoMessage() {}
+
+func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WhoAmIResponse.ProtoReflect.Descriptor instead.
+func (*WhoAmIResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *WhoAmIResponse) GetAdmin() string {
+	if x != nil {
+		return x.Admin
+	}
+	return ""
+}
+
+func (x *WhoAmIResponse) GetKeysRequired() bool {
+	if x != nil {
+		return x.KeysRequired
+	}
+	return false
+}
+
+func (x *WhoAmIResponse) GetKey() *KeyStatus {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
 type CreateDatabaseRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 1–64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; compared
@@ -2664,7 +2765,7 @@ type CreateDatabaseRequest struct {
 
 func (x *CreateDatabaseRequest) Reset() {
 	*x = CreateDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2676,7 +2777,7 @@ func (x *CreateDatabaseRequest) String() string {
 func (*CreateDatabaseRequest) ProtoMessage() {}
 
 func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2689,7 +2790,7 @@ func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CreateDatabaseRequest) GetName() string {
@@ -2728,7 +2829,7 @@ type CreateDatabaseResponse struct {
 
 func (x *CreateDatabaseResponse) Reset() {
 	*x = CreateDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2740,7 +2841,7 @@ func (x *CreateDatabaseResponse) String() string {
 func (*CreateDatabaseResponse) ProtoMessage() {}
 
 func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2753,7 +2854,7 @@ func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
 }
 
 type DeleteDatabaseRequest struct {
@@ -2766,7 +2867,7 @@ type DeleteDatabaseRequest struct {
 
 func (x *DeleteDatabaseRequest) Reset() {
 	*x = DeleteDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2778,7 +2879,7 @@ func (x *DeleteDatabaseRequest) String() string {
 func (*DeleteDatabaseRequest) ProtoMessage() {}
 
 func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2791,7 +2892,7 @@ func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *DeleteDatabaseRequest) GetName() string {
@@ -2816,7 +2917,7 @@ type DeleteDatabaseResponse struct {
 
 func (x *DeleteDatabaseResponse) Reset() {
 	*x = DeleteDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2828,7 +2929,7 @@ func (x *DeleteDatabaseResponse) String() string {
 func (*DeleteDatabaseResponse) ProtoMessage() {}
 
 func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2841,7 +2942,7 @@ func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
 }
 
 type ListDatabasesRequest struct {
@@ -2852,7 +2953,7 @@ type ListDatabasesRequest struct {
 
 func (x *ListDatabasesRequest) Reset() {
 	*x = ListDatabasesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2864,7 +2965,7 @@ func (x *ListDatabasesRequest) String() string {
 func (*ListDatabasesRequest) ProtoMessage() {}
 
 func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2877,7 +2978,7 @@ func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesRequest.ProtoReflect.Descriptor instead.
 func (*ListDatabasesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
 }
 
 type DatabaseStatus struct {
@@ -2896,7 +2997,7 @@ type DatabaseStatus struct {
 
 func (x *DatabaseStatus) Reset() {
 	*x = DatabaseStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +3009,7 @@ func (x *DatabaseStatus) String() string {
 func (*DatabaseStatus) ProtoMessage() {}
 
 func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +3022,7 @@ func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseStatus.ProtoReflect.Descriptor instead.
 func (*DatabaseStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *DatabaseStatus) GetName() string {
@@ -2982,7 +3083,7 @@ type ListDatabasesResponse struct {
 
 func (x *ListDatabasesResponse) Reset() {
 	*x = ListDatabasesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2994,7 +3095,7 @@ func (x *ListDatabasesResponse) String() string {
 func (*ListDatabasesResponse) ProtoMessage() {}
 
 func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3007,7 +3108,7 @@ func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesResponse.ProtoReflect.Descriptor instead.
 func (*ListDatabasesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListDatabasesResponse) GetDatabases() []*DatabaseStatus {
@@ -3027,7 +3128,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3039,7 +3140,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3052,7 +3153,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *StatusRequest) GetConsistent() bool {
@@ -3087,7 +3188,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3099,7 +3200,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3112,7 +3213,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *NodeStatus) GetTag() string {
@@ -3198,7 +3299,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3210,7 +3311,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3223,7 +3324,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *StatusResponse) GetLeader() string {
@@ -3298,7 +3399,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3310,7 +3411,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3323,7 +3424,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -3386,7 +3487,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3398,7 +3499,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3411,7 +3512,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -3437,7 +3538,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3449,7 +3550,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3462,7 +3563,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -3480,7 +3581,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3492,7 +3593,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3505,7 +3606,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
 }
 
 type TransferLeadershipRequest struct {
@@ -3518,7 +3619,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3530,7 +3631,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3543,7 +3644,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -3562,7 +3663,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3574,7 +3675,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3587,7 +3688,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -3610,7 +3711,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3622,7 +3723,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3635,7 +3736,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -3658,7 +3759,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3670,7 +3771,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3683,7 +3784,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -3717,7 +3818,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3729,7 +3830,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3742,7 +3843,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -3780,7 +3881,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3792,7 +3893,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3805,7 +3906,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -3915,7 +4016,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3927,7 +4028,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3940,7 +4041,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -4001,7 +4102,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4013,7 +4114,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4026,7 +4127,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -4062,7 +4163,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4074,7 +4175,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4087,7 +4188,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *Series) GetDatabase() string {
@@ -4190,7 +4291,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4202,7 +4303,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4215,7 +4316,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -4234,7 +4335,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4246,7 +4347,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4259,7 +4360,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -4280,7 +4381,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4292,7 +4393,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4305,7 +4406,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -4341,7 +4442,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4353,7 +4454,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4366,7 +4467,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -4420,7 +4521,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4432,7 +4533,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4445,7 +4546,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -4476,7 +4577,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4488,7 +4589,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4501,7 +4602,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -4569,7 +4670,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4581,7 +4682,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4594,7 +4695,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -4635,7 +4736,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4647,7 +4748,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4660,7 +4761,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -4788,7 +4889,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4800,7 +4901,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4813,7 +4914,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -4854,7 +4955,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4866,7 +4967,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4879,7 +4980,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -4912,7 +5013,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4924,7 +5025,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4937,7 +5038,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -5153,7 +5254,12 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\"<\n" +
 	"\x10ListKeysResponse\x12(\n" +
-	"\x04keys\x18\x01 \x03(\v2\x14.idnode.v1.KeyStatusR\x04keys\"\xa2\x01\n" +
+	"\x04keys\x18\x01 \x03(\v2\x14.idnode.v1.KeyStatusR\x04keys\"\x0f\n" +
+	"\rWhoAmIRequest\"s\n" +
+	"\x0eWhoAmIResponse\x12\x14\n" +
+	"\x05admin\x18\x01 \x01(\tR\x05admin\x12#\n" +
+	"\rkeys_required\x18\x02 \x01(\bR\fkeysRequired\x12&\n" +
+	"\x03key\x18\x03 \x01(\v2\x14.idnode.v1.KeyStatusR\x03key\"\xa2\x01\n" +
 	"\x15CreateDatabaseRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x0emax_identities\x18\x02 \x01(\x03R\rmaxIdentities\x12/\n" +
@@ -5371,7 +5477,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\vRenewWorker\x12\x1d.idnode.v1.RenewWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12R\n" +
 	"\rReleaseWorker\x12\x1f.idnode.v1.ReleaseWorkerRequest\x1a .idnode.v1.ReleaseWorkerResponse\x12L\n" +
 	"\vListWorkers\x12\x1d.idnode.v1.ListWorkersRequest\x1a\x1e.idnode.v1.ListWorkersResponse\x12@\n" +
-	"\aExplain\x12\x19.idnode.v1.ExplainRequest\x1a\x1a.idnode.v1.ExplainResponse2\x96\a\n" +
+	"\aExplain\x12\x19.idnode.v1.ExplainRequest\x1a\x1a.idnode.v1.ExplainResponse2\xd5\a\n" +
 	"\x0eClusterService\x12=\n" +
 	"\x06Status\x12\x18.idnode.v1.StatusRequest\x1a\x19.idnode.v1.StatusResponse\x12@\n" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
@@ -5385,7 +5491,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rListDatabases\x12\x1f.idnode.v1.ListDatabasesRequest\x1a .idnode.v1.ListDatabasesResponse\x12F\n" +
 	"\tCreateKey\x12\x1b.idnode.v1.CreateKeyRequest\x1a\x1c.idnode.v1.CreateKeyResponse\x12F\n" +
 	"\tDeleteKey\x12\x1b.idnode.v1.DeleteKeyRequest\x1a\x1c.idnode.v1.DeleteKeyResponse\x12C\n" +
-	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponse2\xb1\x03\n" +
+	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponse\x12=\n" +
+	"\x06WhoAmI\x12\x18.idnode.v1.WhoAmIRequest\x1a\x19.idnode.v1.WhoAmIResponse2\xb1\x03\n" +
 	"\rSeriesService\x12O\n" +
 	"\fCreateSeries\x12\x1e.idnode.v1.CreateSeriesRequest\x1a\x1f.idnode.v1.CreateSeriesResponse\x12I\n" +
 	"\n" +
@@ -5408,7 +5515,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 72)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -5452,40 +5559,42 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*ListKeysRequest)(nil),            // 39: idnode.v1.ListKeysRequest
 	(*KeyStatus)(nil),                  // 40: idnode.v1.KeyStatus
 	(*ListKeysResponse)(nil),           // 41: idnode.v1.ListKeysResponse
-	(*CreateDatabaseRequest)(nil),      // 42: idnode.v1.CreateDatabaseRequest
-	(*CreateDatabaseResponse)(nil),     // 43: idnode.v1.CreateDatabaseResponse
-	(*DeleteDatabaseRequest)(nil),      // 44: idnode.v1.DeleteDatabaseRequest
-	(*DeleteDatabaseResponse)(nil),     // 45: idnode.v1.DeleteDatabaseResponse
-	(*ListDatabasesRequest)(nil),       // 46: idnode.v1.ListDatabasesRequest
-	(*DatabaseStatus)(nil),             // 47: idnode.v1.DatabaseStatus
-	(*ListDatabasesResponse)(nil),      // 48: idnode.v1.ListDatabasesResponse
-	(*StatusRequest)(nil),              // 49: idnode.v1.StatusRequest
-	(*NodeStatus)(nil),                 // 50: idnode.v1.NodeStatus
-	(*StatusResponse)(nil),             // 51: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 52: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 53: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 54: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 55: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 56: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 57: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 58: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 59: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 60: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 61: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 62: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 63: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 64: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 65: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 66: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 67: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 68: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 69: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 70: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 71: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 72: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 73: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 74: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 75: idnode.v1.VerifySeriesResponse
+	(*WhoAmIRequest)(nil),              // 42: idnode.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),             // 43: idnode.v1.WhoAmIResponse
+	(*CreateDatabaseRequest)(nil),      // 44: idnode.v1.CreateDatabaseRequest
+	(*CreateDatabaseResponse)(nil),     // 45: idnode.v1.CreateDatabaseResponse
+	(*DeleteDatabaseRequest)(nil),      // 46: idnode.v1.DeleteDatabaseRequest
+	(*DeleteDatabaseResponse)(nil),     // 47: idnode.v1.DeleteDatabaseResponse
+	(*ListDatabasesRequest)(nil),       // 48: idnode.v1.ListDatabasesRequest
+	(*DatabaseStatus)(nil),             // 49: idnode.v1.DatabaseStatus
+	(*ListDatabasesResponse)(nil),      // 50: idnode.v1.ListDatabasesResponse
+	(*StatusRequest)(nil),              // 51: idnode.v1.StatusRequest
+	(*NodeStatus)(nil),                 // 52: idnode.v1.NodeStatus
+	(*StatusResponse)(nil),             // 53: idnode.v1.StatusResponse
+	(*AddNodeRequest)(nil),             // 54: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 55: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 56: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 57: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 58: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 59: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 60: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 61: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 62: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 63: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 64: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 65: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 66: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 67: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 68: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 69: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 70: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 71: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 72: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 73: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 74: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 75: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 76: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 77: idnode.v1.VerifySeriesResponse
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
@@ -5493,91 +5602,94 @@ var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	20, // 2: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
 	27, // 3: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
 	40, // 4: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
-	47, // 5: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
-	50, // 6: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	50, // 7: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 8: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 9: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	64, // 10: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 11: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 12: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	64, // 13: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	67, // 14: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	72, // 15: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	72, // 16: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 17: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	67, // 18: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	13, // 19: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	15, // 20: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	17, // 21: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	19, // 22: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	22, // 23: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	24, // 24: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	26, // 25: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	29, // 26: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	31, // 27: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	33, // 28: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	4,  // 29: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	5,  // 30: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	6,  // 31: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	8,  // 32: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	11, // 33: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	49, // 34: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	52, // 35: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	54, // 36: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	56, // 37: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	58, // 38: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	60, // 39: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	42, // 40: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	44, // 41: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	46, // 42: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	35, // 43: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	37, // 44: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	39, // 45: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	62, // 46: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	65, // 47: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	68, // 48: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	70, // 49: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	73, // 50: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	74, // 51: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 52: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 53: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 54: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	21, // 55: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	23, // 56: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	25, // 57: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	28, // 58: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	30, // 59: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	32, // 60: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	34, // 61: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	10, // 62: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 63: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 64: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 65: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 66: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	51, // 67: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	53, // 68: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	55, // 69: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	57, // 70: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	59, // 71: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	61, // 72: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	43, // 73: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	45, // 74: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	48, // 75: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	36, // 76: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	38, // 77: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	41, // 78: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	63, // 79: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	66, // 80: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	69, // 81: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	71, // 82: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	72, // 83: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	75, // 84: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	52, // [52:85] is the sub-list for method output_type
-	19, // [19:52] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	40, // 5: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
+	49, // 6: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	52, // 7: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	52, // 8: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	1,  // 9: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 10: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	66, // 11: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 12: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 13: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	66, // 14: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	69, // 15: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	74, // 16: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	74, // 17: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 18: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	69, // 19: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13, // 20: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15, // 21: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17, // 22: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	19, // 23: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	22, // 24: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	24, // 25: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	26, // 26: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	29, // 27: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	31, // 28: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	33, // 29: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	4,  // 30: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,  // 31: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,  // 32: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,  // 33: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11, // 34: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	51, // 35: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	54, // 36: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	56, // 37: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	58, // 38: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	60, // 39: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	62, // 40: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	44, // 41: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	46, // 42: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	48, // 43: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	35, // 44: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	37, // 45: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	39, // 46: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	42, // 47: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	64, // 48: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	67, // 49: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	70, // 50: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	72, // 51: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	75, // 52: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	76, // 53: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 54: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 55: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 56: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	21, // 57: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	23, // 58: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	25, // 59: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	28, // 60: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	30, // 61: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	32, // 62: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	34, // 63: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	10, // 64: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 65: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 66: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 67: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 68: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	53, // 69: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	55, // 70: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	57, // 71: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	59, // 72: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	61, // 73: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	63, // 74: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	45, // 75: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	47, // 76: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	50, // 77: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	36, // 78: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	38, // 79: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	41, // 80: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	43, // 81: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	65, // 82: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	68, // 83: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	71, // 84: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	73, // 85: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	74, // 86: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	77, // 87: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	54, // [54:88] is the sub-list for method output_type
+	20, // [20:54] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -5591,7 +5703,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   72,
+			NumMessages:   74,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -747,6 +747,7 @@ const (
 	ClusterService_CreateKey_FullMethodName          = "/idnode.v1.ClusterService/CreateKey"
 	ClusterService_DeleteKey_FullMethodName          = "/idnode.v1.ClusterService/DeleteKey"
 	ClusterService_ListKeys_FullMethodName           = "/idnode.v1.ClusterService/ListKeys"
+	ClusterService_WhoAmI_FullMethodName             = "/idnode.v1.ClusterService/WhoAmI"
 )
 
 // ClusterServiceClient is the client API for ClusterService service.
@@ -791,6 +792,10 @@ type ClusterServiceClient interface {
 	DeleteKey(ctx context.Context, in *DeleteKeyRequest, opts ...grpc.CallOption) (*DeleteKeyResponse, error)
 	// ListKeys lists the API keys: id, database and role, never the secret. An admin call.
 	ListKeys(ctx context.Context, in *ListKeysRequest, opts ...grpc.CallOption) (*ListKeysResponse, error)
+	// WhoAmI says what the node makes of the caller's own credentials: whether it may make
+	// admin calls and by what right, and which API key it sent. Anyone may ask; it tells a
+	// caller only about itself. The web console hides the actions its caller may not take.
+	WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*WhoAmIResponse, error)
 }
 
 type clusterServiceClient struct {
@@ -933,6 +938,16 @@ func (c *clusterServiceClient) ListKeys(ctx context.Context, in *ListKeysRequest
 	return out, nil
 }
 
+func (c *clusterServiceClient) WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*WhoAmIResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WhoAmIResponse)
+	err := c.cc.Invoke(ctx, ClusterService_WhoAmI_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterServiceServer is the server API for ClusterService service.
 // All implementations must embed UnimplementedClusterServiceServer
 // for forward compatibility.
@@ -975,6 +990,10 @@ type ClusterServiceServer interface {
 	DeleteKey(context.Context, *DeleteKeyRequest) (*DeleteKeyResponse, error)
 	// ListKeys lists the API keys: id, database and role, never the secret. An admin call.
 	ListKeys(context.Context, *ListKeysRequest) (*ListKeysResponse, error)
+	// WhoAmI says what the node makes of the caller's own credentials: whether it may make
+	// admin calls and by what right, and which API key it sent. Anyone may ask; it tells a
+	// caller only about itself. The web console hides the actions its caller may not take.
+	WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error)
 	mustEmbedUnimplementedClusterServiceServer()
 }
 
@@ -1020,6 +1039,9 @@ func (UnimplementedClusterServiceServer) DeleteKey(context.Context, *DeleteKeyRe
 }
 func (UnimplementedClusterServiceServer) ListKeys(context.Context, *ListKeysRequest) (*ListKeysResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListKeys not implemented")
+}
+func (UnimplementedClusterServiceServer) WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method WhoAmI not implemented")
 }
 func (UnimplementedClusterServiceServer) mustEmbedUnimplementedClusterServiceServer() {}
 func (UnimplementedClusterServiceServer) testEmbeddedByValue()                        {}
@@ -1240,6 +1262,24 @@ func _ClusterService_ListKeys_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClusterService_WhoAmI_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(WhoAmIRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).WhoAmI(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_WhoAmI_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).WhoAmI(ctx, req.(*WhoAmIRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterService_ServiceDesc is the grpc.ServiceDesc for ClusterService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1286,6 +1326,10 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListKeys",
 			Handler:    _ClusterService_ListKeys_Handler,
+		},
+		{
+			MethodName: "WhoAmI",
+			Handler:    _ClusterService_WhoAmI_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,40 @@
+// Every change goes through confirm: a modal dialog that names what will change, with Cancel
+// focused first, so a stray Enter changes nothing.
+import { $, set } from './api.js';
+
+// confirm shows title and what (lines of text) and resolves to whether the person confirmed
+// with the button labelled verb.
+export function confirm(title, what, verb) {
+  const dialog = $('confirm');
+  $('confirm-title').textContent = title;
+  $('confirm-what').replaceChildren(...what.map((line) => {
+    const li = document.createElement('li');
+    li.textContent = line;
+    return li;
+  }));
+  $('confirm-ok').textContent = verb;
+  dialog.returnValue = '';
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+    dialog.showModal();
+    $('confirm-cancel').focus();
+  });
+}
+
+// act runs change after confirmation and reports in the element status: what was done, or the
+// node's refusal. It resolves to change's result, or undefined when cancelled or refused.
+export async function act(status, title, what, verb, change) {
+  if (!(await confirm(title, what, verb))) {
+    set(status, 'Cancelled: nothing changed.');
+    return undefined;
+  }
+  try {
+    const result = await change();
+    set(status, 'Done.', 'good');
+    return result ?? {};
+  } catch (err) {
+    set(status, `Refused: ${err.message}`, 'bad');
+    return undefined;
+  }
+}
+

@@ -1,0 +1,44 @@
+// What the caller may do, as the node judges its credential (GET /v1/whoami), and the page's
+// actions shown or hidden to match. Hiding is a courtesy, not the guard: the node refuses any
+// call the caller may not make, whatever the page shows.
+import { $, api } from './api.js';
+
+let caller = { admin: '', keysRequired: false, key: null };
+
+// may reports whether the caller may take actions of the kind need names: "admin" (the
+// cluster's admin calls: databases, keys, leadership) or "raise" (seeding a counter upwards,
+// which needs an admin key of the database once the cluster has keys).
+export function may(need) {
+  const strong = caller.admin === 'certificate' || caller.admin === 'token';
+  switch (need) {
+    case 'admin': return caller.admin !== '';
+    case 'raise': return !caller.keysRequired || strong || caller.key?.role === 'admin';
+    default: return false;
+  }
+}
+
+function describe() {
+  const parts = [];
+  if (caller.admin) parts.push(`admin (by ${caller.admin})`);
+  if (caller.key) parts.push(`API key ${caller.key.id}: ${caller.key.role} of database ${caller.key.database}`);
+  if (parts.length === 0) parts.push(caller.keysRequired ? 'no credential this cluster knows: reading needs an API key' : 'no credential: you may read and mint, not administer');
+  return 'You are: ' + parts.join('; ') + '.';
+}
+
+function apply() {
+  for (const el of document.querySelectorAll('[data-needs]')) el.hidden = !may(el.dataset.needs);
+  $('caller').textContent = describe();
+}
+
+export async function refresh() {
+  try {
+    const who = await api('/v1/whoami');
+    caller = { admin: who.admin || '', keysRequired: !!who.keysRequired, key: who.key || null };
+  } catch (err) {
+    caller = { admin: '', keysRequired: true, key: null };
+    $('caller').textContent = `Could not ask the node who you are: ${err.message}`;
+    for (const el of document.querySelectorAll('[data-needs]')) el.hidden = true;
+    return;
+  }
+  apply();
+}
