@@ -52,7 +52,7 @@ func TestTheConsoleIsServedWithItsHeaders(t *testing.T) {
 func TestTheConsoleLoadsNothingFromElsewhere(t *testing.T) {
 	external := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//`)
 	inline := regexp.MustCompile(`(?i)<script(\s[^>]*)?>\s*[^<\s]|\son[a-z]+\s*=`)
-	fetches := regexp.MustCompile("(?:api|send)\\((?:\\s*'[A-Z]+',)?\\s*['\"`]([^'\"`]*)")
+	fetches := regexp.MustCompile("(?:api|send|stream)\\((?:\\s*'[A-Z]+',)?\\s*['\"`]([^'\"`]*)")
 	calls := 0
 	err := fs.WalkDir(files, "ui", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

@@ -7,8 +7,10 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/hashicorp/raft"
 	"google.golang.org/grpc/metadata"
@@ -453,4 +456,131 @@ func TestConsoleActions(t *testing.T) {
 	if got := c.leader(); got != target {
 		t.Errorf("the leader after the console moved leadership to %s: %s", target, got)
 	}
+}
+
+// TestConsoleSeries: the Series page of a node shows a series' journal with its journaled gap
+// and reason, verifies it, and exports it as CSV whose rows are the journal's (a caller's
+// field that looks like a spreadsheet formula defused); after one entry's document is swapped
+// on disk, its verification names that entry and marks its row.
+func TestConsoleSeries(t *testing.T) {
+	p := startNode(t, nodeOpts{HTTPAddr: freeAddr(t)})
+	p.waitServing(serveTimeout)
+	client := idnodev1.NewSeriesServiceClient(dialConn(t, p.GRPCAddr))
+	if _, err := client.CreateSeries(rpcCtx(t), &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{n:04}",
+		Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := client.Issue(rpcCtx(t), &idnodev1.IssueRequest{Series: "INV", RequestId: fmt.Sprintf("doc-%d", i),
+			DocumentHash: "aa11", Fields: []*idnodev1.SeriesField{{Key: "customer", Value: "ACME, Ltd"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A reason that a spreadsheet would run as a formula, were it the CSV cell as given.
+	const reason = `=HYPERLINK("http://evil.example","skipped: the printer jammed")`
+	if _, err := client.Void(rpcCtx(t), &idnodev1.VoidRequest{Series: "INV", Number: 6, Reason: reason, RequestId: "gap-6"}); err != nil {
+		t.Fatal(err)
+	}
+	journal := func() []*idnodev1.SeriesEntry {
+		t.Helper()
+		stream, err := client.Journal(rpcCtx(t), &idnodev1.JournalRequest{Series: "INV"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []*idnodev1.SeriesEntry
+		for {
+			e, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				return out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, e)
+		}
+	}
+	want := journal()
+
+	tab := newBrowser(t)
+	downloads := t.TempDir()
+	if _, err := chromedp.Call(tab, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
+		t.Fatalf("letting the browser download: %v", err)
+	}
+	base := "http://" + p.opts.HTTPAddr + "/ui/"
+	openJournal := func() {
+		t.Helper()
+		if err := chromedp.Do(tab, chromedp.Navigate("about:blank"), chromedp.Navigate(base+"#series"),
+			chromedp.Click(chromedp.CSS(`#series-table tr[data-name="INV"] button`)),
+			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#journal-table tbody tr:nth-child(%d)", len(want))))); err != nil {
+			t.Fatalf("opening the journal of INV: %v", err)
+		}
+	}
+	verdict := func(wantIn string) string {
+		t.Helper()
+		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#journal-verify"))); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		poll.Until(t, "the verdict on INV", consoleFailover, consolePoll, func() (err error) {
+			got, err = chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#verdict")))
+			if err == nil && !strings.Contains(got, wantIn) {
+				err = fmt.Errorf("it says %q; want %q in it", got, wantIn)
+			}
+			return err
+		})
+		return got
+	}
+
+	openJournal()
+	gap, err := chromedp.Run(tab, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll("#journal-table tbody tr.void")].map((r) => r.dataset.seq + " " + r.cells[5].textContent)`))
+	if err != nil || !slices.Equal(gap, []string{"6 " + reason}) {
+		t.Errorf("voided rows shown: %q (%v); want entry 6 with its reason", gap, err)
+	}
+	verdict("hold: 6 entries, 5 issued, 1 voided")
+
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#journal-csv"))); err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	poll.Until(t, "the CSV download", consoleFailover, consolePoll, func() error {
+		f, err := os.Open(filepath.Join(downloads, "INV-journal.csv"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rows, err = csv.NewReader(f).ReadAll()
+		return err
+	})
+	if len(rows) != len(want)+1 {
+		t.Fatalf("the CSV has %d rows; want a header and %d entries", len(rows), len(want))
+	}
+	col := func(name string) int { return slices.Index(rows[0], name) }
+	for i, e := range want {
+		r := rows[i+1]
+		wantReason, wantFields := "", "customer=ACME, Ltd"
+		if e.GetKind() == idnodev1.SeriesEntryKind_SERIES_ENTRY_KIND_VOIDED {
+			wantReason, wantFields = "'"+reason, "" // the formula defused by a leading quote
+		}
+		if r[col("seq")] != strconv.FormatUint(e.GetSeq(), 10) || r[col("id")] != e.GetId() || r[col("hash")] != e.GetHash() ||
+			r[col("prev_hash")] != e.GetPrevHash() || r[col("reason")] != wantReason || r[col("fields")] != wantFields {
+			t.Errorf("CSV row %d = %q; the journal's entry is %v", i+1, r, e)
+		}
+	}
+	screenshot(t, tab, "console-series")
+
+	p.stop()
+	const edited = 3
+	swapDocument(t, p.DataDir, "inv", edited, "INV-0003")
+	p.restart()
+	p.waitServing(serveTimeout)
+	openJournal()
+	got := verdict(fmt.Sprintf("Broken at entry %d", edited))
+	marked, err := chromedp.Run(tab, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll("#journal-table tbody tr.break")].map((r) => r.dataset.seq)`))
+	if err != nil || !slices.Equal(marked, []string{strconv.Itoa(edited)}) {
+		t.Errorf("rows marked as the break: %v (%v); want entry %d (the page says %q)", marked, err, edited, got)
+	}
+	screenshot(t, tab, "console-series-broken")
 }

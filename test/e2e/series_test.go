@@ -290,6 +290,38 @@ func seriesJournal(t *testing.T, c *cluster, via, series string) []*idnodev1.Ser
 	}
 }
 
+// swapDocument edits entry seq of series (its folded name, in database default) in a stopped
+// node's series.db as a forger would: the document_hash changed to another document's, the
+// entry re-marshalled as the node writes it, its stored hash left as it was. wantID is the
+// number the entry must hold, so the edit is known to hit the entry meant.
+func swapDocument(t *testing.T, dataDir, series string, seq byte, wantID string) {
+	t.Helper()
+	db, err := bbolt.Open(filepath.Join(dataDir, "raft", "series.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		entries := tx.Bucket([]byte("series")).Bucket([]byte("default\x00" + series)).Bucket([]byte("entries"))
+		key := []byte{0, 0, 0, 0, 0, 0, 0, seq}
+		var e raftv1.SeriesEntry
+		if err := proto.Unmarshal(entries.Get(key), &e); err != nil {
+			return err
+		}
+		if e.GetSeq() != uint64(seq) || e.GetId() != wantID {
+			return fmt.Errorf("entry at key %d is %v; want %s", seq, &e, wantID)
+		}
+		e.DocumentHash = []byte{0xbb, 0x22} // the invoice swapped for another document
+		v, err := proto.MarshalOptions{Deterministic: true}.Marshal(&e)
+		if err != nil {
+			return err
+		}
+		return entries.Put(key, v)
+	})
+	if err = errors.Join(err, db.Close()); err != nil {
+		t.Fatalf("editing series.db: %v", err)
+	}
+}
+
 // TestSeriesTamperedEntryIsNamed issues numbers on a node, stops it, changes one entry's
 // document_hash in series.db (re-marshalled as the node writes it, its stored hash left as
 // it was), and starts it again: VerifySeries, and idctl's verify, name that entry.
@@ -312,30 +344,7 @@ func TestSeriesTamperedEntryIsNamed(t *testing.T) {
 	p.stop()
 
 	const edited = 3
-	db, err := bbolt.Open(filepath.Join(p.DataDir, "raft", "series.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bbolt.Tx) error {
-		entries := tx.Bucket([]byte("series")).Bucket([]byte("default\x00inv")).Bucket([]byte("entries"))
-		key := []byte{0, 0, 0, 0, 0, 0, 0, edited}
-		var e raftv1.SeriesEntry
-		if err := proto.Unmarshal(entries.Get(key), &e); err != nil {
-			return err
-		}
-		if e.GetSeq() != edited || e.GetId() != "INV-0003" {
-			return fmt.Errorf("entry at key %d is %v", edited, &e)
-		}
-		e.DocumentHash = []byte{0xbb, 0x22} // the invoice swapped for another document
-		v, err := proto.MarshalOptions{Deterministic: true}.Marshal(&e)
-		if err != nil {
-			return err
-		}
-		return entries.Put(key, v)
-	})
-	if err = errors.Join(err, db.Close()); err != nil {
-		t.Fatalf("editing series.db: %v", err)
-	}
+	swapDocument(t, p.DataDir, "inv", edited, "INV-0003")
 
 	p.restart()
 	p.waitServing(serveTimeout)

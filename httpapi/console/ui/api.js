@@ -12,17 +12,47 @@ export function setKey(key) {
 // api GETs a path of the node's API and returns its JSON, or throws the node's own message
 // (err.status is the HTTP status).
 export async function api(path, params = {}) {
-  const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v != null));
-  return call('GET', query.size ? `${path}?${query}` : path);
+  const text = await (await request('GET', withQuery(path, params))).text();
+  try { return JSON.parse(text); } catch { return text; } // not JSON: /readyz
 }
 
 // send makes a change through the node's API: a POST (or DELETE) of body as JSON. Only the
 // actions call it, each after the person confirmed what it changes (confirm.js).
 export async function send(method, path, body) {
-  return call(method, path, body);
+  return JSON.parse(await (await request(method, path, body)).text());
 }
 
-async function call(method, url, body) {
+// stream GETs a server-streaming call (the gateway answers one JSON object per line,
+// {"result": …} or {"error": …}) and hands each result to onItem as it arrives, so a long
+// journal is never held whole as text.
+export async function stream(path, params, onItem) {
+  const resp = await request('GET', withQuery(path, params));
+  const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  const take = (line) => {
+    if (line.trim() === '') return;
+    const msg = JSON.parse(line);
+    if (msg.error) throw new Error(`${path}: ${msg.error.message || JSON.stringify(msg.error)}`);
+    onItem(msg.result);
+  };
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffered += value;
+    const lines = buffered.split('\n');
+    buffered = lines.pop();
+    lines.forEach(take);
+  }
+  take(buffered);
+}
+
+function withQuery(path, params) {
+  const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v != null));
+  return query.size ? `${path}?${query}` : path;
+}
+
+// request calls the node with the tab's credential; a refusal throws the node's own message.
+async function request(method, url, body) {
   const key = sessionStorage.getItem(KEY);
   const headers = key ? { Authorization: 'Bearer ' + key } : {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -33,16 +63,13 @@ async function call(method, url, body) {
     cache: 'no-store',
     credentials: 'same-origin',
   });
+  if (resp.ok) return resp;
   const text = await resp.text();
-  let parsed = null;
-  try { parsed = JSON.parse(text); } catch { /* not JSON: /readyz, or a proxy's page */ }
-  if (!resp.ok) {
-    const why = parsed && parsed.message ? parsed.message : text.trim() || resp.statusText;
-    const err = new Error(`${url.split('?')[0]}: ${resp.status} ${why}`);
-    err.status = resp.status;
-    throw err;
-  }
-  return parsed ?? text;
+  let why = text.trim() || resp.statusText;
+  try { why = JSON.parse(text).message || why; } catch { /* not JSON: a proxy's page */ }
+  const err = new Error(`${url.split('?')[0]}: ${resp.status} ${why}`);
+  err.status = resp.status;
+  throw err;
 }
 
 // explain turns an API error into what the reader should do about it.
