@@ -309,7 +309,7 @@ func mustRestoreCounters(t *testing.T, c *cluster, via string, n int) {
 }
 
 // consolePages are the console's pages, as their fragments name them.
-var consolePages = []string{"cluster", "counters", "databases"}
+var consolePages = []string{"cluster", "counters", "databases", "claims", "series"}
 
 // useCredential types cred into the console's key field and waits until the page says who
 // the node takes the caller for, a text containing want.
@@ -342,13 +342,13 @@ func visibleActions(t *testing.T, tab context.Context, base, page string) []stri
 	return ids
 }
 
-// confirmAction submits the action form id and confirms in the dialog, which must name every
-// string of names; it returns once the form's status says the node did it.
-func confirmAction(t *testing.T, tab context.Context, id, status string, names ...string) {
+// confirmAction clicks the action control at selector and confirms in the dialog, which must
+// name every string of names; it returns once the element status says the node did it.
+func confirmAction(t *testing.T, tab context.Context, selector, status string, names ...string) {
 	t.Helper()
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#"+id+" button[type=submit]")),
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(selector)),
 		chromedp.WaitVisible(chromedp.CSS("#confirm[open]"))); err != nil {
-		t.Fatalf("%s: the confirmation did not open: %v", id, err)
+		t.Fatalf("%s: the confirmation did not open: %v", selector, err)
 	}
 	what, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#confirm")))
 	if err != nil {
@@ -356,14 +356,14 @@ func confirmAction(t *testing.T, tab context.Context, id, status string, names .
 	}
 	for _, n := range names {
 		if !strings.Contains(what, n) {
-			t.Errorf("%s: the confirmation %q does not name %q", id, what, n)
+			t.Errorf("%s: the confirmation %q does not name %q", selector, what, n)
 		}
 	}
-	screenshot(t, tab, "console-confirm-"+id)
+	screenshot(t, tab, "console-confirm-"+status)
 	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#confirm-ok"))); err != nil {
 		t.Fatal(err)
 	}
-	poll.Until(t, id+" to be done", consoleFailover, consolePoll, func() error {
+	poll.Until(t, selector+" to be done", consoleFailover, consolePoll, func() error {
 		got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#"+status)))
 		if err == nil && got != "Done." {
 			err = fmt.Errorf("its status says %q", got)
@@ -390,6 +390,10 @@ func TestConsoleActions(t *testing.T) {
 	if _, err := c.ids[leader].NextIdentity(admin, &idnodev1.NextIdentityRequest{Name: "orders", Count: 3}); err != nil {
 		t.Fatal(err)
 	}
+	const claimed, owner = "users/ayende", "alice"
+	if _, err := c.ids[leader].Claim(admin, &idnodev1.ClaimRequest{Ids: []string{claimed}, Owner: owner}); err != nil {
+		t.Fatal(err)
+	}
 	base := "http://" + c.node(via).opts.HTTPAddr + "/ui/"
 	tab := newBrowser(t)
 	if err := chromedp.Do(tab, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
@@ -405,7 +409,8 @@ func TestConsoleActions(t *testing.T) {
 	}
 
 	useCredential(t, tab, token, "admin (by token)")
-	want := map[string][]string{"cluster": {"transfer"}, "counters": {"seed"}, "databases": {"db-create", "key-create"}}
+	want := map[string][]string{"cluster": {"transfer"}, "counters": {"seed"}, "databases": {"db-create", "key-create"},
+		"claims": {"claim-release-0"}}
 	for _, page := range consolePages {
 		if shown := visibleActions(t, tab, base, page); !slices.Equal(shown, want[page]) {
 			t.Errorf("the admin token sees actions %v on page %s; want %v", shown, page, want[page])
@@ -431,7 +436,7 @@ func TestConsoleActions(t *testing.T) {
 	if got := counter(); got != before {
 		t.Fatalf("a cancelled raise moved orders from %d to %d", before, got)
 	}
-	confirmAction(t, tab, "seed", "seed-status", "orders", "100", "default")
+	confirmAction(t, tab, "#seed button[type=submit]", "seed-status", "orders", "100", "default")
 	if got := counter(); got != 100 {
 		t.Errorf("orders after the console raised it to 100: %d", got)
 	}
@@ -440,19 +445,25 @@ func TestConsoleActions(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#db-name"), "billing")); err != nil {
 		t.Fatal(err)
 	}
-	confirmAction(t, tab, "db-create", "db-status", "billing")
+	confirmAction(t, tab, "#db-create button[type=submit]", "db-status", "billing")
 	dbs, err := c.admin[via].ListDatabases(admin, &idnodev1.ListDatabasesRequest{})
 	if err != nil || !slices.ContainsFunc(dbs.GetDatabases(), func(d *idnodev1.DatabaseStatus) bool { return d.GetName() == "billing" }) {
 		t.Errorf("ListDatabases after the console created billing: %v, %v", dbs, err)
 	}
 	screenshot(t, tab, "console-databases")
 
+	visibleActions(t, tab, base, "claims")
+	confirmAction(t, tab, "#claim-release-0", "claim-status", claimed, owner, "default")
+	if got, err := c.ids[via].GetClaims(admin, &idnodev1.GetClaimsRequest{Ids: []string{claimed}}); err != nil || len(got.GetClaims()) != 0 {
+		t.Errorf("GetClaims(%s) after the console released it: %v, %v", claimed, got, err)
+	}
+
 	target := c.others(leader)[1]
 	visibleActions(t, tab, base, "cluster")
 	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#transfer-to"), target)); err != nil {
 		t.Fatal(err)
 	}
-	confirmAction(t, tab, "transfer", "transfer-status", "Node "+leader, "node "+target)
+	confirmAction(t, tab, "#transfer button[type=submit]", "transfer-status", "Node "+leader, "node "+target)
 	if got := c.leader(); got != target {
 		t.Errorf("the leader after the console moved leadership to %s: %s", target, got)
 	}

@@ -46,8 +46,14 @@ export async function stream(path, params, onItem) {
   take(buffered);
 }
 
+// withQuery adds params to path, leaving out empty ones; an array is a repeated parameter.
 function withQuery(path, params) {
-  const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v != null));
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    for (const one of Array.isArray(v) ? v : [v]) {
+      if (one !== '' && one != null) query.append(k, one);
+    }
+  }
   return query.size ? `${path}?${query}` : path;
 }
 

@@ -1,14 +1,15 @@
 // idnode console: the entry point. Pages are sections of one document, chosen by the URL's
-// fragment (#cluster, #counters, #databases, #series), so a page can be bookmarked and the
-// browser's back works.
+// fragment (#cluster, #counters, #databases, #claims, #series), so a page can be bookmarked
+// and the browser's back works.
 import { $, setKey, showProblemsOf } from './api.js';
+import * as claims from './claims.js';
 import * as cluster from './cluster.js';
 import * as counters from './counters.js';
 import * as databases from './databases.js';
 import * as rights from './rights.js';
 import * as series from './series.js';
 
-const pages = { cluster, counters, databases, series };
+const pages = { cluster, counters, databases, claims, series };
 
 function route() {
   const name = location.hash.slice(1) in pages ? location.hash.slice(1) : 'cluster';
@@ -41,5 +42,6 @@ async function credentialChanged() {
 cluster.start();
 counters.start();
 databases.start();
+claims.start();
 series.start();
 credentialChanged();

@@ -5,14 +5,15 @@ import { $, api } from './api.js';
 
 let caller = { admin: '', keysRequired: false, key: null };
 
-// may reports whether the caller may take actions of the kind need names: "admin" (the
-// cluster's admin calls: databases, keys, leadership) or "raise" (seeding a counter upwards,
-// which needs an admin key of the database once the cluster has keys).
+// may reports whether the caller is an admin for actions of the kind need names: "admin" (the
+// cluster's admin calls: databases, keys, leadership) or "database" (a database's contents:
+// raising a counter, releasing a claim), which once the cluster has keys needs an admin key
+// or a credential that passes the key check (a certificate or the token, not loopback).
 export function may(need) {
   const strong = caller.admin === 'certificate' || caller.admin === 'token';
   switch (need) {
     case 'admin': return caller.admin !== '';
-    case 'raise': return !caller.keysRequired || strong || caller.key?.role === 'admin';
+    case 'database': return strong || caller.key?.role === 'admin' || (caller.admin !== '' && !caller.keysRequired);
     default: return false;
   }
 }
