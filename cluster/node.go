@@ -49,6 +49,8 @@ type Node struct {
 	formed     atomic.Bool                        // the data dir holds Raft state
 	formedWith atomic.Pointer[raft.Configuration] // bootstrapped here, before raft runs
 	live       atomic.Pointer[raft.Raft]          // set once raft runs
+
+	leaders leaderLog // the leadership changes seen (leaderlog.go)
 }
 
 // Open starts Raft on cfg.DataDir. On a data dir with no Raft state it bootstraps the cluster
@@ -91,7 +93,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open the series journal in %s: %w", raftDir, err), store.Close())
 	}
-	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, journal: journal, log: cfg.Logger, raftLog: raftLog, closed: make(chan struct{})}
+	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, journal: journal, log: cfg.Logger, raftLog: raftLog, closed: make(chan struct{}),
+		leaders: leaderLog{now: time.Now}}
 	n.fsm.UseSeries(journal)
 	n.watched = &watchedFSM{BatchingFSM: n.fsm}
 	n.guard = &storageGuard{StableStore: store, path: filepath.Join(raftDir, "raft.db"), log: cfg.Logger,
@@ -162,6 +165,7 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 		return fmt.Errorf("start raft: %w", namedSnapshotFailure(err, files, raftDir))
 	}
 	go n.watchApplies()
+	n.observeLeaders(n.raft)
 	n.live.Store(n.raft)
 	n.guard.mu.Lock()
 	n.guard.timing = n.setElectionTiming

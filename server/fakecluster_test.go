@@ -41,6 +41,7 @@ func (f *fakeCluster) AddMember(cluster.Member, time.Duration) error { return f.
 func (f *fakeCluster) RemoveMember(string, time.Duration) error      { return f.err }
 func (f *fakeCluster) TransferLeadership(cluster.Member) error       { return f.err }
 func (f *fakeCluster) StorageFault() error                           { return f.storageFault }
+func (f *fakeCluster) LeaderChanges() []cluster.LeaderChange         { return nil }
 
 // The server's decisions over a cluster it does not own: a leader alone cannot hand its
 // leadership on, an unknown tag is NOT_FOUND, and a cluster that lost its quorum makes a

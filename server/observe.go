@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 
@@ -52,11 +54,14 @@ func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 	return resp, err
 }
 
-// report tells the Observer what call c was answered.
+// report tells the Observer, and the tally Status reads, what call c was answered.
 func (s *Server) report(ctx context.Context, c *call, resp any, err error) {
-	obs := s.cfg.Observer
-	if obs == nil || forward.Arrived(ctx) {
+	if forward.Arrived(ctx) {
 		return
+	}
+	obs := s.cfg.Observer
+	if obs == nil {
+		obs = noObserver{}
 	}
 	if err != nil {
 		// An unknown outcome is a quorum lost while the call was under way.
@@ -65,21 +70,66 @@ func (s *Server) report(ctx context.Context, c *call, resp any, err error) {
 		}
 		return
 	}
-	db := c.db // the call succeeded, so the name was valid
+	issued := func(strategy string, n int64) {
+		s.issued.add(strategy, n)
+		obs.IDsIssued(strategy, c.db, n) // the call succeeded, so the database was valid
+	}
 	switch r := resp.(type) {
 	case *idnodev1.GenerateResponse:
 		strategy := c.kind.String()
 		if c.numeric {
 			strategy = StrategyNumeric
 		}
-		obs.IDsIssued(strategy, db, int64(len(r.GetIds())))
+		issued(strategy, int64(len(r.GetIds())))
 	case *idnodev1.NextIdentityResponse:
-		obs.IDsIssued(StrategyIdentity, db, docid.IdentityBlock{First: r.GetFirst(), Last: r.GetLast(), Skipped: r.GetSkipped()}.Len())
+		issued(StrategyIdentity, docid.IdentityBlock{First: r.GetFirst(), Last: r.GetLast(), Skipped: r.GetSkipped()}.Len())
 	case *idnodev1.NextHiLoResponse:
 		n := r.GetHigh() - r.GetLow() + 1
-		obs.IDsIssued(StrategyHiLo, db, n)
+		issued(StrategyHiLo, n)
 		obs.HiLoRange(n)
 	case *idnodev1.IssueResponse:
-		obs.IDsIssued(StrategySeries, db, 1)
+		issued(StrategySeries, 1)
 	}
+}
+
+// noObserver stands in for a node without metrics.
+type noObserver struct{}
+
+func (noObserver) IDsIssued(string, string, int64)      {}
+func (noObserver) HiLoRange(int64)                      {}
+func (noObserver) NoQuorum()                            {}
+func (noObserver) HiLoPoolGrant(string, string, int64)  {}
+func (noObserver) HiLoPoolRefill(string, string, int64) {}
+
+// issuedTally counts the IDs this node handed out by strategy, metrics on or off, for Status
+// (the console's rates). The strategies are a fixed few, so the map is made once and read
+// without a lock.
+type issuedTally struct {
+	once sync.Once
+	by   map[string]*atomic.Uint64
+}
+
+func (t *issuedTally) counters() map[string]*atomic.Uint64 {
+	t.once.Do(func() {
+		t.by = map[string]*atomic.Uint64{}
+		for _, s := range []string{StrategySemantic, StrategyGUID, StrategyServerSide, StrategyIdentity, StrategyHiLo, StrategySeries, StrategyNumeric} {
+			t.by[s] = new(atomic.Uint64)
+		}
+	})
+	return t.by
+}
+
+func (t *issuedTally) add(strategy string, n int64) {
+	if c, ok := t.counters()[strategy]; ok && n > 0 {
+		c.Add(uint64(n))
+	}
+}
+
+// snapshot is every strategy's count now.
+func (t *issuedTally) snapshot() map[string]uint64 {
+	out := map[string]uint64{}
+	for s, c := range t.counters() {
+		out[s] = c.Load()
+	}
+	return out
 }

@@ -161,6 +161,18 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 	if len(obs.ranges) != 1 || obs.ranges[0] != 64 || obs.noQuorum != 2 {
 		t.Errorf("ranges %v, no-quorum refusals %d", obs.ranges, obs.noQuorum)
 	}
+	// Status's tally counts what the observer was told, and counts without one too.
+	bare := &Server{cfg: Config{Separator: '/'}}
+	_, _ = bare.observe(ctx, &idnodev1.GenerateRequest{Id: "users/"}, info, answer(&idnodev1.GenerateResponse{Ids: make([]string, 3)}, nil))
+	tally := s.issued.snapshot()
+	for k, v := range want {
+		if tally[k] != uint64(v) {
+			t.Errorf("Status's tally of %s: %d, want %d (all: %v)", k, tally[k], v, tally)
+		}
+	}
+	if got := bare.issued.snapshot(); got[StrategyServerSide] != 3 || got[StrategySeries] != 0 {
+		t.Errorf("the tally of a server without metrics: %v; want 3 server-side IDs", got)
+	}
 }
 
 func TestChunkWriter(t *testing.T) {

@@ -61,6 +61,7 @@ type Cluster interface {
 	RemoveMember(id string, timeout time.Duration) error
 	TransferLeadership(to cluster.Member) error
 	StorageFault() error // why the last write of the Raft log failed; nil if it did not
+	LeaderChanges() []cluster.LeaderChange
 }
 
 var _ Cluster = (*cluster.Node)(nil)
@@ -147,6 +148,7 @@ type Server struct {
 	listings                   listingSlots // listings.go
 	journalReads               listingSlots // series.go: Journal and VerifySeries
 	numeric                    numericMinters
+	issued                     issuedTally // what Status says this node handed out (observe.go)
 
 	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
 	// until then no server-side IDs (see datadir.NodeState).

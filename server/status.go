@@ -21,11 +21,14 @@ import (
 // probeTimeout bounds the health probe that decides a node's "reachable" in Status.
 const probeTimeout = 300 * time.Millisecond
 
-// Headers of a node's answers to health probes on the internal port: its version (for
-// Status) and its commit index (for a node catching up, catchup.go).
+// Headers of a node's answers to health probes on the internal port: its version, applied
+// index and storage fault (for Status) and its commit index (for Status, and for a node
+// catching up, catchup.go).
 const (
-	versionHeader     = "idnode-version"
-	commitIndexHeader = "idnode-commit-index"
+	versionHeader      = "idnode-version"
+	commitIndexHeader  = "idnode-commit-index"
+	appliedIndexHeader = "idnode-applied-index"
+	storageFaultHeader = "idnode-storage-fault"
 )
 
 // withFactsOnProbe answers a health check on the internal port with the node's version and
@@ -33,9 +36,13 @@ const (
 // calls are left alone: they are the hot path.
 func (s *Server) withFactsOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if info.FullMethod == healthpb.Health_Check_FullMethodName {
-		md := metadata.Pairs(versionHeader, version.Get().String(), commitIndexHeader, strconv.FormatUint(s.node.CommitIndex(), 10))
+		md := metadata.Pairs(versionHeader, version.Get().String(), commitIndexHeader, strconv.FormatUint(s.node.CommitIndex(), 10),
+			appliedIndexHeader, strconv.FormatUint(s.node.AppliedIndex(), 10))
 		if s.joinUnfinished() {
 			md.Set(joinHeader, joinUnfinishedValue)
+		}
+		if fault := s.node.StorageFault(); fault != nil {
+			md.Set(storageFaultHeader, fault.Error())
 		}
 		_ = grpc.SetHeader(ctx, md)
 	}
@@ -74,6 +81,14 @@ func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*i
 	if leaderID != "" {
 		out.Leader = s.tagOf(leaderID)
 	}
+	for _, c := range s.node.LeaderChanges() {
+		lc := &idnodev1.LeaderChange{AtMs: c.At.UnixMilli(), Term: c.Term}
+		if c.LeaderID != "" {
+			lc.Leader = s.tagOf(c.LeaderID)
+		}
+		out.LeaderChanges = append(out.LeaderChanges, lc)
+	}
+	out.Issued = s.issued.snapshot()
 	byID := make(map[string]*idnodev1.NodeStatus)
 	for _, n := range s.node.FSM().Nodes() {
 		byID[n.ID] = &idnodev1.NodeStatus{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, State: "unknown"}
@@ -99,6 +114,10 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 		switch {
 		case ns.Id == s.node.ID():
 			ns.State, ns.Reachable, ns.Version, ns.JoinUnfinished = s.node.State(), true, version.Get().String(), s.joinUnfinished()
+			ns.AppliedIndex, ns.CommitIndex = s.node.AppliedIndex(), s.node.CommitIndex()
+			if fault := s.node.StorageFault(); fault != nil {
+				ns.StorageFault = fault.Error()
+			}
 			continue
 		case ns.Id == leaderID:
 			ns.State = "leader"
@@ -111,27 +130,33 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ns.Reachable, ns.Version, ns.JoinUnfinished = s.answers(ctx, ns.RaftAddress)
+			s.answers(ctx, ns)
 		}()
 	}
 	wg.Wait()
 }
 
-// answers reports whether the node at addr answers, and what it says of itself: its version
-// and whether its join did not finish.
-func (s *Server) answers(ctx context.Context, addr string) (reachable bool, nodeVersion string, joinUnfinished bool) {
-	header, err := s.probeNode(ctx, addr)
+// answers fills in whether the node ns answers at its Raft address, and what it says of
+// itself: its version, indexes, storage fault, and whether its join did not finish.
+func (s *Server) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
+	header, err := s.probeNode(ctx, ns.RaftAddress)
 	// Any answer counts, a refusal too: a node that has just started may not know the cluster
 	// secret yet, and the probed node then refuses the probe, but it is reachable.
 	switch status.Code(err) {
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
-		return false, "", false
+		return
 	}
-	if v := header.Get(versionHeader); len(v) > 0 {
-		nodeVersion = v[0]
+	ns.Reachable = true
+	first := func(key string) string {
+		if v := header.Get(key); len(v) > 0 {
+			return v[0]
+		}
+		return ""
 	}
-	v := header.Get(joinHeader)
-	return true, nodeVersion, len(v) > 0 && v[0] == joinUnfinishedValue
+	ns.Version, ns.StorageFault = first(versionHeader), first(storageFaultHeader)
+	ns.JoinUnfinished = first(joinHeader) == joinUnfinishedValue
+	ns.AppliedIndex, _ = strconv.ParseUint(first(appliedIndexHeader), 10, 64)
+	ns.CommitIndex, _ = strconv.ParseUint(first(commitIndexHeader), 10, 64)
 }
 
 // probeNode asks the health service of the node at addr (its Raft address), within

@@ -182,7 +182,7 @@ func TestConsole(t *testing.T) {
 	const name = "orders"
 	advance := func(n int64) int64 {
 		t.Helper()
-		if _, err := c.ids[leader].NextIdentity(rpcCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: n}); err != nil {
+		if _, err := c.ids[via].NextIdentity(rpcCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: n}); err != nil {
 			t.Fatalf("NextIdentity(%s, %d): %v", name, n, err)
 		}
 		return listedCounter(t, c, via, name)
@@ -210,6 +210,16 @@ func TestConsole(t *testing.T) {
 	want = advance(5)
 	waitCounter(want) // the page in view is read again every few seconds
 	screenshot(t, tab, "console-counters")
+	if err := chromedp.Do(tab, chromedp.Navigate(base+"#cluster")); err != nil {
+		t.Fatal(err)
+	}
+	poll.Until(t, "the cluster page to count the identities "+via+" handed out", consoleFailover, consolePoll, func() error {
+		got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS(`#rates tr[data-strategy="identity"] td:nth-child(3)`)))
+		if err == nil && got != "12" {
+			err = fmt.Errorf("it shows %q; want 12 (7 and 5)", got)
+		}
+		return err
+	})
 
 	mustRestoreCounters(t, c, leader, bulkCounters)
 	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
@@ -263,6 +273,18 @@ func TestConsole(t *testing.T) {
 	if want := c.leader(via); next != want {
 		t.Errorf("the console shows leader %s; %s names %s", next, via, want)
 	}
+	// The node keeps the changes it saw since it started: the killed leader, then the next.
+	poll.Until(t, "the leadership changes to end with "+next, consoleFailover, consolePoll, func() error {
+		changes, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#changes li")].map((li) => li.textContent)`))
+		if err != nil {
+			return err
+		}
+		old := slices.IndexFunc(changes, func(c string) bool { return strings.Contains(c, "leader "+leader) })
+		if old < 0 || old == len(changes)-1 || !strings.Contains(changes[len(changes)-1], "leader "+next) {
+			return fmt.Errorf("it lists %q; want leader %s, then leader %s last", changes, leader, next)
+		}
+		return nil
+	})
 	screenshot(t, tab, "console-cluster-after-failover")
 }
 

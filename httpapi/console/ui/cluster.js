@@ -1,29 +1,48 @@
-// The Cluster page: this node's view of the cluster, refreshed every second whether shown or
-// not, so the leadership changes it lists are complete for the time the tab is open.
+// The Cluster page: this node's view of the cluster, refreshed every second: members with
+// their indexes and lag, the leadership changes the node saw in the last hour, and the rates
+// at which it hands out IDs.
 import { $, api, cell, explain, report, send, set } from './api.js';
 import { act } from './confirm.js';
 
 const REFRESH_MS = 1000;
-const HOUR_MS = 60 * 60 * 1000;
-const CHANGES = 'idnode.console.leaderChanges';
+// The strategies whose rates the page shows, in this order, as Status's issued names them.
+const STRATEGIES = ['identity', 'hilo', 'server-side', 'series', 'numeric', 'semantic', 'guid'];
+let lastIssued = null; // { at, issued } of the previous refresh
 
-function recordLeader(leader) {
-  const now = Date.now();
-  let seen = [];
-  try { seen = JSON.parse(sessionStorage.getItem(CHANGES) || '[]'); } catch { seen = []; }
-  seen = seen.filter((c) => now - c.at < HOUR_MS);
-  if (seen.length === 0 || seen[seen.length - 1].leader !== leader) {
-    seen.push({ at: now, leader });
-  }
-  sessionStorage.setItem(CHANGES, JSON.stringify(seen));
-  $('changes').replaceChildren(...seen.map((c) => {
+// showChanges lists the leadership changes the node saw in the last hour (Status keeps them,
+// so the list covers the time before this tab was opened).
+function showChanges(changes) {
+  $('changes').replaceChildren(...changes.map((c) => {
     const li = document.createElement('li');
+    const at = new Date(Number(c.atMs));
     const t = document.createElement('time');
-    t.dateTime = new Date(c.at).toISOString();
-    t.textContent = new Date(c.at).toLocaleTimeString();
-    li.append(t, ' ', c.leader ? `leader ${c.leader}` : 'no leader');
+    t.dateTime = at.toISOString();
+    t.textContent = at.toLocaleTimeString();
+    li.append(t, ' ', c.leader ? `leader ${c.leader}` : 'no leader', ` (term ${c.term ?? 0})`);
     return li;
   }));
+}
+
+// showRates turns two answers' counts of IDs handed out into per-second rates.
+function showRates(issued) {
+  const now = performance.now();
+  const body = $('rates').tBodies[0];
+  body.replaceChildren();
+  for (const name of STRATEGIES) {
+    const count = BigInt(issued[name] ?? 0);
+    const row = body.insertRow();
+    row.dataset.strategy = name;
+    cell(row, name);
+    let rate = '…';
+    if (lastIssued) {
+      const seconds = (now - lastIssued.at) / 1000;
+      const delta = count - BigInt(lastIssued.issued[name] ?? 0);
+      rate = seconds > 0 ? (Number(delta) / seconds).toFixed(0) : '…';
+    }
+    cell(row, rate, 'num');
+    cell(row, String(count), 'num');
+  }
+  lastIssued = { at: now, issued };
 }
 
 function showStatus(st) {
@@ -38,6 +57,7 @@ function showStatus(st) {
   set('storage', st.storageFault || 'ok', st.storageFault ? 'bad' : 'good');
   const body = $('nodes').tBodies[0];
   body.replaceChildren();
+  const commit = BigInt(st.commitIndex ?? 0);
   for (const n of st.nodes || []) {
     const row = body.insertRow();
     row.dataset.tag = n.tag;
@@ -45,11 +65,21 @@ function showStatus(st) {
     cell(row, n.state + (n.joinUnfinished ? ', join unfinished' : ''), n.state === 'leader' ? 'good' : undefined);
     cell(row, n.voter ? 'yes' : 'no');
     cell(row, n.reachable ? 'yes' : 'no', n.reachable ? 'good' : 'bad');
+    if (n.reachable) {
+      const behind = commit - BigInt(n.appliedIndex ?? 0);
+      cell(row, String(n.appliedIndex ?? 0), 'num');
+      cell(row, behind > 0n ? String(behind) : '0', behind > 16n ? 'num bad' : 'num');
+    } else {
+      cell(row, '?', 'num');
+      cell(row, '?', 'num');
+    }
+    cell(row, n.storageFault || (n.reachable ? 'ok' : '?'), n.storageFault ? 'bad' : undefined);
     cell(row, n.raftAddress || '');
     cell(row, n.grpcAddress || '');
     cell(row, n.version || '');
   }
-  recordLeader(leader);
+  showChanges(st.leaderChanges || []);
+  showRates(st.issued || {});
   offerTransfer(st);
 }
 

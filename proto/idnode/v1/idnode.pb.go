@@ -3182,8 +3182,13 @@ type NodeStatus struct {
 	// but does not vote: finish the join with `idctl node promote <tag>`, or undo it with
 	// `idctl node remove <tag>`. From the node itself or its answer to the reachability probe.
 	JoinUnfinished bool `protobuf:"varint,40,opt,name=join_unfinished,json=joinUnfinished,proto3" json:"join_unfinished,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The node's applied and commit index and its storage fault (see StatusResponse), from the
+	// node itself or its answer to the reachability probe; zero and empty when it did not say.
+	AppliedIndex  uint64 `protobuf:"varint,9,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
+	CommitIndex   uint64 `protobuf:"varint,10,opt,name=commit_index,json=commitIndex,proto3" json:"commit_index,omitempty"`
+	StorageFault  string `protobuf:"bytes,11,opt,name=storage_fault,json=storageFault,proto3" json:"storage_fault,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NodeStatus) Reset() {
@@ -3279,6 +3284,90 @@ func (x *NodeStatus) GetJoinUnfinished() bool {
 	return false
 }
 
+func (x *NodeStatus) GetAppliedIndex() uint64 {
+	if x != nil {
+		return x.AppliedIndex
+	}
+	return 0
+}
+
+func (x *NodeStatus) GetCommitIndex() uint64 {
+	if x != nil {
+		return x.CommitIndex
+	}
+	return 0
+}
+
+func (x *NodeStatus) GetStorageFault() string {
+	if x != nil {
+		return x.StorageFault
+	}
+	return ""
+}
+
+// A change of leader, as the answering node saw it.
+type LeaderChange struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unix ms.
+	AtMs int64 `protobuf:"varint,1,opt,name=at_ms,json=atMs,proto3" json:"at_ms,omitempty"`
+	// Tag of the new leader; empty: none (an election under way).
+	Leader        string `protobuf:"bytes,2,opt,name=leader,proto3" json:"leader,omitempty"`
+	Term          uint64 `protobuf:"varint,3,opt,name=term,proto3" json:"term,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaderChange) Reset() {
+	*x = LeaderChange{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaderChange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaderChange) ProtoMessage() {}
+
+func (x *LeaderChange) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaderChange.ProtoReflect.Descriptor instead.
+func (*LeaderChange) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *LeaderChange) GetAtMs() int64 {
+	if x != nil {
+		return x.AtMs
+	}
+	return 0
+}
+
+func (x *LeaderChange) GetLeader() string {
+	if x != nil {
+		return x.Leader
+	}
+	return ""
+}
+
+func (x *LeaderChange) GetTerm() uint64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
+}
+
 type StatusResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tag of the leader; empty when there is none.
@@ -3292,14 +3381,22 @@ type StatusResponse struct {
 	// Why the answering node cannot write its Raft log (the file, and "the disk is full" or the
 	// error), empty when it can. Meanwhile its health is NOT_SERVING and it refuses identities
 	// and HiLo with reason STORAGE_FULL or STORAGE_FAILED.
-	StorageFault  string `protobuf:"bytes,7,opt,name=storage_fault,json=storageFault,proto3" json:"storage_fault,omitempty"`
+	StorageFault string `protobuf:"bytes,7,opt,name=storage_fault,json=storageFault,proto3" json:"storage_fault,omitempty"`
+	// The leadership changes the answering node saw in the last hour (since it started, if
+	// later), oldest first, the first being the leader it found; at most 256.
+	LeaderChanges []*LeaderChange `protobuf:"bytes,8,rep,name=leader_changes,json=leaderChanges,proto3" json:"leader_changes,omitempty"`
+	// IDs the answering node handed to its callers since it started, by strategy (semantic,
+	// guid, server-side, identity, hilo: the numbers of the ranges, series, numeric): the counts
+	// behind idnode_ids_issued_total, kept with metrics off too. Two answers a second apart give
+	// the rates.
+	Issued        map[string]uint64 `protobuf:"bytes,9,rep,name=issued,proto3" json:"issued,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3311,7 +3408,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3324,7 +3421,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *StatusResponse) GetLeader() string {
@@ -3376,6 +3473,20 @@ func (x *StatusResponse) GetStorageFault() string {
 	return ""
 }
 
+func (x *StatusResponse) GetLeaderChanges() []*LeaderChange {
+	if x != nil {
+		return x.LeaderChanges
+	}
+	return nil
+}
+
+func (x *StatusResponse) GetIssued() map[string]uint64 {
+	if x != nil {
+		return x.Issued
+	}
+	return nil
+}
+
 type AddNodeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tag for the new node; empty lets the cluster assign the next free one.
@@ -3399,7 +3510,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3411,7 +3522,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3424,7 +3535,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -3487,7 +3598,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3499,7 +3610,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3512,7 +3623,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -3538,7 +3649,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3550,7 +3661,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3563,7 +3674,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -3581,7 +3692,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3593,7 +3704,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3606,7 +3717,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
 }
 
 type TransferLeadershipRequest struct {
@@ -3619,7 +3730,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3631,7 +3742,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3644,7 +3755,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -3663,7 +3774,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3675,7 +3786,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3688,7 +3799,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -3711,7 +3822,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3723,7 +3834,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3736,7 +3847,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -3759,7 +3870,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3771,7 +3882,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3784,7 +3895,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -3818,7 +3929,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3830,7 +3941,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3843,7 +3954,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -3881,7 +3992,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3893,7 +4004,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3906,7 +4017,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -4016,7 +4127,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4028,7 +4139,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4041,7 +4152,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -4102,7 +4213,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4114,7 +4225,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4127,7 +4238,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -4163,7 +4274,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4175,7 +4286,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4188,7 +4299,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *Series) GetDatabase() string {
@@ -4291,7 +4402,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4303,7 +4414,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4316,7 +4427,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -4335,7 +4446,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4347,7 +4458,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4360,7 +4471,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -4381,7 +4492,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4393,7 +4504,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4406,7 +4517,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -4442,7 +4553,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4454,7 +4565,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4467,7 +4578,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -4521,7 +4632,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4533,7 +4644,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4546,7 +4657,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -4577,7 +4688,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4589,7 +4700,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4602,7 +4713,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -4670,7 +4781,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4682,7 +4793,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4695,7 +4806,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -4736,7 +4847,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4748,7 +4859,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4761,7 +4872,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -4889,7 +5000,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4901,7 +5012,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4914,7 +5025,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -4955,7 +5066,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4967,7 +5078,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4980,7 +5091,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -5013,7 +5124,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5025,7 +5136,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5038,7 +5149,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -5288,7 +5399,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rStatusRequest\x12\x1e\n" +
 	"\n" +
 	"consistent\x18\x01 \x01(\bR\n" +
-	"consistent\"\x81\x02\n" +
+	"consistent\"\xee\x02\n" +
 	"\n" +
 	"NodeStatus\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -5299,7 +5410,15 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x05state\x18\x06 \x01(\tR\x05state\x12\x1c\n" +
 	"\treachable\x18\a \x01(\bR\treachable\x12\x18\n" +
 	"\aversion\x18\b \x01(\tR\aversion\x12'\n" +
-	"\x0fjoin_unfinished\x18( \x01(\bR\x0ejoinUnfinished\"\xea\x01\n" +
+	"\x0fjoin_unfinished\x18( \x01(\bR\x0ejoinUnfinished\x12#\n" +
+	"\rapplied_index\x18\t \x01(\x04R\fappliedIndex\x12!\n" +
+	"\fcommit_index\x18\n" +
+	" \x01(\x04R\vcommitIndex\x12#\n" +
+	"\rstorage_fault\x18\v \x01(\tR\fstorageFault\"O\n" +
+	"\fLeaderChange\x12\x13\n" +
+	"\x05at_ms\x18\x01 \x01(\x03R\x04atMs\x12\x16\n" +
+	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x12\n" +
+	"\x04term\x18\x03 \x01(\x04R\x04term\"\xa4\x03\n" +
 	"\x0eStatusResponse\x12\x16\n" +
 	"\x06leader\x18\x01 \x01(\tR\x06leader\x12\x12\n" +
 	"\x04term\x18\x02 \x01(\x04R\x04term\x12!\n" +
@@ -5307,7 +5426,12 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x05nodes\x18\x04 \x03(\v2\x15.idnode.v1.NodeStatusR\x05nodes\x12\x12\n" +
 	"\x04self\x18\x05 \x01(\tR\x04self\x12#\n" +
 	"\rapplied_index\x18\x06 \x01(\x04R\fappliedIndex\x12#\n" +
-	"\rstorage_fault\x18\a \x01(\tR\fstorageFault\"\xd5\x01\n" +
+	"\rstorage_fault\x18\a \x01(\tR\fstorageFault\x12>\n" +
+	"\x0eleader_changes\x18\b \x03(\v2\x17.idnode.v1.LeaderChangeR\rleaderChanges\x12=\n" +
+	"\x06issued\x18\t \x03(\v2%.idnode.v1.StatusResponse.IssuedEntryR\x06issued\x1a9\n" +
+	"\vIssuedEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xd5\x01\n" +
 	"\x0eAddNodeRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12!\n" +
 	"\fraft_address\x18\x02 \x01(\tR\vraftAddress\x12!\n" +
@@ -5515,7 +5639,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 76)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -5570,31 +5694,33 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*ListDatabasesResponse)(nil),      // 50: idnode.v1.ListDatabasesResponse
 	(*StatusRequest)(nil),              // 51: idnode.v1.StatusRequest
 	(*NodeStatus)(nil),                 // 52: idnode.v1.NodeStatus
-	(*StatusResponse)(nil),             // 53: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 54: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 55: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 56: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 57: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 58: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 59: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 60: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 61: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 62: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 63: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 64: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 65: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 66: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 67: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 68: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 69: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 70: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 71: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 72: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 73: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 74: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 75: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 76: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 77: idnode.v1.VerifySeriesResponse
+	(*LeaderChange)(nil),               // 53: idnode.v1.LeaderChange
+	(*StatusResponse)(nil),             // 54: idnode.v1.StatusResponse
+	(*AddNodeRequest)(nil),             // 55: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 56: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 57: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 58: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 59: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 60: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 61: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 62: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 63: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 64: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 65: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 66: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 67: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 68: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 69: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 70: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 71: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 72: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 73: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 74: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 75: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 76: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 77: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 78: idnode.v1.VerifySeriesResponse
+	nil,                                // 79: idnode.v1.StatusResponse.IssuedEntry
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
@@ -5605,91 +5731,93 @@ var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	40, // 5: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
 	49, // 6: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
 	52, // 7: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	52, // 8: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 9: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 10: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	66, // 11: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 12: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 13: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	66, // 14: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	69, // 15: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	74, // 16: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	74, // 17: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 18: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	69, // 19: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	13, // 20: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	15, // 21: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	17, // 22: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	19, // 23: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	22, // 24: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	24, // 25: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	26, // 26: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	29, // 27: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	31, // 28: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	33, // 29: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	4,  // 30: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	5,  // 31: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	6,  // 32: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	8,  // 33: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	11, // 34: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	51, // 35: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	54, // 36: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	56, // 37: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	58, // 38: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	60, // 39: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	62, // 40: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	44, // 41: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	46, // 42: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	48, // 43: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	35, // 44: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	37, // 45: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	39, // 46: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	42, // 47: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
-	64, // 48: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	67, // 49: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	70, // 50: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	72, // 51: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	75, // 52: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	76, // 53: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 54: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 55: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 56: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	21, // 57: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	23, // 58: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	25, // 59: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	28, // 60: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	30, // 61: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	32, // 62: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	34, // 63: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	10, // 64: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 65: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 66: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 67: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 68: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	53, // 69: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	55, // 70: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	57, // 71: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	59, // 72: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	61, // 73: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	63, // 74: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	45, // 75: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	47, // 76: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	50, // 77: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	36, // 78: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	38, // 79: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	41, // 80: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	43, // 81: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
-	65, // 82: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	68, // 83: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	71, // 84: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	73, // 85: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	74, // 86: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	77, // 87: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	54, // [54:88] is the sub-list for method output_type
-	20, // [20:54] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	53, // 8: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
+	79, // 9: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
+	52, // 10: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	1,  // 11: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 12: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	67, // 13: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 14: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 15: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	67, // 16: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	70, // 17: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	75, // 18: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	75, // 19: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 20: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	70, // 21: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13, // 22: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15, // 23: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17, // 24: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	19, // 25: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	22, // 26: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	24, // 27: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	26, // 28: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	29, // 29: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	31, // 30: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	33, // 31: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	4,  // 32: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,  // 33: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,  // 34: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,  // 35: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11, // 36: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	51, // 37: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	55, // 38: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	57, // 39: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	59, // 40: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	61, // 41: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	63, // 42: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	44, // 43: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	46, // 44: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	48, // 45: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	35, // 46: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	37, // 47: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	39, // 48: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	42, // 49: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	65, // 50: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	68, // 51: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	71, // 52: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	73, // 53: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	76, // 54: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	77, // 55: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 56: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 57: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 58: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	21, // 59: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	23, // 60: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	25, // 61: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	28, // 62: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	30, // 63: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	32, // 64: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	34, // 65: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	10, // 66: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 67: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 68: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 69: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 70: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	54, // 71: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	56, // 72: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	58, // 73: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	60, // 74: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	62, // 75: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	64, // 76: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	45, // 77: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	47, // 78: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	50, // 79: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	36, // 80: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	38, // 81: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	41, // 82: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	43, // 83: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	66, // 84: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	69, // 85: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	72, // 86: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	74, // 87: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	75, // 88: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	78, // 89: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	56, // [56:90] is the sub-list for method output_type
+	22, // [22:56] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -5703,7 +5831,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   74,
+			NumMessages:   76,
 			NumExtensions: 0,
 			NumServices:   3,
 		},
