@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"fmt"
+	"maps"
 	"math"
 
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -86,4 +87,30 @@ func (f *FSM) HiLoPools(database, tag string) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// HiLoTag is a HiLo tag of a database as ListHiLo reads it.
+type HiLoTag struct {
+	Tag   string // folded
+	Max   int64
+	Floor int64
+	Pools map[string]int64 // numbers each node's pool got so far, by member ID
+}
+
+// HiLoTags returns up to limit tags of database db that start with prefix and sort after
+// after (both folded as tags are), in order; more reports whether any are left.
+func (f *FSM) HiLoTags(db, prefix, after string, limit int) (page []HiLoTag, more bool, err error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	d, err := f.st.db(db)
+	if err != nil {
+		return nil, false, err
+	}
+	keys, more := pageOf(d.hilo, foldKey(prefix), foldKey(after), limit)
+	page = make([]HiLoTag, len(keys))
+	for i, k := range keys {
+		h := d.hilo[k]
+		page[i] = HiLoTag{Tag: k, Max: h.currentMax(), Floor: h.floor, Pools: maps.Clone(h.pools)}
+	}
+	return page, more, nil
 }

@@ -81,3 +81,33 @@ func TestHiLoFloor(t *testing.T) {
 		t.Fatalf("floor after a lower seed and a snapshot = %d, want 500", got)
 	}
 }
+
+// HiLoTags pages a database's tags in order, case-insensitively, with each one's Max, floor
+// and pools; the page is a copy the caller may keep.
+func TestHiLoTagsPage(t *testing.T) {
+	f := New()
+	mustApply(t, f, RegisterNodeCommand, registerCommand("A", "A", "inc-A"))
+	for _, tag := range []string{"Orders", "carts", "orders-eu", "users"} {
+		mustReserve(t, f, &raftv1.HiLoReserve{Tag: tag, Capacity: 32})
+	}
+	mustPool(t, f, "A", "orders", 100)
+	mustApply(t, f, SeedHiLoCommand, &raftv1.SeedHiLo{Tag: "users", Max: 1000})
+	page, more, err := f.HiLoTags("", "ORD", "", 1)
+	if err != nil || !more || len(page) != 1 || page[0].Tag != "orders" || page[0].Max != 132 || page[0].Pools["A"] != 100 {
+		t.Fatalf("first page of ORD = %+v, more %v, %v; want orders (Max 132, A's pool 100) and more", page, more, err)
+	}
+	page[0].Pools["A"] = 0
+	if f.HiLoPools("", "orders")["A"] != 100 {
+		t.Fatal("changing a page changed the state")
+	}
+	page, more, err = f.HiLoTags("", "ord", "orders", 10)
+	if err != nil || more || len(page) != 1 || page[0].Tag != "orders-eu" {
+		t.Fatalf("second page of ord = %+v, more %v, %v; want orders-eu, the last", page, more, err)
+	}
+	if page, _, _ := f.HiLoTags("", "users", "", 10); len(page) != 1 || page[0].Floor != 1000 || page[0].Max != 1000 {
+		t.Fatalf("users after a seed to 1000 = %+v", page)
+	}
+	if _, _, err := f.HiLoTags("nope", "", "", 10); err == nil {
+		t.Fatal("a database that does not exist answered a page")
+	}
+}

@@ -54,6 +54,8 @@ func NewGranter(cfg GranterConfig) *Granter {
 // ok is false when the pool cannot (none for the tag yet and no quorum to reserve one, or
 // nothing above above): the caller then reserves through the cluster as before pools.
 func (g *Granter) Grant(ctx context.Context, key Key, grantID string, capacity, above int64, now time.Time) (low, high int64, ok bool, err error) {
+	// Folded first: "Orders" and "orders" are one pool, with one reservation lock and one rate.
+	key = key.folded()
 	low, high, ok, err = g.cfg.Pools.Grant(key, grantID, capacity, capacity, above)
 	if err != nil {
 		return 0, 0, false, g.cfg.StoreError(err)
@@ -113,6 +115,7 @@ func (g *Granter) reserve(ctx context.Context, key Key, n int64) error {
 	if err := g.cfg.Pools.Add(key, low, high); err != nil {
 		return g.cfg.StoreError(err)
 	}
+	g.refills.toppedUp(key, time.Now())
 	if g.cfg.Observer != nil {
 		g.cfg.Observer.HiLoPoolRefill(key.Database, key.Tag, high-low+1)
 	}

@@ -17,14 +17,41 @@ const (
 type refiller struct {
 	mu      sync.Mutex
 	pending map[Key]int64      // key → the range size it was last granted at
-	rates   map[Key]*grantRate // at most maxTrackedTags; the others are sized by range size alone
+	stats   map[Key]*poolStats // at most maxTrackedTags; the others are sized by range size alone
 	wake    chan struct{}
 	// reserving serialises the reservations of each pool (lock).
 	reserving sync.Map // Key → *sync.Mutex
 }
 
+// poolStats is what a node knows of a pool besides its numbers: since it started, how fast
+// the pool grants, the range size it last granted, and when the cluster last topped it up.
+type poolStats struct {
+	rate     grantRate
+	capacity int64
+	toppedUp time.Time
+}
+
 func newRefiller() *refiller {
-	return &refiller{pending: make(map[Key]int64), rates: make(map[Key]*grantRate), wake: make(chan struct{}, 1)}
+	return &refiller{pending: make(map[Key]int64), stats: make(map[Key]*poolStats), wake: make(chan struct{}, 1)}
+}
+
+// statsOf is key's stats, made if there is room for them; r.mu is held.
+func (r *refiller) statsOf(key Key) *poolStats {
+	st := r.stats[key]
+	if st == nil && len(r.stats) < maxTrackedTags {
+		st = &poolStats{}
+		r.stats[key] = st
+	}
+	return st
+}
+
+// toppedUp records that the cluster added numbers to key's pool at now.
+func (r *refiller) toppedUp(key Key, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st := r.statsOf(key); st != nil {
+		st.toppedUp = now
+	}
 }
 
 // lock takes key's reservation lock and returns its unlock: one reservation of a pool at a
@@ -40,13 +67,9 @@ func (r *refiller) lock(key Key) func() {
 // key for a look.
 func (r *refiller) ask(key Key, capacity, n int64, now time.Time) {
 	r.mu.Lock()
-	rate := r.rates[key]
-	if rate == nil && len(r.rates) < maxTrackedTags {
-		rate = &grantRate{}
-		r.rates[key] = rate
-	}
-	if rate != nil {
-		rate.add(n, now)
+	if st := r.statsOf(key); st != nil {
+		st.rate.add(n, now)
+		st.capacity = capacity
 	}
 	if len(r.pending) < refillQueueLen {
 		r.pending[key] = max(r.pending[key], capacity)
@@ -63,10 +86,35 @@ func (r *refiller) target(key Key, capacity int64) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var perSecond float64
-	if rate := r.rates[key]; rate != nil {
-		perSecond = rate.perSecond
+	if st := r.stats[key]; st != nil {
+		perSecond = st.rate.perSecond
 	}
 	return poolTarget(capacity, perSecond)
+}
+
+// PoolState is what a node's pool of a tag holds and how it is kept, for ListHiLo.
+type PoolState struct {
+	Remaining int64     // numbers not yet granted
+	Target    int64     // the size it is topped up to; 0 when it granted nothing since start
+	ToppedUp  time.Time // when the cluster last added numbers; zero: not since start
+}
+
+// State is key's pool as it stands.
+func (g *Granter) State(key Key) PoolState {
+	key = key.folded()
+	out := PoolState{Remaining: g.cfg.Pools.Remaining(key)}
+	r := g.refills
+	var capacity int64
+	var perSecond float64
+	r.mu.Lock()
+	if st := r.stats[key]; st != nil {
+		capacity, perSecond, out.ToppedUp = st.capacity, st.rate.perSecond, st.toppedUp
+	}
+	r.mu.Unlock()
+	if capacity > 0 {
+		out.Target = poolTarget(capacity, perSecond)
+	}
+	return out
 }
 
 func (r *refiller) take() map[Key]int64 {

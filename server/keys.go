@@ -31,7 +31,7 @@ const keyPrefix = "idk_"
 // roleFor is the role an IdService or SeriesService method needs, "" for every other method.
 func roleFor(method string) string {
 	switch method {
-	case idnodev1.IdService_ListIdentities_FullMethodName, idnodev1.IdService_GetClaims_FullMethodName,
+	case idnodev1.IdService_ListIdentities_FullMethodName, idnodev1.IdService_GetClaims_FullMethodName, idnodev1.IdService_ListHiLo_FullMethodName,
 		idnodev1.SeriesService_ListSeries_FullMethodName, idnodev1.SeriesService_Journal_FullMethodName,
 		idnodev1.SeriesService_VerifySeries_FullMethodName, idnodev1.IdService_ListWorkers_FullMethodName:
 		return fsm.RoleReader

@@ -252,6 +252,34 @@ func TestConsole(t *testing.T) {
 	})
 	screenshot(t, tab, "console-counters-bulk")
 
+	// HiLo: a range of carts through each node gives each node a pool of it; the page shows
+	// the tag's Max and every node's pool as ListHiLo answers them.
+	for _, tag := range clusterTags {
+		if _, err := c.ids[tag].NextHiLo(rpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: c.requestID()}); err != nil {
+			t.Fatalf("NextHiLo(carts) via %s: %v", tag, err)
+		}
+	}
+	listed, err := c.ids[via].ListHiLo(rpcCtx(t), &idnodev1.ListHiLoRequest{Prefix: "carts"})
+	if err != nil || len(listed.GetTags()) != 1 || len(listed.GetTags()[0].GetPools()) != len(clusterTags) {
+		t.Fatalf("ListHiLo(carts) = %v, %v; want carts with a pool on each node", listed, err)
+	}
+	carts := listed.GetTags()[0]
+	if err := chromedp.Do(tab, chromedp.Navigate(base+"#hilo"), chromedp.WaitVisible(chromedp.CSS(`#hilo-table tr[data-tag="carts"]`))); err != nil {
+		t.Fatalf("opening the HiLo page: %v", err)
+	}
+	shown, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`(() => { const r = document.querySelector('#hilo-table tr[data-tag="carts"]');
+		return [r.cells[1].textContent, ...[...r.querySelectorAll("li")].map((li) => li.textContent)]; })()`))
+	if err != nil || len(shown) != 1+len(clusterTags) || shown[0] != strconv.FormatInt(carts.GetMax(), 10) {
+		t.Fatalf("the HiLo page shows carts as %q (%v); ListHiLo: Max %d, %d pools", shown, err, carts.GetMax(), len(carts.GetPools()))
+	}
+	for i, p := range carts.GetPools() {
+		want := fmt.Sprintf("node %s: %d left of %d, %d reserved in all", p.GetNode(), p.GetRemaining(), p.GetTarget(), p.GetReserved())
+		if !p.GetAnswered() || p.GetRemaining() <= 0 || !strings.HasPrefix(shown[1+i], want) {
+			t.Errorf("pool %d of carts: the page shows %q; ListHiLo says %v", i, shown[1+i], p)
+		}
+	}
+	screenshot(t, tab, "console-hilo")
+
 	if err := chromedp.Do(tab, chromedp.Navigate(base+"#cluster")); err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +359,7 @@ func mustRestoreCounters(t *testing.T, c *cluster, via string, n int) {
 }
 
 // consolePages are the console's pages, as their fragments name them.
-var consolePages = []string{"cluster", "counters", "databases", "claims", "series"}
+var consolePages = []string{"cluster", "counters", "databases", "hilo", "claims", "series"}
 
 // useCredential types cred into the console's key field and waits until the page says who
 // the node takes the caller for, a text containing want.

@@ -1,15 +1,16 @@
 // idnode console: the entry point. Pages are sections of one document, chosen by the URL's
-// fragment (#cluster, #counters, #databases, #claims, #series), so a page can be bookmarked
-// and the browser's back works.
+// fragment (#cluster, #counters, #databases, #hilo, #claims, #series), so a page can be
+// bookmarked and the browser's back works.
 import { $, setKey, showProblemsOf } from './api.js';
 import * as claims from './claims.js';
 import * as cluster from './cluster.js';
 import * as counters from './counters.js';
 import * as databases from './databases.js';
+import * as hilo from './hilo.js';
 import * as rights from './rights.js';
 import * as series from './series.js';
 
-const pages = { cluster, counters, databases, claims, series };
+const pages = { cluster, counters, databases, hilo, claims, series };
 
 function route() {
   const name = location.hash.slice(1) in pages ? location.hash.slice(1) : 'cluster';
@@ -42,6 +43,7 @@ async function credentialChanged() {
 cluster.start();
 counters.start();
 databases.start();
+hilo.start();
 claims.start();
 series.start();
 credentialChanged();

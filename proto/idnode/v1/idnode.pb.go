@@ -1293,6 +1293,294 @@ func (x *SeedIdentityResponse) GetValue() int64 {
 	return 0
 }
 
+type ListHiLoRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only tags that start with prefix (case-insensitive).
+	Prefix string `protobuf:"bytes,1,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// 0 means the server default (1000); at most 10,000.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// next_page_token of the previous page.
+	PageToken string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// The database; empty is "default".
+	Database      string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListHiLoRequest) Reset() {
+	*x = ListHiLoRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListHiLoRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListHiLoRequest) ProtoMessage() {}
+
+func (x *ListHiLoRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListHiLoRequest.ProtoReflect.Descriptor instead.
+func (*ListHiLoRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ListHiLoRequest) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *ListHiLoRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListHiLoRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListHiLoRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+// One node's pool of a HiLo tag (issue 15: the numbers it grants without a Raft round).
+type HiLoPool struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The node's tag.
+	Node string `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
+	// Numbers the cluster reserved to the node's pool so far, from the leader's state.
+	Reserved int64 `protobuf:"varint,2,opt,name=reserved,proto3" json:"reserved,omitempty"`
+	// The node answered the question below; when false, the three fields after are 0.
+	Answered bool `protobuf:"varint,3,opt,name=answered,proto3" json:"answered,omitempty"`
+	// Numbers the pool holds now, not yet granted.
+	Remaining int64 `protobuf:"varint,4,opt,name=remaining,proto3" json:"remaining,omitempty"`
+	// The size the node tops the pool up to (0: it granted nothing from it since it started).
+	Target int64 `protobuf:"varint,5,opt,name=target,proto3" json:"target,omitempty"`
+	// When the cluster last added numbers to it, Unix ms (0: not since the node started).
+	ToppedUpMs    int64 `protobuf:"varint,6,opt,name=topped_up_ms,json=toppedUpMs,proto3" json:"topped_up_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HiLoPool) Reset() {
+	*x = HiLoPool{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HiLoPool) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HiLoPool) ProtoMessage() {}
+
+func (x *HiLoPool) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HiLoPool.ProtoReflect.Descriptor instead.
+func (*HiLoPool) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *HiLoPool) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+func (x *HiLoPool) GetReserved() int64 {
+	if x != nil {
+		return x.Reserved
+	}
+	return 0
+}
+
+func (x *HiLoPool) GetAnswered() bool {
+	if x != nil {
+		return x.Answered
+	}
+	return false
+}
+
+func (x *HiLoPool) GetRemaining() int64 {
+	if x != nil {
+		return x.Remaining
+	}
+	return 0
+}
+
+func (x *HiLoPool) GetTarget() int64 {
+	if x != nil {
+		return x.Target
+	}
+	return 0
+}
+
+func (x *HiLoPool) GetToppedUpMs() int64 {
+	if x != nil {
+		return x.ToppedUpMs
+	}
+	return 0
+}
+
+type HiLoTag struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// As the state keys it (lower case).
+	Tag string `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The highest number ever reserved: the next range starts above it.
+	Max int64 `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
+	// The highest Max a seed or restore raised it to (0: none).
+	Floor int64 `protobuf:"varint,3,opt,name=floor,proto3" json:"floor,omitempty"`
+	// The nodes whose pool got numbers of the tag, by tag.
+	Pools         []*HiLoPool `protobuf:"bytes,4,rep,name=pools,proto3" json:"pools,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HiLoTag) Reset() {
+	*x = HiLoTag{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HiLoTag) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HiLoTag) ProtoMessage() {}
+
+func (x *HiLoTag) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HiLoTag.ProtoReflect.Descriptor instead.
+func (*HiLoTag) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *HiLoTag) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *HiLoTag) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *HiLoTag) GetFloor() int64 {
+	if x != nil {
+		return x.Floor
+	}
+	return 0
+}
+
+func (x *HiLoTag) GetPools() []*HiLoPool {
+	if x != nil {
+		return x.Pools
+	}
+	return nil
+}
+
+type ListHiLoResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Tags  []*HiLoTag             `protobuf:"bytes,1,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListHiLoResponse) Reset() {
+	*x = ListHiLoResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListHiLoResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListHiLoResponse) ProtoMessage() {}
+
+func (x *ListHiLoResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListHiLoResponse.ProtoReflect.Descriptor instead.
+func (*ListHiLoResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ListHiLoResponse) GetTags() []*HiLoTag {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *ListHiLoResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 type ListIdentitiesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only names that start with prefix (case-insensitive).
@@ -1311,7 +1599,7 @@ type ListIdentitiesRequest struct {
 
 func (x *ListIdentitiesRequest) Reset() {
 	*x = ListIdentitiesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1323,7 +1611,7 @@ func (x *ListIdentitiesRequest) String() string {
 func (*ListIdentitiesRequest) ProtoMessage() {}
 
 func (x *ListIdentitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[15]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1336,7 +1624,7 @@ func (x *ListIdentitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIdentitiesRequest.ProtoReflect.Descriptor instead.
 func (*ListIdentitiesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{15}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListIdentitiesRequest) GetPrefix() string {
@@ -1377,7 +1665,7 @@ type Identity struct {
 
 func (x *Identity) Reset() {
 	*x = Identity{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1389,7 +1677,7 @@ func (x *Identity) String() string {
 func (*Identity) ProtoMessage() {}
 
 func (x *Identity) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[16]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1402,7 +1690,7 @@ func (x *Identity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Identity.ProtoReflect.Descriptor instead.
 func (*Identity) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{16}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Identity) GetName() string {
@@ -1430,7 +1718,7 @@ type ListIdentitiesResponse struct {
 
 func (x *ListIdentitiesResponse) Reset() {
 	*x = ListIdentitiesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1442,7 +1730,7 @@ func (x *ListIdentitiesResponse) String() string {
 func (*ListIdentitiesResponse) ProtoMessage() {}
 
 func (x *ListIdentitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[17]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1455,7 +1743,7 @@ func (x *ListIdentitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIdentitiesResponse.ProtoReflect.Descriptor instead.
 func (*ListIdentitiesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{17}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListIdentitiesResponse) GetIdentities() []*Identity {
@@ -1490,7 +1778,7 @@ type ClaimRequest struct {
 
 func (x *ClaimRequest) Reset() {
 	*x = ClaimRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1502,7 +1790,7 @@ func (x *ClaimRequest) String() string {
 func (*ClaimRequest) ProtoMessage() {}
 
 func (x *ClaimRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[18]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1515,7 +1803,7 @@ func (x *ClaimRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimRequest.ProtoReflect.Descriptor instead.
 func (*ClaimRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{18}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ClaimRequest) GetIds() []string {
@@ -1554,7 +1842,7 @@ type ClaimResponse struct {
 
 func (x *ClaimResponse) Reset() {
 	*x = ClaimResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1566,7 +1854,7 @@ func (x *ClaimResponse) String() string {
 func (*ClaimResponse) ProtoMessage() {}
 
 func (x *ClaimResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[19]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1579,7 +1867,7 @@ func (x *ClaimResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimResponse.ProtoReflect.Descriptor instead.
 func (*ClaimResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{19}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
 }
 
 type ReleaseRequest struct {
@@ -1596,7 +1884,7 @@ type ReleaseRequest struct {
 
 func (x *ReleaseRequest) Reset() {
 	*x = ReleaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1608,7 +1896,7 @@ func (x *ReleaseRequest) String() string {
 func (*ReleaseRequest) ProtoMessage() {}
 
 func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[20]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1621,7 +1909,7 @@ func (x *ReleaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseRequest.ProtoReflect.Descriptor instead.
 func (*ReleaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{20}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ReleaseRequest) GetIds() []string {
@@ -1655,7 +1943,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1667,7 +1955,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[21]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1680,7 +1968,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{21}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ReleaseResponse) GetReleased() int64 {
@@ -1710,7 +1998,7 @@ type GetClaimsRequest struct {
 
 func (x *GetClaimsRequest) Reset() {
 	*x = GetClaimsRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1722,7 +2010,7 @@ func (x *GetClaimsRequest) String() string {
 func (*GetClaimsRequest) ProtoMessage() {}
 
 func (x *GetClaimsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[22]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1735,7 +2023,7 @@ func (x *GetClaimsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClaimsRequest.ProtoReflect.Descriptor instead.
 func (*GetClaimsRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{22}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetClaimsRequest) GetIds() []string {
@@ -1784,7 +2072,7 @@ type Claim struct {
 
 func (x *Claim) Reset() {
 	*x = Claim{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1796,7 +2084,7 @@ func (x *Claim) String() string {
 func (*Claim) ProtoMessage() {}
 
 func (x *Claim) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[23]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1809,7 +2097,7 @@ func (x *Claim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Claim.ProtoReflect.Descriptor instead.
 func (*Claim) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{23}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Claim) GetId() string {
@@ -1838,7 +2126,7 @@ type GetClaimsResponse struct {
 
 func (x *GetClaimsResponse) Reset() {
 	*x = GetClaimsResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1850,7 +2138,7 @@ func (x *GetClaimsResponse) String() string {
 func (*GetClaimsResponse) ProtoMessage() {}
 
 func (x *GetClaimsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[24]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1863,7 +2151,7 @@ func (x *GetClaimsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClaimsResponse.ProtoReflect.Descriptor instead.
 func (*GetClaimsResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{24}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetClaimsResponse) GetClaims() []*Claim {
@@ -1903,7 +2191,7 @@ type NextHiLoRequest struct {
 
 func (x *NextHiLoRequest) Reset() {
 	*x = NextHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1915,7 +2203,7 @@ func (x *NextHiLoRequest) String() string {
 func (*NextHiLoRequest) ProtoMessage() {}
 
 func (x *NextHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1928,7 +2216,7 @@ func (x *NextHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextHiLoRequest.ProtoReflect.Descriptor instead.
 func (*NextHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *NextHiLoRequest) GetTag() string {
@@ -2001,7 +2289,7 @@ type NextHiLoResponse struct {
 
 func (x *NextHiLoResponse) Reset() {
 	*x = NextHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2301,7 @@ func (x *NextHiLoResponse) String() string {
 func (*NextHiLoResponse) ProtoMessage() {}
 
 func (x *NextHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,7 +2314,7 @@ func (x *NextHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextHiLoResponse.ProtoReflect.Descriptor instead.
 func (*NextHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *NextHiLoResponse) GetPrefix() string {
@@ -2099,7 +2387,7 @@ type ReturnHiLoRequest struct {
 
 func (x *ReturnHiLoRequest) Reset() {
 	*x = ReturnHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2111,7 +2399,7 @@ func (x *ReturnHiLoRequest) String() string {
 func (*ReturnHiLoRequest) ProtoMessage() {}
 
 func (x *ReturnHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2124,7 +2412,7 @@ func (x *ReturnHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnHiLoRequest.ProtoReflect.Descriptor instead.
 func (*ReturnHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ReturnHiLoRequest) GetTag() string {
@@ -2173,7 +2461,7 @@ type ReturnHiLoResponse struct {
 
 func (x *ReturnHiLoResponse) Reset() {
 	*x = ReturnHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2185,7 +2473,7 @@ func (x *ReturnHiLoResponse) String() string {
 func (*ReturnHiLoResponse) ProtoMessage() {}
 
 func (x *ReturnHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2198,7 +2486,7 @@ func (x *ReturnHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnHiLoResponse.ProtoReflect.Descriptor instead.
 func (*ReturnHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ReturnHiLoResponse) GetReturned() bool {
@@ -2222,7 +2510,7 @@ type SeedHiLoRequest struct {
 
 func (x *SeedHiLoRequest) Reset() {
 	*x = SeedHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2234,7 +2522,7 @@ func (x *SeedHiLoRequest) String() string {
 func (*SeedHiLoRequest) ProtoMessage() {}
 
 func (x *SeedHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2247,7 +2535,7 @@ func (x *SeedHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedHiLoRequest.ProtoReflect.Descriptor instead.
 func (*SeedHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *SeedHiLoRequest) GetTag() string {
@@ -2282,7 +2570,7 @@ type SeedHiLoResponse struct {
 
 func (x *SeedHiLoResponse) Reset() {
 	*x = SeedHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2294,7 +2582,7 @@ func (x *SeedHiLoResponse) String() string {
 func (*SeedHiLoResponse) ProtoMessage() {}
 
 func (x *SeedHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2307,7 +2595,7 @@ func (x *SeedHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedHiLoResponse.ProtoReflect.Descriptor instead.
 func (*SeedHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SeedHiLoResponse) GetMax() int64 {
@@ -2330,7 +2618,7 @@ type CreateKeyRequest struct {
 
 func (x *CreateKeyRequest) Reset() {
 	*x = CreateKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2342,7 +2630,7 @@ func (x *CreateKeyRequest) String() string {
 func (*CreateKeyRequest) ProtoMessage() {}
 
 func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2355,7 +2643,7 @@ func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyRequest.ProtoReflect.Descriptor instead.
 func (*CreateKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CreateKeyRequest) GetDatabase() string {
@@ -2383,7 +2671,7 @@ type CreateKeyResponse struct {
 
 func (x *CreateKeyResponse) Reset() {
 	*x = CreateKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2395,7 +2683,7 @@ func (x *CreateKeyResponse) String() string {
 func (*CreateKeyResponse) ProtoMessage() {}
 
 func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2408,7 +2696,7 @@ func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyResponse.ProtoReflect.Descriptor instead.
 func (*CreateKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *CreateKeyResponse) GetId() string {
@@ -2434,7 +2722,7 @@ type DeleteKeyRequest struct {
 
 func (x *DeleteKeyRequest) Reset() {
 	*x = DeleteKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2446,7 +2734,7 @@ func (x *DeleteKeyRequest) String() string {
 func (*DeleteKeyRequest) ProtoMessage() {}
 
 func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2459,7 +2747,7 @@ func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *DeleteKeyRequest) GetId() string {
@@ -2477,7 +2765,7 @@ type DeleteKeyResponse struct {
 
 func (x *DeleteKeyResponse) Reset() {
 	*x = DeleteKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2489,7 +2777,7 @@ func (x *DeleteKeyResponse) String() string {
 func (*DeleteKeyResponse) ProtoMessage() {}
 
 func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2502,7 +2790,7 @@ func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
 }
 
 type ListKeysRequest struct {
@@ -2513,7 +2801,7 @@ type ListKeysRequest struct {
 
 func (x *ListKeysRequest) Reset() {
 	*x = ListKeysRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2525,7 +2813,7 @@ func (x *ListKeysRequest) String() string {
 func (*ListKeysRequest) ProtoMessage() {}
 
 func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2538,7 +2826,7 @@ func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListKeysRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
 }
 
 type KeyStatus struct {
@@ -2552,7 +2840,7 @@ type KeyStatus struct {
 
 func (x *KeyStatus) Reset() {
 	*x = KeyStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2564,7 +2852,7 @@ func (x *KeyStatus) String() string {
 func (*KeyStatus) ProtoMessage() {}
 
 func (x *KeyStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2577,7 +2865,7 @@ func (x *KeyStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyStatus.ProtoReflect.Descriptor instead.
 func (*KeyStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *KeyStatus) GetId() string {
@@ -2610,7 +2898,7 @@ type ListKeysResponse struct {
 
 func (x *ListKeysResponse) Reset() {
 	*x = ListKeysResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2622,7 +2910,7 @@ func (x *ListKeysResponse) String() string {
 func (*ListKeysResponse) ProtoMessage() {}
 
 func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2635,7 +2923,7 @@ func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListKeysResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListKeysResponse) GetKeys() []*KeyStatus {
@@ -2653,7 +2941,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2665,7 +2953,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2678,7 +2966,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
 }
 
 type WhoAmIResponse struct {
@@ -2697,7 +2985,7 @@ type WhoAmIResponse struct {
 
 func (x *WhoAmIResponse) Reset() {
 	*x = WhoAmIResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2709,7 +2997,7 @@ func (x *WhoAmIResponse) String() string {
 func (*WhoAmIResponse) ProtoMessage() {}
 
 func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2722,7 +3010,7 @@ func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIResponse.ProtoReflect.Descriptor instead.
 func (*WhoAmIResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *WhoAmIResponse) GetAdmin() string {
@@ -2765,7 +3053,7 @@ type CreateDatabaseRequest struct {
 
 func (x *CreateDatabaseRequest) Reset() {
 	*x = CreateDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2777,7 +3065,7 @@ func (x *CreateDatabaseRequest) String() string {
 func (*CreateDatabaseRequest) ProtoMessage() {}
 
 func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2790,7 +3078,7 @@ func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CreateDatabaseRequest) GetName() string {
@@ -2829,7 +3117,7 @@ type CreateDatabaseResponse struct {
 
 func (x *CreateDatabaseResponse) Reset() {
 	*x = CreateDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2841,7 +3129,7 @@ func (x *CreateDatabaseResponse) String() string {
 func (*CreateDatabaseResponse) ProtoMessage() {}
 
 func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2854,7 +3142,7 @@ func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
 }
 
 type DeleteDatabaseRequest struct {
@@ -2867,7 +3155,7 @@ type DeleteDatabaseRequest struct {
 
 func (x *DeleteDatabaseRequest) Reset() {
 	*x = DeleteDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2879,7 +3167,7 @@ func (x *DeleteDatabaseRequest) String() string {
 func (*DeleteDatabaseRequest) ProtoMessage() {}
 
 func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2892,7 +3180,7 @@ func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *DeleteDatabaseRequest) GetName() string {
@@ -2917,7 +3205,7 @@ type DeleteDatabaseResponse struct {
 
 func (x *DeleteDatabaseResponse) Reset() {
 	*x = DeleteDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2929,7 +3217,7 @@ func (x *DeleteDatabaseResponse) String() string {
 func (*DeleteDatabaseResponse) ProtoMessage() {}
 
 func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2942,7 +3230,7 @@ func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
 }
 
 type ListDatabasesRequest struct {
@@ -2953,7 +3241,7 @@ type ListDatabasesRequest struct {
 
 func (x *ListDatabasesRequest) Reset() {
 	*x = ListDatabasesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2965,7 +3253,7 @@ func (x *ListDatabasesRequest) String() string {
 func (*ListDatabasesRequest) ProtoMessage() {}
 
 func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2978,7 +3266,7 @@ func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesRequest.ProtoReflect.Descriptor instead.
 func (*ListDatabasesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
 }
 
 type DatabaseStatus struct {
@@ -2997,7 +3285,7 @@ type DatabaseStatus struct {
 
 func (x *DatabaseStatus) Reset() {
 	*x = DatabaseStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3009,7 +3297,7 @@ func (x *DatabaseStatus) String() string {
 func (*DatabaseStatus) ProtoMessage() {}
 
 func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3022,7 +3310,7 @@ func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseStatus.ProtoReflect.Descriptor instead.
 func (*DatabaseStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *DatabaseStatus) GetName() string {
@@ -3083,7 +3371,7 @@ type ListDatabasesResponse struct {
 
 func (x *ListDatabasesResponse) Reset() {
 	*x = ListDatabasesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3095,7 +3383,7 @@ func (x *ListDatabasesResponse) String() string {
 func (*ListDatabasesResponse) ProtoMessage() {}
 
 func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3108,7 +3396,7 @@ func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesResponse.ProtoReflect.Descriptor instead.
 func (*ListDatabasesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListDatabasesResponse) GetDatabases() []*DatabaseStatus {
@@ -3128,7 +3416,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3140,7 +3428,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3153,7 +3441,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *StatusRequest) GetConsistent() bool {
@@ -3193,7 +3481,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3205,7 +3493,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3218,7 +3506,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *NodeStatus) GetTag() string {
@@ -3319,7 +3607,7 @@ type LeaderChange struct {
 
 func (x *LeaderChange) Reset() {
 	*x = LeaderChange{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3331,7 +3619,7 @@ func (x *LeaderChange) String() string {
 func (*LeaderChange) ProtoMessage() {}
 
 func (x *LeaderChange) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3344,7 +3632,7 @@ func (x *LeaderChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderChange.ProtoReflect.Descriptor instead.
 func (*LeaderChange) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *LeaderChange) GetAtMs() int64 {
@@ -3396,7 +3684,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3408,7 +3696,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3421,7 +3709,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *StatusResponse) GetLeader() string {
@@ -3510,7 +3798,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3522,7 +3810,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3535,7 +3823,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -3598,7 +3886,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3610,7 +3898,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3623,7 +3911,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -3649,7 +3937,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3661,7 +3949,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3674,7 +3962,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -3692,7 +3980,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3704,7 +3992,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3717,7 +4005,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
 }
 
 type TransferLeadershipRequest struct {
@@ -3730,7 +4018,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3742,7 +4030,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3755,7 +4043,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -3774,7 +4062,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3786,7 +4074,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3799,7 +4087,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -3822,7 +4110,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3834,7 +4122,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3847,7 +4135,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -3870,7 +4158,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3882,7 +4170,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3895,7 +4183,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -3929,7 +4217,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3941,7 +4229,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3954,7 +4242,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -3992,7 +4280,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4004,7 +4292,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4017,7 +4305,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -4127,7 +4415,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4139,7 +4427,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4152,7 +4440,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -4213,7 +4501,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4225,7 +4513,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4238,7 +4526,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -4274,7 +4562,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4286,7 +4574,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4299,7 +4587,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *Series) GetDatabase() string {
@@ -4402,7 +4690,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4414,7 +4702,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4427,7 +4715,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -4446,7 +4734,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4458,7 +4746,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4471,7 +4759,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -4492,7 +4780,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4504,7 +4792,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4517,7 +4805,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -4553,7 +4841,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4565,7 +4853,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4578,7 +4866,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -4632,7 +4920,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4644,7 +4932,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4657,7 +4945,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -4688,7 +4976,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4700,7 +4988,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4713,7 +5001,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -4781,7 +5069,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4793,7 +5081,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4806,7 +5094,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -4847,7 +5135,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4859,7 +5147,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4872,7 +5160,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -5000,7 +5288,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5012,7 +5300,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5025,7 +5313,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -5066,7 +5354,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5078,7 +5366,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5091,7 +5379,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -5124,7 +5412,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5136,7 +5424,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5149,7 +5437,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -5277,7 +5565,29 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x05force\x18\x03 \x01(\bR\x05force\x12\x1a\n" +
 	"\bdatabase\x18\x04 \x01(\tR\bdatabase\",\n" +
 	"\x14SeedIdentityResponse\x12\x14\n" +
-	"\x05value\x18\x01 \x01(\x03R\x05value\"\x87\x01\n" +
+	"\x05value\x18\x01 \x01(\x03R\x05value\"\x81\x01\n" +
+	"\x0fListHiLoRequest\x12\x16\n" +
+	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\x12\x1a\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"\xae\x01\n" +
+	"\bHiLoPool\x12\x12\n" +
+	"\x04node\x18\x01 \x01(\tR\x04node\x12\x1a\n" +
+	"\breserved\x18\x02 \x01(\x03R\breserved\x12\x1a\n" +
+	"\banswered\x18\x03 \x01(\bR\banswered\x12\x1c\n" +
+	"\tremaining\x18\x04 \x01(\x03R\tremaining\x12\x16\n" +
+	"\x06target\x18\x05 \x01(\x03R\x06target\x12 \n" +
+	"\ftopped_up_ms\x18\x06 \x01(\x03R\n" +
+	"toppedUpMs\"n\n" +
+	"\aHiLoTag\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
+	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x14\n" +
+	"\x05floor\x18\x03 \x01(\x03R\x05floor\x12)\n" +
+	"\x05pools\x18\x04 \x03(\v2\x13.idnode.v1.HiLoPoolR\x05pools\"b\n" +
+	"\x10ListHiLoResponse\x12&\n" +
+	"\x04tags\x18\x01 \x03(\v2\x12.idnode.v1.HiLoTagR\x04tags\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x87\x01\n" +
 	"\x15ListIdentitiesRequest\x12\x16\n" +
 	"\x06prefix\x18\x01 \x01(\tR\x06prefix\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
@@ -5584,7 +5894,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x0fSeriesEntryKind\x12!\n" +
 	"\x1dSERIES_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18SERIES_ENTRY_KIND_ISSUED\x10\x01\x12\x1c\n" +
-	"\x18SERIES_ENTRY_KIND_VOIDED\x10\x022\xd8\b\n" +
+	"\x18SERIES_ENTRY_KIND_VOIDED\x10\x022\x9d\t\n" +
 	"\tIdService\x12C\n" +
 	"\bGenerate\x12\x1a.idnode.v1.GenerateRequest\x1a\x1b.idnode.v1.GenerateResponse\x12O\n" +
 	"\fNextIdentity\x12\x1e.idnode.v1.NextIdentityRequest\x1a\x1f.idnode.v1.NextIdentityResponse\x12O\n" +
@@ -5596,7 +5906,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bNextHiLo\x12\x1a.idnode.v1.NextHiLoRequest\x1a\x1b.idnode.v1.NextHiLoResponse\x12I\n" +
 	"\n" +
 	"ReturnHiLo\x12\x1c.idnode.v1.ReturnHiLoRequest\x1a\x1d.idnode.v1.ReturnHiLoResponse\x12C\n" +
-	"\bSeedHiLo\x12\x1a.idnode.v1.SeedHiLoRequest\x1a\x1b.idnode.v1.SeedHiLoResponse\x12H\n" +
+	"\bSeedHiLo\x12\x1a.idnode.v1.SeedHiLoRequest\x1a\x1b.idnode.v1.SeedHiLoResponse\x12C\n" +
+	"\bListHiLo\x12\x1a.idnode.v1.ListHiLoRequest\x1a\x1b.idnode.v1.ListHiLoResponse\x12H\n" +
 	"\rAcquireWorker\x12\x1f.idnode.v1.AcquireWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12D\n" +
 	"\vRenewWorker\x12\x1d.idnode.v1.RenewWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12R\n" +
 	"\rReleaseWorker\x12\x1f.idnode.v1.ReleaseWorkerRequest\x1a .idnode.v1.ReleaseWorkerResponse\x12L\n" +
@@ -5639,7 +5950,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 76)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 80)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -5660,164 +5971,172 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*NextIdentityResponse)(nil),       // 16: idnode.v1.NextIdentityResponse
 	(*SeedIdentityRequest)(nil),        // 17: idnode.v1.SeedIdentityRequest
 	(*SeedIdentityResponse)(nil),       // 18: idnode.v1.SeedIdentityResponse
-	(*ListIdentitiesRequest)(nil),      // 19: idnode.v1.ListIdentitiesRequest
-	(*Identity)(nil),                   // 20: idnode.v1.Identity
-	(*ListIdentitiesResponse)(nil),     // 21: idnode.v1.ListIdentitiesResponse
-	(*ClaimRequest)(nil),               // 22: idnode.v1.ClaimRequest
-	(*ClaimResponse)(nil),              // 23: idnode.v1.ClaimResponse
-	(*ReleaseRequest)(nil),             // 24: idnode.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),            // 25: idnode.v1.ReleaseResponse
-	(*GetClaimsRequest)(nil),           // 26: idnode.v1.GetClaimsRequest
-	(*Claim)(nil),                      // 27: idnode.v1.Claim
-	(*GetClaimsResponse)(nil),          // 28: idnode.v1.GetClaimsResponse
-	(*NextHiLoRequest)(nil),            // 29: idnode.v1.NextHiLoRequest
-	(*NextHiLoResponse)(nil),           // 30: idnode.v1.NextHiLoResponse
-	(*ReturnHiLoRequest)(nil),          // 31: idnode.v1.ReturnHiLoRequest
-	(*ReturnHiLoResponse)(nil),         // 32: idnode.v1.ReturnHiLoResponse
-	(*SeedHiLoRequest)(nil),            // 33: idnode.v1.SeedHiLoRequest
-	(*SeedHiLoResponse)(nil),           // 34: idnode.v1.SeedHiLoResponse
-	(*CreateKeyRequest)(nil),           // 35: idnode.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),          // 36: idnode.v1.CreateKeyResponse
-	(*DeleteKeyRequest)(nil),           // 37: idnode.v1.DeleteKeyRequest
-	(*DeleteKeyResponse)(nil),          // 38: idnode.v1.DeleteKeyResponse
-	(*ListKeysRequest)(nil),            // 39: idnode.v1.ListKeysRequest
-	(*KeyStatus)(nil),                  // 40: idnode.v1.KeyStatus
-	(*ListKeysResponse)(nil),           // 41: idnode.v1.ListKeysResponse
-	(*WhoAmIRequest)(nil),              // 42: idnode.v1.WhoAmIRequest
-	(*WhoAmIResponse)(nil),             // 43: idnode.v1.WhoAmIResponse
-	(*CreateDatabaseRequest)(nil),      // 44: idnode.v1.CreateDatabaseRequest
-	(*CreateDatabaseResponse)(nil),     // 45: idnode.v1.CreateDatabaseResponse
-	(*DeleteDatabaseRequest)(nil),      // 46: idnode.v1.DeleteDatabaseRequest
-	(*DeleteDatabaseResponse)(nil),     // 47: idnode.v1.DeleteDatabaseResponse
-	(*ListDatabasesRequest)(nil),       // 48: idnode.v1.ListDatabasesRequest
-	(*DatabaseStatus)(nil),             // 49: idnode.v1.DatabaseStatus
-	(*ListDatabasesResponse)(nil),      // 50: idnode.v1.ListDatabasesResponse
-	(*StatusRequest)(nil),              // 51: idnode.v1.StatusRequest
-	(*NodeStatus)(nil),                 // 52: idnode.v1.NodeStatus
-	(*LeaderChange)(nil),               // 53: idnode.v1.LeaderChange
-	(*StatusResponse)(nil),             // 54: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 55: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 56: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 57: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 58: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 59: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 60: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 61: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 62: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 63: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 64: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 65: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 66: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 67: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 68: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 69: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 70: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 71: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 72: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 73: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 74: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 75: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 76: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 77: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 78: idnode.v1.VerifySeriesResponse
-	nil,                                // 79: idnode.v1.StatusResponse.IssuedEntry
+	(*ListHiLoRequest)(nil),            // 19: idnode.v1.ListHiLoRequest
+	(*HiLoPool)(nil),                   // 20: idnode.v1.HiLoPool
+	(*HiLoTag)(nil),                    // 21: idnode.v1.HiLoTag
+	(*ListHiLoResponse)(nil),           // 22: idnode.v1.ListHiLoResponse
+	(*ListIdentitiesRequest)(nil),      // 23: idnode.v1.ListIdentitiesRequest
+	(*Identity)(nil),                   // 24: idnode.v1.Identity
+	(*ListIdentitiesResponse)(nil),     // 25: idnode.v1.ListIdentitiesResponse
+	(*ClaimRequest)(nil),               // 26: idnode.v1.ClaimRequest
+	(*ClaimResponse)(nil),              // 27: idnode.v1.ClaimResponse
+	(*ReleaseRequest)(nil),             // 28: idnode.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),            // 29: idnode.v1.ReleaseResponse
+	(*GetClaimsRequest)(nil),           // 30: idnode.v1.GetClaimsRequest
+	(*Claim)(nil),                      // 31: idnode.v1.Claim
+	(*GetClaimsResponse)(nil),          // 32: idnode.v1.GetClaimsResponse
+	(*NextHiLoRequest)(nil),            // 33: idnode.v1.NextHiLoRequest
+	(*NextHiLoResponse)(nil),           // 34: idnode.v1.NextHiLoResponse
+	(*ReturnHiLoRequest)(nil),          // 35: idnode.v1.ReturnHiLoRequest
+	(*ReturnHiLoResponse)(nil),         // 36: idnode.v1.ReturnHiLoResponse
+	(*SeedHiLoRequest)(nil),            // 37: idnode.v1.SeedHiLoRequest
+	(*SeedHiLoResponse)(nil),           // 38: idnode.v1.SeedHiLoResponse
+	(*CreateKeyRequest)(nil),           // 39: idnode.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),          // 40: idnode.v1.CreateKeyResponse
+	(*DeleteKeyRequest)(nil),           // 41: idnode.v1.DeleteKeyRequest
+	(*DeleteKeyResponse)(nil),          // 42: idnode.v1.DeleteKeyResponse
+	(*ListKeysRequest)(nil),            // 43: idnode.v1.ListKeysRequest
+	(*KeyStatus)(nil),                  // 44: idnode.v1.KeyStatus
+	(*ListKeysResponse)(nil),           // 45: idnode.v1.ListKeysResponse
+	(*WhoAmIRequest)(nil),              // 46: idnode.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),             // 47: idnode.v1.WhoAmIResponse
+	(*CreateDatabaseRequest)(nil),      // 48: idnode.v1.CreateDatabaseRequest
+	(*CreateDatabaseResponse)(nil),     // 49: idnode.v1.CreateDatabaseResponse
+	(*DeleteDatabaseRequest)(nil),      // 50: idnode.v1.DeleteDatabaseRequest
+	(*DeleteDatabaseResponse)(nil),     // 51: idnode.v1.DeleteDatabaseResponse
+	(*ListDatabasesRequest)(nil),       // 52: idnode.v1.ListDatabasesRequest
+	(*DatabaseStatus)(nil),             // 53: idnode.v1.DatabaseStatus
+	(*ListDatabasesResponse)(nil),      // 54: idnode.v1.ListDatabasesResponse
+	(*StatusRequest)(nil),              // 55: idnode.v1.StatusRequest
+	(*NodeStatus)(nil),                 // 56: idnode.v1.NodeStatus
+	(*LeaderChange)(nil),               // 57: idnode.v1.LeaderChange
+	(*StatusResponse)(nil),             // 58: idnode.v1.StatusResponse
+	(*AddNodeRequest)(nil),             // 59: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 60: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 61: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 62: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 63: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 64: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 65: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 66: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 67: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 68: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 69: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 70: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 71: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 72: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 73: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 74: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 75: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 76: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 77: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 78: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 79: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 80: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 81: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 82: idnode.v1.VerifySeriesResponse
+	nil,                                // 83: idnode.v1.StatusResponse.IssuedEntry
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
 	0,  // 1: idnode.v1.GenerateRequest.guid_version:type_name -> idnode.v1.GuidVersion
-	20, // 2: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
-	27, // 3: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
-	40, // 4: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
-	40, // 5: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
-	49, // 6: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
-	52, // 7: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	53, // 8: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
-	79, // 9: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
-	52, // 10: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 11: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 12: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	67, // 13: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 14: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 15: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	67, // 16: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	70, // 17: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	75, // 18: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	75, // 19: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 20: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	70, // 21: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	13, // 22: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	15, // 23: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	17, // 24: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	19, // 25: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	22, // 26: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	24, // 27: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	26, // 28: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	29, // 29: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	31, // 30: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	33, // 31: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	4,  // 32: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	5,  // 33: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	6,  // 34: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	8,  // 35: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	11, // 36: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	51, // 37: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	55, // 38: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	57, // 39: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	59, // 40: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	61, // 41: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	63, // 42: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	44, // 43: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	46, // 44: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	48, // 45: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	35, // 46: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	37, // 47: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	39, // 48: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	42, // 49: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
-	65, // 50: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	68, // 51: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	71, // 52: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	73, // 53: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	76, // 54: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	77, // 55: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 56: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 57: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 58: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	21, // 59: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	23, // 60: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	25, // 61: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	28, // 62: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	30, // 63: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	32, // 64: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	34, // 65: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	10, // 66: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 67: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 68: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 69: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 70: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	54, // 71: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	56, // 72: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	58, // 73: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	60, // 74: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	62, // 75: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	64, // 76: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	45, // 77: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	47, // 78: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	50, // 79: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	36, // 80: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	38, // 81: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	41, // 82: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	43, // 83: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
-	66, // 84: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	69, // 85: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	72, // 86: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	74, // 87: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	75, // 88: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	78, // 89: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	56, // [56:90] is the sub-list for method output_type
-	22, // [22:56] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	20, // 2: idnode.v1.HiLoTag.pools:type_name -> idnode.v1.HiLoPool
+	21, // 3: idnode.v1.ListHiLoResponse.tags:type_name -> idnode.v1.HiLoTag
+	24, // 4: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
+	31, // 5: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
+	44, // 6: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
+	44, // 7: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
+	53, // 8: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	56, // 9: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	57, // 10: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
+	83, // 11: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
+	56, // 12: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	1,  // 13: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 14: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	71, // 15: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 16: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 17: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	71, // 18: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	74, // 19: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	79, // 20: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	79, // 21: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 22: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	74, // 23: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13, // 24: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15, // 25: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17, // 26: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	23, // 27: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	26, // 28: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	28, // 29: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	30, // 30: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	33, // 31: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	35, // 32: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	37, // 33: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	19, // 34: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
+	4,  // 35: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,  // 36: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,  // 37: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,  // 38: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11, // 39: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	55, // 40: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	59, // 41: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	61, // 42: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	63, // 43: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	65, // 44: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	67, // 45: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	48, // 46: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	50, // 47: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	52, // 48: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	39, // 49: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	41, // 50: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	43, // 51: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	46, // 52: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	69, // 53: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	72, // 54: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	75, // 55: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	77, // 56: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	80, // 57: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	81, // 58: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 59: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 60: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 61: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	25, // 62: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	27, // 63: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	29, // 64: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	32, // 65: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	34, // 66: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	36, // 67: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	38, // 68: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	22, // 69: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	10, // 70: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 71: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 72: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 73: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 74: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	58, // 75: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	60, // 76: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	62, // 77: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	64, // 78: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	66, // 79: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	68, // 80: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	49, // 81: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	51, // 82: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	54, // 83: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	40, // 84: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	42, // 85: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	45, // 86: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	47, // 87: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	70, // 88: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	73, // 89: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	76, // 90: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	78, // 91: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	79, // 92: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	82, // 93: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	59, // [59:94] is the sub-list for method output_type
+	24, // [24:59] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -5831,7 +6150,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   76,
+			NumMessages:   80,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -53,6 +53,7 @@ const (
 	IdService_NextHiLo_FullMethodName       = "/idnode.v1.IdService/NextHiLo"
 	IdService_ReturnHiLo_FullMethodName     = "/idnode.v1.IdService/ReturnHiLo"
 	IdService_SeedHiLo_FullMethodName       = "/idnode.v1.IdService/SeedHiLo"
+	IdService_ListHiLo_FullMethodName       = "/idnode.v1.IdService/ListHiLo"
 	IdService_AcquireWorker_FullMethodName  = "/idnode.v1.IdService/AcquireWorker"
 	IdService_RenewWorker_FullMethodName    = "/idnode.v1.IdService/RenewWorker"
 	IdService_ReleaseWorker_FullMethodName  = "/idnode.v1.IdService/ReleaseWorker"
@@ -93,6 +94,11 @@ type IdServiceClient interface {
 	// RavenDB's Raven/Hilo/<tag> document or another store); it never lowers it. Without API keys
 	// anyone may call it; with keys it needs an admin key of the database (or the admin token).
 	SeedHiLo(ctx context.Context, in *SeedHiLoRequest, opts ...grpc.CallOption) (*SeedHiLoResponse, error)
+	// ListHiLo lists a database's HiLo tags a page at a time, linearizably: each tag's Max and
+	// floor, and each node's pool for it: how many numbers the cluster reserved to it so far
+	// and, asked of the node itself, how many it holds now, the size it tops up to, and when
+	// it was last topped up.
+	ListHiLo(ctx context.Context, in *ListHiLoRequest, opts ...grpc.CallOption) (*ListHiLoResponse, error)
 	// AcquireWorker leases a worker ID for minting numeric IDs in-process (issue 27): mint at
 	// times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
 	// RESOURCE_EXHAUSTED when every worker of the layout is leased.
@@ -218,6 +224,16 @@ func (c *idServiceClient) SeedHiLo(ctx context.Context, in *SeedHiLoRequest, opt
 	return out, nil
 }
 
+func (c *idServiceClient) ListHiLo(ctx context.Context, in *ListHiLoRequest, opts ...grpc.CallOption) (*ListHiLoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListHiLoResponse)
+	err := c.cc.Invoke(ctx, IdService_ListHiLo_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *idServiceClient) AcquireWorker(ctx context.Context, in *AcquireWorkerRequest, opts ...grpc.CallOption) (*WorkerLease, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(WorkerLease)
@@ -301,6 +317,11 @@ type IdServiceServer interface {
 	// RavenDB's Raven/Hilo/<tag> document or another store); it never lowers it. Without API keys
 	// anyone may call it; with keys it needs an admin key of the database (or the admin token).
 	SeedHiLo(context.Context, *SeedHiLoRequest) (*SeedHiLoResponse, error)
+	// ListHiLo lists a database's HiLo tags a page at a time, linearizably: each tag's Max and
+	// floor, and each node's pool for it: how many numbers the cluster reserved to it so far
+	// and, asked of the node itself, how many it holds now, the size it tops up to, and when
+	// it was last topped up.
+	ListHiLo(context.Context, *ListHiLoRequest) (*ListHiLoResponse, error)
 	// AcquireWorker leases a worker ID for minting numeric IDs in-process (issue 27): mint at
 	// times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
 	// RESOURCE_EXHAUSTED when every worker of the layout is leased.
@@ -355,6 +376,9 @@ func (UnimplementedIdServiceServer) ReturnHiLo(context.Context, *ReturnHiLoReque
 }
 func (UnimplementedIdServiceServer) SeedHiLo(context.Context, *SeedHiLoRequest) (*SeedHiLoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SeedHiLo not implemented")
+}
+func (UnimplementedIdServiceServer) ListHiLo(context.Context, *ListHiLoRequest) (*ListHiLoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListHiLo not implemented")
 }
 func (UnimplementedIdServiceServer) AcquireWorker(context.Context, *AcquireWorkerRequest) (*WorkerLease, error) {
 	return nil, status.Error(codes.Unimplemented, "method AcquireWorker not implemented")
@@ -572,6 +596,24 @@ func _IdService_SeedHiLo_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdService_ListHiLo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListHiLoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).ListHiLo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_ListHiLo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).ListHiLo(ctx, req.(*ListHiLoRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _IdService_AcquireWorker_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AcquireWorkerRequest)
 	if err := dec(in); err != nil {
@@ -708,6 +750,10 @@ var IdService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SeedHiLo",
 			Handler:    _IdService_SeedHiLo_Handler,
+		},
+		{
+			MethodName: "ListHiLo",
+			Handler:    _IdService_ListHiLo_Handler,
 		},
 		{
 			MethodName: "AcquireWorker",

@@ -10,8 +10,8 @@
 package forwardv1
 
 import (
-	v1 "github.com/idnode/idnode/proto/idnode/raft/v1"
-	v11 "github.com/idnode/idnode/proto/idnode/v1"
+	v11 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	v1 "github.com/idnode/idnode/proto/idnode/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -26,6 +26,104 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type PoolStatesRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// Folded tags; at most a ListHiLo page's.
+	Tags          []string `protobuf:"bytes,2,rep,name=tags,proto3" json:"tags,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PoolStatesRequest) Reset() {
+	*x = PoolStatesRequest{}
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PoolStatesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PoolStatesRequest) ProtoMessage() {}
+
+func (x *PoolStatesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PoolStatesRequest.ProtoReflect.Descriptor instead.
+func (*PoolStatesRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *PoolStatesRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *PoolStatesRequest) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+type PoolStatesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One per tag asked, in order: pool.answered is set, pool.node and pool.reserved are not.
+	Pools         []*v1.HiLoPool `protobuf:"bytes,1,rep,name=pools,proto3" json:"pools,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PoolStatesResponse) Reset() {
+	*x = PoolStatesResponse{}
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PoolStatesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PoolStatesResponse) ProtoMessage() {}
+
+func (x *PoolStatesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PoolStatesResponse.ProtoReflect.Descriptor instead.
+func (*PoolStatesResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PoolStatesResponse) GetPools() []*v1.HiLoPool {
+	if x != nil {
+		return x.Pools
+	}
+	return nil
+}
+
 type ReserveHiLoPoolResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Low           int64                  `protobuf:"varint,1,opt,name=low,proto3" json:"low,omitempty"`
@@ -36,7 +134,7 @@ type ReserveHiLoPoolResponse struct {
 
 func (x *ReserveHiLoPoolResponse) Reset() {
 	*x = ReserveHiLoPoolResponse{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -48,7 +146,7 @@ func (x *ReserveHiLoPoolResponse) String() string {
 func (*ReserveHiLoPoolResponse) ProtoMessage() {}
 
 func (x *ReserveHiLoPoolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[0]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -61,7 +159,7 @@ func (x *ReserveHiLoPoolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReserveHiLoPoolResponse.ProtoReflect.Descriptor instead.
 func (*ReserveHiLoPoolResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{0}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ReserveHiLoPoolResponse) GetLow() int64 {
@@ -79,15 +177,15 @@ func (x *ReserveHiLoPoolResponse) GetHigh() int64 {
 }
 
 type NextIdentitiesRequest struct {
-	state         protoimpl.MessageState  `protogen:"open.v1"`
-	Increments    []*v1.IdentityIncrement `protobuf:"bytes,1,rep,name=increments,proto3" json:"increments,omitempty"`
+	state         protoimpl.MessageState   `protogen:"open.v1"`
+	Increments    []*v11.IdentityIncrement `protobuf:"bytes,1,rep,name=increments,proto3" json:"increments,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NextIdentitiesRequest) Reset() {
 	*x = NextIdentitiesRequest{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -99,7 +197,7 @@ func (x *NextIdentitiesRequest) String() string {
 func (*NextIdentitiesRequest) ProtoMessage() {}
 
 func (x *NextIdentitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[1]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -112,10 +210,10 @@ func (x *NextIdentitiesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextIdentitiesRequest.ProtoReflect.Descriptor instead.
 func (*NextIdentitiesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{1}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *NextIdentitiesRequest) GetIncrements() []*v1.IdentityIncrement {
+func (x *NextIdentitiesRequest) GetIncrements() []*v11.IdentityIncrement {
 	if x != nil {
 		return x.Increments
 	}
@@ -139,7 +237,7 @@ type IdentityAnswer struct {
 
 func (x *IdentityAnswer) Reset() {
 	*x = IdentityAnswer{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -151,7 +249,7 @@ func (x *IdentityAnswer) String() string {
 func (*IdentityAnswer) ProtoMessage() {}
 
 func (x *IdentityAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[2]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -164,7 +262,7 @@ func (x *IdentityAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentityAnswer.ProtoReflect.Descriptor instead.
 func (*IdentityAnswer) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{2}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *IdentityAnswer) GetFirst() int64 {
@@ -218,7 +316,7 @@ type NextIdentitiesResponse struct {
 
 func (x *NextIdentitiesResponse) Reset() {
 	*x = NextIdentitiesResponse{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[3]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -230,7 +328,7 @@ func (x *NextIdentitiesResponse) String() string {
 func (*NextIdentitiesResponse) ProtoMessage() {}
 
 func (x *NextIdentitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[3]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -243,7 +341,7 @@ func (x *NextIdentitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextIdentitiesResponse.ProtoReflect.Descriptor instead.
 func (*NextIdentitiesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{3}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *NextIdentitiesResponse) GetAnswers() []*IdentityAnswer {
@@ -255,14 +353,14 @@ func (x *NextIdentitiesResponse) GetAnswers() []*IdentityAnswer {
 
 type IssueSeriesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Issues        []*v1.SeriesIssue      `protobuf:"bytes,1,rep,name=issues,proto3" json:"issues,omitempty"`
+	Issues        []*v11.SeriesIssue     `protobuf:"bytes,1,rep,name=issues,proto3" json:"issues,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *IssueSeriesRequest) Reset() {
 	*x = IssueSeriesRequest{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[4]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -274,7 +372,7 @@ func (x *IssueSeriesRequest) String() string {
 func (*IssueSeriesRequest) ProtoMessage() {}
 
 func (x *IssueSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[4]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -287,10 +385,10 @@ func (x *IssueSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueSeriesRequest.ProtoReflect.Descriptor instead.
 func (*IssueSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{4}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{6}
 }
 
-func (x *IssueSeriesRequest) GetIssues() []*v1.SeriesIssue {
+func (x *IssueSeriesRequest) GetIssues() []*v11.SeriesIssue {
 	if x != nil {
 		return x.Issues
 	}
@@ -300,7 +398,7 @@ func (x *IssueSeriesRequest) GetIssues() []*v1.SeriesIssue {
 // The answer to one issue: its journal entry, or the gRPC code and message of its refusal.
 type IssueAnswer struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
-	Entry   *v1.SeriesEntry        `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
+	Entry   *v11.SeriesEntry       `protobuf:"bytes,1,opt,name=entry,proto3" json:"entry,omitempty"`
 	Code    int32                  `protobuf:"varint,2,opt,name=code,proto3" json:"code,omitempty"`
 	Message string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
 	// The refusal's reason (package reason), passed on to the caller.
@@ -311,7 +409,7 @@ type IssueAnswer struct {
 
 func (x *IssueAnswer) Reset() {
 	*x = IssueAnswer{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[5]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -323,7 +421,7 @@ func (x *IssueAnswer) String() string {
 func (*IssueAnswer) ProtoMessage() {}
 
 func (x *IssueAnswer) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[5]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -336,10 +434,10 @@ func (x *IssueAnswer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueAnswer.ProtoReflect.Descriptor instead.
 func (*IssueAnswer) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{5}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *IssueAnswer) GetEntry() *v1.SeriesEntry {
+func (x *IssueAnswer) GetEntry() *v11.SeriesEntry {
 	if x != nil {
 		return x.Entry
 	}
@@ -376,7 +474,7 @@ type IssueSeriesResponse struct {
 
 func (x *IssueSeriesResponse) Reset() {
 	*x = IssueSeriesResponse{}
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[6]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -388,7 +486,7 @@ func (x *IssueSeriesResponse) String() string {
 func (*IssueSeriesResponse) ProtoMessage() {}
 
 func (x *IssueSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_forward_v1_forward_proto_msgTypes[6]
+	mi := &file_idnode_forward_v1_forward_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -401,7 +499,7 @@ func (x *IssueSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueSeriesResponse.ProtoReflect.Descriptor instead.
 func (*IssueSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{6}
+	return file_idnode_forward_v1_forward_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *IssueSeriesResponse) GetAnswers() []*IssueAnswer {
@@ -415,7 +513,12 @@ var File_idnode_forward_v1_forward_proto protoreflect.FileDescriptor
 
 const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\n" +
-	"\x1fidnode/forward/v1/forward.proto\x12\x11idnode.forward.v1\x1a\x19idnode/raft/v1/raft.proto\x1a\x16idnode/v1/idnode.proto\"?\n" +
+	"\x1fidnode/forward/v1/forward.proto\x12\x11idnode.forward.v1\x1a\x19idnode/raft/v1/raft.proto\x1a\x16idnode/v1/idnode.proto\"C\n" +
+	"\x11PoolStatesRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
+	"\x04tags\x18\x02 \x03(\tR\x04tags\"?\n" +
+	"\x12PoolStatesResponse\x12)\n" +
+	"\x05pools\x18\x01 \x03(\v2\x13.idnode.v1.HiLoPoolR\x05pools\"?\n" +
 	"\x17ReserveHiLoPoolResponse\x12\x10\n" +
 	"\x03low\x18\x01 \x01(\x03R\x03low\x12\x12\n" +
 	"\x04high\x18\x02 \x01(\x03R\x04high\"Z\n" +
@@ -440,15 +543,18 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\"O\n" +
 	"\x13IssueSeriesResponse\x128\n" +
-	"\aanswers\x18\x01 \x03(\v2\x1e.idnode.forward.v1.IssueAnswerR\aanswers2\x8a\x03\n" +
+	"\aanswers\x18\x01 \x03(\v2\x1e.idnode.forward.v1.IssueAnswerR\aanswers2\xe5\x03\n" +
 	"\aForward\x12e\n" +
 	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponse\x12\\\n" +
 	"\vIssueSeries\x12%.idnode.forward.v1.IssueSeriesRequest\x1a&.idnode.forward.v1.IssueSeriesResponse\x12^\n" +
 	"\x0fReserveHiLoPool\x12\x1f.idnode.raft.v1.HiLoPoolReserve\x1a*.idnode.forward.v1.ReserveHiLoPoolResponse\x12Z\n" +
-	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations2\xe9\x10\n" +
+	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations\x12Y\n" +
+	"\n" +
+	"PoolStates\x12$.idnode.forward.v1.PoolStatesRequest\x1a%.idnode.forward.v1.PoolStatesResponse2\xae\x11\n" +
 	"\x06Leader\x12O\n" +
 	"\fSeedIdentity\x12\x1e.idnode.v1.SeedIdentityRequest\x1a\x1f.idnode.v1.SeedIdentityResponse\x12U\n" +
-	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12:\n" +
+	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12C\n" +
+	"\bListHiLo\x12\x1a.idnode.v1.ListHiLoRequest\x1a\x1b.idnode.v1.ListHiLoResponse\x12:\n" +
 	"\x05Claim\x12\x17.idnode.v1.ClaimRequest\x1a\x18.idnode.v1.ClaimResponse\x12@\n" +
 	"\aRelease\x12\x19.idnode.v1.ReleaseRequest\x1a\x1a.idnode.v1.ReleaseResponse\x12F\n" +
 	"\tGetClaims\x12\x1b.idnode.v1.GetClaimsRequest\x1a\x1c.idnode.v1.GetClaimsResponse\x12C\n" +
@@ -492,155 +598,165 @@ func file_idnode_forward_v1_forward_proto_rawDescGZIP() []byte {
 	return file_idnode_forward_v1_forward_proto_rawDescData
 }
 
-var file_idnode_forward_v1_forward_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_idnode_forward_v1_forward_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_idnode_forward_v1_forward_proto_goTypes = []any{
-	(*ReserveHiLoPoolResponse)(nil),        // 0: idnode.forward.v1.ReserveHiLoPoolResponse
-	(*NextIdentitiesRequest)(nil),          // 1: idnode.forward.v1.NextIdentitiesRequest
-	(*IdentityAnswer)(nil),                 // 2: idnode.forward.v1.IdentityAnswer
-	(*NextIdentitiesResponse)(nil),         // 3: idnode.forward.v1.NextIdentitiesResponse
-	(*IssueSeriesRequest)(nil),             // 4: idnode.forward.v1.IssueSeriesRequest
-	(*IssueAnswer)(nil),                    // 5: idnode.forward.v1.IssueAnswer
-	(*IssueSeriesResponse)(nil),            // 6: idnode.forward.v1.IssueSeriesResponse
-	(*v1.IdentityIncrement)(nil),           // 7: idnode.raft.v1.IdentityIncrement
-	(*v1.SeriesIssue)(nil),                 // 8: idnode.raft.v1.SeriesIssue
-	(*v1.SeriesEntry)(nil),                 // 9: idnode.raft.v1.SeriesEntry
-	(*v1.HiLoPoolReserve)(nil),             // 10: idnode.raft.v1.HiLoPoolReserve
-	(*v1.LocalReservations)(nil),           // 11: idnode.raft.v1.LocalReservations
-	(*v11.SeedIdentityRequest)(nil),        // 12: idnode.v1.SeedIdentityRequest
-	(*v11.ListIdentitiesRequest)(nil),      // 13: idnode.v1.ListIdentitiesRequest
-	(*v11.ClaimRequest)(nil),               // 14: idnode.v1.ClaimRequest
-	(*v11.ReleaseRequest)(nil),             // 15: idnode.v1.ReleaseRequest
-	(*v11.GetClaimsRequest)(nil),           // 16: idnode.v1.GetClaimsRequest
-	(*v11.NextHiLoRequest)(nil),            // 17: idnode.v1.NextHiLoRequest
-	(*v11.ReturnHiLoRequest)(nil),          // 18: idnode.v1.ReturnHiLoRequest
-	(*v11.SeedHiLoRequest)(nil),            // 19: idnode.v1.SeedHiLoRequest
-	(*v11.AcquireWorkerRequest)(nil),       // 20: idnode.v1.AcquireWorkerRequest
-	(*v11.RenewWorkerRequest)(nil),         // 21: idnode.v1.RenewWorkerRequest
-	(*v11.ReleaseWorkerRequest)(nil),       // 22: idnode.v1.ReleaseWorkerRequest
-	(*v11.ListWorkersRequest)(nil),         // 23: idnode.v1.ListWorkersRequest
-	(*v11.StatusRequest)(nil),              // 24: idnode.v1.StatusRequest
-	(*v11.AddNodeRequest)(nil),             // 25: idnode.v1.AddNodeRequest
-	(*v11.RemoveNodeRequest)(nil),          // 26: idnode.v1.RemoveNodeRequest
-	(*v11.TransferLeadershipRequest)(nil),  // 27: idnode.v1.TransferLeadershipRequest
-	(*v11.BackupRequest)(nil),              // 28: idnode.v1.BackupRequest
-	(*v11.RestoreChunk)(nil),               // 29: idnode.v1.RestoreChunk
-	(*v11.CreateDatabaseRequest)(nil),      // 30: idnode.v1.CreateDatabaseRequest
-	(*v11.DeleteDatabaseRequest)(nil),      // 31: idnode.v1.DeleteDatabaseRequest
-	(*v11.ListDatabasesRequest)(nil),       // 32: idnode.v1.ListDatabasesRequest
-	(*v11.CreateKeyRequest)(nil),           // 33: idnode.v1.CreateKeyRequest
-	(*v11.DeleteKeyRequest)(nil),           // 34: idnode.v1.DeleteKeyRequest
-	(*v11.ListKeysRequest)(nil),            // 35: idnode.v1.ListKeysRequest
-	(*v11.CreateSeriesRequest)(nil),        // 36: idnode.v1.CreateSeriesRequest
-	(*v11.ListSeriesRequest)(nil),          // 37: idnode.v1.ListSeriesRequest
-	(*v11.VoidRequest)(nil),                // 38: idnode.v1.VoidRequest
-	(*v11.JournalRequest)(nil),             // 39: idnode.v1.JournalRequest
-	(*v11.VerifySeriesRequest)(nil),        // 40: idnode.v1.VerifySeriesRequest
-	(*v11.SeedIdentityResponse)(nil),       // 41: idnode.v1.SeedIdentityResponse
-	(*v11.ListIdentitiesResponse)(nil),     // 42: idnode.v1.ListIdentitiesResponse
-	(*v11.ClaimResponse)(nil),              // 43: idnode.v1.ClaimResponse
-	(*v11.ReleaseResponse)(nil),            // 44: idnode.v1.ReleaseResponse
-	(*v11.GetClaimsResponse)(nil),          // 45: idnode.v1.GetClaimsResponse
-	(*v11.NextHiLoResponse)(nil),           // 46: idnode.v1.NextHiLoResponse
-	(*v11.ReturnHiLoResponse)(nil),         // 47: idnode.v1.ReturnHiLoResponse
-	(*v11.SeedHiLoResponse)(nil),           // 48: idnode.v1.SeedHiLoResponse
-	(*v11.WorkerLease)(nil),                // 49: idnode.v1.WorkerLease
-	(*v11.ReleaseWorkerResponse)(nil),      // 50: idnode.v1.ReleaseWorkerResponse
-	(*v11.ListWorkersResponse)(nil),        // 51: idnode.v1.ListWorkersResponse
-	(*v11.StatusResponse)(nil),             // 52: idnode.v1.StatusResponse
-	(*v11.AddNodeResponse)(nil),            // 53: idnode.v1.AddNodeResponse
-	(*v11.RemoveNodeResponse)(nil),         // 54: idnode.v1.RemoveNodeResponse
-	(*v11.TransferLeadershipResponse)(nil), // 55: idnode.v1.TransferLeadershipResponse
-	(*v11.BackupChunk)(nil),                // 56: idnode.v1.BackupChunk
-	(*v11.RestoreResponse)(nil),            // 57: idnode.v1.RestoreResponse
-	(*v11.CreateDatabaseResponse)(nil),     // 58: idnode.v1.CreateDatabaseResponse
-	(*v11.DeleteDatabaseResponse)(nil),     // 59: idnode.v1.DeleteDatabaseResponse
-	(*v11.ListDatabasesResponse)(nil),      // 60: idnode.v1.ListDatabasesResponse
-	(*v11.CreateKeyResponse)(nil),          // 61: idnode.v1.CreateKeyResponse
-	(*v11.DeleteKeyResponse)(nil),          // 62: idnode.v1.DeleteKeyResponse
-	(*v11.ListKeysResponse)(nil),           // 63: idnode.v1.ListKeysResponse
-	(*v11.CreateSeriesResponse)(nil),       // 64: idnode.v1.CreateSeriesResponse
-	(*v11.ListSeriesResponse)(nil),         // 65: idnode.v1.ListSeriesResponse
-	(*v11.VoidResponse)(nil),               // 66: idnode.v1.VoidResponse
-	(*v11.SeriesEntry)(nil),                // 67: idnode.v1.SeriesEntry
-	(*v11.VerifySeriesResponse)(nil),       // 68: idnode.v1.VerifySeriesResponse
+	(*PoolStatesRequest)(nil),             // 0: idnode.forward.v1.PoolStatesRequest
+	(*PoolStatesResponse)(nil),            // 1: idnode.forward.v1.PoolStatesResponse
+	(*ReserveHiLoPoolResponse)(nil),       // 2: idnode.forward.v1.ReserveHiLoPoolResponse
+	(*NextIdentitiesRequest)(nil),         // 3: idnode.forward.v1.NextIdentitiesRequest
+	(*IdentityAnswer)(nil),                // 4: idnode.forward.v1.IdentityAnswer
+	(*NextIdentitiesResponse)(nil),        // 5: idnode.forward.v1.NextIdentitiesResponse
+	(*IssueSeriesRequest)(nil),            // 6: idnode.forward.v1.IssueSeriesRequest
+	(*IssueAnswer)(nil),                   // 7: idnode.forward.v1.IssueAnswer
+	(*IssueSeriesResponse)(nil),           // 8: idnode.forward.v1.IssueSeriesResponse
+	(*v1.HiLoPool)(nil),                   // 9: idnode.v1.HiLoPool
+	(*v11.IdentityIncrement)(nil),         // 10: idnode.raft.v1.IdentityIncrement
+	(*v11.SeriesIssue)(nil),               // 11: idnode.raft.v1.SeriesIssue
+	(*v11.SeriesEntry)(nil),               // 12: idnode.raft.v1.SeriesEntry
+	(*v11.HiLoPoolReserve)(nil),           // 13: idnode.raft.v1.HiLoPoolReserve
+	(*v11.LocalReservations)(nil),         // 14: idnode.raft.v1.LocalReservations
+	(*v1.SeedIdentityRequest)(nil),        // 15: idnode.v1.SeedIdentityRequest
+	(*v1.ListIdentitiesRequest)(nil),      // 16: idnode.v1.ListIdentitiesRequest
+	(*v1.ListHiLoRequest)(nil),            // 17: idnode.v1.ListHiLoRequest
+	(*v1.ClaimRequest)(nil),               // 18: idnode.v1.ClaimRequest
+	(*v1.ReleaseRequest)(nil),             // 19: idnode.v1.ReleaseRequest
+	(*v1.GetClaimsRequest)(nil),           // 20: idnode.v1.GetClaimsRequest
+	(*v1.NextHiLoRequest)(nil),            // 21: idnode.v1.NextHiLoRequest
+	(*v1.ReturnHiLoRequest)(nil),          // 22: idnode.v1.ReturnHiLoRequest
+	(*v1.SeedHiLoRequest)(nil),            // 23: idnode.v1.SeedHiLoRequest
+	(*v1.AcquireWorkerRequest)(nil),       // 24: idnode.v1.AcquireWorkerRequest
+	(*v1.RenewWorkerRequest)(nil),         // 25: idnode.v1.RenewWorkerRequest
+	(*v1.ReleaseWorkerRequest)(nil),       // 26: idnode.v1.ReleaseWorkerRequest
+	(*v1.ListWorkersRequest)(nil),         // 27: idnode.v1.ListWorkersRequest
+	(*v1.StatusRequest)(nil),              // 28: idnode.v1.StatusRequest
+	(*v1.AddNodeRequest)(nil),             // 29: idnode.v1.AddNodeRequest
+	(*v1.RemoveNodeRequest)(nil),          // 30: idnode.v1.RemoveNodeRequest
+	(*v1.TransferLeadershipRequest)(nil),  // 31: idnode.v1.TransferLeadershipRequest
+	(*v1.BackupRequest)(nil),              // 32: idnode.v1.BackupRequest
+	(*v1.RestoreChunk)(nil),               // 33: idnode.v1.RestoreChunk
+	(*v1.CreateDatabaseRequest)(nil),      // 34: idnode.v1.CreateDatabaseRequest
+	(*v1.DeleteDatabaseRequest)(nil),      // 35: idnode.v1.DeleteDatabaseRequest
+	(*v1.ListDatabasesRequest)(nil),       // 36: idnode.v1.ListDatabasesRequest
+	(*v1.CreateKeyRequest)(nil),           // 37: idnode.v1.CreateKeyRequest
+	(*v1.DeleteKeyRequest)(nil),           // 38: idnode.v1.DeleteKeyRequest
+	(*v1.ListKeysRequest)(nil),            // 39: idnode.v1.ListKeysRequest
+	(*v1.CreateSeriesRequest)(nil),        // 40: idnode.v1.CreateSeriesRequest
+	(*v1.ListSeriesRequest)(nil),          // 41: idnode.v1.ListSeriesRequest
+	(*v1.VoidRequest)(nil),                // 42: idnode.v1.VoidRequest
+	(*v1.JournalRequest)(nil),             // 43: idnode.v1.JournalRequest
+	(*v1.VerifySeriesRequest)(nil),        // 44: idnode.v1.VerifySeriesRequest
+	(*v1.SeedIdentityResponse)(nil),       // 45: idnode.v1.SeedIdentityResponse
+	(*v1.ListIdentitiesResponse)(nil),     // 46: idnode.v1.ListIdentitiesResponse
+	(*v1.ListHiLoResponse)(nil),           // 47: idnode.v1.ListHiLoResponse
+	(*v1.ClaimResponse)(nil),              // 48: idnode.v1.ClaimResponse
+	(*v1.ReleaseResponse)(nil),            // 49: idnode.v1.ReleaseResponse
+	(*v1.GetClaimsResponse)(nil),          // 50: idnode.v1.GetClaimsResponse
+	(*v1.NextHiLoResponse)(nil),           // 51: idnode.v1.NextHiLoResponse
+	(*v1.ReturnHiLoResponse)(nil),         // 52: idnode.v1.ReturnHiLoResponse
+	(*v1.SeedHiLoResponse)(nil),           // 53: idnode.v1.SeedHiLoResponse
+	(*v1.WorkerLease)(nil),                // 54: idnode.v1.WorkerLease
+	(*v1.ReleaseWorkerResponse)(nil),      // 55: idnode.v1.ReleaseWorkerResponse
+	(*v1.ListWorkersResponse)(nil),        // 56: idnode.v1.ListWorkersResponse
+	(*v1.StatusResponse)(nil),             // 57: idnode.v1.StatusResponse
+	(*v1.AddNodeResponse)(nil),            // 58: idnode.v1.AddNodeResponse
+	(*v1.RemoveNodeResponse)(nil),         // 59: idnode.v1.RemoveNodeResponse
+	(*v1.TransferLeadershipResponse)(nil), // 60: idnode.v1.TransferLeadershipResponse
+	(*v1.BackupChunk)(nil),                // 61: idnode.v1.BackupChunk
+	(*v1.RestoreResponse)(nil),            // 62: idnode.v1.RestoreResponse
+	(*v1.CreateDatabaseResponse)(nil),     // 63: idnode.v1.CreateDatabaseResponse
+	(*v1.DeleteDatabaseResponse)(nil),     // 64: idnode.v1.DeleteDatabaseResponse
+	(*v1.ListDatabasesResponse)(nil),      // 65: idnode.v1.ListDatabasesResponse
+	(*v1.CreateKeyResponse)(nil),          // 66: idnode.v1.CreateKeyResponse
+	(*v1.DeleteKeyResponse)(nil),          // 67: idnode.v1.DeleteKeyResponse
+	(*v1.ListKeysResponse)(nil),           // 68: idnode.v1.ListKeysResponse
+	(*v1.CreateSeriesResponse)(nil),       // 69: idnode.v1.CreateSeriesResponse
+	(*v1.ListSeriesResponse)(nil),         // 70: idnode.v1.ListSeriesResponse
+	(*v1.VoidResponse)(nil),               // 71: idnode.v1.VoidResponse
+	(*v1.SeriesEntry)(nil),                // 72: idnode.v1.SeriesEntry
+	(*v1.VerifySeriesResponse)(nil),       // 73: idnode.v1.VerifySeriesResponse
 }
 var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
-	7,  // 0: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
-	2,  // 1: idnode.forward.v1.NextIdentitiesResponse.answers:type_name -> idnode.forward.v1.IdentityAnswer
-	8,  // 2: idnode.forward.v1.IssueSeriesRequest.issues:type_name -> idnode.raft.v1.SeriesIssue
-	9,  // 3: idnode.forward.v1.IssueAnswer.entry:type_name -> idnode.raft.v1.SeriesEntry
-	5,  // 4: idnode.forward.v1.IssueSeriesResponse.answers:type_name -> idnode.forward.v1.IssueAnswer
-	1,  // 5: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
-	4,  // 6: idnode.forward.v1.Forward.IssueSeries:input_type -> idnode.forward.v1.IssueSeriesRequest
-	10, // 7: idnode.forward.v1.Forward.ReserveHiLoPool:input_type -> idnode.raft.v1.HiLoPoolReserve
-	11, // 8: idnode.forward.v1.Forward.RecordReservations:input_type -> idnode.raft.v1.LocalReservations
-	12, // 9: idnode.forward.v1.Leader.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	13, // 10: idnode.forward.v1.Leader.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	14, // 11: idnode.forward.v1.Leader.Claim:input_type -> idnode.v1.ClaimRequest
-	15, // 12: idnode.forward.v1.Leader.Release:input_type -> idnode.v1.ReleaseRequest
-	16, // 13: idnode.forward.v1.Leader.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	17, // 14: idnode.forward.v1.Leader.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	18, // 15: idnode.forward.v1.Leader.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	19, // 16: idnode.forward.v1.Leader.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	20, // 17: idnode.forward.v1.Leader.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	21, // 18: idnode.forward.v1.Leader.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	22, // 19: idnode.forward.v1.Leader.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	23, // 20: idnode.forward.v1.Leader.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	24, // 21: idnode.forward.v1.Leader.Status:input_type -> idnode.v1.StatusRequest
-	25, // 22: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
-	26, // 23: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	27, // 24: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	28, // 25: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
-	29, // 26: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
-	30, // 27: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	31, // 28: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	32, // 29: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	33, // 30: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	34, // 31: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	35, // 32: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	36, // 33: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	37, // 34: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	38, // 35: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
-	39, // 36: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
-	40, // 37: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	3,  // 38: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
-	6,  // 39: idnode.forward.v1.Forward.IssueSeries:output_type -> idnode.forward.v1.IssueSeriesResponse
-	0,  // 40: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
-	11, // 41: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
-	41, // 42: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	42, // 43: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	43, // 44: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
-	44, // 45: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
-	45, // 46: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	46, // 47: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	47, // 48: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	48, // 49: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	49, // 50: idnode.forward.v1.Leader.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	49, // 51: idnode.forward.v1.Leader.RenewWorker:output_type -> idnode.v1.WorkerLease
-	50, // 52: idnode.forward.v1.Leader.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	51, // 53: idnode.forward.v1.Leader.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	52, // 54: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
-	53, // 55: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
-	54, // 56: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	55, // 57: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	56, // 58: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
-	57, // 59: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
-	58, // 60: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	59, // 61: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	60, // 62: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	61, // 63: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	62, // 64: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	63, // 65: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	64, // 66: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	65, // 67: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	66, // 68: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
-	67, // 69: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
-	68, // 70: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	38, // [38:71] is the sub-list for method output_type
-	5,  // [5:38] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	9,  // 0: idnode.forward.v1.PoolStatesResponse.pools:type_name -> idnode.v1.HiLoPool
+	10, // 1: idnode.forward.v1.NextIdentitiesRequest.increments:type_name -> idnode.raft.v1.IdentityIncrement
+	4,  // 2: idnode.forward.v1.NextIdentitiesResponse.answers:type_name -> idnode.forward.v1.IdentityAnswer
+	11, // 3: idnode.forward.v1.IssueSeriesRequest.issues:type_name -> idnode.raft.v1.SeriesIssue
+	12, // 4: idnode.forward.v1.IssueAnswer.entry:type_name -> idnode.raft.v1.SeriesEntry
+	7,  // 5: idnode.forward.v1.IssueSeriesResponse.answers:type_name -> idnode.forward.v1.IssueAnswer
+	3,  // 6: idnode.forward.v1.Forward.NextIdentities:input_type -> idnode.forward.v1.NextIdentitiesRequest
+	6,  // 7: idnode.forward.v1.Forward.IssueSeries:input_type -> idnode.forward.v1.IssueSeriesRequest
+	13, // 8: idnode.forward.v1.Forward.ReserveHiLoPool:input_type -> idnode.raft.v1.HiLoPoolReserve
+	14, // 9: idnode.forward.v1.Forward.RecordReservations:input_type -> idnode.raft.v1.LocalReservations
+	0,  // 10: idnode.forward.v1.Forward.PoolStates:input_type -> idnode.forward.v1.PoolStatesRequest
+	15, // 11: idnode.forward.v1.Leader.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	16, // 12: idnode.forward.v1.Leader.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	17, // 13: idnode.forward.v1.Leader.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
+	18, // 14: idnode.forward.v1.Leader.Claim:input_type -> idnode.v1.ClaimRequest
+	19, // 15: idnode.forward.v1.Leader.Release:input_type -> idnode.v1.ReleaseRequest
+	20, // 16: idnode.forward.v1.Leader.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	21, // 17: idnode.forward.v1.Leader.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	22, // 18: idnode.forward.v1.Leader.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	23, // 19: idnode.forward.v1.Leader.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	24, // 20: idnode.forward.v1.Leader.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	25, // 21: idnode.forward.v1.Leader.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	26, // 22: idnode.forward.v1.Leader.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	27, // 23: idnode.forward.v1.Leader.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	28, // 24: idnode.forward.v1.Leader.Status:input_type -> idnode.v1.StatusRequest
+	29, // 25: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
+	30, // 26: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	31, // 27: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	32, // 28: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
+	33, // 29: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
+	34, // 30: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	35, // 31: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	36, // 32: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	37, // 33: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	38, // 34: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	39, // 35: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	40, // 36: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	41, // 37: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	42, // 38: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
+	43, // 39: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
+	44, // 40: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	5,  // 41: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
+	8,  // 42: idnode.forward.v1.Forward.IssueSeries:output_type -> idnode.forward.v1.IssueSeriesResponse
+	2,  // 43: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
+	14, // 44: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
+	1,  // 45: idnode.forward.v1.Forward.PoolStates:output_type -> idnode.forward.v1.PoolStatesResponse
+	45, // 46: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	46, // 47: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	47, // 48: idnode.forward.v1.Leader.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	48, // 49: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
+	49, // 50: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
+	50, // 51: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	51, // 52: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	52, // 53: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	53, // 54: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	54, // 55: idnode.forward.v1.Leader.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	54, // 56: idnode.forward.v1.Leader.RenewWorker:output_type -> idnode.v1.WorkerLease
+	55, // 57: idnode.forward.v1.Leader.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	56, // 58: idnode.forward.v1.Leader.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	57, // 59: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
+	58, // 60: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
+	59, // 61: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	60, // 62: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	61, // 63: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
+	62, // 64: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
+	63, // 65: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	64, // 66: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	65, // 67: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	66, // 68: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	67, // 69: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	68, // 70: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	69, // 71: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	70, // 72: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	71, // 73: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
+	72, // 74: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
+	73, // 75: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	41, // [41:76] is the sub-list for method output_type
+	6,  // [6:41] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_idnode_forward_v1_forward_proto_init() }
@@ -654,7 +770,7 @@ func file_idnode_forward_v1_forward_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_forward_v1_forward_proto_rawDesc), len(file_idnode_forward_v1_forward_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

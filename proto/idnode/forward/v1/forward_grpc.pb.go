@@ -28,6 +28,7 @@ const (
 	Forward_IssueSeries_FullMethodName        = "/idnode.forward.v1.Forward/IssueSeries"
 	Forward_ReserveHiLoPool_FullMethodName    = "/idnode.forward.v1.Forward/ReserveHiLoPool"
 	Forward_RecordReservations_FullMethodName = "/idnode.forward.v1.Forward/RecordReservations"
+	Forward_PoolStates_FullMethodName         = "/idnode.forward.v1.Forward/PoolStates"
 )
 
 // ForwardClient is the client API for Forward service.
@@ -47,6 +48,9 @@ type ForwardClient interface {
 	// RecordReservations publishes how far the calling node's etag counter and HiLo pools may
 	// have reached, through the leader's log; the answer is the node's record after it.
 	RecordReservations(ctx context.Context, in *v1.LocalReservations, opts ...grpc.CallOption) (*v1.LocalReservations, error)
+	// PoolStates asks a node (any, not only the leader) what its HiLo pools of some tags hold
+	// now: ListHiLo's answer from each node.
+	PoolStates(ctx context.Context, in *PoolStatesRequest, opts ...grpc.CallOption) (*PoolStatesResponse, error)
 }
 
 type forwardClient struct {
@@ -97,6 +101,16 @@ func (c *forwardClient) RecordReservations(ctx context.Context, in *v1.LocalRese
 	return out, nil
 }
 
+func (c *forwardClient) PoolStates(ctx context.Context, in *PoolStatesRequest, opts ...grpc.CallOption) (*PoolStatesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PoolStatesResponse)
+	err := c.cc.Invoke(ctx, Forward_PoolStates_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ForwardServer is the server API for Forward service.
 // All implementations must embed UnimplementedForwardServer
 // for forward compatibility.
@@ -114,6 +128,9 @@ type ForwardServer interface {
 	// RecordReservations publishes how far the calling node's etag counter and HiLo pools may
 	// have reached, through the leader's log; the answer is the node's record after it.
 	RecordReservations(context.Context, *v1.LocalReservations) (*v1.LocalReservations, error)
+	// PoolStates asks a node (any, not only the leader) what its HiLo pools of some tags hold
+	// now: ListHiLo's answer from each node.
+	PoolStates(context.Context, *PoolStatesRequest) (*PoolStatesResponse, error)
 	mustEmbedUnimplementedForwardServer()
 }
 
@@ -135,6 +152,9 @@ func (UnimplementedForwardServer) ReserveHiLoPool(context.Context, *v1.HiLoPoolR
 }
 func (UnimplementedForwardServer) RecordReservations(context.Context, *v1.LocalReservations) (*v1.LocalReservations, error) {
 	return nil, status.Error(codes.Unimplemented, "method RecordReservations not implemented")
+}
+func (UnimplementedForwardServer) PoolStates(context.Context, *PoolStatesRequest) (*PoolStatesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PoolStates not implemented")
 }
 func (UnimplementedForwardServer) mustEmbedUnimplementedForwardServer() {}
 func (UnimplementedForwardServer) testEmbeddedByValue()                 {}
@@ -229,6 +249,24 @@ func _Forward_RecordReservations_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Forward_PoolStates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PoolStatesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ForwardServer).PoolStates(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Forward_PoolStates_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ForwardServer).PoolStates(ctx, req.(*PoolStatesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Forward_ServiceDesc is the grpc.ServiceDesc for Forward service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -252,6 +290,10 @@ var Forward_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "RecordReservations",
 			Handler:    _Forward_RecordReservations_Handler,
 		},
+		{
+			MethodName: "PoolStates",
+			Handler:    _Forward_PoolStates_Handler,
+		},
 	},
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "idnode/forward/v1/forward.proto",
@@ -260,6 +302,7 @@ var Forward_ServiceDesc = grpc.ServiceDesc{
 const (
 	Leader_SeedIdentity_FullMethodName       = "/idnode.forward.v1.Leader/SeedIdentity"
 	Leader_ListIdentities_FullMethodName     = "/idnode.forward.v1.Leader/ListIdentities"
+	Leader_ListHiLo_FullMethodName           = "/idnode.forward.v1.Leader/ListHiLo"
 	Leader_Claim_FullMethodName              = "/idnode.forward.v1.Leader/Claim"
 	Leader_Release_FullMethodName            = "/idnode.forward.v1.Leader/Release"
 	Leader_GetClaims_FullMethodName          = "/idnode.forward.v1.Leader/GetClaims"
@@ -302,6 +345,7 @@ const (
 type LeaderClient interface {
 	SeedIdentity(ctx context.Context, in *v11.SeedIdentityRequest, opts ...grpc.CallOption) (*v11.SeedIdentityResponse, error)
 	ListIdentities(ctx context.Context, in *v11.ListIdentitiesRequest, opts ...grpc.CallOption) (*v11.ListIdentitiesResponse, error)
+	ListHiLo(ctx context.Context, in *v11.ListHiLoRequest, opts ...grpc.CallOption) (*v11.ListHiLoResponse, error)
 	Claim(ctx context.Context, in *v11.ClaimRequest, opts ...grpc.CallOption) (*v11.ClaimResponse, error)
 	Release(ctx context.Context, in *v11.ReleaseRequest, opts ...grpc.CallOption) (*v11.ReleaseResponse, error)
 	GetClaims(ctx context.Context, in *v11.GetClaimsRequest, opts ...grpc.CallOption) (*v11.GetClaimsResponse, error)
@@ -353,6 +397,16 @@ func (c *leaderClient) ListIdentities(ctx context.Context, in *v11.ListIdentitie
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(v11.ListIdentitiesResponse)
 	err := c.cc.Invoke(ctx, Leader_ListIdentities_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ListHiLo(ctx context.Context, in *v11.ListHiLoRequest, opts ...grpc.CallOption) (*v11.ListHiLoResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ListHiLoResponse)
+	err := c.cc.Invoke(ctx, Leader_ListHiLo_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -663,6 +717,7 @@ func (c *leaderClient) VerifySeries(ctx context.Context, in *v11.VerifySeriesReq
 type LeaderServer interface {
 	SeedIdentity(context.Context, *v11.SeedIdentityRequest) (*v11.SeedIdentityResponse, error)
 	ListIdentities(context.Context, *v11.ListIdentitiesRequest) (*v11.ListIdentitiesResponse, error)
+	ListHiLo(context.Context, *v11.ListHiLoRequest) (*v11.ListHiLoResponse, error)
 	Claim(context.Context, *v11.ClaimRequest) (*v11.ClaimResponse, error)
 	Release(context.Context, *v11.ReleaseRequest) (*v11.ReleaseResponse, error)
 	GetClaims(context.Context, *v11.GetClaimsRequest) (*v11.GetClaimsResponse, error)
@@ -705,6 +760,9 @@ func (UnimplementedLeaderServer) SeedIdentity(context.Context, *v11.SeedIdentity
 }
 func (UnimplementedLeaderServer) ListIdentities(context.Context, *v11.ListIdentitiesRequest) (*v11.ListIdentitiesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListIdentities not implemented")
+}
+func (UnimplementedLeaderServer) ListHiLo(context.Context, *v11.ListHiLoRequest) (*v11.ListHiLoResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListHiLo not implemented")
 }
 func (UnimplementedLeaderServer) Claim(context.Context, *v11.ClaimRequest) (*v11.ClaimResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Claim not implemented")
@@ -840,6 +898,24 @@ func _Leader_ListIdentities_Handler(srv interface{}, ctx context.Context, dec fu
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(LeaderServer).ListIdentities(ctx, req.(*v11.ListIdentitiesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ListHiLo_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ListHiLoRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ListHiLo(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ListHiLo_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ListHiLo(ctx, req.(*v11.ListHiLoRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1319,6 +1395,10 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListIdentities",
 			Handler:    _Leader_ListIdentities_Handler,
+		},
+		{
+			MethodName: "ListHiLo",
+			Handler:    _Leader_ListHiLo_Handler,
 		},
 		{
 			MethodName: "Claim",

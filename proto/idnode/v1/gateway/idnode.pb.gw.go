@@ -412,6 +412,41 @@ func local_request_IdService_SeedHiLo_0(ctx context.Context, marshaler runtime.M
 	return msg, metadata, err
 }
 
+var filter_IdService_ListHiLo_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+
+func request_IdService_ListHiLo_0(ctx context.Context, marshaler runtime.Marshaler, client extIdnodev1.IdServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq extIdnodev1.ListHiLoRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_IdService_ListHiLo_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListHiLo(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_IdService_ListHiLo_0(ctx context.Context, marshaler runtime.Marshaler, server extIdnodev1.IdServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq extIdnodev1.ListHiLoRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_IdService_ListHiLo_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.ListHiLo(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_IdService_AcquireWorker_0(ctx context.Context, marshaler runtime.Marshaler, client extIdnodev1.IdServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq extIdnodev1.AcquireWorkerRequest
@@ -1453,6 +1488,26 @@ func RegisterIdServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux, 
 		}
 		forward_IdService_SeedHiLo_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_IdService_ListHiLo_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/idnode.v1.IdService/ListHiLo", runtime.WithHTTPPathPattern("/v1/hilo"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_IdService_ListHiLo_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_IdService_ListHiLo_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_IdService_AcquireWorker_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -2124,6 +2179,23 @@ func RegisterIdServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux, 
 		}
 		forward_IdService_SeedHiLo_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_IdService_ListHiLo_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/idnode.v1.IdService/ListHiLo", runtime.WithHTTPPathPattern("/v1/hilo"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_IdService_ListHiLo_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_IdService_ListHiLo_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_IdService_AcquireWorker_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -2223,6 +2295,7 @@ var (
 	pattern_IdService_NextHiLo_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "hilo", "tag"}, "next"))
 	pattern_IdService_ReturnHiLo_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "hilo", "tag"}, "return"))
 	pattern_IdService_SeedHiLo_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "hilo", "tag"}, "seed"))
+	pattern_IdService_ListHiLo_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "hilo"}, ""))
 	pattern_IdService_AcquireWorker_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "workers"}, "acquire"))
 	pattern_IdService_RenewWorker_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "workers", "worker"}, "renew"))
 	pattern_IdService_ReleaseWorker_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "workers", "worker"}, "release"))
@@ -2241,6 +2314,7 @@ var (
 	forward_IdService_NextHiLo_0       = runtime.ForwardResponseMessage
 	forward_IdService_ReturnHiLo_0     = runtime.ForwardResponseMessage
 	forward_IdService_SeedHiLo_0       = runtime.ForwardResponseMessage
+	forward_IdService_ListHiLo_0       = runtime.ForwardResponseMessage
 	forward_IdService_AcquireWorker_0  = runtime.ForwardResponseMessage
 	forward_IdService_RenewWorker_0    = runtime.ForwardResponseMessage
 	forward_IdService_ReleaseWorker_0  = runtime.ForwardResponseMessage

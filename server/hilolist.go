@@ -1,0 +1,132 @@
+package server
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// ListHiLo lists a database's HiLo tags. The leader answers the page from its state (each
+// tag's Max and floor, and what each node's pool got), after a read barrier like every
+// listing; then this node asks each of those nodes, in parallel and within probeTimeout,
+// what its pools of the page's tags hold now. A node that does not answer is shown as such:
+// the page is never held up by a node that is down.
+func (s *Server) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
+	resp, err := listed(s, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+		s.leader().ListHiLo, viaLeader(forwardv1.LeaderClient.ListHiLo))
+	if err != nil {
+		return nil, err
+	}
+	s.askPools(ctx, req.GetDatabase(), resp.GetTags())
+	return resp, nil
+}
+
+// ListHiLo runs on the leader.
+func (l leaderSide) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
+	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	page, next, err := collectPage(int(req.GetPageSize()), after,
+		func(after string, n int) ([]fsm.HiLoTag, bool, error) {
+			return l.s.node.FSM().HiLoTags(req.GetDatabase(), req.GetPrefix(), after, n)
+		},
+		l.s.hiloTag,
+		func(t fsm.HiLoTag) string { return t.Tag })
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &idnodev1.ListHiLoResponse{Tags: page, NextPageToken: next}, nil
+}
+
+// hiloTag is t as ListHiLo answers it, its pools by node tag.
+func (s *Server) hiloTag(t fsm.HiLoTag) *idnodev1.HiLoTag {
+	out := &idnodev1.HiLoTag{Tag: t.Tag, Max: t.Max, Floor: t.Floor}
+	for id, n := range t.Pools {
+		out.Pools = append(out.Pools, &idnodev1.HiLoPool{Node: s.tagOf(id), Reserved: n})
+	}
+	slices.SortFunc(out.Pools, func(a, b *idnodev1.HiLoPool) int { return strings.Compare(a.GetNode(), b.GetNode()) })
+	return out
+}
+
+// askPools fills in, for each node with a pool among tags, what the node says its pools hold.
+func (s *Server) askPools(ctx context.Context, database string, tags []*idnodev1.HiLoTag) {
+	byNode := map[string][]*idnodev1.HiLoPool{} // node tag → its pools on the page, in tags' order
+	names := map[string][]string{}              // node tag → the tags of those pools
+	for _, t := range tags {
+		for _, p := range t.GetPools() {
+			byNode[p.GetNode()] = append(byNode[p.GetNode()], p)
+			names[p.GetNode()] = append(names[p.GetNode()], t.GetTag())
+		}
+	}
+	addrs := map[string]string{}
+	for _, n := range s.node.FSM().Nodes() {
+		addrs[n.Tag] = n.RaftAddress
+	}
+	var wg sync.WaitGroup
+	for node, pools := range byNode {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			states, ok := s.poolStatesOf(ctx, node, addrs[node], database, names[node])
+			for i, p := range pools {
+				if ok {
+					st := states[i]
+					p.Answered, p.Remaining, p.Target, p.ToppedUpMs = true, st.GetRemaining(), st.GetTarget(), st.GetToppedUpMs()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// poolStatesOf asks node (this one, or another at its Raft address) about its pools of tags;
+// ok is false when it did not answer one state per tag in time.
+func (s *Server) poolStatesOf(ctx context.Context, node, addr, database string, tags []string) ([]*idnodev1.HiLoPool, bool) {
+	req := &forwardv1.PoolStatesRequest{Database: database, Tags: tags}
+	if node == s.cfg.Tag {
+		return s.poolStates(req).GetPools(), true
+	}
+	if addr == "" {
+		return nil, false
+	}
+	cc, err := s.fwd.Conn(addr)
+	if err != nil {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	resp, err := forwardv1.NewForwardClient(cc).PoolStates(ctx, req)
+	if err != nil || len(resp.GetPools()) != len(tags) {
+		return nil, false
+	}
+	return resp.GetPools(), true
+}
+
+// PoolStates answers another node's askPools.
+func (f forwardService) PoolStates(_ context.Context, req *forwardv1.PoolStatesRequest) (*forwardv1.PoolStatesResponse, error) {
+	return f.s.poolStates(req), nil
+}
+
+// poolStates is what this node's pools of req's tags hold, one per tag in order.
+func (s *Server) poolStates(req *forwardv1.PoolStatesRequest) *forwardv1.PoolStatesResponse {
+	out := &forwardv1.PoolStatesResponse{Pools: make([]*idnodev1.HiLoPool, len(req.GetTags()))}
+	for i, tag := range req.GetTags() {
+		p := &idnodev1.HiLoPool{Answered: true}
+		if s.cfg.Pools != nil { // a node without pools (tests) holds none
+			st := s.poolGranter.State(poolKey(req.GetDatabase(), tag))
+			p.Remaining, p.Target = st.Remaining, st.Target
+			if !st.ToppedUp.IsZero() {
+				p.ToppedUpMs = st.ToppedUp.UnixMilli()
+			}
+		}
+		out.Pools[i] = p
+	}
+	return out
+}
