@@ -450,6 +450,17 @@ func TestConsoleActions(t *testing.T) {
 		t.Fatalf("opening the console of %s: %v", via, err)
 	}
 
+	// Without a credential, a page the caller may not read says why and what to do.
+	visibleActions(t, tab, base, "counters")
+	poll.Until(t, "the counters page to say a key is needed", consoleFailover, consolePoll, func() error {
+		got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#problem")))
+		if err == nil && !strings.Contains(got, "Enter a key that may read this") {
+			err = fmt.Errorf("its alert says %q", got)
+		}
+		return err
+	})
+	screenshot(t, tab, "console-no-credential")
+
 	useCredential(t, tab, key.GetKey(), "reader of database default")
 	for _, page := range consolePages {
 		if shown := visibleActions(t, tab, base, page); len(shown) != 0 {

@@ -15,7 +15,14 @@ export function confirm(title, what, verb) {
   $('confirm-ok').textContent = verb;
   dialog.returnValue = '';
   return new Promise((resolve) => {
-    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+    // A dialog fires close after it closed, as a task of its own: the close of the last
+    // confirmation may arrive once this one is open, and must not answer it.
+    const closed = () => {
+      if (dialog.open) return;
+      dialog.removeEventListener('close', closed);
+      resolve(dialog.returnValue === 'ok');
+    };
+    dialog.addEventListener('close', closed);
     dialog.showModal();
     $('confirm-cancel').focus();
   });
