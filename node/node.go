@@ -177,7 +177,9 @@ func (n *Node) listen() (lis, httpLis net.Listener, err error) {
 			return nil, nil, fmt.Errorf("listen for gRPC on %s: %w", n.cfg.GRPCAddr, err)
 		}
 	}
-	n.atStop(func(*error) { lis.Close() })
+	// Not lis itself: a failed return below sets it (a result) to nil before the stop runs.
+	grpcLis := lis
+	n.atStop(func(*error) { grpcLis.Close() })
 	n.grpcAddr = lis.Addr().String()
 	if n.cfg.Transport == nil {
 		raftLis, err := net.Listen("tcp", n.cfg.RaftAddr)

@@ -3,6 +3,7 @@ package node_test
 import (
 	"context"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,27 @@ func TestStartServesCloseStopsRestartKeepsTheTag(t *testing.T) {
 	if _, err := node.Start(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "belongs to node C") {
 		t.Fatalf("start with another --tag = %v, want a refusal naming node C", err)
 	}
+}
+
+// A port that is taken stops the start with an error naming it, and what the start bound
+// before it is let go: the gRPC port is free again (it once panicked instead, closing a
+// listener the failed return had set to nil).
+func TestStartWithItsRaftPortTakenFailsAndLetsGo(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	cfg := config(t, t.TempDir(), "A")
+	cfg.RaftAddr = taken.Addr().String()
+	if _, err := node.Start(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "listen for raft on "+cfg.RaftAddr) {
+		t.Fatalf("Start with its Raft port taken = %v; want an error naming it", err)
+	}
+	again, err := net.Listen("tcp", cfg.GRPCAddr)
+	if err != nil {
+		t.Fatalf("the gRPC port after the failed start: %v", err)
+	}
+	again.Close()
 }
 
 // testWriter sends the node's log to t.Log.
