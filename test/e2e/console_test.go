@@ -23,11 +23,13 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	"github.com/hashicorp/raft"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/poll"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	"github.com/idnode/idnode/tlsconfig"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -59,9 +61,10 @@ func browserPath(t *testing.T) string {
 	return ""
 }
 
-// newBrowser starts a headless browser for the test and returns a tab's context. As root in a
-// container the browser's own sandbox cannot start, so it runs without (the page is ours).
-func newBrowser(t *testing.T) context.Context {
+// newBrowser starts a headless browser for the test, with extra options, and returns a tab's
+// context. As root in a container the browser's own sandbox cannot start, so it runs without
+// (the page is ours).
+func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browserPath(t)),
@@ -69,6 +72,7 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.WindowSize(1280, 800),
 		chromedp.Flag("disable-dev-shm-usage", true),
 	)
+	opts = append(opts, extra...)
 	ctx, cancelTimeout := context.WithTimeout(context.Background(), browserTimeout)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	tab, cancelTab := chromedp.NewContext(allocCtx)
@@ -655,4 +659,37 @@ func TestConsoleSeries(t *testing.T) {
 		t.Errorf("rows marked as the break: %v (%v); want entry %d (the page says %q)", marked, err, edited, got)
 	}
 	screenshot(t, tab, "console-series-broken")
+}
+
+// TestConsoleOverTLS: behind TLS the console loads, the node takes its actions (a POST with
+// the page's https Origin, its own origin over TLS), and the admin token entered in the page
+// raises a counter. The browser does not know the cluster's CA, so it is told to accept the
+// node's certificate; nothing else changes.
+func TestConsoleOverTLS(t *testing.T) {
+	dir := tlsCerts(t, "A")
+	tc, err := tlsconfig.Client(filepath.Join(dir, "ca.crt"), "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := credentials.NewTLS(tc)
+	const token = "console-tls-token"
+	p := startNode(t, nodeOpts{HTTPAddr: freeAddr(t), Extra: append(tlsFlags(dir)("A"), "--admin-token", token)})
+	waitServingOver(t, p, creds, serveTimeout)
+	tab := newBrowser(t, chromedp.Flag("ignore-certificate-errors", true))
+	base := "https://" + p.opts.HTTPAddr + "/ui/"
+	if err := chromedp.Do(tab, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
+		t.Fatalf("opening the console over TLS: %v", err)
+	}
+	useCredential(t, tab, token, "admin (by token)")
+	visibleActions(t, tab, base, "counters")
+	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#seed-name"), "orders"),
+		chromedp.SetValue(chromedp.CSS("#seed-value"), "42")); err != nil {
+		t.Fatal(err)
+	}
+	confirmAction(t, tab, "#seed button[type=submit]", "seed-status", "orders", "42")
+	ids := idnodev1.NewIdServiceClient(dialOver(t, p.GRPCAddr, creds))
+	resp, err := ids.NextIdentity(rpcCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
+	if err != nil || resp.GetFirst() != 43 {
+		t.Fatalf("the identity after the console raised orders to 42 over TLS = %v, %v; want 43", resp, err)
+	}
 }
