@@ -10,7 +10,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -557,25 +556,7 @@ func TestConsoleSeries(t *testing.T) {
 	if _, err := client.Void(rpcCtx(t), &idnodev1.VoidRequest{Series: "INV", Number: 6, Reason: reason, RequestId: "gap-6"}); err != nil {
 		t.Fatal(err)
 	}
-	journal := func() []*idnodev1.SeriesEntry {
-		t.Helper()
-		stream, err := client.Journal(rpcCtx(t), &idnodev1.JournalRequest{Series: "INV"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []*idnodev1.SeriesEntry
-		for {
-			e, err := stream.Recv()
-			if errors.Is(err, io.EOF) {
-				return out
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, e)
-		}
-	}
-	want := journal()
+	want := journalVia(t, client, "INV")
 
 	tab := newBrowser(t)
 	downloads := t.TempDir()

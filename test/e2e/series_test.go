@@ -273,9 +273,15 @@ func at(entries []*idnodev1.SeriesEntry, i int) *idnodev1.SeriesEntry {
 // seriesJournal reads a series' whole journal through node via (the leader reads it).
 func seriesJournal(t *testing.T, c *cluster, via, series string) []*idnodev1.SeriesEntry {
 	t.Helper()
-	stream, err := idnodev1.NewSeriesServiceClient(c.conns[via]).Journal(rpcCtx(t), &idnodev1.JournalRequest{Series: series})
+	return journalVia(t, idnodev1.NewSeriesServiceClient(c.conns[via]), series)
+}
+
+// journalVia reads a series' whole journal through client.
+func journalVia(t *testing.T, client idnodev1.SeriesServiceClient, series string) []*idnodev1.SeriesEntry {
+	t.Helper()
+	stream, err := client.Journal(rpcCtx(t), &idnodev1.JournalRequest{Series: series})
 	if err != nil {
-		t.Fatalf("Journal(%s) via %s: %v", series, via, err)
+		t.Fatalf("Journal(%s): %v", series, err)
 	}
 	var out []*idnodev1.SeriesEntry
 	for {
@@ -284,7 +290,7 @@ func seriesJournal(t *testing.T, c *cluster, via, series string) []*idnodev1.Ser
 			return out
 		}
 		if err != nil {
-			t.Fatalf("Journal(%s) via %s: %v", series, via, err)
+			t.Fatalf("Journal(%s): %v", series, err)
 		}
 		out = append(out, e)
 	}

@@ -93,6 +93,33 @@ export function set(id, text, tone) {
   el.classList.toggle('good', tone === 'good');
 }
 
+// fillRows replaces the rows of table id with one per item, each filled by fill(row, item, i).
+export function fillRows(id, items, fill) {
+  const body = $(id).tBodies[0];
+  body.replaceChildren();
+  items.forEach((item, i) => fill(body.insertRow(), item, i));
+}
+
+// Pages is where a listing stands among its pages: the token of the page shown and of the
+// next, behind the buttons <prefix>-first and <prefix>-next, which call load.
+export class Pages {
+  constructor(prefix, load) {
+    this.token = '';
+    this.next = '';
+    this.first = $(`${prefix}-first`);
+    this.following = $(`${prefix}-next`);
+    this.following.addEventListener('click', () => { this.token = this.next; load(); });
+    this.first.addEventListener('click', () => { this.token = ''; load(); });
+  }
+
+  // shown records the next page's token of the page just shown.
+  shown(nextToken) {
+    this.next = nextToken || '';
+    this.following.disabled = this.next === '';
+    this.first.disabled = this.token === '';
+  }
+}
+
 export function cell(row, text, tone) {
   const td = row.insertCell();
   td.textContent = text;

@@ -1,24 +1,22 @@
 // The Claims page: claimed semantic IDs and their owners (GetClaims: a page by prefix, or
 // exact IDs), and for an admin of the database a Release of one claim, confirmed first and
 // sent with its owner, so a claim someone else took meanwhile is not released by mistake.
-import { $, api, cell, explain, report, send } from './api.js';
+import { $, api, cell, explain, fillRows, Pages, report, send } from './api.js';
 import { act } from './confirm.js';
 import { may } from './rights.js';
 
 const PAGE_SIZE = 50;
-const state = { database: '', prefix: '', ids: [], token: '', next: '' };
+const state = { database: '', prefix: '', ids: [] };
+let pages;
 
 async function load() {
   try {
     const page = await api('/v1/claims', {
       database: state.database, prefix: state.prefix, ids: state.ids,
-      page_size: state.ids.length ? undefined : PAGE_SIZE, page_token: state.token,
+      page_size: state.ids.length ? undefined : PAGE_SIZE, page_token: pages.token,
     });
     const claims = page.claims || [];
-    const body = $('claim-table').tBodies[0];
-    body.replaceChildren();
-    claims.forEach((c, i) => {
-      const row = body.insertRow();
+    fillRows('claim-table', claims, (row, c, i) => {
       row.dataset.id = c.id;
       cell(row, c.id);
       cell(row, c.owner || '(none)');
@@ -33,9 +31,7 @@ async function load() {
       release.addEventListener('click', () => releaseClaim(c));
       row.insertCell().append(release);
     });
-    state.next = page.nextPageToken || '';
-    $('claim-next').disabled = state.next === '';
-    $('claim-first').disabled = state.token === '';
+    pages.shown(page.nextPageToken);
     const where = ` in database ${state.database || 'default'}`;
     $('claim-caption').textContent = claims.length ? `Claims${where}` : `No claims${state.prefix || state.ids.length ? ' found' : ''}${where}.`;
     report('claims', []);
@@ -63,9 +59,8 @@ export function start() {
     state.database = $('claim-database').value.trim();
     state.prefix = $('claim-prefix').value.trim();
     state.ids = $('claim-ids').value.split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
-    state.token = '';
+    pages.token = '';
     load();
   });
-  $('claim-next').addEventListener('click', () => { state.token = state.next; load(); });
-  $('claim-first').addEventListener('click', () => { state.token = ''; load(); });
+  pages = new Pages('claim', load);
 }

@@ -1,7 +1,7 @@
 // The Cluster page: this node's view of the cluster, refreshed every second: members with
 // their indexes and lag, the leadership changes the node saw in the last hour, and the rates
 // at which it hands out IDs.
-import { $, api, cell, explain, report, send, set } from './api.js';
+import { $, api, cell, explain, fillRows, report, send, set } from './api.js';
 import { act } from './confirm.js';
 
 const REFRESH_MS = 1000;
@@ -26,11 +26,8 @@ function showChanges(changes) {
 // showRates turns two answers' counts of IDs handed out into per-second rates.
 function showRates(issued) {
   const now = performance.now();
-  const body = $('rates').tBodies[0];
-  body.replaceChildren();
-  for (const name of STRATEGIES) {
+  fillRows('rates', STRATEGIES, (row, name) => {
     const count = BigInt(issued[name] ?? 0);
-    const row = body.insertRow();
     row.dataset.strategy = name;
     cell(row, name);
     let rate = '…';
@@ -41,7 +38,7 @@ function showRates(issued) {
     }
     cell(row, rate, 'num');
     cell(row, String(count), 'num');
-  }
+  });
   lastIssued = { at: now, issued };
 }
 
@@ -55,11 +52,8 @@ function showStatus(st) {
   const lag = BigInt(st.commitIndex ?? 0) - BigInt(st.appliedIndex ?? 0);
   set('applied', `${st.appliedIndex ?? 0} (${lag} behind)`, lag > 16n ? 'bad' : undefined);
   set('storage', st.storageFault || 'ok', st.storageFault ? 'bad' : 'good');
-  const body = $('nodes').tBodies[0];
-  body.replaceChildren();
   const commit = BigInt(st.commitIndex ?? 0);
-  for (const n of st.nodes || []) {
-    const row = body.insertRow();
+  fillRows('nodes', st.nodes || [], (row, n) => {
     row.dataset.tag = n.tag;
     cell(row, n.tag + (n.tag === st.self ? ' (this node)' : ''));
     cell(row, n.state + (n.joinUnfinished ? ', join unfinished' : ''), n.state === 'leader' ? 'good' : undefined);
@@ -77,7 +71,7 @@ function showStatus(st) {
     cell(row, n.raftAddress || '');
     cell(row, n.grpcAddress || '');
     cell(row, n.version || '');
-  }
+  });
   showChanges(st.leaderChanges || []);
   showRates(st.issued || {});
   offerTransfer(st);

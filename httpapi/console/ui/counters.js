@@ -1,36 +1,32 @@
 // The Counters page: identity counters a page at a time (ListIdentities, read on the leader),
 // searched by name prefix, in any database the caller may read. The page in view is read
 // again every few seconds, so a counter that moves shows its new value.
-import { $, api, cell, explain, report, send } from './api.js';
+import { $, api, cell, explain, fillRows, Pages, report, send } from './api.js';
 import { act } from './confirm.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
 
-const state = { database: '', prefix: '', token: '', next: '', timer: 0, visible: false };
+const state = { database: '', prefix: '', timer: 0, visible: false };
+let pages;
 
 async function load() {
   clearTimeout(state.timer);
   try {
     const page = await api('/v1/identities', {
-      database: state.database, prefix: state.prefix, page_size: PAGE_SIZE, page_token: state.token,
+      database: state.database, prefix: state.prefix, page_size: PAGE_SIZE, page_token: pages.token,
     });
-    const body = $('counter-table').tBodies[0];
-    body.replaceChildren();
-    for (const c of page.identities || []) {
-      const row = body.insertRow();
+    fillRows('counter-table', page.identities || [], (row, c) => {
       row.dataset.name = c.name;
       cell(row, c.name);
       cell(row, String(c.value ?? 0), 'num');
-    }
-    state.next = page.nextPageToken || '';
-    $('counter-next').disabled = state.next === '';
-    $('counter-first').disabled = state.token === '';
+    });
+    pages.shown(page.nextPageToken);
     const where = state.database ? ` in database ${state.database}` : '';
     const which = state.prefix ? ` starting with "${state.prefix}"` : '';
     $('counter-caption').textContent = (page.identities || []).length === 0
       ? `No counters${which}${where}.`
-      : `Counters${which}${where}${state.token ? ' (a later page)' : ''}`;
+      : `Counters${which}${where}${pages.token ? ' (a later page)' : ''}`;
     report('counters', []);
   } catch (err) {
     report('counters', [explain(err)]);
@@ -64,10 +60,9 @@ export function start() {
     e.preventDefault();
     state.database = $('counter-database').value.trim();
     state.prefix = $('counter-prefix').value.trim();
-    state.token = '';
+    pages.token = '';
     load();
   });
-  $('counter-next').addEventListener('click', () => { state.token = state.next; load(); });
-  $('counter-first').addEventListener('click', () => { state.token = ''; load(); });
+  pages = new Pages('counter', load);
   $('counter-refresh').addEventListener('click', () => load());
 }

@@ -1,6 +1,6 @@
 // The Databases page: every database with its counts and limits (ListDatabases), the API keys
 // by id and role (ListKeys, an admin call: never a secret), and, for admins, creating either.
-import { $, api, cell, explain, report, send } from './api.js';
+import { $, api, cell, explain, fillRows, report, send } from './api.js';
 import { act } from './confirm.js';
 import { may } from './rights.js';
 
@@ -14,10 +14,7 @@ async function load() {
   const problems = [];
   try {
     const { databases = [] } = await api('/v1/databases');
-    const body = $('database-table').tBodies[0];
-    body.replaceChildren();
-    for (const d of databases) {
-      const row = body.insertRow();
+    fillRows('database-table', databases, (row, d) => {
       row.dataset.name = d.name;
       cell(row, d.name);
       cell(row, String(d.identities ?? 0), 'num');
@@ -25,21 +22,14 @@ async function load() {
       cell(row, `${d.claims ?? 0} of ${d.maxClaims ?? 0}`, 'num');
       cell(row, limit(d.maxIdentities), 'num');
       cell(row, limit(d.maxCallsPerSecond), 'num');
-    }
+    });
   } catch (err) {
     problems.push(explain(err));
   }
-  const body = $('key-table').tBodies[0];
-  body.replaceChildren();
+  let keys = [];
   if (may('admin')) {
     try {
-      const { keys = [] } = await api('/v1/keys');
-      for (const k of keys) {
-        const row = body.insertRow();
-        cell(row, k.id);
-        cell(row, k.database);
-        cell(row, k.role);
-      }
+      ({ keys = [] } = await api('/v1/keys'));
       $('key-caption').textContent = keys.length ? 'API keys (ids and roles; the cluster keeps no secret)' : 'No API keys: every call is taken without one.';
     } catch (err) {
       problems.push(explain(err));
@@ -47,6 +37,11 @@ async function load() {
   } else {
     $('key-caption').textContent = 'API keys: only an admin may list them.';
   }
+  fillRows('key-table', keys, (row, k) => {
+    cell(row, k.id);
+    cell(row, k.database);
+    cell(row, k.role);
+  });
   report('databases', problems);
 }
 

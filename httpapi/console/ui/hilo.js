@@ -3,11 +3,12 @@
 // pool, what it holds now, the size it is kept at, and when it was last topped up. A pool
 // under a quarter of its size is running dry: a node cut off from the majority can grant
 // only what its pool holds.
-import { $, api, cell, explain, report } from './api.js';
+import { $, api, cell, explain, fillRows, Pages, report } from './api.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
-const state = { database: '', prefix: '', token: '', next: '', timer: 0, visible: false };
+const state = { database: '', prefix: '', timer: 0, visible: false };
+let pages;
 
 function pools(tag) {
   const list = document.createElement('ul');
@@ -37,22 +38,17 @@ async function load() {
   clearTimeout(state.timer);
   try {
     const page = await api('/v1/hilo', {
-      database: state.database, prefix: state.prefix, page_size: PAGE_SIZE, page_token: state.token,
+      database: state.database, prefix: state.prefix, page_size: PAGE_SIZE, page_token: pages.token,
     });
     const tags = page.tags || [];
-    const body = $('hilo-table').tBodies[0];
-    body.replaceChildren();
-    for (const t of tags) {
-      const row = body.insertRow();
+    fillRows('hilo-table', tags, (row, t) => {
       row.dataset.tag = t.tag;
       cell(row, t.tag);
       cell(row, String(t.max ?? 0), 'num');
       cell(row, t.floor && Number(t.floor) ? String(t.floor) : 'none', 'num');
       row.insertCell().append(pools(t));
-    }
-    state.next = page.nextPageToken || '';
-    $('hilo-next').disabled = state.next === '';
-    $('hilo-first').disabled = state.token === '';
+    });
+    pages.shown(page.nextPageToken);
     const where = ` in database ${state.database || 'default'}`;
     $('hilo-caption').textContent = tags.length ? `HiLo tags${where}` : `No HiLo tags${where}.`;
     report('hilo', []);
@@ -72,9 +68,8 @@ export function start() {
     e.preventDefault();
     state.database = $('hilo-database').value.trim();
     state.prefix = $('hilo-prefix').value.trim();
-    state.token = '';
+    pages.token = '';
     load();
   });
-  $('hilo-next').addEventListener('click', () => { state.token = state.next; load(); });
-  $('hilo-first').addEventListener('click', () => { state.token = ''; load(); });
+  pages = new Pages('hilo', load);
 }

@@ -1,7 +1,7 @@
 // The Series page: a database's fiscal series (ListSeries), one series' journal a page of
 // entries at a time (Journal by seq range), its verification (VerifySeries) with the first
 // break shown and marked in the journal, and the whole journal as CSV for an auditor.
-import { $, api, cell, explain, report, set, stream } from './api.js';
+import { $, api, cell, explain, fillRows, report, set, stream } from './api.js';
 
 const PAGE = 100;
 const state = { database: '', series: null, from: 1, breakSeq: 0, csvURL: '' };
@@ -16,10 +16,7 @@ const period = (p) => ({ SERIES_PERIOD_YEAR: 'yearly', SERIES_PERIOD_MONTH: 'mon
 async function list() {
   try {
     const { series = [] } = await api('/v1/series', { database: state.database });
-    const body = $('series-table').tBodies[0];
-    body.replaceChildren();
-    for (const s of series) {
-      const row = body.insertRow();
+    fillRows('series-table', series, (row, s) => {
       row.dataset.name = s.name;
       const open = document.createElement('button');
       open.type = 'button';
@@ -34,7 +31,7 @@ async function list() {
       cell(row, String(s.voided ?? 0), 'num');
       cell(row, [s.currentPeriod, s.lastNumber].filter(Boolean).join(' / ') || '0', 'num');
       cell(row, short(s.headHash)).title = s.headHash || '';
-    }
+    });
     $('series-caption').textContent = series.length ? `Series of database ${state.database || 'default'}` : `No series in database ${state.database || 'default'}.`;
     report('series', []);
   } catch (err) {
