@@ -28,8 +28,8 @@ import (
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/poll"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
-	"github.com/idnode/idnode/tlsconfig"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/tlsconfig"
 )
 
 const (
