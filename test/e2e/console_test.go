@@ -473,6 +473,17 @@ func TestConsoleActions(t *testing.T) {
 	}
 
 	useCredential(t, tab, token, "admin (by token)")
+	// As the admin sees them, with every action shown, no control is left without a name a
+	// screen reader can say: a field without its label, a button without text.
+	for _, page := range consolePages {
+		visibleActions(t, tab, base, page)
+		nameless, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll(
+			"input, select, textarea, button")].filter((e) => e.checkVisibility() &&
+			(e.tagName === "BUTTON" ? (e.getAttribute("aria-label") || e.textContent).trim() === "" : e.labels.length === 0)).map((e) => e.id || e.outerHTML)`))
+		if err != nil || len(nameless) != 0 {
+			t.Errorf("page %s: controls without a label or text: %q (%v)", page, nameless, err)
+		}
+	}
 	want := map[string][]string{"cluster": {"transfer"}, "counters": {"seed"}, "databases": {"db-create", "key-create"},
 		"claims": {"claim-release-0"}}
 	for _, page := range consolePages {
