@@ -162,6 +162,18 @@ func (c *Client) SeedHiLo(ctx context.Context, tag string, max int64) (int64, er
 	return resp.GetMax(), nil
 }
 
+// ListHiLo is one page of the database's HiLo tags that start with req.Prefix: each tag's Max
+// and floor, and each node's pool of it as that node reports it (linearizable on the leader;
+// the pools are asked of each node).
+func (c *Client) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
+	var resp *idnodev1.ListHiLoResponse
+	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.ids.ListHiLo(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
 // NextID returns a HiLo ID of collection, such as "orders/17-A", from the collection's
 // generator (created on first use). It normally takes well under a microsecond: the numbers
 // come from a range reserved in advance, and the next range is fetched in the background.

@@ -35,6 +35,17 @@ func (c *Client) Status(ctx context.Context, consistent bool) (*idnodev1.StatusR
 	return resp, err
 }
 
+// WhoAmI is what the node makes of this client's credentials: whether it may make admin
+// calls and by what right, and the API key it sent.
+func (c *Client) WhoAmI(ctx context.Context) (*idnodev1.WhoAmIResponse, error) {
+	var resp *idnodev1.WhoAmIResponse
+	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = n.cluster.WhoAmI(ctx, &idnodev1.WhoAmIRequest{})
+		return err
+	})
+	return resp, err
+}
+
 // AddNode registers a node and makes it a Raft member (an admin call: see WithAdminToken). An
 // empty req.Tag lets the cluster assign the next free tag; the answer names it. Adding a tag
 // again with the same addresses changes nothing. Tried on another node only when the first

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -40,6 +41,10 @@ func init() {
 			minArgs: 4, maxArgs: 4, flags: hiloReturnCmd, scope: scopeDatabase},
 		command{name: "hilo seed", args: "<tag> <max>", summary: "raise tag's HiLo Max so the next range starts above max, never lower (with API keys: an admin key)",
 			minArgs: 2, maxArgs: 2, flags: hiloSeedCmd, scope: scopeDatabase},
+		command{name: "hilo list", args: "[--prefix p]", summary: "the HiLo tags: Max, floor, and each node's pool (reserved, left, target, last top-up)",
+			maxArgs: 0, flags: hiloListCmd, scope: scopeDatabase},
+		command{name: "whoami", args: "", summary: "what the node makes of your credentials: admin and by what right, your API key and role",
+			maxArgs: 0, flags: whoamiCmd, scope: scopeDatabase},
 		command{name: "node add", args: "<tag|-> --raft-addr h:p --grpc-addr h:p", summary: "register a node and make it a Raft member; - lets the cluster pick the tag (admin)",
 			minArgs: 1, maxArgs: 1, flags: nodeAddCmd},
 		command{name: "node remove", args: "<tag>", summary: "remove a node; its tag is retired for ever (admin)",
@@ -411,6 +416,77 @@ func hiloSeedCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return printProto(e.stdout, resp)
 		}
 		fmt.Fprintf(e.stdout, "%s: HiLo Max = %d (the next range starts at %d)\n", args[0], resp.GetMax(), resp.GetMax()+1)
+		return nil
+	}
+}
+
+func hiloListCmd(fs *flag.FlagSet) func(*env, []string) error {
+	prefix := fs.String("prefix", "", "list only tags starting with this (case-insensitive)")
+	pageSize := fs.Int("page-size", 1000, "tags per call")
+	return func(e *env, _ []string) error {
+		if *pageSize < 1 {
+			return usagef("--page-size must be at least 1")
+		}
+		all := &idnodev1.ListHiLoResponse{}
+		req := &idnodev1.ListHiLoRequest{Prefix: *prefix, PageSize: int32(*pageSize)}
+		for {
+			var page *idnodev1.ListHiLoResponse
+			if err := e.call("ListHiLo", func(ctx context.Context, c *client.Client) (err error) {
+				page, err = c.ListHiLo(ctx, req)
+				return err
+			}); err != nil {
+				return err
+			}
+			all.Tags = append(all.Tags, page.GetTags()...)
+			if req.PageToken = page.GetNextPageToken(); req.PageToken == "" {
+				break
+			}
+		}
+		if e.g.json {
+			return printProto(e.stdout, all)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "TAG\tMAX\tFLOOR\tNODE\tRESERVED\tLEFT\tTARGET\tTOPPED UP")
+		for _, t := range all.GetTags() {
+			if len(t.GetPools()) == 0 {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t-\t-\t-\t-\t-\n", t.GetTag(), t.GetMax(), t.GetFloor())
+			}
+			for _, p := range t.GetPools() {
+				left, target, when := "?", "?", "?" // the node did not answer
+				if p.GetAnswered() {
+					left, target, when = fmt.Sprint(p.GetRemaining()), fmt.Sprint(p.GetTarget()), "-"
+					if ms := p.GetToppedUpMs(); ms > 0 {
+						when = time.UnixMilli(ms).UTC().Format(time.RFC3339)
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%s\t%s\t%s\n", t.GetTag(), t.GetMax(), t.GetFloor(), p.GetNode(), p.GetReserved(), left, target, when)
+			}
+		}
+		return tw.Flush()
+	}
+}
+
+func whoamiCmd(*flag.FlagSet) func(*env, []string) error {
+	return func(e *env, _ []string) error {
+		var who *idnodev1.WhoAmIResponse
+		if err := e.call("WhoAmI", func(ctx context.Context, c *client.Client) (err error) {
+			who, err = c.WhoAmI(ctx)
+			return err
+		}); err != nil {
+			return err
+		}
+		if e.g.json {
+			return printProto(e.stdout, who)
+		}
+		admin := "no"
+		if who.GetAdmin() != "" {
+			admin = "yes, by " + who.GetAdmin()
+		}
+		key := "none"
+		if k := who.GetKey(); k != nil {
+			key = fmt.Sprintf("%s (%s of database %s)", k.GetId(), k.GetRole(), k.GetDatabase())
+		}
+		fmt.Fprintf(e.stdout, "admin: %s\nAPI key: %s\nkeys required: %s\n", admin, key, yesNo(who.GetKeysRequired()))
 		return nil
 	}
 }

@@ -100,6 +100,21 @@ func consoleArtefacts(t *testing.T) string {
 	return dir
 }
 
+// navigate opens url in tab, then runs then. A load the browser aborts because the
+// machine's network changed (Docker adds interfaces while other tests run) is tried again.
+func navigate(tab context.Context, url string, then ...chromedp.Action[chromedp.Void]) error {
+	var err error
+	for range 3 {
+		if err = chromedp.Do(tab, chromedp.Navigate(url)); err == nil || !strings.Contains(err.Error(), "ERR_NETWORK_CHANGED") {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return chromedp.Do(tab, then...)
+}
+
 // screenshot writes the whole page as name.png to the artefacts directory.
 func screenshot(t *testing.T, tab context.Context, name string) {
 	t.Helper()
@@ -168,7 +183,7 @@ func TestConsole(t *testing.T) {
 	tab := newBrowser(t)
 
 	began := time.Now()
-	if err := chromedp.Do(tab, chromedp.Navigate(base),
+	if err := navigate(tab, base,
 		chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
 		t.Fatalf("opening the console of %s: %v", via, err)
 	}
@@ -191,7 +206,7 @@ func TestConsole(t *testing.T) {
 		return listedCounter(t, c, via, name)
 	}
 	want := advance(7)
-	if err := chromedp.Do(tab, chromedp.Navigate(base+"#counters"),
+	if err := navigate(tab, base+"#counters",
 		chromedp.SetValue(chromedp.CSS("#counter-prefix"), name),
 		chromedp.Click(chromedp.CSS("#counter-search button[type=submit]"))); err != nil {
 		t.Fatalf("searching the counters for %s: %v", name, err)
@@ -213,7 +228,7 @@ func TestConsole(t *testing.T) {
 	want = advance(5)
 	waitCounter(want) // the page in view is read again every few seconds
 	screenshot(t, tab, "console-counters")
-	if err := chromedp.Do(tab, chromedp.Navigate(base+"#cluster")); err != nil {
+	if err := navigate(tab, base+"#cluster"); err != nil {
 		t.Fatal(err)
 	}
 	poll.Until(t, "the cluster page to count the identities "+via+" handed out", consoleFailover, consolePoll, func() error {
@@ -225,11 +240,11 @@ func TestConsole(t *testing.T) {
 	})
 
 	mustRestoreCounters(t, c, leader, bulkCounters)
-	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
+	if err := navigate(tab, "about:blank"); err != nil {
 		t.Fatal(err)
 	}
 	began = time.Now()
-	if err := chromedp.Do(tab, chromedp.Navigate(base+"#counters"),
+	if err := navigate(tab, base+"#counters",
 		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#counter-table tbody tr:nth-child(%d)", consolePageSize)))); err != nil {
 		t.Fatalf("opening the counters page with %d counters: %v", bulkCounters, err)
 	}
@@ -267,7 +282,10 @@ func TestConsole(t *testing.T) {
 		t.Fatalf("ListHiLo(carts) = %v, %v; want carts with a pool on each node", listed, err)
 	}
 	carts := listed.GetTags()[0]
-	if err := chromedp.Do(tab, chromedp.Navigate(base+"#hilo"), chromedp.WaitVisible(chromedp.CSS(`#hilo-table tr[data-tag="carts"]`))); err != nil {
+	if out := mustIdctl(t, []string{"IDNODE_ADDR=" + c.node(via).GRPCAddr}, "hilo", "list", "--prefix", "carts"); strings.Count(out, "\ncarts ") != len(clusterTags) {
+		t.Errorf("idctl hilo list shows carts on %d rows; want one per node:\n%s", strings.Count(out, "\ncarts "), out)
+	}
+	if err := navigate(tab, base+"#hilo", chromedp.WaitVisible(chromedp.CSS(`#hilo-table tr[data-tag="carts"]`))); err != nil {
 		t.Fatalf("opening the HiLo page: %v", err)
 	}
 	shown, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`(() => { const r = document.querySelector('#hilo-table tr[data-tag="carts"]');
@@ -283,7 +301,7 @@ func TestConsole(t *testing.T) {
 	}
 	screenshot(t, tab, "console-hilo")
 
-	if err := chromedp.Do(tab, chromedp.Navigate(base+"#cluster")); err != nil {
+	if err := navigate(tab, base+"#cluster"); err != nil {
 		t.Fatal(err)
 	}
 	c.node(leader).kill9()
@@ -384,7 +402,7 @@ func useCredential(t *testing.T, tab context.Context, cred, want string) {
 // visibleActions are the ids of the admin actions a person sees on page.
 func visibleActions(t *testing.T, tab context.Context, base, page string) []string {
 	t.Helper()
-	if err := chromedp.Do(tab, chromedp.Navigate(base+"#"+page), chromedp.WaitVisible(chromedp.CSS("#"+page))); err != nil {
+	if err := navigate(tab, base+"#"+page, chromedp.WaitVisible(chromedp.CSS("#"+page))); err != nil {
 		t.Fatalf("opening page %s: %v", page, err)
 	}
 	ids, err := chromedp.Run(tab, chromedp.Evaluate[[]string](
@@ -449,7 +467,7 @@ func TestConsoleActions(t *testing.T) {
 	}
 	base := "http://" + c.node(via).opts.HTTPAddr + "/ui/"
 	tab := newBrowser(t)
-	if err := chromedp.Do(tab, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
+	if err := navigate(tab, base, chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
 		t.Fatalf("opening the console of %s: %v", via, err)
 	}
 
@@ -472,6 +490,10 @@ func TestConsoleActions(t *testing.T) {
 		screenshot(t, tab, "console-reader-"+page)
 	}
 
+	if out := mustIdctl(t, []string{"IDNODE_ADDR=" + c.node(via).GRPCAddr, "IDNODE_KEY=" + key.GetKey()}, "whoami"); !strings.Contains(out, "admin: no\n") ||
+		!strings.Contains(out, "(reader of database default)") {
+		t.Errorf("idctl whoami with the reader key:\n%s", out)
+	}
 	useCredential(t, tab, token, "admin (by token)")
 	// As the admin sees them, with every action shown, no control is left without a name a
 	// screen reader can say: a field without its label, a button without text.
@@ -578,7 +600,7 @@ func TestConsoleSeries(t *testing.T) {
 	base := "http://" + p.opts.HTTPAddr + "/ui/"
 	openJournal := func() {
 		t.Helper()
-		if err := chromedp.Do(tab, chromedp.Navigate("about:blank"), chromedp.Navigate(base+"#series"),
+		if err := navigate(tab, "about:blank", chromedp.Navigate(base+"#series"),
 			chromedp.Click(chromedp.CSS(`#series-table tr[data-name="INV"] button`)),
 			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#journal-table tbody tr:nth-child(%d)", len(want))))); err != nil {
 			t.Fatalf("opening the journal of INV: %v", err)
@@ -669,7 +691,7 @@ func TestConsoleOverTLS(t *testing.T) {
 	waitServingOver(t, p, creds, serveTimeout)
 	tab := newBrowser(t, chromedp.Flag("ignore-certificate-errors", true))
 	base := "https://" + p.opts.HTTPAddr + "/ui/"
-	if err := chromedp.Do(tab, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
+	if err := navigate(tab, base, chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
 		t.Fatalf("opening the console over TLS: %v", err)
 	}
 	useCredential(t, tab, token, "admin (by token)")
