@@ -73,6 +73,26 @@ func TestUnfinishedJoinSaysSoAndCanBeFinished(t *testing.T) {
 	case <-exited:
 		t.Fatalf("D exited before it asked to become a voter")
 	}
+	// D is killed once its log holds the configuration that made it a member: killed before,
+	// it restarts knowing no configuration, so it cannot tell its join did not finish (a race
+	// CI lost once). A's commit index now covers that entry; D's applied index, from A's
+	// probe, shows when D holds it.
+	joined, err := admin.Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	if err != nil {
+		t.Fatalf("Status: %v", err)
+	}
+	eventually(t, serveTimeout, "D holds the entry that made it a member", func() error {
+		st, err := admin.Status(rpcCtx(t), &idnodev1.StatusRequest{})
+		if err != nil {
+			return err
+		}
+		for _, n := range st.GetNodes() {
+			if n.GetTag() == "D" && n.GetAppliedIndex() >= joined.GetCommitIndex() {
+				return nil
+			}
+		}
+		return fmt.Errorf("D has not applied index %d: %v", joined.GetCommitIndex(), st.GetNodes())
+	})
 	d.kill9()
 	d.restart()
 	d.waitServing(serveTimeout)
