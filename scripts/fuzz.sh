@@ -25,7 +25,22 @@ for dir in "${dirs[@]}"; do
     ran=$((ran + 1))
     # A short minimisation: with Go's default of 60 s a target that keeps finding new inputs
     # spends its whole time minimising them and reports 0 execs/s.
-    go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s "./$dir" || status=1
+    corpus="$dir/testdata/fuzz/$target"
+    before=$(ls "$corpus" 2>/dev/null | sort || true)
+    out=$(mktemp)
+    if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s "./$dir" 2>&1 | tee "$out"; then
+      after=$(ls "$corpus" 2>/dev/null | sort || true)
+      # Go 1.26's coordinator can report the end of -fuzztime itself as a failure, "context
+      # deadline exceeded" with no input written (go.dev/issue/75804, fixed in Go 1.27). Only
+      # that exact failure is let through; anything else, a crasher above all, fails the run.
+      if [ "$before" = "$after" ] && grep -q '^    context deadline exceeded$' "$out" &&
+        ! grep -q -e 'Failing input written' -e '^panic:' "$out"; then
+        echo "-- ./$dir $target: the fuzztime deadline race of go.dev/issue/75804, no input found; not a failure"
+      else
+        status=1
+      fi
+    fi
+    rm -f "$out"
   done
 done
 
