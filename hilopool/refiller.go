@@ -103,18 +103,23 @@ type PoolState struct {
 func (g *Granter) State(key Key) PoolState {
 	key = key.folded()
 	out := PoolState{Remaining: g.cfg.Pools.Remaining(key)}
-	r := g.refills
 	var capacity int64
-	var perSecond float64
-	r.mu.Lock()
-	if st := r.stats[key]; st != nil {
-		capacity, perSecond, out.ToppedUp = st.capacity, st.rate.perSecond, st.toppedUp
-	}
-	r.mu.Unlock()
+	capacity, out.ToppedUp = g.refills.seen(key)
 	if capacity > 0 {
-		out.Target = poolTarget(capacity, perSecond)
+		out.Target = g.refills.target(key, capacity)
 	}
 	return out
+}
+
+// seen is the range size key's pool last granted and when the cluster last topped it up,
+// zero for a pool not tracked.
+func (r *refiller) seen(key Key) (capacity int64, toppedUp time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st := r.stats[key]; st != nil {
+		return st.capacity, st.toppedUp
+	}
+	return 0, time.Time{}
 }
 
 func (r *refiller) take() map[Key]int64 {

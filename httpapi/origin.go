@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -17,8 +16,9 @@ const corsHeaders = "Authorization, Content-Type, Idnode-Database"
 
 // origins guards the node against web pages: a request with an Origin header (every request a
 // browser sends on a page's behalf that could change something) is refused (403) unless the
-// origin is the node's own (ownOrigin: its console) or in --http-allowed-origins; pages of the allowed ones get CORS answers, preflights
-// included. Clients that are not browsers send no Origin and are not concerned.
+// origin is the node's own (ownOrigin: its console) or in --http-allowed-origins; pages of the
+// allowed ones get CORS answers, preflights included. Clients that are not browsers send no
+// Origin and are not concerned.
 type origins struct {
 	allowed map[string]bool
 }
@@ -97,11 +97,7 @@ func ownOrigin(r *http.Request, origin string) bool {
 	if r.TLS != nil {
 		return true
 	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host := (&url.URL{Host: r.Host}).Hostname() // without port and brackets
 	_, err := netip.ParseAddr(host)
 	return err == nil || strings.EqualFold(host, "localhost")
 }

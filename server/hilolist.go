@@ -57,12 +57,19 @@ func (s *Server) hiloTag(t fsm.HiLoTag) *idnodev1.HiLoTag {
 
 // askPools fills in, for each node with a pool among tags, what the node says its pools hold.
 func (s *Server) askPools(ctx context.Context, database string, tags []*idnodev1.HiLoTag) {
-	byNode := map[string][]*idnodev1.HiLoPool{} // node tag → its pools on the page, in tags' order
-	names := map[string][]string{}              // node tag → the tags of those pools
+	type asked struct {
+		pools []*idnodev1.HiLoPool // the node's pools on the page, in tags' order
+		tags  []string             // the tags of those pools
+	}
+	byNode := map[string]*asked{}
 	for _, t := range tags {
 		for _, p := range t.GetPools() {
-			byNode[p.GetNode()] = append(byNode[p.GetNode()], p)
-			names[p.GetNode()] = append(names[p.GetNode()], t.GetTag())
+			a := byNode[p.GetNode()]
+			if a == nil {
+				a = &asked{}
+				byNode[p.GetNode()] = a
+			}
+			a.pools, a.tags = append(a.pools, p), append(a.tags, t.GetTag())
 		}
 	}
 	addrs := map[string]string{}
@@ -70,18 +77,17 @@ func (s *Server) askPools(ctx context.Context, database string, tags []*idnodev1
 		addrs[n.Tag] = n.RaftAddress
 	}
 	var wg sync.WaitGroup
-	for node, pools := range byNode {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			states, ok := s.poolStatesOf(ctx, node, addrs[node], database, names[node])
-			for i, p := range pools {
-				if ok {
-					st := states[i]
-					p.Answered, p.Remaining, p.Target, p.ToppedUpMs = true, st.GetRemaining(), st.GetTarget(), st.GetToppedUpMs()
-				}
+	for node, a := range byNode {
+		wg.Go(func() {
+			states, ok := s.poolStatesOf(ctx, node, addrs[node], database, a.tags)
+			if !ok {
+				return // shown as not answered
 			}
-		}()
+			for i, p := range a.pools {
+				st := states[i]
+				p.Answered, p.Remaining, p.Target, p.ToppedUpMs = true, st.GetRemaining(), st.GetTarget(), st.GetToppedUpMs()
+			}
+		})
 	}
 	wg.Wait()
 }

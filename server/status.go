@@ -41,8 +41,8 @@ func (s *Server) withFactsOnProbe(ctx context.Context, req any, info *grpc.Unary
 		if s.joinUnfinished() {
 			md.Set(joinHeader, joinUnfinishedValue)
 		}
-		if fault := s.node.StorageFault(); fault != nil {
-			md.Set(storageFaultHeader, fault.Error())
+		if fault := s.storageFault(); fault != "" {
+			md.Set(storageFaultHeader, fault)
 		}
 		_ = grpc.SetHeader(ctx, md)
 	}
@@ -74,9 +74,7 @@ func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*i
 		CommitIndex:  s.node.CommitIndex(),
 		AppliedIndex: s.node.AppliedIndex(),
 		Self:         s.cfg.Tag,
-	}
-	if fault := s.node.StorageFault(); fault != nil {
-		out.StorageFault = fault.Error()
+		StorageFault: s.storageFault(),
 	}
 	if leaderID != "" {
 		out.Leader = s.tagOf(leaderID)
@@ -114,10 +112,7 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 		switch {
 		case ns.Id == s.node.ID():
 			ns.State, ns.Reachable, ns.Version, ns.JoinUnfinished = s.node.State(), true, version.Get().String(), s.joinUnfinished()
-			ns.AppliedIndex, ns.CommitIndex = s.node.AppliedIndex(), s.node.CommitIndex()
-			if fault := s.node.StorageFault(); fault != nil {
-				ns.StorageFault = fault.Error()
-			}
+			ns.AppliedIndex, ns.CommitIndex, ns.StorageFault = s.node.AppliedIndex(), s.node.CommitIndex(), s.storageFault()
 			continue
 		case ns.Id == leaderID:
 			ns.State = "leader"
@@ -171,6 +166,15 @@ func (s *Server) probeNode(ctx context.Context, addr string) (metadata.MD, error
 	var header metadata.MD
 	_, err = healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{Service: HealthLocal}, grpc.Header(&header))
 	return header, err
+}
+
+// storageFault is why this node cannot write its Raft log, "" when it can: as Status and the
+// probe's header say it.
+func (s *Server) storageFault() string {
+	if fault := s.node.StorageFault(); fault != nil {
+		return fault.Error()
+	}
+	return ""
 }
 
 func (s *Server) voterCount() int {

@@ -155,9 +155,9 @@ func shownCounter(tab context.Context, name string) (string, error) {
 }
 
 // listedCounter is a counter's value as ListIdentities gives it (the leader's, linearizable).
-func listedCounter(t *testing.T, c *cluster, via, name string) int64 {
+func listedCounter(ctx context.Context, t *testing.T, c *cluster, via, name string) int64 {
 	t.Helper()
-	resp, err := c.ids[via].ListIdentities(rpcCtx(t), &idnodev1.ListIdentitiesRequest{Prefix: name})
+	resp, err := c.ids[via].ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: name})
 	if err != nil {
 		t.Fatalf("ListIdentities(%s) via %s: %v", name, via, err)
 	}
@@ -203,7 +203,7 @@ func TestConsole(t *testing.T) {
 		if _, err := c.ids[via].NextIdentity(rpcCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: n}); err != nil {
 			t.Fatalf("NextIdentity(%s, %d): %v", name, n, err)
 		}
-		return listedCounter(t, c, via, name)
+		return listedCounter(rpcCtx(t), t, c, via, name)
 	}
 	want := advance(7)
 	if err := navigate(tab, base+"#counters",
@@ -514,14 +514,7 @@ func TestConsoleActions(t *testing.T) {
 		}
 	}
 
-	counter := func() int64 {
-		t.Helper()
-		resp, err := c.ids[leader].ListIdentities(admin, &idnodev1.ListIdentitiesRequest{Prefix: "orders"})
-		if err != nil || len(resp.GetIdentities()) != 1 {
-			t.Fatalf("ListIdentities(orders) = %v, %v", resp, err)
-		}
-		return resp.GetIdentities()[0].GetValue()
-	}
+	counter := func() int64 { return listedCounter(admin, t, c, leader, "orders") }
 	before := counter()
 	visibleActions(t, tab, base, "counters")
 	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#seed-name"), "orders"),
