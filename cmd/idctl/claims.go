@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -78,14 +77,6 @@ func claimsCmd(fs *flag.FlagSet) func(*env, []string) error {
 				break
 			}
 		}
-		if e.g.json {
-			return printJSON(e.stdout, all)
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tOWNER")
-		for _, cl := range all {
-			fmt.Fprintf(tw, "%s\t%s\n", cl.ID, cl.Owner)
-		}
-		return tw.Flush()
+		return printRows(e, all, "ID\tOWNER", func(cl claim) string { return cl.ID + "\t" + cl.Owner })
 	}
 }

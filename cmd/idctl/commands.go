@@ -95,6 +95,23 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// printRows prints a listing: a JSON array of rows with --json (empty, not null, when there
+// are none), else a table under header (tab-separated), one line of line's a row.
+func printRows[R any](e *env, rows []R, header string, line func(R) string) error {
+	if e.g.json {
+		if rows == nil {
+			rows = []R{}
+		}
+		return printJSON(e.stdout, rows)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		fmt.Fprintln(tw, line(r))
+	}
+	return tw.Flush()
+}
+
 func versionCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
 		if e.g.json {
@@ -314,18 +331,7 @@ func identitiesCmd(fs *flag.FlagSet) func(*env, []string) error {
 				break
 			}
 		}
-		if e.g.json {
-			if all == nil {
-				all = []identity{}
-			}
-			return printJSON(e.stdout, all)
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tVALUE")
-		for _, id := range all {
-			fmt.Fprintf(tw, "%s\t%d\n", id.Name, id.Value)
-		}
-		return tw.Flush()
+		return printRows(e, all, "NAME\tVALUE", func(id identity) string { return fmt.Sprintf("%s\t%d", id.Name, id.Value) })
 	}
 }
 
@@ -524,12 +530,9 @@ func nodeAddCmd(fs *flag.FlagSet) func(*env, []string) error {
 
 func nodeRemoveCmd(fs *flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
-		if err := e.call("RemoveNode", func(ctx context.Context, c *client.Client) error {
+		return e.change("RemoveNode", func(ctx context.Context, c *client.Client) error {
 			return c.RemoveNode(ctx, args[0])
-		}); err != nil {
-			return err
-		}
-		return e.done("removed", args[0], fmt.Sprintf("removed node %s; its tag is retired for ever", args[0]))
+		}, "removed", args[0], fmt.Sprintf("removed node %s; its tag is retired for ever", args[0]))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -16,24 +15,18 @@ func dbCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
 	maxClaims := fs.Int64("max-claims", 0, "most claimed IDs the database may hold (0: the default, 1000000)")
 	return func(e *env, args []string) error {
 		req := &idnodev1.CreateDatabaseRequest{Name: args[0], MaxIdentities: *maxIdentities, MaxCallsPerSecond: *maxCalls, MaxClaims: *maxClaims}
-		if err := e.call("CreateDatabase", func(ctx context.Context, c *client.Client) error {
+		return e.change("CreateDatabase", func(ctx context.Context, c *client.Client) error {
 			return c.CreateDatabase(ctx, req)
-		}); err != nil {
-			return err
-		}
-		return e.done("created", args[0], fmt.Sprintf("created database %s", args[0]))
+		}, "created", args[0], fmt.Sprintf("created database %s", args[0]))
 	}
 }
 
 func dbDeleteCmd(fs *flag.FlagSet) func(*env, []string) error {
 	force := fs.Bool("force", false, "delete even a database with counters (they stay as floors: created again, it goes on after them)")
 	return func(e *env, args []string) error {
-		if err := e.call("DeleteDatabase", func(ctx context.Context, c *client.Client) error {
+		return e.change("DeleteDatabase", func(ctx context.Context, c *client.Client) error {
 			return c.DeleteDatabase(ctx, args[0], *force)
-		}); err != nil {
-			return err
-		}
-		return e.done("deleted", args[0], fmt.Sprintf("deleted database %s", args[0]))
+		}, "deleted", args[0], fmt.Sprintf("deleted database %s", args[0]))
 	}
 }
 
@@ -60,20 +53,14 @@ func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 		}); err != nil {
 			return err
 		}
-		if e.g.json {
-			return printJSON(e.stdout, rows)
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tIDENTITIES\tHILO TAGS\tMAX IDENTITIES\tMAX CALLS/S\tCLAIMS\tMAX CLAIMS")
 		limit := func(v float64) string {
 			if v == 0 {
 				return "-"
 			}
 			return fmt.Sprint(v)
 		}
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d\t%d\n", r.Name, r.Identities, r.HiLoTags, limit(float64(r.MaxIdentities)), limit(r.MaxCallsPerSecond), r.Claims, r.MaxClaims)
-		}
-		return tw.Flush()
+		return printRows(e, rows, "NAME\tIDENTITIES\tHILO TAGS\tMAX IDENTITIES\tMAX CALLS/S\tCLAIMS\tMAX CLAIMS", func(r databaseRow) string {
+			return fmt.Sprintf("%s\t%d\t%d\t%s\t%s\t%d\t%d", r.Name, r.Identities, r.HiLoTags, limit(float64(r.MaxIdentities)), limit(r.MaxCallsPerSecond), r.Claims, r.MaxClaims)
+		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/idnode/idnode/client"
 )
@@ -37,12 +36,9 @@ func dbOrDefault(db string) string {
 
 func keyDeleteCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
-		if err := e.call("DeleteKey", func(ctx context.Context, c *client.Client) error {
+		return e.change("DeleteKey", func(ctx context.Context, c *client.Client) error {
 			return c.DeleteKey(ctx, args[0])
-		}); err != nil {
-			return err
-		}
-		return e.done("deleted", args[0], fmt.Sprintf("deleted API key %s", args[0]))
+		}, "deleted", args[0], fmt.Sprintf("deleted API key %s", args[0]))
 	}
 }
 
@@ -64,14 +60,6 @@ func keyListCmd(*flag.FlagSet) func(*env, []string) error {
 		}); err != nil {
 			return err
 		}
-		if e.g.json {
-			return printJSON(e.stdout, rows)
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tDATABASE\tROLE")
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Database, r.Role)
-		}
-		return tw.Flush()
+		return printRows(e, rows, "ID\tDATABASE\tROLE", func(r keyRow) string { return r.ID + "\t" + r.Database + "\t" + r.Role })
 	}
 }

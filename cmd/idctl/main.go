@@ -101,8 +101,12 @@ func (e *env) call(what string, fn func(ctx context.Context, c *client.Client) e
 	return s.call(e.ctx, what, func(ctx context.Context) error { return fn(ctx, s.c) })
 }
 
-// done reports a change made to name: {"<verb>": name} with --json, else the sentence.
-func (e *env) done(verb, name, sentence string) error {
+// change makes a change to name through rpc (fn), then reports it: {"<verb>": name} with
+// --json, else the sentence.
+func (e *env) change(rpc string, fn func(ctx context.Context, c *client.Client) error, verb, name, sentence string) error {
+	if err := e.call(rpc, fn); err != nil {
+		return err
+	}
 	if e.g.json {
 		return printJSON(e.stdout, map[string]string{verb: name})
 	}

@@ -136,12 +136,9 @@ func workerReleaseCmd(*flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return err
 		}
-		if err := e.call("ReleaseWorker", func(ctx context.Context, c *client.Client) error {
+		return e.change("ReleaseWorker", func(ctx context.Context, c *client.Client) error {
 			return c.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: worker, Epoch: epoch})
-		}); err != nil {
-			return err
-		}
-		return e.done("released", args[0], fmt.Sprintf("released worker %d (epoch %d)", worker, epoch))
+		}, "released", args[0], fmt.Sprintf("released worker %d (epoch %d)", worker, epoch))
 	}
 }
 
