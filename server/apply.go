@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"log/slog"
 
 	"google.golang.org/protobuf/proto"
 
@@ -16,4 +17,25 @@ func propose[Req proto.Message, Resp any](ctx context.Context, s *Server, op fsm
 		return answer, s.raftError(err)
 	}
 	return answer, nil
+}
+
+// committed proposes cmd, as propose does, and logs msg with args at level once it is
+// committed: the changes an operator reads back in the log (a database created or deleted, a
+// key deleted, a worker released).
+func committed[Req proto.Message, Resp any](ctx context.Context, s *Server, op fsm.Op[Req, Resp], cmd Req, level slog.Level, msg string, args ...any) error {
+	if _, err := propose(ctx, s, op, cmd); err != nil {
+		return err
+	}
+	s.log.Log(ctx, level, msg, args...)
+	return nil
+}
+
+// afterBarrier answers what read makes of the FSM once a read barrier has made it current, so
+// a partitioned old leader never answers from stale state.
+func afterBarrier[T any](l leaderSide, ctx context.Context, read func(*fsm.FSM) T) (T, error) {
+	if err := l.barrier(ctx); err != nil {
+		var none T
+		return none, err
+	}
+	return read(l.s.node.FSM()), nil
 }

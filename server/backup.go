@@ -32,11 +32,9 @@ const (
 // the leader.
 func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
 	ctx := stream.Context()
-	db, err := databaseOf(ctx, req.GetDatabase())
-	if err != nil {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return err
 	}
-	req.Database = db // the metadata does not travel to the leader; the field does
 	return forwardStream(s, ctx, req, stream, s.leader().Backup, forwardv1.LeaderClient.Backup)
 }
 

@@ -55,11 +55,9 @@ func (s *Server) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnode
 	if err := validateOwner(req.GetOwner()); err != nil {
 		return nil, err
 	}
-	db, err := databaseOf(ctx, req.GetDatabase())
-	if err != nil {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	req.Database = db
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Claim, viaLeader(forwardv1.LeaderClient.Claim))
 }
 
@@ -88,11 +86,9 @@ func (s *Server) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*id
 	if err := s.validateClaimIDs(req.GetIds()); err != nil {
 		return nil, err
 	}
-	db, err := databaseOf(ctx, req.GetDatabase())
-	if err != nil {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	req.Database = db
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Release, viaLeader(forwardv1.LeaderClient.Release))
 }
 
@@ -120,34 +116,40 @@ func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) 
 
 // GetClaims runs on the leader.
 func (l leaderSide) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
-	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
+	if len(req.GetIds()) > 0 {
+		return l.lookupClaims(ctx, req)
+	}
+	claims, next, err := leaderPage(l, ctx, req,
+		func(after string, n int) ([]fsm.Claim, bool, error) {
+			return l.s.node.FSM().ListClaims(req.GetDatabase(), req.GetPrefix(), after, n)
+		},
+		claimOf, func(c fsm.Claim) string { return c.ID })
+	if err != nil {
+		return nil, err
+	}
+	return &idnodev1.GetClaimsResponse{Claims: claims, NextPageToken: next}, nil
+}
+
+// lookupClaims answers a lookup of named IDs on the leader. It names at most maxClaimIDs IDs,
+// so its answer stays under 2.3 MB: not paged, but built in a listing slot all the same.
+func (l leaderSide) lookupClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
+	_, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	claim := func(c fsm.Claim) *idnodev1.Claim { return &idnodev1.Claim{Id: c.ID, Owner: c.Owner} }
-	out := &idnodev1.GetClaimsResponse{}
-	if len(req.GetIds()) > 0 {
-		// A lookup names at most maxClaimIDs IDs, so its answer stays under 2.3 MB: not paged.
-		found, err := l.s.node.FSM().Claims(req.GetDatabase(), req.GetIds())
-		if err != nil {
-			return nil, toStatus(err)
-		}
-		for _, c := range found {
-			out.Claims = append(out.Claims, claim(c))
-		}
-		return out, nil
-	}
-	out.Claims, out.NextPageToken, err = collectPage(int(req.GetPageSize()), after,
-		func(after string, n int) ([]fsm.Claim, bool, error) {
-			return l.s.node.FSM().ListClaims(req.GetDatabase(), req.GetPrefix(), after, n)
-		},
-		claim, func(c fsm.Claim) string { return c.ID })
+	found, err := l.s.node.FSM().Claims(req.GetDatabase(), req.GetIds())
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	out := &idnodev1.GetClaimsResponse{Claims: make([]*idnodev1.Claim, len(found))}
+	for i, c := range found {
+		out.Claims[i] = claimOf(c)
+	}
 	return out, nil
 }
+
+func claimOf(c fsm.Claim) *idnodev1.Claim { return &idnodev1.Claim{Id: c.ID, Owner: c.Owner} }
 
 // pageOf reads a listing request's page: its size (the default for 0, at most maxPageSize)
 // and the key to start after, from the page_token an earlier answer carried (pageToken).

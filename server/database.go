@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 
 	"google.golang.org/grpc/codes"
@@ -54,12 +55,11 @@ func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabas
 
 // CreateDatabase runs on the leader.
 func (l leaderSide) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
-	if _, err := propose(ctx, l.s, fsm.ProposeCreateDatabase, &raftv1.CreateDatabase{
+	if err := committed(ctx, l.s, fsm.ProposeCreateDatabase, &raftv1.CreateDatabase{
 		Name: req.GetName(), MaxIdentities: req.GetMaxIdentities(), MaxCallsPerSecond: req.GetMaxCallsPerSecond(), MaxClaims: req.GetMaxClaims(),
-	}); err != nil {
+	}, slog.LevelInfo, "database created", "database", req.GetName()); err != nil {
 		return nil, err
 	}
-	l.s.log.Info("database created", "database", req.GetName())
 	return &idnodev1.CreateDatabaseResponse{}, nil
 }
 
@@ -72,10 +72,10 @@ func (s *Server) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabas
 
 // DeleteDatabase runs on the leader.
 func (l leaderSide) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
-	if _, err := propose(ctx, l.s, fsm.ProposeDeleteDatabase, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()}); err != nil {
+	if err := committed(ctx, l.s, fsm.ProposeDeleteDatabase, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()},
+		slog.LevelWarn, "database deleted; its counters stay as floors", "database", req.GetName(), "force", req.GetForce()); err != nil {
 		return nil, err
 	}
-	l.s.log.Warn("database deleted; its counters stay as floors", "database", req.GetName(), "force", req.GetForce())
 	return &idnodev1.DeleteDatabaseResponse{}, nil
 }
 
@@ -87,13 +87,12 @@ func (s *Server) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesR
 
 // ListDatabases runs on the leader.
 func (l leaderSide) ListDatabases(ctx context.Context, _ *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
-	if err := l.barrier(ctx); err != nil {
-		return nil, err
-	}
-	out := &idnodev1.ListDatabasesResponse{}
-	for _, d := range l.s.node.FSM().Databases() {
-		out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags),
-			MaxIdentities: d.MaxIdentities, MaxCallsPerSecond: d.MaxCallsPerSecond, Claims: int64(d.Claims), MaxClaims: d.MaxClaims})
-	}
-	return out, nil
+	return afterBarrier(l, ctx, func(f *fsm.FSM) *idnodev1.ListDatabasesResponse {
+		out := &idnodev1.ListDatabasesResponse{}
+		for _, d := range f.Databases() {
+			out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags),
+				MaxIdentities: d.MaxIdentities, MaxCallsPerSecond: d.MaxCallsPerSecond, Claims: int64(d.Claims), MaxClaims: d.MaxClaims})
+		}
+		return out
+	})
 }

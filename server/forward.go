@@ -123,6 +123,21 @@ func listed[Req pagedRequest, Resp any](s *Server, ctx context.Context, req Req,
 	return forward.Call(s.fwd, ctx, req, forward.Unary, leader, remote)
 }
 
+// arriving resolves a call where it arrived: its database into the field (the metadata does
+// not travel to the leader; the field does) and, where the call records one, who the caller
+// proved to be into actor, replacing whatever the caller sent.
+func (s *Server) arriving(ctx context.Context, database, actor *string) error {
+	db, err := databaseOf(ctx, *database)
+	if err != nil {
+		return err
+	}
+	*database = db
+	if actor != nil {
+		*actor = s.actorOf(ctx)
+	}
+	return nil
+}
+
 // barrier is a read barrier on the leader (cluster.Node.ReadBarrier): what the FSM answers
 // after it is current. Its errors are gRPC statuses.
 func (l leaderSide) barrier(ctx context.Context) error {

@@ -41,14 +41,12 @@ func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 		return nil, reason.Error(codes.OutOfRange, "", fmt.Sprintf("last_batch_size %d is larger than any range this cluster grants (at most %d): "+
 			"send the size of the range you were granted (NextHiLoResponse.last_size)", req.GetLastBatchSize(), s.cfg.HiLo.Max))
 	}
-	db, err := databaseOf(ctx, req.GetDatabase())
-	if err != nil {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	req.Database = db
 	// This node's Max may lag the leader's, never lead it: what passes here may still be
 	// refused by the FSM, never the other way round (but for a seed not applied here yet).
-	if err := fsm.CheckLastMax(req.GetLastMax(), s.node.FSM().HiLoMax(db, req.GetTag())); err != nil {
+	if err := fsm.CheckLastMax(req.GetLastMax(), s.node.FSM().HiLoMax(req.GetDatabase(), req.GetTag())); err != nil {
 		return nil, toStatus(err)
 	}
 	if s.cfg.Pools != nil {
@@ -122,11 +120,9 @@ func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 	if err := hilogrant.CheckReturn(req.GetGrantId(), req.GetEnd(), req.GetLast()); err != nil {
 		return nil, toStatus(err)
 	}
-	db, err := databaseOf(ctx, req.GetDatabase())
-	if err != nil {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	req.Database = db
 	if s.cfg.Pools != nil {
 		// A range this node's pool granted goes back to the pool; one from another node's pool
 		// finds no match anywhere and is a gap.
@@ -162,11 +158,9 @@ func (s *Server) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*
 		return nil, reason.Error(codes.OutOfRange, "", fmt.Sprintf("max %d would leave the tag no room for a range of %d: seed at most %d",
 			req.GetMax(), s.cfg.HiLo.Max, top))
 	}
-	db, err := databaseOf(ctx, req.GetDatabase())
-	if err != nil {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	req.Database = db // the metadata does not travel to the leader; the field does
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedHiLo, viaLeader(forwardv1.LeaderClient.SeedHiLo))
 }
 

@@ -28,19 +28,14 @@ func (s *Server) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*
 
 // ListHiLo runs on the leader.
 func (l leaderSide) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
-	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	page, next, err := collectPage(int(req.GetPageSize()), after,
+	page, next, err := leaderPage(l, ctx, req,
 		func(after string, n int) ([]fsm.HiLoTag, bool, error) {
 			return l.s.node.FSM().HiLoTags(req.GetDatabase(), req.GetPrefix(), after, n)
 		},
 		l.s.hiloTag,
 		func(t fsm.HiLoTag) string { return t.Tag })
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &idnodev1.ListHiLoResponse{Tags: page, NextPageToken: next}, nil
 }

@@ -70,11 +70,9 @@ func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityReq
 	if err := docid.ValidateSeed(req.GetValue()); err != nil {
 		return nil, toStatus(err)
 	}
-	db, err := databaseOf(ctx, req.GetDatabase())
-	if err != nil {
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	req.Database = db // the metadata does not travel to the leader; the field does
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedIdentity, viaLeader(forwardv1.LeaderClient.SeedIdentity))
 }
 
@@ -95,20 +93,14 @@ func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitie
 
 // ListIdentities runs on the leader.
 func (l leaderSide) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	page, next, err := collectPage(int(req.GetPageSize()), after,
+	page, next, err := leaderPage(l, ctx, req,
 		func(after string, n int) ([]fsm.Identity, bool, error) {
 			return l.s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, n)
 		},
 		func(id fsm.Identity) *idnodev1.Identity { return &idnodev1.Identity{Name: id.Name, Value: id.Value} },
 		func(id fsm.Identity) string { return id.Name })
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
-	out := &idnodev1.ListIdentitiesResponse{Identities: page, NextPageToken: next}
-	return out, nil
+	return &idnodev1.ListIdentitiesResponse{Identities: page, NextPageToken: next}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"google.golang.org/grpc/codes"
@@ -141,10 +142,9 @@ func (s *Server) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) 
 
 // DeleteKey runs on the leader.
 func (l leaderSide) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
-	if _, err := propose(ctx, l.s, fsm.ProposeDeleteKey, &raftv1.DeleteKey{Id: req.GetId()}); err != nil {
+	if err := committed(ctx, l.s, fsm.ProposeDeleteKey, &raftv1.DeleteKey{Id: req.GetId()}, slog.LevelInfo, "API key deleted", "id", req.GetId()); err != nil {
 		return nil, err
 	}
-	l.s.log.Info("API key deleted", "id", req.GetId())
 	return &idnodev1.DeleteKeyResponse{}, nil
 }
 
@@ -154,12 +154,11 @@ func (s *Server) ListKeys(ctx context.Context, req *idnodev1.ListKeysRequest) (*
 
 // ListKeys runs on the leader.
 func (l leaderSide) ListKeys(ctx context.Context, _ *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
-	if err := l.barrier(ctx); err != nil {
-		return nil, err
-	}
-	out := &idnodev1.ListKeysResponse{}
-	for _, k := range l.s.node.FSM().Keys() {
-		out.Keys = append(out.Keys, &idnodev1.KeyStatus{Id: k.ID, Database: k.Database, Role: k.Role})
-	}
-	return out, nil
+	return afterBarrier(l, ctx, func(f *fsm.FSM) *idnodev1.ListKeysResponse {
+		out := &idnodev1.ListKeysResponse{}
+		for _, k := range f.Keys() {
+			out.Keys = append(out.Keys, &idnodev1.KeyStatus{Id: k.ID, Database: k.Database, Role: k.Role})
+		}
+		return out
+	})
 }

@@ -64,6 +64,20 @@ func collectPage[T any, E proto.Message](size int, after string, list func(after
 	return entries, pageToken(after), nil
 }
 
+// leaderPage answers a listing's page on the leader: startPage, then collectPage over list.
+func leaderPage[T any, E proto.Message](l leaderSide, ctx context.Context, req pagedRequest, list func(after string, n int) ([]T, bool, error),
+	entry func(T) E, key func(T) string) (entries []E, next string, err error) {
+	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
+	if err != nil {
+		return nil, "", err
+	}
+	defer release()
+	if entries, next, err = collectPage(int(req.GetPageSize()), after, list, entry, key); err != nil {
+		return nil, "", toStatus(err)
+	}
+	return entries, next, nil
+}
+
 // listingSlots bounds the listings a node builds at once.
 type listingSlots chan struct{}
 

@@ -216,21 +216,6 @@ func (l leaderSide) VerifySeries(ctx context.Context, req *idnodev1.VerifySeries
 	return out, nil
 }
 
-// arriving resolves a series call where it arrived: its database into the field (the
-// metadata does not travel to the leader; the field does), and who the caller proved to be
-// into actor, replacing whatever the caller sent.
-func (s *Server) arriving(ctx context.Context, database, actor *string) error {
-	db, err := databaseOf(ctx, *database)
-	if err != nil {
-		return err
-	}
-	*database = db
-	if actor != nil {
-		*actor = s.actorOf(ctx)
-	}
-	return nil
-}
-
 // arrivingRead readies a read of a series' journal (Journal, VerifySeries) where it arrived:
 // the call resolved (arriving), the series named well, and one of the node's journalReads
 // slots, which a long read holds until release.

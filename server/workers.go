@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"strconv"
 
@@ -63,11 +64,11 @@ func (s *Server) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerR
 }
 
 func (l leaderSide) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
-	if _, err := propose(ctx, l.s, fsm.ProposeReleaseWorker, &raftv1.ReleaseWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
-		Epoch: req.GetEpoch(), ProposedAtMs: l.s.cfg.Now().UnixMilli()}); err != nil {
+	if err := committed(ctx, l.s, fsm.ProposeReleaseWorker, &raftv1.ReleaseWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
+		Epoch: req.GetEpoch(), ProposedAtMs: l.s.cfg.Now().UnixMilli()},
+		slog.LevelInfo, "worker released", "database", req.GetDatabase(), "worker", req.GetWorker(), "epoch", req.GetEpoch()); err != nil {
 		return nil, err
 	}
-	l.s.log.Info("worker released", "database", req.GetDatabase(), "worker", req.GetWorker(), "epoch", req.GetEpoch())
 	return &idnodev1.ReleaseWorkerResponse{}, nil
 }
 
@@ -78,15 +79,7 @@ func (s *Server) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersReque
 }
 
 func (l leaderSide) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
-	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	if _, err := workerAfter(after); err != nil {
-		return nil, err
-	}
-	page, next, err := collectPage(int(req.GetPageSize()), after,
+	page, next, err := leaderPage(l, ctx, req,
 		func(after string, n int) ([]fsm.WorkerLease, bool, error) {
 			from, err := workerAfter(after)
 			if err != nil {
@@ -97,7 +90,7 @@ func (l leaderSide) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRe
 		workerLeaseOf,
 		func(wl fsm.WorkerLease) string { return strconv.FormatUint(uint64(wl.Worker), 10) })
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &idnodev1.ListWorkersResponse{Workers: page, NextPageToken: next}, nil
 }
