@@ -27,15 +27,6 @@ import (
 	"github.com/idnode/idnode/version"
 )
 
-// Strategy label values of idnode_ids_issued_total: docid.Kind's names, the one list.
-var (
-	Semantic   = docid.Semantic.String()
-	GUID       = docid.GUID.String()
-	ServerSide = docid.ServerSide.String()
-	Identity   = docid.Identity.String()
-	HiLo       = docid.HiLo.String()
-)
-
 // Metrics holds the node's registry and every metric on it.
 type Metrics struct {
 	Registry *prometheus.Registry
@@ -64,44 +55,32 @@ func New() *Metrics {
 		Registry:  prometheus.NewRegistry(),
 		databases: newBoundedLabels(maxDatabaseLabels, fsm.DefaultDatabase),
 		poolTags:  newBoundedLabels(maxPoolTagLabels),
-		GRPC: grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(
-			grpcprom.WithHistogramBuckets([]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}),
-		)),
-		idsIssued: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "idnode_ids_issued_total",
-			Help: "IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted; series: fiscal series numbers issued) and database (the first 64 seen; \"other\" for the rest).",
-		}, []string{"strategy", "database"}),
-		identityBatch: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "idnode_identity_batch_size",
-			Help:    "Identity requests coalesced into one batch: one Raft entry on the leader, one relay call to the leader on a follower.",
-			Buckets: prometheus.ExponentialBuckets(1, 2, 13), // 1 … 4096
-		}),
-		hiloRange: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "idnode_hilo_range_size",
-			Help:    "Size of the HiLo ranges this node granted to its callers.",
-			Buckets: prometheus.ExponentialBuckets(32, 2, 16), // 32 … 1,048,576
-		}),
-		poolRanges: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "idnode_hilo_pool_ranges_total",
-			Help: "HiLo ranges this node granted from its own pool, without a Raft round, by database and tag (the first 256 tags; \"other\" for the rest); the rest of idnode_hilo_range_size_count went through the cluster.",
-		}, []string{"database", "tag"}),
-		poolRefills: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "idnode_hilo_pool_refills_total",
-			Help: "Reservations through the cluster that filled this node's HiLo pools, by database and tag.",
-		}, []string{"database", "tag"}),
-		poolReserved: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "idnode_hilo_pool_reserved_total",
-			Help: "HiLo numbers the cluster reserved to this node's pools, by database and tag.",
-		}, []string{"database", "tag"}),
+		GRPC:      grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(grpcprom.WithHistogramBuckets(secondsBuckets))),
+		idsIssued: counterVec("idnode_ids_issued_total",
+			"IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted; series: fiscal series numbers issued) and database (the first 64 seen; \"other\" for the rest).",
+			"strategy", "database"),
+		identityBatch: histogram("idnode_identity_batch_size",
+			"Identity requests coalesced into one batch: one Raft entry on the leader, one relay call to the leader on a follower.",
+			prometheus.ExponentialBuckets(1, 2, 13)), // 1 … 4096
+		hiloRange: histogram("idnode_hilo_range_size",
+			"Size of the HiLo ranges this node granted to its callers.",
+			prometheus.ExponentialBuckets(32, 2, 16)), // 32 … 1,048,576
+		poolRanges: counterVec("idnode_hilo_pool_ranges_total",
+			"HiLo ranges this node granted from its own pool, without a Raft round, by database and tag (the first 256 tags; \"other\" for the rest); the rest of idnode_hilo_range_size_count went through the cluster.",
+			"database", "tag"),
+		poolRefills: counterVec("idnode_hilo_pool_refills_total",
+			"Reservations through the cluster that filled this node's HiLo pools, by database and tag.",
+			"database", "tag"),
+		poolReserved: counterVec("idnode_hilo_pool_reserved_total",
+			"HiLo numbers the cluster reserved to this node's pools, by database and tag.",
+			"database", "tag"),
 		noQuorum: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "idnode_no_quorum_refusals_total",
 			Help: "Calls this node refused with UNAVAILABLE because it could not reach a majority of the cluster.",
 		}),
-		raftApply: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "idnode_raft_apply_duration_seconds",
-			Help:    "Time from proposing a Raft command on the leader until it was committed and applied (or failed).",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-		}),
+		raftApply: histogram("idnode_raft_apply_duration_seconds",
+			"Time from proposing a Raft command on the leader until it was committed and applied (or failed).",
+			secondsBuckets),
 	}
 	for _, k := range docid.Kinds {
 		m.idsIssued.WithLabelValues(k.String(), fsm.DefaultDatabase) // every strategy shows, at 0, from the first scrape
@@ -122,6 +101,20 @@ func New() *Metrics {
 	return m
 }
 
+// secondsBuckets are the buckets of the durations measured in seconds (gRPC handling, Raft
+// apply): 0.5 ms to 10 s.
+var secondsBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// counterVec is a counter vector with the given labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+// histogram is a histogram with the given buckets.
+func histogram(name, help string, buckets []float64) prometheus.Histogram {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets})
+}
+
 // ServerOptions adds the gRPC server metrics' interceptors.
 func (m *Metrics) ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
@@ -130,8 +123,8 @@ func (m *Metrics) ServerOptions() []grpc.ServerOption {
 	}
 }
 
-// IDsIssued counts n IDs handed out by strategy (one of the constants above) in database
-// ("" is the default).
+// IDsIssued counts n IDs handed out by strategy (a docid.Kind's name, "series" or "numeric")
+// in database ("" is the default).
 func (m *Metrics) IDsIssued(strategy, database string, n int64) {
 	key := issuedKey{strategy, fsm.DatabaseName(database)}
 	if c, ok := m.issued.Load(key); ok {

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 
 	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/hilopool"
 )
@@ -62,8 +63,8 @@ func TestEveryMetricIsExported(t *testing.T) {
 	m := New()
 	full := &cluster.StorageError{Path: "/data/raft/raft.db", Err: syscall.ENOSPC}
 	m.WatchRaft(fakeRaft{state: "follower", fault: full})
-	m.IDsIssued(Identity, "", 5)
-	m.IDsIssued(HiLo, "Billing", 32)
+	m.IDsIssued(docid.Identity.String(), "", 5)
+	m.IDsIssued(docid.HiLo.String(), "Billing", 32)
 	m.HiLoRange(32)
 	m.IdentityBatch(7)
 	m.RaftApply(3 * time.Millisecond)
@@ -106,7 +107,7 @@ func TestEveryMetricIsExported(t *testing.T) {
 func TestMetricsPassPromtoolsLint(t *testing.T) {
 	m := New()
 	m.WatchRaft(fakeRaft{state: "leader"})
-	m.IDsIssued(Identity, "", 5)
+	m.IDsIssued(docid.Identity.String(), "", 5)
 	m.HiLoRange(32)
 	m.IdentityBatch(7)
 	m.RaftApply(time.Millisecond)
