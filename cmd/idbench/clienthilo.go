@@ -4,6 +4,8 @@ import (
 	"context"
 	"hash/maphash"
 	"slices"
+
+	"github.com/idnode/idnode/client"
 )
 
 // maxUniqueChecked bounds the memory of client-hilo's uniqueness check: 8 bytes per ID, so
@@ -24,22 +26,16 @@ func newClientHiLoWorkload(ctx context.Context, cfg *config) (*workload, error) 
 	seed := maphash.MakeSeed()
 	seen := make([][]uint64, cfg.concurrency) // per caller
 	budget := maxUniqueChecked / cfg.concurrency
-	ops := make([]op, cfg.concurrency)
-	for i := range ops {
-		c := clients[i%len(clients)]
-		ops[i] = func(ctx context.Context) (int64, error) {
-			ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
-			defer cancel()
-			id, err := c.NextID(ctx, cfg.prefix)
-			if err != nil {
-				return 0, err
-			}
-			if len(seen[i]) < budget {
-				seen[i] = append(seen[i], maphash.String(seed, id))
-			}
-			return 1, nil
+	ops := goClientOps(cfg, clients, func(ctx context.Context, c *client.Client, caller int) (int64, error) {
+		id, err := c.NextID(ctx, cfg.prefix)
+		if err != nil {
+			return 0, err
 		}
-	}
+		if len(seen[caller]) < budget {
+			seen[caller] = append(seen[caller], maphash.String(seed, id))
+		}
+		return 1, nil
+	})
 	unique := func() *uniqueCheck {
 		var all []uint64
 		for _, s := range seen {

@@ -54,25 +54,34 @@ func newGoClientWorkload(ctx context.Context, cfg *config) (*workload, error) {
 	identity := cfg.strategy == stratIdentity || cfg.strategy == stratIdentityBatch
 	names := &nameCycle{prefix: cfg.prefix, n: cfg.names}
 	want := cfg.idsPerOp()
+	ops := goClientOps(cfg, clients, func(ctx context.Context, c *client.Client, _ int) (int64, error) {
+		callID := id
+		if identity {
+			callID = names.name() + "|"
+		}
+		ids, err := c.Generate(ctx, callID, count)
+		if err != nil {
+			return 0, err
+		}
+		if got := int64(len(ids)); got != want {
+			return 0, fmt.Errorf("%w: Generate(%q, count %d) returned %d IDs", errBadResponse, callID, count, got)
+		}
+		return want, nil
+	})
+	return &workload{ops: ops, close: closeAll}, nil
+}
+
+// goClientOps makes the op of every caller: call through the caller's client (callers share
+// the clients round-robin), given the caller's number and a context bounded by --timeout.
+func goClientOps(cfg *config, clients []*client.Client, call func(ctx context.Context, c *client.Client, caller int) (int64, error)) []op {
 	ops := make([]op, cfg.concurrency)
 	for i := range ops {
 		c := clients[i%len(clients)]
 		ops[i] = func(ctx context.Context) (int64, error) {
 			ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 			defer cancel()
-			callID := id
-			if identity {
-				callID = names.name() + "|"
-			}
-			ids, err := c.Generate(ctx, callID, count)
-			if err != nil {
-				return 0, err
-			}
-			if got := int64(len(ids)); got != want {
-				return 0, fmt.Errorf("%w: Generate(%q, count %d) returned %d IDs", errBadResponse, callID, count, got)
-			}
-			return want, nil
+			return call(ctx, c, i)
 		}
 	}
-	return &workload{ops: ops, close: closeAll}, nil
+	return ops
 }

@@ -135,35 +135,42 @@ func workloadName(r *result) string {
 }
 
 func writeTables(w io.Writer, results []*result, rss []rssRecord) {
-	if len(results) > 0 {
-		fmt.Fprintln(w, "### Every run")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| workload | callers | nodes | calls/s | IDs/s | p50 ms | p99 ms | p99.9 ms | max ms | errors | notes |")
-		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
-		for _, r := range results {
+	writeTable(w, "### Every run",
+		"| workload | callers | nodes | calls/s | IDs/s | p50 ms | p99 ms | p99.9 ms | max ms | errors | notes |",
+		"|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|",
+		results, func(r *result) string {
 			nodes := len(r.Nodes)
 			if r.Target != targetIdnode {
 				nodes = len(r.Endpoints)
 			}
 			l := r.LatencyMs
-			fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %d%s | %s |\n",
+			return fmt.Sprintf("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %d%s | %s |",
 				workloadName(r), r.Concurrency, nodes, thousands(r.OpsPerSec), thousands(r.IDsPerSec),
 				fmtMs(l.P50), fmtMs(l.P99), fmtMs(l.P999), fmtMs(l.Max), r.Errors, codesText(r.ErrorsByCode), notes(r))
-		}
-		fmt.Fprintln(w)
-	}
+		})
 	writeSideBySide(w, results)
-	if len(rss) > 0 {
-		fmt.Fprintln(w, "### Memory (resident set, `ps -o rss`)")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| process | idle | peak under load | load |")
-		fmt.Fprintln(w, "|---|--:|--:|---|")
-		for _, m := range rss {
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", m.Process, mb(m.IdleKB), mb(m.LoadKB), m.Load)
-		}
-		fmt.Fprintln(w)
-	}
+	writeTable(w, "### Memory (resident set, `ps -o rss`)", "| process | idle | peak under load | load |", "|---|--:|--:|---|",
+		rss, func(m rssRecord) string {
+			return fmt.Sprintf("| %s | %s | %s | %s |", m.Process, mb(m.IdleKB), mb(m.LoadKB), m.Load)
+		})
 	writeTargets(w, results, rss)
+}
+
+// writeTable prints a markdown table under heading: its header and alignment lines, a line
+// per item as row makes it, then a blank line. Without items it prints nothing, so that
+// results without, say, memory samples have no empty section.
+func writeTable[T any](w io.Writer, heading, header, align string, items []T, row func(T) string) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintln(w, heading)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, header)
+	fmt.Fprintln(w, align)
+	for _, item := range items {
+		fmt.Fprintln(w, row(item))
+	}
+	fmt.Fprintln(w)
 }
 
 func notes(r *result) string {
@@ -331,19 +338,12 @@ func writeTargets(w io.Writer, results []*result, rss []rssRecord) {
 	if load > 0 {
 		add("idnode RSS under the 64-caller identity load ≤ 150 MB per node (largest node)", mb(load), load <= 150*1024)
 	}
-	if len(checks) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "### Targets of issues 6 and 16 (measured, not asserted)")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| target | measured | met |")
-	fmt.Fprintln(w, "|---|--:|:-:|")
-	for _, c := range checks {
-		mark := "no"
-		if c.met {
-			mark = "yes"
-		}
-		fmt.Fprintf(w, "| %s | %s | %s |\n", c.what, c.measured, mark)
-	}
-	fmt.Fprintln(w)
+	writeTable(w, "### Targets of issues 6 and 16 (measured, not asserted)", "| target | measured | met |", "|---|--:|:-:|",
+		checks, func(c check) string {
+			mark := "no"
+			if c.met {
+				mark = "yes"
+			}
+			return fmt.Sprintf("| %s | %s | %s |", c.what, c.measured, mark)
+		})
 }
