@@ -104,11 +104,8 @@ func parsePlaceholder(s string) (part, error) {
 
 // String is the format as written: parsing it again gives the same parts.
 func (f format) String() string {
-	var b strings.Builder
-	for _, p := range f {
+	return f.write(func(b *strings.Builder, p part) {
 		switch p.kind {
-		case partLiteral:
-			b.WriteString(p.literal)
 		case partYear:
 			b.WriteString("{year}")
 		case partMonth:
@@ -117,27 +114,35 @@ func (f format) String() string {
 			if p.width == 0 {
 				b.WriteString("{n}")
 			} else {
-				fmt.Fprintf(&b, "{n:0%d}", p.width)
+				fmt.Fprintf(b, "{n:0%d}", p.width)
 			}
 		}
-	}
-	return b.String()
+	})
 }
 
 // render prints number n issued at timeMs (UTC).
 func (f format) render(timeMs, n int64) string {
 	t := time.UnixMilli(timeMs).UTC()
+	return f.write(func(b *strings.Builder, p part) {
+		switch p.kind {
+		case partYear:
+			fmt.Fprintf(b, "%04d", t.Year())
+		case partMonth:
+			fmt.Fprintf(b, "%02d", int(t.Month()))
+		case partNumber:
+			fmt.Fprintf(b, "%0*d", p.width, n)
+		}
+	})
+}
+
+// write joins the parts: the literals as they are, each placeholder as placeholder writes it.
+func (f format) write(placeholder func(b *strings.Builder, p part)) string {
 	var b strings.Builder
 	for _, p := range f {
-		switch p.kind {
-		case partLiteral:
+		if p.kind == partLiteral {
 			b.WriteString(p.literal)
-		case partYear:
-			fmt.Fprintf(&b, "%04d", t.Year())
-		case partMonth:
-			fmt.Fprintf(&b, "%02d", int(t.Month()))
-		case partNumber:
-			fmt.Fprintf(&b, "%0*d", p.width, n)
+		} else {
+			placeholder(&b, p)
 		}
 	}
 	return b.String()

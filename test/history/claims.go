@@ -54,13 +54,7 @@ func (op *ClaimOp) Lost() { op.finish(Acknowledged, false) }
 func (op *ClaimOp) Unknown() { op.finish(Unknown, false) }
 
 func (op *ClaimOp) finish(outcome Outcome, won bool) {
-	ret := op.r.Now()
-	op.r.mu.Lock()
-	defer op.r.mu.Unlock()
-	if op.outcome != Pending {
-		return
-	}
-	op.ret, op.outcome, op.won = ret, outcome, won
+	op.r.finish(&op.ret, &op.outcome, outcome, func() { op.won = won })
 }
 
 // ClaimedValues lists, ascending, every value of prefix (case-insensitive) that a recorded

@@ -116,26 +116,13 @@ func (op *IdentityOp) Retry() {
 // claimed values the block passed over (ascending; see BeginClaim). The counter is at last
 // afterwards.
 func (op *IdentityOp) Done(first, last int64, skipped ...int64) {
-	ret := op.r.Now()
-	skipped = slices.Clone(skipped)
-	op.r.mu.Lock()
-	defer op.r.mu.Unlock()
-	if op.outcome != Pending {
-		return
-	}
-	op.ret, op.first, op.last, op.skipped, op.outcome = ret, first, last, skipped, Acknowledged
+	op.r.finish(&op.ret, &op.outcome, Acknowledged, func() {
+		op.first, op.last, op.skipped = first, last, slices.Clone(skipped)
+	})
 }
 
 // Unknown records that the client gave up: the cluster may or may not have used the values.
-func (op *IdentityOp) Unknown() {
-	ret := op.r.Now()
-	op.r.mu.Lock()
-	defer op.r.mu.Unlock()
-	if op.outcome != Pending {
-		return
-	}
-	op.ret, op.outcome = ret, Unknown
-}
+func (op *IdentityOp) Unknown() { op.r.finish(&op.ret, &op.outcome, Unknown, nil) }
 
 // IdentityRecord is a finished identity operation timed by the caller, for AddIdentity.
 type IdentityRecord struct {
@@ -186,25 +173,11 @@ func (r *Recorder) BeginSeed(name string, value int64, force bool) *SeedOp {
 
 // Done records the answer: the counter's value after the seed.
 func (op *SeedOp) Done(result int64) {
-	ret := op.r.Now()
-	op.r.mu.Lock()
-	defer op.r.mu.Unlock()
-	if op.outcome != Pending {
-		return
-	}
-	op.ret, op.result, op.outcome = ret, result, Acknowledged
+	op.r.finish(&op.ret, &op.outcome, Acknowledged, func() { op.result = result })
 }
 
 // Unknown records that the seed may or may not have been applied.
-func (op *SeedOp) Unknown() {
-	ret := op.r.Now()
-	op.r.mu.Lock()
-	defer op.r.mu.Unlock()
-	if op.outcome != Pending {
-		return
-	}
-	op.ret, op.outcome = ret, Unknown
-}
+func (op *SeedOp) Unknown() { op.r.finish(&op.ret, &op.outcome, Unknown, nil) }
 
 // SeedRecord is a finished SeedIdentity timed by the caller, for AddSeed.
 type SeedRecord struct {
@@ -226,6 +199,22 @@ func (r *Recorder) AddSeed(rec SeedRecord) {
 		op.result, op.outcome = rec.Result, Acknowledged
 	}
 	r.seeds = append(r.seeds, op)
+}
+
+// finish records an operation's final answer, received now: the time in *ret, ended in
+// *outcome, and the rest of the answer through set (nil when there is none), under r.mu. The
+// first answer wins: an operation already finished keeps its own.
+func (r *Recorder) finish(ret *time.Duration, outcome *Outcome, ended Outcome, set func()) {
+	now := r.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if *outcome != Pending {
+		return
+	}
+	*ret, *outcome = now, ended
+	if set != nil {
+		set()
+	}
 }
 
 // ServerSideRecord is one server-side ID as a client received it.
