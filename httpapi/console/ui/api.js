@@ -101,15 +101,16 @@ export function fillRows(id, items, fill) {
 }
 
 // Pages is where a listing stands among its pages: the token of the page shown and of the
-// next, behind the buttons <prefix>-first and <prefix>-next, which call load.
+// next, behind the buttons First page and Next page (<prefix>-first, <prefix>-next), which
+// call load. It puts them at the start of the listing's pager, <prefix>-pager, so that every
+// paged listing has the same two.
 export class Pages {
   constructor(prefix, load) {
     this.token = '';
     this.next = '';
-    this.first = $(`${prefix}-first`);
-    this.following = $(`${prefix}-next`);
-    this.following.addEventListener('click', () => { this.token = this.next; load(); });
-    this.first.addEventListener('click', () => { this.token = ''; load(); });
+    this.first = button(`${prefix}-first`, 'First page', () => { this.token = ''; load(); });
+    this.following = button(`${prefix}-next`, 'Next page', () => { this.token = this.next; load(); });
+    $(`${prefix}-pager`).prepend(this.first, this.following);
   }
 
   // shown records the next page's token of the page just shown.
@@ -118,6 +119,33 @@ export class Pages {
     this.following.disabled = this.next === '';
     this.first.disabled = this.token === '';
   }
+}
+
+// readWhileShown makes a page read itself again every ms while it is shown, so that what moves
+// on the node (a counter, a pool) shows its new value without a click. It returns the page's
+// show and its load, for its searches and buttons: a load by hand starts the wait anew.
+export function readWhileShown(read, ms) {
+  let timer = 0;
+  let visible = false;
+  const load = async () => {
+    clearTimeout(timer);
+    await read();
+    if (visible) timer = setTimeout(load, ms);
+  };
+  const show = (v) => {
+    visible = v;
+    if (v) load(); else clearTimeout(timer);
+  };
+  return { load, show };
+}
+
+function button(id, label, onClick) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.id = id;
+  b.textContent = label;
+  b.addEventListener('click', onClick);
+  return b;
 }
 
 export function cell(row, text, tone) {

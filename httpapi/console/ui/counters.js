@@ -1,17 +1,16 @@
 // The Counters page: identity counters a page at a time (ListIdentities, read on the leader),
 // searched by name prefix, in any database the caller may read. The page in view is read
 // again every few seconds, so a counter that moves shows its new value.
-import { $, api, cell, explain, fillRows, Pages, report, send } from './api.js';
+import { $, api, cell, explain, fillRows, Pages, readWhileShown, report, send } from './api.js';
 import { act } from './confirm.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
 
-const state = { database: '', prefix: '', timer: 0, visible: false };
+const state = { database: '', prefix: '' };
 let pages;
 
-async function load() {
-  clearTimeout(state.timer);
+async function read() {
   try {
     const page = await api('/v1/identities', {
       database: state.database, prefix: state.prefix, page_size: PAGE_SIZE, page_token: pages.token,
@@ -31,13 +30,10 @@ async function load() {
   } catch (err) {
     report('counters', [explain(err)]);
   }
-  if (state.visible) state.timer = setTimeout(load, REFRESH_MS);
 }
 
-export function show(visible) {
-  state.visible = visible;
-  if (visible) load(); else clearTimeout(state.timer);
-}
+const { load, show } = readWhileShown(read, REFRESH_MS);
+export { show };
 
 // raise seeds a counter upwards (never force: lowering a counter can repeat IDs, and stays an
 // operator's deliberate idctl call).

@@ -3,11 +3,11 @@
 // pool, what it holds now, the size it is kept at, and when it was last topped up. A pool
 // under a quarter of its size is running dry: a node cut off from the majority can grant
 // only what its pool holds.
-import { $, api, cell, explain, fillRows, Pages, report } from './api.js';
+import { $, api, cell, explain, fillRows, Pages, readWhileShown, report } from './api.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
-const state = { database: '', prefix: '', timer: 0, visible: false };
+const state = { database: '', prefix: '' };
 let pages;
 
 function pools(tag) {
@@ -34,8 +34,7 @@ function pools(tag) {
   return list;
 }
 
-async function load() {
-  clearTimeout(state.timer);
+async function read() {
   try {
     const page = await api('/v1/hilo', {
       database: state.database, prefix: state.prefix, page_size: PAGE_SIZE, page_token: pages.token,
@@ -55,13 +54,10 @@ async function load() {
   } catch (err) {
     report('hilo', [explain(err)]);
   }
-  if (state.visible) state.timer = setTimeout(load, REFRESH_MS);
 }
 
-export function show(visible) {
-  state.visible = visible;
-  if (visible) load(); else clearTimeout(state.timer);
-}
+const { load, show } = readWhileShown(read, REFRESH_MS);
+export { show };
 
 export function start() {
   $('hilo-search').addEventListener('submit', (e) => {
