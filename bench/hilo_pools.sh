@@ -87,25 +87,8 @@ for addr in "${GRPC[@]}" "${RAFT[@]}" "${METRICS[@]}"; do
 	port_free "${addr##*:}" || die "port $addr is in use; pick another PORT_BASE"
 done
 
-# --- everything we start is tracked here and stopped on exit -----------------------------------
-TMP=$(mktemp -d -t idnode-hilopools.XXXXXX)
-PIDS=()
-cleanup() {
-	local rc=$?
-	set +e
-	stop_pids "${PIDS[@]}"
-	((rc == 0)) || last_lines 10
-	rm -rf "$TMP"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log "building idnode and idbench"
-mkdir -p "$TMP/bin"
-go build -o "$TMP/bin/idnode" ./cmd/idnode
-go -C cmd/idbench build -o "$TMP/bin/idbench" . # a module of its own
-IDNODE=$TMP/bin/idnode IDBENCH=$TMP/bin/idbench
+# --- everything we start is tracked in PIDS and stopped on exit --------------------------------
+cluster_init 10
 
 # --- the two clusters: static peers, fsync on (the default), fresh data dirs ----------------
 for side in "${SIDES[@]}"; do

@@ -2,8 +2,9 @@
 # progress lines start with) before sourcing.
 #
 # Every script: log, die, port_free, stop_pids, last_lines, and others/others_line (how shared
-# the machine was). The three-node scripts (bench/compare.sh, bench/hilo_pools.sh) start their
-# own clusters and stop them with stop_pids.
+# the machine was). The three-node scripts (bench/compare.sh, bench/hilo_pools.sh,
+# bench/series.sh) start their own clusters and stop them with stop_pids; hilo_pools.sh and
+# series.sh set up through cluster_init.
 #
 # The single-node benchmarks of state (bench/claims.sh, bench/state_growth.sh,
 # bench/memory_run.sh): one idnode on loopback, started, measured, snapshotted, restarted and
@@ -48,6 +49,35 @@ last_lines() {
 		log "last lines of $(basename "$f"):"
 		tail -n "$1" "$f" >&2
 	done
+}
+
+# cluster_init LINES: for the scripts that start their own clusters: makes the temp dir TMP,
+# builds idnode and idbench into it (IDNODE, IDBENCH), and makes sure every process in the array
+# PIDS (empty at first; the script adds what it starts) and the temp dir go away on exit,
+# Ctrl-C included. A failed run shows the last LINES lines of every log in $TMP first.
+cluster_init() {
+	TMP=$(mktemp -d -t "idnode-$BENCH.XXXXXX")
+	PIDS=()
+	# shellcheck disable=SC2064 # LINES is expanded now, on purpose
+	trap "cluster_cleanup $1" EXIT
+	trap 'exit 130' INT TERM
+
+	log "building idnode and idbench"
+	mkdir -p "$TMP/bin"
+	go build -o "$TMP/bin/idnode" ./cmd/idnode
+	go -C cmd/idbench build -o "$TMP/bin/idbench" . # a module of its own
+	IDNODE=$TMP/bin/idnode IDBENCH=$TMP/bin/idbench
+}
+
+# cluster_cleanup LINES: cluster_init's exit trap: stops the processes in PIDS, shows the last
+# LINES lines of the logs when the script failed, and removes the temp dir.
+cluster_cleanup() {
+	local rc=$?
+	set +e
+	stop_pids "${PIDS[@]}"
+	((rc == 0)) || last_lines "$1"
+	rm -rf "$TMP"
+	exit "$rc"
 }
 
 # bench_init: checks the settings and tools, builds the binaries (IDNODE, IDCTL, IDBENCH),

@@ -7,7 +7,8 @@
 # the three nodes (followers relay to the leader):
 #   - identities: Generate{id: "bench|"}, one ID per call;
 #   - one hot series: Issue{series: "hot"}, one number per call, each with its own request id;
-#   - $SERIES series: the same, the calls spread over hot-0 … hot-<SERIES-1>.
+#   - $SERIES series: the same, the calls spread over hot-0 … hot-<SERIES-1>;
+#   - one series and identities at once, $CALLERS callers each (two idbench processes).
 # idbench prints each run's line (calls/s, latency percentiles, errors); the script prints them
 # as they come, then stops the nodes and removes its temp dir.
 #
@@ -34,23 +35,7 @@ source bench/lib.sh
 [[ $CALLERS =~ ^[0-9]+$ ]] && ((CALLERS >= 1 && CALLERS <= 1024)) || die "CALLERS must be 1–1024, got '$CALLERS'"
 [[ $SERIES =~ ^[0-9]+$ ]] && ((SERIES >= 1 && SERIES <= 1000)) || die "SERIES must be 1–1000 (a database's limit), got '$SERIES'"
 
-TMP=$(mktemp -d -t idnode-series.XXXXXX)
-PIDS=()
-cleanup() {
-	local rc=$?
-	set +e
-	stop_pids "${PIDS[@]}"
-	((rc == 0)) || tail -n 15 "$TMP"/node-*.log >&2
-	rm -rf "$TMP"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log "building idnode and idbench"
-mkdir -p "$TMP/bin"
-go build -o "$TMP/bin/idnode" ./cmd/idnode
-go -C cmd/idbench build -o "$TMP/bin/idbench" .
+cluster_init 15
 
 TAGS=(A B C) PEERS="" NODES=""
 for i in 0 1 2; do
@@ -59,21 +44,27 @@ for i in 0 1 2; do
 	NODES+="${NODES:+,}127.0.0.1:$((PORT_BASE + i))"
 done
 for i in 0 1 2; do
-	"$TMP/bin/idnode" --tag "${TAGS[$i]}" --data-dir "$TMP/node-${TAGS[$i]}" --grpc-addr "127.0.0.1:$((PORT_BASE + i))" \
+	"$IDNODE" --tag "${TAGS[$i]}" --data-dir "$TMP/node-${TAGS[$i]}" --grpc-addr "127.0.0.1:$((PORT_BASE + i))" \
 		--peers "$PEERS" --log-level warn >"$TMP/node-${TAGS[$i]}.log" 2>&1 &
 	PIDS+=($!)
 done
 log "waiting (at most 60 s) for the cluster"
 deadline=$((SECONDS + 60))
 for i in 0 1 2; do
-	until "$TMP/bin/idnode" health --addr "127.0.0.1:$((PORT_BASE + i))" --timeout 2s >/dev/null 2>&1; do
+	until "$IDNODE" health --addr "127.0.0.1:$((PORT_BASE + i))" --timeout 2s >/dev/null 2>&1; do
 		((SECONDS < deadline)) || die "node ${TAGS[$i]} not healthy after 60 s"
 		sleep 0.2
 	done
 done
 
 echo "$(date -u '+%Y-%m-%d %H:%M') UTC, commit $(git rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg), $CALLERS callers, $DURATION each"
-run() { "$TMP/bin/idbench" --nodes "$NODES" --concurrency "$CALLERS" --duration "$DURATION" --prefix "$@"; }
+run() { "$IDBENCH" --nodes "$NODES" --concurrency "$CALLERS" --duration "$DURATION" --prefix "$@"; }
 run bench --strategy identity
 run hot --strategy series
 run hot --strategy series --names "$SERIES"
+log "one series and identities at once, $CALLERS callers each"
+run beside --strategy series >"$TMP/beside-series.txt" 2>&1 &
+beside=$!
+run bench --strategy identity
+wait "$beside" || { cat "$TMP/beside-series.txt" >&2; die "the series run beside identities failed"; }
+cat "$TMP/beside-series.txt"
