@@ -34,16 +34,11 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
-	var resp *idnodev1.GenerateResponse
-	call := c.call // semantic IDs, GUIDs and server-side IDs: any node, spread
+	via := c.call // semantic IDs, GUIDs and server-side IDs: any node, spread
 	if strings.HasSuffix(req.GetId(), "|") || req.GetClaim() {
-		call = c.callLeader
+		via = c.callLeader
 	}
-	err := call(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.Generate(ctx, req)
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, via, idsOf, idnodev1.IdServiceClient.Generate, req)
 }
 
 // NextIdentity reserves count (0 means 1) values of the identity counter name: the next ones
@@ -52,11 +47,7 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 // with the values it already reserved instead of new ones.
 func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (docid.IdentityBlock, error) {
 	req := &idnodev1.NextIdentityRequest{Name: name, Count: count, RequestId: newRequestID()}
-	var resp *idnodev1.NextIdentityResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.NextIdentity(ctx, req)
-		return err
-	})
+	resp, err := unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.NextIdentity, req)
 	if err != nil {
 		return docid.IdentityBlock{}, err
 	}
@@ -67,11 +58,7 @@ func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (do
 // returns the counter afterwards; the next identity is that + 1.
 func (c *Client) SeedIdentity(ctx context.Context, name string, value int64, force bool) (int64, error) {
 	req := &idnodev1.SeedIdentityRequest{Name: name, Value: value, Force: force}
-	var resp *idnodev1.SeedIdentityResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.SeedIdentity(ctx, req)
-		return err
-	})
+	resp, err := unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.SeedIdentity, req)
 	if err != nil {
 		return 0, err
 	}
@@ -82,12 +69,7 @@ func (c *Client) SeedIdentity(ctx context.Context, name string, value int64, for
 // req.Prefix (case-insensitive), req.PageSize of them (0: the server's default), after
 // req.PageToken. See Identities for all pages.
 func (c *Client) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	var resp *idnodev1.ListIdentitiesResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.ListIdentities(ctx, req)
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.ListIdentities, req)
 }
 
 // Identities iterates over every identity counter whose name starts with prefix, page by page
@@ -123,12 +105,7 @@ func (c *Client) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
-	var resp *idnodev1.NextHiLoResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.NextHiLo(ctx, req)
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.NextHiLo, req)
 }
 
 // ReturnHiLo gives back the unused tail (req.Last, req.End] of a range (the raw call behind
@@ -151,11 +128,7 @@ func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 // needs an admin key of the database.
 func (c *Client) SeedHiLo(ctx context.Context, tag string, max int64) (int64, error) {
 	req := &idnodev1.SeedHiLoRequest{Tag: tag, Max: max}
-	var resp *idnodev1.SeedHiLoResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.SeedHiLo(ctx, req)
-		return err
-	})
+	resp, err := unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.SeedHiLo, req)
 	if err != nil {
 		return 0, err
 	}
@@ -166,12 +139,7 @@ func (c *Client) SeedHiLo(ctx context.Context, tag string, max int64) (int64, er
 // and floor, and each node's pool of it as that node reports it (linearizable on the leader;
 // the pools are asked of each node).
 func (c *Client) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
-	var resp *idnodev1.ListHiLoResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.ListHiLo(ctx, req)
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.ListHiLo, req)
 }
 
 // NextID returns a HiLo ID of collection, such as "orders/17-A", from the collection's

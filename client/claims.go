@@ -40,11 +40,7 @@ func (c *Client) Claim(ctx context.Context, owner string, ids ...string) error {
 // whoever's they are.
 func (c *Client) Release(ctx context.Context, owner string, ids ...string) (int64, error) {
 	req := &idnodev1.ReleaseRequest{Ids: ids, Owner: owner}
-	var resp *idnodev1.ReleaseResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.Release(ctx, req)
-		return err
-	})
+	resp, err := unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.Release, req)
 	return resp.GetReleased(), err
 }
 
@@ -58,10 +54,5 @@ func (c *Client) Claims(ctx context.Context, ids ...string) ([]*idnodev1.Claim, 
 // GetClaims is the raw call: a lookup of req.Ids, or one page of the claims that start with
 // req.Prefix.
 func (c *Client) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
-	var resp *idnodev1.GetClaimsResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.GetClaims(ctx, req)
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.GetClaims, req)
 }

@@ -181,6 +181,28 @@ type node struct {
 	series  idnodev1.SeriesServiceClient
 }
 
+// The service clients of a node, for unaryCall.
+func idsOf(n *node) idnodev1.IdServiceClient          { return n.ids }
+func clusterOf(n *node) idnodev1.ClusterServiceClient { return n.cluster }
+func seriesOf(n *node) idnodev1.SeriesServiceClient   { return n.series }
+
+// unaryRPC is a unary RPC as its generated client's method expression, such as
+// idnodev1.SeriesServiceClient.Issue.
+type unaryRPC[Svc, Req, Resp any] func(Svc, context.Context, Req, ...grpc.CallOption) (Resp, error)
+
+// unaryCall makes rpc with req through via (c.call: any node; c.callLeader: the leader
+// first), on each node it tries through that node's client of the service (svc), and returns
+// the answer of the attempt that succeeded.
+func unaryCall[Svc, Req, Resp any](ctx context.Context, via func(context.Context, func(context.Context, *node) error) error,
+	svc func(*node) Svc, rpc unaryRPC[Svc, Req, Resp], req Req) (Resp, error) {
+	var resp Resp
+	err := via(ctx, func(ctx context.Context, n *node) (err error) {
+		resp, err = rpc(svc(n), ctx, req)
+		return err
+	})
+	return resp, err
+}
+
 // Client talks to an idnode cluster through any subset of its nodes. It is safe for any
 // number of goroutines.
 type Client struct {

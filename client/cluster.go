@@ -27,23 +27,13 @@ import (
 // Status reports the cluster as the answering node sees it; consistent confirms leadership
 // with a quorum first, so the answer is not stale.
 func (c *Client) Status(ctx context.Context, consistent bool) (*idnodev1.StatusResponse, error) {
-	var resp *idnodev1.StatusResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.cluster.Status(ctx, &idnodev1.StatusRequest{Consistent: consistent})
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.call, clusterOf, idnodev1.ClusterServiceClient.Status, &idnodev1.StatusRequest{Consistent: consistent})
 }
 
 // WhoAmI is what the node makes of this client's credentials: whether it may make admin
 // calls and by what right, and the API key it sent.
 func (c *Client) WhoAmI(ctx context.Context) (*idnodev1.WhoAmIResponse, error) {
-	var resp *idnodev1.WhoAmIResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.cluster.WhoAmI(ctx, &idnodev1.WhoAmIRequest{})
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.call, clusterOf, idnodev1.ClusterServiceClient.WhoAmI, &idnodev1.WhoAmIRequest{})
 }
 
 // AddNode registers a node and makes it a Raft member (an admin call: see WithAdminToken). An

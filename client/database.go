@@ -59,11 +59,7 @@ func (c *Client) DeleteDatabase(ctx context.Context, name string, force bool) er
 
 // ListDatabases lists the databases, "default" among them, as the leader knows them.
 func (c *Client) ListDatabases(ctx context.Context) ([]*idnodev1.DatabaseStatus, error) {
-	var resp *idnodev1.ListDatabasesResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.cluster.ListDatabases(ctx, &idnodev1.ListDatabasesRequest{})
-		return err
-	})
+	resp, err := unaryCall(ctx, c.call, clusterOf, idnodev1.ClusterServiceClient.ListDatabases, &idnodev1.ListDatabasesRequest{})
 	return resp.GetDatabases(), err
 }
 
@@ -92,10 +88,6 @@ func (c *Client) DeleteKey(ctx context.Context, id string) error {
 
 // ListKeys lists the API keys, without their secrets (an admin call).
 func (c *Client) ListKeys(ctx context.Context) ([]*idnodev1.KeyStatus, error) {
-	var resp *idnodev1.ListKeysResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.cluster.ListKeys(ctx, &idnodev1.ListKeysRequest{})
-		return err
-	})
+	resp, err := unaryCall(ctx, c.call, clusterOf, idnodev1.ClusterServiceClient.ListKeys, &idnodev1.ListKeysRequest{})
 	return resp.GetKeys(), err
 }

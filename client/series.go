@@ -19,21 +19,13 @@ func (c *Client) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesReq
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	var resp *idnodev1.CreateSeriesResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.series.CreateSeries(ctx, req)
-		return err
-	})
+	resp, err := unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.CreateSeries, req)
 	return resp.GetSeries(), err
 }
 
 // ListSeries lists the series of the Client's database and where each stands.
 func (c *Client) ListSeries(ctx context.Context) ([]*idnodev1.Series, error) {
-	var resp *idnodev1.ListSeriesResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.series.ListSeries(ctx, &idnodev1.ListSeriesRequest{})
-		return err
-	})
+	resp, err := unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.ListSeries, &idnodev1.ListSeriesRequest{})
 	return resp.GetSeries(), err
 }
 
@@ -46,11 +38,7 @@ func (c *Client) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnode
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	var resp *idnodev1.IssueResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.series.Issue(ctx, req)
-		return err
-	})
+	resp, err := unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.Issue, req)
 	return resp.GetEntry(), err
 }
 
@@ -59,23 +47,14 @@ func (c *Client) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	var resp *idnodev1.VoidResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.series.Void(ctx, req)
-		return err
-	})
+	resp, err := unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.Void, req)
 	return resp.GetEntry(), err
 }
 
 // VerifySeries recomputes a series' hash chain and numbering on the leader and reports the
 // first break.
 func (c *Client) VerifySeries(ctx context.Context, series string) (*idnodev1.VerifySeriesResponse, error) {
-	var resp *idnodev1.VerifySeriesResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.series.VerifySeries(ctx, &idnodev1.VerifySeriesRequest{Series: series})
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.VerifySeries, &idnodev1.VerifySeriesRequest{Series: series})
 }
 
 // Journal calls fn with a series' entries from seq from to seq to (0: the end), in order. A

@@ -15,23 +15,13 @@ func (c *Client) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerR
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	var resp *idnodev1.WorkerLease
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.AcquireWorker(ctx, req)
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.AcquireWorker, req)
 }
 
 // RenewWorker extends a lease; FAILED_PRECONDITION (ErrWorkerLeaseLost's code) means the
 // worker went to another holder: stop minting with it.
 func (c *Client) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
-	var resp *idnodev1.WorkerLease
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.RenewWorker(ctx, req)
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.RenewWorker, req)
 }
 
 // ReleaseWorker ends a lease now, so its worker may go to the next holder.
@@ -44,21 +34,11 @@ func (c *Client) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerR
 
 // ListWorkers is a page of the database's workers (every one ever leased), linearizably.
 func (c *Client) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
-	var resp *idnodev1.ListWorkersResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.ListWorkers(ctx, req)
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.ListWorkers, req)
 }
 
 // Explain says what an ID is (numeric: time, worker, sequence; a string: which strategy
 // minted it). Any node answers.
 func (c *Client) Explain(ctx context.Context, id string) (*idnodev1.ExplainResponse, error) {
-	var resp *idnodev1.ExplainResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) (err error) {
-		resp, err = n.ids.Explain(ctx, &idnodev1.ExplainRequest{Id: id})
-		return err
-	})
-	return resp, err
+	return unaryCall(ctx, c.call, idsOf, idnodev1.IdServiceClient.Explain, &idnodev1.ExplainRequest{Id: id})
 }
