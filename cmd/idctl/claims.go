@@ -61,21 +61,14 @@ func claimsCmd(fs *flag.FlagSet) func(*env, []string) error {
 			Owner string `json:"owner"`
 		}
 		all := []claim{}
-		req := &idnodev1.GetClaimsRequest{Ids: args, Prefix: *prefix, PageSize: int32(*pageSize)}
-		for {
-			var page *idnodev1.GetClaimsResponse
-			if err := e.call("GetClaims", func(ctx context.Context, c *client.Client) (err error) {
-				page, err = c.GetClaims(ctx, req)
-				return err
-			}); err != nil {
-				return err
-			}
+		if err := allPages(e, "GetClaims", func(ctx context.Context, c *client.Client, token string) (string, int, error) {
+			page, err := c.GetClaims(ctx, &idnodev1.GetClaimsRequest{Ids: args, Prefix: *prefix, PageSize: int32(*pageSize), PageToken: token})
 			for _, cl := range page.GetClaims() {
 				all = append(all, claim{cl.GetId(), cl.GetOwner()})
 			}
-			if req.PageToken = page.GetNextPageToken(); req.PageToken == "" {
-				break
-			}
+			return page.GetNextPageToken(), len(page.GetClaims()), err
+		}); err != nil {
+			return err
 		}
 		return printRows(e, all, "ID\tOWNER", func(cl claim) string { return cl.ID + "\t" + cl.Owner })
 	}

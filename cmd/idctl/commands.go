@@ -104,7 +104,12 @@ func printRows[R any](e *env, rows []R, header string, line func(R) string) erro
 		}
 		return printJSON(e.stdout, rows)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	return printColumns(e.stdout, rows, header, line)
+}
+
+// printColumns prints rows as a table under header (tab-separated), one line of line's a row.
+func printColumns[R any](w io.Writer, rows []R, header string, line func(R) string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, header)
 	for _, r := range rows {
 		fmt.Fprintln(tw, line(r))
@@ -286,20 +291,14 @@ func nextCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if *v4 {
 			req.GuidVersion = idnodev1.GuidVersion_GUID_VERSION_V4
 		}
-		var resp *idnodev1.GenerateResponse
-		if err := e.call("Generate", func(ctx context.Context, c *client.Client) (err error) {
-			resp, err = c.GenerateRaw(ctx, req)
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, resp)
-		}
-		for _, id := range resp.GetIds() {
-			fmt.Fprintln(e.stdout, id)
-		}
-		return nil
+		return answered(e, "Generate", func(ctx context.Context, c *client.Client) (*idnodev1.GenerateResponse, error) {
+			return c.GenerateRaw(ctx, req)
+		}, func(w io.Writer, resp *idnodev1.GenerateResponse) error {
+			for _, id := range resp.GetIds() {
+				fmt.Fprintln(w, id)
+			}
+			return nil
+		})
 	}
 }
 
@@ -315,21 +314,14 @@ func identitiesCmd(fs *flag.FlagSet) func(*env, []string) error {
 			Value int64  `json:"value"`
 		}
 		var all []identity
-		token := ""
-		for {
-			var page *idnodev1.ListIdentitiesResponse
-			if err := e.call("ListIdentities", func(ctx context.Context, c *client.Client) (err error) {
-				page, err = c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: *prefix, PageSize: int32(*pageSize), PageToken: token})
-				return err
-			}); err != nil {
-				return err
-			}
+		if err := allPages(e, "ListIdentities", func(ctx context.Context, c *client.Client, token string) (string, int, error) {
+			page, err := c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: *prefix, PageSize: int32(*pageSize), PageToken: token})
 			for _, id := range page.GetIdentities() {
 				all = append(all, identity{id.GetName(), id.GetValue()})
 			}
-			if token = page.GetNextPageToken(); token == "" {
-				break
-			}
+			return page.GetNextPageToken(), len(page.GetIdentities()), err
+		}); err != nil {
+			return err
 		}
 		return printRows(e, all, "NAME\tVALUE", func(id identity) string { return fmt.Sprintf("%s\t%d", id.Name, id.Value) })
 	}
@@ -342,18 +334,13 @@ func seedCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return usagef("value %q is not a whole number", args[1])
 		}
-		resp := &idnodev1.SeedIdentityResponse{}
-		if err := e.call("SeedIdentity", func(ctx context.Context, c *client.Client) (err error) {
-			resp.Value, err = c.SeedIdentity(ctx, args[0], value, *force)
+		return answered(e, "SeedIdentity", func(ctx context.Context, c *client.Client) (*idnodev1.SeedIdentityResponse, error) {
+			v, err := c.SeedIdentity(ctx, args[0], value, *force)
+			return &idnodev1.SeedIdentityResponse{Value: v}, err
+		}, func(w io.Writer, resp *idnodev1.SeedIdentityResponse) error {
+			_, err := fmt.Fprintf(w, "%s = %d (next identity %d)\n", args[0], resp.GetValue(), resp.GetValue()+1)
 			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, resp)
-		}
-		fmt.Fprintf(e.stdout, "%s = %d (next identity %d)\n", args[0], resp.GetValue(), resp.GetValue()+1)
-		return nil
+		})
 	}
 }
 
@@ -362,20 +349,14 @@ func hiloNextCmd(fs *flag.FlagSet) func(*env, []string) error {
 	lastMax := fs.Int64("last-max", 0, "the range starts above this")
 	return func(e *env, args []string) error {
 		req := &idnodev1.NextHiLoRequest{Tag: args[0], Separator: *separator, LastMax: *lastMax}
-		var resp *idnodev1.NextHiLoResponse
-		if err := e.call("NextHiLo", func(ctx context.Context, c *client.Client) (err error) {
-			resp, err = c.NextHiLo(ctx, req)
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, resp)
-		}
-		fmt.Fprintf(e.stdout, "%s%d-%s … %s%d-%s (low %d, high %d, %d numbers, granted by %s as %s)\n",
-			resp.GetPrefix(), resp.GetLow(), resp.GetServerTag(), resp.GetPrefix(), resp.GetHigh(), resp.GetServerTag(),
-			resp.GetLow(), resp.GetHigh(), resp.GetLastSize(), resp.GetServerTag(), resp.GetGrantId())
-		return nil
+		return answered(e, "NextHiLo", func(ctx context.Context, c *client.Client) (*idnodev1.NextHiLoResponse, error) {
+			return c.NextHiLo(ctx, req)
+		}, func(w io.Writer, resp *idnodev1.NextHiLoResponse) error {
+			fmt.Fprintf(w, "%s%d-%s … %s%d-%s (low %d, high %d, %d numbers, granted by %s as %s)\n",
+				resp.GetPrefix(), resp.GetLow(), resp.GetServerTag(), resp.GetPrefix(), resp.GetHigh(), resp.GetServerTag(),
+				resp.GetLow(), resp.GetHigh(), resp.GetLastSize(), resp.GetServerTag(), resp.GetGrantId())
+			return nil
+		})
 	}
 }
 
@@ -411,18 +392,13 @@ func hiloSeedCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return usagef("max %q is not a whole number", args[1])
 		}
-		resp := &idnodev1.SeedHiLoResponse{}
-		if err := e.call("SeedHiLo", func(ctx context.Context, c *client.Client) (err error) {
-			resp.Max, err = c.SeedHiLo(ctx, args[0], floor)
+		return answered(e, "SeedHiLo", func(ctx context.Context, c *client.Client) (*idnodev1.SeedHiLoResponse, error) {
+			max, err := c.SeedHiLo(ctx, args[0], floor)
+			return &idnodev1.SeedHiLoResponse{Max: max}, err
+		}, func(w io.Writer, resp *idnodev1.SeedHiLoResponse) error {
+			_, err := fmt.Fprintf(w, "%s: HiLo Max = %d (the next range starts at %d)\n", args[0], resp.GetMax(), resp.GetMax()+1)
 			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, resp)
-		}
-		fmt.Fprintf(e.stdout, "%s: HiLo Max = %d (the next range starts at %d)\n", args[0], resp.GetMax(), resp.GetMax()+1)
-		return nil
+		})
 	}
 }
 
@@ -434,19 +410,12 @@ func hiloListCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return usagef("--page-size must be at least 1")
 		}
 		all := &idnodev1.ListHiLoResponse{}
-		req := &idnodev1.ListHiLoRequest{Prefix: *prefix, PageSize: int32(*pageSize)}
-		for {
-			var page *idnodev1.ListHiLoResponse
-			if err := e.call("ListHiLo", func(ctx context.Context, c *client.Client) (err error) {
-				page, err = c.ListHiLo(ctx, req)
-				return err
-			}); err != nil {
-				return err
-			}
+		if err := allPages(e, "ListHiLo", func(ctx context.Context, c *client.Client, token string) (string, int, error) {
+			page, err := c.ListHiLo(ctx, &idnodev1.ListHiLoRequest{Prefix: *prefix, PageSize: int32(*pageSize), PageToken: token})
 			all.Tags = append(all.Tags, page.GetTags()...)
-			if req.PageToken = page.GetNextPageToken(); req.PageToken == "" {
-				break
-			}
+			return page.GetNextPageToken(), len(page.GetTags()), err
+		}); err != nil {
+			return err
 		}
 		if e.g.json {
 			return printProto(e.stdout, all)
@@ -474,26 +443,20 @@ func hiloListCmd(fs *flag.FlagSet) func(*env, []string) error {
 
 func whoamiCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
-		var who *idnodev1.WhoAmIResponse
-		if err := e.call("WhoAmI", func(ctx context.Context, c *client.Client) (err error) {
-			who, err = c.WhoAmI(ctx)
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, who)
-		}
-		admin := "no"
-		if who.GetAdmin() != "" {
-			admin = "yes, by " + who.GetAdmin()
-		}
-		key := "none"
-		if k := who.GetKey(); k != nil {
-			key = fmt.Sprintf("%s (%s of database %s)", k.GetId(), k.GetRole(), k.GetDatabase())
-		}
-		fmt.Fprintf(e.stdout, "admin: %s\nAPI key: %s\nkeys required: %s\n", admin, key, yesNo(who.GetKeysRequired()))
-		return nil
+		return answered(e, "WhoAmI", func(ctx context.Context, c *client.Client) (*idnodev1.WhoAmIResponse, error) {
+			return c.WhoAmI(ctx)
+		}, func(w io.Writer, who *idnodev1.WhoAmIResponse) error {
+			admin := "no"
+			if who.GetAdmin() != "" {
+				admin = "yes, by " + who.GetAdmin()
+			}
+			key := "none"
+			if k := who.GetKey(); k != nil {
+				key = fmt.Sprintf("%s (%s of database %s)", k.GetId(), k.GetRole(), k.GetDatabase())
+			}
+			fmt.Fprintf(w, "admin: %s\nAPI key: %s\nkeys required: %s\n", admin, key, yesNo(who.GetKeysRequired()))
+			return nil
+		})
 	}
 }
 
@@ -512,19 +475,13 @@ func nodeAddCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if tag == "-" {
 			tag = ""
 		}
-		var resp *idnodev1.AddNodeResponse
-		if err := e.call("AddNode", func(ctx context.Context, c *client.Client) (err error) {
-			resp, err = c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: *raftAddr, GrpcAddress: *grpcAddr, Id: *id, NonVoter: *nonVoter})
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, resp)
-		}
-		n := resp.GetNode()
-		fmt.Fprintf(e.stdout, "added node %s (raft %s, grpc %s, voter %s)\n", n.GetTag(), n.GetRaftAddress(), n.GetGrpcAddress(), yesNo(n.GetVoter()))
-		return nil
+		return answered(e, "AddNode", func(ctx context.Context, c *client.Client) (*idnodev1.AddNodeResponse, error) {
+			return c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: *raftAddr, GrpcAddress: *grpcAddr, Id: *id, NonVoter: *nonVoter})
+		}, func(w io.Writer, resp *idnodev1.AddNodeResponse) error {
+			n := resp.GetNode()
+			fmt.Fprintf(w, "added node %s (raft %s, grpc %s, voter %s)\n", n.GetTag(), n.GetRaftAddress(), n.GetGrpcAddress(), yesNo(n.GetVoter()))
+			return nil
+		})
 	}
 }
 
@@ -556,18 +513,12 @@ func nodePromoteCmd(fs *flag.FlagSet) func(*env, []string) error {
 			fmt.Fprintf(e.stdout, "node %s is a voter already\n", n.GetTag())
 			return nil
 		}
-		var resp *idnodev1.AddNodeResponse
-		if err := e.call("AddNode", func(ctx context.Context, c *client.Client) (err error) {
-			resp, err = c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: n.GetTag(), Id: n.GetId(), RaftAddress: n.GetRaftAddress(), GrpcAddress: n.GetGrpcAddress()})
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, resp)
-		}
-		fmt.Fprintf(e.stdout, "node %s is a voter now\n", resp.GetNode().GetTag())
-		return nil
+		return answered(e, "AddNode", func(ctx context.Context, c *client.Client) (*idnodev1.AddNodeResponse, error) {
+			return c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: n.GetTag(), Id: n.GetId(), RaftAddress: n.GetRaftAddress(), GrpcAddress: n.GetGrpcAddress()})
+		}, func(w io.Writer, resp *idnodev1.AddNodeResponse) error {
+			fmt.Fprintf(w, "node %s is a voter now\n", resp.GetNode().GetTag())
+			return nil
+		})
 	}
 }
 
@@ -577,18 +528,13 @@ func leaderTransferCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if len(args) == 1 {
 			tag = args[0]
 		}
-		resp := &idnodev1.TransferLeadershipResponse{}
-		if err := e.call("TransferLeadership", func(ctx context.Context, c *client.Client) (err error) {
-			resp.Leader, err = c.TransferLeadership(ctx, tag)
+		return answered(e, "TransferLeadership", func(ctx context.Context, c *client.Client) (*idnodev1.TransferLeadershipResponse, error) {
+			leader, err := c.TransferLeadership(ctx, tag)
+			return &idnodev1.TransferLeadershipResponse{Leader: leader}, err
+		}, func(w io.Writer, resp *idnodev1.TransferLeadershipResponse) error {
+			_, err := fmt.Fprintf(w, "leader: %s\n", resp.GetLeader())
 			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, resp)
-		}
-		fmt.Fprintf(e.stdout, "leader: %s\n", resp.GetLeader())
-		return nil
+		})
 	}
 }
 
@@ -668,19 +614,13 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return fmt.Errorf("backup file: %w", err)
 		}
-		var resp *idnodev1.RestoreResponse
-		if err := e.call("Restore", func(ctx context.Context, c *client.Client) (err error) {
-			resp, err = c.Restore(ctx, bytes.NewReader(data))
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, resp)
-		}
-		fmt.Fprintf(e.stdout, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired), %d claims (%d new here), %d series (%d journal entries appended), %d numeric workers (%d raised)\n",
-			args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired(),
-			resp.GetClaims(), resp.GetClaimsRestored(), resp.GetSeries(), resp.GetSeriesEntriesRestored(), resp.GetWorkers(), resp.GetWorkersRaised())
-		return nil
+		return answered(e, "Restore", func(ctx context.Context, c *client.Client) (*idnodev1.RestoreResponse, error) {
+			return c.Restore(ctx, bytes.NewReader(data))
+		}, func(w io.Writer, resp *idnodev1.RestoreResponse) error {
+			fmt.Fprintf(w, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired), %d claims (%d new here), %d series (%d journal entries appended), %d numeric workers (%d raised)\n",
+				args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired(),
+				resp.GetClaims(), resp.GetClaimsRestored(), resp.GetSeries(), resp.GetSeriesEntriesRestored(), resp.GetWorkers(), resp.GetWorkersRaised())
+			return nil
+		})
 	}
 }

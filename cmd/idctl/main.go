@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/idnode/idnode/client"
 )
 
@@ -99,6 +101,42 @@ func (e *env) call(what string, fn func(ctx context.Context, c *client.Client) e
 		return err
 	}
 	return s.call(e.ctx, what, func(ctx context.Context) error { return fn(ctx, s.c) })
+}
+
+// answered makes the call rpc (fn) and prints its answer: protobuf JSON with --json, else what
+// text writes.
+func answered[M proto.Message](e *env, rpc string, fn func(ctx context.Context, c *client.Client) (M, error), text func(w io.Writer, m M) error) error {
+	var m M
+	if err := e.call(rpc, func(ctx context.Context, c *client.Client) (err error) {
+		m, err = fn(ctx, c)
+		return err
+	}); err != nil {
+		return err
+	}
+	if e.g.json {
+		return printProto(e.stdout, m)
+	}
+	return text(e.stdout, m)
+}
+
+// allPages reads a listing through: it calls rpc (page) with each page token in turn, from
+// "", until an answer carries no next token or no entries (n), so that a node answering the
+// same token again cannot keep it going.
+func allPages(e *env, rpc string, page func(ctx context.Context, c *client.Client, token string) (next string, n int, err error)) error {
+	for token := ""; ; {
+		var next string
+		var n int
+		if err := e.call(rpc, func(ctx context.Context, c *client.Client) (err error) {
+			next, n, err = page(ctx, c, token)
+			return err
+		}); err != nil {
+			return err
+		}
+		if next == "" || n == 0 {
+			return nil
+		}
+		token = next
+	}
 }
 
 // change makes a change to name through rpc (fn), then reports it: {"<verb>": name} with

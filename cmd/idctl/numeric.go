@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -64,43 +65,37 @@ func (e *env) nextNumeric(n int64, encoding string) error {
 
 func explainCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
-		var resp *idnodev1.ExplainResponse
-		if err := e.call("Explain", func(ctx context.Context, c *client.Client) (err error) {
-			resp, err = c.Explain(ctx, args[0])
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, resp)
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		row := func(k, v string) {
-			if v != "" {
-				fmt.Fprintf(tw, "%s\t%s\n", k, v)
+		return answered(e, "Explain", func(ctx context.Context, c *client.Client) (*idnodev1.ExplainResponse, error) {
+			return c.Explain(ctx, args[0])
+		}, func(w io.Writer, resp *idnodev1.ExplainResponse) error {
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			row := func(k, v string) {
+				if v != "" {
+					fmt.Fprintf(tw, "%s\t%s\n", k, v)
+				}
 			}
-		}
-		row("kind", resp.GetKind())
-		if resp.GetKind() == "numeric" {
-			row("value", strconv.FormatInt(resp.GetValue(), 10))
-			row("read as", resp.GetEncoding())
-			row("layout", resp.GetLayout())
-			row("worker", strconv.FormatUint(uint64(resp.GetWorker()), 10))
-			row("sequence", strconv.FormatUint(resp.GetSequence(), 10))
-			row("base62", flake.EncodeBase62(resp.GetValue()))
-			row("crockford", flake.EncodeCrockford(resp.GetValue()))
-		}
-		row("time", resp.GetTime())
-		row("prefix", resp.GetPrefix())
-		row("number", resp.GetNumber())
-		row("node tag", resp.GetNodeTag())
-		if v := resp.GetGuidVersion(); v != 0 {
-			row("uuid version", strconv.Itoa(int(v)))
-		}
-		for _, n := range resp.GetNotes() {
-			row("note", n)
-		}
-		return tw.Flush()
+			row("kind", resp.GetKind())
+			if resp.GetKind() == "numeric" {
+				row("value", strconv.FormatInt(resp.GetValue(), 10))
+				row("read as", resp.GetEncoding())
+				row("layout", resp.GetLayout())
+				row("worker", strconv.FormatUint(uint64(resp.GetWorker()), 10))
+				row("sequence", strconv.FormatUint(resp.GetSequence(), 10))
+				row("base62", flake.EncodeBase62(resp.GetValue()))
+				row("crockford", flake.EncodeCrockford(resp.GetValue()))
+			}
+			row("time", resp.GetTime())
+			row("prefix", resp.GetPrefix())
+			row("number", resp.GetNumber())
+			row("node tag", resp.GetNodeTag())
+			if v := resp.GetGuidVersion(); v != 0 {
+				row("uuid version", strconv.Itoa(int(v)))
+			}
+			for _, n := range resp.GetNotes() {
+				row("note", n)
+			}
+			return tw.Flush()
+		})
 	}
 }
 
@@ -149,29 +144,20 @@ func workerListCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return usagef("--page-size must be at least 1")
 		}
 		all := []*idnodev1.WorkerLease{}
-		for token := ""; ; {
-			var page *idnodev1.ListWorkersResponse
-			if err := e.call("ListWorkers", func(ctx context.Context, c *client.Client) (err error) {
-				page, err = c.ListWorkers(ctx, &idnodev1.ListWorkersRequest{PageSize: int32(*pageSize), PageToken: token})
-				return err
-			}); err != nil {
-				return err
-			}
+		if err := allPages(e, "ListWorkers", func(ctx context.Context, c *client.Client, token string) (string, int, error) {
+			page, err := c.ListWorkers(ctx, &idnodev1.ListWorkersRequest{PageSize: int32(*pageSize), PageToken: token})
 			all = append(all, page.GetWorkers()...)
-			if token = page.GetNextPageToken(); token == "" || len(page.GetWorkers()) == 0 {
-				break
-			}
+			return page.GetNextPageToken(), len(page.GetWorkers()), err
+		}); err != nil {
+			return err
 		}
 		if e.g.json {
 			return printProto(e.stdout, &idnodev1.ListWorkersResponse{Workers: all})
 		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "WORKER	EPOCH	HOLDER	MIN_MS	MAX_MS	EXPIRES_AT")
-		for _, w := range all {
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%d\t%s\n", w.GetWorker(), w.GetEpoch(), w.GetHolder(), w.GetMinMs(), w.GetMaxMs(),
+		return printColumns(e.stdout, all, "WORKER\tEPOCH\tHOLDER\tMIN_MS\tMAX_MS\tEXPIRES_AT", func(w *idnodev1.WorkerLease) string {
+			return fmt.Sprintf("%d\t%d\t%s\t%d\t%d\t%s", w.GetWorker(), w.GetEpoch(), w.GetHolder(), w.GetMinMs(), w.GetMaxMs(),
 				time.UnixMilli(w.GetExpiresAtMs()).UTC().Format(time.RFC3339Nano))
-		}
-		return tw.Flush()
+		})
 	}
 }
 
@@ -188,17 +174,9 @@ func workerArgs(args []string) (uint32, uint64, error) {
 }
 
 func (e *env) printLease(method string, do func(context.Context, *client.Client) (*idnodev1.WorkerLease, error)) error {
-	var wl *idnodev1.WorkerLease
-	if err := e.call(method, func(ctx context.Context, c *client.Client) (err error) {
-		wl, err = do(ctx, c)
+	return answered(e, method, do, func(w io.Writer, wl *idnodev1.WorkerLease) error {
+		_, err := fmt.Fprintf(w, "worker %d epoch %d (%s): mint above %d up to %d (Unix ms), expires at %d\n",
+			wl.GetWorker(), wl.GetEpoch(), wl.GetHolder(), wl.GetMinMs(), wl.GetMaxMs(), wl.GetExpiresAtMs())
 		return err
-	}); err != nil {
-		return err
-	}
-	if e.g.json {
-		return printProto(e.stdout, wl)
-	}
-	fmt.Fprintf(e.stdout, "worker %d epoch %d (%s): mint above %d up to %d (Unix ms), expires at %d\n",
-		wl.GetWorker(), wl.GetEpoch(), wl.GetHolder(), wl.GetMinMs(), wl.GetMaxMs(), wl.GetExpiresAtMs())
-	return nil
+	})
 }

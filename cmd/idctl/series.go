@@ -60,18 +60,12 @@ func seriesCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if req.Policy, ok = seriesPolicies[*policy]; !ok {
 			return usagef("--policy must be gapless or gaps-allowed-journaled, not %q", *policy)
 		}
-		var s *idnodev1.Series
-		if err := e.call("CreateSeries", func(ctx context.Context, c *client.Client) (err error) {
-			s, err = c.CreateSeries(ctx, req)
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, s)
-		}
-		fmt.Fprintf(e.stdout, "created series %s: %s, period %s, %s\n", s.GetName(), s.GetFormat(), *period, *policy)
-		return nil
+		return answered(e, "CreateSeries", func(ctx context.Context, c *client.Client) (*idnodev1.Series, error) {
+			return c.CreateSeries(ctx, req)
+		}, func(w io.Writer, s *idnodev1.Series) error {
+			fmt.Fprintf(w, "created series %s: %s, period %s, %s\n", s.GetName(), s.GetFormat(), *period, *policy)
+			return nil
+		})
 	}
 }
 
@@ -95,13 +89,10 @@ func seriesListCmd(*flag.FlagSet) func(*env, []string) error {
 		if e.g.json {
 			return printProto(e.stdout, &idnodev1.ListSeriesResponse{Series: all})
 		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERIES\tFORMAT\tPERIOD\tPOLICY\tCURRENT\tLAST\tISSUED\tVOIDED")
-		for _, s := range all {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", s.GetName(), s.GetFormat(), periodName(s.GetPeriod()), policyName(s.GetPolicy()),
+		return printColumns(e.stdout, all, "SERIES\tFORMAT\tPERIOD\tPOLICY\tCURRENT\tLAST\tISSUED\tVOIDED", func(s *idnodev1.Series) string {
+			return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d", s.GetName(), s.GetFormat(), periodName(s.GetPeriod()), policyName(s.GetPolicy()),
 				s.GetCurrentPeriod(), s.GetLastNumber(), s.GetIssued(), s.GetVoided())
-		}
-		return tw.Flush()
+		})
 	}
 }
 
@@ -126,18 +117,12 @@ func seriesIssueCmd(fs *flag.FlagSet) func(*env, []string) error {
 			}
 			req.DocumentHash = sum
 		}
-		var entry *idnodev1.SeriesEntry
-		if err := e.call("Issue", func(ctx context.Context, c *client.Client) (err error) {
-			entry, err = c.Issue(ctx, req)
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, entry)
-		}
-		fmt.Fprintln(e.stdout, entry.GetId())
-		return nil
+		return answered(e, "Issue", func(ctx context.Context, c *client.Client) (*idnodev1.SeriesEntry, error) {
+			return c.Issue(ctx, req)
+		}, func(w io.Writer, entry *idnodev1.SeriesEntry) error {
+			fmt.Fprintln(w, entry.GetId())
+			return nil
+		})
 	}
 }
 
@@ -166,18 +151,12 @@ func seriesVoidCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return usagef("the number must be a whole number from 1, not %q", args[1])
 		}
 		req := &idnodev1.VoidRequest{Series: args[0], Number: number, Period: *period, Reason: *why, Correcting: *correcting, RequestId: *requestID}
-		var entry *idnodev1.SeriesEntry
-		if err := e.call("Void", func(ctx context.Context, c *client.Client) (err error) {
-			entry, err = c.Void(ctx, req)
-			return err
-		}); err != nil {
-			return err
-		}
-		if e.g.json {
-			return printProto(e.stdout, entry)
-		}
-		fmt.Fprintf(e.stdout, "voided %s (entry %d)\n", entry.GetId(), entry.GetSeq())
-		return nil
+		return answered(e, "Void", func(ctx context.Context, c *client.Client) (*idnodev1.SeriesEntry, error) {
+			return c.Void(ctx, req)
+		}, func(w io.Writer, entry *idnodev1.SeriesEntry) error {
+			fmt.Fprintf(w, "voided %s (entry %d)\n", entry.GetId(), entry.GetSeq())
+			return nil
+		})
 	}
 }
 
