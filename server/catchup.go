@@ -27,17 +27,29 @@ func (s *Server) knownAfterCatchUp(ctx context.Context, known func() bool) bool 
 	}
 	ctx, cancel := context.WithTimeout(ctx, catchUpWait)
 	defer cancel()
-	target, ok := s.leaderCommitIndex(ctx)
-	if !ok {
-		return known()
-	}
+	return catchUp(ctx, known, s.leaderCommitIndex, s.node.HasApplied)
+}
+
+// catchUp waits, looking at known every catchUpPoll, until this node has applied the leader's
+// commit index (leaderCommit), then answers known(). A probe of the leader that fails is tried
+// again at the next look rather than taken as a refusal: it fails for a moment while this node
+// has not applied the cluster secret the leader already requires, or during an election, and
+// the name may be applied here meanwhile. ctx bounds the wait.
+func catchUp(ctx context.Context, known func() bool, leaderCommit func(context.Context) (uint64, bool), applied func(uint64) bool) bool {
+	target, ok := leaderCommit(ctx)
 	t := time.NewTicker(catchUpPoll)
 	defer t.Stop()
-	for !s.node.HasApplied(target) {
+	for !ok || !applied(target) {
 		select {
 		case <-ctx.Done():
 			return known()
 		case <-t.C:
+		}
+		if !ok {
+			if known() {
+				return true
+			}
+			target, ok = leaderCommit(ctx)
 		}
 	}
 	return known()

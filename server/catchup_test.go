@@ -56,3 +56,45 @@ func waitGathered(t *testing.T, p *sharedProbe) {
 		return nil
 	})
 }
+
+// A probe of the leader that fails (as it does while this node has not yet applied the
+// cluster secret the leader already requires) does not decide: the node keeps looking, and
+// a name it applies meanwhile is known. TestCallRightAfterCreateWorksOnEveryNode met this
+// once in CI, as NOT_FOUND for a database created a moment before.
+func TestCatchUpOutlivesAFailedProbe(t *testing.T) {
+	var probes, looks int
+	leaderCommit := func(context.Context) (uint64, bool) { probes++; return 0, false }
+	known := func() bool { looks++; return looks > 3 } // applied on the fourth look
+	if !catchUp(context.Background(), known, leaderCommit, func(uint64) bool { return false }) {
+		t.Fatalf("the name was applied on look %d, but catchUp refused it after %d probes", looks, probes)
+	}
+	if probes < 2 {
+		t.Fatalf("catchUp probed the leader %d times; a failed probe should be tried again", probes)
+	}
+}
+
+// Without a leader to answer and without the name, catchUp refuses once its wait is over.
+func TestCatchUpRefusesWhenTheWaitEnds(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	never := func() bool { return false }
+	if catchUp(ctx, never, func(context.Context) (uint64, bool) { return 0, false }, func(uint64) bool { return false }) {
+		t.Fatal("catchUp said an unknown name is known")
+	}
+	if ctx.Err() == nil {
+		t.Fatal("catchUp refused before its wait was over")
+	}
+}
+
+// Once this node has applied what the leader had committed, its answer is final.
+func TestCatchUpDecidesOnceApplied(t *testing.T) {
+	var looks int
+	known := func() bool { looks++; return false }
+	applied := func(index uint64) bool { return index == 7 }
+	if catchUp(context.Background(), known, func(context.Context) (uint64, bool) { return 7, true }, applied) {
+		t.Fatal("catchUp said an unknown name is known")
+	}
+	if looks != 1 {
+		t.Fatalf("catchUp looked %d times, want 1 (once caught up)", looks)
+	}
+}
