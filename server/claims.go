@@ -133,7 +133,7 @@ func (l leaderSide) GetClaims(ctx context.Context, req *idnodev1.GetClaimsReques
 // lookupClaims answers a lookup of named IDs on the leader. It names at most maxClaimIDs IDs,
 // so its answer stays under 2.3 MB: not paged, but built in a listing slot all the same.
 func (l leaderSide) lookupClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
-	_, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
+	release, err := l.slotted(ctx, l.s.listings)
 	if err != nil {
 		return nil, err
 	}

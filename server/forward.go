@@ -147,24 +147,33 @@ func (l leaderSide) barrier(ctx context.Context) error {
 	return nil
 }
 
-// startPage begins a listing's leader half: a listing slot for one another node forwarded
-// here (one taken here holds its slot from its public handler), where the page starts, and a
-// read barrier, so that the FSM read next is current.
+// startPage begins a listing's leader half: where the page starts, then slotted's slot and
+// read barrier.
 func (l leaderSide) startPage(ctx context.Context, size int32, token string) (after string, release func(), err error) {
-	release = func() {}
-	if forward.Arrived(ctx) {
-		if release, err = l.s.listings.acquire(ctx); err != nil {
-			return "", nil, err
-		}
+	if _, after, err = pageOf(size, token); err != nil {
+		return "", nil, err
 	}
-	if _, after, err = pageOf(size, token); err == nil {
-		err = l.barrier(ctx)
-	}
-	if err != nil {
-		release()
+	if release, err = l.slotted(ctx, l.s.listings); err != nil {
 		return "", nil, err
 	}
 	return after, release, nil
+}
+
+// slotted begins a long read's leader half (a listing, a journal read): one of slots for a
+// call another node forwarded here (one taken here holds its slot from its public handler),
+// then a read barrier, so that what is read next is current. The caller calls release.
+func (l leaderSide) slotted(ctx context.Context, slots listingSlots) (release func(), err error) {
+	release = func() {}
+	if forward.Arrived(ctx) {
+		if release, err = slots.acquire(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.barrier(ctx); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
 }
 
 // publicServices are the services of the client port whose calls may run on the leader.

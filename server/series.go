@@ -229,20 +229,13 @@ func (s *Server) arrivingRead(ctx context.Context, database *string, name string
 	return s.journalReads.acquire(ctx)
 }
 
-// readJournal readies the leader's side of a journal read: a journalReads slot when the call
-// came from another node (a call taken here holds one already), a read barrier, and the store
-// with every entry applied.
+// readJournal readies the leader's side of a journal read: slotted with a journalReads slot,
+// and the store with every entry applied.
 func (l leaderSide) readJournal(ctx context.Context) (store *series.Store, release func(), err error) {
-	release = func() {}
-	if forward.Arrived(ctx) {
-		if release, err = l.s.journalReads.acquire(ctx); err != nil {
-			return nil, nil, err
-		}
+	if release, err = l.slotted(ctx, l.s.journalReads); err != nil {
+		return nil, nil, err
 	}
-	if err = l.barrier(ctx); err == nil {
-		store, err = l.s.journal()
-	}
-	if err != nil {
+	if store, err = l.s.journal(); err != nil {
 		release()
 		return nil, nil, toStatus(err)
 	}
