@@ -120,8 +120,8 @@ func answered[M proto.Message](e *env, rpc string, fn func(ctx context.Context, 
 }
 
 // allPages reads a listing through: it calls rpc (page) with each page token in turn, from
-// "", until an answer carries no next token or no entries (n), so that a node answering the
-// same token again cannot keep it going.
+// "", until an answer carries no next token, the token it was asked with, or no entries (n),
+// so that a node answering the same page again cannot keep it going (as client.Identities).
 func allPages(e *env, rpc string, page func(ctx context.Context, c *client.Client, token string) (next string, n int, err error)) error {
 	for token := ""; ; {
 		var next string
@@ -132,7 +132,7 @@ func allPages(e *env, rpc string, page func(ctx context.Context, c *client.Clien
 		}); err != nil {
 			return err
 		}
-		if next == "" || n == 0 {
+		if next == "" || next == token || n == 0 {
 			return nil
 		}
 		token = next
