@@ -1,0 +1,352 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+const (
+	leaderTimeout = 15 * time.Second // nodes agreeing on a leader
+	rpcTimeout    = 5 * time.Second  // one call of idcluster's own
+	pollEvery     = 25 * time.Millisecond
+)
+
+// cluster is the nodes of one start, and what the runner needs to reach them.
+type cluster struct {
+	dir   string
+	nodes []*node
+	top   topology
+	creds credentials.TransportCredentials // idcluster's own, admin where TLS is mutual
+	tls   *clientFiles                     // nil without TLS
+	keys  map[string]string                // API key NAME → secret
+	first string                           // the leader once the cluster first served
+	log   *slog.Logger
+}
+
+func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, error) {
+	cl := &cluster{dir: dir, top: top, creds: insecure.NewCredentials(), keys: map[string]string{}, log: log}
+	var tlsArgs []string
+	if top.TLS != tlsNone {
+		files, nodeArgs, creds, err := makeCertificates(dir, top.TLS == tlsMutual)
+		if err != nil {
+			return nil, fmt.Errorf("certificates: %w", err)
+		}
+		cl.tls, tlsArgs, cl.creds = files, nodeArgs, creds
+	}
+	ports, err := freePorts(3 * top.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	var peers []string
+	for i := range top.Nodes {
+		tag := string(rune('A' + i))
+		n := &node{tag: tag, bin: bin, dir: filepath.Join(dir, tag),
+			grpc: ports[3*i], http: ports[3*i+1], raft: ports[3*i+2]}
+		n.logPath = filepath.Join(n.dir, "idnode.log")
+		if err := os.MkdirAll(n.dir, 0o700); err != nil {
+			return nil, err
+		}
+		cl.nodes = append(cl.nodes, n)
+		peers = append(peers, tag+"="+n.raft)
+	}
+	for _, n := range cl.nodes {
+		n.args = []string{"--tag", n.tag, "--data-dir", filepath.Join(n.dir, "data"),
+			"--grpc-addr", n.grpc, "--http-addr", n.http, "--log-format", "json",
+			fmt.Sprintf("--hilo-pools=%t", top.hiloPools())}
+		if top.Nodes == 1 {
+			n.args = append(n.args, "--raft-addr", n.raft)
+		} else {
+			n.args = append(n.args, "--peers", strings.Join(peers, ","))
+		}
+		if len(top.HTTPAllowedOrigins) > 0 {
+			n.args = append(n.args, "--http-allowed-origins", strings.Join(top.HTTPAllowedOrigins, ","))
+		}
+		n.args = append(n.args, tlsArgs...)
+		if err := n.launch(); err != nil {
+			return cl, fmt.Errorf("node %s: %w", n.tag, err)
+		}
+	}
+	for _, n := range cl.nodes {
+		if err := cl.waitServing(n, true); err != nil {
+			return cl, err
+		}
+	}
+	if cl.first, err = cl.waitLeader(); err != nil {
+		return cl, err
+	}
+	if err := cl.setUp(); err != nil {
+		return cl, err
+	}
+	return cl, nil
+}
+
+// setUp creates the topology's databases and keys through the leader.
+func (cl *cluster) setUp() error {
+	if len(cl.top.Databases) == 0 && len(cl.top.Keys) == 0 {
+		return nil
+	}
+	conn, err := cl.dial(cl.byTag(cl.first))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	admin := idnodev1.NewClusterServiceClient(conn)
+	ctx, cancel := context.WithTimeout(context.Background(), leaderTimeout)
+	defer cancel()
+	for _, db := range cl.top.Databases {
+		if _, err := admin.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: db}); err != nil {
+			return fmt.Errorf("database %s: %w", db, err)
+		}
+	}
+	for _, name := range cl.top.keyNames() {
+		k := cl.top.Keys[name]
+		resp, err := admin.CreateKey(ctx, &idnodev1.CreateKeyRequest{Database: k.Database, Role: k.Role})
+		if err != nil {
+			return fmt.Errorf("key %s: %w", name, err)
+		}
+		cl.keys[name] = resp.GetKey()
+	}
+	return nil
+}
+
+func (cl *cluster) describe() map[string]any {
+	nodes := make([]map[string]string, 0, len(cl.nodes))
+	for _, n := range cl.nodes {
+		nodes = append(nodes, map[string]string{"tag": n.tag, "grpc": n.grpc, "http": n.http, "raft": n.raft})
+	}
+	d := map[string]any{"nodes": nodes, "leader": cl.first, "keys": cl.keys}
+	if cl.tls != nil {
+		d["tls"] = cl.tls
+	}
+	return d
+}
+
+func (cl *cluster) byTag(tag string) *node {
+	for _, n := range cl.nodes {
+		if n.tag == tag {
+			return n
+		}
+	}
+	return nil
+}
+
+// selectNodes resolves a selector (README: SEL); which filters the nodes "all", "follower"
+// and "followers" may name by state. A tag names its node whatever its state.
+func (cl *cluster) selectNodes(sel string, which stateFilter) ([]*node, error) {
+	pick := func(keep func(*node) bool) []*node {
+		var out []*node
+		for _, n := range cl.nodes {
+			if s, _, _ := n.current(); which(s) && keep(n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	switch sel {
+	case "":
+		return nil, errors.New(`no node: give "node" (a tag, "leader", "follower", "followers" or "all")`)
+	case "all":
+		return pick(func(*node) bool { return true }), nil
+	case "leader", "follower", "followers":
+		leader, err := cl.waitLeader()
+		if err != nil {
+			return nil, err
+		}
+		if sel == "leader" {
+			return []*node{cl.byTag(leader)}, nil
+		}
+		others := pick(func(n *node) bool { return n.tag != leader })
+		if len(others) == 0 {
+			return nil, fmt.Errorf("no follower of leader %s fits", leader)
+		}
+		if sel == "follower" {
+			return others[:1], nil
+		}
+		return others, nil
+	}
+	if n := cl.byTag(sel); n != nil {
+		return []*node{n}, nil
+	}
+	return nil, fmt.Errorf("no node %q: the tags are A… up to the topology's nodes, or leader, follower, followers, all", sel)
+}
+
+// waitLeader waits until every running node names the same leader, itself running.
+func (cl *cluster) waitLeader() (string, error) {
+	deadline := time.Now().Add(leaderTimeout)
+	last := "no running node"
+	for time.Now().Before(deadline) {
+		leader, why := cl.agreedLeader()
+		if leader != "" {
+			return leader, nil
+		}
+		last = why
+		time.Sleep(pollEvery)
+	}
+	return "", fmt.Errorf("no leader agreed within %v: %s", leaderTimeout, last)
+}
+
+// agreedLeader asks every running node whom it follows; "" and why when they do not agree.
+func (cl *cluster) agreedLeader() (string, string) {
+	leader, seen := "", 0
+	for _, n := range cl.nodes {
+		if s, _, _ := n.current(); s != stateRunning {
+			continue
+		}
+		got, err := cl.leaderOf(n)
+		switch {
+		case err != nil:
+			return "", fmt.Sprintf("node %s: %v", n.tag, err)
+		case got == "":
+			return "", fmt.Sprintf("node %s knows no leader", n.tag)
+		case leader != "" && got != leader:
+			return "", fmt.Sprintf("nodes name leaders %s and %s", leader, got)
+		}
+		leader = got
+		seen++
+	}
+	if seen == 0 {
+		return "", "no running node"
+	}
+	if l := cl.byTag(leader); l == nil {
+		return "", fmt.Sprintf("the leader named, %s, is none of this cluster's", leader)
+	} else if s, _, _ := l.current(); s != stateRunning {
+		return "", fmt.Sprintf("the nodes still name %s, which is %s", leader, s)
+	}
+	return leader, ""
+}
+
+func (cl *cluster) leaderOf(n *node) (string, error) {
+	conn, err := cl.dial(n)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	st, err := idnodev1.NewClusterServiceClient(conn).Status(ctx, &idnodev1.StatusRequest{})
+	return st.GetLeader(), err
+}
+
+// waitServing waits until n's health answers: SERVING when serving is set (a node of a
+// cluster with its majority), any answer otherwise (a node restarted without one).
+func (cl *cluster) waitServing(n *node, serving bool) error {
+	conn, err := cl.dial(n)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	_, _, done := n.current()
+	deadline := time.Now().Add(serveTimeout)
+	last := "no answer"
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{})
+		cancel()
+		switch {
+		case err != nil:
+			last = err.Error()
+		case !serving || resp.GetStatus() == healthpb.HealthCheckResponse_SERVING:
+			return nil
+		default:
+			last = resp.GetStatus().String()
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("node %s exited before it served; its log ends:\n%s", n.tag, n.tail())
+		default:
+		}
+		time.Sleep(pollEvery)
+	}
+	return fmt.Errorf("node %s did not serve within %v (last answer: %s); its log ends:\n%s", n.tag, serveTimeout, last, n.tail())
+}
+
+func (cl *cluster) dial(n *node) (*grpc.ClientConn, error) {
+	return grpc.NewClient(n.grpc, grpc.WithTransportCredentials(cl.creds))
+}
+
+// restart starts a stopped node again with its data and ports, and waits until it serves
+// (until it answers at all, when a majority of the nodes is not running).
+func (cl *cluster) restart(n *node) error {
+	if err := n.launch(); err != nil {
+		return err
+	}
+	return cl.waitServing(n, cl.quorate())
+}
+
+// quorate reports whether a majority of the nodes is running.
+func (cl *cluster) quorate() bool {
+	up := 0
+	for _, n := range cl.nodes {
+		if s, _, _ := n.current(); s == stateRunning {
+			up++
+		}
+	}
+	return 2*up > len(cl.nodes)
+}
+
+func (cl *cluster) teardown() {
+	for _, n := range cl.nodes {
+		if s, _, _ := n.current(); s != stateStopped {
+			if err := n.kill(); err != nil {
+				cl.log.Warn("teardown", "node", n.tag, "err", err)
+			}
+		}
+	}
+	if err := os.RemoveAll(cl.dir); err != nil {
+		cl.log.Warn("teardown", "dir", cl.dir, "err", err)
+	}
+}
+
+// freePorts returns count loopback addresses that were free a moment ago, all different.
+func freePorts(count int) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < count {
+		if len(seen) > 100*count {
+			return nil, errors.New("no free loopback ports")
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		addr := l.Addr().String()
+		if err := l.Close(); err != nil {
+			return nil, err
+		}
+		if !seen[addr] {
+			out = append(out, addr)
+		}
+		seen[addr] = true
+	}
+	return out, nil
+}
+
+// tlsCreds is idcluster's own client side of a TLS cluster.
+func tlsCreds(caPEM, certPEM, keyPEM []byte) (credentials.TransportCredentials, error) {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, errors.New("the CA certificate does not parse")
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	return credentials.NewTLS(&tls.Config{RootCAs: pool, Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}), nil
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Time limits: every wait here is bounded by one of these.
+const (
+	serveTimeout = 30 * time.Second // a start or restart until the node's health answers
+	exitTimeout  = 10 * time.Second // a signal until the process is gone
+	logTail      = 4 << 10          // bytes of a node's log shown when it fails to start
+)
+
+type nodeState int
+
+const (
+	stateStopped nodeState = iota
+	stateRunning
+	statePaused
+)
+
+// A filter of node states, for selectors that name several nodes.
+type stateFilter func(nodeState) bool
+
+var (
+	alive   stateFilter = func(s nodeState) bool { return s != stateStopped }
+	running stateFilter = func(s nodeState) bool { return s == stateRunning }
+	paused  stateFilter = func(s nodeState) bool { return s == statePaused }
+	stopped stateFilter = func(s nodeState) bool { return s == stateStopped }
+)
+
+func (s nodeState) String() string {
+	return [...]string{"stopped", "running", "paused"}[s]
+}
+
+// node is one idnode process, restartable with the same arguments and data.
+type node struct {
+	tag              string
+	grpc, http, raft string
+	dir, logPath     string
+	bin              string
+	args             []string
+
+	mu    sync.Mutex
+	state nodeState
+	cmd   *exec.Cmd
+	done  chan struct{} // closed once cmd is reaped
+}
+
+func (n *node) current() (nodeState, *exec.Cmd, chan struct{}) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.state, n.cmd, n.done
+}
+
+func (n *node) setState(s nodeState) {
+	n.mu.Lock()
+	n.state = s
+	n.mu.Unlock()
+}
+
+// launch starts the process; it does not wait for it to serve.
+func (n *node) launch() error {
+	if s, _, _ := n.current(); s != stateStopped {
+		return fmt.Errorf("it is %s, not stopped", s)
+	}
+	logFile, err := os.OpenFile(n.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(n.bin, n.args...)
+	cmd.Dir = n.dir
+	cmd.Env = cleanEnv()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return err
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait() // how it ended is in its log
+		_ = logFile.Close()
+		n.mu.Lock()
+		if n.cmd == cmd {
+			n.state = stateStopped
+		}
+		n.mu.Unlock()
+		close(done)
+	}()
+	n.mu.Lock()
+	n.state, n.cmd, n.done = stateRunning, cmd, done
+	n.mu.Unlock()
+	return nil
+}
+
+// signal sends sig to a node in state from and records it as in state to.
+func (n *node) signal(sig syscall.Signal, from, to nodeState) error {
+	s, cmd, _ := n.current()
+	if s != from {
+		return fmt.Errorf("it is %s, not %s", s, from)
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		return err
+	}
+	n.setState(to)
+	return nil
+}
+
+// kill is SIGKILL, waiting until the process is reaped; a paused node dies too.
+func (n *node) kill() error {
+	s, cmd, done := n.current()
+	if s == stateStopped {
+		return errors.New("it is not running")
+	}
+	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	return waitDone(done, "SIGKILL")
+}
+
+// stop is SIGTERM, waiting for the node's clean exit.
+func (n *node) stop() error {
+	s, cmd, done := n.current()
+	if s != stateRunning {
+		return fmt.Errorf("it is %s, not running", s)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	return waitDone(done, "SIGTERM")
+}
+
+func waitDone(done chan struct{}, what string) error {
+	select {
+	case <-done:
+		return nil
+	case <-time.After(exitTimeout):
+		return fmt.Errorf("still running %v after %s", exitTimeout, what)
+	}
+}
+
+// logTail is the end of the node's log, for an error that needs it.
+func (n *node) tail() string {
+	b, err := os.ReadFile(n.logPath)
+	if err != nil {
+		return err.Error()
+	}
+	if len(b) > logTail {
+		b = b[len(b)-logTail:]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// cleanEnv is this process's environment without IDNODE_*: a developer's settings must not
+// change the nodes the suite runs.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "IDNODE_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+)
+
+// TLS modes of a topology.
+const (
+	tlsNone   = ""
+	tlsServer = "server"
+	tlsMutual = "mutual"
+)
+
+// topology is what start builds (README: the topology).
+type topology struct {
+	Nodes              int               `json:"nodes"`
+	HiLoPools          *bool             `json:"hiloPools"`
+	TLS                string            `json:"tls"`
+	HTTPAllowedOrigins []string          `json:"httpAllowedOrigins"`
+	Databases          []string          `json:"databases"`
+	Keys               map[string]apiKey `json:"keys"`
+}
+
+type apiKey struct {
+	Database string `json:"database"`
+	Role     string `json:"role"`
+}
+
+// Bounds of what a topology may ask for: this program starts real processes.
+const (
+	maxNodes = 5
+	maxSetUp = 64 // databases, and keys
+)
+
+func (t *topology) check() error {
+	if t.Nodes == 0 {
+		t.Nodes = 1
+	}
+	if t.TLS == "none" {
+		t.TLS = tlsNone
+	}
+	switch {
+	case t.Nodes < 1 || t.Nodes > maxNodes || t.Nodes == 2 || t.Nodes == 4:
+		return fmt.Errorf("topology.nodes is %d: 1, 3 or 5", t.Nodes)
+	case t.TLS != tlsNone && t.TLS != tlsServer && t.TLS != tlsMutual:
+		return fmt.Errorf(`topology.tls is %q: "none", "server" or "mutual"`, t.TLS)
+	case len(t.Databases) > maxSetUp || len(t.Keys) > maxSetUp:
+		return fmt.Errorf("topology: at most %d databases and %d keys", maxSetUp, maxSetUp)
+	}
+	for name, k := range t.Keys {
+		if name == "" || k.Role == "" {
+			return fmt.Errorf("topology.keys[%q]: a key needs a name and a role (reader, writer, admin)", name)
+		}
+	}
+	return nil
+}
+
+func (t topology) hiloPools() bool { return t.HiLoPools == nil || *t.HiLoPools }
+
+// keyNames are the keys' names in order, so keys are made in the same order every run.
+func (t topology) keyNames() []string {
+	names := make([]string, 0, len(t.Keys))
+	for name := range t.Keys {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
