@@ -1,0 +1,143 @@
+// Package conformancetest is what the Go tests that run the clients' conformance runners share:
+// the binaries the runners need, the check that a client's toolchain is there, and running a
+// runner as a child process whose output goes to the test's log.
+package conformancetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Time limits: a runner's whole run, and building the binaries on a cold cache.
+const (
+	RunTimeout   = 8 * time.Minute
+	buildTimeout = 3 * time.Minute
+)
+
+// RepoRoot is the repository's root: the folder above this package's test/conformance whose
+// go.mod is the idnode module.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(mod, []byte("module github.com/idnode/idnode\n")) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("conformancetest: no idnode module root above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Env builds idnode and idcluster into the test's temp dir (the build cache makes a second
+// build a link) and returns the environment for a runner: this process's, without a
+// developer's IDNODE_* settings, plus IDNODE_BIN, IDNODE_CLUSTER_BIN and IDNODE_CONFORMANCE_DIR.
+func Env(t testing.TB) []string {
+	t.Helper()
+	root := RepoRoot(t)
+	bin := t.TempDir()
+	for _, b := range []struct{ name, pkg string }{{"idnode", "./cmd/idnode"}, {"idcluster", "./test/conformance/idcluster"}} {
+		if err := build(root, filepath.Join(bin, b.name), b.pkg); err != nil {
+			t.Fatalf("building the conformance binaries: %v", err)
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "IDNODE_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env,
+		"IDNODE_BIN="+filepath.Join(bin, "idnode"),
+		"IDNODE_CLUSTER_BIN="+filepath.Join(bin, "idcluster"),
+		"IDNODE_CONFORMANCE_DIR="+filepath.Join(root, "test", "conformance", "scenarios"))
+}
+
+func build(root, out, pkg string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
+}
+
+// Need skips the test when ok is false, naming what to install; under CI=true it fails
+// instead, since CI installs every client's toolchain (.ci/run).
+func Need(t testing.TB, what string, ok bool) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("missing %s (CI installs it: see .ci/run)", what)
+	}
+	t.Skipf("missing %s", what)
+}
+
+// Run runs name with args in dir under env, bounded by RunTimeout, with its output in the
+// test's log, and fails the test when it exits non-zero.
+func Run(t testing.TB, dir string, env []string, name string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.WaitDelay = 10 * time.Second
+	out := &logWriter{t: t}
+	cmd.Stdout, cmd.Stderr = out, out
+	err := cmd.Run()
+	out.flush()
+	if ctx.Err() != nil {
+		t.Fatalf("%s %s: still running after %v", name, strings.Join(args, " "), RunTimeout)
+	}
+	if err != nil {
+		t.Fatalf("%s %s in %s: %v", name, strings.Join(args, " "), dir, err)
+	}
+}
+
+// logWriter passes a child's output to t.Log a line at a time.
+type logWriter struct {
+	t   testing.TB
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.t.Log(string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+	}
+}
+
+func (w *logWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.t.Log(string(w.buf))
+		w.buf = nil
+	}
+}
