@@ -75,7 +75,8 @@ def _text(name: str, value: object) -> str:
 
 
 def _count(count: object) -> int:
-    return check_int("count", count, lo=1)
+    # 0 means 1 to the server; its own (configurable) maximum is left to it.
+    return check_int("count", count, lo=0)
 
 
 _GUID = {None: pb.GUID_VERSION_UNSPECIFIED, "v7": pb.GUID_VERSION_V7, "v4": pb.GUID_VERSION_V4}
