@@ -16,6 +16,7 @@ from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Backoff, TLS
 from ._numeric import Layout
 from .client import Client, HiLoGenerator, NumericGenerator
+from . import aio  # noqa: E402  (idnode.aio.Client after a plain "import idnode")
 from .errors import (
     Aborted, AlreadyExists, Cancelled, ClientClosed, DataLoss, DeadlineExceeded, FailedPrecondition,
     IdnodeError, Internal, InvalidArgument, LeaseError, NotFound, OutOfRange, PermissionDenied,
@@ -25,7 +26,7 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "Client", "HiLoGenerator", "NumericGenerator", "Backoff", "TLS", "Layout",
+    "aio", "Client", "HiLoGenerator", "NumericGenerator", "Backoff", "TLS", "Layout",
     "IdentityBlock", "HiLoRange", "Identity", "Claim", "Page",
     "IdnodeError", "Aborted", "AlreadyExists", "Cancelled", "ClientClosed", "DataLoss", "DeadlineExceeded",
     "FailedPrecondition", "Internal", "InvalidArgument", "LeaseError", "NotFound", "OutOfRange",
