@@ -209,3 +209,41 @@ def test_asyncio_tasks_never_get_the_same_id_and_close_returns(node: FakeNode) -
     assert len(ids) == 10_000 and len(set(ids)) == 10_000
     assert max(numbers(ids)) <= src.max + 64
     assert g.returned and src.max == max(numbers(ids)), "the next range starts right after the last ID"
+
+
+def test_a_range_goes_back_to_the_node_that_granted_it() -> None:
+    # With HiLo pools only the granting node's pool takes a range back, wherever the leader is.
+    leader, granter = FakeNode(), FakeNode()
+    try:
+        src = HiLoServer(32)
+        leader.handlers["NextHiLo"] = lambda req, ctx, n: refuse(ctx, grpc.StatusCode.UNAVAILABLE, "SHUTTING_DOWN")
+        leader.handlers["ReturnHiLo"] = src.return_hilo
+        src.install(granter)
+        for n in (leader, granter):
+            n.leader = leader.addr
+        with idnode.Client([leader.addr, granter.addr], nodes_in_order=True) as c:
+            assert c.next_id("orders") == "orders/1-A"
+        assert len(granter.calls("ReturnHiLo")) == 1 and leader.calls("ReturnHiLo") == []
+        assert src.max == 1
+    finally:
+        leader.stop()
+        granter.stop()
+
+
+def test_the_tail_is_asked_for_when_the_prefetched_range_is_not_adjacent(node: FakeNode) -> None:
+    src = source(node, 32)
+    fetched = threading.Semaphore(0)
+
+    def another_client_between(req) -> None:
+        if len(src.grants) == 1:
+            src.max += 100  # another client's range lands between this client's two
+        fetched.release()
+    src.before_answer = another_client_between
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        for _ in range(26):
+            g.next_id()
+        assert fetched.acquire(timeout=WAIT) and fetched.acquire(timeout=WAIT)
+        g.close()
+    grants = [r.request_id for r in node.calls("NextHiLo")]
+    assert src.returns == [(132, 164, grants[1]), (26, 32, grants[0])], "both asked for, newest first"

@@ -40,6 +40,9 @@ class HiLoRange:
     server_tag: str
     last_range_at: int
     grant_id: str
+    granted_by: str = ""
+    """The address of the node that granted the range: with HiLo pools only its pool takes
+    the range back, so a return goes there first."""
 
 
 @dataclass(frozen=True)
@@ -144,12 +147,14 @@ def next_hilo(tag: str, last_batch_size: int, last_range_at: int, last_max: int,
         separator=_text("separator", separator),
         request_id=request_id or new_request_id(),
     )
-    return Call("ids", "NextHiLo", req, lambda r: HiLoRange(r.prefix, r.low, r.high, r.last_size, r.server_tag, r.last_range_at, r.grant_id))
+    call: Call[HiLoRange] = Call("ids", "NextHiLo", req, lambda r: HiLoRange(
+        r.prefix, r.low, r.high, r.last_size, r.server_tag, r.last_range_at, r.grant_id, call.answered_by))
+    return call
 
 
-def return_hilo(tag: str, end: int, last: int, grant_id: str) -> Call[bool]:
+def return_hilo(tag: str, end: int, last: int, grant_id: str, granted_by: str = "") -> Call[bool]:
     req = pb.ReturnHiLoRequest(tag=_text("tag", tag), end=check_int("end", end, lo=0), last=check_int("last", last, lo=0), grant_id=_text("grant_id", grant_id))
-    return Call("ids", "ReturnHiLo", req, lambda r: r.returned)
+    return Call("ids", "ReturnHiLo", req, lambda r: r.returned, first=_text("granted_by", granted_by) or None)
 
 
 def seed_hilo(tag: str, max: int) -> Call[int]:

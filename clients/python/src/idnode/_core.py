@@ -217,6 +217,8 @@ class Call(Generic[T]):
     request: Any
     result: Callable[[Any], T]
     leader: bool = True
+    first: Optional[str] = None  # a node address to try first, when it is one of the client's
+    answered_by: str = ""  # the address of the node that answered, once one did
 
 
 class Nodes:
@@ -265,6 +267,8 @@ class Attempts:
         self.clock = clock
         self.deadline = None if timeout is None else clock() + timeout
         self.start = nodes.leader if call.leader and nodes.leader is not None else nodes.preferred
+        if call.first in nodes.addrs:
+            self.start = nodes.addrs.index(call.first)
         self.i = 0
         self.last: Optional[errors.IdnodeError] = None
         self.caller_bound = False  # the running attempt's deadline is the caller's own
@@ -299,6 +303,7 @@ class Attempts:
 
     def succeeded(self, node: int, md: Optional[Iterable[Tuple[str, Any]]]) -> None:
         self.nodes.learn_leader(md)
+        self.call.answered_by = self.nodes.addrs[node]
         if node != self.start:
             self.nodes.preferred = node
 

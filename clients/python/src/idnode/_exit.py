@@ -9,6 +9,8 @@ import threading
 import weakref
 from typing import Any
 
+from ._hilo import HiLoState
+
 EXIT_TIMEOUT = 5.0
 """Seconds each close may take at exit: a cluster that cannot be reached must not hang it."""
 
@@ -28,7 +30,7 @@ def _close_all() -> None:
         objs = list(_live)
     # Generators first: a client's close would also close them, but one made apart from its
     # client's next_id (hilo_generator) is closed here on its own.
-    objs.sort(key=lambda o: hasattr(o, "next_id") is False)
+    objs.sort(key=lambda o: not isinstance(o, HiLoState))
     for obj in objs:
         try:
             closer = getattr(obj, "close_at_exit", None)

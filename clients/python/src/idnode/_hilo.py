@@ -29,7 +29,7 @@ class _Span:
     on it is one C call, atomic under the GIL, so taker k (1-based) owns number ``base + k``
     without a lock. ``limit`` is the size until Close seals the span by setting it to 0."""
 
-    __slots__ = ("taken", "limit", "size", "low", "high", "base", "trigger", "prefix", "suffix", "grant")
+    __slots__ = ("taken", "limit", "size", "low", "high", "base", "trigger", "prefix", "suffix", "grant", "granted_by")
 
     def __init__(self, r: HiLoRange, prefix: str, suffix: str, prefetch_at: float) -> None:
         self.taken = itertools.count(1)
@@ -37,7 +37,7 @@ class _Span:
         self.size = self.limit = r.high - r.low + 1
         self.base = r.low - 1
         self.trigger = min(max(int(self.size * prefetch_at), 1), self.size)
-        self.prefix, self.suffix, self.grant = prefix, suffix, r.grant_id
+        self.prefix, self.suffix, self.grant, self.granted_by = prefix, suffix, r.grant_id, r.granted_by
 
 
 class Fetch:
@@ -80,6 +80,7 @@ class HiLoState:
         self.closed = False
         self.fetches = 0
         self.returned: List[Tuple[int, int]] = []  # (last, end) of each range Close gave back
+        self._adjacent = False  # the prefetched range Close returns sits right above the current one
 
     # The hot path: no lock, one atomic increment and an f-string.
     def _take(self) -> Optional[str]:
@@ -173,19 +174,28 @@ class HiLoState:
         return cur, used, self._fetch
 
     def _returns(self, cur: Optional[_Span], used: int) -> List[Call[bool]]:
-        """Close, second half: the returns to make, newest first (the current range's tail
-        comes back only once the prefetched range right above it did)."""
+        """Close, second half: the returns to make, newest first, each to the node that granted
+        the range. The tail of the current range is asked for also when the prefetched range
+        did not come back, unless that range sits right above it (see :meth:`_go_on`): under
+        HiLo pools the two may come from different nodes' pools, and the cluster judges each
+        return, so asking costs a call, never a number."""
         with self._lock:
             nxt, self._next = self._next, None
         calls = []
         if nxt is not None:
-            calls.append(_calls.return_hilo(self.tag, nxt.high, nxt.low - 1, nxt.grant))
-        if cur is not None and used < cur.size and (nxt is None or nxt.low == cur.high + 1):
-            calls.append(_calls.return_hilo(self.tag, cur.high, cur.low + used - 1, cur.grant))
+            calls.append(_calls.return_hilo(self.tag, nxt.high, nxt.low - 1, nxt.grant, nxt.granted_by))
+            self._adjacent = cur is not None and nxt.low == cur.high + 1
+        if cur is not None and used < cur.size:
+            calls.append(_calls.return_hilo(self.tag, cur.high, cur.low + used - 1, cur.grant, cur.granted_by))
         return calls
 
-    def _returned(self, call: Call[bool]) -> None:
-        self.returned.append((call.request.last, call.request.end))
+    def _go_on(self, call: Call[bool], returned: bool) -> bool:
+        """Note a return's answer; False when the returns left cannot come back: the range
+        right above the tail stays, so the tail below it stays too."""
+        if returned:
+            self.returned.append((call.request.last, call.request.end))
+            return True
+        return not self._adjacent
 
     def _new_done(self) -> Any:
         raise NotImplementedError

@@ -83,8 +83,7 @@ class Client(ClientBase):
             return
         with SyncClient(self._opts.nodes, **self._kwargs) as sync:
             for call in returns:
-                if sync._run(call, timeout) is False:
-                    break
+                sync._run(call, timeout)  # each return is judged on its own: asking costs no number
 
     async def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT) -> T:
         if self._closed:
@@ -150,9 +149,10 @@ class Client(ClientBase):
         sep = "" if self._opts.separator == "/" else self._opts.separator
         return await self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, sep, request_id), timeout)
 
-    async def return_hilo(self, tag: str, end: int, last: int, grant_id: str, *, timeout: Optional[float] = _DEFAULT) -> bool:
-        """Give back the unused numbers ``last+1..end`` of a range; True when they went back."""
-        return await self._run(_calls.return_hilo(tag, end, last, grant_id), timeout)
+    async def return_hilo(self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "", timeout: Optional[float] = _DEFAULT) -> bool:
+        """Give back the unused numbers ``last+1..end`` of a range; True when they went back.
+        Pass the range's ``granted_by``: with HiLo pools only the granting node takes it back."""
+        return await self._run(_calls.return_hilo(tag, end, last, grant_id, granted_by), timeout)
 
     async def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = _DEFAULT) -> int:
         """Raise a tag's HiLo Max (never lowers it); returns the Max afterwards."""
@@ -326,9 +326,8 @@ class HiLoGenerator(HiLoState):
             except asyncio.TimeoutError:
                 pass  # a range it reserves anyway stays a gap
         for call in self._returns(cur, used):
-            if not await self._client._run(call, timeout):
+            if not self._go_on(call, await self._client._run(call, timeout)):
                 break
-            self._returned(call)
 
     def _seal_and_returns(self) -> List[Call[bool]]:
         """Close without the loop (interpreter exit): a fetch in flight is abandoned."""

@@ -205,9 +205,10 @@ class Client(ClientBase):
         sep = "" if self._opts.separator == "/" else self._opts.separator
         return self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, sep, request_id), timeout)
 
-    def return_hilo(self, tag: str, end: int, last: int, grant_id: str, *, timeout: Optional[float] = _DEFAULT) -> bool:
-        """Give back the unused numbers ``last+1..end`` of a range; True when they went back."""
-        return self._run(_calls.return_hilo(tag, end, last, grant_id), timeout)
+    def return_hilo(self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "", timeout: Optional[float] = _DEFAULT) -> bool:
+        """Give back the unused numbers ``last+1..end`` of a range; True when they went back.
+        Pass the range's ``granted_by``: with HiLo pools only the granting node takes it back."""
+        return self._run(_calls.return_hilo(tag, end, last, grant_id, granted_by), timeout)
 
     def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = _DEFAULT) -> int:
         """Raise a tag's HiLo Max (never lowers it); returns the Max afterwards."""
@@ -384,9 +385,8 @@ class HiLoGenerator(HiLoState):
                 self._cond.wait(left)
         for call in self._returns(cur, used):
             left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            if not self._client._run(call, left):
-                break  # a newer range of the tag stands: nothing below it can come back
-            self._returned(call)
+            if not self._go_on(call, self._client._run(call, left)):
+                break
 
 
 class NumericGenerator(NumericState):
