@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any, Dict, List
+from typing import Any, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import idnode
 

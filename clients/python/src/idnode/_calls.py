@@ -5,7 +5,7 @@ build their calls here and only run them differently."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import Any, Generic, Mapping, Optional, Sequence, Tuple, TypeVar
 
 import grpc
 
@@ -57,11 +57,14 @@ class Claim:
     owner: str
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True)
-class Page:
+class Page(Generic[T]):
     """One page of a listing; ``next_page_token`` is empty on the last."""
 
-    items: Tuple[object, ...] = field(default_factory=tuple)
+    items: Tuple[T, ...] = field(default_factory=tuple)
     next_page_token: str = ""
 
 
@@ -115,7 +118,7 @@ def _page_size(page_size: int) -> int:
     return check_int("page_size", page_size, lo=0, hi=10_000)
 
 
-def list_identities(prefix: str, page_size: int, page_token: str) -> Call[Page]:
+def list_identities(prefix: str, page_size: int, page_token: str) -> Call[Page[Identity]]:
     req = pb.ListIdentitiesRequest(prefix=_text("prefix", prefix), page_size=_page_size(page_size), page_token=_text("page_token", page_token))
     return Call("ids", "ListIdentities", req, lambda r: Page(tuple(Identity(i.name, i.value) for i in r.identities), r.next_page_token))
 
@@ -130,7 +133,7 @@ def release(ids: Sequence[str], owner: str) -> Call[int]:
     return Call("ids", "Release", req, lambda r: r.released)
 
 
-def get_claims(ids: Sequence[str], prefix: str, page_size: int, page_token: str) -> Call[Page]:
+def get_claims(ids: Sequence[str], prefix: str, page_size: int, page_token: str) -> Call[Page[Claim]]:
     req = pb.GetClaimsRequest(ids=_ids(ids), prefix=_text("prefix", prefix), page_size=_page_size(page_size), page_token=_text("page_token", page_token))
     return Call("ids", "GetClaims", req, lambda r: Page(tuple(Claim(c.id, c.owner) for c in r.claims), r.next_page_token))
 
@@ -205,7 +208,7 @@ _PERIOD = {"none": pb.SERIES_PERIOD_NONE, "year": pb.SERIES_PERIOD_YEAR, "month"
 _POLICY = {"gapless": pb.SERIES_POLICY_GAPLESS, "gaps_allowed_journaled": pb.SERIES_POLICY_GAPS_ALLOWED_JOURNALED}
 
 
-def _choice(name: str, value: str, choices: Mapping[str, int]) -> int:
+def _choice(name: str, value: str, choices: Mapping[str, Any]) -> Any:
     if value not in choices:
         raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"{name} {value!r} must be one of {sorted(choices)}", "INVALID_INPUT")
     return choices[value]

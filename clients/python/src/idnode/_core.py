@@ -10,7 +10,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Iterable, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Generic, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 import grpc
 
@@ -191,7 +191,7 @@ class Options:
     def channel_credentials(self) -> Optional[grpc.ChannelCredentials]:
         return self.tls.credentials() if self.tls is not None else None
 
-    def grpc_options(self) -> list[Tuple[str, Any]]:
+    def grpc_options(self) -> List[Tuple[str, Any]]:
         opts: list[Tuple[str, Any]] = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 2000)]
         if self.tls is not None and self.tls.server_name:
             opts.append(("grpc.ssl_target_name_override", self.tls.server_name))
@@ -273,7 +273,7 @@ class Attempts:
         self.last: Optional[errors.IdnodeError] = None
         self.caller_bound = False  # the running attempt's deadline is the caller's own
 
-    def next(self) -> Tuple[int, float, Optional[float]]:
+    def next(self) -> Tuple[int, float, float]:
         n = len(self.nodes.addrs)
         wait = 0.0
         if self.i > 0:
@@ -282,7 +282,7 @@ class Attempts:
                 raise self._gave_up("the attempts ran out")
             if self.i % n == 0:
                 wait = b.delay(self.i // n)
-        per: Optional[float] = self.opts.attempt_timeout
+        per: float = self.opts.attempt_timeout
         self.caller_bound = False
         if self.deadline is not None:
             left = self.deadline - self.clock() - wait

@@ -12,13 +12,13 @@ Make it inside a running event loop and use it from that loop's tasks.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, List, Mapping, Optional, Sequence, Set, TypeVar
+from typing import Any, AsyncIterator, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar
 
 import grpc
 import grpc.aio
 
 from . import _calls, errors
-from ._calls import HiLoRange, Identity, IdentityBlock, Page
+from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Call
 from ._hilo import Fetch, HiLoState
 from ._numeric import Layout, NumericState
@@ -35,7 +35,7 @@ class Client(ClientBase):
     """The asyncio twin of :class:`idnode.Client` (same arguments, same behaviour); every call
     is a coroutine, and :meth:`next_id` takes no network round trip once a range is at hand."""
 
-    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: List[tuple]) -> grpc.aio.Channel:
+    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> grpc.aio.Channel:
         return grpc.aio.secure_channel(addr, creds, opts) if creds else grpc.aio.insecure_channel(addr, opts)
 
     async def __aenter__(self) -> "Client":
@@ -124,7 +124,7 @@ class Client(ClientBase):
         """Raise (with ``force``, set) the identity counter ``name``; returns it afterwards."""
         return await self._run(_calls.seed_identity(name, value, force), timeout)
 
-    async def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page:
+    async def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Identity]:
         """One page of identity counters whose names start with ``prefix`` (linearizable)."""
         return await self._run(_calls.list_identities(prefix, page_size, page_token), timeout)
 
@@ -137,7 +137,7 @@ class Client(ClientBase):
         """Release claimed IDs; returns how many were claimed."""
         return await self._run(_calls.release(ids, owner), timeout)
 
-    async def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page:
+    async def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Claim]:
         """Look claims up by ID, or page through the claims starting with ``prefix``."""
         return await self._run(_calls.get_claims(ids, prefix, page_size, page_token), timeout)
 
@@ -212,7 +212,7 @@ class Client(ClientBase):
         while True:
             page = await self.list_identities(prefix, page_size=page_size, page_token=token)
             for item in page.items:
-                yield item  # type: ignore[misc]
+                yield item
             if not page.next_page_token or page.next_page_token == token or not page.items:
                 return
             token = page.next_page_token

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Iterator, List, Mapping, Optional, Sequence, TypeVar
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 import grpc
 
 from . import _calls, _exit, errors
-from ._calls import HiLoRange, Identity, IdentityBlock, Page
+from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_seconds
 from ._hilo import Fetch, HiLoState, MultiState
 from ._numeric import Layout, NumericState
@@ -24,6 +24,8 @@ _CLOSE_LOCK = threading.Lock()  # closes are rare: one lock for every client
 
 class ClientBase:
     """What the synchronous and the asyncio client share: options, nodes, connections' stubs."""
+
+    hilo_generator: Callable[..., Any]  # each client's own, which the per-tag generators come from
 
     def __init__(
         self,
@@ -42,7 +44,7 @@ class ClientBase:
         fetch_timeout: float = 30.0,
         channel_options: Sequence[tuple] = (),
     ) -> None:
-        self._kwargs = dict(
+        self._kwargs: Dict[str, Any] = dict(
             database=database, api_key=api_key, admin_token=admin_token, tls=tls,
             attempt_timeout=attempt_timeout, timeout=timeout, backoff=backoff, separator=separator,
             nodes_in_order=nodes_in_order, prefetch_at=prefetch_at, fetch_timeout=fetch_timeout,
@@ -52,7 +54,7 @@ class ClientBase:
         self._nodes = Nodes(self._opts.nodes, nodes_in_order)
         self._md = self._opts.metadata()
         self._channels = [self._channel(a, self._opts.channel_credentials(), self._opts.grpc_options()) for a in self._opts.nodes]
-        self._stubs = [
+        self._stubs: List[Dict[str, Any]] = [
             {"ids": pb_grpc.IdServiceStub(ch), "series": pb_grpc.SeriesServiceStub(ch), "cluster": pb_grpc.ClusterServiceStub(ch)}
             for ch in self._channels
         ]
@@ -61,7 +63,7 @@ class ClientBase:
         self._numerics: List[Any] = []
         _exit.register(self)
 
-    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: List[tuple]) -> Any:
+    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> Any:
         raise NotImplementedError
 
     @property
@@ -96,7 +98,7 @@ class Client(ClientBase):
     sent as ``authorization: Bearer``; ``tls`` is True (system roots) or an :class:`idnode.TLS`.
     """
 
-    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: List[tuple]) -> grpc.Channel:
+    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> grpc.Channel:
         return grpc.secure_channel(addr, creds, opts) if creds else grpc.insecure_channel(addr, opts)
 
     def __enter__(self) -> "Client":
@@ -170,7 +172,7 @@ class Client(ClientBase):
         """Raise (with ``force``, set) the identity counter ``name``; returns it afterwards."""
         return self._run(_calls.seed_identity(name, value, force), timeout)
 
-    def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page:
+    def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Identity]:
         """One page of identity counters whose names start with ``prefix`` (linearizable)."""
         return self._run(_calls.list_identities(prefix, page_size, page_token), timeout)
 
@@ -179,7 +181,7 @@ class Client(ClientBase):
         token = ""
         while True:
             page = self.list_identities(prefix, page_size=page_size, page_token=token)
-            yield from page.items  # type: ignore[misc]
+            yield from page.items
             if not page.next_page_token or page.next_page_token == token or not page.items:
                 return
             token = page.next_page_token
@@ -193,7 +195,7 @@ class Client(ClientBase):
         """Release claimed IDs; returns how many were claimed."""
         return self._run(_calls.release(ids, owner), timeout)
 
-    def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page:
+    def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Claim]:
         """Look claims up by ID, or page through the claims starting with ``prefix``."""
         return self._run(_calls.get_claims(ids, prefix, page_size, page_token), timeout)
 

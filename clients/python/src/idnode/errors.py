@@ -177,11 +177,11 @@ def make_error(
 
 def from_rpc_error(err: grpc.RpcError) -> IdnodeError:
     """Translate a failed gRPC call (sync or aio) into an IdnodeError with its ErrorInfo."""
-    code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
-    details = (err.details() if hasattr(err, "details") else None) or ""
+    # Failed calls of both grpc and grpc.aio are also grpc.Call objects with these methods.
+    code = err.code()  # type: ignore[attr-defined]
+    details = err.details() or ""  # type: ignore[attr-defined]
     reason, metadata, domain = "", {}, ""
-    trailers = err.trailing_metadata() if hasattr(err, "trailing_metadata") else None
-    info = _error_info(trailers)
+    info = _error_info(err.trailing_metadata())  # type: ignore[attr-defined]
     if info is not None:
         reason, metadata, domain = info.reason, dict(info.metadata), info.domain
     return error_class(code)(details or code.name, code=code, reason=reason, metadata=metadata, domain=domain)

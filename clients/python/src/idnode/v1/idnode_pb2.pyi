@@ -788,7 +788,7 @@ class StatusResponse(_message.Message):
     self: str
     storage_fault: str
     term: int
-    def __init__(self, leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., nodes: _Optional[_Iterable[_Union[NodeStatus, _Mapping]]] = ..., self: _Optional[str] = ..., applied_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., leader_changes: _Optional[_Iterable[_Union[LeaderChange, _Mapping]]] = ..., issued: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    def __init__(__self, leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., nodes: _Optional[_Iterable[_Union[NodeStatus, _Mapping]]] = ..., self: _Optional[str] = ..., applied_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., leader_changes: _Optional[_Iterable[_Union[LeaderChange, _Mapping]]] = ..., issued: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class TransferLeadershipRequest(_message.Message):
     __slots__ = ["tag"]
