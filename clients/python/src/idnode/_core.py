@@ -15,7 +15,6 @@ from typing import Any, Callable, Generic, Iterable, List, Optional, Sequence, T
 import grpc
 
 from . import errors
-from .v1 import idnode_pb2 as pb
 
 T = TypeVar("T")
 
@@ -339,7 +338,7 @@ class Attempts:
             last.reason,
             last.metadata,
         )
-        e.attempts = self.i  # type: ignore[attr-defined]
+        e.attempts = self.i
         return e
 
 
@@ -362,5 +361,3 @@ def hilo_tag_error(tag: object, separator: str) -> Optional[errors.IdnodeError]:
     shown = tag if len(tag) <= 64 else tag[:61] + "..."
     return errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"{problem}: {shown!r}", "INVALID_INPUT")
 
-
-__all__ = ["Backoff", "TLS", "Options", "Call", "Nodes", "Attempts", "pb"]

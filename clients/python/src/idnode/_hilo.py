@@ -82,9 +82,9 @@ class HiLoState:
         self.returned: List[Tuple[int, int]] = []  # (last, end) of each range Close gave back
         self._adjacent = False  # the prefetched range Close returns sits right above the current one
 
-    # The hot path: no lock, one atomic increment and an f-string.
-    def _take(self) -> Optional[str]:
-        s = self._cur
+    # The hot path: no lock, one atomic increment and an f-string. The caller passes the span it
+    # read, so that when it comes back empty-handed the slow path knows which span ran out.
+    def _take(self, s: Optional[_Span]) -> Optional[str]:
         if s is not None:
             k = next(s.taken)
             if k <= s.limit:  # read after the increment: see _seal_locked

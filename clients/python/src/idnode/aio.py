@@ -273,7 +273,7 @@ class HiLoGenerator(HiLoState):
 
     async def next_id(self, timeout: Optional[float] = _DEFAULT) -> str:
         """The next ID; awaits only when no range is at hand."""
-        id = self._take()
+        id = self._take(self._cur)
         if id is not None:
             return id
         t = self._client._timeout(timeout)
@@ -281,11 +281,12 @@ class HiLoGenerator(HiLoState):
         deadline = None if t is None else loop.time() + t
         since = 0
         while True:
-            id = self._take()
+            seen = self._cur
+            id = self._take(seen)
             if id is not None:
                 return id
             with self._lock:
-                f = self._advance_locked(self._cur)
+                f = self._advance_locked(seen)
             if f is None:
                 continue
             since = since or f.seq

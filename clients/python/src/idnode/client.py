@@ -328,7 +328,7 @@ class HiLoGenerator(HiLoState):
     def next_id(self, timeout: Optional[float] = _DEFAULT) -> str:
         """The next ID. Waits (at most ``timeout`` seconds, default the client's) only when no
         range is at hand: on the first call, or when ranges run out faster than they come."""
-        id = self._take()
+        id = self._take(self._cur)
         if id is not None:
             return id
         deadline = None
@@ -337,11 +337,12 @@ class HiLoGenerator(HiLoState):
             deadline = time.monotonic() + t
         since = 0  # fetches numbered from here on started after this call began waiting
         while True:
-            id = self._take()
+            seen = self._cur
+            id = self._take(seen)
             if id is not None:
                 return id
             with self._cond:
-                f = self._advance_locked(self._cur)
+                f = self._advance_locked(seen)
                 if f is None:
                     continue
                 since = since or f.seq

@@ -35,6 +35,8 @@ class IdnodeError(Exception):
     """
 
     code: grpc.StatusCode = grpc.StatusCode.UNKNOWN
+    attempts: int = 1
+    """How many attempts the call made (over every node) before it ended."""
 
     def __init__(
         self,
