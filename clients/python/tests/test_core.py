@@ -258,3 +258,13 @@ def test_calls_after_close_are_refused(nodes: List[FakeNode]) -> None:
     c.close()
     with pytest.raises(idnode.ClientClosed):
         c.explain("x")
+
+
+def test_an_unreadable_tls_file_is_named() -> None:
+    with pytest.raises(ValueError, match="/nonexistent/ca.pem"):
+        idnode.Client(["127.0.0.1:1"], tls=idnode.TLS(ca_file="/nonexistent/ca.pem"))
+
+
+def test_the_asyncio_client_is_made_inside_its_loop() -> None:
+    with pytest.raises(RuntimeError, match="inside a coroutine"):
+        idnode.aio.Client(["127.0.0.1:1"])

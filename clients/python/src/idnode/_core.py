@@ -115,8 +115,11 @@ class TLS:
         def read(path: Optional[str]) -> Optional[bytes]:
             if path is None:
                 return None
-            with open(path, "rb") as f:
-                return f.read()
+            try:
+                with open(path, "rb") as f:
+                    return f.read()
+            except OSError as e:
+                raise ValueError(f"TLS: cannot read {path}: {e.strerror}; give the path of a PEM file") from e
 
         return grpc.ssl_channel_credentials(read(self.ca_file), read(self.key_file), read(self.cert_file))
 

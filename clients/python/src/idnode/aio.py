@@ -36,6 +36,11 @@ class Client(ClientBase):
     is a coroutine, and :meth:`next_id` takes no network round trip once a range is at hand."""
 
     def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> grpc.aio.Channel:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            # A channel binds to the loop it is made in; one made outside would serve no other.
+            raise RuntimeError("make idnode.aio.Client inside a coroutine (in the event loop that will use it)") from None
         return grpc.aio.secure_channel(addr, creds, opts) if creds else grpc.aio.insecure_channel(addr, opts)
 
     async def __aenter__(self) -> "Client":
