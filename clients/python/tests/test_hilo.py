@@ -247,3 +247,15 @@ def test_the_tail_is_asked_for_when_the_prefetched_range_is_not_adjacent(node: F
         g.close()
     grants = [r.request_id for r in node.calls("NextHiLo")]
     assert src.returns == [(132, 164, grants[1]), (26, 32, grants[0])], "both asked for, newest first"
+
+
+def test_closing_the_client_closes_every_generator_it_made(node: FakeNode) -> None:
+    src = source(node, 32)
+    c = idnode.Client([node.addr])
+    own = c.hilo_generator("own")
+    own.next_id()
+    c.next_id("shared")
+    c.close()
+    assert own.closed and len(src.returns) == 2
+    with pytest.raises(idnode.ClientClosed):
+        c.hilo_generator("late")

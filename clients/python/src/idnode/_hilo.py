@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import weakref
 from typing import Any, Callable, List, Optional, Tuple
 
 import grpc
@@ -205,13 +206,15 @@ class HiLoState:
 
 
 class MultiState:
-    """Generators per tag, made on first use. Looking up a known tag takes no lock: a dict read
-    is atomic under the GIL."""
+    """Generators per tag, made on first use, and every generator a client made (held weakly),
+    for the client's close. Looking up a known tag takes no lock: a dict read is atomic under
+    the GIL."""
 
     def __init__(self, make: Callable[[str], Any]) -> None:
         self._make = make
         self._gens: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        self._made: "weakref.WeakSet[Any]" = weakref.WeakSet()
+        self._lock = threading.RLock()  # get's make notes the new generator through made
         self.closed = False
 
     def get(self, tag: str) -> Any:
@@ -226,7 +229,16 @@ class MultiState:
                 g = self._gens[tag] = self._make(tag)
             return g
 
+    def made(self, g: Any) -> Any:
+        """Note a generator the client made, so that closing the client closes it."""
+        with self._lock:
+            if self.closed:
+                raise errors.ClientClosed()
+            self._made.add(g)
+        return g
+
     def close_all(self) -> List[Any]:
+        """Every generator still open; none is made after this."""
         with self._lock:
             self.closed = True
-            return list(self._gens.values())
+            return [g for g in list(self._made) if not g.closed]

@@ -254,9 +254,7 @@ class Client(ClientBase):
 
     def hilo_generator(self, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> "HiLoGenerator":
         """A new HiLo generator of ``tag``; see :meth:`idnode.Client.hilo_generator`."""
-        if self._closed:
-            raise errors.ClientClosed()
-        return HiLoGenerator(self, tag, node_tag=node_tag, server_prefix=server_prefix)
+        return self._gens.made(HiLoGenerator(self, tag, node_tag=node_tag, server_prefix=server_prefix))
 
     async def numeric_generator(self, *, layout: Optional[Layout] = None, holder: str = "python-client", lease: float = 30.0, margin: Optional[float] = None) -> "NumericGenerator":
         """A numeric-ID generator on a worker leased from the cluster."""

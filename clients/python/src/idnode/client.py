@@ -300,9 +300,7 @@ class Client(ClientBase):
         """A new HiLo generator of ``tag`` (close it, or close the client). ``node_tag=False``
         and ``server_prefix`` print RavenDB's legacy formats (``orders/1``,
         ``orders/NorthServer/1-A``). :meth:`next_id` keeps one default generator per tag."""
-        if self._closed:
-            raise errors.ClientClosed()
-        return HiLoGenerator(self, tag, node_tag=node_tag, server_prefix=server_prefix)
+        return self._gens.made(HiLoGenerator(self, tag, node_tag=node_tag, server_prefix=server_prefix))
 
     def numeric_generator(self, *, layout: Optional[Layout] = None, holder: str = "python-client", lease: float = 30.0, margin: Optional[float] = None) -> "NumericGenerator":
         """A numeric-ID generator on a worker leased from the cluster (made now; close it, or
