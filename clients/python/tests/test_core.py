@@ -268,3 +268,13 @@ def test_an_unreadable_tls_file_is_named() -> None:
 def test_the_asyncio_client_is_made_inside_its_loop() -> None:
     with pytest.raises(RuntimeError, match="inside a coroutine"):
         idnode.aio.Client(["127.0.0.1:1"])
+
+
+@pytest.mark.parametrize("timeout", [-1, 0, float("nan"), "10"])
+def test_a_bad_close_timeout_is_refused_and_closes_nothing(nodes: List[FakeNode], timeout) -> None:
+    c = idnode.Client([nodes[0].addr])
+    with pytest.raises(ValueError):
+        c.close(timeout)
+    nodes[0].handlers["Explain"] = lambda req, ctx, node: pb.ExplainResponse(kind="hilo")
+    assert c.explain("x").kind == "hilo"
+    c.close()

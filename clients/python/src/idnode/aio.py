@@ -19,7 +19,7 @@ import grpc.aio
 
 from . import _calls, errors
 from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
-from ._core import Attempts, Call
+from ._core import Attempts, Call, check_seconds
 from ._hilo import Fetch, HiLoState
 from ._numeric import Layout, NumericState
 from .client import _DEFAULT, ClientBase
@@ -52,6 +52,7 @@ class Client(ClientBase):
     async def close(self, timeout: Optional[float] = 10.0) -> None:
         """Give back the HiLo numbers not handed out and release numeric workers, then close the
         connections. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
         if self._closed:
             return
         failures: List[BaseException] = []
@@ -320,6 +321,7 @@ class HiLoGenerator(HiLoState):
 
     async def close(self, timeout: Optional[float] = 10.0) -> None:
         """Stop, and give back every number not handed out; see :meth:`idnode.HiLoGenerator.close`."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
         with self._lock:
             if self.closed:
                 return
@@ -367,6 +369,7 @@ class NumericGenerator(NumericState):
 
     async def close(self, timeout: Optional[float] = 10.0) -> None:
         """Stop renewing and release the worker. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
         if self._task is not None:
             self._task.cancel()
         call = self._release_call()

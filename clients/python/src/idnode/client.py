@@ -110,6 +110,7 @@ class Client(ClientBase):
     def close(self, timeout: Optional[float] = 10.0) -> None:
         """Give back the HiLo numbers not handed out and release numeric workers (within
         ``timeout`` seconds each), then close the connections. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
         with _CLOSE_LOCK:
             if self._closed:
                 return
@@ -374,6 +375,7 @@ class HiLoGenerator(HiLoState):
         whole, then the current range's tail, so the tag's next range starts right after the
         last ID handed out (as far as the cluster takes them back: only the newest ranges of
         the tag). Waits for a fetch in flight. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             if self.closed:
@@ -414,6 +416,7 @@ class NumericGenerator(NumericState):
 
     def close(self, timeout: Optional[float] = 10.0) -> None:
         """Stop renewing and release the worker. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
         self._stop.set()
         self._thread.join(timeout)
         call = self._release_call()
