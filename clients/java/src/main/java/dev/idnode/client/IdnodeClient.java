@@ -710,7 +710,13 @@ public final class IdnodeClient implements AutoCloseable {
     }
 
     private static ManagedChannel dial(String addr, ChannelCredentials creds) {
-      return Grpc.newChannelBuilder(addr, creds).build();
+      try {
+        return Grpc.newChannelBuilder(addr, creds).build();
+      } catch (UnsupportedOperationException e) {
+        // Debian's libnetty-java lacks the JDK's ALPN negotiator, which gRPC over TLS needs.
+        throw new IllegalStateException("TLS to " + addr + " needs ALPN, which this netty cannot do ("
+            + e.getMessage() + "): use netty from Maven Central, or netty-tcnative", e);
+      }
     }
   }
 }
