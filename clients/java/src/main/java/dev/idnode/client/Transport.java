@@ -308,7 +308,11 @@ final class Transport {
       if (atMostOnce) {
         return busy || Reasons.NO_QUORUM.equals(e.reason()) || neverSent(sre);
       }
-      return busy || e.code() == Status.Code.UNAVAILABLE || e.code() == Status.Code.DEADLINE_EXCEEDED;
+      // grpc-java reports a connection that closed under a call in flight (a node killed) as
+      // UNKNOWN "channel closed", with no ErrorInfo: a transport failure like UNAVAILABLE. A
+      // node never refuses with UNKNOWN for an expected condition.
+      boolean lostConnection = e.code() == Status.Code.UNKNOWN && e.reason().equals(Status.Code.UNKNOWN.name());
+      return busy || lostConnection || e.code() == Status.Code.UNAVAILABLE || e.code() == Status.Code.DEADLINE_EXCEEDED;
     }
 
     private NodesFailedException stopped(String why) {

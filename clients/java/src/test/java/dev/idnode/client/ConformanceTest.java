@@ -194,7 +194,10 @@ class ConformanceTest {
       } else {
         addrs.addAll(cluster.grpcAddrs());
       }
-      IdnodeClient.Builder b = IdnodeClient.builder().nodes(addrs).deadline(DEFAULT_DEADLINE);
+      IdnodeClient.Builder b = IdnodeClient.builder().nodes(addrs).deadline(DEFAULT_DEADLINE)
+          // As the reference runner does: scenarios that open a second client (HiLo returns
+          // with node pools) expect it to start at the node the first one started at.
+          .nodesInOrder(true);
       if (args.has("database")) {
         b.database(a.str("database"));
       }

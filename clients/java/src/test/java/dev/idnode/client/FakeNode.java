@@ -88,6 +88,12 @@ final class FakeNode implements AutoCloseable {
     return this;
   }
 
+  /** Answer the next call with a bare status, no ErrorInfo: what a broken connection looks like. */
+  FakeNode refuseBare(Status.Code code) {
+    refusals.add(code.toStatus().withDescription("channel closed").asRuntimeException());
+    return this;
+  }
+
   /** Name this address as the leader in every answer's idnode-leader header. */
   FakeNode leader(String addr) {
     this.leader = addr;

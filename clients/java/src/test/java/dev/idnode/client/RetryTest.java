@@ -88,6 +88,20 @@ class RetryTest {
   }
 
   @Test
+  void aConnectionLostUnderACallIsTriedOnTheNextNodeButANodesUnknownIsNot() {
+    a.refuseBare(Status.Code.UNKNOWN);
+    assertEquals(new IdentityBlock(7, 7, List.of()), client.nextIdentity("orders", 1));
+    assertEquals(a.requestIds, b.requestIds);
+
+    a.refuse(Status.Code.UNKNOWN, "SOMETHING_NEW", Map.of());
+    b.refuse(Status.Code.UNKNOWN, "SOMETHING_NEW", Map.of());
+    IdnodeException e = assertThrows(IdnodeException.class, () -> client.generate("users/", 1));
+    assertEquals("SOMETHING_NEW", e.reason());
+    long generates = java.util.stream.Stream.concat(a.calls.stream(), b.calls.stream()).filter("generate"::equals).count();
+    assertEquals(1, generates, "a node's own UNKNOWN ends the call");
+  }
+
+  @Test
   void aRefusalForBadInputIsNotRetriedAndCarriesItsErrorInfo() {
     a.refuse(Status.Code.INVALID_ARGUMENT, Reasons.INVALID_INPUT, Map.of("field", "name"));
     IdnodeException e = assertThrows(InvalidRequestException.class, () -> client.generate("a\\b", 1));
