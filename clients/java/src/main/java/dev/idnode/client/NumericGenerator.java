@@ -56,8 +56,8 @@ public final class NumericGenerator implements AutoCloseable {
     this.seqMask = (1L << seqBits) - 1;
     this.borrowTicks = MAX_BORROW_MS / unitMs;
     this.onClose = onClose;
-    IdnodeClient.await(client.withDeadline(client.deadline()).acquireWorker(acquireRequest())
-        .thenAccept(l -> install(l, System.nanoTime() - 0, true)));
+    long sent = System.nanoTime();
+    IdnodeClient.await(client.acquireWorker(acquireRequest()).thenAccept(l -> install(l, sent, true)));
     ExitHook.register(this);
     schedule(options.lease().dividedBy(3).toNanos());
   }
