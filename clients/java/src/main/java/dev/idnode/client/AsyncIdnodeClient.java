@@ -450,8 +450,12 @@ public final class AsyncIdnodeClient {
    * @return the entries, in order
    */
   public CompletableFuture<List<SeriesEntry>> journal(String series, long from, long to) {
-    Validation.nonNegative("from", from);
-    Validation.nonNegative("to", to);
+    try {
+      Validation.nonNegative("from", from);
+      Validation.nonNegative("to", to);
+    } catch (IdnodeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     List<SeriesEntry> out = new ArrayList<>();
     return transport.call(transport.start(Route.LEADER), (channel, options, node) -> {
       long next = out.isEmpty() ? from : out.get(out.size() - 1).getSeq() + 1;

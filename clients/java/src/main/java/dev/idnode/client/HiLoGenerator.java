@@ -316,7 +316,9 @@ public final class HiLoGenerator implements AutoCloseable {
       try {
         f.done().get(fetchTimeout.toNanos(), TimeUnit.NANOSECONDS);
       } catch (ExecutionException | TimeoutException e) {
-        f.done().cancel(false); // a range reserved anyway stays unused: a gap
+        // A failed fetch reserved nothing to return; one still on its way when the wait ends
+        // lands after the returns below and stays unused: a gap.
+        f.done().cancel(false);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import idnode.v1.Idnode.CreateSeriesRequest;
+import idnode.v1.Idnode.IssueRequest;
+import idnode.v1.Idnode.SeriesEntry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -185,6 +188,24 @@ class LiveClusterTest {
       offsetMs.set(5_000);
       IdnodeException e = assertThrows(IdnodeException.class, g::next);
       assertEquals("CLOCK_BEHIND", e.reason());
+    }
+  }
+
+  @Test
+  void seriesNumbersAreGaplessJournaledAndVerified() {
+    try (IdnodeClient c = client()) {
+      c.createSeries(CreateSeriesRequest.newBuilder().setName("LIVE").setFormat("L-{n:03}").build());
+      SeriesEntry first = c.issue(IssueRequest.newBuilder().setSeries("LIVE").setRequestId("live-doc-1").build());
+      SeriesEntry again = c.issue(IssueRequest.newBuilder().setSeries("LIVE").setRequestId("live-doc-1").build());
+      SeriesEntry second = c.issue(IssueRequest.newBuilder().setSeries("LIVE").build());
+      assertEquals("L-001", first.getId());
+      assertEquals(first, again, "a retried issue with its request id answers the same entry");
+      assertEquals("L-002", second.getId());
+      assertEquals(first.getHash(), second.getPrevHash());
+      assertEquals(List.of(first, second), c.journal("LIVE", 0, 0));
+      assertEquals(List.of(second), c.journal("LIVE", 2, 0));
+      assertTrue(c.verifySeries("LIVE").getOk());
+      assertThrows(InvalidRequestException.class, () -> c.journal("LIVE", -1, 0));
     }
   }
 
