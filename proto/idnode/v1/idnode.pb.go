@@ -5935,7 +5935,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x05Issue\x12\x17.idnode.v1.IssueRequest\x1a\x18.idnode.v1.IssueResponse\x127\n" +
 	"\x04Void\x12\x16.idnode.v1.VoidRequest\x1a\x17.idnode.v1.VoidResponse\x12>\n" +
 	"\aJournal\x12\x19.idnode.v1.JournalRequest\x1a\x16.idnode.v1.SeriesEntry0\x01\x12O\n" +
-	"\fVerifySeries\x12\x1e.idnode.v1.VerifySeriesRequest\x1a\x1f.idnode.v1.VerifySeriesResponseB3Z1github.com/idnode/idnode/proto/idnode/v1;idnodev1b\x06proto3"
+	"\fVerifySeries\x12\x1e.idnode.v1.VerifySeriesRequest\x1a\x1f.idnode.v1.VerifySeriesResponseBD\n" +
+	"\rdev.idnode.v1P\x01Z1github.com/idnode/idnode/proto/idnode/v1;idnodev1b\x06proto3"
 
 var (
 	file_idnode_v1_idnode_proto_rawDescOnce sync.Once

@@ -1,6 +1,6 @@
 package dev.idnode.client;
 
-import idnode.v1.Idnode.NextHiLoRequest;
+import dev.idnode.v1.NextHiLoRequest;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package dev.idnode.client;
 
-import idnode.v1.Idnode.AcquireWorkerRequest;
-import idnode.v1.Idnode.ReleaseWorkerRequest;
-import idnode.v1.Idnode.RenewWorkerRequest;
-import idnode.v1.Idnode.WorkerLease;
+import dev.idnode.v1.AcquireWorkerRequest;
+import dev.idnode.v1.ReleaseWorkerRequest;
+import dev.idnode.v1.RenewWorkerRequest;
+import dev.idnode.v1.WorkerLease;
 import io.grpc.Status;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -3,7 +3,7 @@ package dev.idnode.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import idnode.v1.Idnode.ListHiLoRequest;
+import dev.idnode.v1.ListHiLoRequest;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

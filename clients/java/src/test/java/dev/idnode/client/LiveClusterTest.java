@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import idnode.v1.Idnode.CreateSeriesRequest;
-import idnode.v1.Idnode.IssueRequest;
-import idnode.v1.Idnode.SeriesEntry;
+import dev.idnode.v1.CreateSeriesRequest;
+import dev.idnode.v1.IssueRequest;
+import dev.idnode.v1.SeriesEntry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
