@@ -83,6 +83,10 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 		return err
 	}
 	n := Node{Tag: tag, ID: id, RaftAddress: raftAddr, GRPCAddress: grpcAddr, Incarnation: incarnation}
+	if len(st.nodes) == 0 && len(st.retired) == 0 && st.clusterVersion == 0 {
+		// The cluster's first registration: a new cluster starts at its founder's version.
+		st.clusterVersion = r.GetFoundingVersion()
+	}
 	st.nodes[tag] = n
 	if st.separator == "" {
 		st.separator = sep
@@ -144,6 +148,7 @@ func (st *state) applyRemoveNode(r *raftv1.RemoveNode) any {
 	}
 	delete(st.nodes, n.Tag)
 	delete(st.reserved, n.Tag)
+	delete(st.versions, n.Tag)
 	st.retired[n.Tag] = true
 	st.retirePools(n.ID)
 	return n

@@ -21,6 +21,7 @@ func (s *Server) registerSelf(ctx context.Context) {
 	for {
 		err := s.ensureRegistered(ctx)
 		if err == nil {
+			s.announceVersion(ctx)
 			return
 		}
 		msg := err.Error()
@@ -58,7 +59,7 @@ func (s *Server) ensureRegistered(ctx context.Context) error {
 		_, err := s.AddNode(ctx, &idnodev1.AddNodeRequest{
 			Tag: s.cfg.Tag, Id: s.node.ID(), RaftAddress: s.cfg.RaftAddress,
 			GrpcAddress: s.cfg.GRPCAddress, Incarnation: s.cfg.State.Incarnation, Separator: string(s.cfg.Separator),
-			NonVoter: !self.Voter,
+			NonVoter: !self.Voter, Version: fsm.CurrentVersion,
 		})
 		if err != nil {
 			return err

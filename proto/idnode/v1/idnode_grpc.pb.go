@@ -49,6 +49,7 @@ const (
 	IdService_ListIdentities_FullMethodName = "/idnode.v1.IdService/ListIdentities"
 	IdService_Claim_FullMethodName          = "/idnode.v1.IdService/Claim"
 	IdService_Release_FullMethodName        = "/idnode.v1.IdService/Release"
+	IdService_ReleaseOwner_FullMethodName   = "/idnode.v1.IdService/ReleaseOwner"
 	IdService_GetClaims_FullMethodName      = "/idnode.v1.IdService/GetClaims"
 	IdService_NextHiLo_FullMethodName       = "/idnode.v1.IdService/NextHiLo"
 	IdService_ReturnHiLo_FullMethodName     = "/idnode.v1.IdService/ReturnHiLo"
@@ -82,6 +83,9 @@ type IdServiceClient interface {
 	Claim(ctx context.Context, in *ClaimRequest, opts ...grpc.CallOption) (*ClaimResponse, error)
 	// Release gives claimed IDs back, all or nothing; IDs not claimed are left alone.
 	Release(ctx context.Context, in *ReleaseRequest, opts ...grpc.CallOption) (*ReleaseResponse, error)
+	// ReleaseOwner gives back every ID the owner claimed in the database. New in cluster
+	// version 2: FAILED_PRECONDITION, naming the nodes on older builds, until it is finalised.
+	ReleaseOwner(ctx context.Context, in *ReleaseOwnerRequest, opts ...grpc.CallOption) (*ReleaseResponse, error)
 	// GetClaims looks IDs up, or pages through the claims of a prefix, linearizably.
 	GetClaims(ctx context.Context, in *GetClaimsRequest, opts ...grpc.CallOption) (*GetClaimsResponse, error)
 	// NextHiLo reserves a range of numbers for a client-side HiLo generator.
@@ -178,6 +182,16 @@ func (c *idServiceClient) Release(ctx context.Context, in *ReleaseRequest, opts 
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ReleaseResponse)
 	err := c.cc.Invoke(ctx, IdService_Release_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *idServiceClient) ReleaseOwner(ctx context.Context, in *ReleaseOwnerRequest, opts ...grpc.CallOption) (*ReleaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReleaseResponse)
+	err := c.cc.Invoke(ctx, IdService_ReleaseOwner_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -305,6 +319,9 @@ type IdServiceServer interface {
 	Claim(context.Context, *ClaimRequest) (*ClaimResponse, error)
 	// Release gives claimed IDs back, all or nothing; IDs not claimed are left alone.
 	Release(context.Context, *ReleaseRequest) (*ReleaseResponse, error)
+	// ReleaseOwner gives back every ID the owner claimed in the database. New in cluster
+	// version 2: FAILED_PRECONDITION, naming the nodes on older builds, until it is finalised.
+	ReleaseOwner(context.Context, *ReleaseOwnerRequest) (*ReleaseResponse, error)
 	// GetClaims looks IDs up, or pages through the claims of a prefix, linearizably.
 	GetClaims(context.Context, *GetClaimsRequest) (*GetClaimsResponse, error)
 	// NextHiLo reserves a range of numbers for a client-side HiLo generator.
@@ -364,6 +381,9 @@ func (UnimplementedIdServiceServer) Claim(context.Context, *ClaimRequest) (*Clai
 }
 func (UnimplementedIdServiceServer) Release(context.Context, *ReleaseRequest) (*ReleaseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Release not implemented")
+}
+func (UnimplementedIdServiceServer) ReleaseOwner(context.Context, *ReleaseOwnerRequest) (*ReleaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReleaseOwner not implemented")
 }
 func (UnimplementedIdServiceServer) GetClaims(context.Context, *GetClaimsRequest) (*GetClaimsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetClaims not implemented")
@@ -520,6 +540,24 @@ func _IdService_Release_Handler(srv interface{}, ctx context.Context, dec func(i
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(IdServiceServer).Release(ctx, req.(*ReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdService_ReleaseOwner_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReleaseOwnerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).ReleaseOwner(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_ReleaseOwner_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).ReleaseOwner(ctx, req.(*ReleaseOwnerRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -734,6 +772,10 @@ var IdService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Release",
 			Handler:    _IdService_Release_Handler,
+		},
+		{
+			MethodName: "ReleaseOwner",
+			Handler:    _IdService_ReleaseOwner_Handler,
 		},
 		{
 			MethodName: "GetClaims",

@@ -28,6 +28,7 @@ const (
 	Forward_IssueSeries_FullMethodName        = "/idnode.forward.v1.Forward/IssueSeries"
 	Forward_ReserveHiLoPool_FullMethodName    = "/idnode.forward.v1.Forward/ReserveHiLoPool"
 	Forward_RecordReservations_FullMethodName = "/idnode.forward.v1.Forward/RecordReservations"
+	Forward_RecordNodeVersion_FullMethodName  = "/idnode.forward.v1.Forward/RecordNodeVersion"
 	Forward_PoolStates_FullMethodName         = "/idnode.forward.v1.Forward/PoolStates"
 )
 
@@ -48,6 +49,9 @@ type ForwardClient interface {
 	// RecordReservations publishes how far the calling node's etag counter and HiLo pools may
 	// have reached, through the leader's log; the answer is the node's record after it.
 	RecordReservations(ctx context.Context, in *v1.LocalReservations, opts ...grpc.CallOption) (*v1.LocalReservations, error)
+	// RecordNodeVersion records what the calling node's build supports (NodeVersion); the
+	// answer is the request. A leader older than cluster versions answers UNIMPLEMENTED.
+	RecordNodeVersion(ctx context.Context, in *v1.NodeVersion, opts ...grpc.CallOption) (*v1.NodeVersion, error)
 	// PoolStates asks a node (any, not only the leader) what its HiLo pools of some tags hold
 	// now: ListHiLo's answer from each node.
 	PoolStates(ctx context.Context, in *PoolStatesRequest, opts ...grpc.CallOption) (*PoolStatesResponse, error)
@@ -101,6 +105,16 @@ func (c *forwardClient) RecordReservations(ctx context.Context, in *v1.LocalRese
 	return out, nil
 }
 
+func (c *forwardClient) RecordNodeVersion(ctx context.Context, in *v1.NodeVersion, opts ...grpc.CallOption) (*v1.NodeVersion, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v1.NodeVersion)
+	err := c.cc.Invoke(ctx, Forward_RecordNodeVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *forwardClient) PoolStates(ctx context.Context, in *PoolStatesRequest, opts ...grpc.CallOption) (*PoolStatesResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(PoolStatesResponse)
@@ -128,6 +142,9 @@ type ForwardServer interface {
 	// RecordReservations publishes how far the calling node's etag counter and HiLo pools may
 	// have reached, through the leader's log; the answer is the node's record after it.
 	RecordReservations(context.Context, *v1.LocalReservations) (*v1.LocalReservations, error)
+	// RecordNodeVersion records what the calling node's build supports (NodeVersion); the
+	// answer is the request. A leader older than cluster versions answers UNIMPLEMENTED.
+	RecordNodeVersion(context.Context, *v1.NodeVersion) (*v1.NodeVersion, error)
 	// PoolStates asks a node (any, not only the leader) what its HiLo pools of some tags hold
 	// now: ListHiLo's answer from each node.
 	PoolStates(context.Context, *PoolStatesRequest) (*PoolStatesResponse, error)
@@ -152,6 +169,9 @@ func (UnimplementedForwardServer) ReserveHiLoPool(context.Context, *v1.HiLoPoolR
 }
 func (UnimplementedForwardServer) RecordReservations(context.Context, *v1.LocalReservations) (*v1.LocalReservations, error) {
 	return nil, status.Error(codes.Unimplemented, "method RecordReservations not implemented")
+}
+func (UnimplementedForwardServer) RecordNodeVersion(context.Context, *v1.NodeVersion) (*v1.NodeVersion, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecordNodeVersion not implemented")
 }
 func (UnimplementedForwardServer) PoolStates(context.Context, *PoolStatesRequest) (*PoolStatesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PoolStates not implemented")
@@ -249,6 +269,24 @@ func _Forward_RecordReservations_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Forward_RecordNodeVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.NodeVersion)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ForwardServer).RecordNodeVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Forward_RecordNodeVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ForwardServer).RecordNodeVersion(ctx, req.(*v1.NodeVersion))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Forward_PoolStates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(PoolStatesRequest)
 	if err := dec(in); err != nil {
@@ -291,6 +329,10 @@ var Forward_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Forward_RecordReservations_Handler,
 		},
 		{
+			MethodName: "RecordNodeVersion",
+			Handler:    _Forward_RecordNodeVersion_Handler,
+		},
+		{
 			MethodName: "PoolStates",
 			Handler:    _Forward_PoolStates_Handler,
 		},
@@ -305,6 +347,7 @@ const (
 	Leader_ListHiLo_FullMethodName           = "/idnode.forward.v1.Leader/ListHiLo"
 	Leader_Claim_FullMethodName              = "/idnode.forward.v1.Leader/Claim"
 	Leader_Release_FullMethodName            = "/idnode.forward.v1.Leader/Release"
+	Leader_ReleaseOwner_FullMethodName       = "/idnode.forward.v1.Leader/ReleaseOwner"
 	Leader_GetClaims_FullMethodName          = "/idnode.forward.v1.Leader/GetClaims"
 	Leader_NextHiLo_FullMethodName           = "/idnode.forward.v1.Leader/NextHiLo"
 	Leader_ReturnHiLo_FullMethodName         = "/idnode.forward.v1.Leader/ReturnHiLo"
@@ -348,6 +391,7 @@ type LeaderClient interface {
 	ListHiLo(ctx context.Context, in *v11.ListHiLoRequest, opts ...grpc.CallOption) (*v11.ListHiLoResponse, error)
 	Claim(ctx context.Context, in *v11.ClaimRequest, opts ...grpc.CallOption) (*v11.ClaimResponse, error)
 	Release(ctx context.Context, in *v11.ReleaseRequest, opts ...grpc.CallOption) (*v11.ReleaseResponse, error)
+	ReleaseOwner(ctx context.Context, in *v11.ReleaseOwnerRequest, opts ...grpc.CallOption) (*v11.ReleaseResponse, error)
 	GetClaims(ctx context.Context, in *v11.GetClaimsRequest, opts ...grpc.CallOption) (*v11.GetClaimsResponse, error)
 	NextHiLo(ctx context.Context, in *v11.NextHiLoRequest, opts ...grpc.CallOption) (*v11.NextHiLoResponse, error)
 	ReturnHiLo(ctx context.Context, in *v11.ReturnHiLoRequest, opts ...grpc.CallOption) (*v11.ReturnHiLoResponse, error)
@@ -427,6 +471,16 @@ func (c *leaderClient) Release(ctx context.Context, in *v11.ReleaseRequest, opts
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(v11.ReleaseResponse)
 	err := c.cc.Invoke(ctx, Leader_Release_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ReleaseOwner(ctx context.Context, in *v11.ReleaseOwnerRequest, opts ...grpc.CallOption) (*v11.ReleaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ReleaseResponse)
+	err := c.cc.Invoke(ctx, Leader_ReleaseOwner_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -720,6 +774,7 @@ type LeaderServer interface {
 	ListHiLo(context.Context, *v11.ListHiLoRequest) (*v11.ListHiLoResponse, error)
 	Claim(context.Context, *v11.ClaimRequest) (*v11.ClaimResponse, error)
 	Release(context.Context, *v11.ReleaseRequest) (*v11.ReleaseResponse, error)
+	ReleaseOwner(context.Context, *v11.ReleaseOwnerRequest) (*v11.ReleaseResponse, error)
 	GetClaims(context.Context, *v11.GetClaimsRequest) (*v11.GetClaimsResponse, error)
 	NextHiLo(context.Context, *v11.NextHiLoRequest) (*v11.NextHiLoResponse, error)
 	ReturnHiLo(context.Context, *v11.ReturnHiLoRequest) (*v11.ReturnHiLoResponse, error)
@@ -769,6 +824,9 @@ func (UnimplementedLeaderServer) Claim(context.Context, *v11.ClaimRequest) (*v11
 }
 func (UnimplementedLeaderServer) Release(context.Context, *v11.ReleaseRequest) (*v11.ReleaseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Release not implemented")
+}
+func (UnimplementedLeaderServer) ReleaseOwner(context.Context, *v11.ReleaseOwnerRequest) (*v11.ReleaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReleaseOwner not implemented")
 }
 func (UnimplementedLeaderServer) GetClaims(context.Context, *v11.GetClaimsRequest) (*v11.GetClaimsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetClaims not implemented")
@@ -952,6 +1010,24 @@ func _Leader_Release_Handler(srv interface{}, ctx context.Context, dec func(inte
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(LeaderServer).Release(ctx, req.(*v11.ReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ReleaseOwner_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ReleaseOwnerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ReleaseOwner(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ReleaseOwner_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ReleaseOwner(ctx, req.(*v11.ReleaseOwnerRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1407,6 +1483,10 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Release",
 			Handler:    _Leader_Release_Handler,
+		},
+		{
+			MethodName: "ReleaseOwner",
+			Handler:    _Leader_ReleaseOwner_Handler,
 		},
 		{
 			MethodName: "GetClaims",

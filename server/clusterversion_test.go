@@ -1,0 +1,105 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// waitVersionsRecorded waits until the leader's FSM holds every node's build as this build.
+func waitVersionsRecorded(t *testing.T, c *testCluster, leader string) {
+	t.Helper()
+	waitFor(t, "every node's cluster version recorded", startupTimeout, func() (bool, string) {
+		cv := c.Node(leader).Node.FSM().ClusterVersion()
+		for _, tag := range c.Tags() {
+			if cv.Nodes[tag].Version != fsm.CurrentVersion {
+				return false, fmt.Sprintf("node %s: %+v", tag, cv.Nodes[tag])
+			}
+		}
+		return true, ""
+	})
+}
+
+// refusedSaying checks that err is FAILED_PRECONDITION with every one of want in its message.
+func refusedSaying(t *testing.T, what string, err error, want ...string) {
+	t.Helper()
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("%s: %v, want FAILED_PRECONDITION", what, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(status.Convert(err).Message(), w) {
+			t.Fatalf("%s: %q does not say %q", what, status.Convert(err).Message(), w)
+		}
+	}
+}
+
+func TestANewCommandWaitsForTheClusterVersion(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(startupTimeout, c.Tags()...)
+	c.waitServing(startupTimeout, c.Tags()...)
+	waitVersionsRecorded(t, c, leader)
+	follower := "A"
+	if leader == follower {
+		follower = "B"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+	defer cancel()
+	ln := c.Node(leader).Node
+	if cv := ln.FSM().ClusterVersion(); cv.Finalised != fsm.CurrentVersion {
+		t.Fatalf("a new cluster is at version %d, want this build's %d", cv.Finalised, fsm.CurrentVersion)
+	}
+	ids := idnodev1.NewIdServiceClient(c.Dial(t, follower))
+	if _, err := ids.Claim(ctx, &idnodev1.ClaimRequest{Ids: []string{"users/1", "users/2"}, Owner: "importer"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// As a cluster upgraded from builds before cluster versions: at version 1, with a member
+	// (an operator's add, which states no build) still on an older build.
+	if _, err := fsm.Propose(ctx, ln, fsm.ProposeSetClusterVersion, &raftv1.SetClusterVersion{Version: 1}); err != nil {
+		t.Fatalf("lowering the version before any version-2 command: %v", err)
+	}
+	admin := idnodev1.NewClusterServiceClient(c.Dial(t, leader))
+	if _, err := admin.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: "inmem-D:7000", GrpcAddress: "127.0.0.1:1", NonVoter: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ids.ReleaseOwner(ctx, &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
+	refusedSaying(t, "ReleaseOwner with D on an older build", err, "ReleaseOwner", "cluster version 2", "D (version 1")
+	if strings.Contains(status.Convert(err).Message(), leader+" (") {
+		t.Errorf("the refusal names upgraded node %s: %v", leader, err)
+	}
+	if _, err := admin.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "D"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ids.ReleaseOwner(ctx, &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
+	refusedSaying(t, "ReleaseOwner before finalisation", err, "every node supports it", "finalise")
+
+	if _, err := fsm.Propose(ctx, ln, fsm.ProposeSetClusterVersion, &raftv1.SetClusterVersion{Version: 2}); err != nil {
+		t.Fatalf("finalising: %v", err)
+	}
+	resp, err := ids.ReleaseOwner(ctx, &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
+	if err != nil || resp.GetReleased() != 2 {
+		t.Fatalf("ReleaseOwner once finalised = %v, %v; want 2 released", resp, err)
+	}
+}
+
+func TestAJoinBelowTheFinalisedVersionIsRefused(t *testing.T) {
+	c := newTestCluster(t, 1)
+	c.waitServing(startupTimeout, "A")
+	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+	defer cancel()
+	admin := idnodev1.NewClusterServiceClient(c.Dial(t, "A"))
+	// A build from before cluster versions sends none.
+	_, err := admin.AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "inmem-E:7000", GrpcAddress: "127.0.0.1:1", Incarnation: "inc-e"})
+	refusedSaying(t, "a join by an older build", err, "finalised at version 2", "supports version 1")
+	if len(c.Node("A").Node.Members()) != 1 {
+		t.Errorf("the refused node became a member: %v", c.Node("A").Node.Members())
+	}
+}
