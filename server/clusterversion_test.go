@@ -103,3 +103,62 @@ func TestAJoinBelowTheFinalisedVersionIsRefused(t *testing.T) {
 		t.Errorf("the refused node became a member: %v", c.Node("A").Node.Members())
 	}
 }
+
+func TestFinaliseAndDowngradeThroughTheClusterService(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(startupTimeout, c.Tags()...)
+	c.waitServing(startupTimeout, c.Tags()...)
+	waitVersionsRecorded(t, c, leader)
+	var follower, other string
+	for _, tag := range c.Tags() {
+		switch {
+		case tag == leader:
+		case follower == "":
+			follower = tag
+		default:
+			other = tag
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+	defer cancel()
+	cl := idnodev1.NewClusterServiceClient(c.Dial(t, follower))
+	cv, err := cl.ClusterVersion(ctx, &idnodev1.ClusterVersionRequest{})
+	if err != nil || cv.GetFinalised() != 2 || cv.GetEffective() != 2 || cv.GetDowngradeFloor() != 1 || len(cv.GetMembers()) != 3 {
+		t.Fatalf("ClusterVersion = %v, %v", cv, err)
+	}
+	for _, m := range cv.GetMembers() {
+		if m.GetVersion() != fsm.CurrentVersion || m.GetBuild() == "" || !m.GetVoter() {
+			t.Errorf("member %v", m)
+		}
+	}
+	if _, err := cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: fsm.CurrentVersion + 1}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a version above this build's = %v, want INVALID_ARGUMENT", err)
+	}
+	if cv, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: 1}); err != nil || cv.GetFinalised() != 1 {
+		t.Fatalf("downgrade before any version-2 command = %v, %v", cv, err)
+	}
+	var st *idnodev1.StatusResponse
+	waitFor(t, "the follower's status showing version 1", convergeTimeout, func() (bool, string) {
+		st, err = c.Status(follower)
+		return err == nil && st.GetClusterVersion().GetFinalised() == 1, fmt.Sprintf("%v, %v", st.GetClusterVersion(), err)
+	})
+
+	// A member that does not answer cannot be counted on: its record may be older than its build.
+	c.Partition([]string{leader, follower}, []string{other})
+	_, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: 2})
+	refusedSaying(t, "finalising with a member cut off", err, "cannot finalise cluster version 2", other+" does not answer")
+	c.Heal()
+	waitFor(t, "finalising once every member answers", convergeTimeout, func() (bool, string) {
+		cv, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: 2})
+		return err == nil && cv.GetFinalised() == 2, fmt.Sprintf("%v, %v", cv, err)
+	})
+	ids := idnodev1.NewIdServiceClient(c.Dial(t, follower))
+	if _, err := ids.ReleaseOwner(ctx, &idnodev1.ReleaseOwnerRequest{Owner: "nobody"}); err != nil {
+		t.Fatalf("ReleaseOwner once finalised: %v", err)
+	}
+	_, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: 1})
+	refusedSaying(t, "a downgrade once the log used version 2", err, "can no longer be lowered", "commands of version 2")
+	if cv, err = cl.ClusterVersion(ctx, &idnodev1.ClusterVersionRequest{}); err != nil || cv.GetDowngradeFloor() != 2 || cv.GetFinalised() != 2 {
+		t.Fatalf("after a version-2 command: %v, %v", cv, err)
+	}
+}

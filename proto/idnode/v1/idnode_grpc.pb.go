@@ -836,6 +836,8 @@ const (
 	ClusterService_DeleteKey_FullMethodName          = "/idnode.v1.ClusterService/DeleteKey"
 	ClusterService_ListKeys_FullMethodName           = "/idnode.v1.ClusterService/ListKeys"
 	ClusterService_WhoAmI_FullMethodName             = "/idnode.v1.ClusterService/WhoAmI"
+	ClusterService_ClusterVersion_FullMethodName     = "/idnode.v1.ClusterService/ClusterVersion"
+	ClusterService_SetClusterVersion_FullMethodName  = "/idnode.v1.ClusterService/SetClusterVersion"
 )
 
 // ClusterServiceClient is the client API for ClusterService service.
@@ -884,6 +886,14 @@ type ClusterServiceClient interface {
 	// admin calls and by what right, and which API key it sent. Anyone may ask; it tells a
 	// caller only about itself. The web console hides the actions its caller may not take.
 	WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*WhoAmIResponse, error)
+	// ClusterVersion reports the cluster version, from the leader: the version finalised (the
+	// commands the leader may propose), what every member supports, and the lowest version a
+	// downgrade may go to.
+	ClusterVersion(ctx context.Context, in *ClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error)
+	// SetClusterVersion finalises a higher version once every member runs a build that supports
+	// it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
+	// no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
+	SetClusterVersion(ctx context.Context, in *SetClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error)
 }
 
 type clusterServiceClient struct {
@@ -1036,6 +1046,26 @@ func (c *clusterServiceClient) WhoAmI(ctx context.Context, in *WhoAmIRequest, op
 	return out, nil
 }
 
+func (c *clusterServiceClient) ClusterVersion(ctx context.Context, in *ClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClusterVersionResponse)
+	err := c.cc.Invoke(ctx, ClusterService_ClusterVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clusterServiceClient) SetClusterVersion(ctx context.Context, in *SetClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClusterVersionResponse)
+	err := c.cc.Invoke(ctx, ClusterService_SetClusterVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterServiceServer is the server API for ClusterService service.
 // All implementations must embed UnimplementedClusterServiceServer
 // for forward compatibility.
@@ -1082,6 +1112,14 @@ type ClusterServiceServer interface {
 	// admin calls and by what right, and which API key it sent. Anyone may ask; it tells a
 	// caller only about itself. The web console hides the actions its caller may not take.
 	WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error)
+	// ClusterVersion reports the cluster version, from the leader: the version finalised (the
+	// commands the leader may propose), what every member supports, and the lowest version a
+	// downgrade may go to.
+	ClusterVersion(context.Context, *ClusterVersionRequest) (*ClusterVersionResponse, error)
+	// SetClusterVersion finalises a higher version once every member runs a build that supports
+	// it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
+	// no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
+	SetClusterVersion(context.Context, *SetClusterVersionRequest) (*ClusterVersionResponse, error)
 	mustEmbedUnimplementedClusterServiceServer()
 }
 
@@ -1130,6 +1168,12 @@ func (UnimplementedClusterServiceServer) ListKeys(context.Context, *ListKeysRequ
 }
 func (UnimplementedClusterServiceServer) WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method WhoAmI not implemented")
+}
+func (UnimplementedClusterServiceServer) ClusterVersion(context.Context, *ClusterVersionRequest) (*ClusterVersionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ClusterVersion not implemented")
+}
+func (UnimplementedClusterServiceServer) SetClusterVersion(context.Context, *SetClusterVersionRequest) (*ClusterVersionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetClusterVersion not implemented")
 }
 func (UnimplementedClusterServiceServer) mustEmbedUnimplementedClusterServiceServer() {}
 func (UnimplementedClusterServiceServer) testEmbeddedByValue()                        {}
@@ -1368,6 +1412,42 @@ func _ClusterService_WhoAmI_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClusterService_ClusterVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClusterVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).ClusterVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_ClusterVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).ClusterVersion(ctx, req.(*ClusterVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClusterService_SetClusterVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetClusterVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).SetClusterVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_SetClusterVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).SetClusterVersion(ctx, req.(*SetClusterVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterService_ServiceDesc is the grpc.ServiceDesc for ClusterService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1418,6 +1498,14 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WhoAmI",
 			Handler:    _ClusterService_WhoAmI_Handler,
+		},
+		{
+			MethodName: "ClusterVersion",
+			Handler:    _ClusterService_ClusterVersion_Handler,
+		},
+		{
+			MethodName: "SetClusterVersion",
+			Handler:    _ClusterService_SetClusterVersion_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

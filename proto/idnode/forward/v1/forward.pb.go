@@ -551,7 +551,7 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations\x12M\n" +
 	"\x11RecordNodeVersion\x12\x1b.idnode.raft.v1.NodeVersion\x1a\x1b.idnode.raft.v1.NodeVersion\x12Y\n" +
 	"\n" +
-	"PoolStates\x12$.idnode.forward.v1.PoolStatesRequest\x1a%.idnode.forward.v1.PoolStatesResponse2\xfa\x11\n" +
+	"PoolStates\x12$.idnode.forward.v1.PoolStatesRequest\x1a%.idnode.forward.v1.PoolStatesResponse2\xae\x13\n" +
 	"\x06Leader\x12O\n" +
 	"\fSeedIdentity\x12\x1e.idnode.v1.SeedIdentityRequest\x1a\x1f.idnode.v1.SeedIdentityResponse\x12U\n" +
 	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12C\n" +
@@ -572,7 +572,9 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
 	"\n" +
 	"RemoveNode\x12\x1c.idnode.v1.RemoveNodeRequest\x1a\x1d.idnode.v1.RemoveNodeResponse\x12a\n" +
-	"\x12TransferLeadership\x12$.idnode.v1.TransferLeadershipRequest\x1a%.idnode.v1.TransferLeadershipResponse\x12<\n" +
+	"\x12TransferLeadership\x12$.idnode.v1.TransferLeadershipRequest\x1a%.idnode.v1.TransferLeadershipResponse\x12U\n" +
+	"\x0eClusterVersion\x12 .idnode.v1.ClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12[\n" +
+	"\x11SetClusterVersion\x12#.idnode.v1.SetClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12<\n" +
 	"\x06Backup\x12\x18.idnode.v1.BackupRequest\x1a\x16.idnode.v1.BackupChunk0\x01\x12@\n" +
 	"\aRestore\x12\x17.idnode.v1.RestoreChunk\x1a\x1a.idnode.v1.RestoreResponse(\x01\x12U\n" +
 	"\x0eCreateDatabase\x12 .idnode.v1.CreateDatabaseRequest\x1a!.idnode.v1.CreateDatabaseResponse\x12U\n" +
@@ -636,48 +638,51 @@ var file_idnode_forward_v1_forward_proto_goTypes = []any{
 	(*v1.AddNodeRequest)(nil),             // 31: idnode.v1.AddNodeRequest
 	(*v1.RemoveNodeRequest)(nil),          // 32: idnode.v1.RemoveNodeRequest
 	(*v1.TransferLeadershipRequest)(nil),  // 33: idnode.v1.TransferLeadershipRequest
-	(*v1.BackupRequest)(nil),              // 34: idnode.v1.BackupRequest
-	(*v1.RestoreChunk)(nil),               // 35: idnode.v1.RestoreChunk
-	(*v1.CreateDatabaseRequest)(nil),      // 36: idnode.v1.CreateDatabaseRequest
-	(*v1.DeleteDatabaseRequest)(nil),      // 37: idnode.v1.DeleteDatabaseRequest
-	(*v1.ListDatabasesRequest)(nil),       // 38: idnode.v1.ListDatabasesRequest
-	(*v1.CreateKeyRequest)(nil),           // 39: idnode.v1.CreateKeyRequest
-	(*v1.DeleteKeyRequest)(nil),           // 40: idnode.v1.DeleteKeyRequest
-	(*v1.ListKeysRequest)(nil),            // 41: idnode.v1.ListKeysRequest
-	(*v1.CreateSeriesRequest)(nil),        // 42: idnode.v1.CreateSeriesRequest
-	(*v1.ListSeriesRequest)(nil),          // 43: idnode.v1.ListSeriesRequest
-	(*v1.VoidRequest)(nil),                // 44: idnode.v1.VoidRequest
-	(*v1.JournalRequest)(nil),             // 45: idnode.v1.JournalRequest
-	(*v1.VerifySeriesRequest)(nil),        // 46: idnode.v1.VerifySeriesRequest
-	(*v1.SeedIdentityResponse)(nil),       // 47: idnode.v1.SeedIdentityResponse
-	(*v1.ListIdentitiesResponse)(nil),     // 48: idnode.v1.ListIdentitiesResponse
-	(*v1.ListHiLoResponse)(nil),           // 49: idnode.v1.ListHiLoResponse
-	(*v1.ClaimResponse)(nil),              // 50: idnode.v1.ClaimResponse
-	(*v1.ReleaseResponse)(nil),            // 51: idnode.v1.ReleaseResponse
-	(*v1.GetClaimsResponse)(nil),          // 52: idnode.v1.GetClaimsResponse
-	(*v1.NextHiLoResponse)(nil),           // 53: idnode.v1.NextHiLoResponse
-	(*v1.ReturnHiLoResponse)(nil),         // 54: idnode.v1.ReturnHiLoResponse
-	(*v1.SeedHiLoResponse)(nil),           // 55: idnode.v1.SeedHiLoResponse
-	(*v1.WorkerLease)(nil),                // 56: idnode.v1.WorkerLease
-	(*v1.ReleaseWorkerResponse)(nil),      // 57: idnode.v1.ReleaseWorkerResponse
-	(*v1.ListWorkersResponse)(nil),        // 58: idnode.v1.ListWorkersResponse
-	(*v1.StatusResponse)(nil),             // 59: idnode.v1.StatusResponse
-	(*v1.AddNodeResponse)(nil),            // 60: idnode.v1.AddNodeResponse
-	(*v1.RemoveNodeResponse)(nil),         // 61: idnode.v1.RemoveNodeResponse
-	(*v1.TransferLeadershipResponse)(nil), // 62: idnode.v1.TransferLeadershipResponse
-	(*v1.BackupChunk)(nil),                // 63: idnode.v1.BackupChunk
-	(*v1.RestoreResponse)(nil),            // 64: idnode.v1.RestoreResponse
-	(*v1.CreateDatabaseResponse)(nil),     // 65: idnode.v1.CreateDatabaseResponse
-	(*v1.DeleteDatabaseResponse)(nil),     // 66: idnode.v1.DeleteDatabaseResponse
-	(*v1.ListDatabasesResponse)(nil),      // 67: idnode.v1.ListDatabasesResponse
-	(*v1.CreateKeyResponse)(nil),          // 68: idnode.v1.CreateKeyResponse
-	(*v1.DeleteKeyResponse)(nil),          // 69: idnode.v1.DeleteKeyResponse
-	(*v1.ListKeysResponse)(nil),           // 70: idnode.v1.ListKeysResponse
-	(*v1.CreateSeriesResponse)(nil),       // 71: idnode.v1.CreateSeriesResponse
-	(*v1.ListSeriesResponse)(nil),         // 72: idnode.v1.ListSeriesResponse
-	(*v1.VoidResponse)(nil),               // 73: idnode.v1.VoidResponse
-	(*v1.SeriesEntry)(nil),                // 74: idnode.v1.SeriesEntry
-	(*v1.VerifySeriesResponse)(nil),       // 75: idnode.v1.VerifySeriesResponse
+	(*v1.ClusterVersionRequest)(nil),      // 34: idnode.v1.ClusterVersionRequest
+	(*v1.SetClusterVersionRequest)(nil),   // 35: idnode.v1.SetClusterVersionRequest
+	(*v1.BackupRequest)(nil),              // 36: idnode.v1.BackupRequest
+	(*v1.RestoreChunk)(nil),               // 37: idnode.v1.RestoreChunk
+	(*v1.CreateDatabaseRequest)(nil),      // 38: idnode.v1.CreateDatabaseRequest
+	(*v1.DeleteDatabaseRequest)(nil),      // 39: idnode.v1.DeleteDatabaseRequest
+	(*v1.ListDatabasesRequest)(nil),       // 40: idnode.v1.ListDatabasesRequest
+	(*v1.CreateKeyRequest)(nil),           // 41: idnode.v1.CreateKeyRequest
+	(*v1.DeleteKeyRequest)(nil),           // 42: idnode.v1.DeleteKeyRequest
+	(*v1.ListKeysRequest)(nil),            // 43: idnode.v1.ListKeysRequest
+	(*v1.CreateSeriesRequest)(nil),        // 44: idnode.v1.CreateSeriesRequest
+	(*v1.ListSeriesRequest)(nil),          // 45: idnode.v1.ListSeriesRequest
+	(*v1.VoidRequest)(nil),                // 46: idnode.v1.VoidRequest
+	(*v1.JournalRequest)(nil),             // 47: idnode.v1.JournalRequest
+	(*v1.VerifySeriesRequest)(nil),        // 48: idnode.v1.VerifySeriesRequest
+	(*v1.SeedIdentityResponse)(nil),       // 49: idnode.v1.SeedIdentityResponse
+	(*v1.ListIdentitiesResponse)(nil),     // 50: idnode.v1.ListIdentitiesResponse
+	(*v1.ListHiLoResponse)(nil),           // 51: idnode.v1.ListHiLoResponse
+	(*v1.ClaimResponse)(nil),              // 52: idnode.v1.ClaimResponse
+	(*v1.ReleaseResponse)(nil),            // 53: idnode.v1.ReleaseResponse
+	(*v1.GetClaimsResponse)(nil),          // 54: idnode.v1.GetClaimsResponse
+	(*v1.NextHiLoResponse)(nil),           // 55: idnode.v1.NextHiLoResponse
+	(*v1.ReturnHiLoResponse)(nil),         // 56: idnode.v1.ReturnHiLoResponse
+	(*v1.SeedHiLoResponse)(nil),           // 57: idnode.v1.SeedHiLoResponse
+	(*v1.WorkerLease)(nil),                // 58: idnode.v1.WorkerLease
+	(*v1.ReleaseWorkerResponse)(nil),      // 59: idnode.v1.ReleaseWorkerResponse
+	(*v1.ListWorkersResponse)(nil),        // 60: idnode.v1.ListWorkersResponse
+	(*v1.StatusResponse)(nil),             // 61: idnode.v1.StatusResponse
+	(*v1.AddNodeResponse)(nil),            // 62: idnode.v1.AddNodeResponse
+	(*v1.RemoveNodeResponse)(nil),         // 63: idnode.v1.RemoveNodeResponse
+	(*v1.TransferLeadershipResponse)(nil), // 64: idnode.v1.TransferLeadershipResponse
+	(*v1.ClusterVersionResponse)(nil),     // 65: idnode.v1.ClusterVersionResponse
+	(*v1.BackupChunk)(nil),                // 66: idnode.v1.BackupChunk
+	(*v1.RestoreResponse)(nil),            // 67: idnode.v1.RestoreResponse
+	(*v1.CreateDatabaseResponse)(nil),     // 68: idnode.v1.CreateDatabaseResponse
+	(*v1.DeleteDatabaseResponse)(nil),     // 69: idnode.v1.DeleteDatabaseResponse
+	(*v1.ListDatabasesResponse)(nil),      // 70: idnode.v1.ListDatabasesResponse
+	(*v1.CreateKeyResponse)(nil),          // 71: idnode.v1.CreateKeyResponse
+	(*v1.DeleteKeyResponse)(nil),          // 72: idnode.v1.DeleteKeyResponse
+	(*v1.ListKeysResponse)(nil),           // 73: idnode.v1.ListKeysResponse
+	(*v1.CreateSeriesResponse)(nil),       // 74: idnode.v1.CreateSeriesResponse
+	(*v1.ListSeriesResponse)(nil),         // 75: idnode.v1.ListSeriesResponse
+	(*v1.VoidResponse)(nil),               // 76: idnode.v1.VoidResponse
+	(*v1.SeriesEntry)(nil),                // 77: idnode.v1.SeriesEntry
+	(*v1.VerifySeriesResponse)(nil),       // 78: idnode.v1.VerifySeriesResponse
 }
 var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
 	9,  // 0: idnode.forward.v1.PoolStatesResponse.pools:type_name -> idnode.v1.HiLoPool
@@ -710,58 +715,62 @@ var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
 	31, // 27: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
 	32, // 28: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
 	33, // 29: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	34, // 30: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
-	35, // 31: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
-	36, // 32: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	37, // 33: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	38, // 34: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	39, // 35: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	40, // 36: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	41, // 37: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	42, // 38: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	43, // 39: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	44, // 40: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
-	45, // 41: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
-	46, // 42: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	5,  // 43: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
-	8,  // 44: idnode.forward.v1.Forward.IssueSeries:output_type -> idnode.forward.v1.IssueSeriesResponse
-	2,  // 45: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
-	14, // 46: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
-	15, // 47: idnode.forward.v1.Forward.RecordNodeVersion:output_type -> idnode.raft.v1.NodeVersion
-	1,  // 48: idnode.forward.v1.Forward.PoolStates:output_type -> idnode.forward.v1.PoolStatesResponse
-	47, // 49: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	48, // 50: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	49, // 51: idnode.forward.v1.Leader.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
-	50, // 52: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
-	51, // 53: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
-	51, // 54: idnode.forward.v1.Leader.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
-	52, // 55: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	53, // 56: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	54, // 57: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	55, // 58: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	56, // 59: idnode.forward.v1.Leader.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	56, // 60: idnode.forward.v1.Leader.RenewWorker:output_type -> idnode.v1.WorkerLease
-	57, // 61: idnode.forward.v1.Leader.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	58, // 62: idnode.forward.v1.Leader.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	59, // 63: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
-	60, // 64: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
-	61, // 65: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	62, // 66: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	63, // 67: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
-	64, // 68: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
-	65, // 69: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	66, // 70: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	67, // 71: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	68, // 72: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	69, // 73: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	70, // 74: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	71, // 75: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	72, // 76: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	73, // 77: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
-	74, // 78: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
-	75, // 79: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	43, // [43:80] is the sub-list for method output_type
-	6,  // [6:43] is the sub-list for method input_type
+	34, // 30: idnode.forward.v1.Leader.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
+	35, // 31: idnode.forward.v1.Leader.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
+	36, // 32: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
+	37, // 33: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
+	38, // 34: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	39, // 35: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	40, // 36: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	41, // 37: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	42, // 38: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	43, // 39: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	44, // 40: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	45, // 41: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	46, // 42: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
+	47, // 43: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
+	48, // 44: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	5,  // 45: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
+	8,  // 46: idnode.forward.v1.Forward.IssueSeries:output_type -> idnode.forward.v1.IssueSeriesResponse
+	2,  // 47: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
+	14, // 48: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
+	15, // 49: idnode.forward.v1.Forward.RecordNodeVersion:output_type -> idnode.raft.v1.NodeVersion
+	1,  // 50: idnode.forward.v1.Forward.PoolStates:output_type -> idnode.forward.v1.PoolStatesResponse
+	49, // 51: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	50, // 52: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	51, // 53: idnode.forward.v1.Leader.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	52, // 54: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
+	53, // 55: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
+	53, // 56: idnode.forward.v1.Leader.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
+	54, // 57: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	55, // 58: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	56, // 59: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	57, // 60: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	58, // 61: idnode.forward.v1.Leader.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	58, // 62: idnode.forward.v1.Leader.RenewWorker:output_type -> idnode.v1.WorkerLease
+	59, // 63: idnode.forward.v1.Leader.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	60, // 64: idnode.forward.v1.Leader.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	61, // 65: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
+	62, // 66: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
+	63, // 67: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	64, // 68: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	65, // 69: idnode.forward.v1.Leader.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	65, // 70: idnode.forward.v1.Leader.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	66, // 71: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
+	67, // 72: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
+	68, // 73: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	69, // 74: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	70, // 75: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	71, // 76: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	72, // 77: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	73, // 78: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	74, // 79: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	75, // 80: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	76, // 81: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
+	77, // 82: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
+	78, // 83: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	45, // [45:84] is the sub-list for method output_type
+	6,  // [6:45] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name

@@ -360,6 +360,8 @@ const (
 	Leader_AddNode_FullMethodName            = "/idnode.forward.v1.Leader/AddNode"
 	Leader_RemoveNode_FullMethodName         = "/idnode.forward.v1.Leader/RemoveNode"
 	Leader_TransferLeadership_FullMethodName = "/idnode.forward.v1.Leader/TransferLeadership"
+	Leader_ClusterVersion_FullMethodName     = "/idnode.forward.v1.Leader/ClusterVersion"
+	Leader_SetClusterVersion_FullMethodName  = "/idnode.forward.v1.Leader/SetClusterVersion"
 	Leader_Backup_FullMethodName             = "/idnode.forward.v1.Leader/Backup"
 	Leader_Restore_FullMethodName            = "/idnode.forward.v1.Leader/Restore"
 	Leader_CreateDatabase_FullMethodName     = "/idnode.forward.v1.Leader/CreateDatabase"
@@ -404,6 +406,8 @@ type LeaderClient interface {
 	AddNode(ctx context.Context, in *v11.AddNodeRequest, opts ...grpc.CallOption) (*v11.AddNodeResponse, error)
 	RemoveNode(ctx context.Context, in *v11.RemoveNodeRequest, opts ...grpc.CallOption) (*v11.RemoveNodeResponse, error)
 	TransferLeadership(ctx context.Context, in *v11.TransferLeadershipRequest, opts ...grpc.CallOption) (*v11.TransferLeadershipResponse, error)
+	ClusterVersion(ctx context.Context, in *v11.ClusterVersionRequest, opts ...grpc.CallOption) (*v11.ClusterVersionResponse, error)
+	SetClusterVersion(ctx context.Context, in *v11.SetClusterVersionRequest, opts ...grpc.CallOption) (*v11.ClusterVersionResponse, error)
 	Backup(ctx context.Context, in *v11.BackupRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[v11.BackupChunk], error)
 	Restore(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[v11.RestoreChunk, v11.RestoreResponse], error)
 	CreateDatabase(ctx context.Context, in *v11.CreateDatabaseRequest, opts ...grpc.CallOption) (*v11.CreateDatabaseResponse, error)
@@ -607,6 +611,26 @@ func (c *leaderClient) TransferLeadership(ctx context.Context, in *v11.TransferL
 	return out, nil
 }
 
+func (c *leaderClient) ClusterVersion(ctx context.Context, in *v11.ClusterVersionRequest, opts ...grpc.CallOption) (*v11.ClusterVersionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ClusterVersionResponse)
+	err := c.cc.Invoke(ctx, Leader_ClusterVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) SetClusterVersion(ctx context.Context, in *v11.SetClusterVersionRequest, opts ...grpc.CallOption) (*v11.ClusterVersionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ClusterVersionResponse)
+	err := c.cc.Invoke(ctx, Leader_SetClusterVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *leaderClient) Backup(ctx context.Context, in *v11.BackupRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[v11.BackupChunk], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &Leader_ServiceDesc.Streams[0], Leader_Backup_FullMethodName, cOpts...)
@@ -787,6 +811,8 @@ type LeaderServer interface {
 	AddNode(context.Context, *v11.AddNodeRequest) (*v11.AddNodeResponse, error)
 	RemoveNode(context.Context, *v11.RemoveNodeRequest) (*v11.RemoveNodeResponse, error)
 	TransferLeadership(context.Context, *v11.TransferLeadershipRequest) (*v11.TransferLeadershipResponse, error)
+	ClusterVersion(context.Context, *v11.ClusterVersionRequest) (*v11.ClusterVersionResponse, error)
+	SetClusterVersion(context.Context, *v11.SetClusterVersionRequest) (*v11.ClusterVersionResponse, error)
 	Backup(*v11.BackupRequest, grpc.ServerStreamingServer[v11.BackupChunk]) error
 	Restore(grpc.ClientStreamingServer[v11.RestoreChunk, v11.RestoreResponse]) error
 	CreateDatabase(context.Context, *v11.CreateDatabaseRequest) (*v11.CreateDatabaseResponse, error)
@@ -863,6 +889,12 @@ func (UnimplementedLeaderServer) RemoveNode(context.Context, *v11.RemoveNodeRequ
 }
 func (UnimplementedLeaderServer) TransferLeadership(context.Context, *v11.TransferLeadershipRequest) (*v11.TransferLeadershipResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method TransferLeadership not implemented")
+}
+func (UnimplementedLeaderServer) ClusterVersion(context.Context, *v11.ClusterVersionRequest) (*v11.ClusterVersionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ClusterVersion not implemented")
+}
+func (UnimplementedLeaderServer) SetClusterVersion(context.Context, *v11.SetClusterVersionRequest) (*v11.ClusterVersionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetClusterVersion not implemented")
 }
 func (UnimplementedLeaderServer) Backup(*v11.BackupRequest, grpc.ServerStreamingServer[v11.BackupChunk]) error {
 	return status.Error(codes.Unimplemented, "method Backup not implemented")
@@ -1248,6 +1280,42 @@ func _Leader_TransferLeadership_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Leader_ClusterVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ClusterVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ClusterVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ClusterVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ClusterVersion(ctx, req.(*v11.ClusterVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_SetClusterVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.SetClusterVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).SetClusterVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_SetClusterVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).SetClusterVersion(ctx, req.(*v11.SetClusterVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Leader_Backup_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(v11.BackupRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -1535,6 +1603,14 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "TransferLeadership",
 			Handler:    _Leader_TransferLeadership_Handler,
+		},
+		{
+			MethodName: "ClusterVersion",
+			Handler:    _Leader_ClusterVersion_Handler,
+		},
+		{
+			MethodName: "SetClusterVersion",
+			Handler:    _Leader_SetClusterVersion_Handler,
 		},
 		{
 			MethodName: "CreateDatabase",
