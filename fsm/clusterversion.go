@@ -103,6 +103,14 @@ func (st *state) finalised() uint32 {
 	return max(st.clusterVersion, 1)
 }
 
+// FinalisedVersion is the cluster version in force, cheaply: the leader asks it before every
+// proposal.
+func (f *FSM) FinalisedVersion() uint32 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.st.finalised()
+}
+
 // ClusterVersion reports the cluster's version and what every registered node supports.
 func (f *FSM) ClusterVersion() ClusterVersion {
 	f.mu.RLock()

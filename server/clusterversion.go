@@ -22,10 +22,10 @@ import (
 // every member supports it and the operator has not finalised yet.
 func (s *Server) versionAllows(t fsm.CommandType) error {
 	need := fsm.VersionOf(t)
-	cv := s.node.FSM().ClusterVersion()
-	if need <= cv.Finalised {
+	if need <= s.node.FSM().FinalisedVersion() {
 		return nil
 	}
+	cv := s.node.FSM().ClusterVersion()
 	if older := s.membersBelow(need, cv); len(older) > 0 {
 		return status.Errorf(codes.FailedPrecondition,
 			"%s needs cluster version %d, and the cluster is at version %d: nodes %s run older builds; upgrade them, then run idctl cluster version finalise",
