@@ -208,6 +208,24 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	if err != nil || len(b.Identities) == 0 || len(b.HiLo) == 0 || len(b.Series) != 1 {
 		t.Fatalf("the previous release's backup: %v; %d identities, %d HiLo tags, %d series", err, len(b.Identities), len(b.HiLo), len(b.Series))
 	}
+	// … and restores into a cluster of this build: its counters above the backup's, its series whole.
+	e := startNode(t, nodeOpts{Tag: "E"})
+	e.waitServing(serveTimeout)
+	mustIdctl(t, []string{"IDNODE_ADDR=" + e.GRPCAddr}, "restore", backup)
+	restored := dialConn(t, e.GRPCAddr)
+	for _, id := range b.Identities {
+		got, err := idnodev1.NewIdServiceClient(restored).Generate(rpcCtx(t), &idnodev1.GenerateRequest{Id: id.Name + "|"})
+		if err != nil {
+			t.Fatalf("after the restore: %v", err)
+		}
+		if n, _, err := parseIdentities(got.GetIds(), id.Name, 1); err != nil || n <= id.Value {
+			t.Fatalf("after the restore %s| gave %v (%v); the backup had it at %d", id.Name, got.GetIds(), err, id.Value)
+		}
+	}
+	if v, err := idnodev1.NewSeriesServiceClient(restored).VerifySeries(rpcCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"}); err != nil || !v.GetOk() {
+		t.Fatalf("the restored series INV: %v, %v", v, err)
+	}
+	e.stop()
 
 	leader := c.leader()
 	first := c.others(leader)[0]
