@@ -81,22 +81,32 @@ func (s *Server) versionRecorded() bool {
 	return ok && nv == fsm.NodeVersion{Version: fsm.CurrentVersion, Build: version.Get().String()}
 }
 
-// announceVersion records what this node's build supports in the cluster, once it is
-// registered, retrying until it is recorded: a leader of an older build answers UNIMPLEMENTED
-// until the leader is an upgraded node, and the record is what finalising checks.
-func (s *Server) announceVersion(ctx context.Context) {
+// versionCheckInterval is how often a node checks that its replica of the FSM holds its build.
+const versionCheckInterval = 2 * time.Second
+
+// keepVersionRecorded records what this node's build supports in the cluster, once it is
+// registered, and again whenever this replica lacks the record, until ctx ends: finalising
+// checks the records. A leader of an older build answers UNIMPLEMENTED until an upgraded node
+// leads, and a snapshot such a leader sends carries no records.
+func (s *Server) keepVersionRecorded(ctx context.Context) {
 	req := &raftv1.NodeVersion{Tag: s.cfg.Tag, Id: s.node.ID(), Version: fsm.CurrentVersion, Build: version.Get().String()}
-	for backoff := 100 * time.Millisecond; !s.versionRecorded(); backoff = min(2*backoff, 5*time.Second) {
-		_, err := forward.Call(s.fwd, ctx, req, forward.Unary, s.recordNodeVersionLocal, viaForward(forwardv1.ForwardClient.RecordNodeVersion))
-		if err == nil {
-			s.log.Info("cluster version recorded", "supports", fsm.CurrentVersion, "build", req.GetBuild())
-			return
+	backoff := 100 * time.Millisecond
+	for {
+		wait := versionCheckInterval
+		if !s.versionRecorded() {
+			_, err := forward.Call(s.fwd, ctx, req, forward.Unary, s.recordNodeVersionLocal, viaForward(forwardv1.ForwardClient.RecordNodeVersion))
+			if err == nil {
+				s.log.Info("cluster version recorded", "supports", fsm.CurrentVersion, "build", req.GetBuild())
+				backoff = 100 * time.Millisecond
+			} else {
+				s.log.Debug("cluster version not recorded yet", "err", err)
+				wait, backoff = backoff, min(2*backoff, 5*time.Second)
+			}
 		}
-		s.log.Debug("cluster version not recorded yet", "err", err)
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(backoff):
+		case <-time.After(wait):
 		}
 	}
 }

@@ -162,3 +162,27 @@ func TestFinaliseAndDowngradeThroughTheClusterService(t *testing.T) {
 		t.Fatalf("after a version-2 command: %v, %v", cv, err)
 	}
 }
+
+// A replica may lose the records (a snapshot from a leader of an older build carries none), or
+// hold one the node's build no longer matches: the node states its build again.
+func TestANodeStatesItsBuildAgainWhenItsRecordDiffers(t *testing.T) {
+	c := newTestCluster(t, 3)
+	leader := c.waitLeader(startupTimeout, c.Tags()...)
+	c.waitServing(startupTimeout, c.Tags()...)
+	waitVersionsRecorded(t, c, leader)
+	follower := c.Tags()[0]
+	if follower == leader {
+		follower = c.Tags()[1]
+	}
+	ln := c.Node(leader).Node
+	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+	defer cancel()
+	id := c.Node(follower).Node.ID()
+	if _, err := fsm.Propose(ctx, ln, fsm.ProposeNodeVersion, &raftv1.NodeVersion{Tag: follower, Id: id, Version: 1, Build: "stale"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "node "+follower+" stating its build again", convergeTimeout, func() (bool, string) {
+		nv := ln.FSM().ClusterVersion().Nodes[follower]
+		return nv.Version == fsm.CurrentVersion && nv.Build != "stale", fmt.Sprintf("%+v", nv)
+	})
+}

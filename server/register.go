@@ -21,7 +21,7 @@ func (s *Server) registerSelf(ctx context.Context) {
 	for {
 		err := s.ensureRegistered(ctx)
 		if err == nil {
-			s.announceVersion(ctx)
+			s.keepVersionRecorded(ctx)
 			return
 		}
 		msg := err.Error()
