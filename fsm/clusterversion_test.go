@@ -15,8 +15,10 @@ func TestANewClusterStartsAtItsFoundersVersion(t *testing.T) {
 	first.FoundingVersion = 2
 	mustApply(t, founded, RegisterNodeCommand, first)
 	later := registerCommand("B", "B", "inc-b")
-	later.FoundingVersion = 7
-	mustApply(t, founded, RegisterNodeCommand, later)
+	later.FoundingVersion, later.NodeVersion = 7, 7
+	if _, ok := mustApply(t, founded, RegisterNodeCommand, later).(Node); !ok {
+		t.Fatal("a second node of a newer build was refused")
+	}
 	if got := founded.ClusterVersion().Finalised; got != 2 {
 		t.Errorf("a cluster founded by a version-2 build is at %d, want 2", got)
 	}
@@ -28,6 +30,26 @@ func TestANewClusterStartsAtItsFoundersVersion(t *testing.T) {
 	mustApply(t, upgraded, RegisterNodeCommand, later)
 	if got := upgraded.ClusterVersion().Finalised; got != 1 {
 		t.Errorf("an upgraded cluster is at %d, want 1", got)
+	}
+}
+
+func TestARegistrationBelowTheFinalisedVersionIsRefused(t *testing.T) {
+	f := New()
+	founder := registerCommand("A", "A", "inc-a")
+	founder.FoundingVersion, founder.NodeVersion = 2, 2
+	mustApply(t, f, RegisterNodeCommand, founder)
+	// A build from before cluster versions sends no version; checked in the log, so a join
+	// that passed the leader's check just before a finalisation is refused all the same.
+	err, _ := mustApply(t, f, RegisterNodeCommand, registerCommand("B", "B", "inc-b")).(error)
+	if !errors.Is(err, ErrVersionUnsupported) || !strings.Contains(err.Error(), "finalised at version 2") {
+		t.Fatalf("a registration by an older build = %v, want ErrVersionUnsupported", err)
+	}
+	if len(f.Nodes()) != 1 {
+		t.Fatalf("the refused node is registered: %v", f.Nodes())
+	}
+	// An operator's add (no incarnation) states no build.
+	if _, ok := mustApply(t, f, RegisterNodeCommand, &raftv1.RegisterNode{Tag: "C", RaftAddress: "raft-C"}).(Node); !ok {
+		t.Fatal("an operator's add was refused")
 	}
 }
 
@@ -95,7 +117,7 @@ func TestClusterVersionSurvivesASnapshot(t *testing.T) {
 	founder := registerCommand("A", "A", "inc-a")
 	founder.FoundingVersion = 2
 	mustApply(t, f, RegisterNodeCommand, founder)
-	mustApply(t, f, RegisterNodeCommand, registerCommand("B", "B", "inc-b"))
+	mustApply(t, f, RegisterNodeCommand, &raftv1.RegisterNode{Tag: "B", Id: "B"})
 	mustApply(t, f, NodeVersionCommand, &raftv1.NodeVersion{Tag: "A", Id: "A", Version: 2, Build: "v2 (commit 1)"})
 	mustApply(t, f, ReleaseOwnerCommand, &raftv1.ReleaseOwner{Owner: "x"})
 	data := snapshotBytes(t, f)

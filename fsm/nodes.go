@@ -35,6 +35,10 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 		tag = n.Tag
 	}
 	incarnation := r.GetIncarnation()
+	if have := max(r.GetNodeVersion(), 1); incarnation != "" && have < st.finalised() {
+		return fmt.Errorf("%w: the cluster is finalised at version %d and this node's build supports version %d; start it with a build of version %d or newer",
+			ErrVersionUnsupported, st.finalised(), have, st.finalised())
+	}
 	if tag == "" && id == "" {
 		// A joining node retrying after the answer to its first try was lost: it is the node
 		// registered with its incarnation, not a new one to be given the next tag (the first

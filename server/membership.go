@@ -54,7 +54,7 @@ func (l leaderSide) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (
 	n, err := propose(ctx, l.s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{
 		Tag: req.GetTag(), Id: req.GetId(), RaftAddress: req.GetRaftAddress(),
 		GrpcAddress: req.GetGrpcAddress(), Incarnation: req.GetIncarnation(), Separator: req.GetSeparator(),
-		FoundingVersion: fsm.CurrentVersion,
+		FoundingVersion: fsm.CurrentVersion, NodeVersion: req.GetVersion(),
 	})
 	if err != nil {
 		return nil, err

@@ -563,8 +563,12 @@ type RegisterNode struct {
 	// registration of a new cluster finalises it: a cluster born on a build starts at its
 	// version. Later registrations ignore it; builds older than cluster versions send none.
 	FoundingVersion uint32 `protobuf:"varint,7,opt,name=founding_version,json=foundingVersion,proto3" json:"founding_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The cluster version the registering node's build supports, sent with its incarnation (0
+	// from builds older than cluster versions: version 1). Below the finalised version the
+	// registration is refused: the node would halt on the log.
+	NodeVersion   uint32 `protobuf:"varint,8,opt,name=node_version,json=nodeVersion,proto3" json:"node_version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RegisterNode) Reset() {
@@ -642,6 +646,13 @@ func (x *RegisterNode) GetSeparator() string {
 func (x *RegisterNode) GetFoundingVersion() uint32 {
 	if x != nil {
 		return x.FoundingVersion
+	}
+	return 0
+}
+
+func (x *RegisterNode) GetNodeVersion() uint32 {
+	if x != nil {
+		return x.NodeVersion
 	}
 	return 0
 }
@@ -3814,7 +3825,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
 	"\x04last\x18\x03 \x01(\x03R\x04last\x12\x1a\n" +
 	"\bdatabase\x18\x04 \x01(\tR\bdatabase\x12\x19\n" +
-	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\xe1\x01\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\x84\x02\n" +
 	"\fRegisterNode\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12!\n" +
@@ -3822,7 +3833,8 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12 \n" +
 	"\vincarnation\x18\x05 \x01(\tR\vincarnation\x12\x1c\n" +
 	"\tseparator\x18\x06 \x01(\tR\tseparator\x12)\n" +
-	"\x10founding_version\x18\a \x01(\rR\x0ffoundingVersion\"\x1e\n" +
+	"\x10founding_version\x18\a \x01(\rR\x0ffoundingVersion\x12!\n" +
+	"\fnode_version\x18\b \x01(\rR\vnodeVersion\"\x1e\n" +
 	"\n" +
 	"RemoveNode\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x8c\x02\n" +
