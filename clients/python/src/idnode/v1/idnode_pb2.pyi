@@ -32,7 +32,7 @@ class AcquireWorkerRequest(_message.Message):
     def __init__(self, database: _Optional[str] = ..., holder: _Optional[str] = ..., worker_bits: _Optional[int] = ..., lease_ms: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class AddNodeRequest(_message.Message):
-    __slots__ = ["grpc_address", "id", "incarnation", "non_voter", "raft_address", "separator", "tag"]
+    __slots__ = ["grpc_address", "id", "incarnation", "non_voter", "raft_address", "separator", "tag", "version"]
     GRPC_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     INCARNATION_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +40,7 @@ class AddNodeRequest(_message.Message):
     RAFT_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     SEPARATOR_FIELD_NUMBER: _ClassVar[int]
     TAG_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
     grpc_address: str
     id: str
     incarnation: str
@@ -47,7 +48,8 @@ class AddNodeRequest(_message.Message):
     raft_address: str
     separator: str
     tag: str
-    def __init__(self, tag: _Optional[str] = ..., raft_address: _Optional[str] = ..., grpc_address: _Optional[str] = ..., id: _Optional[str] = ..., non_voter: bool = ..., incarnation: _Optional[str] = ..., separator: _Optional[str] = ...) -> None: ...
+    version: int
+    def __init__(self, tag: _Optional[str] = ..., raft_address: _Optional[str] = ..., grpc_address: _Optional[str] = ..., id: _Optional[str] = ..., non_voter: bool = ..., incarnation: _Optional[str] = ..., separator: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
 
 class AddNodeResponse(_message.Message):
     __slots__ = ["node", "separator"]
@@ -96,6 +98,24 @@ class ClaimRequest(_message.Message):
 class ClaimResponse(_message.Message):
     __slots__ = []
     def __init__(self) -> None: ...
+
+class ClusterVersionRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ClusterVersionResponse(_message.Message):
+    __slots__ = ["downgrade_floor", "effective", "finalised", "members", "supported"]
+    DOWNGRADE_FLOOR_FIELD_NUMBER: _ClassVar[int]
+    EFFECTIVE_FIELD_NUMBER: _ClassVar[int]
+    FINALISED_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    SUPPORTED_FIELD_NUMBER: _ClassVar[int]
+    downgrade_floor: int
+    effective: int
+    finalised: int
+    members: _containers.RepeatedCompositeFieldContainer[MemberVersion]
+    supported: int
+    def __init__(self, finalised: _Optional[int] = ..., effective: _Optional[int] = ..., downgrade_floor: _Optional[int] = ..., supported: _Optional[int] = ..., members: _Optional[_Iterable[_Union[MemberVersion, _Mapping]]] = ...) -> None: ...
 
 class CreateDatabaseRequest(_message.Message):
     __slots__ = ["max_calls_per_second", "max_claims", "max_identities", "name"]
@@ -455,6 +475,18 @@ class ListWorkersResponse(_message.Message):
     workers: _containers.RepeatedCompositeFieldContainer[WorkerLease]
     def __init__(self, workers: _Optional[_Iterable[_Union[WorkerLease, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
+class MemberVersion(_message.Message):
+    __slots__ = ["build", "tag", "version", "voter"]
+    BUILD_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VOTER_FIELD_NUMBER: _ClassVar[int]
+    build: str
+    tag: str
+    version: int
+    voter: bool
+    def __init__(self, tag: _Optional[str] = ..., version: _Optional[int] = ..., build: _Optional[str] = ..., voter: bool = ...) -> None: ...
+
 class NextHiLoRequest(_message.Message):
     __slots__ = ["database", "last_batch_size", "last_max", "last_range_at", "request_id", "separator", "tag"]
     DATABASE_FIELD_NUMBER: _ClassVar[int]
@@ -514,7 +546,7 @@ class NextIdentityResponse(_message.Message):
     def __init__(self, first: _Optional[int] = ..., last: _Optional[int] = ..., skipped: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class NodeStatus(_message.Message):
-    __slots__ = ["applied_index", "commit_index", "grpc_address", "id", "join_unfinished", "raft_address", "reachable", "state", "storage_fault", "tag", "version", "voter"]
+    __slots__ = ["applied_index", "commit_index", "grpc_address", "id", "join_unfinished", "raft_address", "reachable", "state", "storage_fault", "supported_version", "tag", "version", "voter"]
     APPLIED_INDEX_FIELD_NUMBER: _ClassVar[int]
     COMMIT_INDEX_FIELD_NUMBER: _ClassVar[int]
     GRPC_ADDRESS_FIELD_NUMBER: _ClassVar[int]
@@ -524,6 +556,7 @@ class NodeStatus(_message.Message):
     REACHABLE_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     STORAGE_FAULT_FIELD_NUMBER: _ClassVar[int]
+    SUPPORTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     TAG_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     VOTER_FIELD_NUMBER: _ClassVar[int]
@@ -536,10 +569,19 @@ class NodeStatus(_message.Message):
     reachable: bool
     state: str
     storage_fault: str
+    supported_version: int
     tag: str
     version: str
     voter: bool
-    def __init__(self, tag: _Optional[str] = ..., id: _Optional[str] = ..., raft_address: _Optional[str] = ..., grpc_address: _Optional[str] = ..., voter: bool = ..., state: _Optional[str] = ..., reachable: bool = ..., version: _Optional[str] = ..., join_unfinished: bool = ..., applied_index: _Optional[int] = ..., commit_index: _Optional[int] = ..., storage_fault: _Optional[str] = ...) -> None: ...
+    def __init__(self, tag: _Optional[str] = ..., id: _Optional[str] = ..., raft_address: _Optional[str] = ..., grpc_address: _Optional[str] = ..., voter: bool = ..., state: _Optional[str] = ..., reachable: bool = ..., version: _Optional[str] = ..., join_unfinished: bool = ..., applied_index: _Optional[int] = ..., commit_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., supported_version: _Optional[int] = ...) -> None: ...
+
+class ReleaseOwnerRequest(_message.Message):
+    __slots__ = ["database", "owner"]
+    DATABASE_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    database: str
+    owner: str
+    def __init__(self, owner: _Optional[str] = ..., database: _Optional[str] = ...) -> None: ...
 
 class ReleaseRequest(_message.Message):
     __slots__ = ["database", "ids", "owner"]
@@ -755,6 +797,12 @@ class SeriesField(_message.Message):
     value: str
     def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
 
+class SetClusterVersionRequest(_message.Message):
+    __slots__ = ["version"]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    def __init__(self, version: _Optional[int] = ...) -> None: ...
+
 class StatusRequest(_message.Message):
     __slots__ = ["consistent"]
     CONSISTENT_FIELD_NUMBER: _ClassVar[int]
@@ -762,7 +810,7 @@ class StatusRequest(_message.Message):
     def __init__(self, consistent: bool = ...) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ["applied_index", "commit_index", "issued", "leader", "leader_changes", "nodes", "self", "storage_fault", "term"]
+    __slots__ = ["applied_index", "cluster_version", "commit_index", "issued", "leader", "leader_changes", "nodes", "self", "storage_fault", "term"]
     class IssuedEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -771,6 +819,7 @@ class StatusResponse(_message.Message):
         value: int
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     APPLIED_INDEX_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_VERSION_FIELD_NUMBER: _ClassVar[int]
     COMMIT_INDEX_FIELD_NUMBER: _ClassVar[int]
     ISSUED_FIELD_NUMBER: _ClassVar[int]
     LEADER_CHANGES_FIELD_NUMBER: _ClassVar[int]
@@ -780,6 +829,7 @@ class StatusResponse(_message.Message):
     STORAGE_FAULT_FIELD_NUMBER: _ClassVar[int]
     TERM_FIELD_NUMBER: _ClassVar[int]
     applied_index: int
+    cluster_version: ClusterVersionResponse
     commit_index: int
     issued: _containers.ScalarMap[str, int]
     leader: str
@@ -788,7 +838,7 @@ class StatusResponse(_message.Message):
     self: str
     storage_fault: str
     term: int
-    def __init__(__self, leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., nodes: _Optional[_Iterable[_Union[NodeStatus, _Mapping]]] = ..., self: _Optional[str] = ..., applied_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., leader_changes: _Optional[_Iterable[_Union[LeaderChange, _Mapping]]] = ..., issued: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    def __init__(__self, leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., nodes: _Optional[_Iterable[_Union[NodeStatus, _Mapping]]] = ..., self: _Optional[str] = ..., applied_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., leader_changes: _Optional[_Iterable[_Union[LeaderChange, _Mapping]]] = ..., issued: _Optional[_Mapping[str, int]] = ..., cluster_version: _Optional[_Union[ClusterVersionResponse, _Mapping]] = ...) -> None: ...
 
 class TransferLeadershipRequest(_message.Message):
     __slots__ = ["tag"]

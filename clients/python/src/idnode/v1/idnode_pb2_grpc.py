@@ -45,6 +45,11 @@ class IdServiceStub(object):
                 request_serializer=idnode_dot_v1_dot_idnode__pb2.ReleaseRequest.SerializeToString,
                 response_deserializer=idnode_dot_v1_dot_idnode__pb2.ReleaseResponse.FromString,
                 )
+        self.ReleaseOwner = channel.unary_unary(
+                '/idnode.v1.IdService/ReleaseOwner',
+                request_serializer=idnode_dot_v1_dot_idnode__pb2.ReleaseOwnerRequest.SerializeToString,
+                response_deserializer=idnode_dot_v1_dot_idnode__pb2.ReleaseResponse.FromString,
+                )
         self.GetClaims = channel.unary_unary(
                 '/idnode.v1.IdService/GetClaims',
                 request_serializer=idnode_dot_v1_dot_idnode__pb2.GetClaimsRequest.SerializeToString,
@@ -141,6 +146,14 @@ class IdServiceServicer(object):
 
     def Release(self, request, context):
         """Release gives claimed IDs back, all or nothing; IDs not claimed are left alone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReleaseOwner(self, request, context):
+        """ReleaseOwner gives back every ID the owner claimed in the database. New in cluster
+        version 2: FAILED_PRECONDITION, naming the nodes on older builds, until it is finalised.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -259,6 +272,11 @@ def add_IdServiceServicer_to_server(servicer, server):
             'Release': grpc.unary_unary_rpc_method_handler(
                     servicer.Release,
                     request_deserializer=idnode_dot_v1_dot_idnode__pb2.ReleaseRequest.FromString,
+                    response_serializer=idnode_dot_v1_dot_idnode__pb2.ReleaseResponse.SerializeToString,
+            ),
+            'ReleaseOwner': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseOwner,
+                    request_deserializer=idnode_dot_v1_dot_idnode__pb2.ReleaseOwnerRequest.FromString,
                     response_serializer=idnode_dot_v1_dot_idnode__pb2.ReleaseResponse.SerializeToString,
             ),
             'GetClaims': grpc.unary_unary_rpc_method_handler(
@@ -420,6 +438,23 @@ class IdService(object):
             metadata=None):
         return grpc.experimental.unary_unary(request, target, '/idnode.v1.IdService/Release',
             idnode_dot_v1_dot_idnode__pb2.ReleaseRequest.SerializeToString,
+            idnode_dot_v1_dot_idnode__pb2.ReleaseResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ReleaseOwner(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/idnode.v1.IdService/ReleaseOwner',
+            idnode_dot_v1_dot_idnode__pb2.ReleaseOwnerRequest.SerializeToString,
             idnode_dot_v1_dot_idnode__pb2.ReleaseResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
@@ -670,6 +705,16 @@ class ClusterServiceStub(object):
                 request_serializer=idnode_dot_v1_dot_idnode__pb2.WhoAmIRequest.SerializeToString,
                 response_deserializer=idnode_dot_v1_dot_idnode__pb2.WhoAmIResponse.FromString,
                 )
+        self.ClusterVersion = channel.unary_unary(
+                '/idnode.v1.ClusterService/ClusterVersion',
+                request_serializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionRequest.SerializeToString,
+                response_deserializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.FromString,
+                )
+        self.SetClusterVersion = channel.unary_unary(
+                '/idnode.v1.ClusterService/SetClusterVersion',
+                request_serializer=idnode_dot_v1_dot_idnode__pb2.SetClusterVersionRequest.SerializeToString,
+                response_deserializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.FromString,
+                )
 
 
 class ClusterServiceServicer(object):
@@ -781,6 +826,24 @@ class ClusterServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ClusterVersion(self, request, context):
+        """ClusterVersion reports the cluster version, from the leader: the version finalised (the
+        commands the leader may propose), what every member supports, and the lowest version a
+        downgrade may go to.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetClusterVersion(self, request, context):
+        """SetClusterVersion finalises a higher version once every member runs a build that supports
+        it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
+        no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ClusterServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -848,6 +911,16 @@ def add_ClusterServiceServicer_to_server(servicer, server):
                     servicer.WhoAmI,
                     request_deserializer=idnode_dot_v1_dot_idnode__pb2.WhoAmIRequest.FromString,
                     response_serializer=idnode_dot_v1_dot_idnode__pb2.WhoAmIResponse.SerializeToString,
+            ),
+            'ClusterVersion': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClusterVersion,
+                    request_deserializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionRequest.FromString,
+                    response_serializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.SerializeToString,
+            ),
+            'SetClusterVersion': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetClusterVersion,
+                    request_deserializer=idnode_dot_v1_dot_idnode__pb2.SetClusterVersionRequest.FromString,
+                    response_serializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1078,6 +1151,40 @@ class ClusterService(object):
         return grpc.experimental.unary_unary(request, target, '/idnode.v1.ClusterService/WhoAmI',
             idnode_dot_v1_dot_idnode__pb2.WhoAmIRequest.SerializeToString,
             idnode_dot_v1_dot_idnode__pb2.WhoAmIResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ClusterVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/idnode.v1.ClusterService/ClusterVersion',
+            idnode_dot_v1_dot_idnode__pb2.ClusterVersionRequest.SerializeToString,
+            idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetClusterVersion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/idnode.v1.ClusterService/SetClusterVersion',
+            idnode_dot_v1_dot_idnode__pb2.SetClusterVersionRequest.SerializeToString,
+            idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -336,6 +336,23 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int VERSION_FIELD_NUMBER = 8;
+  private int version_ = 0;
+  /**
+   * <pre>
+   * Set by a node registering itself: the cluster version its build supports (0 from builds
+   * older than cluster versions, taken as 1). A node below the cluster's finalised version is
+   * refused (FAILED_PRECONDITION) before it joins: it would halt on the log.
+   * </pre>
+   *
+   * <code>uint32 version = 8;</code>
+   * @return The version.
+   */
+  @java.lang.Override
+  public int getVersion() {
+    return version_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -371,6 +388,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(separator_)) {
       com.google.protobuf.GeneratedMessageV3.writeString(output, 7, separator_);
     }
+    if (version_ != 0) {
+      output.writeUInt32(8, version_);
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -402,6 +422,10 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(separator_)) {
       size += com.google.protobuf.GeneratedMessageV3.computeStringSize(7, separator_);
     }
+    if (version_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeUInt32Size(8, version_);
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -431,6 +455,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getIncarnation())) return false;
     if (!getSeparator()
         .equals(other.getSeparator())) return false;
+    if (getVersion()
+        != other.getVersion()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -457,6 +483,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getIncarnation().hashCode();
     hash = (37 * hash) + SEPARATOR_FIELD_NUMBER;
     hash = (53 * hash) + getSeparator().hashCode();
+    hash = (37 * hash) + VERSION_FIELD_NUMBER;
+    hash = (53 * hash) + getVersion();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -593,6 +621,7 @@ private static final long serialVersionUID = 0L;
       nonVoter_ = false;
       incarnation_ = "";
       separator_ = "";
+      version_ = 0;
       return this;
     }
 
@@ -646,6 +675,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.separator_ = separator_;
+      }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.version_ = version_;
       }
     }
 
@@ -726,6 +758,9 @@ private static final long serialVersionUID = 0L;
         bitField0_ |= 0x00000040;
         onChanged();
       }
+      if (other.getVersion() != 0) {
+        setVersion(other.getVersion());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -787,6 +822,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 58
+            case 64: {
+              version_ = input.readUInt32();
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 64
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1371,6 +1411,56 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       separator_ = value;
       bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+
+    private int version_ ;
+    /**
+     * <pre>
+     * Set by a node registering itself: the cluster version its build supports (0 from builds
+     * older than cluster versions, taken as 1). A node below the cluster's finalised version is
+     * refused (FAILED_PRECONDITION) before it joins: it would halt on the log.
+     * </pre>
+     *
+     * <code>uint32 version = 8;</code>
+     * @return The version.
+     */
+    @java.lang.Override
+    public int getVersion() {
+      return version_;
+    }
+    /**
+     * <pre>
+     * Set by a node registering itself: the cluster version its build supports (0 from builds
+     * older than cluster versions, taken as 1). A node below the cluster's finalised version is
+     * refused (FAILED_PRECONDITION) before it joins: it would halt on the log.
+     * </pre>
+     *
+     * <code>uint32 version = 8;</code>
+     * @param value The version to set.
+     * @return This builder for chaining.
+     */
+    public Builder setVersion(int value) {
+      
+      version_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Set by a node registering itself: the cluster version its build supports (0 from builds
+     * older than cluster versions, taken as 1). A node below the cluster's finalised version is
+     * refused (FAILED_PRECONDITION) before it joins: it would halt on the log.
+     * </pre>
+     *
+     * <code>uint32 version = 8;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearVersion() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      version_ = 0;
       onChanged();
       return this;
     }

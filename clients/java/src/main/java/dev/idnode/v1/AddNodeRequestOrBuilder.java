@@ -126,4 +126,16 @@ public interface AddNodeRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getSeparatorBytes();
+
+  /**
+   * <pre>
+   * Set by a node registering itself: the cluster version its build supports (0 from builds
+   * older than cluster versions, taken as 1). A node below the cluster's finalised version is
+   * refused (FAILED_PRECONDITION) before it joins: it would halt on the log.
+   * </pre>
+   *
+   * <code>uint32 version = 8;</code>
+   * @return The version.
+   */
+  int getVersion();
 }

@@ -421,6 +421,68 @@ public final class ClusterServiceGrpc {
     return getWhoAmIMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.idnode.v1.ClusterVersionRequest,
+      dev.idnode.v1.ClusterVersionResponse> getClusterVersionMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ClusterVersion",
+      requestType = dev.idnode.v1.ClusterVersionRequest.class,
+      responseType = dev.idnode.v1.ClusterVersionResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.idnode.v1.ClusterVersionRequest,
+      dev.idnode.v1.ClusterVersionResponse> getClusterVersionMethod() {
+    io.grpc.MethodDescriptor<dev.idnode.v1.ClusterVersionRequest, dev.idnode.v1.ClusterVersionResponse> getClusterVersionMethod;
+    if ((getClusterVersionMethod = ClusterServiceGrpc.getClusterVersionMethod) == null) {
+      synchronized (ClusterServiceGrpc.class) {
+        if ((getClusterVersionMethod = ClusterServiceGrpc.getClusterVersionMethod) == null) {
+          ClusterServiceGrpc.getClusterVersionMethod = getClusterVersionMethod =
+              io.grpc.MethodDescriptor.<dev.idnode.v1.ClusterVersionRequest, dev.idnode.v1.ClusterVersionResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ClusterVersion"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.idnode.v1.ClusterVersionRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.idnode.v1.ClusterVersionResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ClusterServiceMethodDescriptorSupplier("ClusterVersion"))
+              .build();
+        }
+      }
+    }
+    return getClusterVersionMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.idnode.v1.SetClusterVersionRequest,
+      dev.idnode.v1.ClusterVersionResponse> getSetClusterVersionMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SetClusterVersion",
+      requestType = dev.idnode.v1.SetClusterVersionRequest.class,
+      responseType = dev.idnode.v1.ClusterVersionResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.idnode.v1.SetClusterVersionRequest,
+      dev.idnode.v1.ClusterVersionResponse> getSetClusterVersionMethod() {
+    io.grpc.MethodDescriptor<dev.idnode.v1.SetClusterVersionRequest, dev.idnode.v1.ClusterVersionResponse> getSetClusterVersionMethod;
+    if ((getSetClusterVersionMethod = ClusterServiceGrpc.getSetClusterVersionMethod) == null) {
+      synchronized (ClusterServiceGrpc.class) {
+        if ((getSetClusterVersionMethod = ClusterServiceGrpc.getSetClusterVersionMethod) == null) {
+          ClusterServiceGrpc.getSetClusterVersionMethod = getSetClusterVersionMethod =
+              io.grpc.MethodDescriptor.<dev.idnode.v1.SetClusterVersionRequest, dev.idnode.v1.ClusterVersionResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SetClusterVersion"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.idnode.v1.SetClusterVersionRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.idnode.v1.ClusterVersionResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ClusterServiceMethodDescriptorSupplier("SetClusterVersion"))
+              .build();
+        }
+      }
+    }
+    return getSetClusterVersionMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -610,6 +672,30 @@ public final class ClusterServiceGrpc {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getWhoAmIMethod(), responseObserver);
     }
 
+    /**
+     * <pre>
+     * ClusterVersion reports the cluster version, from the leader: the version finalised (the
+     * commands the leader may propose), what every member supports, and the lowest version a
+     * downgrade may go to.
+     * </pre>
+     */
+    public void clusterVersion(dev.idnode.v1.ClusterVersionRequest request,
+        io.grpc.stub.StreamObserver<dev.idnode.v1.ClusterVersionResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getClusterVersionMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * SetClusterVersion finalises a higher version once every member runs a build that supports
+     * it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
+     * no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
+     * </pre>
+     */
+    public void setClusterVersion(dev.idnode.v1.SetClusterVersionRequest request,
+        io.grpc.stub.StreamObserver<dev.idnode.v1.ClusterVersionResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSetClusterVersionMethod(), responseObserver);
+    }
+
     @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
       return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
           .addMethod(
@@ -703,6 +789,20 @@ public final class ClusterServiceGrpc {
                 dev.idnode.v1.WhoAmIRequest,
                 dev.idnode.v1.WhoAmIResponse>(
                   this, METHODID_WHO_AM_I)))
+          .addMethod(
+            getClusterVersionMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                dev.idnode.v1.ClusterVersionRequest,
+                dev.idnode.v1.ClusterVersionResponse>(
+                  this, METHODID_CLUSTER_VERSION)))
+          .addMethod(
+            getSetClusterVersionMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                dev.idnode.v1.SetClusterVersionRequest,
+                dev.idnode.v1.ClusterVersionResponse>(
+                  this, METHODID_SET_CLUSTER_VERSION)))
           .build();
     }
   }
@@ -874,6 +974,32 @@ public final class ClusterServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getWhoAmIMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * ClusterVersion reports the cluster version, from the leader: the version finalised (the
+     * commands the leader may propose), what every member supports, and the lowest version a
+     * downgrade may go to.
+     * </pre>
+     */
+    public void clusterVersion(dev.idnode.v1.ClusterVersionRequest request,
+        io.grpc.stub.StreamObserver<dev.idnode.v1.ClusterVersionResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getClusterVersionMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * SetClusterVersion finalises a higher version once every member runs a build that supports
+     * it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
+     * no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
+     * </pre>
+     */
+    public void setClusterVersion(dev.idnode.v1.SetClusterVersionRequest request,
+        io.grpc.stub.StreamObserver<dev.idnode.v1.ClusterVersionResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSetClusterVersionMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1015,6 +1141,30 @@ public final class ClusterServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getWhoAmIMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * ClusterVersion reports the cluster version, from the leader: the version finalised (the
+     * commands the leader may propose), what every member supports, and the lowest version a
+     * downgrade may go to.
+     * </pre>
+     */
+    public dev.idnode.v1.ClusterVersionResponse clusterVersion(dev.idnode.v1.ClusterVersionRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getClusterVersionMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * SetClusterVersion finalises a higher version once every member runs a build that supports
+     * it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
+     * no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
+     * </pre>
+     */
+    public dev.idnode.v1.ClusterVersionResponse setClusterVersion(dev.idnode.v1.SetClusterVersionRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSetClusterVersionMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -1154,6 +1304,32 @@ public final class ClusterServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getWhoAmIMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * ClusterVersion reports the cluster version, from the leader: the version finalised (the
+     * commands the leader may propose), what every member supports, and the lowest version a
+     * downgrade may go to.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.idnode.v1.ClusterVersionResponse> clusterVersion(
+        dev.idnode.v1.ClusterVersionRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getClusterVersionMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * SetClusterVersion finalises a higher version once every member runs a build that supports
+     * it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
+     * no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.idnode.v1.ClusterVersionResponse> setClusterVersion(
+        dev.idnode.v1.SetClusterVersionRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSetClusterVersionMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_STATUS = 0;
@@ -1168,7 +1344,9 @@ public final class ClusterServiceGrpc {
   private static final int METHODID_DELETE_KEY = 9;
   private static final int METHODID_LIST_KEYS = 10;
   private static final int METHODID_WHO_AM_I = 11;
-  private static final int METHODID_RESTORE = 12;
+  private static final int METHODID_CLUSTER_VERSION = 12;
+  private static final int METHODID_SET_CLUSTER_VERSION = 13;
+  private static final int METHODID_RESTORE = 14;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1234,6 +1412,14 @@ public final class ClusterServiceGrpc {
         case METHODID_WHO_AM_I:
           serviceImpl.whoAmI((dev.idnode.v1.WhoAmIRequest) request,
               (io.grpc.stub.StreamObserver<dev.idnode.v1.WhoAmIResponse>) responseObserver);
+          break;
+        case METHODID_CLUSTER_VERSION:
+          serviceImpl.clusterVersion((dev.idnode.v1.ClusterVersionRequest) request,
+              (io.grpc.stub.StreamObserver<dev.idnode.v1.ClusterVersionResponse>) responseObserver);
+          break;
+        case METHODID_SET_CLUSTER_VERSION:
+          serviceImpl.setClusterVersion((dev.idnode.v1.SetClusterVersionRequest) request,
+              (io.grpc.stub.StreamObserver<dev.idnode.v1.ClusterVersionResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1312,6 +1498,8 @@ public final class ClusterServiceGrpc {
               .addMethod(getDeleteKeyMethod())
               .addMethod(getListKeysMethod())
               .addMethod(getWhoAmIMethod())
+              .addMethod(getClusterVersionMethod())
+              .addMethod(getSetClusterVersionMethod())
               .build();
         }
       }

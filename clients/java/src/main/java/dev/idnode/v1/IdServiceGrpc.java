@@ -204,6 +204,37 @@ public final class IdServiceGrpc {
     return getReleaseMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.idnode.v1.ReleaseOwnerRequest,
+      dev.idnode.v1.ReleaseResponse> getReleaseOwnerMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ReleaseOwner",
+      requestType = dev.idnode.v1.ReleaseOwnerRequest.class,
+      responseType = dev.idnode.v1.ReleaseResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.idnode.v1.ReleaseOwnerRequest,
+      dev.idnode.v1.ReleaseResponse> getReleaseOwnerMethod() {
+    io.grpc.MethodDescriptor<dev.idnode.v1.ReleaseOwnerRequest, dev.idnode.v1.ReleaseResponse> getReleaseOwnerMethod;
+    if ((getReleaseOwnerMethod = IdServiceGrpc.getReleaseOwnerMethod) == null) {
+      synchronized (IdServiceGrpc.class) {
+        if ((getReleaseOwnerMethod = IdServiceGrpc.getReleaseOwnerMethod) == null) {
+          IdServiceGrpc.getReleaseOwnerMethod = getReleaseOwnerMethod =
+              io.grpc.MethodDescriptor.<dev.idnode.v1.ReleaseOwnerRequest, dev.idnode.v1.ReleaseResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ReleaseOwner"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.idnode.v1.ReleaseOwnerRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.idnode.v1.ReleaseResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new IdServiceMethodDescriptorSupplier("ReleaseOwner"))
+              .build();
+        }
+      }
+    }
+    return getReleaseOwnerMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.idnode.v1.GetClaimsRequest,
       dev.idnode.v1.GetClaimsResponse> getGetClaimsMethod;
 
@@ -630,6 +661,17 @@ public final class IdServiceGrpc {
 
     /**
      * <pre>
+     * ReleaseOwner gives back every ID the owner claimed in the database. New in cluster
+     * version 2: FAILED_PRECONDITION, naming the nodes on older builds, until it is finalised.
+     * </pre>
+     */
+    public void releaseOwner(dev.idnode.v1.ReleaseOwnerRequest request,
+        io.grpc.stub.StreamObserver<dev.idnode.v1.ReleaseResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getReleaseOwnerMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
      * GetClaims looks IDs up, or pages through the claims of a prefix, linearizably.
      * </pre>
      */
@@ -784,6 +826,13 @@ public final class IdServiceGrpc {
                 dev.idnode.v1.ReleaseRequest,
                 dev.idnode.v1.ReleaseResponse>(
                   this, METHODID_RELEASE)))
+          .addMethod(
+            getReleaseOwnerMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                dev.idnode.v1.ReleaseOwnerRequest,
+                dev.idnode.v1.ReleaseResponse>(
+                  this, METHODID_RELEASE_OWNER)))
           .addMethod(
             getGetClaimsMethod(),
             io.grpc.stub.ServerCalls.asyncUnaryCall(
@@ -942,6 +991,18 @@ public final class IdServiceGrpc {
         io.grpc.stub.StreamObserver<dev.idnode.v1.ReleaseResponse> responseObserver) {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getReleaseMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ReleaseOwner gives back every ID the owner claimed in the database. New in cluster
+     * version 2: FAILED_PRECONDITION, naming the nodes on older builds, until it is finalised.
+     * </pre>
+     */
+    public void releaseOwner(dev.idnode.v1.ReleaseOwnerRequest request,
+        io.grpc.stub.StreamObserver<dev.idnode.v1.ReleaseResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getReleaseOwnerMethod(), getCallOptions()), request, responseObserver);
     }
 
     /**
@@ -1149,6 +1210,17 @@ public final class IdServiceGrpc {
 
     /**
      * <pre>
+     * ReleaseOwner gives back every ID the owner claimed in the database. New in cluster
+     * version 2: FAILED_PRECONDITION, naming the nodes on older builds, until it is finalised.
+     * </pre>
+     */
+    public dev.idnode.v1.ReleaseResponse releaseOwner(dev.idnode.v1.ReleaseOwnerRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getReleaseOwnerMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
      * GetClaims looks IDs up, or pages through the claims of a prefix, linearizably.
      * </pre>
      */
@@ -1348,6 +1420,18 @@ public final class IdServiceGrpc {
 
     /**
      * <pre>
+     * ReleaseOwner gives back every ID the owner claimed in the database. New in cluster
+     * version 2: FAILED_PRECONDITION, naming the nodes on older builds, until it is finalised.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.idnode.v1.ReleaseResponse> releaseOwner(
+        dev.idnode.v1.ReleaseOwnerRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getReleaseOwnerMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
      * GetClaims looks IDs up, or pages through the claims of a prefix, linearizably.
      * </pre>
      */
@@ -1475,16 +1559,17 @@ public final class IdServiceGrpc {
   private static final int METHODID_LIST_IDENTITIES = 3;
   private static final int METHODID_CLAIM = 4;
   private static final int METHODID_RELEASE = 5;
-  private static final int METHODID_GET_CLAIMS = 6;
-  private static final int METHODID_NEXT_HI_LO = 7;
-  private static final int METHODID_RETURN_HI_LO = 8;
-  private static final int METHODID_SEED_HI_LO = 9;
-  private static final int METHODID_LIST_HI_LO = 10;
-  private static final int METHODID_ACQUIRE_WORKER = 11;
-  private static final int METHODID_RENEW_WORKER = 12;
-  private static final int METHODID_RELEASE_WORKER = 13;
-  private static final int METHODID_LIST_WORKERS = 14;
-  private static final int METHODID_EXPLAIN = 15;
+  private static final int METHODID_RELEASE_OWNER = 6;
+  private static final int METHODID_GET_CLAIMS = 7;
+  private static final int METHODID_NEXT_HI_LO = 8;
+  private static final int METHODID_RETURN_HI_LO = 9;
+  private static final int METHODID_SEED_HI_LO = 10;
+  private static final int METHODID_LIST_HI_LO = 11;
+  private static final int METHODID_ACQUIRE_WORKER = 12;
+  private static final int METHODID_RENEW_WORKER = 13;
+  private static final int METHODID_RELEASE_WORKER = 14;
+  private static final int METHODID_LIST_WORKERS = 15;
+  private static final int METHODID_EXPLAIN = 16;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1525,6 +1610,10 @@ public final class IdServiceGrpc {
           break;
         case METHODID_RELEASE:
           serviceImpl.release((dev.idnode.v1.ReleaseRequest) request,
+              (io.grpc.stub.StreamObserver<dev.idnode.v1.ReleaseResponse>) responseObserver);
+          break;
+        case METHODID_RELEASE_OWNER:
+          serviceImpl.releaseOwner((dev.idnode.v1.ReleaseOwnerRequest) request,
               (io.grpc.stub.StreamObserver<dev.idnode.v1.ReleaseResponse>) responseObserver);
           break;
         case METHODID_GET_CLAIMS:
@@ -1634,6 +1723,7 @@ public final class IdServiceGrpc {
               .addMethod(getListIdentitiesMethod())
               .addMethod(getClaimMethod())
               .addMethod(getReleaseMethod())
+              .addMethod(getReleaseOwnerMethod())
               .addMethod(getGetClaimsMethod())
               .addMethod(getNextHiLoMethod())
               .addMethod(getReturnHiLoMethod())

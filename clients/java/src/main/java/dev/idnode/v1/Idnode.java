@@ -140,6 +140,11 @@ public final class Idnode {
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_idnode_v1_ReleaseRequest_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_idnode_v1_ReleaseOwnerRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_idnode_v1_ReleaseOwnerRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_idnode_v1_ReleaseResponse_descriptor;
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
@@ -189,6 +194,26 @@ public final class Idnode {
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_idnode_v1_SeedHiLoResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_idnode_v1_ClusterVersionRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_idnode_v1_ClusterVersionRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_idnode_v1_SetClusterVersionRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_idnode_v1_SetClusterVersionRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_idnode_v1_ClusterVersionResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_idnode_v1_ClusterVersionResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_idnode_v1_MemberVersion_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_idnode_v1_MemberVersion_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
     internal_static_idnode_v1_CreateKeyRequest_descriptor;
   static final 
@@ -476,203 +501,221 @@ public final class Idnode {
       "laimRequest\022\013\n\003ids\030\001 \003(\t\022\r\n\005owner\030\002 \001(\t\022" +
       "\022\n\nrequest_id\030\003 \001(\t\022\020\n\010database\030\004 \001(\t\"\017\n" +
       "\rClaimResponse\">\n\016ReleaseRequest\022\013\n\003ids\030" +
-      "\001 \003(\t\022\r\n\005owner\030\002 \001(\t\022\020\n\010database\030\003 \001(\t\"#" +
-      "\n\017ReleaseResponse\022\020\n\010released\030\001 \001(\003\"h\n\020G" +
-      "etClaimsRequest\022\013\n\003ids\030\001 \003(\t\022\016\n\006prefix\030\002" +
-      " \001(\t\022\021\n\tpage_size\030\003 \001(\005\022\022\n\npage_token\030\004 " +
-      "\001(\t\022\020\n\010database\030\005 \001(\t\"\"\n\005Claim\022\n\n\002id\030\001 \001" +
-      "(\t\022\r\n\005owner\030\002 \001(\t\"N\n\021GetClaimsResponse\022 " +
-      "\n\006claims\030\001 \003(\0132\020.idnode.v1.Claim\022\027\n\017next" +
-      "_page_token\030\002 \001(\t\"\231\001\n\017NextHiLoRequest\022\013\n" +
-      "\003tag\030\001 \001(\t\022\027\n\017last_batch_size\030\002 \001(\003\022\025\n\rl" +
-      "ast_range_at\030\003 \001(\003\022\020\n\010last_max\030\004 \001(\003\022\021\n\t" +
-      "separator\030\005 \001(\t\022\022\n\nrequest_id\030\006 \001(\t\022\020\n\010d" +
-      "atabase\030\007 \001(\t\"\215\001\n\020NextHiLoResponse\022\016\n\006pr" +
-      "efix\030\001 \001(\t\022\013\n\003low\030\002 \001(\003\022\014\n\004high\030\003 \001(\003\022\021\n" +
-      "\tlast_size\030\004 \001(\003\022\022\n\nserver_tag\030\005 \001(\t\022\025\n\r" +
-      "last_range_at\030\006 \001(\003\022\020\n\010grant_id\030\024 \001(\t\"_\n" +
-      "\021ReturnHiLoRequest\022\013\n\003tag\030\001 \001(\t\022\013\n\003end\030\002" +
-      " \001(\003\022\014\n\004last\030\003 \001(\003\022\020\n\010database\030\004 \001(\t\022\020\n\010" +
-      "grant_id\030\024 \001(\t\"&\n\022ReturnHiLoResponse\022\020\n\010" +
-      "returned\030\024 \001(\010\"=\n\017SeedHiLoRequest\022\013\n\003tag" +
-      "\030\001 \001(\t\022\013\n\003max\030\002 \001(\003\022\020\n\010database\030\003 \001(\t\"\037\n" +
-      "\020SeedHiLoResponse\022\013\n\003max\030\001 \001(\003\"2\n\020Create" +
-      "KeyRequest\022\020\n\010database\030\001 \001(\t\022\014\n\004role\030\002 \001" +
-      "(\t\",\n\021CreateKeyResponse\022\n\n\002id\030\001 \001(\t\022\013\n\003k" +
-      "ey\030\002 \001(\t\"\036\n\020DeleteKeyRequest\022\n\n\002id\030\001 \001(\t" +
-      "\"\023\n\021DeleteKeyResponse\"\021\n\017ListKeysRequest" +
-      "\"7\n\tKeyStatus\022\n\n\002id\030\001 \001(\t\022\020\n\010database\030\002 " +
-      "\001(\t\022\014\n\004role\030\003 \001(\t\"6\n\020ListKeysResponse\022\"\n" +
-      "\004keys\030\001 \003(\0132\024.idnode.v1.KeyStatus\"\017\n\rWho" +
-      "AmIRequest\"Y\n\016WhoAmIResponse\022\r\n\005admin\030\001 " +
-      "\001(\t\022\025\n\rkeys_required\030\002 \001(\010\022!\n\003key\030\003 \001(\0132" +
-      "\024.idnode.v1.KeyStatus\"o\n\025CreateDatabaseR" +
-      "equest\022\014\n\004name\030\001 \001(\t\022\026\n\016max_identities\030\002" +
-      " \001(\003\022\034\n\024max_calls_per_second\030\003 \001(\001\022\022\n\nma" +
-      "x_claims\030\004 \001(\003\"\030\n\026CreateDatabaseResponse" +
-      "\"4\n\025DeleteDatabaseRequest\022\014\n\004name\030\001 \001(\t\022" +
-      "\r\n\005force\030\002 \001(\010\"\030\n\026DeleteDatabaseResponse" +
-      "\"\026\n\024ListDatabasesRequest\"\237\001\n\016DatabaseSta" +
-      "tus\022\014\n\004name\030\001 \001(\t\022\022\n\nidentities\030\002 \001(\003\022\021\n" +
-      "\thilo_tags\030\003 \001(\003\022\026\n\016max_identities\030\004 \001(\003" +
-      "\022\034\n\024max_calls_per_second\030\005 \001(\001\022\016\n\006claims" +
-      "\030\006 \001(\003\022\022\n\nmax_claims\030\007 \001(\003\"E\n\025ListDataba" +
-      "sesResponse\022,\n\tdatabases\030\001 \003(\0132\031.idnode." +
-      "v1.DatabaseStatus\"#\n\rStatusRequest\022\022\n\nco" +
-      "nsistent\030\001 \001(\010\"\360\001\n\nNodeStatus\022\013\n\003tag\030\001 \001" +
-      "(\t\022\n\n\002id\030\002 \001(\t\022\024\n\014raft_address\030\003 \001(\t\022\024\n\014" +
-      "grpc_address\030\004 \001(\t\022\r\n\005voter\030\005 \001(\010\022\r\n\005sta" +
-      "te\030\006 \001(\t\022\021\n\treachable\030\007 \001(\010\022\017\n\007version\030\010" +
-      " \001(\t\022\027\n\017join_unfinished\030( \001(\010\022\025\n\rapplied" +
-      "_index\030\t \001(\004\022\024\n\014commit_index\030\n \001(\004\022\025\n\rst" +
-      "orage_fault\030\013 \001(\t\";\n\014LeaderChange\022\r\n\005at_" +
-      "ms\030\001 \001(\003\022\016\n\006leader\030\002 \001(\t\022\014\n\004term\030\003 \001(\004\"\275" +
-      "\002\n\016StatusResponse\022\016\n\006leader\030\001 \001(\t\022\014\n\004ter" +
-      "m\030\002 \001(\004\022\024\n\014commit_index\030\003 \001(\004\022$\n\005nodes\030\004" +
-      " \003(\0132\025.idnode.v1.NodeStatus\022\014\n\004self\030\005 \001(" +
-      "\t\022\025\n\rapplied_index\030\006 \001(\004\022\025\n\rstorage_faul" +
-      "t\030\007 \001(\t\022/\n\016leader_changes\030\010 \003(\0132\027.idnode" +
-      ".v1.LeaderChange\0225\n\006issued\030\t \003(\0132%.idnod" +
-      "e.v1.StatusResponse.IssuedEntry\032-\n\013Issue" +
-      "dEntry\022\013\n\003key\030\001 \001(\t\022\r\n\005value\030\002 \001(\004:\0028\001\"\220" +
-      "\001\n\016AddNodeRequest\022\013\n\003tag\030\001 \001(\t\022\024\n\014raft_a" +
-      "ddress\030\002 \001(\t\022\024\n\014grpc_address\030\003 \001(\t\022\n\n\002id" +
-      "\030\004 \001(\t\022\021\n\tnon_voter\030\005 \001(\010\022\023\n\013incarnation" +
-      "\030\006 \001(\t\022\021\n\tseparator\030\007 \001(\t\"I\n\017AddNodeResp" +
-      "onse\022#\n\004node\030\001 \001(\0132\025.idnode.v1.NodeStatu" +
-      "s\022\021\n\tseparator\030\002 \001(\t\" \n\021RemoveNodeReques" +
-      "t\022\013\n\003tag\030\001 \001(\t\"\024\n\022RemoveNodeResponse\"(\n\031" +
-      "TransferLeadershipRequest\022\013\n\003tag\030\001 \001(\t\"," +
-      "\n\032TransferLeadershipResponse\022\016\n\006leader\030\001" +
-      " \001(\t\"!\n\rBackupRequest\022\020\n\010database\030\001 \001(\t\"" +
-      ":\n\013BackupChunk\022\014\n\004data\030\001 \001(\014\022\016\n\006leader\030\002" +
-      " \001(\t\022\r\n\005index\030\003 \001(\004\"\034\n\014RestoreChunk\022\014\n\004d" +
-      "ata\030\001 \001(\014\"\217\002\n\017RestoreResponse\022\031\n\021identit" +
-      "ies_raised\030\001 \001(\003\022\023\n\013hilo_raised\030\002 \001(\003\022\024\n" +
-      "\014tags_retired\030\003 \001(\003\022\022\n\nidentities\030\004 \001(\003\022" +
-      "\021\n\thilo_tags\030\005 \001(\003\022\014\n\004tags\030\006 \001(\003\022\016\n\006clai" +
-      "ms\030\007 \001(\003\022\027\n\017claims_restored\030\010 \001(\003\022\016\n\006ser" +
-      "ies\030\t \001(\003\022\037\n\027series_entries_restored\030\n \001" +
-      "(\003\022\017\n\007workers\030\013 \001(\003\022\026\n\016workers_raised\030\014 " +
-      "\001(\003\"\272\001\n\023CreateSeriesRequest\022\020\n\010database\030" +
-      "\001 \001(\t\022\014\n\004name\030\002 \001(\t\022\016\n\006format\030\003 \001(\t\022\'\n\006p" +
-      "eriod\030\004 \001(\0162\027.idnode.v1.SeriesPeriod\022\'\n\006" +
-      "policy\030\005 \001(\0162\027.idnode.v1.SeriesPolicy\022\022\n" +
-      "\nrequest_id\030\006 \001(\t\022\r\n\005actor\0302 \001(\t\"9\n\024Crea" +
-      "teSeriesResponse\022!\n\006series\030\001 \001(\0132\021.idnod" +
-      "e.v1.Series\"\246\002\n\006Series\022\020\n\010database\030\001 \001(\t" +
-      "\022\014\n\004name\030\002 \001(\t\022\016\n\006format\030\003 \001(\t\022\'\n\006period" +
-      "\030\004 \001(\0162\027.idnode.v1.SeriesPeriod\022\'\n\006polic" +
-      "y\030\005 \001(\0162\027.idnode.v1.SeriesPolicy\022\025\n\rcrea" +
-      "ted_at_ms\030\006 \001(\003\022\022\n\ncreated_by\030\007 \001(\t\022\017\n\007e" +
-      "ntries\030\010 \001(\004\022\026\n\016current_period\030\t \001(\t\022\023\n\013" +
-      "last_number\030\n \001(\003\022\016\n\006issued\030\013 \001(\004\022\016\n\006voi" +
-      "ded\030\014 \001(\004\022\021\n\thead_hash\030\r \001(\t\"%\n\021ListSeri" +
-      "esRequest\022\020\n\010database\030\001 \001(\t\"7\n\022ListSerie" +
-      "sResponse\022!\n\006series\030\001 \003(\0132\021.idnode.v1.Se" +
-      "ries\")\n\013SeriesField\022\013\n\003key\030\001 \001(\t\022\r\n\005valu" +
-      "e\030\002 \001(\t\"\222\001\n\014IssueRequest\022\020\n\010database\030\001 \001" +
-      "(\t\022\016\n\006series\030\002 \001(\t\022\022\n\nrequest_id\030\003 \001(\t\022\025" +
-      "\n\rdocument_hash\030\004 \001(\t\022&\n\006fields\030\005 \003(\0132\026." +
-      "idnode.v1.SeriesField\022\r\n\005actor\0302 \001(\t\"6\n\r" +
-      "IssueResponse\022%\n\005entry\030\001 \001(\0132\026.idnode.v1" +
-      ".SeriesEntry\"\226\001\n\013VoidRequest\022\020\n\010database" +
-      "\030\001 \001(\t\022\016\n\006series\030\002 \001(\t\022\016\n\006period\030\003 \001(\t\022\016" +
-      "\n\006number\030\004 \001(\003\022\016\n\006reason\030\005 \001(\t\022\022\n\ncorrec" +
-      "ting\030\006 \001(\t\022\022\n\nrequest_id\030\007 \001(\t\022\r\n\005actor\030" +
-      "2 \001(\t\"5\n\014VoidResponse\022%\n\005entry\030\001 \001(\0132\026.i" +
-      "dnode.v1.SeriesEntry\"\312\002\n\013SeriesEntry\022\020\n\010" +
-      "database\030\001 \001(\t\022\016\n\006series\030\002 \001(\t\022\013\n\003seq\030\003 " +
-      "\001(\004\022(\n\004kind\030\004 \001(\0162\032.idnode.v1.SeriesEntr" +
-      "yKind\022\016\n\006period\030\005 \001(\t\022\016\n\006number\030\006 \001(\003\022\n\n" +
-      "\002id\030\007 \001(\t\022\017\n\007time_ms\030\010 \001(\003\022\022\n\nrequest_id" +
-      "\030\t \001(\t\022\025\n\rdocument_hash\030\n \001(\t\022&\n\006fields\030" +
-      "\013 \003(\0132\026.idnode.v1.SeriesField\022\r\n\005actor\030\014" +
-      " \001(\t\022\016\n\006reason\030\r \001(\t\022\022\n\ncorrecting\030\016 \001(\t" +
-      "\022\021\n\tprev_hash\030\017 \001(\t\022\014\n\004hash\030\020 \001(\t\"T\n\016Jou" +
-      "rnalRequest\022\020\n\010database\030\001 \001(\t\022\016\n\006series\030" +
-      "\002 \001(\t\022\020\n\010from_seq\030\003 \001(\004\022\016\n\006to_seq\030\004 \001(\004\"" +
-      "7\n\023VerifySeriesRequest\022\020\n\010database\030\001 \001(\t" +
-      "\022\016\n\006series\030\002 \001(\t\"|\n\024VerifySeriesResponse" +
-      "\022\n\n\002ok\030\001 \001(\010\022\017\n\007entries\030\002 \001(\004\022\016\n\006issued\030" +
-      "\003 \001(\004\022\016\n\006voided\030\004 \001(\004\022\021\n\tbreak_seq\030\005 \001(\004" +
-      "\022\024\n\014break_reason\030\006 \001(\t*U\n\013GuidVersion\022\034\n" +
-      "\030GUID_VERSION_UNSPECIFIED\020\000\022\023\n\017GUID_VERS" +
-      "ION_V7\020\007\022\023\n\017GUID_VERSION_V4\020\004*W\n\014SeriesP" +
-      "eriod\022\026\n\022SERIES_PERIOD_NONE\020\000\022\026\n\022SERIES_" +
-      "PERIOD_YEAR\020\001\022\027\n\023SERIES_PERIOD_MONTH\020\002*S" +
-      "\n\014SeriesPolicy\022\031\n\025SERIES_POLICY_GAPLESS\020" +
-      "\000\022(\n$SERIES_POLICY_GAPS_ALLOWED_JOURNALE" +
-      "D\020\001*p\n\017SeriesEntryKind\022!\n\035SERIES_ENTRY_K" +
-      "IND_UNSPECIFIED\020\000\022\034\n\030SERIES_ENTRY_KIND_I" +
-      "SSUED\020\001\022\034\n\030SERIES_ENTRY_KIND_VOIDED\020\0022\235\t" +
-      "\n\tIdService\022C\n\010Generate\022\032.idnode.v1.Gene" +
-      "rateRequest\032\033.idnode.v1.GenerateResponse" +
-      "\022O\n\014NextIdentity\022\036.idnode.v1.NextIdentit" +
-      "yRequest\032\037.idnode.v1.NextIdentityRespons" +
-      "e\022O\n\014SeedIdentity\022\036.idnode.v1.SeedIdenti" +
-      "tyRequest\032\037.idnode.v1.SeedIdentityRespon" +
-      "se\022U\n\016ListIdentities\022 .idnode.v1.ListIde" +
-      "ntitiesRequest\032!.idnode.v1.ListIdentitie" +
-      "sResponse\022:\n\005Claim\022\027.idnode.v1.ClaimRequ" +
-      "est\032\030.idnode.v1.ClaimResponse\022@\n\007Release" +
-      "\022\031.idnode.v1.ReleaseRequest\032\032.idnode.v1." +
-      "ReleaseResponse\022F\n\tGetClaims\022\033.idnode.v1" +
-      ".GetClaimsRequest\032\034.idnode.v1.GetClaimsR" +
-      "esponse\022C\n\010NextHiLo\022\032.idnode.v1.NextHiLo" +
-      "Request\032\033.idnode.v1.NextHiLoResponse\022I\n\n" +
-      "ReturnHiLo\022\034.idnode.v1.ReturnHiLoRequest" +
-      "\032\035.idnode.v1.ReturnHiLoResponse\022C\n\010SeedH" +
-      "iLo\022\032.idnode.v1.SeedHiLoRequest\032\033.idnode" +
-      ".v1.SeedHiLoResponse\022C\n\010ListHiLo\022\032.idnod" +
-      "e.v1.ListHiLoRequest\032\033.idnode.v1.ListHiL" +
-      "oResponse\022H\n\rAcquireWorker\022\037.idnode.v1.A" +
-      "cquireWorkerRequest\032\026.idnode.v1.WorkerLe" +
-      "ase\022D\n\013RenewWorker\022\035.idnode.v1.RenewWork" +
-      "erRequest\032\026.idnode.v1.WorkerLease\022R\n\rRel" +
-      "easeWorker\022\037.idnode.v1.ReleaseWorkerRequ" +
-      "est\032 .idnode.v1.ReleaseWorkerResponse\022L\n" +
-      "\013ListWorkers\022\035.idnode.v1.ListWorkersRequ" +
-      "est\032\036.idnode.v1.ListWorkersResponse\022@\n\007E" +
-      "xplain\022\031.idnode.v1.ExplainRequest\032\032.idno" +
-      "de.v1.ExplainResponse2\325\007\n\016ClusterService" +
-      "\022=\n\006Status\022\030.idnode.v1.StatusRequest\032\031.i" +
-      "dnode.v1.StatusResponse\022@\n\007AddNode\022\031.idn" +
-      "ode.v1.AddNodeRequest\032\032.idnode.v1.AddNod" +
-      "eResponse\022I\n\nRemoveNode\022\034.idnode.v1.Remo" +
-      "veNodeRequest\032\035.idnode.v1.RemoveNodeResp" +
-      "onse\022a\n\022TransferLeadership\022$.idnode.v1.T" +
-      "ransferLeadershipRequest\032%.idnode.v1.Tra" +
-      "nsferLeadershipResponse\022<\n\006Backup\022\030.idno" +
-      "de.v1.BackupRequest\032\026.idnode.v1.BackupCh" +
-      "unk0\001\022@\n\007Restore\022\027.idnode.v1.RestoreChun" +
-      "k\032\032.idnode.v1.RestoreResponse(\001\022U\n\016Creat" +
-      "eDatabase\022 .idnode.v1.CreateDatabaseRequ" +
-      "est\032!.idnode.v1.CreateDatabaseResponse\022U" +
-      "\n\016DeleteDatabase\022 .idnode.v1.DeleteDatab" +
-      "aseRequest\032!.idnode.v1.DeleteDatabaseRes" +
-      "ponse\022R\n\rListDatabases\022\037.idnode.v1.ListD" +
-      "atabasesRequest\032 .idnode.v1.ListDatabase" +
-      "sResponse\022F\n\tCreateKey\022\033.idnode.v1.Creat" +
-      "eKeyRequest\032\034.idnode.v1.CreateKeyRespons" +
-      "e\022F\n\tDeleteKey\022\033.idnode.v1.DeleteKeyRequ" +
-      "est\032\034.idnode.v1.DeleteKeyResponse\022C\n\010Lis" +
-      "tKeys\022\032.idnode.v1.ListKeysRequest\032\033.idno" +
-      "de.v1.ListKeysResponse\022=\n\006WhoAmI\022\030.idnod" +
-      "e.v1.WhoAmIRequest\032\031.idnode.v1.WhoAmIRes" +
-      "ponse2\261\003\n\rSeriesService\022O\n\014CreateSeries\022" +
-      "\036.idnode.v1.CreateSeriesRequest\032\037.idnode" +
-      ".v1.CreateSeriesResponse\022I\n\nListSeries\022\034" +
-      ".idnode.v1.ListSeriesRequest\032\035.idnode.v1" +
-      ".ListSeriesResponse\022:\n\005Issue\022\027.idnode.v1" +
-      ".IssueRequest\032\030.idnode.v1.IssueResponse\022" +
-      "7\n\004Void\022\026.idnode.v1.VoidRequest\032\027.idnode" +
-      ".v1.VoidResponse\022>\n\007Journal\022\031.idnode.v1." +
-      "JournalRequest\032\026.idnode.v1.SeriesEntry0\001" +
-      "\022O\n\014VerifySeries\022\036.idnode.v1.VerifySerie" +
-      "sRequest\032\037.idnode.v1.VerifySeriesRespons" +
-      "eBD\n\rdev.idnode.v1P\001Z1github.com/idnode/" +
-      "idnode/proto/idnode/v1;idnodev1b\006proto3"
+      "\001 \003(\t\022\r\n\005owner\030\002 \001(\t\022\020\n\010database\030\003 \001(\t\"6" +
+      "\n\023ReleaseOwnerRequest\022\r\n\005owner\030\001 \001(\t\022\020\n\010" +
+      "database\030\002 \001(\t\"#\n\017ReleaseResponse\022\020\n\010rel" +
+      "eased\030\001 \001(\003\"h\n\020GetClaimsRequest\022\013\n\003ids\030\001" +
+      " \003(\t\022\016\n\006prefix\030\002 \001(\t\022\021\n\tpage_size\030\003 \001(\005\022" +
+      "\022\n\npage_token\030\004 \001(\t\022\020\n\010database\030\005 \001(\t\"\"\n" +
+      "\005Claim\022\n\n\002id\030\001 \001(\t\022\r\n\005owner\030\002 \001(\t\"N\n\021Get" +
+      "ClaimsResponse\022 \n\006claims\030\001 \003(\0132\020.idnode." +
+      "v1.Claim\022\027\n\017next_page_token\030\002 \001(\t\"\231\001\n\017Ne" +
+      "xtHiLoRequest\022\013\n\003tag\030\001 \001(\t\022\027\n\017last_batch" +
+      "_size\030\002 \001(\003\022\025\n\rlast_range_at\030\003 \001(\003\022\020\n\010la" +
+      "st_max\030\004 \001(\003\022\021\n\tseparator\030\005 \001(\t\022\022\n\nreque" +
+      "st_id\030\006 \001(\t\022\020\n\010database\030\007 \001(\t\"\215\001\n\020NextHi" +
+      "LoResponse\022\016\n\006prefix\030\001 \001(\t\022\013\n\003low\030\002 \001(\003\022" +
+      "\014\n\004high\030\003 \001(\003\022\021\n\tlast_size\030\004 \001(\003\022\022\n\nserv" +
+      "er_tag\030\005 \001(\t\022\025\n\rlast_range_at\030\006 \001(\003\022\020\n\010g" +
+      "rant_id\030\024 \001(\t\"_\n\021ReturnHiLoRequest\022\013\n\003ta" +
+      "g\030\001 \001(\t\022\013\n\003end\030\002 \001(\003\022\014\n\004last\030\003 \001(\003\022\020\n\010da" +
+      "tabase\030\004 \001(\t\022\020\n\010grant_id\030\024 \001(\t\"&\n\022Return" +
+      "HiLoResponse\022\020\n\010returned\030\024 \001(\010\"=\n\017SeedHi" +
+      "LoRequest\022\013\n\003tag\030\001 \001(\t\022\013\n\003max\030\002 \001(\003\022\020\n\010d" +
+      "atabase\030\003 \001(\t\"\037\n\020SeedHiLoResponse\022\013\n\003max" +
+      "\030\001 \001(\003\"\027\n\025ClusterVersionRequest\"+\n\030SetCl" +
+      "usterVersionRequest\022\017\n\007version\030\001 \001(\r\"\225\001\n" +
+      "\026ClusterVersionResponse\022\021\n\tfinalised\030\001 \001" +
+      "(\r\022\021\n\teffective\030\002 \001(\r\022\027\n\017downgrade_floor" +
+      "\030\003 \001(\r\022\021\n\tsupported\030\004 \001(\r\022)\n\007members\030\005 \003" +
+      "(\0132\030.idnode.v1.MemberVersion\"K\n\rMemberVe" +
+      "rsion\022\013\n\003tag\030\001 \001(\t\022\017\n\007version\030\002 \001(\r\022\r\n\005b" +
+      "uild\030\003 \001(\t\022\r\n\005voter\030\004 \001(\010\"2\n\020CreateKeyRe" +
+      "quest\022\020\n\010database\030\001 \001(\t\022\014\n\004role\030\002 \001(\t\",\n" +
+      "\021CreateKeyResponse\022\n\n\002id\030\001 \001(\t\022\013\n\003key\030\002 " +
+      "\001(\t\"\036\n\020DeleteKeyRequest\022\n\n\002id\030\001 \001(\t\"\023\n\021D" +
+      "eleteKeyResponse\"\021\n\017ListKeysRequest\"7\n\tK" +
+      "eyStatus\022\n\n\002id\030\001 \001(\t\022\020\n\010database\030\002 \001(\t\022\014" +
+      "\n\004role\030\003 \001(\t\"6\n\020ListKeysResponse\022\"\n\004keys" +
+      "\030\001 \003(\0132\024.idnode.v1.KeyStatus\"\017\n\rWhoAmIRe" +
+      "quest\"Y\n\016WhoAmIResponse\022\r\n\005admin\030\001 \001(\t\022\025" +
+      "\n\rkeys_required\030\002 \001(\010\022!\n\003key\030\003 \001(\0132\024.idn" +
+      "ode.v1.KeyStatus\"o\n\025CreateDatabaseReques" +
+      "t\022\014\n\004name\030\001 \001(\t\022\026\n\016max_identities\030\002 \001(\003\022" +
+      "\034\n\024max_calls_per_second\030\003 \001(\001\022\022\n\nmax_cla" +
+      "ims\030\004 \001(\003\"\030\n\026CreateDatabaseResponse\"4\n\025D" +
+      "eleteDatabaseRequest\022\014\n\004name\030\001 \001(\t\022\r\n\005fo" +
+      "rce\030\002 \001(\010\"\030\n\026DeleteDatabaseResponse\"\026\n\024L" +
+      "istDatabasesRequest\"\237\001\n\016DatabaseStatus\022\014" +
+      "\n\004name\030\001 \001(\t\022\022\n\nidentities\030\002 \001(\003\022\021\n\thilo" +
+      "_tags\030\003 \001(\003\022\026\n\016max_identities\030\004 \001(\003\022\034\n\024m" +
+      "ax_calls_per_second\030\005 \001(\001\022\016\n\006claims\030\006 \001(" +
+      "\003\022\022\n\nmax_claims\030\007 \001(\003\"E\n\025ListDatabasesRe" +
+      "sponse\022,\n\tdatabases\030\001 \003(\0132\031.idnode.v1.Da" +
+      "tabaseStatus\"#\n\rStatusRequest\022\022\n\nconsist" +
+      "ent\030\001 \001(\010\"\213\002\n\nNodeStatus\022\013\n\003tag\030\001 \001(\t\022\n\n" +
+      "\002id\030\002 \001(\t\022\024\n\014raft_address\030\003 \001(\t\022\024\n\014grpc_" +
+      "address\030\004 \001(\t\022\r\n\005voter\030\005 \001(\010\022\r\n\005state\030\006 " +
+      "\001(\t\022\021\n\treachable\030\007 \001(\010\022\017\n\007version\030\010 \001(\t\022" +
+      "\027\n\017join_unfinished\030( \001(\010\022\025\n\rapplied_inde" +
+      "x\030\t \001(\004\022\024\n\014commit_index\030\n \001(\004\022\025\n\rstorage" +
+      "_fault\030\013 \001(\t\022\031\n\021supported_version\030\014 \001(\r\"" +
+      ";\n\014LeaderChange\022\r\n\005at_ms\030\001 \001(\003\022\016\n\006leader" +
+      "\030\002 \001(\t\022\014\n\004term\030\003 \001(\004\"\371\002\n\016StatusResponse\022" +
+      "\016\n\006leader\030\001 \001(\t\022\014\n\004term\030\002 \001(\004\022\024\n\014commit_" +
+      "index\030\003 \001(\004\022$\n\005nodes\030\004 \003(\0132\025.idnode.v1.N" +
+      "odeStatus\022\014\n\004self\030\005 \001(\t\022\025\n\rapplied_index" +
+      "\030\006 \001(\004\022\025\n\rstorage_fault\030\007 \001(\t\022/\n\016leader_" +
+      "changes\030\010 \003(\0132\027.idnode.v1.LeaderChange\0225" +
+      "\n\006issued\030\t \003(\0132%.idnode.v1.StatusRespons" +
+      "e.IssuedEntry\022:\n\017cluster_version\030\n \001(\0132!" +
+      ".idnode.v1.ClusterVersionResponse\032-\n\013Iss" +
+      "uedEntry\022\013\n\003key\030\001 \001(\t\022\r\n\005value\030\002 \001(\004:\0028\001" +
+      "\"\241\001\n\016AddNodeRequest\022\013\n\003tag\030\001 \001(\t\022\024\n\014raft" +
+      "_address\030\002 \001(\t\022\024\n\014grpc_address\030\003 \001(\t\022\n\n\002" +
+      "id\030\004 \001(\t\022\021\n\tnon_voter\030\005 \001(\010\022\023\n\013incarnati" +
+      "on\030\006 \001(\t\022\021\n\tseparator\030\007 \001(\t\022\017\n\007version\030\010" +
+      " \001(\r\"I\n\017AddNodeResponse\022#\n\004node\030\001 \001(\0132\025." +
+      "idnode.v1.NodeStatus\022\021\n\tseparator\030\002 \001(\t\"" +
+      " \n\021RemoveNodeRequest\022\013\n\003tag\030\001 \001(\t\"\024\n\022Rem" +
+      "oveNodeResponse\"(\n\031TransferLeadershipReq" +
+      "uest\022\013\n\003tag\030\001 \001(\t\",\n\032TransferLeadershipR" +
+      "esponse\022\016\n\006leader\030\001 \001(\t\"!\n\rBackupRequest" +
+      "\022\020\n\010database\030\001 \001(\t\":\n\013BackupChunk\022\014\n\004dat" +
+      "a\030\001 \001(\014\022\016\n\006leader\030\002 \001(\t\022\r\n\005index\030\003 \001(\004\"\034" +
+      "\n\014RestoreChunk\022\014\n\004data\030\001 \001(\014\"\217\002\n\017Restore" +
+      "Response\022\031\n\021identities_raised\030\001 \001(\003\022\023\n\013h" +
+      "ilo_raised\030\002 \001(\003\022\024\n\014tags_retired\030\003 \001(\003\022\022" +
+      "\n\nidentities\030\004 \001(\003\022\021\n\thilo_tags\030\005 \001(\003\022\014\n" +
+      "\004tags\030\006 \001(\003\022\016\n\006claims\030\007 \001(\003\022\027\n\017claims_re" +
+      "stored\030\010 \001(\003\022\016\n\006series\030\t \001(\003\022\037\n\027series_e" +
+      "ntries_restored\030\n \001(\003\022\017\n\007workers\030\013 \001(\003\022\026" +
+      "\n\016workers_raised\030\014 \001(\003\"\272\001\n\023CreateSeriesR" +
+      "equest\022\020\n\010database\030\001 \001(\t\022\014\n\004name\030\002 \001(\t\022\016" +
+      "\n\006format\030\003 \001(\t\022\'\n\006period\030\004 \001(\0162\027.idnode." +
+      "v1.SeriesPeriod\022\'\n\006policy\030\005 \001(\0162\027.idnode" +
+      ".v1.SeriesPolicy\022\022\n\nrequest_id\030\006 \001(\t\022\r\n\005" +
+      "actor\0302 \001(\t\"9\n\024CreateSeriesResponse\022!\n\006s" +
+      "eries\030\001 \001(\0132\021.idnode.v1.Series\"\246\002\n\006Serie" +
+      "s\022\020\n\010database\030\001 \001(\t\022\014\n\004name\030\002 \001(\t\022\016\n\006for" +
+      "mat\030\003 \001(\t\022\'\n\006period\030\004 \001(\0162\027.idnode.v1.Se" +
+      "riesPeriod\022\'\n\006policy\030\005 \001(\0162\027.idnode.v1.S" +
+      "eriesPolicy\022\025\n\rcreated_at_ms\030\006 \001(\003\022\022\n\ncr" +
+      "eated_by\030\007 \001(\t\022\017\n\007entries\030\010 \001(\004\022\026\n\016curre" +
+      "nt_period\030\t \001(\t\022\023\n\013last_number\030\n \001(\003\022\016\n\006" +
+      "issued\030\013 \001(\004\022\016\n\006voided\030\014 \001(\004\022\021\n\thead_has" +
+      "h\030\r \001(\t\"%\n\021ListSeriesRequest\022\020\n\010database" +
+      "\030\001 \001(\t\"7\n\022ListSeriesResponse\022!\n\006series\030\001" +
+      " \003(\0132\021.idnode.v1.Series\")\n\013SeriesField\022\013" +
+      "\n\003key\030\001 \001(\t\022\r\n\005value\030\002 \001(\t\"\222\001\n\014IssueRequ" +
+      "est\022\020\n\010database\030\001 \001(\t\022\016\n\006series\030\002 \001(\t\022\022\n" +
+      "\nrequest_id\030\003 \001(\t\022\025\n\rdocument_hash\030\004 \001(\t" +
+      "\022&\n\006fields\030\005 \003(\0132\026.idnode.v1.SeriesField" +
+      "\022\r\n\005actor\0302 \001(\t\"6\n\rIssueResponse\022%\n\005entr" +
+      "y\030\001 \001(\0132\026.idnode.v1.SeriesEntry\"\226\001\n\013Void" +
+      "Request\022\020\n\010database\030\001 \001(\t\022\016\n\006series\030\002 \001(" +
+      "\t\022\016\n\006period\030\003 \001(\t\022\016\n\006number\030\004 \001(\003\022\016\n\006rea" +
+      "son\030\005 \001(\t\022\022\n\ncorrecting\030\006 \001(\t\022\022\n\nrequest" +
+      "_id\030\007 \001(\t\022\r\n\005actor\0302 \001(\t\"5\n\014VoidResponse" +
+      "\022%\n\005entry\030\001 \001(\0132\026.idnode.v1.SeriesEntry\"" +
+      "\312\002\n\013SeriesEntry\022\020\n\010database\030\001 \001(\t\022\016\n\006ser" +
+      "ies\030\002 \001(\t\022\013\n\003seq\030\003 \001(\004\022(\n\004kind\030\004 \001(\0162\032.i" +
+      "dnode.v1.SeriesEntryKind\022\016\n\006period\030\005 \001(\t" +
+      "\022\016\n\006number\030\006 \001(\003\022\n\n\002id\030\007 \001(\t\022\017\n\007time_ms\030" +
+      "\010 \001(\003\022\022\n\nrequest_id\030\t \001(\t\022\025\n\rdocument_ha" +
+      "sh\030\n \001(\t\022&\n\006fields\030\013 \003(\0132\026.idnode.v1.Ser" +
+      "iesField\022\r\n\005actor\030\014 \001(\t\022\016\n\006reason\030\r \001(\t\022" +
+      "\022\n\ncorrecting\030\016 \001(\t\022\021\n\tprev_hash\030\017 \001(\t\022\014" +
+      "\n\004hash\030\020 \001(\t\"T\n\016JournalRequest\022\020\n\010databa" +
+      "se\030\001 \001(\t\022\016\n\006series\030\002 \001(\t\022\020\n\010from_seq\030\003 \001" +
+      "(\004\022\016\n\006to_seq\030\004 \001(\004\"7\n\023VerifySeriesReques" +
+      "t\022\020\n\010database\030\001 \001(\t\022\016\n\006series\030\002 \001(\t\"|\n\024V" +
+      "erifySeriesResponse\022\n\n\002ok\030\001 \001(\010\022\017\n\007entri" +
+      "es\030\002 \001(\004\022\016\n\006issued\030\003 \001(\004\022\016\n\006voided\030\004 \001(\004" +
+      "\022\021\n\tbreak_seq\030\005 \001(\004\022\024\n\014break_reason\030\006 \001(" +
+      "\t*U\n\013GuidVersion\022\034\n\030GUID_VERSION_UNSPECI" +
+      "FIED\020\000\022\023\n\017GUID_VERSION_V7\020\007\022\023\n\017GUID_VERS" +
+      "ION_V4\020\004*W\n\014SeriesPeriod\022\026\n\022SERIES_PERIO" +
+      "D_NONE\020\000\022\026\n\022SERIES_PERIOD_YEAR\020\001\022\027\n\023SERI" +
+      "ES_PERIOD_MONTH\020\002*S\n\014SeriesPolicy\022\031\n\025SER" +
+      "IES_POLICY_GAPLESS\020\000\022(\n$SERIES_POLICY_GA" +
+      "PS_ALLOWED_JOURNALED\020\001*p\n\017SeriesEntryKin" +
+      "d\022!\n\035SERIES_ENTRY_KIND_UNSPECIFIED\020\000\022\034\n\030" +
+      "SERIES_ENTRY_KIND_ISSUED\020\001\022\034\n\030SERIES_ENT" +
+      "RY_KIND_VOIDED\020\0022\351\t\n\tIdService\022C\n\010Genera" +
+      "te\022\032.idnode.v1.GenerateRequest\032\033.idnode." +
+      "v1.GenerateResponse\022O\n\014NextIdentity\022\036.id" +
+      "node.v1.NextIdentityRequest\032\037.idnode.v1." +
+      "NextIdentityResponse\022O\n\014SeedIdentity\022\036.i" +
+      "dnode.v1.SeedIdentityRequest\032\037.idnode.v1" +
+      ".SeedIdentityResponse\022U\n\016ListIdentities\022" +
+      " .idnode.v1.ListIdentitiesRequest\032!.idno" +
+      "de.v1.ListIdentitiesResponse\022:\n\005Claim\022\027." +
+      "idnode.v1.ClaimRequest\032\030.idnode.v1.Claim" +
+      "Response\022@\n\007Release\022\031.idnode.v1.ReleaseR" +
+      "equest\032\032.idnode.v1.ReleaseResponse\022J\n\014Re" +
+      "leaseOwner\022\036.idnode.v1.ReleaseOwnerReque" +
+      "st\032\032.idnode.v1.ReleaseResponse\022F\n\tGetCla" +
+      "ims\022\033.idnode.v1.GetClaimsRequest\032\034.idnod" +
+      "e.v1.GetClaimsResponse\022C\n\010NextHiLo\022\032.idn" +
+      "ode.v1.NextHiLoRequest\032\033.idnode.v1.NextH" +
+      "iLoResponse\022I\n\nReturnHiLo\022\034.idnode.v1.Re" +
+      "turnHiLoRequest\032\035.idnode.v1.ReturnHiLoRe" +
+      "sponse\022C\n\010SeedHiLo\022\032.idnode.v1.SeedHiLoR" +
+      "equest\032\033.idnode.v1.SeedHiLoResponse\022C\n\010L" +
+      "istHiLo\022\032.idnode.v1.ListHiLoRequest\032\033.id" +
+      "node.v1.ListHiLoResponse\022H\n\rAcquireWorke" +
+      "r\022\037.idnode.v1.AcquireWorkerRequest\032\026.idn" +
+      "ode.v1.WorkerLease\022D\n\013RenewWorker\022\035.idno" +
+      "de.v1.RenewWorkerRequest\032\026.idnode.v1.Wor" +
+      "kerLease\022R\n\rReleaseWorker\022\037.idnode.v1.Re" +
+      "leaseWorkerRequest\032 .idnode.v1.ReleaseWo" +
+      "rkerResponse\022L\n\013ListWorkers\022\035.idnode.v1." +
+      "ListWorkersRequest\032\036.idnode.v1.ListWorke" +
+      "rsResponse\022@\n\007Explain\022\031.idnode.v1.Explai" +
+      "nRequest\032\032.idnode.v1.ExplainResponse2\211\t\n" +
+      "\016ClusterService\022=\n\006Status\022\030.idnode.v1.St" +
+      "atusRequest\032\031.idnode.v1.StatusResponse\022@" +
+      "\n\007AddNode\022\031.idnode.v1.AddNodeRequest\032\032.i" +
+      "dnode.v1.AddNodeResponse\022I\n\nRemoveNode\022\034" +
+      ".idnode.v1.RemoveNodeRequest\032\035.idnode.v1" +
+      ".RemoveNodeResponse\022a\n\022TransferLeadershi" +
+      "p\022$.idnode.v1.TransferLeadershipRequest\032" +
+      "%.idnode.v1.TransferLeadershipResponse\022<" +
+      "\n\006Backup\022\030.idnode.v1.BackupRequest\032\026.idn" +
+      "ode.v1.BackupChunk0\001\022@\n\007Restore\022\027.idnode" +
+      ".v1.RestoreChunk\032\032.idnode.v1.RestoreResp" +
+      "onse(\001\022U\n\016CreateDatabase\022 .idnode.v1.Cre" +
+      "ateDatabaseRequest\032!.idnode.v1.CreateDat" +
+      "abaseResponse\022U\n\016DeleteDatabase\022 .idnode" +
+      ".v1.DeleteDatabaseRequest\032!.idnode.v1.De" +
+      "leteDatabaseResponse\022R\n\rListDatabases\022\037." +
+      "idnode.v1.ListDatabasesRequest\032 .idnode." +
+      "v1.ListDatabasesResponse\022F\n\tCreateKey\022\033." +
+      "idnode.v1.CreateKeyRequest\032\034.idnode.v1.C" +
+      "reateKeyResponse\022F\n\tDeleteKey\022\033.idnode.v" +
+      "1.DeleteKeyRequest\032\034.idnode.v1.DeleteKey" +
+      "Response\022C\n\010ListKeys\022\032.idnode.v1.ListKey" +
+      "sRequest\032\033.idnode.v1.ListKeysResponse\022=\n" +
+      "\006WhoAmI\022\030.idnode.v1.WhoAmIRequest\032\031.idno" +
+      "de.v1.WhoAmIResponse\022U\n\016ClusterVersion\022 " +
+      ".idnode.v1.ClusterVersionRequest\032!.idnod" +
+      "e.v1.ClusterVersionResponse\022[\n\021SetCluste" +
+      "rVersion\022#.idnode.v1.SetClusterVersionRe" +
+      "quest\032!.idnode.v1.ClusterVersionResponse" +
+      "2\261\003\n\rSeriesService\022O\n\014CreateSeries\022\036.idn" +
+      "ode.v1.CreateSeriesRequest\032\037.idnode.v1.C" +
+      "reateSeriesResponse\022I\n\nListSeries\022\034.idno" +
+      "de.v1.ListSeriesRequest\032\035.idnode.v1.List" +
+      "SeriesResponse\022:\n\005Issue\022\027.idnode.v1.Issu" +
+      "eRequest\032\030.idnode.v1.IssueResponse\0227\n\004Vo" +
+      "id\022\026.idnode.v1.VoidRequest\032\027.idnode.v1.V" +
+      "oidResponse\022>\n\007Journal\022\031.idnode.v1.Journ" +
+      "alRequest\032\026.idnode.v1.SeriesEntry0\001\022O\n\014V" +
+      "erifySeries\022\036.idnode.v1.VerifySeriesRequ" +
+      "est\032\037.idnode.v1.VerifySeriesResponseBD\n\r" +
+      "dev.idnode.v1P\001Z1github.com/idnode/idnod" +
+      "e/proto/idnode/v1;idnodev1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -828,186 +871,216 @@ public final class Idnode {
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ReleaseRequest_descriptor,
         new java.lang.String[] { "Ids", "Owner", "Database", });
-    internal_static_idnode_v1_ReleaseResponse_descriptor =
+    internal_static_idnode_v1_ReleaseOwnerRequest_descriptor =
       getDescriptor().getMessageTypes().get(25);
+    internal_static_idnode_v1_ReleaseOwnerRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_idnode_v1_ReleaseOwnerRequest_descriptor,
+        new java.lang.String[] { "Owner", "Database", });
+    internal_static_idnode_v1_ReleaseResponse_descriptor =
+      getDescriptor().getMessageTypes().get(26);
     internal_static_idnode_v1_ReleaseResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ReleaseResponse_descriptor,
         new java.lang.String[] { "Released", });
     internal_static_idnode_v1_GetClaimsRequest_descriptor =
-      getDescriptor().getMessageTypes().get(26);
+      getDescriptor().getMessageTypes().get(27);
     internal_static_idnode_v1_GetClaimsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_GetClaimsRequest_descriptor,
         new java.lang.String[] { "Ids", "Prefix", "PageSize", "PageToken", "Database", });
     internal_static_idnode_v1_Claim_descriptor =
-      getDescriptor().getMessageTypes().get(27);
+      getDescriptor().getMessageTypes().get(28);
     internal_static_idnode_v1_Claim_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_Claim_descriptor,
         new java.lang.String[] { "Id", "Owner", });
     internal_static_idnode_v1_GetClaimsResponse_descriptor =
-      getDescriptor().getMessageTypes().get(28);
+      getDescriptor().getMessageTypes().get(29);
     internal_static_idnode_v1_GetClaimsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_GetClaimsResponse_descriptor,
         new java.lang.String[] { "Claims", "NextPageToken", });
     internal_static_idnode_v1_NextHiLoRequest_descriptor =
-      getDescriptor().getMessageTypes().get(29);
+      getDescriptor().getMessageTypes().get(30);
     internal_static_idnode_v1_NextHiLoRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_NextHiLoRequest_descriptor,
         new java.lang.String[] { "Tag", "LastBatchSize", "LastRangeAt", "LastMax", "Separator", "RequestId", "Database", });
     internal_static_idnode_v1_NextHiLoResponse_descriptor =
-      getDescriptor().getMessageTypes().get(30);
+      getDescriptor().getMessageTypes().get(31);
     internal_static_idnode_v1_NextHiLoResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_NextHiLoResponse_descriptor,
         new java.lang.String[] { "Prefix", "Low", "High", "LastSize", "ServerTag", "LastRangeAt", "GrantId", });
     internal_static_idnode_v1_ReturnHiLoRequest_descriptor =
-      getDescriptor().getMessageTypes().get(31);
+      getDescriptor().getMessageTypes().get(32);
     internal_static_idnode_v1_ReturnHiLoRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ReturnHiLoRequest_descriptor,
         new java.lang.String[] { "Tag", "End", "Last", "Database", "GrantId", });
     internal_static_idnode_v1_ReturnHiLoResponse_descriptor =
-      getDescriptor().getMessageTypes().get(32);
+      getDescriptor().getMessageTypes().get(33);
     internal_static_idnode_v1_ReturnHiLoResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ReturnHiLoResponse_descriptor,
         new java.lang.String[] { "Returned", });
     internal_static_idnode_v1_SeedHiLoRequest_descriptor =
-      getDescriptor().getMessageTypes().get(33);
+      getDescriptor().getMessageTypes().get(34);
     internal_static_idnode_v1_SeedHiLoRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_SeedHiLoRequest_descriptor,
         new java.lang.String[] { "Tag", "Max", "Database", });
     internal_static_idnode_v1_SeedHiLoResponse_descriptor =
-      getDescriptor().getMessageTypes().get(34);
+      getDescriptor().getMessageTypes().get(35);
     internal_static_idnode_v1_SeedHiLoResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_SeedHiLoResponse_descriptor,
         new java.lang.String[] { "Max", });
+    internal_static_idnode_v1_ClusterVersionRequest_descriptor =
+      getDescriptor().getMessageTypes().get(36);
+    internal_static_idnode_v1_ClusterVersionRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_idnode_v1_ClusterVersionRequest_descriptor,
+        new java.lang.String[] { });
+    internal_static_idnode_v1_SetClusterVersionRequest_descriptor =
+      getDescriptor().getMessageTypes().get(37);
+    internal_static_idnode_v1_SetClusterVersionRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_idnode_v1_SetClusterVersionRequest_descriptor,
+        new java.lang.String[] { "Version", });
+    internal_static_idnode_v1_ClusterVersionResponse_descriptor =
+      getDescriptor().getMessageTypes().get(38);
+    internal_static_idnode_v1_ClusterVersionResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_idnode_v1_ClusterVersionResponse_descriptor,
+        new java.lang.String[] { "Finalised", "Effective", "DowngradeFloor", "Supported", "Members", });
+    internal_static_idnode_v1_MemberVersion_descriptor =
+      getDescriptor().getMessageTypes().get(39);
+    internal_static_idnode_v1_MemberVersion_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_idnode_v1_MemberVersion_descriptor,
+        new java.lang.String[] { "Tag", "Version", "Build", "Voter", });
     internal_static_idnode_v1_CreateKeyRequest_descriptor =
-      getDescriptor().getMessageTypes().get(35);
+      getDescriptor().getMessageTypes().get(40);
     internal_static_idnode_v1_CreateKeyRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_CreateKeyRequest_descriptor,
         new java.lang.String[] { "Database", "Role", });
     internal_static_idnode_v1_CreateKeyResponse_descriptor =
-      getDescriptor().getMessageTypes().get(36);
+      getDescriptor().getMessageTypes().get(41);
     internal_static_idnode_v1_CreateKeyResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_CreateKeyResponse_descriptor,
         new java.lang.String[] { "Id", "Key", });
     internal_static_idnode_v1_DeleteKeyRequest_descriptor =
-      getDescriptor().getMessageTypes().get(37);
+      getDescriptor().getMessageTypes().get(42);
     internal_static_idnode_v1_DeleteKeyRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_DeleteKeyRequest_descriptor,
         new java.lang.String[] { "Id", });
     internal_static_idnode_v1_DeleteKeyResponse_descriptor =
-      getDescriptor().getMessageTypes().get(38);
+      getDescriptor().getMessageTypes().get(43);
     internal_static_idnode_v1_DeleteKeyResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_DeleteKeyResponse_descriptor,
         new java.lang.String[] { });
     internal_static_idnode_v1_ListKeysRequest_descriptor =
-      getDescriptor().getMessageTypes().get(39);
+      getDescriptor().getMessageTypes().get(44);
     internal_static_idnode_v1_ListKeysRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ListKeysRequest_descriptor,
         new java.lang.String[] { });
     internal_static_idnode_v1_KeyStatus_descriptor =
-      getDescriptor().getMessageTypes().get(40);
+      getDescriptor().getMessageTypes().get(45);
     internal_static_idnode_v1_KeyStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_KeyStatus_descriptor,
         new java.lang.String[] { "Id", "Database", "Role", });
     internal_static_idnode_v1_ListKeysResponse_descriptor =
-      getDescriptor().getMessageTypes().get(41);
+      getDescriptor().getMessageTypes().get(46);
     internal_static_idnode_v1_ListKeysResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ListKeysResponse_descriptor,
         new java.lang.String[] { "Keys", });
     internal_static_idnode_v1_WhoAmIRequest_descriptor =
-      getDescriptor().getMessageTypes().get(42);
+      getDescriptor().getMessageTypes().get(47);
     internal_static_idnode_v1_WhoAmIRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_WhoAmIRequest_descriptor,
         new java.lang.String[] { });
     internal_static_idnode_v1_WhoAmIResponse_descriptor =
-      getDescriptor().getMessageTypes().get(43);
+      getDescriptor().getMessageTypes().get(48);
     internal_static_idnode_v1_WhoAmIResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_WhoAmIResponse_descriptor,
         new java.lang.String[] { "Admin", "KeysRequired", "Key", });
     internal_static_idnode_v1_CreateDatabaseRequest_descriptor =
-      getDescriptor().getMessageTypes().get(44);
+      getDescriptor().getMessageTypes().get(49);
     internal_static_idnode_v1_CreateDatabaseRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_CreateDatabaseRequest_descriptor,
         new java.lang.String[] { "Name", "MaxIdentities", "MaxCallsPerSecond", "MaxClaims", });
     internal_static_idnode_v1_CreateDatabaseResponse_descriptor =
-      getDescriptor().getMessageTypes().get(45);
+      getDescriptor().getMessageTypes().get(50);
     internal_static_idnode_v1_CreateDatabaseResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_CreateDatabaseResponse_descriptor,
         new java.lang.String[] { });
     internal_static_idnode_v1_DeleteDatabaseRequest_descriptor =
-      getDescriptor().getMessageTypes().get(46);
+      getDescriptor().getMessageTypes().get(51);
     internal_static_idnode_v1_DeleteDatabaseRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_DeleteDatabaseRequest_descriptor,
         new java.lang.String[] { "Name", "Force", });
     internal_static_idnode_v1_DeleteDatabaseResponse_descriptor =
-      getDescriptor().getMessageTypes().get(47);
+      getDescriptor().getMessageTypes().get(52);
     internal_static_idnode_v1_DeleteDatabaseResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_DeleteDatabaseResponse_descriptor,
         new java.lang.String[] { });
     internal_static_idnode_v1_ListDatabasesRequest_descriptor =
-      getDescriptor().getMessageTypes().get(48);
+      getDescriptor().getMessageTypes().get(53);
     internal_static_idnode_v1_ListDatabasesRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ListDatabasesRequest_descriptor,
         new java.lang.String[] { });
     internal_static_idnode_v1_DatabaseStatus_descriptor =
-      getDescriptor().getMessageTypes().get(49);
+      getDescriptor().getMessageTypes().get(54);
     internal_static_idnode_v1_DatabaseStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_DatabaseStatus_descriptor,
         new java.lang.String[] { "Name", "Identities", "HiloTags", "MaxIdentities", "MaxCallsPerSecond", "Claims", "MaxClaims", });
     internal_static_idnode_v1_ListDatabasesResponse_descriptor =
-      getDescriptor().getMessageTypes().get(50);
+      getDescriptor().getMessageTypes().get(55);
     internal_static_idnode_v1_ListDatabasesResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ListDatabasesResponse_descriptor,
         new java.lang.String[] { "Databases", });
     internal_static_idnode_v1_StatusRequest_descriptor =
-      getDescriptor().getMessageTypes().get(51);
+      getDescriptor().getMessageTypes().get(56);
     internal_static_idnode_v1_StatusRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_StatusRequest_descriptor,
         new java.lang.String[] { "Consistent", });
     internal_static_idnode_v1_NodeStatus_descriptor =
-      getDescriptor().getMessageTypes().get(52);
+      getDescriptor().getMessageTypes().get(57);
     internal_static_idnode_v1_NodeStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_NodeStatus_descriptor,
-        new java.lang.String[] { "Tag", "Id", "RaftAddress", "GrpcAddress", "Voter", "State", "Reachable", "Version", "JoinUnfinished", "AppliedIndex", "CommitIndex", "StorageFault", });
+        new java.lang.String[] { "Tag", "Id", "RaftAddress", "GrpcAddress", "Voter", "State", "Reachable", "Version", "JoinUnfinished", "AppliedIndex", "CommitIndex", "StorageFault", "SupportedVersion", });
     internal_static_idnode_v1_LeaderChange_descriptor =
-      getDescriptor().getMessageTypes().get(53);
+      getDescriptor().getMessageTypes().get(58);
     internal_static_idnode_v1_LeaderChange_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_LeaderChange_descriptor,
         new java.lang.String[] { "AtMs", "Leader", "Term", });
     internal_static_idnode_v1_StatusResponse_descriptor =
-      getDescriptor().getMessageTypes().get(54);
+      getDescriptor().getMessageTypes().get(59);
     internal_static_idnode_v1_StatusResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_StatusResponse_descriptor,
-        new java.lang.String[] { "Leader", "Term", "CommitIndex", "Nodes", "Self", "AppliedIndex", "StorageFault", "LeaderChanges", "Issued", });
+        new java.lang.String[] { "Leader", "Term", "CommitIndex", "Nodes", "Self", "AppliedIndex", "StorageFault", "LeaderChanges", "Issued", "ClusterVersion", });
     internal_static_idnode_v1_StatusResponse_IssuedEntry_descriptor =
       internal_static_idnode_v1_StatusResponse_descriptor.getNestedTypes().get(0);
     internal_static_idnode_v1_StatusResponse_IssuedEntry_fieldAccessorTable = new
@@ -1015,145 +1088,145 @@ public final class Idnode {
         internal_static_idnode_v1_StatusResponse_IssuedEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_idnode_v1_AddNodeRequest_descriptor =
-      getDescriptor().getMessageTypes().get(55);
+      getDescriptor().getMessageTypes().get(60);
     internal_static_idnode_v1_AddNodeRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_AddNodeRequest_descriptor,
-        new java.lang.String[] { "Tag", "RaftAddress", "GrpcAddress", "Id", "NonVoter", "Incarnation", "Separator", });
+        new java.lang.String[] { "Tag", "RaftAddress", "GrpcAddress", "Id", "NonVoter", "Incarnation", "Separator", "Version", });
     internal_static_idnode_v1_AddNodeResponse_descriptor =
-      getDescriptor().getMessageTypes().get(56);
+      getDescriptor().getMessageTypes().get(61);
     internal_static_idnode_v1_AddNodeResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_AddNodeResponse_descriptor,
         new java.lang.String[] { "Node", "Separator", });
     internal_static_idnode_v1_RemoveNodeRequest_descriptor =
-      getDescriptor().getMessageTypes().get(57);
+      getDescriptor().getMessageTypes().get(62);
     internal_static_idnode_v1_RemoveNodeRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_RemoveNodeRequest_descriptor,
         new java.lang.String[] { "Tag", });
     internal_static_idnode_v1_RemoveNodeResponse_descriptor =
-      getDescriptor().getMessageTypes().get(58);
+      getDescriptor().getMessageTypes().get(63);
     internal_static_idnode_v1_RemoveNodeResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_RemoveNodeResponse_descriptor,
         new java.lang.String[] { });
     internal_static_idnode_v1_TransferLeadershipRequest_descriptor =
-      getDescriptor().getMessageTypes().get(59);
+      getDescriptor().getMessageTypes().get(64);
     internal_static_idnode_v1_TransferLeadershipRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_TransferLeadershipRequest_descriptor,
         new java.lang.String[] { "Tag", });
     internal_static_idnode_v1_TransferLeadershipResponse_descriptor =
-      getDescriptor().getMessageTypes().get(60);
+      getDescriptor().getMessageTypes().get(65);
     internal_static_idnode_v1_TransferLeadershipResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_TransferLeadershipResponse_descriptor,
         new java.lang.String[] { "Leader", });
     internal_static_idnode_v1_BackupRequest_descriptor =
-      getDescriptor().getMessageTypes().get(61);
+      getDescriptor().getMessageTypes().get(66);
     internal_static_idnode_v1_BackupRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_BackupRequest_descriptor,
         new java.lang.String[] { "Database", });
     internal_static_idnode_v1_BackupChunk_descriptor =
-      getDescriptor().getMessageTypes().get(62);
+      getDescriptor().getMessageTypes().get(67);
     internal_static_idnode_v1_BackupChunk_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_BackupChunk_descriptor,
         new java.lang.String[] { "Data", "Leader", "Index", });
     internal_static_idnode_v1_RestoreChunk_descriptor =
-      getDescriptor().getMessageTypes().get(63);
+      getDescriptor().getMessageTypes().get(68);
     internal_static_idnode_v1_RestoreChunk_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_RestoreChunk_descriptor,
         new java.lang.String[] { "Data", });
     internal_static_idnode_v1_RestoreResponse_descriptor =
-      getDescriptor().getMessageTypes().get(64);
+      getDescriptor().getMessageTypes().get(69);
     internal_static_idnode_v1_RestoreResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_RestoreResponse_descriptor,
         new java.lang.String[] { "IdentitiesRaised", "HiloRaised", "TagsRetired", "Identities", "HiloTags", "Tags", "Claims", "ClaimsRestored", "Series", "SeriesEntriesRestored", "Workers", "WorkersRaised", });
     internal_static_idnode_v1_CreateSeriesRequest_descriptor =
-      getDescriptor().getMessageTypes().get(65);
+      getDescriptor().getMessageTypes().get(70);
     internal_static_idnode_v1_CreateSeriesRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_CreateSeriesRequest_descriptor,
         new java.lang.String[] { "Database", "Name", "Format", "Period", "Policy", "RequestId", "Actor", });
     internal_static_idnode_v1_CreateSeriesResponse_descriptor =
-      getDescriptor().getMessageTypes().get(66);
+      getDescriptor().getMessageTypes().get(71);
     internal_static_idnode_v1_CreateSeriesResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_CreateSeriesResponse_descriptor,
         new java.lang.String[] { "Series", });
     internal_static_idnode_v1_Series_descriptor =
-      getDescriptor().getMessageTypes().get(67);
+      getDescriptor().getMessageTypes().get(72);
     internal_static_idnode_v1_Series_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_Series_descriptor,
         new java.lang.String[] { "Database", "Name", "Format", "Period", "Policy", "CreatedAtMs", "CreatedBy", "Entries", "CurrentPeriod", "LastNumber", "Issued", "Voided", "HeadHash", });
     internal_static_idnode_v1_ListSeriesRequest_descriptor =
-      getDescriptor().getMessageTypes().get(68);
+      getDescriptor().getMessageTypes().get(73);
     internal_static_idnode_v1_ListSeriesRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ListSeriesRequest_descriptor,
         new java.lang.String[] { "Database", });
     internal_static_idnode_v1_ListSeriesResponse_descriptor =
-      getDescriptor().getMessageTypes().get(69);
+      getDescriptor().getMessageTypes().get(74);
     internal_static_idnode_v1_ListSeriesResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_ListSeriesResponse_descriptor,
         new java.lang.String[] { "Series", });
     internal_static_idnode_v1_SeriesField_descriptor =
-      getDescriptor().getMessageTypes().get(70);
+      getDescriptor().getMessageTypes().get(75);
     internal_static_idnode_v1_SeriesField_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_SeriesField_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_idnode_v1_IssueRequest_descriptor =
-      getDescriptor().getMessageTypes().get(71);
+      getDescriptor().getMessageTypes().get(76);
     internal_static_idnode_v1_IssueRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_IssueRequest_descriptor,
         new java.lang.String[] { "Database", "Series", "RequestId", "DocumentHash", "Fields", "Actor", });
     internal_static_idnode_v1_IssueResponse_descriptor =
-      getDescriptor().getMessageTypes().get(72);
+      getDescriptor().getMessageTypes().get(77);
     internal_static_idnode_v1_IssueResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_IssueResponse_descriptor,
         new java.lang.String[] { "Entry", });
     internal_static_idnode_v1_VoidRequest_descriptor =
-      getDescriptor().getMessageTypes().get(73);
+      getDescriptor().getMessageTypes().get(78);
     internal_static_idnode_v1_VoidRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_VoidRequest_descriptor,
         new java.lang.String[] { "Database", "Series", "Period", "Number", "Reason", "Correcting", "RequestId", "Actor", });
     internal_static_idnode_v1_VoidResponse_descriptor =
-      getDescriptor().getMessageTypes().get(74);
+      getDescriptor().getMessageTypes().get(79);
     internal_static_idnode_v1_VoidResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_VoidResponse_descriptor,
         new java.lang.String[] { "Entry", });
     internal_static_idnode_v1_SeriesEntry_descriptor =
-      getDescriptor().getMessageTypes().get(75);
+      getDescriptor().getMessageTypes().get(80);
     internal_static_idnode_v1_SeriesEntry_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_SeriesEntry_descriptor,
         new java.lang.String[] { "Database", "Series", "Seq", "Kind", "Period", "Number", "Id", "TimeMs", "RequestId", "DocumentHash", "Fields", "Actor", "Reason", "Correcting", "PrevHash", "Hash", });
     internal_static_idnode_v1_JournalRequest_descriptor =
-      getDescriptor().getMessageTypes().get(76);
+      getDescriptor().getMessageTypes().get(81);
     internal_static_idnode_v1_JournalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_JournalRequest_descriptor,
         new java.lang.String[] { "Database", "Series", "FromSeq", "ToSeq", });
     internal_static_idnode_v1_VerifySeriesRequest_descriptor =
-      getDescriptor().getMessageTypes().get(77);
+      getDescriptor().getMessageTypes().get(82);
     internal_static_idnode_v1_VerifySeriesRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_VerifySeriesRequest_descriptor,
         new java.lang.String[] { "Database", "Series", });
     internal_static_idnode_v1_VerifySeriesResponse_descriptor =
-      getDescriptor().getMessageTypes().get(78);
+      getDescriptor().getMessageTypes().get(83);
     internal_static_idnode_v1_VerifySeriesResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_idnode_v1_VerifySeriesResponse_descriptor,

@@ -416,6 +416,22 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int SUPPORTED_VERSION_FIELD_NUMBER = 12;
+  private int supportedVersion_ = 0;
+  /**
+   * <pre>
+   * The cluster version the node's build supports, from its answer to the probe; 0 when it
+   * did not say (a build from before cluster versions, or no answer).
+   * </pre>
+   *
+   * <code>uint32 supported_version = 12;</code>
+   * @return The supportedVersion.
+   */
+  @java.lang.Override
+  public int getSupportedVersion() {
+    return supportedVersion_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -462,6 +478,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(storageFault_)) {
       com.google.protobuf.GeneratedMessageV3.writeString(output, 11, storageFault_);
+    }
+    if (supportedVersion_ != 0) {
+      output.writeUInt32(12, supportedVersion_);
     }
     if (joinUnfinished_ != false) {
       output.writeBool(40, joinUnfinished_);
@@ -512,6 +531,10 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessageV3.isStringEmpty(storageFault_)) {
       size += com.google.protobuf.GeneratedMessageV3.computeStringSize(11, storageFault_);
     }
+    if (supportedVersion_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeUInt32Size(12, supportedVersion_);
+    }
     if (joinUnfinished_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(40, joinUnfinished_);
@@ -555,6 +578,8 @@ private static final long serialVersionUID = 0L;
         != other.getCommitIndex()) return false;
     if (!getStorageFault()
         .equals(other.getStorageFault())) return false;
+    if (getSupportedVersion()
+        != other.getSupportedVersion()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -595,6 +620,8 @@ private static final long serialVersionUID = 0L;
         getCommitIndex());
     hash = (37 * hash) + STORAGE_FAULT_FIELD_NUMBER;
     hash = (53 * hash) + getStorageFault().hashCode();
+    hash = (37 * hash) + SUPPORTED_VERSION_FIELD_NUMBER;
+    hash = (53 * hash) + getSupportedVersion();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -736,6 +763,7 @@ private static final long serialVersionUID = 0L;
       appliedIndex_ = 0L;
       commitIndex_ = 0L;
       storageFault_ = "";
+      supportedVersion_ = 0;
       return this;
     }
 
@@ -804,6 +832,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000800) != 0)) {
         result.storageFault_ = storageFault_;
+      }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.supportedVersion_ = supportedVersion_;
       }
     }
 
@@ -901,6 +932,9 @@ private static final long serialVersionUID = 0L;
         bitField0_ |= 0x00000800;
         onChanged();
       }
+      if (other.getSupportedVersion() != 0) {
+        setSupportedVersion(other.getSupportedVersion());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -982,6 +1016,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000800;
               break;
             } // case 90
+            case 96: {
+              supportedVersion_ = input.readUInt32();
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 96
             case 320: {
               joinUnfinished_ = input.readBool();
               bitField0_ |= 0x00000100;
@@ -1765,6 +1804,53 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       storageFault_ = value;
       bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+
+    private int supportedVersion_ ;
+    /**
+     * <pre>
+     * The cluster version the node's build supports, from its answer to the probe; 0 when it
+     * did not say (a build from before cluster versions, or no answer).
+     * </pre>
+     *
+     * <code>uint32 supported_version = 12;</code>
+     * @return The supportedVersion.
+     */
+    @java.lang.Override
+    public int getSupportedVersion() {
+      return supportedVersion_;
+    }
+    /**
+     * <pre>
+     * The cluster version the node's build supports, from its answer to the probe; 0 when it
+     * did not say (a build from before cluster versions, or no answer).
+     * </pre>
+     *
+     * <code>uint32 supported_version = 12;</code>
+     * @param value The supportedVersion to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSupportedVersion(int value) {
+      
+      supportedVersion_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The cluster version the node's build supports, from its answer to the probe; 0 when it
+     * did not say (a build from before cluster versions, or no answer).
+     * </pre>
+     *
+     * <code>uint32 supported_version = 12;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSupportedVersion() {
+      bitField0_ = (bitField0_ & ~0x00001000);
+      supportedVersion_ = 0;
       onChanged();
       return this;
     }

@@ -158,4 +158,15 @@ public interface NodeStatusOrBuilder extends
    */
   com.google.protobuf.ByteString
       getStorageFaultBytes();
+
+  /**
+   * <pre>
+   * The cluster version the node's build supports, from its answer to the probe; 0 when it
+   * did not say (a build from before cluster versions, or no answer).
+   * </pre>
+   *
+   * <code>uint32 supported_version = 12;</code>
+   * @return The supportedVersion.
+   */
+  int getSupportedVersion();
 }

@@ -450,6 +450,44 @@ private static final long serialVersionUID = 0L;
     return map.get(key);
   }
 
+  public static final int CLUSTER_VERSION_FIELD_NUMBER = 10;
+  private dev.idnode.v1.ClusterVersionResponse clusterVersion_;
+  /**
+   * <pre>
+   * The cluster version as the answering node's FSM has it.
+   * </pre>
+   *
+   * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+   * @return Whether the clusterVersion field is set.
+   */
+  @java.lang.Override
+  public boolean hasClusterVersion() {
+    return clusterVersion_ != null;
+  }
+  /**
+   * <pre>
+   * The cluster version as the answering node's FSM has it.
+   * </pre>
+   *
+   * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+   * @return The clusterVersion.
+   */
+  @java.lang.Override
+  public dev.idnode.v1.ClusterVersionResponse getClusterVersion() {
+    return clusterVersion_ == null ? dev.idnode.v1.ClusterVersionResponse.getDefaultInstance() : clusterVersion_;
+  }
+  /**
+   * <pre>
+   * The cluster version as the answering node's FSM has it.
+   * </pre>
+   *
+   * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+   */
+  @java.lang.Override
+  public dev.idnode.v1.ClusterVersionResponseOrBuilder getClusterVersionOrBuilder() {
+    return clusterVersion_ == null ? dev.idnode.v1.ClusterVersionResponse.getDefaultInstance() : clusterVersion_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -494,6 +532,9 @@ private static final long serialVersionUID = 0L;
         internalGetIssued(),
         IssuedDefaultEntryHolder.defaultEntry,
         9);
+    if (clusterVersion_ != null) {
+      output.writeMessage(10, getClusterVersion());
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -542,6 +583,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(9, issued__);
     }
+    if (clusterVersion_ != null) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(10, getClusterVersion());
+    }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -575,6 +620,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getLeaderChangesList())) return false;
     if (!internalGetIssued().equals(
         other.internalGetIssued())) return false;
+    if (hasClusterVersion() != other.hasClusterVersion()) return false;
+    if (hasClusterVersion()) {
+      if (!getClusterVersion()
+          .equals(other.getClusterVersion())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -612,6 +662,10 @@ private static final long serialVersionUID = 0L;
     if (!internalGetIssued().getMap().isEmpty()) {
       hash = (37 * hash) + ISSUED_FIELD_NUMBER;
       hash = (53 * hash) + internalGetIssued().hashCode();
+    }
+    if (hasClusterVersion()) {
+      hash = (37 * hash) + CLUSTER_VERSION_FIELD_NUMBER;
+      hash = (53 * hash) + getClusterVersion().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -785,6 +839,11 @@ private static final long serialVersionUID = 0L;
       }
       bitField0_ = (bitField0_ & ~0x00000080);
       internalGetMutableIssued().clear();
+      clusterVersion_ = null;
+      if (clusterVersionBuilder_ != null) {
+        clusterVersionBuilder_.dispose();
+        clusterVersionBuilder_ = null;
+      }
       return this;
     }
 
@@ -861,6 +920,11 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000100) != 0)) {
         result.issued_ = internalGetIssued();
         result.issued_.makeImmutable();
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.clusterVersion_ = clusterVersionBuilder_ == null
+            ? clusterVersion_
+            : clusterVersionBuilder_.build();
       }
     }
 
@@ -987,6 +1051,9 @@ private static final long serialVersionUID = 0L;
       internalGetMutableIssued().mergeFrom(
           other.internalGetIssued());
       bitField0_ |= 0x00000100;
+      if (other.hasClusterVersion()) {
+        mergeClusterVersion(other.getClusterVersion());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1078,6 +1145,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000100;
               break;
             } // case 74
+            case 82: {
+              input.readMessage(
+                  getClusterVersionFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 82
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2219,6 +2293,161 @@ private static final long serialVersionUID = 0L;
           .putAll(values);
       bitField0_ |= 0x00000100;
       return this;
+    }
+
+    private dev.idnode.v1.ClusterVersionResponse clusterVersion_;
+    private com.google.protobuf.SingleFieldBuilderV3<
+        dev.idnode.v1.ClusterVersionResponse, dev.idnode.v1.ClusterVersionResponse.Builder, dev.idnode.v1.ClusterVersionResponseOrBuilder> clusterVersionBuilder_;
+    /**
+     * <pre>
+     * The cluster version as the answering node's FSM has it.
+     * </pre>
+     *
+     * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+     * @return Whether the clusterVersion field is set.
+     */
+    public boolean hasClusterVersion() {
+      return ((bitField0_ & 0x00000200) != 0);
+    }
+    /**
+     * <pre>
+     * The cluster version as the answering node's FSM has it.
+     * </pre>
+     *
+     * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+     * @return The clusterVersion.
+     */
+    public dev.idnode.v1.ClusterVersionResponse getClusterVersion() {
+      if (clusterVersionBuilder_ == null) {
+        return clusterVersion_ == null ? dev.idnode.v1.ClusterVersionResponse.getDefaultInstance() : clusterVersion_;
+      } else {
+        return clusterVersionBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The cluster version as the answering node's FSM has it.
+     * </pre>
+     *
+     * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+     */
+    public Builder setClusterVersion(dev.idnode.v1.ClusterVersionResponse value) {
+      if (clusterVersionBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        clusterVersion_ = value;
+      } else {
+        clusterVersionBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The cluster version as the answering node's FSM has it.
+     * </pre>
+     *
+     * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+     */
+    public Builder setClusterVersion(
+        dev.idnode.v1.ClusterVersionResponse.Builder builderForValue) {
+      if (clusterVersionBuilder_ == null) {
+        clusterVersion_ = builderForValue.build();
+      } else {
+        clusterVersionBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The cluster version as the answering node's FSM has it.
+     * </pre>
+     *
+     * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+     */
+    public Builder mergeClusterVersion(dev.idnode.v1.ClusterVersionResponse value) {
+      if (clusterVersionBuilder_ == null) {
+        if (((bitField0_ & 0x00000200) != 0) &&
+          clusterVersion_ != null &&
+          clusterVersion_ != dev.idnode.v1.ClusterVersionResponse.getDefaultInstance()) {
+          getClusterVersionBuilder().mergeFrom(value);
+        } else {
+          clusterVersion_ = value;
+        }
+      } else {
+        clusterVersionBuilder_.mergeFrom(value);
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The cluster version as the answering node's FSM has it.
+     * </pre>
+     *
+     * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+     */
+    public Builder clearClusterVersion() {
+      bitField0_ = (bitField0_ & ~0x00000200);
+      clusterVersion_ = null;
+      if (clusterVersionBuilder_ != null) {
+        clusterVersionBuilder_.dispose();
+        clusterVersionBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The cluster version as the answering node's FSM has it.
+     * </pre>
+     *
+     * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+     */
+    public dev.idnode.v1.ClusterVersionResponse.Builder getClusterVersionBuilder() {
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return getClusterVersionFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The cluster version as the answering node's FSM has it.
+     * </pre>
+     *
+     * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+     */
+    public dev.idnode.v1.ClusterVersionResponseOrBuilder getClusterVersionOrBuilder() {
+      if (clusterVersionBuilder_ != null) {
+        return clusterVersionBuilder_.getMessageOrBuilder();
+      } else {
+        return clusterVersion_ == null ?
+            dev.idnode.v1.ClusterVersionResponse.getDefaultInstance() : clusterVersion_;
+      }
+    }
+    /**
+     * <pre>
+     * The cluster version as the answering node's FSM has it.
+     * </pre>
+     *
+     * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+     */
+    private com.google.protobuf.SingleFieldBuilderV3<
+        dev.idnode.v1.ClusterVersionResponse, dev.idnode.v1.ClusterVersionResponse.Builder, dev.idnode.v1.ClusterVersionResponseOrBuilder> 
+        getClusterVersionFieldBuilder() {
+      if (clusterVersionBuilder_ == null) {
+        clusterVersionBuilder_ = new com.google.protobuf.SingleFieldBuilderV3<
+            dev.idnode.v1.ClusterVersionResponse, dev.idnode.v1.ClusterVersionResponse.Builder, dev.idnode.v1.ClusterVersionResponseOrBuilder>(
+                getClusterVersion(),
+                getParentForChildren(),
+                isClean());
+        clusterVersion_ = null;
+      }
+      return clusterVersionBuilder_;
     }
     @java.lang.Override
     public final Builder setUnknownFields(

@@ -228,4 +228,31 @@ public interface StatusResponseOrBuilder extends
    */
   long getIssuedOrThrow(
       java.lang.String key);
+
+  /**
+   * <pre>
+   * The cluster version as the answering node's FSM has it.
+   * </pre>
+   *
+   * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+   * @return Whether the clusterVersion field is set.
+   */
+  boolean hasClusterVersion();
+  /**
+   * <pre>
+   * The cluster version as the answering node's FSM has it.
+   * </pre>
+   *
+   * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+   * @return The clusterVersion.
+   */
+  dev.idnode.v1.ClusterVersionResponse getClusterVersion();
+  /**
+   * <pre>
+   * The cluster version as the answering node's FSM has it.
+   * </pre>
+   *
+   * <code>.idnode.v1.ClusterVersionResponse cluster_version = 10;</code>
+   */
+  dev.idnode.v1.ClusterVersionResponseOrBuilder getClusterVersionOrBuilder();
 }
