@@ -34,9 +34,9 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
-	via := c.call // semantic IDs, GUIDs and server-side IDs: any node, spread
+	via := c.callRepeatable // semantic IDs, GUIDs and server-side IDs: any node, spread
 	if strings.HasSuffix(req.GetId(), "|") || req.GetClaim() {
-		via = c.callLeader
+		via = c.callLeaderRepeatable
 	}
 	return unaryCall(ctx, via, idsOf, idnodev1.IdServiceClient.Generate, req)
 }
@@ -47,7 +47,7 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 // with the values it already reserved instead of new ones.
 func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (docid.IdentityBlock, error) {
 	req := &idnodev1.NextIdentityRequest{Name: name, Count: count, RequestId: newRequestID()}
-	resp, err := unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.NextIdentity, req)
+	resp, err := unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.NextIdentity, req)
 	if err != nil {
 		return docid.IdentityBlock{}, err
 	}
@@ -69,7 +69,7 @@ func (c *Client) SeedIdentity(ctx context.Context, name string, value int64, for
 // req.Prefix (case-insensitive), req.PageSize of them (0: the server's default), after
 // req.PageToken. See Identities for all pages.
 func (c *Client) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.ListIdentities, req)
+	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.ListIdentities, req)
 }
 
 // Identities iterates over every identity counter whose name starts with prefix, page by page
@@ -105,7 +105,7 @@ func (c *Client) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
-	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.NextHiLo, req)
+	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.NextHiLo, req)
 }
 
 // ReturnHiLo gives back the unused tail (req.Last, req.End] of a range (the raw call behind
@@ -139,7 +139,7 @@ func (c *Client) SeedHiLo(ctx context.Context, tag string, max int64) (int64, er
 // and floor, and each node's pool of it as that node reports it (linearizable on the leader;
 // the pools are asked of each node).
 func (c *Client) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
-	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.ListHiLo, req)
+	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.ListHiLo, req)
 }
 
 // NextID returns a HiLo ID of collection, such as "orders/17-A", from the collection's
