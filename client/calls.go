@@ -43,7 +43,8 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 
 // NextIdentity reserves count (0 means 1) values of the identity counter name: the next ones
 // nobody claimed, so the block may have holes where someone claimed "name/N" (range over
-// block.All()). A retry on another node reuses the call's request_id: the cluster answers it
+// block.All()). A block that would step over more than 64 claimed values ends early, so it
+// may hold fewer than count values (block.Len(), at least one). A retry on another node reuses the call's request_id: the cluster answers it
 // with the values it already reserved instead of new ones.
 func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (docid.IdentityBlock, error) {
 	req := &idnodev1.NextIdentityRequest{Name: name, Count: count, RequestId: newRequestID()}
