@@ -13,6 +13,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/hilo"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // Generate resolves a request string (DESIGN §1): a semantic ID is validated and echoed, ""
@@ -44,10 +45,22 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 // NextIdentity reserves count (0 means 1) values of the identity counter name: the next ones
 // nobody claimed, so the block may have holes where someone claimed "name/N" (range over
 // block.All()). A block that would step over more than 64 claimed values ends early, so it
-// may hold fewer than count values (block.Len(), at least one). A retry on another node reuses the call's request_id: the cluster answers it
-// with the values it already reserved instead of new ones.
+// may hold fewer than count values (block.Len(), at least one). A retry on another node
+// reuses the call's request_id: the cluster answers it with the values it already reserved
+// instead of new ones.
 func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (docid.IdentityBlock, error) {
-	req := &idnodev1.NextIdentityRequest{Name: name, Count: count, RequestId: newRequestID()}
+	return c.NextIdentityRaw(ctx, &idnodev1.NextIdentityRequest{Name: name, Count: count})
+}
+
+// NextIdentityRaw is NextIdentity with every field of the request: a request_id of the
+// caller's, kept with the work it numbers, makes a call repeated after a crash answer the
+// values the first one reserved. Without one the Client makes one, which covers its own
+// retries only. req is not modified.
+func (c *Client) NextIdentityRaw(ctx context.Context, req *idnodev1.NextIdentityRequest) (docid.IdentityBlock, error) {
+	if req.GetRequestId() == "" {
+		req = proto.CloneOf(req)
+		req.RequestId = newRequestID()
+	}
 	resp, err := unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.NextIdentity, req)
 	if err != nil {
 		return docid.IdentityBlock{}, err
@@ -106,16 +119,31 @@ func (c *Client) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
-	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.NextHiLo, req)
+	var resp *idnodev1.NextHiLoResponse
+	err := c.callLeaderRepeatable(ctx, func(ctx context.Context, n *node) (err error) {
+		if resp, err = n.ids.NextHiLo(ctx, req); err == nil {
+			c.grants.remember(resp.GetGrantId(), c.indexOf(n))
+		}
+		return err
+	})
+	return resp, err
 }
 
 // ReturnHiLo gives back the unused tail (req.Last, req.End] of a range (the raw call behind
 // Close); req.GrantId is the range's NextHiLoResponse.grant_id. It reports whether the numbers
 // went back: the cluster takes back only the newest range of the tag, once, and only with its
-// grant_id (see ReturnHiLoRequest); otherwise they stay a gap and it reports false.
+// grant_id (see ReturnHiLoRequest); otherwise they stay a gap and it reports false. It goes
+// first to the node that granted the range, when this Client fetched it: with HiLo pools only
+// that node can take it back.
 func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (bool, error) {
 	var returned bool
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) error {
+	via := c.callLeader
+	if granter, ok := c.grants.node(req.GetGrantId()); ok {
+		via = func(ctx context.Context, attempt func(context.Context, *node) error) error {
+			return c.callFrom(ctx, granter, attempt)
+		}
+	}
+	err := via(ctx, func(ctx context.Context, n *node) error {
 		resp, err := n.ids.ReturnHiLo(ctx, req)
 		returned = resp.GetReturned()
 		return err
@@ -171,7 +199,7 @@ func (c *Client) generatorError(err error) error {
 		return ErrClosed
 	}
 	if _, ok := status.FromError(err); !ok && isValidation(err) {
-		return status.Error(codes.InvalidArgument, err.Error())
+		return reason.Error(codes.InvalidArgument, reason.InvalidInput, err.Error())
 	}
 	return err
 }

@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 
+	"google.golang.org/protobuf/proto"
+
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -28,7 +30,17 @@ func ClaimID(owner string) AssignOption {
 // another node reuse the call's request_id, so a claim whose answer was lost is not refused
 // as its own.
 func (c *Client) Claim(ctx context.Context, owner string, ids ...string) error {
-	req := &idnodev1.ClaimRequest{Ids: ids, Owner: owner, RequestId: newRequestID()}
+	return c.ClaimRaw(ctx, &idnodev1.ClaimRequest{Ids: ids, Owner: owner})
+}
+
+// ClaimRaw is Claim with every field of the request: a request_id of the caller's makes a
+// claim repeated after a crash succeed again instead of finding its own claims. Without one
+// the Client makes one, which covers its own retries only. req is not modified.
+func (c *Client) ClaimRaw(ctx context.Context, req *idnodev1.ClaimRequest) error {
+	if req.GetRequestId() == "" {
+		req = proto.CloneOf(req)
+		req.RequestId = newRequestID()
+	}
 	return c.callLeaderRepeatable(ctx, func(ctx context.Context, n *node) error {
 		_, err := n.ids.Claim(ctx, req)
 		return err

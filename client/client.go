@@ -215,6 +215,7 @@ type Client struct {
 	preferred atomic.Int64 // index of the node that answered last; calls start there
 	leader    atomic.Int64 // 1 + index of the node last named as leader (leader.go); 0: unknown
 	gens      *hilo.MultiGenerator
+	grants    grantNodes // which node granted each recent HiLo range (grants.go)
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -270,6 +271,16 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 	}
 	c.gens = hilo.NewMultiGenerator(c, o.genOpts...)
 	return c, nil
+}
+
+// indexOf is n's index among the Client's nodes.
+func (c *Client) indexOf(n *node) int64 {
+	for i, m := range c.nodes {
+		if m == n {
+			return int64(i)
+		}
+	}
+	return 0
 }
 
 func (c *Client) closeConns() error {

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/reason"
 )
 
 // WithCollectionName replaces DefaultCollectionName: AssignID calls name with the entity's
@@ -67,7 +68,7 @@ func (c *Client) AssignID(ctx context.Context, entity any, opts ...AssignOption)
 		id = ids[0]
 	default:
 		if err := docid.ValidateConcrete(id, c.opts.separator); err != nil {
-			return "", status.Error(codes.InvalidArgument, err.Error())
+			return "", reason.Error(codes.InvalidArgument, reason.InvalidInput, err.Error())
 		}
 		if o.claim {
 			if err := c.Claim(ctx, o.owner, id); err != nil {

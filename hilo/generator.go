@@ -513,21 +513,27 @@ func (g *Generator) Close(ctx context.Context) error {
 	g.next = nil
 	g.mu.Unlock()
 	// Newest first: the current range's tail can come back only once the prefetched range,
-	// right above it, did.
+	// right above it, did. When the two are not adjacent (HiLo pools: each node grants from
+	// its own pool, and the prefetch may have gone to another node), the tail is its own
+	// pool's newest grant and may come back though the prefetched range did not; the cluster
+	// judges each return, so asking costs a call, never a number.
 	var returns []*idnodev1.ReturnHiLoRequest
 	if next != nil {
 		returns = append(returns, g.returnOf(next, next.low-1))
 	}
-	if cur != nil && used < cur.size && (next == nil || next.low == cur.high+1) {
+	if cur != nil && used < cur.size {
 		returns = append(returns, g.returnOf(cur, cur.low+used-1))
 	}
-	for _, req := range returns {
+	for i, req := range returns {
 		returned, err := g.src.ReturnHiLo(ctx, req)
 		if err != nil {
 			return fmt.Errorf("hilo: returning the unused numbers %d…%d of %q: %w", req.GetLast()+1, req.GetEnd(), g.tag, err)
 		}
 		if !returned {
-			break // a newer range of the tag stays: nothing below it can come back
+			if i == 0 && len(returns) == 2 && next.low == cur.high+1 {
+				break // a newer range of the tag stays right above: the tail below it cannot come back
+			}
+			continue
 		}
 		g.mu.Lock()
 		g.stats.Returned = true

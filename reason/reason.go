@@ -79,7 +79,7 @@ func Attach(st *status.Status, r string) *status.Status {
 		return st
 	}
 	if r == "" {
-		r = codeName(st.Code())
+		r = CodeName(st.Code())
 	}
 	with, err := st.WithDetails(&errdetails.ErrorInfo{Reason: r, Domain: Domain})
 	if err != nil {
@@ -88,8 +88,8 @@ func Attach(st *status.Status, r string) *status.Status {
 	return with
 }
 
-// codeName is the code's name as the gRPC spec writes it: FAILED_PRECONDITION.
-func codeName(c codes.Code) string {
+// CodeName is the code's name as the gRPC spec writes it: FAILED_PRECONDITION.
+func CodeName(c codes.Code) string {
 	name := []byte(c.String())
 	var out []byte
 	for i, b := range name {
