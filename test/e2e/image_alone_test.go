@@ -23,7 +23,7 @@ func TestImageAloneServesIDs(t *testing.T) {
 	d := opsDockerFor(t)
 	addr := freeAddr(t)
 	name := "idnode-alone-" + strings.TrimPrefix(d.project, "idnode-ops-")
-	d.must(opsDockerCmdTimeout, "docker", "run", "-d", "--name", name, "-p", addr+":7070", d.image)
+	d.must(opsDockerCmdTimeout, "docker", "run", "-d", "--name", name, "--label", composeProjectLabel+"="+d.project, "-p", addr+":7070", d.image)
 	t.Cleanup(func() {
 		if t.Failed() {
 			out, _ := d.run(opsDockerCmdTimeout, "docker", "logs", name)
