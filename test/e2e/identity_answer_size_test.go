@@ -18,12 +18,30 @@ import (
 // counter goes on above everything handed out.
 func TestNextIdentityAnswerAlwaysFits(t *testing.T) {
 	t.Parallel()
+	t.Run("single node", func(t *testing.T) {
+		t.Parallel()
+		p, ids := startSingle(t)
+		identityAnswerFits(t, ids, p.Tag)
+	})
+	// A follower relays its callers' increments to the leader in one call, whose answer
+	// carries every block's skipped values.
+	t.Run("follower", func(t *testing.T) {
+		t.Parallel()
+		c := startCluster(t)
+		follower := c.others(c.leader())[0]
+		identityAnswerFits(t, c.ids[follower], follower)
+	})
+}
+
+// identityAnswerFits claims numbers enough to overflow an answer inside the next block of
+// "p", through ids, then takes that block, again with the same request id, and the next.
+func identityAnswerFits(t *testing.T, ids idnodev1.IdServiceClient, tag string) {
+	t.Helper()
 	const (
 		base   = int64(1) << 62 // 9-byte varints: the fewest claims that overflow an answer
 		claims = 480_000        // skipped numbers of 9 bytes each: past 4 MiB
 		batch  = 1000           // IDs per Claim call
 	)
-	p, ids := startSingle(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// Claim base+2 .. base+1+claims: the block of two after base starts at base+1 and steps
@@ -60,7 +78,7 @@ func TestNextIdentityAnswerAlwaysFits(t *testing.T) {
 	if _, err := ids.SeedIdentity(ctx, &idnodev1.SeedIdentityRequest{Name: "p", Value: base}); err != nil {
 		t.Fatal(err)
 	}
-	req := &idnodev1.NextIdentityRequest{Name: "p", Count: 2, RequestId: "one-block-" + p.Tag}
+	req := &idnodev1.NextIdentityRequest{Name: "p", Count: 2, RequestId: "one-block-" + tag}
 	first, err := ids.NextIdentity(ctx, req)
 	if err != nil {
 		t.Fatalf("NextIdentity(p, 2) over %d claimed numbers: %v; want an answer that fits", claims, err)
