@@ -169,6 +169,23 @@ func (st *state) applyRelease(r *raftv1.Release) any {
 	return res
 }
 
+// applyReleaseOwner releases every claim owner holds in the database (cluster version 2). The
+// claims are visited sorted, once each: at most the database's claim limit.
+func (st *state) applyReleaseOwner(r *raftv1.ReleaseOwner) any {
+	d, err := st.db(r.GetDatabase())
+	if err != nil {
+		return err
+	}
+	var res ReleaseResult
+	sep := st.separatorKey()
+	for _, key := range sortedKeys(d.claims) {
+		if d.claims[key].owner == r.GetOwner() && d.removeClaim(key, sep) {
+			res.Released++
+		}
+	}
+	return res
+}
+
 // claimLimit is the most claims the database may hold.
 func (d *database) claimLimit() int64 {
 	if d.maxClaims > 0 {

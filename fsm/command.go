@@ -34,6 +34,9 @@ const (
 	ClaimCommand            CommandType = 14
 	ReleaseCommand          CommandType = 15
 	HiLoPoolReserveCommand  CommandType = 16
+	// ReleaseOwner releases every claim of an owner (cluster version 2, clusterversion.go).
+	// Not Ignorable: an older build that skipped it would keep the claims.
+	ReleaseOwnerCommand CommandType = 17
 	// HiLoGrant is HiLoReserve with a grant identity and bounds on last_max (hilo.go); it
 	// replaces HiLoReserve, which stays for the entries already in logs.
 	HiLoGrantCommand CommandType = 20
@@ -56,6 +59,11 @@ const (
 	AcquireWorkerCommand CommandType = 40
 	RenewWorkerCommand   CommandType = 41
 	ReleaseWorkerCommand CommandType = 42
+	// What a node's build supports, and the finalised cluster version (clusterversion.go).
+	// Ignorable: an older build gates nothing on them, and skipping them changes none of its
+	// answers.
+	NodeVersionCommand       CommandType = 60 | Ignorable
+	SetClusterVersionCommand CommandType = 61 | Ignorable
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

@@ -81,6 +81,9 @@ var commands = map[CommandType]command{
 	AcquireWorkerCommand:     handle((*state).applyAcquireWorker),
 	RenewWorkerCommand:       handle((*state).applyRenewWorker),
 	ReleaseWorkerCommand:     handle((*state).applyReleaseWorker),
+	ReleaseOwnerCommand:      handle((*state).applyReleaseOwner),
+	NodeVersionCommand:       handle((*state).applyNodeVersion),
+	SetClusterVersionCommand: handle((*state).applySetClusterVersion),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.
@@ -174,6 +177,11 @@ func (f *FSM) apply(l *raft.Log) any {
 	t := CommandType(l.Data[0])
 	if c, ok := commands[t]; ok {
 		f.journal.index = l.Index
+		// Refused or not, the entry is in the log, where an older build would halt on it.
+		// Version 1 is left 0, so a state of older commands writes the bytes it always did.
+		if v := VersionOf(t); v > max(f.st.versionUsed, 1) {
+			f.st.versionUsed = v
+		}
 		return c.apply(f.st, l.Data[1:])
 	}
 	if t&Ignorable != 0 {

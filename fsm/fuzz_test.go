@@ -140,6 +140,9 @@ const (
 	cmdRenewWorker
 	cmdReleaseWorker
 	cmdRestoreSeries
+	cmdReleaseOwner
+	cmdNodeVersion
+	cmdSetClusterVersion
 	cmdKinds
 )
 
@@ -301,6 +304,12 @@ func decodeCommands(data []byte) [][]byte {
 			e := &raftv1.SeriesEntry{Database: def.GetDatabase(), Series: def.GetName(), Seq: uint64(r.number()),
 				Kind: raftv1.SeriesEntryKind(r.pick(3)), Number: r.number(), TimeMs: r.number(), RequestId: r.requestID()}
 			typ, msg = RestoreSeriesCommand, &raftv1.RestoreSeries{Definition: def, Entries: []*raftv1.SeriesEntry{e}}
+		case cmdReleaseOwner:
+			typ, msg = ReleaseOwnerCommand, &raftv1.ReleaseOwner{Owner: r.name(), Database: r.database()}
+		case cmdNodeVersion:
+			typ, msg = NodeVersionCommand, &raftv1.NodeVersion{Tag: r.name(), Id: r.name(), Version: uint32(r.pick(4)), Build: r.name()}
+		case cmdSetClusterVersion:
+			typ, msg = SetClusterVersionCommand, &raftv1.SetClusterVersion{Version: uint32(r.pick(4))}
 		case cmdRaw:
 			// Any type byte, known or not, with a few payload bytes: malformed entries and the
 			// halt on an unknown command.

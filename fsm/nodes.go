@@ -35,6 +35,10 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 		tag = n.Tag
 	}
 	incarnation := r.GetIncarnation()
+	if have := max(r.GetNodeVersion(), 1); incarnation != "" && have < st.finalised() {
+		return fmt.Errorf("%w: the cluster is finalised at version %d and this node's build supports version %d; start it with a build of version %d or newer",
+			ErrVersionUnsupported, st.finalised(), have, st.finalised())
+	}
 	if tag == "" && id == "" {
 		// A joining node retrying after the answer to its first try was lost: it is the node
 		// registered with its incarnation, not a new one to be given the next tag (the first
@@ -83,6 +87,10 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 		return err
 	}
 	n := Node{Tag: tag, ID: id, RaftAddress: raftAddr, GRPCAddress: grpcAddr, Incarnation: incarnation}
+	if len(st.nodes) == 0 && len(st.retired) == 0 && st.clusterVersion == 0 {
+		// The cluster's first registration: a new cluster starts at its founder's version.
+		st.clusterVersion = r.GetFoundingVersion()
+	}
 	st.nodes[tag] = n
 	if st.separator == "" {
 		st.separator = sep
@@ -144,6 +152,7 @@ func (st *state) applyRemoveNode(r *raftv1.RemoveNode) any {
 	}
 	delete(st.nodes, n.Tag)
 	delete(st.reserved, n.Tag)
+	delete(st.versions, n.Tag)
 	st.retired[n.Tag] = true
 	st.retirePools(n.ID)
 	return n

@@ -52,6 +52,9 @@ var (
 	ProposeAcquireWorker     = Op[*raftv1.AcquireWorker, WorkerLease]{AcquireWorkerCommand}
 	ProposeRenewWorker       = Op[*raftv1.RenewWorker, WorkerLease]{RenewWorkerCommand}
 	ProposeReleaseWorker     = Op[*raftv1.ReleaseWorker, Done]{ReleaseWorkerCommand}
+	ProposeReleaseOwner      = Op[*raftv1.ReleaseOwner, ReleaseResult]{ReleaseOwnerCommand}
+	ProposeNodeVersion       = Op[*raftv1.NodeVersion, Done]{NodeVersionCommand}
+	ProposeSetClusterVersion = Op[*raftv1.SetClusterVersion, Done]{SetClusterVersionCommand}
 )
 
 // Propose frames req as op's command, has a propose it, and returns the FSM's answer as op's

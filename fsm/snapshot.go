@@ -85,6 +85,9 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 			if res := restoredReservations(r); res.Etag > 0 || res.Pools != nil || res.Seal != nil {
 				st.reserved[r.GetTag()] = res
 			}
+			if v := r.GetSupportedVersion(); v > 0 {
+				st.versions[r.GetTag()] = NodeVersion{Version: v, Build: r.GetBuild()}
+			}
 		}),
 		retiredTagRecord: restored(func(st *state, r *raftv1.RetiredTagRecord) {
 			st.retired[r.GetTag()] = true
@@ -106,6 +109,7 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 		settingsRecord: restored(func(st *state, r *raftv1.SettingsRecord) {
 			st.separator = r.GetSeparator()
 			st.clusterSecret = r.GetClusterSecret()
+			st.clusterVersion, st.versionUsed = r.GetClusterVersion(), r.GetVersionUsed()
 		}),
 	}
 }
@@ -181,6 +185,9 @@ func (st *state) records(backup bool) []snapshotRecord {
 		n := st.nodes[k]
 		rec := &raftv1.NodeRecord{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, Incarnation: n.Incarnation}
 		reservationsRecord(rec, st.reserved[k])
+		if nv, ok := st.versions[k]; ok {
+			rec.SupportedVersion, rec.Build = nv.Version, nv.Build
+		}
 		out = append(out, snapshotRecord{typ: nodeRecord, msg: rec})
 	}
 	for _, k := range sortedKeys(st.retired) {
@@ -192,11 +199,11 @@ func (st *state) records(backup bool) []snapshotRecord {
 			out = append(out, snapshotRecord{typ: keyRecord, msg: &raftv1.KeyRecord{Id: k.ID, Database: recordName(k.Database), Role: k.Role, SecretSha256: k.SecretSHA256}})
 		}
 	}
-	settings := &raftv1.SettingsRecord{Separator: st.separator}
+	settings := &raftv1.SettingsRecord{Separator: st.separator, ClusterVersion: st.clusterVersion, VersionUsed: st.versionUsed}
 	if !backup {
 		settings.ClusterSecret = st.clusterSecret
 	}
-	if settings.GetSeparator() != "" || len(settings.GetClusterSecret()) > 0 {
+	if settings.GetSeparator() != "" || len(settings.GetClusterSecret()) > 0 || st.clusterVersion > 0 || st.versionUsed > 0 {
 		out = append(out, snapshotRecord{typ: settingsRecord, msg: settings})
 	}
 	out = append(out, snapshotRecord{typ: clockRecord, msg: &raftv1.ClockRecord{NowMs: st.requests.nowMs}})

@@ -10,8 +10,14 @@ type state struct {
 	// reserved is what each registered node published of its local counters, by tag
 	// (reservations.go); a snapshot writes it in the node's record.
 	reserved map[string]Reservations
-	retired  map[string]bool // tags of removed nodes
-	requests *requestTable
+	// versions is what each registered node said its build supports, by tag
+	// (clusterversion.go); a snapshot writes it in the node's record.
+	versions map[string]NodeVersion
+	// clusterVersion is the finalised cluster version (0 until set: version 1), and
+	// versionUsed the newest version of a command the log applied.
+	clusterVersion, versionUsed uint32
+	retired                     map[string]bool // tags of removed nodes
+	requests                    *requestTable
 	// separator is the cluster's identity parts separator, set by the first node that
 	// registers with one (cluster-wide settings, DESIGN §3); "" until then.
 	separator string
@@ -46,6 +52,7 @@ func newState() *state {
 		keys:      make(map[string]*Key),
 		nodes:     make(map[string]Node),
 		reserved:  make(map[string]Reservations),
+		versions:  make(map[string]NodeVersion),
 		retired:   make(map[string]bool),
 		requests:  newRequestTable(),
 	}

@@ -113,7 +113,7 @@ func join(ctx context.Context, cfg *Config, st datadir.NodeState, asVoter bool, 
 	ctx, cancel := context.WithTimeout(ctx, joinTimeout)
 	defer cancel()
 	req := &idnodev1.AddNodeRequest{Tag: st.Tag, Id: st.RaftID, RaftAddress: cfg.RaftAdvertise, GrpcAddress: cfg.GRPCAdvertise,
-		Incarnation: st.Incarnation, NonVoter: !asVoter, Separator: string(cfg.Separator)}
+		Incarnation: st.Incarnation, NonVoter: !asVoter, Separator: string(cfg.Separator), Version: fsm.CurrentVersion}
 	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
 		resp, err := idnodev1.NewClusterServiceClient(cc).AddNode(ctx, req)
 		if err == nil {

@@ -10,8 +10,14 @@ import (
 )
 
 // propose proposes req as op through Raft on this node (the leader) and returns the FSM's
-// typed answer; errors come back as gRPC statuses, through the one table (raftError).
+// typed answer; errors come back as gRPC statuses, through the one table (raftError). A
+// command the finalised cluster version does not include is refused before Raft
+// (versionAllows): a member on an older build would halt on it.
 func propose[Req proto.Message, Resp any](ctx context.Context, s *Server, op fsm.Op[Req, Resp], req Req) (Resp, error) {
+	var answer Resp
+	if err := s.versionAllows(op.Type); err != nil {
+		return answer, err
+	}
 	answer, err := fsm.Propose(ctx, s.node, op, req)
 	if err != nil {
 		return answer, s.raftError(err)

@@ -36,6 +36,7 @@ var adminMethods = map[string]bool{
 	idnodev1.ClusterService_CreateKey_FullMethodName:          true,
 	idnodev1.ClusterService_DeleteKey_FullMethodName:          true,
 	idnodev1.ClusterService_ListKeys_FullMethodName:           true,
+	idnodev1.ClusterService_SetClusterVersion_FullMethodName:  true,
 }
 
 func needsAdmin(method string, req any) bool {

@@ -101,6 +101,30 @@ func (l leaderSide) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (
 	return &idnodev1.ReleaseResponse{Released: out.Released}, nil
 }
 
+// ReleaseOwner gives back every ID the owner claimed in the database, through Raft (cluster
+// version 2).
+func (s *Server) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwnerRequest) (*idnodev1.ReleaseResponse, error) {
+	if req.GetOwner() == "" {
+		return nil, status.Error(codes.InvalidArgument, "owner is required: ReleaseOwner gives back the claims of one owner")
+	}
+	if err := validateOwner(req.GetOwner()); err != nil {
+		return nil, err
+	}
+	if err := s.arriving(ctx, &req.Database, nil); err != nil {
+		return nil, err
+	}
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReleaseOwner, viaLeader(forwardv1.LeaderClient.ReleaseOwner))
+}
+
+// ReleaseOwner runs on the leader.
+func (l leaderSide) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwnerRequest) (*idnodev1.ReleaseResponse, error) {
+	out, err := propose(ctx, l.s, fsm.ProposeReleaseOwner, &raftv1.ReleaseOwner{Database: req.GetDatabase(), Owner: req.GetOwner()})
+	if err != nil {
+		return nil, err
+	}
+	return &idnodev1.ReleaseResponse{Released: out.Released}, nil
+}
+
 // GetClaims reads the claims on the leader after a read barrier, like ListIdentities: a
 // lookup right after a Claim sees it.
 func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {

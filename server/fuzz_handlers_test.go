@@ -114,6 +114,7 @@ func FuzzHandlers(f *testing.F) {
 	add("/idnode.v1.IdService/GetClaims", &idnodev1.GetClaimsRequest{PageSize: math.MaxInt32})
 	add("/idnode.v1.IdService/AcquireWorker", &idnodev1.AcquireWorkerRequest{WorkerBits: 10, LeaseMs: math.MaxInt64})
 	add("/idnode.v1.IdService/RenewWorker", &idnodev1.RenewWorkerRequest{Worker: math.MaxUint32, Epoch: math.MaxUint64, LeaseMs: 1000})
+	add("/idnode.v1.IdService/ReleaseOwner", &idnodev1.ReleaseOwnerRequest{Owner: "p"})
 	add("/idnode.v1.IdService/ReleaseWorker", &idnodev1.ReleaseWorkerRequest{Worker: 0, Epoch: math.MaxUint64})
 	add("/idnode.v1.IdService/Generate", &idnodev1.GenerateRequest{Numeric: true, Count: math.MaxInt64})
 	add("/idnode.v1.IdService/Explain", &idnodev1.ExplainRequest{Id: "9223372036854775807"})

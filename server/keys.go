@@ -37,7 +37,7 @@ func roleFor(method string) string {
 		idnodev1.SeriesService_VerifySeries_FullMethodName, idnodev1.IdService_ListWorkers_FullMethodName:
 		return fsm.RoleReader
 	case idnodev1.IdService_SeedIdentity_FullMethodName, idnodev1.IdService_SeedHiLo_FullMethodName,
-		idnodev1.SeriesService_CreateSeries_FullMethodName:
+		idnodev1.SeriesService_CreateSeries_FullMethodName, idnodev1.IdService_ReleaseOwner_FullMethodName:
 		return fsm.RoleAdmin
 	case idnodev1.IdService_Generate_FullMethodName, idnodev1.IdService_NextIdentity_FullMethodName,
 		idnodev1.IdService_NextHiLo_FullMethodName, idnodev1.IdService_ReturnHiLo_FullMethodName,

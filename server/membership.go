@@ -48,9 +48,13 @@ func (l leaderSide) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (
 	if err := l.s.endpointHeld(ctx, req); err != nil {
 		return nil, toStatus(err)
 	}
+	if err := l.s.joinAllowed(req); err != nil {
+		return nil, err
+	}
 	n, err := propose(ctx, l.s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{
 		Tag: req.GetTag(), Id: req.GetId(), RaftAddress: req.GetRaftAddress(),
 		GrpcAddress: req.GetGrpcAddress(), Incarnation: req.GetIncarnation(), Separator: req.GetSeparator(),
+		FoundingVersion: fsm.CurrentVersion, NodeVersion: req.GetVersion(),
 	})
 	if err != nil {
 		return nil, err
@@ -83,7 +87,7 @@ func (s *Server) reserveConfiguredTags(ctx context.Context) error {
 		if registered[m.ID] || !ok {
 			continue
 		}
-		if _, err := propose(ctx, s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{Tag: tag, Id: m.ID, RaftAddress: m.Address}); err != nil {
+		if _, err := propose(ctx, s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{Tag: tag, Id: m.ID, RaftAddress: m.Address, FoundingVersion: fsm.CurrentVersion}); err != nil {
 			return err
 		}
 	}

@@ -31,6 +31,8 @@ func TestNeedsAdmin(t *testing.T) {
 		{idnodev1.ClusterService_Backup_FullMethodName, nil, true},
 		{idnodev1.ClusterService_Restore_FullMethodName, nil, true},
 		{idnodev1.ClusterService_Status_FullMethodName, nil, false},
+		{idnodev1.ClusterService_SetClusterVersion_FullMethodName, nil, true},
+		{idnodev1.ClusterService_ClusterVersion_FullMethodName, nil, false},
 		{idnodev1.IdService_SeedIdentity_FullMethodName, &idnodev1.SeedIdentityRequest{Force: true}, true},
 		{idnodev1.IdService_SeedIdentity_FullMethodName, &idnodev1.SeedIdentityRequest{}, false},
 		{idnodev1.IdService_Generate_FullMethodName, &idnodev1.GenerateRequest{}, false},

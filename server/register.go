@@ -21,6 +21,7 @@ func (s *Server) registerSelf(ctx context.Context) {
 	for {
 		err := s.ensureRegistered(ctx)
 		if err == nil {
+			s.keepVersionRecorded(ctx)
 			return
 		}
 		msg := err.Error()
@@ -44,6 +45,10 @@ func (s *Server) registerSelf(ctx context.Context) {
 }
 
 func (s *Server) ensureRegistered(ctx context.Context) error {
+	if cv := s.node.FSM().ClusterVersion(); cv.Finalised > fsm.CurrentVersion {
+		return status.Errorf(codes.FailedPrecondition, "the cluster is finalised at version %d and this build supports version %d: it would halt on the log; start this node with a build of version %d or newer",
+			cv.Finalised, fsm.CurrentVersion, cv.Finalised)
+	}
 	if sep := s.node.FSM().Separator(); sep != "" && sep != string(s.cfg.Separator) {
 		return toStatus(fmt.Errorf("%w: the cluster's is %q, this node's %q; start it with --separator %q",
 			fsm.ErrSeparatorDiffers, sep, string(s.cfg.Separator), sep))
@@ -58,7 +63,7 @@ func (s *Server) ensureRegistered(ctx context.Context) error {
 		_, err := s.AddNode(ctx, &idnodev1.AddNodeRequest{
 			Tag: s.cfg.Tag, Id: s.node.ID(), RaftAddress: s.cfg.RaftAddress,
 			GrpcAddress: s.cfg.GRPCAddress, Incarnation: s.cfg.State.Incarnation, Separator: string(s.cfg.Separator),
-			NonVoter: !self.Voter,
+			NonVoter: !self.Voter, Version: fsm.CurrentVersion,
 		})
 		if err != nil {
 			return err

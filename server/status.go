@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/fsm"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/version"
@@ -29,6 +30,9 @@ const (
 	commitIndexHeader  = "idnode-commit-index"
 	appliedIndexHeader = "idnode-applied-index"
 	storageFaultHeader = "idnode-storage-fault"
+	// supportedVersionHeader is the cluster version the node's build supports (finalising
+	// checks every member's); builds from before cluster versions send none.
+	supportedVersionHeader = "idnode-supported-version"
 )
 
 // withFactsOnProbe answers a health check on the internal port with the node's version and
@@ -37,7 +41,8 @@ const (
 func (s *Server) withFactsOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if info.FullMethod == healthpb.Health_Check_FullMethodName {
 		md := metadata.Pairs(versionHeader, version.Get().String(), commitIndexHeader, strconv.FormatUint(s.node.CommitIndex(), 10),
-			appliedIndexHeader, strconv.FormatUint(s.node.AppliedIndex(), 10))
+			appliedIndexHeader, strconv.FormatUint(s.node.AppliedIndex(), 10),
+			supportedVersionHeader, strconv.FormatUint(uint64(fsm.CurrentVersion), 10))
 		if s.joinUnfinished() {
 			md.Set(joinHeader, joinUnfinishedValue)
 		}
@@ -87,6 +92,7 @@ func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*i
 		out.LeaderChanges = append(out.LeaderChanges, lc)
 	}
 	out.Issued = s.issued.snapshot()
+	out.ClusterVersion = s.clusterVersion()
 	byID := make(map[string]*idnodev1.NodeStatus)
 	for _, n := range s.node.FSM().Nodes() {
 		byID[n.ID] = &idnodev1.NodeStatus{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, State: "unknown"}
@@ -113,6 +119,7 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 		case ns.Id == s.node.ID():
 			ns.State, ns.Reachable, ns.Version, ns.JoinUnfinished = s.node.State(), true, version.Get().String(), s.joinUnfinished()
 			ns.AppliedIndex, ns.CommitIndex, ns.StorageFault = s.node.AppliedIndex(), s.node.CommitIndex(), s.storageFault()
+			ns.SupportedVersion = fsm.CurrentVersion
 			continue
 		case ns.Id == leaderID:
 			ns.State = "leader"
@@ -152,6 +159,9 @@ func (s *Server) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
 	ns.JoinUnfinished = first(joinHeader) == joinUnfinishedValue
 	ns.AppliedIndex, _ = strconv.ParseUint(first(appliedIndexHeader), 10, 64)
 	ns.CommitIndex, _ = strconv.ParseUint(first(commitIndexHeader), 10, 64)
+	if v, err := strconv.ParseUint(first(supportedVersionHeader), 10, 32); err == nil {
+		ns.SupportedVersion = uint32(v)
+	}
 }
 
 // probeNode asks the health service of the node at addr (its Raft address), within

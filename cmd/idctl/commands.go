@@ -154,6 +154,15 @@ type statusOut struct {
 	Leader     string    `json:"leader"`
 	AnsweredBy string    `json:"answered_by"`
 	Nodes      []nodeRow `json:"nodes"`
+	// ClusterVersion is the cluster version as the answering node has it (absent from nodes
+	// older than cluster versions).
+	ClusterVersion *clusterVersionOut `json:"cluster_version,omitempty"`
+}
+
+type clusterVersionOut struct {
+	Finalised uint32 `json:"finalised"`
+	Effective uint32 `json:"effective"`
+	Notice    string `json:"notice,omitempty"`
 }
 
 func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
@@ -172,6 +181,9 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		self := c.selfReports(e.ctx, st)
 		out := statusOut{Leader: st.GetLeader(), AnsweredBy: st.GetSelf()}
+		if cv := st.GetClusterVersion(); cv != nil {
+			out.ClusterVersion = &clusterVersionOut{Finalised: cv.GetFinalised(), Effective: cv.GetEffective(), Notice: versionNotice(cv)}
+		}
 		for _, n := range st.GetNodes() {
 			row := nodeRow{Tag: n.GetTag(), ID: n.GetId(), GRPCAddress: n.GetGrpcAddress(), RaftAddress: n.GetRaftAddress(),
 				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable(), Version: n.GetVersion(), JoinUnfinished: n.GetJoinUnfinished()}
@@ -201,6 +213,9 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if cv := out.ClusterVersion; cv != nil && cv.Notice != "" {
+			fmt.Fprintln(e.stdout, cv.Notice)
 		}
 		for _, r := range out.Nodes {
 			if r.StorageFault != "" {

@@ -88,6 +88,7 @@ func (o *ops) serve(gs *grpc.Server, raft *cluster.Node, log *slog.Logger) (func
 	}
 	o.metrics.GRPC.InitializeMetrics(gs)
 	o.metrics.WatchRaft(raft)
+	o.metrics.WatchClusterVersion(raft.FSM())
 	return o.metrics.Serve(o.cfg.metricsAddr, o.cfg.pprof, log)
 }
 

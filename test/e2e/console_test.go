@@ -195,6 +195,9 @@ func TestConsole(t *testing.T) {
 	if err != nil || rows != len(clusterTags) {
 		t.Errorf("the members table has %d rows (%v); want %d", rows, err, len(clusterTags))
 	}
+	if got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#cluster-version"))); err != nil || got != strconv.FormatUint(uint64(fsm.CurrentVersion), 10) {
+		t.Errorf("the console shows cluster version %q (%v); a new cluster is at %d", got, err, fsm.CurrentVersion)
+	}
 	screenshot(t, tab, "console-cluster")
 
 	const name = "orders"

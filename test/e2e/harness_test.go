@@ -147,6 +147,7 @@ type nodeOpts struct {
 	Extra    []string // further flags, appended as given
 	Env      []string // KEY=VALUE added to the environment (IDNODE_* of the parent are always dropped)
 	Dir      string   // working directory; default a fresh t.TempDir()
+	Binary   string   // the daemon to run; default this tree's (buildIdnode)
 
 	// RawArgs, when non-nil, is the whole argument list, replacing every flag above. GRPCAddr
 	// must then still say where the node will serve (e.g. the default 127.0.0.1:7070).
@@ -179,7 +180,10 @@ type proc struct {
 // the test failed). It does not wait for the node to serve: see waitServing.
 func startNode(t testing.TB, opts nodeOpts) *proc {
 	t.Helper()
-	bin := buildIdnode(t)
+	bin := opts.Binary
+	if bin == "" {
+		bin = buildIdnode(t)
+	}
 	if opts.Tag == "" {
 		opts.Tag = "A"
 	}

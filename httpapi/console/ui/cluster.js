@@ -42,6 +42,21 @@ function showRates(issued) {
   lastIssued = { at: now, issued };
 }
 
+// showVersion shows the finalised cluster version, and whether an upgrade awaits finalisation
+// (idctl cluster version finalise) or a member runs an older build.
+function showVersion(cv) {
+  const finalised = cv.finalised ?? 1;
+  const effective = cv.effective ?? finalised;
+  const older = (cv.members || []).filter((m) => (m.version ?? 1) < finalised).map((m) => m.tag);
+  if (older.length > 0) {
+    set('cluster-version', `${finalised}; older builds on ${older.join(', ')}`, 'bad');
+  } else if (effective > finalised) {
+    set('cluster-version', `${finalised}; every member supports ${effective}: finalise it (idctl cluster version finalise)`);
+  } else {
+    set('cluster-version', String(finalised), 'good');
+  }
+}
+
 function showStatus(st) {
   set('self', st.self || '?');
   const leader = st.leader || '';
@@ -52,6 +67,7 @@ function showStatus(st) {
   const lag = BigInt(st.commitIndex ?? 0) - BigInt(st.appliedIndex ?? 0);
   set('applied', `${st.appliedIndex ?? 0} (${lag} behind)`, lag > 16n ? 'bad' : undefined);
   set('storage', st.storageFault || 'ok', st.storageFault ? 'bad' : 'good');
+  showVersion(st.clusterVersion || {});
   const commit = BigInt(st.commitIndex ?? 0);
   fillRows('nodes', st.nodes || [], (row, n) => {
     row.dataset.tag = n.tag;

@@ -1936,6 +1936,59 @@ func (x *ReleaseRequest) GetDatabase() string {
 	return ""
 }
 
+type ReleaseOwnerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The database; empty is "default".
+	Database      string `protobuf:"bytes,2,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseOwnerRequest) Reset() {
+	*x = ReleaseOwnerRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseOwnerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseOwnerRequest) ProtoMessage() {}
+
+func (x *ReleaseOwnerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseOwnerRequest.ProtoReflect.Descriptor instead.
+func (*ReleaseOwnerRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ReleaseOwnerRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ReleaseOwnerRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 type ReleaseResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// How many of the IDs were claimed and are released now.
@@ -1946,7 +1999,7 @@ type ReleaseResponse struct {
 
 func (x *ReleaseResponse) Reset() {
 	*x = ReleaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1958,7 +2011,7 @@ func (x *ReleaseResponse) String() string {
 func (*ReleaseResponse) ProtoMessage() {}
 
 func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[25]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1971,7 +2024,7 @@ func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
 func (*ReleaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{25}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ReleaseResponse) GetReleased() int64 {
@@ -2001,7 +2054,7 @@ type GetClaimsRequest struct {
 
 func (x *GetClaimsRequest) Reset() {
 	*x = GetClaimsRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2066,7 @@ func (x *GetClaimsRequest) String() string {
 func (*GetClaimsRequest) ProtoMessage() {}
 
 func (x *GetClaimsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[26]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,7 +2079,7 @@ func (x *GetClaimsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClaimsRequest.ProtoReflect.Descriptor instead.
 func (*GetClaimsRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{26}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetClaimsRequest) GetIds() []string {
@@ -2075,7 +2128,7 @@ type Claim struct {
 
 func (x *Claim) Reset() {
 	*x = Claim{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2087,7 +2140,7 @@ func (x *Claim) String() string {
 func (*Claim) ProtoMessage() {}
 
 func (x *Claim) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[27]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2100,7 +2153,7 @@ func (x *Claim) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Claim.ProtoReflect.Descriptor instead.
 func (*Claim) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{27}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Claim) GetId() string {
@@ -2129,7 +2182,7 @@ type GetClaimsResponse struct {
 
 func (x *GetClaimsResponse) Reset() {
 	*x = GetClaimsResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2141,7 +2194,7 @@ func (x *GetClaimsResponse) String() string {
 func (*GetClaimsResponse) ProtoMessage() {}
 
 func (x *GetClaimsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[28]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2154,7 +2207,7 @@ func (x *GetClaimsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClaimsResponse.ProtoReflect.Descriptor instead.
 func (*GetClaimsResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{28}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetClaimsResponse) GetClaims() []*Claim {
@@ -2194,7 +2247,7 @@ type NextHiLoRequest struct {
 
 func (x *NextHiLoRequest) Reset() {
 	*x = NextHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2206,7 +2259,7 @@ func (x *NextHiLoRequest) String() string {
 func (*NextHiLoRequest) ProtoMessage() {}
 
 func (x *NextHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[29]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2219,7 +2272,7 @@ func (x *NextHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextHiLoRequest.ProtoReflect.Descriptor instead.
 func (*NextHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{29}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *NextHiLoRequest) GetTag() string {
@@ -2292,7 +2345,7 @@ type NextHiLoResponse struct {
 
 func (x *NextHiLoResponse) Reset() {
 	*x = NextHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2304,7 +2357,7 @@ func (x *NextHiLoResponse) String() string {
 func (*NextHiLoResponse) ProtoMessage() {}
 
 func (x *NextHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[30]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2317,7 +2370,7 @@ func (x *NextHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextHiLoResponse.ProtoReflect.Descriptor instead.
 func (*NextHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{30}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *NextHiLoResponse) GetPrefix() string {
@@ -2390,7 +2443,7 @@ type ReturnHiLoRequest struct {
 
 func (x *ReturnHiLoRequest) Reset() {
 	*x = ReturnHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2402,7 +2455,7 @@ func (x *ReturnHiLoRequest) String() string {
 func (*ReturnHiLoRequest) ProtoMessage() {}
 
 func (x *ReturnHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[31]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2415,7 +2468,7 @@ func (x *ReturnHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnHiLoRequest.ProtoReflect.Descriptor instead.
 func (*ReturnHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{31}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ReturnHiLoRequest) GetTag() string {
@@ -2464,7 +2517,7 @@ type ReturnHiLoResponse struct {
 
 func (x *ReturnHiLoResponse) Reset() {
 	*x = ReturnHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2476,7 +2529,7 @@ func (x *ReturnHiLoResponse) String() string {
 func (*ReturnHiLoResponse) ProtoMessage() {}
 
 func (x *ReturnHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[32]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2489,7 +2542,7 @@ func (x *ReturnHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReturnHiLoResponse.ProtoReflect.Descriptor instead.
 func (*ReturnHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{32}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ReturnHiLoResponse) GetReturned() bool {
@@ -2513,7 +2566,7 @@ type SeedHiLoRequest struct {
 
 func (x *SeedHiLoRequest) Reset() {
 	*x = SeedHiLoRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2525,7 +2578,7 @@ func (x *SeedHiLoRequest) String() string {
 func (*SeedHiLoRequest) ProtoMessage() {}
 
 func (x *SeedHiLoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[33]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2538,7 +2591,7 @@ func (x *SeedHiLoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedHiLoRequest.ProtoReflect.Descriptor instead.
 func (*SeedHiLoRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{33}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SeedHiLoRequest) GetTag() string {
@@ -2573,7 +2626,7 @@ type SeedHiLoResponse struct {
 
 func (x *SeedHiLoResponse) Reset() {
 	*x = SeedHiLoResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2585,7 +2638,7 @@ func (x *SeedHiLoResponse) String() string {
 func (*SeedHiLoResponse) ProtoMessage() {}
 
 func (x *SeedHiLoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[34]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2598,7 +2651,7 @@ func (x *SeedHiLoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedHiLoResponse.ProtoReflect.Descriptor instead.
 func (*SeedHiLoResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{34}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *SeedHiLoResponse) GetMax() int64 {
@@ -2606,6 +2659,236 @@ func (x *SeedHiLoResponse) GetMax() int64 {
 		return x.Max
 	}
 	return 0
+}
+
+type ClusterVersionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClusterVersionRequest) Reset() {
+	*x = ClusterVersionRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClusterVersionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClusterVersionRequest) ProtoMessage() {}
+
+func (x *ClusterVersionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClusterVersionRequest.ProtoReflect.Descriptor instead.
+func (*ClusterVersionRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
+}
+
+type SetClusterVersionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Version       uint32                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetClusterVersionRequest) Reset() {
+	*x = SetClusterVersionRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetClusterVersionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetClusterVersionRequest) ProtoMessage() {}
+
+func (x *SetClusterVersionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetClusterVersionRequest.ProtoReflect.Descriptor instead.
+func (*SetClusterVersionRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *SetClusterVersionRequest) GetVersion() uint32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+type ClusterVersionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version in force: the leader proposes only its commands.
+	Finalised uint32 `protobuf:"varint,1,opt,name=finalised,proto3" json:"finalised,omitempty"`
+	// The lowest version the members' builds support: the highest that may be finalised.
+	Effective uint32 `protobuf:"varint,2,opt,name=effective,proto3" json:"effective,omitempty"`
+	// The lowest version a downgrade may go to: the newest whose commands are in the log.
+	DowngradeFloor uint32 `protobuf:"varint,3,opt,name=downgrade_floor,json=downgradeFloor,proto3" json:"downgrade_floor,omitempty"`
+	// The version the answering node's build supports.
+	Supported uint32 `protobuf:"varint,4,opt,name=supported,proto3" json:"supported,omitempty"`
+	// Each Raft member: what it said its build supports (version 1 and no build when it said
+	// nothing: a build from before cluster versions).
+	Members       []*MemberVersion `protobuf:"bytes,5,rep,name=members,proto3" json:"members,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClusterVersionResponse) Reset() {
+	*x = ClusterVersionResponse{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClusterVersionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClusterVersionResponse) ProtoMessage() {}
+
+func (x *ClusterVersionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClusterVersionResponse.ProtoReflect.Descriptor instead.
+func (*ClusterVersionResponse) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *ClusterVersionResponse) GetFinalised() uint32 {
+	if x != nil {
+		return x.Finalised
+	}
+	return 0
+}
+
+func (x *ClusterVersionResponse) GetEffective() uint32 {
+	if x != nil {
+		return x.Effective
+	}
+	return 0
+}
+
+func (x *ClusterVersionResponse) GetDowngradeFloor() uint32 {
+	if x != nil {
+		return x.DowngradeFloor
+	}
+	return 0
+}
+
+func (x *ClusterVersionResponse) GetSupported() uint32 {
+	if x != nil {
+		return x.Supported
+	}
+	return 0
+}
+
+func (x *ClusterVersionResponse) GetMembers() []*MemberVersion {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+type MemberVersion struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tag           string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	Version       uint32                 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	Build         string                 `protobuf:"bytes,3,opt,name=build,proto3" json:"build,omitempty"`
+	Voter         bool                   `protobuf:"varint,4,opt,name=voter,proto3" json:"voter,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemberVersion) Reset() {
+	*x = MemberVersion{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemberVersion) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemberVersion) ProtoMessage() {}
+
+func (x *MemberVersion) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemberVersion.ProtoReflect.Descriptor instead.
+func (*MemberVersion) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *MemberVersion) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *MemberVersion) GetVersion() uint32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *MemberVersion) GetBuild() string {
+	if x != nil {
+		return x.Build
+	}
+	return ""
+}
+
+func (x *MemberVersion) GetVoter() bool {
+	if x != nil {
+		return x.Voter
+	}
+	return false
 }
 
 type CreateKeyRequest struct {
@@ -2621,7 +2904,7 @@ type CreateKeyRequest struct {
 
 func (x *CreateKeyRequest) Reset() {
 	*x = CreateKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2633,7 +2916,7 @@ func (x *CreateKeyRequest) String() string {
 func (*CreateKeyRequest) ProtoMessage() {}
 
 func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[35]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2646,7 +2929,7 @@ func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyRequest.ProtoReflect.Descriptor instead.
 func (*CreateKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{35}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CreateKeyRequest) GetDatabase() string {
@@ -2674,7 +2957,7 @@ type CreateKeyResponse struct {
 
 func (x *CreateKeyResponse) Reset() {
 	*x = CreateKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2686,7 +2969,7 @@ func (x *CreateKeyResponse) String() string {
 func (*CreateKeyResponse) ProtoMessage() {}
 
 func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2699,7 +2982,7 @@ func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyResponse.ProtoReflect.Descriptor instead.
 func (*CreateKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CreateKeyResponse) GetId() string {
@@ -2725,7 +3008,7 @@ type DeleteKeyRequest struct {
 
 func (x *DeleteKeyRequest) Reset() {
 	*x = DeleteKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2737,7 +3020,7 @@ func (x *DeleteKeyRequest) String() string {
 func (*DeleteKeyRequest) ProtoMessage() {}
 
 func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2750,7 +3033,7 @@ func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *DeleteKeyRequest) GetId() string {
@@ -2768,7 +3051,7 @@ type DeleteKeyResponse struct {
 
 func (x *DeleteKeyResponse) Reset() {
 	*x = DeleteKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2780,7 +3063,7 @@ func (x *DeleteKeyResponse) String() string {
 func (*DeleteKeyResponse) ProtoMessage() {}
 
 func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2793,7 +3076,7 @@ func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
 }
 
 type ListKeysRequest struct {
@@ -2804,7 +3087,7 @@ type ListKeysRequest struct {
 
 func (x *ListKeysRequest) Reset() {
 	*x = ListKeysRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2816,7 +3099,7 @@ func (x *ListKeysRequest) String() string {
 func (*ListKeysRequest) ProtoMessage() {}
 
 func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2829,7 +3112,7 @@ func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListKeysRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
 }
 
 type KeyStatus struct {
@@ -2843,7 +3126,7 @@ type KeyStatus struct {
 
 func (x *KeyStatus) Reset() {
 	*x = KeyStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2855,7 +3138,7 @@ func (x *KeyStatus) String() string {
 func (*KeyStatus) ProtoMessage() {}
 
 func (x *KeyStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2868,7 +3151,7 @@ func (x *KeyStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyStatus.ProtoReflect.Descriptor instead.
 func (*KeyStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *KeyStatus) GetId() string {
@@ -2901,7 +3184,7 @@ type ListKeysResponse struct {
 
 func (x *ListKeysResponse) Reset() {
 	*x = ListKeysResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2913,7 +3196,7 @@ func (x *ListKeysResponse) String() string {
 func (*ListKeysResponse) ProtoMessage() {}
 
 func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2926,7 +3209,7 @@ func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListKeysResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListKeysResponse) GetKeys() []*KeyStatus {
@@ -2944,7 +3227,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2956,7 +3239,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2969,7 +3252,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
 }
 
 type WhoAmIResponse struct {
@@ -2988,7 +3271,7 @@ type WhoAmIResponse struct {
 
 func (x *WhoAmIResponse) Reset() {
 	*x = WhoAmIResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3000,7 +3283,7 @@ func (x *WhoAmIResponse) String() string {
 func (*WhoAmIResponse) ProtoMessage() {}
 
 func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3013,7 +3296,7 @@ func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIResponse.ProtoReflect.Descriptor instead.
 func (*WhoAmIResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *WhoAmIResponse) GetAdmin() string {
@@ -3056,7 +3339,7 @@ type CreateDatabaseRequest struct {
 
 func (x *CreateDatabaseRequest) Reset() {
 	*x = CreateDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3068,7 +3351,7 @@ func (x *CreateDatabaseRequest) String() string {
 func (*CreateDatabaseRequest) ProtoMessage() {}
 
 func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3081,7 +3364,7 @@ func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CreateDatabaseRequest) GetName() string {
@@ -3120,7 +3403,7 @@ type CreateDatabaseResponse struct {
 
 func (x *CreateDatabaseResponse) Reset() {
 	*x = CreateDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3132,7 +3415,7 @@ func (x *CreateDatabaseResponse) String() string {
 func (*CreateDatabaseResponse) ProtoMessage() {}
 
 func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3145,7 +3428,7 @@ func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
 }
 
 type DeleteDatabaseRequest struct {
@@ -3158,7 +3441,7 @@ type DeleteDatabaseRequest struct {
 
 func (x *DeleteDatabaseRequest) Reset() {
 	*x = DeleteDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3170,7 +3453,7 @@ func (x *DeleteDatabaseRequest) String() string {
 func (*DeleteDatabaseRequest) ProtoMessage() {}
 
 func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3183,7 +3466,7 @@ func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *DeleteDatabaseRequest) GetName() string {
@@ -3208,7 +3491,7 @@ type DeleteDatabaseResponse struct {
 
 func (x *DeleteDatabaseResponse) Reset() {
 	*x = DeleteDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3220,7 +3503,7 @@ func (x *DeleteDatabaseResponse) String() string {
 func (*DeleteDatabaseResponse) ProtoMessage() {}
 
 func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3233,7 +3516,7 @@ func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
 }
 
 type ListDatabasesRequest struct {
@@ -3244,7 +3527,7 @@ type ListDatabasesRequest struct {
 
 func (x *ListDatabasesRequest) Reset() {
 	*x = ListDatabasesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3256,7 +3539,7 @@ func (x *ListDatabasesRequest) String() string {
 func (*ListDatabasesRequest) ProtoMessage() {}
 
 func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3269,7 +3552,7 @@ func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesRequest.ProtoReflect.Descriptor instead.
 func (*ListDatabasesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
 }
 
 type DatabaseStatus struct {
@@ -3288,7 +3571,7 @@ type DatabaseStatus struct {
 
 func (x *DatabaseStatus) Reset() {
 	*x = DatabaseStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3300,7 +3583,7 @@ func (x *DatabaseStatus) String() string {
 func (*DatabaseStatus) ProtoMessage() {}
 
 func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3313,7 +3596,7 @@ func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseStatus.ProtoReflect.Descriptor instead.
 func (*DatabaseStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *DatabaseStatus) GetName() string {
@@ -3374,7 +3657,7 @@ type ListDatabasesResponse struct {
 
 func (x *ListDatabasesResponse) Reset() {
 	*x = ListDatabasesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3386,7 +3669,7 @@ func (x *ListDatabasesResponse) String() string {
 func (*ListDatabasesResponse) ProtoMessage() {}
 
 func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3399,7 +3682,7 @@ func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesResponse.ProtoReflect.Descriptor instead.
 func (*ListDatabasesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListDatabasesResponse) GetDatabases() []*DatabaseStatus {
@@ -3419,7 +3702,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3431,7 +3714,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3444,7 +3727,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *StatusRequest) GetConsistent() bool {
@@ -3475,16 +3758,19 @@ type NodeStatus struct {
 	JoinUnfinished bool `protobuf:"varint,40,opt,name=join_unfinished,json=joinUnfinished,proto3" json:"join_unfinished,omitempty"`
 	// The node's applied and commit index and its storage fault (see StatusResponse), from the
 	// node itself or its answer to the reachability probe; zero and empty when it did not say.
-	AppliedIndex  uint64 `protobuf:"varint,9,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
-	CommitIndex   uint64 `protobuf:"varint,10,opt,name=commit_index,json=commitIndex,proto3" json:"commit_index,omitempty"`
-	StorageFault  string `protobuf:"bytes,11,opt,name=storage_fault,json=storageFault,proto3" json:"storage_fault,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	AppliedIndex uint64 `protobuf:"varint,9,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
+	CommitIndex  uint64 `protobuf:"varint,10,opt,name=commit_index,json=commitIndex,proto3" json:"commit_index,omitempty"`
+	StorageFault string `protobuf:"bytes,11,opt,name=storage_fault,json=storageFault,proto3" json:"storage_fault,omitempty"`
+	// The cluster version the node's build supports, from its answer to the probe; 0 when it
+	// did not say (a build from before cluster versions, or no answer).
+	SupportedVersion uint32 `protobuf:"varint,12,opt,name=supported_version,json=supportedVersion,proto3" json:"supported_version,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3496,7 +3782,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3509,7 +3795,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *NodeStatus) GetTag() string {
@@ -3596,6 +3882,13 @@ func (x *NodeStatus) GetStorageFault() string {
 	return ""
 }
 
+func (x *NodeStatus) GetSupportedVersion() uint32 {
+	if x != nil {
+		return x.SupportedVersion
+	}
+	return 0
+}
+
 // A change of leader, as the answering node saw it.
 type LeaderChange struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3610,7 +3903,7 @@ type LeaderChange struct {
 
 func (x *LeaderChange) Reset() {
 	*x = LeaderChange{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3622,7 +3915,7 @@ func (x *LeaderChange) String() string {
 func (*LeaderChange) ProtoMessage() {}
 
 func (x *LeaderChange) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3635,7 +3928,7 @@ func (x *LeaderChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderChange.ProtoReflect.Descriptor instead.
 func (*LeaderChange) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *LeaderChange) GetAtMs() int64 {
@@ -3680,14 +3973,16 @@ type StatusResponse struct {
 	// guid, server-side, identity, hilo: the numbers of the ranges, series, numeric): the counts
 	// behind idnode_ids_issued_total, kept with metrics off too. Two answers a second apart give
 	// the rates.
-	Issued        map[string]uint64 `protobuf:"bytes,9,rep,name=issued,proto3" json:"issued,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Issued map[string]uint64 `protobuf:"bytes,9,rep,name=issued,proto3" json:"issued,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// The cluster version as the answering node's FSM has it.
+	ClusterVersion *ClusterVersionResponse `protobuf:"bytes,10,opt,name=cluster_version,json=clusterVersion,proto3" json:"cluster_version,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3699,7 +3994,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3712,7 +4007,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *StatusResponse) GetLeader() string {
@@ -3778,6 +4073,13 @@ func (x *StatusResponse) GetIssued() map[string]uint64 {
 	return nil
 }
 
+func (x *StatusResponse) GetClusterVersion() *ClusterVersionResponse {
+	if x != nil {
+		return x.ClusterVersion
+	}
+	return nil
+}
+
 type AddNodeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tag for the new node; empty lets the cluster assign the next free one.
@@ -3794,14 +4096,18 @@ type AddNodeRequest struct {
 	// Set by a node registering itself: its identity parts separator. The cluster's is set by
 	// the first node that registers; a node configured with another is refused
 	// (FAILED_PRECONDITION).
-	Separator     string `protobuf:"bytes,7,opt,name=separator,proto3" json:"separator,omitempty"`
+	Separator string `protobuf:"bytes,7,opt,name=separator,proto3" json:"separator,omitempty"`
+	// Set by a node registering itself: the cluster version its build supports (0 from builds
+	// older than cluster versions, taken as 1). A node below the cluster's finalised version is
+	// refused (FAILED_PRECONDITION) before it joins: it would halt on the log.
+	Version       uint32 `protobuf:"varint,8,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3813,7 +4119,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3826,7 +4132,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -3878,6 +4184,13 @@ func (x *AddNodeRequest) GetSeparator() string {
 	return ""
 }
 
+func (x *AddNodeRequest) GetVersion() uint32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 type AddNodeResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Node  *NodeStatus            `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
@@ -3889,7 +4202,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3901,7 +4214,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3914,7 +4227,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -3940,7 +4253,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3952,7 +4265,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3965,7 +4278,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -3983,7 +4296,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3995,7 +4308,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4008,7 +4321,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
 }
 
 type TransferLeadershipRequest struct {
@@ -4021,7 +4334,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4033,7 +4346,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4046,7 +4359,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -4065,7 +4378,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4077,7 +4390,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4090,7 +4403,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -4113,7 +4426,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4125,7 +4438,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4138,7 +4451,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -4161,7 +4474,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4173,7 +4486,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4186,7 +4499,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -4220,7 +4533,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4232,7 +4545,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4245,7 +4558,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -4283,7 +4596,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4295,7 +4608,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4308,7 +4621,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -4418,7 +4731,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4430,7 +4743,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4443,7 +4756,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -4504,7 +4817,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4516,7 +4829,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4529,7 +4842,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -4565,7 +4878,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4577,7 +4890,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4590,7 +4903,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *Series) GetDatabase() string {
@@ -4693,7 +5006,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4705,7 +5018,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4718,7 +5031,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -4737,7 +5050,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4749,7 +5062,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4762,7 +5075,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -4783,7 +5096,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4795,7 +5108,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4808,7 +5121,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -4844,7 +5157,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4856,7 +5169,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4869,7 +5182,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -4923,7 +5236,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4935,7 +5248,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4948,7 +5261,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -4979,7 +5292,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4991,7 +5304,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5004,7 +5317,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -5072,7 +5385,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5084,7 +5397,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5097,7 +5410,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -5138,7 +5451,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5150,7 +5463,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5163,7 +5476,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -5291,7 +5604,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5303,7 +5616,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5316,7 +5629,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -5357,7 +5670,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5369,7 +5682,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5382,7 +5695,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -5415,7 +5728,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5427,7 +5740,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5440,7 +5753,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -5615,7 +5928,10 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x0eReleaseRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"-\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"G\n" +
+	"\x13ReleaseOwnerRequest\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1a\n" +
+	"\bdatabase\x18\x02 \x01(\tR\bdatabase\"-\n" +
 	"\x0fReleaseResponse\x12\x1a\n" +
 	"\breleased\x18\x01 \x01(\x03R\breleased\"\x94\x01\n" +
 	"\x10GetClaimsRequest\x12\x10\n" +
@@ -5662,7 +5978,21 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +
 	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"$\n" +
 	"\x10SeedHiLoResponse\x12\x10\n" +
-	"\x03max\x18\x01 \x01(\x03R\x03max\"B\n" +
+	"\x03max\x18\x01 \x01(\x03R\x03max\"\x17\n" +
+	"\x15ClusterVersionRequest\"4\n" +
+	"\x18SetClusterVersionRequest\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\rR\aversion\"\xcf\x01\n" +
+	"\x16ClusterVersionResponse\x12\x1c\n" +
+	"\tfinalised\x18\x01 \x01(\rR\tfinalised\x12\x1c\n" +
+	"\teffective\x18\x02 \x01(\rR\teffective\x12'\n" +
+	"\x0fdowngrade_floor\x18\x03 \x01(\rR\x0edowngradeFloor\x12\x1c\n" +
+	"\tsupported\x18\x04 \x01(\rR\tsupported\x122\n" +
+	"\amembers\x18\x05 \x03(\v2\x18.idnode.v1.MemberVersionR\amembers\"g\n" +
+	"\rMemberVersion\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\rR\aversion\x12\x14\n" +
+	"\x05build\x18\x03 \x01(\tR\x05build\x12\x14\n" +
+	"\x05voter\x18\x04 \x01(\bR\x05voter\"B\n" +
 	"\x10CreateKeyRequest\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04role\x18\x02 \x01(\tR\x04role\"5\n" +
@@ -5712,7 +6042,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rStatusRequest\x12\x1e\n" +
 	"\n" +
 	"consistent\x18\x01 \x01(\bR\n" +
-	"consistent\"\xee\x02\n" +
+	"consistent\"\x9b\x03\n" +
 	"\n" +
 	"NodeStatus\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -5727,11 +6057,12 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rapplied_index\x18\t \x01(\x04R\fappliedIndex\x12!\n" +
 	"\fcommit_index\x18\n" +
 	" \x01(\x04R\vcommitIndex\x12#\n" +
-	"\rstorage_fault\x18\v \x01(\tR\fstorageFault\"O\n" +
+	"\rstorage_fault\x18\v \x01(\tR\fstorageFault\x12+\n" +
+	"\x11supported_version\x18\f \x01(\rR\x10supportedVersion\"O\n" +
 	"\fLeaderChange\x12\x13\n" +
 	"\x05at_ms\x18\x01 \x01(\x03R\x04atMs\x12\x16\n" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x12\n" +
-	"\x04term\x18\x03 \x01(\x04R\x04term\"\xa4\x03\n" +
+	"\x04term\x18\x03 \x01(\x04R\x04term\"\xf0\x03\n" +
 	"\x0eStatusResponse\x12\x16\n" +
 	"\x06leader\x18\x01 \x01(\tR\x06leader\x12\x12\n" +
 	"\x04term\x18\x02 \x01(\x04R\x04term\x12!\n" +
@@ -5741,10 +6072,12 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rapplied_index\x18\x06 \x01(\x04R\fappliedIndex\x12#\n" +
 	"\rstorage_fault\x18\a \x01(\tR\fstorageFault\x12>\n" +
 	"\x0eleader_changes\x18\b \x03(\v2\x17.idnode.v1.LeaderChangeR\rleaderChanges\x12=\n" +
-	"\x06issued\x18\t \x03(\v2%.idnode.v1.StatusResponse.IssuedEntryR\x06issued\x1a9\n" +
+	"\x06issued\x18\t \x03(\v2%.idnode.v1.StatusResponse.IssuedEntryR\x06issued\x12J\n" +
+	"\x0fcluster_version\x18\n" +
+	" \x01(\v2!.idnode.v1.ClusterVersionResponseR\x0eclusterVersion\x1a9\n" +
 	"\vIssuedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xd5\x01\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xef\x01\n" +
 	"\x0eAddNodeRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12!\n" +
 	"\fraft_address\x18\x02 \x01(\tR\vraftAddress\x12!\n" +
@@ -5752,7 +6085,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x02id\x18\x04 \x01(\tR\x02id\x12\x1b\n" +
 	"\tnon_voter\x18\x05 \x01(\bR\bnonVoter\x12 \n" +
 	"\vincarnation\x18\x06 \x01(\tR\vincarnation\x12\x1c\n" +
-	"\tseparator\x18\a \x01(\tR\tseparator\"Z\n" +
+	"\tseparator\x18\a \x01(\tR\tseparator\x12\x18\n" +
+	"\aversion\x18\b \x01(\rR\aversion\"Z\n" +
 	"\x0fAddNodeResponse\x12)\n" +
 	"\x04node\x18\x01 \x01(\v2\x15.idnode.v1.NodeStatusR\x04node\x12\x1c\n" +
 	"\tseparator\x18\x02 \x01(\tR\tseparator\"%\n" +
@@ -5897,14 +6231,15 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x0fSeriesEntryKind\x12!\n" +
 	"\x1dSERIES_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18SERIES_ENTRY_KIND_ISSUED\x10\x01\x12\x1c\n" +
-	"\x18SERIES_ENTRY_KIND_VOIDED\x10\x022\x9d\t\n" +
+	"\x18SERIES_ENTRY_KIND_VOIDED\x10\x022\xe9\t\n" +
 	"\tIdService\x12C\n" +
 	"\bGenerate\x12\x1a.idnode.v1.GenerateRequest\x1a\x1b.idnode.v1.GenerateResponse\x12O\n" +
 	"\fNextIdentity\x12\x1e.idnode.v1.NextIdentityRequest\x1a\x1f.idnode.v1.NextIdentityResponse\x12O\n" +
 	"\fSeedIdentity\x12\x1e.idnode.v1.SeedIdentityRequest\x1a\x1f.idnode.v1.SeedIdentityResponse\x12U\n" +
 	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12:\n" +
 	"\x05Claim\x12\x17.idnode.v1.ClaimRequest\x1a\x18.idnode.v1.ClaimResponse\x12@\n" +
-	"\aRelease\x12\x19.idnode.v1.ReleaseRequest\x1a\x1a.idnode.v1.ReleaseResponse\x12F\n" +
+	"\aRelease\x12\x19.idnode.v1.ReleaseRequest\x1a\x1a.idnode.v1.ReleaseResponse\x12J\n" +
+	"\fReleaseOwner\x12\x1e.idnode.v1.ReleaseOwnerRequest\x1a\x1a.idnode.v1.ReleaseResponse\x12F\n" +
 	"\tGetClaims\x12\x1b.idnode.v1.GetClaimsRequest\x1a\x1c.idnode.v1.GetClaimsResponse\x12C\n" +
 	"\bNextHiLo\x12\x1a.idnode.v1.NextHiLoRequest\x1a\x1b.idnode.v1.NextHiLoResponse\x12I\n" +
 	"\n" +
@@ -5915,7 +6250,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\vRenewWorker\x12\x1d.idnode.v1.RenewWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12R\n" +
 	"\rReleaseWorker\x12\x1f.idnode.v1.ReleaseWorkerRequest\x1a .idnode.v1.ReleaseWorkerResponse\x12L\n" +
 	"\vListWorkers\x12\x1d.idnode.v1.ListWorkersRequest\x1a\x1e.idnode.v1.ListWorkersResponse\x12@\n" +
-	"\aExplain\x12\x19.idnode.v1.ExplainRequest\x1a\x1a.idnode.v1.ExplainResponse2\xd5\a\n" +
+	"\aExplain\x12\x19.idnode.v1.ExplainRequest\x1a\x1a.idnode.v1.ExplainResponse2\x89\t\n" +
 	"\x0eClusterService\x12=\n" +
 	"\x06Status\x12\x18.idnode.v1.StatusRequest\x1a\x19.idnode.v1.StatusResponse\x12@\n" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
@@ -5930,7 +6265,9 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\tCreateKey\x12\x1b.idnode.v1.CreateKeyRequest\x1a\x1c.idnode.v1.CreateKeyResponse\x12F\n" +
 	"\tDeleteKey\x12\x1b.idnode.v1.DeleteKeyRequest\x1a\x1c.idnode.v1.DeleteKeyResponse\x12C\n" +
 	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponse\x12=\n" +
-	"\x06WhoAmI\x12\x18.idnode.v1.WhoAmIRequest\x1a\x19.idnode.v1.WhoAmIResponse2\xb1\x03\n" +
+	"\x06WhoAmI\x12\x18.idnode.v1.WhoAmIRequest\x1a\x19.idnode.v1.WhoAmIResponse\x12U\n" +
+	"\x0eClusterVersion\x12 .idnode.v1.ClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12[\n" +
+	"\x11SetClusterVersion\x12#.idnode.v1.SetClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse2\xb1\x03\n" +
 	"\rSeriesService\x12O\n" +
 	"\fCreateSeries\x12\x1e.idnode.v1.CreateSeriesRequest\x1a\x1f.idnode.v1.CreateSeriesResponse\x12I\n" +
 	"\n" +
@@ -5938,7 +6275,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x05Issue\x12\x17.idnode.v1.IssueRequest\x1a\x18.idnode.v1.IssueResponse\x127\n" +
 	"\x04Void\x12\x16.idnode.v1.VoidRequest\x1a\x17.idnode.v1.VoidResponse\x12>\n" +
 	"\aJournal\x12\x19.idnode.v1.JournalRequest\x1a\x16.idnode.v1.SeriesEntry0\x01\x12O\n" +
-	"\fVerifySeries\x12\x1e.idnode.v1.VerifySeriesRequest\x1a\x1f.idnode.v1.VerifySeriesResponseB3Z1github.com/idnode/idnode/proto/idnode/v1;idnodev1b\x06proto3"
+	"\fVerifySeries\x12\x1e.idnode.v1.VerifySeriesRequest\x1a\x1f.idnode.v1.VerifySeriesResponseBD\n" +
+	"\rdev.idnode.v1P\x01Z1github.com/idnode/idnode/proto/idnode/v1;idnodev1b\x06proto3"
 
 var (
 	file_idnode_v1_idnode_proto_rawDescOnce sync.Once
@@ -5953,7 +6291,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 80)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 85)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -5984,61 +6322,66 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*ClaimRequest)(nil),               // 26: idnode.v1.ClaimRequest
 	(*ClaimResponse)(nil),              // 27: idnode.v1.ClaimResponse
 	(*ReleaseRequest)(nil),             // 28: idnode.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),            // 29: idnode.v1.ReleaseResponse
-	(*GetClaimsRequest)(nil),           // 30: idnode.v1.GetClaimsRequest
-	(*Claim)(nil),                      // 31: idnode.v1.Claim
-	(*GetClaimsResponse)(nil),          // 32: idnode.v1.GetClaimsResponse
-	(*NextHiLoRequest)(nil),            // 33: idnode.v1.NextHiLoRequest
-	(*NextHiLoResponse)(nil),           // 34: idnode.v1.NextHiLoResponse
-	(*ReturnHiLoRequest)(nil),          // 35: idnode.v1.ReturnHiLoRequest
-	(*ReturnHiLoResponse)(nil),         // 36: idnode.v1.ReturnHiLoResponse
-	(*SeedHiLoRequest)(nil),            // 37: idnode.v1.SeedHiLoRequest
-	(*SeedHiLoResponse)(nil),           // 38: idnode.v1.SeedHiLoResponse
-	(*CreateKeyRequest)(nil),           // 39: idnode.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),          // 40: idnode.v1.CreateKeyResponse
-	(*DeleteKeyRequest)(nil),           // 41: idnode.v1.DeleteKeyRequest
-	(*DeleteKeyResponse)(nil),          // 42: idnode.v1.DeleteKeyResponse
-	(*ListKeysRequest)(nil),            // 43: idnode.v1.ListKeysRequest
-	(*KeyStatus)(nil),                  // 44: idnode.v1.KeyStatus
-	(*ListKeysResponse)(nil),           // 45: idnode.v1.ListKeysResponse
-	(*WhoAmIRequest)(nil),              // 46: idnode.v1.WhoAmIRequest
-	(*WhoAmIResponse)(nil),             // 47: idnode.v1.WhoAmIResponse
-	(*CreateDatabaseRequest)(nil),      // 48: idnode.v1.CreateDatabaseRequest
-	(*CreateDatabaseResponse)(nil),     // 49: idnode.v1.CreateDatabaseResponse
-	(*DeleteDatabaseRequest)(nil),      // 50: idnode.v1.DeleteDatabaseRequest
-	(*DeleteDatabaseResponse)(nil),     // 51: idnode.v1.DeleteDatabaseResponse
-	(*ListDatabasesRequest)(nil),       // 52: idnode.v1.ListDatabasesRequest
-	(*DatabaseStatus)(nil),             // 53: idnode.v1.DatabaseStatus
-	(*ListDatabasesResponse)(nil),      // 54: idnode.v1.ListDatabasesResponse
-	(*StatusRequest)(nil),              // 55: idnode.v1.StatusRequest
-	(*NodeStatus)(nil),                 // 56: idnode.v1.NodeStatus
-	(*LeaderChange)(nil),               // 57: idnode.v1.LeaderChange
-	(*StatusResponse)(nil),             // 58: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 59: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 60: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 61: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 62: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 63: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 64: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 65: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 66: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 67: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 68: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 69: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 70: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 71: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 72: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 73: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 74: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 75: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 76: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 77: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 78: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 79: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 80: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 81: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 82: idnode.v1.VerifySeriesResponse
-	nil,                                // 83: idnode.v1.StatusResponse.IssuedEntry
+	(*ReleaseOwnerRequest)(nil),        // 29: idnode.v1.ReleaseOwnerRequest
+	(*ReleaseResponse)(nil),            // 30: idnode.v1.ReleaseResponse
+	(*GetClaimsRequest)(nil),           // 31: idnode.v1.GetClaimsRequest
+	(*Claim)(nil),                      // 32: idnode.v1.Claim
+	(*GetClaimsResponse)(nil),          // 33: idnode.v1.GetClaimsResponse
+	(*NextHiLoRequest)(nil),            // 34: idnode.v1.NextHiLoRequest
+	(*NextHiLoResponse)(nil),           // 35: idnode.v1.NextHiLoResponse
+	(*ReturnHiLoRequest)(nil),          // 36: idnode.v1.ReturnHiLoRequest
+	(*ReturnHiLoResponse)(nil),         // 37: idnode.v1.ReturnHiLoResponse
+	(*SeedHiLoRequest)(nil),            // 38: idnode.v1.SeedHiLoRequest
+	(*SeedHiLoResponse)(nil),           // 39: idnode.v1.SeedHiLoResponse
+	(*ClusterVersionRequest)(nil),      // 40: idnode.v1.ClusterVersionRequest
+	(*SetClusterVersionRequest)(nil),   // 41: idnode.v1.SetClusterVersionRequest
+	(*ClusterVersionResponse)(nil),     // 42: idnode.v1.ClusterVersionResponse
+	(*MemberVersion)(nil),              // 43: idnode.v1.MemberVersion
+	(*CreateKeyRequest)(nil),           // 44: idnode.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),          // 45: idnode.v1.CreateKeyResponse
+	(*DeleteKeyRequest)(nil),           // 46: idnode.v1.DeleteKeyRequest
+	(*DeleteKeyResponse)(nil),          // 47: idnode.v1.DeleteKeyResponse
+	(*ListKeysRequest)(nil),            // 48: idnode.v1.ListKeysRequest
+	(*KeyStatus)(nil),                  // 49: idnode.v1.KeyStatus
+	(*ListKeysResponse)(nil),           // 50: idnode.v1.ListKeysResponse
+	(*WhoAmIRequest)(nil),              // 51: idnode.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),             // 52: idnode.v1.WhoAmIResponse
+	(*CreateDatabaseRequest)(nil),      // 53: idnode.v1.CreateDatabaseRequest
+	(*CreateDatabaseResponse)(nil),     // 54: idnode.v1.CreateDatabaseResponse
+	(*DeleteDatabaseRequest)(nil),      // 55: idnode.v1.DeleteDatabaseRequest
+	(*DeleteDatabaseResponse)(nil),     // 56: idnode.v1.DeleteDatabaseResponse
+	(*ListDatabasesRequest)(nil),       // 57: idnode.v1.ListDatabasesRequest
+	(*DatabaseStatus)(nil),             // 58: idnode.v1.DatabaseStatus
+	(*ListDatabasesResponse)(nil),      // 59: idnode.v1.ListDatabasesResponse
+	(*StatusRequest)(nil),              // 60: idnode.v1.StatusRequest
+	(*NodeStatus)(nil),                 // 61: idnode.v1.NodeStatus
+	(*LeaderChange)(nil),               // 62: idnode.v1.LeaderChange
+	(*StatusResponse)(nil),             // 63: idnode.v1.StatusResponse
+	(*AddNodeRequest)(nil),             // 64: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 65: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 66: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 67: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 68: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 69: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 70: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 71: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 72: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 73: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 74: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 75: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 76: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 77: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 78: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 79: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 80: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 81: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 82: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 83: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 84: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 85: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 86: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 87: idnode.v1.VerifySeriesResponse
+	nil,                                // 88: idnode.v1.StatusResponse.IssuedEntry
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
@@ -6046,100 +6389,108 @@ var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	20, // 2: idnode.v1.HiLoTag.pools:type_name -> idnode.v1.HiLoPool
 	21, // 3: idnode.v1.ListHiLoResponse.tags:type_name -> idnode.v1.HiLoTag
 	24, // 4: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
-	31, // 5: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
-	44, // 6: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
-	44, // 7: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
-	53, // 8: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
-	56, // 9: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	57, // 10: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
-	83, // 11: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
-	56, // 12: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 13: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 14: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	71, // 15: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 16: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 17: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	71, // 18: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	74, // 19: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	79, // 20: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	79, // 21: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 22: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	74, // 23: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	13, // 24: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	15, // 25: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	17, // 26: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	23, // 27: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	26, // 28: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	28, // 29: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	30, // 30: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	33, // 31: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	35, // 32: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	37, // 33: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	19, // 34: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
-	4,  // 35: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	5,  // 36: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	6,  // 37: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	8,  // 38: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	11, // 39: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	55, // 40: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	59, // 41: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	61, // 42: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	63, // 43: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	65, // 44: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	67, // 45: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	48, // 46: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	50, // 47: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	52, // 48: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	39, // 49: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	41, // 50: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	43, // 51: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	46, // 52: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
-	69, // 53: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	72, // 54: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	75, // 55: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	77, // 56: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	80, // 57: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	81, // 58: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 59: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 60: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 61: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	25, // 62: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	27, // 63: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	29, // 64: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	32, // 65: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	34, // 66: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	36, // 67: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	38, // 68: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	22, // 69: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
-	10, // 70: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 71: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 72: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 73: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 74: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	58, // 75: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	60, // 76: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	62, // 77: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	64, // 78: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	66, // 79: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	68, // 80: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	49, // 81: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	51, // 82: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	54, // 83: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	40, // 84: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	42, // 85: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	45, // 86: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	47, // 87: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
-	70, // 88: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	73, // 89: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	76, // 90: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	78, // 91: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	79, // 92: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	82, // 93: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	59, // [59:94] is the sub-list for method output_type
-	24, // [24:59] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	32, // 5: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
+	43, // 6: idnode.v1.ClusterVersionResponse.members:type_name -> idnode.v1.MemberVersion
+	49, // 7: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
+	49, // 8: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
+	58, // 9: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	61, // 10: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	62, // 11: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
+	88, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
+	42, // 13: idnode.v1.StatusResponse.cluster_version:type_name -> idnode.v1.ClusterVersionResponse
+	61, // 14: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	1,  // 15: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 16: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	76, // 17: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 18: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 19: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	76, // 20: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	79, // 21: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	84, // 22: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	84, // 23: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 24: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	79, // 25: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13, // 26: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15, // 27: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17, // 28: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	23, // 29: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	26, // 30: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	28, // 31: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	29, // 32: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
+	31, // 33: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	34, // 34: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	36, // 35: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	38, // 36: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	19, // 37: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
+	4,  // 38: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,  // 39: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,  // 40: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,  // 41: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11, // 42: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	60, // 43: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	64, // 44: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	66, // 45: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	68, // 46: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	70, // 47: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	72, // 48: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	53, // 49: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	55, // 50: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	57, // 51: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	44, // 52: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	46, // 53: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	48, // 54: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	51, // 55: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	40, // 56: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
+	41, // 57: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
+	74, // 58: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	77, // 59: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	80, // 60: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	82, // 61: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	85, // 62: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	86, // 63: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 64: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 65: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 66: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	25, // 67: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	27, // 68: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	30, // 69: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	30, // 70: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
+	33, // 71: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	35, // 72: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	37, // 73: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	39, // 74: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	22, // 75: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	10, // 76: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 77: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 78: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 79: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 80: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	63, // 81: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	65, // 82: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	67, // 83: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	69, // 84: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	71, // 85: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	73, // 86: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	54, // 87: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	56, // 88: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	59, // 89: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	45, // 90: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	47, // 91: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	50, // 92: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	52, // 93: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	42, // 94: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	42, // 95: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	75, // 96: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	78, // 97: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	81, // 98: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	83, // 99: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	84, // 100: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	87, // 101: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	64, // [64:102] is the sub-list for method output_type
+	26, // [26:64] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -6153,7 +6504,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   80,
+			NumMessages:   85,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -49,6 +49,7 @@ const (
 	IdService_ListIdentities_FullMethodName = "/idnode.v1.IdService/ListIdentities"
 	IdService_Claim_FullMethodName          = "/idnode.v1.IdService/Claim"
 	IdService_Release_FullMethodName        = "/idnode.v1.IdService/Release"
+	IdService_ReleaseOwner_FullMethodName   = "/idnode.v1.IdService/ReleaseOwner"
 	IdService_GetClaims_FullMethodName      = "/idnode.v1.IdService/GetClaims"
 	IdService_NextHiLo_FullMethodName       = "/idnode.v1.IdService/NextHiLo"
 	IdService_ReturnHiLo_FullMethodName     = "/idnode.v1.IdService/ReturnHiLo"
@@ -82,6 +83,9 @@ type IdServiceClient interface {
 	Claim(ctx context.Context, in *ClaimRequest, opts ...grpc.CallOption) (*ClaimResponse, error)
 	// Release gives claimed IDs back, all or nothing; IDs not claimed are left alone.
 	Release(ctx context.Context, in *ReleaseRequest, opts ...grpc.CallOption) (*ReleaseResponse, error)
+	// ReleaseOwner gives back every ID the owner claimed in the database. New in cluster
+	// version 2: FAILED_PRECONDITION, naming the nodes on older builds, until it is finalised.
+	ReleaseOwner(ctx context.Context, in *ReleaseOwnerRequest, opts ...grpc.CallOption) (*ReleaseResponse, error)
 	// GetClaims looks IDs up, or pages through the claims of a prefix, linearizably.
 	GetClaims(ctx context.Context, in *GetClaimsRequest, opts ...grpc.CallOption) (*GetClaimsResponse, error)
 	// NextHiLo reserves a range of numbers for a client-side HiLo generator.
@@ -178,6 +182,16 @@ func (c *idServiceClient) Release(ctx context.Context, in *ReleaseRequest, opts 
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ReleaseResponse)
 	err := c.cc.Invoke(ctx, IdService_Release_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *idServiceClient) ReleaseOwner(ctx context.Context, in *ReleaseOwnerRequest, opts ...grpc.CallOption) (*ReleaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReleaseResponse)
+	err := c.cc.Invoke(ctx, IdService_ReleaseOwner_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -305,6 +319,9 @@ type IdServiceServer interface {
 	Claim(context.Context, *ClaimRequest) (*ClaimResponse, error)
 	// Release gives claimed IDs back, all or nothing; IDs not claimed are left alone.
 	Release(context.Context, *ReleaseRequest) (*ReleaseResponse, error)
+	// ReleaseOwner gives back every ID the owner claimed in the database. New in cluster
+	// version 2: FAILED_PRECONDITION, naming the nodes on older builds, until it is finalised.
+	ReleaseOwner(context.Context, *ReleaseOwnerRequest) (*ReleaseResponse, error)
 	// GetClaims looks IDs up, or pages through the claims of a prefix, linearizably.
 	GetClaims(context.Context, *GetClaimsRequest) (*GetClaimsResponse, error)
 	// NextHiLo reserves a range of numbers for a client-side HiLo generator.
@@ -364,6 +381,9 @@ func (UnimplementedIdServiceServer) Claim(context.Context, *ClaimRequest) (*Clai
 }
 func (UnimplementedIdServiceServer) Release(context.Context, *ReleaseRequest) (*ReleaseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Release not implemented")
+}
+func (UnimplementedIdServiceServer) ReleaseOwner(context.Context, *ReleaseOwnerRequest) (*ReleaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReleaseOwner not implemented")
 }
 func (UnimplementedIdServiceServer) GetClaims(context.Context, *GetClaimsRequest) (*GetClaimsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetClaims not implemented")
@@ -520,6 +540,24 @@ func _IdService_Release_Handler(srv interface{}, ctx context.Context, dec func(i
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(IdServiceServer).Release(ctx, req.(*ReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdService_ReleaseOwner_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReleaseOwnerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdServiceServer).ReleaseOwner(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdService_ReleaseOwner_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdServiceServer).ReleaseOwner(ctx, req.(*ReleaseOwnerRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -736,6 +774,10 @@ var IdService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _IdService_Release_Handler,
 		},
 		{
+			MethodName: "ReleaseOwner",
+			Handler:    _IdService_ReleaseOwner_Handler,
+		},
+		{
 			MethodName: "GetClaims",
 			Handler:    _IdService_GetClaims_Handler,
 		},
@@ -794,6 +836,8 @@ const (
 	ClusterService_DeleteKey_FullMethodName          = "/idnode.v1.ClusterService/DeleteKey"
 	ClusterService_ListKeys_FullMethodName           = "/idnode.v1.ClusterService/ListKeys"
 	ClusterService_WhoAmI_FullMethodName             = "/idnode.v1.ClusterService/WhoAmI"
+	ClusterService_ClusterVersion_FullMethodName     = "/idnode.v1.ClusterService/ClusterVersion"
+	ClusterService_SetClusterVersion_FullMethodName  = "/idnode.v1.ClusterService/SetClusterVersion"
 )
 
 // ClusterServiceClient is the client API for ClusterService service.
@@ -842,6 +886,14 @@ type ClusterServiceClient interface {
 	// admin calls and by what right, and which API key it sent. Anyone may ask; it tells a
 	// caller only about itself. The web console hides the actions its caller may not take.
 	WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*WhoAmIResponse, error)
+	// ClusterVersion reports the cluster version, from the leader: the version finalised (the
+	// commands the leader may propose), what every member supports, and the lowest version a
+	// downgrade may go to.
+	ClusterVersion(ctx context.Context, in *ClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error)
+	// SetClusterVersion finalises a higher version once every member runs a build that supports
+	// it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
+	// no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
+	SetClusterVersion(ctx context.Context, in *SetClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error)
 }
 
 type clusterServiceClient struct {
@@ -994,6 +1046,26 @@ func (c *clusterServiceClient) WhoAmI(ctx context.Context, in *WhoAmIRequest, op
 	return out, nil
 }
 
+func (c *clusterServiceClient) ClusterVersion(ctx context.Context, in *ClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClusterVersionResponse)
+	err := c.cc.Invoke(ctx, ClusterService_ClusterVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clusterServiceClient) SetClusterVersion(ctx context.Context, in *SetClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClusterVersionResponse)
+	err := c.cc.Invoke(ctx, ClusterService_SetClusterVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterServiceServer is the server API for ClusterService service.
 // All implementations must embed UnimplementedClusterServiceServer
 // for forward compatibility.
@@ -1040,6 +1112,14 @@ type ClusterServiceServer interface {
 	// admin calls and by what right, and which API key it sent. Anyone may ask; it tells a
 	// caller only about itself. The web console hides the actions its caller may not take.
 	WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error)
+	// ClusterVersion reports the cluster version, from the leader: the version finalised (the
+	// commands the leader may propose), what every member supports, and the lowest version a
+	// downgrade may go to.
+	ClusterVersion(context.Context, *ClusterVersionRequest) (*ClusterVersionResponse, error)
+	// SetClusterVersion finalises a higher version once every member runs a build that supports
+	// it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
+	// no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
+	SetClusterVersion(context.Context, *SetClusterVersionRequest) (*ClusterVersionResponse, error)
 	mustEmbedUnimplementedClusterServiceServer()
 }
 
@@ -1088,6 +1168,12 @@ func (UnimplementedClusterServiceServer) ListKeys(context.Context, *ListKeysRequ
 }
 func (UnimplementedClusterServiceServer) WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method WhoAmI not implemented")
+}
+func (UnimplementedClusterServiceServer) ClusterVersion(context.Context, *ClusterVersionRequest) (*ClusterVersionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ClusterVersion not implemented")
+}
+func (UnimplementedClusterServiceServer) SetClusterVersion(context.Context, *SetClusterVersionRequest) (*ClusterVersionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetClusterVersion not implemented")
 }
 func (UnimplementedClusterServiceServer) mustEmbedUnimplementedClusterServiceServer() {}
 func (UnimplementedClusterServiceServer) testEmbeddedByValue()                        {}
@@ -1326,6 +1412,42 @@ func _ClusterService_WhoAmI_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClusterService_ClusterVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClusterVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).ClusterVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_ClusterVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).ClusterVersion(ctx, req.(*ClusterVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClusterService_SetClusterVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetClusterVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).SetClusterVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_SetClusterVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).SetClusterVersion(ctx, req.(*SetClusterVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterService_ServiceDesc is the grpc.ServiceDesc for ClusterService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1376,6 +1498,14 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "WhoAmI",
 			Handler:    _ClusterService_WhoAmI_Handler,
+		},
+		{
+			MethodName: "ClusterVersion",
+			Handler:    _ClusterService_ClusterVersion_Handler,
+		},
+		{
+			MethodName: "SetClusterVersion",
+			Handler:    _ClusterService_SetClusterVersion_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -314,28 +316,48 @@ func (cl *cluster) teardown() {
 	}
 }
 
-// freePorts returns count loopback addresses that were free a moment ago, all different.
+// freePorts returns count loopback addresses that were free a moment ago, all different. They
+// are drawn at random below the kernel's ephemeral range: a killed node's port must still be
+// free when the node restarts, and a port of the ephemeral range may meanwhile become the
+// local end of any outgoing connection on the machine.
 func freePorts(count int) ([]string, error) {
-	seen := map[string]bool{}
+	low, high := belowEphemeral()
+	seen := map[int]bool{}
 	var out []string
-	for len(out) < count {
-		if len(seen) > 100*count {
-			return nil, errors.New("no free loopback ports")
+	for tries := 0; len(out) < count; tries++ {
+		if tries > 100*count {
+			return nil, fmt.Errorf("no free loopback ports in %d–%d", low, high)
 		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		port := low + mrand.IntN(high-low)
+		if seen[port] {
+			continue
+		}
+		seen[port] = true
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		l, err := net.Listen("tcp", addr)
 		if err != nil {
-			return nil, err
+			continue // taken
 		}
-		addr := l.Addr().String()
 		if err := l.Close(); err != nil {
 			return nil, err
 		}
-		if !seen[addr] {
-			out = append(out, addr)
-		}
-		seen[addr] = true
+		out = append(out, addr)
 	}
 	return out, nil
+}
+
+// belowEphemeral is a port range under the kernel's ephemeral one (Linux: its
+// ip_local_port_range; 32768 by default, and elsewhere).
+func belowEphemeral() (low, high int) {
+	low, high = 10000, 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if first, err := strconv.Atoi(f[0]); err == nil && first > low+1000 {
+				high = first
+			}
+		}
+	}
+	return low, high
 }
 
 // tlsCreds is idcluster's own client side of a TLS cluster.

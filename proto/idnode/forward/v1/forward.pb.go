@@ -543,20 +543,22 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\"O\n" +
 	"\x13IssueSeriesResponse\x128\n" +
-	"\aanswers\x18\x01 \x03(\v2\x1e.idnode.forward.v1.IssueAnswerR\aanswers2\xe5\x03\n" +
+	"\aanswers\x18\x01 \x03(\v2\x1e.idnode.forward.v1.IssueAnswerR\aanswers2\xb4\x04\n" +
 	"\aForward\x12e\n" +
 	"\x0eNextIdentities\x12(.idnode.forward.v1.NextIdentitiesRequest\x1a).idnode.forward.v1.NextIdentitiesResponse\x12\\\n" +
 	"\vIssueSeries\x12%.idnode.forward.v1.IssueSeriesRequest\x1a&.idnode.forward.v1.IssueSeriesResponse\x12^\n" +
 	"\x0fReserveHiLoPool\x12\x1f.idnode.raft.v1.HiLoPoolReserve\x1a*.idnode.forward.v1.ReserveHiLoPoolResponse\x12Z\n" +
-	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations\x12Y\n" +
+	"\x12RecordReservations\x12!.idnode.raft.v1.LocalReservations\x1a!.idnode.raft.v1.LocalReservations\x12M\n" +
+	"\x11RecordNodeVersion\x12\x1b.idnode.raft.v1.NodeVersion\x1a\x1b.idnode.raft.v1.NodeVersion\x12Y\n" +
 	"\n" +
-	"PoolStates\x12$.idnode.forward.v1.PoolStatesRequest\x1a%.idnode.forward.v1.PoolStatesResponse2\xae\x11\n" +
+	"PoolStates\x12$.idnode.forward.v1.PoolStatesRequest\x1a%.idnode.forward.v1.PoolStatesResponse2\xae\x13\n" +
 	"\x06Leader\x12O\n" +
 	"\fSeedIdentity\x12\x1e.idnode.v1.SeedIdentityRequest\x1a\x1f.idnode.v1.SeedIdentityResponse\x12U\n" +
 	"\x0eListIdentities\x12 .idnode.v1.ListIdentitiesRequest\x1a!.idnode.v1.ListIdentitiesResponse\x12C\n" +
 	"\bListHiLo\x12\x1a.idnode.v1.ListHiLoRequest\x1a\x1b.idnode.v1.ListHiLoResponse\x12:\n" +
 	"\x05Claim\x12\x17.idnode.v1.ClaimRequest\x1a\x18.idnode.v1.ClaimResponse\x12@\n" +
-	"\aRelease\x12\x19.idnode.v1.ReleaseRequest\x1a\x1a.idnode.v1.ReleaseResponse\x12F\n" +
+	"\aRelease\x12\x19.idnode.v1.ReleaseRequest\x1a\x1a.idnode.v1.ReleaseResponse\x12J\n" +
+	"\fReleaseOwner\x12\x1e.idnode.v1.ReleaseOwnerRequest\x1a\x1a.idnode.v1.ReleaseResponse\x12F\n" +
 	"\tGetClaims\x12\x1b.idnode.v1.GetClaimsRequest\x1a\x1c.idnode.v1.GetClaimsResponse\x12C\n" +
 	"\bNextHiLo\x12\x1a.idnode.v1.NextHiLoRequest\x1a\x1b.idnode.v1.NextHiLoResponse\x12I\n" +
 	"\n" +
@@ -570,7 +572,9 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
 	"\n" +
 	"RemoveNode\x12\x1c.idnode.v1.RemoveNodeRequest\x1a\x1d.idnode.v1.RemoveNodeResponse\x12a\n" +
-	"\x12TransferLeadership\x12$.idnode.v1.TransferLeadershipRequest\x1a%.idnode.v1.TransferLeadershipResponse\x12<\n" +
+	"\x12TransferLeadership\x12$.idnode.v1.TransferLeadershipRequest\x1a%.idnode.v1.TransferLeadershipResponse\x12U\n" +
+	"\x0eClusterVersion\x12 .idnode.v1.ClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12[\n" +
+	"\x11SetClusterVersion\x12#.idnode.v1.SetClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12<\n" +
 	"\x06Backup\x12\x18.idnode.v1.BackupRequest\x1a\x16.idnode.v1.BackupChunk0\x01\x12@\n" +
 	"\aRestore\x12\x17.idnode.v1.RestoreChunk\x1a\x1a.idnode.v1.RestoreResponse(\x01\x12U\n" +
 	"\x0eCreateDatabase\x12 .idnode.v1.CreateDatabaseRequest\x1a!.idnode.v1.CreateDatabaseResponse\x12U\n" +
@@ -615,65 +619,70 @@ var file_idnode_forward_v1_forward_proto_goTypes = []any{
 	(*v11.SeriesEntry)(nil),               // 12: idnode.raft.v1.SeriesEntry
 	(*v11.HiLoPoolReserve)(nil),           // 13: idnode.raft.v1.HiLoPoolReserve
 	(*v11.LocalReservations)(nil),         // 14: idnode.raft.v1.LocalReservations
-	(*v1.SeedIdentityRequest)(nil),        // 15: idnode.v1.SeedIdentityRequest
-	(*v1.ListIdentitiesRequest)(nil),      // 16: idnode.v1.ListIdentitiesRequest
-	(*v1.ListHiLoRequest)(nil),            // 17: idnode.v1.ListHiLoRequest
-	(*v1.ClaimRequest)(nil),               // 18: idnode.v1.ClaimRequest
-	(*v1.ReleaseRequest)(nil),             // 19: idnode.v1.ReleaseRequest
-	(*v1.GetClaimsRequest)(nil),           // 20: idnode.v1.GetClaimsRequest
-	(*v1.NextHiLoRequest)(nil),            // 21: idnode.v1.NextHiLoRequest
-	(*v1.ReturnHiLoRequest)(nil),          // 22: idnode.v1.ReturnHiLoRequest
-	(*v1.SeedHiLoRequest)(nil),            // 23: idnode.v1.SeedHiLoRequest
-	(*v1.AcquireWorkerRequest)(nil),       // 24: idnode.v1.AcquireWorkerRequest
-	(*v1.RenewWorkerRequest)(nil),         // 25: idnode.v1.RenewWorkerRequest
-	(*v1.ReleaseWorkerRequest)(nil),       // 26: idnode.v1.ReleaseWorkerRequest
-	(*v1.ListWorkersRequest)(nil),         // 27: idnode.v1.ListWorkersRequest
-	(*v1.StatusRequest)(nil),              // 28: idnode.v1.StatusRequest
-	(*v1.AddNodeRequest)(nil),             // 29: idnode.v1.AddNodeRequest
-	(*v1.RemoveNodeRequest)(nil),          // 30: idnode.v1.RemoveNodeRequest
-	(*v1.TransferLeadershipRequest)(nil),  // 31: idnode.v1.TransferLeadershipRequest
-	(*v1.BackupRequest)(nil),              // 32: idnode.v1.BackupRequest
-	(*v1.RestoreChunk)(nil),               // 33: idnode.v1.RestoreChunk
-	(*v1.CreateDatabaseRequest)(nil),      // 34: idnode.v1.CreateDatabaseRequest
-	(*v1.DeleteDatabaseRequest)(nil),      // 35: idnode.v1.DeleteDatabaseRequest
-	(*v1.ListDatabasesRequest)(nil),       // 36: idnode.v1.ListDatabasesRequest
-	(*v1.CreateKeyRequest)(nil),           // 37: idnode.v1.CreateKeyRequest
-	(*v1.DeleteKeyRequest)(nil),           // 38: idnode.v1.DeleteKeyRequest
-	(*v1.ListKeysRequest)(nil),            // 39: idnode.v1.ListKeysRequest
-	(*v1.CreateSeriesRequest)(nil),        // 40: idnode.v1.CreateSeriesRequest
-	(*v1.ListSeriesRequest)(nil),          // 41: idnode.v1.ListSeriesRequest
-	(*v1.VoidRequest)(nil),                // 42: idnode.v1.VoidRequest
-	(*v1.JournalRequest)(nil),             // 43: idnode.v1.JournalRequest
-	(*v1.VerifySeriesRequest)(nil),        // 44: idnode.v1.VerifySeriesRequest
-	(*v1.SeedIdentityResponse)(nil),       // 45: idnode.v1.SeedIdentityResponse
-	(*v1.ListIdentitiesResponse)(nil),     // 46: idnode.v1.ListIdentitiesResponse
-	(*v1.ListHiLoResponse)(nil),           // 47: idnode.v1.ListHiLoResponse
-	(*v1.ClaimResponse)(nil),              // 48: idnode.v1.ClaimResponse
-	(*v1.ReleaseResponse)(nil),            // 49: idnode.v1.ReleaseResponse
-	(*v1.GetClaimsResponse)(nil),          // 50: idnode.v1.GetClaimsResponse
-	(*v1.NextHiLoResponse)(nil),           // 51: idnode.v1.NextHiLoResponse
-	(*v1.ReturnHiLoResponse)(nil),         // 52: idnode.v1.ReturnHiLoResponse
-	(*v1.SeedHiLoResponse)(nil),           // 53: idnode.v1.SeedHiLoResponse
-	(*v1.WorkerLease)(nil),                // 54: idnode.v1.WorkerLease
-	(*v1.ReleaseWorkerResponse)(nil),      // 55: idnode.v1.ReleaseWorkerResponse
-	(*v1.ListWorkersResponse)(nil),        // 56: idnode.v1.ListWorkersResponse
-	(*v1.StatusResponse)(nil),             // 57: idnode.v1.StatusResponse
-	(*v1.AddNodeResponse)(nil),            // 58: idnode.v1.AddNodeResponse
-	(*v1.RemoveNodeResponse)(nil),         // 59: idnode.v1.RemoveNodeResponse
-	(*v1.TransferLeadershipResponse)(nil), // 60: idnode.v1.TransferLeadershipResponse
-	(*v1.BackupChunk)(nil),                // 61: idnode.v1.BackupChunk
-	(*v1.RestoreResponse)(nil),            // 62: idnode.v1.RestoreResponse
-	(*v1.CreateDatabaseResponse)(nil),     // 63: idnode.v1.CreateDatabaseResponse
-	(*v1.DeleteDatabaseResponse)(nil),     // 64: idnode.v1.DeleteDatabaseResponse
-	(*v1.ListDatabasesResponse)(nil),      // 65: idnode.v1.ListDatabasesResponse
-	(*v1.CreateKeyResponse)(nil),          // 66: idnode.v1.CreateKeyResponse
-	(*v1.DeleteKeyResponse)(nil),          // 67: idnode.v1.DeleteKeyResponse
-	(*v1.ListKeysResponse)(nil),           // 68: idnode.v1.ListKeysResponse
-	(*v1.CreateSeriesResponse)(nil),       // 69: idnode.v1.CreateSeriesResponse
-	(*v1.ListSeriesResponse)(nil),         // 70: idnode.v1.ListSeriesResponse
-	(*v1.VoidResponse)(nil),               // 71: idnode.v1.VoidResponse
-	(*v1.SeriesEntry)(nil),                // 72: idnode.v1.SeriesEntry
-	(*v1.VerifySeriesResponse)(nil),       // 73: idnode.v1.VerifySeriesResponse
+	(*v11.NodeVersion)(nil),               // 15: idnode.raft.v1.NodeVersion
+	(*v1.SeedIdentityRequest)(nil),        // 16: idnode.v1.SeedIdentityRequest
+	(*v1.ListIdentitiesRequest)(nil),      // 17: idnode.v1.ListIdentitiesRequest
+	(*v1.ListHiLoRequest)(nil),            // 18: idnode.v1.ListHiLoRequest
+	(*v1.ClaimRequest)(nil),               // 19: idnode.v1.ClaimRequest
+	(*v1.ReleaseRequest)(nil),             // 20: idnode.v1.ReleaseRequest
+	(*v1.ReleaseOwnerRequest)(nil),        // 21: idnode.v1.ReleaseOwnerRequest
+	(*v1.GetClaimsRequest)(nil),           // 22: idnode.v1.GetClaimsRequest
+	(*v1.NextHiLoRequest)(nil),            // 23: idnode.v1.NextHiLoRequest
+	(*v1.ReturnHiLoRequest)(nil),          // 24: idnode.v1.ReturnHiLoRequest
+	(*v1.SeedHiLoRequest)(nil),            // 25: idnode.v1.SeedHiLoRequest
+	(*v1.AcquireWorkerRequest)(nil),       // 26: idnode.v1.AcquireWorkerRequest
+	(*v1.RenewWorkerRequest)(nil),         // 27: idnode.v1.RenewWorkerRequest
+	(*v1.ReleaseWorkerRequest)(nil),       // 28: idnode.v1.ReleaseWorkerRequest
+	(*v1.ListWorkersRequest)(nil),         // 29: idnode.v1.ListWorkersRequest
+	(*v1.StatusRequest)(nil),              // 30: idnode.v1.StatusRequest
+	(*v1.AddNodeRequest)(nil),             // 31: idnode.v1.AddNodeRequest
+	(*v1.RemoveNodeRequest)(nil),          // 32: idnode.v1.RemoveNodeRequest
+	(*v1.TransferLeadershipRequest)(nil),  // 33: idnode.v1.TransferLeadershipRequest
+	(*v1.ClusterVersionRequest)(nil),      // 34: idnode.v1.ClusterVersionRequest
+	(*v1.SetClusterVersionRequest)(nil),   // 35: idnode.v1.SetClusterVersionRequest
+	(*v1.BackupRequest)(nil),              // 36: idnode.v1.BackupRequest
+	(*v1.RestoreChunk)(nil),               // 37: idnode.v1.RestoreChunk
+	(*v1.CreateDatabaseRequest)(nil),      // 38: idnode.v1.CreateDatabaseRequest
+	(*v1.DeleteDatabaseRequest)(nil),      // 39: idnode.v1.DeleteDatabaseRequest
+	(*v1.ListDatabasesRequest)(nil),       // 40: idnode.v1.ListDatabasesRequest
+	(*v1.CreateKeyRequest)(nil),           // 41: idnode.v1.CreateKeyRequest
+	(*v1.DeleteKeyRequest)(nil),           // 42: idnode.v1.DeleteKeyRequest
+	(*v1.ListKeysRequest)(nil),            // 43: idnode.v1.ListKeysRequest
+	(*v1.CreateSeriesRequest)(nil),        // 44: idnode.v1.CreateSeriesRequest
+	(*v1.ListSeriesRequest)(nil),          // 45: idnode.v1.ListSeriesRequest
+	(*v1.VoidRequest)(nil),                // 46: idnode.v1.VoidRequest
+	(*v1.JournalRequest)(nil),             // 47: idnode.v1.JournalRequest
+	(*v1.VerifySeriesRequest)(nil),        // 48: idnode.v1.VerifySeriesRequest
+	(*v1.SeedIdentityResponse)(nil),       // 49: idnode.v1.SeedIdentityResponse
+	(*v1.ListIdentitiesResponse)(nil),     // 50: idnode.v1.ListIdentitiesResponse
+	(*v1.ListHiLoResponse)(nil),           // 51: idnode.v1.ListHiLoResponse
+	(*v1.ClaimResponse)(nil),              // 52: idnode.v1.ClaimResponse
+	(*v1.ReleaseResponse)(nil),            // 53: idnode.v1.ReleaseResponse
+	(*v1.GetClaimsResponse)(nil),          // 54: idnode.v1.GetClaimsResponse
+	(*v1.NextHiLoResponse)(nil),           // 55: idnode.v1.NextHiLoResponse
+	(*v1.ReturnHiLoResponse)(nil),         // 56: idnode.v1.ReturnHiLoResponse
+	(*v1.SeedHiLoResponse)(nil),           // 57: idnode.v1.SeedHiLoResponse
+	(*v1.WorkerLease)(nil),                // 58: idnode.v1.WorkerLease
+	(*v1.ReleaseWorkerResponse)(nil),      // 59: idnode.v1.ReleaseWorkerResponse
+	(*v1.ListWorkersResponse)(nil),        // 60: idnode.v1.ListWorkersResponse
+	(*v1.StatusResponse)(nil),             // 61: idnode.v1.StatusResponse
+	(*v1.AddNodeResponse)(nil),            // 62: idnode.v1.AddNodeResponse
+	(*v1.RemoveNodeResponse)(nil),         // 63: idnode.v1.RemoveNodeResponse
+	(*v1.TransferLeadershipResponse)(nil), // 64: idnode.v1.TransferLeadershipResponse
+	(*v1.ClusterVersionResponse)(nil),     // 65: idnode.v1.ClusterVersionResponse
+	(*v1.BackupChunk)(nil),                // 66: idnode.v1.BackupChunk
+	(*v1.RestoreResponse)(nil),            // 67: idnode.v1.RestoreResponse
+	(*v1.CreateDatabaseResponse)(nil),     // 68: idnode.v1.CreateDatabaseResponse
+	(*v1.DeleteDatabaseResponse)(nil),     // 69: idnode.v1.DeleteDatabaseResponse
+	(*v1.ListDatabasesResponse)(nil),      // 70: idnode.v1.ListDatabasesResponse
+	(*v1.CreateKeyResponse)(nil),          // 71: idnode.v1.CreateKeyResponse
+	(*v1.DeleteKeyResponse)(nil),          // 72: idnode.v1.DeleteKeyResponse
+	(*v1.ListKeysResponse)(nil),           // 73: idnode.v1.ListKeysResponse
+	(*v1.CreateSeriesResponse)(nil),       // 74: idnode.v1.CreateSeriesResponse
+	(*v1.ListSeriesResponse)(nil),         // 75: idnode.v1.ListSeriesResponse
+	(*v1.VoidResponse)(nil),               // 76: idnode.v1.VoidResponse
+	(*v1.SeriesEntry)(nil),                // 77: idnode.v1.SeriesEntry
+	(*v1.VerifySeriesResponse)(nil),       // 78: idnode.v1.VerifySeriesResponse
 }
 var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
 	9,  // 0: idnode.forward.v1.PoolStatesResponse.pools:type_name -> idnode.v1.HiLoPool
@@ -686,74 +695,82 @@ var file_idnode_forward_v1_forward_proto_depIdxs = []int32{
 	6,  // 7: idnode.forward.v1.Forward.IssueSeries:input_type -> idnode.forward.v1.IssueSeriesRequest
 	13, // 8: idnode.forward.v1.Forward.ReserveHiLoPool:input_type -> idnode.raft.v1.HiLoPoolReserve
 	14, // 9: idnode.forward.v1.Forward.RecordReservations:input_type -> idnode.raft.v1.LocalReservations
-	0,  // 10: idnode.forward.v1.Forward.PoolStates:input_type -> idnode.forward.v1.PoolStatesRequest
-	15, // 11: idnode.forward.v1.Leader.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	16, // 12: idnode.forward.v1.Leader.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	17, // 13: idnode.forward.v1.Leader.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
-	18, // 14: idnode.forward.v1.Leader.Claim:input_type -> idnode.v1.ClaimRequest
-	19, // 15: idnode.forward.v1.Leader.Release:input_type -> idnode.v1.ReleaseRequest
-	20, // 16: idnode.forward.v1.Leader.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	21, // 17: idnode.forward.v1.Leader.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	22, // 18: idnode.forward.v1.Leader.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	23, // 19: idnode.forward.v1.Leader.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	24, // 20: idnode.forward.v1.Leader.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	25, // 21: idnode.forward.v1.Leader.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	26, // 22: idnode.forward.v1.Leader.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	27, // 23: idnode.forward.v1.Leader.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	28, // 24: idnode.forward.v1.Leader.Status:input_type -> idnode.v1.StatusRequest
-	29, // 25: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
-	30, // 26: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	31, // 27: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	32, // 28: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
-	33, // 29: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
-	34, // 30: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	35, // 31: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	36, // 32: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	37, // 33: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	38, // 34: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	39, // 35: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	40, // 36: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	41, // 37: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	42, // 38: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
-	43, // 39: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
-	44, // 40: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	5,  // 41: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
-	8,  // 42: idnode.forward.v1.Forward.IssueSeries:output_type -> idnode.forward.v1.IssueSeriesResponse
-	2,  // 43: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
-	14, // 44: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
-	1,  // 45: idnode.forward.v1.Forward.PoolStates:output_type -> idnode.forward.v1.PoolStatesResponse
-	45, // 46: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	46, // 47: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	47, // 48: idnode.forward.v1.Leader.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
-	48, // 49: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
-	49, // 50: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
-	50, // 51: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	51, // 52: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	52, // 53: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	53, // 54: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	54, // 55: idnode.forward.v1.Leader.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	54, // 56: idnode.forward.v1.Leader.RenewWorker:output_type -> idnode.v1.WorkerLease
-	55, // 57: idnode.forward.v1.Leader.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	56, // 58: idnode.forward.v1.Leader.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	57, // 59: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
-	58, // 60: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
-	59, // 61: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	60, // 62: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	61, // 63: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
-	62, // 64: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
-	63, // 65: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	64, // 66: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	65, // 67: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	66, // 68: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	67, // 69: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	68, // 70: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	69, // 71: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	70, // 72: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	71, // 73: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
-	72, // 74: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
-	73, // 75: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	41, // [41:76] is the sub-list for method output_type
-	6,  // [6:41] is the sub-list for method input_type
+	15, // 10: idnode.forward.v1.Forward.RecordNodeVersion:input_type -> idnode.raft.v1.NodeVersion
+	0,  // 11: idnode.forward.v1.Forward.PoolStates:input_type -> idnode.forward.v1.PoolStatesRequest
+	16, // 12: idnode.forward.v1.Leader.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	17, // 13: idnode.forward.v1.Leader.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	18, // 14: idnode.forward.v1.Leader.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
+	19, // 15: idnode.forward.v1.Leader.Claim:input_type -> idnode.v1.ClaimRequest
+	20, // 16: idnode.forward.v1.Leader.Release:input_type -> idnode.v1.ReleaseRequest
+	21, // 17: idnode.forward.v1.Leader.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
+	22, // 18: idnode.forward.v1.Leader.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	23, // 19: idnode.forward.v1.Leader.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	24, // 20: idnode.forward.v1.Leader.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	25, // 21: idnode.forward.v1.Leader.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	26, // 22: idnode.forward.v1.Leader.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	27, // 23: idnode.forward.v1.Leader.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	28, // 24: idnode.forward.v1.Leader.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	29, // 25: idnode.forward.v1.Leader.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	30, // 26: idnode.forward.v1.Leader.Status:input_type -> idnode.v1.StatusRequest
+	31, // 27: idnode.forward.v1.Leader.AddNode:input_type -> idnode.v1.AddNodeRequest
+	32, // 28: idnode.forward.v1.Leader.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	33, // 29: idnode.forward.v1.Leader.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	34, // 30: idnode.forward.v1.Leader.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
+	35, // 31: idnode.forward.v1.Leader.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
+	36, // 32: idnode.forward.v1.Leader.Backup:input_type -> idnode.v1.BackupRequest
+	37, // 33: idnode.forward.v1.Leader.Restore:input_type -> idnode.v1.RestoreChunk
+	38, // 34: idnode.forward.v1.Leader.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	39, // 35: idnode.forward.v1.Leader.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	40, // 36: idnode.forward.v1.Leader.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	41, // 37: idnode.forward.v1.Leader.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	42, // 38: idnode.forward.v1.Leader.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	43, // 39: idnode.forward.v1.Leader.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	44, // 40: idnode.forward.v1.Leader.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	45, // 41: idnode.forward.v1.Leader.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	46, // 42: idnode.forward.v1.Leader.Void:input_type -> idnode.v1.VoidRequest
+	47, // 43: idnode.forward.v1.Leader.Journal:input_type -> idnode.v1.JournalRequest
+	48, // 44: idnode.forward.v1.Leader.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	5,  // 45: idnode.forward.v1.Forward.NextIdentities:output_type -> idnode.forward.v1.NextIdentitiesResponse
+	8,  // 46: idnode.forward.v1.Forward.IssueSeries:output_type -> idnode.forward.v1.IssueSeriesResponse
+	2,  // 47: idnode.forward.v1.Forward.ReserveHiLoPool:output_type -> idnode.forward.v1.ReserveHiLoPoolResponse
+	14, // 48: idnode.forward.v1.Forward.RecordReservations:output_type -> idnode.raft.v1.LocalReservations
+	15, // 49: idnode.forward.v1.Forward.RecordNodeVersion:output_type -> idnode.raft.v1.NodeVersion
+	1,  // 50: idnode.forward.v1.Forward.PoolStates:output_type -> idnode.forward.v1.PoolStatesResponse
+	49, // 51: idnode.forward.v1.Leader.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	50, // 52: idnode.forward.v1.Leader.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	51, // 53: idnode.forward.v1.Leader.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	52, // 54: idnode.forward.v1.Leader.Claim:output_type -> idnode.v1.ClaimResponse
+	53, // 55: idnode.forward.v1.Leader.Release:output_type -> idnode.v1.ReleaseResponse
+	53, // 56: idnode.forward.v1.Leader.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
+	54, // 57: idnode.forward.v1.Leader.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	55, // 58: idnode.forward.v1.Leader.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	56, // 59: idnode.forward.v1.Leader.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	57, // 60: idnode.forward.v1.Leader.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	58, // 61: idnode.forward.v1.Leader.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	58, // 62: idnode.forward.v1.Leader.RenewWorker:output_type -> idnode.v1.WorkerLease
+	59, // 63: idnode.forward.v1.Leader.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	60, // 64: idnode.forward.v1.Leader.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	61, // 65: idnode.forward.v1.Leader.Status:output_type -> idnode.v1.StatusResponse
+	62, // 66: idnode.forward.v1.Leader.AddNode:output_type -> idnode.v1.AddNodeResponse
+	63, // 67: idnode.forward.v1.Leader.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	64, // 68: idnode.forward.v1.Leader.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	65, // 69: idnode.forward.v1.Leader.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	65, // 70: idnode.forward.v1.Leader.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	66, // 71: idnode.forward.v1.Leader.Backup:output_type -> idnode.v1.BackupChunk
+	67, // 72: idnode.forward.v1.Leader.Restore:output_type -> idnode.v1.RestoreResponse
+	68, // 73: idnode.forward.v1.Leader.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	69, // 74: idnode.forward.v1.Leader.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	70, // 75: idnode.forward.v1.Leader.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	71, // 76: idnode.forward.v1.Leader.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	72, // 77: idnode.forward.v1.Leader.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	73, // 78: idnode.forward.v1.Leader.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	74, // 79: idnode.forward.v1.Leader.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	75, // 80: idnode.forward.v1.Leader.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	76, // 81: idnode.forward.v1.Leader.Void:output_type -> idnode.v1.VoidResponse
+	77, // 82: idnode.forward.v1.Leader.Journal:output_type -> idnode.v1.SeriesEntry
+	78, // 83: idnode.forward.v1.Leader.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	45, // [45:84] is the sub-list for method output_type
+	6,  // [6:45] is the sub-list for method input_type
 	6,  // [6:6] is the sub-list for extension type_name
 	6,  // [6:6] is the sub-list for extension extendee
 	0,  // [0:6] is the sub-list for field type_name

@@ -28,6 +28,7 @@ const (
 	Forward_IssueSeries_FullMethodName        = "/idnode.forward.v1.Forward/IssueSeries"
 	Forward_ReserveHiLoPool_FullMethodName    = "/idnode.forward.v1.Forward/ReserveHiLoPool"
 	Forward_RecordReservations_FullMethodName = "/idnode.forward.v1.Forward/RecordReservations"
+	Forward_RecordNodeVersion_FullMethodName  = "/idnode.forward.v1.Forward/RecordNodeVersion"
 	Forward_PoolStates_FullMethodName         = "/idnode.forward.v1.Forward/PoolStates"
 )
 
@@ -48,6 +49,9 @@ type ForwardClient interface {
 	// RecordReservations publishes how far the calling node's etag counter and HiLo pools may
 	// have reached, through the leader's log; the answer is the node's record after it.
 	RecordReservations(ctx context.Context, in *v1.LocalReservations, opts ...grpc.CallOption) (*v1.LocalReservations, error)
+	// RecordNodeVersion records what the calling node's build supports (NodeVersion); the
+	// answer is the request. A leader older than cluster versions answers UNIMPLEMENTED.
+	RecordNodeVersion(ctx context.Context, in *v1.NodeVersion, opts ...grpc.CallOption) (*v1.NodeVersion, error)
 	// PoolStates asks a node (any, not only the leader) what its HiLo pools of some tags hold
 	// now: ListHiLo's answer from each node.
 	PoolStates(ctx context.Context, in *PoolStatesRequest, opts ...grpc.CallOption) (*PoolStatesResponse, error)
@@ -101,6 +105,16 @@ func (c *forwardClient) RecordReservations(ctx context.Context, in *v1.LocalRese
 	return out, nil
 }
 
+func (c *forwardClient) RecordNodeVersion(ctx context.Context, in *v1.NodeVersion, opts ...grpc.CallOption) (*v1.NodeVersion, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v1.NodeVersion)
+	err := c.cc.Invoke(ctx, Forward_RecordNodeVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *forwardClient) PoolStates(ctx context.Context, in *PoolStatesRequest, opts ...grpc.CallOption) (*PoolStatesResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(PoolStatesResponse)
@@ -128,6 +142,9 @@ type ForwardServer interface {
 	// RecordReservations publishes how far the calling node's etag counter and HiLo pools may
 	// have reached, through the leader's log; the answer is the node's record after it.
 	RecordReservations(context.Context, *v1.LocalReservations) (*v1.LocalReservations, error)
+	// RecordNodeVersion records what the calling node's build supports (NodeVersion); the
+	// answer is the request. A leader older than cluster versions answers UNIMPLEMENTED.
+	RecordNodeVersion(context.Context, *v1.NodeVersion) (*v1.NodeVersion, error)
 	// PoolStates asks a node (any, not only the leader) what its HiLo pools of some tags hold
 	// now: ListHiLo's answer from each node.
 	PoolStates(context.Context, *PoolStatesRequest) (*PoolStatesResponse, error)
@@ -152,6 +169,9 @@ func (UnimplementedForwardServer) ReserveHiLoPool(context.Context, *v1.HiLoPoolR
 }
 func (UnimplementedForwardServer) RecordReservations(context.Context, *v1.LocalReservations) (*v1.LocalReservations, error) {
 	return nil, status.Error(codes.Unimplemented, "method RecordReservations not implemented")
+}
+func (UnimplementedForwardServer) RecordNodeVersion(context.Context, *v1.NodeVersion) (*v1.NodeVersion, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecordNodeVersion not implemented")
 }
 func (UnimplementedForwardServer) PoolStates(context.Context, *PoolStatesRequest) (*PoolStatesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PoolStates not implemented")
@@ -249,6 +269,24 @@ func _Forward_RecordReservations_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Forward_RecordNodeVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v1.NodeVersion)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ForwardServer).RecordNodeVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Forward_RecordNodeVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ForwardServer).RecordNodeVersion(ctx, req.(*v1.NodeVersion))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Forward_PoolStates_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(PoolStatesRequest)
 	if err := dec(in); err != nil {
@@ -291,6 +329,10 @@ var Forward_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Forward_RecordReservations_Handler,
 		},
 		{
+			MethodName: "RecordNodeVersion",
+			Handler:    _Forward_RecordNodeVersion_Handler,
+		},
+		{
 			MethodName: "PoolStates",
 			Handler:    _Forward_PoolStates_Handler,
 		},
@@ -305,6 +347,7 @@ const (
 	Leader_ListHiLo_FullMethodName           = "/idnode.forward.v1.Leader/ListHiLo"
 	Leader_Claim_FullMethodName              = "/idnode.forward.v1.Leader/Claim"
 	Leader_Release_FullMethodName            = "/idnode.forward.v1.Leader/Release"
+	Leader_ReleaseOwner_FullMethodName       = "/idnode.forward.v1.Leader/ReleaseOwner"
 	Leader_GetClaims_FullMethodName          = "/idnode.forward.v1.Leader/GetClaims"
 	Leader_NextHiLo_FullMethodName           = "/idnode.forward.v1.Leader/NextHiLo"
 	Leader_ReturnHiLo_FullMethodName         = "/idnode.forward.v1.Leader/ReturnHiLo"
@@ -317,6 +360,8 @@ const (
 	Leader_AddNode_FullMethodName            = "/idnode.forward.v1.Leader/AddNode"
 	Leader_RemoveNode_FullMethodName         = "/idnode.forward.v1.Leader/RemoveNode"
 	Leader_TransferLeadership_FullMethodName = "/idnode.forward.v1.Leader/TransferLeadership"
+	Leader_ClusterVersion_FullMethodName     = "/idnode.forward.v1.Leader/ClusterVersion"
+	Leader_SetClusterVersion_FullMethodName  = "/idnode.forward.v1.Leader/SetClusterVersion"
 	Leader_Backup_FullMethodName             = "/idnode.forward.v1.Leader/Backup"
 	Leader_Restore_FullMethodName            = "/idnode.forward.v1.Leader/Restore"
 	Leader_CreateDatabase_FullMethodName     = "/idnode.forward.v1.Leader/CreateDatabase"
@@ -348,6 +393,7 @@ type LeaderClient interface {
 	ListHiLo(ctx context.Context, in *v11.ListHiLoRequest, opts ...grpc.CallOption) (*v11.ListHiLoResponse, error)
 	Claim(ctx context.Context, in *v11.ClaimRequest, opts ...grpc.CallOption) (*v11.ClaimResponse, error)
 	Release(ctx context.Context, in *v11.ReleaseRequest, opts ...grpc.CallOption) (*v11.ReleaseResponse, error)
+	ReleaseOwner(ctx context.Context, in *v11.ReleaseOwnerRequest, opts ...grpc.CallOption) (*v11.ReleaseResponse, error)
 	GetClaims(ctx context.Context, in *v11.GetClaimsRequest, opts ...grpc.CallOption) (*v11.GetClaimsResponse, error)
 	NextHiLo(ctx context.Context, in *v11.NextHiLoRequest, opts ...grpc.CallOption) (*v11.NextHiLoResponse, error)
 	ReturnHiLo(ctx context.Context, in *v11.ReturnHiLoRequest, opts ...grpc.CallOption) (*v11.ReturnHiLoResponse, error)
@@ -360,6 +406,8 @@ type LeaderClient interface {
 	AddNode(ctx context.Context, in *v11.AddNodeRequest, opts ...grpc.CallOption) (*v11.AddNodeResponse, error)
 	RemoveNode(ctx context.Context, in *v11.RemoveNodeRequest, opts ...grpc.CallOption) (*v11.RemoveNodeResponse, error)
 	TransferLeadership(ctx context.Context, in *v11.TransferLeadershipRequest, opts ...grpc.CallOption) (*v11.TransferLeadershipResponse, error)
+	ClusterVersion(ctx context.Context, in *v11.ClusterVersionRequest, opts ...grpc.CallOption) (*v11.ClusterVersionResponse, error)
+	SetClusterVersion(ctx context.Context, in *v11.SetClusterVersionRequest, opts ...grpc.CallOption) (*v11.ClusterVersionResponse, error)
 	Backup(ctx context.Context, in *v11.BackupRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[v11.BackupChunk], error)
 	Restore(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[v11.RestoreChunk, v11.RestoreResponse], error)
 	CreateDatabase(ctx context.Context, in *v11.CreateDatabaseRequest, opts ...grpc.CallOption) (*v11.CreateDatabaseResponse, error)
@@ -427,6 +475,16 @@ func (c *leaderClient) Release(ctx context.Context, in *v11.ReleaseRequest, opts
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(v11.ReleaseResponse)
 	err := c.cc.Invoke(ctx, Leader_Release_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ReleaseOwner(ctx context.Context, in *v11.ReleaseOwnerRequest, opts ...grpc.CallOption) (*v11.ReleaseResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ReleaseResponse)
+	err := c.cc.Invoke(ctx, Leader_ReleaseOwner_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -547,6 +605,26 @@ func (c *leaderClient) TransferLeadership(ctx context.Context, in *v11.TransferL
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(v11.TransferLeadershipResponse)
 	err := c.cc.Invoke(ctx, Leader_TransferLeadership_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) ClusterVersion(ctx context.Context, in *v11.ClusterVersionRequest, opts ...grpc.CallOption) (*v11.ClusterVersionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ClusterVersionResponse)
+	err := c.cc.Invoke(ctx, Leader_ClusterVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *leaderClient) SetClusterVersion(ctx context.Context, in *v11.SetClusterVersionRequest, opts ...grpc.CallOption) (*v11.ClusterVersionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(v11.ClusterVersionResponse)
+	err := c.cc.Invoke(ctx, Leader_SetClusterVersion_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -720,6 +798,7 @@ type LeaderServer interface {
 	ListHiLo(context.Context, *v11.ListHiLoRequest) (*v11.ListHiLoResponse, error)
 	Claim(context.Context, *v11.ClaimRequest) (*v11.ClaimResponse, error)
 	Release(context.Context, *v11.ReleaseRequest) (*v11.ReleaseResponse, error)
+	ReleaseOwner(context.Context, *v11.ReleaseOwnerRequest) (*v11.ReleaseResponse, error)
 	GetClaims(context.Context, *v11.GetClaimsRequest) (*v11.GetClaimsResponse, error)
 	NextHiLo(context.Context, *v11.NextHiLoRequest) (*v11.NextHiLoResponse, error)
 	ReturnHiLo(context.Context, *v11.ReturnHiLoRequest) (*v11.ReturnHiLoResponse, error)
@@ -732,6 +811,8 @@ type LeaderServer interface {
 	AddNode(context.Context, *v11.AddNodeRequest) (*v11.AddNodeResponse, error)
 	RemoveNode(context.Context, *v11.RemoveNodeRequest) (*v11.RemoveNodeResponse, error)
 	TransferLeadership(context.Context, *v11.TransferLeadershipRequest) (*v11.TransferLeadershipResponse, error)
+	ClusterVersion(context.Context, *v11.ClusterVersionRequest) (*v11.ClusterVersionResponse, error)
+	SetClusterVersion(context.Context, *v11.SetClusterVersionRequest) (*v11.ClusterVersionResponse, error)
 	Backup(*v11.BackupRequest, grpc.ServerStreamingServer[v11.BackupChunk]) error
 	Restore(grpc.ClientStreamingServer[v11.RestoreChunk, v11.RestoreResponse]) error
 	CreateDatabase(context.Context, *v11.CreateDatabaseRequest) (*v11.CreateDatabaseResponse, error)
@@ -770,6 +851,9 @@ func (UnimplementedLeaderServer) Claim(context.Context, *v11.ClaimRequest) (*v11
 func (UnimplementedLeaderServer) Release(context.Context, *v11.ReleaseRequest) (*v11.ReleaseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Release not implemented")
 }
+func (UnimplementedLeaderServer) ReleaseOwner(context.Context, *v11.ReleaseOwnerRequest) (*v11.ReleaseResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReleaseOwner not implemented")
+}
 func (UnimplementedLeaderServer) GetClaims(context.Context, *v11.GetClaimsRequest) (*v11.GetClaimsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetClaims not implemented")
 }
@@ -805,6 +889,12 @@ func (UnimplementedLeaderServer) RemoveNode(context.Context, *v11.RemoveNodeRequ
 }
 func (UnimplementedLeaderServer) TransferLeadership(context.Context, *v11.TransferLeadershipRequest) (*v11.TransferLeadershipResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method TransferLeadership not implemented")
+}
+func (UnimplementedLeaderServer) ClusterVersion(context.Context, *v11.ClusterVersionRequest) (*v11.ClusterVersionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ClusterVersion not implemented")
+}
+func (UnimplementedLeaderServer) SetClusterVersion(context.Context, *v11.SetClusterVersionRequest) (*v11.ClusterVersionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetClusterVersion not implemented")
 }
 func (UnimplementedLeaderServer) Backup(*v11.BackupRequest, grpc.ServerStreamingServer[v11.BackupChunk]) error {
 	return status.Error(codes.Unimplemented, "method Backup not implemented")
@@ -952,6 +1042,24 @@ func _Leader_Release_Handler(srv interface{}, ctx context.Context, dec func(inte
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(LeaderServer).Release(ctx, req.(*v11.ReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ReleaseOwner_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ReleaseOwnerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ReleaseOwner(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ReleaseOwner_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ReleaseOwner(ctx, req.(*v11.ReleaseOwnerRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1168,6 +1276,42 @@ func _Leader_TransferLeadership_Handler(srv interface{}, ctx context.Context, de
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(LeaderServer).TransferLeadership(ctx, req.(*v11.TransferLeadershipRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_ClusterVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.ClusterVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).ClusterVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_ClusterVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).ClusterVersion(ctx, req.(*v11.ClusterVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Leader_SetClusterVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(v11.SetClusterVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LeaderServer).SetClusterVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Leader_SetClusterVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LeaderServer).SetClusterVersion(ctx, req.(*v11.SetClusterVersionRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1409,6 +1553,10 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Leader_Release_Handler,
 		},
 		{
+			MethodName: "ReleaseOwner",
+			Handler:    _Leader_ReleaseOwner_Handler,
+		},
+		{
 			MethodName: "GetClaims",
 			Handler:    _Leader_GetClaims_Handler,
 		},
@@ -1455,6 +1603,14 @@ var Leader_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "TransferLeadership",
 			Handler:    _Leader_TransferLeadership_Handler,
+		},
+		{
+			MethodName: "ClusterVersion",
+			Handler:    _Leader_ClusterVersion_Handler,
+		},
+		{
+			MethodName: "SetClusterVersion",
+			Handler:    _Leader_SetClusterVersion_Handler,
 		},
 		{
 			MethodName: "CreateDatabase",

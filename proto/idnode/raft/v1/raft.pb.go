@@ -558,7 +558,15 @@ type RegisterNode struct {
 	Incarnation string `protobuf:"bytes,5,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
 	// The identity parts separator the registering node is configured with; empty from an
 	// operator's add. The first one becomes the cluster's; a different one is refused.
-	Separator     string `protobuf:"bytes,6,opt,name=separator,proto3" json:"separator,omitempty"`
+	Separator string `protobuf:"bytes,6,opt,name=separator,proto3" json:"separator,omitempty"`
+	// The cluster version the proposer's build supports (fsm.CurrentVersion). The first
+	// registration of a new cluster finalises it: a cluster born on a build starts at its
+	// version. Later registrations ignore it; builds older than cluster versions send none.
+	FoundingVersion uint32 `protobuf:"varint,7,opt,name=founding_version,json=foundingVersion,proto3" json:"founding_version,omitempty"`
+	// The cluster version the registering node's build supports, sent with its incarnation (0
+	// from builds older than cluster versions: version 1). Below the finalised version the
+	// registration is refused: the node would halt on the log.
+	NodeVersion   uint32 `protobuf:"varint,8,opt,name=node_version,json=nodeVersion,proto3" json:"node_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -633,6 +641,20 @@ func (x *RegisterNode) GetSeparator() string {
 		return x.Separator
 	}
 	return ""
+}
+
+func (x *RegisterNode) GetFoundingVersion() uint32 {
+	if x != nil {
+		return x.FoundingVersion
+	}
+	return 0
+}
+
+func (x *RegisterNode) GetNodeVersion() uint32 {
+	if x != nil {
+		return x.NodeVersion
+	}
+	return 0
 }
 
 // Remove a node and retire its tag for ever.
@@ -1518,9 +1540,13 @@ type NodeRecord struct {
 	// The highest number each of the node's HiLo pools may have granted (LocalReservations).
 	PoolMarks []*PoolMark `protobuf:"bytes,31,rep,name=pool_marks,json=poolMarks,proto3" json:"pool_marks,omitempty"`
 	// The digest of the node's pools file at its last clean stop (LocalReservations.seal).
-	PoolsSeal     []byte `protobuf:"bytes,32,opt,name=pools_seal,json=poolsSeal,proto3" json:"pools_seal,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	PoolsSeal []byte `protobuf:"bytes,32,opt,name=pools_seal,json=poolsSeal,proto3" json:"pools_seal,omitempty"`
+	// The cluster version the node's build supports and the build itself (NodeVersion); 0 and
+	// "" while the node has said nothing (an older build).
+	SupportedVersion uint32 `protobuf:"varint,40,opt,name=supported_version,json=supportedVersion,proto3" json:"supported_version,omitempty"`
+	Build            string `protobuf:"bytes,41,opt,name=build,proto3" json:"build,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *NodeRecord) Reset() {
@@ -1607,6 +1633,20 @@ func (x *NodeRecord) GetPoolsSeal() []byte {
 		return x.PoolsSeal
 	}
 	return nil
+}
+
+func (x *NodeRecord) GetSupportedVersion() uint32 {
+	if x != nil {
+		return x.SupportedVersion
+	}
+	return 0
+}
+
+func (x *NodeRecord) GetBuild() string {
+	if x != nil {
+		return x.Build
+	}
+	return ""
 }
 
 type RetiredTagRecord struct {
@@ -2035,6 +2075,10 @@ type SettingsRecord struct {
 	Separator string                 `protobuf:"bytes,1,opt,name=separator,proto3" json:"separator,omitempty"`
 	// Left out of backups: a backup file is not a key to the cluster it came from.
 	ClusterSecret []byte `protobuf:"bytes,2,opt,name=cluster_secret,json=clusterSecret,proto3" json:"cluster_secret,omitempty"`
+	// The finalised cluster version (SetClusterVersion); 0 is version 1.
+	ClusterVersion uint32 `protobuf:"varint,3,opt,name=cluster_version,json=clusterVersion,proto3" json:"cluster_version,omitempty"`
+	// The newest version whose commands the log has applied: a downgrade below it is refused.
+	VersionUsed   uint32 `protobuf:"varint,4,opt,name=version_used,json=versionUsed,proto3" json:"version_used,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2081,6 +2125,20 @@ func (x *SettingsRecord) GetClusterSecret() []byte {
 		return x.ClusterSecret
 	}
 	return nil
+}
+
+func (x *SettingsRecord) GetClusterVersion() uint32 {
+	if x != nil {
+		return x.ClusterVersion
+	}
+	return 0
+}
+
+func (x *SettingsRecord) GetVersionUsed() uint32 {
+	if x != nil {
+		return x.VersionUsed
+	}
+	return 0
 }
 
 // Raise a HiLo tag's Max to at least max (IdService/SeedHiLo); never lower. A raised tag's
@@ -3557,6 +3615,180 @@ func (x *WorkerRecord) GetMinMs() int64 {
 	return 0
 }
 
+// What a node's build supports, stated by the node itself when it registers and when it starts
+// (Ignorable: an older build that skips it answers nothing differently). The FSM keeps it in
+// the node's record; the cluster's effective version is the lowest of its voters'.
+type NodeVersion struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The node's Raft member ID: a record is taken only from the node registered under tag.
+	Id      string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	Version uint32 `protobuf:"varint,3,opt,name=version,proto3" json:"version,omitempty"`
+	// The build's version string (idnode --version), for operators.
+	Build         string `protobuf:"bytes,4,opt,name=build,proto3" json:"build,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NodeVersion) Reset() {
+	*x = NodeVersion{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NodeVersion) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NodeVersion) ProtoMessage() {}
+
+func (x *NodeVersion) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NodeVersion.ProtoReflect.Descriptor instead.
+func (*NodeVersion) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *NodeVersion) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *NodeVersion) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *NodeVersion) GetVersion() uint32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *NodeVersion) GetBuild() string {
+	if x != nil {
+		return x.Build
+	}
+	return ""
+}
+
+// Finalise the cluster version, or lower it again (ClusterService/SetClusterVersion). The
+// leader checks that every voter supports it; the FSM refuses a version below one the log has
+// used (Ignorable: older builds gate nothing).
+type SetClusterVersion struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Version       uint32                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetClusterVersion) Reset() {
+	*x = SetClusterVersion{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetClusterVersion) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetClusterVersion) ProtoMessage() {}
+
+func (x *SetClusterVersion) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetClusterVersion.ProtoReflect.Descriptor instead.
+func (*SetClusterVersion) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *SetClusterVersion) GetVersion() uint32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// Release every claim owner holds in the database (IdService/ReleaseOwner; cluster version 2).
+type ReleaseOwner struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Owner string                 `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The database (folded to lower case); empty is "default".
+	Database      string `protobuf:"bytes,2,opt,name=database,proto3" json:"database,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseOwner) Reset() {
+	*x = ReleaseOwner{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseOwner) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseOwner) ProtoMessage() {}
+
+func (x *ReleaseOwner) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseOwner.ProtoReflect.Descriptor instead.
+func (*ReleaseOwner) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *ReleaseOwner) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
+}
+
+func (x *ReleaseOwner) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
@@ -3593,14 +3825,16 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
 	"\x04last\x18\x03 \x01(\x03R\x04last\x12\x1a\n" +
 	"\bdatabase\x18\x04 \x01(\tR\bdatabase\x12\x19\n" +
-	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\xb6\x01\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\x84\x02\n" +
 	"\fRegisterNode\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12!\n" +
 	"\fraft_address\x18\x03 \x01(\tR\vraftAddress\x12!\n" +
 	"\fgrpc_address\x18\x04 \x01(\tR\vgrpcAddress\x12 \n" +
 	"\vincarnation\x18\x05 \x01(\tR\vincarnation\x12\x1c\n" +
-	"\tseparator\x18\x06 \x01(\tR\tseparator\"\x1e\n" +
+	"\tseparator\x18\x06 \x01(\tR\tseparator\x12)\n" +
+	"\x10founding_version\x18\a \x01(\rR\x0ffoundingVersion\x12!\n" +
+	"\fnode_version\x18\b \x01(\rR\vnodeVersion\"\x1e\n" +
 	"\n" +
 	"RemoveNode\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x8c\x02\n" +
@@ -3665,7 +3899,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\tbelow_low\x18\x17 \x01(\x03R\bbelowLow\"I\n" +
 	"\x0eHiLoPoolRecord\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12\x1a\n" +
-	"\breserved\x18\x02 \x01(\x03R\breserved\"\x93\x02\n" +
+	"\breserved\x18\x02 \x01(\x03R\breserved\"\xd6\x02\n" +
 	"\n" +
 	"NodeRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -3677,7 +3911,9 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\n" +
 	"pool_marks\x18\x1f \x03(\v2\x18.idnode.raft.v1.PoolMarkR\tpoolMarks\x12\x1d\n" +
 	"\n" +
-	"pools_seal\x18  \x01(\fR\tpoolsSeal\"$\n" +
+	"pools_seal\x18  \x01(\fR\tpoolsSeal\x12+\n" +
+	"\x11supported_version\x18( \x01(\rR\x10supportedVersion\x12\x14\n" +
+	"\x05build\x18) \x01(\tR\x05build\"$\n" +
 	"\x10RetiredTagRecord\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x8c\x02\n" +
 	"\rRequestRecord\x12\x1d\n" +
@@ -3709,10 +3945,12 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\vClaimRecord\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x1a\n" +
-	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"U\n" +
+	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"\xa1\x01\n" +
 	"\x0eSettingsRecord\x12\x1c\n" +
 	"\tseparator\x18\x01 \x01(\tR\tseparator\x12%\n" +
-	"\x0ecluster_secret\x18\x02 \x01(\fR\rclusterSecret\"J\n" +
+	"\x0ecluster_secret\x18\x02 \x01(\fR\rclusterSecret\x12'\n" +
+	"\x0fcluster_version\x18\x03 \x01(\rR\x0eclusterVersion\x12!\n" +
+	"\fversion_used\x18\x04 \x01(\rR\vversionUsed\"J\n" +
 	"\bSeedHiLo\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +
@@ -3847,7 +4085,17 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\rhigh_water_ms\x18\x06 \x01(\x03R\vhighWaterMs\x12\x1f\n" +
 	"\vworker_bits\x18\a \x01(\x05R\n" +
 	"workerBits\x12\x15\n" +
-	"\x06min_ms\x18\b \x01(\x03R\x05minMs*W\n" +
+	"\x06min_ms\x18\b \x01(\x03R\x05minMs\"_\n" +
+	"\vNodeVersion\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\rR\aversion\x12\x14\n" +
+	"\x05build\x18\x04 \x01(\tR\x05build\"-\n" +
+	"\x11SetClusterVersion\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\rR\aversion\"@\n" +
+	"\fReleaseOwner\x12\x14\n" +
+	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1a\n" +
+	"\bdatabase\x18\x02 \x01(\tR\bdatabase*W\n" +
 	"\fSeriesPeriod\x12\x16\n" +
 	"\x12SERIES_PERIOD_NONE\x10\x00\x12\x16\n" +
 	"\x12SERIES_PERIOD_YEAR\x10\x01\x12\x17\n" +
@@ -3873,7 +4121,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_raft_v1_raft_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(SeriesPeriod)(0),           // 0: idnode.raft.v1.SeriesPeriod
 	(SeriesPolicy)(0),           // 1: idnode.raft.v1.SeriesPolicy
@@ -3922,6 +4170,9 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*RenewWorker)(nil),         // 44: idnode.raft.v1.RenewWorker
 	(*ReleaseWorker)(nil),       // 45: idnode.raft.v1.ReleaseWorker
 	(*WorkerRecord)(nil),        // 46: idnode.raft.v1.WorkerRecord
+	(*NodeVersion)(nil),         // 47: idnode.raft.v1.NodeVersion
+	(*SetClusterVersion)(nil),   // 48: idnode.raft.v1.SetClusterVersion
+	(*ReleaseOwner)(nil),        // 49: idnode.raft.v1.ReleaseOwner
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	3,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -3960,7 +4211,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   44,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,562 @@
+package dev.idnode.client;
+
+import dev.idnode.client.Transport.Route;
+import dev.idnode.v1.ClusterServiceGrpc;
+import dev.idnode.v1.IdServiceGrpc;
+import dev.idnode.v1.AcquireWorkerRequest;
+import dev.idnode.v1.ClaimRequest;
+import dev.idnode.v1.CreateDatabaseRequest;
+import dev.idnode.v1.CreateKeyRequest;
+import dev.idnode.v1.CreateSeriesRequest;
+import dev.idnode.v1.DeleteKeyRequest;
+import dev.idnode.v1.ExplainRequest;
+import dev.idnode.v1.ExplainResponse;
+import dev.idnode.v1.GenerateRequest;
+import dev.idnode.v1.GetClaimsRequest;
+import dev.idnode.v1.IssueRequest;
+import dev.idnode.v1.JournalRequest;
+import dev.idnode.v1.KeyStatus;
+import dev.idnode.v1.ListDatabasesRequest;
+import dev.idnode.v1.DatabaseStatus;
+import dev.idnode.v1.ListHiLoRequest;
+import dev.idnode.v1.ListHiLoResponse;
+import dev.idnode.v1.ListIdentitiesRequest;
+import dev.idnode.v1.ListKeysRequest;
+import dev.idnode.v1.ListSeriesRequest;
+import dev.idnode.v1.ListWorkersRequest;
+import dev.idnode.v1.ListWorkersResponse;
+import dev.idnode.v1.NextHiLoRequest;
+import dev.idnode.v1.NextIdentityRequest;
+import dev.idnode.v1.ReleaseRequest;
+import dev.idnode.v1.ReleaseWorkerRequest;
+import dev.idnode.v1.RenewWorkerRequest;
+import dev.idnode.v1.ReturnHiLoRequest;
+import dev.idnode.v1.SeedHiLoRequest;
+import dev.idnode.v1.SeedIdentityRequest;
+import dev.idnode.v1.Series;
+import dev.idnode.v1.SeriesEntry;
+import dev.idnode.v1.StatusRequest;
+import dev.idnode.v1.StatusResponse;
+import dev.idnode.v1.VerifySeriesRequest;
+import dev.idnode.v1.VerifySeriesResponse;
+import dev.idnode.v1.VoidRequest;
+import dev.idnode.v1.WhoAmIRequest;
+import dev.idnode.v1.WhoAmIResponse;
+import dev.idnode.v1.WorkerLease;
+import dev.idnode.v1.SeriesServiceGrpc;
+import io.grpc.Deadline;
+import io.grpc.MethodDescriptor;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The non-blocking face of {@link IdnodeClient}: the same calls, each returning a
+ * {@link CompletableFuture} that fails with an {@link IdnodeException}. Get one with
+ * {@link IdnodeClient#async()}; it shares the client's connections, so closing the client ends
+ * it too. Futures complete on gRPC's threads: chain heavy work with the {@code *Async} stages.
+ *
+ * <p>Every call fails over as {@link IdnodeClient} describes, within the deadline this view was
+ * made with ({@link #withDeadline}).
+ */
+public final class AsyncIdnodeClient {
+  private final Transport transport;
+  private final Duration deadline;
+  private final char separator;
+
+  AsyncIdnodeClient(Transport transport, Duration deadline, char separator) {
+    this.transport = transport;
+    this.deadline = deadline;
+    this.separator = separator;
+  }
+
+  /**
+   * This client with every call bounded by {@code deadline}, retries included. It shares the
+   * connections.
+   *
+   * @param deadline how long a call may take in all, positive
+   * @return the view
+   */
+  public AsyncIdnodeClient withDeadline(Duration deadline) {
+    return new AsyncIdnodeClient(transport, IdnodeClient.checkDeadline(deadline), separator);
+  }
+
+  /** The deadline every call of this view gets. */
+  public Duration deadline() {
+    return deadline;
+  }
+
+  /** The identity parts separator the client checks HiLo tags against. */
+  public char separator() {
+    return separator;
+  }
+
+  Transport transport() {
+    return transport;
+  }
+
+  /**
+   * Resolves a request string (a semantic ID is echoed, {@code ""} gives UUIDv7s,
+   * {@code "prefix/"} server-side IDs, {@code "prefix|"} identities).
+   *
+   * @param id the request string
+   * @param count how many IDs, 0 meaning 1
+   * @return the IDs
+   */
+  public CompletableFuture<List<String>> generate(String id, long count) {
+    return generate(GenerateRequest.newBuilder().setId(id).setCount(count).build());
+  }
+
+  /**
+   * {@link #generate(String, long)} with every field (a UUIDv4, a request id of the caller's, a
+   * claim, numeric IDs). An identity or claim request without a request id gets one, kept
+   * across retries.
+   *
+   * @param request the request
+   * @return the IDs
+   */
+  public CompletableFuture<List<String>> generate(GenerateRequest request) {
+    try {
+      Validation.count(request.getCount());
+      boolean reserves = request.getId().endsWith("|") || request.getClaim();
+      GenerateRequest req = reserves && request.getRequestId().isEmpty()
+          ? request.toBuilder().setRequestId(newRequestId()).build() : request;
+      return call(reserves ? Route.LEADER : Route.ANY, IdServiceGrpc.getGenerateMethod(), req)
+          .thenApply(r -> List.copyOf(r.getIdsList()));
+    } catch (IdnodeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Reserves {@code count} values of the identity counter {@code name}. Every retry carries the
+   * same request id, so a retry never burns values.
+   *
+   * @param name the counter
+   * @param count how many values, 0 meaning 1
+   * @return the block
+   */
+  public CompletableFuture<IdentityBlock> nextIdentity(String name, long count) {
+    return nextIdentity(name, count, "");
+  }
+
+  /**
+   * {@link #nextIdentity(String, long)} with a request id of the caller's, kept with the work
+   * it numbers: a call repeated after a crash then answers the values the first one reserved.
+   *
+   * @param name the counter
+   * @param count how many values, 0 meaning 1
+   * @param requestId the request id, empty to make one
+   * @return the block
+   */
+  public CompletableFuture<IdentityBlock> nextIdentity(String name, long count, String requestId) {
+    try {
+      Validation.count(count);
+      NextIdentityRequest req = NextIdentityRequest.newBuilder().setName(name).setCount(count)
+          .setRequestId(requestId.isEmpty() ? newRequestId() : requestId).build();
+      return call(Route.LEADER, IdServiceGrpc.getNextIdentityMethod(), req)
+          .thenApply(r -> new IdentityBlock(r.getFirst(), r.getLast(), r.getSkippedList()));
+    } catch (IdnodeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Raises the identity counter {@code name} to {@code value} (with {@code force}, sets it
+   * exactly: an operator's call).
+   *
+   * @param name the counter
+   * @param value the value, not negative
+   * @param force set even if that lowers it
+   * @return the counter afterwards; the next identity is that + 1
+   */
+  public CompletableFuture<Long> seedIdentity(String name, long value, boolean force) {
+    try {
+      Validation.nonNegative("seed value", value);
+      SeedIdentityRequest req = SeedIdentityRequest.newBuilder().setName(name).setValue(value).setForce(force).build();
+      return call(Route.LEADER, IdServiceGrpc.getSeedIdentityMethod(), req).thenApply(r -> r.getValue());
+    } catch (IdnodeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Every identity counter whose name starts with {@code prefix} (case-insensitive), all pages,
+   * linearizably per page.
+   *
+   * @param prefix the prefix, empty for all
+   * @return the counters, by name
+   */
+  public CompletableFuture<List<Identity>> listIdentities(String prefix) {
+    List<Identity> out = new ArrayList<>();
+    return listIdentitiesFrom(prefix, "", out).thenApply(v -> List.copyOf(out));
+  }
+
+  private CompletableFuture<Void> listIdentitiesFrom(String prefix, String token, List<Identity> out) {
+    ListIdentitiesRequest req = ListIdentitiesRequest.newBuilder().setPrefix(prefix).setPageToken(token).build();
+    return call(Route.LEADER, IdServiceGrpc.getListIdentitiesMethod(), req).thenCompose(page -> {
+      page.getIdentitiesList().forEach(i -> out.add(new Identity(i.getName(), i.getValue())));
+      String next = page.getNextPageToken();
+      if (next.isEmpty() || next.equals(token) || page.getIdentitiesCount() == 0) {
+        return CompletableFuture.completedFuture(null);
+      }
+      return listIdentitiesFrom(prefix, next, out);
+    });
+  }
+
+  /**
+   * Claims semantic IDs cluster-wide for {@code owner}, all or nothing: {@link AlreadyExistsException}
+   * (reason {@code CLAIMED}) when someone holds one. Retries reuse the call's request id.
+   *
+   * @param owner who holds them, empty for nobody in particular
+   * @param ids at most 1,000 IDs
+   * @return completes when claimed
+   */
+  public CompletableFuture<Void> claim(String owner, List<String> ids) {
+    return claim(owner, ids, "");
+  }
+
+  /**
+   * {@link #claim(String, List)} with a request id of the caller's: repeated after a crash it
+   * succeeds again instead of finding its own claims.
+   *
+   * @param owner who holds them
+   * @param ids the IDs
+   * @param requestId the request id, empty to make one
+   * @return completes when claimed
+   */
+  public CompletableFuture<Void> claim(String owner, List<String> ids, String requestId) {
+    ClaimRequest req = ClaimRequest.newBuilder().addAllIds(ids).setOwner(owner)
+        .setRequestId(requestId.isEmpty() ? newRequestId() : requestId).build();
+    return call(Route.LEADER, IdServiceGrpc.getClaimMethod(), req).thenApply(r -> null);
+  }
+
+  /**
+   * Releases claimed IDs, all or nothing. With an owner, an ID someone else claimed fails the
+   * call ({@code FAILED_PRECONDITION}).
+   *
+   * @param owner whose claims, empty for anybody's
+   * @param ids the IDs
+   * @return how many were claimed and are released now
+   */
+  public CompletableFuture<Long> release(String owner, List<String> ids) {
+    ReleaseRequest req = ReleaseRequest.newBuilder().addAllIds(ids).setOwner(owner).build();
+    return call(Route.LEADER, IdServiceGrpc.getReleaseMethod(), req).thenApply(r -> r.getReleased());
+  }
+
+  /**
+   * Looks IDs up, linearizably.
+   *
+   * @param ids the IDs
+   * @return the claims of those claimed
+   */
+  public CompletableFuture<List<Claim>> getClaims(List<String> ids) {
+    GetClaimsRequest req = GetClaimsRequest.newBuilder().addAllIds(ids).build();
+    return call(Route.LEADER, IdServiceGrpc.getGetClaimsMethod(), req)
+        .thenApply(r -> r.getClaimsList().stream().map(c -> new Claim(c.getId(), c.getOwner())).toList());
+  }
+
+  /**
+   * Reserves a HiLo range (the raw call behind {@link HiLoGenerator}). Without a request id it
+   * gets one, kept across retries.
+   *
+   * @param request the request
+   * @return the range
+   */
+  public CompletableFuture<HiLoRange> nextHiLo(NextHiLoRequest request) {
+    try {
+      Validation.hiloTag(request.getTag(), request.getSeparator().isEmpty() ? separator : request.getSeparator().charAt(0));
+      Validation.nonNegative("last_batch_size", request.getLastBatchSize());
+      Validation.nonNegative("last_max", request.getLastMax());
+      NextHiLoRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
+      return transport.unary(Route.LEADER, IdServiceGrpc.getNextHiLoMethod(), req, deadlineNow(), false).thenApply(a -> {
+        var r = a.value();
+        transport.rememberGrant(r.getGrantId(), a.node());
+        return new HiLoRange(r.getPrefix(), r.getLow(), r.getHigh(), r.getLastSize(), r.getServerTag(), r.getLastRangeAt(), r.getGrantId());
+      });
+    } catch (IdnodeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Gives back the unused tail {@code last+1..end} of a range. It goes first to the node that
+   * granted the range when this client fetched it: with HiLo pools only that node takes it.
+   *
+   * @param tag the range's tag
+   * @param end the range's high end
+   * @param last the highest number used; {@code low - 1} returns the range whole
+   * @param grantId the range's grant id
+   * @return whether the numbers went back (false: the range is not the newest any more, a gap)
+   */
+  public CompletableFuture<Boolean> returnHiLo(String tag, long end, long last, String grantId) {
+    ReturnHiLoRequest req = ReturnHiLoRequest.newBuilder().setTag(tag).setEnd(end).setLast(last).setGrantId(grantId).build();
+    Integer granter = transport.granter(grantId);
+    int start = granter != null ? granter : transport.start(Route.LEADER);
+    return transport.call(start, Transport.unaryAttempt(IdServiceGrpc.getReturnHiLoMethod(), req), deadlineNow(), false)
+        .thenApply(a -> a.value().getReturned());
+  }
+
+  /**
+   * Raises a tag's HiLo Max so the next range starts above it (moving from RavenDB or another
+   * store); never lowers it.
+   *
+   * @param tag the tag
+   * @param max the Max, not negative
+   * @return the Max afterwards
+   */
+  public CompletableFuture<Long> seedHiLo(String tag, long max) {
+    try {
+      Validation.nonNegative("hilo max", max);
+      SeedHiLoRequest req = SeedHiLoRequest.newBuilder().setTag(tag).setMax(max).build();
+      return call(Route.LEADER, IdServiceGrpc.getSeedHiLoMethod(), req).thenApply(r -> r.getMax());
+    } catch (IdnodeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * One page of the database's HiLo tags, with each node's pool.
+   *
+   * @param request the page wanted
+   * @return the page
+   */
+  public CompletableFuture<ListHiLoResponse> listHiLo(ListHiLoRequest request) {
+    return call(Route.LEADER, IdServiceGrpc.getListHiLoMethod(), request);
+  }
+
+  /**
+   * Leases a worker ID for minting numeric IDs (see {@link NumericGenerator}). Without a
+   * request id it gets one, so a retry after a lost answer gets the same lease.
+   *
+   * @param request the request
+   * @return the lease
+   */
+  public CompletableFuture<WorkerLease> acquireWorker(AcquireWorkerRequest request) {
+    AcquireWorkerRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
+    return call(Route.LEADER, IdServiceGrpc.getAcquireWorkerMethod(), req);
+  }
+
+  /**
+   * Extends a worker lease; {@code FAILED_PRECONDITION} means the worker went to another holder.
+   *
+   * @param request the request
+   * @return the renewed lease
+   */
+  public CompletableFuture<WorkerLease> renewWorker(RenewWorkerRequest request) {
+    return call(Route.LEADER, IdServiceGrpc.getRenewWorkerMethod(), request);
+  }
+
+  /**
+   * Ends a worker lease now.
+   *
+   * @param request the request
+   * @return completes when released
+   */
+  public CompletableFuture<Void> releaseWorker(ReleaseWorkerRequest request) {
+    return call(Route.LEADER, IdServiceGrpc.getReleaseWorkerMethod(), request).thenApply(r -> null);
+  }
+
+  /**
+   * One page of the database's workers.
+   *
+   * @param request the page wanted
+   * @return the page
+   */
+  public CompletableFuture<ListWorkersResponse> listWorkers(ListWorkersRequest request) {
+    return call(Route.LEADER, IdServiceGrpc.getListWorkersMethod(), request);
+  }
+
+  /**
+   * Says what an ID is (numeric: time, worker, sequence; a string: the strategy that minted
+   * it). Any node answers.
+   *
+   * @param id the ID
+   * @return the explanation
+   */
+  public CompletableFuture<ExplainResponse> explain(String id) {
+    return call(Route.ANY, IdServiceGrpc.getExplainMethod(), ExplainRequest.newBuilder().setId(id).build());
+  }
+
+  /**
+   * Creates a fiscal series (an admin key's call once the cluster has keys). Without a request
+   * id it gets one, so a retry returns the series rather than {@code ALREADY_EXISTS}.
+   *
+   * @param request the series
+   * @return the series created
+   */
+  public CompletableFuture<Series> createSeries(CreateSeriesRequest request) {
+    CreateSeriesRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
+    return call(Route.LEADER, SeriesServiceGrpc.getCreateSeriesMethod(), req).thenApply(r -> r.getSeries());
+  }
+
+  /** The database's series and where each stands. @return the series */
+  public CompletableFuture<List<Series>> listSeries() {
+    return call(Route.LEADER, SeriesServiceGrpc.getListSeriesMethod(), ListSeriesRequest.getDefaultInstance())
+        .thenApply(r -> List.copyOf(r.getSeriesList()));
+  }
+
+  /**
+   * Issues the next number of a series to a document. Give every document its own request id,
+   * kept with it before the call: calling again with it after a crash answers the same number.
+   * Without one the client makes one, which covers its own retries only.
+   *
+   * @param request the request
+   * @return the journal entry ({@code getId()} is the number as printed)
+   */
+  public CompletableFuture<SeriesEntry> issue(IssueRequest request) {
+    IssueRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
+    return call(Route.LEADER, SeriesServiceGrpc.getIssueMethod(), req).thenApply(r -> r.getEntry());
+  }
+
+  /**
+   * Records a number as void, with a reason.
+   *
+   * @param request the request
+   * @return the journal entry
+   */
+  public CompletableFuture<SeriesEntry> voidNumber(VoidRequest request) {
+    try {
+      Validation.nonNegative("number", request.getNumber());
+      VoidRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
+      return call(Route.LEADER, SeriesServiceGrpc.getVoidMethod(), req).thenApply(r -> r.getEntry());
+    } catch (IdnodeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Recomputes a series' hash chain and numbering on the leader.
+   *
+   * @param series the series
+   * @return the verdict, with the first break
+   */
+  public CompletableFuture<VerifySeriesResponse> verifySeries(String series) {
+    return call(Route.LEADER, SeriesServiceGrpc.getVerifySeriesMethod(), VerifySeriesRequest.newBuilder().setSeries(series).build());
+  }
+
+  /**
+   * A series' journal entries from seq {@code from} to seq {@code to} (0: the end). A stream
+   * cut short is resumed after the last entry received, on another node if need be.
+   *
+   * @param series the series
+   * @param from the first seq, 0 or 1 for the start
+   * @param to the last seq, 0 for the end
+   * @return the entries, in order
+   */
+  public CompletableFuture<List<SeriesEntry>> journal(String series, long from, long to) {
+    try {
+      Validation.nonNegative("from", from);
+      Validation.nonNegative("to", to);
+    } catch (IdnodeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    List<SeriesEntry> out = new ArrayList<>();
+    return transport.call(transport.start(Route.LEADER), (channel, options, node) -> {
+      long next = out.isEmpty() ? from : out.get(out.size() - 1).getSeq() + 1;
+      JournalRequest req = JournalRequest.newBuilder().setSeries(series).setFromSeq(next).setToSeq(to).build();
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      ClientCalls.asyncServerStreamingCall(channel.newCall(SeriesServiceGrpc.getJournalMethod(), options), req,
+          new StreamObserver<SeriesEntry>() {
+            @Override
+            public void onNext(SeriesEntry e) {
+              synchronized (out) {
+                out.add(e);
+              }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              done.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {
+              done.complete(null);
+            }
+          });
+      return done;
+    }, deadlineNow(), false).thenApply(a -> List.copyOf(out));
+  }
+
+  /**
+   * The cluster as the answering node sees it.
+   *
+   * @param consistent confirm leadership with a quorum first, so the answer is not stale
+   * @return the status
+   */
+  public CompletableFuture<StatusResponse> status(boolean consistent) {
+    return call(Route.ANY, ClusterServiceGrpc.getStatusMethod(), StatusRequest.newBuilder().setConsistent(consistent).build());
+  }
+
+  /** What the node makes of this client's credentials. @return the answer */
+  public CompletableFuture<WhoAmIResponse> whoAmI() {
+    return call(Route.ANY, ClusterServiceGrpc.getWhoAmIMethod(), WhoAmIRequest.getDefaultInstance());
+  }
+
+  /**
+   * Creates a database (an admin call). Tried on another node only when the first certainly
+   * did nothing.
+   *
+   * @param request the database and its limits
+   * @return completes when created
+   */
+  public CompletableFuture<Void> createDatabase(CreateDatabaseRequest request) {
+    return transport.unary(Route.ANY, ClusterServiceGrpc.getCreateDatabaseMethod(), request, deadlineNow(), true).thenApply(a -> null);
+  }
+
+  /** The databases, {@code default} among them. @return the databases */
+  public CompletableFuture<List<DatabaseStatus>> listDatabases() {
+    return call(Route.ANY, ClusterServiceGrpc.getListDatabasesMethod(), ListDatabasesRequest.getDefaultInstance())
+        .thenApply(r -> List.copyOf(r.getDatabasesList()));
+  }
+
+  /**
+   * Makes an API key (an admin call); the secret is shown only this once. Not tried again once
+   * a node may have made it.
+   *
+   * @param database the key's database
+   * @param role {@code reader}, {@code writer} or {@code admin}
+   * @return the key's id and secret
+   */
+  public CompletableFuture<ApiKey> createKey(String database, String role) {
+    CreateKeyRequest req = CreateKeyRequest.newBuilder().setDatabase(database).setRole(role).build();
+    return transport.unary(Route.ANY, ClusterServiceGrpc.getCreateKeyMethod(), req, deadlineNow(), true)
+        .thenApply(a -> new ApiKey(a.value().getId(), a.value().getKey()));
+  }
+
+  /**
+   * Deletes an API key (an admin call).
+   *
+   * @param id the key's id
+   * @return completes when deleted
+   */
+  public CompletableFuture<Void> deleteKey(String id) {
+    return transport.unary(Route.ANY, ClusterServiceGrpc.getDeleteKeyMethod(), DeleteKeyRequest.newBuilder().setId(id).build(), deadlineNow(), true)
+        .thenApply(a -> null);
+  }
+
+  /** The API keys, without their secrets (an admin call). @return the keys */
+  public CompletableFuture<List<KeyStatus>> listKeys() {
+    return call(Route.ANY, ClusterServiceGrpc.getListKeysMethod(), ListKeysRequest.getDefaultInstance())
+        .thenApply(r -> List.copyOf(r.getKeysList()));
+  }
+
+  private <Q, R> CompletableFuture<R> call(Route route, MethodDescriptor<Q, R> method, Q request) {
+    return transport.unary(route, method, request, deadlineNow(), false).thenApply(Transport.Answer::value);
+  }
+
+  private Deadline deadlineNow() {
+    return Deadline.after(deadline.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** A request id for one logical call; its retries reuse it. */
+  static String newRequestId() {
+    return "java-" + UUID.randomUUID();
+  }
+}

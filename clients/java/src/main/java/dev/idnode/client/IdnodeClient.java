@@ -1,0 +1,722 @@
+package dev.idnode.client;
+
+import dev.idnode.v1.AcquireWorkerRequest;
+import dev.idnode.v1.CreateDatabaseRequest;
+import dev.idnode.v1.CreateSeriesRequest;
+import dev.idnode.v1.DatabaseStatus;
+import dev.idnode.v1.ExplainResponse;
+import dev.idnode.v1.GenerateRequest;
+import dev.idnode.v1.IssueRequest;
+import dev.idnode.v1.KeyStatus;
+import dev.idnode.v1.ListHiLoRequest;
+import dev.idnode.v1.ListHiLoResponse;
+import dev.idnode.v1.ListWorkersRequest;
+import dev.idnode.v1.ListWorkersResponse;
+import dev.idnode.v1.NextHiLoRequest;
+import dev.idnode.v1.ReleaseWorkerRequest;
+import dev.idnode.v1.RenewWorkerRequest;
+import dev.idnode.v1.Series;
+import dev.idnode.v1.SeriesEntry;
+import dev.idnode.v1.StatusResponse;
+import dev.idnode.v1.VerifySeriesResponse;
+import dev.idnode.v1.VoidRequest;
+import dev.idnode.v1.WhoAmIResponse;
+import dev.idnode.v1.WorkerLease;
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.TlsChannelCredentials;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.regex.Pattern;
+
+/**
+ * The Java client of idnode: typed, blocking calls for every {@code IdService} and
+ * {@code SeriesService} RPC and the everyday {@code ClusterService} ones, with failover across
+ * the nodes it was given; HiLo IDs from per-collection generators ({@link #nextId}); numeric IDs
+ * ({@link #numericGenerator}). {@link #async()} gives the same calls as
+ * {@link CompletableFuture}s.
+ *
+ * <pre>{@code
+ * try (IdnodeClient client = IdnodeClient.builder().nodes("10.0.0.1:7070", "10.0.0.2:7070").build()) {
+ *   String id = client.nextId("orders");           // "orders/1-A": HiLo, no round trip per ID
+ *   List<String> ids = client.generate("invoices|", 1); // ["invoices/1"]
+ * }                                                // returns the unused rest of the HiLo ranges
+ * }</pre>
+ *
+ * <p>A call that fails with {@code UNAVAILABLE} (no leader or quorum, node down), with
+ * {@code RESOURCE_EXHAUSTED}/{@code NODE_BUSY}, or runs past the per-attempt timeout (3 s) is
+ * tried on the next node at once; once every node failed it, the next round waits a backoff
+ * (25 ms doubling to 1 s, ±20%), until the call's deadline (30 s unless
+ * {@link Builder#deadline} or {@link #withDeadline} say otherwise). Calls that reserve values
+ * carry a request id that every retry reuses, so a retry never burns values. Calls that need the
+ * leader go to the node the {@code idnode-leader} header named last. Refusals are
+ * {@link IdnodeException}s carrying the code, the ErrorInfo reason and its metadata.
+ *
+ * <p>Thread-safe. One client per database and credential; share it.
+ */
+public final class IdnodeClient implements AutoCloseable {
+  private static final Pattern DATABASE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+  private final AsyncIdnodeClient async;
+  private final Generators generators;
+  private final boolean owner;
+
+  private IdnodeClient(AsyncIdnodeClient async, Generators generators, boolean owner) {
+    this.async = async;
+    this.generators = generators;
+    this.owner = owner;
+  }
+
+  /** A builder; give it at least one node. @return the builder */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The same calls, non-blocking. @return the view, sharing this client's connections */
+  public AsyncIdnodeClient async() {
+    return async;
+  }
+
+  /**
+   * This client with every call bounded by {@code deadline}, retries included. The view shares
+   * the connections and generators; close the original client, not the view.
+   *
+   * @param deadline how long a call may take in all, positive
+   * @return the view
+   */
+  public IdnodeClient withDeadline(Duration deadline) {
+    return new IdnodeClient(async.withDeadline(deadline), generators, false);
+  }
+
+  /** The node addresses the client was built with. @return the addresses */
+  public List<String> nodes() {
+    return async.transport().addrs();
+  }
+
+  /**
+   * Resolves a request string: a semantic ID is validated and echoed, {@code ""} gives UUIDv7s,
+   * {@code "prefix/"} server-side IDs ({@code users/0000000000000000001-A}), {@code "prefix|"}
+   * cluster identities ({@code users/1}).
+   *
+   * @param id the request string
+   * @param count how many IDs, 0 meaning 1
+   * @return the IDs
+   */
+  public List<String> generate(String id, long count) {
+    return await(async.generate(id, count));
+  }
+
+  /**
+   * {@link #generate(String, long)} with every field of the request.
+   *
+   * @param request the request
+   * @return the IDs
+   */
+  public List<String> generate(GenerateRequest request) {
+    return await(async.generate(request));
+  }
+
+  /**
+   * Reserves {@code count} values of the identity counter {@code name}; retries reuse one
+   * request id, so a retry never burns values.
+   *
+   * @param name the counter
+   * @param count how many, 0 meaning 1
+   * @return the block
+   */
+  public IdentityBlock nextIdentity(String name, long count) {
+    return await(async.nextIdentity(name, count));
+  }
+
+  /**
+   * {@link #nextIdentity(String, long)} with the caller's request id.
+   *
+   * @param name the counter
+   * @param count how many, 0 meaning 1
+   * @param requestId the request id, empty to make one
+   * @return the block
+   */
+  public IdentityBlock nextIdentity(String name, long count, String requestId) {
+    return await(async.nextIdentity(name, count, requestId));
+  }
+
+  /**
+   * Raises (with {@code force}: sets) an identity counter.
+   *
+   * @param name the counter
+   * @param value the value, not negative
+   * @param force set it exactly, even lower
+   * @return the counter afterwards
+   */
+  public long seedIdentity(String name, long value, boolean force) {
+    return await(async.seedIdentity(name, value, force));
+  }
+
+  /**
+   * Every identity counter whose name starts with {@code prefix}.
+   *
+   * @param prefix the prefix, empty for all
+   * @return the counters
+   */
+  public List<Identity> listIdentities(String prefix) {
+    return await(async.listIdentities(prefix));
+  }
+
+  /**
+   * Claims semantic IDs for {@code owner}, all or nothing.
+   *
+   * @param owner the holder, empty for none
+   * @param ids the IDs
+   */
+  public void claim(String owner, List<String> ids) {
+    await(async.claim(owner, ids));
+  }
+
+  /**
+   * {@link #claim(String, List)} with the caller's request id.
+   *
+   * @param owner the holder
+   * @param ids the IDs
+   * @param requestId the request id, empty to make one
+   */
+  public void claim(String owner, List<String> ids, String requestId) {
+    await(async.claim(owner, ids, requestId));
+  }
+
+  /**
+   * Releases claimed IDs.
+   *
+   * @param owner whose, empty for anybody's
+   * @param ids the IDs
+   * @return how many were released
+   */
+  public long release(String owner, List<String> ids) {
+    return await(async.release(owner, ids));
+  }
+
+  /**
+   * Looks claims up.
+   *
+   * @param ids the IDs
+   * @return the claims of those claimed
+   */
+  public List<Claim> getClaims(List<String> ids) {
+    return await(async.getClaims(ids));
+  }
+
+  /**
+   * Reserves a HiLo range (raw; {@link #nextId} does this for you).
+   *
+   * @param request the request
+   * @return the range
+   */
+  public HiLoRange nextHiLo(NextHiLoRequest request) {
+    return await(async.nextHiLo(request));
+  }
+
+  /**
+   * Gives back a range's unused tail (raw; generators do this on close).
+   *
+   * @param tag the tag
+   * @param end the range's high end
+   * @param last the highest number used
+   * @param grantId the range's grant id
+   * @return whether the numbers went back
+   */
+  public boolean returnHiLo(String tag, long end, long last, String grantId) {
+    return await(async.returnHiLo(tag, end, last, grantId));
+  }
+
+  /**
+   * Raises a tag's HiLo Max.
+   *
+   * @param tag the tag
+   * @param max the Max
+   * @return the Max afterwards
+   */
+  public long seedHiLo(String tag, long max) {
+    return await(async.seedHiLo(tag, max));
+  }
+
+  /**
+   * One page of HiLo tags.
+   *
+   * @param request the page
+   * @return the page
+   */
+  public ListHiLoResponse listHiLo(ListHiLoRequest request) {
+    return await(async.listHiLo(request));
+  }
+
+  /**
+   * Leases a worker (raw; {@link #numericGenerator} does this for you).
+   *
+   * @param request the request
+   * @return the lease
+   */
+  public WorkerLease acquireWorker(AcquireWorkerRequest request) {
+    return await(async.acquireWorker(request));
+  }
+
+  /**
+   * Renews a worker lease.
+   *
+   * @param request the request
+   * @return the lease
+   */
+  public WorkerLease renewWorker(RenewWorkerRequest request) {
+    return await(async.renewWorker(request));
+  }
+
+  /**
+   * Releases a worker lease.
+   *
+   * @param request the request
+   */
+  public void releaseWorker(ReleaseWorkerRequest request) {
+    await(async.releaseWorker(request));
+  }
+
+  /**
+   * One page of workers.
+   *
+   * @param request the page
+   * @return the page
+   */
+  public ListWorkersResponse listWorkers(ListWorkersRequest request) {
+    return await(async.listWorkers(request));
+  }
+
+  /**
+   * Says what an ID is.
+   *
+   * @param id the ID
+   * @return the explanation
+   */
+  public ExplainResponse explain(String id) {
+    return await(async.explain(id));
+  }
+
+  /**
+   * Creates a fiscal series.
+   *
+   * @param request the series
+   * @return the series
+   */
+  public Series createSeries(CreateSeriesRequest request) {
+    return await(async.createSeries(request));
+  }
+
+  /** The database's series. @return the series */
+  public List<Series> listSeries() {
+    return await(async.listSeries());
+  }
+
+  /**
+   * Issues a series' next number to a document.
+   *
+   * @param request the request; give it the document's own request id
+   * @return the entry
+   */
+  public SeriesEntry issue(IssueRequest request) {
+    return await(async.issue(request));
+  }
+
+  /**
+   * Voids a number.
+   *
+   * @param request the request
+   * @return the entry
+   */
+  public SeriesEntry voidNumber(VoidRequest request) {
+    return await(async.voidNumber(request));
+  }
+
+  /**
+   * Verifies a series' chain.
+   *
+   * @param series the series
+   * @return the verdict
+   */
+  public VerifySeriesResponse verifySeries(String series) {
+    return await(async.verifySeries(series));
+  }
+
+  /**
+   * A series' journal.
+   *
+   * @param series the series
+   * @param from first seq
+   * @param to last seq, 0 for the end
+   * @return the entries
+   */
+  public List<SeriesEntry> journal(String series, long from, long to) {
+    return await(async.journal(series, from, to));
+  }
+
+  /**
+   * The cluster's status.
+   *
+   * @param consistent confirm leadership first
+   * @return the status
+   */
+  public StatusResponse status(boolean consistent) {
+    return await(async.status(consistent));
+  }
+
+  /** What the node makes of this client's credentials. @return the answer */
+  public WhoAmIResponse whoAmI() {
+    return await(async.whoAmI());
+  }
+
+  /**
+   * Creates a database (admin).
+   *
+   * @param request the database
+   */
+  public void createDatabase(CreateDatabaseRequest request) {
+    await(async.createDatabase(request));
+  }
+
+  /** The databases. @return the databases */
+  public List<DatabaseStatus> listDatabases() {
+    return await(async.listDatabases());
+  }
+
+  /**
+   * Creates an API key (admin).
+   *
+   * @param database its database
+   * @param role its role
+   * @return the key
+   */
+  public ApiKey createKey(String database, String role) {
+    return await(async.createKey(database, role));
+  }
+
+  /**
+   * Deletes an API key (admin).
+   *
+   * @param id the key's id
+   */
+  public void deleteKey(String id) {
+    await(async.deleteKey(id));
+  }
+
+  /** The API keys (admin). @return the keys */
+  public List<KeyStatus> listKeys() {
+    return await(async.listKeys());
+  }
+
+  /**
+   * A HiLo ID of {@code collection}, such as {@code orders/17-A}, from the collection's
+   * generator (made on first use, closed with the client). Normally a few nanoseconds: the
+   * numbers come from a range reserved in advance and the next range is fetched in the
+   * background; the first call of a collection waits for its first range.
+   *
+   * @param collection the HiLo tag
+   * @return the ID
+   */
+  public String nextId(String collection) {
+    return generators.hilo(collection).nextId();
+  }
+
+  /**
+   * The HiLo generator {@link #nextId} uses for {@code tag} (made on first use, closed with
+   * the client).
+   *
+   * @param tag the HiLo tag
+   * @return its generator
+   */
+  public HiLoGenerator hiloGenerator(String tag) {
+    return generators.hilo(tag);
+  }
+
+  /**
+   * A new numeric-ID generator on a worker leased from this client's database (see
+   * {@link NumericGenerator}). The caller closes it; the client closes it too.
+   *
+   * @param options layout, lease and margin
+   * @return the generator, minting
+   */
+  public NumericGenerator numericGenerator(NumericOptions options) {
+    return generators.numeric(options);
+  }
+
+  /**
+   * Gives back every HiLo number its generators did not hand out, releases its numeric
+   * generators' workers, then closes the connections. Calls after close fail with
+   * {@link ClientClosedException}. On a view from {@link #withDeadline} it does nothing.
+   */
+  @Override
+  public void close() {
+    if (owner) {
+      try {
+        generators.close();
+      } finally {
+        async.transport().close();
+      }
+    }
+  }
+
+  /** Waits for a call, rethrowing its failure on the caller's thread. */
+  static <T> T await(CompletableFuture<T> f) {
+    try {
+      return f.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IdnodeException ie) {
+        // The exception was made on a gRPC thread: add where the caller waited for it.
+        ie.addSuppressed(new Exception("awaited here"));
+        throw ie;
+      }
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(cause);
+    } catch (InterruptedException e) {
+      f.cancel(true);
+      Thread.currentThread().interrupt();
+      throw IdnodeException.create(Status.Code.CANCELLED, Status.Code.CANCELLED.name(), Map.of(), "interrupted while waiting for idnode", e);
+    }
+  }
+
+  static Duration checkDeadline(Duration d) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException("deadline must be positive, got " + d);
+    }
+    return d;
+  }
+
+  /** Configures an {@link IdnodeClient}. */
+  public static final class Builder {
+    private final List<String> nodes = new ArrayList<>();
+    private Path caFile;
+    private Path certFile;
+    private Path keyFile;
+    private boolean tls;
+    private String bearer;
+    private String database;
+    private Duration callTimeout = Duration.ofSeconds(3);
+    private Duration deadline = Duration.ofSeconds(30);
+    private Backoff backoff = Backoff.DEFAULT;
+    private boolean inOrder;
+    private char separator = '/';
+
+    private Builder() {}
+
+    /**
+     * The nodes to use, {@code host:port} of their gRPC listeners: any subset of the cluster.
+     *
+     * @param addrs the addresses
+     * @return this
+     */
+    public Builder nodes(String... addrs) {
+      return nodes(List.of(addrs));
+    }
+
+    /**
+     * The nodes to use.
+     *
+     * @param addrs the addresses
+     * @return this
+     */
+    public Builder nodes(List<String> addrs) {
+      for (String a : addrs) {
+        if (a == null || a.isBlank() || a.lastIndexOf(':') <= 0) {
+          throw new IllegalArgumentException("node address must be host:port, got \"" + a + "\"");
+        }
+        nodes.add(a);
+      }
+      return this;
+    }
+
+    /**
+     * Serve over TLS, trusting the CA certificates in {@code caPem} (null: the JVM's roots).
+     *
+     * @param caPem PEM file of the CA, or null
+     * @return this
+     */
+    public Builder tls(Path caPem) {
+      this.tls = true;
+      this.caFile = caPem;
+      return this;
+    }
+
+    /**
+     * Present a client certificate (mutual TLS); implies {@link #tls}. The key is PKCS#8 PEM.
+     *
+     * @param certPem the certificate chain
+     * @param keyPem its private key
+     * @return this
+     */
+    public Builder clientCertificate(Path certPem, Path keyPem) {
+      this.tls = true;
+      this.certFile = Objects.requireNonNull(certPem, "certPem");
+      this.keyFile = Objects.requireNonNull(keyPem, "keyPem");
+      return this;
+    }
+
+    /**
+     * Send an API key ({@code idctl key create}) as {@code authorization: Bearer}. Once a cluster
+     * has keys, ID calls need one of their database: pair it with {@link #database}. Over
+     * plaintext the key crosses the network in clear: use TLS off loopback.
+     *
+     * @param key the secret
+     * @return this
+     */
+    public Builder apiKey(String key) {
+      return bearer(key, "apiKey");
+    }
+
+    /**
+     * Send the cluster's admin token ({@code idnode --admin-token}), which admin calls need.
+     *
+     * @param token the token
+     * @return this
+     */
+    public Builder adminToken(String token) {
+      return bearer(token, "adminToken");
+    }
+
+    private Builder bearer(String secret, String what) {
+      if (secret == null || secret.isBlank() || secret.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+        throw new IllegalArgumentException(what + " must be printable ASCII without spaces");
+      }
+      if (bearer != null) {
+        throw new IllegalArgumentException("give an API key or an admin token, not both: a call carries one credential");
+      }
+      bearer = secret;
+      return this;
+    }
+
+    /**
+     * Work in this database (its own identities, HiLo tags, request ids); default {@code default}.
+     *
+     * @param name 1–64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit
+     * @return this
+     */
+    public Builder database(String name) {
+      if (name == null || !DATABASE.matcher(name).matches()) {
+        throw new IllegalArgumentException("database name must be 1-64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit; got \"" + name + "\"");
+      }
+      database = name;
+      return this;
+    }
+
+    /**
+     * Bound each attempt on one node (default 3 s); when it passes, the next node is tried.
+     *
+     * @param timeout positive
+     * @return this
+     */
+    public Builder callTimeout(Duration timeout) {
+      this.callTimeout = checkDeadline(timeout);
+      return this;
+    }
+
+    /**
+     * Bound every call, retries included (default 30 s). {@link IdnodeClient#withDeadline}
+     * overrides it for some calls.
+     *
+     * @param deadline positive
+     * @return this
+     */
+    public Builder deadline(Duration deadline) {
+      this.deadline = checkDeadline(deadline);
+      return this;
+    }
+
+    /**
+     * The wait between rounds of attempts.
+     *
+     * @param backoff the backoff
+     * @return this
+     */
+    public Builder backoff(Backoff backoff) {
+      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      return this;
+    }
+
+    /**
+     * Start every call at the first node and fail over in the order given, instead of at a
+     * random node (which spreads many clients): for an operator's tool.
+     *
+     * @param inOrder whether to
+     * @return this
+     */
+    public Builder nodesInOrder(boolean inOrder) {
+      this.inOrder = inOrder;
+      return this;
+    }
+
+    /**
+     * The cluster's identity parts separator (default {@code /}), which HiLo tags are checked
+     * against.
+     *
+     * @param separator one printable character other than {@code |}
+     * @return this
+     */
+    public Builder separator(char separator) {
+      this.separator = Validation.separator(separator);
+      return this;
+    }
+
+    /**
+     * Connects (lazily: the first call dials).
+     *
+     * @return the client
+     */
+    public IdnodeClient build() {
+      if (nodes.isEmpty()) {
+        throw new IllegalStateException("give the client at least one node address (Builder.nodes)");
+      }
+      ChannelCredentials creds = credentials();
+      Transport transport = new Transport(nodes, addr -> dial(addr, creds), bearer, database, callTimeout, backoff, inOrder);
+      AsyncIdnodeClient async = new AsyncIdnodeClient(transport, deadline, separator);
+      return new IdnodeClient(async, new Generators(async), true);
+    }
+
+    private ChannelCredentials credentials() {
+      if (!tls) {
+        return InsecureChannelCredentials.create();
+      }
+      try {
+        TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder();
+        if (caFile != null) {
+          b.trustManager(caFile.toFile());
+        }
+        if (certFile != null) {
+          b.keyManager(certFile.toFile(), keyFile.toFile());
+        }
+        return b.build();
+      } catch (IOException e) {
+        throw new UncheckedIOException("reading the TLS files (" + caFile + ", " + certFile + ", " + keyFile + "): " + e.getMessage(), e);
+      }
+    }
+
+    private static ManagedChannel dial(String addr, ChannelCredentials creds) {
+      try {
+        return Grpc.newChannelBuilder(addr, creds).build();
+      } catch (UnsupportedOperationException e) {
+        // Debian's libnetty-java lacks the JDK's ALPN negotiator, which gRPC over TLS needs.
+        throw new IllegalStateException("TLS to " + addr + " needs ALPN, which this netty cannot do ("
+            + e.getMessage() + "): use netty from Maven Central, or netty-tcnative", e);
+      }
+    }
+  }
+}

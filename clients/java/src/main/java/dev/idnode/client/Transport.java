@@ -1,0 +1,387 @@
+package dev.idnode.client;
+
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.Deadline;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingClientCallListener;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import java.net.ConnectException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/**
+ * The connections to the nodes and the retry loop every call goes through: the next node at
+ * once within a round, {@link Backoff} between rounds, each attempt bounded by the call timeout
+ * and the whole call by its deadline.
+ */
+final class Transport {
+  static final Metadata.Key<String> LEADER_HEADER = Metadata.Key.of("idnode-leader", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> DATABASE = Metadata.Key.of("idnode-database", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** How many HiLo grants the transport remembers the granting node of (a generator holds two per tag). */
+  private static final int MAX_GRANTS = 1024;
+
+  /** Where a call starts. */
+  enum Route {
+    /** Any node: the one that answered last (GUIDs, server-side and semantic IDs, reads). */
+    ANY,
+    /** The leader the nodes named last, else any (identities, HiLo, claims, seeds, series). */
+    LEADER
+  }
+
+  /** One attempt on one node; the future fails with a {@link StatusRuntimeException}. */
+  @FunctionalInterface
+  interface Attempt<R> {
+    CompletableFuture<R> run(Channel channel, CallOptions options, int node);
+  }
+
+  /** A call's value and the node that gave it. */
+  record Answer<R>(R value, int node) {}
+
+  private final List<String> addrs;
+  private final List<ManagedChannel> channels;
+  private final List<Channel> intercepted;
+  private final java.time.Duration callTimeout;
+  private final Backoff backoff;
+  private final ScheduledExecutorService timer;
+  private final AtomicInteger preferred;
+  private final AtomicInteger leader = new AtomicInteger(-1);
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Map<String, Integer> grants = new LinkedHashMap<>(16, 0.75f, false) {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
+      return size() > MAX_GRANTS;
+    }
+  };
+
+  Transport(List<String> addrs, Function<String, ManagedChannel> dial, String bearer, String database,
+      java.time.Duration callTimeout, Backoff backoff, boolean inOrder) {
+    this.addrs = List.copyOf(addrs);
+    this.callTimeout = callTimeout;
+    this.backoff = backoff;
+    this.preferred = new AtomicInteger(inOrder ? 0 : ThreadLocalRandom.current().nextInt(addrs.size()));
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "idnode-client-retry");
+      t.setDaemon(true);
+      return t;
+    });
+    List<ManagedChannel> chans = new ArrayList<>();
+    List<Channel> wrapped = new ArrayList<>();
+    for (String addr : this.addrs) {
+      ManagedChannel ch = dial.apply(addr);
+      chans.add(ch);
+      wrapped.add(io.grpc.ClientInterceptors.intercept(ch, new Headers(bearer, database)));
+    }
+    this.channels = List.copyOf(chans);
+    this.intercepted = List.copyOf(wrapped);
+  }
+
+  int size() {
+    return addrs.size();
+  }
+
+  List<String> addrs() {
+    return addrs;
+  }
+
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  ScheduledExecutorService timer() {
+    return timer;
+  }
+
+  /** Remembers which node granted a HiLo range: only its pool takes the range back. */
+  void rememberGrant(String grantId, int node) {
+    if (!grantId.isEmpty()) {
+      synchronized (grants) {
+        grants.put(grantId, node);
+      }
+    }
+  }
+
+  Integer granter(String grantId) {
+    synchronized (grants) {
+      return grants.get(grantId);
+    }
+  }
+
+  /** A unary call through the retry loop, starting where route says. */
+  <Q, R> CompletableFuture<Answer<R>> unary(Route route, MethodDescriptor<Q, R> method, Q request, Deadline deadline, boolean atMostOnce) {
+    return call(start(route), unaryAttempt(method, request), deadline, atMostOnce);
+  }
+
+  /** One unary attempt; cancelling its future cancels the RPC. */
+  static <Q, R> Attempt<R> unaryAttempt(MethodDescriptor<Q, R> method, Q request) {
+    return (channel, options, node) -> {
+      CompletableFuture<R> f = new CompletableFuture<>();
+      ClientCall<Q, R> call = channel.newCall(method, options);
+      f.whenComplete((r, e) -> {
+        if (e instanceof CancellationException) {
+          call.cancel("cancelled by the caller", null);
+        }
+      });
+      ClientCalls.asyncUnaryCall(call, request, new StreamObserver<R>() {
+        @Override
+        public void onNext(R value) {
+          f.complete(value);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+          f.completeExceptionally(t);
+        }
+
+        @Override
+        public void onCompleted() {
+          f.completeExceptionally(Status.INTERNAL.withDescription("the node answered nothing").asRuntimeException());
+        }
+      });
+      return f;
+    };
+  }
+
+  int start(Route route) {
+    int l = leader.get();
+    return route == Route.LEADER && l >= 0 ? l : preferred.get();
+  }
+
+  /**
+   * Runs attempt on one node after another, from start, until it succeeds, fails for good, or
+   * the deadline passes.
+   */
+  <R> CompletableFuture<Answer<R>> call(int start, Attempt<R> attempt, Deadline deadline, boolean atMostOnce) {
+    CompletableFuture<Answer<R>> result = new CompletableFuture<>();
+    new Loop<>(start, attempt, deadline, atMostOnce, result).attempt();
+    return result;
+  }
+
+  void close() {
+    if (closed.compareAndSet(false, true)) {
+      for (ManagedChannel ch : channels) {
+        ch.shutdown();
+      }
+      timer.shutdown();
+      for (ManagedChannel ch : channels) {
+        try {
+          if (!ch.awaitTermination(5, TimeUnit.SECONDS)) {
+            ch.shutdownNow();
+          }
+        } catch (InterruptedException e) {
+          ch.shutdownNow();
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  private final class Loop<R> {
+    private final int start;
+    private final Attempt<R> attempt;
+    private final Deadline deadline;
+    private final boolean atMostOnce;
+    private final CompletableFuture<Answer<R>> result;
+    private final AtomicReference<CompletableFuture<R>> current = new AtomicReference<>();
+    private int i;
+    private IdnodeException last;
+
+    Loop(int start, Attempt<R> attempt, Deadline deadline, boolean atMostOnce, CompletableFuture<Answer<R>> result) {
+      this.start = start;
+      this.attempt = attempt;
+      this.deadline = deadline;
+      this.atMostOnce = atMostOnce;
+      this.result = result;
+      result.whenComplete((r, e) -> {
+        CompletableFuture<R> c = current.get();
+        if (e instanceof CancellationException && c != null) {
+          c.cancel(false);
+        }
+      });
+    }
+
+    void attempt() {
+      if (result.isDone()) {
+        return;
+      }
+      if (closed.get()) {
+        result.completeExceptionally(new ClientClosedException("idnode client"));
+        return;
+      }
+      if (deadline.isExpired()) {
+        result.completeExceptionally(stopped("the call's deadline passed"));
+        return;
+      }
+      int node = Math.floorMod(start + i, addrs.size());
+      Deadline perAttempt = Deadline.after(callTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      boolean callersDeadline = !perAttempt.isBefore(deadline);
+      CallOptions options = CallOptions.DEFAULT.withDeadline(callersDeadline ? deadline : perAttempt);
+      CompletableFuture<R> f;
+      try {
+        f = attempt.run(intercepted.get(node), options, node);
+      } catch (RuntimeException e) {
+        result.completeExceptionally(e);
+        return;
+      }
+      current.set(f);
+      f.whenComplete((value, error) -> {
+        if (error == null) {
+          if (node != start) {
+            preferred.set(node);
+          }
+          result.complete(new Answer<>(value, node));
+        } else {
+          failed(error, callersDeadline);
+        }
+      });
+    }
+
+    private void failed(Throwable error, boolean callersDeadline) {
+      if (!(error instanceof StatusRuntimeException sre)) {
+        result.completeExceptionally(error);
+        return;
+      }
+      IdnodeException e = IdnodeException.of(sre);
+      if (callersDeadline && e.code() == Status.Code.DEADLINE_EXCEEDED) {
+        result.completeExceptionally(last == null ? e : stopped("the call's deadline passed"));
+        return;
+      }
+      if (!retryable(e, sre)) {
+        result.completeExceptionally(e);
+        return;
+      }
+      last = e;
+      i++;
+      if (backoff.maxAttempts() > 0 && i >= backoff.maxAttempts()) {
+        result.completeExceptionally(stopped("no attempts left"));
+        return;
+      }
+      if (closed.get()) {
+        result.completeExceptionally(new ClientClosedException("idnode client"));
+        return;
+      }
+      // Back off only once every node failed: a node that is down refuses at once and says
+      // nothing about the others, and a pause after each refusal would make the wait before
+      // the survivors are asked again grow with every dead node.
+      long delay = i % addrs.size() == 0 ? backoff.delayNanos(i / addrs.size()) : 0;
+      if (delay >= deadline.timeRemaining(TimeUnit.NANOSECONDS)) {
+        result.completeExceptionally(stopped("the call's deadline passed"));
+        return;
+      }
+      try {
+        timer.schedule(this::attempt, delay, TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        result.completeExceptionally(new ClientClosedException("idnode client"));
+      }
+    }
+
+    /**
+     * Whether another node may take the call: it (or the cluster, for now) could not serve, and
+     * for a call that changes the cluster only when it certainly did nothing.
+     */
+    private boolean retryable(IdnodeException e, StatusRuntimeException sre) {
+      boolean busy = e.code() == Status.Code.RESOURCE_EXHAUSTED && Reasons.NODE_BUSY.equals(e.reason());
+      if (atMostOnce) {
+        return busy || Reasons.NO_QUORUM.equals(e.reason()) || neverSent(sre);
+      }
+      // grpc-java reports a connection that closed under a call in flight (a node killed) as
+      // UNKNOWN "channel closed", with no ErrorInfo: a transport failure like UNAVAILABLE. A
+      // node never refuses with UNKNOWN for an expected condition.
+      boolean lostConnection = e.code() == Status.Code.UNKNOWN && e.reason().equals(Status.Code.UNKNOWN.name());
+      return busy || lostConnection || e.code() == Status.Code.UNAVAILABLE || e.code() == Status.Code.DEADLINE_EXCEEDED;
+    }
+
+    private NodesFailedException stopped(String why) {
+      IdnodeException lastError = last != null ? last
+          : IdnodeException.create(Status.Code.DEADLINE_EXCEEDED, Status.Code.DEADLINE_EXCEEDED.name(), Map.of(),
+              "the call's deadline passed before any node answered", null);
+      return new NodesFailedException(i, addrs.size(), lastError, why);
+    }
+  }
+
+  /** Whether the request never left: the connection to the node could not be made. */
+  private static boolean neverSent(StatusRuntimeException e) {
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof ConnectException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Sends the credential and database with every call, and learns from every answer's
+   * {@code idnode-leader} header which node leads. An address the client does not know (a node
+   * registered under another name) teaches nothing.
+   */
+  private final class Headers implements ClientInterceptor {
+    private final String bearer;
+    private final String database;
+
+    Headers(String bearer, String database) {
+      this.bearer = bearer;
+      this.database = database;
+    }
+
+    @Override
+    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+      return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+        @Override
+        public void start(Listener<R> listener, Metadata headers) {
+          if (bearer != null) {
+            headers.put(AUTHORIZATION, "Bearer " + bearer);
+          }
+          if (database != null) {
+            headers.put(DATABASE, database);
+          }
+          super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+            @Override
+            public void onHeaders(Metadata h) {
+              learnLeader(h.get(LEADER_HEADER));
+              super.onHeaders(h);
+            }
+
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+              learnLeader(trailers.get(LEADER_HEADER));
+              super.onClose(status, trailers);
+            }
+          }, headers);
+        }
+      };
+    }
+  }
+
+  private void learnLeader(String addr) {
+    if (addr != null) {
+      int idx = addrs.indexOf(addr);
+      if (idx >= 0) {
+        leader.set(idx);
+      }
+    }
+  }
+}

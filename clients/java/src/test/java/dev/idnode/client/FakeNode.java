@@ -1,0 +1,171 @@
+package dev.idnode.client;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import dev.idnode.v1.IdServiceGrpc;
+import dev.idnode.v1.GenerateRequest;
+import dev.idnode.v1.GenerateResponse;
+import dev.idnode.v1.NextIdentityRequest;
+import dev.idnode.v1.NextIdentityResponse;
+import io.grpc.ForwardingServerCall;
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An in-process IdService on a loopback port that answers NextIdentity and Generate with the
+ * refusals a test queues, then successfully, and records every request it got. Enough of a node
+ * to watch the client's retry loop from the other side.
+ */
+final class FakeNode implements AutoCloseable {
+  final List<String> requestIds = Collections.synchronizedList(new ArrayList<>());
+  final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+  private final ConcurrentLinkedQueue<StatusRuntimeException> refusals = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<StreamObserver<?>> held = new ConcurrentLinkedQueue<>();
+  private final String name;
+  private final Server server;
+  private volatile String leader;
+  private volatile boolean silent;
+
+  FakeNode(String name) {
+    this.name = name;
+    ServerInterceptor leaderHeader = new ServerInterceptor() {
+      @Override
+      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+        return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+          @Override
+          public void sendHeaders(Metadata h) {
+            if (leader != null) {
+              h.put(Transport.LEADER_HEADER, leader);
+            }
+            super.sendHeaders(h);
+          }
+
+          @Override
+          public void close(Status status, Metadata trailers) {
+            if (leader != null && !status.isOk()) {
+              trailers.put(Transport.LEADER_HEADER, leader);
+            }
+            super.close(status, trailers);
+          }
+        }, headers);
+      }
+    };
+    try {
+      server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+          .addService(ServerInterceptors.intercept(new Ids(), leaderHeader)).build().start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  String addr() {
+    return "127.0.0.1:" + server.getPort();
+  }
+
+  /** Answer the next call with this refusal (queued in order). */
+  FakeNode refuse(Status.Code code, String reason, Map<String, String> metadata) {
+    refusals.add(refusal(code, reason, metadata));
+    return this;
+  }
+
+  /** Answer the next call with a bare status, no ErrorInfo: what a broken connection looks like. */
+  FakeNode refuseBare(Status.Code code) {
+    refusals.add(code.toStatus().withDescription("channel closed").asRuntimeException());
+    return this;
+  }
+
+  /** Name this address as the leader in every answer's idnode-leader header. */
+  FakeNode leader(String addr) {
+    this.leader = addr;
+    return this;
+  }
+
+  /** Never answer: hold every call open (a paused node). */
+  FakeNode silent() {
+    this.silent = true;
+    return this;
+  }
+
+  static StatusRuntimeException refusal(Status.Code code, String reason, Map<String, String> metadata) {
+    try {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+      out.writeString(1, reason);
+      out.writeString(2, "idnode.dev");
+      for (Map.Entry<String, String> e : metadata.entrySet()) {
+        ByteArrayOutputStream entry = new ByteArrayOutputStream();
+        CodedOutputStream eo = CodedOutputStream.newInstance(entry);
+        eo.writeString(1, e.getKey());
+        eo.writeString(2, e.getValue());
+        eo.flush();
+        out.writeBytes(3, ByteString.copyFrom(entry.toByteArray()));
+      }
+      out.flush();
+      Any info = Any.newBuilder().setTypeUrl("type.googleapis.com/google.rpc.ErrorInfo")
+          .setValue(ByteString.copyFrom(bytes.toByteArray())).build();
+      return StatusProto.toStatusRuntimeException(com.google.rpc.Status.newBuilder().setCode(code.value())
+          .setMessage("refused by the fake: " + reason).addDetails(info).build());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private final class Ids extends IdServiceGrpc.IdServiceImplBase {
+    @Override
+    public void nextIdentity(NextIdentityRequest req, StreamObserver<NextIdentityResponse> out) {
+      requestIds.add(req.getRequestId());
+      if (answerRefusal("nextIdentity", out)) {
+        out.onNext(NextIdentityResponse.newBuilder().setFirst(7).setLast(6 + Math.max(1, req.getCount())).build());
+        out.onCompleted();
+      }
+    }
+
+    @Override
+    public void generate(GenerateRequest req, StreamObserver<GenerateResponse> out) {
+      if (answerRefusal("generate", out)) {
+        out.onNext(GenerateResponse.newBuilder().addIds(req.getId() + "@" + name).build());
+        out.onCompleted();
+      }
+    }
+
+    /** Records the call; answers a queued refusal or holds it, else tells the caller to answer. */
+    private boolean answerRefusal(String method, StreamObserver<?> out) {
+      calls.add(method);
+      if (silent) {
+        held.add(out);
+        return false;
+      }
+      StatusRuntimeException r = refusals.poll();
+      if (r != null) {
+        out.onError(r);
+        return false;
+      }
+      return true;
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,232 @@
+package dev.idnode.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idnode.v1.CreateSeriesRequest;
+import dev.idnode.v1.IssueRequest;
+import dev.idnode.v1.SeriesEntry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The client against three real nodes started by idcluster (HiLo pools off: exact ranges). */
+class LiveClusterTest {
+  private static IdCluster idcluster;
+  private static List<String> nodes;
+
+  @BeforeAll
+  static void startCluster() {
+    idcluster = new IdCluster();
+    idcluster.start(3, false);
+    nodes = idcluster.grpcAddrs();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    idcluster.close();
+  }
+
+  private static IdnodeClient client() {
+    return IdnodeClient.builder().nodes(nodes).deadline(Duration.ofSeconds(20)).build();
+  }
+
+  /** Runs task(i) on n threads released together; returns every result. */
+  private static <T> List<T> onThreads(int n, IntFunction<Callable<T>> task) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(n);
+    CountDownLatch go = new CountDownLatch(1);
+    try {
+      List<Future<T>> futures = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        Callable<T> t = task.apply(i);
+        futures.add(pool.submit(() -> {
+          go.await();
+          return t.call();
+        }));
+      }
+      go.countDown();
+      List<T> out = new ArrayList<>();
+      for (Future<T> f : futures) {
+        out.add(f.get(120, TimeUnit.SECONDS));
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static long numberOf(String hiloId) {
+    int slash = hiloId.indexOf('/');
+    return Long.parseLong(hiloId.substring(slash + 1, hiloId.lastIndexOf('-')));
+  }
+
+  @Test
+  void hiloUnderContentionNeverRepeatsAndCloseGivesTheRestBack() throws Exception {
+    int threads = 16;
+    int each = 25_000;
+    HiLoGenerator.Stats stats;
+    List<List<String>> perThread;
+    try (IdnodeClient c = client()) {
+      HiLoGenerator g = c.hiloGenerator("contended");
+      perThread = onThreads(threads, i -> () -> {
+        List<String> ids = new ArrayList<>(each);
+        for (int k = 0; k < each; k++) {
+          ids.add(g.nextId());
+        }
+        return ids;
+      });
+      g.close();
+      stats = g.stats();
+    }
+    Set<Long> seen = new HashSet<>();
+    for (List<String> ids : perThread) {
+      long prev = 0;
+      for (String id : ids) {
+        assertTrue(id.matches("contended/[0-9]+-[ABC]"), id);
+        long n = numberOf(id);
+        assertTrue(seen.add(n), "handed out twice: " + id);
+        assertTrue(n > prev, "one thread's numbers increase: " + prev + " then " + n);
+        prev = n;
+      }
+    }
+    assertEquals((long) threads * each, seen.size());
+    assertTrue(stats.returned(), "close gave the unused numbers back: " + stats);
+    assertTrue(stats.fetches() > 3, "ranges were prefetched and grew: " + stats);
+    try (IdnodeClient next = client()) {
+      assertEquals((long) threads * each + 1, numberOf(next.nextId("contended")),
+          "the next client starts right after the last ID handed out");
+    }
+  }
+
+  @Test
+  void eachTagHasItsOwnGenerator() {
+    try (IdnodeClient c = client()) {
+      assertTrue(c.nextId("carts").matches("carts/1-[ABC]"));
+      assertTrue(c.nextId("invoices").matches("invoices/1-[ABC]"));
+      assertTrue(c.nextId("carts").matches("carts/2-[ABC]"));
+      try (HiLoGenerator legacy = HiLoGenerator.create(c, "legacy", HiLoOptions.DEFAULT.withoutNodeTag().withServerPrefix("NorthServer"))) {
+        assertEquals("legacy/NorthServer/1", legacy.nextId());
+      }
+    }
+  }
+
+  @Test
+  void numericIdsAreDistinctIncreasingAndCarryTheLeasedWorker() throws Exception {
+    try (IdnodeClient c = client(); NumericGenerator g = c.numericGenerator(NumericOptions.DEFAULT)) {
+      long worker = g.lease().getWorker();
+      List<long[]> perThread = onThreads(8, i -> () -> {
+        long[] ids = new long[50_000];
+        for (int k = 0; k < ids.length; k++) {
+          ids[k] = g.next();
+        }
+        return ids;
+      });
+      Set<Long> seen = new HashSet<>();
+      for (long[] ids : perThread) {
+        for (int k = 0; k < ids.length; k++) {
+          assertTrue(seen.add(ids[k]), "minted twice: " + ids[k]);
+          assertTrue(k == 0 || ids[k] > ids[k - 1]);
+          assertEquals(worker, NumericLayout.DEFAULT.decompose(ids[k]).worker());
+        }
+      }
+      long id = perThread.get(0)[0];
+      var explained = c.explain(NumericIds.toCrockford(id));
+      assertEquals("numeric", explained.getKind());
+      assertEquals("crockford", explained.getEncoding());
+      assertEquals(id, explained.getValue());
+      assertEquals(worker, explained.getWorker());
+    }
+  }
+
+  @Test
+  void numericIdsKeepIncreasingWhenTheClockStepsBack() {
+    AtomicLong offsetMs = new AtomicLong();
+    Clock stepped = new Clock() {
+      @Override
+      public ZoneOffset getZone() {
+        return ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(java.time.ZoneId zone) {
+        return this;
+      }
+
+      @Override
+      public Instant instant() {
+        return Instant.ofEpochMilli(millis());
+      }
+
+      @Override
+      public long millis() {
+        return System.currentTimeMillis() - offsetMs.get();
+      }
+    };
+    try (IdnodeClient c = client(); NumericGenerator g = c.numericGenerator(NumericOptions.DEFAULT.withClock(stepped))) {
+      long before = g.next();
+      offsetMs.set(500);
+      long after = g.next();
+      assertTrue(after > before, "after a step back of 500 ms: " + before + " then " + after);
+      offsetMs.set(5_000);
+      IdnodeException e = assertThrows(IdnodeException.class, g::next);
+      assertEquals("CLOCK_BEHIND", e.reason());
+    }
+  }
+
+  @Test
+  void seriesNumbersAreGaplessJournaledAndVerified() {
+    try (IdnodeClient c = client()) {
+      c.createSeries(CreateSeriesRequest.newBuilder().setName("LIVE").setFormat("L-{n:03}").build());
+      SeriesEntry first = c.issue(IssueRequest.newBuilder().setSeries("LIVE").setRequestId("live-doc-1").build());
+      SeriesEntry again = c.issue(IssueRequest.newBuilder().setSeries("LIVE").setRequestId("live-doc-1").build());
+      SeriesEntry second = c.issue(IssueRequest.newBuilder().setSeries("LIVE").build());
+      assertEquals("L-001", first.getId());
+      assertEquals(first, again, "a retried issue with its request id answers the same entry");
+      assertEquals("L-002", second.getId());
+      assertEquals(first.getHash(), second.getPrevHash());
+      assertEquals(List.of(first, second), c.journal("LIVE", 0, 0));
+      assertEquals(List.of(second), c.journal("LIVE", 2, 0));
+      assertTrue(c.verifySeries("LIVE").getOk());
+      assertThrows(InvalidRequestException.class, () -> c.journal("LIVE", -1, 0));
+    }
+  }
+
+  @Test
+  void concurrentAsyncIdentitiesAreConsecutive() {
+    try (IdnodeClient c = client()) {
+      List<CompletableFuture<IdentityBlock>> calls = new ArrayList<>();
+      for (int i = 0; i < 64; i++) {
+        calls.add(c.async().nextIdentity("async-orders", 1));
+      }
+      Set<Long> values = new HashSet<>();
+      for (CompletableFuture<IdentityBlock> f : calls) {
+        IdentityBlock b = f.join();
+        assertEquals(b.first(), b.last());
+        values.add(b.first());
+      }
+      Set<Long> want = new HashSet<>();
+      for (long v = 1; v <= 64; v++) {
+        want.add(v);
+      }
+      assertEquals(want, values);
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package dev.idnode.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The retry loop watched from the server side, on two fake nodes. */
+class RetryTest {
+  private FakeNode a;
+  private FakeNode b;
+  private IdnodeClient client;
+
+  @BeforeEach
+  void start() {
+    a = new FakeNode("A");
+    b = new FakeNode("B");
+    client = IdnodeClient.builder().nodes(a.addr(), b.addr()).nodesInOrder(true)
+        .backoff(new Backoff(Duration.ofMillis(5), Duration.ofMillis(20), 2, 0.2, 0)).deadline(Duration.ofSeconds(5)).build();
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    client.close();
+    a.close();
+    b.close();
+  }
+
+  @Test
+  void everyAttemptOfAnIdentityCallCarriesTheSameRequestId() {
+    a.refuse(Status.Code.UNAVAILABLE, Reasons.OUTCOME_UNKNOWN, Map.of()).refuse(Status.Code.UNAVAILABLE, Reasons.NO_QUORUM, Map.of());
+    b.refuse(Status.Code.UNAVAILABLE, Reasons.OUTCOME_UNKNOWN, Map.of());
+
+    IdentityBlock block = client.nextIdentity("orders", 2);
+
+    assertEquals(new IdentityBlock(7, 8, List.of()), block);
+    List<String> ids = new java.util.ArrayList<>(a.requestIds);
+    ids.addAll(b.requestIds);
+    assertEquals(4, ids.size(), "A refused twice, B once, then A answered: " + ids);
+    assertEquals(1, Set.copyOf(ids).size(), "one request id for every attempt: " + ids);
+    assertFalse(ids.get(0).isEmpty());
+  }
+
+  @Test
+  void eachLogicalCallGetsItsOwnRequestId() {
+    client.nextIdentity("orders", 1);
+    client.nextIdentity("orders", 1);
+    assertEquals(2, a.requestIds.size());
+    assertNotEquals(a.requestIds.get(0), a.requestIds.get(1));
+  }
+
+  @Test
+  void aCallersRequestIdIsSentAsGiven() {
+    a.refuse(Status.Code.UNAVAILABLE, Reasons.NO_QUORUM, Map.of());
+    client.nextIdentity("orders", 1, "doc-42");
+    assertEquals(List.of("doc-42"), b.requestIds);
+    assertEquals(List.of("doc-42"), a.requestIds);
+  }
+
+  @Test
+  void identityCallsGoToTheLeaderTheHeaderNamed() {
+    a.leader(b.addr());
+    client.generate("users/", 1); // any node: A, which names B as leader
+    client.nextIdentity("orders", 1);
+    assertEquals(List.of("generate"), a.calls);
+    assertEquals(List.of("nextIdentity"), b.calls);
+  }
+
+  @Test
+  void aBusyNodeIsLeftForTheNext() {
+    a.refuse(Status.Code.RESOURCE_EXHAUSTED, Reasons.NODE_BUSY, Map.of());
+    assertEquals(List.of("users/@B"), client.generate("users/", 1));
+    assertEquals(1, a.calls.size());
+  }
+
+  @Test
+  void aConnectionLostUnderACallIsTriedOnTheNextNodeButANodesUnknownIsNot() {
+    a.refuseBare(Status.Code.UNKNOWN);
+    assertEquals(new IdentityBlock(7, 7, List.of()), client.nextIdentity("orders", 1));
+    assertEquals(a.requestIds, b.requestIds);
+
+    a.refuse(Status.Code.UNKNOWN, "SOMETHING_NEW", Map.of());
+    b.refuse(Status.Code.UNKNOWN, "SOMETHING_NEW", Map.of());
+    IdnodeException e = assertThrows(IdnodeException.class, () -> client.generate("users/", 1));
+    assertEquals("SOMETHING_NEW", e.reason());
+    long generates = java.util.stream.Stream.concat(a.calls.stream(), b.calls.stream()).filter("generate"::equals).count();
+    assertEquals(1, generates, "a node's own UNKNOWN ends the call");
+  }
+
+  @Test
+  void aRefusalForBadInputIsNotRetriedAndCarriesItsErrorInfo() {
+    a.refuse(Status.Code.INVALID_ARGUMENT, Reasons.INVALID_INPUT, Map.of("field", "name"));
+    IdnodeException e = assertThrows(InvalidRequestException.class, () -> client.generate("a\\b", 1));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.code());
+    assertEquals(Reasons.INVALID_INPUT, e.reason());
+    assertEquals(Map.of("field", "name"), e.metadata());
+    assertEquals(List.of(), b.calls);
+  }
+
+  @Test
+  void aClusterWithoutQuorumFailsAtTheDeadlineWithTheNodesReason() {
+    for (int i = 0; i < 1000; i++) {
+      a.refuse(Status.Code.UNAVAILABLE, Reasons.NO_QUORUM, Map.of());
+      b.refuse(Status.Code.UNAVAILABLE, Reasons.NO_QUORUM, Map.of());
+    }
+    long start = System.nanoTime();
+    NodesFailedException e = assertThrows(NodesFailedException.class, () -> client.withDeadline(Duration.ofMillis(400)).nextIdentity("orders", 1));
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    assertEquals(Status.Code.UNAVAILABLE, e.code());
+    assertEquals(Reasons.NO_QUORUM, e.reason());
+    assertTrue(e.attempts() > 4, "rounds with backoff until the deadline: " + e.attempts());
+    assertTrue(tookMs < 2000, "bounded by the deadline, took " + tookMs + " ms");
+    assertEquals(1, Set.copyOf(a.requestIds).size());
+  }
+
+  @Test
+  void aSilentNodeCostsOneAttemptTimeoutThenTheNextAnswers() {
+    a.silent();
+    try (IdnodeClient c = IdnodeClient.builder().nodes(a.addr(), b.addr()).nodesInOrder(true).callTimeout(Duration.ofMillis(200)).build()) {
+      assertEquals(List.of("users/@B"), c.generate("users/", 1));
+    }
+  }
+
+  @Test
+  void theCallersDeadlineEndsAWaitOnASilentNode() {
+    a.silent();
+    b.silent();
+    UnavailableException e = assertThrows(UnavailableException.class, () -> client.withDeadline(Duration.ofMillis(300)).generate("users/", 1));
+    assertEquals(Status.Code.DEADLINE_EXCEEDED, e.code());
+  }
+
+  @Test
+  void theAsyncApiAnswersWithFuturesAndFailsThemWithTheHierarchy() throws Exception {
+    CompletableFuture<IdentityBlock> ok = client.async().nextIdentity("orders", 3);
+    assertEquals(new IdentityBlock(7, 9, List.of()), ok.get(5, TimeUnit.SECONDS));
+
+    a.refuse(Status.Code.ALREADY_EXISTS, Reasons.CLAIMED, Map.of());
+    ExecutionException e = assertThrows(ExecutionException.class, () -> client.async().generate("users/ayende", 1).get(5, TimeUnit.SECONDS));
+    assertInstanceOf(AlreadyExistsException.class, e.getCause());
+  }
+
+  @Test
+  void argumentsOutOfRangeAreRefusedBeforeAnyCall() {
+    IdnodeException e = assertThrows(InvalidRequestException.class, () -> client.nextIdentity("orders", -1));
+    assertEquals(Reasons.INVALID_INPUT, e.reason());
+    assertThrows(InvalidRequestException.class, () -> client.seedIdentity("orders", -5, false));
+    assertThrows(InvalidRequestException.class, () -> client.hiloGenerator("orders/"));
+    assertThrows(InvalidRequestException.class, () -> client.hiloGenerator(" "));
+    assertThrows(IllegalArgumentException.class, () -> new Backoff(Duration.ofMillis(10), Duration.ofMillis(5), 2, 0.2, 0));
+    assertThrows(IllegalArgumentException.class, () -> new Backoff(Duration.ofMillis(10), Duration.ofMillis(50), 0.5, 0.2, 0));
+    assertThrows(IllegalArgumentException.class, () -> new Backoff(Duration.ofMillis(10), Duration.ofMillis(50), 2, 1.5, 0));
+    assertThrows(IllegalArgumentException.class, () -> client.withDeadline(Duration.ZERO));
+    assertThrows(IllegalArgumentException.class, () -> IdnodeClient.builder().database("no spaces"));
+    assertThrows(IllegalArgumentException.class, () -> IdnodeClient.builder().apiKey("k").adminToken("t"));
+    assertEquals(List.of(), a.calls);
+  }
+
+  @Test
+  void callsAfterCloseAreRefused() {
+    client.close();
+    assertThrows(ClientClosedException.class, () -> client.generate("users/", 1));
+  }
+}

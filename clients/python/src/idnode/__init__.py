@@ -1,0 +1,34 @@
+"""idnode: the Python client of idnode, a Raft-replicated cluster ID service.
+
+::
+
+    import idnode
+
+    with idnode.Client(["127.0.0.1:7070"]) as client:
+        print(client.next_id("orders"))        # orders/1-A
+
+:class:`Client` is synchronous and thread-safe; :class:`idnode.aio.Client` is the same over
+asyncio. Refusals raise :class:`IdnodeError` subclasses (``Unavailable``, ``InvalidArgument``,
+``OutOfRange`` …) carrying the gRPC code, the ErrorInfo reason and its metadata.
+"""
+
+from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._core import Backoff, TLS
+from ._numeric import Layout
+from .client import Client, HiLoGenerator, NumericGenerator
+from . import aio  # noqa: E402  (idnode.aio.Client after a plain "import idnode")
+from .errors import (
+    Aborted, AlreadyExists, Cancelled, ClientClosed, DataLoss, DeadlineExceeded, FailedPrecondition,
+    IdnodeError, Internal, InvalidArgument, LeaseError, NotFound, OutOfRange, PermissionDenied,
+    ResourceExhausted, Unauthenticated, Unavailable, Unimplemented, Unknown,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "aio", "Client", "HiLoGenerator", "NumericGenerator", "Backoff", "TLS", "Layout",
+    "IdentityBlock", "HiLoRange", "Identity", "Claim", "Page",
+    "IdnodeError", "Aborted", "AlreadyExists", "Cancelled", "ClientClosed", "DataLoss", "DeadlineExceeded",
+    "FailedPrecondition", "Internal", "InvalidArgument", "LeaseError", "NotFound", "OutOfRange",
+    "PermissionDenied", "ResourceExhausted", "Unauthenticated", "Unavailable", "Unimplemented", "Unknown",
+]

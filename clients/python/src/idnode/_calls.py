@@ -1,0 +1,262 @@
+"""Every RPC of the client, once: how its arguments are checked and become a request, where it
+goes first, and how its answer becomes the result. The synchronous and the asyncio client both
+build their calls here and only run them differently."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, Mapping, Optional, Sequence, Tuple, TypeVar
+
+import grpc
+
+from . import errors
+from ._core import INT64_MAX, Call, check_int, new_request_id
+from .v1 import idnode_pb2 as pb
+
+
+@dataclass(frozen=True)
+class IdentityBlock:
+    """Values ``first``..``last`` of an identity counter, except ``skipped`` (values someone
+    claimed as ``name/N``); iterate over the block for the values that are the caller's."""
+
+    first: int
+    last: int
+    skipped: Tuple[int, ...] = ()
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        skipped = set(self.skipped)
+        return (v for v in range(self.first, self.last + 1) if v not in skipped)
+
+
+@dataclass(frozen=True)
+class HiLoRange:
+    """A HiLo range as NextHiLo granted it: numbers ``low``..``high``, printed as
+    ``prefix`` + number + ``-`` + ``server_tag``. ``grant_id`` is what a return presents."""
+
+    prefix: str
+    low: int
+    high: int
+    last_size: int
+    server_tag: str
+    last_range_at: int
+    grant_id: str
+    granted_by: str = ""
+    """The address of the node that granted the range: with HiLo pools only its pool takes
+    the range back, so a return goes there first."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    owner: str
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a listing; ``next_page_token`` is empty on the last."""
+
+    items: Tuple[T, ...] = field(default_factory=tuple)
+    next_page_token: str = ""
+
+
+def _ids(request: object) -> Sequence[str]:
+    if isinstance(request, str) or not all(isinstance(i, str) for i in request):  # type: ignore[attr-defined]
+        raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"ids must be a list of str, got {request!r}", "INVALID_INPUT")
+    return list(request)  # type: ignore[call-overload]
+
+
+def _text(name: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"{name} must be a str, got {value!r}", "INVALID_INPUT")
+    return value
+
+
+def _count(count: object) -> int:
+    # 0 means 1 to the server; its own (configurable) maximum is left to it.
+    return check_int("count", count, lo=0)
+
+
+_GUID = {None: pb.GUID_VERSION_UNSPECIFIED, "v7": pb.GUID_VERSION_V7, "v4": pb.GUID_VERSION_V4}
+
+
+def generate(id: str, count: int, guid_version: Optional[str], request_id: Optional[str], claim: bool, owner: str, numeric: bool) -> Call[list[str]]:
+    _text("id", id)
+    if guid_version not in _GUID:
+        raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"guid_version {guid_version!r} must be 'v7' or 'v4'", "INVALID_INPUT")
+    identity = id.endswith("|")
+    if request_id is None and (identity or claim):
+        request_id = new_request_id()
+    req = pb.GenerateRequest(
+        id=id, count=_count(count), request_id=request_id or "", guid_version=_GUID[guid_version],
+        claim=claim, owner=_text("owner", owner), numeric=numeric,
+    )
+    # Identities and claims go through Raft: the leader first. GUIDs, server-side and semantic
+    # IDs are decided by whichever node is asked, so they stay spread over the nodes.
+    return Call("ids", "Generate", req, lambda r: list(r.ids), leader=identity or claim)
+
+
+def next_identity(name: str, count: int, request_id: Optional[str]) -> Call[IdentityBlock]:
+    req = pb.NextIdentityRequest(name=_text("name", name), count=_count(count), request_id=request_id or new_request_id())
+    return Call("ids", "NextIdentity", req, lambda r: IdentityBlock(r.first, r.last, tuple(r.skipped)))
+
+
+def seed_identity(name: str, value: int, force: bool) -> Call[int]:
+    req = pb.SeedIdentityRequest(name=_text("name", name), value=check_int("value", value, lo=0), force=force)
+    return Call("ids", "SeedIdentity", req, lambda r: r.value)
+
+
+def _page_size(page_size: int) -> int:
+    return check_int("page_size", page_size, lo=0, hi=10_000)
+
+
+def list_identities(prefix: str, page_size: int, page_token: str) -> Call[Page[Identity]]:
+    req = pb.ListIdentitiesRequest(prefix=_text("prefix", prefix), page_size=_page_size(page_size), page_token=_text("page_token", page_token))
+    return Call("ids", "ListIdentities", req, lambda r: Page(tuple(Identity(i.name, i.value) for i in r.identities), r.next_page_token))
+
+
+def claim(ids: Sequence[str], owner: str, request_id: Optional[str]) -> Call[None]:
+    req = pb.ClaimRequest(ids=_ids(ids), owner=_text("owner", owner), request_id=request_id or new_request_id())
+    return Call("ids", "Claim", req, lambda r: None)
+
+
+def release(ids: Sequence[str], owner: str) -> Call[int]:
+    req = pb.ReleaseRequest(ids=_ids(ids), owner=_text("owner", owner))
+    return Call("ids", "Release", req, lambda r: r.released)
+
+
+def get_claims(ids: Sequence[str], prefix: str, page_size: int, page_token: str) -> Call[Page[Claim]]:
+    req = pb.GetClaimsRequest(ids=_ids(ids), prefix=_text("prefix", prefix), page_size=_page_size(page_size), page_token=_text("page_token", page_token))
+    return Call("ids", "GetClaims", req, lambda r: Page(tuple(Claim(c.id, c.owner) for c in r.claims), r.next_page_token))
+
+
+MAX_RANGE = 1 << 20
+
+
+def next_hilo(tag: str, last_batch_size: int, last_range_at: int, last_max: int, separator: str, request_id: Optional[str]) -> Call[HiLoRange]:
+    req = pb.NextHiLoRequest(
+        tag=_text("tag", tag),
+        last_batch_size=check_int("last_batch_size", last_batch_size, lo=0),
+        last_range_at=check_int("last_range_at", last_range_at, lo=0),
+        last_max=check_int("last_max", last_max, lo=0),
+        separator=_text("separator", separator),
+        request_id=request_id or new_request_id(),
+    )
+    call: Call[HiLoRange] = Call("ids", "NextHiLo", req, lambda r: HiLoRange(
+        r.prefix, r.low, r.high, r.last_size, r.server_tag, r.last_range_at, r.grant_id, call.answered_by))
+    return call
+
+
+def return_hilo(tag: str, end: int, last: int, grant_id: str, granted_by: str = "") -> Call[bool]:
+    req = pb.ReturnHiLoRequest(tag=_text("tag", tag), end=check_int("end", end, lo=0), last=check_int("last", last, lo=0), grant_id=_text("grant_id", grant_id))
+    return Call("ids", "ReturnHiLo", req, lambda r: r.returned, first=_text("granted_by", granted_by) or None)
+
+
+def seed_hilo(tag: str, max: int) -> Call[int]:
+    req = pb.SeedHiLoRequest(tag=_text("tag", tag), max=check_int("max", max, lo=0))
+    return Call("ids", "SeedHiLo", req, lambda r: r.max)
+
+
+def list_hilo(prefix: str, page_size: int, page_token: str) -> Call[pb.ListHiLoResponse]:
+    req = pb.ListHiLoRequest(prefix=_text("prefix", prefix), page_size=_page_size(page_size), page_token=_text("page_token", page_token))
+    return Call("ids", "ListHiLo", req, lambda r: r)
+
+
+def _lease_ms(lease: float) -> int:
+    if isinstance(lease, bool) or not isinstance(lease, (int, float)) or not 1 <= lease <= 3600:
+        raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"lease {lease!r} must be 1..3600 seconds", "INVALID_INPUT")
+    return int(lease * 1000)
+
+
+def acquire_worker(holder: str, worker_bits: int, lease: float, request_id: Optional[str]) -> Call[pb.WorkerLease]:
+    req = pb.AcquireWorkerRequest(
+        holder=_text("holder", holder), worker_bits=check_int("worker_bits", worker_bits, lo=1, hi=22),
+        lease_ms=_lease_ms(lease), request_id=request_id or new_request_id(),
+    )
+    return Call("ids", "AcquireWorker", req, lambda r: r)
+
+
+def renew_worker(worker: int, epoch: int, lease: float) -> Call[pb.WorkerLease]:
+    req = pb.RenewWorkerRequest(worker=check_int("worker", worker, lo=0, hi=(1 << 22) - 1), epoch=check_int("epoch", epoch, lo=0), lease_ms=_lease_ms(lease))
+    return Call("ids", "RenewWorker", req, lambda r: r)
+
+
+def release_worker(worker: int, epoch: int) -> Call[None]:
+    req = pb.ReleaseWorkerRequest(worker=check_int("worker", worker, lo=0, hi=(1 << 22) - 1), epoch=check_int("epoch", epoch, lo=0))
+    return Call("ids", "ReleaseWorker", req, lambda r: None)
+
+
+def list_workers(page_size: int, page_token: str) -> Call[pb.ListWorkersResponse]:
+    req = pb.ListWorkersRequest(page_size=_page_size(page_size), page_token=_text("page_token", page_token))
+    return Call("ids", "ListWorkers", req, lambda r: r)
+
+
+def explain(id: str) -> Call[pb.ExplainResponse]:
+    # Explain reads no state: any node answers.
+    return Call("ids", "Explain", pb.ExplainRequest(id=_text("id", id)), lambda r: r, leader=False)
+
+
+_PERIOD = {"none": pb.SERIES_PERIOD_NONE, "year": pb.SERIES_PERIOD_YEAR, "month": pb.SERIES_PERIOD_MONTH}
+_POLICY = {"gapless": pb.SERIES_POLICY_GAPLESS, "gaps_allowed_journaled": pb.SERIES_POLICY_GAPS_ALLOWED_JOURNALED}
+
+
+def _choice(name: str, value: str, choices: Mapping[str, Any]) -> Any:
+    if value not in choices:
+        raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"{name} {value!r} must be one of {sorted(choices)}", "INVALID_INPUT")
+    return choices[value]
+
+
+def create_series(name: str, format: str, period: str, policy: str, request_id: Optional[str]) -> Call[pb.Series]:
+    req = pb.CreateSeriesRequest(
+        name=_text("name", name), format=_text("format", format), period=_choice("period", period, _PERIOD),
+        policy=_choice("policy", policy, _POLICY), request_id=request_id or new_request_id(),
+    )
+    return Call("series", "CreateSeries", req, lambda r: r.series)
+
+
+def list_series() -> Call[list[pb.Series]]:
+    return Call("series", "ListSeries", pb.ListSeriesRequest(), lambda r: list(r.series))
+
+
+def issue(series: str, request_id: Optional[str], document_hash: str, fields: Optional[Mapping[str, str]]) -> Call[pb.SeriesEntry]:
+    req = pb.IssueRequest(
+        series=_text("series", series), request_id=request_id or new_request_id(), document_hash=_text("document_hash", document_hash),
+        fields=[pb.SeriesField(key=_text("field key", k), value=_text("field value", v)) for k, v in (fields or {}).items()],
+    )
+    return Call("series", "Issue", req, lambda r: r.entry)
+
+
+def void(series: str, number: int, period: str, reason: str, correcting: str, request_id: Optional[str]) -> Call[pb.SeriesEntry]:
+    req = pb.VoidRequest(
+        series=_text("series", series), number=check_int("number", number, lo=1, hi=INT64_MAX), period=_text("period", period),
+        reason=_text("reason", reason), correcting=_text("correcting", correcting), request_id=request_id or new_request_id(),
+    )
+    return Call("series", "Void", req, lambda r: r.entry)
+
+
+def verify_series(series: str) -> Call[pb.VerifySeriesResponse]:
+    return Call("series", "VerifySeries", pb.VerifySeriesRequest(series=_text("series", series)), lambda r: r)
+
+
+def journal(series: str, from_seq: int, to_seq: int) -> Call[pb.SeriesEntry]:
+    """The Journal stream's first request; a resumed stream asks again from after the last
+    entry it saw (see :func:`resume_journal`)."""
+    req = pb.JournalRequest(series=_text("series", series), from_seq=check_int("from_seq", from_seq, lo=0), to_seq=check_int("to_seq", to_seq, lo=0))
+    return Call("series", "Journal", req, lambda r: r)
+
+
+def resume_journal(call: Call[pb.SeriesEntry], entry: pb.SeriesEntry) -> None:
+    """After an entry was handed to the caller, a retried stream starts after it."""
+    call.request.from_seq = entry.seq + 1
+
+
+def status(consistent: bool) -> Call[pb.StatusResponse]:
+    return Call("cluster", "Status", pb.StatusRequest(consistent=consistent), lambda r: r, leader=consistent)

@@ -1,0 +1,366 @@
+"""What the synchronous and the asyncio client share: options, the retry policy, node choice
+and leader learning, request ids and argument checks. Nothing here waits or does I/O; the two
+clients drive :class:`Attempts` and differ only in how they sleep and call.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, Iterable, List, Optional, Sequence, Tuple, TypeVar
+
+import grpc
+
+from . import errors
+
+T = TypeVar("T")
+
+LEADER_HEADER = "idnode-leader"
+"""The response header in which a node names the leader's gRPC address."""
+
+DATABASE_HEADER = "idnode-database"
+
+INT64_MAX = (1 << 63) - 1
+MAX_TAG_BYTES = 2025 - 4 - 20 - 1 - 4
+"""A HiLo tag leaves room in a document ID (2025 bytes) for a separator, the number, '-' and a
+node tag."""
+
+
+def check_int(name: str, value: object, lo: int = -INT64_MAX - 1, hi: int = INT64_MAX) -> int:
+    """Return value when it is an int in [lo, hi]; otherwise raise the error the server would
+    give (INVALID_ARGUMENT, or OUT_OF_RANGE outside int64), naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise errors.make_error(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"{name} must be an int, got {type(value).__name__} {value!r}",
+            "INVALID_INPUT",
+        )
+    if value > INT64_MAX or value < -INT64_MAX - 1:
+        raise errors.make_error(
+            grpc.StatusCode.OUT_OF_RANGE, f"{name} {value} is outside the int64 range", "COUNTER_OVERFLOW"
+        )
+    if value < lo or value > hi:
+        raise errors.make_error(
+            grpc.StatusCode.INVALID_ARGUMENT, f"{name} {value} is outside {lo}..{hi}", "INVALID_INPUT"
+        )
+    return value
+
+
+def check_seconds(name: str, value: object, *, allow_none: bool = False, lo: float = 0.0, hi: float = 86400.0) -> Optional[float]:
+    """A duration option in seconds: a finite number in (lo, hi] (None when allowed)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a number of seconds, got {value!r}")
+    if not lo < value <= hi:
+        raise ValueError(f"{name} {value!r} must be above {lo} and at most {hi} seconds")
+    return float(value)
+
+
+def new_request_id() -> str:
+    """The request id of one logical call; its retries reuse it."""
+    return f"py-{uuid.uuid4()}"
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """The wait between two rounds of attempts of one call (a round tries every node once):
+    ``initial`` before the second round, times ``multiplier`` for each further one, at most
+    ``max``, each spread by ±``jitter`` so that many clients do not retry in step. Within a round
+    the next node is tried at once. ``max_attempts`` > 0 caps a call's attempts; 0 leaves the
+    call's deadline as the only bound."""
+
+    initial: float = 0.025
+    max: float = 1.0
+    multiplier: float = 2.0
+    jitter: float = 0.2
+    max_attempts: int = 0
+
+    def __post_init__(self) -> None:
+        check_seconds("Backoff.initial", self.initial, hi=60)
+        check_seconds("Backoff.max", self.max, hi=600)
+        if not isinstance(self.multiplier, (int, float)) or not 1 <= self.multiplier <= 10:
+            raise ValueError(f"Backoff.multiplier {self.multiplier!r} must be in 1..10")
+        if not isinstance(self.jitter, (int, float)) or not 0 <= self.jitter <= 1:
+            raise ValueError(f"Backoff.jitter {self.jitter!r} must be in 0..1")
+        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or not 0 <= self.max_attempts <= 1_000_000:
+            raise ValueError(f"Backoff.max_attempts {self.max_attempts!r} must be an int in 0..1000000")
+
+    def delay(self, round_: int, rand: Callable[[], float] = random.random) -> float:
+        """The wait before round ``round_`` (1 is the second round)."""
+        d = min(self.initial * self.multiplier ** (round_ - 1), max(self.max, self.initial))
+        return d * (1 + self.jitter * (2 * rand() - 1))
+
+
+@dataclass(frozen=True)
+class TLS:
+    """TLS for the connections. ``ca_file``: the CA that signed the nodes' certificates (None:
+    the system's roots). ``cert_file`` and ``key_file``: a client certificate, for clusters
+    that require one (mTLS). ``server_name`` overrides the name checked in the node's
+    certificate (when dialling by an address it does not list)."""
+
+    ca_file: Optional[str] = None
+    cert_file: Optional[str] = None
+    key_file: Optional[str] = None
+    server_name: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if (self.cert_file is None) != (self.key_file is None):
+            raise ValueError("TLS: give both cert_file and key_file for a client certificate, or neither")
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        def read(path: Optional[str]) -> Optional[bytes]:
+            if path is None:
+                return None
+            try:
+                with open(path, "rb") as f:
+                    return f.read()
+            except OSError as e:
+                raise ValueError(f"TLS: cannot read {path}: {e.strerror}; give the path of a PEM file") from e
+
+        return grpc.ssl_channel_credentials(read(self.ca_file), read(self.key_file), read(self.cert_file))
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything a client is configured with; checked once, when the client is made."""
+
+    nodes: Tuple[str, ...]
+    database: Optional[str] = None
+    api_key: Optional[str] = None
+    admin_token: Optional[str] = None
+    tls: Optional[TLS] = None
+    attempt_timeout: float = 3.0
+    timeout: Optional[float] = 30.0
+    backoff: Backoff = field(default_factory=Backoff)
+    separator: str = "/"
+    nodes_in_order: bool = False
+    prefetch_at: float = 0.8
+    fetch_timeout: float = 30.0
+    channel_options: Tuple[Tuple[str, Any], ...] = ()
+
+    @classmethod
+    def make(cls, nodes: Iterable[str] | str, **kw: Any) -> "Options":
+        if isinstance(nodes, str):
+            nodes = [n for n in nodes.split(",")]
+        nodes = tuple(n.strip() for n in nodes)
+        if not nodes or any(not n for n in nodes):
+            raise ValueError(f"give at least one node address (host:port), and no empty one: {list(nodes)!r}")
+        if len(set(nodes)) != len(nodes):
+            raise ValueError(f"a node address is listed twice: {list(nodes)!r}")
+        if kw.get("tls") is True:
+            kw["tls"] = TLS()
+        elif kw.get("tls") is False:
+            kw["tls"] = None
+        kw["channel_options"] = tuple(kw.get("channel_options") or ())
+        o = cls(nodes=nodes, **kw)
+        o._check()
+        return o
+
+    def _check(self) -> None:
+        check_seconds("attempt_timeout", self.attempt_timeout, hi=3600)
+        check_seconds("timeout", self.timeout, allow_none=True, hi=86400)
+        check_seconds("fetch_timeout", self.fetch_timeout, hi=3600)
+        if not isinstance(self.prefetch_at, (int, float)) or not 0 < self.prefetch_at <= 1:
+            raise ValueError(f"prefetch_at {self.prefetch_at!r} must be a fraction in (0, 1]")
+        if not isinstance(self.separator, str) or len(self.separator) != 1 or self.separator == "|" or not self.separator.isprintable():
+            raise ValueError(f"separator {self.separator!r} must be one printable character other than '|'")
+        if self.api_key is not None and self.admin_token is not None:
+            raise ValueError("give api_key or admin_token, not both: a call carries one credential")
+        for name in ("api_key", "admin_token"):
+            v = getattr(self, name)
+            if v is not None and (not v or any(c.isspace() for c in v)):
+                raise ValueError(f"{name} must be non-empty and without whitespace")
+        if self.database is not None and not _valid_database(self.database):
+            raise ValueError(
+                f"database {self.database!r}: 1-64 ASCII letters, digits, '-', '_' or '.', starting with a letter or digit"
+            )
+        if not isinstance(self.backoff, Backoff):
+            raise ValueError("backoff must be an idnode.Backoff")
+
+    def metadata(self) -> Tuple[Tuple[str, str], ...]:
+        md = []
+        if self.database is not None:
+            md.append((DATABASE_HEADER, self.database))
+        bearer = self.api_key or self.admin_token
+        if bearer is not None:
+            md.append(("authorization", f"Bearer {bearer}"))
+        return tuple(md)
+
+    def channel_credentials(self) -> Optional[grpc.ChannelCredentials]:
+        return self.tls.credentials() if self.tls is not None else None
+
+    def grpc_options(self) -> List[Tuple[str, Any]]:
+        opts: list[Tuple[str, Any]] = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 2000)]
+        if self.tls is not None and self.tls.server_name:
+            opts.append(("grpc.ssl_target_name_override", self.tls.server_name))
+        return opts + list(self.channel_options)
+
+
+def _valid_database(name: str) -> bool:
+    ok = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+    return 1 <= len(name) <= 64 and name[0].isascii() and name[0].isalnum() and all(c in ok for c in name)
+
+
+@dataclass
+class Call(Generic[T]):
+    """One logical RPC: the service ('ids', 'series', 'cluster') and method, the request (with
+    its request id already in it, so every attempt carries the same), how its answer becomes
+    the caller's result, and whether it goes to the leader first.
+
+    Every call the client makes is safe to repeat (reads, or writes a request id makes
+    idempotent), so NODE_BUSY, which means the node did nothing, is tried on the next node."""
+
+    service: str
+    method: str
+    request: Any
+    result: Callable[[Any], T]
+    leader: bool = True
+    first: Optional[str] = None  # a node address to try first, when it is one of the client's
+    answered_by: str = ""  # the address of the node that answered, once one did
+
+
+class Nodes:
+    """The node addresses, the one that answered last (calls start there), and the one last
+    named as leader (calls that need the leader start there). Plain attribute stores: under the
+    GIL each is atomic, and a stale read only costs a follower's hop."""
+
+    def __init__(self, addrs: Sequence[str], in_order: bool) -> None:
+        self.addrs = tuple(addrs)
+        self.preferred = 0 if in_order else random.randrange(len(self.addrs))  # spread clients
+        self.leader: Optional[int] = None
+
+    def learn_leader(self, md: Optional[Iterable[Tuple[str, Any]]]) -> None:
+        """Remember the leader a node named in its response header. An address that is none of
+        this client's (a node known by another name) teaches nothing."""
+        if not md:
+            return
+        for key, value in md:
+            if key == LEADER_HEADER:
+                try:
+                    self.leader = self.addrs.index(value)
+                except ValueError:
+                    pass
+                return
+
+
+class Attempts:
+    """The retry policy of one call, as a state machine the clients drive::
+
+        att = Attempts(nodes, options, call, timeout)
+        while True:
+            node, wait, per_attempt = att.next()   # raises when the call must end
+            sleep(wait); try the node with per_attempt as its deadline
+            on success: att.succeeded(node, initial_metadata); return
+            on RpcError e: att.failed(node, e)       # raises when e ends the call
+
+    UNAVAILABLE, a per-attempt timeout, and NODE_BUSY (for calls safe to repeat) go to the next
+    node at once; once every node failed, the next round waits the backoff. The whole call is
+    bounded by ``timeout`` (seconds, None: unbounded) and Backoff.max_attempts.
+    """
+
+    def __init__(self, nodes: Nodes, options: Options, call: Call[Any], timeout: Optional[float], clock: Callable[[], float] = time.monotonic) -> None:
+        self.nodes = nodes
+        self.opts = options
+        self.call = call
+        self.clock = clock
+        self.deadline = None if timeout is None else clock() + timeout
+        self.start = nodes.leader if call.leader and nodes.leader is not None else nodes.preferred
+        if call.first in nodes.addrs:
+            self.start = nodes.addrs.index(call.first)
+        self.i = 0
+        self.last: Optional[errors.IdnodeError] = None
+        self.caller_bound = False  # the running attempt's deadline is the caller's own
+
+    def next(self) -> Tuple[int, float, float]:
+        n = len(self.nodes.addrs)
+        wait = 0.0
+        if self.i > 0:
+            b = self.opts.backoff
+            if b.max_attempts and self.i >= b.max_attempts:
+                raise self._gave_up("the attempts ran out")
+            if self.i % n == 0:
+                wait = b.delay(self.i // n)
+        per: float = self.opts.attempt_timeout
+        self.caller_bound = False
+        if self.deadline is not None:
+            left = self.deadline - self.clock() - wait
+            if left <= 0:
+                if self.last is None:
+                    raise errors.DeadlineExceeded("the call's deadline passed before it was sent", reason="DEADLINE_EXCEEDED")
+                raise self._gave_up("the call's deadline passed")
+            if left <= per:
+                per, self.caller_bound = left, True
+        node = (self.start + self.i) % n
+        self.i += 1
+        return node, wait, per
+
+    def remaining(self) -> Optional[float]:
+        """Seconds left of the call's deadline (None: none); bounds a stream, whose attempt
+        lasts as long as the caller reads."""
+        return None if self.deadline is None else max(self.deadline - self.clock(), 0.0)
+
+    def succeeded(self, node: int, md: Optional[Iterable[Tuple[str, Any]]]) -> None:
+        self.nodes.learn_leader(md)
+        self.call.answered_by = self.nodes.addrs[node]
+        if node != self.start:
+            self.nodes.preferred = node
+
+    def failed(self, node: int, rpc_error: grpc.RpcError) -> None:
+        """Take a failed attempt: return when the call goes on, raise the IdnodeError that
+        ends it otherwise."""
+        try:
+            self.nodes.learn_leader(rpc_error.initial_metadata())  # type: ignore[attr-defined]
+        except Exception:  # an error raised before the call started has no metadata
+            pass
+        err = errors.from_rpc_error(rpc_error)
+        code = err.code
+        retry = code == grpc.StatusCode.UNAVAILABLE or (
+            code == grpc.StatusCode.RESOURCE_EXHAUSTED and err.reason == "NODE_BUSY"
+        )
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            if self.caller_bound:
+                if self.last is not None:
+                    raise self._gave_up("the call's deadline passed")
+                raise err
+            retry = True
+        if not retry:
+            raise err
+        self.last = err
+
+    def _gave_up(self, why: str) -> errors.IdnodeError:
+        last = self.last
+        assert last is not None
+        n = len(self.nodes.addrs)
+        e = errors.make_error(
+            last.code,
+            f"no node answered ({self.i} attempts over {n} nodes; {why}); last error: {last.message}",
+            last.reason,
+            last.metadata,
+        )
+        e.attempts = self.i
+        return e
+
+
+def hilo_tag_error(tag: object, separator: str) -> Optional[errors.IdnodeError]:
+    """The refusal the server would give a HiLo tag (blank, ending with the separator, bad
+    characters), or None; generators check before any call."""
+    if not isinstance(tag, str):
+        return errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"hilo tag must be a str, got {tag!r}", "INVALID_INPUT")
+    problem = None
+    if not tag.strip():
+        problem = "hilo tag is blank"
+    elif tag.endswith(separator):
+        problem = f"hilo tag ends with the separator {separator!r}: give the tag without it"
+    elif "|" in tag or "\\" in tag or any(not c.isprintable() for c in tag):
+        problem = "hilo tag contains '|', '\\' or a control or invisible character"
+    elif len(tag.encode("utf-8", "surrogatepass")) > MAX_TAG_BYTES:
+        problem = f"hilo tag is longer than {MAX_TAG_BYTES} bytes"
+    if problem is None:
+        return None
+    shown = tag if len(tag) <= 64 else tag[:61] + "..."
+    return errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"{problem}: {shown!r}", "INVALID_INPUT")
+

@@ -1,0 +1,377 @@
+"""The asyncio client: :class:`Client` over ``grpc.aio``, the same calls, retries and errors
+as :class:`idnode.Client`, and generators whose fetches and renewals are tasks.
+
+::
+
+    async with idnode.aio.Client(["127.0.0.1:7070"]) as c:
+        print(await c.next_id("orders"))   # orders/1-A
+
+Make it inside a running event loop and use it from that loop's tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar
+
+import grpc
+import grpc.aio
+
+from . import _calls, errors
+from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._core import Attempts, Call, check_seconds
+from ._hilo import Fetch, HiLoState
+from ._numeric import Layout, NumericState
+from .client import _DEFAULT, ClientBase
+from .client import Client as SyncClient
+from .v1 import idnode_pb2 as pb
+
+T = TypeVar("T")
+
+__all__ = ["Client", "HiLoGenerator", "NumericGenerator"]
+
+
+class Client(ClientBase):
+    """The asyncio twin of :class:`idnode.Client` (same arguments, same behaviour); every call
+    is a coroutine, and :meth:`next_id` takes no network round trip once a range is at hand."""
+
+    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> grpc.aio.Channel:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            # A channel binds to the loop it is made in; one made outside would serve no other.
+            raise RuntimeError("make idnode.aio.Client inside a coroutine (in the event loop that will use it)") from None
+        return grpc.aio.secure_channel(addr, creds, opts) if creds else grpc.aio.insecure_channel(addr, opts)
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self, timeout: Optional[float] = 10.0) -> None:
+        """Give back the HiLo numbers not handed out and release numeric workers, then close the
+        connections. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
+        if self._closed:
+            return
+        failures: List[BaseException] = []
+        for g in self._gens.close_all():
+            try:
+                await g.close(timeout)
+            except errors.IdnodeError as e:
+                failures.append(e)
+        for n in list(self._numerics):
+            try:
+                await n.close(timeout)
+            except errors.IdnodeError as e:
+                failures.append(e)
+        self._closed = True
+        for ch in self._channels:
+            await ch.close()
+        if failures:
+            raise failures[0]
+
+    def close_at_exit(self, timeout: float) -> None:
+        """At interpreter exit the event loop is gone: give the generators' numbers back and
+        release the workers through a synchronous client with the same options."""
+        if self._closed:
+            return
+        returns: List[Call[Any]] = []
+        for g in self._gens.close_all():
+            returns.extend(g._seal_and_returns())
+        for n in self._numerics:
+            call = n._release_call()
+            if call is not None:
+                returns.append(call)
+        self._closed = True
+        if not returns:
+            return
+        with SyncClient(self._opts.nodes, **self._kwargs) as sync:
+            for call in returns:
+                sync._run(call, timeout)  # each return is judged on its own: asking costs no number
+
+    async def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT) -> T:
+        if self._closed:
+            raise errors.ClientClosed()
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        while True:
+            node, wait, per = att.next()
+            if wait:
+                await asyncio.sleep(wait)
+            rpc = getattr(self._stubs[node][call.service], call.method)(call.request, timeout=per, metadata=self._md)
+            try:
+                resp = await rpc
+            except grpc.RpcError as e:
+                att.failed(node, e)
+                continue
+            att.succeeded(node, await rpc.initial_metadata())
+            return call.result(resp)
+
+    # IdService
+
+    async def generate(
+        self, id: str = "", count: int = 1, *, guid_version: Optional[str] = None, request_id: Optional[str] = None,
+        claim: bool = False, owner: str = "", numeric: bool = False, timeout: Optional[float] = _DEFAULT,
+    ) -> List[str]:
+        """Resolve a request string: a semantic ID is validated and echoed, ``""`` gives UUIDs
+        (``guid_version`` 'v7', the default, or 'v4'), ``"prefix/"`` server-side IDs,
+        ``"prefix|"`` cluster identities (retries reuse one request id). ``claim`` claims a
+        semantic ID for ``owner`` in the same call; ``numeric`` mints numeric IDs on the node."""
+        return await self._run(_calls.generate(id, count, guid_version, request_id, claim, owner, numeric), timeout)
+
+    async def next_identity(self, name: str, count: int = 1, *, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> IdentityBlock:
+        """Reserve ``count`` values of the identity counter ``name``. Give a ``request_id`` kept
+        with the work it numbers to make a call repeated after a crash answer the same values;
+        without one the client makes one, which covers its own retries."""
+        return await self._run(_calls.next_identity(name, count, request_id), timeout)
+
+    async def seed_identity(self, name: str, value: int, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> int:
+        """Raise (with ``force``, set) the identity counter ``name``; returns it afterwards."""
+        return await self._run(_calls.seed_identity(name, value, force), timeout)
+
+    async def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Identity]:
+        """One page of identity counters whose names start with ``prefix`` (linearizable)."""
+        return await self._run(_calls.list_identities(prefix, page_size, page_token), timeout)
+
+    async def claim(self, ids: Sequence[str], *, owner: str = "", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> None:
+        """Claim semantic IDs cluster-wide, all or nothing; :class:`idnode.AlreadyExists`
+        (reason CLAIMED) names an ID someone holds."""
+        await self._run(_calls.claim(ids, owner, request_id), timeout)
+
+    async def release(self, ids: Sequence[str], *, owner: str = "", timeout: Optional[float] = _DEFAULT) -> int:
+        """Release claimed IDs; returns how many were claimed."""
+        return await self._run(_calls.release(ids, owner), timeout)
+
+    async def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Claim]:
+        """Look claims up by ID, or page through the claims starting with ``prefix``."""
+        return await self._run(_calls.get_claims(ids, prefix, page_size, page_token), timeout)
+
+    async def next_hilo(
+        self, tag: str, *, last_batch_size: int = 0, last_range_at: int = 0, last_max: int = 0,
+        request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT,
+    ) -> HiLoRange:
+        """Reserve a HiLo range (the raw call behind :meth:`next_id`)."""
+        sep = "" if self._opts.separator == "/" else self._opts.separator
+        return await self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, sep, request_id), timeout)
+
+    async def return_hilo(self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "", timeout: Optional[float] = _DEFAULT) -> bool:
+        """Give back the unused numbers ``last+1..end`` of a range; True when they went back.
+        Pass the range's ``granted_by``: with HiLo pools only the granting node takes it back."""
+        return await self._run(_calls.return_hilo(tag, end, last, grant_id, granted_by), timeout)
+
+    async def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = _DEFAULT) -> int:
+        """Raise a tag's HiLo Max (never lowers it); returns the Max afterwards."""
+        return await self._run(_calls.seed_hilo(tag, max), timeout)
+
+    async def list_hilo(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> pb.ListHiLoResponse:
+        """One page of HiLo tags with their Max and the nodes' pools."""
+        return await self._run(_calls.list_hilo(prefix, page_size, page_token), timeout)
+
+    async def acquire_worker(self, *, holder: str = "python-client", worker_bits: int = 10, lease: float = 30.0, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.WorkerLease:
+        """Lease a worker ID for numeric IDs (raw; :meth:`numeric_generator` does it for you)."""
+        return await self._run(_calls.acquire_worker(holder, worker_bits, lease, request_id), timeout)
+
+    async def renew_worker(self, worker: int, epoch: int, *, lease: float = 30.0, timeout: Optional[float] = _DEFAULT) -> pb.WorkerLease:
+        """Extend a worker lease; :class:`idnode.FailedPrecondition` when it was lost."""
+        return await self._run(_calls.renew_worker(worker, epoch, lease), timeout)
+
+    async def release_worker(self, worker: int, epoch: int, *, timeout: Optional[float] = _DEFAULT) -> None:
+        """End a worker lease now."""
+        await self._run(_calls.release_worker(worker, epoch), timeout)
+
+    async def list_workers(self, *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> pb.ListWorkersResponse:
+        """One page of the database's workers."""
+        return await self._run(_calls.list_workers(page_size, page_token), timeout)
+
+    async def explain(self, id: str, *, timeout: Optional[float] = _DEFAULT) -> pb.ExplainResponse:
+        """What an ID is: numeric (time, worker, sequence) or which strategy minted a string."""
+        return await self._run(_calls.explain(id), timeout)
+
+    # SeriesService
+
+    async def create_series(self, name: str, format: str, *, period: str = "none", policy: str = "gapless", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.Series:
+        """Create a fiscal series (``period`` 'none', 'year' or 'month'; ``policy`` 'gapless'
+        or 'gaps_allowed_journaled')."""
+        return await self._run(_calls.create_series(name, format, period, policy, request_id), timeout)
+
+    async def list_series(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.Series]:
+        """The database's series and where each stands."""
+        return await self._run(_calls.list_series(), timeout)
+
+    async def issue(self, series: str, *, request_id: Optional[str] = None, document_hash: str = "", fields: Optional[Mapping[str, str]] = None, timeout: Optional[float] = _DEFAULT) -> pb.SeriesEntry:
+        """Assign the next number of a series to a document. Keep ``request_id`` with the
+        document: calling again with it after a crash answers the same number."""
+        return await self._run(_calls.issue(series, request_id, document_hash, fields), timeout)
+
+    async def void(self, series: str, number: int, *, reason: str, period: str = "", correcting: str = "", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.SeriesEntry:
+        """Record a number as void, with a reason."""
+        return await self._run(_calls.void(series, number, period, reason, correcting, request_id), timeout)
+
+    async def verify_series(self, series: str, *, timeout: Optional[float] = _DEFAULT) -> pb.VerifySeriesResponse:
+        """Recompute a series' hash chain and numbering; reports the first break."""
+        return await self._run(_calls.verify_series(series), timeout)
+
+    async def identities(self, prefix: str = "", *, page_size: int = 0) -> AsyncIterator[Identity]:
+        """Every identity counter whose name starts with ``prefix``, page after page."""
+        token = ""
+        while True:
+            page = await self.list_identities(prefix, page_size=page_size, page_token=token)
+            for item in page.items:
+                yield item
+            if not page.next_page_token or page.next_page_token == token or not page.items:
+                return
+            token = page.next_page_token
+
+    async def journal(self, series: str, *, from_seq: int = 0, to_seq: int = 0, timeout: Optional[float] = _DEFAULT) -> AsyncIterator[pb.SeriesEntry]:
+        """A series' entries in order, resumed after the last one yielded when a stream breaks."""
+        call = _calls.journal(series, from_seq, to_seq)
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        while True:
+            node, wait, _ = att.next()
+            if wait:
+                await asyncio.sleep(wait)
+            stream = self._stubs[node]["series"].Journal(call.request, timeout=att.remaining(), metadata=self._md)
+            try:
+                async for entry in stream:
+                    _calls.resume_journal(call, entry)
+                    yield entry
+                return
+            except grpc.RpcError as e:
+                att.failed(node, e)
+
+    # ClusterService
+
+    async def status(self, *, consistent: bool = False, timeout: Optional[float] = _DEFAULT) -> pb.StatusResponse:
+        """The cluster's leader, term and nodes, as one node sees them (``consistent``: confirmed
+        with a quorum first)."""
+        return await self._run(_calls.status(consistent), timeout)
+
+    # Generators
+
+    async def next_id(self, tag: str) -> str:
+        """A HiLo ID of ``tag`` from the tag's generator, made on first use."""
+        return await self._gens.get(tag).next_id()
+
+    def hilo_generator(self, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> "HiLoGenerator":
+        """A new HiLo generator of ``tag``; see :meth:`idnode.Client.hilo_generator`."""
+        return self._gens.made(HiLoGenerator(self, tag, node_tag=node_tag, server_prefix=server_prefix))
+
+    async def numeric_generator(self, *, layout: Optional[Layout] = None, holder: str = "python-client", lease: float = 30.0, margin: Optional[float] = None) -> "NumericGenerator":
+        """A numeric-ID generator on a worker leased from the cluster."""
+        g = NumericGenerator(self, layout=layout, holder=holder, lease=lease, margin=margin)
+        await g._start()
+        self._numerics.append(g)
+        return g
+
+
+class HiLoGenerator(HiLoState):
+    """HiLo IDs of one tag for any number of tasks; fetches run as tasks of the loop. See
+    :class:`idnode.HiLoGenerator`."""
+
+    def __init__(self, client: Client, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> None:
+        opts = client._opts
+        super().__init__(tag, opts.separator, opts.prefetch_at, node_tag, server_prefix)
+        self._client = client
+        self._tasks: Set["asyncio.Task[None]"] = set()
+
+    async def next_id(self, timeout: Optional[float] = _DEFAULT) -> str:
+        """The next ID; awaits only when no range is at hand."""
+        id = self._take(self._cur)
+        if id is not None:
+            return id
+        t = self._client._timeout(timeout)
+        loop = asyncio.get_running_loop()
+        deadline = None if t is None else loop.time() + t
+        since = 0
+        while True:
+            seen = self._cur
+            id = self._take(seen)
+            if id is not None:
+                return id
+            with self._lock:
+                f = self._advance_locked(seen)
+            if f is None:
+                continue
+            since = since or f.seq
+            left = None if deadline is None else deadline - loop.time()
+            try:
+                await asyncio.wait_for(f.done.wait(), left)
+            except asyncio.TimeoutError:
+                raise errors.DeadlineExceeded(f"no HiLo range of {self.tag!r} arrived in time", reason="DEADLINE_EXCEEDED") from None
+            if f.error is not None and f.seq >= since:
+                raise f.error
+
+    def _new_done(self) -> asyncio.Event:
+        return asyncio.Event()
+
+    def _spawn(self, f: Fetch, call: Call[HiLoRange]) -> None:
+        task = asyncio.get_running_loop().create_task(self._run_fetch(f, call))
+        self._tasks.add(task)  # the loop holds tasks weakly
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run_fetch(self, f: Fetch, call: Call[HiLoRange]) -> None:
+        result, error = None, None
+        try:
+            result = await self._client._run(call, self._client._opts.fetch_timeout)
+        except errors.IdnodeError as e:
+            error = e
+        self._finish(f, result, error)
+        f.done.set()
+
+    async def close(self, timeout: Optional[float] = 10.0) -> None:
+        """Stop, and give back every number not handed out; see :meth:`idnode.HiLoGenerator.close`."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
+        with self._lock:
+            if self.closed:
+                return
+            cur, used, f = self._seal_locked()
+        if f is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(f.done.wait()), timeout)
+            except asyncio.TimeoutError:
+                pass  # a range it reserves anyway stays a gap
+        for call in self._returns(cur, used):
+            if not self._go_on(call, await self._client._run(call, timeout)):
+                break
+
+    def _seal_and_returns(self) -> List[Call[bool]]:
+        """Close without the loop (interpreter exit): a fetch in flight is abandoned."""
+        with self._lock:
+            if self.closed:
+                return []
+            cur, used, _ = self._seal_locked()
+        return self._returns(cur, used)
+
+
+class NumericGenerator(NumericState):
+    """Numeric IDs minted with no network call under a leased worker, renewed by a task. See
+    :class:`idnode.NumericGenerator`."""
+
+    def __init__(self, client: Client, *, layout: Optional[Layout], holder: str, lease: float, margin: Optional[float]) -> None:
+        super().__init__(layout, holder, lease, margin)
+        self._client = client
+        self._task: Optional["asyncio.Task[None]"] = None
+
+    async def _start(self) -> None:
+        self._grant(await self._client._run(self._acquire_call()))
+        self._task = asyncio.get_running_loop().create_task(self._renew_loop())
+
+    async def _renew_loop(self) -> None:
+        wait = self._renew_every
+        while True:
+            await asyncio.sleep(wait)
+            try:
+                self._grant(await self._client._run(self._renew_call(), self._renew_every))
+                wait = self._renew_every
+            except errors.IdnodeError as e:
+                wait = self._renewal_failed(e)
+
+    async def close(self, timeout: Optional[float] = 10.0) -> None:
+        """Stop renewing and release the worker. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
+        if self._task is not None:
+            self._task.cancel()
+        call = self._release_call()
+        if call is not None:
+            await self._client._run(call, timeout)

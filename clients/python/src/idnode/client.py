@@ -1,0 +1,424 @@
+"""The synchronous client: :class:`Client`, its HiLo generator and its numeric generator."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar
+
+import grpc
+
+from . import _calls, _exit, errors
+from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_seconds
+from ._hilo import Fetch, HiLoState, MultiState
+from ._numeric import Layout, NumericState
+from .v1 import idnode_pb2 as pb
+from .v1 import idnode_pb2_grpc as pb_grpc
+
+T = TypeVar("T")
+
+_DEFAULT: Any = object()  # "the client's default timeout", distinct from None ("no deadline")
+_CLOSE_LOCK = threading.Lock()  # closes are rare: one lock for every client
+
+
+class ClientBase:
+    """What the synchronous and the asyncio client share: options, nodes, connections' stubs."""
+
+    hilo_generator: Callable[..., Any]  # each client's own, which the per-tag generators come from
+
+    def __init__(
+        self,
+        nodes: Sequence[str] | str,
+        *,
+        database: Optional[str] = None,
+        api_key: Optional[str] = None,
+        admin_token: Optional[str] = None,
+        tls: "TLS | bool | None" = None,
+        attempt_timeout: float = 3.0,
+        timeout: Optional[float] = 30.0,
+        backoff: Backoff = Backoff(),
+        separator: str = "/",
+        nodes_in_order: bool = False,
+        prefetch_at: float = 0.8,
+        fetch_timeout: float = 30.0,
+        channel_options: Sequence[tuple] = (),
+    ) -> None:
+        self._kwargs: Dict[str, Any] = dict(
+            database=database, api_key=api_key, admin_token=admin_token, tls=tls,
+            attempt_timeout=attempt_timeout, timeout=timeout, backoff=backoff, separator=separator,
+            nodes_in_order=nodes_in_order, prefetch_at=prefetch_at, fetch_timeout=fetch_timeout,
+            channel_options=channel_options,
+        )
+        self._opts = Options.make(nodes, **self._kwargs)
+        self._nodes = Nodes(self._opts.nodes, nodes_in_order)
+        self._md = self._opts.metadata()
+        self._channels = [self._channel(a, self._opts.channel_credentials(), self._opts.grpc_options()) for a in self._opts.nodes]
+        self._stubs: List[Dict[str, Any]] = [
+            {"ids": pb_grpc.IdServiceStub(ch), "series": pb_grpc.SeriesServiceStub(ch), "cluster": pb_grpc.ClusterServiceStub(ch)}
+            for ch in self._channels
+        ]
+        self._closed = False
+        self._gens = MultiState(self.hilo_generator)
+        self._numerics: List[Any] = []
+        _exit.register(self)
+
+    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> Any:
+        raise NotImplementedError
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """The node addresses the client was made with."""
+        return self._opts.nodes
+
+    def _timeout(self, timeout: Optional[float]) -> Optional[float]:
+        if timeout is _DEFAULT:
+            return self._opts.timeout
+        return check_seconds("timeout", timeout, allow_none=True)
+
+
+class Client(ClientBase):
+    """A client of an idnode cluster, through any of its nodes; safe for any number of threads.
+
+    ::
+
+        with idnode.Client(["127.0.0.1:7070", "127.0.0.1:7071"]) as c:
+            c.next_id("orders")          # 'orders/1-A': HiLo, no round trip per ID
+            c.generate("invoices|")      # ['invoices/1']: any request string
+
+    A call that fails with UNAVAILABLE (no leader or quorum, node down), NODE_BUSY, or runs past
+    ``attempt_timeout`` is tried on the next node at once; once every node failed it, the next
+    round waits a backoff (25 ms doubling to 1 s, ±20%), until ``timeout`` (seconds, for the
+    whole call, retries included; per call too). Calls that reserve values carry a request id
+    that every retry reuses, so a retry never burns or repeats values. Identities, HiLo ranges,
+    claims and seeds go to the node last named as leader first. Refusals raise
+    :class:`idnode.IdnodeError` subclasses carrying the code, the reason and its metadata.
+
+    ``database`` makes every call work in that database; ``api_key`` (or ``admin_token``) is
+    sent as ``authorization: Bearer``; ``tls`` is True (system roots) or an :class:`idnode.TLS`.
+    """
+
+    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> grpc.Channel:
+        return grpc.secure_channel(addr, creds, opts) if creds else grpc.insecure_channel(addr, opts)
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self, timeout: Optional[float] = 10.0) -> None:
+        """Give back the HiLo numbers not handed out and release numeric workers (within
+        ``timeout`` seconds each), then close the connections. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
+        with _CLOSE_LOCK:
+            if self._closed:
+                return
+            failures: List[BaseException] = []
+            for g in self._gens.close_all():
+                try:
+                    g.close(timeout)
+                except errors.IdnodeError as e:
+                    failures.append(e)
+            for n in list(self._numerics):
+                try:
+                    n.close(timeout)
+                except errors.IdnodeError as e:
+                    failures.append(e)
+            self._closed = True
+            for ch in self._channels:
+                ch.close()
+        if failures:
+            raise failures[0]
+
+    # The one place a call is sent; every method below builds its Call in _calls.
+    def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT) -> T:
+        if self._closed:
+            raise errors.ClientClosed()
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        while True:
+            node, wait, per = att.next()
+            if wait:
+                time.sleep(wait)
+            method = getattr(self._stubs[node][call.service], call.method)
+            try:
+                resp, rpc = method.with_call(call.request, timeout=per, metadata=self._md)
+            except grpc.RpcError as e:
+                att.failed(node, e)
+                continue
+            except ValueError as e:  # the channel was closed under the call
+                raise errors.ClientClosed() from e
+            att.succeeded(node, rpc.initial_metadata())
+            return call.result(resp)
+
+    # IdService
+
+    def generate(
+        self, id: str = "", count: int = 1, *, guid_version: Optional[str] = None, request_id: Optional[str] = None,
+        claim: bool = False, owner: str = "", numeric: bool = False, timeout: Optional[float] = _DEFAULT,
+    ) -> List[str]:
+        """Resolve a request string: a semantic ID is validated and echoed, ``""`` gives UUIDs
+        (``guid_version`` 'v7', the default, or 'v4'), ``"prefix/"`` server-side IDs,
+        ``"prefix|"`` cluster identities (retries reuse one request id). ``claim`` claims a
+        semantic ID for ``owner`` in the same call; ``numeric`` mints numeric IDs on the node."""
+        return self._run(_calls.generate(id, count, guid_version, request_id, claim, owner, numeric), timeout)
+
+    def next_identity(self, name: str, count: int = 1, *, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> IdentityBlock:
+        """Reserve ``count`` values of the identity counter ``name``. Give a ``request_id`` kept
+        with the work it numbers to make a call repeated after a crash answer the same values;
+        without one the client makes one, which covers its own retries."""
+        return self._run(_calls.next_identity(name, count, request_id), timeout)
+
+    def seed_identity(self, name: str, value: int, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> int:
+        """Raise (with ``force``, set) the identity counter ``name``; returns it afterwards."""
+        return self._run(_calls.seed_identity(name, value, force), timeout)
+
+    def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Identity]:
+        """One page of identity counters whose names start with ``prefix`` (linearizable)."""
+        return self._run(_calls.list_identities(prefix, page_size, page_token), timeout)
+
+    def identities(self, prefix: str = "", *, page_size: int = 0) -> Iterator[Identity]:
+        """Every identity counter whose name starts with ``prefix``, page after page."""
+        token = ""
+        while True:
+            page = self.list_identities(prefix, page_size=page_size, page_token=token)
+            yield from page.items
+            if not page.next_page_token or page.next_page_token == token or not page.items:
+                return
+            token = page.next_page_token
+
+    def claim(self, ids: Sequence[str], *, owner: str = "", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> None:
+        """Claim semantic IDs cluster-wide, all or nothing; :class:`idnode.AlreadyExists`
+        (reason CLAIMED) names an ID someone holds."""
+        self._run(_calls.claim(ids, owner, request_id), timeout)
+
+    def release(self, ids: Sequence[str], *, owner: str = "", timeout: Optional[float] = _DEFAULT) -> int:
+        """Release claimed IDs; returns how many were claimed."""
+        return self._run(_calls.release(ids, owner), timeout)
+
+    def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Claim]:
+        """Look claims up by ID, or page through the claims starting with ``prefix``."""
+        return self._run(_calls.get_claims(ids, prefix, page_size, page_token), timeout)
+
+    def next_hilo(
+        self, tag: str, *, last_batch_size: int = 0, last_range_at: int = 0, last_max: int = 0,
+        request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT,
+    ) -> HiLoRange:
+        """Reserve a HiLo range (the raw call behind :meth:`next_id`)."""
+        sep = "" if self._opts.separator == "/" else self._opts.separator
+        return self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, sep, request_id), timeout)
+
+    def return_hilo(self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "", timeout: Optional[float] = _DEFAULT) -> bool:
+        """Give back the unused numbers ``last+1..end`` of a range; True when they went back.
+        Pass the range's ``granted_by``: with HiLo pools only the granting node takes it back."""
+        return self._run(_calls.return_hilo(tag, end, last, grant_id, granted_by), timeout)
+
+    def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = _DEFAULT) -> int:
+        """Raise a tag's HiLo Max (never lowers it); returns the Max afterwards."""
+        return self._run(_calls.seed_hilo(tag, max), timeout)
+
+    def list_hilo(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> pb.ListHiLoResponse:
+        """One page of HiLo tags with their Max and the nodes' pools."""
+        return self._run(_calls.list_hilo(prefix, page_size, page_token), timeout)
+
+    def acquire_worker(self, *, holder: str = "python-client", worker_bits: int = 10, lease: float = 30.0, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.WorkerLease:
+        """Lease a worker ID for numeric IDs (raw; :meth:`numeric_generator` does it for you)."""
+        return self._run(_calls.acquire_worker(holder, worker_bits, lease, request_id), timeout)
+
+    def renew_worker(self, worker: int, epoch: int, *, lease: float = 30.0, timeout: Optional[float] = _DEFAULT) -> pb.WorkerLease:
+        """Extend a worker lease; :class:`idnode.FailedPrecondition` when it was lost."""
+        return self._run(_calls.renew_worker(worker, epoch, lease), timeout)
+
+    def release_worker(self, worker: int, epoch: int, *, timeout: Optional[float] = _DEFAULT) -> None:
+        """End a worker lease now."""
+        self._run(_calls.release_worker(worker, epoch), timeout)
+
+    def list_workers(self, *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> pb.ListWorkersResponse:
+        """One page of the database's workers."""
+        return self._run(_calls.list_workers(page_size, page_token), timeout)
+
+    def explain(self, id: str, *, timeout: Optional[float] = _DEFAULT) -> pb.ExplainResponse:
+        """What an ID is: numeric (time, worker, sequence) or which strategy minted a string."""
+        return self._run(_calls.explain(id), timeout)
+
+    # SeriesService
+
+    def create_series(self, name: str, format: str, *, period: str = "none", policy: str = "gapless", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.Series:
+        """Create a fiscal series (``period`` 'none', 'year' or 'month'; ``policy`` 'gapless'
+        or 'gaps_allowed_journaled')."""
+        return self._run(_calls.create_series(name, format, period, policy, request_id), timeout)
+
+    def list_series(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.Series]:
+        """The database's series and where each stands."""
+        return self._run(_calls.list_series(), timeout)
+
+    def issue(self, series: str, *, request_id: Optional[str] = None, document_hash: str = "", fields: Optional[Mapping[str, str]] = None, timeout: Optional[float] = _DEFAULT) -> pb.SeriesEntry:
+        """Assign the next number of a series to a document. Keep ``request_id`` with the
+        document: calling again with it after a crash answers the same number."""
+        return self._run(_calls.issue(series, request_id, document_hash, fields), timeout)
+
+    def void(self, series: str, number: int, *, reason: str, period: str = "", correcting: str = "", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.SeriesEntry:
+        """Record a number as void, with a reason."""
+        return self._run(_calls.void(series, number, period, reason, correcting, request_id), timeout)
+
+    def verify_series(self, series: str, *, timeout: Optional[float] = _DEFAULT) -> pb.VerifySeriesResponse:
+        """Recompute a series' hash chain and numbering; reports the first break."""
+        return self._run(_calls.verify_series(series), timeout)
+
+    def journal(self, series: str, *, from_seq: int = 0, to_seq: int = 0, timeout: Optional[float] = _DEFAULT) -> Iterator[pb.SeriesEntry]:
+        """A series' entries in order. A stream cut short resumes after the last entry yielded,
+        on another node if need be, so each entry comes once."""
+        call = _calls.journal(series, from_seq, to_seq)
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        while True:
+            node, wait, _ = att.next()
+            if wait:
+                time.sleep(wait)
+            stream = self._stubs[node]["series"].Journal(call.request, timeout=att.remaining(), metadata=self._md)
+            try:
+                for entry in stream:
+                    _calls.resume_journal(call, entry)
+                    yield entry
+                return
+            except grpc.RpcError as e:
+                att.failed(node, e)
+
+    # ClusterService
+
+    def status(self, *, consistent: bool = False, timeout: Optional[float] = _DEFAULT) -> pb.StatusResponse:
+        """The cluster's leader, term and nodes, as one node sees them (``consistent``: confirmed
+        with a quorum first)."""
+        return self._run(_calls.status(consistent), timeout)
+
+    # Generators
+
+    def next_id(self, tag: str) -> str:
+        """A HiLo ID of ``tag`` (``'orders/17-A'``) from the tag's generator, made on first use.
+        It normally takes well under a microsecond; the first call of a tag waits for a range."""
+        return self._gens.get(tag).next_id()
+
+    def hilo_generator(self, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> "HiLoGenerator":
+        """A new HiLo generator of ``tag`` (close it, or close the client). ``node_tag=False``
+        and ``server_prefix`` print RavenDB's legacy formats (``orders/1``,
+        ``orders/NorthServer/1-A``). :meth:`next_id` keeps one default generator per tag."""
+        return self._gens.made(HiLoGenerator(self, tag, node_tag=node_tag, server_prefix=server_prefix))
+
+    def numeric_generator(self, *, layout: Optional[Layout] = None, holder: str = "python-client", lease: float = 30.0, margin: Optional[float] = None) -> "NumericGenerator":
+        """A numeric-ID generator on a worker leased from the cluster (made now; close it, or
+        close the client, to give the worker back)."""
+        g = NumericGenerator(self, layout=layout, holder=holder, lease=lease, margin=margin)
+        self._numerics.append(g)
+        return g
+
+
+class HiLoGenerator(HiLoState):
+    """HiLo IDs of one tag for any number of threads, never the same twice. ``next_id`` takes a
+    number with one atomic increment and no lock; at 80% of a range the next one is fetched in
+    a background thread, so callers wait only on a cold start. :meth:`close` (also at
+    interpreter exit) gives back the numbers not handed out with the range's grant id."""
+
+    def __init__(self, client: Client, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> None:
+        opts = client._opts
+        super().__init__(tag, opts.separator, opts.prefetch_at, node_tag, server_prefix)
+        self._client = client
+        self._cond = threading.Condition(self._lock)
+        _exit.register(self)
+
+    def next_id(self, timeout: Optional[float] = _DEFAULT) -> str:
+        """The next ID. Waits (at most ``timeout`` seconds, default the client's) only when no
+        range is at hand: on the first call, or when ranges run out faster than they come."""
+        id = self._take(self._cur)
+        if id is not None:
+            return id
+        deadline = None
+        t = self._client._timeout(timeout)
+        if t is not None:
+            deadline = time.monotonic() + t
+        since = 0  # fetches numbered from here on started after this call began waiting
+        while True:
+            seen = self._cur
+            id = self._take(seen)
+            if id is not None:
+                return id
+            with self._cond:
+                f = self._advance_locked(seen)
+                if f is None:
+                    continue
+                since = since or f.seq
+                while not f.done:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        raise errors.DeadlineExceeded(f"no HiLo range of {self.tag!r} arrived in time", reason="DEADLINE_EXCEEDED")
+                    self._cond.wait(left)
+            if f.error is not None and f.seq >= since:
+                raise f.error
+
+    def _new_done(self) -> bool:
+        return False
+
+    def _spawn(self, f: Fetch, call: Call[HiLoRange]) -> None:
+        threading.Thread(target=self._run_fetch, args=(f, call), name=f"idnode-hilo-{self.tag}", daemon=True).start()
+
+    def _run_fetch(self, f: Fetch, call: Call[HiLoRange]) -> None:
+        result, error = None, None
+        try:
+            result = self._client._run(call, self._client._opts.fetch_timeout)
+        except errors.IdnodeError as e:
+            error = e
+        self._finish(f, result, error)
+        with self._cond:
+            f.done = True
+            self._cond.notify_all()
+
+    def close(self, timeout: Optional[float] = 10.0) -> None:
+        """Stop handing out IDs and give back every number not handed out: the prefetched range
+        whole, then the current range's tail, so the tag's next range starts right after the
+        last ID handed out (as far as the cluster takes them back: only the newest ranges of
+        the tag). Waits for a fetch in flight. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            if self.closed:
+                return
+            cur, used, f = self._seal_locked()
+            while f is not None and not f.done:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    break  # a range it reserves anyway stays a gap
+                self._cond.wait(left)
+        for call in self._returns(cur, used):
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+            if not self._go_on(call, self._client._run(call, left)):
+                break
+
+
+class NumericGenerator(NumericState):
+    """Numeric IDs (time | worker | sequence) minted in-process with no network call, under a
+    worker leased from the cluster and renewed in a background thread at a third of the lease.
+    Minting stops ``margin`` (default a tenth of the lease) before the lease could lapse."""
+
+    def __init__(self, client: Client, *, layout: Optional[Layout], holder: str, lease: float, margin: Optional[float]) -> None:
+        super().__init__(layout, holder, lease, margin)
+        self._client = client
+        self._stop = threading.Event()
+        self._grant(client._run(self._acquire_call()))
+        self._thread = threading.Thread(target=self._renew_loop, name="idnode-numeric-lease", daemon=True)
+        self._thread.start()
+
+    def _renew_loop(self) -> None:
+        wait = self._renew_every
+        while not self._stop.wait(wait):
+            try:
+                self._grant(self._client._run(self._renew_call(), self._renew_every))
+                wait = self._renew_every
+            except errors.IdnodeError as e:
+                wait = self._renewal_failed(e)
+
+    def close(self, timeout: Optional[float] = 10.0) -> None:
+        """Stop renewing and release the worker. Idempotent."""
+        timeout = check_seconds("timeout", timeout, allow_none=True)
+        self._stop.set()
+        self._thread.join(timeout)
+        call = self._release_call()
+        if call is not None:
+            self._client._run(call, timeout)

@@ -1,0 +1,208 @@
+"""The exceptions of the idnode client.
+
+Every refusal of an idnode node is a gRPC status with a ``google.rpc.ErrorInfo`` detail whose
+reason callers branch on (``NO_QUORUM``, ``OUTCOME_UNKNOWN``, ``INVALID_INPUT`` …, listed in
+``proto/idnode/v1/idnode.proto``). The client raises them as :class:`IdnodeError`, one subclass
+per gRPC code, never as a bare :class:`grpc.RpcError`::
+
+    try:
+        client.next_identity("orders")
+    except idnode.Unavailable as e:
+        if e.reason == "NO_QUORUM": ...
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+import grpc
+
+from ._private import rpc_status_pb2
+
+ERROR_DOMAIN = "idnode.dev"
+"""The ErrorInfo domain of idnode's refusals."""
+
+_ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+_STATUS_TRAILER = "grpc-status-details-bin"
+
+
+class IdnodeError(Exception):
+    """A call refused by the cluster, or one no node answered.
+
+    ``code`` is the gRPC status code, ``reason`` the ErrorInfo reason (the code's name when the
+    refusal carried none), ``metadata`` the ErrorInfo's fields (for ``CLAIMED``, say, the ID
+    and its owner), ``domain`` the ErrorInfo's domain.
+    """
+
+    code: grpc.StatusCode = grpc.StatusCode.UNKNOWN
+    attempts: int = 1
+    """How many attempts the call made (over every node) before it ended."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: Optional[grpc.StatusCode] = None,
+        reason: str = "",
+        metadata: Optional[Mapping[str, str]] = None,
+        domain: str = "",
+    ) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+        self.reason = reason or self.code.name
+        self.metadata: Mapping[str, str] = dict(metadata or {})
+        self.domain = domain
+
+    def __str__(self) -> str:
+        return f"{self.code.name} ({self.reason}): {self.message}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code.name}, reason={self.reason!r}, message={self.message!r})"
+
+
+class Cancelled(IdnodeError):
+    code = grpc.StatusCode.CANCELLED
+
+
+class Unknown(IdnodeError):
+    code = grpc.StatusCode.UNKNOWN
+
+
+class InvalidArgument(IdnodeError, ValueError):
+    """Bad input (``INVALID_INPUT``), or a request id reused for another request."""
+
+    code = grpc.StatusCode.INVALID_ARGUMENT
+
+
+class DeadlineExceeded(IdnodeError, TimeoutError):
+    code = grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+class NotFound(IdnodeError):
+    code = grpc.StatusCode.NOT_FOUND
+
+
+class AlreadyExists(IdnodeError):
+    """A claimed ID (``CLAIMED``), or a tag, address or name in use (``IN_USE``)."""
+
+    code = grpc.StatusCode.ALREADY_EXISTS
+
+
+class PermissionDenied(IdnodeError):
+    code = grpc.StatusCode.PERMISSION_DENIED
+
+
+class ResourceExhausted(IdnodeError):
+    """A bound was reached: ``NODE_BUSY`` (retry elsewhere), a database's limits, every worker leased."""
+
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+class FailedPrecondition(IdnodeError):
+    code = grpc.StatusCode.FAILED_PRECONDITION
+
+
+class Aborted(IdnodeError):
+    code = grpc.StatusCode.ABORTED
+
+
+class OutOfRange(IdnodeError, ValueError):
+    """A number whose result would leave the int64 range (``COUNTER_OVERFLOW`` …)."""
+
+    code = grpc.StatusCode.OUT_OF_RANGE
+
+
+class Unimplemented(IdnodeError):
+    code = grpc.StatusCode.UNIMPLEMENTED
+
+
+class Internal(IdnodeError):
+    code = grpc.StatusCode.INTERNAL
+
+
+class Unavailable(IdnodeError):
+    """No node could serve the call: ``NO_QUORUM``, ``OUTCOME_UNKNOWN``, nodes down … Safe to
+    retry; a call that carries a request id answers the first attempt's values."""
+
+    code = grpc.StatusCode.UNAVAILABLE
+
+
+class DataLoss(IdnodeError):
+    code = grpc.StatusCode.DATA_LOSS
+
+
+class Unauthenticated(IdnodeError):
+    code = grpc.StatusCode.UNAUTHENTICATED
+
+
+class ClientClosed(IdnodeError):
+    """The client (or generator) was closed; make a new one."""
+
+    code = grpc.StatusCode.CANCELLED
+
+    def __init__(self, what: str = "the idnode client") -> None:
+        super().__init__(f"{what} is closed", reason="CLIENT_CLOSED")
+
+
+class LeaseError(IdnodeError):
+    """The numeric generator may not mint now: its worker lease lapsed or was lost
+    (``reason`` ``LEASE_EXPIRED`` or ``LEASE_LOST``), or the clock stepped back
+    (``CLOCK_BEHIND``). Retry shortly: the generator is renewing or acquiring a lease."""
+
+    code = grpc.StatusCode.UNAVAILABLE
+
+
+_BY_CODE = {
+    cls.code: cls
+    for cls in (
+        Cancelled, Unknown, InvalidArgument, DeadlineExceeded, NotFound, AlreadyExists,
+        PermissionDenied, ResourceExhausted, FailedPrecondition, Aborted, OutOfRange,
+        Unimplemented, Internal, Unavailable, DataLoss, Unauthenticated,
+    )
+}
+
+
+def error_class(code: grpc.StatusCode) -> type[IdnodeError]:
+    """The IdnodeError subclass for a gRPC status code."""
+    return _BY_CODE.get(code, IdnodeError)
+
+
+def make_error(
+    code: grpc.StatusCode, message: str, reason: str = "", metadata: Optional[Mapping[str, str]] = None
+) -> IdnodeError:
+    """An error of code's class; the client uses it for refusals it makes itself, with the
+    code and reason the server would give."""
+    return error_class(code)(message, code=code, reason=reason, metadata=metadata)
+
+
+def from_rpc_error(err: grpc.RpcError) -> IdnodeError:
+    """Translate a failed gRPC call (sync or aio) into an IdnodeError with its ErrorInfo."""
+    # Failed calls of both grpc and grpc.aio are also grpc.Call objects with these methods.
+    code = err.code()  # type: ignore[attr-defined]
+    details = err.details() or ""  # type: ignore[attr-defined]
+    reason, metadata, domain = "", {}, ""
+    info = _error_info(err.trailing_metadata())  # type: ignore[attr-defined]
+    if info is not None:
+        reason, metadata, domain = info.reason, dict(info.metadata), info.domain
+    return error_class(code)(details or code.name, code=code, reason=reason, metadata=metadata, domain=domain)
+
+
+def _error_info(trailers: object) -> Optional[rpc_status_pb2.ErrorInfo]:
+    if not trailers:
+        return None
+    for key, value in trailers:  # type: ignore[attr-defined]
+        if key != _STATUS_TRAILER or not isinstance(value, bytes):
+            continue
+        status = rpc_status_pb2.Status()
+        try:
+            status.ParseFromString(value)
+        except Exception:  # a malformed trailer must not hide the status code itself
+            return None
+        for detail in status.details:
+            if detail.type_url == _ERROR_INFO_TYPE:
+                info = rpc_status_pb2.ErrorInfo()
+                info.ParseFromString(detail.value)
+                return info
+    return None

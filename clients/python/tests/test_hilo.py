@@ -1,0 +1,261 @@
+"""The HiLo generators against a fake range source with the cluster's rules."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Iterator, List, Tuple
+
+import grpc
+import pytest
+
+import idnode
+import idnode.aio
+from fake import FakeNode, HiLoServer, refuse
+
+WAIT = 10.0  # seconds any wait for a background fetch may take before the test fails
+
+
+@pytest.fixture
+def node() -> Iterator[FakeNode]:
+    n = FakeNode()
+    yield n
+    n.stop()
+
+
+def source(node: FakeNode, size: int) -> HiLoServer:
+    s = HiLoServer(size)
+    s.install(node)
+    return s
+
+
+def numbers(ids: List[str]) -> List[int]:
+    return [int(i.split("/")[1].split("-")[0]) for i in ids]
+
+
+def test_many_threads_never_get_the_same_id(node: FakeNode) -> None:
+    source(node, 500)
+    threads, each = 16, 5000
+    out: List[List[str]] = [[] for _ in range(threads)]
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        start = threading.Barrier(threads)
+
+        def work(i: int) -> None:
+            start.wait(WAIT)
+            out[i] = [g.next_id() for _ in range(each)]
+
+        ts = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(60)
+        g.close()
+    ids = [i for chunk in out for i in chunk]
+    assert len(ids) == threads * each
+    assert len(set(ids)) == len(ids), "an ID was handed out twice"
+    assert g.fetches >= (threads * each) // 500, "the IDs crossed many ranges"
+
+
+def test_parallel_first_use_takes_one_range(node: FakeNode) -> None:
+    source(node, 32)
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        start = threading.Barrier(8)
+        got: List[str] = []
+        lock = threading.Lock()
+
+        def work() -> None:
+            start.wait(WAIT)
+            mine = [g.next_id() for _ in range(3)]
+            with lock:
+                got.extend(mine)
+
+        ts = [threading.Thread(target=work) for _ in range(8)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(WAIT)
+        assert sorted(numbers(got)) == list(range(1, 25))
+        assert len(node.calls("NextHiLo")) == 1
+
+
+def test_the_next_range_is_fetched_at_80_percent(node: FakeNode) -> None:
+    src = source(node, 100)
+    fetched = threading.Semaphore(0)
+    src.before_answer = lambda req: fetched.release()
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        ids = [g.next_id() for _ in range(79)]
+        assert fetched.acquire(timeout=WAIT)
+        assert len(node.calls("NextHiLo")) == 1, "no prefetch before 80%"
+        ids.append(g.next_id())
+        assert fetched.acquire(timeout=WAIT), "the 80th ID starts the prefetch"
+        second = node.calls("NextHiLo")[1]
+        assert second.last_batch_size == 100 and second.last_max == 100 and second.last_range_at == 1
+        ids += [g.next_id() for _ in range(21)]
+        assert numbers(ids) == list(range(1, 102))
+        assert len(node.calls("NextHiLo")) == 2, "no caller fetched a range of its own"
+
+
+def test_close_gives_the_unused_tail_back(node: FakeNode) -> None:
+    src = source(node, 32)
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        assert [g.next_id() for _ in range(5)] == [f"orders/{i}-A" for i in range(1, 6)]
+        g.close()
+        assert src.returns == [(5, 32, node.calls("NextHiLo")[0].request_id)]
+        assert src.max == 5 and g.returned == [(5, 32)]
+        with pytest.raises(idnode.ClientClosed):
+            g.next_id()
+        g.close()
+        assert len(src.returns) == 1, "close is idempotent"
+
+
+def test_close_gives_back_the_prefetched_range_then_the_tail(node: FakeNode) -> None:
+    src = source(node, 32)
+    fetched = threading.Semaphore(0)
+    src.before_answer = lambda req: fetched.release()
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        for _ in range(26):
+            g.next_id()
+        assert fetched.acquire(timeout=WAIT) and fetched.acquire(timeout=WAIT)
+        g.close()
+    grants = [r.request_id for r in node.calls("NextHiLo")]
+    assert src.returns == [(32, 64, grants[1]), (26, 32, grants[0])]
+    assert src.max == 26, "the next range starts right after the last ID handed out"
+
+
+def test_a_fetch_whose_outcome_is_unknown_is_asked_again_with_its_request_id(node: FakeNode) -> None:
+    src = source(node, 32)
+    failing = [True]
+
+    def next_hilo(req, ctx, n):
+        if failing[0]:
+            src.next_hilo(req, ctx, n)  # reserved, but the answer is lost
+            refuse(ctx, grpc.StatusCode.UNAVAILABLE, "OUTCOME_UNKNOWN")
+        return src.next_hilo(req, ctx, n)
+    node.handlers["NextHiLo"] = next_hilo
+    with idnode.Client([node.addr], fetch_timeout=0.3) as c:
+        g = c.hilo_generator("orders")
+        with pytest.raises(idnode.Unavailable):
+            g.next_id()
+        failing[0] = False
+        assert g.next_id() == "orders/1-A", "the range reserved for the lost answer"
+    assert len({r.request_id for r in node.calls("NextHiLo")}) == 1
+
+
+def test_a_refused_fetch_takes_a_new_request_id(node: FakeNode) -> None:
+    src = source(node, 32)
+    refusing = [True]
+
+    def next_hilo(req, ctx, n):
+        if refusing[0]:
+            refuse(ctx, grpc.StatusCode.FAILED_PRECONDITION, "RANGE_RETURNED")
+        return src.next_hilo(req, ctx, n)
+    node.handlers["NextHiLo"] = next_hilo
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        with pytest.raises(idnode.FailedPrecondition):
+            g.next_id()
+        refusing[0] = False
+        g.next_id()
+    first, second = node.calls("NextHiLo")
+    assert first.request_id != second.request_id
+
+
+@pytest.mark.parametrize("tag", ["orders/", " ", "", "a|b"])
+def test_a_bad_tag_is_refused_before_any_call(node: FakeNode, tag: str) -> None:
+    with idnode.Client([node.addr]) as c:
+        with pytest.raises(idnode.InvalidArgument) as e:
+            c.next_id(tag)
+    assert e.value.reason == "INVALID_INPUT"
+    assert node.requests == []
+
+
+def test_legacy_formats(node: FakeNode) -> None:
+    source(node, 32)
+    with idnode.Client([node.addr]) as c:
+        assert c.hilo_generator("a", node_tag=False).next_id() == "a/1"
+        assert c.hilo_generator("b", server_prefix="North").next_id() == "b/North/33-A"
+        with pytest.raises(idnode.InvalidArgument):
+            c.hilo_generator("c", server_prefix="No/rth")
+
+
+def test_the_client_keeps_one_generator_per_tag(node: FakeNode) -> None:
+    source(node, 32)
+    with idnode.Client([node.addr]) as c:
+        assert [c.next_id("orders"), c.next_id("invoices"), c.next_id("orders")] == ["orders/1-A", "invoices/33-A", "orders/2-A"]
+    assert len(node.calls("NextHiLo")) == 2
+    assert len(node.calls("ReturnHiLo")) == 2, "close returned each tag's tail"
+
+
+def test_asyncio_tasks_never_get_the_same_id_and_close_returns(node: FakeNode) -> None:
+    src = source(node, 64)
+
+    async def main() -> Tuple[List[str], idnode.aio.HiLoGenerator]:
+        async with idnode.aio.Client([node.addr]) as c:
+            g = c.hilo_generator("orders")
+
+            async def task() -> List[str]:
+                return [await g.next_id() for _ in range(500)]
+
+            chunks = await asyncio.gather(*[task() for _ in range(20)])
+            await g.close()
+            return [i for chunk in chunks for i in chunk], g
+
+    ids, g = asyncio.run(main())
+    assert len(ids) == 10_000 and len(set(ids)) == 10_000
+    assert max(numbers(ids)) <= src.max + 64
+    assert g.returned and src.max == max(numbers(ids)), "the next range starts right after the last ID"
+
+
+def test_a_range_goes_back_to_the_node_that_granted_it() -> None:
+    # With HiLo pools only the granting node's pool takes a range back, wherever the leader is.
+    leader, granter = FakeNode(), FakeNode()
+    try:
+        src = HiLoServer(32)
+        leader.handlers["NextHiLo"] = lambda req, ctx, n: refuse(ctx, grpc.StatusCode.UNAVAILABLE, "SHUTTING_DOWN")
+        leader.handlers["ReturnHiLo"] = src.return_hilo
+        src.install(granter)
+        for n in (leader, granter):
+            n.leader = leader.addr
+        with idnode.Client([leader.addr, granter.addr], nodes_in_order=True) as c:
+            assert c.next_id("orders") == "orders/1-A"
+        assert len(granter.calls("ReturnHiLo")) == 1 and leader.calls("ReturnHiLo") == []
+        assert src.max == 1
+    finally:
+        leader.stop()
+        granter.stop()
+
+
+def test_the_tail_is_asked_for_when_the_prefetched_range_is_not_adjacent(node: FakeNode) -> None:
+    src = source(node, 32)
+    fetched = threading.Semaphore(0)
+
+    def another_client_between(req) -> None:
+        if len(src.grants) == 1:
+            src.max += 100  # another client's range lands between this client's two
+        fetched.release()
+    src.before_answer = another_client_between
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        for _ in range(26):
+            g.next_id()
+        assert fetched.acquire(timeout=WAIT) and fetched.acquire(timeout=WAIT)
+        g.close()
+    grants = [r.request_id for r in node.calls("NextHiLo")]
+    assert src.returns == [(132, 164, grants[1]), (26, 32, grants[0])], "both asked for, newest first"
+
+
+def test_closing_the_client_closes_every_generator_it_made(node: FakeNode) -> None:
+    src = source(node, 32)
+    c = idnode.Client([node.addr])
+    own = c.hilo_generator("own")
+    own.next_id()
+    c.next_id("shared")
+    c.close()
+    assert own.closed and len(src.returns) == 2
+    with pytest.raises(idnode.ClientClosed):
+        c.hilo_generator("late")

@@ -1,0 +1,131 @@
+package fsm
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// CurrentVersion is the cluster version this build supports: the commands it knows. Version 1
+// is every build from before cluster versions (commands up to 50); version 2 adds
+// ReleaseOwner. A build supports every version up to its own.
+const CurrentVersion uint32 = 2
+
+// commandVersion is the cluster version that brought each command newer than version 1. The
+// leader proposes one only once its version is finalised (server/apply.go): an older build
+// would halt on it. An Ignorable command needs no row, since an older build skips it.
+var commandVersion = map[CommandType]uint32{
+	ReleaseOwnerCommand: 2,
+}
+
+// VersionOf is the cluster version command t needs.
+func VersionOf(t CommandType) uint32 {
+	if v, ok := commandVersion[t]; ok {
+		return v
+	}
+	return 1
+}
+
+// NodeVersion is what a node said its build supports (raftv1.NodeVersion). A node that said
+// nothing runs a build from before cluster versions: version 1.
+type NodeVersion struct {
+	Version uint32
+	Build   string
+}
+
+// ClusterVersion is the cluster's version as the log set it.
+type ClusterVersion struct {
+	// Finalised is the version the operator finalised (or the cluster was born at): the
+	// commands the leader may propose.
+	Finalised uint32
+	// Used is the newest version whose commands the log has applied; no downgrade below it.
+	Used uint32
+	// Nodes is what each registered node supports, by tag.
+	Nodes map[string]NodeVersion
+}
+
+// applyNodeVersion records what a registered node's build supports, as the node itself says.
+func (st *state) applyNodeVersion(r *raftv1.NodeVersion) any {
+	n, ok := st.nodes[r.GetTag()]
+	if !ok || n.ID != r.GetId() {
+		return fmt.Errorf("%w: no node %s with id %s", ErrNotRegistered, r.GetTag(), r.GetId())
+	}
+	if r.GetVersion() < 1 {
+		return fmt.Errorf("%w: 0", ErrInvalidVersion)
+	}
+	st.versions[n.Tag] = NodeVersion{Version: r.GetVersion(), Build: r.GetBuild()}
+	return nil
+}
+
+// applySetClusterVersion finalises a version every registered node supports, or lowers the
+// cluster's to one no applied command needs.
+func (st *state) applySetClusterVersion(r *raftv1.SetClusterVersion) any {
+	v := r.GetVersion()
+	if v < 1 {
+		return fmt.Errorf("%w: 0", ErrInvalidVersion)
+	}
+	if v < st.versionUsed {
+		return fmt.Errorf("%w: the log holds commands of version %d, which a build of version %d would halt on; keep this version and its builds",
+			ErrDowngradeTooLate, st.versionUsed, v)
+	}
+	if older := st.nodesBelow(v); len(older) > 0 {
+		return fmt.Errorf("%w: %s; upgrade them first", ErrVersionUnsupported, strings.Join(older, ", "))
+	}
+	st.clusterVersion = v
+	return nil
+}
+
+// nodesBelow lists, sorted, the registered nodes whose build does not support version v, each
+// as "tag (version n)".
+func (st *state) nodesBelow(v uint32) []string {
+	var out []string
+	for _, tag := range slices.Sorted(maps.Keys(st.nodes)) {
+		if have := st.nodeVersion(tag).Version; have < v {
+			out = append(out, fmt.Sprintf("%s (version %d)", tag, have))
+		}
+	}
+	return out
+}
+
+// nodeVersion is what the node with tag supports: version 1 when it said nothing.
+func (st *state) nodeVersion(tag string) NodeVersion {
+	if nv, ok := st.versions[tag]; ok {
+		return nv
+	}
+	return NodeVersion{Version: 1}
+}
+
+// finalised is the cluster version in force: 1 until one was set.
+func (st *state) finalised() uint32 {
+	return max(st.clusterVersion, 1)
+}
+
+// FinalisedVersion is the cluster version in force, cheaply: the leader asks it before every
+// proposal.
+func (f *FSM) FinalisedVersion() uint32 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.st.finalised()
+}
+
+// ClusterVersion reports the cluster's version and what every registered node supports.
+func (f *FSM) ClusterVersion() ClusterVersion {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	out := ClusterVersion{Finalised: f.st.finalised(), Used: max(f.st.versionUsed, 1), Nodes: make(map[string]NodeVersion, len(f.st.nodes))}
+	for tag := range f.st.nodes {
+		out.Nodes[tag] = f.st.nodeVersion(tag)
+	}
+	return out
+}
+
+// CommandName is the name of command t's message, for an operator: "ReleaseOwner".
+func CommandName(t CommandType) string {
+	if c, ok := commands[t]; ok {
+		return string(c.message.Name())
+	}
+	return fmt.Sprintf("command %d", t)
+}
