@@ -385,7 +385,8 @@ func TestClientRetriesNodeBusyWhenSafeToRepeat(t *testing.T) {
 			_, err := c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{})
 			return err
 		},
-		"Status": func() error { _, err := c.Status(ctx, true); return err },
+		"Status":         func() error { _, err := c.Status(ctx, true); return err },
+		"ClusterVersion": func() error { _, err := c.ClusterVersion(ctx); return err },
 	}
 	for name, call := range repeatable {
 		onA, onB, err := try(busy, call)
