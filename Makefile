@@ -13,8 +13,10 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo deve
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS = -s -w -X github.com/idnode/idnode/version.version=$(VERSION) -X github.com/idnode/idnode/version.commit=$(COMMIT)
 
-# What `make dist` builds: static binaries for each of these, named idnode-VERSION-OS-ARCH.
+# What `make dist` builds: static binaries for each of these, named idnode-VERSION-OS-ARCH,
+# in DIST (a test builds one platform's in a directory of its own).
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+DIST ?= dist
 # The SBOM's time is the commit's, so building one commit twice writes the same document.
 CREATED ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null || echo 1970-01-01T00:00:00Z)
 
@@ -28,16 +30,16 @@ build:
 # licence and third-party list they ship under, an SPDX SBOM from the binaries' build
 # information, and SHA256SUMS over all of them (check with `sha256sum -c SHA256SUMS`).
 dist:
-	rm -rf dist && mkdir dist
+	rm -rf $(DIST) && mkdir $(DIST)
 	for p in $(PLATFORMS); do \
 	  for b in idnode idctl; do \
 	    CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} go build -trimpath -ldflags="$(LDFLAGS)" \
-	      -o dist/$$b-$(VERSION)-$${p%/*}-$${p#*/} ./cmd/$$b || exit 1; \
+	      -o $(DIST)/$$b-$(VERSION)-$${p%/*}-$${p#*/} ./cmd/$$b || exit 1; \
 	  done; \
 	done
-	cp LICENSE THIRD_PARTY.md dist/
-	go run ./internal/cmd/release sbom -version $(VERSION) -created $(CREATED) dist/idnode-* dist/idctl-* > dist/idnode-$(VERSION).spdx.json
-	go run ./internal/cmd/release sums dist > dist/SHA256SUMS
+	cp LICENSE THIRD_PARTY.md $(DIST)/
+	go run ./internal/cmd/release sbom -version $(VERSION) -created $(CREATED) $(DIST)/idnode-* $(DIST)/idctl-* > $(DIST)/idnode-$(VERSION).spdx.json
+	go run ./internal/cmd/release sums $(DIST) > $(DIST)/SHA256SUMS
 
 # The image is FROM scratch: build the static binary first, then copy it in (nothing is pulled),
 # with the empty directory that becomes /data, owned by the image's unprivileged user.

@@ -35,17 +35,19 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
-	via := c.call // semantic IDs, GUIDs and server-side IDs: any node, spread
+	via := c.callRepeatable // semantic IDs, GUIDs and server-side IDs: any node, spread
 	if strings.HasSuffix(req.GetId(), "|") || req.GetClaim() {
-		via = c.callLeader
+		via = c.callLeaderRepeatable
 	}
 	return unaryCall(ctx, via, idsOf, idnodev1.IdServiceClient.Generate, req)
 }
 
 // NextIdentity reserves count (0 means 1) values of the identity counter name: the next ones
 // nobody claimed, so the block may have holes where someone claimed "name/N" (range over
-// block.All()). A retry on another node reuses the call's request_id: the cluster answers it
-// with the values it already reserved instead of new ones.
+// block.All()). A block that would step over more than 64 claimed values ends early, so it
+// may hold fewer than count values (block.Len(), at least one). A retry on another node
+// reuses the call's request_id: the cluster answers it with the values it already reserved
+// instead of new ones.
 func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (docid.IdentityBlock, error) {
 	return c.NextIdentityRaw(ctx, &idnodev1.NextIdentityRequest{Name: name, Count: count})
 }
@@ -59,7 +61,7 @@ func (c *Client) NextIdentityRaw(ctx context.Context, req *idnodev1.NextIdentity
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
-	resp, err := unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.NextIdentity, req)
+	resp, err := unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.NextIdentity, req)
 	if err != nil {
 		return docid.IdentityBlock{}, err
 	}
@@ -81,7 +83,7 @@ func (c *Client) SeedIdentity(ctx context.Context, name string, value int64, for
 // req.Prefix (case-insensitive), req.PageSize of them (0: the server's default), after
 // req.PageToken. See Identities for all pages.
 func (c *Client) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.ListIdentities, req)
+	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.ListIdentities, req)
 }
 
 // Identities iterates over every identity counter whose name starts with prefix, page by page
@@ -118,7 +120,7 @@ func (c *Client) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 		req.RequestId = newRequestID()
 	}
 	var resp *idnodev1.NextHiLoResponse
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) (err error) {
+	err := c.callLeaderRepeatable(ctx, func(ctx context.Context, n *node) (err error) {
 		if resp, err = n.ids.NextHiLo(ctx, req); err == nil {
 			c.grants.remember(resp.GetGrantId(), c.indexOf(n))
 		}
@@ -166,7 +168,7 @@ func (c *Client) SeedHiLo(ctx context.Context, tag string, max int64) (int64, er
 // and floor, and each node's pool of it as that node reports it (linearizable on the leader;
 // the pools are asked of each node).
 func (c *Client) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
-	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.ListHiLo, req)
+	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.ListHiLo, req)
 }
 
 // NextID returns a HiLo ID of collection, such as "orders/17-A", from the collection's

@@ -41,7 +41,7 @@ func (c *Client) ClaimRaw(ctx context.Context, req *idnodev1.ClaimRequest) error
 		req = proto.CloneOf(req)
 		req.RequestId = newRequestID()
 	}
-	return c.callLeader(ctx, func(ctx context.Context, n *node) error {
+	return c.callLeaderRepeatable(ctx, func(ctx context.Context, n *node) error {
 		_, err := n.ids.Claim(ctx, req)
 		return err
 	})
@@ -66,5 +66,5 @@ func (c *Client) Claims(ctx context.Context, ids ...string) ([]*idnodev1.Claim, 
 // GetClaims is the raw call: a lookup of req.Ids, or one page of the claims that start with
 // req.Prefix.
 func (c *Client) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
-	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.GetClaims, req)
+	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.GetClaims, req)
 }

@@ -12,6 +12,9 @@
 // once every node has failed it, again from the first after an exponential backoff with
 // jitter, until it succeeds or ctx ends. Calls that reserve values (identities, HiLo ranges)
 // carry a request_id that stays the same across those retries, so a retry never burns values.
+// A node shedding load refuses RESOURCE_EXHAUSTED, reason NODE_BUSY: the calls that are safe
+// to repeat (those with a request_id, the reads, and Generate) go on to the next node the same
+// way; the others (seeds, returns, releases, cluster changes) come back with the refusal.
 // Other errors come back unchanged as gRPC status errors: use status.Code(err).
 package client
 
@@ -38,6 +41,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/hilo"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // ErrClosed is returned by calls on a Client after Close.
@@ -191,7 +195,7 @@ func seriesOf(n *node) idnodev1.SeriesServiceClient   { return n.series }
 type unaryRPC[Svc, Req, Resp any] func(Svc, context.Context, Req, ...grpc.CallOption) (Resp, error)
 
 // unaryCall makes rpc with req through via (c.call: any node; c.callLeader: the leader
-// first), on each node it tries through that node's client of the service (svc), and returns
+// first; their Repeatable forms for calls safe to repeat), on each node it tries through that node's client of the service (svc), and returns
 // the answer of the attempt that succeeded.
 func unaryCall[Svc, Req, Resp any](ctx context.Context, via func(context.Context, func(context.Context, *node) error) error,
 	svc func(*node) Svc, rpc unaryRPC[Svc, Req, Resp], req Req) (Resp, error) {
@@ -357,6 +361,32 @@ func (c *Client) call(ctx context.Context, attempt func(ctx context.Context, n *
 	return c.callFrom(ctx, c.preferred.Load(), attempt)
 }
 
+// callRepeatable is call for a call that is safe to repeat (see repeatable).
+func (c *Client) callRepeatable(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
+	return c.call(ctx, repeatable(attempt))
+}
+
+// repeatable marks attempt as safe to repeat on another node: it carries a request_id (a
+// retry gets the first attempt's answer, never a second reservation), it only reads, or it
+// mints what no other call shares (GUIDs, a node's own server-side numbers, where a repeat
+// costs a gap at most). Such a call refused NODE_BUSY (a node at its call bound, which refuses
+// before doing anything) goes on to the next node as if refused UNAVAILABLE. A call that is
+// not repeatable gets the refusal back: the caller knows whether repeating it is right.
+func repeatable(attempt func(ctx context.Context, n *node) error) func(ctx context.Context, n *node) error {
+	return func(ctx context.Context, n *node) error {
+		err := attempt(ctx, n)
+		if status.Code(err) == codes.ResourceExhausted && reason.Of(err) == reason.Busy {
+			return &busyError{err}
+		}
+		return err
+	}
+}
+
+// busyError is a NODE_BUSY refusal of a repeatable attempt: call tries the next node.
+type busyError struct{ err error }
+
+func (b *busyError) Error() string { return b.err.Error() }
+
 // callFrom is call starting at node start.
 func (c *Client) callFrom(ctx context.Context, start int64, attempt func(ctx context.Context, n *node) error) error {
 	if c.closed.Load() {
@@ -404,13 +434,17 @@ func (c *Client) callFrom(ctx context.Context, start int64, attempt func(ctx con
 		if f := (*finalError)(nil); errors.As(err, &f) {
 			return f.err
 		}
+		retry := retryable(ctx, err)
+		if b := (*busyError)(nil); errors.As(err, &b) {
+			err, retry = b.err, ctx.Err() == nil
+		}
 		if callerDeadline && status.Code(err) == codes.DeadlineExceeded {
 			if i > 0 {
 				return &NodesFailedError{Attempts: i + 1, Nodes: len(c.nodes), Last: last, Cause: context.DeadlineExceeded}
 			}
 			return err
 		}
-		if !retryable(ctx, err) {
+		if !retry {
 			if i > 0 && ctx.Err() != nil {
 				// The caller's context ended during a retry: say what the nodes said before.
 				return &NodesFailedError{Attempts: i + 1, Nodes: len(c.nodes), Last: last, Cause: ctx.Err()}

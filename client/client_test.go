@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // A node that cannot serve (UNAVAILABLE) is skipped: the call is answered by the next one with
@@ -351,5 +352,62 @@ func TestGenerateRawRequestIDs(t *testing.T) {
 	}
 	if ids := nodes[0].requestIDs(); len(ids) != 2 || ids[0] != "mine" || !strings.HasPrefix(ids[1], "go-") || req.GetRequestId() != "" {
 		t.Errorf("request ids %q (caller's request now has %q); want mine, then a go-… one", ids, req.GetRequestId())
+	}
+}
+
+// A node shedding load (NODE_BUSY) did nothing: a call that is safe to repeat (it carries a
+// request_id, or only reads) goes on to the next node with the same request_id, as for
+// UNAVAILABLE. A call that is not (a forced seed) comes back with the node's refusal after one
+// attempt, and so does RESOURCE_EXHAUSTED without NODE_BUSY (an answer over the message limit).
+func TestClientRetriesNodeBusyWhenSafeToRepeat(t *testing.T) {
+	state, nodes, addrs := fakeCluster(t, "A", "B")
+	c := dialTest(t, addrs)
+	ctx := testCtx(t)
+	busy := reason.Error(codes.ResourceExhausted, reason.Busy, "fake node A: busy")
+	// try makes call with node A refusing refusal, and reports the attempts A and B saw.
+	try := func(refusal error, call func() error) (onA, onB int, err error) {
+		c.preferred.Store(0)
+		c.leader.Store(0)
+		nodes[0].set(func(n *fakeNode) { n.refuse, n.calls, n.reqIDs = refusal, 0, nil })
+		nodes[1].set(func(n *fakeNode) { n.calls, n.reqIDs = 0, nil })
+		err = call()
+		return nodes[0].callCount(), nodes[1].callCount(), err
+	}
+	repeatable := map[string]func() error{
+		"NextIdentity":      func() error { _, err := c.NextIdentity(ctx, "orders", 2); return err },
+		"Generate(orders|)": func() error { _, err := c.Generate(ctx, "orders|", 1); return err },
+		"Generate(users/)":  func() error { _, err := c.Generate(ctx, "users/", 1); return err },
+		"NextHiLo": func() error {
+			_, err := c.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"})
+			return err
+		},
+		"ListIdentities": func() error {
+			_, err := c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{})
+			return err
+		},
+		"Status":         func() error { _, err := c.Status(ctx, true); return err },
+		"ClusterVersion": func() error { _, err := c.ClusterVersion(ctx); return err },
+	}
+	for name, call := range repeatable {
+		onA, onB, err := try(busy, call)
+		if err != nil || onA != 1 || onB != 1 {
+			t.Errorf("%s with node A busy: %v after %d attempts on A, %d on B; want B's answer after one each", name, err, onA, onB)
+		}
+		if a, b := nodes[0].requestIDs(), nodes[1].requestIDs(); len(a) == 1 && len(b) == 1 && a[0] != b[0] {
+			t.Errorf("%s: request id %q on A, %q on B; want the same", name, a[0], b[0])
+		}
+	}
+	if state.reserved != 3 {
+		t.Errorf("%d reservations for three reserving calls, want 3", state.reserved)
+	}
+
+	onA, onB, err := try(busy, func() error { _, err := c.SeedIdentity(ctx, "orders", 100, true); return err })
+	if status.Code(err) != codes.ResourceExhausted || reason.Of(err) != reason.Busy || onA != 1 || onB != 0 {
+		t.Errorf("SeedIdentity(force) with node A busy: %v after %d attempts on A, %d on B; want A's NODE_BUSY after one", err, onA, onB)
+	}
+	tooBig := status.Error(codes.ResourceExhausted, "grpc: received message larger than max")
+	onA, onB, err = try(tooBig, repeatable["Status"])
+	if status.Code(err) != codes.ResourceExhausted || reason.Of(err) != "" || onA != 1 || onB != 0 {
+		t.Errorf("Status refused RESOURCE_EXHAUSTED without NODE_BUSY: %v after %d attempts on A, %d on B; want it as is after one", err, onA, onB)
 	}
 }

@@ -27,13 +27,13 @@ import (
 // Status reports the cluster as the answering node sees it; consistent confirms leadership
 // with a quorum first, so the answer is not stale.
 func (c *Client) Status(ctx context.Context, consistent bool) (*idnodev1.StatusResponse, error) {
-	return unaryCall(ctx, c.call, clusterOf, idnodev1.ClusterServiceClient.Status, &idnodev1.StatusRequest{Consistent: consistent})
+	return unaryCall(ctx, c.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.Status, &idnodev1.StatusRequest{Consistent: consistent})
 }
 
 // WhoAmI is what the node makes of this client's credentials: whether it may make admin
 // calls and by what right, and the API key it sent.
 func (c *Client) WhoAmI(ctx context.Context) (*idnodev1.WhoAmIResponse, error) {
-	return unaryCall(ctx, c.call, clusterOf, idnodev1.ClusterServiceClient.WhoAmI, &idnodev1.WhoAmIRequest{})
+	return unaryCall(ctx, c.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.WhoAmI, &idnodev1.WhoAmIRequest{})
 }
 
 // AddNode registers a node and makes it a Raft member (an admin call: see WithAdminToken). An
@@ -99,7 +99,7 @@ type BackupInfo struct {
 // it is.
 func (c *Client) Backup(ctx context.Context, w io.Writer) (BackupInfo, error) {
 	var info BackupInfo
-	err := c.call(ctx, func(ctx context.Context, n *node) error {
+	err := c.callRepeatable(ctx, func(ctx context.Context, n *node) error {
 		stream, err := n.cluster.Backup(ctx, &idnodev1.BackupRequest{})
 		if err != nil {
 			return err

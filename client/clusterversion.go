@@ -9,7 +9,7 @@ import (
 // ClusterVersion reports the cluster version from the leader: the version finalised, what each
 // member's build supports, and the lowest a downgrade may go to.
 func (c *Client) ClusterVersion(ctx context.Context) (*idnodev1.ClusterVersionResponse, error) {
-	return unaryCall(ctx, c.call, clusterOf, idnodev1.ClusterServiceClient.ClusterVersion, &idnodev1.ClusterVersionRequest{})
+	return unaryCall(ctx, c.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.ClusterVersion, &idnodev1.ClusterVersionRequest{})
 }
 
 // SetClusterVersion finalises a higher cluster version or lowers it (an admin call: see

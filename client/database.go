@@ -59,7 +59,7 @@ func (c *Client) DeleteDatabase(ctx context.Context, name string, force bool) er
 
 // ListDatabases lists the databases, "default" among them, as the leader knows them.
 func (c *Client) ListDatabases(ctx context.Context) ([]*idnodev1.DatabaseStatus, error) {
-	resp, err := unaryCall(ctx, c.call, clusterOf, idnodev1.ClusterServiceClient.ListDatabases, &idnodev1.ListDatabasesRequest{})
+	resp, err := unaryCall(ctx, c.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.ListDatabases, &idnodev1.ListDatabasesRequest{})
 	return resp.GetDatabases(), err
 }
 
@@ -88,6 +88,6 @@ func (c *Client) DeleteKey(ctx context.Context, id string) error {
 
 // ListKeys lists the API keys, without their secrets (an admin call).
 func (c *Client) ListKeys(ctx context.Context) ([]*idnodev1.KeyStatus, error) {
-	resp, err := unaryCall(ctx, c.call, clusterOf, idnodev1.ClusterServiceClient.ListKeys, &idnodev1.ListKeysRequest{})
+	resp, err := unaryCall(ctx, c.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.ListKeys, &idnodev1.ListKeysRequest{})
 	return resp.GetKeys(), err
 }

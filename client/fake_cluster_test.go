@@ -142,3 +142,10 @@ func (n *fakeNode) Restore(stream idnodev1.ClusterService_RestoreServer) (err er
 	n.state.mu.Unlock()
 	return stream.SendAndClose(&idnodev1.RestoreResponse{Identities: int64(len(data))})
 }
+
+func (n *fakeNode) ClusterVersion(ctx context.Context, _ *idnodev1.ClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
+	if _, err := n.enter(ctx, ""); err != nil {
+		return nil, err
+	}
+	return &idnodev1.ClusterVersionResponse{}, nil
+}

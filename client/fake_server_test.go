@@ -75,9 +75,10 @@ type fakeNode struct {
 	srv   *grpc.Server
 
 	mu          sync.Mutex
-	down        bool // answer UNAVAILABLE
-	hang        bool // answer nothing until the call's context ends
-	loseAnswers int  // do the work, then answer UNAVAILABLE
+	down        bool  // answer UNAVAILABLE
+	refuse      error // answer it without doing anything, as a node shedding load does
+	hang        bool  // answer nothing until the call's context ends
+	loseAnswers int   // do the work, then answer UNAVAILABLE
 	calls       int
 	reqIDs      []string
 	auth        [][]string // the authorization metadata of each call
@@ -137,7 +138,7 @@ func (n *fakeNode) enter(ctx context.Context, reqID string) (lose bool, err erro
 	n.reqIDs = append(n.reqIDs, reqID)
 	n.auth = append(n.auth, metadata.ValueFromIncomingContext(ctx, "authorization"))
 	n.databases = append(n.databases, metadata.ValueFromIncomingContext(ctx, "idnode-database"))
-	down, hang := n.down, n.hang
+	down, refuse, hang := n.down, n.refuse, n.hang
 	if n.leader != "" {
 		_ = grpc.SetHeader(ctx, metadata.Pairs(LeaderHeader, n.leader))
 	}
@@ -149,6 +150,8 @@ func (n *fakeNode) enter(ctx context.Context, reqID string) (lose bool, err erro
 	switch {
 	case down:
 		return false, reason.Error(codes.Unavailable, reason.NoQuorum, "fake node "+n.tag+": no quorum")
+	case refuse != nil:
+		return false, refuse
 	case hang:
 		<-ctx.Done()
 		return false, status.FromContextError(ctx.Err()).Err()

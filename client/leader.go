@@ -40,3 +40,8 @@ func (c *Client) callLeader(ctx context.Context, attempt func(ctx context.Contex
 	}
 	return c.call(ctx, attempt)
 }
+
+// callLeaderRepeatable is callLeader for a call that is safe to repeat (see repeatable).
+func (c *Client) callLeaderRepeatable(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
+	return c.callLeader(ctx, repeatable(attempt))
+}

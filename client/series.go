@@ -19,13 +19,13 @@ func (c *Client) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesReq
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	resp, err := unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.CreateSeries, req)
+	resp, err := unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.CreateSeries, req)
 	return resp.GetSeries(), err
 }
 
 // ListSeries lists the series of the Client's database and where each stands.
 func (c *Client) ListSeries(ctx context.Context) ([]*idnodev1.Series, error) {
-	resp, err := unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.ListSeries, &idnodev1.ListSeriesRequest{})
+	resp, err := unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.ListSeries, &idnodev1.ListSeriesRequest{})
 	return resp.GetSeries(), err
 }
 
@@ -38,7 +38,7 @@ func (c *Client) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnode
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	resp, err := unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.Issue, req)
+	resp, err := unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.Issue, req)
 	return resp.GetEntry(), err
 }
 
@@ -47,14 +47,14 @@ func (c *Client) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	resp, err := unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.Void, req)
+	resp, err := unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.Void, req)
 	return resp.GetEntry(), err
 }
 
 // VerifySeries recomputes a series' hash chain and numbering on the leader and reports the
 // first break.
 func (c *Client) VerifySeries(ctx context.Context, series string) (*idnodev1.VerifySeriesResponse, error) {
-	return unaryCall(ctx, c.callLeader, seriesOf, idnodev1.SeriesServiceClient.VerifySeries, &idnodev1.VerifySeriesRequest{Series: series})
+	return unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.VerifySeries, &idnodev1.VerifySeriesRequest{Series: series})
 }
 
 // Journal calls fn with a series' entries from seq from to seq to (0: the end), in order. A
@@ -63,7 +63,7 @@ func (c *Client) VerifySeries(ctx context.Context, series string) (*idnodev1.Ver
 func (c *Client) Journal(ctx context.Context, series string, from, to uint64, fn func(*idnodev1.SeriesEntry) error) error {
 	var fnErr error
 	next := from
-	err := c.callLeader(ctx, func(ctx context.Context, n *node) error {
+	err := c.callLeaderRepeatable(ctx, func(ctx context.Context, n *node) error {
 		stream, err := n.series.Journal(ctx, &idnodev1.JournalRequest{Series: series, FromSeq: next, ToSeq: to})
 		if err != nil {
 			return err

@@ -15,7 +15,7 @@ func (c *Client) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerR
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.AcquireWorker, req)
+	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.AcquireWorker, req)
 }
 
 // RenewWorker extends a lease; FAILED_PRECONDITION (ErrWorkerLeaseLost's code) means the
@@ -34,11 +34,11 @@ func (c *Client) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerR
 
 // ListWorkers is a page of the database's workers (every one ever leased), linearizably.
 func (c *Client) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
-	return unaryCall(ctx, c.callLeader, idsOf, idnodev1.IdServiceClient.ListWorkers, req)
+	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.ListWorkers, req)
 }
 
 // Explain says what an ID is (numeric: time, worker, sequence; a string: which strategy
 // minted it). Any node answers.
 func (c *Client) Explain(ctx context.Context, id string) (*idnodev1.ExplainResponse, error) {
-	return unaryCall(ctx, c.call, idsOf, idnodev1.IdServiceClient.Explain, &idnodev1.ExplainRequest{Id: id})
+	return unaryCall(ctx, c.callRepeatable, idsOf, idnodev1.IdServiceClient.Explain, &idnodev1.ExplainRequest{Id: id})
 }

@@ -126,7 +126,7 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 	}
 	n.transport = n.cfg.Transport
 	if n.transport == nil {
-		nt, stream, err := newTCPTransport(n.cfg.RaftListener, n.cfg.RaftAddr, n.cfg.advertise(), rc, n.cfg.TLS, n.hello)
+		nt, stream, err := newTCPTransport(n.cfg.RaftListener, n.cfg.RaftAddr, n.cfg.advertise(), rc, n.cfg.TLS, n.hello, n.log)
 		if err != nil {
 			return err
 		}

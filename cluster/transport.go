@@ -3,10 +3,13 @@ package cluster
 import (
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net"
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/idnode/idnode/connlimit"
 )
 
 // streamLayer is raft's TCP stream layer with an advertised address that may be a host name.
@@ -41,10 +44,19 @@ type hostPort string
 func (h hostPort) Network() string { return "tcp" }
 func (h hostPort) String() string  { return string(h) }
 
+// MaxRaftPortConns bounds the connections the Raft port holds at once, as --grpc-max-conns
+// bounds the client port's (issue 43, item 1). A peer keeps a handful (raft's pool of
+// MaxPool, a pipeline, the node-to-node gRPC connection; node.go bounds those at 256), so this
+// is far above any cluster's. Without it, connections that say nothing were each held for the
+// hello's wait, and enough of them took every file descriptor the node had: no client, peer
+// or file got one. Those over it are closed at once, before any TLS handshake.
+const MaxRaftPortConns = 512
+
 // newTCPTransport listens on bind (or takes l, already listening) and tells peers to reach
 // this node at advertise; with tlsCfg, over mutual TLS. The same port answers hello requests
-// with answer (hello.go).
-func newTCPTransport(l net.Listener, bind, advertise string, rc *raft.Config, tlsCfg *tls.Config, answer func() hello) (*raft.NetworkTransport, *streamLayer, error) {
+// with answer (hello.go). It holds at most MaxRaftPortConns connections.
+func newTCPTransport(l net.Listener, bind, advertise string, rc *raft.Config, tlsCfg *tls.Config, answer func() hello,
+	log *slog.Logger) (*raft.NetworkTransport, *streamLayer, error) {
 	host, _, err := net.SplitHostPort(advertise)
 	if err != nil {
 		return nil, nil, fmt.Errorf("raft advertise address %q: %w", advertise, err)
@@ -57,7 +69,7 @@ func newTCPTransport(l net.Listener, bind, advertise string, rc *raft.Config, tl
 			return nil, nil, fmt.Errorf("listen for raft on %s: %w", bind, err)
 		}
 	}
-	stream := newStreamLayer(l, advertise, tlsCfg, answer)
+	stream := newStreamLayer(connlimit.New(l, MaxRaftPortConns, "raft", log), advertise, tlsCfg, answer)
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream:  stream,
 		MaxPool: 4,

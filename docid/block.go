@@ -36,3 +36,18 @@ func (b IdentityBlock) All() iter.Seq[int64] {
 func (b IdentityBlock) Len() int64 {
 	return b.Last - b.First + 1 - int64(len(b.Skipped))
 }
+
+// Within is the block ended early, when it steps over more than maxSkipped claimed values, at
+// the last free value before the (maxSkipped+1)th: an answer listing every skipped value
+// could outgrow a message. The values cut off stay reserved, a gap like any answer lost. It
+// keeps at least First, which is free.
+func (b IdentityBlock) Within(maxSkipped int) IdentityBlock {
+	if len(b.Skipped) <= maxSkipped {
+		return b
+	}
+	n, last := maxSkipped, b.Skipped[maxSkipped]-1
+	for n > 0 && b.Skipped[n-1] == last {
+		n, last = n-1, last-1
+	}
+	return IdentityBlock{First: b.First, Last: last, Skipped: b.Skipped[:n:n]}
+}

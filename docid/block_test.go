@@ -48,3 +48,27 @@ func TestIdentityBlockEndsAtMaxInt64(t *testing.T) {
 		}
 	}
 }
+
+// Within ends a block that steps over too many claims at the last free value before the one
+// too many, keeps a block that steps over few as it is, and never ends before First.
+func TestIdentityBlockWithin(t *testing.T) {
+	for _, tc := range []struct {
+		in   IdentityBlock
+		max  int
+		want IdentityBlock
+	}{
+		{IdentityBlock{First: 1, Last: 9, Skipped: []int64{3, 5}}, 2, IdentityBlock{First: 1, Last: 9, Skipped: []int64{3, 5}}},
+		{IdentityBlock{First: 1, Last: 9, Skipped: []int64{3, 5, 7}}, 2, IdentityBlock{First: 1, Last: 6, Skipped: []int64{3, 5}}},
+		{IdentityBlock{First: 1, Last: 9, Skipped: []int64{3, 4, 5}}, 2, IdentityBlock{First: 1, Last: 2, Skipped: []int64{}}},
+		{IdentityBlock{First: 1, Last: 9, Skipped: []int64{2, 3, 4, 5, 6, 7, 8}}, 0, IdentityBlock{First: 1, Last: 1, Skipped: []int64{}}},
+		{IdentityBlock{First: 10, Last: 20, Skipped: []int64{11, 12, 14, 15, 16, 17, 18, 19}}, 3, IdentityBlock{First: 10, Last: 13, Skipped: []int64{11, 12}}},
+	} {
+		got := tc.in.Within(tc.max)
+		if got.First != tc.want.First || got.Last != tc.want.Last || !slices.Equal(got.Skipped, tc.want.Skipped) {
+			t.Errorf("%+v.Within(%d) = %+v; want %+v", tc.in, tc.max, got, tc.want)
+		}
+		if len(got.Skipped) > tc.max || got.Last < got.First {
+			t.Errorf("%+v.Within(%d) = %+v: steps over too many, or is empty", tc.in, tc.max, got)
+		}
+	}
+}

@@ -5,9 +5,10 @@
 // limits, error reasons and metrics as gRPC callers, and no other process can use that hop.
 //
 // Before a request reaches the gateway it must pass what a browser or a careless client could
-// get wrong (issue 23): a foreign Origin is refused, bodies are application/json and at most
-// Options.MaxBodyBytes, a wrong method is 405 with Allow, and unknown JSON fields or query
-// parameters, or query parameters that contradict the body, are 400 naming them.
+// get wrong (issue 23): a Host that does not name the node (issue 43) and a foreign Origin are
+// refused, bodies are application/json and at most Options.MaxBodyBytes, a wrong method is 405
+// with Allow, and unknown JSON fields or query parameters, or query parameters that contradict
+// the body, are 400 naming them.
 package httpapi
 
 import (
@@ -47,6 +48,7 @@ const (
 // Options are the HTTP face's settings.
 type Options struct {
 	AllowedOrigins []string // origins (ParseOrigins) whose web pages may call; none by default
+	AllowedHosts   []string // host names (ParseHosts, OwnHosts) a request's Host may name besides IP addresses and localhost
 	MaxBodyBytes   int64    // the largest body taken (413 above); 0: DefaultMaxBodyBytes
 	MaxBodyMemory  int64    // the most bytes of bodies held at once (503 above); 0: DefaultMaxBodyMemory
 }
@@ -128,7 +130,7 @@ func newHandler(ctx context.Context, conn *grpc.ClientConn, callers *callers, op
 	top := http.NewServeMux()
 	console.Register(top)
 	top.Handle("/", newOrigins(opts.AllowedOrigins).guard(routes, mux))
-	return top, nil
+	return newHosts(opts.AllowedHosts).guard(top), nil
 }
 
 // strict lets through to next only requests that fit a route: its method (405 with Allow),

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -178,4 +179,48 @@ func FuzzStrictRequest(f *testing.F) {
 		}
 		_ = checkQuery(rt, params, query, []byte(body))
 	})
+}
+
+// A Host passes when it names the node: an IP address, localhost, a name it was given, or
+// none; over TLS any does. A name that merely starts like an address or a listed name is
+// foreign.
+func TestHostGuard(t *testing.T) {
+	h := newHosts([]string{"ids.example.com", "idnode-a"})
+	next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	for _, tc := range []struct {
+		host string
+		tls  bool
+		want int
+	}{
+		{"127.0.0.1:7080", false, http.StatusOK},
+		{"[::1]:7080", false, http.StatusOK},
+		{"192.0.2.7", false, http.StatusOK},
+		{"LocalHost:7080", false, http.StatusOK},
+		{"localhost.", false, http.StatusOK},
+		{"IDS.example.com:7080", false, http.StatusOK},
+		{"idnode-a", false, http.StatusOK},
+		{"", false, http.StatusOK},
+		{"evil.example:7080", false, http.StatusForbidden},
+		{"127.0.0.1.evil.example", false, http.StatusForbidden},
+		{"ids.example.com.evil.example", false, http.StatusForbidden},
+		{"localhost.evil.example", false, http.StatusForbidden},
+		{"evil.example:7080", true, http.StatusOK},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/healthz", nil)
+		r.Host = tc.host
+		r.TLS = nil
+		if tc.tls {
+			r.TLS = &tls.ConnectionState{}
+		}
+		rec := httptest.NewRecorder()
+		h.guard(next).ServeHTTP(rec, r)
+		if rec.Code != tc.want {
+			t.Errorf("GET /healthz with Host %q (TLS %v) = %d %s; want %d", tc.host, tc.tls, rec.Code, rec.Body.String(), tc.want)
+		}
+	}
+	for _, bad := range []string{"ids.example.com:7080", "https://ids.example.com", "*", ".example.com", "a b"} {
+		if _, err := ParseHosts([]string{bad}); !errors.Is(err, ErrBadHost) {
+			t.Errorf("ParseHosts(%q) = %v; want ErrBadHost", bad, err)
+		}
+	}
 }

@@ -25,5 +25,19 @@ func (c RaftCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrem
 	if err != nil {
 		return nil, err
 	}
+	for i := range res.Ranges {
+		res.Ranges[i].IdentityBlock = res.Ranges[i].Within(MaxSkipped)
+	}
 	return res.Ranges, nil
 }
+
+// MaxSkipped bounds the claimed values one answer lists as skipped (issue 43, item 3). A block
+// may step over any number of claims, and listing them all outgrew gRPC's 4 MiB message limit:
+// the values were committed and the answer, and every retry's, could not be sent. So a block
+// that steps over more ends early (docid.IdentityBlock.Within); the FSM, its request table
+// and its log keep the whole block, so a retry is cut the same way and an old log replays as
+// it did. At most 10 bytes a value, an answer stays within AnswerBytes.
+const MaxSkipped = 64
+
+// AnswerBytes bounds one increment's answer on the wire: MaxSkipped values and the rest.
+const AnswerBytes = MaxSkipped*10 + 128

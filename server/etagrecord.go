@@ -30,6 +30,9 @@ type etagRecord struct {
 	// ready is closed once the start check read the record, or StartWait passed.
 	ready     chan struct{}
 	readyOnce sync.Once
+	// lastErr is why the last publication failed, for the warning when StartWait passes.
+	mu      sync.Mutex
+	lastErr error
 }
 
 func newEtagRecord(s *Server) *etagRecord {
@@ -59,20 +62,31 @@ func (r *etagRecord) wait(ctx context.Context) error {
 
 // run reads the record at start, then publishes watermarks the raises could not and skips the
 // counter past a record above its watermark, until ctx ends.
+//
+// The start check always reads the record, even when the file's watermark is 0 and there is
+// nothing to publish: a copy of the file made before the node's first server-side ID holds 0,
+// and only the record says how far the node went since.
 func (r *etagRecord) run(ctx context.Context) {
+	began := time.Now()
 	timer := time.AfterFunc(publication.StartWait, func() {
-		r.s.log.Warn("server-side IDs start without the cluster's etag record: no leader answered; "+
-			"if this node's etag file is an older copy, IDs it hands out before a leader answers may repeat",
-			"waited", publication.StartWait)
-		r.readyOnce.Do(func() { close(r.ready) })
+		r.readyOnce.Do(func() {
+			r.s.log.Warn("server-side IDs start without the cluster's etag record: no leader answered; "+
+				"if this node's etag file is an older copy, IDs it hands out before a leader answers may repeat",
+				"waited", publication.StartWait, "last_error", r.failure())
+			close(r.ready)
+		})
 	})
 	defer timer.Stop()
 	raiseTo(&r.target, r.s.etags.Watermark())
 	backoff := publication.FirstBackoff
+	read, done := false, false // the record was read since start; the start check is over
 	for ctx.Err() == nil {
 		err := r.skipToRecord()
-		if err == nil && r.target.Load() <= r.published.Load() {
-			r.readyOnce.Do(func() { close(r.ready) })
+		if err == nil && read && r.target.Load() <= r.published.Load() {
+			if !done {
+				done = true
+				r.checked(timer, began)
+			}
 			r.Idle(ctx)
 			continue
 		}
@@ -82,12 +96,39 @@ func (r *etagRecord) run(ctx context.Context) {
 			cancel()
 		}
 		if err == nil {
+			read = true
 			backoff = publication.FirstBackoff
 			continue
 		}
+		r.mu.Lock()
+		r.lastErr = err
+		r.mu.Unlock()
 		r.s.log.Debug("publishing the etag watermark", "err", err)
 		backoff = publication.BackOff(ctx, backoff)
 	}
+}
+
+// checked ends the start check once the record was read: server-side IDs may go out. When
+// StartWait passed first (they went out with a warning), it says the record came after all.
+func (r *etagRecord) checked(timer *time.Timer, began time.Time) {
+	timer.Stop()
+	late := true
+	r.readyOnce.Do(func() {
+		late = false
+		r.s.log.Debug("read the cluster's etag record of this node", "record", r.published.Load(), "file", r.s.etags.Watermark())
+		close(r.ready)
+	})
+	if late {
+		r.s.log.Info("read the cluster's etag record of this node after all", "after", time.Since(began).Round(time.Millisecond),
+			"record", r.published.Load(), "file", r.s.etags.Watermark())
+	}
+}
+
+// failure is why the last publication failed, or nil.
+func (r *etagRecord) failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastErr
 }
 
 // skipToRecord skips the counter past the cluster's record when the record is above its

@@ -35,7 +35,9 @@ type forwardCommitter struct{ s *Server }
 
 func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
 	s := c.s
-	resp, self, err := relay(ctx, s, forwardv1.ForwardClient.NextIdentities, &forwardv1.NextIdentitiesRequest{Increments: incs})
+	// The answers are bounded (identity.AnswerBytes each), their sum only by the batch size.
+	resp, self, err := relay(ctx, s, forwardv1.ForwardClient.NextIdentities, &forwardv1.NextIdentitiesRequest{Increments: incs},
+		grpc.MaxCallRecvMsgSize(max(len(incs)*identity.AnswerBytes, 4<<20)))
 	if self {
 		return s.leaderBatch.NextMany(ctx, incs), nil
 	}
@@ -52,10 +54,11 @@ func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityInc
 
 // relay sends a follower's batch to the leader in one Forward call. self means this node is
 // the leader now (forward.ErrSelf): it commits the batch itself.
-func relay[Req, Resp any](ctx context.Context, s *Server, m func(forwardv1.ForwardClient, context.Context, Req, ...grpc.CallOption) (Resp, error), req Req) (resp Resp, self bool, err error) {
+func relay[Req, Resp any](ctx context.Context, s *Server, m func(forwardv1.ForwardClient, context.Context, Req, ...grpc.CallOption) (Resp, error), req Req,
+	opts ...grpc.CallOption) (resp Resp, self bool, err error) {
 	err = s.fwd.Do(ctx, forward.Unary, func(h *forward.Hop) error {
 		var err error
-		resp, err = m(forwardv1.NewForwardClient(h.Conn), h.Context(), req, h.CallOptions()...)
+		resp, err = m(forwardv1.NewForwardClient(h.Conn), h.Context(), req, append(h.CallOptions(), opts...)...)
 		return err
 	})
 	if errors.Is(err, forward.ErrSelf) {

@@ -93,9 +93,9 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 	fs.StringVar(&c.grpcAddr, "grpc-addr", "127.0.0.1:7070", "host:port to serve gRPC on")
 	fs.StringVar(&c.httpAddr, "http-addr", "127.0.0.1:7080", "host:port to serve the HTTP/JSON API, /healthz and /readyz on (TLS like gRPC); empty: no HTTP")
 	c.http.register(fs)
-	fs.StringVar(&c.grpcAdvertise, "grpc-advertise", "", "host:port other nodes reach this node's gRPC at (default: --grpc-addr)")
+	fs.StringVar(&c.grpcAdvertise, "grpc-advertise", "", "host:port other nodes reach this node's gRPC at (default: --grpc-addr, with this machine's host name for a wildcard host such as 0.0.0.0)")
 	fs.StringVar(&c.raftAddr, "raft-addr", "127.0.0.1:7100", "host:port to listen on for Raft traffic; with --peers, this node's entry unless given")
-	fs.StringVar(&c.raftAdvertise, "raft-advertise", "", "host:port other nodes reach this node's Raft at; a host name is fine (default: this node's entry in --peers, else --raft-addr)")
+	fs.StringVar(&c.raftAdvertise, "raft-advertise", "", "host:port other nodes reach this node's Raft at; a host name is fine (default: this node's entry in --peers, else --raft-addr, with this machine's host name for a wildcard host such as 0.0.0.0)")
 	fs.StringVar(&peers, "peers", "", "static cluster: TAG=raft-host:port,... listing every node, this one included; empty for a single-node cluster")
 	fs.StringVar(&c.join, "join", "", "gRPC host:port of any node of a running cluster to join on first start (tag assigned unless --tag is given)")
 	fs.StringVar(&separator, "separator", string(docid.DefaultSeparator), "identity parts separator, one character, the same on every node")
@@ -252,7 +252,7 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit s
 	}
 	c.tagSet, c.raftAddrSet, c.httpAddrSet = set["tag"], set["raft-addr"], set["http-addr"]
 	if c.grpcAdvertise == "" {
-		c.grpcAdvertise = c.grpcAddr
+		c.grpcAdvertise = advertisable(c.grpcAddr)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -266,7 +266,7 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit s
 func (c *config) placeSelf() error {
 	if len(c.peers) == 0 {
 		if c.raftAdvertise == "" {
-			c.raftAdvertise = c.raftAddr
+			c.raftAdvertise = advertisable(c.raftAddr)
 		}
 		return nil
 	}

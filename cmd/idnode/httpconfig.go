@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -14,13 +15,14 @@ import (
 // a request of a few hundred bytes sent at once, a handful of keep-alive connections.
 type httpConfig struct {
 	allowedOrigins []string
+	allowedHosts   []string
 	maxBody        int64
 	maxBodyMemory  int64
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
 	maxConns       int
 
-	originsFlag, maxBodyFlag, maxBodyMemoryFlag string // as given, for finish
+	originsFlag, hostsFlag, maxBodyFlag, maxBodyMemoryFlag string // as given, for finish
 }
 
 // HTTP defaults (docs/OPERATIONS.md, "HTTP limits").
@@ -33,6 +35,8 @@ const (
 func (h *httpConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.originsFlag, "http-allowed-origins", "", "comma-separated origins (https://ops.example.com) whose web pages may call the HTTP API; "+
 		"a request with any other Origin header is refused (403); empty: no web page may")
+	fs.StringVar(&h.hostsFlag, "http-allowed-hosts", "", "comma-separated host names (ids.example.com) clients reach the HTTP API by, besides IP addresses, localhost, "+
+		"this machine's host name and the hosts of this node's addresses; a request whose Host names another is refused (403): it may be a web page on a rebound DNS name")
 	fs.StringVar(&h.maxBodyFlag, "http-max-body", fmt.Sprintf("%dMiB", httpapi.DefaultMaxBodyBytes>>20), "largest HTTP request body (e.g. 1MiB): a larger one is refused (413) before it is read")
 	fs.StringVar(&h.maxBodyMemoryFlag, "http-max-body-memory", fmt.Sprintf("%dMiB", httpapi.DefaultMaxBodyMemory>>20),
 		"most bytes of HTTP request bodies held at once, at least --http-max-body: a request whose body would pass it is refused (503, retry)")
@@ -55,14 +59,33 @@ func (h *httpConfig) finish() error {
 	if h.maxConns < 1 {
 		return fmt.Errorf("--http-max-conns must be at least 1, got %d", h.maxConns)
 	}
-	var origins []string
-	for _, o := range strings.Split(h.originsFlag, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			origins = append(origins, o)
-		}
-	}
-	if h.allowedOrigins, err = httpapi.ParseOrigins(origins); err != nil {
+	if h.allowedOrigins, err = httpapi.ParseOrigins(commaList(h.originsFlag)); err != nil {
 		return fmt.Errorf("--http-allowed-origins: %w", err)
 	}
+	if h.allowedHosts, err = httpapi.ParseHosts(commaList(h.hostsFlag)); err != nil {
+		return fmt.Errorf("--http-allowed-hosts: %w", err)
+	}
 	return nil
+}
+
+// hosts is what a request's Host may name besides IP addresses and localhost: the names in
+// --http-allowed-hosts, this machine's host name and the host names among the node's
+// addresses (those it serves on and is reached at).
+func (h *httpConfig) hosts(addrs ...string) []string {
+	names := append([]string(nil), h.allowedHosts...)
+	if name, err := os.Hostname(); err == nil {
+		addrs = append(addrs, name)
+	}
+	return append(names, httpapi.OwnHosts(addrs...)...)
+}
+
+// commaList is the non-empty, trimmed entries of a comma-separated flag.
+func commaList(flag string) []string {
+	var out []string
+	for _, e := range strings.Split(flag, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -108,7 +108,8 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 		},
 		HTTPAddr: c.httpAddr, HTTPAddrSet: c.httpAddrSet,
 		HTTP: httpapi.ServerConfig{
-			Options:     httpapi.Options{AllowedOrigins: c.http.allowedOrigins, MaxBodyBytes: c.http.maxBody, MaxBodyMemory: c.http.maxBodyMemory},
+			Options: httpapi.Options{AllowedOrigins: c.http.allowedOrigins, MaxBodyBytes: c.http.maxBody, MaxBodyMemory: c.http.maxBodyMemory,
+				AllowedHosts: c.http.hosts(c.httpAddr, c.grpcAddr, c.grpcAdvertise, c.raftAddr, c.raftAdvertise)},
 			ReadTimeout: c.http.readTimeout, IdleTimeout: c.http.idleTimeout, MaxConns: c.http.maxConns,
 			GRPCOptions: o.metricsOptions(),
 		},

@@ -139,6 +139,7 @@ func chaosDockerFor(t *testing.T) *chaosDocker {
 		raftIPs:    map[string]string{},
 		network:    chaosProject + "_raft",
 	}
+	ownProject(chaosProject)
 	if err := os.WriteFile(d.override, []byte(chaosOverride), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -94,7 +95,10 @@ func (b *goBinary) build(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	swept := sweeping()
 	code := m.Run()
+	swept()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -62,14 +63,15 @@ func TestHTTPRefusesWebPages(t *testing.T) {
 	if got := nextIdentity(t, base, "a"); got != "a/4" {
 		t.Fatalf("after the attempts to force a back to 1, a| = %s; want a/4", got)
 	}
-	// Loopback spelled any way counts as this machine; other calls take any Host.
+	// Loopback spelled any way counts as this machine; other calls take any Host that names the
+	// node (TestHTTPRefusesForeignHosts).
 	for _, host := range []string{"localhost:" + port, "127.0.0.2:" + port, "[::1]:" + port, "LOCALHOST"} {
 		if code, got := httpDo(t, "POST", base+"/v1/identities/b:seed", `{"value":5,"force":true}`, "Host", host); code != 200 {
 			t.Errorf("forced seed with Host %s = %d %v; want 200", host, code, got)
 		}
 	}
-	if code, got := httpDo(t, "POST", base+"/v1/ids", `{"id":"c|"}`, "Host", "ids.example.com"); code != 200 {
-		t.Errorf("an identity with Host ids.example.com = %d %v; want 200", code, got)
+	if code, got := httpDo(t, "POST", base+"/v1/ids", `{"id":"c|"}`, "Host", "10.1.2.3:"+port); code != 200 {
+		t.Errorf("an identity with Host 10.1.2.3 = %d %v; want 200", code, got)
 	}
 	resp, raw := httpCall(t, "POST", base+"/v1/ids", `{"id":"c|"}`, "Content-Type", "application/x-www-form-urlencoded")
 	if resp.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(raw), "application/json") {
@@ -144,5 +146,39 @@ func TestHTTPIsStrict(t *testing.T) {
 	if code != 200 || paths["/healthz"] == nil || paths["/readyz"] == nil || security["bearer"] == nil || paths["/v1/ids"].(map[string]any)["get"] != nil {
 		t.Errorf("GET /v1/openapi.json = %d: probes %v %v, security %v, GET /v1/ids %v; want the probes, a bearer scheme, no GET /v1/ids",
 			code, paths["/healthz"], paths["/readyz"], security, paths["/v1/ids"])
+	}
+}
+
+// DNS rebinding (issue 43, item 4): a page on a name its owner re-points at 127.0.0.1 reaches
+// the node's HTTP port with that name as Host and, for a GET, no Origin. Every route refuses a
+// Host that is not one of the node's own names (an IP address, localhost, the host name of
+// its machine or of an address it serves or advertises) or in --http-allowed-hosts.
+func TestHTTPRefusesForeignHosts(t *testing.T) {
+	t.Parallel()
+	_, base := startHTTPNode(t, "--http-allowed-hosts", "ids.example.com")
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
+	nextIdentity(t, base, "a")
+	routes := []string{"/v1/identities", "/v1/status", "/v1/openapi.json", "/healthz", "/readyz", "/ui/"}
+	for _, path := range routes {
+		for _, host := range []string{"evil.example:" + port, "evil.example", "127.0.0.1.evil.example:" + port} {
+			resp, raw := httpCall(t, "GET", base+path, "", "Host", host)
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(raw), "--http-allowed-hosts") {
+				t.Errorf("GET %s with Host %s = %d %.200s; want 403 naming --http-allowed-hosts", path, host, resp.StatusCode, raw)
+			}
+		}
+	}
+	if resp, raw := httpCall(t, "POST", base+"/v1/ids", `{"id":"a|"}`, "Host", "evil.example:"+port); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST /v1/ids with Host evil.example = %d %s; want 403", resp.StatusCode, raw)
+	}
+	own := []string{"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST", "[::1]:" + port, "10.1.2.3:" + port, "ids.example.com:" + port, "IDS.example.com"}
+	if name, err := os.Hostname(); err == nil && name != "" {
+		own = append(own, name+":"+port)
+	}
+	for _, path := range routes {
+		for _, host := range own {
+			if resp, raw := httpCall(t, "GET", base+path, "", "Host", host); resp.StatusCode != http.StatusOK {
+				t.Errorf("GET %s with Host %s = %d %.200s; want 200", path, host, resp.StatusCode, raw)
+			}
+		}
 	}
 }

@@ -62,6 +62,7 @@ func opsDockerFor(t *testing.T) *opsCompose {
 	id := uuid.NewString()[:8]
 	d := &opsCompose{t: t, root: root, dir: t.TempDir(), project: "idnode-ops-" + id, image: "idnode:ops-" + id, hostOf: map[string]string{}}
 	d.env = cleanEnv("COMPOSE_PROJECT_NAME="+d.project, "IDNODE_IMAGE="+d.image)
+	ownProject(d.project)
 	if _, err := exec.LookPath("docker"); err != nil {
 		prereq("no docker on PATH")
 	}

@@ -241,3 +241,19 @@ func TestCheckClaimHolders(t *testing.T) {
 		t.Fatalf("one owner, two claims: %v", err)
 	}
 }
+
+// A block that steps over more claimed values than an answer lists ends early (issue 43, item
+// 3): the answer is the cut block, and the counter is where the whole block left it.
+func TestIdentityBlockCutAfterManySkippedClaims(t *testing.T) {
+	r := New()
+	var many []int64
+	for v := int64(2); v <= 101; v++ {
+		many = append(many, v)
+	}
+	claimAt(r, "orders", "importer", 0, 10, Acknowledged, true, many...)
+	r.AddIdentity(IdentityRecord{Prefix: "orders", Count: 2, Call: ms(20), Return: ms(30), Known: true, First: 1, Last: 1})
+	block(r, "orders", 40, 50, 103, 103) // the whole block of two reached 102
+	if rep := r.Check(checkTimeout); !rep.OK() {
+		t.Fatalf("a block cut after many skipped claims: %v", rep.Err())
+	}
+}

@@ -5,6 +5,9 @@ import (
 	"slices"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/identity"
 )
 
 // The porcupine model of one identity counter and the claims of its prefix: what the FSM does
@@ -125,8 +128,11 @@ func counterModel(forget bool) porcupine.NondeterministicModel {
 			if !in.known {
 				return []any{s, s.at(last, forget)} // not applied, or applied and never answered
 			}
+			// The answer is the block cut as the leader cuts it (identity.MaxSkipped); the
+			// counter moved past the whole block.
+			answer := docid.IdentityBlock{First: first, Last: last, Skipped: skipped}.Within(identity.MaxSkipped)
 			out := output.(opOutput)
-			if out.first != first || out.last != last || !slices.Equal(out.skipped, skipped) {
+			if out.first != answer.First || out.last != answer.Last || !slices.Equal(out.skipped, answer.Skipped) {
 				return nil
 			}
 			return []any{s.at(last, forget)}

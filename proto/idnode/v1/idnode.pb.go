@@ -1115,7 +1115,10 @@ func (x *NextIdentityRequest) GetDatabase() string {
 }
 
 // The values first..last, except skipped: count free values of the counter. A value
-// someone claimed as "name/N" (IdService/Claim) is skipped, so a block may have holes.
+// someone claimed as "name/N" (IdService/Claim) is skipped, so a block may have holes. A
+// block that would step over more than 64 claimed values ends early, at the last free value
+// before the 65th, so the answer always fits in a message: it then holds fewer than count
+// values (at least one), and the rest of the reservation is a gap; ask again for more.
 type NextIdentityResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	First int64                  `protobuf:"varint,1,opt,name=first,proto3" json:"first,omitempty"`

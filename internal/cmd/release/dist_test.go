@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idnode/idnode/internal/filesum"
+)
+
+// distTimeout bounds `make dist` for one platform (two static builds and the SBOM).
+const distTimeout = 5 * time.Minute
+
+// The release artefacts (issue 43, item 7): `make dist` builds them, every file is in
+// SHA256SUMS with its checksum (and each binary in the SBOM with the same), and the binaries
+// for this machine report the version they were built as and the commit. .ci/run checks its
+// own full `make dist` with IDNODE_DIST_DIR and IDNODE_DIST_VERSION; otherwise the test makes
+// one for this machine's platform in a temporary directory.
+func TestDistArtefacts(t *testing.T) {
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, version := os.Getenv("IDNODE_DIST_DIR"), os.Getenv("IDNODE_DIST_VERSION")
+	if dir == "" {
+		for _, tool := range []string{"make", "git"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				t.Skipf("no %s on PATH", tool)
+			}
+		}
+		dir, version = filepath.Join(t.TempDir(), "dist"), "v0.0.0-disttest"
+		ctx, cancel := context.WithTimeout(context.Background(), distTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "make", "-C", root, "dist", "DIST="+dir, "VERSION="+version,
+			"PLATFORMS="+runtime.GOOS+"/"+runtime.GOARCH)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("make dist: %v\n%s", err, out)
+		}
+	} else if dir, err = filepath.Abs(filepath.Join(root, dir)); err != nil || version == "" {
+		t.Fatalf("IDNODE_DIST_DIR %q needs IDNODE_DIST_VERSION (%q): %v", dir, version, err)
+	}
+
+	sums := readSums(t, filepath.Join(dir, sumsFile))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, e := range entries {
+		if e.Name() != sumsFile {
+			files = append(files, e.Name())
+		}
+	}
+	listed := make([]string, 0, len(sums))
+	for name := range sums {
+		listed = append(listed, name)
+	}
+	slices.Sort(files)
+	slices.Sort(listed)
+	if !slices.Equal(files, listed) {
+		t.Fatalf("%s lists %q; the directory holds %q", sumsFile, listed, files)
+	}
+	for name, want := range sums {
+		if got, err := filesum.SHA256(filepath.Join(dir, name)); err != nil || got != want {
+			t.Errorf("%s: SHA-256 %s, %v; %s says %s", name, got, err, sumsFile, want)
+		}
+	}
+	for _, want := range []string{"LICENSE", "THIRD_PARTY.md", "idnode-" + version + ".spdx.json",
+		"idnode-" + version + "-" + runtime.GOOS + "-" + runtime.GOARCH, "idctl-" + version + "-" + runtime.GOOS + "-" + runtime.GOARCH} {
+		if _, ok := sums[want]; !ok {
+			t.Errorf("no %s among the artefacts %q", want, files)
+		}
+	}
+
+	var sbom spdxDoc
+	raw, err := os.ReadFile(filepath.Join(dir, "idnode-"+version+".spdx.json"))
+	if err == nil {
+		err = json.Unmarshal(raw, &sbom)
+	}
+	if err != nil {
+		t.Fatalf("the SBOM: %v", err)
+	}
+	described := 0
+	for _, p := range sbom.Packages {
+		if p.PackageFileName == "" {
+			continue
+		}
+		described++
+		if len(p.Checksums) != 1 || p.Checksums[0].ChecksumValue != sums[p.PackageFileName] || p.VersionInfo != version {
+			t.Errorf("the SBOM describes %s as version %s, checksums %v; want %s, SHA256 %s", p.PackageFileName, p.VersionInfo, p.Checksums, version, sums[p.PackageFileName])
+		}
+	}
+	if binaries := strings.Count(strings.Join(files, " "), "-"+version+"-"); described != binaries {
+		t.Errorf("the SBOM describes %d binaries; the artefacts hold %d", described, binaries)
+	}
+
+	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse HEAD: %v", err)
+	}
+	for _, b := range []string{"idnode", "idctl"} {
+		bin := filepath.Join(dir, b+"-"+version+"-"+runtime.GOOS+"-"+runtime.GOARCH)
+		out, err := exec.Command(bin, "--version").CombinedOutput()
+		want := b + " " + version + " (commit " + string(head[:12])
+		if err != nil || !strings.HasPrefix(string(out), want) {
+			t.Errorf("%s --version = %q, %v; want it to start %q", filepath.Base(bin), out, err, want)
+		}
+	}
+}
+
+// readSums reads a SHA256SUMS file: name → hex SHA-256.
+func readSums(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sums := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok || len(sum) != 64 || name == "" {
+			t.Fatalf("%s: line %q is not `SHA256  name`", path, sc.Text())
+		}
+		sums[name] = sum
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return sums
+}
