@@ -1,0 +1,453 @@
+import { ClosedError, invalidInput } from "./errors.js";
+import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, NextHiLoRequest, RangeSource, ReturnOptions, checkSeparator, newRequestId } from "./hilo.js";
+import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings } from "./json.js";
+import { NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
+import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, FetchFunction, Route, Transport } from "./transport.js";
+
+export interface ClientOptions {
+  /** An API key (`idk_…`), sent as `Authorization: Bearer`; needed once the cluster has keys. */
+  apiKey?: string;
+  /** The database every call works in (default: the cluster's default database). */
+  database?: string;
+  /** Bounds one attempt on one node (ms, default 3000); then the next node is tried. */
+  attemptTimeoutMs?: number;
+  /** The wait between rounds of attempts; fields left out take DEFAULT_BACKOFF's. */
+  backoff?: Partial<Backoff>;
+  /** Start every call at the first node given instead of a random one (for an operator's tool). */
+  nodesInOrder?: boolean;
+  /** The cluster's separator (default "/"). */
+  separator?: string;
+  /** Options of the HiLo generators the client makes (hilo(), nextId()). */
+  hilo?: Omit<HiLoOptions, "separator">;
+  /** The fetch to use (default: the platform's), e.g. one that trusts a private CA. */
+  fetch?: FetchFunction;
+}
+
+export interface GenerateOptions extends CallOptions {
+  /** How many IDs (default 1); only GUIDs, server-side IDs and identities take more than one. */
+  count?: number;
+  /** Kept across retries; made for identity requests and claims when not given. */
+  requestId?: string;
+  /** The GUID version of an empty request string: "v7" (the default) or "v4". */
+  guidVersion?: "v4" | "v7";
+  /** Claim a semantic ID cluster-wide (refused ALREADY_EXISTS/CLAIMED when someone holds it). */
+  claim?: boolean;
+  owner?: string;
+  /** A numeric ID minted by the node (as a decimal string). */
+  numeric?: boolean;
+}
+
+export interface IdentityBlock {
+  first: bigint;
+  last: bigint;
+  /** Numbers in first..last that were claimed by hand and so not handed out. */
+  skipped: bigint[];
+}
+
+export interface Identity {
+  name: string;
+  value: bigint;
+}
+
+export interface Claim {
+  id: string;
+  owner: string;
+}
+
+export interface Explanation {
+  kind: string;
+  encoding: string;
+  /** A numeric ID's value. */
+  value: bigint;
+  layout: string;
+  time: string;
+  worker: number;
+  sequence: bigint;
+  prefix: string;
+  number: string;
+  nodeTag: string;
+  guidVersion: number;
+  notes: string[];
+}
+
+export type SeriesPeriod = "none" | "year" | "month";
+export type SeriesPolicy = "gapless" | "gapsAllowedJournaled";
+
+export interface Series {
+  name: string;
+  format: string;
+  period: SeriesPeriod;
+  policy: SeriesPolicy;
+}
+
+export interface SeriesEntry {
+  seq: bigint;
+  kind: "issued" | "voided";
+  period: string;
+  number: bigint;
+  id: string;
+  hash: string;
+  prevHash: string;
+  requestId: string;
+  reason: string;
+  fields: Record<string, string>;
+}
+
+export interface SeriesVerification {
+  ok: boolean;
+  entries: bigint;
+  issued: bigint;
+  voided: bigint;
+  /** The first entry whose hash does not chain (0 when ok). */
+  breakSeq: bigint;
+  breakReason: string;
+}
+
+const periods: Record<SeriesPeriod, string> = { none: "SERIES_PERIOD_NONE", year: "SERIES_PERIOD_YEAR", month: "SERIES_PERIOD_MONTH" };
+const policies: Record<SeriesPolicy, string> = { gapless: "SERIES_POLICY_GAPLESS", gapsAllowedJournaled: "SERIES_POLICY_GAPS_ALLOWED_JOURNALED" };
+
+function enumKey<K extends string>(table: Record<K, string>, value: Json | undefined, dflt: K): K {
+  for (const [k, v] of Object.entries(table) as [K, string][]) {
+    if (v === value) return k;
+  }
+  return dflt;
+}
+
+function seg(s: string): string {
+  return encodeURIComponent(s);
+}
+
+function identityBlock(o: JsonObject): IdentityBlock {
+  return { first: big(o, "first"), last: big(o, "last"), skipped: list(o, "skipped").map((v) => BigInt(typeof v === "string" || typeof v === "number" ? v : 0)) };
+}
+
+function seriesEntry(e: JsonObject): SeriesEntry {
+  const fields: Record<string, string> = {};
+  for (const f of list(e, "fields")) fields[str(object(f), "key")] = str(object(f), "value");
+  return {
+    seq: big(e, "seq"),
+    kind: e.kind === "SERIES_ENTRY_KIND_VOIDED" ? "voided" : "issued",
+    period: str(e, "period"),
+    number: big(e, "number"),
+    id: str(e, "id"),
+    hash: str(e, "hash"),
+    prevHash: str(e, "prevHash"),
+    requestId: str(e, "requestId"),
+    reason: str(e, "reason"),
+    fields,
+  };
+}
+
+function workerLease(o: JsonObject): WorkerLease {
+  return { worker: num(o, "worker"), epoch: big(o, "epoch"), minMs: big(o, "minMs"), maxMs: big(o, "maxMs"), expiresAtMs: big(o, "expiresAtMs") };
+}
+
+/** How many HiLo grants the client remembers the granting node of. */
+const MAX_GRANTS = 1024;
+
+/**
+ * A client of an idnode cluster over the nodes' HTTP/JSON API. Calls fail over across the nodes
+ * it was given: UNAVAILABLE (and NODE_BUSY) go to the next node at once, and once every node
+ * failed, again after a backoff (25 ms doubling to 1 s, ±20%), until the call's deadline; calls
+ * that reserve values keep one request id across those retries, so a retry never burns values.
+ * Raft-backed calls start at the leader once a node named it. Every error is an IdnodeError.
+ *
+ *     const client = new Client(["10.0.0.1:7080", "10.0.0.2:7080", "10.0.0.3:7080"]);
+ *     const id = await client.nextId("orders");      // "orders/1-A", no round trip after the first
+ *     await client.close();                           // gives unused HiLo numbers back
+ */
+export class Client implements RangeSource, WorkerLeaser {
+  private readonly transport: Transport;
+  private readonly separator: string;
+  private readonly gens: HiLoGenerators;
+  private readonly hiloOpts: HiLoOptions;
+  private readonly numerics = new Set<NumericGenerator>();
+  /** grant id → the node that granted it: a range goes back to the pool it came from. */
+  private readonly grants = new Map<string, number>();
+  private closing: Promise<void> | null = null;
+
+  constructor(nodes: readonly string[], opts: ClientOptions = {}) {
+    const backoff: Backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+    if (!(backoff.initialMs > 0 && backoff.maxMs >= backoff.initialMs && backoff.multiplier >= 1 && backoff.jitter >= 0 && backoff.jitter <= 1)) {
+      throw new RangeError(`idnode: backoff needs initialMs > 0, maxMs >= initialMs, multiplier >= 1 and jitter in [0, 1] (got ${JSON.stringify(backoff)})`);
+    }
+    if (!Number.isSafeInteger(backoff.maxAttempts) || backoff.maxAttempts < 0) {
+      throw new RangeError(`idnode: backoff.maxAttempts must be a whole number, 0 for no cap (got ${backoff.maxAttempts})`);
+    }
+    const attemptTimeoutMs = opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+    if (!Number.isFinite(attemptTimeoutMs) || attemptTimeoutMs < 0) {
+      throw new RangeError(`idnode: attemptTimeoutMs must be a number of milliseconds, 0 for none (got ${attemptTimeoutMs})`);
+    }
+    this.separator = opts.separator ?? "/";
+    checkSeparator(this.separator);
+    this.transport = new Transport(nodes, {
+      apiKey: opts.apiKey,
+      database: opts.database,
+      attemptTimeoutMs,
+      backoff,
+      nodesInOrder: opts.nodesInOrder ?? false,
+      fetch: opts.fetch,
+    });
+    this.hiloOpts = { ...opts.hilo, separator: opts.separator };
+    this.gens = new HiLoGenerators(this, this.hiloOpts);
+  }
+
+  /** The nodes' base URLs, as the client uses them. */
+  get nodes(): readonly string[] {
+    return this.transport.nodes;
+  }
+
+  private async call(req: ApiRequest, route: Route, opts?: CallOptions): Promise<JsonObject> {
+    return (await this.transport.call(req, route, opts)).body;
+  }
+
+  /**
+   * Resolves a request string (DESIGN §1): "users/ayende" is checked and echoed, "" is a GUID,
+   * "users/" a server-side ID, "users|" identities; numeric: true mints numeric IDs.
+   */
+  async generate(id: string, opts: GenerateOptions = {}): Promise<string[]> {
+    const identity = id.endsWith("|") || opts.claim === true;
+    const body = {
+      id,
+      count: count("count", opts.count),
+      requestId: opts.requestId ?? (identity ? newRequestId() : undefined),
+      guidVersion: opts.guidVersion === undefined ? undefined : opts.guidVersion === "v4" ? "GUID_VERSION_V4" : "GUID_VERSION_V7",
+      claim: opts.claim,
+      owner: opts.owner,
+      numeric: opts.numeric,
+    };
+    if (opts.guidVersion !== undefined && opts.guidVersion !== "v4" && opts.guidVersion !== "v7") {
+      throw invalidInput(`guidVersion must be "v4" or "v7" (got ${JSON.stringify(opts.guidVersion)})`);
+    }
+    return strings(await this.call({ method: "POST", path: "/v1/ids", body }, identity ? "leader" : "any", opts), "ids");
+  }
+
+  /** The next count (default 1) values of the identity name, consecutive, from the leader. */
+  async nextIdentity(name: string, opts: CallOptions & { count?: number; requestId?: string } = {}): Promise<IdentityBlock> {
+    const body = { count: count("count", opts.count), requestId: opts.requestId ?? newRequestId() };
+    return identityBlock(await this.call({ method: "POST", path: `/v1/identities/${seg(name)}:next`, body }, "leader", opts));
+  }
+
+  /** Raises the identity to value (never lowers it unless force); returns the stored value. */
+  async seedIdentity(name: string, value: bigint | number, opts: CallOptions & { force?: boolean } = {}): Promise<bigint> {
+    const body = { value: int64("value", value, 0n), force: opts.force };
+    return big(await this.call({ method: "POST", path: `/v1/identities/${seg(name)}:seed`, body }, "leader", opts), "value");
+  }
+
+  /** One page of identities whose names start with prefix; see identities() for all of them. */
+  async listIdentities(opts: CallOptions & { prefix?: string; pageSize?: number; pageToken?: string } = {}): Promise<{ identities: Identity[]; nextPageToken: string }> {
+    const query = { prefix: opts.prefix, pageSize: count("pageSize", opts.pageSize), pageToken: opts.pageToken };
+    const page = await this.call({ method: "GET", path: "/v1/identities", query }, "leader", opts);
+    return {
+      identities: list(page, "identities").map((i) => ({ name: str(object(i), "name"), value: big(object(i), "value") })),
+      nextPageToken: str(page, "nextPageToken"),
+    };
+  }
+
+  /** Every identity whose name starts with prefix, page after page. */
+  async *identities(prefix = "", opts: CallOptions & { pageSize?: number } = {}): AsyncGenerator<Identity, void, undefined> {
+    let token = "";
+    for (;;) {
+      const page = await this.listIdentities({ ...opts, prefix, pageToken: token });
+      yield* page.identities;
+      if (page.nextPageToken === "" || page.nextPageToken === token || page.identities.length === 0) return;
+      token = page.nextPageToken;
+    }
+  }
+
+  /** Claims semantic IDs cluster-wide for owner; refused ALREADY_EXISTS (CLAIMED) when one is held. */
+  async claim(ids: readonly string[], opts: CallOptions & { owner?: string; requestId?: string } = {}): Promise<void> {
+    const body = { ids: [...ids], owner: opts.owner, requestId: opts.requestId ?? newRequestId() };
+    await this.call({ method: "POST", path: "/v1/claims", body }, "leader", opts);
+  }
+
+  /** Releases claims (only owner's, when given); returns how many were released. */
+  async release(ids: readonly string[], opts: CallOptions & { owner?: string } = {}): Promise<bigint> {
+    const body = { ids: [...ids], owner: opts.owner };
+    return big(await this.call({ method: "POST", path: "/v1/claims:release", body }, "leader", opts), "released");
+  }
+
+  /** The claims held on ids (the unclaimed ones are left out). */
+  async getClaims(ids: readonly string[], opts: CallOptions = {}): Promise<Claim[]> {
+    const page = await this.call({ method: "GET", path: "/v1/claims", query: { ids: [...ids] } }, "leader", opts);
+    return list(page, "claims").map((c) => ({ id: str(object(c), "id"), owner: str(object(c), "owner") }));
+  }
+
+  /** Reserves a HiLo range for tag (what a generator does; most callers want hilo() or nextId()). */
+  async nextHiLo(tag: string, req: NextHiLoRequest = {}, opts: CallOptions = {}): Promise<HiLoRange> {
+    if (req.separator !== undefined) checkSeparator(req.separator);
+    const body = {
+      lastBatchSize: req.lastBatchSize === undefined ? undefined : int64("lastBatchSize", req.lastBatchSize, 0n),
+      lastRangeAt: req.lastRangeAt === undefined ? undefined : int64("lastRangeAt", req.lastRangeAt, 0n),
+      lastMax: req.lastMax === undefined ? undefined : int64("lastMax", req.lastMax, 0n),
+      separator: req.separator,
+      requestId: req.requestId ?? newRequestId("hilo-"),
+    };
+    const answer = await this.transport.call({ method: "POST", path: `/v1/hilo/${seg(tag)}:next`, body }, "leader", opts);
+    const r = answer.body;
+    const range: HiLoRange = {
+      prefix: str(r, "prefix"),
+      low: big(r, "low"),
+      high: big(r, "high"),
+      lastSize: big(r, "lastSize"),
+      serverTag: str(r, "serverTag"),
+      lastRangeAt: big(r, "lastRangeAt"),
+      grantId: str(r, "grantId"),
+    };
+    this.rememberGrant(range.grantId, answer.node);
+    return range;
+  }
+
+  private rememberGrant(grantId: string, node: number): void {
+    if (grantId === "") return;
+    this.grants.delete(grantId);
+    this.grants.set(grantId, node);
+    if (this.grants.size > MAX_GRANTS) {
+      const oldest = this.grants.keys().next();
+      if (oldest.done !== true) this.grants.delete(oldest.value);
+    }
+  }
+
+  /**
+   * Gives back the numbers last+1..end of a range; true when the cluster took them. Sent first to
+   * the node that granted the range: under HiLo pools only its pool can take it back.
+   */
+  async returnHiLo(tag: string, ret: HiLoReturn, opts: ReturnOptions = {}): Promise<boolean> {
+    const body = { end: int64("end", ret.end, 0n), last: int64("last", ret.last, 0n), grantId: ret.grantId };
+    const granter = this.grants.get(ret.grantId);
+    const route: Route = granter !== undefined ? { node: granter } : "leader";
+    const r = await this.call({ method: "POST", path: `/v1/hilo/${seg(tag)}:return`, body, keepalive: opts.keepalive }, route, opts);
+    return bool(r, "returned");
+  }
+
+  /** Raises tag's HiLo maximum to max (never lowers it); returns the maximum now. */
+  async seedHiLo(tag: string, max: bigint | number, opts: CallOptions = {}): Promise<bigint> {
+    const body = { max: int64("max", max, 0n) };
+    return big(await this.call({ method: "POST", path: `/v1/hilo/${seg(tag)}:seed`, body }, "leader", opts), "max");
+  }
+
+  /** The HiLo generator of tag, made on first use and shared by every caller of this client. */
+  hilo(tag: string): HiLoGenerator {
+    if (this.closing !== null) throw new ClosedError("client");
+    return this.gens.get(tag);
+  }
+
+  /** The next HiLo ID of tag ("orders/17-A"), from hilo(tag). */
+  nextId(tag: string): Promise<string> {
+    if (this.closing !== null) return Promise.reject(new ClosedError("client"));
+    return this.gens.next(tag);
+  }
+
+  /** A HiLo generator for tag with options of its own, owned by the caller (close it). */
+  newHiLoGenerator(tag: string, opts: Omit<HiLoOptions, "separator"> = {}): HiLoGenerator {
+    return new HiLoGenerator(this, tag, { ...this.hiloOpts, ...opts });
+  }
+
+  /** What an ID is: its strategy, and for a numeric ID its time, worker and sequence. */
+  async explain(id: string, opts: CallOptions = {}): Promise<Explanation> {
+    const r = await this.call({ method: "GET", path: "/v1/explain", query: { id } }, "any", opts);
+    return {
+      kind: str(r, "kind"),
+      encoding: str(r, "encoding"),
+      value: big(r, "value"),
+      layout: str(r, "layout"),
+      time: str(r, "time"),
+      worker: num(r, "worker"),
+      sequence: big(r, "sequence"),
+      prefix: str(r, "prefix"),
+      number: str(r, "number"),
+      nodeTag: str(r, "nodeTag"),
+      guidVersion: num(r, "guidVersion"),
+      notes: strings(r, "notes"),
+    };
+  }
+
+  /** Creates a fiscal series; format is like "INV-{n:04}". */
+  async createSeries(name: string, format: string, opts: CallOptions & { period?: SeriesPeriod; policy?: SeriesPolicy; requestId?: string } = {}): Promise<Series> {
+    const period = opts.period ?? "none";
+    const policy = opts.policy ?? "gapless";
+    if (!(period in periods)) throw invalidInput(`period must be "none", "year" or "month" (got ${JSON.stringify(period)})`);
+    if (!(policy in policies)) throw invalidInput(`policy must be "gapless" or "gapsAllowedJournaled" (got ${JSON.stringify(policy)})`);
+    const body = { name, format, period: periods[period], policy: policies[policy], requestId: opts.requestId ?? newRequestId() };
+    const s = object((await this.call({ method: "POST", path: "/v1/series", body }, "leader", opts)).series);
+    return { name: str(s, "name"), format: str(s, "format"), period: enumKey(periods, s.period, "none"), policy: enumKey(policies, s.policy, "gapless") };
+  }
+
+  /** Issues the series' next number; a retry with the same requestId answers the same entry. */
+  async issue(
+    series: string,
+    opts: CallOptions & { requestId?: string; documentHash?: string; fields?: Record<string, string>; actor?: string } = {},
+  ): Promise<SeriesEntry> {
+    const fields = Object.entries(opts.fields ?? {}).map(([key, value]) => ({ key, value }));
+    const body = { requestId: opts.requestId ?? newRequestId(), documentHash: opts.documentHash, fields, actor: opts.actor };
+    return seriesEntry(object((await this.call({ method: "POST", path: `/v1/series/${seg(series)}:issue`, body }, "leader", opts)).entry));
+  }
+
+  /** Voids an issued number: a void is an entry of its own; the number is never reused. */
+  async voidNumber(
+    series: string,
+    number: bigint | number,
+    opts: CallOptions & { period?: string; reason?: string; correcting?: string; requestId?: string; actor?: string } = {},
+  ): Promise<SeriesEntry> {
+    const body = { number: int64("number", number, 1n), period: opts.period, reason: opts.reason, correcting: opts.correcting, requestId: opts.requestId ?? newRequestId(), actor: opts.actor };
+    return seriesEntry(object((await this.call({ method: "POST", path: `/v1/series/${seg(series)}:void`, body }, "leader", opts)).entry));
+  }
+
+  /** Walks the series' hash chain. */
+  async verifySeries(series: string, opts: CallOptions = {}): Promise<SeriesVerification> {
+    const r = await this.call({ method: "GET", path: `/v1/series/${seg(series)}:verify` }, "leader", opts);
+    return { ok: bool(r, "ok"), entries: big(r, "entries"), issued: big(r, "issued"), voided: big(r, "voided"), breakSeq: big(r, "breakSeq"), breakReason: str(r, "breakReason") };
+  }
+
+  async acquireWorker(holder: string, workerBits: number, leaseMs: number, opts: CallOptions = {}): Promise<WorkerLease> {
+    const body = { holder, workerBits, leaseMs: String(leaseMs), requestId: newRequestId() };
+    return workerLease(await this.call({ method: "POST", path: "/v1/workers:acquire", body }, "leader", opts));
+  }
+
+  async renewWorker(worker: number, epoch: bigint, leaseMs: number, opts: CallOptions = {}): Promise<WorkerLease> {
+    const body = { epoch: epoch.toString(), leaseMs: String(leaseMs) };
+    return workerLease(await this.call({ method: "POST", path: `/v1/workers/${worker}:renew`, body }, "leader", opts));
+  }
+
+  async releaseWorker(worker: number, epoch: bigint, opts: CallOptions = {}): Promise<void> {
+    await this.call({ method: "POST", path: `/v1/workers/${worker}:release`, body: { epoch: epoch.toString() } }, "leader", opts);
+  }
+
+  /**
+   * A numeric ID generator: leases a worker of the client's database (this waits for the
+   * lease), then mints 64-bit IDs as bigint with no network call, renewing at a third of the
+   * lease. Closing the client closes it.
+   */
+  async numericGenerator(opts: NumericOptions = {}): Promise<NumericGenerator> {
+    if (this.closing !== null) throw new ClosedError("client");
+    const g = await NumericGenerator.start(this, opts);
+    this.numerics.add(g);
+    return g;
+  }
+
+  /** The cluster as the node that answers sees it (GET /v1/status). */
+  async status(opts: CallOptions & { consistent?: boolean } = {}): Promise<JsonObject> {
+    return this.call({ method: "GET", path: "/v1/status", query: { consistent: opts.consistent === true ? "true" : undefined } }, "any", opts);
+  }
+
+  /**
+   * Gives back the HiLo numbers its generators did not hand out and the numeric generators'
+   * workers, then refuses further calls. opts.signal bounds it. Calling it again returns the
+   * first call's promise.
+   */
+  close(opts: CallOptions = {}): Promise<void> {
+    if (this.closing === null) this.closing = this.shutdown(opts);
+    return this.closing;
+  }
+
+  private async shutdown(opts: CallOptions): Promise<void> {
+    try {
+      const results = await Promise.allSettled([this.gens.close(opts), ...[...this.numerics].map((g) => g.close(opts))]);
+      for (const r of results) {
+        if (r.status === "rejected") throw r.reason;
+      }
+    } finally {
+      this.transport.closed = true;
+    }
+  }
+}

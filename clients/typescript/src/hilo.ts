@@ -1,0 +1,396 @@
+import { ClosedError, Code, IdnodeError, errorOf, invalidInput } from "./errors.js";
+import { atExit } from "./exit.js";
+import type { CallOptions } from "./transport.js";
+
+/** A HiLo range the cluster reserved: numbers low..high, printed with prefix and serverTag. */
+export interface HiLoRange {
+  prefix: string;
+  low: bigint;
+  high: bigint;
+  lastSize: bigint;
+  serverTag: string;
+  lastRangeAt: bigint;
+  /** What a return of this range presents: only its grantee may give it back. */
+  grantId: string;
+}
+
+/** What NextHiLo is told about the caller's previous range, so the cluster can size the next. */
+export interface NextHiLoRequest {
+  lastBatchSize?: bigint;
+  lastRangeAt?: bigint;
+  lastMax?: bigint;
+  /** A separator for the prefix other than the cluster's. */
+  separator?: string;
+  /** Kept across retries so a retry never reserves a second range. */
+  requestId?: string;
+}
+
+/** The unused numbers last+1..end of a range, given back with its grant id. */
+export interface HiLoReturn {
+  end: bigint;
+  last: bigint;
+  grantId: string;
+}
+
+/** Options of a call that must get out while the page or process goes away. */
+export interface ReturnOptions extends CallOptions {
+  keepalive?: boolean;
+}
+
+/** The two calls a generator makes; the Client is one, tests use an in-memory one. */
+export interface RangeSource {
+  nextHiLo(tag: string, req: NextHiLoRequest, opts?: CallOptions): Promise<HiLoRange>;
+  returnHiLo(tag: string, ret: HiLoReturn, opts?: ReturnOptions): Promise<boolean>;
+}
+
+export interface HiLoOptions {
+  /** Fraction of a range handed out, at the latest, before the next is fetched: (0, 1], default 0.8. */
+  prefetchAt?: number;
+  /** Bounds one range fetch, its retries included (ms, default 30 000). */
+  fetchTimeoutMs?: number;
+  /** The cluster's separator (default "/"), which tags are checked against and the prefix uses. */
+  separator?: string;
+  /** false: RavenDB's tagless format "orders/1" instead of "orders/1-A". */
+  nodeTag?: boolean;
+  /** RavenDB 3.x's server prefix: "orders/NorthServer/1-A". */
+  serverPrefix?: string;
+  /** Give the unused numbers back when the process exits or the page is hidden (default true). */
+  returnAtExit?: boolean;
+}
+
+/** What a generator did so far. */
+export interface HiLoStats {
+  /** Ranges received. */
+  fetches: number;
+  /** Fetches that failed. */
+  failures: number;
+  /** next() calls that had to wait for a fetch (the first call always does). */
+  waits: number;
+  /** Size of the newest range. */
+  rangeSize: number;
+  /** Whether close() gave unused numbers back. */
+  returned: boolean;
+}
+
+export const DEFAULT_PREFETCH_AT = 0.8;
+export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
+
+/** A single printable character other than "|": the cluster's separator rule. */
+export function checkSeparator(sep: string): void {
+  if ([...sep].length !== 1 || sep === "|" || /[\p{Cc}\p{Cf}\s]/u.test(sep)) {
+    throw invalidInput(`the separator must be one printable character other than "|" (got ${JSON.stringify(sep)})`);
+  }
+}
+
+/** The checks the node makes of a HiLo tag that a generator can make before any call. */
+export function checkHiLoTag(tag: string, sep: string): void {
+  if (tag.trim() === "") throw invalidInput(`hilo tag is blank: ${JSON.stringify(tag)}`);
+  if (tag.endsWith(sep)) throw invalidInput(`hilo tag ends with the separator "${sep}": give the tag without it (${JSON.stringify(tag)})`);
+  if (tag.endsWith("|")) throw invalidInput(`hilo tag ends with "|": give the tag without it (${JSON.stringify(tag)})`);
+}
+
+/** A reserved range callers take numbers from: taker k (1-based) gets low+k−1 while k <= size. */
+class Span {
+  used = 0;
+  readonly size: number;
+  readonly trigger: number;
+  /** low as a number when every number of the range is exact in one (always, short of 2^53). */
+  private readonly lowNumber: number;
+  private readonly safe: boolean;
+
+  constructor(
+    readonly low: bigint,
+    readonly high: bigint,
+    private readonly prefix: string,
+    private readonly suffix: string,
+    readonly grantId: string,
+    prefetchAt: number,
+  ) {
+    this.size = Number(high - low + 1n);
+    this.trigger = Math.min(Math.max(Math.floor(this.size * prefetchAt), 1), this.size);
+    this.safe = high <= BigInt(Number.MAX_SAFE_INTEGER);
+    this.lowNumber = Number(low);
+  }
+
+  format(k: number): string {
+    return this.safe ? this.prefix + (this.lowNumber + k - 1) + this.suffix : this.prefix + (this.low + BigInt(k - 1)).toString() + this.suffix;
+  }
+}
+
+interface Fetch {
+  seq: number;
+  done: Promise<void>;
+  error?: unknown;
+}
+
+/** Errors after which a new request id is due: the node refused the request, it reserved nothing. */
+function definite(err: unknown): boolean {
+  if (!(err instanceof IdnodeError)) return true;
+  switch (err.code) {
+    case Code.INVALID_ARGUMENT:
+    case Code.FAILED_PRECONDITION:
+    case Code.OUT_OF_RANGE:
+    case Code.PERMISSION_DENIED:
+    case Code.UNAUTHENTICATED:
+    case Code.UNIMPLEMENTED:
+      return true;
+  }
+  return false;
+}
+
+/** A request id: a UUID, which every runtime with fetch can make. */
+export function newRequestId(prefix = ""): string {
+  return prefix + globalThis.crypto.randomUUID();
+}
+
+/** Checks an option that is a number of milliseconds. */
+export function positiveMs(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`idnode: ${name} must be a positive number of milliseconds (got ${v})`);
+  return v;
+}
+
+/**
+ * Prints HiLo IDs for one tag ("orders" → "orders/1-A", …) from ranges the cluster reserved for
+ * it alone. `await gen.next()` resolves from the current range with no network round trip: the
+ * next range is fetched in the background once 80% of the current one is handed out, so callers
+ * wait only on the first call (or when they outrun a fetch). It never hands out a number twice,
+ * however many tasks call it: taking a number is one synchronous step. close() gives back what
+ * it did not hand out; so does the end of the process, where the runtime allows.
+ */
+export class HiLoGenerator {
+  readonly tag: string;
+  private readonly src: RangeSource;
+  private readonly prefetchAt: number;
+  private readonly fetchTimeoutMs: number;
+  private readonly separator: string | undefined;
+  private readonly nodeTag: boolean;
+  private readonly serverPrefix: string | undefined;
+  private cur: Span | null = null;
+  private prefetched: Span | null = null;
+  private inflight: Fetch | null = null;
+  private fetchSeq = 0;
+  /** A request whose outcome is unknown: retried with its request id. */
+  private pending: NextHiLoRequest | null = null;
+  private lastSize = 0n;
+  private lastAt = 0n;
+  private lastMax = 0n;
+  private closed = false;
+  private closing: Promise<void> | null = null;
+  private readonly fetchAbort = new AbortController();
+  private readonly unregister: () => void;
+  private readonly counters: HiLoStats = { fetches: 0, failures: 0, waits: 0, rangeSize: 0, returned: false };
+
+  constructor(src: RangeSource, tag: string, opts: HiLoOptions = {}) {
+    const sep = opts.separator ?? "/";
+    checkSeparator(sep);
+    checkHiLoTag(tag, sep);
+    const prefetchAt = opts.prefetchAt ?? DEFAULT_PREFETCH_AT;
+    if (!(prefetchAt > 0 && prefetchAt <= 1)) throw new RangeError(`idnode: prefetchAt must be in (0, 1] (got ${prefetchAt})`);
+    if (opts.serverPrefix !== undefined && (opts.serverPrefix === "" || opts.serverPrefix.includes(sep) || opts.serverPrefix.includes("|"))) {
+      throw invalidInput(`hilo server prefix must be one non-empty word without the separator or "|" (got ${JSON.stringify(opts.serverPrefix)})`);
+    }
+    this.src = src;
+    this.tag = tag;
+    this.prefetchAt = prefetchAt;
+    this.fetchTimeoutMs = positiveMs("fetchTimeoutMs", opts.fetchTimeoutMs, DEFAULT_FETCH_TIMEOUT_MS);
+    this.separator = opts.separator;
+    this.nodeTag = opts.nodeTag ?? true;
+    this.serverPrefix = opts.serverPrefix;
+    this.unregister = opts.returnAtExit === false ? () => undefined : atExit((keepalive) => this.close({ keepalive }));
+  }
+
+  /** The next ID, such as "orders/17-A". */
+  async next(): Promise<string> {
+    const s = this.cur;
+    if (s !== null && s.used < s.size) {
+      const k = ++s.used;
+      if (k === s.trigger) this.prefetch(s);
+      return s.format(k);
+    }
+    return this.slow();
+  }
+
+  /** What the generator did so far. */
+  get stats(): Readonly<HiLoStats> {
+    return { ...this.counters };
+  }
+
+  private prefetch(s: Span): void {
+    if (!this.closed && this.prefetched === null && this.inflight === null && this.cur === s) this.startFetch();
+  }
+
+  /** The current range is used up (or there is none): move on to the prefetched one, or wait for a fetch. */
+  private async slow(): Promise<string> {
+    let since = 0; // fetches from this sequence number on began after this call did
+    let waited = false;
+    for (;;) {
+      if (this.closed) throw new ClosedError(`the HiLo generator for ${JSON.stringify(this.tag)}`);
+      const s = this.cur;
+      if (s !== null && s.used < s.size) {
+        const k = ++s.used;
+        if (k === s.trigger) this.prefetch(s);
+        return s.format(k);
+      }
+      if (this.prefetched !== null) {
+        this.cur = this.prefetched;
+        this.prefetched = null;
+        continue;
+      }
+      if (since === 0) since = this.fetchSeq + 1;
+      const f = this.inflight ?? this.startFetch();
+      if (!waited) {
+        waited = true;
+        this.counters.waits++;
+      }
+      await f.done;
+      // A fetch that began after this call did failed: report it. One that began earlier (a
+      // prefetch) gets one more try on this caller's behalf.
+      if (f.error !== undefined && f.seq >= since) throw f.error;
+    }
+  }
+
+  private startFetch(): Fetch {
+    const req: NextHiLoRequest = this.pending ?? {
+      lastBatchSize: this.lastSize,
+      lastRangeAt: this.lastAt,
+      lastMax: this.lastMax,
+      separator: this.separator,
+      requestId: newRequestId("hilo-"),
+    };
+    this.pending = req;
+    const f: Fetch = { seq: ++this.fetchSeq, done: Promise.resolve() };
+    this.inflight = f;
+    f.done = this.runFetch(f, req);
+    return f;
+  }
+
+  private async runFetch(f: Fetch, req: NextHiLoRequest): Promise<void> {
+    try {
+      const r = await this.src.nextHiLo(this.tag, req, { signal: this.fetchAbort.signal, timeoutMs: this.fetchTimeoutMs });
+      const s = this.spanOf(r);
+      this.pending = null;
+      this.counters.fetches++;
+      this.counters.rangeSize = s.size;
+      this.lastSize = BigInt(s.size);
+      this.lastAt = r.lastRangeAt;
+      this.lastMax = r.high;
+      const cur = this.cur;
+      if (!this.closed && (cur === null || cur.used >= cur.size)) this.cur = s;
+      else this.prefetched = s; // after close, kept for close to return
+    } catch (e) {
+      this.counters.failures++;
+      if (definite(e)) this.pending = null;
+      f.error = e;
+    } finally {
+      this.inflight = null;
+    }
+  }
+
+  private spanOf(r: HiLoRange): Span {
+    if (r.low < 1n || r.high < r.low || r.high - r.low >= 2n ** 31n) {
+      throw errorOf(Code.INTERNAL, `idnode: the node answered ${JSON.stringify(this.tag)} with an invalid range [${r.low}, ${r.high}]`);
+    }
+    if (r.low <= this.lastMax) {
+      // Ranges of a tag never overlap: refuse rather than risk printing a number twice.
+      throw errorOf(Code.INTERNAL, `idnode: the node answered ${JSON.stringify(this.tag)} with [${r.low}, ${r.high}], overlapping the previous range (up to ${this.lastMax})`);
+    }
+    if (r.prefix === "" || r.serverTag === "") {
+      throw errorOf(Code.INTERNAL, `idnode: the node answered ${JSON.stringify(this.tag)} without a prefix or server tag`);
+    }
+    let prefix = r.prefix;
+    if (this.serverPrefix !== undefined) prefix += this.serverPrefix + prefix.slice(-1);
+    const suffix = this.nodeTag ? `-${r.serverTag}` : "";
+    return new Span(r.low, r.high, prefix, suffix, r.grantId, this.prefetchAt);
+  }
+
+  /**
+   * Stops the generator and gives back every number it did not hand out: the prefetched range
+   * whole, then the unused tail of the current one, each to the node that granted it. What the
+   * cluster will not take back (a tail under another client's newer range) stays a gap, which
+   * HiLo allows. Waits for a fetch in flight, until opts.signal ends. Calling it again returns
+   * the first call's promise.
+   */
+  close(opts: ReturnOptions = {}): Promise<void> {
+    if (this.closing === null) this.closing = this.shutdown(opts);
+    return this.closing;
+  }
+
+  private async shutdown(opts: ReturnOptions): Promise<void> {
+    this.closed = true;
+    this.unregister();
+    const cur = this.cur;
+    let used = 0;
+    if (cur !== null) {
+      used = Math.min(cur.used, cur.size);
+      cur.used = cur.size; // sealed: what was taken before is exactly what was handed out
+    }
+    const f = this.inflight;
+    if (f !== null) {
+      const signal = opts.signal;
+      if (signal === undefined) {
+        await f.done;
+      } else {
+        const onAbort = (): void => this.fetchAbort.abort(); // a range reserved anyway is a gap
+        if (signal.aborted) onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        await f.done;
+        signal.removeEventListener("abort", onAbort);
+      }
+    }
+    this.fetchAbort.abort();
+    const next = this.prefetched;
+    this.prefetched = null;
+    // Newest first: the current range's tail can come back only once the prefetched range,
+    // right above it, did. When they are not adjacent (HiLo pools: the prefetch may come from
+    // another node's pool) the tail may come back though the prefetched range did not.
+    const returns: HiLoReturn[] = [];
+    if (next !== null) returns.push({ end: next.high, last: next.low - 1n, grantId: next.grantId });
+    if (cur !== null && used < cur.size) returns.push({ end: cur.high, last: cur.low + BigInt(used) - 1n, grantId: cur.grantId });
+    for (const [i, ret] of returns.entries()) {
+      const returned = await this.src.returnHiLo(this.tag, ret, opts);
+      if (returned) {
+        this.counters.returned = true;
+      } else if (i === 0 && returns.length === 2 && next !== null && cur !== null && next.low === cur.high + 1n) {
+        break; // a newer range stays right above: the tail below it cannot come back
+      }
+    }
+  }
+}
+
+/** One HiLo generator per tag, made on first use, all with the same options. */
+export class HiLoGenerators {
+  private readonly gens = new Map<string, HiLoGenerator>();
+  private closed = false;
+
+  constructor(private readonly src: RangeSource, private readonly opts: HiLoOptions = {}) {}
+
+  /** The generator of tag. */
+  get(tag: string): HiLoGenerator {
+    if (this.closed) throw new ClosedError("the HiLo generators");
+    let g = this.gens.get(tag);
+    if (g === undefined) {
+      g = new HiLoGenerator(this.src, tag, this.opts);
+      this.gens.set(tag, g);
+    }
+    return g;
+  }
+
+  /** The next ID of tag, such as "orders/17-A". */
+  next(tag: string): Promise<string> {
+    try {
+      return this.get(tag).next();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** Closes every generator (see HiLoGenerator.close); the first failure is thrown after all were tried. */
+  async close(opts: ReturnOptions = {}): Promise<void> {
+    this.closed = true;
+    const results = await Promise.allSettled([...this.gens.values()].map((g) => g.close(opts)));
+    for (const r of results) {
+      if (r.status === "rejected") throw r.reason;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * idnode's TypeScript client: an ES module with no dependencies that speaks the nodes' HTTP/JSON
+ * API through the platform's fetch, so it runs on Node, Deno, Bun and in browsers.
+ */
+export { Client } from "./client.js";
+export type {
+  Claim,
+  ClientOptions,
+  Explanation,
+  GenerateOptions,
+  Identity,
+  IdentityBlock,
+  Series,
+  SeriesEntry,
+  SeriesPeriod,
+  SeriesPolicy,
+  SeriesVerification,
+} from "./client.js";
+export {
+  AbortedError,
+  AlreadyExistsError,
+  CancelledError,
+  ClosedError,
+  Code,
+  DataLossError,
+  DeadlineExceededError,
+  FailedPreconditionError,
+  IdnodeError,
+  InternalError,
+  InvalidArgumentError,
+  NotFoundError,
+  OutOfRangeError,
+  PermissionDeniedError,
+  Reason,
+  ResourceExhaustedError,
+  UnauthenticatedError,
+  UnavailableError,
+  UnimplementedError,
+  UnknownError,
+  codeName,
+} from "./errors.js";
+export type { CodeName, ErrorDetails } from "./errors.js";
+export { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_PREFETCH_AT, HiLoGenerator, HiLoGenerators } from "./hilo.js";
+export type { HiLoOptions, HiLoRange, HiLoReturn, HiLoStats, NextHiLoRequest, RangeSource, ReturnOptions } from "./hilo.js";
+export { DEFAULT_LAYOUT, JS_SAFE_LAYOUT, NumericError, NumericGenerator } from "./numeric.js";
+export type { Layout, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
+export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, LEADER_HEADER } from "./transport.js";
+export type { Backoff, CallOptions, FetchFunction } from "./transport.js";

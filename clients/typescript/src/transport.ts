@@ -1,0 +1,396 @@
+import { Code, IdnodeError, errorOf, ClosedError, DeadlineExceededError } from "./errors.js";
+import { Json, JsonObject, compact, list, object, str } from "./json.js";
+
+/**
+ * The wait between two rounds of attempts of one call, a round being one attempt on each node:
+ * initialMs before the second round, times multiplier for each further one, at most maxMs, each
+ * spread by ±jitter so that many clients do not retry in step. maxAttempts > 0 caps the attempts
+ * of one call; 0 means "until the call's deadline" (give calls a signal or timeoutMs).
+ */
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+  multiplier: number;
+  jitter: number;
+  maxAttempts: number;
+}
+
+/** 25 ms doubling to 1 s, ±20%, no cap on attempts: the Go client's DefaultBackoff. */
+export const DEFAULT_BACKOFF: Readonly<Backoff> = Object.freeze({ initialMs: 25, maxMs: 1000, multiplier: 2, jitter: 0.2, maxAttempts: 0 });
+
+/** One attempt on one node is bounded by this (ms) unless the client is told otherwise. */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 3000;
+
+/** The response header in which a node names the leader's gRPC address, as the HTTP gateway passes it on. */
+export const LEADER_HEADER = "grpc-metadata-idnode-leader";
+
+/** Per-call options of every network call. */
+export interface CallOptions {
+  /** Ends the call, retries included: AbortSignal.timeout(ms), or a controller's signal. */
+  signal?: AbortSignal;
+  /** A deadline for the whole call in ms, retries included (with signal, whichever ends first). */
+  timeoutMs?: number;
+}
+
+/** An HTTP request of the API, before it is sent to a node. */
+export interface ApiRequest {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  body?: { [key: string]: Json | undefined };
+  query?: { [key: string]: string | string[] | undefined };
+  /** Sent with keepalive, so a page being closed still delivers it (HiLo returns). */
+  keepalive?: boolean;
+}
+
+/** Where a call starts: any node (the one that answered last), the leader if known, or one node. */
+export type Route = "any" | "leader" | { node: number };
+
+/** A node's answer and which node gave it. */
+export interface Answer {
+  body: JsonObject;
+  node: number;
+}
+
+export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface TransportOptions {
+  apiKey?: string;
+  database?: string;
+  attemptTimeoutMs: number;
+  backoff: Backoff;
+  nodesInOrder: boolean;
+  fetch?: FetchFunction;
+}
+
+/** How often the client asks the nodes which gRPC address each has, to follow leader hints. */
+const ADDRESS_PROBE_INTERVAL_MS = 5000;
+
+/** A node's base URL from "host:port" or "http(s)://host:port". */
+export function nodeURL(addr: string): string {
+  const trimmed = addr.trim();
+  if (trimmed === "") throw new TypeError("idnode: a node address is empty; give host:port or http(s)://host:port");
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new TypeError(`idnode: node address ${JSON.stringify(addr)} is not host:port or http(s)://host:port`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
+    throw new TypeError(`idnode: node address ${JSON.stringify(addr)} must be http:// or https:// with no query`);
+  }
+  return url.origin + url.pathname.replace(/\/+$/, "");
+}
+
+/**
+ * The deadline of one call: the caller's signal and timeoutMs joined into one signal that every
+ * attempt and every backoff sleep follows.
+ */
+class Deadline {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly unlink: () => void;
+  timedOut = false;
+
+  constructor(opts: CallOptions | undefined) {
+    const outer = opts?.signal;
+    const onAbort = (): void => this.controller.abort(outer?.reason);
+    if (outer !== undefined) {
+      if (outer.aborted) onAbort();
+      else outer.addEventListener("abort", onAbort, { once: true });
+    }
+    this.unlink = () => outer?.removeEventListener("abort", onAbort);
+    const ms = opts?.timeoutMs;
+    if (ms !== undefined) {
+      if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`idnode: timeoutMs must be a positive number of milliseconds (got ${ms})`);
+      this.timer = setTimeout(() => {
+        this.timedOut = true;
+        this.controller.abort();
+      }, ms);
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** The error of a call whose deadline ended before any node answered. */
+  error(): IdnodeError {
+    const reason: unknown = this.controller.signal.reason;
+    const timeout = this.timedOut || (reason instanceof Error && reason.name === "TimeoutError");
+    return timeout
+      ? errorOf(Code.DEADLINE_EXCEEDED, "idnode: the call's deadline passed before a node answered", { cause: reason })
+      : errorOf(Code.CANCELLED, "idnode: the call was aborted by its signal", { cause: reason });
+  }
+
+  /** Waits ms, or less when the deadline ends first; reports whether the whole wait passed. */
+  sleep(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (this.aborted) return resolve(false);
+      const done = (): void => {
+        clearTimeout(t);
+        this.signal.removeEventListener("abort", done);
+        resolve(!this.aborted);
+      };
+      const t = setTimeout(done, ms);
+      this.signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  dispose(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.unlink();
+  }
+}
+
+/** The HTTP status a gRPC code gets from the gateway, read the other way for answers that are not a Status. */
+function codeOfHttpStatus(status: number): number {
+  switch (status) {
+    case 400:
+      return Code.INVALID_ARGUMENT;
+    case 401:
+      return Code.UNAUTHENTICATED;
+    case 403:
+      return Code.PERMISSION_DENIED;
+    case 404:
+      return Code.NOT_FOUND;
+    case 405:
+    case 501:
+      return Code.UNIMPLEMENTED;
+    case 409:
+      return Code.ALREADY_EXISTS;
+    case 412:
+      return Code.FAILED_PRECONDITION;
+    case 413:
+    case 429:
+      return Code.RESOURCE_EXHAUSTED;
+    case 499:
+      return Code.CANCELLED;
+    case 502:
+    case 503:
+      return Code.UNAVAILABLE;
+    case 504:
+      return Code.DEADLINE_EXCEEDED;
+  }
+  return status >= 500 ? Code.INTERNAL : Code.UNKNOWN;
+}
+
+/** The error of a refusal: the google.rpc.Status the gateway writes, with its ErrorInfo. */
+export function errorOfAnswer(status: number, text: string, node: string): IdnodeError {
+  let parsed: JsonObject | undefined;
+  try {
+    parsed = object(JSON.parse(text) as Json);
+  } catch {
+    parsed = undefined;
+  }
+  const code = parsed !== undefined && typeof parsed.code === "number" ? parsed.code : codeOfHttpStatus(status);
+  const message = parsed !== undefined ? str(parsed, "message") : text.trim();
+  let reason = "";
+  let metadata: Record<string, string> = {};
+  for (const d of parsed !== undefined ? list(parsed, "details") : []) {
+    const detail = object(d);
+    if (str(detail, "@type").endsWith("google.rpc.ErrorInfo")) {
+      reason = str(detail, "reason");
+      const md = object(detail.metadata);
+      metadata = Object.fromEntries(Object.entries(md).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+    }
+  }
+  return errorOf(code, `idnode: ${node}: ${message || `HTTP ${status}`}`, { reason, metadata, httpStatus: status, node });
+}
+
+function retryable(err: IdnodeError): boolean {
+  return err.retryable || err.code === Code.DEADLINE_EXCEEDED;
+}
+
+/**
+ * The client's way to the nodes: failover across them with backoff and jitter, the leader hint,
+ * per-attempt timeouts, credentials and database on every request.
+ */
+export class Transport {
+  readonly nodes: readonly string[];
+  private readonly opts: TransportOptions;
+  private readonly fetchFn: FetchFunction;
+  private readonly headers: Record<string, string>;
+  /** The node that answered last: calls start there. */
+  private preferred: number;
+  /** The node last named as leader, -1 when unknown. */
+  private leader = -1;
+  /** Each node's gRPC address, as its /v1/status says, to find the node a leader hint names. */
+  private readonly grpcAddrs: (string | undefined)[];
+  private probedAt = -Infinity;
+  closed = false;
+
+  constructor(nodes: readonly string[], opts: TransportOptions) {
+    if (nodes.length === 0) throw new TypeError("idnode: give at least one node address");
+    this.nodes = nodes.map(nodeURL);
+    this.opts = opts;
+    const f = opts.fetch ?? globalThis.fetch;
+    if (typeof f !== "function") throw new TypeError("idnode: this runtime has no fetch; pass one in the fetch option");
+    // Called unbound, browsers' fetch throws "Illegal invocation".
+    this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.headers = compact({
+      authorization: opts.apiKey !== undefined ? `Bearer ${opts.apiKey}` : undefined,
+      "idnode-database": opts.database,
+    }) as Record<string, string>;
+    this.grpcAddrs = this.nodes.map(() => undefined);
+    this.preferred = opts.nodesInOrder ? 0 : Math.floor(Math.random() * this.nodes.length);
+  }
+
+  /** Sends req until a node answers it, following route; see Backoff for the retries. */
+  async call(req: ApiRequest, route: Route, opts?: CallOptions): Promise<Answer> {
+    if (this.closed) throw new ClosedError("client");
+    const deadline = new Deadline(opts);
+    try {
+      const n = this.nodes.length;
+      const start = typeof route === "object" ? route.node : route === "leader" && this.leader >= 0 ? this.leader : this.preferred;
+      let last: IdnodeError | undefined;
+      for (let i = 0; ; i++) {
+        if (i > 0 && last !== undefined) {
+          const max = this.opts.backoff.maxAttempts;
+          if (max > 0 && i >= max) throw this.exhausted(last, i);
+          // Back off only once every node failed: a dead node refuses at once and says nothing
+          // about the others.
+          if (i % n === 0 && !(await deadline.sleep(this.delay(i / n)))) throw this.exhausted(last, i, deadline.error());
+        }
+        const idx = (start + i) % n;
+        try {
+          const body = await this.attempt(idx, req, deadline.signal);
+          if (idx !== start) this.preferred = idx;
+          return { body, node: idx };
+        } catch (e) {
+          if (deadline.aborted) throw i > 0 && last !== undefined ? this.exhausted(last, i + 1, deadline.error()) : deadline.error();
+          if (!(e instanceof IdnodeError) || !retryable(e)) throw e;
+          last = e;
+        }
+      }
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /** The wait before round (1-based) of a call's retries. */
+  private delay(round: number): number {
+    const b = this.opts.backoff;
+    const base = Math.min(b.maxMs, b.initialMs * Math.pow(b.multiplier, round - 1));
+    return base * (1 + b.jitter * (2 * Math.random() - 1));
+  }
+
+  private exhausted(last: IdnodeError, attempts: number, stopped?: IdnodeError): IdnodeError {
+    const why = stopped !== undefined ? `; stopped: ${stopped.message}` : "";
+    return errorOf(last.code, `idnode: all nodes failed (${attempts} attempts over ${this.nodes.length} nodes); last error: ${last.message}${why}`, {
+      reason: last.reason,
+      metadata: last.metadata,
+      httpStatus: last.httpStatus,
+      node: last.node,
+      attempts,
+      cause: last,
+    });
+  }
+
+  /** One request to node idx, bounded by the attempt timeout and the call's signal. */
+  private async attempt(idx: number, req: ApiRequest, callSignal: AbortSignal): Promise<JsonObject> {
+    const node = this.nodes[idx] ?? "";
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(callSignal.reason);
+    callSignal.addEventListener("abort", onAbort, { once: true });
+    let timedOut = false;
+    const timeoutMs = this.opts.attemptTimeoutMs;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, timeoutMs)
+        : undefined;
+    try {
+      let resp: Response;
+      let text: string;
+      try {
+        resp = await this.fetchFn(this.url(node, req), this.init(req, controller.signal));
+        text = await resp.text();
+      } catch (e) {
+        if (timedOut) {
+          throw new DeadlineExceededError(Code.DEADLINE_EXCEEDED, `idnode: ${node}: no answer within ${timeoutMs} ms; trying another node`, { node, cause: e });
+        }
+        const message = e instanceof Error ? e.message : String(e);
+        throw errorOf(Code.UNAVAILABLE, `idnode: ${node} unreachable (${message}); is the node up and its address the HTTP one (--http-addr)?`, { node, cause: e });
+      }
+      this.learnLeader(resp.headers.get(LEADER_HEADER));
+      if (!resp.ok) throw errorOfAnswer(resp.status, text, node);
+      try {
+        return object(JSON.parse(text) as Json);
+      } catch (e) {
+        throw errorOf(Code.INTERNAL, `idnode: ${node} answered ${req.method} ${req.path} with a body that is not JSON: ${text.slice(0, 200)}`, {
+          node,
+          httpStatus: resp.status,
+          cause: e,
+        });
+      }
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      callSignal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  private url(node: string, req: ApiRequest): string {
+    let url = node + req.path;
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(req.query ?? {})) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) params.append(k, one);
+    }
+    const q = params.toString();
+    if (q !== "") url += `?${q}`;
+    return url;
+  }
+
+  private init(req: ApiRequest, signal: AbortSignal): RequestInit {
+    const init: RequestInit = { method: req.method, signal, headers: this.headers };
+    if (req.body !== undefined) {
+      init.headers = { ...this.headers, "content-type": "application/json" };
+      init.body = JSON.stringify(compact(req.body));
+    }
+    if (req.keepalive === true) init.keepalive = true;
+    return init;
+  }
+
+  /**
+   * Follows a leader hint (the leader's gRPC address). The nodes were given by their HTTP
+   * addresses, so the client learns each one's gRPC address from its /v1/status, in the
+   * background and at most every few seconds; until then calls go where they would anyway.
+   */
+  private learnLeader(grpcAddr: string | null): void {
+    if (grpcAddr === null || grpcAddr === "") return;
+    const idx = this.grpcAddrs.indexOf(grpcAddr);
+    if (idx >= 0) {
+      this.leader = idx;
+      return;
+    }
+    const now = Date.now();
+    if (now - this.probedAt < ADDRESS_PROBE_INTERVAL_MS || this.closed) return;
+    this.probedAt = now;
+    this.nodes.forEach((_, i) => {
+      if (this.grpcAddrs[i] !== undefined) return;
+      this.attempt(i, { method: "GET", path: "/v1/status" }, new AbortController().signal).then(
+        (status) => {
+          const self = str(status, "self");
+          for (const m of list(status, "nodes")) {
+            const member = object(m);
+            if (str(member, "tag") === self) this.grpcAddrs[i] = str(member, "grpcAddress");
+          }
+          if (this.grpcAddrs[i] === grpcAddr) this.leader = i;
+        },
+        () => undefined, // a node that is down now is asked again at the next unknown hint
+      );
+    });
+  }
+
+  /** The index of the node last named as leader, or -1. */
+  get leaderIndex(): number {
+    return this.leader;
+  }
+}

@@ -1,0 +1,190 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  CancelledError,
+  Client,
+  Code,
+  DeadlineExceededError,
+  InvalidArgumentError,
+  ResourceExhaustedError,
+  UnavailableError,
+} from "../../src/index.js";
+import { FakeNode, Reply, Seen, statusBody } from "../support/fakenode.js";
+
+const fastBackoff = { initialMs: 1, maxMs: 5 };
+
+async function withNodes(handlers: ((req: Seen, n: number) => Reply)[], fn: (nodes: FakeNode[], addrs: string[]) => Promise<void>): Promise<void> {
+  const nodes = handlers.map((h) => new FakeNode(h));
+  try {
+    const addrs = await Promise.all(nodes.map((n) => n.listen()));
+    await fn(nodes, addrs);
+  } finally {
+    await Promise.all(nodes.map((n) => n.close()));
+  }
+}
+
+const identity = (first: number, last: number): Reply => ({ status: 200, body: { first: String(first), last: String(last), skipped: [] } });
+
+test("an identity call keeps one request id across a retry; the next call makes a new one", async () => {
+  await withNodes(
+    [(_, n) => (n === 1 ? { status: 503, body: statusBody(Code.UNAVAILABLE, "leadership lost", "OUTCOME_UNKNOWN") } : identity(n, n))],
+    async ([node], addrs) => {
+      const client = new Client(addrs, { backoff: fastBackoff });
+      const block = await client.nextIdentity("orders");
+      await client.nextIdentity("orders");
+      await client.close();
+      assert.deepEqual(block, { first: 2n, last: 2n, skipped: [] });
+      const ids = node!.seen.map((s) => s.body.requestId);
+      assert.equal(ids.length, 3);
+      assert.equal(typeof ids[0], "string");
+      assert.equal(ids[1], ids[0], "the retry carried another request id");
+      assert.notEqual(ids[2], ids[0], "a new call reused the request id");
+      assert.equal(node!.seen[0]!.path, "/v1/identities/orders:next");
+    },
+  );
+});
+
+test("a caller's request id passes through every attempt, over every node", async () => {
+  const down: Reply = { status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") };
+  await withNodes(
+    [() => down, (_, n) => (n === 1 ? down : { status: 200, body: { ids: ["users/7"] } })],
+    async (nodes, addrs) => {
+      const client = new Client(addrs, { backoff: fastBackoff, nodesInOrder: true });
+      assert.deepEqual(await client.generate("users|", { requestId: "mine-1" }), ["users/7"]);
+      const seen = nodes.flatMap((n) => n.seen.map((s) => s.body.requestId));
+      assert.ok(seen.length >= 3, `expected a second round, saw ${seen.length} attempts`);
+      assert.ok(seen.every((id) => id === "mine-1"), `request ids: ${seen.join(", ")}`);
+    },
+  );
+});
+
+test("NODE_BUSY goes to the next node; a refusal comes back typed with its reason and metadata", async () => {
+  await withNodes(
+    [
+      () => ({ status: 429, body: statusBody(Code.RESOURCE_EXHAUSTED, "busy", "NODE_BUSY") }),
+      (req) =>
+        req.body.id === "bad\\id"
+          ? { status: 400, body: statusBody(Code.INVALID_ARGUMENT, "contains a backslash", "INVALID_INPUT", { field: "id" }) }
+          : { status: 200, body: { ids: ["users/0000000000000000001-B"] } },
+    ],
+    async ([busy, ok], addrs) => {
+      const client = new Client(addrs, { backoff: fastBackoff, nodesInOrder: true });
+      assert.deepEqual(await client.generate("users/"), ["users/0000000000000000001-B"]);
+      assert.equal(busy!.seen.length, 1);
+      // The client now starts at the node that answered; a refusal there is final.
+      const err = await client.generate("bad\\id").then(
+        () => assert.fail("a refused call resolved"),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof InvalidArgumentError, String(err));
+      assert.equal(err.codeName, "INVALID_ARGUMENT");
+      assert.equal(err.reason, "INVALID_INPUT");
+      assert.deepEqual(err.metadata, { field: "id" });
+      assert.equal(err.httpStatus, 400);
+      assert.equal(ok!.seen.length, 2);
+      assert.equal(busy!.seen.length, 1, "a final refusal was retried");
+      await client.close();
+    },
+  );
+});
+
+test("NODE_BUSY on every node: the call ends with maxAttempts, as ResourceExhaustedError", async () => {
+  await withNodes([() => ({ status: 429, body: statusBody(Code.RESOURCE_EXHAUSTED, "busy", "NODE_BUSY") })], async ([node], addrs) => {
+    const client = new Client(addrs, { backoff: { ...fastBackoff, maxAttempts: 4 } });
+    const err = await client.generate("users/").catch((e: unknown) => e);
+    assert.ok(err instanceof ResourceExhaustedError, String(err));
+    assert.equal(err.reason, "NODE_BUSY");
+    assert.equal(err.attempts, 4);
+    assert.equal(node!.seen.length, 4);
+  });
+});
+
+test("a node that hangs costs one attempt timeout, then the next node answers", async () => {
+  await withNodes([() => "hang", () => ({ status: 200, body: { ids: ["x"] } })], async ([, ok], addrs) => {
+    const client = new Client(addrs, { attemptTimeoutMs: 100, nodesInOrder: true });
+    assert.deepEqual(await client.generate("x"), ["x"]);
+    assert.equal(ok!.seen.length, 1);
+  });
+});
+
+test("the caller's deadline ends a call: DEADLINE_EXCEEDED, or the last node error after retries", async () => {
+  await withNodes([() => "hang"], async (_, addrs) => {
+    const client = new Client(addrs);
+    const err = await client.generate("x", { timeoutMs: 150 }).catch((e: unknown) => e);
+    assert.ok(err instanceof DeadlineExceededError, String(err));
+    const ac = new AbortController();
+    const call = client.generate("x", { signal: ac.signal });
+    ac.abort();
+    await assert.rejects(call, CancelledError);
+  });
+  await withNodes([() => ({ status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") })], async (_, addrs) => {
+    const client = new Client(addrs);
+    const err = await client.nextIdentity("orders", { timeoutMs: 300 }).catch((e: unknown) => e);
+    assert.ok(err instanceof UnavailableError, String(err));
+    assert.equal(err.reason, "NO_QUORUM");
+    assert.ok(err.attempts > 1, `attempts ${err.attempts}`);
+    assert.match(err.message, /stopped: .*deadline/);
+  });
+});
+
+test("an unreachable node is UNAVAILABLE and the next one is tried", async () => {
+  await withNodes([() => ({ status: 200, body: { ids: ["x"] } })], async ([ok], addrs) => {
+    const dead = new FakeNode(() => "hang");
+    const deadAddr = await dead.listen();
+    await dead.close(); // its port now refuses connections
+    const client = new Client([deadAddr, ...addrs], { nodesInOrder: true });
+    assert.deepEqual(await client.generate("x"), ["x"]);
+    assert.equal(ok!.seen.length, 1);
+  });
+});
+
+test("the leader hint sends identity calls to the node that leads", async () => {
+  const leaderGrpc = "127.0.0.1:1";
+  const status = (self: string, grpcAddress: string): Reply => ({ status: 200, body: { self, nodes: [{ tag: self, grpcAddress }] } });
+  const hint = { "grpc-metadata-idnode-leader": leaderGrpc };
+  await withNodes(
+    [
+      (req) => (req.path.startsWith("/v1/status") ? status("A", "127.0.0.1:2") : { status: 200, body: { first: "1", last: "1" }, headers: hint }),
+      (req) => (req.path.startsWith("/v1/status") ? status("B", leaderGrpc) : { status: 200, body: { first: "1", last: "1" }, headers: hint }),
+    ],
+    async ([follower, leader], addrs) => {
+      const client = new Client(addrs, { nodesInOrder: true });
+      // The first answers name the leader by its gRPC address; the client asks the nodes
+      // theirs in the background and from then on starts identity calls at the leader.
+      let calls = 0;
+      while (leader!.seen.filter((s) => s.path.endsWith(":next")).length === 0 && calls < 200) {
+        await client.nextIdentity("orders");
+        calls++;
+      }
+      const before = follower!.seen.filter((s) => s.path.endsWith(":next")).length;
+      for (let i = 0; i < 5; i++) await client.nextIdentity("orders");
+      assert.equal(follower!.seen.filter((s) => s.path.endsWith(":next")).length, before, "calls went on to the follower");
+      assert.ok(calls < 200, "the client never followed the hint");
+      await client.close();
+    },
+  );
+});
+
+test("credentials and database travel as headers; int64 values as strings; unsafe numbers are refused", async () => {
+  await withNodes([() => ({ status: 200, body: { value: "9007199254740993" } })], async ([node], addrs) => {
+    const client = new Client(addrs, { apiKey: "idk_1_secret", database: "shop" });
+    assert.equal(await client.seedIdentity("orders", 9007199254740993n), 9007199254740993n);
+    const seen = node!.seen[0]!;
+    assert.equal(seen.headers.authorization, "Bearer idk_1_secret");
+    assert.equal(seen.headers["idnode-database"], "shop");
+    assert.equal(seen.body.value, "9007199254740993");
+    await assert.rejects(client.seedIdentity("orders", 2 ** 60), InvalidArgumentError);
+    await assert.rejects(client.seedIdentity("orders", -1n), InvalidArgumentError);
+    await assert.rejects(client.nextIdentity("orders", { count: 1.5 }), InvalidArgumentError);
+    assert.equal(node!.seen.length, 1, "a refused value reached the node");
+  });
+});
+
+test("options out of range are refused when the client is made", () => {
+  assert.throws(() => new Client([]), TypeError);
+  assert.throws(() => new Client(["ftp://x:1"]), TypeError);
+  assert.throws(() => new Client(["127.0.0.1:1"], { attemptTimeoutMs: -1 }), RangeError);
+  assert.throws(() => new Client(["127.0.0.1:1"], { backoff: { jitter: 2 } }), RangeError);
+  assert.throws(() => new Client(["127.0.0.1:1"], { backoff: { maxAttempts: 1.5 } }), RangeError);
+  assert.throws(() => new Client(["127.0.0.1:1"], { separator: "|" }), InvalidArgumentError);
+});
