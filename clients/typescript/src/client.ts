@@ -113,7 +113,12 @@ function enumKey<K extends string>(table: Record<K, string>, value: Json | undef
   return dflt;
 }
 
-function seg(s: string): string {
+/**
+ * A path parameter, escaped. An empty one would leave the route's path (the gateway answers 404),
+ * so it is refused here with what the node says of an empty name.
+ */
+function seg(what: string, s: string): string {
+  if (s === "") throw invalidInput(`${what} is empty`);
   return encodeURIComponent(s);
 }
 
@@ -225,13 +230,13 @@ export class Client implements RangeSource, WorkerLeaser {
   /** The next count (default 1) values of the identity name, consecutive, from the leader. */
   async nextIdentity(name: string, opts: CallOptions & { count?: number; requestId?: string } = {}): Promise<IdentityBlock> {
     const body = { count: count("count", opts.count), requestId: opts.requestId ?? newRequestId() };
-    return identityBlock(await this.call({ method: "POST", path: `/v1/identities/${seg(name)}:next`, body }, "leader", opts));
+    return identityBlock(await this.call({ method: "POST", path: `/v1/identities/${seg("identity name", name)}:next`, body }, "leader", opts));
   }
 
   /** Raises the identity to value (never lowers it unless force); returns the stored value. */
   async seedIdentity(name: string, value: bigint | number, opts: CallOptions & { force?: boolean } = {}): Promise<bigint> {
     const body = { value: int64("value", value, 0n), force: opts.force };
-    return big(await this.call({ method: "POST", path: `/v1/identities/${seg(name)}:seed`, body }, "leader", opts), "value");
+    return big(await this.call({ method: "POST", path: `/v1/identities/${seg("identity name", name)}:seed`, body }, "leader", opts), "value");
   }
 
   /** One page of identities whose names start with prefix; see identities() for all of them. */
@@ -283,7 +288,7 @@ export class Client implements RangeSource, WorkerLeaser {
       separator: req.separator,
       requestId: req.requestId ?? newRequestId("hilo-"),
     };
-    const answer = await this.transport.call({ method: "POST", path: `/v1/hilo/${seg(tag)}:next`, body }, "leader", opts);
+    const answer = await this.transport.call({ method: "POST", path: `/v1/hilo/${seg("hilo tag", tag)}:next`, body }, "leader", opts);
     const r = answer.body;
     const range: HiLoRange = {
       prefix: str(r, "prefix"),
@@ -316,14 +321,14 @@ export class Client implements RangeSource, WorkerLeaser {
     const body = { end: int64("end", ret.end, 0n), last: int64("last", ret.last, 0n), grantId: ret.grantId };
     const granter = this.grants.get(ret.grantId);
     const route: Route = granter !== undefined ? { node: granter } : "leader";
-    const r = await this.call({ method: "POST", path: `/v1/hilo/${seg(tag)}:return`, body, keepalive: opts.keepalive }, route, opts);
+    const r = await this.call({ method: "POST", path: `/v1/hilo/${seg("hilo tag", tag)}:return`, body, keepalive: opts.keepalive }, route, opts);
     return bool(r, "returned");
   }
 
   /** Raises tag's HiLo maximum to max (never lowers it); returns the maximum now. */
   async seedHiLo(tag: string, max: bigint | number, opts: CallOptions = {}): Promise<bigint> {
     const body = { max: int64("max", max, 0n) };
-    return big(await this.call({ method: "POST", path: `/v1/hilo/${seg(tag)}:seed`, body }, "leader", opts), "max");
+    return big(await this.call({ method: "POST", path: `/v1/hilo/${seg("hilo tag", tag)}:seed`, body }, "leader", opts), "max");
   }
 
   /** The HiLo generator of tag, made on first use and shared by every caller of this client. */
@@ -380,7 +385,7 @@ export class Client implements RangeSource, WorkerLeaser {
   ): Promise<SeriesEntry> {
     const fields = Object.entries(opts.fields ?? {}).map(([key, value]) => ({ key, value }));
     const body = { requestId: opts.requestId ?? newRequestId(), documentHash: opts.documentHash, fields, actor: opts.actor };
-    return seriesEntry(object((await this.call({ method: "POST", path: `/v1/series/${seg(series)}:issue`, body }, "leader", opts)).entry));
+    return seriesEntry(object((await this.call({ method: "POST", path: `/v1/series/${seg("series name", series)}:issue`, body }, "leader", opts)).entry));
   }
 
   /** Voids an issued number: a void is an entry of its own; the number is never reused. */
@@ -390,12 +395,12 @@ export class Client implements RangeSource, WorkerLeaser {
     opts: CallOptions & { period?: string; reason?: string; correcting?: string; requestId?: string; actor?: string } = {},
   ): Promise<SeriesEntry> {
     const body = { number: int64("number", number, 1n), period: opts.period, reason: opts.reason, correcting: opts.correcting, requestId: opts.requestId ?? newRequestId(), actor: opts.actor };
-    return seriesEntry(object((await this.call({ method: "POST", path: `/v1/series/${seg(series)}:void`, body }, "leader", opts)).entry));
+    return seriesEntry(object((await this.call({ method: "POST", path: `/v1/series/${seg("series name", series)}:void`, body }, "leader", opts)).entry));
   }
 
   /** Walks the series' hash chain. */
   async verifySeries(series: string, opts: CallOptions = {}): Promise<SeriesVerification> {
-    const r = await this.call({ method: "GET", path: `/v1/series/${seg(series)}:verify` }, "leader", opts);
+    const r = await this.call({ method: "GET", path: `/v1/series/${seg("series name", series)}:verify` }, "leader", opts);
     return { ok: bool(r, "ok"), entries: big(r, "entries"), issued: big(r, "issued"), voided: big(r, "voided"), breakSeq: big(r, "breakSeq"), breakReason: str(r, "breakReason") };
   }
 
