@@ -224,3 +224,19 @@ func TestHostGuard(t *testing.T) {
 		}
 	}
 }
+
+// A page of an allowed origin can read the leader hint: a browser hides every response header
+// CORS does not expose, and without the hint a client in a page sends every Raft call through
+// a follower's extra hop.
+func TestAllowedOriginReadsTheLeaderHint(t *testing.T) {
+	next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	h := newOrigins([]string{"http://app.example"}).guard(nil, next)
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:7080/v1/ids", nil)
+	req.Header.Set("Origin", "http://app.example")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	exposed := strings.ToLower(rec.Header().Get("Access-Control-Expose-Headers"))
+	if rec.Code != http.StatusOK || !strings.Contains(exposed, "grpc-metadata-idnode-leader") {
+		t.Fatalf("POST from an allowed origin = %d, Access-Control-Expose-Headers %q; want the leader hint exposed", rec.Code, exposed)
+	}
+}

@@ -8,11 +8,19 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // corsHeaders are the request headers a page of an allowed origin may send.
 const corsHeaders = "Authorization, Content-Type, Idnode-Database"
+
+// exposedHeaders are the response headers a page of an allowed origin may read: the leader
+// hint, as the gateway passes that metadata on, so a client in a page sends Raft calls to the
+// leader rather than through a follower.
+var exposedHeaders = runtime.MetadataHeaderPrefix + idnodev1.LeaderHeader
 
 // origins guards the node against web pages: a request with an Origin header (every request a
 // browser sends on a page's behalf that could change something) is refused (403) unless the
@@ -78,6 +86,7 @@ func (o origins) guard(routes routeTable, next http.Handler) http.Handler {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
+		w.Header().Set("Access-Control-Expose-Headers", exposedHeaders)
 		next.ServeHTTP(w, r)
 	})
 }
