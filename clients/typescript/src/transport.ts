@@ -317,7 +317,7 @@ export class Transport {
           throw new DeadlineExceededError(Code.DEADLINE_EXCEEDED, `idnode: ${node}: no answer within ${timeoutMs} ms; trying another node`, { node, cause: e });
         }
         const message = e instanceof Error ? e.message : String(e);
-        throw errorOf(Code.UNAVAILABLE, `idnode: ${node} unreachable (${message}); is the node up and its address the HTTP one (--http-addr)?`, { node, cause: e });
+        throw errorOf(Code.UNAVAILABLE, `idnode: ${node} unreachable (${message}); is the node up, is this its HTTP address (--http-addr), and in a browser, is the page's origin in its --http-allowed-origins?`, { node, cause: e });
       }
       this.learnLeader(resp.headers.get(LEADER_HEADER));
       if (!resp.ok) throw errorOfAnswer(resp.status, text, node);

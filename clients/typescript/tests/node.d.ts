@@ -29,6 +29,7 @@ declare module "node:assert/strict" {
   function notEqual(actual: unknown, expected: unknown, message?: string): void;
   function deepEqual(actual: unknown, expected: unknown, message?: string): void;
   function match(value: string, re: RegExp, message?: string): void;
+  function doesNotMatch(value: string, re: RegExp, message?: string): void;
   function fail(message?: string): never;
   function rejects(p: Promise<unknown> | (() => Promise<unknown>), expected?: unknown, message?: string): Promise<void>;
   function throws(fn: () => unknown, expected?: unknown, message?: string): void;
@@ -38,6 +39,7 @@ declare module "node:assert/strict" {
     notEqual: typeof notEqual;
     deepEqual: typeof deepEqual;
     match: typeof match;
+    doesNotMatch: typeof doesNotMatch;
     fail: typeof fail;
     rejects: typeof rejects;
     throws: typeof throws;

@@ -1,0 +1,124 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, Server } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { IdCluster, httpAddrs } from "./support/cluster.js";
+
+// A page in headless Chromium uses the client from another origin than the nodes': the page of
+// an origin the operator allowed (--http-allowed-origins) gets IDs from a 3-node cluster, the
+// same page from any other origin gets nothing. The page writes its outcome into the DOM, which
+// `chromium --dump-dom` prints.
+
+/** The compiled client, as the page imports it. */
+const clientDir = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
+
+function browser(): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    for (const name of ["chromium", "chromium-browser", "google-chrome"]) {
+      if (existsSync(join(dir, name))) return join(dir, name);
+    }
+  }
+  return undefined;
+}
+
+function page(nodes: string[]): string {
+  return `<!doctype html><html><body><pre id="out">pending</pre><script type="module">
+import { Client } from "/idnode/index.js";
+const out = document.getElementById("out");
+const client = new Client(${JSON.stringify(nodes)}, { attemptTimeoutMs: 2000, backoff: { maxAttempts: 4 } });
+try {
+  const ids = await client.generate("users|", { count: 2, timeoutMs: 8000 });
+  const hilo = await client.nextId("orders");
+  await client.close({ timeoutMs: 5000 });
+  out.textContent = "OK " + JSON.stringify([...ids, hilo]);
+} catch (e) {
+  out.textContent = "ERR " + e.name + " " + e.codeName + " " + e.message;
+}
+</script></body></html>`;
+}
+
+/** A web server of the page (made when asked for) and the client's modules, on its own origin. */
+async function serve(html: () => string): Promise<{ server: Server; origin: string }> {
+  const server = createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (url === "/") {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(html());
+      return;
+    }
+    const file = /^\/idnode\/([a-z]+\.js)$/.exec(url);
+    if (file === null || !existsSync(join(clientDir, file[1]!))) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/javascript" });
+    res.end(readFileSync(join(clientDir, file[1]!), "utf8"));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, origin: `http://127.0.0.1:${server.address().port}` };
+}
+
+/** The page's DOM once its script is done, as headless Chromium prints it. */
+function dumpDom(chromium: string, url: string): Promise<string> {
+  const profile = mkdtempSync(join(tmpdir(), "idnode-ts-chromium-"));
+  return new Promise<string>((resolve, reject) => {
+    // As root in a container Chromium's sandbox cannot start; the page is the test's own.
+    const proc = spawn(
+      chromium,
+      ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", `--user-data-dir=${profile}`, "--virtual-time-budget=20000", "--dump-dom", url],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    proc.stdout?.setEncoding("utf8");
+    proc.stdout?.on("data", (c) => (out += String(c)));
+    proc.stderr?.setEncoding("utf8");
+    proc.stderr?.on("data", (c) => (err += String(c)));
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
+    proc.on("exit", (code) => {
+      clearTimeout(timer);
+      rmSync(profile, { recursive: true, force: true });
+      if (code === 0) resolve(out);
+      else reject(new Error(`chromium exited ${code}: ${err.slice(-2000)}`));
+    });
+  });
+}
+
+function outcome(dom: string): string {
+  const m = /<pre id="out">([\s\S]*?)<\/pre>/.exec(dom);
+  return m?.[1] ?? `no outcome in the page: ${dom.slice(0, 500)}`;
+}
+
+const chromium = browser();
+
+test(
+  "a page of an allowed origin gets IDs from three nodes; the same page from another origin gets nothing",
+  { skip: chromium === undefined ? "no chromium on PATH (apt-get install chromium)" : false, timeout: 180_000 },
+  async (t) => {
+    let nodes: string[] = [];
+    const pages = await Promise.all([serve(() => page(nodes)), serve(() => page(nodes))]);
+    const [allowed, other] = pages as [{ server: Server; origin: string }, { server: Server; origin: string }];
+    const cluster = new IdCluster();
+    try {
+      const info = await cluster.start({ nodes: 3, httpAllowedOrigins: [allowed.origin] });
+      nodes = httpAddrs(info).map((a) => `http://${a}`);
+      // The refused page goes first: had any call of it got through, the allowed page's
+      // identities would not start at 1.
+      const refused = outcome(await dumpDom(chromium as string, `${other.origin}/`));
+      t.diagnostic(`refused page: ${refused}`);
+      assert.match(refused, /^ERR UnavailableError UNAVAILABLE /, refused);
+      assert.doesNotMatch(refused, /users\/\d/);
+      const got = outcome(await dumpDom(chromium as string, `${allowed.origin}/`));
+      t.diagnostic(`allowed page: ${got}`);
+      assert.match(got, /^OK \["users\/1","users\/2","orders\/1-[ABC]"\]$/, got);
+    } finally {
+      for (const p of pages) p.server.close();
+      await cluster.close();
+    }
+  },
+);

@@ -1,0 +1,40 @@
+// Package typescript_test runs the TypeScript client's tests (clients/typescript) under go test:
+// its strict type check, its unit tests, the conformance runner, the chaos test and the browser
+// test, all against real nodes that idcluster starts.
+package typescript_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/idnode/idnode/test/conformance/conformancetest"
+)
+
+// nodeMajor is the major version of the node on PATH, 0 when there is none.
+func nodeMajor() int {
+	out, err := exec.Command("node", "--version").Output()
+	if err != nil {
+		return 0
+	}
+	m := regexp.MustCompile(`^v(\d+)\.`).FindSubmatch(out)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}
+
+func TestTypeScriptClient(t *testing.T) {
+	_, tscErr := exec.LookPath("tsc")
+	conformancetest.Need(t, "tsc (apt-get install node-typescript)", tscErr == nil)
+	conformancetest.Need(t, "Node.js 20 or later (apt-get install nodejs)", nodeMajor() >= 20)
+	_, chromiumErr := exec.LookPath("chromium")
+	conformancetest.Need(t, "chromium for the browser test (apt-get install chromium)", chromiumErr == nil)
+	dir := filepath.Join(conformancetest.RepoRoot(t), "clients", "typescript")
+	env := conformancetest.Env(t)
+	conformancetest.Run(t, dir, env, "tsc", "-p", "tsconfig.test.json")
+	conformancetest.Run(t, dir, env, "node", "--test", "--test-concurrency=1", "build/tests/")
+}
