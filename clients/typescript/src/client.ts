@@ -1,7 +1,7 @@
 import { ClosedError, invalidInput } from "./errors.js";
 import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, NextHiLoRequest, RangeSource, ReturnOptions, checkSeparator, newRequestId } from "./hilo.js";
-import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings } from "./json.js";
-import { NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
+import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
+import { MAX_LEASE_MS, MIN_LEASE_MS, NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
 import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, FetchFunction, Route, Transport } from "./transport.js";
 
 export interface ClientOptions {
@@ -146,6 +146,9 @@ function seriesEntry(e: JsonObject): SeriesEntry {
 function workerLease(o: JsonObject): WorkerLease {
   return { worker: num(o, "worker"), epoch: big(o, "epoch"), minMs: big(o, "minMs"), maxMs: big(o, "maxMs"), expiresAtMs: big(o, "expiresAtMs") };
 }
+
+/** The largest worker id of any layout. */
+const MAX_WORKER = 2 ** 31 - 1;
 
 /** How many HiLo grants the client remembers the granting node of. */
 const MAX_GRANTS = 1024;
@@ -404,18 +407,22 @@ export class Client implements RangeSource, WorkerLeaser {
     return { ok: bool(r, "ok"), entries: big(r, "entries"), issued: big(r, "issued"), voided: big(r, "voided"), breakSeq: big(r, "breakSeq"), breakReason: str(r, "breakReason") };
   }
 
+  /** Leases a worker id of the database for leaseMs (1 s to 1 h) under a layout of workerBits (1..62). */
   async acquireWorker(holder: string, workerBits: number, leaseMs: number, opts: CallOptions = {}): Promise<WorkerLease> {
-    const body = { holder, workerBits, leaseMs: String(leaseMs), requestId: newRequestId() };
+    const body = { holder, workerBits: whole("workerBits", workerBits, 1, 62), leaseMs: String(whole("leaseMs", leaseMs, MIN_LEASE_MS, MAX_LEASE_MS)), requestId: newRequestId() };
     return workerLease(await this.call({ method: "POST", path: "/v1/workers:acquire", body }, "leader", opts));
   }
 
+  /** Extends the lease of worker (under epoch, which fences out a holder that lost it) by leaseMs. */
   async renewWorker(worker: number, epoch: bigint, leaseMs: number, opts: CallOptions = {}): Promise<WorkerLease> {
-    const body = { epoch: epoch.toString(), leaseMs: String(leaseMs) };
-    return workerLease(await this.call({ method: "POST", path: `/v1/workers/${worker}:renew`, body }, "leader", opts));
+    const body = { epoch: int64("epoch", epoch, 0n), leaseMs: String(whole("leaseMs", leaseMs, MIN_LEASE_MS, MAX_LEASE_MS)) };
+    return workerLease(await this.call({ method: "POST", path: `/v1/workers/${whole("worker", worker, 0, MAX_WORKER)}:renew`, body }, "leader", opts));
   }
 
+  /** Gives worker back before its lease ends. */
   async releaseWorker(worker: number, epoch: bigint, opts: CallOptions = {}): Promise<void> {
-    await this.call({ method: "POST", path: `/v1/workers/${worker}:release`, body: { epoch: epoch.toString() } }, "leader", opts);
+    const body = { epoch: int64("epoch", epoch, 0n) };
+    await this.call({ method: "POST", path: `/v1/workers/${whole("worker", worker, 0, MAX_WORKER)}:release`, body }, "leader", opts);
   }
 
   /**

@@ -66,13 +66,17 @@ export function int64(field: string, v: bigint | number, min: bigint = INT64_MIN
   return b.toString();
 }
 
+/** A caller's whole number that must lie in min..max, refused before any call otherwise. */
+export function whole(field: string, v: number, min: number, max: number): number {
+  if (!Number.isSafeInteger(v) || v < min || v > max) {
+    throw invalidInput(`${field} must be an integer from ${min} to ${max} (got ${v})`);
+  }
+  return v;
+}
+
 /** A caller's count: 0 (the node's default of 1) up to 2^31−1; the node applies its own maximum. */
 export function count(field: string, v: number | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  if (!Number.isSafeInteger(v) || v < 0 || v > 0x7fffffff) {
-    throw invalidInput(`${field} must be an integer from 0 to 2147483647 (got ${v})`);
-  }
-  return String(v);
+  return v === undefined ? undefined : String(whole(field, v, 0, 0x7fffffff));
 }
 
 /** Drops the undefined members, so a body carries only what the caller gave. */

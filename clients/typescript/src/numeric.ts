@@ -55,6 +55,10 @@ export class NumericError extends IdnodeError {
   }
 }
 
+/** A worker lease's bounds, as the node takes them. */
+export const MIN_LEASE_MS = 1000;
+export const MAX_LEASE_MS = 3_600_000;
+
 /** How far ahead of the clock a burst may borrow ticks before minting waits for time. */
 const MAX_BORROW_MS = 1000;
 
@@ -116,7 +120,7 @@ export class NumericGenerator {
     const layout = opts.layout ?? DEFAULT_LAYOUT;
     checkLayout(layout);
     const leaseMs = opts.leaseMs ?? 30_000;
-    if (!Number.isInteger(leaseMs) || leaseMs < 1000 || leaseMs > 3_600_000) throw new RangeError(`idnode: leaseMs must be 1000..3600000 (got ${leaseMs})`);
+    if (!Number.isInteger(leaseMs) || leaseMs < MIN_LEASE_MS || leaseMs > MAX_LEASE_MS) throw new RangeError(`idnode: leaseMs must be ${MIN_LEASE_MS}..${MAX_LEASE_MS} (got ${leaseMs})`);
     const marginMs = opts.marginMs ?? leaseMs / 10;
     if (!(marginMs >= 0 && marginMs < leaseMs / 2)) throw new RangeError(`idnode: marginMs must be at least 0 and below half the lease (got ${marginMs})`);
     const holder = opts.holder ?? "typescript-client";

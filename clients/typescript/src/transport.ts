@@ -388,9 +388,4 @@ export class Transport {
       );
     });
   }
-
-  /** The index of the node last named as leader, or -1. */
-  get leaderIndex(): number {
-    return this.leader;
-  }
 }
