@@ -103,14 +103,16 @@ func TestParseOrigins(t *testing.T) {
 }
 
 // A browser loads the console's module scripts with the page's own Origin: the console's
-// files answer it even for a host name, which the API refuses unless told to allow it.
+// files answer it even for a host name, which the API refuses unless told to allow it. The
+// host is one the node is reached by (--http-allowed-hosts): any other Host is refused on
+// every route before the origin is looked at (TestHostGuard).
 func TestConsoleFilesAreOutsideTheOriginGuard(t *testing.T) {
 	conn, err := grpc.NewClient("passthrough:///unused", grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	h, err := newHandler(t.Context(), conn, newCallers(), Options{})
+	h, err := newHandler(t.Context(), conn, newCallers(), Options{AllowedHosts: []string{"node1.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}
