@@ -19,10 +19,10 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// previousRelease is the commit the upgrade test builds as the release before this tree: main
-// as it was before cluster versions (issue 44), a build that knows none of them. Move it to
-// the commit of the newest release once releases are tagged.
-const previousRelease = "99ce8de326789848182dad4b55715e6405bfd3ab"
+// previousRelease is the commit the upgrade test builds as the release before this tree: the
+// main that users ran before cluster versions (issue 44), a build that knows none of them.
+// Move it to the commit of the newest release once releases are tagged.
+const previousRelease = "5f6224504073c2067e36f5aa10ea9ae159cace8b"
 
 // previousVersion is the version string the previous release is built with.
 const previousVersion = "v0.0.0-previous"
