@@ -4,6 +4,8 @@
 package typescript_test
 
 import (
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -35,6 +37,41 @@ func TestTypeScriptClient(t *testing.T) {
 	conformancetest.Need(t, "chromium for the browser test (apt-get install chromium)", chromiumErr == nil)
 	dir := filepath.Join(conformancetest.RepoRoot(t), "clients", "typescript")
 	env := conformancetest.Env(t)
+	conformancetest.Run(t, dir, env, "tsc", "-p", ".") // the package as published: dist/, with its .d.ts
+	checkNoAny(t, filepath.Join(dir, "dist"))
 	conformancetest.Run(t, dir, env, "tsc", "-p", "tsconfig.test.json")
 	conformancetest.Run(t, dir, env, "node", "--test", "--test-concurrency=1", "build/tests/")
+}
+
+var (
+	prose   = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*|"[^"\n]*"|'[^'\n]*'`) // comments and string literals
+	anyType = regexp.MustCompile(`\bany\b`)
+)
+
+// checkNoAny fails when a declaration the package publishes names the type any: its public API
+// is typed throughout (issue 40). Comments may say "any" in prose, and a string literal type
+// may be "any".
+func checkNoAny(t *testing.T, dist string) {
+	t.Helper()
+	found := 0
+	err := filepath.WalkDir(dist, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".ts" {
+			return err
+		}
+		found++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if loc := anyType.FindIndex(prose.ReplaceAll(b, nil)); loc != nil {
+			t.Errorf("%s declares the type any: the public API must name its types", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 {
+		t.Fatalf("no declarations (.d.ts) in %s: tsc -p . should write them", dist)
+	}
 }
