@@ -195,8 +195,8 @@ func seriesOf(n *node) idnodev1.SeriesServiceClient   { return n.series }
 type unaryRPC[Svc, Req, Resp any] func(Svc, context.Context, Req, ...grpc.CallOption) (Resp, error)
 
 // unaryCall makes rpc with req through via (c.call: any node; c.callLeader: the leader
-// first; their Repeatable forms for calls safe to repeat), on each node it tries through that node's client of the service (svc), and returns
-// the answer of the attempt that succeeded.
+// first; their Repeatable forms for calls safe to repeat), on each node it tries through that
+// node's client of the service (svc), and returns the answer of the attempt that succeeded.
 func unaryCall[Svc, Req, Resp any](ctx context.Context, via func(context.Context, func(context.Context, *node) error) error,
 	svc func(*node) Svc, rpc unaryRPC[Svc, Req, Resp], req Req) (Resp, error) {
 	var resp Resp

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -219,7 +220,7 @@ var goOps = map[string]func(context.Context, *goRun, *goClient, *args) (any, err
 		if req.RequestId == "" {
 			req.RequestId = uuid.NewString()
 		}
-		for _, k := range sortedKeys(fields) {
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
 			req.Fields = append(req.Fields, &idnodev1.SeriesField{Key: k, Value: fields[k]})
 		}
 		e, err := gc.c.Issue(ctx, req)
@@ -406,13 +407,4 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

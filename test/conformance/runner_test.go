@@ -101,7 +101,7 @@ func (r *goRun) step(s step) error {
 		if err != nil {
 			return err
 		}
-		return r.keep(s.Save, answer)
+		return r.saved.keep(s.Save, answer)
 	}
 	argVal, err := r.saved.resolve(orEmpty(s.Args))
 	if err != nil {
@@ -137,12 +137,10 @@ func (r *goRun) step(s step) error {
 		return err
 	}
 	if err == nil {
-		return r.keep(s.Save, result)
+		return r.saved.keep(s.Save, result)
 	}
 	return nil
 }
-
-func (r *goRun) keep(name string, v any) error { return r.saved.keep(name, v) }
 
 // keep saves v as name (nothing when name is empty), in the JSON shape matchers see.
 func (s saved) keep(name string, v any) error {
