@@ -28,13 +28,13 @@ type Shape struct {
 
 // ExplainID tells which strategy minted id by its shape, with the separator sep:
 // "users/0000000000000000001-A" server-side, "orders/12-A" HiLo, "users/1" identity (or a HiLo
-// ID printed without its node tag), a UUID GUID, anything else semantic. An empty id, or one that
-// is no valid UTF-8, is invalid.
+// ID printed without its node tag), a UUID GUID, anything else semantic. An empty id, or one no
+// ID can be (not UTF-8, too long, a backslash, a control or invisible character), is invalid.
 func ExplainID(id string, sep rune) (Shape, error) {
 	if id == "" {
 		return Shape{}, invalid("an empty ID has no shape", id)
 	}
-	if err := ValidateUTF8("id", id); err != nil {
+	if err := checkText("id", id, MaxLength); err != nil {
 		return Shape{}, err
 	}
 	if len(id) == 36 {

@@ -39,6 +39,17 @@ func TestExplainID(t *testing.T) {
 	}
 }
 
+// Explain reads the text of an ID that was, or could have been, handed out; a string no ID can
+// contain (a backslash, a control or invisible format character) is a caller's mistake, not a
+// semantic ID, and saying "semantic" would tell them it could be one.
+func TestExplainIDRefusesWhatNoIDContains(t *testing.T) {
+	for _, id := range []string{`a\b`, "users/\x00", "users/s\u200bam", "\ufeffusers/1", "\xff/1"} {
+		if sh, err := ExplainID(id, DefaultSeparator); err == nil {
+			t.Errorf("ExplainID(%q) = %+v; want an error", id, sh)
+		}
+	}
+}
+
 func FuzzExplainID(f *testing.F) {
 	for _, s := range []string{"users/0000000000000000001-A", "orders/12-A", "users/1", "x", "", "a/-", "a/0-", "\xff/1",
 		"0190b6a3-8a6b-7c1e-9b2a-3c4d5e6f7a8b", "a/18446744073709551616-A", "a/9223372036854775808"} {
@@ -49,6 +60,9 @@ func FuzzExplainID(f *testing.F) {
 		sh, err := ExplainID(id, sep)
 		if err != nil {
 			return
+		}
+		if checkText("id", id, MaxLength) != nil {
+			t.Fatalf("ExplainID(%q) = %+v; no ID can contain it", id, sh)
 		}
 		switch sh.Kind {
 		case ServerSide, HiLo:

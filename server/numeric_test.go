@@ -259,8 +259,10 @@ func TestExplainOnACutOffNode(t *testing.T) {
 			t.Errorf("Explain(%q) says nothing of the database", id)
 		}
 	}
-	if _, err := ids.Explain(ctx, &idnodev1.ExplainRequest{}); status.Code(err) != codes.InvalidArgument {
-		t.Errorf("Explain(\"\") = %v; want INVALID_ARGUMENT", err)
+	for _, id := range []string{"", `a\b`} {
+		if _, err := ids.Explain(ctx, &idnodev1.ExplainRequest{Id: id}); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("Explain(%q) = %v; want INVALID_ARGUMENT", id, err)
+		}
 	}
 }
 
