@@ -213,6 +213,32 @@ def test_asyncio_callers_fold_the_same_way() -> None:
     asyncio.run(main())
 
 
+def test_a_queued_asyncio_caller_leaves_at_its_deadline_and_a_cancelled_one_at_once() -> None:
+    async def main() -> None:
+        gates: List["asyncio.Future[IdentityBlock]"] = []
+
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+            gates.append(asyncio.get_running_loop().create_future())
+            return await gates[-1]
+
+        folder = _fold.AsyncFolder(send)
+        sent = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(2)]
+        cancelled = asyncio.ensure_future(folder.next_identity("orders", 30.0))
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert len(gates) == 2 and len(folder._counters["orders"].queue) == 1
+        cancelled.cancel()
+        with pytest.raises(idnode.DeadlineExceeded):
+            await folder.next_identity("orders", 0.05)  # queued behind two batches that do not end
+        assert cancelled.cancelled() and len(folder._counters["orders"].queue) == 0
+        gates[0].set_result(IdentityBlock(1, 1))
+        gates[1].set_result(IdentityBlock(2, 2))
+        assert await asyncio.gather(*sent) == [IdentityBlock(1, 1), IdentityBlock(2, 2)]
+        assert len(gates) == 2 and folder._counters == {}
+
+    asyncio.run(main())
+
+
 def check_real_time_order(calls: List[Tuple[int, int, int]]) -> None:
     """calls: (start, end, value). No value twice, and a call that started after another had
     returned has the larger value."""

@@ -181,25 +181,25 @@ class AsyncFolder:
         self._tasks: set[asyncio.Task[None]] = set()  # strong references: the loop keeps weak ones
 
     async def next_identity(self, name: str, timeout: Optional[float]) -> IdentityBlock:
-        w = Waiter(None if timeout is None else self._clock() + timeout, asyncio.get_running_loop().create_future())
+        loop = asyncio.get_running_loop()
+        w = Waiter(None if timeout is None else self._clock() + timeout, loop.create_future())
         counter = self._counters.get(name)
         if counter is None:
             counter = self._counters[name] = Counter()
         counter.queue.append(w)
         self._start(counter, name)
+        # A timer rather than wait_for, which costs a task per call: at the deadline a caller
+        # still queued leaves; one in a batch waits for it, as it ends by this deadline.
+        expiry = None if timeout is None else loop.call_later(timeout, _leave, counter, w, name)
         try:
-            await asyncio.wait_for(asyncio.shield(w.signal), timeout)
-        except asyncio.TimeoutError:
+            return await w.signal  # type: ignore[no-any-return]
+        except asyncio.CancelledError:  # the caller's task was cancelled; w.signal is too
             if w in counter.queue:
                 counter.queue.remove(w)
-                raise _expired(name) from None
-            await w.signal  # in a batch, which ends by this caller's deadline
-        except asyncio.CancelledError:
-            if w in counter.queue:
-                counter.queue.remove(w)
-            w.signal.cancel()  # a batch answering it later drops the answer
             raise
-        return w.signal.result()  # type: ignore[no-any-return]
+        finally:
+            if expiry is not None:
+                expiry.cancel()
 
     def _start(self, counter: Counter, name: str) -> None:
         batch = counter.start_batch(name)
@@ -223,6 +223,14 @@ class AsyncFolder:
         self._start(counter, batch.name)
         if not counter.queue and counter.in_flight == 0 and self._counters.get(batch.name) is counter:
             del self._counters[batch.name]
+        if isinstance(error, asyncio.CancelledError):
+            raise error
+
+
+def _leave(counter: Counter, w: Waiter, name: str) -> None:
+    if w in counter.queue:
+        counter.queue.remove(w)
+        w.signal.set_exception(_expired(name))
 
 
 def _settle(w: Waiter) -> None:
