@@ -20,6 +20,7 @@ import grpc.aio
 from . import _calls, errors
 from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Call, check_seconds
+from ._fold import AsyncFolder
 from ._hilo import Fetch, HiLoState
 from ._numeric import Layout, NumericState
 from .client import _DEFAULT, ClientBase
@@ -42,6 +43,9 @@ class Client(ClientBase):
             # A channel binds to the loop it is made in; one made outside would serve no other.
             raise RuntimeError("make idnode.aio.Client inside a coroutine (in the event loop that will use it)") from None
         return grpc.aio.secure_channel(addr, creds, opts) if creds else grpc.aio.insecure_channel(addr, opts)
+
+    def _folder(self) -> AsyncFolder:
+        return AsyncFolder(lambda name, n, rid, timeout: self._run(_calls.next_identity(name, n, rid), timeout))
 
     async def __aenter__(self) -> "Client":
         return self
@@ -123,7 +127,12 @@ class Client(ClientBase):
     async def next_identity(self, name: str, count: int = 1, *, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> IdentityBlock:
         """Reserve ``count`` values of the identity counter ``name``. Give a ``request_id`` kept
         with the work it numbers to make a call repeated after a crash answer the same values;
-        without one the client makes one, which covers its own retries."""
+        without one the client makes one, which covers its own retries. Concurrent calls for one
+        value without a request id share one call to the cluster (see the README: folding)."""
+        if request_id is None and type(count) is int and count == 1 and isinstance(name, str):
+            if self._closed:
+                raise errors.ClientClosed()
+            return await self._fold.next_identity(name, self._timeout(timeout))
         return await self._run(_calls.next_identity(name, count, request_id), timeout)
 
     async def seed_identity(self, name: str, value: int, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> int:

@@ -11,6 +11,7 @@ import grpc
 from . import _calls, _exit, errors
 from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_seconds
+from ._fold import SyncFolder
 from ._hilo import Fetch, HiLoState, MultiState
 from ._numeric import Layout, NumericState
 from .v1 import idnode_pb2 as pb
@@ -61,7 +62,11 @@ class ClientBase:
         self._closed = False
         self._gens = MultiState(self.hilo_generator)
         self._numerics: List[Any] = []
+        self._fold = self._folder()
         _exit.register(self)
+
+    def _folder(self) -> Any:
+        raise NotImplementedError
 
     def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> Any:
         raise NotImplementedError
@@ -100,6 +105,9 @@ class Client(ClientBase):
 
     def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> grpc.Channel:
         return grpc.secure_channel(addr, creds, opts) if creds else grpc.insecure_channel(addr, opts)
+
+    def _folder(self) -> SyncFolder:
+        return SyncFolder(lambda name, n, rid, timeout: self._run(_calls.next_identity(name, n, rid), timeout))
 
     def __enter__(self) -> "Client":
         return self
@@ -166,7 +174,12 @@ class Client(ClientBase):
     def next_identity(self, name: str, count: int = 1, *, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> IdentityBlock:
         """Reserve ``count`` values of the identity counter ``name``. Give a ``request_id`` kept
         with the work it numbers to make a call repeated after a crash answer the same values;
-        without one the client makes one, which covers its own retries."""
+        without one the client makes one, which covers its own retries. Concurrent calls for one
+        value without a request id share one call to the cluster (see the README: folding)."""
+        if request_id is None and type(count) is int and count == 1 and isinstance(name, str):
+            if self._closed:
+                raise errors.ClientClosed()
+            return self._fold.next_identity(name, self._timeout(timeout))
         return self._run(_calls.next_identity(name, count, request_id), timeout)
 
     def seed_identity(self, name: str, value: int, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> int:

@@ -1,0 +1,246 @@
+"""Folding of concurrent single identities: callers asking for one value of the same counter at
+the same time share one NextIdentity call with count = n, and its block is split among them in
+arrival order.
+
+Each identity is a Raft round on the cluster; a Python process spends most of a call's time in
+gRPC and the interpreter, so one call for n values costs about what one call for one value
+costs. Only calls with count 1 and no request id of the caller's fold: a caller-supplied
+request id names exactly one reservation, and a call asking for a block wants it consecutive.
+
+Real-time order holds: a caller only ever joins a batch that has not been sent, so a batch is
+sent after every caller in it arrived, and the cluster numbers it after every call that had
+returned by then. Each batch carries a request id of its own that all its retries reuse, and
+runs until the earliest deadline of its callers, so no caller waits past its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from typing import Any, Awaitable, Callable, Deque, Dict, List, Optional
+
+from . import errors
+from ._calls import IdentityBlock
+from ._core import new_request_id
+
+MAX_IN_FLIGHT = 2
+"""Batches of one counter on the wire at once: while one is in Raft the next one gathers
+callers; more would only split the same callers into smaller batches."""
+
+MAX_BATCH = 1024
+"""Callers one batch serves at most; far below the server's largest count (100,000)."""
+
+
+class Waiter:
+    """One folded caller: when it must be answered by, and its answer once it has one."""
+
+    __slots__ = ("deadline", "value", "error", "done", "signal", "batch")
+
+    def __init__(self, deadline: Optional[float], signal: Any = None) -> None:
+        self.deadline = deadline
+        self.value: Optional[IdentityBlock] = None
+        self.error: Optional[BaseException] = None
+        self.done = False
+        self.signal = signal  # a threading.Event or an asyncio.Future
+        self.batch: Optional["Batch"] = None  # sync: a batch this caller's thread is to send
+
+
+class Batch:
+    """Callers whose values one NextIdentity call reserves, under one request id."""
+
+    __slots__ = ("name", "waiters", "request_id")
+
+    def __init__(self, name: str, waiters: List[Waiter]) -> None:
+        self.name = name
+        self.waiters = waiters
+        self.request_id = new_request_id()
+
+    def timeout(self, clock: Callable[[], float]) -> Optional[float]:
+        """Seconds until the earliest deadline of its callers; None when none has one."""
+        deadlines = [w.deadline for w in self.waiters if w.deadline is not None]
+        return None if not deadlines else min(deadlines) - clock()
+
+
+class Counter:
+    """The callers of one identity counter waiting for a batch, and the batches in flight."""
+
+    __slots__ = ("queue", "in_flight")
+
+    def __init__(self) -> None:
+        self.queue: Deque[Waiter] = deque()
+        self.in_flight = 0
+
+    def start_batch(self, name: str) -> Optional[Batch]:
+        """The next batch, the oldest callers first, if one may be sent now."""
+        if not self.queue or self.in_flight >= MAX_IN_FLIGHT:
+            return None
+        n = min(len(self.queue), MAX_BATCH)
+        self.in_flight += 1
+        return Batch(name, [self.queue.popleft() for _ in range(n)])
+
+    def finish(self, batch: Batch, block: Optional[IdentityBlock], error: Optional[BaseException]) -> List[Waiter]:
+        """Hand the batch's answer out: one value to each caller in arrival order, or the
+        error to all of them. A block the cluster ended early (it stepped over many claimed
+        values) serves the first callers; the rest go back to the head of the queue, for the
+        next batch. Returns the callers answered."""
+        self.in_flight -= 1
+        answered: List[Waiter] = []
+        if error is not None:
+            for w in batch.waiters:
+                w.error, w.done = error, True
+            return batch.waiters
+        assert block is not None
+        values = iter(block)
+        for i, w in enumerate(batch.waiters):
+            v = next(values, None)
+            if v is None:
+                self.queue.extendleft(reversed(batch.waiters[i:]))
+                break
+            w.value, w.done = IdentityBlock(v, v), True
+            answered.append(w)
+        return answered
+
+
+def _expired(name: str) -> errors.IdnodeError:
+    return errors.DeadlineExceeded(
+        f"the deadline of the identity call for {name!r} passed before a batch took it", reason="DEADLINE_EXCEEDED"
+    )
+
+
+class SyncFolder:
+    """Folding for the thread-safe client. A batch is sent by the thread of its first caller,
+    so folding adds no thread; the others wait on an Event of their own."""
+
+    def __init__(self, send: Callable[[str, int, str, Optional[float]], IdentityBlock], clock: Callable[[], float] = time.monotonic) -> None:
+        self._send = send
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._counters: Dict[str, Counter] = {}
+
+    def next_identity(self, name: str, timeout: Optional[float]) -> IdentityBlock:
+        w = Waiter(None if timeout is None else self._clock() + timeout, threading.Event())
+        with self._lock:
+            counter = self._counters.get(name)
+            if counter is None:
+                counter = self._counters[name] = Counter()
+            counter.queue.append(w)
+            w.batch = counter.start_batch(name)
+        while True:  # ends when w is answered: each pass sends a batch or waits for one
+            if w.batch is not None:
+                batch, w.batch = w.batch, None
+                self._run(counter, batch)
+            if w.done:
+                break
+            left = None if w.deadline is None else max(w.deadline - self._clock(), 0.0)
+            if not w.signal.wait(left):
+                with self._lock:
+                    if w in counter.queue:  # not in a batch yet: it can leave
+                        counter.queue.remove(w)
+                        raise _expired(name)
+                # In a batch, which ends by this caller's deadline: wait for its answer.
+                w.signal.wait()
+            with self._lock:
+                w.signal.clear()
+        if w.error is not None:
+            raise w.error
+        assert w.value is not None
+        return w.value
+
+    def _run(self, counter: Counter, batch: Batch) -> None:
+        block: Optional[IdentityBlock] = None
+        error: Optional[BaseException] = None
+        try:
+            timeout = batch.timeout(self._clock)
+            if timeout is not None and timeout <= 0:
+                raise _expired(batch.name)
+            block = self._send(batch.name, len(batch.waiters), batch.request_id, timeout)
+        except BaseException as e:  # every caller of the batch gets what it raised
+            error = e
+        with self._lock:
+            answered = counter.finish(batch, block, error)
+            following = counter.start_batch(batch.name)
+            if following is not None:
+                following.waiters[0].batch = following
+                answered.append(following.waiters[0])
+            if not counter.queue and counter.in_flight == 0:
+                self._counters.pop(batch.name, None)
+            for w in answered:
+                w.signal.set()
+
+
+class AsyncFolder:
+    """Folding for the asyncio client: each batch is sent by a task of its own, and callers
+    await a Future. Everything runs on the event loop's thread, so nothing is locked."""
+
+    def __init__(self, send: Callable[[str, int, str, Optional[float]], Awaitable[IdentityBlock]], clock: Callable[[], float] = time.monotonic) -> None:
+        self._send = send
+        self._clock = clock
+        self._counters: Dict[str, Counter] = {}
+        self._tasks: set[asyncio.Task[None]] = set()  # strong references: the loop keeps weak ones
+
+    async def next_identity(self, name: str, timeout: Optional[float]) -> IdentityBlock:
+        loop = asyncio.get_running_loop()
+        w = Waiter(None if timeout is None else self._clock() + timeout, loop.create_future())
+        counter = self._counters.get(name)
+        if counter is None:
+            counter = self._counters[name] = Counter()
+        counter.queue.append(w)
+        self._start(counter, name)
+        # A timer rather than wait_for, which costs a task per call: at the deadline a caller
+        # still queued leaves; one in a batch waits for it, as it ends by this deadline.
+        expiry = None if timeout is None else loop.call_later(timeout, _leave, counter, w, name)
+        try:
+            return await w.signal  # type: ignore[no-any-return]
+        except asyncio.CancelledError:  # the caller's task was cancelled; w.signal is too
+            if w in counter.queue:
+                counter.queue.remove(w)
+            raise
+        finally:
+            if expiry is not None:
+                expiry.cancel()
+
+    def _start(self, counter: Counter, name: str) -> None:
+        batch = counter.start_batch(name)
+        if batch is not None:
+            task = asyncio.get_running_loop().create_task(self._run(counter, batch))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, counter: Counter, batch: Batch) -> None:
+        block: Optional[IdentityBlock] = None
+        error: Optional[BaseException] = None
+        try:
+            timeout = batch.timeout(self._clock)
+            if timeout is not None and timeout <= 0:
+                raise _expired(batch.name)
+            block = await self._send(batch.name, len(batch.waiters), batch.request_id, timeout)
+        except (Exception, asyncio.CancelledError) as e:  # every caller of the batch gets it
+            error = e
+        for w in counter.finish(batch, block, error):
+            _settle(w)
+        self._start(counter, batch.name)
+        if not counter.queue and counter.in_flight == 0 and self._counters.get(batch.name) is counter:
+            del self._counters[batch.name]
+        if isinstance(error, asyncio.CancelledError):
+            raise error
+
+
+def _leave(counter: Counter, w: Waiter, name: str) -> None:
+    if w in counter.queue:
+        counter.queue.remove(w)
+        w.signal.set_exception(_expired(name))
+
+
+def _settle(w: Waiter) -> None:
+    fut: "asyncio.Future[IdentityBlock]" = w.signal
+    if fut.done():  # its caller was cancelled
+        return
+    if isinstance(w.error, asyncio.CancelledError):  # the loop is shutting down
+        fut.cancel()
+    elif w.error is not None:
+        fut.set_exception(w.error)
+    else:
+        fut.set_result(w.value)  # type: ignore[arg-type]
+

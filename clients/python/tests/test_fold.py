@@ -1,0 +1,324 @@
+"""Folding of concurrent single identities (idnode/_fold.py): how a batch's block is split, an
+error reaching every caller of its batch, the limits, and, on a real three-node cluster, 64
+threads and 64 tasks getting unique values in real-time order."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Callable, Dict, List, Optional, Tuple
+
+import pytest
+
+import idnode
+import idnode.aio
+from cluster import Control
+from idnode import _fold
+from idnode._calls import IdentityBlock
+
+WAIT = 10.0
+"""Seconds a test waits for a state it expects before it fails."""
+
+
+def until(cond: Callable[[], bool]) -> None:
+    """Wait until cond holds (the callers' threads reach their queue), failing after WAIT."""
+    end = time.monotonic() + WAIT
+    while not cond():
+        assert time.monotonic() < end, "the state the test waits for never came"
+        time.sleep(0.001)
+
+
+class Cluster:
+    """A scripted NextIdentity: each call blocks until the test answers it, so the test decides
+    which callers are queued when a batch is formed. Counts the calls in flight."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.calls: List[Tuple[int, str, Optional[float]]] = []
+        self.answers: Dict[int, "tuple[threading.Event, List[object]]"] = {}
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    def send(self, name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        gate = threading.Event()
+        box: List[object] = []
+        with self.lock:
+            i = len(self.calls)
+            self.calls.append((n, request_id, timeout))
+            self.answers[i] = (gate, box)
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        assert gate.wait(WAIT), "the test never answered a batch"
+        with self.lock:
+            self.in_flight -= 1
+        answer = box[0]
+        if isinstance(answer, BaseException):
+            raise answer
+        assert isinstance(answer, IdentityBlock)
+        return answer
+
+    def answer(self, i: int, answer: object) -> None:
+        until(lambda: i in self.answers)
+        gate, box = self.answers[i]
+        box.append(answer)
+        gate.set()
+
+
+class Callers:
+    """Threads calling the folder one after another: each is queued before the next starts, so
+    their arrival order is their index."""
+
+    def __init__(self, folder: _fold.SyncFolder, name: str = "orders") -> None:
+        self.folder = folder
+        self.name = name
+        self.results: Dict[int, object] = {}
+        self.threads: List[threading.Thread] = []
+
+    def start(self, n: int, queued: Callable[[int], bool]) -> None:
+        for _ in range(n):
+            i = len(self.threads)
+            t = threading.Thread(target=self._call, args=(i,), daemon=True)
+            self.threads.append(t)
+            t.start()
+            until(lambda: queued(i + 1))
+
+    def _call(self, i: int) -> None:
+        try:
+            self.results[i] = self.folder.next_identity(self.name, 30.0)
+        except Exception as e:
+            self.results[i] = e
+
+    def join(self) -> Dict[int, object]:
+        for t in self.threads:
+            t.join(WAIT)
+            assert not t.is_alive()
+        return self.results
+
+
+def queue_len(folder: _fold.SyncFolder, name: str = "orders") -> int:
+    c = folder._counters.get(name)
+    return 0 if c is None else len(c.queue)
+
+
+def test_a_batch_is_split_in_arrival_order_and_each_has_its_own_request_id() -> None:
+    cl = Cluster()
+    folder = _fold.SyncFolder(cl.send)
+    callers = Callers(folder)
+    callers.start(2, lambda k: len(cl.calls) == k)  # two batches of one in flight: the limit
+    callers.start(5, lambda k: queue_len(folder) == k - 2)
+    cl.answer(0, IdentityBlock(1, 1))
+    cl.answer(1, IdentityBlock(2, 2))
+    cl.answer(2, IdentityBlock(10, 14))  # the five queued callers, in one batch
+    results = callers.join()
+    assert [results[i] for i in range(7)] == [IdentityBlock(v, v) for v in (1, 2, 10, 11, 12, 13, 14)]
+    assert [c[0] for c in cl.calls] == [1, 1, 5]
+    assert len({c[1] for c in cl.calls}) == 3
+    assert cl.most_in_flight == _fold.MAX_IN_FLIGHT
+    assert folder._counters == {}  # an idle counter leaves nothing behind
+
+
+def test_skipped_values_are_no_callers_and_a_short_block_leaves_the_rest_queued() -> None:
+    cl = Cluster()
+    folder = _fold.SyncFolder(cl.send)
+    callers = Callers(folder)
+    callers.start(2, lambda k: len(cl.calls) == k)
+    callers.start(4, lambda k: queue_len(folder) == k - 2)
+    cl.answer(0, IdentityBlock(1, 1))
+    # 5 and 7 are claimed, and the block ended early (more claims): three values, four callers.
+    cl.answer(2, IdentityBlock(4, 8, (5, 7)))
+    until(lambda: len(cl.calls) == 4)
+    assert [c[0] for c in cl.calls] == [1, 1, 4, 1]  # the one left over, in the next batch
+    cl.answer(1, IdentityBlock(2, 2))
+    cl.answer(3, IdentityBlock(20, 20))
+    results = callers.join()
+    assert [results[i] for i in range(6)] == [IdentityBlock(v, v) for v in (1, 2, 4, 6, 8, 20)]
+
+
+def test_an_error_reaches_every_caller_of_its_batch_and_no_other() -> None:
+    cl = Cluster()
+    folder = _fold.SyncFolder(cl.send)
+    callers = Callers(folder)
+    callers.start(2, lambda k: len(cl.calls) == k)
+    callers.start(3, lambda k: queue_len(folder) == k - 2)
+    cl.answer(0, IdentityBlock(1, 1))
+    refusal = idnode.Unavailable("no quorum", reason="NO_QUORUM")
+    cl.answer(2, refusal)
+    cl.answer(1, IdentityBlock(2, 2))
+    results = callers.join()
+    assert results[0] == IdentityBlock(1, 1) and results[1] == IdentityBlock(2, 2)
+    assert all(results[i] is refusal for i in (2, 3, 4))
+
+
+def test_a_batch_holds_at_most_max_batch_callers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_fold, "MAX_BATCH", 3)
+    cl = Cluster()
+    folder = _fold.SyncFolder(cl.send)
+    callers = Callers(folder)
+    callers.start(2, lambda k: len(cl.calls) == k)
+    callers.start(5, lambda k: queue_len(folder) == k - 2)
+    cl.answer(0, IdentityBlock(1, 1))
+    until(lambda: len(cl.calls) == 3)  # the first three queued, sent before the next batch
+    cl.answer(1, IdentityBlock(2, 2))
+    cl.answer(2, IdentityBlock(3, 5))
+    cl.answer(3, IdentityBlock(6, 7))
+    results = callers.join()
+    assert [c[0] for c in cl.calls] == [1, 1, 3, 2]
+    assert [results[i] for i in range(7)] == [IdentityBlock(v, v) for v in range(1, 8)]
+
+
+def test_a_queued_caller_leaves_at_its_deadline_and_a_batch_runs_until_the_earliest() -> None:
+    cl = Cluster()
+    folder = _fold.SyncFolder(cl.send)
+    callers = Callers(folder)
+    callers.start(2, lambda k: len(cl.calls) == k)
+    with pytest.raises(idnode.DeadlineExceeded):
+        folder.next_identity("orders", 0.05)  # queued behind two batches that do not end
+    assert queue_len(folder) == 0
+    cl.answer(0, IdentityBlock(1, 1))
+    cl.answer(1, IdentityBlock(2, 2))
+    callers.join()
+    timeouts = [c[2] for c in cl.calls]
+    assert all(t is not None and 0 < t <= 30.0 for t in timeouts)
+
+
+def test_asyncio_callers_fold_the_same_way() -> None:
+    async def main() -> None:
+        calls: List[Tuple[int, str]] = []
+        gates: List["asyncio.Future[IdentityBlock]"] = []
+
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+            calls.append((n, request_id))
+            gates.append(asyncio.get_running_loop().create_future())
+            return await gates[-1]
+
+        folder = _fold.AsyncFolder(send)
+        tasks = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(6)]
+        for _ in range(100):  # the tasks run, in order, until each is queued or sending
+            await asyncio.sleep(0)
+        assert [c[0] for c in calls] == [1, 1]
+        gates[0].set_result(IdentityBlock(1, 1))
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert [c[0] for c in calls] == [1, 1, 4]
+        refusal = idnode.Unavailable("no quorum", reason="NO_QUORUM")
+        gates[2].set_exception(refusal)
+        gates[1].set_result(IdentityBlock(2, 2))
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        assert results[:2] == [IdentityBlock(1, 1), IdentityBlock(2, 2)]
+        assert all(r is refusal for r in results[2:])
+        assert len({c[1] for c in calls}) == 3
+        assert folder._counters == {}
+
+    asyncio.run(main())
+
+
+def test_a_queued_asyncio_caller_leaves_at_its_deadline_and_a_cancelled_one_at_once() -> None:
+    async def main() -> None:
+        gates: List["asyncio.Future[IdentityBlock]"] = []
+
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+            gates.append(asyncio.get_running_loop().create_future())
+            return await gates[-1]
+
+        folder = _fold.AsyncFolder(send)
+        sent = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(2)]
+        cancelled = asyncio.ensure_future(folder.next_identity("orders", 30.0))
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert len(gates) == 2 and len(folder._counters["orders"].queue) == 1
+        cancelled.cancel()
+        with pytest.raises(idnode.DeadlineExceeded):
+            await folder.next_identity("orders", 0.05)  # queued behind two batches that do not end
+        assert cancelled.cancelled() and len(folder._counters["orders"].queue) == 0
+        gates[0].set_result(IdentityBlock(1, 1))
+        gates[1].set_result(IdentityBlock(2, 2))
+        assert await asyncio.gather(*sent) == [IdentityBlock(1, 1), IdentityBlock(2, 2)]
+        assert len(gates) == 2 and folder._counters == {}
+
+    asyncio.run(main())
+
+
+def check_real_time_order(calls: List[Tuple[int, int, int]]) -> None:
+    """calls: (start, end, value). No value twice, and a call that started after another had
+    returned has the larger value."""
+    values = [v for _, _, v in calls]
+    assert len(set(values)) == len(values), "a value was handed out twice"
+    by_end = sorted(calls, key=lambda c: c[1])
+    ended_max, j = 0, 0
+    for start, _, value in sorted(calls, key=lambda c: c[0]):
+        while j < len(by_end) and by_end[j][1] < start:
+            ended_max = max(ended_max, by_end[j][2])
+            j += 1
+        assert value > ended_max, f"a call that started after value {ended_max} was returned got {value}"
+
+
+CALLERS = 64
+CALLS_EACH = 40
+
+
+@pytest.mark.topology({"nodes": 3})
+def test_64_threads_through_three_nodes_get_unique_values_in_real_time_order(cluster: Control) -> None:
+    per_thread: List[List[Tuple[int, int, int]]] = [[] for _ in range(CALLERS)]
+    failures: List[BaseException] = []
+    with idnode.Client(cluster.addrs()) as c:
+        start = threading.Barrier(CALLERS)
+
+        def work(i: int) -> None:
+            start.wait(WAIT)
+            try:
+                for _ in range(CALLS_EACH):
+                    t0 = time.monotonic_ns()
+                    block = c.next_identity("folded")
+                    per_thread[i].append((t0, time.monotonic_ns(), block.first))
+            except Exception as e:
+                failures.append(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(CALLERS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads)
+        after = c.next_identity("folded").first
+    assert failures == []
+    calls = [call for calls in per_thread for call in calls]
+    assert len(calls) == CALLERS * CALLS_EACH
+    check_real_time_order(calls)
+    assert after > max(v for _, _, v in calls)
+
+
+@pytest.mark.topology({"nodes": 3})
+def test_64_tasks_through_three_nodes_get_unique_values_in_real_time_order(cluster: Control) -> None:
+    calls: List[Tuple[int, int, int]] = []
+
+    async def main() -> None:
+        async with idnode.aio.Client(cluster.addrs()) as c:
+            async def work() -> None:
+                for _ in range(CALLS_EACH):
+                    t0 = time.monotonic_ns()
+                    block = await c.next_identity("folded")
+                    calls.append((t0, time.monotonic_ns(), block.first))
+
+            await asyncio.wait_for(asyncio.gather(*(work() for _ in range(CALLERS))), 120)
+
+    asyncio.run(main())
+    assert len(calls) == CALLERS * CALLS_EACH
+    check_real_time_order(calls)
+
+
+@pytest.mark.topology({"nodes": 1})
+def test_a_block_or_a_callers_request_id_is_not_folded(cluster: Control) -> None:
+    with idnode.Client(cluster.addrs()) as c:
+        assert list(c.next_identity("kept", 3)) == [1, 2, 3]
+        first = c.next_identity("kept", request_id="job-1")
+        assert c.next_identity("kept", request_id="job-1") == first == IdentityBlock(4, 4)
+        assert c.next_identity("kept") == IdentityBlock(5, 5)
+
+
+def test_the_order_check_catches_a_smaller_value_after_a_return_and_a_duplicate() -> None:
+    check_real_time_order([(0, 10, 2), (5, 20, 1), (11, 12, 3)])  # overlapping: any order
+    with pytest.raises(AssertionError, match="started after value 2"):
+        check_real_time_order([(0, 10, 2), (11, 20, 1)])
+    with pytest.raises(AssertionError, match="twice"):
+        check_real_time_order([(0, 10, 2), (11, 20, 2)])
