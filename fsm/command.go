@@ -12,7 +12,7 @@ type CommandType uint8
 
 // Ignorable is the type bit of a command that a build which does not know it may skip: one
 // that changes nothing the older build answers from (Consul's IgnoreUnknownTypeFlag). A new
-// command without it halts older nodes, which then need an upgrade (docs/OPERATIONS.md: rolling upgrade).
+// command without it halts older nodes, which then need an upgrade (docs/upgrades.md, "Rolling upgrade").
 const Ignorable CommandType = 0x80
 
 const (

@@ -30,7 +30,7 @@ const (
 )
 
 // ServerConfig is how a node serves its HTTP face: the handler's Options and what bounds a
-// caller's connections (docs/OPERATIONS.md, "HTTP limits").
+// caller's connections (docs/http-api.md, "HTTP limits").
 type ServerConfig struct {
 	Options
 	ReadTimeout time.Duration // headers and body of one request

@@ -8,7 +8,7 @@ import (
 
 // WatchClusterVersion exports the cluster version f holds and the one this build supports,
 // read when Prometheus scrapes: a supported version above the finalised one on every node is
-// an upgrade nobody finalised (docs/OPERATIONS.md, "Rolling upgrade").
+// an upgrade nobody finalised (docs/upgrades.md, "Rolling upgrade").
 func (m *Metrics) WatchClusterVersion(f *fsm.FSM) {
 	m.Registry.MustRegister(&versionCollector{f: f})
 }

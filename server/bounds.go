@@ -19,7 +19,7 @@ import (
 // hold of it with these; connections per listener are bounded where cmd/idnode accepts them
 // (package connlimit). The defaults are far above what a client of idnode needs (the Go
 // client makes a connection per node and a call per caller on it), so only an abusive caller
-// meets them. docs/OPERATIONS.md lists them with their flags.
+// meets them. docs/bounds.md lists them with their flags.
 
 // Limits bound what the callers of one gRPC server may hold of the node.
 type Limits struct {

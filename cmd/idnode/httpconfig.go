@@ -25,7 +25,7 @@ type httpConfig struct {
 	originsFlag, hostsFlag, maxBodyFlag, maxBodyMemoryFlag string // as given, for finish
 }
 
-// HTTP defaults (docs/OPERATIONS.md, "HTTP limits").
+// HTTP defaults (docs/http-api.md, "HTTP limits").
 const (
 	defaultHTTPReadTimeout = 30 * time.Second
 	defaultHTTPIdleTimeout = 2 * time.Minute

@@ -35,7 +35,7 @@ const (
 	hostileListers  = 4
 	hostileDuration = 8 * time.Second
 	hostileDeadline = 60 * time.Second
-	// hostileMaxRSS is the documented bound (docs/OPERATIONS.md, "Bounds on callers") for a
+	// hostileMaxRSS is the documented bound (docs/bounds.md, "Bounds on callers") for a
 	// node with a few MB of state under these attacks.
 	hostileMaxRSS = 200 << 20
 	// maxStreamsPerConn is the default --grpc-max-streams.

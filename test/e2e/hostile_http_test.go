@@ -22,7 +22,7 @@ import (
 // (4, 5 a second each), and far more idle connections than
 // --http-max-conns, for hostileFor. Meanwhile a gRPC client and an HTTP client on a keep-alive
 // connection it opened before keep getting identities: no error, p99 within hostileP99Limit
-// of its quiet value, and the node's RSS stays under hostileRSS (docs/OPERATIONS.md, "HTTP
+// of its quiet value, and the node's RSS stays under hostileRSS (docs/http-api.md, "HTTP
 // limits"). Not parallel: it measures latency, which other tests' load would blur.
 func TestHostileHTTP(t *testing.T) {
 	const (

@@ -17,7 +17,7 @@ import (
 // counter of its own), and claims compared with strings.ToLower, so users/sam, users/ſam and
 // users/ＳＡＭ were three owners. Format characters are refused by name; look-alikes under
 // NFKC_Casefold are one ID. The Cyrillic users/ѕam is a confusable, not a case or width
-// variant, and stays another ID (docs/DECISIONS.md).
+// variant, and stays another ID (docs/decisions/0029-how-ids-compare.md).
 func TestLookalikeIDsAreOneOrRefused(t *testing.T) {
 	t.Parallel()
 	_, c := startSingle(t)

@@ -243,7 +243,7 @@ func TestIdctlCommands(t *testing.T) {
 	})
 }
 
-// TestIdctlCerts makes a CA and node certificates the way docs/OPERATIONS.md says.
+// TestIdctlCerts makes a CA and node certificates the way docs/tls.md says.
 func TestIdctlCerts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

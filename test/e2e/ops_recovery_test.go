@@ -11,7 +11,7 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// TestPeersJSONRecovery is docs/OPERATIONS.md's "quorum lost for ever": B and C are gone with their disks,
+// TestPeersJSONRecovery is docs/recovery.md's "quorum lost for ever": B and C are gone with their disks,
 // A alone can never win an election. The operator puts raft/peers.json listing only A into
 // A's data dir and restarts it: A leads a cluster of one with every value it had, the file is
 // renamed so the next start does not apply it again, and B and C are removed for good.
@@ -24,7 +24,7 @@ func TestPeersJSONRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := c.node("A")
-	// A must hold every committed entry before the others go (docs/OPERATIONS.md: recover from the
+	// A must hold every committed entry before the others go (docs/recovery.md: recover from the
 	// survivor with the highest index).
 	leader := c.leader()
 	lst, err := c.admin[leader].Status(rpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
@@ -41,7 +41,7 @@ func TestPeersJSONRecovery(t *testing.T) {
 		}
 		return nil
 	})
-	// peers.json names members by their ID (docs/OPERATIONS.md: the ID column of idctl status).
+	// peers.json names members by their ID (docs/idctl.md: the ID column of idctl status).
 	var aID string
 	for _, n := range lst.GetNodes() {
 		if n.GetTag() == "A" {

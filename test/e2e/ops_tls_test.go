@@ -18,7 +18,7 @@ import (
 	"github.com/idnode/idnode/tlsconfig"
 )
 
-// tlsCerts makes a CA and one certificate per tag with `idctl certs`, as docs/OPERATIONS.md says, and
+// tlsCerts makes a CA and one certificate per tag with `idctl certs`, as docs/tls.md says, and
 // returns the directory holding them.
 func tlsCerts(t *testing.T, tags ...string) string {
 	t.Helper()
@@ -104,7 +104,7 @@ func TestTLSClusterRefusesPlaintext(t *testing.T) {
 		t.Error("idnode health without TLS succeeded against a TLS node")
 	}
 
-	// grpcurl, as docs/OPERATIONS.md shows it, when it is installed.
+	// grpcurl, as docs/tls.md shows it, when it is installed.
 	grpcurl, err := exec.LookPath("grpcurl")
 	if err != nil {
 		t.Logf("grpcurl not on PATH: its part of the test is left out")

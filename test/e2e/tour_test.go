@@ -27,8 +27,12 @@ import (
 // ones), "…" in the shown output stands for any text (a GUID, a timestamp, a random grant id),
 // and JSON is compared compacted, so the docs may show grpcurl's indented answers on one line.
 
-// tourDocs are the documents whose console blocks are tours, from the module root.
-var tourDocs = []string{"README.md", "docs/OPERATIONS.md"}
+// tourDocs are the documents whose console blocks are tours, from the module root. The pages
+// of one entry are one tour, in order: docs/idctl.md's goes on from docs/tour.md's node.
+var tourDocs = [][]string{
+	{"README.md"},
+	{"docs/tour.md", "docs/idctl.md", "docs/databases.md"},
+}
 
 // tourTimeout bounds one document's tours under one shell.
 const tourTimeout = 2 * time.Minute
@@ -87,8 +91,12 @@ func TestDocTours(t *testing.T) {
 	}
 	idctl := buildIdctl(t)
 	ci := os.Getenv("CI") == "true"
-	for _, doc := range tourDocs {
-		steps := readTour(t, root, doc)
+	for _, docs := range tourDocs {
+		var steps []tourStep
+		for _, page := range docs {
+			steps = append(steps, readTour(t, root, page)...)
+		}
+		doc := docs[0]
 		for _, shell := range []string{"bash", "zsh"} {
 			t.Run(doc+"/"+shell, func(t *testing.T) {
 				for _, tool := range append([]string{shell}, toolsOf(steps)...) {
