@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
@@ -30,10 +31,52 @@ func (s *Server) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrement
 	return rng, nil
 }
 
-// forwardCommitter commits a follower's batch by forwarding it to the leader in one call.
+// forwardCommitter commits a follower's batch by forwarding it to the leader, in as few calls
+// as the leader's message limit allows.
 type forwardCommitter struct{ s *Server }
 
+// maxRelayBytes bounds one relayed request under the 4 MiB a node accepts in one message
+// (gRPC's default, kept on the internal port): a full batch of 4,096 names of 2 KB is twice
+// that, and a batch the leader cannot read refuses every caller in it.
+const maxRelayBytes = 3 << 20
+
 func (c forwardCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
+	out := make([]identity.Result, 0, len(incs))
+	for start := 0; start < len(incs); {
+		end := start + relayable(incs[start:])
+		res, err := c.relay(ctx, incs[start:end])
+		if err != nil && start == 0 {
+			return nil, err
+		}
+		if err != nil {
+			// The earlier parts are committed: their callers get their values, the rest the error.
+			for range incs[start:] {
+				out = append(out, identity.Result{Err: err})
+			}
+			return out, nil
+		}
+		out = append(out, res...)
+		start = end
+	}
+	return out, nil
+}
+
+// relayable is how many of incs, from the first, fit in one relayed request (at least one: a
+// single increment is bounded by the longest name, far below the limit).
+func relayable(incs []*raftv1.IdentityIncrement) int {
+	size := 0
+	for i, inc := range incs {
+		// Each repeated element costs its length prefix (at most 3 bytes here) and a tag byte.
+		size += proto.Size(inc) + 4
+		if size > maxRelayBytes && i > 0 {
+			return i
+		}
+	}
+	return len(incs)
+}
+
+// relay forwards one part of a batch to the leader in one call.
+func (c forwardCommitter) relay(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
 	s := c.s
 	// The answers are bounded (identity.AnswerBytes each), their sum only by the batch size.
 	resp, self, err := relay(ctx, s, forwardv1.ForwardClient.NextIdentities, &forwardv1.NextIdentitiesRequest{Increments: incs},

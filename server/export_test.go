@@ -1,0 +1,14 @@
+package server
+
+import (
+	"context"
+
+	"github.com/idnode/idnode/identity"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+// RelayIdentities commits incs as a follower's identity batcher does, so a test can hand the
+// relay a batch of a size no timing could be relied on to form.
+func RelayIdentities(ctx context.Context, s *Server, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
+	return forwardCommitter{s}.Commit(ctx, incs)
+}
