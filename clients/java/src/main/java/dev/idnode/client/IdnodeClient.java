@@ -27,9 +27,6 @@ import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.TlsChannelCredentials;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -692,31 +689,11 @@ public final class IdnodeClient implements AutoCloseable {
     }
 
     private ChannelCredentials credentials() {
-      if (!tls) {
-        return InsecureChannelCredentials.create();
-      }
-      try {
-        TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder();
-        if (caFile != null) {
-          b.trustManager(caFile.toFile());
-        }
-        if (certFile != null) {
-          b.keyManager(certFile.toFile(), keyFile.toFile());
-        }
-        return b.build();
-      } catch (IOException e) {
-        throw new UncheckedIOException("reading the TLS files (" + caFile + ", " + certFile + ", " + keyFile + "): " + e.getMessage(), e);
-      }
+      return tls ? Tls.credentials(caFile, certFile, keyFile) : InsecureChannelCredentials.create();
     }
 
     private static ManagedChannel dial(String addr, ChannelCredentials creds) {
-      try {
-        return Grpc.newChannelBuilder(addr, creds).build();
-      } catch (UnsupportedOperationException e) {
-        // Debian's libnetty-java lacks the JDK's ALPN negotiator, which gRPC over TLS needs.
-        throw new IllegalStateException("TLS to " + addr + " needs ALPN, which this netty cannot do ("
-            + e.getMessage() + "): use netty from Maven Central, or netty-tcnative", e);
-      }
+      return Grpc.newChannelBuilder(addr, creds).build();
     }
   }
 }
