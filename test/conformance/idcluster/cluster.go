@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -43,13 +44,21 @@ type cluster struct {
 
 func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, error) {
 	cl := &cluster{dir: dir, top: top, creds: insecure.NewCredentials(), keys: map[string]string{}, log: log}
-	var tlsArgs []string
+	var sharedArgs []string // every node's: TLS, the admin token
 	if top.TLS != tlsNone {
 		files, nodeArgs, creds, err := makeCertificates(dir, top.TLS == tlsMutual)
 		if err != nil {
 			return nil, fmt.Errorf("certificates: %w", err)
 		}
-		cl.tls, tlsArgs, cl.creds = files, nodeArgs, creds
+		cl.tls, sharedArgs, cl.creds = files, nodeArgs, creds
+	}
+	if top.AdminToken != "" {
+		// A file, not --admin-token: a flag shows in ps, and idnode warns about it.
+		tokenFile := filepath.Join(dir, "admin-token")
+		if err := os.WriteFile(tokenFile, []byte(top.AdminToken+"\n"), 0o600); err != nil {
+			return nil, err
+		}
+		sharedArgs = append(sharedArgs, "--admin-token-file", tokenFile)
 	}
 	ports, err := freePorts(3 * top.Nodes)
 	if err != nil {
@@ -79,7 +88,7 @@ func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, er
 		if len(top.HTTPAllowedOrigins) > 0 {
 			n.args = append(n.args, "--http-allowed-origins", strings.Join(top.HTTPAllowedOrigins, ","))
 		}
-		n.args = append(n.args, tlsArgs...)
+		n.args = append(n.args, sharedArgs...)
 		if err := n.launch(); err != nil {
 			return cl, fmt.Errorf("node %s: %w", n.tag, err)
 		}
@@ -280,7 +289,11 @@ func (cl *cluster) waitServing(n *node, serving bool) error {
 }
 
 func (cl *cluster) dial(n *node) (*grpc.ClientConn, error) {
-	return grpc.NewClient(n.grpc, grpc.WithTransportCredentials(cl.creds))
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(cl.creds)}
+	if cl.top.AdminToken != "" {
+		opts = append(opts, grpc.WithPerRPCCredentials(client.AdminTokenCredentials(cl.top.AdminToken)))
+	}
+	return grpc.NewClient(n.grpc, opts...)
 }
 
 // restart starts a stopped node again with its data and ports, and waits until it serves

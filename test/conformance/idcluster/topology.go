@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // TLS modes of a topology.
@@ -20,6 +21,7 @@ type topology struct {
 	HTTPAllowedOrigins []string          `json:"httpAllowedOrigins"`
 	Databases          []string          `json:"databases"`
 	Keys               map[string]apiKey `json:"keys"`
+	AdminToken         string            `json:"adminToken"`
 }
 
 type apiKey struct {
@@ -31,6 +33,7 @@ type apiKey struct {
 const (
 	maxNodes = 5
 	maxSetUp = 64 // databases, and keys
+	maxToken = 256
 )
 
 func (t *topology) check() error {
@@ -47,6 +50,8 @@ func (t *topology) check() error {
 		return fmt.Errorf(`topology.tls is %q: "none", "server" or "mutual"`, t.TLS)
 	case len(t.Databases) > maxSetUp || len(t.Keys) > maxSetUp:
 		return fmt.Errorf("topology: at most %d databases and %d keys", maxSetUp, maxSetUp)
+	case len(t.AdminToken) > maxToken || strings.ContainsFunc(t.AdminToken, func(r rune) bool { return r <= ' ' || r > '~' }):
+		return fmt.Errorf("topology.adminToken: at most %d printable ASCII characters without spaces", maxToken)
 	}
 	for name, k := range t.Keys {
 		if name == "" || k.Role == "" {

@@ -2,6 +2,16 @@ package dev.idnode.client;
 
 import dev.idnode.client.Transport.Route;
 import dev.idnode.v1.ClusterServiceGrpc;
+import dev.idnode.v1.AddNodeRequest;
+import dev.idnode.v1.AddNodeResponse;
+import dev.idnode.v1.ClusterVersionRequest;
+import dev.idnode.v1.ClusterVersionResponse;
+import dev.idnode.v1.DeleteDatabaseRequest;
+import dev.idnode.v1.ReleaseOwnerRequest;
+import dev.idnode.v1.RemoveNodeRequest;
+import dev.idnode.v1.RestoreResponse;
+import dev.idnode.v1.SetClusterVersionRequest;
+import dev.idnode.v1.TransferLeadershipRequest;
 import dev.idnode.v1.IdServiceGrpc;
 import dev.idnode.v1.AcquireWorkerRequest;
 import dev.idnode.v1.ClaimRequest;
@@ -48,6 +58,9 @@ import io.grpc.Deadline;
 import io.grpc.MethodDescriptor;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -545,6 +558,126 @@ public final class AsyncIdnodeClient {
   public CompletableFuture<List<KeyStatus>> listKeys() {
     return call(Route.ANY, ClusterServiceGrpc.getListKeysMethod(), ListKeysRequest.getDefaultInstance())
         .thenApply(r -> List.copyOf(r.getKeysList()));
+  }
+
+  /**
+   * Deletes a database (an admin call): its calls are refused with {@code NOT_FOUND} after.
+   * Without {@code force} it is refused while the database has counters. Tried on another node
+   * only when the first certainly did nothing.
+   *
+   * @param name the database
+   * @param force delete it although it has counters (they stay as floors)
+   * @return completes when deleted
+   */
+  public CompletableFuture<Void> deleteDatabase(String name, boolean force) {
+    DeleteDatabaseRequest req = DeleteDatabaseRequest.newBuilder().setName(name).setForce(force).build();
+    return transport.unary(Route.ANY, ClusterServiceGrpc.getDeleteDatabaseMethod(), req, deadlineNow(), true).thenApply(a -> null);
+  }
+
+  /**
+   * Gives back every ID {@code owner} claimed in the client's database (cluster version 2).
+   *
+   * @param owner the holder
+   * @return how many were released
+   */
+  public CompletableFuture<Long> releaseOwner(String owner) {
+    return call(Route.LEADER, IdServiceGrpc.getReleaseOwnerMethod(), ReleaseOwnerRequest.newBuilder().setOwner(owner).build())
+        .thenApply(r -> r.getReleased());
+  }
+
+  /**
+   * Registers a node and makes it a Raft member (an admin call). An empty tag lets the cluster
+   * assign the next free one; the answer names it. Tried on another node only when the first
+   * certainly did nothing: repeated after a lost answer, it would find its addresses taken.
+   *
+   * @param request the node's tag, addresses and whether it votes
+   * @return the node as registered
+   */
+  public CompletableFuture<AddNodeResponse> addNode(AddNodeRequest request) {
+    return transport.unary(Route.ANY, ClusterServiceGrpc.getAddNodeMethod(), request, deadlineNow(), true)
+        .thenApply(Transport.Answer::value);
+  }
+
+  /**
+   * Takes a node out of the cluster and retires its tag for ever (an admin call). Tried on
+   * another node only when the first certainly did nothing.
+   *
+   * @param tag the node's tag
+   * @return completes when removed
+   */
+  public CompletableFuture<Void> removeNode(String tag) {
+    return transport.unary(Route.ANY, ClusterServiceGrpc.getRemoveNodeMethod(), RemoveNodeRequest.newBuilder().setTag(tag).build(), deadlineNow(), true)
+        .thenApply(a -> null);
+  }
+
+  /**
+   * Hands leadership to the node with {@code tag}, or to any up-to-date voter when it is empty
+   * (an admin call). Tried on another node only when the first certainly did nothing: repeated
+   * without a tag, it would move the leadership again.
+   *
+   * @param tag the new leader's tag, or empty
+   * @return the new leader's tag
+   */
+  public CompletableFuture<String> transferLeadership(String tag) {
+    TransferLeadershipRequest req = TransferLeadershipRequest.newBuilder().setTag(tag).build();
+    return transport.unary(Route.ANY, ClusterServiceGrpc.getTransferLeadershipMethod(), req, deadlineNow(), true)
+        .thenApply(a -> a.value().getLeader());
+  }
+
+  /**
+   * The cluster version, from the leader: the one finalised, what each member's build
+   * supports, and the lowest a downgrade may go to.
+   *
+   * @return the versions
+   */
+  public CompletableFuture<ClusterVersionResponse> clusterVersion() {
+    return call(Route.ANY, ClusterServiceGrpc.getClusterVersionMethod(), ClusterVersionRequest.getDefaultInstance());
+  }
+
+  /**
+   * Finalises a higher cluster version once every member supports it, or lowers it while no
+   * command of the higher one is in the log (an admin call). Setting a version twice changes
+   * nothing, so it fails over like a read.
+   *
+   * @param version the version
+   * @return the versions afterwards
+   */
+  public CompletableFuture<ClusterVersionResponse> setClusterVersion(int version) {
+    return call(Route.ANY, ClusterServiceGrpc.getSetClusterVersionMethod(), SetClusterVersionRequest.newBuilder().setVersion(version).build());
+  }
+
+  /**
+   * Writes a consistent backup of the cluster's replicated state to {@code out} (an admin
+   * call); with {@link IdnodeClient.Builder#database} set, of that database only. The bytes are
+   * what {@link #restore} reads. The call timeout bounds the whole transfer from one node; it
+   * goes to another node only until the first bytes arrive (after that {@code out} holds part
+   * of a backup). {@code out} is written on gRPC's threads and not closed.
+   *
+   * @param out where the backup goes
+   * @return who took it, what it covers and its size
+   */
+  public CompletableFuture<BackupInfo> backup(OutputStream out) {
+    return transport.call(transport.start(Route.LEADER), Backups.backup(out), deadlineNow(), false).thenApply(Transport.Answer::value);
+  }
+
+  /**
+   * Raises the cluster's identity counters and HiLo maxima to at least those of the backup
+   * read from {@code in}, and retires the backup's node tags (an admin call); it never lowers
+   * anything, so running it again is safe. The first 256 KiB are read now; it goes to another
+   * node only while no more was read. The call timeout bounds the whole transfer to one node.
+   * {@code in} is read on gRPC's threads and not closed.
+   *
+   * @param in the backup
+   * @return what was raised and what the backup held
+   */
+  public CompletableFuture<RestoreResponse> restore(InputStream in) {
+    Transport.Attempt<RestoreResponse> attempt;
+    try {
+      attempt = Backups.restore(in);
+    } catch (UncheckedIOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return transport.call(transport.start(Route.LEADER), attempt, deadlineNow(), false).thenApply(Transport.Answer::value);
   }
 
   private <Q, R> CompletableFuture<R> call(Route route, MethodDescriptor<Q, R> method, Q request) {

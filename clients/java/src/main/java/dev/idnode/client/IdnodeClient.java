@@ -1,6 +1,9 @@
 package dev.idnode.client;
 
 import dev.idnode.v1.AcquireWorkerRequest;
+import dev.idnode.v1.AddNodeRequest;
+import dev.idnode.v1.AddNodeResponse;
+import dev.idnode.v1.ClusterVersionResponse;
 import dev.idnode.v1.CreateDatabaseRequest;
 import dev.idnode.v1.CreateSeriesRequest;
 import dev.idnode.v1.DatabaseStatus;
@@ -15,6 +18,7 @@ import dev.idnode.v1.ListWorkersResponse;
 import dev.idnode.v1.NextHiLoRequest;
 import dev.idnode.v1.ReleaseWorkerRequest;
 import dev.idnode.v1.RenewWorkerRequest;
+import dev.idnode.v1.RestoreResponse;
 import dev.idnode.v1.Series;
 import dev.idnode.v1.SeriesEntry;
 import dev.idnode.v1.StatusResponse;
@@ -27,9 +31,8 @@ import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.TlsChannelCredentials;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,8 +44,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.regex.Pattern;
 
 /**
- * The Java client of idnode: typed, blocking calls for every {@code IdService} and
- * {@code SeriesService} RPC and the everyday {@code ClusterService} ones, with failover across
+ * The Java client of idnode: typed, blocking calls for every RPC of {@code IdService},
+ * {@code SeriesService} and {@code ClusterService} (admin calls with the admin token), with failover across
  * the nodes it was given; HiLo IDs from per-collection generators ({@link #nextId}); numeric IDs
  * ({@link #numericGenerator}). {@link #async()} gives the same calls as
  * {@link CompletableFuture}s.
@@ -420,6 +423,90 @@ public final class IdnodeClient implements AutoCloseable {
   }
 
   /**
+   * Deletes a database (an admin call).
+   *
+   * @param name the database
+   * @param force delete it although it has counters
+   */
+  public void deleteDatabase(String name, boolean force) {
+    await(async.deleteDatabase(name, force));
+  }
+
+  /**
+   * Gives back every ID {@code owner} claimed.
+   *
+   * @param owner the holder
+   * @return how many were released
+   */
+  public long releaseOwner(String owner) {
+    return await(async.releaseOwner(owner));
+  }
+
+  /**
+   * Registers a node and makes it a Raft member (an admin call).
+   *
+   * @param request the node
+   * @return the node as registered
+   */
+  public AddNodeResponse addNode(AddNodeRequest request) {
+    return await(async.addNode(request));
+  }
+
+  /**
+   * Takes a node out of the cluster and retires its tag (an admin call).
+   *
+   * @param tag the node's tag
+   */
+  public void removeNode(String tag) {
+    await(async.removeNode(tag));
+  }
+
+  /**
+   * Hands leadership to a node (an admin call).
+   *
+   * @param tag the new leader's tag, or empty for any up-to-date voter
+   * @return the new leader's tag
+   */
+  public String transferLeadership(String tag) {
+    return await(async.transferLeadership(tag));
+  }
+
+  /** The cluster version. @return the versions */
+  public ClusterVersionResponse clusterVersion() {
+    return await(async.clusterVersion());
+  }
+
+  /**
+   * Finalises or lowers the cluster version (an admin call).
+   *
+   * @param version the version
+   * @return the versions afterwards
+   */
+  public ClusterVersionResponse setClusterVersion(int version) {
+    return await(async.setClusterVersion(version));
+  }
+
+  /**
+   * Writes a backup to {@code out} (an admin call; see {@link AsyncIdnodeClient#backup}).
+   *
+   * @param out where the backup goes, not closed
+   * @return who took it, what it covers and its size
+   */
+  public BackupInfo backup(OutputStream out) {
+    return await(async.backup(out));
+  }
+
+  /**
+   * Restores a backup from {@code in} (an admin call; see {@link AsyncIdnodeClient#restore}).
+   *
+   * @param in the backup, not closed
+   * @return what was raised and what the backup held
+   */
+  public RestoreResponse restore(InputStream in) {
+    return await(async.restore(in));
+  }
+
+  /**
    * A HiLo ID of {@code collection}, such as {@code orders/17-A}, from the collection's
    * generator (made on first use, closed with the client). Normally a few nanoseconds: the
    * numbers come from a range reserved in advance and the next range is fetched in the
@@ -692,31 +779,11 @@ public final class IdnodeClient implements AutoCloseable {
     }
 
     private ChannelCredentials credentials() {
-      if (!tls) {
-        return InsecureChannelCredentials.create();
-      }
-      try {
-        TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder();
-        if (caFile != null) {
-          b.trustManager(caFile.toFile());
-        }
-        if (certFile != null) {
-          b.keyManager(certFile.toFile(), keyFile.toFile());
-        }
-        return b.build();
-      } catch (IOException e) {
-        throw new UncheckedIOException("reading the TLS files (" + caFile + ", " + certFile + ", " + keyFile + "): " + e.getMessage(), e);
-      }
+      return tls ? Tls.credentials(caFile, certFile, keyFile) : InsecureChannelCredentials.create();
     }
 
     private static ManagedChannel dial(String addr, ChannelCredentials creds) {
-      try {
-        return Grpc.newChannelBuilder(addr, creds).build();
-      } catch (UnsupportedOperationException e) {
-        // Debian's libnetty-java lacks the JDK's ALPN negotiator, which gRPC over TLS needs.
-        throw new IllegalStateException("TLS to " + addr + " needs ALPN, which this netty cannot do ("
-            + e.getMessage() + "): use netty from Maven Central, or netty-tcnative", e);
-      }
+      return Grpc.newChannelBuilder(addr, creds).build();
     }
   }
 }

@@ -40,9 +40,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import io.grpc.netty.GrpcSslContexts;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -54,18 +52,6 @@ import org.junit.jupiter.api.TestFactory;
 class ConformanceTest {
   private static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(10);
   private static IdCluster cluster;
-  /** Why TLS cannot work in this JVM (a netty without ALPN, as Debian packages it), or null. */
-  private static final String TLS_UNAVAILABLE = tlsUnavailable();
-
-  private static String tlsUnavailable() {
-    try {
-      GrpcSslContexts.forClient().build();
-      return null;
-    } catch (UnsupportedOperationException | javax.net.ssl.SSLException e) {
-      return e.getMessage();
-    }
-  }
-
   @AfterAll
   static void stopControlProgram() {
     if (cluster != null) {
@@ -101,15 +87,6 @@ class ConformanceTest {
     }
 
     void run() {
-      List<String> lacking = new ArrayList<>();
-      if (scenario.has("requires")) {
-        scenario.getAsJsonArray("requires").forEach(r -> {
-          if ((r.getAsString().equals("tls") || r.getAsString().equals("mtls")) && TLS_UNAVAILABLE != null) {
-            lacking.add(r.getAsString());
-          }
-        });
-      }
-      Assumptions.assumeTrue(lacking.isEmpty(), "skipped: the client lacks " + lacking + " here: " + TLS_UNAVAILABLE);
       JsonObject topology = scenario.has("topology") ? scenario.getAsJsonObject("topology") : new JsonObject();
       cluster.start(topology);
       try {

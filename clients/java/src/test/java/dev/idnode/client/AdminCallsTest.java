@@ -1,0 +1,152 @@
+package dev.idnode.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import dev.idnode.v1.AddNodeRequest;
+import dev.idnode.v1.ClusterVersionResponse;
+import dev.idnode.v1.CreateDatabaseRequest;
+import dev.idnode.v1.DatabaseStatus;
+import dev.idnode.v1.NodeStatus;
+import dev.idnode.v1.RestoreResponse;
+import io.grpc.Status;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ClusterService admin calls, blocking and async, with the admin token against three real
+ * nodes started by idcluster with that token.
+ */
+class AdminCallsTest {
+  private static final String TOKEN = "java-admin-calls-test";
+  private static IdCluster idcluster;
+  private static List<String> nodes;
+
+  @BeforeAll
+  static void startCluster() {
+    idcluster = new IdCluster();
+    JsonObject topology = new JsonObject();
+    topology.addProperty("nodes", 3);
+    topology.addProperty("adminToken", TOKEN);
+    idcluster.start(topology);
+    nodes = idcluster.grpcAddrs();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    idcluster.close();
+  }
+
+  private static IdnodeClient.Builder client() {
+    return IdnodeClient.builder().nodes(nodes).deadline(Duration.ofSeconds(20));
+  }
+
+  private static IdnodeClient admin() {
+    return client().adminToken(TOKEN).build();
+  }
+
+  @Test
+  void withoutTheTokenAdminCallsAreRefused() {
+    try (IdnodeClient anonymous = client().build()) {
+      IdnodeException e = assertThrows(IdnodeException.class, () -> anonymous.removeNode("B"));
+      assertEquals(Status.Code.UNAUTHENTICATED, e.code(), e.getMessage());
+      e = assertThrows(IdnodeException.class, () -> anonymous.backup(new ByteArrayOutputStream()));
+      assertEquals(Status.Code.UNAUTHENTICATED, e.code(), e.getMessage());
+    }
+  }
+
+  @Test
+  void aNonVoterIsAddedAndRemoved() throws Exception {
+    try (IdnodeClient admin = admin()) {
+      // Never started: a non-voter that does not answer leaves the quorum as it was.
+      AddNodeRequest req = AddNodeRequest.newBuilder().setRaftAddress("127.0.0.1:9").setGrpcAddress("127.0.0.1:9").setNonVoter(true).build();
+      NodeStatus added = admin.addNode(req).getNode();
+      assertFalse(added.getTag().isEmpty(), "the cluster names the new node's tag");
+      assertTrue(tags(admin).contains(added.getTag()), "status lists " + added.getTag());
+      admin.async().removeNode(added.getTag()).get(20, TimeUnit.SECONDS);
+      assertFalse(tags(admin).contains(added.getTag()), "status still lists " + added.getTag());
+    }
+  }
+
+  private static List<String> tags(IdnodeClient admin) {
+    return admin.status(true).getNodesList().stream().map(NodeStatus::getTag).toList();
+  }
+
+  @Test
+  void leadershipGoesWhereItIsSent() {
+    try (IdnodeClient admin = admin()) {
+      String leader = admin.status(true).getLeader();
+      String target = tags(admin).stream().filter(t -> !t.equals(leader)).findFirst().orElseThrow();
+      assertEquals(target, admin.transferLeadership(target));
+      // The answering node may learn of the new term a moment later than the old leader did.
+      Instant until = Instant.now().plusSeconds(20);
+      String seen = admin.status(true).getLeader();
+      while (!seen.equals(target) && Instant.now().isBefore(until)) {
+        seen = admin.status(true).getLeader();
+      }
+      assertEquals(target, seen);
+      assertNotEquals(leader, seen);
+    }
+  }
+
+  @Test
+  void theClusterVersionIsReadAndSetAgain() throws Exception {
+    try (IdnodeClient admin = admin()) {
+      ClusterVersionResponse v = admin.clusterVersion();
+      assertTrue(v.getFinalised() >= 1, v.toString());
+      assertEquals(3, v.getMembersCount(), v.toString());
+      ClusterVersionResponse again = admin.async().setClusterVersion(v.getFinalised()).get(20, TimeUnit.SECONDS);
+      assertEquals(v.getFinalised(), again.getFinalised());
+    }
+  }
+
+  @Test
+  void aDatabaseIsDeleted() {
+    try (IdnodeClient admin = admin()) {
+      admin.createDatabase(CreateDatabaseRequest.newBuilder().setName("scratch").build());
+      assertTrue(databases(admin).contains("scratch"));
+      admin.deleteDatabase("scratch", false);
+      assertFalse(databases(admin).contains("scratch"));
+    }
+  }
+
+  private static List<String> databases(IdnodeClient admin) {
+    return admin.listDatabases().stream().map(DatabaseStatus::getName).toList();
+  }
+
+  @Test
+  void anOwnersClaimsAreReleasedTogether() {
+    try (IdnodeClient admin = admin()) {
+      admin.claim("owner-x", List.of("rooms/1", "rooms/2"));
+      assertEquals(2, admin.releaseOwner("owner-x"));
+      assertTrue(admin.getClaims(List.of("rooms/1", "rooms/2")).isEmpty());
+    }
+  }
+
+  @Test
+  void aBackupRaisesCountersLoweredSince() throws Exception {
+    try (IdnodeClient admin = client().adminToken(TOKEN).database("default").build()) {
+      assertEquals(5, admin.nextIdentity("restored", 5).last());
+      ByteArrayOutputStream backup = new ByteArrayOutputStream();
+      BackupInfo info = admin.async().backup(backup).get(20, TimeUnit.SECONDS);
+      assertEquals(backup.size(), info.bytes());
+      assertTrue(info.bytes() > 0 && info.index() > 0 && !info.leader().isEmpty(), info.toString());
+
+      assertEquals(1, admin.seedIdentity("restored", 1, true));
+      RestoreResponse restored = admin.restore(new ByteArrayInputStream(backup.toByteArray()));
+      assertTrue(restored.getIdentitiesRaised() >= 1, restored.toString());
+      assertEquals(6, admin.nextIdentity("restored", 1).first());
+    }
+  }
+}
