@@ -1,0 +1,39 @@
+package strategies
+
+// The chaos suite and HiLo pools (issue 15): every node grants HiLo ranges from its own pool,
+// so a node cut off from its majority keeps granting for tags it served before, until the pool
+// is used up, and refuses a tag it never served (its first pool needs a quorum). Ranges of
+// different nodes come in no order; what must hold is that no number is ever granted twice.
+
+import (
+	"fmt"
+
+	"github.com/idnode/idnode/test/e2e/chaos/chaostest"
+)
+
+// hiloMinority is issue 15's schedule: a follower alone next to two paused nodes, then an
+// isolated leader, each keeps granting ranges of a tag it served before the fault, for
+// chaosMinorityHold, from its pool. The schedule's line gets the ranges each one granted.
+func hiloMinority(r *chaostest.ChaosRun) {
+	pools := r.WarmPools(chaostest.ChaosPoolTagPaused)
+	lone := chaostest.ChaosOthers(r.Leader())[0]
+	frozen := chaostest.ChaosOthers(lone)
+	r.D.Pause(r.T, frozen...)
+	paused := r.HoldMinority(pools[lone], func() {
+		r.Minority(lone)
+		r.Progress("during: "+chaostest.JoinTags(frozen)+" paused", []string{lone}, false)
+	})
+	r.D.Unpause(r.T, frozen...)
+	r.Recover("after unpausing " + chaostest.JoinTags(frozen))
+
+	pools = r.WarmPools(chaostest.ChaosPoolTagIsolated)
+	leader := r.Leader()
+	rest := chaostest.ChaosOthers(leader)
+	r.D.Disconnect(r.T, leader)
+	isolated := r.HoldMinority(pools[leader], func() {
+		r.Minority(leader)
+		r.Progress("during: "+leader+" isolated, majority "+chaostest.JoinTags(rest), rest, true)
+	})
+	r.D.Connect(r.T, leader)
+	r.Note = fmt.Sprintf("minority_ranges=%s:%d(%s paused),%s:%d(isolated)", lone, paused, chaostest.JoinTags(frozen), leader, isolated)
+}
