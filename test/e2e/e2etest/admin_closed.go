@@ -4,7 +4,7 @@ import (
 	"net"
 )
 
-// nonLoopbackIP is an IPv4 address of an interface of this machine that is up and not
+// NonLoopbackIP is an IPv4 address of an interface of this machine that is up and not
 // loopback (a Docker machine has at least its bridge's), or "".
 func NonLoopbackIP() string {
 	ifaces, err := net.Interfaces()

@@ -4,5 +4,5 @@ package e2etest
 
 import "time"
 
-// chaosLock: no flock here; runs are not serialized.
+// ChaosLock: no flock here; runs are not serialized.
 func ChaosLock(string, time.Duration) (func(), error) { return func() {}, nil }

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// chaosLock takes an exclusive flock on path, trying for at most wait. Two chaos suites on
+// ChaosLock takes an exclusive flock on path, trying for at most wait. Two chaos suites on
 // one machine would share the compose project and the ports 7071-7073, so they take turns.
 // The kernel drops the lock if the test process dies.
 func ChaosLock(path string, wait time.Duration) (release func(), err error) {

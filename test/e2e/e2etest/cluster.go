@@ -23,7 +23,7 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// Bounds of the cluster tests, on top of harness_test.go's.
+// Bounds of the cluster tests, on top of harness.go's.
 const (
 	attemptTimeout  = time.Second      // one attempt of a load call; then the next node is tried
 	opBudget        = 30 * time.Second // one logical identity call, all its retries included
@@ -39,7 +39,7 @@ const (
 
 var ClusterTags = []string{"A", "B", "C"}
 
-// cluster is three idnode processes with the same --peers list.
+// Cluster is three idnode processes with the same --peers list.
 type Cluster struct {
 	T      testing.TB
 	Nodes  []*Proc // A, B, C
@@ -52,14 +52,14 @@ type Cluster struct {
 	reqSeq atomic.Int64
 }
 
-// startCluster starts A, B and C on loopback with a static peer list and waits until each
+// StartCluster starts A, B and C on loopback with a static peer list and waits until each
 // one serves every strategy (its own registration included).
 func StartCluster(t testing.TB, extra ...string) *Cluster {
 	t.Helper()
 	return StartClusterWith(t, func(string) NodeOpts { return NodeOpts{Extra: extra} })
 }
 
-// startClusterWith is startCluster with each node's options from opts (its Tag and Peers are
+// StartClusterWith is startCluster with each node's options from opts (its Tag and Peers are
 // filled in).
 func StartClusterWith(t testing.TB, opts func(tag string) NodeOpts) *Cluster {
 	t.Helper()
@@ -89,7 +89,7 @@ func StartClusterWith(t testing.TB, opts func(tag string) NodeOpts) *Cluster {
 	return c
 }
 
-// waitServing waits until each node tag serves and this cluster's client connection to it is
+// WaitServing waits until each node tag serves and this cluster's client connection to it is
 // READY again: after a restart it may still be in reconnect backoff, and a call would fail at
 // once.
 func (c *Cluster) WaitServing(tags ...string) {
@@ -135,7 +135,7 @@ func (c *Cluster) RequestID() string {
 	return fmt.Sprintf("e2e-%s-%d", c.runID, c.reqSeq.Add(1))
 }
 
-// leader polls Status{consistent} on the given nodes (all by default) until one names a
+// Leader polls Status{consistent} on the given nodes (all by default) until one names a
 // leader, and returns its tag.
 func (c *Cluster) Leader(via ...string) string {
 	c.T.Helper()
@@ -162,7 +162,7 @@ func (c *Cluster) Leader(via ...string) string {
 	return leader
 }
 
-// retryable is what a client may retry on another node: no quorum or leader right now, or
+// Retryable is what a client may retry on another node: no quorum or leader right now, or
 // no answer in time.
 func Retryable(err error) bool {
 	switch status.Code(err) {
@@ -172,7 +172,7 @@ func Retryable(err error) bool {
 	return false
 }
 
-// parseIdentities checks that Generate's answer for prefix and count is count consecutive
+// ParseIdentities checks that Generate's answer for prefix and count is count consecutive
 // identities of prefix (spelt as asked) and returns the first and last number.
 func ParseIdentities(ids []string, prefix string, count int64) (first, last int64, err error) {
 	b, err := ParseIdentityBlock(ids, prefix, count)
@@ -185,7 +185,7 @@ func ParseIdentities(ids []string, prefix string, count int64) (first, last int6
 	return b.First, b.Last, nil
 }
 
-// parseIdentityBlock checks that Generate's answer for prefix and count is count ascending
+// ParseIdentityBlock checks that Generate's answer for prefix and count is count ascending
 // identities of prefix (spelt as asked), and returns them as a block: the values between them
 // are its holes, values someone claimed.
 func ParseIdentityBlock(ids []string, prefix string, count int64) (docid.IdentityBlock, error) {
@@ -216,7 +216,7 @@ func ParseIdentityBlock(ids []string, prefix string, count int64) (docid.Identit
 	return b, nil
 }
 
-// identity is one logical identity request, recorded in rec: Generate{prefix|, count,
+// Identity is one logical identity request, recorded in rec: Generate{prefix|, count,
 // request_id}, sent to the nodes in order from start, moving on after every retryable
 // failure with the same request_id, for at most budget. An attempt gets perCall. A
 // non-retryable error, a malformed answer or the end of the budget is returned as an error
@@ -254,7 +254,7 @@ func (c *Cluster) Identity(rec *history.Recorder, prefix string, count int64, st
 	}
 }
 
-// mustIdentity asks node via, and only via, once for count values of prefix (recorded), and
+// MustIdentity asks node via, and only via, once for count values of prefix (recorded), and
 // fails the test unless it answers.
 func (c *Cluster) MustIdentity(rec *history.Recorder, prefix string, count int64, via string) (first, last int64) {
 	c.T.Helper()
@@ -273,7 +273,7 @@ func (c *Cluster) MustIdentity(rec *history.Recorder, prefix string, count int64
 	return first, last
 }
 
-// serverSide asks node tag for one server-side ID of prefix, records it and returns its etag.
+// ServerSide asks node tag for one server-side ID of prefix, records it and returns its etag.
 func (c *Cluster) ServerSide(rec *history.Recorder, prefix, tag string, timeout time.Duration) (uint64, error) {
 	call := rec.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -306,7 +306,7 @@ func (c *Cluster) MustServerSide(rec *history.Recorder, prefix, tag string) uint
 	return etag
 }
 
-// nextHiLo reserves a range of tag through node via and records it.
+// NextHiLo reserves a range of tag through node via and records it.
 func (c *Cluster) NextHiLo(rec *history.Recorder, tag, via string) *idnodev1.NextHiLoResponse {
 	c.T.Helper()
 	resp, err := c.Ids[via].NextHiLo(RpcCtx(c.T), &idnodev1.NextHiLoRequest{Tag: tag, RequestId: c.RequestID()})
@@ -320,7 +320,7 @@ func (c *Cluster) NextHiLo(rec *history.Recorder, tag, via string) *idnodev1.Nex
 	return resp
 }
 
-// waitAcks waits until rec holds at least n acknowledged identity operations.
+// WaitAcks waits until rec holds at least n acknowledged identity operations.
 func WaitAcks(t testing.TB, rec *history.Recorder, n int, ld *load) {
 	t.Helper()
 	Eventually(t, LoadTimeout, fmt.Sprintf("%d identity answers", n), func() error {
@@ -387,7 +387,7 @@ func (ld *load) firstErr() error {
 	return nil
 }
 
-// finish stops the load and fails the test on any error it met. A call in progress gets to
+// Finish stops the load and fails the test on any error it met. A call in progress gets to
 // finish (at most opBudget).
 func (ld *load) Finish(t testing.TB) {
 	t.Helper()
@@ -406,7 +406,7 @@ func (ld *load) Finish(t testing.TB) {
 	}
 }
 
-// checkHistory fails the test unless rec has no duplicates and is linearizable, and unless
+// CheckHistory fails the test unless rec has no duplicates and is linearizable, and unless
 // every node's etags increased.
 func CheckHistory(t testing.TB, rec *history.Recorder) {
 	t.Helper()
@@ -435,7 +435,7 @@ func HealthOf(hc healthpb.HealthClient, service string) string {
 	return resp.GetStatus().String()
 }
 
-// firstListIdentities asks every node for ListIdentities, each as often as it answers, from
+// FirstListIdentities asks every node for ListIdentities, each as often as it answers, from
 // now until the first success, and returns that first answer and who gave it.
 func (c *Cluster) FirstListIdentities(t testing.TB) (*idnodev1.ListIdentitiesResponse, string) {
 	return c.firstListIdentitiesFrom(t, ClusterTags)

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// refusedStart starts p, which must exit non-zero, and returns the output of that run.
+// RefusedStart starts p, which must exit non-zero, and returns the output of that run.
 func RefusedStart(t *testing.T, p *Proc) string {
 	t.Helper()
 	p.Restart()

@@ -1,7 +1,7 @@
 package e2etest
 
 // Processes that embed the Go client's NumericGenerator (test/flakeminter), and the checks of
-// what they minted, shared by numeric_sigstop_test.go and the chaos suite's `flake` schedule.
+// what they minted, shared by clients/numeric_sigstop_test.go and the chaos suite's `flake` schedule.
 
 import (
 	"cmp"
@@ -16,12 +16,15 @@ import (
 	"github.com/idnode/idnode/flakelease"
 )
 
+// MaxErrorsKept is how many unexpected errors or problems a check keeps for its report.
+const MaxErrorsKept = 20
+
 var flakeMinterBinary = &goBinary{pkg: "./test/flakeminter", name: "flakeminter"}
 
-// buildFlakeMinter builds test/flakeminter once per test binary and returns its path.
+// BuildFlakeMinter builds test/flakeminter once per test binary and returns its path.
 func BuildFlakeMinter(t testing.TB) string { t.Helper(); return flakeMinterBinary.build(t) }
 
-// startFlakeMinter starts a flakeminter named label minting against the nodes at addrs into
+// StartFlakeMinter starts a flakeminter named label minting against the nodes at addrs into
 // out, with further flags; the proc is killed at the end of the test (its output shown if
 // the test failed). Stop it with proc.stop, which requires exit status 0.
 func StartFlakeMinter(t testing.TB, label string, addrs []string, out string, flags ...string) *Proc {
@@ -51,13 +54,13 @@ type minterEvent struct {
 
 func (e minterEvent) IsID() bool { return e.Grant == nil && e.Err == "" }
 
-// mintedRun is what one flakeminter process wrote.
+// MintedRun is what one flakeminter process wrote.
 type MintedRun struct {
 	label  string
 	Events []minterEvent
 }
 
-// readMinted parses a flakeminter's file. A last line cut short (the process still writing)
+// ReadMinted parses a flakeminter's file. A last line cut short (the process still writing)
 // is left out.
 func ReadMinted(label, path string) (MintedRun, error) {
 	run := MintedRun{label: label}
@@ -110,7 +113,7 @@ type leaseKey struct {
 	epoch  uint64
 }
 
-// grants are the run's grants by worker and epoch, each with the highest MaxMs any of its
+// Grants are the run's grants by worker and epoch, each with the highest MaxMs any of its
 // lines showed (renewals raise it), in the order they first appeared.
 func (r MintedRun) Grants() ([]leaseKey, map[leaseKey]flakelease.Grant) {
 	var order []leaseKey
@@ -155,7 +158,7 @@ func (c mintedCheck) String() string {
 	return fmt.Sprintf("ids=%d grants=%d recycled=%d refusals=%d duplicates=%d", c.ids, c.grants, c.recycled, c.refusals, c.duplicates)
 }
 
-// checkMinted checks the runs of several processes against each other:
+// CheckMinted checks the runs of several processes against each other:
 //   - no ID twice, in one process or two;
 //   - each process's IDs strictly increasing (the generator's promise, across its leases), so
 //     those of each worker and epoch too;
@@ -166,7 +169,7 @@ func (c mintedCheck) String() string {
 func CheckMinted(runs []MintedRun) mintedCheck {
 	var c mintedCheck
 	fail := func(format string, args ...any) {
-		if len(c.Problems) < ChaosMaxErrors {
+		if len(c.Problems) < MaxErrorsKept {
 			c.Problems = append(c.Problems, fmt.Sprintf(format, args...))
 		}
 	}

@@ -50,7 +50,7 @@ var (
 	binDirErr  error
 )
 
-// binDir is the temp dir the binaries the tests build go to, made on first use.
+// BinDir is the temp dir the binaries the tests build go to, made on first use.
 func BinDir() (string, error) {
 	binDirOnce.Do(func() { buildDir, binDirErr = os.MkdirTemp("", "idnode-e2e-bin-") })
 	return buildDir, binDirErr
@@ -143,10 +143,10 @@ var idnodeBinary = &goBinary{pkg: DaemonPackage, name: binaryBaseName, flags: []
 
 func BuildIdnode(t testing.TB) string { t.Helper(); return idnodeBinary.build(t) }
 
-// freeAddr is a loopback address no other node of this test binary was given.
+// FreeAddr is a loopback address no other node of this test binary was given.
 func FreeAddr(t testing.TB) string { t.Helper(); return loopback.FreeAddr(t) }
 
-// nodeOpts says how to start one idnode process. Zero fields get defaults.
+// NodeOpts says how to start one idnode process. Zero fields get defaults.
 type NodeOpts struct {
 	Tag      string   // --tag; default "A"
 	DataDir  string   // --data-dir; default a fresh t.TempDir()
@@ -164,7 +164,7 @@ type NodeOpts struct {
 	RawArgs []string
 }
 
-// proc is one idnode process, restartable with the same arguments and data dir.
+// Proc is one idnode process, restartable with the same arguments and data dir.
 type Proc struct {
 	t    testing.TB
 	bin  string
@@ -186,7 +186,7 @@ type Proc struct {
 	runs  int
 }
 
-// startNode starts the daemon and registers a cleanup that kills it (and shows its output if
+// StartNode starts the daemon and registers a cleanup that kills it (and shows its output if
 // the test failed). It does not wait for the node to serve: see waitServing.
 func StartNode(t testing.TB, opts NodeOpts) *Proc {
 	t.Helper()
@@ -252,7 +252,7 @@ func peerAddr(peers, tag string) string {
 	return ""
 }
 
-// cleanEnv is this process's environment without IDNODE_* (a developer's settings must not
+// CleanEnv is this process's environment without IDNODE_* (a developer's settings must not
 // change what the tests run), plus extra.
 func CleanEnv(extra ...string) []string {
 	var env []string
@@ -304,14 +304,14 @@ func isClosed(c chan struct{}) bool {
 	}
 }
 
-// current returns the running command and its done channel.
+// Current returns the running command and its done channel.
 func (p *Proc) Current() (*exec.Cmd, chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.cmd, p.done
 }
 
-// signal sends sig to the running process; it fails the test if there is none.
+// Signal sends sig to the running process; it fails the test if there is none.
 func (p *Proc) Signal(sig syscall.Signal) {
 	p.t.Helper()
 	cmd, done := p.Current()
@@ -323,7 +323,7 @@ func (p *Proc) Signal(sig syscall.Signal) {
 	}
 }
 
-// waitExit waits up to timeout for the process to be reaped and returns its state.
+// WaitExit waits up to timeout for the process to be reaped and returns its state.
 func (p *Proc) WaitExit(timeout time.Duration) (*os.ProcessState, error) {
 	_, done := p.Current()
 	if done == nil {
@@ -339,7 +339,7 @@ func (p *Proc) WaitExit(timeout time.Duration) (*os.ProcessState, error) {
 	}
 }
 
-// kill9 sends SIGKILL and waits until the process is gone: a crash, with nothing flushed.
+// Kill9 sends SIGKILL and waits until the process is gone: a crash, with nothing flushed.
 func (p *Proc) Kill9() {
 	p.t.Helper()
 	p.Signal(syscall.SIGKILL)
@@ -348,7 +348,7 @@ func (p *Proc) Kill9() {
 	}
 }
 
-// stop sends SIGTERM and requires a clean exit (status 0) within stopTimeout. It returns how
+// Stop sends SIGTERM and requires a clean exit (status 0) within stopTimeout. It returns how
 // long the exit took.
 func (p *Proc) Stop() time.Duration {
 	p.t.Helper()
@@ -364,11 +364,11 @@ func (p *Proc) Stop() time.Duration {
 	return time.Since(begin)
 }
 
-// sigstop freezes the process (it keeps its sockets but answers nothing); sigcont resumes it.
+// Sigstop freezes the process (it keeps its sockets but answers nothing); sigcont resumes it.
 func (p *Proc) Sigstop() { p.t.Helper(); p.Signal(syscall.SIGSTOP) }
 func (p *Proc) Sigcont() { p.t.Helper(); p.Signal(syscall.SIGCONT) }
 
-// restart starts the process again with the same arguments and data dir; it must have exited.
+// Restart starts the process again with the same arguments and data dir; it must have exited.
 func (p *Proc) Restart() {
 	p.t.Helper()
 	p.start()
@@ -388,7 +388,7 @@ func (p *Proc) killIfRunning() {
 	}
 }
 
-// waitServing waits until this node's health says SERVING, failing early (with the node's
+// WaitServing waits until this node's health says SERVING, failing early (with the node's
 // output) if the process exits first.
 func (p *Proc) WaitServing(timeout time.Duration) {
 	p.t.Helper()
@@ -435,7 +435,7 @@ func dialOptions() []grpc.DialOption {
 	}
 }
 
-// dialConn opens a client connection to addr, closed at the end of the test.
+// DialConn opens a client connection to addr, closed at the end of the test.
 func DialConn(t testing.TB, addr string, extra ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
 	conn, err := grpc.NewClient(addr, append(dialOptions(), extra...)...)
@@ -446,14 +446,14 @@ func DialConn(t testing.TB, addr string, extra ...grpc.DialOption) *grpc.ClientC
 	return conn
 }
 
-// dial returns the two idnode clients on one connection to addr.
+// Dial returns the two idnode clients on one connection to addr.
 func Dial(t testing.TB, addr string) (idnodev1.IdServiceClient, idnodev1.ClusterServiceClient) {
 	t.Helper()
 	conn := DialConn(t, addr)
 	return idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn)
 }
 
-// pollServing polls grpc.health.v1 (service "") at addr until it answers SERVING, for at most
+// PollServing polls grpc.health.v1 (service "") at addr until it answers SERVING, for at most
 // timeout: the synchronisation point after starting a node. A close of exited ends it early
 // with an error.
 func PollServing(t testing.TB, addr string, timeout time.Duration, exited <-chan struct{}) error {
@@ -490,13 +490,13 @@ func PollServing(t testing.TB, addr string, timeout time.Duration, exited <-chan
 	}
 }
 
-// eventually polls cond until it returns nil or timeout passes, then fails with cond's last error.
+// Eventually polls cond until it returns nil or timeout passes, then fails with cond's last error.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
 	poll.Until(t, what, timeout, PollInterval, cond)
 }
 
-// rpcCtx is a context for one RPC, bounded by rpcTimeout.
+// RpcCtx is a context for one RPC, bounded by rpcTimeout.
 func RpcCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), RpcTimeout)
 	t.Cleanup(cancel)

@@ -26,7 +26,7 @@ func (g grantedRanges) CheckDisjoint(t *testing.T) {
 	}
 }
 
-// nextRange asks via for one range of tag, keeping the range size at 32 (a previous range of
+// NextRange asks via for one range of tag, keeping the range size at 32 (a previous range of
 // 32 granted a minute ago: the policy keeps it).
 func NextRange(ctx context.Context, ids idnodev1.IdServiceClient, tag string) (*idnodev1.NextHiLoResponse, error) {
 	return ids.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: tag, LastBatchSize: 32, LastRangeAt: time.Now().Add(-45 * time.Second).UnixMilli()})

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// httpDo sends method url with body (none when "") and returns the status code and the
+// HttpDo sends method url with body (none when "") and returns the status code and the
 // decoded JSON answer. A JSON body goes with Content-Type: application/json unless header
 // sets one.
 func HttpDo(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
@@ -22,7 +22,7 @@ func HttpDo(t *testing.T, method, url, body string, header ...string) (int, map[
 	return resp.StatusCode, out
 }
 
-// httpCall is httpDo's request: it returns the answer and its body, read whole. A header
+// HttpCall is httpDo's request: it returns the answer and its body, read whole. A header
 // "Host" sets the request's Host.
 func HttpCall(t *testing.T, method, url, body string, header ...string) (*http.Response, []byte) {
 	t.Helper()

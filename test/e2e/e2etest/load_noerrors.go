@@ -9,7 +9,7 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// waitGroupWithin waits for wg for at most limit and reports whether it finished.
+// WaitGroupWithin waits for wg for at most limit and reports whether it finished.
 func WaitGroupWithin(wg *sync.WaitGroup, limit time.Duration) bool {
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -21,7 +21,7 @@ func WaitGroupWithin(wg *sync.WaitGroup, limit time.Duration) bool {
 	}
 }
 
-// grpcAddrs are the nodes' client addresses, A, B, C.
+// GrpcAddrs are the nodes' client addresses, A, B, C.
 func (c *Cluster) GrpcAddrs() []string {
 	var addrs []string
 	for _, p := range c.Nodes {
@@ -30,7 +30,7 @@ func (c *Cluster) GrpcAddrs() []string {
 	return addrs
 }
 
-// recordedIdentity makes one identity call of name within budget, recorded in rec (its
+// RecordedIdentity makes one identity call of name within budget, recorded in rec (its
 // outcome unknown when it failed, with the error tallied in errs), and returns how long it
 // took and whether it succeeded.
 func RecordedIdentity(rec *history.Recorder, errs *errorTally, name string, budget time.Duration,

@@ -26,7 +26,7 @@ const (
 	OpsDockerUpTimeout    = 60 * time.Second
 )
 
-// opsCompose is one compose project of this test.
+// OpsCompose is one compose project of this test.
 type OpsCompose struct {
 	T       *testing.T
 	Root    string
@@ -39,7 +39,7 @@ type OpsCompose struct {
 	HostOf  map[string]string // published address in deploy/ (127.0.0.1:7071) → this test's
 }
 
-// opsDockerFor checks for Docker and compose (skipping without them, failing under CI=true
+// OpsDockerFor checks for Docker and compose (skipping without them, failing under CI=true
 // as the chaos suite does), and builds the image from deploy/Dockerfile under a tag of its own.
 func OpsDockerFor(t *testing.T) *OpsCompose {
 	t.Helper()
@@ -149,7 +149,7 @@ func (d *OpsCompose) ComposeCmd(args ...string) (string, []string) {
 
 var publishedPort = regexp.MustCompile(`"127\.0\.0\.1:(\d+):(\d+)"`)
 
-// use copies deploy/<names> into the temp dir with every published 127.0.0.1 port moved to a
+// Use copies deploy/<names> into the temp dir with every published 127.0.0.1 port moved to a
 // free one (hostOf maps them) and the image replaced by this test's, and makes them the
 // project's compose files.
 func (d *OpsCompose) Use(names ...string) {
@@ -177,7 +177,7 @@ func (d *OpsCompose) Use(names ...string) {
 	}
 }
 
-// up starts the project afresh and waits until the three nodes serve over creds.
+// Up starts the project afresh and waits until the three nodes serve over creds.
 func (d *OpsCompose) Up(creds credentials.TransportCredentials) {
 	d.T.Helper()
 	d.down()
@@ -204,7 +204,7 @@ func (d *OpsCompose) down() {
 	}
 }
 
-// grpcAddrs are the three nodes' published gRPC addresses, A, B, C.
+// GrpcAddrs are the three nodes' published gRPC addresses, A, B, C.
 func (d *OpsCompose) GrpcAddrs() []string {
 	var out []string
 	for _, orig := range []string{"127.0.0.1:7071", "127.0.0.1:7072", "127.0.0.1:7073"} {
@@ -217,7 +217,7 @@ func (d *OpsCompose) GrpcAddrs() []string {
 	return out
 }
 
-// checkImage fails the test unless the project's containers run as an unprivileged user (the
+// CheckImage fails the test unless the project's containers run as an unprivileged user (the
 // image's numeric USER; the node wrote its named volume as that user, or it would not serve)
 // and the image carries its OCI labels.
 func (d *OpsCompose) CheckImage() {

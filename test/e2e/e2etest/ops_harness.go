@@ -1,6 +1,6 @@
 package e2etest
 
-// Helpers of the operations tests (ops_*_test.go): the idctl binary, clusters whose nodes get
+// Helpers of the operations tests (packages ops and access): the idctl binary, clusters whose nodes get
 // flags of their own (metrics ports, TLS certificates), and waiting for a node over TLS.
 
 import (
@@ -33,7 +33,7 @@ var (
 	idctlErr  error
 )
 
-// buildIdctl builds ./cmd/idctl once per test binary, next to the idnode binary (so TestMain
+// BuildIdctl builds ./cmd/idctl once per test binary, next to the idnode binary (so TestMain
 // removes it too), and returns its path.
 func BuildIdctl(t testing.TB) string {
 	t.Helper()
@@ -70,7 +70,7 @@ func (r idctlResult) String() string {
 	return fmt.Sprintf("idctl %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(r.args, " "), r.Code, r.Stdout, r.Stderr)
 }
 
-// idctl runs the idctl binary with args and extra environment (IDNODE_* of the test process
+// Idctl runs the idctl binary with args and extra environment (IDNODE_* of the test process
 // are dropped), in dir (a temp dir when empty), within idctlTimeout.
 func Idctl(t testing.TB, env []string, args ...string) idctlResult {
 	t.Helper()
@@ -105,7 +105,7 @@ func IdctlIn(t testing.TB, dir string, env []string, args ...string) idctlResult
 	return res
 }
 
-// mustIdctl runs idctl and fails the test unless it exits 0; it returns stdout.
+// MustIdctl runs idctl and fails the test unless it exits 0; it returns stdout.
 func MustIdctl(t testing.TB, env []string, args ...string) string {
 	t.Helper()
 	r := Idctl(t, env, args...)
@@ -115,7 +115,7 @@ func MustIdctl(t testing.TB, env []string, args ...string) string {
 	return r.Stdout
 }
 
-// wantIdctlFailure runs idctl and fails the test unless it exits with code and prints one
+// WantIdctlFailure runs idctl and fails the test unless it exits with code and prints one
 // line on stderr, starting "idctl: ", that contains every one of want.
 func WantIdctlFailure(t testing.TB, code int, env []string, args []string, want ...string) idctlResult {
 	t.Helper()
@@ -132,7 +132,7 @@ func WantIdctlFailure(t testing.TB, code int, env []string, args []string, want 
 	return r
 }
 
-// startNodes starts one node per tag, all with the same --peers list plus the flags extra
+// StartNodes starts one node per tag, all with the same --peers list plus the flags extra
 // gives each, and waits until every one is SERVING over creds (plaintext when nil).
 func StartNodes(t testing.TB, tags []string, extra func(tag string) []string, creds credentials.TransportCredentials) []*Proc {
 	t.Helper()
@@ -155,7 +155,7 @@ func StartNodes(t testing.TB, tags []string, extra func(tag string) []string, cr
 	return nodes
 }
 
-// dialOver is dialConn with the given transport credentials (plaintext when nil).
+// DialOver is dialConn with the given transport credentials (plaintext when nil).
 func DialOver(t testing.TB, addr string, creds credentials.TransportCredentials) *grpc.ClientConn {
 	t.Helper()
 	if creds == nil {
@@ -174,7 +174,7 @@ func DialOver(t testing.TB, addr string, creds credentials.TransportCredentials)
 	return conn
 }
 
-// waitServingOver is proc.waitServing over creds.
+// WaitServingOver is proc.waitServing over creds.
 func WaitServingOver(t testing.TB, p *Proc, creds credentials.TransportCredentials, timeout time.Duration) {
 	t.Helper()
 	conn := DialOver(t, p.GRPCAddr, creds)
@@ -202,7 +202,7 @@ func WaitServingOver(t testing.TB, p *Proc, creds credentials.TransportCredentia
 	})
 }
 
-// addrsOf joins the nodes' gRPC addresses for --addr.
+// AddrsOf joins the nodes' gRPC addresses for --addr.
 func AddrsOf(nodes ...*Proc) string {
 	var out []string
 	for _, p := range nodes {

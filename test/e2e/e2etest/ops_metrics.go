@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// scrape GETs http://addr/metrics.
+// Scrape GETs http://addr/metrics.
 func Scrape(t *testing.T, addr string) string {
 	t.Helper()
 	code, body := HttpGet(t, addr, "/metrics")
@@ -19,7 +19,7 @@ func Scrape(t *testing.T, addr string) string {
 	return body
 }
 
-// httpGet GETs http://addr+path and returns the status code and body.
+// HttpGet GETs http://addr+path and returns the status code and body.
 func HttpGet(t *testing.T, addr, path string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), RpcTimeout)
@@ -40,7 +40,7 @@ func HttpGet(t *testing.T, addr, path string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
-// metricValue finds the sample `name{labels} value` (labels exactly as exported, "" for none).
+// MetricValue finds the sample `name{labels} value` (labels exactly as exported, "" for none).
 func MetricValue(t *testing.T, body, series string) float64 {
 	t.Helper()
 	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(body)

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// tlsCerts makes a CA and one certificate per tag with `idctl certs`, as docs/tls.md says, and
+// TlsCerts makes a CA and one certificate per tag with `idctl certs`, as docs/tls.md says, and
 // returns the directory holding them.
 func TlsCerts(t *testing.T, tags ...string) string {
 	t.Helper()

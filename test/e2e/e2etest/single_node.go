@@ -6,7 +6,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// startSingle starts a fresh single-node cluster and waits until it serves.
+// StartSingle starts a fresh single-node cluster and waits until it serves.
 func StartSingle(t *testing.T, extra ...string) (*Proc, idnodev1.IdServiceClient) {
 	t.Helper()
 	p := StartNode(t, NodeOpts{Extra: extra})
@@ -15,7 +15,7 @@ func StartSingle(t *testing.T, extra ...string) (*Proc, idnodev1.IdServiceClient
 	return p, ids
 }
 
-// generate asks for one request string and returns the single ID.
+// Generate asks for one request string and returns the single ID.
 func Generate(t *testing.T, c idnodev1.IdServiceClient, req *idnodev1.GenerateRequest) string {
 	t.Helper()
 	resp, err := c.Generate(RpcCtx(t), req)

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// composeProjectLabel is the label compose puts on every container, network and volume of a
+// ComposeProjectLabel is the label compose puts on every container, network and volume of a
 // project; the tests put it on what they start without compose too.
 const ComposeProjectLabel = "com.docker.compose.project"
 
@@ -57,7 +57,7 @@ var ownProjects struct {
 	names map[string]bool
 }
 
-// ownProject records that this run starts compose project name.
+// OwnProject records that this run starts compose project name.
 func OwnProject(name string) {
 	ownProjects.Lock()
 	defer ownProjects.Unlock()
@@ -80,7 +80,7 @@ func sweepOwnProjects() {
 	}
 }
 
-// sweepProject removes the containers, networks and volumes labelled as compose project
+// SweepProject removes the containers, networks and volumes labelled as compose project
 // name's, by label alone: it needs neither the compose files nor the test that started them.
 func SweepProject(name string) {
 	filter := "label=" + ComposeProjectLabel + "=" + name

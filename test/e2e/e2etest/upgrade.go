@@ -8,7 +8,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// swapBinary stops node tag cleanly, starts it again on bin with the same data dir and flags,
+// SwapBinary stops node tag cleanly, starts it again on bin with the same data dir and flags,
 // and waits until it serves.
 func (c *Cluster) SwapBinary(tag, bin string) {
 	c.T.Helper()
@@ -21,7 +21,7 @@ func (c *Cluster) SwapBinary(tag, bin string) {
 	c.WaitServing(tag)
 }
 
-// retried calls fn through each node in turn until it succeeds, as a client does: an error a
+// Retried calls fn through each node in turn until it succeeds, as a client does: an error a
 // client may retry (UNAVAILABLE, DEADLINE_EXCEEDED) moves to the next node, any other fails
 // the test, and so does no answer within opBudget.
 func (c *Cluster) Retried(what string, fn func(ctx context.Context, tag string) error) {
@@ -46,7 +46,7 @@ func (c *Cluster) SeriesClient(tag string) idnodev1.SeriesServiceClient {
 	return idnodev1.NewSeriesServiceClient(c.Conns[tag])
 }
 
-// noneHalted fails the test if a node exited or logged a halt: the cluster version must keep
+// NoneHalted fails the test if a node exited or logged a halt: the cluster version must keep
 // every command a node does not know out of the log.
 func (c *Cluster) NoneHalted(when string) {
 	c.T.Helper()

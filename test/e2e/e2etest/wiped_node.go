@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// lastLine returns the last line of out that contains s.
+// LastLine returns the last line of out that contains s.
 func LastLine(out, s string) string {
 	lines := strings.Split(out, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {

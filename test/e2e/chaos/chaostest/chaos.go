@@ -3,14 +3,14 @@ package chaostest
 // The chaos suite: the compose cluster of deploy/ (three containers, Raft on its own network),
 // clients of every strategy running throughout, and faults injected with the docker CLI — the
 // leader or a follower cut off the Raft network (once with claimers competing for IDs the
-// identities must skip, chaos_claims_test.go), a 2/1 split, SIGKILL of the leader or a
+// identities must skip, chaos_claims.go), a 2/1 split, SIGKILL of the leader or a
 // follower, two nodes frozen, all three restarted at once, a rolling restart, a node whose
 // volume is wiped coming back with its old flags, adds for a tag or address in use, a join
-// that fails half-way, a lone node granting HiLo ranges from its pool (chaos_hilo_test.go),
-// a seeded random mix of them (chaos_operator_test.go), a node whose data dir goes back to
-// an older copy of itself (chaos_rollback_test.go), fiscal series numbered through an
-// isolated and a killed leader (chaos_series_test.go), and numeric IDs minted in processes
-// under worker leases through the same two faults (chaos_flake_test.go). After each schedule the whole
+// that fails half-way, a lone node granting HiLo ranges from its pool (chaos_hilo.go),
+// a seeded random mix of them (test/e2e/chaos/operator), a node whose data dir goes back to
+// an older copy of itself (chaos_rollback.go), fiscal series numbered through an
+// isolated and a killed leader (chaos_series.go), and numeric IDs minted in processes
+// under worker leases through the same two faults (chaos_flake.go). After each schedule the whole
 // history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
 // counters linearizable, HiLo ranges disjoint (in any order: each node grants from its own
 // pool), etags increasing on every node across its restarts, and no acknowledged identity or
@@ -19,8 +19,8 @@ package chaostest
 //
 //	schedule=leader-isolated ids=9137 identities=4242 hilo_ranges=61 duplicates=0 linearizable=true unavailable_ms=842
 //
-//	go test ./test/e2e/ -run Chaos -v                  # all schedules (skipped under -short)
-//	go test ./test/e2e/ -run 'Chaos/pause-two' -v      # one
+//	go test ./test/e2e/chaos/... -v                               # all schedules (skipped under -short)
+//	go test ./test/e2e/chaos/crash -run 'Chaos/pause-two' -v      # one
 //
 // Without a Docker engine the suite skips, or fails when CI=true. Each schedule gets a fresh
 // cluster (compose down -v, up), so a schedule's history starts from empty counters.
@@ -54,7 +54,7 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// Bounds of the chaos suite (on top of chaos_load_test.go's per-call ones).
+// Bounds of the chaos suite (on top of chaos_load.go's per-call ones).
 const (
 	// chaosSuiteBudget: no schedule of a package starts later than this after its first
 	// began. The schedules are split over packages (test/e2e/chaos/*) of at most five, so
@@ -78,7 +78,7 @@ const (
 	chaosSummaryEnv    = "IDNODE_CHAOS_SUMMARY"
 )
 
-// chaosSchedule is one fault scenario. run is called with the clients already running and
+// ChaosSchedule is one fault scenario. run is called with the clients already running and
 // one load phase done; it injects the fault, runs the load phase "during" it, and heals. The
 // recovery wait, the load phase after it and the checks are common to all.
 type ChaosSchedule struct {
@@ -86,7 +86,7 @@ type ChaosSchedule struct {
 	Run  func(r *ChaosRun)
 }
 
-// runChaosSuite runs schedules one after the other, each on a fresh cluster.
+// RunChaosSuite runs schedules one after the other, each on a fresh cluster.
 func RunChaosSuite(t *testing.T, schedules []ChaosSchedule) {
 	if testing.Short() {
 		t.Skip("chaos suite skipped under -short: it drives a Docker compose cluster for minutes")
@@ -141,7 +141,7 @@ func chaosLockWait(t *testing.T) time.Duration {
 	return max(0, min(chaosLockWaitMax, time.Until(deadline)-chaosSuiteBudget-chaosSuiteMargin))
 }
 
-// chaosRun is one schedule in progress.
+// ChaosRun is one schedule in progress.
 type ChaosRun struct {
 	T   *testing.T
 	D   *chaosDocker
@@ -153,11 +153,11 @@ type ChaosRun struct {
 
 	mu          sync.Mutex
 	unavailable time.Duration // longest refusal on a minority node
-	// gone holds nodes a schedule took out for good (a wiped data dir); recovery and the
+	// Gone holds nodes a schedule took out for good (a wiped data dir); recovery and the
 	// checks after it expect only the others.
 	Gone map[string]bool
 	Note string // added to the schedule's line (nemesis-mix: its seed and faults)
-	// flake is the flake schedule's minter processes (chaos_flake_test.go); set and read by
+	// Flake is the flake schedule's minter processes (chaos_flake.go); set and read by
 	// the test's goroutine only.
 	Flake []*flakeMinter
 
@@ -172,7 +172,7 @@ func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc ChaosS
 	// Cleanups run last first: heal the faults, stop the clients, print the line, show logs.
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("docker-compose logs --tail %s (schedule %s):\n%s", e2etest.ChaosLogTail, sc.Name, d.logs())
+			t.Logf("docker-compose logs --tail %s (schedule %s):\n%s", chaosLogTail, sc.Name, d.logs())
 		}
 	})
 	t.Cleanup(func() { r.summary(sc.Name) })
@@ -217,7 +217,7 @@ func ChaosOthers(tags ...string) []string {
 	return out
 }
 
-// leader polls Status{consistent} round the nodes until one names a leader.
+// Leader polls Status{consistent} round the nodes until one names a leader.
 func (r *ChaosRun) Leader() string {
 	r.T.Helper()
 	var leader string
@@ -241,7 +241,7 @@ func (r *ChaosRun) Leader() string {
 	return leader
 }
 
-// progress is one bounded load phase: it waits until the clients have had chaosProgressOps
+// Progress is one bounded load phase: it waits until the clients have had chaosProgressOps
 // more identity operations acknowledged (when identities is set), more HiLo ranges and, with
 // claimers running, more claims answered (with identities), and more server-side IDs and
 // GUIDs from each node of local.
@@ -293,7 +293,7 @@ func (r *ChaosRun) live() []string {
 	return out
 }
 
-// recover waits, by polling, until every live node is back on the Raft network, says SERVING
+// Recover waits, by polling, until every live node is back on the Raft network, says SERVING
 // for every strategy, and has answered an identity itself (not relayed elsewhere by the
 // client).
 func (r *ChaosRun) Recover(phase string) {
@@ -330,17 +330,17 @@ func (r *ChaosRun) Recover(phase string) {
 // request_id until it answers (at most budget).
 func (r *ChaosRun) identityVia(tag string, budget time.Duration) error {
 	reqID := r.c.requestID()
-	op := r.rec.BeginIdentity(e2etest.ChaosPrefix, 1)
+	op := r.rec.BeginIdentity(chaosPrefix, 1)
 	deadline := time.Now().Add(budget)
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			op.Retry()
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.ChaosAttempt)
-		resp, err := r.c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: e2etest.ChaosPrefix + "|", RequestId: reqID})
+		ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
+		resp, err := r.c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: chaosPrefix + "|", RequestId: reqID})
 		cancel()
 		if err == nil {
-			first, last, perr := e2etest.ParseIdentities(resp.GetIds(), e2etest.ChaosPrefix, 1)
+			first, last, perr := e2etest.ParseIdentities(resp.GetIds(), chaosPrefix, 1)
 			if perr != nil {
 				op.Unknown()
 				return fmt.Errorf("via %s: %w", tag, perr)
@@ -360,7 +360,7 @@ func (r *ChaosRun) identityVia(tag string, budget time.Duration) error {
 	}
 }
 
-// minority checks nodes that cannot reach a majority, all at once, right after the fault: each
+// Minority checks nodes that cannot reach a majority, all at once, right after the fault: each
 // must refuse identities with UNAVAILABLE "no quorum" within chaosRefusalLimit, answer HiLo
 // as its pool allows (hiloWithoutMajority), and keep answering server-side IDs and GUIDs. The
 // longest identity refusal is the schedule's unavailable_ms.
@@ -375,7 +375,7 @@ func (r *ChaosRun) Minority(tags ...string) {
 	}
 }
 
-// minorityAsync starts minority's checks of one node and returns the wait for them, which
+// MinorityAsync starts minority's checks of one node and returns the wait for them, which
 // fails the test if they fail.
 func (r *ChaosRun) MinorityAsync(tag string) (wait func()) {
 	done := make(chan error, 1)
@@ -392,25 +392,25 @@ func (r *ChaosRun) refuses(tag string) error {
 	var longest time.Duration
 	var took []string
 	for range chaosProbes {
-		op := r.rec.BeginIdentity(e2etest.ChaosPrefix, 1)
+		op := r.rec.BeginIdentity(chaosPrefix, 1)
 		begin := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), chaosProbeDeadline)
-		resp, err := r.c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: e2etest.ChaosPrefix + "|", RequestId: r.c.requestID()})
+		resp, err := r.c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: chaosPrefix + "|", RequestId: r.c.requestID()})
 		cancel()
 		d := time.Since(begin)
 		if err == nil {
-			if first, last, perr := e2etest.ParseIdentities(resp.GetIds(), e2etest.ChaosPrefix, 1); perr == nil {
+			if first, last, perr := e2etest.ParseIdentities(resp.GetIds(), chaosPrefix, 1); perr == nil {
 				op.Done(first, last)
 			} else {
 				op.Unknown()
 			}
-			return fmt.Errorf("node %s, without a majority, answered %s| with %q after %v", tag, e2etest.ChaosPrefix, resp.GetIds(), d)
+			return fmt.Errorf("node %s, without a majority, answered %s| with %q after %v", tag, chaosPrefix, resp.GetIds(), d)
 		}
 		op.Unknown() // refused; an old leader may have appended it, and it must not matter
 		if st := status.Convert(err); st.Code() != codes.Unavailable || !strings.Contains(st.Message(), "no quorum") || (reason.Of(err) != reason.NoQuorum && reason.Of(err) != reason.OutcomeUnknown) {
 			// OUTCOME_UNKNOWN: the call was on its way to the old leader when this node gave up on it.
 			return fmt.Errorf("node %s, without a majority, refused %s| after %v with %v (reason %q); want UNAVAILABLE saying \"no quorum\", reason %s or %s",
-				tag, e2etest.ChaosPrefix, d, err, reason.Of(err), reason.NoQuorum, reason.OutcomeUnknown)
+				tag, chaosPrefix, d, err, reason.Of(err), reason.NoQuorum, reason.OutcomeUnknown)
 		}
 		longest = max(longest, d)
 		took = append(took, fmt.Sprint(d.Milliseconds()))
@@ -454,7 +454,7 @@ func (r *ChaosRun) verify(name string) {
 	e2etest.Eventually(t, ChaosRecoverWait, "ListIdentities", func() error {
 		var errs []error
 		for _, n := range ChaosNodes {
-			ctx, cancel := context.WithTimeout(context.Background(), e2etest.ChaosAttempt)
+			ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
 			resp, err := r.c.ids[n.Tag].ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{})
 			cancel()
 			if err == nil {
@@ -465,20 +465,20 @@ func (r *ChaosRun) verify(name string) {
 		}
 		return errors.Join(errs...)
 	})
-	counter := e2etest.IdentityMap(list)[e2etest.ChaosPrefix]
-	if acked, ok := r.rec.MaxIdentity(e2etest.ChaosPrefix); !ok {
-		fail("no identity of %s was acknowledged", e2etest.ChaosPrefix)
+	counter := e2etest.IdentityMap(list)[chaosPrefix]
+	if acked, ok := r.rec.MaxIdentity(chaosPrefix); !ok {
+		fail("no identity of %s was acknowledged", chaosPrefix)
 	} else if acked > counter {
-		fail("identity counter %s is %d after recovery, but %s/%d was acknowledged: lost", e2etest.ChaosPrefix, counter, e2etest.ChaosPrefix, acked)
+		fail("identity counter %s is %d after recovery, but %s/%d was acknowledged: lost", chaosPrefix, counter, chaosPrefix, acked)
 	}
 	// The second database: its own counter, holding every value acknowledged there.
 	ctx, cancel := context.WithTimeout(context.Background(), ChaosRecoverWait)
-	dbList, err := r.c.ids[r.live()[0]].ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Database: e2etest.ChaosDatabase})
+	dbList, err := r.c.ids[r.live()[0]].ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Database: chaosDatabase})
 	cancel()
-	if acked, ok := r.recDB.MaxIdentity(e2etest.ChaosPrefix); err != nil || !ok {
-		fail("database %s: ListIdentities %v, acknowledged anything: %v", e2etest.ChaosDatabase, err, ok)
-	} else if got := e2etest.IdentityMap(dbList)[e2etest.ChaosPrefix]; acked > got {
-		fail("identity counter %s of database %s is %d after recovery, but %s/%d was acknowledged there: lost", e2etest.ChaosPrefix, e2etest.ChaosDatabase, got, e2etest.ChaosPrefix, acked)
+	if acked, ok := r.recDB.MaxIdentity(chaosPrefix); err != nil || !ok {
+		fail("database %s: ListIdentities %v, acknowledged anything: %v", chaosDatabase, err, ok)
+	} else if got := e2etest.IdentityMap(dbList)[chaosPrefix]; acked > got {
+		fail("identity counter %s of database %s is %d after recovery, but %s/%d was acknowledged there: lost", chaosPrefix, chaosDatabase, got, chaosPrefix, acked)
 	}
 	if err := r.verifyHiLo(); err != nil {
 		fail("%v", err)
@@ -489,11 +489,11 @@ func (r *ChaosRun) verify(name string) {
 			fail("%v", err)
 		}
 	}
-	// Every series journal as its callers were told (chaos_series_test.go).
+	// Every series journal as its callers were told (chaos_series.go).
 	if r.Ld.series != nil {
 		problems = append(problems, r.verifySeries()...)
 	}
-	// Every numeric ID the minter processes wrote (chaos_flake_test.go).
+	// Every numeric ID the minter processes wrote (chaos_flake.go).
 	if r.Flake != nil {
 		problems = append(problems, r.verifyFlake()...)
 	}
@@ -524,10 +524,10 @@ func (r *ChaosRun) verify(name string) {
 // createDatabase creates chaosDatabase on the fresh cluster, through any node.
 func (r *ChaosRun) createDatabase() {
 	r.T.Helper()
-	e2etest.Eventually(r.T, ChaosRecoverWait, "CreateDatabase "+e2etest.ChaosDatabase, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.ChaosAttempt)
+	e2etest.Eventually(r.T, ChaosRecoverWait, "CreateDatabase "+chaosDatabase, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
 		defer cancel()
-		_, err := r.c.admin[ChaosNodes[0].Tag].CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: e2etest.ChaosDatabase})
+		_, err := r.c.admin[ChaosNodes[0].Tag].CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: chaosDatabase})
 		if status.Code(err) == codes.AlreadyExists { // an earlier attempt's answer was lost
 			return nil
 		}
@@ -546,7 +546,7 @@ func (r *ChaosRun) summary(name string) history.Report {
 		r.mu.Lock()
 		unavailable := r.unavailable
 		r.mu.Unlock()
-		line := fmt.Sprintf("schedule=%s %v unavailable_ms=%d %s={%v}", name, r.report, unavailable.Milliseconds(), e2etest.ChaosDatabase, r.reportDB)
+		line := fmt.Sprintf("schedule=%s %v unavailable_ms=%d %s={%v}", name, r.report, unavailable.Milliseconds(), chaosDatabase, r.reportDB)
 		if r.Note != "" {
 			line += " " + r.Note
 		}
@@ -556,7 +556,7 @@ func (r *ChaosRun) summary(name string) history.Report {
 			r.T.Errorf("history: %v", err)
 		}
 		if err := r.reportDB.Err(); err != nil {
-			r.T.Errorf("history of database %s: %v", e2etest.ChaosDatabase, err)
+			r.T.Errorf("history of database %s: %v", chaosDatabase, err)
 		}
 		if path := os.Getenv(chaosSummaryEnv); path != "" {
 			f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

@@ -18,7 +18,6 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
-	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/history"
 )
 
@@ -31,7 +30,7 @@ const (
 	chaosClaimLookup    = 1000                   // IDs per GetClaims: the most the server takes
 )
 
-// startClaims adds claimers to the load. Round after round, chaosClaimers claimers claim the
+// StartClaims adds claimers to the load. Round after round, chaosClaimers claimers claim the
 // same values of chaosPrefix at once, each from its own home node and spelling the prefix its
 // own way, so one wins and the others are refused (all are when an identity got there
 // first). The values lie just above the highest identity acknowledged, where the identity
@@ -40,16 +39,16 @@ const (
 func (ld *chaosLoad) StartClaims() {
 	ld.claimers = true
 	ld.wg.Go(func() {
-		for round := 0; round < e2etest.ChaosMaxOps && !ld.stopped(); round++ {
+		for round := 0; round < chaosMaxOps && !ld.stopped(); round++ {
 			values := claimTargets(ld.rec, round)
 			var claims sync.WaitGroup
 			for w := range chaosClaimers {
 				claims.Go(func() {
-					prefix := e2etest.ChaosPrefix
+					prefix := chaosPrefix
 					if w%2 == 1 {
 						prefix = "Orders" // the same IDs, spelt differently
 					}
-					err := ld.c.claim(ld.rec, prefix, fmt.Sprintf("claimer-%d-%d", w, round), values, w%len(ChaosNodes), e2etest.ChaosOpBudget)
+					err := ld.c.claim(ld.rec, prefix, fmt.Sprintf("claimer-%d-%d", w, round), values, w%len(ChaosNodes), chaosOpBudget)
 					switch {
 					case err == nil:
 						ld.claims.Add(1)
@@ -72,7 +71,7 @@ func (ld *chaosLoad) StartClaims() {
 // of 2 or 3 identities may have to skip one in its middle), the first up to chaosClaimAhead
 // above the highest identity acknowledged.
 func claimTargets(rec *history.Recorder, round int) []int64 {
-	top, _ := rec.MaxIdentity(e2etest.ChaosPrefix)
+	top, _ := rec.MaxIdentity(chaosPrefix)
 	v := top + 1 + int64(round*7%chaosClaimAhead)
 	values := make([]int64, chaosClaimValues)
 	for i := range values {
@@ -118,10 +117,10 @@ func (c *chaosClient) claim(rec *history.Recorder, prefix, owner string, values 
 // any checked nothing about skipping.
 func (r *ChaosRun) verifyClaims(counter int64) error {
 	holders := map[int64]string{}
-	for values := range slices.Chunk(r.rec.ClaimedValues(e2etest.ChaosPrefix), chaosClaimLookup) {
+	for values := range slices.Chunk(r.rec.ClaimedValues(chaosPrefix), chaosClaimLookup) {
 		req := &idnodev1.GetClaimsRequest{Ids: make([]string, len(values))}
 		for i, v := range values {
-			req.Ids[i] = fmt.Sprintf("%s/%d", e2etest.ChaosPrefix, v)
+			req.Ids[i] = fmt.Sprintf("%s/%d", chaosPrefix, v)
 		}
 		var resp *idnodev1.GetClaimsResponse
 		err := r.c.onNodes(0, ChaosRecoverWait, func(ctx context.Context, tag string, _ int) (err error) {
@@ -133,8 +132,8 @@ func (r *ChaosRun) verifyClaims(counter int64) error {
 		}
 		for _, cl := range resp.GetClaims() {
 			p, n, err := history.ParseIdentityID(cl.GetId(), '/')
-			if _, twice := holders[n]; err != nil || twice || !strings.EqualFold(p, e2etest.ChaosPrefix) {
-				return fmt.Errorf("GetClaims of %d IDs of %s answered %v", len(values), e2etest.ChaosPrefix, cl)
+			if _, twice := holders[n]; err != nil || twice || !strings.EqualFold(p, chaosPrefix) {
+				return fmt.Errorf("GetClaims of %d IDs of %s answered %v", len(values), chaosPrefix, cl)
 			}
 			holders[n] = cl.GetOwner()
 		}
@@ -146,7 +145,7 @@ func (r *ChaosRun) verifyClaims(counter int64) error {
 		}
 	}
 	r.T.Logf("claims: %d values held after recovery, %d of them below the identity counter %d", len(holders), passed, counter)
-	err := r.rec.CheckClaimHolders(e2etest.ChaosPrefix, holders)
+	err := r.rec.CheckClaimHolders(chaosPrefix, holders)
 	if passed == 0 {
 		err = errors.Join(err, fmt.Errorf("no claimed value is below the identity counter %d after recovery: the identities never had to skip one", counter))
 	}

@@ -2,7 +2,7 @@ package chaostest
 
 // The chaos suite's side of Docker: build the image through the Makefile, bring the compose
 // cluster of deploy/ up and down, and inject faults into its containers with the docker CLI
-// (network disconnect/connect, kill, start, pause, unpause, restart). See chaos_test.go.
+// (network disconnect/connect, kill, start, pause, unpause, restart). See chaos.go.
 
 import (
 	"context"
@@ -23,6 +23,45 @@ import (
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+)
+
+const (
+	// chaosImage is built by `make image IMAGE=idnode:chaos` and run by compose through
+	// IDNODE_IMAGE, so a developer's idnode:dev is left alone.
+	chaosImage = "idnode:chaos"
+	// chaosAdminToken is the compose cluster's admin token: the suite's admin calls come from
+	// the host (or a container), not from a node's own loopback.
+	chaosAdminToken = "chaos-admin-token"
+
+	chaosDockerInfoTimeout = 20 * time.Second // `docker info`
+	chaosCmdTimeout        = 60 * time.Second // any other docker or compose command
+	chaosBuildTimeout      = 5 * time.Minute  // make image (go build on a cold cache, docker build)
+	chaosStopGrace         = 10               // seconds docker restart waits after SIGTERM (as compose's stop_grace_period)
+	chaosLogTail           = "80"             // log lines per node shown when a schedule fails
+
+	// chaosRaftSubnet is the raft network's subnet in the suite's compose override. Docker
+	// lets `network connect --ip` put a container back at its old address only on a network
+	// with a configured subnet; see chaosDocker.connect.
+	chaosRaftSubnet = "10.231.77.0/24"
+	// chaosOverride is that override, added to deploy/docker-compose.yml with a second -f. It
+	// also turns the compose file's restart policy off: the suite kills and starts nodes
+	// itself, and a node that refuses to start must stay exited (wipeAndRestart). No version
+	// key, like the compose file: docker-compose v1 refuses files whose versions differ.
+	chaosOverride = `services:
+  idnode-a: {restart: "no"}
+  idnode-b: {restart: "no"}
+  idnode-c: {restart: "no"}
+networks:
+  raft:
+    ipam:
+      config:
+        - subnet: ` + chaosRaftSubnet + `
+`
+	// chaosNewIPsEnv=1 makes every reconnect move the node to a new address instead
+	// (chaosNewIPBase + 1, + 2, …): the daemon's open peer connections, to or from the old
+	// address, then have to notice that it is gone.
+	chaosNewIPsEnv = "IDNODE_CHAOS_NEW_IPS"
+	chaosNewIPBase = "10.231.77.100"
 )
 
 // chaosNode is one compose service and how the suite reaches it.
@@ -91,23 +130,23 @@ func chaosDockerFor(t *testing.T) *chaosDocker {
 	d := &chaosDocker{
 		root: root, file: filepath.Join(root, "deploy", "docker-compose.yml"),
 		override:   filepath.Join(t.TempDir(), "docker-compose.chaos.yml"),
-		env:        append(e2etest.CleanEnv(), "IDNODE_IMAGE="+e2etest.ChaosImage, "COMPOSE_PROJECT_NAME="+e2etest.ChaosProject, "IDNODE_ADMIN_TOKEN="+e2etest.ChaosAdminToken),
-		newIPs:     os.Getenv(e2etest.ChaosNewIPsEnv) == "1",
+		env:        append(e2etest.CleanEnv(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+e2etest.ChaosProject, "IDNODE_ADMIN_TOKEN="+chaosAdminToken),
+		newIPs:     os.Getenv(chaosNewIPsEnv) == "1",
 		containers: map[string]string{},
 		raftIPs:    map[string]string{},
 		network:    e2etest.ChaosProject + "_raft",
 	}
 	e2etest.OwnProject(e2etest.ChaosProject)
-	if err := os.WriteFile(d.override, []byte(e2etest.ChaosOverride), 0o644); err != nil {
+	if err := os.WriteFile(d.override, []byte(chaosOverride), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := d.run(e2etest.ChaosDockerInfoTimeout, "docker", "info", "--format", "{{.ServerVersion}}"); err != nil {
+	if out, err := d.run(chaosDockerInfoTimeout, "docker", "info", "--format", "{{.ServerVersion}}"); err != nil {
 		chaosPrereq(t, "no Docker engine answers (`docker info`: %v: %s)", err, oneLine(out))
 	}
 	// The same choice as the Makefile's COMPOSE: the plugin when there is one, else v1.
-	if _, err := d.run(e2etest.ChaosCmdTimeout, "docker", "compose", "version"); err == nil {
+	if _, err := d.run(chaosCmdTimeout, "docker", "compose", "version"); err == nil {
 		d.compose = []string{"docker", "compose"}
-	} else if _, err := d.run(e2etest.ChaosCmdTimeout, "docker-compose", "version"); err == nil {
+	} else if _, err := d.run(chaosCmdTimeout, "docker-compose", "version"); err == nil {
 		d.compose = []string{"docker-compose"}
 	} else {
 		chaosPrereq(t, "Docker answers, but neither `docker compose` nor `docker-compose` works")
@@ -155,17 +194,17 @@ func (d *chaosDocker) composeArgs(args ...string) (string, []string) {
 func (d *chaosDocker) buildImage(t testing.TB) {
 	t.Helper()
 	begin := time.Now()
-	out, err := d.run(e2etest.ChaosBuildTimeout, "make", "-C", d.root, "image", "IMAGE="+e2etest.ChaosImage)
+	out, err := d.run(chaosBuildTimeout, "make", "-C", d.root, "image", "IMAGE="+chaosImage)
 	if err != nil {
 		t.Fatalf("building the image: %v\n%s", err, out)
 	}
-	t.Logf("make image IMAGE=%s: %v", e2etest.ChaosImage, time.Since(begin).Round(100*time.Millisecond))
+	t.Logf("make image IMAGE=%s: %v", chaosImage, time.Since(begin).Round(100*time.Millisecond))
 }
 
 // down removes the project's containers, networks and volumes.
 func (d *chaosDocker) down() (string, error) {
 	name, args := d.composeArgs("down", "-v", "--remove-orphans", "-t", "5")
-	return d.run(e2etest.ChaosCmdTimeout, name, args...)
+	return d.run(chaosCmdTimeout, name, args...)
 }
 
 // up replaces whatever the project was running with a fresh cluster (empty volumes) and
@@ -179,10 +218,10 @@ func (d *chaosDocker) up(t testing.TB) {
 		t.Fatalf("%s already in use after removing project %s: is another cluster running (`make cluster-down` stops `make cluster-up`'s)?",
 			strings.Join(busy, ", "), e2etest.ChaosProject)
 	}
-	d.must(t, e2etest.ChaosCmdTimeout, "compose", "up", "-d", "--no-build")
+	d.must(t, chaosCmdTimeout, "compose", "up", "-d", "--no-build")
 	containers := map[string]string{}
 	for _, n := range ChaosNodes {
-		id := strings.TrimSpace(d.must(t, e2etest.ChaosCmdTimeout, "compose", "ps", "-q", n.service))
+		id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "compose", "ps", "-q", n.service))
 		if id == "" || strings.ContainsAny(id, " \n") {
 			t.Fatalf("compose ps -q %s = %q, want one container ID", n.service, id)
 		}
@@ -225,23 +264,23 @@ func (d *chaosDocker) containersOf(t testing.TB, tags []string) []string {
 	return ids
 }
 
-// disconnect cuts node tag off the raft network: Raft and node-to-node gRPC stop, clients
+// Disconnect cuts node tag off the raft network: Raft and node-to-node gRPC stop, clients
 // still reach it through the client network. It remembers the node's address there.
 func (d *chaosDocker) Disconnect(t testing.TB, tag string) {
 	t.Helper()
 	id := d.Container(t, tag)
-	ip := strings.TrimSpace(d.must(t, e2etest.ChaosCmdTimeout, "docker", "inspect", "-f",
+	ip := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", "inspect", "-f",
 		fmt.Sprintf(`{{with index .NetworkSettings.Networks %q}}{{.IPAddress}}{{end}}`, d.network), id))
 	if net.ParseIP(ip) == nil {
 		t.Fatalf("node %s has no address on %s (%q): not connected?", tag, d.network, ip)
 	}
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", "network", "disconnect", d.network, id)
+	d.must(t, chaosCmdTimeout, "docker", "network", "disconnect", d.network, id)
 	d.mu.Lock()
 	d.raftIPs[tag] = ip
 	d.mu.Unlock()
 }
 
-// connect puts node tag back on the raft network under its alias (raft-a …), which is how the
+// Connect puts node tag back on the raft network under its alias (raft-a …), which is how the
 // other nodes address it, and at the address it had: a partition heals, the machines keep
 // their addresses, and TCP connections that were open across it carry on. (Docker would
 // otherwise hand out the next free address; with $IDNODE_CHAOS_NEW_IPS=1 it does.)
@@ -252,7 +291,7 @@ func (d *chaosDocker) Connect(t testing.TB, tag string) {
 	ip := d.raftIPs[tag]
 	if d.newIPs {
 		d.moves++
-		base := net.ParseIP(e2etest.ChaosNewIPBase).To4()
+		base := net.ParseIP(chaosNewIPBase).To4()
 		ip = net.IPv4(base[0], base[1], base[2], base[3]+byte(d.moves)).String()
 		d.raftIPs[tag] = ip
 	}
@@ -260,13 +299,13 @@ func (d *chaosDocker) Connect(t testing.TB, tag string) {
 	if ip != "" {
 		args = append(args, "--ip", ip)
 	}
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", append(args, d.network, d.Container(t, tag))...)
+	d.must(t, chaosCmdTimeout, "docker", append(args, d.network, d.Container(t, tag))...)
 }
 
 // onRaftNetwork reports which nodes are attached to the raft network now.
 func (d *chaosDocker) onRaftNetwork(t testing.TB) map[string]bool {
 	t.Helper()
-	out := d.must(t, e2etest.ChaosCmdTimeout, "docker", "network", "inspect", "-f", "{{range $id, $c := .Containers}}{{$id}} {{end}}", d.network)
+	out := d.must(t, chaosCmdTimeout, "docker", "network", "inspect", "-f", "{{range $id, $c := .Containers}}{{$id}} {{end}}", d.network)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	attached := map[string]bool{}
@@ -280,35 +319,35 @@ func (d *chaosDocker) onRaftNetwork(t testing.TB) map[string]bool {
 	return attached
 }
 
-// kill sends SIGKILL (a crash: nothing flushed, no clean shutdown) and waits until the
+// Kill sends SIGKILL (a crash: nothing flushed, no clean shutdown) and waits until the
 // container has stopped.
 func (d *chaosDocker) Kill(t testing.TB, tags ...string) {
 	t.Helper()
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", append([]string{"kill", "-s", "KILL"}, d.containersOf(t, tags)...)...)
+	d.must(t, chaosCmdTimeout, "docker", append([]string{"kill", "-s", "KILL"}, d.containersOf(t, tags)...)...)
 	for _, id := range d.containersOf(t, tags) {
-		d.must(t, e2etest.ChaosCmdTimeout, "docker", "wait", id)
+		d.must(t, chaosCmdTimeout, "docker", "wait", id)
 	}
 }
 
-// start starts stopped containers again, with their volumes and network attachments.
+// Start starts stopped containers again, with their volumes and network attachments.
 func (d *chaosDocker) Start(t testing.TB, tags ...string) {
 	t.Helper()
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", append([]string{"start"}, d.containersOf(t, tags)...)...)
+	d.must(t, chaosCmdTimeout, "docker", append([]string{"start"}, d.containersOf(t, tags)...)...)
 }
 
-// pause freezes every process of the containers (cgroup freezer): they keep their sockets and
+// Pause freezes every process of the containers (cgroup freezer): they keep their sockets and
 // answer nothing, as a node stuck in a long GC pause or a frozen VM would.
 func (d *chaosDocker) Pause(t testing.TB, tags ...string) {
 	t.Helper()
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", append([]string{"pause"}, d.containersOf(t, tags)...)...)
+	d.must(t, chaosCmdTimeout, "docker", append([]string{"pause"}, d.containersOf(t, tags)...)...)
 }
 
 func (d *chaosDocker) Unpause(t testing.TB, tags ...string) {
 	t.Helper()
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", append([]string{"unpause"}, d.containersOf(t, tags)...)...)
+	d.must(t, chaosCmdTimeout, "docker", append([]string{"unpause"}, d.containersOf(t, tags)...)...)
 }
 
-// restart restarts the containers all at once, each with its own `docker restart` (SIGTERM,
+// Restart restarts the containers all at once, each with its own `docker restart` (SIGTERM,
 // then SIGKILL after chaosStopGrace seconds), and returns when every one has started again.
 func (d *chaosDocker) Restart(t testing.TB, tags ...string) {
 	t.Helper()
@@ -317,7 +356,7 @@ func (d *chaosDocker) Restart(t testing.TB, tags ...string) {
 	var wg sync.WaitGroup
 	for i, id := range d.containersOf(t, tags) {
 		wg.Go(func() {
-			outs[i], errs[i] = d.run(e2etest.ChaosCmdTimeout, "docker", "restart", "-t", fmt.Sprint(e2etest.ChaosStopGrace), id)
+			outs[i], errs[i] = d.run(chaosCmdTimeout, "docker", "restart", "-t", fmt.Sprint(chaosStopGrace), id)
 		})
 	}
 	wg.Wait()
@@ -340,20 +379,20 @@ func (d *chaosDocker) healAll(t testing.TB) {
 		if id == "" {
 			continue
 		}
-		_, _ = d.run(e2etest.ChaosCmdTimeout, "docker", "unpause", id)
+		_, _ = d.run(chaosCmdTimeout, "docker", "unpause", id)
 		connect := []string{"network", "connect", "--alias", n.alias}
 		if ips[n.Tag] != "" {
 			connect = append(connect, "--ip", ips[n.Tag])
 		}
-		_, _ = d.run(e2etest.ChaosCmdTimeout, "docker", append(connect, d.network, id)...)
-		_, _ = d.run(e2etest.ChaosCmdTimeout, "docker", "start", id)
+		_, _ = d.run(chaosCmdTimeout, "docker", append(connect, d.network, id)...)
+		_, _ = d.run(chaosCmdTimeout, "docker", "start", id)
 	}
 }
 
 // logs returns the last lines of every node's output.
 func (d *chaosDocker) logs() string {
-	name, args := d.composeArgs("logs", "--no-color", "--tail", e2etest.ChaosLogTail)
-	out, err := d.run(e2etest.ChaosCmdTimeout, name, args...)
+	name, args := d.composeArgs("logs", "--no-color", "--tail", chaosLogTail)
+	out, err := d.run(chaosCmdTimeout, name, args...)
 	if err != nil {
 		out += "\n(" + err.Error() + ")"
 	}
@@ -377,7 +416,7 @@ func chaosDial(t testing.TB) *chaosConns {
 		series: map[string]idnodev1.SeriesServiceClient{},
 	}
 	for _, n := range ChaosNodes {
-		conn := e2etest.DialConn(t, n.addr, grpc.WithPerRPCCredentials(client.AdminTokenCredentials(e2etest.ChaosAdminToken)))
+		conn := e2etest.DialConn(t, n.addr, grpc.WithPerRPCCredentials(client.AdminTokenCredentials(chaosAdminToken)))
 		cc.ids[n.Tag] = idnodev1.NewIdServiceClient(conn)
 		cc.admin[n.Tag] = idnodev1.NewClusterServiceClient(conn)
 		cc.health[n.Tag] = healthpb.NewHealthClient(conn)
@@ -395,20 +434,20 @@ func oneLine(s string) string {
 	return s
 }
 
-// wipe deletes node tag's container and its data volume: a lost disk, or
+// Wipe deletes node tag's container and its data volume: a lost disk, or
 // `docker-compose rm -v`. recreate brings the service back with the same flags.
 func (d *chaosDocker) Wipe(t testing.TB, tag string) {
 	t.Helper()
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", "rm", "-f", d.Container(t, tag))
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", "volume", "rm", e2etest.ChaosProject+"_"+chaosNodeOf(tag).service+"-data")
+	d.must(t, chaosCmdTimeout, "docker", "rm", "-f", d.Container(t, tag))
+	d.must(t, chaosCmdTimeout, "docker", "volume", "rm", e2etest.ChaosProject+"_"+chaosNodeOf(tag).service+"-data")
 }
 
-// recreate creates and starts node tag's compose service again (after wipe: an empty data
+// Recreate creates and starts node tag's compose service again (after wipe: an empty data
 // dir, the same flags) and learns its new container.
 func (d *chaosDocker) Recreate(t testing.TB, tag string) {
 	t.Helper()
 	service := chaosNodeOf(tag).service
-	d.must(t, e2etest.ChaosCmdTimeout, "compose", "up", "-d", "--no-deps", "--no-build", service)
+	d.must(t, chaosCmdTimeout, "compose", "up", "-d", "--no-deps", "--no-build", service)
 	d.learnContainer(t, tag)
 }
 
@@ -416,7 +455,7 @@ func (d *chaosDocker) Recreate(t testing.TB, tag string) {
 func (d *chaosDocker) learnContainer(t testing.TB, tag string) string {
 	t.Helper()
 	service := chaosNodeOf(tag).service
-	id := strings.TrimSpace(d.must(t, e2etest.ChaosCmdTimeout, "compose", "ps", "-a", "-q", service))
+	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "compose", "ps", "-a", "-q", service))
 	if id == "" || strings.ContainsAny(id, " \n") {
 		t.Fatalf("compose ps -q %s = %q, want one container ID", service, id)
 	}
@@ -430,20 +469,20 @@ func (d *chaosDocker) learnContainer(t testing.TB, tag string) string {
 // alias, with args as the daemon's flags, and removes it when the test ends.
 func (d *chaosDocker) runOnRaftNetwork(t testing.TB, alias string, args ...string) string {
 	t.Helper()
-	id := strings.TrimSpace(d.must(t, e2etest.ChaosCmdTimeout, "docker", append([]string{"run", "-d", "-e", "IDNODE_ADMIN_TOKEN=" + e2etest.ChaosAdminToken,
-		"--network", d.network, "--network-alias", alias, e2etest.ChaosImage}, args...)...))
-	t.Cleanup(func() { _, _ = d.run(e2etest.ChaosCmdTimeout, "docker", "rm", "-f", id) })
+	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", append([]string{"run", "-d", "-e", "IDNODE_ADMIN_TOKEN=" + chaosAdminToken,
+		"--network", d.network, "--network-alias", alias, chaosImage}, args...)...))
+	t.Cleanup(func() { _, _ = d.run(chaosCmdTimeout, "docker", "rm", "-f", id) })
 	return id
 }
 
-// exited waits until container id has exited and returns its exit code and output.
+// Exited waits until container id has exited and returns its exit code and output.
 func (d *chaosDocker) Exited(t testing.TB, id string) (int, string) {
 	t.Helper()
-	out := strings.TrimSpace(d.must(t, e2etest.ChaosCmdTimeout, "docker", "wait", id))
+	out := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", "wait", id))
 	code, err := strconv.Atoi(out)
 	if err != nil {
 		t.Fatalf("docker wait %s: %q", id, out)
 	}
-	logs, _ := d.run(e2etest.ChaosCmdTimeout, "docker", "logs", id)
+	logs, _ := d.run(chaosCmdTimeout, "docker", "logs", id)
 	return code, logs
 }

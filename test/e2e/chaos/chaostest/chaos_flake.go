@@ -38,7 +38,7 @@ type flakeMinter struct {
 	Stopped bool // stopped before the end (replaced): no more progress expected of it
 }
 
-// startMinter starts a minter with lease, given every node's published port.
+// StartMinter starts a minter with lease, given every node's published port.
 func (r *ChaosRun) StartMinter(lease time.Duration) {
 	r.T.Helper()
 	var addrs []string
@@ -52,7 +52,7 @@ func (r *ChaosRun) StartMinter(lease time.Duration) {
 	r.Flake = append(r.Flake, &flakeMinter{P: p, Label: label, out: out, Lease: lease})
 }
 
-// flakeProgress waits until each running minter has minted chaosFlakeProgress IDs at times
+// FlakeProgress waits until each running minter has minted chaosFlakeProgress IDs at times
 // past the phase's start plus its lease: a lease held at the start ends by then, so those IDs
 // were minted under one renewed or acquired during the phase.
 func (r *ChaosRun) FlakeProgress(phase string) {

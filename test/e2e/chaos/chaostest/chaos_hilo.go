@@ -58,7 +58,7 @@ type poolClient struct {
 	calls   int // NextHiLo calls made, answered or not: each took at most chaosPoolRange numbers
 }
 
-// warmPools has every node grant chaosPoolWarm ranges of tag, through a quorum, so that each
+// WarmPools has every node grant chaosPoolWarm ranges of tag, through a quorum, so that each
 // has served it and holds its first pool; it returns a client per node.
 func (r *ChaosRun) WarmPools(tag string) map[string]*poolClient {
 	r.T.Helper()
@@ -85,7 +85,7 @@ func (p *poolClient) next() (*idnodev1.NextHiLoResponse, time.Duration, error) {
 	req := &idnodev1.NextHiLoRequest{Tag: p.tag, LastBatchSize: chaosPoolRange, LastRangeAt: time.Now().Add(-chaosPoolAge).UnixMilli(),
 		LastMax: p.lastMax, RequestId: p.c.requestID()}
 	begin := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), e2etest.ChaosAttempt)
+	ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
 	resp, err := p.c.ids[p.node].NextHiLo(ctx, req)
 	cancel()
 	took := time.Since(begin)
@@ -105,7 +105,7 @@ func (p *poolClient) next() (*idnodev1.NextHiLoResponse, time.Duration, error) {
 func (p *poolClient) giveBack(resp *idnodev1.NextHiLoResponse) error {
 	keep := resp.GetLow() + (resp.GetHigh()-resp.GetLow())/2
 	p.run.rec.HiLoReturn(p.tag, resp.GetHigh(), keep) // before the call: from now on another grant may hold them
-	ctx, cancel := context.WithTimeout(context.Background(), e2etest.ChaosAttempt)
+	ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
 	_, err := p.c.ids[p.node].ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: p.tag, End: resp.GetHigh(), Last: keep, GrantId: resp.GetGrantId()})
 	cancel()
 	if err != nil {
@@ -167,7 +167,7 @@ func (p *poolClient) hold(quit <-chan struct{}) holdResult {
 	return res
 }
 
-// holdMinority runs p.hold on p's node, cut off from its majority, while during runs on the
+// HoldMinority runs p.hold on p's node, cut off from its majority, while during runs on the
 // test's goroutine (the minority checks, a load phase); it fails the test unless the node
 // granted ranges and refused none its pool could still cover, and returns how many it granted.
 func (r *ChaosRun) HoldMinority(p *poolClient, during func()) int {
@@ -209,23 +209,23 @@ func (r *ChaosRun) hiloWithoutMajority(tag string) (string, error) {
 	if status.Code(err) != codes.Unavailable {
 		return "", fmt.Errorf("node %s, without a majority, refused a tag it never served after %v with %v; want UNAVAILABLE", tag, freshTook, err)
 	}
-	h, took, err := r.hiloProbe(tag, e2etest.ChaosHiLoTag)
+	h, took, err := r.hiloProbe(tag, chaosHiLoTag)
 	var served string
 	switch {
 	case err == nil && h.GetServerTag() != tag:
-		return "", fmt.Errorf("node %s, without a majority, answered NextHiLo(%s) with a range granted by %q", tag, e2etest.ChaosHiLoTag, h.GetServerTag())
+		return "", fmt.Errorf("node %s, without a majority, answered NextHiLo(%s) with a range granted by %q", tag, chaosHiLoTag, h.GetServerTag())
 	case err == nil:
 		served = fmt.Sprintf("granted [%d, %d] from its pool", h.GetLow(), h.GetHigh())
 	case status.Code(err) == codes.Unavailable:
 		served = "refused (no pool for it, or used up)"
 	default:
-		return "", fmt.Errorf("node %s, without a majority, refused NextHiLo(%s) after %v with %v; want a range from its pool or UNAVAILABLE", tag, e2etest.ChaosHiLoTag, took, err)
+		return "", fmt.Errorf("node %s, without a majority, refused NextHiLo(%s) after %v with %v; want a range from its pool or UNAVAILABLE", tag, chaosHiLoTag, took, err)
 	}
 	if freshTook > chaosRefusalLimit || took > chaosRefusalLimit {
 		return "", fmt.Errorf("node %s, without a majority, took %v to refuse a tag it never served and %v to answer for %s; want at most %v",
-			tag, freshTook, took, e2etest.ChaosHiLoTag, chaosRefusalLimit)
+			tag, freshTook, took, chaosHiLoTag, chaosRefusalLimit)
 	}
-	return fmt.Sprintf("a HiLo tag it never served refused in %d ms, %s %s in %d ms", freshTook.Milliseconds(), e2etest.ChaosHiLoTag, served, took.Milliseconds()), nil
+	return fmt.Sprintf("a HiLo tag it never served refused in %d ms, %s %s in %d ms", freshTook.Milliseconds(), chaosHiLoTag, served, took.Milliseconds()), nil
 }
 
 // hiloProbe is one NextHiLo of hilo tag asked of node tag only; a range granted is recorded.
@@ -248,7 +248,7 @@ func (r *ChaosRun) hiloProbe(tag, hilo string) (*idnodev1.NextHiLoResponse, time
 func (r *ChaosRun) verifyHiLo() error {
 	var errs []error
 	for _, tag := range r.live() {
-		if _, err := r.c.nextHiLo(r.rec, e2etest.ChaosHiLoTag, &hiloState{}, nodeIndex(tag), ChaosRecoverWait); err != nil {
+		if _, err := r.c.nextHiLo(r.rec, chaosHiLoTag, &hiloState{}, nodeIndex(tag), ChaosRecoverWait); err != nil {
 			errs = append(errs, fmt.Errorf("NextHiLo via %s after recovery: %w", tag, err))
 		}
 	}

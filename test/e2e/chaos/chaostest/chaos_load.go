@@ -21,6 +21,25 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
+const (
+	chaosIdentityWorkers = 4 // homes A, B, C, A; the fourth spells the prefix "Orders"
+	chaosDBWorkers       = 2 // identity workers in chaosDatabase, homes B and C
+	chaosHiLoWorkers     = 2 // both on one tag: their ranges must never meet
+	chaosPace            = 5 * time.Millisecond
+	chaosHiLoPace        = 40 * time.Millisecond
+	chaosLocalPace       = 20 * time.Millisecond // server-side IDs and GUIDs
+	chaosAttempt         = 2 * time.Second       // one attempt; then the next node is tried
+	chaosOpBudget        = 40 * time.Second      // one logical call, all retries included
+	chaosBackoffMin      = 20 * time.Millisecond
+	chaosBackoffMax      = 250 * time.Millisecond
+	chaosMaxOps          = 50_000 // per worker and schedule: a bound, never reached in practice
+
+	chaosPrefix   = "orders"   // identity counter (Generate "orders|" and NextIdentity "orders")
+	chaosDatabase = "billing"  // a second database, with its own "orders" and its own history
+	chaosHiLoTag  = "invoices" // HiLo tag
+	chaosSSPrefix = "users"    // server-side IDs
+)
+
 // chaosClient makes the calls of one cluster's clients.
 type chaosClient struct {
 	*chaosConns
@@ -42,10 +61,10 @@ var errChaosGaveUp = errors.New("no answer within the budget")
 // or once the budget is spent an error wrapping errChaosGaveUp: the call may have been applied.
 func (c *chaosClient) onNodes(home int, budget time.Duration, attempt func(ctx context.Context, tag string, try int) error) error {
 	deadline := time.Now().Add(budget)
-	backoff := e2etest.ChaosBackoffMin
+	backoff := chaosBackoffMin
 	for try := 0; ; try++ {
 		tag := ChaosNodes[(home+try)%len(ChaosNodes)].Tag
-		ctx, cancel := context.WithTimeout(context.Background(), min(e2etest.ChaosAttempt, max(time.Until(deadline), time.Millisecond)))
+		ctx, cancel := context.WithTimeout(context.Background(), min(chaosAttempt, max(time.Until(deadline), time.Millisecond)))
 		err := attempt(ctx, tag, try)
 		cancel()
 		switch {
@@ -57,7 +76,7 @@ func (c *chaosClient) onNodes(home int, budget time.Duration, attempt func(ctx c
 			return fmt.Errorf("after %d attempts (last via %s: %v): %w", try+1, tag, err, errChaosGaveUp)
 		}
 		time.Sleep(backoff) // retry backoff
-		backoff = min(2*backoff, e2etest.ChaosBackoffMax)
+		backoff = min(2*backoff, chaosBackoffMax)
 	}
 }
 
@@ -142,21 +161,21 @@ func validNodeTag(s string) bool {
 func (c *chaosClient) serverSide(rec *history.Recorder, tag string, count int64, timeout time.Duration) error {
 	call := rec.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	resp, err := c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: e2etest.ChaosSSPrefix + "/", Count: count})
+	resp, err := c.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: chaosSSPrefix + "/", Count: count})
 	cancel()
 	if err != nil {
-		return fmt.Errorf("Generate(%s/) via %s: %w", e2etest.ChaosSSPrefix, tag, err)
+		return fmt.Errorf("Generate(%s/) via %s: %w", chaosSSPrefix, tag, err)
 	}
 	if int64(len(resp.GetIds())) != count {
-		return fmt.Errorf("Generate(%s/, count %d) via %s = %q", e2etest.ChaosSSPrefix, count, tag, resp.GetIds())
+		return fmt.Errorf("Generate(%s/, count %d) via %s = %q", chaosSSPrefix, count, tag, resp.GetIds())
 	}
 	for _, id := range resp.GetIds() {
 		p, gotTag, etag, err := history.ParseServerSideID(id, '/')
 		if err != nil {
 			return err
 		}
-		if p != e2etest.ChaosSSPrefix || gotTag != tag {
-			return fmt.Errorf("Generate(%s/) via %s = %q: want prefix %s and node tag %s", e2etest.ChaosSSPrefix, tag, id, e2etest.ChaosSSPrefix, tag)
+		if p != chaosSSPrefix || gotTag != tag {
+			return fmt.Errorf("Generate(%s/) via %s = %q: want prefix %s and node tag %s", chaosSSPrefix, tag, id, chaosSSPrefix, tag)
 		}
 		rec.ServerSideID(call, id, gotTag, etag)
 	}
@@ -201,9 +220,9 @@ type chaosLoad struct {
 	dbIdentityOps atomic.Int64
 	gaveUp        atomic.Int64 // identity, HiLo and claim calls that ran out of budget
 	hiloRanges    atomic.Int64
-	claims        atomic.Int64    // claims answered, won or lost (chaos_claims_test.go)
+	claims        atomic.Int64    // claims answered, won or lost (chaos_claims.go)
 	claimers      bool            // startClaims was called; set and read by the test's goroutine only
-	series        *seriesLoad     // startSeries was called (chaos_series_test.go); set by the test's goroutine only
+	series        *seriesLoad     // startSeries was called (chaos_series.go); set by the test's goroutine only
 	localErrs     atomic.Int64    // server-side and GUID calls refused or unanswered (a node down)
 	serverSide    [3]atomic.Int64 // server-side IDs received, per node (A, B, C)
 	guids         [3]atomic.Int64 // GUIDs received, per node
@@ -215,7 +234,7 @@ type chaosLoad struct {
 func (ld *chaosLoad) fail(err error) {
 	ld.mu.Lock()
 	defer ld.mu.Unlock()
-	if len(ld.errs) < e2etest.ChaosMaxErrors {
+	if len(ld.errs) < e2etest.MaxErrorsKept {
 		ld.errs = append(ld.errs, err)
 	}
 }
@@ -254,18 +273,18 @@ func (ld *chaosLoad) pause(d time.Duration) bool {
 //     retry elsewhere: an ID names the node that issued it) and GUIDs.
 func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 	ld := &chaosLoad{c: c, rec: rec, stop: make(chan struct{})}
-	for w := range e2etest.ChaosIdentityWorkers + e2etest.ChaosDBWorkers {
-		prefix, db, r := e2etest.ChaosPrefix, "", rec
+	for w := range chaosIdentityWorkers + chaosDBWorkers {
+		prefix, db, r := chaosPrefix, "", rec
 		if w == 3 {
 			prefix = "Orders" // the same counter, spelt differently (DESIGN §1)
 		}
-		if w >= e2etest.ChaosIdentityWorkers {
-			db, r = e2etest.ChaosDatabase, recDB
+		if w >= chaosIdentityWorkers {
+			db, r = chaosDatabase, recDB
 		}
 		ld.wg.Go(func() {
-			for i := 0; i < e2etest.ChaosMaxOps && !ld.stopped(); i++ {
+			for i := 0; i < chaosMaxOps && !ld.stopped(); i++ {
 				count := int64(1 + (i+w)%3)
-				err := c.identity(r, db, prefix, count, i%2 == 0, w%len(ChaosNodes), e2etest.ChaosOpBudget)
+				err := c.identity(r, db, prefix, count, i%2 == 0, w%len(ChaosNodes), chaosOpBudget)
 				switch {
 				case err == nil && db != "":
 					ld.dbIdentityOps.Add(1)
@@ -276,17 +295,17 @@ func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 				default:
 					ld.fail(fmt.Errorf("identity worker %d: %w", w, err))
 				}
-				if !ld.pause(e2etest.ChaosPace) {
+				if !ld.pause(chaosPace) {
 					return
 				}
 			}
 		})
 	}
-	for w := range e2etest.ChaosHiLoWorkers {
+	for w := range chaosHiLoWorkers {
 		ld.wg.Go(func() {
 			var st hiloState
-			for i := 0; i < e2etest.ChaosMaxOps && !ld.stopped(); i++ {
-				_, err := c.nextHiLo(rec, e2etest.ChaosHiLoTag, &st, (w+1)%len(ChaosNodes), e2etest.ChaosOpBudget)
+			for i := 0; i < chaosMaxOps && !ld.stopped(); i++ {
+				_, err := c.nextHiLo(rec, chaosHiLoTag, &st, (w+1)%len(ChaosNodes), chaosOpBudget)
 				switch {
 				case err == nil:
 					ld.hiloRanges.Add(1)
@@ -295,7 +314,7 @@ func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 				default:
 					ld.fail(fmt.Errorf("HiLo worker %d: %w", w, err))
 				}
-				if !ld.pause(e2etest.ChaosHiLoPace) {
+				if !ld.pause(chaosHiLoPace) {
 					return
 				}
 			}
@@ -303,14 +322,14 @@ func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 	}
 	for i, n := range ChaosNodes {
 		ld.wg.Go(func() {
-			for j := 0; j < e2etest.ChaosMaxOps && !ld.stopped(); j++ {
+			for j := 0; j < chaosMaxOps && !ld.stopped(); j++ {
 				var err error
 				if j%2 == 0 {
 					count := int64(1 + j/2%2)
-					if err = c.serverSide(rec, n.Tag, count, e2etest.ChaosAttempt); err == nil {
+					if err = c.serverSide(rec, n.Tag, count, chaosAttempt); err == nil {
 						ld.serverSide[i].Add(count)
 					}
-				} else if err = c.guid(rec, n.Tag, j%4 == 3, e2etest.ChaosAttempt); err == nil {
+				} else if err = c.guid(rec, n.Tag, j%4 == 3, chaosAttempt); err == nil {
 					ld.guids[i].Add(1)
 				}
 				switch {
@@ -320,7 +339,7 @@ func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 				default:
 					ld.fail(fmt.Errorf("local worker %s: %w", n.Tag, err))
 				}
-				if !ld.pause(e2etest.ChaosLocalPace) {
+				if !ld.pause(chaosLocalPace) {
 					return
 				}
 			}
@@ -337,8 +356,8 @@ func (ld *chaosLoad) finish(t testing.TB) {
 	go func() { ld.wg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(e2etest.ChaosOpBudget + 10*time.Second):
-		t.Errorf("the chaos clients did not stop within %v", e2etest.ChaosOpBudget+10*time.Second)
+	case <-time.After(chaosOpBudget + 10*time.Second):
+		t.Errorf("the chaos clients did not stop within %v", chaosOpBudget+10*time.Second)
 	}
 }
 
@@ -347,7 +366,7 @@ type chaosCounts struct {
 	identities, hilo  int64
 	dbIdentities      int64 // in chaosDatabase
 	claims            int64 // answered
-	series            int64 // numbers issued (chaos_series_test.go)
+	series            int64 // numbers issued (chaos_series.go)
 	serverSide, guids [3]int64
 }
 
@@ -365,7 +384,7 @@ func (ld *chaosLoad) counts() chaosCounts {
 
 func (c chaosCounts) String() string {
 	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, claims answered %d, series numbers %d, server-side IDs A/B/C %d/%d/%d, GUIDs A/B/C %d/%d/%d",
-		c.identities, c.dbIdentities, e2etest.ChaosDatabase, c.hilo, c.claims, c.series, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
+		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.claims, c.series, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
 }
 
 // nodeIndex is the position of tag in chaosNodes.

@@ -1,8 +1,7 @@
 package chaostest
 
-// The chaos suite's operator and machine faults (issue 11): a node whose data volume is lost
-// coming back with the same flags, an AddNode for a tag or address in use, a join that fails
-// half-way, and nemesis-mix, random faults from every schedule with a fixed, printed seed.
+// The steps of the operator and machine faults (issue 11) that nemesis-mix shares with their
+// own schedules (test/e2e/chaos/operator).
 
 import (
 	"context"
@@ -17,7 +16,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// refusedAdds asks, through node via, to add a node under a live tag with new addresses, and a
+// RefusedAdds asks, through node via, to add a node under a live tag with new addresses, and a
 // node with a free tag at another node's Raft address: both must be ALREADY_EXISTS.
 func (r *ChaosRun) RefusedAdds(via string) {
 	r.T.Helper()
@@ -35,7 +34,7 @@ func (r *ChaosRun) RefusedAdds(via string) {
 	}
 }
 
-// failedJoinVia starts a new node that joins through node via and then fails, and checks that
+// FailedJoinVia starts a new node that joins through node via and then fails, and checks that
 // the cluster's members are as they were.
 func (r *ChaosRun) FailedJoinVia(via string) {
 	r.T.Helper()
@@ -52,12 +51,12 @@ func (r *ChaosRun) FailedJoinVia(via string) {
 	}
 }
 
-// members is what Status (consistent) via tag says of every node: tag, id and voter, sorted.
+// Members is what Status (consistent) via tag says of every node: tag, id and voter, sorted.
 func (r *ChaosRun) Members(via string) []string {
 	r.T.Helper()
 	var out []string
 	e2etest.Eventually(r.T, chaosLeaderWait, "Status via "+via, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.ChaosAttempt)
+		ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
 		defer cancel()
 		st, err := r.c.admin[via].Status(ctx, &idnodev1.StatusRequest{Consistent: true})
 		if err != nil {

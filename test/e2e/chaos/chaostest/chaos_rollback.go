@@ -13,11 +13,11 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// waitLog waits until node tag's output holds text, at most timeout.
+// WaitLog waits until node tag's output holds text, at most timeout.
 func (d *chaosDocker) WaitLog(t testing.TB, tag, text string, timeout time.Duration) {
 	t.Helper()
 	e2etest.Eventually(t, timeout, fmt.Sprintf("node %s logs %q", tag, text), func() error {
-		out, err := d.run(e2etest.ChaosCmdTimeout, "docker", "logs", d.Container(t, tag))
+		out, err := d.run(chaosCmdTimeout, "docker", "logs", d.Container(t, tag))
 		if err != nil {
 			return err
 		}
@@ -28,36 +28,36 @@ func (d *chaosDocker) WaitLog(t testing.TB, tag, text string, timeout time.Durat
 	})
 }
 
-// stopNode stops node tag cleanly (SIGTERM, as docker restart does).
+// StopNode stops node tag cleanly (SIGTERM, as docker restart does).
 func (d *chaosDocker) StopNode(t testing.TB, tag string) {
 	t.Helper()
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", "stop", "-t", "10", d.Container(t, tag))
+	d.must(t, chaosCmdTimeout, "docker", "stop", "-t", "10", d.Container(t, tag))
 }
 
-// copyData copies node tag's /data, which must be stopped, to the host directory to.
+// CopyData copies node tag's /data, which must be stopped, to the host directory to.
 func (d *chaosDocker) CopyData(t testing.TB, tag, to string) {
 	t.Helper()
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", "cp", d.Container(t, tag)+":/data", to)
+	d.must(t, chaosCmdTimeout, "docker", "cp", d.Container(t, tag)+":/data", to)
 }
 
-// replaceData gives node tag, which must be stopped, a new volume holding exactly the host
+// ReplaceData gives node tag, which must be stopped, a new volume holding exactly the host
 // directory from (a copyData), and starts it: the data dir as a restored backup or VM snapshot
 // leaves it, with nothing newer left over.
 func (d *chaosDocker) ReplaceData(t testing.TB, tag, from string) {
 	t.Helper()
 	d.Wipe(t, tag)
 	service := chaosNodeOf(tag).service
-	d.must(t, e2etest.ChaosCmdTimeout, "compose", "up", "--no-start", "--no-deps", "--no-build", service)
+	d.must(t, chaosCmdTimeout, "compose", "up", "--no-start", "--no-deps", "--no-build", service)
 	// docker cp makes root the owner of what it copies in (its -a asks getent, which a
 	// scratch image lacks), and the node runs as uid 65532: the copy goes in open to every
 	// user, as an operator's restore would hand it to the node (chown 65532).
 	if err := openToAll(from); err != nil {
 		t.Fatalf("open the copy of %s's data dir to the node's user: %v", tag, err)
 	}
-	d.must(t, e2etest.ChaosCmdTimeout, "docker", "cp", from+"/.", d.learnContainer(t, tag)+":/data")
+	d.must(t, chaosCmdTimeout, "docker", "cp", from+"/.", d.learnContainer(t, tag)+":/data")
 	// compose start, not docker start: compose attaches the raft network as it starts the
 	// container it created without starting it.
-	d.must(t, e2etest.ChaosCmdTimeout, "compose", "start", service)
+	d.must(t, chaosCmdTimeout, "compose", "start", service)
 }
 
 // openToAll makes every file under dir readable and writable, and every directory also

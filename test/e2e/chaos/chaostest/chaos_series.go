@@ -39,7 +39,7 @@ const (
 	chaosSeriesReasks    = 16                    // goroutines asking every answered request_id again
 )
 
-// chaosSeries are the series of the schedule: gapless by year, gapless without periods, and
+// ChaosSeries are the series of the schedule: gapless by year, gapless without periods, and
 // one whose policy allows journaled gaps, by month.
 var ChaosSeries = []*idnodev1.CreateSeriesRequest{
 	{Name: "INV", Format: "INV-{year}-{n:06}", Period: idnodev1.SeriesPeriod_SERIES_PERIOD_YEAR},
@@ -48,7 +48,7 @@ var ChaosSeries = []*idnodev1.CreateSeriesRequest{
 		Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED},
 }
 
-// seriesProgress waits until the series clients have been issued chaosProgressSeries more
+// SeriesProgress waits until the series clients have been issued chaosProgressSeries more
 // numbers, without waiting for the other clients' phase (the schedule's budget is short).
 func (r *ChaosRun) SeriesProgress(phase string) {
 	r.T.Helper()
@@ -66,7 +66,7 @@ func (r *ChaosRun) SeriesProgress(phase string) {
 	r.T.Logf("series load phase %q: %v (totals: %v)", phase, time.Since(began).Round(10*time.Millisecond), r.Ld.counts())
 }
 
-// createSeries creates chaosSeries on the fresh cluster (a retry with the request_id answers
+// CreateSeries creates chaosSeries on the fresh cluster (a retry with the request_id answers
 // the series created).
 func (r *ChaosRun) CreateSeries() {
 	r.T.Helper()
@@ -82,7 +82,7 @@ func (r *ChaosRun) CreateSeries() {
 	}
 }
 
-// seriesMinority asks the isolated node, and only it, for a number: it must refuse with
+// SeriesMinority asks the isolated node, and only it, for a number: it must refuse with
 // UNAVAILABLE. Its request_id stays unanswered: an old leader may have appended it, and
 // whether it was committed is for the journal to say.
 func (r *ChaosRun) SeriesMinority(tag string) {
@@ -122,7 +122,7 @@ type seriesLoad struct {
 	pending  []*idnodev1.IssueRequest
 }
 
-// startSeries adds the series workers to the load. Worker w issues into chaosSeries[w%3]
+// StartSeries adds the series workers to the load. Worker w issues into chaosSeries[w%3]
 // from its home node, voids every chaosSeriesVoidEvery-th number it was issued, and in the
 // journaled series skips the next number every chaosSeriesSkipEvery-th call.
 func (ld *chaosLoad) StartSeries() {
@@ -285,7 +285,7 @@ func (sl *seriesLoad) unanswered(req *idnodev1.IssueRequest) {
 	sl.pending = append(sl.pending, req)
 }
 
-// seriesCheck is what verifySeries found, for the schedule's line.
+// SeriesCheck is what verifySeries found, for the schedule's line.
 type SeriesCheck struct {
 	issued, voided, skipped int // entries in the journals
 	Duplicates, Gaps        int
@@ -429,7 +429,7 @@ func (r *ChaosRun) journal(series string) ([]*idnodev1.SeriesEntry, error) {
 	return out, err
 }
 
-// checkJournal checks one series' entries against the numbering rules and counts them into
+// CheckJournal checks one series' entries against the numbering rules and counts them into
 // c: seq 1, 2, 3…, chained; per period each number, from 1, taken once, in seq order, by an
 // issue or (journaled policy only) a skip; a void of an issued number after its issue, once;
 // periods and time never going back.

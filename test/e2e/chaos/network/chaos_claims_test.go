@@ -1,8 +1,7 @@
 package network
 
-// The chaos suite's claims (issue 14): claimers compete for semantic IDs of the identity
-// prefix the identity workers count, so identities must skip every value a claim won, through
-// a leader's isolation; afterwards a lookup must find every claim as its claimer was told.
+// The claimers of schedule claims-leader-isolated (issue 14); chaostest/chaos_claims.go has
+// their load and checks.
 
 import (
 	"github.com/idnode/idnode/test/e2e/chaos/chaostest"

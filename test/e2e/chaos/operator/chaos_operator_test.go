@@ -1,8 +1,9 @@
 package operator
 
-// The chaos suite's operator and machine faults (issue 11): a node whose data volume is lost
+// The schedules of operator and machine faults (issue 11): a node whose data volume is lost
 // coming back with the same flags, an AddNode for a tag or address in use, a join that fails
 // half-way, and nemesis-mix, random faults from every schedule with a fixed, printed seed.
+// chaostest/chaos_operator.go has the steps they share with the suite.
 
 import (
 	"fmt"

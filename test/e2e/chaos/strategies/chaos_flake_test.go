@@ -1,14 +1,6 @@
 package strategies
 
-// The chaos suite's numeric IDs (issue 27): processes embedding the Go client's
-// NumericGenerator (test/flakeminter, run on the host against the published ports, as the
-// other clients reach the cluster) mint under worker leases of 1 to 3 s while the leader is
-// cut off the Raft network and, once healed, killed (one minter replaced by a new one then).
-// Each must renew or re-lease through both faults and go on minting; the identity, HiLo and
-// local clients run throughout as in every schedule. Afterwards, across all the minters, no ID
-// twice, each process's IDs
-// increasing, each ID inside a grant its process held, and no worker and epoch held twice nor
-// the grants of one worker over overlapping times (checkMinted, flakeminter_test.go).
+// Schedule flake (issue 27); chaostest/chaos_flake.go has its minters and checks.
 
 import (
 	"time"

@@ -1,13 +1,6 @@
 package strategies
 
-// The chaos suite's fiscal series (issue 26): issuers number documents in three series through
-// all three nodes while the leader is cut off the Raft network and, once healed, killed. Each
-// issue has its own request_id and is retried with it (on UNAVAILABLE, OUTCOME_UNKNOWN or a
-// deadline) on the next node, so a number committed before its answer was lost is found again,
-// never taken twice. Afterwards every journal must be the numbering the callers were told:
-// each number of a period, from 1 to the last, issued once or skipped once, in commit order,
-// every void of an issued number after its issue, the hash chain intact (VerifySeries), and
-// every request_id that got an answer answering the same entry again.
+// Schedule series (issue 26); chaostest/chaos_series.go has its issuers and checks.
 
 import (
 	"github.com/idnode/idnode/test/e2e/chaos/chaostest"
