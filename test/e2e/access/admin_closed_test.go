@@ -12,7 +12,6 @@ import (
 
 	"github.com/idnode/idnode/internal/loopback"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -41,17 +40,17 @@ func TestAdminIsClosedToTheNetworkByDefault(t *testing.T) {
 	localIDs, localAdmin := e2etest.Dial(t, fmt.Sprintf("127.0.0.1:%d", port))
 	remoteIDs, remoteAdmin := e2etest.Dial(t, net.JoinHostPort(ip, fmt.Sprint(port)))
 
-	if _, err := localIDs.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: 5}); err != nil {
+	if _, err := localIDs.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: 5}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := remoteAdmin.AddNode(e2etest.RpcCtx(t), &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: "10.255.0.1:7000", GrpcAddress: "10.255.0.1:7070"})
+	_, err := remoteAdmin.AddNode(e2etest.RPCCtx(t), &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: "10.255.0.1:7000", GrpcAddress: "10.255.0.1:7070"})
 	if status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), "--admin-token") {
 		t.Fatalf("AddNode of a voter at a dead address through %s: %v; want PERMISSION_DENIED naming --admin-token", ip, err)
 	}
-	if _, err := remoteIDs.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: 1, Force: true}); status.Code(err) != codes.PermissionDenied {
+	if _, err := remoteIDs.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: 1, Force: true}); status.Code(err) != codes.PermissionDenied {
 		t.Fatalf("a forced seed through %s: %v; want PERMISSION_DENIED", ip, err)
 	}
-	st, err := localAdmin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err := localAdmin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil || len(st.GetNodes()) != 1 {
 		t.Fatalf("members after the refused AddNode: %v, %v; want node A alone", st.GetNodes(), err)
 	}
@@ -59,7 +58,7 @@ func TestAdminIsClosedToTheNetworkByDefault(t *testing.T) {
 		t.Fatalf("x| after the refused forced seed = %s, want x/6 (nothing moved back)", got)
 	}
 	// ID calls are open, and admin calls from this machine too.
-	if v, err := localIDs.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "y", Value: 3, Force: true}); err != nil || v.GetValue() != 3 {
+	if v, err := localIDs.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "y", Value: 3, Force: true}); err != nil || v.GetValue() != 3 {
 		t.Fatalf("a forced seed over loopback: %v, %v", v, err)
 	}
 }

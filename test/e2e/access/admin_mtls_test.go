@@ -16,9 +16,8 @@ import (
 
 	"github.com/idnode/idnode/internal/loopback"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/tlsconfig"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/tlsconfig"
 )
 
 // With --tls-client-auth require and no admin token, a node on the network refuses clients
@@ -54,11 +53,11 @@ func TestMutualTLSAdminRole(t *testing.T) {
 	}
 	port, httpPort := loopback.FreePort(t), loopback.FreePort(t)
 	e2etest.StartNode(t, e2etest.NodeOpts{GRPCAddr: fmt.Sprintf("0.0.0.0:%d", port), HTTPAddr: fmt.Sprintf("0.0.0.0:%d", httpPort),
-		Extra: append(e2etest.TlsFlags(dir)("A"), "--tls-client-auth", "require")})
+		Extra: append(e2etest.TLSFlags(dir)("A"), "--tls-client-auth", "require")})
 	remote := net.JoinHostPort(ip, fmt.Sprint(port))
 	opsHealth := healthpb.NewHealthClient(e2etest.DialOver(t, remote, creds(dir, "ops")))
 	e2etest.Eventually(t, e2etest.ServeTimeout, "node A SERVING through "+remote, func() error {
-		resp, err := opsHealth.Check(e2etest.RpcCtx(t), &healthpb.HealthCheckRequest{})
+		resp, err := opsHealth.Check(e2etest.RPCCtx(t), &healthpb.HealthCheckRequest{})
 		if err == nil && resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 			err = fmt.Errorf("%s", resp.GetStatus())
 		}
@@ -68,7 +67,7 @@ func TestMutualTLSAdminRole(t *testing.T) {
 	// No certificate, or one from another CA: no call at all.
 	for name, c := range map[string]credentials.TransportCredentials{"no certificate": creds(dir, ""), "another CA's admin certificate": creds(other, "intruder")} {
 		hc := healthpb.NewHealthClient(e2etest.DialOver(t, remote, c))
-		if _, err := hc.Check(e2etest.RpcCtx(t), &healthpb.HealthCheckRequest{}); status.Code(err) != codes.Unavailable {
+		if _, err := hc.Check(e2etest.RPCCtx(t), &healthpb.HealthCheckRequest{}); status.Code(err) != codes.Unavailable {
 			t.Errorf("%s: health check = %v; want UNAVAILABLE (refused at the handshake)", name, err)
 		}
 	}
@@ -81,31 +80,31 @@ func TestMutualTLSAdminRole(t *testing.T) {
 	if got := e2etest.Generate(t, appIDs, &idnodev1.GenerateRequest{Id: "x|"}); got != "x/1" {
 		t.Fatalf("x| with a client certificate = %s, want x/1", got)
 	}
-	_, err := appAdmin.AddNode(e2etest.RpcCtx(t), &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: "10.255.0.1:7000", GrpcAddress: "10.255.0.1:7070"})
+	_, err := appAdmin.AddNode(e2etest.RPCCtx(t), &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: "10.255.0.1:7000", GrpcAddress: "10.255.0.1:7070"})
 	if status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), tlsconfig.AdminUnit) {
 		t.Fatalf("AddNode with a client certificate without the admin role: %v; want PERMISSION_DENIED naming OU=%s", err, tlsconfig.AdminUnit)
 	}
-	if _, err := appIDs.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: 0, Force: true}); status.Code(err) != codes.PermissionDenied {
+	if _, err := appIDs.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: 0, Force: true}); status.Code(err) != codes.PermissionDenied {
 		t.Fatalf("forced seed with a client certificate without the admin role: %v; want PERMISSION_DENIED", err)
 	}
-	st, err := opsAdmin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err := opsAdmin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil || len(st.GetNodes()) != 1 {
 		t.Fatalf("members after the refused AddNode: %v, %v; want node A alone", st.GetNodes(), err)
 	}
 
 	// The admin certificate: admin calls, with no token anywhere.
-	if v, err := opsIDs.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "y", Value: 7, Force: true}); err != nil || v.GetValue() != 7 {
+	if v, err := opsIDs.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "y", Value: 7, Force: true}); err != nil || v.GetValue() != 7 {
 		t.Fatalf("forced seed with the admin certificate: %v, %v", v, err)
 	}
-	key, err := opsAdmin.CreateKey(e2etest.RpcCtx(t), &idnodev1.CreateKeyRequest{Role: "writer"})
+	key, err := opsAdmin.CreateKey(e2etest.RPCCtx(t), &idnodev1.CreateKeyRequest{Role: "writer"})
 	if err != nil {
 		t.Fatalf("CreateKey with the admin certificate: %v", err)
 	}
 	// Keys are on now: the plain client certificate needs one, the admin certificate does not.
-	if _, err := appIDs.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "x|"}); status.Code(err) != codes.Unauthenticated {
+	if _, err := appIDs.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "x|"}); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("x| with a client certificate and no key, once keys exist: %v; want UNAUTHENTICATED", err)
 	}
-	withKey := metadata.AppendToOutgoingContext(e2etest.RpcCtx(t), "authorization", "Bearer "+key.GetKey())
+	withKey := metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+key.GetKey())
 	if resp, err := appIDs.Generate(withKey, &idnodev1.GenerateRequest{Id: "x|"}); err != nil || resp.GetIds()[0] != "x/2" {
 		t.Fatalf("x| with a client certificate and a key: %v, %v; want x/2", resp, err)
 	}
@@ -125,7 +124,7 @@ func TestMutualTLSAdminRole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &http.Client{Transport: &http.Transport{TLSClientConfig: tc}, Timeout: e2etest.RpcTimeout * 2}
+		return &http.Client{Transport: &http.Transport{TLSClientConfig: tc}, Timeout: e2etest.RPCTimeout * 2}
 	}
 	httpURL := "https://" + net.JoinHostPort(ip, fmt.Sprint(httpPort))
 	post := func(c *http.Client, path, body string) int {

@@ -11,9 +11,8 @@ import (
 
 	"github.com/idnode/idnode/internal/opensslcert"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/tlsconfig"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/tlsconfig"
 )
 
 // A certificate the cluster's CA signed has a role only when it is marked for it (issue 23,
@@ -56,7 +55,7 @@ func TestCertificateRolesNeedTheirMarks(t *testing.T) {
 		conn := e2etest.DialOver(t, p.GRPCAddr, creds(files[0], files[1]))
 		ids, admin := idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn)
 		// ID calls: any certificate the CA signed may make them.
-		if _, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "x|"}); err != nil {
+		if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "x|"}); err != nil {
 			t.Errorf("%s: Generate: %v", name, err)
 		}
 		refused := func(call string, err error) {
@@ -65,13 +64,13 @@ func TestCertificateRolesNeedTheirMarks(t *testing.T) {
 				t.Errorf("%s: %s = %v; want refused (UNAUTHENTICATED or PERMISSION_DENIED)", name, call, err)
 			}
 		}
-		_, err := admin.CreateDatabase(e2etest.RpcCtx(t), &idnodev1.CreateDatabaseRequest{Name: "stolen"})
+		_, err := admin.CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: "stolen"})
 		refused("CreateDatabase", err)
-		_, err = admin.AddNode(e2etest.RpcCtx(t), &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: "127.0.0.1:1", GrpcAddress: "127.0.0.1:2"})
+		_, err = admin.AddNode(e2etest.RPCCtx(t), &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: "127.0.0.1:1", GrpcAddress: "127.0.0.1:2"})
 		refused("AddNode", err)
-		_, err = admin.CreateKey(e2etest.RpcCtx(t), &idnodev1.CreateKeyRequest{Role: "admin"})
+		_, err = admin.CreateKey(e2etest.RPCCtx(t), &idnodev1.CreateKeyRequest{Role: "admin"})
 		refused("CreateKey", err)
-		stream, err := admin.Backup(e2etest.RpcCtx(t), &idnodev1.BackupRequest{})
+		stream, err := admin.Backup(e2etest.RPCCtx(t), &idnodev1.BackupRequest{})
 		if err == nil {
 			_, err = stream.Recv()
 		}
@@ -84,10 +83,10 @@ func TestCertificateRolesNeedTheirMarks(t *testing.T) {
 	// The admin mark with clientAuth, made by openssl as another PKI would: admin calls work.
 	opsCert, opsKey := ca.Issue("ops", "/CN=ops/OU="+tlsconfig.AdminUnit, "extendedKeyUsage = clientAuth")
 	ops := idnodev1.NewClusterServiceClient(e2etest.DialOver(t, p.GRPCAddr, creds(opsCert, opsKey)))
-	if _, err := ops.CreateDatabase(e2etest.RpcCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
+	if _, err := ops.CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
 		t.Fatalf("CreateDatabase with an admin certificate: %v", err)
 	}
-	dbs, err := ops.ListDatabases(e2etest.RpcCtx(t), &idnodev1.ListDatabasesRequest{})
+	dbs, err := ops.ListDatabases(e2etest.RPCCtx(t), &idnodev1.ListDatabasesRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +95,11 @@ func TestCertificateRolesNeedTheirMarks(t *testing.T) {
 			t.Errorf("a certificate without a role created database %q", db.GetName())
 		}
 	}
-	st, err := ops.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err := ops.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil || len(st.GetNodes()) != 1 {
 		t.Errorf("members: %v, %v; want node A alone (no AddNode got through)", st.GetNodes(), err)
 	}
-	keys, err := ops.ListKeys(e2etest.RpcCtx(t), &idnodev1.ListKeysRequest{})
+	keys, err := ops.ListKeys(e2etest.RPCCtx(t), &idnodev1.ListKeysRequest{})
 	if err != nil || len(keys.GetKeys()) != 0 {
 		t.Errorf("keys: %v, %v; want none (no CreateKey got through)", keys.GetKeys(), err)
 	}

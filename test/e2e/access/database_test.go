@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -23,11 +22,11 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	leader := c.Leader()
 	followers := c.Others(leader)
-	if _, err := c.Admin[followers[0]].CreateDatabase(e2etest.RpcCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
+	if _, err := c.Admin[followers[0]].CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
 		t.Fatalf("CreateDatabase billing via follower %s: %v", followers[0], err)
 	}
 	next := func(tag, db string, viaMetadata bool) (string, error) {
-		ctx := e2etest.RpcCtx(t)
+		ctx := e2etest.RPCCtx(t)
 		req := &idnodev1.GenerateRequest{Id: "orders|", RequestId: c.RequestID()}
 		if viaMetadata {
 			ctx = metadata.AppendToOutgoingContext(ctx, "idnode-database", db)
@@ -52,23 +51,23 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 		}
 	}
 
-	list, err := c.Admin[followers[1]].ListDatabases(e2etest.RpcCtx(t), &idnodev1.ListDatabasesRequest{})
+	list, err := c.Admin[followers[1]].ListDatabases(e2etest.RPCCtx(t), &idnodev1.ListDatabasesRequest{})
 	if err != nil || len(list.GetDatabases()) != 2 || list.GetDatabases()[0].GetName() != "billing" || list.GetDatabases()[0].GetIdentities() != 1 {
 		t.Fatalf("ListDatabases: %v, %v; want billing (1 identity) and default", list, err)
 	}
 	if _, err := next(followers[0], "shop", false); status.Code(err) != codes.NotFound || !strings.Contains(err.Error(), `"shop"`) {
 		t.Fatalf("orders| in an unknown database: %v, want NOT_FOUND naming it", err)
 	}
-	if _, err := c.Admin[leader].DeleteDatabase(e2etest.RpcCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing"}); status.Code(err) != codes.FailedPrecondition {
+	if _, err := c.Admin[leader].DeleteDatabase(e2etest.RPCCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing"}); status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("deleting a database with counters: %v, want FAILED_PRECONDITION", err)
 	}
-	if _, err := c.Admin[leader].DeleteDatabase(e2etest.RpcCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing", Force: true}); err != nil {
+	if _, err := c.Admin[leader].DeleteDatabase(e2etest.RPCCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing", Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := next(followers[1], "billing", true); status.Code(err) != codes.NotFound {
 		t.Fatalf("orders| in a deleted database: %v, want NOT_FOUND", err)
 	}
-	if _, err := c.Admin[leader].CreateDatabase(e2etest.RpcCtx(t), &idnodev1.CreateDatabaseRequest{Name: "Billing"}); err != nil {
+	if _, err := c.Admin[leader].CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: "Billing"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := next(followers[1], "billing", false); err != nil || got != fmt.Sprintf("orders/%d", want["billing"]+1) {
@@ -81,7 +80,7 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 	billingKey := strings.TrimSpace(e2etest.MustIdctl(t, addr, "key", "create", "--db", "billing", "--role", "writer"))
 	defaultKey := strings.TrimSpace(e2etest.MustIdctl(t, addr, "key", "create", "--role", "writer"))
 	withKey := func(tag, db, key string) (string, error) {
-		ctx := metadata.AppendToOutgoingContext(e2etest.RpcCtx(t), "authorization", "Bearer "+key)
+		ctx := metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+key)
 		resp, err := c.Ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", Database: db, RequestId: c.RequestID()})
 		if err != nil {
 			return "", err

@@ -8,7 +8,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -19,35 +18,35 @@ func TestKeysAreDeletedWithTheirDatabase(t *testing.T) {
 	t.Parallel()
 	p, ids := e2etest.StartSingle(t)
 	_, admin := e2etest.Dial(t, p.GRPCAddr)
-	if _, err := admin.CreateDatabase(e2etest.RpcCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
+	if _, err := admin.CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
 		t.Fatal(err)
 	}
-	billing, err := admin.CreateKey(e2etest.RpcCtx(t), &idnodev1.CreateKeyRequest{Database: "billing", Role: "writer"})
+	billing, err := admin.CreateKey(e2etest.RPCCtx(t), &idnodev1.CreateKeyRequest{Database: "billing", Role: "writer"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := admin.CreateKey(e2etest.RpcCtx(t), &idnodev1.CreateKeyRequest{Role: "writer"})
+	other, err := admin.CreateKey(e2etest.RPCCtx(t), &idnodev1.CreateKeyRequest{Role: "writer"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	generate := func(key *idnodev1.CreateKeyResponse, db string) error {
-		ctx := metadata.AppendToOutgoingContext(e2etest.RpcCtx(t), "authorization", "Bearer "+key.GetKey())
+		ctx := metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+key.GetKey())
 		_, err := ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", Database: db})
 		return err
 	}
 	if err := generate(billing, "billing"); err != nil {
 		t.Fatalf("billing's key in billing: %v", err)
 	}
-	if _, err := admin.DeleteDatabase(e2etest.RpcCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing", Force: true}); err != nil {
+	if _, err := admin.DeleteDatabase(e2etest.RPCCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing", Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.CreateDatabase(e2etest.RpcCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
+	if _, err := admin.CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := generate(billing, "billing"); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("the deleted database's key on the database created again: %v, want UNAUTHENTICATED", err)
 	}
-	keys, err := admin.ListKeys(e2etest.RpcCtx(t), &idnodev1.ListKeysRequest{})
+	keys, err := admin.ListKeys(e2etest.RPCCtx(t), &idnodev1.ListKeysRequest{})
 	if err != nil || len(keys.GetKeys()) != 1 || keys.GetKeys()[0].GetId() != other.GetId() {
 		t.Fatalf("ListKeys = %v, %v; want only the default database's key %s", keys, err, other.GetId())
 	}

@@ -10,7 +10,6 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -28,12 +27,12 @@ func TestRestartedNodeRefusesKeyCallsUntilCaughtUp(t *testing.T) {
 	leader := c.Leader()
 	lagging, other := c.Node(c.Others(leader)[0]), c.Node(c.Others(leader)[1])
 	lagging.Stop()
-	key, err := c.Admin[leader].CreateKey(e2etest.RpcCtx(t), &idnodev1.CreateKeyRequest{Role: "writer"})
+	key, err := c.Admin[leader].CreateKey(e2etest.RPCCtx(t), &idnodev1.CreateKeyRequest{Role: "writer"})
 	if err != nil {
 		t.Fatalf("CreateKey: %v", err)
 	}
 	withKey := func() context.Context {
-		return metadata.AppendToOutgoingContext(e2etest.RpcCtx(t), "authorization", "Bearer "+key.GetKey())
+		return metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+key.GetKey())
 	}
 	c.Node(leader).Stop()
 	other.Stop()
@@ -41,7 +40,7 @@ func TestRestartedNodeRefusesKeyCallsUntilCaughtUp(t *testing.T) {
 	ids, _ := e2etest.Dial(t, lagging.GRPCAddr)
 	var refusal error
 	e2etest.Eventually(t, e2etest.ServeTimeout, "an answer from the restarted node's IdService, not its closed port", func() error {
-		_, refusal = ids.Generate(e2etest.RpcCtx(t), order)
+		_, refusal = ids.Generate(e2etest.RPCCtx(t), order)
 		if refusal != nil && reason.Of(refusal) == "" {
 			return refusal
 		}
@@ -57,7 +56,7 @@ func TestRestartedNodeRefusesKeyCallsUntilCaughtUp(t *testing.T) {
 	c.Node(leader).Restart()
 	other.Restart()
 	c.WaitServing(e2etest.ClusterTags...)
-	if _, err := ids.Generate(e2etest.RpcCtx(t), order); status.Code(err) != codes.Unauthenticated {
+	if _, err := ids.Generate(e2etest.RPCCtx(t), order); status.Code(err) != codes.Unauthenticated {
 		t.Errorf("Generate without a key on the restarted node, caught up: %v; want UNAUTHENTICATED", err)
 	}
 	if _, err := ids.Generate(withKey(), order); err != nil {

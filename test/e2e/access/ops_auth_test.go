@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -25,12 +24,12 @@ func TestAdminToken(t *testing.T) {
 	leader := c.Leader()
 	follower := c.Others(leader)[0]
 	bearer := func(tok string) context.Context {
-		return metadata.AppendToOutgoingContext(e2etest.RpcCtx(t), "authorization", "Bearer "+tok)
+		return metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+tok)
 	}
 
 	for _, via := range []string{leader, follower} {
 		admin, ids := c.Admin[via], c.Ids[via]
-		for _, ctx := range []context.Context{e2etest.RpcCtx(t), bearer("wrong")} {
+		for _, ctx := range []context.Context{e2etest.RPCCtx(t), bearer("wrong")} {
 			calls := map[string]error{}
 			_, calls["AddNode"] = admin.AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "x:1", GrpcAddress: "y:2", NonVoter: true})
 			_, calls["RemoveNode"] = admin.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "Z"})
@@ -53,19 +52,19 @@ func TestAdminToken(t *testing.T) {
 			}
 		}
 		// ID calls need no token.
-		if _, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil {
+		if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil {
 			t.Errorf("Generate via %s without a token: %v", via, err)
 		}
-		if _, err := ids.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 10}); err != nil {
+		if _, err := ids.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 10}); err != nil {
 			t.Errorf("SeedIdentity (raise) via %s without a token: %v", via, err)
 		}
-		if _, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
+		if _, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
 			t.Errorf("NextHiLo via %s without a token: %v", via, err)
 		}
-		if _, err := ids.ListIdentities(e2etest.RpcCtx(t), &idnodev1.ListIdentitiesRequest{}); err != nil {
+		if _, err := ids.ListIdentities(e2etest.RPCCtx(t), &idnodev1.ListIdentitiesRequest{}); err != nil {
 			t.Errorf("ListIdentities via %s without a token: %v", via, err)
 		}
-		if _, err := admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true}); err != nil {
+		if _, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true}); err != nil {
 			t.Errorf("Status via %s without a token: %v", via, err)
 		}
 	}

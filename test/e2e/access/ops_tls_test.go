@@ -15,9 +15,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/tlsconfig"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/tlsconfig"
 )
 
 // TestTLSClusterRefusesPlaintext runs three nodes with TLS: they form a cluster over mutual
@@ -25,19 +24,19 @@ import (
 // plaintext client and a client that does not trust the CA are refused.
 func TestTLSClusterRefusesPlaintext(t *testing.T) {
 	t.Parallel()
-	dir := e2etest.TlsCerts(t, "A", "B", "C")
+	dir := e2etest.TLSCerts(t, "A", "B", "C")
 	ca := filepath.Join(dir, "ca.crt")
 	tc, err := tlsconfig.Client(ca, "", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	creds := credentials.NewTLS(tc)
-	nodes := e2etest.StartNodes(t, e2etest.ClusterTags, e2etest.TlsFlags(dir), creds)
+	nodes := e2etest.StartNodes(t, e2etest.ClusterTags, e2etest.TLSFlags(dir), creds)
 
 	// Identities through every node: followers relay to the leader over mutual TLS.
 	for i, p := range nodes {
 		ids := idnodev1.NewIdServiceClient(e2etest.DialOver(t, p.GRPCAddr, creds))
-		resp, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
+		resp, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
 		if want := fmt.Sprintf("orders/%d", i+1); err != nil || len(resp.GetIds()) != 1 || resp.GetIds()[0] != want {
 			t.Fatalf("Generate(orders|) via %s over TLS = %v, %v; want %s", p.Tag, resp, err, want)
 		}
@@ -45,12 +44,12 @@ func TestTLSClusterRefusesPlaintext(t *testing.T) {
 
 	// A plaintext client gets nothing.
 	plain := healthpb.NewHealthClient(e2etest.DialOver(t, nodes[0].GRPCAddr, nil))
-	if _, err := plain.Check(e2etest.RpcCtx(t), &healthpb.HealthCheckRequest{}); status.Code(err) != codes.Unavailable {
+	if _, err := plain.Check(e2etest.RPCCtx(t), &healthpb.HealthCheckRequest{}); status.Code(err) != codes.Unavailable {
 		t.Errorf("plaintext health check on a TLS node: %v, want UNAVAILABLE", err)
 	}
 	// Nor does a client that does not trust the cluster's CA.
 	stranger := healthpb.NewHealthClient(e2etest.DialOver(t, nodes[0].GRPCAddr, credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})))
-	if _, err := stranger.Check(e2etest.RpcCtx(t), &healthpb.HealthCheckRequest{}); err == nil {
+	if _, err := stranger.Check(e2etest.RPCCtx(t), &healthpb.HealthCheckRequest{}); err == nil {
 		t.Error("a client without the cluster's CA was answered")
 	}
 
@@ -74,7 +73,7 @@ func TestTLSClusterRefusesPlaintext(t *testing.T) {
 	// `idnode health` (the container health check) speaks TLS when given the CA.
 	bin := e2etest.BuildIdnode(t)
 	health := func(env []string, args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout*2)
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout*2)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bin, append([]string{"health", "--addr", nodes[1].GRPCAddr}, args...)...)
 		cmd.Env = e2etest.CleanEnv(env...)
@@ -95,7 +94,7 @@ func TestTLSClusterRefusesPlaintext(t *testing.T) {
 		return
 	}
 	run := func(args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout*2)
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout*2)
 		defer cancel()
 		out, err := exec.CommandContext(ctx, grpcurl, args...).CombinedOutput()
 		return string(out), err

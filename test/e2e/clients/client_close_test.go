@@ -7,7 +7,6 @@ import (
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/docid"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -31,7 +30,7 @@ func TestClientCloseLeavesNoGap(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ctx := e2etest.RpcCtx(t)
+				ctx := e2etest.RPCCtx(t)
 				for i := int64(1); i <= n; i++ {
 					id, err := c.NextID(ctx, tag)
 					if err != nil {

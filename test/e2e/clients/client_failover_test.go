@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/client"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -39,7 +38,7 @@ func clientFailover(t *testing.T, mode string) {
 		t.Fatal(err)
 	}
 	defer func() {
-		if err := cl.Close(e2etest.RpcCtx(t)); err != nil {
+		if err := cl.Close(e2etest.RPCCtx(t)); err != nil {
 			t.Errorf("Close: %v", err)
 		}
 	}()

@@ -10,9 +10,8 @@ import (
 
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // Bounds of the Go client's identity failover.
@@ -32,7 +31,7 @@ const (
 // would be a gap no order of the calls explains.
 func TestClientIdentitiesSurviveLeaderKill9(t *testing.T) {
 	c := e2etest.StartCluster(t)
-	cl, err := client.Dial(context.Background(), c.GrpcAddrs())
+	cl, err := client.Dial(context.Background(), c.GRPCAddrs())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -183,7 +182,7 @@ func TestClientOutsideProgramNoDuplicatesAndTailReturned(t *testing.T) {
 	}
 
 	ids, _ := e2etest.Dial(t, p.GRPCAddr)
-	resp, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
+	resp, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
 	if err != nil {
 		t.Fatalf("NextHiLo(orders) after the program: %v", err)
 	}

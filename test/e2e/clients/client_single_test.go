@@ -18,7 +18,6 @@ import (
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/docid"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -40,7 +39,7 @@ func TestClientAgainstSingleNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
-	ctx := e2etest.RpcCtx(t)
+	ctx := e2etest.RPCCtx(t)
 
 	// One caller, 10,000 IDs: orders/1-A … orders/10000-A in order. The server doubles the
 	// range for every request that comes within 30 s of the previous one: 32, 64, … 8192
@@ -135,7 +134,7 @@ func TestClientAgainstSingleNode(t *testing.T) {
 	// in use's tail and the range it prefetched, if any.
 	ids, _ := e2etest.Dial(t, p.GRPCAddr)
 	for tag, want := range map[string]int64{"orders": 10_002, "PackageTrackings": 2} {
-		r, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: tag})
+		r, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: tag})
 		if err != nil || r.GetLow() != want {
 			t.Errorf("NextHiLo(%s) after Close = %v, %v; want low %d (every unused number was returned)", tag, r, err, want)
 		}
@@ -199,7 +198,7 @@ func TestClientNextIDParallelNoDuplicates(t *testing.T) {
 	}
 	want := int64(workers*each + 1)
 	ids, _ := e2etest.Dial(t, p.GRPCAddr)
-	if r, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"}); err != nil || r.GetLow() != want {
+	if r, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"}); err != nil || r.GetLow() != want {
 		t.Fatalf("NextHiLo(orders) after Close = %v, %v; want low %d (%+v)", r, err, want, g.Stats())
 	}
 }

@@ -204,10 +204,10 @@ func TestConsole(t *testing.T) {
 	const name = "orders"
 	advance := func(n int64) int64 {
 		t.Helper()
-		if _, err := c.Ids[via].NextIdentity(e2etest.RpcCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: n}); err != nil {
+		if _, err := c.Ids[via].NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: n}); err != nil {
 			t.Fatalf("NextIdentity(%s, %d): %v", name, n, err)
 		}
-		return listedCounter(e2etest.RpcCtx(t), t, c, via, name)
+		return listedCounter(e2etest.RPCCtx(t), t, c, via, name)
 	}
 	want := advance(7)
 	if err := navigate(tab, base+"#counters",
@@ -277,11 +277,11 @@ func TestConsole(t *testing.T) {
 	// HiLo: a range of carts through each node gives each node a pool of it; the page shows
 	// the tag's Max and every node's pool as ListHiLo answers them.
 	for _, tag := range e2etest.ClusterTags {
-		if _, err := c.Ids[tag].NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: c.RequestID()}); err != nil {
+		if _, err := c.Ids[tag].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: c.RequestID()}); err != nil {
 			t.Fatalf("NextHiLo(carts) via %s: %v", tag, err)
 		}
 	}
-	listed, err := c.Ids[via].ListHiLo(e2etest.RpcCtx(t), &idnodev1.ListHiLoRequest{Prefix: "carts"})
+	listed, err := c.Ids[via].ListHiLo(e2etest.RPCCtx(t), &idnodev1.ListHiLoRequest{Prefix: "carts"})
 	if err != nil || len(listed.GetTags()) != 1 || len(listed.GetTags()[0].GetPools()) != len(e2etest.ClusterTags) {
 		t.Fatalf("ListHiLo(carts) = %v, %v; want carts with a pool on each node", listed, err)
 	}
@@ -369,7 +369,7 @@ func mustRestoreCounters(t *testing.T, c *e2etest.Cluster, via string, n int) {
 	if err := f.WriteBackup(&backup); err != nil {
 		t.Fatal(err)
 	}
-	stream, err := c.Admin[via].Restore(e2etest.RpcCtx(t))
+	stream, err := c.Admin[via].Restore(e2etest.RPCCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +455,7 @@ func TestConsoleActions(t *testing.T) {
 	c := e2etest.StartClusterWith(t, func(string) e2etest.NodeOpts {
 		return e2etest.NodeOpts{HTTPAddr: e2etest.FreeAddr(t), Extra: []string{"--admin-token", token}}
 	})
-	admin := metadata.AppendToOutgoingContext(e2etest.RpcCtx(t), "authorization", "Bearer "+token)
+	admin := metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+token)
 	leader := c.Leader()
 	via := c.Others(leader)[0]
 	key, err := c.Admin[leader].CreateKey(admin, &idnodev1.CreateKeyRequest{Database: "default", Role: "reader"})
@@ -571,19 +571,19 @@ func TestConsoleSeries(t *testing.T) {
 	p := e2etest.StartNode(t, e2etest.NodeOpts{HTTPAddr: e2etest.FreeAddr(t)})
 	p.WaitServing(e2etest.ServeTimeout)
 	client := idnodev1.NewSeriesServiceClient(e2etest.DialConn(t, p.GRPCAddr))
-	if _, err := client.CreateSeries(e2etest.RpcCtx(t), &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{n:04}",
+	if _, err := client.CreateSeries(e2etest.RPCCtx(t), &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{n:04}",
 		Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		if _, err := client.Issue(e2etest.RpcCtx(t), &idnodev1.IssueRequest{Series: "INV", RequestId: fmt.Sprintf("doc-%d", i),
+		if _, err := client.Issue(e2etest.RPCCtx(t), &idnodev1.IssueRequest{Series: "INV", RequestId: fmt.Sprintf("doc-%d", i),
 			DocumentHash: "aa11", Fields: []*idnodev1.SeriesField{{Key: "customer", Value: "ACME, Ltd"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A reason that a spreadsheet would run as a formula, were it the CSV cell as given.
 	const reason = `=HYPERLINK("http://evil.example","skipped: the printer jammed")`
-	if _, err := client.Void(e2etest.RpcCtx(t), &idnodev1.VoidRequest{Series: "INV", Number: 6, Reason: reason, RequestId: "gap-6"}); err != nil {
+	if _, err := client.Void(e2etest.RPCCtx(t), &idnodev1.VoidRequest{Series: "INV", Number: 6, Reason: reason, RequestId: "gap-6"}); err != nil {
 		t.Fatal(err)
 	}
 	want := journalVia(t, client, "INV")
@@ -677,14 +677,14 @@ func TestConsoleSeries(t *testing.T) {
 // raises a counter. The browser does not know the cluster's CA, so it is told to accept the
 // node's certificate; nothing else changes.
 func TestConsoleOverTLS(t *testing.T) {
-	dir := e2etest.TlsCerts(t, "A")
+	dir := e2etest.TLSCerts(t, "A")
 	tc, err := tlsconfig.Client(filepath.Join(dir, "ca.crt"), "", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	creds := credentials.NewTLS(tc)
 	const token = "console-tls-token"
-	p := e2etest.StartNode(t, e2etest.NodeOpts{HTTPAddr: e2etest.FreeAddr(t), Extra: append(e2etest.TlsFlags(dir)("A"), "--admin-token", token)})
+	p := e2etest.StartNode(t, e2etest.NodeOpts{HTTPAddr: e2etest.FreeAddr(t), Extra: append(e2etest.TLSFlags(dir)("A"), "--admin-token", token)})
 	e2etest.WaitServingOver(t, p, creds, e2etest.ServeTimeout)
 	tab := newBrowser(t, chromedp.Flag("ignore-certificate-errors", true))
 	base := "https://" + p.Opts.HTTPAddr + "/ui/"
@@ -699,7 +699,7 @@ func TestConsoleOverTLS(t *testing.T) {
 	}
 	confirmAction(t, tab, "#seed button[type=submit]", "seed-status", "orders", "42")
 	ids := idnodev1.NewIdServiceClient(e2etest.DialOver(t, p.GRPCAddr, creds))
-	resp, err := ids.NextIdentity(e2etest.RpcCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
+	resp, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
 	if err != nil || resp.GetFirst() != 43 {
 		t.Fatalf("the identity after the console raised orders to 42 over TLS = %v, %v; want 43", resp, err)
 	}

@@ -12,7 +12,6 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -24,7 +23,7 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	log := e2etest.NewGrantedRanges()
 	for _, tag := range e2etest.ClusterTags {
-		r, err := e2etest.NextRange(e2etest.RpcCtx(t), c.Ids[tag], "orders")
+		r, err := e2etest.NextRange(e2etest.RPCCtx(t), c.Ids[tag], "orders")
 		if err != nil {
 			t.Fatalf("orders via %s: %v", tag, err)
 		}
@@ -35,7 +34,7 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 	}
 	const onMinority = 20 // 640 numbers: within the first pool (1024)
 	for i := range onMinority {
-		r, err := e2etest.NextRange(e2etest.RpcCtx(t), c.Ids["A"], "orders")
+		r, err := e2etest.NextRange(e2etest.RPCCtx(t), c.Ids["A"], "orders")
 		if err != nil {
 			t.Fatalf("range %d of orders on A, cut off: %v; want one from A's pool", i, err)
 		}
@@ -44,11 +43,11 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 		}
 		log.Add("orders", r)
 	}
-	_, err := c.Ids["A"].Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
+	_, err := c.Ids["A"].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
 	if status.Code(err) != codes.Unavailable || (reason.Of(err) != reason.NoQuorum && reason.Of(err) != reason.OutcomeUnknown) {
 		t.Fatalf("an identity on the minority = %v; want UNAVAILABLE, NO_QUORUM (or OUTCOME_UNKNOWN from a leader that lost its majority mid-call)", err)
 	}
-	if _, err := e2etest.NextRange(e2etest.RpcCtx(t), c.Ids["A"], "invoices"); status.Code(err) != codes.Unavailable {
+	if _, err := e2etest.NextRange(e2etest.RPCCtx(t), c.Ids["A"], "invoices"); status.Code(err) != codes.Unavailable {
 		t.Fatalf("a tag A never served, on the minority = %v; want UNAVAILABLE (its first pool needs a quorum)", err)
 	}
 
@@ -58,7 +57,7 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 	c.WaitServing(e2etest.ClusterTags...)
 	for _, tag := range e2etest.ClusterTags {
 		for range 5 {
-			r, err := e2etest.NextRange(e2etest.RpcCtx(t), c.Ids[tag], "orders")
+			r, err := e2etest.NextRange(e2etest.RPCCtx(t), c.Ids[tag], "orders")
 			if err != nil {
 				t.Fatalf("orders via %s after healing: %v", tag, err)
 			}
@@ -81,7 +80,7 @@ func TestHiLoPoolSurvivesKill9(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			for i := 0; i < 2000 && ctx.Err() == nil; i++ {
-				cctx, ccancel := context.WithTimeout(ctx, e2etest.RpcTimeout)
+				cctx, ccancel := context.WithTimeout(ctx, e2etest.RPCTimeout)
 				r, err := e2etest.NextRange(cctx, c.Ids["B"], "carts")
 				ccancel()
 				if err == nil {
@@ -101,7 +100,7 @@ func TestHiLoPoolSurvivesKill9(t *testing.T) {
 	c.Node("B").Restart()
 	c.WaitServing("B")
 	e2etest.Eventually(t, e2etest.LeaderTimeout, "B grants again after its restart", func() error {
-		r, err := e2etest.NextRange(e2etest.RpcCtx(t), c.Ids["B"], "carts")
+		r, err := e2etest.NextRange(e2etest.RPCCtx(t), c.Ids["B"], "carts")
 		if err != nil {
 			return err
 		}
@@ -111,7 +110,7 @@ func TestHiLoPoolSurvivesKill9(t *testing.T) {
 	cancel()
 	wg.Wait()
 	for range 40 {
-		r, err := e2etest.NextRange(e2etest.RpcCtx(t), c.Ids["B"], "carts")
+		r, err := e2etest.NextRange(e2etest.RPCCtx(t), c.Ids["B"], "carts")
 		if err != nil {
 			t.Fatalf("carts via B after the restart: %v", err)
 		}
@@ -127,14 +126,14 @@ func TestHiLoSeedAbovePoolNumbers(t *testing.T) {
 	p := e2etest.StartNode(t, e2etest.NodeOpts{})
 	p.WaitServing(e2etest.ServeTimeout)
 	ids, _ := e2etest.Dial(t, p.GRPCAddr)
-	first, err := e2etest.NextRange(e2etest.RpcCtx(t), ids, "orders")
+	first, err := e2etest.NextRange(e2etest.RPCCtx(t), ids, "orders")
 	if err != nil || first.GetLow() != 1 {
 		t.Fatalf("first range = %v, %v; want it to start at 1 (the node's pool)", first, err)
 	}
-	if _, err := ids.SeedHiLo(e2etest.RpcCtx(t), &idnodev1.SeedHiLoRequest{Tag: "orders", Max: 500}); err != nil {
+	if _, err := ids.SeedHiLo(e2etest.RPCCtx(t), &idnodev1.SeedHiLoRequest{Tag: "orders", Max: 500}); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := e2etest.NextRange(e2etest.RpcCtx(t), ids, "orders"); err != nil || r.GetLow() <= 500 {
+	if r, err := e2etest.NextRange(e2etest.RPCCtx(t), ids, "orders"); err != nil || r.GetLow() <= 500 {
 		t.Fatalf("range after SeedHiLo(orders, 500) = %v, %v; want it above 500, though the pool held 33…1024", r, err)
 	}
 }
@@ -147,19 +146,19 @@ func TestHiLoPoolRequestIDReplays(t *testing.T) {
 	p.WaitServing(e2etest.ServeTimeout)
 	ids, _ := e2etest.Dial(t, p.GRPCAddr)
 	req := &idnodev1.NextHiLoRequest{Tag: "orders", RequestId: "retry-1"}
-	first, err := ids.NextHiLo(e2etest.RpcCtx(t), req)
+	first, err := ids.NextHiLo(e2etest.RPCCtx(t), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := ids.NextHiLo(e2etest.RpcCtx(t), req)
+	again, err := ids.NextHiLo(e2etest.RPCCtx(t), req)
 	if err != nil || again.GetLow() != first.GetLow() || again.GetHigh() != first.GetHigh() {
 		t.Fatalf("the retry = %v, %v; want the first answer %d..%d", again, err, first.GetLow(), first.GetHigh())
 	}
-	_, err = ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: "retry-1"})
+	_, err = ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: "retry-1"})
 	if status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.RequestIDReused {
 		t.Fatalf("request_id retry-1 for another tag = %v; want INVALID_ARGUMENT, REQUEST_ID_REUSED", err)
 	}
-	if next, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders", RequestId: "retry-2"}); err != nil || next.GetLow() <= first.GetHigh() {
+	if next, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders", RequestId: "retry-2"}); err != nil || next.GetLow() <= first.GetHigh() {
 		t.Fatalf("a new request = %v, %v; want a range after %d", next, err, first.GetHigh())
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -49,14 +48,14 @@ func TestHiLoReturnsAndRetriesNeverRegrant(t *testing.T) {
 			_, ids := e2etest.StartSingle(t, "--hilo-pools="+pools)
 			next := func(tag, requestID string) *idnodev1.NextHiLoResponse {
 				t.Helper()
-				r, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: tag, RequestId: requestID})
+				r, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: tag, RequestId: requestID})
 				if err != nil {
 					t.Fatalf("NextHiLo(%s, request_id %q): %v", tag, requestID, err)
 				}
 				return r
 			}
 			giveBack := func(req *idnodev1.ReturnHiLoRequest) error {
-				_, err := ids.ReturnHiLo(e2etest.RpcCtx(t), req)
+				_, err := ids.ReturnHiLo(e2etest.RPCCtx(t), req)
 				return err
 			}
 
@@ -106,19 +105,19 @@ func TestHiLoReturnsAndRetriesNeverRegrant(t *testing.T) {
 					t.Fatalf("grant_id of request g1 = %q, want g1", r1.GetGrantId())
 				}
 				ret := &idnodev1.ReturnHiLoRequest{Tag: "granted", End: r1.GetHigh(), Last: r1.GetLow() - 1, GrantId: "g1"}
-				if resp, err := ids.ReturnHiLo(e2etest.RpcCtx(t), ret); err != nil || !resp.GetReturned() {
+				if resp, err := ids.ReturnHiLo(e2etest.RPCCtx(t), ret); err != nil || !resp.GetReturned() {
 					t.Fatalf("the grantee's ReturnHiLo = %v, %v; want returned", resp, err)
 				}
 				h.release("g1")
 				h.hold("other", next("granted", "g2"))
-				if resp, err := ids.ReturnHiLo(e2etest.RpcCtx(t), ret); err != nil || resp.GetReturned() {
+				if resp, err := ids.ReturnHiLo(e2etest.RPCCtx(t), ret); err != nil || resp.GetReturned() {
 					t.Fatalf("the same ReturnHiLo again = %v, %v; want not returned", resp, err)
 				}
 				h.hold("third", next("granted", "g3"))
 				h.hold("g1", next("granted", "g1"))
 				// A stranger who knows the newest range's end but not its grant_id.
 				stolen := &idnodev1.ReturnHiLoRequest{Tag: "granted", End: h.held["g1"][1], Last: h.held["g1"][0] - 1, GrantId: "g2"}
-				if resp, err := ids.ReturnHiLo(e2etest.RpcCtx(t), stolen); err != nil || resp.GetReturned() {
+				if resp, err := ids.ReturnHiLo(e2etest.RPCCtx(t), stolen); err != nil || resp.GetReturned() {
 					t.Fatalf("ReturnHiLo of g1's range as g2 = %v, %v; want not returned", resp, err)
 				}
 				h.hold("fourth", next("granted", "g4"))
@@ -129,7 +128,7 @@ func TestHiLoReturnsAndRetriesNeverRegrant(t *testing.T) {
 					t.Fatal("NextHiLo without request_id answered no grant_id")
 				}
 				ret := &idnodev1.ReturnHiLoRequest{Tag: "unnamed", End: r.GetHigh(), Last: r.GetLow() + 1, GrantId: r.GetGrantId()}
-				if resp, err := ids.ReturnHiLo(e2etest.RpcCtx(t), ret); err != nil || !resp.GetReturned() {
+				if resp, err := ids.ReturnHiLo(e2etest.RPCCtx(t), ret); err != nil || !resp.GetReturned() {
 					t.Fatalf("ReturnHiLo with the answered grant_id = %v, %v; want returned", resp, err)
 				}
 				if again := next("unnamed", ""); again.GetLow() != r.GetLow()+2 {
@@ -138,7 +137,7 @@ func TestHiLoReturnsAndRetriesNeverRegrant(t *testing.T) {
 			})
 			t.Run("ids too long to keep", func(t *testing.T) {
 				long := strings.Repeat("r", 257)
-				_, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "long", RequestId: long})
+				_, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "long", RequestId: long})
 				if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "request_id") {
 					t.Errorf("NextHiLo with a 257-byte request_id = %v; want INVALID_ARGUMENT naming it", err)
 				}
@@ -148,13 +147,13 @@ func TestHiLoReturnsAndRetriesNeverRegrant(t *testing.T) {
 				}
 			})
 			t.Run("last_batch_size above any range", func(t *testing.T) {
-				_, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "huge", LastBatchSize: math.MaxInt64, LastRangeAt: 1})
+				_, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "huge", LastBatchSize: math.MaxInt64, LastRangeAt: 1})
 				if status.Code(err) != codes.OutOfRange || !strings.Contains(status.Convert(err).Message(), "last_batch_size") {
 					t.Fatalf("NextHiLo with last_batch_size 2^63-1 = %v; want OUT_OF_RANGE naming last_batch_size", err)
 				}
 			})
 			t.Run("last_max near the top of int64", func(t *testing.T) {
-				_, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "wedged", LastMax: math.MaxInt64 - 100})
+				_, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "wedged", LastMax: math.MaxInt64 - 100})
 				if status.Code(err) != codes.OutOfRange || !strings.Contains(status.Convert(err).Message(), "last_max") {
 					t.Errorf("NextHiLo with last_max 2^63-101 = %v; want OUT_OF_RANGE naming last_max", err)
 				}

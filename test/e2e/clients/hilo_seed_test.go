@@ -11,7 +11,6 @@ import (
 
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -24,7 +23,7 @@ func TestHiLoSeedAndBadTags(t *testing.T) {
 	p, ids := e2etest.StartSingle(t)
 	_, cluster := e2etest.Dial(t, p.GRPCAddr)
 	env := []string{"IDNODE_ADDR=" + p.GRPCAddr}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*e2etest.RpcTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*e2etest.RPCTimeout)
 	defer cancel()
 
 	if got := e2etest.MustIdctl(t, env, "hilo", "seed", "orders", "5000"); got != "orders: HiLo Max = 5000 (the next range starts at 5001)\n" {

@@ -12,7 +12,6 @@ import (
 	"github.com/idnode/idnode/flakelease"
 	"github.com/idnode/idnode/fsm"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -44,7 +43,7 @@ const (
 func TestNumericGeneratorFrozenPastItsLease(t *testing.T) {
 	t.Parallel()
 	c := e2etest.StartCluster(t)
-	addrs := c.GrpcAddrs()
+	addrs := c.GRPCAddrs()
 	dir := t.TempDir()
 	outs := []string{filepath.Join(dir, "first.txt"), filepath.Join(dir, "second.txt")}
 	lease := "-lease=" + sigstopLease.String()
@@ -192,7 +191,7 @@ func refusalBeforeNewWorker(r e2etest.MintedRun, worker uint32) string {
 
 // workerLease is the cluster's lease of worker in the default database.
 func workerLease(c *e2etest.Cluster, worker uint32) (*idnodev1.WorkerLease, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 	defer cancel()
 	resp, err := c.Ids[e2etest.ClusterTags[0]].ListWorkers(ctx, &idnodev1.ListWorkersRequest{})
 	if err != nil {

@@ -49,14 +49,14 @@ func TestSeriesEndToEnd(t *testing.T) {
 
 	issue := `{"requestId":"doc-1","documentHash":"ab12","fields":[{"key":"customer","value":"ACME"}]}`
 	url := "http://" + httpAddrs[viaHTTP] + "/v1/series/INV:issue"
-	code, got := e2etest.HttpDo(t, "POST", url, issue)
+	code, got := e2etest.HTTPDo(t, "POST", url, issue)
 	entry, _ := got["entry"].(map[string]any)
 	period := fmt.Sprint(entry["period"])
 	first := "INV-" + period + "-000001"
 	if code != 200 || entry["id"] != first || entry["seq"] != "1" || entry["kind"] != "SERIES_ENTRY_KIND_ISSUED" || entry["documentHash"] != "ab12" || len(period) != 4 {
 		t.Fatalf("POST %s via follower %s = %d %v; want entry 1, INV-<year>-000001", url, viaHTTP, code, got)
 	}
-	if code, again := e2etest.HttpDo(t, "POST", url, issue); code != 200 || fmt.Sprint(again["entry"]) != fmt.Sprint(entry) {
+	if code, again := e2etest.HTTPDo(t, "POST", url, issue); code != 200 || fmt.Sprint(again["entry"]) != fmt.Sprint(entry) {
 		t.Errorf("the same request_id again = %d %v; want the same entry %v", code, again, entry)
 	}
 
@@ -123,12 +123,12 @@ func TestSeriesJournalSurvivesRestartAndLoss(t *testing.T) {
 	leader := c.Leader()
 	kept, lost := c.Others(leader)[0], c.Others(leader)[1]
 	viaLeader := idnodev1.NewSeriesServiceClient(c.Conns[leader])
-	if _, err := viaLeader.CreateSeries(e2etest.RpcCtx(t), &idnodev1.CreateSeriesRequest{Name: "ord", Format: "ORD-{n:05}",
+	if _, err := viaLeader.CreateSeries(e2etest.RPCCtx(t), &idnodev1.CreateSeriesRequest{Name: "ord", Format: "ORD-{n:05}",
 		Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED}); err != nil {
 		t.Fatal(err)
 	}
 	issueOrders(t, viaLeader, 1, 20)
-	if _, err := viaLeader.Void(e2etest.RpcCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: 21, Reason: "form spoiled", RequestId: "skip-21"}); err != nil {
+	if _, err := viaLeader.Void(e2etest.RPCCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: 21, Reason: "form spoiled", RequestId: "skip-21"}); err != nil {
 		t.Fatalf("Void of the next number: %v", err)
 	}
 
@@ -160,12 +160,12 @@ func TestSeriesJournalSurvivesRestartAndLoss(t *testing.T) {
 func issueOrders(t *testing.T, client idnodev1.SeriesServiceClient, from, to int) {
 	t.Helper()
 	for i := from; i <= to; i++ {
-		resp, err := client.Issue(e2etest.RpcCtx(t), &idnodev1.IssueRequest{Series: "ord", RequestId: fmt.Sprintf("doc-%d", i), DocumentHash: fmt.Sprintf("%04x", i)})
+		resp, err := client.Issue(e2etest.RPCCtx(t), &idnodev1.IssueRequest{Series: "ord", RequestId: fmt.Sprintf("doc-%d", i), DocumentHash: fmt.Sprintf("%04x", i)})
 		if err != nil {
 			t.Fatalf("Issue(doc-%d): %v", i, err)
 		}
 		if i%4 == 0 {
-			if _, err := client.Void(e2etest.RpcCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: resp.GetEntry().GetNumber(), Reason: "wrong customer", RequestId: fmt.Sprintf("void-%d", i)}); err != nil {
+			if _, err := client.Void(e2etest.RPCCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: resp.GetEntry().GetNumber(), Reason: "wrong customer", RequestId: fmt.Sprintf("void-%d", i)}); err != nil {
 				t.Fatalf("Void(%s): %v", resp.GetEntry().GetId(), err)
 			}
 		}
@@ -176,7 +176,7 @@ func issueOrders(t *testing.T, client idnodev1.SeriesServiceClient, from, to int
 // journal of series is want, entry by entry, and verifies.
 func leadsWithJournal(t *testing.T, c *e2etest.Cluster, tag, series string, want []*idnodev1.SeriesEntry) {
 	t.Helper()
-	resp, err := c.Admin[tag].TransferLeadership(e2etest.RpcCtx(t), &idnodev1.TransferLeadershipRequest{Tag: tag})
+	resp, err := c.Admin[tag].TransferLeadership(e2etest.RPCCtx(t), &idnodev1.TransferLeadershipRequest{Tag: tag})
 	if err != nil || resp.GetLeader() != tag {
 		t.Fatalf("TransferLeadership to %s: %v, %v", tag, resp, err)
 	}
@@ -194,7 +194,7 @@ func leadsWithJournal(t *testing.T, c *e2etest.Cluster, tag, series string, want
 			t.Fatalf("node %s: entry %d of %s differs:\n got  %v\n want %v", tag, i+1, series, at(got, i), at(want, i))
 		}
 	}
-	v, err := idnodev1.NewSeriesServiceClient(c.Conns[tag]).VerifySeries(e2etest.RpcCtx(t), &idnodev1.VerifySeriesRequest{Series: series})
+	v, err := idnodev1.NewSeriesServiceClient(c.Conns[tag]).VerifySeries(e2etest.RPCCtx(t), &idnodev1.VerifySeriesRequest{Series: series})
 	if err != nil || !v.GetOk() || v.GetEntries() != uint64(len(want)) {
 		t.Errorf("VerifySeries(%s) on %s = %v, %v", series, tag, v, err)
 	}
@@ -210,12 +210,12 @@ func TestSeriesJournalRebuiltFromASnapshot(t *testing.T) {
 	leader := c.Leader()
 	lost := c.Others(leader)[0]
 	viaLeader := idnodev1.NewSeriesServiceClient(c.Conns[leader])
-	if _, err := viaLeader.CreateSeries(e2etest.RpcCtx(t), &idnodev1.CreateSeriesRequest{Name: "ord", Format: "ORD-{n:05}",
+	if _, err := viaLeader.CreateSeries(e2etest.RPCCtx(t), &idnodev1.CreateSeriesRequest{Name: "ord", Format: "ORD-{n:05}",
 		Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED}); err != nil {
 		t.Fatal(err)
 	}
 	issueOrders(t, viaLeader, 1, 8)
-	st, err := c.Admin[lost].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+	st, err := c.Admin[lost].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 	if err != nil || st.GetSelf() != lost {
 		t.Fatalf("Status of %s: %v, %v", lost, st, err)
 	}
@@ -280,7 +280,7 @@ func seriesJournal(t *testing.T, c *e2etest.Cluster, via, series string) []*idno
 // journalVia reads a series' whole journal through client.
 func journalVia(t *testing.T, client idnodev1.SeriesServiceClient, series string) []*idnodev1.SeriesEntry {
 	t.Helper()
-	stream, err := client.Journal(e2etest.RpcCtx(t), &idnodev1.JournalRequest{Series: series})
+	stream, err := client.Journal(e2etest.RPCCtx(t), &idnodev1.JournalRequest{Series: series})
 	if err != nil {
 		t.Fatalf("Journal(%s): %v", series, err)
 	}
@@ -337,15 +337,15 @@ func TestSeriesTamperedEntryIsNamed(t *testing.T) {
 	p := e2etest.StartNode(t, e2etest.NodeOpts{})
 	p.WaitServing(e2etest.ServeTimeout)
 	client := idnodev1.NewSeriesServiceClient(e2etest.DialConn(t, p.GRPCAddr))
-	if _, err := client.CreateSeries(e2etest.RpcCtx(t), &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{n:04}"}); err != nil {
+	if _, err := client.CreateSeries(e2etest.RPCCtx(t), &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{n:04}"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		if _, err := client.Issue(e2etest.RpcCtx(t), &idnodev1.IssueRequest{Series: "INV", RequestId: fmt.Sprintf("doc-%d", i), DocumentHash: "aa11"}); err != nil {
+		if _, err := client.Issue(e2etest.RPCCtx(t), &idnodev1.IssueRequest{Series: "INV", RequestId: fmt.Sprintf("doc-%d", i), DocumentHash: "aa11"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if v, err := client.VerifySeries(e2etest.RpcCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"}); err != nil || !v.GetOk() {
+	if v, err := client.VerifySeries(e2etest.RPCCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"}); err != nil || !v.GetOk() {
 		t.Fatalf("VerifySeries before the edit = %v, %v", v, err)
 	}
 	p.Stop()
@@ -355,7 +355,7 @@ func TestSeriesTamperedEntryIsNamed(t *testing.T) {
 
 	p.Restart()
 	p.WaitServing(e2etest.ServeTimeout)
-	v, err := client.VerifySeries(e2etest.RpcCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"})
+	v, err := client.VerifySeries(e2etest.RPCCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"})
 	if err != nil || v.GetOk() || v.GetBreakSeq() != edited || v.GetBreakReason() == "" {
 		t.Fatalf("VerifySeries after editing entry %d = %v, %v; want not ok, break_seq %d with a reason", edited, v, err, edited)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -79,7 +78,7 @@ func benchIdentities(b *testing.B, c *e2etest.Cluster, callers int) {
 				mu.Unlock()
 			}()
 			for issued.Add(1) <= int64(b.N) {
-				ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+				ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 				start := time.Now()
 				resp, err := client.Generate(ctx, &idnodev1.GenerateRequest{Id: "bench|"})
 				took := time.Since(start)

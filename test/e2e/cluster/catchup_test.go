@@ -8,7 +8,6 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -29,22 +28,22 @@ func TestCallRightAfterCreateWorksOnEveryNode(t *testing.T) {
 	for round := range catchUpRounds {
 		via := e2etest.ClusterTags[round%len(e2etest.ClusterTags)]
 		dbs[round] = fmt.Sprintf("shop%d", round)
-		if _, err := c.Admin[via].CreateDatabase(e2etest.RpcCtx(t), &idnodev1.CreateDatabaseRequest{Name: dbs[round]}); err != nil {
+		if _, err := c.Admin[via].CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: dbs[round]}); err != nil {
 			t.Fatalf("CreateDatabase %s via %s: %v", dbs[round], via, err)
 		}
 		onEveryNode(t, c, fmt.Sprintf("right after CreateDatabase %s via %s", dbs[round], via), func(tag string) error {
-			_, err := c.Ids[tag].Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders/1", Database: dbs[round]})
+			_, err := c.Ids[tag].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders/1", Database: dbs[round]})
 			return err
 		})
 	}
 	for round, db := range dbs {
 		via := e2etest.ClusterTags[round%len(e2etest.ClusterTags)]
-		key, err := c.Admin[via].CreateKey(e2etest.RpcCtx(t), &idnodev1.CreateKeyRequest{Database: db, Role: "writer"})
+		key, err := c.Admin[via].CreateKey(e2etest.RPCCtx(t), &idnodev1.CreateKeyRequest{Database: db, Role: "writer"})
 		if err != nil {
 			t.Fatalf("CreateKey for %s via %s: %v", db, via, err)
 		}
 		onEveryNode(t, c, fmt.Sprintf("right after CreateKey for %s via %s", db, via), func(tag string) error {
-			ctx := metadata.AppendToOutgoingContext(e2etest.RpcCtx(t), "authorization", "Bearer "+key.GetKey())
+			ctx := metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+key.GetKey())
 			_, err := c.Ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders/1", Database: db})
 			return err
 		})

@@ -16,7 +16,6 @@ import (
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -38,7 +37,7 @@ func dialNodes(t *testing.T, c *e2etest.Cluster, tags ...string) *client.Client 
 // mustNext is the one ID Generate(request) answers.
 func mustNext(t *testing.T, cl *client.Client, request string) string {
 	t.Helper()
-	ids, err := cl.Generate(e2etest.RpcCtx(t), request, 1)
+	ids, err := cl.Generate(e2etest.RPCCtx(t), request, 1)
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("Generate(%q) = %q, %v", request, ids, err)
 	}
@@ -54,23 +53,23 @@ func TestClaimedIDsAreSkippedByIdentities(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	cl := dialNodes(t, c, "A", "B", "C")
 
-	if err := cl.Claim(e2etest.RpcCtx(t), "importer", "products/1"); err != nil {
+	if err := cl.Claim(e2etest.RPCCtx(t), "importer", "products/1"); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustNext(t, cl, "products|"); got != "products/2" {
 		t.Fatalf("products| after claiming products/1 = %s, want products/2", got)
 	}
 	// Someone else's claim of the same ID, in any case, is refused and names the owner.
-	err := cl.Claim(e2etest.RpcCtx(t), "web", "Products/1")
+	err := cl.Claim(e2etest.RPCCtx(t), "web", "Products/1")
 	if status.Code(err) != codes.AlreadyExists || reason.Of(err) != reason.Claimed || !strings.Contains(err.Error(), "importer") {
 		t.Fatalf("a second claim of products/1 = %v; want ALREADY_EXISTS, reason CLAIMED, naming importer", err)
 	}
 	// An identity handed out cannot be claimed.
-	if err := cl.Claim(e2etest.RpcCtx(t), "web", "products/2"); status.Code(err) != codes.AlreadyExists {
+	if err := cl.Claim(e2etest.RPCCtx(t), "web", "products/2"); status.Code(err) != codes.AlreadyExists {
 		t.Fatalf("claiming products/2, the identity handed out = %v; want ALREADY_EXISTS", err)
 	}
 	// Generate can claim a semantic ID in the same call.
-	if _, err := cl.GenerateRaw(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "products/3", Claim: true, Owner: "web"}); err != nil {
+	if _, err := cl.GenerateRaw(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "products/3", Claim: true, Owner: "web"}); err != nil {
 		t.Fatalf("Generate(products/3, claim): %v", err)
 	}
 
@@ -79,7 +78,7 @@ func TestClaimedIDsAreSkippedByIdentities(t *testing.T) {
 	if got := mustNext(t, cl, "products|"); got != "products/4" {
 		t.Fatalf("products| after the leader's kill = %s, want products/4 (3 is claimed)", got)
 	}
-	if err := cl.Claim(e2etest.RpcCtx(t), "importer", "products/5"); err != nil {
+	if err := cl.Claim(e2etest.RPCCtx(t), "importer", "products/5"); err != nil {
 		t.Fatal(err)
 	}
 	c.Node(leader).Restart()
@@ -95,7 +94,7 @@ func TestClaimedIDsAreSkippedByIdentities(t *testing.T) {
 	if got := mustNext(t, cl, "products|"); got != "products/6" {
 		t.Fatalf("products| after every node restarted = %s, want products/6 (5 is claimed)", got)
 	}
-	claims, err := cl.Claims(e2etest.RpcCtx(t), "PRODUCTS/1", "products/2", "products/3", "products/5")
+	claims, err := cl.Claims(e2etest.RPCCtx(t), "PRODUCTS/1", "products/2", "products/3", "products/5")
 	if err != nil {
 		t.Fatal(err)
 	}

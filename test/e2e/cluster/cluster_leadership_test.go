@@ -7,9 +7,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // TestClusterTransferLeadership hands leadership to a chosen follower through a node that is
@@ -27,7 +26,7 @@ func TestClusterTransferLeadership(t *testing.T) {
 	followers := c.Others(old)
 	target, via := followers[0], followers[1]
 
-	resp, err := c.Admin[via].TransferLeadership(e2etest.RpcCtx(t), &idnodev1.TransferLeadershipRequest{Tag: target})
+	resp, err := c.Admin[via].TransferLeadership(e2etest.RPCCtx(t), &idnodev1.TransferLeadershipRequest{Tag: target})
 	if err != nil {
 		t.Fatalf("TransferLeadership to %s via %s: %v", target, via, err)
 	}
@@ -45,10 +44,10 @@ func TestClusterTransferLeadership(t *testing.T) {
 	}
 
 	// Transferring to the leader itself is a no-op; to an unknown tag, NotFound.
-	if resp, err := c.Admin[old].TransferLeadership(e2etest.RpcCtx(t), &idnodev1.TransferLeadershipRequest{Tag: target}); err != nil || resp.GetLeader() != target {
+	if resp, err := c.Admin[old].TransferLeadership(e2etest.RPCCtx(t), &idnodev1.TransferLeadershipRequest{Tag: target}); err != nil || resp.GetLeader() != target {
 		t.Errorf("transfer to the current leader = %v, %v; want leader %s", resp, err, target)
 	}
-	if _, err := c.Admin[old].TransferLeadership(e2etest.RpcCtx(t), &idnodev1.TransferLeadershipRequest{Tag: "Q"}); status.Code(err) != codes.NotFound {
+	if _, err := c.Admin[old].TransferLeadership(e2etest.RPCCtx(t), &idnodev1.TransferLeadershipRequest{Tag: "Q"}); status.Code(err) != codes.NotFound {
 		t.Errorf("transfer to an unknown tag = %v, want NotFound", err)
 	}
 	e2etest.CheckHistory(t, rec)

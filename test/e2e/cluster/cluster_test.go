@@ -16,9 +16,8 @@ import (
 
 	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 func TestClusterRoundRobinIdentities(t *testing.T) {
@@ -42,7 +41,7 @@ func TestClusterRoundRobinIdentities(t *testing.T) {
 
 	var leader string
 	for _, via := range e2etest.ClusterTags {
-		st, err := c.Admin[via].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+		st, err := c.Admin[via].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 		if err != nil {
 			t.Fatalf("Status{consistent} via %s: %v", via, err)
 		}
@@ -144,7 +143,7 @@ func TestClusterLeaderKill9Failover(t *testing.T) {
 	} else if failover > 2*time.Second {
 		t.Logf("failover took %v: above the 2 s design goal (loaded machine?)", failover)
 	}
-	if st, err := c.Admin[survivors[0]].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true}); err != nil || !slices.Contains(survivors, st.GetLeader()) {
+	if st, err := c.Admin[survivors[0]].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true}); err != nil || !slices.Contains(survivors, st.GetLeader()) {
 		t.Errorf("Status after failover = leader %q, %v; want one of %v", st.GetLeader(), err, survivors)
 	}
 
@@ -182,7 +181,7 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 				c.MustIdentity(rec, []string{"invoices", "Invoices"}[i%2], int64(1+i%3), e2etest.ClusterTags[(i+1)%3])
 			}
 			seed := rec.BeginSeed("invoices", 1000, false)
-			sr, err := c.Ids["B"].SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 1000})
+			sr, err := c.Ids["B"].SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 1000})
 			if err != nil || sr.GetValue() != 1000 {
 				seed.Unknown()
 				t.Fatalf("SeedIdentity(invoices, 1000) = %v, %v; want 1000", sr, err)
@@ -200,7 +199,7 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			// killed), so the tail is a gap (issue 24; docs/DESIGN.md).
 			keep := last.GetLow() + 4
 			ret := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: last.GetHigh(), Last: keep, GrantId: last.GetGrantId()}
-			if resp, err := c.Ids["C"].ReturnHiLo(e2etest.RpcCtx(t), ret); err != nil || !resp.GetReturned() {
+			if resp, err := c.Ids["C"].ReturnHiLo(e2etest.RPCCtx(t), ret); err != nil || !resp.GetReturned() {
 				t.Fatalf("ReturnHiLo = %v, %v; want returned", resp, err)
 			}
 			rec.HiLoReturn("orders", last.GetHigh(), keep)
@@ -241,7 +240,7 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			// Read after those writes: a read right after the election can be stale (see
 			// TestClusterFirstReadAfterRestartIsCurrent).
 			want = map[string]int64{"orders": maxOrders + 1, "invoices": maxInvoices + 2}
-			list, err := c.Ids["A"].ListIdentities(e2etest.RpcCtx(t), &idnodev1.ListIdentitiesRequest{})
+			list, err := c.Ids["A"].ListIdentities(e2etest.RPCCtx(t), &idnodev1.ListIdentitiesRequest{})
 			if err != nil {
 				t.Fatalf("ListIdentities: %v", err)
 			}
@@ -257,7 +256,7 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 				}
 			}
 			for _, via := range e2etest.ClusterTags {
-				st, err := c.Admin[via].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+				st, err := c.Admin[via].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 				if err != nil || len(st.GetNodes()) != 3 || !slices.Contains(e2etest.ClusterTags, st.GetLeader()) {
 					t.Errorf("Status via %s after the restart = %v, %v; want 3 nodes and a leader", via, st, err)
 					continue
@@ -357,10 +356,10 @@ func TestClusterMinorityRefusesQuickly(t *testing.T) {
 			}
 
 			// Local strategies keep working on it.
-			if _, err := c.ServerSide(rec, "users", third, e2etest.RpcTimeout); err != nil {
+			if _, err := c.ServerSide(rec, "users", third, e2etest.RPCTimeout); err != nil {
 				t.Errorf("server-side ID on the lone node: %v", err)
 			}
-			g, err := c.Ids[third].Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: ""})
+			g, err := c.Ids[third].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: ""})
 			if err != nil || len(g.GetIds()) != 1 {
 				t.Errorf("GUID on the lone node: %v, %v", g, err)
 			} else {
@@ -369,7 +368,7 @@ func TestClusterMinorityRefusesQuickly(t *testing.T) {
 			if third == leader {
 				// The old leader, cut off from both followers, must step down.
 				e2etest.Eventually(t, 3*time.Second, "the lone old leader steps down", func() error {
-					st, err := c.Admin[third].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+					st, err := c.Admin[third].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 					if err != nil {
 						return err
 					}
@@ -440,11 +439,11 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 	}})
 	d.WaitServing(e2etest.ClusterJoinWait)
 	dIDs, dAdmin := e2etest.Dial(t, dGRPC)
-	st, err := dAdmin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+	st, err := dAdmin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 	if err != nil || st.GetSelf() != "D" {
 		t.Fatalf("Status via the joined node = self %q, %v; want D", st.GetSelf(), err)
 	}
-	st, err = c.Admin["A"].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err = c.Admin["A"].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil {
 		t.Fatalf("Status: %v", err)
 	}
@@ -456,13 +455,13 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 		t.Fatalf("Status after the join lists %v, want voters A, B, C, D", voters)
 	}
 	call := rec.Now()
-	resp, err := dIDs.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "users/"})
+	resp, err := dIDs.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "users/"})
 	if err != nil || len(resp.GetIds()) != 1 || resp.GetIds()[0] != "users/0000000000000000001-D" {
 		t.Fatalf("Generate(users/) via D = %v, %v; want users/0000000000000000001-D", resp, err)
 	}
 	rec.ServerSideID(call, resp.GetIds()[0], "D", 1)
 	call = rec.Now()
-	if resp, err := dIDs.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil || len(resp.GetIds()) != 1 || resp.GetIds()[0] != "orders/1" {
+	if resp, err := dIDs.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil || len(resp.GetIds()) != 1 || resp.GetIds()[0] != "orders/1" {
 		t.Fatalf("Generate(orders|) via D = %v, %v; want orders/1", resp, err)
 	}
 	rec.AddIdentity(history.IdentityRecord{Prefix: "orders", Count: 1, Call: call, Return: rec.Now(), Known: true, First: 1, Last: 1})
@@ -474,7 +473,7 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 		t.Fatalf("RemoveNode(D): %v", err)
 	}
 	d.Kill9() // out of the cluster; how a removed node winds down is not this test's subject
-	st, err = c.Admin["C"].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err = c.Admin["C"].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil {
 		t.Fatalf("Status after RemoveNode: %v", err)
 	}
@@ -510,7 +509,7 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 	t.Logf("a new node asking for the retired tag D: %v, %s", err, strings.TrimSpace(stderr.String()))
 
 	// Nor may an operator add it.
-	_, err = c.Admin["C"].AddNode(e2etest.RpcCtx(t), &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: e2etest.FreeAddr(t), GrpcAddress: e2etest.FreeAddr(t)})
+	_, err = c.Admin["C"].AddNode(e2etest.RPCCtx(t), &idnodev1.AddNodeRequest{Tag: "D", RaftAddress: e2etest.FreeAddr(t), GrpcAddress: e2etest.FreeAddr(t)})
 	if status.Code(err) != codes.AlreadyExists {
 		t.Errorf("AddNode(D) after RemoveNode(D) = %v, want ALREADY_EXISTS", err)
 	}
@@ -579,7 +578,7 @@ func TestClusterJoinWithRaftAddrOnly(t *testing.T) {
 	d.WaitServing(e2etest.ClusterJoinWait)
 	// D serves as a non-voter first and asks to become a voter then (cmd/idnode's join).
 	poll.Until(t, "node D a voter at its --raft-addr", e2etest.ClusterJoinWait, 50*time.Millisecond, func() error {
-		st, err := c.Admin["A"].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+		st, err := c.Admin["A"].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 		if err != nil {
 			return err
 		}

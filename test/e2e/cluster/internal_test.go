@@ -14,9 +14,8 @@ import (
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // Node-to-node calls are served on the Raft port, not the client port (issue 12): a client used
@@ -31,7 +30,7 @@ func TestInternalServicesAreNotOnTheClientPort(t *testing.T) {
 	leader := c.Leader()
 	follower := c.Others(leader)[0]
 
-	stream, err := reflectionpb.NewServerReflectionClient(c.Conns[follower]).ServerReflectionInfo(e2etest.RpcCtx(t))
+	stream, err := reflectionpb.NewServerReflectionClient(c.Conns[follower]).ServerReflectionInfo(e2etest.RPCCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +50,7 @@ func TestInternalServicesAreNotOnTheClientPort(t *testing.T) {
 	}
 
 	for _, tag := range []string{leader, follower} {
-		_, err := forwardv1.NewForwardClient(c.Conns[tag]).NextIdentities(e2etest.RpcCtx(t), &forwardv1.NextIdentitiesRequest{
+		_, err := forwardv1.NewForwardClient(c.Conns[tag]).NextIdentities(e2etest.RPCCtx(t), &forwardv1.NextIdentitiesRequest{
 			Increments: []*raftv1.IdentityIncrement{{Name: "", Count: 1 << 40}},
 		})
 		if status.Code(err) != codes.Unimplemented {
@@ -64,7 +63,7 @@ func TestInternalServicesAreNotOnTheClientPort(t *testing.T) {
 	// that the increment below is refused as invalid: it changes nothing either way.)
 	raftConn := e2etest.DialConn(t, c.Node(leader).RaftAddr)
 	e2etest.Eventually(t, 10*time.Second, "the internal port refusing a call without the cluster secret", func() error {
-		_, err := forwardv1.NewForwardClient(raftConn).NextIdentities(e2etest.RpcCtx(t), &forwardv1.NextIdentitiesRequest{
+		_, err := forwardv1.NewForwardClient(raftConn).NextIdentities(e2etest.RPCCtx(t), &forwardv1.NextIdentitiesRequest{
 			Increments: []*raftv1.IdentityIncrement{{Name: "", Count: 1 << 40}},
 		})
 		if status.Code(err) != codes.Unauthenticated {
@@ -74,7 +73,7 @@ func TestInternalServicesAreNotOnTheClientPort(t *testing.T) {
 	})
 
 	// The old forwarding marker, forged by a client, is just metadata now: the follower still forwards.
-	ctx := metadata.AppendToOutgoingContext(e2etest.RpcCtx(t), "x-idnode-forwarded-by", leader)
+	ctx := metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "x-idnode-forwarded-by", leader)
 	op := rec.BeginIdentity("orders", 1)
 	got, err := c.Ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|"})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -79,12 +78,12 @@ func TestUnfinishedJoinSaysSoAndCanBeFinished(t *testing.T) {
 	// it restarts knowing no configuration, so it cannot tell its join did not finish (a race
 	// CI lost once). A's commit index now covers that entry; D's applied index, from A's
 	// probe, shows when D holds it.
-	joined, err := admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	joined, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil {
 		t.Fatalf("Status: %v", err)
 	}
 	e2etest.Eventually(t, e2etest.ServeTimeout, "D holds the entry that made it a member", func() error {
-		st, err := admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+		st, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 		if err != nil {
 			return err
 		}
@@ -105,7 +104,7 @@ func TestUnfinishedJoinSaysSoAndCanBeFinished(t *testing.T) {
 		return nil
 	})
 	dNode := func() *idnodev1.NodeStatus {
-		st, err := admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+		st, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 		if err != nil {
 			t.Fatalf("Status: %v", err)
 		}

@@ -9,9 +9,8 @@ import (
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/docid"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // Bounds of the 64-caller run. The call count, not a timer, ends the run, so no call is cut
@@ -34,7 +33,7 @@ func TestSixtyFourCallersSeeNoErrors(t *testing.T) {
 	c.Leader() // the first election is over: errors from here on are the load's
 
 	t.Run("go-client", func(t *testing.T) {
-		cl, err := client.Dial(context.Background(), c.GrpcAddrs())
+		cl, err := client.Dial(context.Background(), c.GRPCAddrs())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,15 +14,14 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // membership is what Status says of every node, sorted: tag, id, addresses, voter.
 func membership(t *testing.T, c *e2etest.Cluster, via string) []string {
 	t.Helper()
-	st, err := c.Admin[via].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err := c.Admin[via].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil {
 		t.Fatalf("Status via %s: %v", via, err)
 	}
@@ -97,14 +96,14 @@ func TestJoinThatFailsLeavesNoVoter(t *testing.T) {
 		if code <= 0 || !strings.Contains(out, "address already in use") {
 			t.Errorf("%s: exit %d, output %q; want a non-zero exit naming the port", tc.name, code, out)
 		}
-		st, err := admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+		st, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 		if err != nil {
 			t.Fatalf("%s: Status: %v", tc.name, err)
 		}
 		if len(st.GetNodes()) != 1 {
 			t.Errorf("%s: the cluster holds %v after the failed join, want A alone", tc.name, st.GetNodes())
 		}
-		if _, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil {
+		if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil {
 			t.Errorf("%s: A lost its quorum: %v", tc.name, err)
 		}
 		t.Logf("%s: %s", tc.name, strings.TrimSpace(out))
@@ -151,7 +150,7 @@ func TestClusterAddNodeComparesResolvedAddresses(t *testing.T) {
 		{Tag: "D", RaftAddress: respell(b.RaftAddr), GrpcAddress: e2etest.FreeAddr(t), NonVoter: true},
 		{Tag: "E", RaftAddress: e2etest.FreeAddr(t), GrpcAddress: respell(b.GRPCAddr), NonVoter: true},
 	} {
-		_, err := c.Admin[leader].AddNode(e2etest.RpcCtx(t), req)
+		_, err := c.Admin[leader].AddNode(e2etest.RPCCtx(t), req)
 		if status.Code(err) != codes.AlreadyExists || !strings.Contains(status.Convert(err).Message(), "node "+b.Tag) {
 			t.Errorf("AddNode(raft %s, grpc %s) = %v; want ALREADY_EXISTS naming node %s", req.RaftAddress, req.GrpcAddress, err, b.Tag)
 		}
@@ -169,14 +168,14 @@ func TestRemoveLastVoterIsRefused(t *testing.T) {
 	a := e2etest.StartNode(t, e2etest.NodeOpts{Tag: "A"})
 	a.WaitServing(e2etest.ServeTimeout)
 	ids, admin := e2etest.Dial(t, a.GRPCAddr)
-	_, err := admin.RemoveNode(e2etest.RpcCtx(t), &idnodev1.RemoveNodeRequest{Tag: "A"})
+	_, err := admin.RemoveNode(e2etest.RPCCtx(t), &idnodev1.RemoveNodeRequest{Tag: "A"})
 	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(status.Convert(err).Message(), "last voter") {
 		t.Fatalf("RemoveNode of the last voter = %v; want FAILED_PRECONDITION naming the last voter", err)
 	}
-	if _, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil {
+	if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil {
 		t.Fatalf("after the refused remove: %v", err)
 	}
-	st, err := admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil || len(st.GetNodes()) != 1 || st.GetNodes()[0].GetTag() != "A" {
 		t.Fatalf("Status after the refused remove: %v, %v; want A alone", st.GetNodes(), err)
 	}

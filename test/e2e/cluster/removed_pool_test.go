@@ -7,7 +7,6 @@ import (
 	"time"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -19,12 +18,12 @@ func TestRemovedNodeStopsGrantingFromItsPool(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	leader := c.Leader()
 	victim := c.Others(leader)[0]
-	first, err := c.Ids[victim].NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
+	first, err := c.Ids[victim].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
 	if err != nil {
 		t.Fatalf("first range via %s: %v", victim, err)
 	}
 	// The leader reserves a pool of its own above the victim's: where the victim's pool ends.
-	above, err := c.Ids[leader].NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders", LastMax: first.GetHigh()})
+	above, err := c.Ids[leader].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders", LastMax: first.GetHigh()})
 	if err != nil {
 		t.Fatalf("a range via the leader %s: %v", leader, err)
 	}
@@ -32,7 +31,7 @@ func TestRemovedNodeStopsGrantingFromItsPool(t *testing.T) {
 	if poolHigh <= first.GetHigh() {
 		t.Fatalf("the victim's pool ends at %d, no further than its first range %d-%d: nothing to test", poolHigh, first.GetLow(), first.GetHigh())
 	}
-	if _, err := c.Admin[leader].RemoveNode(e2etest.RpcCtx(t), &idnodev1.RemoveNodeRequest{Tag: victim}); err != nil {
+	if _, err := c.Admin[leader].RemoveNode(e2etest.RPCCtx(t), &idnodev1.RemoveNodeRequest{Tag: victim}); err != nil {
 		t.Fatalf("RemoveNode %s: %v", victim, err)
 	}
 	last := first.GetHigh()
@@ -51,7 +50,7 @@ func TestRemovedNodeStopsGrantingFromItsPool(t *testing.T) {
 	}
 	// The victim learns of its removal from the configuration entry the leader sends it last.
 	e2etest.Eventually(t, 10*time.Second, "the victim's configuration no longer lists it", func() error {
-		st, err := c.Admin[victim].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+		st, err := c.Admin[victim].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 		if err != nil {
 			return err
 		}

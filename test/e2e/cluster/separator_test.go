@@ -5,9 +5,8 @@ import (
 	"testing"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // Issue 11, repro 5: the separator is the cluster's, not a node's. A node restarted with
@@ -44,7 +43,7 @@ func TestClusterRefusesANodeWithAnotherSeparator(t *testing.T) {
 	f.Args = args
 	f.Restart()
 	c.WaitServing(f.Tag)
-	resp, err := c.Ids[f.Tag].Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "users|"})
+	resp, err := c.Ids[f.Tag].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "users|"})
 	if err != nil || len(resp.GetIds()) != 1 {
 		t.Fatalf("users| via %s after the refusals: %v, %v", f.Tag, resp, err)
 	}

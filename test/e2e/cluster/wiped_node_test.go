@@ -11,9 +11,8 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // TestClusterWipedNodeCannotVote is issue 11's repro 1 with real processes. A follower is
@@ -55,7 +54,7 @@ func TestClusterWipedNodeCannotVote(t *testing.T) {
 
 	// The stale follower is alone: it must refuse, not answer from its old state.
 	op := rec.BeginIdentity("invoices", 1)
-	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 	resp, err := c.Ids[stale.Tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "invoices|", RequestId: c.RequestID()})
 	cancel()
 	if err == nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/idnode/idnode/internal/publication"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 

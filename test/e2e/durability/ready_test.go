@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -29,7 +28,7 @@ func TestRestartedNodeServesOnlyCaughtUp(t *testing.T) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range readyEntries / writers {
-				if _, err := c.Ids[leader].SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: fmt.Sprintf("w%d-%d", w, i), Value: 1}); err != nil {
+				if _, err := c.Ids[leader].SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: fmt.Sprintf("w%d-%d", w, i), Value: 1}); err != nil {
 					errs <- err
 					return
 				}
@@ -41,7 +40,7 @@ func TestRestartedNodeServesOnlyCaughtUp(t *testing.T) {
 	for err := range errs {
 		t.Fatalf("SeedIdentity: %v", err)
 	}
-	st, err := c.Admin[leader].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err := c.Admin[leader].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +49,7 @@ func TestRestartedNodeServesOnlyCaughtUp(t *testing.T) {
 	follower.Stop()
 	follower.Restart()
 	c.WaitServing(follower.Tag)
-	mine, err := c.Admin[follower.Tag].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+	mine, err := c.Admin[follower.Tag].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/idnode/idnode/internal/publication"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -50,7 +49,7 @@ func olderEtagFileIsAGap(t *testing.T, p *e2etest.Proc, ids idnodev1.IdServiceCl
 		t.Helper()
 		// The first ID after a start waits for the start check, which needs the leader, and
 		// gives up after StartWait.
-		ctx, cancel := context.WithTimeout(context.Background(), publication.StartWait+e2etest.RpcTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), publication.StartWait+e2etest.RPCTimeout)
 		defer cancel()
 		resp, err := ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "users/"})
 		if err != nil || len(resp.GetIds()) != 1 {

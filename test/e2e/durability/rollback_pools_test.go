@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -22,7 +21,7 @@ func TestOlderHiLoPoolsFileIsAGap(t *testing.T) {
 			log := e2etest.NewGrantedRanges()
 			grant := func() {
 				t.Helper()
-				r, err := e2etest.NextRange(e2etest.RpcCtx(t), ids, "orders")
+				r, err := e2etest.NextRange(e2etest.RPCCtx(t), ids, "orders")
 				if err != nil {
 					t.Fatalf("NextHiLo(orders): %v", err)
 				}
@@ -58,7 +57,7 @@ func TestLeftoverHiLoPoolsFileIsRefused(t *testing.T) {
 	ids, _ := e2etest.Dial(t, p.GRPCAddr)
 	log := e2etest.NewGrantedRanges()
 	for range 2 {
-		r, err := e2etest.NextRange(e2etest.RpcCtx(t), ids, "orders")
+		r, err := e2etest.NextRange(e2etest.RPCCtx(t), ids, "orders")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +72,7 @@ func TestLeftoverHiLoPoolsFileIsRefused(t *testing.T) {
 		// The node started as a new cluster on the leftover pool: show what it grants.
 		p.WaitServing(e2etest.ServeTimeout)
 		for range 40 {
-			if r, err := e2etest.NextRange(e2etest.RpcCtx(t), ids, "orders"); err == nil {
+			if r, err := e2etest.NextRange(e2etest.RPCCtx(t), ids, "orders"); err == nil {
 				log.Add("orders", r)
 			}
 		}
@@ -92,18 +91,18 @@ func TestCleanStopKeepsPoolsWhole(t *testing.T) {
 	t.Parallel()
 	p, _ := e2etest.StartSingle(t)
 	ids, _ := e2etest.Dial(t, p.GRPCAddr)
-	r, err := e2etest.NextRange(e2etest.RpcCtx(t), ids, "orders")
+	r, err := e2etest.NextRange(e2etest.RPCCtx(t), ids, "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
 	keep := r.GetLow() + 4
-	if _, err := ids.ReturnHiLo(e2etest.RpcCtx(t), &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: keep, GrantId: r.GetGrantId()}); err != nil {
+	if _, err := ids.ReturnHiLo(e2etest.RPCCtx(t), &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: keep, GrantId: r.GetGrantId()}); err != nil {
 		t.Fatalf("ReturnHiLo: %v", err)
 	}
 	p.Stop()
 	p.Restart()
 	p.WaitServing(e2etest.ServeTimeout)
-	if next, err := e2etest.NextRange(e2etest.RpcCtx(t), ids, "orders"); err != nil || next.GetLow() != keep+1 {
+	if next, err := e2etest.NextRange(e2etest.RPCCtx(t), ids, "orders"); err != nil || next.GetLow() != keep+1 {
 		t.Fatalf("first range after a clean restart = %v, %v; want the returned tail, from %d", next, err, keep+1)
 	}
 }

@@ -9,9 +9,8 @@ import (
 	"testing"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // An older raft.db put back after kill -9 is refused, like one put back after a clean stop
@@ -87,7 +86,7 @@ func TestClusterOlderRaftLogIsRefused(t *testing.T) {
 func commitIndex(t *testing.T, addr string) uint64 {
 	t.Helper()
 	_, admin := e2etest.Dial(t, addr)
-	st, err := admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil {
 		t.Fatalf("Status via %s: %v", addr, err)
 	}

@@ -23,7 +23,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -46,13 +45,13 @@ func TestSingleNodeTour(t *testing.T) {
 	e2etest.ExpectGenerate(t, c, "users|", "users/2")
 	e2etest.ExpectGenerate(t, c, "Users|", "Users/3")
 
-	ni, err := c.NextIdentity(e2etest.RpcCtx(t), &idnodev1.NextIdentityRequest{Name: "invoices", Count: 3})
+	ni, err := c.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "invoices", Count: 3})
 	if err != nil || ni.GetFirst() != 1 || ni.GetLast() != 3 {
 		t.Fatalf("NextIdentity(invoices, 3) = %v, %v; want first 1, last 3", ni, err)
 	}
 	seed := func(value int64, force bool, want int64) {
 		t.Helper()
-		r, err := c.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: value, Force: force})
+		r, err := c.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: value, Force: force})
 		if err != nil || r.GetValue() != want {
 			t.Fatalf("SeedIdentity(invoices, %d, force=%v) = %v, %v; want %d", value, force, r, err, want)
 		}
@@ -62,7 +61,7 @@ func TestSingleNodeTour(t *testing.T) {
 	e2etest.ExpectGenerate(t, c, "invoices|", "invoices/655")
 	seed(10, true, 10)
 
-	hl, err := c.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
+	hl, err := c.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
 	if err != nil {
 		t.Fatalf("NextHiLo(orders): %v", err)
 	}
@@ -87,7 +86,7 @@ func TestSingleNodeTour(t *testing.T) {
 // listServices asks the server reflection service for every service name.
 func listServices(t *testing.T, addr string) []string {
 	t.Helper()
-	ctx := e2etest.RpcCtx(t)
+	ctx := e2etest.RPCCtx(t)
 	stream, err := reflectionpb.NewServerReflectionClient(e2etest.DialConn(t, addr)).ServerReflectionInfo(ctx)
 	if err != nil {
 		t.Fatalf("reflection: %v", err)
@@ -170,7 +169,7 @@ func TestBadInputIsRejectedAndChangesNothing(t *testing.T) {
 		{"NextHiLo two-char separator", hilo("orders", "--"), []string{"separator", "--"}},
 	}
 	for _, tc := range cases {
-		err := tc.call(e2etest.RpcCtx(t))
+		err := tc.call(e2etest.RPCCtx(t))
 		st, _ := status.FromError(err)
 		if err == nil || st.Code() != codes.InvalidArgument {
 			t.Errorf("%s: got %v, want InvalidArgument", tc.name, err)
@@ -193,11 +192,11 @@ func TestBadInputIsRejectedAndChangesNothing(t *testing.T) {
 	// Nothing changed: every counter starts where a fresh node starts.
 	e2etest.ExpectGenerate(t, c, "users|", "users/1")
 	e2etest.ExpectGenerate(t, c, "users/", "users/0000000000000000001-A")
-	hl, err := c.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
+	hl, err := c.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
 	if err != nil || hl.GetLow() != 1 {
 		t.Errorf("NextHiLo(orders) after rejected calls = %v, %v; want low 1", hl, err)
 	}
-	list, err := c.ListIdentities(e2etest.RpcCtx(t), &idnodev1.ListIdentitiesRequest{})
+	list, err := c.ListIdentities(e2etest.RPCCtx(t), &idnodev1.ListIdentitiesRequest{})
 	if err != nil {
 		t.Fatalf("ListIdentities: %v", err)
 	}
@@ -350,7 +349,7 @@ func TestKill9KeepsEveryPromise(t *testing.T) {
 		for _, r := range all.ranges {
 			maxHigh = max(maxHigh, r[1])
 		}
-		hl, err := c.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
+		hl, err := c.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
 		if err != nil {
 			t.Fatalf("round %d: NextHiLo after restart: %v", round, err)
 		}
@@ -386,7 +385,7 @@ func TestKill9KeepsEveryPromise(t *testing.T) {
 // and then. An answer is recorded; an error is returned. isIdentity says whether the call was
 // for an identity, the one kind whose unanswered calls bound the gap after a crash.
 func loadCall(c idnodev1.IdServiceClient, rec *promises, w, i int) (isIdentity bool, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 	defer cancel()
 	switch {
 	case w == 0 && i%8 == 0:
@@ -441,7 +440,7 @@ func TestCleanShutdownAndBadFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hl, err := c.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
+		hl, err := c.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
 		if err != nil || hl.GetHigh() != 32 {
 			t.Fatalf("NextHiLo(orders) = %v, %v; want high 32", hl, err)
 		}
@@ -459,11 +458,11 @@ func TestCleanShutdownAndBadFlags(t *testing.T) {
 		if e2 <= e1 {
 			t.Errorf("etag %d after a clean restart, %d before it", e2, e1)
 		}
-		hl, err = c.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
+		hl, err = c.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "orders"})
 		if err != nil || hl.GetLow() != 33 {
 			t.Errorf("NextHiLo(orders) after a clean restart = %v, %v; want low 33", hl, err)
 		}
-		list, err := c.ListIdentities(e2etest.RpcCtx(t), &idnodev1.ListIdentitiesRequest{})
+		list, err := c.ListIdentities(e2etest.RPCCtx(t), &idnodev1.ListIdentitiesRequest{})
 		if err != nil || len(list.GetIdentities()) != 1 || list.GetIdentities()[0].GetValue() != 3 {
 			t.Errorf("ListIdentities after a clean restart = %v, %v; want users=3", list, err)
 		}
@@ -539,11 +538,11 @@ func TestNoFlagsDefaults(t *testing.T) {
 	ids, cl := e2etest.Dial(t, p.GRPCAddr)
 	e2etest.ExpectGenerate(t, ids, "users/", "users/0000000000000000001-A")
 	// The README's curl one-liner: users/1 over HTTP, from a node started with no flags.
-	if code, got := e2etest.HttpDo(t, "POST", "http://localhost:7080/v1/ids", `{"id":"users|"}`); code != 200 || fmt.Sprint(got["ids"]) != "[users/1]" {
+	if code, got := e2etest.HTTPDo(t, "POST", "http://localhost:7080/v1/ids", `{"id":"users|"}`); code != 200 || fmt.Sprint(got["ids"]) != "[users/1]" {
 		t.Errorf(`curl -s localhost:7080/v1/ids -H 'Content-Type: application/json' -d '{"id":"users|"}' = %d %v, want {"ids":["users/1"]}`, code, got)
 	}
 	e2etest.ExpectGenerate(t, ids, "users|", "users/2")
-	st, err := cl.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	st, err := cl.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil || st.GetSelf() != "A" || st.GetLeader() != "A" {
 		t.Errorf("Status = %v, %v; want self A leading", st, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"google.golang.org/grpc"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 

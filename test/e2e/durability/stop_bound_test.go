@@ -9,7 +9,6 @@ import (
 	"time"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -27,10 +26,10 @@ func TestStopEndsWithinItsBound(t *testing.T) {
 	a := e2etest.StartNode(t, e2etest.NodeOpts{Tag: "A"})
 	a.WaitServing(e2etest.ServeTimeout)
 	ids, _ := e2etest.Dial(t, a.GRPCAddr)
-	if _, err := ids.Claim(e2etest.RpcCtx(t), &idnodev1.ClaimRequest{Ids: []string{"p/5"}, Owner: "x"}); err != nil {
+	if _, err := ids.Claim(e2etest.RPCCtx(t), &idnodev1.ClaimRequest{Ids: []string{"p/5"}, Owner: "x"}); err != nil {
 		t.Fatalf("Claim p/5: %v", err)
 	}
-	if _, err := ids.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "p", Value: math.MaxInt64 - 1}); err != nil {
+	if _, err := ids.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "p", Value: math.MaxInt64 - 1}); err != nil {
 		t.Logf("SeedIdentity p near MaxInt64 refused (a bound on seeds): %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -16,7 +16,6 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -81,7 +80,7 @@ func TestFullDisk(t *testing.T) {
 	// A long name makes every entry bigger, so the log needs new pages sooner.
 	name := "orders-" + strings.Repeat("x", 200)
 	next := func() (int64, error) {
-		resp, err := ids.NextIdentity(e2etest.RpcCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: 1, RequestId: uuid.NewString()})
+		resp, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: 1, RequestId: uuid.NewString()})
 		return resp.GetLast(), err
 	}
 	last, err := next()
@@ -110,14 +109,14 @@ func TestFullDisk(t *testing.T) {
 	}
 	for _, svc := range []string{"", "idnode.v1.IdService"} {
 		e2etest.Eventually(t, 10*time.Second, "health NOT_SERVING on a full disk", func() error {
-			resp, err := hc.Check(e2etest.RpcCtx(t), &healthpb.HealthCheckRequest{Service: svc})
+			resp, err := hc.Check(e2etest.RPCCtx(t), &healthpb.HealthCheckRequest{Service: svc})
 			if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
 				return fmt.Errorf("health %q: %v, %v", svc, resp.GetStatus(), err)
 			}
 			return nil
 		})
 	}
-	st, err := admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+	st, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 	if err != nil || !strings.Contains(st.GetStorageFault(), "disk is full") {
 		t.Fatalf("Status on a full disk: storage_fault %q, %v; want the cause", st.GetStorageFault(), err)
 	}
@@ -132,7 +131,7 @@ func TestFullDisk(t *testing.T) {
 	termBefore := st.GetTerm()
 	window := time.NewTimer(fullDiskWindow)
 	<-window.C
-	st, err = admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+	st, err = admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +160,7 @@ func TestFullDisk(t *testing.T) {
 	if err := e2etest.PollServing(t, grpcAddr, 10*time.Second, nil); err != nil {
 		t.Fatalf("health after space came back: %v", err)
 	}
-	st, err = admin.Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+	st, err = admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 	if err != nil || st.GetStorageFault() != "" {
 		t.Fatalf("Status after space came back: storage_fault %q, %v; want none", st.GetStorageFault(), err)
 	}

@@ -259,7 +259,7 @@ func (c *Cluster) Identity(rec *history.Recorder, prefix string, count int64, st
 func (c *Cluster) MustIdentity(rec *history.Recorder, prefix string, count int64, via string) (first, last int64) {
 	c.T.Helper()
 	op := rec.BeginIdentity(prefix, count)
-	resp, err := c.Ids[via].Generate(RpcCtx(c.T), &idnodev1.GenerateRequest{Id: prefix + "|", Count: count, RequestId: c.RequestID()})
+	resp, err := c.Ids[via].Generate(RPCCtx(c.T), &idnodev1.GenerateRequest{Id: prefix + "|", Count: count, RequestId: c.RequestID()})
 	if err != nil {
 		op.Unknown()
 		c.T.Fatalf("Generate(%s|, count %d) via %s: %v", prefix, count, via, err)
@@ -299,7 +299,7 @@ func (c *Cluster) ServerSide(rec *history.Recorder, prefix, tag string, timeout 
 
 func (c *Cluster) MustServerSide(rec *history.Recorder, prefix, tag string) uint64 {
 	c.T.Helper()
-	etag, err := c.ServerSide(rec, prefix, tag, RpcTimeout)
+	etag, err := c.ServerSide(rec, prefix, tag, RPCTimeout)
 	if err != nil {
 		c.T.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func (c *Cluster) MustServerSide(rec *history.Recorder, prefix, tag string) uint
 // NextHiLo reserves a range of tag through node via and records it.
 func (c *Cluster) NextHiLo(rec *history.Recorder, tag, via string) *idnodev1.NextHiLoResponse {
 	c.T.Helper()
-	resp, err := c.Ids[via].NextHiLo(RpcCtx(c.T), &idnodev1.NextHiLoRequest{Tag: tag, RequestId: c.RequestID()})
+	resp, err := c.Ids[via].NextHiLo(RPCCtx(c.T), &idnodev1.NextHiLoRequest{Tag: tag, RequestId: c.RequestID()})
 	if err != nil {
 		c.T.Fatalf("NextHiLo(%s) via %s: %v", tag, via, err)
 	}

@@ -36,7 +36,7 @@ const (
 	ServeTimeout   = 20 * time.Second // start (or restart) until health says SERVING
 	StopTimeout    = 10 * time.Second // SIGTERM until the process has exited
 	killTimeout    = 10 * time.Second // SIGKILL until the process has been reaped
-	RpcTimeout     = 5 * time.Second  // one RPC in a test
+	RPCTimeout     = 5 * time.Second  // one RPC in a test
 	PollInterval   = 20 * time.Millisecond
 	MaxLogBytes    = 256 << 10 // per node; older output is dropped
 	ModuleName     = "github.com/idnode/idnode"
@@ -135,9 +135,9 @@ func RepoRoot() (string, error) {
 // buildIdnode builds ./cmd/idnode once per test binary run and returns the binary's path.
 // e2eVersion is the version the tests' binaries are built with (-ldflags, as `make build`
 // does with git describe), so a test can tell every surface that reports it shows that one.
-const E2eVersion = "v0.0.0-e2e"
+const E2EVersion = "v0.0.0-e2e"
 
-var versionLDFlags = "-X github.com/idnode/idnode/version.version=" + E2eVersion
+var versionLDFlags = "-X github.com/idnode/idnode/version.version=" + E2EVersion
 
 var idnodeBinary = &goBinary{pkg: DaemonPackage, name: binaryBaseName, flags: []string{"-ldflags", versionLDFlags}}
 
@@ -496,9 +496,9 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() er
 	poll.Until(t, what, timeout, PollInterval, cond)
 }
 
-// RpcCtx is a context for one RPC, bounded by rpcTimeout.
-func RpcCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), RpcTimeout)
+// RPCCtx is a context for one RPC, bounded by rpcTimeout.
+func RPCCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), RPCTimeout)
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -21,7 +21,7 @@ func (g grantedRanges) Add(tag string, r *idnodev1.NextHiLoResponse) {
 
 func (g grantedRanges) CheckDisjoint(t *testing.T) {
 	t.Helper()
-	if rep := g.rec.Check(RpcTimeout); rep.Duplicates != 0 {
+	if rep := g.rec.Check(RPCTimeout); rep.Duplicates != 0 {
 		t.Errorf("%d HiLo numbers granted twice: %s", rep.Duplicates, rep)
 	}
 }

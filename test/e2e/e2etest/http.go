@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// HttpDo sends method url with body (none when "") and returns the status code and the
+// HTTPDo sends method url with body (none when "") and returns the status code and the
 // decoded JSON answer. A JSON body goes with Content-Type: application/json unless header
 // sets one.
-func HttpDo(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
+func HTTPDo(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
 	t.Helper()
-	resp, raw := HttpCall(t, method, url, body, header...)
+	resp, raw := HTTPCall(t, method, url, body, header...)
 	var out map[string]any
 	if err := json.Unmarshal(raw, &out); err != nil {
 		t.Fatalf("%s %s: %d, not JSON: %s", method, url, resp.StatusCode, raw)
@@ -22,11 +22,11 @@ func HttpDo(t *testing.T, method, url, body string, header ...string) (int, map[
 	return resp.StatusCode, out
 }
 
-// HttpCall is httpDo's request: it returns the answer and its body, read whole. A header
+// HTTPCall is httpDo's request: it returns the answer and its body, read whole. A header
 // "Host" sets the request's Host.
-func HttpCall(t *testing.T, method, url, body string, header ...string) (*http.Response, []byte) {
+func HTTPCall(t *testing.T, method, url, body string, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), RpcTimeout*2)
+	ctx, cancel := context.WithTimeout(context.Background(), RPCTimeout*2)
 	defer cancel()
 	var rd io.Reader
 	if body != "" {

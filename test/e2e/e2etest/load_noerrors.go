@@ -21,8 +21,8 @@ func WaitGroupWithin(wg *sync.WaitGroup, limit time.Duration) bool {
 	}
 }
 
-// GrpcAddrs are the nodes' client addresses, A, B, C.
-func (c *Cluster) GrpcAddrs() []string {
+// GRPCAddrs are the nodes' client addresses, A, B, C.
+func (c *Cluster) GRPCAddrs() []string {
 	var addrs []string
 	for _, p := range c.Nodes {
 		addrs = append(addrs, p.GRPCAddr)

@@ -93,7 +93,7 @@ func OpsDockerFor(t *testing.T) *OpsCompose {
 	if out, err := RunBounded(build, OpsDockerBuildTimeout); err != nil {
 		t.Fatalf("static build: %v\n%s", err, out)
 	}
-	d.Must(OpsDockerBuildTimeout, "docker", "build", "-q", "--build-arg", "VERSION="+E2eVersion, "-t", d.Image, ctxDir)
+	d.Must(OpsDockerBuildTimeout, "docker", "build", "-q", "--build-arg", "VERSION="+E2EVersion, "-t", d.Image, ctxDir)
 	t.Cleanup(func() { _, _ = d.Run(OpsDockerCmdTimeout, "docker", "rmi", "-f", d.Image) })
 	return d
 }
@@ -191,7 +191,7 @@ func (d *OpsCompose) Up(creds credentials.TransportCredentials) {
 		}
 		d.down()
 	})
-	for _, addr := range d.GrpcAddrs() {
+	for _, addr := range d.GRPCAddrs() {
 		p := &Proc{t: d.T, Tag: addr, GRPCAddr: addr}
 		WaitServingOver(d.T, p, creds, OpsDockerUpTimeout)
 	}
@@ -204,8 +204,8 @@ func (d *OpsCompose) down() {
 	}
 }
 
-// GrpcAddrs are the three nodes' published gRPC addresses, A, B, C.
-func (d *OpsCompose) GrpcAddrs() []string {
+// GRPCAddrs are the three nodes' published gRPC addresses, A, B, C.
+func (d *OpsCompose) GRPCAddrs() []string {
 	var out []string
 	for _, orig := range []string{"127.0.0.1:7071", "127.0.0.1:7072", "127.0.0.1:7073"} {
 		a, ok := d.HostOf[orig]
@@ -246,7 +246,7 @@ func (d *OpsCompose) CheckImage() {
 	}
 	labels := d.Must(OpsDockerCmdTimeout, "docker", "inspect", "-f", "{{json .Config.Labels}}", d.Image)
 	for _, want := range []string{
-		`"org.opencontainers.image.version":"` + E2eVersion + `"`,
+		`"org.opencontainers.image.version":"` + E2EVersion + `"`,
 		`"org.opencontainers.image.source":"https://github.com/idnode/idnode"`,
 		`"org.opencontainers.image.licenses":"Apache-2.0"`,
 	} {

@@ -12,17 +12,17 @@ import (
 // Scrape GETs http://addr/metrics.
 func Scrape(t *testing.T, addr string) string {
 	t.Helper()
-	code, body := HttpGet(t, addr, "/metrics")
+	code, body := HTTPGet(t, addr, "/metrics")
 	if code != http.StatusOK {
 		t.Fatalf("GET /metrics on %s: %d", addr, code)
 	}
 	return body
 }
 
-// HttpGet GETs http://addr+path and returns the status code and body.
-func HttpGet(t *testing.T, addr, path string) (int, string) {
+// HTTPGet GETs http://addr+path and returns the status code and body.
+func HTTPGet(t *testing.T, addr, path string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), RpcTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), RPCTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {

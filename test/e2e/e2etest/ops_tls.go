@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TlsCerts makes a CA and one certificate per tag with `idctl certs`, as docs/tls.md says, and
+// TLSCerts makes a CA and one certificate per tag with `idctl certs`, as docs/tls.md says, and
 // returns the directory holding them.
-func TlsCerts(t *testing.T, tags ...string) string {
+func TLSCerts(t *testing.T, tags ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	MustIdctl(t, nil, "certs", "ca", "--dir", dir)
@@ -17,7 +17,7 @@ func TlsCerts(t *testing.T, tags ...string) string {
 	return dir
 }
 
-func TlsFlags(dir string) func(tag string) []string {
+func TLSFlags(dir string) func(tag string) []string {
 	return func(tag string) []string {
 		return []string{"--tls-cert", filepath.Join(dir, tag+".crt"), "--tls-key", filepath.Join(dir, tag+".key"), "--tls-ca", filepath.Join(dir, "ca.crt")}
 	}

@@ -18,7 +18,7 @@ func StartSingle(t *testing.T, extra ...string) (*Proc, idnodev1.IdServiceClient
 // Generate asks for one request string and returns the single ID.
 func Generate(t *testing.T, c idnodev1.IdServiceClient, req *idnodev1.GenerateRequest) string {
 	t.Helper()
-	resp, err := c.Generate(RpcCtx(t), req)
+	resp, err := c.Generate(RPCCtx(t), req)
 	if err != nil {
 		t.Fatalf("Generate(%q): %v", req.GetId(), err)
 	}

@@ -29,7 +29,7 @@ func (c *Cluster) Retried(what string, fn func(ctx context.Context, tag string) 
 	deadline := time.Now().Add(opBudget)
 	for attempt := 0; ; attempt++ {
 		tag := ClusterTags[attempt%len(ClusterTags)]
-		ctx, cancel := context.WithTimeout(context.Background(), RpcTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), RPCTimeout)
 		err := fn(ctx, tag)
 		cancel()
 		if err == nil {

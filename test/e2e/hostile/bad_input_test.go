@@ -13,7 +13,6 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -63,7 +62,7 @@ func TestInvalidUTF8IsInvalidArgument(t *testing.T) {
 		{"/idnode.v1.IdService/SeedIdentity", wireStrings(map[protowire.Number]string{1: "users\xff"}), "field name"},
 	} {
 		var resp idnodev1.GenerateResponse
-		err := conn.Invoke(e2etest.RpcCtx(t), tc.method, tc.req, &resp, grpc.ForceCodecV2(rawCodec{}))
+		err := conn.Invoke(e2etest.RPCCtx(t), tc.method, tc.req, &resp, grpc.ForceCodecV2(rawCodec{}))
 		st := status.Convert(err)
 		if st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), tc.field+" is not valid UTF-8") || reason.Of(err) != reason.InvalidInput {
 			t.Errorf("%s with invalid UTF-8 in %s: %v; want INVALID_ARGUMENT naming the field and rule", tc.method, tc.field, err)
@@ -76,11 +75,11 @@ func TestInvalidUTF8IsInvalidArgument(t *testing.T) {
 func TestReadmeRefusalCarriesAReason(t *testing.T) {
 	t.Parallel()
 	_, c := e2etest.StartSingle(t)
-	_, err := c.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: `a\b`})
+	_, err := c.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: `a\b`})
 	if status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.InvalidInput {
 		t.Errorf("Generate(a\\b) = %v, reason %q; want INVALID_ARGUMENT, %s", err, reason.Of(err), reason.InvalidInput)
 	}
-	_, err = c.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: -5})
+	_, err = c.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "x", Value: -5})
 	if status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.InvalidInput {
 		t.Errorf("SeedIdentity(x, -5) = %v, reason %q; want INVALID_ARGUMENT, %s", err, reason.Of(err), reason.InvalidInput)
 	}
@@ -93,7 +92,7 @@ func TestTooLargeAnswerIsRefusedBeforeAnythingMoves(t *testing.T) {
 	_, c := e2etest.StartSingle(t)
 	long := strings.Repeat("p", 1000)
 	for _, id := range []string{long + "|", long + "/"} {
-		_, err := c.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: id, Count: 5000})
+		_, err := c.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: id, Count: 5000})
 		if st := status.Convert(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "answer limit") || reason.Of(err) != reason.InvalidInput {
 			t.Errorf("Generate(%q…, count 5000) = %v; want INVALID_ARGUMENT naming the answer limit", id[len(id)-3:], err)
 		}
@@ -101,7 +100,7 @@ func TestTooLargeAnswerIsRefusedBeforeAnythingMoves(t *testing.T) {
 	e2etest.ExpectGenerate(t, c, long+"|", long+"/1")
 	e2etest.ExpectGenerate(t, c, long+"/", long+"/0000000000000000001-A")
 	// A count whose answer fits is answered whole.
-	resp, err := c.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: long + "|", Count: 3000})
+	resp, err := c.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: long + "|", Count: 3000})
 	if err != nil || len(resp.GetIds()) != 3000 {
 		t.Fatalf("Generate(long|, count 3000) = %d IDs, %v", len(resp.GetIds()), err)
 	}

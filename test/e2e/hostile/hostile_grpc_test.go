@@ -25,7 +25,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -208,7 +207,7 @@ func seedLongNames(t *testing.T, ids idnodev1.IdServiceClient, long string, n in
 	for range 16 {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
-				if _, err := ids.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: fmt.Sprintf("long-%05d-%s", i, long), Value: 1}); err != nil {
+				if _, err := ids.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: fmt.Sprintf("long-%05d-%s", i, long), Value: 1}); err != nil {
 					t.Errorf("seed %d: %v", i, err)
 					return
 				}
@@ -227,7 +226,7 @@ func listAll(ids idnodev1.IdServiceClient, prefix string) ([]*idnodev1.ListIdent
 	var pages []*idnodev1.ListIdentitiesResponse
 	token := ""
 	for range 1000 {
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 		resp, err := ids.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{Prefix: prefix, PageSize: 10_000, PageToken: token})
 		cancel()
 		if err != nil {
@@ -267,7 +266,7 @@ func normalCalls(t *testing.T, ids idnodev1.IdServiceClient, n int, ctx context.
 			break
 		}
 		start := time.Now()
-		if _, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "users|"}); err != nil {
+		if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "users|"}); err != nil {
 			t.Fatalf("normal client, call %d: %v", i, err)
 		}
 		calls = append(calls, timedCall{start, time.Since(start)})

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -39,11 +38,11 @@ func TestHostileHTTP(t *testing.T) {
 	cmd, _ := p.Current()
 	pid := cmd.Process.Pid
 	ids, _ := e2etest.Dial(t, p.GRPCAddr)
-	keepAlive := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}, Timeout: e2etest.RpcTimeout}
+	keepAlive := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}, Timeout: e2etest.RPCTimeout}
 	t.Cleanup(keepAlive.CloseIdleConnections)
 
 	viaGRPC := func() error {
-		_, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "grpc|"})
+		_, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "grpc|"})
 		return err
 	}
 	viaHTTP := func() error {
@@ -200,7 +199,7 @@ func (spaces) Read(p []byte) (int, error) {
 // idle opens a connection and sends nothing until the node closes it, hold has passed, or ctx
 // ends.
 func idle(ctx context.Context, addr string, hold time.Duration) {
-	c, err := (&net.Dialer{Timeout: e2etest.RpcTimeout}).DialContext(ctx, "tcp", addr)
+	c, err := (&net.Dialer{Timeout: e2etest.RPCTimeout}).DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return
 	}

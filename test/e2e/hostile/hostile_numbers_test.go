@@ -11,7 +11,6 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -53,7 +52,7 @@ func TestNumbersNearMaxInt64DoNotWedgeCluster(t *testing.T) {
 // last value, and then OUT_OF_RANGE naming the field, never a hang.
 func claimBelowMax(t *testing.T, c idnodev1.IdServiceClient) {
 	t.Helper()
-	if _, err := c.Claim(e2etest.RpcCtx(t), &idnodev1.ClaimRequest{Ids: []string{"p/5"}}); err != nil {
+	if _, err := c.Claim(e2etest.RPCCtx(t), &idnodev1.ClaimRequest{Ids: []string{"p/5"}}); err != nil {
 		t.Fatalf("Claim(p/5): %v", err)
 	}
 	seed(t, c, "p", math.MaxInt64-1)
@@ -67,7 +66,7 @@ func claimBelowMax(t *testing.T, c idnodev1.IdServiceClient) {
 func blockEndingAtMax(t *testing.T, c idnodev1.IdServiceClient) {
 	t.Helper()
 	seed(t, c, "big", math.MaxInt64-3)
-	resp, err := c.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "big|", Count: 3})
+	resp, err := c.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "big|", Count: 3})
 	if err != nil {
 		t.Fatalf("Generate(big|, 3) at 2^63-4: %v", err)
 	}
@@ -76,21 +75,21 @@ func blockEndingAtMax(t *testing.T, c idnodev1.IdServiceClient) {
 	}
 	seed(t, c, "big2", math.MaxInt64-3)
 	expectOutOfRange(t, c, &idnodev1.GenerateRequest{Id: "big2|", Count: 4}, "count")
-	if _, err := c.NextIdentity(e2etest.RpcCtx(t), &idnodev1.NextIdentityRequest{Name: "big2", Count: 3}); err != nil {
+	if _, err := c.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "big2", Count: 3}); err != nil {
 		t.Errorf("the refused call moved the counter: NextIdentity(big2, 3) = %v", err)
 	}
 }
 
 func seed(t *testing.T, c idnodev1.IdServiceClient, name string, value int64) {
 	t.Helper()
-	if _, err := c.SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: name, Value: value}); err != nil {
+	if _, err := c.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: name, Value: value}); err != nil {
 		t.Fatalf("SeedIdentity(%s, %d): %v", name, value, err)
 	}
 }
 
 func expectOutOfRange(t *testing.T, c idnodev1.IdServiceClient, req *idnodev1.GenerateRequest, field string) {
 	t.Helper()
-	_, err := c.Generate(e2etest.RpcCtx(t), req)
+	_, err := c.Generate(e2etest.RPCCtx(t), req)
 	if status.Code(err) != codes.OutOfRange || reason.Of(err) != reason.CounterOverflow || !strings.Contains(status.Convert(err).Message(), field) {
 		t.Fatalf("Generate(%q, %d) = %v; want OUT_OF_RANGE, %s, naming %s", req.GetId(), req.GetCount(), err, reason.CounterOverflow, field)
 	}

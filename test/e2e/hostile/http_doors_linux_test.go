@@ -14,9 +14,8 @@ import (
 
 	"github.com/idnode/idnode/internal/loopback"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/tlsconfig"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/tlsconfig"
 )
 
 // A node with mutual TLS required and an admin token has no second door (issue 23, item 3):
@@ -26,10 +25,10 @@ import (
 // announced is tried too.
 func TestHTTPGatewayHasNoSecondDoor(t *testing.T) {
 	t.Parallel()
-	dir := e2etest.TlsCerts(t, "A")
+	dir := e2etest.TLSCerts(t, "A")
 	httpPort := loopback.FreePort(t)
 	p := e2etest.StartNode(t, e2etest.NodeOpts{HTTPAddr: fmt.Sprintf("127.0.0.1:%d", httpPort),
-		Extra: append(e2etest.TlsFlags(dir)("A"), "--tls-client-auth", "require"),
+		Extra: append(e2etest.TLSFlags(dir)("A"), "--tls-client-auth", "require"),
 		Env:   []string{"IDNODE_ADMIN_TOKEN=secret-admin-token"}})
 	cert, key := filepath.Join(dir, "A.crt"), filepath.Join(dir, "A.key")
 	tc, err := tlsconfig.Client(filepath.Join(dir, "ca.crt"), cert, key, "")
@@ -47,7 +46,7 @@ func TestHTTPGatewayHasNoSecondDoor(t *testing.T) {
 	for _, port := range ports {
 		addr := net.JoinHostPort("127.0.0.1", fmt.Sprint(port))
 		admin := idnodev1.NewClusterServiceClient(e2etest.DialOver(t, addr, nil))
-		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), forged), e2etest.RpcTimeout)
+		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), forged), e2etest.RPCTimeout)
 		resp, err := admin.CreateKey(ctx, &idnodev1.CreateKeyRequest{Database: "default", Role: "admin"})
 		cancel()
 		if err == nil {

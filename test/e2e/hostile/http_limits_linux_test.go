@@ -17,7 +17,6 @@ import (
 	"time"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -58,7 +57,7 @@ func TestHTTPLimits(t *testing.T) {
 
 	t.Run("a huge body is refused before it is read", func(t *testing.T) {
 		before := rssBytes(t, pid)
-		code, sent, err := hugeBody(addr, 100<<20, time.Now().Add(4*e2etest.RpcTimeout))
+		code, sent, err := hugeBody(addr, 100<<20, time.Now().Add(4*e2etest.RPCTimeout))
 		after := rssBytes(t, pid)
 		t.Logf("RSS %d MB before, %d MB after; %d MB of the body sent before the answer", before>>20, after>>20, sent>>20)
 		if err != nil || code != http.StatusRequestEntityTooLarge {
@@ -78,20 +77,20 @@ func TestHTTPLimits(t *testing.T) {
 			}
 		}()
 		for range maxConns + extra {
-			c, err := net.DialTimeout("tcp", addr, e2etest.RpcTimeout)
+			c, err := net.DialTimeout("tcp", addr, e2etest.RPCTimeout)
 			if err != nil {
 				t.Fatalf("connect %d: %v", len(conns), err)
 			}
 			conns = append(conns, c)
 		}
-		e2etest.Eventually(t, e2etest.RpcTimeout, "the node accepts its limit of connections", func() error {
+		e2etest.Eventually(t, e2etest.RPCTimeout, "the node accepts its limit of connections", func() error {
 			if n := connectionsOn(t, pid, port); n < maxConns {
 				return fmt.Errorf("%d connections accepted, want %d", n, maxConns)
 			}
 			return nil
 		})
 		ids, _ := e2etest.Dial(t, p.GRPCAddr)
-		if _, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "grpc|"}); err != nil {
+		if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "grpc|"}); err != nil {
 			t.Fatalf("gRPC while HTTP is full: %v", err)
 		}
 		if n := connectionsOn(t, pid, port); n > maxConns {
@@ -108,7 +107,7 @@ func TestHTTPLimits(t *testing.T) {
 // dribble opens a connection, sends a request whose body it then sends one byte every
 // quarter second, and returns nil once the node closes the connection within limit.
 func dribble(addr string, i int, limit time.Duration) error {
-	c, err := net.DialTimeout("tcp", addr, e2etest.RpcTimeout)
+	c, err := net.DialTimeout("tcp", addr, e2etest.RPCTimeout)
 	if err != nil {
 		return err
 	}
@@ -152,7 +151,7 @@ func dribble(addr string, i int, limit time.Duration) error {
 // answer until deadline; it returns the answer's status and how much of the body went out
 // before it.
 func hugeBody(addr string, size int64, deadline time.Time) (int, int64, error) {
-	c, err := net.DialTimeout("tcp", addr, e2etest.RpcTimeout)
+	c, err := net.DialTimeout("tcp", addr, e2etest.RPCTimeout)
 	if err != nil {
 		return 0, 0, err
 	}

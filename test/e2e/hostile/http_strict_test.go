@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/idnode/idnode/internal/loopback"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -26,7 +25,7 @@ func startHTTPNode(t *testing.T, extra ...string) (*e2etest.Proc, string) {
 // nextIdentity takes one identity of prefix over HTTP and returns it.
 func nextIdentity(t *testing.T, base, prefix string) string {
 	t.Helper()
-	code, got := e2etest.HttpDo(t, "POST", base+"/v1/ids", fmt.Sprintf(`{"id":%q}`, prefix+"|"))
+	code, got := e2etest.HTTPDo(t, "POST", base+"/v1/ids", fmt.Sprintf(`{"id":%q}`, prefix+"|"))
 	ids, _ := got["ids"].([]any)
 	if code != 200 || len(ids) != 1 {
 		t.Fatalf("POST /v1/ids %s| = %d %v", prefix, code, got)
@@ -57,7 +56,7 @@ func TestHTTPRefusesWebPages(t *testing.T) {
 		{"a rebound host name", "/v1/identities/a:seed", `{"value":1,"force":true}`, []string{"Host", "evil.example:" + port}, http.StatusForbidden},
 		{"a rebound host name", "/v1/keys", `{"database":"default","role":"admin"}`, []string{"Host", "evil.example:" + port}, http.StatusForbidden},
 	} {
-		resp, raw := e2etest.HttpCall(t, "POST", base+try.path, try.body, try.header...)
+		resp, raw := e2etest.HTTPCall(t, "POST", base+try.path, try.body, try.header...)
 		if resp.StatusCode != try.want {
 			t.Errorf("%s: POST %s %v = %d %s; want %d", try.what, try.path, try.header, resp.StatusCode, raw, try.want)
 		}
@@ -68,14 +67,14 @@ func TestHTTPRefusesWebPages(t *testing.T) {
 	// Loopback spelled any way counts as this machine; other calls take any Host that names the
 	// node (TestHTTPRefusesForeignHosts).
 	for _, host := range []string{"localhost:" + port, "127.0.0.2:" + port, "[::1]:" + port, "LOCALHOST"} {
-		if code, got := e2etest.HttpDo(t, "POST", base+"/v1/identities/b:seed", `{"value":5,"force":true}`, "Host", host); code != 200 {
+		if code, got := e2etest.HTTPDo(t, "POST", base+"/v1/identities/b:seed", `{"value":5,"force":true}`, "Host", host); code != 200 {
 			t.Errorf("forced seed with Host %s = %d %v; want 200", host, code, got)
 		}
 	}
-	if code, got := e2etest.HttpDo(t, "POST", base+"/v1/ids", `{"id":"c|"}`, "Host", "10.1.2.3:"+port); code != 200 {
+	if code, got := e2etest.HTTPDo(t, "POST", base+"/v1/ids", `{"id":"c|"}`, "Host", "10.1.2.3:"+port); code != 200 {
 		t.Errorf("an identity with Host 10.1.2.3 = %d %v; want 200", code, got)
 	}
-	resp, raw := e2etest.HttpCall(t, "POST", base+"/v1/ids", `{"id":"c|"}`, "Content-Type", "application/x-www-form-urlencoded")
+	resp, raw := e2etest.HTTPCall(t, "POST", base+"/v1/ids", `{"id":"c|"}`, "Content-Type", "application/x-www-form-urlencoded")
 	if resp.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(raw), "application/json") {
 		t.Errorf("a form body = %d %s; want 415 naming application/json", resp.StatusCode, raw)
 	}
@@ -85,17 +84,17 @@ func TestHTTPRefusesWebPages(t *testing.T) {
 func TestHTTPAllowedOrigins(t *testing.T) {
 	t.Parallel()
 	_, base := startHTTPNode(t, "--http-allowed-origins", "https://ops.example.com, http://localhost:3000")
-	resp, raw := e2etest.HttpCall(t, "POST", base+"/v1/ids", `{"id":"a|"}`, "Origin", "https://ops.example.com")
+	resp, raw := e2etest.HTTPCall(t, "POST", base+"/v1/ids", `{"id":"a|"}`, "Origin", "https://ops.example.com")
 	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "https://ops.example.com" {
 		t.Fatalf("POST from an allowed origin = %d %s, Access-Control-Allow-Origin %q", resp.StatusCode, raw, resp.Header.Get("Access-Control-Allow-Origin"))
 	}
-	resp, _ = e2etest.HttpCall(t, "OPTIONS", base+"/v1/ids", "", "Origin", "http://localhost:3000", "Access-Control-Request-Method", "POST",
+	resp, _ = e2etest.HTTPCall(t, "OPTIONS", base+"/v1/ids", "", "Origin", "http://localhost:3000", "Access-Control-Request-Method", "POST",
 		"Access-Control-Request-Headers", "content-type")
 	if resp.StatusCode != http.StatusNoContent || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") ||
 		!strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Content-Type") {
 		t.Fatalf("preflight from an allowed origin = %d %v", resp.StatusCode, resp.Header)
 	}
-	if resp, raw := e2etest.HttpCall(t, "POST", base+"/v1/ids", `{"id":"a|"}`, "Origin", "https://ops.example.com.evil.example"); resp.StatusCode != http.StatusForbidden {
+	if resp, raw := e2etest.HTTPCall(t, "POST", base+"/v1/ids", `{"id":"a|"}`, "Origin", "https://ops.example.com.evil.example"); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("POST from another origin = %d %s; want 403", resp.StatusCode, raw)
 	}
 }
@@ -119,7 +118,7 @@ func TestHTTPIsStrict(t *testing.T) {
 		{"GET", "/v1/identities?prefx=a", "", http.StatusBadRequest, "prefx"},
 		{"DELETE", "/v1/databases/x?name=y", "", http.StatusBadRequest, "name"},
 	} {
-		code, got := e2etest.HttpDo(t, try.method, base+try.path, try.body)
+		code, got := e2etest.HTTPDo(t, try.method, base+try.path, try.body)
 		if code != try.want || reasonOf(got) != "INVALID_INPUT" || !strings.Contains(fmt.Sprint(got["message"]), try.names) {
 			t.Errorf("%s %s %s = %d %v; want %d, reason INVALID_INPUT, naming %s", try.method, try.path, try.body, code, got, try.want, try.names)
 		}
@@ -130,7 +129,7 @@ func TestHTTPIsStrict(t *testing.T) {
 		{"DELETE", "/v1/identities", "GET"},
 		{"GET", "/v1/nodes/B", "DELETE"},
 	} {
-		resp, raw := e2etest.HttpCall(t, try.method, base+try.path, "")
+		resp, raw := e2etest.HTTPCall(t, try.method, base+try.path, "")
 		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != try.allow {
 			t.Errorf("%s %s = %d (Allow %q) %s; want 405, Allow: %s", try.method, try.path, resp.StatusCode, resp.Header.Get("Allow"), raw, try.allow)
 		}
@@ -138,11 +137,11 @@ func TestHTTPIsStrict(t *testing.T) {
 	if got := nextIdentity(t, base, "a"); got != "a/2" {
 		t.Fatalf("after the refused calls a| = %s; want a/2 (nothing minted)", got)
 	}
-	if code, got := e2etest.HttpDo(t, "POST", base+"/v1/ids?database=default", `{"id":"a|","database":"default"}`); code != 200 {
+	if code, got := e2etest.HTTPDo(t, "POST", base+"/v1/ids?database=default", `{"id":"a|","database":"default"}`); code != 200 {
 		t.Errorf("a query that repeats the body = %d %v; want 200", code, got)
 	}
 
-	code, doc := e2etest.HttpDo(t, "GET", base+"/v1/openapi.json", "")
+	code, doc := e2etest.HTTPDo(t, "GET", base+"/v1/openapi.json", "")
 	paths, _ := doc["paths"].(map[string]any)
 	security, _ := doc["securityDefinitions"].(map[string]any)
 	if code != 200 || paths["/healthz"] == nil || paths["/readyz"] == nil || security["bearer"] == nil || paths["/v1/ids"].(map[string]any)["get"] != nil {
@@ -163,13 +162,13 @@ func TestHTTPRefusesForeignHosts(t *testing.T) {
 	routes := []string{"/v1/identities", "/v1/status", "/v1/openapi.json", "/healthz", "/readyz", "/ui/"}
 	for _, path := range routes {
 		for _, host := range []string{"evil.example:" + port, "evil.example", "127.0.0.1.evil.example:" + port} {
-			resp, raw := e2etest.HttpCall(t, "GET", base+path, "", "Host", host)
+			resp, raw := e2etest.HTTPCall(t, "GET", base+path, "", "Host", host)
 			if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(raw), "--http-allowed-hosts") {
 				t.Errorf("GET %s with Host %s = %d %.200s; want 403 naming --http-allowed-hosts", path, host, resp.StatusCode, raw)
 			}
 		}
 	}
-	if resp, raw := e2etest.HttpCall(t, "POST", base+"/v1/ids", `{"id":"a|"}`, "Host", "evil.example:"+port); resp.StatusCode != http.StatusForbidden {
+	if resp, raw := e2etest.HTTPCall(t, "POST", base+"/v1/ids", `{"id":"a|"}`, "Host", "evil.example:"+port); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("POST /v1/ids with Host evil.example = %d %s; want 403", resp.StatusCode, raw)
 	}
 	own := []string{"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST", "[::1]:" + port, "10.1.2.3:" + port, "ids.example.com:" + port, "IDS.example.com"}
@@ -178,7 +177,7 @@ func TestHTTPRefusesForeignHosts(t *testing.T) {
 	}
 	for _, path := range routes {
 		for _, host := range own {
-			if resp, raw := e2etest.HttpCall(t, "GET", base+path, "", "Host", host); resp.StatusCode != http.StatusOK {
+			if resp, raw := e2etest.HTTPCall(t, "GET", base+path, "", "Host", host); resp.StatusCode != http.StatusOK {
 				t.Errorf("GET %s with Host %s = %d %.200s; want 200", path, host, resp.StatusCode, raw)
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	"unsafe"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -76,7 +75,7 @@ func TestRaftPortIdleConnectionsLeaveIdentitiesFlowing(t *testing.T) {
 	if len(conns) <= raftPortNodeFiles {
 		t.Fatalf("only %d idle connections were made: too few to take the node's %d descriptors", len(conns), raftPortNodeFiles)
 	}
-	e2etest.Eventually(t, e2etest.RpcTimeout, "the Raft port's refusals in the log", func() error {
+	e2etest.Eventually(t, e2etest.RPCTimeout, "the Raft port's refusals in the log", func() error {
 		if !strings.Contains(p.Logs.String(), "listener=raft") {
 			return errors.New(`no "closed connections over the listener's bound" for listener=raft`)
 		}
@@ -85,7 +84,7 @@ func TestRaftPortIdleConnectionsLeaveIdentitiesFlowing(t *testing.T) {
 
 	for i := range raftPortCalls {
 		conn := e2etest.DialConn(t, p.GRPCAddr)
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 		_, err := idnodev1.NewIdServiceClient(conn).NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "flowing"})
 		cancel()
 		_ = conn.Close()

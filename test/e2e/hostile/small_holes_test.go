@@ -15,7 +15,6 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -32,7 +31,7 @@ func TestTruncatedProtobufIsInvalidArgument(t *testing.T) {
 		"length past the end": append(rawRequest{0x0a, 0x7f}, "users|"...),
 	} {
 		var resp idnodev1.GenerateResponse
-		err := conn.Invoke(e2etest.RpcCtx(t), "/idnode.v1.IdService/Generate", req, &resp, grpc.ForceCodecV2(rawCodec{}))
+		err := conn.Invoke(e2etest.RPCCtx(t), "/idnode.v1.IdService/Generate", req, &resp, grpc.ForceCodecV2(rawCodec{}))
 		if status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.InvalidInput ||
 			!strings.Contains(status.Convert(err).Message(), "idnode.v1.GenerateRequest") {
 			t.Errorf("Generate with a request %s: %v; want INVALID_ARGUMENT (INVALID_INPUT) naming the message", name, err)
@@ -51,7 +50,7 @@ func TestProfilerShowsNoAdminToken(t *testing.T) {
 	p := e2etest.StartNode(t, e2etest.NodeOpts{Extra: []string{"--metrics-addr", metrics, "--pprof", "--admin-token", token}})
 	p.WaitServing(e2etest.ServeTimeout)
 	for _, path := range []string{"/debug/pprof/cmdline", "/debug/pprof/"} {
-		code, body := e2etest.HttpGet(t, metrics, path)
+		code, body := e2etest.HTTPGet(t, metrics, path)
 		if strings.Contains(body, token) {
 			t.Errorf("GET %s shows the admin token", path)
 		}

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -55,7 +54,7 @@ func TestImageAloneServesIDs(t *testing.T) {
 	if first != "users/0000000000000000001-A" {
 		t.Fatalf("the lone container's first server-side ID = %q; want users/0000000000000000001-A", first)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 	defer cancel()
 	if resp, err := ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "users|"}); err != nil || resp.GetIds()[0] != "users/1" {
 		t.Fatalf("the lone container's first identity = %v, %v; want users/1", resp.GetIds(), err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/idnode/idnode/internal/jsonlog"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -82,7 +81,7 @@ func TestDeadPeerIsSummarisedInTheLogs(t *testing.T) {
 	for end, running := time.After(deadPeerFor), true; running; {
 		select {
 		case <-tick.C:
-			_, err := c.Ids[survivors[served%2]].Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "logs|", RequestId: c.RequestID()})
+			_, err := c.Ids[survivors[served%2]].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "logs|", RequestId: c.RequestID()})
 			switch {
 			case err == nil:
 				served++
@@ -120,7 +119,7 @@ func TestDeadPeerIsSummarisedInTheLogs(t *testing.T) {
 // raftIDOf is node tag's Raft member ID (tag and incarnation), as Status reports it.
 func raftIDOf(t *testing.T, c *e2etest.Cluster, tag string) string {
 	t.Helper()
-	st, err := c.Admin[tag].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+	st, err := c.Admin[tag].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 	if err != nil {
 		t.Fatalf("Status via %s: %v", tag, err)
 	}
@@ -170,7 +169,7 @@ func TestNormalStartAndStopLogNothingAboveInfo(t *testing.T) {
 	for _, p := range c.Nodes {
 		from[p.Tag] = len(p.Logs.String())
 	}
-	_, err := c.Admin[follower].RemoveNode(e2etest.RpcCtx(t), &idnodev1.RemoveNodeRequest{Tag: "Q"})
+	_, err := c.Admin[follower].RemoveNode(e2etest.RPCCtx(t), &idnodev1.RemoveNodeRequest{Tag: "Q"})
 	if status.Code(err) != codes.NotFound {
 		t.Fatalf("RemoveNode(Q) via %s: %v, want NOT_FOUND", follower, err)
 	}

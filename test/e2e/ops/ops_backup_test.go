@@ -10,9 +10,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // TestBackupRestoreIntoAFreshCluster backs up a running cluster (through a follower, which
@@ -30,7 +29,7 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 		_, last := old.MustIdentity(rec, "orders", int64(10*(i+1)), tag)
 		ordersMax = max(ordersMax, last)
 	}
-	if _, err := old.Ids["B"].SeedIdentity(e2etest.RpcCtx(t), &idnodev1.SeedIdentityRequest{Name: "Invoices", Value: 5000}); err != nil {
+	if _, err := old.Ids["B"].SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "Invoices", Value: 5000}); err != nil {
 		t.Fatal(err)
 	}
 	var cartsMax int64
@@ -56,7 +55,7 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 	conn := e2etest.DialOver(t, nodes[1].GRPCAddr, nil)
 	ids, admin := idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn)
 	// It already handed out a few values of its own before the restore.
-	if _, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|", Count: 3}); err != nil {
+	if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|", Count: 3}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -69,7 +68,7 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 		t.Errorf("restore answered %s", raw)
 	}
 
-	resp, err := ids.Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
+	resp, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,26 +76,26 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 	if perr != nil || first != ordersMax+1 {
 		t.Errorf("first identity after the restore %v (%v), want orders/%d", resp.GetIds(), perr, ordersMax+1)
 	}
-	inv, err := ids.NextIdentity(e2etest.RpcCtx(t), &idnodev1.NextIdentityRequest{Name: "invoices"})
+	inv, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "invoices"})
 	if err != nil || inv.GetFirst() != 5001 {
 		t.Errorf("next invoices identity %v, %v; want 5001", inv, err)
 	}
-	hilo, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "Carts"})
+	hilo, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "Carts"})
 	// Above the old cluster's HiLo Max, which its nodes' pools took beyond cartsMax.
 	if err != nil || hilo.GetLow() <= cartsMax {
 		t.Errorf("first HiLo range after the restore %v, %v; want it above %d", hilo, err, cartsMax)
 	}
 	// An old range's tail cannot be given back into the new cluster.
 	stale := &idnodev1.ReturnHiLoRequest{Tag: "carts", End: cartsMax, Last: cartsMax - 10, GrantId: "a-grant-of-the-old-cluster"}
-	if resp, err := ids.ReturnHiLo(e2etest.RpcCtx(t), stale); err != nil || resp.GetReturned() {
+	if resp, err := ids.ReturnHiLo(e2etest.RPCCtx(t), stale); err != nil || resp.GetReturned() {
 		t.Fatalf("ReturnHiLo of an old range = %v, %v; want not returned", resp, err)
 	}
-	hilo2, err := ids.NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
+	hilo2, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
 	if err != nil || hilo2.GetLow() <= hilo.GetHigh() {
 		t.Errorf("range after a stale return %v, %v; want above %d", hilo2, err, hilo.GetHigh())
 	}
 	for _, tag := range e2etest.ClusterTags {
-		_, err := admin.AddNode(e2etest.RpcCtx(t), &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: e2etest.FreeAddr(t), GrpcAddress: e2etest.FreeAddr(t), NonVoter: true})
+		_, err := admin.AddNode(e2etest.RPCCtx(t), &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: e2etest.FreeAddr(t), GrpcAddress: e2etest.FreeAddr(t), NonVoter: true})
 		if status.Code(err) != codes.AlreadyExists {
 			t.Errorf("AddNode with the old cluster's tag %s: %v, want ALREADY_EXISTS (retired)", tag, err)
 		}
@@ -106,7 +105,7 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 	if out := e2etest.MustIdctl(t, newAddr, "restore", file); !strings.Contains(out, "2 identities (0 raised), 1 HiLo tags (0 raised), 3 node tags (0 newly retired)") {
 		t.Errorf("second restore: %q", out)
 	}
-	next, err := ids.NextIdentity(e2etest.RpcCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
+	next, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
 	if err != nil || next.GetFirst() != ordersMax+2 {
 		t.Errorf("identity after a second restore %v, %v; want %d", next, err, ordersMax+2)
 	}

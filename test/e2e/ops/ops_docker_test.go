@@ -33,7 +33,7 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		d.Use("docker-compose.yml")
 		d.Up(nil)
 		d.CheckImage()
-		addrs := d.GrpcAddrs()
+		addrs := d.GRPCAddrs()
 		env := []string{"IDNODE_ADDR=" + strings.Join(addrs, ","), "IDNODE_TOKEN=" + token}
 		st := e2etest.IdctlStatus(t, env)
 		if len(st.Nodes) != 3 || st.Leader == "" {
@@ -109,7 +109,7 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 			}
 			return env
 		}
-		st := e2etest.IdctlStatus(t, as("app", d.GrpcAddrs()...))
+		st := e2etest.IdctlStatus(t, as("app", d.GRPCAddrs()...))
 		if len(st.Nodes) != 3 {
 			t.Fatalf("status over mTLS: %+v", st)
 		}
@@ -118,18 +118,18 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 				t.Errorf("status over mTLS, node %s: %+v", n.Tag, n)
 			}
 		}
-		for i, addr := range d.GrpcAddrs() {
+		for i, addr := range d.GRPCAddrs() {
 			got := e2etest.MustIdctl(t, as("app", addr), "next", "orders|")
 			if want := fmt.Sprintf("orders/%d\n", i+1); got != want {
 				t.Errorf("next via %s over mTLS = %q, want %q", addr, got, want)
 			}
 		}
-		e2etest.WantIdctlFailure(t, 1, []string{"IDNODE_ADDR=" + d.GrpcAddrs()[0]}, []string{"status"}, "UNAVAILABLE")
-		e2etest.WantIdctlFailure(t, 1, as("", d.GrpcAddrs()[0]), []string{"status"}, "UNAVAILABLE")
+		e2etest.WantIdctlFailure(t, 1, []string{"IDNODE_ADDR=" + d.GRPCAddrs()[0]}, []string{"status"}, "UNAVAILABLE")
+		e2etest.WantIdctlFailure(t, 1, as("", d.GRPCAddrs()[0]), []string{"status"}, "UNAVAILABLE")
 		// The host's calls reach the containers through Docker's port mapping, not loopback:
 		// admin needs the admin certificate.
-		e2etest.WantIdctlFailure(t, 1, as("app", d.GrpcAddrs()...), []string{"node", "remove", "Z"}, "PERMISSION_DENIED", tlsconfig.AdminUnit)
-		e2etest.WantIdctlFailure(t, 1, as("ops", d.GrpcAddrs()...), []string{"node", "remove", "Z"}, "NOT_FOUND")
+		e2etest.WantIdctlFailure(t, 1, as("app", d.GRPCAddrs()...), []string{"node", "remove", "Z"}, "PERMISSION_DENIED", tlsconfig.AdminUnit)
+		e2etest.WantIdctlFailure(t, 1, as("ops", d.GRPCAddrs()...), []string{"node", "remove", "Z"}, "NOT_FOUND")
 		// The image's health check (`idnode health`) reads IDNODE_TLS_* too.
 		name, args := d.ComposeCmd("ps", "-q")
 		ids := strings.Fields(d.Must(e2etest.OpsDockerCmdTimeout, name, args...))

@@ -12,9 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/idnode/idnode/tlsconfig"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/tlsconfig"
 )
 
 // TestIdctlCommands runs every idctl command against a three-node loopback cluster. --addr
@@ -49,7 +48,7 @@ func TestIdctlCommands(t *testing.T) {
 		}
 		for i, tag := range e2etest.ClusterTags {
 			// The version ("v0.0.0-e2e (commit …, go…)") has spaces: it is the rest of the row.
-			if f := strings.Fields(lines[i+1]); len(f) < 11 || f[0] != tag || !strings.HasPrefix(f[1], tag+"-") || f[9] != "yes" || f[10] != e2etest.E2eVersion {
+			if f := strings.Fields(lines[i+1]); len(f) < 11 || f[0] != tag || !strings.HasPrefix(f[1], tag+"-") || f[9] != "yes" || f[10] != e2etest.E2EVersion {
 				t.Errorf("status row %q", lines[i+1])
 			}
 		}

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -32,7 +31,7 @@ func TestMetrics(t *testing.T) {
 		return args
 	}, nil)
 	for _, tag := range e2etest.ClusterTags {
-		code, body := e2etest.HttpGet(t, metricsAddr[tag], "/debug/pprof/")
+		code, body := e2etest.HTTPGet(t, metricsAddr[tag], "/debug/pprof/")
 		switch {
 		case tag == "A" && (code != http.StatusOK || !strings.Contains(body, "goroutine")):
 			t.Errorf("node A (--pprof): GET /debug/pprof/ = %d %q, want 200 and the profiles", code, body)
@@ -56,7 +55,7 @@ func TestMetrics(t *testing.T) {
 
 	gen := func(via, id string, count int64) {
 		t.Helper()
-		if _, err := ids[via].Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: id, Count: count}); err != nil {
+		if _, err := ids[via].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: id, Count: count}); err != nil {
 			t.Fatalf("Generate(%q) via %s: %v", id, via, err)
 		}
 	}
@@ -64,7 +63,7 @@ func TestMetrics(t *testing.T) {
 	gen(leader, "users/", 1)
 	gen(leader, "", 2)
 	gen(leader, "users/ayende", 1)
-	if _, err := ids[leader].NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
+	if _, err := ids[leader].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
 		t.Fatal(err)
 	}
 	gen(followers[0], "orders|", 4) // relayed: counted where it was asked, not on the leader
@@ -126,7 +125,7 @@ func TestMetrics(t *testing.T) {
 	if status.Code(err) != codes.Unavailable || !strings.HasPrefix(status.Convert(err).Message(), "no quorum") {
 		t.Fatalf("Generate(orders|) on a node cut off from the others: %v, want UNAVAILABLE no quorum", err)
 	}
-	e2etest.Eventually(t, e2etest.RpcTimeout, "the refusal is counted", func() error {
+	e2etest.Eventually(t, e2etest.RPCTimeout, "the refusal is counted", func() error {
 		if got := e2etest.MetricValue(t, e2etest.Scrape(t, metricsAddr[f]), `idnode_no_quorum_refusals_total`); got != 1 {
 			return fmt.Errorf("idnode_no_quorum_refusals_total = %v", got)
 		}

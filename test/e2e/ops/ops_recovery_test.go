@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // TestPeersJSONRecovery is docs/recovery.md's "quorum lost for ever": B and C are gone with their disks,
@@ -22,19 +21,19 @@ func TestPeersJSONRecovery(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	rec := history.New()
 	_, last := c.MustIdentity(rec, "orders", 25, "B")
-	if _, err := c.Ids["A"].NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
+	if _, err := c.Ids["A"].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
 		t.Fatal(err)
 	}
 	a := c.Node("A")
 	// A must hold every committed entry before the others go (docs/recovery.md: recover from the
 	// survivor with the highest index).
 	leader := c.Leader()
-	lst, err := c.Admin[leader].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	lst, err := c.Admin[leader].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e2etest.Eventually(t, e2etest.LeaderTimeout, "A has applied everything the leader committed", func() error {
-		st, err := c.Admin["A"].Status(e2etest.RpcCtx(t), &idnodev1.StatusRequest{})
+		st, err := c.Admin["A"].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 		if err != nil {
 			return err
 		}
@@ -70,11 +69,11 @@ func TestPeersJSONRecovery(t *testing.T) {
 	if _, err := os.Stat(peers + ".applied"); err != nil {
 		t.Errorf("peers.json.applied: %v", err)
 	}
-	resp, err := c.Ids["A"].Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
+	resp, err := c.Ids["A"].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
 	if err != nil || len(resp.GetIds()) != 1 || resp.GetIds()[0] != fmt.Sprintf("orders/%d", last+1) {
 		t.Fatalf("first identity after the recovery: %v, %v; want orders/%d", resp, err, last+1)
 	}
-	hilo, err := c.Ids["A"].NextHiLo(e2etest.RpcCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
+	hilo, err := c.Ids["A"].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
 	// Above the first range, not necessarily right after it: A was killed, so it cannot prove
 	// its pools file current and the rest of its pool is a gap (issue 24).
 	if err != nil || hilo.GetLow() < 33 {
@@ -93,7 +92,7 @@ func TestPeersJSONRecovery(t *testing.T) {
 	a.Stop()
 	a.Restart()
 	c.WaitServing("A")
-	if resp, err := c.Ids["A"].Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil || resp.GetIds()[0] != fmt.Sprintf("orders/%d", last+2) {
+	if resp, err := c.Ids["A"].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil || resp.GetIds()[0] != fmt.Sprintf("orders/%d", last+2) {
 		t.Errorf("identity after a further restart: %v, %v; want orders/%d", resp, err, last+2)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/internal/loopback"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 

@@ -16,9 +16,8 @@ import (
 
 	"github.com/idnode/idnode/fsm"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/test/history"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
 )
 
 // previousRelease is the commit the upgrade test builds as the release before this tree: the
@@ -131,7 +130,7 @@ func (w *upgradeWork) step() {
 func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	old, current := buildPrevious(t), e2etest.BuildIdnode(t)
 	c := e2etest.StartClusterWith(t, func(string) e2etest.NodeOpts { return e2etest.NodeOpts{Binary: old} })
-	env := []string{"IDNODE_ADDR=" + strings.Join(c.GrpcAddrs(), ",")}
+	env := []string{"IDNODE_ADDR=" + strings.Join(c.GRPCAddrs(), ",")}
 	rec := history.New()
 	ld := c.StartLoad(rec, 3, "orders")
 	e2etest.WaitAcks(t, rec, 30, ld)
@@ -164,7 +163,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	e2etest.MustIdctl(t, []string{"IDNODE_ADDR=" + e.GRPCAddr}, "restore", backup)
 	restored := e2etest.DialConn(t, e.GRPCAddr)
 	for _, id := range b.Identities {
-		got, err := idnodev1.NewIdServiceClient(restored).Generate(e2etest.RpcCtx(t), &idnodev1.GenerateRequest{Id: id.Name + "|"})
+		got, err := idnodev1.NewIdServiceClient(restored).Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: id.Name + "|"})
 		if err != nil {
 			t.Fatalf("after the restore: %v", err)
 		}
@@ -172,7 +171,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 			t.Fatalf("after the restore %s| gave %v (%v); the backup had it at %d", id.Name, got.GetIds(), err, id.Value)
 		}
 	}
-	if v, err := idnodev1.NewSeriesServiceClient(restored).VerifySeries(e2etest.RpcCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"}); err != nil || !v.GetOk() {
+	if v, err := idnodev1.NewSeriesServiceClient(restored).VerifySeries(e2etest.RPCCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"}); err != nil || !v.GetOk() {
 		t.Fatalf("the restored series INV: %v, %v", v, err)
 	}
 	e.Stop()
@@ -193,7 +192,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	transfer(first)
 	w.step()
 	e2etest.Eventually(t, e2etest.LeaderTimeout, "ReleaseOwner refused, naming the two nodes on the previous release", func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 		defer cancel()
 		_, err := c.Ids[first].ReleaseOwner(ctx, &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
 		msg := status.Convert(err).Message()
@@ -217,7 +216,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	c.NoneHalted("after the upgrade")
 
 	e2etest.Eventually(t, e2etest.LeaderTimeout, "every member's build recorded", func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 		defer cancel()
 		cv, err := c.Admin[first].ClusterVersion(ctx, &idnodev1.ClusterVersionRequest{})
 		if err != nil || cv.GetFinalised() != 1 || cv.GetEffective() != fsm.CurrentVersion {
@@ -225,7 +224,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 		}
 		return nil
 	})
-	_, err = c.Ids[first].ReleaseOwner(e2etest.RpcCtx(t), &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
+	_, err = c.Ids[first].ReleaseOwner(e2etest.RPCCtx(t), &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
 	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(status.Convert(err).Message(), "finalise") {
 		t.Fatalf("ReleaseOwner before finalisation: %v", err)
 	}
@@ -264,7 +263,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 		}
 		return nil
 	})
-	resp, err := c.Ids[first].ReleaseOwner(e2etest.RpcCtx(t), &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
+	resp, err := c.Ids[first].ReleaseOwner(e2etest.RPCCtx(t), &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
 	if err != nil || resp.GetReleased() != 3 {
 		t.Fatalf("ReleaseOwner once finalised = %v, %v; want 3 released", resp, err)
 	}
@@ -286,7 +285,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 			t.Fatalf("series INV numbers %v: want 1, 2, 3, … with no gap or repeat", w.numbers)
 		}
 	}
-	v, err := c.SeriesClient(first).VerifySeries(e2etest.RpcCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"})
+	v, err := c.SeriesClient(first).VerifySeries(e2etest.RPCCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"})
 	if err != nil || !v.GetOk() || v.GetIssued() != uint64(len(w.numbers)) {
 		t.Fatalf("VerifySeries(INV) = %v, %v; want ok with %d issued", v, err, len(w.numbers))
 	}

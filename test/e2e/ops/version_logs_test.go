@@ -10,7 +10,6 @@ import (
 
 	"github.com/idnode/idnode/internal/jsonlog"
 	"github.com/idnode/idnode/internal/loopback"
-
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -19,7 +18,7 @@ import (
 func TestEveryVersionSurfaceAgrees(t *testing.T) {
 	t.Parallel()
 	run := func(bin string, args ...string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RpcTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 		defer cancel()
 		out, err := exec.CommandContext(ctx, bin, args...).Output()
 		if err != nil {
@@ -28,8 +27,8 @@ func TestEveryVersionSurfaceAgrees(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	idnodeVersion := strings.TrimPrefix(run(e2etest.BuildIdnode(t), "--version"), "idnode ")
-	if !strings.HasPrefix(idnodeVersion, e2etest.E2eVersion+" ") {
-		t.Fatalf("idnode --version = %q, want %s (…)", idnodeVersion, e2etest.E2eVersion)
+	if !strings.HasPrefix(idnodeVersion, e2etest.E2EVersion+" ") {
+		t.Fatalf("idnode --version = %q, want %s (…)", idnodeVersion, e2etest.E2EVersion)
 	}
 	if v := strings.TrimPrefix(run(e2etest.BuildIdnode(t), "version"), "idnode "); v != idnodeVersion {
 		t.Errorf("idnode version = %q, --version %q", v, idnodeVersion)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-
 	"github.com/idnode/idnode/test/e2e/chaos/chaostest"
 )
 
