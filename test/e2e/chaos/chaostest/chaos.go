@@ -143,13 +143,13 @@ func chaosLockWait(t *testing.T) time.Duration {
 
 // ChaosRun is one schedule in progress.
 type ChaosRun struct {
-	T   *testing.T
-	D   *chaosDocker
-	c   *chaosClient
-	rec *history.Recorder
+	T      *testing.T
+	Docker *chaosDocker
+	c      *chaosClient
+	rec    *history.Recorder
 	// recDB is the history of chaosDatabase, checked on its own.
 	recDB *history.Recorder
-	Ld    *chaosLoad
+	Load  *chaosLoad
 
 	mu          sync.Mutex
 	unavailable time.Duration // longest refusal on a minority node
@@ -168,7 +168,7 @@ type ChaosRun struct {
 
 func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc ChaosSchedule) {
 	begin := time.Now()
-	r := &ChaosRun{T: t, D: d, c: &chaosClient{chaosConns: conns, runID: uuid.NewString()[:8]}, rec: history.New(), recDB: history.New(), Gone: map[string]bool{}}
+	r := &ChaosRun{T: t, Docker: d, c: &chaosClient{chaosConns: conns, runID: uuid.NewString()[:8]}, rec: history.New(), recDB: history.New(), Gone: map[string]bool{}}
 	// Cleanups run last first: heal the faults, stop the clients, print the line, show logs.
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -180,8 +180,8 @@ func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc ChaosS
 	t.Logf("compose down -v, up -d: %v", time.Since(begin).Round(100*time.Millisecond))
 	r.Recover("fresh cluster")
 	r.createDatabase()
-	r.Ld = startChaosLoad(r.c, r.rec, r.recDB)
-	t.Cleanup(func() { r.Ld.finish(t) })
+	r.Load = startChaosLoad(r.c, r.rec, r.recDB)
+	t.Cleanup(func() { r.Load.finish(t) })
 	t.Cleanup(func() {
 		if t.Failed() {
 			d.healAll(t)
@@ -193,7 +193,7 @@ func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc ChaosS
 	r.Recover("after the fault")
 	r.Progress("after recovery", r.live(), true)
 	stopping := time.Now()
-	r.Ld.finish(t)
+	r.Load.finish(t)
 	t.Logf("clients stopped in %v", time.Since(stopping).Round(10*time.Millisecond))
 	r.verify(sc.Name)
 	t.Logf("schedule %s: %v", sc.Name, time.Since(begin).Round(100*time.Millisecond))
@@ -247,13 +247,13 @@ func (r *ChaosRun) Leader() string {
 // GUIDs from each node of local.
 func (r *ChaosRun) Progress(phase string, local []string, identities bool) {
 	r.T.Helper()
-	start := r.Ld.counts()
+	start := r.Load.counts()
 	began := time.Now()
 	e2etest.Eventually(r.T, chaosProgressWait, "load phase "+phase, func() error {
-		if errs := r.Ld.errors(); len(errs) > 0 {
+		if errs := r.Load.errors(); len(errs) > 0 {
 			r.T.Fatalf("load phase %s: a client got an unexpected answer: %v", phase, errors.Join(errs...))
 		}
-		now := r.Ld.counts()
+		now := r.Load.counts()
 		var missing []string
 		if identities && now.identities < start.identities+chaosProgressOps {
 			missing = append(missing, fmt.Sprintf("%d of %d identity operations", now.identities-start.identities, chaosProgressOps))
@@ -261,10 +261,10 @@ func (r *ChaosRun) Progress(phase string, local []string, identities bool) {
 		if identities && now.hilo < start.hilo+chaosProgressHiLo {
 			missing = append(missing, fmt.Sprintf("%d of %d HiLo ranges", now.hilo-start.hilo, chaosProgressHiLo))
 		}
-		if identities && r.Ld.claimers && now.claims < start.claims+chaosProgressClaims {
+		if identities && r.Load.claimers && now.claims < start.claims+chaosProgressClaims {
 			missing = append(missing, fmt.Sprintf("%d of %d claims answered", now.claims-start.claims, chaosProgressClaims))
 		}
-		if identities && r.Ld.series != nil && now.series < start.series+chaosProgressSeries {
+		if identities && r.Load.series != nil && now.series < start.series+chaosProgressSeries {
 			missing = append(missing, fmt.Sprintf("%d of %d series numbers issued", now.series-start.series, chaosProgressSeries))
 		}
 		for _, tag := range local {
@@ -279,7 +279,7 @@ func (r *ChaosRun) Progress(phase string, local []string, identities bool) {
 		}
 		return nil
 	})
-	r.T.Logf("load phase %q: %v (totals: %v)", phase, time.Since(began).Round(10*time.Millisecond), r.Ld.counts())
+	r.T.Logf("load phase %q: %v (totals: %v)", phase, time.Since(began).Round(10*time.Millisecond), r.Load.counts())
 }
 
 // live lists the nodes the schedule has not taken out for good.
@@ -300,10 +300,10 @@ func (r *ChaosRun) Recover(phase string) {
 	r.T.Helper()
 	began := time.Now()
 	live := r.live()
-	on := r.D.onRaftNetwork(r.T)
+	on := r.Docker.onRaftNetwork(r.T)
 	for _, tag := range live {
 		if !on[tag] {
-			r.T.Fatalf("%s: only %v are on %s", phase, on, r.D.network)
+			r.T.Fatalf("%s: only %v are on %s", phase, on, r.Docker.network)
 		}
 	}
 	e2etest.Eventually(r.T, ChaosRecoverWait, phase+": every node SERVING", func() error {
@@ -444,7 +444,7 @@ func (r *ChaosRun) verify(name string) {
 	t.Helper()
 	var problems []string
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	for _, err := range r.Ld.errors() {
+	for _, err := range r.Load.errors() {
 		fail("client: %v", err)
 	}
 
@@ -484,13 +484,13 @@ func (r *ChaosRun) verify(name string) {
 		fail("%v", err)
 	}
 	// Every claim as its claimer was told, on the healed cluster.
-	if r.Ld.claimers {
+	if r.Load.claimers {
 		if err := r.verifyClaims(counter); err != nil {
 			fail("%v", err)
 		}
 	}
 	// Every series journal as its callers were told (chaos_series.go).
-	if r.Ld.series != nil {
+	if r.Load.series != nil {
 		problems = append(problems, r.verifySeries()...)
 	}
 	// Every numeric ID the minter processes wrote (chaos_flake.go).
@@ -506,13 +506,13 @@ func (r *ChaosRun) verify(name string) {
 
 	rep := r.summary(name) // fails the test on duplicates or a non-linearizable history
 	t.Logf("history: %d identity operations (%d retried attempts, %d without a final answer), %d server-side IDs, %d GUIDs; %d calls gave up, %d local calls failed while nodes were down",
-		rep.IdentityOps, rep.Retries, rep.UnknownOps, rep.ServerSideIDs, rep.GUIDs, r.Ld.gaveUp.Load(), r.Ld.localErrs.Load())
+		rep.IdentityOps, rep.Retries, rep.UnknownOps, rep.ServerSideIDs, rep.GUIDs, r.Load.gaveUp.Load(), r.Load.localErrs.Load())
 	for _, n := range ChaosNodes {
 		if err := r.rec.EtagsIncreasing(n.Tag); err != nil {
 			fail("%v", err)
 		}
 	}
-	c := r.Ld.counts()
+	c := r.Load.counts()
 	if rep.Identities == 0 || rep.HiLoRanges == 0 || slices.Contains(c.serverSide[:], 0) || slices.Contains(c.guids[:], 0) {
 		fail("too little load to check anything: %v", c)
 	}

@@ -39,10 +39,10 @@ func (r *ChaosRun) RefusedAdds(via string) {
 func (r *ChaosRun) FailedJoinVia(via string) {
 	r.T.Helper()
 	before := r.Members(via)
-	id := r.D.runOnRaftNetwork(r.T, "raft-d", "--join", chaosNodeOf(via).alias+":7070", "--data-dir", "/data",
+	id := r.Docker.runOnRaftNetwork(r.T, "raft-d", "--join", chaosNodeOf(via).alias+":7070", "--data-dir", "/data",
 		"--grpc-addr", "0.0.0.0:7070", "--grpc-advertise", "raft-d:7070", "--raft-addr", "0.0.0.0:7000",
 		"--raft-advertise", "raft-d:7000", "--metrics-addr", "0.0.0.0:7000")
-	code, logs := r.D.Exited(r.T, id)
+	code, logs := r.Docker.Exited(r.T, id)
 	if code == 0 || !strings.Contains(logs, "address already in use") {
 		r.T.Fatalf("the joining node exited with %d; want a failure naming the port in use:\n%s", code, logs)
 	}

@@ -52,18 +52,18 @@ var ChaosSeries = []*idnodev1.CreateSeriesRequest{
 // numbers, without waiting for the other clients' phase (the schedule's budget is short).
 func (r *ChaosRun) SeriesProgress(phase string) {
 	r.T.Helper()
-	start := r.Ld.counts().series
+	start := r.Load.counts().series
 	began := time.Now()
 	e2etest.Eventually(r.T, chaosProgressWait, "series load phase "+phase, func() error {
-		if errs := r.Ld.errors(); len(errs) > 0 {
+		if errs := r.Load.errors(); len(errs) > 0 {
 			r.T.Fatalf("series load phase %s: a client got an unexpected answer: %v", phase, errors.Join(errs...))
 		}
-		if got := r.Ld.counts().series - start; got < chaosProgressSeries {
+		if got := r.Load.counts().series - start; got < chaosProgressSeries {
 			return fmt.Errorf("%d of %d series numbers issued", got, chaosProgressSeries)
 		}
 		return nil
 	})
-	r.T.Logf("series load phase %q: %v (totals: %v)", phase, time.Since(began).Round(10*time.Millisecond), r.Ld.counts())
+	r.T.Logf("series load phase %q: %v (totals: %v)", phase, time.Since(began).Round(10*time.Millisecond), r.Load.counts())
 }
 
 // CreateSeries creates chaosSeries on the fresh cluster (a retry with the request_id answers
@@ -87,7 +87,7 @@ func (r *ChaosRun) CreateSeries() {
 // whether it was committed is for the journal to say.
 func (r *ChaosRun) SeriesMinority(tag string) {
 	r.T.Helper()
-	sl := r.Ld.series
+	sl := r.Load.series
 	req := sl.issueRequest(ChaosSeries[0].GetName(), r.c.requestID(), -1)
 	begin := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), chaosProbeDeadline)
@@ -296,7 +296,7 @@ type SeriesCheck struct {
 // verifySeries runs the checks of the schedule on the healed cluster with the clients stopped
 // and returns the problems found; it sets the schedule's note.
 func (r *ChaosRun) verifySeries() []string {
-	sl := r.Ld.series
+	sl := r.Load.series
 	var problems []string
 	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	sl.mu.Lock()

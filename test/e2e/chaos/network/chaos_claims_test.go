@@ -10,7 +10,7 @@ import (
 // claimsLeaderIsolated is leader-isolated with claimers in the load, from a load phase before
 // the isolation to the one after recovery.
 func claimsLeaderIsolated(r *chaostest.ChaosRun) {
-	r.Ld.StartClaims()
+	r.Load.StartClaims()
 	r.Progress("before: claimers running", chaostest.ChaosTags(), true)
 	leaderIsolated(r)
 }

@@ -15,10 +15,10 @@ var schedules = []chaostest.ChaosSchedule{
 		leader := r.Leader()
 		follower := chaostest.ChaosOthers(leader)[0]
 		rest := chaostest.ChaosOthers(follower)
-		r.D.Disconnect(r.T, follower)
+		r.Docker.Disconnect(r.T, follower)
 		r.Minority(follower)
 		r.Progress("during: "+follower+" isolated, majority "+chaostest.JoinTags(rest), rest, true)
-		r.D.Connect(r.T, follower)
+		r.Docker.Connect(r.T, follower)
 	}},
 	{Name: "split-2-1", Run: func(r *chaostest.ChaosRun) {
 		// All three cut apart one after the other (no majority anywhere; each node is alone
@@ -29,18 +29,18 @@ var schedules = []chaostest.ChaosSchedule{
 		majority := chaostest.ChaosOthers(lone)
 		var probes []func()
 		for _, n := range chaostest.ChaosNodes {
-			r.D.Disconnect(r.T, n.Tag)
+			r.Docker.Disconnect(r.T, n.Tag)
 			probes = append(probes, r.MinorityAsync(n.Tag))
 		}
 		for _, wait := range probes {
 			wait()
 		}
 		for _, tag := range majority {
-			r.D.Connect(r.T, tag)
+			r.Docker.Connect(r.T, tag)
 		}
 		r.Minority(lone)
 		r.Progress("during: split "+chaostest.JoinTags(majority)+" | "+lone, majority, true)
-		r.D.Connect(r.T, lone)
+		r.Docker.Connect(r.T, lone)
 	}},
 }
 
@@ -52,8 +52,8 @@ func TestChaosNetwork(t *testing.T) { chaostest.RunChaosSuite(t, schedules) }
 func leaderIsolated(r *chaostest.ChaosRun) {
 	leader := r.Leader()
 	rest := chaostest.ChaosOthers(leader)
-	r.D.Disconnect(r.T, leader)
+	r.Docker.Disconnect(r.T, leader)
 	r.Minority(leader)
 	r.Progress("during: "+leader+" isolated, majority "+chaostest.JoinTags(rest), rest, true)
-	r.D.Connect(r.T, leader)
+	r.Docker.Connect(r.T, leader)
 }

@@ -35,9 +35,9 @@ func duplicateTagAdd(r *chaostest.ChaosRun) {
 	if after := r.Members(leader); !slices.Equal(after, before) {
 		r.T.Fatalf("refused adds changed the cluster:\nbefore %q\nafter  %q", before, after)
 	}
-	r.D.Kill(r.T, leader)
+	r.Docker.Kill(r.T, leader)
 	r.Progress("during: "+leader+" killed after the refused adds, survivors "+chaostest.JoinTags(rest), rest, true)
-	r.D.Start(r.T, leader)
+	r.Docker.Start(r.T, leader)
 }
 
 // failedJoin is issue 11's repro 3 under load: a new node joins and then fails (its metrics
@@ -47,9 +47,9 @@ func failedJoin(r *chaostest.ChaosRun) {
 	leader := r.Leader()
 	rest := chaostest.ChaosOthers(leader)
 	r.FailedJoinVia(rest[0])
-	r.D.Kill(r.T, leader)
+	r.Docker.Kill(r.T, leader)
 	r.Progress("during: "+leader+" killed after the failed join, survivors "+chaostest.JoinTags(rest), rest, true)
-	r.D.Start(r.T, leader)
+	r.Docker.Start(r.T, leader)
 }
 
 // nemesisFault is one fault of nemesis-mix: it injects, runs a load phase during it, heals.
@@ -61,32 +61,32 @@ type nemesisFault struct {
 var nemesisFaults = []nemesisFault{
 	{"kill9", func(r *chaostest.ChaosRun, rng *rand.Rand) {
 		victim := chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))]
-		r.D.Kill(r.T, victim)
+		r.Docker.Kill(r.T, victim)
 		r.Progress("during: "+victim+" killed", chaostest.ChaosOthers(victim), true)
-		r.D.Start(r.T, victim)
+		r.Docker.Start(r.T, victim)
 	}},
 	{"pause", func(r *chaostest.ChaosRun, rng *rand.Rand) {
 		victim := chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))]
-		r.D.Pause(r.T, victim)
+		r.Docker.Pause(r.T, victim)
 		r.Progress("during: "+victim+" paused", chaostest.ChaosOthers(victim), true)
-		r.D.Unpause(r.T, victim)
+		r.Docker.Unpause(r.T, victim)
 	}},
 	{"isolate", func(r *chaostest.ChaosRun, rng *rand.Rand) {
 		victim := chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))]
-		r.D.Disconnect(r.T, victim)
+		r.Docker.Disconnect(r.T, victim)
 		r.Minority(victim)
 		r.Progress("during: "+victim+" isolated", chaostest.ChaosOthers(victim), true)
-		r.D.Connect(r.T, victim)
+		r.Docker.Connect(r.T, victim)
 	}},
 	{"restart", func(r *chaostest.ChaosRun, rng *rand.Rand) {
-		r.D.Restart(r.T, chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))])
+		r.Docker.Restart(r.T, chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))])
 	}},
 	{"pause-two", func(r *chaostest.ChaosRun, rng *rand.Rand) {
 		alone := chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))]
 		frozen := chaostest.ChaosOthers(alone)
-		r.D.Pause(r.T, frozen...)
+		r.Docker.Pause(r.T, frozen...)
 		r.Minority(alone)
-		r.D.Unpause(r.T, frozen...)
+		r.Docker.Unpause(r.T, frozen...)
 	}},
 	{"refused-add", func(r *chaostest.ChaosRun, rng *rand.Rand) {
 		r.RefusedAdds(chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))])
@@ -130,18 +130,18 @@ func wipeAndRestart(r *chaostest.ChaosRun) {
 	leader := r.Leader()
 	others := chaostest.ChaosOthers(leader)
 	stale, wiped := others[0], others[1]
-	r.D.Pause(r.T, stale)
+	r.Docker.Pause(r.T, stale)
 	r.Progress("during: "+stale+" paused", []string{leader, wiped}, true)
-	r.D.Wipe(r.T, wiped)
+	r.Docker.Wipe(r.T, wiped)
 	r.Gone[wiped] = true
-	r.D.Kill(r.T, leader)
-	r.D.Recreate(r.T, wiped)
-	r.D.Unpause(r.T, stale)
-	code, logs := r.D.Exited(r.T, r.D.Container(r.T, wiped))
+	r.Docker.Kill(r.T, leader)
+	r.Docker.Recreate(r.T, wiped)
+	r.Docker.Unpause(r.T, stale)
+	code, logs := r.Docker.Exited(r.T, r.Docker.Container(r.T, wiped))
 	if code == 0 || !strings.Contains(logs, "cluster already exists") {
 		r.T.Fatalf("node %s, started on an empty volume with its old flags, exited with %d; want a refusal saying the cluster already exists:\n%s", wiped, code, logs)
 	}
 	r.T.Logf("node %s with a wiped volume refused to start (exit %d)", wiped, code)
 	r.Minority(stale)
-	r.D.Start(r.T, leader)
+	r.Docker.Start(r.T, leader)
 }

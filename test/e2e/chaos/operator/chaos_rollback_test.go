@@ -14,15 +14,15 @@ import (
 func rollback(r *chaostest.ChaosRun) {
 	victim := chaostest.ChaosOthers(r.Leader())[0]
 	older := filepath.Join(r.T.TempDir(), "data")
-	r.D.StopNode(r.T, victim)
-	r.D.CopyData(r.T, victim, older)
-	r.D.Start(r.T, victim)
+	r.Docker.StopNode(r.T, victim)
+	r.Docker.CopyData(r.T, victim, older)
+	r.Docker.Start(r.T, victim)
 	r.Recover("after copying " + victim + "'s data dir")
 	r.Progress("before "+victim+" goes back to its copy", chaostest.ChaosTags(), true)
-	r.D.Kill(r.T, victim)
-	r.D.ReplaceData(r.T, victim, older)
+	r.Docker.Kill(r.T, victim)
+	r.Docker.ReplaceData(r.T, victim, older)
 	r.T.Logf("node %s restarts on a copy of its data dir taken one load phase earlier", victim)
 	// It handed out server-side IDs since the copy (a new watermark, recorded), so its record
 	// is above the copy's etag file: the start must say it skipped.
-	r.D.WaitLog(r.T, victim, "skipping to the record", chaostest.ChaosRecoverWait)
+	r.Docker.WaitLog(r.T, victim, "skipping to the record", chaostest.ChaosRecoverWait)
 }

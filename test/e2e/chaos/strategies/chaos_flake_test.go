@@ -24,9 +24,9 @@ func flakeChaos(r *chaostest.ChaosRun) {
 	r.FlakeProgress("before the fault: minters running")
 
 	leader := r.Leader()
-	r.D.Disconnect(r.T, leader)
+	r.Docker.Disconnect(r.T, leader)
 	r.FlakeProgress("during: " + leader + " isolated")
-	r.D.Connect(r.T, leader)
+	r.Docker.Connect(r.T, leader)
 	r.Recover("after reconnecting " + leader)
 	r.FlakeProgress("after reconnecting " + leader)
 
@@ -34,8 +34,8 @@ func flakeChaos(r *chaostest.ChaosRun) {
 	replaced := r.Flake[0]
 	replaced.P.Stop()
 	replaced.Stopped = true
-	r.D.Kill(r.T, leader)
+	r.Docker.Kill(r.T, leader)
 	r.StartMinter(replaced.Lease)
 	r.FlakeProgress("during: " + leader + " killed, " + replaced.Label + " replaced")
-	r.D.Start(r.T, leader)
+	r.Docker.Start(r.T, leader)
 }

@@ -15,22 +15,22 @@ func hiloMinority(r *chaostest.ChaosRun) {
 	pools := r.WarmPools(chaostest.ChaosPoolTagPaused)
 	lone := chaostest.ChaosOthers(r.Leader())[0]
 	frozen := chaostest.ChaosOthers(lone)
-	r.D.Pause(r.T, frozen...)
+	r.Docker.Pause(r.T, frozen...)
 	paused := r.HoldMinority(pools[lone], func() {
 		r.Minority(lone)
 		r.Progress("during: "+chaostest.JoinTags(frozen)+" paused", []string{lone}, false)
 	})
-	r.D.Unpause(r.T, frozen...)
+	r.Docker.Unpause(r.T, frozen...)
 	r.Recover("after unpausing " + chaostest.JoinTags(frozen))
 
 	pools = r.WarmPools(chaostest.ChaosPoolTagIsolated)
 	leader := r.Leader()
 	rest := chaostest.ChaosOthers(leader)
-	r.D.Disconnect(r.T, leader)
+	r.Docker.Disconnect(r.T, leader)
 	isolated := r.HoldMinority(pools[leader], func() {
 		r.Minority(leader)
 		r.Progress("during: "+leader+" isolated, majority "+chaostest.JoinTags(rest), rest, true)
 	})
-	r.D.Connect(r.T, leader)
+	r.Docker.Connect(r.T, leader)
 	r.Note = fmt.Sprintf("minority_ranges=%s:%d(%s paused),%s:%d(isolated)", lone, paused, chaostest.JoinTags(frozen), leader, isolated)
 }

@@ -10,21 +10,21 @@ import (
 // isolated and healed, then the (new) leader is killed and started again.
 func seriesChaos(r *chaostest.ChaosRun) {
 	r.CreateSeries()
-	r.Ld.StartSeries()
+	r.Load.StartSeries()
 	r.SeriesProgress("before the fault: series clients running")
 
 	leader := r.Leader()
 	rest := chaostest.ChaosOthers(leader)
-	r.D.Disconnect(r.T, leader)
+	r.Docker.Disconnect(r.T, leader)
 	r.SeriesMinority(leader)
 	r.Progress("during: "+leader+" isolated, majority "+chaostest.JoinTags(rest), rest, true)
-	r.D.Connect(r.T, leader)
+	r.Docker.Connect(r.T, leader)
 	r.Recover("after reconnecting " + leader)
 	r.SeriesProgress("after reconnecting " + leader)
 
 	leader = r.Leader()
 	rest = chaostest.ChaosOthers(leader)
-	r.D.Kill(r.T, leader)
+	r.Docker.Kill(r.T, leader)
 	r.Progress("during: "+leader+" killed, survivors "+chaostest.JoinTags(rest), rest, true)
-	r.D.Start(r.T, leader)
+	r.Docker.Start(r.T, leader)
 }
