@@ -21,7 +21,9 @@ func ChaosLock(path string, wait time.Duration) (release func(), err error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
+			chaosLockHeld.Store(true)
 			return func() {
+				chaosLockHeld.Store(false)
 				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 				_ = f.Close()
 			}, nil

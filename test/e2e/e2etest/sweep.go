@@ -67,12 +67,15 @@ func OwnProject(name string) {
 	ownProjects.names[name] = true
 }
 
-// sweepOwnProjects removes every project this run started.
+// sweepOwnProjects removes every project this run started, the chaos project only while
+// this run holds its lock (sweepable).
 func sweepOwnProjects() {
 	ownProjects.Lock()
 	names := make([]string, 0, len(ownProjects.names))
 	for name := range ownProjects.names {
-		names = append(names, name)
+		if sweepable(name) {
+			names = append(names, name)
+		}
 	}
 	ownProjects.Unlock()
 	for _, name := range names {
@@ -103,4 +106,11 @@ func docker(args ...string) string {
 	defer cancel()
 	out, _ := exec.CommandContext(ctx, "docker", args...).Output()
 	return string(out)
+}
+
+// sweepable reports whether project name is still this run's to remove: every project a run
+// names is its own, but the chaos project's name is fixed, and once this run let its lock go,
+// another package of the same `go test ./...` may be running its cluster.
+func sweepable(name string) bool {
+	return name != ChaosProject || chaosLockHeld.Load()
 }
