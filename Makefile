@@ -1,5 +1,5 @@
 # Docker workflow for the three-node cluster in deploy/. `go run ./cmd/idnode` needs none of
-# this; the chaos suite in test/e2e builds its image with `make image IMAGE=idnode:chaos`.
+# this; the chaos suite in test/e2e/chaos builds its image with `make image IMAGE=idnode:chaos`.
 COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 PROJECT ?= idnode
 IMAGE ?= idnode:dev

@@ -27,6 +27,11 @@ const (
 	// NotRegistered (UNAVAILABLE): the node is not (yet) accepted by the cluster under its
 	// tag, so it issues no server-side IDs.
 	NotRegistered = "NOT_REGISTERED"
+	// NotCaughtUp (UNAVAILABLE): the node has not yet applied what the cluster had committed
+	// when it started, so it may not know an API key the cluster has, and refuses calls a key
+	// guards rather than answer with less security than the cluster (issue 43). Use another
+	// node; this one serves them once it has caught up.
+	NotCaughtUp = "NOT_CAUGHT_UP"
 	// InvalidInput (INVALID_ARGUMENT): the request breaks a rule the message names.
 	InvalidInput = "INVALID_INPUT"
 	// RequestIDReused (INVALID_ARGUMENT): the request_id answered another request before.

@@ -21,6 +21,7 @@ type fakeCluster struct {
 	err          error // what Apply and ReadBarrier answer
 	storageFault error
 	fsm          *fsm.FSM
+	behind       bool // the FSM has not applied the commit index yet
 }
 
 var _ Cluster = (*fakeCluster)(nil)
@@ -35,7 +36,7 @@ func (f *fakeCluster) State() string                                 { return "l
 func (f *fakeCluster) Term() uint64                                  { return 2 }
 func (f *fakeCluster) CommitIndex() uint64                           { return 9 }
 func (f *fakeCluster) AppliedIndex() uint64                          { return 9 }
-func (f *fakeCluster) HasApplied(index uint64) bool                  { return index <= 9 }
+func (f *fakeCluster) HasApplied(index uint64) bool                  { return !f.behind && index <= 9 }
 func (f *fakeCluster) Members() []cluster.Member                     { return f.members }
 func (f *fakeCluster) AddMember(cluster.Member, time.Duration) error { return f.err }
 func (f *fakeCluster) RemoveMember(string, time.Duration) error      { return f.err }

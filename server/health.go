@@ -23,9 +23,8 @@ const healthInterval = 100 * time.Millisecond
 func (s *Server) watchHealth(ctx context.Context) {
 	t := time.NewTicker(healthInterval)
 	defer t.Stop()
-	caughtUp := false
 	for {
-		caughtUp = caughtUp || s.caughtUp(ctx)
+		caughtUp := s.caughtUpSinceStart(ctx)
 		local, consensus := caughtUp && s.registered.Load(), caughtUp && s.hasLeader()
 		s.health.SetServingStatus(HealthLocal, servingStatus(local))
 		s.health.SetServingStatus(HealthConsensus, servingStatus(consensus))
@@ -51,14 +50,20 @@ func (s *Server) hasLeader() bool {
 	return leader != "" && (state == "leader" || state == "follower")
 }
 
-// caughtUp reports whether this node's FSM holds everything the leader had committed when
-// asked: a restarted node replays its log only once a leader tells it how far the log is
-// committed, and until then it would answer from an old state (the node's registration, read
-// from its data dir, does not say). A commit index of 0 is a leader's that has not committed
-// an entry of its term yet.
-func (s *Server) caughtUp(ctx context.Context) bool {
-	target, ok := s.leaderCommitIndex(ctx)
-	return ok && target > 0 && s.node.HasApplied(target)
+// caughtUpSinceStart reports whether this node's FSM has held everything the leader had
+// committed when asked, at some time since the node started: a restarted node replays its log
+// only once a leader tells it how far the log is committed, and until then it would answer
+// from an old state (the node's registration, read from its data dir, does not say). Once
+// true it stays true. A commit index of 0 is a leader's that has not committed an entry of its
+// term yet.
+func (s *Server) caughtUpSinceStart(ctx context.Context) bool {
+	if s.caughtUpOnce.Load() {
+		return true
+	}
+	if target, ok := s.leaderCommitIndex(ctx); ok && target > 0 && s.node.HasApplied(target) {
+		s.caughtUpOnce.Store(true)
+	}
+	return s.caughtUpOnce.Load()
 }
 
 func servingStatus(ok bool) healthpb.HealthCheckResponse_ServingStatus {

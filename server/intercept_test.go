@@ -50,7 +50,7 @@ func interceptorServer(t testing.TB, calls float64) (s *Server, writer string) {
 			t.Fatal(err)
 		}
 	}
-	s = New(Config{Tag: "A", AdminToken: "adm"}, &fakeCluster{fsm: f}, nil)
+	s = New(Config{Tag: "A", AdminToken: "adm"}, &fakeCluster{leader: true, fsm: f}, nil)
 	t.Cleanup(s.Close)
 	s.registered.Store(true)
 	return s, "idk_w1_secret"

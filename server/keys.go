@@ -61,11 +61,18 @@ func bearerTokens(ctx context.Context) []string {
 	return out
 }
 
-// checkKey lets an IdService call through when the cluster has no keys, or when it carries
-// an admin credential (isAdmin) or a key of its database whose role is enough.
+// checkKey lets an IdService call through when it carries an admin credential (isAdmin), or
+// when this node has caught up since its start (startcatchup.go) and the cluster has no keys
+// or the call carries a key of its database whose role is enough.
 func (s *Server) checkKey(ctx context.Context, c *call) error {
 	need := c.role
-	if need == "" || !s.node.FSM().HasKeys() || s.isAdmin(ctx) {
+	if need == "" || s.isAdmin(ctx) {
+		return nil
+	}
+	if err := s.checkCaughtUp(ctx); err != nil {
+		return err
+	}
+	if !s.node.FSM().HasKeys() {
 		return nil
 	}
 	name := c.method[strings.LastIndexByte(c.method, '/')+1:]

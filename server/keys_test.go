@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/raft"
 	"google.golang.org/grpc"
@@ -15,6 +16,7 @@ import (
 	"github.com/idnode/idnode/fsm"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 func mustApplyFSM(t *testing.T, f *fsm.FSM, typ fsm.CommandType, m proto.Message) {
@@ -33,7 +35,7 @@ func mustApplyFSM(t *testing.T, f *fsm.FSM, typ fsm.CommandType, m proto.Message
 func TestAPIKeysGuardTheirDatabase(t *testing.T) {
 	f := fsm.New()
 	mustApplyFSM(t, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"})
-	s := &Server{cfg: Config{AdminToken: "adm"}, node: &fakeCluster{fsm: f}}
+	s := &Server{cfg: Config{AdminToken: "adm"}, node: &fakeCluster{leader: true, fsm: f}}
 	handler := func(context.Context, any) (any, error) { return "ok", nil }
 	call := func(method string, req any, db string, tokens ...string) codes.Code {
 		md := metadata.MD{}
@@ -88,5 +90,43 @@ func TestAPIKeysGuardTheirDatabase(t *testing.T) {
 		if got := call(tc.method, tc.req, tc.db, tc.tokens...); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// Issue 43, item 5: a node that has not applied what the leader had committed since it
+// started may not know the cluster's first key, so it refuses calls a key guards, keys or not,
+// UNAVAILABLE (NOT_CAUGHT_UP); an admin credential still passes. Once it has caught up, it
+// serves a cluster without keys as before, and stays so even if it falls behind again.
+func TestKeyCallsWaitUntilCaughtUpSinceStart(t *testing.T) {
+	fc := &fakeCluster{leader: true, fsm: fsm.New(), behind: true}
+	s := &Server{cfg: Config{AdminToken: "adm"}, node: fc}
+	handler := func(context.Context, any) (any, error) { return "ok", nil }
+	call := func(method string, tokens ...string) error {
+		md := metadata.MD{}
+		for _, tok := range tokens {
+			md.Append("authorization", "Bearer "+tok)
+		}
+		ctx, cancel := context.WithTimeout(metadata.NewIncomingContext(context.Background(), md), 50*time.Millisecond)
+		defer cancel()
+		_, err := s.authorize(ctx, &idnodev1.GenerateRequest{Id: "orders|"}, &grpc.UnaryServerInfo{FullMethod: method}, handler)
+		return err
+	}
+	gen := idnodev1.IdService_Generate_FullMethodName
+	if err := call(gen); status.Code(err) != codes.Unavailable || reason.Of(err) != reason.NotCaughtUp {
+		t.Fatalf("Generate on a node behind since its start: %v; want UNAVAILABLE (%s)", err, reason.NotCaughtUp)
+	}
+	if err := call(gen, "adm"); err != nil {
+		t.Errorf("Generate with the admin token on a node behind: %v", err)
+	}
+	if err := call(idnodev1.ClusterService_Status_FullMethodName); err != nil {
+		t.Errorf("Status, which no key guards, on a node behind: %v", err)
+	}
+	fc.behind = false
+	if err := call(gen); err != nil {
+		t.Fatalf("Generate on a caught-up node of a cluster without keys: %v", err)
+	}
+	fc.behind = true
+	if err := call(gen); err != nil {
+		t.Errorf("Generate on a node that caught up once, then fell behind: %v", err)
 	}
 }

@@ -47,7 +47,7 @@ func TestNeedsAdmin(t *testing.T) {
 }
 
 func TestAuthorizeChecksTheBearerToken(t *testing.T) {
-	s := &Server{cfg: Config{AdminToken: "s3cret"}, node: &fakeCluster{fsm: fsm.New()}}
+	s := &Server{cfg: Config{AdminToken: "s3cret"}, node: &fakeCluster{leader: true, fsm: fsm.New()}}
 	info := &grpc.UnaryServerInfo{FullMethod: idnodev1.ClusterService_RemoveNode_FullMethodName}
 	called := false
 	handler := func(context.Context, any) (any, error) { called = true; return "ok", nil }
@@ -78,7 +78,7 @@ func TestAuthorizeChecksTheBearerToken(t *testing.T) {
 	}
 	// Without a configured token admin calls come from this machine or another node only;
 	// ID calls are not checked.
-	open := &Server{node: &fakeCluster{fsm: fsm.New()}}
+	open := &Server{node: &fakeCluster{leader: true, fsm: fsm.New()}}
 	from := func(ip string) context.Context {
 		return peer.NewContext(context.Background(), &peer.Peer{Addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: 5000}})
 	}

@@ -154,6 +154,9 @@ type Server struct {
 	// until then no server-side IDs (see datadir.NodeState).
 	registered atomic.Bool
 	regProblem atomic.Pointer[string]
+	// caughtUpOnce is set once this node's FSM has held what the leader had committed, after
+	// its start (health.go); until then calls a key guards are refused (startcatchup.go).
+	caughtUpOnce atomic.Bool
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup

@@ -1,6 +1,6 @@
 // Command flakeminter mints numeric IDs with the Go client's NumericGenerator, as an
 // application embedding it would, and writes what it minted to a file, for the tests in
-// test/e2e (numeric_sigstop_test.go, and the chaos suite's `flake` schedule) to check across
+// test/e2e (clients/numeric_sigstop_test.go, and the chaos suite's `flake` schedule) to check across
 // processes:
 //
 //	flakeminter -addrs HOST:PORT,... -out FILE [-lease 1s] [-holder NAME] [-batch 10] [-pace 1ms]

@@ -14,6 +14,8 @@
 //                                            forwarded to went silent; retry with the same request_id
 //   SHUTTING_DOWN       UNAVAILABLE          the node is stopping; use another
 //   NOT_REGISTERED      UNAVAILABLE          the node is not accepted under its tag yet: no server-side IDs
+//   NOT_CAUGHT_UP       UNAVAILABLE          the node has not applied what the cluster committed before it
+//                                            started: it refuses calls an API key guards; use another node
 //   INVALID_INPUT       INVALID_ARGUMENT     the message names the rule and the value
 //   REQUEST_ID_REUSED   INVALID_ARGUMENT     the request_id answered a different request
 //   IN_USE              ALREADY_EXISTS       a node tag or address another node holds, or a retired tag

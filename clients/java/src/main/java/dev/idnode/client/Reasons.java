@@ -13,6 +13,8 @@ public final class Reasons {
   public static final String SHUTTING_DOWN = "SHUTTING_DOWN";
   /** The node is not registered under its tag yet. */
   public static final String NOT_REGISTERED = "NOT_REGISTERED";
+  /** The node has not caught up with the cluster since it started; another node serves. */
+  public static final String NOT_CAUGHT_UP = "NOT_CAUGHT_UP";
   /** The message names the rule broken and the value. */
   public static final String INVALID_INPUT = "INVALID_INPUT";
   /** The request id answered a different request. */

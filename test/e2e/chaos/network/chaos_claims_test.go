@@ -1,0 +1,16 @@
+package network
+
+// The claimers of schedule claims-leader-isolated (issue 14); chaostest/chaos_claims.go has
+// their load and checks.
+
+import (
+	"github.com/idnode/idnode/test/e2e/chaos/chaostest"
+)
+
+// claimsLeaderIsolated is leader-isolated with claimers in the load, from a load phase before
+// the isolation to the one after recovery.
+func claimsLeaderIsolated(r *chaostest.ChaosRun) {
+	r.Load.StartClaims()
+	r.Progress("before: claimers running", chaostest.ChaosTags(), true)
+	leaderIsolated(r)
+}

@@ -1,0 +1,12 @@
+// Package strategies runs the chaos suite's schedules for the strategies with state of their
+// own: HiLo pools, fiscal series and numeric IDs through faults (package chaostest has the
+// suite).
+package strategies
+
+import (
+	"testing"
+
+	"github.com/idnode/idnode/test/e2e/e2etest"
+)
+
+func TestMain(m *testing.M) { e2etest.Main(m) }

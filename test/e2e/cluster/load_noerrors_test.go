@@ -1,0 +1,84 @@
+package cluster
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idnode/idnode/client"
+	"github.com/idnode/idnode/docid"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
+)
+
+// Bounds of the 64-caller run. The call count, not a timer, ends the run, so no call is cut
+// off in flight and every error counted is one the cluster gave (issue 16: a tool's own
+// end-of-run cancellations were once counted as the cluster's errors).
+const (
+	loadCallers    = 64
+	callsPerCaller = 100
+	loadCallBudget = 10 * time.Second // one call, all its retries included
+	loadRunLimit   = 2 * time.Minute  // the whole run, a guard against a hang
+)
+
+// TestSixtyFourCallersSeeNoErrors drives 64 concurrent callers, a fixed number of identity
+// calls each, against three real nodes, twice: through the Go client (which sends identities
+// to the leader) and as a stock gRPC load tool does (ghz: each caller on a connection to one
+// of the three nodes in turn, no retries, so followers relay to the leader). Not one call may
+// fail, and no identity may be handed out twice.
+func TestSixtyFourCallersSeeNoErrors(t *testing.T) {
+	c := e2etest.StartCluster(t)
+	c.Leader() // the first election is over: errors from here on are the load's
+
+	t.Run("go-client", func(t *testing.T) {
+		cl, err := client.Dial(context.Background(), c.GRPCAddrs())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cl.Close(context.Background()) }()
+		runIdentityCallers(t, func(ctx context.Context, _ int) (docid.IdentityBlock, error) {
+			return cl.NextIdentity(ctx, "loadclient", 1)
+		}, "loadclient")
+	})
+
+	t.Run("round-robin", func(t *testing.T) {
+		runIdentityCallers(t, func(ctx context.Context, caller int) (docid.IdentityBlock, error) {
+			ids := c.Ids[e2etest.ClusterTags[caller%len(e2etest.ClusterTags)]]
+			// No request_id, no retry: a load tool sends the same message every time.
+			resp, err := ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "loadraw"})
+			if err != nil {
+				return docid.IdentityBlock{}, err
+			}
+			return docid.IdentityBlock{First: resp.GetFirst(), Last: resp.GetLast(), Skipped: resp.GetSkipped()}, nil
+		}, "loadraw")
+	})
+}
+
+// runIdentityCallers runs loadCallers goroutines, each making callsPerCaller calls of call
+// (one identity of prefix each, within loadCallBudget), records every answer, and fails the
+// test on any error, a duplicate or a history that is not linearizable.
+func runIdentityCallers(t *testing.T, call func(ctx context.Context, caller int) (docid.IdentityBlock, error), prefix string) {
+	rec := history.New()
+	errs := e2etest.NewErrorTally()
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for w := range loadCallers {
+		wg.Go(func() {
+			for range callsPerCaller {
+				e2etest.RecordedIdentity(rec, errs, prefix, loadCallBudget, func(ctx context.Context) (docid.IdentityBlock, error) { return call(ctx, w) })
+			}
+		})
+	}
+	if !e2etest.WaitGroupWithin(&wg, loadRunLimit) {
+		t.Fatalf("%d callers × %d calls not done within %v", loadCallers, callsPerCaller, loadRunLimit)
+	}
+	took := time.Since(begin)
+	t.Logf("%d calls in %v (%.0f/s): %v", loadCallers*callsPerCaller, took.Round(time.Millisecond),
+		float64(loadCallers*callsPerCaller)/took.Seconds(), errs)
+	if errs.Count() > 0 {
+		t.Errorf("callers saw %v", errs)
+	}
+	e2etest.CheckHistory(t, rec)
+}

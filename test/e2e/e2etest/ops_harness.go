@@ -1,0 +1,212 @@
+package e2etest
+
+// Helpers of the operations tests (packages ops and access): the idctl binary, clusters whose nodes get
+// flags of their own (metrics ports, TLS certificates), and waiting for a node over TLS.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+const (
+	idctlPackage = "./cmd/idctl"
+	idctlTimeout = 60 * time.Second // one idctl run, all its retries included
+)
+
+var (
+	idctlOnce sync.Once
+	idctlPath string
+	idctlErr  error
+)
+
+// BuildIdctl builds ./cmd/idctl once per test binary, next to the idnode binary (so TestMain
+// removes it too), and returns its path.
+func BuildIdctl(t testing.TB) string {
+	t.Helper()
+	idnode := BuildIdnode(t)
+	idctlOnce.Do(func() {
+		root, err := RepoRoot()
+		if err != nil {
+			idctlErr = err
+			return
+		}
+		idctlPath = filepath.Join(filepath.Dir(idnode), "idctl")
+		ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", versionLDFlags, "-o", idctlPath, idctlPackage)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			idctlErr = fmt.Errorf("go build %s: %w\n%s", idctlPackage, err, out)
+		}
+	})
+	if idctlErr != nil {
+		t.Fatalf("building idctl: %v", idctlErr)
+	}
+	return idctlPath
+}
+
+// idctlResult is one finished idctl run.
+type idctlResult struct {
+	args           []string
+	Stdout, Stderr string
+	Code           int
+}
+
+func (r idctlResult) String() string {
+	return fmt.Sprintf("idctl %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(r.args, " "), r.Code, r.Stdout, r.Stderr)
+}
+
+// Idctl runs the idctl binary with args and extra environment (IDNODE_* of the test process
+// are dropped), in dir (a temp dir when empty), within idctlTimeout.
+func Idctl(t testing.TB, env []string, args ...string) idctlResult {
+	t.Helper()
+	return IdctlIn(t, "", env, args...)
+}
+
+func IdctlIn(t testing.TB, dir string, env []string, args ...string) idctlResult {
+	t.Helper()
+	bin := BuildIdctl(t)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), idctlTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = CleanEnv(env...)
+	cmd.WaitDelay = time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res := idctlResult{args: args, Stdout: stdout.String(), Stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("idctl %s: no exit within %v", strings.Join(args, " "), idctlTimeout)
+	case errors.As(err, &exit):
+		res.Code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("idctl %s: %v", strings.Join(args, " "), err)
+	}
+	return res
+}
+
+// MustIdctl runs idctl and fails the test unless it exits 0; it returns stdout.
+func MustIdctl(t testing.TB, env []string, args ...string) string {
+	t.Helper()
+	r := Idctl(t, env, args...)
+	if r.Code != 0 {
+		t.Fatalf("%v", r)
+	}
+	return r.Stdout
+}
+
+// WantIdctlFailure runs idctl and fails the test unless it exits with code and prints one
+// line on stderr, starting "idctl: ", that contains every one of want.
+func WantIdctlFailure(t testing.TB, code int, env []string, args []string, want ...string) idctlResult {
+	t.Helper()
+	r := Idctl(t, env, args...)
+	msg := strings.TrimSuffix(r.Stderr, "\n")
+	if r.Code != code || !strings.HasPrefix(msg, "idctl: ") || strings.Contains(msg, "\n") {
+		t.Fatalf("want exit %d and one line \"idctl: …\" on stderr; got %v", code, r)
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Fatalf("stderr lacks %q: %v", w, r)
+		}
+	}
+	return r
+}
+
+// StartNodes starts one node per tag, all with the same --peers list plus the flags extra
+// gives each, and waits until every one is SERVING over creds (plaintext when nil).
+func StartNodes(t testing.TB, tags []string, extra func(tag string) []string, creds credentials.TransportCredentials) []*Proc {
+	t.Helper()
+	var raft []string
+	for _, tag := range tags {
+		raft = append(raft, tag+"="+FreeAddr(t))
+	}
+	peers := strings.Join(raft, ",")
+	var nodes []*Proc
+	for _, tag := range tags {
+		var flags []string
+		if extra != nil {
+			flags = extra(tag)
+		}
+		nodes = append(nodes, StartNode(t, NodeOpts{Tag: tag, Peers: peers, Extra: flags}))
+	}
+	for _, p := range nodes {
+		WaitServingOver(t, p, creds, ServeTimeout)
+	}
+	return nodes
+}
+
+// DialOver is dialConn with the given transport credentials (plaintext when nil).
+func DialOver(t testing.TB, addr string, creds credentials.TransportCredentials) *grpc.ClientConn {
+	t.Helper()
+	if creds == nil {
+		creds = insecure.NewCredentials()
+	}
+	conn, err := grpc.NewClient("passthrough:///"+addr,
+		grpc.WithTransportCredentials(creds),
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 20 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 250 * time.Millisecond},
+			MinConnectTimeout: 2 * time.Second,
+		}))
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// WaitServingOver is proc.waitServing over creds.
+func WaitServingOver(t testing.TB, p *Proc, creds credentials.TransportCredentials, timeout time.Duration) {
+	t.Helper()
+	conn := DialOver(t, p.GRPCAddr, creds)
+	hc := healthpb.NewHealthClient(conn)
+	_, exited := p.Current()
+	var last string
+	Eventually(t, timeout, "node "+p.Tag+" SERVING", func() error {
+		select {
+		case <-exited:
+			t.Fatalf("node %s exited before it was SERVING (last answer: %s)", p.Tag, last)
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{})
+		switch {
+		case err != nil:
+			last = err.Error()
+		case resp.GetStatus() != healthpb.HealthCheckResponse_SERVING:
+			last = resp.GetStatus().String()
+		default:
+			return nil
+		}
+		return errors.New(last)
+	})
+}
+
+// AddrsOf joins the nodes' gRPC addresses for --addr.
+func AddrsOf(nodes ...*Proc) string {
+	var out []string
+	for _, p := range nodes {
+		out = append(out, p.GRPCAddr)
+	}
+	return strings.Join(out, ",")
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package e2etest
+
+import "syscall"
+
+// sysProcAttr: only Linux can tie a child's life to its parent; elsewhere cleanups do it.
+func sysProcAttr() *syscall.SysProcAttr { return nil }

@@ -1,0 +1,202 @@
+package ops
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/internal/jsonlog"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
+)
+
+// What an operator's log pipeline gets from a cluster (issue 28).
+const (
+	deadPeerFor       = 60 * time.Second       // how long a node stays dead in TestDeadPeerIsSummarisedInTheLogs
+	deadPeerMaxLines  = 10                     // lines about it a survivor may write in that minute
+	deadPeerCallEvery = 500 * time.Millisecond // the survivors serve calls meanwhile
+)
+
+// logLines is the JSON lines node p wrote from byte offset from on, each checked as a log
+// pipeline reads it (jsonlog.Check: one object, no key twice, keys in snake_case), without
+// the harness's start and exit markers.
+func logLines(t *testing.T, p *e2etest.Proc, from int) []map[string]any {
+	t.Helper()
+	out := p.Logs.String()
+	if len(out) >= e2etest.MaxLogBytes {
+		t.Fatalf("node %s wrote more than the harness keeps (%d bytes)", p.Tag, e2etest.MaxLogBytes)
+	}
+	var lines []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out[from:]), "\n") {
+		if line == "" || strings.HasPrefix(line, "----- ") {
+			continue
+		}
+		if err := jsonlog.Check([]byte(line)); err != nil {
+			t.Errorf("node %s: %v", p.Tag, err)
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("node %s: %v", p.Tag, err)
+		}
+		lines = append(lines, m)
+	}
+	return lines
+}
+
+// aboveInfo fails the test for every line of node tag above INFO, saying when it was written.
+func aboveInfo(t *testing.T, when, tag string, lines []map[string]any) {
+	t.Helper()
+	for _, l := range lines {
+		if l["level"] != "INFO" && l["level"] != "DEBUG" {
+			t.Errorf("%s, node %s logged %v: %v", when, tag, l["level"], l)
+		}
+	}
+}
+
+// While one node of three is dead for a minute, each survivor writes at most a few lines about
+// it (raft's ~160 errors a minute about a peer are summarised), every line valid JSON with
+// snake_case keys; the cluster serves meanwhile, and takes the node back.
+func TestDeadPeerIsSummarisedInTheLogs(t *testing.T) {
+	t.Parallel()
+	c := e2etest.StartCluster(t, "--log-format", "json")
+	deadTag := c.Leader()
+	dead := c.Node(deadTag)
+	deadID := raftIDOf(t, c, deadTag)
+	survivors := c.Others(deadTag)
+	from := map[string]int{}
+	for _, tag := range survivors {
+		from[tag] = len(c.Node(tag).Logs.String())
+	}
+	dead.Kill9()
+
+	served := 0
+	tick := time.NewTicker(deadPeerCallEvery)
+	defer tick.Stop()
+	for end, running := time.After(deadPeerFor), true; running; {
+		select {
+		case <-tick.C:
+			_, err := c.Ids[survivors[served%2]].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "logs|", RequestId: c.RequestID()})
+			switch {
+			case err == nil:
+				served++
+			case !e2etest.Retryable(err):
+				t.Fatalf("Generate while %s is dead: %v", deadTag, err)
+			}
+		case <-end:
+			running = false
+		}
+	}
+	if served < int(deadPeerFor/deadPeerCallEvery)/2 {
+		t.Errorf("the survivors answered %d calls in %v", served, deadPeerFor)
+	}
+	for _, tag := range survivors {
+		var about []string
+		for _, l := range logLines(t, c.Node(tag), from[tag]) {
+			if text, _ := json.Marshal(l); strings.Contains(string(text), deadID) || strings.Contains(string(text), dead.RaftAddr) {
+				about = append(about, string(text))
+			}
+		}
+		t.Logf("node %s: %d lines about dead node %s in %v:\n%s", tag, len(about), deadTag, deadPeerFor, strings.Join(about, "\n"))
+		if len(about) > deadPeerMaxLines || len(about) == 0 {
+			t.Errorf("node %s wrote %d lines about dead node %s in %v, want 1 to %d:\n%s",
+				tag, len(about), deadTag, deadPeerFor, deadPeerMaxLines, strings.Join(about, "\n"))
+		}
+	}
+	dead.Restart()
+	c.WaitServing(deadTag)
+	for _, p := range c.Nodes {
+		p.Stop()
+		logLines(t, p, 0)
+	}
+}
+
+// raftIDOf is node tag's Raft member ID (tag and incarnation), as Status reports it.
+func raftIDOf(t *testing.T, c *e2etest.Cluster, tag string) string {
+	t.Helper()
+	st, err := c.Admin[tag].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
+	if err != nil {
+		t.Fatalf("Status via %s: %v", tag, err)
+	}
+	for _, n := range st.GetNodes() {
+		if n.GetTag() == tag && n.GetId() != "" {
+			return n.GetId()
+		}
+	}
+	t.Fatalf("Status via %s names no member ID for %s: %v", tag, tag, st)
+	return ""
+}
+
+// A normal start and stop logs nothing above INFO: a node alone, and a cluster of three
+// forming, electing its first leader and losing a follower that stops cleanly (the others
+// report the lost peer; the follower says nothing alarming about its own stop). An admin call
+// made on a follower and refused by the leader is logged once in the whole cluster, with who
+// asked. A node without HTTP does not claim an HTTP address.
+func TestNormalStartAndStopLogNothingAboveInfo(t *testing.T) {
+	t.Parallel()
+	single := e2etest.StartNode(t, e2etest.NodeOpts{Tag: "S", Extra: []string{"--log-format", "json"}})
+	single.WaitServing(e2etest.ServeTimeout)
+	single.Stop()
+	lines := logLines(t, single, 0)
+	aboveInfo(t, "a single node's start and stop", "S", lines)
+	for _, l := range lines {
+		if l["msg"] == "idnode serving" && l["http"] != "off" {
+			t.Errorf("a node without HTTP logged http=%v", l["http"])
+		}
+	}
+
+	c := e2etest.StartCluster(t, "--log-format", "json")
+	leader := c.Leader()
+	follower := c.Others(leader)[0]
+	// Registration and the cluster's first settings follow the election: the start is over
+	// when every node says it is registered.
+	for _, p := range c.Nodes {
+		e2etest.Eventually(t, e2etest.ServeTimeout, "node "+p.Tag+" registered", func() error {
+			if !strings.Contains(p.Logs.String(), `"msg":"registered in the cluster"`) {
+				return fmt.Errorf("no registration line yet")
+			}
+			return nil
+		})
+		aboveInfo(t, "a cluster's start", p.Tag, logLines(t, p, 0))
+	}
+
+	from := map[string]int{}
+	for _, p := range c.Nodes {
+		from[p.Tag] = len(p.Logs.String())
+	}
+	_, err := c.Admin[follower].RemoveNode(e2etest.RPCCtx(t), &idnodev1.RemoveNodeRequest{Tag: "Q"})
+	if status.Code(err) != codes.NotFound {
+		t.Fatalf("RemoveNode(Q) via %s: %v, want NOT_FOUND", follower, err)
+	}
+	// The node logs the refusal as its answer leaves: the line may reach its output after the
+	// caller has the answer.
+	var audit []map[string]any
+	e2etest.Eventually(t, e2etest.ServeTimeout, "the audit line of the refused RemoveNode", func() error {
+		audit = nil
+		for _, p := range c.Nodes {
+			for _, l := range logLines(t, p, from[p.Tag]) {
+				if l["msg"] == "admin call refused" {
+					audit = append(audit, l)
+				}
+			}
+		}
+		if len(audit) == 0 {
+			return fmt.Errorf("no audit line yet")
+		}
+		return nil
+	})
+	if len(audit) != 1 || audit[0]["node"] != follower || audit[0]["method"] != "RemoveNode" || audit[0]["code"] != "NotFound" ||
+		audit[0]["credential"] != "loopback" || !strings.HasPrefix(fmt.Sprint(audit[0]["peer"]), "127.0.0.1:") {
+		t.Errorf("audit lines for one refused RemoveNode via %s: %v; want one, on %s, with code NotFound, credential loopback and the peer", follower, audit, follower)
+	}
+
+	stopped := c.Node(follower)
+	begin := len(stopped.Logs.String())
+	stopped.Stop()
+	aboveInfo(t, "a follower's clean stop", follower, logLines(t, stopped, begin))
+}

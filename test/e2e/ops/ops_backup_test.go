@@ -1,0 +1,112 @@
+package ops
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
+)
+
+// TestBackupRestoreIntoAFreshCluster backs up a running cluster (through a follower, which
+// relays to the leader) and restores it into a fresh cluster with other node tags: the new
+// cluster's identities and HiLo ranges start above everything the old one handed out, and the
+// old tags can never be used again.
+func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
+	t.Parallel()
+	old := e2etest.StartCluster(t)
+	rec := history.New()
+
+	// History: identities through every node, a seed, HiLo ranges, server-side IDs.
+	var ordersMax int64
+	for i, tag := range []string{"A", "B", "C", "A"} {
+		_, last := old.MustIdentity(rec, "orders", int64(10*(i+1)), tag)
+		ordersMax = max(ordersMax, last)
+	}
+	if _, err := old.Ids["B"].SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "Invoices", Value: 5000}); err != nil {
+		t.Fatal(err)
+	}
+	var cartsMax int64
+	for _, via := range []string{"C", "A", "B"} {
+		cartsMax = max(cartsMax, old.NextHiLo(rec, "carts", via).GetHigh())
+	}
+	for _, tag := range e2etest.ClusterTags {
+		old.MustServerSide(rec, "users", tag)
+	}
+
+	leader := old.Leader()
+	follower := old.Others(leader)[0]
+	file := filepath.Join(t.TempDir(), "old.backup")
+	out := e2etest.MustIdctl(t, nil, "--addr", old.Node(follower).GRPCAddr, "backup", file)
+	if !strings.Contains(out, "from leader "+leader) {
+		t.Errorf("backup via follower %s: %q, want it taken on leader %s", follower, out, leader)
+	}
+
+	// The new cluster: tags D, E, F (A, B and C have issued server-side IDs that D, E, F's
+	// fresh etag counters would repeat under the same tags).
+	nodes := e2etest.StartNodes(t, []string{"D", "E", "F"}, nil, nil)
+	newAddr := []string{"IDNODE_ADDR=" + e2etest.AddrsOf(nodes...)}
+	conn := e2etest.DialOver(t, nodes[1].GRPCAddr, nil)
+	ids, admin := idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn)
+	// It already handed out a few values of its own before the restore.
+	if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|", Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+
+	raw := e2etest.MustIdctl(t, newAddr, "restore", file, "--json")
+	var m map[string]string // protojson writes int64 as strings
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatalf("restore --json: %v\n%s", err, raw)
+	}
+	if m["identities"] != "2" || m["identities_raised"] != "2" || m["hilo_tags"] != "1" || m["hilo_raised"] != "1" || m["tags"] != "3" || m["tags_retired"] != "3" {
+		t.Errorf("restore answered %s", raw)
+	}
+
+	resp, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, first, perr := history.ParseIdentityID(resp.GetIds()[0], '/')
+	if perr != nil || first != ordersMax+1 {
+		t.Errorf("first identity after the restore %v (%v), want orders/%d", resp.GetIds(), perr, ordersMax+1)
+	}
+	inv, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "invoices"})
+	if err != nil || inv.GetFirst() != 5001 {
+		t.Errorf("next invoices identity %v, %v; want 5001", inv, err)
+	}
+	hilo, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "Carts"})
+	// Above the old cluster's HiLo Max, which its nodes' pools took beyond cartsMax.
+	if err != nil || hilo.GetLow() <= cartsMax {
+		t.Errorf("first HiLo range after the restore %v, %v; want it above %d", hilo, err, cartsMax)
+	}
+	// An old range's tail cannot be given back into the new cluster.
+	stale := &idnodev1.ReturnHiLoRequest{Tag: "carts", End: cartsMax, Last: cartsMax - 10, GrantId: "a-grant-of-the-old-cluster"}
+	if resp, err := ids.ReturnHiLo(e2etest.RPCCtx(t), stale); err != nil || resp.GetReturned() {
+		t.Fatalf("ReturnHiLo of an old range = %v, %v; want not returned", resp, err)
+	}
+	hilo2, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
+	if err != nil || hilo2.GetLow() <= hilo.GetHigh() {
+		t.Errorf("range after a stale return %v, %v; want above %d", hilo2, err, hilo.GetHigh())
+	}
+	for _, tag := range e2etest.ClusterTags {
+		_, err := admin.AddNode(e2etest.RPCCtx(t), &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: e2etest.FreeAddr(t), GrpcAddress: e2etest.FreeAddr(t), NonVoter: true})
+		if status.Code(err) != codes.AlreadyExists {
+			t.Errorf("AddNode with the old cluster's tag %s: %v, want ALREADY_EXISTS (retired)", tag, err)
+		}
+	}
+
+	// A second restore of the same backup changes nothing, and says so.
+	if out := e2etest.MustIdctl(t, newAddr, "restore", file); !strings.Contains(out, "2 identities (0 raised), 1 HiLo tags (0 raised), 3 node tags (0 newly retired)") {
+		t.Errorf("second restore: %q", out)
+	}
+	next, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
+	if err != nil || next.GetFirst() != ordersMax+2 {
+		t.Errorf("identity after a second restore %v, %v; want %d", next, err, ordersMax+2)
+	}
+}

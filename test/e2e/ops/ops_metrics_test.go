@@ -1,0 +1,144 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
+)
+
+// TestMetrics scrapes /metrics of a three-node cluster: the gRPC server metrics, Raft state,
+// IDs issued per strategy, batch and range sizes, and a no-quorum refusal. Node A also serves
+// the profiler (--pprof); the others must not.
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	metricsAddr := map[string]string{}
+	for _, tag := range e2etest.ClusterTags {
+		metricsAddr[tag] = e2etest.FreeAddr(t)
+	}
+	nodes := e2etest.StartNodes(t, e2etest.ClusterTags, func(tag string) []string {
+		args := []string{"--metrics-addr", metricsAddr[tag]}
+		if tag == "A" {
+			args = append(args, "--pprof")
+		}
+		return args
+	}, nil)
+	for _, tag := range e2etest.ClusterTags {
+		code, body := e2etest.HTTPGet(t, metricsAddr[tag], "/debug/pprof/")
+		switch {
+		case tag == "A" && (code != http.StatusOK || !strings.Contains(body, "goroutine")):
+			t.Errorf("node A (--pprof): GET /debug/pprof/ = %d %q, want 200 and the profiles", code, body)
+		case tag != "A" && code != http.StatusNotFound:
+			t.Errorf("node %s (no --pprof): GET /debug/pprof/ = %d, want 404", tag, code)
+		}
+	}
+	byTag := map[string]*e2etest.Proc{}
+	ids := map[string]idnodev1.IdServiceClient{}
+	for _, p := range nodes {
+		byTag[p.Tag] = p
+		ids[p.Tag] = idnodev1.NewIdServiceClient(e2etest.DialOver(t, p.GRPCAddr, nil))
+	}
+	leader := leaderVia(t, e2etest.DialOver(t, nodes[0].GRPCAddr, nil))
+	var followers []string
+	for _, tag := range e2etest.ClusterTags {
+		if tag != leader {
+			followers = append(followers, tag)
+		}
+	}
+
+	gen := func(via, id string, count int64) {
+		t.Helper()
+		if _, err := ids[via].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: id, Count: count}); err != nil {
+			t.Fatalf("Generate(%q) via %s: %v", id, via, err)
+		}
+	}
+	gen(leader, "orders|", 3)
+	gen(leader, "users/", 1)
+	gen(leader, "", 2)
+	gen(leader, "users/ayende", 1)
+	if _, err := ids[leader].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
+		t.Fatal(err)
+	}
+	gen(followers[0], "orders|", 4) // relayed: counted where it was asked, not on the leader
+
+	body := e2etest.Scrape(t, metricsAddr[leader])
+	for series, want := range map[string]float64{
+		`idnode_ids_issued_total{database="default",strategy="identity"}`:    3,
+		`idnode_ids_issued_total{database="default",strategy="server-side"}`: 1,
+		`idnode_ids_issued_total{database="default",strategy="guid"}`:        2,
+		`idnode_ids_issued_total{database="default",strategy="semantic"}`:    1,
+		`idnode_ids_issued_total{database="default",strategy="hilo"}`:        32,
+		`idnode_hilo_range_size_sum`:                                         32,
+		`idnode_raft_state{state="leader"}`:                                  1,
+		`idnode_raft_state{state="follower"}`:                                0,
+		`idnode_raft_last_contact_seconds`:                                   0,
+		`idnode_no_quorum_refusals_total`:                                    0,
+		`grpc_server_handled_total{grpc_code="OK",grpc_method="Generate",grpc_service="idnode.v1.IdService",grpc_type="unary"}`: 4,
+	} {
+		if got := e2etest.MetricValue(t, body, series); got != want {
+			t.Errorf("leader %s: %s = %v, want %v", leader, series, got, want)
+		}
+	}
+	for _, series := range []string{
+		`idnode_raft_term`, `idnode_raft_commit_index`, `idnode_raft_applied_index`,
+		`idnode_raft_apply_duration_seconds_count`, `idnode_identity_batch_size_count`,
+		`grpc_server_handling_seconds_count{grpc_method="Generate",grpc_service="idnode.v1.IdService",grpc_type="unary"}`,
+		`grpc_server_started_total{grpc_method="NextHiLo",grpc_service="idnode.v1.IdService",grpc_type="unary"}`,
+	} {
+		if got := e2etest.MetricValue(t, body, series); got < 1 {
+			t.Errorf("leader %s: %s = %v, want at least 1", leader, series, got)
+		}
+	}
+	if !strings.Contains(body, "go_goroutines ") || !strings.Contains(body, "process_resident_memory_bytes ") {
+		t.Error("/metrics lacks the Go runtime and process metrics")
+	}
+
+	f := followers[0]
+	body = e2etest.Scrape(t, metricsAddr[f])
+	if got := e2etest.MetricValue(t, body, `idnode_ids_issued_total{database="default",strategy="identity"}`); got != 4 {
+		t.Errorf("follower %s issued %v identities, want 4", f, got)
+	}
+	if e2etest.MetricValue(t, body, `idnode_raft_state{state="follower"}`) != 1 || e2etest.MetricValue(t, body, `idnode_raft_last_contact_seconds`) < 0 {
+		t.Errorf("follower %s Raft metrics:\n%s", f, grep(body, "idnode_raft_"))
+	}
+
+	// Freeze the other two: f refuses identities for want of a quorum, and counts it.
+	others := []*e2etest.Proc{byTag[leader], byTag[followers[1]]}
+	for _, p := range others {
+		p.Sigstop()
+	}
+	defer func() {
+		for _, p := range others {
+			p.Sigcont()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.RefusalLimit)
+	defer cancel()
+	_, err := ids[f].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|"})
+	if status.Code(err) != codes.Unavailable || !strings.HasPrefix(status.Convert(err).Message(), "no quorum") {
+		t.Fatalf("Generate(orders|) on a node cut off from the others: %v, want UNAVAILABLE no quorum", err)
+	}
+	e2etest.Eventually(t, e2etest.RPCTimeout, "the refusal is counted", func() error {
+		if got := e2etest.MetricValue(t, e2etest.Scrape(t, metricsAddr[f]), `idnode_no_quorum_refusals_total`); got != 1 {
+			return fmt.Errorf("idnode_no_quorum_refusals_total = %v", got)
+		}
+		return nil
+	})
+}
+
+func grep(body, prefix string) string {
+	var out []string
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

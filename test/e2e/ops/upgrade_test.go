@@ -1,0 +1,292 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/fsm"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/history"
+)
+
+// previousRelease is the commit the upgrade test builds as the release before this tree: the
+// main that users ran before cluster versions (issue 44), a build that knows none of them.
+// Move it to the commit of the newest release once releases are tagged.
+const previousRelease = "5f6224504073c2067e36f5aa10ea9ae159cace8b"
+
+// previousVersion is the version string the previous release is built with.
+const previousVersion = "v0.0.0-previous"
+
+// upgradeJoinWait bounds a node of the previous release trying to join after finalisation:
+// it must be refused, and exit, well within its own join timeout.
+const upgradeJoinWait = 30 * time.Second
+
+var previous struct {
+	once    sync.Once
+	path    string
+	missing string // why the commit cannot be built here (a shallow clone), or ""
+	err     error
+}
+
+// buildPrevious builds cmd/idnode of previousRelease once per test binary: its tree is taken
+// out of this repository's history (git archive) into binDir and built there. A clone without
+// that commit (a shallow one) skips the test, and fails it under CI=true.
+func buildPrevious(t testing.TB) string {
+	t.Helper()
+	previous.once.Do(func() { previous.path, previous.missing, previous.err = buildCommit(previousRelease) })
+	if previous.missing != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(previous.missing)
+		}
+		t.Skip(previous.missing)
+	}
+	if previous.err != nil {
+		t.Fatalf("building the previous release: %v", previous.err)
+	}
+	return previous.path
+}
+
+func buildCommit(commit string) (path, missing string, err error) {
+	root, err := e2etest.RepoRoot()
+	if err != nil {
+		return "", "", err
+	}
+	if exec.Command("git", "-C", root, "cat-file", "-e", commit+"^{commit}").Run() != nil {
+		return "", fmt.Sprintf("commit %s (the previous release) is not in this clone: fetch the whole history (git fetch --unshallow)", commit[:12]), nil
+	}
+	dir, err := e2etest.BinDir()
+	if err != nil {
+		return "", "", err
+	}
+	src := filepath.Join(dir, "previous-src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return "", "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.BuildTimeout)
+	defer cancel()
+	tarball := filepath.Join(dir, "previous.tar")
+	path = filepath.Join(dir, "idnode-previous")
+	for _, cmd := range []*exec.Cmd{
+		exec.CommandContext(ctx, "git", "-C", root, "archive", "--format=tar", "-o", tarball, commit),
+		exec.CommandContext(ctx, "tar", "-x", "-f", tarball, "-C", src),
+		exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-X github.com/idnode/idnode/version.version="+previousVersion, "-o", path, "./cmd/idnode"),
+	} {
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args, " "), err, out)
+		}
+	}
+	return path, "", nil
+}
+
+// upgradeWork is what the upgrade test asks of the cluster at each step besides the identity
+// load: a number of its gapless series and a HiLo range, each with a request id kept across
+// retries.
+type upgradeWork struct {
+	c       *e2etest.Cluster
+	rec     *history.Recorder
+	numbers []int64
+}
+
+func (w *upgradeWork) step() {
+	w.c.T.Helper()
+	for range 3 {
+		reqID := w.c.RequestID()
+		w.c.Retried("Issue(INV)", func(ctx context.Context, tag string) error {
+			resp, err := w.c.SeriesClient(tag).Issue(ctx, &idnodev1.IssueRequest{Series: "INV", RequestId: reqID, DocumentHash: "aa11"})
+			if err == nil {
+				w.numbers = append(w.numbers, resp.GetEntry().GetNumber())
+			}
+			return err
+		})
+	}
+	reqID := w.c.RequestID()
+	w.c.Retried("NextHiLo(invoices)", func(ctx context.Context, tag string) error {
+		resp, err := w.c.Ids[tag].NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "invoices", RequestId: reqID})
+		if err == nil {
+			w.rec.HiLoRange("invoices", resp.GetLow(), resp.GetHigh())
+		}
+		return err
+	})
+}
+
+// TestRollingUpgradeFromThePreviousRelease runs a cluster of the previous release under load,
+// upgrades it node by node with the leadership moved onto an upgraded node and back onto an
+// old one in the middle, rolls it back to the previous release and forward again before
+// finalising, and checks that no node halts, no client sees an error but a retried
+// UNAVAILABLE, no identity or HiLo number is handed out twice, the series verifies, and the
+// command new in this build is refused, naming the nodes on older builds, until finalisation.
+func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
+	old, current := buildPrevious(t), e2etest.BuildIdnode(t)
+	c := e2etest.StartClusterWith(t, func(string) e2etest.NodeOpts { return e2etest.NodeOpts{Binary: old} })
+	env := []string{"IDNODE_ADDR=" + strings.Join(c.GRPCAddrs(), ",")}
+	rec := history.New()
+	ld := c.StartLoad(rec, 3, "orders")
+	e2etest.WaitAcks(t, rec, 30, ld)
+	w := &upgradeWork{c: c, rec: rec}
+	c.Retried("CreateSeries(INV)", func(ctx context.Context, tag string) error {
+		_, err := c.SeriesClient(tag).CreateSeries(ctx, &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{n:04}", RequestId: "create-inv"})
+		return err
+	})
+	c.Retried("Claim", func(ctx context.Context, tag string) error {
+		_, err := c.Ids[tag].Claim(ctx, &idnodev1.ClaimRequest{Ids: []string{"users/1", "users/2", "users/3"}, Owner: "importer", RequestId: "claim-importer"})
+		return err
+	})
+	w.step()
+
+	// A backup the previous release wrote opens here.
+	backup := filepath.Join(t.TempDir(), "old.backup")
+	e2etest.MustIdctl(t, env, "backup", backup)
+	f, err := os.Open(backup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fsm.ReadBackup(f)
+	f.Close()
+	if err != nil || len(b.Identities) == 0 || len(b.HiLo) == 0 || len(b.Series) != 1 {
+		t.Fatalf("the previous release's backup: %v; %d identities, %d HiLo tags, %d series", err, len(b.Identities), len(b.HiLo), len(b.Series))
+	}
+	// … and restores into a cluster of this build: its counters above the backup's, its series whole.
+	e := e2etest.StartNode(t, e2etest.NodeOpts{Tag: "E"})
+	e.WaitServing(e2etest.ServeTimeout)
+	e2etest.MustIdctl(t, []string{"IDNODE_ADDR=" + e.GRPCAddr}, "restore", backup)
+	restored := e2etest.DialConn(t, e.GRPCAddr)
+	for _, id := range b.Identities {
+		got, err := idnodev1.NewIdServiceClient(restored).Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: id.Name + "|"})
+		if err != nil {
+			t.Fatalf("after the restore: %v", err)
+		}
+		if n, _, err := e2etest.ParseIdentities(got.GetIds(), id.Name, 1); err != nil || n <= id.Value {
+			t.Fatalf("after the restore %s| gave %v (%v); the backup had it at %d", id.Name, got.GetIds(), err, id.Value)
+		}
+	}
+	if v, err := idnodev1.NewSeriesServiceClient(restored).VerifySeries(e2etest.RPCCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"}); err != nil || !v.GetOk() {
+		t.Fatalf("the restored series INV: %v, %v", v, err)
+	}
+	e.Stop()
+
+	leader := c.Leader()
+	first := c.Others(leader)[0]
+	last := c.Others(leader, first)[0]
+	transfer := func(to string) {
+		t.Helper()
+		c.Retried("TransferLeadership to "+to, func(ctx context.Context, tag string) error {
+			_, err := c.Admin[tag].TransferLeadership(ctx, &idnodev1.TransferLeadershipRequest{Tag: to})
+			return err
+		})
+	}
+
+	// A new leader over two old followers: the election that used to halt them.
+	c.SwapBinary(first, current)
+	transfer(first)
+	w.step()
+	e2etest.Eventually(t, e2etest.LeaderTimeout, "ReleaseOwner refused, naming the two nodes on the previous release", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
+		defer cancel()
+		_, err := c.Ids[first].ReleaseOwner(ctx, &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
+		msg := status.Convert(err).Message()
+		if status.Code(err) != codes.FailedPrecondition || !strings.Contains(msg, "ReleaseOwner") {
+			t.Fatalf("ReleaseOwner with nodes on the previous release: %v", err)
+		}
+		if !strings.Contains(msg, leader+" (version 1") || !strings.Contains(msg, last+" (version 1") || strings.Contains(msg, first+" (") {
+			return fmt.Errorf("the refusal names %q", msg)
+		}
+		return nil
+	})
+	c.NoneHalted("after the first upgrade")
+
+	// The old leader next, then an old leader over two new followers, then that one.
+	c.SwapBinary(leader, current)
+	w.step()
+	transfer(last)
+	w.step()
+	c.SwapBinary(last, current)
+	w.step()
+	c.NoneHalted("after the upgrade")
+
+	e2etest.Eventually(t, e2etest.LeaderTimeout, "every member's build recorded", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
+		defer cancel()
+		cv, err := c.Admin[first].ClusterVersion(ctx, &idnodev1.ClusterVersionRequest{})
+		if err != nil || cv.GetFinalised() != 1 || cv.GetEffective() != fsm.CurrentVersion {
+			return fmt.Errorf("%v, %v", cv, err)
+		}
+		return nil
+	})
+	_, err = c.Ids[first].ReleaseOwner(e2etest.RPCCtx(t), &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
+	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(status.Convert(err).Message(), "finalise") {
+		t.Fatalf("ReleaseOwner before finalisation: %v", err)
+	}
+	e2etest.Eventually(t, e2etest.LeaderTimeout, "idctl status saying the upgrade awaits finalisation", func() error {
+		if out := e2etest.MustIdctl(t, env, "status"); !strings.Contains(out, "every member supports 2; finalise it") {
+			return fmt.Errorf("idctl status:\n%s", out)
+		}
+		return nil
+	})
+
+	// Not finalised, so the previous release may come back: roll back every node, the leader
+	// among them, then forward again. Finalising is refused while a node runs it.
+	c.SwapBinary(first, old)
+	// idctl asks the upgraded nodes: the previous release does not know ClusterVersion.
+	upgraded := []string{"IDNODE_ADDR=" + c.Node(leader).GRPCAddr + "," + c.Node(last).GRPCAddr}
+	e2etest.WantIdctlFailure(t, 1, upgraded, []string{"cluster", "version", "finalise"}, "FAILED_PRECONDITION", first+" answers with build", previousVersion)
+	w.step()
+	for _, tag := range []string{leader, last} {
+		c.SwapBinary(tag, old)
+		w.step()
+	}
+	c.NoneHalted("after the rollback")
+	for _, tag := range e2etest.ClusterTags {
+		c.SwapBinary(tag, current)
+		w.step()
+	}
+	c.NoneHalted("after the second upgrade")
+
+	e2etest.Eventually(t, e2etest.LeaderTimeout, "finalising", func() error {
+		r := e2etest.Idctl(t, env, "cluster", "version", "finalise")
+		if r.Code != 0 {
+			return fmt.Errorf("%v", r)
+		}
+		if !strings.Contains(r.Stdout, "cluster version 2 (finalised)") {
+			t.Fatalf("idctl cluster version finalise printed:\n%s", r.Stdout)
+		}
+		return nil
+	})
+	resp, err := c.Ids[first].ReleaseOwner(e2etest.RPCCtx(t), &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
+	if err != nil || resp.GetReleased() != 3 {
+		t.Fatalf("ReleaseOwner once finalised = %v, %v; want 3 released", resp, err)
+	}
+	w.step()
+	e2etest.WantIdctlFailure(t, 1, env, []string{"cluster", "version", "downgrade"}, "FAILED_PRECONDITION", "can no longer be lowered")
+
+	// A node of the previous release is refused at join, before it is a member to halt.
+	d := e2etest.StartNode(t, e2etest.NodeOpts{Tag: "D", Binary: old, RaftAddr: e2etest.FreeAddr(t), Extra: []string{"--join", c.Node(first).GRPCAddr}})
+	st, err := d.WaitExit(upgradeJoinWait)
+	if err != nil || st.ExitCode() == 0 || !strings.Contains(d.Logs.String(), "finalised at version 2") {
+		t.Fatalf("a node of the previous release joining a finalised cluster: %v, %v\n%s", st, err, d.Logs.String())
+	}
+
+	ld.Finish(t)
+	c.NoneHalted("at the end")
+	e2etest.CheckHistory(t, rec)
+	for i, n := range w.numbers {
+		if n != int64(i+1) {
+			t.Fatalf("series INV numbers %v: want 1, 2, 3, … with no gap or repeat", w.numbers)
+		}
+	}
+	v, err := c.SeriesClient(first).VerifySeries(e2etest.RPCCtx(t), &idnodev1.VerifySeriesRequest{Series: "INV"})
+	if err != nil || !v.GetOk() || v.GetIssued() != uint64(len(w.numbers)) {
+		t.Fatalf("VerifySeries(INV) = %v, %v; want ok with %d issued", v, err, len(w.numbers))
+	}
+}
