@@ -455,18 +455,22 @@ func TestConsoleActions(t *testing.T) {
 	c := e2etest.StartClusterWith(t, func(string) e2etest.NodeOpts {
 		return e2etest.NodeOpts{HTTPAddr: e2etest.FreeAddr(t), Extra: []string{"--admin-token", token}}
 	})
-	admin := metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+token)
+	// A context of its own for each call: the browser's steps between them take longer than one
+	// call's timeout.
+	admin := func() context.Context {
+		return metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+token)
+	}
 	leader := c.Leader()
 	via := c.Others(leader)[0]
-	key, err := c.Admin[leader].CreateKey(admin, &idnodev1.CreateKeyRequest{Database: "default", Role: "reader"})
+	key, err := c.Admin[leader].CreateKey(admin(), &idnodev1.CreateKeyRequest{Database: "default", Role: "reader"})
 	if err != nil {
 		t.Fatalf("CreateKey: %v", err)
 	}
-	if _, err := c.Ids[leader].NextIdentity(admin, &idnodev1.NextIdentityRequest{Name: "orders", Count: 3}); err != nil {
+	if _, err := c.Ids[leader].NextIdentity(admin(), &idnodev1.NextIdentityRequest{Name: "orders", Count: 3}); err != nil {
 		t.Fatal(err)
 	}
 	const claimed, owner = "users/ayende", "alice"
-	if _, err := c.Ids[leader].Claim(admin, &idnodev1.ClaimRequest{Ids: []string{claimed}, Owner: owner}); err != nil {
+	if _, err := c.Ids[leader].Claim(admin(), &idnodev1.ClaimRequest{Ids: []string{claimed}, Owner: owner}); err != nil {
 		t.Fatal(err)
 	}
 	base := "http://" + c.Node(via).Opts.HTTPAddr + "/ui/"
@@ -518,7 +522,7 @@ func TestConsoleActions(t *testing.T) {
 		}
 	}
 
-	counter := func() int64 { return listedCounter(admin, t, c, leader, "orders") }
+	counter := func() int64 { return listedCounter(admin(), t, c, leader, "orders") }
 	before := counter()
 	visibleActions(t, tab, base, "counters")
 	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#seed-name"), "orders"),
@@ -540,7 +544,7 @@ func TestConsoleActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	confirmAction(t, tab, "#db-create button[type=submit]", "db-status", "billing")
-	dbs, err := c.Admin[via].ListDatabases(admin, &idnodev1.ListDatabasesRequest{})
+	dbs, err := c.Admin[via].ListDatabases(admin(), &idnodev1.ListDatabasesRequest{})
 	if err != nil || !slices.ContainsFunc(dbs.GetDatabases(), func(d *idnodev1.DatabaseStatus) bool { return d.GetName() == "billing" }) {
 		t.Errorf("ListDatabases after the console created billing: %v, %v", dbs, err)
 	}
@@ -548,7 +552,7 @@ func TestConsoleActions(t *testing.T) {
 
 	visibleActions(t, tab, base, "claims")
 	confirmAction(t, tab, "#claim-release-0", "claim-status", claimed, owner, "default")
-	if got, err := c.Ids[via].GetClaims(admin, &idnodev1.GetClaimsRequest{Ids: []string{claimed}}); err != nil || len(got.GetClaims()) != 0 {
+	if got, err := c.Ids[via].GetClaims(admin(), &idnodev1.GetClaimsRequest{Ids: []string{claimed}}); err != nil || len(got.GetClaims()) != 0 {
 		t.Errorf("GetClaims(%s) after the console released it: %v, %v", claimed, got, err)
 	}
 
