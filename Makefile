@@ -11,7 +11,7 @@ COMPOSE_RUN = IDNODE_IMAGE=$(IMAGE) $(COMPOSE) -p $(PROJECT) -f deploy/docker-co
 # build with GOFLAGS=-buildvcs=false or from a copy without .git has no VCS information.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
-LDFLAGS = -s -w -X github.com/idnode/idnode/version.version=$(VERSION) -X github.com/idnode/idnode/version.commit=$(COMMIT)
+LDFLAGS = -s -w -X github.com/idnode/idnode/internal/version.version=$(VERSION) -X github.com/idnode/idnode/internal/version.commit=$(COMMIT)
 
 # What `make dist` builds: static binaries for each of these, named idnode-VERSION-OS-ARCH,
 # in DIST (a test builds one platform's in a directory of its own).

@@ -19,7 +19,7 @@ import (
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/hilo"
-	"github.com/idnode/idnode/hilogrant"
+	"github.com/idnode/idnode/internal/hilogrant"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 )

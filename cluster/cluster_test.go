@@ -16,8 +16,8 @@ import (
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/loopback"
 	"github.com/idnode/idnode/internal/poll"
+	"github.com/idnode/idnode/internal/tlsconfig"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
-	"github.com/idnode/idnode/tlsconfig"
 )
 
 const (

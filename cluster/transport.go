@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/idnode/idnode/connlimit"
+	"github.com/idnode/idnode/internal/connlimit"
 )
 
 // streamLayer is raft's TCP stream layer with an advertised address that may be a host name.

@@ -14,8 +14,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/idnode/idnode/hilopool"
-	"github.com/idnode/idnode/metrics"
+	"github.com/idnode/idnode/internal/hilopool"
+	"github.com/idnode/idnode/internal/metrics"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -98,7 +98,7 @@ func TestDeployFilesUseExportedMetrics(t *testing.T) {
 		}
 		for _, name := range used {
 			if !names[name] {
-				t.Errorf("%s uses %s, which the node does not export (metrics/): rename it there too", file, name)
+				t.Errorf("%s uses %s, which the node does not export (internal/metrics/): rename it there too", file, name)
 			}
 		}
 		for _, match := range grpcLabel.FindAllStringSubmatch(string(body), -1) {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idnode/idnode/hilogrant"
+	"github.com/idnode/idnode/internal/hilogrant"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 

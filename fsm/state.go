@@ -1,6 +1,6 @@
 package fsm
 
-import "github.com/idnode/idnode/hilogrant"
+import "github.com/idnode/idnode/internal/hilogrant"
 
 // state is everything the FSM replicates. It is only touched under FSM.mu.
 type state struct {

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/hilogrant"
+	"github.com/idnode/idnode/internal/hilogrant"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 

@@ -7,9 +7,9 @@ package identity
 import (
 	"context"
 
-	"github.com/idnode/idnode/batch"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/batch"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 

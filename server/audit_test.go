@@ -21,8 +21,8 @@ import (
 
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/jsonlog"
+	"github.com/idnode/idnode/internal/tlsconfig"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/tlsconfig"
 )
 
 type auditStream struct {

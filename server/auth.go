@@ -14,8 +14,8 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/forward"
-	"github.com/idnode/idnode/tlsconfig"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/tlsconfig"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )

@@ -26,11 +26,11 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/internal/datadir"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/node"
 	"github.com/idnode/idnode/internal/poll"
-	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
 )

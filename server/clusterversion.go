@@ -9,12 +9,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/version"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/version"
 )
 
 // versionAllows refuses a command the finalised cluster version does not include: a member on

@@ -12,11 +12,11 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/etag"
-	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/hilogrant"
 	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/internal/etag"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/hilogrant"
 	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/series"
 )

@@ -11,9 +11,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/hilogrant"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/hilogrant"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"

@@ -3,9 +3,9 @@ package server
 import (
 	"context"
 
-	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/hilopool"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/hilopool"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"

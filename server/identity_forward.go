@@ -10,8 +10,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/internal/forward"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	"github.com/idnode/idnode/reason"

@@ -4,7 +4,7 @@ import (
 	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/internal/forward"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 )
 

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/internal/forward"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 )

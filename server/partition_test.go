@@ -695,10 +695,10 @@ func TestUnansweredApplyIsOnlyWaitsHelper(t *testing.T) {
 	}
 }
 
-// TestClusterForwardingAfterHeal guards against a bug once in forward/conns.go: after a follower was cut
+// TestClusterForwardingAfterHeal guards against a bug once in internal/forward/conns.go: after a follower was cut
 // off from the leader for a while, it keeps refusing identities for seconds after the network
 // heals and its health is SERVING again, because its gRPC connection to the leader waits out
-// gRPC's default reconnect backoff (1 s growing ×1.6 up to 120 s). forward/conns.go caps the
+// gRPC's default reconnect backoff (1 s growing ×1.6 up to 120 s). internal/forward/conns.go caps the
 // backoff; this test failed before that.
 func TestClusterForwardingAfterHeal(t *testing.T) {
 	c := newTestCluster(t, 3)

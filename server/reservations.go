@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/hilopool"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/hilopool"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )

@@ -12,11 +12,11 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/version"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/version"
 )
 
 // probeTimeout bounds the health probe that decides a node's "reachable" in Status.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idnode/idnode/tlsconfig"
+	"github.com/idnode/idnode/internal/tlsconfig"
 )
 
 func init() {

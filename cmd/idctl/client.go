@@ -10,7 +10,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/idnode/idnode/client"
-	"github.com/idnode/idnode/tlsconfig"
+	"github.com/idnode/idnode/internal/tlsconfig"
 )
 
 // session is idctl's way to the cluster: the Go client over the --addr nodes, tried in the

@@ -19,8 +19,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/idnode/idnode/client"
+	"github.com/idnode/idnode/internal/version"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/version"
 )
 
 func init() {

@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/internal/datadir"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/tlsconfig"
 	"github.com/idnode/idnode/server"
-	"github.com/idnode/idnode/tlsconfig"
 )
 
 // The smallest snapshot settings: below them a busy node would snapshot, writing its whole

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/idnode/idnode/tlsconfig"
+	"github.com/idnode/idnode/internal/tlsconfig"
 )
 
 // runHealth is `idnode health`: it asks a node's grpc.health.v1 service and exits 0 only when

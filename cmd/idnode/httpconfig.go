@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idnode/idnode/httpapi"
+	"github.com/idnode/idnode/internal/httpapi"
 )
 
 // httpConfig is how the HTTP/JSON face bounds what a caller can hold (issue 23, item 6) and

@@ -18,8 +18,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/idnode/idnode/node"
-	"github.com/idnode/idnode/version"
+	"github.com/idnode/idnode/internal/node"
+	"github.com/idnode/idnode/internal/version"
 )
 
 // printVersion is `idnode version` and `idnode --version`.

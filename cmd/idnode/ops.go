@@ -10,12 +10,12 @@ import (
 
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/hilopool"
-	"github.com/idnode/idnode/httpapi"
-	"github.com/idnode/idnode/metrics"
-	"github.com/idnode/idnode/node"
+	"github.com/idnode/idnode/internal/hilopool"
+	"github.com/idnode/idnode/internal/httpapi"
+	"github.com/idnode/idnode/internal/metrics"
+	"github.com/idnode/idnode/internal/node"
+	"github.com/idnode/idnode/internal/tlsconfig"
 	"github.com/idnode/idnode/server"
-	"github.com/idnode/idnode/tlsconfig"
 )
 
 // ops wires what an operator turns on by flags: TLS, the admin token and metrics. Each part

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idnode/idnode/internal/tlsconfig"
 	"github.com/idnode/idnode/server"
-	"github.com/idnode/idnode/tlsconfig"
 )
 
 func TestOperatorFlags(t *testing.T) {

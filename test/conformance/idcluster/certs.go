@@ -7,7 +7,7 @@ import (
 
 	"google.golang.org/grpc/credentials"
 
-	"github.com/idnode/idnode/tlsconfig"
+	"github.com/idnode/idnode/internal/tlsconfig"
 )
 
 // certLife: a run lasts minutes.

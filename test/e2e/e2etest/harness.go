@@ -137,7 +137,7 @@ func RepoRoot() (string, error) {
 // does with git describe), so a test can tell every surface that reports it shows that one.
 const E2EVersion = "v0.0.0-e2e"
 
-var versionLDFlags = "-X github.com/idnode/idnode/version.version=" + E2EVersion
+var versionLDFlags = "-X github.com/idnode/idnode/internal/version.version=" + E2EVersion
 
 var idnodeBinary = &goBinary{pkg: DaemonPackage, name: binaryBaseName, flags: []string{"-ldflags", versionLDFlags}}
 

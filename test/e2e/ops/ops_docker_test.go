@@ -15,8 +15,8 @@ import (
 
 	"google.golang.org/grpc/credentials"
 
+	"github.com/idnode/idnode/internal/tlsconfig"
 	"github.com/idnode/idnode/test/e2e/e2etest"
-	"github.com/idnode/idnode/tlsconfig"
 )
 
 // TestIdctlAgainstDockerCluster runs the idctl commands against the compose cluster, plain and

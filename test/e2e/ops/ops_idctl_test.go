@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/idnode/idnode/internal/tlsconfig"
 	"github.com/idnode/idnode/test/e2e/e2etest"
-	"github.com/idnode/idnode/tlsconfig"
 )
 
 // TestIdctlCommands runs every idctl command against a three-node loopback cluster. --addr

@@ -14,10 +14,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/idnode/idnode/datadir"
+	"github.com/idnode/idnode/internal/datadir"
 	"github.com/idnode/idnode/internal/loopback"
+	"github.com/idnode/idnode/internal/node"
 	"github.com/idnode/idnode/internal/poll"
-	"github.com/idnode/idnode/node"
 )
 
 // config is a single node on loopback ports in dir, with no HTTP.

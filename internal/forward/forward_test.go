@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/forward"
+	"github.com/idnode/idnode/internal/forward"
 )
 
 // fakeCluster is the forwarding node's view of who leads; onLook runs on every look.

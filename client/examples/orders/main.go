@@ -1,7 +1,7 @@
 // Command orders shows the idnode Go client in a few lines: dial, NextID, AssignID, Close.
 //
 //	go run ./cmd/idnode &          # a single-node cluster on 127.0.0.1:7070
-//	go run ./examples/orders       # or: go run ./examples/orders -addrs 127.0.0.1:7071,127.0.0.1:7072,127.0.0.1:7073
+//	go run ./client/examples/orders       # or: go run ./client/examples/orders -addrs 127.0.0.1:7071,127.0.0.1:7072,127.0.0.1:7073
 package main
 
 import (

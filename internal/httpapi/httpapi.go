@@ -26,7 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/idnode/idnode/httpapi/console"
+	"github.com/idnode/idnode/internal/httpapi/console"
 	"github.com/idnode/idnode/proto/idnode/v1/gateway"
 	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/server"

@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
+	"github.com/idnode/idnode/internal/tlsconfig"
 	"github.com/idnode/idnode/server"
-	"github.com/idnode/idnode/tlsconfig"
 )
 
 type callHandleKey struct{}

@@ -13,7 +13,7 @@ import (
 
 // Set at link time when the build information lacks them:
 //
-//	go build -ldflags "-X github.com/idnode/idnode/version.version=v0.9.0 -X github.com/idnode/idnode/version.commit=$(git rev-parse HEAD)"
+//	go build -ldflags "-X github.com/idnode/idnode/internal/version.version=v0.9.0 -X github.com/idnode/idnode/internal/version.commit=$(git rev-parse HEAD)"
 var (
 	version string
 	commit  string

@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/datadir"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/datadir"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/hilopool"
+	"github.com/idnode/idnode/internal/hilopool"
 )
 
 type fakeRaft struct {

@@ -18,14 +18,14 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/connlimit"
-	"github.com/idnode/idnode/datadir"
-	"github.com/idnode/idnode/etag"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/hilopool"
-	"github.com/idnode/idnode/httpapi"
 	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/internal/connlimit"
+	"github.com/idnode/idnode/internal/datadir"
+	"github.com/idnode/idnode/internal/etag"
 	"github.com/idnode/idnode/internal/grpcstop"
+	"github.com/idnode/idnode/internal/hilopool"
+	"github.com/idnode/idnode/internal/httpapi"
 	"github.com/idnode/idnode/server"
 )
 

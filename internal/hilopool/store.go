@@ -9,8 +9,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/idnode/idnode/hilogrant"
 	"github.com/idnode/idnode/internal/durablefile"
+	"github.com/idnode/idnode/internal/hilogrant"
 )
 
 // pool is one key's numbers.

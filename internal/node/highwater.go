@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/datadir"
+	"github.com/idnode/idnode/internal/datadir"
 )
 
 // followHighWater records in the data dir's manifest, every --high-water-interval, the newest

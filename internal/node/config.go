@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/forward"
-	"github.com/idnode/idnode/hilopool"
-	"github.com/idnode/idnode/httpapi"
+	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/hilopool"
+	"github.com/idnode/idnode/internal/httpapi"
 	"github.com/idnode/idnode/server"
 )
 

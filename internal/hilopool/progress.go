@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/idnode/idnode/hilogrant"
+	"github.com/idnode/idnode/internal/hilogrant"
 )
 
 // Progress: what the cluster records of a pool (issue 24). The node publishes through Raft a

@@ -3,7 +3,7 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/idnode/idnode/hilopool"
+	"github.com/idnode/idnode/internal/hilopool"
 )
 
 // PoolSource is what the HiLo pool collector reads when Prometheus scrapes; hilopool.Store is one.

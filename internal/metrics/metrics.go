@@ -24,7 +24,7 @@ import (
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/version"
+	"github.com/idnode/idnode/internal/version"
 )
 
 // Metrics holds the node's registry and every metric on it.

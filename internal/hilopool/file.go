@@ -8,7 +8,7 @@ import (
 	"hash/crc32"
 	"strings"
 
-	"github.com/idnode/idnode/hilogrant"
+	"github.com/idnode/idnode/internal/hilogrant"
 )
 
 // fileVersion is the format this build writes (see the package doc). It also reads version 1,
