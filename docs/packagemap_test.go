@@ -2,6 +2,7 @@ package docs
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -97,6 +98,32 @@ func TestPackageMap(t *testing.T) {
 	for i, m := range missing {
 		if i == 0 || missing[i-1] != m {
 			t.Errorf("%s holds Go code, but DESIGN.md's package map does not list it: add a row saying what it is", m)
+		}
+	}
+}
+
+// The top level shows the design (issue 45): every folder at the top of the repository that git
+// tracks is in the package map, itself or by a folder under it, so a new one comes with a row
+// saying what it is, and the daemon's plumbing goes under internal/ rather than beside it.
+func TestTopLevelIsMapped(t *testing.T) {
+	out, err := exec.Command("git", "-C", root, "ls-files").Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v (not a git checkout?)", err)
+	}
+	listed := listedPackages(t)
+	isListed := map[string]bool{}
+	for _, p := range listed {
+		isListed[p] = true
+	}
+	seen := map[string]bool{}
+	for _, file := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		top, _, isFolder := strings.Cut(file, "/")
+		if !isFolder || strings.HasPrefix(top, ".") || seen[top] {
+			continue
+		}
+		seen[top] = true
+		if !isListed[top] && !listsUnder(listed, top) {
+			t.Errorf("%s/ is at the top of the repository, but DESIGN.md's package map does not list it: add a row, or move it under internal/ if it is the daemon's plumbing", top)
 		}
 	}
 }

@@ -77,6 +77,9 @@ func buildCommit(commit string) (path, missing string, err error) {
 	defer cancel()
 	tarball := filepath.Join(dir, "previous.tar")
 	path = filepath.Join(dir, "idnode-previous")
+	// The -X path is the previous release's: its version package is still at the top level,
+	// where this tree had it before issue 45 moved it under internal. Move it with
+	// previousRelease.
 	for _, cmd := range []*exec.Cmd{
 		exec.CommandContext(ctx, "git", "-C", root, "archive", "--format=tar", "-o", tarball, commit),
 		exec.CommandContext(ctx, "tar", "-x", "-f", tarball, "-C", src),
