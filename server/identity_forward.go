@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/idnode/idnode/batch"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/forward"
 	"github.com/idnode/idnode/identity"
@@ -155,4 +156,15 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 		out.Answers[i] = a
 	}
 	return out, nil
+}
+
+// identityRounds is cfg.Identity for the leader's batcher (leader) or the follower's, telling
+// cfg.OnIdentityRound which one answered a batch.
+func identityRounds(cfg Config, leader bool) identity.Options {
+	opts := cfg.Identity
+	opts.OnRound = nil
+	if f := cfg.OnIdentityRound; f != nil {
+		opts.OnRound = func(r batch.Round) { f(leader, r) }
+	}
+	return opts
 }
