@@ -35,7 +35,7 @@ func TestOnEntryTellsEveryStageInOrder(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	got := stages[index]
-	order := []EntryStage{EntryProposed, EntryStored, EntryApplying, EntryApplied, EntryAnswered}
+	order := []EntryStage{EntryProposed, EntryDispatched, EntryStored, EntryApplying, EntryApplied, EntryAnswered}
 	for i, s := range order {
 		if got[s].IsZero() {
 			t.Fatalf("entry %d: stage %d never told; told %v", index, s, got)

@@ -119,7 +119,7 @@ func (g *storageGuard) StoreLogs(l []*raft.Log) error {
 	if err := g.check(g.LogStore.StoreLogs(l), true); err != nil {
 		return err
 	}
-	g.trace.logs(EntryStored, l)
+	g.trace.stored(l)
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -28,6 +30,7 @@ func BenchmarkIdentityRound(b *testing.B) {
 	c := newTestClusterConfigured(b, 3, func(nc *node.Config) {
 		tag := nc.Tag
 		nc.Timing = cluster.DefaultTiming
+		nc.GRPCOptions = append(nc.GRPCOptions, grpc.StatsHandler(servedCalls{rt: rt, tag: tag}))
 		nc.ClusterConfig = func(cc cluster.Config) cluster.Config {
 			cc.OnEntry = rt.onEntry(tag)
 			return cc

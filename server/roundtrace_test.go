@@ -7,13 +7,17 @@ package server_test
 // process's clock, so the stages of one entry on different nodes subtract.
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"google.golang.org/grpc/stats"
 
 	"github.com/idnode/idnode/batch"
 	"github.com/idnode/idnode/cluster"
@@ -33,12 +37,16 @@ type roundTrace struct {
 	// Per batch: the leader's commit (proposed → answered), a follower's relay call, sizes.
 	leaderCommit, relayCall []time.Duration
 	leaderSizes, relaySizes []int
+	// Per NextIdentity call, as each node's gRPC server saw it: from its headers' arrival to
+	// the end of the answer (the node's whole part, interceptors included), by leader or
+	// follower.
+	served map[string][]time.Duration
 }
 
 // entryStamps is when one log entry passed each stage, by node tag.
 type entryStamps struct {
-	proposed, answered        time.Time
-	stored, applying, applied map[string]time.Time
+	proposed, dispatched, answered time.Time
+	stored, applying, applied      map[string]time.Time
 }
 
 func newRoundTrace(leader string) *roundTrace {
@@ -52,6 +60,7 @@ func (rt *roundTrace) start() {
 	rt.on, rt.entries = true, make(map[uint64]*entryStamps)
 	rt.leaderWait, rt.relayedWait, rt.followerWait = nil, nil, nil
 	rt.leaderCommit, rt.relayCall, rt.leaderSizes, rt.relaySizes = nil, nil, nil, nil
+	rt.served = map[string][]time.Duration{}
 }
 
 func (rt *roundTrace) stop() {
@@ -77,6 +86,8 @@ func (rt *roundTrace) onEntry(tag string) func(cluster.EntryStage, uint64, uint6
 			switch stage {
 			case cluster.EntryProposed:
 				e.proposed = at
+			case cluster.EntryDispatched:
+				e.dispatched = at
 			case cluster.EntryAnswered:
 				e.answered = at
 			case cluster.EntryStored:
@@ -89,6 +100,46 @@ func (rt *roundTrace) onEntry(tag string) func(cluster.EntryStage, uint64, uint6
 		}
 	}
 }
+
+// servedCalls is a gRPC stats handler for the node tag's client port: it times each
+// NextIdentity call from its arrival to its end.
+type servedCalls struct {
+	rt  *roundTrace
+	tag string
+}
+
+type arrivalKey struct{}
+
+func (s servedCalls) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
+	if strings.HasSuffix(info.FullMethodName, "/NextIdentity") {
+		return context.WithValue(ctx, arrivalKey{}, new(time.Time))
+	}
+	return ctx
+}
+
+func (s servedCalls) HandleRPC(ctx context.Context, st stats.RPCStats) {
+	arrived, ok := ctx.Value(arrivalKey{}).(*time.Time)
+	if !ok {
+		return
+	}
+	switch st := st.(type) {
+	case *stats.Begin:
+		*arrived = st.BeginTime
+	case *stats.End:
+		route := "follower"
+		if s.tag == s.rt.leader {
+			route = "leader"
+		}
+		s.rt.mu.Lock()
+		defer s.rt.mu.Unlock()
+		if s.rt.on && st.Error == nil {
+			s.rt.served[route] = append(s.rt.served[route], st.EndTime.Sub(*arrived))
+		}
+	}
+}
+
+func (servedCalls) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+func (servedCalls) HandleConn(context.Context, stats.ConnStats)                       {}
 
 // onIdentityRound is server.Config.OnIdentityRound.
 func (rt *roundTrace) onIdentityRound(leader bool, r batch.Round) {
@@ -118,8 +169,8 @@ func (rt *roundTrace) onIdentityRound(leader bool, r batch.Round) {
 
 // roundStages are the stages of the leader's entries, each the time between two stamps.
 type roundStages struct {
-	leaderStored, firstFollower, lastFollower, commitToFSM, fsm, answer, whole []time.Duration
-	inFlight                                                                   []int
+	queued, leaderStored, firstFollower, lastFollower, commitToFSM, fsm, answer, whole []time.Duration
+	inFlight                                                                           []int
 }
 
 // stages measures every entry the leader proposed and saw through to its answer.
@@ -129,7 +180,7 @@ func (rt *roundTrace) stages() roundStages {
 	var rounds []span
 	for _, e := range rt.entries {
 		lead, ok := e.stored[rt.leader]
-		if e.proposed.IsZero() || e.answered.IsZero() || !ok || e.applying[rt.leader].IsZero() || e.applied[rt.leader].IsZero() {
+		if e.proposed.IsZero() || e.dispatched.IsZero() || e.answered.IsZero() || !ok || e.applying[rt.leader].IsZero() || e.applied[rt.leader].IsZero() {
 			continue
 		}
 		var followers []time.Time
@@ -146,7 +197,8 @@ func (rt *roundTrace) stages() roundStages {
 		if lead.After(quorum) {
 			quorum = lead
 		}
-		s.leaderStored = append(s.leaderStored, lead.Sub(e.proposed))
+		s.queued = append(s.queued, e.dispatched.Sub(e.proposed))
+		s.leaderStored = append(s.leaderStored, lead.Sub(e.dispatched))
 		s.firstFollower = append(s.firstFollower, followers[0].Sub(lead))
 		s.lastFollower = append(s.lastFollower, followers[len(followers)-1].Sub(lead))
 		s.commitToFSM = append(s.commitToFSM, e.applying[rt.leader].Sub(quorum))
@@ -183,14 +235,16 @@ func (rt *roundTrace) report(w io.Writer, callers map[string][]time.Duration) {
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t\n", name, len(d), ms(quantile(d, 0.50)), ms(quantile(d, 0.99)))
 	}
 	for _, route := range slices.Sorted(maps.Keys(callers)) {
-		row("call, caller on "+route+" (end to end)", callers[route])
+		row("call, caller on "+route+" (end to end, at the caller)", callers[route])
+		row("  at the node: arrival → answer sent", rt.served[route])
 	}
 	row("follower: queued until its batch is relayed", rt.followerWait)
 	row("follower: relay call to the leader (batch)", rt.relayCall)
 	row("leader: own caller queued until proposed", rt.leaderWait)
 	row("leader: relayed item queued until proposed", rt.relayedWait)
 	row("leader: batch commit (proposed → answered)", rt.leaderCommit)
-	row("  raft Apply → stored on leader (queue+append+fsync)", s.leaderStored)
+	row("  raft Apply → raft's leader loop dispatches it", s.queued)
+	row("  dispatched → stored on leader (append+fsync)", s.leaderStored)
 	row("  leader stored → first follower stored (send+append+fsync)", s.firstFollower)
 	row("  leader stored → last follower stored", s.lastFollower)
 	row("  quorum stored → leader FSM begins (commit notice)", s.commitToFSM)
