@@ -35,8 +35,9 @@ type Options struct {
 	// MaxInFlight caps batches committed but not yet answered. While all are in flight new
 	// requests queue up, and the next batch takes them all: this is what makes batches grow
 	// with load, with no timer adding latency when the load is light. One suits the leader
-	// (group commit): every extra entry in flight costs each follower its own fsynced write,
-	// and measured slower at every concurrency (docs/BENCHMARKS.md).
+	// (group commit): every extra entry in flight costs each follower its own fsynced write.
+	// Two in flight cut a relayed item's wait but broke batches up (p50 27 → 1) and were no
+	// faster (docs/BENCHMARKS.md, "Where an identity's time goes").
 	MaxInFlight int
 	// CommitTimeout bounds one batch's commit; the caller's own deadline usually ends sooner.
 	CommitTimeout time.Duration
