@@ -45,6 +45,8 @@ type watchedFSM struct {
 	applied          atomic.Uint64
 	// opened is the index of the snapshot raft opened last; a Restore that follows applies it.
 	opened atomic.Uint64
+	// trace is Config.OnEntry (EntryApplying, EntryApplied).
+	trace entryTrace
 
 	mu       sync.Mutex
 	running  []*raft.Log // the entries being applied, nil when idle; raft's, only read
@@ -53,8 +55,9 @@ type watchedFSM struct {
 }
 
 func (w *watchedFSM) Apply(l *raft.Log) any {
-	w.begin([]*raft.Log{l})
-	defer w.end(l.Index)
+	logs := []*raft.Log{l}
+	w.begin(logs)
+	defer w.end(logs)
 	return w.BatchingFSM.Apply(l)
 }
 
@@ -63,7 +66,7 @@ func (w *watchedFSM) ApplyBatch(logs []*raft.Log) []any {
 		return nil
 	}
 	w.begin(logs)
-	defer w.end(logs[len(logs)-1].Index)
+	defer w.end(logs)
 	return w.BatchingFSM.ApplyBatch(logs)
 }
 
@@ -78,14 +81,16 @@ func (w *watchedFSM) Restore(rc io.ReadCloser) error {
 // begin records the entries raft hands the FSM; the hot path, so nothing is copied until the
 // watchdog asks.
 func (w *watchedFSM) begin(logs []*raft.Log) {
+	w.trace.logs(EntryApplying, logs)
 	now := time.Now()
 	w.mu.Lock()
 	w.running, w.since, w.reported = logs, now, false
 	w.mu.Unlock()
 }
 
-func (w *watchedFSM) end(index uint64) {
-	w.applied.Store(index)
+func (w *watchedFSM) end(logs []*raft.Log) {
+	w.applied.Store(logs[len(logs)-1].Index)
+	w.trace.logs(EntryApplied, logs)
 	w.mu.Lock()
 	w.running = nil
 	w.mu.Unlock()

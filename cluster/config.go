@@ -47,6 +47,9 @@ type Config struct {
 	TLS *tls.Config
 	// OnApply, when set, is told how long each Apply took, committed or not (metrics).
 	OnApply func(time.Duration)
+	// OnEntry, when set, is told when log entries first..last pass each EntryStage on this
+	// node (the commit-round trace). Unset, nothing is timed.
+	OnEntry func(stage EntryStage, first, last uint64, at time.Time)
 	// MinLogIndex is the newest index this data dir is known to have held (datadir's
 	// manifest); a Raft log and snapshots that end before it are refused at start.
 	MinLogIndex uint64

@@ -96,8 +96,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, journal: journal, log: cfg.Logger, raftLog: raftLog, closed: make(chan struct{}),
 		leaders: leaderLog{now: time.Now}}
 	n.fsm.UseSeries(journal)
-	n.watched = &watchedFSM{BatchingFSM: n.fsm}
-	n.guard = &storageGuard{StableStore: store, path: filepath.Join(raftDir, "raft.db"), log: cfg.Logger,
+	n.watched = &watchedFSM{BatchingFSM: n.fsm, trace: cfg.OnEntry}
+	n.guard = &storageGuard{StableStore: store, trace: cfg.OnEntry, path: filepath.Join(raftDir, "raft.db"), log: cfg.Logger,
 		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}, halt: cfg.OnStorageHalt}
 	if cfg.OnHalt != nil {
 		n.fsm.OnHalt(cfg.OnHalt)
@@ -244,9 +244,17 @@ func (n *Node) Apply(ctx context.Context, cmd []byte) (any, error) {
 	if n.cfg.OnApply != nil {
 		defer observeSince(n.cfg.OnApply, time.Now())
 	}
+	var proposed time.Time
+	if n.cfg.OnEntry != nil {
+		proposed = time.Now()
+	}
 	f := n.raft.Apply(cmd, n.enqueueTimeout(ctx))
 	if err := n.wait(ctx, f); err != nil {
 		return nil, err
+	}
+	if n.cfg.OnEntry != nil {
+		n.cfg.OnEntry(EntryProposed, f.Index(), f.Index(), proposed)
+		n.cfg.OnEntry(EntryAnswered, f.Index(), f.Index(), time.Now())
 	}
 	resp := f.Response()
 	if err, ok := resp.(error); ok {

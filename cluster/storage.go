@@ -66,6 +66,8 @@ type storageGuard struct {
 	timing func(heartbeat, election time.Duration)
 	normal Timing
 	log    *slog.Logger
+	// trace is Config.OnEntry, told of every append that succeeds (EntryStored).
+	trace entryTrace
 	// halt stops the node when the term cannot be written (Config.OnStorageHalt); nil: raft
 	// panics as it does by itself.
 	halt func(error)
@@ -111,10 +113,14 @@ func (g *storageGuard) setTiming(heartbeat, election time.Duration) {
 	}
 }
 
-func (g *storageGuard) StoreLog(l *raft.Log) error { return g.check(g.LogStore.StoreLog(l), true) }
+func (g *storageGuard) StoreLog(l *raft.Log) error { return g.StoreLogs([]*raft.Log{l}) }
 
 func (g *storageGuard) StoreLogs(l []*raft.Log) error {
-	return g.check(g.LogStore.StoreLogs(l), true)
+	if err := g.check(g.LogStore.StoreLogs(l), true); err != nil {
+		return err
+	}
+	g.trace.stored(l)
+	return nil
 }
 
 func (g *storageGuard) DeleteRange(lo, hi uint64) error {

@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultMaxClaims bounds a database's claims when its creation set no limit. Measured with
-// IDs of 12–14 bytes and no owner (bench/claims.sh, docs/BENCHMARKS.md#claims), a claim costs
+// IDs of 12–14 bytes and no owner (bench/claims.sh, docs/BENCHMARKS-STATE.md#claims), a claim costs
 // every replica 106–142 bytes of live heap (the claims map's fill level varies between its
 // growth steps) and a snapshot 16–17 bytes (the ID plus 4 bytes of framing); a longer ID or an
 // owner adds its bytes to both. At the default, 10⁶ claims are ~145 MB of live heap, a node's

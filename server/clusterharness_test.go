@@ -90,6 +90,13 @@ func newTestCluster(t testing.TB, n int) *testCluster {
 // newTestClusterWith is newTestCluster with each node's server config passed through sc.
 func newTestClusterWith(t testing.TB, n int, sc func(server.Config) server.Config) *testCluster {
 	t.Helper()
+	return newTestClusterConfigured(t, n, func(c *node.Config) { c.ServerConfig = sc })
+}
+
+// newTestClusterConfigured is newTestCluster with each node's config passed through configure
+// before the node starts.
+func newTestClusterConfigured(t testing.TB, n int, configure func(*node.Config)) *testCluster {
+	t.Helper()
 	if n < 1 || n > 26 {
 		t.Fatalf("newTestCluster: %d nodes", n)
 	}
@@ -132,7 +139,7 @@ func newTestClusterWith(t testing.TB, n int, sc func(server.Config) server.Confi
 		if err := datadir.SaveNodeState(tn.Dir, st); err != nil {
 			t.Fatalf("node state of node %s: %v", tn.Tag, err)
 		}
-		n, err := node.Start(context.Background(), node.Config{
+		nc := node.Config{
 			DataDir: tn.Dir, Tag: tn.Tag, TagSet: true, Separator: docid.DefaultSeparator,
 			GRPCListener: lis[i], GRPCAdvertise: tn.GRPCAddr,
 			RaftAddr: string(tn.RaftAddr), Peers: peers,
@@ -141,8 +148,9 @@ func newTestClusterWith(t testing.TB, n int, sc func(server.Config) server.Confi
 			Transport: tn.Trans, InternalListener: internal[i], Timing: harnessTiming,
 			Dial:          c.Net.dialer(tn.Tag),
 			ServerOptions: []grpc.ServerOption{grpc.WaitForHandlers(true)},
-			ServerConfig:  sc,
-		})
+		}
+		configure(&nc)
+		n, err := node.Start(context.Background(), nc)
 		if err != nil {
 			lis[i].Close()
 			internal[i].Close()

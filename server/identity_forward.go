@@ -11,6 +11,7 @@ import (
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/internal/batch"
 	"github.com/idnode/idnode/internal/forward"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -155,4 +156,15 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 		out.Answers[i] = a
 	}
 	return out, nil
+}
+
+// identityRounds is cfg.Identity for the leader's batcher (leader) or the follower's, telling
+// cfg.OnIdentityRound which one answered a batch.
+func identityRounds(cfg Config, leader bool) identity.Options {
+	opts := cfg.Identity
+	opts.OnRound = nil
+	if f := cfg.OnIdentityRound; f != nil {
+		opts.OnRound = func(r batch.Round) { f(leader, r) }
+	}
+	return opts
 }

@@ -75,8 +75,12 @@ type Config struct {
 	MaxCount    int64 // largest count per call
 	HiLo        hilo.Policy
 	Identity    identity.Options
-	Now         func() time.Time
-	Logger      *slog.Logger
+	// OnIdentityRound, when set, is told of every identity batch once answered: the leader's
+	// (leader true, committed to Raft) and a follower's (relayed to the leader). The
+	// commit-round trace (bench_round_test.go) reads it; Identity.OnRound is not used.
+	OnIdentityRound func(leader bool, r batch.Round)
+	Now             func() time.Time
+	Logger          *slog.Logger
 	// State is this node's identity from its data dir; SaveState persists it when the
 	// cluster accepts the node.
 	State     datadir.NodeState
@@ -191,7 +195,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		cfg:         cfg,
 		node:        node,
 		etags:       etags,
-		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, cfg.Identity),
+		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, identityRounds(cfg, true)),
 		health:      health.NewServer(),
 		poolAnswers: hilopool.NewAnswers[*idnodev1.NextHiLoResponse](toStatus(fsm.ErrRequestIDReused)),
 		log:         cfg.Logger,
@@ -209,14 +213,14 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		s.cfg.Pools = s.poolMarks
 	}
 	s.poolGranter = s.newPoolGranter()
-	forwardOpts := cfg.Identity
+	forwardOpts := identityRounds(cfg, false)
 	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
 		forwardOpts.MaxInFlight = forwardInFlight
 	}
 	s.forwardBatch = identity.NewBatcher(forwardCommitter{s}, forwardOpts)
 	issueOpts := cfg.Identity
 	issueOpts.MaxBatch = min(max(issueOpts.MaxBatch, 1), maxIssueBatch)
-	issueOpts.OnBatch = nil
+	issueOpts.OnBatch, issueOpts.OnRound = nil, nil
 	issueFailed := func(err error) series.IssueResult { return series.IssueResult{Err: err} }
 	s.issues = batch.New(issueCommitter{s}, issueOpts, issueFailed)
 	issueOpts.MaxInFlight = forwardOpts.MaxInFlight

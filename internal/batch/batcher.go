@@ -35,13 +35,28 @@ type Options struct {
 	// MaxInFlight caps batches committed but not yet answered. While all are in flight new
 	// requests queue up, and the next batch takes them all: this is what makes batches grow
 	// with load, with no timer adding latency when the load is light. One suits the leader
-	// (group commit): every extra entry in flight costs each follower its own fsynced write,
-	// and measured slower at every concurrency (docs/BENCHMARKS.md).
+	// (group commit): every extra entry in flight costs each follower its own fsynced write.
+	// Two in flight cut a relayed item's wait but broke batches up (p50 27 → 1) and were no
+	// faster (docs/BENCHMARKS.md, "Where an identity's time goes").
 	MaxInFlight int
 	// CommitTimeout bounds one batch's commit; the caller's own deadline usually ends sooner.
 	CommitTimeout time.Duration
 	// OnBatch, when set, is told the size of every batch before it is committed (metrics).
 	OnBatch func(size int)
+	// OnRound, when set, is told when each batch's items were queued, proposed and answered,
+	// once its callers have their answers (the commit-round trace: bench_round_test.go in
+	// package server). Unset, the batcher reads no clock.
+	OnRound func(Round)
+}
+
+// Round is one batch's times, for OnRound.
+type Round struct {
+	// Queued is when each item was queued, in the batch's order; Many says it came in a
+	// DoMany (a follower's relayed batch, on the leader).
+	Queued []time.Time
+	Many   []bool
+	// Proposed is when the batch went to the Committer, Answered when it returned.
+	Proposed, Answered time.Time
 }
 
 // uncoalescedInFlight lets that many single-request entries be in flight when coalescing is
@@ -70,6 +85,9 @@ type request[In, Out any] struct {
 	ctx   context.Context
 	item  In
 	reply chan Out
+	// queued and many are kept for OnRound only.
+	queued time.Time
+	many   bool
 }
 
 // New starts the coalescing loop; Close stops it. failed makes the answer of an item that
@@ -106,6 +124,7 @@ func New[In, Out any](c Committer[In, Out], opts Options, failed func(error) Out
 func (b *Batcher[In, Out]) Do(ctx context.Context, item In) (Out, error) {
 	var none Out
 	r := &request[In, Out]{ctx: ctx, item: item, reply: make(chan Out, 1)}
+	b.stamp(r)
 	if err := b.enqueue(ctx, r); err != nil {
 		return none, err
 	}
@@ -124,7 +143,8 @@ func (b *Batcher[In, Out]) DoMany(ctx context.Context, items []In) []Out {
 	out := make([]Out, len(items))
 	reqs := make([]*request[In, Out], 0, len(items))
 	for i, item := range items {
-		r := &request[In, Out]{ctx: ctx, item: item, reply: make(chan Out, 1)}
+		r := &request[In, Out]{ctx: ctx, item: item, reply: make(chan Out, 1), many: true}
+		b.stamp(r)
 		if err := b.enqueue(ctx, r); err != nil {
 			for j := i; j < len(items); j++ {
 				out[j] = b.failed(err)
@@ -141,6 +161,13 @@ func (b *Batcher[In, Out]) DoMany(ctx context.Context, items []In) []Out {
 		}
 	}
 	return out
+}
+
+// stamp records when r was queued, for OnRound.
+func (b *Batcher[In, Out]) stamp(r *request[In, Out]) {
+	if b.opts.OnRound != nil {
+		r.queued = time.Now()
+	}
 }
 
 // enqueue hands r to the loop. Holding closeMu for reading keeps Close from slipping in
@@ -214,7 +241,14 @@ func (b *Batcher[In, Out]) propose(batch []*request[In, Out]) {
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), b.opts.CommitTimeout, ErrCommitTimeout)
 	defer cancel()
+	var proposed time.Time
+	if b.opts.OnRound != nil {
+		proposed = time.Now()
+	}
 	results, err := b.commit.Commit(ctx, items)
+	if b.opts.OnRound != nil {
+		defer b.traceRound(batch, proposed, time.Now())
+	}
 	if err == nil && len(results) != len(batch) {
 		err = fmt.Errorf("a batch of %d answered with %d results", len(batch), len(results))
 	}
@@ -225,6 +259,15 @@ func (b *Batcher[In, Out]) propose(batch []*request[In, Out]) {
 			r.reply <- results[i]
 		}
 	}
+}
+
+// traceRound tells OnRound of a batch whose callers have been answered.
+func (b *Batcher[In, Out]) traceRound(batch []*request[In, Out], proposed, answered time.Time) {
+	r := Round{Queued: make([]time.Time, len(batch)), Many: make([]bool, len(batch)), Proposed: proposed, Answered: answered}
+	for i, req := range batch {
+		r.Queued[i], r.Many[i] = req.queued, req.many
+	}
+	b.opts.OnRound(r)
 }
 
 // Close stops the loop; calls queued and not yet proposed fail with ErrClosed.

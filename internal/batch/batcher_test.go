@@ -91,3 +91,24 @@ func TestFailuresAnswerThroughFailed(t *testing.T) {
 		t.Errorf("DoMany after Close answered %q", got[0])
 	}
 }
+
+// OnRound tells of every batch once answered: when each item was queued (and whether in a
+// DoMany), before the batch was proposed, and the answer after.
+func TestOnRoundTellsWhenItemsWereQueued(t *testing.T) {
+	rounds := make(chan Round, 4)
+	b := New[string, string](&upper{}, Options{OnRound: func(r Round) { rounds <- r }}, failed)
+	defer b.Close()
+	if out, _ := b.Do(context.Background(), "one"); out != "ONE" {
+		t.Fatalf("Do answered %q", out)
+	}
+	b.DoMany(context.Background(), []string{"x"})
+	for _, many := range []bool{false, true} {
+		r := <-rounds
+		if len(r.Queued) != 1 || len(r.Many) != 1 || r.Many[0] != many {
+			t.Fatalf("round %+v: want one item, many=%v", r, many)
+		}
+		if r.Queued[0].IsZero() || r.Proposed.Before(r.Queued[0]) || r.Answered.Before(r.Proposed) {
+			t.Errorf("round %+v: want queued ≤ proposed ≤ answered", r)
+		}
+	}
+}
