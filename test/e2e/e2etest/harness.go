@@ -364,8 +364,17 @@ func (p *Proc) Stop() time.Duration {
 	return time.Since(begin)
 }
 
-// Sigstop freezes the process (it keeps its sockets but answers nothing); sigcont resumes it.
-func (p *Proc) Sigstop() { p.t.Helper(); p.Signal(syscall.SIGSTOP) }
+// Sigstop freezes the process (it keeps its sockets but answers nothing), and returns once every
+// thread of it has stopped, so that nothing the test does next races the node's last moments;
+// Sigcont resumes it.
+func (p *Proc) Sigstop() {
+	p.t.Helper()
+	p.Signal(syscall.SIGSTOP)
+	cmd, _ := p.Current()
+	poll.Until(p.t, "node "+p.Tag+" stopped by SIGSTOP", 10*time.Second, time.Millisecond, func() error {
+		return allStopped(cmd.Process.Pid)
+	})
+}
 func (p *Proc) Sigcont() { p.t.Helper(); p.Signal(syscall.SIGCONT) }
 
 // Restart starts the process again with the same arguments and data dir; it must have exited.
