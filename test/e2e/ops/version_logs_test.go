@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -47,9 +48,21 @@ func TestEveryVersionSurfaceAgrees(t *testing.T) {
 			t.Errorf("idctl status: node %s version %q, want %q", n.Tag, n.Version, idnodeVersion)
 		}
 	}
-	want := fmt.Sprintf(`idnode_build_info{commit="",goversion=%q,version=%q} 1`, strings.TrimSuffix(idnodeVersion[strings.LastIndex(idnodeVersion, " ")+1:], ")"), idnodeVersion)
-	if body := e2etest.Scrape(t, metrics); !strings.Contains(body, want) {
-		t.Errorf("/metrics lacks %s:\n%s", want, grep(body, "idnode_build_info"))
+	// "v0.0.0-e2e (commit 1a2b3c4d5e6f, go1.26.0)", "+modified" after the commit when the
+	// checkout had changes: the label holds the whole commit the short one begins, or nothing
+	// where the build has no VCS information ("commit unknown").
+	var short, goVersion string
+	if _, err := fmt.Sscanf(idnodeVersion[len(e2etest.E2EVersion):], " (commit %s %s", &short, &goVersion); err != nil {
+		t.Fatalf("idnode --version = %q: %v", idnodeVersion, err)
+	}
+	commit := regexp.QuoteMeta(strings.TrimSuffix(strings.TrimSuffix(short, ","), "+modified")) + "[0-9a-f]*"
+	if short == "unknown," {
+		commit = ""
+	}
+	want := regexp.MustCompile(fmt.Sprintf(`(?m)^idnode_build_info\{commit="%s",goversion="%s",version="%s"\} 1$`,
+		commit, regexp.QuoteMeta(strings.TrimSuffix(goVersion, ")")), regexp.QuoteMeta(idnodeVersion)))
+	if body := e2etest.Scrape(t, metrics); !want.MatchString(body) {
+		t.Errorf("/metrics lacks a line matching %s:\n%s", want, grep(body, "idnode_build_info"))
 	}
 }
 
