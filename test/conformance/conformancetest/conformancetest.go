@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/idnode/idnode/internal/nodeenv"
 )
 
 // Time limits: a runner's whole run, and building the binaries on a cold cache.
@@ -55,13 +57,7 @@ func Env(t testing.TB) []string {
 			t.Fatalf("building the conformance binaries: %v", err)
 		}
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "IDNODE_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env,
+	return nodeenv.Clean(
 		"IDNODE_BIN="+filepath.Join(bin, "idnode"),
 		"IDNODE_CLUSTER_BIN="+filepath.Join(bin, "idcluster"),
 		"IDNODE_CONFORMANCE_DIR="+filepath.Join(root, "test", "conformance", "scenarios"))

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/idnode/idnode/internal/nodeenv"
 )
 
 // Time limits: every wait here is bounded by one of these.
@@ -77,7 +79,7 @@ func (n *node) launch() error {
 	}
 	cmd := exec.Command(n.bin, n.args...)
 	cmd.Dir = n.dir
-	cmd.Env = cleanEnv()
+	cmd.Env = nodeenv.Clean()
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
@@ -157,16 +159,4 @@ func (n *node) tail() string {
 		b = b[len(b)-logTail:]
 	}
 	return strings.TrimSpace(string(b))
-}
-
-// cleanEnv is this process's environment without IDNODE_*: a developer's settings must not
-// change the nodes the suite runs.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "IDNODE_") {
-			env = append(env, kv)
-		}
-	}
-	return env
 }

@@ -14,6 +14,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/internal/nodeenv"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
@@ -76,7 +77,7 @@ func TestTLSClusterRefusesPlaintext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout*2)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bin, append([]string{"health", "--addr", nodes[1].GRPCAddr}, args...)...)
-		cmd.Env = e2etest.CleanEnv(env...)
+		cmd.Env = nodeenv.Clean(env...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/internal/nodeenv"
 	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
@@ -493,7 +494,7 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 	// No HTTP: its default address may be another test's, and the warning would be a second line.
 	cmd := exec.CommandContext(jctx, bin, "--join", a.GRPCAddr, "--tag", "D", "--data-dir", t.TempDir(),
 		"--grpc-addr", e2etest.FreeAddr(t), "--raft-addr", e2etest.FreeAddr(t), "--http-addr", "")
-	cmd.Dir, cmd.Env = t.TempDir(), e2etest.CleanEnv()
+	cmd.Dir, cmd.Env = t.TempDir(), nodeenv.Clean()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err = cmd.Run()

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/internal/nodeenv"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/history"
@@ -116,7 +117,7 @@ func runIdnode(t *testing.T, args ...string) (string, int) {
 	ctx, cancel := context.WithTimeout(context.Background(), e2etest.ClusterJoinWait)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e2etest.BuildIdnode(t), args...)
-	cmd.Dir, cmd.Env = t.TempDir(), e2etest.CleanEnv()
+	cmd.Dir, cmd.Env = t.TempDir(), nodeenv.Clean()
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {

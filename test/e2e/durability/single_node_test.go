@@ -22,6 +22,7 @@ import (
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/internal/nodeenv"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
@@ -498,7 +499,7 @@ func TestCleanShutdownAndBadFlags(t *testing.T) {
 					"--data-dir", filepath.Join(t.TempDir(), "data")}, tc.args...)
 				cmd := exec.CommandContext(ctx, bin, args...)
 				cmd.Dir = t.TempDir()
-				cmd.Env = e2etest.CleanEnv()
+				cmd.Env = nodeenv.Clean()
 				var stdout, stderr strings.Builder
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				err := cmd.Run()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idnode/idnode/flake"
 	"github.com/idnode/idnode/flakelease"
+	"github.com/idnode/idnode/internal/nodeenv"
 )
 
 // MaxErrorsKept is how many unexpected errors or problems a check keeps for its report.
@@ -31,7 +32,7 @@ func StartFlakeMinter(t testing.TB, label string, addrs []string, out string, fl
 	t.Helper()
 	p := &Proc{
 		t: t, bin: BuildFlakeMinter(t), Logs: &logBuffer{max: MaxLogBytes}, Tag: label,
-		Opts: NodeOpts{Dir: t.TempDir()}, env: CleanEnv(),
+		Opts: NodeOpts{Dir: t.TempDir()}, env: nodeenv.Clean(),
 		Args: append([]string{"-addrs", strings.Join(addrs, ","), "-out", out, "-holder", label}, flags...),
 	}
 	t.Cleanup(func() {

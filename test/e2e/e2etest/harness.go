@@ -26,6 +26,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/idnode/idnode/internal/loopback"
+	"github.com/idnode/idnode/internal/nodeenv"
 	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -231,7 +232,7 @@ func StartNode(t testing.TB, opts NodeOpts) *Proc {
 		}
 		p.Args = append(p.Args, opts.Extra...)
 	}
-	p.env = CleanEnv(opts.Env...)
+	p.env = nodeenv.Clean(opts.Env...)
 	t.Cleanup(func() {
 		p.killIfRunning()
 		if t.Failed() {
@@ -250,18 +251,6 @@ func peerAddr(peers, tag string) string {
 		}
 	}
 	return ""
-}
-
-// CleanEnv is this process's environment without IDNODE_* (a developer's settings must not
-// change what the tests run), plus extra.
-func CleanEnv(extra ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "IDNODE_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, extra...)
 }
 
 func (p *Proc) start() {

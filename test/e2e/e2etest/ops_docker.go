@@ -18,6 +18,8 @@ import (
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc/credentials"
+
+	"github.com/idnode/idnode/internal/nodeenv"
 )
 
 const (
@@ -59,7 +61,7 @@ func OpsDockerFor(t *testing.T) *OpsCompose {
 	}
 	id := uuid.NewString()[:8]
 	d := &OpsCompose{T: t, Root: root, dir: t.TempDir(), Project: "idnode-ops-" + id, Image: "idnode:ops-" + id, HostOf: map[string]string{}}
-	d.Env = CleanEnv("COMPOSE_PROJECT_NAME="+d.Project, "IDNODE_IMAGE="+d.Image)
+	d.Env = nodeenv.Clean("COMPOSE_PROJECT_NAME="+d.Project, "IDNODE_IMAGE="+d.Image)
 	OwnProject(d.Project)
 	if _, err := exec.LookPath("docker"); err != nil {
 		prereq("no docker on PATH")

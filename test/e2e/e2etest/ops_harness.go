@@ -20,6 +20,8 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/idnode/idnode/internal/nodeenv"
 )
 
 const (
@@ -87,7 +89,7 @@ func IdctlIn(t testing.TB, dir string, env []string, args ...string) idctlResult
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = CleanEnv(env...)
+	cmd.Env = nodeenv.Clean(env...)
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

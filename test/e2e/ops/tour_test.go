@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/internal/loopback"
+	"github.com/idnode/idnode/internal/nodeenv"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -181,7 +182,7 @@ func runTour(t *testing.T, shell, idctl string, steps []tourStep) {
 	cmd := exec.CommandContext(ctx, shell, args...)
 	cmd.Dir = dir
 	// No start-up file of the reader's (BASH_ENV) either; idctl's default address is the node.
-	cmd.Env = e2etest.CleanEnv("HOME="+dir, "BASH_ENV=", "PATH="+filepath.Dir(idctl)+string(os.PathListSeparator)+os.Getenv("PATH"),
+	cmd.Env = nodeenv.Clean("HOME="+dir, "BASH_ENV=", "PATH="+filepath.Dir(idctl)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"IDNODE_ADDR="+p.GRPCAddr)
 	cmd.WaitDelay = e2etest.StopTimeout // a command left running must not hold the output pipe for ever
 	var out bytes.Buffer

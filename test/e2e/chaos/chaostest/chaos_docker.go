@@ -21,6 +21,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/idnode/idnode/client"
+	"github.com/idnode/idnode/internal/nodeenv"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
@@ -130,7 +131,7 @@ func chaosDockerFor(t *testing.T) *chaosDocker {
 	d := &chaosDocker{
 		root: root, file: filepath.Join(root, "deploy", "docker-compose.yml"),
 		override:   filepath.Join(t.TempDir(), "docker-compose.chaos.yml"),
-		env:        append(e2etest.CleanEnv(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+e2etest.ChaosProject, "IDNODE_ADMIN_TOKEN="+chaosAdminToken),
+		env:        append(nodeenv.Clean(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+e2etest.ChaosProject, "IDNODE_ADMIN_TOKEN="+chaosAdminToken),
 		newIPs:     os.Getenv(chaosNewIPsEnv) == "1",
 		containers: map[string]string{},
 		raftIPs:    map[string]string{},
