@@ -54,16 +54,13 @@ func (s *Server) hasLeader() bool {
 // committed when asked, at some time since the node started: a restarted node replays its log
 // only once a leader tells it how far the log is committed, and until then it would answer
 // from an old state (the node's registration, read from its data dir, does not say). Once
-// true it stays true. A commit index of 0 is a leader's that has not committed an entry of its
-// term yet.
+// true it stays true.
 func (s *Server) caughtUpSinceStart(ctx context.Context) bool {
 	if s.caughtUpOnce.Load() {
 		return true
 	}
-	if target, ok := s.leaderCommitIndex(ctx); ok && target > 0 && s.node.HasApplied(target) {
-		s.caughtUpOnce.Store(true)
-	}
-	return s.caughtUpOnce.Load()
+	target, ok := s.startTarget(ctx)
+	return ok && s.appliedSinceStart(target)
 }
 
 func servingStatus(ok bool) healthpb.HealthCheckResponse_ServingStatus {

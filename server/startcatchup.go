@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -27,16 +26,29 @@ func (s *Server) checkCaughtUp(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, startCatchUpWait)
 	defer cancel()
-	t := time.NewTicker(catchUpPoll)
-	defer t.Stop()
-	for !s.caughtUpSinceStart(ctx) {
-		select {
-		case <-ctx.Done():
-			return reason.Error(codes.Unavailable, reason.NotCaughtUp,
-				"this node has not yet applied what the cluster had committed when it started, so it may not know the cluster's API keys; "+
-					"it refuses calls a key guards until it has (a leader must be reachable). Use another node, or retry")
-		case <-t.C:
-		}
+	// catchUp asks the leader once and waits for this node to apply that far, rather than asking
+	// again at every look: under load the leader's commit index moves on between two looks.
+	if !catchUp(ctx, s.caughtUpOnce.Load, s.startTarget, s.appliedSinceStart) {
+		return reason.Error(codes.Unavailable, reason.NotCaughtUp,
+			"this node has not yet applied what the cluster had committed when it started, so it may not know the cluster's API keys; "+
+				"it refuses calls a key guards until it has (a leader must be reachable). Use another node, or retry")
 	}
 	return nil
+}
+
+// startTarget is how far this node must apply to have caught up: the leader's commit index,
+// not ok while there is none, or while it is 0 (a leader that has not committed an entry of
+// its term yet).
+func (s *Server) startTarget(ctx context.Context) (uint64, bool) {
+	target, ok := s.leaderCommitIndex(ctx)
+	return target, ok && target > 0
+}
+
+// appliedSinceStart records that this node has caught up once it has applied target; it
+// reports whether the node has caught up since its start.
+func (s *Server) appliedSinceStart(target uint64) bool {
+	if s.node.HasApplied(target) {
+		s.caughtUpOnce.Store(true)
+	}
+	return s.caughtUpOnce.Load()
 }
