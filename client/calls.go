@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -48,7 +49,18 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 // may hold fewer than count values (block.Len(), at least one). A retry on another node
 // reuses the call's request_id: the cluster answers it with the values it already reserved
 // instead of new ones.
+//
+// Concurrent calls for one value (count 0 or 1) of the same counter fold: the calls that
+// arrive while the counter's call in flight is out share the next call, for as many values,
+// and its block is split among them in arrival order (fold.go). A call that starts after
+// another returned still gets a larger value. A call whose context carries outgoing gRPC
+// metadata is sent on its own: the metadata may be its caller's alone.
 func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (docid.IdentityBlock, error) {
+	if count == 0 || count == 1 {
+		if _, ok := metadata.FromOutgoingContext(ctx); !ok {
+			return c.fold.next(ctx, name)
+		}
+	}
 	return c.NextIdentityRaw(ctx, &idnodev1.NextIdentityRequest{Name: name, Count: count})
 }
 

@@ -215,7 +215,8 @@ type Client struct {
 	preferred atomic.Int64 // index of the node that answered last; calls start there
 	leader    atomic.Int64 // 1 + index of the node last named as leader (leader.go); 0: unknown
 	gens      *hilo.MultiGenerator
-	grants    grantNodes // which node granted each recent HiLo range (grants.go)
+	fold      *identityFold // concurrent single identities (fold.go)
+	grants    grantNodes    // which node granted each recent HiLo range (grants.go)
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -270,6 +271,9 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 		c.preferred.Store(mrand.Int64N(int64(len(c.nodes)))) // spread clients over the nodes
 	}
 	c.gens = hilo.NewMultiGenerator(c, o.genOpts...)
+	c.fold = newIdentityFold(func(ctx context.Context, name string, count int64, requestID string) (docid.IdentityBlock, error) {
+		return c.NextIdentityRaw(ctx, &idnodev1.NextIdentityRequest{Name: name, Count: count, RequestId: requestID})
+	})
 	return c, nil
 }
 

@@ -29,11 +29,12 @@ func dialGoClients(ctx context.Context, cfg *config) ([]*client.Client, func(), 
 	return clients, closeAll, nil
 }
 
-// newGoClientWorkload (--via go-client): every op is client.Generate, as an application makes
-// the call: identities go to the leader the client learned from the nodes' idnode-leader
-// header (falling back to the other nodes), GUIDs and server-side IDs are spread over the
-// nodes, and UNAVAILABLE is retried on another node within the call's timeout. Callers share
-// the clients round-robin.
+// newGoClientWorkload (--via go-client): every op is the Go client's call, as an application
+// makes it: identities are client.NextIdentity (one value per call folds with the other
+// callers' of the same counter, fold.go in the client), sent to the leader the client learned
+// from the nodes' idnode-leader header (falling back to the other nodes); GUIDs and
+// server-side IDs are client.Generate, spread over the nodes; UNAVAILABLE is retried on
+// another node within the call's timeout. Callers share the clients round-robin.
 func newGoClientWorkload(ctx context.Context, cfg *config) (*workload, error) {
 	clients, closeAll, err := dialGoClients(ctx, cfg)
 	if err != nil {
@@ -55,16 +56,23 @@ func newGoClientWorkload(ctx context.Context, cfg *config) (*workload, error) {
 	names := &nameCycle{prefix: cfg.prefix, n: cfg.names}
 	want := cfg.idsPerOp()
 	ops := goClientOps(cfg, clients, func(ctx context.Context, c *client.Client, _ int) (int64, error) {
-		callID := id
 		if identity {
-			callID = names.name() + "|"
+			name := names.name()
+			b, err := c.NextIdentity(ctx, name, count)
+			if err != nil {
+				return 0, err
+			}
+			if got := b.Len(); got != want {
+				return 0, fmt.Errorf("%w: NextIdentity(%q, count %d) returned %d values", errBadResponse, name, count, got)
+			}
+			return want, nil
 		}
-		ids, err := c.Generate(ctx, callID, count)
+		ids, err := c.Generate(ctx, id, count)
 		if err != nil {
 			return 0, err
 		}
 		if got := int64(len(ids)); got != want {
-			return 0, fmt.Errorf("%w: Generate(%q, count %d) returned %d IDs", errBadResponse, callID, count, got)
+			return 0, fmt.Errorf("%w: Generate(%q, count %d) returned %d IDs", errBadResponse, id, count, got)
 		}
 		return want, nil
 	})

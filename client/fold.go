@@ -1,0 +1,230 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/docid"
+)
+
+// Folding of concurrent single identities: NextIdentity calls for one value of the same counter
+// made at the same time share one NextIdentity call for n values, whose block is split among
+// them in arrival order.
+//
+// Each identity is a Raft round on the cluster, and each call a gRPC exchange both ends pay
+// for in CPU; one call for n values costs the cluster about what a call for one costs, so 64
+// callers of one counter cost about two calls a round instead of 64 (the Python client does
+// the same, clients/python/src/idnode/_fold.py).
+//
+// Real-time order holds: a caller only ever joins a batch that has not been sent, so a batch is
+// sent after every caller in it arrived, and the cluster numbers it after every call that had
+// returned by then. Each batch has a request id of its own, which its retries reuse (a retry
+// never burns values). It runs until the earliest deadline among its callers, and stops when
+// every one of them has given up, so no batch outlives the callers it serves.
+const (
+	// foldMaxInFlight is the batches of one counter on the wire at once: while one is in a
+	// Raft round the next gathers callers; more would only split the same callers.
+	foldMaxInFlight = 2
+	// foldMaxBatch is the callers one batch serves at most, far below the server's largest
+	// count (100,000), so one batch's answer stays small.
+	foldMaxBatch = 1024
+)
+
+// identityFold holds the callers of each counter waiting for a batch and the batches in flight.
+type identityFold struct {
+	// send makes one NextIdentity call for count values under requestID (Client.NextIdentityRaw).
+	send func(ctx context.Context, name string, count int64, requestID string) (docid.IdentityBlock, error)
+
+	mu       sync.Mutex
+	counters map[string]*foldCounter // by name as the callers spell it; gone once idle
+}
+
+type foldCounter struct {
+	queue    []*foldWaiter
+	inFlight int
+}
+
+// foldWaiter is one folded caller. done is closed once value or err is set (under the fold's
+// lock); batch is the batch it is in, nil while queued.
+type foldWaiter struct {
+	ctx   context.Context
+	done  chan struct{}
+	value int64
+	err   error
+	batch *foldBatch
+	left  bool // its caller gave up before an answer
+}
+
+// foldBatch is the callers one call serves. cancel stops the call; waiting counts the callers
+// still waiting for it, and the last one to give up cancels it.
+type foldBatch struct {
+	waiters  []*foldWaiter
+	cancel   context.CancelFunc
+	waiting  int
+	deadline time.Time // the earliest of its callers'; zero: none has one
+}
+
+func newIdentityFold(send func(ctx context.Context, name string, count int64, requestID string) (docid.IdentityBlock, error)) *identityFold {
+	return &identityFold{send: send, counters: map[string]*foldCounter{}}
+}
+
+// next is one value of counter name, shared in a batch with the callers of the same moment.
+func (f *identityFold) next(ctx context.Context, name string) (docid.IdentityBlock, error) {
+	if err := ctx.Err(); err != nil {
+		return docid.IdentityBlock{}, status.FromContextError(err).Err()
+	}
+	w := &foldWaiter{ctx: ctx, done: make(chan struct{})}
+	f.mu.Lock()
+	c := f.counters[name]
+	if c == nil {
+		c = &foldCounter{}
+		f.counters[name] = c
+	}
+	c.queue = append(c.queue, w)
+	f.startLocked(name, c)
+	f.mu.Unlock()
+
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		if !f.leave(name, c, w) {
+			<-w.done
+		}
+	}
+	if w.err != nil {
+		return docid.IdentityBlock{}, w.err
+	}
+	if w.left {
+		return docid.IdentityBlock{}, status.FromContextError(ctx.Err()).Err()
+	}
+	return docid.IdentityBlock{First: w.value, Last: w.value}, nil
+}
+
+// leave takes w, whose context ended, out of the queue or its batch, and reports whether it
+// left. A caller whose deadline passed while in a batch stays: the batch ends by that deadline
+// too (the earliest of its callers') and says more than the deadline would, what the nodes
+// answered. A value the batch still reserves for a caller that left is a gap, as for any call
+// given up after it was sent.
+func (f *identityFold) leave(name string, c *foldCounter, w *foldWaiter) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	select {
+	case <-w.done: // answered just now
+		return false
+	default:
+	}
+	if w.batch != nil && errors.Is(w.ctx.Err(), context.DeadlineExceeded) {
+		return false
+	}
+	f.leaveLocked(name, c, w)
+	w.left = true
+	return true
+}
+
+// startLocked sends the next batch of c, the oldest callers first, if one may go now.
+func (f *identityFold) startLocked(name string, c *foldCounter) {
+	if len(c.queue) == 0 || c.inFlight >= foldMaxInFlight {
+		return
+	}
+	n := min(len(c.queue), foldMaxBatch)
+	b := &foldBatch{waiters: c.queue[:n:n], waiting: n}
+	c.queue = c.queue[n:]
+	c.inFlight++
+	for _, w := range b.waiters {
+		w.batch = b
+		if d, ok := w.ctx.Deadline(); ok && (b.deadline.IsZero() || d.Before(b.deadline)) {
+			b.deadline = d
+		}
+	}
+	// The first caller's values (its credentials, say) go with the call; none of the callers'
+	// cancellations does: the batch ends by the earliest deadline or when all have left.
+	var ctx context.Context
+	if base := context.WithoutCancel(b.waiters[0].ctx); b.deadline.IsZero() {
+		ctx, b.cancel = context.WithCancel(base)
+	} else {
+		ctx, b.cancel = context.WithDeadline(base, b.deadline)
+	}
+	go f.run(ctx, name, c, b)
+}
+
+func (f *identityFold) run(ctx context.Context, name string, c *foldCounter, b *foldBatch) {
+	block, err := f.send(ctx, name, int64(len(b.waiters)), newRequestID())
+	stopped := ctx.Err() != nil
+	b.cancel()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c.inFlight--
+	f.finishLocked(c, b, block, err, stopped)
+	f.startLocked(name, c)
+	if len(c.queue) == 0 && c.inFlight == 0 && f.counters[name] == c {
+		delete(f.counters, name)
+	}
+}
+
+// finishLocked hands the batch's answer out: one value to each caller still waiting, in
+// arrival order, or the error to all of them. Callers go back to the head of the queue, for
+// the next batch, when the block ends before their turn (the cluster ends a block early that
+// steps over many claimed values) or when the batch was stopped by another caller's deadline
+// while theirs has not passed (a value it may have reserved for them is a gap, never a
+// duplicate: the next batch has a request id of its own).
+func (f *identityFold) finishLocked(c *foldCounter, b *foldBatch, block docid.IdentityBlock, err error, stopped bool) {
+	next, stop := iter.Pull(block.All())
+	defer stop()
+	var back []*foldWaiter
+	for _, w := range b.waiters {
+		if w.batch != b { // left
+			continue
+		}
+		w.batch = nil
+		if err != nil && stopped && outlives(w, b.deadline) {
+			back = append(back, w)
+			continue
+		}
+		if err != nil {
+			w.err = err
+			close(w.done)
+			continue
+		}
+		v, ok := next()
+		if !ok {
+			back = append(back, w)
+			continue
+		}
+		w.value = v
+		close(w.done)
+	}
+	if len(back) > 0 {
+		c.queue = append(back, c.queue...)
+	}
+}
+
+// outlives reports whether w's caller may wait past deadline.
+func outlives(w *foldWaiter, deadline time.Time) bool {
+	d, ok := w.ctx.Deadline()
+	return w.ctx.Err() == nil && (!ok || d.After(deadline))
+}
+
+// leaveLocked takes w, whose caller gave up, out of the queue or its batch.
+func (f *identityFold) leaveLocked(name string, c *foldCounter, w *foldWaiter) {
+	if b := w.batch; b != nil {
+		w.batch = nil
+		if b.waiting--; b.waiting == 0 {
+			b.cancel()
+		}
+		return
+	}
+	for i, q := range c.queue {
+		if q == w {
+			c.queue = append(c.queue[:i], c.queue[i+1:]...)
+			break
+		}
+	}
+	if len(c.queue) == 0 && c.inFlight == 0 && f.counters[name] == c {
+		delete(f.counters, name)
+	}
+}

@@ -1,0 +1,358 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/docid"
+)
+
+// foldServer stands in for the cluster behind an identityFold: each call reserves count
+// consecutive values (fewer when short is set), and a call blocks while gate holds it.
+type foldServer struct {
+	mu     sync.Mutex
+	next   int64
+	counts []int64       // count of each call, in the order they reached the server
+	reqIDs []string      // request id of each call
+	short  int64         // when > 0, the first call for more than one value answers this many
+	err    error         // every call fails with it when set
+	gate   chan struct{} // when set, a call waits for a token before it answers
+	sent   chan int64    // when set, told each call's count as it reaches the server
+}
+
+func (s *foldServer) send(ctx context.Context, name string, count int64, requestID string) (docid.IdentityBlock, error) {
+	if s.sent != nil {
+		s.sent <- count
+	}
+	if s.gate != nil {
+		select {
+		case <-s.gate:
+		case <-ctx.Done():
+			return docid.IdentityBlock{}, status.FromContextError(ctx.Err()).Err()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts = append(s.counts, count)
+	s.reqIDs = append(s.reqIDs, requestID)
+	if s.err != nil {
+		return docid.IdentityBlock{}, s.err
+	}
+	n := count
+	if s.short > 0 && count > 1 {
+		n, s.short = min(n, s.short), 0
+	}
+	first := s.next + 1
+	s.next += n
+	return docid.IdentityBlock{First: first, Last: s.next}, nil
+}
+
+// calls are the counts of the calls made, smallest first: calls in flight at once reach the
+// server in any order.
+func (s *foldServer) calls() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(slices.Values(s.counts))
+}
+
+// callers runs n callers of f.next at once and returns their values (0 for a failed call)
+// and errors, by caller.
+func callers(ctx context.Context, f *identityFold, n int) ([]int64, []error) {
+	values, errs := make([]int64, n), make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			b, err := f.next(ctx, "orders")
+			values[i], errs[i] = b.First, err
+			if err == nil && b.Last != b.First {
+				errs[i] = errors.New("a folded call got more than one value")
+			}
+		})
+	}
+	wg.Wait()
+	return values, errs
+}
+
+// mustDistinctRun fails unless values are 1..len(values) in some order.
+func mustDistinctRun(t *testing.T, values []int64) {
+	t.Helper()
+	got := slices.Sorted(slices.Values(values))
+	for i, v := range got {
+		if v != int64(i+1) {
+			t.Fatalf("values %v: want each of 1..%d once", got, len(values))
+		}
+	}
+}
+
+func TestFoldSharesCallsAmongConcurrentCallers(t *testing.T) {
+	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
+	f := newIdentityFold(srv.send)
+	const n = 50
+	done := make(chan struct{})
+	var values []int64
+	var errs []error
+	go func() {
+		values, errs = callers(context.Background(), f, n)
+		close(done)
+	}()
+	// Two calls go out at once and hold; every other caller queues behind them.
+	recv(t, srv.sent)
+	recv(t, srv.sent)
+	waitQueued(t, f, "orders", n-2)
+	for range 3 {
+		srv.gate <- struct{}{}
+	}
+	recv(t, done)
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustDistinctRun(t, values)
+	if got := srv.calls(); !slices.Equal(got, []int64{1, 1, n - 2}) {
+		t.Fatalf("calls with counts %v; want two single ones, then one for the %d callers that waited", got, n-2)
+	}
+	waitIdle(t, f, "orders") // an idle counter is dropped, so hostile names cannot pile up
+}
+
+func TestFoldBatchesHaveTheirOwnRequestIDs(t *testing.T) {
+	srv := &foldServer{}
+	f := newIdentityFold(srv.send)
+	for range 3 {
+		if _, err := f.next(context.Background(), "orders"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := srv.reqIDs
+	if len(ids) != 3 || ids[0] == "" || ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2] {
+		t.Fatalf("request ids %q: want three different ones", ids)
+	}
+}
+
+func TestFoldBatchesAreBounded(t *testing.T) {
+	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
+	f := newIdentityFold(srv.send)
+	n := 2 + foldMaxBatch + 5
+	done := make(chan struct{})
+	var values []int64
+	go func() {
+		values, _ = callers(context.Background(), f, n)
+		close(done)
+	}()
+	recv(t, srv.sent)
+	recv(t, srv.sent)
+	waitQueued(t, f, "orders", n-2)
+	go func() {
+		for range 4 {
+			srv.gate <- struct{}{}
+		}
+	}()
+	recv(t, done)
+	mustDistinctRun(t, values)
+	for _, c := range srv.calls() {
+		if c > foldMaxBatch {
+			t.Fatalf("a call asked for %d values; want at most %d", c, foldMaxBatch)
+		}
+	}
+}
+
+func TestFoldRequeuesCallersAShortBlockLeftOut(t *testing.T) {
+	// The first call for many answers 3 values (it stepped over claimed ones); the rest of
+	// its callers go into the next call.
+	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100), short: 3}
+	f := newIdentityFold(srv.send)
+	const n = 20
+	done := make(chan struct{})
+	var values []int64
+	var errs []error
+	go func() {
+		values, errs = callers(context.Background(), f, n)
+		close(done)
+	}()
+	recv(t, srv.sent)
+	recv(t, srv.sent)
+	waitQueued(t, f, "orders", n-2)
+	go func() {
+		for range 4 {
+			srv.gate <- struct{}{}
+		}
+	}()
+	recv(t, done)
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustDistinctRun(t, values)
+	if got := srv.calls(); !slices.Equal(got, []int64{1, 1, n - 2 - 3, n - 2}) {
+		t.Fatalf("calls with counts %v; want a fourth for the %d callers the short block left out", got, n-2-3)
+	}
+}
+
+func TestFoldErrorReachesEveryCallerOfTheBatch(t *testing.T) {
+	refused := status.Error(codes.InvalidArgument, "bad name")
+	srv := &foldServer{err: refused}
+	f := newIdentityFold(srv.send)
+	_, errs := callers(context.Background(), f, 10)
+	for _, err := range errs {
+		if !errors.Is(err, refused) {
+			t.Fatalf("caller got %v; want %v", err, refused)
+		}
+	}
+}
+
+func TestFoldCallerThatGivesUpLeavesTheQueue(t *testing.T) {
+	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
+	f := newIdentityFold(srv.send)
+	done := make(chan struct{})
+	go func() {
+		callers(context.Background(), f, 2) // the two calls in flight
+		close(done)
+	}()
+	recv(t, srv.sent)
+	recv(t, srv.sent)
+	ctx, cancel := context.WithCancel(context.Background())
+	left := make(chan error)
+	go func() {
+		_, err := f.next(ctx, "orders")
+		left <- err
+	}()
+	waitQueued(t, f, "orders", 1)
+	cancel()
+	if err := recv(t, left); status.Code(err) != codes.Canceled {
+		t.Fatalf("a caller cancelled while queued got %v; want Canceled", err)
+	}
+	if q := queued(f, "orders"); q != 0 {
+		t.Fatalf("%d callers still queued after the only one left", q)
+	}
+	srv.gate <- struct{}{}
+	srv.gate <- struct{}{}
+	recv(t, done)
+	if got := srv.calls(); len(got) != 2 {
+		t.Fatalf("calls with counts %v; want only the two in flight (nobody waits for a third)", got)
+	}
+}
+
+func TestFoldBatchStopsWhenEveryCallerLeft(t *testing.T) {
+	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
+	f := newIdentityFold(srv.send)
+	ctx, cancel := context.WithCancel(context.Background())
+	left := make(chan error)
+	go func() {
+		_, err := f.next(ctx, "orders")
+		left <- err
+	}()
+	recv(t, srv.sent)
+	cancel()
+	if err := recv(t, left); status.Code(err) != codes.Canceled {
+		t.Fatalf("the caller got %v; want Canceled", err)
+	}
+	// The call, which nobody waits for any more, ends without a token from the gate.
+	waitIdle(t, f, "orders")
+}
+
+func TestFoldOtherCallersOutliveAnEarlierDeadline(t *testing.T) {
+	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
+	f := newIdentityFold(srv.send)
+	hold := make(chan struct{})
+	go func() {
+		callers(context.Background(), f, 2) // the two calls in flight
+		close(hold)
+	}()
+	recv(t, srv.sent)
+	recv(t, srv.sent)
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	results := make(chan error, 2)
+	go func() {
+		_, err := f.next(short, "orders")
+		results <- err
+	}()
+	waitQueued(t, f, "orders", 1)
+	var patient int64
+	go func() {
+		b, err := f.next(context.Background(), "orders")
+		patient = b.First
+		results <- err
+	}()
+	waitQueued(t, f, "orders", 2)
+	srv.gate <- struct{}{} // one of the first two answers; the third call takes both queued
+	if got := recv(t, srv.sent); got != 2 {
+		t.Fatalf("third call asked for %d values; want 2", got)
+	}
+	if err := recv(t, results); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("the caller with the short deadline got %v; want DeadlineExceeded", err)
+	}
+	// The third call stopped at that deadline; the patient caller goes into the next one.
+	if got := recv(t, srv.sent); got != 1 {
+		t.Fatalf("the next call asked for %d values; want 1, for the patient caller", got)
+	}
+	go func() {
+		for range 2 {
+			srv.gate <- struct{}{}
+		}
+	}()
+	if err := recv(t, results); err != nil {
+		t.Fatalf("the patient caller got %v; want a value", err)
+	}
+	recv(t, hold)
+	if patient == 0 {
+		t.Fatal("the patient caller got no value")
+	}
+}
+
+// recv is the next value from ch (or its closing), failing the test after 10 s instead of
+// hanging it when the fold never gets there.
+func recv[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing came within 10 s")
+		panic("unreachable")
+	}
+}
+
+// queued is how many callers of name wait for a batch.
+func queued(f *identityFold, name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.counters[name]; c != nil {
+		return len(c.queue)
+	}
+	return 0
+}
+
+func waitQueued(t *testing.T, f *identityFold, name string, n int) {
+	t.Helper()
+	waitFold(t, func() bool { return queued(f, name) == n }, "callers queued")
+}
+
+func waitIdle(t *testing.T, f *identityFold, name string) {
+	t.Helper()
+	waitFold(t, func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.counters[name] == nil
+	}, "the fold idle")
+}
+
+// waitFold polls cond: the callers' goroutines give no signal of their own when they queue.
+func waitFold(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10 s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
