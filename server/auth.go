@@ -202,7 +202,7 @@ func (s *Server) hasAdminToken(ctx context.Context) bool {
 	if s.cfg.AdminToken == "" {
 		return false
 	}
-	want := sha256.Sum256([]byte(s.cfg.AdminToken))
+	want := s.adminTokenSum()
 	for _, token := range bearerTokens(ctx) {
 		got := sha256.Sum256([]byte(token))
 		if subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
@@ -210,6 +210,23 @@ func (s *Server) hasAdminToken(ctx context.Context) bool {
 		}
 	}
 	return false
+}
+
+// tokenSum is the SHA-256 of an admin token, which a call's bearer tokens are compared with.
+type tokenSum struct {
+	token string
+	sum   [sha256.Size]byte
+}
+
+// adminTokenSum is the SHA-256 of the admin token, hashed at its first use rather than on every
+// call that carries a bearer token (issue 42).
+func (s *Server) adminTokenSum() *[sha256.Size]byte {
+	if c := s.adminSum.Load(); c != nil && c.token == s.cfg.AdminToken {
+		return &c.sum
+	}
+	c := &tokenSum{token: s.cfg.AdminToken, sum: sha256.Sum256([]byte(s.cfg.AdminToken))}
+	s.adminSum.Store(c)
+	return &c.sum
 }
 
 // withOwnToken adds this node's admin token to a call it makes itself (registering itself

@@ -50,8 +50,15 @@ func (r *etagRecord) raised(w uint64) {
 	r.Soon(r.publish)
 }
 
-// wait blocks until the start check is done (at most StartWait after Start) or ctx ends.
+// wait blocks until the start check is done (at most StartWait after Start) or ctx ends. Once
+// it is done, as for every call after the node's first seconds, it only reads ready: no select
+// over the call's context as well.
 func (r *etagRecord) wait(ctx context.Context) error {
+	select {
+	case <-r.ready:
+		return nil
+	default:
+	}
 	select {
 	case <-r.ready:
 		return nil

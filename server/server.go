@@ -143,6 +143,7 @@ type Server struct {
 	poolGranter *hilopool.Granter // grants from cfg.Pools (hilopool.go)
 	poolAnswers *hilopool.Answers[*idnodev1.NextHiLoResponse]
 	leaderMD    atomic.Pointer[leaderHeaderCache] // leaderhint.go
+	adminSum    atomic.Pointer[tokenSum]          // auth.go
 	commitProbe sharedProbe                       // catchup.go
 	log         *slog.Logger
 	// publicCalls and internalCalls count the calls the client port (with the HTTP gateway's

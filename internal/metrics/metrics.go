@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	grpcprom "github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -31,7 +30,7 @@ import (
 type Metrics struct {
 	Registry *prometheus.Registry
 	// GRPC is the gRPC server metrics (grpc_server_*), with the handling-time histogram.
-	GRPC *grpcprom.ServerMetrics
+	GRPC *GRPCMetrics
 
 	idsIssued *prometheus.CounterVec
 	// issued holds idsIssued's counters by issuedKey, so that a call does not hash its labels
@@ -55,7 +54,7 @@ func New() *Metrics {
 		Registry:  prometheus.NewRegistry(),
 		databases: newBoundedLabels(maxDatabaseLabels, fsm.DefaultDatabase),
 		poolTags:  newBoundedLabels(maxPoolTagLabels),
-		GRPC:      grpcprom.NewServerMetrics(grpcprom.WithServerHandlingTimeHistogram(grpcprom.WithHistogramBuckets(secondsBuckets))),
+		GRPC:      newGRPCMetrics(secondsBuckets),
 		idsIssued: counterVec("idnode_ids_issued_total",
 			"IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted; series: fiscal series numbers issued) and database (the first 64 seen; \"other\" for the rest).",
 			"strategy", "database"),
