@@ -43,9 +43,10 @@ type Cluster interface {
 	Leader() (id, address string)
 }
 
-// DefaultElectionWait is about twice the election timeout cluster.DefaultTiming sets: long
-// enough for an election to finish, short enough that a node cut off in a minority refuses
-// within DESIGN §3's two seconds.
+// DefaultElectionWait is four election timeouts of cluster.DefaultTiming: long enough for an
+// election whose first pre-vote was refused (the other survivor still had a leader) to finish
+// on a later round, short enough that a node cut off in a minority refuses within DESIGN §3's
+// two seconds.
 const DefaultElectionWait = time.Second
 
 // pollInterval is how often a waiting or forwarded call looks at who leads.
