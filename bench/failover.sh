@@ -50,7 +50,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 # --- 1. failover ---------------------------------------------------------------------------------
 failover() {
 	local out ms
-	log "failover: $RUNS kill -9 runs of TestClusterLeaderKill9Failover (load average $(load))"
+	log "$RUNS kill -9 runs of TestClusterLeaderKill9Failover (load average $(load))"
 	out=$(timeout $((RUNS * 60 + 300)) go test -count="$RUNS" -timeout $((RUNS * 60 + 240))s \
 		-run '^TestClusterLeaderKill9Failover$' ./test/e2e/cluster/ -v 2>&1) || {
 		printf '%s\n' "$out" | tail -n 40 >&2
@@ -58,7 +58,7 @@ failover() {
 	}
 	ms=$(printf '%s\n' "$out" | sed -n 's/.*failover: .* after \([0-9]*\) ms .*/\1/p')
 	(($(wc -l <<<"$ms") == RUNS)) || die "expected $RUNS failover lines, got: $ms"
-	printf '%s\n' "$out" | grep 'failover: ' | sed 's/^ *//; s/^/failover: /' >&2
+	printf '%s\n' "$out" | grep 'failover: ' | sed 's/^ *[a-z_]*\.go:[0-9]*: //' >&2
 	sort -n <<<"$ms" | awk -v load="$(load)" '
 		{ v[NR] = $1 }
 		END {
@@ -67,6 +67,9 @@ failover() {
 			for (i = 1; i <= NR; i++) printf "%s%s", v[i], i < NR ? " " : "\n"
 			printf "failover: median %d ms, max %d ms (load average %s)\n", med, v[NR], load
 		}'
+	# One election per failover is term+1; more are elections that failed on the way (split votes).
+	printf '%s\n' "$out" | sed -n 's/.*failover: term \([0-9]*\) before the kill, \([0-9]*\) after.*/\1 \2/p' |
+		awk '{ n[$2 - $1]++ } END { printf "failover: elections per run:"; for (k in n) printf " %d in %d run(s);", k, n[k]; print "" }'
 }
 
 # --- 2. elections under load ---------------------------------------------------------------------
