@@ -182,7 +182,7 @@ func (f *Forwarder) Open(ctx context.Context, lim Limits) (*Hop, error) {
 		return nil, f.cfg.Refuse(err)
 	}
 	hctx, cancel := context.WithCancelCause(ctx)
-	h := &Hop{Conn: cc, f: f, caller: ctx, ctx: hctx, cancel: func() { cancel(nil) }, secretless: len(f.cfg.Secret.get()) == 0}
+	h := &Hop{Conn: cc, f: f, leader: id, caller: ctx, ctx: hctx, cancel: func() { cancel(nil) }, secretless: len(f.cfg.Secret.get()) == 0}
 	if lim.Bound > 0 {
 		var tcancel context.CancelFunc
 		h.ctx, tcancel = context.WithTimeoutCause(hctx, lim.Bound, ErrLeaderChanged)
