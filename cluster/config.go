@@ -69,9 +69,14 @@ type Config struct {
 }
 
 // Timing holds the Raft timeouts. The defaults are tuned for a LAN or loopback, where a round
-// trip is well under a millisecond: failure is detected within HeartbeatTimeout (…2×) and a
-// new leader elected shortly after, so failover stays well under 2 s while an fsync hiccup of
-// a few hundred milliseconds on a busy 2-core machine still does not start an election.
+// trip is well under a millisecond (docs/decisions/0006-failover-timing.md). A follower checks
+// at random intervals of HeartbeatTimeout…2× whether it heard from the leader within
+// HeartbeatTimeout, so each survivor of a dead leader notices between one and three timeouts
+// after its last contact; the first one's pre-vote is refused while the other still has a
+// leader, so a failover lasts about until the second one notices: 0.35–0.65 s at 250 ms,
+// where 500 ms took 0.85–1.45 s. Heartbeats are answered off raft's main loop (the TCP
+// transport's fast path), so a slow fsync does not starve them: 64 callers start no election
+// even at 100 ms (bench/failover.sh); 30 ms does.
 type Timing struct {
 	HeartbeatTimeout   time.Duration
 	ElectionTimeout    time.Duration
@@ -83,9 +88,9 @@ type Timing struct {
 
 // DefaultTiming is the LAN tuning described on Timing.
 var DefaultTiming = Timing{
-	HeartbeatTimeout:   500 * time.Millisecond,
-	ElectionTimeout:    500 * time.Millisecond,
-	LeaderLeaseTimeout: 400 * time.Millisecond,
+	HeartbeatTimeout:   250 * time.Millisecond,
+	ElectionTimeout:    250 * time.Millisecond,
+	LeaderLeaseTimeout: 200 * time.Millisecond,
 	CommitTimeout:      10 * time.Millisecond,
 	SnapshotInterval:   30 * time.Second,
 	SnapshotThreshold:  8192,

@@ -43,9 +43,10 @@ type Cluster interface {
 	Leader() (id, address string)
 }
 
-// DefaultElectionWait is about twice the election timeout cluster.DefaultTiming sets: long
-// enough for an election to finish, short enough that a node cut off in a minority refuses
-// within DESIGN §3's two seconds.
+// DefaultElectionWait is four election timeouts of cluster.DefaultTiming: long enough for an
+// election whose first pre-vote was refused (the other survivor still had a leader) to finish
+// on a later round, short enough that a node cut off in a minority refuses within DESIGN §3's
+// two seconds.
 const DefaultElectionWait = time.Second
 
 // pollInterval is how often a waiting or forwarded call looks at who leads.
@@ -181,7 +182,7 @@ func (f *Forwarder) Open(ctx context.Context, lim Limits) (*Hop, error) {
 		return nil, f.cfg.Refuse(err)
 	}
 	hctx, cancel := context.WithCancelCause(ctx)
-	h := &Hop{Conn: cc, f: f, caller: ctx, ctx: hctx, cancel: func() { cancel(nil) }, secretless: len(f.cfg.Secret.get()) == 0}
+	h := &Hop{Conn: cc, f: f, leader: id, caller: ctx, ctx: hctx, cancel: func() { cancel(nil) }, secretless: len(f.cfg.Secret.get()) == 0}
 	if lim.Bound > 0 {
 		var tcancel context.CancelFunc
 		h.ctx, tcancel = context.WithTimeoutCause(hctx, lim.Bound, ErrLeaderChanged)

@@ -157,7 +157,9 @@ func TestANodeLongWithoutALeaderRefusesAtOnce(t *testing.T) {
 	if f.Local(context.Background()) {
 		t.Fatal("a follower counts itself as the leader")
 	}
-	_, _ = call(f, context.Background()) // this node knows leader L now
+	known, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	_, _ = call(f, known) // this node knows leader L now (whose port refuses: the call waits for another)
+	cancel()
 	c.set("", "")
 	mu.Lock()
 	now = now.Add(2 * time.Hour)
@@ -194,7 +196,7 @@ func TestTheLeadersAnswerPassesOnAndAFailedHopIsRefused(t *testing.T) {
 	addr := startLeader(t, func(context.Context) error { return own })
 	c := &fakeCluster{id: "F"}
 	c.set("L", addr)
-	f := newForwarder(t, c, time.Minute)
+	f := newForwarder(t, c, 100*time.Millisecond) // the gone leader's call waits this long for another
 	if _, err := call(f, context.Background()); status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("the leader's error: %v, want it passed on", err)
 	}
@@ -209,6 +211,40 @@ func TestTheLeadersAnswerPassesOnAndAFailedHopIsRefused(t *testing.T) {
 	var r refused
 	if _, err := call(f, context.Background()); !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrUnreached) {
 		t.Fatalf("a leader nothing listens for: %v, want a refusal for ErrUnreached (nothing was sent)", err)
+	}
+}
+
+// A killed leader's port refuses at once, while this node still names it for a few heartbeat
+// timeouts: the call, which never left, waits for the next leader and is answered by it.
+func TestACallThatCouldNotReachADeadLeaderGoesToTheNext(t *testing.T) {
+	addr := startLeader(t, func(context.Context) error { return nil })
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := lis.Addr().String()
+	lis.Close()
+	c := &fakeCluster{id: "F"}
+	c.set("D", gone)
+	var dials atomic.Int32
+	f := forward.New(forward.Config{
+		Cluster: c, Secret: testSecret, ElectionWait: time.Minute,
+		Refuse: func(err error) error { return refused{err} },
+		Dial: func(ctx context.Context, a string) (net.Conn, error) {
+			if a == gone && dials.Add(1) == 1 {
+				c.set("L", addr) // elected while the call fails on the dead leader
+			}
+			return (&net.Dialer{}).DialContext(ctx, "tcp", a)
+		},
+	})
+	t.Cleanup(f.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if served, err := call(f, ctx); err != nil || served != "leader" {
+		t.Fatalf("call to a dead leader: served %q, %v; want the next leader's answer", served, err)
+	}
+	if dials.Load() == 0 {
+		t.Fatal("the call never tried the dead leader: the test shows nothing")
 	}
 }
 

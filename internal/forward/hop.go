@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
@@ -18,6 +19,7 @@ import (
 type Hop struct {
 	Conn    *grpc.ClientConn
 	f       *Forwarder
+	leader  string // the ID of the leader the hop goes to
 	caller  context.Context
 	ctx     context.Context
 	cancel  func()
@@ -79,28 +81,71 @@ func (h *Hop) callersDeadline() bool {
 type Remote[Req, Resp any] func(cc *grpc.ClientConn, ctx context.Context, req Req, opts ...grpc.CallOption) (Resp, error)
 
 // Do opens a hop with lim and runs call on it, which returns the call's error; Do returns
-// what Error makes of it, or ErrSelf (the caller then serves the call itself). When the leader
-// refused the call for want of the cluster secret that this node does not know yet (it has not
-// caught up with the log: a new cluster's first moments, a node that has just joined or
-// restarted), the leader did nothing: Do waits until this node knows the secret and runs call
-// once more, or refuses with ErrBehind if it does not learn it within the election wait.
+// what Error makes of it, or ErrSelf (the caller then serves the call itself). Two failures
+// are known to have left the leader untouched, and Do runs call once more after each, at most
+// once each:
+//   - the leader refused the call for want of the cluster secret that this node does not know
+//     yet (it has not caught up with the log: a new cluster's first moments, a node that has
+//     just joined or restarted): Do waits until this node knows the secret, or refuses with
+//     ErrBehind if it does not learn it within the election wait;
+//   - the call could not connect to the leader (a killed leader's port refuses at once): Do
+//     waits until this node names another leader, or none (an election: Open waits for it),
+//     or the connection is up again, within the election wait. Refused at once instead, a
+//     call made during a failover failed for as long as this node still believed in the dead
+//     leader (up to three heartbeat timeouts), and its caller's backoff, not the election,
+//     decided when it was answered.
 func (f *Forwarder) Do(ctx context.Context, lim Limits, call func(*Hop) error) error {
-	for attempt := 1; ; attempt++ {
+	var waitedSecret, waitedLeader bool
+	for {
 		h, err := f.Open(ctx, lim)
 		if err != nil {
 			return err
 		}
 		err = call(h)
-		if attempt == 1 && h.refusedForTheSecret(err) {
+		switch {
+		case !waitedSecret && h.refusedForTheSecret(err):
 			h.Close()
+			waitedSecret = true
 			if !f.awaitSecret(ctx) {
 				return f.cfg.Refuse(ErrBehind)
 			}
 			continue
+		case !waitedLeader && h.unreached(err):
+			h.Close()
+			waitedLeader = true
+			if f.awaitLeaderOrConn(ctx, h.leader, h.Conn) {
+				continue
+			}
 		}
 		err = h.Error(err)
 		h.Close()
 		return err
+	}
+}
+
+// unreached: err's call failed before it left this node (no connection to the leader), neither
+// cancelled by its caller nor ended by the hop's limits. The leader did nothing with it.
+func (h *Hop) unreached(err error) bool {
+	return err != nil && h.caller.Err() == nil && h.ctx.Err() == nil && h.peer.Addr == nil &&
+		len(h.trailer.Get(answeredByTrailer)) == 0
+}
+
+// awaitLeaderOrConn waits until this node names a leader other than leaderID (or none), or cc
+// is connected again, within ctx and the election wait; false if neither happened.
+func (f *Forwarder) awaitLeaderOrConn(ctx context.Context, leaderID string, cc *grpc.ClientConn) bool {
+	ctx, cancel := context.WithTimeout(ctx, f.cfg.ElectionWait)
+	defer cancel()
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+		if id, _ := f.cfg.Cluster.Leader(); id != leaderID || cc.GetState() == connectivity.Ready {
+			return true
+		}
 	}
 }
 

@@ -27,10 +27,18 @@ const (
 // calls each, against three real nodes, twice: through the Go client (which sends identities
 // to the leader) and as a stock gRPC load tool does (ghz: each caller on a connection to one
 // of the three nodes in turn, no retries, so followers relay to the leader). Not one call may
-// fail, and no identity may be handed out twice.
+// fail, no identity may be handed out twice, and no election may start: Raft timeouts short
+// enough for a quick failover must not mistake a loaded leader for a dead one (issue 42).
 func TestSixtyFourCallersSeeNoErrors(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	c.Leader() // the first election is over: errors from here on are the load's
+	before := terms(t, c)
+	defer func() {
+		after := terms(t, c)
+		if n := maxTerm(after) - maxTerm(before); n != 0 {
+			t.Errorf("Raft terms %v before the load, %v after: %d election(s) on a healthy cluster under %d callers; cluster.DefaultTiming's heartbeat timeout is too short for this machine", before, after, n, loadCallers)
+		}
+	}()
 
 	t.Run("go-client", func(t *testing.T) {
 		cl, err := client.Dial(context.Background(), c.GRPCAddrs())
@@ -54,6 +62,30 @@ func TestSixtyFourCallersSeeNoErrors(t *testing.T) {
 			return docid.IdentityBlock{First: resp.GetFirst(), Last: resp.GetLast(), Skipped: resp.GetSkipped()}, nil
 		}, "loadraw")
 	})
+}
+
+// terms is each node's own Raft term, by tag. A node's term rises once for every election it
+// starts or takes part in, won or not, so two readings count the elections between them.
+func terms(t *testing.T, c *e2etest.Cluster) map[string]uint64 {
+	t.Helper()
+	out := map[string]uint64{}
+	for _, tag := range e2etest.ClusterTags {
+		st, err := c.Admin[tag].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
+		if err != nil {
+			t.Fatalf("Status via %s: %v", tag, err)
+		}
+		out[tag] = st.GetTerm()
+	}
+	return out
+}
+
+// maxTerm is the highest of terms' readings: the cluster's term.
+func maxTerm(terms map[string]uint64) uint64 {
+	var m uint64
+	for _, v := range terms {
+		m = max(m, v)
+	}
+	return m
 }
 
 // runIdentityCallers runs loadCallers goroutines, each making callsPerCaller calls of call
