@@ -62,9 +62,10 @@ type Backoff struct {
 }
 
 // DefaultBackoff: 25 ms, doubling, at most 1 s, ±20%, no cap on attempts. After a leader dies,
-// the survivors refuse at once until they notice (0.5–1 s) and elect another; the rounds, 400
-// or 800 ms apart by then, ask again soon after (a call caught in it waited 1.0–1.7 s on a
-// loaded loopback cluster, docs/BENCHMARKS.md).
+// the survivors notice and elect another within about 0.35–0.75 s (a call that reaches one
+// meanwhile waits there for the election); the rounds, 200 or 400 ms apart by then, ask again
+// soon after (a call caught in it waited 0.5–0.9 s on a loaded loopback cluster,
+// docs/BENCHMARKS.md).
 var DefaultBackoff = Backoff{Initial: 25 * time.Millisecond, Max: time.Second, Multiplier: 2, Jitter: 0.2}
 
 // DefaultCallTimeout bounds one attempt on one node. A follower forwarding to a leader that

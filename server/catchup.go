@@ -12,8 +12,9 @@ import (
 // not know, it catches up: it learns the leader's commit index and waits until its own FSM has
 // applied that far, within catchUpWait; then its answer is as good as the leader's.
 const (
-	// catchUpWait bounds the wait: about two election timeouts, after which a node still
-	// behind is cut off and says so by refusing.
+	// catchUpWait bounds the wait: four election timeouts of cluster.DefaultTiming (a
+	// pre-vote refused and the rounds after it), after which a node still behind is cut off
+	// and says so by refusing.
 	catchUpWait = time.Second
 	// catchUpPoll is how often a waiting call looks at the applied index again.
 	catchUpPoll = 5 * time.Millisecond
