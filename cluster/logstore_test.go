@@ -81,8 +81,8 @@ func TestASecondOpenOfTheWALIsRefused(t *testing.T) {
 	}
 }
 
-// Every store keeps its entries across a restart, is refused when it ends before the index the
-// data dir is known to have held, and a lost log is not replaced silently by the other kind.
+// Every store keeps its entries across a restart and is refused when it ends before the index
+// the data dir is known to have held.
 func TestEachLogStoreKeepsItsEntriesAndIsRefusedWhenBehind(t *testing.T) {
 	for _, kind := range LogStores {
 		t.Run(string(kind), func(t *testing.T) {
@@ -94,6 +94,11 @@ func TestEachLogStoreKeepsItsEntriesAndIsRefusedWhenBehind(t *testing.T) {
 			}
 			if n.LogStore() != kind {
 				t.Fatalf("LogStore() = %q, want %q", n.LogStore(), kind)
+			}
+			// raft asks the store it was given whether it refuses gaps, and after installing a
+			// snapshot leaves one unless it does: the guard must pass the WAL's answer on.
+			if m, ok := raft.LogStore(n.guard).(raft.MonotonicLogStore); !ok || m.IsMonotonic() != (kind == LogStoreWAL) {
+				t.Fatalf("raft sees a monotonic %s store: %v; want %v", kind, ok && m.IsMonotonic(), kind == LogStoreWAL)
 			}
 			seed(t, leaderOf(t, n), "kept", 7)
 			last := n.LastIndex()
