@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 	wal "github.com/hashicorp/raft-wal"
 	"github.com/hashicorp/raft-wal/metadb"
+	"github.com/hashicorp/raft-wal/types"
 	"go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -33,15 +35,15 @@ const (
 
 // DefaultLogStore is the store a data dir without Raft state gets when Config.LogStore is
 // empty. A data dir that holds a store keeps it.
-//
-// The WAL appends several times faster (BenchmarkStoreLogs, BenchmarkIdentityRound with
-// IDNODE_BENCH_RAFT_LOG), but raft-wal v0.4.0, the only version the module proxy serves here,
-// cannot read its log back after raft clears a log suffix, as a follower does after a leader
-// change, and restarts (hashicorp/raft-wal#31, TestAWALThatCannotBeReadBackIsRefused); it
-// keeps failing appends after one failed write (raft-wal#32), and a segment whose sealing
-// failed on a full disk stays sealed also after space is freed and the node restarts. Both
-// issues are fixed in v0.4.1; until then boltdb stays the default.
 const DefaultLogStore = LogStoreBolt
+
+// walSegmentSize is the size of a WAL segment file, preallocated when it is created.
+// raft-wal's default is 64 MiB, made for Consul's large entries; an idnode entry is a few
+// hundred bytes and raft keeps about 18k of them (8192 since the snapshot plus 10240
+// trailing), so 8 MiB holds the whole kept log: a compaction frees whole older segments, a
+// new data dir takes 8 MiB instead of 64, a restart scans a smaller tail segment, and a
+// segment is sealed about every 25k entries (one more fsync then, off the append path).
+const walSegmentSize = 8 << 20
 
 // LogStores lists the stores a node can use, for flag help and validation.
 var LogStores = []LogStore{LogStoreWAL, LogStoreBolt}
@@ -156,18 +158,124 @@ func openLogStore(kind LogStore, raftDir, dataDir string, log hclog.Logger) (log
 	return store, nil
 }
 
-// walStore is raft-wal with what it leaves to its user: its meta file, which WAL.Close does
-// not close (a second open in this process would wait forever for bbolt's lock), and the lock
-// that keeps a second idnode out (bbolt's own lock waits without a timeout).
+// walStore is raft-wal with what v0.4.2 leaves to its user: the lock that keeps a second
+// idnode out (raft-wal's bbolt meta file lock waits without a timeout), and a reopen after a
+// failed segment rotation. raft-wal seals a full segment and creates the next one in the
+// background; when that creation fails (a disk with room for the index but not for a new
+// preallocated segment) it only logs it, and every later append fails with "segment is
+// sealed" until the WAL is opened again, which recovers the new segment from its meta file.
 type walStore struct {
-	*wal.WAL
-	meta *metadb.BoltMetaDB
+	dir  string
+	log  hclog.Logger
 	lock *os.File
+
+	// mu guards w: every call holds it shared, a reopen exclusively.
+	mu sync.RWMutex
+	w  *wal.WAL
 }
 
+// Close closes the WAL, its meta file with it, then drops the lock.
 func (s *walStore) Close() error {
-	return errors.Join(s.WAL.Close(), s.meta.Close(), s.lock.Close())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return errors.Join(s.w.Close(), s.lock.Close())
 }
+
+// wal is the open WAL; release when done with it.
+func (s *walStore) wal() (w *wal.WAL, release func()) {
+	s.mu.RLock()
+	return s.w, s.mu.RUnlock
+}
+
+func (s *walStore) StoreLog(l *raft.Log) error { return s.StoreLogs([]*raft.Log{l}) }
+
+// StoreLogs appends, and after a failed rotation reopens the WAL and appends once more: the
+// append then fails on the disk's own error (ErrStorageFull) or succeeds.
+func (s *walStore) StoreLogs(logs []*raft.Log) error {
+	w, release := s.wal()
+	err := w.StoreLogs(logs)
+	release()
+	if !errors.Is(err, types.ErrSealed) {
+		return err
+	}
+	if err := s.reopen(w); err != nil {
+		return err
+	}
+	w, release = s.wal()
+	defer release()
+	return w.StoreLogs(logs)
+}
+
+// reopen replaces stale, the WAL whose rotation failed, unless a concurrent call already did.
+func (s *walStore) reopen(stale *wal.WAL) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w != stale {
+		return nil
+	}
+	s.log.Warn("the raft log could not start a new segment; reopening it", "path", s.dir)
+	if err := s.w.Close(); err != nil {
+		return fmt.Errorf("reopen the raft log %s: %w", s.dir, err)
+	}
+	w, err := openWALFiles(s.dir, s.log)
+	if err != nil {
+		// The closed WAL stays: its calls fail with "closed", and a restart opens the files.
+		return err
+	}
+	s.w = w
+	return nil
+}
+
+func (s *walStore) FirstIndex() (uint64, error) {
+	w, release := s.wal()
+	defer release()
+	return w.FirstIndex()
+}
+
+func (s *walStore) LastIndex() (uint64, error) {
+	w, release := s.wal()
+	defer release()
+	return w.LastIndex()
+}
+
+func (s *walStore) GetLog(index uint64, l *raft.Log) error {
+	w, release := s.wal()
+	defer release()
+	return w.GetLog(index, l)
+}
+
+func (s *walStore) DeleteRange(lo, hi uint64) error {
+	w, release := s.wal()
+	defer release()
+	return w.DeleteRange(lo, hi)
+}
+
+func (s *walStore) Set(k, v []byte) error {
+	w, release := s.wal()
+	defer release()
+	return w.Set(k, v)
+}
+
+func (s *walStore) Get(k []byte) ([]byte, error) {
+	w, release := s.wal()
+	defer release()
+	return w.Get(k)
+}
+
+func (s *walStore) SetUint64(k []byte, v uint64) error {
+	w, release := s.wal()
+	defer release()
+	return w.SetUint64(k, v)
+}
+
+func (s *walStore) GetUint64(k []byte) (uint64, error) {
+	w, release := s.wal()
+	defer release()
+	return w.GetUint64(k)
+}
+
+// IsMonotonic tells raft the WAL refuses gaps in the log.
+func (s *walStore) IsMonotonic() bool { return true }
 
 // openWAL opens the WAL in dir, refusing a dir another process holds and one it cannot read
 // back (ErrDamagedStore).
@@ -182,25 +290,29 @@ func openWAL(dir, dataDir string, log hclog.Logger) (_ *walStore, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock the raft log %s: %w", dir, err)
 	}
-	defer func() {
-		if err != nil {
-			lock.Close()
-		}
-	}()
+	w, err := openWALFiles(dir, log)
+	if err != nil {
+		return nil, errors.Join(err, lock.Close())
+	}
+	return &walStore{dir: dir, log: log, lock: lock, w: w}, nil
+}
+
+// openWALFiles opens the WAL in dir, which the caller has locked.
+func openWALFiles(dir string, log hclog.Logger) (*wal.WAL, error) {
 	// The meta file is bbolt, mapped into memory: a truncated one faults instead of failing.
 	if err := checkRaftStore(filepath.Join(dir, walMetaFile)); err != nil {
 		return nil, err
 	}
 	meta := &metadb.BoltMetaDB{}
-	w, err := wal.Open(dir, wal.WithMetaStore(meta), wal.WithLogger(log))
+	w, err := wal.Open(dir, wal.WithMetaStore(meta), wal.WithLogger(log), wal.WithSegmentSize(walSegmentSize))
 	if err != nil {
+		// A failed Open leaves the meta file open: only WAL.Close closes it.
 		return nil, errors.Join(fmt.Errorf("%w: %s: %v", ErrDamagedStore, dir, err), meta.Close())
 	}
-	s := &walStore{WAL: w, meta: meta, lock: lock}
 	if err := checkWALReadable(w); err != nil {
-		return nil, errors.Join(fmt.Errorf("%w: %s: %v", ErrDamagedStore, dir, err), s.WAL.Close(), meta.Close())
+		return nil, errors.Join(fmt.Errorf("%w: %s: %v", ErrDamagedStore, dir, err), w.Close())
 	}
-	return s, nil
+	return w, nil
 }
 
 // checkWALReadable reads the first and last entry back: a segment cut short or overwritten
