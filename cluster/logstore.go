@@ -34,8 +34,14 @@ const (
 )
 
 // DefaultLogStore is the store a data dir without Raft state gets when Config.LogStore is
-// empty. A data dir that holds a store keeps it.
-const DefaultLogStore = LogStoreBolt
+// empty. A data dir that holds a store keeps it, so a boltdb data dir stays boltdb.
+//
+// The WAL appends with one fsync instead of bbolt's two (BenchmarkStoreLogs,
+// BenchmarkIdentityRound with IDNODE_BENCH_RAFT_LOG). It is the default since raft-wal v0.4.1,
+// which reads its log back after raft clears a log suffix (hashicorp/raft-wal#31,
+// TestAWALReadsBackAfterATailTruncation) and appends again after a failed write (raft-wal#32,
+// TestAWALOnAFullDiskIsStorageFullAndResumes).
+const DefaultLogStore = LogStoreWAL
 
 // walSegmentSize is the size of a WAL segment file, preallocated when it is created.
 // raft-wal's default is 64 MiB, made for Consul's large entries; an idnode entry is a few

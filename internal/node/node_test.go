@@ -79,7 +79,7 @@ func TestStartServesCloseStopsRestartKeepsTheTag(t *testing.T) {
 	if err != nil || !found || st.Tag != "C" || !st.KeepsManifest {
 		t.Fatalf("node state after a stop: %+v found=%v err=%v", st, found, err)
 	}
-	for _, piece := range []string{datadir.FileName, string(datadir.RaftStore), string(datadir.Etag)} {
+	for _, piece := range []string{datadir.FileName, string(datadir.RaftWAL), string(datadir.Etag)} {
 		if _, err := os.Stat(filepath.Join(dir, piece)); err != nil {
 			t.Errorf("data dir after a stop: %v", err)
 		}

@@ -22,9 +22,10 @@ import (
 const (
 	// fullDiskSize is the node's data file system: a tmpfs small enough to fill in a moment.
 	fullDiskSize = "16m"
-	// fullDiskCalls bounds the identity calls that may still succeed once the disk is full
-	// (bbolt reuses the pages it already has for a while).
-	fullDiskCalls = 20_000
+	// fullDiskCalls bounds the identity calls that may still succeed once the disk is full:
+	// the WAL's tail segment is preallocated (8 MiB, about 25k of this test's entries), so
+	// appends fail only when it is full and its index needs space.
+	fullDiskCalls = 40_000
 	// fullDiskWindow is how long the test watches a full node's elections.
 	fullDiskWindow = 6 * time.Second
 	// fullDiskElections is the most elections allowed in that window. With the backoff the
@@ -77,7 +78,7 @@ func TestFullDisk(t *testing.T) {
 	}
 	conn := e2etest.DialConn(t, grpcAddr)
 	ids, admin, hc := idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn), healthpb.NewHealthClient(conn)
-	// A long name makes every entry bigger, so the log needs new pages sooner.
+	// A long name makes every entry bigger, so the WAL segment fills sooner.
 	name := "orders-" + strings.Repeat("x", 200)
 	next := func() (int64, error) {
 		resp, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: 1, RequestId: uuid.NewString()})
@@ -104,8 +105,8 @@ func TestFullDisk(t *testing.T) {
 	if refusal == nil {
 		t.Fatalf("%d identities succeeded on a full disk: the log never needed a new page?", fullDiskCalls)
 	}
-	if status.Code(refusal) != codes.Unavailable || reason.Of(refusal) != reason.StorageFull || !strings.Contains(refusal.Error(), "/data/node/raft/raft.db") {
-		t.Fatalf("identity on a full disk: %v (reason %q); want UNAVAILABLE, %s, naming /data/node/raft/raft.db", refusal, reason.Of(refusal), reason.StorageFull)
+	if status.Code(refusal) != codes.Unavailable || reason.Of(refusal) != reason.StorageFull || !strings.Contains(refusal.Error(), "/data/node/"+raftLog) {
+		t.Fatalf("identity on a full disk: %v (reason %q); want UNAVAILABLE, %s, naming /data/node/%s", refusal, reason.Of(refusal), reason.StorageFull, raftLog)
 	}
 	for _, svc := range []string{"", "idnode.v1.IdService"} {
 		e2etest.Eventually(t, 10*time.Second, "health NOT_SERVING on a full disk", func() error {
@@ -124,7 +125,7 @@ func TestFullDisk(t *testing.T) {
 	// the fault until the next one fails (the node re-elects itself and appends its term's first
 	// entry meanwhile): idctl and the metric, a moment after Status, may meet such a moment.
 	e2etest.Eventually(t, 10*time.Second, "idctl status names the full disk", func() error {
-		if out := e2etest.MustIdctl(t, nil, "status", "--addr", grpcAddr); !strings.Contains(out, "node A: cannot write the raft log /data/node/raft/raft.db: the disk is full") {
+		if out := e2etest.MustIdctl(t, nil, "status", "--addr", grpcAddr); !strings.Contains(out, "node A: cannot write the raft log /data/node/"+raftLog+": the disk is full") {
 			return fmt.Errorf("idctl status on a full disk does not say why:\n%s", out)
 		}
 		return nil
