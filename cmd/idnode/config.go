@@ -107,9 +107,9 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 		"keep it under 2s, the time a node cut off in a minority has to refuse")
 	fs.DurationVar(&c.highWater, "high-water-interval", datadir.DefaultHighWaterInterval, "how often the data dir records how far its Raft log is known durable, so a raft.db replaced by an older copy is refused at start "+
 		"even after a crash; a copy less than this old can pass; 0: only at snapshots and clean stops")
-	fs.StringVar(&raftLog, "raft-log", "", fmt.Sprintf("store of the Raft log in a new data dir: %s (raft-boltdb, raft/raft.db) or %s (raft-wal, raft/wal/: faster appends, experimental: "+
-		"its version here cannot restart after a log suffix is cleared, see docs/configuration.md); default: the one the data dir holds, %s for a new one. "+
-		"A data dir keeps the store it was made with: naming the other one is an error", cluster.LogStoreBolt, cluster.LogStoreWAL, cluster.DefaultLogStore))
+	fs.StringVar(&raftLog, "raft-log", "", fmt.Sprintf("store of the Raft log in a new data dir: %s (raft-wal, raft/wal/: one fsync per append) or %s (raft-boltdb, raft/raft.db, the store of data dirs made before %s became the default); "+
+		"default: the one the data dir holds, %s for a new one. A data dir keeps the store it was made with: naming the other one is an error; "+
+		"to move a node, remove it and join it again with an empty data dir (docs/upgrades.md)", cluster.LogStoreWAL, cluster.LogStoreBolt, cluster.LogStoreWAL, cluster.DefaultLogStore))
 	fs.DurationVar(&c.snapshotInterval, "raft-snapshot-interval", cluster.DefaultTiming.SnapshotInterval, "how often Raft checks whether to snapshot (each check at a random time up to twice this): a snapshot lets it compact the log and restart or catch up a node from it")
 	fs.Uint64Var(&c.snapshotThreshold, "raft-snapshot-threshold", cluster.DefaultTiming.SnapshotThreshold, "log entries since the last snapshot that make a check take one; lower: smaller log and faster restarts, more snapshot writes (each writes the whole state and the series journals)")
 	fs.BoolVar(&c.hiloPools, "hilo-pools", true, "grant HiLo ranges from this node's own pool of numbers the cluster reserved to it: no Raft round per range, and ranges keep coming without a quorum until the pool is used up (false: every range through the leader)")
