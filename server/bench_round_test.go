@@ -18,8 +18,8 @@ import (
 )
 
 // BenchmarkIdentityRound traces where an identity's time goes, stage by stage, and prints the
-// breakdown (p50 and p99 of each stage) after the run: three in-process nodes with real
-// raft-boltdb stores (fsync on) in temp dirs and the production Raft timing, Raft over
+// breakdown (p50 and p99 of each stage) after the run: three in-process nodes with real Raft
+// log stores (fsync on) in temp dirs and the production Raft timing, Raft over
 // hashicorp's in-memory transport, gRPC on loopback, callers making one NextIdentity at a
 // time. "leader": every caller on the leader; "round-robin": caller i on node i mod 3, so two
 // in three are relayed by a follower. See docs/BENCHMARKS.md, "Where an identity's time goes".
