@@ -24,7 +24,7 @@ type Peer struct {
 // Config describes one node's Raft side.
 type Config struct {
 	ID       string // raft server ID: docid.MemberID(tag, incarnation), or the bare tag for data dirs older than that
-	DataDir  string // holds raft.db and snapshots/
+	DataDir  string // holds raft/: the log (raft.db or wal/) and snapshots/
 	RaftAddr string // host:port to listen on for Raft traffic
 	// RaftListener, when set, is used instead of listening on RaftAddr: a joining node binds
 	// its ports before it asks to be added. The node closes it.
@@ -39,7 +39,11 @@ type Config struct {
 	// leader instead of forming a cluster of its own.
 	NoBootstrap bool
 	Timing      Timing
-	Logger      *slog.Logger
+	// LogStore is the store a data dir without Raft state is made with; empty:
+	// DefaultLogStore. A data dir that holds a store keeps it, and naming the other one is
+	// an error (ErrLogStoreMismatch).
+	LogStore LogStore
+	Logger   *slog.Logger
 	// Transport replaces the TCP transport; tests use raft's in-memory one to cut links.
 	Transport raft.Transport
 	// TLS, when set, makes the TCP transport speak mutual TLS: it must present this node's

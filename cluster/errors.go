@@ -41,12 +41,20 @@ var (
 
 	// ErrPeerMismatch means a node at an address in --peers is not the node the list names.
 	ErrPeerMismatch = errors.New("--peers names a different node at this address")
+
+	// ErrUnknownLogStore means Config.LogStore (--raft-log) names no store idnode has.
+	ErrUnknownLogStore = errors.New("unknown raft log store")
+
+	// ErrLogStoreMismatch means the data dir holds one kind of Raft log and the node was told
+	// to use the other: opening that one would start from an empty log and hand IDs out again.
+	ErrLogStoreMismatch = errors.New("the data dir holds a different kind of raft log than asked")
 )
 
 // Errors about a data dir's Raft stores. Each stops the node at start; datadir.WayBack says
 // what the operator can do.
 var (
-	// ErrDamagedStore means raft.db or the snapshots cannot be read as they are.
+	// ErrDamagedStore means the Raft log (raft.db or wal/) or the snapshots cannot be read as
+	// they are.
 	ErrDamagedStore = errors.New("the raft store is damaged")
 
 	// ErrLogBehind means the Raft log ends before an index this node already held.

@@ -1,5 +1,5 @@
-// Package cluster wires idnode's FSM to hashicorp/raft: durable stores (raft-boltdb with
-// fsync), snapshots, bootstrap, and proposing commands with the caller's deadline.
+// Package cluster wires idnode's FSM to hashicorp/raft: durable stores (raft-boltdb or
+// raft-wal, with fsync), snapshots, bootstrap, and proposing commands with the caller's deadline.
 package cluster
 
 import (
@@ -15,9 +15,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
-	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
-	"go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/series"
@@ -29,7 +26,8 @@ type Node struct {
 	raft      *raft.Raft
 	fsm       *fsm.FSM
 	watched   *watchedFSM // fsm as raft applies it (applywatch.go)
-	store     *raftboltdb.BoltStore
+	store     logStore
+	storeKind LogStore
 	journal   *series.Store // the series journals the FSM applies to
 	guard     *storageGuard // the store as raft writes it
 	transport raft.Transport
@@ -70,22 +68,13 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err := os.MkdirAll(raftDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s is not usable: %w", cfg.DataDir, err)
 	}
-	if err := checkRaftStore(filepath.Join(raftDir, "raft.db")); err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("data dir %s is locked: is another idnode running on it?", cfg.DataDir)
-		}
+	kind, err := chooseLogStore(raftDir, cfg.LogStore)
+	if err != nil {
 		return nil, err
 	}
-	store, err := raftboltdb.New(raftboltdb.Options{
-		Path:        filepath.Join(raftDir, "raft.db"),
-		BoltOptions: &bbolt.Options{Timeout: time.Second},
-		NoSync:      false, // every log append is fsynced: an acknowledged ID survives power loss
-	})
+	store, err := openLogStore(kind, raftDir, cfg.DataDir, rc.Logger.Named("wal"))
 	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("data dir %s is locked: is another idnode running on it?", cfg.DataDir)
-		}
-		return nil, fmt.Errorf("open raft log in %s: %w", raftDir, err)
+		return nil, err
 	}
 	// The series journals (fsm/series.go) live beside the log. Nothing else holds them: a lost
 	// or older series.db is rebuilt from the newest snapshot and the log after it.
@@ -93,11 +82,11 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open the series journal in %s: %w", raftDir, err), store.Close())
 	}
-	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, journal: journal, log: cfg.Logger, raftLog: raftLog, closed: make(chan struct{}),
+	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, storeKind: kind, journal: journal, log: cfg.Logger, raftLog: raftLog, closed: make(chan struct{}),
 		leaders: leaderLog{now: time.Now}}
 	n.fsm.UseSeries(journal)
 	n.watched = &watchedFSM{BatchingFSM: n.fsm, trace: cfg.OnEntry}
-	n.guard = &storageGuard{StableStore: store, trace: cfg.OnEntry, path: filepath.Join(raftDir, "raft.db"), log: cfg.Logger,
+	n.guard = &storageGuard{StableStore: store, trace: cfg.OnEntry, path: kind.path(raftDir), log: cfg.Logger,
 		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}, halt: cfg.OnStorageHalt}
 	if cfg.OnHalt != nil {
 		n.fsm.OnHalt(cfg.OnHalt)
@@ -121,7 +110,7 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 	if n.cfg.OnSnapshot != nil {
 		snaps = recordingSnapshots{SnapshotStore: snaps, onSnapshot: n.cfg.OnSnapshot}
 	}
-	if err := checkLogReaches(n.store, snaps, n.cfg.MinLogIndex, filepath.Join(raftDir, "raft.db")); err != nil {
+	if err := checkLogReaches(n.store, snaps, n.cfg.MinLogIndex, n.storeKind.path(raftDir)); err != nil {
 		return err
 	}
 	n.transport = n.cfg.Transport
@@ -207,6 +196,9 @@ func (n *Node) hello() hello {
 // mutual TLS): the server serves its internal services on it, and other nodes reach them at
 // this node's Raft address. It is nil with a custom Transport (tests bring their own).
 func (n *Node) Internal() net.Listener { return n.internal }
+
+// LogStore is the kind of store that holds this node's Raft log.
+func (n *Node) LogStore() LogStore { return n.storeKind }
 
 // FSM is the node's state machine, for local reads.
 func (n *Node) FSM() *fsm.FSM { return n.fsm }

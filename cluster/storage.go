@@ -123,6 +123,14 @@ func (g *storageGuard) StoreLogs(l []*raft.Log) error {
 	return nil
 }
 
+// IsMonotonic passes on whether the log store refuses gaps (raft-wal does): raft then drops
+// the whole log after installing a snapshot instead of leaving a gap before the next entry,
+// which such a store would refuse.
+func (g *storageGuard) IsMonotonic() bool {
+	m, ok := g.LogStore.(raft.MonotonicLogStore)
+	return ok && m.IsMonotonic()
+}
+
 func (g *storageGuard) DeleteRange(lo, hi uint64) error {
 	return g.check(g.LogStore.DeleteRange(lo, hi), false)
 }
@@ -142,6 +150,7 @@ func (g *storageGuard) SetUint64(k []byte, v uint64) error {
 }
 
 var (
-	_ raft.LogStore    = (*storageGuard)(nil)
-	_ raft.StableStore = (*storageGuard)(nil)
+	_ raft.LogStore          = (*storageGuard)(nil)
+	_ raft.StableStore       = (*storageGuard)(nil)
+	_ raft.MonotonicLogStore = (*storageGuard)(nil)
 )

@@ -53,9 +53,10 @@ func TestSnapshotsAreReportedAndAShortLogRefused(t *testing.T) {
 	_ = n.Close()
 }
 
+// A truncated raft.db is refused before bbolt maps it (TestADamagedWALIsRefused: the WAL's).
 func TestTruncatedRaftStoreIsRefusedWithoutAFault(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}
+	cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A"), LogStore: LogStoreBolt}
 	n, err := Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

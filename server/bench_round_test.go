@@ -18,19 +18,30 @@ import (
 )
 
 // BenchmarkIdentityRound traces where an identity's time goes, stage by stage, and prints the
-// breakdown (p50 and p99 of each stage) after the run: three in-process nodes with real
-// raft-boltdb stores (fsync on) in temp dirs and the production Raft timing, Raft over
+// breakdown (p50 and p99 of each stage) after the run: three in-process nodes with real Raft
+// log stores (fsync on) in temp dirs and the production Raft timing, Raft over
 // hashicorp's in-memory transport, gRPC on loopback, callers making one NextIdentity at a
 // time. "leader": every caller on the leader; "round-robin": caller i on node i mod 3, so two
 // in three are relayed by a follower. See docs/BENCHMARKS.md, "Where an identity's time goes".
+// IDNODE_BENCH_RAFT_LOG=wal or boltdb picks the nodes' Raft log store (--raft-log); unset,
+// the default for new data dirs (cluster.DefaultLogStore).
 //
 //	go test -run NONE -bench IdentityRound -benchtime 20000x ./server/
+//	IDNODE_BENCH_RAFT_LOG=wal go test -run NONE -bench IdentityRound -benchtime 20000x ./server/
 func BenchmarkIdentityRound(b *testing.B) {
+	var logStore cluster.LogStore
+	if env := os.Getenv("IDNODE_BENCH_RAFT_LOG"); env != "" {
+		var err error
+		if logStore, err = cluster.ParseLogStore(env); err != nil {
+			b.Fatalf("IDNODE_BENCH_RAFT_LOG: %v", err)
+		}
+	}
 	rt := newRoundTrace("")
 	c := newTestClusterConfigured(b, 3, func(nc *node.Config) {
 		tag := nc.Tag
 		nc.Timing = cluster.DefaultTiming
 		nc.GRPCOptions = append(nc.GRPCOptions, grpc.StatsHandler(servedCalls{rt: rt, tag: tag}))
+		nc.RaftLog = logStore
 		nc.ClusterConfig = func(cc cluster.Config) cluster.Config {
 			cc.OnEntry = rt.onEntry(tag)
 			return cc
@@ -62,7 +73,7 @@ func BenchmarkIdentityRound(b *testing.B) {
 			b.Run(fmt.Sprintf("via=%s/callers=%d", route.name, callers), func(b *testing.B) {
 				lat := traceIdentities(b, rt, clients, route.nodes, callers)
 				if b.N >= 100 {
-					fmt.Fprintf(os.Stdout, "\n%s, leader %s:\n", b.Name(), rt.leader)
+					fmt.Fprintf(os.Stdout, "\n%s, leader %s, raft log %s:\n", b.Name(), rt.leader, c.Node(rt.leader).Node.LogStore())
 					rt.report(os.Stdout, lat)
 				}
 			})

@@ -48,6 +48,7 @@ type config struct {
 	identityBatch int
 	electionWait  time.Duration
 	highWater     time.Duration
+	raftLog       cluster.LogStore // "": the data dir's own, or cluster.DefaultLogStore for a new one
 	// snapshots are Raft's snapshot settings; the rest of cluster.Timing is not a flag.
 	snapshotInterval  time.Duration
 	snapshotThreshold uint64
@@ -86,6 +87,7 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 		tlsClientAuth string
 		configFile    string
 		memoryLimit   string
+		raftLog       string
 		tokenFile     string
 	)
 	fs.StringVar(&c.tag, "tag", "A", "this node's tag: 1-4 upper-case letters, part of every server-side ID it issues")
@@ -105,6 +107,9 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 		"keep it under 2s, the time a node cut off in a minority has to refuse")
 	fs.DurationVar(&c.highWater, "high-water-interval", datadir.DefaultHighWaterInterval, "how often the data dir records how far its Raft log is known durable, so a raft.db replaced by an older copy is refused at start "+
 		"even after a crash; a copy less than this old can pass; 0: only at snapshots and clean stops")
+	fs.StringVar(&raftLog, "raft-log", "", fmt.Sprintf("store of the Raft log in a new data dir: %s (raft-wal, raft/wal/: one fsync per append) or %s (raft-boltdb, raft/raft.db, the store of data dirs made before %s became the default); "+
+		"default: the one the data dir holds, %s for a new one. A data dir keeps the store it was made with: naming the other one is an error; "+
+		"to move a node, remove it and join it again with an empty data dir (docs/upgrades.md)", cluster.LogStoreWAL, cluster.LogStoreBolt, cluster.LogStoreWAL, cluster.DefaultLogStore))
 	fs.DurationVar(&c.snapshotInterval, "raft-snapshot-interval", cluster.DefaultTiming.SnapshotInterval, "how often Raft checks whether to snapshot (each check at a random time up to twice this): a snapshot lets it compact the log and restart or catch up a node from it")
 	fs.Uint64Var(&c.snapshotThreshold, "raft-snapshot-threshold", cluster.DefaultTiming.SnapshotThreshold, "log entries since the last snapshot that make a check take one; lower: smaller log and faster restarts, more snapshot writes (each writes the whole state and the series journals)")
 	fs.BoolVar(&c.hiloPools, "hilo-pools", true, "grant HiLo ranges from this node's own pool of numbers the cluster reserved to it: no Raft round per range, and ranges keep coming without a quorum until the pool is used up (false: every range through the leader)")
@@ -162,7 +167,7 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 		bad.errs = append(bad.errs, applyConfigFile(fs, configFile, set, bad))
 	}
 	bad.errs = append(bad.errs, c.readAdminToken(tokenFile))
-	cfg, err := c.finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, set)
+	cfg, err := c.finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, raftLog, set)
 	if err := errors.Join(append(bad.errs, err)...); err != nil {
 		return nil, err
 	}
@@ -186,7 +191,7 @@ Flags:`)
 
 // finish validates and derives the fields that need more than a flag's own parsing; it
 // reports every problem it finds, not only the first.
-func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit string, set map[string]bool) (*config, error) {
+func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, raftLog string, set map[string]bool) (*config, error) {
 	var errs []error
 	if err := docid.ValidateNodeTag(c.tag); err != nil {
 		errs = append(errs, fmt.Errorf("--tag: %w", err))
@@ -194,6 +199,11 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit s
 	var err error
 	if c.separator, err = docid.ParseSeparator(separator); err != nil {
 		errs = append(errs, fmt.Errorf("--separator: %w", err))
+	}
+	if raftLog != "" {
+		if c.raftLog, err = cluster.ParseLogStore(raftLog); err != nil {
+			errs = append(errs, fmt.Errorf("--raft-log: %w", err))
+		}
 	}
 	if c.maxCount < 1 {
 		errs = append(errs, fmt.Errorf("--max-count must be at least 1, got %d", c.maxCount))

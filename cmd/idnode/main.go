@@ -111,7 +111,7 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	n.Logger().Info("idnode serving", "version", version.Get().String(), "tag", n.Tag(), "grpc", n.GRPCAddr(), "http", n.HTTPAddr(), "memory_limit", memLimit, "raft", n.RaftAdvertise(), "data_dir", cfg.dataDir,
+	n.Logger().Info("idnode serving", "version", version.Get().String(), "tag", n.Tag(), "grpc", n.GRPCAddr(), "http", n.HTTPAddr(), "memory_limit", memLimit, "raft", n.RaftAdvertise(), "data_dir", cfg.dataDir, "raft_log", n.Cluster().LogStore(),
 		"tls", cfg.tls != nil, "admin_token", cfg.adminToken != "")
 	return n.Wait()
 }

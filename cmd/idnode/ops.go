@@ -114,7 +114,7 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 			GRPCOptions: o.metricsOptions(),
 		},
 		HiLoPools: c.hiloPools, MaxCount: c.maxCount, IdentityBatch: c.identityBatch,
-		ElectionWait: c.electionWait, HighWater: c.highWater, Timing: c.timing(),
+		ElectionWait: c.electionWait, HighWater: c.highWater, RaftLog: c.raftLog, Timing: c.timing(),
 		Limits: c.limits, MaxConns: c.maxConns,
 		Logger: log, Exit: os.Exit,
 		ClusterConfig: o.clusterConfig, ServerConfig: o.serverConfig,

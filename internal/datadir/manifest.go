@@ -29,12 +29,17 @@ type Piece string
 
 // The pieces a data dir may hold.
 const (
-	RaftStore Piece = "raft/raft.db"   // the Raft log and stable store
+	RaftStore Piece = "raft/raft.db"   // the Raft log and stable store (raft-boltdb)
+	RaftWAL   Piece = "raft/wal"       // the Raft log and stable store (raft-wal), once its meta file exists
 	Snapshots Piece = "raft/snapshots" // the FSM snapshots (at least one, once one was taken)
 	Etag      Piece = "etag"           // the etag watermark behind server-side IDs
 )
 
-var allPieces = []Piece{RaftStore, Snapshots, Etag}
+var allPieces = []Piece{RaftStore, RaftWAL, Snapshots, Etag}
+
+// walMetaFile is the file raft-wal creates first in its directory, and last loses: the WAL
+// is there when it is.
+const walMetaFile = "wal-meta.db"
 
 // HiLoPools is the node's HiLo pools file (package hilopool). It is no piece a start requires
 // (a lost pool is a gap), but it is a node's state: a data dir without node.json that holds it
@@ -212,10 +217,15 @@ func (m *Manifest) save() error {
 }
 
 // present reports whether piece p is in dataDir. Snapshots count once one complete snapshot
-// (its meta.json) is there.
+// (its meta.json) is there, the WAL once its meta file is.
 func present(dataDir string, p Piece) bool {
 	path := filepath.Join(dataDir, string(p))
-	if p != Snapshots {
+	switch p {
+	case RaftWAL:
+		_, err := os.Stat(filepath.Join(path, walMetaFile))
+		return err == nil
+	case Snapshots:
+	default:
 		_, err := os.Stat(path)
 		return err == nil
 	}

@@ -88,6 +88,33 @@ func TestManifestAdoptsPiecesPresent(t *testing.T) {
 	}
 }
 
+// A WAL counts as held once its meta file is there: an empty wal/ left by a start that failed
+// before it holds nothing to lose, and a wal/ without its meta file has lost the WAL.
+func TestManifestAdoptsAWALByItsMetaFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, string(RaftWAL)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := Open(dir, false); err != nil || m.Holds(RaftWAL) {
+		t.Fatalf("an empty wal/ adopted: %v, %v", m != nil && m.Holds(RaftWAL), err)
+	}
+	meta := filepath.Join(dir, string(RaftWAL), walMetaFile)
+	mustWrite(t, meta)
+	m, err := Open(dir, false)
+	if err != nil || !m.Holds(RaftWAL) || m.Holds(RaftStore) {
+		t.Fatalf("a WAL adopted? holds wal %v raft.db %v: %v", m.Holds(RaftWAL), m.Holds(RaftStore), err)
+	}
+	if err := m.Record(RaftWAL); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Check(); !errors.Is(err, ErrPieceMissing) {
+		t.Fatalf("wal/ without its meta file: Check = %v, want ErrPieceMissing", err)
+	}
+}
+
 func TestCheckOrphans(t *testing.T) {
 	dir := t.TempDir()
 	if err := CheckOrphans(dir); err != nil {

@@ -54,7 +54,10 @@ type Config struct {
 	ElectionWait  time.Duration
 	// HighWater is how often the data dir's manifest records the applied Raft index.
 	HighWater time.Duration
-	Limits    server.Limits
+	// RaftLog is the Raft log store a new data dir is made with (cluster.Config.LogStore);
+	// empty: the one the data dir holds, or cluster.DefaultLogStore.
+	RaftLog cluster.LogStore
+	Limits  server.Limits
 	// MaxConns bounds the client port's connections (connlimit).
 	MaxConns int
 	Logger   *slog.Logger // nil: slog.Default()

@@ -221,6 +221,7 @@ func (n *Node) openStores(ctx context.Context, st *datadir.NodeState) error {
 		Peers: n.cfg.Peers, Logger: n.log,
 		NoBootstrap: n.cfg.Join != "",
 		MinLogIndex: manifest.LogIndex(),
+		LogStore:    n.cfg.RaftLog,
 		OnSnapshot: func(index uint64) {
 			if err := manifest.Snapshotted(index); err != nil {
 				n.log.Error("recording a snapshot in the data dir manifest", "index", index, "err", err)
@@ -271,7 +272,11 @@ func (n *Node) openStores(ctx context.Context, st *datadir.NodeState) error {
 			return err
 		})
 	})
-	if err := manifest.Record(datadir.RaftStore); err != nil {
+	logPiece := datadir.RaftStore
+	if n.raft.LogStore() == cluster.LogStoreWAL {
+		logPiece = datadir.RaftWAL
+	}
+	if err := manifest.Record(logPiece); err != nil {
 		return err
 	}
 	// Stopped before raft closes: the clean stop records the end.

@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/internal/datadir"
 	"github.com/idnode/idnode/internal/loopback"
 	"github.com/idnode/idnode/internal/node"
@@ -77,7 +79,7 @@ func TestStartServesCloseStopsRestartKeepsTheTag(t *testing.T) {
 	if err != nil || !found || st.Tag != "C" || !st.KeepsManifest {
 		t.Fatalf("node state after a stop: %+v found=%v err=%v", st, found, err)
 	}
-	for _, piece := range []string{datadir.FileName, string(datadir.RaftStore), string(datadir.Etag)} {
+	for _, piece := range []string{datadir.FileName, string(datadir.RaftWAL), string(datadir.Etag)} {
 		if _, err := os.Stat(filepath.Join(dir, piece)); err != nil {
 			t.Errorf("data dir after a stop: %v", err)
 		}
@@ -131,4 +133,58 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// A data dir keeps the Raft log store it was made with: a restart without --raft-log opens
+// it, one naming the other store is refused, and the manifest guards it, so a lost store stops
+// the start instead of starting from an empty log.
+func TestADataDirKeepsItsRaftLogStoreAndRefusesItsLoss(t *testing.T) {
+	for _, c := range []struct {
+		kind, other cluster.LogStore
+		piece       datadir.Piece
+	}{
+		{cluster.LogStoreWAL, cluster.LogStoreBolt, datadir.RaftWAL},
+		{cluster.LogStoreBolt, cluster.LogStoreWAL, datadir.RaftStore},
+	} {
+		t.Run(string(c.kind), func(t *testing.T) {
+			dir := t.TempDir()
+			start := func(kind cluster.LogStore) (*node.Node, error) {
+				cfg := config(t, dir, "C")
+				cfg.RaftLog = kind
+				return node.Start(t.Context(), cfg)
+			}
+			for _, kind := range []cluster.LogStore{c.kind, ""} {
+				n, err := start(kind)
+				if err != nil {
+					t.Fatal(err)
+				}
+				waitServing(t, n)
+				if got := n.Cluster().LogStore(); got != c.kind {
+					t.Errorf("started with --raft-log=%q: store %q, want %q", kind, got, c.kind)
+				}
+				if err := n.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := datadir.Open(dir, true)
+			if err != nil || !m.Holds(c.piece) {
+				t.Fatalf("manifest holds %s: %v, %v", c.piece, m != nil && m.Holds(c.piece), err)
+			}
+			if n, err := start(c.other); !errors.Is(err, cluster.ErrLogStoreMismatch) {
+				if err == nil {
+					n.Close()
+				}
+				t.Fatalf("start with --raft-log=%s: %v, want ErrLogStoreMismatch", c.other, err)
+			}
+			if err := os.RemoveAll(filepath.Join(dir, string(c.piece))); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := start(""); !errors.Is(err, datadir.ErrPieceMissing) || !strings.Contains(err.Error(), string(c.piece)) {
+				if err == nil {
+					n.Close()
+				}
+				t.Fatalf("start without %s: %v, want ErrPieceMissing naming it", c.piece, err)
+			}
+		})
+	}
 }

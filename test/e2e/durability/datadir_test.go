@@ -25,9 +25,9 @@ func TestDataDirLosingAPieceIsRefused(t *testing.T) {
 	}
 	lastEtag := serverSideEtag(t, e2etest.Generate(t, c, &idnodev1.GenerateRequest{Id: "users/"}))
 	p.Stop()
-	// An older raft.db, for the case of a log that ends before what the node had held.
-	older := filepath.Join(t.TempDir(), "raft.db")
-	copyFile(t, filepath.Join(p.DataDir, "raft", "raft.db"), older)
+	// An older Raft log, for the case of a log that ends before what the node had held.
+	older := filepath.Join(t.TempDir(), "wal")
+	copyDir(t, filepath.Join(p.DataDir, raftLog), older)
 	p.Restart()
 	p.WaitServing(e2etest.ServeTimeout)
 	e2etest.Generate(t, c, &idnodev1.GenerateRequest{Id: "c5|"}) // c5/4
@@ -68,8 +68,8 @@ func TestClusterNodeLosingAPieceIsRefused(t *testing.T) {
 	c.MustIdentity(rec, "invoices", 3, victim.Tag)
 	c.MustServerSide(rec, "users", victim.Tag)
 	victim.Stop()
-	older := filepath.Join(t.TempDir(), "raft.db")
-	copyFile(t, filepath.Join(victim.DataDir, "raft", "raft.db"), older)
+	older := filepath.Join(t.TempDir(), "wal")
+	copyDir(t, filepath.Join(victim.DataDir, raftLog), older)
 	victim.Restart()
 	c.WaitServing(victim.Tag)
 	c.MustIdentity(rec, "invoices", 3, victim.Tag)
@@ -101,24 +101,32 @@ type dataDirDamage struct {
 	damage     func(dir string)
 }
 
-// dataDirDamages are the cases of issue 11's repro 8, and more; older is a copy of raft.db
-// taken before the node applied its newest entries.
+// raftLog is the Raft log of a new data dir (raft-wal, the default store): a directory.
+const raftLog = "raft/wal"
+
+// dataDirDamages are the cases of issue 11's repro 8, and more; older is a copy of the Raft
+// log taken before the node applied its newest entries.
 func dataDirDamages(t *testing.T, older string) []dataDirDamage {
 	return []dataDirDamage{
 		{"etag deleted", "etag is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "etag")) }},
-		{"raft.db deleted", "raft/raft.db is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "raft", "raft.db")) }},
-		{"raft dir deleted", "raft/raft.db is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "raft")) }},
-		{"raft.db truncated", "truncated", func(dir string) {
-			if err := os.Truncate(filepath.Join(dir, "raft", "raft.db"), 20000); err != nil {
+		{"raft log deleted", raftLog + " is missing", func(dir string) { mustRemove(t, filepath.Join(dir, raftLog)) }},
+		{"raft dir deleted", raftLog + " is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "raft")) }},
+		{"raft log meta file truncated", "the raft store is damaged", func(dir string) {
+			if err := os.Truncate(filepath.Join(dir, raftLog, "wal-meta.db"), 1000); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"raft.db replaced by an older copy", "had reached index", func(dir string) {
-			copyFile(t, older, filepath.Join(dir, "raft", "raft.db"))
-		}},
+		{"raft log replaced by an older copy", "had reached index", func(dir string) { putBack(t, older, filepath.Join(dir, raftLog)) }},
 		{"node.json deleted", "node.json", func(dir string) { mustRemove(t, filepath.Join(dir, "node.json")) }},
 		{"manifest deleted", "manifest.json is missing", func(dir string) { mustRemove(t, filepath.Join(dir, "manifest.json")) }},
 	}
+}
+
+// putBack replaces the directory to with a copy of from.
+func putBack(t *testing.T, from, to string) {
+	t.Helper()
+	mustRemove(t, to)
+	copyDir(t, from, to)
 }
 
 // serverSideEtag returns the etag number of a server-side ID such as users/0000000000000000001-A.

@@ -13,7 +13,7 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// An older raft.db put back after kill -9 is refused, like one put back after a clean stop
+// An older Raft log put back after kill -9 is refused, like one put back after a clean stop
 // (issue 24, item 1): the data dir's high-water mark moves while the node runs, not only at a
 // snapshot or a clean stop. On main the node started and answered users/4 again.
 func TestOlderRaftLogAfterKill9IsRefused(t *testing.T) {
@@ -23,8 +23,8 @@ func TestOlderRaftLogAfterKill9IsRefused(t *testing.T) {
 		e2etest.Generate(t, c, &idnodev1.GenerateRequest{Id: "users|"})
 	}
 	p.Stop()
-	older := filepath.Join(t.TempDir(), "raft.db")
-	copyFile(t, filepath.Join(p.DataDir, "raft", "raft.db"), older)
+	older := filepath.Join(t.TempDir(), "wal")
+	copyDir(t, filepath.Join(p.DataDir, raftLog), older)
 	p.Restart()
 	p.WaitServing(e2etest.ServeTimeout)
 	for range 3 {
@@ -32,15 +32,15 @@ func TestOlderRaftLogAfterKill9IsRefused(t *testing.T) {
 	}
 	waitHighWater(t, p, commitIndex(t, p.GRPCAddr))
 	p.Kill9()
-	copyFile(t, older, filepath.Join(p.DataDir, "raft", "raft.db"))
+	putBack(t, older, filepath.Join(p.DataDir, raftLog))
 	out := e2etest.RefusedStart(t, p)
-	if !strings.Contains(out, "had reached index") || !strings.Contains(out, "raft.db") {
+	if !strings.Contains(out, "had reached index") || !strings.Contains(out, raftLog) {
 		t.Fatalf("the refusal does not name the log and the index it had reached:\n%s", out)
 	}
 }
 
-// The cluster repro of issue 24, item 1: follower F1's raft.db copied while it was stopped; F2
-// frozen; users/4-8 taken; F1 killed and its old raft.db put back; the leader killed; F2
+// The cluster repro of issue 24, item 1: follower F1's Raft log copied while it was stopped; F2
+// frozen; users/4-8 taken; F1 killed and its old log put back; the leader killed; F2
 // thawed; F1 restarted. On main F1 and F2 formed a quorum on F1's old log and answered
 // users/4, 5, 6 again. Now F1 refuses to start; with the leader back the cluster continues
 // above users/8.
@@ -52,8 +52,8 @@ func TestClusterOlderRaftLogIsRefused(t *testing.T) {
 	f1, f2 := c.Node(c.Others(leader)[0]), c.Node(c.Others(leader)[1])
 	c.MustIdentity(rec, "users", 3, leader)
 	f1.Stop()
-	older := filepath.Join(t.TempDir(), "raft.db")
-	copyFile(t, filepath.Join(f1.DataDir, "raft", "raft.db"), older)
+	older := filepath.Join(t.TempDir(), "wal")
+	copyDir(t, filepath.Join(f1.DataDir, raftLog), older)
 	f1.Restart()
 	c.WaitServing(f1.Tag)
 	f2.Sigstop()
@@ -68,13 +68,13 @@ func TestClusterOlderRaftLogIsRefused(t *testing.T) {
 	}
 	waitHighWater(t, f1, commitIndex(t, c.Node(leader).GRPCAddr))
 	f1.Kill9()
-	copyFile(t, older, filepath.Join(f1.DataDir, "raft", "raft.db"))
+	putBack(t, older, filepath.Join(f1.DataDir, raftLog))
 	c.Node(leader).Kill9()
 	f2.Sigcont()
 	thawed = true
 	out := e2etest.RefusedStart(t, f1)
 	if !strings.Contains(out, "had reached index") {
-		t.Fatalf("node %s started on an older raft.db, or was refused for another reason:\n%s", f1.Tag, out)
+		t.Fatalf("node %s started on an older Raft log, or was refused for another reason:\n%s", f1.Tag, out)
 	}
 	c.Node(leader).Restart()
 	c.WaitServing(leader, f2.Tag)

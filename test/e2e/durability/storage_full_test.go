@@ -22,9 +22,10 @@ import (
 const (
 	// fullDiskSize is the node's data file system: a tmpfs small enough to fill in a moment.
 	fullDiskSize = "16m"
-	// fullDiskCalls bounds the identity calls that may still succeed once the disk is full
-	// (bbolt reuses the pages it already has for a while).
-	fullDiskCalls = 20_000
+	// fullDiskCalls bounds the identity calls that may still succeed once the disk is full:
+	// the WAL's tail segment is preallocated (8 MiB, about 25k of this test's entries), so
+	// appends fail only when it is full and its index needs space.
+	fullDiskCalls = 40_000
 	// fullDiskWindow is how long the test watches a full node's elections.
 	fullDiskWindow = 6 * time.Second
 	// fullDiskElections is the most elections allowed in that window. With the backoff the
@@ -77,7 +78,7 @@ func TestFullDisk(t *testing.T) {
 	}
 	conn := e2etest.DialConn(t, grpcAddr)
 	ids, admin, hc := idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn), healthpb.NewHealthClient(conn)
-	// A long name makes every entry bigger, so the log needs new pages sooner.
+	// A long name makes every entry bigger, so the WAL segment fills sooner.
 	name := "orders-" + strings.Repeat("x", 200)
 	next := func() (int64, error) {
 		resp, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: 1, RequestId: uuid.NewString()})
@@ -104,11 +105,23 @@ func TestFullDisk(t *testing.T) {
 	if refusal == nil {
 		t.Fatalf("%d identities succeeded on a full disk: the log never needed a new page?", fullDiskCalls)
 	}
-	if status.Code(refusal) != codes.Unavailable || reason.Of(refusal) != reason.StorageFull || !strings.Contains(refusal.Error(), "/data/node/raft/raft.db") {
-		t.Fatalf("identity on a full disk: %v (reason %q); want UNAVAILABLE, %s, naming /data/node/raft/raft.db", refusal, reason.Of(refusal), reason.StorageFull)
+	if status.Code(refusal) != codes.Unavailable || reason.Of(refusal) != reason.StorageFull || !strings.Contains(refusal.Error(), "/data/node/"+raftLog) {
+		t.Fatalf("identity on a full disk: %v (reason %q); want UNAVAILABLE, %s, naming /data/node/%s", refusal, reason.Of(refusal), reason.StorageFull, raftLog)
+	}
+	// The fault is the last log write's outcome, and a write that succeeds clears it: the node
+	// re-elects itself after its wait, and its term's first entry, a few bytes, may still fit
+	// in the WAL's preallocated segment where an identity's entry and the segment's index do
+	// not. So each check below first asks for an identity, which fails and sets the fault
+	// again, and then looks.
+	refused := func() {
+		t.Helper()
+		if v, err := next(); err == nil {
+			t.Fatalf("identity %d on a full disk", v)
+		}
 	}
 	for _, svc := range []string{"", "idnode.v1.IdService"} {
 		e2etest.Eventually(t, 10*time.Second, "health NOT_SERVING on a full disk", func() error {
+			refused()
 			resp, err := hc.Check(e2etest.RPCCtx(t), &healthpb.HealthCheckRequest{Service: svc})
 			if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
 				return fmt.Errorf("health %q: %v, %v", svc, resp.GetStatus(), err)
@@ -116,20 +129,24 @@ func TestFullDisk(t *testing.T) {
 			return nil
 		})
 	}
-	st, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
-	if err != nil || !strings.Contains(st.GetStorageFault(), "disk is full") {
-		t.Fatalf("Status on a full disk: storage_fault %q, %v; want the cause", st.GetStorageFault(), err)
-	}
-	// An append that finds a page bbolt freed earlier succeeds, and a write that succeeds clears
-	// the fault until the next one fails (the node re-elects itself and appends its term's first
-	// entry meanwhile): idctl and the metric, a moment after Status, may meet such a moment.
+	var st *idnodev1.StatusResponse
+	e2etest.Eventually(t, 10*time.Second, "Status names the full disk", func() error {
+		refused()
+		var err error
+		if st, err = admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{}); err != nil || !strings.Contains(st.GetStorageFault(), "disk is full") {
+			return fmt.Errorf("Status on a full disk: storage_fault %q, %v; want the cause", st.GetStorageFault(), err)
+		}
+		return nil
+	})
 	e2etest.Eventually(t, 10*time.Second, "idctl status names the full disk", func() error {
-		if out := e2etest.MustIdctl(t, nil, "status", "--addr", grpcAddr); !strings.Contains(out, "node A: cannot write the raft log /data/node/raft/raft.db: the disk is full") {
+		refused()
+		if out := e2etest.MustIdctl(t, nil, "status", "--addr", grpcAddr); !strings.Contains(out, "node A: cannot write the raft log /data/node/"+raftLog+": the disk is full") {
 			return fmt.Errorf("idctl status on a full disk does not say why:\n%s", out)
 		}
 		return nil
 	})
 	e2etest.Eventually(t, 10*time.Second, "the storage fault metric", func() error {
+		refused()
 		if v := e2etest.MetricValue(t, e2etest.Scrape(t, metricsAddr), `idnode_storage_fault{kind="full"}`); v != 1 {
 			return fmt.Errorf(`idnode_storage_fault{kind="full"} = %v on a full disk, want 1`, v)
 		}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -217,6 +218,17 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	c.SwapBinary(last, current)
 	w.step()
 	c.NoneHalted("after the upgrade")
+	// The previous release's data dirs hold raft-boltdb logs and keep them: this build's
+	// default store, the WAL, is only for new data dirs.
+	for _, tag := range e2etest.ClusterTags {
+		dir := c.Node(tag).DataDir
+		if _, err := os.Stat(filepath.Join(dir, "raft", "raft.db")); err != nil {
+			t.Fatalf("node %s upgraded: %v; want its raft.db kept", tag, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "raft", "wal")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("node %s upgraded: raft/wal: %v; want none, the data dir keeps raft-boltdb", tag, err)
+		}
+	}
 
 	e2etest.Eventually(t, e2etest.LeaderTimeout, "every member's build recorded", func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
