@@ -101,6 +101,11 @@ func (s *raftSink) Accept(name string, level hclog.Level, msg string, args ...an
 		// No leader was known: the node has just started (or its last election failed, which
 		// raft reports itself). After a leader was lost this stays a warning.
 		lvl = slog.LevelInfo
+	case msg == "rejecting vote request since we have a leader":
+		// Two nodes stood at once (most often in a cluster's first election): one won, and
+		// the other's request reached a node that already follows the winner. Nothing is
+		// wrong here; a candidate that stood after losing its leader warns itself.
+		lvl = min(lvl, slog.LevelInfo)
 	}
 	if line.peer != "" && lvl >= slog.LevelWarn {
 		s.peers.failed(line.peer, msg, line.err, line.attrs)

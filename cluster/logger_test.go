@@ -119,20 +119,23 @@ func TestSnakeCase(t *testing.T) {
 	}
 }
 
-// A first election is news, not a warning; an election after a leader was lost stays one. A
-// node closing its own transport logs no error.
+// A first election is news, not a warning; an election after a leader was lost stays one, and
+// a vote refused because the voter follows the winner of a race is news too. A node closing
+// its own transport logs no error.
 func TestRaftLineLevels(t *testing.T) {
 	var buf bytes.Buffer
 	raftLog, _ := raftLines(&buf, slog.LevelInfo)
 	raftLog.Warn("heartbeat timeout reached, starting election", "last-leader-addr", raft.ServerAddress(""), "last-leader-id", raft.ServerID(""))
 	raftLog.Warn("heartbeat timeout reached, starting election", "last-leader-addr", raft.ServerAddress("raft-b:7000"), "last-leader-id", raft.ServerID("B-2"))
+	raftLog.Warn("rejecting vote request since we have a leader", "from", raft.ServerID("B-2"), "leader", raft.ServerAddress("raft-a:7000"))
 	raftLog.Named("transport").Error("failed to decode incoming command", "error", raft.ErrTransportShutdown)
 	got := lines(t, &buf)
-	if len(got) != 2 {
-		t.Fatalf("%d lines, want 2 (the transport's shutdown at debug):\n%s", len(got), buf.String())
+	if len(got) != 3 {
+		t.Fatalf("%d lines, want 3 (the transport's shutdown at debug):\n%s", len(got), buf.String())
 	}
 	wantFields(t, got[0], map[string]any{"level": "INFO", "last_leader_id": ""})
 	wantFields(t, got[1], map[string]any{"level": "WARN", "last_leader_id": "B-2"})
+	wantFields(t, got[2], map[string]any{"level": "INFO", "from": "B-2"})
 }
 
 // manualTimers runs the summaries' timers when the test says.
