@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/internal/poll"
 )
 
 // foldServer stands in for the cluster behind an identityFold: each call reserves count
@@ -80,6 +82,30 @@ func callers(ctx context.Context, f *identityFold, n int) ([]int64, []error) {
 	return values, errs
 }
 
+// heldCallers runs n callers of f at once against srv, whose gate holds every call: two calls
+// go out and hold, the other n-2 callers queue behind them. Then it lets released calls through
+// the gate and returns what callers returns.
+func heldCallers(t *testing.T, srv *foldServer, f *identityFold, n, released int) ([]int64, []error) {
+	t.Helper()
+	done := make(chan struct{})
+	var values []int64
+	var errs []error
+	go func() {
+		values, errs = callers(context.Background(), f, n)
+		close(done)
+	}()
+	recv(t, srv.sent)
+	recv(t, srv.sent)
+	waitQueued(t, f, "orders", n-2)
+	go func() {
+		for range released {
+			srv.gate <- struct{}{}
+		}
+	}()
+	recv(t, done)
+	return values, errs
+}
+
 // mustDistinctRun fails unless values are 1..len(values) in some order.
 func mustDistinctRun(t *testing.T, values []int64) {
 	t.Helper()
@@ -95,21 +121,7 @@ func TestFoldSharesCallsAmongConcurrentCallers(t *testing.T) {
 	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
 	f := newIdentityFold(srv.send)
 	const n = 50
-	done := make(chan struct{})
-	var values []int64
-	var errs []error
-	go func() {
-		values, errs = callers(context.Background(), f, n)
-		close(done)
-	}()
-	// Two calls go out at once and hold; every other caller queues behind them.
-	recv(t, srv.sent)
-	recv(t, srv.sent)
-	waitQueued(t, f, "orders", n-2)
-	for range 3 {
-		srv.gate <- struct{}{}
-	}
-	recv(t, done)
+	values, errs := heldCallers(t, srv, f, n, 3)
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
@@ -140,21 +152,7 @@ func TestFoldBatchesAreBounded(t *testing.T) {
 	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
 	f := newIdentityFold(srv.send)
 	n := 2 + foldMaxBatch + 5
-	done := make(chan struct{})
-	var values []int64
-	go func() {
-		values, _ = callers(context.Background(), f, n)
-		close(done)
-	}()
-	recv(t, srv.sent)
-	recv(t, srv.sent)
-	waitQueued(t, f, "orders", n-2)
-	go func() {
-		for range 4 {
-			srv.gate <- struct{}{}
-		}
-	}()
-	recv(t, done)
+	values, _ := heldCallers(t, srv, f, n, 4)
 	mustDistinctRun(t, values)
 	for _, c := range srv.calls() {
 		if c > foldMaxBatch {
@@ -169,22 +167,7 @@ func TestFoldRequeuesCallersAShortBlockLeftOut(t *testing.T) {
 	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100), short: 3}
 	f := newIdentityFold(srv.send)
 	const n = 20
-	done := make(chan struct{})
-	var values []int64
-	var errs []error
-	go func() {
-		values, errs = callers(context.Background(), f, n)
-		close(done)
-	}()
-	recv(t, srv.sent)
-	recv(t, srv.sent)
-	waitQueued(t, f, "orders", n-2)
-	go func() {
-		for range 4 {
-			srv.gate <- struct{}{}
-		}
-	}()
-	recv(t, done)
+	values, errs := heldCallers(t, srv, f, n, 4)
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
@@ -333,26 +316,22 @@ func queued(f *identityFold, name string) int {
 
 func waitQueued(t *testing.T, f *identityFold, name string, n int) {
 	t.Helper()
-	waitFold(t, func() bool { return queued(f, name) == n }, "callers queued")
+	poll.Until(t, "callers queued", 10*time.Second, time.Millisecond, func() error {
+		if q := queued(f, name); q != n {
+			return fmt.Errorf("%d queued, want %d", q, n)
+		}
+		return nil
+	})
 }
 
 func waitIdle(t *testing.T, f *identityFold, name string) {
 	t.Helper()
-	waitFold(t, func() bool {
+	poll.Until(t, "the fold idle", 10*time.Second, time.Millisecond, func() error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		return f.counters[name] == nil
-	}, "the fold idle")
-}
-
-// waitFold polls cond: the callers' goroutines give no signal of their own when they queue.
-func waitFold(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10 s", what)
+		if f.counters[name] != nil {
+			return errors.New("the counter is still kept")
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 }
