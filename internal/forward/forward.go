@@ -213,19 +213,28 @@ func (f *Forwarder) leader(ctx context.Context) (id, addr string) {
 	if left <= 0 {
 		return "", ""
 	}
-	ctx, cancel := context.WithTimeout(ctx, left)
+	if !pollFor(ctx, left, func() bool { id, addr = f.cfg.Cluster.Leader(); return id != "" }) {
+		return "", ""
+	}
+	f.knowsLeader()
+	return id, addr
+}
+
+// pollFor checks cond every pollInterval until it holds (true), or until ctx ends or wait
+// passes (false).
+func pollFor(ctx context.Context, wait time.Duration, cond func() bool) bool {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return "", ""
+			return false
 		case <-t.C:
 		}
-		if id, addr = f.cfg.Cluster.Leader(); id != "" {
-			f.knowsLeader()
-			return id, addr
+		if cond() {
+			return true
 		}
 	}
 }

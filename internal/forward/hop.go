@@ -133,20 +133,10 @@ func (h *Hop) unreached(err error) bool {
 // awaitLeaderOrConn waits until this node names a leader other than leaderID (or none), or cc
 // is connected again, within ctx and the election wait; false if neither happened.
 func (f *Forwarder) awaitLeaderOrConn(ctx context.Context, leaderID string, cc *grpc.ClientConn) bool {
-	ctx, cancel := context.WithTimeout(ctx, f.cfg.ElectionWait)
-	defer cancel()
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-		}
-		if id, _ := f.cfg.Cluster.Leader(); id != leaderID || cc.GetState() == connectivity.Ready {
-			return true
-		}
-	}
+	return pollFor(ctx, f.cfg.ElectionWait, func() bool {
+		id, _ := f.cfg.Cluster.Leader()
+		return id != leaderID || cc.GetState() == connectivity.Ready
+	})
 }
 
 // refusedForTheSecret: the leader refused err's call for want of the secret, which this node
