@@ -82,9 +82,9 @@ func callers(ctx context.Context, f *identityFold, n int) ([]int64, []error) {
 	return values, errs
 }
 
-// heldCallers runs n callers of f at once against srv, whose gate holds every call: two calls
-// go out and hold, the other n-2 callers queue behind them. Then it lets released calls through
-// the gate and returns what callers returns.
+// heldCallers runs n callers of f at once against srv, whose gate holds every call:
+// foldMaxInFlight calls go out and hold, the other callers queue behind them. Then it lets
+// released calls through the gate and returns what callers returns.
 func heldCallers(t *testing.T, srv *foldServer, f *identityFold, n, released int) ([]int64, []error) {
 	t.Helper()
 	done := make(chan struct{})
@@ -94,9 +94,10 @@ func heldCallers(t *testing.T, srv *foldServer, f *identityFold, n, released int
 		values, errs = callers(context.Background(), f, n)
 		close(done)
 	}()
-	recv(t, srv.sent)
-	recv(t, srv.sent)
-	waitQueued(t, f, "orders", n-2)
+	for range foldMaxInFlight {
+		recv(t, srv.sent)
+	}
+	waitQueued(t, f, "orders", n-foldMaxInFlight)
 	go func() {
 		for range released {
 			srv.gate <- struct{}{}
@@ -104,6 +105,11 @@ func heldCallers(t *testing.T, srv *foldServer, f *identityFold, n, released int
 	}()
 	recv(t, done)
 	return values, errs
+}
+
+// singles are the counts of the calls that go out first, one caller each.
+func singles() []int64 {
+	return slices.Repeat([]int64{1}, foldMaxInFlight)
 }
 
 // mustDistinctRun fails unless values are 1..len(values) in some order.
@@ -121,15 +127,15 @@ func TestFoldSharesCallsAmongConcurrentCallers(t *testing.T) {
 	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
 	f := newIdentityFold(srv.send)
 	const n = 50
-	values, errs := heldCallers(t, srv, f, n, 3)
+	values, errs := heldCallers(t, srv, f, n, foldMaxInFlight+1)
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	mustDistinctRun(t, values)
-	if got := srv.calls(); !slices.Equal(got, []int64{1, 1, n - 2}) {
-		t.Fatalf("calls with counts %v; want two single ones, then one for the %d callers that waited", got, n-2)
+	if got, want := srv.calls(), append(singles(), n-foldMaxInFlight); !slices.Equal(got, want) {
+		t.Fatalf("calls with counts %v; want %v: the single ones in flight, then one for the %d callers that waited", got, want, n-foldMaxInFlight)
 	}
 	waitIdle(t, f, "orders") // an idle counter is dropped, so hostile names cannot pile up
 }
@@ -151,8 +157,8 @@ func TestFoldBatchesHaveTheirOwnRequestIDs(t *testing.T) {
 func TestFoldBatchesAreBounded(t *testing.T) {
 	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
 	f := newIdentityFold(srv.send)
-	n := 2 + foldMaxBatch + 5
-	values, _ := heldCallers(t, srv, f, n, 4)
+	n := foldMaxInFlight + foldMaxBatch + 5
+	values, _ := heldCallers(t, srv, f, n, foldMaxInFlight+2)
 	mustDistinctRun(t, values)
 	for _, c := range srv.calls() {
 		if c > foldMaxBatch {
@@ -167,15 +173,16 @@ func TestFoldRequeuesCallersAShortBlockLeftOut(t *testing.T) {
 	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100), short: 3}
 	f := newIdentityFold(srv.send)
 	const n = 20
-	values, errs := heldCallers(t, srv, f, n, 4)
+	values, errs := heldCallers(t, srv, f, n, foldMaxInFlight+2)
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	mustDistinctRun(t, values)
-	if got := srv.calls(); !slices.Equal(got, []int64{1, 1, n - 2 - 3, n - 2}) {
-		t.Fatalf("calls with counts %v; want a fourth for the %d callers the short block left out", got, n-2-3)
+	waited := int64(n - foldMaxInFlight)
+	if got, want := srv.calls(), append(singles(), waited-3, waited); !slices.Equal(got, want) {
+		t.Fatalf("calls with counts %v; want %v: one more for the %d callers the short block left out", got, want, waited-3)
 	}
 }
 
@@ -196,11 +203,12 @@ func TestFoldCallerThatGivesUpLeavesTheQueue(t *testing.T) {
 	f := newIdentityFold(srv.send)
 	done := make(chan struct{})
 	go func() {
-		callers(context.Background(), f, 2) // the two calls in flight
+		callers(context.Background(), f, foldMaxInFlight) // the calls in flight
 		close(done)
 	}()
-	recv(t, srv.sent)
-	recv(t, srv.sent)
+	for range foldMaxInFlight {
+		recv(t, srv.sent)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	left := make(chan error)
 	go func() {
@@ -215,11 +223,12 @@ func TestFoldCallerThatGivesUpLeavesTheQueue(t *testing.T) {
 	if q := queued(f, "orders"); q != 0 {
 		t.Fatalf("%d callers still queued after the only one left", q)
 	}
-	srv.gate <- struct{}{}
-	srv.gate <- struct{}{}
+	for range foldMaxInFlight {
+		srv.gate <- struct{}{}
+	}
 	recv(t, done)
-	if got := srv.calls(); len(got) != 2 {
-		t.Fatalf("calls with counts %v; want only the two in flight (nobody waits for a third)", got)
+	if got := srv.calls(); len(got) != foldMaxInFlight {
+		t.Fatalf("calls with counts %v; want only the %d in flight (nobody waits for another)", got, foldMaxInFlight)
 	}
 }
 
@@ -246,11 +255,12 @@ func TestFoldOtherCallersOutliveAnEarlierDeadline(t *testing.T) {
 	f := newIdentityFold(srv.send)
 	hold := make(chan struct{})
 	go func() {
-		callers(context.Background(), f, 2) // the two calls in flight
+		callers(context.Background(), f, foldMaxInFlight) // the calls in flight
 		close(hold)
 	}()
-	recv(t, srv.sent)
-	recv(t, srv.sent)
+	for range foldMaxInFlight {
+		recv(t, srv.sent)
+	}
 	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	results := make(chan error, 2)
@@ -266,19 +276,19 @@ func TestFoldOtherCallersOutliveAnEarlierDeadline(t *testing.T) {
 		results <- err
 	}()
 	waitQueued(t, f, "orders", 2)
-	srv.gate <- struct{}{} // one of the first two answers; the third call takes both queued
+	srv.gate <- struct{}{} // a call in flight answers; the next takes both queued
 	if got := recv(t, srv.sent); got != 2 {
-		t.Fatalf("third call asked for %d values; want 2", got)
+		t.Fatalf("the call after it asked for %d values; want 2", got)
 	}
 	if err := recv(t, results); status.Code(err) != codes.DeadlineExceeded {
 		t.Fatalf("the caller with the short deadline got %v; want DeadlineExceeded", err)
 	}
-	// The third call stopped at that deadline; the patient caller goes into the next one.
+	// That call stopped at the deadline; the patient caller goes into the next one.
 	if got := recv(t, srv.sent); got != 1 {
 		t.Fatalf("the next call asked for %d values; want 1, for the patient caller", got)
 	}
 	go func() {
-		for range 2 {
+		for range foldMaxInFlight { // the rest of the first calls, and the patient caller's
 			srv.gate <- struct{}{}
 		}
 	}()
