@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/hashicorp/raft"
 
@@ -190,19 +191,29 @@ func TestCloseFailsWaitingCallers(t *testing.T) {
 	}
 }
 
+// A follower's relayed batch joins the leader's batches: its increments are answered in
+// order, and queued behind an entry in flight they share the next one.
 func TestNextManyJoinsTheBatchesAndAnswersInOrder(t *testing.T) {
-	a := &fsmApplier{fsm: fsm.New()}
-	b := NewBatcher(RaftCommitter{Applier: a}, Options{})
-	defer b.Close()
-	incs := []*raftv1.IdentityIncrement{{Name: "x", Count: 2}, {Name: "y", Count: 1}, {Name: "x", Count: 0}, {Name: "x", Count: 3}}
-	got := b.NextMany(context.Background(), incs)
-	want := []Result{{IdentityBlock: docid.IdentityBlock{First: 1, Last: 2}}, {IdentityBlock: docid.IdentityBlock{First: 1, Last: 1}}, {Err: fsm.ErrInvalidCount}, {IdentityBlock: docid.IdentityBlock{First: 3, Last: 5}}}
-	for i := range want {
-		if !reflect.DeepEqual(got[i].IdentityBlock, want[i].IdentityBlock) || !errors.Is(got[i].Err, want[i].Err) {
-			t.Errorf("increment %d = %+v, want %+v", i, got[i], want[i])
+	synctest.Test(t, func(t *testing.T) {
+		a := &fsmApplier{fsm: fsm.New(), gate: make(chan struct{})}
+		b := NewBatcher(RaftCommitter{Applier: a}, Options{})
+		defer b.Close()
+		incs := []*raftv1.IdentityIncrement{{Name: "x", Count: 2}, {Name: "y", Count: 1}, {Name: "x", Count: 0}, {Name: "x", Count: 3}}
+		answers := make(chan []Result)
+		go func() { answers <- b.NextMany(context.Background(), incs) }()
+		// The first entry holds at the gate until every increment is queued: however the
+		// scheduler interleaved them, the rest then go together.
+		synctest.Wait()
+		close(a.gate)
+		got := <-answers
+		want := []Result{{IdentityBlock: docid.IdentityBlock{First: 1, Last: 2}}, {IdentityBlock: docid.IdentityBlock{First: 1, Last: 1}}, {Err: fsm.ErrInvalidCount}, {IdentityBlock: docid.IdentityBlock{First: 3, Last: 5}}}
+		for i := range want {
+			if !reflect.DeepEqual(got[i].IdentityBlock, want[i].IdentityBlock) || !errors.Is(got[i].Err, want[i].Err) {
+				t.Errorf("increment %d = %+v, want %+v", i, got[i], want[i])
+			}
 		}
-	}
-	if len(a.sizes) > 2 {
-		t.Errorf("four increments queued at once took %d entries", len(a.sizes))
-	}
+		if len(a.sizes) > 2 {
+			t.Errorf("four increments queued at once took %d entries %v", len(a.sizes), a.sizes)
+		}
+	})
 }
