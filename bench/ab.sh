@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# bench/ab.sh — two builds of idnode, taking turns on identical runs, with the CPU each process
+# spent: the way to tell a change from the noise of a shared 2-core machine, where the same
+# build moves 10–30% between minutes.
+#
+# Each run starts a fresh 3-node cluster on loopback (static peers, fsync on), waits for it,
+# runs idbench against it, and prints idbench's summary, each process's CPU seconds
+# (utime+stime from /proc) and the Raft entries the leader committed, then stops the cluster. Builds A and
+# B take turns, A first, $ROUNDS times. Each build is a git commit (anything `git rev-parse`
+# takes) or "." for the working tree, idnode and idbench alike, so a change to the Go client
+# (which idbench's go-client route uses) is measured too.
+#
+#   bench/ab.sh c1eb037 .                        # 3 rounds, Go client, 64 callers, 10 s
+#   VIA=round-robin ROUNDS=4 bench/ab.sh HEAD~1 HEAD
+#
+# Settings (environment):
+#   VIA        idbench --via: go-client or round-robin (default go-client)
+#   STRATEGY   idbench --strategy (default identity)
+#   CALLERS    concurrent callers (default 64)
+#   DURATION   length of each run, whole seconds 1–60 (default 10)
+#   ROUNDS     turns of A then B (1–10, default 3)
+#   PORT_BASE  loopback ports: gRPC +0..2, Raft +10..12, metrics +20..22 (default 32600)
+set -euo pipefail
+
+VIA=${VIA:-go-client}
+STRATEGY=${STRATEGY:-identity}
+CALLERS=${CALLERS:-64}
+DURATION=${DURATION:-10}
+ROUNDS=${ROUNDS:-3}
+PORT_BASE=${PORT_BASE:-32600}
+BENCH=ab
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+
+(($# == 2)) || die "usage: bench/ab.sh BUILD_A BUILD_B (a commit, or . for the working tree)"
+[[ $VIA == go-client || $VIA == round-robin ]] || die "VIA must be go-client or round-robin, got '$VIA'"
+[[ $CALLERS =~ ^[0-9]+$ ]] && ((CALLERS >= 1 && CALLERS <= 1024)) || die "CALLERS must be 1–1024, got '$CALLERS'"
+[[ $DURATION =~ ^[0-9]+$ ]] && ((DURATION >= 1 && DURATION <= 60)) || die "DURATION must be 1–60 seconds, got '$DURATION'"
+[[ $ROUNDS =~ ^[0-9]+$ ]] && ((ROUNDS >= 1 && ROUNDS <= 10)) || die "ROUNDS must be 1–10, got '$ROUNDS'"
+[[ $PORT_BASE =~ ^[0-9]+$ ]] && ((PORT_BASE >= 1024 && PORT_BASE <= 65000)) || die "PORT_BASE must be 1024–65000"
+for p in 0 1 2 10 11 12 20 21 22; do port_free $((PORT_BASE + p)) || die "port $((PORT_BASE + p)) is in use; pick another PORT_BASE"; done
+
+TMP=$(mktemp -d -t idnode-ab.XXXXXX)
+PIDS=()
+trap 'stop_pids "${PIDS[@]}"; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+# build NAME REV: idnode and idbench of REV (or the working tree) into $TMP/NAME.
+build() {
+	local src=$PWD
+	if [[ $2 != . ]]; then
+		src=$TMP/src-$1
+		mkdir -p "$src"
+		git archive "$(git rev-parse --verify "$2^{commit}")" | tar -x -C "$src"
+	fi
+	go -C "$src" build -o "$TMP/$1/idnode" ./cmd/idnode
+	go -C "$src/cmd/idbench" build -o "$TMP/$1/idbench" .
+}
+log "building A ($1) and B ($2)"
+build A "$1"
+build B "$2"
+
+cpu() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$1/stat"; } # utime+stime, clock ticks of 1/100 s
+metric() { curl -sf "http://127.0.0.1:$((PORT_BASE + 20 + $1))/metrics" | grep -E "$2"; }
+commit_index() { metric "$1" '^idnode_raft_commit_index ' | awk '{ print $2 }'; }
+since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# one NAME: one run of build NAME on a fresh cluster.
+one() {
+	local bin=$TMP/$1 tags=(A B C) peers="" nodes="" i
+	for i in 0 1 2; do
+		peers+="${peers:+,}${tags[$i]}=127.0.0.1:$((PORT_BASE + 10 + i))"
+		nodes+="${nodes:+,}127.0.0.1:$((PORT_BASE + i))"
+	done
+	rm -rf "$TMP/data"
+	PIDS=()
+	for i in 0 1 2; do
+		"$bin/idnode" --tag "${tags[$i]}" --data-dir "$TMP/data/${tags[$i]}" --grpc-addr "127.0.0.1:$((PORT_BASE + i))" \
+			--metrics-addr "127.0.0.1:$((PORT_BASE + 20 + i))" --http-addr "" --peers "$peers" --log-level warn >"$TMP/node-$i.log" 2>&1 &
+		PIDS+=($!)
+	done
+	local deadline=$((SECONDS + 60))
+	for i in 0 1 2; do
+		until "$bin/idnode" health --addr "127.0.0.1:$((PORT_BASE + i))" --timeout 2s >/dev/null 2>&1; do
+			((SECONDS < deadline)) || die "node ${tags[$i]} of build $1 not healthy after 60 s"
+			sleep 0.2
+		done
+	done
+	local before=() after=() out times entries=()
+	for i in 0 1 2; do before+=("$(cpu "${PIDS[$i]}")"); done
+	entries=("$(commit_index 0)" "$(commit_index 1)" "$(commit_index 2)")
+	# bash's time keyword gives idbench's own CPU (user, system) without another tool.
+	times=$({ TIMEFORMAT='%U %S'; time "$bin/idbench" --nodes "$nodes" --via "$VIA" --strategy "$STRATEGY" \
+		--concurrency "$CALLERS" --duration "${DURATION}s" --prefix ab --progress=false >"$TMP/idbench.out" 2>&1; } 2>&1) ||
+		die "idbench failed: $(cat "$TMP/idbench.out")"
+	for i in 0 1 2; do after+=("$(cpu "${PIDS[$i]}")"); done
+	echo "== $1, load average $(cut -d' ' -f1 /proc/loadavg)"
+	grep -E '^  (IDs|latency|errors)' "$TMP/idbench.out"
+	local line="  CPU s   idbench $(awk '{ printf "%.2f", $1 + $2 }' <<<"$times")"
+	for i in 0 1 2; do
+		line+="  ${tags[$i]} $(since "${before[$i]}" "${after[$i]}")"
+		if metric "$i" '^idnode_raft_state{state="leader"} 1' >/dev/null; then
+			line+=" (leader, $(($(commit_index "$i") - ${entries[$i]})) entries)"
+		fi
+	done
+	echo "$line"
+	stop_pids "${PIDS[@]}" || true # wait's status is the node's: terminated by the signal
+	PIDS=()
+}
+
+echo "$(date -u '+%Y-%m-%d %H:%M') UTC: A is $1, B is $2; $VIA, $STRATEGY, $CALLERS callers, ${DURATION}s a run, $ROUNDS rounds"
+for _ in $(seq "$ROUNDS"); do
+	one A
+	one B
+done
