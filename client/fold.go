@@ -18,8 +18,9 @@ import (
 //
 // Each identity is a Raft round on the cluster, and each call a gRPC exchange both ends pay
 // for in CPU; one call for n values costs the cluster about what a call for one costs, so 64
-// callers of one counter cost about one call a round instead of 64 (the Python client does
-// the same, clients/python/src/idnode/_fold.py).
+// callers of one counter cost about one call a round instead of 64 (the Python client folds
+// too, clients/python/src/idnode/_fold.py, with two calls in flight: measured, one gained it
+// nothing clear).
 //
 // Real-time order holds: a caller only ever joins a batch that has not been sent, so a batch is
 // sent after every caller in it arrived, and the cluster numbers it after every call that had
@@ -28,9 +29,10 @@ import (
 // every one of them has given up, so no batch outlives the callers it serves.
 const (
 	// foldMaxInFlight is the batches of one counter on the wire at once: while one is in a
-	// Raft round the next gathers callers. A second in flight only waits at the leader for the
-	// round in progress and halves what each round carries: with one, 64 callers got 20–50%
-	// more identities a second and a p99 of 11 ms instead of 14 (docs/BENCHMARKS.md).
+	// Raft round the next gathers callers. A second in flight only waited at the leader for
+	// the round in progress, and each round carried a third of the callers instead of half:
+	// with one, 64 callers got 20–50% more identities a second and a p99 of 11 ms instead of
+	// 14 (docs/BENCHMARKS-ROUNDS.md).
 	foldMaxInFlight = 1
 	// foldMaxBatch is the callers one batch serves at most, far below the server's largest
 	// count (100,000), so one batch's answer stays small.
