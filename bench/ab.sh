@@ -5,8 +5,8 @@
 #
 # Each run starts a fresh 3-node cluster on loopback (static peers, fsync on), waits for it,
 # runs idbench against it, and prints idbench's summary, each process's CPU seconds
-# (utime+stime from /proc) and the Raft entries the leader committed, then stops the cluster. Builds A and
-# B take turns, A first, $ROUNDS times. Each build is a git commit (anything `git rev-parse`
+# (utime+stime from /proc) and the Raft entries the leader committed, then stops the cluster.
+# Builds A and B take turns, A first, $ROUNDS times. Each build is a git commit (anything `git rev-parse`
 # takes) or "." for the working tree, idnode and idbench alike, so a change to the Go client
 # (which idbench's go-client route uses) is measured too.
 #
@@ -87,7 +87,7 @@ one() {
 			sleep 0.2
 		done
 	done
-	local before=() after=() out times entries=()
+	local before=() after=() times entries
 	for i in 0 1 2; do before+=("$(cpu "${PIDS[$i]}")"); done
 	entries=("$(commit_index 0)" "$(commit_index 1)" "$(commit_index 2)")
 	# bash's time keyword gives idbench's own CPU (user, system) without another tool.
