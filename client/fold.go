@@ -22,6 +22,9 @@ import (
 // too, clients/python/src/idnode/_fold.py, with two calls in flight: measured, one gained it
 // nothing clear).
 //
+// When a batch returns, the next waits, briefly, for the callers it answered to come back
+// (regatherLocked): 64 looping callers then share one call a round, not every other round.
+//
 // Real-time order holds: a caller only ever joins a batch that has not been sent, so a batch is
 // sent after every caller in it arrived, and the cluster numbers it after every call that had
 // returned by then. Each batch has a request id of its own, which its retries reuse (a retry
@@ -37,6 +40,9 @@ const (
 	// foldMaxBatch is the callers one batch serves at most, far below the server's largest
 	// count (100,000), so one batch's answer stays small.
 	foldMaxBatch = 1024
+	// foldRegatherMax bounds how long the next batch waits for the callers the last one
+	// answered to come back (regatherLocked).
+	foldRegatherMax = time.Millisecond
 )
 
 // identityFold holds the callers of each counter waiting for a batch and the batches in flight.
@@ -51,6 +57,10 @@ type identityFold struct {
 type foldCounter struct {
 	queue    []*foldWaiter
 	inFlight int
+	// regather, when > 0, holds the next batch until the queue is this long or the timer
+	// fires: the callers the last batch answered are on their way back (regatherLocked).
+	regather int
+	timer    *time.Timer
 }
 
 // foldWaiter is one folded caller. done is closed once value or err is set (under the fold's
@@ -90,6 +100,10 @@ func (f *identityFold) next(ctx context.Context, name string) (docid.IdentityBlo
 		f.counters[name] = c
 	}
 	c.queue = append(c.queue, w)
+	if c.regather > 0 && len(c.queue) >= c.regather {
+		c.regather = 0
+		c.timer.Stop()
+	}
 	f.startLocked(name, c)
 	f.mu.Unlock()
 
@@ -132,7 +146,7 @@ func (f *identityFold) leave(name string, c *foldCounter, w *foldWaiter) bool {
 
 // startLocked sends the next batch of c, the oldest callers first, if one may go now.
 func (f *identityFold) startLocked(name string, c *foldCounter) {
-	if len(c.queue) == 0 || c.inFlight >= foldMaxInFlight {
+	if len(c.queue) == 0 || c.inFlight >= foldMaxInFlight || c.regather > 0 {
 		return
 	}
 	n := min(len(c.queue), foldMaxBatch)
@@ -157,15 +171,50 @@ func (f *identityFold) startLocked(name string, c *foldCounter) {
 }
 
 func (f *identityFold) run(ctx context.Context, name string, c *foldCounter, b *foldBatch) {
+	sent := time.Now()
 	block, err := f.send(ctx, name, int64(len(b.waiters)), newRequestID())
+	round := time.Since(sent)
 	stopped := ctx.Err() != nil
 	b.cancel()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c.inFlight--
-	f.finishLocked(c, b, block, err, stopped)
+	answered := f.finishLocked(c, b, block, err, stopped)
+	f.regatherLocked(name, c, answered, round)
 	f.startLocked(name, c)
-	if len(c.queue) == 0 && c.inFlight == 0 && f.counters[name] == c {
+	f.dropIdleLocked(name, c)
+}
+
+// regatherLocked holds c's next batch until the answered callers of the batch just finished
+// are back in the queue, or for a quarter of that batch's round (at most foldRegatherMax).
+// Callers that loop, taking one ID after another, come back within microseconds; without the
+// wait the next batch would go with only those that queued during the round, and the callers
+// just answered would wait a whole round for the one after: two halves taking turns, each
+// round carrying half the callers. The wait is bounded, so callers that do not come back
+// (one ID a request) cost at most a quarter of a round.
+func (f *identityFold) regatherLocked(name string, c *foldCounter, answered int, round time.Duration) {
+	want := len(c.queue) + answered
+	if answered == 0 || want > foldMaxBatch {
+		return
+	}
+	c.regather = want
+	wait := min(round/4, foldRegatherMax)
+	if c.timer == nil {
+		c.timer = time.AfterFunc(wait, func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			c.regather = 0
+			f.startLocked(name, c)
+			f.dropIdleLocked(name, c)
+		})
+		return
+	}
+	c.timer.Reset(wait)
+}
+
+// dropIdleLocked forgets c once nothing of it is queued, in flight or regathering.
+func (f *identityFold) dropIdleLocked(name string, c *foldCounter) {
+	if len(c.queue) == 0 && c.inFlight == 0 && c.regather == 0 && f.counters[name] == c {
 		delete(f.counters, name)
 	}
 }
@@ -176,7 +225,7 @@ func (f *identityFold) run(ctx context.Context, name string, c *foldCounter, b *
 // steps over many claimed values) or when the batch was stopped by another caller's deadline
 // while theirs has not passed (a value it may have reserved for them is a gap, never a
 // duplicate: the next batch has a request id of its own).
-func (f *identityFold) finishLocked(c *foldCounter, b *foldBatch, block docid.IdentityBlock, err error, stopped bool) {
+func (f *identityFold) finishLocked(c *foldCounter, b *foldBatch, block docid.IdentityBlock, err error, stopped bool) (answered int) {
 	next, stop := iter.Pull(block.All())
 	defer stop()
 	var back []*foldWaiter
@@ -201,10 +250,12 @@ func (f *identityFold) finishLocked(c *foldCounter, b *foldBatch, block docid.Id
 		}
 		w.value = v
 		close(w.done)
+		answered++
 	}
 	if len(back) > 0 {
 		c.queue = append(back, c.queue...)
 	}
+	return answered
 }
 
 // outlives reports whether w's caller may wait past deadline.
@@ -228,7 +279,5 @@ func (f *identityFold) leaveLocked(name string, c *foldCounter, w *foldWaiter) {
 			break
 		}
 	}
-	if len(c.queue) == 0 && c.inFlight == 0 && f.counters[name] == c {
-		delete(f.counters, name)
-	}
+	f.dropIdleLocked(name, c)
 }

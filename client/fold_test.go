@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -27,11 +28,15 @@ type foldServer struct {
 	err    error         // every call fails with it when set
 	gate   chan struct{} // when set, a call waits for a token before it answers
 	sent   chan int64    // when set, told each call's count as it reaches the server
+	round  time.Duration // when set, how long each call takes (tests in a synctest bubble)
 }
 
 func (s *foldServer) send(ctx context.Context, name string, count int64, requestID string) (docid.IdentityBlock, error) {
 	if s.sent != nil {
 		s.sent <- count
+	}
+	if s.round > 0 {
+		time.Sleep(s.round)
 	}
 	if s.gate != nil {
 		select {
@@ -138,6 +143,76 @@ func TestFoldSharesCallsAmongConcurrentCallers(t *testing.T) {
 		t.Fatalf("calls with counts %v; want %v: the single ones in flight, then one for the %d callers that waited", got, want, n-foldMaxInFlight)
 	}
 	waitIdle(t, f, "orders") // an idle counter is dropped, so hostile names cannot pile up
+}
+
+func TestFoldNextBatchWaitsForTheCallersJustAnswered(t *testing.T) {
+	// 8 callers take two values each, one after the other. The first goes alone; the other 7
+	// queue during its round. When it is answered, its caller's second call joins them: 8 in
+	// one batch, not 7 now and 1 a round later. The 7 that come back after that are all
+	// there is: their batch goes when the wait for the eighth runs out.
+	synctest.Test(t, func(t *testing.T) {
+		srv := &foldServer{round: 4 * time.Millisecond}
+		f := newIdentityFold(srv.send)
+		const n = 8
+		var mu sync.Mutex
+		var values []int64
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				for range 2 {
+					b, err := f.next(context.Background(), "orders")
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					values = append(values, b.First)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		mustDistinctRun(t, values)
+		if got, want := srv.counts, []int64{1, n, n - 1}; !slices.Equal(got, want) {
+			t.Fatalf("calls with counts %v; want %v", got, want)
+		}
+		time.Sleep(foldRegatherMax) // the wait for the eighth runs out; the counter goes
+		synctest.Wait()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if len(f.counters) != 0 {
+			t.Fatalf("%d counters left; want the fold idle", len(f.counters))
+		}
+	})
+}
+
+func TestFoldWaitForCallersThatDoNotComeBackIsBounded(t *testing.T) {
+	// One caller takes one value and leaves; a second arrives during that round. Its batch
+	// waits a quarter of the round for the first to come back, and no longer.
+	synctest.Test(t, func(t *testing.T) {
+		const round = 4 * time.Millisecond
+		srv := &foldServer{round: round}
+		f := newIdentityFold(srv.send)
+		start := time.Now()
+		var second time.Time
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			if _, err := f.next(context.Background(), "orders"); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			time.Sleep(round / 2)
+			if _, err := f.next(context.Background(), "orders"); err != nil {
+				t.Error(err)
+			}
+			second = time.Now()
+		})
+		wg.Wait()
+		if got, want := second.Sub(start), round+round/4+round; got != want {
+			t.Fatalf("the second caller was answered after %v; want %v: the first round, a quarter round's wait, its own round", got, want)
+		}
+	})
 }
 
 func TestFoldBatchesHaveTheirOwnRequestIDs(t *testing.T) {
