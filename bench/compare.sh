@@ -169,7 +169,7 @@ fi
 	die "initdb failed: $(tail -n 5 "$TMP/initdb.log")"
 "${AS_PG[@]}" "$PGBIN/postgres" -D "$PG_DATA" -p "$PG_PORT" -c listen_addresses=127.0.0.1 -c unix_socket_directories= \
 	-c max_connections=$((MAX_CALLERS + 10)) >"$TMP/postgres.log" 2>&1 &
-PIDS+=($!)
+PIDS+=($!) PG_PID=$!
 PG_DSN="postgres://idbench@127.0.0.1:$PG_PORT/postgres?sslmode=disable"
 pg_show() { "$PGBIN/psql" "$PG_DSN" -XAtc "SHOW $1"; }
 
@@ -266,6 +266,9 @@ for c in $CALLERS; do
 	fi
 	bench "PostgreSQL nextval" "${PG_ARGS[@]}" --concurrency "$c" --prefix "ids$c"
 done
+# Server-side IDs are one idnode node's own work: etcd and PostgreSQL, done with, no longer
+# share the two CPUs with it: idle, they still cost it CPU (docs/BENCHMARKS.md, server-side IDs).
+stop_pids "${ETCD_PIDS[@]}" "$PG_PID"
 for n in 1 1000; do
 	bench "idnode server-side users/ count=$n" --nodes "127.0.0.1:${ID_GRPC[0]}" --conns "$CONNS" --strategy server-side --count "$n" --concurrency 64 --prefix users
 done
