@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/idnode/idnode/fsm"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -98,19 +100,49 @@ func TestUnaryAnswersAsTheInterceptorChain(t *testing.T) {
 // stringsValid reads every string field of a GenerateRequest: one it missed would let bad
 // UTF-8 through.
 func TestStringsValidCoversEveryField(t *testing.T) {
-	if !stringsValid(&idnodev1.GenerateRequest{Id: "users/ä", Database: "billing", RequestId: "r", Owner: "o"}) {
-		t.Fatal("a valid request was not valid")
+	relayed := func(inc *raftv1.IdentityIncrement) *forwardv1.NextIdentitiesRequest {
+		return &forwardv1.NextIdentitiesRequest{Increments: []*raftv1.IdentityIncrement{
+			{Name: "orders", RequestId: "r", Database: "billing"}, inc,
+		}}
 	}
-	fields := (&idnodev1.GenerateRequest{}).ProtoReflect().Descriptor().Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if fd.Kind() != protoreflect.StringKind {
-			continue
+	for _, tc := range []struct {
+		valid proto.Message
+		// bad returns the request with the string field fd of its innermost message set to s.
+		bad func(fd protoreflect.FieldDescriptor, s string) proto.Message
+		of  protoreflect.MessageDescriptor
+	}{
+		{
+			valid: &idnodev1.GenerateRequest{Id: "users/ä", Database: "billing", RequestId: "r", Owner: "o"},
+			bad: func(fd protoreflect.FieldDescriptor, s string) proto.Message {
+				req := &idnodev1.GenerateRequest{}
+				req.ProtoReflect().Set(fd, protoreflect.ValueOfString(s))
+				return req
+			},
+			of: (&idnodev1.GenerateRequest{}).ProtoReflect().Descriptor(),
+		},
+		{
+			valid: relayed(&raftv1.IdentityIncrement{Name: "orders-ä", Count: 1}),
+			bad: func(fd protoreflect.FieldDescriptor, s string) proto.Message {
+				inc := &raftv1.IdentityIncrement{Count: 1}
+				inc.ProtoReflect().Set(fd, protoreflect.ValueOfString(s))
+				return relayed(inc) // the second increment: every one is checked
+			},
+			of: (&raftv1.IdentityIncrement{}).ProtoReflect().Descriptor(),
+		},
+	} {
+		name := tc.valid.ProtoReflect().Descriptor().FullName()
+		if !stringsValid(tc.valid) {
+			t.Fatalf("a valid %s was not valid", name)
 		}
-		req := &idnodev1.GenerateRequest{}
-		req.ProtoReflect().Set(fd, protoreflect.ValueOfString("a\xffb"))
-		if stringsValid(req) {
-			t.Errorf("field %s with bad UTF-8 was valid", fd.Name())
+		fields := tc.of.Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			if fd.Kind() != protoreflect.StringKind {
+				continue
+			}
+			if stringsValid(tc.bad(fd, "a\xffb")) {
+				t.Errorf("%s: field %s with bad UTF-8 was valid", name, fd.Name())
+			}
 		}
 	}
 }
@@ -141,4 +173,31 @@ func BenchmarkGenerateInterceptors(b *testing.B) {
 			}
 		})
 	}
+}
+
+// The UTF-8 check of a follower's relayed batch of 20 identities, as the leader's internal
+// server runs it on every relay: the direct check, and the reflection walk it replaced.
+//
+//	go test -run NONE -bench CheckStringsRelay ./server/
+func BenchmarkCheckStringsRelay(b *testing.B) {
+	req := &forwardv1.NextIdentitiesRequest{}
+	for i := range 20 {
+		req.Increments = append(req.Increments, &raftv1.IdentityIncrement{Name: fmt.Sprintf("orders-%d", i), Count: 1, Database: "billing"})
+	}
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := checkStrings(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("reflection", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := validUTF8(req.ProtoReflect(), ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
