@@ -192,7 +192,9 @@ def test_asyncio_callers_fold_the_same_way() -> None:
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
 
-        folder = _fold.AsyncFolder(send)
+        # A clock that stands still: rounds take no time, so the wait for callers just
+        # answered (who do not come back here) ends at the next turn of the loop.
+        folder = _fold.AsyncFolder(send, clock=lambda: 0.0)
         tasks = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(6)]
         for _ in range(100):  # the tasks run, in order, until each is queued or sending
             await asyncio.sleep(0)
@@ -208,7 +210,89 @@ def test_asyncio_callers_fold_the_same_way() -> None:
         assert results[:2] == [IdentityBlock(1, 1), IdentityBlock(2, 2)]
         assert all(r is refusal for r in results[2:])
         assert len({c[1] for c in calls}) == 3
+        await asyncio.sleep(0)  # the wait after the last answer ends
         assert folder._counters == {}
+
+    asyncio.run(main())
+
+
+def test_an_asyncio_batch_waits_for_the_callers_just_answered() -> None:
+    # Three tasks take two values each. The first two go out alone (two batches in flight),
+    # the third queues. When the first is answered, its task's second call joins the third:
+    # one batch of 2, not 1 now and 1 after the next answer.
+    async def main() -> None:
+        calls: List[int] = []
+        gates: List["asyncio.Future[IdentityBlock]"] = []
+        issued = 0
+
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+            calls.append(n)
+            gates.append(asyncio.get_running_loop().create_future())
+            return await gates[-1]
+
+        def answer(i: int) -> None:
+            nonlocal issued
+            gates[i].set_result(IdentityBlock(issued + 1, issued + calls[i]))
+            issued += calls[i]
+
+        folder = _fold.AsyncFolder(send)
+
+        async def two() -> List[int]:
+            return [(await folder.next_identity("orders", 30.0)).first for _ in range(2)]
+
+        tasks = [asyncio.ensure_future(two()) for _ in range(3)]
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert calls == [1, 1]
+        answer(0)
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert calls == [1, 1, 2]
+        answered = 1
+        while not all(t.done() for t in tasks):  # the rest, in order, as they come
+            if answered < len(gates):
+                answer(answered)
+                answered += 1
+            await asyncio.sleep(0.0005)
+        values = sorted(v for t in tasks for v in t.result())
+        assert values == list(range(1, 7))
+        await asyncio.sleep(2 * _fold.REGATHER_MAX)
+        assert folder._counters == {}
+
+    asyncio.run(main())
+
+
+def test_an_asyncio_batch_waits_a_quarter_round_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A caller answered after a round of 1 s does not come back; the next batch goes after
+    # REGATHER_MAX (here 50 ms, under the quarter round), not later.
+    monkeypatch.setattr(_fold, "REGATHER_MAX", 0.05)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        gates: List["asyncio.Future[IdentityBlock]"] = []
+        sent_at: List[float] = []
+        now = [0.0]
+
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+            sent_at.append(loop.time())
+            gates.append(loop.create_future())
+            return await gates[-1]
+
+        folder = _fold.AsyncFolder(send, clock=lambda: now[0])
+        first = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(3)]
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert len(gates) == 2  # the third waits behind two in flight
+        now[0] = 1.0  # the round took 1 s
+        gates[0].set_result(IdentityBlock(1, 1))
+        answered_at = loop.time()
+        gates[1].set_result(IdentityBlock(2, 2))
+        while len(gates) < 3:
+            await asyncio.sleep(0.005)
+        waited = sent_at[2] - answered_at
+        assert 0.05 <= waited < 0.25, f"the next batch went {waited:.3f} s after the answer"
+        gates[2].set_result(IdentityBlock(3, 3))
+        assert [b.first for b in await asyncio.gather(*first)] == [1, 2, 3]
 
     asyncio.run(main())
 
@@ -221,7 +305,7 @@ def test_a_queued_asyncio_caller_leaves_at_its_deadline_and_a_cancelled_one_at_o
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
 
-        folder = _fold.AsyncFolder(send)
+        folder = _fold.AsyncFolder(send, clock=lambda: 0.0)
         sent = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(2)]
         cancelled = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         for _ in range(100):
@@ -234,6 +318,7 @@ def test_a_queued_asyncio_caller_leaves_at_its_deadline_and_a_cancelled_one_at_o
         gates[0].set_result(IdentityBlock(1, 1))
         gates[1].set_result(IdentityBlock(2, 2))
         assert await asyncio.gather(*sent) == [IdentityBlock(1, 1), IdentityBlock(2, 2)]
+        await asyncio.sleep(0)  # the wait after the last answer ends
         assert len(gates) == 2 and folder._counters == {}
 
     asyncio.run(main())

@@ -7,6 +7,13 @@ gRPC and the interpreter, so one call for n values costs about what one call for
 costs. Only calls with count 1 and no request id of the caller's fold: a caller-supplied
 request id names exactly one reservation, and a call asking for a block wants it consecutive.
 
+With asyncio, when a batch returns the next waits for the callers it answered to come back
+(AsyncFolder._regather): tasks that loop, taking one ID after another, are queued again within
+the same turn of the event loop, and without the wait the next batch would go with only the
+callers queued during the round, the ones just answered waiting a whole round for the one
+after. Threads keep the batch's sender as the thread of its first caller, with no timer to
+bound such a wait, and send the next batch at once.
+
 Real-time order holds: a caller only ever joins a batch that has not been sent, so a batch is
 sent after every caller in it arrived, and the cluster numbers it after every call that had
 returned by then. Each batch carries a request id of its own that all its retries reuse, and
@@ -31,6 +38,10 @@ callers; more would only split the same callers into smaller batches."""
 
 MAX_BATCH = 1024
 """Callers one batch serves at most; far below the server's largest count (100,000)."""
+
+REGATHER_MAX = 0.001
+"""Seconds an asyncio batch waits at most for the callers the one before answered: a quarter
+of that batch's round, never more than this."""
 
 
 class Waiter:
@@ -66,15 +77,20 @@ class Batch:
 class Counter:
     """The callers of one identity counter waiting for a batch, and the batches in flight."""
 
-    __slots__ = ("queue", "in_flight")
+    __slots__ = ("queue", "in_flight", "regather", "timer")
 
     def __init__(self) -> None:
         self.queue: Deque[Waiter] = deque()
         self.in_flight = 0
+        self.regather = 0  # > 0: the next batch waits until this many are queued (asyncio)
+        self.timer: Optional[asyncio.TimerHandle] = None  # ends that wait
+
+    def idle(self) -> bool:
+        return not self.queue and self.in_flight == 0 and not self.regather
 
     def start_batch(self, name: str) -> Optional[Batch]:
         """The next batch, the oldest callers first, if one may be sent now."""
-        if not self.queue or self.in_flight >= MAX_IN_FLIGHT:
+        if not self.queue or self.in_flight >= MAX_IN_FLIGHT or self.regather:
             return None
         n = min(len(self.queue), MAX_BATCH)
         self.in_flight += 1
@@ -164,7 +180,7 @@ class SyncFolder:
             if following is not None:
                 following.waiters[0].batch = following
                 answered.append(following.waiters[0])
-            if not counter.queue and counter.in_flight == 0:
+            if counter.idle():
                 self._counters.pop(batch.name, None)
             for w in answered:
                 w.signal.set()
@@ -187,7 +203,10 @@ class AsyncFolder:
         if counter is None:
             counter = self._counters[name] = Counter()
         counter.queue.append(w)
-        self._start(counter, name)
+        if counter.regather and len(counter.queue) >= counter.regather:
+            self._regathered(counter, name)  # every caller just answered is back
+        else:
+            self._start(counter, name)
         # A timer rather than wait_for, which costs a task per call: at the deadline a caller
         # still queued leaves; one in a batch waits for it, as it ends by this deadline.
         expiry = None if timeout is None else loop.call_later(timeout, _leave, counter, w, name)
@@ -201,6 +220,28 @@ class AsyncFolder:
             if expiry is not None:
                 expiry.cancel()
 
+    def _regather(self, counter: Counter, name: str, answered: int, round_s: float) -> None:
+        """Hold the next batch until the callers just answered are queued again, for a
+        quarter of the round at most (REGATHER_MAX): 64 looping tasks then share one batch a
+        round instead of two halves taking turns."""
+        want = len(counter.queue) + answered
+        if answered == 0 or want > MAX_BATCH:
+            return
+        counter.regather = want
+        if counter.timer is not None:  # two batches in flight answered in one turn
+            counter.timer.cancel()
+        wait = min(max(round_s, 0.0) / 4, REGATHER_MAX)
+        counter.timer = asyncio.get_running_loop().call_later(wait, self._regathered, counter, name)
+
+    def _regathered(self, counter: Counter, name: str) -> None:
+        counter.regather = 0
+        if counter.timer is not None:
+            counter.timer.cancel()
+            counter.timer = None
+        self._start(counter, name)
+        if counter.idle() and self._counters.get(name) is counter:
+            del self._counters[name]
+
     def _start(self, counter: Counter, name: str) -> None:
         batch = counter.start_batch(name)
         if batch is not None:
@@ -211,6 +252,7 @@ class AsyncFolder:
     async def _run(self, counter: Counter, batch: Batch) -> None:
         block: Optional[IdentityBlock] = None
         error: Optional[BaseException] = None
+        sent = self._clock()
         try:
             timeout = batch.timeout(self._clock)
             if timeout is not None and timeout <= 0:
@@ -218,10 +260,13 @@ class AsyncFolder:
             block = await self._send(batch.name, len(batch.waiters), batch.request_id, timeout)
         except (Exception, asyncio.CancelledError) as e:  # every caller of the batch gets it
             error = e
-        for w in counter.finish(batch, block, error):
+        answered = counter.finish(batch, block, error)
+        for w in answered:
             _settle(w)
+        if error is None:
+            self._regather(counter, batch.name, len(answered), self._clock() - sent)
         self._start(counter, batch.name)
-        if not counter.queue and counter.in_flight == 0 and self._counters.get(batch.name) is counter:
+        if counter.idle() and self._counters.get(batch.name) is counter:
             del self._counters[batch.name]
         if isinstance(error, asyncio.CancelledError):
             raise error
