@@ -1,4 +1,5 @@
 import { ClosedError, invalidInput } from "./errors.js";
+import { IdentityFold } from "./fold.js";
 import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, NextHiLoRequest, RangeSource, ReturnOptions, checkSeparator, newRequestId } from "./hilo.js";
 import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS, NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
@@ -173,6 +174,7 @@ export class Client implements RangeSource, WorkerLeaser {
   /** grant id → the node that granted it: a range goes back to the pool it came from. */
   private readonly grants = new Map<string, number>();
   private closing: Promise<void> | null = null;
+  private readonly fold = new IdentityFold((name, count, requestId, signal) => this.sendIdentity(name, { count, requestId, signal }));
 
   constructor(nodes: readonly string[], opts: ClientOptions = {}) {
     const backoff: Backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
@@ -230,8 +232,18 @@ export class Client implements RangeSource, WorkerLeaser {
     return strings(await this.call({ method: "POST", path: "/v1/ids", body }, identity ? "leader" : "any", opts), "ids");
   }
 
-  /** The next count (default 1) values of the identity name, consecutive, from the leader. */
+  /**
+   * The next count (default 1) values of the identity name, consecutive, from the leader.
+   * Concurrent calls for one value with no requestId of their own share one call (see fold.ts):
+   * a block must stay consecutive, and a caller's request id names exactly one reservation.
+   */
   async nextIdentity(name: string, opts: CallOptions & { count?: number; requestId?: string } = {}): Promise<IdentityBlock> {
+    seg("identity name", name);
+    if ((opts.count === undefined || opts.count === 1) && opts.requestId === undefined) return this.fold.next(name, opts);
+    return this.sendIdentity(name, opts);
+  }
+
+  private async sendIdentity(name: string, opts: CallOptions & { count?: number; requestId?: string }): Promise<IdentityBlock> {
     const body = { count: count("count", opts.count), requestId: opts.requestId ?? newRequestId() };
     return identityBlock(await this.call({ method: "POST", path: `/v1/identities/${seg("identity name", name)}:next`, body }, "leader", opts));
   }

@@ -84,9 +84,9 @@ export function nodeURL(addr: string): string {
 
 /**
  * The deadline of one call: the caller's signal and timeoutMs joined into one signal that every
- * attempt and every backoff sleep follows.
+ * attempt and every backoff sleep follows (and a folded identity caller waits under).
  */
-class Deadline {
+export class Deadline {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly unlink: () => void;

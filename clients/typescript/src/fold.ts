@@ -1,0 +1,241 @@
+/**
+ * Folding of concurrent single identities: nextIdentity calls for one value of the same counter
+ * made at the same time share one call for n values, whose block is split among them in arrival
+ * order (the Go client's client/fold.go, the Python client's _fold.py).
+ *
+ * Each identity is a Raft round on the cluster and each call an HTTP exchange both ends pay
+ * for; one call for n values costs about what a call for one costs, so many callers of one
+ * counter cost about one call a round instead of one each.
+ *
+ * Real-time order holds: a caller only ever joins a batch that has not been sent, so a batch is
+ * sent after every caller in it arrived, and the cluster numbers it after every call that had
+ * returned by then. Each batch has a request id of its own, which the transport's retries reuse
+ * (a retry never burns values). It runs until the earliest deadline among its callers and stops
+ * when every one of them has given up, so no batch outlives the callers it serves.
+ */
+import type { IdentityBlock } from "./client.js";
+import { newRequestId } from "./hilo.js";
+import { CallOptions, Deadline } from "./transport.js";
+
+/**
+ * The batches of one counter on the wire at once: while one is in a Raft round the next gathers
+ * callers. A second one only waits at the leader for the round in progress (measured in Go).
+ */
+export const FOLD_MAX_IN_FLIGHT = 1;
+/** The callers one batch serves at most, far below the server's largest count (100,000). */
+export const FOLD_MAX_BATCH = 1024;
+/** The longest the next batch waits for the callers the last one answered (ms). */
+export const FOLD_REGATHER_MAX_MS = 1;
+
+/** One call for count values of name under requestId, ended by signal. */
+export type SendIdentities = (name: string, count: number, requestId: string, signal: AbortSignal) => Promise<IdentityBlock>;
+
+interface Waiter {
+  /** The caller's signal and timeoutMs, joined as the transport joins them for a call. */
+  deadline: Deadline;
+  /** When timeoutMs ends it, by performance.now(); Infinity without one. */
+  expiresAt: number;
+  /** The batch it is in; undefined while queued, and once answered or gone. */
+  batch: Batch | undefined;
+  resolve: (value: bigint) => void;
+  reject: (err: unknown) => void;
+}
+
+interface Batch {
+  waiters: Waiter[];
+  /** Aborted at the earliest deadline of its callers, or once every one of them has left. */
+  controller: AbortController;
+  /** Its callers still waiting for it: the last one to leave stops it. */
+  waiting: number;
+  expiresAt: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  timedOut: boolean;
+}
+
+interface Counter {
+  queue: Waiter[];
+  inFlight: number;
+  /** When > 0, the next batch waits until the queue is this long or regatherTimer fires. */
+  regather: number;
+  regatherTimer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** The values of a block, the claimed ones left out. */
+function* values(block: IdentityBlock): Generator<bigint, void, undefined> {
+  const skipped = new Set(block.skipped);
+  for (let v = block.first; v <= block.last; v++) {
+    if (!skipped.has(v)) yield v;
+  }
+}
+
+export class IdentityFold {
+  /** By name as the callers spell it; a counter goes once idle, so hostile names cannot pile up. */
+  readonly counters = new Map<string, Counter>();
+
+  constructor(private readonly send: SendIdentities) {}
+
+  /** One value of counter name, shared in a batch with the callers of the same moment. */
+  next(name: string, opts: CallOptions = {}): Promise<IdentityBlock> {
+    let deadline: Deadline;
+    try {
+      deadline = new Deadline(opts);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (deadline.aborted) {
+      deadline.dispose();
+      return Promise.reject(deadline.error());
+    }
+    return new Promise<bigint>((resolve, reject) => {
+      const w: Waiter = {
+        deadline,
+        expiresAt: opts.timeoutMs === undefined ? Infinity : performance.now() + opts.timeoutMs,
+        batch: undefined,
+        resolve,
+        reject,
+      };
+      let c = this.counters.get(name);
+      if (c === undefined) {
+        c = { queue: [], inFlight: 0, regather: 0, regatherTimer: undefined };
+        this.counters.set(name, c);
+      }
+      const counter = c;
+      deadline.signal.addEventListener("abort", () => this.leave(name, counter, w), { once: true });
+      counter.queue.push(w);
+      if (counter.regather > 0 && counter.queue.length >= counter.regather) this.endRegather(name, counter);
+      else this.start(name, counter);
+    }).then(
+      (value) => {
+        deadline.dispose();
+        return { first: value, last: value, skipped: [] };
+      },
+      (err: unknown) => {
+        deadline.dispose();
+        throw err;
+      },
+    );
+  }
+
+  /**
+   * Takes w, whose caller gave up, out of the queue or its batch. A caller whose own timeoutMs
+   * passed while in a batch stays: the batch ends by that deadline too and then says more than
+   * the deadline would, what the nodes answered. A value the batch still reserves for a caller
+   * that left is a gap, as for any call given up after it was sent.
+   */
+  private leave(name: string, c: Counter, w: Waiter): void {
+    const b = w.batch;
+    if (b !== undefined) {
+      if (w.deadline.timedOut) return;
+      w.batch = undefined;
+      if (--b.waiting === 0) b.controller.abort();
+    } else {
+      const i = c.queue.indexOf(w);
+      if (i < 0) return; // answered already
+      c.queue.splice(i, 1);
+      this.dropIdle(name, c);
+    }
+    w.reject(w.deadline.error());
+  }
+
+  /** Sends the next batch of c, the oldest callers first, if one may go now. */
+  private start(name: string, c: Counter): void {
+    if (c.queue.length === 0 || c.inFlight >= FOLD_MAX_IN_FLIGHT || c.regather > 0) return;
+    const waiters = c.queue.splice(0, FOLD_MAX_BATCH);
+    const b: Batch = {
+      waiters,
+      controller: new AbortController(),
+      waiting: waiters.length,
+      expiresAt: Math.min(...waiters.map((w) => w.expiresAt)),
+      timer: undefined,
+      timedOut: false,
+    };
+    for (const w of waiters) w.batch = b;
+    if (b.expiresAt !== Infinity) {
+      // A TimeoutError reason makes the transport end the call with DEADLINE_EXCEEDED, as the
+      // caller's own timeoutMs would have.
+      b.timer = setTimeout(() => {
+        b.timedOut = true;
+        b.controller.abort(new DOMException("the earliest deadline of a folded batch passed", "TimeoutError"));
+      }, Math.max(b.expiresAt - performance.now(), 0));
+    }
+    c.inFlight++;
+    void this.run(name, c, b);
+  }
+
+  private async run(name: string, c: Counter, b: Batch): Promise<void> {
+    const sent = performance.now();
+    let block: IdentityBlock | undefined;
+    let error: unknown;
+    try {
+      block = await this.send(name, b.waiters.length, newRequestId(), b.controller.signal);
+    } catch (e) {
+      error = e;
+    }
+    const round = performance.now() - sent;
+    clearTimeout(b.timer);
+    c.inFlight--;
+    const answered = this.finish(c, b, block, error);
+    this.regatherAfter(name, c, answered, round);
+    this.start(name, c);
+    this.dropIdle(name, c);
+  }
+
+  /**
+   * Hands the batch's answer out: one value to each caller still waiting, in arrival order, or
+   * the error to all of them. Callers go back to the head of the queue, for the next batch, when
+   * the block ends before their turn (the cluster ends a block early that steps over many
+   * claimed values) or when the batch was stopped by another caller's deadline while theirs has
+   * not passed (a value it may have reserved for them is a gap, never a duplicate: the next
+   * batch has a request id of its own). Returns how many callers got a value.
+   */
+  private finish(c: Counter, b: Batch, block: IdentityBlock | undefined, error: unknown): number {
+    const next = block === undefined ? undefined : values(block);
+    const back: Waiter[] = [];
+    let answered = 0;
+    for (const w of b.waiters) {
+      if (w.batch !== b) continue; // left
+      w.batch = undefined;
+      const v = next?.next();
+      if (v !== undefined && v.done !== true) {
+        w.resolve(v.value);
+        answered++;
+      } else if (w.deadline.aborted) {
+        w.reject(next === undefined ? error : w.deadline.error()); // its timeoutMs passed in the batch
+      } else if (next !== undefined || (b.timedOut && w.expiresAt > b.expiresAt)) {
+        back.push(w);
+      } else {
+        w.reject(error);
+      }
+    }
+    c.queue.unshift(...back);
+    return answered;
+  }
+
+  /**
+   * Holds c's next batch until the callers the last batch answered are queued again, or for a
+   * quarter of that batch's round (at most FOLD_REGATHER_MAX_MS). Callers that loop, taking one
+   * ID after another, come back in the same turn of the event loop; without the wait the next
+   * batch would go with only those that queued during the round, and the ones just answered
+   * would wait a whole round for the one after: two halves taking turns, each round carrying
+   * half the callers. The wait is bounded, so callers that do not come back cost little.
+   */
+  private regatherAfter(name: string, c: Counter, answered: number, round: number): void {
+    const want = c.queue.length + answered;
+    if (answered === 0 || want > FOLD_MAX_BATCH) return;
+    c.regather = want;
+    clearTimeout(c.regatherTimer);
+    c.regatherTimer = setTimeout(() => this.endRegather(name, c), Math.min(round / 4, FOLD_REGATHER_MAX_MS));
+  }
+
+  private endRegather(name: string, c: Counter): void {
+    c.regather = 0;
+    clearTimeout(c.regatherTimer);
+    c.regatherTimer = undefined;
+    this.start(name, c);
+    this.dropIdle(name, c);
+  }
+
+  private dropIdle(name: string, c: Counter): void {
+    if (c.queue.length === 0 && c.inFlight === 0 && c.regather === 0 && this.counters.get(name) === c) this.counters.delete(name);
+  }
+}
