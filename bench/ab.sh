@@ -68,10 +68,11 @@ since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # one NAME: one run of build NAME on a fresh cluster.
 one() {
-	local bin=$TMP/$1 tags=(A B C) peers="" nodes="" i
+	local bin=$TMP/$1 tags=(A B C) peers="" nodes="" addrs=() i
 	for i in 0 1 2; do
 		peers+="${peers:+,}${tags[$i]}=127.0.0.1:$((PORT_BASE + 10 + i))"
-		nodes+="${nodes:+,}127.0.0.1:$((PORT_BASE + i))"
+		addrs+=("127.0.0.1:$((PORT_BASE + i))")
+		nodes+="${nodes:+,}${addrs[$i]}"
 	done
 	rm -rf "$TMP/data"
 	PIDS=()
@@ -80,13 +81,7 @@ one() {
 			--metrics-addr "127.0.0.1:$((PORT_BASE + 20 + i))" --http-addr "" --peers "$peers" --log-level warn >"$TMP/node-$i.log" 2>&1 &
 		PIDS+=($!)
 	done
-	local deadline=$((SECONDS + 60))
-	for i in 0 1 2; do
-		until "$bin/idnode" health --addr "127.0.0.1:$((PORT_BASE + i))" --timeout 2s >/dev/null 2>&1; do
-			((SECONDS < deadline)) || die "node ${tags[$i]} of build $1 not healthy after 60 s"
-			sleep 0.2
-		done
-	done
+	wait_healthy "$bin/idnode" 60 "${addrs[@]}"
 	local before=() after=() times entries
 	for i in 0 1 2; do before+=("$(cpu "${PIDS[$i]}")"); done
 	entries=("$(commit_index 0)" "$(commit_index 1)" "$(commit_index 2)")

@@ -41,6 +41,20 @@ stop_pids() {
 	done
 }
 
+# wait_healthy IDNODE SECS ADDR...: until the node at each gRPC ADDR passes `idnode health`,
+# dying when SECS seconds pass first.
+wait_healthy() {
+	local bin=$1 secs=$2 addr
+	local deadline=$((SECONDS + secs))
+	shift 2
+	for addr in "$@"; do
+		until "$bin" health --addr "$addr" --timeout 2s >/dev/null 2>&1; do
+			((SECONDS < deadline)) || die "the node at $addr is not healthy after $secs s"
+			sleep 0.2
+		done
+	done
+}
+
 # last_lines N: the last N lines of every log in $TMP, on stderr: what a failed run leaves.
 last_lines() {
 	local f

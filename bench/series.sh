@@ -41,11 +41,12 @@ source bench/lib.sh
 
 cluster_init 15
 
-TAGS=(A B C) PEERS="" NODES=""
+TAGS=(A B C) PEERS="" NODES="" ADDRS=()
 for i in 0 1 2; do
 	port_free $((PORT_BASE + i)) && port_free $((PORT_BASE + 10 + i)) || die "ports of PORT_BASE=$PORT_BASE are in use; pick another"
 	PEERS+="${PEERS:+,}${TAGS[$i]}=127.0.0.1:$((PORT_BASE + 10 + i))"
-	NODES+="${NODES:+,}127.0.0.1:$((PORT_BASE + i))"
+	ADDRS+=("127.0.0.1:$((PORT_BASE + i))")
+	NODES+="${NODES:+,}${ADDRS[$i]}"
 done
 for i in 0 1 2; do
 	"$IDNODE" --tag "${TAGS[$i]}" --data-dir "$TMP/node-${TAGS[$i]}" --grpc-addr "127.0.0.1:$((PORT_BASE + i))" \
@@ -53,13 +54,7 @@ for i in 0 1 2; do
 	PIDS+=($!)
 done
 log "waiting (at most 60 s) for the cluster"
-deadline=$((SECONDS + 60))
-for i in 0 1 2; do
-	until "$IDNODE" health --addr "127.0.0.1:$((PORT_BASE + i))" --timeout 2s >/dev/null 2>&1; do
-		((SECONDS < deadline)) || die "node ${TAGS[$i]} not healthy after 60 s"
-		sleep 0.2
-	done
-done
+wait_healthy "$IDNODE" 60 "${ADDRS[@]}"
 
 echo "$(date -u '+%Y-%m-%d %H:%M') UTC, commit $(git rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg), $CALLERS callers, $DURATION each, identities $VIA"
 run() { "$IDBENCH" --nodes "$NODES" --concurrency "$CALLERS" --duration "$DURATION" --prefix "$@"; }
