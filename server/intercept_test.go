@@ -97,8 +97,8 @@ func TestUnaryAnswersAsTheInterceptorChain(t *testing.T) {
 	}
 }
 
-// stringsValid reads every string field of a GenerateRequest: one it missed would let bad
-// UTF-8 through.
+// stringsValid reads every string field of the requests it checks directly (Generate, and
+// every increment of a relayed batch): one it missed would let bad UTF-8 through.
 func TestStringsValidCoversEveryField(t *testing.T) {
 	relayed := func(inc *raftv1.IdentityIncrement) *forwardv1.NextIdentitiesRequest {
 		return &forwardv1.NextIdentitiesRequest{Increments: []*raftv1.IdentityIncrement{

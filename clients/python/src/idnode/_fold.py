@@ -239,6 +239,11 @@ class AsyncFolder:
             counter.timer.cancel()
             counter.timer = None
         self._start(counter, name)
+        self._drop_idle(counter, name)
+
+    def _drop_idle(self, counter: Counter, name: str) -> None:
+        """Forget counter once nothing of it is queued, in flight or waiting, so hostile
+        names cannot pile up."""
         if counter.idle() and self._counters.get(name) is counter:
             del self._counters[name]
 
@@ -266,8 +271,7 @@ class AsyncFolder:
         if error is None:
             self._regather(counter, batch.name, len(answered), self._clock() - sent)
         self._start(counter, batch.name)
-        if counter.idle() and self._counters.get(batch.name) is counter:
-            del self._counters[batch.name]
+        self._drop_idle(counter, batch.name)
         if isinstance(error, asyncio.CancelledError):
             raise error
 
