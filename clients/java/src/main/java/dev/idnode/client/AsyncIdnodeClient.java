@@ -37,6 +37,7 @@ import dev.idnode.v1.ListWorkersRequest;
 import dev.idnode.v1.ListWorkersResponse;
 import dev.idnode.v1.NextHiLoRequest;
 import dev.idnode.v1.NextIdentityRequest;
+import dev.idnode.v1.NextIdentityResponse;
 import dev.idnode.v1.ReleaseRequest;
 import dev.idnode.v1.ReleaseWorkerRequest;
 import dev.idnode.v1.RenewWorkerRequest;
@@ -65,6 +66,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -81,11 +83,21 @@ public final class AsyncIdnodeClient {
   private final Transport transport;
   private final Duration deadline;
   private final char separator;
+  /** Concurrent single identities, shared by every view of the client (IdentityFold). */
+  private final IdentityFold fold;
 
   AsyncIdnodeClient(Transport transport, Duration deadline, char separator) {
     this.transport = transport;
     this.deadline = deadline;
     this.separator = separator;
+    this.fold = new IdentityFold(this::sendIdentities, transport.timer());
+  }
+
+  private AsyncIdnodeClient(AsyncIdnodeClient from, Duration deadline) {
+    this.transport = from.transport;
+    this.deadline = deadline;
+    this.separator = from.separator;
+    this.fold = from.fold;
   }
 
   /**
@@ -96,7 +108,7 @@ public final class AsyncIdnodeClient {
    * @return the view
    */
   public AsyncIdnodeClient withDeadline(Duration deadline) {
-    return new AsyncIdnodeClient(transport, IdnodeClient.checkDeadline(deadline), separator);
+    return new AsyncIdnodeClient(this, IdnodeClient.checkDeadline(deadline));
   }
 
   /** The deadline every call of this view gets. */
@@ -148,7 +160,10 @@ public final class AsyncIdnodeClient {
 
   /**
    * Reserves {@code count} values of the identity counter {@code name}. Every retry carries the
-   * same request id, so a retry never burns values.
+   * same request id, so a retry never burns values. Concurrent calls for one value of the same
+   * counter share one call: those made while the counter's last call is out go together in the
+   * next, and its block is split among them in arrival order (each value still follows every
+   * call that returned before its own began).
    *
    * @param name the counter
    * @param count how many values, 0 meaning 1
@@ -170,13 +185,30 @@ public final class AsyncIdnodeClient {
   public CompletableFuture<IdentityBlock> nextIdentity(String name, long count, String requestId) {
     try {
       Validation.count(count);
-      NextIdentityRequest req = NextIdentityRequest.newBuilder().setName(name).setCount(count)
-          .setRequestId(requestId.isEmpty() ? newRequestId() : requestId).build();
-      return call(Route.LEADER, IdServiceGrpc.getNextIdentityMethod(), req)
-          .thenApply(r -> new IdentityBlock(r.getFirst(), r.getLast(), r.getSkippedList()));
+      if (count <= 1 && requestId.isEmpty()) {
+        return fold.next(name, deadlineNow());
+      }
+      return sendIdentities(name, count, requestId.isEmpty() ? newRequestId() : requestId, deadlineNow());
     } catch (IdnodeException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  /** One NextIdentity call, whose future cancels the call when cancelled. */
+  private CompletableFuture<IdentityBlock> sendIdentities(String name, long count, String requestId, Deadline deadline) {
+    NextIdentityRequest req = NextIdentityRequest.newBuilder().setName(name).setCount(count).setRequestId(requestId).build();
+    CompletableFuture<Transport.Answer<NextIdentityResponse>> call =
+        transport.unary(Route.LEADER, IdServiceGrpc.getNextIdentityMethod(), req, deadline, false);
+    CompletableFuture<IdentityBlock> block = call.thenApply(a -> {
+      NextIdentityResponse r = a.value();
+      return new IdentityBlock(r.getFirst(), r.getLast(), r.getSkippedList());
+    });
+    block.whenComplete((b, e) -> {
+      if (e instanceof CancellationException) {
+        call.cancel(false);
+      }
+    });
+    return block;
   }
 
   /**

@@ -132,7 +132,8 @@ public final class IdnodeClient implements AutoCloseable {
 
   /**
    * Reserves {@code count} values of the identity counter {@code name}; retries reuse one
-   * request id, so a retry never burns values.
+   * request id, so a retry never burns values. Threads asking for one value of the same counter
+   * at once share one call ({@link AsyncIdnodeClient#nextIdentity(String, long)}).
    *
    * @param name the counter
    * @param count how many, 0 meaning 1

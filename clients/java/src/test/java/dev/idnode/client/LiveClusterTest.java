@@ -209,6 +209,62 @@ class LiveClusterTest {
     }
   }
 
+  /** One folded call as its thread saw it: when it began and returned (System.nanoTime), what it got. */
+  record Call(long start, long end, long value) {}
+
+  /**
+   * Fails when a value repeats, or when a call that began after another returned got a smaller
+   * value: what folding must keep of each call being its own Raft round.
+   */
+  static void checkRealTimeOrder(List<Call> calls) {
+    Set<Long> seen = new HashSet<>();
+    for (Call c : calls) {
+      assertTrue(seen.add(c.value()), "value " + c.value() + " twice");
+    }
+    List<Call> byEnd = new ArrayList<>(calls);
+    byEnd.sort(java.util.Comparator.comparingLong(Call::end));
+    List<Call> byStart = new ArrayList<>(calls);
+    byStart.sort(java.util.Comparator.comparingLong(Call::start));
+    long highestReturned = Long.MIN_VALUE;
+    int e = 0;
+    for (Call c : byStart) {
+      while (e < byEnd.size() && byEnd.get(e).end() < c.start()) {
+        highestReturned = Math.max(highestReturned, byEnd.get(e).value());
+        e++;
+      }
+      assertTrue(c.value() > highestReturned, "value " + c.value() + " began after " + highestReturned + " had returned");
+    }
+  }
+
+  @Test
+  void theOrderCheckCatchesASmallerValueAfterAReturnAndADuplicate() {
+    checkRealTimeOrder(List.of(new Call(0, 3, 2), new Call(1, 2, 1))); // overlapping: either order
+    assertThrows(AssertionError.class, () -> checkRealTimeOrder(List.of(new Call(0, 1, 2), new Call(2, 3, 1))));
+    assertThrows(AssertionError.class, () -> checkRealTimeOrder(List.of(new Call(0, 1, 1), new Call(2, 3, 1))));
+  }
+
+  @Test
+  void foldedIdentitiesFromManyThreadsAreUniqueAndInRealTimeOrder() throws Exception {
+    int threads = 64;
+    int callsEach = 40;
+    try (IdnodeClient c = client()) {
+      List<List<Call>> got = onThreads(threads, i -> () -> {
+        List<Call> mine = new ArrayList<>();
+        for (int k = 0; k < callsEach; k++) {
+          long start = System.nanoTime();
+          IdentityBlock b = c.nextIdentity("folded", 1);
+          mine.add(new Call(start, System.nanoTime(), b.first()));
+          assertEquals(b.first(), b.last());
+        }
+        return mine;
+      });
+      List<Call> all = new ArrayList<>();
+      got.forEach(all::addAll);
+      assertEquals(threads * callsEach, all.size());
+      checkRealTimeOrder(all);
+    }
+  }
+
   @Test
   void concurrentAsyncIdentitiesAreConsecutive() {
     try (IdnodeClient c = client()) {
