@@ -38,7 +38,8 @@ func TestGRPCUnaryCallsAreCounted(t *testing.T) {
 		`grpc_server_handled_total{grpc_code="DeadlineExceeded",` + labels + `} 1`,
 		`grpc_server_handled_total{grpc_code="Unknown",` + labels + `} 1`,
 		`grpc_server_handling_seconds_count{` + labels + `} 5`,
-		`grpc_server_handling_seconds_bucket{` + labels + `,le="0.0005"} 5`,
+		// Every call lands in some bucket; which one is the machine's speed, not the code's.
+		`grpc_server_handling_seconds_bucket{` + labels + `,le="+Inf"} 5`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
