@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Four JVMs, each with eight threads on a HiLo generator, through three nodes while the leader is
- * killed twice: no number is handed out twice, every JVM gives its unused numbers back.
+ * killed twice: no number is handed out twice, every JVM gives its unused numbers back. And 32
+ * threads of folded identities through the same faults: no value twice, real-time order kept.
  */
 class ChaosTest {
   private static final int JVMS = 4;
@@ -111,6 +112,60 @@ class ChaosTest {
         }
       }
     }
+  }
+
+  @Test
+  void foldedIdentitiesThroughTwoLeaderKillsAreUniqueAndInRealTimeOrder() throws Exception {
+    int threads = 32;
+    try (IdCluster idcluster = new IdCluster();
+        IdnodeClient c = clientOf(idcluster)) {
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+      List<List<LiveClusterTest.Call>> got = new ArrayList<>();
+      List<Thread> ts = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        List<LiveClusterTest.Call> mine = new ArrayList<>();
+        got.add(mine);
+        Thread th = new Thread(() -> {
+          while (!stop.get()) {
+            long start = System.nanoTime();
+            try {
+              long v = c.nextIdentity("chaos-folded", 1).first();
+              mine.add(new LiveClusterTest.Call(start, System.nanoTime(), v));
+            } catch (IdnodeException e) {
+              failed.incrementAndGet();
+            }
+          }
+        });
+        ts.add(th);
+        th.start();
+      }
+      try {
+        for (int kill = 0; kill < 2; kill++) {
+          String killed = idcluster.command("kill", "leader").getAsJsonArray("nodes").get(0).getAsString();
+          idcluster.command("leader", null);
+          idcluster.command("restart", killed);
+        }
+      } finally {
+        stop.set(true);
+        for (Thread th : ts) {
+          th.join(TimeUnit.SECONDS.toMillis(60));
+        }
+      }
+      for (Thread th : ts) {
+        assertTrue(!th.isAlive(), "a thread still in a call a minute after the stop");
+      }
+      List<LiveClusterTest.Call> all = new ArrayList<>();
+      got.forEach(all::addAll);
+      assertEquals(0, failed.get(), "calls that failed within their 30 s deadline");
+      assertTrue(all.size() > threads * 10, "the threads ran through the faults: " + all.size() + " identities");
+      LiveClusterTest.checkRealTimeOrder(all);
+    }
+  }
+
+  private static IdnodeClient clientOf(IdCluster idcluster) {
+    idcluster.start(3, false);
+    return IdnodeClient.builder().nodes(idcluster.grpcAddrs()).build();
   }
 
   /** The exit code of p, waiting at most a minute for it. */
