@@ -40,6 +40,7 @@ import (
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/hilo"
+	"github.com/idnode/idnode/internal/flowcontrol"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 )
@@ -250,7 +251,8 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 2 * time.Second},
 			MinConnectTimeout: 2 * time.Second,
 		}),
-	}, o.dialOpts...)
+	}, flowcontrol.DialOptions()...)
+	dialOpts = append(dialOpts, o.dialOpts...)
 	c := &Client{opts: o}
 	dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(c.learnLeader))
 	for _, addr := range addrs {

@@ -9,6 +9,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/keepalive"
+
+	"github.com/idnode/idnode/internal/flowcontrol"
 	"google.golang.org/grpc/tap"
 
 	"github.com/idnode/idnode/reason"
@@ -82,7 +84,7 @@ func (l Limits) withDefaults() Limits {
 
 // options are the grpc.ServerOptions that enforce l, counting calls in flight in calls.
 func (l Limits) options(calls *callCount) []grpc.ServerOption {
-	return []grpc.ServerOption{
+	return append([]grpc.ServerOption{
 		grpc.MaxConcurrentStreams(l.MaxStreams),
 		grpc.InTapHandle(calls.admit),
 		grpc.KeepaliveParams(keepalive.ServerParameters{
@@ -93,7 +95,7 @@ func (l Limits) options(calls *callCount) []grpc.ServerOption {
 			Timeout:               keepaliveTimeout,
 		}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: keepaliveMinPing, PermitWithoutStream: true}),
-	}
+	}, flowcontrol.ServerOptions()...)
 }
 
 // callCount is the number of calls a server holds, bounded by max.

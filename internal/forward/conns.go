@@ -11,6 +11,8 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/idnode/idnode/internal/flowcontrol"
 )
 
 // Dialer opens a connection to another node's internal address. Tests replace it to cut links.
@@ -42,7 +44,7 @@ func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
 	if c, ok := p.byAdr[addr]; ok {
 		return c, nil
 	}
-	opts := []grpc.DialOption{
+	opts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(p.creds),
 		grpc.WithPerRPCCredentials(p.secret),
 		// grpc-go's default reconnect backoff grows to 2 minutes; while it waits, calls fail
@@ -52,7 +54,7 @@ func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
 			Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 500 * time.Millisecond},
 			MinConnectTimeout: time.Second,
 		}),
-	}
+	}, flowcontrol.DialOptions()...)
 	if p.dial != nil {
 		opts = append(opts, grpc.WithContextDialer(p.dial))
 	}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/idnode/idnode/internal/flowcontrol"
 	"github.com/idnode/idnode/internal/grpcstop"
 	"github.com/idnode/idnode/internal/inprocess"
 	"github.com/idnode/idnode/server"
@@ -53,8 +54,8 @@ func Serve(ctx context.Context, srv *server.Server, lis net.Listener, cfg Server
 	gs := grpc.NewServer(append(gatewayServerOptions(srv, callers), cfg.GRPCOptions...)...)
 	srv.Register(gs)
 	go func() { _ = gs.Serve(inner) }()
-	conn, err := grpc.NewClient("passthrough:///inprocess", grpc.WithContextDialer(inner.DialContext),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient("passthrough:///inprocess", append(flowcontrol.DialOptions(), grpc.WithContextDialer(inner.DialContext),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 	if err != nil {
 		gs.Stop()
 		return nil, err
