@@ -34,12 +34,6 @@ import java.util.concurrent.TimeUnit;
  * may run a caller's stages on the spot.
  */
 final class IdentityFold {
-  /**
-   * The batches of one counter on the wire at once: while one is in a Raft round the next
-   * gathers callers. A second one only waits at the leader for the round in progress (measured
-   * in Go, docs/BENCHMARKS-ROUNDS.md).
-   */
-  static final int MAX_IN_FLIGHT = 1;
   /** The callers one batch serves at most, far below the server's largest count (100,000). */
   static final int MAX_BATCH = 1024;
   /** The longest the next batch waits for the callers the last one answered. */
@@ -96,7 +90,11 @@ final class IdentityFold {
   private static final class Counter {
     final String name;
     List<Waiter> queue = new ArrayList<>();
-    /** The batch on the wire (MAX_IN_FLIGHT is 1), null when none. */
+    /**
+     * The one batch on the wire, null when none: while it is in a Raft round the next gathers
+     * callers. A second one only waits at the leader for the round in progress (measured in Go,
+     * docs/BENCHMARKS-ROUNDS.md).
+     */
     Batch inFlight;
     /** When > 0, the next batch waits until the queue is this long or the timer fires. */
     int regather;
