@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/internal/nodeenv"
-	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/history"
@@ -448,10 +447,7 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 	if err != nil || st.GetSelf() != "D" {
 		t.Fatalf("Status via the joined node = self %q, %v; want D", st.GetSelf(), err)
 	}
-	st, err = c.Admin["A"].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
-	if err != nil {
-		t.Fatalf("Status: %v", err)
-	}
+	st = c.WaitVoter("D")
 	voters := map[string]bool{}
 	for _, n := range st.GetNodes() {
 		voters[n.GetTag()] = n.GetVoter()
@@ -581,20 +577,9 @@ func TestClusterJoinWithRaftAddrOnly(t *testing.T) {
 		"--join", c.Node("A").GRPCAddr, "--data-dir", t.TempDir(), "--grpc-addr", dGRPC, "--raft-addr", dRaft, "--http-addr", "",
 	}})
 	d.WaitServing(e2etest.ClusterJoinWait)
-	// D serves as a non-voter first and asks to become a voter then (cmd/idnode's join).
-	poll.Until(t, "node D a voter at its --raft-addr", e2etest.ClusterJoinWait, 50*time.Millisecond, func() error {
-		st, err := c.Admin["A"].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
-		if err != nil {
-			return err
+	for _, n := range c.WaitVoter("D").GetNodes() {
+		if n.GetTag() == "D" && n.GetRaftAddress() != dRaft {
+			t.Errorf("joined node D: raft %s, want its --raft-addr %s", n.GetRaftAddress(), dRaft)
 		}
-		for _, n := range st.GetNodes() {
-			if n.GetTag() == "D" && (n.GetRaftAddress() != dRaft || !n.GetVoter()) {
-				return fmt.Errorf("joined node D: raft %s voter=%v, want %s and a voter", n.GetRaftAddress(), n.GetVoter(), dRaft)
-			}
-			if n.GetTag() == "D" {
-				return nil
-			}
-		}
-		return fmt.Errorf("Status lists no node D: %v", st.GetNodes())
-	})
+	}
 }

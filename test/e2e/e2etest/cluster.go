@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/history"
 )
@@ -109,6 +110,27 @@ func (c *Cluster) WaitServing(tags ...string) {
 		}
 		cancel()
 	}
+}
+
+// WaitVoter waits until node A's consistent Status lists tag as a voter, and returns that
+// Status. A node started with --join serves as a non-voter first and asks to become a voter
+// then, so SERVING alone does not say the join has finished.
+func (c *Cluster) WaitVoter(tag string) *idnodev1.StatusResponse {
+	c.T.Helper()
+	var st *idnodev1.StatusResponse
+	poll.Until(c.T, "node "+tag+" a voter", ClusterJoinWait, PollInterval, func() error {
+		var err error
+		if st, err = c.Admin["A"].Status(RPCCtx(c.T), &idnodev1.StatusRequest{Consistent: true}); err != nil {
+			return err
+		}
+		for _, n := range st.GetNodes() {
+			if n.GetTag() == tag && n.GetVoter() {
+				return nil
+			}
+		}
+		return fmt.Errorf("not a voter yet; the cluster lists %v", st.GetNodes())
+	})
+	return st
 }
 
 func (c *Cluster) Node(tag string) *Proc {
