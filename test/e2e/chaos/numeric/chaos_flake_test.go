@@ -1,4 +1,4 @@
-package strategies
+package numeric
 
 // Schedule flake (issue 27); chaostest/chaos_flake.go has its minters and checks.
 

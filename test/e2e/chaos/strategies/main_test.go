@@ -1,6 +1,5 @@
 // Package strategies runs the chaos suite's schedules for the strategies with state of their
-// own: HiLo pools, fiscal series and numeric IDs through faults (package chaostest has the
-// suite).
+// own: HiLo pools and fiscal series through faults (package chaostest has the suite).
 package strategies
 
 import (

@@ -7,12 +7,11 @@ import (
 )
 
 // schedules take the strategies with state of their own through faults: a lone node granting
-// HiLo ranges from its pool, fiscal series numbered through an isolated and a killed leader,
-// and numeric IDs minted under worker leases through the same two faults.
+// HiLo ranges from its pool, and fiscal series numbered through an isolated and a killed leader.
+// Numeric IDs under worker leases have their schedule in package numeric.
 var schedules = []chaostest.ChaosSchedule{
 	{Name: "hilo-minority", Run: hiloMinority}, // chaos_hilo_test.go
 	{Name: "series", Run: seriesChaos},         // chaos_series_test.go
-	{Name: "flake", Run: flakeChaos},           // chaos_flake_test.go
 }
 
 // TestChaosStrategies runs the chaos suite (package chaostest) on schedules.
