@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 // upper answers each item upper-cased and records the batches it was given.
@@ -111,4 +114,66 @@ func TestOnRoundTellsWhenItemsWereQueued(t *testing.T) {
 			t.Errorf("round %+v: want queued ≤ proposed ≤ answered", r)
 		}
 	}
+}
+
+// After a batch of more than one item the next lingers: it is proposed Linger after its first
+// item arrived, with the callers that came meanwhile. After a batch of one nothing waits, and
+// Close ends a linger at once. In a synctest bubble time moves only when every goroutine
+// waits, so the clock reads exactly the waits.
+func TestBatchLingersOnlyAfterABatchOfMany(t *testing.T) {
+	const linger = time.Millisecond
+	synctest.Test(t, func(t *testing.T) {
+		u := &upper{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+		b := New[string, string](u, Options{MaxInFlight: 1, Linger: linger}, failed)
+		answers := make(chan string, 8)
+		do := func(item string) { out, _ := b.Do(context.Background(), item); answers <- out }
+		proposedAfter := func(start time.Time, want time.Duration, what string) {
+			t.Helper()
+			<-u.entered
+			if took := time.Since(start); took != want {
+				t.Errorf("%s was proposed after %v, want %v", what, took, want)
+			}
+		}
+
+		start := time.Now()
+		go do("alone")
+		proposedAfter(start, 0, "the first batch")
+		// p and q queue while "alone" is in its round, and go together once it is answered.
+		go func() {
+			for _, out := range b.DoMany(context.Background(), []string{"p", "q"}) {
+				answers <- out
+			}
+		}()
+		synctest.Wait()
+		start = time.Now()
+		u.gate <- struct{}{}
+		proposedAfter(start, 0, "a batch after a batch of one")
+		u.gate <- struct{}{}
+		synctest.Wait()
+		// After [p q] the next batch waits for whoever comes within the linger.
+		start = time.Now()
+		go do("r")
+		go func() { time.Sleep(linger / 2); do("s") }()
+		proposedAfter(start, linger, "a batch after a batch of two")
+		u.gate <- struct{}{}
+		synctest.Wait()
+		want := [][]string{{"alone"}, {"p", "q"}, {"r", "s"}}
+		if !slices.EqualFunc(u.batches, want, slices.Equal) {
+			t.Errorf("batches %q, want %q", u.batches, want)
+		}
+		for range 5 {
+			if out := <-answers; out != strings.ToUpper(out) || strings.HasPrefix(out, "failed") {
+				t.Errorf("a caller was answered %q", out)
+			}
+		}
+
+		// [r s] was a batch of two: the next lingers, and Close ends that at once.
+		start = time.Now()
+		go do("late")
+		synctest.Wait()
+		b.Close()
+		if out := <-answers; out != failed(ErrClosed) || time.Since(start) != 0 {
+			t.Errorf("a caller lingering at Close: %q after %v, want %q at once", out, time.Since(start), failed(ErrClosed))
+		}
+	})
 }

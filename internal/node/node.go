@@ -324,7 +324,7 @@ func (n *Node) serverConfig(st datadir.NodeState, found bool, pools server.HiLoP
 		RaftAddress:  n.cfg.RaftAdvertise,
 		Separator:    n.cfg.Separator,
 		MaxCount:     n.cfg.MaxCount,
-		Identity:     identity.Options{MaxBatch: n.cfg.IdentityBatch},
+		Identity:     identity.Options{MaxBatch: n.cfg.IdentityBatch, Linger: identity.DefaultOptions.Linger},
 		ElectionWait: n.cfg.ElectionWait,
 		Pools:        pools,
 		Limits:       n.cfg.Limits,
