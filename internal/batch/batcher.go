@@ -70,8 +70,8 @@ type Round struct {
 const uncoalescedInFlight = 1024
 
 // DefaultOptions suit a three-node LAN cluster. A Linger of 250 µs gave 64 callers sending
-// round-robin to three nodes 17–23% more identities a second and a lower p99, with a fifth
-// fewer Raft entries; 500 µs gave 15%, 1 ms 9% (docs/BENCHMARKS.md).
+// round-robin to three nodes about 20% more identities a second and a lower p99, with a sixth
+// fewer Raft entries; 150 µs did as well, 400 µs and more did worse (docs/BENCHMARKS.md).
 var DefaultOptions = Options{MaxBatch: 4096, MaxInFlight: 1, Linger: 250 * time.Microsecond, CommitTimeout: 10 * time.Second}
 
 // Batcher coalesces Do calls into batches for its Committer.
@@ -199,8 +199,6 @@ func (b *Batcher[In, Out]) enqueue(ctx context.Context, r *request[In, Out]) err
 
 func (b *Batcher[In, Out]) run() {
 	defer close(b.stopped)
-	linger := time.NewTimer(time.Hour)
-	linger.Stop()
 	last := 0 // the previous batch's size
 	for {
 		var first *request[In, Out]
@@ -215,15 +213,9 @@ func (b *Batcher[In, Out]) run() {
 			first.reply <- b.failed(ErrClosed)
 			return
 		}
-		if last > 1 && b.opts.Linger > 0 {
-			linger.Reset(b.opts.Linger)
-			select {
-			case <-linger.C:
-			case <-b.done:
-				linger.Stop()
-				first.reply <- b.failed(ErrClosed)
-				return
-			}
+		if last > 1 && b.opts.Linger > 0 && !b.linger() {
+			first.reply <- b.failed(ErrClosed)
+			return
 		}
 		batch := b.collect(first)
 		last = len(batch)
@@ -232,6 +224,19 @@ func (b *Batcher[In, Out]) run() {
 			continue
 		}
 		go b.propose(batch)
+	}
+}
+
+// linger waits Linger for callers to join the batch about to be collected; false means the
+// batcher was closed meanwhile.
+func (b *Batcher[In, Out]) linger() bool {
+	t := time.NewTimer(b.opts.Linger)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-b.done:
+		return false
 	}
 }
 
