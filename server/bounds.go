@@ -9,10 +9,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/keepalive"
-
-	"github.com/idnode/idnode/internal/flowcontrol"
 	"google.golang.org/grpc/tap"
 
+	"github.com/idnode/idnode/internal/flowcontrol"
 	"github.com/idnode/idnode/reason"
 )
 
