@@ -197,7 +197,9 @@ sample_peak() {
 	for _ in $(seq $((SECS * 2 + 20))); do # bounded even if nobody kills it
 		for pid in "$@"; do
 			v=$(rss_of "$pid")
-			[[ -n $v ]] && ((v > $(<"$TMP/peak.$pid"))) && echo "$v" >"$TMP/peak.$pid"
+			# Written aside and renamed, so that a sampler killed mid-write leaves the last
+			# peak whole rather than an empty file.
+			[[ -n $v ]] && ((v > $(<"$TMP/peak.$pid"))) && echo "$v" >"$TMP/peak.$pid.new" && mv "$TMP/peak.$pid.new" "$TMP/peak.$pid"
 		done
 		sleep 0.5
 	done
@@ -275,13 +277,11 @@ done
 
 for i in 0 1 2; do
 	pid=${ID_PIDS[$i]}
-	printf '{"kind":"rss","process":"idnode %s","idle_kb":%s,"load_kb":%s,"load":"64-caller identity, round-robin"}\n' \
-		"${TAGS[$i]}" "${IDLE[$pid]:-0}" "$(cat "$TMP/load.$pid" 2>/dev/null || echo 0)" >>"$RESULTS"
+	rss_record "idnode ${TAGS[$i]}" "${IDLE[$pid]}" "$(cat "$TMP/load.$pid" 2>/dev/null)" "64-caller identity, round-robin" >>"$RESULTS"
 done
 for i in 0 1 2; do
 	pid=${ETCD_PIDS[$i]}
-	printf '{"kind":"rss","process":"etcd e%s","idle_kb":%s,"load_kb":%s,"load":"64-caller Put"}\n' \
-		"$i" "${IDLE[$pid]:-0}" "$(cat "$TMP/load.$pid" 2>/dev/null || echo 0)" >>"$RESULTS"
+	rss_record "etcd e$i" "${IDLE[$pid]}" "$(cat "$TMP/load.$pid" 2>/dev/null)" "64-caller Put" >>"$RESULTS"
 done
 
 # --- the doc section ----------------------------------------------------------------------------

@@ -41,6 +41,17 @@ stop_pids() {
 	done
 }
 
+# rss_record PROCESS IDLE_KB LOAD_KB LOAD: one "rss" line of a results file, as `idbench table`
+# reads it. A sample that is not a whole number (a process that had exited, a sampler stopped
+# before its first write) is written as null, which the table shows as "–", so one missed
+# sample never makes the whole file unreadable.
+rss_record() {
+	local idle=$2 load=$3
+	[[ $idle =~ ^[0-9]+$ ]] || idle=null
+	[[ $load =~ ^[0-9]+$ ]] || load=null
+	printf '{"kind":"rss","process":"%s","idle_kb":%s,"load_kb":%s,"load":"%s"}\n' "$1" "$idle" "$load" "$4"
+}
+
 # wait_healthy IDNODE SECS ADDR...: until the node at each gRPC ADDR passes `idnode health`,
 # dying when SECS seconds pass first.
 wait_healthy() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,6 +104,42 @@ func TestTableRejectsGarbage(t *testing.T) {
 	for _, in := range []string{`{"kind":"mystery"}`, `not json`} {
 		if err := runTable([]string{"-"}, strings.NewReader(in), &bytes.Buffer{}); err == nil {
 			t.Errorf("table accepted %q", in)
+		}
+	}
+}
+
+// TestTableReadsCompareRSSRecords runs bench/lib.sh's rss_record, which bench/compare.sh uses
+// to write its memory samples, with a sample missing (the sampler was stopped before it wrote
+// one) and one that is not a number: the results file must still parse, and the table must
+// show the missing samples as missing rather than fail on the whole file.
+func TestTableReadsCompareRSSRecords(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	lib, err := filepath.Abs(filepath.Join("..", "..", "bench", "lib.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `BENCH=test; source "$1"
+rss_record "idnode A" 20480 "" "64-caller identity"
+rss_record "idnode B" "" 51200 "64-caller identity"
+rss_record "etcd e0" 30000 "12 34" "64-caller Put"`
+	records, err := exec.Command(bash, "-c", script, "bash", lib).Output()
+	if err != nil {
+		t.Fatalf("rss_record: %v", err)
+	}
+	var out bytes.Buffer
+	if err := runTable([]string{"-"}, bytes.NewReader(records), &out); err != nil {
+		t.Fatalf("table of\n%s: %v", records, err)
+	}
+	for _, want := range []string{
+		"| idnode A | 20.0 MB | – | 64-caller identity |",
+		"| idnode B | – | 50.0 MB | 64-caller identity |",
+		"| etcd e0 | 29.3 MB | – | 64-caller Put |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("tables lack %q:\n%s", want, out.String())
 		}
 	}
 }
