@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/clients.sh — every client's figures side by side in one run, on one three-node cluster
-# (issues 39–41): HiLo IDs/s on one thread (the generator's hot path, ranges fetched ahead)
+# bench/clients.sh — every client's figures side by side in one run, on one three-node cluster:
+# HiLo IDs/s on one thread (the generator's hot path, ranges fetched ahead)
 # and identities/s with 64 concurrent callers through the three nodes (one Raft round per call,
 # to the leader each client learned). The Go client through idbench, then each other client's
 # own benchmark; clients whose toolchain is missing are left out, and say so.
@@ -53,8 +53,13 @@ print(json.dumps({"client":"go","figure":sys.argv[1],"value":round(r["ids"]/r["d
 
 log "go: identities, $CALLERS callers"
 go_figure identities_per_second --strategy identity --via go-client --concurrency "$CALLERS" --prefix "$(tag)" >>"$RESULTS"
+# The generator alone, on one goroutine, as the other clients' benchmarks measure theirs
+# (idbench's client-hilo strategy adds idbench's own per-call accounting to every ID).
 log "go: HiLo, one thread"
-go_figure hilo_ids_per_second --strategy client-hilo --concurrency 1 --prefix "$(tag)" >>"$RESULTS"
+"$BIN/idbench" generator --nodes "$GRPC" --duration "${DURATION}s" --prefix "$(tag)" |
+	python3 -c 'import json,sys
+r=json.loads(sys.stdin.read())
+print(json.dumps({"client":"go","figure":"hilo_ids_per_second","value":round(r["ids_per_second"]),"ids":r["ids"],"seconds":round(r["seconds"],3),"fetches":r["fetches"]}))' >>"$RESULTS"
 
 if /usr/bin/python3 -c 'import grpc' 2>/dev/null; then
 	log "python"
@@ -65,7 +70,7 @@ fi
 
 if command -v mvn >/dev/null && [ -d /usr/share/maven-repo/io/grpc/grpc-netty ]; then
 	log "java"
-	(cd clients/java && mvn -o -q test -Dtest=BenchmarkTest -DexcludedGroups= -Didnode.bench.nodes="$GRPC") | grep '^{' >>"$RESULTS" || log "java: failed"
+	(cd clients/java && mvn -o -q test -Dtest=BenchmarkTest -DexcludedGroups= -Didnode.bench.nodes="$GRPC" -Didnode.bench.callers="$CALLERS") | grep '^{' >>"$RESULTS" || log "java: failed"
 else
 	log "java: left out (see clients/java/README.md for its Debian packages)"
 fi
@@ -81,9 +86,15 @@ cat "$RESULTS"
 python3 - "$RESULTS" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-print("\n| client | figure | value |\n|---|---|--:|")
+def kind(r):
+    """The figure a row compares with Go's: the clients name theirs in their own words."""
+    name = r.get("figure") or r.get("metric")
+    return next((k for k in ("hilo", "identit", "numeric") if k in name), name)
+go = {kind(r): r["value"] for r in rows if r["client"] == "go"}
+print("\n| client | figure | value | ÷ Go |\n|---|---|--:|--:|")
 for r in rows:
     name = r.get("figure") or r.get("metric")
     extra = f" ({r['mode']})" if r.get("mode") else ""
-    print(f"| {r['client']}{extra} | {name} | {r['value']:,} |")
+    ratio = f"{r['value'] / go[kind(r)]:.2f}" if go.get(kind(r)) else ""
+    print(f"| {r['client']}{extra} | {name} | {r['value']:,} | {ratio} |")
 PY

@@ -209,6 +209,16 @@ func TestRunExitCodes(t *testing.T) {
 	if code := run(context.Background(), []string{"table"}, &out, &errOut); code != 2 {
 		t.Errorf("table without files: exit %d, want 2", code)
 	}
+	for _, args := range [][]string{
+		{"generator", "--duration", "2m"},
+		{"generator", "--duration", "0s"},
+		{"generator", "--nodes", "nowhere"},
+	} {
+		errOut.Reset()
+		if code := run(context.Background(), args, &out, &errOut); code != 2 || !strings.HasPrefix(errOut.String(), "idbench generator: ") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and the reason", args, code, errOut.String())
+		}
+	}
 }
 
 // Nothing listens on the address: the run fails within --connect-timeout, before any load.

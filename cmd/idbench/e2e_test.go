@@ -208,6 +208,19 @@ func TestE2EIdnode(t *testing.T) {
 		}
 	}
 
+	// idbench generator: one generator's own loop, its IDs checked for duplicates after it.
+	var genOut, genErr bytes.Buffer
+	if code := run(context.Background(), []string{"generator", "--nodes", addr, "--duration", "200ms", "--prefix", "gen"}, &genOut, &genErr); code != 0 {
+		t.Fatalf("generator: exit %d, stderr:\n%s", code, genErr.String())
+	}
+	var gen generatorResult
+	if err := json.Unmarshal(genOut.Bytes(), &gen); err != nil {
+		t.Fatalf("generator: output is not its JSON result: %v\n%s", err, genOut.String())
+	}
+	if gen.Kind != "generator" || gen.IDs <= 0 || gen.IDsPerSec <= 0 || gen.Fetches <= 0 || gen.Checked != generatorChecked || gen.Duplicates != 0 {
+		t.Errorf("generator: %+v; want IDs and fetches, %d checked, no duplicates", gen, generatorChecked)
+	}
+
 	// --names 40 --ops 40 creates 40 counters, each taken once, by either route.
 	cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -5,6 +5,7 @@
 //	idbench --target etcd --endpoints 127.0.0.1:2379 --strategy identity --concurrency 64 --duration 10s
 //	idbench --target postgres --dsn postgres://127.0.0.1:5432/postgres --concurrency 64 --duration 10s
 //	idbench table results.jsonl     # markdown tables from --json results
+//	idbench generator --nodes 127.0.0.1:7070 --duration 10s   # one HiLo generator's IDs/s
 //
 // Every run is bounded in time (--duration, at most 10 minutes, or --ops with the same cap).
 // It prints a progress line per second on stderr and a report at the end: throughput (calls
@@ -42,6 +43,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		return 0
+	}
+	if len(args) > 0 && args[0] == "generator" {
+		return runGenerator(ctx, args[1:], stdout, stderr)
 	}
 	cfg, err := parseConfig(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
