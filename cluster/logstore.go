@@ -313,12 +313,29 @@ func openWALFiles(dir string, log hclog.Logger) (*wal.WAL, error) {
 	w, err := wal.Open(dir, wal.WithMetaStore(meta), wal.WithLogger(log), wal.WithSegmentSize(walSegmentSize))
 	if err != nil {
 		// A failed Open leaves the meta file open: only WAL.Close closes it.
+		if diskFull(err) {
+			return nil, errors.Join(noRoomForSegment(dir, err), meta.Close())
+		}
 		return nil, errors.Join(fmt.Errorf("%w: %s: %v", ErrDamagedStore, dir, err), meta.Close())
 	}
 	if err := checkWALReadable(w); err != nil {
 		return nil, errors.Join(fmt.Errorf("%w: %s: %v", ErrDamagedStore, dir, err), w.Close())
 	}
 	return w, nil
+}
+
+// noRoomForSegment is the error of a WAL that cannot create a segment file because the disk
+// under dir is full. The store is not damaged, so the error says what the disk lacks rather
+// than pointing the operator at a copy of the data dir.
+func noRoomForSegment(dir string, err error) error {
+	free := "an unknown number of bytes"
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) == nil {
+		free = fmt.Sprintf("%d bytes", st.Bavail*uint64(st.Bsize))
+	}
+	return fmt.Errorf("%w: the raft log %s cannot create a segment file: each one takes %d MiB, "+
+		"and the disk has %s free (%v); free space there or move the data dir to a larger disk, "+
+		"then start the node again", ErrStorageFull, dir, walSegmentSize>>20, free, err)
 }
 
 // checkWALReadable reads the first and last entry back: a segment cut short or overwritten

@@ -260,18 +260,28 @@ func TestAWALReadsBackAfterATailTruncation(t *testing.T) {
 	}
 }
 
-// fullTmpfs mounts a tmpfs of size bytes and fills it with a ballast file, returning the
-// mount point and a func that frees the ballast. It needs root; without it the test skips.
-func fullTmpfs(t *testing.T, size int) (root string, free func()) {
+// smallTmpfs mounts a tmpfs of size bytes and returns its mount point. Mounting needs root:
+// without it the test skips, except in CI (CI=true), where a skip would hide the test.
+func smallTmpfs(t *testing.T, size int) (root string) {
 	root = t.TempDir()
 	if err := syscall.Mount("tmpfs", root, "tmpfs", 0, fmt.Sprintf("size=%d", size)); err != nil {
-		t.Skipf("no tmpfs to fill (mount needs root): %v", err)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("cannot mount a tmpfs (mount needs root): %v", err)
+		}
+		t.Skipf("no tmpfs (mount needs root): %v", err)
 	}
 	t.Cleanup(func() {
 		if err := syscall.Unmount(root, 0); err != nil {
 			t.Errorf("unmount %s: %v", root, err)
 		}
 	})
+	return root
+}
+
+// fullTmpfs mounts a tmpfs of size bytes and returns its mount point and a func that frees
+// the ballast that fill writes there.
+func fullTmpfs(t *testing.T, size int) (root string, free func()) {
+	root = smallTmpfs(t, size)
 	return root, func() {
 		if err := os.Remove(filepath.Join(root, "ballast")); err != nil {
 			t.Fatal(err)
@@ -364,5 +374,40 @@ func TestAWALOnAFullDiskIsStorageFullAndResumes(t *testing.T) {
 				t.Fatalf("first entry after the appends: %v", err)
 			}
 		})
+	}
+}
+
+// A new data dir on a disk with less free space than one WAL segment is not damaged: the
+// node says the disk is too small, how much it needs and where, and does not tell the
+// operator to restore a copy or remove the node.
+func TestANewWALOnADiskSmallerThanASegmentSaysSo(t *testing.T) {
+	root := smallTmpfs(t, walSegmentSize/2)
+	raftDir := filepath.Join(root, "raft")
+	if err := os.Mkdir(raftDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openLogStore(LogStoreWAL, raftDir, root, nil)
+	if err == nil {
+		s.Close()
+		t.Fatal("a WAL opened on a disk smaller than one segment")
+	}
+	if errors.Is(err, ErrDamagedStore) || !errors.Is(err, ErrStorageFull) {
+		t.Fatalf("open on a disk smaller than a segment: %v; want ErrStorageFull, not ErrDamagedStore", err)
+	}
+	for _, want := range []string{LogStoreWAL.path(raftDir), "8 MiB", "free"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("open on a disk smaller than a segment: %q does not say %q", err, want)
+		}
+	}
+	// Given the room it asked for, the same data dir opens.
+	if err := syscall.Mount("tmpfs", root, "tmpfs", syscall.MS_REMOUNT, fmt.Sprintf("size=%d", 2*walSegmentSize)); err != nil {
+		t.Fatalf("grow the tmpfs: %v", err)
+	}
+	s, err = openLogStore(LogStoreWAL, raftDir, root, nil)
+	if err != nil {
+		t.Fatalf("open once the disk has room for a segment: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

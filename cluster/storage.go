@@ -34,11 +34,14 @@ func (e *StorageError) Unwrap() []error {
 	return []error{ErrStorageFailed, e.Err}
 }
 
-// full reports a full disk or quota. bbolt formats some of its write errors with %s, which
-// drops the errno, so the message is read too.
-func (e *StorageError) full() bool {
+// full reports a full disk or quota.
+func (e *StorageError) full() bool { return diskFull(e.Err) }
+
+// diskFull reports whether err is a full disk or quota. bbolt formats some of its write
+// errors with %s, which drops the errno, so the message is read too.
+func diskFull(err error) bool {
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT} {
-		if errors.Is(e.Err, errno) || strings.Contains(e.Err.Error(), errno.Error()) {
+		if errors.Is(err, errno) || strings.Contains(err.Error(), errno.Error()) {
 			return true
 		}
 	}
