@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/internal/poll"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 // foldServer stands in for the cluster behind an identityFold: each call reserves count

@@ -14,10 +14,10 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/internal/loopback"
-	"github.com/idnode/idnode/internal/poll"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	"github.com/idnode/idnode/test/helpers/loopback"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 const (

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
-	"github.com/idnode/idnode/internal/jsonlog"
+	"github.com/idnode/idnode/test/helpers/jsonlog"
 )
 
 type opaque struct{ state int }

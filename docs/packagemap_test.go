@@ -1,6 +1,8 @@
 package docs
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,4 +138,28 @@ func listsUnder(listed []string, top string) bool {
 		}
 	}
 	return false
+}
+
+// internal/ holds the daemon's parts: a package there whose non-test files import "testing" is
+// a test helper, and goes under test/helpers with the others.
+func TestInternalHoldsNoTestHelpers(t *testing.T) {
+	err := filepath.WalkDir(filepath.Join(root, "internal"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range file.Imports {
+			if imp.Path.Value == `"testing"` {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s imports testing: a helper only tests use goes under test/helpers, not internal/", filepath.ToSlash(rel))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -20,9 +20,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/internal/jsonlog"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/helpers/jsonlog"
 )
 
 type auditStream struct {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idnode/idnode/internal/poll"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 // A caller that arrives while a probe is under way waits for the next probe: the one under way

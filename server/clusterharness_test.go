@@ -30,9 +30,9 @@ import (
 	"github.com/idnode/idnode/internal/datadir"
 	"github.com/idnode/idnode/internal/forward"
 	"github.com/idnode/idnode/internal/node"
-	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 // Harness time limits. Every wait in the harness is a poll bounded by one of these.

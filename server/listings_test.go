@@ -12,8 +12,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/idnode/idnode/internal/poll"
 	"github.com/idnode/idnode/reason"
+	"github.com/idnode/idnode/test/helpers/poll"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idnode/idnode/internal/loopback"
-	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/helpers/loopback"
+	"github.com/idnode/idnode/test/helpers/poll"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"

@@ -16,10 +16,10 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/internal/inprocess"
-	"github.com/idnode/idnode/internal/loopback"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/server"
+	"github.com/idnode/idnode/test/helpers/loopback"
 )
 
 // A handle the gateway entered names its caller until the request leaves; any other handle,

@@ -17,9 +17,9 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/internal/datadir"
-	"github.com/idnode/idnode/internal/loopback"
 	"github.com/idnode/idnode/internal/node"
-	"github.com/idnode/idnode/internal/poll"
+	"github.com/idnode/idnode/test/helpers/loopback"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 // config is a single node on loopback ports in dir, with no HTTP.

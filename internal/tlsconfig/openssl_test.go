@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idnode/idnode/internal/opensslcert"
+	"github.com/idnode/idnode/test/helpers/opensslcert"
 )
 
 // A certificate has a role only when it is marked for it: a node's needs OU=idnode-node and

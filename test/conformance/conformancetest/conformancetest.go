@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idnode/idnode/internal/nodeenv"
+	"github.com/idnode/idnode/test/helpers/nodeenv"
 )
 
 // Time limits: a runner's whole run, and building the binaries on a cold cache.

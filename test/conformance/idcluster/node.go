@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/idnode/idnode/internal/nodeenv"
+	"github.com/idnode/idnode/test/helpers/nodeenv"
 )
 
 // Time limits: every wait here is bounded by one of these.

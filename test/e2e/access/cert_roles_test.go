@@ -9,10 +9,10 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/internal/opensslcert"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/opensslcert"
 )
 
 // A certificate the cluster's CA signed has a role only when it is marked for it (issue 23,

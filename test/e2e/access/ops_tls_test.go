@@ -14,10 +14,10 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/internal/nodeenv"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/nodeenv"
 )
 
 // TestTLSClusterRefusesPlaintext runs three nodes with TLS: they form a cluster over mutual

@@ -26,11 +26,11 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/internal/poll"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 const (

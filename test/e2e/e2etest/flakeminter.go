@@ -14,7 +14,7 @@ import (
 
 	"github.com/idnode/idnode/flake"
 	"github.com/idnode/idnode/flakelease"
-	"github.com/idnode/idnode/internal/nodeenv"
+	"github.com/idnode/idnode/test/helpers/nodeenv"
 )
 
 // MaxErrorsKept is how many unexpected errors or problems a check keeps for its report.

@@ -25,10 +25,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/idnode/idnode/internal/loopback"
-	"github.com/idnode/idnode/internal/nodeenv"
-	"github.com/idnode/idnode/internal/poll"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/helpers/loopback"
+	"github.com/idnode/idnode/test/helpers/nodeenv"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 // Time limits. Every wait in this package is bounded by one of these.

@@ -19,7 +19,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/grpc/credentials"
 
-	"github.com/idnode/idnode/internal/nodeenv"
+	"github.com/idnode/idnode/test/helpers/nodeenv"
 )
 
 const (

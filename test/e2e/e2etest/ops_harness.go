@@ -21,7 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/idnode/idnode/internal/nodeenv"
+	"github.com/idnode/idnode/test/helpers/nodeenv"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idnode/idnode/internal/poll"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 // allStopped tells a running process from a stopped one, and a stop is seen only once it has

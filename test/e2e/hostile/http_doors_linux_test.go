@@ -12,10 +12,10 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/idnode/idnode/internal/loopback"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/loopback"
 )
 
 // A node with mutual TLS required and an admin token has no second door (issue 23, item 3):

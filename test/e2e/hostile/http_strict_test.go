@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idnode/idnode/internal/loopback"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/loopback"
 )
 
 // startHTTPNode starts a single node serving HTTP on a port of its own, with extra flags, and

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idnode/idnode/internal/loopback"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/loopback"
 )
 
 // reasonOf is the ErrorInfo reason in an HTTP error answer (grpc-gateway's JSON of the status).

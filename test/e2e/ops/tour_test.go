@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idnode/idnode/internal/loopback"
-	"github.com/idnode/idnode/internal/nodeenv"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/loopback"
+	"github.com/idnode/idnode/test/helpers/nodeenv"
 )
 
 // The documentation's tours (issue 28): every ```console block of a document is a tour. Its

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idnode/idnode/internal/jsonlog"
-	"github.com/idnode/idnode/internal/loopback"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/jsonlog"
+	"github.com/idnode/idnode/test/helpers/loopback"
 )
 
 // idnode --version, idctl version, Status and /metrics say the same version: the one the

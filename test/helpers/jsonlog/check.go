@@ -1,5 +1,8 @@
 // Package jsonlog checks log lines the way a log pipeline reads them: tests of idnode's JSON
 // logs use it to reject what such pipelines reject or lose.
+//
+// Only tests import it, so it lives in test/helpers with the other test helpers, not in
+// internal/, which holds the daemon's own parts.
 package jsonlog
 
 import (

@@ -1,4 +1,7 @@
 // Package loopback hands tests addresses on 127.0.0.1 to listen on.
+//
+// Only tests import it, so it lives in test/helpers with the other test helpers, not in
+// internal/, which holds the daemon's own parts.
 package loopback
 
 import (

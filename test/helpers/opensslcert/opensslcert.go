@@ -2,6 +2,9 @@
 // certificates from any CA tool by what they carry, not only those `idctl certs` issues, and a
 // plain `openssl x509 -req` certificate (no extensions at all) is what an operator's own PKI
 // hands out most easily.
+//
+// Only tests import it, so it lives in test/helpers with the other test helpers, not in
+// internal/, which holds the daemon's own parts.
 package opensslcert
 
 import (

@@ -1,5 +1,8 @@
 // Package poll waits in tests for a condition that other goroutines or processes bring about,
 // checking it every interval and failing the test with its last answer when time runs out.
+//
+// Only tests import it, so it lives in test/helpers with the other test helpers, not in
+// internal/, which holds the daemon's own parts.
 package poll
 
 import (

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idnode/idnode/internal/poll"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 const (
