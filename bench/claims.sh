@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/claims.sh — what claims cost one idnode node (issue 14, "Bounded cost"): for each size
+# bench/claims.sh — what claims cost one idnode node (claims must cost a bounded
+# amount of memory and time each): for each size
 # N, a fresh single node on loopback is filled with N claims by `idbench --strategy claim`
 # (1000 IDs per Claim, "users/<caller>-<seq>", no owner), and the script records
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/failover.sh — how long identities stop when the leader is killed, and whether the Raft
-# timing that makes the stop short starts elections on a healthy cluster under load (issue 42).
+# timing that makes the stop short starts elections on a healthy cluster under load.
 #
 # Two measurements, both on loopback, with real idnode binaries and fsync on (the default):
 #   1. failover, RUNS times: the e2e test TestClusterLeaderKill9Failover (test/e2e/cluster): a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/hilo_pools.sh — NextHiLo ranges granted from a node's own pool (idnode's default)
-# vs through Raft (--hilo-pools=false), in the same run (issue 15, "Done when").
+# vs through Raft (--hilo-pools=false), in the same run, to show what the pools save.
 #
 # It builds idnode and idbench, starts two 3-node clusters on loopback in a temp dir, fresh data
 # dirs, fsync on (the default): "raft" with --hilo-pools=false, where every range is a Raft entry

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/memory_run.sh — a node's memory under sustained load (issue 16, "Memory under sustained
-# load"): one fresh node on loopback with --memory-limit, CALLERS idbench callers taking
+# bench/memory_run.sh — a node's memory under sustained load (it must stay flat, not grow
+# with time): one fresh node on loopback with --memory-limit, CALLERS idbench callers taking
 # identities round NAMES counters for DURATION, through the Go client by default (as an
 # application does: every identity call carries a request_id, so the node's request-id table
 # is part of what is measured), and every SAMPLE the node's resident set

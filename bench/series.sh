@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/series.sh — what a fiscal series costs (issue 26): numbers issued per second and their
+# bench/series.sh — what a fiscal series costs: numbers issued per second and their
 # latency on a 3-node cluster, beside identities in the same run, each at the same callers.
 #
 # It builds idnode and idbench, starts three nodes on loopback (static peers, fsync on), and

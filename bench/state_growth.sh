@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# bench/state_growth.sh — how a node's costs grow with its state (issue 16, "How cost grows
-# with state"): for each size N and each kind (identity counters, then HiLo tags), a fresh
-# single node on loopback gets N counters (or tags) named growth-0 … growth-<N-1> from
+# bench/state_growth.sh — how a node's costs grow with its state (each counter or tag must
+# cost a bounded amount): for each size N and each kind (identity counters, then HiLo tags), a
+# fresh single node on loopback gets N counters (or tags) named growth-0 … growth-<N-1> from
 # `idbench --names N --ops N` (one Generate{"growth-<k>|"} or NextHiLo{"growth-<k>"} each,
 # CALLERS callers), and the script records
 #

@@ -17,8 +17,8 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-// Generate resolves a request string (DESIGN §1): a semantic ID is validated and echoed, ""
-// gives UUIDs, "prefix/" server-side IDs, "prefix|" cluster identities. count 0 means 1. An
+// Generate resolves a request string by its last character: a semantic ID is validated and echoed,
+// "" gives UUIDs, "prefix/" server-side IDs, "prefix|" cluster identities. count 0 means 1. An
 // identity request carries a request_id reused across retries, so a retry never burns values.
 func (c *Client) Generate(ctx context.Context, id string, count int64) ([]string, error) {
 	resp, err := c.GenerateRaw(ctx, &idnodev1.GenerateRequest{Id: id, Count: count})

@@ -8,7 +8,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// Fiscal series (issue 26): gapless, audited numbering. Every call goes to the leader and is
+// Fiscal series: gapless, audited numbering. Every call goes to the leader and is
 // retried on another node like the others; Issue and Void carry a request_id so a retry
 // answers the first attempt's entry instead of taking another number.
 

@@ -6,7 +6,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// Worker leases (issue 27): NumericGenerator uses them; these are the plain calls. Each goes
+// Worker leases: NumericGenerator uses them; these are the plain calls. Each goes
 // to the leader and is retried on another node like the others.
 
 // AcquireWorker leases a worker ID of the Client's database. Without a request_id the Client

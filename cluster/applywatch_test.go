@@ -45,7 +45,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// Issue 23: an apply that does not return is named, once, in the log and through
+// An apply that does not return is named, once, in the log and through
 // OnSlowApply (the metric), with its index and command type; the applied index moves only
 // when it returns.
 func TestWatchdogNamesASlowApply(t *testing.T) {

@@ -90,7 +90,7 @@ func TestFormationBootstrapsEveryPeerWithItsMemberID(t *testing.T) {
 }
 
 // A node whose data dir was wiped comes back with the same tag and address but a new
-// incarnation: it must refuse to start instead of forming or voting (issue 11, repro 1).
+// incarnation: it must refuse to start instead of forming or voting.
 func TestFormationRefusesNodeWithLostDataDir(t *testing.T) {
 	cfgs := tcpCluster(t)
 	nodes := mustOpenAll(t, cfgs...)
@@ -225,7 +225,7 @@ func hasRaftState(t *testing.T, dataDir string) bool {
 }
 
 // A cluster fed an entry of a command type its build does not know halts on every node at the
-// same index (issue 11, repro 4), rather than answering an error and diverging.
+// same index, rather than answering an error and diverging.
 func TestUnknownCommandHaltsEveryNode(t *testing.T) {
 	cfgs := tcpCluster(t)
 	type halt struct {

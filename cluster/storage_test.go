@@ -79,7 +79,7 @@ type failingTerm struct {
 
 func (f failingTerm) SetUint64([]byte, uint64) error { return f.err }
 
-// Issue 24, repro 6: raft panics when it cannot write the current term. The guard halts the
+// Raft panics when it cannot write the current term. The guard halts the
 // node first, with the file named; a vote's term, which raft handles itself, only fails.
 func TestAFailedTermWriteHaltsNamingTheFile(t *testing.T) {
 	var halted []error

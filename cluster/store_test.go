@@ -78,7 +78,7 @@ func TestTruncatedRaftStoreIsRefusedWithoutAFault(t *testing.T) {
 }
 
 // A caller's own deadline is reported as its deadline, not as no quorum; a bound the proposer
-// set with a cause of its own is no quorum (issue 12).
+// set with a cause of its own is no quorum.
 func TestWaitTellsTheCallersDeadlineFromNoQuorum(t *testing.T) {
 	cfgs := tcpCluster(t)
 	for i := range cfgs {
@@ -110,7 +110,7 @@ func TestWaitTellsTheCallersDeadlineFromNoQuorum(t *testing.T) {
 	}
 }
 
-// Issue 24, repro 6: a damaged snapshot was refused as raft's "failed to load any existing
+// A damaged snapshot was refused as raft's "failed to load any existing
 // snapshots", naming no file. The refusal names the file and matches ErrDamagedStore.
 func TestDamagedSnapshotIsNamed(t *testing.T) {
 	dir := t.TempDir()

@@ -45,7 +45,7 @@ func (h hostPort) Network() string { return "tcp" }
 func (h hostPort) String() string  { return string(h) }
 
 // MaxRaftPortConns bounds the connections the Raft port holds at once, as --grpc-max-conns
-// bounds the client port's (issue 43, item 1). A peer keeps a handful (raft's pool of
+// bounds the client port's. A peer keeps a handful (raft's pool of
 // MaxPool, a pipeline, the node-to-node gRPC connection; node.go bounds those at 256), so this
 // is far above any cluster's. Without it, connections that say nothing were each held for the
 // hello's wait, and enough of them took every file descriptor the node had: no client, peer

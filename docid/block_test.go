@@ -22,7 +22,7 @@ func TestIdentityBlockLeavesSkippedValuesOut(t *testing.T) {
 	}
 }
 
-// Issue 23, item 1: a block ending at the largest int64 used to loop for ever (v++ wrapped
+// A block ending at the largest int64 used to loop for ever (v++ wrapped
 // before v <= Last failed). The walk is cut off after a few more values than the block holds,
 // so a regression fails instead of hanging.
 func TestIdentityBlockEndsAtMaxInt64(t *testing.T) {

@@ -5,7 +5,8 @@ import (
 	"unicode/utf8"
 )
 
-// ValidationError reports input that breaks a rule of DESIGN §2. It is the only error type this
+// ValidationError reports input that breaks a rule of the ID grammar, such as its length, a
+// control or invisible character, or a misplaced separator. It is the only error type this
 // package returns, so the gRPC layer can map every failure to INVALID_ARGUMENT with errors.As.
 type ValidationError struct {
 	Rule  string // e.g. "document id contains a backslash"

@@ -14,7 +14,7 @@ const etagDigits = 19
 // validated when the request came in. They build in a strings.Builder grown to the ID's
 // length, whose String does not copy: one allocation an ID, the string. A byte slice turned
 // into a string costs two unless the compiler keeps the slice on the stack, which it does
-// for some lengths and builds only (issue 42; TestFormatAllocatesTheIDOnly).
+// for some lengths and builds only (TestFormatAllocatesTheIDOnly holds it to one).
 
 // ServerSideID formats a server-side ID: ServerSideID("users/", 1, "A") is
 // "users/0000000000000000001-A". An etag above 19 digits (10^19 IDs) is written in full.

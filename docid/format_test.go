@@ -37,7 +37,7 @@ func TestServerSideIDsSortByEtag(t *testing.T) {
 }
 
 // An ID costs one allocation, its string: a server-side answer of 1,000 IDs makes 1,000, not
-// 2,000 (issue 42). The names are long enough (IDs over 64 bytes) that the compiler cannot keep a
+// 2,000. The names are long enough (IDs over 64 bytes) that the compiler cannot keep a
 // scratch buffer on the stack.
 func TestFormatAllocatesTheIDOnly(t *testing.T) {
 	for name, format := range map[string]func() string{

@@ -9,7 +9,7 @@ const incarnationChars = 16
 // MemberID returns the Raft server ID of the node with tag whose data dir has incarnation, e.g.
 // "C-1f0c9e2a7b3d4c5e". The ID carries the incarnation so that a node that lost its data dir
 // and came back under the same tag is a different Raft member: it cannot vote or be counted in
-// a quorum as its old self (DESIGN §3, docs/decisions/0016-raft-identity-is-the-data-dir.md).
+// a quorum as its old self (docs/decisions/0016-raft-identity-is-the-data-dir.md).
 func MemberID(tag, incarnation string) string {
 	hex := strings.ReplaceAll(incarnation, "-", "")
 	if len(hex) > incarnationChars {

@@ -12,9 +12,9 @@ type Request struct {
 	Prefix string // ServerSide: Raw itself, e.g. "users/"; Identity: Raw without the trailing '|', e.g. "users"; else ""
 }
 
-// Parse classifies s by its last character (sep is the cluster separator) and validates it by
-// DESIGN §2. An invalid sep is reported like any other bad input, so a misconfigured separator
-// fails loudly instead of silently turning server-side requests into semantic IDs.
+// Parse classifies s by its last character (sep is the cluster separator) and validates it by the
+// ID grammar's rules. An invalid sep is reported like any other bad input, so a misconfigured
+// separator fails loudly instead of silently turning server-side requests into semantic IDs.
 func Parse(s string, sep rune) (Request, error) {
 	if err := checkSeparator(sep); err != nil {
 		return Request{}, err

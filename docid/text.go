@@ -34,7 +34,7 @@ func checkText(what, s string, maxLen int) error {
 			// Format characters (zero-width space U+200B, bidi overrides like U+202E, the BOM
 			// U+FEFF, soft hyphen …) are invisible or reorder what is shown: "users/s\u200bam"
 			// prints as "users/sam" but is another ID, and a BOM made "\ufeffusers" a counter
-			// of its own (issue 23).
+			// of its own.
 			return invalid(fmt.Sprintf("%s contains an invisible format character %U (Unicode category Cf)", what, r), s)
 		}
 	}

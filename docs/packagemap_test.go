@@ -104,7 +104,7 @@ func TestPackageMap(t *testing.T) {
 	}
 }
 
-// The top level shows the design (issue 45): every folder at the top of the repository that git
+// The top level shows the design: every folder at the top of the repository that git
 // tracks is in the package map, itself or by a folder under it, so a new one comes with a row
 // saying what it is, and the daemon's plumbing goes under internal/ rather than beside it.
 func TestTopLevelIsMapped(t *testing.T) {

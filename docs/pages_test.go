@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// maxPageBytes is the most a page of docs/ may hold: one sitting's reading (issue 45).
+// maxPageBytes is the most a page of docs/ may hold: one sitting's reading.
 const maxPageBytes = 20 * 1024
 
 // pages lists the Markdown pages of docs/ and its folders, relative to docs/.

@@ -149,7 +149,8 @@ func TestClockBeforeEpoch(t *testing.T) {
 	mustNextErr(t, g, ErrClockBehind)
 }
 
-// TestLeaf216Restart is Meituan Leaf issue 216: a generator restarts and
+// TestLeaf216Restart is the restart that Meituan Leaf's tracker reports at
+// https://github.com/Meituan-Dianping/Leaf/issues/216: a generator restarts and
 // its clock steps back 1 s. The restarted generator takes a lease whose
 // MinTick is the high-water the FSM recorded for the worker, so none of its
 // IDs is at or below any ID minted before the restart.

@@ -183,7 +183,7 @@ func TestADatabaseLimitsItsCounters(t *testing.T) {
 }
 
 // A database's limits are refused by the field that breaks the rule, by the server before Raft
-// and by the FSM again (issue 23).
+// and by the FSM again.
 func TestDatabaseLimitsNameTheirField(t *testing.T) {
 	for _, tc := range []struct {
 		identities, claims int64

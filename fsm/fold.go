@@ -17,7 +17,8 @@ import (
 // starts at foldLower and moves to foldNFKC only through a SetFold entry (fold.go,
 // DESIGN.md "Folding").
 const (
-	// foldLower is Go's strings.ToLower, every state from before issue 23: users/ſam,
+	// foldLower is Go's strings.ToLower, every state from before SetFold existed:
+	// users/ſam,
 	// users/ＳＡＭ and users/sam are three owners.
 	foldLower int32 = 0
 	// foldNFKC is NFKC, full Unicode case folding and NFKC again, applied after ToLower:
@@ -168,7 +169,7 @@ func (st *state) foldRecords() []snapshotRecord {
 }
 
 // FoldVersion is how the state compares identity names and claimed IDs: 0 lower case (a
-// state from before issue 23 that has not moved), 1 NFKC_Casefold (fold.go).
+// state from before SetFold existed that has not moved), 1 NFKC_Casefold (fold.go).
 func (f *FSM) FoldVersion() int32 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

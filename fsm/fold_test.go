@@ -29,7 +29,7 @@ func nfkcFSM(t *testing.T) *FSM {
 	return f
 }
 
-// Issue 23, item 7: claims compared with strings.ToLower, so users/sam, users/ſam (long s),
+// Claims compared with strings.ToLower, so users/sam, users/ſam (long s),
 // users/ＳＡＭ (full width) were three owners. Under NFKC_Casefold they are one; the Cyrillic
 // ѕ (U+0455) is a confusable, not a case or compatibility variant, and stays another ID.
 func TestClaimsCompareUnderNFKCCasefold(t *testing.T) {

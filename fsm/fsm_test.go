@@ -359,7 +359,7 @@ func TestNodeIncarnations(t *testing.T) {
 	}
 }
 
-// Repro 2 of issue 11: an add for a live tag, or with another node's address, must change
+// An add for a live tag, or with another node's address, must change
 // nothing; the node itself may still move its addresses.
 func TestRegisterRefusesWhatIsInUse(t *testing.T) {
 	f := New()
@@ -450,7 +450,7 @@ func TestCommandErrors(t *testing.T) {
 	}
 }
 
-// An entry of a command type this build does not know halts the FSM (issue 11, repro 4): it
+// An entry of a command type this build does not know halts the FSM: it
 // must not answer with an error and go on, diverging from newer replicas that applied it.
 func TestUnknownCommandHalts(t *testing.T) {
 	f := New()
@@ -499,7 +499,7 @@ func TestUnknownCommandHalts(t *testing.T) {
 }
 
 // The separator is a cluster-wide setting: the first node to register with one sets it, a
-// node with another is refused and changes nothing, and a snapshot keeps it (issue 11, repro 5).
+// node with another is refused and changes nothing, and a snapshot keeps it.
 func TestSeparatorIsTheClusters(t *testing.T) {
 	f := New()
 	withSep := func(tag, sep string) *raftv1.RegisterNode {

@@ -28,12 +28,13 @@ const (
 // ends of int64 included, and applies it to two replicas: one entry at a time, and as one
 // ApplyBatch. Each apply must end within fuzzApplyTime and allocate at most fuzzApplyAllocs;
 // the replicas must answer alike and write byte-identical snapshots, a restore of the
-// snapshot must write the same bytes again (issue 23), and the restored replica must answer
+// snapshot must write the same bytes again, and the restored replica must answer
 // the commands, applied once more, as the original does.
 func FuzzFSM(f *testing.F) {
 	f.Add([]byte{})
-	// Issue 23, item 1, as decodeCommands reads it: claim p/5 (kind, 1 ID, name p, numeric,
-	// fuzzNumbers[2], owner p, no request id, default database), seed p to 2^63-2, p| ×1.
+	// The claim that wedged the FSM near the largest int64, as decodeCommands reads it: claim p/5
+	// (kind, 1 ID, name p, numeric, fuzzNumbers[2], owner p, no request id, default database), seed p
+	// to 2^63-2, p| ×1.
 	f.Add([]byte{cmdClaim, 0, 0, 0, 2, 0, 0, 0, cmdSeed, 0, 3, 0, 0, cmdIdentity, 0, 0, 0, 0, 0})
 	// The variant: seed users to 2^63-4, then users| ×3 and once more.
 	f.Add([]byte{cmdSeed, 6, 5, 0, 0, cmdIdentity, 0, 6, 10, 0, 0, cmdIdentity, 0, 6, 0, 0, 0})

@@ -15,7 +15,7 @@ import (
 // that got further (a restore from an older backup) or from a caller that lies. Honouring it up
 // to 2^53 (the largest integer every JSON reader keeps exact) serves the first; a liar can at
 // most move the tag to 2^53 once, which leaves it 2^63 - 2^53 numbers: it can never leave the
-// tag unable to grant (issue 23). Above the bound, and above Max, last_max is OUT_OF_RANGE;
+// tag unable to grant. Above the bound, and above Max, last_max is OUT_OF_RANGE;
 // SeedHiLo (admin) raises a tag further.
 const MaxLastMax int64 = 1 << 53
 

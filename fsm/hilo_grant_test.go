@@ -47,8 +47,9 @@ func returnOf(t testing.TB, f *FSM, tag, id string, end, last int64) (bool, erro
 	}
 }
 
-// Issue 24 item 4, in the FSM: a range goes back only with its grant id, once, while newest;
-// a return that cannot be right is an error; a retry of a returned request gets a new range.
+// A returned range must never be granted again; in the FSM, a range goes back only with its grant
+// id, once, while newest; a return that cannot be right is an error; a retry of a returned request
+// gets a new range.
 func TestHiLoGrantReturnsOnlyByItsGranteeOnceWhileNewest(t *testing.T) {
 	f := New()
 	r1 := mustGrantRange(t, f, "orders", "r1", 32, 0)
@@ -136,7 +137,7 @@ func TestHiLoGrantNotReturnableAfterASeed(t *testing.T) {
 	}
 }
 
-// Issue 23 item 2: last_max may lift a tag to MaxLastMax, not past it (unless Max is past it),
+// A caller's last_max may lift a tag to MaxLastMax, not past it (unless Max is past it),
 // and a full tag names the overflow.
 func TestHiLoGrantBoundsLastMax(t *testing.T) {
 	f := New()

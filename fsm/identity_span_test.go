@@ -37,7 +37,7 @@ func applyWithin(t *testing.T, f *FSM, name string, count int64, limit time.Dura
 	}
 }
 
-// Issue 23, item 1: a claim below a counter seeded to 2^63-2 sent the skip loop round past
+// A claim below a counter seeded to 2^63-2 sent the skip loop round past
 // 2^63-1 for ever, wedging every replica. The last value is handed out, then the next call
 // overflows.
 func TestIdentitySkipNearMaxInt64Ends(t *testing.T) {

@@ -60,7 +60,7 @@ func (st *state) applyDeleteKey(c *raftv1.DeleteKey) any {
 
 // deleteKeysOf deletes the API keys of the database name (canonical). A key outliving its
 // database would work again on a database created later under the same name, for whoever
-// creates it, with data the key's holder was never given (issue 23).
+// creates it, with data the key's holder was never given.
 func (st *state) deleteKeysOf(name string) {
 	for id, k := range st.keys {
 		if k.Database == name {

@@ -59,7 +59,7 @@ func TestKeys(t *testing.T) {
 	}
 }
 
-// Issue 23, item 7: an API key outlived its database and worked on a database created later
+// An API key outlived its database and worked on a database created later
 // under the same name. Deleting a database deletes its keys; re-creating one whose keys an
 // older build kept deletes them then.
 func TestKeysGoWithTheirDatabase(t *testing.T) {

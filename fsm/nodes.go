@@ -158,8 +158,8 @@ func (st *state) applyRemoveNode(r *raftv1.RemoveNode) any {
 	return n
 }
 
-// nextFreeTag walks A … Z, ZA … ZZ, ZZA … ZZZZ (DESIGN §3) and returns the first tag neither
-// in use nor retired, or "" when all are gone.
+// nextFreeTag walks A … Z, ZA … ZZ, ZZA … ZZZZ (the order tags are assigned in) and returns the
+// first tag neither in use nor retired, or "" when all are gone.
 func (st *state) nextFreeTag() string {
 	for length := 1; length <= maxTagLength; length++ {
 		prefix := strings.Repeat("Z", length-1)
@@ -173,5 +173,5 @@ func (st *state) nextFreeTag() string {
 	return ""
 }
 
-// maxTagLength is the longest tag DESIGN §3 allows.
+// maxTagLength is the longest node tag: 1–4 upper-case letters.
 const maxTagLength = 4

@@ -11,7 +11,7 @@ import (
 )
 
 // applyLocalReservations raises what the node with r's member ID has published of its local
-// counters (issue 24): its etag watermark and its pools' marks only ever grow. The answer is
+// counters: its etag watermark and its pools' marks only ever grow. The answer is
 // the node's Reservations after the command, which a node starting from older files takes as
 // its floor: the log orders this answer after every earlier publication, so it is the newest.
 func (st *state) applyLocalReservations(r *raftv1.LocalReservations) any {

@@ -8,7 +8,7 @@ import (
 	"github.com/idnode/idnode/series"
 )
 
-// Fiscal series (issue 26). Their journals do not live in the state: they grow for ever, so
+// Fiscal series. Their journals do not live in the state: they grow for ever, so
 // package series keeps them on disk (series.db) and the FSM applies series commands to it, one
 // write transaction per batch of entries (one fsync), and streams it into snapshots. A series
 // command's answer is the journal's: the same on every replica, since the journal is a

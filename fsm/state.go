@@ -19,7 +19,7 @@ type state struct {
 	retired                     map[string]bool // tags of removed nodes
 	requests                    *requestTable
 	// separator is the cluster's identity parts separator, set by the first node that
-	// registers with one (cluster-wide settings, DESIGN §3); "" until then.
+	// registers with one (a cluster-wide setting, so all nodes' IDs read alike); "" until then.
 	separator string
 	// clusterSecret authenticates node-to-node calls (package forward); nil until the first
 	// leader proposes one.

@@ -9,7 +9,7 @@ import (
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
-// Worker leases (issue 27): a client mints numeric IDs (time | worker | sequence) in-process
+// Worker leases: a client mints numeric IDs (time | worker | sequence) in-process
 // under a worker ID it leases here. Two holders at once would mint the same IDs, and so would
 // a holder minting at a time an earlier holder of the worker used. So each worker keeps its
 // high-water, the highest time any of its holders may mint at, for ever; a worker is given

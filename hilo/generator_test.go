@@ -354,7 +354,7 @@ func TestGeneratorCloseReturnsTail(t *testing.T) {
 }
 
 // A prefetched range that was never used is returned whole, then the current range's tail
-// below it (issue 24 item 7): the next range starts right after the last ID handed out.
+// below it: the next range starts right after the last ID handed out.
 func TestGeneratorCloseReturnsUnusedPrefetchedRangeAndTail(t *testing.T) {
 	src := newFakeSource()
 	g := newGen(t, src, "orders")

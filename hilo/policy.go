@@ -9,8 +9,8 @@ package hilo
 
 import "time"
 
-// Policy decides the size of the next HiLo range from how fast the caller used its last one
-// (DESIGN §1): ranges grow for busy callers so they rarely go to Raft, and shrink for idle ones
+// Policy decides the size of the next HiLo range from how fast the caller used its last one:
+// ranges grow for busy callers so they rarely go to Raft, and shrink for idle ones
 // so a crash wastes little.
 type Policy struct {
 	Min, Max    int64         // bounds on a range's size
@@ -18,7 +18,7 @@ type Policy struct {
 	ShrinkAfter time.Duration // previous range older than this: halve
 }
 
-// DefaultPolicy is DESIGN §1's: 32 … 1,048,576, double under 30 s, halve over 60 s.
+// DefaultPolicy is idnode's: 32 … 1,048,576, double under 30 s, halve over 60 s.
 var DefaultPolicy = Policy{Min: 32, Max: 1 << 20, GrowWithin: 30 * time.Second, ShrinkAfter: 60 * time.Second}
 
 // Capacity returns the size of the next range. lastSize is the caller's previous range size

@@ -31,7 +31,7 @@ func (c RaftCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrem
 	return res.Ranges, nil
 }
 
-// MaxSkipped bounds the claimed values one answer lists as skipped (issue 43, item 3). A block
+// MaxSkipped bounds the claimed values one answer lists as skipped. A block
 // may step over any number of claims, and listing them all outgrew gRPC's 4 MiB message limit:
 // the values were committed and the answer, and every retry's, could not be sent. So a block
 // that steps over more ends early (docid.IdentityBlock.Within); the FSM, its request table

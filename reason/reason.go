@@ -29,7 +29,7 @@ const (
 	NotRegistered = "NOT_REGISTERED"
 	// NotCaughtUp (UNAVAILABLE): the node has not yet applied what the cluster had committed
 	// when it started, so it may not know an API key the cluster has, and refuses calls a key
-	// guards rather than answer with less security than the cluster (issue 43). Use another
+	// guards rather than answer with less security than the cluster. Use another
 	// node; this one serves them once it has caught up.
 	NotCaughtUp = "NOT_CAUGHT_UP"
 	// InvalidInput (INVALID_ARGUMENT): the request breaks a rule the message names.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when a commit since the rule began has a subject over 72 characters (issue 25): the
+# Fails when a commit since the rule began has a subject over 72 characters: the
 # subject says what changed in a line `git log --oneline` shows whole; the why goes in the body.
 # Commits up to c0aa999 are history and stay as they are.
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when git tracks a build output or a large file: an executable (ELF, Mach-O, PE) or
 # anything over 1 MB. Binaries are built from the source (make build, make dist); a committed
-# one goes stale (issue 25: an idctl older than its source was tracked at the root).
+# one goes stale (an idctl older than its source was once tracked at the root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 limit=1000000

@@ -1,4 +1,4 @@
-// Package series is the on-disk journal of fiscal series (issue 26): gapless, audited
+// Package series is the on-disk journal of fiscal series: gapless, audited
 // numbering whose entries are chained by hash. The journal grows for ever, so it lives in
 // series.db (bbolt), not in the FSM's memory, and streams into and out of Raft snapshots.
 // See DESIGN.md.

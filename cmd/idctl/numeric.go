@@ -14,7 +14,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// Numeric IDs and worker leases (issue 27).
+// Numeric IDs and worker leases.
 
 func init() {
 	commands = append(commands,

@@ -20,7 +20,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// Fiscal series (issue 26): create, issue, void, and what an auditor reads (journal, export,
+// Fiscal series: create, issue, void, and what an auditor reads (journal, export,
 // gaps, verify).
 
 func init() {

@@ -8,7 +8,7 @@ import (
 
 // advertisable is listen as an address to advertise: a wildcard host (0.0.0.0, ::, none),
 // which no other node can dial, becomes this machine's host name, so a node in a container
-// started with no flags serves like `go run ./cmd/idnode` (issue 43, item 6). A node that
+// started with no flags serves like `go run ./cmd/idnode`. A node that
 // others must reach by another name needs --raft-advertise and --grpc-advertise.
 func advertisable(listen string) string {
 	host, port, err := net.SplitHostPort(listen)

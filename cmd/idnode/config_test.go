@@ -105,7 +105,7 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 	}
 }
 
-// The admin token comes from a flag (warned about), the environment or a file (issue 23).
+// The admin token comes from a flag (warned about), the environment or a file.
 func TestAdminTokenSources(t *testing.T) {
 	if c := mustParse(t, []string{"--admin-token", "a"}, nil); c.adminToken != "a" || !c.adminTokenOnCommandLine {
 		t.Errorf("--admin-token: %q, on the command line %v", c.adminToken, c.adminTokenOnCommandLine)

@@ -10,7 +10,7 @@ import (
 	"github.com/idnode/idnode/internal/httpapi"
 )
 
-// httpConfig is how the HTTP/JSON face bounds what a caller can hold (issue 23, item 6) and
+// httpConfig is how the HTTP/JSON face bounds what a caller can hold and
 // which web pages may call it (item 5). The defaults are far above what a normal client needs:
 // a request of a few hundred bytes sent at once, a handful of keep-alive connections.
 type httpConfig struct {

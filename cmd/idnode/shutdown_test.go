@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Issue 23: a stop that does not finish (an apply that never returns) ends the process
+// A stop that does not finish (an apply that never returns) ends the process
 // within the bound, with a non-zero status and the log naming what is stuck.
 func TestShutdownBoundExitsNamingWhatIsStuck(t *testing.T) {
 	var logs bytes.Buffer

@@ -1,7 +1,7 @@
 // Package connlimit bounds the connections a listener holds open. Each connection costs a
 // server its buffers and goroutines whatever it sends, so without a bound a caller that opens
 // connections until the node runs out of file descriptors stops it answering everyone, its
-// metrics included (issue 23).
+// metrics included.
 package connlimit
 
 import (

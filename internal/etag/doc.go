@@ -1,6 +1,6 @@
-// Package etag is the node-local 64-bit counter behind server-side IDs
-// (DESIGN.md §1): the request "users/" becomes "users/0000000000000000001-A",
-// where the number is the node's etag and "A" its tag.
+// Package etag is the node-local 64-bit counter behind server-side IDs (the request strategies are
+// in docs/DESIGN.md): the request "users/" becomes "users/0000000000000000001-A", where the number
+// is the node's etag and "A" its tag.
 //
 // # Guarantees
 //

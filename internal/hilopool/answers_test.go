@@ -56,8 +56,8 @@ func TestPoolAnswersSerialiseOnlyTheSameRequestID(t *testing.T) {
 	}
 }
 
-// A retry of a request whose range was given back gets a new range, never the returned one
-// (issue 24 item 4); a forget that names another range of the request changes nothing.
+// A retry of a request whose range was given back gets a new range, never the returned
+// one; a forget that names another range of the request changes nothing.
 func TestPoolAnswersForgetAReturnedRange(t *testing.T) {
 	p := NewAnswers[*idnodev1.NextHiLoResponse](errReused)
 	next := int64(1)

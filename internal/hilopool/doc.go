@@ -2,7 +2,7 @@
 // database and tag the numbers the cluster reserved through Raft to this node's data dir and
 // not yet granted to a client, and the policy of granting from them.
 //
-// It exists so that NextHiLo keeps working without a quorum (issue 15). A range granted from
+// It exists so that NextHiLo keeps working without a quorum. A range granted from
 // the node's own pool costs no Raft round, and the node keeps granting while it is cut off
 // from the majority, until the pool is used up. Uniqueness comes first: like the etag
 // watermark in package etag, a pool's new state is durable on disk before a range is

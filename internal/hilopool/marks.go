@@ -10,13 +10,13 @@ import (
 	"github.com/idnode/idnode/internal/publication"
 )
 
-// Pool marks (issue 24): before a pool grants above the mark the cluster holds for it, the node
+// Pool marks: before a pool grants above the mark the cluster holds for it, the node
 // publishes a new mark through Raft, the end of the run of pool numbers the grant came from
 // (one publication per segment of the pool, about one per refill). At start no pool grants
 // until the node has read its record through the leader's log: numbers at or below a mark leave
 // the pools, and a pool of a tag the cluster never reserved to this member is forgotten. So a
 // pools file put back from an older copy, or left by another identity, costs a gap, never a
-// repeat. A node cut off from the majority keeps granting from its pools (issue 15): a mark it
+// repeat. A node cut off from the majority keeps granting from its pools: a mark it
 // cannot publish waits at most publication.RaiseWait, then is published in the background when
 // a leader answers; docs/DESIGN.md (Rollback) says what that leaves open.
 

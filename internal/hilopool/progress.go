@@ -10,7 +10,7 @@ import (
 	"github.com/idnode/idnode/internal/hilogrant"
 )
 
-// Progress: what the cluster records of a pool (issue 24). The node publishes through Raft a
+// Progress: what the cluster records of a pool. The node publishes through Raft a
 // mark per pool, the highest number it may have granted from it, before it grants above the
 // last one; a node that starts drops every number at or below the cluster's mark from the pools
 // it read, so an older copy of the pools file costs a gap, never a repeat.

@@ -18,7 +18,7 @@ import (
 // jsonOnly refuses (415) a request that carries a body, or is a POST, unless its Content-Type
 // is application/json. A browser sends text/plain, form or multipart bodies from any web page
 // without asking the server first (no CORS preflight); application/json it sends only after a
-// preflight this node answers for --http-allowed-origins alone (issue 23, item 5).
+// preflight this node answers for --http-allowed-origins alone.
 func jsonOnly(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodPost && r.ContentLength == 0 {
 		return true

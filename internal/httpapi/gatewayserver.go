@@ -17,7 +17,7 @@ import (
 // GatewayCallHeader is the metadata key in which the HTTP/JSON gateway sends the handle of a
 // call's HTTP caller (callers.enter). The handle is all it sends: who the caller is stays in
 // this process, taken from the connection the HTTP server accepted, so no metadata a caller
-// could set is believed (issue 23, item 3).
+// could set is believed.
 const GatewayCallHeader = "idnode-http-call"
 
 // callers is the table through which the gateway tells its gRPC server who called: an entry

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 )
 
-// hosts guards the node against DNS rebinding (issue 43, item 4): a page on a name its owner
+// hosts guards the node against DNS rebinding: a page on a name its owner
 // re-points at the node's address (127.0.0.1, say) is same-origin with the node for the
 // browser, and its requests carry that name as Host. The Origin guard stops what it sends with
 // an Origin; a GET carries none. So every request must name the node as the node knows itself:

@@ -5,7 +5,7 @@
 // limits, error reasons and metrics as gRPC callers, and no other process can use that hop.
 //
 // Before a request reaches the gateway it must pass what a browser or a careless client could
-// get wrong (issue 23): a Host that does not name the node (issue 43) and a foreign Origin are
+// get wrong: a Host that does not name the node and a foreign Origin are
 // refused, bodies are application/json and at most Options.MaxBodyBytes, a wrong method is 405
 // with Allow, and unknown JSON fields or query parameters, or query parameters that contradict
 // the body, are 400 naming them.

@@ -16,12 +16,11 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
-// checkQuery refuses (with a message naming them) query parameters the route's request has no
-// field for, which grpc-gateway would drop, and parameters or body fields that disagree with
-// what the body or the path says, which it would ignore: `POST /v1/ids?database=x` with a body
-// wrote to "default", and `POST /v1/identities/a:seed {"name":"b"}` seeded a (issue 23,
-// item 8). A field given twice with the same value is fine. body is the request's body on a
-// route that takes one.
+// checkQuery refuses (with a message naming them) query parameters the route's request has no field
+// for, which grpc-gateway would drop, and parameters or body fields that disagree with what the
+// body or the path says, which it would ignore: `POST /v1/ids?database=x` with a body wrote to
+// "default", and `POST /v1/identities/a:seed {"name":"b"}` seeded a. A field given twice with the
+// same value is fine. body is the request's body on a route that takes one.
 func checkQuery(rt route, pathParams map[string]string, query url.Values, body []byte) error {
 	input := rt.rpc.Input()
 	keys := slices.Sorted(maps.Keys(query))

@@ -1,7 +1,7 @@
 // Package inprocess is a net.Listener with no socket: its connections are net.Pipe pairs that
 // only code in this process can make (Listener.DialContext), so no other process, container
 // or user can reach what it serves. The HTTP gateway reaches its node's gRPC services through
-// one (issue 23: a loopback port let any local process call the gateway's server).
+// one, because a loopback port let any local process call the gateway's server.
 package inprocess
 
 import (

@@ -18,7 +18,7 @@ import (
 // buckets go-grpc-middleware's Prometheus provider gave them, so dashboards and alerts read them
 // as before. Its interceptors count through instruments resolved once per method: the
 // provider's resolved every one by its label values on every call (5 label hashes and locks,
-// and their slices), 7–9% of a node's CPU under 64 callers of server-side IDs (issue 42).
+// and their slices), 7–9% of a node's CPU under 64 callers of server-side IDs.
 type GRPCMetrics struct {
 	started  *prometheus.CounterVec
 	handled  *prometheus.CounterVec

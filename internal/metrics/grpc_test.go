@@ -101,7 +101,7 @@ func TestGRPCInitializeMetrics(t *testing.T) {
 	}
 }
 
-// The per-call cost of the gRPC metrics (issue 42): the next change to them is judged by it.
+// The per-call cost of the gRPC metrics: the next change to them is judged by it.
 func BenchmarkGRPCUnaryInterceptor(b *testing.B) {
 	unary := New().GRPC.UnaryServerInterceptor()
 	info := &grpc.UnaryServerInfo{FullMethod: generateMethod}

@@ -255,7 +255,7 @@ func (m *Metrics) Handler() http.Handler {
 // Serve listens on addr and serves /metrics in the background, and with profile also Go's
 // profiler under /debug/pprof/ (CPU, heap, goroutines: what docs/BENCHMARKS.md's profiles were
 // taken with), but not /debug/pprof/cmdline, which would show the node's command line, an
-// admin token given as a flag included, to whoever asks (issue 23); cmd/idnode serves the
+// admin token given as a flag included, to whoever asks; cmd/idnode serves the
 // profiler on a loopback address only. It returns once the listener is up, so a bad address fails the node's start;
 // the returned function stops the server.
 func (m *Metrics) Serve(addr string, profile bool, log *slog.Logger) (stop func(), err error) {

@@ -11,7 +11,7 @@ import (
 
 // followHighWater records in the data dir's manifest, every --high-water-interval, the newest
 // Raft index this node has applied, so a raft.db put back from an older copy is refused at the
-// next start also after kill -9 (issue 24, item 1). It returns the function that stops it.
+// next start also after kill -9. It returns the function that stops it.
 func followHighWater(ctx context.Context, cfg *Config, manifest *datadir.Manifest, node *cluster.Node, log *slog.Logger) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

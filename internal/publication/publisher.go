@@ -1,4 +1,4 @@
-// Package publication is what a node's etag record and its HiLo pool marks share (issue 24):
+// Package publication is what a node's etag record and its HiLo pool marks share:
 // a publication of local progress to the cluster that waits at most RaiseWait, and not at all
 // while the last one failed (a node cut off keeps handing out), and the wake-up and backoff of
 // the background loop that retries it.

@@ -10,7 +10,7 @@ import (
 )
 
 // A certificate has a role only when it is marked for it: a node's needs OU=idnode-node and
-// serverAuth, an admin's OU=idnode-admin and clientAuth (issue 23). Certificates made by
+// serverAuth, an admin's OU=idnode-admin and clientAuth. Certificates made by
 // openssl, the way an operator's own PKI makes them; above all a plain `openssl x509 -req`
 // one, with no extended key usage, which Go's verifier accepts for every use and which used
 // to count as a node's, and so as an admin.
@@ -30,7 +30,7 @@ func TestRolesOfOpenSSLCertificates(t *testing.T) {
 		{"plain", "/CN=plain", nil, false, false},
 		{"admin marker, no usage", "/CN=ops/OU=" + AdminUnit, nil, false, false},
 		{"node marker, no usage", "/CN=A/OU=" + NodeUnit, []string{san}, false, false},
-		{"server and client usage, no marker (idctl certs node before issue 23)", "/CN=A", []string{both, san}, false, false},
+		{"server and client usage, no marker (idctl certs node before the node mark)", "/CN=A", []string{both, san}, false, false},
 		{"node", "/CN=A/OU=" + NodeUnit, []string{both, san}, true, false},
 		{"admin", "/CN=ops/OU=" + AdminUnit, []string{client}, false, true},
 		{"admin marker, server usage", "/CN=ops/OU=" + AdminUnit, []string{server}, false, false},

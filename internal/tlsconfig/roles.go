@@ -7,14 +7,14 @@ import (
 	"slices"
 )
 
-// A certificate the cluster's CA signed has a role only when it is marked for it (issue 23):
-// the mark is an organizational unit in its subject, and the role also needs the extended key
-// usage it is for. A certificate with neither mark gets no role: it may make ID calls like any
-// client, never admin calls, never Raft. Go's verifier accepts a certificate with no extended
-// key usage for every use, and `openssl x509 -req` signs exactly that by default, so the usage
-// alone (as before issue 23) made any certificate an operator's PKI handed out a node's, and so
-// an admin. The subject, not a SAN, because every CA tool sets it on its command line
-// (openssl -subj "/CN=alice/OU=idnode-admin").
+// A certificate the cluster's CA signed has a role only when it is marked for it: the mark is an
+// organizational unit in its subject, and the role also needs the extended key usage it is for. A
+// certificate with neither mark gets no role: it may make ID calls like any client, never admin
+// calls, never Raft. Go's verifier accepts a certificate with no extended key usage for every use,
+// and `openssl x509 -req` signs exactly that by default, so the usage alone (as before the node
+// mark) made any certificate an operator's PKI handed out a node's, and so an admin. The subject,
+// not a SAN, because every CA tool sets it on its command line (openssl -subj
+// "/CN=alice/OU=idnode-admin").
 const (
 	// AdminUnit (OU=idnode-admin) with clientAuth gives a client certificate the admin role: a
 	// node takes admin calls from its holder with no admin token (`idctl certs client NAME

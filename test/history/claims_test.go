@@ -242,8 +242,8 @@ func TestCheckClaimHolders(t *testing.T) {
 	}
 }
 
-// A block that steps over more claimed values than an answer lists ends early (issue 43, item
-// 3): the answer is the cut block, and the counter is where the whole block left it.
+// A block that steps over more claimed values than an answer lists ends early:
+// the answer is the cut block, and the counter is where the whole block left it.
 func TestIdentityBlockCutAfterManySkippedClaims(t *testing.T) {
 	r := New()
 	var many []int64

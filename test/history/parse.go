@@ -55,7 +55,7 @@ func allDigits(s string) bool {
 	return true
 }
 
-// validTag is DESIGN §2's node tag: 1–4 upper-case letters.
+// validTag reports whether s is a node tag: 1–4 upper-case letters.
 func validTag(s string) bool {
 	if len(s) < 1 || len(s) > 4 {
 		return false

@@ -19,7 +19,7 @@ import (
 // distTimeout bounds `make dist` for one platform (two static builds and the SBOM).
 const distTimeout = 5 * time.Minute
 
-// The release artefacts (issue 43, item 7): `make dist` builds them, every file is in
+// The release artefacts: `make dist` builds them, every file is in
 // SHA256SUMS with its checksum (and each binary in the SBOM with the same), and the binaries
 // for this machine report the version they were built as and the commit. .ci/run checks its
 // own full `make dist` with IDNODE_DIST_DIR and IDNODE_DIST_VERSION; otherwise the test makes

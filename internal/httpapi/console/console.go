@@ -1,4 +1,4 @@
-// Package console is idnode's web console (issue 29): plain HTML, CSS and JavaScript embedded
+// Package console is idnode's web console: plain HTML, CSS and JavaScript embedded
 // in the binary and served at /ui/ on the HTTP port, so it works offline and behind TLS with
 // nothing fetched from elsewhere. The page calls only the public HTTP/JSON API (/v1/…,
 // /readyz) from the browser, with the caller's own credential: it shows nothing, and can do

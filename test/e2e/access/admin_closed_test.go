@@ -29,7 +29,7 @@ func needNonLoopbackIP(t *testing.T) string {
 }
 
 // A node listening on the network with no admin token takes admin calls only from its own
-// machine (issue 13): from a non-loopback peer, AddNode and a forced seed are PERMISSION_DENIED
+// machine: from a non-loopback peer, AddNode and a forced seed are PERMISSION_DENIED
 // naming the flag that opens them, and change nothing. The same calls over loopback work.
 func TestAdminIsClosedToTheNetworkByDefault(t *testing.T) {
 	t.Parallel()

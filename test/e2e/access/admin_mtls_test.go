@@ -23,7 +23,7 @@ import (
 // With --tls-client-auth require and no admin token, a node on the network refuses clients
 // without a certificate, takes ID calls from any client certificate its CA signed, and admin
 // calls only from one with the admin role (`idctl certs client NAME --admin`): mTLS with no
-// shared secret (issue 13). Every call goes through a non-loopback address of the machine.
+// shared secret. Every call goes through a non-loopback address of the machine.
 func TestMutualTLSAdminRole(t *testing.T) {
 	t.Parallel()
 	ip := needNonLoopbackIP(t)

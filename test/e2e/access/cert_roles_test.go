@@ -15,8 +15,8 @@ import (
 	"github.com/idnode/idnode/test/helpers/opensslcert"
 )
 
-// A certificate the cluster's CA signed has a role only when it is marked for it (issue 23,
-// item 4): a plain `openssl x509 -req` certificate (no extensions, which Go accepts for every
+// A certificate the cluster's CA signed has a role only when it is marked for it:
+// a plain `openssl x509 -req` certificate (no extensions, which Go accepts for every
 // use) used to count as a node's, and so as an admin: CreateDatabase, AddNode, Backup and
 // CreateKey worked with it. Every certificate here is made by the openssl command, the node's
 // included, and the node has an admin token, so loopback alone grants nothing.

@@ -15,8 +15,8 @@ import (
 
 // Two databases on a three-node cluster count the same identity names on their own, through
 // any node, by the request's field or by metadata; an unknown database is NOT_FOUND naming
-// it; a deleted database refuses calls and, created again, goes on after its old values
-// (issue 13).
+// it; a deleted database refuses calls and, created again, goes on after its old
+// values.
 func TestDatabasesCountOnTheirOwn(t *testing.T) {
 	t.Parallel()
 	c := e2etest.StartCluster(t)

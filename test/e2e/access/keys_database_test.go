@@ -11,7 +11,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// Issue 23, item 7: an API key outlived its database and worked on a database created later
+// An API key outlived its database and worked on a database created later
 // under the same name. Deleting the database deletes its keys; the default database's key,
 // which keeps keys required, is untouched.
 func TestKeysAreDeletedWithTheirDatabase(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// Issue 43, item 5: a node that restarts while the cluster created its first API key, and
+// A node that restarts while the cluster created its first API key, and
 // has not applied that key yet, served key-guarded calls to anyone: it answered with less
 // security than the cluster has. Here a follower restarts with no leader to tell it how far the
 // log is committed, so it cannot know about the key until the other two are back. Until it has applied what

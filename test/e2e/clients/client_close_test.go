@@ -10,7 +10,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// TestClientCloseLeavesNoGap is issue 24 item 7 against a real node, with HiLo pools on and
+// TestClientCloseLeavesNoGap runs against a real node, with HiLo pools on and
 // off: a client that took n IDs of a tag and closed gives back every number it did not hand
 // out, its current range's tail and the range it prefetched, so the tag's next range starts at
 // n+1. Two IDs is the short-lived client; 200,000 the one whose last range is large (131,041 …

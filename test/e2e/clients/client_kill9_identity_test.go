@@ -22,7 +22,7 @@ const (
 	failoverAcksAfter  = 2000             // identities answered after the kill before the run ends
 )
 
-// TestClientIdentitiesSurviveLeaderKill9 (issue 16): 16 callers take identities through one
+// TestClientIdentitiesSurviveLeaderKill9: 16 callers take identities through one
 // Go client dialed to all three nodes while the leader is killed with SIGKILL. A majority
 // stays up, so every call must succeed within its budget: the client retries on the survivors
 // with the call's request_id, so a call the dead leader committed but did not answer gets the

@@ -131,7 +131,7 @@ func buildClientProgram(t *testing.T) string {
 // TestClientOutsideProgramNoDuplicatesAndTailReturned is the issue's acceptance test: a
 // program outside the project gets 200,000 distinct HiLo IDs from one node, and after its
 // Close the next range a fresh caller gets starts at 200001: Close gave back the range in use's
-// tail and the range it prefetched (issue 24 item 7).
+// tail and the range it prefetched.
 func TestClientOutsideProgramNoDuplicatesAndTailReturned(t *testing.T) {
 	t.Parallel()
 	bin := buildClientProgram(t)

@@ -1,6 +1,6 @@
 package clients
 
-// The web console (issue 29, package console) in a real browser: Debian's chromium, headless,
+// The web console (package console) in a real browser: Debian's chromium, headless,
 // driven with chromedp, against a three-node cluster of real processes. Screenshots of each
 // page go to the artefacts directory (consoleArtefacts).
 
@@ -341,8 +341,8 @@ func TestConsole(t *testing.T) {
 	screenshot(t, tab, "console-cluster-after-failover")
 }
 
-// bulkCounters is how many counters the console's counters page is loaded with (issue 29: a
-// page in under a second with 10⁵), and consolePageSize the rows of one of its pages.
+// bulkCounters is how many counters the console's counters page is loaded with (a
+// page must load in under a second with 10⁵), and consolePageSize the rows of one of its pages.
 const (
 	bulkCounters    = 100_000
 	consolePageSize = 50

@@ -17,7 +17,7 @@ import (
 
 // A node cut off from its majority keeps granting HiLo ranges for a tag it served before, from
 // its pool, while it refuses identities and a tag it never served; every range stays disjoint
-// from every other, before, during and after (issue 15).
+// from every other, before, during and after.
 func TestHiLoPoolOnAMinority(t *testing.T) {
 	t.Parallel()
 	c := e2etest.StartCluster(t)
@@ -119,8 +119,8 @@ func TestHiLoPoolSurvivesKill9(t *testing.T) {
 	log.CheckDisjoint(t)
 }
 
-// A seed above numbers a node's pool still holds (reserved before the seed) makes the pool
-// skip them: the seeded store printed them (issue 14's migration, with pools).
+// A seed above numbers a node's pool still holds (reserved before the seed) makes the pool skip
+// them: the seeded store printed them (a migration that seeds above the old store, with pools).
 func TestHiLoSeedAbovePoolNumbers(t *testing.T) {
 	t.Parallel()
 	p := e2etest.StartNode(t, e2etest.NodeOpts{})

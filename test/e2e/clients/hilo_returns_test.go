@@ -14,7 +14,7 @@ import (
 )
 
 // heldRanges is who holds which HiLo numbers of a tag: a number granted to two holders at once
-// is the duplicate issue 24 item 4 is about.
+// is the duplicate that a returned range granted again would be.
 type heldRanges struct {
 	t    *testing.T
 	held map[string][2]int64 // holder → its newest range
@@ -35,11 +35,11 @@ func (h *heldRanges) hold(holder string, r *idnodev1.NextHiLoResponse) {
 // release records that holder gave its range back whole.
 func (h *heldRanges) release(holder string) { delete(h.held, holder) }
 
-// TestHiLoReturnsAndRetriesNeverRegrant is issue 24 item 4 and issue 23 item 2 against a real
-// node, with HiLo pools on and off: a return and a retry of the returned request, a return
-// of a range by a client it was never granted to, a return made twice, a return whose end is
-// below its last, and a last_max near the top of int64. No number may be granted to two
-// holders, and no caller may leave a tag unable to grant.
+// TestHiLoReturnsAndRetriesNeverRegrant checks, against a real node, that a returned range is never
+// granted again and that last_max is bounded, with HiLo pools on and off: a return and a retry of
+// the returned request, a return of a range by a client it was never granted to, a return made
+// twice, a return whose end is below its last, and a last_max near the top of int64. No number may
+// be granted to two holders, and no caller may leave a tag unable to grant.
 func TestHiLoReturnsAndRetriesNeverRegrant(t *testing.T) {
 	t.Parallel()
 	for _, pools := range []string{"true", "false"} {

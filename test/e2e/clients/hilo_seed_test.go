@@ -14,7 +14,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// TestHiLoSeedAndBadTags is issue 14's HiLo part against a real node: idctl hilo seed orders
+// TestHiLoSeedAndBadTags seeds HiLo tags against a real node: idctl hilo seed orders
 // 5000, and a fresh Go client prints orders/5001-A; a lower seed afterwards changes nothing,
 // and no ID repeats across the IDs printed before and after it. A tag ending with the
 // separator is INVALID_ARGUMENT on every HiLo call and reserves nothing.

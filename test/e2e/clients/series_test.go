@@ -1,6 +1,6 @@
 package clients
 
-// Fiscal series (issue 26) against real processes: the HTTP/JSON API of a follower and the
+// Fiscal series against real processes: the HTTP/JSON API of a follower and the
 // idctl commands on a three-node cluster through a leader's crash; journals kept across a
 // restart and rebuilt when series.db is lost; and an entry edited on disk named by
 // VerifySeries.

@@ -16,7 +16,7 @@ import (
 // for) is a few milliseconds wide, so one round alone would rarely meet it.
 const catchUpRounds = 15
 
-// Issue 24, repro 6: a follower may not yet have applied a database or key the leader just
+// A follower may not yet have applied a database or key the leader just
 // created, and refused a call right after CreateDatabase / CreateKey with NOT_FOUND or
 // UNAUTHENTICATED. Now a node that does not know the name waits (bounded) until it has applied
 // what the leader had committed, then decides.

@@ -200,7 +200,7 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			// Give back the tail of the newest range, to the node that granted it: its pool
 			// takes the tail back. After the restart the pool grants above it: the node cannot
 			// prove its pools file current (it stops last, without a quorum to seal it, or is
-			// killed), so the tail is a gap (issue 24; docs/DESIGN.md).
+			// killed), so the tail is a gap (docs/DESIGN.md, "Older copies of a data dir").
 			keep := last.GetLow() + 4
 			ret := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: last.GetHigh(), Last: keep, GrantId: last.GetGrantId()}
 			if resp, err := c.Ids["C"].ReturnHiLo(e2etest.RPCCtx(t), ret); err != nil || !resp.GetReturned() {
@@ -542,7 +542,7 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 	e2etest.CheckHistory(t, rec)
 }
 
-// TestClusterFirstReadAfterRestartIsCurrent: DESIGN §3 makes ListIdentities linearizable.
+// TestClusterFirstReadAfterRestartIsCurrent: ListIdentities is linearizable.
 // The first answer a restarted cluster gives must therefore hold every value acknowledged
 // before the restart. (It failed while reads relied on raft's VerifyLeader alone: a new
 // leader's FSM had not applied the entries of earlier terms yet.)

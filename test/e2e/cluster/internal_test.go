@@ -18,7 +18,7 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// Node-to-node calls are served on the Raft port, not the client port (issue 12): a client used
+// Node-to-node calls are served on the Raft port, not the client port: a client used
 // to reach the Relay service there and push increments straight into the leader's batches,
 // past name validation, the per-call maximum and the admin token. The public port now lists
 // and serves only the public services, a forged marker header changes nothing, and followers

@@ -56,7 +56,7 @@ func newFirstConnProxy(t *testing.T, target string) *firstConnProxy {
 	return p
 }
 
-// Issue 24, repro 5: a node whose --join stopped after it became a non-voter (its promotion
+// A node whose --join stopped after it became a non-voter (its promotion
 // and the clean-up both failed, or it crashed in between), restarted with the same flags, ran
 // as a non-voter for ever without a word. Now it warns at start, Status says so, and
 // `idctl node promote` finishes the join.

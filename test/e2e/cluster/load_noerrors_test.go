@@ -14,7 +14,7 @@ import (
 )
 
 // Bounds of the 64-caller run. The call count, not a timer, ends the run, so no call is cut
-// off in flight and every error counted is one the cluster gave (issue 16: a tool's own
+// off in flight and every error counted is one the cluster gave (a tool's own
 // end-of-run cancellations were once counted as the cluster's errors).
 const (
 	loadCallers    = 64
@@ -28,7 +28,7 @@ const (
 // to the leader) and as a stock gRPC load tool does (ghz: each caller on a connection to one
 // of the three nodes in turn, no retries, so followers relay to the leader). Not one call may
 // fail, no identity may be handed out twice, and no election may start: Raft timeouts short
-// enough for a quick failover must not mistake a loaded leader for a dead one (issue 42).
+// enough for a quick failover must not mistake a loaded leader for a dead one.
 func TestSixtyFourCallersSeeNoErrors(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	c.Leader() // the first election is over: errors from here on are the load's

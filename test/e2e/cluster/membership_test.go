@@ -41,7 +41,7 @@ func boolWord(b bool) string {
 	return "nonvoter"
 }
 
-// Issue 11, repro 2: `idctl node add` with a tag in use, or with another node's address, used
+// `idctl node add` with a tag in use, or with another node's address, used
 // to succeed and repoint the live node, so that after the leader died the survivors had no
 // quorum. Now it is refused with ALREADY_EXISTS and the cluster is as it was.
 func TestClusterAddNodeRefusesWhatIsInUse(t *testing.T) {
@@ -69,7 +69,7 @@ func TestClusterAddNodeRefusesWhatIsInUse(t *testing.T) {
 	e2etest.CheckHistory(t, rec)
 }
 
-// Issue 11, repro 3: a join that fails used to leave a dead voter behind, and a cluster of
+// A join that fails used to leave a dead voter behind, and a cluster of
 // one plus that voter had no quorum for good. A port in use now stops the node before it asks
 // to join; a failure after the cluster added it removes it again.
 func TestJoinThatFailsLeavesNoVoter(t *testing.T) {
@@ -131,7 +131,7 @@ func runIdnode(t *testing.T, args ...string) (string, int) {
 	return string(out), 0
 }
 
-// Issue 24, repro 5: an AddNode that spells a member's address another way (localhost for
+// An AddNode that spells a member's address another way (localhost for
 // 127.0.0.1) used to register a second member at that member's endpoint; as a voter it would
 // count toward the quorum and never answer. Now it is refused by what the address resolves to.
 func TestClusterAddNodeComparesResolvedAddresses(t *testing.T) {
@@ -161,7 +161,7 @@ func TestClusterAddNodeComparesResolvedAddresses(t *testing.T) {
 	}
 }
 
-// Issue 23, repro 7: RemoveNode of the last voter answered INTERNAL (raft's "need at least one
+// RemoveNode of the last voter answered INTERNAL (raft's "need at least one
 // voter in configuration") after retiring its tag. Now it is FAILED_PRECONDITION saying what to
 // do, and the node keeps working.
 func TestRemoveLastVoterIsRefused(t *testing.T) {

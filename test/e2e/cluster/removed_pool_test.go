@@ -10,7 +10,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// Issue 24, repro 5: a removed node that keeps running kept granting HiLo ranges from its
+// A removed node that keeps running kept granting HiLo ranges from its
 // pool, which RemoveNode retires (the docs promise its numbers are never granted by anyone).
 // Now it stops once it learns it was removed: its next ranges, if any, come from the cluster.
 func TestRemovedNodeStopsGrantingFromItsPool(t *testing.T) {

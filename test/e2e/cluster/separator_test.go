@@ -9,7 +9,7 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// Issue 11, repro 5: the separator is the cluster's, not a node's. A node restarted with
+// The separator is the cluster's, not a node's. A node restarted with
 // another --separator used to answer users-5 from the counter A answers as users/6; now it
 // refuses to start, and so does a new node joining with another separator. The cluster goes on
 // as it was.

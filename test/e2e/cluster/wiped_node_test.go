@@ -15,7 +15,7 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// TestClusterWipedNodeCannotVote is issue 11's repro 1 with real processes. A follower is
+// TestClusterWipedNodeCannotVote runs with real processes. A follower is
 // frozen, the cluster moves on without it, the other follower's data dir is wiped and it is
 // restarted with the same flags, the leader dies and the frozen follower wakes. Before the
 // fix the wiped node bootstrapped a cluster of its own, voted the stale follower leader, and

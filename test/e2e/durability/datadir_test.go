@@ -13,10 +13,9 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// A data dir that lost a piece it held must stop the node, never start it as new (issue 11,
-// repro 8). Each case damages one piece of a stopped single node, checks the start is refused
-// with the piece named, then puts the piece back; at the end the node serves and continues
-// above every value it handed out.
+// A data dir that lost a piece it held must stop the node, never start it as new. Each case damages
+// one piece of a stopped single node, checks the start is refused with the piece named, then puts
+// the piece back; at the end the node serves and continues above every value it handed out.
 func TestDataDirLosingAPieceIsRefused(t *testing.T) {
 	t.Parallel()
 	p, c := e2etest.StartSingle(t)
@@ -104,7 +103,7 @@ type dataDirDamage struct {
 // raftLog is the Raft log of a new data dir (raft-wal, the default store): a directory.
 const raftLog = "raft/wal"
 
-// dataDirDamages are the cases of issue 11's repro 8, and more; older is a copy of the Raft
+// dataDirDamages are the ways a data dir loses a piece; older is a copy of the Raft
 // log taken before the node applied its newest entries.
 func dataDirDamages(t *testing.T, older string) []dataDirDamage {
 	return []dataDirDamage{

@@ -17,7 +17,7 @@ import (
 const startCheckWarning = "server-side IDs start without the cluster's etag record"
 
 // A node that read its etag record at start says nothing about it; one that could not, because
-// no leader answered for StartWait, warns, and says why (issue 43, item 9). A warning on every
+// no leader answered for StartWait, warns, and says why. A warning on every
 // healthy start teaches an operator to ignore the one that matters.
 func TestEtagStartCheckWarnsOnlyWithoutALeader(t *testing.T) {
 	t.Parallel()

@@ -14,7 +14,7 @@ import (
 // who leads.
 const readyEntries = 3000
 
-// Issue 24, repro 6: a restarted node answered SERVING (health, /readyz) as soon as it knew a
+// A restarted node answered SERVING (health, /readyz) as soon as it knew a
 // leader, before its FSM had applied the log. Now SERVING means its FSM holds everything the
 // leader had committed.
 func TestRestartedNodeServesOnlyCaughtUp(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// An older copy of the etag file costs a gap, never a repeat (issue 24, item 2), after a clean
+// An older copy of the etag file costs a gap, never a repeat, after a clean
 // stop and after kill -9: the cluster's record of the node's watermark is above the copy. The
 // copy is taken twice: before the node handed out any server-side ID (a watermark of 0, as a
 // VM image made right after the node's first start holds) and after.
@@ -25,7 +25,7 @@ func TestOlderEtagFileIsAGap(t *testing.T) {
 	}
 }
 
-// The same on a follower of a 3-node cluster (issue 43, item 9): its record is read through
+// The same on a follower of a 3-node cluster: its record is read through
 // the leader, and the start check waits until the leader answers it.
 func TestOlderEtagFileIsAGapInACluster(t *testing.T) {
 	t.Parallel()

@@ -9,7 +9,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// An older copy of hilo-pools costs a gap, never a repeat (issue 24, item 3), after a clean
+// An older copy of hilo-pools costs a gap, never a repeat, after a clean
 // stop and after kill -9. On main the node granted 33-64 twice.
 func TestOlderHiLoPoolsFileIsAGap(t *testing.T) {
 	t.Parallel()

@@ -13,8 +13,8 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// An older Raft log put back after kill -9 is refused, like one put back after a clean stop
-// (issue 24, item 1): the data dir's high-water mark moves while the node runs, not only at a
+// An older Raft log put back after kill -9 is refused, like one put back after a clean
+// stop: the data dir's high-water mark moves while the node runs, not only at a
 // snapshot or a clean stop. On main the node started and answered users/4 again.
 func TestOlderRaftLogAfterKill9IsRefused(t *testing.T) {
 	t.Parallel()
@@ -39,7 +39,7 @@ func TestOlderRaftLogAfterKill9IsRefused(t *testing.T) {
 	}
 }
 
-// The cluster repro of issue 24, item 1: follower F1's Raft log copied while it was stopped; F2
+// An older Raft log put back on a cluster: follower F1's Raft log copied while it was stopped; F2
 // frozen; users/4-8 taken; F1 killed and its old log put back; the leader killed; F2
 // thawed; F1 restarted. On main F1 and F2 formed a quorum on F1's old log and answered
 // users/4, 5, 6 again. Now F1 refuses to start; with the leader back the cluster continues

@@ -11,7 +11,7 @@ import (
 )
 
 // A call made right after a node starts, before its first election, waits for that election
-// instead of being refused with "no quorum" (issue 12).
+// instead of being refused with "no quorum".
 func TestCallRightAfterStartWaitsForTheFirstElection(t *testing.T) {
 	t.Parallel()
 	p := e2etest.StartNode(t, e2etest.NodeOpts{})

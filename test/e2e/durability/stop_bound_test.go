@@ -16,11 +16,11 @@ import (
 // time to write its last lines and exit.
 const stopBoundLimit = 15 * time.Second
 
-// Issue 23: SIGTERM ends a node within a bound even while an apply does not return. The
-// apply is made slow the way issue 23's repro 1 does it, with ordinary calls (a claim, a seed
-// next to MaxInt64, an identity). Where that apply still does not return, the node must say
-// so (the watchdog and the stop line name it) and exit with status 4; where it does, the stop
-// is an ordinary clean one. Either way it ends within the bound.
+// SIGTERM ends a node within a bound even while an apply does not return. The apply is made slow
+// the way the claim-skip loop near the largest int64 once did, with ordinary calls (a claim, a seed
+// next to MaxInt64, an identity). Where that apply still does not return, the node must say so (the
+// watchdog and the stop line name it) and exit with status 4; where it does, the stop is an
+// ordinary clean one. Either way it ends within the bound.
 func TestStopEndsWithinItsBound(t *testing.T) {
 	t.Parallel()
 	a := e2etest.StartNode(t, e2etest.NodeOpts{Tag: "A"})

@@ -37,7 +37,7 @@ const (
 )
 
 // TestFullDisk fills the file system under a single node's data dir (a size-limited tmpfs in
-// its container) and checks what DESIGN and issue 12 promise: identities are refused with
+// its container) and checks what a node must do on a full disk: identities are refused with
 // UNAVAILABLE and reason STORAGE_FULL naming the Raft log, not "no quorum"; health is
 // NOT_SERVING and Status says why; idnode_storage_fault{kind="full"} is 1; the node does not
 // re-elect itself in a tight loop; and once space is freed it serves again by itself, going on

@@ -20,7 +20,7 @@ const sweepCmdTimeout = 30 * time.Second
 
 // sweepMargin is how long before -test.timeout a run removes what its tests started: go
 // test's timer panics without running t.Cleanup (or TestMain's end), so a compose project
-// left up then would hold its ports for every later run (issue 43, item 8). A quarter of the
+// left up then would hold its ports for every later run. A quarter of the
 // timeout when that is shorter.
 const sweepMargin = 30 * time.Second
 

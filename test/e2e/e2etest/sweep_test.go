@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 43, item 8: a chaos package's end-of-run sweep removed the chaos project after its
+// A chaos package's end-of-run sweep removed the chaos project after its
 // suite had let the lock go, and with it the cluster the next chaos package had just started
 // (seen: restart-all found no container). The chaos project is swept only while this run
 // holds the lock; the projects a run names itself always.

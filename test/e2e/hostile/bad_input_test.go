@@ -45,8 +45,8 @@ func wireStrings(fields map[protowire.Number]string) rawRequest {
 	return b
 }
 
-// Issue 11, repro 7: invalid UTF-8 in any string field used to answer INTERNAL ("grpc: failed
-// to unmarshal"); DESIGN §2 says INVALID_ARGUMENT naming the rule. Nothing moves either.
+// Invalid UTF-8 in any string field used to answer INTERNAL ("grpc: failed
+// to unmarshal"); bad input must be INVALID_ARGUMENT naming the rule. Nothing moves either.
 func TestInvalidUTF8IsInvalidArgument(t *testing.T) {
 	t.Parallel()
 	p, c := e2etest.StartSingle(t)
@@ -71,7 +71,7 @@ func TestInvalidUTF8IsInvalidArgument(t *testing.T) {
 	e2etest.ExpectGenerate(t, c, "users|", "users/1")
 }
 
-// The README's refusal example carries its reason, for clients to branch on (issue 12).
+// The README's refusal example carries its reason, for clients to branch on.
 func TestReadmeRefusalCarriesAReason(t *testing.T) {
 	t.Parallel()
 	_, c := e2etest.StartSingle(t)
@@ -85,7 +85,7 @@ func TestReadmeRefusalCarriesAReason(t *testing.T) {
 	}
 }
 
-// Issue 11, repro 6: an answer too large for the client's 4 MiB limit used to fail on the
+// An answer too large for the client's 4 MiB limit used to fail on the
 // client after the counter had moved, burning every value. Now it is refused first.
 func TestTooLargeAnswerIsRefusedBeforeAnythingMoves(t *testing.T) {
 	t.Parallel()

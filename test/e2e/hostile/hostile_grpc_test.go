@@ -43,7 +43,7 @@ const (
 	maxStreamsPerConn = 256
 )
 
-// Hostile callers against one node, all at once (issue 23, item 6), with no credential:
+// Hostile callers against one node, all at once, with no credential:
 //   - one connection opening 100,000 streams that never send a request (it cost 100k
 //     goroutines and 1.3 GB): the node keeps at most --grpc-max-streams of them and refuses
 //     the rest (RST_STREAM REFUSED_STREAM);

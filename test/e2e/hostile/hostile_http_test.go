@@ -18,7 +18,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// Hostile HTTP callers, all at once against one node (issue 23, item 6): connections that
+// Hostile HTTP callers, all at once against one node: connections that
 // dribble a body, 100 MB bodies (4 attackers, 20 a second each), chunked bodies over the limit
 // (4, 5 a second each), and far more idle connections than
 // --http-max-conns, for hostileFor. Meanwhile a gRPC client and an HTTP client on a keep-alive

@@ -14,7 +14,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// Issue 23, item 1: numbers near the largest int64 used to wedge a node for good. A claim of
+// Numbers near the largest int64 used to wedge a node for good. A claim of
 // "p/5", a seed of "p" to 2^63-2 and Generate("p|") sent the FSM's claim-skipping loop round
 // past 2^63-1 for ever; a block ending at 2^63-1 did the same to the answer path
 // (docid.IdentityBlock.All). Every call here has rpcCtx's deadline, so on a wedged node the

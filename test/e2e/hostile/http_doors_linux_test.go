@@ -18,7 +18,7 @@ import (
 	"github.com/idnode/idnode/test/helpers/loopback"
 )
 
-// A node with mutual TLS required and an admin token has no second door (issue 23, item 3):
+// A node with mutual TLS required and an admin token has no second door:
 // every TCP port the process listens on, dialled in plaintext gRPC by another process with the
 // metadata the HTTP gateway once used to name its caller (loopback peer, admin certificate),
 // refuses CreateKey. The ports come from /proc, so a private listener the node never

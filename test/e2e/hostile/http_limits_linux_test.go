@@ -20,7 +20,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// The HTTP limits of a node under attack (issue 23, item 6), each against a real process:
+// The HTTP limits of a node under attack, each against a real process:
 // connections that dribble a body are closed within --http-read-timeout; a Content-Length of
 // 100 MB is answered 413 without the node's RSS growing; more connections than
 // --http-max-conns are not accepted (they wait in the kernel's queue) while gRPC keeps serving.

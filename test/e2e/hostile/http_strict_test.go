@@ -33,7 +33,7 @@ func nextIdentity(t *testing.T, base, prefix string) string {
 	return fmt.Sprint(ids[0])
 }
 
-// A web page cannot drive a node's loopback admin (issue 23, item 5). What a browser sends for
+// A web page cannot drive a node's loopback admin. What a browser sends for
 // a page's form (text/plain, the page's Origin) or after DNS rebinding (the page's Host) from
 // 127.0.0.1 is refused, and the counter it tried to force back keeps counting.
 func TestHTTPRefusesWebPages(t *testing.T) {
@@ -99,7 +99,7 @@ func TestHTTPAllowedOrigins(t *testing.T) {
 	}
 }
 
-// HTTP where a typo costs data (issue 23, item 8): unknown JSON fields and query parameters are
+// HTTP where a typo costs data: unknown JSON fields and query parameters are
 // 400 naming them, GET mints nothing, a query that contradicts the body is 400, a wrong method
 // is 405 with Allow; the OpenAPI description says how to authenticate and lists the probes.
 func TestHTTPIsStrict(t *testing.T) {
@@ -150,7 +150,7 @@ func TestHTTPIsStrict(t *testing.T) {
 	}
 }
 
-// DNS rebinding (issue 43, item 4): a page on a name its owner re-points at 127.0.0.1 reaches
+// DNS rebinding: a page on a name its owner re-points at 127.0.0.1 reaches
 // the node's HTTP port with that name as Host and, for a GET, no Origin. Every route refuses a
 // Host that is not one of the node's own names (an IP address, localhost, the host name of
 // its machine or of an address it serves or advertises) or in --http-allowed-hosts.

@@ -14,8 +14,8 @@ import (
 
 // A NextIdentity answer lists the claimed numbers its block steps over. With enough claims
 // inside a block that list outgrew the 4 MiB message limit: the values were committed, the
-// answer could not be sent, and a retry with the same request id met the same wall (issue 43,
-// item 3). The answer is bounded, so the first call and its retry are both delivered, and the
+// answer could not be sent, and a retry with the same request id met the same wall.
+// The answer is bounded, so the first call and its retry are both delivered, and the
 // counter goes on above everything handed out.
 func TestNextIdentityAnswerAlwaysFits(t *testing.T) {
 	t.Parallel()

@@ -14,7 +14,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// Issue 23, item 7: U+202E, U+200B and a BOM were accepted in IDs (a BOM made "\ufeffusers" a
+// U+202E, U+200B and a BOM were accepted in IDs (a BOM made "\ufeffusers" a
 // counter of its own), and claims compared with strings.ToLower, so users/sam, users/ſam and
 // users/ＳＡＭ were three owners. Format characters are refused by name; look-alikes under
 // NFKC_Casefold are one ID. The Cyrillic users/ѕam is a confusable, not a case or width

@@ -25,7 +25,7 @@ const (
 	raftPortCalls     = 20              // identity calls from new clients meanwhile
 )
 
-// The Raft port bounds its connections like the client port (issue 43, item 1). Without a
+// The Raft port bounds its connections like the client port. Without a
 // bound, connections that say nothing were each held for the hello's wait (10 s), and 10,000
 // of them took every file descriptor a node had: no new client, peer or file got one. With the
 // node limited to raftPortNodeFiles descriptors, 10,000 idle connections to its Raft port

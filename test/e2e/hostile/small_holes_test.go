@@ -18,7 +18,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
-// Issue 23, item 7: a truncated protobuf message used to be answered INTERNAL (grpc-go's
+// A truncated protobuf message used to be answered INTERNAL (grpc-go's
 // answer to any codec error); it is bad input. Nothing moves either.
 func TestTruncatedProtobufIsInvalidArgument(t *testing.T) {
 	t.Parallel()
@@ -40,7 +40,7 @@ func TestTruncatedProtobufIsInvalidArgument(t *testing.T) {
 	e2etest.ExpectGenerate(t, c, "users|", "users/1")
 }
 
-// Issue 23, item 7: /debug/pprof/cmdline on the metrics port printed the node's command line,
+// /debug/pprof/cmdline on the metrics port printed the node's command line,
 // an admin token given as a flag included. The profiler is served on a loopback metrics
 // address only, without cmdline; a token given as a flag is warned about; one in a file works.
 func TestProfilerShowsNoAdminToken(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 const imageAloneTimeout = 60 * time.Second
 
 // The image alone, `docker run -p 7070:7070 idnode` with no flags, is a working single-node
-// cluster like `go run ./cmd/idnode` (issue 43, item 6). It listens on 0.0.0.0, and took that
+// cluster like `go run ./cmd/idnode`. It listens on 0.0.0.0, and took that
 // wildcard for the address it advertises, which a node refuses: the container exited at once.
 func TestImageAloneServesIDs(t *testing.T) {
 	t.Parallel()

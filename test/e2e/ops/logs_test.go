@@ -15,7 +15,7 @@ import (
 	"github.com/idnode/idnode/test/helpers/jsonlog"
 )
 
-// What an operator's log pipeline gets from a cluster (issue 28).
+// What an operator's log pipeline gets from a cluster.
 const (
 	deadPeerFor       = 60 * time.Second       // how long a node stays dead in TestDeadPeerIsSummarisedInTheLogs
 	deadPeerMaxLines  = 10                     // lines about it a survivor may write in that minute

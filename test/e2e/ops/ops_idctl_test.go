@@ -233,7 +233,7 @@ func TestIdctlCerts(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	// The node certificate carries the node mark (issue 23): without it no node takes it.
+	// The node certificate carries the node mark: without it no node takes it.
 	if pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "certs", "A.crt"), filepath.Join(dir, "certs", "A.key")); err != nil || !tlsconfig.IsNode(pair.Leaf) {
 		t.Errorf("certs node A: not a node certificate (OU=%s and serverAuth): %v", tlsconfig.NodeUnit, err)
 	}

@@ -75,7 +75,7 @@ func TestPeersJSONRecovery(t *testing.T) {
 	}
 	hilo, err := c.Ids["A"].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
 	// Above the first range, not necessarily right after it: A was killed, so it cannot prove
-	// its pools file current and the rest of its pool is a gap (issue 24).
+	// its pools file current and the rest of its pool is a gap.
 	if err != nil || hilo.GetLow() < 33 {
 		t.Fatalf("HiLo after the recovery: %v, %v; want a range above 32", hilo, err)
 	}

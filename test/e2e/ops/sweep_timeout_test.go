@@ -21,7 +21,7 @@ const (
 )
 
 // When go test's timer fires it panics without running t.Cleanup, and a compose project a test
-// started stayed up, holding its ports for every later run (issue 43, item 8). A run now
+// started stayed up, holding its ports for every later run. A run now
 // removes what its tests started shortly before its -test.timeout: this test runs the test
 // binary again on a helper that starts a container and hangs, and checks that when that run
 // has timed out, no container, network or volume of the helper's project is left.

@@ -19,7 +19,7 @@ import (
 	"github.com/idnode/idnode/test/helpers/nodeenv"
 )
 
-// The documentation's tours (issue 28): every ```console block of a document is a tour. Its
+// The documentation's tours: every ```console block of a document is a tour. Its
 // "$ " lines are commands, the lines after each (up to the next "$ ") the output the reader is
 // shown. The tours of one document run in order, in one shell, against one node started on a
 // fresh data dir, as a reader who pastes them does; they run under bash and under zsh.

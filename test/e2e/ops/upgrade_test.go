@@ -22,7 +22,7 @@ import (
 )
 
 // previousRelease is the commit the upgrade test builds as the release before this tree: the
-// main that users ran before cluster versions (issue 44), a build that knows none of them.
+// main that users ran before cluster versions, a build that knows none of them.
 // Move it to the commit of the newest release once releases are tagged.
 const previousRelease = "5f6224504073c2067e36f5aa10ea9ae159cace8b"
 
@@ -79,7 +79,7 @@ func buildCommit(commit string) (path, missing string, err error) {
 	tarball := filepath.Join(dir, "previous.tar")
 	path = filepath.Join(dir, "idnode-previous")
 	// The -X path is the previous release's: its version package is still at the top level,
-	// where this tree had it before issue 45 moved it under internal. Move it with
+	// where this tree had it before it moved under internal. Move it with
 	// previousRelease.
 	for _, cmd := range []*exec.Cmd{
 		exec.CommandContext(ctx, "git", "-C", root, "archive", "--format=tar", "-o", tarball, commit),

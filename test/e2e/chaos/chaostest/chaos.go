@@ -72,7 +72,7 @@ const (
 	chaosLeaderWait    = 20 * time.Second // until Status names a leader
 	chaosProbes        = 3                // identity calls that a minority node must refuse
 	chaosProbeDeadline = 10 * time.Second // deadline of such a call: a refusal must come well before it
-	chaosRefusalLimit  = 2 * time.Second  // DESIGN §3: refused "within about one election timeout"; the issue: within 2 s
+	chaosRefusalLimit  = 2 * time.Second  // a minority refuses within about one election timeout; 2 s at most
 	chaosLocalWait     = 5 * time.Second  // a server-side ID or GUID from a minority node
 	chaosCheckTimeout  = 60 * time.Second // linearizability search
 	chaosSummaryEnv    = "IDNODE_CHAOS_SUMMARY"

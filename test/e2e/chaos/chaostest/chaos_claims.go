@@ -1,6 +1,6 @@
 package chaostest
 
-// The chaos suite's claims (issue 14): claimers compete for semantic IDs of the identity
+// The chaos suite's claims: claimers compete for semantic IDs of the identity
 // prefix the identity workers count, so identities must skip every value a claim won, through
 // a leader's isolation; afterwards a lookup must find every claim as its claimer was told.
 

@@ -1,6 +1,6 @@
 package chaostest
 
-// The chaos suite's numeric IDs (issue 27): processes embedding the Go client's
+// The chaos suite's numeric IDs: processes embedding the Go client's
 // NumericGenerator (test/flakeminter, run on the host against the published ports, as the
 // other clients reach the cluster) mint under worker leases of 1 to 3 s while the leader is
 // cut off the Raft network and, once healed, killed (one minter replaced by a new one then).

@@ -1,6 +1,6 @@
 package chaostest
 
-// The chaos suite and HiLo pools (issue 15): every node grants HiLo ranges from its own pool,
+// The chaos suite and HiLo pools: every node grants HiLo ranges from its own pool,
 // so a node cut off from its majority keeps granting for tags it served before, until the pool
 // is used up, and refuses a tag it never served (its first pool needs a quorum). Ranges of
 // different nodes come in no order; what must hold is that no number is ever granted twice.
@@ -22,7 +22,7 @@ import (
 
 const (
 	// chaosMinorityHold is how long hilo-minority keeps a client asking the lone node for
-	// ranges, per fault (issue 15: at least 30 s of steady load).
+	// ranges, per fault: at least 30 s of steady load.
 	chaosMinorityHold = 30 * time.Second
 	chaosPoolPace     = time.Second // between that client's calls: ~31 ranges per hold
 	// chaosPoolRange is the size of that client's ranges: it tells the node its previous range

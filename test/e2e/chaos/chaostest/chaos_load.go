@@ -276,7 +276,7 @@ func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 	for w := range chaosIdentityWorkers + chaosDBWorkers {
 		prefix, db, r := chaosPrefix, "", rec
 		if w == 3 {
-			prefix = "Orders" // the same counter, spelt differently (DESIGN §1)
+			prefix = "Orders" // the same counter: prefixes compare case-insensitively
 		}
 		if w >= chaosIdentityWorkers {
 			db, r = chaosDatabase, recDB

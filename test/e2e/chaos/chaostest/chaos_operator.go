@@ -1,6 +1,6 @@
 package chaostest
 
-// The steps of the operator and machine faults (issue 11) that nemesis-mix shares with their
+// The steps of the operator and machine faults that nemesis-mix shares with their
 // own schedules (test/e2e/chaos/operator).
 
 import (

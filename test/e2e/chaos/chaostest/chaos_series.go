@@ -1,6 +1,6 @@
 package chaostest
 
-// The chaos suite's fiscal series (issue 26): issuers number documents in three series through
+// The chaos suite's fiscal series: issuers number documents in three series through
 // all three nodes while the leader is cut off the Raft network and, once healed, killed. Each
 // issue has its own request_id and is retried with it (on UNAVAILABLE, OUTCOME_UNKNOWN or a
 // deadline) on the next node, so a number committed before its answer was lost is found again,

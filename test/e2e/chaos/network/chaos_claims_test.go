@@ -1,6 +1,6 @@
 package network
 
-// The claimers of schedule claims-leader-isolated (issue 14); chaostest/chaos_claims.go has
+// The claimers of schedule claims-leader-isolated; chaostest/chaos_claims.go has
 // their load and checks.
 
 import (

@@ -1,6 +1,6 @@
 package numeric
 
-// Schedule flake (issue 27); chaostest/chaos_flake.go has its minters and checks.
+// Schedule flake; chaostest/chaos_flake.go has its minters and checks.
 
 import (
 	"time"

@@ -1,6 +1,6 @@
 package operator
 
-// The schedules of operator and machine faults (issue 11): a node whose data volume is lost
+// The schedules of operator and machine faults: a node whose data volume is lost
 // coming back with the same flags, an AddNode for a tag or address in use, a join that fails
 // half-way, and nemesis-mix, random faults from every schedule with a fixed, printed seed.
 // chaostest/chaos_operator.go has the steps they share with the suite.
@@ -24,7 +24,7 @@ const (
 	chaosNemesisTime = 90 * time.Second // no fault starts later than this into the run
 )
 
-// duplicateTagAdd is issue 11's repro 2 under load: adds for a live tag and for another
+// duplicateTagAdd is a duplicate node add under load: adds for a live tag and for another
 // node's address are refused with ALREADY_EXISTS and change nothing, so when the leader then
 // dies the two others still have their quorum.
 func duplicateTagAdd(r *chaostest.ChaosRun) {
@@ -40,7 +40,7 @@ func duplicateTagAdd(r *chaostest.ChaosRun) {
 	r.Docker.Start(r.T, leader)
 }
 
-// failedJoin is issue 11's repro 3 under load: a new node joins and then fails (its metrics
+// failedJoin is a failed join under load: a new node joins and then fails (its metrics
 // port is its Raft port, taken). It must leave no voter behind: the cluster still has its
 // three voters, and keeps a quorum when the leader then dies.
 func failedJoin(r *chaostest.ChaosRun) {
@@ -121,7 +121,7 @@ func nemesisMix(r *chaostest.ChaosRun) {
 	}
 }
 
-// wipeAndRestart is issue 11's repro 1 under load. A follower freezes; the cluster moves on
+// wipeAndRestart is a wiped data dir under load. A follower freezes; the cluster moves on
 // without it; the other follower loses its data volume and is started again with the same
 // flags; the leader dies; the frozen follower wakes. The wiped node must refuse to start (it
 // used to vote the stale follower leader, and the pair handed out values again), the stale

@@ -6,11 +6,11 @@ import (
 	"github.com/idnode/idnode/test/e2e/chaos/chaostest"
 )
 
-// rollback is issue 24's schedule: under load, a follower is stopped and its data dir copied;
-// it runs on (one load phase: its etag counter and HiLo pools move on, each publishing to the
-// cluster), then is killed, its data dir replaced by the older copy, and started again. Its
-// older etag and hilo-pools files cost a gap (the cluster's record of the node is above them),
-// and its older Raft log is caught up from the leader: no ID twice, identities linearizable.
+// rollback is the schedule of an older data dir put back: under load, a follower is stopped and its
+// data dir copied; it runs on (one load phase: its etag counter and HiLo pools move on, each
+// publishing to the cluster), then is killed, its data dir replaced by the older copy, and started
+// again. Its older etag and hilo-pools files cost a gap (the cluster's record of the node is above
+// them), and its older Raft log is caught up from the leader: no ID twice, identities linearizable.
 func rollback(r *chaostest.ChaosRun) {
 	victim := chaostest.ChaosOthers(r.Leader())[0]
 	older := filepath.Join(r.T.TempDir(), "data")

@@ -1,6 +1,6 @@
 package strategies
 
-// Schedule hilo-minority (issue 15); chaostest/chaos_hilo.go has its pools' load and checks.
+// Schedule hilo-minority; chaostest/chaos_hilo.go has its pools' load and checks.
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/idnode/idnode/test/e2e/chaos/chaostest"
 )
 
-// hiloMinority is issue 15's schedule: a follower alone next to two paused nodes, then an
-// isolated leader, each keeps granting ranges of a tag it served before the fault, for
-// chaosMinorityHold, from its pool. The schedule's line gets the ranges each one granted.
+// hiloMinority is the schedule of HiLo pools without a quorum: a follower alone next to two paused
+// nodes, then an isolated leader, each keeps granting ranges of a tag it served before the fault,
+// for chaosMinorityHold, from its pool. The schedule's line gets the ranges each one granted.
 func hiloMinority(r *chaostest.ChaosRun) {
 	pools := r.WarmPools(chaostest.ChaosPoolTagPaused)
 	lone := chaostest.ChaosOthers(r.Leader())[0]

@@ -1,6 +1,6 @@
 package strategies
 
-// Schedule series (issue 26); chaostest/chaos_series.go has its issuers and checks.
+// Schedule series; chaostest/chaos_series.go has its issuers and checks.
 
 import (
 	"github.com/idnode/idnode/test/e2e/chaos/chaostest"
