@@ -394,7 +394,7 @@ type busyError struct{ err error }
 
 func (b *busyError) Error() string { return b.err.Error() }
 
-// callFrom is call starting at node start.
+// callFrom works like call, but tries node start first.
 func (c *Client) callFrom(ctx context.Context, start int64, attempt func(ctx context.Context, n *node) error) error {
 	if c.closed.Load() {
 		return ErrClosed

@@ -87,7 +87,8 @@ func newIdentityFold(send func(ctx context.Context, name string, count int64, re
 	return &identityFold{send: send, counters: map[string]*foldCounter{}}
 }
 
-// next is one value of counter name, shared in a batch with the callers of the same moment.
+// next returns one value of counter name, taken in one batch with the values that other
+// callers ask for at the same moment.
 func (f *identityFold) next(ctx context.Context, name string) (docid.IdentityBlock, error) {
 	if err := ctx.Err(); err != nil {
 		return docid.IdentityBlock{}, status.FromContextError(err).Err()

@@ -96,7 +96,7 @@ func (w *watchedFSM) end(logs []*raft.Log) {
 	w.mu.Unlock()
 }
 
-// describe is the apply under way; w.mu is held and running is not nil.
+// describe returns the apply under way. w.mu is held and running is not nil.
 func (w *watchedFSM) describe() ApplyInProgress {
 	a := ApplyInProgress{First: w.running[0].Index, Last: w.running[len(w.running)-1].Index, Since: w.since}
 	for _, l := range w.running {

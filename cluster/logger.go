@@ -114,7 +114,7 @@ func (s *raftSink) Accept(name string, level hclog.Level, msg string, args ...an
 	s.log(lvl, msg, line.attrs)
 }
 
-// arg is the value of key in raft's key/value list, printed; "" when absent.
+// arg returns the value of key in raft's key/value list, formatted, or "" when key is absent.
 func arg(args []any, key string) string {
 	for i := 0; i+1 < len(args); i += 2 {
 		if fmt.Sprint(args[i]) == key {

@@ -37,8 +37,8 @@ func (b IdentityBlock) Len() int64 {
 	return b.Last - b.First + 1 - int64(len(b.Skipped))
 }
 
-// Within is the block ended early, when it steps over more than maxSkipped claimed values, at
-// the last free value before the (maxSkipped+1)th: an answer listing every skipped value
+// Within returns the block ended early when it steps over more than maxSkipped claimed
+// values: it ends at the last free value before the (maxSkipped+1)th, because an answer listing every skipped value
 // could outgrow a message. The values cut off stay reserved, a gap like any answer lost. It
 // keeps at least First, which is free.
 func (b IdentityBlock) Within(maxSkipped int) IdentityBlock {

@@ -72,7 +72,8 @@ func recordName(name string) string {
 	return name
 }
 
-// db is the live database name, or ErrDatabaseNotFound.
+// db returns the database called name, or ErrDatabaseNotFound when there is none or it was
+// deleted.
 func (st *state) db(name string) (*database, error) {
 	d := st.databases[DatabaseName(name)]
 	if d == nil || d.deleted {

@@ -6,8 +6,9 @@ import (
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
-// applyHiLoReserve is command 3, which builds before grant identities proposed: it stays, as
-// it was, for the entries already in logs (a replay must answer what it answered then). The
+// applyHiLoReserve applies command 3, which builds proposed before grants had identities. It
+// stays as it was for the entries already in logs, because a replay must answer what it
+// answered then. The
 // range it reserves has no identity, so nothing of it can be returned by command 21.
 func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	d, key, h, err := st.hiloReserving(r)
@@ -79,8 +80,8 @@ func (st *state) reserveHiLo(h *hiloState, key string, r *raftv1.HiLoReserve, rn
 	}
 }
 
-// applyHiLoReturn is command 4, which builds before grant identities proposed, kept as it was
-// for the entries already in logs: it lowers Max to last when Max == end and
+// applyHiLoReturn applies command 4, which builds proposed before grants had identities. It is
+// kept as it was for the entries already in logs: it lowers Max to last when Max == end and
 // lowLast-1 <= last <= Max. Whatever it changes, no grant stays returnable.
 func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
 	d, err := st.db(r.GetDatabase())

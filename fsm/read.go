@@ -17,8 +17,8 @@ func (f *FSM) Identities(db, prefix, after string, limit int) (page []Identity, 
 		})
 }
 
-// readPage is a page of one of database's maps (of), read under the lock, each entry made a
-// row: the listing calls' one way to page.
+// readPage reads one page of the map of database that of picks, under the lock, and turns each
+// entry into a row. Every listing call pages through it.
 func readPage[V, T any](f *FSM, database, prefix, after string, limit int, of func(*database) map[string]V, row func(*database, string, V) T) ([]T, bool, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

@@ -128,7 +128,8 @@ func decoded[M any, PM interface {
 	}
 }
 
-// restored is decoded for puts into the state that cannot fail.
+// restored works like decoded, for records that put writes into the state and that cannot
+// fail.
 func restored[M any, PM interface {
 	*M
 	proto.Message

@@ -235,8 +235,9 @@ func checkLeaseMs(ms int64) error {
 	return nil
 }
 
-// leaseEnd is from + leaseMs (leaseMs checked), refused past the largest int64: a proposer
-// clock near it would otherwise wrap the lease into the past.
+// leaseEnd returns from + leaseMs, where leaseMs was checked already. It refuses an end past
+// the largest int64, because a proposer's clock near it would otherwise wrap the lease into
+// the past.
 func leaseEnd(from, leaseMs int64) (int64, error) {
 	if from > math.MaxInt64-leaseMs {
 		return 0, fmt.Errorf("%w: proposed_at_ms %d plus lease_ms %d passes the largest time", ErrCounterOverflow, from, leaseMs)
@@ -466,7 +467,8 @@ func (h *workerHeap) Push(x any) {
 	*h.ids = append(*h.ids, w)
 }
 
-// Pop is container/heap's; no worker ever leaves a heap, since its high-water must stay.
+// Pop implements heap.Interface. The FSM never pops: no worker leaves a heap, because its
+// high-water mark must stay.
 func (h *workerHeap) Pop() any {
 	ids := *h.ids
 	w := ids[len(ids)-1]

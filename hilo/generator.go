@@ -542,7 +542,7 @@ func (g *Generator) Close(ctx context.Context) error {
 	return nil
 }
 
-// returnOf is the return of s's numbers above last.
+// returnOf returns the request that gives back the numbers of s above last.
 func (g *Generator) returnOf(s *span, last int64) *idnodev1.ReturnHiLoRequest {
 	return &idnodev1.ReturnHiLoRequest{Tag: g.tag, End: s.high, Last: last, GrantId: s.grant}
 }

@@ -21,8 +21,9 @@ const prefetchMargin = 2
 // the generator's lock stay off the path of nearly every call.
 const paceChecks = 16
 
-// checkMask is such that the takers of the numbers k with k&checkMask == 0 measure the rate:
-// a power-of-two step, so that the test on the fast path is one AND.
+// checkMask returns the mask for a range of size numbers: the caller that takes a number k
+// with k&checkMask == 0 measures the rate. The step is a power of two, so that the test on the
+// fast path is one AND.
 func checkMask(size int64) int64 {
 	step := int64(1)
 	for step*2*paceChecks <= size {

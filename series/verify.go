@@ -91,8 +91,8 @@ func (w *walk) run(b *bbolt.Bucket) (*Break, error) {
 	return w.checkHead(), nil
 }
 
-// check is why entry e, expected at seq, breaks the journal ("" if it does not); if it does
-// not, the walk moves past it.
+// check returns why entry e, expected at seq, breaks the journal, or "" if it does not. When it
+// does not, the walk moves past it.
 func (w *walk) check(e *raftv1.SeriesEntry, seq uint64) string {
 	switch {
 	case e.GetSeq() != seq:

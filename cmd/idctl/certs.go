@@ -103,8 +103,8 @@ func certFlags(fs *flag.FlagSet, days int) issuing {
 	}
 }
 
-// issue checks name, has the CA in dir sign what sign makes, writes <name>.crt and
-// <name>.key, and returns their paths.
+// issue checks name, lets sign make a certificate and key signed by the CA in dir, writes
+// them to <name>.crt and <name>.key, and returns their paths.
 func (c issuing) issue(name string, sign func(ca *tlsconfig.Authority, name string, validity time.Duration) (crt, key []byte, err error)) (crtPath, keyPath string, err error) {
 	if name, err = certName(name, *c.days); err != nil {
 		return "", "", err

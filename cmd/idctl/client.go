@@ -67,7 +67,8 @@ func (s *session) close() {
 	_ = s.c.Close(context.Background())
 }
 
-// call runs one client call; what names it in errors, which say which node answered what.
+// call runs one client call. Its errors name the call by what, and say what each node it
+// tried answered.
 func (s *session) call(ctx context.Context, what string, fn func(ctx context.Context) error) error {
 	s.attempts.reset()
 	err := fn(ctx)

@@ -42,7 +42,8 @@ func clusterVersionCmd(*flag.FlagSet) func(*env, []string) error {
 	}
 }
 
-// versionTarget is the version finalise or downgrade asks for, given the cluster's now.
+// versionTarget returns the cluster version that action (finalise or downgrade) asks for,
+// given the cluster's current versions in cv.
 func versionTarget(action string, cv *idnodev1.ClusterVersionResponse) (uint32, error) {
 	switch {
 	case action == "finalise" && cv.GetEffective() <= cv.GetFinalised():
@@ -65,8 +66,8 @@ func printClusterVersion(w io.Writer, cv *idnodev1.ClusterVersionResponse) error
 	})
 }
 
-// versionNotice is idctl status's line on the cluster version, "" when every member runs the
-// finalised version and there is nothing to do.
+// versionNotice returns the line idctl status prints about the cluster version, or "" when
+// every member runs the finalised version and there is nothing to do.
 func versionNotice(cv *idnodev1.ClusterVersionResponse) string {
 	var ahead, behind []string
 	for _, m := range cv.GetMembers() {

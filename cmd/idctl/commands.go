@@ -95,8 +95,8 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// printRows prints a listing: a JSON array of rows with --json (empty, not null, when there
-// are none), else a table under header (tab-separated), one line of line's a row.
+// printRows prints a listing. With --json it prints a JSON array of the rows (empty, not null,
+// when there are none); otherwise it prints a table, as printColumns does.
 func printRows[R any](e *env, rows []R, header string, line func(R) string) error {
 	if e.g.json {
 		if rows == nil {
@@ -107,7 +107,8 @@ func printRows[R any](e *env, rows []R, header string, line func(R) string) erro
 	return printColumns(e.stdout, rows, header, line)
 }
 
-// printColumns prints rows as a table under header (tab-separated), one line of line's a row.
+// printColumns prints rows as a table under header. Each row is one line that line formats,
+// with its columns separated by tabs.
 func printColumns[R any](w io.Writer, rows []R, header string, line func(R) string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, header)

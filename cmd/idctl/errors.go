@@ -21,7 +21,7 @@ func (s *session) hint(err error) string {
 	return ""
 }
 
-// describe is a gRPC error as "CODE: message".
+// describe formats a gRPC error as "CODE: message".
 func describe(err error) string {
 	st, ok := status.FromError(err)
 	if !ok {

@@ -96,7 +96,8 @@ func printCommandHelp(w io.Writer, cmd *command, fs *flag.FlagSet) {
 	printFlags(w, fs)
 }
 
-// group is the command group word names ("hilo" for hilo next, hilo return, …), nil if none.
+// group returns the commands of the group that word names ("hilo" for hilo next, hilo return,
+// …), or nil if word names no group.
 func group(word string) []command {
 	var cmds []command
 	for _, c := range commands {

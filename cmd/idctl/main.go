@@ -93,8 +93,8 @@ func (e *env) client() (*session, error) {
 	return e.cl, nil
 }
 
-// call makes one call to the cluster through this command's session, dialled on first use;
-// what names the call in the error, with every node tried (session.call).
+// call makes one call to the cluster through this command's session, which it dials on first
+// use. An error names the call by what and lists every node tried (see session.call).
 func (e *env) call(what string, fn func(ctx context.Context, c *client.Client) error) error {
 	s, err := e.client()
 	if err != nil {
@@ -103,8 +103,8 @@ func (e *env) call(what string, fn func(ctx context.Context, c *client.Client) e
 	return s.call(e.ctx, what, func(ctx context.Context) error { return fn(ctx, s.c) })
 }
 
-// answered makes the call rpc (fn) and prints its answer: protobuf JSON with --json, else what
-// text writes.
+// answered makes the call rpc with fn and prints its answer: as protobuf JSON with --json,
+// otherwise as text writes it.
 func answered[M proto.Message](e *env, rpc string, fn func(ctx context.Context, c *client.Client) (M, error), text func(w io.Writer, m M) error) error {
 	var m M
 	if err := e.call(rpc, func(ctx context.Context, c *client.Client) (err error) {
@@ -139,8 +139,8 @@ func allPages(e *env, rpc string, page func(ctx context.Context, c *client.Clien
 	}
 }
 
-// change makes a change to name through rpc (fn), then reports it: {"<verb>": name} with
-// --json, else the sentence.
+// change changes name through the call rpc, made with fn, and then reports the change: as
+// {"<verb>": name} with --json, otherwise as sentence.
 func (e *env) change(rpc string, fn func(ctx context.Context, c *client.Client) error, verb, name, sentence string) error {
 	if err := e.call(rpc, fn); err != nil {
 		return err
@@ -290,7 +290,7 @@ func leadingFlags(args []string) (flags, rest []string) {
 	return flags, args[i:]
 }
 
-// isHelp is -h or --help.
+// isHelp reports whether arg asks for help: -h, -help or --help.
 func isHelp(arg string) bool {
 	return arg == "-h" || arg == "--help" || arg == "-help"
 }

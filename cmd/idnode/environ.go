@@ -22,10 +22,10 @@ func environFrom(kv []string) environ {
 	return e
 }
 
-// get is os.Getenv: "" for a variable not set.
+// get works like os.Getenv: it returns "" for a variable that is not set.
 func (e environ) get(name string) string { return e[name] }
 
-// lookup is os.LookupEnv.
+// lookup works like os.LookupEnv.
 func (e environ) lookup(name string) (string, bool) {
 	v, ok := e[name]
 	return v, ok
@@ -73,8 +73,8 @@ func unknownEnvWarnings(e environ, known []string) []string {
 // maxNameForSuggestion bounds the edit-distance work on a name from the environment.
 const maxNameForSuggestion = 64
 
-// nearest is the name in known fewest edits from name, "" when none is within
-// maxSuggestDistance (or name is too long to compare).
+// nearest returns the name in known that is the fewest edits away from name. It returns ""
+// when none is within maxSuggestDistance, or when name is too long to compare.
 func nearest(name string, known []string) string {
 	if len(name) > maxNameForSuggestion {
 		return ""

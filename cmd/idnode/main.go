@@ -66,7 +66,8 @@ func dispatch(ctx context.Context, args []string, env environ, stdout, stderr io
 	return run(ctx, args, env, stdout, stderr)
 }
 
-// run is a node: the flags parsed, the node started (package node), and its stop bounded.
+// run runs a node: it parses the flags, starts the node (package node) and bounds how long
+// its stop may take.
 func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writer) error {
 	cfg, err := parseConfig(args, env, stdout)
 	if err != nil {

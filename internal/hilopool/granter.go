@@ -96,7 +96,7 @@ func (g *Granter) grantAfterReserving(ctx context.Context, key Key, grantID stri
 	return low, high, ok, g.storeError(err)
 }
 
-// storeError is StoreError(err), nil for nil.
+// storeError returns StoreError(err), or nil when err is nil.
 func (g *Granter) storeError(err error) error {
 	if err == nil {
 		return nil

@@ -188,7 +188,7 @@ func (s *Store) commit(key Key, p pool) error {
 	return s.settle(s.change())
 }
 
-// change is the batch of a change just made to s.pools. s.mu is held.
+// change returns the batch that records a change just made to s.pools. s.mu is held.
 func (s *Store) change() *batch {
 	if s.pending == nil {
 		s.pending = &batch{}

@@ -115,7 +115,7 @@ type methodMetrics struct {
 
 type handledCounter struct{ prometheus.Counter }
 
-// method is the instruments of fullMethod, resolved at its first call.
+// method returns the instruments of fullMethod, which it creates at the method's first call.
 func (g *GRPCMetrics) method(fullMethod, typ string) *methodMetrics {
 	if m, ok := g.methods.Load(fullMethod); ok {
 		return m.(*methodMetrics)

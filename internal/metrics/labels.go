@@ -29,7 +29,8 @@ func newBoundedLabels(limit int, first ...string) *boundedLabels {
 	return b
 }
 
-// label is name's label value: name, or otherLabel once limit others were seen first.
+// label returns the label value for name: name itself, or otherLabel when limit other names
+// were seen first.
 func (b *boundedLabels) label(name string) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
