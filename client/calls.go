@@ -176,8 +176,8 @@ func (c *Client) SeedHiLo(ctx context.Context, tag string, max int64) (int64, er
 	return resp.GetMax(), nil
 }
 
-// ListHiLo is one page of the database's HiLo tags that start with req.Prefix: each tag's Max
-// and floor, and each node's pool of it as that node reports it (linearizable on the leader;
+// ListHiLo returns one page of the database's HiLo tags that start with req.Prefix: each
+// tag's Max and floor, and each node's pool of it as that node reports it (linearizable on the leader;
 // the pools are asked of each node).
 func (c *Client) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
 	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.ListHiLo, req)

@@ -63,8 +63,8 @@ func (c *Client) Claims(ctx context.Context, ids ...string) ([]*idnodev1.Claim, 
 	return resp.GetClaims(), err
 }
 
-// GetClaims is the raw call: a lookup of req.Ids, or one page of the claims that start with
-// req.Prefix.
+// GetClaims makes the raw call. It looks up req.Ids, or returns one page of the claims that
+// start with req.Prefix.
 func (c *Client) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
 	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.GetClaims, req)
 }

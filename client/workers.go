@@ -32,7 +32,8 @@ func (c *Client) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerR
 	})
 }
 
-// ListWorkers is a page of the database's workers (every one ever leased), linearizably.
+// ListWorkers returns a page of the database's workers (every one ever leased), read
+// linearizably.
 func (c *Client) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
 	return unaryCall(ctx, c.callLeaderRepeatable, idsOf, idnodev1.IdServiceClient.ListWorkers, req)
 }

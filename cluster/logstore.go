@@ -128,7 +128,7 @@ type logStore interface {
 	io.Closer
 }
 
-// lockedMessage is the error of a data dir that another process holds.
+// lockedMessage returns the error for a data dir that another process holds.
 func lockedMessage(dataDir string) error {
 	return fmt.Errorf("data dir %s is locked: is another idnode running on it?", dataDir)
 }

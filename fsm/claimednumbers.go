@@ -20,8 +20,8 @@ type claimedNumbers struct {
 	chunks [][]int64
 }
 
-// chunkFor is the index of the first chunk whose largest number is at least n: the one n
-// belongs in; len(chunks) when n is above them all.
+// chunkFor returns the index of the chunk that n belongs in: the first one whose largest
+// number is at least n, or len(chunks) when n is above them all.
 func (c *claimedNumbers) chunkFor(n int64) int {
 	return sort.Search(len(c.chunks), func(i int) bool {
 		chunk := c.chunks[i]

@@ -82,7 +82,8 @@ func (st *state) db(name string) (*database, error) {
 	return d, nil
 }
 
-// dbForFloors is the database name, created if need be (restoring a snapshot or a backup).
+// dbForFloors returns the database called name and creates it if need be, as restoring a
+// snapshot or a backup does.
 func (st *state) dbForFloors(name string) *database {
 	name = DatabaseName(name)
 	d := st.databases[name]

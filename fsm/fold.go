@@ -37,8 +37,8 @@ func foldKey(s string) string {
 	return strings.ToLower(s)
 }
 
-// foldNFKCCasefold is foldNFKC's key of s. ASCII, nearly every name, takes the lower-case
-// path: NFKC and case folding change nothing in it but case, and the full transform costs
+// foldNFKCCasefold returns the key of s under foldNFKC. ASCII, which nearly every name is,
+// takes the lower-case path: NFKC and case folding change nothing in it but case, and the full transform costs
 // ~1.4 µs and an allocation on every increment (26 ns and none this way).
 func foldNFKCCasefold(s string) string {
 	for i := 0; i < len(s); i++ {
@@ -120,8 +120,8 @@ func (st *state) applySetFold(f *raftv1.Fold) any {
 	return nil
 }
 
-// refolded is a copy of the database with its counters and claims keyed by version, or a
-// FoldCollision. HiLo tags keep their keys (foldKey): no claim is compared with them.
+// refolded returns a copy of the database with its counters and claims keyed by fold version,
+// or a FoldCollision. HiLo tags keep their keys (foldKey): no claim is compared with them.
 func (d *database) refolded(name string, version int32) (*database, error) {
 	out := *d
 	out.identities = make(map[string]int64, len(d.identities))

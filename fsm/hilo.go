@@ -40,8 +40,9 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	return rng
 }
 
-// hiloReserving is what both reserving commands start with: the proposer's clock taken for
-// request expiry, then r's database, its tag's folded key and the tag's state (nil if new).
+// hiloReserving is the first step of both reserving commands. It takes the proposer's clock
+// for request expiry and returns r's database, its tag's folded key and the tag's state (nil
+// if the tag is new).
 func (st *state) hiloReserving(r *raftv1.HiLoReserve) (*database, string, *hiloState, error) {
 	st.requests.advanceClock(r.GetProposedAtMs())
 	d, err := st.db(r.GetDatabase())
@@ -52,8 +53,9 @@ func (st *state) hiloReserving(r *raftv1.HiLoReserve) (*database, string, *hiloS
 	return d, key, d.hilo[key], nil
 }
 
-// hiloRequest is the answer remembered for r's request_id: nil when r has none or none is
-// remembered, ErrRequestIDReused when the id answered something other than a range of key.
+// hiloRequest returns the answer remembered for r's request_id. It returns nil when r has
+// none or none is remembered, and ErrRequestIDReused when the id answered something other than
+// a range of key.
 func (st *state) hiloRequest(r *raftv1.HiLoReserve, key string) (*raftv1.RequestRecord, error) {
 	if r.GetRequestId() == "" {
 		return nil, nil

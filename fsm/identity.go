@@ -55,10 +55,11 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	return r
 }
 
-// freeValues is the next count values of the counter key after current that nobody claimed.
+// freeValues returns the next count values of the counter key after current that nobody
+// claimed.
 // It walks the claimed numbers of the span, not its values: its cost is a binary search and one
-// step a claim skipped, whatever count and current are (DESIGN.md, "Claims"). False when the
-// values would pass the largest int64: they never wrap.
+// step a claim skipped, whatever count and current are (DESIGN.md, "Claims"). It reports false
+// when the values would pass the largest int64: they never wrap.
 func (d *database) freeValues(key string, current, count int64) (IdentityRange, bool) {
 	if count > math.MaxInt64-current {
 		return IdentityRange{}, false

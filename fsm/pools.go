@@ -61,8 +61,8 @@ func (st *state) retirePools(memberID string) {
 	}
 }
 
-// HiLoFloor is the highest Max a seed or a restore raised tag of database to (0: none): a pool
-// grants nothing at or below it.
+// HiLoFloor returns the highest Max that a seed or a restore raised tag of database to, or 0
+// if none did. A pool grants nothing at or below it.
 func (f *FSM) HiLoFloor(database, tag string) int64 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

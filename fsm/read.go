@@ -36,8 +36,8 @@ func readPage[V, T any](f *FSM, database, prefix, after string, limit int, of fu
 	return page, more, nil
 }
 
-// pageOf is up to limit keys of m that start with prefix and sort after after, in order; more
-// reports whether any are left. It keeps only the limit+1 smallest keys while it scans (a
+// pageOf returns, in order, up to limit keys of m that start with prefix and sort after after;
+// more reports whether any are left. It keeps only the limit+1 smallest keys while it scans (a
 // bounded max-heap), so a page of a map with a million keys costs one pass and no sort of them
 // all: the read lock it runs under holds up every write to the log meanwhile.
 func pageOf[V any](m map[string]V, prefix, after string, limit int) (keys []string, more bool) {

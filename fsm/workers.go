@@ -121,9 +121,9 @@ func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 	return s.answer(name, w)
 }
 
-// pick is the worker an Acquire gets at the log's now: one whose high-water has passed (so its
-// lease lapsed too), else the next never used, else the one whose lease lapsed first, else none
-// (ErrWorkersExhausted). The order matters to the new holder, who mints above the high-water:
+// pick returns the worker an Acquire gets at the log's time now. It prefers one whose
+// high-water has passed (so its lease lapsed too), then the next one never used, then the one
+// whose lease lapsed first; when there is none it returns ErrWorkersExhausted. The order matters to the new holder, who mints above the high-water:
 // a worker released early has its high-water up to a lease ahead of the clock, and its next
 // holder could mint nothing until the clock got there, while a never-used worker mints at once.
 func (s *workerSet) pick(now int64) (uint32, error) {
@@ -209,8 +209,8 @@ func (st *state) applyReleaseWorker(c *raftv1.ReleaseWorker) any {
 	return nil
 }
 
-// held is the lease of worker, which a renewal or release of epoch names: an error for a
-// worker outside the layout or never leased.
+// held returns the lease of worker that a renewal or release of epoch names. It returns an
+// error for a worker outside the layout or one never leased.
 func (s *workerSet) held(worker uint32, epoch uint64) (*workerLease, error) {
 	switch {
 	case worker >= 1<<MaxWorkerBits || s != nil && worker >= 1<<s.bits:
@@ -266,8 +266,8 @@ func (f *FSM) Workers(database string) ([]WorkerLease, error) {
 	return out, nil
 }
 
-// WorkersFrom is up to n of the database's workers from worker ID from on, and whether more
-// follow: a page of Workers.
+// WorkersFrom returns a page of Workers: up to n of the database's workers from worker ID from
+// on, and whether more follow.
 func (f *FSM) WorkersFrom(database string, from uint32, n int) ([]WorkerLease, bool, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

@@ -37,8 +37,8 @@ func (c *config) checkFormat(tag string, sep rune) error {
 	return docid.ValidateHiLoServerPrefix(tag, c.serverPrefix, sep)
 }
 
-// idParts is what every ID of the range resp granted starts and ends with: "orders/" and "-A"
-// by default. A server prefix is joined with the separator the server printed the tag with
+// idParts returns what every ID of the range that resp granted starts and ends with: "orders/"
+// and "-A" by default. A server prefix is joined with the separator the server printed the tag with
 // (the last character of its prefix), so an ID uses one separator throughout.
 func (c *config) idParts(resp *idnodev1.NextHiLoResponse) (prefix, suffix string) {
 	prefix = resp.GetPrefix()

@@ -167,7 +167,7 @@ func (tx *Tx) replayed(db, name, requestID string) (*raftv1.SeriesEntry, error) 
 	return e, err
 }
 
-// nextNumber is the number the series issues next at time timeMs, and its period.
+// nextNumber returns the number the series issues next at time timeMs, and its period.
 func (o *openSeries) nextNumber(timeMs int64) (string, int64, error) {
 	period := periodKey(o.def.GetPeriod(), timeMs)
 	if period != o.def.GetCurrentPeriod() {

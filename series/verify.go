@@ -196,8 +196,9 @@ func (n *walkedNumbers) isVoided(ref numberRef) bool  { return n.voided[ref] }
 func (n *walkedNumbers) issuedBy(*raftv1.SeriesEntry) {}
 func (n *walkedNumbers) voidedBy(ref numberRef)       { n.voided[ref] = true }
 
-// indexedIssue is the entry among the first seq of a series that issued the number, found
-// through the numbers index and checked against it; nil if there is none.
+// indexedIssue returns the entry among the first seq of a series that issued the number. It
+// finds it through the numbers index and checks it against the index; it returns nil if there
+// is none.
 func indexedIssue(b *bbolt.Bucket, ref numberRef, seq uint64) *raftv1.SeriesEntry {
 	use, err := decodeNumberUse(b.Bucket(bucketNumbers).Get(numberKey(ref.period, ref.number)))
 	if err != nil || use.issued == 0 || use.issued > seq {

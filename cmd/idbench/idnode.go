@@ -90,7 +90,7 @@ func (c *nameCycle) name() string {
 	return c.prefix + "-" + strconv.FormatInt((c.next.Add(1)-1)%c.n, 10)
 }
 
-// idnodeOp is the call of caller for cfg.strategy. Each caller has its own request message.
+// idnodeOp returns the call that caller makes for cfg.strategy. Each caller has its own request message.
 func idnodeOp(cfg *config, client idnodev1.IdServiceClient, caller int, names *nameCycle) op {
 	if cfg.strategy == stratClaim {
 		return claimOp(cfg, client, caller)

@@ -79,7 +79,7 @@ type sequence struct {
 	won       [][]int64 // per caller: the values it obtained (8 bytes per ID, like the etcd counter's)
 }
 
-// next is caller's op: one nextval on its connection. A timed-out call leaves pgx unable to
+// next makes caller's operation: one nextval on its connection. A timed-out call leaves pgx unable to
 // tell where the session stood, so it closes the connection; the caller then connects again,
 // as a pool would give it a fresh one.
 func (s *sequence) next(ctx context.Context, caller int) (int64, error) {

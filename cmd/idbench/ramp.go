@@ -86,7 +86,7 @@ func (p *pacer) wait() {
 	p.next = p.next.Add(p.interval(p.next))
 }
 
-// interval is the time between two calls of one caller at t.
+// interval returns the time between two calls of one caller at time t.
 func (p *pacer) interval(t time.Time) time.Duration {
 	return time.Duration(float64(p.callers) / p.r.rateAt(t.Sub(p.begin)) * float64(time.Second))
 }

@@ -277,7 +277,7 @@ func perID(n, ids int64) float64 {
 	return float64(n) / float64(ids)
 }
 
-// byCount is m's keys, most frequent first (then by name).
+// byCount returns m's keys, the most frequent first (then by name).
 func byCount(m map[string]int64) []string {
 	keys := slices.Collect(maps.Keys(m))
 	slices.SortFunc(keys, func(a, b string) int {

@@ -6,8 +6,8 @@ import (
 	"os"
 )
 
-// advertisable is listen as an address to advertise: a wildcard host (0.0.0.0, ::, none),
-// which no other node can dial, becomes this machine's host name, so a node in a container
+// advertisable returns listen as an address to advertise. A wildcard host (0.0.0.0, ::, or
+// none), which no other node can dial, becomes this machine's host name, so a node in a container
 // started with no flags serves like `go run ./cmd/idnode`. A node that
 // others must reach by another name needs --raft-advertise and --grpc-advertise.
 func advertisable(listen string) string {

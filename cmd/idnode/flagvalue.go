@@ -54,7 +54,8 @@ func (v collectingValue) IsBoolFlag() bool {
 	return ok && b.IsBoolFlag()
 }
 
-// expectation is what a flag of v's type expects: the flag package says only "parse error".
+// expectation says what a flag of v's type expects, because the flag package says only
+// "parse error".
 func expectation(v flag.Value, err error) string {
 	g, ok := v.(flag.Getter)
 	if !ok {

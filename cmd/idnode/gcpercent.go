@@ -22,8 +22,8 @@ const defaultGCPercent = 400
 // large anyway.
 const gcHeadroom = 64 << 20
 
-// gcPercentFor is the GOGC for a live heap of live bytes: defaultGCPercent, lowered so that
-// the headroom is at most gcHeadroom, and never under 100.
+// gcPercentFor returns the GOGC for a live heap of live bytes: defaultGCPercent, lowered so
+// that the headroom is at most gcHeadroom, but never under 100.
 func gcPercentFor(live uint64) int {
 	if live == 0 {
 		return defaultGCPercent

@@ -92,8 +92,8 @@ func (o *ops) serve(gs *grpc.Server, raft *cluster.Node, log *slog.Logger) (func
 	return o.metrics.Serve(o.cfg.metricsAddr, o.cfg.pprof, log)
 }
 
-// nodeConfig is the node the flags describe, with the parts ops adds; beforeStop bounds the
-// stop.
+// nodeConfig returns the node the flags describe, with the parts that ops adds. beforeStop
+// bounds the stop.
 func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Config {
 	c := o.cfg
 	nc := node.Config{

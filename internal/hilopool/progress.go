@@ -15,8 +15,8 @@ import (
 // last one; a node that starts drops every number at or below the cluster's mark from the pools
 // it read, so an older copy of the pools file costs a gap, never a repeat.
 
-// RunEnd is the end of the run of numbers in key's pool that continues right after n: the
-// High of the segment that starts at n+1, or n when none does. A grant that ends at n marks
+// RunEnd returns the end of the run of numbers in key's pool that continues right after n:
+// the High of the segment that starts at n+1, or n when none does. A grant that ends at n marks
 // its pool up to RunEnd(n), so the rest of the segment it came from needs no new mark.
 func (s *Store) RunEnd(key Key, n int64) int64 {
 	key = key.folded()

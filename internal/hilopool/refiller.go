@@ -35,7 +35,7 @@ func newRefiller() *refiller {
 	return &refiller{pending: make(map[Key]int64), stats: make(map[Key]*poolStats), wake: make(chan struct{}, 1)}
 }
 
-// statsOf is key's stats, made if there is room for them; r.mu is held.
+// statsOf returns key's stats, and creates them if there is room for them. r.mu is held.
 func (r *refiller) statsOf(key Key) *poolStats {
 	st := r.stats[key]
 	if st == nil && len(r.stats) < maxTrackedTags {
@@ -111,8 +111,8 @@ func (g *Granter) State(key Key) PoolState {
 	return out
 }
 
-// seen is the range size key's pool last granted and when the cluster last topped it up,
-// zero for a pool not tracked.
+// seen returns the range size that key's pool last granted and when the cluster last topped it
+// up, or zeros for a pool it does not track.
 func (r *refiller) seen(key Key) (capacity int64, toppedUp time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

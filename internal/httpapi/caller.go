@@ -30,7 +30,8 @@ func withCaller(callers *callers, next http.Handler) http.Handler {
 	})
 }
 
-// callMetadata is the metadata of the RPCs of request r: its caller's handle.
+// callMetadata returns the metadata for the RPCs of request r, which carries its caller's
+// handle.
 func callMetadata(_ context.Context, r *http.Request) metadata.MD {
 	handle, _ := r.Context().Value(callHandleKey{}).(string)
 	return metadata.Pairs(GatewayCallHeader, handle)

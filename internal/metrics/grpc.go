@@ -55,14 +55,14 @@ func newGRPCMetrics(buckets []float64) *GRPCMetrics {
 	}
 }
 
-// Describe is prometheus.Collector's.
+// Describe implements prometheus.Collector.
 func (g *GRPCMetrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, c := range g.collectors() {
 		c.Describe(ch)
 	}
 }
 
-// Collect is prometheus.Collector's.
+// Collect implements prometheus.Collector.
 func (g *GRPCMetrics) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range g.collectors() {
 		c.Collect(ch)
@@ -161,7 +161,7 @@ func (m *methodMetrics) done(err error, start time.Time) {
 	m.seconds.Observe(time.Since(start).Seconds())
 }
 
-// codeOf is err's gRPC code, a context error's as the gRPC server itself converts it.
+// codeOf returns err's gRPC code. It converts a context error as the gRPC server itself does.
 func codeOf(err error) codes.Code {
 	if err == nil {
 		return codes.OK

@@ -76,8 +76,8 @@ func ParseClientAuth(s string) (tls.ClientAuthType, error) {
 		s, ClientAuthRequest, ClientAuthRequire)
 }
 
-// onlyNodes is Peer's VerifyConnection: the other end of a node-to-node connection must hold a
-// node certificate, not merely one the CA signed.
+// onlyNodes is the VerifyConnection of Peer: the other end of a node-to-node connection must
+// hold a node certificate, not merely one the CA signed.
 func onlyNodes(cs tls.ConnectionState) error {
 	if len(cs.PeerCertificates) == 0 {
 		return nil // the handshake's own policy decides
