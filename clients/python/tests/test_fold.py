@@ -1,6 +1,7 @@
 """Folding of concurrent single identities (idnode/_fold.py): how a batch's block is split, an
-error reaching every caller of its batch, the limits, and, on a real three-node cluster, 64
-threads and 64 tasks getting unique values in real-time order."""
+error reaching every caller of its batch, a caller's deadline ending that caller alone, the
+limits, and, on a real three-node cluster, 64 threads and 64 tasks getting unique values in
+real-time order."""
 
 from __future__ import annotations
 
@@ -75,17 +76,17 @@ class Callers:
         self.results: Dict[int, object] = {}
         self.threads: List[threading.Thread] = []
 
-    def start(self, n: int, queued: Callable[[int], bool]) -> None:
+    def start(self, n: int, queued: Callable[[int], bool], timeout: float = 30.0) -> None:
         for _ in range(n):
             i = len(self.threads)
-            t = threading.Thread(target=self._call, args=(i,), daemon=True)
+            t = threading.Thread(target=self._call, args=(i, timeout), daemon=True)
             self.threads.append(t)
             t.start()
             until(lambda: queued(i + 1))
 
-    def _call(self, i: int) -> None:
+    def _call(self, i: int, timeout: float) -> None:
         try:
-            self.results[i] = self.folder.next_identity(self.name, 30.0)
+            self.results[i] = self.folder.next_identity(self.name, timeout)
         except Exception as e:
             self.results[i] = e
 
@@ -180,6 +181,89 @@ def test_a_queued_caller_leaves_at_its_deadline_and_a_batch_runs_until_the_earli
     callers.join()
     timeouts = [c[2] for c in cl.calls]
     assert all(t is not None and 0 < t <= 30.0 for t in timeouts)
+
+
+def test_a_callers_deadline_passing_in_a_batch_fails_that_caller_alone() -> None:
+    # The batch runs until its earliest deadline, a short one's; when that passes, the caller
+    # with the long deadline goes back to the queue and the next batch serves it.
+    now = [0.0]
+    cl = Cluster()
+    folder = _fold.SyncFolder(cl.send, clock=lambda: now[0])
+    callers = Callers(folder)
+    callers.start(2, lambda k: len(cl.calls) == k)
+    callers.start(1, lambda k: queue_len(folder) == 1, timeout=5.0)
+    callers.start(1, lambda k: queue_len(folder) == 2)
+    cl.answer(0, IdentityBlock(1, 1))
+    until(lambda: len(cl.calls) == 3)
+    assert cl.calls[2][0] == 2 and cl.calls[2][2] == 5.0  # the short deadline bounds the batch
+    now[0] = 6.0
+    cl.answer(2, idnode.DeadlineExceeded("the batch ran out of time", reason="DEADLINE_EXCEEDED"))
+    until(lambda: len(cl.calls) == 4)
+    assert cl.calls[3][0] == 1 and cl.calls[3][2] == 24.0
+    cl.answer(1, IdentityBlock(2, 2))
+    cl.answer(3, IdentityBlock(3, 3))
+    results = callers.join()
+    assert isinstance(results[2], idnode.DeadlineExceeded)
+    assert [results[i] for i in (0, 1, 3)] == [IdentityBlock(1, 1), IdentityBlock(2, 2), IdentityBlock(3, 3)]
+
+
+def test_a_deadline_passed_before_its_batch_was_sent_fails_that_caller_alone() -> None:
+    now = [0.0]
+    cl = Cluster()
+    folder = _fold.SyncFolder(cl.send, clock=lambda: now[0])
+    callers = Callers(folder)
+    callers.start(2, lambda k: len(cl.calls) == k)
+    callers.start(1, lambda k: queue_len(folder) == 1, timeout=5.0)
+    callers.start(1, lambda k: queue_len(folder) == 2)
+    now[0] = 6.0  # the first queued caller's deadline passes before a batch takes it
+    cl.answer(0, IdentityBlock(1, 1))
+    until(lambda: len(cl.calls) == 3)
+    assert cl.calls[2][0] == 1, "the caller whose deadline passed is not sent"
+    cl.answer(1, IdentityBlock(2, 2))
+    cl.answer(2, IdentityBlock(3, 3))
+    results = callers.join()
+    assert isinstance(results[2], idnode.DeadlineExceeded)
+    assert [results[i] for i in (0, 1, 3)] == [IdentityBlock(1, 1), IdentityBlock(2, 2), IdentityBlock(3, 3)]
+
+
+def test_an_asyncio_callers_deadline_or_cancellation_ends_that_caller_alone() -> None:
+    async def main() -> None:
+        now = [0.0]
+        calls: List[Tuple[int, Optional[float]]] = []
+        gates: List["asyncio.Future[IdentityBlock]"] = []
+
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+            calls.append((n, timeout))
+            gates.append(asyncio.get_running_loop().create_future())
+            return await gates[-1]
+
+        async def settle() -> None:
+            for _ in range(100):
+                await asyncio.sleep(0)
+
+        folder = _fold.AsyncFolder(send, clock=lambda: now[0])
+        sent = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(2)]
+        short = asyncio.ensure_future(folder.next_identity("orders", 5.0))
+        cancelled = asyncio.ensure_future(folder.next_identity("orders", 30.0))
+        long = asyncio.ensure_future(folder.next_identity("orders", 30.0))
+        await settle()
+        gates[0].set_result(IdentityBlock(1, 1))
+        await settle()
+        assert calls[2] == (3, 5.0)
+        cancelled.cancel()
+        await settle()
+        now[0] = 6.0
+        gates[2].set_exception(idnode.DeadlineExceeded("the batch ran out of time", reason="DEADLINE_EXCEEDED"))
+        await settle()
+        assert calls[3] == (1, 24.0), "only the caller still waiting is sent again"
+        gates[1].set_result(IdentityBlock(2, 2))
+        gates[3].set_result(IdentityBlock(3, 3))
+        assert await asyncio.gather(*sent, long) == [IdentityBlock(1, 1), IdentityBlock(2, 2), IdentityBlock(3, 3)]
+        with pytest.raises(idnode.DeadlineExceeded):
+            await short
+        assert cancelled.cancelled()
+
+    asyncio.run(main())
 
 
 def test_asyncio_callers_fold_the_same_way() -> None:

@@ -17,7 +17,11 @@ bound such a wait, and send the next batch at once.
 Real-time order holds: a caller only ever joins a batch that has not been sent, so a batch is
 sent after every caller in it arrived, and the cluster numbers it after every call that had
 returned by then. Each batch carries a request id of its own that all its retries reuse, and
-runs until the earliest deadline of its callers, so no caller waits past its own.
+runs until the earliest deadline of its callers, so no caller waits past its own. A caller's
+deadline or cancellation ends that caller alone: when a batch fails because the earliest
+deadline passed, its callers whose own deadline has not passed go back to the queue, for the
+next batch (a value it may have reserved for them is a gap, never a duplicate: the next batch
+has a request id of its own).
 """
 
 from __future__ import annotations
@@ -59,19 +63,17 @@ class Waiter:
 
 
 class Batch:
-    """Callers whose values one NextIdentity call reserves, under one request id."""
+    """Callers whose values one NextIdentity call reserves, under one request id, by the
+    earliest deadline among them (None when none has one)."""
 
-    __slots__ = ("name", "waiters", "request_id")
+    __slots__ = ("name", "waiters", "request_id", "deadline")
 
     def __init__(self, name: str, waiters: List[Waiter]) -> None:
         self.name = name
         self.waiters = waiters
         self.request_id = new_request_id()
-
-    def timeout(self, clock: Callable[[], float]) -> Optional[float]:
-        """Seconds until the earliest deadline of its callers; None when none has one."""
-        deadlines = [w.deadline for w in self.waiters if w.deadline is not None]
-        return None if not deadlines else min(deadlines) - clock()
+        deadlines = [w.deadline for w in waiters if w.deadline is not None]
+        self.deadline = min(deadlines) if deadlines else None
 
 
 class Counter:
@@ -96,27 +98,47 @@ class Counter:
         self.in_flight += 1
         return Batch(name, [self.queue.popleft() for _ in range(n)])
 
-    def finish(self, batch: Batch, block: Optional[IdentityBlock], error: Optional[BaseException]) -> List[Waiter]:
-        """Hand the batch's answer out: one value to each caller in arrival order, or the
-        error to all of them. A block the cluster ended early (it stepped over many claimed
-        values) serves the first callers; the rest go back to the head of the queue, for the
-        next batch. Returns the callers answered."""
+    def finish(self, batch: Batch, block: Optional[IdentityBlock], error: Optional[BaseException], now: float) -> List[Waiter]:
+        """Hand the batch's answer out to the callers still waiting for it: one value to each
+        in arrival order, or the error. Callers go back to the head of the queue, for the next
+        batch, when the block ends before their turn (the cluster ends a block early that
+        steps over many claimed values), or when the batch failed after its deadline, another
+        caller's, while theirs has not passed. Returns the callers answered."""
         self.in_flight -= 1
         answered: List[Waiter] = []
-        if error is not None:
-            for w in batch.waiters:
-                w.error, w.done = error, True
-            return batch.waiters
-        assert block is not None
-        values = iter(block)
-        for i, w in enumerate(batch.waiters):
-            v = next(values, None)
-            if v is None:
-                self.queue.extendleft(reversed(batch.waiters[i:]))
-                break
-            w.value, w.done = IdentityBlock(v, v), True
+        back: List[Waiter] = []
+        stopped = error is not None and batch.deadline is not None and now >= batch.deadline
+        values = iter(block) if block is not None else None
+        for w in batch.waiters:
+            if w.done:  # its caller left
+                continue
+            if error is not None:
+                if stopped and (w.deadline is None or w.deadline > now):
+                    back.append(w)
+                    continue
+                w.error = error
+            else:
+                assert values is not None
+                v = next(values, None)
+                if v is None:
+                    back.append(w)
+                    continue
+                w.value = IdentityBlock(v, v)
+            w.done = True
             answered.append(w)
+        self.queue.extendleft(reversed(back))
         return answered
+
+
+def _timeout(batch: Batch, clock: Callable[[], float]) -> Optional[float]:
+    """Seconds left until the batch's deadline; None when it has none. Raises when the
+    deadline passed before the batch was sent."""
+    if batch.deadline is None:
+        return None
+    left = batch.deadline - clock()
+    if left <= 0:
+        raise _expired(batch.name)
+    return left
 
 
 def _expired(name: str) -> errors.IdnodeError:
@@ -168,14 +190,11 @@ class SyncFolder:
         block: Optional[IdentityBlock] = None
         error: Optional[BaseException] = None
         try:
-            timeout = batch.timeout(self._clock)
-            if timeout is not None and timeout <= 0:
-                raise _expired(batch.name)
-            block = self._send(batch.name, len(batch.waiters), batch.request_id, timeout)
-        except BaseException as e:  # every caller of the batch gets what it raised
+            block = self._send(batch.name, len(batch.waiters), batch.request_id, _timeout(batch, self._clock))
+        except BaseException as e:  # the callers of the batch get what it raised
             error = e
         with self._lock:
-            answered = counter.finish(batch, block, error)
+            answered = counter.finish(batch, block, error, self._clock())
             following = counter.start_batch(batch.name)
             if following is not None:
                 following.waiters[0].batch = following
@@ -213,6 +232,7 @@ class AsyncFolder:
         try:
             return await w.signal  # type: ignore[no-any-return]
         except asyncio.CancelledError:  # the caller's task was cancelled; w.signal is too
+            w.done = True  # a batch it is in skips it
             if w in counter.queue:
                 counter.queue.remove(w)
             raise
@@ -259,13 +279,10 @@ class AsyncFolder:
         error: Optional[BaseException] = None
         sent = self._clock()
         try:
-            timeout = batch.timeout(self._clock)
-            if timeout is not None and timeout <= 0:
-                raise _expired(batch.name)
-            block = await self._send(batch.name, len(batch.waiters), batch.request_id, timeout)
-        except (Exception, asyncio.CancelledError) as e:  # every caller of the batch gets it
+            block = await self._send(batch.name, len(batch.waiters), batch.request_id, _timeout(batch, self._clock))
+        except (Exception, asyncio.CancelledError) as e:  # the callers of the batch get it
             error = e
-        answered = counter.finish(batch, block, error)
+        answered = counter.finish(batch, block, error, self._clock())
         for w in answered:
             _settle(w)
         if error is None:
