@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import grpc
 import pytest
@@ -259,3 +259,90 @@ def test_closing_the_client_closes_every_generator_it_made(node: FakeNode) -> No
     assert own.closed and len(src.returns) == 2
     with pytest.raises(idnode.ClientClosed):
         c.hilo_generator("late")
+
+
+def failing_once(c, exc: BaseException):  # type: ignore[no-untyped-def]
+    """Make the client's first NextHiLo call raise exc instead of reaching the node."""
+    run = c._run
+    failed = []
+
+    def _run(call, timeout=None):  # type: ignore[no-untyped-def]
+        if call.method == "NextHiLo" and not failed:
+            failed.append(call)
+            raise exc
+        return run(call, timeout)
+    c._run = _run
+
+
+def test_a_fetch_that_fails_with_any_exception_does_not_wedge_the_generator(node: FakeNode) -> None:
+    source(node, 32)
+    with idnode.Client([node.addr]) as c:
+        failing_once(c, RuntimeError("a bug in a fetch"))
+        g = c.hilo_generator("orders")
+        with pytest.raises(idnode.Unknown) as e:
+            g.next_id(timeout=WAIT)
+        assert isinstance(e.value.__cause__, RuntimeError)
+        assert g.next_id(timeout=WAIT) == "orders/1-A", "the next call fetches again"
+
+
+def test_an_asyncio_fetch_that_fails_or_is_cancelled_does_not_wedge_the_generator(node: FakeNode) -> None:
+    src = source(node, 32)
+    arrived, release = threading.Event(), threading.Event()
+
+    def hold_the_first(req) -> None:
+        if len(src.grants) == 1:
+            arrived.set()
+            release.wait(WAIT)
+    src.before_answer = hold_the_first
+
+    async def main() -> List[str]:
+        async with idnode.aio.Client([node.addr]) as c:
+            failing_once(c, RuntimeError("a bug in a fetch"))
+            g = c.hilo_generator("orders")
+            with pytest.raises(idnode.Unknown):
+                await g.next_id(timeout=WAIT)
+            waiting = asyncio.ensure_future(g.next_id(timeout=WAIT))
+            while not arrived.is_set():
+                await asyncio.sleep(0.001)
+            for fetch in list(g._tasks):
+                fetch.cancel()
+            with pytest.raises(idnode.Cancelled):
+                await waiting
+            release.set()
+            return [await g.next_id(timeout=WAIT) for _ in range(2)]
+
+    assert asyncio.run(main()) == ["orders/1-A", "orders/2-A"], "the range reserved for the cancelled fetch"
+
+
+class WaitSeen(threading.Condition):
+    """A condition that tells when a thread begins to wait on it."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        super().__init__(lock)
+        self.waiting = threading.Event()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        self.waiting.set()
+        return super().wait(timeout)
+
+
+def test_a_caller_that_came_after_a_fetch_began_retries_when_it_fails(node: FakeNode) -> None:
+    # The prefetch is in flight when the caller finds the range used up; the prefetch is then
+    # refused. That refusal belongs to no caller: this one fetches again and gets an ID.
+    src = source(node, 10)
+    caller_waits = threading.Event()
+
+    def next_hilo(req, ctx, n):  # type: ignore[no-untyped-def]
+        if len(n.calls("NextHiLo")) == 2:
+            assert caller_waits.wait(WAIT)
+            refuse(ctx, grpc.StatusCode.FAILED_PRECONDITION, "RANGE_RETURNED")
+        return src.next_hilo(req, ctx, n)
+    node.handlers["NextHiLo"] = next_hilo
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        assert [g.next_id() for _ in range(10)][-1] == "orders/10-A"  # the 8th started the prefetch
+        g._cond = WaitSeen(g._lock)
+        threading.Thread(target=lambda: caller_waits.set() if g._cond.waiting.wait(WAIT) else None, daemon=True).start()
+        assert g.next_id(timeout=WAIT) == "orders/11-A"
+    assert len(node.calls("NextHiLo")) == 3
+

@@ -50,6 +50,17 @@ class Fetch:
         self.error: Optional[errors.IdnodeError] = None
 
 
+def fetch_error(tag: str, e: Exception) -> errors.IdnodeError:
+    """What a fetch that raised e reports to its callers: e itself when it is an IdnodeError,
+    else an Unknown error caused by e. Whatever a fetch raises ends it, so that the next caller
+    fetches again rather than waiting for a fetch that will never finish."""
+    if isinstance(e, errors.IdnodeError):
+        return e
+    err = errors.make_error(grpc.StatusCode.UNKNOWN, f"fetching a HiLo range of {tag!r} failed: {e!r}")
+    err.__cause__ = e
+    return err
+
+
 class HiLoState:
     """A generator for one tag, without the waiting. Subclasses give :meth:`_spawn` (run a fetch
     in the background and call :meth:`_finish` with its outcome) and :meth:`_new_done` (the
@@ -101,7 +112,12 @@ class HiLoState:
 
     def _advance_locked(self, seen: Optional[_Span]) -> Optional[Fetch]:
         """For a caller that found ``seen`` used up: move to the prefetched range and return
-        None (take again), or return the fetch to wait for, starting one if none runs."""
+        None (take again), or return the fetch to wait for, starting one if none runs.
+
+        A caller raises the error of a fetch only when that fetch started after the caller
+        first came here (numbered :attr:`next_fetch` then, or later). When one that began
+        before fails (a prefetch, say), the caller tries again: that error was no answer to
+        it."""
         if self.closed:
             raise errors.ClientClosed(f"the HiLo generator of {self.tag!r}")
         if self._cur is not seen:
@@ -110,6 +126,11 @@ class HiLoState:
             self._cur, self._next = self._next, None
             return None
         return self._fetch or self._start_locked()
+
+    @property
+    def next_fetch(self) -> int:
+        """The number the next fetch to start will have."""
+        return self._fetch_seq + 1
 
     def _start_locked(self) -> Fetch:
         self._fetch_seq += 1

@@ -21,7 +21,7 @@ from . import _calls, errors
 from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Call, check_seconds
 from ._fold import AsyncFolder
-from ._hilo import Fetch, HiLoState
+from ._hilo import Fetch, HiLoState, fetch_error
 from ._numeric import Layout, NumericState
 from .client import _DEFAULT, ClientBase
 from .client import Client as SyncClient
@@ -299,10 +299,10 @@ class HiLoGenerator(HiLoState):
             if id is not None:
                 return id
             with self._lock:
+                since = since or self.next_fetch
                 f = self._advance_locked(seen)
             if f is None:
                 continue
-            since = since or f.seq
             left = None if deadline is None else deadline - loop.time()
             try:
                 await asyncio.wait_for(f.done.wait(), left)
@@ -323,10 +323,14 @@ class HiLoGenerator(HiLoState):
         result, error = None, None
         try:
             result = await self._client._run(call, self._client._opts.fetch_timeout)
-        except errors.IdnodeError as e:
-            error = e
-        self._finish(f, result, error)
-        f.done.set()
+        except asyncio.CancelledError:
+            error = errors.Cancelled(f"the fetch of a HiLo range of {self.tag!r} was cancelled")
+            raise
+        except Exception as e:
+            error = fetch_error(self.tag, e)
+        finally:
+            self._finish(f, result, error)
+            f.done.set()
 
     async def close(self, timeout: Optional[float] = 10.0) -> None:
         """Stop, and give back every number not handed out; see :meth:`idnode.HiLoGenerator.close`."""

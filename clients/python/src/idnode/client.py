@@ -12,7 +12,7 @@ from . import _calls, _exit, errors
 from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_seconds
 from ._fold import SyncFolder
-from ._hilo import Fetch, HiLoState, MultiState
+from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
 from .v1 import idnode_pb2 as pb
 from .v1 import idnode_pb2_grpc as pb_grpc
@@ -347,17 +347,17 @@ class HiLoGenerator(HiLoState):
         t = self._client._timeout(timeout)
         if t is not None:
             deadline = time.monotonic() + t
-        since = 0  # fetches numbered from here on started after this call began waiting
+        since = 0  # fetches numbered from here on started after this call came for a range
         while True:
             seen = self._cur
             id = self._take(seen)
             if id is not None:
                 return id
             with self._cond:
+                since = since or self.next_fetch
                 f = self._advance_locked(seen)
                 if f is None:
                     continue
-                since = since or f.seq
                 while not f.done:
                     left = None if deadline is None else deadline - time.monotonic()
                     if left is not None and left <= 0:
@@ -376,8 +376,8 @@ class HiLoGenerator(HiLoState):
         result, error = None, None
         try:
             result = self._client._run(call, self._client._opts.fetch_timeout)
-        except errors.IdnodeError as e:
-            error = e
+        except Exception as e:
+            error = fetch_error(self.tag, e)
         self._finish(f, result, error)
         with self._cond:
             f.done = True
