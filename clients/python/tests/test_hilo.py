@@ -346,3 +346,29 @@ def test_a_caller_that_came_after_a_fetch_began_retries_when_it_fails(node: Fake
         assert g.next_id(timeout=WAIT) == "orders/11-A"
     assert len(node.calls("NextHiLo")) == 3
 
+
+def test_a_client_closing_slowly_does_not_hold_up_another_clients_close(node: FakeNode) -> None:
+    src = source(node, 32)
+    returning, release = threading.Event(), threading.Event()
+
+    def return_hilo(req, ctx, n):  # type: ignore[no-untyped-def]
+        if req.tag == "slow":
+            returning.set()
+            release.wait(WAIT)
+        return src.return_hilo(req, ctx, n)
+    node.handlers["ReturnHiLo"] = return_hilo
+    slow, other = idnode.Client([node.addr]), idnode.Client([node.addr])
+    slow.next_id("slow")
+    other.next_id("other")
+    closing = threading.Thread(target=slow.close)
+    closing.start()
+    try:
+        assert returning.wait(WAIT)
+        closed = threading.Thread(target=other.close)
+        closed.start()
+        closed.join(WAIT)
+        assert not closed.is_alive(), "the other client's close waited for the slow one's"
+    finally:
+        release.set()
+        closing.join(WAIT)
+    assert len(src.returns) == 2

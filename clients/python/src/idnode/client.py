@@ -20,7 +20,6 @@ from .v1 import idnode_pb2_grpc as pb_grpc
 T = TypeVar("T")
 
 _DEFAULT: Any = object()  # "the client's default timeout", distinct from None ("no deadline")
-_CLOSE_LOCK = threading.Lock()  # closes are rare: one lock for every client
 
 
 class ClientBase:
@@ -60,6 +59,9 @@ class ClientBase:
             for ch in self._channels
         ]
         self._closed = False
+        # One close of the synchronous client at a time; a lock of its own, as a close waits on
+        # the network and must not hold up another client's.
+        self._close_lock = threading.Lock()
         self._gens = MultiState(self.hilo_generator)
         self._numerics: List[Any] = []
         self._fold = self._folder()
@@ -119,7 +121,7 @@ class Client(ClientBase):
         """Give back the HiLo numbers not handed out and release numeric workers (within
         ``timeout`` seconds each), then close the connections. Idempotent."""
         timeout = check_seconds("timeout", timeout, allow_none=True)
-        with _CLOSE_LOCK:
+        with self._close_lock:
             if self._closed:
                 return
             failures: List[BaseException] = []
