@@ -12,7 +12,7 @@ asyncio. Refusals raise :class:`IdnodeError` subclasses (``Unavailable``, ``Inva
 ``OutOfRange`` …) carrying the gRPC code, the ErrorInfo reason and its metadata.
 """
 
-from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Backoff, TLS
 from ._numeric import Layout
 from .client import Client, HiLoGenerator, NumericGenerator

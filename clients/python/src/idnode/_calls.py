@@ -260,3 +260,118 @@ def resume_journal(call: Call[pb.SeriesEntry], entry: pb.SeriesEntry) -> None:
 
 def status(consistent: bool) -> Call[pb.StatusResponse]:
     return Call("cluster", "Status", pb.StatusRequest(consistent=consistent), lambda r: r, leader=consistent)
+
+
+# Cluster administration. The changes (nodes, leadership, databases, keys) are not simply
+# idempotent: repeated after a lost answer, an AddNode finds its addresses taken, a RemoveNode
+# no such node, a CreateKey makes a second key. They are at most once: tried on another node
+# only when the first certainly did nothing (see Call.at_most_once).
+
+
+def whoami() -> Call[pb.WhoAmIResponse]:
+    return Call("cluster", "WhoAmI", pb.WhoAmIRequest(), lambda r: r, leader=False)
+
+
+def add_node(tag: str, raft_address: str, grpc_address: str, id: str, non_voter: bool) -> Call[pb.AddNodeResponse]:
+    req = pb.AddNodeRequest(
+        tag=_text("tag", tag), raft_address=_text("raft_address", raft_address), grpc_address=_text("grpc_address", grpc_address),
+        id=_text("id", id), non_voter=bool(non_voter),
+    )
+    return Call("cluster", "AddNode", req, lambda r: r, at_most_once=True)
+
+
+def remove_node(tag: str) -> Call[None]:
+    return Call("cluster", "RemoveNode", pb.RemoveNodeRequest(tag=_text("tag", tag)), lambda r: None, at_most_once=True)
+
+
+def transfer_leadership(tag: str) -> Call[str]:
+    return Call("cluster", "TransferLeadership", pb.TransferLeadershipRequest(tag=_text("tag", tag)), lambda r: r.leader, at_most_once=True)
+
+
+def cluster_version() -> Call[pb.ClusterVersionResponse]:
+    return Call("cluster", "ClusterVersion", pb.ClusterVersionRequest(), lambda r: r)
+
+
+def set_cluster_version(version: int) -> Call[pb.ClusterVersionResponse]:
+    # Setting a version twice changes nothing: it fails over like any call.
+    req = pb.SetClusterVersionRequest(version=check_int("version", version, lo=1, hi=2**32 - 1))
+    return Call("cluster", "SetClusterVersion", req, lambda r: r)
+
+
+def create_database(name: str, max_identities: int, max_calls_per_second: float, max_claims: int) -> Call[None]:
+    req = pb.CreateDatabaseRequest(
+        name=_text("name", name), max_identities=check_int("max_identities", max_identities, lo=0),
+        max_calls_per_second=float(max_calls_per_second), max_claims=check_int("max_claims", max_claims, lo=0),
+    )
+    return Call("cluster", "CreateDatabase", req, lambda r: None, at_most_once=True)
+
+
+def delete_database(name: str, force: bool) -> Call[None]:
+    req = pb.DeleteDatabaseRequest(name=_text("name", name), force=bool(force))
+    return Call("cluster", "DeleteDatabase", req, lambda r: None, at_most_once=True)
+
+
+def list_databases() -> Call[list[pb.DatabaseStatus]]:
+    return Call("cluster", "ListDatabases", pb.ListDatabasesRequest(), lambda r: list(r.databases))
+
+
+def create_key(database: str, role: str) -> Call[Tuple[str, str]]:
+    req = pb.CreateKeyRequest(database=_text("database", database), role=_text("role", role))
+    return Call("cluster", "CreateKey", req, lambda r: (r.id, r.key), at_most_once=True)
+
+
+def delete_key(id: str) -> Call[None]:
+    return Call("cluster", "DeleteKey", pb.DeleteKeyRequest(id=_text("id", id)), lambda r: None, at_most_once=True)
+
+
+def list_keys() -> Call[list[pb.KeyStatus]]:
+    return Call("cluster", "ListKeys", pb.ListKeysRequest(), lambda r: list(r.keys))
+
+
+def release_owner(owner: str) -> Call[int]:
+    return Call("ids", "ReleaseOwner", pb.ReleaseOwnerRequest(owner=_text("owner", owner)), lambda r: r.released)
+
+
+@dataclass(frozen=True)
+class BackupInfo:
+    """A backup :meth:`idnode.Client.backup` wrote: the tag of the leader that took it, the
+    Raft index it covers, and its size in bytes."""
+
+    leader: str
+    index: int
+    bytes: int
+
+
+RESTORE_CHUNK = 256 << 10
+"""Bytes each chunk of a restore carries."""
+
+
+def backup(database: str) -> Call[None]:
+    return Call("cluster", "Backup", pb.BackupRequest(database=_text("database", database)), lambda r: None)
+
+
+def restore() -> Call[pb.RestoreResponse]:
+    return Call("cluster", "Restore", None, lambda r: r, at_most_once=True)
+
+
+class RestoreChunks:
+    """The chunks of one restore attempt: ``first``, read already, then the rest of ``src``.
+    Notes whether it read past the first chunk (the attempt cannot be made again then) and an
+    error reading, which it raises to abort the stream, so that the cluster keeps nothing."""
+
+    def __init__(self, first: bytes, src: Any) -> None:
+        self.first = first
+        self.src = src
+        self.read_more = False
+        self.read_error: Optional[BaseException] = None
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        data = self.first
+        while data:
+            yield pb.RestoreChunk(data=data)
+            self.read_more = True
+            try:
+                data = self.src.read(RESTORE_CHUNK)
+            except Exception as e:
+                self.read_error = e
+                raise

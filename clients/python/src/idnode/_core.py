@@ -212,7 +212,10 @@ class Call(Generic[T]):
     the caller's result, and whether it goes to the leader first.
 
     Every call the client makes is safe to repeat (reads, or writes a request id makes
-    idempotent), so NODE_BUSY, which means the node did nothing, is tried on the next node."""
+    idempotent), so NODE_BUSY, which means the node did nothing, is tried on the next node,
+    except the calls ``at_most_once``: the cluster changes an admin makes, which a repeat after
+    a lost answer would not find as the first attempt left them. Those are tried on another
+    node only when the first certainly did nothing (see :func:`not_carried_out`)."""
 
     service: str
     method: str
@@ -221,6 +224,14 @@ class Call(Generic[T]):
     leader: bool = True
     first: Optional[str] = None  # a node address to try first, when it is one of the client's
     answered_by: str = ""  # the address of the node that answered, once one did
+    at_most_once: bool = False
+
+
+def not_carried_out(err: errors.IdnodeError) -> bool:
+    """Whether a failed attempt certainly did nothing on the cluster: the node refused it as
+    busy or without a quorum (idnode sends NO_QUORUM only for a call it did not carry out), or
+    no connection to the node could be made, so the request never left."""
+    return err.reason in ("NO_QUORUM", "NODE_BUSY") or "failed to connect" in err.message.lower()
 
 
 class Nodes:
@@ -327,7 +338,7 @@ class Attempts:
                     raise self._gave_up("the call's deadline passed")
                 raise err
             retry = True
-        if not retry:
+        if not retry or (self.call.at_most_once and not not_carried_out(err)):
             raise err
         self.last = err
 

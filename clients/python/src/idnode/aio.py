@@ -12,13 +12,13 @@ Make it inside a running event loop and use it from that loop's tasks.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar
+from typing import Any, AsyncIterator, BinaryIO, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar
 
 import grpc
 import grpc.aio
 
 from . import _calls, errors
-from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Call, check_seconds
 from ._fold import AsyncFolder
 from ._hilo import Fetch, HiLoState, fetch_error
@@ -152,6 +152,10 @@ class Client(ClientBase):
         """Release claimed IDs; returns how many were claimed."""
         return await self._run(_calls.release(ids, owner), timeout)
 
+    async def release_owner(self, owner: str, *, timeout: Optional[float] = _DEFAULT) -> int:
+        """Release every ID ``owner`` claimed in the client's database; returns how many."""
+        return await self._run(_calls.release_owner(owner), timeout)
+
     async def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Claim]:
         """Look claims up by ID, or page through the claims starting with ``prefix``."""
         return await self._run(_calls.get_claims(ids, prefix, page_size, page_token), timeout)
@@ -255,6 +259,107 @@ class Client(ClientBase):
         """The cluster's leader, term and nodes, as one node sees them (``consistent``: confirmed
         with a quorum first)."""
         return await self._run(_calls.status(consistent), timeout)
+
+    async def whoami(self, *, timeout: Optional[float] = _DEFAULT) -> pb.WhoAmIResponse:
+        """What the node makes of this client's credentials; see :meth:`idnode.Client.whoami`."""
+        return await self._run(_calls.whoami(), timeout)
+
+    async def cluster_version(self, *, timeout: Optional[float] = _DEFAULT) -> pb.ClusterVersionResponse:
+        """The cluster version from the leader."""
+        return await self._run(_calls.cluster_version(), timeout)
+
+    async def set_cluster_version(self, version: int, *, timeout: Optional[float] = _DEFAULT) -> pb.ClusterVersionResponse:
+        """Finalise a higher cluster version or lower it (an admin call)."""
+        return await self._run(_calls.set_cluster_version(version), timeout)
+
+    async def add_node(
+        self, raft_address: str, grpc_address: str, *, tag: str = "", id: str = "", non_voter: bool = False,
+        timeout: Optional[float] = _DEFAULT,
+    ) -> pb.AddNodeResponse:
+        """Register a node and make it a Raft member; see :meth:`idnode.Client.add_node`."""
+        return await self._run(_calls.add_node(tag, raft_address, grpc_address, id, non_voter), timeout)
+
+    async def remove_node(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> None:
+        """Take the node ``tag`` out of the cluster and retire its tag (an admin call)."""
+        await self._run(_calls.remove_node(tag), timeout)
+
+    async def transfer_leadership(self, tag: str = "", *, timeout: Optional[float] = _DEFAULT) -> str:
+        """Hand leadership to the node ``tag`` (or any up-to-date voter); returns the new leader's tag."""
+        return await self._run(_calls.transfer_leadership(tag), timeout)
+
+    async def backup(self, out: BinaryIO, *, database: str = "", timeout: Optional[float] = _DEFAULT) -> BackupInfo:
+        """Write a backup to the binary file ``out``; see :meth:`idnode.Client.backup`."""
+        call = _calls.backup(database)
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        while True:
+            node, wait, _ = att.next()
+            if wait:
+                await asyncio.sleep(wait)
+            stream = self._stubs[node]["cluster"].Backup(call.request, timeout=att.remaining(), metadata=self._md)
+            info: Optional[BackupInfo] = None
+            try:
+                async for chunk in stream:
+                    if info is None:
+                        info = BackupInfo(chunk.leader, chunk.index, 0)
+                    out.write(chunk.data)
+                    info = BackupInfo(info.leader, info.index, info.bytes + len(chunk.data))
+            except grpc.RpcError as e:
+                if info is not None:
+                    raise errors.from_rpc_error(e) from None
+                att.failed(node, e)
+                continue
+            return info or BackupInfo("", 0, 0)
+
+    async def restore(self, src: BinaryIO, *, timeout: Optional[float] = _DEFAULT) -> pb.RestoreResponse:
+        """Restore the backup read from the binary file ``src`` (read on the loop's thread);
+        see :meth:`idnode.Client.restore`."""
+        call = _calls.restore()
+        first = src.read(_calls.RESTORE_CHUNK)
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        while True:
+            node, wait, _ = att.next()
+            if wait:
+                await asyncio.sleep(wait)
+            chunks = _calls.RestoreChunks(first, src)
+            rpc = self._stubs[node]["cluster"].Restore(iter(chunks), timeout=att.remaining(), metadata=self._md)
+            try:
+                resp = await rpc
+            except grpc.RpcError as e:
+                if chunks.read_error is not None:
+                    raise chunks.read_error from None
+                if chunks.read_more:
+                    raise errors.from_rpc_error(e) from None
+                att.failed(node, e)
+                continue
+            att.succeeded(node, await rpc.initial_metadata())
+            return call.result(resp)
+
+    async def create_database(
+        self, name: str, *, max_identities: int = 0, max_calls_per_second: float = 0.0, max_claims: int = 0,
+        timeout: Optional[float] = _DEFAULT,
+    ) -> None:
+        """Create a database with its limits, 0 for none (an admin call)."""
+        await self._run(_calls.create_database(name, max_identities, max_calls_per_second, max_claims), timeout)
+
+    async def delete_database(self, name: str, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> None:
+        """Delete a database (an admin call); without ``force`` refused while it has counters."""
+        await self._run(_calls.delete_database(name, force), timeout)
+
+    async def list_databases(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.DatabaseStatus]:
+        """The databases, "default" among them, as the leader knows them."""
+        return await self._run(_calls.list_databases(), timeout)
+
+    async def create_key(self, database: str, role: str, *, timeout: Optional[float] = _DEFAULT) -> Tuple[str, str]:
+        """Make an API key; returns its id and the key, shown only this once (an admin call)."""
+        return await self._run(_calls.create_key(database, role), timeout)
+
+    async def delete_key(self, id: str, *, timeout: Optional[float] = _DEFAULT) -> None:
+        """Delete an API key (an admin call)."""
+        await self._run(_calls.delete_key(id), timeout)
+
+    async def list_keys(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.KeyStatus]:
+        """The API keys, without their secrets (an admin call)."""
+        return await self._run(_calls.list_keys(), timeout)
 
     # Generators
 

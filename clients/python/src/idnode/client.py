@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 import grpc
 
 from . import _calls, _exit, errors
-from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_seconds
 from ._fold import SyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
@@ -211,6 +211,10 @@ class Client(ClientBase):
         """Release claimed IDs; returns how many were claimed."""
         return self._run(_calls.release(ids, owner), timeout)
 
+    def release_owner(self, owner: str, *, timeout: Optional[float] = _DEFAULT) -> int:
+        """Release every ID ``owner`` claimed in the client's database; returns how many."""
+        return self._run(_calls.release_owner(owner), timeout)
+
     def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Claim]:
         """Look claims up by ID, or page through the claims starting with ``prefix``."""
         return self._run(_calls.get_claims(ids, prefix, page_size, page_token), timeout)
@@ -304,6 +308,119 @@ class Client(ClientBase):
         """The cluster's leader, term and nodes, as one node sees them (``consistent``: confirmed
         with a quorum first)."""
         return self._run(_calls.status(consistent), timeout)
+
+    def whoami(self, *, timeout: Optional[float] = _DEFAULT) -> pb.WhoAmIResponse:
+        """What the node makes of this client's credentials: whether it may make admin calls
+        and by what right, and the API key it sent."""
+        return self._run(_calls.whoami(), timeout)
+
+    def cluster_version(self, *, timeout: Optional[float] = _DEFAULT) -> pb.ClusterVersionResponse:
+        """The cluster version from the leader: the one finalised, the highest the members'
+        builds support, and the lowest a downgrade may go to."""
+        return self._run(_calls.cluster_version(), timeout)
+
+    def set_cluster_version(self, version: int, *, timeout: Optional[float] = _DEFAULT) -> pb.ClusterVersionResponse:
+        """Finalise a higher cluster version or lower it (an admin call)."""
+        return self._run(_calls.set_cluster_version(version), timeout)
+
+    def add_node(
+        self, raft_address: str, grpc_address: str, *, tag: str = "", id: str = "", non_voter: bool = False,
+        timeout: Optional[float] = _DEFAULT,
+    ) -> pb.AddNodeResponse:
+        """Register a node and make it a Raft member (an admin call); without ``tag`` the
+        cluster assigns the next free one, which the answer names. Like every cluster change
+        it is tried on another node only when the first certainly did nothing."""
+        return self._run(_calls.add_node(tag, raft_address, grpc_address, id, non_voter), timeout)
+
+    def remove_node(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> None:
+        """Take the node ``tag`` out of the cluster and retire its tag for ever (an admin call)."""
+        self._run(_calls.remove_node(tag), timeout)
+
+    def transfer_leadership(self, tag: str = "", *, timeout: Optional[float] = _DEFAULT) -> str:
+        """Hand leadership to the node ``tag``, or to any up-to-date voter without one; returns
+        the new leader's tag (an admin call)."""
+        return self._run(_calls.transfer_leadership(tag), timeout)
+
+    def backup(self, out: BinaryIO, *, database: str = "", timeout: Optional[float] = _DEFAULT) -> BackupInfo:
+        """Write a consistent backup of the cluster (or of one ``database``) to the binary
+        file ``out`` (an admin call); :meth:`restore` reads it. Tried on another node only
+        until the first bytes arrive: after that ``out`` holds part of a backup."""
+        call = _calls.backup(database)
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        while True:
+            node, wait, _ = att.next()
+            if wait:
+                time.sleep(wait)
+            stream = self._stubs[node]["cluster"].Backup(call.request, timeout=att.remaining(), metadata=self._md)
+            info: Optional[BackupInfo] = None
+            try:
+                for chunk in stream:
+                    if info is None:
+                        info = BackupInfo(chunk.leader, chunk.index, 0)
+                    out.write(chunk.data)
+                    info = BackupInfo(info.leader, info.index, info.bytes + len(chunk.data))
+            except grpc.RpcError as e:
+                if info is not None:
+                    raise errors.from_rpc_error(e) from None
+                att.failed(node, e)
+                continue
+            return info or BackupInfo("", 0, 0)
+
+    def restore(self, src: BinaryIO, *, timeout: Optional[float] = _DEFAULT) -> pb.RestoreResponse:
+        """Raise the cluster's counters and HiLo maxima to at least those of the backup read
+        from the binary file ``src``, and put its claims, series and workers back (an admin
+        call; running it again is safe, it never lowers anything). Tried on another node only
+        when the first certainly did nothing, and never once more than the first chunk was
+        read. An error reading ``src`` is raised as it is, and the cluster keeps nothing of
+        that restore."""
+        call = _calls.restore()
+        first = src.read(_calls.RESTORE_CHUNK)
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        while True:
+            node, wait, _ = att.next()
+            if wait:
+                time.sleep(wait)
+            chunks = _calls.RestoreChunks(first, src)
+            try:
+                resp, rpc = self._stubs[node]["cluster"].Restore.with_call(iter(chunks), timeout=att.remaining(), metadata=self._md)
+            except grpc.RpcError as e:
+                if chunks.read_error is not None:
+                    raise chunks.read_error from None
+                if chunks.read_more:
+                    raise errors.from_rpc_error(e) from None
+                att.failed(node, e)
+                continue
+            att.succeeded(node, rpc.initial_metadata())
+            return call.result(resp)
+
+    def create_database(
+        self, name: str, *, max_identities: int = 0, max_calls_per_second: float = 0.0, max_claims: int = 0,
+        timeout: Optional[float] = _DEFAULT,
+    ) -> None:
+        """Create a database with its limits, 0 for none (an admin call). A name that was
+        deleted comes back with the counters it had."""
+        self._run(_calls.create_database(name, max_identities, max_calls_per_second, max_claims), timeout)
+
+    def delete_database(self, name: str, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> None:
+        """Delete a database (an admin call); without ``force`` refused while it has counters."""
+        self._run(_calls.delete_database(name, force), timeout)
+
+    def list_databases(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.DatabaseStatus]:
+        """The databases, "default" among them, as the leader knows them."""
+        return self._run(_calls.list_databases(), timeout)
+
+    def create_key(self, database: str, role: str, *, timeout: Optional[float] = _DEFAULT) -> Tuple[str, str]:
+        """Make an API key for ``database`` with ``role`` ('reader', 'writer' or 'admin');
+        returns its id and the key, shown only this once (an admin call)."""
+        return self._run(_calls.create_key(database, role), timeout)
+
+    def delete_key(self, id: str, *, timeout: Optional[float] = _DEFAULT) -> None:
+        """Delete an API key (an admin call)."""
+        self._run(_calls.delete_key(id), timeout)
+
+    def list_keys(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.KeyStatus]:
+        """The API keys, without their secrets (an admin call)."""
+        return self._run(_calls.list_keys(), timeout)
 
     # Generators
 
