@@ -14,6 +14,7 @@ asyncio. Refusals raise :class:`IdnodeError` subclasses (``Unavailable``, ``Inva
 
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Backoff, TLS
+from ._entity import collection_name
 from ._numeric import Layout
 from .client import Client, HiLoGenerator, NumericGenerator
 from . import aio  # noqa: E402  (idnode.aio.Client after a plain "import idnode")
@@ -26,7 +27,7 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "aio", "Client", "HiLoGenerator", "NumericGenerator", "Backoff", "TLS", "Layout",
+    "aio", "collection_name", "Client", "HiLoGenerator", "NumericGenerator", "Backoff", "TLS", "Layout",
     "IdentityBlock", "HiLoRange", "Identity", "Claim", "Page",
     "IdnodeError", "Aborted", "AlreadyExists", "Cancelled", "ClientClosed", "DataLoss", "DeadlineExceeded",
     "FailedPrecondition", "Internal", "InvalidArgument", "LeaseError", "NotFound", "OutOfRange",

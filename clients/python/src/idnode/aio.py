@@ -20,6 +20,7 @@ import grpc.aio
 from . import _calls, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Call, check_seconds
+from ._entity import collection_name, entity_id
 from ._fold import AsyncFolder
 from ._hilo import Fetch, HiLoState, fetch_error
 from ._numeric import Layout, NumericState
@@ -360,6 +361,25 @@ class Client(ClientBase):
     async def list_keys(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.KeyStatus]:
         """The API keys, without their secrets (an admin call)."""
         return await self._run(_calls.list_keys(), timeout)
+
+    # Entities
+
+    async def assign_id(
+        self, entity: Any, *, claim: bool = False, owner: str = "", collection: Optional[str] = None,
+        timeout: Optional[float] = _DEFAULT,
+    ) -> str:
+        """Fill in the ``id`` attribute of an entity and return it; see
+        :meth:`idnode.Client.assign_id`."""
+        id = entity_id(entity)
+        if not id:
+            id = await self.next_id(collection or collection_name(type(entity)))
+        elif id.endswith(("|", self._opts.separator)):
+            (id,) = await self.generate(id, timeout=timeout)
+        else:
+            await self.generate(id, claim=claim, owner=owner, timeout=timeout)
+            return id
+        entity.id = id
+        return id
 
     # Generators
 

@@ -11,6 +11,7 @@ import grpc
 from . import _calls, _exit, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_seconds
+from ._entity import collection_name, entity_id
 from ._fold import SyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
@@ -421,6 +422,29 @@ class Client(ClientBase):
     def list_keys(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.KeyStatus]:
         """The API keys, without their secrets (an admin call)."""
         return self._run(_calls.list_keys(), timeout)
+
+    # Entities
+
+    def assign_id(
+        self, entity: Any, *, claim: bool = False, owner: str = "", collection: Optional[str] = None,
+        timeout: Optional[float] = _DEFAULT,
+    ) -> str:
+        """Fill in the ``id`` attribute of an entity, the way the seeds' conventions do on
+        store, and return it: empty, a HiLo ID of the entity's collection (``collection``, or
+        :func:`idnode.collection_name` of its class: ``Order`` → ``orders/1-A``); ending with
+        the separator or ``|``, what the cluster resolves it to (a server-side ID or an
+        identity, ``orders/1``); anything else is kept, once the cluster validated it (with
+        ``claim``, claimed for ``owner`` in the same call)."""
+        id = entity_id(entity)
+        if not id:
+            id = self.next_id(collection or collection_name(type(entity)))
+        elif id.endswith(("|", self._opts.separator)):
+            (id,) = self.generate(id, timeout=timeout)
+        else:
+            self.generate(id, claim=claim, owner=owner, timeout=timeout)
+            return id
+        entity.id = id
+        return id
 
     # Generators
 

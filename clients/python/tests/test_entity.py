@@ -1,0 +1,79 @@
+"""The collection names assign_id gives entities, the Go client's, and assign_id against a
+real node."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Dict, List
+
+import pytest
+
+import idnode
+import idnode.aio
+from cluster import Control
+from idnode._entity import plural
+
+
+@pytest.mark.parametrize("word, want", list({
+    "order": "orders", "Order": "Orders", "category": "categories", "Category": "Categories",
+    "key": "keys", "toy": "toys", "address": "addresses", "box": "boxes", "buzz": "buzzes",
+    "church": "churches", "dish": "dishes", "person": "people", "Person": "People", "PERSON": "PEOPLE",
+    "man": "men", "mouse": "mice", "news": "news", "series": "series", "status": "statuses",
+    "campus": "campuses", "axis": "axes", "knife": "knives", "potato": "potatoes", "video": "videos",
+    "URL": "URLs", "ID": "IDs", "BOX": "BOXes", "alias": "aliases", "a": "as", "": "",
+    "ÄPFEL": "ÄPFELs", "café": "cafés",
+}.items()))
+def test_plural(word: str, want: str) -> None:
+    assert plural(word) == want
+
+
+@pytest.mark.parametrize("name, want", [
+    ("Order", "orders"), ("Category", "categories"), ("PackageTracking", "PackageTrackings"),
+    ("SalesPerson", "SalesPeople"), ("Status", "statuses"), ("URL", "urls"), ("HTTPRequest", "HTTPRequests"),
+    ("Day", "days"), ("Hero", "heroes"), ("Photo", "photos"), ("Settings", "settings"), ("Analysis", "analyses"),
+    ("Leaf", "leaves"), ("Sheep", "sheep"), ("Child", "children"), ("Match", "matches"), ("Wish", "wishes"),
+    ("Quiz", "quizzes"), ("Bus", "buses"), ("orderLine", "orderLines"), ("user", "users"),
+    ("ShippingBOX", "ShippingBOXes"), ("Item2", "item2s"), ("Invoice", "invoices"),
+])
+def test_collection_names(name: str, want: str) -> None:
+    assert idnode.collection_name(type(name, (), {})) == want
+
+
+class Order:
+    def __init__(self, id: str = "") -> None:
+        self.id = id
+
+
+class Customer:
+    def __init__(self, id: str = "") -> None:
+        self.id = id
+
+
+@pytest.mark.topology({"nodes": 1})
+def test_assign_id_fills_in_an_entitys_id(cluster: Control) -> None:
+    with idnode.Client(cluster.addrs()) as c:
+        order = Order()
+        assert c.assign_id(order) == order.id == "orders/1-A"
+        assert c.assign_id(Order("orders/")).startswith("orders/0")
+        counted = Order("orders|")
+        assert c.assign_id(counted) == counted.id == "orders/1"
+        kept = Customer("customers/ayende")
+        assert c.assign_id(kept, claim=True, owner="signup") == "customers/ayende"
+        assert c.get_claims(["customers/ayende"]).items[0].owner == "signup"
+        with pytest.raises(idnode.AlreadyExists):
+            c.assign_id(Customer("Customers/Ayende"), claim=True, owner="mallory")
+        with pytest.raises(idnode.InvalidArgument):
+            c.assign_id(Customer("customers/a\tb"))
+        assert c.assign_id(Customer(), collection="people") == "people/1-A"
+        with pytest.raises(TypeError):
+            c.assign_id(object())
+
+
+@pytest.mark.topology({"nodes": 1})
+def test_assign_id_of_the_asyncio_client(cluster: Control) -> None:
+    async def main() -> List[str]:
+        async with idnode.aio.Client(cluster.addrs()) as c:
+            entities = [Order(), Order("orders|"), Customer("customers/ayende")]
+            return [await c.assign_id(e, claim=True) for e in entities] + [e.id for e in entities]
+
+    assert asyncio.run(main()) == ["orders/1-A", "orders/1", "customers/ayende"] * 2
