@@ -421,6 +421,31 @@ def test_a_queued_asyncio_caller_leaves_at_its_deadline_and_a_cancelled_one_at_o
     asyncio.run(main())
 
 
+def test_an_asyncio_caller_with_a_shorter_deadline_than_those_queued_leaves_at_its_own() -> None:
+    async def main() -> None:
+        gates: List["asyncio.Future[IdentityBlock]"] = []
+
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+            gates.append(asyncio.get_running_loop().create_future())
+            return await gates[-1]
+
+        folder = _fold.AsyncFolder(send, clock=lambda: 0.0)
+        sent = asyncio.ensure_future(folder.next_identity("orders", 30.0))
+        patient = asyncio.ensure_future(folder.next_identity("orders", 30.0))
+        await settle()
+        with pytest.raises(idnode.DeadlineExceeded):
+            await folder.next_identity("orders", 0.05)
+        assert not patient.done() and len(folder._counters["orders"].queue) == 1
+        gates[0].set_result(IdentityBlock(1, 1))
+        await settle()
+        gates[1].set_result(IdentityBlock(2, 2))
+        assert await asyncio.gather(sent, patient) == [IdentityBlock(1, 1), IdentityBlock(2, 2)]
+        await settle()
+        assert folder._counters == {}
+
+    asyncio.run(main())
+
+
 def check_real_time_order(calls: List[Tuple[int, int, int]]) -> None:
     """calls: (start, end, value). No value twice, and a call that started after another had
     returned has the larger value."""

@@ -54,10 +54,11 @@ batch's round, never more than this."""
 class Waiter:
     """One folded caller: when it must be answered by, and its answer once it has one."""
 
-    __slots__ = ("deadline", "value", "error", "done", "signal", "batch")
+    __slots__ = ("deadline", "value", "error", "done", "signal", "batch", "leaves_at")
 
     def __init__(self, deadline: Optional[float], signal: Any = None) -> None:
         self.deadline = deadline
+        self.leaves_at: Optional[float] = None  # asyncio: the deadline in the loop's time
         self.value: Optional[IdentityBlock] = None
         self.error: Optional[BaseException] = None
         self.done = False
@@ -82,13 +83,14 @@ class Batch:
 class Counter:
     """The callers of one identity counter waiting for a batch, and the batches in flight."""
 
-    __slots__ = ("queue", "in_flight", "regather", "timer")
+    __slots__ = ("queue", "in_flight", "regather", "timer", "expiry")
 
     def __init__(self) -> None:
         self.queue: Deque[Waiter] = deque()
         self.in_flight = 0
         self.regather = 0  # > 0: the next batch waits until this many are queued
         self.timer: Optional["asyncio.TimerHandle | threading.Timer"] = None  # ends that wait
+        self.expiry: Optional[asyncio.TimerHandle] = None  # asyncio: the earliest queued deadline
 
     def idle(self) -> bool:
         return not self.queue and self.in_flight == 0 and not self.regather
@@ -274,9 +276,10 @@ class AsyncFolder:
         counter.queue.append(w)
         counter.regathered()  # every caller just answered is back
         self._start(counter, name)
-        # A timer rather than wait_for, which costs a task per call: at the deadline a caller
-        # still queued leaves; one in a batch waits for it, as it ends by this deadline.
-        expiry = None if timeout is None else loop.call_later(timeout, _leave, counter, w, name)
+        if timeout is not None:
+            w.leaves_at = loop.time() + timeout
+            if counter.queue and counter.queue[-1] is w:  # not sent at once
+                self._watch(counter, name, w)
         try:
             return await w.signal  # type: ignore[no-any-return]
         except asyncio.CancelledError:  # the caller's task was cancelled; w.signal is too
@@ -284,9 +287,37 @@ class AsyncFolder:
             if w in counter.queue:
                 counter.queue.remove(w)
             raise
-        finally:
-            if expiry is not None:
-                expiry.cancel()
+
+    # At its deadline a caller still queued leaves; one in a batch waits for it, as the batch
+    # ends by that deadline. One timer a counter, at the earliest deadline of its queued
+    # callers, rather than one a caller: with the same timeout for every caller, a new one's
+    # deadline is the latest, and the timer is armed anew only when it fires. A timer a caller
+    # (or wait_for, a task a caller) cost a third of the fold's CPU.
+    def _watch(self, counter: Counter, name: str, w: Waiter) -> None:
+        """Make the counter's timer fire by the deadline of w, a queued caller."""
+        if w.leaves_at is not None and (counter.expiry is None or w.leaves_at < counter.expiry.when()):
+            self._arm_expiry(counter, name, w.leaves_at)
+
+    def _arm_expiry(self, counter: Counter, name: str, when: float) -> None:
+        if counter.expiry is not None:
+            counter.expiry.cancel()
+        counter.expiry = asyncio.get_running_loop().call_at(when, self._expire, counter, name)
+
+    def _expire(self, counter: Counter, name: str) -> None:
+        counter.expiry = None
+        now = asyncio.get_running_loop().time()
+        earliest: Optional[float] = None
+        for w in list(counter.queue):
+            if w.leaves_at is None:
+                continue
+            if w.leaves_at <= now:
+                counter.queue.remove(w)
+                w.signal.set_exception(_expired(name))
+            elif earliest is None or w.leaves_at < earliest:
+                earliest = w.leaves_at
+        if earliest is not None:
+            self._arm_expiry(counter, name, earliest)
+        self._drop_idle(counter, name)
 
     def _regathered(self, counter: Counter, name: str) -> None:
         counter.end_regather()
@@ -298,6 +329,8 @@ class AsyncFolder:
         names cannot pile up."""
         if counter.idle() and self._counters.get(name) is counter:
             del self._counters[name]
+            if counter.expiry is not None:
+                counter.expiry.cancel()
 
     def _start(self, counter: Counter, name: str) -> None:
         batch = counter.start_batch(name)
@@ -317,6 +350,9 @@ class AsyncFolder:
         answered = counter.finish(batch, block, error, self._clock())
         for w in answered:
             _settle(w)
+        for w in batch.waiters:
+            if not w.done:  # back in the queue
+                self._watch(counter, batch.name, w)
         if error is None:
             wait = counter.start_regather(len(answered), self._clock() - sent)
             if wait is not None:
@@ -325,12 +361,6 @@ class AsyncFolder:
         self._drop_idle(counter, batch.name)
         if isinstance(error, asyncio.CancelledError):
             raise error
-
-
-def _leave(counter: Counter, w: Waiter, name: str) -> None:
-    if w in counter.queue:
-        counter.queue.remove(w)
-        w.signal.set_exception(_expired(name))
 
 
 def _settle(w: Waiter) -> None:
