@@ -109,12 +109,10 @@ class Counter:
             self.timer = None
         return min(max(round_s, 0.0) / 4, REGATHER_MAX)
 
-    def regathered(self) -> bool:
-        """Whether the callers a regather waits for are queued; ends the wait if so."""
-        if not self.regather or len(self.queue) < self.regather:
-            return False
-        self.end_regather()
-        return True
+    def regathered(self) -> None:
+        """End a regather once the callers it waits for are queued."""
+        if self.regather and len(self.queue) >= self.regather:
+            self.end_regather()
 
     def end_regather(self) -> None:
         self.regather = 0
