@@ -120,8 +120,9 @@ def test_a_batch_is_split_in_arrival_order_and_each_has_its_own_request_id() -> 
 
 
 def test_a_thread_batch_waits_for_the_callers_just_answered(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The first caller goes out alone, two more queue; when it is answered, its thread's second
-    # call joins them: one batch of 3, not 2 and then 1. A clock that runs fast makes every
+    # Three threads take two values each. The first goes out alone, the other two together;
+    # when they are answered, the next batch waits for both to ask again and carries all
+    # three, not the first alone and then the other two. A clock that runs fast makes every
     # round long, so the wait is bounded by REGATHER_MAX, here longer than the test.
     monkeypatch.setattr(_fold, "REGATHER_MAX", 2 * WAIT)
     ticks = itertools.count(0, 100)
@@ -129,22 +130,24 @@ def test_a_thread_batch_waits_for_the_callers_just_answered(monkeypatch: pytest.
     folder = _fold.SyncFolder(cl.send, clock=lambda: float(next(ticks)))
     results: Dict[int, List[int]] = {}
 
-    def take(i: int, n: int) -> None:
-        results[i] = [folder.next_identity("orders", None).first for _ in range(n)]
+    def take(i: int) -> None:
+        results[i] = [folder.next_identity("orders", None).first for _ in range(2)]
 
-    threads = [threading.Thread(target=take, args=(i, 2 if i == 0 else 1), daemon=True) for i in range(3)]
+    threads = [threading.Thread(target=take, args=(i,), daemon=True) for i in range(3)]
     threads[0].start()
     until(lambda: len(cl.calls) == 1)
     for t in threads[1:]:
         t.start()
     until(lambda: queue_len(folder) == 2)
     cl.answer(0, IdentityBlock(1, 1))
-    until(lambda: len(cl.calls) == 2)
-    assert cl.calls[1][0] == 3
-    cl.answer(1, IdentityBlock(2, 4))
+    until(lambda: len(cl.calls) == 2 and queue_len(folder) == 1)  # the first is back
+    cl.answer(1, IdentityBlock(2, 3))
+    until(lambda: len(cl.calls) == 3)
+    assert [c[0] for c in cl.calls] == [1, 2, 3]
+    cl.answer(2, IdentityBlock(4, 6))
     for t in threads:
         t.join(WAIT)
-    assert results == {0: [1, 4], 1: [2], 2: [3]}
+    assert results[0] == [1, 4] and sorted(results[1] + results[2]) == [2, 3, 5, 6]
 
 
 def test_skipped_values_are_no_callers_and_a_short_block_leaves_the_rest_queued() -> None:

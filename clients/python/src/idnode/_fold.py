@@ -228,7 +228,9 @@ class SyncFolder:
             error = e
         with self._lock:
             answered = counter.finish(batch, block, error, self._clock())
-            if error is None:
+            # A regather costs a thread here, for its timer: not for one caller answered, who
+            # asks again by itself (a caller taking IDs one after another, alone).
+            if error is None and len(answered) > 1:
                 wait = counter.start_regather(len(answered), self._clock() - sent)
                 if wait is not None:
                     timer = counter.timer = threading.Timer(wait, self._regathered, (counter, batch.name))
