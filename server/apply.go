@@ -13,7 +13,7 @@ import (
 // typed answer; errors come back as gRPC statuses, through the one table (raftError). A
 // command the finalised cluster version does not include is refused before Raft
 // (versionAllows): a member on an older build would halt on it.
-func propose[Req proto.Message, Resp any](ctx context.Context, s *Server, op fsm.Op[Req, Resp], req Req) (Resp, error) {
+func propose[Req proto.Message, Resp any](ctx context.Context, s *core, op fsm.Op[Req, Resp], req Req) (Resp, error) {
 	var answer Resp
 	if err := s.versionAllows(op.Type); err != nil {
 		return answer, err
@@ -28,7 +28,7 @@ func propose[Req proto.Message, Resp any](ctx context.Context, s *Server, op fsm
 // committed proposes cmd, as propose does, and logs msg with args at level once it is
 // committed: the changes an operator reads back in the log (a database created or deleted, a
 // key deleted, a worker released).
-func committed[Req proto.Message, Resp any](ctx context.Context, s *Server, op fsm.Op[Req, Resp], cmd Req, level slog.Level, msg string, args ...any) error {
+func committed[Req proto.Message, Resp any](ctx context.Context, s *core, op fsm.Op[Req, Resp], cmd Req, level slog.Level, msg string, args ...any) error {
 	if _, err := propose(ctx, s, op, cmd); err != nil {
 		return err
 	}
@@ -38,10 +38,10 @@ func committed[Req proto.Message, Resp any](ctx context.Context, s *Server, op f
 
 // afterBarrier answers what read makes of the FSM once a read barrier has made it current, so
 // a partitioned old leader never answers from stale state.
-func afterBarrier[T any](l leaderSide, ctx context.Context, read func(*fsm.FSM) T) (T, error) {
-	if err := l.barrier(ctx); err != nil {
+func afterBarrier[T any](s *core, ctx context.Context, read func(*fsm.FSM) T) (T, error) {
+	if err := s.barrier(ctx); err != nil {
 		var none T
 		return none, err
 	}
-	return read(l.s.node.FSM()), nil
+	return read(s.node.FSM()), nil
 }

@@ -120,7 +120,7 @@ const (
 // credential is the first that holds of: an admin or node certificate (id: its subject), the
 // admin token, an API key (id: the key's id), a loopback peer; else a bearer token that is
 // none of these, or none at all.
-func (s *Server) credential(ctx context.Context) (kind, id string) {
+func (s *core) credential(ctx context.Context) (kind, id string) {
 	switch keyID := s.verifiedKeyID(ctx); {
 	case adminCertificate(ctx):
 		if p, ok := peer.FromContext(ctx); ok {
@@ -141,7 +141,7 @@ func (s *Server) credential(ctx context.Context) (kind, id string) {
 
 // actorOf names the caller in a record that outlives the call (a series entry): the
 // credential, and the key id or certificate subject when it has one ("api_key:4f2a…").
-func (s *Server) actorOf(ctx context.Context) string {
+func (s *core) actorOf(ctx context.Context) string {
 	kind, id := s.credential(ctx)
 	if id == "" {
 		return kind
@@ -162,7 +162,7 @@ func verifiedSubject(p *peer.Peer) string {
 // verifiedKeyID is the id of the API key the call carries, when its secret matches the one
 // this node holds; "". Unlike keyOf it does not wait for a key this node has not applied yet:
 // the call has been answered by then, and keyOf waited if the key mattered.
-func (s *Server) verifiedKeyID(ctx context.Context) string {
+func (s *core) verifiedKeyID(ctx context.Context) string {
 	for _, token := range bearerTokens(ctx) {
 		id, secret, ok := strings.Cut(strings.TrimPrefix(token, keyPrefix), "_")
 		if !ok || !strings.HasPrefix(token, keyPrefix) {

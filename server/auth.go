@@ -198,7 +198,7 @@ func (s *Server) isAdmin(ctx context.Context) bool {
 
 // hasAdminToken reports whether the call carries the configured admin token (none is
 // configured: false).
-func (s *Server) hasAdminToken(ctx context.Context) bool {
+func (s *core) hasAdminToken(ctx context.Context) bool {
 	if s.cfg.AdminToken == "" {
 		return false
 	}
@@ -220,7 +220,7 @@ type tokenSum struct {
 
 // adminTokenSum is the SHA-256 of the admin token, hashed at its first use rather than on every
 // call that carries a bearer token (issue 42).
-func (s *Server) adminTokenSum() *[sha256.Size]byte {
+func (s *core) adminTokenSum() *[sha256.Size]byte {
 	if c := s.adminSum.Load(); c != nil && c.token == s.cfg.AdminToken {
 		return &c.sum
 	}

@@ -35,7 +35,7 @@ func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreaming
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return err
 	}
-	return forwardStream(s, ctx, req, stream, s.leader().Backup, forwardv1.LeaderClient.Backup)
+	return forwardStream(s.core, ctx, req, stream, s.leader().Backup, forwardv1.LeaderClient.Backup)
 }
 
 // Backup runs on the leader: a read barrier, then the copy, in chunks.
@@ -181,7 +181,7 @@ func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Resto
 	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags)),
 		Claims: int64(len(b.Claims)), Series: int64(len(b.Series)), Workers: int64(len(b.Workers))}
 	for _, cmd := range b.RaiseFloorCommands(restoreRecordsPerCommand) {
-		out, err := propose(ctx, s, fsm.ProposeRaiseFloor, cmd)
+		out, err := propose(ctx, s.core, fsm.ProposeRaiseFloor, cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Resto
 	// The series after the floors: a series that diverges from this cluster's refuses its
 	// command, after every counter was raised.
 	for _, cmd := range b.RestoreSeriesCommands() {
-		r, err := propose(ctx, s, fsm.ProposeRestoreSeries, cmd)
+		r, err := propose(ctx, s.core, fsm.ProposeRestoreSeries, cmd)
 		if err != nil {
 			return nil, err
 		}

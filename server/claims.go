@@ -62,7 +62,7 @@ func (s *Server) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnode
 }
 
 func (l leaderSide) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
-	if _, err := propose(ctx, l.s, fsm.ProposeClaim, &raftv1.Claim{
+	if _, err := propose(ctx, l.s.core, fsm.ProposeClaim, &raftv1.Claim{
 		Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner(), RequestId: req.GetRequestId(), ProposedAtMs: l.s.cfg.Now().UnixMilli(),
 	}); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (s *Server) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*id
 
 // Release runs on the leader.
 func (l leaderSide) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
-	out, err := propose(ctx, l.s, fsm.ProposeRelease, &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()})
+	out, err := propose(ctx, l.s.core, fsm.ProposeRelease, &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()})
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (s *Server) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwnerReq
 
 // ReleaseOwner runs on the leader.
 func (l leaderSide) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwnerRequest) (*idnodev1.ReleaseResponse, error) {
-	out, err := propose(ctx, l.s, fsm.ProposeReleaseOwner, &raftv1.ReleaseOwner{Database: req.GetDatabase(), Owner: req.GetOwner()})
+	out, err := propose(ctx, l.s.core, fsm.ProposeReleaseOwner, &raftv1.ReleaseOwner{Database: req.GetDatabase(), Owner: req.GetOwner()})
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) 
 	if len(req.GetIds()) > 0 && (req.GetPrefix() != "" || req.GetPageToken() != "") {
 		return nil, status.Error(codes.InvalidArgument, "name ids to look up, or a prefix to page through, not both")
 	}
-	return listed(s, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+	return listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
 		s.leader().GetClaims, viaLeader(forwardv1.LeaderClient.GetClaims))
 }
 
@@ -143,7 +143,7 @@ func (l leaderSide) GetClaims(ctx context.Context, req *idnodev1.GetClaimsReques
 	if len(req.GetIds()) > 0 {
 		return l.lookupClaims(ctx, req)
 	}
-	claims, next, err := leaderPage(l, ctx, req,
+	claims, next, err := leaderPage(l.s.core, ctx, req,
 		func(after string, n int) ([]fsm.Claim, bool, error) {
 			return l.s.node.FSM().ListClaims(req.GetDatabase(), req.GetPrefix(), after, n)
 		},
@@ -157,7 +157,7 @@ func (l leaderSide) GetClaims(ctx context.Context, req *idnodev1.GetClaimsReques
 // lookupClaims answers a lookup of named IDs on the leader. It names at most maxClaimIDs IDs,
 // so its answer stays under 2.3 MB: not paged, but built in a listing slot all the same.
 func (l leaderSide) lookupClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
-	release, err := l.slotted(ctx, l.s.listings)
+	release, err := l.s.slotted(ctx, l.s.listings)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 // versionAllows refuses a command the finalised cluster version does not include: a member on
 // an older build would halt on it (exit 3). The message names those members, or says that
 // every member supports it and the operator has not finalised yet.
-func (s *Server) versionAllows(t fsm.CommandType) error {
+func (s *core) versionAllows(t fsm.CommandType) error {
 	need := fsm.VersionOf(t)
 	if need <= s.node.FSM().FinalisedVersion() {
 		return nil
@@ -38,7 +38,7 @@ func (s *Server) versionAllows(t fsm.CommandType) error {
 
 // membersBelow lists the Raft members (voters and non-voters: both apply the log) whose build
 // does not support version v, as "tag (version n, build b)".
-func (s *Server) membersBelow(v uint32, cv fsm.ClusterVersion) []string {
+func (s *core) membersBelow(v uint32, cv fsm.ClusterVersion) []string {
 	var out []string
 	for _, m := range s.node.Members() {
 		tag := s.tagOf(m.ID)
@@ -113,7 +113,7 @@ func (s *Server) keepVersionRecorded(ctx context.Context) {
 
 // recordNodeVersionLocal proposes a node's version on the leader.
 func (s *Server) recordNodeVersionLocal(ctx context.Context, req *raftv1.NodeVersion) (*raftv1.NodeVersion, error) {
-	if _, err := propose(ctx, s, fsm.ProposeNodeVersion, req); err != nil {
+	if _, err := propose(ctx, s.core, fsm.ProposeNodeVersion, req); err != nil {
 		return nil, err
 	}
 	return req, nil

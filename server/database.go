@@ -55,7 +55,7 @@ func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabas
 
 // CreateDatabase runs on the leader.
 func (l leaderSide) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
-	if err := committed(ctx, l.s, fsm.ProposeCreateDatabase, &raftv1.CreateDatabase{
+	if err := committed(ctx, l.s.core, fsm.ProposeCreateDatabase, &raftv1.CreateDatabase{
 		Name: req.GetName(), MaxIdentities: req.GetMaxIdentities(), MaxCallsPerSecond: req.GetMaxCallsPerSecond(), MaxClaims: req.GetMaxClaims(),
 	}, slog.LevelInfo, "database created", "database", req.GetName()); err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func (s *Server) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabas
 
 // DeleteDatabase runs on the leader.
 func (l leaderSide) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
-	if err := committed(ctx, l.s, fsm.ProposeDeleteDatabase, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()},
+	if err := committed(ctx, l.s.core, fsm.ProposeDeleteDatabase, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()},
 		slog.LevelWarn, "database deleted; its counters stay as floors", "database", req.GetName(), "force", req.GetForce()); err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Server) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesR
 
 // ListDatabases runs on the leader.
 func (l leaderSide) ListDatabases(ctx context.Context, _ *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
-	return afterBarrier(l, ctx, func(f *fsm.FSM) *idnodev1.ListDatabasesResponse {
+	return afterBarrier(l.s.core, ctx, func(f *fsm.FSM) *idnodev1.ListDatabasesResponse {
 		out := &idnodev1.ListDatabasesResponse{}
 		for _, d := range f.Databases() {
 			out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags),

@@ -134,7 +134,7 @@ func withReasonStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h
 // reason tells apart an outcome that is unknown (leadership lost in flight) and a node that is
 // stopping from plain no quorum. A node that cannot write its Raft log says that instead: it
 // is why there is no leader here, and what the operator must fix.
-func (s *Server) noQuorum(err error) error {
+func (s *core) noQuorum(err error) error {
 	if fault := s.node.StorageFault(); fault != nil {
 		return toStatus(fault)
 	}
@@ -153,7 +153,7 @@ func noQuorumOf(voters int, err error) error {
 }
 
 // raftError reports a failed Raft-backed call: UNAVAILABLE ones with the no-quorum message.
-func (s *Server) raftError(err error) error {
+func (s *core) raftError(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}

@@ -30,7 +30,7 @@ func (s *Server) ensureFold(ctx context.Context) {
 	for s.node.FSM().FoldVersion() != fsm.FoldNFKC {
 		wait = foldCheckInterval
 		if s.node.IsLeader() {
-			_, err := propose(ctx, s, fsm.ProposeSetFold, &raftv1.Fold{Version: fsm.FoldNFKC})
+			_, err := propose(ctx, s.core, fsm.ProposeSetFold, &raftv1.Fold{Version: fsm.FoldNFKC})
 			switch {
 			case err == nil:
 				s.log.Info("identity names and claims now compare under NFKC_Casefold")

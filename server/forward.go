@@ -16,12 +16,18 @@ import (
 // per Leader RPC, next to the public handler that checks the call and then runs the method
 // here (on the leader) or through the hop (forward.Call with viaLeader). The method trusts the
 // checks its caller made: it is never the entry point of a client's call.
-type leaderSide struct {
-	s                            *Server
-	forwardv1.UnsafeLeaderServer // a Leader RPC without its method does not compile
+type leaderSide struct{ s *Server }
+
+// leaderService serves the Leader service: the leader's halves of the public services' calls,
+// each service's own. It embeds no Unimplemented server, so a Leader RPC without its method
+// does not compile.
+type leaderService struct {
+	forwardv1.UnsafeLeaderServer
+	leaderSide
+	seriesLeader
 }
 
-var _ forwardv1.LeaderServer = leaderSide{}
+var _ forwardv1.LeaderServer = leaderService{}
 
 // leader is this server's leader side, for the operations it runs as the leader.
 func (s *Server) leader() leaderSide { return leaderSide{s: s} }
@@ -44,7 +50,7 @@ func via[C, Req, Resp any](client func(grpc.ClientConnInterface) C, m func(C, co
 
 // forwardStream runs a server-streaming call's leader half (local) here when this node leads,
 // else through the Leader RPC of the same name (remote), whose messages it passes on to out.
-func forwardStream[Req, Msg any](s *Server, ctx context.Context, req Req, out grpc.ServerStreamingServer[Msg],
+func forwardStream[Req, Msg any](s *core, ctx context.Context, req Req, out grpc.ServerStreamingServer[Msg],
 	local func(Req, grpc.ServerStreamingServer[Msg]) error,
 	remote func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (grpc.ServerStreamingClient[Msg], error)) error {
 	if s.fwd.Local(ctx) {
@@ -81,7 +87,7 @@ func forwardStream[Req, Msg any](s *Server, ctx context.Context, req Req, out gr
 // newForwarder is this server's way to the leader. Every refusal on the way is "no quorum".
 // The caller's authorization travels along for a leader that cannot tell the hop came from a
 // node (no cluster secret yet: see leaderAccess).
-func (s *Server) newForwarder() *forward.Forwarder {
+func (s *core) newForwarder() *forward.Forwarder {
 	return forward.New(forward.Config{
 		Cluster:      s.node,
 		Dial:         s.cfg.Dial,
@@ -103,7 +109,7 @@ type pagedRequest interface {
 // listed is a listing where it arrived: its page size and database fixed in the request (fix),
 // and one of this node's listing slots held while its leader half answers, here or through
 // the hop.
-func listed[Req pagedRequest, Resp any](s *Server, ctx context.Context, req Req, fix func(size int32, db string),
+func listed[Req pagedRequest, Resp any](s *core, ctx context.Context, req Req, fix func(size int32, db string),
 	leader func(context.Context, Req) (Resp, error), remote forward.Remote[Req, Resp]) (Resp, error) {
 	var none Resp
 	size, _, err := pageOf(req.GetPageSize(), req.GetPageToken())
@@ -126,7 +132,7 @@ func listed[Req pagedRequest, Resp any](s *Server, ctx context.Context, req Req,
 // arriving resolves a call where it arrived: its database into the field (the metadata does
 // not travel to the leader; the field does) and, where the call records one, who the caller
 // proved to be into actor, replacing whatever the caller sent.
-func (s *Server) arriving(ctx context.Context, database, actor *string) error {
+func (s *core) arriving(ctx context.Context, database, actor *string) error {
 	db, err := databaseOf(ctx, *database)
 	if err != nil {
 		return err
@@ -140,20 +146,20 @@ func (s *Server) arriving(ctx context.Context, database, actor *string) error {
 
 // barrier is a read barrier on the leader (cluster.Node.ReadBarrier): what the FSM answers
 // after it is current. Its errors are gRPC statuses.
-func (l leaderSide) barrier(ctx context.Context) error {
-	if err := l.s.node.ReadBarrier(ctx); err != nil {
-		return l.s.raftError(err)
+func (s *core) barrier(ctx context.Context) error {
+	if err := s.node.ReadBarrier(ctx); err != nil {
+		return s.raftError(err)
 	}
 	return nil
 }
 
 // startPage begins a listing's leader half: where the page starts, then slotted's slot and
 // read barrier.
-func (l leaderSide) startPage(ctx context.Context, size int32, token string) (after string, release func(), err error) {
+func (s *core) startPage(ctx context.Context, size int32, token string) (after string, release func(), err error) {
 	if _, after, err = pageOf(size, token); err != nil {
 		return "", nil, err
 	}
-	if release, err = l.slotted(ctx, l.s.listings); err != nil {
+	if release, err = s.slotted(ctx, s.listings); err != nil {
 		return "", nil, err
 	}
 	return after, release, nil
@@ -162,14 +168,14 @@ func (l leaderSide) startPage(ctx context.Context, size int32, token string) (af
 // slotted begins a long read's leader half (a listing, a journal read): one of slots for a
 // call another node forwarded here (one taken here holds its slot from its public handler),
 // then a read barrier, so that what is read next is current. The caller calls release.
-func (l leaderSide) slotted(ctx context.Context, slots listingSlots) (release func(), err error) {
+func (s *core) slotted(ctx context.Context, slots listingSlots) (release func(), err error) {
 	release = func() {}
 	if forward.Arrived(ctx) {
 		if release, err = slots.acquire(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if err := l.barrier(ctx); err != nil {
+	if err := s.barrier(ctx); err != nil {
 		release()
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func (l leaderSide) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest)
 	if cmd.RequestId == "" {
 		cmd.GrantId = grantIDFor(req)
 	}
-	rng, err := propose(ctx, l.s, fsm.ProposeHiLoGrant, cmd)
+	rng, err := propose(ctx, l.s.core, fsm.ProposeHiLoGrant, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 }
 
 func (l leaderSide) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
-	out, err := propose(ctx, l.s, fsm.ProposeHiLoReturnGrant, &raftv1.HiLoReturn{
+	out, err := propose(ctx, l.s.core, fsm.ProposeHiLoReturnGrant, &raftv1.HiLoReturn{
 		Database: req.GetDatabase(), Tag: req.GetTag(), End: req.GetEnd(), Last: req.GetLast(), GrantId: req.GetGrantId(),
 	})
 	if err != nil {
@@ -165,7 +165,7 @@ func (s *Server) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*
 }
 
 func (l leaderSide) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
-	resp, err := propose(ctx, l.s, fsm.ProposeSeedHiLo, &raftv1.SeedHiLo{Database: req.GetDatabase(), Tag: req.GetTag(), Max: req.GetMax()})
+	resp, err := propose(ctx, l.s.core, fsm.ProposeSeedHiLo, &raftv1.SeedHiLo{Database: req.GetDatabase(), Tag: req.GetTag(), Max: req.GetMax()})
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // what its pools of the page's tags hold now. A node that does not answer is shown as such:
 // the page is never held up by a node that is down.
 func (s *Server) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
-	resp, err := listed(s, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+	resp, err := listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
 		s.leader().ListHiLo, viaLeader(forwardv1.LeaderClient.ListHiLo))
 	if err != nil {
 		return nil, err
@@ -28,7 +28,7 @@ func (s *Server) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*
 
 // ListHiLo runs on the leader.
 func (l leaderSide) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
-	page, next, err := leaderPage(l, ctx, req,
+	page, next, err := leaderPage(l.s.core, ctx, req,
 		func(after string, n int) ([]fsm.HiLoTag, bool, error) {
 			return l.s.node.FSM().HiLoTags(req.GetDatabase(), req.GetPrefix(), after, n)
 		},

@@ -68,7 +68,7 @@ func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) (lo
 
 // reservePoolLocal applies a pool reservation on the leader.
 func (s *Server) reservePoolLocal(ctx context.Context, req *raftv1.HiLoPoolReserve) (*forwardv1.ReserveHiLoPoolResponse, error) {
-	rng, err := propose(ctx, s, fsm.ProposeHiLoPoolReserve, req)
+	rng, err := propose(ctx, s.core, fsm.ProposeHiLoPoolReserve, req)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityReq
 }
 
 func (l leaderSide) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
-	resp, err := propose(ctx, l.s, fsm.ProposeSeedIdentity, &raftv1.SeedIdentity{Database: req.GetDatabase(), Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
+	resp, err := propose(ctx, l.s.core, fsm.ProposeSeedIdentity, &raftv1.SeedIdentity{Database: req.GetDatabase(), Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
 	if err != nil {
 		return nil, err
 	}
@@ -87,13 +87,13 @@ func (l leaderSide) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentity
 // ListIdentities reads the FSM after confirming leadership with a majority, so a partitioned
 // old leader never answers from stale state.
 func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	return listed(s, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+	return listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
 		s.leader().ListIdentities, viaLeader(forwardv1.LeaderClient.ListIdentities))
 }
 
 // ListIdentities runs on the leader.
 func (l leaderSide) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	page, next, err := leaderPage(l, ctx, req,
+	page, next, err := leaderPage(l.s.core, ctx, req,
 		func(after string, n int) ([]fsm.Identity, bool, error) {
 			return l.s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, n)
 		},

@@ -80,7 +80,7 @@ func relayable(incs []*raftv1.IdentityIncrement) int {
 func (c forwardCommitter) relay(ctx context.Context, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
 	s := c.s
 	// The answers are bounded (identity.AnswerBytes each), their sum only by the batch size.
-	resp, self, err := relay(ctx, s, forwardv1.ForwardClient.NextIdentities, &forwardv1.NextIdentitiesRequest{Increments: incs},
+	resp, self, err := relay(ctx, s.core, forwardv1.ForwardClient.NextIdentities, &forwardv1.NextIdentitiesRequest{Increments: incs},
 		grpc.MaxCallRecvMsgSize(max(len(incs)*identity.AnswerBytes, 4<<20)))
 	if self {
 		return s.leaderBatch.NextMany(ctx, incs), nil
@@ -98,7 +98,7 @@ func (c forwardCommitter) relay(ctx context.Context, incs []*raftv1.IdentityIncr
 
 // relay sends a follower's batch to the leader in one Forward call. self means this node is
 // the leader now (forward.ErrSelf): it commits the batch itself.
-func relay[Req, Resp any](ctx context.Context, s *Server, m func(forwardv1.ForwardClient, context.Context, Req, ...grpc.CallOption) (Resp, error), req Req,
+func relay[Req, Resp any](ctx context.Context, s *core, m func(forwardv1.ForwardClient, context.Context, Req, ...grpc.CallOption) (Resp, error), req Req,
 	opts ...grpc.CallOption) (resp Resp, self bool, err error) {
 	err = s.fwd.Do(ctx, forward.Unary, func(h *forward.Hop) error {
 		var err error

@@ -133,7 +133,7 @@ func (l leaderSide) CreateKey(ctx context.Context, req *idnodev1.CreateKeyReques
 	resp := &idnodev1.CreateKeyResponse{Id: hex.EncodeToString(id)}
 	encoded := base64.RawURLEncoding.EncodeToString(secret)
 	sum := sha256.Sum256([]byte(encoded))
-	if _, err := propose(ctx, l.s, fsm.ProposeCreateKey, &raftv1.CreateKey{
+	if _, err := propose(ctx, l.s.core, fsm.ProposeCreateKey, &raftv1.CreateKey{
 		Id: resp.Id, Database: req.GetDatabase(), Role: req.GetRole(), SecretSha256: sum[:],
 	}); err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func (s *Server) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) 
 
 // DeleteKey runs on the leader.
 func (l leaderSide) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
-	if err := committed(ctx, l.s, fsm.ProposeDeleteKey, &raftv1.DeleteKey{Id: req.GetId()}, slog.LevelInfo, "API key deleted", "id", req.GetId()); err != nil {
+	if err := committed(ctx, l.s.core, fsm.ProposeDeleteKey, &raftv1.DeleteKey{Id: req.GetId()}, slog.LevelInfo, "API key deleted", "id", req.GetId()); err != nil {
 		return nil, err
 	}
 	return &idnodev1.DeleteKeyResponse{}, nil
@@ -161,7 +161,7 @@ func (s *Server) ListKeys(ctx context.Context, req *idnodev1.ListKeysRequest) (*
 
 // ListKeys runs on the leader.
 func (l leaderSide) ListKeys(ctx context.Context, _ *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
-	return afterBarrier(l, ctx, func(f *fsm.FSM) *idnodev1.ListKeysResponse {
+	return afterBarrier(l.s.core, ctx, func(f *fsm.FSM) *idnodev1.ListKeysResponse {
 		out := &idnodev1.ListKeysResponse{}
 		for _, k := range f.Keys() {
 			out.Keys = append(out.Keys, &idnodev1.KeyStatus{Id: k.ID, Database: k.Database, Role: k.Role})

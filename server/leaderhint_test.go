@@ -49,7 +49,7 @@ func hintOf(t testing.TB, s *Server) []string {
 
 func TestLeaderHintNamesTheLeadersAddressAsRegistered(t *testing.T) {
 	f := fsm.New()
-	s := &Server{node: &fakeCluster{fsm: f}}
+	s := &Server{core: &core{node: &fakeCluster{fsm: f}}}
 	if got := hintOf(t, s); got != nil {
 		t.Fatalf("hint %v before the leader registered, want none", got)
 	}
@@ -70,7 +70,7 @@ func TestLeaderHintNamesTheLeadersAddressAsRegistered(t *testing.T) {
 func BenchmarkLeaderHint(b *testing.B) {
 	f := fsm.New()
 	registered(b, f, "a:7070")
-	s := &Server{node: &fakeCluster{fsm: f}}
+	s := &Server{core: &core{node: &fakeCluster{fsm: f}}}
 	handler := func(context.Context, any) (any, error) { return nil, nil }
 	b.ReportAllocs()
 	for b.Loop() {

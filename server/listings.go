@@ -65,9 +65,9 @@ func collectPage[T any, E proto.Message](size int, after string, list func(after
 }
 
 // leaderPage answers a listing's page on the leader: startPage, then collectPage over list.
-func leaderPage[T any, E proto.Message](l leaderSide, ctx context.Context, req pagedRequest, list func(after string, n int) ([]T, bool, error),
+func leaderPage[T any, E proto.Message](s *core, ctx context.Context, req pagedRequest, list func(after string, n int) ([]T, bool, error),
 	entry func(T) E, key func(T) string) (entries []E, next string, err error) {
-	after, release, err := l.startPage(ctx, req.GetPageSize(), req.GetPageToken())
+	after, release, err := s.startPage(ctx, req.GetPageSize(), req.GetPageToken())
 	if err != nil {
 		return nil, "", err
 	}

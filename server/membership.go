@@ -39,7 +39,7 @@ func (s *Server) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*id
 
 func (l leaderSide) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
 	// The decisions below read the registry and the configuration: they must see all of it.
-	if err := l.barrier(ctx); err != nil {
+	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
 	}
 	if err := l.s.reserveConfiguredTags(ctx); err != nil {
@@ -51,7 +51,7 @@ func (l leaderSide) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (
 	if err := l.s.joinAllowed(req); err != nil {
 		return nil, err
 	}
-	n, err := propose(ctx, l.s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{
+	n, err := propose(ctx, l.s.core, fsm.ProposeRegisterNode, &raftv1.RegisterNode{
 		Tag: req.GetTag(), Id: req.GetId(), RaftAddress: req.GetRaftAddress(),
 		GrpcAddress: req.GetGrpcAddress(), Incarnation: req.GetIncarnation(), Separator: req.GetSeparator(),
 		FoundingVersion: fsm.CurrentVersion, NodeVersion: req.GetVersion(),
@@ -87,7 +87,7 @@ func (s *Server) reserveConfiguredTags(ctx context.Context) error {
 		if registered[m.ID] || !ok {
 			continue
 		}
-		if _, err := propose(ctx, s, fsm.ProposeRegisterNode, &raftv1.RegisterNode{Tag: tag, Id: m.ID, RaftAddress: m.Address, FoundingVersion: fsm.CurrentVersion}); err != nil {
+		if _, err := propose(ctx, s.core, fsm.ProposeRegisterNode, &raftv1.RegisterNode{Tag: tag, Id: m.ID, RaftAddress: m.Address, FoundingVersion: fsm.CurrentVersion}); err != nil {
 			return err
 		}
 	}
@@ -103,7 +103,7 @@ func (s *Server) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest
 }
 
 func (l leaderSide) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
-	if err := l.barrier(ctx); err != nil {
+	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
 	}
 	id, ok := l.s.memberID(req.GetTag())
@@ -117,7 +117,7 @@ func (l leaderSide) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequ
 			"node %s is the cluster's last voter: without it nothing could be decided again. Add another node first (idnode --join <address of this node>), wait until it is a voter, then remove %s",
 			req.GetTag(), req.GetTag())
 	}
-	if _, err := propose(ctx, l.s, fsm.ProposeRemoveNode, &raftv1.RemoveNode{Tag: req.GetTag()}); err != nil {
+	if _, err := propose(ctx, l.s.core, fsm.ProposeRemoveNode, &raftv1.RemoveNode{Tag: req.GetTag()}); err != nil {
 		return nil, err
 	}
 	if l.s.inConfiguration(id) {
@@ -218,7 +218,7 @@ func (l leaderSide) TransferLeadership(ctx context.Context, req *idnodev1.Transf
 }
 
 // tagOf maps a raft id to the node's tag: the registry's, or the one the id carries.
-func (s *Server) tagOf(id string) string {
+func (s *core) tagOf(id string) string {
 	for _, n := range s.node.FSM().Nodes() {
 		if n.ID == id {
 			return n.Tag

@@ -33,7 +33,7 @@ func (s *Server) publishReservations(ctx context.Context, req *raftv1.LocalReser
 
 // recordReservationsLocal applies a publication on the leader; the answer is the whole record.
 func (s *Server) recordReservationsLocal(ctx context.Context, req *raftv1.LocalReservations) (*raftv1.LocalReservations, error) {
-	res, err := propose(ctx, s, fsm.ProposeLocalReservations, req)
+	res, err := propose(ctx, s.core, fsm.ProposeLocalReservations, req)
 	if err != nil {
 		return nil, err
 	}

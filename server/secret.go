@@ -23,7 +23,7 @@ func (s *Server) ensureClusterSecret(ctx context.Context) {
 		if s.node.IsLeader() {
 			secret := make([]byte, 32)
 			_, _ = rand.Read(secret) // crypto/rand.Read never fails
-			if _, err := propose(ctx, s, fsm.ProposeSetClusterSecret, &raftv1.SetClusterSecret{Secret: secret}); err != nil {
+			if _, err := propose(ctx, s.core, fsm.ProposeSetClusterSecret, &raftv1.SetClusterSecret{Secret: secret}); err != nil {
 				s.log.Debug("setting the cluster secret failed; retrying", "err", err)
 			} else {
 				s.log.Info("cluster secret set: node-to-node calls now need it")

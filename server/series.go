@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/batch"
 	"github.com/idnode/idnode/internal/forward"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -20,12 +21,49 @@ import (
 	"github.com/idnode/idnode/series"
 )
 
-// Fiscal series (issue 26). Each call is checked where it arrives (series.CheckX, the
-// database, who the caller is) and runs its leader half; the journal itself is package
-// series', applied by the FSM.
+// seriesService serves SeriesService: fiscal series, numbered without gaps, each number
+// chained to the one before in a journal. Each call is checked where it arrives
+// (series.CheckX, the database, who the caller is) and runs its leader half (seriesLeader);
+// the journal itself is package series', applied by the FSM.
+type seriesService struct {
+	idnodev1.UnimplementedSeriesServiceServer
+	*core
+	// issues coalesces series issues on the leader into SeriesIssueBatch entries; issueRelay
+	// sends a follower's to the leader, many callers' in one call (series_forward.go).
+	issues     *batch.Batcher[*raftv1.SeriesIssue, series.IssueResult]
+	issueRelay *batch.Batcher[*raftv1.SeriesIssue, series.IssueResult]
+	// journalReads bounds the journals this node reads at once (Journal and VerifySeries).
+	journalReads listingSlots
+}
+
+// newSeriesService builds the series service over c; relayInFlight is how many batches of
+// issues a follower may have on their way to the leader at once.
+func newSeriesService(c *core, relayInFlight int) *seriesService {
+	s := &seriesService{core: c, journalReads: newListingSlots(maxJournalReads)}
+	opts := c.cfg.Identity
+	opts.MaxBatch = min(max(opts.MaxBatch, 1), maxIssueBatch)
+	opts.OnBatch, opts.OnRound = nil, nil
+	failed := func(err error) series.IssueResult { return series.IssueResult{Err: err} }
+	s.issues = batch.New(issueCommitter{c}, opts, failed)
+	opts.MaxInFlight = relayInFlight
+	s.issueRelay = batch.New(issueRelay{s}, opts, failed)
+	return s
+}
+
+// close stops the batchers; calls still in them are refused.
+func (s *seriesService) close() {
+	s.issues.Close()
+	s.issueRelay.Close()
+}
+
+// seriesLeader is the leader's half of SeriesService's calls: one method per Leader RPC of
+// the same name, which trusts the checks its public handler made where the call arrived.
+type seriesLeader struct{ s *seriesService }
+
+func (s *seriesService) leader() seriesLeader { return seriesLeader{s} }
 
 // CreateSeries creates a series in the request's database.
-func (s *Server) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.CreateSeriesResponse, error) {
+func (s *seriesService) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.CreateSeriesResponse, error) {
 	if err := s.arriving(ctx, &req.Database, &req.Actor); err != nil {
 		return nil, err
 	}
@@ -35,9 +73,9 @@ func (s *Server) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesReq
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateSeries, viaLeader(forwardv1.LeaderClient.CreateSeries))
 }
 
-func (l leaderSide) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.CreateSeriesResponse, error) {
+func (l seriesLeader) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.CreateSeriesResponse, error) {
 	l.s.trustedActor(ctx, &req.Actor)
-	def, err := propose(ctx, l.s, fsm.ProposeCreateSeries, createCommand(req, l.s.cfg.Now().UnixMilli()))
+	def, err := propose(ctx, l.s.core, fsm.ProposeCreateSeries, createCommand(req, l.s.cfg.Now().UnixMilli()))
 	if err != nil {
 		return nil, err
 	}
@@ -47,15 +85,15 @@ func (l leaderSide) CreateSeries(ctx context.Context, req *idnodev1.CreateSeries
 }
 
 // ListSeries lists the request's database's series, linearizably.
-func (s *Server) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequest) (*idnodev1.ListSeriesResponse, error) {
+func (s *seriesService) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequest) (*idnodev1.ListSeriesResponse, error) {
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListSeries, viaLeader(forwardv1.LeaderClient.ListSeries))
 }
 
-func (l leaderSide) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequest) (*idnodev1.ListSeriesResponse, error) {
-	if err := l.barrier(ctx); err != nil {
+func (l seriesLeader) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequest) (*idnodev1.ListSeriesResponse, error) {
+	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
 	}
 	store, err := l.s.journal()
@@ -75,7 +113,7 @@ func (l leaderSide) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequ
 
 // Issue assigns the next number of a series to a document: through this node's batcher, the
 // leader's into SeriesIssueBatch entries, a follower's to the leader (series_forward.go).
-func (s *Server) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnodev1.IssueResponse, error) {
+func (s *seriesService) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnodev1.IssueResponse, error) {
 	if err := s.arriving(ctx, &req.Database, &req.Actor); err != nil {
 		return nil, err
 	}
@@ -105,7 +143,7 @@ const maxIssueBatch = 256
 
 // issueCommitter commits a batch of issues as one SeriesIssueBatch entry: many callers'
 // numbers cost one replicated, fsynced write, as identities do.
-type issueCommitter struct{ s *Server }
+type issueCommitter struct{ s *core }
 
 func (c issueCommitter) Commit(ctx context.Context, issues []*raftv1.SeriesIssue) ([]series.IssueResult, error) {
 	res, err := propose(ctx, c.s, fsm.ProposeSeriesIssueBatch, &raftv1.SeriesIssueBatch{Issues: issues, ProposedAtMs: c.s.cfg.Now().UnixMilli()})
@@ -113,7 +151,7 @@ func (c issueCommitter) Commit(ctx context.Context, issues []*raftv1.SeriesIssue
 }
 
 // Void records a voided number of a series.
-func (s *Server) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.VoidResponse, error) {
+func (s *seriesService) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.VoidResponse, error) {
 	if err := s.arriving(ctx, &req.Database, &req.Actor); err != nil {
 		return nil, err
 	}
@@ -123,9 +161,9 @@ func (s *Server) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Void, viaLeader(forwardv1.LeaderClient.Void))
 }
 
-func (l leaderSide) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.VoidResponse, error) {
+func (l seriesLeader) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.VoidResponse, error) {
 	l.s.trustedActor(ctx, &req.Actor)
-	e, err := propose(ctx, l.s, fsm.ProposeSeriesVoid, voidCommand(req, l.s.cfg.Now().UnixMilli()))
+	e, err := propose(ctx, l.s.core, fsm.ProposeSeriesVoid, voidCommand(req, l.s.cfg.Now().UnixMilli()))
 	if err != nil {
 		return nil, err
 	}
@@ -135,17 +173,17 @@ func (l leaderSide) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnod
 }
 
 // Journal streams a series' entries.
-func (s *Server) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreamingServer[idnodev1.SeriesEntry]) error {
+func (s *seriesService) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreamingServer[idnodev1.SeriesEntry]) error {
 	ctx := stream.Context()
 	release, err := s.arrivingRead(ctx, &req.Database, req.GetSeries())
 	if err != nil {
 		return err
 	}
 	defer release()
-	return forwardStream(s, ctx, req, stream, s.leader().Journal, forwardv1.LeaderClient.Journal)
+	return forwardStream(s.core, ctx, req, stream, s.leader().Journal, forwardv1.LeaderClient.Journal)
 }
 
-func (l leaderSide) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreamingServer[idnodev1.SeriesEntry]) error {
+func (l seriesLeader) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreamingServer[idnodev1.SeriesEntry]) error {
 	ctx := stream.Context()
 	store, release, err := l.readJournal(ctx)
 	if err != nil {
@@ -188,7 +226,7 @@ func (l leaderSide) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStre
 const journalChunk = 1000
 
 // VerifySeries recomputes a series' chain.
-func (s *Server) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {
+func (s *seriesService) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {
 	release, err := s.arrivingRead(ctx, &req.Database, req.GetSeries())
 	if err != nil {
 		return nil, err
@@ -197,7 +235,7 @@ func (s *Server) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesReq
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().VerifySeries, viaLeader(forwardv1.LeaderClient.VerifySeries))
 }
 
-func (l leaderSide) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {
+func (l seriesLeader) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {
 	store, release, err := l.readJournal(ctx)
 	if err != nil {
 		return nil, err
@@ -219,7 +257,7 @@ func (l leaderSide) VerifySeries(ctx context.Context, req *idnodev1.VerifySeries
 // arrivingRead readies a read of a series' journal (Journal, VerifySeries) where it arrived:
 // the call resolved (arriving), the series named well, and one of the node's journalReads
 // slots, which a long read holds until release.
-func (s *Server) arrivingRead(ctx context.Context, database *string, name string) (release func(), err error) {
+func (s *seriesService) arrivingRead(ctx context.Context, database *string, name string) (release func(), err error) {
 	if err := s.arriving(ctx, database, nil); err != nil {
 		return nil, err
 	}
@@ -231,8 +269,8 @@ func (s *Server) arrivingRead(ctx context.Context, database *string, name string
 
 // readJournal readies the leader's side of a journal read: slotted with a journalReads slot,
 // and the store with every entry applied.
-func (l leaderSide) readJournal(ctx context.Context) (store *series.Store, release func(), err error) {
-	if release, err = l.slotted(ctx, l.s.journalReads); err != nil {
+func (l seriesLeader) readJournal(ctx context.Context) (store *series.Store, release func(), err error) {
+	if release, err = l.s.slotted(ctx, l.s.journalReads); err != nil {
 		return nil, nil, err
 	}
 	if store, err = l.s.journal(); err != nil {
@@ -245,7 +283,7 @@ func (l leaderSide) readJournal(ctx context.Context) (store *series.Store, relea
 // trustedActor keeps the actor a node of this cluster resolved; a call that reached the
 // leader's internal server from anything else (before the cluster has a secret, checked as
 // the public call: leaderAccess) gets its own, so no caller names someone else.
-func (s *Server) trustedActor(ctx context.Context, actor *string) {
+func (s *core) trustedActor(ctx context.Context, actor *string) {
 	if forward.Arrived(ctx) && !forward.FromNode(ctx) {
 		*actor = s.actorOf(ctx)
 	}
@@ -253,7 +291,7 @@ func (s *Server) trustedActor(ctx context.Context, actor *string) {
 
 // journal is the store of series journals this node's FSM applies to, holding every entry
 // applied so far.
-func (s *Server) journal() (*series.Store, error) { return s.node.FSM().Series() }
+func (s *seriesService) journal() (*series.Store, error) { return s.node.FSM().Series() }
 
 func createCommand(req *idnodev1.CreateSeriesRequest, nowMs int64) *raftv1.CreateSeries {
 	return &raftv1.CreateSeries{Database: req.GetDatabase(), Name: req.GetName(), Format: req.GetFormat(),

@@ -16,11 +16,11 @@ import (
 
 // issueRelay commits a follower's batch of issues by sending it to the leader in one call:
 // per caller, a relayed gRPC call cost the follower and the leader more than the issue.
-type issueRelay struct{ s *Server }
+type issueRelay struct{ s *seriesService }
 
 func (c issueRelay) Commit(ctx context.Context, issues []*raftv1.SeriesIssue) ([]series.IssueResult, error) {
 	s := c.s
-	resp, self, err := relay(ctx, s, forwardv1.ForwardClient.IssueSeries, &forwardv1.IssueSeriesRequest{Issues: issues})
+	resp, self, err := relay(ctx, s.core, forwardv1.ForwardClient.IssueSeries, &forwardv1.IssueSeriesRequest{Issues: issues})
 	if self {
 		return s.issues.DoMany(ctx, issues), nil
 	}
@@ -55,7 +55,7 @@ func (f forwardService) IssueSeries(ctx context.Context, req *forwardv1.IssueSer
 			is.IssuedBy = s.actorOf(ctx)
 		}
 	}
-	results := s.issues.DoMany(ctx, req.GetIssues())
+	results := s.series.issues.DoMany(ctx, req.GetIssues())
 	out := &forwardv1.IssueSeriesResponse{Answers: make([]*forwardv1.IssueAnswer, len(results))}
 	for i, res := range results {
 		a := &forwardv1.IssueAnswer{Entry: res.Entry}

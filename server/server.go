@@ -26,9 +26,7 @@ import (
 	"github.com/idnode/idnode/internal/etag"
 	"github.com/idnode/idnode/internal/forward"
 	"github.com/idnode/idnode/internal/hilopool"
-	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
-	"github.com/idnode/idnode/series"
 )
 
 // forwardInFlight lets a follower have a few batches on their way to the leader: the leader
@@ -115,14 +113,15 @@ type Config struct {
 	NumericLease time.Duration
 }
 
-// Server holds the gRPC services of one node.
+// Server is one node's gRPC side: it assembles the services over their shared core, puts
+// them on the client port's and the internal server, runs the calls' interceptors, and runs
+// the node's background loops (registering itself, health, the cluster secret).
 type Server struct {
 	idnodev1.UnimplementedIdServiceServer
 	idnodev1.UnimplementedClusterServiceServer
-	idnodev1.UnimplementedSeriesServiceServer
+	*core
+	series *seriesService
 
-	cfg   Config
-	node  Cluster
 	etags *etag.Counter
 	// etagRecord publishes the counter's watermarks to the cluster (etagrecord.go).
 	etagRecord *etagRecord
@@ -133,35 +132,17 @@ type Server struct {
 	// follower's batches to the leader. See identity_forward.go.
 	leaderBatch  *identity.Batcher
 	forwardBatch *identity.Batcher
-	// issues coalesces series issues on the leader into SeriesIssueBatch entries; issueRelay
-	// sends a follower's to the leader, many callers' in one call (series_forward.go).
-	issues      *batch.Batcher[*raftv1.SeriesIssue, series.IssueResult]
-	issueRelay  *batch.Batcher[*raftv1.SeriesIssue, series.IssueResult]
-	health      *health.Server
-	fwd         *forward.Forwarder
-	calls       callBuckets       // per-database call limits (ratelimit.go)
-	poolGranter *hilopool.Granter // grants from cfg.Pools (hilopool.go)
-	poolAnswers *hilopool.Answers[*idnodev1.NextHiLoResponse]
-	leaderMD    atomic.Pointer[leaderHeaderCache] // leaderhint.go
-	adminSum    atomic.Pointer[tokenSum]          // auth.go
-	commitProbe sharedProbe                       // catchup.go
-	log         *slog.Logger
+	health       *health.Server
+	calls        callBuckets       // per-database call limits (ratelimit.go)
+	poolGranter  *hilopool.Granter // grants from cfg.Pools (hilopool.go)
+	poolAnswers  *hilopool.Answers[*idnodev1.NextHiLoResponse]
+	leaderMD     atomic.Pointer[leaderHeaderCache] // leaderhint.go
 	// publicCalls and internalCalls count the calls the client port (with the HTTP gateway's
 	// server) and the internal server hold, each bounded by Limits.MaxCalls (bounds.go), so
 	// callers of the client port cannot take the internal server's share.
 	publicCalls, internalCalls *callCount
-	listings                   listingSlots // listings.go
-	journalReads               listingSlots // series.go: Journal and VerifySeries
 	numeric                    numericMinters
 	issued                     issuedTally // what Status says this node handed out (observe.go)
-
-	// registered is set once the FSM holds this node's tag with this data dir's incarnation;
-	// until then no server-side IDs (see datadir.NodeState).
-	registered atomic.Bool
-	regProblem atomic.Pointer[string]
-	// caughtUpOnce is set once this node's FSM has held what the leader had committed, after
-	// its start (health.go); until then calls a key guards are refused (startcatchup.go).
-	caughtUpOnce atomic.Bool
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -192,19 +173,16 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		cfg.SaveState = func(datadir.NodeState) error { return nil }
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
+	c := &core{cfg: cfg, node: node, log: cfg.Logger, listings: newListingSlots(maxListings)}
+	c.fwd = c.newForwarder()
 	s := &Server{
-		cfg:         cfg,
-		node:        node,
+		core:        c,
 		etags:       etags,
 		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, identityRounds(cfg, true)),
 		health:      health.NewServer(),
 		poolAnswers: hilopool.NewAnswers[*idnodev1.NextHiLoResponse](toStatus(fsm.ErrRequestIDReused)),
-		log:         cfg.Logger,
 	}
 	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
-	s.listings = newListingSlots(maxListings)
-	s.journalReads = newListingSlots(maxJournalReads)
-	s.fwd = s.newForwarder()
 	s.etagRecord = newEtagRecord(s)
 	if etags != nil {
 		etags.OnRaise(s.etagRecord.raised)
@@ -219,13 +197,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		forwardOpts.MaxInFlight = forwardInFlight
 	}
 	s.forwardBatch = identity.NewBatcher(forwardCommitter{s}, forwardOpts)
-	issueOpts := cfg.Identity
-	issueOpts.MaxBatch = min(max(issueOpts.MaxBatch, 1), maxIssueBatch)
-	issueOpts.OnBatch, issueOpts.OnRound = nil, nil
-	issueFailed := func(err error) series.IssueResult { return series.IssueResult{Err: err} }
-	s.issues = batch.New(issueCommitter{s}, issueOpts, issueFailed)
-	issueOpts.MaxInFlight = forwardOpts.MaxInFlight
-	s.issueRelay = batch.New(issueRelay{s}, issueOpts, issueFailed)
+	s.series = newSeriesService(c, forwardOpts.MaxInFlight)
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
 	// first real check.
@@ -250,7 +222,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 func (s *Server) Register(gs *grpc.Server) {
 	idnodev1.RegisterIdServiceServer(gs, s)
 	idnodev1.RegisterClusterServiceServer(gs, s)
-	idnodev1.RegisterSeriesServiceServer(gs, s)
+	idnodev1.RegisterSeriesServiceServer(gs, s.series)
 	healthpb.RegisterHealthServer(gs, s.health)
 	reflection.Register(gs)
 }
@@ -290,7 +262,6 @@ func (s *Server) Close() {
 	s.health.Shutdown()
 	s.leaderBatch.Close()
 	s.forwardBatch.Close()
-	s.issues.Close()
-	s.issueRelay.Close()
+	s.series.close()
 	s.fwd.Close()
 }

@@ -25,7 +25,7 @@ func (s *Server) ClusterVersion(ctx context.Context, req *idnodev1.ClusterVersio
 
 // ClusterVersion runs on the leader, after a read barrier: a finalisation just made shows.
 func (l leaderSide) ClusterVersion(ctx context.Context, _ *idnodev1.ClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
-	if err := l.barrier(ctx); err != nil {
+	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
 	}
 	return l.s.clusterVersion(), nil
@@ -64,7 +64,7 @@ func (l leaderSide) SetClusterVersion(ctx context.Context, req *idnodev1.SetClus
 	if v > fsm.CurrentVersion {
 		return nil, status.Errorf(codes.FailedPrecondition, "the leader's build supports cluster version %d, not %d: upgrade it first", fsm.CurrentVersion, v)
 	}
-	if err := l.barrier(ctx); err != nil {
+	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
 	}
 	was := l.s.node.FSM().ClusterVersion()
@@ -77,7 +77,7 @@ func (l leaderSide) SetClusterVersion(ctx context.Context, req *idnodev1.SetClus
 			return nil, err
 		}
 	}
-	if err := committed(ctx, l.s, fsm.ProposeSetClusterVersion, &raftv1.SetClusterVersion{Version: v}, slog.LevelWarn,
+	if err := committed(ctx, l.s.core, fsm.ProposeSetClusterVersion, &raftv1.SetClusterVersion{Version: v}, slog.LevelWarn,
 		"cluster version set", "version", v, "was", was.Finalised); err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func (s *Server) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idno
 
 // Status runs on the leader.
 func (l leaderSide) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
-	if err := l.barrier(ctx); err != nil {
+	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
 	}
 	return l.s.statusLocal(ctx, req)
@@ -187,7 +187,7 @@ func (s *Server) storageFault() string {
 	return ""
 }
 
-func (s *Server) voterCount() int {
+func (s *core) voterCount() int {
 	n := 0
 	for _, m := range s.node.Members() {
 		if m.Voter {

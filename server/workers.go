@@ -29,7 +29,7 @@ func (s *Server) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerR
 }
 
 func (l leaderSide) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
-	wl, err := propose(ctx, l.s, fsm.ProposeAcquireWorker, &raftv1.AcquireWorker{Database: req.GetDatabase(), Holder: req.GetHolder(),
+	wl, err := propose(ctx, l.s.core, fsm.ProposeAcquireWorker, &raftv1.AcquireWorker{Database: req.GetDatabase(), Holder: req.GetHolder(),
 		WorkerBits: req.GetWorkerBits(), LeaseMs: req.GetLeaseMs(), RequestId: req.GetRequestId(), ProposedAtMs: l.s.cfg.Now().UnixMilli()})
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func (s *Server) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerReque
 }
 
 func (l leaderSide) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
-	wl, err := propose(ctx, l.s, fsm.ProposeRenewWorker, &raftv1.RenewWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
+	wl, err := propose(ctx, l.s.core, fsm.ProposeRenewWorker, &raftv1.RenewWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
 		Epoch: req.GetEpoch(), LeaseMs: req.GetLeaseMs(), ProposedAtMs: l.s.cfg.Now().UnixMilli()})
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (s *Server) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerR
 }
 
 func (l leaderSide) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
-	if err := committed(ctx, l.s, fsm.ProposeReleaseWorker, &raftv1.ReleaseWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
+	if err := committed(ctx, l.s.core, fsm.ProposeReleaseWorker, &raftv1.ReleaseWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
 		Epoch: req.GetEpoch(), ProposedAtMs: l.s.cfg.Now().UnixMilli()},
 		slog.LevelInfo, "worker released", "database", req.GetDatabase(), "worker", req.GetWorker(), "epoch", req.GetEpoch()); err != nil {
 		return nil, err
@@ -74,12 +74,12 @@ func (l leaderSide) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWork
 
 // ListWorkers pages through the database's workers, linearizably.
 func (s *Server) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
-	return listed(s, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+	return listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
 		s.leader().ListWorkers, viaLeader(forwardv1.LeaderClient.ListWorkers))
 }
 
 func (l leaderSide) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
-	page, next, err := leaderPage(l, ctx, req,
+	page, next, err := leaderPage(l.s.core, ctx, req,
 		func(after string, n int) ([]fsm.WorkerLease, bool, error) {
 			from, err := workerAfter(after)
 			if err != nil {
