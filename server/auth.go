@@ -129,7 +129,7 @@ const (
 // adminBy is the right by which the caller may make admin calls, "" for none: an admin client
 // certificate; else the admin token when one is configured; else, on a node with no token,
 // being another node of the cluster or on this machine's loopback.
-func (s *Server) adminBy(ctx context.Context) string {
+func (s *core) adminBy(ctx context.Context) string {
 	switch {
 	case adminCertificate(ctx):
 		return adminByCertificate

@@ -30,7 +30,7 @@ const (
 // Backup streams a consistent copy of the FSM, or of one database's counters, taken on the
 // leader after a read barrier, in the snapshot format. A follower forwards the stream from
 // the leader.
-func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
+func (s *clusterService) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
 	ctx := stream.Context()
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return err
@@ -39,7 +39,7 @@ func (s *Server) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreaming
 }
 
 // Backup runs on the leader: a read barrier, then the copy, in chunks.
-func (l leaderSide) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
+func (l clusterLeader) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
 	s, ctx, db := l.s, stream.Context(), req.GetDatabase()
 	if err := s.node.ReadBarrier(ctx); err != nil {
 		return s.raftError(err)
@@ -105,7 +105,7 @@ func (w *chunkWriter) flush() error {
 // fsm.RaiseFloor, fsm.RestoreSeries and fsm/DESIGN.md. It reads the whole backup first (in
 // memory, at most maxRestoreBytes), then (on the leader) applies it in bounded log entries. A
 // follower forwards the backup to the leader.
-func (s *Server) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
+func (s *clusterService) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
 	ctx := stream.Context()
 	data, backup, err := receiveBackup(stream)
 	if err != nil {
@@ -122,7 +122,7 @@ func (s *Server) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk
 }
 
 // Restore runs on the leader, for a restore another node took and checked.
-func (l leaderSide) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
+func (l clusterLeader) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
 	_, backup, err := receiveBackup(stream)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func receiveBackup(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idno
 }
 
 // restore raises this cluster's floors to backup b's, on the leader.
-func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.RestoreResponse, error) {
+func (l clusterLeader) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.RestoreResponse, error) {
 	s := l.s
 	// The tag check below reads the registry and the configuration: it must see all of it.
 	if err := s.node.ReadBarrier(ctx); err != nil {
@@ -210,7 +210,7 @@ func (l leaderSide) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Resto
 }
 
 // forwardRestore sends the backup to the leader; ErrSelf when the restore is this node's.
-func (s *Server) forwardRestore(ctx context.Context, data []byte) (*idnodev1.RestoreResponse, error) {
+func (s *clusterService) forwardRestore(ctx context.Context, data []byte) (*idnodev1.RestoreResponse, error) {
 	if s.fwd.Local(ctx) {
 		return nil, forward.ErrSelf
 	}

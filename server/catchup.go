@@ -22,7 +22,7 @@ const (
 
 // knownAfterCatchUp returns known() at once when it holds, and otherwise once this node has
 // applied everything the leader had committed when asked, or catchUpWait or ctx ran out.
-func (s *Server) knownAfterCatchUp(ctx context.Context, known func() bool) bool {
+func (s *core) knownAfterCatchUp(ctx context.Context, known func() bool) bool {
 	if known() {
 		return true
 	}
@@ -59,7 +59,7 @@ func catchUp(ctx context.Context, known func() bool, leaderCommit func(context.C
 // leaderCommitIndex is the commit index of the leader: this node's own when it leads, else
 // what the leader's answer to a health probe says. ok is false when there is no leader to ask
 // or it does not answer.
-func (s *Server) leaderCommitIndex(ctx context.Context) (index uint64, ok bool) {
+func (s *core) leaderCommitIndex(ctx context.Context) (index uint64, ok bool) {
 	if s.node.IsLeader() {
 		return s.node.CommitIndex(), true
 	}
@@ -67,7 +67,7 @@ func (s *Server) leaderCommitIndex(ctx context.Context) (index uint64, ok bool) 
 }
 
 // probeLeaderCommit asks the leader for its commit index.
-func (s *Server) probeLeaderCommit(ctx context.Context) (uint64, bool) {
+func (s *core) probeLeaderCommit(ctx context.Context) (uint64, bool) {
 	_, addr := s.node.Leader()
 	if addr == "" {
 		return 0, false

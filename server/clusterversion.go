@@ -62,7 +62,7 @@ func (s *core) membersBelow(v uint32, cv fsm.ClusterVersion) []string {
 // version: as a member it would halt on the first command it does not know. Builds from before
 // cluster versions send no version (version 1). An operator's add (no incarnation) states no
 // build and is not checked.
-func (s *Server) joinAllowed(req *idnodev1.AddNodeRequest) error {
+func (s *clusterService) joinAllowed(req *idnodev1.AddNodeRequest) error {
 	if req.GetIncarnation() == "" {
 		return nil
 	}

@@ -38,14 +38,14 @@ func resolveDatabase(ctx context.Context, field string) (string, error) {
 
 // localDatabase checks, for the strategies this node answers alone (semantic, GUID,
 // server-side), that the database exists once this node has caught up with the leader.
-func (s *Server) localDatabase(ctx context.Context, db string) error {
+func (s *core) localDatabase(ctx context.Context, db string) error {
 	if db == "" || s.knownAfterCatchUp(ctx, func() bool { return s.node.FSM().HasDatabase(db) }) {
 		return nil
 	}
 	return status.Errorf(codes.NotFound, "%v: %q (see ClusterService/ListDatabases)", fsm.ErrDatabaseNotFound, db)
 }
 
-func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
+func (s *clusterService) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
 	if err := errors.Join(docid.ValidateDatabaseName(req.GetName()),
 		fsm.ValidateLimits(req.GetMaxIdentities(), req.GetMaxClaims(), req.GetMaxCallsPerSecond())); err != nil {
 		return nil, toStatus(err)
@@ -54,7 +54,7 @@ func (s *Server) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabas
 }
 
 // CreateDatabase runs on the leader.
-func (l leaderSide) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
+func (l clusterLeader) CreateDatabase(ctx context.Context, req *idnodev1.CreateDatabaseRequest) (*idnodev1.CreateDatabaseResponse, error) {
 	if err := committed(ctx, l.s.core, fsm.ProposeCreateDatabase, &raftv1.CreateDatabase{
 		Name: req.GetName(), MaxIdentities: req.GetMaxIdentities(), MaxCallsPerSecond: req.GetMaxCallsPerSecond(), MaxClaims: req.GetMaxClaims(),
 	}, slog.LevelInfo, "database created", "database", req.GetName()); err != nil {
@@ -63,7 +63,7 @@ func (l leaderSide) CreateDatabase(ctx context.Context, req *idnodev1.CreateData
 	return &idnodev1.CreateDatabaseResponse{}, nil
 }
 
-func (s *Server) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
+func (s *clusterService) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
 	if err := docid.ValidateDatabaseName(req.GetName()); err != nil {
 		return nil, toStatus(err)
 	}
@@ -71,7 +71,7 @@ func (s *Server) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabas
 }
 
 // DeleteDatabase runs on the leader.
-func (l leaderSide) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
+func (l clusterLeader) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteDatabaseRequest) (*idnodev1.DeleteDatabaseResponse, error) {
 	if err := committed(ctx, l.s.core, fsm.ProposeDeleteDatabase, &raftv1.DeleteDatabase{Name: req.GetName(), Force: req.GetForce()},
 		slog.LevelWarn, "database deleted; its counters stay as floors", "database", req.GetName(), "force", req.GetForce()); err != nil {
 		return nil, err
@@ -81,12 +81,12 @@ func (l leaderSide) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteData
 
 // ListDatabases answers from the leader after a read barrier, so a database just created is
 // listed.
-func (s *Server) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
+func (s *clusterService) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListDatabases, viaLeader(forwardv1.LeaderClient.ListDatabases))
 }
 
 // ListDatabases runs on the leader.
-func (l leaderSide) ListDatabases(ctx context.Context, _ *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
+func (l clusterLeader) ListDatabases(ctx context.Context, _ *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
 	return afterBarrier(l.s.core, ctx, func(f *fsm.FSM) *idnodev1.ListDatabasesResponse {
 		out := &idnodev1.ListDatabasesResponse{}
 		for _, d := range f.Databases() {

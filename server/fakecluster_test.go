@@ -53,15 +53,15 @@ func TestServerOverAFakeCluster(t *testing.T) {
 	t.Cleanup(s.Close)
 	ctx := context.Background()
 
-	_, err := s.TransferLeadership(ctx, &idnodev1.TransferLeadershipRequest{})
+	_, err := s.cluster.TransferLeadership(ctx, &idnodev1.TransferLeadershipRequest{})
 	if status.Code(err) != codes.FailedPrecondition {
 		t.Errorf("transfer with no other voter: %v, want FAILED_PRECONDITION", err)
 	}
-	if _, err := s.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "Q"}); status.Code(err) != codes.NotFound {
+	if _, err := s.cluster.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "Q"}); status.Code(err) != codes.NotFound {
 		t.Errorf("remove an unknown tag: %v, want NOT_FOUND", err)
 	}
 	fc.err = cluster.ErrNoQuorum
-	_, err = s.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "A"})
+	_, err = s.cluster.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "A"})
 	if status.Code(err) != codes.Unavailable || reason.Of(err) != reason.NoQuorum {
 		t.Errorf("remove without a quorum: %v (reason %q), want UNAVAILABLE, %s", err, reason.Of(err), reason.NoQuorum)
 	}

@@ -24,6 +24,7 @@ type leaderSide struct{ s *Server }
 type leaderService struct {
 	forwardv1.UnsafeLeaderServer
 	leaderSide
+	clusterLeader
 	seriesLeader
 }
 

@@ -30,7 +30,7 @@ func (s *Server) InternalServerOptions() []grpc.ServerOption {
 // reservations, and health for Status's reachability probes. The public services are not
 // here: a forwarded call runs only its leader side.
 func (s *Server) RegisterInternal(gi *grpc.Server) {
-	forwardv1.RegisterLeaderServer(gi, leaderService{leaderSide: s.leader(), seriesLeader: s.series.leader()})
+	forwardv1.RegisterLeaderServer(gi, leaderService{leaderSide: s.leader(), clusterLeader: s.cluster.leader(), seriesLeader: s.series.leader()})
 	forwardv1.RegisterForwardServer(gi, forwardService{s: s})
 	healthpb.RegisterHealthServer(gi, s.health)
 }

@@ -20,13 +20,13 @@ const joinHeader = "idnode-join"
 const joinUnfinishedValue = "unfinished"
 
 // joinUnfinished reports whether this node joined with --join and is still a non-voter.
-func (s *Server) joinUnfinished() bool {
+func (s *core) joinUnfinished() bool {
 	m, ok := s.selfMember()
 	return s.cfg.Joined && ok && !m.Voter
 }
 
 // selfMember is this node in the Raft configuration it knows, if it is in it.
-func (s *Server) selfMember() (cluster.Member, bool) {
+func (s *core) selfMember() (cluster.Member, bool) {
 	for _, m := range s.node.Members() {
 		if m.ID == s.node.ID() {
 			return m, true

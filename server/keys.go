@@ -102,7 +102,7 @@ func (s *Server) checkKey(ctx context.Context, c *call) error {
 
 // keyOf finds the key token is, comparing the secret's hash in constant time. A key this
 // node does not know yet is waited for (catchup.go): the leader may have just created it.
-func (s *Server) keyOf(ctx context.Context, token string) (fsm.Key, bool) {
+func (s *core) keyOf(ctx context.Context, token string) (fsm.Key, bool) {
 	id, secret, ok := strings.Cut(strings.TrimPrefix(token, keyPrefix), "_")
 	if !ok || !strings.HasPrefix(token, keyPrefix) {
 		return fsm.Key{}, false
@@ -115,7 +115,7 @@ func (s *Server) keyOf(ctx context.Context, token string) (fsm.Key, bool) {
 	return k, subtle.ConstantTimeCompare(sum[:], k.SecretSHA256) == 1
 }
 
-func (s *Server) CreateKey(ctx context.Context, req *idnodev1.CreateKeyRequest) (*idnodev1.CreateKeyResponse, error) {
+func (s *clusterService) CreateKey(ctx context.Context, req *idnodev1.CreateKeyRequest) (*idnodev1.CreateKeyResponse, error) {
 	if err := docid.ValidateDatabaseRef(req.GetDatabase()); err != nil {
 		return nil, toStatus(err)
 	}
@@ -126,7 +126,7 @@ func (s *Server) CreateKey(ctx context.Context, req *idnodev1.CreateKeyRequest) 
 }
 
 // createKeyLocal makes the key on the leader: the secret never enters the log, only its hash.
-func (l leaderSide) CreateKey(ctx context.Context, req *idnodev1.CreateKeyRequest) (*idnodev1.CreateKeyResponse, error) {
+func (l clusterLeader) CreateKey(ctx context.Context, req *idnodev1.CreateKeyRequest) (*idnodev1.CreateKeyResponse, error) {
 	id, secret := make([]byte, 8), make([]byte, 32)
 	_, _ = rand.Read(id) // crypto/rand.Read never fails
 	_, _ = rand.Read(secret)
@@ -143,24 +143,24 @@ func (l leaderSide) CreateKey(ctx context.Context, req *idnodev1.CreateKeyReques
 	return resp, nil
 }
 
-func (s *Server) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
+func (s *clusterService) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().DeleteKey, viaLeader(forwardv1.LeaderClient.DeleteKey))
 }
 
 // DeleteKey runs on the leader.
-func (l leaderSide) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
+func (l clusterLeader) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
 	if err := committed(ctx, l.s.core, fsm.ProposeDeleteKey, &raftv1.DeleteKey{Id: req.GetId()}, slog.LevelInfo, "API key deleted", "id", req.GetId()); err != nil {
 		return nil, err
 	}
 	return &idnodev1.DeleteKeyResponse{}, nil
 }
 
-func (s *Server) ListKeys(ctx context.Context, req *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
+func (s *clusterService) ListKeys(ctx context.Context, req *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListKeys, viaLeader(forwardv1.LeaderClient.ListKeys))
 }
 
 // ListKeys runs on the leader.
-func (l leaderSide) ListKeys(ctx context.Context, _ *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
+func (l clusterLeader) ListKeys(ctx context.Context, _ *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
 	return afterBarrier(l.s.core, ctx, func(f *fsm.FSM) *idnodev1.ListKeysResponse {
 		out := &idnodev1.ListKeysResponse{}
 		for _, k := range f.Keys() {

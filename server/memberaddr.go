@@ -60,7 +60,7 @@ func overlap(a, b map[string]bool) bool {
 // the FSM compares spellings only, since a replica must not depend on name lookups. The
 // registering node itself (same tag, id or incarnation) is not another node. An address that
 // does not resolve is left to the FSM's comparison: it proves nothing either way.
-func (s *Server) endpointHeld(ctx context.Context, req *idnodev1.AddNodeRequest) error {
+func (s *clusterService) endpointHeld(ctx context.Context, req *idnodev1.AddNodeRequest) error {
 	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
 	for _, a := range []struct {

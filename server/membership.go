@@ -23,7 +23,7 @@ const membershipTimeout = 10 * time.Second
 
 // AddNode registers a node in the FSM (assigning a tag if none is given) and makes it a Raft
 // member. It is idempotent, so a joining node or an operator may simply retry it.
-func (s *Server) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
+func (s *clusterService) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
 	if req.GetTag() != "" {
 		if err := docid.ValidateNodeTag(req.GetTag()); err != nil {
 			return nil, toStatus(err)
@@ -37,7 +37,7 @@ func (s *Server) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*id
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AddNode, viaLeader(forwardv1.LeaderClient.AddNode))
 }
 
-func (l leaderSide) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
+func (l clusterLeader) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
 	// The decisions below read the registry and the configuration: they must see all of it.
 	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func (l leaderSide) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (
 
 // reserveConfiguredTags registers every Raft member that has not registered itself yet (a
 // static peer that has not started), so the FSM never assigns its tag to someone else.
-func (s *Server) reserveConfiguredTags(ctx context.Context) error {
+func (s *clusterService) reserveConfiguredTags(ctx context.Context) error {
 	registered := make(map[string]bool)
 	for _, n := range s.node.FSM().Nodes() {
 		registered[n.ID] = true
@@ -95,14 +95,14 @@ func (s *Server) reserveConfiguredTags(ctx context.Context) error {
 }
 
 // RemoveNode retires the node's tag for ever, then takes it out of the Raft configuration.
-func (s *Server) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
+func (s *clusterService) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
 	if err := docid.ValidateNodeTag(req.GetTag()); err != nil {
 		return nil, toStatus(err)
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().RemoveNode, viaLeader(forwardv1.LeaderClient.RemoveNode))
 }
 
-func (l leaderSide) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
+func (l clusterLeader) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
 	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (l leaderSide) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequ
 
 // memberID finds the raft id of the node with tag, in the registry or, for a static peer that
 // never registered, in the configuration.
-func (s *Server) memberID(tag string) (string, bool) {
+func (s *clusterService) memberID(tag string) (string, bool) {
 	for _, n := range s.node.FSM().Nodes() {
 		if n.Tag == tag {
 			return n.ID, true
@@ -146,7 +146,7 @@ func (s *Server) memberID(tag string) (string, bool) {
 }
 
 // isLastVoter reports whether id is the only voter of the configuration.
-func (s *Server) isLastVoter(id string) bool {
+func (s *clusterService) isLastVoter(id string) bool {
 	voters := 0
 	self := false
 	for _, m := range s.node.Members() {
@@ -158,13 +158,13 @@ func (s *Server) isLastVoter(id string) bool {
 	return self && voters == 1
 }
 
-func (s *Server) inConfiguration(id string) bool {
+func (s *clusterService) inConfiguration(id string) bool {
 	return slices.ContainsFunc(s.node.Members(), func(m cluster.Member) bool { return m.ID == id })
 }
 
 // TransferLeadership hands leadership to the node with the given tag, or to any up-to-date
 // voter when the tag is empty, and waits until it has.
-func (s *Server) TransferLeadership(ctx context.Context, req *idnodev1.TransferLeadershipRequest) (*idnodev1.TransferLeadershipResponse, error) {
+func (s *clusterService) TransferLeadership(ctx context.Context, req *idnodev1.TransferLeadershipRequest) (*idnodev1.TransferLeadershipResponse, error) {
 	if req.GetTag() != "" {
 		if err := docid.ValidateNodeTag(req.GetTag()); err != nil {
 			return nil, toStatus(err)
@@ -173,7 +173,7 @@ func (s *Server) TransferLeadership(ctx context.Context, req *idnodev1.TransferL
 	return forward.Call(s.fwd, ctx, req, forward.Limits{Bound: membershipTimeout}, s.leader().TransferLeadership, viaLeader(forwardv1.LeaderClient.TransferLeadership))
 }
 
-func (l leaderSide) TransferLeadership(ctx context.Context, req *idnodev1.TransferLeadershipRequest) (*idnodev1.TransferLeadershipResponse, error) {
+func (l clusterLeader) TransferLeadership(ctx context.Context, req *idnodev1.TransferLeadershipRequest) (*idnodev1.TransferLeadershipResponse, error) {
 	if !l.s.node.IsLeader() {
 		return nil, l.s.raftError(forward.ErrNoLeader)
 	}

@@ -60,7 +60,7 @@ func (s *Server) ensureRegistered(ctx context.Context) error {
 		// after a restart must not make itself a voter by registering again (AddNode never
 		// demotes, so a voter asking as a non-voter stays one).
 		self, _ := s.selfMember()
-		_, err := s.AddNode(ctx, &idnodev1.AddNodeRequest{
+		_, err := s.cluster.AddNode(ctx, &idnodev1.AddNodeRequest{
 			Tag: s.cfg.Tag, Id: s.node.ID(), RaftAddress: s.cfg.RaftAddress,
 			GrpcAddress: s.cfg.GRPCAddress, Incarnation: s.cfg.State.Incarnation, Separator: string(s.cfg.Separator),
 			NonVoter: !self.Voter, Version: fsm.CurrentVersion,

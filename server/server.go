@@ -118,9 +118,9 @@ type Config struct {
 // the node's background loops (registering itself, health, the cluster secret).
 type Server struct {
 	idnodev1.UnimplementedIdServiceServer
-	idnodev1.UnimplementedClusterServiceServer
 	*core
-	series *seriesService
+	cluster *clusterService
+	series  *seriesService
 
 	etags *etag.Counter
 	// etagRecord publishes the counter's watermarks to the cluster (etagrecord.go).
@@ -197,6 +197,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		forwardOpts.MaxInFlight = forwardInFlight
 	}
 	s.forwardBatch = identity.NewBatcher(forwardCommitter{s}, forwardOpts)
+	s.cluster = &clusterService{core: c, issued: &s.issued}
 	s.series = newSeriesService(c, forwardOpts.MaxInFlight)
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
@@ -221,7 +222,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 // ClusterService, health and reflection.
 func (s *Server) Register(gs *grpc.Server) {
 	idnodev1.RegisterIdServiceServer(gs, s)
-	idnodev1.RegisterClusterServiceServer(gs, s)
+	idnodev1.RegisterClusterServiceServer(gs, s.cluster)
 	idnodev1.RegisterSeriesServiceServer(gs, s.series)
 	healthpb.RegisterHealthServer(gs, s.health)
 	reflection.Register(gs)

@@ -19,12 +19,12 @@ import (
 )
 
 // ClusterVersion reports the cluster version from the leader.
-func (s *Server) ClusterVersion(ctx context.Context, req *idnodev1.ClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
+func (s *clusterService) ClusterVersion(ctx context.Context, req *idnodev1.ClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ClusterVersion, viaLeader(forwardv1.LeaderClient.ClusterVersion))
 }
 
 // ClusterVersion runs on the leader, after a read barrier: a finalisation just made shows.
-func (l leaderSide) ClusterVersion(ctx context.Context, _ *idnodev1.ClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
+func (l clusterLeader) ClusterVersion(ctx context.Context, _ *idnodev1.ClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
 	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func (l leaderSide) ClusterVersion(ctx context.Context, _ *idnodev1.ClusterVersi
 }
 
 // clusterVersion is the cluster version as this node's FSM and Raft configuration have it.
-func (s *Server) clusterVersion() *idnodev1.ClusterVersionResponse {
+func (s *clusterService) clusterVersion() *idnodev1.ClusterVersionResponse {
 	cv := s.node.FSM().ClusterVersion()
 	out := &idnodev1.ClusterVersionResponse{Finalised: cv.Finalised, Effective: fsm.CurrentVersion, DowngradeFloor: cv.Used, Supported: fsm.CurrentVersion}
 	for _, m := range s.node.Members() {
@@ -49,7 +49,7 @@ func (s *Server) clusterVersion() *idnodev1.ClusterVersionResponse {
 }
 
 // SetClusterVersion finalises or lowers the cluster version, on the leader.
-func (s *Server) SetClusterVersion(ctx context.Context, req *idnodev1.SetClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
+func (s *clusterService) SetClusterVersion(ctx context.Context, req *idnodev1.SetClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
 	if v := req.GetVersion(); v < 1 || v > fsm.CurrentVersion {
 		return nil, status.Errorf(codes.InvalidArgument, "version must be 1 to %d (what this node's build supports), got %d", fsm.CurrentVersion, v)
 	}
@@ -59,7 +59,7 @@ func (s *Server) SetClusterVersion(ctx context.Context, req *idnodev1.SetCluster
 // SetClusterVersion runs on the leader. Raising the version needs every member to support it,
 // both as the FSM records and as the member answers now: a record outlives a node put back on
 // an older build. Lowering it is the FSM's to refuse, once the log used the higher version.
-func (l leaderSide) SetClusterVersion(ctx context.Context, req *idnodev1.SetClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
+func (l clusterLeader) SetClusterVersion(ctx context.Context, req *idnodev1.SetClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
 	v := req.GetVersion()
 	if v > fsm.CurrentVersion {
 		return nil, status.Errorf(codes.FailedPrecondition, "the leader's build supports cluster version %d, not %d: upgrade it first", fsm.CurrentVersion, v)
@@ -86,7 +86,7 @@ func (l leaderSide) SetClusterVersion(ctx context.Context, req *idnodev1.SetClus
 
 // membersAnswerVersion probes every other member and refuses, naming them, those that do not
 // answer or answer with a build below version v.
-func (s *Server) membersAnswerVersion(ctx context.Context, v uint32) error {
+func (s *clusterService) membersAnswerVersion(ctx context.Context, v uint32) error {
 	var problems []string
 	for _, m := range s.node.Members() {
 		if m.ID == s.node.ID() {

@@ -57,7 +57,7 @@ func (s *Server) withFactsOnProbe(ctx context.Context, req any, info *grpc.Unary
 // Status reports the cluster. With consistent the leader answers, after confirming with a
 // majority that it still leads, so the answer is never stale; without it, this node answers
 // from its own view.
-func (s *Server) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
+func (s *clusterService) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
 	if !req.GetConsistent() {
 		return s.statusLocal(ctx, req)
 	}
@@ -65,14 +65,14 @@ func (s *Server) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idno
 }
 
 // Status runs on the leader.
-func (l leaderSide) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
+func (l clusterLeader) Status(ctx context.Context, req *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
 	if err := l.s.barrier(ctx); err != nil {
 		return nil, err
 	}
 	return l.s.statusLocal(ctx, req)
 }
 
-func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
+func (s *clusterService) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*idnodev1.StatusResponse, error) {
 	leaderID, _ := s.node.Leader()
 	out := &idnodev1.StatusResponse{
 		Term:         s.node.Term(),
@@ -112,7 +112,7 @@ func (s *Server) statusLocal(ctx context.Context, _ *idnodev1.StatusRequest) (*i
 
 // probe fills state and reachable: this node knows its own state, and asks every other node's
 // health service, in parallel and on its internal port (its Raft address), whether it answers.
-func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leaderID string) {
+func (s *clusterService) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leaderID string) {
 	var wg sync.WaitGroup
 	for _, ns := range nodes {
 		switch {
@@ -140,7 +140,7 @@ func (s *Server) probe(ctx context.Context, nodes []*idnodev1.NodeStatus, leader
 
 // answers fills in whether the node ns answers at its Raft address, and what it says of
 // itself: its version, indexes, storage fault, and whether its join did not finish.
-func (s *Server) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
+func (s *clusterService) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
 	header, err := s.probeNode(ctx, ns.RaftAddress)
 	// Any answer counts, a refusal too: a node that has just started may not know the cluster
 	// secret yet, and the probed node then refuses the probe, but it is reachable.
@@ -166,7 +166,7 @@ func (s *Server) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
 
 // probeNode asks the health service of the node at addr (its Raft address), within
 // probeTimeout, and returns the header of its answer.
-func (s *Server) probeNode(ctx context.Context, addr string) (metadata.MD, error) {
+func (s *core) probeNode(ctx context.Context, addr string) (metadata.MD, error) {
 	cc, err := s.fwd.Conn(addr)
 	if err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
@@ -180,7 +180,7 @@ func (s *Server) probeNode(ctx context.Context, addr string) (metadata.MD, error
 
 // storageFault is why this node cannot write its Raft log, "" when it can: as Status and the
 // probe's header say it.
-func (s *Server) storageFault() string {
+func (s *core) storageFault() string {
 	if fault := s.node.StorageFault(); fault != nil {
 		return fault.Error()
 	}

@@ -8,7 +8,7 @@ import (
 
 // WhoAmI answers from this node alone, with the checks the node applies to the caller's
 // other calls (adminBy, keyOf), so what it says is what those calls will meet.
-func (s *Server) WhoAmI(ctx context.Context, _ *idnodev1.WhoAmIRequest) (*idnodev1.WhoAmIResponse, error) {
+func (s *clusterService) WhoAmI(ctx context.Context, _ *idnodev1.WhoAmIRequest) (*idnodev1.WhoAmIResponse, error) {
 	resp := &idnodev1.WhoAmIResponse{Admin: s.adminBy(ctx), KeysRequired: s.node.FSM().HasKeys()}
 	for _, token := range bearerTokens(ctx) {
 		if k, ok := s.keyOf(ctx, token); ok {

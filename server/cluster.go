@@ -1,0 +1,22 @@
+package server
+
+import (
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// clusterService serves ClusterService: the cluster's members (status.go, membership.go),
+// its databases and API keys, its version, and backup and restore. Each call that changes
+// or reads the cluster's state runs its leader half (clusterLeader) on the leader.
+type clusterService struct {
+	idnodev1.UnimplementedClusterServiceServer
+	*core
+	// issued is what this node handed out, which Status reports; the server's observing
+	// interceptor adds to it.
+	issued *issuedTally
+}
+
+// clusterLeader is the leader's half of ClusterService's calls: one method per Leader RPC of
+// the same name, which trusts the checks its public handler made where the call arrived.
+type clusterLeader struct{ s *clusterService }
+
+func (s *clusterService) leader() clusterLeader { return clusterLeader{s} }
