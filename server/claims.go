@@ -24,7 +24,7 @@ const (
 
 // validateClaimIDs checks that ids are 1..maxClaimIDs semantic IDs: a claim of "users|" or
 // "users/" would name no document.
-func (s *Server) validateClaimIDs(ids []string) error {
+func (s *idService) validateClaimIDs(ids []string) error {
 	if len(ids) == 0 || len(ids) > maxClaimIDs {
 		return status.Errorf(codes.InvalidArgument, "a call names 1 to %d IDs, got %d", maxClaimIDs, len(ids))
 	}
@@ -48,7 +48,7 @@ func validateOwner(owner string) error {
 }
 
 // Claim records semantic IDs as taken, through Raft, all or nothing.
-func (s *Server) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
+func (s *idService) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
 	if err := s.validateClaimIDs(req.GetIds()); err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (s *Server) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnode
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Claim, viaLeader(forwardv1.LeaderClient.Claim))
 }
 
-func (l leaderSide) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
+func (l idLeader) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
 	if _, err := propose(ctx, l.s.core, fsm.ProposeClaim, &raftv1.Claim{
 		Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner(), RequestId: req.GetRequestId(), ProposedAtMs: l.s.cfg.Now().UnixMilli(),
 	}); err != nil {
@@ -72,7 +72,7 @@ func (l leaderSide) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idn
 
 // claimSemantic is Generate's claim flag: the semantic ID of req, claimed for its owner.
 // Generate parsed the ID and resolved the database already; only the owner is left to check.
-func (s *Server) claimSemantic(ctx context.Context, db string, req *idnodev1.GenerateRequest) error {
+func (s *idService) claimSemantic(ctx context.Context, db string, req *idnodev1.GenerateRequest) error {
 	if err := validateOwner(req.GetOwner()); err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (s *Server) claimSemantic(ctx context.Context, db string, req *idnodev1.Gen
 }
 
 // Release gives claimed IDs back, through Raft, all or nothing.
-func (s *Server) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
+func (s *idService) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
 	if err := s.validateClaimIDs(req.GetIds()); err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (s *Server) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*id
 }
 
 // Release runs on the leader.
-func (l leaderSide) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
+func (l idLeader) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (*idnodev1.ReleaseResponse, error) {
 	out, err := propose(ctx, l.s.core, fsm.ProposeRelease, &raftv1.Release{Database: req.GetDatabase(), Ids: req.GetIds(), Owner: req.GetOwner()})
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func (l leaderSide) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (
 
 // ReleaseOwner gives back every ID the owner claimed in the database, through Raft (cluster
 // version 2).
-func (s *Server) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwnerRequest) (*idnodev1.ReleaseResponse, error) {
+func (s *idService) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwnerRequest) (*idnodev1.ReleaseResponse, error) {
 	if req.GetOwner() == "" {
 		return nil, status.Error(codes.InvalidArgument, "owner is required: ReleaseOwner gives back the claims of one owner")
 	}
@@ -117,7 +117,7 @@ func (s *Server) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwnerReq
 }
 
 // ReleaseOwner runs on the leader.
-func (l leaderSide) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwnerRequest) (*idnodev1.ReleaseResponse, error) {
+func (l idLeader) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwnerRequest) (*idnodev1.ReleaseResponse, error) {
 	out, err := propose(ctx, l.s.core, fsm.ProposeReleaseOwner, &raftv1.ReleaseOwner{Database: req.GetDatabase(), Owner: req.GetOwner()})
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (l leaderSide) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwner
 
 // GetClaims reads the claims on the leader after a read barrier, like ListIdentities: a
 // lookup right after a Claim sees it.
-func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
+func (s *idService) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
 	if len(req.GetIds()) > maxClaimIDs {
 		return nil, status.Errorf(codes.InvalidArgument, "a lookup names at most %d IDs, got %d", maxClaimIDs, len(req.GetIds()))
 	}
@@ -139,7 +139,7 @@ func (s *Server) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) 
 }
 
 // GetClaims runs on the leader.
-func (l leaderSide) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
+func (l idLeader) GetClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
 	if len(req.GetIds()) > 0 {
 		return l.lookupClaims(ctx, req)
 	}
@@ -156,7 +156,7 @@ func (l leaderSide) GetClaims(ctx context.Context, req *idnodev1.GetClaimsReques
 
 // lookupClaims answers a lookup of named IDs on the leader. It names at most maxClaimIDs IDs,
 // so its answer stays under 2.3 MB: not paged, but built in a listing slot all the same.
-func (l leaderSide) lookupClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
+func (l idLeader) lookupClaims(ctx context.Context, req *idnodev1.GetClaimsRequest) (*idnodev1.GetClaimsResponse, error) {
 	release, err := l.s.slotted(ctx, l.s.listings)
 	if err != nil {
 		return nil, err

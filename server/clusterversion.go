@@ -112,8 +112,8 @@ func (s *Server) keepVersionRecorded(ctx context.Context) {
 }
 
 // recordNodeVersionLocal proposes a node's version on the leader.
-func (s *Server) recordNodeVersionLocal(ctx context.Context, req *raftv1.NodeVersion) (*raftv1.NodeVersion, error) {
-	if _, err := propose(ctx, s.core, fsm.ProposeNodeVersion, req); err != nil {
+func (s *core) recordNodeVersionLocal(ctx context.Context, req *raftv1.NodeVersion) (*raftv1.NodeVersion, error) {
+	if _, err := propose(ctx, s, fsm.ProposeNodeVersion, req); err != nil {
 		return nil, err
 	}
 	return req, nil
@@ -121,8 +121,8 @@ func (s *Server) recordNodeVersionLocal(ctx context.Context, req *raftv1.NodeVer
 
 // RecordNodeVersion is the leader's side of a follower's announcement.
 func (f forwardService) RecordNodeVersion(ctx context.Context, req *raftv1.NodeVersion) (*raftv1.NodeVersion, error) {
-	if !f.s.node.IsLeader() {
-		return nil, f.s.noQuorum(forward.ErrNoLeader)
+	if !f.node.IsLeader() {
+		return nil, f.noQuorum(forward.ErrNoLeader)
 	}
-	return f.s.recordNodeVersionLocal(ctx, req)
+	return f.recordNodeVersionLocal(ctx, req)
 }

@@ -16,7 +16,7 @@ import (
 
 // Explain says what an ID is from its text alone: it reads no state, so every node answers it
 // itself, without the leader.
-func (s *Server) Explain(_ context.Context, req *idnodev1.ExplainRequest) (*idnodev1.ExplainResponse, error) {
+func (s *idService) Explain(_ context.Context, req *idnodev1.ExplainRequest) (*idnodev1.ExplainResponse, error) {
 	id := req.GetId()
 	if len(id) > docid.MaxLength {
 		return nil, reason.Error(codes.InvalidArgument, reason.InvalidInput, fmt.Sprintf("id is %d bytes, at most %d", len(id), docid.MaxLength))

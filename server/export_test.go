@@ -10,5 +10,5 @@ import (
 // RelayIdentities commits incs as a follower's identity batcher does, so a test can hand the
 // relay a batch of a size no timing could be relied on to form.
 func RelayIdentities(ctx context.Context, s *Server, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
-	return forwardCommitter{s}.Commit(ctx, incs)
+	return forwardCommitter{s.ids}.Commit(ctx, incs)
 }

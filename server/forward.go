@@ -12,26 +12,20 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// leaderSide is the leader's half of every operation that must run on the leader: one method
-// per Leader RPC, next to the public handler that checks the call and then runs the method
-// here (on the leader) or through the hop (forward.Call with viaLeader). The method trusts the
-// checks its caller made: it is never the entry point of a client's call.
-type leaderSide struct{ s *Server }
-
-// leaderService serves the Leader service: the leader's halves of the public services' calls,
-// each service's own. It embeds no Unimplemented server, so a Leader RPC without its method
-// does not compile.
+// leaderService serves the Leader service: the leader's half of every public call that must
+// run on the leader, each service's own (idLeader, clusterLeader, seriesLeader). The public
+// handler checks the call where it arrived and then runs the method of the same name here
+// (on the leader) or through the hop (forward.Call with viaLeader); that method trusts the
+// checks its caller made and is never the entry point of a client's call. No Unimplemented
+// server is embedded, so a Leader RPC without its method does not compile.
 type leaderService struct {
 	forwardv1.UnsafeLeaderServer
-	leaderSide
+	idLeader
 	clusterLeader
 	seriesLeader
 }
 
 var _ forwardv1.LeaderServer = leaderService{}
-
-// leader is this server's leader side, for the operations it runs as the leader.
-func (s *Server) leader() leaderSide { return leaderSide{s: s} }
 
 // viaLeader adapts a Leader client method for forward.Call.
 func viaLeader[Req, Resp any](m func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {

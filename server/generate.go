@@ -15,7 +15,7 @@ import (
 )
 
 // Generate resolves a request string by DESIGN §1's table.
-func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
+func (s *idService) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
 	if req.GetNumeric() {
 		return s.generateNumeric(ctx, req)
 	}
@@ -66,7 +66,7 @@ func (s *Server) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*
 }
 
 // generateNumeric mints numeric IDs under this node's worker lease of the database (numeric.go).
-func (s *Server) generateNumeric(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
+func (s *idService) generateNumeric(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
 	switch count := countOrOne(req.GetCount()); {
 	case req.GetId() != "" || req.GetClaim() || req.GetRequestId() != "" || req.GetGuidVersion() != 0:
 		return nil, reason.Error(codes.InvalidArgument, reason.InvalidInput, "a numeric request takes only count and database: leave id, claim, request_id and guid_version unset")
@@ -115,7 +115,7 @@ func guids(count int64, version idnodev1.GuidVersion) ([]string, error) {
 // serverSideIDs numbers count IDs from this node's etag counter: no Raft, no quorum. Only a
 // node the cluster has accepted under its tag may: see datadir.NodeState. At start they wait (bounded)
 // for the cluster's record of this node's etags (etagrecord.go).
-func (s *Server) serverSideIDs(ctx context.Context, prefix string, count int64) ([]string, error) {
+func (s *idService) serverSideIDs(ctx context.Context, prefix string, count int64) ([]string, error) {
 	if !s.registered.Load() {
 		return nil, reason.Error(codes.Unavailable, reason.NotRegistered,
 			fmt.Sprintf("node %s is not registered in the cluster yet, so it cannot issue server-side IDs: %s", s.cfg.Tag, s.registrationProblem()))
@@ -134,7 +134,7 @@ func (s *Server) serverSideIDs(ctx context.Context, prefix string, count int64) 
 	return ids, nil
 }
 
-func (s *Server) identityIDs(ctx context.Context, inc *raftv1.IdentityIncrement) ([]string, error) {
+func (s *idService) identityIDs(ctx context.Context, inc *raftv1.IdentityIncrement) ([]string, error) {
 	rng, err := s.nextIdentity(ctx, inc)
 	if err != nil {
 		return nil, err

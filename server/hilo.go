@@ -22,7 +22,7 @@ import (
 
 // NextHiLo reserves a range. This node decides its size from the caller's history and its own
 // clock, and carries the size in the command, so the FSM stays clock-free.
-func (s *Server) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
+func (s *idService) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
 	requested, err := requestedSeparator(ctx, req)
 	if err != nil {
 		return nil, toStatus(err)
@@ -76,7 +76,7 @@ func grantIDFor(req *idnodev1.NextHiLoRequest) string {
 
 // hiloResponse is the answer granting low..high as grantID, from this node (the tag the
 // client prints).
-func (s *Server) hiloResponse(ctx context.Context, req *idnodev1.NextHiLoRequest, low, high int64, grantID string, now time.Time) *idnodev1.NextHiLoResponse {
+func (s *idService) hiloResponse(ctx context.Context, req *idnodev1.NextHiLoRequest, low, high int64, grantID string, now time.Time) *idnodev1.NextHiLoResponse {
 	sep, _ := requestedSeparator(ctx, req) // NextHiLo refused a bad one
 	if sep == 0 {
 		sep = s.cfg.Separator
@@ -93,7 +93,7 @@ func (s *Server) hiloResponse(ctx context.Context, req *idnodev1.NextHiLoRequest
 }
 
 // nextHiLoLocal reserves on the leader; server_tag is the leader's, the node that granted it.
-func (l leaderSide) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
+func (l idLeader) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, error) {
 	now := l.s.cfg.Now()
 	capacity := l.s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
 	cmd := &raftv1.HiLoReserve{
@@ -113,7 +113,7 @@ func (l leaderSide) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest)
 // ReturnHiLo gives back the unused tail of a range, by the rule of package hilogrant: only with
 // the range's grant_id, once, while it is the newest of its tag. A return that cannot be right
 // is refused before anything goes to the pool or to Raft.
-func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
+func (s *idService) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
 	if err := s.checkHiLoTag(req.GetTag(), 0); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (s *Server) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReturnHiLo, viaLeader(forwardv1.LeaderClient.ReturnHiLo))
 }
 
-func (l leaderSide) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
+func (l idLeader) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
 	out, err := propose(ctx, l.s.core, fsm.ProposeHiLoReturnGrant, &raftv1.HiLoReturn{
 		Database: req.GetDatabase(), Tag: req.GetTag(), End: req.GetEnd(), Last: req.GetLast(), GrantId: req.GetGrantId(),
 	})
@@ -145,7 +145,7 @@ func (l leaderSide) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequ
 
 // SeedHiLo raises a tag's Max through Raft (a migration: the next range starts above the IDs
 // the old store printed); it never lowers it.
-func (s *Server) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
+func (s *idService) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
 	if err := s.checkHiLoTag(req.GetTag(), 0); err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (s *Server) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedHiLo, viaLeader(forwardv1.LeaderClient.SeedHiLo))
 }
 
-func (l leaderSide) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
+func (l idLeader) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {
 	resp, err := propose(ctx, l.s.core, fsm.ProposeSeedHiLo, &raftv1.SeedHiLo{Database: req.GetDatabase(), Tag: req.GetTag(), Max: req.GetMax()})
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ func (l leaderSide) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest)
 // ending with the cluster's separator, or with the separator the request asks for (requested,
 // 0 for none), such as "orders/", which would print "orders//1-A". Refusing the cluster's in
 // every case keeps ReturnHiLo and SeedHiLo accepting every tag NextHiLo granted a range for.
-func (s *Server) checkHiLoTag(tag string, requested rune) error {
+func (s *idService) checkHiLoTag(tag string, requested rune) error {
 	if err := docid.ValidateHiLoTag(tag, s.cfg.Separator); err != nil {
 		return toStatus(err)
 	}

@@ -35,7 +35,7 @@ func TestBadHiLoTagsAreRefusedBeforeRaft(t *testing.T) {
 	ctx := context.Background()
 	next := func(tag, sep string) func() error {
 		return func() error {
-			_, err := s.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: tag, Separator: sep})
+			_, err := s.ids.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: tag, Separator: sep})
 			return err
 		}
 	}
@@ -50,19 +50,19 @@ func TestBadHiLoTagsAreRefusedBeforeRaft(t *testing.T) {
 		{"NextHiLo blank", next("  ", ""), "blank"},
 		{"NextHiLo empty", next("", ""), "empty"},
 		{"ReturnHiLo ending with the separator", func() error {
-			_, err := s.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: "orders/", End: 32, Last: 5})
+			_, err := s.ids.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: "orders/", End: 32, Last: 5})
 			return err
 		}, "ends with the separator '/'"},
 		{"SeedHiLo ending with the separator", func() error {
-			_, err := s.SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: "orders/", Max: 5000})
+			_, err := s.ids.SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: "orders/", Max: 5000})
 			return err
 		}, "ends with the separator '/'"},
 		{"SeedHiLo pipe", func() error {
-			_, err := s.SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: "or|ders", Max: 5000})
+			_, err := s.ids.SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: "or|ders", Max: 5000})
 			return err
 		}, "pipe"},
 		{"SeedHiLo negative", func() error {
-			_, err := s.SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: "orders", Max: -1})
+			_, err := s.ids.SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: "orders", Max: -1})
 			return err
 		}, "negative"},
 	}
@@ -76,7 +76,7 @@ func TestBadHiLoTagsAreRefusedBeforeRaft(t *testing.T) {
 		t.Errorf("%d commands went to Raft for refused calls, want none", n)
 	}
 	// A good tag does go to Raft: the count above could have seen it.
-	if _, err := s.SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: "orders-", Max: 5000}); status.Code(err) != codes.Unavailable || fc.applies.Load() != 1 {
+	if _, err := s.ids.SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: "orders-", Max: 5000}); status.Code(err) != codes.Unavailable || fc.applies.Load() != 1 {
 		t.Errorf("SeedHiLo(orders-): %v after %d proposals; want UNAVAILABLE from the one proposal", err, fc.applies.Load())
 	}
 }

@@ -16,7 +16,7 @@ import (
 // listing; then this node asks each of those nodes, in parallel and within probeTimeout,
 // what its pools of the page's tags hold now. A node that does not answer is shown as such:
 // the page is never held up by a node that is down.
-func (s *Server) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
+func (s *idService) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
 	resp, err := listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
 		s.leader().ListHiLo, viaLeader(forwardv1.LeaderClient.ListHiLo))
 	if err != nil {
@@ -27,7 +27,7 @@ func (s *Server) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*
 }
 
 // ListHiLo runs on the leader.
-func (l leaderSide) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
+func (l idLeader) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
 	page, next, err := leaderPage(l.s.core, ctx, req,
 		func(after string, n int) ([]fsm.HiLoTag, bool, error) {
 			return l.s.node.FSM().HiLoTags(req.GetDatabase(), req.GetPrefix(), after, n)
@@ -41,7 +41,7 @@ func (l leaderSide) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest)
 }
 
 // hiloTag is t as ListHiLo answers it, its pools by node tag.
-func (s *Server) hiloTag(t fsm.HiLoTag) *idnodev1.HiLoTag {
+func (s *idService) hiloTag(t fsm.HiLoTag) *idnodev1.HiLoTag {
 	out := &idnodev1.HiLoTag{Tag: t.Tag, Max: t.Max, Floor: t.Floor}
 	for id, n := range t.Pools {
 		out.Pools = append(out.Pools, &idnodev1.HiLoPool{Node: s.tagOf(id), Reserved: n})
@@ -51,7 +51,7 @@ func (s *Server) hiloTag(t fsm.HiLoTag) *idnodev1.HiLoTag {
 }
 
 // askPools fills in, for each node with a pool among tags, what the node says its pools hold.
-func (s *Server) askPools(ctx context.Context, database string, tags []*idnodev1.HiLoTag) {
+func (s *idService) askPools(ctx context.Context, database string, tags []*idnodev1.HiLoTag) {
 	type asked struct {
 		pools []*idnodev1.HiLoPool // the node's pools on the page, in tags' order
 		tags  []string             // the tags of those pools
@@ -89,7 +89,7 @@ func (s *Server) askPools(ctx context.Context, database string, tags []*idnodev1
 
 // poolStatesOf asks node (this one, or another at its Raft address) about its pools of tags;
 // ok is false when it did not answer one state per tag in time.
-func (s *Server) poolStatesOf(ctx context.Context, node, addr, database string, tags []string) ([]*idnodev1.HiLoPool, bool) {
+func (s *idService) poolStatesOf(ctx context.Context, node, addr, database string, tags []string) ([]*idnodev1.HiLoPool, bool) {
 	req := &forwardv1.PoolStatesRequest{Database: database, Tags: tags}
 	if node == s.cfg.Tag {
 		return s.poolStates(req).GetPools(), true
@@ -112,11 +112,11 @@ func (s *Server) poolStatesOf(ctx context.Context, node, addr, database string, 
 
 // PoolStates answers another node's askPools.
 func (f forwardService) PoolStates(_ context.Context, req *forwardv1.PoolStatesRequest) (*forwardv1.PoolStatesResponse, error) {
-	return f.s.poolStates(req), nil
+	return f.ids.poolStates(req), nil
 }
 
 // poolStates is what this node's pools of req's tags hold, one per tag in order.
-func (s *Server) poolStates(req *forwardv1.PoolStatesRequest) *forwardv1.PoolStatesResponse {
+func (s *idService) poolStates(req *forwardv1.PoolStatesRequest) *forwardv1.PoolStatesResponse {
 	out := &forwardv1.PoolStatesResponse{Pools: make([]*idnodev1.HiLoPool, len(req.GetTags()))}
 	for i, tag := range req.GetTags() {
 		p := &idnodev1.HiLoPool{Answered: true}

@@ -18,7 +18,7 @@ import (
 type HiLoPools = hilopool.Pools
 
 // newPoolGranter is the policy that grants from s.cfg.Pools, reserving through the leader.
-func (s *Server) newPoolGranter() *hilopool.Granter {
+func (s *idService) newPoolGranter() *hilopool.Granter {
 	return hilopool.NewGranter(hilopool.GranterConfig{
 		Pools: s.cfg.Pools, Reserve: s.reservePool, Observer: s.cfg.Observer, Logger: s.log, StoreError: toStatus,
 	})
@@ -32,7 +32,7 @@ func poolKey(database, tag string) hilopool.Key {
 // grantFromPool answers NextHiLo from this node's pool. ok is false when the pool cannot (none
 // for the tag yet and no quorum to reserve one, or nothing above last_max): the caller then
 // reserves through the cluster as before pools.
-func (s *Server) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoRequest) (resp *idnodev1.NextHiLoResponse, ok bool, err error) {
+func (s *idService) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoRequest) (resp *idnodev1.NextHiLoResponse, ok bool, err error) {
 	if s.removedFromCluster() {
 		return nil, false, nil // its pools were retired with it
 	}
@@ -41,7 +41,7 @@ func (s *Server) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoReques
 }
 
 // grantNewFromPool grants a new range for req from key's pool.
-func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, bool, error) {
+func (s *idService) grantNewFromPool(ctx context.Context, key hilopool.Key, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, bool, error) {
 	now := s.cfg.Now()
 	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
 	// Nothing at or below the caller's last_max, nor a seed's floor: a pool reserved before a
@@ -57,7 +57,7 @@ func (s *Server) grantNewFromPool(ctx context.Context, key hilopool.Key, req *id
 }
 
 // reservePool reserves n numbers for key's pool through the leader (hilopool.Reserver).
-func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) (low, high int64, err error) {
+func (s *idService) reservePool(ctx context.Context, key hilopool.Key, n int64) (low, high int64, err error) {
 	req := &raftv1.HiLoPoolReserve{Database: key.Database, Tag: key.Tag, Capacity: n, MemberId: s.node.ID()}
 	resp, err := forward.Call(s.fwd, ctx, req, forward.Unary, s.reservePoolLocal, viaForward(forwardv1.ForwardClient.ReserveHiLoPool))
 	if err != nil {
@@ -67,7 +67,7 @@ func (s *Server) reservePool(ctx context.Context, key hilopool.Key, n int64) (lo
 }
 
 // reservePoolLocal applies a pool reservation on the leader.
-func (s *Server) reservePoolLocal(ctx context.Context, req *raftv1.HiLoPoolReserve) (*forwardv1.ReserveHiLoPoolResponse, error) {
+func (s *idService) reservePoolLocal(ctx context.Context, req *raftv1.HiLoPoolReserve) (*forwardv1.ReserveHiLoPoolResponse, error) {
 	rng, err := propose(ctx, s.core, fsm.ProposeHiLoPoolReserve, req)
 	if err != nil {
 		return nil, err
@@ -77,18 +77,17 @@ func (s *Server) reservePoolLocal(ctx context.Context, req *raftv1.HiLoPoolReser
 
 // ReserveHiLoPool is the leader's side of a follower's pool reservation.
 func (f forwardService) ReserveHiLoPool(ctx context.Context, req *raftv1.HiLoPoolReserve) (*forwardv1.ReserveHiLoPoolResponse, error) {
-	s := f.s
-	if !s.node.IsLeader() {
-		return nil, s.noQuorum(forward.ErrNoLeader)
+	if !f.node.IsLeader() {
+		return nil, f.noQuorum(forward.ErrNoLeader)
 	}
-	return s.reservePoolLocal(ctx, req)
+	return f.ids.reservePoolLocal(ctx, req)
 }
 
 // returnToPool gives a range this node's pool granted back to it; false when it was not the
 // pool's newest grant (the cluster-wide return is tried then). The answer remembered for the
 // grant's request_id is forgotten first, so that a retry of that request gets a new range,
 // never the returned one (when the return then fails, the retry's new range leaves a gap).
-func (s *Server) returnToPool(req *idnodev1.ReturnHiLoRequest) (bool, error) {
+func (s *idService) returnToPool(req *idnodev1.ReturnHiLoRequest) (bool, error) {
 	key := poolKey(req.GetDatabase(), req.GetTag())
 	s.poolAnswers.Forget(key, req.GetGrantId(), req.GetEnd())
 	ok, err := s.cfg.Pools.Return(key, req.GetGrantId(), req.GetEnd(), req.GetLast())

@@ -21,7 +21,7 @@ const (
 	maxPageSize     = 10_000
 )
 
-func (s *Server) NextIdentity(ctx context.Context, req *idnodev1.NextIdentityRequest) (*idnodev1.NextIdentityResponse, error) {
+func (s *idService) NextIdentity(ctx context.Context, req *idnodev1.NextIdentityRequest) (*idnodev1.NextIdentityResponse, error) {
 	if err := docid.ValidateName("identity name", req.GetName()); err != nil {
 		return nil, toStatus(err)
 	}
@@ -50,7 +50,7 @@ func (s *Server) NextIdentity(ctx context.Context, req *idnodev1.NextIdentityReq
 // skipped may use up more room), so this only spares the log an entry it would refuse. A
 // retry (request_id) is left to the FSM: its answer may be remembered even when the counter
 // has no room left.
-func (s *Server) checkIdentityRoom(inc *raftv1.IdentityIncrement) error {
+func (s *idService) checkIdentityRoom(inc *raftv1.IdentityIncrement) error {
 	if inc.GetRequestId() != "" {
 		return nil
 	}
@@ -63,7 +63,7 @@ func (s *Server) checkIdentityRoom(inc *raftv1.IdentityIncrement) error {
 	return nil
 }
 
-func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
+func (s *idService) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
 	if err := docid.ValidateName("identity name", req.GetName()); err != nil {
 		return nil, toStatus(err)
 	}
@@ -76,7 +76,7 @@ func (s *Server) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityReq
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedIdentity, viaLeader(forwardv1.LeaderClient.SeedIdentity))
 }
 
-func (l leaderSide) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
+func (l idLeader) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
 	resp, err := propose(ctx, l.s.core, fsm.ProposeSeedIdentity, &raftv1.SeedIdentity{Database: req.GetDatabase(), Name: req.GetName(), Value: req.GetValue(), Force: req.GetForce()})
 	if err != nil {
 		return nil, err
@@ -86,13 +86,13 @@ func (l leaderSide) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentity
 
 // ListIdentities reads the FSM after confirming leadership with a majority, so a partitioned
 // old leader never answers from stale state.
-func (s *Server) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
+func (s *idService) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
 	return listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
 		s.leader().ListIdentities, viaLeader(forwardv1.LeaderClient.ListIdentities))
 }
 
 // ListIdentities runs on the leader.
-func (l leaderSide) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
+func (l idLeader) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
 	page, next, err := leaderPage(l.s.core, ctx, req,
 		func(after string, n int) ([]fsm.Identity, bool, error) {
 			return l.s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, n)

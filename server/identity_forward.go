@@ -20,7 +20,7 @@ import (
 
 // nextIdentity reserves identity values through this node's batcher: the leader's commits to
 // Raft, a follower's forwards the whole batch to the leader in one call.
-func (s *Server) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrement) (docid.IdentityBlock, error) {
+func (s *idService) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrement) (docid.IdentityBlock, error) {
 	b := s.forwardBatch
 	if s.fwd.Local(ctx) {
 		b = s.leaderBatch
@@ -34,7 +34,7 @@ func (s *Server) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrement
 
 // forwardCommitter commits a follower's batch by forwarding it to the leader, in as few calls
 // as the leader's message limit allows.
-type forwardCommitter struct{ s *Server }
+type forwardCommitter struct{ s *idService }
 
 // maxRelayBytes bounds one relayed request under the 4 MiB a node accepts in one message
 // (gRPC's default, kept on the internal port): a full batch of 4,096 names of 2 KB is twice
@@ -121,37 +121,40 @@ func relayedRefusal(code int32, why, message string) error {
 
 // relayRefusal is what the leader answers a relayed item that it refused: its code, reason
 // and message, as the item's own call would have answered.
-func (s *Server) relayRefusal(err error) (code int32, why, message string) {
+func (s *core) relayRefusal(err error) (code int32, why, message string) {
 	err = s.raftError(err)
 	st := status.Convert(err)
 	return int32(st.Code()), reason.Of(err), st.Message()
 }
 
-// forwardService is the leader's side of the Forward service.
+// forwardService is the leader's side of the Forward service: the batches a follower relays
+// (identities to ids' batcher, series issues to series'), its pool reservations and its
+// records in the cluster.
 type forwardService struct {
 	forwardv1.UnimplementedForwardServer
-	s *Server
+	*core
+	ids    *idService
+	series *seriesService
 }
 
 // NextIdentities merges a follower's batch into the leader's own batches. Each increment is
 // checked as a client's call would be: the follower did, but the leader does not take its word.
 func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextIdentitiesRequest) (*forwardv1.NextIdentitiesResponse, error) {
-	s := f.s
-	if !s.node.IsLeader() {
-		return nil, s.noQuorum(forward.ErrNoLeader)
+	if !f.node.IsLeader() {
+		return nil, f.noQuorum(forward.ErrNoLeader)
 	}
 	for _, inc := range req.GetIncrements() {
 		if err := errors.Join(docid.ValidateName("identity name", inc.GetName()),
-			docid.ValidateCount(docid.Identity, inc.GetCount(), s.cfg.MaxCount), docid.ValidateDatabaseRef(inc.GetDatabase())); err != nil {
+			docid.ValidateCount(docid.Identity, inc.GetCount(), f.cfg.MaxCount), docid.ValidateDatabaseRef(inc.GetDatabase())); err != nil {
 			return nil, toStatus(err)
 		}
 	}
-	results := s.leaderBatch.NextMany(ctx, req.GetIncrements())
+	results := f.ids.leaderBatch.NextMany(ctx, req.GetIncrements())
 	out := &forwardv1.NextIdentitiesResponse{Answers: make([]*forwardv1.IdentityAnswer, len(results))}
 	for i, res := range results {
 		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last, Skipped: res.Skipped}
 		if res.Err != nil {
-			a.Code, a.Reason, a.Message = s.relayRefusal(res.Err)
+			a.Code, a.Reason, a.Message = f.relayRefusal(res.Err)
 		}
 		out.Answers[i] = a
 	}

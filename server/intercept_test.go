@@ -84,7 +84,7 @@ func TestUnaryAnswersAsTheInterceptorChain(t *testing.T) {
 		handler := func(ctx context.Context, req any) (any, error) {
 			db, _ := databaseOf(ctx, req.(*idnodev1.GenerateRequest).GetDatabase())
 			dbs = append(dbs, db)
-			return s.Generate(ctx, req.(*idnodev1.GenerateRequest))
+			return s.ids.Generate(ctx, req.(*idnodev1.GenerateRequest))
 		}
 		_, want := old(ctx, tc.req, gen, handler)
 		_, got := s.unary(ctx, tc.req, gen, handler)
@@ -153,7 +153,7 @@ func BenchmarkGenerateInterceptors(b *testing.B) {
 	s, writer := interceptorServer(b, 0)
 	info := &grpc.UnaryServerInfo{FullMethod: idnodev1.IdService_Generate_FullMethodName}
 	handler := func(ctx context.Context, req any) (any, error) {
-		return s.Generate(ctx, req.(*idnodev1.GenerateRequest))
+		return s.ids.Generate(ctx, req.(*idnodev1.GenerateRequest))
 	}
 	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "Bearer "+writer))
 	req := &idnodev1.GenerateRequest{Id: "users/ayende", Database: "billing"}

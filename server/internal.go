@@ -30,7 +30,7 @@ func (s *Server) InternalServerOptions() []grpc.ServerOption {
 // reservations, and health for Status's reachability probes. The public services are not
 // here: a forwarded call runs only its leader side.
 func (s *Server) RegisterInternal(gi *grpc.Server) {
-	forwardv1.RegisterLeaderServer(gi, leaderService{leaderSide: s.leader(), clusterLeader: s.cluster.leader(), seriesLeader: s.series.leader()})
-	forwardv1.RegisterForwardServer(gi, forwardService{s: s})
+	forwardv1.RegisterLeaderServer(gi, leaderService{idLeader: s.ids.leader(), clusterLeader: s.cluster.leader(), seriesLeader: s.series.leader()})
+	forwardv1.RegisterForwardServer(gi, forwardService{core: s.core, ids: s.ids, series: s.series})
 	healthpb.RegisterHealthServer(gi, s.health)
 }

@@ -49,7 +49,7 @@ func (s *Server) warnUnfinishedJoin() {
 // last one a leader sends a member it removes). RemoveNode retires the node's HiLo pools, so a
 // removed node that keeps running must not grant from them. Cheap enough for every grant:
 // raft keeps its newest configuration in an atomic value.
-func (s *Server) removedFromCluster() bool {
+func (s *core) removedFromCluster() bool {
 	members := s.node.Members()
 	return len(members) > 0 && !slices.ContainsFunc(members, func(m cluster.Member) bool { return m.ID == s.node.ID() })
 }

@@ -44,7 +44,7 @@ type numericMinter struct {
 }
 
 // numericIDs mints count numeric IDs of db, as decimal strings.
-func (s *Server) numericIDs(ctx context.Context, db string, count int64) ([]string, error) {
+func (s *idService) numericIDs(ctx context.Context, db string, count int64) ([]string, error) {
 	m, err := s.numericMinter(ctx, db)
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func (s *Server) numericIDs(ctx context.Context, db string, count int64) ([]stri
 	return ids, nil
 }
 
-func (s *Server) numericMinter(ctx context.Context, db string) (*flakelease.Minter, error) {
+func (s *idService) numericMinter(ctx context.Context, db string) (*flakelease.Minter, error) {
 	s.numeric.mu.Lock()
 	if s.numeric.closed {
 		s.numeric.mu.Unlock()
@@ -101,7 +101,7 @@ func (s *Server) numericMinter(ctx context.Context, db string) (*flakelease.Mint
 }
 
 // closeNumeric releases every lease, in parallel, within timeout.
-func (s *Server) closeNumeric(timeout time.Duration) {
+func (s *idService) closeNumeric(timeout time.Duration) {
 	s.numeric.mu.Lock()
 	s.numeric.closed = true
 	all := s.numeric.byDB
@@ -143,7 +143,7 @@ func numericRefusal(err error) error {
 
 // nodeLeaser takes leases through this node's own handlers, which forward to the leader.
 type nodeLeaser struct {
-	s  *Server
+	s  *idService
 	db string
 }
 

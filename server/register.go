@@ -105,7 +105,7 @@ func (s *Server) fatal(err error) {
 }
 
 // registrationProblem says why this node is not registered, for error messages.
-func (s *Server) registrationProblem() string {
+func (s *core) registrationProblem() string {
 	if p := s.regProblem.Load(); p != nil {
 		return *p
 	}

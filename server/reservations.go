@@ -32,8 +32,8 @@ func (s *Server) publishReservations(ctx context.Context, req *raftv1.LocalReser
 }
 
 // recordReservationsLocal applies a publication on the leader; the answer is the whole record.
-func (s *Server) recordReservationsLocal(ctx context.Context, req *raftv1.LocalReservations) (*raftv1.LocalReservations, error) {
-	res, err := propose(ctx, s.core, fsm.ProposeLocalReservations, req)
+func (s *core) recordReservationsLocal(ctx context.Context, req *raftv1.LocalReservations) (*raftv1.LocalReservations, error) {
+	res, err := propose(ctx, s, fsm.ProposeLocalReservations, req)
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +46,10 @@ func (s *Server) recordReservationsLocal(ctx context.Context, req *raftv1.LocalR
 
 // RecordReservations is the leader's side of a follower's publication.
 func (f forwardService) RecordReservations(ctx context.Context, req *raftv1.LocalReservations) (*raftv1.LocalReservations, error) {
-	s := f.s
-	if !s.node.IsLeader() {
-		return nil, s.noQuorum(forward.ErrNoLeader)
+	if !f.node.IsLeader() {
+		return nil, f.noQuorum(forward.ErrNoLeader)
 	}
-	return s.recordReservationsLocal(ctx, req)
+	return f.recordReservationsLocal(ctx, req)
 }
 
 // poolRecord is this node's record in the cluster as the pool marks use it (hilopool.Record).

@@ -42,9 +42,8 @@ func (c issueRelay) Commit(ctx context.Context, issues []*raftv1.SeriesIssue) ([
 // that did not come from a node of this cluster (one before the cluster has its secret)
 // names its own caller as the issuer of every issue, so nobody names someone else.
 func (f forwardService) IssueSeries(ctx context.Context, req *forwardv1.IssueSeriesRequest) (*forwardv1.IssueSeriesResponse, error) {
-	s := f.s
-	if !s.node.IsLeader() {
-		return nil, s.noQuorum(forward.ErrNoLeader)
+	if !f.node.IsLeader() {
+		return nil, f.noQuorum(forward.ErrNoLeader)
 	}
 	fromNode := forward.FromNode(ctx)
 	for _, is := range req.GetIssues() {
@@ -52,16 +51,16 @@ func (f forwardService) IssueSeries(ctx context.Context, req *forwardv1.IssueSer
 			return nil, toStatus(err)
 		}
 		if !fromNode {
-			is.IssuedBy = s.actorOf(ctx)
+			is.IssuedBy = f.actorOf(ctx)
 		}
 	}
-	results := s.series.issues.DoMany(ctx, req.GetIssues())
+	results := f.series.issues.DoMany(ctx, req.GetIssues())
 	out := &forwardv1.IssueSeriesResponse{Answers: make([]*forwardv1.IssueAnswer, len(results))}
 	for i, res := range results {
 		a := &forwardv1.IssueAnswer{Entry: res.Entry}
 		if res.Err != nil {
 			a = &forwardv1.IssueAnswer{}
-			a.Code, a.Reason, a.Message = s.relayRefusal(res.Err)
+			a.Code, a.Reason, a.Message = f.relayRefusal(res.Err)
 		}
 		out.Answers[i] = a
 	}

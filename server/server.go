@@ -117,8 +117,8 @@ type Config struct {
 // them on the client port's and the internal server, runs the calls' interceptors, and runs
 // the node's background loops (registering itself, health, the cluster secret).
 type Server struct {
-	idnodev1.UnimplementedIdServiceServer
 	*core
+	ids     *idService
 	cluster *clusterService
 	series  *seriesService
 
@@ -128,20 +128,13 @@ type Server struct {
 	// poolMarks is cfg.Pools with the cluster's marks (hilopool.Marked); nil with a store that
 	// cannot be marked (tests' fakes).
 	poolMarks *hilopool.Marked
-	// leaderBatch commits identity batches to Raft on the leader; forwardBatch sends a
-	// follower's batches to the leader. See identity_forward.go.
-	leaderBatch  *identity.Batcher
-	forwardBatch *identity.Batcher
-	health       *health.Server
-	calls        callBuckets       // per-database call limits (ratelimit.go)
-	poolGranter  *hilopool.Granter // grants from cfg.Pools (hilopool.go)
-	poolAnswers  *hilopool.Answers[*idnodev1.NextHiLoResponse]
-	leaderMD     atomic.Pointer[leaderHeaderCache] // leaderhint.go
+	health    *health.Server
+	calls     callBuckets                       // per-database call limits (ratelimit.go)
+	leaderMD  atomic.Pointer[leaderHeaderCache] // leaderhint.go
 	// publicCalls and internalCalls count the calls the client port (with the HTTP gateway's
 	// server) and the internal server hold, each bounded by Limits.MaxCalls (bounds.go), so
 	// callers of the client port cannot take the internal server's share.
 	publicCalls, internalCalls *callCount
-	numeric                    numericMinters
 	issued                     issuedTally // what Status says this node handed out (observe.go)
 
 	stop context.CancelFunc
@@ -175,13 +168,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	cfg.Limits = cfg.Limits.withDefaults()
 	c := &core{cfg: cfg, node: node, log: cfg.Logger, listings: newListingSlots(maxListings)}
 	c.fwd = c.newForwarder()
-	s := &Server{
-		core:        c,
-		etags:       etags,
-		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: node, Now: cfg.Now}, identityRounds(cfg, true)),
-		health:      health.NewServer(),
-		poolAnswers: hilopool.NewAnswers[*idnodev1.NextHiLoResponse](toStatus(fsm.ErrRequestIDReused)),
-	}
+	s := &Server{core: c, etags: etags, health: health.NewServer()}
 	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
 	s.etagRecord = newEtagRecord(s)
 	if etags != nil {
@@ -191,14 +178,13 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		s.poolMarks = hilopool.NewMarked(p, poolRecord{s}, s.log)
 		s.cfg.Pools = s.poolMarks
 	}
-	s.poolGranter = s.newPoolGranter()
-	forwardOpts := identityRounds(cfg, false)
-	if forwardOpts.MaxInFlight == 0 && forwardOpts.MaxBatch != 1 {
-		forwardOpts.MaxInFlight = forwardInFlight
+	relayOpts := identityRounds(cfg, false)
+	if relayOpts.MaxInFlight == 0 && relayOpts.MaxBatch != 1 {
+		relayOpts.MaxInFlight = forwardInFlight
 	}
-	s.forwardBatch = identity.NewBatcher(forwardCommitter{s}, forwardOpts)
+	s.ids = newIDService(c, etags, s.etagRecord, relayOpts)
 	s.cluster = &clusterService{core: c, issued: &s.issued}
-	s.series = newSeriesService(c, forwardOpts.MaxInFlight)
+	s.series = newSeriesService(c, relayOpts.MaxInFlight)
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
 	// first real check.
@@ -221,7 +207,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 // Register adds the public services to gs, the client port's server: IdService,
 // ClusterService, health and reflection.
 func (s *Server) Register(gs *grpc.Server) {
-	idnodev1.RegisterIdServiceServer(gs, s)
+	idnodev1.RegisterIdServiceServer(gs, s.ids)
 	idnodev1.RegisterClusterServiceServer(gs, s.cluster)
 	idnodev1.RegisterSeriesServiceServer(gs, s.series)
 	healthpb.RegisterHealthServer(gs, s.health)
@@ -235,7 +221,7 @@ func (s *Server) Start() {
 	s.stop = cancel
 	s.wg.Add(4)
 	if s.cfg.Pools != nil {
-		s.wg.Go(func() { s.poolGranter.Refill(ctx) })
+		s.wg.Go(func() { s.ids.poolGranter.Refill(ctx) })
 	}
 	s.warnUnfinishedJoin()
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
@@ -252,7 +238,7 @@ func (s *Server) Start() {
 
 // Close stops the background loops and the identity batcher; the grpc.Server is the caller's.
 func (s *Server) Close() {
-	s.closeNumeric(numericCloseTimeout) // while the node can still reach the leader
+	s.ids.closeNumeric(numericCloseTimeout) // while the node can still reach the leader
 	if s.stop != nil {
 		s.stop()
 	}
@@ -261,8 +247,7 @@ func (s *Server) Close() {
 		s.poolMarks.Seal() // nothing grants from the pools any more
 	}
 	s.health.Shutdown()
-	s.leaderBatch.Close()
-	s.forwardBatch.Close()
+	s.ids.close()
 	s.series.close()
 	s.fwd.Close()
 }

@@ -21,14 +21,14 @@ import (
 // through Raft (fsm/workers.go). The leader's clock dates every lease call, never the caller's.
 
 // AcquireWorker leases a worker ID of the request's database.
-func (s *Server) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
+func (s *idService) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AcquireWorker, viaLeader(forwardv1.LeaderClient.AcquireWorker))
 }
 
-func (l leaderSide) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
+func (l idLeader) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
 	wl, err := propose(ctx, l.s.core, fsm.ProposeAcquireWorker, &raftv1.AcquireWorker{Database: req.GetDatabase(), Holder: req.GetHolder(),
 		WorkerBits: req.GetWorkerBits(), LeaseMs: req.GetLeaseMs(), RequestId: req.GetRequestId(), ProposedAtMs: l.s.cfg.Now().UnixMilli()})
 	if err != nil {
@@ -39,14 +39,14 @@ func (l leaderSide) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWork
 }
 
 // RenewWorker extends a worker lease the caller holds (worker and epoch).
-func (s *Server) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
+func (s *idService) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().RenewWorker, viaLeader(forwardv1.LeaderClient.RenewWorker))
 }
 
-func (l leaderSide) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
+func (l idLeader) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
 	wl, err := propose(ctx, l.s.core, fsm.ProposeRenewWorker, &raftv1.RenewWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
 		Epoch: req.GetEpoch(), LeaseMs: req.GetLeaseMs(), ProposedAtMs: l.s.cfg.Now().UnixMilli()})
 	if err != nil {
@@ -56,14 +56,14 @@ func (l leaderSide) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRe
 }
 
 // ReleaseWorker ends a worker lease now.
-func (s *Server) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
+func (s *idService) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReleaseWorker, viaLeader(forwardv1.LeaderClient.ReleaseWorker))
 }
 
-func (l leaderSide) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
+func (l idLeader) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
 	if err := committed(ctx, l.s.core, fsm.ProposeReleaseWorker, &raftv1.ReleaseWorker{Database: req.GetDatabase(), Worker: req.GetWorker(),
 		Epoch: req.GetEpoch(), ProposedAtMs: l.s.cfg.Now().UnixMilli()},
 		slog.LevelInfo, "worker released", "database", req.GetDatabase(), "worker", req.GetWorker(), "epoch", req.GetEpoch()); err != nil {
@@ -73,12 +73,12 @@ func (l leaderSide) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWork
 }
 
 // ListWorkers pages through the database's workers, linearizably.
-func (s *Server) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
+func (s *idService) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
 	return listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
 		s.leader().ListWorkers, viaLeader(forwardv1.LeaderClient.ListWorkers))
 }
 
-func (l leaderSide) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
+func (l idLeader) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
 	page, next, err := leaderPage(l.s.core, ctx, req,
 		func(after string, n int) ([]fsm.WorkerLease, bool, error) {
 			from, err := workerAfter(after)
