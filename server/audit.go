@@ -38,7 +38,7 @@ func audited(method string, req any) bool {
 }
 
 // audit is a unary interceptor of the client port: it logs every admin action and refusal.
-func (s *Server) audit(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) audit(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if !audited(info.FullMethod, req) {
 		return handler(ctx, req)
 	}
@@ -48,7 +48,7 @@ func (s *Server) audit(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 }
 
 // auditStream is audit for streaming calls (Backup, Restore).
-func (s *Server) auditStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+func (s *interceptors) auditStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	if !audited(info.FullMethod, nil) {
 		return handler(srv, ss)
 	}
@@ -57,7 +57,7 @@ func (s *Server) auditStream(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 	return err
 }
 
-func (s *Server) logAdminCall(ctx context.Context, method string, req any, err error) {
+func (s *interceptors) logAdminCall(ctx context.Context, method string, req any, err error) {
 	attrs := append([]any{"method", method[strings.LastIndexByte(method, '/')+1:]}, s.callerAttrs(ctx)...)
 	if m, ok := req.(proto.Message); ok && proto.Size(m) > 0 {
 		if b, mErr := (protojson.MarshalOptions{UseProtoNames: true}).Marshal(m); mErr == nil && len(b) <= maxAuditRequestBytes {
@@ -83,7 +83,7 @@ func (s *Server) logAdminCall(ctx context.Context, method string, req any, err e
 // callerAttrs says who made a call, from what this node verified: via (grpc or http), peer
 // (the address the connection or HTTP request came from), cert (the subject of a verified
 // client certificate), and credential (see credential), with key_id for an API key.
-func (s *Server) callerAttrs(ctx context.Context) []any {
+func (s *interceptors) callerAttrs(ctx context.Context) []any {
 	var attrs []any
 	if c, ok := httpCallerFrom(ctx); ok {
 		attrs = append(attrs, "via", "http")

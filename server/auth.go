@@ -50,7 +50,7 @@ func needsAdmin(method string, req any) bool {
 // authorize is a unary interceptor: with an admin token configured, admin calls must carry it.
 // ID calls never need it. The servers run it as a step of unary or internalUnary
 // (intercept.go); on its own it is the step's unit under test.
-func (s *Server) authorize(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) authorize(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if err := s.checkAccess(ctx, s.callOf(ctx, info.FullMethod, req), req); err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (s *Server) authorize(ctx context.Context, req any, info *grpc.UnaryServerI
 }
 
 // checkAccess is authorize's check of call c of req.
-func (s *Server) checkAccess(ctx context.Context, c *call, req any) error {
+func (s *interceptors) checkAccess(ctx context.Context, c *call, req any) error {
 	if needsAdmin(c.method, req) {
 		return s.checkAdmin(ctx, c.method)
 	}
@@ -67,7 +67,7 @@ func (s *Server) checkAccess(ctx context.Context, c *call, req any) error {
 
 // authorizeStream is authorize for streaming calls (Backup, Restore, Journal). A call that
 // needs a key is checked when its request arrives, which names the database.
-func (s *Server) authorizeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+func (s *interceptors) authorizeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	if needsAdmin(info.FullMethod, nil) {
 		if err := s.checkAdmin(ss.Context(), info.FullMethod); err != nil {
 			return err
@@ -104,7 +104,7 @@ func (k *keyCheckedStream) RecvMsg(m any) error {
 // on a node with no token configured, when it comes from this machine (loopback) or from
 // another node of the cluster (which checked its own caller the same way): admin is never open
 // to the network by default (issue 13), while `go run ./cmd/idnode` needs no flag.
-func (s *Server) checkAdmin(ctx context.Context, method string) error {
+func (s *interceptors) checkAdmin(ctx context.Context, method string) error {
 	if s.adminBy(ctx) != "" {
 		return nil
 	}
@@ -177,7 +177,7 @@ func fromLoopback(ctx context.Context) bool {
 
 // checkToken compares the caller's bearer token with the configured one in constant time
 // (hashes first, so not even the length leaks).
-func (s *Server) checkToken(ctx context.Context, method string) error {
+func (s *interceptors) checkToken(ctx context.Context, method string) error {
 	name := method[strings.LastIndexByte(method, '/')+1:]
 	vals := metadata.ValueFromIncomingContext(ctx, authorizationHeader)
 	if len(vals) == 0 {
@@ -192,7 +192,7 @@ func (s *Server) checkToken(ctx context.Context, method string) error {
 
 // isAdmin reports whether the call carries an admin credential: an admin (or node) client
 // certificate, or the admin token.
-func (s *Server) isAdmin(ctx context.Context) bool {
+func (s *interceptors) isAdmin(ctx context.Context) bool {
 	return adminCertificate(ctx) || s.hasAdminToken(ctx)
 }
 

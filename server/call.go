@@ -35,7 +35,7 @@ func (c *call) folded() string { return fsm.DatabaseName(c.db) }
 type callKey struct{}
 
 // resolveCall reads the request's database (field, else metadata) and strategy once.
-func (s *Server) resolveCall(ctx context.Context, method string, req any) *call {
+func (s *interceptors) resolveCall(ctx context.Context, method string, req any) *call {
 	c := &call{method: method, role: roleFor(method)}
 	if r, ok := req.(interface{ GetDatabase() string }); ok {
 		c.field = r.GetDatabase()
@@ -62,7 +62,7 @@ func withCall(ctx context.Context, c *call) context.Context {
 
 // callOf is the call resolved when ctx's request arrived, or resolved now when none was (an
 // interceptor or handler run on its own, as tests do).
-func (s *Server) callOf(ctx context.Context, method string, req any) *call {
+func (s *interceptors) callOf(ctx context.Context, method string, req any) *call {
 	if c, ok := ctx.Value(callKey{}).(*call); ok && c.method == method {
 		return c
 	}

@@ -198,7 +198,7 @@ var publicMethods = func() map[string]string {
 // carried the cluster secret; that node checked its caller). A cluster before its first
 // leader set a secret cannot tell a node from a client on the Raft port: there the call is
 // checked as the public call it stands for, with the caller's authorization the hop passed on.
-func (s *Server) leaderAccess(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) leaderAccess(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	public, ok := publicMethods[info.FullMethod]
 	if !ok || forward.FromNode(ctx) {
 		return handler(ctx, req)
@@ -207,7 +207,7 @@ func (s *Server) leaderAccess(ctx context.Context, req any, info *grpc.UnaryServ
 }
 
 // leaderAccessStream is leaderAccess for the streaming calls (Backup, Restore).
-func (s *Server) leaderAccessStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+func (s *interceptors) leaderAccessStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	public, ok := publicMethods[info.FullMethod]
 	if !ok || forward.FromNode(ss.Context()) {
 		return handler(srv, ss)

@@ -2,15 +2,27 @@ package server
 
 import (
 	"context"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 )
+
+// interceptors are what every call passes through before its service's handler: who the
+// caller is and whether it may make the call (auth.go, keys.go), the audit log of admin
+// calls, each database's call rate, the leader hint on every answer, and the Observer. They
+// resolve a request once (call.go) for all of them and for the handler after.
+type interceptors struct {
+	*core
+	calls    callBuckets                       // per-database call limits (ratelimit.go)
+	leaderMD atomic.Pointer[leaderHeaderCache] // leaderhint.go
+	issued   issuedTally                       // what Status says this node handed out (observe.go)
+}
 
 // unary is the client port's unary interceptor: withReason, audit, refuseUndecodable,
 // leaderHint, authorize, limitCalls, observe and checkUTF8, in that order, run as steps of one call
 // rather than as grpc-go's chain, which adds a closure and a call level per interceptor to
 // every call. It resolves the request once (call.go) for the steps and the handler after.
-func (s *Server) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	var resp any
 	var err error
 	if audited(info.FullMethod, req) { // the closure only for the few admin calls
@@ -27,7 +39,7 @@ func (s *Server) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo,
 }
 
 // serveUnary is unary but for the reason attached to its errors.
-func (s *Server) serveUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) serveUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if err := takeUndecodable(req); err != nil {
 		return nil, malformedRequest(req, err)
 	}
@@ -37,13 +49,13 @@ func (s *Server) serveUnary(ctx context.Context, req any, info *grpc.UnaryServer
 
 // internalUnary is the internal server's authorize, observe and checkUTF8 as one interceptor,
 // over the call resolved once, like unary's; a forwarded call was limited where it arrived.
-func (s *Server) internalUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) internalUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	return s.serveResolved(ctx, req, info, handler, false)
 }
 
 // serveResolved resolves the call, checks its access (and with limit its database's call
 // rate), and runs the handler on its checked request, reporting the answer.
-func (s *Server) serveResolved(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler, limit bool) (any, error) {
+func (s *interceptors) serveResolved(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler, limit bool) (any, error) {
 	c := s.resolveCall(ctx, info.FullMethod, req)
 	ctx = withCall(ctx, c)
 	if err := s.checkAccess(ctx, c, req); err != nil {

@@ -63,7 +63,7 @@ func interceptorServer(t testing.TB, calls float64) (s *Server, writer string) {
 func TestUnaryAnswersAsTheInterceptorChain(t *testing.T) {
 	s, writer := interceptorServer(t, 2)
 	s.cfg.Now = func() time.Time { return time.Unix(1000, 0) } // no refill between the two
-	old := chained(withReason, refuseUndecodable, s.leaderHint, s.authorize, s.limitCalls, s.observe, s.checkUTF8)
+	old := chained(withReason, refuseUndecodable, s.intercept.leaderHint, s.intercept.authorize, s.intercept.limitCalls, s.intercept.observe, s.intercept.checkUTF8)
 	gen := &grpc.UnaryServerInfo{FullMethod: idnodev1.IdService_Generate_FullMethodName}
 	for _, tc := range []struct {
 		name string
@@ -87,7 +87,7 @@ func TestUnaryAnswersAsTheInterceptorChain(t *testing.T) {
 			return s.ids.Generate(ctx, req.(*idnodev1.GenerateRequest))
 		}
 		_, want := old(ctx, tc.req, gen, handler)
-		_, got := s.unary(ctx, tc.req, gen, handler)
+		_, got := s.intercept.unary(ctx, tc.req, gen, handler)
 		if status.Code(got) != status.Code(want) || status.Convert(got).Message() != status.Convert(want).Message() {
 			t.Errorf("%s: %v, want %v", tc.name, got, want)
 		}
@@ -161,8 +161,8 @@ func BenchmarkGenerateInterceptors(b *testing.B) {
 		name        string
 		interceptor grpc.UnaryServerInterceptor
 	}{
-		{"unary", s.unary},
-		{"chain", chained(withReason, refuseUndecodable, s.leaderHint, s.authorize, s.limitCalls, s.observe, s.checkUTF8)},
+		{"unary", s.intercept.unary},
+		{"chain", chained(withReason, refuseUndecodable, s.intercept.leaderHint, s.intercept.authorize, s.intercept.limitCalls, s.intercept.observe, s.intercept.checkUTF8)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

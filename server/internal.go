@@ -18,10 +18,10 @@ import (
 func (s *Server) InternalServerOptions() []grpc.ServerOption {
 	arrivedUnary, arrivedStream := forward.Receiver(s.cfg.Tag, s.node.FSM().ClusterSecret)
 	return append([]grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(s.withFactsOnProbe, withReason, refuseUndecodable, arrivedUnary, s.leaderAccess, s.internalUnary),
+		grpc.ChainUnaryInterceptor(s.intercept.withFactsOnProbe, withReason, refuseUndecodable, arrivedUnary, s.intercept.leaderAccess, s.intercept.internalUnary),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.leaderAccessStream, s.authorizeStream),
+		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.intercept.leaderAccessStream, s.intercept.authorizeStream),
 	}, s.cfg.Limits.options(s.internalCalls)...)
 }
 

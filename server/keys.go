@@ -64,7 +64,7 @@ func bearerTokens(ctx context.Context) []string {
 // checkKey lets an IdService call through when it carries an admin credential (isAdmin), or
 // when this node has caught up since its start (startcatchup.go) and the cluster has no keys
 // or the call carries a key of its database whose role is enough.
-func (s *Server) checkKey(ctx context.Context, c *call) error {
+func (s *interceptors) checkKey(ctx context.Context, c *call) error {
 	need := c.role
 	if need == "" || s.isAdmin(ctx) {
 		return nil

@@ -14,13 +14,13 @@ import (
 // the leader serves straight there and spares them a follower's hop (issue 16). Clients that
 // ignore it (grpcurl, other languages) are forwarded as before. unary runs it as a step
 // (intercept.go); on its own it is the step's unit under test.
-func (s *Server) leaderHint(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) leaderHint(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	s.setLeaderHint(ctx)
 	return handler(ctx, req)
 }
 
 // setLeaderHint is leaderHint's step: the call's answer names the leader.
-func (s *Server) setLeaderHint(ctx context.Context) {
+func (s *interceptors) setLeaderHint(ctx context.Context) {
 	if md := s.leaderHeader(); md != nil {
 		_ = grpc.SetHeader(ctx, md)
 	}
@@ -34,7 +34,7 @@ type leaderHeaderCache struct {
 }
 
 // leaderHeader is the header naming the leader's gRPC address, nil while there is none.
-func (s *Server) leaderHeader() metadata.MD {
+func (s *interceptors) leaderHeader() metadata.MD {
 	id, _ := s.node.Leader()
 	if id == "" {
 		return nil

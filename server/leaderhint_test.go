@@ -37,7 +37,7 @@ func registered(t testing.TB, f *fsm.FSM, grpcAddr string) {
 }
 
 // hintOf is the leader header one call through the interceptor answers with.
-func hintOf(t testing.TB, s *Server) []string {
+func hintOf(t testing.TB, s *interceptors) []string {
 	t.Helper()
 	stream := &headerStream{}
 	ctx := grpc.NewContextWithServerTransportStream(context.Background(), stream)
@@ -49,7 +49,7 @@ func hintOf(t testing.TB, s *Server) []string {
 
 func TestLeaderHintNamesTheLeadersAddressAsRegistered(t *testing.T) {
 	f := fsm.New()
-	s := &Server{core: &core{node: &fakeCluster{fsm: f}}}
+	s := &interceptors{core: &core{node: &fakeCluster{fsm: f}}}
 	if got := hintOf(t, s); got != nil {
 		t.Fatalf("hint %v before the leader registered, want none", got)
 	}
@@ -70,7 +70,7 @@ func TestLeaderHintNamesTheLeadersAddressAsRegistered(t *testing.T) {
 func BenchmarkLeaderHint(b *testing.B) {
 	f := fsm.New()
 	registered(b, f, "a:7070")
-	s := &Server{core: &core{node: &fakeCluster{fsm: f}}}
+	s := &interceptors{core: &core{node: &fakeCluster{fsm: f}}}
 	handler := func(context.Context, any) (any, error) { return nil, nil }
 	b.ReportAllocs()
 	for b.Loop() {

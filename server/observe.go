@@ -48,14 +48,14 @@ type Observer interface {
 // request by its last character only: a request that succeeded was valid. The servers run it
 // as a step of unary or internalUnary (intercept.go); on its own it is the step's unit under
 // test.
-func (s *Server) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	resp, err := handler(ctx, req)
 	s.report(ctx, s.callOf(ctx, info.FullMethod, req), resp, err)
 	return resp, err
 }
 
 // report tells the Observer, and the tally Status reads, what call c was answered.
-func (s *Server) report(ctx context.Context, c *call, resp any, err error) {
+func (s *interceptors) report(ctx context.Context, c *call, resp any, err error) {
 	if forward.Arrived(ctx) {
 		return
 	}

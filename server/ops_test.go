@@ -47,7 +47,7 @@ func TestNeedsAdmin(t *testing.T) {
 }
 
 func TestAuthorizeChecksTheBearerToken(t *testing.T) {
-	s := &Server{core: &core{cfg: Config{AdminToken: "s3cret"}, node: &fakeCluster{leader: true, fsm: fsm.New()}}}
+	s := &interceptors{core: &core{cfg: Config{AdminToken: "s3cret"}, node: &fakeCluster{leader: true, fsm: fsm.New()}}}
 	info := &grpc.UnaryServerInfo{FullMethod: idnodev1.ClusterService_RemoveNode_FullMethodName}
 	called := false
 	handler := func(context.Context, any) (any, error) { called = true; return "ok", nil }
@@ -78,7 +78,7 @@ func TestAuthorizeChecksTheBearerToken(t *testing.T) {
 	}
 	// Without a configured token admin calls come from this machine or another node only;
 	// ID calls are not checked.
-	open := &Server{core: &core{node: &fakeCluster{leader: true, fsm: fsm.New()}}}
+	open := &interceptors{core: &core{node: &fakeCluster{leader: true, fsm: fsm.New()}}}
 	from := func(ip string) context.Context {
 		return peer.NewContext(context.Background(), &peer.Peer{Addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: 5000}})
 	}
@@ -127,7 +127,7 @@ func (o *countingObserver) HiLoPoolRefill(string, string, int64) {}
 
 func TestObserveCountsWhatCallersGet(t *testing.T) {
 	obs := &countingObserver{ids: map[string]int64{}, byDB: map[string]int64{}}
-	s := &Server{core: &core{cfg: Config{Separator: '/', Observer: obs}}}
+	s := &interceptors{core: &core{cfg: Config{Separator: '/', Observer: obs}}}
 	info := &grpc.UnaryServerInfo{}
 	answer := func(resp any, err error) grpc.UnaryHandler {
 		return func(context.Context, any) (any, error) { return resp, err }
@@ -164,7 +164,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 		t.Errorf("ranges %v, no-quorum refusals %d", obs.ranges, obs.noQuorum)
 	}
 	// Status's tally counts what the observer was told, and counts without one too.
-	bare := &Server{core: &core{cfg: Config{Separator: '/'}}}
+	bare := &interceptors{core: &core{cfg: Config{Separator: '/'}}}
 	_, _ = bare.observe(ctx, &idnodev1.GenerateRequest{Id: "users/"}, info, answer(&idnodev1.GenerateResponse{Ids: make([]string, 3)}, nil))
 	tally := s.issued.snapshot()
 	for k, v := range want {

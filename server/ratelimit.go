@@ -49,7 +49,7 @@ func (c *callBuckets) take(database string, rate float64, now time.Time) bool {
 // where it arrived): an IdService call of a database with a calls-a-second limit past it is
 // RESOURCE_EXHAUSTED. unary runs it as a step (intercept.go); on its own it is the step's unit
 // under test.
-func (s *Server) limitCalls(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) limitCalls(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if err := s.checkCallRate(s.callOf(ctx, info.FullMethod, req)); err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (s *Server) limitCalls(ctx context.Context, req any, info *grpc.UnaryServer
 }
 
 // checkCallRate is limitCalls's check of c.
-func (s *Server) checkCallRate(c *call) error {
+func (s *interceptors) checkCallRate(c *call) error {
 	if c.role == "" {
 		return nil
 	}

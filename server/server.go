@@ -8,7 +8,6 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -118,9 +117,10 @@ type Config struct {
 // the node's background loops (registering itself, health, the cluster secret).
 type Server struct {
 	*core
-	ids     *idService
-	cluster *clusterService
-	series  *seriesService
+	ids       *idService
+	cluster   *clusterService
+	series    *seriesService
+	intercept *interceptors
 
 	etags *etag.Counter
 	// etagRecord publishes the counter's watermarks to the cluster (etagrecord.go).
@@ -129,13 +129,10 @@ type Server struct {
 	// cannot be marked (tests' fakes).
 	poolMarks *hilopool.Marked
 	health    *health.Server
-	calls     callBuckets                       // per-database call limits (ratelimit.go)
-	leaderMD  atomic.Pointer[leaderHeaderCache] // leaderhint.go
 	// publicCalls and internalCalls count the calls the client port (with the HTTP gateway's
 	// server) and the internal server hold, each bounded by Limits.MaxCalls (bounds.go), so
 	// callers of the client port cannot take the internal server's share.
 	publicCalls, internalCalls *callCount
-	issued                     issuedTally // what Status says this node handed out (observe.go)
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -168,7 +165,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	cfg.Limits = cfg.Limits.withDefaults()
 	c := &core{cfg: cfg, node: node, log: cfg.Logger, listings: newListingSlots(maxListings)}
 	c.fwd = c.newForwarder()
-	s := &Server{core: c, etags: etags, health: health.NewServer()}
+	s := &Server{core: c, intercept: &interceptors{core: c}, etags: etags, health: health.NewServer()}
 	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
 	s.etagRecord = newEtagRecord(s)
 	if etags != nil {
@@ -183,7 +180,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		relayOpts.MaxInFlight = forwardInFlight
 	}
 	s.ids = newIDService(c, etags, s.etagRecord, relayOpts)
-	s.cluster = &clusterService{core: c, issued: &s.issued}
+	s.cluster = &clusterService{core: c, issued: &s.intercept.issued}
 	s.series = newSeriesService(c, relayOpts.MaxInFlight)
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
@@ -197,10 +194,10 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 // ServerOptions are the options the grpc.Server given to Register must be created with.
 func (s *Server) ServerOptions() []grpc.ServerOption {
 	return append([]grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(s.unary),
+		grpc.ChainUnaryInterceptor(s.intercept.unary),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(withReasonStream, s.auditStream, refuseUndecodableStream, s.authorizeStream),
+		grpc.ChainStreamInterceptor(withReasonStream, s.intercept.auditStream, refuseUndecodableStream, s.intercept.authorizeStream),
 	}, s.cfg.Limits.options(s.publicCalls)...)
 }
 

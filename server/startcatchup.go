@@ -20,7 +20,7 @@ const startCatchUpWait = 2 * catchUpWait
 // would take a deleted key. A node that has not caught up waits for it within startCatchUpWait,
 // then refuses UNAVAILABLE (NOT_CAUGHT_UP): another node can serve the call, and this one will
 // once a leader has told it how far the log is committed and it has applied that far.
-func (s *Server) checkCaughtUp(ctx context.Context) error {
+func (s *interceptors) checkCaughtUp(ctx context.Context) error {
 	if s.caughtUpOnce.Load() {
 		return nil
 	}
@@ -39,14 +39,14 @@ func (s *Server) checkCaughtUp(ctx context.Context) error {
 // startTarget is how far this node must apply to have caught up: the leader's commit index,
 // not ok while there is none, or while it is 0 (a leader that has not committed an entry of
 // its term yet).
-func (s *Server) startTarget(ctx context.Context) (uint64, bool) {
+func (s *core) startTarget(ctx context.Context) (uint64, bool) {
 	target, ok := s.leaderCommitIndex(ctx)
 	return target, ok && target > 0
 }
 
 // appliedSinceStart records that this node has caught up once it has applied target; it
 // reports whether the node has caught up since its start.
-func (s *Server) appliedSinceStart(target uint64) bool {
+func (s *core) appliedSinceStart(target uint64) bool {
 	if s.node.HasApplied(target) {
 		s.caughtUpOnce.Store(true)
 	}

@@ -38,7 +38,7 @@ const (
 // withFactsOnProbe answers a health check on the internal port with the node's version and
 // commit index in the header, so Status and a node catching up learn them from a probe. Other
 // calls are left alone: they are the hot path.
-func (s *Server) withFactsOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) withFactsOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if info.FullMethod == healthpb.Health_Check_FullMethodName {
 		md := metadata.Pairs(versionHeader, version.Get().String(), commitIndexHeader, strconv.FormatUint(s.node.CommitIndex(), 10),
 			appliedIndexHeader, strconv.FormatUint(s.node.AppliedIndex(), 10),

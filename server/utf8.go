@@ -99,7 +99,7 @@ func unmarshalKeepingStrings(b []byte, m protoreflect.Message) error {
 // checkUTF8 refuses a request with a string field that is not valid UTF-8. The servers run it
 // as a step of unary or internalUnary (intercept.go); on its own it is the step's unit under
 // test.
-func (s *Server) checkUTF8(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (s *interceptors) checkUTF8(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	return checkedHandle(ctx, req, handler)
 }
 
