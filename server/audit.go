@@ -19,7 +19,7 @@ import (
 	"github.com/idnode/idnode/fsm"
 )
 
-// The audit log (issue 28): every admin call that reaches a node's client port (or its HTTP
+// The audit log: every admin call that reaches a node's client port (or its HTTP
 // gateway) is logged once, done or refused, with who asked as this node established it: the
 // peer address of the connection (or of the HTTP client), the subject of a client certificate
 // that verified against the cluster's CA, and which credential the node accepted. Nothing the

@@ -103,7 +103,7 @@ func (k *keyCheckedStream) RecvMsg(m any) error {
 // cluster's CA) carries the admin role or is a node's, or when it carries the admin token, or,
 // on a node with no token configured, when it comes from this machine (loopback) or from
 // another node of the cluster (which checked its own caller the same way): admin is never open
-// to the network by default (issue 13), while `go run ./cmd/idnode` needs no flag.
+// to the network by default, while `go run ./cmd/idnode` needs no flag.
 func (s *interceptors) checkAdmin(ctx context.Context, method string) error {
 	if s.adminBy(ctx) != "" {
 		return nil
@@ -219,7 +219,7 @@ type tokenSum struct {
 }
 
 // adminTokenSum is the SHA-256 of the admin token, hashed at its first use rather than on every
-// call that carries a bearer token (issue 42).
+// call that carries a bearer token, which would add a hash to the cost of every such call.
 func (s *core) adminTokenSum() *[sha256.Size]byte {
 	if c := s.adminSum.Load(); c != nil && c.token == s.cfg.AdminToken {
 		return &c.sum

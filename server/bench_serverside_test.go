@@ -11,7 +11,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// BenchmarkServerSideIDs is the per-call cost of a node's cheapest answer (issue 42): one
+// BenchmarkServerSideIDs is the per-call cost of a node's cheapest answer: one
 // server-side ID (Generate "users/"), no Raft, so what it measures is gRPC, the interceptors
 // (the gRPC metrics of a node run with --metrics-addr included), the etag counter and the ID's
 // formatting, with 64 callers on one connection as bench/compare.sh drives a node. Client and

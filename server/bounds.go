@@ -15,7 +15,7 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-// Every caller may be hostile (issue 23): without bounds, 100,000 idle streams on one
+// Every caller may be hostile: without bounds, 100,000 idle streams on one
 // connection cost a node 100,000 goroutines and 1.3 GB. A gRPC server bounds what callers may
 // hold of it with these; connections per listener are bounded where cmd/idnode accepts them
 // (package connlimit). The defaults are far above what a client of idnode needs (the Go

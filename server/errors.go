@@ -27,9 +27,9 @@ type refusal struct {
 	reason string // "" means the code's name (reason.Attach)
 }
 
-// refusals maps every error the layers below return to the code DESIGN §4 gives it and the
-// reason clients branch on, so no expected condition reaches a client as UNKNOWN. The first
-// entry an error matches wins.
+// refusals maps every error the layers below return to its gRPC code (INVALID_ARGUMENT for bad
+// input, UNAVAILABLE for no leader or no quorum, and so on) and the reason clients branch on,
+// so no expected condition reaches a client as UNKNOWN. The first entry an error matches wins.
 var refusals = []struct {
 	errs []error
 	refusal
@@ -130,10 +130,11 @@ func withReasonStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h
 	return nil
 }
 
-// noQuorum explains an UNAVAILABLE from the Raft side in the words DESIGN §3 asks for. Its
-// reason tells apart an outcome that is unknown (leadership lost in flight) and a node that is
-// stopping from plain no quorum. A node that cannot write its Raft log says that instead: it
-// is why there is no leader here, and what the operator must fix.
+// noQuorum explains an UNAVAILABLE from the Raft side in words an operator can act on: that the
+// call needs a majority, and how many nodes that is. Its reason tells apart an outcome that is
+// unknown (leadership lost in flight) and a node that is stopping from plain no quorum. A node
+// that cannot write its Raft log says that instead: it is why there is no leader here, and what
+// the operator must fix.
 func (s *core) noQuorum(err error) error {
 	if fault := s.node.StorageFault(); fault != nil {
 		return toStatus(fault)

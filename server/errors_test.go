@@ -19,9 +19,9 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-// Every sentinel error of the layers below leaves the server with the code DESIGN §4 gives it
-// and the reason clients branch on, also when wrapped. Errors that never reach a call (start-up
-// refusals, a halted FSM, a corrupt file) are INTERNAL: seeing one is a bug.
+// Every sentinel error of the layers below leaves the server with the code the API promises for
+// it and the reason clients branch on, also when wrapped. Errors that never reach a call
+// (start-up refusals, a halted FSM, a corrupt file) are INTERNAL: seeing one is a bug.
 func TestRefusalOfEverySentinel(t *testing.T) {
 	for _, tc := range []struct {
 		err    error

@@ -10,14 +10,14 @@ import (
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
-// The etag record (issue 24): each new reserve-ahead watermark of the etag counter is
+// The etag record: each new reserve-ahead watermark of the etag counter is
 // published through Raft into this node's record, and a starting node skips every etag up to
 // the record before it hands out one. An older copy of the etag file (a restored VM or data
 // dir backup) then costs a gap, never a repeat.
 //
-// A node cut off from the majority keeps handing out server-side IDs (DESIGN §3), so the
-// publication never blocks issuance for long: a raise waits for it at most RaiseWait, and not
-// at all while the last publication failed; the newest watermark is then published in the
+// A node cut off from the majority keeps handing out server-side IDs (they need no quorum), so
+// the publication never blocks issuance for long: a raise waits for it at most RaiseWait, and
+// not at all while the last publication failed; the newest watermark is then published in the
 // background as soon as a leader answers. What remains is documented in docs/DESIGN.md
 // (Rollback): etags handed out above the record while it could not be published.
 

@@ -14,7 +14,8 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-// Generate resolves a request string by DESIGN §1's table.
+// Generate resolves a request string by its last character (docid.Parse): a semantic ID,
+// a GUID, a server-side ID, an identity or a HiLo tag.
 func (s *idService) Generate(ctx context.Context, req *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
 	if req.GetNumeric() {
 		return s.generateNumeric(ctx, req)

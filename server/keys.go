@@ -23,7 +23,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// API keys (issue 13). A key is "idk_<id>_<secret>": the id finds it in the FSM, which keeps
+// API keys. A key is "idk_<id>_<secret>": the id finds it in the FSM, which keeps
 // only the SHA-256 of the secret. A cluster without keys works as before; once it has one,
 // every IdService call needs a key of its database with the role the call needs (or the
 // admin token). Admin calls still need the admin token.

@@ -11,7 +11,7 @@ import (
 
 // leaderHint is a unary interceptor on the client port: every answer names the leader's gRPC
 // address (as the leader registered it) in idnodev1.LeaderHeader, so a client sends the calls
-// the leader serves straight there and spares them a follower's hop (issue 16). Clients that
+// the leader serves straight there and spares them a follower's hop. Clients that
 // ignore it (grpcurl, other languages) are forwarded as before. unary runs it as a step
 // (intercept.go); on its own it is the step's unit under test.
 func (s *interceptors) leaderHint(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {

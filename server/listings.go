@@ -14,7 +14,7 @@ import (
 
 // Listings (ListIdentities, GetClaims) answer pages a caller sizes, of entries up to 2 KB
 // each: 10,000 long names made an answer of 5-7 MB, past the 4 MiB a gRPC client takes by
-// default, so the caller got an error and the node built it for nothing (issue 23). So a page
+// default, so the caller got an error and the node built it for nothing. So a page
 // ends where its answer would pass maxAnswerBytes, with a page token for the rest, and a node
 // builds at most maxListings answers at once.
 const (

@@ -34,7 +34,7 @@ func identityOf(k string) *idnodev1.Identity { return &idnodev1.Identity{Name: k
 func keyOf(k string) string                  { return k }
 
 // Pages of long names stop at maxAnswerBytes with a token, and paging on with the tokens
-// yields every name once, in order (issue 23: 10,000 names of 2 KB answered 5-7 MB).
+// yields every name once, in order (10,000 names of 2 KB once answered 5-7 MB).
 func TestCollectPageStopsAtTheByteBound(t *testing.T) {
 	var keys []string
 	for i := range 3000 {

@@ -14,10 +14,10 @@ import (
 )
 
 // A request that is not a protobuf message of its type (truncated, corrupt) is bad input:
-// INVALID_ARGUMENT (issue 23). grpc-go answers any error of the codec INTERNAL, before a
-// handler or interceptor runs, and gives the codec no way to say otherwise. So lenientCodec
-// hands the call an empty message and notes it here, and refuseUndecodable, the first
-// interceptor after withReason on every server, refuses the call and forgets the note.
+// INVALID_ARGUMENT, as a caller must be told. grpc-go answers any error of the codec INTERNAL,
+// before a handler or interceptor runs, and gives the codec no way to say otherwise. So
+// lenientCodec hands the call an empty message and notes it here, and refuseUndecodable, the
+// first interceptor after withReason on every server, refuses the call and forgets the note.
 
 // undecodable maps a message the codec could not decode to why, until its call is refused;
 // undecodableCount is how many it holds, so that the calls of well-formed messages, nearly all

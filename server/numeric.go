@@ -18,7 +18,7 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-// Numeric IDs minted by a node itself (Generate numeric, issue 27): the node holds one worker
+// Numeric IDs minted by a node itself (Generate with numeric set): the node holds one worker
 // lease per database it mints in, acquired on first use through the leader and renewed in the
 // background. Cut off from the leader it mints until the lease's local end, then refuses.
 

@@ -35,8 +35,8 @@ const (
 	maxBackoff   = 500 * time.Millisecond
 	opPacing     = 5 * time.Millisecond // between one client's logical operations
 	// refusalBound is how long the minority may take to refuse an identity or HiLo request.
-	// DESIGN §3 says about one election timeout (~2 s at most); this leaves room for -race on
-	// a 2-core machine.
+	// A node cut off refuses within about one election timeout (~2 s at most); this leaves
+	// room for -race on a 2-core machine.
 	refusalBound = 3 * time.Second
 	// minPartition keeps a partition long enough for the minority to go through every phase:
 	// still believing in a leader it cannot reach, then knowing none.

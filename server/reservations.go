@@ -12,7 +12,7 @@ import (
 )
 
 // publishReservations records how far this node's etag counter and HiLo pools may have reached
-// through the leader's log (issue 24) and returns this node's record after it: the largest
+// through the leader's log and returns this node's record after it: the largest
 // value the cluster was ever told, which an older copy of a local file cannot go below.
 // req's member ID is set here.
 func (s *Server) publishReservations(ctx context.Context, req *raftv1.LocalReservations) (fsm.Reservations, error) {

@@ -14,8 +14,8 @@ import (
 // (a call right after a single node's start waited 1.01 s for it, and was refused at 1 s).
 const startCatchUpWait = 2 * catchUpWait
 
-// checkCaughtUp refuses a call a key guards while this node has not caught up since its start
-// (issue 43): a node restarted behind the cluster does not know the keys created meanwhile, the
+// checkCaughtUp refuses a call a key guards while this node has not caught up since its
+// start: a node restarted behind the cluster does not know the keys created meanwhile, the
 // first one included, so with no keys applied it would serve anyone, and with older ones it
 // would take a deleted key. A node that has not caught up waits for it within startCatchUpWait,
 // then refuses UNAVAILABLE (NOT_CAUGHT_UP): another node can serve the call, and this one will

@@ -18,10 +18,11 @@ import (
 )
 
 // Bad UTF-8 in a request is bad input like any other: INVALID_ARGUMENT naming the rule and the
-// field (DESIGN §2). protobuf-go refuses invalid UTF-8 in a string field while decoding, and
-// grpc-go turns every decoding error into INTERNAL before a handler or interceptor sees the
-// call. So the server's codec decodes such a request leniently, keeping the bytes as they came,
-// and checkUTF8, the first interceptor after auth, refuses it with the field named.
+// field, and nothing changes. protobuf-go refuses invalid UTF-8 in a string field while
+// decoding, and grpc-go turns every decoding error into INTERNAL before a handler or
+// interceptor sees the call. So the server's codec decodes such a request leniently, keeping
+// the bytes as they came, and checkUTF8, the first interceptor after auth, refuses it with the
+// field named.
 
 // lenientCodec is grpc's proto codec, except that a message that fails to decode is decoded
 // again without the UTF-8 check on string fields. Everything else must still be well formed.

@@ -17,7 +17,7 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-// Worker leases (issue 27): a holder mints numeric IDs in-process under a worker ID leased
+// Worker leases: a holder mints numeric IDs in-process under a worker ID leased
 // through Raft (fsm/workers.go). The leader's clock dates every lease call, never the caller's.
 
 // AcquireWorker leases a worker ID of the request's database.

@@ -45,8 +45,8 @@ type Cluster interface {
 
 // DefaultElectionWait is four election timeouts of cluster.DefaultTiming: long enough for an
 // election whose first pre-vote was refused (the other survivor still had a leader) to finish
-// on a later round, short enough that a node cut off in a minority refuses within DESIGN §3's
-// two seconds.
+// on a later round, short enough that a node cut off in a minority refuses within about
+// two seconds, not after its caller's deadline.
 const DefaultElectionWait = time.Second
 
 // pollInterval is how often a waiting or forwarded call looks at who leads.
@@ -158,7 +158,8 @@ type Limits struct {
 
 var (
 	// Unary is how a unary call or an identity batch travels: within about one election
-	// timeout, as DESIGN §3 asks of a node cut off from a leader it still believes in.
+	// timeout, so that a node cut off from a leader it still believes in refuses its caller in
+	// time for the caller to try another node.
 	Unary = Limits{Bound: 1500 * time.Millisecond, WatchLeader: true}
 	// Stream is how a backup or restore travels: as long as its caller allows.
 	Stream = Limits{WatchLeader: true}

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// The cluster secret (issue 12): every node-to-node call carries it, and the internal server
+// The cluster secret: every node-to-node call carries it, and the internal server
 // refuses a call without it once its node knows it. It keeps clients that can reach the Raft
 // port out of the internal services when TLS is off (with TLS, mutual TLS already does, and
 // the secret is checked as well). Without TLS it crosses the network in the clear: it keeps
