@@ -48,42 +48,42 @@ type ClusterVersion struct {
 }
 
 // applyNodeVersion records what a registered node's build supports, as the node itself says.
-func (st *state) applyNodeVersion(r *raftv1.NodeVersion) any {
-	n, ok := st.nodes[r.GetTag()]
+func (m *members) applyNodeVersion(r *raftv1.NodeVersion) any {
+	n, ok := m.nodes[r.GetTag()]
 	if !ok || n.ID != r.GetId() {
 		return fmt.Errorf("%w: no node %s with id %s", ErrNotRegistered, r.GetTag(), r.GetId())
 	}
 	if r.GetVersion() < 1 {
 		return fmt.Errorf("%w: 0", ErrInvalidVersion)
 	}
-	st.versions[n.Tag] = NodeVersion{Version: r.GetVersion(), Build: r.GetBuild()}
+	m.versions[n.Tag] = NodeVersion{Version: r.GetVersion(), Build: r.GetBuild()}
 	return nil
 }
 
 // applySetClusterVersion finalises a version every registered node supports, or lowers the
 // cluster's to one no applied command needs.
-func (st *state) applySetClusterVersion(r *raftv1.SetClusterVersion) any {
+func (m *members) applySetClusterVersion(r *raftv1.SetClusterVersion) any {
 	v := r.GetVersion()
 	if v < 1 {
 		return fmt.Errorf("%w: 0", ErrInvalidVersion)
 	}
-	if v < st.versionUsed {
+	if v < m.versionUsed {
 		return fmt.Errorf("%w: the log holds commands of version %d, which a build of version %d would halt on; keep this version and its builds",
-			ErrDowngradeTooLate, st.versionUsed, v)
+			ErrDowngradeTooLate, m.versionUsed, v)
 	}
-	if older := st.nodesBelow(v); len(older) > 0 {
+	if older := m.nodesBelow(v); len(older) > 0 {
 		return fmt.Errorf("%w: %s; upgrade them first", ErrVersionUnsupported, strings.Join(older, ", "))
 	}
-	st.clusterVersion = v
+	m.clusterVersion = v
 	return nil
 }
 
 // nodesBelow lists, sorted, the registered nodes whose build does not support version v, each
 // as "tag (version n)".
-func (st *state) nodesBelow(v uint32) []string {
+func (m *members) nodesBelow(v uint32) []string {
 	var out []string
-	for _, tag := range slices.Sorted(maps.Keys(st.nodes)) {
-		if have := st.nodeVersion(tag).Version; have < v {
+	for _, tag := range slices.Sorted(maps.Keys(m.nodes)) {
+		if have := m.nodeVersion(tag).Version; have < v {
 			out = append(out, fmt.Sprintf("%s (version %d)", tag, have))
 		}
 	}
@@ -91,16 +91,16 @@ func (st *state) nodesBelow(v uint32) []string {
 }
 
 // nodeVersion is what the node with tag supports: version 1 when it said nothing.
-func (st *state) nodeVersion(tag string) NodeVersion {
-	if nv, ok := st.versions[tag]; ok {
+func (m *members) nodeVersion(tag string) NodeVersion {
+	if nv, ok := m.versions[tag]; ok {
 		return nv
 	}
 	return NodeVersion{Version: 1}
 }
 
 // finalised is the cluster version in force: 1 until one was set.
-func (st *state) finalised() uint32 {
-	return max(st.clusterVersion, 1)
+func (m *members) finalised() uint32 {
+	return max(m.clusterVersion, 1)
 }
 
 // FinalisedVersion is the cluster version in force, cheaply: the leader asks it before every

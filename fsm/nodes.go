@@ -101,9 +101,9 @@ func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 // addressHeld refuses an address another node is registered with: two members at one
 // address would each be taken for the other. Tags are visited sorted, so every replica names
 // the same holder.
-func (st *state) addressHeld(tag, raftAddr, grpcAddr string) error {
-	for _, other := range slices.Sorted(maps.Keys(st.nodes)) {
-		n := st.nodes[other]
+func (m *members) addressHeld(tag, raftAddr, grpcAddr string) error {
+	for _, other := range slices.Sorted(maps.Keys(m.nodes)) {
+		n := m.nodes[other]
 		switch {
 		case other == tag:
 		case raftAddr != "" && n.RaftAddress == raftAddr:
@@ -116,11 +116,11 @@ func (st *state) addressHeld(tag, raftAddr, grpcAddr string) error {
 }
 
 // nodeByID finds the node with raft id id; ids are unique, so map order cannot matter.
-func (st *state) nodeByID(id string) (Node, bool) {
+func (m *members) nodeByID(id string) (Node, bool) {
 	if id == "" {
 		return Node{}, false
 	}
-	for _, n := range st.nodes {
+	for _, n := range m.nodes {
 		if n.ID == id {
 			return n, true
 		}
@@ -130,11 +130,11 @@ func (st *state) nodeByID(id string) (Node, bool) {
 
 // nodeByIncarnation finds the node registered with incarnation, a random UUID per data dir,
 // so at most one node has it.
-func (st *state) nodeByIncarnation(incarnation string) (Node, bool) {
+func (m *members) nodeByIncarnation(incarnation string) (Node, bool) {
 	if incarnation == "" {
 		return Node{}, false
 	}
-	for _, n := range st.nodes {
+	for _, n := range m.nodes {
 		if n.Incarnation == incarnation {
 			return n, true
 		}
@@ -160,12 +160,12 @@ func (st *state) applyRemoveNode(r *raftv1.RemoveNode) any {
 
 // nextFreeTag walks A … Z, ZA … ZZ, ZZA … ZZZZ (the order tags are assigned in) and returns the
 // first tag neither in use nor retired, or "" when all are gone.
-func (st *state) nextFreeTag() string {
+func (m *members) nextFreeTag() string {
 	for length := 1; length <= maxTagLength; length++ {
 		prefix := strings.Repeat("Z", length-1)
 		for c := 'A'; c <= 'Z'; c++ {
 			tag := prefix + string(c)
-			if _, used := st.nodes[tag]; !used && !st.retired[tag] {
+			if _, used := m.nodes[tag]; !used && !m.retired[tag] {
 				return tag
 			}
 		}

@@ -39,8 +39,8 @@ func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
 }
 
 // registeredMember reports whether a registered node has the Raft member ID.
-func (st *state) registeredMember(id string) bool {
-	for _, n := range st.nodes {
+func (m *members) registeredMember(id string) bool {
+	for _, n := range m.nodes {
 		if n.ID == id {
 			return true
 		}

@@ -14,23 +14,23 @@ import (
 // counters: its etag watermark and its pools' marks only ever grow. The answer is
 // the node's Reservations after the command, which a node starting from older files takes as
 // its floor: the log orders this answer after every earlier publication, so it is the newest.
-func (st *state) applyLocalReservations(r *raftv1.LocalReservations) any {
-	n, ok := st.nodeByID(r.GetMemberId())
+func (m *members) applyLocalReservations(r *raftv1.LocalReservations) any {
+	n, ok := m.nodeByID(r.GetMemberId())
 	if !ok {
 		return ErrNotRegistered
 	}
 	if r.GetEtag() > math.MaxInt64 {
 		return ErrBadReservation
 	}
-	for _, m := range r.GetPools() {
-		if m.GetTag() == "" || m.GetGranted() < 0 {
+	for _, mark := range r.GetPools() {
+		if mark.GetTag() == "" || mark.GetGranted() < 0 {
 			return ErrBadReservation
 		}
 	}
 	if len(r.GetSeal()) > maxSealLen || len(r.GetUnseal()) > maxSealLen || (len(r.GetSeal()) > 0 && len(r.GetUnseal()) > 0) {
 		return ErrBadReservation
 	}
-	old := st.reserved[n.Tag]
+	old := m.reserved[n.Tag]
 	res := Reservations{Etag: max(old.Etag, r.GetEtag()), Pools: old.Pools, Seal: old.Seal}
 	switch {
 	case len(r.GetSeal()) > 0:
@@ -40,9 +40,9 @@ func (st *state) applyLocalReservations(r *raftv1.LocalReservations) any {
 		res.Seal = nil
 	}
 	raised := false
-	for _, m := range r.GetPools() {
-		k := PoolKey{Database: DatabaseName(m.GetDatabase()), Tag: foldKey(m.GetTag())}
-		if m.GetGranted() <= res.Pools[k] {
+	for _, mark := range r.GetPools() {
+		k := PoolKey{Database: DatabaseName(mark.GetDatabase()), Tag: foldKey(mark.GetTag())}
+		if mark.GetGranted() <= res.Pools[k] {
 			continue
 		}
 		if !raised { // copy on write: earlier copies of the record share the old map
@@ -51,11 +51,11 @@ func (st *state) applyLocalReservations(r *raftv1.LocalReservations) any {
 				res.Pools = make(map[PoolKey]int64)
 			}
 		}
-		res.Pools[k] = m.GetGranted()
+		res.Pools[k] = mark.GetGranted()
 	}
 	answer := res
 	res.SealMatched = false // an answer, not state
-	st.reserved[n.Tag] = res
+	m.reserved[n.Tag] = res
 	return answer
 }
 

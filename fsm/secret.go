@@ -7,13 +7,13 @@ const minClusterSecret = 16
 
 // applySetClusterSecret sets the cluster secret unless one is set: the first proposal wins,
 // so two leaders in a row that both found none agree on the first one's.
-func (st *state) applySetClusterSecret(r *raftv1.SetClusterSecret) any {
-	if len(st.clusterSecret) > 0 {
+func (m *members) applySetClusterSecret(r *raftv1.SetClusterSecret) any {
+	if len(m.clusterSecret) > 0 {
 		return nil
 	}
 	if len(r.GetSecret()) < minClusterSecret {
 		return ErrInvalidSecret
 	}
-	st.clusterSecret = append([]byte(nil), r.GetSecret()...)
+	m.clusterSecret = append([]byte(nil), r.GetSecret()...)
 	return nil
 }

@@ -6,7 +6,23 @@ import "github.com/idnode/idnode/internal/hilogrant"
 type state struct {
 	databases map[string]*database // by DatabaseName; DefaultDatabase always
 	keys      map[string]*Key      // API keys by id
-	nodes     map[string]Node      // by tag
+	members
+	requests *requestTable
+	// separator is the cluster's identity parts separator, set by the first node that
+	// registers with one (a cluster-wide setting, so all nodes' IDs read alike); "" until then.
+	separator string
+	// fold is how identity names and claimed IDs are compared (fold.go): foldLower until a
+	// SetFold entry moves the state on.
+	fold int32
+	// journal is the FSM's series store (series.go), shared by every state it holds.
+	journal *journal
+}
+
+// members is the cluster's record of its nodes: who is registered under which tag, the tags
+// that may never be used again, what each node published of its counters and said of its
+// build, the cluster version, and the secret the nodes share.
+type members struct {
+	nodes map[string]Node // by tag
 	// reserved is what each registered node published of its local counters, by tag
 	// (reservations.go); a snapshot writes it in the node's record.
 	reserved map[string]Reservations
@@ -17,18 +33,9 @@ type state struct {
 	// versionUsed the newest version of a command the log applied.
 	clusterVersion, versionUsed uint32
 	retired                     map[string]bool // tags of removed nodes
-	requests                    *requestTable
-	// separator is the cluster's identity parts separator, set by the first node that
-	// registers with one (a cluster-wide setting, so all nodes' IDs read alike); "" until then.
-	separator string
 	// clusterSecret authenticates node-to-node calls (package forward); nil until the first
 	// leader proposes one.
 	clusterSecret []byte
-	// fold is how identity names and claimed IDs are compared (fold.go): foldLower until a
-	// SetFold entry moves the state on.
-	fold int32
-	// journal is the FSM's series store (series.go), shared by every state it holds.
-	journal *journal
 }
 
 type hiloState struct {
@@ -50,10 +57,12 @@ func newState() *state {
 	return &state{
 		databases: map[string]*database{DefaultDatabase: newDatabase()},
 		keys:      make(map[string]*Key),
-		nodes:     make(map[string]Node),
-		reserved:  make(map[string]Reservations),
-		versions:  make(map[string]NodeVersion),
-		retired:   make(map[string]bool),
-		requests:  newRequestTable(),
+		members: members{
+			nodes:    make(map[string]Node),
+			reserved: make(map[string]Reservations),
+			versions: make(map[string]NodeVersion),
+			retired:  make(map[string]bool),
+		},
+		requests: newRequestTable(),
 	}
 }
