@@ -212,16 +212,24 @@ func unaryCall[Svc, Req, Resp any](ctx context.Context, via func(context.Context
 // Client talks to an idnode cluster through any subset of its nodes. It is safe for any
 // number of goroutines.
 type Client struct {
-	nodes     []*node
+	failover
 	opts      options
-	preferred atomic.Int64 // index of the node that answered last; calls start there
-	leader    atomic.Int64 // 1 + index of the node last named as leader (leader.go); 0: unknown
 	gens      *hilo.MultiGenerator
 	fold      *identityFold // concurrent single identities (fold.go)
 	grants    grantNodes    // which node granted each recent HiLo range (grants.go)
-	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// failover is how a call reaches the cluster: the client's nodes, which of them answered last
+// and which one leads, and the attempts of one call on one node after another, with backoff.
+type failover struct {
+	nodes       []*node
+	callTimeout time.Duration
+	backoff     Backoff
+	preferred   atomic.Int64 // index of the node that answered last; calls start there
+	leader      atomic.Int64 // 1 + index of the node last named as leader (leader.go); 0: unknown
+	closed      atomic.Bool
 }
 
 // Dial returns a client for the nodes at addrs (host:port, or any gRPC target), one
@@ -253,7 +261,7 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 		}),
 	}, flowcontrol.DialOptions()...)
 	dialOpts = append(dialOpts, o.dialOpts...)
-	c := &Client{opts: o}
+	c := &Client{opts: o, failover: failover{callTimeout: o.callTimeout, backoff: o.backoff}}
 	dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(c.learnLeader))
 	for _, addr := range addrs {
 		if strings.TrimSpace(addr) == "" {
@@ -281,8 +289,8 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 }
 
 // indexOf is n's index among the Client's nodes.
-func (c *Client) indexOf(n *node) int64 {
-	for i, m := range c.nodes {
+func (fo *failover) indexOf(n *node) int64 {
+	for i, m := range fo.nodes {
 		if m == n {
 			return int64(i)
 		}
@@ -290,9 +298,9 @@ func (c *Client) indexOf(n *node) int64 {
 	return 0
 }
 
-func (c *Client) closeConns() error {
+func (fo *failover) closeConns() error {
 	var errs []error
-	for _, n := range c.nodes {
+	for _, n := range fo.nodes {
 		if err := n.conn.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("node %s: %w", n.addr, err))
 		}
@@ -364,13 +372,13 @@ func retryable(ctx context.Context, err error) bool {
 
 // call runs attempt on one node after another until it succeeds, fails for good, or ctx ends.
 // An attempt that returns final(err) ends the call with err.
-func (c *Client) call(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
-	return c.callFrom(ctx, c.preferred.Load(), attempt)
+func (fo *failover) call(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
+	return fo.callFrom(ctx, fo.preferred.Load(), attempt)
 }
 
 // callRepeatable is call for a call that is safe to repeat (see repeatable).
-func (c *Client) callRepeatable(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
-	return c.call(ctx, repeatable(attempt))
+func (fo *failover) callRepeatable(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
+	return fo.call(ctx, repeatable(attempt))
 }
 
 // repeatable marks attempt as safe to repeat on another node: it carries a request_id (a
@@ -395,8 +403,8 @@ type busyError struct{ err error }
 func (b *busyError) Error() string { return b.err.Error() }
 
 // callFrom works like call, but tries node start first.
-func (c *Client) callFrom(ctx context.Context, start int64, attempt func(ctx context.Context, n *node) error) error {
-	if c.closed.Load() {
+func (fo *failover) callFrom(ctx context.Context, start int64, attempt func(ctx context.Context, n *node) error) error {
+	if fo.closed.Load() {
 		return ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
@@ -405,22 +413,22 @@ func (c *Client) callFrom(ctx context.Context, start int64, attempt func(ctx con
 	var last error
 	for i := 0; ; i++ {
 		if i > 0 {
-			if m := c.opts.backoff.MaxAttempts; m > 0 && i >= m {
-				return &NodesFailedError{Attempts: i, Nodes: len(c.nodes), Last: last}
+			if m := fo.backoff.MaxAttempts; m > 0 && i >= m {
+				return &NodesFailedError{Attempts: i, Nodes: len(fo.nodes), Last: last}
 			}
 			// Back off only once every node failed: a node that is down refuses at once and
 			// says nothing about the others, and a pause after each such refusal would make
 			// the wait before the survivors are asked again grow with every dead node.
-			if round := i / len(c.nodes); i%len(c.nodes) == 0 {
-				if err := sleepCtx(ctx, c.delay(round)); err != nil {
-					return &NodesFailedError{Attempts: i, Nodes: len(c.nodes), Last: last, Cause: err}
+			if round := i / len(fo.nodes); i%len(fo.nodes) == 0 {
+				if err := sleepCtx(ctx, fo.delay(round)); err != nil {
+					return &NodesFailedError{Attempts: i, Nodes: len(fo.nodes), Last: last, Cause: err}
 				}
 			}
 		}
-		idx := (start + int64(i)) % int64(len(c.nodes))
+		idx := (start + int64(i)) % int64(len(fo.nodes))
 		actx, cancel := ctx, context.CancelFunc(func() {})
-		if c.opts.callTimeout > 0 {
-			actx, cancel = context.WithTimeout(ctx, c.opts.callTimeout)
+		if fo.callTimeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, fo.callTimeout)
 		}
 		// Whether this attempt's deadline is the caller's own rather than the per-attempt one:
 		// then its DEADLINE_EXCEEDED ends the call (gRPC may report it a moment before
@@ -430,11 +438,11 @@ func (c *Client) callFrom(ctx context.Context, start int64, attempt func(ctx con
 			adl, _ := actx.Deadline()
 			callerDeadline = !adl.Before(dl)
 		}
-		err := attempt(actx, c.nodes[idx])
+		err := attempt(actx, fo.nodes[idx])
 		cancel()
 		if err == nil {
 			if idx != start {
-				c.preferred.Store(idx)
+				fo.preferred.Store(idx)
 			}
 			return nil
 		}
@@ -447,14 +455,14 @@ func (c *Client) callFrom(ctx context.Context, start int64, attempt func(ctx con
 		}
 		if callerDeadline && status.Code(err) == codes.DeadlineExceeded {
 			if i > 0 {
-				return &NodesFailedError{Attempts: i + 1, Nodes: len(c.nodes), Last: last, Cause: context.DeadlineExceeded}
+				return &NodesFailedError{Attempts: i + 1, Nodes: len(fo.nodes), Last: last, Cause: context.DeadlineExceeded}
 			}
 			return err
 		}
 		if !retry {
 			if i > 0 && ctx.Err() != nil {
 				// The caller's context ended during a retry: say what the nodes said before.
-				return &NodesFailedError{Attempts: i + 1, Nodes: len(c.nodes), Last: last, Cause: ctx.Err()}
+				return &NodesFailedError{Attempts: i + 1, Nodes: len(fo.nodes), Last: last, Cause: ctx.Err()}
 			}
 			return err
 		}
@@ -477,8 +485,8 @@ func final(err error) error {
 }
 
 // delay is the backoff before round i (i >= 1).
-func (c *Client) delay(i int) time.Duration {
-	b := c.opts.backoff
+func (fo *failover) delay(i int) time.Duration {
+	b := fo.backoff
 	d := float64(b.Initial) * math.Pow(b.Multiplier, float64(i-1))
 	d = min(d, float64(b.Max))
 	if b.Jitter > 0 {

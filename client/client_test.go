@@ -325,7 +325,7 @@ func TestClientDialArguments(t *testing.T) {
 
 // The backoff grows by Multiplier up to Max, spread by Jitter.
 func TestClientBackoffDelays(t *testing.T) {
-	c := &Client{opts: options{backoff: Backoff{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond, Multiplier: 2, Jitter: 0.2}}}
+	c := &failover{backoff: Backoff{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond, Multiplier: 2, Jitter: 0.2}}
 	for i, want := range []time.Duration{10, 20, 40, 80, 100, 100} {
 		want *= time.Millisecond
 		for range 50 {
