@@ -202,7 +202,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 }
 
 // Register adds the public services to gs, the client port's server: IdService,
-// ClusterService, health and reflection.
+// ClusterService, SeriesService, health and reflection.
 func (s *Server) Register(gs *grpc.Server) {
 	idnodev1.RegisterIdServiceServer(gs, s.ids)
 	idnodev1.RegisterClusterServiceServer(gs, s.cluster)
