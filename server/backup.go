@@ -35,7 +35,8 @@ func (s *clusterService) Backup(req *idnodev1.BackupRequest, stream grpc.ServerS
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return err
 	}
-	return forwardStream(s.core, ctx, req, stream, s.leader().Backup, forwardv1.LeaderClient.Backup)
+	return forwardStream(s.core, ctx, req, stream, s.leader().Backup,
+		via(leaderHalves(idnodev1.NewClusterServiceClient), idnodev1.ClusterServiceClient.Backup), via(forwardv1.NewLeaderClient, forwardv1.LeaderClient.Backup))
 }
 
 // Backup runs on the leader: a read barrier, then the copy, in chunks.
@@ -216,19 +217,29 @@ func (s *clusterService) forwardRestore(ctx context.Context, data []byte) (*idno
 	}
 	var resp *idnodev1.RestoreResponse
 	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
-		out, err := forwardv1.NewLeaderClient(h.Conn).Restore(h.Context(), h.CallOptions()...)
-		if err != nil {
-			return err
+		var err error
+		resp, err = sendBackup(h, leaderHalves(idnodev1.NewClusterServiceClient)(h.Conn).Restore, data)
+		if olderLeader(err) { // a leader that serves the restore only as a Leader RPC (relay.go)
+			resp, err = sendBackup(h, forwardv1.NewLeaderClient(h.Conn).Restore, data)
 		}
-		for rest := data; len(rest) > 0; {
-			n := min(len(rest), backupChunkSize)
-			if err := out.Send(&idnodev1.RestoreChunk{Data: rest[:n]}); err != nil {
-				break // the real error comes from CloseAndRecv
-			}
-			rest = rest[n:]
-		}
-		resp, err = out.CloseAndRecv()
 		return err
 	})
 	return resp, err
+}
+
+// sendBackup sends data through the hop to the restore that open starts on the leader.
+func sendBackup(h *forward.Hop, open func(context.Context, ...grpc.CallOption) (grpc.ClientStreamingClient[idnodev1.RestoreChunk, idnodev1.RestoreResponse], error),
+	data []byte) (*idnodev1.RestoreResponse, error) {
+	out, err := open(h.Context(), h.CallOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	for rest := data; len(rest) > 0; {
+		n := min(len(rest), backupChunkSize)
+		if err := out.Send(&idnodev1.RestoreChunk{Data: rest[:n]}); err != nil {
+			break // the real error comes from CloseAndRecv
+		}
+		rest = rest[n:]
+	}
+	return out.CloseAndRecv()
 }

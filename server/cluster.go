@@ -17,6 +17,9 @@ type clusterService struct {
 
 // clusterLeader is the leader's half of ClusterService's calls: one method per Leader RPC of
 // the same name, which trusts the checks its public handler made where the call arrived.
-type clusterLeader struct{ s *clusterService }
+type clusterLeader struct {
+	idnodev1.UnsafeClusterServiceServer // a public call without its method here does not compile
+	s                                   *clusterService
+}
 
-func (s *clusterService) leader() clusterLeader { return clusterLeader{s} }
+func (s *clusterService) leader() clusterLeader { return clusterLeader{s: s} }

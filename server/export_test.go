@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 
+	"google.golang.org/grpc"
+
 	"github.com/idnode/idnode/identity"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
@@ -12,3 +14,7 @@ import (
 func RelayIdentities(ctx context.Context, s *Server, incs []*raftv1.IdentityIncrement) ([]identity.Result, error) {
 	return forwardCommitter{s.ids}.Commit(ctx, incs)
 }
+
+// LeaderHalves makes the public calls of a generated client made on it go to the leader
+// halves, as a follower relays them.
+func LeaderHalves(cc grpc.ClientConnInterface) grpc.ClientConnInterface { return leaderConn{cc} }

@@ -15,7 +15,7 @@ import (
 // leaderService serves the Leader service: the leader's half of every public call that must
 // run on the leader, each service's own (idLeader, clusterLeader, seriesLeader). The public
 // handler checks the call where it arrived and then runs the method of the same name here
-// (on the leader) or through the hop (forward.Call with viaLeader); that method trusts the
+// (on the leader) or through the hop (forward.Call, relay.go); that method trusts the
 // checks its caller made and is never the entry point of a client's call. No Unimplemented
 // server is embedded, so a Leader RPC without its method does not compile.
 type leaderService struct {
@@ -26,11 +26,6 @@ type leaderService struct {
 }
 
 var _ forwardv1.LeaderServer = leaderService{}
-
-// viaLeader adapts a Leader client method for forward.Call.
-func viaLeader[Req, Resp any](m func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
-	return via(forwardv1.NewLeaderClient, m)
-}
 
 // viaForward adapts a Forward client method (a node's own reservations) for forward.Call.
 func viaForward[Req, Resp any](m func(forwardv1.ForwardClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
@@ -44,31 +39,21 @@ func via[C, Req, Resp any](client func(grpc.ClientConnInterface) C, m func(C, co
 }
 
 // forwardStream runs a server-streaming call's leader half (local) here when this node leads,
-// else through the Leader RPC of the same name (remote), whose messages it passes on to out.
+// else on the leader through the hop by the public name (public), or through the Leader RPC
+// of the same name (old) when the leader's build serves only that (relay.go). It passes the
+// leader's messages on to out.
 func forwardStream[Req, Msg any](s *core, ctx context.Context, req Req, out grpc.ServerStreamingServer[Msg],
-	local func(Req, grpc.ServerStreamingServer[Msg]) error,
-	remote func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (grpc.ServerStreamingClient[Msg], error)) error {
+	local func(Req, grpc.ServerStreamingServer[Msg]) error, public, old forward.Remote[Req, grpc.ServerStreamingClient[Msg]]) error {
 	if s.fwd.Local(ctx) {
 		return local(req, out)
 	}
 	var sendErr error // the caller's side of the stream: not the hop's to explain
 	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
-		in, err := remote(forwardv1.NewLeaderClient(h.Conn), h.Context(), req, h.CallOptions()...)
-		if err != nil {
-			return err
+		sent, err := passOn(h, public, req, out, &sendErr)
+		if olderLeader(err) && !sent {
+			_, err = passOn(h, old, req, out, &sendErr)
 		}
-		for {
-			m, err := in.Recv()
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if sendErr = out.Send(m); sendErr != nil {
-				return nil
-			}
-		}
+		return err
 	})
 	switch {
 	case errors.Is(err, forward.ErrSelf):
@@ -77,6 +62,29 @@ func forwardStream[Req, Msg any](s *core, ctx context.Context, req Req, out grpc
 		return sendErr
 	}
 	return err
+}
+
+// passOn opens a server-streaming call with req on the hop and sends what it answers on to
+// out, until it ends or out fails (sendErr). sent says whether out got any message.
+func passOn[Req, Msg any](h *forward.Hop, open forward.Remote[Req, grpc.ServerStreamingClient[Msg]], req Req,
+	out grpc.ServerStreamingServer[Msg], sendErr *error) (sent bool, err error) {
+	in, err := open(h.Conn, h.Context(), req, h.CallOptions()...)
+	if err != nil {
+		return false, err
+	}
+	for {
+		m, err := in.Recv()
+		if errors.Is(err, io.EOF) {
+			return sent, nil
+		}
+		if err != nil {
+			return sent, err
+		}
+		if *sendErr = out.Send(m); *sendErr != nil {
+			return sent, nil
+		}
+		sent = true
+	}
 }
 
 // newForwarder is this server's way to the leader. Every refusal on the way is "no quorum".
@@ -180,24 +188,32 @@ func (s *core) slotted(ctx context.Context, slots listingSlots) (release func(),
 // publicServices are the services of the client port whose calls may run on the leader.
 var publicServices = []grpc.ServiceDesc{idnodev1.IdService_ServiceDesc, idnodev1.ClusterService_ServiceDesc, idnodev1.SeriesService_ServiceDesc}
 
-// publicMethods maps each Leader RPC to the public method it runs the leader's half of.
+// publicMethods maps each name under which the internal server runs a public call's leader
+// half to that public method: its leader name (relay.go), and the Leader RPC of the same name.
 var publicMethods = func() map[string]string {
 	m := map[string]string{}
 	for _, svc := range publicServices {
+		var names []string
 		for _, md := range svc.Methods {
-			m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+md.MethodName] = "/" + svc.ServiceName + "/" + md.MethodName
+			names = append(names, md.MethodName)
 		}
 		for _, sd := range svc.Streams {
-			m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+sd.StreamName] = "/" + svc.ServiceName + "/" + sd.StreamName
+			names = append(names, sd.StreamName)
+		}
+		for _, name := range names {
+			public := "/" + svc.ServiceName + "/" + name
+			m[leaderName(public)] = public
+			m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+name] = public
 		}
 	}
 	return m
 }()
 
-// leaderAccess lets a Leader call through when it came from a node of this cluster (it
-// carried the cluster secret; that node checked its caller). A cluster before its first
-// leader set a secret cannot tell a node from a client on the Raft port: there the call is
-// checked as the public call it stands for, with the caller's authorization the hop passed on.
+// leaderAccess is the internal server's access check. It lets a call of a leader half through
+// when it came from a node of this cluster (it carried the cluster secret; that node checked
+// its caller). A cluster before its first leader set a secret cannot tell a node from a client
+// on the Raft port: there the call is checked as the public call it stands for, with the
+// caller's authorization the hop passed on.
 func (s *interceptors) leaderAccess(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	public, ok := publicMethods[info.FullMethod]
 	if !ok || forward.FromNode(ctx) {
@@ -206,7 +222,7 @@ func (s *interceptors) leaderAccess(ctx context.Context, req any, info *grpc.Una
 	return s.authorize(ctx, req, &grpc.UnaryServerInfo{Server: info.Server, FullMethod: public}, handler)
 }
 
-// leaderAccessStream is leaderAccess for the streaming calls (Backup, Restore).
+// leaderAccessStream is leaderAccess for the streaming calls (Backup, Restore, Journal).
 func (s *interceptors) leaderAccessStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	public, ok := publicMethods[info.FullMethod]
 	if !ok || forward.FromNode(ss.Context()) {

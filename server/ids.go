@@ -50,6 +50,9 @@ func (s *idService) close() {
 
 // idLeader is the leader's half of IdService's calls: one method per Leader RPC of the same
 // name, which trusts the checks its public handler made where the call arrived.
-type idLeader struct{ s *idService }
+type idLeader struct {
+	idnodev1.UnsafeIdServiceServer // a public call without its method here does not compile
+	s                              *idService
+}
 
-func (s *idService) leader() idLeader { return idLeader{s} }
+func (s *idService) leader() idLeader { return idLeader{s: s} }

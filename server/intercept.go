@@ -47,21 +47,23 @@ func (s *interceptors) serveUnary(ctx context.Context, req any, info *grpc.Unary
 	return s.serveResolved(ctx, req, info, handler, true)
 }
 
-// internalUnary is the internal server's authorize, observe and checkUTF8 as one interceptor,
-// over the call resolved once, like unary's; a forwarded call was limited where it arrived.
+// internalUnary is the internal server's observe and checkUTF8 as one interceptor, over the
+// call resolved once, like unary's. Its access was checked by leaderAccess, and a forwarded
+// call was limited where it arrived.
 func (s *interceptors) internalUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	return s.serveResolved(ctx, req, info, handler, false)
 }
 
-// serveResolved resolves the call, checks its access (and with limit its database's call
-// rate), and runs the handler on its checked request, reporting the answer.
-func (s *interceptors) serveResolved(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler, limit bool) (any, error) {
+// serveResolved resolves the call and, for a call on the client port (public), checks its
+// access and its database's call rate; then it runs the handler on its checked request,
+// reporting the answer.
+func (s *interceptors) serveResolved(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler, public bool) (any, error) {
 	c := s.resolveCall(ctx, info.FullMethod, req)
 	ctx = withCall(ctx, c)
-	if err := s.checkAccess(ctx, c, req); err != nil {
-		return nil, err
-	}
-	if limit {
+	if public {
+		if err := s.checkAccess(ctx, c, req); err != nil {
+			return nil, err
+		}
 		if err := s.checkCallRate(c); err != nil {
 			return nil, err
 		}

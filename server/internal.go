@@ -6,6 +6,7 @@ import (
 
 	"github.com/idnode/idnode/internal/forward"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // Node-to-node calls — a follower forwarding a call or a batch of identities to the leader —
@@ -21,16 +22,21 @@ func (s *Server) InternalServerOptions() []grpc.ServerOption {
 		grpc.ChainUnaryInterceptor(s.intercept.withFactsOnProbe, withReason, refuseUndecodable, arrivedUnary, s.intercept.leaderAccess, s.intercept.internalUnary),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.intercept.leaderAccessStream, s.intercept.authorizeStream),
+		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.intercept.leaderAccessStream),
 	}, s.cfg.Limits.options(s.internalCalls)...)
 }
 
-// RegisterInternal adds the services other nodes call to gi, the internal server: Leader for
-// the operations a node forwards to the leader, Forward for identity batches and a node's own
-// reservations, and health for Status's reachability probes. The public services are not
-// here: a forwarded call runs only its leader side.
+// RegisterInternal adds the services other nodes call to gi, the internal server: the public
+// services' leader halves, under their leader names, for the calls a node relays to the
+// leader (relay.go); Leader, the same leader halves for nodes on older builds; Forward
+// for identity and issue batches and a node's own reservations; and health for Status's
+// reachability probes. A relayed call runs only its leader half, never the public handler.
 func (s *Server) RegisterInternal(gi *grpc.Server) {
-	forwardv1.RegisterLeaderServer(gi, leaderService{idLeader: s.ids.leader(), clusterLeader: s.cluster.leader(), seriesLeader: s.series.leader()})
+	ids, cluster, series := s.ids.leader(), s.cluster.leader(), s.series.leader()
+	registerLeaderHalves(gi, idnodev1.IdService_ServiceDesc, ids)
+	registerLeaderHalves(gi, idnodev1.ClusterService_ServiceDesc, cluster)
+	registerLeaderHalves(gi, idnodev1.SeriesService_ServiceDesc, series)
+	forwardv1.RegisterLeaderServer(gi, leaderService{idLeader: ids, clusterLeader: cluster, seriesLeader: series})
 	forwardv1.RegisterForwardServer(gi, forwardService{core: s.core, ids: s.ids, series: s.series})
 	healthpb.RegisterHealthServer(gi, s.health)
 }

@@ -13,6 +13,7 @@ import (
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/server"
 )
 
 // The leader sets a cluster secret, and its internal server refuses a call without it. With
@@ -81,6 +82,37 @@ func TestTheInternalPortServesTheLeaderSideOnly(t *testing.T) {
 	resp, err := leader.NextHiLo(ctx, req)
 	if err != nil || resp.GetLow() != 1 || resp.GetServerTag() != "A" {
 		t.Fatalf("Leader.NextHiLo with the secret: %v, %v; want a first range granted by A", resp, err)
+	}
+}
+
+// The internal server serves the leader halves under their leader names (relay.go), to nodes
+// only: a call by that name needs the secret like any node-to-node call, and a public call
+// that is answered where it arrives has no leader half to run.
+func TestTheInternalPortServesLeaderHalvesByNameToNodes(t *testing.T) {
+	c := newTestCluster(t, 1)
+	a := c.Node("A")
+	waitFor(t, "the cluster secret", convergeTimeout, func() (bool, string) {
+		return a.Node.FSM().ClusterSecret() != nil, "no secret yet"
+	})
+	conn, err := grpc.NewClient("passthrough:///"+a.InternalAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	halves := idnodev1.NewIdServiceClient(server.LeaderHalves(conn))
+	req := &idnodev1.NextHiLoRequest{Tag: "orders"}
+	if _, err := halves.NextHiLo(ctx, req); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("a leader half without the cluster secret: %v, want UNAUTHENTICATED", err)
+	}
+	ctx = metadata.AppendToOutgoingContext(ctx, "x-idnode-cluster-secret-bin", string(a.Node.FSM().ClusterSecret()))
+	if _, err := halves.Generate(ctx, &idnodev1.GenerateRequest{Id: "users|"}); status.Code(err) != codes.Unimplemented {
+		t.Fatalf("Generate's leader half: %v, want UNIMPLEMENTED (it is answered where it arrives)", err)
+	}
+	resp, err := halves.NextHiLo(ctx, req)
+	if err != nil || resp.GetLow() != 1 || resp.GetServerTag() != "A" {
+		t.Fatalf("NextHiLo's leader half with the secret: %v, %v; want a first range granted by A", resp, err)
 	}
 }
 

@@ -58,9 +58,12 @@ func (s *seriesService) close() {
 
 // seriesLeader is the leader's half of SeriesService's calls: one method per Leader RPC of
 // the same name, which trusts the checks its public handler made where the call arrived.
-type seriesLeader struct{ s *seriesService }
+type seriesLeader struct {
+	idnodev1.UnsafeSeriesServiceServer // a public call without its method here does not compile
+	s                                  *seriesService
+}
 
-func (s *seriesService) leader() seriesLeader { return seriesLeader{s} }
+func (s *seriesService) leader() seriesLeader { return seriesLeader{s: s} }
 
 // CreateSeries creates a series in the request's database.
 func (s *seriesService) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.CreateSeriesResponse, error) {
@@ -70,7 +73,7 @@ func (s *seriesService) CreateSeries(ctx context.Context, req *idnodev1.CreateSe
 	if err := series.CheckCreate(createCommand(req, 0)); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateSeries, viaLeader(forwardv1.LeaderClient.CreateSeries))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateSeries, viaSeries(idnodev1.SeriesServiceClient.CreateSeries, forwardv1.LeaderClient.CreateSeries))
 }
 
 func (l seriesLeader) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.CreateSeriesResponse, error) {
@@ -89,7 +92,7 @@ func (s *seriesService) ListSeries(ctx context.Context, req *idnodev1.ListSeries
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListSeries, viaLeader(forwardv1.LeaderClient.ListSeries))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListSeries, viaSeries(idnodev1.SeriesServiceClient.ListSeries, forwardv1.LeaderClient.ListSeries))
 }
 
 func (l seriesLeader) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequest) (*idnodev1.ListSeriesResponse, error) {
@@ -158,7 +161,7 @@ func (s *seriesService) Void(ctx context.Context, req *idnodev1.VoidRequest) (*i
 	if err := series.CheckVoid(voidCommand(req, 0)); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Void, viaLeader(forwardv1.LeaderClient.Void))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Void, viaSeries(idnodev1.SeriesServiceClient.Void, forwardv1.LeaderClient.Void))
 }
 
 func (l seriesLeader) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.VoidResponse, error) {
@@ -180,7 +183,8 @@ func (s *seriesService) Journal(req *idnodev1.JournalRequest, stream grpc.Server
 		return err
 	}
 	defer release()
-	return forwardStream(s.core, ctx, req, stream, s.leader().Journal, forwardv1.LeaderClient.Journal)
+	return forwardStream(s.core, ctx, req, stream, s.leader().Journal,
+		via(leaderHalves(idnodev1.NewSeriesServiceClient), idnodev1.SeriesServiceClient.Journal), via(forwardv1.NewLeaderClient, forwardv1.LeaderClient.Journal))
 }
 
 func (l seriesLeader) Journal(req *idnodev1.JournalRequest, stream grpc.ServerStreamingServer[idnodev1.SeriesEntry]) error {
@@ -232,7 +236,7 @@ func (s *seriesService) VerifySeries(ctx context.Context, req *idnodev1.VerifySe
 		return nil, err
 	}
 	defer release()
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().VerifySeries, viaLeader(forwardv1.LeaderClient.VerifySeries))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().VerifySeries, viaSeries(idnodev1.SeriesServiceClient.VerifySeries, forwardv1.LeaderClient.VerifySeries))
 }
 
 func (l seriesLeader) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {

@@ -387,6 +387,10 @@ const (
 // it resolved in the request; the leader does not check it again, but a call that does not
 // carry the cluster secret (a cluster before its first leader set one) is checked as the
 // public call it stands for. Requests and answers are the public API's.
+//
+// Nodes now relay a call under the public method's own name (server/relay.go), so a new
+// public call gets no RPC here. Leader stays served for nodes on older builds, which relay
+// only through it, and a node relays through it to a leader on such a build.
 type LeaderClient interface {
 	SeedIdentity(ctx context.Context, in *v11.SeedIdentityRequest, opts ...grpc.CallOption) (*v11.SeedIdentityResponse, error)
 	ListIdentities(ctx context.Context, in *v11.ListIdentitiesRequest, opts ...grpc.CallOption) (*v11.ListIdentitiesResponse, error)
@@ -792,6 +796,10 @@ func (c *leaderClient) VerifySeries(ctx context.Context, in *v11.VerifySeriesReq
 // it resolved in the request; the leader does not check it again, but a call that does not
 // carry the cluster secret (a cluster before its first leader set one) is checked as the
 // public call it stands for. Requests and answers are the public API's.
+//
+// Nodes now relay a call under the public method's own name (server/relay.go), so a new
+// public call gets no RPC here. Leader stays served for nodes on older builds, which relay
+// only through it, and a node relays through it to a leader on such a build.
 type LeaderServer interface {
 	SeedIdentity(context.Context, *v11.SeedIdentityRequest) (*v11.SeedIdentityResponse, error)
 	ListIdentities(context.Context, *v11.ListIdentitiesRequest) (*v11.ListIdentitiesResponse, error)

@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/idnode/idnode/internal/forward"
+	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// A follower relays a public call to the leader by the call's own name: the leader's internal
+// server serves each public service's leader halves (idLeader, clusterLeader, seriesLeader)
+// under the service's name with leaderPrefix before it, so a relayed call is the public
+// method's name and the request's bytes, with the caller's deadline and the hop's proof that
+// a node of this cluster sent it (package forward). A new public call needs nothing in
+// forward.proto. The prefix keeps the public handlers off the internal server: a relayed call
+// runs only its leader half, never the public handler's checks and branches a second time.
+//
+// Builds before this one serve the leader halves only as the Leader service of
+// forward.proto, which mirrors every public call that existed then. A leader on such a build
+// answers a call by the prefixed name Unimplemented ("unknown service") before anything runs,
+// and the follower then sends it again through the Leader RPC of the same name. Every build
+// still serves the Leader service, for followers on those builds, until a cluster version
+// retires it.
+
+// leaderPrefix comes before a public service's name in the name its leader halves are served
+// under: /idnode.leader.idnode.v1.SeriesService/Void runs seriesLeader.Void.
+const leaderPrefix = "idnode.leader."
+
+// registerLeaderHalves serves impl, the leader halves of the public service desc describes,
+// on the internal server gi under the service's name with leaderPrefix.
+func registerLeaderHalves(gi *grpc.Server, desc grpc.ServiceDesc, impl any) {
+	desc.ServiceName = leaderPrefix + desc.ServiceName
+	gi.RegisterService(&desc, impl)
+}
+
+// leaderConn calls the leader halves of the public methods a generated client calls on it:
+// the same method under its leader name (leaderPrefix).
+type leaderConn struct{ grpc.ClientConnInterface }
+
+func (c leaderConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	return c.ClientConnInterface.Invoke(ctx, leaderName(method), args, reply, opts...)
+}
+
+func (c leaderConn) NewStream(ctx context.Context, desc *grpc.StreamDesc, method string, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	return c.ClientConnInterface.NewStream(ctx, desc, leaderName(method), opts...)
+}
+
+// leaderName is the name the leader half of the public method (a full name,
+// /idnode.v1.SeriesService/Void) is served under.
+func leaderName(method string) string { return "/" + leaderPrefix + strings.TrimPrefix(method, "/") }
+
+// leaderHalves makes client, a generated client's constructor, one of the leader halves.
+func leaderHalves[C any](client func(grpc.ClientConnInterface) C) func(grpc.ClientConnInterface) C {
+	return func(cc grpc.ClientConnInterface) C { return client(leaderConn{cc}) }
+}
+
+// viaIDs relays an IdService call: m is the public method (idnodev1.IdServiceClient.Claim),
+// old its Leader RPC (forwardv1.LeaderClient.Claim), nil for a call newer than the Leader
+// service.
+func viaIDs[Req, Resp any](m func(idnodev1.IdServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
+	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
+	return relayed(idnodev1.NewIdServiceClient, m, old)
+}
+
+// viaCluster is viaIDs for a ClusterService call.
+func viaCluster[Req, Resp any](m func(idnodev1.ClusterServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
+	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
+	return relayed(idnodev1.NewClusterServiceClient, m, old)
+}
+
+// viaSeries is viaIDs for a SeriesService call.
+func viaSeries[Req, Resp any](m func(idnodev1.SeriesServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
+	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
+	return relayed(idnodev1.NewSeriesServiceClient, m, old)
+}
+
+// relayed makes the call m of the public service's client (made by client) on the leader's
+// half of it, and through old when the leader's build does not serve it by that name.
+func relayed[C, Req, Resp any](client func(grpc.ClientConnInterface) C, m func(C, context.Context, Req, ...grpc.CallOption) (Resp, error),
+	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
+	return func(cc *grpc.ClientConn, ctx context.Context, req Req, opts ...grpc.CallOption) (Resp, error) {
+		resp, err := m(leaderHalves(client)(cc), ctx, req, opts...)
+		if olderLeader(err) && old != nil {
+			return old(forwardv1.NewLeaderClient(cc), ctx, req, opts...)
+		}
+		return resp, err
+	}
+}
+
+// olderLeader reports whether err is a leader's answer to a call by a leader name that its
+// build does not serve: nothing ran, so the call may be sent again another way.
+func olderLeader(err error) bool {
+	return status.Code(err) == codes.Unimplemented
+}
+
+// ranWhereItArrived is what a leader half answers for a public call that has none: the call
+// is answered on the node it reached (or batched to the leader by the Forward service), and
+// is never relayed by its name.
+func ranWhereItArrived(method string) error {
+	return status.Errorf(codes.Unimplemented, "%s is answered where it arrives, not relayed to the leader", method)
+}
+
+// The public calls that have no leader half. Each leader type implements its whole public
+// service, so a public call added without its leader half does not compile.
+
+func (idLeader) Generate(context.Context, *idnodev1.GenerateRequest) (*idnodev1.GenerateResponse, error) {
+	return nil, ranWhereItArrived("Generate")
+}
+
+func (idLeader) NextIdentity(context.Context, *idnodev1.NextIdentityRequest) (*idnodev1.NextIdentityResponse, error) {
+	return nil, ranWhereItArrived("NextIdentity")
+}
+
+func (idLeader) Explain(context.Context, *idnodev1.ExplainRequest) (*idnodev1.ExplainResponse, error) {
+	return nil, ranWhereItArrived("Explain")
+}
+
+func (clusterLeader) WhoAmI(context.Context, *idnodev1.WhoAmIRequest) (*idnodev1.WhoAmIResponse, error) {
+	return nil, ranWhereItArrived("WhoAmI")
+}
+
+func (seriesLeader) Issue(context.Context, *idnodev1.IssueRequest) (*idnodev1.IssueResponse, error) {
+	return nil, ranWhereItArrived("Issue")
+}
