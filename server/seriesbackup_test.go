@@ -114,3 +114,32 @@ func TestSeriesBackupAndRestore(t *testing.T) {
 		t.Fatalf("a restore of a series that went another way = %v, want FAILED_PRECONDITION", err)
 	}
 }
+
+// A restore and the reads after it go through a follower as they do through the leader: the
+// follower relays the backup's chunks, and the journal's entries back, by the calls' own names.
+func TestSeriesRestoreThroughAFollower(t *testing.T) {
+	from, to := newTestCluster(t, 1), newTestCluster(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	fromSeries := idnodev1.NewSeriesServiceClient(from.Dial(t, "A"))
+	mustCreateSeries(t, ctx, fromSeries, &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{n:04}"})
+	for _, id := range []string{"doc-1", "doc-2"} {
+		mustIssue(t, ctx, fromSeries, "INV", id)
+	}
+	data := backupOf(t, ctx, idnodev1.NewClusterServiceClient(from.Dial(t, "A")), "default")
+
+	follower := without(to.Tags(), to.waitLeader(convergeTimeout, to.Tags()...))[0]
+	resp, err := restoreInto(ctx, idnodev1.NewClusterServiceClient(to.Dial(t, follower)), data)
+	if err != nil || resp.GetSeries() != 1 || resp.GetSeriesEntriesRestored() != 2 {
+		t.Fatalf("Restore through follower %s = %v, %v; want 1 series, 2 entries restored", follower, resp, err)
+	}
+	got, want := journalOf(t, ctx, idnodev1.NewSeriesServiceClient(to.Dial(t, follower)), "INV"), journalOf(t, ctx, fromSeries, "INV")
+	if len(got) != len(want) {
+		t.Fatalf("the journal through the follower has %d entries after the restore, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !proto.Equal(got[i], want[i]) {
+			t.Fatalf("entry %d through the follower:\n got %v\nwant %v", i+1, got[i], want[i])
+		}
+	}
+}
