@@ -97,7 +97,7 @@ func FuzzHandlers(f *testing.F) {
 		f.Add(uint8(i), []byte(nil))
 		f.Add(uint8(i), []byte{0x0a, 0x05, 'a'}) // a string field cut short: a truncated message
 	}
-	// Issue 23's repros, in the order an attacker sends them: a claim and a seed just below the
+	// The hostile-input repros, in the order an attacker sends them: a claim and a seed just below the
 	// largest int64 that once sent the FSM's skip loop round for ever, a block that ends at it,
 	// and a HiLo last_max that once left its tag refusing every later range.
 	add("/idnode.v1.IdService/Claim", &idnodev1.ClaimRequest{Ids: []string{"p/5"}})

@@ -93,7 +93,7 @@ func TestAPIKeysGuardTheirDatabase(t *testing.T) {
 	}
 }
 
-// Issue 43, item 5: a node that has not applied what the leader had committed since it
+// A node that has not applied what the leader had committed since it
 // started may not know the cluster's first key, so it refuses calls a key guards, keys or not,
 // UNAVAILABLE (NOT_CAUGHT_UP); an admin credential still passes. Once it has caught up, it
 // serves a cluster without keys as before, and stays so even if it falls behind again.
