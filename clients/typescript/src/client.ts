@@ -3,13 +3,15 @@ import { IdentityFold } from "./fold.js";
 import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, NextHiLoRequest, RangeSource, ReturnOptions, checkSeparator, newRequestId } from "./hilo.js";
 import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS, NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
-import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, FetchFunction, Route, Transport } from "./transport.js";
+import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, FetchFunction, Route, Transport } from "./transport.js";
 
 export interface ClientOptions {
   /** An API key (`idk_…`), sent as `Authorization: Bearer`; needed once the cluster has keys. */
   apiKey?: string;
   /** The database every call works in (default: the cluster's default database). */
   database?: string;
+  /** The deadline of a call that names none, retries included (ms, default 30 000). */
+  timeoutMs?: number;
   /** Bounds one attempt on one node (ms, default 3000); then the next node is tried. */
   attemptTimeoutMs?: number;
   /** The wait between rounds of attempts; fields left out take DEFAULT_BACKOFF's. */
@@ -174,7 +176,7 @@ export class Client implements RangeSource, WorkerLeaser {
   /** grant id → the node that granted it: a range goes back to the pool it came from. */
   private readonly grants = new Map<string, number>();
   private closing: Promise<void> | null = null;
-  private readonly fold = new IdentityFold((name, count, requestId, signal) => this.sendIdentity(name, { count, requestId, signal }));
+  private readonly fold: IdentityFold;
 
   constructor(nodes: readonly string[], opts: ClientOptions = {}) {
     const backoff: Backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
@@ -188,9 +190,14 @@ export class Client implements RangeSource, WorkerLeaser {
     if (!Number.isFinite(attemptTimeoutMs) || attemptTimeoutMs < 0) {
       throw new RangeError(`idnode: attemptTimeoutMs must be a number of milliseconds, 0 for none (got ${attemptTimeoutMs})`);
     }
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new RangeError(`idnode: timeoutMs must be a positive number of milliseconds (got ${timeoutMs})`);
+    }
     this.separator = opts.separator ?? "/";
     checkSeparator(this.separator);
     this.transport = new Transport(nodes, {
+      timeoutMs,
       apiKey: opts.apiKey,
       database: opts.database,
       attemptTimeoutMs,
@@ -200,6 +207,7 @@ export class Client implements RangeSource, WorkerLeaser {
     });
     this.hiloOpts = { ...opts.hilo, separator: opts.separator };
     this.gens = new HiLoGenerators(this, this.hiloOpts);
+    this.fold = new IdentityFold((name, count, requestId, signal) => this.sendIdentity(name, { count, requestId, signal }), timeoutMs);
   }
 
   /** The nodes' base URLs, as the client uses them. */
@@ -212,8 +220,9 @@ export class Client implements RangeSource, WorkerLeaser {
   }
 
   /**
-   * Resolves a request string (DESIGN §1): "users/ayende" is checked and echoed, "" is a GUID,
-   * "users/" a server-side ID, "users|" identities; numeric: true mints numeric IDs.
+   * Resolves a request string ("The five ways to get an ID" in DESIGN.md): "users/ayende" is
+   * checked and echoed, "" is a GUID, "users/" a server-side ID, "users|" identities;
+   * numeric: true mints numeric IDs.
    */
   async generate(id: string, opts: GenerateOptions = {}): Promise<string[]> {
     const identity = id.endsWith("|") || opts.claim === true;

@@ -3,6 +3,10 @@
  * the event loop runs dry (not on process.exit() or a signal), which leaves time for the network
  * calls a HiLo return makes; browsers fire "pagehide", after which only fetches marked keepalive
  * get out, so those handlers are told to send them so.
+ *
+ * Neither is final: a page hidden into the back/forward cache is shown again, and a program
+ * whose beforeExit handlers started work goes on. So handlers stay until cancelled, and run
+ * each time; one with nothing left to do must start no work, or the program would not end.
  */
 type Handler = (keepalive: boolean) => Promise<void>;
 
@@ -15,9 +19,7 @@ const handlers = new Set<Handler>();
 let installed = false;
 
 function runAll(keepalive: boolean): void {
-  const all = [...handlers];
-  handlers.clear();
-  for (const h of all) {
+  for (const h of [...handlers]) {
     h(keepalive).catch(() => undefined); // the program is ending: nobody is left to tell
   }
 }

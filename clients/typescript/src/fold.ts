@@ -33,8 +33,6 @@ export type SendIdentities = (name: string, count: number, requestId: string, si
 interface Waiter {
   /** The caller's signal and timeoutMs, joined as the transport joins them for a call. */
   deadline: Deadline;
-  /** When timeoutMs ends it, by performance.now(); Infinity without one. */
-  expiresAt: number;
   /** The batch it is in; undefined while queued, and once answered or gone. */
   batch: Batch | undefined;
   resolve: (value: bigint) => void;
@@ -72,13 +70,17 @@ export class IdentityFold {
   /** By name as the callers spell it; a counter goes once idle, so hostile names cannot pile up. */
   readonly counters = new Map<string, Counter>();
 
-  constructor(private readonly send: SendIdentities) {}
+  /** send makes the batches' calls; a caller with no timeoutMs of its own waits defaultTimeoutMs. */
+  constructor(
+    private readonly send: SendIdentities,
+    private readonly defaultTimeoutMs: number,
+  ) {}
 
   /** One value of counter name, shared in a batch with the callers of the same moment. */
   next(name: string, opts: CallOptions = {}): Promise<IdentityBlock> {
     let deadline: Deadline;
     try {
-      deadline = new Deadline(opts);
+      deadline = new Deadline(opts, this.defaultTimeoutMs);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -89,7 +91,6 @@ export class IdentityFold {
     return new Promise<bigint>((resolve, reject) => {
       const w: Waiter = {
         deadline,
-        expiresAt: opts.timeoutMs === undefined ? Infinity : performance.now() + opts.timeoutMs,
         batch: undefined,
         resolve,
         reject,
@@ -145,19 +146,17 @@ export class IdentityFold {
       waiters,
       controller: new AbortController(),
       waiting: waiters.length,
-      expiresAt: Math.min(...waiters.map((w) => w.expiresAt)),
+      expiresAt: Math.min(...waiters.map((w) => w.deadline.expiresAt)),
       timer: undefined,
       timedOut: false,
     };
     for (const w of waiters) w.batch = b;
-    if (b.expiresAt !== Infinity) {
-      // A TimeoutError reason makes the transport end the call with DEADLINE_EXCEEDED, as the
-      // caller's own timeoutMs would have.
-      b.timer = setTimeout(() => {
-        b.timedOut = true;
-        b.controller.abort(new DOMException("the earliest deadline of a folded batch passed", "TimeoutError"));
-      }, Math.max(b.expiresAt - performance.now(), 0));
-    }
+    // A TimeoutError reason makes the transport end the call with DEADLINE_EXCEEDED, as the
+    // caller's own timeoutMs would have.
+    b.timer = setTimeout(() => {
+      b.timedOut = true;
+      b.controller.abort(new DOMException("the earliest deadline of a folded batch passed", "TimeoutError"));
+    }, Math.max(b.expiresAt - performance.now(), 0));
     c.inFlight++;
     void this.run(name, c, b);
   }
@@ -201,7 +200,7 @@ export class IdentityFold {
         answered++;
       } else if (w.deadline.aborted) {
         w.reject(next === undefined ? error : w.deadline.error()); // its timeoutMs passed in the batch
-      } else if (next !== undefined || (b.timedOut && w.expiresAt > b.expiresAt)) {
+      } else if (next !== undefined || (b.timedOut && w.deadline.expiresAt > b.expiresAt)) {
         back.push(w);
       } else {
         w.reject(error);

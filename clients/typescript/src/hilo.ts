@@ -54,7 +54,11 @@ export interface HiLoOptions {
   nodeTag?: boolean;
   /** RavenDB 3.x's server prefix: "orders/NorthServer/1-A". */
   serverPrefix?: string;
-  /** Give the unused numbers back when the process exits or the page is hidden (default true). */
+  /**
+   * Give the unused numbers back when the process exits or the page is hidden (default true). A
+   * page hidden into the back/forward cache may be shown again: the generator stays open and
+   * takes a new range when next asked.
+   */
   returnAtExit?: boolean;
 }
 
@@ -140,9 +144,21 @@ function definite(err: unknown): boolean {
   return false;
 }
 
-/** A request id: a UUID, which every runtime with fetch can make. */
+/**
+ * A request id: a random (version 4) UUID. Node 18 has fetch but no global crypto, so there the
+ * bytes come from Math.random: a request id must be unique, not secret, and 122 random bits
+ * from a generator seeded per process make a repeat as unlikely as from crypto.
+ */
 export function newRequestId(prefix = ""): string {
-  return prefix + globalThis.crypto.randomUUID();
+  const crypto = (globalThis as { crypto?: Crypto }).crypto;
+  if (typeof crypto?.randomUUID === "function") return prefix + crypto.randomUUID();
+  const b = new Uint8Array(16);
+  if (typeof crypto?.getRandomValues === "function") crypto.getRandomValues(b);
+  else for (let i = 0; i < 16; i++) b[i] = Math.floor(Math.random() * 256);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${prefix}${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** Checks an option that is a number of milliseconds. */
@@ -181,6 +197,8 @@ export class HiLoGenerator {
   private fetchMs = 0;
   private closed = false;
   private closing: Promise<void> | null = null;
+  /** The returns of the end of the program or page under way; next() waits for them. */
+  private givingBack: Promise<void> | null = null;
   private readonly fetchAbort = new AbortController();
   private readonly unregister: () => void;
   private readonly counters: HiLoStats = { fetches: 0, failures: 0, waits: 0, rangeSize: 0, returned: false };
@@ -201,7 +219,7 @@ export class HiLoGenerator {
     this.separator = opts.separator;
     this.nodeTag = opts.nodeTag ?? true;
     this.serverPrefix = opts.serverPrefix;
-    this.unregister = opts.returnAtExit === false ? () => undefined : atExit((keepalive) => this.close({ keepalive }));
+    this.unregister = opts.returnAtExit === false ? () => undefined : atExit((keepalive) => this.giveBack({ keepalive }));
   }
 
   /** The next ID, such as "orders/17-A". */
@@ -239,6 +257,10 @@ export class HiLoGenerator {
       if (this.prefetched !== null) {
         this.makeCurrent(this.prefetched);
         this.prefetched = null;
+        continue;
+      }
+      if (this.givingBack !== null) {
+        await this.givingBack;
         continue;
       }
       if (since === 0) since = this.fetchSeq + 1;
@@ -344,12 +366,7 @@ export class HiLoGenerator {
   private async shutdown(opts: ReturnOptions): Promise<void> {
     this.closed = true;
     this.unregister();
-    const cur = this.cur;
-    let used = 0;
-    if (cur !== null) {
-      used = Math.min(cur.used, cur.size);
-      cur.used = cur.size; // sealed: what was taken before is exactly what was handed out
-    }
+    const held = this.takeCurrent(); // from now on next() hands out nothing
     const f = this.inflight;
     if (f !== null) {
       const signal = opts.signal;
@@ -364,6 +381,43 @@ export class HiLoGenerator {
       }
     }
     this.fetchAbort.abort();
+    await this.givingBack;
+    await this.returnUnused(held, opts);
+  }
+
+  /**
+   * Gives back what was not handed out when the program ends or the page is hidden, and stays
+   * open: a page can come back from the back/forward cache, and its next call takes a new range.
+   * Waits for a fetch in flight first (Node's beforeExit comes only when none is), so that its
+   * range is given back too.
+   */
+  private giveBack(opts: ReturnOptions): Promise<void> {
+    if (this.givingBack === null) {
+      const done = (async () => {
+        await this.inflight?.done;
+        await this.returnUnused(this.takeCurrent(), opts);
+      })().finally(() => {
+        if (this.givingBack === done) this.givingBack = null;
+      });
+      this.givingBack = done;
+    }
+    return this.givingBack;
+  }
+
+  /** Takes the current range from the callers: what was taken of it is what was handed out. */
+  private takeCurrent(): { cur: Span | null; used: number } {
+    const cur = this.cur;
+    this.cur = null;
+    return { cur, used: cur === null ? 0 : Math.min(cur.used, cur.size) };
+  }
+
+  /**
+   * Gives back the prefetched range whole, then the tail of cur past its first used numbers,
+   * each to the node that granted it. The next range may then start at the numbers given back:
+   * lastMax, which the cluster starts ranges above, becomes the highest number that did not
+   * come back.
+   */
+  private async returnUnused({ cur, used }: { cur: Span | null; used: number }, opts: ReturnOptions): Promise<void> {
     const next = this.prefetched;
     this.prefetched = null;
     // Newest first: the current range's tail can come back only once the prefetched range,
@@ -372,12 +426,17 @@ export class HiLoGenerator {
     const returns: HiLoReturn[] = [];
     if (next !== null) returns.push({ end: next.high, last: next.low - 1n, grantId: next.grantId });
     if (cur !== null && used < cur.size) returns.push({ end: cur.high, last: cur.low + BigInt(used) - 1n, grantId: cur.grantId });
+    let allBack = true;
     for (const [i, ret] of returns.entries()) {
       const returned = await this.src.returnHiLo(this.tag, ret, opts);
       if (returned) {
         this.counters.returned = true;
-      } else if (i === 0 && returns.length === 2 && next !== null && cur !== null && next.low === cur.high + 1n) {
-        break; // a newer range stays right above: the tail below it cannot come back
+        if (allBack) this.lastMax = ret.last;
+      } else {
+        allBack = false;
+        if (i === 0 && returns.length === 2 && next !== null && cur !== null && next.low === cur.high + 1n) {
+          break; // a newer range stays right above: the tail below it cannot come back
+        }
       }
     }
   }

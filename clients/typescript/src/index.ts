@@ -44,5 +44,5 @@ export { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_PREFETCH_AT, HiLoGenerator, HiLoGener
 export type { HiLoOptions, HiLoRange, HiLoReturn, HiLoStats, NextHiLoRequest, RangeSource, ReturnOptions } from "./hilo.js";
 export { DEFAULT_LAYOUT, JS_SAFE_LAYOUT, NumericError, NumericGenerator } from "./numeric.js";
 export type { Layout, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
-export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, LEADER_HEADER } from "./transport.js";
+export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, LEADER_HEADER } from "./transport.js";
 export type { Backoff, CallOptions, FetchFunction } from "./transport.js";

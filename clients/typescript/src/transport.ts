@@ -24,11 +24,17 @@ export const DEFAULT_ATTEMPT_TIMEOUT_MS = 3000;
 /** The response header in which a node names the leader's gRPC address, as the HTTP gateway passes it on. */
 export const LEADER_HEADER = "grpc-metadata-idnode-leader";
 
+/** A call's deadline (ms) when neither the call nor the client names one: the other clients' 30 s. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
 /** Per-call options of every network call. */
 export interface CallOptions {
   /** Ends the call, retries included: AbortSignal.timeout(ms), or a controller's signal. */
   signal?: AbortSignal;
-  /** A deadline for the whole call in ms, retries included (with signal, whichever ends first). */
+  /**
+   * A deadline for the whole call in ms, retries included (with signal, whichever ends first);
+   * the client's timeoutMs when not given.
+   */
   timeoutMs?: number;
 }
 
@@ -54,6 +60,8 @@ export interface Answer {
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface TransportOptions {
+  /** The deadline of a call that names none (ms). */
+  timeoutMs: number;
   apiKey?: string;
   database?: string;
   attemptTimeoutMs: number;
@@ -91,8 +99,11 @@ export class Deadline {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly unlink: () => void;
   timedOut = false;
+  /** When the timeout ends the call, by performance.now(). */
+  readonly expiresAt: number;
 
-  constructor(opts: CallOptions | undefined) {
+  /** A call's deadline: its signal, and its timeoutMs or else defaultTimeoutMs. */
+  constructor(opts: CallOptions | undefined, defaultTimeoutMs: number) {
     const outer = opts?.signal;
     const onAbort = (): void => this.controller.abort(outer?.reason);
     if (outer !== undefined) {
@@ -100,14 +111,16 @@ export class Deadline {
       else outer.addEventListener("abort", onAbort, { once: true });
     }
     this.unlink = () => outer?.removeEventListener("abort", onAbort);
-    const ms = opts?.timeoutMs;
-    if (ms !== undefined) {
-      if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`idnode: timeoutMs must be a positive number of milliseconds (got ${ms})`);
-      this.timer = setTimeout(() => {
-        this.timedOut = true;
-        this.controller.abort();
-      }, ms);
+    const ms = opts?.timeoutMs ?? defaultTimeoutMs;
+    if (!Number.isFinite(ms) || ms <= 0) {
+      this.unlink();
+      throw new RangeError(`idnode: timeoutMs must be a positive number of milliseconds (got ${ms})`);
     }
+    this.expiresAt = performance.now() + ms;
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort();
+    }, ms);
   }
 
   get signal(): AbortSignal {
@@ -243,7 +256,7 @@ export class Transport {
   /** Sends req until a node answers it, following route; see Backoff for the retries. */
   async call(req: ApiRequest, route: Route, opts?: CallOptions): Promise<Answer> {
     if (this.closed) throw new ClosedError("client");
-    const deadline = new Deadline(opts);
+    const deadline = new Deadline(opts, this.opts.timeoutMs);
     try {
       const n = this.nodes.length;
       const start = typeof route === "object" ? route.node : route === "leader" && this.leader >= 0 ? this.leader : this.preferred;

@@ -41,6 +41,29 @@ try {
 </script></body></html>`;
 }
 
+/**
+ * A page that takes a HiLo ID, then goes into the back/forward cache and comes back: pagehide
+ * and pageshow with persisted set, the events the browser fires around the cache. The numbers
+ * given back when the page was hidden are the ones the page hands out once shown again.
+ */
+function cachedPage(nodes: string[]): string {
+  return `<!doctype html><html><body><pre id="out">pending</pre><script type="module">
+import { Client } from "/idnode/index.js";
+const out = document.getElementById("out");
+const client = new Client(${JSON.stringify(nodes)}, { attemptTimeoutMs: 2000, timeoutMs: 8000 });
+try {
+  const gen = client.hilo("orders");
+  const ids = [await gen.next()];
+  window.dispatchEvent(new PageTransitionEvent("pagehide", { persisted: true }));
+  window.dispatchEvent(new PageTransitionEvent("pageshow", { persisted: true }));
+  ids.push(await gen.next(), await client.nextId("orders"));
+  out.textContent = "OK " + JSON.stringify(ids) + " " + gen.stats.returned;
+} catch (e) {
+  out.textContent = "ERR " + e.name + " " + e.codeName + " " + e.message;
+}
+</script></body></html>`;
+}
+
 /** A web server of the page (made when asked for) and the client's modules, on its own origin. */
 async function serve(html: () => string): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
@@ -118,6 +141,26 @@ test(
       assert.match(got, /^OK \["users\/1","users\/2","orders\/1-[ABC]"\]$/, got);
     } finally {
       for (const p of pages) p.server.close();
+      await cluster.close();
+    }
+  },
+);
+
+test(
+  "a page shown again from the back/forward cache takes IDs again, starting with the numbers it gave back",
+  { skip: chromium === undefined ? "no chromium on PATH (apt-get install chromium)" : false, timeout: 180_000 },
+  async (t) => {
+    let nodes: string[] = [];
+    const site = await serve(() => cachedPage(nodes));
+    const cluster = new IdCluster();
+    try {
+      const info = await cluster.start({ nodes: 1, httpAllowedOrigins: [site.origin] });
+      nodes = httpAddrs(info).map((a) => `http://${a}`);
+      const got = outcome(await dumpDom(chromium as string, `${site.origin}/`));
+      t.diagnostic(`page: ${got}`);
+      assert.match(got, /^OK \["orders\/1-A","orders\/2-A","orders\/3-A"\] true$/, got);
+    } finally {
+      site.server.close();
       await cluster.close();
     }
   },

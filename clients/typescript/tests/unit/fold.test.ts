@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CancelledError, Client, Code, DeadlineExceededError, UnavailableError } from "../../src/index.js";
+import { CancelledError, Client, Code, DEFAULT_TIMEOUT_MS, DeadlineExceededError, UnavailableError } from "../../src/index.js";
 import type { IdentityBlock } from "../../src/index.js";
 import { IdentityFold } from "../../src/fold.js";
 import { FakeNode, Seen } from "../support/fakenode.js";
@@ -26,6 +26,7 @@ class Script {
           reject(timeout ? new DeadlineExceededError(Code.DEADLINE_EXCEEDED, "deadline") : new CancelledError(Code.CANCELLED, "aborted"));
         });
       }),
+    DEFAULT_TIMEOUT_MS,
   );
 
   counts(): number[] {
