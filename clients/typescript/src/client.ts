@@ -8,6 +8,8 @@ import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_B
 export interface ClientOptions {
   /** An API key (`idk_…`), sent as `Authorization: Bearer`; needed once the cluster has keys. */
   apiKey?: string;
+  /** The cluster's admin token (idnode --admin-token-file), for admin calls; instead of apiKey. */
+  adminToken?: string;
   /** The database every call works in (default: the cluster's default database). */
   database?: string;
   /** The deadline of a call that names none, retries included (ms, default 30 000). */
@@ -106,6 +108,116 @@ export interface SeriesVerification {
   breakReason: string;
 }
 
+/** A node as the answering node sees it. */
+export interface NodeStatus {
+  tag: string;
+  id: string;
+  raftAddress: string;
+  grpcAddress: string;
+  voter: boolean;
+  /** Its Raft state: "leader", "follower", "candidate", … */
+  state: string;
+  reachable: boolean;
+  version: string;
+  joinUnfinished: boolean;
+  appliedIndex: bigint;
+  commitIndex: bigint;
+  storageFault: string;
+  supportedVersion: number;
+}
+
+/** A member's build and the cluster version it supports. */
+export interface MemberVersion {
+  tag: string;
+  version: number;
+  build: string;
+  voter: boolean;
+}
+
+/** The cluster version: finalised, in effect, the lowest a downgrade may go to, and each member's. */
+export interface ClusterVersion {
+  finalised: number;
+  effective: number;
+  downgradeFloor: number;
+  supported: number;
+  members: MemberVersion[];
+}
+
+export interface LeaderChange {
+  atMs: bigint;
+  leader: string;
+  term: bigint;
+}
+
+/** The cluster as the answering node sees it (GET /v1/status). */
+export interface ClusterStatus {
+  /** The leader's tag; "" when there is none. */
+  leader: string;
+  term: bigint;
+  commitIndex: bigint;
+  appliedIndex: bigint;
+  nodes: NodeStatus[];
+  /** The answering node's tag. */
+  self: string;
+  storageFault: string;
+  leaderChanges: LeaderChange[];
+  /** Values handed out, by kind. */
+  issued: Record<string, bigint>;
+  clusterVersion: ClusterVersion;
+}
+
+/** A node's pool of a HiLo tag (under HiLo pools). */
+export interface HiLoPool {
+  node: string;
+  reserved: bigint;
+  answered: boolean;
+  remaining: bigint;
+  target: bigint;
+  toppedUpMs: bigint;
+}
+
+/** A HiLo tag: the highest number reserved, the floor ranges start above, and its pools. */
+export interface HiLoTag {
+  tag: string;
+  max: bigint;
+  floor: bigint;
+  pools: HiLoPool[];
+}
+
+/** A leased worker id, with its holder and database. */
+export interface WorkerStatus extends WorkerLease {
+  database: string;
+  holder: string;
+}
+
+export interface DatabaseStatus {
+  name: string;
+  identities: bigint;
+  hiloTags: bigint;
+  claims: bigint;
+  /** The database's limits; 0 for none. */
+  maxIdentities: bigint;
+  maxCallsPerSecond: number;
+  maxClaims: bigint;
+}
+
+/** An API key, without its secret. */
+export interface KeyStatus {
+  id: string;
+  database: string;
+  /** "reader", "writer" or "admin". */
+  role: string;
+}
+
+/** What a node makes of the client's credentials. */
+export interface WhoAmI {
+  /** By what right the client may make admin calls ("" when it may not). */
+  admin: string;
+  keysRequired: boolean;
+  /** The API key the client sent, if any. */
+  key: KeyStatus | undefined;
+}
+
 const periods: Record<SeriesPeriod, string> = { none: "SERIES_PERIOD_NONE", year: "SERIES_PERIOD_YEAR", month: "SERIES_PERIOD_MONTH" };
 const policies: Record<SeriesPolicy, string> = { gapless: "SERIES_POLICY_GAPLESS", gapsAllowedJournaled: "SERIES_POLICY_GAPS_ALLOWED_JOURNALED" };
 
@@ -144,6 +256,45 @@ function seriesEntry(e: JsonObject): SeriesEntry {
     reason: str(e, "reason"),
     fields,
   };
+}
+
+function clusterVersion(o: JsonObject): ClusterVersion {
+  return {
+    finalised: num(o, "finalised"),
+    effective: num(o, "effective"),
+    downgradeFloor: num(o, "downgradeFloor"),
+    supported: num(o, "supported"),
+    members: list(o, "members").map((m) => {
+      const v = object(m);
+      return { tag: str(v, "tag"), version: num(v, "version"), build: str(v, "build"), voter: bool(v, "voter") };
+    }),
+  };
+}
+
+function nodeStatus(o: JsonObject): NodeStatus {
+  return {
+    tag: str(o, "tag"),
+    id: str(o, "id"),
+    raftAddress: str(o, "raftAddress"),
+    grpcAddress: str(o, "grpcAddress"),
+    voter: bool(o, "voter"),
+    state: str(o, "state"),
+    reachable: bool(o, "reachable"),
+    version: str(o, "version"),
+    joinUnfinished: bool(o, "joinUnfinished"),
+    appliedIndex: big(o, "appliedIndex"),
+    commitIndex: big(o, "commitIndex"),
+    storageFault: str(o, "storageFault"),
+    supportedVersion: num(o, "supportedVersion"),
+  };
+}
+
+function keyStatus(o: JsonObject): KeyStatus {
+  return { id: str(o, "id"), database: str(o, "database"), role: str(o, "role") };
+}
+
+function series(s: JsonObject): Series {
+  return { name: str(s, "name"), format: str(s, "format"), period: enumKey(periods, s.period, "none"), policy: enumKey(policies, s.policy, "gapless") };
 }
 
 function workerLease(o: JsonObject): WorkerLease {
@@ -196,9 +347,12 @@ export class Client implements RangeSource, WorkerLeaser {
     }
     this.separator = opts.separator ?? "/";
     checkSeparator(this.separator);
+    if (opts.apiKey !== undefined && opts.adminToken !== undefined) {
+      throw new TypeError("idnode: a client sends one credential: give apiKey or adminToken, not both");
+    }
     this.transport = new Transport(nodes, {
       timeoutMs,
-      apiKey: opts.apiKey,
+      bearer: opts.apiKey ?? opts.adminToken,
       database: opts.database,
       attemptTimeoutMs,
       backoff,
@@ -296,6 +450,11 @@ export class Client implements RangeSource, WorkerLeaser {
     return big(await this.call({ method: "POST", path: "/v1/claims:release", body }, "leader", opts), "released");
   }
 
+  /** Releases every ID owner claimed in the client's database; returns how many were released. */
+  async releaseOwner(owner: string, opts: CallOptions = {}): Promise<bigint> {
+    return big(await this.call({ method: "POST", path: "/v1/claims:releaseOwner", body: { owner } }, "leader", opts), "released");
+  }
+
   /** The claims held on ids (the unclaimed ones are left out). */
   async getClaims(ids: readonly string[], opts: CallOptions = {}): Promise<Claim[]> {
     const page = await this.call({ method: "GET", path: "/v1/claims", query: { ids: [...ids] } }, "leader", opts);
@@ -355,6 +514,23 @@ export class Client implements RangeSource, WorkerLeaser {
     return big(await this.call({ method: "POST", path: `/v1/hilo/${seg("hilo tag", tag)}:seed`, body }, "leader", opts), "max");
   }
 
+  /** One page of the database's HiLo tags whose names start with prefix. */
+  async listHiLo(opts: CallOptions & { prefix?: string; pageSize?: number; pageToken?: string } = {}): Promise<{ tags: HiLoTag[]; nextPageToken: string }> {
+    const query = { prefix: opts.prefix, pageSize: count("pageSize", opts.pageSize), pageToken: opts.pageToken };
+    const page = await this.call({ method: "GET", path: "/v1/hilo", query }, "leader", opts);
+    return {
+      tags: list(page, "tags").map((t) => {
+        const o = object(t);
+        const pools = list(o, "pools").map((p) => {
+          const q = object(p);
+          return { node: str(q, "node"), reserved: big(q, "reserved"), answered: bool(q, "answered"), remaining: big(q, "remaining"), target: big(q, "target"), toppedUpMs: big(q, "toppedUpMs") };
+        });
+        return { tag: str(o, "tag"), max: big(o, "max"), floor: big(o, "floor"), pools };
+      }),
+      nextPageToken: str(page, "nextPageToken"),
+    };
+  }
+
   /** The HiLo generator of tag, made on first use and shared by every caller of this client. */
   hilo(tag: string): HiLoGenerator {
     if (this.closing !== null) throw new ClosedError("client");
@@ -398,8 +574,22 @@ export class Client implements RangeSource, WorkerLeaser {
     if (!(period in periods)) throw invalidInput(`period must be "none", "year" or "month" (got ${JSON.stringify(period)})`);
     if (!(policy in policies)) throw invalidInput(`policy must be "gapless" or "gapsAllowedJournaled" (got ${JSON.stringify(policy)})`);
     const body = { name, format, period: periods[period], policy: policies[policy], requestId: opts.requestId ?? newRequestId() };
-    const s = object((await this.call({ method: "POST", path: "/v1/series", body }, "leader", opts)).series);
-    return { name: str(s, "name"), format: str(s, "format"), period: enumKey(periods, s.period, "none"), policy: enumKey(policies, s.policy, "gapless") };
+    return series(object((await this.call({ method: "POST", path: "/v1/series", body }, "leader", opts)).series));
+  }
+
+  /** The series of the client's database. */
+  async listSeries(opts: CallOptions = {}): Promise<Series[]> {
+    return list(await this.call({ method: "GET", path: "/v1/series" }, "leader", opts), "series").map((s) => series(object(s)));
+  }
+
+  /** The journal of a series: its entries from fromSeq to toSeq (both 1-based and inclusive; 0: from the first, to the last). */
+  async journal(name: string, opts: CallOptions & { fromSeq?: bigint | number; toSeq?: bigint | number } = {}): Promise<SeriesEntry[]> {
+    const query = {
+      fromSeq: opts.fromSeq === undefined ? undefined : int64("fromSeq", opts.fromSeq, 0n),
+      toSeq: opts.toSeq === undefined ? undefined : int64("toSeq", opts.toSeq, 0n),
+    };
+    const r = await this.call({ method: "GET", path: `/v1/series/${seg("series name", name)}/journal`, query, stream: true }, "leader", opts);
+    return list(r, "results").map((e) => seriesEntry(object(e)));
   }
 
   /** Issues the series' next number; a retry with the same requestId answers the same entry. */
@@ -440,6 +630,16 @@ export class Client implements RangeSource, WorkerLeaser {
     return workerLease(await this.call({ method: "POST", path: `/v1/workers/${whole("worker", worker, 0, MAX_WORKER)}:renew`, body }, "leader", opts));
   }
 
+  /** One page of the worker ids leased in the client's database. */
+  async listWorkers(opts: CallOptions & { pageSize?: number; pageToken?: string } = {}): Promise<{ workers: WorkerStatus[]; nextPageToken: string }> {
+    const query = { pageSize: count("pageSize", opts.pageSize), pageToken: opts.pageToken };
+    const page = await this.call({ method: "GET", path: "/v1/workers", query }, "leader", opts);
+    return {
+      workers: list(page, "workers").map((w) => ({ ...workerLease(object(w)), database: str(object(w), "database"), holder: str(object(w), "holder") })),
+      nextPageToken: str(page, "nextPageToken"),
+    };
+  }
+
   /** Gives worker back before its lease ends. */
   async releaseWorker(worker: number, epoch: bigint, opts: CallOptions = {}): Promise<void> {
     const body = { epoch: int64("epoch", epoch, 0n) };
@@ -458,9 +658,102 @@ export class Client implements RangeSource, WorkerLeaser {
     return g;
   }
 
-  /** The cluster as the node that answers sees it (GET /v1/status). */
-  async status(opts: CallOptions & { consistent?: boolean } = {}): Promise<JsonObject> {
-    return this.call({ method: "GET", path: "/v1/status", query: { consistent: opts.consistent === true ? "true" : undefined } }, "any", opts);
+  /** The cluster as the node that answers sees it; consistent confirms its leadership with a quorum first. */
+  async status(opts: CallOptions & { consistent?: boolean } = {}): Promise<ClusterStatus> {
+    const r = await this.call({ method: "GET", path: "/v1/status", query: { consistent: opts.consistent === true ? "true" : undefined } }, "any", opts);
+    const issued = object(r.issued);
+    return {
+      leader: str(r, "leader"),
+      term: big(r, "term"),
+      commitIndex: big(r, "commitIndex"),
+      appliedIndex: big(r, "appliedIndex"),
+      nodes: list(r, "nodes").map((n) => nodeStatus(object(n))),
+      self: str(r, "self"),
+      storageFault: str(r, "storageFault"),
+      leaderChanges: list(r, "leaderChanges").map((c) => ({ atMs: big(object(c), "atMs"), leader: str(object(c), "leader"), term: big(object(c), "term") })),
+      issued: Object.fromEntries(Object.keys(issued).map((k) => [k, big(issued, k)])),
+      clusterVersion: clusterVersion(object(r.clusterVersion)),
+    };
+  }
+
+  /** What the node makes of this client's credentials: whether it may make admin calls, and its API key. */
+  async whoAmI(opts: CallOptions = {}): Promise<WhoAmI> {
+    const r = await this.call({ method: "GET", path: "/v1/whoami" }, "any", opts);
+    const key = keyStatus(object(r.key));
+    return { admin: str(r, "admin"), keysRequired: bool(r, "keysRequired"), key: key.id === "" ? undefined : key };
+  }
+
+  /** The cluster version, from the leader. */
+  async clusterVersion(opts: CallOptions = {}): Promise<ClusterVersion> {
+    return clusterVersion(await this.call({ method: "GET", path: "/v1/cluster/version" }, "leader", opts));
+  }
+
+  /** Finalises a higher cluster version or lowers it (an admin call); setting it twice changes nothing. */
+  async setClusterVersion(version: number, opts: CallOptions = {}): Promise<ClusterVersion> {
+    const body = { version: whole("version", version, 1, 0xffffffff) };
+    return clusterVersion(await this.call({ method: "POST", path: "/v1/cluster/version", body }, "leader", opts));
+  }
+
+  /*
+   * The admin calls below change the cluster and are not simply repeatable (a repeated
+   * createKey makes a second key, a repeated transferLeadership moves the leadership again), so
+   * each goes to another node only when the first certainly did nothing: it refused the
+   * connection or answered NO_QUORUM. After any other failure, see status() before trying again.
+   */
+
+  /** Creates a database with its limits (an admin call); a name deleted before comes back with its counters. */
+  async createDatabase(name: string, opts: CallOptions & { maxIdentities?: bigint | number; maxCallsPerSecond?: number; maxClaims?: bigint | number } = {}): Promise<void> {
+    const body = {
+      name,
+      maxIdentities: opts.maxIdentities === undefined ? undefined : int64("maxIdentities", opts.maxIdentities, 0n),
+      maxCallsPerSecond: opts.maxCallsPerSecond,
+      maxClaims: opts.maxClaims === undefined ? undefined : int64("maxClaims", opts.maxClaims, 0n),
+    };
+    await this.call({ method: "POST", path: "/v1/databases", body, atMostOnce: true }, "leader", opts);
+  }
+
+  /** Deletes a database (an admin call); without force, refused while it has counters. */
+  async deleteDatabase(name: string, opts: CallOptions & { force?: boolean } = {}): Promise<void> {
+    const query = { force: opts.force === true ? "true" : undefined };
+    await this.call({ method: "DELETE", path: `/v1/databases/${seg("database name", name)}`, query, atMostOnce: true }, "leader", opts);
+  }
+
+  /** The databases, "default" among them, as the leader knows them. */
+  async listDatabases(opts: CallOptions = {}): Promise<DatabaseStatus[]> {
+    return list(await this.call({ method: "GET", path: "/v1/databases" }, "leader", opts), "databases").map((d) => {
+      const o = object(d);
+      return {
+        name: str(o, "name"),
+        identities: big(o, "identities"),
+        hiloTags: big(o, "hiloTags"),
+        claims: big(o, "claims"),
+        maxIdentities: big(o, "maxIdentities"),
+        maxCallsPerSecond: num(o, "maxCallsPerSecond"),
+        maxClaims: big(o, "maxClaims"),
+      };
+    });
+  }
+
+  /** Makes an API key of database with role ("reader", "writer" or "admin"); its key is shown only this once (an admin call). */
+  async createKey(database: string, role: string, opts: CallOptions = {}): Promise<{ id: string; key: string }> {
+    const r = await this.call({ method: "POST", path: "/v1/keys", body: { database, role }, atMostOnce: true }, "leader", opts);
+    return { id: str(r, "id"), key: str(r, "key") };
+  }
+
+  /** Deletes an API key (an admin call). */
+  async deleteKey(id: string, opts: CallOptions = {}): Promise<void> {
+    await this.call({ method: "DELETE", path: `/v1/keys/${seg("key id", id)}`, atMostOnce: true }, "leader", opts);
+  }
+
+  /** The API keys, without their secrets (an admin call). */
+  async listKeys(opts: CallOptions = {}): Promise<KeyStatus[]> {
+    return list(await this.call({ method: "GET", path: "/v1/keys" }, "leader", opts), "keys").map((k) => keyStatus(object(k)));
+  }
+
+  /** Hands the leadership to the node with tag, or to any up-to-date voter without one; returns the new leader's tag (an admin call). */
+  async transferLeadership(tag = "", opts: CallOptions = {}): Promise<string> {
+    const r = await this.call({ method: "POST", path: "/v1/leader:transfer", body: { tag: tag === "" ? undefined : tag }, atMostOnce: true }, "leader", opts);
+    return str(r, "leader");
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Code, IdnodeError, errorOf, ClosedError, DeadlineExceededError } from "./errors.js";
+import { Code, IdnodeError, Reason, errorOf, ClosedError, DeadlineExceededError } from "./errors.js";
 import { Json, JsonObject, compact, list, object, str } from "./json.js";
 
 /**
@@ -46,6 +46,16 @@ export interface ApiRequest {
   query?: { [key: string]: string | string[] | undefined };
   /** Sent with keepalive, so a page being closed still delivers it (HiLo returns). */
   keepalive?: boolean;
+  /**
+   * A call that changes the cluster and is not safe to repeat (adding a node, making a key):
+   * tried on another node only when the first certainly did nothing.
+   */
+  atMostOnce?: boolean;
+  /**
+   * The answer is a stream of messages (a server-streaming call), which the gateway writes one a
+   * line as {"result": …}; the answer's body is then { results: [the messages] }.
+   */
+  stream?: boolean;
 }
 
 /** Where a call starts: any node (the one that answered last), the leader if known, or one node. */
@@ -62,7 +72,8 @@ export type FetchFunction = (input: string, init: RequestInit) => Promise<Respon
 export interface TransportOptions {
   /** The deadline of a call that names none (ms). */
   timeoutMs: number;
-  apiKey?: string;
+  /** Sent as Authorization: Bearer: an API key or the cluster's admin token. */
+  bearer?: string;
   database?: string;
   attemptTimeoutMs: number;
   backoff: Backoff;
@@ -215,8 +226,32 @@ export function errorOfAnswer(status: number, text: string, node: string): Idnod
   return errorOf(code, `idnode: ${node}: ${message || `HTTP ${status}`}`, { reason, metadata, httpStatus: status, node });
 }
 
+/** The messages of a streamed answer; an error the stream ended with is thrown. */
+function streamBody(text: string, node: string): JsonObject {
+  const results: Json[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const msg = object(JSON.parse(line) as Json);
+    if (msg.error !== undefined) throw errorOfAnswer(200, JSON.stringify(msg.error), node);
+    results.push(object(msg.result));
+  }
+  return { results };
+}
+
 function retryable(err: IdnodeError): boolean {
   return err.retryable || err.code === Code.DEADLINE_EXCEEDED;
+}
+
+/**
+ * Whether the node certainly did not carry out the request: it refused the connection, or
+ * answered NO_QUORUM, which idnode sends only for a call it did not carry out. A lost answer or
+ * an attempt's timeout says nothing of what happened.
+ */
+function didNothing(err: IdnodeError): boolean {
+  if (err.reason === Reason.NO_QUORUM) return true;
+  // Node's fetch fails with a TypeError whose cause is the socket's error.
+  const fetchError = err.cause as { cause?: { code?: unknown } } | undefined;
+  return fetchError?.cause?.code === "ECONNREFUSED";
 }
 
 /**
@@ -246,7 +281,7 @@ export class Transport {
     // Called unbound, browsers' fetch throws "Illegal invocation".
     this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.headers = compact({
-      authorization: opts.apiKey !== undefined ? `Bearer ${opts.apiKey}` : undefined,
+      authorization: opts.bearer !== undefined ? `Bearer ${opts.bearer}` : undefined,
       "idnode-database": opts.database,
     }) as Record<string, string>;
     this.grpcAddrs = this.nodes.map(() => undefined);
@@ -276,7 +311,7 @@ export class Transport {
           return { body, node: idx };
         } catch (e) {
           if (deadline.aborted) throw i > 0 && last !== undefined ? this.exhausted(last, i + 1, deadline.error()) : deadline.error();
-          if (!(e instanceof IdnodeError) || !retryable(e)) throw e;
+          if (!(e instanceof IdnodeError) || !retryable(e) || (req.atMostOnce === true && !didNothing(e))) throw e;
           last = e;
         }
       }
@@ -335,7 +370,7 @@ export class Transport {
       this.learnLeader(resp.headers.get(LEADER_HEADER));
       if (!resp.ok) throw errorOfAnswer(resp.status, text, node);
       try {
-        return object(JSON.parse(text) as Json);
+        return req.stream === true ? streamBody(text, node) : object(JSON.parse(text) as Json);
       } catch (e) {
         throw errorOf(Code.INTERNAL, `idnode: ${node} answered ${req.method} ${req.path} with a body that is not JSON: ${text.slice(0, 200)}`, {
           node,

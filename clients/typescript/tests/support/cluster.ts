@@ -22,6 +22,7 @@ export interface Topology {
   hiloPools?: boolean;
   tls?: "none" | "server" | "mutual";
   httpAllowedOrigins?: string[];
+  adminToken?: string;
   databases?: string[];
   keys?: Record<string, { database: string; role: string }>;
 }

@@ -1,0 +1,98 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { Client, UnauthenticatedError } from "../src/index.js";
+import { ClusterInfo, IdCluster, httpAddrs } from "./support/cluster.js";
+
+// The calls beyond IDs, against three real nodes that require an admin token: the cluster's
+// status and version, databases and API keys, what a node makes of a credential, listings of
+// HiLo tags, workers and series, a series' journal, releasing an owner's claims and handing
+// the leadership over.
+
+const ADMIN_TOKEN = "ts-admin-token-1";
+let cluster: IdCluster;
+let info: ClusterInfo;
+let admin: Client;
+
+before(async () => {
+  cluster = new IdCluster();
+  info = await cluster.start({ nodes: 3, adminToken: ADMIN_TOKEN });
+  admin = new Client(httpAddrs(info), { adminToken: ADMIN_TOKEN, timeoutMs: 20_000 });
+}, { timeout: 120_000 });
+
+after(async () => {
+  await admin?.close();
+  await cluster?.close();
+});
+
+test("status and the cluster version come typed", async () => {
+  const s = await admin.status({ consistent: true });
+  assert.deepEqual(s.nodes.map((n) => n.tag).sort(), ["A", "B", "C"]);
+  assert.equal(s.leader, await cluster.leader());
+  assert.ok(s.term > 0n && s.commitIndex > 0n, `term ${s.term}, commit index ${s.commitIndex}`);
+  assert.equal(s.nodes.filter((n) => n.state === "leader").length, 1, JSON.stringify(s.nodes.map((n) => n.state)));
+  assert.ok(s.nodes.every((n) => n.voter && n.grpcAddress !== "" && typeof n.supportedVersion === "number"));
+  const v = await admin.clusterVersion();
+  assert.ok(v.finalised >= 1 && v.supported >= v.finalised, JSON.stringify(v));
+  assert.equal(v.members.length, 3);
+  assert.equal(s.clusterVersion.finalised, v.finalised);
+  assert.equal((await admin.setClusterVersion(v.finalised)).finalised, v.finalised, "setting the version in effect changed it");
+});
+
+test("databases and keys: made, listed, used and deleted with the admin token", async () => {
+  const who = await admin.whoAmI();
+  assert.notEqual(who.admin, "", "the admin token gives no admin right");
+  assert.equal(who.key, undefined);
+  await admin.createDatabase("shop", { maxIdentities: 1000 });
+  const shop = (await admin.listDatabases()).find((d) => d.name === "shop");
+  assert.equal(shop?.maxIdentities, 1000n);
+  const { id, key } = await admin.createKey("shop", "writer");
+  assert.match(key, /^idk_/);
+  assert.deepEqual((await admin.listKeys()).find((k) => k.id === id), { id, database: "shop", role: "writer" });
+  const writer = new Client(httpAddrs(info), { apiKey: key, database: "shop" });
+  assert.deepEqual((await writer.whoAmI()).key, { id, database: "shop", role: "writer" });
+  assert.match(await writer.nextId("orders"), /^orders\/1-[ABC]$/);
+  await writer.close();
+  const tags = await admin.listHiLo({ prefix: "ord" });
+  assert.deepEqual(tags.tags.map((t) => t.tag), [], "the default database has HiLo tags of shop's");
+  const shopAdmin = new Client(httpAddrs(info), { adminToken: ADMIN_TOKEN, database: "shop" });
+  const shopTags = (await shopAdmin.listHiLo()).tags;
+  assert.equal(shopTags.length, 1);
+  assert.equal(shopTags[0]?.tag, "orders");
+  assert.ok((shopTags[0]?.max ?? 0n) >= 1n);
+  // Keys are required while the cluster has one: a second keeps the deleted one refused.
+  const kept = await admin.createKey("shop", "reader");
+  await admin.deleteKey(id);
+  const refused = new Client(httpAddrs(info), { apiKey: key, database: "shop", backoff: { maxAttempts: 3 } });
+  await assert.rejects(refused.nextIdentity("orders"), UnauthenticatedError);
+  await admin.deleteKey(kept.id);
+  await admin.deleteDatabase("shop", { force: true });
+  assert.equal((await admin.listDatabases()).find((d) => d.name === "shop"), undefined);
+  await shopAdmin.close();
+});
+
+test("workers, series and the journal are listed; an owner's claims are released at once", async () => {
+  const lease = await admin.acquireWorker("ts-admin-test", 10, 30_000);
+  const workers = (await admin.listWorkers()).workers;
+  assert.deepEqual(
+    workers.map((w) => [w.worker, w.holder, w.database]),
+    [[lease.worker, "ts-admin-test", "default"]],
+  );
+  await admin.releaseWorker(lease.worker, lease.epoch);
+  await admin.createSeries("invoices", "INV-{n:04}");
+  const issued = [await admin.issue("invoices"), await admin.issue("invoices", { fields: { customer: "c1" } })];
+  assert.deepEqual((await admin.listSeries()).map((s) => s.name), ["invoices"]);
+  const journal = await admin.journal("invoices");
+  assert.deepEqual(journal.map((e) => e.id), issued.map((e) => e.id));
+  assert.deepEqual(journal[1]?.fields, { customer: "c1" });
+  assert.deepEqual((await admin.journal("invoices", { fromSeq: 2 })).map((e) => e.id), [issued[1]?.id]);
+  await admin.claim(["users/ayende", "users/oren"], { owner: "session-1" });
+  assert.equal(await admin.releaseOwner("session-1"), 2n);
+  assert.deepEqual(await admin.getClaims(["users/ayende", "users/oren"]), []);
+});
+
+test("the leadership moves to the node named", async () => {
+  const leader = await cluster.leader();
+  const to = ["A", "B", "C"].find((t) => t !== leader) as string;
+  assert.equal(await admin.transferLeadership(to), to);
+  assert.equal(await cluster.leader(), to);
+});
