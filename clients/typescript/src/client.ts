@@ -3,7 +3,7 @@ import { IdentityFold } from "./fold.js";
 import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, NextHiLoRequest, RangeSource, ReturnOptions, checkSeparator, newRequestId } from "./hilo.js";
 import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS, NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
-import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, FetchFunction, Route, Transport } from "./transport.js";
+import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, FetchFunction, Route, Transport, timeoutOf } from "./transport.js";
 
 export interface ClientOptions {
   /** An API key (`idk_…`), sent as `Authorization: Bearer`; needed once the cluster has keys. */
@@ -341,10 +341,7 @@ export class Client implements RangeSource, WorkerLeaser {
     if (!Number.isFinite(attemptTimeoutMs) || attemptTimeoutMs < 0) {
       throw new RangeError(`idnode: attemptTimeoutMs must be a number of milliseconds, 0 for none (got ${attemptTimeoutMs})`);
     }
-    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new RangeError(`idnode: timeoutMs must be a positive number of milliseconds (got ${timeoutMs})`);
-    }
+    const timeoutMs = timeoutOf(opts, DEFAULT_TIMEOUT_MS);
     this.separator = opts.separator ?? "/";
     checkSeparator(this.separator);
     if (opts.apiKey !== undefined && opts.adminToken !== undefined) {

@@ -1,6 +1,7 @@
 /**
  * idnode's TypeScript client: an ES module with no dependencies that speaks the nodes' HTTP/JSON
- * API through the platform's fetch, so it runs on Node, Deno, Bun and in browsers.
+ * API through the platform's fetch (node:http on Node), so it runs on Node, Deno, Bun and in
+ * browsers.
  */
 export { Client } from "./client.js";
 export type {

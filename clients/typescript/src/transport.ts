@@ -1,5 +1,8 @@
 import { Code, IdnodeError, Reason, errorOf, ClosedError, DeadlineExceededError } from "./errors.js";
+import { Exchange, FetchFunction, HttpAnswer, HttpRequest, fetchExchange, nodeExchange } from "./exchange.js";
 import { Json, JsonObject, compact, list, object, str } from "./json.js";
+
+export type { FetchFunction } from "./exchange.js";
 
 /**
  * The wait between two rounds of attempts of one call, a round being one attempt on each node:
@@ -67,7 +70,6 @@ export interface Answer {
   node: number;
 }
 
-export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface TransportOptions {
   /** The deadline of a call that names none (ms). */
@@ -101,20 +103,37 @@ export function nodeURL(addr: string): string {
   return url.origin + url.pathname.replace(/\/+$/, "");
 }
 
+/** The deadline (ms) of a call: its timeoutMs, else defaultMs; refused unless positive. */
+export function timeoutOf(opts: CallOptions | undefined, defaultMs: number): number {
+  const ms = opts?.timeoutMs ?? defaultMs;
+  if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`idnode: timeoutMs must be a positive number of milliseconds (got ${ms})`);
+  return ms;
+}
+
+/**
+ * The error of a call whose deadline ended before any node answered: DEADLINE_EXCEEDED when its
+ * timeoutMs passed or its signal was AbortSignal.timeout's, CANCELLED when the signal was aborted.
+ */
+export function endedError(timedOut: boolean, reason: unknown): IdnodeError {
+  const timeout = timedOut || (reason instanceof Error && reason.name === "TimeoutError");
+  return timeout
+    ? errorOf(Code.DEADLINE_EXCEEDED, "idnode: the call's deadline passed before a node answered", { cause: reason })
+    : errorOf(Code.CANCELLED, "idnode: the call was aborted by its signal", { cause: reason });
+}
+
 /**
  * The deadline of one call: the caller's signal and timeoutMs joined into one signal that every
- * attempt and every backoff sleep follows (and a folded identity caller waits under).
+ * attempt and every backoff sleep follows.
  */
 export class Deadline {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly unlink: () => void;
   timedOut = false;
-  /** When the timeout ends the call, by performance.now(). */
-  readonly expiresAt: number;
 
   /** A call's deadline: its signal, and its timeoutMs or else defaultTimeoutMs. */
   constructor(opts: CallOptions | undefined, defaultTimeoutMs: number) {
+    const ms = timeoutOf(opts, defaultTimeoutMs);
     const outer = opts?.signal;
     const onAbort = (): void => this.controller.abort(outer?.reason);
     if (outer !== undefined) {
@@ -122,12 +141,6 @@ export class Deadline {
       else outer.addEventListener("abort", onAbort, { once: true });
     }
     this.unlink = () => outer?.removeEventListener("abort", onAbort);
-    const ms = opts?.timeoutMs ?? defaultTimeoutMs;
-    if (!Number.isFinite(ms) || ms <= 0) {
-      this.unlink();
-      throw new RangeError(`idnode: timeoutMs must be a positive number of milliseconds (got ${ms})`);
-    }
-    this.expiresAt = performance.now() + ms;
     this.timer = setTimeout(() => {
       this.timedOut = true;
       this.controller.abort();
@@ -144,11 +157,7 @@ export class Deadline {
 
   /** The error of a call whose deadline ended before any node answered. */
   error(): IdnodeError {
-    const reason: unknown = this.controller.signal.reason;
-    const timeout = this.timedOut || (reason instanceof Error && reason.name === "TimeoutError");
-    return timeout
-      ? errorOf(Code.DEADLINE_EXCEEDED, "idnode: the call's deadline passed before a node answered", { cause: reason })
-      : errorOf(Code.CANCELLED, "idnode: the call was aborted by its signal", { cause: reason });
+    return endedError(this.timedOut, this.controller.signal.reason);
   }
 
   /** Waits ms, or less when the deadline ends first; reports whether the whole wait passed. */
@@ -249,9 +258,9 @@ function retryable(err: IdnodeError): boolean {
  */
 function didNothing(err: IdnodeError): boolean {
   if (err.reason === Reason.NO_QUORUM) return true;
-  // Node's fetch fails with a TypeError whose cause is the socket's error.
-  const fetchError = err.cause as { cause?: { code?: unknown } } | undefined;
-  return fetchError?.cause?.code === "ECONNREFUSED";
+  // node:http fails with the socket's error; Node's fetch with a TypeError whose cause it is.
+  const failed = err.cause as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  return failed?.code === "ECONNREFUSED" || failed?.cause?.code === "ECONNREFUSED";
 }
 
 /**
@@ -261,7 +270,7 @@ function didNothing(err: IdnodeError): boolean {
 export class Transport {
   readonly nodes: readonly string[];
   private readonly opts: TransportOptions;
-  private readonly fetchFn: FetchFunction;
+  private readonly exchange: Exchange;
   private readonly headers: Record<string, string>;
   /** The node that answered last: calls start there. */
   private preferred: number;
@@ -276,10 +285,14 @@ export class Transport {
     if (nodes.length === 0) throw new TypeError("idnode: give at least one node address");
     this.nodes = nodes.map(nodeURL);
     this.opts = opts;
-    const f = opts.fetch ?? globalThis.fetch;
-    if (typeof f !== "function") throw new TypeError("idnode: this runtime has no fetch; pass one in the fetch option");
-    // Called unbound, browsers' fetch throws "Illegal invocation".
-    this.fetchFn = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const exchange = opts.fetch !== undefined ? fetchExchange(opts.fetch, LEADER_HEADER) : nodeExchange(LEADER_HEADER);
+    if (exchange !== undefined) {
+      this.exchange = exchange;
+    } else {
+      if (typeof globalThis.fetch !== "function") throw new TypeError("idnode: this runtime has no fetch; pass one in the fetch option");
+      // Called unbound, browsers' fetch throws "Illegal invocation".
+      this.exchange = fetchExchange((input, init) => globalThis.fetch(input, init), LEADER_HEADER);
+    }
     this.headers = compact({
       authorization: opts.bearer !== undefined ? `Bearer ${opts.bearer}` : undefined,
       "idnode-database": opts.database,
@@ -355,11 +368,9 @@ export class Transport {
           }, timeoutMs)
         : undefined;
     try {
-      let resp: Response;
-      let text: string;
+      let answer: HttpAnswer;
       try {
-        resp = await this.fetchFn(this.url(node, req), this.init(req, controller.signal));
-        text = await resp.text();
+        answer = await this.exchange(this.url(node, req), this.request(req, controller.signal));
       } catch (e) {
         if (timedOut) {
           throw new DeadlineExceededError(Code.DEADLINE_EXCEEDED, `idnode: ${node}: no answer within ${timeoutMs} ms; trying another node`, { node, cause: e });
@@ -367,14 +378,15 @@ export class Transport {
         const message = e instanceof Error ? e.message : String(e);
         throw errorOf(Code.UNAVAILABLE, `idnode: ${node} unreachable (${message}); is the node up, is this its HTTP address (--http-addr), and in a browser, is the page's origin in its --http-allowed-origins?`, { node, cause: e });
       }
-      this.learnLeader(resp.headers.get(LEADER_HEADER));
-      if (!resp.ok) throw errorOfAnswer(resp.status, text, node);
+      const { status, text } = answer;
+      this.learnLeader(answer.leader);
+      if (status < 200 || status > 299) throw errorOfAnswer(status, text, node);
       try {
         return req.stream === true ? streamBody(text, node) : object(JSON.parse(text) as Json);
       } catch (e) {
         throw errorOf(Code.INTERNAL, `idnode: ${node} answered ${req.method} ${req.path} with a body that is not JSON: ${text.slice(0, 200)}`, {
           node,
-          httpStatus: resp.status,
+          httpStatus: status,
           cause: e,
         });
       }
@@ -396,14 +408,9 @@ export class Transport {
     return url;
   }
 
-  private init(req: ApiRequest, signal: AbortSignal): RequestInit {
-    const init: RequestInit = { method: req.method, signal, headers: this.headers };
-    if (req.body !== undefined) {
-      init.headers = { ...this.headers, "content-type": "application/json" };
-      init.body = JSON.stringify(compact(req.body));
-    }
-    if (req.keepalive === true) init.keepalive = true;
-    return init;
+  private request(req: ApiRequest, signal: AbortSignal): HttpRequest {
+    if (req.body === undefined) return { method: req.method, headers: this.headers, signal, keepalive: req.keepalive };
+    return { method: req.method, headers: { ...this.headers, "content-type": "application/json" }, body: JSON.stringify(compact(req.body)), signal, keepalive: req.keepalive };
   }
 
   /**

@@ -54,3 +54,32 @@ test("a call with no deadline of its own ends at the client's (30 s unless told 
     await node.close();
   }
 });
+
+test("on Node the client speaks HTTP through node:http; a fetch of the caller's own is used as given", async () => {
+  const node = new FakeNode(() => ({ status: 200, body: { ids: ["users/1"] } }));
+  const platformFetch = globalThis.fetch;
+  let platformCalls = 0;
+  globalThis.fetch = (input, init) => {
+    platformCalls++;
+    return platformFetch(input, init);
+  };
+  try {
+    const addr = await node.listen();
+    assert.deepEqual(await new Client([addr]).generate("users|"), ["users/1"]);
+    assert.equal(platformCalls, 0, "the platform's fetch was used on Node");
+    let ownCalls = 0;
+    const own = new Client([addr], {
+      fetch: (input, init) => {
+        ownCalls++;
+        return platformFetch(input, init);
+      },
+    });
+    assert.deepEqual(await own.generate("users|", { count: 1 }), ["users/1"]);
+    assert.equal(ownCalls, 1);
+    assert.equal(node.seen.length, 2);
+    assert.equal(node.seen[1]!.headers["content-type"], "application/json");
+  } finally {
+    globalThis.fetch = platformFetch;
+    await node.close();
+  }
+});
