@@ -747,6 +747,11 @@ export class Client implements RangeSource, WorkerLeaser {
     return list(await this.call({ method: "GET", path: "/v1/keys" }, "leader", opts), "keys").map((k) => keyStatus(object(k)));
   }
 
+  /** Takes the node with tag out of the cluster and retires the tag for ever (an admin call). */
+  async removeNode(tag: string, opts: CallOptions = {}): Promise<void> {
+    await this.call({ method: "DELETE", path: `/v1/nodes/${seg("node tag", tag)}`, atMostOnce: true }, "leader", opts);
+  }
+
   /** Hands the leadership to the node with tag, or to any up-to-date voter without one; returns the new leader's tag (an admin call). */
   async transferLeadership(tag = "", opts: CallOptions = {}): Promise<string> {
     const r = await this.call({ method: "POST", path: "/v1/leader:transfer", body: { tag: tag === "" ? undefined : tag }, atMostOnce: true }, "leader", opts);

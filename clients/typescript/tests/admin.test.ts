@@ -5,8 +5,8 @@ import { ClusterInfo, IdCluster, httpAddrs } from "./support/cluster.js";
 
 // The calls beyond IDs, against three real nodes that require an admin token: the cluster's
 // status and version, databases and API keys, what a node makes of a credential, listings of
-// HiLo tags, workers and series, a series' journal, releasing an owner's claims and handing
-// the leadership over.
+// HiLo tags, workers and series, a series' journal, releasing an owner's claims, handing the
+// leadership over and taking a node out (last: the cluster keeps two nodes).
 
 const ADMIN_TOKEN = "ts-admin-token-1";
 let cluster: IdCluster;
@@ -96,4 +96,12 @@ test("the leadership moves to the node named", async () => {
   const to = ["A", "B", "C"].find((t) => t !== leader) as string;
   assert.equal(await admin.transferLeadership(to), to);
   assert.equal(await cluster.leader(), to);
+});
+
+test("a node taken out of the cluster leaves its members", async () => {
+  const leader = await cluster.leader();
+  const gone = ["A", "B", "C"].find((t) => t !== leader) as string;
+  await admin.removeNode(gone);
+  const s = await admin.status({ consistent: true });
+  assert.deepEqual(s.nodes.map((n) => n.tag).sort(), ["A", "B", "C"].filter((t) => t !== gone));
 });
