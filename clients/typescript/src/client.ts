@@ -1,4 +1,5 @@
-import { ClosedError, invalidInput } from "./errors.js";
+import { ClosedError, Code, errorOf, invalidInput } from "./errors.js";
+import { collectionName } from "./entity.js";
 import { IdentityFold } from "./fold.js";
 import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, NextHiLoRequest, RangeSource, ReturnOptions, checkSeparator, newRequestId } from "./hilo.js";
 import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
@@ -543,6 +544,37 @@ export class Client implements RangeSource, WorkerLeaser {
   /** A HiLo generator for tag with options of its own, owned by the caller (close it). */
   newHiLoGenerator(tag: string, opts: Omit<HiLoOptions, "separator"> = {}): HiLoGenerator {
     return new HiLoGenerator(this, tag, { ...this.hiloOpts, ...opts });
+  }
+
+  /**
+   * Fills in entity.id the way the seeds' conventions do on store, and returns it:
+   * - empty or absent: a HiLo ID of the entity's collection, nextId(collection), e.g.
+   *   "orders/1-A". The collection is opts.collection, else the plural of the entity's class
+   *   name (Order → orders, PackageTracking → PackageTrackings; a plain object has none, and a
+   *   minifier that renames classes renames collections: give opts.collection then);
+   * - ending with the separator or "|" ("orders/", "orders|"): resolved by the cluster, a
+   *   server-side ID or an identity, e.g. "orders/0000000000000000001-A" or "orders/1";
+   * - anything else: kept once the cluster found it a valid ID (INVALID_ARGUMENT otherwise);
+   *   with claim, also claimed cluster-wide (ALREADY_EXISTS when it is taken).
+   */
+  async assignId(entity: { id?: string }, opts: CallOptions & { collection?: string; claim?: boolean; owner?: string } = {}): Promise<string> {
+    const given = entity.id ?? "";
+    let id: string;
+    if (given === "") {
+      const ctor = (Object.getPrototypeOf(entity) as { constructor?: { name?: string } } | null)?.constructor;
+      const collection = opts.collection ?? (ctor === undefined || ctor === Object ? "" : collectionName(ctor.name ?? ""));
+      if (collection === "") throw invalidInput("assignId: the entity's class gives no collection name (a plain object?); give opts.collection");
+      id = await this.nextId(collection);
+    } else if (given.endsWith("|") || given.endsWith(this.separator)) {
+      const ids = await this.generate(given, opts);
+      if (ids.length !== 1) throw errorOf(Code.INTERNAL, `idnode: generate(${JSON.stringify(given)}) returned ${ids.length} IDs, want 1`);
+      id = ids[0] as string;
+    } else {
+      await this.generate(given, { ...opts, claim: opts.claim === true ? true : undefined });
+      return given;
+    }
+    entity.id = id;
+    return id;
   }
 
   /** What an ID is: its strategy, and for a numeric ID its time, worker and sequence. */

@@ -1,11 +1,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { Client, UnauthenticatedError } from "../src/index.js";
+import { AlreadyExistsError, Client, InvalidArgumentError, UnauthenticatedError } from "../src/index.js";
 import { ClusterInfo, IdCluster, httpAddrs } from "./support/cluster.js";
 
 // The calls beyond IDs, against three real nodes that require an admin token: the cluster's
 // status and version, databases and API keys, what a node makes of a credential, listings of
-// HiLo tags, workers and series, a series' journal, releasing an owner's claims, handing the
+// HiLo tags, workers and series, a series' journal, releasing an owner's claims, filling an
+// entity's id, handing the
 // leadership over and taking a node out (last: the cluster keeps two nodes).
 
 const ADMIN_TOKEN = "ts-admin-token-1";
@@ -89,6 +90,31 @@ test("workers, series and the journal are listed; an owner's claims are released
   await admin.claim(["users/ayende", "users/oren"], { owner: "session-1" });
   assert.equal(await admin.releaseOwner("session-1"), 2n);
   assert.deepEqual(await admin.getClaims(["users/ayende", "users/oren"]), []);
+});
+
+test("assignId fills an entity's id by what it holds: nothing, a prefix, or an ID of its own", async () => {
+  class Order {
+    id = "";
+  }
+  class PackageTracking {
+    id?: string;
+  }
+  const order = new Order();
+  assert.match(await admin.assignId(order), /^orders\/1-[ABC]$/);
+  assert.match(order.id, /^orders\/1-[ABC]$/);
+  const tracking = new PackageTracking();
+  assert.match(await admin.assignId(tracking), /^PackageTrackings\/1-[ABC]$/);
+  assert.match(await admin.assignId({ id: "" }, { collection: "products" }), /^products\/1-[ABC]$/);
+  await assert.rejects(admin.assignId({}), InvalidArgumentError);
+  const invoice = { id: "invoices|" };
+  assert.equal(await admin.assignId(invoice), "invoices/1");
+  assert.equal(invoice.id, "invoices/1");
+  assert.match(await admin.assignId({ id: "categories/" }), /^categories\/0{18}1-[ABC]$/);
+  const person = { id: "people/ayende" };
+  assert.equal(await admin.assignId(person, { claim: true, owner: "o1" }), "people/ayende");
+  assert.deepEqual(await admin.getClaims(["people/ayende"]), [{ id: "people/ayende", owner: "o1" }]);
+  await assert.rejects(admin.assignId({ id: "people/ayende" }, { claim: true, owner: "o2" }), AlreadyExistsError);
+  await assert.rejects(admin.assignId({ id: "bad\\id" }), InvalidArgumentError);
 });
 
 test("the leadership moves to the node named", async () => {
