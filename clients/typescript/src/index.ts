@@ -5,6 +5,7 @@
  */
 export { Client } from "./client.js";
 export type {
+  Backup,
   Claim,
   ClientOptions,
   ClusterStatus,
@@ -20,6 +21,7 @@ export type {
   LeaderChange,
   MemberVersion,
   NodeStatus,
+  RestoreResult,
   Series,
   SeriesEntry,
   SeriesPeriod,

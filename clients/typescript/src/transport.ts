@@ -46,6 +46,8 @@ export interface ApiRequest {
   method: "GET" | "POST" | "DELETE";
   path: string;
   body?: { [key: string]: Json | undefined };
+  /** A body sent as it is, in place of body: a client stream's messages, one a line. */
+  text?: string;
   query?: { [key: string]: string | string[] | undefined };
   /** Sent with keepalive, so a page being closed still delivers it (HiLo returns). */
   keepalive?: boolean;
@@ -409,8 +411,9 @@ export class Transport {
   }
 
   private request(req: ApiRequest, signal: AbortSignal): HttpRequest {
-    if (req.body === undefined) return { method: req.method, headers: this.headers, signal, keepalive: req.keepalive };
-    return { method: req.method, headers: { ...this.headers, "content-type": "application/json" }, body: JSON.stringify(compact(req.body)), signal, keepalive: req.keepalive };
+    const body = req.text ?? (req.body === undefined ? undefined : JSON.stringify(compact(req.body)));
+    if (body === undefined) return { method: req.method, headers: this.headers, signal, keepalive: req.keepalive };
+    return { method: req.method, headers: { ...this.headers, "content-type": "application/json" }, body, signal, keepalive: req.keepalive };
   }
 
   /**
