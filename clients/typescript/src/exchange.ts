@@ -55,11 +55,14 @@ interface NodeClientRequest {
 }
 
 interface NodeHttp {
-  Agent: new (opts: { keepAlive: boolean }) => object;
+  Agent: new (opts: { keepAlive: boolean; timeout: number }) => object;
   request(url: string, opts: { method: string; headers: Record<string, string>; agent: object; signal: AbortSignal }, onResponse: (res: NodeIncoming) => void): NodeClientRequest;
 }
 
 const utf8 = new TextEncoder();
+
+/** How long a connection the pool holds idle stays open (ms). */
+const IDLE_MS = 4000;
 
 interface NodeProcess {
   versions?: { node?: string; bun?: string };
@@ -79,7 +82,11 @@ export function nodeExchange(leaderHeader: string): Exchange | undefined {
   if (proc?.versions?.node === undefined || proc.versions.bun !== undefined || g.Deno !== undefined || typeof proc.getBuiltinModule !== "function") return undefined;
   const http = proc.getBuiltinModule("node:http") as NodeHttp;
   const https = proc.getBuiltinModule("node:https") as NodeHttp;
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  // An idle connection is closed after IDLE_MS, as undici's are, well before a node closes it
+  // (--http-idle-timeout, 2 minutes): a request never races the node's close on a stale one.
+  // The agent times out only the connections it holds idle, not those in use.
+  const agentOptions = { keepAlive: true, timeout: IDLE_MS };
+  const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   return (url, req) =>
     new Promise<HttpAnswer>((resolve, reject) => {
       const secure = url.startsWith("https:");
