@@ -4,7 +4,7 @@
 // 	protoc        v3.21.12
 // source: idnode/v1/idnode.proto
 
-// The public API of idnode. DESIGN.md §4 is the contract for names and semantics;
+// The public API of idnode. Its names and semantics are a contract with every client:
 // fields may grow, never change meaning.
 //
 // Errors. Every refusal is a gRPC status with a google.rpc.ErrorInfo detail of domain
@@ -890,7 +890,8 @@ func (x *ExplainResponse) GetNotes() []string {
 
 type GenerateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The request string; see DESIGN.md §1 for how it is classified.
+	// The request string. Its form says the strategy: "" is a GUID, a string ending in the
+	// separator a server-side ID, one ending in "|" an identity, anything else a semantic ID.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// How many IDs to return; 0 means 1. Must be 1 for a semantic ID.
 	Count int64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
@@ -1370,7 +1371,7 @@ func (x *ListHiLoRequest) GetDatabase() string {
 	return ""
 }
 
-// One node's pool of a HiLo tag (issue 15: the numbers it grants without a Raft round).
+// One node's pool of a HiLo tag: the numbers it grants without a Raft round.
 type HiLoPool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The node's tag.

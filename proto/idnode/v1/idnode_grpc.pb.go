@@ -4,7 +4,7 @@
 // - protoc             v3.21.12
 // source: idnode/v1/idnode.proto
 
-// The public API of idnode. DESIGN.md §4 is the contract for names and semantics;
+// The public API of idnode. Its names and semantics are a contract with every client:
 // fields may grow, never change meaning.
 //
 // Errors. Every refusal is a gRPC status with a google.rpc.ErrorInfo detail of domain
@@ -68,7 +68,8 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// IdService hands out document IDs in the five strategies of DESIGN.md §1.
+// IdService hands out document IDs in five strategies: semantic IDs, GUIDs, server-side IDs,
+// cluster identities and HiLo ranges.
 type IdServiceClient interface {
 	// Generate resolves a request string: a semantic ID is validated and echoed, "" is a GUID,
 	// "prefix/" is a server-side ID, "prefix|" is a cluster identity.
@@ -105,7 +106,7 @@ type IdServiceClient interface {
 	// and, asked of the node itself, how many it holds now, the size it tops up to, and when
 	// it was last topped up.
 	ListHiLo(ctx context.Context, in *ListHiLoRequest, opts ...grpc.CallOption) (*ListHiLoResponse, error)
-	// AcquireWorker leases a worker ID for minting numeric IDs in-process (issue 27): mint at
+	// AcquireWorker leases a worker ID for minting numeric IDs in-process: mint at
 	// times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
 	// RESOURCE_EXHAUSTED when every worker of the layout is leased.
 	AcquireWorker(ctx context.Context, in *AcquireWorkerRequest, opts ...grpc.CallOption) (*WorkerLease, error)
@@ -304,7 +305,8 @@ func (c *idServiceClient) Explain(ctx context.Context, in *ExplainRequest, opts 
 // All implementations must embed UnimplementedIdServiceServer
 // for forward compatibility.
 //
-// IdService hands out document IDs in the five strategies of DESIGN.md §1.
+// IdService hands out document IDs in five strategies: semantic IDs, GUIDs, server-side IDs,
+// cluster identities and HiLo ranges.
 type IdServiceServer interface {
 	// Generate resolves a request string: a semantic ID is validated and echoed, "" is a GUID,
 	// "prefix/" is a server-side ID, "prefix|" is a cluster identity.
@@ -341,7 +343,7 @@ type IdServiceServer interface {
 	// and, asked of the node itself, how many it holds now, the size it tops up to, and when
 	// it was last topped up.
 	ListHiLo(context.Context, *ListHiLoRequest) (*ListHiLoResponse, error)
-	// AcquireWorker leases a worker ID for minting numeric IDs in-process (issue 27): mint at
+	// AcquireWorker leases a worker ID for minting numeric IDs in-process: mint at
 	// times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
 	// RESOURCE_EXHAUSTED when every worker of the layout is leased.
 	AcquireWorker(context.Context, *AcquireWorkerRequest) (*WorkerLease, error)
@@ -1538,7 +1540,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// SeriesService keeps fiscal series: gapless, audited numbering for invoices (issue 26). A
+// SeriesService keeps fiscal series: gapless, audited numbering for invoices. A
 // series belongs to a database. Issue assigns the next number in commit order and records the
 // document it went on in the same Raft entry, so no number is reserved and left unused; a
 // number is never skipped, only voided by an entry with a reason; every entry carries the hash
@@ -1644,7 +1646,7 @@ func (c *seriesServiceClient) VerifySeries(ctx context.Context, in *VerifySeries
 // All implementations must embed UnimplementedSeriesServiceServer
 // for forward compatibility.
 //
-// SeriesService keeps fiscal series: gapless, audited numbering for invoices (issue 26). A
+// SeriesService keeps fiscal series: gapless, audited numbering for invoices. A
 // series belongs to a database. Issue assigns the next number in commit order and records the
 // document it went on in the same Raft entry, so no number is reserved and left unused; a
 // number is never skipped, only voided by an entry with a reason; every entry carries the hash

@@ -1156,7 +1156,7 @@ func (x *Claim) GetDatabase() string {
 	return ""
 }
 
-// Reserve HiLo numbers for one node's pool (issue 15): capacity numbers above the tag's Max,
+// Reserve HiLo numbers for one node's pool: capacity numbers above the tag's Max,
 // which only that node grants from, locally, with or without a quorum. member_id is the node's
 // Raft member ID; a node that is not registered (removed) gets nothing. The range is never
 // returned through the cluster: a pool gives back to itself.
@@ -2255,7 +2255,7 @@ func (x *Fold) GetVersion() int32 {
 	return 0
 }
 
-// How far a node's local counters may have reached, published by the node itself (issue 24):
+// How far a node's local counters may have reached, published by the node itself:
 // its etag watermark, and per HiLo pool the highest number it may have granted. The FSM keeps,
 // in the node's record, the largest value it was ever told and answers the record as it is
 // after the command (LocalReservationsRecorded), so a node whose files went back to an older
@@ -3268,7 +3268,7 @@ func (x *SeriesJournalRecord) GetSeries() uint64 {
 	return 0
 }
 
-// Leases a worker ID of a database's numeric-ID layout (issue 27, fsm/workers.go): a lapsed
+// Leases a worker ID of a database's numeric-ID layout (fsm/workers.go): a lapsed
 // worker, the one that lapsed first, else one never used. The holder mints strictly above the
 // lease's min_ms and up to its max_ms.
 type AcquireWorker struct {
