@@ -14,4 +14,9 @@ public class AlreadyExistsException extends IdnodeException {
   AlreadyExistsException(Status.Code code, String reason, Map<String, String> metadata, String message, Throwable cause) {
     super(code, reason, metadata, message, cause);
   }
+
+  @Override
+  IdnodeException copy() {
+    return new AlreadyExistsException(code(), reason(), metadata(), getMessage(), getCause());
+  }
 }

@@ -8,6 +8,15 @@ public final class ClientClosedException extends IdnodeException {
   private static final long serialVersionUID = 1L;
 
   ClientClosedException(String what) {
-    super(Status.Code.CANCELLED, "CLOSED", Map.of(), what + " is closed", null);
+    this(what + " is closed", null);
+  }
+
+  private ClientClosedException(String message, Throwable cause) {
+    super(Status.Code.CANCELLED, "CLOSED", Map.of(), message, cause);
+  }
+
+  @Override
+  IdnodeException copy() {
+    return new ClientClosedException(getMessage(), getCause());
   }
 }

@@ -1,6 +1,6 @@
 package dev.idnode.client;
 
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -8,13 +8,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * and worker leases are released even when the application never called close.
  */
 final class ExitHook {
-  private static final Set<AutoCloseable> OPEN = ConcurrentHashMap.newKeySet();
+  /** Each open generator, with how to close it (a client's own HiLo generator ignores close()). */
+  private static final Map<Object, Runnable> OPEN = new ConcurrentHashMap<>();
   private static volatile boolean installed;
 
   private ExitHook() {}
 
-  static void register(AutoCloseable c) {
-    OPEN.add(c);
+  static void register(Object generator, Runnable close) {
+    OPEN.put(generator, close);
     if (!installed) {
       synchronized (ExitHook.class) {
         if (!installed) {
@@ -25,16 +26,16 @@ final class ExitHook {
     }
   }
 
-  static void unregister(AutoCloseable c) {
-    OPEN.remove(c);
+  static void unregister(Object generator) {
+    OPEN.remove(generator);
   }
 
   private static void closeAll() {
-    for (AutoCloseable c : OPEN.toArray(new AutoCloseable[0])) {
+    for (Map.Entry<Object, Runnable> e : Map.copyOf(OPEN).entrySet()) {
       try {
-        c.close();
-      } catch (Exception e) {
-        System.err.println("idnode client: at exit, " + c + " could not give its numbers back: " + e.getMessage());
+        e.getValue().run();
+      } catch (RuntimeException ex) {
+        System.err.println("idnode client: at exit, " + e.getKey() + " could not give its numbers back: " + ex.getMessage());
       }
     }
   }

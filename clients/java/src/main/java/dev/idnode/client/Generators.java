@@ -5,17 +5,21 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The generators a client owns: one HiLo generator per tag (the multi-tag generator behind
  * {@link IdnodeClient#nextId}), and the numeric generators it made. Closing the client closes
- * them.
+ * them, also one being made meanwhile: making one holds the read lock, and close takes the
+ * write lock before it looks at what there is.
  */
 final class Generators {
   private final AsyncIdnodeClient client;
   private final ConcurrentMap<String, HiLoGenerator> hilo = new ConcurrentHashMap<>();
   private final Set<NumericGenerator> numeric = ConcurrentHashMap.newKeySet();
-  private volatile boolean closed;
+  private final ReadWriteLock closing = new ReentrantReadWriteLock();
+  private boolean closed; // guarded by closing
 
   Generators(AsyncIdnodeClient client) {
     this.client = client;
@@ -26,39 +30,59 @@ final class Generators {
     if (g != null) {
       return g;
     }
-    if (closed) {
-      throw new ClientClosedException("idnode client");
+    closing.readLock().lock();
+    try {
+      checkOpen();
+      return hilo.computeIfAbsent(tag, t -> new HiLoGenerator(client, t, HiLoOptions.DEFAULT, true));
+    } finally {
+      closing.readLock().unlock();
     }
-    return hilo.computeIfAbsent(tag, t -> new HiLoGenerator(client, t, HiLoOptions.DEFAULT, () -> {}));
   }
 
   NumericGenerator numeric(NumericOptions options) {
+    closing.readLock().lock();
+    try {
+      checkOpen();
+      NumericGenerator[] self = new NumericGenerator[1];
+      self[0] = new NumericGenerator(client, options, () -> numeric.remove(self[0]));
+      numeric.add(self[0]);
+      return self[0];
+    } finally {
+      closing.readLock().unlock();
+    }
+  }
+
+  private void checkOpen() {
     if (closed) {
       throw new ClientClosedException("idnode client");
     }
-    NumericGenerator[] self = new NumericGenerator[1];
-    self[0] = new NumericGenerator(client, options, () -> numeric.remove(self[0]));
-    numeric.add(self[0]);
-    return self[0];
   }
 
   /** Closes every generator; the first failure is thrown after all were tried. */
   void close() {
-    closed = true;
-    List<AutoCloseable> all = new ArrayList<>(hilo.values());
-    all.addAll(numeric);
+    closing.writeLock().lock();
+    try {
+      closed = true;
+    } finally {
+      closing.writeLock().unlock();
+    }
+    List<Runnable> all = new ArrayList<>();
+    for (HiLoGenerator g : hilo.values()) {
+      all.add(g::closeNow);
+    }
+    for (NumericGenerator g : numeric) {
+      all.add(g::close);
+    }
     RuntimeException first = null;
-    for (AutoCloseable g : all) {
+    for (Runnable close : all) {
       try {
-        g.close();
+        close.run();
       } catch (RuntimeException e) {
         if (first == null) {
           first = e;
         } else {
           first.addSuppressed(e);
         }
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
       }
     }
     if (first != null) {

@@ -22,8 +22,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>{@link #close()} gives back what was not handed out: the prefetched range whole, then the
  * unused tail of the current one, so the tag's next range starts right after the last ID
  * handed out. The cluster takes a range back only from its grantee, once, while it is the newest
- * of its tag; what cannot come back stays a gap, which HiLo allows. A generator still open when
- * the JVM shuts down is closed by a shutdown hook.
+ * of its tag (or of the pool of the node that granted it); what cannot come back stays a gap,
+ * which HiLo allows. A generator still open when the JVM shuts down is closed by a shutdown hook.
+ *
+ * <p>A generator from {@link IdnodeClient#hiloGenerator} belongs to the client, which lends it to
+ * every caller of that tag: its {@code close()} does nothing (as {@code
+ * ForkJoinPool.commonPool().shutdown()} does nothing), so a {@code try}-with-resources block
+ * around it cannot break the client's {@link IdnodeClient#nextId}. The client closes it when it
+ * closes. {@link #create} makes one the caller owns and closes.
  */
 public final class HiLoGenerator implements AutoCloseable {
   /** One reserved range; everything but {@code used} is fixed once published. */
@@ -72,7 +78,7 @@ public final class HiLoGenerator implements AutoCloseable {
   private final String tag;
   private final HiLoOptions options;
   private final Duration fetchTimeout;
-  private final Runnable onClose;
+  private final boolean clientOwned;
 
   private final Object lock = new Object();
   private boolean closed;
@@ -88,7 +94,7 @@ public final class HiLoGenerator implements AutoCloseable {
   private long waits;
   private boolean returned;
 
-  HiLoGenerator(AsyncIdnodeClient client, String tag, HiLoOptions options, Runnable onClose) {
+  HiLoGenerator(AsyncIdnodeClient client, String tag, HiLoOptions options, boolean clientOwned) {
     Validation.hiloTag(tag, client.separator());
     if (!options.serverPrefix().isEmpty()) {
       Validation.serverPrefix(options.serverPrefix(), client.separator());
@@ -97,8 +103,8 @@ public final class HiLoGenerator implements AutoCloseable {
     this.tag = tag;
     this.options = options;
     this.fetchTimeout = client.deadline();
-    this.onClose = onClose;
-    ExitHook.register(this);
+    this.clientOwned = clientOwned;
+    ExitHook.register(this, this::closeNow);
   }
 
   /**
@@ -111,7 +117,7 @@ public final class HiLoGenerator implements AutoCloseable {
    * @return the generator; it fetches nothing until the first {@link #nextId}
    */
   public static HiLoGenerator create(IdnodeClient client, String tag, HiLoOptions options) {
-    return new HiLoGenerator(client.async(), tag, options, () -> {});
+    return new HiLoGenerator(client.async(), tag, options, false);
   }
 
   /** @return the tag this generator prints IDs for */
@@ -144,7 +150,7 @@ public final class HiLoGenerator implements AutoCloseable {
       Fetch f;
       synchronized (lock) {
         if (closed) {
-          throw new ClientClosedException("HiLo generator for \"" + tag + "\"");
+          throw new ClientClosedException(toString());
         }
         if (cur != s) {
           continue; // someone moved on already
@@ -174,7 +180,7 @@ public final class HiLoGenerator implements AutoCloseable {
       // A fetch that began before this call arrived (a prefetch) gets one more try for it.
       if (f.seq() >= since) {
         Throwable cause = e.getCause();
-        throw cause instanceof IdnodeException ie ? ie
+        throw cause instanceof IdnodeException ie ? ie.forCaller()
             : IdnodeException.create(Status.Code.UNKNOWN, "UNKNOWN", Map.of(), "fetching a range for \"" + tag + "\": " + cause, cause);
       }
     } catch (TimeoutException e) {
@@ -288,12 +294,21 @@ public final class HiLoGenerator implements AutoCloseable {
 
   /**
    * Stops the generator and gives back every number it did not hand out (see the class
-   * comment). Waits for a fetch in flight, at most the client's deadline. Idempotent.
+   * comment). Waits for a fetch in flight, at most the client's deadline; a nextId waiting for
+   * that fetch then fails with {@link ClientClosedException}. Idempotent. On the client's own
+   * generator ({@link IdnodeClient#hiloGenerator}) it does nothing: the client closes that one.
    *
    * @throws IdnodeException when a return failed: the numbers stay a gap
    */
   @Override
   public void close() {
+    if (!clientOwned) {
+      closeNow();
+    }
+  }
+
+  /** Closes the generator, whoever owns it: {@link #close()}'s work. */
+  void closeNow() {
     Span c;
     long used = 0;
     Fetch f;
@@ -311,14 +326,15 @@ public final class HiLoGenerator implements AutoCloseable {
       f = inflight;
     }
     ExitHook.unregister(this);
-    onClose.run();
     if (f != null) {
       try {
         f.done().get(fetchTimeout.toNanos(), TimeUnit.NANOSECONDS);
-      } catch (ExecutionException | TimeoutException e) {
-        // A failed fetch reserved nothing to return; one still on its way when the wait ends
-        // lands after the returns below and stays unused: a gap.
-        f.done().cancel(false);
+      } catch (ExecutionException e) {
+        // A failed fetch reserved nothing to return.
+      } catch (TimeoutException e) {
+        // One still on its way lands after the returns below and stays unused: a gap. Whoever
+        // still waits for it learns why it will not come.
+        f.done().completeExceptionally(new ClientClosedException(toString()));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -329,14 +345,17 @@ public final class HiLoGenerator implements AutoCloseable {
       next = null;
     }
     // Newest first: the current range's tail can come back only once the prefetched range,
-    // right above it, did.
+    // right above it, did. When the two are not adjacent (HiLo pools: each node grants from its
+    // own pool, and the prefetch may have gone to another node), the tail is its own pool's
+    // newest grant and may come back though the prefetched range did not; the cluster judges
+    // each return, so asking costs a call, never a number.
     List<long[]> returns = new ArrayList<>();
     List<String> grants = new ArrayList<>();
     if (n != null) {
       returns.add(new long[] {n.high, n.low - 1});
       grants.add(n.grant);
     }
-    if (c != null && used < c.size && (n == null || n.low == c.high + 1)) {
+    if (c != null && used < c.size) {
       returns.add(new long[] {c.high, c.low + used - 1});
       grants.add(c.grant);
     }
@@ -344,11 +363,19 @@ public final class HiLoGenerator implements AutoCloseable {
       long[] r = returns.get(i);
       boolean back = IdnodeClient.await(client.returnHiLo(tag, r[0], r[1], grants.get(i)));
       if (!back) {
-        break; // a newer range of the tag stays: nothing below it can come back
+        if (i == 0 && returns.size() == 2 && n.low == c.high + 1) {
+          break; // a newer range of the tag stays right above: the tail below it cannot come back
+        }
+        continue;
       }
       synchronized (lock) {
         returned = true;
       }
     }
+  }
+
+  @Override
+  public String toString() {
+    return "HiLo generator for \"" + tag + "\"";
   }
 }

@@ -565,9 +565,9 @@ public final class IdnodeClient implements AutoCloseable {
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof IdnodeException ie) {
-        // The exception was made on a gRPC thread: add where the caller waited for it.
-        ie.addSuppressed(new Exception("awaited here"));
-        throw ie;
+        // The exception was made on a gRPC thread, and may be shared by every caller of a
+        // folded call: each caller gets a copy saying where it waited.
+        throw ie.forCaller();
       }
       if (cause instanceof RuntimeException re) {
         throw re;

@@ -42,6 +42,24 @@ public class IdnodeException extends RuntimeException {
     return metadata;
   }
 
+  /**
+   * This refusal, as a new exception for one of the callers it reaches: the same class, code,
+   * reason, message, cause and stack, with where the caller waited for it added as a suppressed
+   * exception. A call folded for many callers fails them all with one exception; each gets a
+   * copy, so none changes what the others see.
+   */
+  IdnodeException forCaller() {
+    IdnodeException e = copy();
+    e.setStackTrace(getStackTrace());
+    e.addSuppressed(new Exception("awaited here"));
+    return e;
+  }
+
+  /** The same refusal as a new object of the same class; each subclass makes its own. */
+  IdnodeException copy() {
+    return new IdnodeException(code, reason, metadata, getMessage(), getCause());
+  }
+
   /** Maps a gRPC failure onto the hierarchy, reading its ErrorInfo. */
   static IdnodeException of(StatusRuntimeException e) {
     ErrorDetails.Info info = ErrorDetails.of(e);

@@ -21,6 +21,17 @@ public final class NodesFailedException extends UnavailableException {
     this.nodes = nodes;
   }
 
+  private NodesFailedException(NodesFailedException e) {
+    super(e.code(), e.reason(), e.metadata(), e.getMessage(), e.getCause());
+    this.attempts = e.attempts;
+    this.nodes = e.nodes;
+  }
+
+  @Override
+  IdnodeException copy() {
+    return new NodesFailedException(this);
+  }
+
   /** How many attempts the call made. */
   public int attempts() {
     return attempts;

@@ -58,7 +58,7 @@ public final class NumericGenerator implements AutoCloseable {
     this.onClose = onClose;
     long sent = System.nanoTime();
     IdnodeClient.await(client.acquireWorker(acquireRequest()).thenAccept(l -> install(l, sent, true)));
-    ExitHook.register(this);
+    ExitHook.register(this, this::close);
     schedule(options.lease().dividedBy(3).toNanos());
   }
 

@@ -15,4 +15,9 @@ public class UnavailableException extends IdnodeException {
   UnavailableException(Status.Code code, String reason, Map<String, String> metadata, String message, Throwable cause) {
     super(code, reason, metadata, message, cause);
   }
+
+  @Override
+  IdnodeException copy() {
+    return new UnavailableException(code(), reason(), metadata(), getMessage(), getCause());
+  }
 }

@@ -38,7 +38,7 @@ public final class ChaosWorker {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     PrintWriter say = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     try (IdnodeClient client = IdnodeClient.builder().nodes(nodes).deadline(Duration.ofSeconds(30)).build()) {
-      HiLoGenerator g = client.hiloGenerator(tag);
+      HiLoGenerator g = HiLoGenerator.create(client, tag, HiLoOptions.DEFAULT);
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong errors = new AtomicLong();
       long[][] ids = new long[THREADS][MAX_PER_THREAD];

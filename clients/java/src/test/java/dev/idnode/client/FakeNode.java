@@ -6,8 +6,16 @@ import com.google.protobuf.CodedOutputStream;
 import dev.idnode.v1.IdServiceGrpc;
 import dev.idnode.v1.GenerateRequest;
 import dev.idnode.v1.GenerateResponse;
+import dev.idnode.v1.AcquireWorkerRequest;
+import dev.idnode.v1.ReleaseWorkerRequest;
+import dev.idnode.v1.ReleaseWorkerResponse;
+import dev.idnode.v1.WorkerLease;
+import dev.idnode.v1.NextHiLoRequest;
+import dev.idnode.v1.NextHiLoResponse;
 import dev.idnode.v1.NextIdentityRequest;
 import dev.idnode.v1.NextIdentityResponse;
+import dev.idnode.v1.ReturnHiLoRequest;
+import dev.idnode.v1.ReturnHiLoResponse;
 import io.grpc.ForwardingServerCall;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
@@ -29,18 +37,27 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
  * An in-process IdService on a loopback port that answers NextIdentity and Generate with the
  * refusals a test queues, then successfully, and records every request it got. Enough of a node
- * to watch the client's retry loop from the other side.
+ * to watch the client's retry loop from the other side. NextHiLo hands out the ranges a test
+ * queued ({@link #grant}); ReturnHiLo records each return and takes it back. AcquireWorker
+ * leases worker 1 for a minute once the test opens {@link #acquireGate}; ReleaseWorker is recorded.
  */
 final class FakeNode implements AutoCloseable {
   final List<String> requestIds = Collections.synchronizedList(new ArrayList<>());
   final List<String> calls = Collections.synchronizedList(new ArrayList<>());
   private final ConcurrentLinkedQueue<StatusRuntimeException> refusals = new ConcurrentLinkedQueue<>();
+  final List<ReturnHiLoRequest> returns = Collections.synchronizedList(new ArrayList<>());
   private final ConcurrentLinkedQueue<StreamObserver<?>> held = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<long[]> ranges = new ConcurrentLinkedQueue<>();
+  /** Opened by the test: AcquireWorker calls wait for it before answering. */
+  final CountDownLatch acquireGate = new CountDownLatch(1);
+  /** Counted down as each AcquireWorker call arrives. */
+  final CountDownLatch acquireArrived = new CountDownLatch(1);
   private final String name;
   private final Server server;
   private volatile String leader;
@@ -106,6 +123,12 @@ final class FakeNode implements AutoCloseable {
     return this;
   }
 
+  /** Answer the next NextHiLo call with the range [low, high] (queued in order). */
+  FakeNode grant(long low, long high) {
+    ranges.add(new long[] {low, high});
+    return this;
+  }
+
   static StatusRuntimeException refusal(Status.Code code, String reason, Map<String, String> metadata) {
     try {
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -146,6 +169,53 @@ final class FakeNode implements AutoCloseable {
         out.onNext(GenerateResponse.newBuilder().addIds(req.getId() + "@" + name).build());
         out.onCompleted();
       }
+    }
+
+    @Override
+    public void nextHiLo(NextHiLoRequest req, StreamObserver<NextHiLoResponse> out) {
+      if (answerRefusal("nextHiLo", out)) {
+        long[] r = ranges.poll();
+        if (r == null) {
+          out.onError(Status.FAILED_PRECONDITION.withDescription("the test queued no range").asRuntimeException());
+          return;
+        }
+        out.onNext(NextHiLoResponse.newBuilder().setPrefix(req.getTag() + "/").setLow(r[0]).setHigh(r[1])
+            .setLastSize(r[1] - r[0] + 1).setServerTag(name).setGrantId("grant-" + r[0]).build());
+        out.onCompleted();
+      }
+    }
+
+    @Override
+    public void returnHiLo(ReturnHiLoRequest req, StreamObserver<ReturnHiLoResponse> out) {
+      returns.add(req);
+      if (answerRefusal("returnHiLo", out)) {
+        out.onNext(ReturnHiLoResponse.newBuilder().setReturned(true).build());
+        out.onCompleted();
+      }
+    }
+
+    @Override
+    public void acquireWorker(AcquireWorkerRequest req, StreamObserver<WorkerLease> out) {
+      calls.add("acquireWorker");
+      acquireArrived.countDown();
+      try {
+        acquireGate.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        out.onError(Status.CANCELLED.asRuntimeException());
+        return;
+      }
+      long now = System.currentTimeMillis();
+      out.onNext(WorkerLease.newBuilder().setWorker(1).setEpoch(1).setHolder(req.getHolder())
+          .setMinMs(now - 1).setMaxMs(now + 60_000).setExpiresAtMs(now + 60_000).build());
+      out.onCompleted();
+    }
+
+    @Override
+    public void releaseWorker(ReleaseWorkerRequest req, StreamObserver<ReleaseWorkerResponse> out) {
+      calls.add("releaseWorker");
+      out.onNext(ReleaseWorkerResponse.getDefaultInstance());
+      out.onCompleted();
     }
 
     /** Records the call; answers a queued refusal or holds it, else tells the caller to answer. */

@@ -85,7 +85,7 @@ class LiveClusterTest {
     HiLoGenerator.Stats stats;
     List<List<String>> perThread;
     try (IdnodeClient c = client()) {
-      HiLoGenerator g = c.hiloGenerator("contended");
+      HiLoGenerator g = HiLoGenerator.create(c, "contended", HiLoOptions.DEFAULT);
       perThread = onThreads(threads, i -> () -> {
         List<String> ids = new ArrayList<>(each);
         for (int k = 0; k < each; k++) {
