@@ -2,6 +2,7 @@ package dev.idnode.client.tour;
 
 import dev.idnode.client.AlreadyExistsException;
 import dev.idnode.client.HiLoGenerator;
+import dev.idnode.client.HiLoOptions;
 import dev.idnode.client.IdentityBlock;
 import dev.idnode.client.IdnodeClient;
 import dev.idnode.client.NumericGenerator;
@@ -31,7 +32,7 @@ public final class Tour {
       // HiLo: a range is reserved once, then IDs cost an atomic increment.
       String order = client.nextId("orders");           // "orders/1-A"
 
-      // The request strings of DESIGN.md §1.
+      // The request strings (DESIGN.md, "The five ways to get an ID").
       List<String> users = client.generate("users|", 2);        // ["users/1", "users/2"]
       List<String> serverSide = client.generate("carts/", 1);   // ["carts/0000000000000000001-A"]
       IdentityBlock block = client.nextIdentity("invoices", 10); // 1..10, one Raft entry
@@ -49,8 +50,9 @@ public final class Tour {
         System.out.println("refused: " + e.reason());  // CLAIMED, with the owner in the message
       }
 
-      // A generator of its own, closed (and its unused numbers returned) with the block.
-      try (HiLoGenerator products = client.hiloGenerator("products")) {
+      // A generator of its own, closed (and its unused numbers returned) with the block. The
+      // client's own, behind nextId, stays open until the client closes.
+      try (HiLoGenerator products = HiLoGenerator.create(client, "products", HiLoOptions.DEFAULT)) {
         System.out.println(products.nextId());          // "products/1-A"
       }
 
