@@ -33,6 +33,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +43,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -73,11 +76,13 @@ public final class IdnodeClient implements AutoCloseable {
 
   private final AsyncIdnodeClient async;
   private final Generators generators;
+  private final Function<Class<?>, String> collectionName;
   private final boolean owner;
 
-  private IdnodeClient(AsyncIdnodeClient async, Generators generators, boolean owner) {
+  private IdnodeClient(AsyncIdnodeClient async, Generators generators, Function<Class<?>, String> collectionName, boolean owner) {
     this.async = async;
     this.generators = generators;
+    this.collectionName = collectionName;
     this.owner = owner;
   }
 
@@ -99,7 +104,7 @@ public final class IdnodeClient implements AutoCloseable {
    * @return the view
    */
   public IdnodeClient withDeadline(Duration deadline) {
-    return new IdnodeClient(async.withDeadline(deadline), generators, false);
+    return new IdnodeClient(async.withDeadline(deadline), generators, collectionName, false);
   }
 
   /** The node addresses the client was built with. @return the addresses */
@@ -532,6 +537,109 @@ public final class IdnodeClient implements AutoCloseable {
   }
 
   /**
+   * Fills in the ID of an entity, an object with a {@code String} field named {@code id} (or,
+   * failing that, {@code Id} or {@code ID}) in its class or a superclass, by what the field
+   * holds, the way the Go client's AssignID does:
+   *
+   * <ul>
+   *   <li>null or empty: a HiLo ID of the entity's collection, {@code nextId(collection)}, such
+   *       as {@code orders/1-A}; the collection is {@link CollectionNames#of} of the entity's
+   *       class unless {@link Builder#collectionName} said otherwise;
+   *   <li>ending with the separator or {@code |} ({@code orders/}, {@code orders|}): resolved by
+   *       the server (a server-side ID or an identity), such as {@code orders/1};
+   *   <li>anything else: kept as it is, once checked ({@link InvalidRequestException} when it
+   *       is not a valid document ID, the field left as it was).
+   * </ul>
+   *
+   * @param entity the entity; its ID field may be private, but not final (a record's is)
+   * @return the ID the field holds afterwards
+   * @throws IllegalArgumentException when the entity has no such field, or its class no
+   *     collection name
+   */
+  public String assignId(Object entity) {
+    return assignId(entity, false, "");
+  }
+
+  /**
+   * {@link #assignId(Object)}, claiming a semantic ID the entity holds already (such as
+   * {@code users/ayende}) cluster-wide for {@code owner}, so that the ID is the caller's alone.
+   *
+   * @param entity the entity
+   * @param owner who holds the claim, empty for nobody in particular
+   * @return the ID the field holds afterwards
+   * @throws AlreadyExistsException (reason {@code CLAIMED}) when someone else holds the ID
+   */
+  public String assignAndClaimId(Object entity, String owner) {
+    return assignId(entity, true, owner);
+  }
+
+  private String assignId(Object entity, boolean claim, String claimOwner) {
+    Field field = idField(entity);
+    String id;
+    try {
+      id = (String) field.get(entity);
+    } catch (IllegalAccessException e) {
+      throw new IllegalArgumentException("assignId: cannot read " + field, e);
+    }
+    if (id == null || id.isEmpty()) {
+      String collection = collectionName.apply(entity.getClass());
+      if (collection == null || collection.isEmpty()) {
+        throw new IllegalArgumentException("assignId: no collection name for " + entity.getClass().getName()
+            + "; give the builder a collectionName");
+      }
+      id = nextId(collection);
+    } else if (id.endsWith("|") || id.charAt(id.length() - 1) == async.separator()) {
+      List<String> ids = generate(id, 1);
+      if (ids.size() != 1) {
+        throw IdnodeException.create(Status.Code.INTERNAL, "INVALID_ANSWER", Map.of(), "generate(\"" + id + "\") returned " + ids.size() + " IDs, want 1", null);
+      }
+      id = ids.get(0);
+    } else {
+      Validation.documentId(id);
+      if (claim) {
+        claim(claimOwner, List.of(id));
+      }
+      return id;
+    }
+    try {
+      field.set(entity, id);
+    } catch (IllegalAccessException e) {
+      throw new IllegalArgumentException("assignId: cannot set " + field, e);
+    }
+    return id;
+  }
+
+  /** The entity's ID field: a String field id, Id or ID, the nearest class first, made accessible. */
+  private static Field idField(Object entity) {
+    Objects.requireNonNull(entity, "entity");
+    for (Class<?> c = entity.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
+      for (String name : List.of("id", "Id", "ID")) {
+        Field f;
+        try {
+          f = c.getDeclaredField(name);
+        } catch (NoSuchFieldException e) {
+          continue;
+        }
+        if (Modifier.isStatic(f.getModifiers())) {
+          continue;
+        }
+        if (f.getType() != String.class) {
+          throw new IllegalArgumentException("assignId: field " + c.getName() + "." + name + " is a " + f.getType().getName() + ", want a String");
+        }
+        if (Modifier.isFinal(f.getModifiers())) {
+          throw new IllegalArgumentException("assignId: field " + c.getName() + "." + name + " is final, so its ID cannot be filled in");
+        }
+        if (!f.trySetAccessible()) {
+          throw new IllegalArgumentException("assignId: field " + c.getName() + "." + name
+              + " is not accessible: open its package to the module dev.idnode.client");
+        }
+        return f;
+      }
+    }
+    throw new IllegalArgumentException("assignId: " + entity.getClass().getName() + " has no id, Id or ID field");
+  }
+
+  /**
    * A new numeric-ID generator on a worker leased from this client's database (see
    * {@link NumericGenerator}). The caller closes it; the client closes it too.
    *
@@ -604,6 +712,7 @@ public final class IdnodeClient implements AutoCloseable {
     private Backoff backoff = Backoff.DEFAULT;
     private boolean inOrder;
     private char separator = '/';
+    private Function<Class<?>, String> collectionName = CollectionNames::of;
 
     private Builder() {}
 
@@ -765,6 +874,18 @@ public final class IdnodeClient implements AutoCloseable {
     }
 
     /**
+     * How {@link IdnodeClient#assignId} names an entity's collection (the HiLo tag of its new
+     * IDs); default {@link CollectionNames#of}.
+     *
+     * @param name the collection of a class, empty for none
+     * @return this
+     */
+    public Builder collectionName(Function<Class<?>, String> name) {
+      this.collectionName = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /**
      * Connects (lazily: the first call dials).
      *
      * @return the client
@@ -776,7 +897,7 @@ public final class IdnodeClient implements AutoCloseable {
       ChannelCredentials creds = credentials();
       Transport transport = new Transport(nodes, addr -> dial(addr, creds), bearer, database, callTimeout, backoff, inOrder);
       AsyncIdnodeClient async = new AsyncIdnodeClient(transport, deadline, separator);
-      return new IdnodeClient(async, new Generators(async), true);
+      return new IdnodeClient(async, new Generators(async), collectionName, true);
     }
 
     private ChannelCredentials credentials() {

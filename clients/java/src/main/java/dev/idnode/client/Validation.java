@@ -7,8 +7,10 @@ import java.nio.charset.StandardCharsets;
  * (Go: package docid), so a bad argument is refused the same way whether or not it was sent.
  */
 final class Validation {
+  /** The longest document ID or request string in UTF-8 bytes. */
+  static final int MAX_ID_BYTES = 2025;
   /** The longest name or tag in UTF-8 bytes: 2025 less room for a number, node tag and separators. */
-  static final int MAX_NAME_BYTES = 2025 - 4 - 20 - 1 - 4;
+  static final int MAX_NAME_BYTES = MAX_ID_BYTES - 4 - 20 - 1 - 4;
 
   private Validation() {}
 
@@ -28,7 +30,7 @@ final class Validation {
     if (prefix.isEmpty()) {
       throw invalid("hilo server prefix is empty", prefix);
     }
-    text("hilo server prefix", prefix);
+    text("hilo server prefix", prefix, MAX_NAME_BYTES);
     if (prefix.indexOf(sep) >= 0 || prefix.chars().anyMatch(Character::isWhitespace) || prefix.indexOf('|') >= 0) {
       throw invalid("hilo server prefix must be one word without the separator \"" + sep + "\", whitespace or a pipe", prefix);
     }
@@ -38,10 +40,15 @@ final class Validation {
     if (name == null || name.isEmpty()) {
       throw invalid(what + " is empty", "");
     }
-    text(what, name);
+    text(what, name, MAX_NAME_BYTES);
     if (name.indexOf('|') >= 0) {
       throw invalid(what + " contains a pipe", name);
     }
+  }
+
+  /** A document ID kept as it is (a semantic ID): the server's rules for its text. */
+  static void documentId(String id) {
+    text("document id", id, MAX_ID_BYTES);
   }
 
   static char separator(char sep) {
@@ -51,7 +58,7 @@ final class Validation {
     return sep;
   }
 
-  private static void text(String what, String s) {
+  private static void text(String what, String s, int maxBytes) {
     for (int i = 0; i < s.length(); ) {
       int cp = s.codePointAt(i);
       if (Character.isSurrogate((char) cp)) {
@@ -68,8 +75,8 @@ final class Validation {
       }
       i += Character.charCount(cp);
     }
-    if (s.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
-      throw invalid(what + " is longer than " + MAX_NAME_BYTES + " bytes", s);
+    if (s.getBytes(StandardCharsets.UTF_8).length > maxBytes) {
+      throw invalid(what + " is longer than " + maxBytes + " bytes", s);
     }
   }
 

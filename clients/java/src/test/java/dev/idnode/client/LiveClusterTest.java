@@ -116,6 +116,67 @@ class LiveClusterTest {
     }
   }
 
+  static class Shipment {
+    private String id;
+  }
+
+  static class PackageTracking {
+    String Id;
+    int weight;
+  }
+
+  static class Parcel extends Shipment {}
+
+  static class Passport {
+    private String id;
+
+    Passport(String id) {
+      this.id = id;
+    }
+  }
+
+  record Visa(String id) {}
+
+  @Test
+  void assignIdFillsAnEntitysIdByWhatItHolds() {
+    try (IdnodeClient c = client()) {
+      Shipment s = new Shipment();
+      String id = c.assignId(s);
+      assertTrue(id.matches("shipments/1-[ABC]"), id);
+      assertEquals(id, s.id);
+      Parcel p = new Parcel();
+      assertTrue(c.assignId(p).matches("parcels/1-[ABC]"), "the superclass's field, the class's own collection: " + ((Shipment) p).id);
+
+      PackageTracking t = new PackageTracking();
+      t.weight = 5;
+      assertTrue(c.assignId(t).matches("PackageTrackings/1-[ABC]"), t.Id);
+      t.Id = "trackings|";
+      assertEquals("trackings/1", c.assignId(t), "an identity");
+      assertEquals(5, t.weight);
+      t.Id = "trackings/";
+      assertTrue(c.assignId(t).matches("trackings/0{18}1-[ABC]"), t.Id);
+
+      Passport mine = new Passport("passports/ayende");
+      assertEquals("passports/ayende", c.assignAndClaimId(mine, "me"));
+      AlreadyExistsException taken = assertThrows(AlreadyExistsException.class,
+          () -> c.assignAndClaimId(new Passport("Passports/Ayende"), "mallory"));
+      assertEquals(Reasons.CLAIMED, taken.reason());
+      Passport bad = new Passport("passports\\1");
+      assertThrows(InvalidRequestException.class, () -> c.assignId(bad));
+      assertEquals("passports\\1", bad.id, "left as it was");
+
+      assertThrows(IllegalArgumentException.class, () -> c.assignId(new Visa(null)), "a record's id is final");
+      assertThrows(IllegalArgumentException.class, () -> c.assignId(new Object()), "no id field");
+      assertThrows(IllegalArgumentException.class, () -> c.assignId(new Object() {
+        @SuppressWarnings("unused")
+        String id;
+      }), "an anonymous class has no collection");
+    }
+    try (IdnodeClient named = IdnodeClient.builder().nodes(nodes).collectionName(type -> "x" + type.getSimpleName().toLowerCase()).build()) {
+      assertTrue(named.assignId(new Shipment()).matches("xshipment/1-[ABC]"));
+    }
+  }
+
   @Test
   void eachTagHasItsOwnGenerator() {
     try (IdnodeClient c = client()) {
