@@ -13,13 +13,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The figures of docs/BENCHMARKS.md, one JSON line each, on request only (tag "bench", left out
- * of verify): HiLo IDs/s on one thread, numeric IDs/s from one generator, identities/s from 64
- * threads. Nodes from -Didnode.bench.nodes=host:port,..., else a three-node cluster from
- * idcluster.
+ * of verify): HiLo IDs/s on one thread, numeric IDs/s from one generator, identities/s from
+ * -Didnode.bench.callers threads (1–1024, default 64; bench/clients.sh passes its CALLERS).
+ * Nodes from -Didnode.bench.nodes=host:port,..., else a three-node cluster from idcluster.
  */
 @Tag("bench")
 class BenchmarkTest {
-  private static final int IDENTITY_THREADS = 64;
+  static final String CALLERS_PROPERTY = "idnode.bench.callers";
+  private static final int DEFAULT_CALLERS = 64;
+  private static final int MAX_CALLERS = 1024;
   private static final Duration IDENTITY_RUN = Duration.ofSeconds(5);
 
   @Test
@@ -28,16 +30,41 @@ class BenchmarkTest {
     IdCluster idcluster = given.isEmpty() ? new IdCluster() : null;
     try {
       List<String> nodes = given.isEmpty() ? startCluster(idcluster) : List.of(given.split(","));
+      int callers = callers(System.getProperty(CALLERS_PROPERTY));
       try (IdnodeClient client = IdnodeClient.builder().nodes(nodes).build()) {
         print("hilo_ids_per_sec_one_thread", hilo(client), nodes);
         print("numeric_ids_per_sec_per_generator", numeric(client), nodes);
-        print("identities_per_sec_64_threads", identities(client), nodes);
+        print("identities_per_sec_" + callers + "_threads", identities(client, callers), nodes);
       }
     } finally {
       if (idcluster != null) {
         idcluster.close();
       }
     }
+  }
+
+  /**
+   * The identity callers the property asks for: a whole number from 1 to 1024, the default
+   * when the property is unset or blank.
+   *
+   * @param given the property's value, or null
+   * @return the callers
+   * @throws IllegalArgumentException for anything else, naming the property and the range
+   */
+  static int callers(String given) {
+    if (given == null || given.isBlank()) {
+      return DEFAULT_CALLERS;
+    }
+    int n;
+    try {
+      n = Integer.parseInt(given.strip());
+    } catch (NumberFormatException e) {
+      n = 0;
+    }
+    if (n < 1 || n > MAX_CALLERS) {
+      throw new IllegalArgumentException(CALLERS_PROPERTY + " must be a whole number from 1 to " + MAX_CALLERS + ", got \"" + given + "\"");
+    }
+    return n;
   }
 
   private static List<String> startCluster(IdCluster idcluster) {
@@ -95,13 +122,13 @@ class BenchmarkTest {
     }
   }
 
-  /** Identities/s from 64 threads each calling nextIdentity in a loop for a fixed time. */
-  private static double identities(IdnodeClient client) throws InterruptedException {
+  /** Identities/s from callers threads each calling nextIdentity in a loop for a fixed time. */
+  private static double identities(IdnodeClient client, int callers) throws InterruptedException {
     AtomicLong done = new AtomicLong();
     CountDownLatch go = new CountDownLatch(1);
     long end = System.nanoTime() + IDENTITY_RUN.toNanos();
     List<Thread> threads = new ArrayList<>();
-    for (int t = 0; t < IDENTITY_THREADS; t++) {
+    for (int t = 0; t < callers; t++) {
       Thread th = new Thread(() -> {
         try {
           go.await();
