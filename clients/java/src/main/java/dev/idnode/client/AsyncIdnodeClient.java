@@ -90,7 +90,7 @@ public final class AsyncIdnodeClient {
     this.transport = transport;
     this.deadline = deadline;
     this.separator = separator;
-    this.fold = new IdentityFold(this::sendIdentities, transport.timer());
+    this.fold = new IdentityFold(this::sendFolded, transport.timer());
   }
 
   private AsyncIdnodeClient(AsyncIdnodeClient from, Duration deadline) {
@@ -183,22 +183,44 @@ public final class AsyncIdnodeClient {
    * @return the block
    */
   public CompletableFuture<IdentityBlock> nextIdentity(String name, long count, String requestId) {
+    return nextIdentity(name, count, requestId, true);
+  }
+
+  /**
+   * {@link #nextIdentity(String, long, String)}, where handOff says how a folded call's answer
+   * reaches the future: through the client's callback threads, since a caller's own stages may
+   * block, or, for a thread that only waits for the future (the blocking client), straight from
+   * the event loop that read it, with no thread in between.
+   */
+  CompletableFuture<IdentityBlock> nextIdentity(String name, long count, String requestId, boolean handOff) {
     try {
       Validation.count(count);
       if (count <= 1 && requestId.isEmpty()) {
-        return fold.next(name, deadlineNow());
+        CompletableFuture<IdentityBlock> block = fold.next(name, deadlineNow());
+        return handOff ? transport.handOff(block) : block;
       }
-      return sendIdentities(name, count, requestId.isEmpty() ? newRequestId() : requestId, deadlineNow());
+      return sendIdentities(transport.unary(Route.LEADER, IdServiceGrpc.getNextIdentityMethod(),
+          identityRequest(name, count, requestId.isEmpty() ? newRequestId() : requestId), deadlineNow(), false));
     } catch (IdnodeException e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
-  /** One NextIdentity call, whose future cancels the call when cancelled. */
-  private CompletableFuture<IdentityBlock> sendIdentities(String name, long count, String requestId, Deadline deadline) {
-    NextIdentityRequest req = NextIdentityRequest.newBuilder().setName(name).setCount(count).setRequestId(requestId).build();
-    CompletableFuture<Transport.Answer<NextIdentityResponse>> call =
-        transport.unary(Route.LEADER, IdServiceGrpc.getNextIdentityMethod(), req, deadline, false);
+  /**
+   * One folded NextIdentity call (IdentityFold): it completes on the event loop that read its
+   * answer, where the fold hands the values to its waiting callers and sends the next call.
+   */
+  private CompletableFuture<IdentityBlock> sendFolded(String name, long count, String requestId, Deadline deadline) {
+    return sendIdentities(transport.unaryOnEventLoop(Route.LEADER, IdServiceGrpc.getNextIdentityMethod(),
+        identityRequest(name, count, requestId), deadline));
+  }
+
+  private static NextIdentityRequest identityRequest(String name, long count, String requestId) {
+    return NextIdentityRequest.newBuilder().setName(name).setCount(count).setRequestId(requestId).build();
+  }
+
+  /** The block of one NextIdentity call; cancelling it cancels the call. */
+  private static CompletableFuture<IdentityBlock> sendIdentities(CompletableFuture<Transport.Answer<NextIdentityResponse>> call) {
     CompletableFuture<IdentityBlock> block = call.thenApply(a -> {
       NextIdentityResponse r = a.value();
       return new IdentityBlock(r.getFirst(), r.getLast(), r.getSkippedList());

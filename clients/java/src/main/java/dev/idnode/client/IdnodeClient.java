@@ -30,7 +30,9 @@ import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
+import io.grpc.netty.NettyChannelBuilder;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.reflect.Field;
@@ -73,6 +75,8 @@ import java.util.regex.Pattern;
  */
 public final class IdnodeClient implements AutoCloseable {
   private static final Pattern DATABASE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+  /** What one call may have in flight unread, as internal/flowcontrol's StreamWindow in Go. */
+  private static final int FLOW_CONTROL_WINDOW = 1 << 20;
 
   private final AsyncIdnodeClient async;
   private final Generators generators;
@@ -145,7 +149,7 @@ public final class IdnodeClient implements AutoCloseable {
    * @return the block
    */
   public IdentityBlock nextIdentity(String name, long count) {
-    return await(async.nextIdentity(name, count));
+    return await(async.nextIdentity(name, count, "", false));
   }
 
   /**
@@ -157,7 +161,7 @@ public final class IdnodeClient implements AutoCloseable {
    * @return the block
    */
   public IdentityBlock nextIdentity(String name, long count, String requestId) {
-    return await(async.nextIdentity(name, count, requestId));
+    return await(async.nextIdentity(name, count, requestId, false));
   }
 
   /**
@@ -905,7 +909,16 @@ public final class IdnodeClient implements AutoCloseable {
     }
 
     private static ManagedChannel dial(String addr, ChannelCredentials creds) {
-      return Grpc.newChannelBuilder(addr, creds).build();
+      // The client retries on its own terms (Transport): grpc-java's retries would only wrap
+      // every call in a buffering stream, a cost on each call for nothing.
+      ManagedChannelBuilder<?> b = Grpc.newChannelBuilder(addr, creds).disableRetry();
+      if (b instanceof NettyChannelBuilder netty) {
+        // Fixed HTTP/2 windows, as the Go client's (internal/flowcontrol): grpc-java otherwise
+        // sizes them with a bandwidth-delay estimator that sends a PING with every answer of
+        // small calls, a frame each end must read and answer, for no larger window.
+        netty.flowControlWindow(FLOW_CONTROL_WINDOW);
+      }
+      return b.build();
     }
   }
 }

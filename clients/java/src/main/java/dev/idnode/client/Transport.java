@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -60,12 +62,22 @@ final class Transport {
   /** A call's value and the node that gave it. */
   record Answer<R>(R value, int node) {}
 
+  /**
+   * Runs a call's callbacks on the thread that read its answer, the connection's event loop,
+   * rather than on the channel's executor: for the client's own continuations alone, which
+   * never block. A folded identity call's answer then reaches its waiting threads with no
+   * thread in between, and the next folded call can go out from the same thread.
+   */
+  private static final Executor ON_EVENT_LOOP = Runnable::run;
+
   private final List<String> addrs;
   private final List<ManagedChannel> channels;
   private final List<Channel> intercepted;
   private final java.time.Duration callTimeout;
   private final Backoff backoff;
   private final ScheduledExecutorService timer;
+  /** Runs the callbacks of futures the client completes on an event loop (handOff). */
+  private final ExecutorService callbacks;
   private final AtomicInteger preferred;
   private final AtomicInteger leader = new AtomicInteger(-1);
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -86,6 +98,11 @@ final class Transport {
     this.preferred = new AtomicInteger(inOrder ? 0 : ThreadLocalRandom.current().nextInt(addrs.size()));
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "idnode-client-retry");
+      t.setDaemon(true);
+      return t;
+    });
+    this.callbacks = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "idnode-client-callback");
       t.setDaemon(true);
       return t;
     });
@@ -116,6 +133,33 @@ final class Transport {
     return timer;
   }
 
+  /**
+   * A future completed as f is, but on the client's callback threads: what a caller's own
+   * stages may block in, unlike the event loop f may complete on. Cancelling it cancels f.
+   */
+  <T> CompletableFuture<T> handOff(CompletableFuture<T> f) {
+    CompletableFuture<T> out = new CompletableFuture<>();
+    out.whenComplete((v, e) -> {
+      if (e instanceof CancellationException) {
+        f.cancel(false);
+      }
+    });
+    f.whenComplete((v, e) -> {
+      try {
+        callbacks.execute(() -> {
+          if (e != null) {
+            out.completeExceptionally(e);
+          } else {
+            out.complete(v);
+          }
+        });
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        out.completeExceptionally(e != null ? e : new ClientClosedException("idnode client"));
+      }
+    });
+    return out;
+  }
+
   /** Remembers which node granted a HiLo range: only its pool takes the range back. */
   void rememberGrant(String grantId, int node) {
     if (!grantId.isEmpty()) {
@@ -134,6 +178,17 @@ final class Transport {
   /** A unary call through the retry loop, starting where route says. */
   <Q, R> CompletableFuture<Answer<R>> unary(Route route, MethodDescriptor<Q, R> method, Q request, Deadline deadline, boolean atMostOnce) {
     return call(start(route), unaryAttempt(method, request), deadline, atMostOnce);
+  }
+
+  /**
+   * {@link #unary} whose future completes on the connection's event loop: only for the
+   * client's own continuations, which never block (a caller's stages go through
+   * {@link #handOff}).
+   */
+  <Q, R> CompletableFuture<Answer<R>> unaryOnEventLoop(Route route, MethodDescriptor<Q, R> method, Q request, Deadline deadline) {
+    CompletableFuture<Answer<R>> result = new CompletableFuture<>();
+    new Loop<>(start(route), unaryAttempt(method, request), deadline, false, true, result).attempt();
+    return result;
   }
 
   /** One unary attempt; cancelling its future cancels the RPC. */
@@ -177,7 +232,7 @@ final class Transport {
    */
   <R> CompletableFuture<Answer<R>> call(int start, Attempt<R> attempt, Deadline deadline, boolean atMostOnce) {
     CompletableFuture<Answer<R>> result = new CompletableFuture<>();
-    new Loop<>(start, attempt, deadline, atMostOnce, result).attempt();
+    new Loop<>(start, attempt, deadline, atMostOnce, false, result).attempt();
     return result;
   }
 
@@ -187,6 +242,7 @@ final class Transport {
         ch.shutdown();
       }
       timer.shutdown();
+      callbacks.shutdown();
       for (ManagedChannel ch : channels) {
         try {
           if (!ch.awaitTermination(5, TimeUnit.SECONDS)) {
@@ -205,16 +261,18 @@ final class Transport {
     private final Attempt<R> attempt;
     private final Deadline deadline;
     private final boolean atMostOnce;
+    private final boolean onEventLoop;
     private final CompletableFuture<Answer<R>> result;
     private final AtomicReference<CompletableFuture<R>> current = new AtomicReference<>();
     private int i;
     private IdnodeException last;
 
-    Loop(int start, Attempt<R> attempt, Deadline deadline, boolean atMostOnce, CompletableFuture<Answer<R>> result) {
+    Loop(int start, Attempt<R> attempt, Deadline deadline, boolean atMostOnce, boolean onEventLoop, CompletableFuture<Answer<R>> result) {
       this.start = start;
       this.attempt = attempt;
       this.deadline = deadline;
       this.atMostOnce = atMostOnce;
+      this.onEventLoop = onEventLoop;
       this.result = result;
       result.whenComplete((r, e) -> {
         CompletableFuture<R> c = current.get();
@@ -240,6 +298,9 @@ final class Transport {
       Deadline perAttempt = Deadline.after(callTimeout.toNanos(), TimeUnit.NANOSECONDS);
       boolean callersDeadline = !perAttempt.isBefore(deadline);
       CallOptions options = CallOptions.DEFAULT.withDeadline(callersDeadline ? deadline : perAttempt);
+      if (onEventLoop) {
+        options = options.withExecutor(ON_EVENT_LOOP);
+      }
       CompletableFuture<R> f;
       try {
         f = attempt.run(intercepted.get(node), options, node);

@@ -170,6 +170,16 @@ class RetryTest {
   }
 
   @Test
+  void aStageOfAFoldedIdentityMayWaitForAnotherCall() throws Exception {
+    // A folded call's answer is read on the connection's event loop; a caller's stage that
+    // blocks there would stall the very connection its own call needs.
+    IdentityBlock inner = client.async().nextIdentity("orders", 1)
+        .thenApply(first -> client.nextIdentity("orders", 1)).get(10, TimeUnit.SECONDS);
+    assertEquals(new IdentityBlock(7, 7, List.of()), inner);
+    assertEquals(2, a.requestIds.size());
+  }
+
+  @Test
   void callsAfterCloseAreRefused() {
     client.close();
     assertThrows(ClientClosedException.class, () -> client.generate("users/", 1));
