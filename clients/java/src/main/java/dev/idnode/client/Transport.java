@@ -25,6 +25,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -96,11 +97,15 @@ final class Transport {
     this.callTimeout = callTimeout;
     this.backoff = backoff;
     this.preferred = new AtomicInteger(inOrder ? 0 : ThreadLocalRandom.current().nextInt(addrs.size()));
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "idnode-client-retry");
       t.setDaemon(true);
       return t;
     });
+    // The fold schedules a timer with almost every folded call and cancels most before they
+    // fire; left queued, each would still wake this thread at its time.
+    timer.setRemoveOnCancelPolicy(true);
+    this.timer = timer;
     this.callbacks = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "idnode-client-callback");
       t.setDaemon(true);
