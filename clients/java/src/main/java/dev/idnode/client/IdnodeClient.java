@@ -531,7 +531,9 @@ public final class IdnodeClient implements AutoCloseable {
 
   /**
    * The HiLo generator {@link #nextId} uses for {@code tag} (made on first use, closed with
-   * the client).
+   * the client). It stays the client's: its {@code close()} does nothing, so a
+   * {@code try}-with-resources block around it leaves {@link #nextId} working.
+   * {@link HiLoGenerator#create} makes one of your own.
    *
    * @param tag the HiLo tag
    * @return its generator
