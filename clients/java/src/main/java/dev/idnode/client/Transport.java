@@ -1,5 +1,6 @@
 package dev.idnode.client;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -69,7 +70,7 @@ final class Transport {
    * never block. A folded identity call's answer then reaches its waiting threads with no
    * thread in between, and the next folded call can go out from the same thread.
    */
-  private static final Executor ON_EVENT_LOOP = Runnable::run;
+  private static final Executor ON_EVENT_LOOP = MoreExecutors.directExecutor(); // the one grpc-java recognises
 
   private final List<String> addrs;
   private final List<ManagedChannel> channels;
