@@ -1,20 +1,30 @@
-"""The package installs into a fresh venv with pip (no index: Debian's grpcio and protobuf come
-from the system site packages) and the README's examples run against a real node."""
+"""The package as it is published: a wheel and an sdist built by ``python3 -m build`` (the wheel
+from the sdist, so the sdist is known to be complete), the wheel installed with pip into a fresh
+venv (no index: Debian's grpcio and protobuf come from the system site packages), and the
+README's examples run from that install against a real node."""
 
 from __future__ import annotations
 
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
-from typing import List
+import tarfile
+import zipfile
+from typing import Dict, List
 
 import pytest
+from packaging.requirements import Requirement
 
 from cluster import Control
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]
 README_ADDR = "127.0.0.1:7070"
+
+# The newest releases when the bounds were last set: the package must admit them, not only
+# the Debian versions CI runs on.
+NEWEST = {"grpcio": "1.85.1", "protobuf": "7.36.2"}
 
 
 def python_blocks() -> List[str]:
@@ -22,19 +32,57 @@ def python_blocks() -> List[str]:
 
 
 @pytest.fixture(scope="module")
-def venv_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, pathlib.Path]:
+    """The sdist and the wheel, built from a copy of the package so that the build leaves
+    nothing in the source folder."""
+    src = tmp_path_factory.mktemp("src") / "idnode"
+    shutil.copytree(PACKAGE, src, ignore=shutil.ignore_patterns("tests", "bench", "build", "dist", "*.egg-info", "__pycache__", ".*"))
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(src)],
+                   check=True, timeout=300, capture_output=True)
+    (sdist,) = out.glob("idnode-*.tar.gz")
+    (wheel,) = out.glob("idnode-*-py3-none-any.whl")
+    return {"sdist": sdist, "wheel": wheel}
+
+
+@pytest.fixture(scope="module")
+def venv_python(tmp_path_factory: pytest.TempPathFactory, dist: Dict[str, pathlib.Path]) -> str:
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
     py = str(venv / "bin" / "python")
     subprocess.run(
-        [py, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-index", str(PACKAGE)],
+        [py, "-m", "pip", "install", "--quiet", "--no-index", str(dist["wheel"])],
         check=True, timeout=300, cwd=venv,
     )
     return py
 
 
+def test_the_artefacts_carry_the_type_hints_and_the_licence(dist: Dict[str, pathlib.Path]) -> None:
+    wheel = set(zipfile.ZipFile(dist["wheel"]).namelist())
+    for name in ("idnode/py.typed", "idnode/v1/idnode_pb2.pyi", "idnode/_private/rpc_status_pb2.pyi", "idnode/aio.py"):
+        assert name in wheel, f"{name} is not in the wheel"
+    assert any(n.endswith(".dist-info/LICENSE") for n in wheel), "the wheel carries no LICENSE"
+    with tarfile.open(dist["sdist"]) as t:
+        sdist = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
+    for name in ("LICENSE", "README.md", "pyproject.toml", "src/idnode/py.typed", "src/idnode/_private/rpc_status.proto"):
+        assert name in sdist, f"{name} is not in the sdist"
+
+
+def test_the_dependency_bounds_admit_the_newest_releases(dist: Dict[str, pathlib.Path]) -> None:
+    with zipfile.ZipFile(dist["wheel"]) as z:
+        (meta,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        requires = [Requirement(line.split(":", 1)[1].strip()) for line in z.read(meta).decode().splitlines() if line.startswith("Requires-Dist:")]
+    by_name = {r.name: r for r in requires}
+    assert set(by_name) == set(NEWEST), requires
+    for name, version in NEWEST.items():
+        assert version in by_name[name].specifier, f"{by_name[name]} refuses {name} {version}"
+    import google.protobuf
+    import grpc
+    assert grpc.__version__ in by_name["grpcio"].specifier and google.protobuf.__version__ in by_name["protobuf"].specifier
+
+
 @pytest.mark.topology({"nodes": 1})
-def test_the_readme_runs_from_an_installed_package(cluster: Control, venv_python: str, tmp_path: pathlib.Path) -> None:
+def test_the_readme_runs_from_the_installed_wheel(cluster: Control, venv_python: str, tmp_path: pathlib.Path) -> None:
     blocks = [b.replace(README_ADDR, cluster.addrs()[0]) for b in python_blocks()]
     assert README_ADDR not in "".join(blocks)
 

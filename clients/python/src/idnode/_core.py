@@ -10,7 +10,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Iterable, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Generic, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
 
 import grpc
 
@@ -324,7 +324,7 @@ class Attempts:
         """Take a failed attempt: return when the call goes on, raise the IdnodeError that
         ends it otherwise."""
         try:
-            self.nodes.learn_leader(rpc_error.initial_metadata())  # type: ignore[attr-defined]
+            self.nodes.learn_leader(cast(errors.FailedCall, rpc_error).initial_metadata())
         except Exception:  # an error raised before the call started has no metadata
             pass
         err = errors.from_rpc_error(rpc_error)

@@ -281,7 +281,7 @@ class AsyncFolder:
             if counter.queue and counter.queue[-1] is w:  # not sent at once
                 self._watch(counter, name, w)
         try:
-            return await w.signal  # type: ignore[no-any-return]
+            return await w.signal
         except asyncio.CancelledError:  # the caller's task was cancelled; w.signal is too
             w.done = True  # a batch it is in skips it
             if w in counter.queue:

@@ -445,7 +445,8 @@ class HiLoGenerator(HiLoState):
         task.add_done_callback(self._tasks.discard)
 
     async def _run_fetch(self, f: Fetch, call: Call[HiLoRange]) -> None:
-        result, error = None, None
+        result = None
+        error: Optional[errors.IdnodeError] = None
         try:
             result = await self._client._run(call, self._client._opts.fetch_timeout)
         except asyncio.CancelledError:

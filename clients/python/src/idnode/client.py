@@ -43,7 +43,7 @@ class ClientBase:
         nodes_in_order: bool = False,
         prefetch_at: float = 0.8,
         fetch_timeout: float = 30.0,
-        channel_options: Sequence[tuple] = (),
+        channel_options: Sequence[Tuple[str, Any]] = (),
     ) -> None:
         self._kwargs: Dict[str, Any] = dict(
             database=database, api_key=api_key, admin_token=admin_token, tls=tls,
@@ -55,8 +55,13 @@ class ClientBase:
         self._nodes = Nodes(self._opts.nodes, nodes_in_order)
         self._md = self._opts.metadata()
         self._channels = [self._channel(a, self._opts.channel_credentials(), self._opts.grpc_options()) for a in self._opts.nodes]
+        # grpc_python_plugin writes the stubs without type hints.
         self._stubs: List[Dict[str, Any]] = [
-            {"ids": pb_grpc.IdServiceStub(ch), "series": pb_grpc.SeriesServiceStub(ch), "cluster": pb_grpc.ClusterServiceStub(ch)}
+            {
+                "ids": pb_grpc.IdServiceStub(ch),  # type: ignore[no-untyped-call]
+                "series": pb_grpc.SeriesServiceStub(ch),  # type: ignore[no-untyped-call]
+                "cluster": pb_grpc.ClusterServiceStub(ch),  # type: ignore[no-untyped-call]
+            }
             for ch in self._channels
         ]
         self._closed = False

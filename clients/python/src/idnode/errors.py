@@ -13,7 +13,7 @@ per gRPC code, never as a bare :class:`grpc.RpcError`::
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional, Protocol, cast
 
 import grpc
 
@@ -177,13 +177,26 @@ def make_error(
     return error_class(code)(message, code=code, reason=reason, metadata=metadata)
 
 
+class FailedCall(Protocol):
+    """What a failed call of grpc or grpc.aio is besides a grpc.RpcError: the error of a
+    synchronous call is also its grpc.Call, and grpc.aio's AioRpcError has the same methods."""
+
+    def code(self) -> grpc.StatusCode: ...
+
+    def details(self) -> Optional[str]: ...
+
+    def initial_metadata(self) -> Any: ...
+
+    def trailing_metadata(self) -> Any: ...
+
+
 def from_rpc_error(err: grpc.RpcError) -> IdnodeError:
     """Translate a failed gRPC call (sync or aio) into an IdnodeError with its ErrorInfo."""
-    # Failed calls of both grpc and grpc.aio are also grpc.Call objects with these methods.
-    code = err.code()  # type: ignore[attr-defined]
-    details = err.details() or ""  # type: ignore[attr-defined]
+    call = cast(FailedCall, err)
+    code = call.code()
+    details = call.details() or ""
     reason, metadata, domain = "", {}, ""
-    info = _error_info(err.trailing_metadata())  # type: ignore[attr-defined]
+    info = _error_info(call.trailing_metadata())
     if info is not None:
         reason, metadata, domain = info.reason, dict(info.metadata), info.domain
     return error_class(code)(details or code.name, code=code, reason=reason, metadata=metadata, domain=domain)
