@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates the committed Go code from proto/. Needs protoc (Debian: protobuf-compiler);
-# installs the pinned Go plugins into GOPATH/bin if they are missing.
+# Regenerates the committed generated code from proto/: the Go packages, then the Python
+# client's modules. Needs protoc (Debian: protobuf-compiler) and grpc_python_plugin (Debian:
+# protobuf-compiler-grpc); installs the pinned Go plugins into GOPATH/bin if they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command -v grpc_python_plugin >/dev/null || { echo "protogen: no grpc_python_plugin (Debian: apt-get install protobuf-compiler-grpc)" >&2; exit 1; }
 export PATH="$(go env GOPATH)/bin:$PATH"
 command -v protoc-gen-go >/dev/null || go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 command -v protoc-gen-go-grpc >/dev/null || go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
@@ -25,3 +27,18 @@ mkdir -p proto/idnode/v1/gateway
 sed 's/^package idnodev1$/package gateway/; s/^Package idnodev1 is a reverse proxy\./Package gateway is a reverse proxy./' \
   "$gw/idnode/v1/idnode.pb.gw.go" > proto/idnode/v1/gateway/idnode.pb.gw.go
 cp "$gw/idnode/v1/idnode.swagger.json" proto/idnode/v1/gateway/openapi.json
+
+# The Python client's protobuf and gRPC modules, with their type stubs (.pyi), from the public
+# API, and the two google.rpc messages it decodes from the package's own copy
+# (clients/python/src/idnode/_private), under a package name that cannot clash with
+# googleapis-common-protos in a user's process.
+py=clients/python/src
+protoc --proto_path=proto \
+  --python_out="$py" --pyi_out="$py" --grpc_python_out="$py" \
+  --plugin=protoc-gen-grpc_python="$(command -v grpc_python_plugin)" \
+  idnode/v1/idnode.proto
+# StatusResponse has a field named "self", which protoc's stub writes as a second "self"
+# parameter of __init__: a syntax error to mypy in every user's project. Stubs may name the
+# instance parameter anything; "__self" (positional-only) frees the keyword.
+sed -i '/, self: _Optional/s/def __init__(self, /def __init__(__self, /' "$py/idnode/v1/idnode_pb2.pyi"
+protoc --proto_path="$py" --python_out="$py" --pyi_out="$py" idnode/_private/rpc_status.proto
