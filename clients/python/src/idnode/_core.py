@@ -5,6 +5,7 @@ clients drive :class:`Attempts` and differ only in how they sleep and call.
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
@@ -17,6 +18,10 @@ import grpc
 from . import errors
 
 T = TypeVar("T")
+
+log = logging.getLogger("idnode")
+"""Where the client logs what an application's operators look for: failovers, retry rounds,
+numbers that could not be returned, lease renewals that failed. Nothing is logged per ID."""
 
 LEADER_HEADER = "idnode-leader"
 """The response header in which a node names the leader's gRPC address."""
@@ -284,6 +289,7 @@ class Attempts:
             self.start = nodes.addrs.index(call.first)
         self.i = 0
         self.last: Optional[errors.IdnodeError] = None
+        self.last_node = 0  # the node whose failure self.last is
         self.caller_bound = False  # the running attempt's deadline is the caller's own
 
     def next(self) -> Tuple[int, float, float]:
@@ -306,8 +312,22 @@ class Attempts:
             if left <= per:
                 per, self.caller_bound = left, True
         node = (self.start + self.i) % n
+        if self.last is not None:
+            self._log_going_on(node, wait)
         self.i += 1
         return node, wait, per
+
+    def _log_going_on(self, node: int, wait: float) -> None:
+        """Log the attempt about to start after a failed one: a failover to another node, and
+        at the start of each further round over the nodes, the round."""
+        assert self.last is not None
+        addrs, what = self.nodes.addrs, f"{self.call.service}.{self.call.method}"
+        why = f"{self.last.code.name}{'/' + self.last.reason if self.last.reason else ''}: {self.last.message}"
+        if self.i % len(addrs) == 0:
+            log.warning("%s: every node failed; retry round %d in %.0f ms (last error from %s: %s)",
+                        what, self.i // len(addrs) + 1, wait * 1000, addrs[self.last_node], why)
+        if node != self.last_node:
+            log.warning("%s: failing over from %s to %s: %s", what, addrs[self.last_node], addrs[node], why)
 
     def remaining(self) -> Optional[float]:
         """Seconds left of the call's deadline (None: none); bounds a stream, whose attempt
@@ -340,7 +360,7 @@ class Attempts:
             retry = True
         if not retry or (self.call.at_most_once and not not_carried_out(err)):
             raise err
-        self.last = err
+        self.last, self.last_node = err, node
 
     def _gave_up(self, why: str) -> errors.IdnodeError:
         last = self.last

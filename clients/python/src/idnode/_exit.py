@@ -9,6 +9,7 @@ import threading
 import weakref
 from typing import Any
 
+from ._core import log
 from ._hilo import HiLoState
 
 EXIT_TIMEOUT = 5.0
@@ -38,5 +39,5 @@ def _close_all() -> None:
                 closer(EXIT_TIMEOUT)
             else:
                 obj.close(EXIT_TIMEOUT)
-        except Exception:  # exit goes on: what could not come back stays a gap
-            pass
+        except Exception as e:  # exit goes on: what could not come back stays a gap
+            log.warning("at exit, giving back what %r held failed: %s; it stays a gap", obj, e)

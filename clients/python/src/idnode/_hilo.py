@@ -13,7 +13,7 @@ import grpc
 
 from . import _calls, errors
 from ._calls import HiLoRange
-from ._core import Call, hilo_tag_error, new_request_id
+from ._core import Call, hilo_tag_error, log, new_request_id
 
 # Refusals that mean nothing was reserved under the request id: the next fetch takes a new one.
 # Any other failure may have reserved a range whose answer was lost, so the next fetch asks
@@ -217,6 +217,8 @@ class HiLoState:
         if returned:
             self.returned.append((call.request.last, call.request.end))
             return True
+        log.warning("HiLo %r: the cluster did not take back the numbers %d..%d (another range of the tag was granted since); they stay a gap",
+                    self.tag, call.request.last + 1, call.request.end)
         return not self._adjacent
 
     def _new_done(self) -> Any:

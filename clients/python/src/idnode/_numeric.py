@@ -12,7 +12,7 @@ from typing import Callable, Optional
 import grpc
 
 from . import _calls, errors
-from ._core import Call, new_request_id
+from ._core import Call, log, new_request_id
 from .v1 import idnode_pb2 as pb
 
 _EPOCH_2026_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
@@ -190,7 +190,15 @@ class NumericState:
             self.last_error = e
             if e.code == grpc.StatusCode.FAILED_PRECONDITION:
                 self._lost = True
-        return self._lease / 10
+            lost, worker, epoch = self._lost, self._worker, self._epoch
+        wait = self._lease / 10
+        if lost:
+            log.warning("numeric worker %d (epoch %d): the lease is lost (%s: %s); no IDs until a new worker is leased, tried in %.1f s",
+                        worker, epoch, e.code.name, e.message, wait)
+        else:
+            log.warning("numeric worker %d (epoch %d): renewing the lease failed (%s: %s); trying again in %.1f s",
+                        worker, epoch, e.code.name, e.message, wait)
+        return wait
 
     def _release_call(self) -> Optional[Call[None]]:
         with self._lock:
