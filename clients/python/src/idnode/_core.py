@@ -146,6 +146,7 @@ class Options:
     prefetch_at: float = 0.8
     fetch_timeout: float = 30.0
     channel_options: Tuple[Tuple[str, Any], ...] = ()
+    interceptors: Tuple[Any, ...] = ()
 
     @classmethod
     def make(cls, nodes: Iterable[str] | str, **kw: Any) -> "Options":
@@ -161,6 +162,7 @@ class Options:
         elif kw.get("tls") is False:
             kw["tls"] = None
         kw["channel_options"] = tuple(kw.get("channel_options") or ())
+        kw["interceptors"] = tuple(kw.get("interceptors") or ())
         o = cls(nodes=nodes, **kw)
         o._check()
         return o

@@ -37,13 +37,15 @@ class Client(ClientBase):
     """The asyncio twin of :class:`idnode.Client` (same arguments, same behaviour); every call
     is a coroutine, and :meth:`next_id` takes no network round trip once a range is at hand."""
 
-    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> grpc.aio.Channel:
+    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]], interceptors: Sequence[Any]) -> grpc.aio.Channel:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             # A channel binds to the loop it is made in; one made outside would serve no other.
             raise RuntimeError("make idnode.aio.Client inside a coroutine (in the event loop that will use it)") from None
-        return grpc.aio.secure_channel(addr, creds, opts) if creds else grpc.aio.insecure_channel(addr, opts)
+        if creds:
+            return grpc.aio.secure_channel(addr, creds, opts, interceptors=interceptors or None)
+        return grpc.aio.insecure_channel(addr, opts, interceptors=interceptors or None)
 
     def _folder(self) -> AsyncFolder:
         return AsyncFolder(lambda name, n, rid, timeout: self._run(_calls.next_identity(name, n, rid), timeout))
@@ -92,7 +94,8 @@ class Client(ClientBase):
         self._closed = True
         if not returns:
             return
-        with SyncClient(self._opts.nodes, **self._kwargs) as sync:
+        # grpc.aio's interceptors do not fit a synchronous channel: these last calls go without.
+        with SyncClient(self._opts.nodes, **dict(self._kwargs, interceptors=())) as sync:
             for call in returns:
                 sync._run(call, timeout)  # each return is judged on its own: asking costs no number
 

@@ -44,17 +44,21 @@ class ClientBase:
         prefetch_at: float = 0.8,
         fetch_timeout: float = 30.0,
         channel_options: Sequence[Tuple[str, Any]] = (),
+        interceptors: Sequence[Any] = (),
     ) -> None:
         self._kwargs: Dict[str, Any] = dict(
             database=database, api_key=api_key, admin_token=admin_token, tls=tls,
             attempt_timeout=attempt_timeout, timeout=timeout, backoff=backoff, separator=separator,
             nodes_in_order=nodes_in_order, prefetch_at=prefetch_at, fetch_timeout=fetch_timeout,
-            channel_options=channel_options,
+            channel_options=channel_options, interceptors=interceptors,
         )
         self._opts = Options.make(nodes, **self._kwargs)
         self._nodes = Nodes(self._opts.nodes, nodes_in_order)
         self._md = self._opts.metadata()
-        self._channels = [self._channel(a, self._opts.channel_credentials(), self._opts.grpc_options()) for a in self._opts.nodes]
+        self._channels = [
+            self._channel(a, self._opts.channel_credentials(), self._opts.grpc_options(), self._opts.interceptors)
+            for a in self._opts.nodes
+        ]
         # grpc_python_plugin writes the stubs without type hints.
         self._stubs: List[Dict[str, Any]] = [
             {
@@ -76,7 +80,7 @@ class ClientBase:
     def _folder(self) -> Any:
         raise NotImplementedError
 
-    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> Any:
+    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]], interceptors: Sequence[Any]) -> Any:
         raise NotImplementedError
 
     @property
@@ -109,10 +113,14 @@ class Client(ClientBase):
 
     ``database`` makes every call work in that database; ``api_key`` (or ``admin_token``) is
     sent as ``authorization: Bearer``; ``tls`` is True (system roots) or an :class:`idnode.TLS`.
+    ``interceptors`` are gRPC client interceptors (``grpc.UnaryUnaryClientInterceptor`` and
+    the other three kinds; for :class:`idnode.aio.Client`, ``grpc.aio``'s) applied to every
+    attempt of every call, retries included.
     """
 
-    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]]) -> grpc.Channel:
-        return grpc.secure_channel(addr, creds, opts) if creds else grpc.insecure_channel(addr, opts)
+    def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]], interceptors: Sequence[Any]) -> grpc.Channel:
+        ch = grpc.secure_channel(addr, creds, opts) if creds else grpc.insecure_channel(addr, opts)
+        return grpc.intercept_channel(ch, *interceptors) if interceptors else ch
 
     def _folder(self) -> SyncFolder:
         return SyncFolder(lambda name, n, rid, timeout: self._run(_calls.next_identity(name, n, rid), timeout))
