@@ -6,7 +6,8 @@ from idnode.v1 import idnode_pb2 as idnode_dot_v1_dot_idnode__pb2
 
 
 class IdServiceStub(object):
-    """IdService hands out document IDs in the five strategies of DESIGN.md §1.
+    """IdService hands out document IDs in five strategies: semantic IDs, GUIDs, server-side IDs,
+    cluster identities and HiLo ranges.
     """
 
     def __init__(self, channel):
@@ -103,7 +104,8 @@ class IdServiceStub(object):
 
 
 class IdServiceServicer(object):
-    """IdService hands out document IDs in the five strategies of DESIGN.md §1.
+    """IdService hands out document IDs in five strategies: semantic IDs, GUIDs, server-side IDs,
+    cluster identities and HiLo ranges.
     """
 
     def Generate(self, request, context):
@@ -202,7 +204,7 @@ class IdServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def AcquireWorker(self, request, context):
-        """AcquireWorker leases a worker ID for minting numeric IDs in-process (issue 27): mint at
+        """AcquireWorker leases a worker ID for minting numeric IDs in-process: mint at
         times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
         RESOURCE_EXHAUSTED when every worker of the layout is leased.
         """
@@ -337,7 +339,8 @@ def add_IdServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class IdService(object):
-    """IdService hands out document IDs in the five strategies of DESIGN.md §1.
+    """IdService hands out document IDs in five strategies: semantic IDs, GUIDs, server-side IDs,
+    cluster identities and HiLo ranges.
     """
 
     @staticmethod
@@ -1190,7 +1193,7 @@ class ClusterService(object):
 
 
 class SeriesServiceStub(object):
-    """SeriesService keeps fiscal series: gapless, audited numbering for invoices (issue 26). A
+    """SeriesService keeps fiscal series: gapless, audited numbering for invoices. A
     series belongs to a database. Issue assigns the next number in commit order and records the
     document it went on in the same Raft entry, so no number is reserved and left unused; a
     number is never skipped, only voided by an entry with a reason; every entry carries the hash
@@ -1237,7 +1240,7 @@ class SeriesServiceStub(object):
 
 
 class SeriesServiceServicer(object):
-    """SeriesService keeps fiscal series: gapless, audited numbering for invoices (issue 26). A
+    """SeriesService keeps fiscal series: gapless, audited numbering for invoices. A
     series belongs to a database. Issue assigns the next number in commit order and records the
     document it went on in the same Raft entry, so no number is reserved and left unused; a
     number is never skipped, only voided by an entry with a reason; every entry carries the hash
@@ -1332,7 +1335,7 @@ def add_SeriesServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class SeriesService(object):
-    """SeriesService keeps fiscal series: gapless, audited numbering for invoices (issue 26). A
+    """SeriesService keeps fiscal series: gapless, audited numbering for invoices. A
     series belongs to a database. Issue assigns the next number in commit order and records the
     document it went on in the same Raft entry, so no number is reserved and left unused; a
     number is never skipped, only voided by an entry with a reason; every entry carries the hash
