@@ -1,6 +1,7 @@
 // Package typescript_test runs the TypeScript client's tests (clients/typescript) under go test:
-// its strict type check, its unit tests, the conformance runner, the chaos test and the browser
-// test, all against real nodes that idcluster starts.
+// its build as published and strict type check, its unit tests, the conformance runner, the
+// chaos test, the browser test and the test of the packed package, all against real nodes that
+// idcluster starts.
 package typescript_test
 
 import (
@@ -33,11 +34,13 @@ func TestTypeScriptClient(t *testing.T) {
 	_, tscErr := exec.LookPath("tsc")
 	conformancetest.Need(t, "tsc (apt-get install node-typescript)", tscErr == nil)
 	conformancetest.Need(t, "Node.js 20 or later (apt-get install nodejs)", nodeMajor() >= 20)
+	_, npmErr := exec.LookPath("npm")
+	conformancetest.Need(t, "npm, which builds, packs and installs the package (apt-get install npm)", npmErr == nil)
 	_, chromiumErr := exec.LookPath("chromium")
 	conformancetest.Need(t, "chromium for the browser test (apt-get install chromium)", chromiumErr == nil)
 	dir := filepath.Join(conformancetest.RepoRoot(t), "clients", "typescript")
 	env := conformancetest.Env(t)
-	conformancetest.Run(t, dir, env, "tsc", "-p", ".") // the package as published: dist/, with its .d.ts
+	conformancetest.Run(t, dir, env, "npm", "run", "build") // the package as published: dist/ (ES modules) and dist/cjs/, each with its .d.ts
 	checkNoAny(t, filepath.Join(dir, "dist"))
 	conformancetest.Run(t, dir, env, "tsc", "-p", "tsconfig.test.json")
 	conformancetest.Run(t, dir, env, "node", "--test", "--test-concurrency=1", "build/tests/")

@@ -1,0 +1,109 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { IdCluster, httpAddrs } from "./support/cluster.js";
+
+// The package as a user gets it: packed with npm pack, installed with npm install into a project
+// of its own, then used there the two ways Node loads a package (import and require) and type
+// checked the two ways TypeScript resolves it. The README's first example runs there against a
+// node, the test node's address in place of the one `go run ./cmd/idnode` listens on.
+
+const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const README_ADDR = "127.0.0.1:7080";
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(":")) {
+    if (existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+function examples(): string[] {
+  return readFileSync(join(pkg, "README.md"), "utf8")
+    .split("```ts\n")
+    .slice(1)
+    .map((rest) => rest.slice(0, rest.indexOf("```")));
+}
+
+const npmPath = onPath("npm");
+const skip = npmPath === undefined ? "no npm on PATH (apt-get install npm)" : false;
+let project = "";
+let node = "";
+let cluster: IdCluster | undefined;
+
+before(
+  async () => {
+    if (npmPath === undefined) return;
+    project = mkdtempSync(join(tmpdir(), "idnode-ts-package-"));
+    cluster = new IdCluster();
+    node = httpAddrs(await cluster.start({ nodes: 1 }))[0] ?? "";
+    const tarball = execFileSync(npmPath, ["pack", "--silent", pkg, "--pack-destination", project], { cwd: project, encoding: "utf8", timeout: 120_000 }).trim();
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", private: true, type: "module" }));
+    execFileSync(npmPath, ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", join(project, tarball)], { cwd: project, encoding: "utf8", timeout: 120_000 });
+  },
+  { timeout: 240_000 },
+);
+
+after(async () => {
+  await cluster?.close();
+  if (project !== "") rmSync(project, { recursive: true, force: true });
+});
+
+/** Runs file, written into the project first, with the Node running the tests; returns its output. */
+function run(file: string, source: string): string {
+  writeFileSync(join(project, file), source);
+  return execFileSync(process.execPath, [file], { cwd: project, encoding: "utf8", timeout: 60_000 });
+}
+
+test("the README's first example runs as written from the installed package and prints an ID", { skip, timeout: 120_000 }, () => {
+  const first = examples()[0] ?? "";
+  assert.ok(first.includes(README_ADDR), `the first example does not use ${README_ADDR}:\n${first}`);
+  assert.match(run("example.mjs", first.split(README_ADDR).join(node)), /^orders\/1-A\n$/, "the first example prints an ID");
+});
+
+test("import loads the ES module build and require the CommonJS build, and each gets IDs", { skip, timeout: 120_000 }, () => {
+  const esm = run(
+    "esm.mjs",
+    `import { Client, UnavailableError } from "@idnode/client";
+const client = new Client([${JSON.stringify(node)}]);
+console.log(import.meta.resolve("@idnode/client"), typeof UnavailableError, await client.nextId("esm"));
+await client.close();
+`,
+  );
+  assert.match(esm, /^file:\/\/\S+\/node_modules\/@idnode\/client\/dist\/index\.js function esm\/1-A\n$/);
+  const cjs = run(
+    "cjs.cjs",
+    `const { Client, UnavailableError } = require("@idnode/client");
+const client = new Client([${JSON.stringify(node)}]);
+client.nextId("cjs").then(async (id) => {
+  console.log(require.resolve("@idnode/client"), typeof UnavailableError, id);
+  await client.close();
+});
+`,
+  );
+  assert.match(cjs, /^\/\S+\/node_modules\/@idnode\/client\/dist\/cjs\/index\.js function cjs\/1-A\n$/);
+});
+
+const tscPath = onPath("tsc");
+
+test("TypeScript finds the package's types for an ES module and for a CommonJS module", { skip: skip || (tscPath === undefined ? "no tsc on PATH" : false), timeout: 120_000 }, () => {
+  // A wrong argument type in each: were the types not found, the module would be untyped
+  // (an error of its own under strict) and the wrong argument would go unnoticed.
+  writeFileSync(join(project, "esm.mts"), `import { Client } from "@idnode/client";\nexport const c: Client = new Client(["n:1"], { timeoutMs: "soon" });\n`);
+  writeFileSync(join(project, "cjs.cts"), `import idnode = require("@idnode/client");\nexport const c: idnode.Client = new idnode.Client(["n:1"], { timeoutMs: "soon" });\n`);
+  const args = ["--noEmit", "--strict", "--module", "node16", "--moduleResolution", "node16", "--target", "ES2020", "--lib", "ES2020,DOM", "esm.mts", "cjs.cts"];
+  let out = "";
+  try {
+    execFileSync(tscPath as string, args, { cwd: project, encoding: "utf8", timeout: 120_000 });
+  } catch (e) {
+    out = String((e as { stdout?: string }).stdout ?? e);
+  }
+  const errors = out.split("\n").filter((l) => l.includes("error TS")).sort();
+  assert.equal(errors.length, 2, `expected one type error in each file, got:\n${out}`);
+  assert.match(errors[1] ?? "", /^esm\.mts\(2,.*error TS2322: Type 'string' is not assignable to type 'number/);
+  assert.match(errors[0] ?? "", /^cjs\.cts\(2,.*error TS2322: Type 'string' is not assignable to type 'number/);
+});
