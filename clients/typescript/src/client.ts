@@ -3,6 +3,7 @@ import { collectionName } from "./entity.js";
 import { IdentityFold } from "./fold.js";
 import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, NextHiLoRequest, RangeSource, ReturnOptions, checkSeparator, newRequestId } from "./hilo.js";
 import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
+import { Logger, SILENT } from "./log.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS, NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
 import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, FetchFunction, Route, Transport, timeoutOf } from "./transport.js";
 
@@ -27,6 +28,11 @@ export interface ClientOptions {
   hilo?: Omit<HiLoOptions, "separator">;
   /** The fetch to use (default: the platform's), e.g. one that trusts a private CA. */
   fetch?: FetchFunction;
+  /**
+   * Told of failovers, retry rounds, HiLo numbers that could not be given back and worker
+   * leases that could not be renewed; console will do. Nothing is logged per ID. Default: none.
+   */
+  logger?: Logger;
 }
 
 export interface GenerateOptions extends CallOptions {
@@ -370,6 +376,8 @@ export class Client implements RangeSource, WorkerLeaser {
   private readonly grants = new Map<string, number>();
   private closing: Promise<void> | null = null;
   private readonly fold: IdentityFold;
+  /** Where the client logs (the logger option), its generators included. */
+  readonly logger: Logger;
 
   constructor(nodes: readonly string[], opts: ClientOptions = {}) {
     const backoff: Backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
@@ -389,6 +397,7 @@ export class Client implements RangeSource, WorkerLeaser {
     if (opts.apiKey !== undefined && opts.adminToken !== undefined) {
       throw new TypeError("idnode: a client sends one credential: give apiKey or adminToken, not both");
     }
+    this.logger = opts.logger ?? SILENT;
     this.transport = new Transport(nodes, {
       timeoutMs,
       bearer: opts.apiKey ?? opts.adminToken,
@@ -397,6 +406,7 @@ export class Client implements RangeSource, WorkerLeaser {
       backoff,
       nodesInOrder: opts.nodesInOrder ?? false,
       fetch: opts.fetch,
+      logger: this.logger,
     });
     this.hiloOpts = { ...opts.hilo, separator: opts.separator };
     this.gens = new HiLoGenerators(this, this.hiloOpts);

@@ -1,5 +1,6 @@
 import { ClosedError, Code, IdnodeError, errorOf, invalidInput } from "./errors.js";
 import { atExit } from "./exit.js";
+import type { Logger } from "./log.js";
 import type { CallOptions } from "./transport.js";
 
 /** A HiLo range the cluster reserved: numbers low..high, printed with prefix and serverTag. */
@@ -41,6 +42,8 @@ export interface ReturnOptions extends CallOptions {
 export interface RangeSource {
   nextHiLo(tag: string, req: NextHiLoRequest, opts?: CallOptions): Promise<HiLoRange>;
   returnHiLo(tag: string, ret: HiLoReturn, opts?: ReturnOptions): Promise<boolean>;
+  /** Told of the ranges that could not be given back; none when absent. */
+  readonly logger?: Logger;
 }
 
 export interface HiLoOptions {
@@ -428,11 +431,20 @@ export class HiLoGenerator {
     if (cur !== null && used < cur.size) returns.push({ end: cur.high, last: cur.low + BigInt(used) - 1n, grantId: cur.grantId });
     let allBack = true;
     for (const [i, ret] of returns.entries()) {
-      const returned = await this.src.returnHiLo(this.tag, ret, opts);
+      const fields = { tag: this.tag, first: String(ret.last + 1n), last: String(ret.end), grantId: ret.grantId };
+      let returned: boolean;
+      try {
+        returned = await this.src.returnHiLo(this.tag, ret, opts);
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        this.src.logger?.warn(`idnode: hilo ${this.tag}: numbers ${fields.first}..${fields.last} could not be given back and are lost: ${why}`, { ...fields, error: why });
+        throw e;
+      }
       if (returned) {
         this.counters.returned = true;
         if (allBack) this.lastMax = ret.last;
       } else {
+        this.src.logger?.info(`idnode: hilo ${this.tag}: numbers ${fields.first}..${fields.last} were not taken back: the cluster handed out numbers above them since`, fields);
         allBack = false;
         if (i === 0 && returns.length === 2 && next !== null && cur !== null && next.low === cur.high + 1n) {
           break; // a newer range stays right above: the tail below it cannot come back

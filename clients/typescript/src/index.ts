@@ -56,6 +56,7 @@ export {
 export type { CodeName, ErrorDetails } from "./errors.js";
 export { DEFAULT_FETCH_TIMEOUT_MS, DEFAULT_PREFETCH_AT, HiLoGenerator, HiLoGenerators } from "./hilo.js";
 export type { HiLoOptions, HiLoRange, HiLoReturn, HiLoStats, NextHiLoRequest, RangeSource, ReturnOptions } from "./hilo.js";
+export type { LogFields, Logger } from "./log.js";
 export { DEFAULT_LAYOUT, JS_SAFE_LAYOUT, NumericError, NumericGenerator } from "./numeric.js";
 export type { Layout, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
 export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, LEADER_HEADER } from "./transport.js";

@@ -1,4 +1,5 @@
 import { ClosedError, Code, errorOf, IdnodeError } from "./errors.js";
+import type { Logger } from "./log.js";
 import type { CallOptions } from "./transport.js";
 
 /**
@@ -33,6 +34,8 @@ export interface WorkerLeaser {
   acquireWorker(holder: string, workerBits: number, leaseMs: number, opts?: CallOptions): Promise<WorkerLease>;
   renewWorker(worker: number, epoch: bigint, leaseMs: number, opts?: CallOptions): Promise<WorkerLease>;
   releaseWorker(worker: number, epoch: bigint, opts?: CallOptions): Promise<void>;
+  /** Told of the renewals that failed; none when absent. */
+  readonly logger?: Logger;
 }
 
 export interface NumericOptions {
@@ -199,8 +202,17 @@ export class NumericGenerator {
       this.lastError = undefined;
       this.schedule(this.leaseMs / 3);
     } catch (e) {
-      // Fenced: another holder has the worker now, so not one more ID under it.
-      if (e instanceof IdnodeError && e.code === Code.FAILED_PRECONDITION) this.lost = true;
+      const why = e instanceof Error ? e.message : String(e);
+      const fields = { worker: this.grant.worker, epoch: String(this.grant.epoch), error: why, retryInMs: this.leaseMs / 10 };
+      if (this.lost) {
+        this.leaser.logger?.warn(`idnode: a new worker lease could not be acquired after worker ${fields.worker} was lost; trying again in ${fields.retryInMs} ms: ${why}`, fields);
+      } else if (e instanceof IdnodeError && e.code === Code.FAILED_PRECONDITION) {
+        // Fenced: another holder has the worker now, so not one more ID under it.
+        this.lost = true;
+        this.leaser.logger?.error(`idnode: worker ${fields.worker} was lost to another holder (its lease lapsed unrenewed); no IDs until a new one is acquired: ${why}`, fields);
+      } else {
+        this.leaser.logger?.warn(`idnode: worker ${fields.worker}'s lease could not be renewed; trying again in ${fields.retryInMs} ms: ${why}`, fields);
+      }
       this.lastError = e;
       this.schedule(this.leaseMs / 10);
     }

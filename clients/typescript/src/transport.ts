@@ -1,6 +1,7 @@
 import { Code, IdnodeError, Reason, errorOf, ClosedError, DeadlineExceededError } from "./errors.js";
 import { Exchange, FetchFunction, HttpAnswer, HttpRequest, fetchExchange, nodeExchange } from "./exchange.js";
 import { Json, JsonObject, compact, list, object, str } from "./json.js";
+import { Logger } from "./log.js";
 
 export type { FetchFunction } from "./exchange.js";
 
@@ -83,6 +84,8 @@ export interface TransportOptions {
   backoff: Backoff;
   nodesInOrder: boolean;
   fetch?: FetchFunction;
+  /** Told of every failover and retry round. */
+  logger: Logger;
 }
 
 /** How often the client asks the nodes which gRPC address each has, to follow leader hints. */
@@ -315,11 +318,20 @@ export class Transport {
         if (i > 0 && last !== undefined) {
           const max = this.opts.backoff.maxAttempts;
           if (max > 0 && i >= max) throw this.exhausted(last, i);
-          // Back off only once every node failed: a dead node refuses at once and says nothing
-          // about the others.
-          if (i % n === 0 && !(await deadline.sleep(this.delay(i / n)))) throw this.exhausted(last, i, deadline.error());
         }
         const idx = (start + i) % n;
+        if (i > 0 && last !== undefined) {
+          const fields = { method: req.method, path: req.path, from: last.node, to: this.nodes[idx], code: last.codeName, reason: last.reason || undefined, attempt: i + 1 };
+          if (i % n === 0) {
+            // Back off only once every node failed: a dead node refuses at once and says nothing
+            // about the others.
+            const ms = this.delay(i / n);
+            this.opts.logger.warn(`idnode: ${req.method} ${req.path}: every node failed; round ${i / n + 1} starts at ${fields.to} in ${Math.round(ms)} ms; last error: ${last.message}`, { ...fields, round: i / n + 1, backoffMs: Math.round(ms) });
+            if (!(await deadline.sleep(ms))) throw this.exhausted(last, i, deadline.error());
+          } else {
+            this.opts.logger.warn(`idnode: ${req.method} ${req.path}: failing over from ${fields.from} to ${fields.to}: ${last.message}`, fields);
+          }
+        }
         try {
           const body = await this.attempt(idx, req, deadline.signal);
           if (idx !== start) this.preferred = idx;

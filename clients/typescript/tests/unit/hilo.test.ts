@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { CapturedLog } from "../support/logs.js";
 import { Code, HiLoGenerator, HiLoRange, HiLoReturn, InvalidArgumentError, NextHiLoRequest, RangeSource, UnavailableError } from "../../src/index.js";
 
 /**
@@ -13,6 +14,9 @@ class MemorySource implements RangeSource {
   inflight = 0;
   maxInflight = 0;
   failNext = 0;
+  /** Returns fail with this error when set. */
+  returnError: Error | undefined;
+  readonly logger = new CapturedLog();
   private gates: (() => void)[] = [];
   held = false;
 
@@ -44,6 +48,7 @@ class MemorySource implements RangeSource {
   }
 
   async returnHiLo(_tag: string, ret: HiLoReturn): Promise<boolean> {
+    if (this.returnError !== undefined) throw this.returnError;
     this.returns.push(ret);
     if (ret.end !== this.max) return false;
     this.max = ret.last;
@@ -127,6 +132,26 @@ test("close gives back the prefetched range whole, then the current tail; the ne
   const next = new HiLoGenerator(src, "orders", { returnAtExit: false });
   assert.equal(await next.next(), "orders/9-A");
   await next.close();
+});
+
+test("numbers that cannot be given back are logged, with why; numbers the cluster would not take back too", async () => {
+  const src = new MemorySource(10n);
+  const first = new HiLoGenerator(src, "orders", { returnAtExit: false });
+  const second = new HiLoGenerator(src, "orders", { returnAtExit: false });
+  await first.next(); // 1..10
+  await second.next(); // 11..20
+  await first.close(); // 2..10 lies below a range handed out since
+  src.returnError = new UnavailableError(Code.UNAVAILABLE, "no node answered", { reason: "" });
+  await assert.rejects(second.close(), UnavailableError);
+  assert.deepEqual(
+    src.logger.records.map((r) => [r.level, r.fields.tag, r.fields.first, r.fields.last, r.fields.grantId]),
+    [
+      ["info", "orders", "2", "10", "g1"],
+      ["warn", "orders", "12", "20", "g11"],
+    ],
+  );
+  assert.match(src.logger.records[0]!.message, /orders: numbers 2\.\.10 were not taken back/);
+  assert.match(src.logger.records[1]!.message, /orders: numbers 12\.\.20 could not be given back and are lost: no node answered/);
 });
 
 test("close waits for a fetch in flight and returns its range", async () => {

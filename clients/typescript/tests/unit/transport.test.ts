@@ -10,6 +10,7 @@ import {
   UnavailableError,
 } from "../../src/index.js";
 import { FakeNode, Reply, Seen, statusBody } from "../support/fakenode.js";
+import { CapturedLog } from "../support/logs.js";
 
 const fastBackoff = { initialMs: 1, maxMs: 5 };
 
@@ -42,6 +43,27 @@ test("an identity call keeps one request id across a retry; the next call makes 
       assert.equal(node!.seen[0]!.path, "/v1/identities/orders:next");
     },
   );
+});
+
+test("the logger hears of each failover and each retry round: from which node to which, and why", async () => {
+  const down: Reply = { status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") };
+  await withNodes([() => down, () => down], async (_, addrs) => {
+    const log = new CapturedLog();
+    const client = new Client(addrs, { backoff: { ...fastBackoff, maxAttempts: 4 }, nodesInOrder: true, logger: log });
+    await assert.rejects(client.generate(""), UnavailableError);
+    await client.close();
+    const [a, b] = client.nodes;
+    assert.deepEqual(
+      log.records.map((r) => [r.level, r.fields.from, r.fields.to, r.fields.round, r.fields.reason, r.fields.path]),
+      [
+        ["warn", a, b, undefined, "NO_QUORUM", "/v1/ids"],
+        ["warn", b, a, 2, "NO_QUORUM", "/v1/ids"],
+        ["warn", a, b, undefined, "NO_QUORUM", "/v1/ids"],
+      ],
+    );
+    assert.match(log.records[0]!.message, new RegExp(`failing over from ${a} to ${b}: .*no quorum`));
+    assert.match(log.records[1]!.message, new RegExp(`every node failed; round 2 starts at ${a} in \\d+ ms; last error: .*no quorum`));
+  });
 });
 
 test("a caller's request id passes through every attempt, over every node", async () => {
