@@ -5,7 +5,7 @@ import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, Next
 import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
 import { Logger, SILENT } from "./log.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS, NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
-import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, FetchFunction, Route, Transport, timeoutOf } from "./transport.js";
+import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, FetchFunction, Interceptor, Route, Transport, timeoutOf } from "./transport.js";
 
 export interface ClientOptions {
   /** An API key (`idk_…`), sent as `Authorization: Bearer`; needed once the cluster has keys. */
@@ -33,6 +33,11 @@ export interface ClientOptions {
    * leases that could not be renewed; console will do. Nothing is logged per ID. Default: none.
    */
   logger?: Logger;
+  /**
+   * Wrap every request the client sends, the first outermost (see Interceptor): where tracing
+   * and metrics plug in.
+   */
+  interceptors?: readonly Interceptor[];
 }
 
 export interface GenerateOptions extends CallOptions {
@@ -407,6 +412,7 @@ export class Client implements RangeSource, WorkerLeaser {
       nodesInOrder: opts.nodesInOrder ?? false,
       fetch: opts.fetch,
       logger: this.logger,
+      interceptors: opts.interceptors ?? [],
     });
     this.hiloOpts = { ...opts.hilo, separator: opts.separator };
     this.gens = new HiLoGenerators(this, this.hiloOpts);

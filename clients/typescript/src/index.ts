@@ -60,4 +60,5 @@ export type { LogFields, Logger } from "./log.js";
 export { DEFAULT_LAYOUT, JS_SAFE_LAYOUT, NumericError, NumericGenerator } from "./numeric.js";
 export type { Layout, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
 export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, LEADER_HEADER } from "./transport.js";
-export type { Backoff, CallOptions, FetchFunction } from "./transport.js";
+export type { Backoff, CallOptions, FetchFunction, IdnodeRequest, IdnodeResponse, Interceptor, RequestHandler } from "./transport.js";
+export type { Json, JsonObject } from "./json.js";

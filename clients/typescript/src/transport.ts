@@ -1,5 +1,5 @@
 import { Code, IdnodeError, Reason, errorOf, ClosedError, DeadlineExceededError } from "./errors.js";
-import { Exchange, FetchFunction, HttpAnswer, HttpRequest, fetchExchange, nodeExchange } from "./exchange.js";
+import { Exchange, FetchFunction, HttpAnswer, fetchExchange, nodeExchange } from "./exchange.js";
 import { Json, JsonObject, compact, list, object, str } from "./json.js";
 import { Logger } from "./log.js";
 
@@ -64,6 +64,48 @@ export interface ApiRequest {
   stream?: boolean;
 }
 
+/** One HTTP request to one node, as an interceptor sees it. */
+export interface IdnodeRequest {
+  readonly method: "GET" | "POST" | "DELETE";
+  /** The API's path, such as "/v1/identities/orders:next", without the node or the query. */
+  readonly path: string;
+  /** The whole URL: the node, the path and the query. */
+  readonly url: string;
+  /** The node's base URL, one of Client.nodes. */
+  readonly node: string;
+  /** The request's headers; an interceptor may add its own, such as a trace context. */
+  readonly headers: Record<string, string>;
+  /** The JSON body; undefined when there is none. */
+  readonly body: string | undefined;
+  /** Ends the request: the attempt's timeout, or the call's deadline or signal. */
+  readonly signal: AbortSignal;
+  /** Sent so that it outlives the page being closed (HiLo returns at the end). */
+  readonly keepalive: boolean;
+}
+
+/** A node's answer to an IdnodeRequest that went well (2xx). */
+export interface IdnodeResponse {
+  readonly status: number;
+  /** The answer's JSON; a streamed answer's messages are { results: [the messages] }. */
+  readonly body: JsonObject;
+  /** The leader's gRPC address as the node named it, null when it named none. */
+  readonly leader: string | null;
+}
+
+/**
+ * Sends one request to one node. It rejects with an IdnodeError: the node's refusal, the node
+ * unreachable (UNAVAILABLE) or the attempt's timeout (DEADLINE_EXCEEDED).
+ */
+export type RequestHandler = (req: IdnodeRequest) => Promise<IdnodeResponse>;
+
+/**
+ * Wraps every request the client sends, as Connect-ES's interceptors do: given the next
+ * handler, it returns one that may look at and add to the request, call next, and look at the
+ * response or error. Each attempt of a call is a request of its own, retries and failovers
+ * included, and so is each background request for a node's status.
+ */
+export type Interceptor = (next: RequestHandler) => RequestHandler;
+
 /** Where a call starts: any node (the one that answered last), the leader if known, or one node. */
 export type Route = "any" | "leader" | { node: number };
 
@@ -86,6 +128,8 @@ export interface TransportOptions {
   fetch?: FetchFunction;
   /** Told of every failover and retry round. */
   logger: Logger;
+  /** Around every request, the first outermost. */
+  interceptors: readonly Interceptor[];
 }
 
 /** How often the client asks the nodes which gRPC address each has, to follow leader hints. */
@@ -368,7 +412,6 @@ export class Transport {
 
   /** One request to node idx, bounded by the attempt timeout and the call's signal. */
   private async attempt(idx: number, req: ApiRequest, callSignal: AbortSignal): Promise<JsonObject> {
-    const node = this.nodes[idx] ?? "";
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(callSignal.reason);
     callSignal.addEventListener("abort", onAbort, { once: true });
@@ -382,31 +425,39 @@ export class Transport {
           }, timeoutMs)
         : undefined;
     try {
-      let answer: HttpAnswer;
-      try {
-        answer = await this.exchange(this.url(node, req), this.request(req, controller.signal));
-      } catch (e) {
-        if (timedOut) {
-          throw new DeadlineExceededError(Code.DEADLINE_EXCEEDED, `idnode: ${node}: no answer within ${timeoutMs} ms; trying another node`, { node, cause: e });
-        }
-        const message = e instanceof Error ? e.message : String(e);
-        throw errorOf(Code.UNAVAILABLE, `idnode: ${node} unreachable (${message}); is the node up, is this its HTTP address (--http-addr), and in a browser, is the page's origin in its --http-allowed-origins?`, { node, cause: e });
-      }
-      const { status, text } = answer;
-      this.learnLeader(answer.leader);
-      if (status < 200 || status > 299) throw errorOfAnswer(status, text, node);
-      try {
-        return req.stream === true ? streamBody(text, node) : object(JSON.parse(text) as Json);
-      } catch (e) {
-        throw errorOf(Code.INTERNAL, `idnode: ${node} answered ${req.method} ${req.path} with a body that is not JSON: ${text.slice(0, 200)}`, {
-          node,
-          httpStatus: status,
-          cause: e,
-        });
-      }
+      const deliver: RequestHandler = (r) => this.deliver(r, req.stream === true, () => timedOut);
+      const send = this.opts.interceptors.reduceRight<RequestHandler>((next, intercept) => intercept(next), deliver);
+      return (await send(this.request(this.nodes[idx] ?? "", req, controller.signal))).body;
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       callSignal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Sends r over the exchange and reads the answer: the innermost RequestHandler. */
+  private async deliver(r: IdnodeRequest, stream: boolean, timedOut: () => boolean): Promise<IdnodeResponse> {
+    const node = r.node;
+    let answer: HttpAnswer;
+    try {
+      answer = await this.exchange(r.url, { method: r.method, headers: r.headers, body: r.body, signal: r.signal, keepalive: r.keepalive });
+    } catch (e) {
+      if (timedOut()) {
+        throw new DeadlineExceededError(Code.DEADLINE_EXCEEDED, `idnode: ${node}: no answer within ${this.opts.attemptTimeoutMs} ms; trying another node`, { node, cause: e });
+      }
+      const message = e instanceof Error ? e.message : String(e);
+      throw errorOf(Code.UNAVAILABLE, `idnode: ${node} unreachable (${message}); is the node up, is this its HTTP address (--http-addr), and in a browser, is the page's origin in its --http-allowed-origins?`, { node, cause: e });
+    }
+    const { status, text, leader } = answer;
+    this.learnLeader(leader);
+    if (status < 200 || status > 299) throw errorOfAnswer(status, text, node);
+    try {
+      return { status, body: stream ? streamBody(text, node) : object(JSON.parse(text) as Json), leader };
+    } catch (e) {
+      throw errorOf(Code.INTERNAL, `idnode: ${node} answered ${r.method} ${r.path} with a body that is not JSON: ${text.slice(0, 200)}`, {
+        node,
+        httpStatus: status,
+        cause: e,
+      });
     }
   }
 
@@ -422,10 +473,11 @@ export class Transport {
     return url;
   }
 
-  private request(req: ApiRequest, signal: AbortSignal): HttpRequest {
+  /** req as a request to node, with headers of its own that an interceptor may add to. */
+  private request(node: string, req: ApiRequest, signal: AbortSignal): IdnodeRequest {
     const body = req.text ?? (req.body === undefined ? undefined : JSON.stringify(compact(req.body)));
-    if (body === undefined) return { method: req.method, headers: this.headers, signal, keepalive: req.keepalive };
-    return { method: req.method, headers: { ...this.headers, "content-type": "application/json" }, body, signal, keepalive: req.keepalive };
+    const headers = body === undefined ? { ...this.headers } : { ...this.headers, "content-type": "application/json" };
+    return { method: req.method, path: req.path, url: this.url(node, req), node, headers, body, signal, keepalive: req.keepalive === true };
   }
 
   /**

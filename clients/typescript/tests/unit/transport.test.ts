@@ -5,6 +5,8 @@ import {
   Client,
   Code,
   DeadlineExceededError,
+  IdnodeError,
+  Interceptor,
   InvalidArgumentError,
   ResourceExhaustedError,
   UnavailableError,
@@ -63,6 +65,48 @@ test("the logger hears of each failover and each retry round: from which node to
     );
     assert.match(log.records[0]!.message, new RegExp(`failing over from ${a} to ${b}: .*no quorum`));
     assert.match(log.records[1]!.message, new RegExp(`every node failed; round 2 starts at ${a} in \\d+ ms; last error: .*no quorum`));
+  });
+});
+
+test("interceptors see every request, the first outermost: they add headers and see each answer and error", async () => {
+  const down: Reply = { status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") };
+  await withNodes([() => down, (req) => (req.path === "/v1/ids" ? { status: 200, body: { ids: ["users/1"] } } : identity(1, 1))], async (nodes, addrs) => {
+    const trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const seen: string[] = [];
+    const outer: Interceptor = (next) => async (req) => {
+      seen.push(`${req.method} ${req.path} at node ${addrs.findIndex((a) => req.node.endsWith(a))}`);
+      req.headers.traceparent = trace;
+      try {
+        const res = await next(req);
+        seen.push(`answer ${res.status}`);
+        return res;
+      } catch (e) {
+        seen.push(`error ${e instanceof IdnodeError ? e.reason : String(e)}`);
+        throw e;
+      }
+    };
+    const inner: Interceptor = (next) => (req) => {
+      seen.push(`inner sees ${req.headers.traceparent === trace ? "the trace" : "no trace"}`);
+      return next(req);
+    };
+    const client = new Client(addrs, { nodesInOrder: true, backoff: fastBackoff, interceptors: [outer, inner] });
+    assert.deepEqual(await client.generate("users/"), ["users/1"]); // the first node refuses, the second answers
+    await client.nextIdentity("orders");
+    await client.close();
+    assert.deepEqual(seen, [
+      "POST /v1/ids at node 0",
+      "inner sees the trace",
+      "error NO_QUORUM",
+      "POST /v1/ids at node 1",
+      "inner sees the trace",
+      "answer 200",
+      "POST /v1/identities/orders:next at node 1",
+      "inner sees the trace",
+      "answer 200",
+    ]);
+    const received = nodes.flatMap((n) => n.seen);
+    assert.equal(received.length, 3, "the nodes saw requests the interceptors did not");
+    assert.ok(received.every((r) => r.headers.traceparent === trace), "a request went out without the header an interceptor added");
   });
 });
 
