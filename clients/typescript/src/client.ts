@@ -230,6 +230,20 @@ export interface Backup {
   index: bigint;
 }
 
+/** A node to add to the cluster (addNode). */
+export interface NewNode {
+  /** Where the other nodes reach its Raft transport (idnode --raft-addr). */
+  raftAddress: string;
+  /** Where clients and nodes reach its gRPC API (idnode --grpc-addr). */
+  grpcAddress: string;
+  /** Its tag; the cluster gives the next free one when absent. */
+  tag?: string;
+  /** Its Raft server ID; its tag when absent. */
+  id?: string;
+  /** Added as a non-voter, which replicates the log but does not count towards a quorum. */
+  nonVoter?: boolean;
+}
+
 /** What a restore raised, beside what the backup held. */
 export interface RestoreResult {
   identities: bigint;
@@ -877,6 +891,18 @@ export class Client implements RangeSource, WorkerLeaser {
       workers: big(r, "workers"),
       workersRaised: big(r, "workersRaised"),
     };
+  }
+
+  /**
+   * Registers a node and makes it a Raft member; returns it as registered, its tag included (an
+   * admin call). Added again with the same tag and id, it only has its addresses refreshed.
+   * Tried on another node only when the first certainly did nothing: without a tag, a repeat
+   * would add a second member.
+   */
+  async addNode(node: NewNode, opts: CallOptions = {}): Promise<NodeStatus> {
+    const body = { tag: node.tag, raftAddress: node.raftAddress, grpcAddress: node.grpcAddress, id: node.id, nonVoter: node.nonVoter };
+    const r = await this.call({ method: "POST", path: "/v1/nodes", body, atMostOnce: true }, "leader", opts);
+    return nodeStatus(object(r.node));
   }
 
   /** Takes the node with tag out of the cluster and retires the tag for ever (an admin call). */

@@ -20,6 +20,7 @@ export type {
   KeyStatus,
   LeaderChange,
   MemberVersion,
+  NewNode,
   NodeStatus,
   RestoreResult,
   Series,

@@ -6,8 +6,8 @@ import { ClusterInfo, IdCluster, httpAddrs } from "./support/cluster.js";
 // The calls beyond IDs, against three real nodes that require an admin token: the cluster's
 // status and version, databases and API keys, what a node makes of a credential, listings of
 // HiLo tags, workers and series, a series' journal, releasing an owner's claims, filling an
-// entity's id, a backup and its restore, handing the
-// leadership over and taking a node out (last: the cluster keeps two nodes).
+// entity's id, a backup and its restore, handing the leadership over, adding a non-voter and
+// taking it out, and taking a node out (last: the cluster keeps two nodes).
 
 const ADMIN_TOKEN = "ts-admin-token-1";
 let cluster: IdCluster;
@@ -135,6 +135,18 @@ test("the leadership moves to the node named", async () => {
   const to = ["A", "B", "C"].find((t) => t !== leader) as string;
   assert.equal(await admin.transferLeadership(to), to);
   assert.equal(await cluster.leader(), to);
+});
+
+test("a non-voter is added and taken out again", async () => {
+  // Never started: a non-voter that does not answer leaves the quorum as it was.
+  const added = await admin.addNode({ raftAddress: "127.0.0.1:9", grpcAddress: "127.0.0.1:9", nonVoter: true });
+  assert.match(added.tag, /^[A-Z]+$/, "the cluster names the new node's tag");
+  assert.equal(added.voter, false);
+  assert.equal(added.raftAddress, "127.0.0.1:9");
+  const members = async (): Promise<string[]> => (await admin.status({ consistent: true })).nodes.map((n) => n.tag);
+  assert.ok((await members()).includes(added.tag), `status does not list ${added.tag}`);
+  await admin.removeNode(added.tag);
+  assert.ok(!(await members()).includes(added.tag), `status still lists ${added.tag}`);
 });
 
 test("a node taken out of the cluster leaves its members", async () => {
