@@ -359,12 +359,10 @@ export class Transport {
       const start = typeof route === "object" ? route.node : route === "leader" && this.leader >= 0 ? this.leader : this.preferred;
       let last: IdnodeError | undefined;
       for (let i = 0; ; i++) {
+        const idx = (start + i) % n;
         if (i > 0 && last !== undefined) {
           const max = this.opts.backoff.maxAttempts;
           if (max > 0 && i >= max) throw this.exhausted(last, i);
-        }
-        const idx = (start + i) % n;
-        if (i > 0 && last !== undefined) {
           const fields = { method: req.method, path: req.path, from: last.node, to: this.nodes[idx], code: last.codeName, reason: last.reason || undefined, attempt: i + 1 };
           if (i % n === 0) {
             // Back off only once every node failed: a dead node refuses at once and says nothing
