@@ -10,20 +10,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import dev.idnode.client.tour.Tour;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's first example runs as written, and its tour is Tour.java's, verbatim, and runs,
- * against real nodes.
+ * The README's tour is Tour.java's, verbatim, and runs against real nodes. PackagedJarIT runs
+ * the README's first example, against the packaged jar.
  */
 class TourTest {
-  /** Where the README's examples find a node: {@code go run ./cmd/idnode}'s gRPC address. */
-  private static final String README_ADDR = "127.0.0.1:7070";
-
-  private static String between(String text, String start, String end) {
+  /** The text between the first start marker and the end marker after it. */
+  static String between(String text, String start, String end) {
     int s = text.indexOf(start);
     int e = text.indexOf(end, s + start.length());
     assertTrue(s >= 0 && e > s, "markers " + start + " … " + end + " not found");
@@ -36,24 +32,6 @@ class TourTest {
     String readme = between(Files.readString(Path.of("README.md")), "<!-- tour:start -->\n```java\n", "```\n<!-- tour:end -->");
     String unindented = tour.lines().map(l -> l.startsWith("    ") ? l.substring(4) : l).collect(Collectors.joining("\n", "", "\n"));
     assertEquals(unindented, readme);
-  }
-
-  @Test
-  void theReadmesFirstExampleRunsAsWritten(@TempDir Path dir) throws Exception {
-    String example = between(Files.readString(Path.of("README.md")), "```java\n", "```");
-    assertTrue(example.contains(README_ADDR), example);
-    try (IdCluster cluster = new IdCluster()) {
-      cluster.start(1, true);
-      Path source = dir.resolve("FirstId.java");
-      Files.writeString(source, example.replace(README_ADDR, cluster.grpcAddrs().get(0)));
-      // Java's source-file mode: the example compiled and run as a user would, in a JVM of its own.
-      Process p = new ProcessBuilder(IdCluster.javaBinary().toString(), "-cp", System.getProperty("java.class.path"), source.toString())
-          .redirectErrorStream(true).start();
-      String printed = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the example exits");
-      assertEquals(0, p.exitValue(), printed);
-      assertEquals("orders/1-A\n", printed);
-    }
   }
 
   @Test
