@@ -35,7 +35,8 @@ final class ExitHook {
       try {
         e.getValue().run();
       } catch (RuntimeException ex) {
-        System.err.println("idnode client: at exit, " + e.getKey() + " could not give its numbers back: " + ex.getMessage());
+        ClientLog.LOGGER.log(System.Logger.Level.WARNING, "idnode: at exit, {0} could not give its numbers back: {1}",
+            e.getKey(), ex.getMessage());
       }
     }
   }

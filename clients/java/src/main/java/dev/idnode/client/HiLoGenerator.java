@@ -363,6 +363,9 @@ public final class HiLoGenerator implements AutoCloseable {
       long[] r = returns.get(i);
       boolean back = IdnodeClient.await(client.returnHiLo(tag, r[0], r[1], grants.get(i)));
       if (!back) {
+        ClientLog.LOGGER.log(System.Logger.Level.INFO,
+            "idnode: {0} could not give back numbers {1}..{2}: the cluster granted a newer range of the tag, so they stay a gap",
+            this, Long.toString(r[1] + 1), Long.toString(r[0]));
         if (i == 0 && returns.size() == 2 && n.low == c.high + 1) {
           break; // a newer range of the tag stays right above: the tail below it cannot come back
         }

@@ -188,10 +188,17 @@ public final class NumericGenerator implements AutoCloseable {
               return CompletableFuture.failedFuture(e);
             });
     renewed.whenComplete((l, e) -> {
+      Throwable error = e == null ? null : (e.getCause() != null ? e.getCause() : e);
       synchronized (this) {
-        lastError = e == null ? null : (e.getCause() != null ? e.getCause() : e);
+        lastError = error;
       }
-      schedule((e == null ? options.lease().dividedBy(3) : options.lease().dividedBy(10)).toNanos());
+      java.time.Duration next = e == null ? options.lease().dividedBy(3) : options.lease().dividedBy(10);
+      if (error != null) {
+        ClientLog.LOGGER.log(System.Logger.Level.WARNING, "idnode: {0} failed, trying again in {1} ms: {2}",
+            wasLost ? "acquiring a numeric worker lease" : "renewing the lease of numeric worker " + g.getWorker(),
+            Long.toString(next.toMillis()), error.getMessage());
+      }
+      schedule(next.toNanos());
     });
   }
 

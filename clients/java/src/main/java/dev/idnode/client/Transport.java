@@ -359,10 +359,29 @@ final class Transport {
         result.completeExceptionally(stopped("the call's deadline passed"));
         return;
       }
+      logFailover(e, delay);
       try {
         timer.schedule(this::attempt, delay, TimeUnit.NANOSECONDS);
       } catch (java.util.concurrent.RejectedExecutionException closing) {
         result.completeExceptionally(new ClientClosedException("idnode client"));
+      }
+    }
+
+    /** Says which node failed, why, and which node the call goes to next, and when. */
+    private void logFailover(IdnodeException e, long delayNanos) {
+      if (!ClientLog.LOGGER.isLoggable(System.Logger.Level.INFO)) {
+        return;
+      }
+      String from = addrs.get(Math.floorMod(start + i - 1, addrs.size()));
+      String to = addrs.get(Math.floorMod(start + i, addrs.size()));
+      String why = e.getMessage();
+      if (delayNanos == 0) {
+        ClientLog.LOGGER.log(System.Logger.Level.INFO, "idnode: failing over from {0} to {1}: {0} failed: {2}",
+            from, to, why);
+      } else {
+        ClientLog.LOGGER.log(System.Logger.Level.INFO,
+            "idnode: every node failed (retry round {0}); asking {1} again in {2} ms, after {3} failed: {4}",
+            String.valueOf(i / addrs.size()), to, String.valueOf(TimeUnit.NANOSECONDS.toMillis(delayNanos)), from, why);
       }
     }
 
