@@ -27,12 +27,15 @@ import dev.idnode.v1.VoidRequest;
 import dev.idnode.v1.WhoAmIResponse;
 import dev.idnode.v1.WorkerLease;
 import io.grpc.ChannelCredentials;
+import io.grpc.ClientInterceptor;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettySslContextChannelCredentials;
+import io.netty.handler.ssl.SslContext;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.reflect.Field;
@@ -711,6 +714,8 @@ public final class IdnodeClient implements AutoCloseable {
     private Path certFile;
     private Path keyFile;
     private boolean tls;
+    private SslContext sslContext;
+    private final List<ClientInterceptor> interceptors = new ArrayList<>();
     private String bearer;
     private String database;
     private Duration callTimeout = Duration.ofSeconds(3);
@@ -772,6 +777,46 @@ public final class IdnodeClient implements AutoCloseable {
       this.certFile = Objects.requireNonNull(certPem, "certPem");
       this.keyFile = Objects.requireNonNull(keyPem, "keyPem");
       return this;
+    }
+
+    /**
+     * Serve over TLS with a netty context of your own, instead of {@link #tls} and
+     * {@link #clientCertificate}: for keys in a keystore or a hardware module, or a provider
+     * of your choice. Build it with {@code GrpcSslContexts.forClient()}, so that it negotiates
+     * HTTP/2 by ALPN.
+     *
+     * @param context the client context
+     * @return this
+     */
+    public Builder sslContext(SslContext context) {
+      this.sslContext = Objects.requireNonNull(context, "context");
+      return this;
+    }
+
+    /**
+     * Run these interceptors around every call to a node, each attempt of a retried call
+     * included: for tracing, metrics or headers of your own (OpenTelemetry's grpc-java
+     * instrumentation plugs in here; see the README). The first in the list runs first. They
+     * see the client's own headers (credential, database) already set.
+     *
+     * @param interceptors the interceptors, added to any given before
+     * @return this
+     */
+    public Builder interceptors(List<? extends ClientInterceptor> interceptors) {
+      for (ClientInterceptor i : interceptors) {
+        this.interceptors.add(Objects.requireNonNull(i, "interceptor"));
+      }
+      return this;
+    }
+
+    /**
+     * Run these interceptors around every call to a node; see {@link #interceptors(List)}.
+     *
+     * @param interceptors the interceptors
+     * @return this
+     */
+    public Builder interceptors(ClientInterceptor... interceptors) {
+      return interceptors(List.of(interceptors));
     }
 
     /**
@@ -901,19 +946,30 @@ public final class IdnodeClient implements AutoCloseable {
         throw new IllegalStateException("give the client at least one node address (Builder.nodes)");
       }
       ChannelCredentials creds = credentials();
-      Transport transport = new Transport(nodes, addr -> dial(addr, creds), bearer, database, callTimeout, backoff, inOrder);
+      // grpc-java runs a channel's interceptors last given first; the caller's list reads in
+      // the order they run.
+      List<ClientInterceptor> chain = new ArrayList<>(interceptors);
+      java.util.Collections.reverse(chain);
+      Transport transport = new Transport(nodes, addr -> dial(addr, creds, chain), bearer, database, callTimeout, backoff, inOrder);
       AsyncIdnodeClient async = new AsyncIdnodeClient(transport, deadline, separator);
       return new IdnodeClient(async, new Generators(async), collectionName, true);
     }
 
     private ChannelCredentials credentials() {
+      if (sslContext != null) {
+        if (tls) {
+          throw new IllegalStateException("give the client either an SslContext or tls/clientCertificate files, not both");
+        }
+        return NettySslContextChannelCredentials.create(sslContext);
+      }
       return tls ? Tls.credentials(caFile, certFile, keyFile) : InsecureChannelCredentials.create();
     }
 
-    private static ManagedChannel dial(String addr, ChannelCredentials creds) {
+    private static ManagedChannel dial(String addr, ChannelCredentials creds, List<ClientInterceptor> interceptors) {
       // The client retries on its own terms (Transport): grpc-java's retries would only wrap
       // every call in a buffering stream, a cost on each call for nothing.
       ManagedChannelBuilder<?> b = Grpc.newChannelBuilder(addr, creds).disableRetry();
+      b.intercept(interceptors);
       if (b instanceof NettyChannelBuilder netty) {
         // Fixed HTTP/2 windows, as the Go client's (internal/flowcontrol): grpc-java otherwise
         // sizes them with a bandwidth-delay estimator that sends a PING with every answer of

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The TLS context offers HTTP/2 by ALPN with whichever provider this netty has (tls.json of the
  * conformance suite does the handshake with real nodes), and says what to install when it has
- * none; nodes that require a client certificate refuse a client without one.
+ * none; nodes that require a client certificate refuse a client without one, and take one
+ * from PEM files or from an SslContext the application built.
  */
 class TlsTest {
   @Test
@@ -41,7 +42,7 @@ class TlsTest {
   }
 
   @Test
-  void nodesRequiringAClientCertificateRefuseAClientWithout() {
+  void nodesRequiringAClientCertificateTakeItFromFilesOrAnSslContext() {
     try (IdCluster idcluster = new IdCluster()) {
       JsonObject topology = new JsonObject();
       topology.addProperty("tls", "mutual");
@@ -55,6 +56,14 @@ class TlsTest {
       try (IdnodeClient with = b.build()) {
         assertEquals(1, with.generate("", 1).size());
       }
+      // The same certificate in a context of the application's own, as jetcd takes one.
+      SslContext own = Tls.context(ca, Path.of(tls.get("clientCert").getAsString()), Path.of(tls.get("clientKey").getAsString()),
+          JdkAlpnSslContext.JDK_ALPN_ENGINE);
+      try (IdnodeClient withContext = IdnodeClient.builder().nodes(idcluster.grpcAddrs()).deadline(Duration.ofSeconds(5))
+          .sslContext(own).build()) {
+        assertEquals(1, withContext.generate("", 1).size());
+      }
+      assertThrows(IllegalStateException.class, () -> IdnodeClient.builder().nodes(idcluster.grpcAddrs()).tls(ca).sslContext(own).build());
     }
   }
 
