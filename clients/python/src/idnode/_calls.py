@@ -5,7 +5,7 @@ build their calls here and only run them differently."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Generic, Mapping, Optional, Sequence, Tuple, TypeVar, cast
 
 import grpc
 
@@ -71,7 +71,7 @@ class Page(Generic[T]):
 def _ids(request: object) -> Sequence[str]:
     if isinstance(request, str) or not all(isinstance(i, str) for i in request):  # type: ignore[attr-defined]
         raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"ids must be a list of str, got {request!r}", "INVALID_INPUT")
-    return list(request)  # type: ignore[call-overload]
+    return cast("list[str]", list(request))  # type: ignore[call-overload]
 
 
 def _text(name: str, value: object) -> str:
@@ -111,7 +111,7 @@ def next_identity(name: str, count: int, request_id: Optional[str]) -> Call[Iden
 
 def seed_identity(name: str, value: int, force: bool) -> Call[int]:
     req = pb.SeedIdentityRequest(name=_text("name", name), value=check_int("value", value, lo=0), force=force)
-    return Call("ids", "SeedIdentity", req, lambda r: r.value)
+    return Call("ids", "SeedIdentity", req, lambda r: int(r.value))
 
 
 def _page_size(page_size: int) -> int:
@@ -130,7 +130,7 @@ def claim(ids: Sequence[str], owner: str, request_id: Optional[str]) -> Call[Non
 
 def release(ids: Sequence[str], owner: str) -> Call[int]:
     req = pb.ReleaseRequest(ids=_ids(ids), owner=_text("owner", owner))
-    return Call("ids", "Release", req, lambda r: r.released)
+    return Call("ids", "Release", req, lambda r: int(r.released))
 
 
 def get_claims(ids: Sequence[str], prefix: str, page_size: int, page_token: str) -> Call[Page[Claim]]:
@@ -157,17 +157,17 @@ def next_hilo(tag: str, last_batch_size: int, last_range_at: int, last_max: int,
 
 def return_hilo(tag: str, end: int, last: int, grant_id: str, granted_by: str = "") -> Call[bool]:
     req = pb.ReturnHiLoRequest(tag=_text("tag", tag), end=check_int("end", end, lo=0), last=check_int("last", last, lo=0), grant_id=_text("grant_id", grant_id))
-    return Call("ids", "ReturnHiLo", req, lambda r: r.returned, first=_text("granted_by", granted_by) or None)
+    return Call("ids", "ReturnHiLo", req, lambda r: bool(r.returned), first=_text("granted_by", granted_by) or None)
 
 
 def seed_hilo(tag: str, max: int) -> Call[int]:
     req = pb.SeedHiLoRequest(tag=_text("tag", tag), max=check_int("max", max, lo=0))
-    return Call("ids", "SeedHiLo", req, lambda r: r.max)
+    return Call("ids", "SeedHiLo", req, lambda r: int(r.max))
 
 
 def list_hilo(prefix: str, page_size: int, page_token: str) -> Call[pb.ListHiLoResponse]:
     req = pb.ListHiLoRequest(prefix=_text("prefix", prefix), page_size=_page_size(page_size), page_token=_text("page_token", page_token))
-    return Call("ids", "ListHiLo", req, lambda r: r)
+    return Call("ids", "ListHiLo", req, lambda r: cast(pb.ListHiLoResponse, r))
 
 
 def _lease_ms(lease: float) -> int:
@@ -181,12 +181,12 @@ def acquire_worker(holder: str, worker_bits: int, lease: float, request_id: Opti
         holder=_text("holder", holder), worker_bits=check_int("worker_bits", worker_bits, lo=1, hi=22),
         lease_ms=_lease_ms(lease), request_id=request_id or new_request_id(),
     )
-    return Call("ids", "AcquireWorker", req, lambda r: r)
+    return Call("ids", "AcquireWorker", req, lambda r: cast(pb.WorkerLease, r))
 
 
 def renew_worker(worker: int, epoch: int, lease: float) -> Call[pb.WorkerLease]:
     req = pb.RenewWorkerRequest(worker=check_int("worker", worker, lo=0, hi=(1 << 22) - 1), epoch=check_int("epoch", epoch, lo=0), lease_ms=_lease_ms(lease))
-    return Call("ids", "RenewWorker", req, lambda r: r)
+    return Call("ids", "RenewWorker", req, lambda r: cast(pb.WorkerLease, r))
 
 
 def release_worker(worker: int, epoch: int) -> Call[None]:
@@ -196,12 +196,12 @@ def release_worker(worker: int, epoch: int) -> Call[None]:
 
 def list_workers(page_size: int, page_token: str) -> Call[pb.ListWorkersResponse]:
     req = pb.ListWorkersRequest(page_size=_page_size(page_size), page_token=_text("page_token", page_token))
-    return Call("ids", "ListWorkers", req, lambda r: r)
+    return Call("ids", "ListWorkers", req, lambda r: cast(pb.ListWorkersResponse, r))
 
 
 def explain(id: str) -> Call[pb.ExplainResponse]:
     # Explain reads no state: any node answers.
-    return Call("ids", "Explain", pb.ExplainRequest(id=_text("id", id)), lambda r: r, leader=False)
+    return Call("ids", "Explain", pb.ExplainRequest(id=_text("id", id)), lambda r: cast(pb.ExplainResponse, r), leader=False)
 
 
 _PERIOD = {"none": pb.SERIES_PERIOD_NONE, "year": pb.SERIES_PERIOD_YEAR, "month": pb.SERIES_PERIOD_MONTH}
@@ -219,7 +219,7 @@ def create_series(name: str, format: str, period: str, policy: str, request_id: 
         name=_text("name", name), format=_text("format", format), period=_choice("period", period, _PERIOD),
         policy=_choice("policy", policy, _POLICY), request_id=request_id or new_request_id(),
     )
-    return Call("series", "CreateSeries", req, lambda r: r.series)
+    return Call("series", "CreateSeries", req, lambda r: cast(pb.Series, r.series))
 
 
 def list_series() -> Call[list[pb.Series]]:
@@ -231,7 +231,7 @@ def issue(series: str, request_id: Optional[str], document_hash: str, fields: Op
         series=_text("series", series), request_id=request_id or new_request_id(), document_hash=_text("document_hash", document_hash),
         fields=[pb.SeriesField(key=_text("field key", k), value=_text("field value", v)) for k, v in (fields or {}).items()],
     )
-    return Call("series", "Issue", req, lambda r: r.entry)
+    return Call("series", "Issue", req, lambda r: cast(pb.SeriesEntry, r.entry))
 
 
 def void(series: str, number: int, period: str, reason: str, correcting: str, request_id: Optional[str]) -> Call[pb.SeriesEntry]:
@@ -239,18 +239,18 @@ def void(series: str, number: int, period: str, reason: str, correcting: str, re
         series=_text("series", series), number=check_int("number", number, lo=1, hi=INT64_MAX), period=_text("period", period),
         reason=_text("reason", reason), correcting=_text("correcting", correcting), request_id=request_id or new_request_id(),
     )
-    return Call("series", "Void", req, lambda r: r.entry)
+    return Call("series", "Void", req, lambda r: cast(pb.SeriesEntry, r.entry))
 
 
 def verify_series(series: str) -> Call[pb.VerifySeriesResponse]:
-    return Call("series", "VerifySeries", pb.VerifySeriesRequest(series=_text("series", series)), lambda r: r)
+    return Call("series", "VerifySeries", pb.VerifySeriesRequest(series=_text("series", series)), lambda r: cast(pb.VerifySeriesResponse, r))
 
 
 def journal(series: str, from_seq: int, to_seq: int) -> Call[pb.SeriesEntry]:
     """The Journal stream's first request; a resumed stream asks again from after the last
     entry it saw (see :func:`resume_journal`)."""
     req = pb.JournalRequest(series=_text("series", series), from_seq=check_int("from_seq", from_seq, lo=0), to_seq=check_int("to_seq", to_seq, lo=0))
-    return Call("series", "Journal", req, lambda r: r)
+    return Call("series", "Journal", req, lambda r: cast(pb.SeriesEntry, r))
 
 
 def resume_journal(call: Call[pb.SeriesEntry], entry: pb.SeriesEntry) -> None:
@@ -259,7 +259,7 @@ def resume_journal(call: Call[pb.SeriesEntry], entry: pb.SeriesEntry) -> None:
 
 
 def status(consistent: bool) -> Call[pb.StatusResponse]:
-    return Call("cluster", "Status", pb.StatusRequest(consistent=consistent), lambda r: r, leader=consistent)
+    return Call("cluster", "Status", pb.StatusRequest(consistent=consistent), lambda r: cast(pb.StatusResponse, r), leader=consistent)
 
 
 # Cluster administration. The changes (nodes, leadership, databases, keys) are not simply
@@ -269,7 +269,7 @@ def status(consistent: bool) -> Call[pb.StatusResponse]:
 
 
 def whoami() -> Call[pb.WhoAmIResponse]:
-    return Call("cluster", "WhoAmI", pb.WhoAmIRequest(), lambda r: r, leader=False)
+    return Call("cluster", "WhoAmI", pb.WhoAmIRequest(), lambda r: cast(pb.WhoAmIResponse, r), leader=False)
 
 
 def add_node(tag: str, raft_address: str, grpc_address: str, id: str, non_voter: bool) -> Call[pb.AddNodeResponse]:
@@ -277,7 +277,7 @@ def add_node(tag: str, raft_address: str, grpc_address: str, id: str, non_voter:
         tag=_text("tag", tag), raft_address=_text("raft_address", raft_address), grpc_address=_text("grpc_address", grpc_address),
         id=_text("id", id), non_voter=bool(non_voter),
     )
-    return Call("cluster", "AddNode", req, lambda r: r, at_most_once=True)
+    return Call("cluster", "AddNode", req, lambda r: cast(pb.AddNodeResponse, r), at_most_once=True)
 
 
 def remove_node(tag: str) -> Call[None]:
@@ -285,17 +285,17 @@ def remove_node(tag: str) -> Call[None]:
 
 
 def transfer_leadership(tag: str) -> Call[str]:
-    return Call("cluster", "TransferLeadership", pb.TransferLeadershipRequest(tag=_text("tag", tag)), lambda r: r.leader, at_most_once=True)
+    return Call("cluster", "TransferLeadership", pb.TransferLeadershipRequest(tag=_text("tag", tag)), lambda r: str(r.leader), at_most_once=True)
 
 
 def cluster_version() -> Call[pb.ClusterVersionResponse]:
-    return Call("cluster", "ClusterVersion", pb.ClusterVersionRequest(), lambda r: r)
+    return Call("cluster", "ClusterVersion", pb.ClusterVersionRequest(), lambda r: cast(pb.ClusterVersionResponse, r))
 
 
 def set_cluster_version(version: int) -> Call[pb.ClusterVersionResponse]:
     # Setting a version twice changes nothing: it fails over like any call.
     req = pb.SetClusterVersionRequest(version=check_int("version", version, lo=1, hi=2**32 - 1))
-    return Call("cluster", "SetClusterVersion", req, lambda r: r)
+    return Call("cluster", "SetClusterVersion", req, lambda r: cast(pb.ClusterVersionResponse, r))
 
 
 def create_database(name: str, max_identities: int, max_calls_per_second: float, max_claims: int) -> Call[None]:
@@ -329,7 +329,7 @@ def list_keys() -> Call[list[pb.KeyStatus]]:
 
 
 def release_owner(owner: str) -> Call[int]:
-    return Call("ids", "ReleaseOwner", pb.ReleaseOwnerRequest(owner=_text("owner", owner)), lambda r: r.released)
+    return Call("ids", "ReleaseOwner", pb.ReleaseOwnerRequest(owner=_text("owner", owner)), lambda r: int(r.released))
 
 
 @dataclass(frozen=True)
@@ -351,7 +351,7 @@ def backup(database: str) -> Call[None]:
 
 
 def restore() -> Call[pb.RestoreResponse]:
-    return Call("cluster", "Restore", None, lambda r: r, at_most_once=True)
+    return Call("cluster", "Restore", None, lambda r: cast(pb.RestoreResponse, r), at_most_once=True)
 
 
 class RestoreChunks:

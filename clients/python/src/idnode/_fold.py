@@ -33,7 +33,7 @@ import asyncio
 import threading
 import time
 from collections import deque
-from typing import Any, Awaitable, Callable, Deque, Dict, List, Optional
+from typing import Any, Awaitable, Callable, Deque, Dict, List, Optional, cast
 
 from . import errors
 from ._calls import IdentityBlock
@@ -281,7 +281,7 @@ class AsyncFolder:
             if counter.queue and counter.queue[-1] is w:  # not sent at once
                 self._watch(counter, name, w)
         try:
-            return await w.signal
+            return cast(IdentityBlock, await w.signal)
         except asyncio.CancelledError:  # the caller's task was cancelled; w.signal is too
             w.done = True  # a batch it is in skips it
             if w in counter.queue:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Generic, List, Optional, Tuple, TypeVar
 
 import grpc
 
@@ -228,19 +228,22 @@ class HiLoState:
         raise NotImplementedError
 
 
-class MultiState:
+G = TypeVar("G")
+
+
+class MultiState(Generic[G]):
     """Generators per tag, made on first use, and every generator a client made (held weakly),
     for the client's close. Looking up a known tag takes no lock: a dict read is atomic under
     the GIL."""
 
-    def __init__(self, make: Callable[[str], Any]) -> None:
+    def __init__(self, make: Callable[[str], G]) -> None:
         self._make = make
-        self._gens: dict[str, Any] = {}
+        self._gens: dict[str, G] = {}
         self._made: "weakref.WeakSet[Any]" = weakref.WeakSet()
         self._lock = threading.RLock()  # get's make notes the new generator through made
         self.closed = False
 
-    def get(self, tag: str) -> Any:
+    def get(self, tag: str) -> G:
         g = self._gens.get(tag)
         if g is not None:
             return g
@@ -252,7 +255,7 @@ class MultiState:
                 g = self._gens[tag] = self._make(tag)
             return g
 
-    def made(self, g: Any) -> Any:
+    def made(self, g: G) -> G:
         """Note a generator the client made, so that closing the client closes it."""
         with self._lock:
             if self.closed:

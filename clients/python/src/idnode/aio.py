@@ -22,7 +22,7 @@ from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Call, check_seconds
 from ._entity import collection_name, entity_id
 from ._fold import AsyncFolder
-from ._hilo import Fetch, HiLoState, fetch_error
+from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
 from .client import _DEFAULT, ClientBase
 from .client import Client as SyncClient
@@ -36,6 +36,10 @@ __all__ = ["Client", "HiLoGenerator", "NumericGenerator"]
 class Client(ClientBase):
     """The asyncio twin of :class:`idnode.Client` (same arguments, same behaviour); every call
     is a coroutine, and :meth:`next_id` takes no network round trip once a range is at hand."""
+
+    # What ClientBase made for this client, by their types here.
+    _fold: AsyncFolder
+    _gens: "MultiState[HiLoGenerator]"
 
     def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]], interceptors: Sequence[Any]) -> grpc.aio.Channel:
         try:

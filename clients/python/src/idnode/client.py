@@ -118,6 +118,10 @@ class Client(ClientBase):
     attempt of every call, retries included.
     """
 
+    # What ClientBase made for this client, by their types here.
+    _fold: SyncFolder
+    _gens: "MultiState[HiLoGenerator]"
+
     def _channel(self, addr: str, creds: Optional[grpc.ChannelCredentials], opts: Sequence[Tuple[str, Any]], interceptors: Sequence[Any]) -> grpc.Channel:
         ch = grpc.secure_channel(addr, creds, opts) if creds else grpc.insecure_channel(addr, opts)
         return grpc.intercept_channel(ch, *interceptors) if interceptors else ch
