@@ -20,16 +20,7 @@ import (
 // it, the leader still checks forwarded increments as it checks a client's: a peer cannot
 // create an invalid counter or pass the per-call maximum.
 func TestTheInternalPortWantsTheSecretAndChecksIncrements(t *testing.T) {
-	c := newTestCluster(t, 1)
-	a := c.Node("A")
-	waitFor(t, "the cluster secret", convergeTimeout, func() (bool, string) {
-		return a.Node.FSM().ClusterSecret() != nil, "no secret yet"
-	})
-	conn, err := grpc.NewClient("passthrough:///"+a.InternalAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	_, a, conn := internalPort(t)
 	fwd := forwardv1.NewForwardClient(conn)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -55,16 +46,7 @@ func TestTheInternalPortWantsTheSecretAndChecksIncrements(t *testing.T) {
 // forwarded call does not run the public handler's checks and branches a second time. A
 // Leader call needs the secret like any node-to-node call.
 func TestTheInternalPortServesTheLeaderSideOnly(t *testing.T) {
-	c := newTestCluster(t, 1)
-	a := c.Node("A")
-	waitFor(t, "the cluster secret", convergeTimeout, func() (bool, string) {
-		return a.Node.FSM().ClusterSecret() != nil, "no secret yet"
-	})
-	conn, err := grpc.NewClient("passthrough:///"+a.InternalAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	_, a, conn := internalPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	leader := forwardv1.NewLeaderClient(conn)
@@ -89,16 +71,7 @@ func TestTheInternalPortServesTheLeaderSideOnly(t *testing.T) {
 // only: a call by that name needs the secret like any node-to-node call, and a public call
 // that is answered where it arrives has no leader half to run.
 func TestTheInternalPortServesLeaderHalvesByNameToNodes(t *testing.T) {
-	c := newTestCluster(t, 1)
-	a := c.Node("A")
-	waitFor(t, "the cluster secret", convergeTimeout, func() (bool, string) {
-		return a.Node.FSM().ClusterSecret() != nil, "no secret yet"
-	})
-	conn, err := grpc.NewClient("passthrough:///"+a.InternalAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	_, a, conn := internalPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	halves := idnodev1.NewIdServiceClient(server.LeaderHalves(conn))
@@ -119,19 +92,10 @@ func TestTheInternalPortServesLeaderHalvesByNameToNodes(t *testing.T) {
 // A follower relays its callers' issues to the leader in one Forward call; the leader checks
 // each as a client's and answers each on its own, a refusal beside a number.
 func TestTheInternalPortChecksRelayedIssues(t *testing.T) {
-	c := newTestCluster(t, 1)
-	a := c.Node("A")
-	waitFor(t, "the cluster secret", convergeTimeout, func() (bool, string) {
-		return a.Node.FSM().ClusterSecret() != nil, "no secret yet"
-	})
+	c, a, conn := internalPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	mustCreateSeries(t, ctx, idnodev1.NewSeriesServiceClient(c.Dial(t, "A")), &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{n:04}"})
-	conn, err := grpc.NewClient("passthrough:///"+a.InternalAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	fwd := forwardv1.NewForwardClient(conn)
 	valid := &raftv1.SeriesIssue{Series: "inv", RequestId: "r-1", DocumentHash: []byte{1}, IssuedBy: "api_key:k1"}
 	if _, err := fwd.IssueSeries(ctx, &forwardv1.IssueSeriesRequest{Issues: []*raftv1.SeriesIssue{valid}}); status.Code(err) != codes.Unauthenticated {
@@ -156,4 +120,22 @@ func TestTheInternalPortChecksRelayedIssues(t *testing.T) {
 	if a := resp.GetAnswers()[1]; codes.Code(a.GetCode()) != codes.NotFound || a.GetEntry() != nil {
 		t.Errorf("the issue in an unknown series: %v; want NOT_FOUND and no entry", a)
 	}
+}
+
+// internalPort starts a one-node cluster, waits until its leader has set the cluster secret,
+// and dials the node's internal port without the secret, as a stranger would. The connection
+// is closed when the test ends.
+func internalPort(t *testing.T) (*testCluster, *testNode, *grpc.ClientConn) {
+	t.Helper()
+	c := newTestCluster(t, 1)
+	a := c.Node("A")
+	waitFor(t, "the cluster secret", convergeTimeout, func() (bool, string) {
+		return a.Node.FSM().ClusterSecret() != nil, "no secret yet"
+	})
+	conn, err := grpc.NewClient("passthrough:///"+a.InternalAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return c, a, conn
 }
