@@ -9,10 +9,12 @@ import (
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
-// CurrentVersion is the cluster version this build supports: the commands it knows. Version 1
-// is every build from before cluster versions (commands up to 50); version 2 adds
-// ReleaseOwner. A build supports every version up to its own.
-const CurrentVersion uint32 = 2
+// CurrentVersion is the cluster version this build supports: the commands it knows and the
+// node-to-node calls it relies on. Version 1 is every build from before cluster versions
+// (commands up to 50); version 2 adds ReleaseOwner; version 3 adds no command, and retires the
+// internal Leader service, because every member relays a call to the leader by the call's own
+// name (server/relay.go). A build supports every version up to its own.
+const CurrentVersion uint32 = 3
 
 // commandVersion is the cluster version that brought each command newer than version 1. The
 // leader proposes one only once its version is finalised (server/apply.go): an older build

@@ -58,7 +58,7 @@ func (s *idService) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idn
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Claim, viaIDs(idnodev1.IdServiceClient.Claim, forwardv1.LeaderClient.Claim))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Claim, viaIDs(s.core, idnodev1.IdServiceClient.Claim, forwardv1.LeaderClient.Claim))
 }
 
 func (l idLeader) Claim(ctx context.Context, req *idnodev1.ClaimRequest) (*idnodev1.ClaimResponse, error) {
@@ -77,7 +77,7 @@ func (s *idService) claimSemantic(ctx context.Context, db string, req *idnodev1.
 		return err
 	}
 	claim := &idnodev1.ClaimRequest{Database: db, Ids: []string{req.GetId()}, Owner: req.GetOwner(), RequestId: req.GetRequestId()}
-	_, err := forward.Call(s.fwd, ctx, claim, forward.Unary, s.leader().Claim, viaIDs(idnodev1.IdServiceClient.Claim, forwardv1.LeaderClient.Claim))
+	_, err := forward.Call(s.fwd, ctx, claim, forward.Unary, s.leader().Claim, viaIDs(s.core, idnodev1.IdServiceClient.Claim, forwardv1.LeaderClient.Claim))
 	return err
 }
 
@@ -89,7 +89,7 @@ func (s *idService) Release(ctx context.Context, req *idnodev1.ReleaseRequest) (
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Release, viaIDs(idnodev1.IdServiceClient.Release, forwardv1.LeaderClient.Release))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Release, viaIDs(s.core, idnodev1.IdServiceClient.Release, forwardv1.LeaderClient.Release))
 }
 
 // Release runs on the leader.
@@ -113,7 +113,7 @@ func (s *idService) ReleaseOwner(ctx context.Context, req *idnodev1.ReleaseOwner
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReleaseOwner, viaIDs(idnodev1.IdServiceClient.ReleaseOwner, forwardv1.LeaderClient.ReleaseOwner))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReleaseOwner, viaIDs(s.core, idnodev1.IdServiceClient.ReleaseOwner, forwardv1.LeaderClient.ReleaseOwner))
 }
 
 // ReleaseOwner runs on the leader.
@@ -135,7 +135,7 @@ func (s *idService) GetClaims(ctx context.Context, req *idnodev1.GetClaimsReques
 		return nil, status.Error(codes.InvalidArgument, "name ids to look up, or a prefix to page through, not both")
 	}
 	return listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
-		s.leader().GetClaims, viaIDs(idnodev1.IdServiceClient.GetClaims, forwardv1.LeaderClient.GetClaims))
+		s.leader().GetClaims, viaIDs(s.core, idnodev1.IdServiceClient.GetClaims, forwardv1.LeaderClient.GetClaims))
 }
 
 // GetClaims runs on the leader.

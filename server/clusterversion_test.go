@@ -98,7 +98,7 @@ func TestAJoinBelowTheFinalisedVersionIsRefused(t *testing.T) {
 	admin := idnodev1.NewClusterServiceClient(c.Dial(t, "A"))
 	// A build from before cluster versions sends none.
 	_, err := admin.AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "inmem-E:7000", GrpcAddress: "127.0.0.1:1", Incarnation: "inc-e"})
-	refusedSaying(t, "a join by an older build", err, "finalised at version 2", "supports version 1")
+	refusedSaying(t, "a join by an older build", err, fmt.Sprintf("finalised at version %d", fsm.CurrentVersion), "supports version 1")
 	if len(c.Node("A").Node.Members()) != 1 {
 		t.Errorf("the refused node became a member: %v", c.Node("A").Node.Members())
 	}
@@ -123,7 +123,7 @@ func TestFinaliseAndDowngradeThroughTheClusterService(t *testing.T) {
 	defer cancel()
 	cl := idnodev1.NewClusterServiceClient(c.Dial(t, follower))
 	cv, err := cl.ClusterVersion(ctx, &idnodev1.ClusterVersionRequest{})
-	if err != nil || cv.GetFinalised() != 2 || cv.GetEffective() != 2 || cv.GetDowngradeFloor() != 1 || len(cv.GetMembers()) != 3 {
+	if err != nil || cv.GetFinalised() != fsm.CurrentVersion || cv.GetEffective() != fsm.CurrentVersion || cv.GetDowngradeFloor() != 1 || len(cv.GetMembers()) != 3 {
 		t.Fatalf("ClusterVersion = %v, %v", cv, err)
 	}
 	for _, m := range cv.GetMembers() {
@@ -145,12 +145,12 @@ func TestFinaliseAndDowngradeThroughTheClusterService(t *testing.T) {
 
 	// A member that does not answer cannot be counted on: its record may be older than its build.
 	c.Partition([]string{leader, follower}, []string{other})
-	_, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: 2})
-	refusedSaying(t, "finalising with a member cut off", err, "cannot finalise cluster version 2", other+" does not answer")
+	_, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: fsm.CurrentVersion})
+	refusedSaying(t, "finalising with a member cut off", err, fmt.Sprintf("cannot finalise cluster version %d", fsm.CurrentVersion), other+" does not answer")
 	c.Heal()
 	waitFor(t, "finalising once every member answers", convergeTimeout, func() (bool, string) {
-		cv, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: 2})
-		return err == nil && cv.GetFinalised() == 2, fmt.Sprintf("%v, %v", cv, err)
+		cv, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: fsm.CurrentVersion})
+		return err == nil && cv.GetFinalised() == fsm.CurrentVersion, fmt.Sprintf("%v, %v", cv, err)
 	})
 	ids := idnodev1.NewIdServiceClient(c.Dial(t, follower))
 	if _, err := ids.ReleaseOwner(ctx, &idnodev1.ReleaseOwnerRequest{Owner: "nobody"}); err != nil {
@@ -158,8 +158,12 @@ func TestFinaliseAndDowngradeThroughTheClusterService(t *testing.T) {
 	}
 	_, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: 1})
 	refusedSaying(t, "a downgrade once the log used version 2", err, "can no longer be lowered", "commands of version 2")
-	if cv, err = cl.ClusterVersion(ctx, &idnodev1.ClusterVersionRequest{}); err != nil || cv.GetDowngradeFloor() != 2 || cv.GetFinalised() != 2 {
+	if cv, err = cl.ClusterVersion(ctx, &idnodev1.ClusterVersionRequest{}); err != nil || cv.GetDowngradeFloor() != 2 || cv.GetFinalised() != fsm.CurrentVersion {
 		t.Fatalf("after a version-2 command: %v, %v", cv, err)
+	}
+	// Version 3 brought no command (it retires the Leader service), so the log never needs it.
+	if cv, err = cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: 2}); err != nil || cv.GetFinalised() != 2 {
+		t.Fatalf("a downgrade to version 2 after a version-2 command = %v, %v", cv, err)
 	}
 }
 

@@ -50,7 +50,7 @@ func (s *clusterService) CreateDatabase(ctx context.Context, req *idnodev1.Creat
 		fsm.ValidateLimits(req.GetMaxIdentities(), req.GetMaxClaims(), req.GetMaxCallsPerSecond())); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateDatabase, viaCluster(idnodev1.ClusterServiceClient.CreateDatabase, forwardv1.LeaderClient.CreateDatabase))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateDatabase, viaCluster(s.core, idnodev1.ClusterServiceClient.CreateDatabase, forwardv1.LeaderClient.CreateDatabase))
 }
 
 // CreateDatabase runs on the leader.
@@ -67,7 +67,7 @@ func (s *clusterService) DeleteDatabase(ctx context.Context, req *idnodev1.Delet
 	if err := docid.ValidateDatabaseName(req.GetName()); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().DeleteDatabase, viaCluster(idnodev1.ClusterServiceClient.DeleteDatabase, forwardv1.LeaderClient.DeleteDatabase))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().DeleteDatabase, viaCluster(s.core, idnodev1.ClusterServiceClient.DeleteDatabase, forwardv1.LeaderClient.DeleteDatabase))
 }
 
 // DeleteDatabase runs on the leader.
@@ -82,7 +82,7 @@ func (l clusterLeader) DeleteDatabase(ctx context.Context, req *idnodev1.DeleteD
 // ListDatabases answers from the leader after a read barrier, so a database just created is
 // listed.
 func (s *clusterService) ListDatabases(ctx context.Context, req *idnodev1.ListDatabasesRequest) (*idnodev1.ListDatabasesResponse, error) {
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListDatabases, viaCluster(idnodev1.ClusterServiceClient.ListDatabases, forwardv1.LeaderClient.ListDatabases))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListDatabases, viaCluster(s.core, idnodev1.ClusterServiceClient.ListDatabases, forwardv1.LeaderClient.ListDatabases))
 }
 
 // ListDatabases runs on the leader.

@@ -40,8 +40,8 @@ func via[C, Req, Resp any](client func(grpc.ClientConnInterface) C, m func(C, co
 
 // forwardStream runs a server-streaming call's leader half (local) here when this node leads,
 // else on the leader through the hop by the public name (public), or through the Leader RPC
-// of the same name (old) when the leader's build serves only that (relay.go). It passes the
-// leader's messages on to out.
+// of the same name (old) when the leader's build serves only that and the cluster version has
+// not retired it (relay.go). It passes the leader's messages on to out.
 func forwardStream[Req, Msg any](s *core, ctx context.Context, req Req, out grpc.ServerStreamingServer[Msg],
 	local func(Req, grpc.ServerStreamingServer[Msg]) error, public, old forward.Remote[Req, grpc.ServerStreamingClient[Msg]]) error {
 	if s.fwd.Local(ctx) {
@@ -50,7 +50,7 @@ func forwardStream[Req, Msg any](s *core, ctx context.Context, req Req, out grpc
 	var sendErr error // the caller's side of the stream: not the hop's to explain
 	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
 		sent, err := passOn(h, public, req, out, &sendErr)
-		if olderLeader(err) && !sent {
+		if !sent && s.olderLeader(err) {
 			_, err = passOn(h, old, req, out, &sendErr)
 		}
 		return err
@@ -188,10 +188,18 @@ func (s *core) slotted(ctx context.Context, slots listingSlots) (release func(),
 // publicServices are the services of the client port whose calls may run on the leader.
 var publicServices = []grpc.ServiceDesc{idnodev1.IdService_ServiceDesc, idnodev1.ClusterService_ServiceDesc, idnodev1.SeriesService_ServiceDesc}
 
-// publicMethods maps each name under which the internal server runs a public call's leader
-// half to that public method: its leader name (relay.go), and the Leader RPC of the same name.
-var publicMethods = func() map[string]string {
-	m := map[string]string{}
+// leaderMethod is a name under which the internal server runs a public call's leader half.
+type leaderMethod struct {
+	// public is the public method the name stands for: /idnode.v1.SeriesService/Void.
+	public string
+	// old says the name is the Leader service's, which a cluster version retires (relay.go).
+	old bool
+}
+
+// leaderMethods maps each name under which the internal server runs a public call's leader
+// half to what it stands for: its leader name (relay.go), and the Leader RPC of the same name.
+var leaderMethods = func() map[string]leaderMethod {
+	m := map[string]leaderMethod{}
 	for _, svc := range publicServices {
 		var names []string
 		for _, md := range svc.Methods {
@@ -202,8 +210,8 @@ var publicMethods = func() map[string]string {
 		}
 		for _, name := range names {
 			public := "/" + svc.ServiceName + "/" + name
-			m[leaderName(public)] = public
-			m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+name] = public
+			m[leaderName(public)] = leaderMethod{public: public}
+			m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+name] = leaderMethod{public: public, old: true}
 		}
 	}
 	return m
@@ -213,20 +221,38 @@ var publicMethods = func() map[string]string {
 // when it came from a node of this cluster (it carried the cluster secret; that node checked
 // its caller). A cluster before its first leader set a secret cannot tell a node from a client
 // on the Raft port: there the call is checked as the public call it stands for, with the
-// caller's authorization the hop passed on.
+// caller's authorization the hop passed on. A call through the Leader service is refused once
+// the cluster version has retired it.
+//
+// The Leader service stays registered on every build, and the version is read at each call
+// rather than when the internal server starts: a node registers its services before it has
+// replayed the log, so at that moment it does not know the finalised version, and the version
+// changes while the node runs (a finalisation, a downgrade). A node that has not applied the
+// finalisation yet serves the old call as before, which is harmless: it runs the same leader
+// half the name would. A downgrade brings the Leader service back without a restart.
 func (s *interceptors) leaderAccess(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	public, ok := publicMethods[info.FullMethod]
-	if !ok || forward.FromNode(ctx) {
+	m, ok := leaderMethods[info.FullMethod]
+	switch {
+	case !ok:
+		return handler(ctx, req)
+	case m.old && s.leaderServiceRetired():
+		return nil, errLeaderServiceRetired
+	case forward.FromNode(ctx):
 		return handler(ctx, req)
 	}
-	return s.authorize(ctx, req, &grpc.UnaryServerInfo{Server: info.Server, FullMethod: public}, handler)
+	return s.authorize(ctx, req, &grpc.UnaryServerInfo{Server: info.Server, FullMethod: m.public}, handler)
 }
 
 // leaderAccessStream is leaderAccess for the streaming calls (Backup, Restore, Journal).
 func (s *interceptors) leaderAccessStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	public, ok := publicMethods[info.FullMethod]
-	if !ok || forward.FromNode(ss.Context()) {
+	m, ok := leaderMethods[info.FullMethod]
+	switch {
+	case !ok:
+		return handler(srv, ss)
+	case m.old && s.leaderServiceRetired():
+		return errLeaderServiceRetired
+	case forward.FromNode(ss.Context()):
 		return handler(srv, ss)
 	}
-	return s.authorizeStream(srv, ss, &grpc.StreamServerInfo{FullMethod: public, IsClientStream: info.IsClientStream, IsServerStream: info.IsServerStream}, handler)
+	return s.authorizeStream(srv, ss, &grpc.StreamServerInfo{FullMethod: m.public, IsClientStream: info.IsClientStream, IsServerStream: info.IsServerStream}, handler)
 }

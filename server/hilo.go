@@ -54,7 +54,7 @@ func (s *idService) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest)
 			return resp, err
 		}
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().NextHiLo, viaIDs(idnodev1.IdServiceClient.NextHiLo, forwardv1.LeaderClient.NextHiLo))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().NextHiLo, viaIDs(s.core, idnodev1.IdServiceClient.NextHiLo, forwardv1.LeaderClient.NextHiLo))
 }
 
 // lastRangeAt is when the caller got its previous range (zero: unknown).
@@ -130,7 +130,7 @@ func (s *idService) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequ
 			return &idnodev1.ReturnHiLoResponse{Returned: ok}, err
 		}
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReturnHiLo, viaIDs(idnodev1.IdServiceClient.ReturnHiLo, forwardv1.LeaderClient.ReturnHiLo))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReturnHiLo, viaIDs(s.core, idnodev1.IdServiceClient.ReturnHiLo, forwardv1.LeaderClient.ReturnHiLo))
 }
 
 func (l idLeader) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
@@ -161,7 +161,7 @@ func (s *idService) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest)
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedHiLo, viaIDs(idnodev1.IdServiceClient.SeedHiLo, forwardv1.LeaderClient.SeedHiLo))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedHiLo, viaIDs(s.core, idnodev1.IdServiceClient.SeedHiLo, forwardv1.LeaderClient.SeedHiLo))
 }
 
 func (l idLeader) SeedHiLo(ctx context.Context, req *idnodev1.SeedHiLoRequest) (*idnodev1.SeedHiLoResponse, error) {

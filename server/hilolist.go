@@ -18,7 +18,7 @@ import (
 // the page is never held up by a node that is down.
 func (s *idService) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*idnodev1.ListHiLoResponse, error) {
 	resp, err := listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
-		s.leader().ListHiLo, viaIDs(idnodev1.IdServiceClient.ListHiLo, forwardv1.LeaderClient.ListHiLo))
+		s.leader().ListHiLo, viaIDs(s.core, idnodev1.IdServiceClient.ListHiLo, forwardv1.LeaderClient.ListHiLo))
 	if err != nil {
 		return nil, err
 	}

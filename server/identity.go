@@ -73,7 +73,7 @@ func (s *idService) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentity
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedIdentity, viaIDs(idnodev1.IdServiceClient.SeedIdentity, forwardv1.LeaderClient.SeedIdentity))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SeedIdentity, viaIDs(s.core, idnodev1.IdServiceClient.SeedIdentity, forwardv1.LeaderClient.SeedIdentity))
 }
 
 func (l idLeader) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRequest) (*idnodev1.SeedIdentityResponse, error) {
@@ -88,7 +88,7 @@ func (l idLeader) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRe
 // old leader never answers from stale state.
 func (s *idService) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
 	return listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
-		s.leader().ListIdentities, viaIDs(idnodev1.IdServiceClient.ListIdentities, forwardv1.LeaderClient.ListIdentities))
+		s.leader().ListIdentities, viaIDs(s.core, idnodev1.IdServiceClient.ListIdentities, forwardv1.LeaderClient.ListIdentities))
 }
 
 // ListIdentities runs on the leader.

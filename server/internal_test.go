@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/fsm"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -44,7 +45,8 @@ func TestTheInternalPortWantsTheSecretAndChecksIncrements(t *testing.T) {
 
 // The internal server serves the leader's side of each operation, not the public services: a
 // forwarded call does not run the public handler's checks and branches a second time. A
-// Leader call needs the secret like any node-to-node call.
+// Leader call needs the secret like any node-to-node call, and is served only below the
+// cluster version that retires the Leader service.
 func TestTheInternalPortServesTheLeaderSideOnly(t *testing.T) {
 	_, a, conn := internalPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
@@ -61,9 +63,16 @@ func TestTheInternalPortServesTheLeaderSideOnly(t *testing.T) {
 	if _, err := idnodev1.NewClusterServiceClient(conn).ListKeys(ctx, &idnodev1.ListKeysRequest{}); status.Code(err) != codes.Unimplemented {
 		t.Fatalf("the public ClusterService on the internal port: %v, want UNIMPLEMENTED", err)
 	}
+	_, err := leader.NextHiLo(ctx, req)
+	refusedSaying(t, "Leader.NextHiLo at this build's cluster version", err, "Leader service was retired")
+
+	// As a cluster in the middle of an upgrade from builds that relay only through Leader.
+	if _, err := fsm.Propose(ctx, a.Node, fsm.ProposeSetClusterVersion, &raftv1.SetClusterVersion{Version: 2}); err != nil {
+		t.Fatal(err)
+	}
 	resp, err := leader.NextHiLo(ctx, req)
 	if err != nil || resp.GetLow() != 1 || resp.GetServerTag() != "A" {
-		t.Fatalf("Leader.NextHiLo with the secret: %v, %v; want a first range granted by A", resp, err)
+		t.Fatalf("Leader.NextHiLo with the secret at cluster version 2: %v, %v; want a first range granted by A", resp, err)
 	}
 }
 

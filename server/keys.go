@@ -122,7 +122,7 @@ func (s *clusterService) CreateKey(ctx context.Context, req *idnodev1.CreateKeyR
 	if fsm.RoleRank(req.GetRole()) == 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "role must be %s, %s or %s, got %q", fsm.RoleReader, fsm.RoleWriter, fsm.RoleAdmin, req.GetRole())
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateKey, viaCluster(idnodev1.ClusterServiceClient.CreateKey, forwardv1.LeaderClient.CreateKey))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateKey, viaCluster(s.core, idnodev1.ClusterServiceClient.CreateKey, forwardv1.LeaderClient.CreateKey))
 }
 
 // createKeyLocal makes the key on the leader: the secret never enters the log, only its hash.
@@ -144,7 +144,7 @@ func (l clusterLeader) CreateKey(ctx context.Context, req *idnodev1.CreateKeyReq
 }
 
 func (s *clusterService) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyRequest) (*idnodev1.DeleteKeyResponse, error) {
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().DeleteKey, viaCluster(idnodev1.ClusterServiceClient.DeleteKey, forwardv1.LeaderClient.DeleteKey))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().DeleteKey, viaCluster(s.core, idnodev1.ClusterServiceClient.DeleteKey, forwardv1.LeaderClient.DeleteKey))
 }
 
 // DeleteKey runs on the leader.
@@ -156,7 +156,7 @@ func (l clusterLeader) DeleteKey(ctx context.Context, req *idnodev1.DeleteKeyReq
 }
 
 func (s *clusterService) ListKeys(ctx context.Context, req *idnodev1.ListKeysRequest) (*idnodev1.ListKeysResponse, error) {
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListKeys, viaCluster(idnodev1.ClusterServiceClient.ListKeys, forwardv1.LeaderClient.ListKeys))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListKeys, viaCluster(s.core, idnodev1.ClusterServiceClient.ListKeys, forwardv1.LeaderClient.ListKeys))
 }
 
 // ListKeys runs on the leader.

@@ -34,7 +34,7 @@ func (s *clusterService) AddNode(ctx context.Context, req *idnodev1.AddNodeReque
 			return nil, status.Errorf(codes.InvalidArgument, "%s must be host:port, got %q", a[0], a[1])
 		}
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AddNode, viaCluster(idnodev1.ClusterServiceClient.AddNode, forwardv1.LeaderClient.AddNode))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AddNode, viaCluster(s.core, idnodev1.ClusterServiceClient.AddNode, forwardv1.LeaderClient.AddNode))
 }
 
 func (l clusterLeader) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
@@ -99,7 +99,7 @@ func (s *clusterService) RemoveNode(ctx context.Context, req *idnodev1.RemoveNod
 	if err := docid.ValidateNodeTag(req.GetTag()); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().RemoveNode, viaCluster(idnodev1.ClusterServiceClient.RemoveNode, forwardv1.LeaderClient.RemoveNode))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().RemoveNode, viaCluster(s.core, idnodev1.ClusterServiceClient.RemoveNode, forwardv1.LeaderClient.RemoveNode))
 }
 
 func (l clusterLeader) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
@@ -170,7 +170,7 @@ func (s *clusterService) TransferLeadership(ctx context.Context, req *idnodev1.T
 			return nil, toStatus(err)
 		}
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Limits{Bound: membershipTimeout}, s.leader().TransferLeadership, viaCluster(idnodev1.ClusterServiceClient.TransferLeadership, forwardv1.LeaderClient.TransferLeadership))
+	return forward.Call(s.fwd, ctx, req, forward.Limits{Bound: membershipTimeout}, s.leader().TransferLeadership, viaCluster(s.core, idnodev1.ClusterServiceClient.TransferLeadership, forwardv1.LeaderClient.TransferLeadership))
 }
 
 func (l clusterLeader) TransferLeadership(ctx context.Context, req *idnodev1.TransferLeadershipRequest) (*idnodev1.TransferLeadershipResponse, error) {

@@ -25,8 +25,14 @@ import (
 // forward.proto, which mirrors every public call that existed then. A leader on such a build
 // answers a call by the prefixed name Unimplemented ("unknown service") before anything runs,
 // and the follower then sends it again through the Leader RPC of the same name. Every build
-// still serves the Leader service, for followers on those builds, until a cluster version
-// retires it.
+// serves the Leader service too, for followers on those builds. Both ways end when the cluster
+// version reaches relayByNameVersion, which needs every member on a build that relays by name:
+// from then on a follower relays by name only, and a leader refuses the Leader service
+// (leaderAccess).
+
+// relayByNameVersion is the cluster version that retires the Leader service: every member of
+// a cluster finalised at it relays by name, so none needs the Leader service any longer.
+const relayByNameVersion uint32 = 3
 
 // leaderPrefix comes before a public service's name in the name its leader halves are served
 // under: /idnode.leader.idnode.v1.SeriesService/Void runs seriesLeader.Void.
@@ -60,44 +66,61 @@ func leaderHalves[C any](client func(grpc.ClientConnInterface) C) func(grpc.Clie
 	return func(cc grpc.ClientConnInterface) C { return client(leaderConn{cc}) }
 }
 
-// viaIDs relays an IdService call: m is the public method (idnodev1.IdServiceClient.Claim),
-// old its Leader RPC (forwardv1.LeaderClient.Claim), nil for a call newer than the Leader
-// service.
-func viaIDs[Req, Resp any](m func(idnodev1.IdServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
+// viaIDs relays an IdService call from node s: m is the public method
+// (idnodev1.IdServiceClient.Claim), old its Leader RPC (forwardv1.LeaderClient.Claim), nil for
+// a call newer than the Leader service.
+func viaIDs[Req, Resp any](s *core, m func(idnodev1.IdServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
 	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
-	return relayed(idnodev1.NewIdServiceClient, m, old)
+	return relayed(s, idnodev1.NewIdServiceClient, m, old)
 }
 
 // viaCluster is viaIDs for a ClusterService call.
-func viaCluster[Req, Resp any](m func(idnodev1.ClusterServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
+func viaCluster[Req, Resp any](s *core, m func(idnodev1.ClusterServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
 	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
-	return relayed(idnodev1.NewClusterServiceClient, m, old)
+	return relayed(s, idnodev1.NewClusterServiceClient, m, old)
 }
 
 // viaSeries is viaIDs for a SeriesService call.
-func viaSeries[Req, Resp any](m func(idnodev1.SeriesServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
+func viaSeries[Req, Resp any](s *core, m func(idnodev1.SeriesServiceClient, context.Context, Req, ...grpc.CallOption) (Resp, error),
 	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
-	return relayed(idnodev1.NewSeriesServiceClient, m, old)
+	return relayed(s, idnodev1.NewSeriesServiceClient, m, old)
 }
 
 // relayed makes the call m of the public service's client (made by client) on the leader's
-// half of it, and through old when the leader's build does not serve it by that name.
-func relayed[C, Req, Resp any](client func(grpc.ClientConnInterface) C, m func(C, context.Context, Req, ...grpc.CallOption) (Resp, error),
+// half of it, and through old when the leader's build does not serve it by that name and the
+// cluster version of node s has not retired the Leader service.
+func relayed[C, Req, Resp any](s *core, client func(grpc.ClientConnInterface) C, m func(C, context.Context, Req, ...grpc.CallOption) (Resp, error),
 	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
 	return func(cc *grpc.ClientConn, ctx context.Context, req Req, opts ...grpc.CallOption) (Resp, error) {
 		resp, err := m(leaderHalves(client)(cc), ctx, req, opts...)
-		if olderLeader(err) && old != nil {
+		if old != nil && s.olderLeader(err) {
 			return old(forwardv1.NewLeaderClient(cc), ctx, req, opts...)
 		}
 		return resp, err
 	}
 }
 
-// olderLeader reports whether err is a leader's answer to a call by a leader name that its
-// build does not serve: nothing ran, so the call may be sent again another way.
-func olderLeader(err error) bool {
-	return status.Code(err) == codes.Unimplemented
+// olderLeader reports whether a call by a leader name may be sent again through the Leader
+// service: err says the leader's build does not serve that name, so nothing ran, and this
+// node's cluster version has not retired the Leader service. Once it has, every member
+// serves the name, and a leader that does not is on a build the cluster no longer supports.
+func (s *core) olderLeader(err error) bool {
+	return status.Code(err) == codes.Unimplemented && !s.leaderServiceRetired()
 }
+
+// leaderServiceRetired reports whether this node's replica holds a cluster version that
+// retired the Leader service.
+func (s *core) leaderServiceRetired() bool {
+	return s.node.FSM().FinalisedVersion() >= relayByNameVersion
+}
+
+// errLeaderServiceRetired is a leader's answer to a call through the Leader service once the
+// cluster version has retired it. Only a node on a build from before the relay by name sends
+// one, and such a build cannot be a member of a cluster finalised at that version unless an
+// operator put it back after the finalisation.
+var errLeaderServiceRetired = status.Errorf(codes.FailedPrecondition,
+	"the Leader service was retired at cluster version %d: the node that relayed this call runs an older build; upgrade it (idctl cluster version lists each member's build)",
+	relayByNameVersion)
 
 // ranWhereItArrived is what a leader half answers for a public call that has none: the call
 // is answered on the node it reached (or batched to the leader by the Forward service), and

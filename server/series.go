@@ -73,7 +73,7 @@ func (s *seriesService) CreateSeries(ctx context.Context, req *idnodev1.CreateSe
 	if err := series.CheckCreate(createCommand(req, 0)); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateSeries, viaSeries(idnodev1.SeriesServiceClient.CreateSeries, forwardv1.LeaderClient.CreateSeries))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CreateSeries, viaSeries(s.core, idnodev1.SeriesServiceClient.CreateSeries, forwardv1.LeaderClient.CreateSeries))
 }
 
 func (l seriesLeader) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.CreateSeriesResponse, error) {
@@ -92,7 +92,7 @@ func (s *seriesService) ListSeries(ctx context.Context, req *idnodev1.ListSeries
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListSeries, viaSeries(idnodev1.SeriesServiceClient.ListSeries, forwardv1.LeaderClient.ListSeries))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ListSeries, viaSeries(s.core, idnodev1.SeriesServiceClient.ListSeries, forwardv1.LeaderClient.ListSeries))
 }
 
 func (l seriesLeader) ListSeries(ctx context.Context, req *idnodev1.ListSeriesRequest) (*idnodev1.ListSeriesResponse, error) {
@@ -161,7 +161,7 @@ func (s *seriesService) Void(ctx context.Context, req *idnodev1.VoidRequest) (*i
 	if err := series.CheckVoid(voidCommand(req, 0)); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Void, viaSeries(idnodev1.SeriesServiceClient.Void, forwardv1.LeaderClient.Void))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Void, viaSeries(s.core, idnodev1.SeriesServiceClient.Void, forwardv1.LeaderClient.Void))
 }
 
 func (l seriesLeader) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.VoidResponse, error) {
@@ -236,7 +236,7 @@ func (s *seriesService) VerifySeries(ctx context.Context, req *idnodev1.VerifySe
 		return nil, err
 	}
 	defer release()
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().VerifySeries, viaSeries(idnodev1.SeriesServiceClient.VerifySeries, forwardv1.LeaderClient.VerifySeries))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().VerifySeries, viaSeries(s.core, idnodev1.SeriesServiceClient.VerifySeries, forwardv1.LeaderClient.VerifySeries))
 }
 
 func (l seriesLeader) VerifySeries(ctx context.Context, req *idnodev1.VerifySeriesRequest) (*idnodev1.VerifySeriesResponse, error) {

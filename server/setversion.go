@@ -20,7 +20,7 @@ import (
 
 // ClusterVersion reports the cluster version from the leader.
 func (s *clusterService) ClusterVersion(ctx context.Context, req *idnodev1.ClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ClusterVersion, viaCluster(idnodev1.ClusterServiceClient.ClusterVersion, forwardv1.LeaderClient.ClusterVersion))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ClusterVersion, viaCluster(s.core, idnodev1.ClusterServiceClient.ClusterVersion, forwardv1.LeaderClient.ClusterVersion))
 }
 
 // ClusterVersion runs on the leader, after a read barrier: a finalisation just made shows.
@@ -53,7 +53,7 @@ func (s *clusterService) SetClusterVersion(ctx context.Context, req *idnodev1.Se
 	if v := req.GetVersion(); v < 1 || v > fsm.CurrentVersion {
 		return nil, status.Errorf(codes.InvalidArgument, "version must be 1 to %d (what this node's build supports), got %d", fsm.CurrentVersion, v)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SetClusterVersion, viaCluster(idnodev1.ClusterServiceClient.SetClusterVersion, forwardv1.LeaderClient.SetClusterVersion))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().SetClusterVersion, viaCluster(s.core, idnodev1.ClusterServiceClient.SetClusterVersion, forwardv1.LeaderClient.SetClusterVersion))
 }
 
 // SetClusterVersion runs on the leader. Raising the version needs every member to support it,

@@ -61,7 +61,7 @@ func (s *clusterService) Status(ctx context.Context, req *idnodev1.StatusRequest
 	if !req.GetConsistent() {
 		return s.statusLocal(ctx, req)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Status, viaCluster(idnodev1.ClusterServiceClient.Status, forwardv1.LeaderClient.Status))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().Status, viaCluster(s.core, idnodev1.ClusterServiceClient.Status, forwardv1.LeaderClient.Status))
 }
 
 // Status runs on the leader.

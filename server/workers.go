@@ -25,7 +25,7 @@ func (s *idService) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWork
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AcquireWorker, viaIDs(idnodev1.IdServiceClient.AcquireWorker, forwardv1.LeaderClient.AcquireWorker))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AcquireWorker, viaIDs(s.core, idnodev1.IdServiceClient.AcquireWorker, forwardv1.LeaderClient.AcquireWorker))
 }
 
 func (l idLeader) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
@@ -43,7 +43,7 @@ func (s *idService) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRe
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().RenewWorker, viaIDs(idnodev1.IdServiceClient.RenewWorker, forwardv1.LeaderClient.RenewWorker))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().RenewWorker, viaIDs(s.core, idnodev1.IdServiceClient.RenewWorker, forwardv1.LeaderClient.RenewWorker))
 }
 
 func (l idLeader) RenewWorker(ctx context.Context, req *idnodev1.RenewWorkerRequest) (*idnodev1.WorkerLease, error) {
@@ -60,7 +60,7 @@ func (s *idService) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWork
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReleaseWorker, viaIDs(idnodev1.IdServiceClient.ReleaseWorker, forwardv1.LeaderClient.ReleaseWorker))
+	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().ReleaseWorker, viaIDs(s.core, idnodev1.IdServiceClient.ReleaseWorker, forwardv1.LeaderClient.ReleaseWorker))
 }
 
 func (l idLeader) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
@@ -75,7 +75,7 @@ func (l idLeader) ReleaseWorker(ctx context.Context, req *idnodev1.ReleaseWorker
 // ListWorkers pages through the database's workers, linearizably.
 func (s *idService) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {
 	return listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
-		s.leader().ListWorkers, viaIDs(idnodev1.IdServiceClient.ListWorkers, forwardv1.LeaderClient.ListWorkers))
+		s.leader().ListWorkers, viaIDs(s.core, idnodev1.IdServiceClient.ListWorkers, forwardv1.LeaderClient.ListWorkers))
 }
 
 func (l idLeader) ListWorkers(ctx context.Context, req *idnodev1.ListWorkersRequest) (*idnodev1.ListWorkersResponse, error) {

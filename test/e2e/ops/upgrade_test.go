@@ -129,8 +129,9 @@ func (w *upgradeWork) step() {
 // upgrades it node by node with the leadership moved onto an upgraded node and back onto an
 // old one in the middle, rolls it back to the previous release and forward again before
 // finalising, and checks that no node halts, no client sees an error but a retried
-// UNAVAILABLE, no identity or HiLo number is handed out twice, the series verifies, and the
-// command new in this build is refused, naming the nodes on older builds, until finalisation.
+// UNAVAILABLE, no identity or HiLo number is handed out twice, the series verifies, the
+// command new in cluster version 2 is refused, naming the nodes on older builds, until
+// finalisation, and a downgrade goes back one version and no further than the log allows.
 func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	old, current := buildPrevious(t), e2etest.BuildIdnode(t)
 	c := e2etest.StartClusterWith(t, func(string) e2etest.NodeOpts { return e2etest.NodeOpts{Binary: old} })
@@ -244,7 +245,7 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 		t.Fatalf("ReleaseOwner before finalisation: %v", err)
 	}
 	e2etest.Eventually(t, e2etest.LeaderTimeout, "idctl status saying the upgrade awaits finalisation", func() error {
-		if out := e2etest.MustIdctl(t, env, "status"); !strings.Contains(out, "every member supports 2; finalise it") {
+		if out := e2etest.MustIdctl(t, env, "status"); !strings.Contains(out, fmt.Sprintf("every member supports %d; finalise it", fsm.CurrentVersion)) {
 			return fmt.Errorf("idctl status:\n%s", out)
 		}
 		return nil
@@ -268,27 +269,39 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	}
 	c.NoneHalted("after the second upgrade")
 
-	e2etest.Eventually(t, e2etest.LeaderTimeout, "finalising", func() error {
-		r := e2etest.Idctl(t, env, "cluster", "version", "finalise")
-		if r.Code != 0 {
-			return fmt.Errorf("%v", r)
-		}
-		if !strings.Contains(r.Stdout, "cluster version 2 (finalised)") {
-			t.Fatalf("idctl cluster version finalise printed:\n%s", r.Stdout)
-		}
-		return nil
-	})
+	finalise := func() {
+		t.Helper()
+		e2etest.Eventually(t, e2etest.LeaderTimeout, "finalising", func() error {
+			r := e2etest.Idctl(t, env, "cluster", "version", "finalise")
+			if r.Code != 0 {
+				return fmt.Errorf("%v", r)
+			}
+			if !strings.Contains(r.Stdout, fmt.Sprintf("cluster version %d (finalised)", fsm.CurrentVersion)) {
+				t.Fatalf("idctl cluster version finalise printed:\n%s", r.Stdout)
+			}
+			return nil
+		})
+	}
+	finalise()
 	resp, err := c.Ids[first].ReleaseOwner(e2etest.RPCCtx(t), &idnodev1.ReleaseOwnerRequest{Owner: "importer"})
 	if err != nil || resp.GetReleased() != 3 {
 		t.Fatalf("ReleaseOwner once finalised = %v, %v; want 3 released", resp, err)
 	}
 	w.step()
+	// The newest version brought no command (it retires the internal Leader service), so the
+	// cluster may go back one version; not below 2, whose ReleaseOwner the log now holds.
+	if out := e2etest.MustIdctl(t, env, "cluster", "version", "downgrade"); !strings.Contains(out, fmt.Sprintf("cluster version %d (finalised)", fsm.CurrentVersion-1)) {
+		t.Fatalf("idctl cluster version downgrade printed:\n%s", out)
+	}
+	w.step()
 	e2etest.WantIdctlFailure(t, 1, env, []string{"cluster", "version", "downgrade"}, "FAILED_PRECONDITION", "can no longer be lowered")
+	finalise()
+	w.step()
 
 	// A node of the previous release is refused at join, before it is a member to halt.
 	d := e2etest.StartNode(t, e2etest.NodeOpts{Tag: "D", Binary: old, RaftAddr: e2etest.FreeAddr(t), Extra: []string{"--join", c.Node(first).GRPCAddr}})
 	st, err := d.WaitExit(upgradeJoinWait)
-	if err != nil || st.ExitCode() == 0 || !strings.Contains(d.Logs.String(), "finalised at version 2") {
+	if err != nil || st.ExitCode() == 0 || !strings.Contains(d.Logs.String(), fmt.Sprintf("finalised at version %d", fsm.CurrentVersion)) {
 		t.Fatalf("a node of the previous release joining a finalised cluster: %v, %v\n%s", st, err, d.Logs.String())
 	}
 

@@ -390,7 +390,9 @@ const (
 //
 // Nodes now relay a call under the public method's own name (server/relay.go), so a new
 // public call gets no RPC here. Leader stays served for nodes on older builds, which relay
-// only through it, and a node relays through it to a leader on such a build.
+// only through it, and a node relays through it to a leader on such a build, until the
+// cluster version 3 retires it: every member of a cluster finalised at 3 relays by name, and a
+// leader refuses a call through Leader with FAILED_PRECONDITION.
 type LeaderClient interface {
 	SeedIdentity(ctx context.Context, in *v11.SeedIdentityRequest, opts ...grpc.CallOption) (*v11.SeedIdentityResponse, error)
 	ListIdentities(ctx context.Context, in *v11.ListIdentitiesRequest, opts ...grpc.CallOption) (*v11.ListIdentitiesResponse, error)
@@ -799,7 +801,9 @@ func (c *leaderClient) VerifySeries(ctx context.Context, in *v11.VerifySeriesReq
 //
 // Nodes now relay a call under the public method's own name (server/relay.go), so a new
 // public call gets no RPC here. Leader stays served for nodes on older builds, which relay
-// only through it, and a node relays through it to a leader on such a build.
+// only through it, and a node relays through it to a leader on such a build, until the
+// cluster version 3 retires it: every member of a cluster finalised at 3 relays by name, and a
+// leader refuses a call through Leader with FAILED_PRECONDITION.
 type LeaderServer interface {
 	SeedIdentity(context.Context, *v11.SeedIdentityRequest) (*v11.SeedIdentityResponse, error)
 	ListIdentities(context.Context, *v11.ListIdentitiesRequest) (*v11.ListIdentitiesResponse, error)
