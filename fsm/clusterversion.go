@@ -105,8 +105,8 @@ func (m *members) finalised() uint32 {
 	return max(m.clusterVersion, 1)
 }
 
-// FinalisedVersion is the cluster version in force, cheaply: the leader asks it before every
-// proposal.
+// FinalisedVersion returns the cluster version in force. It reads one number, not the whole
+// registry as ClusterVersion does, because the leader asks for it before every proposal.
 func (f *FSM) FinalisedVersion() uint32 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

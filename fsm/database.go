@@ -29,8 +29,9 @@ type database struct {
 	// deleted databases refuse every call but keep their counters as floors: created again,
 	// they go on after the values they handed out before.
 	deleted bool
-	// Limits set at creation, 0 for none: identity counters, and calls a second per node
-	// (the server enforces that one).
+	// The limits are set when the database is created, 0 meaning none: how many identity
+	// counters it may have, and how many calls a second each node takes for it (the server
+	// enforces that one, not the FSM).
 	maxIdentities     int64
 	maxCallsPerSecond float64
 	maxClaims         int64 // 0: DefaultMaxClaims

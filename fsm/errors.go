@@ -153,14 +153,14 @@ var (
 	// granted. Stop minting with the worker at once and acquire a new one.
 	ErrWorkerLeaseLost = errors.New("the worker lease is not held any more: acquire a new worker")
 
-	// ErrInvalidVersion means a cluster version below 1.
+	// ErrInvalidVersion means a command named a cluster version below 1.
 	ErrInvalidVersion = errors.New("invalid cluster version")
 
-	// ErrVersionUnsupported means a cluster version some node's build does not support (the
-	// message names them): upgrade those nodes, then finalise.
+	// ErrVersionUnsupported means some node's build does not support the cluster version
+	// asked for (the message names those nodes): upgrade them, then finalise.
 	ErrVersionUnsupported = errors.New("nodes run builds older than the cluster version")
 
-	// ErrDowngradeTooLate means a downgrade below a version whose commands the log already
-	// holds: a build of the lower version would halt on them.
+	// ErrDowngradeTooLate means a downgrade asked for a version below one whose commands the
+	// log already holds: a build of the lower version would halt on them.
 	ErrDowngradeTooLate = errors.New("the cluster version can no longer be lowered")
 )

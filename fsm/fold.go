@@ -17,9 +17,8 @@ import (
 // starts at foldLower and moves to foldNFKC only through a SetFold entry (fold.go,
 // DESIGN.md "Folding").
 const (
-	// foldLower is Go's strings.ToLower, every state from before SetFold existed:
-	// users/ſam,
-	// users/ＳＡＭ and users/sam are three owners.
+	// foldLower is Go's strings.ToLower, which every state from before SetFold uses. Under
+	// it, users/ſam, users/ＳＡＭ and users/sam are three different IDs.
 	foldLower int32 = 0
 	// foldNFKC is NFKC, full Unicode case folding and NFKC again, applied after ToLower:
 	// NFKC_Casefold without the removal of default-ignorable code points (docid refuses the
@@ -37,9 +36,9 @@ func foldKey(s string) string {
 	return strings.ToLower(s)
 }
 
-// foldNFKCCasefold returns the key of s under foldNFKC. ASCII, which nearly every name is,
-// takes the lower-case path: NFKC and case folding change nothing in it but case, and the full transform costs
-// ~1.4 µs and an allocation on every increment (26 ns and none this way).
+// foldNFKCCasefold returns the key of s under foldNFKC. An ASCII name, which nearly every name
+// is, only has its case lowered: NFKC and case folding change nothing else in ASCII, and the
+// full transform costs ~1.4 µs and an allocation on every increment (26 ns and none this way).
 func foldNFKCCasefold(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {

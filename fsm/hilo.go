@@ -8,8 +8,8 @@ import (
 
 // applyHiLoReserve applies command 3, which builds proposed before grants had identities. It
 // stays as it was for the entries already in logs, because a replay must answer what it
-// answered then. The
-// range it reserves has no identity, so nothing of it can be returned by command 21.
+// answered then. The range it reserves has no identity, so command 21 cannot return any of
+// it.
 func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	d, key, h, err := st.hiloReserving(r)
 	if err != nil {

@@ -68,8 +68,9 @@ func (d *database) freeValues(key string, current, count int64) (IdentityRange, 
 	if nums == nil {
 		return IdentityRange{IdentityBlock: docid.IdentityBlock{First: current + 1, Last: current + count}}, true
 	}
-	// next is the lowest value not decided yet, left how many free values are still to find;
-	// claims before the first free value move First, those after it are Skipped.
+	// next is the lowest value not decided yet, and left is how many free values are still to
+	// be found. A claim before the first free value moves First; a claim after it is counted
+	// in Skipped.
 	var r IdentityRange
 	next, left, started := current+1, count, false
 	for c := range nums.from(next) {

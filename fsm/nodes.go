@@ -14,9 +14,10 @@ import (
 
 // applyRegisterNode registers a node or refreshes the addresses of one already registered with
 // the same id. The first registration that names a separator makes it the cluster's; one that
-// names another is refused. A tag in use by another node, ever used by a removed node, or held by an earlier
-// incarnation (data dir) of this node is refused. An empty tag is assigned; an empty id is
-// docid.MemberID(tag, incarnation), or the tag when the registration carries no incarnation.
+// names another is refused. A tag is refused when another node uses it, when a removed node
+// ever used it, or when an earlier incarnation (data dir) of this node holds it. A node that
+// sends no tag is assigned one. A node that sends no id gets docid.MemberID(tag, incarnation),
+// or the tag when the registration carries no incarnation.
 func (st *state) applyRegisterNode(r *raftv1.RegisterNode) any {
 	sep := r.GetSeparator()
 	if sep != "" && st.separator != "" && sep != st.separator {

@@ -10,8 +10,8 @@ import (
 	"github.com/idnode/idnode/series"
 )
 
-// Applier proposes a framed command through Raft and returns the FSM's answer, an answer
-// that is an error as the error (cluster.Node.Apply).
+// Applier proposes a framed command through Raft and returns the FSM's answer. When the FSM
+// answers with an error, Apply returns that error as its own, as cluster.Node.Apply does.
 type Applier interface {
 	Apply(ctx context.Context, cmd []byte) (any, error)
 }
@@ -57,8 +57,9 @@ var (
 	ProposeSetClusterVersion = Op[*raftv1.SetClusterVersion, Done]{SetClusterVersionCommand}
 )
 
-// Propose frames req as op's command, has a propose it, and returns the FSM's answer as op's
-// answer type. Errors are a's (cluster's sentinel errors, the FSM's own) or the framing's.
+// Propose encodes req as the command op names, proposes it through a, and returns the FSM's
+// answer as op's answer type. An error comes from a (one of package cluster's sentinel errors,
+// or the FSM's own answer), from the encoding, or from an answer of another type than op's.
 func Propose[Req proto.Message, Resp any](ctx context.Context, a Applier, op Op[Req, Resp], req Req) (Resp, error) {
 	var answer Resp
 	cmd, err := Encode(op.Type, req)

@@ -17,8 +17,9 @@ func (f *FSM) Identities(db, prefix, after string, limit int) (page []Identity, 
 		})
 }
 
-// readPage reads one page of the map of database that of picks, under the lock, and turns each
-// entry into a row. Every listing call pages through it.
+// readPage reads one page of a database's map under the lock, and turns each entry into a
+// row. of picks the map (counters, tags or claims) from the database. Every listing pages
+// through readPage.
 func readPage[V, T any](f *FSM, database, prefix, after string, limit int, of func(*database) map[string]V, row func(*database, string, V) T) ([]T, bool, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

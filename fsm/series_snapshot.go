@@ -46,8 +46,8 @@ func journalRestorers(r *series.Restorer) map[recordType]func(*state, []byte) er
 	}
 }
 
-// into works like decoded, for records that put go to somewhere outside the state: the series
-// store, or a backup's series.
+// into works like decoded, for records that put sends somewhere outside the state: to the
+// series store, or to a backup's series.
 func into[M any, PM interface {
 	*M
 	proto.Message

@@ -70,7 +70,8 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 			st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = h
 		}),
 		claimRecord: restoredInto(func(st *state, r *raftv1.ClaimRecord) {
-			// Indexed by prefix once the snapshot is read (indexClaims): the separator comes later.
+			// The claim is indexed by prefix once the whole snapshot is read (indexClaims),
+			// because the separator comes later in it.
 			st.dbForFloors(r.GetDatabase()).putClaim(st.key(r.GetId()), claim{id: r.GetId(), owner: r.GetOwner()})
 		}),
 		keyRecord: restored(func(st *state, r *raftv1.KeyRecord) {
@@ -164,8 +165,8 @@ type snapshotRecord struct {
 	stream recordStream
 }
 
-// records lists the state as snapshot records, in the order they are written; a backup's
-// leave the cluster secret out.
+// records lists the state as snapshot records, in the order they are written. The records
+// of a backup leave the cluster secret out.
 func (st *state) records(backup bool) []snapshotRecord {
 	out := st.foldRecords()
 	names := sortedKeys(st.databases)

@@ -29,8 +29,8 @@ type members struct {
 	// versions is what each registered node said its build supports, by tag
 	// (clusterversion.go); a snapshot writes it in the node's record.
 	versions map[string]NodeVersion
-	// clusterVersion is the finalised cluster version (0 until set: version 1), and
-	// versionUsed the newest version of a command the log applied.
+	// clusterVersion is the finalised cluster version (0 until one is set, which means
+	// version 1). versionUsed is the newest version of any command the log applied.
 	clusterVersion, versionUsed uint32
 	retired                     map[string]bool // tags of removed nodes
 	// clusterSecret authenticates node-to-node calls (package forward); nil until the first

@@ -43,9 +43,10 @@ type WorkerLease struct {
 type workerSet struct {
 	bits   int32
 	leases []workerLease // by worker ID
-	// Two heaps of every worker ID, so that Acquire picks in O(log n), never by a scan: by
-	// (expiresAtMs, worker), whose root lapsed first, and by (highWaterMs, worker), whose root
-	// is the first whose every ID lies in the past.
+	// byExpiry and byHighWater are heaps of every worker ID, so that Acquire picks a worker in
+	// O(log n) rather than by a scan. byExpiry orders them by (expiresAtMs, worker): its root
+	// is the lease that lapsed first. byHighWater orders them by (highWaterMs, worker): its
+	// root is the first worker whose every ID lies in the past.
 	byExpiry, byHighWater []uint32
 }
 
@@ -123,9 +124,10 @@ func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 
 // pick returns the worker an Acquire gets at the log's time now. It prefers one whose
 // high-water has passed (so its lease lapsed too), then the next one never used, then the one
-// whose lease lapsed first; when there is none it returns ErrWorkersExhausted. The order matters to the new holder, who mints above the high-water:
-// a worker released early has its high-water up to a lease ahead of the clock, and its next
-// holder could mint nothing until the clock got there, while a never-used worker mints at once.
+// whose lease lapsed first; when there is none it returns ErrWorkersExhausted. The order
+// matters to the new holder, who mints above the high-water: a worker released early has its
+// high-water up to a lease ahead of the clock, and its next holder could mint nothing until the
+// clock got there, while a holder of a never-used worker mints at once.
 func (s *workerSet) pick(now int64) (uint32, error) {
 	if len(s.byHighWater) > 0 {
 		if w := s.byHighWater[0]; s.leases[w].highWaterMs <= now {
