@@ -25,8 +25,8 @@ type RestoreResult struct {
 }
 
 // CheckRestore validates a RestoreSeries before it is proposed, as CheckCreate, CheckIssue and
-// CheckVoid do the commands that made the series; the store checks it again when it applies
-// it, and checks its chain and numbering against the journal then.
+// CheckVoid validate the commands that made the series. The store checks it again when it
+// applies it, and then also checks its chain and numbering against the journal.
 func CheckRestore(r *raftv1.RestoreSeries) error {
 	def := r.GetDefinition()
 	if err := checkCreation(def); err != nil {
@@ -133,9 +133,10 @@ func (tx *Tx) Restore(index uint64, r *raftv1.RestoreSeries) (RestoreResult, err
 	return res, nil
 }
 
-// planRestore checks a chunk of a backup's series against the series here (b, nil if it has
-// none, and its head) without writing: how many entries it holds already, and the entries to
-// append, each checked in turn as Verify checks the journal.
+// planRestore checks a chunk of a backup's series against the series this journal holds (its
+// bucket b, nil if there is none, and its head) without writing anything. It returns how many
+// of the chunk's entries the journal holds already, and the entries to append, each checked in
+// turn as Verify checks the journal.
 func planRestore(b *bbolt.Bucket, head, def *raftv1.SeriesDefinition, entries []*raftv1.SeriesEntry) (int, []*raftv1.SeriesEntry, error) {
 	name := def.GetName()
 	f, err := parseFormat(head.GetFormat(), head.GetPeriod())

@@ -93,8 +93,8 @@ func parsePlaceholder(s string) (part, error) {
 	case "n":
 		return part{kind: partNumber}, nil
 	}
-	// Digits only: Atoi would also take "+1", and {n:0+1} would be stored as written but
-	// print back as {n:01}.
+	// Only digits are accepted: Atoi would also take "+1", and {n:0+1} would be stored as
+	// written but print back as {n:01}.
 	digits, ok := strings.CutPrefix(s, "n:0")
 	if ok && len(digits) >= 1 && len(digits) <= 2 && digits[0] != '0' && strings.Trim(digits, "0123456789") == "" {
 		if w, err := strconv.Atoi(digits); err == nil && w >= 1 && w <= maxWidth {

@@ -9,7 +9,7 @@ import (
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
-// List is a database's series, sorted by (lower-case) name.
+// List returns a database's series, sorted by lower-case name.
 func (s *Store) List(database string) ([]*raftv1.SeriesDefinition, error) {
 	var defs []*raftv1.SeriesDefinition
 	err := s.view(func(tx *bbolt.Tx) error {
@@ -63,7 +63,7 @@ func (s *Store) Entries(database, name string, fromSeq, toSeq uint64, fn func(*r
 	})
 }
 
-// Find is the entry a request id made in the series, or nil when it made none.
+// Find returns the entry a request id made in the series, or nil when it made none.
 func (s *Store) Find(database, name, requestID string) (*raftv1.SeriesEntry, error) {
 	var e *raftv1.SeriesEntry
 	err := s.view(func(tx *bbolt.Tx) error {

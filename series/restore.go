@@ -26,7 +26,8 @@ type Restorer struct {
 
 	// kept are the snapshot's definitions the local journal holds, while it holds them all.
 	kept []*raftv1.SeriesDefinition
-	// rebuilding: the new file and its open transaction.
+	// db and tx are the new file and its open transaction, while the restore rebuilds the
+	// journal; pending counts the entries written in tx.
 	db      *bbolt.DB
 	tx      *bbolt.Tx
 	pending int

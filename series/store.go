@@ -89,7 +89,7 @@ func (s *Store) Close() error {
 	return s.retire(h)
 }
 
-// acquire is the current file, kept open until release.
+// acquire returns the current file, which stays open until release is called.
 func (s *Store) acquire() (*handle, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -26,8 +26,8 @@ type Break struct {
 // Verify walks a series' journal from its first entry and recomputes it: every hash, the
 // prev_hash links, seqs without gaps, numbers consecutive per period (an issue or a skipping
 // void takes the next number), voids of numbers issued earlier and not voided yet, and the
-// head the definition holds. Its memory is flat in the journal's length but for the voided
-// issued numbers.
+// head the definition holds. Its memory does not grow with the journal's length, except for
+// the issued numbers that were voided.
 func (s *Store) Verify(database, name string) (Report, error) {
 	var r Report
 	err := s.view(func(tx *bbolt.Tx) error {
@@ -173,11 +173,13 @@ func (w *walk) checkVoid(e *raftv1.SeriesEntry) string {
 
 // numberLog is what a walk knows of the numbers issued and voided before the entry it checks.
 type numberLog interface {
-	// issueOf is the entry among the first seq (so already checked) that issued the number, or nil.
+	// issueOf returns the entry that issued the number among the first seq entries (which
+	// were checked already), or nil.
 	issueOf(ref numberRef, seq uint64) *raftv1.SeriesEntry
-	// isVoided reports whether the number, issued, was voided since.
+	// isVoided reports whether the number was voided after it was issued.
 	isVoided(ref numberRef) bool
-	// issuedBy and voidedBy record an issue and a void of an issued number that passed.
+	// issuedBy and voidedBy record an issue, and a void of an issued number, that passed
+	// the checks.
 	issuedBy(e *raftv1.SeriesEntry)
 	voidedBy(ref numberRef)
 }

@@ -54,7 +54,7 @@ func (tx *Tx) Void(index uint64, v *raftv1.SeriesVoid) (*raftv1.SeriesEntry, err
 	return e, nil
 }
 
-// voidable checks that the number may be voided at timeMs: it answers the voided ID, the
+// voidable checks that the number may be voided at timeMs. It returns the voided ID, the
 // number's row, and whether the void skips the next number.
 func (tx *Tx) voidable(o *openSeries, v *raftv1.SeriesVoid, timeMs int64) (id string, use numberUse, skip bool, err error) {
 	name := o.def.GetName()
