@@ -26,7 +26,7 @@ type Options = batch.Options
 // DefaultOptions suit a three-node LAN cluster.
 var DefaultOptions = batch.DefaultOptions
 
-// Errors of the batcher: batch's.
+// The batcher's errors are package batch's, so a caller can test for either name.
 var (
 	ErrClosed        = batch.ErrClosed
 	ErrCommitTimeout = batch.ErrCommitTimeout

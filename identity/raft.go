@@ -11,7 +11,8 @@ import (
 // RaftCommitter commits a batch as one IdentityBatch log entry. Use it on the leader.
 type RaftCommitter struct {
 	Applier fsm.Applier
-	// Now stamps entries for the FSM's request-id expiry; time.Now when nil.
+	// Now is the clock that stamps entries for the FSM's request-id expiry; nil means
+	// time.Now.
 	Now func() time.Time
 }
 
@@ -31,12 +32,12 @@ func (c RaftCommitter) Commit(ctx context.Context, incs []*raftv1.IdentityIncrem
 	return res.Ranges, nil
 }
 
-// MaxSkipped bounds the claimed values one answer lists as skipped. A block
-// may step over any number of claims, and listing them all outgrew gRPC's 4 MiB message limit:
-// the values were committed and the answer, and every retry's, could not be sent. So a block
-// that steps over more ends early (docid.IdentityBlock.Within); the FSM, its request table
+// MaxSkipped bounds the claimed values one answer lists as skipped. A block may step over any
+// number of claims, and a list of them all once outgrew gRPC's 4 MiB message limit: the values
+// were committed, but neither the answer nor any retry's answer could be sent. So a block that
+// steps over more claims ends early (docid.IdentityBlock.Within). The FSM, its request table
 // and its log keep the whole block, so a retry is cut the same way and an old log replays as
-// it did. At most 10 bytes a value, an answer stays within AnswerBytes.
+// it did. Since a value takes at most 10 bytes, an answer stays within AnswerBytes.
 const MaxSkipped = 64
 
 // AnswerBytes bounds one increment's answer on the wire: MaxSkipped values and the rest.
