@@ -87,8 +87,8 @@ func certsClientCmd(fs *flag.FlagSet) func(*env, []string) error {
 	}
 }
 
-// issuing is what issuing a node or client certificate takes: where the CA is and the files
-// go, for how long, and whether to overwrite.
+// issuing holds what issuing a node or client certificate needs: where the CA is, where the
+// files go, how long the certificate is valid, and whether to overwrite existing files.
 type issuing struct {
 	dir   *string
 	days  *int
@@ -162,8 +162,9 @@ func writeFiles(dir string, force bool, files map[string][]byte) error {
 		}
 	}
 	for name, data := range files {
-		// 0644 so a container user other than the owner can read a mounted certificate; the
-		// key files are 0600 unless the operator loosens them for the same reason.
+		// Certificates are 0644, so that a container user other than the owner can read a
+		// mounted one. Key files are 0600; an operator who needs the same for a key loosens
+		// its mode by hand.
 		mode := os.FileMode(0o644)
 		if strings.HasSuffix(name, ".key") {
 			mode = 0o600

@@ -81,7 +81,8 @@ func (s *session) call(ctx context.Context, what string, fn func(ctx context.Con
 	tried := s.attempts.list()
 	var nf *client.NodesFailedError
 	if !errors.As(err, &nf) {
-		// One node's answer, or a local error (writing the backup file): the last attempt's.
+		// The error is one node's answer, or a local error such as a failed write of the
+		// backup file. Either way it belongs to the last attempt, so name that node.
 		if len(tried) == 0 {
 			return fmt.Errorf("%s: %s", what, describe(err))
 		}
@@ -99,7 +100,8 @@ func (s *session) call(ctx context.Context, what string, fn func(ctx context.Con
 	return fmt.Errorf("%s: no node could answer (%s)", what, strings.Join(errs, "; "))
 }
 
-// node is a client of the node at addr alone, tried once within min(--timeout, 2 s).
+// node returns a client of the node at addr alone, which tries that node once per call
+// within min(--timeout, 2 s).
 func (s *session) node(ctx context.Context, addr string) (*client.Client, error) {
 	return client.Dial(ctx, []string{addr}, append(s.nodeOpts,
 		client.WithCallTimeout(min(s.timeout, 2*time.Second)), client.WithBackoff(client.Backoff{MaxAttempts: 1}))...)

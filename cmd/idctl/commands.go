@@ -146,8 +146,8 @@ type nodeRow struct {
 	StorageFault string `json:"storage_fault,omitempty"`
 	// Version is the node's build, as it said itself or answered the probe ("" if unknown).
 	Version string `json:"version"`
-	// JoinUnfinished: the node joined with --join and is still a non-voter (node promote or
-	// node remove ends it).
+	// JoinUnfinished reports that the node joined with --join and is still a non-voter;
+	// idctl node promote or idctl node remove ends that.
 	JoinUnfinished bool `json:"join_unfinished,omitempty"`
 }
 

@@ -42,7 +42,8 @@ const (
 	exitUsage = 2
 )
 
-// usageError is bad usage: exit 2, with a hint where to look.
+// usageError means idctl was called wrongly: it exits with status 2 and prints a hint where
+// to look.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
@@ -103,8 +104,8 @@ func (e *env) call(what string, fn func(ctx context.Context, c *client.Client) e
 	return s.call(e.ctx, what, func(ctx context.Context) error { return fn(ctx, s.c) })
 }
 
-// answered makes the call rpc with fn and prints its answer: as protobuf JSON with --json,
-// otherwise as text writes it.
+// answered makes the call named rpc with fn and prints its answer: as protobuf JSON with
+// --json, otherwise in the form text writes.
 func answered[M proto.Message](e *env, rpc string, fn func(ctx context.Context, c *client.Client) (M, error), text func(w io.Writer, m M) error) error {
 	var m M
 	if err := e.call(rpc, func(ctx context.Context, c *client.Client) (err error) {
@@ -119,9 +120,10 @@ func answered[M proto.Message](e *env, rpc string, fn func(ctx context.Context, 
 	return text(e.stdout, m)
 }
 
-// allPages reads a listing through: it calls rpc (page) with each page token in turn, from
-// "", until an answer carries no next token, the token it was asked with, or no entries (n),
-// so that a node answering the same page again cannot keep it going (as client.Identities).
+// allPages reads a whole listing. It calls page with each page token in turn, starting from
+// "", and stops when an answer carries no next token, carries the token it was asked with,
+// or has no entries (n is 0). The last two stop a node that answers the same page again from
+// keeping idctl in a loop, as client.Identities does.
 func allPages(e *env, rpc string, page func(ctx context.Context, c *client.Client, token string) (next string, n int, err error)) error {
 	for token := ""; ; {
 		var next string
@@ -139,8 +141,8 @@ func allPages(e *env, rpc string, page func(ctx context.Context, c *client.Clien
 	}
 }
 
-// change changes name through the call rpc, made with fn, and then reports the change: as
-// {"<verb>": name} with --json, otherwise as sentence.
+// change makes the call named rpc with fn, which changes name, and then reports the change:
+// as {"<verb>": name} with --json, otherwise by printing sentence.
 func (e *env) change(rpc string, fn func(ctx context.Context, c *client.Client) error, verb, name, sentence string) error {
 	if err := e.call(rpc, fn); err != nil {
 		return err
