@@ -214,7 +214,9 @@ type Generator struct {
 	inflight *fetch // nil when no fetch runs
 	fetchSeq uint64
 	pending  *idnodev1.NextHiLoRequest // a request whose outcome is unknown: retried with its request_id
-	// The newest range's answer, sent with the next request so the server can size it.
+	// lastSize, lastAt and lastMax describe the newest range: its size, the time its answer
+	// gave, and its highest number. The next request sends them, so that the server can size
+	// the next range and start it above lastMax.
 	lastSize, lastAt, lastMax int64
 	pace                      pace
 	stats                     Stats

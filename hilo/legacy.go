@@ -38,8 +38,9 @@ func (c *config) checkFormat(tag string, sep rune) error {
 }
 
 // idParts returns what every ID of the range that resp granted starts and ends with: "orders/"
-// and "-A" by default. A server prefix is joined with the separator the server printed the tag with
-// (the last character of its prefix), so an ID uses one separator throughout.
+// and "-A" by default. A server prefix is joined with the separator that the server printed
+// the tag with (the last character of its prefix), so that an ID uses one separator
+// throughout.
 func (c *config) idParts(resp *idnodev1.NextHiLoResponse) (prefix, suffix string) {
 	prefix = resp.GetPrefix()
 	if c.hasServerPrefix {

@@ -32,13 +32,14 @@ func checkMask(size int64) int64 {
 	return step - 1
 }
 
-// pace is the generator's measure of its callers' rate and of its fetches' time (g.mu).
+// pace measures how fast a generator's callers take numbers and how long its fetches take.
+// g.mu guards it.
 type pace struct {
 	span *span     // the range being measured: the current one
 	k    int64     // numbers taken from it at the last check
 	at   time.Time // when
-	// rate is IDs/s between the last two checks: of the current range, or until the first
-	// check of a range, of the one before.
+	// rate is the IDs per second taken between the last two checks. Until the current range
+	// has had its first check, it is the rate measured on the range before.
 	rate float64
 	// fetchTime is how long a fetch takes: the slowest recent one, forgotten by an eighth per
 	// fetch, so that one quick answer does not make the next prefetch late.
@@ -52,8 +53,8 @@ func (p *pace) begin(s *span, now time.Time) bool {
 	return p.runsOutWithin(s.size)
 }
 
-// check records that k numbers of s were taken at now and reports whether the left ones will
-// run out too soon for a fetch started later. Checks of a range that is no longer measured,
+// check records that k numbers of s were taken at now, and reports whether the numbers left
+// will run out too soon for a fetch started later. Checks of a range that is no longer measured,
 // or that arrive out of order, measure nothing.
 func (p *pace) check(s *span, k int64, now time.Time) bool {
 	if s != p.span || k <= p.k {

@@ -14,11 +14,13 @@ import "time"
 // so a crash wastes little.
 type Policy struct {
 	Min, Max    int64         // bounds on a range's size
-	GrowWithin  time.Duration // previous range younger than this: double
-	ShrinkAfter time.Duration // previous range older than this: halve
+	GrowWithin  time.Duration // the next range doubles when the previous one is younger than this
+	ShrinkAfter time.Duration // the next range halves when the previous one is older than this
 }
 
-// DefaultPolicy is idnode's: 32 … 1,048,576, double under 30 s, halve over 60 s.
+// DefaultPolicy is idnode's policy. A range holds 32 to 1,048,576 numbers; the next range is
+// twice as large when the caller got its previous range less than 30 s ago, and half as large
+// when it got it more than 60 s ago.
 var DefaultPolicy = Policy{Min: 32, Max: 1 << 20, GrowWithin: 30 * time.Second, ShrinkAfter: 60 * time.Second}
 
 // Capacity returns the size of the next range. lastSize is the caller's previous range size
