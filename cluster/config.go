@@ -39,7 +39,7 @@ type Config struct {
 	// leader instead of forming a cluster of its own.
 	NoBootstrap bool
 	Timing      Timing
-	// LogStore is the store a data dir without Raft state is made with; empty:
+	// LogStore is the store that a data dir without Raft state is made with; empty means
 	// DefaultLogStore. A data dir that holds a store keeps it, and naming the other one is
 	// an error (ErrLogStoreMismatch).
 	LogStore LogStore

@@ -95,9 +95,9 @@ func heldLogStore(raftDir string) (LogStore, error) {
 	return "", nil
 }
 
-// chooseLogStore is the store a node opens in raftDir: the one the data dir holds, or for a
-// data dir without one, asked or else DefaultLogStore. Asking for another store than the one
-// held is an error, never a silent switch.
+// chooseLogStore returns the store a node opens in raftDir: the one the data dir holds, or,
+// for a data dir that holds none, the one asked for, else DefaultLogStore. Asking for another
+// store than the one held is an error, never a silent switch.
 func chooseLogStore(raftDir string, asked LogStore) (LogStore, error) {
 	if asked != "" {
 		if _, err := ParseLogStore(string(asked)); err != nil {
@@ -134,8 +134,8 @@ func lockedMessage(dataDir string) error {
 }
 
 // openLogStore opens (creating when new) the store kind in raftDir, with every append
-// fsynced: an acknowledged ID survives power loss. log takes the WAL's lines (a failed
-// segment rotation is only logged); nil: none.
+// fsynced: an acknowledged ID survives power loss. log receives the WAL's own log lines,
+// which are the only report of a failed segment rotation; nil discards them.
 func openLogStore(kind LogStore, raftDir, dataDir string, log hclog.Logger) (logStore, error) {
 	if kind == LogStoreWAL {
 		if log == nil {

@@ -15,7 +15,8 @@ import (
 // its quorum for ever: hashicorp/raft's peers.json, for Raft protocol 3 a JSON list of
 // {"id": "A", "address": "host:port", "non_voter": false}. On start the node rewrites its Raft
 // configuration to exactly that list (raft.RecoverCluster), then renames the file to
-// peers.json.applied so the next start does not do it again. See docs/recovery.md, "Disaster recovery: quorum lost for ever".
+// peers.json.applied so the next start does not do it again. See docs/recovery.md,
+// "Disaster recovery: quorum lost for ever".
 const PeersFile = "peers.json"
 
 // recoverFromPeersJSON applies <raftDir>/peers.json if it exists. It must run before

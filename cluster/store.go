@@ -12,8 +12,8 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
-// checkRaftStore opens an existing bbolt file (raft.db, or the WAL's meta file) read-only first and checks that the file holds
-// every page its newest meta page counts. bbolt maps the file into memory and trusts it: a
+// checkRaftStore opens an existing bbolt file (raft.db, or the WAL's meta file) read-only
+// first, and checks that the file holds every page its newest meta page counts. bbolt maps the file into memory and trusts it: a
 // truncated file faults (SIGBUS) on the first page past its end, which kills the process with
 // a stack trace instead of a message. The fault is turned into a panic and recovered here, and
 // the size check keeps raft from ever reading past the end later.
