@@ -50,9 +50,9 @@ func (c *Client) GenerateRaw(ctx context.Context, req *idnodev1.GenerateRequest)
 // reuses the call's request_id: the cluster answers it with the values it already reserved
 // instead of new ones.
 //
-// Concurrent calls for one value (count 0 or 1) of the same counter fold: the calls that
-// arrive while the counter's call in flight is out share the next call, for as many values,
-// and its block is split among them in arrival order (fold.go). A call that starts after
+// Concurrent calls for one value (count 0 or 1) of the same counter are folded together:
+// the calls that arrive while a call for that counter is in flight share the next call, which
+// asks for one value each, and its block is split among them in arrival order (fold.go). A call that starts after
 // another returned still gets a larger value. A call whose context carries outgoing gRPC
 // metadata is sent on its own: the metadata may be its caller's alone.
 func (c *Client) NextIdentity(ctx context.Context, name string, count int64) (docid.IdentityBlock, error) {

@@ -62,7 +62,8 @@ type Backoff struct {
 	MaxAttempts int
 }
 
-// DefaultBackoff: 25 ms, doubling, at most 1 s, ±20%, no cap on attempts. After a leader dies,
+// DefaultBackoff waits 25 ms before the second round and doubles the wait each round up to
+// 1 s, spreading each wait by ±20%, with no cap on the attempts. After a leader dies,
 // the survivors notice and elect another within about 0.35–0.75 s (a call that reaches one
 // meanwhile waits there for the election); the rounds, 200 or 400 ms apart by then, ask again
 // soon after (a call caught in it waited 0.5–0.9 s on a loaded loopback cluster,
@@ -101,7 +102,7 @@ func WithTransportCredentials(creds credentials.TransportCredentials) Option {
 }
 
 // WithCallTimeout bounds each attempt of a call on one node (default 3 s); when it passes, the
-// next node is tried. 0 or less: attempts are bounded only by the call's context.
+// next node is tried. With 0 or less, only the call's context bounds an attempt.
 func WithCallTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		o.callTimeout = d
@@ -146,7 +147,8 @@ func WithDialOptions(opts ...grpc.DialOption) Option {
 
 // WithNodesInOrder makes every call start at the first address given to Dial, and fail over
 // in the order given, instead of starting at a random node (which spreads many clients over
-// the cluster). For an operator's tool, whose first address is the node the operator means.
+// the cluster). It suits an operator's tool, whose first address is the node the operator
+// means.
 // As always, the node that answered a call is where the next one starts.
 func WithNodesInOrder() Option {
 	return func(o *options) error {
