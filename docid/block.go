@@ -38,9 +38,9 @@ func (b IdentityBlock) Len() int64 {
 }
 
 // Within returns the block ended early when it steps over more than maxSkipped claimed
-// values: it ends at the last free value before the (maxSkipped+1)th, because an answer listing every skipped value
-// could outgrow a message. The values cut off stay reserved, a gap like any answer lost. It
-// keeps at least First, which is free.
+// values: it then ends at the last free value before the (maxSkipped+1)th, because an answer
+// that lists every skipped value could outgrow a message. The values cut off stay reserved,
+// a gap like the values of any lost answer. The block keeps at least First, which is free.
 func (b IdentityBlock) Within(maxSkipped int) IdentityBlock {
 	if len(b.Skipped) <= maxSkipped {
 		return b

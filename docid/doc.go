@@ -1,7 +1,6 @@
 // Package docid is the document-ID grammar of idnode: it tells which strategy a request string
 // asks for, rejects input that breaks the rules of an ID (its length, its characters, its
-// separator), and formats the IDs the strategies
-// produce.
+// separator), and formats the IDs the strategies produce.
 //
 // A request string is read by its last character, with sep the cluster separator ('/' by
 // default):

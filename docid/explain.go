@@ -19,7 +19,7 @@ type Shape struct {
 	Number string
 	// NodeTag is the tag after "-": the node that minted a server-side ID or granted a range.
 	NodeTag string
-	// GUIDVersion is a GUID's UUID version; GUIDTime its time for a v7.
+	// GUIDVersion is a GUID's UUID version, and GUIDTime is the time a v7 GUID carries.
 	GUIDVersion int
 	GUIDTime    time.Time
 	// Note says what else the ID could be, when its shape is shared.

@@ -2,9 +2,10 @@ package docid
 
 import "strings"
 
-// ValidateName checks an identity name or HiLo tag; what ("identity name", "hilo tag") names it
-// in messages. It holds the same rules Parse holds the name in "name|" to, so NextIdentity and
-// Generate accept exactly the same names. ValidateHiLoTag adds the rules of a HiLo tag.
+// ValidateName checks an identity name or a HiLo tag; what says which one it is in messages
+// ("identity name", "hilo tag"). It applies the rules that Parse applies to the name in
+// "name|", so NextIdentity and Generate accept exactly the same names. ValidateHiLoTag adds
+// the rules of a HiLo tag.
 func ValidateName(what, name string) error {
 	if name == "" {
 		return invalid(what+" is empty", name)
