@@ -16,11 +16,11 @@ type Lease struct {
 	// Epoch is the fencing epoch of the grant; a higher epoch for the same
 	// worker is a newer grant.
 	Epoch uint64
-	// MinTick: mint strictly above it. It is the high-water tick recorded
-	// for the worker's previous holder (−1 for a worker never held).
+	// MinTick is the tick to mint strictly above: the high-water tick
+	// recorded for the worker's previous holder (−1 for a worker never held).
 	MinTick int64
-	// MaxTick: mint up to and including it. The FSM records it as the
-	// worker's high-water before granting; a renewal raises it.
+	// MaxTick is the last tick to mint at, included. The FSM records it as
+	// the worker's high-water before granting; a renewal raises it.
 	MaxTick int64
 	// ValidUntil is the local time to stop minting: the lease's expiry minus
 	// a safety margin. Derive it from time.Now() so that it keeps its
