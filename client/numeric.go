@@ -29,8 +29,8 @@ type NumericOptions struct {
 	Holder string
 	// Lease is how long each lease runs (1 s..1 h); default 30 s, renewed at a third of it.
 	Lease time.Duration
-	// Margin: minting stops this long before the lease's end by the local clock; default a
-	// tenth of Lease.
+	// Margin is how long before the lease's end, by the local clock, minting stops; the
+	// default is a tenth of Lease.
 	Margin time.Duration
 	// Clock is read for every ID and the lease's local end; default time.Now. Tests inject one.
 	Clock func() time.Time
@@ -90,8 +90,9 @@ func (l clientLeaser) Release(ctx context.Context, worker uint32, epoch uint64) 
 	return l.c.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: worker, Epoch: epoch})
 }
 
-// Lost: a renewal refused FAILED_PRECONDITION names a lease that is not the worker's current
-// one (status.Code sees through NodesFailedError).
+// Lost reports whether err refused a renewal because it named a lease that is not the
+// worker's current one: the cluster answers that with FAILED_PRECONDITION, and status.Code
+// sees through NodesFailedError.
 func (clientLeaser) Lost(err error) bool { return status.Code(err) == codes.FailedPrecondition }
 
 func grantOf(wl *idnodev1.WorkerLease) flakelease.Grant {
