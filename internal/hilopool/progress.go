@@ -10,10 +10,10 @@ import (
 	"github.com/idnode/idnode/internal/hilogrant"
 )
 
-// Progress: what the cluster records of a pool. The node publishes through Raft a
-// mark per pool, the highest number it may have granted from it, before it grants above the
-// last one; a node that starts drops every number at or below the cluster's mark from the pools
-// it read, so an older copy of the pools file costs a gap, never a repeat.
+// Progress is what the cluster records of a pool. Before a node grants above the last mark
+// it published, it publishes through Raft a new mark per pool: the highest number it may have
+// granted from it. A node that starts drops every number at or below the cluster's mark from
+// the pools it read, so an older copy of the pools file costs a gap, never a repeat.
 
 // RunEnd returns the end of the run of numbers in key's pool that continues right after n:
 // the High of the segment that starts at n+1, or n when none does. A grant that ends at n marks
