@@ -10,10 +10,10 @@ import "time"
 // measures how fast the current range is used and how long fetches take, and starts the next
 // fetch as soon as the range would run out before a fetch started later could land.
 
-// prefetchMargin: the next fetch starts once the current range would run out within this many
-// fetch times at the measured rate. One would be just in time for a steady rate; the second
-// covers a rate that doubles while the fetch is on the network, and a slower fetch than the
-// ones measured.
+// prefetchMargin is how many fetch times ahead the next fetch starts: once the current range
+// would run out within this many fetch times at the measured rate. One would be just in time
+// for a steady rate; the second covers a rate that doubles while the fetch is on the network,
+// and a fetch slower than the ones measured.
 const prefetchMargin = 2
 
 // paceChecks is how many times per range (about) a caller measures the rate: often enough to
