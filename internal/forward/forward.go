@@ -18,21 +18,21 @@ import (
 )
 
 var (
-	// ErrNoLeader: no leader is known, and none became known within the election wait.
+	// ErrNoLeader means no leader is known, and none became known within the election wait.
 	ErrNoLeader = errors.New("no leader is known")
-	// ErrLeaderChanged: the leader changed, or could not be reached in time, while the call
-	// was on its way to it. Whether the leader acted on the call is unknown.
+	// ErrLeaderChanged means the leader changed, or could not be reached in time, while the
+	// call was on its way to it. Whether the leader acted on the call is unknown.
 	ErrLeaderChanged = errors.New("the leader changed or became unreachable while the call was forwarded to it")
-	// ErrUnreached: the call never left this node for the leader (no connection to it). Nothing
-	// was done.
+	// ErrUnreached means the call never left this node for the leader (there was no
+	// connection to it). Nothing was done.
 	ErrUnreached = errors.New("the call could not be sent to the leader")
-	// ErrNoAnswer: the call was sent to the leader, but no answer came back (it wraps why:
-	// ErrLeaderChanged, or the transport's error). The leader may have acted on it.
+	// ErrNoAnswer means the call was sent to the leader, but no answer came back. It wraps
+	// the reason, ErrLeaderChanged or the transport's error. The leader may have acted on it.
 	ErrNoAnswer = errors.New("the leader did not answer a call it may have acted on")
-	// ErrBehind: the leader refused the call because this node does not know the cluster
-	// secret yet: it has not caught up with the log. Nothing was done.
+	// ErrBehind means the leader refused the call because this node does not know the
+	// cluster secret yet: it has not caught up with the log. Nothing was done.
 	ErrBehind = errors.New("this node has not caught up with the cluster's log yet")
-	// ErrSelf: while the call waited for an election, this node won it; serve the call here.
+	// ErrSelf means this node won the election the call waited for; serve the call here.
 	ErrSelf = errors.New("this node is the leader")
 )
 

@@ -25,7 +25,8 @@ type Hop struct {
 	cancel  func()
 	trailer metadata.MD
 	peer    peer.Peer
-	// secretless: this node knew no cluster secret when the hop opened, so its call carries none.
+	// secretless is set when this node knew no cluster secret as the hop opened, so that its
+	// call carries none.
 	secretless bool
 }
 
@@ -123,8 +124,9 @@ func (f *Forwarder) Do(ctx context.Context, lim Limits, call func(*Hop) error) e
 	}
 }
 
-// unreached: err's call failed before it left this node (no connection to the leader), neither
-// cancelled by its caller nor ended by the hop's limits. The leader did nothing with it.
+// unreached reports whether err's call failed before it left this node (there was no
+// connection to the leader), and neither its caller nor the hop's limits ended it. The leader
+// did nothing with such a call.
 func (h *Hop) unreached(err error) bool {
 	return err != nil && h.caller.Err() == nil && h.ctx.Err() == nil && h.peer.Addr == nil &&
 		len(h.trailer.Get(answeredByTrailer)) == 0
@@ -139,8 +141,8 @@ func (f *Forwarder) awaitLeaderOrConn(ctx context.Context, leaderID string, cc *
 	})
 }
 
-// refusedForTheSecret: the leader refused err's call for want of the secret, which this node
-// did not send because it did not know it.
+// refusedForTheSecret reports whether the leader refused err's call for want of the cluster
+// secret, which this node did not send because it did not know it yet.
 func (h *Hop) refusedForTheSecret(err error) bool {
 	return h.secretless && status.Code(err) == codes.Unauthenticated && len(h.trailer.Get(answeredByTrailer)) > 0
 }
