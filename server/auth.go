@@ -196,8 +196,8 @@ func (s *interceptors) isAdmin(ctx context.Context) bool {
 	return adminCertificate(ctx) || s.hasAdminToken(ctx)
 }
 
-// hasAdminToken reports whether the call carries the configured admin token (none is
-// configured: false).
+// hasAdminToken reports whether the call carries the configured admin token. When no token
+// is configured, it reports false.
 func (s *core) hasAdminToken(ctx context.Context) bool {
 	if s.cfg.AdminToken == "" {
 		return false

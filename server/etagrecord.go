@@ -139,7 +139,8 @@ func (r *etagRecord) failure() error {
 }
 
 // skipToRecord skips the counter past the cluster's record when the record is above its
-// watermark: the etag file went back to an older copy. Not under the counter's lock (raised).
+// watermark: the etag file went back to an older copy. It must not run under the counter's
+// lock, as raised does, because SkipThrough takes that lock.
 func (r *etagRecord) skipToRecord() error {
 	rec := r.published.Load()
 	if rec <= r.s.etags.Watermark() {
