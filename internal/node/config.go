@@ -42,8 +42,9 @@ type Config struct {
 	Place         func(tag string) (raftAddr, raftAdvertise string, err error)
 	// Peers lists the voters of a statically bootstrapped cluster, this node included.
 	Peers []cluster.Peer
-	// HTTPAddr is where the HTTP/JSON face listens; empty: none. HTTPAddrSet (the address
-	// was given) makes a taken address an error; a taken default only turns HTTP off.
+	// HTTPAddr is where the HTTP/JSON face listens; empty means nowhere. HTTPAddrSet says the
+	// address was given, which makes a taken address an error; a taken default address only
+	// turns HTTP off.
 	HTTPAddr    string
 	HTTPAddrSet bool
 	HTTP        httpapi.ServerConfig
@@ -54,15 +55,16 @@ type Config struct {
 	ElectionWait  time.Duration
 	// HighWater is how often the data dir's manifest records the applied Raft index.
 	HighWater time.Duration
-	// RaftLog is the Raft log store a new data dir is made with (cluster.Config.LogStore);
-	// empty: the one the data dir holds, or cluster.DefaultLogStore.
+	// RaftLog is the Raft log store a new data dir is made with (cluster.Config.LogStore).
+	// Empty means the one the data dir holds, or cluster.DefaultLogStore for a new one.
 	RaftLog cluster.LogStore
 	Limits  server.Limits
 	// MaxConns bounds the client port's connections (connlimit).
 	MaxConns int
 	Logger   *slog.Logger // nil: slog.Default()
 	// Exit ends the process when the node halts (a command it does not know, a Raft term it
-	// cannot write), with ExitHalted or ExitStorageHalted; nil: no halt hooks (tests).
+	// cannot write), with ExitHalted or ExitStorageHalted. Tests leave it nil, which sets no
+	// halt hooks.
 	Exit func(code int)
 
 	// ClusterConfig and ServerConfig, when set, add to the Raft and server settings (TLS,

@@ -177,7 +177,8 @@ func (n *Node) listen() (lis, httpLis net.Listener, err error) {
 			return nil, nil, fmt.Errorf("listen for gRPC on %s: %w", n.cfg.GRPCAddr, err)
 		}
 	}
-	// Not lis itself: a failed return below sets it (a result) to nil before the stop runs.
+	// The stop closes a copy of lis, not lis itself: lis is a named result, which a failed
+	// return below sets to nil before the stop runs.
 	grpcLis := lis
 	n.atStop(func(*error) { grpcLis.Close() })
 	n.grpcAddr = lis.Addr().String()
