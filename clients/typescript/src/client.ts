@@ -469,8 +469,13 @@ export class Client implements RangeSource, WorkerLeaser {
    * Concurrent calls for one value with no requestId of their own share one call (see fold.ts):
    * a block must stay consecutive, and a caller's request id names exactly one reservation.
    */
-  async nextIdentity(name: string, opts: CallOptions & { count?: number; requestId?: string } = {}): Promise<IdentityBlock> {
-    seg("identity name", name);
+  nextIdentity(name: string, opts: CallOptions & { count?: number; requestId?: string } = {}): Promise<IdentityBlock> {
+    // Not async: a folded caller's value then reaches it in one step fewer of the microtask queue.
+    try {
+      seg("identity name", name);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     if ((opts.count === undefined || opts.count === 1) && opts.requestId === undefined) return this.fold.next(name, opts);
     return this.sendIdentity(name, opts);
   }

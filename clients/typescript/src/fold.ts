@@ -32,17 +32,17 @@ export const FOLD_REGATHER_MAX_MS = 1;
 export type SendIdentities = (name: string, count: number, requestId: string, signal: AbortSignal) => Promise<IdentityBlock>;
 
 /**
- * A caller waiting for its value. Its deadline is a timer and, when it gave one, a listener on
- * its signal, rather than a Deadline: an AbortController a caller is the largest cost of a
- * folded identity in Node, where a batch serves up to 1024 callers on one call's cost.
+ * A caller waiting for its value. Its deadline is a time that its counter's one timer watches
+ * and, when it gave one, a listener on its signal, rather than a Deadline or a timer of its own:
+ * an AbortController a caller was the largest cost of a folded identity in Node, and a timer a
+ * caller the next, where a batch serves up to 1024 callers on one call's cost.
  */
 interface Waiter {
   /** When its timeoutMs (or the client's) passes, by performance.now(). */
   expiresAt: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
-  /** Its deadline passed or its signal was aborted. */
+  /** Its deadline passed or its signal was aborted (a deadline passing in a batch is seen at its end). */
   ended: boolean;
   /** Its own timeoutMs passed. */
   timedOut: boolean;
@@ -57,9 +57,8 @@ function endedErrorOf(w: Waiter): IdnodeError {
   return endedError(w.timedOut, w.signal?.reason);
 }
 
-/** Stops w's timer and signal listener: it is answered or gone. */
+/** Stops w's signal listener: it is answered or gone. */
 function dispose(w: Waiter): void {
-  clearTimeout(w.timer);
   if (w.onAbort !== undefined) w.signal?.removeEventListener("abort", w.onAbort);
 }
 
@@ -80,14 +79,25 @@ interface Counter {
   /** When > 0, the next batch waits until the queue is this long or regatherTimer fires. */
   regather: number;
   regatherTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Fires at expiryAt, no later than the earliest deadline of the queued callers, to end those
+   * whose deadline passed; a caller in a batch is ended by the batch's own timer.
+   */
+  expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  expiryAt: number;
 }
 
-/** The values of a block, the claimed ones left out. */
-function* values(block: IdentityBlock): Generator<bigint, void, undefined> {
-  const skipped = new Set(block.skipped);
-  for (let v = block.first; v <= block.last; v++) {
-    if (!skipped.has(v)) yield v;
-  }
+/** The values of a block one at a time, the claimed ones left out; undefined once it is used up. */
+function valuesOf(block: IdentityBlock): () => bigint | undefined {
+  const skipped = block.skipped.length > 0 ? new Set(block.skipped) : undefined;
+  let v = block.first;
+  return () => {
+    while (v <= block.last) {
+      const value = v++;
+      if (skipped === undefined || !skipped.has(value)) return value;
+    }
+    return undefined;
+  };
 }
 
 export class IdentityFold {
@@ -113,7 +123,6 @@ export class IdentityFold {
     return new Promise<IdentityBlock>((resolve, reject) => {
       const w: Waiter = {
         expiresAt: performance.now() + ms,
-        timer: undefined,
         signal,
         onAbort: undefined,
         ended: false,
@@ -124,35 +133,29 @@ export class IdentityFold {
       };
       let c = this.counters.get(name);
       if (c === undefined) {
-        c = { queue: [], inFlight: 0, regather: 0, regatherTimer: undefined };
+        c = { queue: [], inFlight: 0, regather: 0, regatherTimer: undefined, expiryTimer: undefined, expiryAt: Infinity };
         this.counters.set(name, c);
       }
       const counter = c;
-      w.timer = setTimeout(() => {
-        w.timedOut = true;
-        this.leave(name, counter, w);
-      }, ms);
       if (signal !== undefined) {
         w.onAbort = () => this.leave(name, counter, w);
         signal.addEventListener("abort", w.onAbort, { once: true });
       }
       counter.queue.push(w);
+      this.watch(name, counter, w.expiresAt);
       if (counter.regather > 0 && counter.queue.length >= counter.regather) this.endRegather(name, counter);
       else this.start(name, counter);
     });
   }
 
   /**
-   * Takes w, whose caller gave up, out of the queue or its batch. A caller whose own timeoutMs
-   * passed while in a batch stays: the batch ends by that deadline too and then says more than
-   * the deadline would, what the nodes answered. A value the batch still reserves for a caller
-   * that left is a gap, as for any call given up after it was sent.
+   * Takes w, whose caller aborted its signal, out of the queue or its batch. A value the batch
+   * still reserves for a caller that left is a gap, as for any call given up after it was sent.
    */
   private leave(name: string, c: Counter, w: Waiter): void {
     w.ended = true;
     const b = w.batch;
     if (b !== undefined) {
-      if (w.timedOut) return;
       w.batch = undefined;
       if (--b.waiting === 0) b.controller.abort();
     } else {
@@ -165,6 +168,41 @@ export class IdentityFold {
     w.reject(endedErrorOf(w));
   }
 
+  /** Makes c's expiry timer fire by expiresAt. */
+  private watch(name: string, c: Counter, expiresAt: number): void {
+    if (expiresAt >= c.expiryAt) return;
+    clearTimeout(c.expiryTimer);
+    c.expiryAt = expiresAt;
+    c.expiryTimer = setTimeout(() => this.expire(name, c), Math.max(expiresAt - performance.now(), 0));
+  }
+
+  /**
+   * Ends the queued callers whose deadline passed and watches the earliest of the others. A
+   * caller whose deadline passes while in a batch stays: the batch ends by that deadline too
+   * and then says more than the deadline would, what the nodes answered.
+   */
+  private expire(name: string, c: Counter): void {
+    c.expiryTimer = undefined;
+    c.expiryAt = Infinity;
+    const now = performance.now();
+    let earliest = Infinity;
+    const kept: Waiter[] = [];
+    for (const w of c.queue) {
+      if (w.expiresAt <= now) {
+        w.ended = true;
+        w.timedOut = true;
+        dispose(w);
+        w.reject(endedErrorOf(w));
+      } else {
+        kept.push(w);
+        earliest = Math.min(earliest, w.expiresAt);
+      }
+    }
+    c.queue = kept;
+    this.watch(name, c, earliest);
+    this.dropIdle(name, c);
+  }
+
   /** Sends the next batch of c, the oldest callers first, if one may go now. */
   private start(name: string, c: Counter): void {
     if (c.queue.length === 0 || c.inFlight >= FOLD_MAX_IN_FLIGHT || c.regather > 0) return;
@@ -173,11 +211,14 @@ export class IdentityFold {
       waiters,
       controller: new AbortController(),
       waiting: waiters.length,
-      expiresAt: Math.min(...waiters.map((w) => w.expiresAt)),
+      expiresAt: Infinity,
       timer: undefined,
       timedOut: false,
     };
-    for (const w of waiters) w.batch = b;
+    for (const w of waiters) {
+      w.batch = b;
+      b.expiresAt = Math.min(b.expiresAt, w.expiresAt);
+    }
     // A TimeoutError reason makes the transport end the call with DEADLINE_EXCEEDED, as the
     // caller's own timeoutMs would have.
     b.timer = setTimeout(() => {
@@ -200,7 +241,7 @@ export class IdentityFold {
     const round = performance.now() - sent;
     clearTimeout(b.timer);
     c.inFlight--;
-    const answered = this.finish(c, b, block, error);
+    const answered = this.finish(name, c, b, block, error);
     this.regatherAfter(name, c, answered, round);
     this.start(name, c);
     this.dropIdle(name, c);
@@ -214,23 +255,31 @@ export class IdentityFold {
    * not passed (a value it may have reserved for them is a gap, never a duplicate: the next
    * batch has a request id of its own). Returns how many callers got a value.
    */
-  private finish(c: Counter, b: Batch, block: IdentityBlock | undefined, error: unknown): number {
-    const next = block === undefined ? undefined : values(block);
+  private finish(name: string, c: Counter, b: Batch, block: IdentityBlock | undefined, error: unknown): number {
+    const next = block === undefined ? undefined : valuesOf(block);
+    const now = performance.now();
     const back: Waiter[] = [];
     let answered = 0;
     for (const w of b.waiters) {
       if (w.batch !== b) continue; // left
       w.batch = undefined;
-      const v = next?.next();
-      if (v !== undefined && v.done !== true) {
+      const v = next?.();
+      if (v !== undefined) {
         dispose(w);
-        w.resolve({ first: v.value, last: v.value, skipped: [] });
+        w.resolve({ first: v, last: v, skipped: [] });
         answered++;
-      } else if (w.ended) {
+        continue;
+      }
+      if (!w.ended && w.expiresAt <= now) {
+        w.ended = true;
+        w.timedOut = true;
+      }
+      if (w.ended) {
         dispose(w);
         w.reject(next === undefined ? error : endedErrorOf(w)); // its timeoutMs passed in the batch
       } else if (next !== undefined || (b.timedOut && w.expiresAt > b.expiresAt)) {
         back.push(w);
+        this.watch(name, c, w.expiresAt);
       } else {
         dispose(w);
         w.reject(error);
@@ -265,6 +314,11 @@ export class IdentityFold {
   }
 
   private dropIdle(name: string, c: Counter): void {
-    if (c.queue.length === 0 && c.inFlight === 0 && c.regather === 0 && this.counters.get(name) === c) this.counters.delete(name);
+    if (c.queue.length === 0 && c.inFlight === 0 && c.regather === 0 && this.counters.get(name) === c) {
+      clearTimeout(c.expiryTimer);
+      c.expiryTimer = undefined;
+      c.expiryAt = Infinity;
+      this.counters.delete(name);
+    }
   }
 }

@@ -163,6 +163,31 @@ test("a queued caller that gives up leaves the queue and is not sent", async () 
   assert.equal(s.calls.length, 1);
 });
 
+test("queued callers end at their own deadlines, whichever order they came in", async () => {
+  const s = new Script();
+  const inFlight = s.fold.next("orders");
+  const ended: number[] = [];
+  const queued = [300, 100, 200].map((ms) =>
+    s.fold.next("orders", { timeoutMs: ms }).then(
+      () => assert.fail(`the caller of ${ms} ms got a value`),
+      (e: unknown) => {
+        assert.ok(e instanceof DeadlineExceededError, String(e));
+        ended.push(ms);
+      },
+    ),
+  );
+  const patient = s.fold.next("orders");
+  await Promise.all(queued);
+  assert.deepEqual(ended, [100, 200, 300]);
+  assert.equal(s.fold.counters.get("orders")?.queue.length, 1, "the patient caller left the queue too");
+  s.answer(0, 1);
+  await until(() => s.calls.length === 2, "the patient caller's call");
+  assert.equal(s.calls[1]!.count, 1);
+  s.answer(1, 2);
+  assert.deepEqual(await outcomes([inFlight, patient]), [1n, 2n]);
+  await until(() => s.fold.counters.size === 0, "the idle counter dropped");
+});
+
 test("a batch is stopped only once every caller of it has left", async () => {
   const s = new Script();
   const held = s.fold.next("orders");
