@@ -77,19 +77,20 @@ func rpcOf(operationID string) (protoreflect.MethodDescriptor, error) {
 	return md, nil
 }
 
-// match reports whether path (escaped, as sent) fits the route's template, and its path
-// parameters (unescaped) by name.
-func (rt route) match(escapedPath string) (map[string]string, bool) {
-	segs := strings.Split(strings.TrimPrefix(escapedPath, "/"), "/")
+// match reports whether a path, split at "/" (escaped, as sent), fits the route's template,
+// and its path parameters (unescaped) by name.
+func (rt route) match(segs []string) (map[string]string, bool) {
 	if len(segs) != len(rt.segments) {
 		return nil, false
+	}
+	for i, tmpl := range rt.segments {
+		if !strings.HasPrefix(tmpl, "{") && segs[i] != tmpl {
+			return nil, false // most routes differ in a fixed segment: no map made for them
+		}
 	}
 	params := map[string]string{}
 	for i, tmpl := range rt.segments {
 		if !strings.HasPrefix(tmpl, "{") {
-			if segs[i] != tmpl {
-				return nil, false
-			}
 			continue
 		}
 		name, verb, _ := strings.Cut(strings.TrimPrefix(tmpl, "{"), "}") // "{name}:next" → "name", ":next"
@@ -109,8 +110,9 @@ func (rt route) match(escapedPath string) (map[string]string, bool) {
 // lookup finds the route of method and path. When the path has routes but none for method,
 // allowed lists their methods (for 405 and Allow); when it has none, both are empty.
 func (t routeTable) lookup(method, escapedPath string) (rt route, params map[string]string, allowed []string) {
+	segs := strings.Split(strings.TrimPrefix(escapedPath, "/"), "/")
 	for _, r := range t {
-		p, ok := r.match(escapedPath)
+		p, ok := r.match(segs)
 		if !ok {
 			continue
 		}
