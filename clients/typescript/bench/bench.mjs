@@ -1,8 +1,10 @@
 // The TypeScript client's figures for docs/BENCHMARKS.md (bench/clients.sh runs it beside the
 // other clients), one JSON line each, against the compiled package (tsc -p . first):
-//   node bench/bench.mjs --nodes 127.0.0.1:7081,127.0.0.1:7082,127.0.0.1:7083 [--concurrency 64] [--duration 5]
+//   node bench/bench.mjs --nodes 127.0.0.1:7081,127.0.0.1:7082,127.0.0.1:7083 [--concurrency 64] [--duration 5] [--only hilo|identities]
 // HiLo IDs per second from one generator in this process, awaited one after another, and
-// identities per second with --concurrency calls in flight through the nodes given.
+// identities per second with --concurrency calls in flight through the nodes given, with this
+// process's CPU time per identity (user and system): on a machine the client shares with the
+// cluster, the figure that does not depend on how busy the machine is.
 import { Client } from "../dist/index.js";
 
 function flag(name, fallback) {
@@ -11,7 +13,7 @@ function flag(name, fallback) {
 }
 
 function usage(msg) {
-  process.stderr.write(`bench: ${msg}\nusage: node bench/bench.mjs --nodes host:port,... [--concurrency 1..1024] [--duration 1..600]\n`);
+  process.stderr.write(`bench: ${msg}\nusage: node bench/bench.mjs --nodes host:port,... [--concurrency 1..1024] [--duration 1..600] [--only hilo|identities]\n`);
   process.exit(2);
 }
 
@@ -25,6 +27,8 @@ const nodes = (flag("nodes", "") ?? "").split(",").filter((n) => n !== "");
 if (nodes.length === 0) usage("give the nodes' HTTP addresses with --nodes");
 const concurrency = wholeFlag("concurrency", 64, 1, 1024);
 const duration = wholeFlag("duration", 5, 1, 600);
+const only = flag("only", "");
+if (only !== "" && only !== "hilo" && only !== "identities") usage("--only must be hilo or identities");
 
 const now = () => Number(process.hrtime.bigint()) / 1e9;
 
@@ -51,6 +55,7 @@ async function hilo(client) {
 async function identities(client) {
   const name = `bench-identity-${process.pid}`;
   await client.nextIdentity(name); // learns the leader
+  const cpu = process.cpuUsage();
   const start = now();
   const end = start + duration;
   let count = 0;
@@ -62,13 +67,15 @@ async function identities(client) {
       }
     }),
   );
-  report("identities_per_second", count, now() - start, { callers: concurrency });
+  const seconds = now() - start;
+  const used = process.cpuUsage(cpu);
+  report("identities_per_second", count, seconds, { callers: concurrency, cpuMicrosPerId: Number(((used.user + used.system) / count).toFixed(2)) });
 }
 
 const client = new Client(nodes);
 try {
-  await hilo(client);
-  await identities(client);
+  if (only !== "identities") await hilo(client);
+  if (only !== "hilo") await identities(client);
 } finally {
   await client.close();
 }
