@@ -16,7 +16,7 @@
 import type { IdentityBlock } from "./client.js";
 import { newRequestId } from "./hilo.js";
 import type { IdnodeError } from "./errors.js";
-import { CallOptions, endedError, timeoutOf } from "./transport.js";
+import { CallOptions, endedError, timeoutOf, timerDelay } from "./transport.js";
 
 /**
  * The batches of one counter on the wire at once: while one is in a Raft round the next gathers
@@ -173,7 +173,8 @@ export class IdentityFold {
     if (expiresAt >= c.expiryAt) return;
     clearTimeout(c.expiryTimer);
     c.expiryAt = expiresAt;
-    c.expiryTimer = setTimeout(() => this.expire(name, c), Math.max(expiresAt - performance.now(), 0));
+    // For a deadline further off than a timer holds, the timer fires early and expire watches again.
+    c.expiryTimer = setTimeout(() => this.expire(name, c), timerDelay(expiresAt - performance.now()));
   }
 
   /**
@@ -224,7 +225,7 @@ export class IdentityFold {
     b.timer = setTimeout(() => {
       b.timedOut = true;
       b.controller.abort(new DOMException("the earliest deadline of a folded batch passed", "TimeoutError"));
-    }, Math.max(b.expiresAt - performance.now(), 0));
+    }, timerDelay(b.expiresAt - performance.now()));
     c.inFlight++;
     void this.run(name, c, b);
   }

@@ -135,6 +135,17 @@ export interface TransportOptions {
 /** How often the client asks the nodes which gRPC address each has, to follow leader hints. */
 const ADDRESS_PROBE_INTERVAL_MS = 5000;
 
+/**
+ * The longest delay setTimeout holds (2^31 - 1 ms, about 24.8 days): it fires a longer one after
+ * 1 ms. A deadline or wait further off ends after this long instead.
+ */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** ms as a delay setTimeout keeps: at least 0, at most LONGEST_TIMER_MS. */
+export function timerDelay(ms: number): number {
+  return Math.min(Math.max(ms, 0), LONGEST_TIMER_MS);
+}
+
 /** A node's base URL from "host:port" or "http(s)://host:port". */
 export function nodeURL(addr: string): string {
   const trimmed = addr.trim();
@@ -193,7 +204,7 @@ export class Deadline {
     this.timer = setTimeout(() => {
       this.timedOut = true;
       this.controller.abort();
-    }, ms);
+    }, timerDelay(ms));
   }
 
   get signal(): AbortSignal {
@@ -218,7 +229,7 @@ export class Deadline {
         this.signal.removeEventListener("abort", done);
         resolve(!this.aborted);
       };
-      const t = setTimeout(done, ms);
+      const t = setTimeout(done, timerDelay(ms));
       this.signal.addEventListener("abort", done, { once: true });
     });
   }
@@ -420,7 +431,7 @@ export class Transport {
         ? setTimeout(() => {
             timedOut = true;
             controller.abort();
-          }, timeoutMs)
+          }, timerDelay(timeoutMs))
         : undefined;
     try {
       const deliver: RequestHandler = (r) => this.deliver(r, req.stream === true, () => timedOut);

@@ -193,6 +193,25 @@ test("the caller's deadline ends a call: DEADLINE_EXCEEDED, or the last node err
   });
 });
 
+test("a deadline further off than a timer can wait does not end a call at once", async () => {
+  // Answers 20 ms after it is asked, unless the request is aborted first: setTimeout fires a
+  // delay above 2^31 - 1 ms after 1 ms, which would end every call below before its answer.
+  const fetch = (_url: string, init: RequestInit): Promise<Response> =>
+    new Promise<Response>((resolve, reject) => {
+      const count = String((JSON.parse(String(init.body)) as { count: string }).count);
+      const t = setTimeout(() => resolve(new Response(JSON.stringify({ first: "1", last: count, skipped: [] }))), 20);
+      init.signal?.addEventListener("abort", () => {
+        clearTimeout(t);
+        reject(init.signal?.reason);
+      });
+    });
+  const client = new Client(["127.0.0.1:1"], { fetch, timeoutMs: 2 ** 40, attemptTimeoutMs: 2 ** 40 });
+  assert.equal((await client.nextIdentity("orders")).first, 1n, "a folded call under the client's deadline");
+  assert.equal((await client.nextIdentity("orders", { timeoutMs: 2 ** 31 })).first, 1n, "a folded call under its own");
+  assert.equal((await client.nextIdentity("orders", { count: 2, timeoutMs: Number.MAX_SAFE_INTEGER })).last, 2n, "a call for a block");
+  await client.close();
+});
+
 test("an unreachable node is UNAVAILABLE and the next one is tried", async () => {
   await withNodes([() => ({ status: 200, body: { ids: ["x"] } })], async ([ok], addrs) => {
     const dead = new FakeNode(() => "hang");
