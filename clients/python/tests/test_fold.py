@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import signal
 import threading
 import time
 from typing import Callable, Dict, List, Optional, Tuple
@@ -249,6 +250,50 @@ def test_a_deadline_passed_before_its_batch_was_sent_fails_that_caller_alone() -
     results = callers.join()
     assert isinstance(results[1], idnode.DeadlineExceeded)
     assert [results[i] for i in (0, 2)] == [IdentityBlock(1, 1), IdentityBlock(2, 2)]
+
+
+class Interrupted(Exception):
+    """What the test's signal handler raises in the main thread, as Ctrl-C would."""
+
+
+def test_a_caller_interrupted_in_a_batch_takes_no_value_and_holds_up_no_other() -> None:
+    # The main thread waits in a batch between two other callers and is interrupted by a
+    # signal, as Ctrl-C interrupts a program. The batch's answer skips it, and the caller after
+    # it, woken in turn by the one before (the relay), is still woken and takes its value.
+    cl = Cluster()
+    folder = _fold.SyncFolder(cl.send)
+    callers = Callers(folder)
+    callers.start(1, lambda k: len(cl.calls) == 1)
+    callers.start(1, lambda k: queue_len(folder) == 1)
+    left = threading.Event()
+
+    def interrupt(signum: int, frame: object) -> None:
+        if len(cl.calls) == 2 and not left.is_set():  # the main thread waits in batch 1
+            raise Interrupted()
+
+    def script() -> None:
+        until(lambda: queue_len(folder) == 2)
+        callers.start(1, lambda k: queue_len(folder) == 3)  # after the main thread
+        cl.answer(0, IdentityBlock(1, 1))  # batch 1: the second caller, the main thread, the third
+        assert left.wait(WAIT)
+        cl.answer(1, IdentityBlock(10, 12))
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.005, 0.005)
+    helper = threading.Thread(target=script, daemon=True)
+    try:
+        helper.start()
+        until(lambda: queue_len(folder) == 1)
+        with pytest.raises(Interrupted):
+            folder.next_identity("orders", 30.0)
+        left.set()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    helper.join(WAIT)
+    results = callers.join()
+    assert [results[i] for i in range(3)] == [IdentityBlock(v, v) for v in (1, 10, 11)]
+    assert [c[0] for c in cl.calls] == [1, 3]
 
 
 async def settle() -> None:

@@ -54,7 +54,7 @@ batch's round, never more than this."""
 class Waiter:
     """One folded caller: when it must be answered by, and its answer once it has one."""
 
-    __slots__ = ("deadline", "value", "error", "done", "signal", "batch", "leaves_at")
+    __slots__ = ("deadline", "value", "error", "done", "signal", "batch", "leaves_at", "relay")
 
     def __init__(self, deadline: Optional[float], signal: Any = None) -> None:
         self.deadline = deadline
@@ -64,6 +64,7 @@ class Waiter:
         self.done = False
         self.signal = signal  # a threading.Event or an asyncio.Future
         self.batch: Optional["Batch"] = None  # sync: a batch this caller's thread is to send
+        self.relay: Optional["Waiter"] = None  # sync: the caller of its batch it wakes on leaving
 
 
 class Batch:
@@ -180,7 +181,15 @@ def _expired(name: str) -> errors.IdnodeError:
 class SyncFolder:
     """Folding for the thread-safe client. A batch is sent by the thread of one of its callers,
     so folding adds no thread but the timer that bounds a regather; a caller waits on a lock of
-    its own, which is released to wake it (cheaper than an Event's condition and lock)."""
+    its own, which is released to wake it (cheaper than an Event's condition and lock).
+
+    The callers a batch answered are woken one after another, each by the one before as it
+    leaves (Waiter.relay), the sending thread first. Woken all at once, they only woke to queue
+    for the interpreter's lock, held by the thread waking them, and slept again: two or three
+    context switches an identity instead of one, and most of the process's CPU in the kernel.
+    One at a time, each runs while the one before blocks, and the order costs no time, as the
+    interpreter lets only one of them run at once anyway.
+    """
 
     def __init__(self, send: Callable[[str, int, str, Optional[float]], IdentityBlock], clock: Callable[[], float] = time.monotonic) -> None:
         self._send = send
@@ -199,26 +208,47 @@ class SyncFolder:
             counter.queue.append(w)
             counter.regathered()
             w.batch = counter.start_batch(name)
-        while True:  # ends when w is answered: each pass sends a batch or waits for one
-            if w.batch is not None:
-                batch, w.batch = w.batch, None
-                self._run(counter, batch)
-            if w.done:
-                break
-            left = -1 if w.deadline is None else max(w.deadline - self._clock(), 0.0)
-            if not signal.acquire(timeout=left):
-                with self._lock:
-                    if w in counter.queue:  # not in a batch yet: it can leave
-                        counter.queue.remove(w)
-                        raise _expired(name)
-                # In a batch, which ends by this caller's deadline: wait for its answer.
-                signal.acquire()
+        try:
+            self._wait(counter, name, w)
+        finally:
+            self._leave(counter, w)
         if w.error is not None:
             raise w.error
         assert w.value is not None
         return w.value
 
-    def _run(self, counter: Counter, batch: Batch) -> None:
+    def _wait(self, counter: Counter, name: str, w: Waiter) -> None:
+        """Send the batches handed to w's thread and wait until w is answered."""
+        while True:  # each pass sends a batch or waits for one
+            if w.batch is not None:
+                batch, w.batch = w.batch, None
+                self._run(counter, batch, w)
+            if w.done:
+                return
+            left = -1 if w.deadline is None else max(w.deadline - self._clock(), 0.0)
+            if not w.signal.acquire(timeout=left):
+                with self._lock:
+                    if w in counter.queue:  # not in a batch yet: it can leave
+                        counter.queue.remove(w)
+                        raise _expired(name)
+                # In a batch, which ends by this caller's deadline: wait for its answer.
+                w.signal.acquire()
+
+    def _leave(self, counter: Counter, w: Waiter) -> None:
+        """Wake the next caller answered with w. A caller leaving unanswered (interrupted while
+        it waited) is marked done, so that no batch answers it or counts on it to wake another."""
+        if not w.done:
+            with self._lock:
+                if not w.done:
+                    if w in counter.queue:
+                        counter.queue.remove(w)
+                    w.done = True
+                    return
+        following, w.relay = w.relay, None
+        if following is not None and following.signal.locked():
+            following.signal.release()
+
+    def _run(self, counter: Counter, batch: Batch, sender: Waiter) -> None:
         block: Optional[IdentityBlock] = None
         error: Optional[BaseException] = None
         sent = self._clock()
@@ -236,7 +266,14 @@ class SyncFolder:
                     timer = counter.timer = threading.Timer(wait, self._regathered, (counter, batch.name))
                     timer.daemon = True
                     timer.start()
-            self._start_locked(counter, batch.name, answered)
+            # The sender leads the relay when answered: it runs already, and wakes the next as
+            # it leaves.
+            if sender.done and answered[0] is not sender:
+                answered.remove(sender)
+                answered.insert(0, sender)
+            for a, b in zip(answered, answered[1:]):
+                a.relay = b
+            self._start_locked(counter, batch.name, answered[:1] if answered and answered[0] is not sender else [])
 
     def _regathered(self, counter: Counter, name: str) -> None:
         with self._lock:
