@@ -6,7 +6,6 @@ real-time order."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import signal
 import threading
 import time
@@ -117,18 +116,35 @@ def test_a_batch_is_split_in_arrival_order_and_each_has_its_own_request_id() -> 
     assert [c[0] for c in cl.calls] == [1, 5]
     assert len({c[1] for c in cl.calls}) == 2
     assert cl.most_in_flight == _fold.MAX_IN_FLIGHT == 1
-    until(lambda: folder._counters == {})  # an idle counter leaves nothing behind
+    # The batch of five waits for its callers to come back, which they do not: once that wait
+    # is over, the next call, for any counter, forgets the idle counter.
+    waited = folder._counters["orders"]
+    assert waited.regather == 5 and not waited.queue
+    until(lambda: time.monotonic() >= waited.regather_until)
+    other = Callers(folder, "other")
+    other.start(1, lambda k: len(cl.calls) == 3)
+    cl.answer(2, IdentityBlock(1, 1))
+    other.join()
+    assert folder._counters == {}  # an idle counter leaves nothing behind
 
 
 def test_a_thread_batch_waits_for_the_callers_just_answered(monkeypatch: pytest.MonkeyPatch) -> None:
     # Three threads take two values each. The first goes out alone, the other two together;
     # when they are answered, the next batch waits for both to ask again and carries all
-    # three, not the first alone and then the other two. A clock that runs fast makes every
-    # round long, so the wait is bounded by REGATHER_MAX, here longer than the test.
+    # three, not the first alone and then the other two. A clock that jumps while a batch is
+    # in flight makes every round long, so the wait is bounded by REGATHER_MAX, here longer
+    # than the test.
     monkeypatch.setattr(_fold, "REGATHER_MAX", 2 * WAIT)
-    ticks = itertools.count(0, 100)
+    jumped = [0.0]
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send, clock=lambda: float(next(ticks)))
+
+    def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        try:
+            return cl.send(name, n, request_id, timeout)
+        finally:
+            jumped[0] += 100 * WAIT
+
+    folder = _fold.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
     results: Dict[int, List[int]] = {}
 
     def take(i: int) -> None:
@@ -149,6 +165,38 @@ def test_a_thread_batch_waits_for_the_callers_just_answered(monkeypatch: pytest.
     for t in threads:
         t.join(WAIT)
     assert results[0] == [1, 4] and sorted(results[1] + results[2]) == [2, 3, 5, 6]
+
+
+def test_a_thread_batch_waits_for_callers_that_do_not_come_back_by_a_caller_not_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As above, but the third caller takes one value: the next batch waits for it to come back
+    # until the wait's bound, kept by a queued caller, and goes with the other two. No thread
+    # is started for the wait.
+    def no_thread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the fold started a thread")
+
+    monkeypatch.setattr(threading, "Timer", no_thread)
+    cl = Cluster()
+    folder = _fold.SyncFolder(cl.send)
+    results: Dict[int, List[int]] = {}
+
+    def take(i: int, n: int) -> None:
+        results[i] = [folder.next_identity("orders", None).first for _ in range(n)]
+
+    threads = [threading.Thread(target=take, args=(i, 1 if i == 2 else 2), daemon=True) for i in range(3)]
+    threads[0].start()
+    until(lambda: len(cl.calls) == 1)
+    for t in threads[1:]:
+        t.start()
+    until(lambda: queue_len(folder) == 2)
+    cl.answer(0, IdentityBlock(1, 1))
+    until(lambda: len(cl.calls) == 2 and queue_len(folder) == 1)
+    cl.answer(1, IdentityBlock(2, 3))
+    until(lambda: len(cl.calls) == 3)
+    assert [c[0] for c in cl.calls] == [1, 2, 2]
+    cl.answer(2, IdentityBlock(4, 5))
+    for t in threads:
+        t.join(WAIT)
+    assert results[0] == [1, 4] and sorted(results[1] + results[2]) == [2, 3, 5]
 
 
 def test_skipped_values_are_no_callers_and_a_short_block_leaves_the_rest_queued() -> None:
