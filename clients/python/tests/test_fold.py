@@ -199,6 +199,39 @@ def test_a_thread_batch_waits_for_callers_that_do_not_come_back_by_a_caller_not_
     assert results[0] == [1, 4] and sorted(results[1] + results[2]) == [2, 3, 5]
 
 
+def test_a_thread_batch_waits_half_a_round_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two callers answered after a round of 1 s do not come back; the next batch, with a
+    # caller that came during that round, goes half a round after the answer, not sooner and
+    # not a whole round later.
+    monkeypatch.setattr(_fold, "REGATHER_MAX", 2 * WAIT)
+    jumped = [0.0]
+    sent_at: List[float] = []
+    cl = Cluster()
+
+    def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        sent_at.append(time.monotonic())
+        try:
+            return cl.send(name, n, request_id, timeout)
+        finally:
+            jumped[0] += 1.0
+
+    folder = _fold.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
+    callers = Callers(folder)
+    callers.start(1, lambda k: len(cl.calls) == 1)
+    callers.start(2, lambda k: queue_len(folder) == k - 1)
+    cl.answer(0, IdentityBlock(1, 1))
+    until(lambda: len(cl.calls) == 2)
+    callers.start(1, lambda k: queue_len(folder) == 1)  # during the round of the two
+    answered_at = time.monotonic()
+    cl.answer(1, IdentityBlock(2, 3))
+    until(lambda: len(cl.calls) == 3)
+    waited = sent_at[2] - answered_at
+    assert 0.5 <= waited < 1.0, f"the next batch went {waited:.3f} s after the answer"
+    cl.answer(2, IdentityBlock(4, 4))
+    results = callers.join()
+    assert [results[i] for i in range(4)] == [IdentityBlock(v, v) for v in range(1, 5)]
+
+
 def test_skipped_values_are_no_callers_and_a_short_block_leaves_the_rest_queued() -> None:
     cl = Cluster()
     folder = _fold.SyncFolder(cl.send)
