@@ -4,8 +4,10 @@
 
 prints one JSON line per figure: HiLo IDs/s on one thread (the generator's hot path, ranges
 prefetched in the background), and identities/s with ``--concurrency`` threads through the
-nodes (each call one Raft round), with latency percentiles; then the same with asyncio tasks.
-Every ID is checked for duplicates. Run it from clients/python or with the package installed.
+nodes (each call one Raft round), with latency percentiles and the process's CPU time per
+identity (every thread's, gRPC's included: on a machine the cluster shares, it is what the
+client takes from the cluster); then the same with asyncio tasks. Every ID is checked for
+duplicates. Run it from clients/python or with the package installed.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any, List
+from typing import Any, List, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
@@ -86,13 +88,13 @@ def identities_threads(nodes: List[str], threads: int, seconds: float) -> None:
         for t in ts:
             t.start()
         start.wait()
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), cpu_seconds()
         stop.wait(seconds)  # the measurement's length, not a synchronisation
         stop.set()
         for t in ts:
             t.join(60)
-        took = time.perf_counter() - began
-    report("identities_per_second", threads, values, lat, errors, took, mode="threads")
+        took, cpu = time.perf_counter() - began, cpu_seconds() - cpu
+    report("identities_per_second", threads, values, lat, errors, took, cpu, mode="threads")
 
 
 def identities_tasks(nodes: List[str], tasks: int, seconds: float) -> None:
@@ -101,7 +103,7 @@ def identities_tasks(nodes: List[str], tasks: int, seconds: float) -> None:
     lat: List[List[float]] = [[] for _ in range(tasks)]
     errors: List[str] = []
 
-    async def main() -> float:
+    async def main() -> Tuple[float, float]:
         async with idnode.aio.Client(nodes) as c:
             await c.next_identity(name)
             loop = asyncio.get_running_loop()
@@ -118,21 +120,28 @@ def identities_tasks(nodes: List[str], tasks: int, seconds: float) -> None:
                     lat[i].append((time.perf_counter() - t0) * 1000)
                     values[i].append(block.first)
 
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), cpu_seconds()
             await asyncio.gather(*[work(i) for i in range(tasks)])
-            return time.perf_counter() - began
+            return time.perf_counter() - began, cpu_seconds() - cpu
 
-    took = asyncio.run(main())
-    report("identities_per_second", tasks, values, lat, errors, took, mode="asyncio")
+    took, cpu = asyncio.run(main())
+    report("identities_per_second", tasks, values, lat, errors, took, cpu, mode="asyncio")
 
 
-def report(figure: str, callers: int, values: List[List[int]], lat: List[List[float]], errors: List[str], took: float, mode: str) -> None:
+def cpu_seconds() -> float:
+    """CPU seconds the process spent so far, in every thread, user and system."""
+    t = os.times()
+    return t.user + t.system
+
+
+def report(figure: str, callers: int, values: List[List[int]], lat: List[List[float]], errors: List[str], took: float, cpu: float, mode: str) -> None:
     flat = [v for chunk in values for v in chunk]
     if len(flat) != len(set(flat)):
         raise SystemExit(f"{figure}: {len(flat) - len(set(flat))} duplicate identities")
     ms = sorted(x for chunk in lat for x in chunk)
     emit(figure, callers=callers, mode=mode, value=round(len(flat) / took), calls=len(flat), seconds=round(took, 3),
-         p50_ms=percentile(ms, 50), p99_ms=percentile(ms, 99), errors=len(errors))
+         p50_ms=percentile(ms, 50), p99_ms=percentile(ms, 99), cpu_us_per_identity=round(cpu / max(len(flat), 1) * 1e6, 2),
+         errors=len(errors))
 
 
 def main() -> None:
