@@ -1,7 +1,7 @@
-"""Folding of concurrent single identities (idnode/_fold.py): how a batch's block is split, an
-error reaching every caller of its batch, a caller's deadline ending that caller alone, the
-limits, and, on a real three-node cluster, 64 threads and 64 tasks getting unique values in
-real-time order."""
+"""Folding of concurrent single identities (idnode/_fold.py, _fold_threads.py, _fold_tasks.py):
+how a batch's block is split, an error reaching every caller of its batch, a caller's deadline
+ending that caller alone, the limits, and, on a real three-node cluster, 64 threads and 64
+tasks getting unique values in real-time order."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 import idnode
 import idnode.aio
 from cluster import Control
-from idnode import _fold
+from idnode import _fold, _fold_tasks, _fold_threads
 from idnode._calls import IdentityBlock
 
 WAIT = 10.0
@@ -71,7 +71,7 @@ class Callers:
     """Threads calling the folder one after another: each is queued before the next starts, so
     their arrival order is their index."""
 
-    def __init__(self, folder: _fold.SyncFolder, name: str = "orders") -> None:
+    def __init__(self, folder: _fold_threads.SyncFolder, name: str = "orders") -> None:
         self.folder = folder
         self.name = name
         self.results: Dict[int, object] = {}
@@ -98,14 +98,14 @@ class Callers:
         return self.results
 
 
-def queue_len(folder: _fold.SyncFolder, name: str = "orders") -> int:
+def queue_len(folder: _fold_threads.SyncFolder, name: str = "orders") -> int:
     c = folder._counters.get(name)
     return 0 if c is None else len(c.queue)
 
 
 def test_a_batch_is_split_in_arrival_order_and_each_has_its_own_request_id() -> None:
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send)
+    folder = _fold_threads.SyncFolder(cl.send)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)  # a batch of one in flight: the limit
     callers.start(5, lambda k: queue_len(folder) == k - 1)
@@ -144,7 +144,7 @@ def test_a_thread_batch_waits_for_the_callers_just_answered(monkeypatch: pytest.
         finally:
             jumped[0] += 100 * WAIT
 
-    folder = _fold.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
+    folder = _fold_threads.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
     results: Dict[int, List[int]] = {}
 
     def take(i: int) -> None:
@@ -176,7 +176,7 @@ def test_a_thread_batch_waits_for_callers_that_do_not_come_back_by_a_caller_not_
 
     monkeypatch.setattr(threading, "Timer", no_thread)
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send)
+    folder = _fold_threads.SyncFolder(cl.send)
     results: Dict[int, List[int]] = {}
 
     def take(i: int, n: int) -> None:
@@ -215,7 +215,7 @@ def test_a_thread_batch_waits_half_a_round_at_most(monkeypatch: pytest.MonkeyPat
         finally:
             jumped[0] += 1.0
 
-    folder = _fold.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
+    folder = _fold_threads.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(2, lambda k: queue_len(folder) == k - 1)
@@ -234,7 +234,7 @@ def test_a_thread_batch_waits_half_a_round_at_most(monkeypatch: pytest.MonkeyPat
 
 def test_skipped_values_are_no_callers_and_a_short_block_leaves_the_rest_queued() -> None:
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send)
+    folder = _fold_threads.SyncFolder(cl.send)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(4, lambda k: queue_len(folder) == k - 1)
@@ -250,7 +250,7 @@ def test_skipped_values_are_no_callers_and_a_short_block_leaves_the_rest_queued(
 
 def test_an_error_reaches_every_caller_of_its_batch_and_no_other() -> None:
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send)
+    folder = _fold_threads.SyncFolder(cl.send)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(3, lambda k: queue_len(folder) == k - 1)
@@ -265,7 +265,7 @@ def test_an_error_reaches_every_caller_of_its_batch_and_no_other() -> None:
 def test_a_batch_holds_at_most_max_batch_callers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_fold, "MAX_BATCH", 3)
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send)
+    folder = _fold_threads.SyncFolder(cl.send)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(5, lambda k: queue_len(folder) == k - 1)
@@ -280,7 +280,7 @@ def test_a_batch_holds_at_most_max_batch_callers(monkeypatch: pytest.MonkeyPatch
 
 def test_a_queued_caller_leaves_at_its_deadline_and_a_batch_runs_until_the_earliest() -> None:
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send)
+    folder = _fold_threads.SyncFolder(cl.send)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     with pytest.raises(idnode.DeadlineExceeded):
@@ -297,7 +297,7 @@ def test_a_callers_deadline_passing_in_a_batch_fails_that_caller_alone() -> None
     # with the long deadline goes back to the queue and the next batch serves it.
     now = [0.0]
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send, clock=lambda: now[0])
+    folder = _fold_threads.SyncFolder(cl.send, clock=lambda: now[0])
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(1, lambda k: queue_len(folder) == 1, timeout=5.0)
@@ -318,7 +318,7 @@ def test_a_callers_deadline_passing_in_a_batch_fails_that_caller_alone() -> None
 def test_a_deadline_passed_before_its_batch_was_sent_fails_that_caller_alone() -> None:
     now = [0.0]
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send, clock=lambda: now[0])
+    folder = _fold_threads.SyncFolder(cl.send, clock=lambda: now[0])
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(1, lambda k: queue_len(folder) == 1, timeout=5.0)
@@ -342,7 +342,7 @@ def test_a_caller_interrupted_in_a_batch_takes_no_value_and_holds_up_no_other() 
     # signal, as Ctrl-C interrupts a program. The batch's answer skips it, and the caller after
     # it, woken in turn by the one before (the relay), is still woken and takes its value.
     cl = Cluster()
-    folder = _fold.SyncFolder(cl.send)
+    folder = _fold_threads.SyncFolder(cl.send)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(1, lambda k: queue_len(folder) == 1)
@@ -394,7 +394,7 @@ def test_an_asyncio_callers_deadline_or_cancellation_ends_that_caller_alone() ->
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
 
-        folder = _fold.AsyncFolder(send, clock=lambda: now[0])
+        folder = _fold_tasks.AsyncFolder(send, clock=lambda: now[0])
         sent = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         short = asyncio.ensure_future(folder.next_identity("orders", 5.0))
         cancelled = asyncio.ensure_future(folder.next_identity("orders", 30.0))
@@ -430,7 +430,7 @@ def test_asyncio_callers_fold_the_same_way() -> None:
 
         # A clock that stands still: rounds take no time, so the wait for callers just
         # answered (who do not come back here) ends at the next turn of the loop.
-        folder = _fold.AsyncFolder(send, clock=lambda: 0.0)
+        folder = _fold_tasks.AsyncFolder(send, clock=lambda: 0.0)
         tasks = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(6)]
         await settle()
         assert [c[0] for c in calls] == [1]
@@ -467,7 +467,7 @@ def test_an_asyncio_batch_waits_for_the_callers_just_answered() -> None:
             gates[i].set_result(IdentityBlock(issued + 1, issued + calls[i]))
             issued += calls[i]
 
-        folder = _fold.AsyncFolder(send)
+        folder = _fold_tasks.AsyncFolder(send)
 
         async def two() -> List[int]:
             return [(await folder.next_identity("orders", 30.0)).first for _ in range(2)]
@@ -508,7 +508,7 @@ def test_an_asyncio_batch_waits_a_quarter_round_at_most(monkeypatch: pytest.Monk
             gates.append(loop.create_future())
             return await gates[-1]
 
-        folder = _fold.AsyncFolder(send, clock=lambda: now[0])
+        folder = _fold_tasks.AsyncFolder(send, clock=lambda: now[0])
         first = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(3)]
         await settle()
         assert len(gates) == 1  # the others wait behind the batch in flight
@@ -533,7 +533,7 @@ def test_a_queued_asyncio_caller_leaves_at_its_deadline_and_a_cancelled_one_at_o
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
 
-        folder = _fold.AsyncFolder(send, clock=lambda: 0.0)
+        folder = _fold_tasks.AsyncFolder(send, clock=lambda: 0.0)
         sent = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         cancelled = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         await settle()
@@ -558,7 +558,7 @@ def test_an_asyncio_caller_with_a_shorter_deadline_than_those_queued_leaves_at_i
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
 
-        folder = _fold.AsyncFolder(send, clock=lambda: 0.0)
+        folder = _fold_tasks.AsyncFolder(send, clock=lambda: 0.0)
         sent = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         patient = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         await settle()

@@ -21,7 +21,7 @@ from . import _calls, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Call, check_seconds
 from ._entity import collection_name, entity_id
-from ._fold import AsyncFolder
+from ._fold_tasks import AsyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
 from .client import _DEFAULT, ClientBase

@@ -12,7 +12,7 @@ from . import _calls, _exit, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_seconds
 from ._entity import collection_name, entity_id
-from ._fold import SyncFolder
+from ._fold_threads import SyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
 from .v1 import idnode_pb2 as pb
