@@ -232,6 +232,38 @@ def test_a_thread_batch_waits_half_a_round_at_most(monkeypatch: pytest.MonkeyPat
     assert [results[i] for i in range(4)] == [IdentityBlock(v, v) for v in range(1, 5)]
 
 
+def test_a_caller_keeping_a_regather_hands_it_on_when_it_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two callers queue while a batch of two is in flight. When it is answered, the next batch
+    # waits for the two answered to come back, which they do not; the oldest queued caller
+    # keeps that wait, and its own deadline passes first. It leaves, and the other queued
+    # caller keeps the wait now and sends the batch at its end.
+    monkeypatch.setattr(_fold, "REGATHER_MAX", 0.2)
+    jumped = [0.0]
+    cl = Cluster()
+
+    def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        try:
+            return cl.send(name, n, request_id, timeout)
+        finally:
+            jumped[0] += 1.0  # a round of over a second: the wait is REGATHER_MAX
+
+    folder = _fold_threads.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
+    callers = Callers(folder)
+    callers.start(1, lambda k: len(cl.calls) == 1)
+    callers.start(2, lambda k: queue_len(folder) == k - 1)
+    cl.answer(0, IdentityBlock(1, 1))
+    until(lambda: len(cl.calls) == 2)
+    callers.start(1, lambda k: queue_len(folder) == 1, timeout=0.5)  # past by the answer
+    callers.start(1, lambda k: queue_len(folder) == 2)
+    cl.answer(1, IdentityBlock(2, 3))
+    until(lambda: len(cl.calls) == 3)
+    assert [c[0] for c in cl.calls] == [1, 2, 1]
+    cl.answer(2, IdentityBlock(4, 4))
+    results = callers.join()
+    assert isinstance(results[3], idnode.DeadlineExceeded)
+    assert [results[i] for i in (0, 1, 2, 4)] == [IdentityBlock(v, v) for v in range(1, 5)]
+
+
 def test_skipped_values_are_no_callers_and_a_short_block_leaves_the_rest_queued() -> None:
     cl = Cluster()
     folder = _fold_threads.SyncFolder(cl.send)
