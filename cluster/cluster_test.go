@@ -201,9 +201,9 @@ func tlsNode(t *testing.T, ca *tlsconfig.Authority) *tlsconfig.Node {
 	return n
 }
 
-// TestMutualTLSTransport forms a three-node cluster over TCP with mutual TLS, and checks a
-// plaintext dial to a node's Raft port gets nothing out of it and that OnApply observes.
-func TestMutualTLSTransport(t *testing.T) {
+// mutualTLSConfigs are three nodes A, B and C on loopback ports that speak mutual TLS, their
+// certificates signed by one test CA.
+func mutualTLSConfigs(t *testing.T) []Config {
 	ca, err := tlsconfig.NewAuthority("test CA", time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -213,13 +213,20 @@ func TestMutualTLSTransport(t *testing.T) {
 	for _, tag := range tags {
 		peers = append(peers, Peer{ID: tag, Address: freeAddr(t)})
 	}
-	applied := make(chan time.Duration, 100)
 	cfgs := make([]Config, len(tags))
 	for i, tag := range tags {
-		cfgs[i] = Config{
-			ID: tag, DataDir: t.TempDir(), RaftAddr: peers[i].Address, Peers: peers, Logger: quiet,
-			TLS: tlsNode(t, ca).Peer(), OnApply: func(d time.Duration) { applied <- d },
-		}
+		cfgs[i] = Config{ID: tag, DataDir: t.TempDir(), RaftAddr: peers[i].Address, Peers: peers, Logger: quiet, TLS: tlsNode(t, ca).Peer()}
+	}
+	return cfgs
+}
+
+// TestMutualTLSTransport forms a three-node cluster over TCP with mutual TLS, and checks a
+// plaintext dial to a node's Raft port gets nothing out of it and that OnApply observes.
+func TestMutualTLSTransport(t *testing.T) {
+	applied := make(chan time.Duration, 100)
+	cfgs := mutualTLSConfigs(t)
+	for i := range cfgs {
+		cfgs[i].OnApply = func(d time.Duration) { applied <- d }
 	}
 	nodes := mustOpenAll(t, cfgs...)
 	leader := leaderOf(t, nodes...)
@@ -237,7 +244,7 @@ func TestMutualTLSTransport(t *testing.T) {
 	}
 
 	plain := &streamLayer{}
-	conn, err := plain.Dial(raft.ServerAddress(peers[0].Address), time.Second)
+	conn, err := plain.Dial(raft.ServerAddress(cfgs[0].RaftAddr), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

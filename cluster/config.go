@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"log/slog"
@@ -46,6 +47,9 @@ type Config struct {
 	Logger   *slog.Logger
 	// Transport replaces the TCP transport; tests use raft's in-memory one to cut links.
 	Transport raft.Transport
+	// Dial, when set, opens the TCP transport's connections to peers instead of net.Dial
+	// (TLS, when set, runs over what it returns): tests route them through a latency proxy.
+	Dial func(ctx context.Context, address string) (net.Conn, error)
 	// TLS, when set, makes the TCP transport speak mutual TLS: it must present this node's
 	// certificate, require and verify the peer's (tlsconfig.Node.Peer).
 	TLS *tls.Config

@@ -119,6 +119,7 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 		if err != nil {
 			return err
 		}
+		stream.dial = n.cfg.Dial
 		n.transport, n.dial, n.internal = &memberGuard{nt}, stream.Dial, stream.mux.internal
 	}
 	// The guard goes outside the cache: the cache reports a failed write with %q, which

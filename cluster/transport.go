@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"log/slog"
@@ -23,17 +24,46 @@ type streamLayer struct {
 	mux          *portMux
 	advertise    hostPort
 	tls          *tls.Config
+	// dial opens the connection under TLS when set (Config.Dial); net.Dial when nil.
+	dial func(ctx context.Context, address string) (net.Conn, error)
 }
 
 var _ raft.StreamLayer = (*streamLayer)(nil)
 
 func (s *streamLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	if s.dial != nil {
+		return s.dialVia(string(address), timeout)
+	}
 	if s.tls != nil {
 		// The timeout covers the handshake too.
 		d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: s.tls}
 		return d.Dial("tcp", string(address))
 	}
 	return net.DialTimeout("tcp", string(address), timeout)
+}
+
+// dialVia opens the connection with s.dial, then makes the TLS handshake over it, all within
+// timeout.
+func (s *streamLayer) dialVia(address string, timeout time.Duration) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	conn, err := s.dial(ctx, address)
+	if err != nil || s.tls == nil {
+		return conn, err
+	}
+	cfg := s.tls
+	if cfg.ServerName == "" {
+		// As tls.Dialer does: the certificate must name the host dialled.
+		host, _, _ := net.SplitHostPort(address)
+		cfg = cfg.Clone()
+		cfg.ServerName = host
+	}
+	tc := tls.Client(conn, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return tc, nil
 }
 
 func (s *streamLayer) Addr() net.Addr { return s.advertise }

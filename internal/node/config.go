@@ -85,7 +85,7 @@ type Config struct {
 	// already listening. Transport replaces Raft's TCP transport (cluster.Config.Transport);
 	// the internal services are then served on InternalListener, there being no Raft port to
 	// share. Timing is Raft's (zero: cluster.DefaultTiming), Dial how the node reaches others
-	// (nil: TCP). ServerOptions are added to every gRPC server the node runs.
+	// for Raft and forwarding alike (nil: TCP). ServerOptions are added to every gRPC server the node runs.
 	GRPCListener     net.Listener
 	Transport        raft.Transport
 	InternalListener net.Listener

@@ -230,6 +230,7 @@ func (n *Node) openStores(ctx context.Context, st *datadir.NodeState) error {
 		},
 		Transport: n.cfg.Transport,
 		Timing:    n.cfg.Timing,
+		Dial:      n.cfg.Dial,
 	}
 	if n.cfg.Transport != nil {
 		cc.RaftAddr = n.cfg.RaftAddr

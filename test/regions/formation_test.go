@@ -1,0 +1,43 @@
+package regions
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/internal/forward"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/helpers/wan"
+)
+
+// nearestRegions is the shortest round trip between two regions of wan.ThreeRegions, less
+// the proxies' jitter: the least any call that crosses regions can take.
+const nearestRegions = 27 * time.Millisecond
+
+// Three nodes in three regions form a cluster through the latency proxies, elect a leader,
+// and hand out identities. Each identity crosses regions, so it takes at least the nearest
+// regions' round trip: on the leader, Raft's replication to a second node; through a
+// follower, the relay to the leader as well. Were either path to go around the proxies, the
+// leader's or a follower's call would take a fraction of a millisecond.
+func TestClusterFormsAcrossThreeRegions(t *testing.T) {
+	c := startWANCluster(t, wan.ThreeRegions, []member{{"A", "a"}, {"B", "b"}, {"C", "c"}}, cluster.DefaultTiming, forward.DefaultElectionWait)
+	leader := c.waitLeader(t, time.Minute)
+	for tag := range c.nodes {
+		client := c.client(t, tag)
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		// The first call dials the relay; the second one measures what an identity costs.
+		_, err := client.Generate(ctx, &idnodev1.GenerateRequest{Id: "users|"})
+		start := time.Now()
+		resp, err2 := client.Generate(ctx, &idnodev1.GenerateRequest{Id: "users|"})
+		took := time.Since(start)
+		cancel()
+		if err != nil || err2 != nil || len(resp.GetIds()) != 1 {
+			t.Fatalf("identity on %s (leader %s): %v, %v, %v", tag, leader, resp.GetIds(), err, err2)
+		}
+		if took < nearestRegions {
+			t.Errorf("identity on %s (leader %s) took %v, less than a round trip between regions (%v): a path went around the proxies",
+				tag, leader, took, nearestRegions)
+		}
+	}
+}

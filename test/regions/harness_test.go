@@ -1,0 +1,137 @@
+// Package regions runs clusters whose nodes sit in regions apart, on loopback: each node is
+// assembled by node.Start as cmd/idnode assembles it (real Raft over TCP, real gRPC), and
+// every connection between two nodes crosses the latency proxies of test/helpers/wan.
+package regions
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/internal/node"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/helpers/loopback"
+	"github.com/idnode/idnode/test/helpers/poll"
+	"github.com/idnode/idnode/test/helpers/wan"
+)
+
+// member is one node of a test cluster: its tag and its region.
+type member struct {
+	Tag, Region string
+}
+
+// wanCluster is a running cluster of in-process nodes behind a wan.Net.
+type wanCluster struct {
+	nodes map[string]*node.Node
+	cfgs  map[string]node.Config
+}
+
+// startWANCluster starts one node per member, bootstrapped together with --peers, each
+// dialling its peers through the proxies of rt; timing is every node's Raft timing. It
+// returns once every node serves and they agree on a leader. The nodes stop when the test
+// ends.
+func startWANCluster(t *testing.T, rt wan.RoundTrips, members []member, timing cluster.Timing, electionWait time.Duration) *wanCluster {
+	t.Helper()
+	var (
+		peers []cluster.Peer
+		wn    []wan.Node
+	)
+	for _, m := range members {
+		addr := loopback.FreeAddr(t)
+		peers = append(peers, cluster.Peer{ID: m.Tag, Address: addr})
+		wn = append(wn, wan.Node{Name: m.Tag, Region: m.Region, Addr: addr})
+	}
+	network := wan.Start(t, rt, wn)
+	c := &wanCluster{nodes: map[string]*node.Node{}, cfgs: map[string]node.Config{}}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for i, m := range members {
+		c.cfgs[m.Tag] = node.Config{
+			DataDir: t.TempDir(), Tag: m.Tag, Separator: '/',
+			GRPCAddr: loopback.FreeAddr(t), RaftAddr: peers[i].Address, Peers: peers,
+			MaxCount: docid.DefaultMaxCount, IdentityBatch: 64, ElectionWait: electionWait,
+			MaxConns: 64, Timing: timing, Dial: network.Dialer(m.Tag),
+			Logger: log.With("node", m.Tag),
+		}
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, m := range members {
+		wg.Go(func() {
+			n, err := c.open(t, m.Tag)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			c.nodes[m.Tag] = n
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		t.Fatalf("starting the cluster: %v", errs)
+	}
+	c.waitLeader(t, time.Minute)
+	return c
+}
+
+// open starts the node with tag on its config (its data dir kept from an earlier start); it
+// stops when the test ends.
+func (c *wanCluster) open(t *testing.T, tag string) (*node.Node, error) {
+	n, err := node.Start(t.Context(), c.cfgs[tag])
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", tag, err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n, nil
+}
+
+// leader is the tag of the node that every running node names as leader, or "" while they
+// disagree or none leads.
+func (c *wanCluster) leader() string {
+	seen := ""
+	for _, n := range c.nodes {
+		id, _ := n.Cluster().Leader()
+		tag, _ := docid.MemberTag(id)
+		if id == "" || (seen != "" && tag != seen) {
+			return ""
+		}
+		seen = tag
+	}
+	return seen
+}
+
+// waitLeader waits until every running node names the same leader, and returns its tag.
+func (c *wanCluster) waitLeader(t *testing.T, within time.Duration) string {
+	t.Helper()
+	var tag string
+	poll.Until(t, "one leader named by every node", within, 20*time.Millisecond, func() error {
+		if tag = c.leader(); tag == "" {
+			return fmt.Errorf("the nodes name no common leader")
+		}
+		return nil
+	})
+	return tag
+}
+
+// client is a gRPC client of the node with tag, closed when the test ends.
+func (c *wanCluster) client(t *testing.T, tag string) idnodev1.IdServiceClient {
+	t.Helper()
+	cc, err := grpc.NewClient("passthrough:///"+c.nodes[tag].GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	return idnodev1.NewIdServiceClient(cc)
+}
