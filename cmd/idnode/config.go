@@ -49,7 +49,11 @@ type config struct {
 	electionWait  time.Duration
 	highWater     time.Duration
 	raftLog       cluster.LogStore // "": the data dir's own, or cluster.DefaultLogStore for a new one
-	// snapshots are Raft's snapshot settings; the rest of cluster.Timing is not a flag.
+	// raftRTT is the round trip between the nodes farthest apart, from which raftTiming (all
+	// of cluster.Timing but the snapshot settings) and, unless given, electionWait follow.
+	raftRTT    time.Duration
+	raftTiming cluster.Timing
+	// snapshots are Raft's snapshot settings.
 	snapshotInterval  time.Duration
 	snapshotThreshold uint64
 	logFormat         string
@@ -104,12 +108,14 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 	fs.Int64Var(&c.maxCount, "max-count", docid.DefaultMaxCount, "largest count one call may ask for")
 	fs.IntVar(&c.identityBatch, "identity-batch", identity.DefaultOptions.MaxBatch, "most identity requests the leader coalesces into one Raft entry; 1 turns coalescing off")
 	fs.DurationVar(&c.electionWait, "election-wait", forward.DefaultElectionWait, "how long an identity or HiLo call that finds no leader waits for an election before it is refused; "+
-		"keep it under 2s, the time a node cut off in a minority has to refuse")
+		"keep it under 2s, the time a node cut off in a minority has to refuse (default: four election timeouts of --raft-rtt's timing, 1s on a LAN)")
 	fs.DurationVar(&c.highWater, "high-water-interval", datadir.DefaultHighWaterInterval, "how often the data dir records how far its Raft log is known durable, so a Raft log replaced by an older copy is refused at start "+
 		"even after a crash; a copy less than this old can pass; 0: only at snapshots and clean stops")
 	fs.StringVar(&raftLog, "raft-log", "", fmt.Sprintf("store of the Raft log in a new data dir: %s (raft-wal, raft/wal/: one fsync per append) or %s (raft-boltdb, raft/raft.db, the store of data dirs made before %s became the default); "+
 		"default: the one the data dir holds, %s for a new one. A data dir keeps the store it was made with: naming the other one is an error; "+
 		"to move a node, remove it and join it again with an empty data dir (docs/upgrades.md)", cluster.LogStoreWAL, cluster.LogStoreBolt, cluster.LogStoreWAL, cluster.DefaultLogStore))
+	fs.DurationVar(&c.raftRTT, "raft-rtt", cluster.LANRoundTrip, fmt.Sprintf("round trip between the two nodes farthest apart (at most %v): Raft's heartbeat and election timeouts are ten of it, "+
+		"never under a LAN's 250ms, its leader lease 80%% of that, and --election-wait, unless given, four election timeouts (docs/regions.md)", cluster.MaxRoundTrip))
 	fs.DurationVar(&c.snapshotInterval, "raft-snapshot-interval", cluster.DefaultTiming.SnapshotInterval, "how often Raft checks whether to snapshot (each check at a random time up to twice this): a snapshot lets it compact the log and restart or catch up a node from it")
 	fs.Uint64Var(&c.snapshotThreshold, "raft-snapshot-threshold", cluster.DefaultTiming.SnapshotThreshold, "log entries since the last snapshot that make a check take one; lower: smaller log and faster restarts, more snapshot writes (each writes the whole state and the series journals)")
 	fs.BoolVar(&c.hiloPools, "hilo-pools", true, "grant HiLo ranges from this node's own pool of numbers the cluster reserved to it: no Raft round per range, and ranges keep coming without a quorum until the pool is used up (false: every range through the leader)")
@@ -210,6 +216,11 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, 
 	}
 	if c.identityBatch < 1 {
 		errs = append(errs, fmt.Errorf("--identity-batch must be at least 1, got %d", c.identityBatch))
+	}
+	if c.raftTiming, err = cluster.TimingForRoundTrip(c.raftRTT); err != nil {
+		errs = append(errs, fmt.Errorf("--raft-rtt: %w", err))
+	} else if !set["election-wait"] {
+		c.electionWait = c.raftTiming.ElectionWait()
 	}
 	if c.electionWait <= 0 {
 		errs = append(errs, fmt.Errorf("--election-wait must be positive, got %v", c.electionWait))

@@ -145,9 +145,9 @@ func (c *config) joinDialOptions() []grpc.DialOption {
 	return opts
 }
 
-// timing is Raft's timing: the LAN defaults with the snapshot settings given.
+// timing is Raft's timing: the one for --raft-rtt with the snapshot settings given.
 func (c *config) timing() cluster.Timing {
-	t := cluster.DefaultTiming
+	t := c.raftTiming
 	t.SnapshotInterval, t.SnapshotThreshold = c.snapshotInterval, c.snapshotThreshold
 	return t
 }
