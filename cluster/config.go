@@ -47,6 +47,11 @@ type Config struct {
 	Logger   *slog.Logger
 	// Transport replaces the TCP transport; tests use raft's in-memory one to cut links.
 	Transport raft.Transport
+	// Region is this node's region label, which it tells peers in its hello; empty: none.
+	// PreferredRegion, when set, is where the leader should be: a leader elsewhere hands
+	// leadership to a caught-up voter of that region (placement.go). Both need the TCP
+	// transport.
+	Region, PreferredRegion string
 	// Dial, when set, opens the TCP transport's connections to peers instead of net.Dial
 	// (TLS, when set, runs over what it returns): tests route them through a latency proxy.
 	Dial func(ctx context.Context, address string) (net.Conn, error)

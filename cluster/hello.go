@@ -35,6 +35,11 @@ type hello struct {
 	// Servers is the newest Raft configuration the node knows, when it knows one. A formed
 	// node that is still starting has none yet; ask again.
 	Servers []helloServer `json:"servers,omitempty"`
+	// Region is the node's region label (Config.Region), and Applied the newest log index
+	// its state machine has applied: a leader looks for a caught-up voter of the preferred
+	// region by them (placement.go).
+	Region  string `json:"region,omitempty"`
+	Applied uint64 `json:"applied,omitempty"`
 }
 
 type helloServer struct {

@@ -157,6 +157,7 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 	go n.watchApplies()
 	n.observeLeaders(n.raft)
 	n.live.Store(n.raft)
+	go n.keepLeaderInPreferredRegion(rc.HeartbeatTimeout)
 	n.guard.mu.Lock()
 	n.guard.timing = n.setElectionTiming
 	n.guard.mu.Unlock()
@@ -184,9 +185,10 @@ func (n *Node) bootstrapConfiguration(ctx context.Context) (raft.Configuration, 
 
 // hello is what this node answers a peer that asks who it is.
 func (n *Node) hello() hello {
-	h := hello{ID: n.cfg.ID, Formed: n.formed.Load()}
+	h := hello{ID: n.cfg.ID, Formed: n.formed.Load(), Region: n.cfg.Region}
 	if r := n.live.Load(); r != nil {
 		h.Servers = helloServers(r.GetConfiguration().Configuration())
+		h.Applied = r.AppliedIndex()
 	} else if c := n.formedWith.Load(); c != nil {
 		h.Servers = helloServers(*c)
 	}

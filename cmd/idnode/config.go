@@ -49,6 +49,8 @@ type config struct {
 	electionWait  time.Duration
 	highWater     time.Duration
 	raftLog       cluster.LogStore // "": the data dir's own, or cluster.DefaultLogStore for a new one
+	// region labels this node; preferredRegion is where the leader should be (cluster.Config).
+	region, preferredRegion string
 	// raftRTT is the round trip between the nodes farthest apart, from which raftTiming (all
 	// of cluster.Timing but the snapshot settings) and, unless given, electionWait follow.
 	raftRTT    time.Duration
@@ -103,6 +105,8 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 	fs.StringVar(&c.raftAddr, "raft-addr", "127.0.0.1:7100", "host:port to listen on for Raft traffic; with --peers, this node's entry unless given")
 	fs.StringVar(&c.raftAdvertise, "raft-advertise", "", "host:port other nodes reach this node's Raft at; a host name is fine (default: this node's entry in --peers, else --raft-addr, with this machine's host name for a wildcard host such as 0.0.0.0)")
 	fs.StringVar(&peers, "peers", "", "static cluster: TAG=raft-host:port,... listing every node, this one included; empty for a single-node cluster")
+	fs.StringVar(&c.region, "region", "", "this node's region (or zone) label, e.g. eu-west: a leader outside --preferred-region hands leadership to a caught-up node of that region")
+	fs.StringVar(&c.preferredRegion, "preferred-region", "", "the region the leader should be in, the same on every node (docs/regions.md); empty: wherever the election puts it")
 	fs.StringVar(&c.join, "join", "", "gRPC host:port of any node of a running cluster to join on first start (tag assigned unless --tag is given)")
 	fs.StringVar(&separator, "separator", string(docid.DefaultSeparator), "identity parts separator, one character, the same on every node")
 	fs.Int64Var(&c.maxCount, "max-count", docid.DefaultMaxCount, "largest count one call may ask for")
@@ -216,6 +220,12 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, 
 	}
 	if c.identityBatch < 1 {
 		errs = append(errs, fmt.Errorf("--identity-batch must be at least 1, got %d", c.identityBatch))
+	}
+	if err := validRegion(c.region); err != nil {
+		errs = append(errs, fmt.Errorf("--region: %w", err))
+	}
+	if err := validRegion(c.preferredRegion); err != nil {
+		errs = append(errs, fmt.Errorf("--preferred-region: %w", err))
 	}
 	if c.raftTiming, err = cluster.TimingForRoundTrip(c.raftRTT); err != nil {
 		errs = append(errs, fmt.Errorf("--raft-rtt: %w", err))

@@ -101,6 +101,7 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 		Join: c.join, JoinDialOptions: c.joinDialOptions(),
 		GRPCAddr: c.grpcAddr, GRPCAdvertise: c.grpcAdvertise,
 		RaftAddr: c.raftAddr, RaftAdvertise: c.raftAdvertise, Peers: c.peers,
+		Region: c.region, PreferredRegion: c.preferredRegion,
 		Place: func(tag string) (string, string, error) {
 			c.tag = tag
 			err := c.placeSelf()

@@ -42,6 +42,9 @@ type Config struct {
 	Place         func(tag string) (raftAddr, raftAdvertise string, err error)
 	// Peers lists the voters of a statically bootstrapped cluster, this node included.
 	Peers []cluster.Peer
+	// Region labels the node, and PreferredRegion is where the cluster's leader should be
+	// (cluster.Config); empty: no label, no preference.
+	Region, PreferredRegion string
 	// HTTPAddr is where the HTTP/JSON face listens; empty means nowhere. HTTPAddrSet says the
 	// address was given, which makes a taken address an error; a taken default address only
 	// turns HTTP off.

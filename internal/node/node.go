@@ -231,6 +231,7 @@ func (n *Node) openStores(ctx context.Context, st *datadir.NodeState) error {
 		Transport: n.cfg.Transport,
 		Timing:    n.cfg.Timing,
 		Dial:      n.cfg.Dial,
+		Region:    n.cfg.Region, PreferredRegion: n.cfg.PreferredRegion,
 	}
 	if n.cfg.Transport != nil {
 		cc.RaftAddr = n.cfg.RaftAddr

@@ -39,6 +39,12 @@ type wanCluster struct {
 // returns once every node serves and they agree on a leader. The nodes stop when the test
 // ends.
 func startWANCluster(t *testing.T, rt wan.RoundTrips, members []member, timing cluster.Timing, electionWait time.Duration) *wanCluster {
+	return startPreferring(t, rt, members, timing, electionWait, "")
+}
+
+// startPreferring is startWANCluster with preferred, when set, as every node's preferred
+// region; each node's region is its member's.
+func startPreferring(t *testing.T, rt wan.RoundTrips, members []member, timing cluster.Timing, electionWait time.Duration, preferred string) *wanCluster {
 	t.Helper()
 	var (
 		peers []cluster.Peer
@@ -58,6 +64,7 @@ func startWANCluster(t *testing.T, rt wan.RoundTrips, members []member, timing c
 			GRPCAddr: loopback.FreeAddr(t), RaftAddr: peers[i].Address, Peers: peers,
 			MaxCount: docid.DefaultMaxCount, IdentityBatch: 64, ElectionWait: electionWait,
 			MaxConns: 64, Timing: timing, Dial: network.Dialer(m.Tag),
+			Region: m.Region, PreferredRegion: preferred,
 			Logger: log.With("node", m.Tag),
 		}
 	}
@@ -115,10 +122,17 @@ func (c *wanCluster) leader() string {
 // waitLeader waits until every running node names the same leader, and returns its tag.
 func (c *wanCluster) waitLeader(t *testing.T, within time.Duration) string {
 	t.Helper()
+	return c.waitLeaderThat(t, "one leader named by every node", within, func(string) bool { return true })
+}
+
+// waitLeaderThat waits until every running node names the same leader and ok accepts its
+// tag, and returns the tag.
+func (c *wanCluster) waitLeaderThat(t *testing.T, what string, within time.Duration, ok func(tag string) bool) string {
+	t.Helper()
 	var tag string
-	poll.Until(t, "one leader named by every node", within, 20*time.Millisecond, func() error {
-		if tag = c.leader(); tag == "" {
-			return fmt.Errorf("the nodes name no common leader")
+	poll.Until(t, what, within, 20*time.Millisecond, func() error {
+		if tag = c.leader(); tag == "" || !ok(tag) {
+			return fmt.Errorf("the nodes name %q", tag)
 		}
 		return nil
 	})

@@ -1,14 +1,10 @@
 package regions
 
 import (
-	"context"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/idnode/idnode/cluster"
-	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/helpers/wan"
 )
 
@@ -36,17 +32,11 @@ func TestLeaderHoldsAt90msRoundTrips(t *testing.T) {
 	leader := c.waitLeader(t, time.Minute)
 	before := c.leaderChanges()
 
-	ids, errs := c.load(t, steadyCallers, steadyFor)
+	ids, errs := c.load(t, steadyCallers, c.tags(), time.After(steadyFor), true)()
 	for _, err := range errs {
 		t.Error(err)
 	}
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		if seen[id] {
-			t.Errorf("%s was handed out twice", id)
-		}
-		seen[id] = true
-	}
+	checkUnique(t, ids)
 	if now := c.leader(); now != leader {
 		t.Errorf("leader %s before the load, %q after", leader, now)
 	}
@@ -67,45 +57,4 @@ func (c *wanCluster) leaderChanges() map[string]cluster.LeaderChange {
 		}
 	}
 	return last
-}
-
-// load runs callers goroutines taking identities for d, spread over every node, and returns
-// the IDs they were given and the calls that failed (at most one per caller).
-func (c *wanCluster) load(t *testing.T, callers int, d time.Duration) (ids []string, errs []error) {
-	var tags []string
-	for tag := range c.nodes {
-		tags = append(tags, tag)
-	}
-	clients := make([]idnodev1.IdServiceClient, len(tags))
-	for i, tag := range tags {
-		clients[i] = c.client(t, tag)
-	}
-	var (
-		mu sync.Mutex
-		wg sync.WaitGroup
-	)
-	end := time.Now().Add(d)
-	for i := range callers {
-		wg.Go(func() {
-			client := clients[i%len(clients)]
-			var mine []string
-			for time.Now().Before(end) {
-				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-				resp, err := client.Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|"})
-				cancel()
-				if err != nil {
-					mu.Lock()
-					errs = append(errs, fmt.Errorf("caller %d through %s: %w", i, tags[i%len(tags)], err))
-					mu.Unlock()
-					break
-				}
-				mine = append(mine, resp.GetIds()...)
-			}
-			mu.Lock()
-			ids = append(ids, mine...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	return ids, errs
 }
