@@ -38,13 +38,13 @@ type wanCluster struct {
 // dialling its peers through the proxies of rt; timing is every node's Raft timing. It
 // returns once every node serves and they agree on a leader. The nodes stop when the test
 // ends.
-func startWANCluster(t *testing.T, rt wan.RoundTrips, members []member, timing cluster.Timing, electionWait time.Duration) *wanCluster {
+func startWANCluster(t testing.TB, rt wan.RoundTrips, members []member, timing cluster.Timing, electionWait time.Duration) *wanCluster {
 	return startPreferring(t, rt, members, timing, electionWait, "")
 }
 
 // startPreferring is startWANCluster with preferred, when set, as every node's preferred
 // region; each node's region is its member's.
-func startPreferring(t *testing.T, rt wan.RoundTrips, members []member, timing cluster.Timing, electionWait time.Duration, preferred string) *wanCluster {
+func startPreferring(t testing.TB, rt wan.RoundTrips, members []member, timing cluster.Timing, electionWait time.Duration, preferred string) *wanCluster {
 	t.Helper()
 	var (
 		peers []cluster.Peer
@@ -95,7 +95,7 @@ func startPreferring(t *testing.T, rt wan.RoundTrips, members []member, timing c
 
 // open starts the node with tag on its config (its data dir kept from an earlier start); it
 // stops when the test ends.
-func (c *wanCluster) open(t *testing.T, tag string) (*node.Node, error) {
+func (c *wanCluster) open(t testing.TB, tag string) (*node.Node, error) {
 	n, err := node.Start(t.Context(), c.cfgs[tag])
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", tag, err)
@@ -120,14 +120,14 @@ func (c *wanCluster) leader() string {
 }
 
 // waitLeader waits until every running node names the same leader, and returns its tag.
-func (c *wanCluster) waitLeader(t *testing.T, within time.Duration) string {
+func (c *wanCluster) waitLeader(t testing.TB, within time.Duration) string {
 	t.Helper()
 	return c.waitLeaderThat(t, "one leader named by every node", within, func(string) bool { return true })
 }
 
 // waitLeaderThat waits until every running node names the same leader and ok accepts its
 // tag, and returns the tag.
-func (c *wanCluster) waitLeaderThat(t *testing.T, what string, within time.Duration, ok func(tag string) bool) string {
+func (c *wanCluster) waitLeaderThat(t testing.TB, what string, within time.Duration, ok func(tag string) bool) string {
 	t.Helper()
 	var tag string
 	poll.Until(t, what, within, 20*time.Millisecond, func() error {
@@ -140,7 +140,7 @@ func (c *wanCluster) waitLeaderThat(t *testing.T, what string, within time.Durat
 }
 
 // client is a gRPC client of the node with tag, closed when the test ends.
-func (c *wanCluster) client(t *testing.T, tag string) idnodev1.IdServiceClient {
+func (c *wanCluster) client(t testing.TB, tag string) idnodev1.IdServiceClient {
 	t.Helper()
 	cc, err := grpc.NewClient("passthrough:///"+c.nodes[tag].GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
