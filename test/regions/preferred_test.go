@@ -39,7 +39,7 @@ func TestLeaderReturnsToThePreferredRegion(t *testing.T) {
 }
 
 // stopNode stops the node with tag; the others no longer count it.
-func (c *wanCluster) stopNode(t *testing.T, tag string) {
+func (c *wanCluster) stopNode(t testing.TB, tag string) {
 	t.Helper()
 	if err := c.nodes[tag].Close(); err != nil {
 		t.Logf("stopping %s: %v", tag, err)
@@ -48,7 +48,7 @@ func (c *wanCluster) stopNode(t *testing.T, tag string) {
 }
 
 // restart starts the node with tag again on its data dir.
-func (c *wanCluster) restart(t *testing.T, tag string) {
+func (c *wanCluster) restart(t testing.TB, tag string) {
 	t.Helper()
 	n, err := c.open(t, tag)
 	if err != nil {
