@@ -24,7 +24,8 @@ type streamLayer struct {
 	mux          *portMux
 	advertise    hostPort
 	tls          *tls.Config
-	// dial opens the connection under TLS when set (Config.Dial); net.Dial when nil.
+	// dial, when set (Config.Dial), opens the TCP connection that TLS then runs over; when
+	// nil, Dial uses the net package.
 	dial func(ctx context.Context, address string) (net.Conn, error)
 }
 
