@@ -196,7 +196,8 @@ public final class AsyncIdnodeClient {
     try {
       Validation.count(count);
       if (count <= 1 && requestId.isEmpty()) {
-        CompletableFuture<IdentityBlock> block = fold.next(name, deadlineNow());
+        // A thread that only waits for the future (handOff false) relays the batch's answers.
+        CompletableFuture<IdentityBlock> block = fold.next(name, deadlineNow(), !handOff);
         return handOff ? transport.handOff(block) : block;
       }
       return sendIdentities(transport.unary(Route.LEADER, IdServiceGrpc.getNextIdentityMethod(),

@@ -2,18 +2,21 @@ package dev.idnode.client;
 
 import io.grpc.Deadline;
 import io.grpc.Status;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PrimitiveIterator;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Folding of concurrent single identities: {@code nextIdentity} calls for one value of the same
@@ -55,17 +58,124 @@ final class IdentityFold {
     this.timer = timer;
   }
 
-  private static final class Waiter {
+  /**
+   * One folded caller, and the future it waits on. A caller that waits in {@link #get()} on a
+   * thread of its own (the blocking client's) relays: once woken, that thread hands the answers
+   * of its part of the batch on (handOut), so a batch of n parked threads is woken by a tree
+   * of them, the event loop waking one, rather than by the event loop alone, n times in a row.
+   */
+  private final class Waiter extends CompletableFuture<IdentityBlock> {
+    private static final VarHandle RELAY;
+
+    static {
+      try {
+        RELAY = MethodHandles.lookup().findVarHandle(Waiter.class, "relay", Runnable.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    final Counter counter;
     final Deadline deadline;
-    final CompletableFuture<IdentityBlock> future = new CompletableFuture<>();
+    final boolean relays;
     /** The batch it is in; null while queued, and once answered or gone. */
     Batch batch;
     /** Fails it when its deadline passes while queued behind a batch that may outlast it. */
     ScheduledFuture<?> expiry;
+    /** Its batch's answer to it, an IdentityBlock or a Throwable, set before handOut. */
+    Object outcome;
+    /** The hand-out its thread runs once woken; RELAYED once the thread looked. */
+    @SuppressWarnings("unused") // through RELAY
+    private volatile Runnable relay;
 
-    Waiter(Deadline deadline) {
+    Waiter(Counter counter, Deadline deadline, boolean relays) {
+      this.counter = counter;
       this.deadline = deadline;
+      this.relays = relays;
     }
+
+    /** Takes its caller out of the queue or its batch when it gives up. */
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      if (cancelled) {
+        leave(counter, this);
+      }
+      return cancelled;
+    }
+
+    @Override
+    public IdentityBlock get() throws InterruptedException, ExecutionException {
+      try {
+        return super.get();
+      } finally {
+        relayed();
+      }
+    }
+
+    @Override
+    public IdentityBlock get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+      try {
+        return super.get(timeout, unit);
+      } finally {
+        relayed();
+      }
+    }
+
+    @Override
+    public IdentityBlock join() {
+      try {
+        return super.join();
+      } finally {
+        relayed();
+      }
+    }
+
+    /** Runs the hand-out left to this thread, if any; from now on the answering thread runs it. */
+    private void relayed() {
+      Runnable r = (Runnable) RELAY.getAndSet(this, RELAYED);
+      if (r != null && r != RELAYED) {
+        r.run();
+      }
+    }
+
+    /**
+     * Completes it with its outcome, and runs rest (the answers of the callers under it): on
+     * its own thread once woken when it relays and that thread has not yet looked, else here.
+     */
+    void answer(Runnable rest) {
+      Object o = outcome;
+      outcome = null;
+      if (rest != null && relays && RELAY.compareAndSet(this, null, rest)) {
+        rest = null;
+      }
+      if (o instanceof Throwable t) {
+        completeExceptionally(t);
+      } else {
+        complete((IdentityBlock) o);
+      }
+      if (rest != null) {
+        rest.run();
+      }
+    }
+  }
+
+  /** What a relaying waiter's hand-out becomes once its thread has looked for it. */
+  private static final Runnable RELAYED = () -> {};
+
+  /**
+   * Answers waiters[i] and, through it, the waiters under it in a binary tree (2i + 1 and
+   * 2i + 2): each woken thread wakes at most two more, so the wake-ups of a batch spread over
+   * the cores and take about log2(n) steps, not n on one thread.
+   */
+  private static void handOut(Waiter[] waiters, int n, int i) {
+    int left = 2 * i + 1;
+    waiters[i].answer(left >= n ? null : () -> {
+      handOut(waiters, n, left);
+      if (left + 1 < n) {
+        handOut(waiters, n, left + 1);
+      }
+    });
   }
 
   private static final class Batch {
@@ -105,14 +215,15 @@ final class IdentityFold {
     }
   }
 
-  /** What to do once the lock is released: batches to send, futures to complete. */
+  /** What to do once the lock is released: waiters to answer, batches to send. */
   private static final class After {
     final List<Batch> sends = new ArrayList<>(1);
-    final List<Runnable> completions = new ArrayList<>();
+    Waiter[] answered;
+    int n;
 
     void run(IdentityFold fold, Counter c) {
-      for (Runnable r : completions) {
-        r.run();
+      if (n > 0) {
+        handOut(answered, n, 0);
       }
       for (Batch b : sends) {
         fold.run(c, b);
@@ -128,15 +239,25 @@ final class IdentityFold {
    * @return its block of one value; cancelling it takes the caller out
    */
   CompletableFuture<IdentityBlock> next(String name, Deadline deadline) {
+    return next(name, deadline, false);
+  }
+
+  /**
+   * {@link #next(String, Deadline)}, where relays says the caller's own thread waits for the
+   * future in get or join, and so may hand the answers of other callers on once woken. Such a
+   * caller must wait that way, or its part of the batch waits with it.
+   */
+  CompletableFuture<IdentityBlock> next(String name, Deadline deadline, boolean relays) {
     if (deadline.isExpired()) {
       return CompletableFuture.failedFuture(IdnodeException.create(Status.Code.DEADLINE_EXCEEDED, Status.Code.DEADLINE_EXCEEDED.name(), Map.of(),
           "the call's deadline passed before it was sent", null));
     }
-    Waiter w = new Waiter(deadline);
+    Waiter w;
     Counter c;
     After after = new After();
     synchronized (lock) {
       c = counters.computeIfAbsent(name, Counter::new);
+      w = new Waiter(c, deadline, relays);
       c.queue.add(w);
       if (c.inFlight != null && w.deadline.isBefore(c.inFlight.deadline)) {
         w.expiry = schedule(() -> expire(c, w), w.deadline.timeRemaining(TimeUnit.NANOSECONDS));
@@ -146,14 +267,8 @@ final class IdentityFold {
       }
       startLocked(c, after);
     }
-    Counter counter = c;
-    w.future.whenComplete((v, e) -> {
-      if (e instanceof CancellationException) {
-        leave(counter, w);
-      }
-    });
     after.run(this, c);
-    return w.future;
+    return w;
   }
 
   /** Takes w, whose caller cancelled, out of the queue or its batch. */
@@ -184,7 +299,7 @@ final class IdentityFold {
       }
       dropIdleLocked(c);
     }
-    w.future.completeExceptionally(IdnodeException.create(Status.Code.DEADLINE_EXCEEDED, Status.Code.DEADLINE_EXCEEDED.name(), Map.of(),
+    w.completeExceptionally(IdnodeException.create(Status.Code.DEADLINE_EXCEEDED, Status.Code.DEADLINE_EXCEEDED.name(), Map.of(),
         "the call's deadline passed while it waited to be sent with other callers of identity counter " + c.name, null));
   }
 
@@ -246,6 +361,8 @@ final class IdentityFold {
       PrimitiveIterator.OfLong values = block == null ? null : block.values().iterator();
       boolean timedOut = err != null && b.deadline.isExpired();
       List<Waiter> back = new ArrayList<>();
+      Waiter[] out = new Waiter[b.waiters.size()];
+      int n = 0;
       int answered = 0;
       for (Waiter w : b.waiters) {
         if (w.batch != b) {
@@ -254,14 +371,18 @@ final class IdentityFold {
         w.batch = null;
         if (values != null && values.hasNext()) {
           long v = values.nextLong();
-          after.completions.add(() -> w.future.complete(new IdentityBlock(v, v, List.of())));
+          w.outcome = new IdentityBlock(v, v, List.of());
+          out[n++] = w;
           answered++;
         } else if (values != null || (timedOut && !w.deadline.isExpired() && b.deadline.isBefore(w.deadline))) {
           back.add(w);
         } else {
-          after.completions.add(() -> w.future.completeExceptionally(err));
+          w.outcome = err;
+          out[n++] = w;
         }
       }
+      after.answered = out;
+      after.n = n;
       if (!back.isEmpty()) {
         back.addAll(c.queue);
         c.queue = back;

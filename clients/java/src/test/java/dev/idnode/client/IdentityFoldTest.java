@@ -188,6 +188,44 @@ class IdentityFoldTest {
     }
   }
 
+  /** Three relaying callers queued behind a first call, and their batch, sent and not yet answered. */
+  private Sent threeRelayingCallersInOneBatch(String name, List<CompletableFuture<IdentityBlock>> callers) throws Exception {
+    fold.next(name, in(10));
+    Sent one = nextSent();
+    for (int i = 0; i < 3; i++) {
+      callers.add(fold.next(name, in(10), true));
+    }
+    one.future().complete(new IdentityBlock(1, 1, List.of()));
+    Sent three = nextSent();
+    assertEquals(3, three.count());
+    return three;
+  }
+
+  @Test
+  void aWaitingThreadWokenByTheAnswerHandsItOnToTheOthers() throws Exception {
+    List<CompletableFuture<IdentityBlock>> callers = new ArrayList<>();
+    Sent three = threeRelayingCallersInOneBatch("relay", callers);
+    three.future().complete(new IdentityBlock(2, 4, List.of()));
+    assertTrue(callers.get(0).isDone(), "the answering thread wakes the first caller");
+    assertFalse(callers.get(1).isDone() || callers.get(2).isDone(), "and leaves the others to it");
+    assertEquals(2, value(callers.get(0)));
+    assertTrue(callers.get(1).isDone() && callers.get(2).isDone(), "the first caller's thread answered the others");
+    assertEquals(3, value(callers.get(1)));
+    assertEquals(4, value(callers.get(2)));
+  }
+
+  @Test
+  void aCallerThatStoppedWaitingLeavesTheHandingOnToTheAnsweringThread() throws Exception {
+    List<CompletableFuture<IdentityBlock>> callers = new ArrayList<>();
+    Sent three = threeRelayingCallersInOneBatch("relay-gone", callers);
+    Thread.currentThread().interrupt();
+    assertThrows(InterruptedException.class, () -> callers.get(0).get());
+    three.future().complete(new IdentityBlock(2, 4, List.of()));
+    assertTrue(callers.get(1).isDone() && callers.get(2).isDone(), "no thread of the first caller's will hand the answers on");
+    assertEquals(3, value(callers.get(1)));
+    assertEquals(4, value(callers.get(2)));
+  }
+
   @Test
   void theCallRunsToTheEarliestDeadlineAndTheOthersGoInTheNext() throws Exception {
     fold.next("deadlines", in(10));
