@@ -1,7 +1,12 @@
 package dev.idnode.client;
 
 import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.PrimitiveIterator;
+import java.util.Spliterator;
+import java.util.Spliterators;
 import java.util.stream.LongStream;
+import java.util.stream.StreamSupport;
 
 /**
  * Values {@code first..last} of an identity counter, except {@code skipped}: values someone
@@ -19,6 +24,42 @@ public record IdentityBlock(long first, long last, List<Long> skipped) {
 
   /** The values handed out, ascending: first..last without the skipped ones. */
   public LongStream values() {
-    return LongStream.rangeClosed(first, last).filter(v -> !skipped.contains(v));
+    return StreamSupport.longStream(Spliterators.spliteratorUnknownSize(valueIterator(),
+        Spliterator.ORDERED | Spliterator.SORTED | Spliterator.DISTINCT | Spliterator.NONNULL), false);
+  }
+
+  /**
+   * The values of {@link #values()}, walked beside the ascending skipped list: the fold hands a
+   * batch's values out with it on the event loop, one per caller, where a filtered stream cost
+   * a lookup in the list and a boxed value each.
+   */
+  PrimitiveIterator.OfLong valueIterator() {
+    return new PrimitiveIterator.OfLong() {
+      private long next = first;
+      private int skip;
+
+      @Override
+      public boolean hasNext() {
+        while (next <= last && skip < skipped.size()) {
+          long s = skipped.get(skip);
+          if (s > next) {
+            break;
+          }
+          skip++;
+          if (s == next) {
+            next++;
+          }
+        }
+        return next <= last && next >= first;
+      }
+
+      @Override
+      public long nextLong() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return next++;
+      }
+    };
   }
 }

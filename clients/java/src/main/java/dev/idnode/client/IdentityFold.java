@@ -358,7 +358,7 @@ final class IdentityFold {
     After after = new After();
     synchronized (lock) {
       c.inFlight = null;
-      PrimitiveIterator.OfLong values = block == null ? null : block.values().iterator();
+      PrimitiveIterator.OfLong values = block == null ? null : block.valueIterator();
       boolean timedOut = err != null && b.deadline.isExpired();
       List<Waiter> back = new ArrayList<>();
       Waiter[] out = new Waiter[b.waiters.size()];
