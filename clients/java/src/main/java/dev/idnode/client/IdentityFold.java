@@ -34,7 +34,10 @@ import java.util.concurrent.TimeoutException;
  * cancelled once every one of them has given up, so no batch outlives the callers it serves.
  *
  * <p>The state is under one lock; calls are sent and futures completed outside it, since either
- * may run a caller's stages on the spot.
+ * may run a caller's stages on the spot. A batch's answers are handed out as a tree (handOut):
+ * the thread that read the answer wakes one parked caller, and each woken caller two more, so
+ * no one thread wakes them all, preempted by each (docs/BENCHMARKS-CLIENTS.md, "Where each
+ * client's identity time went").
  */
 final class IdentityFold {
   /** The callers one batch serves at most, far below the server's largest count (100,000). */
