@@ -398,12 +398,18 @@ final class IdentityFold {
   }
 
   /**
-   * Holds c's next batch until the callers the last batch answered are queued again, or for a
-   * quarter of that batch's round (at most REGATHER_MAX_NANOS). Threads that loop, taking one
-   * ID after another, come back within microseconds; without the wait the next batch would go
-   * with only those that queued during the round, and the ones just answered would wait a
-   * whole round for the one after: two halves taking turns, each round carrying half the
-   * callers. The wait is bounded, so callers that do not come back cost little.
+   * Holds c's next batch until the callers the last batch answered are queued again, or for
+   * half of that batch's round (at most REGATHER_MAX_NANOS). Threads that loop, taking one ID
+   * after another, come back soon; without the wait the next batch would go with only those
+   * that queued during the round, and the ones just answered would wait a whole round for the
+   * one after: two halves taking turns, each round carrying half the callers. The wait is
+   * bounded, so callers that do not come back cost little.
+   *
+   * <p>Go's fold waits a quarter of the round, enough for goroutines. Parked OS threads come
+   * back more slowly, each woken through the kernel: at 64 threads the last was back 220–290
+   * µs after an answer, past a quarter of most rounds, and batches averaged 49–51 callers.
+   * With half, they carried 60–62, and the client took 6% less CPU per identity and 11% more
+   * identities a second (the two bounds taking turns in one JVM; docs/BENCHMARKS-CLIENTS.md).
    */
   private void regatherLocked(Counter c, int answered, long roundNanos) {
     int want = c.queue.size() + answered;
@@ -418,7 +424,7 @@ final class IdentityFold {
         dropIdleLocked(c);
       }
       after.run(this, c);
-    }, Math.min(roundNanos / 4, REGATHER_MAX_NANOS));
+    }, Math.min(roundNanos / 2, REGATHER_MAX_NANOS));
     if (t != null) {
       c.regather = want;
       c.regatherTimer = t;

@@ -94,7 +94,7 @@ class IdentityFoldTest {
     s2.future().complete(new IdentityBlock(9, 9, List.of()));
     value(a);
     value(b);
-    // The regather wait (a quarter of the round, at most 1 ms) ends, then nothing is left.
+    // The regather wait (half the round, at most 1 ms) ends, then nothing is left.
     for (int i = 0; i < 500 && fold.counters() > 0; i++) {
       Thread.sleep(2);
     }
