@@ -99,6 +99,7 @@ func (s *core) newForwarder() *forward.Forwarder {
 		Refuse:       s.noQuorum,
 		PassOn:       []string{authorizationHeader},
 		Secret:       s.node.FSM().ClusterSecret,
+		DialOptions:  s.cfg.Tracing.DialOptions(),
 	})
 }
 

@@ -23,7 +23,7 @@ func (s *Server) InternalServerOptions() []grpc.ServerOption {
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
 		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.intercept.leaderAccessStream),
-	}, s.cfg.Limits.options(s.internalCalls)...)
+	}, append(s.cfg.Limits.options(s.internalCalls), s.cfg.Tracing.ServerOptions()...)...)
 }
 
 // RegisterInternal adds the services other nodes call to gi, the internal server: the public

@@ -25,6 +25,7 @@ import (
 	"github.com/idnode/idnode/internal/etag"
 	"github.com/idnode/idnode/internal/forward"
 	"github.com/idnode/idnode/internal/hilopool"
+	"github.com/idnode/idnode/internal/tracing"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -110,6 +111,9 @@ type Config struct {
 	// NumericLease is how long the worker leases this node mints numeric IDs under run
 	// (numeric.go); 0 is DefaultNumericLease.
 	NumericLease time.Duration
+	// Tracing, when set, traces every call the node serves and relays (gRPC's stats handlers)
+	// and the identity batches' stages (identityRounds); nil: tracing is off.
+	Tracing *tracing.Tracing
 }
 
 // Server is one node's gRPC side: it assembles the services over their shared core, puts
@@ -198,7 +202,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
 		grpc.ChainStreamInterceptor(withReasonStream, s.intercept.auditStream, refuseUndecodableStream, s.intercept.authorizeStream),
-	}, s.cfg.Limits.options(s.publicCalls)...)
+	}, append(s.cfg.Limits.options(s.publicCalls), s.cfg.Tracing.ServerOptions()...)...)
 }
 
 // Register adds the public services to gs, the client port's server: IdService,

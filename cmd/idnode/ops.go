@@ -122,6 +122,7 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 		GRPCOptions:  o.grpcOptions(),
 		ServeMetrics: o.serve,
 		BeforeStop:   beforeStop,
+		Tracing:      tracingFromEnv,
 	}
 	if c.tls != nil {
 		nc.HTTP.TLS = c.tls.Server(c.tlsClientAuth)

@@ -24,18 +24,19 @@ type conns struct {
 	dial   Dialer
 	creds  credentials.TransportCredentials
 	secret Secret
+	extra  []grpc.DialOption
 	mu     sync.Mutex
 	byAdr  map[string]*grpc.ClientConn
 }
 
 // newConns dials with mutual TLS when tlsCfg is set (the node's certificate and the CA), and
-// every call carries the cluster secret.
-func newConns(dial Dialer, tlsCfg *tls.Config, secret Secret) *conns {
+// every call carries the cluster secret; extra are added to every connection's options.
+func newConns(dial Dialer, tlsCfg *tls.Config, secret Secret, extra []grpc.DialOption) *conns {
 	creds := insecure.NewCredentials()
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)
 	}
-	return &conns{dial: dial, creds: creds, secret: secret, byAdr: make(map[string]*grpc.ClientConn)}
+	return &conns{dial: dial, creds: creds, secret: secret, extra: extra, byAdr: make(map[string]*grpc.ClientConn)}
 }
 
 func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
@@ -58,6 +59,7 @@ func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
 	if p.dial != nil {
 		opts = append(opts, grpc.WithContextDialer(p.dial))
 	}
+	opts = append(opts, p.extra...)
 	c, err := grpc.NewClient("passthrough:///"+addr, opts...)
 	if err != nil {
 		return nil, err

@@ -75,6 +75,8 @@ type Config struct {
 	Secret Secret
 	// Now is the clock of the election wait; nil means time.Now.
 	Now func() time.Time
+	// DialOptions are added to every connection to another node (tracing's instrumentation).
+	DialOptions []grpc.DialOption
 }
 
 // Forwarder takes calls to the leader. It is safe for concurrent use.
@@ -100,7 +102,7 @@ func New(cfg Config) *Forwarder {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	f := &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS, cfg.Secret), stop: make(chan struct{}), stopped: make(chan struct{})}
+	f := &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS, cfg.Secret, cfg.DialOptions), stop: make(chan struct{}), stopped: make(chan struct{})}
 	f.leaderAt.Store(cfg.Now().UnixNano())
 	go f.track()
 	return f

@@ -16,6 +16,7 @@ import (
 	"github.com/idnode/idnode/internal/flowcontrol"
 	"github.com/idnode/idnode/internal/grpcstop"
 	"github.com/idnode/idnode/internal/inprocess"
+	"github.com/idnode/idnode/internal/tracing"
 	"github.com/idnode/idnode/server"
 )
 
@@ -42,6 +43,9 @@ type ServerConfig struct {
 	GRPCOptions []grpc.ServerOption
 	// GracePeriod bounds how long stopping waits for requests in flight.
 	GracePeriod time.Duration
+	// Tracing, when set, gives every request a span whose context the gateway's gRPC call
+	// carries on (nil: off).
+	Tracing *tracing.Tracing
 }
 
 // Serve serves the HTTP/JSON gateway on lis: behind it, a gRPC server of srv's own services
@@ -54,8 +58,8 @@ func Serve(ctx context.Context, srv *server.Server, lis net.Listener, cfg Server
 	gs := grpc.NewServer(append(gatewayServerOptions(srv, callers), cfg.GRPCOptions...)...)
 	srv.Register(gs)
 	go func() { _ = gs.Serve(inner) }()
-	conn, err := grpc.NewClient("passthrough:///inprocess", append(flowcontrol.DialOptions(), grpc.WithContextDialer(inner.DialContext),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+	conn, err := grpc.NewClient("passthrough:///inprocess", append(append(flowcontrol.DialOptions(), grpc.WithContextDialer(inner.DialContext),
+		grpc.WithTransportCredentials(insecure.NewCredentials())), cfg.Tracing.DialOptions()...)...)
 	if err != nil {
 		gs.Stop()
 		return nil, err
@@ -67,7 +71,7 @@ func Serve(ctx context.Context, srv *server.Server, lis net.Listener, cfg Server
 		return nil, err
 	}
 	hs := &http.Server{
-		Handler:           handler,
+		Handler:           cfg.Tracing.Handler(handler, "idnode.http"),
 		ReadHeaderTimeout: min(readHeaderTimeout, cfg.ReadTimeout),
 		ReadTimeout:       cfg.ReadTimeout,
 		IdleTimeout:       cfg.IdleTimeout,

@@ -12,6 +12,7 @@ import (
 	"github.com/idnode/idnode/internal/forward"
 	"github.com/idnode/idnode/internal/hilopool"
 	"github.com/idnode/idnode/internal/httpapi"
+	"github.com/idnode/idnode/internal/tracing"
 	"github.com/idnode/idnode/server"
 )
 
@@ -80,6 +81,9 @@ type Config struct {
 	// returning the function that stops it; WatchHiLoPools shows the pools in it.
 	ServeMetrics   func(gs *grpc.Server, node *cluster.Node, log *slog.Logger) (func(), error)
 	WatchHiLoPools func(*hilopool.Store)
+	// Tracing, when set, makes the node's tracing once its tag is known (tracing.FromEnv in
+	// cmd/idnode); a nil *tracing.Tracing turns it off, as a nil Tracing does.
+	Tracing func(tag string) (*tracing.Tracing, error)
 	// BeforeStop, when set, is called once the node is told to stop, before anything stops
 	// (cmd/idnode bounds the stop from there).
 	BeforeStop func(*Node)

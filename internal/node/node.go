@@ -26,6 +26,7 @@ import (
 	"github.com/idnode/idnode/internal/grpcstop"
 	"github.com/idnode/idnode/internal/hilopool"
 	"github.com/idnode/idnode/internal/httpapi"
+	"github.com/idnode/idnode/internal/tracing"
 	"github.com/idnode/idnode/server"
 )
 
@@ -55,8 +56,9 @@ type Node struct {
 	server   *server.Server
 	etags    *etag.Counter
 	grpcAddr string
-	httpAddr string       // "" while HTTP is off
-	raftLis  net.Listener // nil with a custom Transport
+	httpAddr string           // "" while HTTP is off
+	raftLis  net.Listener     // nil with a custom Transport
+	tracing  *tracing.Tracing // nil while tracing is off
 	gs, gi   *grpc.Server
 
 	serveErr chan error
@@ -123,6 +125,9 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 		}
 		n.log.Info("stopped", n.flushed...)
 	})
+	if err := n.startTracing(); err != nil {
+		return nil, err
+	}
 	if err := n.openStores(ctx, &st); err != nil {
 		return nil, err
 	}
@@ -146,6 +151,7 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if httpLis != nil {
 		h := n.cfg.HTTP
 		h.GracePeriod = GracePeriod
+		h.Tracing = n.tracing
 		stopHTTP, err := httpapi.Serve(ctx, n.server, httpLis, h, n.log)
 		if err != nil {
 			return nil, fmt.Errorf("HTTP on %s: %w", n.cfg.HTTPAddr, err)
@@ -340,8 +346,9 @@ func (n *Node) serverConfig(st datadir.NodeState, found bool, pools server.HiLoP
 			default:
 			}
 		},
-		Dial:   n.cfg.Dial,
-		Logger: n.log,
+		Dial:    n.cfg.Dial,
+		Logger:  n.log,
+		Tracing: n.tracing,
 	}
 	if n.cfg.ServerConfig != nil {
 		sc = n.cfg.ServerConfig(sc)
