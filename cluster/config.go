@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/tracing"
 )
 
 // Peer is one member of a statically bootstrapped cluster.
@@ -63,6 +64,9 @@ type Config struct {
 	// OnEntry, when set, is told when log entries first..last pass each EntryStage on this
 	// node (the commit-round trace). Unset, nothing is timed.
 	OnEntry func(stage EntryStage, first, last uint64, at time.Time)
+	// Tracing, when set, records the leader's stages of an entry proposed under a sampled
+	// span as that span's children (entryspans.go). Unset, nothing is stamped for it.
+	Tracing *tracing.Tracing
 	// MinLogIndex is the newest index this data dir is known to have held (datadir's
 	// manifest); a Raft log and snapshots that end before it are refused at start.
 	MinLogIndex uint64

@@ -22,10 +22,12 @@ import (
 
 // Node is this process's Raft member.
 type Node struct {
-	cfg       Config
-	raft      *raft.Raft
-	fsm       *fsm.FSM
-	watched   *watchedFSM // fsm as raft applies it (applywatch.go)
+	cfg     Config
+	raft    *raft.Raft
+	fsm     *fsm.FSM
+	watched *watchedFSM // fsm as raft applies it (applywatch.go)
+	// spans keeps entries' stamps for their spans (entryspans.go); nil while tracing is off.
+	spans     *entrySpans
 	store     logStore
 	storeKind LogStore
 	journal   *series.Store // the series journals the FSM applies to
@@ -85,8 +87,12 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n := &Node{cfg: cfg, fsm: fsm.New(), store: store, storeKind: kind, journal: journal, log: cfg.Logger, raftLog: raftLog, closed: make(chan struct{}),
 		leaders: leaderLog{now: time.Now}}
 	n.fsm.UseSeries(journal)
-	n.watched = &watchedFSM{BatchingFSM: n.fsm, trace: cfg.OnEntry}
-	n.guard = &storageGuard{StableStore: store, trace: cfg.OnEntry, path: kind.path(raftDir), log: cfg.Logger,
+	if cfg.Tracing != nil {
+		n.spans = &entrySpans{tracing: cfg.Tracing}
+	}
+	stamps := entryTrace(cfg.OnEntry).withSpans(n.spans)
+	n.watched = &watchedFSM{BatchingFSM: n.fsm, trace: stamps}
+	n.guard = &storageGuard{StableStore: store, trace: stamps, path: kind.path(raftDir), log: cfg.Logger,
 		normal: Timing{HeartbeatTimeout: rc.HeartbeatTimeout, ElectionTimeout: rc.ElectionTimeout}, halt: cfg.OnStorageHalt}
 	if cfg.OnHalt != nil {
 		n.fsm.OnHalt(cfg.OnHalt)
@@ -250,6 +256,9 @@ func (n *Node) Apply(ctx context.Context, cmd []byte) (any, error) {
 	if n.cfg.OnEntry != nil {
 		n.cfg.OnEntry(EntryProposed, f.Index(), f.Index(), proposed)
 		n.cfg.OnEntry(EntryAnswered, f.Index(), f.Index(), time.Now())
+	}
+	if n.spans != nil {
+		n.spans.spans(ctx, f.Index())
 	}
 	resp := f.Response()
 	if err, ok := resp.(error); ok {

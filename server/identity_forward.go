@@ -13,6 +13,7 @@ import (
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/internal/batch"
 	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/tracing"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	"github.com/idnode/idnode/reason"
@@ -162,12 +163,17 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 }
 
 // identityRounds is cfg.Identity for the leader's batcher (leader) or the follower's, telling
-// cfg.OnIdentityRound which one answered a batch.
+// cfg.OnIdentityRound which one answered a batch, and naming its batches' commit spans: a
+// Raft apply on the leader, a relay to it on a follower.
 func identityRounds(cfg Config, leader bool) identity.Options {
 	opts := cfg.Identity
 	opts.OnRound = nil
 	if f := cfg.OnIdentityRound; f != nil {
 		opts.OnRound = func(r batch.Round) { f(leader, r) }
+	}
+	opts.Tracing, opts.SpanName = cfg.Tracing, tracing.SpanRelay
+	if leader {
+		opts.SpanName = tracing.SpanRaftApply
 	}
 	return opts
 }

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/idnode/idnode/internal/tracing"
 )
 
 // Errors of the batcher.
@@ -53,6 +55,10 @@ type Options struct {
 	// once its callers have their answers (the commit-round trace: bench_round_test.go in
 	// package server). Unset, the batcher reads no clock.
 	OnRound func(Round)
+	// Tracing, when set, gives each batch whose callers are traced its spans (spans.go): a
+	// wait span per caller and one commit span named SpanName. Unset, nothing is traced.
+	Tracing  *tracing.Tracing
+	SpanName string
 }
 
 // Round is one batch's times, for OnRound.
@@ -93,7 +99,7 @@ type request[In, Out any] struct {
 	ctx   context.Context
 	item  In
 	reply chan Out
-	// queued and many are kept for OnRound only.
+	// queued and many are kept for OnRound and Tracing only.
 	queued time.Time
 	many   bool
 }
@@ -174,9 +180,9 @@ func (b *Batcher[In, Out]) DoMany(ctx context.Context, items []In) []Out {
 	return out
 }
 
-// stamp records when r was queued, for OnRound.
+// stamp records when r was queued, for OnRound and the spans.
 func (b *Batcher[In, Out]) stamp(r *request[In, Out]) {
-	if b.opts.OnRound != nil {
+	if b.timed() {
 		r.queued = time.Now()
 	}
 }
@@ -271,13 +277,23 @@ func (b *Batcher[In, Out]) propose(batch []*request[In, Out]) {
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), b.opts.CommitTimeout, ErrCommitTimeout)
 	defer cancel()
-	var proposed time.Time
-	if b.opts.OnRound != nil {
+	var (
+		proposed time.Time
+		spans    batchSpans
+	)
+	if b.timed() {
 		proposed = time.Now()
 	}
+	if b.opts.Tracing != nil {
+		ctx, spans = startSpans(ctx, b.opts.Tracing, b.opts.SpanName, batch, proposed)
+	}
 	results, err := b.commit.Commit(ctx, items)
-	if b.opts.OnRound != nil {
-		defer b.traceRound(batch, proposed, time.Now())
+	if b.timed() {
+		answered := time.Now()
+		spans.end(answered, err)
+		if b.opts.OnRound != nil {
+			defer b.traceRound(batch, proposed, answered)
+		}
 	}
 	if err == nil && len(results) != len(batch) {
 		err = fmt.Errorf("a batch of %d answered with %d results", len(batch), len(results))
@@ -290,6 +306,9 @@ func (b *Batcher[In, Out]) propose(batch []*request[In, Out]) {
 		}
 	}
 }
+
+// timed says whether the batcher reads the clock: for OnRound or for the spans.
+func (b *Batcher[In, Out]) timed() bool { return b.opts.OnRound != nil || b.opts.Tracing != nil }
 
 // traceRound tells OnRound of a batch whose callers have been answered.
 func (b *Batcher[In, Out]) traceRound(batch []*request[In, Out], proposed, answered time.Time) {

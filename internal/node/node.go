@@ -238,6 +238,7 @@ func (n *Node) openStores(ctx context.Context, st *datadir.NodeState) error {
 		Timing:    n.cfg.Timing,
 		Dial:      n.cfg.Dial,
 		Region:    n.cfg.Region, PreferredRegion: n.cfg.PreferredRegion,
+		Tracing:   n.tracing,
 	}
 	if n.cfg.Transport != nil {
 		cc.RaftAddr = n.cfg.RaftAddr
