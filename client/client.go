@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
@@ -84,6 +85,7 @@ type options struct {
 	genOpts        []hilo.Option
 	inOrder        bool
 	bearer         bool // WithAdminToken or WithAPIKey was given
+	tracerProvider trace.TracerProvider
 }
 
 // Option configures Dial.
@@ -262,6 +264,10 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 			MinConnectTimeout: 2 * time.Second,
 		}),
 	}, flowcontrol.DialOptions()...)
+	tracing := newClientTracing(o.tracerProvider)
+	if tracing != nil {
+		dialOpts = append(dialOpts, tracing.dial)
+	}
 	dialOpts = append(dialOpts, o.dialOpts...)
 	c := &Client{opts: o, failover: failover{callTimeout: o.callTimeout, backoff: o.backoff}}
 	dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(c.learnLeader))
@@ -287,6 +293,9 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 	c.fold = newIdentityFold(func(ctx context.Context, name string, count int64, requestID string) (docid.IdentityBlock, error) {
 		return c.NextIdentityRaw(ctx, &idnodev1.NextIdentityRequest{Name: name, Count: count, RequestId: requestID})
 	})
+	if tracing != nil {
+		c.fold.tracer = tracing.tracer
+	}
 	return c, nil
 }
 

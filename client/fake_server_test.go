@@ -86,13 +86,15 @@ type fakeNode struct {
 	leader      string     // when set, every answer names it in LeaderHeader, as nodes do
 }
 
-func startFakeNode(t *testing.T, tag string, state *fakeState) *fakeNode {
+// startFakeNode serves a fake node tagged tag on a loopback port, its gRPC server made with
+// opts.
+func startFakeNode(t *testing.T, tag string, state *fakeState, opts ...grpc.ServerOption) *fakeNode {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &fakeNode{tag: tag, state: state, addr: l.Addr().String(), srv: grpc.NewServer()}
+	n := &fakeNode{tag: tag, state: state, addr: l.Addr().String(), srv: grpc.NewServer(opts...)}
 	idnodev1.RegisterIdServiceServer(n.srv, n)
 	idnodev1.RegisterClusterServiceServer(n.srv, n)
 	go func() { _ = n.srv.Serve(l) }()

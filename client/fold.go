@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
@@ -49,6 +50,8 @@ const (
 type identityFold struct {
 	// send makes one NextIdentity call for count values under requestID (Client.NextIdentityRaw).
 	send func(ctx context.Context, name string, count int64, requestID string) (docid.IdentityBlock, error)
+	// tracer, when set, makes each batch a span that links its callers' (foldspan.go).
+	tracer trace.Tracer
 
 	mu       sync.Mutex
 	counters map[string]*foldCounter // by name as the callers spell it; gone once idle
@@ -173,7 +176,9 @@ func (f *identityFold) startLocked(name string, c *foldCounter) {
 
 func (f *identityFold) run(ctx context.Context, name string, c *foldCounter, b *foldBatch) {
 	sent := time.Now()
+	ctx, span := f.startSpan(ctx, b)
 	block, err := f.send(ctx, name, int64(len(b.waiters)), newRequestID())
+	span.end(err)
 	round := time.Since(sent)
 	stopped := ctx.Err() != nil
 	b.cancel()
