@@ -227,6 +227,10 @@ func TestMutualTLSTransport(t *testing.T) {
 	cfgs := mutualTLSConfigs(t)
 	for i := range cfgs {
 		cfgs[i].OnApply = func(d time.Duration) { applied <- d }
+		cfgs[i] = Config{
+			ID: tag, DataDir: t.TempDir(), RaftAddr: peers[i].Address, Peers: peers, Logger: quiet,
+			TLS: tlsNode(t, ca).Peer(), OnApply: func(_ context.Context, d time.Duration) { applied <- d },
+		}
 	}
 	nodes := mustOpenAll(t, cfgs...)
 	leader := leaderOf(t, nodes...)

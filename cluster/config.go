@@ -59,8 +59,9 @@ type Config struct {
 	// TLS, when set, makes the TCP transport speak mutual TLS: it must present this node's
 	// certificate, require and verify the peer's (tlsconfig.Node.Peer).
 	TLS *tls.Config
-	// OnApply, when set, is told how long each Apply took, committed or not (metrics).
-	OnApply func(time.Duration)
+	// OnApply, when set, is told how long each Apply took, committed or not, and the Apply's
+	// context, whose span an exemplar names (metrics).
+	OnApply func(ctx context.Context, d time.Duration)
 	// OnEntry, when set, is told when log entries first..last pass each EntryStage on this
 	// node (the commit-round trace). Unset, nothing is timed.
 	OnEntry func(stage EntryStage, first, last uint64, at time.Time)

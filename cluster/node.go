@@ -243,7 +243,7 @@ func (n *Node) Apply(ctx context.Context, cmd []byte) (any, error) {
 		return nil, ErrNotLeader
 	}
 	if n.cfg.OnApply != nil {
-		defer observeSince(n.cfg.OnApply, time.Now())
+		defer func(start time.Time) { n.cfg.OnApply(ctx, time.Since(start)) }(time.Now())
 	}
 	var proposed time.Time
 	if n.cfg.OnEntry != nil {

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/hashicorp/raft"
 )
@@ -51,8 +50,4 @@ func (n *Node) recoverFromPeersJSON(rc *raft.Config, logs raft.LogStore, snaps r
 	n.log.Warn("RECOVERY: Raft configuration replaced; peers.json renamed so it is not applied again",
 		"applied", applied, "voters", len(conf.Servers))
 	return nil
-}
-
-func observeSince(observe func(time.Duration), start time.Time) {
-	observe(time.Since(start))
 }

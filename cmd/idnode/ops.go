@@ -15,6 +15,7 @@ import (
 	"github.com/idnode/idnode/internal/metrics"
 	"github.com/idnode/idnode/internal/node"
 	"github.com/idnode/idnode/internal/tlsconfig"
+	"github.com/idnode/idnode/internal/tracing"
 	"github.com/idnode/idnode/server"
 )
 
@@ -34,6 +35,9 @@ func loadOps(cfg *config) (*ops, error) {
 	o := &ops{cfg: cfg}
 	if cfg.metricsAddr != "" {
 		o.metrics = metrics.New()
+		if tracing.Enabled(os.Getenv) {
+			o.metrics.EnableExemplars()
+		}
 	}
 	return o, nil
 }

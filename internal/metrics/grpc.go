@@ -28,6 +28,9 @@ type GRPCMetrics struct {
 	// methods holds a *methodMetrics by full method name ("/idnode.v1.IdService/Generate").
 	// Interceptors run only for the methods a server registered, so it stays as small as them.
 	methods sync.Map
+	// exemplars, set before the server serves, adds the trace id of a traced call to its
+	// handling time (EnableExemplars).
+	exemplars bool
 }
 
 // gRPC types, as the grpc_type label names them.
@@ -108,6 +111,7 @@ type methodMetrics struct {
 	seconds                 prometheus.Observer
 	handledVec              *prometheus.CounterVec
 	labels                  [3]string // grpc_type, grpc_service, grpc_method
+	exemplars               bool      // GRPCMetrics.exemplars
 	// handled is grpc_server_handled_total by code, resolved at a code's first call, so that
 	// only the codes a method answered show (as with the provider) unless InitializeMetrics ran.
 	handled [numCodes]atomic.Pointer[handledCounter]
@@ -128,6 +132,7 @@ func (g *GRPCMetrics) method(fullMethod, typ string) *methodMetrics {
 		seconds:    g.seconds.WithLabelValues(typ, service, name),
 		handledVec: g.handled,
 		labels:     [3]string{typ, service, name},
+		exemplars:  g.exemplars,
 	}
 	actual, _ := g.methods.LoadOrStore(fullMethod, m)
 	return actual.(*methodMetrics)
@@ -155,10 +160,11 @@ func (m *methodMetrics) handledCounter(code codes.Code) prometheus.Counter {
 	return c.Counter
 }
 
-// done counts a call's end: its code and how long it was handled.
-func (m *methodMetrics) done(err error, start time.Time) {
+// done counts a call's end: its code and how long it was handled, with the call's trace as
+// an exemplar.
+func (m *methodMetrics) done(ctx context.Context, err error, start time.Time) {
 	m.handledCounter(codeOf(err)).Inc()
-	m.seconds.Observe(time.Since(start).Seconds())
+	observe(ctx, m.seconds, time.Since(start).Seconds(), m.exemplars)
 }
 
 // codeOf returns err's gRPC code. It converts a context error as the gRPC server itself does.
@@ -185,7 +191,7 @@ func (g *GRPCMetrics) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
 		if err == nil {
 			m.sent.Inc()
 		}
-		m.done(err, start)
+		m.done(ctx, err, start)
 		return resp, err
 	}
 }
@@ -198,7 +204,7 @@ func (g *GRPCMetrics) StreamServerInterceptor() grpc.StreamServerInterceptor {
 		m := g.method(info.FullMethod, methodType(info.IsClientStream, info.IsServerStream))
 		m.started.Inc()
 		err := handler(srv, &countedStream{ServerStream: ss, m: m})
-		m.done(err, start)
+		m.done(ss.Context(), err, start)
 		return err
 	}
 }

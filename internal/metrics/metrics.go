@@ -46,6 +46,7 @@ type Metrics struct {
 	poolRefills   *prometheus.CounterVec
 	poolReserved  *prometheus.CounterVec
 	raftApply     prometheus.Histogram
+	exemplars     bool // EnableExemplars
 }
 
 // New creates the metrics on a fresh registry, with the Go runtime and process collectors.
@@ -173,8 +174,10 @@ func (m *Metrics) HiLoPoolRefill(database, tag string, n int64) {
 // IdentityBatch observes the size of one coalesced identity batch (identity.Options.OnBatch).
 func (m *Metrics) IdentityBatch(size int) { m.identityBatch.Observe(float64(size)) }
 
-// RaftApply observes one Raft apply (cluster.Config.OnApply).
-func (m *Metrics) RaftApply(d time.Duration) { m.raftApply.Observe(d.Seconds()) }
+// RaftApply observes one Raft apply (cluster.Config.OnApply), with its trace as an exemplar.
+func (m *Metrics) RaftApply(ctx context.Context, d time.Duration) {
+	observe(ctx, m.raftApply, d.Seconds(), m.exemplars)
+}
 
 // RaftSource is what the Raft collector reads at scrape time; cluster.Node is one.
 type RaftSource interface {
@@ -247,9 +250,10 @@ func (c *raftCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(storageFaultDesc, prometheus.GaugeValue, failed, "failed")
 }
 
-// Handler serves the registry in the Prometheus text format.
+// Handler serves the registry in the Prometheus text format, or in OpenMetrics to a scraper
+// that asks for it (Accept: application/openmetrics-text), the format that carries exemplars.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry, EnableOpenMetrics: true})
 }
 
 // Serve listens on addr and serves /metrics in the background, and with profile also Go's

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -67,7 +68,7 @@ func TestEveryMetricIsExported(t *testing.T) {
 	m.IDsIssued(docid.HiLo.String(), "Billing", 32)
 	m.HiLoRange(32)
 	m.IdentityBatch(7)
-	m.RaftApply(3 * time.Millisecond)
+	m.RaftApply(context.Background(), 3*time.Millisecond)
 	m.NoQuorum()
 	m.WatchHiLoPools(mustPools(t))
 	m.WatchClusterVersion(fsm.New())
@@ -111,7 +112,7 @@ func TestMetricsPassPromtoolsLint(t *testing.T) {
 	m.IDsIssued(docid.Identity.String(), "", 5)
 	m.HiLoRange(32)
 	m.IdentityBatch(7)
-	m.RaftApply(time.Millisecond)
+	m.RaftApply(context.Background(), time.Millisecond)
 	m.NoQuorum()
 	m.WatchHiLoPools(mustPools(t))
 	m.WatchClusterVersion(fsm.New())
