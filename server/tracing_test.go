@@ -231,3 +231,44 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// A call relayed to the leader by its own name (relay.go) carries the trace too: the
+// leader's span of its leader half is a child of the follower's hop, and the Raft stages of
+// its entry are under it, on the leader.
+func TestCallRelayedByNameIsOneTrace(t *testing.T) {
+	tc := newTracedCluster(t)
+	leader := tc.waitLeader(convergeTimeout, tc.Tags()...)
+	follower := without(tc.Tags(), leader)[0]
+	ids := tc.client(t, follower)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ctx, root := tc.app.Tracer("test").Start(ctx, "app.call")
+	if _, err := ids.SeedIdentity(ctx, &idnodev1.SeedIdentityRequest{Name: "seeded", Value: 41}); err != nil {
+		t.Fatalf("SeedIdentity through follower %s: %v", follower, err)
+	}
+	root.End()
+	const leaderHalf = "idnode.leader.idnode.v1.IdService/SeedIdentity"
+	poll.Until(t, "the relayed call's spans", 5*time.Second, 10*time.Millisecond, func() error {
+		all := tc.traceByNode(root.SpanContext().TraceID(), leader, follower)
+		served := all[leaderHalf+"@leader"]
+		if len(served) != 1 {
+			return fmt.Errorf("%d spans %s on the leader; have %v", len(served), leaderHalf, keys(all))
+		}
+		var hop sdktrace.ReadOnlySpan
+		for _, s := range all[leaderHalf] {
+			if s.node == follower && s.SpanKind() == trace.SpanKindClient && s.SpanContext().SpanID() == served[0].Parent().SpanID() {
+				hop = s
+			}
+		}
+		if hop == nil {
+			return fmt.Errorf("the leader's span of %s is not a child of the follower's hop", leaderHalf)
+		}
+		for _, stage := range []string{tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
+			s := all[stage]
+			if len(s) != 1 || s[0].node != leader || s[0].Parent().SpanID() != served[0].SpanContext().SpanID() {
+				return fmt.Errorf("stage %s: %d spans, want one on the leader under its %s span", stage, len(s), leaderHalf)
+			}
+		}
+		return nil
+	})
+}

@@ -121,3 +121,31 @@ func TestUntracedCallerAllocatesAsWithTracingOff(t *testing.T) {
 		t.Errorf("an untraced caller allocates %.1f times with tracing on, %.1f with it off", on, off)
 	}
 }
+
+// BenchmarkDoTracing is one caller's Do with tracing off, on with a caller that is not
+// traced, and on with a sampled caller (whose spans an SDK provider records and drops):
+// go test ./internal/batch -run '^$' -bench DoTracing -benchmem.
+func BenchmarkDoTracing(b *testing.B) {
+	tp := sdktrace.NewTracerProvider()
+	on := Options{Tracing: tracing.New(tp, "A", nil), SpanName: "commit"}
+	sampled, span := tp.Tracer("bench").Start(context.Background(), "caller")
+	defer span.End()
+	for _, c := range []struct {
+		name string
+		opts Options
+		ctx  context.Context
+	}{
+		{"off", Options{}, context.Background()},
+		{"on/untraced", on, context.Background()},
+		{"on/sampled", on, sampled},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			bt := New[string, string](&upper{}, c.opts, failed)
+			defer bt.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = bt.Do(c.ctx, "x")
+			}
+		})
+	}
+}
