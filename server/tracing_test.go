@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func newTracedCluster(t *testing.T) *tracedCluster {
 	tc := &tracedCluster{nodes: map[string]*tracetest.SpanRecorder{}, appIn: tracetest.NewSpanRecorder()}
 	tc.app = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tc.appIn))
 	tc.testCluster = newTestClusterConfigured(t, 3, func(c *node.Config) {
-		c.Tracing = func(tag string) (*tracing.Tracing, error) {
+		c.Tracing = func(tag string, _ *slog.Logger) (*tracing.Tracing, error) {
 			rec := tracetest.NewSpanRecorder()
 			tc.mu.Lock()
 			tc.nodes[tag] = rec

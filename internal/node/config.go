@@ -81,9 +81,10 @@ type Config struct {
 	// returning the function that stops it; WatchHiLoPools shows the pools in it.
 	ServeMetrics   func(gs *grpc.Server, node *cluster.Node, log *slog.Logger) (func(), error)
 	WatchHiLoPools func(*hilopool.Store)
-	// Tracing, when set, makes the node's tracing once its tag is known (tracing.FromEnv in
-	// cmd/idnode); a nil *tracing.Tracing turns it off, as a nil Tracing does.
-	Tracing func(tag string) (*tracing.Tracing, error)
+	// Tracing, when set, makes the node's tracing once its tag is known, with the node's
+	// logger (tracing.FromEnv in cmd/idnode); a nil *tracing.Tracing turns it off, as a nil
+	// Tracing does.
+	Tracing func(tag string, log *slog.Logger) (*tracing.Tracing, error)
 	// BeforeStop, when set, is called once the node is told to stop, before anything stops
 	// (cmd/idnode bounds the stop from there).
 	BeforeStop func(*Node)

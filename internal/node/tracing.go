@@ -16,7 +16,7 @@ func (n *Node) startTracing() error {
 	if n.cfg.Tracing == nil {
 		return nil
 	}
-	t, err := n.cfg.Tracing(n.cfg.Tag)
+	t, err := n.cfg.Tracing(n.cfg.Tag, n.log)
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
 	}

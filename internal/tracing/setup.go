@@ -3,8 +3,10 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -29,11 +31,16 @@ func Enabled(getenv func(string) string) bool {
 // (http/protobuf when neither does, as the specification says); the SDK reads the sampler
 // (OTEL_TRACES_SAMPLER, _ARG), the batch processor's and the exporter's settings itself. The
 // resource is service.name=idnode, service.instance.id=node and service.version=version, which
-// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override.
-func FromEnv(ctx context.Context, getenv func(string) string, node, version string) (*Tracing, error) {
+// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override. What the SDK fails at (an export
+// the receiver refused, a full queue) goes to log as a WARN, through OpenTelemetry's global
+// error handler, which FromEnv sets: there is one node in a process that calls it.
+func FromEnv(ctx context.Context, getenv func(string) string, node, version string, log *slog.Logger) (*Tracing, error) {
 	if !Enabled(getenv) {
 		return nil, nil
 	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn("tracing: the OpenTelemetry SDK failed; spans may be lost", "err", err)
+	}))
 	exp, err := exporter(ctx, getenv)
 	if err != nil {
 		return nil, err

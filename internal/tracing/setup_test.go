@@ -2,10 +2,14 @@ package tracing
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -33,7 +37,7 @@ func TestEnabledOnlyWithAnEndpoint(t *testing.T) {
 // an error and shuts the provider down at the end.
 func fromEnv(t *testing.T) *Tracing {
 	t.Helper()
-	tr, err := FromEnv(context.Background(), os.Getenv, "B", "v1.2.3")
+	tr, err := FromEnv(context.Background(), os.Getenv, "B", "v1.2.3", slog.Default())
 	if err != nil {
 		t.Fatalf("FromEnv: %v", err)
 	}
@@ -120,8 +124,32 @@ func TestFromEnvResourceAndSampler(t *testing.T) {
 func TestFromEnvRefusesAnUnknownProtocol(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json")
-	if tr, err := FromEnv(context.Background(), os.Getenv, "B", "v1"); err == nil {
+	if tr, err := FromEnv(context.Background(), os.Getenv, "B", "v1", slog.Default()); err == nil {
 		_ = tr.Shutdown(context.Background())
 		t.Fatal("FromEnv with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json: no error")
 	}
+}
+
+// What the SDK fails at reaches the node's log as a WARN, in the node's format, not as a
+// line of the standard library's logger on standard error.
+func TestSDKFailuresGoToTheNodesLog(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	var out strings.Builder
+	log := slog.New(slog.NewJSONHandler(&out, nil))
+	tr, err := FromEnv(context.Background(), os.Getenv, "B", "v1", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tr.Shutdown(canceled()) }()
+	otel.Handle(errors.New("export refused"))
+	if !strings.Contains(out.String(), `"level":"WARN"`) || !strings.Contains(out.String(), "export refused") {
+		t.Errorf("the node's log holds %q, want a WARN with the SDK's error", out.String())
+	}
+}
+
+// canceled is a context that has ended: a flush to a receiver that is not there stops at once.
+func canceled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
