@@ -149,7 +149,7 @@ func TestIdentityThroughAFollowerIsOneTrace(t *testing.T) {
 	}
 	for _, name := range []string{tracing.SpanRaftApply, tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
 		if v, ok := attr(byKey[name], tracing.AttrRaftIndex); !ok || v.AsInt64() < 1 {
-			t.Errorf("span %s: %s = %v, want the entry's index", name, tracing.AttrRaftIndex, v.Emit())
+			t.Errorf("span %s: %s = %v, want the entry's index", name, tracing.AttrRaftIndex, v.String())
 		}
 	}
 	// The stages follow one another within the apply.

@@ -63,7 +63,7 @@ func resourceOf(t *testing.T, tr *Tracing) map[attribute.Key]string {
 	}
 	out := map[attribute.Key]string{}
 	for _, kv := range ro.Resource().Attributes() {
-		out[kv.Key] = kv.Value.Emit()
+		out[kv.Key] = kv.Value.String()
 	}
 	return out
 }
