@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc/filters"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
@@ -112,8 +113,11 @@ func (t *Tracing) DialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithStatsHandler(otelgrpc.NewClientHandler(t.otelgrpcOptions()...))}
 }
 
+// otelgrpcOptions leave out the gRPC health checks: a load balancer's or Kubernetes' probe
+// every few seconds would otherwise be most of the traces, and says nothing of a call's path.
 func (t *Tracing) otelgrpcOptions() []otelgrpc.Option {
-	return []otelgrpc.Option{otelgrpc.WithTracerProvider(t.provider), otelgrpc.WithPropagators(t.propagator)}
+	return []otelgrpc.Option{otelgrpc.WithTracerProvider(t.provider), otelgrpc.WithPropagators(t.propagator),
+		otelgrpc.WithFilter(filters.Not(filters.HealthCheck()))}
 }
 
 // Handler instruments an HTTP handler: a span per request, named operation, its parent the
