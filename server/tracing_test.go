@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -32,10 +35,12 @@ type tracedCluster struct {
 	appIn *tracetest.SpanRecorder
 }
 
+// newTracedCluster starts it; each node serves HTTP/JSON on a loopback port too.
 func newTracedCluster(t *testing.T) *tracedCluster {
 	tc := &tracedCluster{nodes: map[string]*tracetest.SpanRecorder{}, appIn: tracetest.NewSpanRecorder()}
 	tc.app = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tc.appIn))
 	tc.testCluster = newTestClusterConfigured(t, 3, func(c *node.Config) {
+		c.HTTPAddr, c.HTTPAddrSet, c.HTTP.MaxConns = "127.0.0.1:0", true, 16
 		c.Tracing = func(tag string, _ *slog.Logger) (*tracing.Tracing, error) {
 			rec := tracetest.NewSpanRecorder()
 			tc.mu.Lock()
@@ -272,4 +277,61 @@ func TestCallRelayedByNameIsOneTrace(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A request to the HTTP/JSON API that carries a traceparent continues the caller's trace: the
+// HTTP span is its child, and the gateway's gRPC call, which the node serves in-process, is
+// under the HTTP span.
+func TestHTTPRequestContinuesTheCallersTrace(t *testing.T) {
+	tc := newTracedCluster(t)
+	leader := tc.waitLeader(convergeTimeout, tc.Tags()...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ctx, root := tc.app.Tracer("test").Start(ctx, "app.call")
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+tc.Node(leader).running.HTTPAddr()+"/v1/ids", strings.NewReader(`{"id":"orders|"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	tracing.Propagator().Inject(ctx, propagation.HeaderCarrier(req.Header))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /v1/ids: %s", resp.Status)
+	}
+	root.End()
+	poll.Until(t, "the HTTP request's spans", 5*time.Second, 10*time.Millisecond, func() error {
+		all := tc.traceByNode(root.SpanContext().TraceID(), leader, "")
+		// otelhttp names the span by the method and the route's pattern.
+		httpSpans, served := all["POST /v1/@leader"], all["idnode.v1.IdService/Generate@leader"]
+		if len(httpSpans) != 1 || httpSpans[0].Parent().SpanID() != root.SpanContext().SpanID() {
+			return fmt.Errorf("want one HTTP server span under the caller's; have %v", keys(all))
+		}
+		if len(served) != 1 {
+			return fmt.Errorf("want the gateway's Generate call served on the leader; have %v", keys(all))
+		}
+		for id := served[0].Parent().SpanID(); id != httpSpans[0].SpanContext().SpanID(); {
+			parent, ok := spanByID(all, id)
+			if !ok {
+				return fmt.Errorf("the leader's Generate span does not lead back to the HTTP span")
+			}
+			id = parent.Parent().SpanID()
+		}
+		return nil
+	})
+}
+
+// spanByID finds the span id among all.
+func spanByID(all map[string][]tracedSpan, id trace.SpanID) (tracedSpan, bool) {
+	for _, spans := range all {
+		for _, s := range spans {
+			if s.SpanContext().SpanID() == id {
+				return s, true
+			}
+		}
+	}
+	return tracedSpan{}, false
 }
