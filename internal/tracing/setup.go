@@ -15,11 +15,13 @@ import (
 )
 
 // Enabled says whether the environment asks for traces: an OTLP endpoint is named
-// (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) and the SDK is not
-// disabled (OTEL_SDK_DISABLED=true). Without an endpoint the node makes no span at all,
-// rather than sending to the SDK's default address where nothing may listen.
+// (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), the SDK is not
+// disabled (OTEL_SDK_DISABLED=true) and the traces exporter is not turned off
+// (OTEL_TRACES_EXPORTER=none). Without an endpoint the node makes no span at all, rather than
+// sending to the SDK's default address where nothing may listen.
 func Enabled(getenv func(string) string) bool {
-	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") ||
+		strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER")) == "none" {
 		return false
 	}
 	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
