@@ -94,7 +94,7 @@ func TestSpansReachAnOTLPReceiver(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, span := tr.Tracer().Start(context.Background(), SpanRaftApply)
+			_, span := tr.tracer.Start(context.Background(), SpanRaftApply)
 			span.End()
 			if err := tr.Shutdown(context.Background()); err != nil {
 				t.Fatalf("Shutdown: %v", err)

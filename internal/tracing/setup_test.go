@@ -58,7 +58,7 @@ func fromEnv(t *testing.T) *Tracing {
 // is exported).
 func resourceOf(t *testing.T, tr *Tracing) map[attribute.Key]string {
 	t.Helper()
-	_, span := tr.Tracer().Start(context.Background(), "probe")
+	_, span := tr.tracer.Start(context.Background(), "probe")
 	ro, ok := span.(sdktrace.ReadOnlySpan)
 	if !ok {
 		t.Fatalf("span %T is not the SDK's", span)
@@ -79,7 +79,7 @@ func TestFromEnvIsOffWithoutAnEndpoint(t *testing.T) {
 		t.Fatalf("FromEnv with no endpoint = %v, want nil (off)", tr)
 	}
 	var off *Tracing
-	if off.ServerOptions() != nil || off.DialOptions() != nil || off.Tracer() != nil {
+	if off.ServerOptions() != nil || off.DialOptions() != nil {
 		t.Error("a nil Tracing instruments something")
 	}
 }
@@ -114,7 +114,7 @@ func TestFromEnvResourceAndSampler(t *testing.T) {
 	t.Run("sampler", func(t *testing.T) {
 		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
 		t.Setenv("OTEL_TRACES_SAMPLER", "always_off")
-		_, span := fromEnv(t).Tracer().Start(context.Background(), "probe")
+		_, span := fromEnv(t).tracer.Start(context.Background(), "probe")
 		if span.SpanContext().IsSampled() {
 			t.Error("OTEL_TRACES_SAMPLER=always_off sampled a span")
 		}

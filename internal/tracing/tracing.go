@@ -75,14 +75,6 @@ func Propagator() propagation.TextMapPropagator {
 	return propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 }
 
-// Tracer is the tracer of the stage spans; nil while tracing is off.
-func (t *Tracing) Tracer() trace.Tracer {
-	if t == nil {
-		return nil
-	}
-	return t.tracer
-}
-
 // Start starts a stage span named name at the measured instant start, as a child of the span
 // in ctx, with the node's tag among its attributes.
 func (t *Tracing) Start(ctx context.Context, name string, start time.Time, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
