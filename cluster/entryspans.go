@@ -81,7 +81,7 @@ func (e *entrySpans) spans(ctx context.Context, index uint64) {
 	}
 	stage := func(name string, from, to time.Time) {
 		if !from.IsZero() && !to.IsZero() {
-			e.tracing.Stage(ctx, name, from, to, at)
+			e.tracing.Stage(ctx, name, from, to, trace.WithAttributes(at))
 		}
 	}
 	stage(tracing.SpanLogWrite, s.dispatched, s.stored)

@@ -11,11 +11,12 @@ import (
 	"github.com/idnode/idnode/internal/tracing/fanin"
 )
 
-// batchSpans are the spans of one batch whose callers are traced. Each sampled caller gets
-// its own SpanBatchWait span, under its own span, from its arrival to the proposal. The
-// commit (Options.SpanName) is one span for the whole batch: its parent is the first sampled
-// caller's span and it links to every other's (fanin), so a trace viewer shows the commit's
-// stages under the first caller and leads from every other caller's wait to them.
+// batchSpans are the spans of one batch whose callers are traced. The commit
+// (Options.SpanName) is one span for the whole batch: its parent is the first sampled
+// caller's span and it links to every other's (fanin). Each sampled caller gets its own
+// SpanBatchWait span, under its own span, from its arrival to the proposal; every caller's
+// but the first links back to the commit. A trace viewer so shows the commit's stages under
+// the first caller, and leads from every other caller's wait to them and back.
 type batchSpans struct {
 	commit trace.Span
 }
@@ -24,18 +25,27 @@ type batchSpans struct {
 // commit span for the Committer. When none of the callers is sampled it starts nothing.
 func startSpans[In, Out any](ctx context.Context, t *tracing.Tracing, name string, batch []*request[In, Out], proposed time.Time) (context.Context, batchSpans) {
 	var callers fanin.Callers
-	size := tracing.AttrBatchSize.Int(len(batch))
 	for _, r := range batch {
-		if callers.Add(trace.SpanContextFromContext(r.ctx)) {
-			t.Stage(r.ctx, tracing.SpanBatchWait, r.queued, proposed, size)
-		}
+		callers.Add(trace.SpanContextFromContext(r.ctx))
 	}
 	parent, ok := callers.Parent()
 	if !ok {
 		return ctx, batchSpans{}
 	}
-	_, span := t.Start(trace.ContextWithSpanContext(ctx, parent), name, proposed,
-		trace.WithLinks(callers.Links()...), trace.WithAttributes(size))
+	size := trace.WithAttributes(tracing.AttrBatchSize.Int(len(batch)))
+	_, span := t.Start(trace.ContextWithSpanContext(ctx, parent), name, proposed, trace.WithLinks(callers.Links()...), size)
+	toCommit := trace.WithLinks(trace.Link{SpanContext: span.SpanContext()})
+	var waited fanin.Callers // the same callers, each once, in the same order
+	for _, r := range batch {
+		sc := trace.SpanContextFromContext(r.ctx)
+		switch {
+		case !waited.Add(sc):
+		case sc.Equal(parent):
+			t.Stage(r.ctx, tracing.SpanBatchWait, r.queued, proposed, size)
+		default:
+			t.Stage(r.ctx, tracing.SpanBatchWait, r.queued, proposed, size, toCommit)
+		}
+	}
 	return trace.ContextWithSpan(ctx, span), batchSpans{commit: span}
 }
 

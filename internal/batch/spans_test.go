@@ -61,12 +61,14 @@ func TestBatchSpansParentTheFirstSampledCallerAndLinkTheOthers(t *testing.T) {
 
 		var commit sdktrace.ReadOnlySpan
 		waits := map[trace.SpanID]int{}
+		waitLinks := map[trace.SpanID][]sdktrace.Link{}
 		for _, s := range rec.Ended() {
 			switch s.Name() {
 			case "commit":
 				commit = s
 			case tracing.SpanBatchWait:
 				waits[s.Parent().SpanID()]++
+				waitLinks[s.Parent().SpanID()] = s.Links()
 			}
 		}
 		if commit == nil {
@@ -85,6 +87,14 @@ func TestBatchSpansParentTheFirstSampledCallerAndLinkTheOthers(t *testing.T) {
 		want := map[trace.SpanID]int{firstSC.SpanID(): 1, secondSC.SpanID(): 1, manySC.SpanID(): 1}
 		if len(waits) != len(want) || waits[firstSC.SpanID()] != 1 || waits[secondSC.SpanID()] != 1 || waits[manySC.SpanID()] != 1 {
 			t.Errorf("wait spans by parent %v, want one under each sampled caller %v", waits, want)
+		}
+		if l := waitLinks[firstSC.SpanID()]; len(l) != 0 {
+			t.Errorf("the first caller's wait links %v; its commit is its own child", l)
+		}
+		for _, other := range []trace.SpanID{secondSC.SpanID(), manySC.SpanID()} {
+			if l := waitLinks[other]; len(l) != 1 || l[0].SpanContext.SpanID() != commit.SpanContext().SpanID() {
+				t.Errorf("caller %s's wait links %v, want the commit span %s", other, l, commit.SpanContext().SpanID())
+			}
 		}
 	})
 }

@@ -83,8 +83,8 @@ func (t *Tracing) Start(ctx context.Context, name string, start time.Time, opts 
 }
 
 // Stage records a finished stage span from start to end under the span in ctx.
-func (t *Tracing) Stage(ctx context.Context, name string, start, end time.Time, attrs ...attribute.KeyValue) {
-	_, span := t.Start(ctx, name, start, trace.WithAttributes(attrs...))
+func (t *Tracing) Stage(ctx context.Context, name string, start, end time.Time, opts ...trace.SpanStartOption) {
+	_, span := t.Start(ctx, name, start, opts...)
 	span.End(trace.WithTimestamp(end))
 }
 
