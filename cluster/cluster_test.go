@@ -226,11 +226,7 @@ func TestMutualTLSTransport(t *testing.T) {
 	applied := make(chan time.Duration, 100)
 	cfgs := mutualTLSConfigs(t)
 	for i := range cfgs {
-		cfgs[i].OnApply = func(d time.Duration) { applied <- d }
-		cfgs[i] = Config{
-			ID: tag, DataDir: t.TempDir(), RaftAddr: peers[i].Address, Peers: peers, Logger: quiet,
-			TLS: tlsNode(t, ca).Peer(), OnApply: func(_ context.Context, d time.Duration) { applied <- d },
-		}
+		cfgs[i].OnApply = func(_ context.Context, d time.Duration) { applied <- d }
 	}
 	nodes := mustOpenAll(t, cfgs...)
 	leader := leaderOf(t, nodes...)

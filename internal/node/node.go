@@ -234,11 +234,12 @@ func (n *Node) openStores(ctx context.Context, st *datadir.NodeState) error {
 				n.log.Error("recording a snapshot in the data dir manifest", "index", index, "err", err)
 			}
 		},
-		Transport: n.cfg.Transport,
-		Timing:    n.cfg.Timing,
-		Dial:      n.cfg.Dial,
-		Region:    n.cfg.Region, PreferredRegion: n.cfg.PreferredRegion,
-		Tracing:   n.tracing,
+		Transport:       n.cfg.Transport,
+		Timing:          n.cfg.Timing,
+		Dial:            n.cfg.Dial,
+		Region:          n.cfg.Region,
+		PreferredRegion: n.cfg.PreferredRegion,
+		Tracing:         n.tracing,
 	}
 	if n.cfg.Transport != nil {
 		cc.RaftAddr = n.cfg.RaftAddr
