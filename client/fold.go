@@ -19,9 +19,9 @@ import (
 //
 // Each identity is a Raft round on the cluster, and each call a gRPC exchange both ends pay
 // for in CPU; one call for n values costs the cluster about what a call for one costs, so 64
-// callers of one counter cost about one call a round instead of 64 (the Python client folds
-// too, clients/python/src/idnode/_fold.py, with two calls in flight: measured, one gained it
-// nothing clear).
+// callers of one counter cost about one call a round instead of 64. The clients in other
+// languages fold the same way (clients/python/src/idnode/_fold.py, for one), with one call of a
+// counter in flight too.
 //
 // When a batch returns, the next waits, briefly, for the callers it answered to come back
 // (regatherLocked): 64 looping callers then share one call a round, not every other round.
