@@ -107,11 +107,22 @@ type callCount struct {
 // so it only counts), and counts the call until its stream ends, which cancels the context it
 // is given on every path out of the transport.
 func (c *callCount) admit(ctx context.Context, info *tap.Info) (context.Context, error) {
-	if c.n.Add(1) > c.max {
-		c.n.Add(-1)
-		return nil, reason.Error(codes.ResourceExhausted, reason.Busy, fmt.Sprintf(
-			"this node holds %d calls already, as many as it takes at once (--grpc-max-calls): retry in a moment, or on another node", c.max))
+	if err := c.enter(); err != nil {
+		return nil, err
 	}
-	context.AfterFunc(ctx, func() { c.n.Add(-1) })
+	context.AfterFunc(ctx, c.leave)
 	return ctx, nil
 }
+
+// enter counts a call, or refuses it when the server holds max calls already.
+func (c *callCount) enter() error {
+	if c.n.Add(1) > c.max {
+		c.n.Add(-1)
+		return reason.Error(codes.ResourceExhausted, reason.Busy, fmt.Sprintf(
+			"this node holds %d calls already, as many as it takes at once (--grpc-max-calls): retry in a moment, or on another node", c.max))
+	}
+	return nil
+}
+
+// leave stops counting a call enter counted.
+func (c *callCount) leave() { c.n.Add(-1) }

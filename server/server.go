@@ -205,9 +205,22 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 	}, append(s.cfg.Limits.options(s.publicCalls), s.cfg.Tracing.ServerOptions()...)...)
 }
 
+// UnaryInterceptor is the unary interceptor ServerOptions installs, for a caller that runs
+// the services' handlers without a grpc.Server (the HTTP gateway's direct calls).
+func (s *Server) UnaryInterceptor() grpc.UnaryServerInterceptor { return s.intercept.unary }
+
+// Admit counts a call that runs without a grpc.Server among the calls in flight until it calls
+// end, or refuses it as the tap of ServerOptions would (Limits.MaxCalls).
+func (s *Server) Admit() (end func(), err error) {
+	if err := s.publicCalls.enter(); err != nil {
+		return nil, err
+	}
+	return s.publicCalls.leave, nil
+}
+
 // Register adds the public services to gs, the client port's server: IdService,
 // ClusterService, SeriesService, health and reflection.
-func (s *Server) Register(gs *grpc.Server) {
+func (s *Server) Register(gs reflection.GRPCServer) {
 	idnodev1.RegisterIdServiceServer(gs, s.ids)
 	idnodev1.RegisterClusterServiceServer(gs, s.cluster)
 	idnodev1.RegisterSeriesServiceServer(gs, s.series)

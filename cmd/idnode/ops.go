@@ -84,6 +84,17 @@ func (o *ops) metricsOptions() []grpc.ServerOption {
 	return o.metrics.ServerOptions()
 }
 
+// metricsInterceptors count the HTTP gateway's calls, when metrics are on.
+func (o *ops) metricsInterceptors() httpapi.Interceptors {
+	if o.metrics == nil {
+		return httpapi.Interceptors{}
+	}
+	return httpapi.Interceptors{
+		Unary:  []grpc.UnaryServerInterceptor{o.metrics.GRPC.UnaryServerInterceptor()},
+		Stream: []grpc.StreamServerInterceptor{o.metrics.GRPC.StreamServerInterceptor()},
+	}
+}
+
 // serve starts the metrics endpoint once the services are registered; it returns the stop
 // function (a no-op when metrics are off).
 func (o *ops) serve(gs *grpc.Server, raft *cluster.Node, log *slog.Logger) (func(), error) {
@@ -116,7 +127,7 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 			Options: httpapi.Options{AllowedOrigins: c.http.allowedOrigins, MaxBodyBytes: c.http.maxBody, MaxBodyMemory: c.http.maxBodyMemory,
 				AllowedHosts: c.http.hosts(c.httpAddr, c.grpcAddr, c.grpcAdvertise, c.raftAddr, c.raftAdvertise)},
 			ReadTimeout: c.http.readTimeout, IdleTimeout: c.http.idleTimeout, MaxConns: c.http.maxConns,
-			GRPCOptions: o.metricsOptions(),
+			Interceptors: o.metricsInterceptors(),
 		},
 		HiLoPools: c.hiloPools, MaxCount: c.maxCount, IdentityBatch: c.identityBatch,
 		ElectionWait: c.electionWait, HighWater: c.highWater, RaftLog: c.raftLog, Timing: c.timing(),

@@ -69,16 +69,11 @@ var errNotFromGateway = reason.Error(codes.PermissionDenied, "", "this server ta
 
 // gatewayServerOptions are the ServerOptions of the gRPC server behind the gateway: the same
 // checks as srv's client port, judging the HTTP caller entered in callers rather than the
-// gateway's own connection. Serve it on an inprocess.Listener only.
+// gateway's own connection. Serve it on an inprocess.Listener only. The gateway's unary calls
+// take the direct path (directConn) through gatewayUnary, the same checks.
 func gatewayServerOptions(srv *server.Server, callers *callers) []grpc.ServerOption {
 	return append([]grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-			c, ok := callers.lookup(ctx)
-			if !ok {
-				return nil, errNotFromGateway
-			}
-			return handler(server.WithHTTPCaller(ctx, c), req)
-		}),
+		grpc.ChainUnaryInterceptor(callers.unary),
 		grpc.ChainStreamInterceptor(func(s any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 			c, ok := callers.lookup(ss.Context())
 			if !ok {
@@ -87,6 +82,54 @@ func gatewayServerOptions(srv *server.Server, callers *callers) []grpc.ServerOpt
 			return handler(s, &callerStream{ServerStream: ss, ctx: server.WithHTTPCaller(ss.Context(), c)})
 		}),
 	}, srv.ServerOptions()...)
+}
+
+// unary is the first unary interceptor of the gateway's calls: the handler runs for the HTTP
+// caller the call's handle names, and a call with no live handle is refused.
+func (h *callers) unary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	c, ok := h.lookup(ctx)
+	if !ok {
+		return nil, errNotFromGateway
+	}
+	return handler(server.WithHTTPCaller(ctx, c), req)
+}
+
+// gatewayUnary is the interceptor of the gateway's direct unary calls, the chain the
+// in-process server runs for gatewayServerOptions and extra: the caller its handle names,
+// srv's checks, then extra (metrics) in order.
+func gatewayUnary(srv *server.Server, callers *callers, extra []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
+	return chainUnary(append([]grpc.UnaryServerInterceptor{callers.unary, srv.UnaryInterceptor()}, extra...))
+}
+
+// chainUnary runs chain's interceptors in order around a call's handler, as
+// grpc.ChainUnaryInterceptor does on a server.
+func chainUnary(chain []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		return chain[0](ctx, req, info, chained(chain[1:], info, handler))
+	}
+}
+
+func chained(chain []grpc.UnaryServerInterceptor, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) grpc.UnaryHandler {
+	if len(chain) == 0 {
+		return handler
+	}
+	return func(ctx context.Context, req any) (any, error) {
+		return chain[0](ctx, req, info, chained(chain[1:], info, handler))
+	}
+}
+
+// services registers services on the gateway's gRPC server and keeps their unary methods
+// for the direct path.
+type services struct {
+	*grpc.Server
+	methods map[string]directMethod
+}
+
+func (s *services) RegisterService(desc *grpc.ServiceDesc, impl any) {
+	s.Server.RegisterService(desc, impl)
+	for _, m := range desc.Methods {
+		s.methods["/"+desc.ServiceName+"/"+m.MethodName] = directMethod{impl: impl, handler: m.Handler}
+	}
 }
 
 type callerStream struct {

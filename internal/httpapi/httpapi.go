@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/idnode/idnode/internal/httpapi/console"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/proto/idnode/v1/gateway"
 	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/server"
@@ -55,8 +56,8 @@ type Options struct {
 
 // newHandler is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /healthz,
 // /readyz and the web console under /ui/ (package console), which calls the routes above.
-// conn reaches the node's gateway gRPC server (gatewayServerOptions with callers).
-func newHandler(ctx context.Context, conn *grpc.ClientConn, callers *callers, opts Options) (http.Handler, error) {
+// conn reaches the node's services with the gateway's checks (directConn, with callers).
+func newHandler(ctx context.Context, conn grpc.ClientConnInterface, callers *callers, opts Options) (http.Handler, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -84,13 +85,13 @@ func newHandler(ctx context.Context, conn *grpc.ClientConn, callers *callers, op
 		}}),
 		runtime.WithErrorHandler(withInputReason),
 	)
-	if err := gateway.RegisterIdServiceHandler(ctx, rpc, conn); err != nil {
+	if err := gateway.RegisterIdServiceHandlerClient(ctx, rpc, idnodev1.NewIdServiceClient(conn)); err != nil {
 		return nil, err
 	}
-	if err := gateway.RegisterClusterServiceHandler(ctx, rpc, conn); err != nil {
+	if err := gateway.RegisterClusterServiceHandlerClient(ctx, rpc, idnodev1.NewClusterServiceClient(conn)); err != nil {
 		return nil, err
 	}
-	if err := gateway.RegisterSeriesServiceHandler(ctx, rpc, conn); err != nil {
+	if err := gateway.RegisterSeriesServiceHandlerClient(ctx, rpc, idnodev1.NewSeriesServiceClient(conn)); err != nil {
 		return nil, err
 	}
 	health := healthpb.NewHealthClient(conn)

@@ -39,8 +39,9 @@ type ServerConfig struct {
 	IdleTimeout time.Duration // a keep-alive connection between requests
 	MaxConns    int           // connections held at once; those over it wait in the kernel's queue
 	TLS         *tls.Config   // nil: plain HTTP
-	// GRPCOptions are added to the gateway's gRPC server (metrics, as on the client port).
-	GRPCOptions []grpc.ServerOption
+	// Interceptors run after the node's own on the gateway's calls (metrics, as on the
+	// client port).
+	Interceptors Interceptors
 	// GracePeriod bounds how long stopping waits for requests in flight.
 	GracePeriod time.Duration
 	// Tracing, when set, gives every request a span whose context the gateway's gRPC call
@@ -48,26 +49,24 @@ type ServerConfig struct {
 	Tracing *tracing.Tracing
 }
 
-// Serve serves the HTTP/JSON gateway on lis: behind it, a gRPC server of srv's own services
-// with the same checks (gatewayServerOptions) as the client port, reached through an
-// in-process connection that no other process can dial. It returns the function that stops
-// both.
+// Interceptors are a gRPC server's interceptors, for unary calls and for streams.
+type Interceptors struct {
+	Unary  []grpc.UnaryServerInterceptor
+	Stream []grpc.StreamServerInterceptor
+}
+
+// Serve serves the HTTP/JSON gateway on lis: behind it, srv's own services with the same
+// checks as the client port (gatewayServerOptions), unary calls run directly (directConn)
+// and streams on a gRPC server reached through an in-process connection that no other
+// process can dial. It returns the function that stops both.
 func Serve(ctx context.Context, srv *server.Server, lis net.Listener, cfg ServerConfig, log *slog.Logger) (func(), error) {
-	inner := inprocess.Listen()
-	callers := newCallers()
-	gs := grpc.NewServer(append(gatewayServerOptions(srv, callers), cfg.GRPCOptions...)...)
-	srv.Register(gs)
-	go func() { _ = gs.Serve(inner) }()
-	conn, err := grpc.NewClient("passthrough:///inprocess", append(append(flowcontrol.DialOptions(), grpc.WithContextDialer(inner.DialContext),
-		grpc.WithTransportCredentials(insecure.NewCredentials())), cfg.Tracing.DialOptions()...)...)
+	g, err := newGatewayConn(srv, cfg.Interceptors, cfg.Tracing)
 	if err != nil {
-		gs.Stop()
 		return nil, err
 	}
-	handler, err := newHandler(ctx, conn, callers, cfg.Options)
+	handler, err := newHandler(ctx, g.direct, g.callers, cfg.Options)
 	if err != nil {
-		_ = conn.Close()
-		gs.Stop()
+		g.stop(0)
 		return nil, err
 	}
 	hs := &http.Server{
@@ -97,8 +96,43 @@ func Serve(ctx context.Context, srv *server.Server, lis net.Listener, cfg Server
 		shutdown, cancel := context.WithTimeout(context.Background(), cfg.GracePeriod)
 		defer cancel()
 		_ = hs.Shutdown(shutdown)
-		_ = conn.Close()
-		grpcstop.Gracefully(cfg.GracePeriod, gs)
-		_ = inner.Close()
+		g.stop(cfg.GracePeriod)
 	}, nil
+}
+
+// gatewayConn is how the gateway reaches srv's services: the in-process gRPC server and
+// its connection, and the direct path for unary calls in front of it.
+type gatewayConn struct {
+	callers *callers
+	server  *grpc.Server
+	conn    *grpc.ClientConn // the in-process server's
+	direct  *directConn
+	inner   *inprocess.Listener
+}
+
+// newGatewayConn serves srv's services, with the gateway's checks and extra interceptors
+// after them, on an in-process gRPC server, and returns the connections to it.
+func newGatewayConn(srv *server.Server, extra Interceptors, tr *tracing.Tracing) (*gatewayConn, error) {
+	g := &gatewayConn{callers: newCallers(), inner: inprocess.Listen()}
+	g.server = grpc.NewServer(append(gatewayServerOptions(srv, g.callers),
+		grpc.ChainUnaryInterceptor(extra.Unary...), grpc.ChainStreamInterceptor(extra.Stream...))...)
+	registered := &services{Server: g.server, methods: map[string]directMethod{}}
+	srv.Register(registered)
+	go func() { _ = g.server.Serve(g.inner) }()
+	conn, err := grpc.NewClient("passthrough:///inprocess", append(append(flowcontrol.DialOptions(), grpc.WithContextDialer(g.inner.DialContext),
+		grpc.WithTransportCredentials(insecure.NewCredentials())), tr.DialOptions()...)...)
+	if err != nil {
+		g.server.Stop()
+		return nil, err
+	}
+	g.conn = conn
+	g.direct = newDirectConn(registered.methods, gatewayUnary(srv, g.callers, extra.Unary), srv.Admit, g.inner.Addr(), conn)
+	return g, nil
+}
+
+// stop closes the connection and stops the server, waiting up to grace for its calls.
+func (g *gatewayConn) stop(grace time.Duration) {
+	_ = g.conn.Close()
+	grpcstop.Gracefully(grace, g.server)
+	_ = g.inner.Close()
 }
