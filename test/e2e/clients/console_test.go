@@ -2,7 +2,7 @@ package clients
 
 // The web console (package console) in a real browser: Debian's chromium, headless,
 // driven with chromedp, against a three-node cluster of real processes. Screenshots of each
-// page go to the artefacts directory (consoleArtefacts).
+// page go to the artefacts directory (e2etest.Artefacts).
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -30,104 +29,21 @@ import (
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/headless"
 	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 const (
-	browserTimeout = 2 * time.Minute        // the whole browser session of one test
-	consolePoll    = 100 * time.Millisecond // reading the page
+	consolePoll = 100 * time.Millisecond // reading the page
 	// consoleFailover is how long the page may take to show the new leader after a kill -9
 	// of the old one: an election (about a second here) plus the page's refresh (1 s).
 	consoleFailover = 10 * time.Second
 )
 
-// browserNames are the programs tried for a browser, Debian's first.
-var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
-
-// browserPath is the headless browser the console tests drive. Without one the test is
-// skipped, but fails under CI=true: .ci/run installs Debian's chromium.
-func browserPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range browserNames {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	msg := fmt.Sprintf("no browser for the console tests (tried %v): apt-get install chromium", browserNames)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
-// newBrowser starts a headless browser for the test, with extra options, and returns a tab's
-// context. As root in a container the browser's own sandbox cannot start, so it runs without
-// (the page is ours).
-func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browserPath(t)),
-		chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 800),
-		chromedp.Flag("disable-dev-shm-usage", true),
-	)
-	opts = append(opts, extra...)
-	ctx, cancelTimeout := context.WithTimeout(context.Background(), browserTimeout)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	tab, cancelTab := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc(); cancelTimeout() })
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("starting the browser: %v", err)
-	}
-	return tab
-}
-
-// consoleArtefacts is where the console tests write their screenshots: $IDNODE_ARTEFACTS, else
-// test/e2e/artefacts in the checkout (ignored by git).
-func consoleArtefacts(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("IDNODE_ARTEFACTS")
-	if dir == "" {
-		root, err := e2etest.RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = filepath.Join(root, "test", "e2e", "artefacts")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// navigate opens url in tab, then runs then. A load the browser aborts because the
-// machine's network changed (Docker adds interfaces while other tests run) is tried again.
-func navigate(tab context.Context, url string, then ...chromedp.Action[chromedp.Void]) error {
-	var err error
-	for range 3 {
-		if err = chromedp.Do(tab, chromedp.Navigate(url)); err == nil || !strings.Contains(err.Error(), "ERR_NETWORK_CHANGED") {
-			break
-		}
-	}
-	if err != nil {
-		return err
-	}
-	return chromedp.Do(tab, then...)
-}
-
 // screenshot writes the whole page as name.png to the artefacts directory.
 func screenshot(t *testing.T, tab context.Context, name string) {
 	t.Helper()
-	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	path := filepath.Join(consoleArtefacts(t), name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", path)
+	headless.Screenshot(t, tab, filepath.Join(e2etest.Artefacts(t), name+".png"))
 }
 
 // shownLeader is the leader the console page shows (#leader's data-leader: "" while there is
@@ -181,10 +97,10 @@ func TestConsole(t *testing.T) {
 	leader := c.Leader()
 	via := c.Others(leader)[0]
 	base := "http://" + c.Node(via).Opts.HTTPAddr + "/ui/"
-	tab := newBrowser(t)
+	tab := headless.New(t)
 
 	began := time.Now()
-	if err := navigate(tab, base,
+	if err := headless.Navigate(tab, base,
 		chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
 		t.Fatalf("opening the console of %s: %v", via, err)
 	}
@@ -210,7 +126,7 @@ func TestConsole(t *testing.T) {
 		return listedCounter(e2etest.RPCCtx(t), t, c, via, name)
 	}
 	want := advance(7)
-	if err := navigate(tab, base+"#counters",
+	if err := headless.Navigate(tab, base+"#counters",
 		chromedp.SetValue(chromedp.CSS("#counter-prefix"), name),
 		chromedp.Click(chromedp.CSS("#counter-search button[type=submit]"))); err != nil {
 		t.Fatalf("searching the counters for %s: %v", name, err)
@@ -232,7 +148,7 @@ func TestConsole(t *testing.T) {
 	want = advance(5)
 	waitCounter(want) // the page in view is read again every few seconds
 	screenshot(t, tab, "console-counters")
-	if err := navigate(tab, base+"#cluster"); err != nil {
+	if err := headless.Navigate(tab, base+"#cluster"); err != nil {
 		t.Fatal(err)
 	}
 	poll.Until(t, "the cluster page to count the identities "+via+" handed out", consoleFailover, consolePoll, func() error {
@@ -244,11 +160,11 @@ func TestConsole(t *testing.T) {
 	})
 
 	mustRestoreCounters(t, c, leader, bulkCounters)
-	if err := navigate(tab, "about:blank"); err != nil {
+	if err := headless.Navigate(tab, "about:blank"); err != nil {
 		t.Fatal(err)
 	}
 	began = time.Now()
-	if err := navigate(tab, base+"#counters",
+	if err := headless.Navigate(tab, base+"#counters",
 		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#counter-table tbody tr:nth-child(%d)", consolePageSize)))); err != nil {
 		t.Fatalf("opening the counters page with %d counters: %v", bulkCounters, err)
 	}
@@ -289,7 +205,7 @@ func TestConsole(t *testing.T) {
 	if out := e2etest.MustIdctl(t, []string{"IDNODE_ADDR=" + c.Node(via).GRPCAddr}, "hilo", "list", "--prefix", "carts"); strings.Count(out, "\ncarts ") != len(e2etest.ClusterTags) {
 		t.Errorf("idctl hilo list shows carts on %d rows; want one per node:\n%s", strings.Count(out, "\ncarts "), out)
 	}
-	if err := navigate(tab, base+"#hilo", chromedp.WaitVisible(chromedp.CSS(`#hilo-table tr[data-tag="carts"]`))); err != nil {
+	if err := headless.Navigate(tab, base+"#hilo", chromedp.WaitVisible(chromedp.CSS(`#hilo-table tr[data-tag="carts"]`))); err != nil {
 		t.Fatalf("opening the HiLo page: %v", err)
 	}
 	shown, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`(() => { const r = document.querySelector('#hilo-table tr[data-tag="carts"]');
@@ -305,7 +221,7 @@ func TestConsole(t *testing.T) {
 	}
 	screenshot(t, tab, "console-hilo")
 
-	if err := navigate(tab, base+"#cluster"); err != nil {
+	if err := headless.Navigate(tab, base+"#cluster"); err != nil {
 		t.Fatal(err)
 	}
 	c.Node(leader).Kill9()
@@ -406,7 +322,7 @@ func useCredential(t *testing.T, tab context.Context, cred, want string) {
 // visibleActions are the ids of the admin actions a person sees on page.
 func visibleActions(t *testing.T, tab context.Context, base, page string) []string {
 	t.Helper()
-	if err := navigate(tab, base+"#"+page, chromedp.WaitVisible(chromedp.CSS("#"+page))); err != nil {
+	if err := headless.Navigate(tab, base+"#"+page, chromedp.WaitVisible(chromedp.CSS("#"+page))); err != nil {
 		t.Fatalf("opening page %s: %v", page, err)
 	}
 	ids, err := chromedp.Run(tab, chromedp.Evaluate[[]string](
@@ -474,8 +390,8 @@ func TestConsoleActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := "http://" + c.Node(via).Opts.HTTPAddr + "/ui/"
-	tab := newBrowser(t)
-	if err := navigate(tab, base, chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
+	tab := headless.New(t)
+	if err := headless.Navigate(tab, base, chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
 		t.Fatalf("opening the console of %s: %v", via, err)
 	}
 
@@ -592,7 +508,7 @@ func TestConsoleSeries(t *testing.T) {
 	}
 	want := journalVia(t, client, "INV")
 
-	tab := newBrowser(t)
+	tab := headless.New(t)
 	downloads := t.TempDir()
 	if _, err := chromedp.Call(tab, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
@@ -601,7 +517,7 @@ func TestConsoleSeries(t *testing.T) {
 	base := "http://" + p.Opts.HTTPAddr + "/ui/"
 	openJournal := func() {
 		t.Helper()
-		if err := navigate(tab, "about:blank", chromedp.Navigate(base+"#series"),
+		if err := headless.Navigate(tab, "about:blank", chromedp.Navigate(base+"#series"),
 			chromedp.Click(chromedp.CSS(`#series-table tr[data-name="INV"] button`)),
 			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#journal-table tbody tr:nth-child(%d)", len(want))))); err != nil {
 			t.Fatalf("opening the journal of INV: %v", err)
@@ -690,9 +606,9 @@ func TestConsoleOverTLS(t *testing.T) {
 	const token = "console-tls-token"
 	p := e2etest.StartNode(t, e2etest.NodeOpts{HTTPAddr: e2etest.FreeAddr(t), Extra: append(e2etest.TLSFlags(dir)("A"), "--admin-token", token)})
 	e2etest.WaitServingOver(t, p, creds, e2etest.ServeTimeout)
-	tab := newBrowser(t, chromedp.Flag("ignore-certificate-errors", true))
+	tab := headless.New(t, chromedp.Flag("ignore-certificate-errors", true))
 	base := "https://" + p.Opts.HTTPAddr + "/ui/"
-	if err := navigate(tab, base, chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
+	if err := headless.Navigate(tab, base, chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
 		t.Fatalf("opening the console over TLS: %v", err)
 	}
 	useCredential(t, tab, token, "admin (by token)")
