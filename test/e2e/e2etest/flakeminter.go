@@ -31,7 +31,7 @@ func BuildFlakeMinter(t testing.TB) string { t.Helper(); return flakeMinterBinar
 func StartFlakeMinter(t testing.TB, label string, addrs []string, out string, flags ...string) *Proc {
 	t.Helper()
 	p := &Proc{
-		t: t, bin: BuildFlakeMinter(t), Logs: &logBuffer{max: MaxLogBytes}, Tag: label,
+		t: t, bin: BuildFlakeMinter(t), Logs: NewLogBuffer(), Tag: label,
 		Opts: NodeOpts{Dir: t.TempDir()}, env: nodeenv.Clean(),
 		Args: append([]string{"-addrs", strings.Join(addrs, ","), "-out", out, "-holder", label}, flags...),
 	}

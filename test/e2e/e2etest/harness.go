@@ -172,7 +172,7 @@ type Proc struct {
 	Opts NodeOpts
 	Args []string
 	env  []string
-	Logs *logBuffer
+	Logs *LogBuffer
 
 	// Where the node serves, from opts after defaults.
 	Tag      string
@@ -218,7 +218,7 @@ func StartNode(t testing.TB, opts NodeOpts) *Proc {
 		t.Fatalf("startNode: RawArgs needs GRPCAddr to say where the node serves")
 	}
 	p := &Proc{
-		t: t, bin: bin, Opts: opts, Logs: &logBuffer{max: MaxLogBytes},
+		t: t, bin: bin, Opts: opts, Logs: NewLogBuffer(),
 		Tag: opts.Tag, GRPCAddr: opts.GRPCAddr, RaftAddr: opts.RaftAddr, DataDir: opts.DataDir,
 	}
 	if opts.RawArgs != nil {
@@ -396,14 +396,18 @@ func (p *Proc) WaitServing(timeout time.Duration) {
 	}
 }
 
-// logBuffer collects a node's stdout and stderr across restarts, keeping the newest maxLogBytes.
-type logBuffer struct {
+// LogBuffer collects a process's stdout and stderr (a node's across restarts), keeping the
+// newest MaxLogBytes.
+type LogBuffer struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
 }
 
-func (b *logBuffer) Write(p []byte) (int, error) {
+// NewLogBuffer is an empty LogBuffer for one process's output.
+func NewLogBuffer() *LogBuffer { return &LogBuffer{max: MaxLogBytes} }
+
+func (b *LogBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.buf = append(b.buf, p...)
@@ -413,7 +417,7 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (b *logBuffer) String() string {
+func (b *LogBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return string(b.buf)

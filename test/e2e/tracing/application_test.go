@@ -1,0 +1,48 @@
+package tracing
+
+import (
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/idnode/idnode/test/e2e/e2etest"
+)
+
+// clientService is the service.name of the test's own spans, the application's.
+const clientService = "idnode-e2e-client"
+
+// applicationTracing is the tracer provider of an application that uses the Go client: its
+// own service name, every span sampled, exported to j over OTLP/gRPC. It is the global
+// provider, with W3C trace context, until the test ends.
+func applicationTracing(t *testing.T, j *jaeger) *sdktrace.TracerProvider {
+	t.Helper()
+	ctx := e2etest.RPCCtx(t)
+	exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(j.OTLPGRPC), otlptracegrpc.WithInsecure())
+	if err != nil {
+		t.Fatalf("OTLP exporter: %v", err)
+	}
+	tp := sdktrace.NewTracerProvider(
+		sdktrace.WithBatcher(exp),
+		sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", clientService))),
+	)
+	prevTP, prevProp := otel.GetTracerProvider(), otel.GetTextMapPropagator()
+	otel.SetTracerProvider(tp)
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	t.Cleanup(func() {
+		otel.SetTracerProvider(prevTP)
+		otel.SetTextMapPropagator(prevProp)
+		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
+		defer cancel()
+		if err := tp.Shutdown(ctx); err != nil {
+			t.Errorf("the application's tracer provider: %v", err)
+		}
+	})
+	return tp
+}
