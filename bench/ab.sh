@@ -12,6 +12,7 @@
 #
 #   bench/ab.sh c1eb037 .                        # 3 rounds, Go client, 64 callers, 10 s
 #   VIA=round-robin ROUNDS=4 bench/ab.sh HEAD~1 HEAD
+#   TRACE_B=0.01 bench/ab.sh . .                  # tracing off against 1% of calls traced
 #
 # Settings (environment):
 #   VIA        idbench --via: go-client or round-robin (default go-client)
@@ -19,7 +20,14 @@
 #   CALLERS    concurrent callers (default 64)
 #   DURATION   length of each run, whole seconds 1–60 (default 10)
 #   ROUNDS     turns of A then B (1–10, default 3)
-#   PORT_BASE  loopback ports: gRPC +0..2, Raft +10..12, metrics +20..22 (default 32600)
+#   PORT_BASE  loopback ports: gRPC +0..2, Raft +10..12, metrics +20..22, Jaeger +30..33
+#              (default 32600)
+#   TRACE_A    the share of calls build A's nodes trace: off (the default: no OTLP endpoint,
+#   TRACE_B    so no tracer at all), or a ratio 0–1, as OTEL_TRACES_SAMPLER=parentbased_traceidratio
+#              with OTEL_TRACES_SAMPLER_ARG set to it. When either is on, Jaeger all-in-one
+#              (test/e2e/tracing/jaeger, built here) receives the spans for the whole run, as a
+#              collector would in production: without one the exporter's retries would cost
+#              what they cost nowhere else. Its CPU seconds are on each run's CPU line.
 set -euo pipefail
 
 VIA=${VIA:-go-client}
@@ -28,6 +36,8 @@ CALLERS=${CALLERS:-64}
 DURATION=${DURATION:-10}
 ROUNDS=${ROUNDS:-3}
 PORT_BASE=${PORT_BASE:-32600}
+TRACE_A=${TRACE_A:-off}
+TRACE_B=${TRACE_B:-off}
 BENCH=ab
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=bench/lib.sh
@@ -39,11 +49,15 @@ source bench/lib.sh
 [[ $DURATION =~ ^[0-9]+$ ]] && ((DURATION >= 1 && DURATION <= 60)) || die "DURATION must be 1–60 seconds, got '$DURATION'"
 [[ $ROUNDS =~ ^[0-9]+$ ]] && ((ROUNDS >= 1 && ROUNDS <= 10)) || die "ROUNDS must be 1–10, got '$ROUNDS'"
 [[ $PORT_BASE =~ ^[0-9]+$ ]] && ((PORT_BASE >= 1024 && PORT_BASE <= 65000)) || die "PORT_BASE must be 1024–65000"
-for p in 0 1 2 10 11 12 20 21 22; do port_free $((PORT_BASE + p)) || die "port $((PORT_BASE + p)) is in use; pick another PORT_BASE"; done
+for trace in "$TRACE_A" "$TRACE_B"; do
+	[[ $trace == off || $trace =~ ^(0(\.[0-9]+)?|1(\.0+)?)$ ]] || die "TRACE_A and TRACE_B must be off or a ratio 0–1, got '$trace'"
+done
+for p in 0 1 2 10 11 12 20 21 22 30 31 32 33; do port_free $((PORT_BASE + p)) || die "port $((PORT_BASE + p)) is in use; pick another PORT_BASE"; done
 
 TMP=$(mktemp -d -t idnode-ab.XXXXXX)
 PIDS=()
-trap 'stop_pids "${PIDS[@]}"; rm -rf "$TMP"' EXIT
+JAEGER_PID=
+trap 'stop_pids "${PIDS[@]}" $JAEGER_PID; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
 # build NAME REV: idnode and idbench of REV (or the working tree) into $TMP/NAME.
@@ -61,6 +75,30 @@ log "building A ($1) and B ($2)"
 build A "$1"
 build B "$2"
 
+# Jaeger, when a build traces: on loopback, in memory, keeping at most 20,000 traces (the
+# oldest are dropped), so that a run at 100% stays within memory.
+JAEGER_OTLP=127.0.0.1:$((PORT_BASE + 31))
+if [[ $TRACE_A != off || $TRACE_B != off ]]; then
+	log "building and starting Jaeger (test/e2e/tracing/jaeger)"
+	go -C test/e2e/tracing/jaeger build -o "$TMP/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger
+	JAEGER_OTLP_GRPC_ADDR=127.0.0.1:$((PORT_BASE + 30)) JAEGER_OTLP_HTTP_ADDR=$JAEGER_OTLP \
+		JAEGER_QUERY_ADDR=127.0.0.1:$((PORT_BASE + 32)) JAEGER_QUERY_GRPC_ADDR=127.0.0.1:$((PORT_BASE + 33)) \
+		JAEGER_MAX_TRACES=20000 "$TMP/jaeger" --config test/e2e/tracing/jaeger/jaeger.yaml >"$TMP/jaeger.log" 2>&1 &
+	JAEGER_PID=$!
+	deadline=$((SECONDS + 60))
+	until curl -sf "http://127.0.0.1:$((PORT_BASE + 32))/api/v3/services" >/dev/null && ! port_free $((PORT_BASE + 31)); do
+		kill -0 "$JAEGER_PID" 2>/dev/null || die "Jaeger exited: $(tail -n 5 "$TMP/jaeger.log")"
+		((SECONDS < deadline)) || die "Jaeger does not answer after 60 s"
+		sleep 0.2
+	done
+fi
+
+# tracing_env TRACE: the environment of a node that traces that share of its calls (none when off).
+tracing_env() {
+	[[ $1 == off ]] && return
+	echo "OTEL_EXPORTER_OTLP_ENDPOINT=http://$JAEGER_OTLP OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=$1"
+}
+
 cpu() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$1/stat"; } # utime+stime, clock ticks of 1/100 s
 metric() { curl -sf "http://127.0.0.1:$((PORT_BASE + 20 + $1))/metrics" | grep -E "$2"; }
 commit_index() { metric "$1" '^idnode_raft_commit_index ' | awk '{ print $2 }'; }
@@ -68,7 +106,9 @@ since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # one NAME: one run of build NAME on a fresh cluster.
 one() {
-	local bin=$TMP/$1 tags=(A B C) peers="" nodes="" addrs=() i
+	local bin=$TMP/$1 tags=(A B C) peers="" nodes="" addrs=() i trace env
+	trace=TRACE_$1
+	read -ra env <<<"$(tracing_env "${!trace}")"
 	for i in 0 1 2; do
 		peers+="${peers:+,}${tags[$i]}=127.0.0.1:$((PORT_BASE + 10 + i))"
 		addrs+=("127.0.0.1:$((PORT_BASE + i))")
@@ -77,20 +117,21 @@ one() {
 	rm -rf "$TMP/data"
 	PIDS=()
 	for i in 0 1 2; do
-		"$bin/idnode" --tag "${tags[$i]}" --data-dir "$TMP/data/${tags[$i]}" --grpc-addr "127.0.0.1:$((PORT_BASE + i))" \
+		env ${env[@]+"${env[@]}"} "$bin/idnode" --tag "${tags[$i]}" --data-dir "$TMP/data/${tags[$i]}" --grpc-addr "127.0.0.1:$((PORT_BASE + i))" \
 			--metrics-addr "127.0.0.1:$((PORT_BASE + 20 + i))" --http-addr "" --peers "$peers" --log-level warn >"$TMP/node-$i.log" 2>&1 &
 		PIDS+=($!)
 	done
 	wait_healthy "$bin/idnode" 60 "${addrs[@]}"
-	local before=() after=() times entries
+	local before=() after=() times entries jaeger_before
 	for i in 0 1 2; do before+=("$(cpu "${PIDS[$i]}")"); done
+	[[ -n $JAEGER_PID ]] && jaeger_before=$(cpu "$JAEGER_PID")
 	entries=("$(commit_index 0)" "$(commit_index 1)" "$(commit_index 2)")
 	# bash's time keyword gives idbench's own CPU (user, system) without another tool.
 	times=$({ TIMEFORMAT='%U %S'; time "$bin/idbench" --nodes "$nodes" --via "$VIA" --strategy "$STRATEGY" \
 		--concurrency "$CALLERS" --duration "${DURATION}s" --prefix ab --progress=false >"$TMP/idbench.out" 2>&1; } 2>&1) ||
 		die "idbench failed: $(cat "$TMP/idbench.out")"
 	for i in 0 1 2; do after+=("$(cpu "${PIDS[$i]}")"); done
-	echo "== $1, load average $(cut -d' ' -f1 /proc/loadavg)"
+	echo "== $1, tracing ${!trace}, load average $(cut -d' ' -f1 /proc/loadavg)"
 	grep -E '^  (IDs|latency|errors)' "$TMP/idbench.out"
 	local line="  CPU s   idbench $(awk '{ printf "%.2f", $1 + $2 }' <<<"$times")"
 	for i in 0 1 2; do
@@ -99,12 +140,13 @@ one() {
 			line+=" (leader, $(($(commit_index "$i") - ${entries[$i]})) entries)"
 		fi
 	done
+	[[ -n $JAEGER_PID ]] && line+="  jaeger $(since "$jaeger_before" "$(cpu "$JAEGER_PID")")"
 	echo "$line"
 	stop_pids "${PIDS[@]}" || true # wait's status is the node's: terminated by the signal
 	PIDS=()
 }
 
-echo "$(date -u '+%Y-%m-%d %H:%M') UTC: A is $1, B is $2; $VIA, $STRATEGY, $CALLERS callers, ${DURATION}s a run, $ROUNDS rounds"
+echo "$(date -u '+%Y-%m-%d %H:%M') UTC: A is $1 (tracing $TRACE_A), B is $2 (tracing $TRACE_B); $VIA, $STRATEGY, $CALLERS callers, ${DURATION}s a run, $ROUNDS rounds"
 for _ in $(seq "$ROUNDS"); do
 	one A
 	one B
