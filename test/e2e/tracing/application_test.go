@@ -4,10 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -18,12 +16,11 @@ import (
 const clientService = "idnode-e2e-client"
 
 // applicationTracing is the tracer provider of an application that uses the Go client: its
-// own service name, every span sampled, exported to j over OTLP/gRPC. It is the global
-// provider, with W3C trace context, until the test ends.
+// own service name, every span sampled, exported to j over OTLP/gRPC, shut down (its spans
+// flushed) when the test ends.
 func applicationTracing(t *testing.T, j *jaeger) *sdktrace.TracerProvider {
 	t.Helper()
-	ctx := e2etest.RPCCtx(t)
-	exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(j.OTLPGRPC), otlptracegrpc.WithInsecure())
+	exp, err := otlptracegrpc.New(e2etest.RPCCtx(t), otlptracegrpc.WithEndpoint(j.OTLPGRPC), otlptracegrpc.WithInsecure())
 	if err != nil {
 		t.Fatalf("OTLP exporter: %v", err)
 	}
@@ -32,12 +29,7 @@ func applicationTracing(t *testing.T, j *jaeger) *sdktrace.TracerProvider {
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", clientService))),
 	)
-	prevTP, prevProp := otel.GetTracerProvider(), otel.GetTextMapPropagator()
-	otel.SetTracerProvider(tp)
-	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	t.Cleanup(func() {
-		otel.SetTracerProvider(prevTP)
-		otel.SetTextMapPropagator(prevProp)
 		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 		defer cancel()
 		if err := tp.Shutdown(ctx); err != nil {
