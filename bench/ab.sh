@@ -20,14 +20,17 @@
 #   CALLERS    concurrent callers (default 64)
 #   DURATION   length of each run, whole seconds 1–60 (default 10)
 #   ROUNDS     turns of A then B (1–10, default 3)
-#   PORT_BASE  loopback ports: gRPC +0..2, Raft +10..12, metrics +20..22, Jaeger +30..33
+#   PORT_BASE  loopback ports: gRPC +0..2, Raft +10..12, metrics +20..22, Jaeger +30..34
 #              (default 32600)
 #   TRACE_A    the share of calls build A's nodes trace: off (the default: no OTLP endpoint,
 #   TRACE_B    so no tracer at all), or a ratio 0–1, as OTEL_TRACES_SAMPLER=parentbased_traceidratio
 #              with OTEL_TRACES_SAMPLER_ARG set to it. When either is on, Jaeger all-in-one
 #              (test/e2e/tracing/jaeger, built here) receives the spans for the whole run, as a
 #              collector would in production: without one the exporter's retries would cost
-#              what they cost nowhere else. Its CPU seconds are on each run's CPU line.
+#              what they cost nowhere else. Its CPU seconds are on each run's CPU line, and
+#              the spans it received from the run's nodes, once they stopped, on a line of
+#              their own: the nodes' batch span processors drop spans when their queue is
+#              full (OTEL_BSP_MAX_QUEUE_SIZE, 2048 by default), rather than slow a call.
 set -euo pipefail
 
 VIA=${VIA:-go-client}
@@ -52,7 +55,7 @@ source bench/lib.sh
 for trace in "$TRACE_A" "$TRACE_B"; do
 	[[ $trace == off || $trace =~ ^(0(\.[0-9]+)?|1(\.0+)?)$ ]] || die "TRACE_A and TRACE_B must be off or a ratio 0–1, got '$trace'"
 done
-for p in 0 1 2 10 11 12 20 21 22 30 31 32 33; do port_free $((PORT_BASE + p)) || die "port $((PORT_BASE + p)) is in use; pick another PORT_BASE"; done
+for p in 0 1 2 10 11 12 20 21 22 30 31 32 33 34; do port_free $((PORT_BASE + p)) || die "port $((PORT_BASE + p)) is in use; pick another PORT_BASE"; done
 
 TMP=$(mktemp -d -t idnode-ab.XXXXXX)
 PIDS=()
@@ -83,7 +86,7 @@ if [[ $TRACE_A != off || $TRACE_B != off ]]; then
 	go -C test/e2e/tracing/jaeger build -o "$TMP/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger
 	JAEGER_OTLP_GRPC_ADDR=127.0.0.1:$((PORT_BASE + 30)) JAEGER_OTLP_HTTP_ADDR=$JAEGER_OTLP \
 		JAEGER_QUERY_ADDR=127.0.0.1:$((PORT_BASE + 32)) JAEGER_QUERY_GRPC_ADDR=127.0.0.1:$((PORT_BASE + 33)) \
-		JAEGER_MAX_TRACES=20000 "$TMP/jaeger" --config test/e2e/tracing/jaeger/jaeger.yaml >"$TMP/jaeger.log" 2>&1 &
+		JAEGER_METRICS_LEVEL=basic JAEGER_METRICS_PORT=$((PORT_BASE + 34)) JAEGER_MAX_TRACES=20000 "$TMP/jaeger" --config test/e2e/tracing/jaeger/jaeger.yaml >"$TMP/jaeger.log" 2>&1 &
 	JAEGER_PID=$!
 	deadline=$((SECONDS + 60))
 	until curl -sf "http://127.0.0.1:$((PORT_BASE + 32))/api/v3/services" >/dev/null && ! port_free $((PORT_BASE + 31)); do
@@ -92,6 +95,12 @@ if [[ $TRACE_A != off || $TRACE_B != off ]]; then
 		sleep 0.2
 	done
 fi
+
+# spans_received: the spans Jaeger has taken in since it started.
+spans_received() {
+	curl -sf "http://127.0.0.1:$((PORT_BASE + 34))/metrics" | awk '/^otelcol_receiver_accepted_spans_total/ { n += $2 } END { printf "%d", n }'
+}
+SPANS_SEEN=0
 
 # tracing_env TRACE: the environment of a node that traces that share of its calls (none when off).
 tracing_env() {
@@ -144,6 +153,12 @@ one() {
 	echo "$line"
 	stop_pids "${PIDS[@]}" || true # wait's status is the node's: terminated by the signal
 	PIDS=()
+	if [[ -n $JAEGER_PID ]]; then
+		local seen
+		seen=$(spans_received)
+		echo "  spans   Jaeger received $((seen - SPANS_SEEN)) from this run's nodes"
+		SPANS_SEEN=$seen
+	fi
 }
 
 echo "$(date -u '+%Y-%m-%d %H:%M') UTC: A is $1 (tracing $TRACE_A), B is $2 (tracing $TRACE_B); $VIA, $STRATEGY, $CALLERS callers, ${DURATION}s a run, $ROUNDS rounds"
