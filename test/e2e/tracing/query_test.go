@@ -92,7 +92,7 @@ func unixNano(s string) (time.Time, error) {
 }
 
 // errNoTrace is the query API's answer while it holds no span of the trace yet.
-var errNoTrace = errors.New("Jaeger holds no span of the trace yet")
+var errNoTrace = errors.New("no span of the trace in Jaeger yet")
 
 // trace asks Jaeger's query API for every span of the trace id that it holds so far.
 func (j *jaeger) trace(traceID string) ([]span, error) {
