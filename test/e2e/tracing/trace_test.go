@@ -69,7 +69,10 @@ func TestIdentityThroughFollowerIsOneTrace(t *testing.T) {
 		if spans, err = j.trace(traceID); err != nil {
 			return err
 		}
-		return allArrived(spans, leader, follower)
+		if err := allArrived(spans, leader, follower); err != nil {
+			return fmt.Errorf("%w; so far:\n%s", err, outline(spans))
+		}
+		return nil
 	})
 	for _, problem := range traceProblems(spans, traceID, rootID, leader, follower) {
 		t.Error(problem)
@@ -81,8 +84,8 @@ func TestIdentityThroughFollowerIsOneTrace(t *testing.T) {
 }
 
 // identityThrough takes one identity through the node at addr alone, with the Go client traced
-// by tp, inside a span of the application's, and exports the application's spans at once. It returns the trace's
-// id and the span's.
+// by tp, inside a span of the application's, and exports the application's spans at once. It
+// returns the trace's id and the application's span's.
 func identityThrough(t *testing.T, tp *sdktrace.TracerProvider, addr string) (traceID, rootID string) {
 	t.Helper()
 	ctx := e2etest.RPCCtx(t)
