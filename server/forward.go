@@ -201,22 +201,37 @@ type leaderMethod struct {
 // half to what it stands for: its leader name (relay.go), and the Leader RPC of the same name.
 var leaderMethods = func() map[string]leaderMethod {
 	m := map[string]leaderMethod{}
-	for _, svc := range publicServices {
-		var names []string
-		for _, md := range svc.Methods {
-			names = append(names, md.MethodName)
-		}
-		for _, sd := range svc.Streams {
-			names = append(names, sd.StreamName)
-		}
-		for _, name := range names {
-			public := "/" + svc.ServiceName + "/" + name
-			m[leaderName(public)] = leaderMethod{public: public}
-			m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+name] = leaderMethod{public: public, old: true}
-		}
+	for _, pm := range publicMethods() {
+		public := pm.fullName()
+		m[leaderName(public)] = leaderMethod{public: public}
+		m["/"+forwardv1.Leader_ServiceDesc.ServiceName+"/"+pm.name] = leaderMethod{public: public, old: true}
 	}
 	return m
 }()
+
+// publicMethod is one call, unary or streaming, of a public service.
+type publicMethod struct {
+	service string // idnode.v1.SeriesService
+	name    string // Void
+}
+
+// fullName is the method as gRPC names it: /idnode.v1.SeriesService/Void.
+func (m publicMethod) fullName() string { return "/" + m.service + "/" + m.name }
+
+// publicMethods lists every call of publicServices, from their generated descriptors, so that
+// what is built from the list covers a call added later without being told of it.
+func publicMethods() []publicMethod {
+	var ms []publicMethod
+	for _, svc := range publicServices {
+		for _, md := range svc.Methods {
+			ms = append(ms, publicMethod{svc.ServiceName, md.MethodName})
+		}
+		for _, sd := range svc.Streams {
+			ms = append(ms, publicMethod{svc.ServiceName, sd.StreamName})
+		}
+	}
+	return ms
+}
 
 // leaderAccess is the internal server's access check. It lets a call of a leader half through
 // when it came from a node of this cluster (it carried the cluster secret; that node checked
