@@ -67,6 +67,23 @@ class Cluster:
         gate.set()
 
 
+def jumping_folder(cl: Cluster, jump: float, sent_at: Optional[List[float]] = None) -> _fold_threads.SyncFolder:
+    """A thread folder sending through cl whose clock jumps jump seconds during each call, so
+    the fold sees every round last that long while the test runs in real time; sent_at, when
+    given, gets the real time at which each call was sent."""
+    jumped = [0.0]
+
+    def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        if sent_at is not None:
+            sent_at.append(time.monotonic())
+        try:
+            return cl.send(name, n, request_id, timeout)
+        finally:
+            jumped[0] += jump
+
+    return _fold_threads.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
+
+
 class Callers:
     """Threads calling the folder one after another: each is queued before the next starts, so
     their arrival order is their index."""
@@ -135,16 +152,8 @@ def test_a_thread_batch_waits_for_the_callers_just_answered(monkeypatch: pytest.
     # in flight makes every round long, so the wait is bounded by REGATHER_MAX, here longer
     # than the test.
     monkeypatch.setattr(_fold, "REGATHER_MAX", 2 * WAIT)
-    jumped = [0.0]
     cl = Cluster()
-
-    def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
-        try:
-            return cl.send(name, n, request_id, timeout)
-        finally:
-            jumped[0] += 100 * WAIT
-
-    folder = _fold_threads.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
+    folder = jumping_folder(cl, 100 * WAIT)
     results: Dict[int, List[int]] = {}
 
     def take(i: int) -> None:
@@ -204,18 +213,9 @@ def test_a_thread_batch_waits_half_a_round_at_most(monkeypatch: pytest.MonkeyPat
     # caller that came during that round, goes half a round after the answer, not sooner and
     # not a whole round later.
     monkeypatch.setattr(_fold, "REGATHER_MAX", 2 * WAIT)
-    jumped = [0.0]
     sent_at: List[float] = []
     cl = Cluster()
-
-    def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
-        sent_at.append(time.monotonic())
-        try:
-            return cl.send(name, n, request_id, timeout)
-        finally:
-            jumped[0] += 1.0
-
-    folder = _fold_threads.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
+    folder = jumping_folder(cl, 1.0, sent_at)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(2, lambda k: queue_len(folder) == k - 1)
@@ -238,16 +238,8 @@ def test_a_caller_keeping_a_regather_hands_it_on_when_it_leaves(monkeypatch: pyt
     # keeps that wait, and its own deadline passes first. It leaves, and the other queued
     # caller keeps the wait now and sends the batch at its end.
     monkeypatch.setattr(_fold, "REGATHER_MAX", 0.2)
-    jumped = [0.0]
     cl = Cluster()
-
-    def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
-        try:
-            return cl.send(name, n, request_id, timeout)
-        finally:
-            jumped[0] += 1.0  # a round of over a second: the wait is REGATHER_MAX
-
-    folder = _fold_threads.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
+    folder = jumping_folder(cl, 1.0)  # a round of over a second: the wait is REGATHER_MAX
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(2, lambda k: queue_len(folder) == k - 1)
