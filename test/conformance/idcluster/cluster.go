@@ -88,6 +88,9 @@ func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, er
 		if len(top.HTTPAllowedOrigins) > 0 {
 			n.args = append(n.args, "--http-allowed-origins", strings.Join(top.HTTPAllowedOrigins, ","))
 		}
+		if region := top.Regions[n.tag]; region != "" {
+			n.args = append(n.args, "--region", region)
+		}
 		n.args = append(n.args, sharedArgs...)
 		if err := n.launch(); err != nil {
 			return cl, fmt.Errorf("node %s: %w", n.tag, err)
@@ -139,7 +142,11 @@ func (cl *cluster) setUp() error {
 func (cl *cluster) describe() map[string]any {
 	nodes := make([]map[string]string, 0, len(cl.nodes))
 	for _, n := range cl.nodes {
-		nodes = append(nodes, map[string]string{"tag": n.tag, "grpc": n.grpc, "http": n.http, "raft": n.raft})
+		d := map[string]string{"tag": n.tag, "grpc": n.grpc, "http": n.http, "raft": n.raft}
+		if region := cl.top.Regions[n.tag]; region != "" {
+			d["region"] = region
+		}
+		nodes = append(nodes, d)
 	}
 	d := map[string]any{"nodes": nodes, "leader": cl.first, "keys": cl.keys}
 	if cl.tls != nil {

@@ -22,6 +22,8 @@ type topology struct {
 	Databases          []string          `json:"databases"`
 	Keys               map[string]apiKey `json:"keys"`
 	AdminToken         string            `json:"adminToken"`
+	// Regions maps a node's tag to its --region label; a node it leaves out has none.
+	Regions map[string]string `json:"regions"`
 }
 
 type apiKey struct {
@@ -31,9 +33,10 @@ type apiKey struct {
 
 // Bounds of what a topology may ask for: this program starts real processes.
 const (
-	maxNodes = 5
-	maxSetUp = 64 // databases, and keys
-	maxToken = 256
+	maxNodes  = 5
+	maxSetUp  = 64 // databases, and keys
+	maxToken  = 256
+	maxRegion = 64
 )
 
 func (t *topology) check() error {
@@ -52,6 +55,14 @@ func (t *topology) check() error {
 		return fmt.Errorf("topology: at most %d databases and %d keys", maxSetUp, maxSetUp)
 	case len(t.AdminToken) > maxToken || strings.ContainsFunc(t.AdminToken, func(r rune) bool { return r <= ' ' || r > '~' }):
 		return fmt.Errorf("topology.adminToken: at most %d printable ASCII characters without spaces", maxToken)
+	}
+	for tag, region := range t.Regions {
+		if len(tag) != 1 || tag[0] < 'A' || int(tag[0]-'A') >= t.Nodes {
+			return fmt.Errorf("topology.regions names node %q: the nodes are A to %c", tag, rune('A'+t.Nodes-1))
+		}
+		if region == "" || len(region) > maxRegion || strings.ContainsFunc(region, func(r rune) bool { return r <= ' ' || r > '~' }) {
+			return fmt.Errorf("topology.regions[%q]: 1 to %d printable ASCII characters without spaces", tag, maxRegion)
+		}
 	}
 	for name, k := range t.Keys {
 		if name == "" || k.Role == "" {
