@@ -80,8 +80,12 @@ class Run:
                 raise StepFailed("open: tls asked of a cluster without TLS")
             cert = args.get("clientCert")
             kw["tls"] = idnode.TLS(ca_file=files["ca"], cert_file=files["clientCert"] if cert else None, key_file=files["clientKey"] if cert else None)
+        addrs = self.cp.addrs(args.get("nodes"))
+        if "region" in args:
+            kw["region"] = args["region"]
+            kw["node_regions"] = {n["grpc"]: n["region"] for n in cluster.get("nodes", []) if n["grpc"] in addrs and "region" in n}
         make = idnode.aio.Client if self.aio else idnode.Client
-        self.clients[name] = make(self.cp.addrs(args.get("nodes")), **kw)
+        self.clients[name] = make(addrs, **kw)
 
     async def close(self, name: str) -> None:
         c = self.clients.pop(name)

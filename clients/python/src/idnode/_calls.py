@@ -150,8 +150,10 @@ def next_hilo(tag: str, last_batch_size: int, last_range_at: int, last_max: int,
         separator=_text("separator", separator),
         request_id=request_id or new_request_id(),
     )
+    # With HiLo pools (the default) any node grants a range from its own pool: a client with a
+    # region asks one of its own region. Without pools a follower relays it to the leader.
     call: Call[HiLoRange] = Call("ids", "NextHiLo", req, lambda r: HiLoRange(
-        r.prefix, r.low, r.high, r.last_size, r.server_tag, r.last_range_at, r.grant_id, call.answered_by))
+        r.prefix, r.low, r.high, r.last_size, r.server_tag, r.last_range_at, r.grant_id, call.answered_by), in_region=True)
     return call
 
 

@@ -11,11 +11,12 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generic, Iterable, List, Optional, Sequence, Tuple, TypeVar, cast
+from typing import Any, Callable, FrozenSet, Generic, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, cast
 
 import grpc
 
 from . import errors
+from ._region import SKIP_FAILED, local_nodes
 
 T = TypeVar("T")
 
@@ -147,6 +148,8 @@ class Options:
     fetch_timeout: float = 30.0
     channel_options: Tuple[Tuple[str, Any], ...] = ()
     interceptors: Tuple[Any, ...] = ()
+    region: Optional[str] = None
+    node_regions: Optional[Mapping[str, str]] = None
 
     @classmethod
     def make(cls, nodes: Iterable[str] | str, **kw: Any) -> "Options":
@@ -163,6 +166,8 @@ class Options:
             kw["tls"] = None
         kw["channel_options"] = tuple(kw.get("channel_options") or ())
         kw["interceptors"] = tuple(kw.get("interceptors") or ())
+        if isinstance(kw.get("node_regions"), Mapping):
+            kw["node_regions"] = dict(kw["node_regions"])  # a copy: the caller's mapping may change later
         o = cls(nodes=nodes, **kw)
         o._check()
         return o
@@ -187,6 +192,11 @@ class Options:
             )
         if not isinstance(self.backoff, Backoff):
             raise ValueError("backoff must be an idnode.Backoff")
+        self.local_nodes()
+
+    def local_nodes(self) -> Optional[FrozenSet[int]]:
+        """The indexes of the nodes in the client's region; None without a region."""
+        return local_nodes(self.nodes, self.region, self.node_regions)
 
     def metadata(self) -> Tuple[Tuple[str, str], ...]:
         md = []
@@ -216,7 +226,10 @@ def _valid_database(name: str) -> bool:
 class Call(Generic[T]):
     """One logical RPC: the service ('ids', 'series', 'cluster') and method, the request (with
     its request id already in it, so every attempt carries the same), how its answer becomes
-    the caller's result, and whether it goes to the leader first.
+    the caller's result, and whether it goes to the leader first. ``in_region`` marks a call
+    that needs the leader only without HiLo pools: a HiLo range, which with pools (the
+    default) any node grants from its own; a client with a region sends it to a node of its
+    own region first, one without to the leader as before.
 
     Every call the client makes is safe to repeat (reads, or writes a request id makes
     idempotent), so NODE_BUSY, which means the node did nothing, is tried on the next node,
@@ -229,6 +242,7 @@ class Call(Generic[T]):
     request: Any
     result: Callable[[Any], T]
     leader: bool = True
+    in_region: bool = False
     first: Optional[str] = None  # a node address to try first, when it is one of the client's
     answered_by: str = ""  # the address of the node that answered, once one did
     at_most_once: bool = False
@@ -244,12 +258,50 @@ def not_carried_out(err: errors.IdnodeError) -> bool:
 class Nodes:
     """The node addresses, the one that answered last (calls start there), and the one last
     named as leader (calls that need the leader start there). Plain attribute stores: under the
-    GIL each is atomic, and a stale read only costs a follower's hop."""
+    GIL each is atomic, and a stale read only costs a follower's hop.
 
-    def __init__(self, addrs: Sequence[str], in_order: bool) -> None:
+    With a region (``local``: the indexes of the nodes in the client's region) only a local
+    node becomes the start, so that a call a node of another region answered while the local
+    ones were failing does not keep the calls after it away from them; and a node whose
+    attempt just failed comes after the others for a while (see :data:`SKIP_FAILED`)."""
+
+    def __init__(self, addrs: Sequence[str], in_order: bool, local: Optional[FrozenSet[int]] = None) -> None:
         self.addrs = tuple(addrs)
-        self.preferred = 0 if in_order else random.randrange(len(self.addrs))  # spread clients
+        self.local = local
+        starts = sorted(local) if local is not None else range(len(self.addrs))
+        self.preferred = starts[0] if in_order else random.choice(starts)  # spread clients
         self.leader: Optional[int] = None
+        self.failed_until = [0.0] * len(self.addrs)
+        self.clock: Callable[[], float] = time.monotonic
+
+    def order(self, start: int, pinned: bool) -> Tuple[int, ...]:
+        """The nodes in the order a call tries them: round the list from ``start``. With a
+        region, ``start`` stays first when ``pinned`` (the leader, or the node a call names),
+        and the others go in the order of: the local nodes, the other regions' nodes, then
+        the nodes that failed a moment ago, local ones first."""
+        n = len(self.addrs)
+        rotation = [(start + k) % n for k in range(n)]
+        if self.local is None:
+            return tuple(rotation)
+        local: FrozenSet[int] = self.local
+        head = rotation[:1] if pinned else []
+        now = self.clock()
+        rest = sorted(rotation[len(head):], key=lambda i: (self.failed_until[i] > now, i not in local))
+        return tuple(head + rest)
+
+    def answered(self, node: int, start: int) -> None:
+        """A node answered a call that started at ``start``: later calls start there (with a
+        region, when it is a local node)."""
+        self.failed_until[node] = 0.0
+        if self.local is None:
+            if node != start:
+                self.preferred = node
+        elif node in self.local:
+            self.preferred = node
+
+    def failed(self, node: int) -> None:
+        """The node itself failed an attempt: down, unreachable, busy or too slow."""
+        self.failed_until[node] = self.clock() + SKIP_FAILED
 
     def learn_leader(self, md: Optional[Iterable[Tuple[str, Any]]]) -> None:
         """Remember the leader a node named in its response header. An address that is none of
@@ -286,9 +338,14 @@ class Attempts:
         self.call = call
         self.clock = clock
         self.deadline = None if timeout is None else clock() + timeout
-        self.start = nodes.leader if call.leader and nodes.leader is not None else nodes.preferred
+        to_leader = call.leader and not (call.in_region and nodes.local is not None)
         if call.first in nodes.addrs:
-            self.start = nodes.addrs.index(call.first)
+            self.start, pinned = nodes.addrs.index(call.first), True
+        elif to_leader and nodes.leader is not None:
+            self.start, pinned = nodes.leader, True
+        else:
+            self.start, pinned = nodes.preferred, False
+        self.order = nodes.order(self.start, pinned)
         self.i = 0
         self.last: Optional[errors.IdnodeError] = None
         self.last_node = 0  # the node whose failure self.last is
@@ -313,7 +370,7 @@ class Attempts:
                 raise self._gave_up("the call's deadline passed")
             if left <= per:
                 per, self.caller_bound = left, True
-        node = (self.start + self.i) % n
+        node = self.order[self.i % n]
         if self.last is not None:
             self._log_going_on(node, wait)
         self.i += 1
@@ -339,8 +396,7 @@ class Attempts:
     def succeeded(self, node: int, md: Optional[Iterable[Tuple[str, Any]]]) -> None:
         self.nodes.learn_leader(md)
         self.call.answered_by = self.nodes.addrs[node]
-        if node != self.start:
-            self.nodes.preferred = node
+        self.nodes.answered(node, self.start)
 
     def failed(self, node: int, rpc_error: grpc.RpcError) -> None:
         """Take a failed attempt: return when the call goes on, raise the IdnodeError that
@@ -362,6 +418,9 @@ class Attempts:
             retry = True
         if not retry or (self.call.at_most_once and not not_carried_out(err)):
             raise err
+        if err.domain != errors.ERROR_DOMAIN or err.reason == "NODE_BUSY":
+            # The node itself failed; a refusal of idnode's (NO_QUORUM …) is about the cluster.
+            self.nodes.failed(node)
         self.last, self.last_node = err, node
 
     def _gave_up(self, why: str) -> errors.IdnodeError:

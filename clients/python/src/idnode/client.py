@@ -45,15 +45,17 @@ class ClientBase:
         fetch_timeout: float = 30.0,
         channel_options: Sequence[Tuple[str, Any]] = (),
         interceptors: Sequence[Any] = (),
+        region: Optional[str] = None,
+        node_regions: Optional[Mapping[str, str]] = None,
     ) -> None:
         self._kwargs: Dict[str, Any] = dict(
             database=database, api_key=api_key, admin_token=admin_token, tls=tls,
             attempt_timeout=attempt_timeout, timeout=timeout, backoff=backoff, separator=separator,
             nodes_in_order=nodes_in_order, prefetch_at=prefetch_at, fetch_timeout=fetch_timeout,
-            channel_options=channel_options, interceptors=interceptors,
+            channel_options=channel_options, interceptors=interceptors, region=region, node_regions=node_regions,
         )
         self._opts = Options.make(nodes, **self._kwargs)
-        self._nodes = Nodes(self._opts.nodes, nodes_in_order)
+        self._nodes = Nodes(self._opts.nodes, nodes_in_order, self._opts.local_nodes())
         self._md = self._opts.metadata()
         self._channels = [
             self._channel(a, self._opts.channel_credentials(), self._opts.grpc_options(), self._opts.interceptors)
@@ -110,6 +112,13 @@ class Client(ClientBase):
     that every retry reuses, so a retry never burns or repeats values. Identities, HiLo ranges,
     claims and seeds go to the node last named as leader first. Refusals raise
     :class:`idnode.IdnodeError` subclasses carrying the code, the reason and its metadata.
+
+    ``region`` is the client's own region and ``node_regions`` maps each node address to its
+    region (the nodes' ``--region``; a node left out is in another region). Given them, the
+    calls any node answers (server-side IDs, GUIDs, semantic IDs, HiLo ranges, Explain, Status)
+    go to a node of the client's region first, then to its other local nodes, and to nodes of
+    other regions only when none of the local ones answers; identities, claims and series
+    still go to the leader, wherever it is.
 
     ``database`` makes every call work in that database; ``api_key`` (or ``admin_token``) is
     sent as ``authorization: Bearer``; ``tls`` is True (system roots) or an :class:`idnode.TLS`.
