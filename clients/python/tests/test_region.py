@@ -115,6 +115,21 @@ def test_calls_come_back_to_the_local_node_once_it_answers_again(cl: Cluster) ->
         assert cl.taken() == [1, 1], "the remote node that answered did not become the start"
 
 
+def test_after_an_outage_of_its_region_a_client_comes_back_to_the_node_it_started_at(cl: Cluster) -> None:
+    # Clients spread over the local nodes by where they start; an outage of the region, which
+    # every client rides out on the same remote node, must not leave them all on one local node.
+    now = [0.0]
+    with idnode.Client([n.addr for n in cl.nodes], region="west", node_regions=cl.regions("west", "east", "west"), nodes_in_order=True, backoff=FAST) as c:
+        c._nodes.clock = lambda: now[0]
+        cl.down = {0, 2}
+        c.generate("users/")
+        assert cl.taken() == [0, 2, 1]
+        cl.down = set()
+        now[0] += 1.5
+        c.generate("users/")
+        assert cl.taken() == [0]
+
+
 def test_a_cluster_refusal_does_not_keep_calls_from_the_local_node(cl: Cluster) -> None:
     # A node cut off from the majority refuses identities but still answers what needs no
     # quorum: its refusal says nothing about the node itself.
@@ -129,15 +144,15 @@ def test_a_cluster_refusal_does_not_keep_calls_from_the_local_node(cl: Cluster) 
 def test_leader_calls_go_to_the_leader_in_another_region(cl: Cluster) -> None:
     for n in cl.nodes:
         n.leader = cl.addr(2)
-    with idnode.Client([n.addr for n in cl.nodes], region="west", node_regions=cl.regions("west", "east", "south"), nodes_in_order=True) as c:
+    with idnode.Client([n.addr for n in cl.nodes], region="west", node_regions=cl.regions("east", "west", "south"), nodes_in_order=True) as c:
         c.next_identity("invoices", 2)
-        assert cl.taken() == [0], "no leader known yet: a local node (which relays)"
+        assert cl.taken() == [1], "no leader known yet: a local node (which relays)"
         c.next_identity("invoices", 2)
         c.generate("invoices|")
         c.generate("users/")
-        assert cl.taken() == [2, 2, 0]
-        c.return_hilo("orders", 32, 5, "g1", granted_by=cl.addr(1))
-        assert cl.taken() == [1], "a range goes back to the node that granted it"
+        assert cl.taken() == [2, 2, 1]
+        c.return_hilo("orders", 32, 5, "g1", granted_by=cl.addr(0))
+        assert cl.taken() == [0], "a range goes back to the node that granted it"
 
 
 def test_without_a_region_hilo_ranges_come_from_the_leader_as_before(cl: Cluster) -> None:

@@ -260,10 +260,12 @@ class Nodes:
     named as leader (calls that need the leader start there). Plain attribute stores: under the
     GIL each is atomic, and a stale read only costs a follower's hop.
 
-    With a region (``local``: the indexes of the nodes in the client's region) only a local
-    node becomes the start, so that a call a node of another region answered while the local
-    ones were failing does not keep the calls after it away from them; and a node whose
-    attempt just failed comes after the others for a while (see :data:`SKIP_FAILED`)."""
+    With a region (``local``: the indexes of the nodes in the client's region) calls try the
+    local nodes before the others, and a node whose attempt just failed comes after the nodes
+    that did not fail for a while (see :data:`SKIP_FAILED`). Only a local node becomes the
+    start: clients spread over the local nodes by where they start, and an outage of their
+    region that they all rode out on one remote node must not leave them all on one local
+    node afterwards."""
 
     def __init__(self, addrs: Sequence[str], in_order: bool, local: Optional[FrozenSet[int]] = None) -> None:
         self.addrs = tuple(addrs)
