@@ -27,7 +27,7 @@ ANSWERS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-class Cluster:
+class FakeNodes:
     """Fake nodes that log every attempt, in order, by node index; a node in ``down`` fails
     every call as a node that is gone does (UNAVAILABLE with no refusal of idnode's)."""
 
@@ -60,14 +60,14 @@ class Cluster:
 
 
 @pytest.fixture
-def cl() -> Iterator[Cluster]:
-    c = Cluster(3)
+def cl() -> Iterator[FakeNodes]:
+    c = FakeNodes(3)
     yield c
     for n in c.nodes:
         n.stop()
 
 
-def test_calls_any_node_answers_start_in_the_clients_region(cl: Cluster) -> None:
+def test_calls_any_node_answers_start_in_the_clients_region(cl: FakeNodes) -> None:
     for n in cl.nodes:
         n.leader = cl.addr(0)  # the leader is in the east; none of these calls needs it
     with idnode.Client([n.addr for n in cl.nodes], region="west", node_regions=cl.regions("east", "west", "west"), nodes_in_order=True) as c:
@@ -78,7 +78,7 @@ def test_calls_any_node_answers_start_in_the_clients_region(cl: Cluster) -> None
     assert cl.taken() == [1, 1, 1, 1], "the first node of the client's region, the leader's hint notwithstanding"
 
 
-def test_without_nodes_in_order_a_client_starts_at_a_local_node(cl: Cluster) -> None:
+def test_without_nodes_in_order_a_client_starts_at_a_local_node(cl: FakeNodes) -> None:
     for _ in range(8):
         with idnode.Client([n.addr for n in cl.nodes], region="west", node_regions=cl.regions("east", "west", "west")) as c:
             c.generate("users/")
@@ -87,7 +87,7 @@ def test_without_nodes_in_order_a_client_starts_at_a_local_node(cl: Cluster) -> 
         assert first in (1, 2) and second == first
 
 
-def test_a_failed_local_node_fails_over_to_the_other_local_one_then_to_another_region(cl: Cluster) -> None:
+def test_a_failed_local_node_fails_over_to_the_other_local_one_then_to_another_region(cl: FakeNodes) -> None:
     with idnode.Client([n.addr for n in cl.nodes], region="west", node_regions=cl.regions("east", "west", "west"), nodes_in_order=True, backoff=FAST) as c:
         cl.down = {1}
         c.generate("users/")
@@ -99,7 +99,7 @@ def test_a_failed_local_node_fails_over_to_the_other_local_one_then_to_another_r
         assert cl.taken() == [0], "both local nodes failed a moment ago: the other region answers"
 
 
-def test_calls_come_back_to_the_local_node_once_it_answers_again(cl: Cluster) -> None:
+def test_calls_come_back_to_the_local_node_once_it_answers_again(cl: FakeNodes) -> None:
     now = [0.0]
     with idnode.Client([cl.addr(0), cl.addr(1)], region="west", node_regions=cl.regions("east", "west"), backoff=FAST) as c:
         c._nodes.clock = lambda: now[0]
@@ -115,7 +115,7 @@ def test_calls_come_back_to_the_local_node_once_it_answers_again(cl: Cluster) ->
         assert cl.taken() == [1, 1], "the remote node that answered did not become the start"
 
 
-def test_after_an_outage_of_its_region_a_client_comes_back_to_the_node_it_started_at(cl: Cluster) -> None:
+def test_after_an_outage_of_its_region_a_client_comes_back_to_the_node_it_started_at(cl: FakeNodes) -> None:
     # Clients spread over the local nodes by where they start; an outage of the region, which
     # every client rides out on the same remote node, must not leave them all on one local node.
     now = [0.0]
@@ -130,7 +130,7 @@ def test_after_an_outage_of_its_region_a_client_comes_back_to_the_node_it_starte
         assert cl.taken() == [0]
 
 
-def test_a_cluster_refusal_does_not_keep_calls_from_the_local_node(cl: Cluster) -> None:
+def test_a_cluster_refusal_does_not_keep_calls_from_the_local_node(cl: FakeNodes) -> None:
     # A node cut off from the majority refuses identities but still answers what needs no
     # quorum: its refusal says nothing about the node itself.
     cl.nodes[1].handlers["NextIdentity"] = lambda req, ctx, node: (cl.attempts.append(1), refuse(ctx, grpc.StatusCode.UNAVAILABLE, "NO_QUORUM"))
@@ -141,7 +141,7 @@ def test_a_cluster_refusal_does_not_keep_calls_from_the_local_node(cl: Cluster) 
         assert cl.taken() == [1]
 
 
-def test_leader_calls_go_to_the_leader_in_another_region(cl: Cluster) -> None:
+def test_leader_calls_go_to_the_leader_in_another_region(cl: FakeNodes) -> None:
     for n in cl.nodes:
         n.leader = cl.addr(2)
     with idnode.Client([n.addr for n in cl.nodes], region="west", node_regions=cl.regions("east", "west", "south"), nodes_in_order=True) as c:
@@ -155,7 +155,7 @@ def test_leader_calls_go_to_the_leader_in_another_region(cl: Cluster) -> None:
         assert cl.taken() == [0], "a range goes back to the node that granted it"
 
 
-def test_without_a_region_hilo_ranges_come_from_the_leader_as_before(cl: Cluster) -> None:
+def test_without_a_region_hilo_ranges_come_from_the_leader_as_before(cl: FakeNodes) -> None:
     for n in cl.nodes:
         n.leader = cl.addr(2)
     with idnode.Client([n.addr for n in cl.nodes], nodes_in_order=True) as c:
@@ -165,7 +165,7 @@ def test_without_a_region_hilo_ranges_come_from_the_leader_as_before(cl: Cluster
     assert cl.taken() == [0, 2, 0]
 
 
-def test_the_asyncio_client_stays_in_its_region_too(cl: Cluster) -> None:
+def test_the_asyncio_client_stays_in_its_region_too(cl: FakeNodes) -> None:
     for n in cl.nodes:
         n.leader = cl.addr(0)
 
@@ -205,7 +205,7 @@ def test_bad_region_options_are_refused_when_the_client_is_made(kw: dict[str, An
     assert message in str(e.value)
 
 
-def test_a_node_left_out_of_node_regions_is_in_another_region(cl: Cluster) -> None:
+def test_a_node_left_out_of_node_regions_is_in_another_region(cl: FakeNodes) -> None:
     with idnode.Client([cl.addr(0), cl.addr(1)], region="west", node_regions={cl.addr(1): "west"}, nodes_in_order=True) as c:
         c.generate("users/")
     assert cl.taken() == [1]
