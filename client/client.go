@@ -86,6 +86,8 @@ type options struct {
 	inOrder        bool
 	bearer         bool // WithAdminToken or WithAPIKey was given
 	tracerProvider trace.TracerProvider
+	region         string            // WithRegion: the client's region ("" for none)
+	nodeRegions    map[string]string // WithRegion: address → region
 }
 
 // Option configures Dial.
@@ -231,7 +233,8 @@ type failover struct {
 	nodes       []*node
 	callTimeout time.Duration
 	backoff     Backoff
-	preferred   atomic.Int64 // index of the node that answered last; calls start there
+	regions     *regionOrder // the order of the nodes with WithRegion (region.go); nil without
+	preferred   atomic.Int64 // without a region: index of the node that answered last; calls start there
 	leader      atomic.Int64 // 1 + index of the node last named as leader (leader.go); 0: unknown
 	closed      atomic.Bool
 }
@@ -255,6 +258,13 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 			return nil, fmt.Errorf("idnode client: %w", err)
 		}
 	}
+	var regions *regionOrder
+	if o.region != "" {
+		var err error
+		if regions, err = newRegionOrder(o.region, o.nodeRegions, addrs, o.inOrder); err != nil {
+			return nil, fmt.Errorf("idnode client: %w", err)
+		}
+	}
 	dialOpts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(o.creds),
 		// gRPC's default reconnect backoff grows to two minutes; a node that was restarted
@@ -269,7 +279,7 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 		dialOpts = append(dialOpts, tracing.dial)
 	}
 	dialOpts = append(dialOpts, o.dialOpts...)
-	c := &Client{opts: o, failover: failover{callTimeout: o.callTimeout, backoff: o.backoff}}
+	c := &Client{opts: o, failover: failover{callTimeout: o.callTimeout, backoff: o.backoff, regions: regions}}
 	dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(c.learnLeader))
 	for _, addr := range addrs {
 		if strings.TrimSpace(addr) == "" {
@@ -382,8 +392,12 @@ func retryable(ctx context.Context, err error) bool {
 }
 
 // call runs attempt on one node after another until it succeeds, fails for good, or ctx ends.
-// An attempt that returns final(err) ends the call with err.
+// An attempt that returns final(err) ends the call with err. It starts at the node that
+// answered last, or with a region at a node of the client's region (region.go).
 func (fo *failover) call(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
+	if fo.regions != nil {
+		return fo.callInOrder(ctx, fo.regions.order(-1), attempt)
+	}
 	return fo.callFrom(ctx, fo.preferred.Load(), attempt)
 }
 
@@ -415,6 +429,19 @@ func (b *busyError) Error() string { return b.err.Error() }
 
 // callFrom works like call, but tries node start first.
 func (fo *failover) callFrom(ctx context.Context, start int64, attempt func(ctx context.Context, n *node) error) error {
+	if fo.regions != nil {
+		return fo.callInOrder(ctx, fo.regions.order(start), attempt)
+	}
+	order := make([]int64, len(fo.nodes))
+	for i := range order {
+		order[i] = (start + int64(i)) % int64(len(fo.nodes))
+	}
+	return fo.callInOrder(ctx, order, attempt)
+}
+
+// callInOrder runs attempt on the nodes of order (a permutation of the node indexes), round
+// after round, as call describes.
+func (fo *failover) callInOrder(ctx context.Context, order []int64, attempt func(ctx context.Context, n *node) error) error {
 	if fo.closed.Load() {
 		return ErrClosed
 	}
@@ -436,7 +463,7 @@ func (fo *failover) callFrom(ctx context.Context, start int64, attempt func(ctx 
 				}
 			}
 		}
-		idx := (start + int64(i)) % int64(len(fo.nodes))
+		idx := order[i%len(order)]
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if fo.callTimeout > 0 {
 			actx, cancel = context.WithTimeout(ctx, fo.callTimeout)
@@ -452,7 +479,9 @@ func (fo *failover) callFrom(ctx context.Context, start int64, attempt func(ctx 
 		err := attempt(actx, fo.nodes[idx])
 		cancel()
 		if err == nil {
-			if idx != start {
+			if fo.regions != nil {
+				fo.regions.answered(idx)
+			} else if idx != order[0] {
 				fo.preferred.Store(idx)
 			}
 			return nil
@@ -476,6 +505,9 @@ func (fo *failover) callFrom(ctx context.Context, start int64, attempt func(ctx 
 				return &NodesFailedError{Attempts: i + 1, Nodes: len(fo.nodes), Last: last, Cause: ctx.Err()}
 			}
 			return err
+		}
+		if fo.regions != nil {
+			fo.regions.failed(idx)
 		}
 		last = err
 	}

@@ -34,6 +34,7 @@ func (fo *failover) learnLeader(ctx context.Context, method string, req, reply a
 // callLeader is call for the calls the leader serves (identities, HiLo through the cluster,
 // claims, seeds): it starts at the node last named as leader, when there is one, and goes on
 // to the others if that fails, so a leader change costs one failed attempt, not a wrong answer.
+// The leader may be in any region; while none is known, a client with a region starts in its own.
 func (fo *failover) callLeader(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
 	if l := fo.leader.Load(); l > 0 {
 		return fo.callFrom(ctx, l-1, attempt)
