@@ -305,7 +305,7 @@ func (gc *goClient) close(ctx context.Context) error {
 
 // open makes a client as the open operation's arguments say (README: Clients).
 func (r *goRun) open(ctx context.Context, a *args) (*goClient, error) {
-	sels, database, tlsOn, cert := a.strs("nodes"), a.str("database"), a.bool("tls"), a.bool("clientCert")
+	sels, database, tlsOn, cert, region := a.strs("nodes"), a.str("database"), a.bool("tls"), a.bool("clientCert"), a.str("region")
 	var secret string
 	switch k := a.m["apiKey"].(type) {
 	case nil:
@@ -332,6 +332,9 @@ func (r *goRun) open(ctx context.Context, a *args) (*goClient, error) {
 	}
 	if secret != "" {
 		opts = append(opts, client.WithAPIKey(secret))
+	}
+	if region != "" {
+		opts = append(opts, client.WithRegion(region, r.cluster.regionsOf(addrs)))
 	}
 	if tlsOn || cert {
 		creds, err := r.tlsCreds(cert)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -76,9 +77,10 @@ func (cp *controlProgram) send(req map[string]any) (map[string]any, error) {
 // clusterInfo is the start answer's cluster (README: the cluster object).
 type clusterInfo struct {
 	Nodes []struct {
-		Tag  string `json:"tag"`
-		GRPC string `json:"grpc"`
-		HTTP string `json:"http"`
+		Tag    string `json:"tag"`
+		GRPC   string `json:"grpc"`
+		HTTP   string `json:"http"`
+		Region string `json:"region"` // the node's --region; "" for none
 	} `json:"nodes"`
 	Leader string            `json:"leader"`
 	Keys   map[string]string `json:"keys"`
@@ -107,6 +109,17 @@ func (cp *controlProgram) start(topology json.RawMessage) (*clusterInfo, error) 
 		return nil, err
 	}
 	return &info, nil
+}
+
+// regionsOf maps each of addrs that is a node with a region to that region.
+func (ci *clusterInfo) regionsOf(addrs []string) map[string]string {
+	out := map[string]string{}
+	for _, n := range ci.Nodes {
+		if n.Region != "" && slices.Contains(addrs, n.GRPC) {
+			out[n.GRPC] = n.Region
+		}
+	}
+	return out
 }
 
 // grpcAddr is the gRPC address of the node tagged tag.
