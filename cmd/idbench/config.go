@@ -85,6 +85,8 @@ type config struct {
 	jsonOut     bool
 	progress    bool
 	label       string
+	region      string            // the Go client's region (--region); "" for none
+	nodeRegions map[string]string // --node-regions: address → region
 }
 
 // limit is how long the run may last: --duration, or the hard cap for an --ops run.
@@ -131,6 +133,9 @@ func (c *config) describe() string {
 	s := workloadTitle(c.target, c.strategy, c.via, c.count, claimIDs, c.rangeSize, ramp)
 	if c.names > 0 {
 		s += fmt.Sprintf(" names=%d", c.names)
+	}
+	if c.region != "" {
+		s += " region=" + c.region
 	}
 	return s
 }
@@ -205,8 +210,8 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("idbench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		c                      config
-		nodes, endpoints, ramp string
+		c                                   config
+		nodes, endpoints, ramp, nodeRegions string
 	)
 	fs.StringVar(&c.target, "target", targetIdnode, "idnode or etcd")
 	fs.StringVar(&c.strategy, "strategy", stratIdentity, "what each call does (see above)")
@@ -229,6 +234,8 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as one JSON object on stdout")
 	fs.BoolVar(&c.progress, "progress", true, "print a progress line to stderr every second")
 	fs.StringVar(&c.label, "label", "", "free text carried into the result (for idbench table)")
+	fs.StringVar(&c.region, "region", "", "the Go client's region (--via go-client, client-hilo): what any node answers goes to a node of it first; needs --node-regions")
+	fs.StringVar(&nodeRegions, "node-regions", "", "ADDR=REGION,...: the region of each of --nodes, for --region (a node left out is in another region)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(usage, usageHead)
@@ -247,6 +254,9 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 		return nil, err
 	}
 	if err := c.finish(nodes, endpoints, set); err != nil {
+		return nil, err
+	}
+	if err := c.finishRegion(nodeRegions, set); err != nil {
 		return nil, err
 	}
 	return &c, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,13 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"ramp downwards", []string{"--strategy", "client-hilo", "--ramp", "2000:1000:1s"}, "want 1 <= FROM <= TO"},
 		{"ramp step not a duration", []string{"--strategy", "client-hilo", "--ramp", "1000:2000:2"}, "STEP a duration"},
 		{"ramp past the cap", []string{"--strategy", "client-hilo", "--ramp", "1:1000000:1m"}, "more than the 10m0s a run may"},
+		{"region without node regions", []string{"--duration", "1s", "--via", "go-client", "--region", "a"}, "--region and --node-regions go together"},
+		{"node regions without region", []string{"--duration", "1s", "--via", "go-client", "--node-regions", "127.0.0.1:7070=a"}, "--region and --node-regions go together"},
+		{"region round-robin", []string{"--duration", "1s", "--region", "a", "--node-regions", "127.0.0.1:7070=a"}, "apply to runs through the Go client (--via go-client, client-hilo), not idnode identity via round-robin"},
+		{"region on hilo-range", []string{"--duration", "1s", "--strategy", "hilo-range", "--region", "a", "--node-regions", "127.0.0.1:7070=a"}, "apply to runs through the Go client"},
+		{"node region not a pair", []string{"--duration", "1s", "--via", "go-client", "--region", "a", "--node-regions", "127.0.0.1:7070"}, `--node-regions: "127.0.0.1:7070" is not ADDR=REGION`},
+		{"node region empty", []string{"--duration", "1s", "--via", "go-client", "--region", "a", "--node-regions", "127.0.0.1:7070="}, "is not ADDR=REGION"},
+		{"node region twice", []string{"--duration", "1s", "--via", "go-client", "--region", "a", "--node-regions", "127.0.0.1:7070=a,127.0.0.1:7070=b"}, "names 127.0.0.1:7070 twice"},
 		{"stray argument", []string{"--duration", "1s", "extra"}, `unexpected argument "extra"`},
 		{"unknown flag", []string{"--duration", "1s", "--turbo"}, "flag provided but not defined: -turbo"},
 	} {
@@ -185,6 +193,27 @@ func TestParseConfigAccepts(t *testing.T) {
 	}
 	if cfg.via != viaGoClient || cfg.describe() != "idnode identity-batch via go-client count=100" {
 		t.Errorf("identity-batch via go-client: %+v (%s)", cfg, cfg.describe())
+	}
+	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "server-side", "--via", "go-client", "--nodes", "127.0.0.1:1,127.0.0.1:2",
+		"--region", "b", "--node-regions", "127.0.0.1:1=a, 127.0.0.1:2=b"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"127.0.0.1:1": "a", "127.0.0.1:2": "b"}; cfg.region != "b" || !maps.Equal(cfg.nodeRegions, want) ||
+		cfg.describe() != "idnode server-side via go-client count=1 region=b" {
+		t.Errorf("server-side via go-client in region b: %+v (%s)", cfg, cfg.describe())
+	}
+}
+
+// The run's Go clients get --region: one that names a node not among --nodes fails to dial,
+// before any load, with the client's reason.
+func TestRunGivesTheGoClientItsRegion(t *testing.T) {
+	var out, errOut bytes.Buffer
+	addr := freeAddr(t)
+	code := run(context.Background(), []string{"--nodes", addr, "--via", "go-client", "--region", "a", "--node-regions", "127.0.0.1:1=a",
+		"--duration", "1m", "--progress=false"}, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "127.0.0.1:1 is not one of the client's nodes") {
+		t.Errorf("exit %d, stderr %q; want 1 and the client's refusal of --node-regions", code, errOut.String())
 	}
 }
 

@@ -18,8 +18,12 @@ func dialGoClients(ctx context.Context, cfg *config) ([]*client.Client, func(), 
 			_ = c.Close(cctx)
 		}
 	}
+	opts := []client.Option{client.WithCallTimeout(cfg.timeout)}
+	if cfg.region != "" {
+		opts = append(opts, client.WithRegion(cfg.region, cfg.nodeRegions))
+	}
 	for range cfg.conns {
-		c, err := client.Dial(ctx, cfg.nodes, client.WithCallTimeout(cfg.timeout))
+		c, err := client.Dial(ctx, cfg.nodes, opts...)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
