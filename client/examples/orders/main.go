@@ -2,6 +2,11 @@
 //
 //	go run ./cmd/idnode &          # a single-node cluster on 127.0.0.1:7070
 //	go run ./client/examples/orders       # or: go run ./client/examples/orders -addrs 127.0.0.1:7071,127.0.0.1:7072,127.0.0.1:7073
+//
+// With -region, each address names its node's region after '=', and the client keeps what
+// any node answers in its own (client.WithRegion):
+//
+//	go run ./client/examples/orders -region west -addrs 127.0.0.1:7071=east,127.0.0.1:7072=west,127.0.0.1:7073=south
 package main
 
 import (
@@ -22,18 +27,28 @@ type Order struct {
 }
 
 func main() {
-	addrs := flag.String("addrs", "127.0.0.1:7070", "comma-separated gRPC addresses of any idnode nodes")
+	addrs := flag.String("addrs", "127.0.0.1:7070", "comma-separated gRPC addresses of any idnode nodes, each ADDR=REGION with -region")
+	region := flag.String("region", "", "the client's region (then give each address its node's region)")
 	flag.Parse()
-	if err := run(strings.Split(*addrs, ",")); err != nil {
+	if err := run(strings.Split(*addrs, ","), *region); err != nil {
 		fmt.Fprintln(os.Stderr, "orders:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addrs []string) error {
+func run(addrs []string, region string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, addrs)
+	var opts []client.Option
+	if region != "" {
+		nodeRegions := map[string]string{}
+		for i, a := range addrs {
+			addr, nodeRegion, _ := strings.Cut(a, "=")
+			addrs[i], nodeRegions[addr] = addr, nodeRegion
+		}
+		opts = append(opts, client.WithRegion(region, nodeRegions))
+	}
+	c, err := client.Dial(ctx, addrs, opts...)
 	if err != nil {
 		return err
 	}
@@ -51,6 +66,10 @@ func run(addrs []string) error {
 	if _, err := c.AssignID(ctx, invoice); err != nil { // "invoices|" → the identity "invoices/1"
 		return err
 	}
-	fmt.Println(id, order.ID, invoice.ID)
+	ids, err := c.Generate(ctx, "users/", 1) // a server-side ID, from a node of the client's region with -region
+	if err != nil {
+		return err
+	}
+	fmt.Println(id, order.ID, invoice.ID, ids[0])
 	return c.Close(ctx)
 }
