@@ -16,6 +16,10 @@
 // to repeat (those with a request_id, the reads, and Generate) go on to the next node the same
 // way; the others (seeds, returns, releases, cluster changes) come back with the refusal.
 // Other errors come back unchanged as gRPC status errors: use status.Code(err).
+//
+// A client told its region and its nodes' (WithRegion) sends the calls any node answers to a
+// node of its own region first, and the other nodes of its region come before those of other
+// regions (region.go).
 package client
 
 import (

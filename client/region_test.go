@@ -154,21 +154,18 @@ func TestRegionalLeaderCallsGoToTheLeaderInAnotherRegion(t *testing.T) {
 // Without WithNodesInOrder each client starts at a random node of its region, never at
 // another region's.
 func TestRegionalClientsSpreadOverTheirRegion(t *testing.T) {
-	_, _, addrs := fakeCluster(t, "A", "B", "C", "D")
-	regions := map[string]string{addrs[0]: "east", addrs[1]: "west", addrs[2]: "west", addrs[3]: "south"}
+	addrs := []string{"a:1", "b:1", "c:1", "d:1"}
+	regions := map[string]string{"a:1": "east", "b:1": "west", "c:1": "west", "d:1": "south"}
 	seen := map[string]int{}
-	for range 40 {
-		c, err := Dial(context.Background(), addrs, WithRegion("west", regions))
+	for range 100 {
+		r, err := newRegionOrder("west", regions, addrs, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen[generateAt(t, c)]++
-		if err := c.Close(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		seen[addrs[r.order(-1)[0]]]++
 	}
-	if len(seen) != 2 || seen["B"] == 0 || seen["C"] == 0 {
-		t.Fatalf("first calls of 40 clients in west answered by %v; want both B and C, and no other node", seen)
+	if len(seen) != 2 || seen["b:1"] == 0 || seen["c:1"] == 0 {
+		t.Fatalf("first nodes of 100 clients in west: %v; want both b:1 and c:1, and no other node", seen)
 	}
 }
 
