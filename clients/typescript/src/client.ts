@@ -22,6 +22,18 @@ export interface ClientOptions {
   backoff?: Partial<Backoff>;
   /** Start every call at the first node given instead of a random one (for an operator's tool). */
   nodesInOrder?: boolean;
+  /**
+   * The client's region, such as "eu-west-1": calls any node answers (server-side IDs, GUIDs,
+   * semantic and numeric IDs, HiLo ranges, explain, status) go to a node of this region first,
+   * then to the other regions' nodes; identities, series, claims and workers go to the leader
+   * wherever it is. Needs nodeRegions.
+   */
+  region?: string;
+  /**
+   * Each node's region, keyed by the address given to the client (its --region); a node left
+   * out is in another region. Needs region, which at least one node must be in.
+   */
+  nodeRegions?: Readonly<Record<string, string>>;
   /** The cluster's separator (default "/"). */
   separator?: string;
   /** Options of the HiLo generators the client makes (hilo(), nextId()). */
@@ -424,6 +436,8 @@ export class Client implements RangeSource, WorkerLeaser {
       attemptTimeoutMs,
       backoff,
       nodesInOrder: opts.nodesInOrder ?? false,
+      region: opts.region,
+      nodeRegions: opts.nodeRegions,
       fetch: opts.fetch,
       logger: this.logger,
       interceptors: opts.interceptors ?? [],
@@ -545,7 +559,11 @@ export class Client implements RangeSource, WorkerLeaser {
       separator: req.separator,
       requestId: req.requestId ?? newRequestId("hilo-"),
     };
-    const answer = await this.transport.call({ method: "POST", path: `/v1/hilo/${seg("hilo tag", tag)}:next`, body }, "leader", opts);
+    // With HiLo pools (the default) any node grants a range from its own pool; without them a
+    // follower relays to the leader. Only a client with a region sends it to any node, so that
+    // it stays in its region; the others keep saving the relay.
+    const route: Route = this.transport.regional ? "any" : "leader";
+    const answer = await this.transport.call({ method: "POST", path: `/v1/hilo/${seg("hilo tag", tag)}:next`, body }, route, opts);
     const r = answer.body;
     const range: HiLoRange = {
       prefix: str(r, "prefix"),
@@ -763,9 +781,14 @@ export class Client implements RangeSource, WorkerLeaser {
     return g;
   }
 
-  /** The cluster as the node that answers sees it; consistent confirms its leadership with a quorum first. */
+  /**
+   * The cluster as the node that answers sees it; consistent has the leader confirm its
+   * leadership with a quorum first, so a client with a region sends that to the leader.
+   */
   async status(opts: CallOptions & { consistent?: boolean } = {}): Promise<ClusterStatus> {
-    const r = await this.call({ method: "GET", path: "/v1/status", query: { consistent: opts.consistent === true ? "true" : undefined } }, "any", opts);
+    const consistent = opts.consistent === true;
+    const route: Route = consistent && this.transport.regional ? "leader" : "any";
+    const r = await this.call({ method: "GET", path: "/v1/status", query: { consistent: consistent ? "true" : undefined } }, route, opts);
     const issued = object(r.issued);
     return {
       leader: str(r, "leader"),

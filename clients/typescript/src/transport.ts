@@ -2,6 +2,7 @@ import { Code, IdnodeError, Reason, errorOf, ClosedError, DeadlineExceededError 
 import { Exchange, FetchFunction, HttpAnswer, fetchExchange, nodeExchange } from "./exchange.js";
 import { Json, JsonObject, compact, list, object, str } from "./json.js";
 import { Logger } from "./log.js";
+import { NodeOrder, localNodes } from "./region.js";
 
 export type { FetchFunction } from "./exchange.js";
 
@@ -106,7 +107,10 @@ export type RequestHandler = (req: IdnodeRequest) => Promise<IdnodeResponse>;
  */
 export type Interceptor = (next: RequestHandler) => RequestHandler;
 
-/** Where a call starts: any node (the one that answered last), the leader if known, or one node. */
+/**
+ * Where a call starts: any node (with a region, one of the client's region; see NodeOrder), the
+ * leader if known, or one node.
+ */
 export type Route = "any" | "leader" | { node: number };
 
 /** A node's answer and which node gave it. */
@@ -125,6 +129,9 @@ export interface TransportOptions {
   attemptTimeoutMs: number;
   backoff: Backoff;
   nodesInOrder: boolean;
+  /** The client's region, and each node's by the address given (see localNodes). */
+  region?: string;
+  nodeRegions?: Readonly<Record<string, string>>;
   fetch?: FetchFunction;
   /** Told of every failover and retry round. */
   logger: Logger;
@@ -332,8 +339,10 @@ export class Transport {
   private readonly opts: TransportOptions;
   private readonly exchange: Exchange;
   private readonly headers: Record<string, string>;
-  /** The node that answered last: calls start there. */
-  private preferred: number;
+  /** Where each call starts and where it goes next. */
+  private readonly order: NodeOrder;
+  /** Whether the client has a region: calls any node answers then stay in it. */
+  readonly regional: boolean;
   /** The node last named as leader, -1 when unknown. */
   private leader = -1;
   /** Each node's gRPC address, as its /v1/status says, to find the node a leader hint names. */
@@ -358,7 +367,9 @@ export class Transport {
       "idnode-database": opts.database,
     }) as Record<string, string>;
     this.grpcAddrs = this.nodes.map(() => undefined);
-    this.preferred = opts.nodesInOrder ? 0 : Math.floor(Math.random() * this.nodes.length);
+    const local = localNodes(this.nodes, opts.region, opts.nodeRegions, nodeURL);
+    this.regional = local !== undefined;
+    this.order = new NodeOrder(this.nodes.length, local, opts.nodesInOrder);
   }
 
   /** Sends req until a node answers it, following route; see Backoff for the retries. */
@@ -367,10 +378,11 @@ export class Transport {
     const deadline = new Deadline(opts, this.opts.timeoutMs);
     try {
       const n = this.nodes.length;
-      const start = typeof route === "object" ? route.node : route === "leader" && this.leader >= 0 ? this.leader : this.preferred;
+      const first = typeof route === "object" ? route.node : route === "leader" && this.leader >= 0 ? this.leader : undefined;
+      const plan = this.order.plan(first);
       let last: IdnodeError | undefined;
       for (let i = 0; ; i++) {
-        const idx = (start + i) % n;
+        const idx = plan[i % n] as number;
         if (i > 0 && last !== undefined) {
           const max = this.opts.backoff.maxAttempts;
           if (max > 0 && i >= max) throw this.exhausted(last, i);
@@ -387,11 +399,12 @@ export class Transport {
         }
         try {
           const body = await this.attempt(idx, req, deadline.signal);
-          if (idx !== start) this.preferred = idx;
+          this.order.answered(idx, first);
           return { body, node: idx };
         } catch (e) {
           if (deadline.aborted) throw i > 0 && last !== undefined ? this.exhausted(last, i + 1, deadline.error()) : deadline.error();
           if (!(e instanceof IdnodeError) || !retryable(e) || (req.atMostOnce === true && !didNothing(e))) throw e;
+          this.order.failed(idx);
           last = e;
         }
       }

@@ -1,0 +1,182 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Client, Code } from "../../src/index.js";
+import { LOCAL_RETRY_MS, NodeOrder } from "../../src/region.js";
+import { FakeNode, Reply, Seen, statusBody } from "../support/fakenode.js";
+
+const fastBackoff = { initialMs: 1, maxMs: 5 };
+const down: Reply = { status: 503, body: statusBody(Code.UNAVAILABLE, "node stopping", "NODE_STOPPING") };
+
+/** A fake node with a tag, a gRPC address it reports in its status, and a switch that takes it down. */
+class TaggedNode {
+  up = true;
+  readonly fake: FakeNode;
+  constructor(readonly tag: string, readonly grpc: string, leaderGrpc: string) {
+    const hint = { "grpc-metadata-idnode-leader": leaderGrpc };
+    this.fake = new FakeNode((req) => {
+      if (!this.up) return down;
+      if (req.path.startsWith("/v1/status")) return { status: 200, body: { self: tag, nodes: [{ tag, grpcAddress: grpc }] }, headers: hint };
+      if (req.path.endsWith(":next") && req.path.startsWith("/v1/identities")) return { status: 200, body: { first: "1", last: "1" }, headers: hint };
+      if (req.path.startsWith("/v1/hilo")) return { status: 200, body: { low: "1", high: "32", serverTag: tag }, headers: hint };
+      if (req.path.startsWith("/v1/explain")) return { status: 200, body: { kind: "server-side", nodeTag: tag }, headers: hint };
+      return { status: 200, body: { ids: [`users/1-${tag}`] }, headers: hint };
+    });
+  }
+  /** The requests it saw whose path starts with prefix. */
+  calls(prefix: string): Seen[] {
+    return this.fake.seen.filter((s) => s.path.startsWith(prefix));
+  }
+}
+
+async function withTagged(specs: [tag: string, grpc: string][], leaderGrpc: string, fn: (nodes: TaggedNode[], addrs: string[]) => Promise<void>): Promise<void> {
+  const nodes = specs.map(([tag, grpc]) => new TaggedNode(tag, grpc, leaderGrpc));
+  try {
+    const addrs = await Promise.all(nodes.map((n) => n.fake.listen()));
+    await fn(nodes, addrs);
+  } finally {
+    await Promise.all(nodes.map((n) => n.fake.close()));
+  }
+}
+
+test("with a region, what any node answers goes to a node of it, identities to the leader in another region", async () => {
+  await withTagged([["A", "127.0.0.1:1"], ["B", "127.0.0.1:2"], ["C", "127.0.0.1:3"]], "127.0.0.1:1", async ([a, b, c], addrs) => {
+    const client = new Client(addrs, { region: "west", nodeRegions: { [addrs[0]!]: "east", [addrs[1]!]: "west", [addrs[2]!]: "south" } });
+    // No leader known yet: the first identity goes to the client's region, which relays it.
+    await client.nextIdentity("invoices");
+    assert.equal(b!.calls("/v1/identities").length, 1, "the first identity did not start in the client's region");
+    // The answers name the leader; once the client knows which of its nodes that is, identities go there.
+    let calls = 1;
+    while (a!.calls("/v1/identities").length === 0 && calls < 200) {
+      await client.nextIdentity("invoices");
+      calls++;
+    }
+    assert.ok(calls < 200, "the client never followed the leader hint");
+    const atLeader = a!.calls("/v1/identities").length;
+    for (let i = 0; i < 5; i++) await client.nextIdentity("invoices", { count: 2 });
+    assert.equal(a!.calls("/v1/identities").length, atLeader + 5, "identities went elsewhere than the leader");
+    for (let i = 0; i < 10; i++) assert.deepEqual(await client.generate("users/"), ["users/1-B"]);
+    assert.equal((await client.nextHiLo("orders")).serverTag, "B");
+    assert.equal((await client.explain("users/1-B")).nodeTag, "B");
+    assert.equal((await client.status()).self, "B", "a plain status went elsewhere than the client's region");
+    assert.equal((await client.status({ consistent: true })).self, "A", "a consistent status went elsewhere than the leader");
+    await client.close();
+    assert.equal(b!.calls("/v1/ids").length, 10);
+    assert.equal(b!.calls("/v1/hilo").length, 1);
+    assert.equal(b!.calls("/v1/explain").length, 1);
+    for (const remote of [a, c]) {
+      for (const prefix of ["/v1/ids", "/v1/hilo", "/v1/explain"]) assert.equal(remote!.calls(prefix).length, 0, `${remote!.tag} got ${prefix}`);
+    }
+  });
+});
+
+test("a local node that fails is skipped; calls go to the other local node, then to other regions, and back once a local node answers", async () => {
+  await withTagged([["A", "127.0.0.1:1"], ["B", "127.0.0.1:2"], ["R", "127.0.0.1:3"]], "", async ([l1, l2, r], addrs) => {
+    const client = new Client(addrs, {
+      region: "west",
+      nodeRegions: { [addrs[0]!]: "west", [addrs[1]!]: "west", [addrs[2]!]: "east" },
+      nodesInOrder: true,
+      backoff: fastBackoff,
+    });
+    const ids = (): Promise<string[]> => client.generate("users/");
+    const seen = (): number[] => [l1, l2, r].map((n) => n!.calls("/v1/ids").length);
+
+    l1!.up = false;
+    assert.deepEqual(await ids(), ["users/1-B"], "the other local node answers before any remote one");
+    assert.deepEqual(seen(), [1, 1, 0]);
+    assert.deepEqual(await ids(), ["users/1-B"]);
+    assert.deepEqual(seen(), [1, 2, 0], "the node that just failed cost the next call an attempt");
+
+    l2!.up = false;
+    assert.deepEqual(await ids(), ["users/1-R"], "with its region down, the client goes to another");
+    assert.deepEqual(seen(), [1, 3, 1], "the local node that failed a moment ago was tried before the remote one");
+    assert.deepEqual(await ids(), ["users/1-R"]);
+    assert.deepEqual(seen(), [1, 3, 2], "local nodes that just failed were tried again at once");
+
+    // The remote node answered twice, yet it is not where calls start: when it fails, the
+    // local nodes are tried again, and the one that answers is where calls go from then on.
+    l1!.up = true;
+    r!.up = false;
+    assert.deepEqual(await ids(), ["users/1-A"]);
+    r!.up = true;
+    assert.deepEqual(await ids(), ["users/1-A"]);
+    assert.deepEqual(await ids(), ["users/1-A"]);
+    assert.deepEqual(seen(), [4, 4, 3], "calls left the local node that answered");
+    await client.close();
+  });
+});
+
+test("a local node that failed is tried after the others for a second, then first again", () => {
+  let now = 1_000_000;
+  // Nodes 0 and 2 are of the client's region, 1 and 3 of others; the client starts at node 0.
+  const order = new NodeOrder(4, [true, false, true, false], true, () => now);
+  assert.deepEqual(order.plan(undefined), [0, 2, 1, 3], "local nodes first, in the order given, then the others");
+  assert.deepEqual(order.plan(3), [3, 0, 2, 1], "the leader, then the local nodes");
+  order.failed(0);
+  assert.deepEqual(order.plan(undefined), [2, 1, 3, 0]);
+  order.answered(1, undefined);
+  assert.deepEqual(order.plan(undefined), [2, 1, 3, 0], "a remote node that answered became the start");
+  now += LOCAL_RETRY_MS - 1;
+  assert.deepEqual(order.plan(undefined), [2, 1, 3, 0]);
+  now += 1;
+  assert.deepEqual(order.plan(undefined), [0, 2, 1, 3], "the node was not tried first again after its second");
+  order.failed(0);
+  order.answered(2, undefined);
+  now += LOCAL_RETRY_MS;
+  assert.deepEqual(order.plan(undefined), [2, 0, 3, 1], "the local node that answered is not where calls start");
+});
+
+test("without a region, calls go round the nodes from the leader or the node that answered last, as before", () => {
+  const order = new NodeOrder(3, undefined, true, () => 0);
+  assert.deepEqual(order.plan(undefined), [0, 1, 2]);
+  order.failed(0);
+  assert.deepEqual(order.plan(undefined), [0, 1, 2], "a failed node moved without a region");
+  order.answered(1, undefined);
+  assert.deepEqual(order.plan(undefined), [1, 2, 0]);
+  assert.deepEqual(order.plan(2), [2, 0, 1]);
+  order.answered(2, 2);
+  assert.deepEqual(order.plan(undefined), [1, 2, 0], "the leader answering moved the start");
+  order.answered(0, 2);
+  assert.deepEqual(order.plan(undefined), [0, 1, 2]);
+});
+
+test("with several local nodes, clients spread over them and keep to them", () => {
+  const starts = new Set<number>();
+  for (let i = 0; i < 200; i++) {
+    const plan = new NodeOrder(4, [false, true, false, true], false).plan(undefined);
+    assert.deepEqual(plan.slice(0, 2).sort(), [1, 3], `plan ${plan.join(",")} did not start with the local nodes`);
+    starts.add(plan[0]!);
+  }
+  assert.deepEqual([...starts].sort(), [1, 3], "every client started at the same local node");
+});
+
+test("region options that cannot mean what they say are refused when the client is made", () => {
+  const nodes = ["127.0.0.1:7081", "http://127.0.0.1:7082"];
+  const make = (region: unknown, nodeRegions: unknown): Client => new Client(nodes, { region, nodeRegions } as { region?: string; nodeRegions?: Record<string, string> });
+  const refused = (region: unknown, nodeRegions: unknown, kind: typeof TypeError | typeof RangeError, message: RegExp): void => {
+    const err = (() => {
+      try {
+        make(region, nodeRegions);
+      } catch (e) {
+        return e;
+      }
+      return assert.fail(`region ${JSON.stringify(region)} with ${JSON.stringify(nodeRegions)} was accepted`);
+    })();
+    assert.ok(err instanceof kind, `${String(err)} is not a ${kind.name}`);
+    assert.match((err as Error).message, message);
+  };
+  refused("", { "127.0.0.1:7081": "west" }, RangeError, /region "" is not a region label/);
+  refused("eu west", { "127.0.0.1:7081": "eu west" }, RangeError, /region "eu west" is not a region label/);
+  refused(7, { "127.0.0.1:7081": "west" }, TypeError, /region must be a string/);
+  refused("west", undefined, TypeError, /needs nodeRegions/);
+  refused(undefined, { "127.0.0.1:7081": "west" }, TypeError, /nodeRegions needs region/);
+  refused("west", ["west"], TypeError, /nodeRegions must be an object/);
+  refused("west", { "127.0.0.1:7081": "" }, RangeError, /nodeRegions\["127.0.0.1:7081"\] "" is not a region label/);
+  refused("west", { "127.0.0.1:7081": "west", "127.0.0.1:9999": "west" }, RangeError, /nodeRegions names "127.0.0.1:9999", which is not one of the client's nodes/);
+  refused("west", { "not an address": "west" }, RangeError, /nodeRegions names "not an address", which is not one of the client's nodes/);
+  refused("west", { "127.0.0.1:7081": "west", "http://127.0.0.1:7081/": "east" }, RangeError, /in two regions, "west" and "east"/);
+  refused("west", { "127.0.0.1:7081": "east" }, RangeError, /none of the client's nodes is in its region "west"/);
+  refused("west", {}, RangeError, /none of the client's nodes is in its region "west"/);
+  // The same node by another spelling of its address, and a node left out, are fine.
+  make("west", { "http://127.0.0.1:7081": "west" });
+  make("west", { "127.0.0.1:7082": "west", "127.0.0.1:7081": "east" });
+});
