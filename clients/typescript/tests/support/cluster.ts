@@ -9,6 +9,8 @@ export interface ClusterNode {
   grpc: string;
   http: string;
   raft: string;
+  /** The node's --region; absent when it has none. */
+  region?: string;
 }
 
 export interface ClusterInfo {
@@ -25,6 +27,8 @@ export interface Topology {
   adminToken?: string;
   databases?: string[];
   keys?: Record<string, { database: string; role: string }>;
+  /** Each named node's --region, by tag. */
+  regions?: Record<string, string>;
 }
 
 export type Answer = { ok: boolean; error?: string; [key: string]: unknown };
@@ -153,4 +157,13 @@ export class IdCluster {
 /** The HTTP addresses of a cluster's nodes, for a Client. */
 export function httpAddrs(c: ClusterInfo, tags?: readonly string[]): string[] {
   return c.nodes.filter((n) => tags === undefined || tags.includes(n.tag)).map((n) => n.http);
+}
+
+/** The region of each of a cluster's nodes that has one, by its HTTP address: a Client's nodeRegions. */
+export function httpRegions(c: ClusterInfo, tags?: readonly string[]): Record<string, string> {
+  const regions: Record<string, string> = {};
+  for (const n of c.nodes) {
+    if (n.region !== undefined && n.region !== "" && (tags === undefined || tags.includes(n.tag))) regions[n.http] = n.region;
+  }
+  return regions;
 }

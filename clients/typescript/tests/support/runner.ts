@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Client, ClientOptions, IdnodeError, NumericGenerator } from "../../src/index.js";
-import { ClusterInfo, IdCluster, Topology, httpAddrs } from "./cluster.js";
+import { ClusterInfo, IdCluster, Topology, httpAddrs, httpRegions } from "./cluster.js";
 import { Saved, mismatch, resolveRefs } from "./match.js";
 
 /** A scenario file (test/conformance/README.md, "A scenario"). */
@@ -191,6 +191,11 @@ export class ScenarioRun {
     }
     if (a.tls === true || a.clientCert === true) throw new Error(`${LACKS.tls}; a scenario that needs it must list "tls" in requires`);
     const tags = Array.isArray(a.nodes) ? await this.selectTags(strs(a, "nodes")) : undefined;
+    const region = str(a, "region");
+    if (region !== undefined) {
+      opts.region = region;
+      opts.nodeRegions = httpRegions(info, tags);
+    }
     this.clients.set(name, { client: new Client(httpAddrs(info, tags), opts) });
     return {};
   }
