@@ -24,9 +24,9 @@ export interface ClientOptions {
   nodesInOrder?: boolean;
   /**
    * The client's region, such as "eu-west-1": calls any node answers (server-side IDs, GUIDs,
-   * semantic and numeric IDs, HiLo ranges, explain, status) go to a node of this region first,
-   * then to the other regions' nodes; identities, series, claims and workers go to the leader
-   * wherever it is. Needs nodeRegions.
+   * semantic IDs, numeric IDs a node mints, HiLo ranges, explain, status) go to a node of this
+   * region first, then to the other regions' nodes; identities, series, claims and worker
+   * leases go to the leader wherever it is. Needs nodeRegions.
    */
   region?: string;
   /**
@@ -391,7 +391,9 @@ const MAX_GRANTS = 1024;
  * it was given: UNAVAILABLE (and NODE_BUSY) go to the next node at once, and once every node
  * failed, again after a backoff (25 ms doubling to 1 s, ±20%), until the call's deadline; calls
  * that reserve values keep one request id across those retries, so a retry never burns values.
- * Raft-backed calls start at the leader once a node named it. Every error is an IdnodeError.
+ * Raft-backed calls start at the leader once a node named it. Given its region and its nodes'
+ * (region, nodeRegions), the client sends the calls any node answers to a node of its region,
+ * and leaves the region only while none of its nodes answers. Every error is an IdnodeError.
  *
  *     const client = new Client(["10.0.0.1:7080", "10.0.0.2:7080", "10.0.0.3:7080"]);
  *     const id = await client.nextId("orders");      // "orders/1-A", no round trip after the first
