@@ -342,7 +342,7 @@ public final class AsyncIdnodeClient {
       Validation.nonNegative("last_batch_size", request.getLastBatchSize());
       Validation.nonNegative("last_max", request.getLastMax());
       NextHiLoRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
-      return transport.unary(Route.LEADER, IdServiceGrpc.getNextHiLoMethod(), req, deadlineNow(), false).thenApply(a -> {
+      return transport.unary(Route.HILO, IdServiceGrpc.getNextHiLoMethod(), req, deadlineNow(), false).thenApply(a -> {
         var r = a.value();
         transport.rememberGrant(r.getGrantId(), a.node());
         return new HiLoRange(r.getPrefix(), r.getLow(), r.getHigh(), r.getLastSize(), r.getServerTag(), r.getLastRangeAt(), r.getGrantId());
@@ -365,8 +365,8 @@ public final class AsyncIdnodeClient {
   public CompletableFuture<Boolean> returnHiLo(String tag, long end, long last, String grantId) {
     ReturnHiLoRequest req = ReturnHiLoRequest.newBuilder().setTag(tag).setEnd(end).setLast(last).setGrantId(grantId).build();
     Integer granter = transport.granter(grantId);
-    int start = granter != null ? granter : transport.start(Route.LEADER);
-    return transport.call(start, Transport.unaryAttempt(IdServiceGrpc.getReturnHiLoMethod(), req), deadlineNow(), false)
+    int[] order = granter != null ? transport.orderFrom(granter) : transport.order(Route.LEADER);
+    return transport.call(order, Transport.unaryAttempt(IdServiceGrpc.getReturnHiLoMethod(), req), deadlineNow(), false)
         .thenApply(a -> a.value().getReturned());
   }
 
@@ -525,7 +525,7 @@ public final class AsyncIdnodeClient {
       return CompletableFuture.failedFuture(e);
     }
     List<SeriesEntry> out = new ArrayList<>();
-    return transport.call(transport.start(Route.LEADER), (channel, options, node) -> {
+    return transport.call(transport.order(Route.LEADER), (channel, options, node) -> {
       long next = out.isEmpty() ? from : out.get(out.size() - 1).getSeq() + 1;
       JournalRequest req = JournalRequest.newBuilder().setSeries(series).setFromSeq(next).setToSeq(to).build();
       CompletableFuture<Void> done = new CompletableFuture<>();
@@ -712,7 +712,7 @@ public final class AsyncIdnodeClient {
    * @return who took it, what it covers and its size
    */
   public CompletableFuture<BackupInfo> backup(OutputStream out) {
-    return transport.call(transport.start(Route.LEADER), Backups.backup(out), deadlineNow(), false).thenApply(Transport.Answer::value);
+    return transport.call(transport.order(Route.LEADER), Backups.backup(out), deadlineNow(), false).thenApply(Transport.Answer::value);
   }
 
   /**
@@ -732,7 +732,7 @@ public final class AsyncIdnodeClient {
     } catch (UncheckedIOException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return transport.call(transport.start(Route.LEADER), attempt, deadlineNow(), false).thenApply(Transport.Answer::value);
+    return transport.call(transport.order(Route.LEADER), attempt, deadlineNow(), false).thenApply(Transport.Answer::value);
   }
 
   private <Q, R> CompletableFuture<R> call(Route route, MethodDescriptor<Q, R> method, Q request) {

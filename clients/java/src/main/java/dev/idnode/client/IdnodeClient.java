@@ -49,6 +49,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 /**
@@ -71,7 +72,8 @@ import java.util.regex.Pattern;
  * (25 ms doubling to 1 s, ±20%), until the call's deadline (30 s unless
  * {@link Builder#deadline} or {@link #withDeadline} say otherwise). Calls that reserve values
  * carry a request id that every retry reuses, so a retry never burns values. Calls that need the
- * leader go to the node the {@code idnode-leader} header named last. Refusals are
+ * leader go to the node the {@code idnode-leader} header named last; the others, with
+ * {@link Builder#region}, to a node of the client's region first. Refusals are
  * {@link IdnodeException}s carrying the code, the ErrorInfo reason and its metadata.
  *
  * <p>Thread-safe. One client per database and credential; share it.
@@ -722,6 +724,9 @@ public final class IdnodeClient implements AutoCloseable {
     private Duration deadline = Duration.ofSeconds(30);
     private Backoff backoff = Backoff.DEFAULT;
     private boolean inOrder;
+    private String region;
+    private Map<String, String> nodeRegions;
+    private LongSupplier clock = System::nanoTime;
     private char separator = '/';
     private Function<Class<?>, String> collectionName = CollectionNames::of;
 
@@ -913,6 +918,31 @@ public final class IdnodeClient implements AutoCloseable {
     }
 
     /**
+     * The client's region and each node's ({@code idnode --region}), so that calls any node
+     * answers (server-side IDs, GUIDs, semantic IDs, HiLo ranges, explain, status) go to a
+     * node of the client's region, to another of its region when that one fails, and to other
+     * regions only when none of its own answers; identities, claims and series still go to the
+     * leader, wherever it is. A node that could not be reached is tried last for a second.
+     *
+     * @param region the client's region: 1-64 letters, digits, '-', '_' or '.'
+     * @param nodeRegions each node address's region, as given to {@link #nodes}; a node left out
+     *     is in another region. At least one node must be in {@code region}.
+     * @return this
+     */
+    public Builder region(String region, Map<String, String> nodeRegions) {
+      RegionRouting.checkLabels(region, nodeRegions);
+      this.region = region;
+      this.nodeRegions = Map.copyOf(nodeRegions);
+      return this;
+    }
+
+    /** The clock the region routing times a node's pause with: a test's seam. */
+    Builder clock(LongSupplier nanoTime) {
+      this.clock = Objects.requireNonNull(nanoTime, "nanoTime");
+      return this;
+    }
+
+    /**
      * The cluster's identity parts separator (default {@code /}), which HiLo tags are checked
      * against.
      *
@@ -950,7 +980,8 @@ public final class IdnodeClient implements AutoCloseable {
       // the order they run.
       List<ClientInterceptor> chain = new ArrayList<>(interceptors);
       java.util.Collections.reverse(chain);
-      Transport transport = new Transport(nodes, addr -> dial(addr, creds, chain), bearer, database, callTimeout, backoff, inOrder);
+      RegionRouting regions = region == null ? null : new RegionRouting(nodes, region, nodeRegions, inOrder, clock);
+      Transport transport = new Transport(nodes, addr -> dial(addr, creds, chain), bearer, database, callTimeout, backoff, inOrder, regions);
       AsyncIdnodeClient async = new AsyncIdnodeClient(transport, deadline, separator);
       return new IdnodeClient(async, new Generators(async), collectionName, true);
     }

@@ -49,10 +49,19 @@ final class Transport {
 
   /** Where a call starts. */
   enum Route {
-    /** Any node: the one that answered last (GUIDs, server-side and semantic IDs, reads). */
+    /**
+     * Any node: the one that answered last, of the client's region if it has one (GUIDs,
+     * server-side and semantic IDs, reads).
+     */
     ANY,
-    /** The leader the nodes named last, else any (identities, HiLo, claims, seeds, series). */
-    LEADER
+    /** The leader the nodes named last, else any (identities, claims, seeds, series). */
+    LEADER,
+    /**
+     * HiLo ranges: with a region, as {@link #ANY}, since with HiLo pools every node grants
+     * ranges from its own pool (and without them a follower relays to the leader); without
+     * one, as {@link #LEADER}.
+     */
+    HILO
   }
 
   /** One attempt on one node; the future fails with a {@link StatusRuntimeException}. */
@@ -80,7 +89,10 @@ final class Transport {
   private final ScheduledExecutorService timer;
   /** Runs the callbacks of futures the client completes on an event loop (handOff). */
   private final ExecutorService callbacks;
+  /** Without a region: where calls start, the node that answered last. */
   private final AtomicInteger preferred;
+  /** With a region: the order calls try the nodes in; null without one. */
+  private final RegionRouting regions;
   private final AtomicInteger leader = new AtomicInteger(-1);
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<String, Integer> grants = new LinkedHashMap<>(16, 0.75f, false) {
@@ -93,8 +105,9 @@ final class Transport {
   };
 
   Transport(List<String> addrs, Function<String, ManagedChannel> dial, String bearer, String database,
-      java.time.Duration callTimeout, Backoff backoff, boolean inOrder) {
+      java.time.Duration callTimeout, Backoff backoff, boolean inOrder, RegionRouting regions) {
     this.addrs = List.copyOf(addrs);
+    this.regions = regions;
     this.callTimeout = callTimeout;
     this.backoff = backoff;
     this.preferred = new AtomicInteger(inOrder ? 0 : ThreadLocalRandom.current().nextInt(addrs.size()));
@@ -183,7 +196,7 @@ final class Transport {
 
   /** A unary call through the retry loop, starting where route says. */
   <Q, R> CompletableFuture<Answer<R>> unary(Route route, MethodDescriptor<Q, R> method, Q request, Deadline deadline, boolean atMostOnce) {
-    return call(start(route), unaryAttempt(method, request), deadline, atMostOnce);
+    return call(order(route), unaryAttempt(method, request), deadline, atMostOnce);
   }
 
   /**
@@ -193,7 +206,7 @@ final class Transport {
    */
   <Q, R> CompletableFuture<Answer<R>> unaryOnEventLoop(Route route, MethodDescriptor<Q, R> method, Q request, Deadline deadline) {
     CompletableFuture<Answer<R>> result = new CompletableFuture<>();
-    new Loop<>(start(route), unaryAttempt(method, request), deadline, false, true, result).attempt();
+    new Loop<>(order(route), unaryAttempt(method, request), deadline, false, true, result).attempt();
     return result;
   }
 
@@ -227,19 +240,48 @@ final class Transport {
     };
   }
 
-  int start(Route route) {
+  /**
+   * The nodes in the order a call on route tries them. A leader a client with a region could
+   * not reach lately is not tried first: its successor is more likely to be found near.
+   */
+  int[] order(Route route) {
     int l = leader.get();
-    return route == Route.LEADER && l >= 0 ? l : preferred.get();
+    boolean toLeader = route == Route.LEADER || route == Route.HILO && regions == null;
+    if (regions == null) {
+      return orderFrom(toLeader && l >= 0 ? l : preferred.get());
+    }
+    return regions.order(toLeader && l >= 0 && !regions.skipping(l) ? l : -1);
+  }
+
+  /** The nodes in the order a call tries them, first the given one whatever its state. */
+  int[] orderFrom(int first) {
+    if (regions != null) {
+      return regions.order(first);
+    }
+    int[] out = new int[addrs.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = (first + i) % out.length;
+    }
+    return out;
   }
 
   /**
-   * Runs attempt on one node after another, from start, until it succeeds, fails for good, or
+   * Runs attempt on one node after another, in order, until it succeeds, fails for good, or
    * the deadline passes.
    */
-  <R> CompletableFuture<Answer<R>> call(int start, Attempt<R> attempt, Deadline deadline, boolean atMostOnce) {
+  <R> CompletableFuture<Answer<R>> call(int[] order, Attempt<R> attempt, Deadline deadline, boolean atMostOnce) {
     CompletableFuture<Answer<R>> result = new CompletableFuture<>();
-    new Loop<>(start, attempt, deadline, atMostOnce, false, result).attempt();
+    new Loop<>(order, attempt, deadline, atMostOnce, false, result).attempt();
     return result;
+  }
+
+  /** A node answered a call whose order began with first. */
+  private void answered(int node, int first) {
+    if (regions != null) {
+      regions.answered(node, first);
+    } else if (node != first) {
+      preferred.set(node);
+    }
   }
 
   void close() {
@@ -263,7 +305,7 @@ final class Transport {
   }
 
   private final class Loop<R> {
-    private final int start;
+    private final int[] order;
     private final Attempt<R> attempt;
     private final Deadline deadline;
     private final boolean atMostOnce;
@@ -273,8 +315,8 @@ final class Transport {
     private int i;
     private IdnodeException last;
 
-    Loop(int start, Attempt<R> attempt, Deadline deadline, boolean atMostOnce, boolean onEventLoop, CompletableFuture<Answer<R>> result) {
-      this.start = start;
+    Loop(int[] order, Attempt<R> attempt, Deadline deadline, boolean atMostOnce, boolean onEventLoop, CompletableFuture<Answer<R>> result) {
+      this.order = order;
       this.attempt = attempt;
       this.deadline = deadline;
       this.atMostOnce = atMostOnce;
@@ -300,7 +342,12 @@ final class Transport {
         result.completeExceptionally(stopped("the call's deadline passed"));
         return;
       }
-      int node = Math.floorMod(start + i, addrs.size());
+      int node = order[i % order.length];
+      if (regions != null && regions.retryDue(node)) {
+        // grpc-java waits up to two minutes between attempts to reconnect to a node that was
+        // down; the client's own pause is the shorter one, so a node back up is used again.
+        channels.get(node).resetConnectBackoff();
+      }
       Deadline perAttempt = Deadline.after(callTimeout.toNanos(), TimeUnit.NANOSECONDS);
       boolean callersDeadline = !perAttempt.isBefore(deadline);
       CallOptions options = CallOptions.DEFAULT.withDeadline(callersDeadline ? deadline : perAttempt);
@@ -317,17 +364,15 @@ final class Transport {
       current.set(f);
       f.whenComplete((value, error) -> {
         if (error == null) {
-          if (node != start) {
-            preferred.set(node);
-          }
+          answered(node, order[0]);
           result.complete(new Answer<>(value, node));
         } else {
-          failed(error, callersDeadline);
+          failed(node, error, callersDeadline);
         }
       });
     }
 
-    private void failed(Throwable error, boolean callersDeadline) {
+    private void failed(int node, Throwable error, boolean callersDeadline) {
       if (!(error instanceof StatusRuntimeException sre)) {
         result.completeExceptionally(error);
         return;
@@ -340,6 +385,9 @@ final class Transport {
       if (!retryable(e, sre)) {
         result.completeExceptionally(e);
         return;
+      }
+      if (regions != null && unreachable(e)) {
+        regions.unreachable(node);
       }
       last = e;
       i++;
@@ -372,8 +420,8 @@ final class Transport {
       if (!ClientLog.LOGGER.isLoggable(System.Logger.Level.INFO)) {
         return;
       }
-      String from = addrs.get(Math.floorMod(start + i - 1, addrs.size()));
-      String to = addrs.get(Math.floorMod(start + i, addrs.size()));
+      String from = addrs.get(order[(i - 1) % order.length]);
+      String to = addrs.get(order[i % order.length]);
       String why = e.getMessage();
       if (delayNanos == 0) {
         ClientLog.LOGGER.log(System.Logger.Level.INFO, "idnode: failing over from {0} to {1}: {0} failed: {2}",
@@ -399,6 +447,16 @@ final class Transport {
       // node never refuses with UNKNOWN for an expected condition.
       boolean lostConnection = e.code() == Status.Code.UNKNOWN && e.reason().equals(Status.Code.UNKNOWN.name());
       return busy || lostConnection || e.code() == Status.Code.UNAVAILABLE || e.code() == Status.Code.DEADLINE_EXCEEDED;
+    }
+
+    /**
+     * Whether the node itself could not be reached, rather than refused for the cluster: no
+     * connection, a connection lost under the call, or no answer within the call timeout. A
+     * node's own refusals carry an ErrorInfo reason.
+     */
+    private boolean unreachable(IdnodeException e) {
+      return e.reason().equals(e.code().name())
+          && (e.code() == Status.Code.UNAVAILABLE || e.code() == Status.Code.UNKNOWN || e.code() == Status.Code.DEADLINE_EXCEEDED);
     }
 
     private NodesFailedException stopped(String why) {

@@ -175,6 +175,9 @@ class ConformanceTest {
           // As the reference runner does: scenarios that open a second client (HiLo returns
           // with node pools) expect it to start at the node the first one started at.
           .nodesInOrder(true);
+      if (args.has("region")) {
+        b.region(a.str("region"), cluster.regions(addrs));
+      }
       if (args.has("database")) {
         b.database(a.str("database"));
       }

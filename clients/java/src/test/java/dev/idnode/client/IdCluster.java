@@ -16,7 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -184,6 +186,19 @@ final class IdCluster implements AutoCloseable {
     JsonArray nodes = cluster.getAsJsonArray("nodes");
     nodes.forEach(n -> addrs.add(n.getAsJsonObject().get("grpc").getAsString()));
     return addrs;
+  }
+
+  /** The region of each of these gRPC addresses whose node has one (the topology's regions). */
+  Map<String, String> regions(List<String> addrs) {
+    Map<String, String> regions = new LinkedHashMap<>();
+    for (JsonElement n : cluster.getAsJsonArray("nodes")) {
+      JsonObject node = n.getAsJsonObject();
+      String addr = node.get("grpc").getAsString();
+      if (node.has("region") && addrs.contains(addr)) {
+        regions.put(addr, node.get("region").getAsString());
+      }
+    }
+    return regions;
   }
 
   /** Removes the cluster (kills its nodes, deletes their data). */

@@ -1,0 +1,151 @@
+package dev.idnode.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idnode.v1.NextHiLoRequest;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client with a region, watched from two fake nodes of its region (west) and one of another
+ * (east). A bare UNAVAILABLE is what a node that cannot be reached looks like to the client.
+ */
+class RegionRoutingTest {
+  private final AtomicLong now = new AtomicLong();
+  private FakeNode west1;
+  private FakeNode west2;
+  private FakeNode east;
+  private IdnodeClient client;
+
+  @BeforeEach
+  void start() {
+    west1 = new FakeNode("W1");
+    west2 = new FakeNode("W2");
+    east = new FakeNode("E");
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (client != null) {
+      client.close();
+    }
+    west1.close();
+    west2.close();
+    east.close();
+  }
+
+  /** A client of region west over the nodes in the order given, its back-off timed by {@link #now}. */
+  private IdnodeClient westClient(boolean inOrder, FakeNode... nodes) {
+    Map<String, String> regions = Map.of(west1.addr(), "west", west2.addr(), "west", east.addr(), "east");
+    List<String> addrs = java.util.Arrays.stream(nodes).map(FakeNode::addr).toList();
+    Map<String, String> given = new HashMap<>();
+    addrs.forEach(a -> given.put(a, regions.get(a)));
+    client = builder(addrs).nodesInOrder(inOrder).region("west", given).clock(now::get).build();
+    return client;
+  }
+
+  private static IdnodeClient.Builder builder(List<String> addrs) {
+    return IdnodeClient.builder().nodes(addrs)
+        .backoff(new Backoff(Duration.ofMillis(5), Duration.ofMillis(20), 2, 0.2, 0)).deadline(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void callsAnyNodeAnswersStartInTheClientsRegionWhereverItIsListed() {
+    westClient(false, east, west1);
+    for (int i = 0; i < 20; i++) {
+      assertEquals(List.of("users/@W1"), client.generate("users/", 1));
+    }
+    assertEquals(List.of(), east.calls);
+  }
+
+  @Test
+  void aFailedLocalNodeFailsOverToTheOtherLocalOneThenToTheRemoteOne() {
+    westClient(true, west1, east, west2);
+    west1.refuseBare(Status.Code.UNAVAILABLE);
+    assertEquals(List.of("users/@W2"), client.generate("users/", 1), "the other node of the region before the remote one");
+    assertEquals(List.of(), east.calls);
+
+    west2.refuseBare(Status.Code.UNAVAILABLE); // and W1 is still skipped
+    assertEquals(List.of("users/@E"), client.generate("users/", 1), "the remote node once no local one answers");
+    assertEquals(1, west1.calls.size());
+  }
+
+  @Test
+  void aLocalNodeThatFailedIsSkippedForASecondThenCallsGoBackToIt() {
+    westClient(true, west1, east);
+    west1.refuseBare(Status.Code.UNAVAILABLE);
+    assertEquals(List.of("users/@E"), client.generate("users/", 1));
+    assertEquals(List.of("users/@E"), client.generate("users/", 1));
+    assertEquals(1, west1.calls.size(), "within the second after its failure, the local node costs no attempt");
+
+    now.addAndGet(RegionRouting.SKIP.toNanos());
+    assertEquals(List.of("users/@W1"), client.generate("users/", 1), "the remote node that answered is not where calls start");
+    assertEquals(List.of("users/@W1"), client.generate("users/", 1));
+    assertEquals(2, east.calls.size());
+  }
+
+  @Test
+  void identitiesGoToTheLeaderInAnotherRegion() {
+    westClient(true, east, west1);
+    west1.leader(east.addr());
+    client.generate("users/", 1); // W1, which names E as the leader
+    client.nextIdentity("invoices", 1);
+    client.generate("users/", 1);
+    assertEquals(List.of("generate", "generate"), west1.calls);
+    assertEquals(List.of("nextIdentity"), east.calls);
+  }
+
+  @Test
+  void withNoLeaderKnownIdentitiesStartInTheClientsRegion() {
+    westClient(true, east, west1);
+    client.nextIdentity("invoices", 1);
+    assertEquals(List.of("nextIdentity"), west1.calls);
+    assertEquals(List.of(), east.calls);
+  }
+
+  @Test
+  void hiloRangesComeFromTheClientsRegionEvenWhenTheLeaderIsElsewhere() {
+    westClient(true, east, west1);
+    west1.leader(east.addr()).grant(1, 32);
+    client.generate("users/", 1);
+    HiLoRange r = client.nextHiLo(NextHiLoRequest.newBuilder().setTag("orders").build());
+    assertEquals("W1", r.serverTag());
+    assertEquals(List.of(), east.calls);
+  }
+
+  @Test
+  void withoutARegionHiloRangesStillComeFromTheLeader() {
+    west1.leader(east.addr());
+    east.grant(1, 32);
+    client = builder(List.of(west1.addr(), east.addr())).nodesInOrder(true).build();
+    client.generate("users/", 1);
+    assertEquals("E", client.nextHiLo(NextHiLoRequest.newBuilder().setTag("orders").build()).serverTag());
+  }
+
+  @Test
+  void badRegionsAreRefusedWhenTheClientIsMade() {
+    List<String> addrs = List.of(west1.addr(), east.addr());
+    String empty = assertThrows(IllegalArgumentException.class, () -> builder(addrs).region("", Map.of())).getMessage();
+    assertTrue(empty.contains("the client's region is empty"), empty);
+    String label = assertThrows(IllegalArgumentException.class,
+        () -> builder(addrs).region("west", Map.of(east.addr(), "east coast"))).getMessage();
+    assertTrue(label.contains("east coast"), label);
+    assertThrows(IllegalArgumentException.class, () -> builder(addrs).region("west", null));
+
+    String stranger = assertThrows(IllegalStateException.class,
+        () -> builder(addrs).region("west", Map.of(west1.addr(), "west", "10.0.0.9:7070", "west")).build()).getMessage();
+    assertTrue(stranger.contains("10.0.0.9:7070") && stranger.contains("not one of the client's nodes"), stranger);
+    String none = assertThrows(IllegalStateException.class,
+        () -> builder(addrs).region("north", Map.of(west1.addr(), "west", east.addr(), "east")).build()).getMessage();
+    assertTrue(none.contains("no node of the client is in its region north"), none);
+  }
+}
