@@ -9,13 +9,17 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import com.google.gson.JsonParser;
+import dev.idnode.client.tour.RegionTour;
 import dev.idnode.client.tour.Tour;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's tour is Tour.java's, verbatim, and runs against real nodes. PackagedJarIT runs
- * the README's first example, against the packaged jar.
+ * The README's tours are Tour.java's and RegionTour.java's, verbatim, and run against real
+ * nodes. PackagedJarIT runs the README's first example, against the packaged jar.
  */
 class TourTest {
   /** The text between the first start marker and the end marker after it. */
@@ -27,9 +31,15 @@ class TourTest {
   }
 
   @Test
-  void theReadmeShowsTheTourAsItRuns() throws IOException {
-    String tour = between(Files.readString(Path.of("src/test/java/dev/idnode/client/tour/Tour.java")), "// tour:start\n", "    // tour:end");
-    String readme = between(Files.readString(Path.of("README.md")), "<!-- tour:start -->\n```java\n", "```\n<!-- tour:end -->");
+  void theReadmeShowsTheToursAsTheyRun() throws IOException {
+    assertShown("Tour.java", "tour");
+    assertShown("RegionTour.java", "region-tour");
+  }
+
+  /** The README holds, between its marker comments, the code between the file's markers. */
+  private static void assertShown(String file, String marker) throws IOException {
+    String tour = between(Files.readString(Path.of("src/test/java/dev/idnode/client/tour", file)), "// " + marker + ":start\n", "    // " + marker + ":end");
+    String readme = between(Files.readString(Path.of("README.md")), "<!-- " + marker + ":start -->\n```java\n", "```\n<!-- " + marker + ":end -->");
     String unindented = tour.lines().map(l -> l.startsWith("    ") ? l.substring(4) : l).collect(Collectors.joining("\n", "", "\n"));
     assertEquals(unindented, readme);
   }
@@ -38,18 +48,34 @@ class TourTest {
   void theTourRuns() throws Exception {
     try (IdCluster cluster = new IdCluster()) {
       cluster.start(1, true);
-      PrintStream out = System.out;
-      ByteArrayOutputStream printed = new ByteArrayOutputStream();
-      System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-      try {
-        Tour.main(cluster.grpcAddrs().toArray(new String[0]));
-      } finally {
-        System.setOut(out);
-      }
-      String text = printed.toString(StandardCharsets.UTF_8);
+      String text = printed(() -> Tour.main(cluster.grpcAddrs().toArray(new String[0])));
       assertTrue(text.contains("refused: CLAIMED"), text);
       assertTrue(text.contains("products/1-A"), text);
       assertTrue(text.contains("orders/1-A [users/1, users/2] [carts/0000000000000000001-A] 1..10"), text);
     }
+  }
+
+  @Test
+  void theRegionTourRunsWithinItsRegion() throws Exception {
+    try (IdCluster cluster = new IdCluster()) {
+      cluster.start(JsonParser.parseString("{\"nodes\": 3, \"regions\": {\"A\": \"east\", \"B\": \"west\", \"C\": \"south\"}}").getAsJsonObject());
+      List<String> args = new ArrayList<>(List.of("west"));
+      cluster.regions(cluster.grpcAddrs()).forEach((addr, region) -> args.add(addr + "=" + region));
+      String text = printed(() -> RegionTour.main(args.toArray(new String[0])));
+      assertTrue(text.matches("(?s)\\[carts/0+1-B, carts/0+2-B\\] orders/[0-9]+-B invoice 1\\s*"), text);
+    }
+  }
+
+  /** What run prints to System.out. */
+  private static String printed(Runnable run) {
+    PrintStream out = System.out;
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+    try {
+      run.run();
+    } finally {
+      System.setOut(out);
+    }
+    return printed.toString(StandardCharsets.UTF_8);
   }
 }
