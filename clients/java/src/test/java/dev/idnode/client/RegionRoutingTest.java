@@ -105,6 +105,22 @@ class RegionRoutingTest {
   }
 
   @Test
+  void aLeaderThatCouldNotBeReachedIsNotAskedFirstDuringItsPause() {
+    westClient(true, east, west1);
+    west1.leader(east.addr());
+    client.generate("users/", 1);
+    east.refuseBare(Status.Code.UNAVAILABLE);
+    client.nextIdentity("invoices", 1); // E fails, W1 relays
+    client.nextIdentity("invoices", 1); // W1 first, though its answers still name E
+    assertEquals(List.of("nextIdentity"), east.calls);
+    assertEquals(List.of("generate", "nextIdentity", "nextIdentity"), west1.calls);
+
+    now.addAndGet(RegionRouting.SKIP.toNanos());
+    client.nextIdentity("invoices", 1);
+    assertEquals(List.of("nextIdentity", "nextIdentity"), east.calls, "the leader again once its pause is over");
+  }
+
+  @Test
   void withNoLeaderKnownIdentitiesStartInTheClientsRegion() {
     westClient(true, east, west1);
     client.nextIdentity("invoices", 1);
