@@ -86,12 +86,13 @@ type ChaosSchedule struct {
 	Run  func(r *ChaosRun)
 }
 
-// RunChaosSuite runs schedules one after the other, each on a fresh cluster.
-func RunChaosSuite(t *testing.T, schedules []ChaosSchedule) {
+// RunChaosSuite runs schedules one after the other, each on a fresh cluster as described
+// (DeployCluster: deploy/docker-compose.yml's three nodes).
+func RunChaosSuite(t *testing.T, cluster *ChaosCluster, schedules []ChaosSchedule) {
 	if testing.Short() {
 		t.Skip("chaos suite skipped under -short: it drives a Docker compose cluster for minutes")
 	}
-	d := chaosDockerFor(t)
+	d := chaosDockerFor(t, cluster)
 	release, err := e2etest.ChaosLock(filepath.Join(os.TempDir(), "idnode-chaos.lock"), chaosLockWait(t))
 	if errors.Is(err, e2etest.ErrChaosLockBusy) {
 		chaosPrereq(t, "%v", err)
@@ -111,14 +112,14 @@ func RunChaosSuite(t *testing.T, schedules []ChaosSchedule) {
 	if out, err := d.down(); err != nil {
 		t.Fatalf("removing compose project %s: %v\n%s", e2etest.ChaosProject, err, out)
 	}
-	if busy := chaosPortsInUse(); len(busy) > 0 {
+	if busy := cluster.portsInUse(); len(busy) > 0 {
 		chaosPrereq(t, "%s already in use: the suite publishes its cluster there (`make cluster-down` stops a `make cluster-up` cluster)", strings.Join(busy, ", "))
 	}
 	d.buildImage(t)
 	e2etest.BuildFlakeMinter(t) // the flake schedule's program: built here, outside the budget
 	// The budget is the schedules': building the image takes what the machine's load makes it.
 	scheduled := time.Now()
-	conns := chaosDial(t)
+	conns := chaosDial(t, cluster)
 	for _, sc := range schedules {
 		if time.Since(scheduled) > chaosSuiteBudget {
 			t.Errorf("chaos suite: %v spent on schedules, over its budget of %v; schedule %s and later not run", time.Since(scheduled).Round(time.Second), chaosSuiteBudget, sc.Name)
@@ -143,10 +144,11 @@ func chaosLockWait(t *testing.T) time.Duration {
 
 // ChaosRun is one schedule in progress.
 type ChaosRun struct {
-	T      *testing.T
-	Docker *chaosDocker
-	c      *chaosClient
-	rec    *history.Recorder
+	T       *testing.T
+	Docker  *chaosDocker
+	Cluster *ChaosCluster
+	c       *chaosClient
+	rec     *history.Recorder
 	// recDB is the history of chaosDatabase, checked on its own.
 	recDB *history.Recorder
 	Load  *chaosLoad
@@ -160,6 +162,8 @@ type ChaosRun struct {
 	// Flake is the flake schedule's minter processes (chaos_flake.go); set and read by
 	// the test's goroutine only.
 	Flake []*flakeMinter
+	// minted holds the numeric IDs nodes minted for AnswersAlone (chaos_alone.go).
+	minted numericIDs
 
 	reportOnce sync.Once
 	report     history.Report
@@ -168,7 +172,7 @@ type ChaosRun struct {
 
 func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc ChaosSchedule) {
 	begin := time.Now()
-	r := &ChaosRun{T: t, Docker: d, c: &chaosClient{chaosConns: conns, runID: uuid.NewString()[:8]}, rec: history.New(), recDB: history.New(), Gone: map[string]bool{}}
+	r := &ChaosRun{T: t, Docker: d, Cluster: d.cluster, c: &chaosClient{chaosConns: conns, runID: uuid.NewString()[:8]}, rec: history.New(), recDB: history.New(), Gone: map[string]bool{}}
 	// Cleanups run last first: heal the faults, stop the clients, print the line, show logs.
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -188,7 +192,7 @@ func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc ChaosS
 		}
 	})
 
-	r.Progress("before the fault", ChaosTags(), true)
+	r.Progress("before the fault", r.Tags(), true)
 	sc.Run(r)
 	r.Recover("after the fault")
 	r.Progress("after recovery", r.live(), true)
@@ -199,31 +203,26 @@ func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc ChaosS
 	t.Logf("schedule %s: %v", sc.Name, time.Since(begin).Round(100*time.Millisecond))
 }
 
-func ChaosTags() []string {
-	tags := make([]string, len(ChaosNodes))
-	for i, n := range ChaosNodes {
-		tags[i] = n.Tag
-	}
-	return tags
-}
+// Tags lists the cluster's nodes.
+func (r *ChaosRun) Tags() []string { return r.Cluster.Tags() }
 
-func ChaosOthers(tags ...string) []string {
-	var out []string
-	for _, n := range ChaosNodes {
-		if !slices.Contains(tags, n.Tag) {
-			out = append(out, n.Tag)
-		}
-	}
-	return out
-}
+// Others lists the cluster's nodes but tags.
+func (r *ChaosRun) Others(tags ...string) []string { return r.Cluster.Others(tags...) }
 
 // Leader polls Status{consistent} round the nodes until one names a leader.
 func (r *ChaosRun) Leader() string {
 	r.T.Helper()
+	return r.LeaderIn(r.Tags()...)
+}
+
+// LeaderIn polls Status{consistent} round the nodes until one names a leader among tags (the
+// preferred region's nodes, say, where leadership moves by itself).
+func (r *ChaosRun) LeaderIn(tags ...string) string {
+	r.T.Helper()
 	var leader string
 	i := 0
-	e2etest.Eventually(r.T, chaosLeaderWait, "a leader is named", func() error {
-		tag := ChaosNodes[i%len(ChaosNodes)].Tag
+	e2etest.Eventually(r.T, chaosLeaderWait, "a leader among "+JoinTags(tags)+" is named", func() error {
+		tag := r.Cluster.nodes[i%len(r.Cluster.nodes)].Tag
 		i++
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
@@ -231,7 +230,7 @@ func (r *ChaosRun) Leader() string {
 		if err != nil {
 			return fmt.Errorf("the Status call via %s: %w", tag, err)
 		}
-		if !slices.Contains(ChaosTags(), st.GetLeader()) {
+		if !slices.Contains(tags, st.GetLeader()) {
 			return fmt.Errorf("the Status call via %s names leader %q", tag, st.GetLeader())
 		}
 		leader = st.GetLeader()
@@ -268,7 +267,7 @@ func (r *ChaosRun) Progress(phase string, local []string, identities bool) {
 			missing = append(missing, fmt.Sprintf("%d of %d series numbers issued", now.series-start.series, chaosProgressSeries))
 		}
 		for _, tag := range local {
-			i := nodeIndex(tag)
+			i := r.Cluster.index(tag)
 			if now.serverSide[i] < start.serverSide[i]+chaosProgressLocal || now.guids[i] < start.guids[i]+chaosProgressLocal {
 				missing = append(missing, fmt.Sprintf("node %s: %d server-side IDs and %d GUIDs of %d", tag,
 					now.serverSide[i]-start.serverSide[i], now.guids[i]-start.guids[i], chaosProgressLocal))
@@ -285,7 +284,7 @@ func (r *ChaosRun) Progress(phase string, local []string, identities bool) {
 // live lists the nodes the schedule has not taken out for good.
 func (r *ChaosRun) live() []string {
 	var out []string
-	for _, tag := range ChaosTags() {
+	for _, tag := range r.Tags() {
 		if !r.Gone[tag] {
 			out = append(out, tag)
 		}
@@ -453,7 +452,7 @@ func (r *ChaosRun) verify(name string) {
 	var list *idnodev1.ListIdentitiesResponse
 	e2etest.Eventually(t, ChaosRecoverWait, "ListIdentities", func() error {
 		var errs []error
-		for _, n := range ChaosNodes {
+		for _, n := range r.Cluster.nodes {
 			ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
 			resp, err := r.c.ids[n.Tag].ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{})
 			cancel()
@@ -497,6 +496,8 @@ func (r *ChaosRun) verify(name string) {
 	if r.Flake != nil {
 		problems = append(problems, r.verifyFlake()...)
 	}
+	// Every numeric ID nodes minted for AnswersAlone (chaos_alone.go).
+	problems = append(problems, r.verifyNumeric()...)
 	// Every live node issues server-side IDs after its restarts, above its earlier etags.
 	for _, tag := range r.live() {
 		if err := r.c.serverSide(r.rec, tag, 1, chaosLocalWait); err != nil {
@@ -507,7 +508,7 @@ func (r *ChaosRun) verify(name string) {
 	rep := r.summary(name) // fails the test on duplicates or a non-linearizable history
 	t.Logf("history: %d identity operations (%d retried attempts, %d without a final answer), %d server-side IDs, %d GUIDs; %d calls gave up, %d local calls failed while nodes were down",
 		rep.IdentityOps, rep.Retries, rep.UnknownOps, rep.ServerSideIDs, rep.GUIDs, r.Load.gaveUp.Load(), r.Load.localErrs.Load())
-	for _, n := range ChaosNodes {
+	for _, n := range r.Cluster.nodes {
 		if err := r.rec.EtagsIncreasing(n.Tag); err != nil {
 			fail("%v", err)
 		}
@@ -527,7 +528,7 @@ func (r *ChaosRun) createDatabase() {
 	e2etest.Eventually(r.T, ChaosRecoverWait, "CreateDatabase "+chaosDatabase, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
 		defer cancel()
-		_, err := r.c.admin[ChaosNodes[0].Tag].CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: chaosDatabase})
+		_, err := r.c.admin[r.Cluster.nodes[0].Tag].CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: chaosDatabase})
 		if status.Code(err) == codes.AlreadyExists { // an earlier attempt's answer was lost
 			return nil
 		}

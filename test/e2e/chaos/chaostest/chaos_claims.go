@@ -48,7 +48,7 @@ func (ld *chaosLoad) StartClaims() {
 					if w%2 == 1 {
 						prefix = "Orders" // the same IDs, spelt differently
 					}
-					err := ld.c.claim(ld.rec, prefix, fmt.Sprintf("claimer-%d-%d", w, round), values, w%len(ChaosNodes), chaosOpBudget)
+					err := ld.c.claim(ld.rec, prefix, fmt.Sprintf("claimer-%d-%d", w, round), values, w%len(ld.c.cluster.nodes), chaosOpBudget)
 					switch {
 					case err == nil:
 						ld.claims.Add(1)

@@ -40,53 +40,12 @@ const (
 	chaosStopGrace         = 10               // seconds docker restart waits after SIGTERM (as compose's stop_grace_period)
 	chaosLogTail           = "80"             // log lines per node shown when a schedule fails
 
-	// chaosRaftSubnet is the raft network's subnet in the suite's compose override. Docker
-	// lets `network connect --ip` put a container back at its old address only on a network
-	// with a configured subnet; see chaosDocker.connect.
-	chaosRaftSubnet = "10.231.77.0/24"
-	// chaosOverride is that override, added to deploy/docker-compose.yml with a second -f. It
-	// also turns the compose file's restart policy off: the suite kills and starts nodes
-	// itself, and a node that refuses to start must stay exited (wipeAndRestart). No version
-	// key, like the compose file: docker-compose v1 refuses files whose versions differ.
-	chaosOverride = `services:
-  idnode-a: {restart: "no"}
-  idnode-b: {restart: "no"}
-  idnode-c: {restart: "no"}
-networks:
-  raft:
-    ipam:
-      config:
-        - subnet: ` + chaosRaftSubnet + `
-`
 	// chaosNewIPsEnv=1 makes every reconnect move the node to a new address instead
 	// (chaosNewIPBase + 1, + 2, …): the daemon's open peer connections, to or from the old
 	// address, then have to notice that it is gone.
 	chaosNewIPsEnv = "IDNODE_CHAOS_NEW_IPS"
 	chaosNewIPBase = "10.231.77.100"
 )
-
-// chaosNode is one compose service and how the suite reaches it.
-type chaosNode struct {
-	Tag     string // node tag (--tag)
-	service string // compose service
-	alias   string // its name on the raft network (raft-a …), kept when it is reconnected
-	addr    string // its gRPC port, published on loopback
-}
-
-var ChaosNodes = []chaosNode{
-	{"A", "idnode-a", "raft-a", "127.0.0.1:7071"},
-	{"B", "idnode-b", "raft-b", "127.0.0.1:7072"},
-	{"C", "idnode-c", "raft-c", "127.0.0.1:7073"},
-}
-
-func chaosNodeOf(tag string) chaosNode {
-	for _, n := range ChaosNodes {
-		if n.Tag == tag {
-			return n
-		}
-	}
-	panic("chaos: no node " + tag)
-}
 
 // chaosPrereq is what the suite needs from the machine. When something is missing it skips
 // with the reason, except in CI (CI=true), where a machine without Docker is a broken CI
@@ -102,9 +61,10 @@ func chaosPrereq(t *testing.T, format string, args ...any) {
 
 // chaosDocker drives one compose project.
 type chaosDocker struct {
-	root     string   // module root
-	file     string   // deploy/docker-compose.yml
-	override string   // chaosOverride, written to a temp file
+	root     string // module root
+	file     string // deploy/docker-compose.yml
+	override string // the cluster's override (ChaosCluster.override), written to a temp file
+	cluster  *ChaosCluster
 	compose  []string // "docker compose" or "docker-compose"
 	env      []string // environment of every command
 	newIPs   bool     // $IDNODE_CHAOS_NEW_IPS=1
@@ -117,7 +77,7 @@ type chaosDocker struct {
 }
 
 // chaosDockerFor checks the prerequisites (see chaosPrereq) and returns a driver.
-func chaosDockerFor(t *testing.T) *chaosDocker {
+func chaosDockerFor(t *testing.T, cluster *ChaosCluster) *chaosDocker {
 	t.Helper()
 	root, err := e2etest.RepoRoot()
 	if err != nil {
@@ -131,6 +91,7 @@ func chaosDockerFor(t *testing.T) *chaosDocker {
 	d := &chaosDocker{
 		root: root, file: filepath.Join(root, "deploy", "docker-compose.yml"),
 		override:   filepath.Join(t.TempDir(), "docker-compose.chaos.yml"),
+		cluster:    cluster,
 		env:        append(nodeenv.Clean(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+e2etest.ChaosProject, "IDNODE_ADMIN_TOKEN="+chaosAdminToken),
 		newIPs:     os.Getenv(chaosNewIPsEnv) == "1",
 		containers: map[string]string{},
@@ -138,7 +99,7 @@ func chaosDockerFor(t *testing.T) *chaosDocker {
 		network:    e2etest.ChaosProject + "_raft",
 	}
 	e2etest.OwnProject(e2etest.ChaosProject)
-	if err := os.WriteFile(d.override, []byte(chaosOverride), 0o644); err != nil {
+	if err := os.WriteFile(d.override, []byte(cluster.override()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := d.run(chaosDockerInfoTimeout, "docker", "info", "--format", "{{.ServerVersion}}"); err != nil {
@@ -202,10 +163,20 @@ func (d *chaosDocker) buildImage(t testing.TB) {
 	t.Logf("make image IMAGE=%s: %v", chaosImage, time.Since(begin).Round(100*time.Millisecond))
 }
 
-// down removes the project's containers, networks and volumes.
+// down removes the project's containers, networks and volumes, and then the networks of
+// partitions (Partition) that a failed schedule left.
 func (d *chaosDocker) down() (string, error) {
 	name, args := d.composeArgs("down", "-v", "--remove-orphans", "-t", "5")
-	return d.run(chaosCmdTimeout, name, args...)
+	out, err := d.run(chaosCmdTimeout, name, args...)
+	if err != nil {
+		return out, err
+	}
+	left, err := d.run(chaosCmdTimeout, "docker", "network", "ls", "-q", "--filter", "label="+e2etest.ComposeProjectLabel+"="+e2etest.ChaosProject)
+	if err != nil || strings.TrimSpace(left) == "" {
+		return out + left, err
+	}
+	rm, err := d.run(chaosCmdTimeout, "docker", append([]string{"network", "rm"}, strings.Fields(left)...)...)
+	return out + rm, err
 }
 
 // up replaces whatever the project was running with a fresh cluster (empty volumes) and
@@ -215,13 +186,13 @@ func (d *chaosDocker) up(t testing.TB) {
 	if out, err := d.down(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if busy := chaosPortsInUse(); len(busy) > 0 {
+	if busy := d.cluster.portsInUse(); len(busy) > 0 {
 		t.Fatalf("%s already in use after removing project %s: is another cluster running (`make cluster-down` stops `make cluster-up`'s)?",
 			strings.Join(busy, ", "), e2etest.ChaosProject)
 	}
 	d.must(t, chaosCmdTimeout, "compose", "up", "-d", "--no-build")
 	containers := map[string]string{}
-	for _, n := range ChaosNodes {
+	for _, n := range d.cluster.nodes {
 		id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "compose", "ps", "-q", n.service))
 		if id == "" || strings.ContainsAny(id, " \n") {
 			t.Fatalf("compose ps -q %s = %q, want one container ID", n.service, id)
@@ -233,10 +204,10 @@ func (d *chaosDocker) up(t testing.TB) {
 	d.mu.Unlock()
 }
 
-// chaosPortsInUse lists the published gRPC addresses that accept connections now.
-func chaosPortsInUse() []string {
+// portsInUse lists the cluster's published gRPC addresses that accept connections now.
+func (c *ChaosCluster) portsInUse() []string {
 	var busy []string
-	for _, n := range ChaosNodes {
+	for _, n := range c.nodes {
 		if c, err := net.DialTimeout("tcp", n.addr, 200*time.Millisecond); err == nil {
 			_ = c.Close()
 			busy = append(busy, n.addr)
@@ -287,7 +258,7 @@ func (d *chaosDocker) Disconnect(t testing.TB, tag string) {
 // otherwise hand out the next free address; with $IDNODE_CHAOS_NEW_IPS=1 it does.)
 func (d *chaosDocker) Connect(t testing.TB, tag string) {
 	t.Helper()
-	args := []string{"network", "connect", "--alias", chaosNodeOf(tag).alias}
+	args := []string{"network", "connect", "--alias", d.cluster.node(tag).alias}
 	d.mu.Lock()
 	ip := d.raftIPs[tag]
 	if d.newIPs {
@@ -303,6 +274,34 @@ func (d *chaosDocker) Connect(t testing.TB, tag string) {
 	d.must(t, chaosCmdTimeout, "docker", append(args, d.network, d.Container(t, tag))...)
 }
 
+// Partition cuts the nodes tags off the raft network together and puts them, under their
+// aliases, on network <project>_<name> of their own: they reach each other, and no other node,
+// for Raft and node-to-node gRPC, as the nodes of a region cut off by its links do. Docker
+// cannot drop traffic between some nodes of one network, so the group moves to another, at
+// new addresses there; HealPartition puts each back on the raft network at its old address.
+// The network carries the project's compose label, so down and the sweep remove it.
+func (d *chaosDocker) Partition(t testing.TB, name string, tags ...string) {
+	t.Helper()
+	network := e2etest.ChaosProject + "_" + name
+	d.must(t, chaosCmdTimeout, "docker", "network", "create", "--internal", "--label", e2etest.ComposeProjectLabel+"="+e2etest.ChaosProject, network)
+	for _, tag := range tags {
+		d.Disconnect(t, tag)
+		d.must(t, chaosCmdTimeout, "docker", "network", "connect", "--alias", d.cluster.node(tag).alias, network, d.Container(t, tag))
+	}
+}
+
+// HealPartition takes the nodes tags off network <project>_<name> and puts them back on the
+// raft network (Connect), then removes that network.
+func (d *chaosDocker) HealPartition(t testing.TB, name string, tags ...string) {
+	t.Helper()
+	network := e2etest.ChaosProject + "_" + name
+	for _, tag := range tags {
+		d.must(t, chaosCmdTimeout, "docker", "network", "disconnect", network, d.Container(t, tag))
+		d.Connect(t, tag)
+	}
+	d.must(t, chaosCmdTimeout, "docker", "network", "rm", network)
+}
+
 // onRaftNetwork reports which nodes are attached to the raft network now.
 func (d *chaosDocker) onRaftNetwork(t testing.TB) map[string]bool {
 	t.Helper()
@@ -311,7 +310,7 @@ func (d *chaosDocker) onRaftNetwork(t testing.TB) map[string]bool {
 	defer d.mu.Unlock()
 	attached := map[string]bool{}
 	for _, id := range strings.Fields(out) {
-		for _, n := range ChaosNodes {
+		for _, n := range d.cluster.nodes {
 			if c := d.containers[n.Tag]; c != "" && strings.HasPrefix(id, c) {
 				attached[n.Tag] = true
 			}
@@ -375,7 +374,7 @@ func (d *chaosDocker) healAll(t testing.TB) {
 	d.mu.Lock()
 	containers, ips := d.containers, d.raftIPs
 	d.mu.Unlock()
-	for _, n := range ChaosNodes {
+	for _, n := range d.cluster.nodes {
 		id := containers[n.Tag]
 		if id == "" {
 			continue
@@ -400,23 +399,25 @@ func (d *chaosDocker) logs() string {
 	return out
 }
 
-// chaosConns are the suite's gRPC clients of the three published ports. They outlive the
+// chaosConns are the suite's gRPC clients of the cluster's published ports. They outlive the
 // clusters: every schedule's fresh cluster is reached on the same ports.
 type chaosConns struct {
-	ids    map[string]idnodev1.IdServiceClient
-	admin  map[string]idnodev1.ClusterServiceClient
-	health map[string]healthpb.HealthClient
-	series map[string]idnodev1.SeriesServiceClient
+	cluster *ChaosCluster
+	ids     map[string]idnodev1.IdServiceClient
+	admin   map[string]idnodev1.ClusterServiceClient
+	health  map[string]healthpb.HealthClient
+	series  map[string]idnodev1.SeriesServiceClient
 }
 
-func chaosDial(t testing.TB) *chaosConns {
+func chaosDial(t testing.TB, cluster *ChaosCluster) *chaosConns {
 	t.Helper()
 	cc := &chaosConns{
-		ids:   map[string]idnodev1.IdServiceClient{},
-		admin: map[string]idnodev1.ClusterServiceClient{}, health: map[string]healthpb.HealthClient{},
+		cluster: cluster,
+		ids:     map[string]idnodev1.IdServiceClient{},
+		admin:   map[string]idnodev1.ClusterServiceClient{}, health: map[string]healthpb.HealthClient{},
 		series: map[string]idnodev1.SeriesServiceClient{},
 	}
-	for _, n := range ChaosNodes {
+	for _, n := range cluster.nodes {
 		conn := e2etest.DialConn(t, n.addr, grpc.WithPerRPCCredentials(client.AdminTokenCredentials(chaosAdminToken)))
 		cc.ids[n.Tag] = idnodev1.NewIdServiceClient(conn)
 		cc.admin[n.Tag] = idnodev1.NewClusterServiceClient(conn)
@@ -440,14 +441,14 @@ func oneLine(s string) string {
 func (d *chaosDocker) Wipe(t testing.TB, tag string) {
 	t.Helper()
 	d.must(t, chaosCmdTimeout, "docker", "rm", "-f", d.Container(t, tag))
-	d.must(t, chaosCmdTimeout, "docker", "volume", "rm", e2etest.ChaosProject+"_"+chaosNodeOf(tag).service+"-data")
+	d.must(t, chaosCmdTimeout, "docker", "volume", "rm", e2etest.ChaosProject+"_"+d.cluster.node(tag).service+"-data")
 }
 
 // Recreate creates and starts node tag's compose service again (after wipe: an empty data
 // dir, the same flags) and learns its new container.
 func (d *chaosDocker) Recreate(t testing.TB, tag string) {
 	t.Helper()
-	service := chaosNodeOf(tag).service
+	service := d.cluster.node(tag).service
 	d.must(t, chaosCmdTimeout, "compose", "up", "-d", "--no-deps", "--no-build", service)
 	d.learnContainer(t, tag)
 }
@@ -455,7 +456,7 @@ func (d *chaosDocker) Recreate(t testing.TB, tag string) {
 // learnContainer records and returns the container compose made for node tag's service.
 func (d *chaosDocker) learnContainer(t testing.TB, tag string) string {
 	t.Helper()
-	service := chaosNodeOf(tag).service
+	service := d.cluster.node(tag).service
 	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "compose", "ps", "-a", "-q", service))
 	if id == "" || strings.ContainsAny(id, " \n") {
 		t.Fatalf("compose ps -q %s = %q, want one container ID", service, id)

@@ -42,7 +42,7 @@ type flakeMinter struct {
 func (r *ChaosRun) StartMinter(lease time.Duration) {
 	r.T.Helper()
 	var addrs []string
-	for _, n := range ChaosNodes {
+	for _, n := range r.Cluster.nodes {
 		addrs = append(addrs, n.addr)
 	}
 	label := fmt.Sprintf("minter-%d-%v", len(r.Flake)+1, lease)

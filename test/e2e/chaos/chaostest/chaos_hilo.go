@@ -47,9 +47,9 @@ const (
 // too large, not its own).
 var errChaosBadRange = errors.New("bad HiLo range")
 
-// poolClient is an application pinned to one node, asking it alone for ranges of one tag, of
+// PoolClient is an application pinned to one node, asking it alone for ranges of one tag, of
 // chaosPoolRange numbers, each above its previous one (last_max). Used by one goroutine.
-type poolClient struct {
+type PoolClient struct {
 	c       *chaosClient
 	run     *ChaosRun
 	node    string
@@ -60,11 +60,11 @@ type poolClient struct {
 
 // WarmPools has every node grant chaosPoolWarm ranges of tag, through a quorum, so that each
 // has served it and holds its first pool; it returns a client per node.
-func (r *ChaosRun) WarmPools(tag string) map[string]*poolClient {
+func (r *ChaosRun) WarmPools(tag string) map[string]*PoolClient {
 	r.T.Helper()
-	out := map[string]*poolClient{}
-	for _, node := range ChaosTags() {
-		p := &poolClient{c: r.c, run: r, node: node, tag: tag}
+	out := map[string]*PoolClient{}
+	for _, node := range r.Tags() {
+		p := &PoolClient{c: r.c, run: r, node: node, tag: tag}
 		for range chaosPoolWarm {
 			e2etest.Eventually(r.T, ChaosRecoverWait, fmt.Sprintf("a range of %s from %s", tag, node), func() error {
 				_, _, err := p.next()
@@ -80,7 +80,7 @@ func (r *ChaosRun) WarmPools(tag string) map[string]*poolClient {
 }
 
 // next asks the node for one range within chaosAttempt and records a range granted.
-func (p *poolClient) next() (*idnodev1.NextHiLoResponse, time.Duration, error) {
+func (p *PoolClient) next() (*idnodev1.NextHiLoResponse, time.Duration, error) {
 	p.calls++
 	req := &idnodev1.NextHiLoRequest{Tag: p.tag, LastBatchSize: chaosPoolRange, LastRangeAt: time.Now().Add(-chaosPoolAge).UnixMilli(),
 		LastMax: p.lastMax, RequestId: p.c.requestID()}
@@ -102,7 +102,7 @@ func (p *poolClient) next() (*idnodev1.NextHiLoResponse, time.Duration, error) {
 
 // giveBack returns the upper half of the newest range to the node that granted it: it goes
 // back to that node's pool, without a quorum, and may be granted again.
-func (p *poolClient) giveBack(resp *idnodev1.NextHiLoResponse) error {
+func (p *PoolClient) giveBack(resp *idnodev1.NextHiLoResponse) error {
 	keep := resp.GetLow() + (resp.GetHigh()-resp.GetLow())/2
 	p.run.rec.HiLoReturn(p.tag, resp.GetHigh(), keep) // before the call: from now on another grant may hold them
 	ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
@@ -125,7 +125,7 @@ type holdResult struct {
 // hold asks the node for a range every chaosPoolPace for chaosMinorityHold (a bounded number
 // of calls), until quit. Every range must come from the node itself; a refusal is a problem
 // while the pool must still hold a range (chaosPoolFirst), and allowed once it may be used up.
-func (p *poolClient) hold(quit <-chan struct{}) holdResult {
+func (p *PoolClient) hold(quit <-chan struct{}) holdResult {
 	var res holdResult
 	tick := time.NewTicker(chaosPoolPace) // the client's pace, not a wait for anything
 	defer tick.Stop()
@@ -170,7 +170,7 @@ func (p *poolClient) hold(quit <-chan struct{}) holdResult {
 // HoldMinority runs p.hold on p's node, cut off from its majority, while during runs on the
 // test's goroutine (the minority checks, a load phase); it fails the test unless the node
 // granted ranges and refused none its pool could still cover, and returns how many it granted.
-func (r *ChaosRun) HoldMinority(p *poolClient, during func()) int {
+func (r *ChaosRun) HoldMinority(p *PoolClient, during func()) int {
 	r.T.Helper()
 	var (
 		wg   sync.WaitGroup
@@ -248,7 +248,7 @@ func (r *ChaosRun) hiloProbe(tag, hilo string) (*idnodev1.NextHiLoResponse, time
 func (r *ChaosRun) verifyHiLo() error {
 	var errs []error
 	for _, tag := range r.live() {
-		if _, err := r.c.nextHiLo(r.rec, chaosHiLoTag, &hiloState{}, nodeIndex(tag), ChaosRecoverWait); err != nil {
+		if _, err := r.c.nextHiLo(r.rec, chaosHiLoTag, &hiloState{}, r.Cluster.index(tag), ChaosRecoverWait); err != nil {
 			errs = append(errs, fmt.Errorf("NextHiLo via %s after recovery: %w", tag, err))
 		}
 	}

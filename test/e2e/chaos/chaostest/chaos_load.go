@@ -22,8 +22,8 @@ import (
 )
 
 const (
-	chaosIdentityWorkers = 4 // homes A, B, C, A; the fourth spells the prefix "Orders"
-	chaosDBWorkers       = 2 // identity workers in chaosDatabase, homes B and C
+	chaosIdentityWorkers = 4 // homes the first four nodes in turn (A, B, C, A of three); the fourth spells the prefix "Orders"
+	chaosDBWorkers       = 2 // identity workers in chaosDatabase, homes the next two nodes (B and C of three)
 	chaosHiLoWorkers     = 2 // both on one tag: their ranges must never meet
 	chaosPace            = 5 * time.Millisecond
 	chaosHiLoPace        = 40 * time.Millisecond
@@ -63,7 +63,7 @@ func (c *chaosClient) onNodes(home int, budget time.Duration, attempt func(ctx c
 	deadline := time.Now().Add(budget)
 	backoff := chaosBackoffMin
 	for try := 0; ; try++ {
-		tag := ChaosNodes[(home+try)%len(ChaosNodes)].Tag
+		tag := c.cluster.nodes[(home+try)%len(c.cluster.nodes)].Tag
 		ctx, cancel := context.WithTimeout(context.Background(), min(chaosAttempt, max(time.Until(deadline), time.Millisecond)))
 		err := attempt(ctx, tag, try)
 		cancel()
@@ -220,12 +220,12 @@ type chaosLoad struct {
 	dbIdentityOps atomic.Int64
 	gaveUp        atomic.Int64 // identity, HiLo and claim calls that ran out of budget
 	hiloRanges    atomic.Int64
-	claims        atomic.Int64    // claims answered, won or lost (chaos_claims.go)
-	claimers      bool            // startClaims was called; set and read by the test's goroutine only
-	series        *seriesLoad     // startSeries was called (chaos_series.go); set by the test's goroutine only
-	localErrs     atomic.Int64    // server-side and GUID calls refused or unanswered (a node down)
-	serverSide    [3]atomic.Int64 // server-side IDs received, per node (A, B, C)
-	guids         [3]atomic.Int64 // GUIDs received, per node
+	claims        atomic.Int64   // claims answered, won or lost (chaos_claims.go)
+	claimers      bool           // startClaims was called; set and read by the test's goroutine only
+	series        *seriesLoad    // startSeries was called (chaos_series.go); set by the test's goroutine only
+	localErrs     atomic.Int64   // server-side and GUID calls refused or unanswered (a node down)
+	serverSide    []atomic.Int64 // server-side IDs received, per node (A, B, C …)
+	guids         []atomic.Int64 // GUIDs received, per node
 
 	mu   sync.Mutex
 	errs []error // unexpected: a wrong answer, a code no client should see
@@ -272,7 +272,8 @@ func (ld *chaosLoad) pause(d time.Duration) bool {
 //   - one local worker per node, asking only that node, in turn, for server-side IDs (no
 //     retry elsewhere: an ID names the node that issued it) and GUIDs.
 func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
-	ld := &chaosLoad{c: c, rec: rec, stop: make(chan struct{})}
+	nodes := len(c.cluster.nodes)
+	ld := &chaosLoad{c: c, rec: rec, stop: make(chan struct{}), serverSide: make([]atomic.Int64, nodes), guids: make([]atomic.Int64, nodes)}
 	for w := range chaosIdentityWorkers + chaosDBWorkers {
 		prefix, db, r := chaosPrefix, "", rec
 		if w == 3 {
@@ -284,7 +285,7 @@ func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 		ld.wg.Go(func() {
 			for i := 0; i < chaosMaxOps && !ld.stopped(); i++ {
 				count := int64(1 + (i+w)%3)
-				err := c.identity(r, db, prefix, count, i%2 == 0, w%len(ChaosNodes), chaosOpBudget)
+				err := c.identity(r, db, prefix, count, i%2 == 0, w%len(c.cluster.nodes), chaosOpBudget)
 				switch {
 				case err == nil && db != "":
 					ld.dbIdentityOps.Add(1)
@@ -305,7 +306,7 @@ func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 		ld.wg.Go(func() {
 			var st hiloState
 			for i := 0; i < chaosMaxOps && !ld.stopped(); i++ {
-				_, err := c.nextHiLo(rec, chaosHiLoTag, &st, (w+1)%len(ChaosNodes), chaosOpBudget)
+				_, err := c.nextHiLo(rec, chaosHiLoTag, &st, (w+1)%len(c.cluster.nodes), chaosOpBudget)
 				switch {
 				case err == nil:
 					ld.hiloRanges.Add(1)
@@ -320,7 +321,7 @@ func startChaosLoad(c *chaosClient, rec, recDB *history.Recorder) *chaosLoad {
 			}
 		})
 	}
-	for i, n := range ChaosNodes {
+	for i, n := range c.cluster.nodes {
 		ld.wg.Go(func() {
 			for j := 0; j < chaosMaxOps && !ld.stopped(); j++ {
 				var err error
@@ -364,10 +365,10 @@ func (ld *chaosLoad) finish(t testing.TB) {
 // chaosCounts is a progress snapshot.
 type chaosCounts struct {
 	identities, hilo  int64
-	dbIdentities      int64 // in chaosDatabase
-	claims            int64 // answered
-	series            int64 // numbers issued (chaos_series.go)
-	serverSide, guids [3]int64
+	dbIdentities      int64   // in chaosDatabase
+	claims            int64   // answered
+	series            int64   // numbers issued (chaos_series.go)
+	serverSide, guids []int64 // per node, in the cluster's order
 }
 
 func (ld *chaosLoad) counts() chaosCounts {
@@ -376,6 +377,7 @@ func (ld *chaosLoad) counts() chaosCounts {
 	if ld.series != nil {
 		c.series = ld.series.issued.Load()
 	}
+	c.serverSide, c.guids = make([]int64, len(ld.serverSide)), make([]int64, len(ld.guids))
 	for i := range c.serverSide {
 		c.serverSide[i], c.guids[i] = ld.serverSide[i].Load(), ld.guids[i].Load()
 	}
@@ -383,18 +385,17 @@ func (ld *chaosLoad) counts() chaosCounts {
 }
 
 func (c chaosCounts) String() string {
-	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, claims answered %d, series numbers %d, server-side IDs A/B/C %d/%d/%d, GUIDs A/B/C %d/%d/%d",
-		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.claims, c.series, c.serverSide[0], c.serverSide[1], c.serverSide[2], c.guids[0], c.guids[1], c.guids[2])
+	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, claims answered %d, series numbers %d, server-side IDs per node %s, GUIDs per node %s",
+		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.claims, c.series, perNode(c.serverSide), perNode(c.guids))
 }
 
-// nodeIndex is the position of tag in chaosNodes.
-func nodeIndex(tag string) int {
-	for i, n := range ChaosNodes {
-		if n.Tag == tag {
-			return i
-		}
+// perNode shows counts of the nodes in order, A/B/C… as 12/7/9….
+func perNode(counts []int64) string {
+	parts := make([]string, len(counts))
+	for i, n := range counts {
+		parts[i] = fmt.Sprint(n)
 	}
-	panic("chaos: no node " + tag)
+	return strings.Join(parts, "/")
 }
 
 func JoinTags(tags []string) string { return strings.Join(tags, ",") }

@@ -20,10 +20,11 @@ import (
 // node with a free tag at another node's Raft address: both must be ALREADY_EXISTS.
 func (r *ChaosRun) RefusedAdds(via string) {
 	r.T.Helper()
-	victim := ChaosOthers(via)[0]
+	victim := r.Others(via)[0]
+	spare, spareAlias := r.Cluster.spare()
 	for _, req := range []*idnodev1.AddNodeRequest{
 		{Tag: victim, RaftAddress: "raft-x:7000", GrpcAddress: "raft-x:7070"},
-		{Tag: "D", RaftAddress: chaosNodeOf(victim).alias + ":7000", GrpcAddress: "raft-d:7070"},
+		{Tag: spare, RaftAddress: r.Cluster.node(victim).alias + ":7000", GrpcAddress: spareAlias + ":7070"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), chaosProbeDeadline)
 		_, err := r.c.admin[via].AddNode(ctx, req)
@@ -39,9 +40,10 @@ func (r *ChaosRun) RefusedAdds(via string) {
 func (r *ChaosRun) FailedJoinVia(via string) {
 	r.T.Helper()
 	before := r.Members(via)
-	id := r.Docker.runOnRaftNetwork(r.T, "raft-d", "--join", chaosNodeOf(via).alias+":7070", "--data-dir", "/data",
-		"--grpc-addr", "0.0.0.0:7070", "--grpc-advertise", "raft-d:7070", "--raft-addr", "0.0.0.0:7000",
-		"--raft-advertise", "raft-d:7000", "--metrics-addr", "0.0.0.0:7000")
+	_, alias := r.Cluster.spare()
+	id := r.Docker.runOnRaftNetwork(r.T, alias, "--join", r.Cluster.node(via).alias+":7070", "--data-dir", "/data",
+		"--grpc-addr", "0.0.0.0:7070", "--grpc-advertise", alias+":7070", "--raft-addr", "0.0.0.0:7000",
+		"--raft-advertise", alias+":7000", "--metrics-addr", "0.0.0.0:7000")
 	code, logs := r.Docker.Exited(r.T, id)
 	if code == 0 || !strings.Contains(logs, "address already in use") {
 		r.T.Fatalf("the joining node exited with %d; want a failure naming the port in use:\n%s", code, logs)

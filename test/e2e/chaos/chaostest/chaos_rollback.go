@@ -46,7 +46,7 @@ func (d *chaosDocker) CopyData(t testing.TB, tag, to string) {
 func (d *chaosDocker) ReplaceData(t testing.TB, tag, from string) {
 	t.Helper()
 	d.Wipe(t, tag)
-	service := chaosNodeOf(tag).service
+	service := d.cluster.node(tag).service
 	d.must(t, chaosCmdTimeout, "compose", "up", "--no-start", "--no-deps", "--no-build", service)
 	// docker cp makes root the owner of what it copies in (its -a asks getent, which a
 	// scratch image lacks), and the node runs as uid 65532: the copy goes in open to every

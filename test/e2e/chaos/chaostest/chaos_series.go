@@ -130,7 +130,7 @@ func (ld *chaosLoad) StartSeries() {
 	ld.series = sl
 	for w := range chaosSeriesWorkers {
 		def := ChaosSeries[w%len(ChaosSeries)]
-		home := (w + w/len(ChaosSeries)) % len(ChaosNodes)
+		home := (w + w/len(ChaosSeries)) % len(ld.c.cluster.nodes)
 		journaled := def.GetPolicy() == idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED
 		ld.wg.Go(func() {
 			mine := 0
@@ -368,7 +368,7 @@ func (sl *seriesLoad) reask() []error {
 		wg.Go(func() {
 			for id := range ids {
 				var e *idnodev1.SeriesEntry
-				err := sl.call(w%len(ChaosNodes), func(ctx context.Context, tag string) error {
+				err := sl.call(w%len(sl.ld.c.cluster.nodes), func(ctx context.Context, tag string) error {
 					var err error
 					switch req := sl.requests[id].(type) {
 					case *idnodev1.IssueRequest:

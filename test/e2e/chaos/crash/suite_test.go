@@ -11,14 +11,14 @@ import (
 var schedules = []chaostest.ChaosSchedule{
 	{Name: "leader-kill9", Run: func(r *chaostest.ChaosRun) {
 		leader := r.Leader()
-		rest := chaostest.ChaosOthers(leader)
+		rest := r.Others(leader)
 		r.Docker.Kill(r.T, leader)
 		r.Progress("during: "+leader+" killed, survivors "+chaostest.JoinTags(rest), rest, true)
 		r.Docker.Start(r.T, leader)
 	}},
 	{Name: "follower-kill9", Run: func(r *chaostest.ChaosRun) {
-		follower := chaostest.ChaosOthers(r.Leader())[0]
-		rest := chaostest.ChaosOthers(follower)
+		follower := r.Others(r.Leader())[0]
+		rest := r.Others(follower)
 		r.Docker.Kill(r.T, follower)
 		r.Progress("during: "+follower+" killed, survivors "+chaostest.JoinTags(rest), rest, true)
 		r.Docker.Start(r.T, follower)
@@ -34,13 +34,13 @@ var schedules = []chaostest.ChaosSchedule{
 		r.Docker.Restart(r.T, "A", "B", "C")
 	}},
 	{Name: "rolling-restart", Run: func(r *chaostest.ChaosRun) {
-		for _, n := range chaostest.ChaosNodes {
-			r.Docker.Restart(r.T, n.Tag)
-			r.Recover("after restarting " + n.Tag)
-			r.Progress("after restarting "+n.Tag, chaostest.ChaosTags(), true)
+		for _, tag := range r.Tags() {
+			r.Docker.Restart(r.T, tag)
+			r.Recover("after restarting " + tag)
+			r.Progress("after restarting "+tag, r.Tags(), true)
 		}
 	}},
 }
 
 // TestChaosCrash runs the chaos suite (package chaostest) on schedules.
-func TestChaosCrash(t *testing.T) { chaostest.RunChaosSuite(t, schedules) }
+func TestChaosCrash(t *testing.T) { chaostest.RunChaosSuite(t, chaostest.DeployCluster, schedules) }

@@ -11,6 +11,6 @@ import (
 // the isolation to the one after recovery.
 func claimsLeaderIsolated(r *chaostest.ChaosRun) {
 	r.Load.StartClaims()
-	r.Progress("before: claimers running", chaostest.ChaosTags(), true)
+	r.Progress("before: claimers running", r.Tags(), true)
 	leaderIsolated(r)
 }

@@ -13,8 +13,8 @@ var schedules = []chaostest.ChaosSchedule{
 	{Name: "claims-leader-isolated", Run: claimsLeaderIsolated}, // chaos_claims_test.go
 	{Name: "follower-isolated", Run: func(r *chaostest.ChaosRun) {
 		leader := r.Leader()
-		follower := chaostest.ChaosOthers(leader)[0]
-		rest := chaostest.ChaosOthers(follower)
+		follower := r.Others(leader)[0]
+		rest := r.Others(follower)
 		r.Docker.Disconnect(r.T, follower)
 		r.Minority(follower)
 		r.Progress("during: "+follower+" isolated, majority "+chaostest.JoinTags(rest), rest, true)
@@ -25,12 +25,12 @@ var schedules = []chaostest.ChaosSchedule{
 		// from its own cut on), then the leader and one follower find each other again
 		// while the third stays alone, then the split heals.
 		leader := r.Leader()
-		lone := chaostest.ChaosOthers(leader)[1]
-		majority := chaostest.ChaosOthers(lone)
+		lone := r.Others(leader)[1]
+		majority := r.Others(lone)
 		var probes []func()
-		for _, n := range chaostest.ChaosNodes {
-			r.Docker.Disconnect(r.T, n.Tag)
-			probes = append(probes, r.MinorityAsync(n.Tag))
+		for _, tag := range r.Tags() {
+			r.Docker.Disconnect(r.T, tag)
+			probes = append(probes, r.MinorityAsync(tag))
 		}
 		for _, wait := range probes {
 			wait()
@@ -45,13 +45,13 @@ var schedules = []chaostest.ChaosSchedule{
 }
 
 // TestChaosNetwork runs the chaos suite (package chaostest) on schedules.
-func TestChaosNetwork(t *testing.T) { chaostest.RunChaosSuite(t, schedules) }
+func TestChaosNetwork(t *testing.T) { chaostest.RunChaosSuite(t, chaostest.DeployCluster, schedules) }
 
 // leaderIsolated cuts the leader off Raft and node-to-node gRPC (its clients still reach it),
 // then reconnects it.
 func leaderIsolated(r *chaostest.ChaosRun) {
 	leader := r.Leader()
-	rest := chaostest.ChaosOthers(leader)
+	rest := r.Others(leader)
 	r.Docker.Disconnect(r.T, leader)
 	r.Minority(leader)
 	r.Progress("during: "+leader+" isolated, majority "+chaostest.JoinTags(rest), rest, true)

@@ -12,4 +12,4 @@ var schedules = []chaostest.ChaosSchedule{
 }
 
 // TestChaosNumeric runs the chaos suite (package chaostest) on schedules.
-func TestChaosNumeric(t *testing.T) { chaostest.RunChaosSuite(t, schedules) }
+func TestChaosNumeric(t *testing.T) { chaostest.RunChaosSuite(t, chaostest.DeployCluster, schedules) }

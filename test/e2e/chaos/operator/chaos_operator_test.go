@@ -29,7 +29,7 @@ const (
 // dies the two others still have their quorum.
 func duplicateTagAdd(r *chaostest.ChaosRun) {
 	leader := r.Leader()
-	rest := chaostest.ChaosOthers(leader)
+	rest := r.Others(leader)
 	before := r.Members(leader)
 	r.RefusedAdds(rest[0])
 	if after := r.Members(leader); !slices.Equal(after, before) {
@@ -45,7 +45,7 @@ func duplicateTagAdd(r *chaostest.ChaosRun) {
 // three voters, and keeps a quorum when the leader then dies.
 func failedJoin(r *chaostest.ChaosRun) {
 	leader := r.Leader()
-	rest := chaostest.ChaosOthers(leader)
+	rest := r.Others(leader)
 	r.FailedJoinVia(rest[0])
 	r.Docker.Kill(r.T, leader)
 	r.Progress("during: "+leader+" killed after the failed join, survivors "+chaostest.JoinTags(rest), rest, true)
@@ -60,39 +60,39 @@ type nemesisFault struct {
 
 var nemesisFaults = []nemesisFault{
 	{"kill9", func(r *chaostest.ChaosRun, rng *rand.Rand) {
-		victim := chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))]
+		victim := r.Tags()[rng.IntN(len(r.Tags()))]
 		r.Docker.Kill(r.T, victim)
-		r.Progress("during: "+victim+" killed", chaostest.ChaosOthers(victim), true)
+		r.Progress("during: "+victim+" killed", r.Others(victim), true)
 		r.Docker.Start(r.T, victim)
 	}},
 	{"pause", func(r *chaostest.ChaosRun, rng *rand.Rand) {
-		victim := chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))]
+		victim := r.Tags()[rng.IntN(len(r.Tags()))]
 		r.Docker.Pause(r.T, victim)
-		r.Progress("during: "+victim+" paused", chaostest.ChaosOthers(victim), true)
+		r.Progress("during: "+victim+" paused", r.Others(victim), true)
 		r.Docker.Unpause(r.T, victim)
 	}},
 	{"isolate", func(r *chaostest.ChaosRun, rng *rand.Rand) {
-		victim := chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))]
+		victim := r.Tags()[rng.IntN(len(r.Tags()))]
 		r.Docker.Disconnect(r.T, victim)
 		r.Minority(victim)
-		r.Progress("during: "+victim+" isolated", chaostest.ChaosOthers(victim), true)
+		r.Progress("during: "+victim+" isolated", r.Others(victim), true)
 		r.Docker.Connect(r.T, victim)
 	}},
 	{"restart", func(r *chaostest.ChaosRun, rng *rand.Rand) {
-		r.Docker.Restart(r.T, chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))])
+		r.Docker.Restart(r.T, r.Tags()[rng.IntN(len(r.Tags()))])
 	}},
 	{"pause-two", func(r *chaostest.ChaosRun, rng *rand.Rand) {
-		alone := chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))]
-		frozen := chaostest.ChaosOthers(alone)
+		alone := r.Tags()[rng.IntN(len(r.Tags()))]
+		frozen := r.Others(alone)
 		r.Docker.Pause(r.T, frozen...)
 		r.Minority(alone)
 		r.Docker.Unpause(r.T, frozen...)
 	}},
 	{"refused-add", func(r *chaostest.ChaosRun, rng *rand.Rand) {
-		r.RefusedAdds(chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))])
+		r.RefusedAdds(r.Tags()[rng.IntN(len(r.Tags()))])
 	}},
 	{"failed-join", func(r *chaostest.ChaosRun, rng *rand.Rand) {
-		r.FailedJoinVia(chaostest.ChaosTags()[rng.IntN(len(chaostest.ChaosNodes))])
+		r.FailedJoinVia(r.Tags()[rng.IntN(len(r.Tags()))])
 	}},
 }
 
@@ -128,7 +128,7 @@ func nemesisMix(r *chaostest.ChaosRun) {
 // follower alone must refuse identities, and once the old leader is back the two continue.
 func wipeAndRestart(r *chaostest.ChaosRun) {
 	leader := r.Leader()
-	others := chaostest.ChaosOthers(leader)
+	others := r.Others(leader)
 	stale, wiped := others[0], others[1]
 	r.Docker.Pause(r.T, stale)
 	r.Progress("during: "+stale+" paused", []string{leader, wiped}, true)

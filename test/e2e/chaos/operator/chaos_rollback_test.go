@@ -12,13 +12,13 @@ import (
 // again. Its older etag and hilo-pools files cost a gap (the cluster's record of the node is above
 // them), and its older Raft log is caught up from the leader: no ID twice, identities linearizable.
 func rollback(r *chaostest.ChaosRun) {
-	victim := chaostest.ChaosOthers(r.Leader())[0]
+	victim := r.Others(r.Leader())[0]
 	older := filepath.Join(r.T.TempDir(), "data")
 	r.Docker.StopNode(r.T, victim)
 	r.Docker.CopyData(r.T, victim, older)
 	r.Docker.Start(r.T, victim)
 	r.Recover("after copying " + victim + "'s data dir")
-	r.Progress("before "+victim+" goes back to its copy", chaostest.ChaosTags(), true)
+	r.Progress("before "+victim+" goes back to its copy", r.Tags(), true)
 	r.Docker.Kill(r.T, victim)
 	r.Docker.ReplaceData(r.T, victim, older)
 	r.T.Logf("node %s restarts on a copy of its data dir taken one load phase earlier", victim)

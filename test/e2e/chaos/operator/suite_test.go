@@ -18,4 +18,4 @@ var schedules = []chaostest.ChaosSchedule{
 }
 
 // TestChaosOperator runs the chaos suite (package chaostest) on schedules.
-func TestChaosOperator(t *testing.T) { chaostest.RunChaosSuite(t, schedules) }
+func TestChaosOperator(t *testing.T) { chaostest.RunChaosSuite(t, chaostest.DeployCluster, schedules) }

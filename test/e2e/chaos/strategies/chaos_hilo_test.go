@@ -13,8 +13,8 @@ import (
 // for chaosMinorityHold, from its pool. The schedule's line gets the ranges each one granted.
 func hiloMinority(r *chaostest.ChaosRun) {
 	pools := r.WarmPools(chaostest.ChaosPoolTagPaused)
-	lone := chaostest.ChaosOthers(r.Leader())[0]
-	frozen := chaostest.ChaosOthers(lone)
+	lone := r.Others(r.Leader())[0]
+	frozen := r.Others(lone)
 	r.Docker.Pause(r.T, frozen...)
 	paused := r.HoldMinority(pools[lone], func() {
 		r.Minority(lone)
@@ -25,7 +25,7 @@ func hiloMinority(r *chaostest.ChaosRun) {
 
 	pools = r.WarmPools(chaostest.ChaosPoolTagIsolated)
 	leader := r.Leader()
-	rest := chaostest.ChaosOthers(leader)
+	rest := r.Others(leader)
 	r.Docker.Disconnect(r.T, leader)
 	isolated := r.HoldMinority(pools[leader], func() {
 		r.Minority(leader)

@@ -14,7 +14,7 @@ func seriesChaos(r *chaostest.ChaosRun) {
 	r.SeriesProgress("before the fault: series clients running")
 
 	leader := r.Leader()
-	rest := chaostest.ChaosOthers(leader)
+	rest := r.Others(leader)
 	r.Docker.Disconnect(r.T, leader)
 	r.SeriesMinority(leader)
 	r.Progress("during: "+leader+" isolated, majority "+chaostest.JoinTags(rest), rest, true)
@@ -23,7 +23,7 @@ func seriesChaos(r *chaostest.ChaosRun) {
 	r.SeriesProgress("after reconnecting " + leader)
 
 	leader = r.Leader()
-	rest = chaostest.ChaosOthers(leader)
+	rest = r.Others(leader)
 	r.Docker.Kill(r.T, leader)
 	r.Progress("during: "+leader+" killed, survivors "+chaostest.JoinTags(rest), rest, true)
 	r.Docker.Start(r.T, leader)

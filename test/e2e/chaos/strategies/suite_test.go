@@ -15,4 +15,6 @@ var schedules = []chaostest.ChaosSchedule{
 }
 
 // TestChaosStrategies runs the chaos suite (package chaostest) on schedules.
-func TestChaosStrategies(t *testing.T) { chaostest.RunChaosSuite(t, schedules) }
+func TestChaosStrategies(t *testing.T) {
+	chaostest.RunChaosSuite(t, chaostest.DeployCluster, schedules)
+}
