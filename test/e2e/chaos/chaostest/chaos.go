@@ -313,16 +313,26 @@ func (r *ChaosRun) Recover(phase string) {
 		}
 		return nil
 	})
+	serving := time.Since(began)
 	var wg sync.WaitGroup
 	errs := make([]error, len(live))
+	answered := make([]time.Duration, len(live))
 	for i, tag := range live {
-		wg.Go(func() { errs[i] = r.identityVia(tag, ChaosRecoverWait) })
+		wg.Go(func() {
+			errs[i] = r.identityVia(tag, ChaosRecoverWait)
+			answered[i] = time.Since(began)
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		r.T.Fatalf("%s: %v", phase, err)
 	}
-	r.T.Logf("%s: recovered in %v", phase, time.Since(began).Round(10*time.Millisecond))
+	took := make([]string, len(live))
+	for i, tag := range live {
+		took[i] = fmt.Sprintf("%s %v", tag, answered[i].Round(10*time.Millisecond))
+	}
+	r.T.Logf("%s: recovered in %v (every node SERVING after %v; an identity answered by each node itself after: %s)",
+		phase, time.Since(began).Round(10*time.Millisecond), serving.Round(10*time.Millisecond), strings.Join(took, ", "))
 }
 
 // identityVia is one identity operation asked of node tag only, retried there with the same
