@@ -1,16 +1,18 @@
 package chaostest
 
-// The chaos suite: the compose cluster of deploy/ (three containers, Raft on its own network),
-// clients of every strategy running throughout, and faults injected with the docker CLI — the
-// leader or a follower cut off the Raft network (once with claimers competing for IDs the
-// identities must skip, chaos_claims.go), a 2/1 split, SIGKILL of the leader or a
+// The chaos suite: a compose cluster (deploy/'s three containers, or five in three regions:
+// chaos_cluster.go; Raft on its own network), clients of every strategy running throughout,
+// and faults injected with the docker CLI — the leader or a follower cut off the Raft
+// network (once with claimers competing for IDs the identities must skip, chaos_claims.go),
+// a 2/1 split, SIGKILL of the leader or a
 // follower, two nodes frozen, all three restarted at once, a rolling restart, a node whose
 // volume is wiped coming back with its old flags, adds for a tag or address in use, a join
 // that fails half-way, a lone node granting HiLo ranges from its pool (chaos_hilo.go),
 // a seeded random mix of them (test/e2e/chaos/operator), a node whose data dir goes back to
 // an older copy of itself (chaos_rollback.go), fiscal series numbered through an
-// isolated and a killed leader (chaos_series.go), and numeric IDs minted in processes
-// under worker leases through the same two faults (chaos_flake.go). After each schedule the whole
+// isolated and a killed leader (chaos_series.go), numeric IDs minted in processes
+// under worker leases through the same two faults (chaos_flake.go), and a two-node region of
+// the five cut off from the rest (test/e2e/chaos/regions). After each schedule the whole
 // history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
 // counters linearizable, HiLo ranges disjoint (in any order: each node grants from its own
 // pool), etags increasing on every node across its restarts, and no acknowledged identity or
