@@ -319,9 +319,10 @@ func (r *ChaosRun) Recover(phase string) {
 	var wg sync.WaitGroup
 	errs := make([]error, len(live))
 	answered := make([]time.Duration, len(live))
+	refused := make([]error, len(live)) // the last refusal before the answer
 	for i, tag := range live {
 		wg.Go(func() {
-			errs[i] = r.identityVia(tag, ChaosRecoverWait)
+			refused[i], errs[i] = r.identityVia(tag, ChaosRecoverWait)
 			answered[i] = time.Since(began)
 		})
 	}
@@ -332,14 +333,18 @@ func (r *ChaosRun) Recover(phase string) {
 	took := make([]string, len(live))
 	for i, tag := range live {
 		took[i] = fmt.Sprintf("%s %v", tag, answered[i].Round(10*time.Millisecond))
+		if refused[i] != nil {
+			took[i] += fmt.Sprintf(" (refused until then: %v)", refused[i])
+		}
 	}
 	r.T.Logf("%s: recovered in %v (every node SERVING after %v; an identity answered by each node itself after: %s)",
 		phase, time.Since(began).Round(10*time.Millisecond), serving.Round(10*time.Millisecond), strings.Join(took, ", "))
 }
 
 // identityVia is one identity operation asked of node tag only, retried there with the same
-// request_id until it answers (at most budget).
-func (r *ChaosRun) identityVia(tag string, budget time.Duration) error {
+// request_id until it answers (at most budget). It returns the last refusal before the answer,
+// if any, to show what a slow recovery waited for.
+func (r *ChaosRun) identityVia(tag string, budget time.Duration) (refused, err error) {
 	reqID := r.c.requestID()
 	op := r.rec.BeginIdentity(chaosPrefix, 1)
 	deadline := time.Now().Add(budget)
@@ -354,19 +359,20 @@ func (r *ChaosRun) identityVia(tag string, budget time.Duration) error {
 			first, last, perr := e2etest.ParseIdentities(resp.GetIds(), chaosPrefix, 1)
 			if perr != nil {
 				op.Unknown()
-				return fmt.Errorf("via %s: %w", tag, perr)
+				return refused, fmt.Errorf("via %s: %w", tag, perr)
 			}
 			op.Done(first, last)
-			return nil
+			return refused, nil
 		}
 		if !e2etest.Retryable(err) {
 			op.Unknown()
-			return fmt.Errorf("identity via %s: %w", tag, err)
+			return refused, fmt.Errorf("identity via %s: %w", tag, err)
 		}
 		if time.Now().After(deadline) || attempt >= 10_000 {
 			op.Unknown()
-			return fmt.Errorf("no identity via %s within %v (%d attempts): %w", tag, budget, attempt+1, err)
+			return refused, fmt.Errorf("no identity via %s within %v (%d attempts): %w", tag, budget, attempt+1, err)
 		}
+		refused = fmt.Errorf("%d attempts, the last: %w", attempt+1, err)
 		time.Sleep(50 * time.Millisecond) // retry backoff
 	}
 }
