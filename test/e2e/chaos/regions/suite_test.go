@@ -17,10 +17,10 @@ const preferred = "a"
 var cluster = must(chaostest.NewChaosCluster(preferred, "a", "a", "b", "b", "c"))
 
 // schedules: one fresh cluster, two cuts one after the other, so that the package stays well
-// inside the suite's budget. First the preferred region is cut off, with the leader in it,
-// which must lose leadership, and get it back after the heal, for at least the 30 s its nodes
-// are asked for HiLo ranges from their pools; then, once recovered, region b, while the leader
-// stays in a, only for the checks and a load phase (a few seconds).
+// inside the suite's budget. First the preferred region, which holds the leader, is cut off
+// for the 30 s its nodes are asked for HiLo ranges from their pools: the leader must lose its
+// leadership, and get it back after the heal. Then, once recovered, region b is cut off while
+// the leader stays in a, only for the checks and a load phase (a few seconds).
 var schedules = []chaostest.ChaosSchedule{
 	{Name: "regions-cut-off", Run: func(r *chaostest.ChaosRun) {
 		a := regionCut(r, preferred, "parcels")
