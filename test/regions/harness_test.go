@@ -30,8 +30,10 @@ type member struct {
 
 // wanCluster is a running cluster of in-process nodes behind a wan.Net.
 type wanCluster struct {
-	nodes map[string]*node.Node
-	cfgs  map[string]node.Config
+	nodes   map[string]*node.Node
+	cfgs    map[string]node.Config
+	network *wan.Net
+	regions map[string]string // each member's region, by tag
 }
 
 // startWANCluster starts one node per member, bootstrapped together with --peers, each
@@ -50,21 +52,22 @@ func startPreferring(t testing.TB, rt wan.RoundTrips, members []member, timing c
 		peers []cluster.Peer
 		wn    []wan.Node
 	)
+	c := &wanCluster{nodes: map[string]*node.Node{}, cfgs: map[string]node.Config{}, regions: map[string]string{}}
 	for _, m := range members {
 		addr := loopback.FreeAddr(t)
 		peers = append(peers, cluster.Peer{ID: m.Tag, Address: addr})
-		wn = append(wn, wan.Node{Name: m.Tag, Region: m.Region, Addr: addr})
+		wn = append(wn, wan.Node{Name: m.Tag, Region: m.Region, Addr: addr, ClientAddr: loopback.FreeAddr(t)})
+		c.regions[m.Tag] = m.Region
 	}
-	network := wan.Start(t, rt, wn)
-	c := &wanCluster{nodes: map[string]*node.Node{}, cfgs: map[string]node.Config{}}
+	c.network = wan.Start(t, rt, wn)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for i, m := range members {
 		c.cfgs[m.Tag] = node.Config{
 			DataDir: t.TempDir(), Tag: m.Tag, Separator: '/',
-			GRPCAddr: loopback.FreeAddr(t), RaftAddr: peers[i].Address, Peers: peers,
+			GRPCAddr: wn[i].ClientAddr, RaftAddr: peers[i].Address, Peers: peers,
 			MaxCount: docid.DefaultMaxCount, IdentityBatch: 64, ElectionWait: electionWait,
-			MaxConns: 64, Timing: timing, Dial: network.Dialer(m.Tag),
-			Region: m.Region, PreferredRegion: preferred,
+			MaxConns: 64, Timing: timing, Dial: c.network.Dialer(m.Tag),
+			Region: m.Region, PreferredRegion: preferred, HiLoPools: true,
 			Logger: log.With("node", m.Tag),
 		}
 	}
@@ -90,7 +93,28 @@ func startPreferring(t testing.TB, rt wan.RoundTrips, members []member, timing c
 		t.Fatalf("starting the cluster: %v", errs)
 	}
 	c.waitLeader(t, time.Minute)
+	c.waitRegistered(t, time.Minute)
 	return c
+}
+
+// waitRegistered waits until every running node knows every member as registered, which a
+// node must be to hand out server-side IDs.
+func (c *wanCluster) waitRegistered(t testing.TB, within time.Duration) {
+	t.Helper()
+	poll.Until(t, "every node registered on every node", within, 20*time.Millisecond, func() error {
+		for tag, n := range c.nodes {
+			known := map[string]bool{}
+			for _, reg := range n.Cluster().FSM().Nodes() {
+				known[reg.Tag] = true
+			}
+			for member := range c.cfgs {
+				if !known[member] {
+					return fmt.Errorf("node %s does not know %s yet", tag, member)
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // open starts the node with tag on its config (its data dir kept from an earlier start); it
@@ -139,13 +163,34 @@ func (c *wanCluster) waitLeaderThat(t testing.TB, what string, within time.Durat
 	return tag
 }
 
-// client is a gRPC client of the node with tag, closed when the test ends.
+// client is a gRPC client of the node with tag, beside it (no proxy), closed when the test
+// ends.
 func (c *wanCluster) client(t testing.TB, tag string) idnodev1.IdServiceClient {
 	t.Helper()
-	cc, err := grpc.NewClient("passthrough:///"+c.nodes[tag].GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return idnodev1.NewIdServiceClient(c.conn(t, tag))
+}
+
+// conn is a connection to the node with tag from beside it, closed when the test ends.
+func (c *wanCluster) conn(t testing.TB, tag string) *grpc.ClientConn {
+	t.Helper()
+	return dial(t, c.cfgs[tag].GRPCAddr)
+}
+
+// connFrom is a connection to the node with tag from a client in region: through the proxy
+// between region and the node's region. It is closed when the test ends.
+func (c *wanCluster) connFrom(t testing.TB, region, tag string) *grpc.ClientConn {
+	t.Helper()
+	dialer := c.network.ClientDialer(region)
+	return dial(t, c.cfgs[tag].GRPCAddr, grpc.WithContextDialer(dialer))
+}
+
+// dial is a plaintext gRPC connection to addr, closed when the test ends.
+func dial(t testing.TB, addr string, opts ...grpc.DialOption) *grpc.ClientConn {
+	t.Helper()
+	cc, err := grpc.NewClient("passthrough:///"+addr, append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cc.Close() })
-	return idnodev1.NewIdServiceClient(cc)
+	return cc
 }

@@ -27,7 +27,7 @@ func (c *wanCluster) tags() []string {
 // until until is closed or fires. The function it returns waits for them, and returns the
 // IDs they were given and the calls that failed: with stopOnError a caller stops at its first
 // failure; without, it pauses and goes on, and only each caller's first failure is kept.
-func (c *wanCluster) load(t *testing.T, callers int, tags []string, until <-chan time.Time, stopOnError bool) (wait func() (ids []string, errs []error)) {
+func (c *wanCluster) load(t testing.TB, callers int, tags []string, until <-chan time.Time, stopOnError bool) (wait func() (ids []string, errs []error)) {
 	clients := make([]idnodev1.IdServiceClient, len(tags))
 	for i, tag := range tags {
 		clients[i] = c.client(t, tag)
@@ -90,7 +90,7 @@ func (c *wanCluster) load(t *testing.T, callers int, tags []string, until <-chan
 }
 
 // checkUnique fails the test for every ID in ids that is there twice.
-func checkUnique(t *testing.T, ids []string) {
+func checkUnique(t testing.TB, ids []string) {
 	t.Helper()
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {

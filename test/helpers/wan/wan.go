@@ -8,6 +8,11 @@
 // to the proxies of its pairs (node.Config.Dial, used for Raft and forwarding alike). An
 // address that belongs to no node is refused rather than dialled directly, so no connection
 // between nodes can go around the network.
+//
+// Clients sit in regions too: a client in a region reaches each node's client port through a
+// proxy of its own (ClientDialer), so a call to a node of the client's region costs InRegion
+// and a call to another region's node costs the round trip between the two regions, as it
+// would for an application running beside the nodes of its region.
 package wan
 
 import (
@@ -57,43 +62,69 @@ type Node struct {
 	Name   string // unique among the nodes, e.g. the node's tag
 	Region string
 	Addr   string // host:port the node listens on for its peers (its Raft port)
+	// ClientAddr is the host:port clients call the node at (its gRPC client port); empty: no
+	// client reaches the node through the network.
+	ClientAddr string
 }
 
-// Net is the proxies between a set of nodes. It is fixed once started.
+// Net is the proxies between a set of nodes, and between the clients of each of their regions
+// and the nodes. It is fixed once started.
 type Net struct {
 	// routes maps a dialing node's name and a target's address to the proxy between them.
 	routes map[string]map[string]string
+	// clientRoutes maps a client's region and a node's client address to the proxy between
+	// them.
+	clientRoutes map[string]map[string]string
 }
 
 // Start starts one proxy per directed pair of nodes, each delaying traffic by half the round
-// trip between the pair's regions in each direction. The proxies stop when the test ends.
-// A pair of regions that rt does not name fails the test.
+// trip between the pair's regions in each direction, and one from the clients of each node's
+// region to each node that has a ClientAddr. The proxies stop when the test ends. A pair of
+// regions that rt does not name fails the test.
 func Start(t testing.TB, rt RoundTrips, nodes []Node) *Net {
 	t.Helper()
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
-	n := &Net{routes: make(map[string]map[string]string, len(nodes))}
+	n := &Net{routes: make(map[string]map[string]string, len(nodes)), clientRoutes: map[string]map[string]string{}}
 	for _, from := range nodes {
 		n.routes[from.Name] = make(map[string]string, len(nodes))
 		for _, to := range nodes {
-			if to.Name == from.Name {
-				continue
+			if to.Name != from.Name {
+				n.routes[from.Name][to.Addr] = proxy(t, server, rt, from.Name+"->"+to.Name, from.Region, to.Region, to.Addr)
 			}
-			d, ok := rt.Between(from.Region, to.Region)
-			if !ok {
-				t.Fatalf("wan: no round trip given between regions %q and %q", from.Region, to.Region)
+		}
+	}
+	for _, from := range nodes {
+		if n.clientRoutes[from.Region] != nil {
+			continue
+		}
+		n.clientRoutes[from.Region] = make(map[string]string, len(nodes))
+		for _, to := range nodes {
+			if to.ClientAddr != "" {
+				name := "clients in " + from.Region + "->" + to.Name
+				n.clientRoutes[from.Region][to.ClientAddr] = proxy(t, server, rt, name, from.Region, to.Region, to.ClientAddr)
 			}
-			p := toxiproxy.NewProxy(server, from.Name+"->"+to.Name, "127.0.0.1:0", to.Addr)
-			if err := p.Start(); err != nil {
-				t.Fatalf("wan: proxy %s: %v", p.Name, err)
-			}
-			t.Cleanup(p.Stop)
-			if err := delay(p, d); err != nil {
-				t.Fatalf("wan: proxy %s: %v", p.Name, err)
-			}
-			n.routes[from.Name][to.Addr] = p.Listen
 		}
 	}
 	return n
+}
+
+// proxy starts the proxy called name to upstream, delayed by the round trip between regions
+// from and to, and returns the address it listens on.
+func proxy(t testing.TB, server *toxiproxy.ApiServer, rt RoundTrips, name, from, to, upstream string) string {
+	t.Helper()
+	d, ok := rt.Between(from, to)
+	if !ok {
+		t.Fatalf("wan: no round trip given between regions %q and %q", from, to)
+	}
+	p := toxiproxy.NewProxy(server, name, "127.0.0.1:0", upstream)
+	if err := p.Start(); err != nil {
+		t.Fatalf("wan: proxy %s: %v", p.Name, err)
+	}
+	t.Cleanup(p.Stop)
+	if err := delay(p, d); err != nil {
+		t.Fatalf("wan: proxy %s: %v", p.Name, err)
+	}
+	return p.Listen
 }
 
 // delay adds latency toxics to p so that a round trip through it takes rtt: half of it on
@@ -117,19 +148,26 @@ func delay(p *toxiproxy.Proxy, rtt time.Duration) error {
 	return nil
 }
 
-// Route is the address from reaches the node listening on addr at: the proxy between them.
-func (n *Net) Route(from, addr string) (string, bool) {
-	proxy, ok := n.routes[from][addr]
-	return proxy, ok
-}
-
 // Dialer is how node from opens connections to its peers (a node.Config.Dial): through the
 // proxy between them. It refuses an address that is no other node's.
 func (n *Net) Dialer(from string) func(ctx context.Context, addr string) (net.Conn, error) {
+	return dialVia(n.routes[from], from, "no other node's address")
+}
+
+// ClientDialer is how a client in region opens connections to the nodes' client ports (a
+// grpc.WithContextDialer): through the proxy between its region and the node's. It refuses an
+// address that is no node's client port, and every address for a region no node is in.
+func (n *Net) ClientDialer(region string) func(ctx context.Context, addr string) (net.Conn, error) {
+	return dialVia(n.clientRoutes[region], "a client in "+region, "no node's client port")
+}
+
+// dialVia dials the proxy routes names for an address, and refuses one it does not name: who
+// and what say so in the error.
+func dialVia(routes map[string]string, who, what string) func(ctx context.Context, addr string) (net.Conn, error) {
 	return func(ctx context.Context, addr string) (net.Conn, error) {
-		proxy, ok := n.Route(from, addr)
+		proxy, ok := routes[addr]
 		if !ok {
-			return nil, fmt.Errorf("wan: %s has no route to %s: it is no other node's address", from, addr)
+			return nil, fmt.Errorf("wan: %s has no route to %s: it is %s", who, addr, what)
 		}
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", proxy)

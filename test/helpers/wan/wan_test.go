@@ -48,26 +48,32 @@ func roundTrip(t *testing.T, c net.Conn) time.Duration {
 }
 
 // A round trip between two nodes takes at least the round trip between their regions, less
-// the jitter, whichever node dials; inside a region it takes at least InRegion.
+// the jitter, whichever node dials; inside a region it takes at least InRegion. A client in a
+// region reaches a node's client port with its region's round trip to the node's.
 func TestRoundTripTakesTheRegionsRoundTrip(t *testing.T) {
 	nodes := []Node{
-		{Name: "A", Region: "a", Addr: echo(t)},
+		{Name: "A", Region: "a", Addr: echo(t), ClientAddr: echo(t)},
 		{Name: "B", Region: "a", Addr: echo(t)},
-		{Name: "C", Region: "c", Addr: echo(t)},
+		{Name: "C", Region: "c", Addr: echo(t), ClientAddr: echo(t)},
 	}
 	n := Start(t, ThreeRegions, nodes)
 	for _, tc := range []struct {
 		from string
-		to   Node
+		dial func(ctx context.Context, addr string) (net.Conn, error)
+		to   string
+		addr string
 		want time.Duration
 	}{
-		{"A", nodes[2], 90 * time.Millisecond},
-		{"C", nodes[0], 90 * time.Millisecond},
-		{"A", nodes[1], InRegion},
+		{"A", n.Dialer("A"), "C", nodes[2].Addr, 90 * time.Millisecond},
+		{"C", n.Dialer("C"), "A", nodes[0].Addr, 90 * time.Millisecond},
+		{"A", n.Dialer("A"), "B", nodes[1].Addr, InRegion},
+		{"a client in a", n.ClientDialer("a"), "A", nodes[0].ClientAddr, InRegion},
+		{"a client in a", n.ClientDialer("a"), "C", nodes[2].ClientAddr, 90 * time.Millisecond},
+		{"a client in c", n.ClientDialer("c"), "A", nodes[0].ClientAddr, 90 * time.Millisecond},
 	} {
-		c, err := n.Dialer(tc.from)(t.Context(), tc.to.Addr)
+		c, err := tc.dial(t.Context(), tc.addr)
 		if err != nil {
-			t.Fatalf("%s dials %s: %v", tc.from, tc.to.Name, err)
+			t.Fatalf("%s dials %s: %v", tc.from, tc.to, err)
 		}
 		// The fastest of a few: the least the network lets a round trip take.
 		fastest := time.Hour
@@ -78,12 +84,12 @@ func TestRoundTripTakesTheRegionsRoundTrip(t *testing.T) {
 		floor := tc.want - 2*(tc.want/2)/jitterDivisor
 		// The bound above only keeps a proxy that held bytes for ever from passing.
 		if fastest > tc.want+time.Second {
-			t.Errorf("%s to %s: fastest round trip %v, want about %v", tc.from, tc.to.Name, fastest, tc.want)
+			t.Errorf("%s to %s: fastest round trip %v, want about %v", tc.from, tc.to, fastest, tc.want)
 		}
 		if fastest < floor {
-			t.Errorf("%s to %s: fastest round trip %v, want at least %v (%v less the jitter)", tc.from, tc.to.Name, fastest, floor, tc.want)
+			t.Errorf("%s to %s: fastest round trip %v, want at least %v (%v less the jitter)", tc.from, tc.to, fastest, floor, tc.want)
 		}
-		t.Logf("%s to %s: fastest round trip %v (nominal %v)", tc.from, tc.to.Name, fastest, tc.want)
+		t.Logf("%s to %s: fastest round trip %v (nominal %v)", tc.from, tc.to, fastest, tc.want)
 	}
 }
 
@@ -101,6 +107,25 @@ func TestDialerRefusesAnAddressOfNoNode(t *testing.T) {
 	if c, err := n.Dialer("A")(ctx, nodes[0].Addr); err == nil {
 		c.Close()
 		t.Fatal("A dialled its own address through the network")
+	}
+}
+
+// A client reaches only the nodes' client ports, and only from a region a node is in: a
+// client's call cannot go around the network either.
+func TestClientDialerRefusesAnAddressOfNoClientPort(t *testing.T) {
+	nodes := []Node{{Name: "A", Region: "a", Addr: echo(t), ClientAddr: echo(t)}, {Name: "B", Region: "b", Addr: echo(t)}}
+	n := Start(t, ThreeRegions, nodes)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	for _, tc := range []struct{ region, addr, what string }{
+		{"a", nodes[0].Addr, "A's Raft port"},
+		{"b", nodes[1].Addr, "B's Raft port (B has no client port)"},
+		{"c", nodes[0].ClientAddr, "A's client port from a region no node is in"},
+	} {
+		if c, err := n.ClientDialer(tc.region)(ctx, tc.addr); err == nil {
+			c.Close()
+			t.Errorf("a client in %s dialled %s", tc.region, tc.what)
+		}
 	}
 }
 
