@@ -51,6 +51,9 @@ type Node struct {
 	live       atomic.Pointer[raft.Raft]          // set once raft runs
 
 	leaders leaderLog // the leadership changes seen (leaderlog.go)
+	// leading is since when this node leads, as placementDue last looked; only the placement
+	// loop uses it (placement.go).
+	leading leadership
 }
 
 // Open starts Raft on cfg.DataDir. On a data dir with no Raft state it bootstraps the cluster

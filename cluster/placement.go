@@ -10,9 +10,9 @@ import (
 // placementCheckHeartbeats heartbeat timeouts, for a voter of that region that answers its
 // hello and has applied about as far as the leader has committed, and hands it leadership
 // (raft's LeadershipTransferToServer). It waits placementHoldHeartbeats heartbeat timeouts
-// after it became leader and after each transfer it started, so that leadership cannot flap:
-// a node that has just returned, or that lost the transfer's election, is not asked again
-// at once.
+// after it saw itself become leader (at the first check after its election) and after each
+// transfer it started, so that leadership cannot flap: a node that has just returned, or
+// that lost the transfer's election, is not asked again at once.
 const (
 	placementCheckHeartbeats = 2
 	placementHoldHeartbeats  = 10
@@ -55,17 +55,27 @@ func (n *Node) keepLeaderInPreferredRegion(heartbeat time.Duration) {
 }
 
 // placementDue reports whether this node leads from outside the preferred region, and has led
-// for at least hold.
+// for at least hold. It learns since when from raft's own state at each look (every
+// placementCheckHeartbeats), not from the leader log: that log's observer drops a change that
+// finds its channel full, and a leader whose election the log missed would never be due, so
+// the leader would stay out of the preferred region for good. A term that changed between two
+// looks is a new leadership, counted from the later look.
 func (n *Node) placementDue(hold time.Duration) bool {
 	if n.cfg.Region == n.cfg.PreferredRegion || !n.IsLeader() {
+		n.leading = leadership{}
 		return false
 	}
-	changes := n.LeaderChanges()
-	if len(changes) == 0 {
-		return false
+	now := time.Now()
+	if term := n.raft.CurrentTerm(); n.leading.since.IsZero() || n.leading.term != term {
+		n.leading = leadership{term: term, since: now}
 	}
-	last := changes[len(changes)-1]
-	return last.LeaderID == n.cfg.ID && time.Since(last.At) >= hold
+	return now.Sub(n.leading.since) >= hold
+}
+
+// leadership is the term this node leads in, and since when it has seen itself lead in it.
+type leadership struct {
+	term  uint64
+	since time.Time
 }
 
 // preferredVoter finds a voter of the preferred region that answers its hello and has
