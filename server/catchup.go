@@ -5,20 +5,28 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/idnode/idnode/internal/forward"
 )
 
 // A follower applies an entry shortly after the leader answered for it: a database, key or
 // node the leader just created may not be known here yet. Before a node refuses a name it does
 // not know, it catches up: it learns the leader's commit index and waits until its own FSM has
 // applied that far, within catchUpWait; then its answer is as good as the leader's.
-const (
-	// catchUpWait bounds the wait: four election timeouts of cluster.DefaultTiming (a
-	// pre-vote refused and the rounds after it), after which a node still behind is cut off
-	// and says so by refusing.
-	catchUpWait = time.Second
-	// catchUpPoll is how often a waiting call looks at the applied index again.
-	catchUpPoll = 5 * time.Millisecond
-)
+
+// catchUpPoll is how often a waiting call looks at the applied index again.
+const catchUpPoll = 5 * time.Millisecond
+
+// catchUpWait bounds the wait: the election wait (four election timeouts of the node's Raft
+// timing, which --raft-rtt makes longer across regions: a pre-vote refused and the rounds
+// after it), after which a node still behind is cut off and says so by refusing. A shorter
+// wait would refuse names on a healthy follower whose leader is a few wide round trips away.
+func (s *core) catchUpWait() time.Duration {
+	if s.cfg.ElectionWait > 0 {
+		return s.cfg.ElectionWait
+	}
+	return forward.DefaultElectionWait
+}
 
 // knownAfterCatchUp returns known() at once when it holds, and otherwise once this node has
 // applied everything the leader had committed when asked, or catchUpWait or ctx ran out.
@@ -26,7 +34,7 @@ func (s *core) knownAfterCatchUp(ctx context.Context, known func() bool) bool {
 	if known() {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(ctx, catchUpWait)
+	ctx, cancel := context.WithTimeout(ctx, s.catchUpWait())
 	defer cancel()
 	return catchUp(ctx, known, s.leaderCommitIndex, s.node.HasApplied)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/test/helpers/poll"
 )
 
@@ -96,5 +97,20 @@ func TestCatchUpDecidesOnceApplied(t *testing.T) {
 	}
 	if looks != 1 {
 		t.Fatalf("catchUp looked %d times, want 1 (once caught up)", looks)
+	}
+}
+
+// A node whose Raft timing is made for a wider network (--raft-rtt) waits as long for a
+// catch-up as a call waits for an election: with a 1.5 s election wait, a name this node
+// applies 1.2 s after the call arrives is known, not refused after a LAN's 1 s.
+func TestCatchUpWaitsTheElectionWait(t *testing.T) {
+	fc := &fakeCluster{leader: true, behind: true, fsm: fsm.New()}
+	s := New(Config{Tag: "A", ElectionWait: 1500 * time.Millisecond}, fc, nil)
+	t.Cleanup(s.Close)
+	start := time.Now()
+	appliedAt := start.Add(1200 * time.Millisecond)
+	known := func() bool { return !time.Now().Before(appliedAt) }
+	if !s.cluster.knownAfterCatchUp(context.Background(), known) {
+		t.Fatalf("a name applied 1.2 s after the call arrived was refused after %v; the election wait is 1.5 s", time.Since(start))
 	}
 }

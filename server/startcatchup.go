@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -12,7 +13,7 @@ import (
 // its start: twice catchUpWait, as the forwarder waits twice its election wait for a node that
 // has never known a leader, since a node's first election starts only after a heartbeat timeout
 // (a call right after a single node's start waited 1.01 s for it, and was refused at 1 s).
-const startCatchUpWait = 2 * catchUpWait
+func (s *core) startCatchUpWait() time.Duration { return 2 * s.catchUpWait() }
 
 // checkCaughtUp refuses a call a key guards while this node has not caught up since its
 // start: a node restarted behind the cluster does not know the keys created meanwhile, the
@@ -24,7 +25,7 @@ func (s *interceptors) checkCaughtUp(ctx context.Context) error {
 	if s.caughtUpOnce.Load() {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, startCatchUpWait)
+	ctx, cancel := context.WithTimeout(ctx, s.startCatchUpWait())
 	defer cancel()
 	// catchUp asks the leader once and waits for this node to apply that far, rather than asking
 	// again at every look: under load the leader's commit index moves on between two looks.

@@ -112,7 +112,7 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 	fs.Int64Var(&c.maxCount, "max-count", docid.DefaultMaxCount, "largest count one call may ask for")
 	fs.IntVar(&c.identityBatch, "identity-batch", identity.DefaultOptions.MaxBatch, "most identity requests the leader coalesces into one Raft entry; 1 turns coalescing off")
 	fs.DurationVar(&c.electionWait, "election-wait", forward.DefaultElectionWait, "how long an identity or HiLo call that finds no leader waits for an election before it is refused; "+
-		"keep it under 2s, the time a node cut off in a minority has to refuse (default: four election timeouts of --raft-rtt's timing, 1s on a LAN)")
+		"a node cut off in a minority refuses identities within a heartbeat timeout plus this of the cut (1.25s on a LAN), so a longer wait only makes it slower to refuse (default: four election timeouts of --raft-rtt's timing, 1s on a LAN; docs/regions.md)")
 	fs.DurationVar(&c.highWater, "high-water-interval", datadir.DefaultHighWaterInterval, "how often the data dir records how far its Raft log is known durable, so a Raft log replaced by an older copy is refused at start "+
 		"even after a crash; a copy less than this old can pass; 0: only at snapshots and clean stops")
 	fs.StringVar(&raftLog, "raft-log", "", fmt.Sprintf("store of the Raft log in a new data dir: %s (raft-wal, raft/wal/: one fsync per append) or %s (raft-boltdb, raft/raft.db, the store of data dirs made before %s became the default); "+
