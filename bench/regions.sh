@@ -7,10 +7,10 @@
 # region and every node (test/helpers/wan): 1 ms round trips inside a region, and between the
 # regions a–b 30 ms, b–c 70 ms, a–c 90 ms, each ±10%. Three measurements:
 #   1. latency: five nodes 2 + 2 + 1 (A, B in a; C, D in b; E in c), --raft-rtt 90ms, with the
-#      leader in a (--preferred-region a) and then in c; from a client in each region, CALLS
-#      calls of each strategy one after another, sent where a region-aware client sends them
-#      (local strategies to a node of its region, identities and series to the leader). Prints
-#      p50 / p99 in milliseconds (BenchmarkLatencyByRegion).
+#      leader in a (--preferred-region a) and then in c; from the Go client of an application in
+#      each region (client.WithRegion: what any node answers to a node of its region,
+#      identities and series to the leader), CALLS calls of each strategy one after another.
+#      Prints p50 / p99 in milliseconds (BenchmarkLatencyByRegion).
 #   2. failover: three nodes in three regions the same round trip apart (LAN, 30, 70, 90 ms),
 #      --raft-rtt set to it; five times each, the leader stops and a survivor is asked for an
 #      identity until it answers (BenchmarkFailoverByRoundTrip).

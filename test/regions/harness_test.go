@@ -167,30 +167,10 @@ func (c *wanCluster) waitLeaderThat(t testing.TB, what string, within time.Durat
 // ends.
 func (c *wanCluster) client(t testing.TB, tag string) idnodev1.IdServiceClient {
 	t.Helper()
-	return idnodev1.NewIdServiceClient(c.conn(t, tag))
-}
-
-// conn is a connection to the node with tag from beside it, closed when the test ends.
-func (c *wanCluster) conn(t testing.TB, tag string) *grpc.ClientConn {
-	t.Helper()
-	return dial(t, c.cfgs[tag].GRPCAddr)
-}
-
-// connFrom is a connection to the node with tag from a client in region: through the proxy
-// between region and the node's region. It is closed when the test ends.
-func (c *wanCluster) connFrom(t testing.TB, region, tag string) *grpc.ClientConn {
-	t.Helper()
-	dialer := c.network.ClientDialer(region)
-	return dial(t, c.cfgs[tag].GRPCAddr, grpc.WithContextDialer(dialer))
-}
-
-// dial is a plaintext gRPC connection to addr, closed when the test ends.
-func dial(t testing.TB, addr string, opts ...grpc.DialOption) *grpc.ClientConn {
-	t.Helper()
-	cc, err := grpc.NewClient("passthrough:///"+addr, append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+	cc, err := grpc.NewClient("passthrough:///"+c.cfgs[tag].GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cc.Close() })
-	return cc
+	return idnodev1.NewIdServiceClient(cc)
 }

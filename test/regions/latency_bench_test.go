@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
 
+	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/cluster"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/helpers/wan"
@@ -21,25 +22,22 @@ var twoTwoOne = []member{{"A", "a"}, {"B", "a"}, {"C", "b"}, {"D", "b"}, {"E", "
 // strategy is one way of taking IDs, as a client calls it.
 type strategy struct {
 	name string
-	// local says any node answers the call alone, so a client sends it to a node of its own
-	// region; otherwise it commits through the leader, and a client sends it there.
-	local bool
-	call  func(ctx context.Context, cc *grpc.ClientConn) error
+	call func(ctx context.Context, cl *client.Client) error
 }
 
-// strategies are the strategies the latency table shows, local ones first.
+// strategies are the strategies the latency table shows: those any node answers alone first,
+// then those that commit through the leader.
 var strategies = []strategy{
-	{"server-side", true, generate("orders/")},
-	{"guid", true, generate("")},
-	{"semantic", true, generate("users/ayende")},
-	{"hilo-pool", true, func(ctx context.Context, cc *grpc.ClientConn) error {
-		_, err := idnodev1.NewIdServiceClient(cc).NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"})
+	{"server-side", generate("orders/")},
+	{"guid", generate("")},
+	{"semantic", generate("users/ayende")},
+	{"hilo-pool", func(ctx context.Context, cl *client.Client) error {
+		_, err := cl.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"})
 		return err
 	}},
-	{"identity", false, generate("orders|")},
-	{"series", false, func(ctx context.Context, cc *grpc.ClientConn) error {
-		_, err := idnodev1.NewSeriesServiceClient(cc).Issue(ctx, &idnodev1.IssueRequest{
-			Series: benchSeries, RequestId: uuid.NewString(), DocumentHash: "ab12"})
+	{"identity", generate("orders|")},
+	{"series", func(ctx context.Context, cl *client.Client) error {
+		_, err := cl.Issue(ctx, &idnodev1.IssueRequest{Series: benchSeries, RequestId: uuid.NewString(), DocumentHash: "ab12"})
 		return err
 	}},
 }
@@ -48,41 +46,42 @@ var strategies = []strategy{
 const benchSeries = "invoices"
 
 // generate is the strategy of Generate with id.
-func generate(id string) func(ctx context.Context, cc *grpc.ClientConn) error {
-	return func(ctx context.Context, cc *grpc.ClientConn) error {
-		_, err := idnodev1.NewIdServiceClient(cc).Generate(ctx, &idnodev1.GenerateRequest{Id: id})
+func generate(id string) func(ctx context.Context, cl *client.Client) error {
+	return func(ctx context.Context, cl *client.Client) error {
+		_, err := cl.Generate(ctx, id, 1)
 		return err
 	}
 }
 
-// router picks the node a client in region sends a call of strategy s to.
-type router func(region string, s strategy) (tag string)
-
-// routeByHand routes as a region-aware client does: a local call to the node of the client's
-// region whose tag sorts first, any other call (and a local one from a region with no node)
-// to the leader. It is the one place to swap for the Go client's own routing.
-func (c *wanCluster) routeByHand(leader string) router {
-	return func(region string, s strategy) string {
-		var local []string
-		for tag, r := range c.regions {
-			if r == region {
-				local = append(local, tag)
-			}
-		}
-		if !s.local || len(local) == 0 {
-			return leader
-		}
-		return slices.Min(local)
+// clientIn is the Go client of an application in region: it knows every node's region
+// (client.WithRegion), so it sends what any node answers to a node of its region and the rest
+// to the leader, and it reaches the nodes through the proxies of its region. It is closed when
+// the test ends.
+func (c *wanCluster) clientIn(t testing.TB, region string) *client.Client {
+	t.Helper()
+	var addrs []string
+	regions := map[string]string{}
+	for tag, cfg := range c.cfgs {
+		addrs = append(addrs, cfg.GRPCAddr)
+		regions[cfg.GRPCAddr] = c.regions[tag]
 	}
+	slices.Sort(addrs)
+	cl, err := client.Dial(t.Context(), addrs, client.WithRegion(region, regions),
+		client.WithDialOptions(grpc.WithContextDialer(c.network.ClientDialer(region))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close(context.Background()) })
+	return cl
 }
 
-// BenchmarkLatencyByRegion measures what one call of each strategy costs a client in each
-// region of wan.ThreeRegions, five nodes 2 + 2 + 1 (A and B in a, C and D in b, E in c,
-// --raft-rtt 90ms), with the leader in a, where most nodes and the shortest round trips are,
-// and in c, where an election may leave it when no region is preferred (kept there for the
-// measurement by preferring c). The client sends each call where a region-aware client
-// sends it (routeByHand). Calls are made one after another, each after one untimed call
-// that dials and warms the path; p50 and p99 are reported in milliseconds.
+// BenchmarkLatencyByRegion measures what one call of each strategy costs the Go client of an
+// application in each region of wan.ThreeRegions, five nodes 2 + 2 + 1 (A and B in a, C and D
+// in b, E in c, --raft-rtt 90ms), with the leader in a, where most nodes and the shortest
+// round trips are, and in c, where an election may leave it when no region is preferred (kept
+// there for the measurement by preferring c). The client knows its region (clientIn). Calls
+// are made one after another, each after one untimed call that dials, warms the path and
+// tells the client the leader; p50 and p99 are reported in milliseconds.
 //
 //	go test ./test/regions -run '^$' -bench LatencyByRegion -benchtime 200x
 func BenchmarkLatencyByRegion(b *testing.B) {
@@ -95,17 +94,18 @@ func BenchmarkLatencyByRegion(b *testing.B) {
 			c := startPreferring(b, wan.ThreeRegions, twoTwoOne, timing, timing.ElectionWait(), preferred)
 			leader := c.waitLeaderThat(b, "a leader in region "+preferred, placementWithin,
 				func(tag string) bool { return c.regions[tag] == preferred })
+			clients := map[string]*client.Client{}
+			for _, region := range []string{"a", "b", "c"} {
+				clients[region] = c.clientIn(b, region)
+			}
 			ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
 			defer cancel()
-			if _, err := idnodev1.NewSeriesServiceClient(c.conn(b, leader)).CreateSeries(ctx,
-				&idnodev1.CreateSeriesRequest{Name: benchSeries, Format: "INV-{n}"}); err != nil {
+			if _, err := clients["a"].CreateSeries(ctx, &idnodev1.CreateSeriesRequest{Name: benchSeries, Format: "INV-{n}"}); err != nil {
 				b.Fatal(err)
 			}
-			route := c.routeByHand(leader)
 			for _, s := range strategies {
 				for _, region := range []string{"a", "b", "c"} {
-					cc := c.connFrom(b, region, route(region, s))
-					b.Run(s.name+"/from-"+region, func(b *testing.B) { measureCalls(b, s, cc) })
+					b.Run(s.name+"/from-"+region, func(b *testing.B) { measureCalls(b, s, clients[region]) })
 				}
 			}
 			if now := c.leader(); now != leader {
@@ -115,13 +115,13 @@ func BenchmarkLatencyByRegion(b *testing.B) {
 	}
 }
 
-// measureCalls makes s's call on cc once untimed, then b.N times one after another, and
+// measureCalls makes s's call through cl once untimed, then b.N times one after another, and
 // reports the p50 and p99 in milliseconds.
-func measureCalls(b *testing.B, s strategy, cc *grpc.ClientConn) {
+func measureCalls(b *testing.B, s strategy, cl *client.Client) {
 	call := func() error {
 		ctx, cancel := context.WithTimeout(b.Context(), 10*time.Second)
 		defer cancel()
-		return s.call(ctx, cc)
+		return s.call(ctx, cl)
 	}
 	if err := call(); err != nil {
 		b.Fatal(err)
