@@ -33,7 +33,6 @@ type wanCluster struct {
 	nodes   map[string]*node.Node
 	cfgs    map[string]node.Config
 	network *wan.Net
-	regions map[string]string // each member's region, by tag
 }
 
 // startWANCluster starts one node per member, bootstrapped together with --peers, each
@@ -52,12 +51,11 @@ func startPreferring(t testing.TB, rt wan.RoundTrips, members []member, timing c
 		peers []cluster.Peer
 		wn    []wan.Node
 	)
-	c := &wanCluster{nodes: map[string]*node.Node{}, cfgs: map[string]node.Config{}, regions: map[string]string{}}
+	c := &wanCluster{nodes: map[string]*node.Node{}, cfgs: map[string]node.Config{}}
 	for _, m := range members {
 		addr := loopback.FreeAddr(t)
 		peers = append(peers, cluster.Peer{ID: m.Tag, Address: addr})
 		wn = append(wn, wan.Node{Name: m.Tag, Region: m.Region, Addr: addr, ClientAddr: loopback.FreeAddr(t)})
-		c.regions[m.Tag] = m.Region
 	}
 	c.network = wan.Start(t, rt, wn)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

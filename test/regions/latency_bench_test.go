@@ -61,9 +61,9 @@ func (c *wanCluster) clientIn(t testing.TB, region string) *client.Client {
 	t.Helper()
 	var addrs []string
 	regions := map[string]string{}
-	for tag, cfg := range c.cfgs {
+	for _, cfg := range c.cfgs {
 		addrs = append(addrs, cfg.GRPCAddr)
-		regions[cfg.GRPCAddr] = c.regions[tag]
+		regions[cfg.GRPCAddr] = cfg.Region
 	}
 	slices.Sort(addrs)
 	cl, err := client.Dial(t.Context(), addrs, client.WithRegion(region, regions),
@@ -93,7 +93,7 @@ func BenchmarkLatencyByRegion(b *testing.B) {
 		b.Run("leader-in-"+preferred, func(b *testing.B) {
 			c := startPreferring(b, wan.ThreeRegions, twoTwoOne, timing, timing.ElectionWait(), preferred)
 			leader := c.waitLeaderThat(b, "a leader in region "+preferred, placementWithin,
-				func(tag string) bool { return c.regions[tag] == preferred })
+				func(tag string) bool { return c.cfgs[tag].Region == preferred })
 			clients := map[string]*client.Client{}
 			for _, region := range []string{"a", "b", "c"} {
 				clients[region] = c.clientIn(b, region)
