@@ -6,6 +6,9 @@
 # bench/series.sh) start their own clusters and stop them with stop_pids; hilo_pools.sh and
 # series.sh set up through cluster_init.
 #
+# bench/regions.sh starts no process of its own: it runs the benchmarks of test/regions, whose
+# clusters are in-process, and uses log, die, others, others_line and machine_table.
+#
 # The single-node benchmarks of state (bench/claims.sh, bench/state_growth.sh,
 # bench/memory_run.sh): one idnode on loopback, started, measured, snapshotted, restarted and
 # stopped the same way. They call bench_init, which
