@@ -6,6 +6,7 @@ tasks getting unique values in real-time order."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import signal
 import threading
 import time
@@ -17,7 +18,7 @@ import idnode
 import idnode.aio
 from cluster import Control
 from idnode import _fold, _fold_tasks, _fold_threads
-from idnode._calls import IdentityBlock
+from idnode._calls import IdentityBlock, identity_of
 
 WAIT = 10.0
 """Seconds a test waits for a state it expects before it fails."""
@@ -270,6 +271,15 @@ def test_skipped_values_are_no_callers_and_a_short_block_leaves_the_rest_queued(
     cl.answer(2, IdentityBlock(20, 20))
     results = callers.join()
     assert [results[i] for i in range(5)] == [IdentityBlock(v, v) for v in (1, 4, 6, 8, 20)]
+
+
+def test_a_callers_block_is_the_same_as_a_block_made_by_its_constructor() -> None:
+    # The fold makes a caller's block without the dataclass's __init__ (identity_of).
+    made, folded = IdentityBlock(7, 7), identity_of(7)
+    assert folded == made and hash(folded) == hash(made) and repr(folded) == repr(made)
+    assert list(folded) == [7] and folded.skipped == ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        folded.first = 8  # type: ignore[misc]
 
 
 def test_an_error_reaches_every_caller_of_its_batch_and_no_other() -> None:

@@ -33,11 +33,12 @@ client, _fold_tasks.py for the asyncio client.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import deque
-from typing import Any, Callable, Deque, List, Optional
+from typing import Any, Callable, Deque, List, Optional, Sequence
 
 from . import errors
-from ._calls import IdentityBlock
+from ._calls import IdentityBlock, identity_of
 from ._core import new_request_id
 
 MAX_IN_FLIGHT = 1
@@ -96,7 +97,7 @@ class Batch:
 class Counter:
     """The callers of one identity counter waiting for a batch, and the batches in flight."""
 
-    __slots__ = ("queue", "in_flight", "regather", "timer", "expiry", "keeper", "regather_until")
+    __slots__ = ("queue", "in_flight", "regather", "timer", "expiry", "expires_at", "keeper", "regather_until")
 
     def __init__(self) -> None:
         self.queue: Deque[Waiter] = deque()
@@ -106,6 +107,7 @@ class Counter:
         self.keeper: Optional[Waiter] = None  # sync: the queued caller that ends that wait
         self.regather_until = 0.0  # sync: when the keeper ends it, on the folder's clock
         self.expiry: Optional[asyncio.TimerHandle] = None  # asyncio: the earliest queued deadline
+        self.expires_at = math.inf  # asyncio: when expiry fires (inf: never), read by every caller
 
     def idle(self) -> bool:
         return not self.queue and self.in_flight == 0 and not self.regather
@@ -153,26 +155,35 @@ class Counter:
         self.in_flight -= 1
         answered: List[Waiter] = []
         back: List[Waiter] = []
-        stopped = error is not None and batch.deadline is not None and now >= batch.deadline
-        values = iter(block) if block is not None else None
-        for w in batch.waiters:
-            if w.done:  # its caller left
-                continue
-            if error is not None:
+        if error is None:
+            assert block is not None
+            # The block's values in order; a range, not the block's generator, when none is
+            # skipped (nearly always), as it is walked once a caller.
+            values: Sequence[int] = range(block.first, block.last + 1) if not block.skipped else list(block)
+            taken = 0
+            for w in batch.waiters:
+                if w.done:  # its caller left
+                    continue
+                if taken == len(values):
+                    back.append(w)
+                    continue
+                w.value = identity_of(values[taken])
+                taken += 1
+                w.done = True
+                answered.append(w)
+        else:
+            stopped = batch.deadline is not None and now >= batch.deadline
+            for w in batch.waiters:
+                if w.done:
+                    continue
                 if stopped and (w.deadline is None or w.deadline > now):
                     back.append(w)
                     continue
                 w.error = error
-            else:
-                assert values is not None
-                v = next(values, None)
-                if v is None:
-                    back.append(w)
-                    continue
-                w.value = IdentityBlock(v, v)
-            w.done = True
-            answered.append(w)
-        self.queue.extendleft(reversed(back))
+                w.done = True
+                answered.append(w)
+        if back:
+            self.queue.extendleft(reversed(back))
         return answered
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
-from typing import Awaitable, Callable, Dict, Optional, cast
+from typing import Awaitable, Callable, Dict, Optional
 
 from ._calls import IdentityBlock
-from ._fold import REGATHER_SHARE_TASKS, Batch, Counter, Waiter, batch_timeout, expired
+from ._fold import MAX_IN_FLIGHT, REGATHER_SHARE_TASKS, Batch, Counter, Waiter, batch_timeout, expired
 
 
 class AsyncFolder:
@@ -21,24 +22,31 @@ class AsyncFolder:
         self._tasks: set[asyncio.Task[None]] = set()  # strong references: the loop keeps weak ones
 
     async def next_identity(self, name: str, timeout: Optional[float]) -> IdentityBlock:
+        # The path every folded caller takes, kept to what each must do: the checks of
+        # Counter.regathered and start_batch are made here before calling out.
         loop = asyncio.get_running_loop()
         w = Waiter(None if timeout is None else self._clock() + timeout, loop.create_future())
         counter = self._counters.get(name)
         if counter is None:
             counter = self._counters[name] = Counter()
-        counter.queue.append(w)
-        counter.regathered()  # every caller just answered is back
-        self._start(counter, name)
-        if timeout is not None:
-            w.leaves_at = loop.time() + timeout
-            if counter.queue and counter.queue[-1] is w:  # not sent at once
-                self._watch(counter, name, w)
+        queue = counter.queue
+        queue.append(w)
+        if counter.regather:
+            if len(queue) >= counter.regather:  # every caller just answered is back
+                counter.end_regather()
+                self._start(counter, name)
+        elif counter.in_flight < MAX_IN_FLIGHT:
+            self._start(counter, name)
+        if timeout is not None and queue and queue[-1] is w:  # not sent at once
+            w.leaves_at = leaves_at = loop.time() + timeout
+            if leaves_at < counter.expires_at:
+                self._arm_expiry(counter, name, leaves_at)
         try:
-            return cast(IdentityBlock, await w.signal)
+            return await w.signal  # type: ignore[no-any-return]
         except asyncio.CancelledError:  # the caller's task was cancelled; w.signal is too
             w.done = True  # a batch it is in skips it
-            if w in counter.queue:
-                counter.queue.remove(w)
+            if w in queue:
+                queue.remove(w)
             raise
 
     # At its deadline a caller still queued leaves; one in a batch waits for it, as the batch
@@ -48,16 +56,18 @@ class AsyncFolder:
     # (or wait_for, a task a caller) cost a third of the fold's CPU.
     def _watch(self, counter: Counter, name: str, w: Waiter) -> None:
         """Make the counter's timer fire by the deadline of w, a queued caller."""
-        if w.leaves_at is not None and (counter.expiry is None or w.leaves_at < counter.expiry.when()):
+        if w.leaves_at is not None and w.leaves_at < counter.expires_at:
             self._arm_expiry(counter, name, w.leaves_at)
 
     def _arm_expiry(self, counter: Counter, name: str, when: float) -> None:
         if counter.expiry is not None:
             counter.expiry.cancel()
         counter.expiry = asyncio.get_running_loop().call_at(when, self._expire, counter, name)
+        counter.expires_at = when
 
     def _expire(self, counter: Counter, name: str) -> None:
         counter.expiry = None
+        counter.expires_at = math.inf
         now = asyncio.get_running_loop().time()
         earliest: Optional[float] = None
         for w in list(counter.queue):
@@ -101,11 +111,17 @@ class AsyncFolder:
         except (Exception, asyncio.CancelledError) as e:  # the callers of the batch get it
             error = e
         answered = counter.finish(batch, block, error, self._clock())
-        for w in answered:
-            _settle(w)
-        for w in batch.waiters:
-            if not w.done:  # back in the queue
-                self._watch(counter, batch.name, w)
+        if error is None:
+            for w in answered:
+                if not w.signal.done():  # else its caller was cancelled
+                    w.signal.set_result(w.value)
+        else:
+            for w in answered:
+                _fail(w.signal, error)
+        if len(answered) < len(batch.waiters):
+            for w in batch.waiters:
+                if not w.done:  # back in the queue
+                    self._watch(counter, batch.name, w)
         if error is None:
             wait = counter.start_regather(len(answered), self._clock() - sent, REGATHER_SHARE_TASKS)
             if wait is not None:
@@ -116,13 +132,10 @@ class AsyncFolder:
             raise error
 
 
-def _settle(w: Waiter) -> None:
-    fut: "asyncio.Future[IdentityBlock]" = w.signal
+def _fail(fut: "asyncio.Future[IdentityBlock]", error: BaseException) -> None:
     if fut.done():  # its caller was cancelled
         return
-    if isinstance(w.error, asyncio.CancelledError):  # the loop is shutting down
+    if isinstance(error, asyncio.CancelledError):  # the loop is shutting down
         fut.cancel()
-    elif w.error is not None:
-        fut.set_exception(w.error)
     else:
-        fut.set_result(w.value)  # type: ignore[arg-type]
+        fut.set_exception(error)
