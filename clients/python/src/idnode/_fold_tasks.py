@@ -37,9 +37,9 @@ class AsyncFolder:
                 self._start(counter, name)
         elif counter.in_flight < MAX_IN_FLIGHT:
             self._start(counter, name)
-        if timeout is not None and queue and queue[-1] is w:  # not sent at once
+        if timeout is not None:  # every caller's: one put back in the queue later is watched by it
             w.leaves_at = leaves_at = loop.time() + timeout
-            if leaves_at < counter.expires_at:
+            if leaves_at < counter.expires_at and queue and queue[-1] is w:  # not sent at once
                 self._arm_expiry(counter, name, leaves_at)
         try:
             return await w.signal  # type: ignore[no-any-return]
