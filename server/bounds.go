@@ -53,7 +53,8 @@ var DefaultLimits = Limits{
 // keepalive: the server pings a connection silent for a minute and closes it when no answer
 // comes within 20 s (a peer gone without a FIN); a client may ping at most every 5 s, with or
 // without calls (grpc-go's clients never ping unless asked to, and then no more often than
-// every 10 s), and one that pings more is sent GOAWAY: pings cost the server a write each.
+// every 10 s; nodes ask, on their connections to each other: forward.PingEvery), and one that
+// pings more is sent GOAWAY: pings cost the server a write each.
 const (
 	keepaliveTime    = time.Minute
 	keepaliveTimeout = 20 * time.Second

@@ -19,24 +19,27 @@ import (
 type Dialer func(ctx context.Context, addr string) (net.Conn, error)
 
 // conns keeps one gRPC connection per other node, created on first use and reused, so a hop
-// costs no handshake.
+// costs no handshake. Each is watched by a link (link.go), which replaces it when the network
+// under it has gone silent, as it does through a partition.
 type conns struct {
-	dial   Dialer
-	creds  credentials.TransportCredentials
-	secret Secret
-	extra  []grpc.DialOption
-	mu     sync.Mutex
-	byAdr  map[string]*grpc.ClientConn
+	dial        Dialer
+	creds       credentials.TransportCredentials
+	secret      Secret
+	extra       []grpc.DialOption
+	linkTimeout time.Duration
+	mu          sync.Mutex
+	byAdr       map[string]*grpc.ClientConn
 }
 
 // newConns dials with mutual TLS when tlsCfg is set (the node's certificate and the CA), and
-// every call carries the cluster secret; extra are added to every connection's options.
-func newConns(dial Dialer, tlsCfg *tls.Config, secret Secret, extra []grpc.DialOption) *conns {
+// every call carries the cluster secret; extra are added to every connection's options. A
+// connection that stays silent for linkTimeout when it should answer is replaced.
+func newConns(dial Dialer, tlsCfg *tls.Config, secret Secret, extra []grpc.DialOption, linkTimeout time.Duration) *conns {
 	creds := insecure.NewCredentials()
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)
 	}
-	return &conns{dial: dial, creds: creds, secret: secret, extra: extra, byAdr: make(map[string]*grpc.ClientConn)}
+	return &conns{dial: dial, creds: creds, secret: secret, extra: extra, linkTimeout: linkTimeout, byAdr: make(map[string]*grpc.ClientConn)}
 }
 
 func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
@@ -56,9 +59,7 @@ func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
 			MinConnectTimeout: time.Second,
 		}),
 	}, flowcontrol.DialOptions()...)
-	if p.dial != nil {
-		opts = append(opts, grpc.WithContextDialer(p.dial))
-	}
+	opts = append(opts, newLink(p.linkTimeout).dialOptions(p.dial)...)
 	opts = append(opts, p.extra...)
 	c, err := grpc.NewClient("passthrough:///"+addr, opts...)
 	if err != nil {

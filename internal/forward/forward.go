@@ -63,7 +63,8 @@ type Config struct {
 	// from when it last knew one (0: the default). A call that arrives later is refused at
 	// once: an election that takes longer is not under way but failing, as in a minority. A
 	// node that has never known a leader counts from its start, and twice as long: its first
-	// election starts only after a heartbeat timeout.
+	// election starts only after a heartbeat timeout. It is also how long a connection to
+	// another node may stay silent when it should answer before it is replaced (link.go).
 	ElectionWait time.Duration
 	// Refuse turns why a call could not reach the leader (ErrNoLeader, ErrLeaderChanged, a
 	// transport error) into the error its caller gets.
@@ -102,7 +103,7 @@ func New(cfg Config) *Forwarder {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	f := &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS, cfg.Secret, cfg.DialOptions), stop: make(chan struct{}), stopped: make(chan struct{})}
+	f := &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS, cfg.Secret, cfg.DialOptions, cfg.ElectionWait), stop: make(chan struct{}), stopped: make(chan struct{})}
 	f.leaderAt.Store(cfg.Now().UnixNano())
 	go f.track()
 	return f

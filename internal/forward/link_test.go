@@ -1,0 +1,157 @@
+package forward_test
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/rs/zerolog"
+	"google.golang.org/grpc/connectivity"
+
+	"github.com/idnode/idnode/internal/forward"
+)
+
+// partition is the network between a follower and its leader, through Toxiproxy. A cut
+// blackholes every connection the follower has open to the leader and every one it opens
+// during the cut: data goes in and nothing comes out, with no FIN or RST, as when a firewall
+// drops packets. A heal does not bring the connections of before back: over TCP they stay in
+// retransmission backoff for as long again as the cut lasted, longer than this test runs, so
+// here they stay blackholed. Connections opened after the heal pass.
+type partition struct {
+	server *toxiproxy.ApiServer
+	target string
+	now    *toxiproxy.Proxy
+	route  atomic.Pointer[string]
+}
+
+func newPartition(t *testing.T, target string) *partition {
+	p := &partition{server: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop()), target: target}
+	p.heal(t)
+	return p
+}
+
+// heal sends the connections opened from now on through a new, clean proxy.
+func (p *partition) heal(t *testing.T) {
+	t.Helper()
+	p.now = toxiproxy.NewProxy(p.server, "path-"+time.Now().Format("150405.000000"), "127.0.0.1:0", p.target)
+	if err := p.now.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.now.Stop)
+	listen := p.now.Listen
+	p.route.Store(&listen)
+}
+
+// cut blackholes the proxy of the moment: its connections, and those opened until the heal.
+func (p *partition) cut(t *testing.T) {
+	t.Helper()
+	for _, stream := range []string{"upstream", "downstream"} {
+		spec := `{"type":"timeout","stream":"` + stream + `","attributes":{"timeout":0}}`
+		if _, err := p.now.Toxics.AddToxicJson(strings.NewReader(spec)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (p *partition) dial(ctx context.Context, _ string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", *p.route.Load())
+}
+
+// After a cut in which the follower relayed a call into the blackhole, its first relayed call
+// to succeed comes within the election wait and one hop's bound of the heal: the link
+// timeout replaces the pooled connection, and a call that went on the old one meanwhile ends
+// at its bound. Reusing the connection of before the cut, every call failed until TCP's
+// retransmission backoff ran out, up to half a minute. The call into the blackhole ends at the
+// hop's bound (a node still sure of its leader) or sooner (a node that saw the leader go after
+// a heartbeat timeout, or whose caller gave up).
+func TestARelayAnswersSoonAfterAPartitionHeals(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		giveUp time.Duration // the call into the blackhole ends after this; 0: at the hop's bound
+	}{
+		{"the call in the cut waited for the hop's bound", 0},
+		{"the call in the cut was given up early", 250 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := startLeader(t, func(context.Context) error { return nil })
+			path := newPartition(t, addr)
+			c := &fakeCluster{id: "F"}
+			c.set("L", "leader.internal:7000")
+			const wait = time.Second
+			f := forward.New(forward.Config{Cluster: c, Dial: path.dial, Secret: testSecret, ElectionWait: wait})
+			t.Cleanup(f.Close)
+			if _, err := call(f, context.Background()); err != nil {
+				t.Fatalf("relay before the cut: %v", err)
+			}
+
+			path.cut(t)
+			ctx, cancel := context.Background(), context.CancelFunc(func() {})
+			if tc.giveUp > 0 {
+				ctx, cancel = context.WithTimeout(ctx, tc.giveUp)
+			}
+			_, err := call(f, ctx)
+			cancel()
+			if err == nil {
+				t.Fatal("a relay into the blackhole was answered")
+			}
+			path.heal(t)
+			healed := time.Now()
+			bound := wait + forward.Unary.Bound
+			for {
+				_, err := call(f, context.Background())
+				if err == nil {
+					t.Logf("the first relay answered %v after the heal", time.Since(healed).Round(time.Millisecond))
+					return
+				}
+				if time.Since(healed) > bound {
+					t.Fatalf("no relay answered within %v of the heal (%v): %v", bound, time.Since(healed).Round(time.Millisecond), err)
+				}
+			}
+		})
+	}
+}
+
+// A pooled connection that carries no call is replaced too once the other node goes silent
+// (gone without a FIN, or moved to another address), by gRPC's keepalive, within PingEvery
+// and the link timeout.
+func TestASilentIdleConnectionIsReplaced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a keepalive ping, over 10 s")
+	}
+	addr := startLeader(t, func(context.Context) error { return nil })
+	path := newPartition(t, addr)
+	c := &fakeCluster{id: "F"}
+	c.set("L", "leader.internal:7000")
+	const wait = time.Second
+	f := forward.New(forward.Config{Cluster: c, Dial: path.dial, Secret: testSecret, ElectionWait: wait})
+	t.Cleanup(f.Close)
+	if _, err := call(f, context.Background()); err != nil {
+		t.Fatalf("relay before the cut: %v", err)
+	}
+	cc, err := f.Conn("leader.internal:7000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cc.GetState(); s != connectivity.Ready {
+		t.Fatalf("connection after a relay: %v, want READY", s)
+	}
+
+	path.cut(t)
+	cut := time.Now()
+	bound := forward.PingEvery + wait + time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	if !cc.WaitForStateChange(ctx, connectivity.Ready) {
+		t.Fatalf("the silent connection was still in use %v after the cut", bound)
+	}
+	t.Logf("the silent connection was dropped %v after the cut", time.Since(cut).Round(time.Millisecond))
+	path.heal(t)
+	if _, err := call(f, context.Background()); err != nil {
+		t.Fatalf("relay after the heal: %v", err)
+	}
+}
