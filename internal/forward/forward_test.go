@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/internal/flowcontrol"
 	"github.com/idnode/idnode/internal/forward"
 )
 
@@ -61,7 +62,8 @@ func (l *leaderServer) Check(ctx context.Context, _ *healthpb.HealthCheckRequest
 	return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
 }
 
-// startLeader serves check behind the receiving end's interceptors and returns its address.
+// startLeader serves check behind the receiving end's interceptors, with the fixed flow-control
+// windows of a node's internal server (no bandwidth-estimating pings), and returns its address.
 func startLeader(t *testing.T, check func(ctx context.Context) error) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -69,7 +71,7 @@ func startLeader(t *testing.T, check func(ctx context.Context) error) string {
 		t.Fatal(err)
 	}
 	unary, stream := forward.Receiver("L", testSecret)
-	gs := grpc.NewServer(grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream))
+	gs := grpc.NewServer(append(flowcontrol.ServerOptions(), grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream))...)
 	healthpb.RegisterHealthServer(gs, &leaderServer{check: check})
 	go func() { _ = gs.Serve(lis) }()
 	t.Cleanup(gs.Stop)

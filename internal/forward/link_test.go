@@ -11,6 +11,7 @@ import (
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
 	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/idnode/idnode/internal/forward"
 )
@@ -143,7 +144,7 @@ func TestASilentIdleConnectionIsReplaced(t *testing.T) {
 
 	path.cut(t)
 	cut := time.Now()
-	bound := forward.PingEvery + wait + time.Second
+	bound := forward.PingEvery + wait + 3*time.Second // and time for a loaded machine
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	if !cc.WaitForStateChange(ctx, connectivity.Ready) {
@@ -153,5 +154,47 @@ func TestASilentIdleConnectionIsReplaced(t *testing.T) {
 	path.heal(t)
 	if _, err := call(f, context.Background()); err != nil {
 		t.Fatalf("relay after the heal: %v", err)
+	}
+}
+
+// A leader that is slow to answer but reachable keeps its connection: a relayed call ends
+// at the hop's bound with nothing heard, but the health check it sets off is answered.
+func TestASlowLeaderKeepsItsConnection(t *testing.T) {
+	addr := startLeader(t, func(ctx context.Context) error {
+		if len(metadata.ValueFromIncomingContext(ctx, "slow")) > 0 {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
+	})
+	var dials atomic.Int32
+	dial := func(ctx context.Context, _ string) (net.Conn, error) {
+		dials.Add(1)
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", addr)
+	}
+	c := &fakeCluster{id: "F"}
+	c.set("L", "leader.internal:7000")
+	const wait = time.Second
+	f := forward.New(forward.Config{Cluster: c, Dial: dial, Secret: testSecret, ElectionWait: wait, PassOn: []string{"slow"}})
+	t.Cleanup(f.Close)
+	if _, err := call(f, context.Background()); err != nil {
+		t.Fatalf("relay: %v", err)
+	}
+	slow := metadata.NewIncomingContext(context.Background(), metadata.Pairs("slow", "yes"))
+	if _, err := call(f, slow); err == nil {
+		t.Fatal("the slow leader answered within the hop's bound")
+	}
+	cc, err := f.Conn("leader.internal:7000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait+time.Second)
+	defer cancel()
+	if cc.WaitForStateChange(ctx, connectivity.Ready) {
+		t.Fatalf("the connection to a slow leader left READY (now %v)", cc.GetState())
+	}
+	if _, err := call(f, context.Background()); err != nil || dials.Load() != 1 {
+		t.Fatalf("relay after the slow one: %v, over %d connections; want an answer on the first", err, dials.Load())
 	}
 }
