@@ -49,13 +49,20 @@ func (c *fakeCluster) set(leader, address string) {
 	c.leader, c.address = leader, address
 }
 
-// leaderServer is the leader's internal server: a health service whose Check is check.
+// leaderServer is the leader's internal server: a health service whose Check of
+// relayedService, the call the tests relay, is check. It answers a check of any other service
+// (a link's probe: link.go) at once, as a node's internal server does.
 type leaderServer struct {
 	healthpb.UnimplementedHealthServer
 	check func(ctx context.Context) error
 }
 
-func (l *leaderServer) Check(ctx context.Context, _ *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+const relayedService = "relayed"
+
+func (l *leaderServer) Check(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	if req.GetService() != relayedService {
+		return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
+	}
 	if err := l.check(ctx); err != nil {
 		return nil, err
 	}
@@ -104,7 +111,7 @@ var check = forward.Remote[*healthpb.HealthCheckRequest, *healthpb.HealthCheckRe
 	})
 
 func call(f *forward.Forwarder, ctx context.Context) (served string, err error) {
-	_, err = forward.Call(f, ctx, &healthpb.HealthCheckRequest{}, forward.Unary,
+	_, err = forward.Call(f, ctx, &healthpb.HealthCheckRequest{Service: relayedService}, forward.Unary,
 		func(context.Context, *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
 			served = "here"
 			return &healthpb.HealthCheckResponse{}, nil
