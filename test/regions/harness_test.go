@@ -4,6 +4,7 @@
 package regions
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,6 +23,9 @@ import (
 	"github.com/idnode/idnode/test/helpers/poll"
 	"github.com/idnode/idnode/test/helpers/wan"
 )
+
+// startWithin bounds the start of a test cluster's nodes, formation included.
+const startWithin = time.Minute
 
 // member is one node of a test cluster: its tag and its region.
 type member struct {
@@ -74,19 +78,30 @@ func startPreferring(t testing.TB, rt wan.RoundTrips, members []member, timing c
 		mu   sync.Mutex
 		errs []error
 	)
+	// A new cluster forms only once every peer answers, so the others would wait for a node
+	// that failed to start until the test binary's deadline: the first failure, or
+	// startWithin, ends every start. The context is also the nodes' lifetime (node.Start), so
+	// it is cancelled only then, or when the test ends.
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	timer := time.AfterFunc(startWithin, cancel)
 	for _, m := range members {
 		wg.Go(func() {
-			n, err := c.open(t, m.Tag)
+			n, err := c.openWith(ctx, t, m.Tag)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				errs = append(errs, err)
+				cancel()
 				return
 			}
 			c.nodes[m.Tag] = n
 		})
 	}
 	wg.Wait()
+	if !timer.Stop() && len(errs) == 0 {
+		t.Fatalf("starting the cluster took over %v", startWithin)
+	}
 	if len(errs) > 0 {
 		t.Fatalf("starting the cluster: %v", errs)
 	}
@@ -118,7 +133,12 @@ func (c *wanCluster) waitRegistered(t testing.TB, within time.Duration) {
 // open starts the node with tag on its config (its data dir kept from an earlier start); it
 // stops when the test ends.
 func (c *wanCluster) open(t testing.TB, tag string) (*node.Node, error) {
-	n, err := node.Start(t.Context(), c.cfgs[tag])
+	return c.openWith(t.Context(), t, tag)
+}
+
+// openWith is open with ctx bounding the start.
+func (c *wanCluster) openWith(ctx context.Context, t testing.TB, tag string) (*node.Node, error) {
+	n, err := node.Start(ctx, c.cfgs[tag])
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", tag, err)
 	}

@@ -25,6 +25,8 @@ import (
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
+
+	"github.com/idnode/idnode/test/helpers/loopback"
 )
 
 // InRegion is the round trip between two nodes of one region.
@@ -116,7 +118,10 @@ func proxy(t testing.TB, server *toxiproxy.ApiServer, rt RoundTrips, name, from,
 	if !ok {
 		t.Fatalf("wan: no round trip given between regions %q and %q", from, to)
 	}
-	p := toxiproxy.NewProxy(server, name, "127.0.0.1:0", upstream)
+	// The listen address comes from loopback's registry rather than the kernel's ":0": the
+	// nodes' own ports were picked there and closed again, and the kernel may hand such a
+	// port to a proxy, which would leave its node unable to listen.
+	p := toxiproxy.NewProxy(server, name, loopback.FreeAddr(t), upstream)
 	if err := p.Start(); err != nil {
 		t.Fatalf("wan: proxy %s: %v", p.Name, err)
 	}
