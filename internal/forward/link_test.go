@@ -35,6 +35,21 @@ func newPartition(t *testing.T, target string) *partition {
 	return p
 }
 
+// relayThroughPartition starts a leader behind a partition and a forwarder with wait as its
+// election wait that reaches it through the partition, and relays one call to check the path.
+func relayThroughPartition(t *testing.T, wait time.Duration) (*forward.Forwarder, *partition) {
+	t.Helper()
+	path := newPartition(t, startLeader(t, func(context.Context) error { return nil }))
+	c := &fakeCluster{id: "F"}
+	c.set("L", "leader.internal:7000")
+	f := forward.New(forward.Config{Cluster: c, Dial: path.dial, Secret: testSecret, ElectionWait: wait})
+	t.Cleanup(f.Close)
+	if _, err := call(f, context.Background()); err != nil {
+		t.Fatalf("relay before the cut: %v", err)
+	}
+	return f, path
+}
+
 // heal sends the connections opened from now on through a new, clean proxy.
 func (p *partition) heal(t *testing.T) {
 	t.Helper()
@@ -79,16 +94,8 @@ func TestARelayAnswersSoonAfterAPartitionHeals(t *testing.T) {
 		{"the call in the cut was given up early", 250 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := startLeader(t, func(context.Context) error { return nil })
-			path := newPartition(t, addr)
-			c := &fakeCluster{id: "F"}
-			c.set("L", "leader.internal:7000")
 			const wait = time.Second
-			f := forward.New(forward.Config{Cluster: c, Dial: path.dial, Secret: testSecret, ElectionWait: wait})
-			t.Cleanup(f.Close)
-			if _, err := call(f, context.Background()); err != nil {
-				t.Fatalf("relay before the cut: %v", err)
-			}
+			f, path := relayThroughPartition(t, wait)
 
 			path.cut(t)
 			ctx, cancel := context.Background(), context.CancelFunc(func() {})
@@ -124,16 +131,8 @@ func TestASilentIdleConnectionIsReplaced(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a keepalive ping, over 10 s")
 	}
-	addr := startLeader(t, func(context.Context) error { return nil })
-	path := newPartition(t, addr)
-	c := &fakeCluster{id: "F"}
-	c.set("L", "leader.internal:7000")
 	const wait = time.Second
-	f := forward.New(forward.Config{Cluster: c, Dial: path.dial, Secret: testSecret, ElectionWait: wait})
-	t.Cleanup(f.Close)
-	if _, err := call(f, context.Background()); err != nil {
-		t.Fatalf("relay before the cut: %v", err)
-	}
+	f, path := relayThroughPartition(t, wait)
 	cc, err := f.Conn("leader.internal:7000")
 	if err != nil {
 		t.Fatal(err)
