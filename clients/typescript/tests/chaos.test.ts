@@ -20,6 +20,7 @@ class Worker {
   private waiters: (() => void)[] = [];
   private out: string[] = [];
   private err = "";
+  private closed = false;
   readonly exited: Promise<number | null>;
 
   constructor(nodes: string[], name: string) {
@@ -40,8 +41,11 @@ class Worker {
     this.proc.stderr?.on("data", (chunk) => {
       this.err += String(chunk);
     });
+    // "close", not "exit": a process can exit before the reader has its output, and a worker's
+    // last line is megabytes, so at "exit" it may still be arriving.
     this.exited = new Promise((resolve) => {
-      this.proc.on("exit", (code) => {
+      this.proc.on("close", (code) => {
+        this.closed = true;
         for (const w of this.waiters.splice(0)) w();
         resolve(code);
       });
@@ -57,7 +61,7 @@ class Worker {
     for (;;) {
       const l = this.lines.shift();
       if (l !== undefined) return l;
-      if (this.proc.exitCode !== null) throw new Error(`worker exited ${this.proc.exitCode}: ${this.err}`);
+      if (this.closed) throw new Error(`worker exited ${this.proc.exitCode}: ${this.err}`);
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }

@@ -64,6 +64,7 @@ declare module "node:child_process" {
     exitCode: number | null;
     kill(signal?: string): boolean;
     on(event: "exit", fn: (code: number | null, signal: string | null) => void): void;
+    on(event: "close", fn: (code: number | null, signal: string | null) => void): void;
     on(event: "error", fn: (err: Error) => void): void;
   }
   interface SpawnOptions {

@@ -74,7 +74,17 @@ async function main(): Promise<void> {
   process.stdout.write(JSON.stringify({ hilo, identities, errors, returned: own.stats.returned }) + "\n");
 }
 
-main().catch((e: unknown) => {
+// A promise nothing will settle lets Node end with code 0 and no last line: say so and fail.
+let finished = false;
+process.on("beforeExit", () => {
+  if (finished) return;
+  note("nothing left to wait on before the end");
+  process.exitCode = 1;
+});
+
+main().then(() => {
+  finished = true;
+}).catch((e: unknown) => {
   process.stderr.write(`chaos worker ${name}: ${String(e)}\n`);
   process.exit(1);
 });
