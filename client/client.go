@@ -400,9 +400,9 @@ func retryable(ctx context.Context, err error) bool {
 // answered last, or with a region at a node of the client's region (region.go).
 func (fo *failover) call(ctx context.Context, attempt func(ctx context.Context, n *node) error) error {
 	if fo.regions != nil {
-		return fo.callInOrder(ctx, fo.regions.order(-1), attempt)
+		return fo.callInOrder(ctx, 0, fo.regions.order(-1), attempt)
 	}
-	return fo.callFrom(ctx, fo.preferred.Load(), attempt)
+	return fo.callInOrder(ctx, fo.preferred.Load(), nil, attempt)
 }
 
 // callRepeatable is call for a call that is safe to repeat (see repeatable).
@@ -434,18 +434,16 @@ func (b *busyError) Error() string { return b.err.Error() }
 // callFrom works like call, but tries node start first.
 func (fo *failover) callFrom(ctx context.Context, start int64, attempt func(ctx context.Context, n *node) error) error {
 	if fo.regions != nil {
-		return fo.callInOrder(ctx, fo.regions.order(start), attempt)
+		return fo.callInOrder(ctx, 0, fo.regions.order(start), attempt)
 	}
-	order := make([]int64, len(fo.nodes))
-	for i := range order {
-		order[i] = (start + int64(i)) % int64(len(fo.nodes))
-	}
-	return fo.callInOrder(ctx, order, attempt)
+	return fo.callInOrder(ctx, start, nil, attempt)
 }
 
 // callInOrder runs attempt on the nodes of order (a permutation of the node indexes), round
-// after round, as call describes.
-func (fo *failover) callInOrder(ctx context.Context, order []int64, attempt func(ctx context.Context, n *node) error) error {
+// after round, as call describes. Without a region order is nil: the nodes are taken in turn
+// from start, each index worked out when its attempt comes, so that the calls of a client
+// without a region build no order.
+func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64, attempt func(ctx context.Context, n *node) error) error {
 	if fo.closed.Load() {
 		return ErrClosed
 	}
@@ -467,7 +465,10 @@ func (fo *failover) callInOrder(ctx context.Context, order []int64, attempt func
 				}
 			}
 		}
-		idx := order[i%len(order)]
+		idx := (start + int64(i)) % int64(len(fo.nodes))
+		if order != nil {
+			idx = order[i%len(order)]
+		}
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if fo.callTimeout > 0 {
 			actx, cancel = context.WithTimeout(ctx, fo.callTimeout)
@@ -485,7 +486,7 @@ func (fo *failover) callInOrder(ctx context.Context, order []int64, attempt func
 		if err == nil {
 			if fo.regions != nil {
 				fo.regions.answered(idx)
-			} else if idx != order[0] {
+			} else if idx != start {
 				fo.preferred.Store(idx)
 			}
 			return nil

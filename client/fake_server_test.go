@@ -88,7 +88,7 @@ type fakeNode struct {
 
 // startFakeNode serves a fake node tagged tag on a loopback port, its gRPC server made with
 // opts.
-func startFakeNode(t *testing.T, tag string, state *fakeState, opts ...grpc.ServerOption) *fakeNode {
+func startFakeNode(t testing.TB, tag string, state *fakeState, opts ...grpc.ServerOption) *fakeNode {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -349,7 +349,7 @@ func (n *fakeNode) Status(ctx context.Context, req *idnodev1.StatusRequest) (*id
 }
 
 // fakeCluster starts tags as fake nodes sharing one state.
-func fakeCluster(t *testing.T, tags ...string) (*fakeState, []*fakeNode, []string) {
+func fakeCluster(t testing.TB, tags ...string) (*fakeState, []*fakeNode, []string) {
 	t.Helper()
 	state := newFakeState()
 	var nodes []*fakeNode
