@@ -165,6 +165,35 @@ def test_without_a_region_hilo_ranges_come_from_the_leader_as_before(cl: FakeNod
     assert cl.taken() == [0, 2, 0]
 
 
+def test_without_a_region_calls_take_the_nodes_in_turn_from_the_one_that_answered(cl: FakeNodes) -> None:
+    with idnode.Client([n.addr for n in cl.nodes], nodes_in_order=True, backoff=FAST) as c:
+        cl.down = {0, 1}
+        c.generate("users/")
+        assert cl.taken() == [0, 1, 2]
+        cl.down = {2}
+        c.generate("users/")
+        assert cl.taken() == [2, 0], "the call starts at the node that answered the last one"
+        cl.down = {0}
+        c.generate("users/")
+        assert cl.taken() == [0, 1]
+        cl.down = {1}
+        c.generate("users/")
+        assert cl.taken() == [1, 2], "without a region a node that failed a moment ago keeps its turn"
+
+
+def test_a_call_without_a_region_builds_no_order_of_its_own() -> None:
+    from idnode._core import Attempts, Call, Nodes, Options
+
+    opts = Options.make(NODES)
+    nodes = Nodes(NODES, True)
+    call = Call("ids", "Generate", None, lambda r: r, leader=False)
+    for start in range(len(NODES)):
+        nodes.preferred = start
+        first, second = Attempts(nodes, opts, call, None), Attempts(nodes, opts, call, None)
+        assert first.order == tuple((start + k) % len(NODES) for k in range(len(NODES)))
+        assert first.order is second.order, "each call made the same order again"
+
+
 def test_the_asyncio_client_stays_in_its_region_too(cl: FakeNodes) -> None:
     for n in cl.nodes:
         n.leader = cl.addr(0)

@@ -275,35 +275,41 @@ class Nodes:
         self.leader: Optional[int] = None
         self.failed_until = [0.0] * len(self.addrs)
         self.clock: Callable[[], float] = time.monotonic
+        # Each start's round of the list, made once: a call without a region takes its order
+        # from here and builds nothing of its own.
+        n = len(self.addrs)
+        self.rotations = tuple(tuple((start + k) % n for k in range(n)) for start in range(n))
 
     def order(self, start: int, pinned: bool) -> Tuple[int, ...]:
         """The nodes in the order a call tries them: round the list from ``start``. With a
         region, ``start`` stays first when ``pinned`` (the leader, or the node a call names),
         and the others go in the order of: the local nodes, the other regions' nodes, then
         the nodes that failed a moment ago, local ones first."""
-        n = len(self.addrs)
-        rotation = [(start + k) % n for k in range(n)]
+        rotation = self.rotations[start]
         if self.local is None:
-            return tuple(rotation)
+            return rotation
         local: FrozenSet[int] = self.local
-        head = rotation[:1] if pinned else []
+        head = rotation[:1] if pinned else ()
         now = self.clock()
         rest = sorted(rotation[len(head):], key=lambda i: (self.failed_until[i] > now, i not in local))
-        return tuple(head + rest)
+        return head + tuple(rest)
 
     def answered(self, node: int, start: int) -> None:
         """A node answered a call that started at ``start``: later calls start there (with a
         region, when it is a local node)."""
-        self.failed_until[node] = 0.0
         if self.local is None:
             if node != start:
                 self.preferred = node
-        elif node in self.local:
+            return
+        self.failed_until[node] = 0.0
+        if node in self.local:
             self.preferred = node
 
     def failed(self, node: int) -> None:
-        """The node itself failed an attempt: down, unreachable, busy or too slow."""
-        self.failed_until[node] = self.clock() + SKIP_FAILED
+        """The node itself failed an attempt: down, unreachable, busy or too slow. Without a
+        region it changes nothing: such a client tries its nodes in turn whatever failed."""
+        if self.local is not None:
+            self.failed_until[node] = self.clock() + SKIP_FAILED
 
     def learn_leader(self, md: Optional[Iterable[Tuple[str, Any]]]) -> None:
         """Remember the leader a node named in its response header. An address that is none of
@@ -347,7 +353,9 @@ class Attempts:
             self.start, pinned = nodes.leader, True
         else:
             self.start, pinned = nodes.preferred, False
-        self.order = nodes.order(self.start, pinned)
+        # Without a region the order is the start's round, made when the client was: a call
+        # pays neither Nodes.order's call nor a tuple of its own.
+        self.order = nodes.rotations[self.start] if nodes.local is None else nodes.order(self.start, pinned)
         self.i = 0
         self.last: Optional[errors.IdnodeError] = None
         self.last_node = 0  # the node whose failure self.last is
