@@ -78,46 +78,53 @@ export const LOCAL_RETRY_MS = 1000;
 export class NodeOrder {
   /** Where a call that names no node starts; with a region, always a node of it. */
   private start: number;
-  /** When each node last failed an attempt (clock ms); -Infinity once it answered. */
+  /** When each node last failed an attempt (clock ms); -Infinity once it answered. Only a client with a region reads it. */
   private readonly failedAt: number[];
+  /**
+   * Each start's round of the nodes, made once: a call without a region takes its plan from here
+   * and allocates nothing for it.
+   */
+  private readonly rounds: readonly (readonly number[])[];
 
   constructor(
-    private readonly count: number,
+    count: number,
     private readonly local: readonly boolean[] | undefined,
     inOrder: boolean,
     private readonly clock: () => number = () => Date.now(),
   ) {
     this.failedAt = Array.from({ length: count }, () => -Infinity);
+    this.rounds = Array.from({ length: count }, (_, from) => Array.from({ length: count }, (_, i) => (from + i) % count));
     const candidates = Array.from({ length: count }, (_, i) => i).filter((i) => local?.[i] ?? true);
     this.start = (inOrder ? candidates[0] : candidates[Math.floor(Math.random() * candidates.length)]) ?? 0;
   }
 
-  /** The nodes of one call, each once, in the order to try them; first is the node its route names. */
-  plan(first: number | undefined): number[] {
-    const from = first ?? this.start;
-    const round = Array.from({ length: this.count }, (_, i) => (from + i) % this.count);
+  /**
+   * The nodes of one call, each once, in the order to try them; first is the node its route names.
+   * Without a region it is the same array for every call from one node: the caller only reads it.
+   */
+  plan(first: number | undefined): readonly number[] {
     const local = this.local;
-    if (local === undefined) return round;
+    if (local === undefined) return this.rounds[first ?? this.start] as readonly number[];
     const now = this.clock();
     const rank = (i: number): number => (now - (this.failedAt[i] ?? -Infinity) < LOCAL_RETRY_MS ? 2 : 0) + (local[i] === true ? 0 : 1);
     // The rest go round from the start, whatever node the route named: Array.sort is stable.
-    const rest = Array.from({ length: this.count }, (_, i) => (this.start + i) % this.count).filter((i) => i !== first);
+    const rest = (this.rounds[this.start] as readonly number[]).filter((i) => i !== first);
     rest.sort((a, b) => rank(a) - rank(b));
     return first === undefined ? rest : [first, ...rest];
   }
 
   /** Node idx answered a call whose route named first. */
   answered(idx: number, first: number | undefined): void {
-    this.failedAt[idx] = -Infinity;
     if (this.local === undefined) {
       if (idx !== (first ?? this.start)) this.start = idx;
-    } else if (this.local[idx] === true && idx !== first) {
-      this.start = idx;
+      return;
     }
+    this.failedAt[idx] = -Infinity;
+    if (this.local[idx] === true && idx !== first) this.start = idx;
   }
 
-  /** Node idx failed an attempt in a way that sends the call to another node. */
+  /** Node idx failed an attempt in a way that sends the call to another node; without a region that changes no plan. */
   failed(idx: number): void {
-    this.failedAt[idx] = this.clock();
+    if (this.local !== undefined) this.failedAt[idx] = this.clock();
   }
 }

@@ -139,6 +139,17 @@ test("without a region, calls go round the nodes from the leader or the node tha
   assert.deepEqual(order.plan(undefined), [0, 1, 2]);
 });
 
+test("without a region, a call's plan is made once for each node it can start at, not once a call", () => {
+  const order = new NodeOrder(5, undefined, true, () => 0);
+  for (const first of [undefined, 0, 3, 4]) {
+    assert.equal(order.plan(first), order.plan(first), `two calls from ${first ?? "the start"} each made a plan`);
+  }
+  assert.deepEqual(order.plan(3), [3, 4, 0, 1, 2]);
+  order.answered(4, undefined);
+  assert.equal(order.plan(undefined), order.plan(4), "the start's plan is the one of the node that answered");
+  assert.deepEqual(order.plan(undefined), [4, 0, 1, 2, 3]);
+});
+
 test("with several local nodes, clients spread over them and keep to them", () => {
   const starts = new Set<number>();
   for (let i = 0; i < 200; i++) {
