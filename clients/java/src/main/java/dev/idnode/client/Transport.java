@@ -93,6 +93,11 @@ final class Transport {
   private final AtomicInteger preferred;
   /** With a region: the order calls try the nodes in; null without one. */
   private final RegionRouting regions;
+  /**
+   * Without a region: each node's round of the nodes, from it, made once so that a call takes
+   * its order without allocating one. Shared by every call: only read.
+   */
+  private final int[][] rounds;
   private final AtomicInteger leader = new AtomicInteger(-1);
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<String, Integer> grants = new LinkedHashMap<>(16, 0.75f, false) {
@@ -111,6 +116,13 @@ final class Transport {
     this.callTimeout = callTimeout;
     this.backoff = backoff;
     this.preferred = new AtomicInteger(inOrder ? 0 : ThreadLocalRandom.current().nextInt(addrs.size()));
+    int n = this.addrs.size();
+    this.rounds = new int[n][n];
+    for (int first = 0; first < n; first++) {
+      for (int i = 0; i < n; i++) {
+        rounds[first][i] = (first + i) % n;
+      }
+    }
     ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "idnode-client-retry");
       t.setDaemon(true);
@@ -253,16 +265,15 @@ final class Transport {
     return regions.order(toLeader && l >= 0 && !regions.skipping(l) ? l : -1);
   }
 
-  /** The nodes in the order a call tries them, first the given one whatever its state. */
+  /**
+   * The nodes in the order a call tries them, first the given one whatever its state. Without a
+   * region it is the same array for every call from first, which callers only read.
+   */
   int[] orderFrom(int first) {
     if (regions != null) {
       return regions.order(first);
     }
-    int[] out = new int[addrs.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = (first + i) % out.length;
-    }
-    return out;
+    return rounds[first];
   }
 
   /**
