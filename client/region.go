@@ -7,16 +7,26 @@ import (
 	mrand "math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
 
 // regionSkip is how long a node whose attempt failed goes to the end of a regional client's
-// order. A node that is down refuses at once, but each refusal is still an attempt, and the
-// calls that follow should not pay it again while the node is down. Once it has passed, the
-// node is tried in its place again, so a local node that came back takes its calls back
-// within about a second.
+// order after its first failure. A node that is down refuses at once, but each refusal is still
+// an attempt, and the calls that follow should not pay it again while the node is down. Once it
+// has passed, the node is tried in its place again, so a local node that came back takes its
+// calls back within about a second.
 const regionSkip = time.Second
+
+// regionSkipMax caps the skip, which doubles each time the node fails again after its skip
+// ended. A node that hangs rather than refuses (paused, or its network blackholed) costs a
+// whole attempt timeout each time its skip ends, so a fixed second would be a latency spike a
+// second for as long as it hangs; doubling makes those spikes rarer the longer it lasts. But a
+// skipped node is tried first again only when its skip ends, so the skip is also how long
+// calls keep crossing to other regions after the node is back: 30 s keeps that to half a
+// minute while a node that never answers costs one attempt timeout every 30 s.
+const regionSkipMax = 30 * time.Second
 
 // WithRegion tells the client the region it runs in and the region of each of its nodes:
 // nodeRegions maps addresses given to Dial to their region, and a node it leaves out counts as
@@ -44,8 +54,8 @@ func WithRegion(region string, nodeRegions map[string]string) Option {
 }
 
 // regionOrder is the order in which a Client with a region (WithRegion) tries its nodes: its
-// own region's first, then the others', each node that failed within regionSkip after those
-// that did not.
+// own region's first, then the others', each node within its skip (see failed) after those
+// that are not.
 type regionOrder struct {
 	local, remote []int64 // node indexes, in the order given to Dial
 	isLocal       []bool  // by node index
@@ -55,8 +65,11 @@ type regionOrder struct {
 	// remoteStart is where the turn of the remote nodes starts (a position in remote): a
 	// random one spreads clients whose region is down over the other regions.
 	remoteStart int
-	failedAt    []atomic.Int64 // by node index: when its last attempt failed (UnixNano); 0 once it answers
-	now         func() time.Time
+	// skipUntil and skipFor are, by node index, when the node's skip ends (UnixNano) and how
+	// long that skip is; both are 0 once it answers. mu orders the failures that change them.
+	skipUntil, skipFor []atomic.Int64
+	mu                 sync.Mutex
+	now                func() time.Time
 }
 
 // newRegionOrder checks a WithRegion configuration against the addresses given to Dial and
@@ -67,7 +80,12 @@ func newRegionOrder(region string, nodeRegions map[string]string, addrs []string
 			return nil, fmt.Errorf("WithRegion: %s is not one of the client's nodes %v", addr, addrs)
 		}
 	}
-	r := &regionOrder{isLocal: make([]bool, len(addrs)), failedAt: make([]atomic.Int64, len(addrs)), now: time.Now}
+	r := &regionOrder{
+		isLocal:   make([]bool, len(addrs)),
+		skipUntil: make([]atomic.Int64, len(addrs)),
+		skipFor:   make([]atomic.Int64, len(addrs)),
+		now:       time.Now,
+	}
 	for i, addr := range addrs {
 		if nodeRegions[addr] == region {
 			r.local = append(r.local, int64(i))
@@ -91,7 +109,7 @@ func newRegionOrder(region string, nodeRegions map[string]string, addrs []string
 
 // order is the nodes one call tries, in turn: first unless it is -1 (the leader, or the node
 // that granted a HiLo range), then the local nodes from the one that answered last, then the
-// remote ones; a node that failed within regionSkip comes after every node that did not.
+// remote ones; a node within its skip (see failed) comes after every node that is not.
 func (r *regionOrder) order(first int64) []int64 {
 	out := make([]int64, 0, len(r.isLocal))
 	if first >= 0 {
@@ -100,9 +118,9 @@ func (r *regionOrder) order(first int64) []int64 {
 	var skipped []int64
 	now := r.now().UnixNano()
 	add := func(i int64) {
-		switch f := r.failedAt[i].Load(); {
+		switch {
 		case i == first:
-		case f != 0 && now-f < int64(regionSkip):
+		case now < r.skipUntil[i].Load():
 			skipped = append(skipped, i)
 		default:
 			out = append(out, i)
@@ -118,17 +136,36 @@ func (r *regionOrder) order(first int64) []int64 {
 	return append(out, skipped...)
 }
 
-// answered notes that node i answered a call: it is no longer skipped, and when it is local
-// the next call starts there.
+// answered notes that node i answered a call: it is no longer skipped, its next failure is
+// skipped for regionSkip again, and when it is local the next call starts there.
 func (r *regionOrder) answered(i int64) {
-	r.failedAt[i].Store(0)
+	if r.skipFor[i].Load() != 0 {
+		r.mu.Lock()
+		r.skipUntil[i].Store(0)
+		r.skipFor[i].Store(0)
+		r.mu.Unlock()
+	}
 	if r.isLocal[i] {
 		r.start.Store(i)
 	}
 }
 
 // failed notes that an attempt on node i failed in a way another node may not (down, no
-// quorum, timed out, busy): the next calls try it after the others for a while.
+// quorum, timed out, busy): the next calls try it after the others for a while. That is
+// regionSkip after its first failure, twice the last skip when it fails again after that skip
+// ended, up to regionSkipMax; a failure within the skip (another call's attempt, or one that
+// found every other node failing too) starts the same skip again.
 func (r *regionOrder) failed(i int64) {
-	r.failedAt[i].Store(r.now().UnixNano())
+	now := r.now().UnixNano()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	skip := r.skipFor[i].Load()
+	switch {
+	case skip == 0:
+		skip = int64(regionSkip)
+	case now >= r.skipUntil[i].Load():
+		skip = min(2*skip, int64(regionSkipMax))
+	}
+	r.skipFor[i].Store(skip)
+	r.skipUntil[i].Store(now + skip)
 }
