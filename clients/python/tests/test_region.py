@@ -238,3 +238,62 @@ def test_a_node_left_out_of_node_regions_is_in_another_region(cl: FakeNodes) -> 
     with idnode.Client([cl.addr(0), cl.addr(1)], region="west", node_regions={cl.addr(1): "west"}, nodes_in_order=True) as c:
         c.generate("users/")
     assert cl.taken() == [1]
+
+
+def test_a_node_that_keeps_failing_is_skipped_longer_each_time() -> None:
+    from idnode._core import Nodes
+
+    now = [100.0]
+    # Nodes 1 and 2 are the client's region's; the client starts at node 1.
+    nodes = Nodes(["a:1", "b:1", "c:1"], True, frozenset({1, 2}))
+    nodes.clock = lambda: now[0]
+
+    def skipped(node: int) -> bool:
+        return nodes.order(nodes.preferred, False)[-1] == node
+
+    def want_skip(node: int, seconds: float) -> None:
+        assert skipped(node), f"node {node} not skipped right after its failure"
+        now[0] += seconds - 0.001
+        assert skipped(node), f"node {node} back in its place before {seconds} s"
+        now[0] += 0.001
+        assert not skipped(node), f"node {node} still skipped {seconds} s after its failure"
+
+    for seconds in (1, 2, 4, 8, 16, 30, 30):
+        nodes.failed(1)
+        assert not skipped(2), "node 2 skipped while only node 1 failed"
+        want_skip(1, seconds)
+
+    nodes.answered(1, 1)
+    nodes.failed(1)
+    now[0] += 0.5
+    nodes.failed(1)  # within its skip: the same second again, from now
+    want_skip(1, 1)
+
+    nodes.failed(1)
+    nodes.failed(2)
+    now[0] += 1
+    assert skipped(1) and not skipped(2), "node 1 failed for the second time and node 2 for the first: want node 1 skipped 2 s, node 2 1 s"
+
+
+def test_a_local_node_that_stays_down_is_asked_ever_more_rarely(cl: FakeNodes) -> None:
+    now = [0.0]
+    with idnode.Client([cl.addr(0), cl.addr(1)], region="west", node_regions=cl.regions("east", "west"), backoff=FAST) as c:
+        c._nodes.clock = lambda: now[0]
+        cl.down = {1}
+
+        def asked_over(seconds: float) -> int:
+            """Makes a call every half second for ``seconds``; how often node 1 was asked."""
+            for _ in range(int(seconds * 2)):
+                c.generate("users/")
+                now[0] += 0.5
+            return cl.taken().count(1)
+
+        assert asked_over(7) == 3, "want node 1 asked at 0 s, 1 s and 3 s: skipped 1 s, then 2 s, then 4 s"
+        assert asked_over(0.5) == 1, "want node 1 asked again once its 4 s skip ended"
+        cl.down = set()
+        now[0] += 8
+        c.generate("users/")
+        assert cl.taken() == [1]
+        cl.down = {1}
+        assert asked_over(1) == 1
+        assert asked_over(0.5) == 1, "once node 1 answered, its next failure skips it for a second again"

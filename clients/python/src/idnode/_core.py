@@ -16,7 +16,7 @@ from typing import Any, Callable, FrozenSet, Generic, Iterable, List, Mapping, O
 import grpc
 
 from . import errors
-from ._region import SKIP_FAILED, local_nodes
+from ._region import local_nodes, next_skip
 
 T = TypeVar("T")
 
@@ -262,10 +262,10 @@ class Nodes:
 
     With a region (``local``: the indexes of the nodes in the client's region) calls try the
     local nodes before the others, and a node whose attempt just failed comes after the nodes
-    that did not fail for a while (see :data:`SKIP_FAILED`). Only a local node becomes the
-    start: clients spread over the local nodes by where they start, and an outage of their
-    region that they all rode out on one remote node must not leave them all on one local
-    node afterwards."""
+    that did not fail for a while, longer while it keeps failing (see :func:`next_skip`). Only
+    a local node becomes the start: clients spread over the local nodes by where they start,
+    and an outage of their region that they all rode out on one remote node must not leave
+    them all on one local node afterwards."""
 
     def __init__(self, addrs: Sequence[str], in_order: bool, local: Optional[FrozenSet[int]] = None) -> None:
         self.addrs = tuple(addrs)
@@ -273,7 +273,9 @@ class Nodes:
         starts = sorted(local) if local is not None else range(len(self.addrs))
         self.preferred = starts[0] if in_order else random.choice(starts)  # spread clients
         self.leader: Optional[int] = None
+        # Per node, when its skip ends (clock seconds) and how long it is; 0.0 once it answers.
         self.failed_until = [0.0] * len(self.addrs)
+        self.skip = [0.0] * len(self.addrs)
         self.clock: Callable[[], float] = time.monotonic
         # Each start's round of the list, made once: a call without a region takes its order
         # from here and builds nothing of its own.
@@ -302,6 +304,7 @@ class Nodes:
                 self.preferred = node
             return
         self.failed_until[node] = 0.0
+        self.skip[node] = 0.0
         if node in self.local:
             self.preferred = node
 
@@ -309,7 +312,9 @@ class Nodes:
         """The node itself failed an attempt: down, unreachable, busy or too slow. Without a
         region it changes nothing: such a client tries its nodes in turn whatever failed."""
         if self.local is not None:
-            self.failed_until[node] = self.clock() + SKIP_FAILED
+            now = self.clock()
+            skip = self.skip[node] = next_skip(self.skip[node], self.failed_until[node], now)
+            self.failed_until[node] = now + skip
 
     def learn_leader(self, md: Optional[Iterable[Tuple[str, Any]]]) -> None:
         """Remember the leader a node named in its response header. An address that is none of

@@ -13,10 +13,31 @@ _REGION_CHARS = frozenset(string.ascii_letters + string.digits + "-_.")
 
 SKIP_FAILED = 1.0
 """Seconds a node whose attempt failed because of the node itself (no connection, busy, too
-slow) comes after the nodes that did not fail, in a client with a region. A local node that
-went down would otherwise cost every call a failed attempt before the call fails over to a
-node of another region, which answers it; once the time is up the node is tried first again,
-and calls come back to it when it answers."""
+slow) comes after the nodes that did not fail, in a client with a region, after its first
+failure. A local node that went down would otherwise cost every call a failed attempt before
+the call fails over to a node of another region, which answers it; once the time is up the
+node is tried first again, and calls come back to it when it answers."""
+
+SKIP_FAILED_MAX = 30.0
+"""Seconds the skip of a node that keeps failing grows to at most (see :func:`next_skip`). A
+node that hangs rather than refuses (paused, or its network blackholed) costs a whole attempt
+timeout each time its skip ends, so a fixed second would be a latency spike a second for as
+long as it hangs. But a skipped node is tried first again only when its skip ends, so the skip
+is also how long calls keep crossing to other regions after the node is back: 30 s keeps that
+to half a minute while a node that never answers costs one attempt timeout every 30 s."""
+
+
+def next_skip(skip: float, until: float, now: float) -> float:
+    """The seconds a node that failed at ``now`` is skipped for, given its current skip
+    (``skip`` seconds, ending at ``until``; 0 since it last answered): :data:`SKIP_FAILED` at
+    first, twice the last skip when it failed again after that skip ended, up to
+    :data:`SKIP_FAILED_MAX`. A failure within the skip (another call's attempt, or one that
+    found every other node failing too) starts the same skip again."""
+    if skip == 0:
+        return SKIP_FAILED
+    if now >= until:
+        return min(2 * skip, SKIP_FAILED_MAX)
+    return skip
 
 
 def _check_label(label: object, where: str = "") -> str:
