@@ -56,11 +56,22 @@ export function localNodes(
 }
 
 /**
- * How long a node of the client's region that failed is tried only after the others: a dead node
- * then costs one failed attempt a second rather than one a call, and calls return to it about a
- * second after it is back.
+ * How long a node of the client's region that failed is tried only after the others, after its
+ * first failure: a dead node then costs one failed attempt a second rather than one a call, and
+ * calls return to it about a second after it is back.
  */
 export const LOCAL_RETRY_MS = 1000;
+
+/**
+ * What the wait of a node that keeps failing grows to at most: it doubles each time the node
+ * fails again after its wait ended. A node that hangs rather than refuses (paused, or its network
+ * blackholed) costs a whole attempt timeout each time its wait ends, so a fixed second would be a
+ * latency spike a second for as long as it hangs. But a node that waits is tried first again only
+ * when its wait ends, so the wait is also how long calls keep crossing to other regions after the
+ * node is back: 30 s keeps that to half a minute while a node that never answers costs one attempt
+ * timeout every 30 s.
+ */
+export const LOCAL_RETRY_MAX_MS = 30_000;
 
 /**
  * The order in which one call tries the client's nodes, and what the client remembers between
@@ -72,14 +83,16 @@ export const LOCAL_RETRY_MS = 1000;
  * (the one that answered last; at first a random one, or the first when the nodes are kept in
  * order), goes on to the other nodes of its region, then to the other regions' nodes. A node of
  * another region that answered never becomes the start, so calls come back to the region as soon
- * as one of its nodes answers, and a node that failed within LOCAL_RETRY_MS is tried only after
- * every node that did not.
+ * as one of its nodes answers, and a node that failed is tried only after every node that did not
+ * until its wait ends (see failed).
  */
 export class NodeOrder {
   /** Where a call that names no node starts; with a region, always a node of it. */
   private start: number;
-  /** When each node last failed an attempt (clock ms); -Infinity once it answered. Only a client with a region reads it. */
-  private readonly failedAt: number[];
+  /** When each node's wait ends (clock ms); -Infinity once it answered. Only a client with a region reads it. */
+  private readonly waitUntil: number[];
+  /** How long each node's wait is (ms); 0 once it answered. */
+  private readonly waitMs: number[];
   /**
    * Each start's round of the nodes, made once: a call without a region takes its plan from here
    * and allocates nothing for it.
@@ -92,7 +105,8 @@ export class NodeOrder {
     inOrder: boolean,
     private readonly clock: () => number = () => Date.now(),
   ) {
-    this.failedAt = Array.from({ length: count }, () => -Infinity);
+    this.waitUntil = Array.from({ length: count }, () => -Infinity);
+    this.waitMs = Array.from({ length: count }, () => 0);
     this.rounds = Array.from({ length: count }, (_, from) => Array.from({ length: count }, (_, i) => (from + i) % count));
     const candidates = Array.from({ length: count }, (_, i) => i).filter((i) => local?.[i] ?? true);
     this.start = (inOrder ? candidates[0] : candidates[Math.floor(Math.random() * candidates.length)]) ?? 0;
@@ -106,7 +120,7 @@ export class NodeOrder {
     const local = this.local;
     if (local === undefined) return this.rounds[first ?? this.start] as readonly number[];
     const now = this.clock();
-    const rank = (i: number): number => (now - (this.failedAt[i] ?? -Infinity) < LOCAL_RETRY_MS ? 2 : 0) + (local[i] === true ? 0 : 1);
+    const rank = (i: number): number => (now < (this.waitUntil[i] ?? -Infinity) ? 2 : 0) + (local[i] === true ? 0 : 1);
     // The rest go round from the start, whatever node the route named: Array.sort is stable.
     const rest = (this.rounds[this.start] as readonly number[]).filter((i) => i !== first);
     rest.sort((a, b) => rank(a) - rank(b));
@@ -119,12 +133,25 @@ export class NodeOrder {
       if (idx !== (first ?? this.start)) this.start = idx;
       return;
     }
-    this.failedAt[idx] = -Infinity;
+    this.waitUntil[idx] = -Infinity;
+    this.waitMs[idx] = 0;
     if (this.local[idx] === true && idx !== first) this.start = idx;
   }
 
-  /** Node idx failed an attempt in a way that sends the call to another node; without a region that changes no plan. */
+  /**
+   * Node idx failed an attempt in a way that sends the call to another node; without a region that
+   * changes no plan. It waits LOCAL_RETRY_MS after its first failure, twice its last wait when it
+   * fails again after that wait ended, up to LOCAL_RETRY_MAX_MS; a failure within the wait (another
+   * call's attempt, or one that found every other node failing too) starts the same wait again.
+   */
   failed(idx: number): void {
-    if (this.local !== undefined) this.failedAt[idx] = this.clock();
+    if (this.local === undefined) return;
+    const now = this.clock();
+    const last = this.waitMs[idx] ?? 0;
+    let wait = last;
+    if (last === 0) wait = LOCAL_RETRY_MS;
+    else if (now >= (this.waitUntil[idx] ?? -Infinity)) wait = Math.min(2 * last, LOCAL_RETRY_MAX_MS);
+    this.waitMs[idx] = wait;
+    this.waitUntil[idx] = now + wait;
   }
 }

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client, Code } from "../../src/index.js";
-import { LOCAL_RETRY_MS, NodeOrder } from "../../src/region.js";
+import { LOCAL_RETRY_MAX_MS, LOCAL_RETRY_MS, NodeOrder } from "../../src/region.js";
 import { FakeNode, Reply, Seen, statusBody } from "../support/fakenode.js";
 
 const fastBackoff = { initialMs: 1, maxMs: 5 };
@@ -121,8 +121,43 @@ test("a local node that failed is tried after the others for a second, then firs
   assert.deepEqual(order.plan(undefined), [0, 2, 1, 3], "the node was not tried first again after its second");
   order.failed(0);
   order.answered(2, undefined);
-  now += LOCAL_RETRY_MS;
+  // Node 0 failed again once its second was up, without answering in between: it waits two.
+  now += 2 * LOCAL_RETRY_MS;
   assert.deepEqual(order.plan(undefined), [2, 0, 3, 1], "the local node that answered is not where calls start");
+});
+
+test("a node that keeps failing after each wait waits twice as long each time, up to the cap; an answer starts afresh", () => {
+  let now = 1_000_000;
+  // Nodes 0 and 2 are of the client's region, 1 of another; the client starts at node 0.
+  const order = new NodeOrder(3, [true, false, true], true, () => now);
+  const waits = (idx: number): boolean => {
+    const plan = order.plan(undefined);
+    return plan[plan.length - 1] === idx;
+  };
+  const wantWait = (idx: number, ms: number): void => {
+    assert.ok(waits(idx), `node ${idx} not behind the others right after it failed`);
+    now += ms - 1;
+    assert.ok(waits(idx), `node ${idx} back in its place before ${ms} ms`);
+    now += 1;
+    assert.ok(!waits(idx), `node ${idx} still behind the others ${ms} ms after it failed`);
+  };
+  for (const ms of [1000, 2000, 4000, 8000, 16000, LOCAL_RETRY_MAX_MS, LOCAL_RETRY_MAX_MS]) {
+    order.failed(0);
+    assert.ok(!waits(2), "node 2 waits while only node 0 failed");
+    wantWait(0, ms);
+  }
+  assert.equal(LOCAL_RETRY_MAX_MS, 30_000);
+
+  order.answered(0, undefined);
+  order.failed(0);
+  now += 500;
+  order.failed(0); // within its wait: the same second again, from now
+  wantWait(0, LOCAL_RETRY_MS);
+
+  order.failed(0);
+  order.failed(2);
+  now += LOCAL_RETRY_MS;
+  assert.ok(waits(0) && !waits(2), "node 0 failed for the second time and node 2 for the first: want node 0 waiting 2 s, node 2 1 s");
 });
 
 test("without a region, calls go round the nodes from the leader or the node that answered last, as before", () => {
