@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 
 /**
  * The order in which a client with a region tries its nodes: its own region's first, then the
- * others', and a node that just failed to be reached last, for {@link #SKIP} after its failure.
+ * others', and a node that just failed to be reached last, for {@link #SKIP} after its first
+ * failure and longer while it keeps failing (see {@link #unreachable}).
  * A call that any node answers then stays in the region while one of its nodes is up, and does
  * not pay a failed attempt on a dead neighbour each time it is made.
  */
@@ -22,6 +23,17 @@ final class RegionRouting {
    * restart takes, and short enough that calls come back to a local node soon after it does.
    */
   static final Duration SKIP = Duration.ofSeconds(1);
+
+  /**
+   * What the skip of a node that keeps failing grows to at most: it doubles each time the node
+   * fails again after its skip ended. A node that hangs rather than refuses (paused, or its
+   * network blackholed) costs a whole call timeout each time its skip ends, so a fixed second
+   * would be a latency spike a second for as long as it hangs. But a skipped node is tried first
+   * again only when its skip ends, so the skip is also how long calls keep crossing to other
+   * regions after the node is back: 30 s keeps that to half a minute while a node that never
+   * answers costs one call timeout every 30 s.
+   */
+  static final Duration SKIP_MAX = Duration.ofSeconds(30);
 
   /** The server's rule for {@code --region} (cmd/idnode/region.go), empty excepted. */
   private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -36,6 +48,13 @@ final class RegionRouting {
   private final AtomicInteger remoteStart;
   /** Per node, the time (of {@link #clock}) until which it goes last; 0 when it is not. */
   private final AtomicLongArray skipUntil;
+  /**
+   * Per node, how long (nanoseconds) its last skip was; 0 once it answered. {@link #retryDue}
+   * clears a skip that ended, but not this: a failure that follows makes the skip grow.
+   */
+  private final AtomicLongArray skipNanos;
+  /** Orders the changes of a node's skip, so that two of them do not mix. */
+  private final Object skipLock = new Object();
   private final LongSupplier clock;
 
   /**
@@ -67,6 +86,7 @@ final class RegionRouting {
     this.localStart = new AtomicInteger(inOrder ? 0 : ThreadLocalRandom.current().nextInt(local.length));
     this.remoteStart = new AtomicInteger(inOrder || remote.length == 0 ? 0 : ThreadLocalRandom.current().nextInt(remote.length));
     this.skipUntil = new AtomicLongArray(addrs.size());
+    this.skipNanos = new AtomicLongArray(addrs.size());
     this.clock = clock;
   }
 
@@ -149,10 +169,27 @@ final class RegionRouting {
     return until != 0 && clock.getAsLong() - until >= 0 && skipUntil.compareAndSet(node, until, 0);
   }
 
-  /** A node could not be reached: it goes last for {@link #SKIP}. */
+  /**
+   * A node could not be reached: it goes last for {@link #SKIP} after its first failure, twice
+   * its last skip when it fails again after that skip ended, up to {@link #SKIP_MAX}. A failure
+   * within the skip (another call's attempt, or one that found every other node failing too)
+   * starts the same skip again.
+   */
   void unreachable(int node) {
-    long until = clock.getAsLong() + SKIP.toNanos();
-    skipUntil.set(node, until == 0 ? 1 : until);
+    synchronized (skipLock) {
+      long now = clock.getAsLong();
+      long last = skipNanos.get(node);
+      long until = skipUntil.get(node);
+      long skip = last;
+      if (last == 0) {
+        skip = SKIP.toNanos();
+      } else if (until == 0 || now - until >= 0) {
+        skip = Math.min(2 * last, SKIP_MAX.toNanos());
+      }
+      skipNanos.set(node, skip);
+      long end = now + skip;
+      skipUntil.set(node, end == 0 ? 1 : end);
+    }
   }
 
   /**
@@ -161,8 +198,11 @@ final class RegionRouting {
    * calls go back to the local nodes as soon as one answers again.
    */
   void answered(int node, int first) {
-    if (skipUntil.get(node) != 0) {
-      skipUntil.set(node, 0);
+    if (skipNanos.get(node) != 0) {
+      synchronized (skipLock) {
+        skipUntil.set(node, 0);
+        skipNanos.set(node, 0);
+      }
     }
     if (node == first) {
       return;

@@ -94,6 +94,81 @@ class RegionRoutingTest {
   }
 
   @Test
+  void aNodeThatKeepsFailingIsSkippedTwiceAsLongEachTimeUpToTheCap() {
+    // Nodes 0 and 2 are west's, 1 is east's; the order starts at node 0.
+    RegionRouting r = new RegionRouting(List.of("a:1", "b:1", "c:1"), "west",
+        Map.of("a:1", "west", "b:1", "east", "c:1", "west"), true, now::get);
+    long second = RegionRouting.SKIP.toNanos();
+    for (long skip : new long[] {second, 2 * second, 4 * second, 8 * second, 16 * second, 30 * second, 30 * second}) {
+      r.unreachable(0);
+      assertTrue(!goesLast(r, 2), "node 2 goes last while only node 0 failed");
+      wantSkip(r, 0, skip);
+    }
+    assertEquals(Duration.ofSeconds(30), RegionRouting.SKIP_MAX);
+
+    r.answered(0, 0);
+    r.unreachable(0);
+    now.addAndGet(second / 2);
+    r.unreachable(0); // within its skip: the same second again, from now
+    wantSkip(r, 0, second);
+
+    r.unreachable(0);
+    r.unreachable(2);
+    now.addAndGet(second);
+    assertTrue(goesLast(r, 0) && !goesLast(r, 2), "node 0 failed for the second time, node 2 for the first: want 2 s and 1 s");
+  }
+
+  @Test
+  void aSkipThatEndedAndWasRetriedStillGrowsOnTheNextFailure() {
+    RegionRouting r = new RegionRouting(List.of("a:1", "b:1"), "west", Map.of("a:1", "west", "b:1", "east"), true, now::get);
+    r.unreachable(0);
+    now.addAndGet(RegionRouting.SKIP.toNanos());
+    assertTrue(r.retryDue(0), "the first call after the skip is told to retry");
+    r.unreachable(0);
+    wantSkip(r, 0, 2 * RegionRouting.SKIP.toNanos());
+  }
+
+  @Test
+  void aLocalNodeThatStaysDownIsAskedEverMoreRarely() {
+    westClient(true, west1, east);
+    for (int i = 0; i < 4; i++) {
+      west1.refuseBare(Status.Code.UNAVAILABLE);
+    }
+    assertEquals(3, askedOver(west1, 14), "W1 asked at 0 s, 1 s and 3 s of its first 7 s down: skipped 1 s, then 2 s, then 4 s");
+    assertEquals(1, askedOver(west1, 1), "W1 asked again once its 4 s skip ended");
+    now.addAndGet(Duration.ofSeconds(8).toNanos());
+    assertEquals(List.of("users/@W1"), client.generate("users/", 1), "W1 answers once its 8 s skip ended");
+
+    west1.refuseBare(Status.Code.UNAVAILABLE).refuseBare(Status.Code.UNAVAILABLE);
+    assertEquals(1, askedOver(west1, 2), "W1 failed again, then skipped");
+    assertEquals(1, askedOver(west1, 1), "once W1 answered, its next failure skips it for a second again");
+  }
+
+  /** Makes calls half a second apart; how many of them asked node. */
+  private int askedOver(FakeNode node, int calls) {
+    int before = node.calls.size();
+    for (int i = 0; i < calls; i++) {
+      assertEquals(List.of("users/@E"), client.generate("users/", 1));
+      now.addAndGet(Duration.ofMillis(500).toNanos());
+    }
+    return node.calls.size() - before;
+  }
+
+  private static boolean goesLast(RegionRouting r, int node) {
+    int[] order = r.order(-1);
+    return order[order.length - 1] == node;
+  }
+
+  /** Node goes last for skip nanoseconds from now, not one more; the clock is left at its end. */
+  private void wantSkip(RegionRouting r, int node, long skip) {
+    assertTrue(goesLast(r, node), "node " + node + " not last right after its failure");
+    now.addAndGet(skip - 1);
+    assertTrue(goesLast(r, node), "node " + node + " back in its place before " + skip + " ns");
+    now.addAndGet(1);
+    assertTrue(!goesLast(r, node), "node " + node + " still last " + skip + " ns after its failure");
+  }
+
+  @Test
   void identitiesGoToTheLeaderInAnotherRegion() {
     westClient(true, east, west1);
     west1.leader(east.addr());
