@@ -511,7 +511,7 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 			}
 			return err
 		}
-		if fo.regions != nil {
+		if fo.regions != nil && nodeFailed(err) {
 			fo.regions.failed(idx)
 		}
 		last = err

@@ -75,7 +75,7 @@ type fakeNode struct {
 	srv   *grpc.Server
 
 	mu          sync.Mutex
-	down        bool  // answer UNAVAILABLE
+	down        bool  // answer UNAVAILABLE NO_QUORUM, as a node cut off from the majority does
 	refuse      error // answer it without doing anything, as a node shedding load does
 	hang        bool  // answer nothing until the call's context ends
 	loseAnswers int   // do the work, then answer UNAVAILABLE

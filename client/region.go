@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/idnode/idnode/reason"
 )
 
 // regionSkip is how long a node whose attempt failed goes to the end of a regional client's
@@ -150,8 +152,19 @@ func (r *regionOrder) answered(i int64) {
 	}
 }
 
-// failed notes that an attempt on node i failed in a way another node may not (down, no
-// quorum, timed out, busy): the next calls try it after the others for a while. That is
+// nodeFailed reports whether a retryable failure was the node's own (see failed): it carries
+// no idnode reason (the node could not be reached, or the attempt's own deadline passed), or
+// the node refused it as busy. A refusal with any other idnode reason (NO_QUORUM,
+// OUTCOME_UNKNOWN …) is about the cluster, which any other node shares: skipping the node
+// would only send the calls to other regions for as long as its skip lasts, long after the
+// cluster has recovered.
+func nodeFailed(err error) bool {
+	r := reason.Of(err)
+	return r == "" || r == reason.Busy
+}
+
+// failed notes that an attempt on node i failed because of the node itself (see nodeFailed:
+// down, timed out, busy): the next calls try it after the others for a while. That is
 // regionSkip after its first failure, twice the last skip when it fails again after that skip
 // ended, up to regionSkipMax; a failure within the skip (another call's attempt, or one that
 // found every other node failing too) starts the same skip again.

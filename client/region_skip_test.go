@@ -3,6 +3,10 @@ package client
 import (
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/idnode/idnode/reason"
 )
 
 // skippedNow reports whether local node i comes after the nodes that are not skipped: last in
@@ -74,7 +78,7 @@ func TestRegionalClientAsksAFailingNodeEverMoreRarely(t *testing.T) {
 	c := dialTest(t, addrs, WithRegion("west", map[string]string{addrs[0]: "east", addrs[1]: "west"}))
 	clock := newFakeClock()
 	c.regions.now = clock.now
-	nodes[1].set(func(n *fakeNode) { n.down = true })
+	takeDown(nodes[1], true)
 	// callEach makes one call every 500 ms over d and returns how often B was asked meanwhile.
 	callEach := func(d time.Duration) int {
 		before := nodes[1].callCount()
@@ -93,16 +97,56 @@ func TestRegionalClientAsksAFailingNodeEverMoreRarely(t *testing.T) {
 	if got := callEach(500 * time.Millisecond); got != 1 {
 		t.Fatalf("B asked %d times 7 s after it went down; want once, its 4 s skip over", got)
 	}
-	nodes[1].set(func(n *fakeNode) { n.down = false })
+	takeDown(nodes[1], false)
 	clock.advance(8 * time.Second)
 	if got := generateAt(t, c); got != "B" {
 		t.Fatalf("once B's skip ended and it is back, answered by %s; want B", got)
 	}
-	nodes[1].set(func(n *fakeNode) { n.down = true })
+	takeDown(nodes[1], true)
 	if got := callEach(time.Second); got != 1 {
 		t.Fatalf("B asked %d times in the second after it failed again; want once", got)
 	}
 	if got := callEach(500 * time.Millisecond); got != 1 {
 		t.Fatalf("B asked %d times a second after its first failure since it answered; want once, its skip back to 1 s", got)
+	}
+}
+
+// Only a failure of the node itself skips it: no answer (no idnode reason), the attempt's own
+// timeout, or NODE_BUSY. A refusal with another idnode reason is about the cluster, which the
+// other nodes share, so the local node stays first: skipping it would keep calls in another
+// region for as long as its skip lasts after the cluster recovered.
+func TestRegionSkipsOnlyANodeThatFailedItself(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		fail    func(n *fakeNode)
+		skipped bool
+	}{
+		{"no quorum", func(n *fakeNode) { n.down = true }, false},
+		{"outcome unknown", func(n *fakeNode) {
+			n.refuse = reason.Error(codes.Unavailable, reason.OutcomeUnknown, "fake: leadership lost")
+		}, false},
+		{"unreachable", func(n *fakeNode) { n.refuse = errUnreachable }, true},
+		{"busy", func(n *fakeNode) { n.refuse = reason.Error(codes.ResourceExhausted, reason.Busy, "fake: busy") }, true},
+		{"attempt timed out", func(n *fakeNode) { n.hang = true }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, nodes, addrs := fakeCluster(t, "A", "B")
+			c := dialTest(t, addrs, WithCallTimeout(50*time.Millisecond),
+				WithRegion("west", map[string]string{addrs[0]: "east", addrs[1]: "west"}))
+			c.regions.now = newFakeClock().now
+			nodes[1].set(tc.fail)
+			for range 2 {
+				if got := generateAt(t, c); got != "A" {
+					t.Fatalf("with B, west's only node, failing, answered by %s; want A", got)
+				}
+			}
+			want := 2
+			if tc.skipped {
+				want = 1
+			}
+			if got := nodes[1].callCount(); got != want {
+				t.Fatalf("B asked %d times by two calls after it failed; want %d (skipped: %v)", got, want, tc.skipped)
+			}
+		})
 	}
 }

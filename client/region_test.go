@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -23,6 +26,21 @@ func newFakeClock() *fakeClock {
 
 func (f *fakeClock) now() time.Time          { return time.Unix(0, f.ns.Load()) }
 func (f *fakeClock) advance(d time.Duration) { f.ns.Add(int64(d)) }
+
+// errUnreachable is how an attempt on a node the client cannot reach fails: UNAVAILABLE with
+// no idnode reason, for the node never answered.
+var errUnreachable = status.Error(codes.Unavailable, "fake: connection refused")
+
+// takeDown makes n fail every call as a node the client cannot reach does, or, with down
+// false, answer again.
+func takeDown(n *fakeNode, down bool) {
+	n.set(func(n *fakeNode) {
+		n.refuse = nil
+		if down {
+			n.refuse = errUnreachable
+		}
+	})
+}
 
 // regionalCluster starts fake nodes A (east), B and C (west) and D (south), and a client in
 // west that keeps its nodes in order and reads clock.
@@ -56,12 +74,12 @@ func TestRegionalCallsStayInTheClientsRegion(t *testing.T) {
 			t.Fatalf("server-side ID answered by %s; want B, the first node of west", got)
 		}
 	}
-	nodes[1].set(func(n *fakeNode) { n.down = true })
+	takeDown(nodes[1], true)
 	if got := generateAt(t, c); got != "C" {
 		t.Fatalf("with B down, server-side ID answered by %s; want C, the other node of west", got)
 	}
 	failedAtB := nodes[1].callCount()
-	nodes[2].set(func(n *fakeNode) { n.down = true })
+	takeDown(nodes[2], true)
 	for range 3 {
 		if got := generateAt(t, c); got != "A" && got != "D" {
 			t.Fatalf("with west down, server-side ID answered by %s; want a node of another region", got)
@@ -74,8 +92,8 @@ func TestRegionalCallsStayInTheClientsRegion(t *testing.T) {
 	if calledC != 2 {
 		t.Fatalf("C was asked %d times; want 2 (its answer, then its one failure)", calledC)
 	}
-	nodes[1].set(func(n *fakeNode) { n.down = false })
-	nodes[2].set(func(n *fakeNode) { n.down = false })
+	takeDown(nodes[1], false)
+	takeDown(nodes[2], false)
 	if got := generateAt(t, c); got == "B" || got == "C" {
 		t.Fatalf("server-side ID answered by %s within a second of its failure; want it skipped for now", got)
 	}
@@ -94,11 +112,11 @@ func TestRegionalCallsReturnToTheirRegionAfterAFailover(t *testing.T) {
 	c := dialTest(t, addrs, WithRegion("west", map[string]string{addrs[0]: "east", addrs[1]: "west"}))
 	clock := newFakeClock()
 	c.regions.now = clock.now
-	nodes[1].set(func(n *fakeNode) { n.down = true })
+	takeDown(nodes[1], true)
 	if got := generateAt(t, c); got != "A" {
 		t.Fatalf("with west's only node down, answered by %s; want A", got)
 	}
-	nodes[1].set(func(n *fakeNode) { n.down = false })
+	takeDown(nodes[1], false)
 	clock.advance(regionSkip)
 	if got := generateAt(t, c); got != "B" {
 		t.Fatalf("once B is back, answered by %s; want B, not A which answered last", got)
