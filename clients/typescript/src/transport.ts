@@ -331,6 +331,17 @@ function didNothing(err: IdnodeError): boolean {
 }
 
 /**
+ * Whether a failed attempt was the node's own failure, which puts it behind the others for a while
+ * (NodeOrder.failed): no idnode reason (the node unreachable, or the attempt's timeout passed), or
+ * NODE_BUSY. A refusal with another reason (NO_QUORUM, OUTCOME_UNKNOWN …) is about the cluster,
+ * which every node shares: putting a healthy local node behind remote ones for it would keep calls
+ * in other regions long after the cluster recovered.
+ */
+function nodeFailed(err: IdnodeError): boolean {
+  return err.reason === "" || err.reason === Reason.NODE_BUSY;
+}
+
+/**
  * The client's way to the nodes: failover across them with backoff and jitter, the leader hint,
  * per-attempt timeouts, credentials and database on every request.
  */
@@ -404,7 +415,7 @@ export class Transport {
         } catch (e) {
           if (deadline.aborted) throw i > 0 && last !== undefined ? this.exhausted(last, i + 1, deadline.error()) : deadline.error();
           if (!(e instanceof IdnodeError) || !retryable(e) || (req.atMostOnce === true && !didNothing(e))) throw e;
-          this.order.failed(idx);
+          if (nodeFailed(e)) this.order.failed(idx);
           last = e;
         }
       }

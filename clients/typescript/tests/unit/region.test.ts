@@ -5,16 +5,19 @@ import { LOCAL_RETRY_MAX_MS, LOCAL_RETRY_MS, NodeOrder } from "../../src/region.
 import { FakeNode, Reply, Seen, statusBody } from "../support/fakenode.js";
 
 const fastBackoff = { initialMs: 1, maxMs: 5 };
-const down: Reply = { status: 503, body: statusBody(Code.UNAVAILABLE, "node stopping", "NODE_STOPPING") };
+/** What a proxy in front of a node that is down answers: UNAVAILABLE with no idnode reason. */
+const down: Reply = { status: 503, body: { code: Code.UNAVAILABLE, message: "no healthy upstream" } };
 
 /** A fake node with a tag, a gRPC address it reports in its status, and a switch that takes it down. */
 class TaggedNode {
   up = true;
+  /** How it fails while not up. */
+  failure: Reply = down;
   readonly fake: FakeNode;
   constructor(readonly tag: string, readonly grpc: string, leaderGrpc: string) {
     const hint = { "grpc-metadata-idnode-leader": leaderGrpc };
     this.fake = new FakeNode((req) => {
-      if (!this.up) return down;
+      if (!this.up) return this.failure;
       if (req.path.startsWith("/v1/status")) return { status: 200, body: { self: tag, nodes: [{ tag, grpcAddress: grpc }] }, headers: hint };
       if (req.path.endsWith(":next") && req.path.startsWith("/v1/identities")) return { status: 200, body: { first: "1", last: "1" }, headers: hint };
       if (req.path.startsWith("/v1/hilo")) return { status: 200, body: { low: "1", high: "32", serverTag: tag }, headers: hint };
@@ -103,6 +106,27 @@ test("a local node that fails is skipped; calls go to the other local node, then
     assert.deepEqual(seen(), [4, 4, 3], "calls left the local node that answered");
     await client.close();
   });
+});
+
+test("only the node's own failure puts a local node behind the others: unreachable, timed out or busy, not a refusal for the cluster", async () => {
+  const failures: [what: string, reply: Reply, skipped: boolean][] = [
+    ["NO_QUORUM", { status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") }, false],
+    ["OUTCOME_UNKNOWN", { status: 503, body: statusBody(Code.UNAVAILABLE, "leadership lost", "OUTCOME_UNKNOWN") }, false],
+    ["no idnode reason", down, true],
+    ["NODE_BUSY", { status: 429, body: statusBody(Code.RESOURCE_EXHAUSTED, "busy", "NODE_BUSY") }, true],
+    ["the attempt's timeout", "hang", true],
+  ];
+  for (const [what, reply, skipped] of failures) {
+    await withTagged([["L", "127.0.0.1:1"], ["R", "127.0.0.1:2"]], "", async ([l, r], addrs) => {
+      const client = new Client(addrs, { region: "west", nodeRegions: { [addrs[0]!]: "west", [addrs[1]!]: "east" }, backoff: fastBackoff, attemptTimeoutMs: 50 });
+      l!.up = false;
+      l!.failure = reply;
+      for (let i = 0; i < 2; i++) assert.deepEqual(await client.generate("users/"), ["users/1-R"], `with L failing (${what}), the remote node answers`);
+      assert.equal(l!.calls("/v1/ids").length, skipped ? 1 : 2, `after L failed (${what}), the next call ${skipped ? "asked it again at once" : "did not ask it first"}`);
+      assert.equal(r!.calls("/v1/ids").length, 2);
+      await client.close();
+    });
+  }
 });
 
 test("a local node that failed is tried after the others for a second, then first again", () => {
