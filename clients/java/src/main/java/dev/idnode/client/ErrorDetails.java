@@ -16,6 +16,9 @@ import java.util.Map;
 final class ErrorDetails {
   private static final String ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
 
+  /** The ErrorInfo domain of idnode's own reasons. */
+  static final String DOMAIN = "idnode.dev";
+
   record Info(String reason, String domain, Map<String, String> metadata) {
     static final Info NONE = new Info("", "", Map.of());
   }

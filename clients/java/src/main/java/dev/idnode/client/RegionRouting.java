@@ -12,14 +12,14 @@ import java.util.regex.Pattern;
 
 /**
  * The order in which a client with a region tries its nodes: its own region's first, then the
- * others', and a node that just failed to be reached last, for {@link #SKIP} after its first
- * failure and longer while it keeps failing (see {@link #unreachable}).
+ * others', and a node that just failed itself (could not be reached, or was busy) last, for
+ * {@link #SKIP} after its first failure and longer while it keeps failing (see {@link #failed}).
  * A call that any node answers then stays in the region while one of its nodes is up, and does
  * not pay a failed attempt on a dead neighbour each time it is made.
  */
 final class RegionRouting {
   /**
-   * How long a node that could not be reached goes to the end of the order: about what a
+   * How long a node that failed itself goes to the end of the order: about what a
    * restart takes, and short enough that calls come back to a local node soon after it does.
    */
   static final Duration SKIP = Duration.ofSeconds(1);
@@ -170,12 +170,13 @@ final class RegionRouting {
   }
 
   /**
-   * A node could not be reached: it goes last for {@link #SKIP} after its first failure, twice
-   * its last skip when it fails again after that skip ended, up to {@link #SKIP_MAX}. A failure
-   * within the skip (another call's attempt, or one that found every other node failing too)
-   * starts the same skip again.
+   * A node failed an attempt itself (could not be reached, or was busy; a refusal for the
+   * cluster, such as NO_QUORUM, does not count): it goes last for {@link #SKIP} after its first
+   * failure, twice its last skip when it fails again after that skip ended, up to
+   * {@link #SKIP_MAX}. A failure within the skip (another call's attempt, or one that found
+   * every other node failing too) starts the same skip again.
    */
-  void unreachable(int node) {
+  void failed(int node) {
     synchronized (skipLock) {
       long now = clock.getAsLong();
       long last = skipNanos.get(node);

@@ -397,8 +397,8 @@ final class Transport {
         result.completeExceptionally(e);
         return;
       }
-      if (regions != null && unreachable(e)) {
-        regions.unreachable(node);
+      if (regions != null && nodeFailed(sre)) {
+        regions.failed(node);
       }
       last = e;
       i++;
@@ -461,13 +461,16 @@ final class Transport {
     }
 
     /**
-     * Whether the node itself could not be reached, rather than refused for the cluster: no
-     * connection, a connection lost under the call, or no answer within the call timeout. A
-     * node's own refusals carry an ErrorInfo reason.
+     * Whether the node itself failed a retryable attempt, which puts it last for a while: it
+     * sent no idnode ErrorInfo (no connection, a connection lost under the call, or no answer
+     * within the call timeout), or it refused as busy. A refusal with another idnode reason
+     * (NO_QUORUM, OUTCOME_UNKNOWN …) is about the cluster, which every node shares: putting a
+     * healthy local node last for it would keep calls in other regions long after the cluster
+     * recovered.
      */
-    private boolean unreachable(IdnodeException e) {
-      return e.reason().equals(e.code().name())
-          && (e.code() == Status.Code.UNAVAILABLE || e.code() == Status.Code.UNKNOWN || e.code() == Status.Code.DEADLINE_EXCEEDED);
+    private static boolean nodeFailed(StatusRuntimeException sre) {
+      ErrorDetails.Info info = ErrorDetails.of(sre);
+      return !ErrorDetails.DOMAIN.equals(info.domain()) || Reasons.NODE_BUSY.equals(info.reason());
     }
 
     private NodesFailedException stopped(String why) {

@@ -94,26 +94,50 @@ class RegionRoutingTest {
   }
 
   @Test
+  void onlyTheNodesOwnFailureSkipsIt() {
+    westClient(true, west1, east);
+    // A refusal for the cluster: the other nodes share it, so W1 stays first.
+    for (String reason : List.of(Reasons.NO_QUORUM, Reasons.OUTCOME_UNKNOWN)) {
+      west1.refuse(Status.Code.UNAVAILABLE, reason, Map.of());
+      assertEquals(List.of("users/@E"), client.generate("users/", 1));
+      assertEquals(List.of("users/@W1"), client.generate("users/", 1), "W1 was skipped after refusing " + reason);
+    }
+    // Busy, or not reached at all: W1 itself failed, and goes last for a second.
+    west1.refuse(Status.Code.RESOURCE_EXHAUSTED, Reasons.NODE_BUSY, Map.of());
+    int asked = west1.calls.size();
+    assertEquals(List.of("users/@E"), client.generate("users/", 1));
+    assertEquals(List.of("users/@E"), client.generate("users/", 1), "W1 asked again at once after refusing NODE_BUSY");
+    assertEquals(asked + 1, west1.calls.size());
+    now.addAndGet(RegionRouting.SKIP.toNanos());
+    assertEquals(List.of("users/@W1"), client.generate("users/", 1));
+    west1.refuseBare(Status.Code.UNAVAILABLE);
+    asked = west1.calls.size();
+    assertEquals(List.of("users/@E"), client.generate("users/", 1));
+    assertEquals(List.of("users/@E"), client.generate("users/", 1), "W1 asked again at once after it could not be reached");
+    assertEquals(asked + 1, west1.calls.size());
+  }
+
+  @Test
   void aNodeThatKeepsFailingIsSkippedTwiceAsLongEachTimeUpToTheCap() {
     // Nodes 0 and 2 are west's, 1 is east's; the order starts at node 0.
     RegionRouting r = new RegionRouting(List.of("a:1", "b:1", "c:1"), "west",
         Map.of("a:1", "west", "b:1", "east", "c:1", "west"), true, now::get);
     long second = RegionRouting.SKIP.toNanos();
     for (long skip : new long[] {second, 2 * second, 4 * second, 8 * second, 16 * second, 30 * second, 30 * second}) {
-      r.unreachable(0);
+      r.failed(0);
       assertTrue(!goesLast(r, 2), "node 2 goes last while only node 0 failed");
       wantSkip(r, 0, skip);
     }
     assertEquals(Duration.ofSeconds(30), RegionRouting.SKIP_MAX);
 
     r.answered(0, 0);
-    r.unreachable(0);
+    r.failed(0);
     now.addAndGet(second / 2);
-    r.unreachable(0); // within its skip: the same second again, from now
+    r.failed(0); // within its skip: the same second again, from now
     wantSkip(r, 0, second);
 
-    r.unreachable(0);
-    r.unreachable(2);
+    r.failed(0);
+    r.failed(2);
     now.addAndGet(second);
     assertTrue(goesLast(r, 0) && !goesLast(r, 2), "node 0 failed for the second time, node 2 for the first: want 2 s and 1 s");
   }
@@ -121,10 +145,10 @@ class RegionRoutingTest {
   @Test
   void aSkipThatEndedAndWasRetriedStillGrowsOnTheNextFailure() {
     RegionRouting r = new RegionRouting(List.of("a:1", "b:1"), "west", Map.of("a:1", "west", "b:1", "east"), true, now::get);
-    r.unreachable(0);
+    r.failed(0);
     now.addAndGet(RegionRouting.SKIP.toNanos());
     assertTrue(r.retryDue(0), "the first call after the skip is told to retry");
-    r.unreachable(0);
+    r.failed(0);
     wantSkip(r, 0, 2 * RegionRouting.SKIP.toNanos());
   }
 
