@@ -84,6 +84,7 @@ type fakeNode struct {
 	auth        [][]string // the authorization metadata of each call
 	databases   [][]string // the idnode-database metadata of each call
 	leader      string     // when set, every answer names it in LeaderHeader, as nodes do
+	arrived     func()     // when set, called with each call counted, before it is answered
 }
 
 // startFakeNode serves a fake node tagged tag on a loopback port, its gRPC server made with
@@ -148,7 +149,11 @@ func (n *fakeNode) enter(ctx context.Context, reqID string) (lose bool, err erro
 		n.loseAnswers--
 		lose = true
 	}
+	arrived := n.arrived
 	n.mu.Unlock()
+	if arrived != nil {
+		arrived()
+	}
 	switch {
 	case down:
 		return false, reason.Error(codes.Unavailable, reason.NoQuorum, "fake node "+n.tag+": no quorum")
