@@ -68,7 +68,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The non-blocking face of {@link IdnodeClient}: the same calls, each returning a
@@ -740,7 +739,7 @@ public final class AsyncIdnodeClient {
   }
 
   private Deadline deadlineNow() {
-    return Deadline.after(deadline.toNanos(), TimeUnit.NANOSECONDS);
+    return transport.deadlineAfter(deadline);
   }
 
   /** A request id for one logical call; its retries reuse it. */

@@ -28,6 +28,7 @@ import dev.idnode.v1.WhoAmIResponse;
 import dev.idnode.v1.WorkerLease;
 import io.grpc.ChannelCredentials;
 import io.grpc.ClientInterceptor;
+import io.grpc.Deadline;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -727,6 +728,7 @@ public final class IdnodeClient implements AutoCloseable {
     private String region;
     private Map<String, String> nodeRegions;
     private LongSupplier clock = System::nanoTime;
+    private Deadline.Ticker deadlineTicker = Deadline.getSystemTicker();
     private char separator = '/';
     private Function<Class<?>, String> collectionName = CollectionNames::of;
 
@@ -943,6 +945,15 @@ public final class IdnodeClient implements AutoCloseable {
     }
 
     /**
+     * The clock calls' deadlines pass on: a test's seam, apart from {@link #clock}, so that a
+     * test can pass a deadline on an event rather than wait for it.
+     */
+    Builder deadlineTicker(Deadline.Ticker ticker) {
+      this.deadlineTicker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /**
      * The cluster's identity parts separator (default {@code /}), which HiLo tags are checked
      * against.
      *
@@ -981,7 +992,7 @@ public final class IdnodeClient implements AutoCloseable {
       List<ClientInterceptor> chain = new ArrayList<>(interceptors);
       java.util.Collections.reverse(chain);
       RegionRouting regions = region == null ? null : new RegionRouting(nodes, region, nodeRegions, inOrder, clock);
-      Transport transport = new Transport(nodes, addr -> dial(addr, creds, chain), bearer, database, callTimeout, backoff, inOrder, regions);
+      Transport transport = new Transport(nodes, addr -> dial(addr, creds, chain), bearer, database, callTimeout, backoff, inOrder, regions, deadlineTicker);
       AsyncIdnodeClient async = new AsyncIdnodeClient(transport, deadline, separator);
       return new IdnodeClient(async, new Generators(async), collectionName, true);
     }

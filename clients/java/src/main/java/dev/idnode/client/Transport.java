@@ -86,6 +86,8 @@ final class Transport {
   private final List<Channel> intercepted;
   private final java.time.Duration callTimeout;
   private final Backoff backoff;
+  /** The clock deadlines are read on: the system's, but for a test's. */
+  private final Deadline.Ticker ticker;
   private final ScheduledExecutorService timer;
   /** Runs the callbacks of futures the client completes on an event loop (handOff). */
   private final ExecutorService callbacks;
@@ -110,11 +112,12 @@ final class Transport {
   };
 
   Transport(List<String> addrs, Function<String, ManagedChannel> dial, String bearer, String database,
-      java.time.Duration callTimeout, Backoff backoff, boolean inOrder, RegionRouting regions) {
+      java.time.Duration callTimeout, Backoff backoff, boolean inOrder, RegionRouting regions, Deadline.Ticker ticker) {
     this.addrs = List.copyOf(addrs);
     this.regions = regions;
     this.callTimeout = callTimeout;
     this.backoff = backoff;
+    this.ticker = ticker;
     this.preferred = new AtomicInteger(inOrder ? 0 : ThreadLocalRandom.current().nextInt(addrs.size()));
     int n = this.addrs.size();
     this.rounds = new int[n][n];
@@ -162,6 +165,11 @@ final class Transport {
 
   ScheduledExecutorService timer() {
     return timer;
+  }
+
+  /** The deadline d from now, on the transport's clock (every deadline a call compares). */
+  Deadline deadlineAfter(java.time.Duration d) {
+    return Deadline.after(d.toNanos(), TimeUnit.NANOSECONDS, ticker);
   }
 
   /**
@@ -359,7 +367,7 @@ final class Transport {
         // down; the client's own pause is the shorter one, so a node back up is used again.
         channels.get(node).resetConnectBackoff();
       }
-      Deadline perAttempt = Deadline.after(callTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      Deadline perAttempt = deadlineAfter(callTimeout);
       boolean callersDeadline = !perAttempt.isBefore(deadline);
       CallOptions options = CallOptions.DEFAULT.withDeadline(callersDeadline ? deadline : perAttempt);
       if (onEventLoop) {

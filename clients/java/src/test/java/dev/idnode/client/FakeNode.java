@@ -62,6 +62,7 @@ final class FakeNode implements AutoCloseable {
   private final Server server;
   private volatile String leader;
   private volatile boolean silent;
+  private volatile Runnable arrival = () -> {};
 
   FakeNode(String name) {
     this.name = name;
@@ -114,6 +115,12 @@ final class FakeNode implements AutoCloseable {
   /** Name this address as the leader in every answer's idnode-leader header. */
   FakeNode leader(String addr) {
     this.leader = addr;
+    return this;
+  }
+
+  /** Run this as each call arrives, before it is answered. */
+  FakeNode onArrival(Runnable r) {
+    this.arrival = r;
     return this;
   }
 
@@ -221,6 +228,7 @@ final class FakeNode implements AutoCloseable {
     /** Records the call; answers a queued refusal or holds it, else tells the caller to answer. */
     private boolean answerRefusal(String method, StreamObserver<?> out) {
       calls.add(method);
+      arrival.run();
       if (silent) {
         held.add(out);
         return false;
