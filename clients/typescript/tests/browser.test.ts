@@ -103,7 +103,9 @@ function dumpDom(chromium: string, url: string): Promise<string> {
     proc.stderr?.setEncoding("utf8");
     proc.stderr?.on("data", (c) => (err += String(c)));
     const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
-    proc.on("exit", (code) => {
+    // "close", not "exit": the DOM is Chromium's whole output, and at "exit" it may still be
+    // arriving.
+    proc.on("close", (code) => {
       clearTimeout(timer);
       rmSync(profile, { recursive: true, force: true });
       if (code === 0) resolve(out);

@@ -90,8 +90,10 @@ export class IdCluster {
     this.proc.stderr?.on("data", (chunk) => {
       this.stderrTail = (this.stderrTail + String(chunk)).slice(-4000);
     });
+    // "close", not "exit": an answer idcluster wrote just before it exited may still be unread
+    // at "exit", and its waiter would be told it exited instead.
     this.exited = new Promise((resolve) => {
-      this.proc.on("exit", () => {
+      this.proc.on("close", () => {
         for (const w of this.waiting.splice(0)) w.reject(new Error(`idcluster exited; its log ends:\n${this.stderrTail}`));
         resolve();
       });

@@ -14,10 +14,14 @@ test("a program that ends without close still gives its unused HiLo numbers back
     const addr = await node.listen();
     const child = spawn(process.execPath, [fileURLToPath(new URL("../support/exit-child.js", import.meta.url).href), addr], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
+    let err = "";
     child.stdout?.setEncoding("utf8");
     child.stdout?.on("data", (c) => (out += String(c)));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
-    assert.equal(code, 0);
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (c) => (err += String(c)));
+    // "close", not "exit": at "exit" the child's output may not all have been read yet.
+    const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    assert.equal(code, 0, err);
     assert.deepEqual(JSON.parse(out), ["orders/1-A", "orders/2-A", "orders/3-A"]);
     const returns = node.seen.filter((s) => s.path.endsWith(":return"));
     assert.equal(returns.length, 1, "no return at the end of the program");
