@@ -74,10 +74,7 @@ func TestRegionSkipDoublesWhileANodeKeepsFailing(t *testing.T) {
 // skip ends, 1 s, 2 s, then 4 s apart, and once it answers, a new failure skips it for a second
 // again.
 func TestRegionalClientAsksAFailingNodeEverMoreRarely(t *testing.T) {
-	_, nodes, addrs := fakeCluster(t, "A", "B")
-	c := dialTest(t, addrs, WithRegion("west", map[string]string{addrs[0]: "east", addrs[1]: "west"}))
-	clock := newFakeClock()
-	c.regions.now = clock.now
+	c, nodes, clock := westWithOneNode(t)
 	takeDown(nodes[1], true)
 	// callEach makes one call every 500 ms over d and returns how often B was asked meanwhile.
 	callEach := func(d time.Duration) int {

@@ -54,6 +54,17 @@ func regionalCluster(t *testing.T, opts ...Option) (*Client, []*fakeNode, []stri
 	return c, nodes, addrs, clock
 }
 
+// westWithOneNode starts fake nodes A (east) and B (west), the only node of its region, and a
+// client in west that reads clock.
+func westWithOneNode(t *testing.T) (*Client, []*fakeNode, *fakeClock) {
+	t.Helper()
+	_, nodes, addrs := fakeCluster(t, "A", "B")
+	c := dialTest(t, addrs, WithRegion("west", map[string]string{addrs[0]: "east", addrs[1]: "west"}))
+	clock := newFakeClock()
+	c.regions.now = clock.now
+	return c, nodes, clock
+}
+
 // generateAt makes one server-side ID and returns the tag of the node that answered it.
 func generateAt(t *testing.T, c *Client) string {
 	t.Helper()
@@ -108,10 +119,7 @@ func TestRegionalCallsStayInTheClientsRegion(t *testing.T) {
 // A remote node that answered while the client's region was down does not keep the calls: the
 // first call after the skip goes back to the local node.
 func TestRegionalCallsReturnToTheirRegionAfterAFailover(t *testing.T) {
-	_, nodes, addrs := fakeCluster(t, "A", "B")
-	c := dialTest(t, addrs, WithRegion("west", map[string]string{addrs[0]: "east", addrs[1]: "west"}))
-	clock := newFakeClock()
-	c.regions.now = clock.now
+	c, nodes, clock := westWithOneNode(t)
 	takeDown(nodes[1], true)
 	if got := generateAt(t, c); got != "A" {
 		t.Fatalf("with west's only node down, answered by %s; want A", got)
