@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.Deadline;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import java.lang.management.ManagementFactory;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.Test;
 class TransportOrderTest {
   private final Transport transport = new Transport(List.of("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3", "127.0.0.1:4", "127.0.0.1:5"),
       addr -> Grpc.newChannelBuilder(addr, InsecureChannelCredentials.create()).build(), null, null,
-      Duration.ofSeconds(1), new Backoff(Duration.ofMillis(5), Duration.ofMillis(20), 2, 0.2, 0), true, null);
+      Duration.ofSeconds(1), new Backoff(Duration.ofMillis(5), Duration.ofMillis(20), 2, 0.2, 0), true, null,
+      Deadline.getSystemTicker());
 
   @AfterEach
   void stop() {
