@@ -28,7 +28,13 @@ type conns struct {
 	extra       []grpc.DialOption
 	linkTimeout time.Duration
 	mu          sync.Mutex
-	byAdr       map[string]*grpc.ClientConn
+	byAdr       map[string]pooled
+}
+
+// pooled is one connection of the pool and the link that watches it.
+type pooled struct {
+	cc   *grpc.ClientConn
+	link *link
 }
 
 // newConns dials with mutual TLS when tlsCfg is set (the node's certificate and the CA), and
@@ -39,14 +45,14 @@ func newConns(dial Dialer, tlsCfg *tls.Config, secret Secret, extra []grpc.DialO
 	if tlsCfg != nil {
 		creds = credentials.NewTLS(tlsCfg)
 	}
-	return &conns{dial: dial, creds: creds, secret: secret, extra: extra, linkTimeout: linkTimeout, byAdr: make(map[string]*grpc.ClientConn)}
+	return &conns{dial: dial, creds: creds, secret: secret, extra: extra, linkTimeout: linkTimeout, byAdr: make(map[string]pooled)}
 }
 
 func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c, ok := p.byAdr[addr]; ok {
-		return c, nil
+		return c.cc, nil
 	}
 	opts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(p.creds),
@@ -59,21 +65,33 @@ func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
 			MinConnectTimeout: time.Second,
 		}),
 	}, flowcontrol.DialOptions()...)
-	opts = append(opts, newLink(p.linkTimeout).dialOptions(p.dial)...)
+	l := newLink(p.linkTimeout)
+	opts = append(opts, l.dialOptions(p.dial)...)
 	opts = append(opts, p.extra...)
 	c, err := grpc.NewClient("passthrough:///"+addr, opts...)
 	if err != nil {
 		return nil, err
 	}
-	p.byAdr[addr] = c
+	p.byAdr[addr] = pooled{c, l}
 	return c, nil
+}
+
+// revive makes the connection to addr, if there is one and it is not connected, dial again
+// now: this node has just heard from the node at addr (link.revive).
+func (p *conns) revive(addr string) {
+	p.mu.Lock()
+	c, ok := p.byAdr[addr]
+	p.mu.Unlock()
+	if ok {
+		c.link.revive(c.cc)
+	}
 }
 
 func (p *conns) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for addr, c := range p.byAdr {
-		c.Close()
+		c.cc.Close()
 		delete(p.byAdr, addr)
 	}
 }

@@ -117,15 +117,25 @@ func (f *Forwarder) Close() {
 }
 
 // track notes, every pollInterval, whether this node knows a leader, so that a call that finds
-// none knows how long the node has been without one.
+// none knows how long the node has been without one. When it learns a leader, after none or
+// another, the node has just heard from it, and a connection to it that gRPC is redialling
+// dials again at once (revive.go).
 func (f *Forwarder) track() {
 	defer close(f.stopped)
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
+	var known string // the address of the leader at the last look, "" if none
 	for {
-		if id, _ := f.cfg.Cluster.Leader(); id != "" {
+		id, addr := f.cfg.Cluster.Leader()
+		if id == "" {
+			addr = ""
+		} else {
 			f.knowsLeader()
 		}
+		if addr != known && addr != "" {
+			f.conns.revive(addr)
+		}
+		known = addr
 		select {
 		case <-f.stop:
 			return

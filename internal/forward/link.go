@@ -2,6 +2,7 @@ package forward
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -48,11 +49,15 @@ const PingEvery = 10 * time.Second
 // TCP_USER_TIMEOUT on it: the kernel then drops the connection once data sent on it has gone
 // unacknowledged for the link timeout.
 type link struct {
-	timeout time.Duration
-	heard   atomic.Int64 // UnixNano of the last answer (header, message or trailer) of any call
-	probing atomic.Bool  // a probe is under way
-	mu      sync.Mutex
-	conn    net.Conn // the newest network connection dialled; gRPC uses one at a time
+	timeout  time.Duration
+	heard    atomic.Int64 // UnixNano of the last answer (header, message or trailer) of any call
+	probing  atomic.Bool  // a probe is under way
+	reviving atomic.Bool  // a revive is under way (revive.go)
+	dials    atomic.Int64 // dials begun
+	mu       sync.Mutex
+	conn     net.Conn // the newest network connection dialled; gRPC uses one at a time
+	// abort ends the dial under way, nil when there is none.
+	abort context.CancelCauseFunc
 }
 
 func newLink(timeout time.Duration) *link { return &link{timeout: timeout} }
@@ -66,11 +71,23 @@ func (l *link) dialOptions(dial Dialer) []grpc.DialOption {
 	}
 	return []grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			l.mu.Lock()
+			l.abort = cancel
+			l.dials.Add(1)
+			l.mu.Unlock()
 			c, err := dial(ctx, addr)
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.abort = nil
+			if err == nil && errors.Is(context.Cause(ctx), errRevived) {
+				// Revived as the dial ended: the connection is of before, and goes too.
+				_ = c.Close()
+				c, err = nil, errRevived
+			}
 			if err == nil {
-				l.mu.Lock()
 				l.conn = c
-				l.mu.Unlock()
 			}
 			return c, err
 		}),

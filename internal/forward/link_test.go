@@ -10,6 +10,7 @@ import (
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/metadata"
 
@@ -36,19 +37,24 @@ func newPartition(t *testing.T, target string) *partition {
 }
 
 // relayThroughPartition starts a leader behind a partition and a forwarder with wait as its
-// election wait that reaches it through the partition, and relays one call to check the path.
-func relayThroughPartition(t *testing.T, wait time.Duration) (*forward.Forwarder, *partition) {
+// election wait that reaches it through the partition (with opts added to its connections'),
+// and relays one call to check the path. The forwarder's view of who leads is c.
+func relayThroughPartition(t *testing.T, wait time.Duration, opts ...grpc.DialOption) (f *forward.Forwarder, path *partition, c *fakeCluster) {
 	t.Helper()
-	path := newPartition(t, startLeader(t, func(context.Context) error { return nil }))
-	c := &fakeCluster{id: "F"}
-	c.set("L", "leader.internal:7000")
-	f := forward.New(forward.Config{Cluster: c, Dial: path.dial, Secret: testSecret, ElectionWait: wait})
+	path = newPartition(t, startLeader(t, func(context.Context) error { return nil }))
+	c = &fakeCluster{id: "F"}
+	c.set("L", leaderAddr)
+	f = forward.New(forward.Config{Cluster: c, Dial: path.dial, Secret: testSecret, ElectionWait: wait, DialOptions: opts})
 	t.Cleanup(f.Close)
 	if _, err := call(f, context.Background()); err != nil {
 		t.Fatalf("relay before the cut: %v", err)
 	}
-	return f, path
+	return f, path, c
 }
+
+// leaderAddr is the leader's address as the forwarder knows it; the partition's dialer
+// ignores it.
+const leaderAddr = "leader.internal:7000"
 
 // heal sends the connections opened from now on through a new, clean proxy.
 func (p *partition) heal(t *testing.T) {
@@ -95,7 +101,7 @@ func TestARelayAnswersSoonAfterAPartitionHeals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const wait = time.Second
-			f, path := relayThroughPartition(t, wait)
+			f, path, _ := relayThroughPartition(t, wait)
 
 			path.cut(t)
 			ctx, cancel := context.Background(), context.CancelFunc(func() {})
@@ -132,8 +138,8 @@ func TestASilentIdleConnectionIsReplaced(t *testing.T) {
 		t.Skip("waits for a keepalive ping, over 10 s")
 	}
 	const wait = time.Second
-	f, path := relayThroughPartition(t, wait)
-	cc, err := f.Conn("leader.internal:7000")
+	f, path, _ := relayThroughPartition(t, wait)
+	cc, err := f.Conn(leaderAddr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +179,7 @@ func TestASlowLeaderKeepsItsConnection(t *testing.T) {
 		return d.DialContext(ctx, "tcp", addr)
 	}
 	c := &fakeCluster{id: "F"}
-	c.set("L", "leader.internal:7000")
+	c.set("L", leaderAddr)
 	const wait = time.Second
 	f := forward.New(forward.Config{Cluster: c, Dial: dial, Secret: testSecret, ElectionWait: wait, PassOn: []string{"slow"}})
 	t.Cleanup(f.Close)
@@ -184,7 +190,7 @@ func TestASlowLeaderKeepsItsConnection(t *testing.T) {
 	if _, err := call(f, slow); err == nil {
 		t.Fatal("the slow leader answered within the hop's bound")
 	}
-	cc, err := f.Conn("leader.internal:7000")
+	cc, err := f.Conn(leaderAddr)
 	if err != nil {
 		t.Fatal(err)
 	}

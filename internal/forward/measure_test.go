@@ -1,0 +1,80 @@
+package forward_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/connectivity"
+)
+
+// TestMeasureHealToRelay measures, over IDNODE_HEAL_RUNS cuts, how long after a heal the
+// first relayed call is answered when the connection to the leader was being redialled into
+// the cut: the node had lost the leader, as Raft does after a heartbeat timeout, and learns it
+// again at the heal. The heals fall at even steps over one of gRPC's reconnect cycles (the
+// connect timeout and the longest backoff), so the runs cover every phase of it. It logs the
+// minimum, median and maximum; it is a measure, not a check, and is skipped without the
+// variable.
+func TestMeasureHealToRelay(t *testing.T) {
+	runs, _ := strconv.Atoi(os.Getenv("IDNODE_HEAL_RUNS"))
+	if runs <= 0 {
+		t.Skip("set IDNODE_HEAL_RUNS to the number of heals to measure")
+	}
+	const wait = time.Second
+	const cycle = 1600 * time.Millisecond // a connect timeout of 1 s and a backoff of up to 0.6 s
+	f, path, c := relayThroughPartition(t, wait)
+	cc, err := f.Conn(leaderAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var took []time.Duration
+	for i := range runs {
+		path.cut(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+		_, err := call(f, ctx)
+		cancel()
+		if err == nil {
+			t.Fatal("a relay into the blackhole was answered")
+		}
+		// The link replaces the silent connection; the node loses the leader; a call to
+		// another node's address (a Status probe) makes gRPC dial into the cut, and it keeps
+		// redialling once that attempt has failed.
+		waitForState(t, cc, connectivity.Idle)
+		c.set("", "")
+		cc.Connect()
+		waitForState(t, cc, connectivity.TransientFailure)
+		time.Sleep(cycle * time.Duration(i) / time.Duration(runs)) // the heal's phase, not a wait for an event
+
+		path.heal(t)
+		c.set("L", leaderAddr)
+		healed := time.Now()
+		for {
+			if _, err := call(f, context.Background()); err == nil {
+				break
+			}
+		}
+		took = append(took, time.Since(healed))
+		t.Logf("heal %d: the first relay answered %v after the heal", i+1, took[i].Round(time.Millisecond))
+	}
+	slices.Sort(took)
+	t.Logf("heal to the first relayed answer over %d runs: min %v, median %v, max %v", runs,
+		took[0].Round(time.Millisecond), took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
+}
+
+// waitForState waits until cc is in state want.
+func waitForState(t *testing.T, cc interface {
+	GetState() connectivity.State
+	WaitForStateChange(context.Context, connectivity.State) bool
+}, want connectivity.State) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for s := cc.GetState(); s != want; s = cc.GetState() {
+		if !cc.WaitForStateChange(ctx, s) {
+			t.Fatalf("the connection stayed %v, want %v", s, want)
+		}
+	}
+}
