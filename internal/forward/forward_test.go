@@ -54,13 +54,17 @@ func (c *fakeCluster) set(leader, address string) {
 // (a link's probe: link.go) at once, as a node's internal server does.
 type leaderServer struct {
 	healthpb.UnimplementedHealthServer
-	check func(ctx context.Context) error
+	check  func(ctx context.Context) error
+	probed func() // called on every probe answered; may be nil
 }
 
 const relayedService = "relayed"
 
 func (l *leaderServer) Check(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
 	if req.GetService() != relayedService {
+		if l.probed != nil {
+			l.probed()
+		}
 		return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
 	}
 	if err := l.check(ctx); err != nil {
@@ -69,9 +73,25 @@ func (l *leaderServer) Check(ctx context.Context, req *healthpb.HealthCheckReque
 	return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
 }
 
+// Watch is a relayed stream that the leader is slow to go on with: it answers once, then
+// sends nothing more until the stream ends, as a journal waiting on the leader's disk.
+func (l *leaderServer) Watch(_ *healthpb.HealthCheckRequest, s grpc.ServerStreamingServer[healthpb.HealthCheckResponse]) error {
+	if err := s.Send(&healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}); err != nil {
+		return err
+	}
+	<-s.Context().Done()
+	return s.Context().Err()
+}
+
 // startLeader serves check behind the receiving end's interceptors, with the fixed flow-control
 // windows of a node's internal server (no bandwidth-estimating pings), and returns its address.
 func startLeader(t *testing.T, check func(ctx context.Context) error) string {
+	t.Helper()
+	return serveLeader(t, &leaderServer{check: check})
+}
+
+// serveLeader serves l as startLeader does.
+func serveLeader(t *testing.T, l *leaderServer) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -79,7 +99,7 @@ func startLeader(t *testing.T, check func(ctx context.Context) error) string {
 	}
 	unary, stream := forward.Receiver("L", testSecret)
 	gs := grpc.NewServer(append(flowcontrol.ServerOptions(), grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream))...)
-	healthpb.RegisterHealthServer(gs, &leaderServer{check: check})
+	healthpb.RegisterHealthServer(gs, l)
 	go func() { _ = gs.Serve(lis) }()
 	t.Cleanup(gs.Stop)
 	return lis.Addr().String()

@@ -19,20 +19,25 @@ import (
 // and TCP retransmits it with exponential backoff: after a cut of 35 s the next retransmission
 // may be 20–30 s away. Reused after the heal, that connection carries nothing until then, and
 // every call relayed on it ends "the leader did not answer" although a new connection would
-// answer at once. Two things replace such a connection, so that a node relays again within
+// answer at once. Three things replace such a connection, so that a node relays again within
 // about the election wait of a heal:
 //
 //   - keepalive: gRPC pings every connection that has been silent for PingEvery, with or
 //     without calls on it, and closes it when no answer comes within the link timeout; this
-//     covers a stream and a connection nobody uses, but only after PingEvery (grpc-go allows no
-//     less than 10 s). With keepalive on, gRPC also sets TCP_USER_TIMEOUT to the link timeout,
-//     so the kernel drops a connection whose data stays unacknowledged that long.
+//     covers a connection nobody uses, but only after PingEvery (grpc-go allows no less than
+//     10 s). With keepalive on, gRPC also sets TCP_USER_TIMEOUT to the link timeout, so the
+//     kernel drops a connection whose data stays unacknowledged that long.
 //   - a silent call: a call on the connection that its caller gave up on (its deadline, the
 //     hop's bound, a leader change) while no answer to any call came back on the connection
 //     since it was sent makes the link suspect. A health check, which the internal server
 //     answers without Raft, then probes it; if no answer at all comes back within the link
 //     timeout, the connection is closed and gRPC dials a new one. A leader that is only slow
 //     (a minority leader, a stalled disk) still answers the probe, so its connection is kept.
+//   - a silent stream: while a stream is open, the connection is probed in the same way each
+//     time it has been silent for the link timeout (stream.go).
+//
+// A connection that gRPC then redials into the cut dials again as soon as the node hears from
+// the leader after the heal, not at gRPC's connect timeout and backoff (revive.go).
 //
 // The link timeout is the election wait (four election timeouts of --raft-rtt's timing, 1 s on
 // a LAN): at least forty round trips, long enough for a lost packet to be sent again, and the
@@ -94,6 +99,7 @@ func (l *link) dialOptions(dial Dialer) []grpc.DialOption {
 		grpc.WithStatsHandler(answers{l}),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: PingEvery, Timeout: l.timeout, PermitWithoutStream: true}),
 		grpc.WithChainUnaryInterceptor(l.watch),
+		grpc.WithChainStreamInterceptor(l.watchStream),
 	}
 }
 
