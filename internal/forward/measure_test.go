@@ -63,18 +63,3 @@ func TestMeasureHealToRelay(t *testing.T) {
 	t.Logf("heal to the first relayed answer over %d runs: min %v, median %v, max %v", runs,
 		took[0].Round(time.Millisecond), took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
 }
-
-// waitForState waits until cc is in state want.
-func waitForState(t *testing.T, cc interface {
-	GetState() connectivity.State
-	WaitForStateChange(context.Context, connectivity.State) bool
-}, want connectivity.State) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for s := cc.GetState(); s != want; s = cc.GetState() {
-		if !cc.WaitForStateChange(ctx, s) {
-			t.Fatalf("the connection stayed %v, want %v", s, want)
-		}
-	}
-}

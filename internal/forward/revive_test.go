@@ -23,17 +23,19 @@ func TestARedialledConnectionDialsAgainOnceTheLeaderIsHeardFrom(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cut  func(ctx context.Context, silent string) (net.Conn, error) // a dial during the cut
+		// backoff: the dial fails at once, and gRPC waits out its backoff before the next.
+		backoff bool
 	}{
 		{"in its backoff", func(context.Context, string) (net.Conn, error) {
 			return nil, errors.New("no route to host")
-		}},
+		}, true},
 		{"in a dial", func(ctx context.Context, _ string) (net.Conn, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
-		}},
+		}, false},
 		{"in a handshake", func(ctx context.Context, silent string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "tcp", silent)
-		}},
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr, silent := startLeader(t, func(context.Context) error { return nil }), silentListener(t)
@@ -62,7 +64,7 @@ func TestARedialledConnectionDialsAgainOnceTheLeaderIsHeardFrom(t *testing.T) {
 			}
 			cc.Connect()
 			<-began
-			if tc.name == "in its backoff" {
+			if tc.backoff {
 				waitForState(t, cc, connectivity.TransientFailure)
 			}
 
@@ -104,4 +106,16 @@ func silentListener(t *testing.T) string {
 		}
 	}()
 	return lis.Addr().String()
+}
+
+// waitForState waits until cc is in state want.
+func waitForState(t *testing.T, cc *grpc.ClientConn, want connectivity.State) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for s := cc.GetState(); s != want; s = cc.GetState() {
+		if !cc.WaitForStateChange(ctx, s) {
+			t.Fatalf("the connection stayed %v, want %v", s, want)
+		}
+	}
 }
