@@ -22,12 +22,16 @@ import (
 // during the cut: data goes in and nothing comes out, with no FIN or RST, as when a firewall
 // drops packets. A heal does not bring the connections of before back: over TCP they stay in
 // retransmission backoff for as long again as the cut lasted, longer than this test runs, so
-// here they stay blackholed. Connections opened after the heal pass.
+// here they stay blackholed. Connections opened after the heal pass. With dropSYN set, a
+// connection opened during the cut does not connect at all until its dial gives up, as when
+// the firewall drops its SYN too, rather than connecting to a proxy that blackholes it.
 type partition struct {
-	server *toxiproxy.ApiServer
-	target string
-	now    *toxiproxy.Proxy
-	route  atomic.Pointer[string]
+	server  *toxiproxy.ApiServer
+	target  string
+	now     *toxiproxy.Proxy
+	route   atomic.Pointer[string]
+	dropSYN atomic.Bool
+	isCut   atomic.Bool
 }
 
 func newPartition(t *testing.T, target string) *partition {
@@ -66,6 +70,7 @@ func (p *partition) heal(t *testing.T) {
 	t.Cleanup(p.now.Stop)
 	listen := p.now.Listen
 	p.route.Store(&listen)
+	p.isCut.Store(false)
 }
 
 // cut blackholes the proxy of the moment: its connections, and those opened until the heal.
@@ -77,9 +82,14 @@ func (p *partition) cut(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	p.isCut.Store(true)
 }
 
 func (p *partition) dial(ctx context.Context, _ string) (net.Conn, error) {
+	if p.dropSYN.Load() && p.isCut.Load() {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	var d net.Dialer
 	return d.DialContext(ctx, "tcp", *p.route.Load())
 }

@@ -15,17 +15,29 @@ import (
 // first relayed call is answered when the connection to the leader was being redialled into
 // the cut: the node had lost the leader, as Raft does after a heartbeat timeout, and learns it
 // again at the heal. The heals fall at even steps over one of gRPC's reconnect cycles (the
-// connect timeout and the longest backoff), so the runs cover every phase of it. It logs the
-// minimum, median and maximum; it is a measure, not a check, and is skipped without the
-// variable.
+// connect timeout and the longest backoff), so the runs cover every phase of it. Two cuts are
+// measured: one that drops the dial's SYN, as a firewall does, and one behind a proxy that
+// accepts the dial and blackholes it. It logs the minimum, median and maximum of each; it is
+// a measure, not a check, and is skipped without the variable.
 func TestMeasureHealToRelay(t *testing.T) {
 	runs, _ := strconv.Atoi(os.Getenv("IDNODE_HEAL_RUNS"))
 	if runs <= 0 {
 		t.Skip("set IDNODE_HEAL_RUNS to the number of heals to measure")
 	}
+	for _, dropSYN := range []bool{true, false} {
+		name := "the cut drops the dial's SYN"
+		if !dropSYN {
+			name = "a proxy accepts the dial and blackholes it"
+		}
+		t.Run(name, func(t *testing.T) { measureHealToRelay(t, runs, dropSYN) })
+	}
+}
+
+func measureHealToRelay(t *testing.T, runs int, dropSYN bool) {
 	const wait = time.Second
 	const cycle = 1600 * time.Millisecond // a connect timeout of 1 s and a backoff of up to 0.6 s
 	f, path, c := relayThroughPartition(t, wait)
+	path.dropSYN.Store(dropSYN)
 	cc, err := f.Conn(leaderAddr)
 	if err != nil {
 		t.Fatal(err)
