@@ -37,7 +37,8 @@ import (
 //     time it has been silent for the link timeout (stream.go).
 //
 // A connection that gRPC then redials into the cut dials again as soon as the node hears from
-// the leader after the heal, not at gRPC's connect timeout and backoff (revive.go).
+// the leader after the heal, without waiting out gRPC's backoff or a dial that the cut
+// swallowed (revive.go).
 //
 // The link timeout is the election wait (four election timeouts of --raft-rtt's timing, 1 s on
 // a LAN): at least forty round trips, long enough for a lost packet to be sent again, and the
