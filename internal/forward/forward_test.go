@@ -85,13 +85,13 @@ func (l *leaderServer) Watch(_ *healthpb.HealthCheckRequest, s grpc.ServerStream
 
 // startLeader serves check behind the receiving end's interceptors, with the fixed flow-control
 // windows of a node's internal server (no bandwidth-estimating pings), and returns its address.
-func startLeader(t *testing.T, check func(ctx context.Context) error) string {
+func startLeader(t testing.TB, check func(ctx context.Context) error) string {
 	t.Helper()
 	return serveLeader(t, &leaderServer{check: check})
 }
 
 // serveLeader serves l as startLeader does.
-func serveLeader(t *testing.T, l *leaderServer) string {
+func serveLeader(t testing.TB, l *leaderServer) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -113,7 +113,7 @@ func (r refused) Error() string { return "refused: " + r.cause.Error() }
 // testSecret is the cluster secret of the test's nodes.
 func testSecret() []byte { return []byte("0123456789abcdef-test") }
 
-func newForwarder(t *testing.T, c *fakeCluster, wait time.Duration) *forward.Forwarder {
+func newForwarder(t testing.TB, c *fakeCluster, wait time.Duration) *forward.Forwarder {
 	f := forward.New(forward.Config{
 		Cluster:      c,
 		Secret:       testSecret,

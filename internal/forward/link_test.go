@@ -34,7 +34,7 @@ type partition struct {
 	isCut   atomic.Bool
 }
 
-func newPartition(t *testing.T, target string) *partition {
+func newPartition(t testing.TB, target string) *partition {
 	p := &partition{server: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop()), target: target}
 	p.heal(t)
 	return p
@@ -43,7 +43,7 @@ func newPartition(t *testing.T, target string) *partition {
 // relayThroughPartition starts a leader behind a partition and a forwarder with wait as its
 // election wait that reaches it through the partition (with opts added to its connections'),
 // and relays one call to check the path. The forwarder's view of who leads is c.
-func relayThroughPartition(t *testing.T, wait time.Duration, opts ...grpc.DialOption) (f *forward.Forwarder, path *partition, c *fakeCluster) {
+func relayThroughPartition(t testing.TB, wait time.Duration, opts ...grpc.DialOption) (f *forward.Forwarder, path *partition, c *fakeCluster) {
 	t.Helper()
 	path = newPartition(t, startLeader(t, func(context.Context) error { return nil }))
 	c = &fakeCluster{id: "F"}
@@ -61,7 +61,7 @@ func relayThroughPartition(t *testing.T, wait time.Duration, opts ...grpc.DialOp
 const leaderAddr = "leader.internal:7000"
 
 // heal sends the connections opened from now on through a new, clean proxy.
-func (p *partition) heal(t *testing.T) {
+func (p *partition) heal(t testing.TB) {
 	t.Helper()
 	p.now = toxiproxy.NewProxy(p.server, "path-"+time.Now().Format("150405.000000"), "127.0.0.1:0", p.target)
 	if err := p.now.Start(); err != nil {
@@ -74,7 +74,7 @@ func (p *partition) heal(t *testing.T) {
 }
 
 // cut blackholes the proxy of the moment: its connections, and those opened until the heal.
-func (p *partition) cut(t *testing.T) {
+func (p *partition) cut(t testing.TB) {
 	t.Helper()
 	for _, stream := range []string{"upstream", "downstream"} {
 		spec := `{"type":"timeout","stream":"` + stream + `","attributes":{"timeout":0}}`

@@ -2,38 +2,32 @@ package forward_test
 
 import (
 	"context"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/connectivity"
 )
 
-// TestMeasureHealToRelay measures, over IDNODE_HEAL_RUNS cuts, how long after a heal the
-// first relayed call is answered when the connection to the leader was being redialled into
-// the cut: the node had lost the leader, as Raft does after a heartbeat timeout, and learns it
-// again at the heal. The heals fall at even steps over one of gRPC's reconnect cycles (the
-// connect timeout and the longest backoff), so the runs cover every phase of it. Two cuts are
-// measured: one that drops the dial's SYN, as a firewall does, and one behind a proxy that
-// accepts the dial and blackholes it. It logs the minimum, median and maximum of each; it is
-// a measure, not a check, and is skipped without the variable.
-func TestMeasureHealToRelay(t *testing.T) {
-	runs, _ := strconv.Atoi(os.Getenv("IDNODE_HEAL_RUNS"))
-	if runs <= 0 {
-		t.Skip("set IDNODE_HEAL_RUNS to the number of heals to measure")
-	}
+// BenchmarkHealToRelay measures how long after a heal the first relayed call is answered
+// when the connection to the leader was being redialled into the cut: the node had lost the
+// leader, as Raft does after a heartbeat timeout, and learns it again at the heal. The heals
+// fall at even steps over one of gRPC's reconnect cycles (the connect timeout and the longest
+// backoff), so b.N runs cover every phase of it. Two cuts are measured: one that drops the
+// dial's SYN, as a firewall does, and one behind a proxy that accepts the dial and blackholes
+// it. It reports the median and the maximum; -benchtime 15x gives fifteen heals.
+func BenchmarkHealToRelay(b *testing.B) {
 	for _, dropSYN := range []bool{true, false} {
-		name := "the cut drops the dial's SYN"
+		name := "drop-SYN"
 		if !dropSYN {
-			name = "a proxy accepts the dial and blackholes it"
+			name = "proxy-blackhole"
 		}
-		t.Run(name, func(t *testing.T) { measureHealToRelay(t, runs, dropSYN) })
+		b.Run(name, func(b *testing.B) { measureHealToRelay(b, dropSYN) })
 	}
 }
 
-func measureHealToRelay(t *testing.T, runs int, dropSYN bool) {
+func measureHealToRelay(b *testing.B, dropSYN bool) {
+	t, runs := testing.TB(b), b.N
 	const wait = time.Second
 	const cycle = 1600 * time.Millisecond // a connect timeout of 1 s and a backoff of up to 0.6 s
 	f, path, c := relayThroughPartition(t, wait)
@@ -72,6 +66,7 @@ func measureHealToRelay(t *testing.T, runs int, dropSYN bool) {
 		t.Logf("heal %d: the first relay answered %v after the heal", i+1, took[i].Round(time.Millisecond))
 	}
 	slices.Sort(took)
-	t.Logf("heal to the first relayed answer over %d runs: min %v, median %v, max %v", runs,
-		took[0].Round(time.Millisecond), took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(took[len(took)-1].Microseconds())/1000, "max-ms")
+	b.ReportMetric(0, "ns/op") // the loop's time is mostly the cuts and their phases, not heals
 }

@@ -80,7 +80,7 @@ func TestARedialledConnectionDialsAgainOnceTheLeaderIsHeardFrom(t *testing.T) {
 }
 
 // waitForState waits until cc is in state want.
-func waitForState(t *testing.T, cc *grpc.ClientConn, want connectivity.State) {
+func waitForState(t testing.TB, cc *grpc.ClientConn, want connectivity.State) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
