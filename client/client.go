@@ -241,6 +241,9 @@ type failover struct {
 	preferred   atomic.Int64 // without a region: index of the node that answered last; calls start there
 	leader      atomic.Int64 // 1 + index of the node last named as leader (leader.go); 0: unknown
 	closed      atomic.Bool
+	// sleep is the wait of a backoff; nil means sleepCtx. Tests set it to learn when the
+	// client backs off without waiting on the clock.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Dial returns a client for the nodes at addrs (host:port, or any gRPC target), one
@@ -460,7 +463,11 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 			// says nothing about the others, and a pause after each such refusal would make
 			// the wait before the survivors are asked again grow with every dead node.
 			if round := i / len(fo.nodes); i%len(fo.nodes) == 0 {
-				if err := sleepCtx(ctx, fo.delay(round)); err != nil {
+				wait := fo.sleep
+				if wait == nil {
+					wait = sleepCtx
+				}
+				if err := wait(ctx, fo.delay(round)); err != nil {
 					return &NodesFailedError{Attempts: i, Nodes: len(fo.nodes), Last: last, Cause: err}
 				}
 			}

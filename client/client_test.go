@@ -164,32 +164,68 @@ func TestClientAllNodesFailed(t *testing.T) {
 }
 
 // A node that refuses costs no backoff: the next node is asked at once, and the client backs
-// off only after a whole round of refusals. With a backoff far longer than the call's deadline,
-// a call that paused between two nodes would end in DEADLINE_EXCEEDED.
+// off only after a whole round of refusals. The test watches the backoff itself rather than a
+// deadline: the client's wait is replaced by one that notes how many attempts had reached the
+// nodes when it began, and ends the call at once. A deadline assumed a round of attempts fits
+// in it, which a loaded machine does not promise.
 func TestClientBacksOffOnlyAfterEveryNodeFailed(t *testing.T) {
 	_, nodes, addrs := fakeCluster(t, "A", "B", "C")
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	// A client that never backed off would try the nodes again and again: the fourth attempt
+	// of the call with every node refusing ends its context, so that the test ends too.
+	var arrived atomic.Int32
+	for _, n := range nodes {
+		n.set(func(n *fakeNode) {
+			n.arrived = func() {
+				if arrived.Add(1) == 4 {
+					cancel()
+				}
+			}
+		})
+	}
 	c := dialTest(t, addrs, WithBackoff(Backoff{Initial: time.Hour}))
+	errBackoff := errors.New("the client backed off")
+	var (
+		mu    sync.Mutex
+		waits []int32 // the attempts that had reached the nodes when each backoff began
+	)
+	c.sleep = func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		waits = append(waits, arrived.Load())
+		return errBackoff
+	}
+	backoffs := func() []int32 {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(waits)
+	}
+
 	for _, n := range nodes[:2] {
 		n.set(func(n *fakeNode) { n.down = true })
 	}
-	if _, err := c.NextIdentity(testCtx(t), "orders", 1); err != nil {
+	// Two identities each time, since a call for one is folded, and the fold's own call
+	// would be the one that backs off.
+	if _, err := c.NextIdentity(ctx, "orders", 2); err != nil {
 		t.Fatalf("NextIdentity with A and B refusing, C up: %v; want C's answer without a pause", err)
 	}
 	if got := nodes[2].callCount(); got != 1 {
 		t.Errorf("C got %d calls, want 1", got)
 	}
+	if w := backoffs(); len(w) != 0 {
+		t.Fatalf("the client backed off after %v attempts while C was still to be asked; want no backoff", w)
+	}
 
 	nodes[2].set(func(n *fakeNode) { n.down = true })
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	before := nodes[0].callCount() + nodes[1].callCount() + nodes[2].callCount()
-	_, err := c.NextIdentity(ctx, "orders", 1)
-	var nf *NodesFailedError
-	if !errors.As(err, &nf) || nf.Attempts != 3 {
-		t.Fatalf("NextIdentity with every node refusing = %v; want NodesFailedError after one round of 3 attempts, then the backoff", err)
+	arrived.Store(0)
+	_, err := c.NextIdentity(ctx, "orders", 2)
+	if w := backoffs(); !slices.Equal(w, []int32{3}) {
+		t.Fatalf("the client backed off after %v attempts (%v); want one backoff, after the 3 attempts of one round", w, err)
 	}
-	if got := nodes[0].callCount() + nodes[1].callCount() + nodes[2].callCount() - before; got != 3 {
-		t.Errorf("%d attempts reached the nodes, want 3 (one round)", got)
+	var nf *NodesFailedError
+	if !errors.As(err, &nf) || nf.Attempts != 3 || !errors.Is(err, errBackoff) {
+		t.Errorf("NextIdentity with every node refusing = %v; want NodesFailedError after one round of 3 attempts, ended by the backoff", err)
 	}
 }
 
