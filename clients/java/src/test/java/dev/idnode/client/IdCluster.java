@@ -88,16 +88,46 @@ final class IdCluster implements AutoCloseable {
   }
 
   private static void go(Path out, String pkg) throws IOException {
-    Process p = new ProcessBuilder("go", "build", "-o", out.toString(), pkg)
-        .directory(repoRoot().toFile()).inheritIO().start();
+    run(List.of("go", "build", "-o", out.toString(), pkg), repoRoot(), 5, TimeUnit.MINUTES,
+        "; set IDNODE_BIN and IDNODE_CLUSTER_BIN, or install Go");
+  }
+
+  /**
+   * Runs command in dir, its output kept aside. A failure, or a command still running after the
+   * timeout (then killed), is an exception with that output: asking a running process for its
+   * exit value would throw and hide why the build failed.
+   */
+  static void run(List<String> command, Path dir, long timeout, TimeUnit unit, String hint) throws IOException {
+    String what = String.join(" ", command);
+    Path log = Files.createTempFile("idnode-java-run-", ".log");
     try {
-      if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0) {
-        throw new IllegalStateException("go build " + pkg + " failed (exit " + p.exitValue() + "); set IDNODE_BIN and IDNODE_CLUSTER_BIN, or install Go");
+      Process p = new ProcessBuilder(command).directory(dir.toFile())
+          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      try {
+        if (!p.waitFor(timeout, unit)) {
+          p.descendants().forEach(ProcessHandle::destroyForcibly);
+          p.destroyForcibly();
+          p.waitFor(10, TimeUnit.SECONDS);
+          throw new IllegalStateException(what + " did not finish within " + timeout + " "
+              + unit.toString().toLowerCase() + hint + output(log));
+        }
+        if (p.exitValue() != 0) {
+          throw new IllegalStateException(what + " failed (exit " + p.exitValue() + ")" + hint + output(log));
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted running " + what, e);
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted building " + pkg, e);
+    } finally {
+      Files.deleteIfExists(log);
     }
+  }
+
+  /** What a command printed, for its failure's message. */
+  private static String output(Path log) throws IOException {
+    String text = Files.readString(log, StandardCharsets.UTF_8).strip();
+    return text.isEmpty() ? "; it printed nothing" : "; it printed:\n" + text;
   }
 
   /** Sends one request and returns its answer; a refusal is an exception naming it. */
