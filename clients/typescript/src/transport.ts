@@ -279,7 +279,11 @@ function codeOfHttpStatus(status: number): number {
   return status >= 500 ? Code.INTERNAL : Code.UNKNOWN;
 }
 
+/** The ErrorInfo domain of idnode's reasons, as in the other clients. */
+const REASON_DOMAIN = "idnode.dev";
+
 /** The error of a refusal: the google.rpc.Status the gateway writes, with its ErrorInfo. */
+
 export function errorOfAnswer(status: number, text: string, node: string): IdnodeError {
   let parsed: JsonObject | undefined;
   try {
@@ -293,7 +297,8 @@ export function errorOfAnswer(status: number, text: string, node: string): Idnod
   let metadata: Record<string, string> = {};
   for (const d of parsed !== undefined ? list(parsed, "details") : []) {
     const detail = object(d);
-    if (str(detail, "@type").endsWith("google.rpc.ErrorInfo")) {
+    // Only idnode's domain carries its reasons; another's (a proxy's) is no idnode reason.
+    if (str(detail, "@type").endsWith("google.rpc.ErrorInfo") && str(detail, "domain") === REASON_DOMAIN) {
       reason = str(detail, "reason");
       const md = object(detail.metadata);
       metadata = Object.fromEntries(Object.entries(md).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));

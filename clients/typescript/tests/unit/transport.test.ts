@@ -295,3 +295,21 @@ test("an admin call that may have been carried out is not sent again; one refuse
   );
   assert.throws(() => new Client(["127.0.0.1:1"], { apiKey: "idk_1", adminToken: "t" }), TypeError);
 });
+
+// Only idnode's own ErrorInfo carries a reason, as in the Go, Python and Java clients: another
+// domain's reason (a proxy's, say) is no idnode reason, so the error has none, as for a bare status.
+test("an ErrorInfo of another domain gives no reason", async () => {
+  const { errorOfAnswer } = await import("../../src/transport.js");
+  const body = (domain: string) => JSON.stringify({
+    code: Code.UNAVAILABLE,
+    message: "no quorum",
+    details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "NO_QUORUM", domain, metadata: { k: "v" } }],
+  });
+  const ours = errorOfAnswer(503, body("idnode.dev"), "n1");
+  assert.equal(ours.reason, "NO_QUORUM");
+  const theirs = errorOfAnswer(503, body("proxy.example.com"), "n1");
+  const bare = errorOfAnswer(503, JSON.stringify({ code: Code.UNAVAILABLE, message: "no quorum" }), "n1");
+  assert.equal(theirs.reason, bare.reason);
+  assert.equal(theirs.reason, "");
+  assert.deepEqual(theirs.metadata, bare.metadata);
+});
