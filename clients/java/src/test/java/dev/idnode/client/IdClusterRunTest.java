@@ -14,8 +14,10 @@ class IdClusterRunTest {
 
   @Test
   void failedCommandReportsItsExitAndOutput() {
+    // The printed line is put together by printf, so the message's copy of the command
+    // cannot pass for it.
     IllegalStateException e = assertThrows(IllegalStateException.class, () ->
-        IdCluster.run(List.of("sh", "-c", "echo cannot build >&2; exit 3"), HERE, 5, TimeUnit.MINUTES, "; a hint"));
+        IdCluster.run(List.of("sh", "-c", "printf 'cannot %s\\n' build >&2; exit 3"), HERE, 5, TimeUnit.MINUTES, "; a hint"));
     String m = e.getMessage();
     assertTrue(m.contains("exit 3") && m.contains("cannot build") && m.contains("a hint"), m);
   }
