@@ -128,16 +128,7 @@ func TestClientAllNodesFailed(t *testing.T) {
 		// is folded, and a folded caller who cancels leaves without waiting for the nodes.
 		ctx, cancel := context.WithCancel(testCtx(t))
 		defer cancel()
-		var arrived atomic.Int32
-		for _, n := range nodes {
-			n.set(func(n *fakeNode) {
-				n.arrived = func() {
-					if arrived.Add(1) == 3 {
-						cancel()
-					}
-				}
-			})
-		}
+		cancelOnArrival(nodes, 3, cancel)
 		c := dialTest(t, addrs)
 		_, err := c.NextIdentity(ctx, "orders", 2)
 		var nf *NodesFailedError
@@ -163,6 +154,22 @@ func TestClientAllNodesFailed(t *testing.T) {
 	})
 }
 
+// cancelOnArrival calls cancel when the nth attempt of all reaches one of nodes, and returns
+// the count of attempts that reached them.
+func cancelOnArrival(nodes []*fakeNode, n int32, cancel context.CancelFunc) *atomic.Int32 {
+	var arrived atomic.Int32
+	for _, node := range nodes {
+		node.set(func(node *fakeNode) {
+			node.arrived = func() {
+				if arrived.Add(1) == n {
+					cancel()
+				}
+			}
+		})
+	}
+	return &arrived
+}
+
 // A node that refuses costs no backoff: the next node is asked at once, and the client backs
 // off only after a whole round of refusals. The test watches the backoff itself rather than a
 // deadline: the client's wait is replaced by one that notes how many attempts had reached the
@@ -174,16 +181,7 @@ func TestClientBacksOffOnlyAfterEveryNodeFailed(t *testing.T) {
 	defer cancel()
 	// A client that never backed off would try the nodes again and again: the fourth attempt
 	// of the call with every node refusing ends its context, so that the test ends too.
-	var arrived atomic.Int32
-	for _, n := range nodes {
-		n.set(func(n *fakeNode) {
-			n.arrived = func() {
-				if arrived.Add(1) == 4 {
-					cancel()
-				}
-			}
-		})
-	}
+	arrived := cancelOnArrival(nodes, 4, cancel)
 	c := dialTest(t, addrs, WithBackoff(Backoff{Initial: time.Hour}))
 	errBackoff := errors.New("the client backed off")
 	var (
