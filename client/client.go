@@ -241,7 +241,7 @@ type failover struct {
 	preferred   atomic.Int64 // without a region: index of the node that answered last; calls start there
 	leader      atomic.Int64 // 1 + index of the node last named as leader (leader.go); 0: unknown
 	closed      atomic.Bool
-	// sleep is the wait of a backoff; nil means sleepCtx. Tests set it to learn when the
+	// sleep is the wait of a backoff, sleepCtx but in tests, which set it to learn when the
 	// client backs off without waiting on the clock.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -286,7 +286,7 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 		dialOpts = append(dialOpts, tracing.dial)
 	}
 	dialOpts = append(dialOpts, o.dialOpts...)
-	c := &Client{opts: o, failover: failover{callTimeout: o.callTimeout, backoff: o.backoff, regions: regions}}
+	c := &Client{opts: o, failover: failover{callTimeout: o.callTimeout, backoff: o.backoff, regions: regions, sleep: sleepCtx}}
 	dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(c.learnLeader))
 	for _, addr := range addrs {
 		if strings.TrimSpace(addr) == "" {
@@ -463,11 +463,7 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 			// says nothing about the others, and a pause after each such refusal would make
 			// the wait before the survivors are asked again grow with every dead node.
 			if round := i / len(fo.nodes); i%len(fo.nodes) == 0 {
-				wait := fo.sleep
-				if wait == nil {
-					wait = sleepCtx
-				}
-				if err := wait(ctx, fo.delay(round)); err != nil {
+				if err := fo.sleep(ctx, fo.delay(round)); err != nil {
 					return &NodesFailedError{Attempts: i, Nodes: len(fo.nodes), Last: last, Cause: err}
 				}
 			}

@@ -12,7 +12,7 @@ import (
 // inProcessFailover is a client without a region over n nodes that no call reaches: the
 // attempts given to it answer in process, so what a test sees is the failover path alone.
 func inProcessFailover(n int) *failover {
-	fo := &failover{backoff: Backoff{Initial: 1, Max: 1, Multiplier: 1}}
+	fo := &failover{backoff: Backoff{Initial: 1, Max: 1, Multiplier: 1}, sleep: sleepCtx}
 	for range n {
 		fo.nodes = append(fo.nodes, &node{})
 	}
