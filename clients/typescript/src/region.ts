@@ -140,9 +140,10 @@ export class NodeOrder {
 
   /**
    * Node idx itself failed an attempt (unreachable, timed out or busy; the transport does not call
-   * this for a refusal about the cluster, such as NO_QUORUM); without a region that changes no plan. It waits LOCAL_RETRY_MS after its first failure, twice its last wait when it
-   * fails again after that wait ended, up to LOCAL_RETRY_MAX_MS; a failure within the wait (another
-   * call's attempt, or one that found every other node failing too) starts the same wait again.
+   * this for a refusal about the cluster, such as NO_QUORUM); without a region that changes no
+   * plan. It waits LOCAL_RETRY_MS after its first failure, twice its last wait when it fails again
+   * after that wait ended, up to LOCAL_RETRY_MAX_MS; a failure within the wait (another call's
+   * attempt, or one that found every other node failing too) starts the same wait again.
    */
   failed(idx: number): void {
     if (this.local === undefined) return;

@@ -283,7 +283,6 @@ function codeOfHttpStatus(status: number): number {
 const REASON_DOMAIN = "idnode.dev";
 
 /** The error of a refusal: the google.rpc.Status the gateway writes, with its ErrorInfo. */
-
 export function errorOfAnswer(status: number, text: string, node: string): IdnodeError {
   let parsed: JsonObject | undefined;
   try {
