@@ -3,6 +3,7 @@ package hilopool
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 )
 
@@ -42,6 +43,9 @@ type GranterConfig struct {
 type Granter struct {
 	cfg     GranterConfig
 	refills *refiller
+	// landing is the reservations still running whose caller gave up (grantAfterReserving);
+	// Refill returns once they have landed, so a stopping node seals pools that no longer change.
+	landing sync.WaitGroup
 }
 
 // NewGranter returns a Granter; Refill must run for the pools to be topped up in the
@@ -74,19 +78,45 @@ func (g *Granter) Grant(ctx context.Context, key Key, grantID string, capacity, 
 	return low, high, true, nil
 }
 
-// grantAfterReserving grants a whole range from key's pool after topping it up, under the
-// key's reservation lock: a background refill in flight may have filled the pool meanwhile
-// (then no new reservation), and a reservation added after a grant from a higher one would sit
-// below the caller's next last_max and be dropped as a gap. Without a quorum to top the pool
-// up, what is left of it still serves, in a shorter range: the client's range policy starts
-// over from that size.
+// grantAfterReserving grants a whole range from key's pool after topping it up. A background
+// refill in flight may have filled the pool meanwhile (then no new reservation). Without a
+// quorum to top the pool up, what is left of it still serves, in a shorter range: the client's
+// range policy starts over from that size.
+//
+// The reservation is the pool's, not the caller's: it runs to its end (at most refillTimeout)
+// when the caller gives up first, and its numbers land in the pool. A node's first range of a
+// tag waits for the log, which on a busy machine can outlast a client's attempt timeout; the
+// client's retry then waits for that same reservation and is granted from it as soon as it
+// lands, instead of reserving again while the first reservation, committed but unanswered,
+// became a gap of a whole pool.
 func (g *Granter) grantAfterReserving(ctx context.Context, key Key, grantID string, capacity, above int64) (low, high int64, ok bool, err error) {
-	unlock := g.refills.lock(key)
-	defer unlock()
+	unlock, err := g.refills.lock(ctx, key)
+	if err != nil {
+		return 0, 0, false, err
+	}
 	if low, high, ok, err = g.cfg.Pools.Grant(key, grantID, capacity, capacity, above); err != nil || ok {
+		unlock()
 		return low, high, ok, g.storeError(err)
 	}
-	if err := g.reserve(ctx, key, g.refills.target(key, capacity)); err != nil {
+	reserved := make(chan error, 1)
+	g.landing.Go(func() {
+		// The key's reservation lock is held until the numbers are in the pool, so reservations
+		// are added in the order the log made them and a retry waits for this one.
+		defer unlock()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refillTimeout)
+		defer cancel()
+		err := g.reserve(rctx, key, g.refills.target(key, capacity))
+		if err != nil && ctx.Err() != nil {
+			g.cfg.Logger.Debug("HiLo pool not reserved for a caller that gave up", "database", key.Database, "tag", key.Tag, "err", err)
+		}
+		reserved <- err
+	})
+	select {
+	case err = <-reserved:
+	case <-ctx.Done():
+		return 0, 0, false, ctx.Err()
+	}
+	if err != nil {
 		if low, high, ok, gerr := g.cfg.Pools.Grant(key, grantID, capacity, 1, above); gerr != nil || ok {
 			return low, high, ok, g.storeError(gerr)
 		}

@@ -20,7 +20,7 @@ type refiller struct {
 	stats   map[Key]*poolStats // at most maxTrackedTags; the others are sized by range size alone
 	wake    chan struct{}
 	// reserving serialises the reservations of each pool (lock).
-	reserving sync.Map // Key → *sync.Mutex
+	reserving sync.Map // Key → chan struct{} of capacity 1, holding a value while locked
 }
 
 // poolStats is what a node knows of a pool besides its numbers: since it started, how fast
@@ -55,12 +55,17 @@ func (r *refiller) toppedUp(key Key, now time.Time) {
 }
 
 // lock takes key's reservation lock and returns its unlock: one reservation of a pool at a
-// time, so reservations are added in the order the log made them.
-func (r *refiller) lock(key Key) func() {
-	m, _ := r.reserving.LoadOrStore(key, &sync.Mutex{})
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
+// time, so reservations are added in the order the log made them. It gives up when ctx ends
+// first: a caller need not wait out a reservation it will not be granted from.
+func (r *refiller) lock(ctx context.Context, key Key) (unlock func(), err error) {
+	m, _ := r.reserving.LoadOrStore(key, make(chan struct{}, 1))
+	held := m.(chan struct{})
+	select {
+	case held <- struct{}{}:
+		return func() { <-held }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // ask records a grant of n numbers from key's pool, in a range of size capacity, and queues
@@ -131,8 +136,10 @@ func (r *refiller) take() map[Key]int64 {
 }
 
 // Refill runs until ctx ends: each pool asked about that holds less than half its target
-// gets topped up to the target.
+// gets topped up to the target. It returns once the reservations whose callers gave up have
+// landed too.
 func (g *Granter) Refill(ctx context.Context) {
+	defer g.landing.Wait()
 	for {
 		select {
 		case <-ctx.Done():
@@ -147,7 +154,10 @@ func (g *Granter) Refill(ctx context.Context) {
 
 // refill tops key's pool up to its target when it holds less than half of it.
 func (g *Granter) refill(ctx context.Context, key Key, capacity int64) {
-	unlock := g.refills.lock(key)
+	unlock, err := g.refills.lock(ctx, key)
+	if err != nil {
+		return
+	}
 	defer unlock()
 	target := g.refills.target(key, capacity)
 	left := g.cfg.Pools.Remaining(key)
