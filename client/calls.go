@@ -202,6 +202,37 @@ func (c *Client) NextID(ctx context.Context, collection string) (string, error) 
 	return id, nil
 }
 
+// NextIDs returns n HiLo IDs of collection at once, taken from the collection's generator a
+// range at a time rather than one by one (hilo.Generator.NextIDs): what a batch insert needs.
+// n must be in [1, hilo.MaxBatch].
+func (c *Client) NextIDs(ctx context.Context, collection string, n int) ([]string, error) {
+	g, err := c.Generator(collection)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := g.NextIDs(ctx, n)
+	if err != nil {
+		return nil, c.generatorError(err)
+	}
+	return ids, nil
+}
+
+// NextNumbers returns n HiLo numbers of tag at once (17 where NextID would give "tag/17-A"),
+// for integer keys: each is unique to the tag across the cluster. They come from the same
+// generator as NextID's IDs, so numbers and IDs of one tag never repeat each other either.
+// n must be in [1, hilo.MaxBatch].
+func (c *Client) NextNumbers(ctx context.Context, tag string, n int) ([]int64, error) {
+	g, err := c.Generator(tag)
+	if err != nil {
+		return nil, err
+	}
+	nums, err := g.NextNumbers(ctx, n)
+	if err != nil {
+		return nil, c.generatorError(err)
+	}
+	return nums, nil
+}
+
 // Generator returns collection's HiLo generator (the one NextID uses), e.g. to read its Stats.
 func (c *Client) Generator(collection string) (*hilo.Generator, error) {
 	g, err := c.gens.Generator(collection)

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -87,5 +88,33 @@ func TestClientSeedHiLo(t *testing.T) {
 	}
 	if id, err := c.NextID(ctx, "orders"); err != nil || id != "orders/5002-A" {
 		t.Fatalf("NextID after a lower seed = %q, %v; want orders/5002-A", id, err)
+	}
+}
+
+// NextIDs and NextNumbers take from the tag's one generator: IDs and numbers continue each
+// other; after Close they fail with ErrClosed, and a bad tag is INVALID_ARGUMENT.
+func TestClientHiLoBatches(t *testing.T) {
+	_, _, addrs := fakeCluster(t, "A")
+	c := dialTest(t, addrs)
+	ctx := testCtx(t)
+	ids, err := c.NextIDs(ctx, "orders", 3)
+	if err != nil || strings.Join(ids, ",") != "orders/1-A,orders/2-A,orders/3-A" {
+		t.Fatalf("NextIDs(orders, 3) = %q, %v", ids, err)
+	}
+	nums, err := c.NextNumbers(ctx, "orders", 40) // across the first range's end (32)
+	if err != nil || len(nums) != 40 || nums[0] != 4 || nums[39] != 43 {
+		t.Fatalf("NextNumbers(orders, 40) = %v, %v; want 4…43", nums, err)
+	}
+	if _, err := c.NextNumbers(ctx, "orders/", 1); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("NextNumbers of a tag ending with the separator = %v, want INVALID_ARGUMENT", err)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.NextIDs(ctx, "orders", 1); !errors.Is(err, ErrClosed) {
+		t.Errorf("NextIDs after Close = %v, want ErrClosed", err)
+	}
+	if _, err := c.NextNumbers(ctx, "orders", 1); !errors.Is(err, ErrClosed) {
+		t.Errorf("NextNumbers after Close = %v, want ErrClosed", err)
 	}
 }

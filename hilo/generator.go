@@ -277,23 +277,35 @@ func (g *Generator) AppendNextID(ctx context.Context, dst []byte) ([]byte, error
 	return append(dst, s.suffix...), nil
 }
 
-// take hands out the next number and the range it belongs to. The fast path is one atomic
-// increment; the takers of a few numbers per range check whether the prefetch is due.
+// take hands out the next number and the range it belongs to.
 func (g *Generator) take(ctx context.Context) (*span, int64, error) {
+	s, first, _, err := g.takeUpTo(ctx, 1)
+	return s, first, err
+}
+
+// takeUpTo hands out up to want > 0 consecutive numbers, first…first+got-1, all from one range
+// s: as many as the current range has left, at least one. The fast path is one atomic add; the
+// takers whose numbers include a check point of the range (pace.go) or its prefetch trigger
+// check whether the prefetch is due.
+func (g *Generator) takeUpTo(ctx context.Context, want int64) (s *span, first, got int64, err error) {
 	var since uint64 // fetches from seq since on were started after this call began waiting
 	waited := false
 	for {
 		s := g.cur.Load()
 		if s != nil {
-			if k := s.used.Add(1); k <= s.size {
-				if k&s.checkMask == 0 || k == s.trigger {
-					g.checkPace(s, k)
+			// At most a range's size per add, so that concurrent adds past the end of a
+			// range cannot overflow used, however many numbers callers ask for.
+			n := min(want, s.size)
+			if k := s.used.Add(n); k-n < s.size {
+				from, to := k-n, min(k, s.size) // this caller's numbers are from+1…to of s
+				if to&^s.checkMask != from&^s.checkMask || (from < s.trigger && s.trigger <= to) {
+					g.checkPace(s, to)
 				}
-				return s, s.low + k - 1, nil
+				return s, s.low + from, to - from, nil
 			}
 		}
 		if err := g.slow(ctx, s, &since, &waited); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 }
