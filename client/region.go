@@ -154,13 +154,13 @@ func (r *regionOrder) answered(i int64) {
 
 // nodeFailed reports whether a retryable failure was the node's own (see failed): it carries
 // no idnode reason (the node could not be reached, or the attempt's own deadline passed), or
-// the node refused it as busy. A refusal with any other idnode reason (NO_QUORUM,
-// OUTCOME_UNKNOWN …) is about the cluster, which any other node shares: skipping the node
-// would only send the calls to other regions for as long as its skip lasts, long after the
-// cluster has recovered.
+// a reason about the node alone (reason.AboutTheNode: busy, stopping, behind, its storage). A
+// refusal with any other idnode reason (NO_QUORUM, OUTCOME_UNKNOWN …) is about the cluster,
+// which any other node shares: skipping the node would only send the calls to other regions
+// for as long as its skip lasts, long after the cluster has recovered.
 func nodeFailed(err error) bool {
 	r := reason.Of(err)
-	return r == "" || r == reason.Busy
+	return r == "" || reason.AboutTheNode(r)
 }
 
 // failed notes that an attempt on node i failed because of the node itself (see nodeFailed:

@@ -109,8 +109,10 @@ func TestRegionalClientAsksAFailingNodeEverMoreRarely(t *testing.T) {
 }
 
 // Only a failure of the node itself skips it: no answer (no idnode reason), the attempt's own
-// timeout, or NODE_BUSY. A refusal with another idnode reason is about the cluster, which the
-// other nodes share, so the local node stays first: skipping it would keep calls in another
+// timeout, or a refusal about the node alone (NODE_BUSY, SHUTTING_DOWN, NOT_CAUGHT_UP,
+// STORAGE_FULL, STORAGE_FAILED, NOT_REGISTERED: a node that is stopping or behind would cost
+// every call a round trip). A refusal with another idnode reason is about the cluster, which
+// the other nodes share, so the local node stays first: skipping it would keep calls in another
 // region for as long as its skip lasts after the cluster recovered.
 func TestRegionSkipsOnlyANodeThatFailedItself(t *testing.T) {
 	for _, tc := range []struct {
@@ -124,6 +126,15 @@ func TestRegionSkipsOnlyANodeThatFailedItself(t *testing.T) {
 		}, false},
 		{"unreachable", func(n *fakeNode) { n.refuse = errUnreachable }, true},
 		{"busy", func(n *fakeNode) { n.refuse = reason.Error(codes.ResourceExhausted, reason.Busy, "fake: busy") }, true},
+		{"shutting down", func(n *fakeNode) { n.refuse = reason.Error(codes.Unavailable, reason.ShuttingDown, "fake: stopping") }, true},
+		{"not caught up", func(n *fakeNode) { n.refuse = reason.Error(codes.Unavailable, reason.NotCaughtUp, "fake: behind") }, true},
+		{"storage full", func(n *fakeNode) { n.refuse = reason.Error(codes.Unavailable, reason.StorageFull, "fake: disk full") }, true},
+		{"storage failed", func(n *fakeNode) {
+			n.refuse = reason.Error(codes.Unavailable, reason.StorageFailed, "fake: disk failed")
+		}, true},
+		{"not registered", func(n *fakeNode) {
+			n.refuse = reason.Error(codes.Unavailable, reason.NotRegistered, "fake: not registered")
+		}, true},
 		{"attempt timed out", func(n *fakeNode) { n.hang = true }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -58,6 +58,19 @@ const (
 	Busy = "NODE_BUSY"
 )
 
+// AboutTheNode reports whether a refusal with reason r is about the node that sent it, not
+// the cluster: the node is busy, stopping, behind, or cannot write its own storage, and another
+// node may serve the call now. A client puts such a node behind the others for a while, as it
+// does one it cannot reach. The other reasons (NO_QUORUM, OUTCOME_UNKNOWN …) are about the
+// cluster, which every node shares, or about the call itself.
+func AboutTheNode(r string) bool {
+	switch r {
+	case Busy, ShuttingDown, NotCaughtUp, StorageFull, StorageFailed, NotRegistered:
+		return true
+	}
+	return false
+}
+
 // Of returns the reason err carries, or "" when it carries none of idnode's.
 func Of(err error) string {
 	st, ok := status.FromError(err)

@@ -28,3 +28,18 @@ func TestAttachAndOf(t *testing.T) {
 		t.Error("a reason from an error that carries none")
 	}
 }
+
+// The refusals about the node alone are the ones a client moves on from for a while; those
+// about the cluster or the call are not.
+func TestAboutTheNode(t *testing.T) {
+	for _, r := range []string{Busy, ShuttingDown, NotCaughtUp, StorageFull, StorageFailed, NotRegistered} {
+		if !AboutTheNode(r) {
+			t.Errorf("AboutTheNode(%s) = false; want true", r)
+		}
+	}
+	for _, r := range []string{"", NoQuorum, OutcomeUnknown, InvalidInput, RequestIDReused, Claimed, "DEADLINE_EXCEEDED"} {
+		if AboutTheNode(r) {
+			t.Errorf("AboutTheNode(%q) = true; want false", r)
+		}
+	}
+}

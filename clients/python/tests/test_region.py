@@ -141,6 +141,37 @@ def test_a_cluster_refusal_does_not_keep_calls_from_the_local_node(cl: FakeNodes
         assert cl.taken() == [1]
 
 
+@pytest.mark.parametrize("code, reason", [
+    (grpc.StatusCode.RESOURCE_EXHAUSTED, "NODE_BUSY"),
+    (grpc.StatusCode.UNAVAILABLE, "SHUTTING_DOWN"),
+    (grpc.StatusCode.UNAVAILABLE, "NOT_CAUGHT_UP"),
+    (grpc.StatusCode.UNAVAILABLE, "STORAGE_FULL"),
+    (grpc.StatusCode.UNAVAILABLE, "STORAGE_FAILED"),
+    (grpc.StatusCode.UNAVAILABLE, "NOT_REGISTERED"),
+])
+def test_a_refusal_about_the_node_alone_skips_it_for_a_while(cl: FakeNodes, code: grpc.StatusCode, reason: str) -> None:
+    # A node that is stopping, behind, busy or cannot write its storage would cost every call
+    # a round trip if it stayed first: it goes behind the others as a node that is down does.
+    cl.nodes[1].handlers["Generate"] = lambda req, ctx, node: (cl.attempts.append(1), refuse(ctx, code, reason))
+    addrs, regions = [cl.addr(0), cl.addr(1)], cl.regions("east", "west")
+    with idnode.Client(addrs, region="west", node_regions=regions, backoff=FAST) as c:
+        c._nodes.clock = lambda: 0.0
+        c.generate("users/")
+        assert cl.taken() == [1, 0]
+        c.generate("users/")
+        assert cl.taken() == [0], f"the local node refused {reason} a moment ago: it waits behind the other region"
+
+    async def main() -> None:
+        async with idnode.aio.Client(addrs, region="west", node_regions=regions, backoff=FAST) as c:
+            c._nodes.clock = lambda: 0.0
+            await c.generate("users/")
+            assert cl.taken() == [1, 0]
+            await c.generate("users/")
+            assert cl.taken() == [0], f"asyncio: the local node refused {reason} a moment ago: it waits behind the other region"
+
+    asyncio.run(main())
+
+
 def test_leader_calls_go_to_the_leader_in_another_region(cl: FakeNodes) -> None:
     for n in cl.nodes:
         n.leader = cl.addr(2)

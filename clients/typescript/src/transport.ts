@@ -335,14 +335,22 @@ function didNothing(err: IdnodeError): boolean {
 }
 
 /**
+ * The refusals about the node that sent them, not the cluster: it is busy, stopping, behind, or
+ * cannot write its own storage, and another node may serve the call now.
+ */
+const aboutTheNode: ReadonlySet<string> = new Set([
+  Reason.NODE_BUSY, Reason.SHUTTING_DOWN, Reason.NOT_CAUGHT_UP, Reason.STORAGE_FULL, Reason.STORAGE_FAILED, Reason.NOT_REGISTERED,
+]);
+
+/**
  * Whether a failed attempt was the node's own failure, which puts it behind the others for a while
  * (NodeOrder.failed): no idnode reason (the node unreachable, or the attempt's timeout passed), or
- * NODE_BUSY. A refusal with another reason (NO_QUORUM, OUTCOME_UNKNOWN …) is about the cluster,
- * which every node shares: putting a healthy local node behind remote ones for it would keep calls
- * in other regions long after the cluster recovered.
+ * a refusal about the node alone (aboutTheNode). A refusal with another reason (NO_QUORUM,
+ * OUTCOME_UNKNOWN …) is about the cluster, which every node shares: putting a healthy local node
+ * behind remote ones for it would keep calls in other regions long after the cluster recovered.
  */
 function nodeFailed(err: IdnodeError): boolean {
-  return err.reason === "" || err.reason === Reason.NODE_BUSY;
+  return err.reason === "" || aboutTheNode.has(err.reason);
 }
 
 /**

@@ -248,6 +248,12 @@ class Call(Generic[T]):
     at_most_once: bool = False
 
 
+# The refusals about the node that sent them, not the cluster: it is busy, stopping, behind, or
+# cannot write its own storage, and another node may serve the call now. With a region the
+# client puts such a node behind the others for a while, as it does one it cannot reach.
+ABOUT_THE_NODE = frozenset({"NODE_BUSY", "SHUTTING_DOWN", "NOT_CAUGHT_UP", "STORAGE_FULL", "STORAGE_FAILED", "NOT_REGISTERED"})
+
+
 def not_carried_out(err: errors.IdnodeError) -> bool:
     """Whether a failed attempt certainly did nothing on the cluster: the node refused it as
     busy or without a quorum (idnode sends NO_QUORUM only for a call it did not carry out), or
@@ -309,8 +315,9 @@ class Nodes:
             self.preferred = node
 
     def failed(self, node: int) -> None:
-        """The node itself failed an attempt: down, unreachable, busy or too slow. Without a
-        region it changes nothing: such a client tries its nodes in turn whatever failed."""
+        """The node itself failed an attempt: down, unreachable, too slow, or refused for a reason
+        about itself (:data:`ABOUT_THE_NODE`). Without a region it changes nothing: such a
+        client tries its nodes in turn whatever failed."""
         if self.local is not None:
             now = self.clock()
             skip = self.skip[node] = next_skip(self.skip[node], self.failed_until[node], now)
@@ -433,8 +440,8 @@ class Attempts:
             retry = True
         if not retry or (self.call.at_most_once and not not_carried_out(err)):
             raise err
-        if err.domain != errors.ERROR_DOMAIN or err.reason == "NODE_BUSY":
-            # The node itself failed; a refusal of idnode's (NO_QUORUM …) is about the cluster.
+        if err.domain != errors.ERROR_DOMAIN or err.reason in ABOUT_THE_NODE:
+            # The node itself failed; another refusal of idnode's (NO_QUORUM …) is about the cluster.
             self.nodes.failed(node)
         self.last, self.last_node = err, node
 

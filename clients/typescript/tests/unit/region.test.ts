@@ -108,17 +108,25 @@ test("a local node that fails is skipped; calls go to the other local node, then
   });
 });
 
-test("only the node's own failure puts a local node behind the others: unreachable, timed out or busy, not a refusal for the cluster", async () => {
+test("only the node's own failure puts a local node behind the others: unreachable, timed out, or a refusal about the node, not one for the cluster", async () => {
   const failures: [what: string, reply: Reply, skipped: boolean][] = [
     ["NO_QUORUM", { status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") }, false],
     ["OUTCOME_UNKNOWN", { status: 503, body: statusBody(Code.UNAVAILABLE, "leadership lost", "OUTCOME_UNKNOWN") }, false],
     ["no idnode reason", down, true],
     ["NODE_BUSY", { status: 429, body: statusBody(Code.RESOURCE_EXHAUSTED, "busy", "NODE_BUSY") }, true],
+    ["SHUTTING_DOWN", { status: 503, body: statusBody(Code.UNAVAILABLE, "stopping", "SHUTTING_DOWN") }, true],
+    ["NOT_CAUGHT_UP", { status: 503, body: statusBody(Code.UNAVAILABLE, "behind", "NOT_CAUGHT_UP") }, true],
+    ["STORAGE_FULL", { status: 503, body: statusBody(Code.UNAVAILABLE, "disk full", "STORAGE_FULL") }, true],
+    ["STORAGE_FAILED", { status: 503, body: statusBody(Code.UNAVAILABLE, "disk failed", "STORAGE_FAILED") }, true],
+    ["NOT_REGISTERED", { status: 503, body: statusBody(Code.UNAVAILABLE, "not registered", "NOT_REGISTERED") }, true],
     ["the attempt's timeout", "hang", true],
   ];
   for (const [what, reply, skipped] of failures) {
     await withTagged([["L", "127.0.0.1:1"], ["R", "127.0.0.1:2"]], "", async ([l, r], addrs) => {
-      const client = new Client(addrs, { region: "west", nodeRegions: { [addrs[0]!]: "west", [addrs[1]!]: "east" }, backoff: fastBackoff, attemptTimeoutMs: 50 });
+      // Only a hanging node needs a short attempt timeout; a short one for the others made a
+      // slow answer of a loaded machine count as the node's own failure.
+      const attemptTimeoutMs = reply === "hang" ? 500 : 30_000;
+      const client = new Client(addrs, { region: "west", nodeRegions: { [addrs[0]!]: "west", [addrs[1]!]: "east" }, backoff: fastBackoff, attemptTimeoutMs });
       l!.up = false;
       l!.failure = reply;
       for (let i = 0; i < 2; i++) assert.deepEqual(await client.generate("users/"), ["users/1-R"], `with L failing (${what}), the remote node answers`);

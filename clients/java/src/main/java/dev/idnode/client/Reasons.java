@@ -36,5 +36,18 @@ public final class Reasons {
   /** The node holds as many calls as it takes; nothing was done. Retry elsewhere. */
   public static final String NODE_BUSY = "NODE_BUSY";
 
+  /**
+   * Whether a refusal with this reason is about the node that sent it, not the cluster: it is
+   * busy, stopping, behind, or cannot write its own storage, and another node may serve the call
+   * now. A client with a region tries such a node last for a while, as it does one it cannot
+   * reach.
+   */
+  public static boolean aboutTheNode(String reason) {
+    return switch (reason) {
+      case NODE_BUSY, SHUTTING_DOWN, NOT_CAUGHT_UP, STORAGE_FULL, STORAGE_FAILED, NOT_REGISTERED -> true;
+      default -> false;
+    };
+  }
+
   private Reasons() {}
 }

@@ -471,14 +471,15 @@ final class Transport {
     /**
      * Whether the node itself failed a retryable attempt, which puts it last for a while: it
      * sent no idnode ErrorInfo (no connection, a connection lost under the call, or no answer
-     * within the call timeout), or it refused as busy. A refusal with another idnode reason
-     * (NO_QUORUM, OUTCOME_UNKNOWN …) is about the cluster, which every node shares: putting a
-     * healthy local node last for it would keep calls in other regions long after the cluster
-     * recovered.
+     * within the call timeout), or it refused for a reason about itself alone
+     * ({@link Reasons#aboutTheNode}: busy, stopping, behind, its storage). A refusal with another
+     * idnode reason (NO_QUORUM, OUTCOME_UNKNOWN …) is about the cluster, which every node
+     * shares: putting a healthy local node last for it would keep calls in other regions long
+     * after the cluster recovered.
      */
     private static boolean nodeFailed(StatusRuntimeException sre) {
       ErrorDetails.Info info = ErrorDetails.of(sre);
-      return !ErrorDetails.DOMAIN.equals(info.domain()) || Reasons.NODE_BUSY.equals(info.reason());
+      return !ErrorDetails.DOMAIN.equals(info.domain()) || Reasons.aboutTheNode(info.reason());
     }
 
     private NodesFailedException stopped(String why) {

@@ -118,6 +118,22 @@ class RegionRoutingTest {
   }
 
   @Test
+  void aRefusalAboutTheNodeAloneSkipsIt() {
+    westClient(true, west1, east);
+    // Stopping, behind, or unable to write its storage: W1 itself cannot serve, and would cost
+    // every call a round trip if it stayed first.
+    for (String reason : List.of(Reasons.SHUTTING_DOWN, Reasons.NOT_CAUGHT_UP, Reasons.STORAGE_FULL,
+        Reasons.STORAGE_FAILED, Reasons.NOT_REGISTERED)) {
+      now.addAndGet(RegionRouting.SKIP_MAX.toNanos());
+      west1.refuse(Status.Code.UNAVAILABLE, reason, Map.of());
+      int asked = west1.calls.size();
+      assertEquals(List.of("users/@E"), client.generate("users/", 1));
+      assertEquals(List.of("users/@E"), client.generate("users/", 1), "W1 asked again at once after refusing " + reason);
+      assertEquals(asked + 1, west1.calls.size(), "W1 asked again at once after refusing " + reason);
+    }
+  }
+
+  @Test
   void aNodeThatKeepsFailingIsSkippedTwiceAsLongEachTimeUpToTheCap() {
     // Nodes 0 and 2 are west's, 1 is east's; the order starts at node 0.
     RegionRouting r = new RegionRouting(List.of("a:1", "b:1", "c:1"), "west",
