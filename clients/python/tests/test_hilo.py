@@ -372,3 +372,50 @@ def test_a_client_closing_slowly_does_not_hold_up_another_clients_close(node: Fa
         release.set()
         closing.join(WAIT)
     assert len(src.returns) == 2
+
+
+def test_batches_under_contention_never_repeat_a_number_and_close_gives_the_rest_back(node: FakeNode) -> None:
+    # Batch takers, single takers and number takers of one tag at once, across many ranges:
+    # every number once, and the batches consecutive within a range.
+    src = source(node, 100)
+    threads, rounds = 12, 300
+    out: List[List[int]] = [[] for _ in range(threads)]
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        start = threading.Barrier(threads)
+
+        def work(i: int) -> None:
+            start.wait(WAIT)
+            for r in range(rounds):
+                if i % 3 == 0:
+                    out[i].append(numbers([g.next_id()])[0])
+                elif i % 3 == 1:
+                    out[i] += numbers(g.next_ids(1 + r % 37))
+                else:
+                    batch = g.next_numbers(1 + r % 23)
+                    assert all(b > a for a, b in zip(batch, batch[1:])), batch
+                    out[i] += batch
+
+        ts = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(60)
+        got = [n for chunk in out for n in chunk]
+        assert len(got) == sum(1 for i in range(threads) if i % 3 == 0) * rounds + 4 * sum(1 + r % 37 for r in range(rounds)) + 4 * sum(1 + r % 23 for r in range(rounds))
+        assert len(set(got)) == len(got), "a number was handed out twice"
+        g.close()
+    assert src.max == max(got), "close gave back every number not handed out"
+    assert max(got) - len(got) <= 200, "at most the ranges that crossed a batch's edge left gaps"
+
+
+def test_a_batch_larger_than_a_range_spans_ranges_and_counts_as_taken(node: FakeNode) -> None:
+    source(node, 10)
+    with idnode.Client([node.addr]) as c:
+        assert c.next_ids("orders", 3) == ["orders/1-A", "orders/2-A", "orders/3-A"]
+        assert c.next_numbers("orders", 25) == list(range(4, 29))
+        assert c.next_id("orders") == "orders/29-A"
+        with pytest.raises(idnode.InvalidArgument):
+            c.next_ids("orders", 0)
+        with pytest.raises(idnode.InvalidArgument):
+            c.next_numbers("orders", 1_000_001)

@@ -105,6 +105,25 @@ class HiLoState:
                 return f"{s.prefix}{s.base + k}{s.suffix}"
         return None
 
+    # The batch path: ``islice`` draws the numbers in one C loop, which no other thread can
+    # interleave with under the GIL, so one batch's numbers are consecutive within a span. The
+    # limit is read after the draws, as ``_take`` reads it after its increment.
+    def _take_into(self, s: Optional[_Span], n: int, out: List[Any], numbers: bool) -> None:
+        """Append up to n - len(out) numbers of span s to out: ints when ``numbers``, else IDs."""
+        if s is None:
+            return
+        ks = list(itertools.islice(s.taken, n - len(out)))
+        limit = s.limit
+        ks = [k for k in ks if k <= limit]
+        if not ks:
+            return
+        if ks[0] <= s.trigger <= ks[-1]:
+            self._prefetch(s)
+        if numbers:
+            out.extend(range(s.base + ks[0], s.base + ks[-1] + 1))
+        else:
+            out.extend(f"{s.prefix}{s.base + k}{s.suffix}" for k in ks)
+
     def _prefetch(self, s: _Span) -> None:
         with self._lock:
             if not self.closed and self._next is None and self._fetch is None and self._cur is s:

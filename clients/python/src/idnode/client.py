@@ -10,7 +10,7 @@ import grpc
 
 from . import _calls, _exit, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
-from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_seconds
+from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_int, check_seconds
 from ._entity import collection_name, entity_id
 from ._fold_threads import SyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
@@ -21,6 +21,9 @@ from .v1 import idnode_pb2_grpc as pb_grpc
 T = TypeVar("T")
 
 _DEFAULT: Any = object()  # "the client's default timeout", distinct from None ("no deadline")
+
+MAX_BATCH = 1_000_000
+"""The most IDs one batch take hands out: a caller's mistake must not drain a tag's ranges."""
 
 
 class ClientBase:
@@ -479,6 +482,16 @@ class Client(ClientBase):
         It normally takes well under a microsecond; the first call of a tag waits for a range."""
         return self._gens.get(tag).next_id()
 
+    def next_ids(self, tag: str, n: int) -> List[str]:
+        """``n`` HiLo IDs of ``tag`` in one take, from the same generator as :meth:`next_id`:
+        a batch of rows costs one take, not one per row."""
+        return self._gens.get(tag).next_ids(n)
+
+    def next_numbers(self, tag: str, n: int) -> List[int]:
+        """The numbers of ``n`` HiLo IDs of ``tag`` (``[17, 18]`` for ``orders/17-A``,
+        ``orders/18-A``), for integer keys, from the same generator as :meth:`next_id`."""
+        return self._gens.get(tag).next_numbers(n)
+
     def hilo_generator(self, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> "HiLoGenerator":
         """A new HiLo generator of ``tag`` (close it, or close the client). ``node_tag=False``
         and ``server_prefix`` print RavenDB's legacy formats (``orders/1``,
@@ -512,6 +525,24 @@ class HiLoGenerator(HiLoState):
         id = self._take(self._cur)
         if id is not None:
             return id
+        out: List[str] = self._next_many(1, False, timeout)
+        return out[0]
+
+    def next_ids(self, n: int, timeout: Optional[float] = _DEFAULT) -> List[str]:
+        """The next ``n`` IDs in one take (for a batch of rows): consecutive within a range,
+        and from the next range once one runs out. Waits as :meth:`next_id` does."""
+        return self._next_many(check_int("n", n, lo=1, hi=MAX_BATCH), False, timeout)
+
+    def next_numbers(self, n: int, timeout: Optional[float] = _DEFAULT) -> List[int]:
+        """The numbers of the next ``n`` IDs (17 for ``orders/17-A``), for integer keys: unique
+        within the tag, as the ranges of one tag never overlap. Waits as :meth:`next_id` does."""
+        return self._next_many(check_int("n", n, lo=1, hi=MAX_BATCH), True, timeout)
+
+    def _next_many(self, n: int, numbers: bool, timeout: Optional[float]) -> List[Any]:
+        out: List[Any] = []
+        self._take_into(self._cur, n, out, numbers)
+        if len(out) == n:
+            return out
         deadline = None
         t = self._client._timeout(timeout)
         if t is not None:
@@ -519,9 +550,9 @@ class HiLoGenerator(HiLoState):
         since = 0  # fetches numbered from here on started after this call came for a range
         while True:
             seen = self._cur
-            id = self._take(seen)
-            if id is not None:
-                return id
+            self._take_into(seen, n, out, numbers)
+            if len(out) == n:
+                return out
             with self._cond:
                 since = since or self.next_fetch
                 f = self._advance_locked(seen)
