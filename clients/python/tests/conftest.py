@@ -5,6 +5,7 @@ from typing import Iterator
 import pytest
 
 from cluster import Control
+from postgres import Postgres, started
 
 
 @pytest.fixture(scope="session")
@@ -13,6 +14,12 @@ def control() -> Iterator[Control]:
     cp = Control()
     yield cp
     cp.close()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Postgres]:
+    """One private PostgreSQL server for the whole run, started on first use."""
+    yield from started()
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from cluster import Control
+from postgres import Postgres, importable, need
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1]
 README_ADDR = "127.0.0.1:7070"
@@ -25,10 +26,29 @@ README_ADDR = "127.0.0.1:7070"
 # The newest releases when the bounds were last set: the package must admit them, not only
 # the Debian versions CI runs on.
 NEWEST = {"grpcio": "1.85.1", "protobuf": "7.36.2"}
+# The extras of the ORM adapters: extra → (distribution, Debian's release, the newest release).
+ORMS = {"sqlalchemy": ("SQLAlchemy", "1.4.46", "2.0.44"), "django": ("Django", "3.2.25", "5.2.8")}
 
 
-def python_blocks() -> List[str]:
-    return re.findall(r"```python\n(.*?)```", (PACKAGE / "README.md").read_text(), re.S)
+README_DSN = "postgresql+psycopg2://app@127.0.0.1:5432/app"
+ORMS_HEADING = "## ORMs"
+
+
+def python_blocks(section: str = "") -> List[str]:
+    """The README's Python examples: of the ``### section`` of the ORMs given one, else of
+    everything but the ORMs (whose examples need a database and their extras)."""
+    text = (PACKAGE / "README.md").read_text()
+    start = text.index("\n" + ORMS_HEADING)
+    end = text.index("\n## ", start + 1)
+    if section:
+        start = text.index(f"\n### {section}\n", start, end)
+        following = text.find("\n### ", start + 1)
+        if 0 <= following < end:
+            end = following
+        text = text[start:end]
+    else:
+        text = text[:start] + text[end:]
+    return re.findall(r"```python\n(.*?)```", text, re.S)
 
 
 @pytest.fixture(scope="module")
@@ -72,13 +92,19 @@ def test_the_dependency_bounds_admit_the_newest_releases(dist: Dict[str, pathlib
     with zipfile.ZipFile(dist["wheel"]) as z:
         (meta,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
         requires = [Requirement(line.split(":", 1)[1].strip()) for line in z.read(meta).decode().splitlines() if line.startswith("Requires-Dist:")]
-    by_name = {r.name: r for r in requires}
+    by_name = {r.name: r for r in requires if r.marker is None}
     assert set(by_name) == set(NEWEST), requires
     for name, version in NEWEST.items():
         assert version in by_name[name].specifier, f"{by_name[name]} refuses {name} {version}"
     import google.protobuf
     import grpc
     assert grpc.__version__ in by_name["grpcio"].specifier and google.protobuf.__version__ in by_name["protobuf"].specifier
+    # The ORM adapters' extras, each naming its ORM alone, from Debian's release to the newest.
+    extras = {r.name: r for r in requires if r.marker is not None}
+    for extra, (name, debian, newest) in ORMS.items():
+        assert extras[name].marker is not None and extras[name].marker.evaluate({"extra": extra}), extras[name]
+        assert debian in extras[name].specifier and newest in extras[name].specifier, extras[name]
+    assert set(extras) == {name for name, _, _ in ORMS.values()}, requires
 
 
 @pytest.mark.topology({"nodes": 1})
@@ -97,3 +123,40 @@ def test_the_readme_runs_from_the_installed_wheel(cluster: Control, venv_python:
     assert re.fullmatch(r"orders/1-A\n", run(blocks[0])), "the first example prints an ID"
     out = run("\n".join(blocks))
     assert re.search(r"^INV-0001$", out, re.M), out
+
+
+@pytest.mark.topology({"nodes": 1})
+def test_the_sqlalchemy_section_runs_from_the_wheel_installed_with_its_extra(
+    cluster: Control, postgres: Postgres, venv_python: str, dist: Dict[str, pathlib.Path], tmp_path: pathlib.Path,
+) -> None:
+    need("python3-sqlalchemy (apt)", importable("sqlalchemy"))
+    out = run_orm_section(venv_python, dist, "sqlalchemy", "SQLAlchemy", cluster, postgres, tmp_path)
+    assert out == "['orders/1-A', 'orders/2-A', 'orders/3-A']\n[1, 1000]\nCLIENT_CLOSED ClientClosed\n", out
+
+
+@pytest.mark.topology({"nodes": 1})
+def test_the_django_section_runs_from_the_wheel_installed_with_its_extra(
+    cluster: Control, postgres: Postgres, venv_python: str, dist: Dict[str, pathlib.Path], tmp_path: pathlib.Path,
+) -> None:
+    need("python3-django (apt)", importable("django"))
+    out = run_orm_section(venv_python, dist, "django", "Django", cluster, postgres, tmp_path)
+    assert out == "orders/1-A\n[1, 2, 3]\nCLIENT_CLOSED ClientClosed\n", out
+
+
+def run_orm_section(venv_python: str, dist: Dict[str, pathlib.Path], extra: str, section: str,
+                    cluster: Control, postgres: Postgres, tmp_path: pathlib.Path) -> str:
+    """Install the wheel with an ORM's extra (no index: Debian's ORM satisfies it) and run the
+    README section of that ORM in a fresh database; its output."""
+    subprocess.run([venv_python, "-m", "pip", "install", "--quiet", "--no-index", f"{dist['wheel']}[{extra}]"],
+                   check=True, timeout=300, cwd=tmp_path)
+    dsn = postgres.database(f"readme_{extra}").replace("postgres://", "postgresql+psycopg2://", 1)
+    # The Django settings name the database as the DSN's parts.
+    parts = {README_DSN: dsn, '"NAME": "app"': f'"NAME": "readme_{extra}"', '"PORT": "5432"': f'"PORT": "{postgres.port}"',
+             '"USER": "app"': '"USER": "idnode"', README_ADDR: cluster.addrs()[0]}
+    blocks = python_blocks(section)
+    for readme, real in parts.items():
+        blocks = [b.replace(readme, real) for b in blocks]
+    assert blocks and not any(readme in b for readme in parts for b in blocks)
+    done = subprocess.run([venv_python, "-c", "\n".join(blocks)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return done.stdout

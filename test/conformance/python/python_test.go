@@ -26,9 +26,10 @@ func TestPythonClient(t *testing.T) {
 	_, err := exec.LookPath(py)
 	conformancetest.Need(t, py+" (Debian: apt-get install python3)", err == nil)
 	// The client's dependencies, the test runner, what the install test builds the wheel and
-	// the sdist with and installs them into, and the type checker.
-	probe := exec.Command(py, "-c", "import grpc, google.protobuf, pytest, ensurepip, setuptools, wheel, build, mypy")
-	conformancetest.Need(t, "python3-grpcio python3-protobuf python3-pytest python3-venv python3-setuptools python3-wheel python3-build python3-mypy (apt)", probe.Run() == nil)
+	// the sdist with and installs them into, the type checker, and the ORMs (with PostgreSQL's
+	// driver) the adapters' tests run.
+	probe := exec.Command(py, "-c", "import grpc, google.protobuf, pytest, ensurepip, setuptools, wheel, build, mypy, sqlalchemy, django, psycopg2")
+	conformancetest.Need(t, "python3-grpcio python3-protobuf python3-pytest python3-venv python3-setuptools python3-wheel python3-build python3-mypy python3-sqlalchemy python3-django python3-psycopg2 (apt)", probe.Run() == nil)
 	env := conformancetest.Env(t)
 	dir := filepath.Join(conformancetest.RepoRoot(t), "clients", "python")
 	conformancetest.Run(t, dir, env, py, "-m", "pytest", "-q", "-p", "no:cacheprovider")
