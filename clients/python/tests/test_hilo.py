@@ -419,3 +419,21 @@ def test_a_batch_larger_than_a_range_spans_ranges_and_counts_as_taken(node: Fake
             c.next_ids("orders", 0)
         with pytest.raises(idnode.InvalidArgument):
             c.next_numbers("orders", 1_000_001)
+
+
+def test_asyncio_batches_never_repeat_a_number(node: FakeNode) -> None:
+    source(node, 50)
+
+    async def main() -> List[int]:
+        async with idnode.aio.Client([node.addr]) as c:
+            async def taker(i: int) -> List[int]:
+                got: List[int] = []
+                for r in range(40):
+                    got += numbers(await c.next_ids("orders", 1 + r % 9)) if i % 2 else await c.next_numbers("orders", 1 + r % 7)
+                return got
+            chunks = await asyncio.gather(*(taker(i) for i in range(8)))
+            return [n for chunk in chunks for n in chunk]
+
+    got = asyncio.run(main())
+    assert len(got) == 4 * sum(1 + r % 9 for r in range(40)) + 4 * sum(1 + r % 7 for r in range(40))
+    assert len(set(got)) == len(got), "a number was handed out twice"

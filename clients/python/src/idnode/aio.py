@@ -19,12 +19,12 @@ import grpc.aio
 
 from . import _calls, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
-from ._core import Attempts, Call, check_seconds
+from ._core import Attempts, Call, check_int, check_seconds
 from ._entity import collection_name, entity_id
 from ._fold_tasks import AsyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
-from .client import _DEFAULT, ClientBase
+from .client import _DEFAULT, MAX_BATCH, ClientBase
 from .client import Client as SyncClient
 from .v1 import idnode_pb2 as pb
 
@@ -394,6 +394,14 @@ class Client(ClientBase):
         """A HiLo ID of ``tag`` from the tag's generator, made on first use."""
         return await self._gens.get(tag).next_id()
 
+    async def next_ids(self, tag: str, n: int) -> List[str]:
+        """``n`` HiLo IDs of ``tag`` in one take; see :meth:`idnode.Client.next_ids`."""
+        return await self._gens.get(tag).next_ids(n)
+
+    async def next_numbers(self, tag: str, n: int) -> List[int]:
+        """The numbers of ``n`` HiLo IDs of ``tag``; see :meth:`idnode.Client.next_numbers`."""
+        return await self._gens.get(tag).next_numbers(n)
+
     def hilo_generator(self, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> "HiLoGenerator":
         """A new HiLo generator of ``tag``; see :meth:`idnode.Client.hilo_generator`."""
         return self._gens.made(HiLoGenerator(self, tag, node_tag=node_tag, server_prefix=server_prefix))
@@ -421,15 +429,31 @@ class HiLoGenerator(HiLoState):
         id = self._take(self._cur)
         if id is not None:
             return id
+        out: List[str] = await self._next_many(1, False, timeout)
+        return out[0]
+
+    async def next_ids(self, n: int, timeout: Optional[float] = _DEFAULT) -> List[str]:
+        """The next ``n`` IDs in one take; see :meth:`idnode.HiLoGenerator.next_ids`."""
+        return await self._next_many(check_int("n", n, lo=1, hi=MAX_BATCH), False, timeout)
+
+    async def next_numbers(self, n: int, timeout: Optional[float] = _DEFAULT) -> List[int]:
+        """The numbers of the next ``n`` IDs; see :meth:`idnode.HiLoGenerator.next_numbers`."""
+        return await self._next_many(check_int("n", n, lo=1, hi=MAX_BATCH), True, timeout)
+
+    async def _next_many(self, n: int, numbers: bool, timeout: Optional[float]) -> List[Any]:
+        out: List[Any] = []
+        self._take_into(self._cur, n, out, numbers)
+        if len(out) == n:
+            return out
         t = self._client._timeout(timeout)
         loop = asyncio.get_running_loop()
         deadline = None if t is None else loop.time() + t
         since = 0
         while True:
             seen = self._cur
-            id = self._take(seen)
-            if id is not None:
-                return id
+            self._take_into(seen, n, out, numbers)
+            if len(out) == n:
+                return out
             with self._lock:
                 since = since or self.next_fetch
                 f = self._advance_locked(seen)
