@@ -14,6 +14,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/internal/durablefile"
 	"github.com/idnode/idnode/internal/etag"
 	"github.com/idnode/idnode/internal/forward"
 	"github.com/idnode/idnode/internal/hilogrant"
@@ -35,8 +36,10 @@ var refusals = []struct {
 	refusal
 }{
 	// A node that cannot write its own storage is UNAVAILABLE: clients fail over to another.
-	{[]error{cluster.ErrStorageFull, syscall.ENOSPC}, refusal{codes.Unavailable, reason.StorageFull}},
-	{[]error{cluster.ErrStorageFailed, etag.ErrPersist}, refusal{codes.Unavailable, reason.StorageFailed}},
+	// Every store is here: the Raft log, the files replaced whole (etag watermark, HiLo pools,
+	// manifest, node state) and the series journal.
+	{[]error{cluster.ErrStorageFull, syscall.ENOSPC, syscall.EDQUOT}, refusal{codes.Unavailable, reason.StorageFull}},
+	{[]error{cluster.ErrStorageFailed, etag.ErrPersist, durablefile.ErrWrite, fsm.ErrJournalWrite}, refusal{codes.Unavailable, reason.StorageFailed}},
 	{[]error{fsm.ErrRequestIDReused}, refusal{codes.InvalidArgument, reason.RequestIDReused}},
 	{[]error{fsm.ErrInvalidCount, fsm.ErrNegativeValue, fsm.ErrBadReservation}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrNotRegistered}, refusal{codes.FailedPrecondition, reason.NotRegistered}},
@@ -70,7 +73,6 @@ var refusals = []struct {
 	{[]error{series.ErrNotIssued, series.ErrAlreadyVoided, series.ErrGapless, series.ErrSeriesDiverged}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{series.ErrNumberOverflow}, refusal{codes.OutOfRange, reason.CounterOverflow}},
 	{[]error{series.ErrCorrupt}, refusal{codes.DataLoss, ""}},
-	{[]error{fsm.ErrJournalWrite}, refusal{codes.Unavailable, reason.StorageFailed}},
 	{[]error{cluster.ErrLeadershipLost, forward.ErrNoAnswer}, refusal{codes.Unavailable, reason.OutcomeUnknown}},
 	{[]error{cluster.ErrShutdown, identity.ErrClosed, etag.ErrClosed, series.ErrClosed}, refusal{codes.Unavailable, reason.ShuttingDown}},
 	{[]error{cluster.ErrNotLeader, cluster.ErrNoQuorum, forward.ErrNoLeader, forward.ErrUnreached, forward.ErrLeaderChanged, forward.ErrBehind}, refusal{codes.Unavailable, reason.NoQuorum}},

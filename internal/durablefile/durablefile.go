@@ -4,13 +4,33 @@
 package durablefile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 )
 
+// ErrWrite matches every error of WriteFile: the storage under the file failed a write, which
+// a node answers as a storage fault (docs/recovery.md), not as a bug.
+var ErrWrite = errors.New("durablefile: cannot write")
+
+// writeError is a failed step of WriteFile: its message is the step's own, and it matches
+// ErrWrite as well as the step's error (an errno such as ENOSPC among them).
+type writeError struct{ err error }
+
+func (e writeError) Error() string   { return e.err.Error() }
+func (e writeError) Unwrap() []error { return []error{ErrWrite, e.err} }
+
 // WriteFile makes data the durable content of path: write a temp file, fsync it, rename it
-// over path, fsync the directory. Only when it returns nil is the new content safe.
+// over path, fsync the directory. Only when it returns nil is the new content safe; an error
+// matches ErrWrite.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
+	if err := writeFile(path, data, perm); err != nil {
+		return writeError{err}
+	}
+	return nil
+}
+
+func writeFile(path string, data []byte, perm os.FileMode) error {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
