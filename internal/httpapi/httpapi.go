@@ -24,7 +24,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/idnode/idnode/internal/httpapi/console"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -78,11 +77,7 @@ func newHandler(ctx context.Context, conn grpc.ClientConnInterface, callers *cal
 			return h, passedHeaders[h]
 		}),
 		runtime.WithMetadata(callMetadata),
-		// Unknown fields are refused, not dropped: {"idd":"users|"} is a typo, not a GUID request.
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{Marshaler: &runtime.JSONPb{
-			MarshalOptions:   protojson.MarshalOptions{EmitUnpopulated: true},
-			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}}),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{Marshaler: answerJSON}),
 		runtime.WithErrorHandler(withInputReason),
 	)
 	if err := gateway.RegisterIdServiceHandlerClient(ctx, rpc, idnodev1.NewIdServiceClient(conn)); err != nil {

@@ -5,16 +5,15 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/idnode/idnode/reason"
 )
 
-// refuse answers a request the HTTP layer turns away before any RPC, in the shape of the
-// gateway's own error answers (a google.rpc.Status with an ErrorInfo reason), so a client
-// reads every refusal the same way.
+// refuse answers a request the HTTP layer turns away before any RPC, in the shape and bytes of
+// the gateway's own error answers (a google.rpc.Status with an ErrorInfo reason, by the same
+// marshaller), so a client reads every refusal the same way.
 func refuse(w http.ResponseWriter, httpStatus int, code codes.Code, why, msg string) {
-	body, err := protojson.Marshal(status.Convert(reason.Error(code, why, msg)).Proto())
+	body, err := answerJSON.Marshal(status.Convert(reason.Error(code, why, msg)).Proto())
 	if err != nil {
 		http.Error(w, msg, httpStatus) // a Status of strings always marshals; never reached
 		return
