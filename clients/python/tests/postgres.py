@@ -10,6 +10,7 @@ import os
 import pathlib
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -47,6 +48,15 @@ def _bin_dir() -> Optional[str]:
     return os.path.dirname(max(found, key=lambda p: int(pathlib.Path(p).parents[1].name)))
 
 
+def _die_with_parent() -> None:
+    """In the server's process before it starts (after it became the postgres user, which
+    would clear the setting): SIGKILL it when the test process dies, so that a test run that
+    is killed leaves no server behind."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -80,7 +90,7 @@ class Postgres:
         self.proc = subprocess.Popen(
             [os.path.join(bins, "postgres"), "-D", data, "-p", str(self.port),
              "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
-            cwd=self.base, stdout=self.log, stderr=subprocess.STDOUT, **run_as,
+            cwd=self.base, stdout=self.log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent, **run_as,
         )
         self.params = {"host": "127.0.0.1", "port": self.port, "user": "idnode", "dbname": "postgres"}
         self.dsn = f"postgres://idnode@127.0.0.1:{self.port}/postgres?sslmode=disable"
