@@ -144,7 +144,8 @@ var idnodeBinary = &goBinary{pkg: DaemonPackage, name: binaryBaseName, flags: []
 
 func BuildIdnode(t testing.TB) string { t.Helper(); return idnodeBinary.build(t) }
 
-// FreeAddr is a loopback address no other node of this test binary was given.
+// FreeAddr is a loopback address outside the kernel's ephemeral range that no other node of
+// any test binary alive was given: a node killed and started again finds its port free.
 func FreeAddr(t testing.TB) string { t.Helper(); return loopback.FreeAddr(t) }
 
 // NodeOpts says how to start one idnode process. Zero fields get defaults.
