@@ -8,6 +8,11 @@ var (
 	// ErrNotLeader means this node is not the leader; forward to the leader or retry there.
 	ErrNotLeader = errors.New("this node is not the raft leader")
 
+	// ErrHandingOver means this node is handing leadership over to another (TransferLeadership)
+	// and proposed nothing: wait for the hand-over (AwaitHandOver), then take the call to the
+	// new leader.
+	ErrHandingOver = errors.New("this node is handing leadership over; the command was not proposed")
+
 	// ErrLeadershipLost means leadership was lost while the command was in flight: it may or
 	// may not have been committed. Retry with the same request_id to learn which.
 	ErrLeadershipLost = errors.New("leadership lost while the command was in flight; its outcome is unknown")

@@ -62,12 +62,3 @@ func (n *Node) AddMember(m Member, timeout time.Duration) error {
 func (n *Node) RemoveMember(id string, timeout time.Duration) error {
 	return translate(n.raft.RemoveServer(raft.ServerID(id), 0, timeout).Error())
 }
-
-// TransferLeadership hands leadership to the voter to, or to any up-to-date voter when to.ID
-// is empty, and returns once the transfer is under way; on the leader only.
-func (n *Node) TransferLeadership(to Member) error {
-	if to.ID == "" {
-		return n.raft.LeadershipTransfer().Error()
-	}
-	return n.raft.LeadershipTransferToServer(raft.ServerID(to.ID), raft.ServerAddress(to.Address)).Error()
-}

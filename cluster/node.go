@@ -54,6 +54,8 @@ type Node struct {
 	// leading is since when this node leads, as placementDue last looked; only the placement
 	// loop uses it (placement.go).
 	leading leadership
+	// handOver keeps proposals out of a planned hand-over of leadership (handover.go).
+	handOver handOver
 }
 
 // Open starts Raft on cfg.DataDir. On a data dir with no Raft state it bootstraps the cluster
@@ -245,6 +247,11 @@ func (n *Node) Apply(ctx context.Context, cmd []byte) (any, error) {
 	if n.raft.State() != raft.Leader {
 		return nil, ErrNotLeader
 	}
+	leave, err := n.handOver.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	if n.cfg.OnApply != nil {
 		defer func(start time.Time) { n.cfg.OnApply(ctx, time.Since(start)) }(time.Now())
 	}
@@ -321,7 +328,9 @@ func translate(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipTransferInProgress):
+	case errors.Is(err, raft.ErrLeadershipTransferInProgress):
+		return ErrHandingOver
+	case errors.Is(err, raft.ErrNotLeader):
 		return ErrNotLeader
 	case errors.Is(err, raft.ErrLeadershipLost):
 		return ErrLeadershipLost

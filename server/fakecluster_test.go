@@ -41,6 +41,7 @@ func (f *fakeCluster) Members() []cluster.Member                     { return f.
 func (f *fakeCluster) AddMember(cluster.Member, time.Duration) error { return f.err }
 func (f *fakeCluster) RemoveMember(string, time.Duration) error      { return f.err }
 func (f *fakeCluster) TransferLeadership(cluster.Member) error       { return f.err }
+func (f *fakeCluster) AwaitHandOver(context.Context)                 {}
 func (f *fakeCluster) StorageFault() error                           { return f.storageFault }
 func (f *fakeCluster) LeaderChanges() []cluster.LeaderChange         { return nil }
 

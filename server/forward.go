@@ -10,6 +10,7 @@ import (
 	"github.com/idnode/idnode/internal/forward"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // leaderService serves the Leader service: the leader's half of every public call that must
@@ -100,6 +101,7 @@ func (s *core) newForwarder() *forward.Forwarder {
 		PassOn:       []string{authorizationHeader},
 		Secret:       s.node.FSM().ClusterSecret,
 		DialOptions:  s.cfg.Tracing.DialOptions(),
+		NothingDone:  func(err error) bool { return reason.Of(err) == reason.NoQuorum },
 	})
 }
 

@@ -3,12 +3,14 @@ package server
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/internal/batch"
@@ -28,7 +30,15 @@ func (s *idService) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrem
 	}
 	rng, err := b.Next(ctx, inc)
 	if err != nil {
-		return docid.IdentityBlock{}, s.raftError(err)
+		err = s.raftError(err)
+		if b != s.leaderBatch || !s.fwd.HandOff(ctx, err) {
+			return docid.IdentityBlock{}, err
+		}
+		// This node handed leadership over before proposing the increment: the new leader
+		// serves it.
+		if rng, err = s.forwardBatch.Next(ctx, inc); err != nil {
+			return docid.IdentityBlock{}, s.raftError(err)
+		}
 	}
 	return rng, nil
 }
@@ -151,6 +161,12 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 		}
 	}
 	results := f.ids.leaderBatch.NextMany(ctx, req.GetIncrements())
+	if len(results) > 0 && !slices.ContainsFunc(results, proposed) {
+		// This node handed leadership over (or is handing it over) and proposed none of them:
+		// one refusal of the whole call, which the follower takes to the new leader
+		// (forward.Forwarder.Do).
+		return nil, f.raftError(results[0].Err)
+	}
 	out := &forwardv1.NextIdentitiesResponse{Answers: make([]*forwardv1.IdentityAnswer, len(results))}
 	for i, res := range results {
 		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last, Skipped: res.Skipped}
@@ -160,6 +176,12 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 		out.Answers[i] = a
 	}
 	return out, nil
+}
+
+// proposed reports whether an increment's result came from the log, rather than a refusal
+// made before it was proposed because this node no longer led or was handing leadership over.
+func proposed(r identity.Result) bool {
+	return !errors.Is(r.Err, cluster.ErrHandingOver) && !errors.Is(r.Err, cluster.ErrNotLeader)
 }
 
 // identityRounds is cfg.Identity for the leader's batcher (leader) or the follower's, telling

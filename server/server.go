@@ -58,7 +58,8 @@ type Cluster interface {
 	AddMember(m cluster.Member, timeout time.Duration) error
 	RemoveMember(id string, timeout time.Duration) error
 	TransferLeadership(to cluster.Member) error
-	StorageFault() error // why the last write of the Raft log failed; nil if it did not
+	AwaitHandOver(ctx context.Context) // while a hand-over of leadership is under way here
+	StorageFault() error               // why the last write of the Raft log failed; nil if it did not
 	LeaderChanges() []cluster.LeaderChange
 }
 

@@ -41,6 +41,9 @@ type Cluster interface {
 	ID() string
 	IsLeader() bool
 	Leader() (id, address string)
+	// AwaitHandOver waits while this node hands leadership over to another, or until ctx ends
+	// (cluster.Node.AwaitHandOver).
+	AwaitHandOver(ctx context.Context)
 }
 
 // DefaultElectionWait is four election timeouts of cluster.DefaultTiming: long enough for an
@@ -78,6 +81,10 @@ type Config struct {
 	Now func() time.Time
 	// DialOptions are added to every connection to another node (tracing's instrumentation).
 	DialOptions []grpc.DialOption
+	// NothingDone reports whether a refusal says the call was not acted on (the server's "no
+	// quorum"), so that it may be taken to another leader; nil means never. A call refused so
+	// by a leader that has handed leadership over goes to the new one (HandOff, Do).
+	NothingDone func(error) bool
 }
 
 // Forwarder takes calls to the leader. It is safe for concurrent use.
@@ -102,6 +109,9 @@ func New(cfg Config) *Forwarder {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.NothingDone == nil {
+		cfg.NothingDone = func(error) bool { return false }
 	}
 	f := &Forwarder{cfg: cfg, conns: newConns(cfg.Dial, cfg.TLS, cfg.Secret, cfg.DialOptions, cfg.ElectionWait), stop: make(chan struct{}), stopped: make(chan struct{})}
 	f.leaderAt.Store(cfg.Now().UnixNano())
@@ -163,9 +173,9 @@ func (f *Forwarder) Local(ctx context.Context) bool {
 type Limits struct {
 	// Bound, when set, ends the hop after this long with ErrLeaderChanged.
 	Bound time.Duration
-	// WatchLeader ends the hop with ErrLeaderChanged as soon as this node sees another leader
-	// or none: the caller then hears "no quorum" now rather than at its deadline. Wrong only
-	// for a call that changes the leader itself.
+	// WatchLeader ends the hop with ErrLeaderChanged soon after this node sees another leader
+	// or none (watch): the caller then hears "no quorum" now rather than at its deadline.
+	// Wrong only for a call that changes the leader itself.
 	WatchLeader bool
 }
 
@@ -253,16 +263,28 @@ func pollFor(ctx context.Context, wait time.Duration, cond func() bool) bool {
 	}
 }
 
-// watch cancels a hop to leaderID once this node sees another leader or none.
+// watch cancels a hop to leaderID once this node has seen another leader or none for a
+// grace of a quarter of the election wait. An old leader that handed leadership over answers
+// the calls it proposed before it let go (cluster.Node.TransferLeadership), and its answer may
+// reach this node a moment after the new leader's election did: cut off at once, such a call
+// was refused as "outcome unknown" although it had an answer on the way.
 func (f *Forwarder) watch(ctx context.Context, leaderID string, cancel context.CancelCauseFunc) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
+	grace := f.cfg.ElectionWait / 4
+	var changed time.Time // when this node first saw another leader or none; zero while it has not
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if id, _ := f.cfg.Cluster.Leader(); id != leaderID {
+			id, _ := f.cfg.Cluster.Leader()
+			switch {
+			case id == leaderID:
+				changed = time.Time{}
+			case changed.IsZero():
+				changed = time.Now()
+			case time.Since(changed) >= grace:
 				cancel(ErrLeaderChanged)
 				return
 			}

@@ -29,8 +29,9 @@ type fakeCluster struct {
 	onLook  func(looks int) (leader, address string, change bool)
 }
 
-func (c *fakeCluster) ID() string     { return c.id }
-func (c *fakeCluster) IsLeader() bool { l, _ := c.Leader(); return l == c.id }
+func (c *fakeCluster) ID() string                    { return c.id }
+func (c *fakeCluster) IsLeader() bool                { l, _ := c.Leader(); return l == c.id }
+func (c *fakeCluster) AwaitHandOver(context.Context) {}
 func (c *fakeCluster) Leader() (string, string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -117,6 +117,12 @@ func (f *Forwarder) Do(ctx context.Context, lim Limits, call func(*Hop) error) e
 			if f.awaitLeaderOrConn(ctx, h.leader, h.Conn) {
 				continue
 			}
+		case !waitedLeader && h.answered(err) && f.cfg.NothingDone(err):
+			h.Close()
+			waitedLeader = true
+			if f.awaitAnotherLeader(ctx, h.leader) {
+				continue
+			}
 		}
 		err = h.Error(err)
 		h.Close()
@@ -130,6 +136,32 @@ func (f *Forwarder) Do(ctx context.Context, lim Limits, call func(*Hop) error) e
 func (h *Hop) unreached(err error) bool {
 	return err != nil && h.caller.Err() == nil && h.ctx.Err() == nil && h.peer.Addr == nil &&
 		len(h.trailer.Get(answeredByTrailer)) == 0
+}
+
+// answered reports whether err is the leader's own answer, not a failure on the way to it.
+func (h *Hop) answered(err error) bool {
+	return err != nil && len(h.trailer.Get(answeredByTrailer)) > 0
+}
+
+// awaitAnotherLeader waits until this node names a leader other than leaderID, within ctx and
+// the election wait; false if it did not.
+func (f *Forwarder) awaitAnotherLeader(ctx context.Context, leaderID string) bool {
+	return pollFor(ctx, f.cfg.ElectionWait, func() bool {
+		id, _ := f.cfg.Cluster.Leader()
+		return id != "" && id != leaderID
+	})
+}
+
+// HandOff reports whether a call this node served as leader, which local refused with err,
+// should go to the leader after all: err says nothing was done (NothingDone), the call did not
+// arrive from another node, and once any hand-over of leadership under way here has ended,
+// this node no longer leads. It waits for that hand-over.
+func (f *Forwarder) HandOff(ctx context.Context, err error) bool {
+	if err == nil || Arrived(ctx) || !f.cfg.NothingDone(err) {
+		return false
+	}
+	f.cfg.Cluster.AwaitHandOver(ctx)
+	return ctx.Err() == nil && !f.cfg.Cluster.IsLeader()
 }
 
 // awaitLeaderOrConn waits until this node names a leader other than leaderID (or none), or cc
@@ -164,10 +196,14 @@ func (f *Forwarder) awaitSecret(ctx context.Context) bool {
 }
 
 // Call serves req with local when the call is this node's (Local), and otherwise takes it to
-// the leader with remote and brings the answer back.
+// the leader with remote and brings the answer back. A call local refused because this node
+// handed leadership over goes to the new leader (HandOff).
 func Call[Req, Resp any](f *Forwarder, ctx context.Context, req Req, lim Limits, local func(context.Context, Req) (Resp, error), remote Remote[Req, Resp]) (Resp, error) {
 	if f.Local(ctx) {
-		return local(ctx, req)
+		resp, err := local(ctx, req)
+		if !f.HandOff(ctx, err) {
+			return resp, err
+		}
 	}
 	var resp Resp
 	err := f.Do(ctx, lim, func(h *Hop) error {
