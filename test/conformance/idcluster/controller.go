@@ -1,19 +1,24 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"slices"
 	"syscall"
+	"time"
+
+	"github.com/idnode/idnode/test/helpers/postgres"
 )
 
 // controller holds the one cluster of this run.
 type controller struct {
 	bin string
 	log *slog.Logger
-	cl  *cluster // nil: none started
+	cl  *cluster         // nil: none started
+	pg  *postgres.Server // nil: none started
 }
 
 // handlers: one per command; each returns the answer's fields besides "ok".
@@ -26,7 +31,11 @@ var handlers = map[string]func(*controller, request) (map[string]any, error){
 	"restart":  each((*cluster).restart, stopped),
 	"leader":   (*controller).leader,
 	"teardown": func(c *controller, _ request) (map[string]any, error) { c.teardown(); return nil, nil },
+	"postgres": (*controller).postgres,
 }
+
+// pgStartTimeout bounds initdb and PostgreSQL's start.
+const pgStartTimeout = 2 * time.Minute
 
 func (c *controller) handle(req request) map[string]any {
 	h, ok := handlers[req.Cmd]
@@ -38,7 +47,7 @@ func (c *controller) handle(req request) map[string]any {
 		slices.Sort(names)
 		return refusal(fmt.Errorf("unknown cmd %q: one of %v", req.Cmd, names))
 	}
-	if req.Cmd != "start" && req.Cmd != "teardown" && c.cl == nil {
+	if req.Cmd != "start" && req.Cmd != "teardown" && req.Cmd != "postgres" && c.cl == nil {
 		return refusal(errors.New("no cluster: send start first"))
 	}
 	fields, err := h(c, req)
@@ -89,10 +98,33 @@ func (c *controller) leader(request) (map[string]any, error) {
 	return map[string]any{"leader": tag, "nodes": []string{tag}}, nil
 }
 
+// postgres starts a private PostgreSQL server (test/helpers/postgres), once, for the tests of
+// a client's database examples; teardown stops it. The answer says where it serves.
+func (c *controller) postgres(request) (map[string]any, error) {
+	if c.pg == nil {
+		addrs, err := freePorts(1)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), pgStartTimeout)
+		defer cancel()
+		if c.pg, err = postgres.Start(ctx, addrs[0]); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"postgres": map[string]string{"dsn": c.pg.DSN, "addr": c.pg.Addr, "user": postgres.User, "database": postgres.Database}}, nil
+}
+
 func (c *controller) teardown() {
 	if c.cl != nil {
 		c.cl.teardown()
 		c.cl = nil
+	}
+	if c.pg != nil {
+		if err := c.pg.Stop(); err != nil {
+			c.log.Warn("teardown", "postgres", c.pg.Addr, "err", err)
+		}
+		c.pg = nil
 	}
 }
 

@@ -1,5 +1,3 @@
-//go:build linux
-
 // Package postgres runs a private PostgreSQL server for a test or a benchmark: Debian's
 // postgresql package, a cluster made by initdb in a temporary folder, serving on one loopback
 // port with trust authentication and no Unix socket, stopped and removed when done. Nothing
@@ -99,7 +97,7 @@ func Start(ctx context.Context, addr string, settings ...string) (*Server, error
 		Addr:   addr,
 		BinDir: binDir,
 		base:   base,
-		attr:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		attr:   sysProcAttr(),
 		logs:   &boundedLog{},
 	}
 	if err := s.start(ctx, host, port, settings); err != nil {

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * Drives the control program idcluster (test/conformance/README.md): one JSON request per line
@@ -229,6 +230,27 @@ final class IdCluster implements AutoCloseable {
       }
     }
     return regions;
+  }
+
+  /**
+   * A JDBC URL of the private PostgreSQL server idcluster starts (once per idcluster; stopped at
+   * teardown). Without PostgreSQL the test is skipped, except under CI=true, where .ci/run
+   * installs it.
+   */
+  String postgresJdbcUrl() {
+    JsonObject pg;
+    try {
+      pg = command("postgres", null).getAsJsonObject("postgres");
+    } catch (IllegalStateException e) {
+      String message = String.valueOf(e.getMessage());
+      boolean missing = message.contains("PostgreSQL is not installed") || message.contains("no postgres user");
+      if (missing && !"true".equals(System.getenv("CI"))) {
+        Assumptions.abort(message);
+      }
+      throw e;
+    }
+    return "jdbc:postgresql://" + pg.get("addr").getAsString() + "/" + pg.get("database").getAsString()
+        + "?user=" + pg.get("user").getAsString();
   }
 
   /** Removes the cluster (kills its nodes, deletes their data). */

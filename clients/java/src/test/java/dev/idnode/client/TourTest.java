@@ -10,16 +10,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import com.google.gson.JsonParser;
+import dev.idnode.client.tour.JdbcTour;
 import dev.idnode.client.tour.RegionTour;
 import dev.idnode.client.tour.Tour;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's tours are Tour.java's and RegionTour.java's, verbatim, and run against real
- * nodes. PackagedJarIT runs the README's first example, against the packaged jar.
+ * The README's tours are Tour.java's, RegionTour.java's and JdbcTour.java's, verbatim, and run
+ * against real nodes (and JdbcTour against a private PostgreSQL server). PackagedJarIT runs the README's first example, against the packaged jar.
  */
 class TourTest {
   /** The text between the first start marker and the end marker after it. */
@@ -34,6 +40,7 @@ class TourTest {
   void theReadmeShowsTheToursAsTheyRun() throws IOException {
     assertShown("Tour.java", "tour");
     assertShown("RegionTour.java", "region-tour");
+    assertShown("JdbcTour.java", "jdbc-tour");
   }
 
   /** The README holds, between its marker comments, the code between the file's markers. */
@@ -63,6 +70,43 @@ class TourTest {
       cluster.regions(cluster.grpcAddrs()).forEach((addr, region) -> args.add(addr + "=" + region));
       String text = printed(() -> RegionTour.main(args.toArray(new String[0])));
       assertTrue(text.matches("(?s)\\[carts/0+1-B, carts/0+2-B\\] orders/[0-9]+-B invoice 1\\s*"), text);
+    }
+  }
+
+  @Test
+  void theJdbcTourInsertsRowsKeyedByHiLoIds() throws Exception {
+    try (IdCluster cluster = new IdCluster()) {
+      String jdbcUrl = cluster.postgresJdbcUrl();
+      cluster.start(1, true);
+      String nodes = String.join(",", cluster.grpcAddrs());
+      String text = printed(() -> {
+        try {
+          JdbcTour.main(new String[] {nodes, jdbcUrl});
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      assertEquals("100 orders, the first orders/1-A\n", text);
+      // The table holds the hundred keys the client handed out, and the range's rest went back:
+      // a second client's first key follows them.
+      try (Connection db = DriverManager.getConnection(jdbcUrl);
+          Statement query = db.createStatement();
+          ResultSet r = query.executeQuery("SELECT id FROM orders")) {
+        List<String> ids = new ArrayList<>();
+        while (r.next()) {
+          ids.add(r.getString(1));
+        }
+        List<String> want = new ArrayList<>();
+        for (int i = 1; i <= 100; i++) {
+          want.add("orders/" + i + "-A");
+        }
+        ids.sort(null);
+        want.sort(null);
+        assertEquals(want, ids);
+      }
+      try (IdnodeClient next = IdnodeClient.builder().nodes(cluster.grpcAddrs()).build()) {
+        assertEquals("orders/101-A", next.nextId("orders"));
+      }
     }
   }
 
