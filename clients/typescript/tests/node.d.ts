@@ -73,7 +73,7 @@ declare module "node:child_process" {
     stdio?: ("pipe" | "inherit" | "ignore")[];
   }
   function spawn(cmd: string, args: readonly string[], opts?: SpawnOptions): ChildProcess;
-  function execFileSync(cmd: string, args: readonly string[], opts?: { cwd?: string; stdio?: string; timeout?: number; encoding?: string }): string;
+  function execFileSync(cmd: string, args: readonly string[], opts?: { cwd?: string; stdio?: string; timeout?: number; encoding?: string; env?: Record<string, string | undefined> }): string;
   export { spawn, execFileSync, ChildProcess };
 }
 
@@ -109,7 +109,8 @@ declare module "node:fs" {
   function mkdtempSync(prefix: string): string;
   function writeFileSync(path: string, data: string): void;
   function rmSync(path: string, opts: { recursive: boolean; force: boolean }): void;
-  export { readFileSync, readdirSync, existsSync, mkdtempSync, writeFileSync, rmSync };
+  function symlinkSync(target: string, path: string, type?: "dir" | "file"): void;
+  export { readFileSync, readdirSync, existsSync, mkdtempSync, writeFileSync, rmSync, symlinkSync };
 }
 
 declare module "node:os" {

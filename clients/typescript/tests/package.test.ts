@@ -1,7 +1,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,7 +10,8 @@ import { IdCluster, httpAddrs } from "./support/cluster.js";
 // The package as a user gets it: packed with npm pack, installed with npm install into a project
 // of its own, then used there the two ways Node loads a package (import and require) and type
 // checked the two ways TypeScript resolves it. The README's first example runs there against a
-// node, the test node's address in place of the one `go run ./cmd/idnode` listens on.
+// node, the test node's address in place of the one `go run ./cmd/idnode` listens on; its pg
+// example too, with Debian's node-pg beside the package and a private PostgreSQL server.
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const README_ADDR = "127.0.0.1:7080";
@@ -86,6 +87,68 @@ client.nextId("cjs").then(async (id) => {
 `,
   );
   assert.match(cjs, /^\/\S+\/node_modules\/@idnode\/client\/dist\/cjs\/index\.js function cjs\/1-A\n$/);
+});
+
+/** Debian's node-pg: the first folder of NODE_PATH, else /usr/share/nodejs, that holds pg. */
+function debianPg(): string | undefined {
+  const dirs = [...(process.env.NODE_PATH ?? "").split(":").filter((d) => d !== ""), "/usr/share/nodejs"];
+  return dirs.find((d) => existsSync(join(d, "pg", "package.json")));
+}
+
+/** The text between a README's marker comments, inside its ```ts fence. */
+function marked(name: string): string {
+  const readme = readFileSync(join(pkg, "README.md"), "utf8");
+  const start = `<!-- ${name}:start -->\n\`\`\`ts\n`;
+  const s = readme.indexOf(start);
+  const e = readme.indexOf("```\n<!-- " + name + ":end -->", s);
+  assert.ok(s >= 0 && e > s, `README.md has no ${name} markers`);
+  return readme.slice(s + start.length, e);
+}
+
+test("the README's pg example inserts rows keyed by HiLo IDs into PostgreSQL", { skip, timeout: 240_000 }, async (t) => {
+  const pgDir = debianPg();
+  // .ci/run installs node-pg and PostgreSQL: in CI a missing one is a broken machine.
+  if (pgDir === undefined) {
+    assert.notEqual(process.env.CI, "true", "no node-pg (CI=true: .ci/run installs it)");
+    t.skip("no node-pg (apt-get install node-pg)");
+    return;
+  }
+  // A cluster of its own: the examples above took orders/1-A from the first one.
+  await (cluster as IdCluster).teardown();
+  node = httpAddrs(await (cluster as IdCluster).start({ nodes: 1 }))[0] ?? "";
+  const pgInfo = await (cluster as IdCluster).postgres();
+  if ("missing" in pgInfo) {
+    assert.notEqual(process.env.CI, "true", `${pgInfo.missing} (CI=true: .ci/run installs it)`);
+    t.skip(pgInfo.missing);
+    return;
+  }
+  const { dsn } = pgInfo;
+  // Installed as Debian installs it: pg's own dependencies sit beside it, found through NODE_PATH.
+  symlinkSync(join(pgDir, "pg"), join(project, "node_modules", "pg"), "dir");
+  const env = { ...process.env, DATABASE_URL: dsn, NODE_PATH: pgDir };
+  const runWith = (file: string, source: string): string => {
+    writeFileSync(join(project, file), source);
+    return execFileSync(process.execPath, [file], { cwd: project, encoding: "utf8", timeout: 60_000, env });
+  };
+  const example = marked("pg-example");
+  assert.ok(example.includes(README_ADDR), `the pg example does not use ${README_ADDR}:\n${example}`);
+  assert.equal(runWith("pg-example.mjs", example.split(README_ADDR).join(node)), "100 orders, the first orders/1-A\n");
+  // The table holds the hundred keys the client handed out, and the range's rest went back:
+  // the next client's first key follows them.
+  const check = `import pg from "pg";
+import { Client } from "@idnode/client";
+const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+await db.connect();
+const { rows } = await db.query("SELECT id FROM orders ORDER BY id");
+await db.end();
+const client = new Client([${JSON.stringify(node)}]);
+console.log(JSON.stringify({ ids: rows.map((r) => r.id), next: await client.nextId("orders") }));
+await client.close();
+`;
+  const got = JSON.parse(runWith("pg-check.mjs", check)) as { ids: string[]; next: string };
+  const want = Array.from({ length: 100 }, (_, i) => `orders/${i + 1}-A`).sort();
+  assert.deepEqual(got.ids, want);
+  assert.equal(got.next, "orders/101-A");
 });
 
 const tscPath = onPath("tsc");

@@ -114,8 +114,9 @@ func (s *Server) start(ctx context.Context, host, port string, settings []string
 		}
 	}
 	data := filepath.Join(s.base, "data")
-	// --no-sync: only initdb's own files skip the fsync; the server syncs as usual.
-	initdb := exec.CommandContext(ctx, filepath.Join(s.BinDir, "initdb"), "-D", data, "-U", User, "--auth=trust", "-E", "UTF8", "--no-sync")
+	// --no-locale: text sorts byte by byte, the same on every machine. --no-sync: only initdb's
+	// own files skip the fsync; the server syncs as usual.
+	initdb := exec.CommandContext(ctx, filepath.Join(s.BinDir, "initdb"), "-D", data, "-U", User, "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync")
 	initdb.Dir, initdb.SysProcAttr = s.base, s.attr
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %w\n%s", err, out)

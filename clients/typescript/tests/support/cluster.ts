@@ -31,6 +31,14 @@ export interface Topology {
   regions?: Record<string, string>;
 }
 
+/** Where idcluster's private PostgreSQL server serves (test/conformance/README.md, "postgres"). */
+export interface PostgresInfo {
+  dsn: string;
+  addr: string;
+  user: string;
+  database: string;
+}
+
 export type Answer = { ok: boolean; error?: string; [key: string]: unknown };
 
 /** The repository's root: the first folder above this file whose go.mod is the idnode module. */
@@ -143,6 +151,18 @@ export class IdCluster {
 
   async leader(): Promise<string> {
     return (await this.must({ cmd: "leader" })).leader as string;
+  }
+
+  /**
+   * The private PostgreSQL server idcluster starts on the first call (stopped at teardown), or
+   * the reason there is none when PostgreSQL is not installed; any other refusal is thrown.
+   */
+  async postgres(): Promise<PostgresInfo | { missing: string }> {
+    const a = await this.send({ cmd: "postgres" });
+    if (a.ok) return a.postgres as PostgresInfo;
+    const why = a.error ?? "refused";
+    if (why.includes("PostgreSQL is not installed") || why.includes("no postgres user")) return { missing: why };
+    throw new Error(`idcluster postgres: ${why}`);
   }
 
   async teardown(): Promise<void> {
