@@ -18,6 +18,8 @@ import (
 	"github.com/hashicorp/raft-wal/types"
 	"go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/idnode/idnode/internal/durablefile"
 )
 
 // LogStore names the store that holds a node's Raft log and its stable store (term and vote).
@@ -286,7 +288,7 @@ func (s *walStore) IsMonotonic() bool { return true }
 // openWAL opens the WAL in dir, refusing a dir another process holds and one it cannot read
 // back (ErrDamagedStore).
 func openWAL(dir, dataDir string, log hclog.Logger) (_ *walStore, err error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := durablefile.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s is not usable: %w", dataDir, err)
 	}
 	lock, err := lockDir(dir)

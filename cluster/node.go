@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/durablefile"
 	"github.com/idnode/idnode/series"
 )
 
@@ -72,7 +72,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	raftLog := newRaftSink(cfg.Logger)
 	rc.Logger = raftLog.hclog()
 	raftDir := filepath.Join(cfg.DataDir, "raft")
-	if err := os.MkdirAll(raftDir, 0o700); err != nil {
+	if err := durablefile.MkdirAll(raftDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s is not usable: %w", cfg.DataDir, err)
 	}
 	kind, err := chooseLogStore(raftDir, cfg.LogStore)
@@ -116,6 +116,11 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 	files, err := raft.NewFileSnapshotStoreWithLogger(raftDir, 3, rc.Logger.Named("snapshots"))
 	if err != nil {
 		return fmt.Errorf("open snapshot store in %s: %w", raftDir, err)
+	}
+	// The log store, series.db and the snapshot store may each have just created their file or
+	// directory here: until raftDir is synced a power cut can take them away whole, log and all.
+	if err := durablefile.SyncDir(raftDir); err != nil {
+		return fmt.Errorf("sync %s: %w", raftDir, err)
 	}
 	var snaps raft.SnapshotStore = openedSnapshots{SnapshotStore: files, watched: n.watched}
 	if n.cfg.OnSnapshot != nil {

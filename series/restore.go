@@ -9,6 +9,7 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/idnode/idnode/internal/durablefile"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -236,8 +237,8 @@ func (s *Store) swapIn(restored string) error {
 	if err := os.Rename(restored, s.path); err != nil {
 		return fmt.Errorf("series: move the restored journal into place: %w", err)
 	}
-	if err := syncDir(filepath.Dir(s.path)); err != nil {
-		return err
+	if err := durablefile.SyncDir(filepath.Dir(s.path)); err != nil {
+		return fmt.Errorf("series: sync %s: %w", filepath.Dir(s.path), err)
 	}
 	db, err := openDB(s.path, false)
 	if err != nil {
@@ -252,16 +253,4 @@ func (s *Store) swapIn(restored string) error {
 		return ErrClosed
 	}
 	return s.retire(old)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("series: sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("series: sync %s: %w", dir, err)
-	}
-	return nil
 }

@@ -28,3 +28,22 @@ func TestWriteFileFailsInAMissingDirectory(t *testing.T) {
 		t.Fatal("write into a missing directory succeeded")
 	}
 }
+
+func TestMkdirAllMakesEveryMissingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "b", "c")
+	for range 2 { // the second time, everything is there already
+		if err := MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			t.Fatalf("stat %s: %v, %v", dir, st, err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirAll(filepath.Join(file, "sub"), 0o700); err == nil {
+		t.Fatal("MkdirAll under a file succeeded")
+	}
+}

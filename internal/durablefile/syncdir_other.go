@@ -2,5 +2,5 @@
 
 package durablefile
 
-// syncDir is a no-op: directories cannot be opened and fsynced on these platforms.
-func syncDir(string) error { return nil }
+// SyncDir is a no-op: directories cannot be opened and fsynced on these platforms.
+func SyncDir(string) error { return nil }

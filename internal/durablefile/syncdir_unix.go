@@ -4,8 +4,8 @@ package durablefile
 
 import "os"
 
-// syncDir fsyncs a directory so that a rename inside it is durable.
-func syncDir(dir string) error {
+// SyncDir fsyncs a directory so that the entries made, renamed or removed in it are durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/internal/connlimit"
 	"github.com/idnode/idnode/internal/datadir"
+	"github.com/idnode/idnode/internal/durablefile"
 	"github.com/idnode/idnode/internal/etag"
 	"github.com/idnode/idnode/internal/grpcstop"
 	"github.com/idnode/idnode/internal/hilopool"
@@ -91,7 +91,7 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if n.cfg.GRPCAdvertise == "" {
 		n.cfg.GRPCAdvertise = n.cfg.GRPCAddr
 	}
-	if err := os.MkdirAll(n.cfg.DataDir, 0o700); err != nil {
+	if err := durablefile.MkdirAll(n.cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data dir %s is not usable: %w", n.cfg.DataDir, err)
 	}
 	st, found, err := loadIdentity(&n.cfg)

@@ -321,3 +321,24 @@ func TestCutOnSyncFreezesAtTheChosenSync(t *testing.T) {
 		t.Fatal("the frozen sync was not released by the cut")
 	}
 }
+
+// A directory made with durablefile.MkdirAll survives the cut with the synced file in it; one
+// made with os.MkdirAll does not (the Raft log's directory was once made so).
+func TestDurableMkdirAllSurvivesACut(t *testing.T) {
+	fs := mount(t)
+	for _, c := range []struct {
+		dir   string
+		mkdir func(string, os.FileMode) error
+		kept  bool
+	}{{"durable/wal", durablefile.MkdirAll, true}, {"plain/wal", os.MkdirAll, false}} {
+		dir := filepath.Join(fs.Dir, c.dir)
+		if err := c.mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, "segment"), "entries", true)
+		syncDir(t, dir)
+	}
+	cut(t, fs, lossyfs.Clean)
+	wantContent(t, filepath.Join(fs.Dir, "durable/wal/segment"), "entries")
+	wantGone(t, filepath.Join(fs.Dir, "plain/wal/segment"))
+}

@@ -1,0 +1,218 @@
+package powercut
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/idnode/idnode/client"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/lossyfs"
+)
+
+// Bounds of a schedule, on top of e2etest's.
+const (
+	hookTimeout = 30 * time.Second // until the load brings the chosen sync
+	loadWorkers = 4
+	// summaryEnv names a file each schedule appends its line to (.ci/run prints it), as the
+	// chaos suite's lines.
+	summaryEnv = "IDNODE_CHAOS_SUMMARY"
+)
+
+// powerCluster is three idnode processes, each on its own lossy mount, a Go client of all
+// three and the ledger of what it was answered.
+type powerCluster struct {
+	t      *testing.T
+	c      *e2etest.Cluster
+	mounts map[string]*lossyfs.FS
+	cl     *client.Client
+	led    *ledger
+	load   *load
+	lost   lossyfs.Report // what the cuts dropped, each path under its node's tag
+	notes  []string
+}
+
+// startPowerCluster mounts three lossy filesystems and starts a cluster on them, with bin as
+// the daemon ("" for this tree's), and the load.
+func startPowerCluster(t *testing.T, bin string, extra ...string) *powerCluster {
+	t.Helper()
+	lossyfs.Need(t)
+	pc := &powerCluster{t: t, mounts: map[string]*lossyfs.FS{}, led: newLedger()}
+	for _, tag := range e2etest.ClusterTags {
+		pc.mounts[tag] = lossyfs.Mount(t)
+	}
+	pc.c = e2etest.StartClusterWith(t, func(tag string) e2etest.NodeOpts {
+		return e2etest.NodeOpts{DataDir: pc.mounts[tag].Dir, Binary: bin, Extra: extra}
+	})
+	var addrs []string
+	for _, p := range pc.c.Nodes {
+		addrs = append(addrs, p.GRPCAddr)
+	}
+	cl, err := client.Dial(context.Background(), addrs, client.WithCallTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Close(context.Background()) })
+	pc.cl = cl
+	pc.load = startLoad(t, cl, pc.led, loadWorkers)
+	t.Cleanup(func() {
+		if pc.load != nil {
+			pc.load.finish()
+		}
+	})
+	return pc
+}
+
+// waitAcks waits until the load has had n answers in all.
+func (pc *powerCluster) waitAcks(n int) {
+	pc.t.Helper()
+	e2etest.Eventually(pc.t, e2etest.LoadTimeout, fmt.Sprintf("%d answers to the load", n), func() error {
+		if got := pc.led.acked(); got < n {
+			return fmt.Errorf("%d so far", got)
+		}
+		return nil
+	})
+}
+
+// cut is the power cut of nodes tags: SIGKILL to each, then their mounts cut (mode), then
+// the processes reaped. What the mounts dropped goes into pc.lost.
+func (pc *powerCluster) cut(mode lossyfs.CutMode, tags ...string) {
+	pc.t.Helper()
+	for _, tag := range tags {
+		pc.c.Node(tag).Signal(syscall.SIGKILL)
+	}
+	for _, tag := range tags {
+		rep, err := pc.mounts[tag].Cut(mode)
+		if err != nil {
+			pc.t.Fatalf("node %s: %v", tag, err)
+		}
+		for _, e := range rep.Errors {
+			pc.t.Errorf("node %s: the cut could not take back: %s", tag, e)
+		}
+		pc.t.Logf("node %s, cut %v: %v", tag, mode, rep)
+		pc.lost.Merge(tag+":", rep)
+	}
+	for _, tag := range tags {
+		if _, err := pc.c.Node(tag).WaitExit(e2etest.StopTimeout); err != nil {
+			pc.t.Fatalf("node %s after SIGKILL and the cut: %v", tag, err)
+		}
+	}
+	pc.led.cut()
+}
+
+// restart starts nodes tags again on their data dirs. Each must serve, or refuse to start
+// with a message that names its data dir (the file and what was lost); it returns the tags
+// that serve.
+func (pc *powerCluster) restart(tags ...string) []string {
+	pc.t.Helper()
+	for _, tag := range tags {
+		pc.c.Node(tag).Restart()
+	}
+	var serving []string
+	for _, tag := range tags {
+		p := pc.c.Node(tag)
+		_, done := p.Current()
+		err := e2etest.PollServing(pc.t, p.GRPCAddr, e2etest.ServeTimeout, done)
+		if err == nil {
+			serving = append(serving, tag)
+			continue
+		}
+		st, werr := p.WaitExit(time.Second)
+		out := p.Logs.String()
+		out = out[strings.LastIndex(out, "----- start #"):]
+		switch {
+		case werr != nil:
+			pc.t.Fatalf("node %s neither serves nor exits after the cut: %v\n%s", tag, err, out)
+		case st.ExitCode() == 0:
+			pc.t.Fatalf("node %s exited cleanly after the cut instead of serving or refusing:\n%s", tag, out)
+		case !strings.Contains(out, p.DataDir):
+			pc.t.Errorf("node %s refused to start after the cut without naming a file of its data dir %s:\n%s", tag, p.DataDir, out)
+		default:
+			pc.note(fmt.Sprintf("node %s refused to start: %.160s", tag, lastLine(out)))
+		}
+	}
+	if len(serving) > 0 {
+		pc.c.WaitServing(serving...)
+	}
+	return serving
+}
+
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := lines[i]; strings.Contains(l, "idnode:") {
+			return l
+		}
+	}
+	return lines[len(lines)-1]
+}
+
+func (pc *powerCluster) note(s string) {
+	pc.t.Log(s)
+	pc.notes = append(pc.notes, s)
+}
+
+// check stops the load and fails the test on any number handed out twice, and unless every
+// acknowledged identity and HiLo maximum is still in the cluster (through the nodes in
+// serving). It prints the schedule's line.
+func (pc *powerCluster) check(schedule string, serving []string) {
+	pc.t.Helper()
+	pc.load.finish()
+	pc.load = nil
+	for _, r := range pc.led.repeats() {
+		pc.t.Errorf("handed out twice across the cut: %s", r)
+	}
+	identity, hilo := pc.led.maxima()
+	if len(serving) >= 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
+		defer cancel()
+		ids, err := pc.cl.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{})
+		if err != nil {
+			pc.t.Fatalf("ListIdentities after the cut: %v", err)
+		}
+		if got := e2etest.IdentityMap(ids)[identityName]; got < identity {
+			pc.t.Errorf("identity %s is %d after the cut, but %d was acknowledged before it", identityName, got, identity)
+		}
+		tags, err := pc.cl.ListHiLo(ctx, &idnodev1.ListHiLoRequest{})
+		if err != nil {
+			pc.t.Fatalf("ListHiLo after the cut: %v", err)
+		}
+		var got int64
+		for _, tg := range tags.GetTags() {
+			if tg.GetTag() == hiloTag {
+				got = tg.GetMax()
+			}
+		}
+		if got < hilo {
+			pc.t.Errorf("HiLo %s reserves up to %d after the cut, but a range up to %d was acknowledged before it", hiloTag, got, hilo)
+		}
+	} else {
+		pc.t.Errorf("only %v serve after the cut: without a quorum nothing acknowledged can be read back", serving)
+	}
+	pc.led.mu.Lock()
+	line := fmt.Sprintf("powercut schedule=%s acks=%d failed_calls=%d identity_max=%d hilo_max=%d dropped: %s",
+		schedule, pc.led.acks, pc.led.errs, identity, hilo, pc.lost.Summary())
+	pc.led.mu.Unlock()
+	if len(pc.notes) > 0 {
+		line += "; " + strings.Join(pc.notes, "; ")
+	}
+	fmt.Println(line)
+	pc.t.Log(line)
+	pc.t.Logf("dropped, by file:\n%v", pc.lost)
+	if path := os.Getenv(summaryEnv); path != "" {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			_, err = fmt.Fprintln(f, line)
+			err = errors.Join(err, f.Close())
+		}
+		if err != nil {
+			pc.t.Errorf("$%s: %v", summaryEnv, err)
+		}
+	}
+}
