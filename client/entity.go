@@ -67,8 +67,8 @@ func (c *Client) AssignID(ctx context.Context, entity any, opts ...AssignOption)
 		}
 		id = ids[0]
 	default:
-		if err := docid.ValidateConcrete(id, c.opts.separator); err != nil {
-			return "", reason.Error(codes.InvalidArgument, reason.InvalidInput, err.Error())
+		if err := c.ValidateID(id); err != nil {
+			return "", err
 		}
 		if o.claim {
 			if err := c.Claim(ctx, o.owner, id); err != nil {
@@ -79,6 +79,16 @@ func (c *Client) AssignID(ctx context.Context, entity any, opts ...AssignOption)
 	}
 	field.SetString(id)
 	return id, nil
+}
+
+// ValidateID checks that id is a valid concrete document ID (not a request for one, such as
+// "orders/" or "orders|") with the client's separator, as AssignID checks an ID an entity
+// holds already: INVALID_ARGUMENT, reason INVALID_INPUT, saying which rule it breaks.
+func (c *Client) ValidateID(id string) error {
+	if err := docid.ValidateConcrete(id, c.opts.separator); err != nil {
+		return reason.Error(codes.InvalidArgument, reason.InvalidInput, err.Error())
+	}
+	return nil
 }
 
 // idField finds the settable ID (or Id) string field of a non-nil pointer to a struct.

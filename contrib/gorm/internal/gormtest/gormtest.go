@@ -1,0 +1,78 @@
+// Package gormtest starts what the plugin's tests and ormapp's need: a real idnode node (a
+// process of this repository's daemon, test/e2e/e2etest) and a private PostgreSQL server
+// (test/helpers/postgres) holding the application drill's tables.
+package gormtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/idnode/idnode/client"
+	"github.com/idnode/idnode/test/e2e/e2etest"
+	pgserver "github.com/idnode/idnode/test/helpers/postgres"
+)
+
+// Tables are the tables of the application drill and the ORM benchmark.
+const Tables = `
+CREATE TABLE orders   (id text   PRIMARY KEY, lang text NOT NULL, worker int NOT NULL, seq bigint NOT NULL);
+CREATE TABLE invoices (id bigint PRIMARY KEY, lang text NOT NULL, worker int NOT NULL, seq bigint NOT NULL);
+CREATE TABLE events   (id bigint PRIMARY KEY, lang text NOT NULL, worker int NOT NULL, seq bigint NOT NULL);
+CREATE TABLE counters (id bigint PRIMARY KEY, lang text NOT NULL, worker int NOT NULL, seq bigint NOT NULL);
+CREATE TABLE serials  (id bigserial PRIMARY KEY, lang text NOT NULL, worker int NOT NULL, seq bigint NOT NULL);`
+
+// Env is one node and one PostgreSQL server with the tables.
+type Env struct {
+	Node *e2etest.Proc
+	PG   *pgserver.Server
+}
+
+// Start starts both (skipping the test without PostgreSQL, failing it under CI=true) and
+// creates the tables.
+func Start(t *testing.T) *Env {
+	t.Helper()
+	pg := pgserver.ForTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out, err := pg.Psql(ctx, Tables); err != nil {
+		t.Fatalf("creating the tables: %v\n%s", err, out)
+	}
+	node, _ := e2etest.StartSingle(t)
+	return &Env{Node: node, PG: pg}
+}
+
+// Client dials the node, closed when the test ends.
+func (e *Env) Client(t *testing.T) *client.Client {
+	t.Helper()
+	c, err := client.Dial(context.Background(), []string{e.Node.GRPCAddr},
+		client.WithBackoff(client.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// A node the test killed answers no return of a HiLo tail: bound the wait.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = c.Close(ctx)
+	})
+	return c
+}
+
+// DB opens GORM on the server, with its log off, closed when the test ends.
+func (e *Env) DB(t *testing.T) *gorm.DB {
+	t.Helper()
+	db, err := gorm.Open(postgres.Open(e.PG.DSN), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if s, err := db.DB(); err == nil {
+			_ = s.Close()
+		}
+	})
+	return db
+}
