@@ -1,26 +1,20 @@
-"""A private PostgreSQL server for the ORM tests: Debian's server programs, a cluster made by
-initdb in a temporary folder, on a free loopback port, trust authentication and no Unix
-socket, as bench/compare.sh starts one. initdb and postgres refuse to run as root, so as root
-they run as the postgres user Debian's package creates."""
+"""A private PostgreSQL server for the ORM tests, from idcluster's ``postgres`` command
+(test/helpers/postgres: Debian's server, a cluster made by initdb in a temporary folder, on a
+free loopback port with trust authentication). The server belongs to an idcluster of its own,
+so that it lives the whole test run while the clusters of the tests come and go; closing that
+idcluster's input stops it."""
 
 from __future__ import annotations
 
-import glob
 import os
-import pathlib
-import pwd
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
-import time
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Iterator
 
 import pytest
 
-START_TIMEOUT = 60.0
-"""Seconds the server may take to accept connections."""
+from cluster import Control, ControlError
+
+MISSING = ("PostgreSQL is not installed", "no postgres user")
+"""What idcluster's refusal says when this machine cannot run PostgreSQL at all."""
 
 
 def need(what: str, ok: bool) -> None:
@@ -41,75 +35,22 @@ def importable(module: str) -> bool:
         return False
 
 
-def _bin_dir() -> Optional[str]:
-    found = glob.glob("/usr/lib/postgresql/*/bin/initdb")
-    if not found:
-        return None
-    return os.path.dirname(max(found, key=lambda p: int(pathlib.Path(p).parents[1].name)))
-
-
-def _die_with_parent() -> None:
-    """In the server's process before it starts (after it became the postgres user, which
-    would clear the setting): SIGKILL it when the test process dies, so that a test run that
-    is killed leaves no server behind."""
-    import ctypes
-
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Postgres:
     """One running server; ``dsn`` (a URL) and ``params`` (psycopg2's keywords) reach it."""
 
     def __init__(self) -> None:
-        bins = _bin_dir()
-        need("PostgreSQL (apt-get install postgresql)", bins is not None)
         need("python3-psycopg2 (apt)", importable("psycopg2"))
-        assert bins is not None
-        run_as: Dict[str, Any] = {}
-        self.base = tempfile.mkdtemp(prefix="idnode-py-pg-")
-        data = os.path.join(self.base, "data")
-        if os.geteuid() == 0:
-            try:
-                pg = pwd.getpwnam("postgres")
-            except KeyError:
-                need("a postgres user to run PostgreSQL as root (apt-get install postgresql makes it)", False)
-            os.chmod(self.base, 0o755)
-            os.chown(self.base, pg.pw_uid, pg.pw_gid)
-            run_as = {"user": pg.pw_uid, "group": pg.pw_gid, "extra_groups": []}
-        # --no-sync skips syncing initdb's own files only; the server syncs as usual.
-        subprocess.run([os.path.join(bins, "initdb"), "-D", data, "-U", "idnode", "--auth=trust", "-E", "UTF8", "--no-sync"],
-                       cwd=self.base, check=True, capture_output=True, timeout=120, **run_as)
-        self.port = _free_port()
-        self.log = open(os.path.join(self.base, "postgres.log"), "wb")
-        self.proc = subprocess.Popen(
-            [os.path.join(bins, "postgres"), "-D", data, "-p", str(self.port),
-             "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
-            cwd=self.base, stdout=self.log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent, **run_as,
-        )
-        self.params = {"host": "127.0.0.1", "port": self.port, "user": "idnode", "dbname": "postgres"}
-        self.dsn = f"postgres://idnode@127.0.0.1:{self.port}/postgres?sslmode=disable"
-        self._wait()
-
-    def _wait(self) -> None:
-        import psycopg2
-
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"postgres exited {self.proc.returncode}: {pathlib.Path(self.log.name).read_text()[-2000:]}")
-            try:
-                psycopg2.connect(connect_timeout=2, **self.params).close()
-                return
-            except psycopg2.OperationalError:
-                if time.monotonic() > deadline:
-                    raise
-            time.sleep(0.05)  # polling a server that is starting: there is nothing to wait on
+        self._control = Control()
+        try:
+            pg = self._control.send({"cmd": "postgres"})["postgres"]
+        except ControlError as e:
+            self._control.close()
+            need(f"{e} (apt-get install postgresql)", not any(m in str(e) for m in MISSING))
+            raise
+        host, port = pg["addr"].rsplit(":", 1)
+        self.port = int(port)
+        self.params = {"host": host, "port": self.port, "user": pg["user"], "dbname": pg["database"]}
+        self.dsn = pg["dsn"]
 
     def sql(self, statement: str, *args: Any) -> Any:
         """Run one statement in its own transaction; the rows of a query."""
@@ -135,17 +76,10 @@ class Postgres:
                 cur.execute(f'CREATE DATABASE "{name}"')
         finally:
             conn.close()
-        return f"postgres://idnode@127.0.0.1:{self.port}/{name}?sslmode=disable"
+        return self.dsn.replace(f"/{self.params['dbname']}?", f"/{name}?", 1)
 
     def close(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
-        shutil.rmtree(self.base, ignore_errors=True)
+        self._control.close()
 
 
 TABLES = """
