@@ -153,8 +153,14 @@ func (c *Client) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (*
 // went back: the cluster takes back only the newest range of the tag, once, and only with its
 // grant_id (see ReturnHiLoRequest); otherwise they stay a gap and it reports false. It goes
 // first to the node that granted the range, when this Client fetched it: with HiLo pools only
-// that node can take it back.
+// that node can take it back. Without a request_id it gets one, reused across retries, so a
+// retry of a return that took effect answers true as the first attempt did. req is not
+// modified.
 func (c *Client) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (bool, error) {
+	if req.GetRequestId() == "" {
+		req = proto.CloneOf(req)
+		req.RequestId = newRequestID()
+	}
 	var returned bool
 	via := c.callLeader
 	if granter, ok := c.grants.node(req.GetGrantId()); ok {

@@ -293,6 +293,29 @@ func TestClientTypedCalls(t *testing.T) {
 	}
 }
 
+// A return whose answer was lost after it took effect is retried with the same request_id on
+// the next node, which answers as the first attempt did: returned. Without one the retry found
+// the range no longer the newest and said false, a gap that is not one. The caller's request
+// is left as it was.
+func TestClientRetriedReturnHiLoAnswersReturned(t *testing.T) {
+	_, nodes, addrs := fakeCluster(t, "A", "B")
+	c := dialTest(t, addrs, WithNodesInOrder())
+	ctx := testCtx(t)
+	r, err := c.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].set(func(n *fakeNode) { n.loseAnswers = 1 })
+	req := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: r.GetLow(), GrantId: r.GetGrantId()}
+	if ok, err := c.ReturnHiLo(ctx, req); err != nil || !ok {
+		t.Fatalf("ReturnHiLo whose first answer was lost = %v, %v; want returned, as the first attempt did", ok, err)
+	}
+	a, b := nodes[0].requestIDs(), nodes[1].requestIDs()
+	if len(b) != 1 || a[len(a)-1] == "" || a[len(a)-1] != b[0] || req.GetRequestId() != "" {
+		t.Errorf("the return's request ids: A %q, B %q (the caller's request now has %q); want one new one on both", a, b, req.GetRequestId())
+	}
+}
+
 // NextID: HiLo IDs from the collection's generator; Close returns the unused tail; after
 // Close every call fails with ErrClosed.
 func TestClientNextIDAndClose(t *testing.T) {

@@ -33,6 +33,7 @@ type fakeState struct {
 	hiloMax   map[string]int64
 	hiloGrant map[string]*hilogrant.Stack
 	byReqID   map[string][2]int64
+	returns   map[string]bool // ReturnHiLo answers by request_id, as the FSM remembers them
 	etag      uint64
 	reserved  int // identity and HiLo reservations made (replays excluded)
 	hiloSizes []int64
@@ -41,7 +42,7 @@ type fakeState struct {
 
 func newFakeState() *fakeState {
 	return &fakeState{counters: map[string]int64{}, spelling: map[string]string{}, hiloMax: map[string]int64{},
-		hiloGrant: map[string]*hilogrant.Stack{}, byReqID: map[string][2]int64{}, cluster: fakeMembership{ended: make(chan error, 1)}}
+		hiloGrant: map[string]*hilogrant.Stack{}, byReqID: map[string][2]int64{}, returns: map[string]bool{}, cluster: fakeMembership{ended: make(chan error, 1)}}
 }
 
 func (s *fakeState) identity(name string, count int64, reqID string) (first, last int64) {
@@ -310,23 +311,30 @@ func (n *fakeNode) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) 
 }
 
 func (n *fakeNode) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
-	if _, err := n.enter(ctx, ""); err != nil {
+	lose, err := n.enter(ctx, req.GetRequestId())
+	if err != nil {
 		return nil, err
 	}
 	s := n.state
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := strings.ToLower(req.GetTag())
-	g := s.hiloGrant[key]
-	if g == nil {
-		g = &hilogrant.Stack{}
+	ok, replay := s.returns[req.GetRequestId()]
+	if !replay || req.GetRequestId() == "" {
+		key := strings.ToLower(req.GetTag())
+		g := s.hiloGrant[key]
+		if g == nil {
+			g = &hilogrant.Stack{}
+		}
+		if ok, err = g.Return(req.GetGrantId(), req.GetEnd(), req.GetLast()); err != nil {
+			return nil, status.Error(codes.InvalidArgument, err.Error())
+		}
+		if ok {
+			s.hiloMax[key] = req.GetLast()
+		}
+		s.returns[req.GetRequestId()] = ok
 	}
-	ok, err := g.Return(req.GetGrantId(), req.GetEnd(), req.GetLast())
-	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
-	}
-	if ok {
-		s.hiloMax[key] = req.GetLast()
+	if lose {
+		return nil, errLost
 	}
 	return &idnodev1.ReturnHiLoResponse{Returned: ok}, nil
 }

@@ -77,9 +77,14 @@ func (st *state) applyHiLoGrant(r *raftv1.HiLoReserve) any {
 // hilogrant: only the newest grant of the tag (or the one below it, once the newest came back
 // whole), once, and only with its identity. The answer is HiLoReturned, or an error for a
 // return that cannot be right (no grant_id, last above end, a range that is not the grant's).
-// A request_id whose range came back is marked, so its retry gets a new range.
+// A request_id whose range came back is marked, so its retry gets a new range. A return with a
+// request_id of its own has its answer remembered under it, so a retry answers the same (true
+// once the numbers went back, where the range's state alone would say false).
 func (st *state) applyHiLoReturnGrant(r *raftv1.HiLoReturn) any {
 	if err := hilogrant.CheckReturn(r.GetGrantId(), r.GetEnd(), r.GetLast()); err != nil {
+		return err
+	}
+	if err := hilogrant.CheckID(r.GetRequestId()); err != nil {
 		return err
 	}
 	d, err := st.db(r.GetDatabase())
@@ -87,17 +92,36 @@ func (st *state) applyHiLoReturnGrant(r *raftv1.HiLoReturn) any {
 		return err
 	}
 	key := foldKey(r.GetTag())
-	h := d.hilo[key]
-	if h == nil {
-		return HiLoReturned(false)
+	if id := r.GetRequestId(); id != "" {
+		if rec, found := st.requests.lookup(r.GetDatabase(), id); found {
+			if rec.GetKind() != requestKindHiLoReturn || rec.GetKey() != key || rec.GetFirst() != r.GetLast() || rec.GetLast() != r.GetEnd() {
+				return ErrRequestIDReused
+			}
+			return HiLoReturned(rec.GetReturned())
+		}
 	}
-	low := h.grants.Newest.Low
-	ok, err := h.grants.Return(r.GetGrantId(), r.GetEnd(), r.GetLast())
+	out, err := st.returnGrant(d.hilo[key], key, r)
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return HiLoReturned(false)
+	if id := r.GetRequestId(); id != "" {
+		st.requests.record(&raftv1.RequestRecord{
+			RequestId: id, Database: recordName(DatabaseName(r.GetDatabase())), Kind: requestKindHiLoReturn, Key: key,
+			First: r.GetLast(), Last: r.GetEnd(), Returned: bool(out),
+		})
+	}
+	return out
+}
+
+// returnGrant is applyHiLoReturnGrant's return itself, on the tag's state h (nil: none yet).
+func (st *state) returnGrant(h *hiloState, key string, r *raftv1.HiLoReturn) (HiLoReturned, error) {
+	if h == nil {
+		return false, nil
+	}
+	low := h.grants.Newest.Low
+	ok, err := h.grants.Return(r.GetGrantId(), r.GetEnd(), r.GetLast())
+	if err != nil || !ok {
+		return false, err
 	}
 	h.max = r.GetLast()
 	if h.grants.Newest.ID != "" {
@@ -109,7 +133,7 @@ func (st *state) applyHiLoReturnGrant(r *raftv1.HiLoReturn) any {
 		marked.Returned = true
 		st.requests.record(marked)
 	}
-	return HiLoReturned(true)
+	return true, nil
 }
 
 // grantsOf is the returnable grants a snapshot record lists: the newest ends at the tag's Max,

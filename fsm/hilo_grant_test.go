@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/idnode/idnode/internal/hilogrant"
@@ -262,4 +263,41 @@ func FuzzHiLoGrantsNeverRegrant(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A return with a request_id of its own remembers its answer: a retry of it (its first answer
+// lost) answers returned again, also on a replica restored from a snapshot, where the range's
+// state alone would say false; the id answers no other request; without one, a repeat is
+// false as before.
+func TestHiLoReturnReplaysItsAnswerByRequestID(t *testing.T) {
+	f := New()
+	r := mustGrantRange(t, f, "orders", "g1", 32, 0)
+	ret := &raftv1.HiLoReturn{Tag: "orders", End: r.High, Last: 5, GrantId: "g1", RequestId: "ret1"}
+	if got := mustApply(t, f, HiLoReturnGrantCommand, ret); got != HiLoReturned(true) {
+		t.Fatalf("a return = %#v; want returned", got)
+	}
+	for name, f := range map[string]*FSM{"the replica": f, "a replica restored from its snapshot": mustRestore(t, snapshotBytes(t, f))} {
+		if got := mustApply(t, f, HiLoReturnGrantCommand, ret); got != HiLoReturned(true) {
+			t.Fatalf("the return's retry on %s = %#v; want returned, as the first attempt answered", name, got)
+		}
+	}
+	for _, other := range []*raftv1.HiLoReturn{
+		{Tag: "orders", End: r.High, Last: 4, GrantId: "g1", RequestId: "ret1"},
+		{Tag: "invoices", End: r.High, Last: 5, GrantId: "g1", RequestId: "ret1"},
+		{Tag: "orders", End: r.High, Last: 5, GrantId: "g1", RequestId: "g1"},
+	} {
+		if got := mustApply(t, f, HiLoReturnGrantCommand, other); !errors.Is(got.(error), ErrRequestIDReused) {
+			t.Errorf("return %v = %#v; want ErrRequestIDReused", other, got)
+		}
+	}
+	if ok, err := returnOf(t, f, "orders", "g1", r.High, 5); ok || err != nil {
+		t.Errorf("a repeat without a request_id = %v, %v; want false, as before", ok, err)
+	}
+	if next := mustGrantRange(t, f, "orders", "g2", 32, 0); next.Low != 6 {
+		t.Errorf("the next range starts at %d; want 6: the numbers went back once", next.Low)
+	}
+	long := &raftv1.HiLoReturn{Tag: "orders", End: 37, Last: 6, GrantId: "g2", RequestId: strings.Repeat("x", hilogrant.MaxIDLength+1)}
+	if got := mustApply(t, f, HiLoReturnGrantCommand, long); !errors.Is(got.(error), hilogrant.ErrIDTooLong) {
+		t.Errorf("a return with a request_id over the bound = %#v; want ErrIDTooLong", got)
+	}
 }

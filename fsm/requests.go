@@ -7,6 +7,9 @@ const (
 	requestKindHiLo     = 2
 	requestKindClaim    = 3
 	requestKindWorker   = 4
+	// requestKindHiLoReturn remembers a ReturnHiLo's answer (returned) under its own
+	// request_id, with the return's last as first and its end as last.
+	requestKindHiLoReturn = 5
 
 	// requestTTLMillis is how long an answer is kept for retries, by the proposers' clocks as
 	// carried in the log. Retries come within seconds; ten minutes covers a client that waits

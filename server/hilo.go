@@ -120,6 +120,9 @@ func (s *idService) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequ
 	if err := hilogrant.CheckReturn(req.GetGrantId(), req.GetEnd(), req.GetLast()); err != nil {
 		return nil, toStatus(err)
 	}
+	if err := hilogrant.CheckID(req.GetRequestId()); err != nil {
+		return nil, toStatus(err)
+	}
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
@@ -136,6 +139,7 @@ func (s *idService) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequ
 func (l idLeader) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
 	out, err := propose(ctx, l.s.core, fsm.ProposeHiLoReturnGrant, &raftv1.HiLoReturn{
 		Database: req.GetDatabase(), Tag: req.GetTag(), End: req.GetEnd(), Last: req.GetLast(), GrantId: req.GetGrantId(),
+		RequestId: req.GetRequestId(),
 	})
 	if err != nil {
 		return nil, err

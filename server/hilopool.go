@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/forward"
@@ -86,13 +87,25 @@ func (f forwardService) ReserveHiLoPool(ctx context.Context, req *raftv1.HiLoPoo
 // returnToPool gives a range this node's pool granted back to it; false when it was not the
 // pool's newest grant (the cluster-wide return is tried then). The answer remembered for the
 // grant's request_id is forgotten first, so that a retry of that request gets a new range,
-// never the returned one (when the return then fails, the retry's new range leaves a gap).
+// never the returned one (when the return then fails, the retry's new range leaves a gap). A
+// return the pool took is remembered under the return's own request_id, in memory as the
+// pool's grants are, so its retry on this node answers returned rather than false.
 func (s *idService) returnToPool(req *idnodev1.ReturnHiLoRequest) (bool, error) {
 	key := poolKey(req.GetDatabase(), req.GetTag())
-	s.poolAnswers.Forget(key, req.GetGrantId(), req.GetEnd())
-	ok, err := s.cfg.Pools.Return(key, req.GetGrantId(), req.GetEnd(), req.GetLast())
-	if err != nil {
-		return false, toStatus(err)
-	}
-	return ok, nil
+	detail := fmt.Sprintf("%d..%d", req.GetLast(), req.GetEnd())
+	_, ok, err := s.poolReturns.AnswerFor(key, req.GetRequestId(), detail, func() (poolReturned, bool, error) {
+		s.poolAnswers.Forget(key, req.GetGrantId(), req.GetEnd())
+		ok, err := s.cfg.Pools.Return(key, req.GetGrantId(), req.GetEnd(), req.GetLast())
+		if err != nil {
+			return poolReturned{}, false, toStatus(err)
+		}
+		return poolReturned{end: req.GetEnd()}, ok, nil
+	})
+	return ok, err
 }
+
+// poolReturned is a return a pool took, as hilopool.Answers remembers it: the range's end.
+type poolReturned struct{ end int64 }
+
+// GetHigh is the returned range's end (hilopool.Reply).
+func (r poolReturned) GetHigh() int64 { return r.end }

@@ -20,6 +20,7 @@ type idService struct {
 	forwardBatch *identity.Batcher
 	poolGranter  *hilopool.Granter // grants from cfg.Pools (hilopool.go)
 	poolAnswers  *hilopool.Answers[*idnodev1.NextHiLoResponse]
+	poolReturns  *hilopool.Answers[poolReturned] // the returns the pools took, by request_id (hilopool.go)
 	numeric      numericMinters
 	// etags numbers server-side IDs; etagRecord says when the cluster's record of it has
 	// been read since the node started (etagrecord.go).
@@ -34,6 +35,7 @@ func newIDService(c *core, etags *etag.Counter, record *etagRecord, relay identi
 		core:        c,
 		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: c.node, Now: c.cfg.Now}, identityRounds(c.cfg, true)),
 		poolAnswers: hilopool.NewAnswers[*idnodev1.NextHiLoResponse](toStatus(fsm.ErrRequestIDReused)),
+		poolReturns: hilopool.NewAnswers[poolReturned](toStatus(fsm.ErrRequestIDReused)),
 		etags:       etags,
 		etagRecord:  record,
 	}

@@ -14,12 +14,13 @@ type Reply interface{ GetHigh() int64 }
 
 // Answers remembers this node's answers to NextHiLo calls it granted from its pool, by
 // database and request_id, so a retry of a call whose answer was lost gets the same range,
-// as the leader's request table does for ranges through the log. A retry on another node gets
+// as the leader's request table does for ranges through the log. The node keeps a second one
+// for the returns its pools took (AnswerFor), so a retried ReturnHiLo answers returned too. A retry on another node gets
 // a new range: the first is a gap, never a duplicate. An answer whose range was given back
 // (Forget) is not replayed: the returned numbers may be someone else's by then, so the retry
 // gets a new range.
 type Answers[R Reply] struct {
-	reused   error // what a request_id used before for another tag gets
+	reused   error // what a request_id used before for another request gets
 	mu       sync.Mutex
 	byKey    map[string]*poolAnswer[R]
 	order    []*poolAnswer[R]         // oldest first
@@ -28,8 +29,16 @@ type Answers[R Reply] struct {
 
 type poolAnswer[R Reply] struct {
 	id   string // database + "\x00" + request_id
-	tag  string // folded
+	what string // the folded tag, and after a NUL the detail AnswerFor was given, if any
 	resp R
+}
+
+// requestOf is what a request_id answered, for a replay to match: key's folded tag, and detail.
+func requestOf(key Key, detail string) string {
+	if detail == "" {
+		return strings.ToLower(key.Tag)
+	}
+	return strings.ToLower(key.Tag) + "\x00" + detail
 }
 
 // NewAnswers returns an empty cache whose Answer refuses a request_id used before for another
@@ -46,16 +55,22 @@ func answerKey(database, requestID string) string { return database + "\x00" + r
 // time: a retry arriving while the first attempt is granting waits for it and takes its answer.
 // Grants for different request_ids run concurrently, so they share the pool's writes.
 func (p *Answers[R]) Answer(key Key, requestID string, grant func() (R, bool, error)) (R, bool, error) {
+	return p.AnswerFor(key, requestID, "", grant)
+}
+
+// AnswerFor is Answer for a request that its tag alone does not name, such as a return of a
+// range: a replay must carry the same detail too, or it gets the reused error.
+func (p *Answers[R]) AnswerFor(key Key, requestID, detail string, grant func() (R, bool, error)) (R, bool, error) {
 	if requestID == "" {
 		return grant()
 	}
 	id := answerKey(key.Database, requestID)
-	tag := strings.ToLower(key.Tag)
+	what := requestOf(key, detail)
 	p.mu.Lock()
 	for {
 		if a, ok := p.byKey[id]; ok {
 			p.mu.Unlock()
-			if a.tag != tag {
+			if a.what != what {
 				var none R
 				return none, false, p.reused
 			}
@@ -82,7 +97,7 @@ func (p *Answers[R]) Answer(key Key, requestID string, grant func() (R, bool, er
 	if err != nil || !ok {
 		return resp, ok, err
 	}
-	a := &poolAnswer[R]{id: id, tag: tag, resp: resp}
+	a := &poolAnswer[R]{id: id, what: what, resp: resp}
 	p.byKey[id] = a
 	p.order = append(p.order, a)
 	if len(p.order) > maxPoolAnswers {
@@ -100,7 +115,7 @@ func (p *Answers[R]) Forget(key Key, requestID string, end int64) {
 	id := answerKey(key.Database, requestID)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if a, ok := p.byKey[id]; ok && a.tag == strings.ToLower(key.Tag) && a.resp.GetHigh() == end {
+	if a, ok := p.byKey[id]; ok && a.what == requestOf(key, "") && a.resp.GetHigh() == end {
 		delete(p.byKey, id)
 	}
 }

@@ -51,6 +51,30 @@ def test_a_retried_identity_call_keeps_its_request_id(nodes: List[FakeNode]) -> 
     assert [len(n.calls("NextIdentity")) for n in nodes] == [1, 1, 0], "the retry goes to the next node at once"
 
 
+def test_a_retried_return_answers_returned_as_its_first_attempt(nodes: List[FakeNode]) -> None:
+    # The first attempt gives the numbers back and its answer is lost; the cluster answers the
+    # retry by its request id as the first attempt, where the range alone would say False.
+    done: set = set()
+
+    def took_effect_answer_lost(req, ctx, node):  # type: ignore[no-untyped-def]
+        done.add(req.request_id)
+        ctx.abort(grpc.StatusCode.UNAVAILABLE, "connection reset by peer")
+
+    nodes[0].handlers["ReturnHiLo"] = took_effect_answer_lost
+    nodes[1].handlers["ReturnHiLo"] = lambda req, ctx, node: pb.ReturnHiLoResponse(returned=req.request_id in done)
+
+    async def asyncio_return() -> bool:
+        async with idnode.aio.Client([n.addr for n in nodes[:2]], backoff=FAST, nodes_in_order=True) as c:
+            return await c.return_hilo("orders", 32, 4, "g1")
+
+    with idnode.Client([n.addr for n in nodes[:2]], backoff=FAST, nodes_in_order=True) as c:
+        assert c.return_hilo("orders", 32, 4, "g1") is True
+    assert asyncio.run(asyncio_return()) is True
+    ids = [r.request_id for n in nodes[:2] for r in n.calls("ReturnHiLo")]
+    assert len(ids) == 4 and ids[0] != "" and ids[1] != "" and ids[0] != ids[1], "each return has a request id of its own"
+    assert sorted(ids) == sorted([ids[0], ids[0], ids[1], ids[1]]), "a return's retry carries its request id"
+
+
 def test_a_new_logical_call_gets_a_new_request_id(nodes: List[FakeNode]) -> None:
     nodes[0].handlers["NextIdentity"] = lambda req, ctx, node: pb.NextIdentityResponse(first=1, last=1)
     with idnode.Client([nodes[0].addr]) as c:

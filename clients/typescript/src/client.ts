@@ -592,10 +592,15 @@ export class Client implements RangeSource, WorkerLeaser {
 
   /**
    * Gives back the numbers last+1..end of a range; true when the cluster took them. Sent first to
-   * the node that granted the range: under HiLo pools only its pool can take it back.
+   * the node that granted the range: under HiLo pools only its pool can take it back. Every
+   * attempt carries one request id (ret.requestId, or a new one), so a retry of a return that
+   * took effect answers true as the first attempt did.
    */
   async returnHiLo(tag: string, ret: HiLoReturn, opts: ReturnOptions = {}): Promise<boolean> {
-    const body = { end: int64("end", ret.end, 0n), last: int64("last", ret.last, 0n), grantId: ret.grantId };
+    const body = {
+      end: int64("end", ret.end, 0n), last: int64("last", ret.last, 0n), grantId: ret.grantId,
+      requestId: ret.requestId ?? newRequestId("hilo-return-"),
+    };
     const granter = this.grants.get(ret.grantId);
     const route: Route = granter !== undefined ? { node: granter } : "leader";
     const r = await this.call({ method: "POST", path: `/v1/hilo/${seg("hilo tag", tag)}:return`, body, keepalive: opts.keepalive }, route, opts);

@@ -31,6 +31,8 @@ export interface HiLoReturn {
   end: bigint;
   last: bigint;
   grantId: string;
+  /** Names the return for its retries; the client makes one when it is left out. */
+  requestId?: string;
 }
 
 /** Options of a call that must get out while the page or process goes away. */

@@ -2439,7 +2439,14 @@ type ReturnHiLoRequest struct {
 	// Required: NextHiLoResponse.grant_id of the range. Only the grantee can give a range back,
 	// once, while it is the newest of its tag (or the one just below a newest range of the same
 	// grantee that was returned whole). Without it: FAILED_PRECONDITION.
-	GrantId       string `protobuf:"bytes,20,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	GrantId string `protobuf:"bytes,20,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	// Names this return, so that a retry of it (its answer lost) gets the first attempt's answer:
+	// returned true when that attempt gave the numbers back, rather than false because the range
+	// is no longer the newest. Send a new one for each return and the same one on every retry of
+	// it; at most 256 bytes. Remembered as NextIdentity's request_id is, per database; one that
+	// answered another request is INVALID_ARGUMENT, reason REQUEST_ID_REUSED. Without it a retry
+	// of a return that took effect answers false.
+	RequestId     string `protobuf:"bytes,21,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2505,6 +2512,13 @@ func (x *ReturnHiLoRequest) GetDatabase() string {
 func (x *ReturnHiLoRequest) GetGrantId() string {
 	if x != nil {
 		return x.GrantId
+	}
+	return ""
+}
+
+func (x *ReturnHiLoRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -5967,13 +5981,15 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\n" +
 	"server_tag\x18\x05 \x01(\tR\tserverTag\x12\"\n" +
 	"\rlast_range_at\x18\x06 \x01(\x03R\vlastRangeAt\x12\x19\n" +
-	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\x82\x01\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\xa1\x01\n" +
 	"\x11ReturnHiLoRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
 	"\x04last\x18\x03 \x01(\x03R\x04last\x12\x1a\n" +
 	"\bdatabase\x18\x04 \x01(\tR\bdatabase\x12\x19\n" +
-	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"0\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x15 \x01(\tR\trequestId\"0\n" +
 	"\x12ReturnHiLoResponse\x12\x1a\n" +
 	"\breturned\x18\x14 \x01(\bR\breturned\"Q\n" +
 	"\x0fSeedHiLoRequest\x12\x10\n" +

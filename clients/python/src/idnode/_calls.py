@@ -173,8 +173,13 @@ def next_hilo(tag: str, last_batch_size: int, last_range_at: int, last_max: int,
     return call
 
 
-def return_hilo(tag: str, end: int, last: int, grant_id: str, granted_by: str = "") -> Call[bool]:
-    req = pb.ReturnHiLoRequest(tag=_text("tag", tag), end=check_int("end", end, lo=0), last=check_int("last", last, lo=0), grant_id=_text("grant_id", grant_id))
+def return_hilo(tag: str, end: int, last: int, grant_id: str, granted_by: str = "", request_id: Optional[str] = None) -> Call[bool]:
+    # One request id per return, on every attempt: a retry of a return that took effect then
+    # answers True as the first attempt did, not False because the range is no longer the newest.
+    req = pb.ReturnHiLoRequest(
+        tag=_text("tag", tag), end=check_int("end", end, lo=0), last=check_int("last", last, lo=0),
+        grant_id=_text("grant_id", grant_id), request_id=request_id or new_request_id(),
+    )
     return Call("ids", "ReturnHiLo", req, lambda r: bool(r.returned), first=_text("granted_by", granted_by) or None)
 
 

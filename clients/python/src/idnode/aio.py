@@ -176,10 +176,15 @@ class Client(ClientBase):
         sep = "" if self._opts.separator == "/" else self._opts.separator
         return await self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, sep, request_id), timeout)
 
-    async def return_hilo(self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "", timeout: Optional[float] = _DEFAULT) -> bool:
+    async def return_hilo(
+        self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "",
+        request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT,
+    ) -> bool:
         """Give back the unused numbers ``last+1..end`` of a range; True when they went back.
-        Pass the range's ``granted_by``: with HiLo pools only the granting node takes it back."""
-        return await self._run(_calls.return_hilo(tag, end, last, grant_id, granted_by), timeout)
+        Pass the range's ``granted_by``: with HiLo pools only the granting node takes it back.
+        The return carries ``request_id`` (a new one if not given) on every attempt, so a retry
+        of a return that took effect answers True as the first attempt did."""
+        return await self._run(_calls.return_hilo(tag, end, last, grant_id, granted_by, request_id), timeout)
 
     async def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = _DEFAULT) -> int:
         """Raise a tag's HiLo Max (never lowers it); returns the Max afterwards."""

@@ -47,6 +47,27 @@ test("an identity call keeps one request id across a retry; the next call makes 
   );
 });
 
+test("a return whose answer was lost is retried with its request id and answers returned, as its first attempt did", async () => {
+  // Node 0 gives the numbers back and its answer is lost; the cluster answers the retry by its
+  // request id as the first attempt, where the range alone would say false.
+  const done = new Set<unknown>();
+  await withNodes(
+    [
+      (req) => (done.add(req.body.requestId), { status: 503, body: { code: Code.UNAVAILABLE, message: "upstream connect error" } }),
+      (req) => ({ status: 200, body: { returned: done.has(req.body.requestId) } }),
+    ],
+    async ([a, b], addrs) => {
+      const client = new Client(addrs, { backoff: fastBackoff, nodesInOrder: true });
+      assert.equal(await client.returnHiLo("orders", { end: 32n, last: 4n, grantId: "g1" }), true);
+      await client.close();
+      const ids = [...a!.seen, ...b!.seen].map((s) => s.body.requestId);
+      assert.equal(ids.length, 2);
+      assert.equal(typeof ids[0], "string");
+      assert.equal(ids[1], ids[0], "the retry carried another request id");
+    },
+  );
+});
+
 test("the logger hears of each failover and each retry round: from which node to which, and why", async () => {
   const down: Reply = { status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") };
   await withNodes([() => down, () => down], async (_, addrs) => {

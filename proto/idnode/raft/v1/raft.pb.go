@@ -475,7 +475,11 @@ type HiLoReturn struct {
 	Database string `protobuf:"bytes,4,opt,name=database,proto3" json:"database,omitempty"`
 	// The identity of the grant being returned (NextHiLoResponse.grant_id). Read only by
 	// command 21.
-	GrantId       string `protobuf:"bytes,20,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	GrantId string `protobuf:"bytes,20,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	// The return's own request_id (ReturnHiLoRequest.request_id): command 21 remembers its
+	// answer under it (request table kind 5), so a retry answers the same. Older builds ignore
+	// it and remember nothing.
+	RequestId     string `protobuf:"bytes,21,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -541,6 +545,13 @@ func (x *HiLoReturn) GetDatabase() string {
 func (x *HiLoReturn) GetGrantId() string {
 	if x != nil {
 		return x.GrantId
+	}
+	return ""
+}
+
+func (x *HiLoReturn) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -1697,7 +1708,8 @@ func (x *RetiredTagRecord) GetTag() string {
 type RequestRecord struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	// 1 = identity, 2 = hilo, 3 = claim (key: a digest of owner and IDs).
+	// 1 = identity, 2 = hilo, 3 = claim (key: a digest of owner and IDs), 4 = worker lease,
+	// 5 = hilo return (first: the return's last, last: its end, returned: the answer).
 	Kind int32 `protobuf:"varint,2,opt,name=kind,proto3" json:"kind,omitempty"`
 	// Case-folded name or tag the request was for.
 	Key          string `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
@@ -1709,7 +1721,8 @@ type RequestRecord struct {
 	Database string `protobuf:"bytes,8,opt,name=database,proto3" json:"database,omitempty"`
 	// Identity answers: values in first..last that were claimed and so not part of it.
 	Skipped []int64 `protobuf:"varint,9,rep,packed,name=skipped,proto3" json:"skipped,omitempty"`
-	// HiLo answers: the range was given back (ReturnHiLo); a retry gets a new range.
+	// HiLo answers: the range was given back (ReturnHiLo); a retry gets a new range. HiLo
+	// return answers (kind 5): whether the numbers went back.
 	Returned      bool `protobuf:"varint,20,opt,name=returned,proto3" json:"returned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3818,14 +3831,16 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"request_id\x18\x04 \x01(\tR\trequestId\x12$\n" +
 	"\x0eproposed_at_ms\x18\x05 \x01(\x03R\fproposedAtMs\x12\x1a\n" +
 	"\bdatabase\x18\x06 \x01(\tR\bdatabase\x12\x19\n" +
-	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"{\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\x9a\x01\n" +
 	"\n" +
 	"HiLoReturn\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x10\n" +
 	"\x03end\x18\x02 \x01(\x03R\x03end\x12\x12\n" +
 	"\x04last\x18\x03 \x01(\x03R\x04last\x12\x1a\n" +
 	"\bdatabase\x18\x04 \x01(\tR\bdatabase\x12\x19\n" +
-	"\bgrant_id\x18\x14 \x01(\tR\agrantId\"\x84\x02\n" +
+	"\bgrant_id\x18\x14 \x01(\tR\agrantId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x15 \x01(\tR\trequestId\"\x84\x02\n" +
 	"\fRegisterNode\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12!\n" +

@@ -670,18 +670,20 @@ class RestoreResponse(_message.Message):
     def __init__(self, identities_raised: _Optional[int] = ..., hilo_raised: _Optional[int] = ..., tags_retired: _Optional[int] = ..., identities: _Optional[int] = ..., hilo_tags: _Optional[int] = ..., tags: _Optional[int] = ..., claims: _Optional[int] = ..., claims_restored: _Optional[int] = ..., series: _Optional[int] = ..., series_entries_restored: _Optional[int] = ..., workers: _Optional[int] = ..., workers_raised: _Optional[int] = ...) -> None: ...
 
 class ReturnHiLoRequest(_message.Message):
-    __slots__ = ["database", "end", "grant_id", "last", "tag"]
+    __slots__ = ["database", "end", "grant_id", "last", "request_id", "tag"]
     DATABASE_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
     GRANT_ID_FIELD_NUMBER: _ClassVar[int]
     LAST_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     TAG_FIELD_NUMBER: _ClassVar[int]
     database: str
     end: int
     grant_id: str
     last: int
+    request_id: str
     tag: str
-    def __init__(self, tag: _Optional[str] = ..., end: _Optional[int] = ..., last: _Optional[int] = ..., database: _Optional[str] = ..., grant_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, tag: _Optional[str] = ..., end: _Optional[int] = ..., last: _Optional[int] = ..., database: _Optional[str] = ..., grant_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class ReturnHiLoResponse(_message.Message):
     __slots__ = ["returned"]

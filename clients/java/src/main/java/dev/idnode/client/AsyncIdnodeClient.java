@@ -362,7 +362,10 @@ public final class AsyncIdnodeClient {
    * @return whether the numbers went back (false: the range is not the newest any more, a gap)
    */
   public CompletableFuture<Boolean> returnHiLo(String tag, long end, long last, String grantId) {
-    ReturnHiLoRequest req = ReturnHiLoRequest.newBuilder().setTag(tag).setEnd(end).setLast(last).setGrantId(grantId).build();
+    // One request id for every attempt: a retry of a return that took effect answers true, as
+    // the first attempt did, not false because the range is no longer the newest.
+    ReturnHiLoRequest req = ReturnHiLoRequest.newBuilder().setTag(tag).setEnd(end).setLast(last).setGrantId(grantId)
+        .setRequestId(newRequestId()).build();
     Integer granter = transport.granter(grantId);
     int[] order = granter != null ? transport.orderFrom(granter) : transport.order(Route.LEADER);
     return transport.call(order, Transport.unaryAttempt(IdServiceGrpc.getReturnHiLoMethod(), req), deadlineNow(), false)

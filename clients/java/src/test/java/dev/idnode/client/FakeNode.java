@@ -52,6 +52,8 @@ final class FakeNode implements AutoCloseable {
   final List<String> calls = Collections.synchronizedList(new ArrayList<>());
   private final ConcurrentLinkedQueue<StatusRuntimeException> refusals = new ConcurrentLinkedQueue<>();
   final List<ReturnHiLoRequest> returns = Collections.synchronizedList(new ArrayList<>());
+  /** What ReturnHiLo answers for a return: whether it took the numbers back (always, unless set). */
+  volatile java.util.function.Predicate<ReturnHiLoRequest> takesBack = r -> true;
   private final ConcurrentLinkedQueue<StreamObserver<?>> held = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<long[]> ranges = new ConcurrentLinkedQueue<>();
   /** Opened by the test: AcquireWorker calls wait for it before answering. */
@@ -196,7 +198,7 @@ final class FakeNode implements AutoCloseable {
     public void returnHiLo(ReturnHiLoRequest req, StreamObserver<ReturnHiLoResponse> out) {
       returns.add(req);
       if (answerRefusal("returnHiLo", out)) {
-        out.onNext(ReturnHiLoResponse.newBuilder().setReturned(true).build());
+        out.onNext(ReturnHiLoResponse.newBuilder().setReturned(takesBack.test(req)).build());
         out.onCompleted();
       }
     }

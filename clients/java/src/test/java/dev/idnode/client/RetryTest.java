@@ -59,6 +59,19 @@ class RetryTest {
   }
 
   @Test
+  void aReturnWhoseAnswerWasLostAnswersReturnedOnItsRetry() {
+    // A gives the numbers back and its answer is lost; the cluster answers the retry by its
+    // request id as the first attempt did, where the range alone would say false.
+    a.refuseBare(Status.Code.UNAVAILABLE);
+    b.takesBack = r -> !r.getRequestId().isEmpty() && a.returns.stream().anyMatch(x -> x.getRequestId().equals(r.getRequestId()));
+
+    assertTrue(client.returnHiLo("orders", 32, 4, "g1"), "the retry of a return that took effect answered false");
+    assertEquals(1, a.returns.size());
+    assertEquals(1, b.returns.size());
+    assertEquals(a.returns.get(0).getRequestId(), b.returns.get(0).getRequestId(), "one request id for every attempt");
+  }
+
+  @Test
   void eachLogicalCallGetsItsOwnRequestId() {
     client.nextIdentity("orders", 1);
     client.nextIdentity("orders", 1);
