@@ -4,6 +4,7 @@ line adds up, SIGTERM ends it cleanly, bad flags exit 2."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import pathlib
@@ -15,6 +16,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
+import idnode
 from cluster import Control
 from postgres import Postgres, fresh_tables, importable, need
 
@@ -85,8 +87,6 @@ def test_sigterm_ends_the_run_with_the_done_line(cluster: Control, postgres: Pos
     check_rows(postgres, lines(first + rest))
     # The HiLo tail went back on close: the next range starts right after the last key.
     last = max(int(r[0].split("/")[1].split("-")[0]) for r in postgres.sql("SELECT id FROM orders"))
-    import idnode
-
     with idnode.Client(cluster.addrs()) as client:
         assert client.next_id("orders") == f"orders/{last + 1}-A"
 
@@ -102,3 +102,18 @@ def test_bad_flags_exit_2(flags: List[str]) -> None:
     done = subprocess.run(command(*[x for kv in base.items() for x in kv]), env=env(), capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert done.stdout == ""
+
+
+def test_durations_read_as_go_writes_them() -> None:
+    need("python3-sqlalchemy (apt)", importable("sqlalchemy"))
+    sys.path.insert(0, str(APP.parent))
+    try:
+        import ormapp
+    finally:
+        sys.path.remove(str(APP.parent))
+    # time.Duration's String() of 4 minutes is "4m0s": the drill passes it so.
+    for text, seconds in (("4m0s", 240.0), ("1h2m3.5s", 3723.5), ("500ms", 0.5), ("0", 0.0), ("20s", 20.0)):
+        assert ormapp.duration(text) == seconds, text
+    for text in ("20", "s", "1x", "-1s", "1s2"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            ormapp.duration(text)
