@@ -211,6 +211,38 @@ def test_asyncio_tasks_never_get_the_same_id_and_close_returns(node: FakeNode) -
     assert g.returned and src.max == max(numbers(ids)), "the next range starts right after the last ID"
 
 
+def test_asyncio_close_cancels_a_fetch_whose_wait_timed_out(node: FakeNode) -> None:
+    # A fetch that outlasts close's wait is cancelled, as the Go generator's is: it must not go
+    # on reserving a range nobody will use, nor keep a caller waiting for it.
+    started, cancelled, release = threading.Event(), threading.Event(), threading.Event()
+
+    def hang(req, ctx, n):  # type: ignore[no-untyped-def]
+        started.set()
+        while not release.wait(0.01):
+            if not ctx.is_active():
+                cancelled.set()
+                return None
+        return None
+
+    node.handlers["NextHiLo"] = hang
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        async with idnode.aio.Client([node.addr], attempt_timeout=600, fetch_timeout=600) as c:
+            g = c.hilo_generator("orders")
+            waiter = loop.create_task(g.next_id(timeout=600))
+            assert await loop.run_in_executor(None, started.wait, WAIT), "the fetch never reached the node"
+            await g.close(timeout=0.05)
+            assert await loop.run_in_executor(None, cancelled.wait, WAIT), "the node never saw the fetch cancelled"
+            with pytest.raises(idnode.IdnodeError):
+                await asyncio.wait_for(waiter, WAIT)
+
+    try:
+        asyncio.run(main())
+    finally:
+        release.set()
+
+
 def test_a_range_goes_back_to_the_node_that_granted_it() -> None:
     # With HiLo pools only the granting node's pool takes a range back, wherever the leader is.
     leader, granter = FakeNode(), FakeNode()

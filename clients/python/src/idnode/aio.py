@@ -495,7 +495,8 @@ class HiLoGenerator(HiLoState):
             f.done.set()
 
     async def close(self, timeout: Optional[float] = 10.0) -> None:
-        """Stop, and give back every number not handed out; see :meth:`idnode.HiLoGenerator.close`."""
+        """Stop, and give back every number not handed out; see :meth:`idnode.HiLoGenerator.close`.
+        A fetch in flight is waited for up to ``timeout``, then cancelled."""
         timeout = check_seconds("timeout", timeout, allow_none=True)
         with self._lock:
             if self.closed:
@@ -505,7 +506,13 @@ class HiLoGenerator(HiLoState):
             try:
                 await asyncio.wait_for(asyncio.shield(f.done.wait()), timeout)
             except asyncio.TimeoutError:
-                pass  # a range it reserves anyway stays a gap
+                # Cancel the fetch, as the Go generator does: once closed nothing will use its
+                # range (a range the cluster reserves anyway stays a gap), and a caller waiting
+                # for it gets its end now rather than when its own deadline passes.
+                fetches = list(self._tasks)
+                for task in fetches:
+                    task.cancel()
+                await asyncio.gather(*fetches, return_exceptions=True)
         for call in self._returns(cur, used):
             if not self._go_on(call, await self._client._run(call, timeout)):
                 break
