@@ -96,6 +96,16 @@ def test_a_core_insert_of_many_rows_takes_one_block(db: Tuple[Postgres, Any], ca
     assert pg.sql("SELECT count(DISTINCT id) FROM orders") == [(25,)]
 
 
+def test_the_bulk_methods_take_one_block_a_call(db: Tuple[Postgres, Any], calls: Calls) -> None:
+    pg, engine = db
+    with Session(engine, future=True) as s:
+        s.bulk_insert_mappings(Invoice, [{"lang": "python", "worker": 2, "seq": i} for i in range(20)])
+        s.bulk_save_objects(rows(Invoice, 20, worker=3))
+        s.commit()
+    assert calls.count("NextIdentity") == 2
+    assert pg.sql("SELECT count(*), min(id), max(id) FROM invoices") == [(40, 1, 40)]
+
+
 def test_keys_the_application_set_are_kept_checked_and_claimed(db: Tuple[Postgres, Any], calls: Calls) -> None:
     pg, engine = db
     with Session(engine, future=True) as s:
