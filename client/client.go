@@ -240,7 +240,11 @@ type failover struct {
 	regions     *regionOrder // the order of the nodes with WithRegion (region.go); nil without
 	preferred   atomic.Int64 // without a region: index of the node that answered last; calls start there
 	leader      atomic.Int64 // 1 + index of the node last named as leader (leader.go); 0: unknown
-	closed      atomic.Bool
+	// failedAt is, by node index, when the node last failed an attempt by itself (UnixNano; 0
+	// once it answers): a hint naming it as leader is not believed for a while (leader.go).
+	failedAt []atomic.Int64
+	now      func() time.Time
+	closed   atomic.Bool
 	// sleep is the wait of a backoff, sleepCtx but in tests, which set it to learn when the
 	// client backs off without waiting on the clock.
 	sleep func(ctx context.Context, d time.Duration) error
@@ -286,7 +290,8 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 		dialOpts = append(dialOpts, tracing.dial)
 	}
 	dialOpts = append(dialOpts, o.dialOpts...)
-	c := &Client{opts: o, failover: failover{callTimeout: o.callTimeout, backoff: o.backoff, regions: regions, sleep: sleepCtx}}
+	c := &Client{opts: o, failover: failover{callTimeout: o.callTimeout, backoff: o.backoff, regions: regions, sleep: sleepCtx,
+		failedAt: make([]atomic.Int64, len(addrs)), now: time.Now}}
 	dialOpts = append(dialOpts, grpc.WithChainUnaryInterceptor(c.learnLeader))
 	for _, addr := range addrs {
 		if strings.TrimSpace(addr) == "" {
@@ -487,6 +492,7 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 		err := attempt(actx, fo.nodes[idx])
 		cancel()
 		if err == nil {
+			fo.answeredBy(idx)
 			if fo.regions != nil {
 				fo.regions.answered(idx)
 			} else if idx != start {
@@ -514,8 +520,11 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 			}
 			return err
 		}
-		if fo.regions != nil && nodeFailed(err) {
-			fo.regions.failed(idx)
+		if nodeFailed(err) {
+			fo.nodeFailedAt(idx)
+			if fo.regions != nil {
+				fo.regions.failed(idx)
+			}
 		}
 		last = err
 	}

@@ -3,7 +3,9 @@ package client
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -12,7 +14,7 @@ import (
 // inProcessFailover is a client without a region over n nodes that no call reaches: the
 // attempts given to it answer in process, so what a test sees is the failover path alone.
 func inProcessFailover(n int) *failover {
-	fo := &failover{backoff: Backoff{Initial: 1, Max: 1, Multiplier: 1}, sleep: sleepCtx}
+	fo := &failover{backoff: Backoff{Initial: 1, Max: 1, Multiplier: 1}, sleep: sleepCtx, failedAt: make([]atomic.Int64, n), now: time.Now}
 	for range n {
 		fo.nodes = append(fo.nodes, &node{})
 	}
