@@ -79,7 +79,6 @@ if ! command -v etcd >/dev/null || ! command -v etcdctl >/dev/null; then
 fi
 # Debian keeps the server programs out of PATH, under /usr/lib/postgresql/<major>/bin. (Its
 # package may also create and start a cluster of its own on port 5432: this script does not use it.)
-pg_bindir() { find /usr/lib/postgresql -mindepth 3 -maxdepth 3 -path '*/bin/initdb' 2>/dev/null | sort -V | tail -n 1 | xargs -r dirname; }
 PGBIN=$(pg_bindir)
 if [[ -z $PGBIN ]]; then
 	log "PostgreSQL not found: installing postgresql from Debian"
@@ -358,16 +357,7 @@ COMMAND="DURATION=$DURATION CALLERS=\"$CALLERS\" CONNS=$CONNS bench/compare.sh"
 
 if [[ $WRITE_DOC == 1 ]]; then
 	mkdir -p "$(dirname "$DOC")"
-	[[ -f $DOC ]] || printf '# Benchmarks\n' >"$DOC"
-	# Replace our section (from its heading to the next "## " heading) or append it.
-	awk -v section="$SECTION" -v file="$TMP/section.md" '
-		function emit() { while ((getline line < file) > 0) print line; close(file); done = 1 }
-		$0 == section { emit(); skip = 1; next }
-		skip && /^## / { skip = 0 }
-		!skip { print }
-		END { if (!done) { print ""; emit() } }
-	' "$DOC" >"$DOC.tmp.$$"
-	mv "$DOC.tmp.$$" "$DOC"
+	write_section "$SECTION" "$TMP/section.md" "$DOC"
 	log "wrote section \"${SECTION#\#\# }\" of ${DOC#"$ROOT"/}"
 else
 	cat "$TMP/section.md"

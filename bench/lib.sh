@@ -296,3 +296,21 @@ machine_table() {
 others_line() {
 	echo "Other work while it ran: at most $MAX_CONTAINERS docker containers up, highest 1-minute load average $MAX_LOAD (sampled at each step; $(nproc) cores)."
 }
+
+# write_section SECTION FILE DOC: replaces the section of DOC that starts with the heading
+# SECTION (up to the next "## " heading) with FILE's text, or appends it.
+write_section() {
+	local section=$1 file=$2 doc=$3
+	[[ -f $doc ]] || printf '# Benchmarks\n' >"$doc"
+	awk -v section="$section" -v file="$file" '
+		function emit() { while ((getline line < file) > 0) print line; close(file); done = 1 }
+		$0 == section { emit(); skip = 1; next }
+		skip && /^## / { skip = 0 }
+		!skip { print }
+		END { if (!done) { print ""; emit() } }
+	' "$doc" >"$doc.tmp.$$"
+	mv "$doc.tmp.$$" "$doc"
+}
+
+# pg_bindir: the newest installed PostgreSQL's server programs (Debian keeps them out of PATH).
+pg_bindir() { find /usr/lib/postgresql -mindepth 3 -maxdepth 3 -path '*/bin/initdb' 2>/dev/null | sort -V | tail -n 1 | xargs -r dirname; }
