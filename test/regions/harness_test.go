@@ -51,6 +51,13 @@ func startWANCluster(t testing.TB, rt wan.RoundTrips, members []member, timing c
 // region; each node's region is its member's.
 func startPreferring(t testing.TB, rt wan.RoundTrips, members []member, timing cluster.Timing, electionWait time.Duration, preferred string) *wanCluster {
 	t.Helper()
+	return startOver(t, rt, 0, members, timing, electionWait, preferred)
+}
+
+// startOver is startPreferring over links whose jitter is jitter (wan.StartJittered; 0: the
+// default).
+func startOver(t testing.TB, rt wan.RoundTrips, jitter time.Duration, members []member, timing cluster.Timing, electionWait time.Duration, preferred string) *wanCluster {
+	t.Helper()
 	var (
 		peers []cluster.Peer
 		wn    []wan.Node
@@ -61,7 +68,7 @@ func startPreferring(t testing.TB, rt wan.RoundTrips, members []member, timing c
 		peers = append(peers, cluster.Peer{ID: m.Tag, Address: addr})
 		wn = append(wn, wan.Node{Name: m.Tag, Region: m.Region, Addr: addr, ClientAddr: loopback.FreeAddr(t)})
 	}
-	c.network = wan.Start(t, rt, wn)
+	c.network = wan.StartJittered(t, rt, jitter, wn)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for i, m := range members {
 		c.cfgs[m.Tag] = node.Config{

@@ -85,13 +85,21 @@ type Net struct {
 // regions that rt does not name fails the test.
 func Start(t testing.TB, rt RoundTrips, nodes []Node) *Net {
 	t.Helper()
+	return StartJittered(t, rt, 0, nodes)
+}
+
+// StartJittered is Start with each direction's delay varying by up to jitter either way
+// (uniformly, chunk by chunk; a delay never goes below zero); 0 keeps Start's tenth of the
+// delay. It is how a test finds what a link's variance, not its mean, does to Raft's timing.
+func StartJittered(t testing.TB, rt RoundTrips, jitter time.Duration, nodes []Node) *Net {
+	t.Helper()
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
 	n := &Net{routes: make(map[string]map[string]string, len(nodes)), clientRoutes: map[string]map[string]string{}}
 	for _, from := range nodes {
 		n.routes[from.Name] = make(map[string]string, len(nodes))
 		for _, to := range nodes {
 			if to.Name != from.Name {
-				n.routes[from.Name][to.Addr] = proxy(t, server, rt, from.Name+"->"+to.Name, from.Region, to.Region, to.Addr)
+				n.routes[from.Name][to.Addr] = proxy(t, server, rt, jitter, from.Name+"->"+to.Name, from.Region, to.Region, to.Addr)
 			}
 		}
 	}
@@ -103,7 +111,7 @@ func Start(t testing.TB, rt RoundTrips, nodes []Node) *Net {
 		for _, to := range nodes {
 			if to.ClientAddr != "" {
 				name := "clients in " + from.Region + "->" + to.Name
-				n.clientRoutes[from.Region][to.ClientAddr] = proxy(t, server, rt, name, from.Region, to.Region, to.ClientAddr)
+				n.clientRoutes[from.Region][to.ClientAddr] = proxy(t, server, rt, jitter, name, from.Region, to.Region, to.ClientAddr)
 			}
 		}
 	}
@@ -111,8 +119,9 @@ func Start(t testing.TB, rt RoundTrips, nodes []Node) *Net {
 }
 
 // proxy starts the proxy called name to upstream, delayed by the round trip between regions
-// from and to, and returns the address it listens on.
-func proxy(t testing.TB, server *toxiproxy.ApiServer, rt RoundTrips, name, from, to, upstream string) string {
+// from and to with jitter (0: a tenth of each direction's delay), and returns the address it
+// listens on.
+func proxy(t testing.TB, server *toxiproxy.ApiServer, rt RoundTrips, jitter time.Duration, name, from, to, upstream string) string {
 	t.Helper()
 	d, ok := rt.Between(from, to)
 	if !ok {
@@ -126,15 +135,15 @@ func proxy(t testing.TB, server *toxiproxy.ApiServer, rt RoundTrips, name, from,
 		t.Fatalf("wan: proxy %s: %v", p.Name, err)
 	}
 	t.Cleanup(p.Stop)
-	if err := delay(p, d); err != nil {
+	if err := delay(p, d, jitter); err != nil {
 		t.Fatalf("wan: proxy %s: %v", p.Name, err)
 	}
 	return p.Listen
 }
 
 // delay adds latency toxics to p so that a round trip through it takes rtt: half of it on
-// the way there, the rest on the way back, each with jitter.
-func delay(p *toxiproxy.Proxy, rtt time.Duration) error {
+// the way there, the rest on the way back, each with jitter (0: a tenth of the leg's delay).
+func delay(p *toxiproxy.Proxy, rtt, jitter time.Duration) error {
 	there := rtt.Milliseconds() / 2
 	back := rtt.Milliseconds() - there
 	for _, leg := range []struct {
@@ -144,8 +153,12 @@ func delay(p *toxiproxy.Proxy, rtt time.Duration) error {
 		if leg.ms == 0 {
 			continue
 		}
+		spread := leg.ms / jitterDivisor
+		if jitter > 0 {
+			spread = jitter.Milliseconds()
+		}
 		spec := fmt.Sprintf(`{"type":"latency","stream":%q,"attributes":{"latency":%d,"jitter":%d}}`,
-			leg.stream, leg.ms, leg.ms/jitterDivisor)
+			leg.stream, leg.ms, spread)
 		if _, err := p.Toxics.AddToxicJson(strings.NewReader(spec)); err != nil {
 			return err
 		}
