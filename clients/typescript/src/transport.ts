@@ -143,6 +143,15 @@ export interface TransportOptions {
 const ADDRESS_PROBE_INTERVAL_MS = 5000;
 
 /**
+ * How long after the client saw a node fail by itself (nodeFailed) it believes that over a hint
+ * naming the node as leader. The other nodes name a leader that died until they notice and elect
+ * another, within about a second on a LAN and a few with long round trips; a follower's answer in
+ * that time would send the next call to the dead node first again. A leader that only timed out
+ * once is named again after it, so the calls that need it take a follower's hop at most this long.
+ */
+const LEADER_HINT_DISTRUST_MS = 5000;
+
+/**
  * The longest delay setTimeout holds (2^31 - 1 ms, about 24.8 days): it fires a longer one after
  * 1 ms. A deadline or wait further off ends after this long instead.
  */
@@ -368,6 +377,8 @@ export class Transport {
   readonly regional: boolean;
   /** The node last named as leader, -1 when unknown. */
   private leader = -1;
+  /** By node, when it last failed an attempt by itself (Date.now ms), 0 once it answers. */
+  private readonly failedAt: number[];
   /** Each node's gRPC address, as its /v1/status says, to find the node a leader hint names. */
   private readonly grpcAddrs: (string | undefined)[];
   private probedAt = -Infinity;
@@ -390,6 +401,7 @@ export class Transport {
       "idnode-database": opts.database,
     }) as Record<string, string>;
     this.grpcAddrs = this.nodes.map(() => undefined);
+    this.failedAt = this.nodes.map(() => 0);
     const local = localNodes(this.nodes, opts.region, opts.nodeRegions, nodeURL);
     this.regional = local !== undefined;
     this.order = new NodeOrder(this.nodes.length, local, opts.nodesInOrder);
@@ -422,12 +434,17 @@ export class Transport {
         }
         try {
           const body = await this.attempt(idx, req, deadline.signal);
+          this.failedAt[idx] = 0;
           this.order.answered(idx, first);
           return { body, node: idx };
         } catch (e) {
           if (deadline.aborted) throw i > 0 && last !== undefined ? this.exhausted(last, i + 1, deadline.error()) : deadline.error();
           if (!(e instanceof IdnodeError) || !retryable(e) || (req.atMostOnce === true && !didNothing(e))) throw e;
-          if (nodeFailed(e)) this.order.failed(idx);
+          if (nodeFailed(e)) {
+            this.order.failed(idx);
+            this.failedAt[idx] = Date.now();
+            if (this.leader === idx) this.leader = -1;
+          }
           last = e;
         }
       }
@@ -534,7 +551,7 @@ export class Transport {
     if (grpcAddr === null || grpcAddr === "") return;
     const idx = this.grpcAddrs.indexOf(grpcAddr);
     if (idx >= 0) {
-      this.leader = idx;
+      this.follow(idx);
       return;
     }
     const now = Date.now();
@@ -549,10 +566,20 @@ export class Transport {
             const member = object(m);
             if (str(member, "tag") === self) this.grpcAddrs[i] = str(member, "grpcAddress");
           }
-          if (this.grpcAddrs[i] === grpcAddr) this.leader = i;
+          if (this.grpcAddrs[i] === grpcAddr) this.follow(i);
         },
         () => undefined, // a node that is down now is asked again at the next unknown hint
       );
     });
+  }
+
+  /**
+   * Takes node idx as the leader a hint named, unless the client saw it fail by itself within
+   * LEADER_HINT_DISTRUST_MS: its own observation is newer than what a follower still believes.
+   */
+  private follow(idx: number): void {
+    const failed = this.failedAt[idx] ?? 0;
+    if (failed !== 0 && Date.now() - failed < LEADER_HINT_DISTRUST_MS) return;
+    this.leader = idx;
   }
 }

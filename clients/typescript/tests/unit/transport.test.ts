@@ -271,6 +271,41 @@ test("the leader hint sends identity calls to the node that leads", async () => 
   );
 });
 
+test("a follower still naming a leader the client saw fail does not send the next calls to it first", async () => {
+  // After the leader dies the followers name it until they elect another: the client believes
+  // its own observation over such a hint for a while.
+  const leaderGrpc = "127.0.0.1:1";
+  const status = (self: string, grpcAddress: string): Reply => ({ status: 200, body: { self, nodes: [{ tag: self, grpcAddress }] } });
+  const hint = { "grpc-metadata-idnode-leader": leaderGrpc };
+  let leaderDown = false;
+  await withNodes(
+    [
+      (req) => (req.path.startsWith("/v1/status") ? status("A", "127.0.0.1:2") : { status: 200, body: { first: "1", last: "1" }, headers: hint }),
+      (req) =>
+        req.path.startsWith("/v1/status")
+          ? status("B", leaderGrpc)
+          : leaderDown
+            ? { status: 503, body: { code: Code.UNAVAILABLE, message: "no healthy upstream" } }
+            : { status: 200, body: { first: "1", last: "1" }, headers: hint },
+    ],
+    async ([, leader], addrs) => {
+      const client = new Client(addrs, { nodesInOrder: true, backoff: fastBackoff });
+      const atLeader = (): number => leader!.seen.filter((s) => s.path.endsWith(":next")).length;
+      let calls = 0;
+      while (atLeader() === 0 && calls < 200) {
+        await client.nextIdentity("orders", { count: 2 });
+        calls++;
+      }
+      assert.ok(calls < 200, "the client never followed the hint");
+      leaderDown = true;
+      const before = atLeader();
+      for (let i = 0; i < 3; i++) await client.nextIdentity("orders", { count: 2 });
+      assert.equal(atLeader(), before + 1, "after the leader failed, a follower's stale hint sent the next calls to it first again");
+      await client.close();
+    },
+  );
+});
+
 test("credentials and database travel as headers; int64 values as strings; unsafe numbers are refused", async () => {
   await withNodes([() => ({ status: 200, body: { value: "9007199254740993" } })], async ([node], addrs) => {
     const client = new Client(addrs, { apiKey: "idk_1_secret", database: "shop" });
