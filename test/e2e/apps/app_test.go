@@ -23,7 +23,7 @@ const (
 	appStopWait = 60 * time.Second // SIGTERM until the application has printed done and exited
 )
 
-// The error classes of the applications' output (the contract, DRILL.md).
+// The error classes of the applications' output (docs/orm.md, "The application drill").
 const (
 	classUniqueViolation = "unique_violation"
 	classIdnode          = "idnode"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -31,8 +32,16 @@ const (
 	pythonBin    = "/usr/bin/python3" // Debian's, which sees Debian's grpcio, SQLAlchemy and psycopg2
 )
 
-// The drill's tables (DRILL.md): each key form of idnode in one of them.
+// The drill's tables: each key form of idnode in one of them.
 var drillTables = []string{"orders", "invoices", "events"}
+
+// keyForms are the keys each table must hold: HiLo strings by the client's conventions
+// (orders/17-A), identities and numeric IDs (positive 64-bit integers).
+var keyForms = map[string]*regexp.Regexp{
+	"orders":   regexp.MustCompile(`^orders/[1-9][0-9]*-[A-Z]+$`),
+	"invoices": regexp.MustCompile(`^[1-9][0-9]*$`),
+	"events":   regexp.MustCompile(`^[1-9][0-9]*$`),
+}
 
 const schema = `
 CREATE TABLE orders   (id text   PRIMARY KEY, lang text NOT NULL, worker int NOT NULL, seq bigint NOT NULL);
@@ -177,6 +186,9 @@ func (d *drill) check(pg *postgres.Server) {
 			lang, id, ok := strings.Cut(row, "|")
 			if !ok {
 				t.Fatalf("%s: a row psql printed as %q", table, row)
+			}
+			if !keyForms[table].MatchString(id) {
+				t.Errorf("%s: the key %q (%s) is not of the table's form %v", table, id, lang, keyForms[table])
 			}
 			if stored[lang] == nil {
 				stored[lang] = map[string]bool{}
