@@ -130,6 +130,42 @@ def test_the_leader_hint_sends_identity_calls_to_the_leader(nodes: List[FakeNode
     assert [len(n.calls("Generate")) for n in nodes] == [3, 0, 0]
 
 
+def test_a_follower_still_naming_a_leader_the_client_saw_fail_does_not_send_calls_back(nodes: List[FakeNode]) -> None:
+    # After the leader dies the followers name it until they elect another: the client believes
+    # its own observation over such a hint for a while, in the sync and the asyncio client.
+    leader_down = [False]
+
+    def leader_answer(req, ctx, node):  # type: ignore[no-untyped-def]
+        if leader_down[0]:
+            ctx.abort(grpc.StatusCode.UNAVAILABLE, "connection reset by peer")
+        return pb.NextIdentityResponse(first=1, last=1)
+
+    for n in nodes:
+        n.leader = nodes[2].addr
+        n.handlers["NextIdentity"] = lambda req, ctx, node: pb.NextIdentityResponse(first=1, last=1)
+    nodes[2].handlers["NextIdentity"] = leader_answer
+
+    async def asyncio_calls() -> None:
+        async with idnode.aio.Client([n.addr for n in nodes], nodes_in_order=True, backoff=FAST) as c:
+            leader_down[0] = False
+            await c.next_identity("orders", 2)
+            leader_down[0] = True
+            for _ in range(3):
+                await c.next_identity("orders", 2)
+
+    with idnode.Client([n.addr for n in nodes], nodes_in_order=True, backoff=FAST) as c:
+        c.next_identity("orders", 2)  # at node 0, which names node 2
+        c.next_identity("orders", 2)
+        leader_down[0] = True
+        before = len(nodes[2].calls("NextIdentity"))
+        for _ in range(3):
+            c.next_identity("orders", 2)
+        assert len(nodes[2].calls("NextIdentity")) == before + 1, "a follower's stale hint sent the next calls to the dead leader first again"
+    before = len(nodes[2].calls("NextIdentity"))
+    asyncio.run(asyncio_calls())
+    assert len(nodes[2].calls("NextIdentity")) == before + 1, "asyncio: a follower's stale hint sent the next calls to the dead leader first again"
+
+
 def test_an_unknown_leader_address_teaches_nothing(nodes: List[FakeNode]) -> None:
     nodes[0].leader = "raft-b:7070"
     nodes[0].handlers["NextIdentity"] = lambda req, ctx, node: pb.NextIdentityResponse(first=1, last=1)

@@ -248,6 +248,12 @@ class Call(Generic[T]):
     at_most_once: bool = False
 
 
+# How long after the client saw a node fail by itself it believes that over a hint naming the
+# node as leader: the other nodes name a leader that died until they elect another, within
+# about a second on a LAN and a few with long round trips. A leader that only timed out once is
+# named again after it, so the calls that need it take a follower's hop at most this long.
+LEADER_HINT_DISTRUST = 5.0
+
 # The refusals about the node that sent them, not the cluster: it is busy, stopping, behind, or
 # cannot write its own storage, and another node may serve the call now. With a region the
 # client puts such a node behind the others for a while, as it does one it cannot reach.
@@ -282,6 +288,9 @@ class Nodes:
         # Per node, when its skip ends (clock seconds) and how long it is; 0.0 once it answers.
         self.failed_until = [0.0] * len(self.addrs)
         self.skip = [0.0] * len(self.addrs)
+        # Per node, when it last failed an attempt by itself (clock seconds); a hint naming it as
+        # leader is not believed for LEADER_HINT_DISTRUST after it. -inf: not since it answered.
+        self.failed_at = [float("-inf")] * len(self.addrs)
         self.clock: Callable[[], float] = time.monotonic
         # Each start's round of the list, made once: a call without a region takes its order
         # from here and builds nothing of its own.
@@ -305,6 +314,7 @@ class Nodes:
     def answered(self, node: int, start: int) -> None:
         """A node answered a call that started at ``start``: later calls start there (with a
         region, when it is a local node)."""
+        self.failed_at[node] = float("-inf")
         if self.local is None:
             if node != start:
                 self.preferred = node
@@ -316,8 +326,13 @@ class Nodes:
 
     def failed(self, node: int) -> None:
         """The node itself failed an attempt: down, unreachable, too slow, or refused for a reason
-        about itself (:data:`ABOUT_THE_NODE`). Without a region it changes nothing: such a
-        client tries its nodes in turn whatever failed."""
+        about itself (:data:`ABOUT_THE_NODE`). When it is the leader the client knows, it
+        knows none now, and hints naming it are not believed for a while (see
+        :meth:`learn_leader`). Without a region the order changes nothing: such a client tries
+        its nodes in turn whatever failed."""
+        self.failed_at[node] = self.clock()
+        if self.leader == node:
+            self.leader = None
         if self.local is not None:
             now = self.clock()
             skip = self.skip[node] = next_skip(self.skip[node], self.failed_until[node], now)
@@ -325,15 +340,19 @@ class Nodes:
 
     def learn_leader(self, md: Optional[Iterable[Tuple[str, Any]]]) -> None:
         """Remember the leader a node named in its response header. An address that is none of
-        this client's (a node known by another name) teaches nothing."""
+        this client's (a node known by another name) teaches nothing, and neither does a node
+        the client saw fail by itself within LEADER_HINT_DISTRUST: followers name a dead leader
+        until they elect another, and the client's own observation is newer."""
         if not md:
             return
         for key, value in md:
             if key == LEADER_HEADER:
                 try:
-                    self.leader = self.addrs.index(value)
+                    i = self.addrs.index(value)
                 except ValueError:
-                    pass
+                    return
+                if self.clock() - self.failed_at[i] >= LEADER_HINT_DISTRUST:
+                    self.leader = i
                 return
 
 
