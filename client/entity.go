@@ -140,7 +140,12 @@ func DefaultCollectionName(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	name := t.Name()
+	return CollectionName(t.Name())
+}
+
+// CollectionName is DefaultCollectionName for a type's name ("Order" → "orders"), for code
+// that knows its entities by name rather than by Go type (ent's mutations: Mutation.Type()).
+func CollectionName(name string) string {
 	if i := strings.IndexByte(name, '['); i >= 0 {
 		name = name[:i]
 	}
