@@ -219,7 +219,9 @@ func (s *clusterService) forwardRestore(ctx context.Context, data []byte) (*idno
 	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
 		var err error
 		resp, err = sendBackup(h, leaderHalves(idnodev1.NewClusterServiceClient)(h.Conn).Restore, data)
-		if s.olderLeader(err) { // a leader that serves the restore only as a Leader RPC (relay.go)
+		// A leader that serves the restore only as a Leader RPC (relay.go).
+		viaLeaderService, err := s.olderLeader(h.Context(), err)
+		if viaLeaderService {
 			resp, err = sendBackup(h, forwardv1.NewLeaderClient(h.Conn).Restore, data)
 		}
 		return err

@@ -51,7 +51,11 @@ func forwardStream[Req, Msg any](s *core, ctx context.Context, req Req, out grpc
 	var sendErr error // the caller's side of the stream: not the hop's to explain
 	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
 		sent, err := passOn(h, public, req, out, &sendErr)
-		if !sent && s.olderLeader(err) {
+		if sent {
+			return err
+		}
+		viaLeaderService, err := s.olderLeader(h.Context(), err)
+		if viaLeaderService {
 			_, err = passOn(h, old, req, out, &sendErr)
 		}
 		return err

@@ -93,19 +93,50 @@ func relayed[C, Req, Resp any](s *core, client func(grpc.ClientConnInterface) C,
 	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
 	return func(cc *grpc.ClientConn, ctx context.Context, req Req, opts ...grpc.CallOption) (Resp, error) {
 		resp, err := m(leaderHalves(client)(cc), ctx, req, opts...)
-		if old != nil && s.olderLeader(err) {
+		viaLeaderService, err := s.olderLeader(ctx, err)
+		if old != nil && viaLeaderService {
 			return old(forwardv1.NewLeaderClient(cc), ctx, req, opts...)
 		}
 		return resp, err
 	}
 }
 
-// olderLeader reports whether a call by a leader name may be sent again through the Leader
-// service: err says the leader's build does not serve that name, so nothing ran, and this
-// node's cluster version has not retired the Leader service. Once it has, every member
-// serves the name, and a leader that does not is on a build the cluster no longer supports.
-func (s *core) olderLeader(err error) bool {
-	return status.Code(err) == codes.Unimplemented && !s.leaderServiceRetired()
+// olderLeader reads the leader's answer err to a call by a leader name. An UNIMPLEMENTED one
+// means the leader's build does not serve that name, so nothing ran: while this node's cluster
+// version has not retired the Leader service, viaLeaderService says to send the call again
+// through it. Once it has, every member should serve the name, and a leader that does not was
+// put back on a build the cluster no longer supports: the answer is then a refusal that says
+// so (olderLeaderRefusal), not the leader's bare "unknown service" nor an unknown outcome
+// (nothing ran). Any other err is returned as it is.
+func (s *core) olderLeader(ctx context.Context, err error) (viaLeaderService bool, _ error) {
+	switch {
+	case status.Code(err) != codes.Unimplemented:
+		return false, err
+	case !s.leaderServiceRetired():
+		return true, err
+	}
+	return false, forward.Answer(s.olderLeaderRefusal(ctx, err))
+}
+
+// olderLeaderRefusal is the refusal of a call the leader answered unimplemented (err) once the
+// Leader service is retired: it names the leader, the build it runs and the cluster version it
+// supports, as the leader's health answer says them (the cluster's record of a member's build
+// is not rewritten by a build too old to be a member), and the version the cluster is at.
+func (s *core) olderLeaderRefusal(ctx context.Context, err error) error {
+	id, addr := s.node.Leader()
+	leader := &idnodev1.NodeStatus{RaftAddress: addr}
+	s.answers(ctx, leader)
+	build := "a build from before the relay by name"
+	if leader.GetVersion() != "" {
+		build = "build " + leader.GetVersion()
+	}
+	tag := s.tagOf(id)
+	return status.Errorf(codes.FailedPrecondition,
+		"the leader %s runs %s, which supports cluster version %d and takes relayed calls only through the Leader service, "+
+			"but the cluster is finalised at version %d, which retired that service: start %s on a build of version %d or newer, "+
+			"or transfer leadership to another node (the leader answered: %s)",
+		tag, build, max(leader.GetSupportedVersion(), 1), s.node.FSM().FinalisedVersion(), tag, relayByNameVersion,
+		status.Convert(err).Message())
 }
 
 // leaderServiceRetired reports whether this node's replica holds a cluster version that

@@ -140,7 +140,7 @@ func (s *clusterService) probe(ctx context.Context, nodes []*idnodev1.NodeStatus
 
 // answers fills in whether the node ns answers at its Raft address, and what it says of
 // itself: its version, indexes, storage fault, and whether its join did not finish.
-func (s *clusterService) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
+func (s *core) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
 	header, err := s.probeNode(ctx, ns.RaftAddress)
 	// Any answer counts, a refusal too: a node that has just started may not know the cluster
 	// secret yet, and the probed node then refuses the probe, but it is reachable.

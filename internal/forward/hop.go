@@ -61,6 +61,10 @@ func (h *Hop) Error(err error) error {
 	case len(h.trailer.Get(answeredByTrailer)) > 0:
 		return err
 	}
+	var answer forwarderAnswer
+	if errors.As(err, &answer) {
+		return answer.err
+	}
 	why := context.Cause(h.ctx)
 	if why == nil {
 		why = err
@@ -70,6 +74,18 @@ func (h *Hop) Error(err error) error {
 	}
 	return h.f.cfg.Refuse(fmt.Errorf("%w: %w", ErrNoAnswer, why))
 }
+
+// forwarderAnswer is an answer the forwarding node made itself from what the leader said (Answer).
+type forwarderAnswer struct{ err error }
+
+func (a forwarderAnswer) Error() string { return a.err.Error() }
+func (a forwarderAnswer) Unwrap() error { return a.err }
+
+// Answer marks err, returned by a call on a hop, as the forwarding node's own answer, which
+// Error passes on as it is: the leader answered, but with nothing that carries its mark (a
+// leader on a build that does not serve the call refuses it before any of its own code runs),
+// and the forwarding node knows what that means, and that nothing was done.
+func Answer(err error) error { return forwarderAnswer{err} }
 
 // callersDeadline reports whether the hop's deadline is its caller's, not its own bound's.
 func (h *Hop) callersDeadline() bool {
