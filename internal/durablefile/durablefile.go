@@ -51,6 +51,9 @@ func writeFile(path string, data []byte, perm os.FileMode) error {
 		_ = os.Remove(tmp)
 		return err
 	}
+	if !syncAfterRename {
+		return nil
+	}
 	return SyncDir(filepath.Dir(path))
 }
 

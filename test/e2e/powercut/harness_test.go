@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,6 +26,11 @@ const (
 	summaryEnv = "IDNODE_CHAOS_SUMMARY"
 )
 
+// etagOlderWarning is what a node logs when its etag file is below the cluster's record of
+// its watermark. The node records a watermark only once its file holds it durably, so after
+// a power cut this means the file lost a durable write.
+const etagOlderWarning = "the etag file is older than the cluster's record of this node"
+
 // powerCluster is three idnode processes, each on its own lossy mount, a Go client of all
 // three and the ledger of what it was answered.
 type powerCluster struct {
@@ -36,11 +42,22 @@ type powerCluster struct {
 	load   *load
 	lost   lossyfs.Report // what the cuts dropped, each path under its node's tag
 	notes  []string
+	// problems are the promises a cut broke: numbers repeated or lost, a cluster that does
+	// not come back, a refusal that names no file. check returns them.
+	problems []string
 }
 
+func (pc *powerCluster) problem(format string, args ...any) {
+	pc.problems = append(pc.problems, fmt.Sprintf(format, args...))
+}
+
+// snapshotFlags make the nodes snapshot every few dozen entries, so that a schedule of a few
+// seconds writes snapshots, and cuts in the middle of one.
+var snapshotFlags = []string{"--raft-snapshot-threshold", "16", "--raft-snapshot-interval", "1s"}
+
 // startPowerCluster mounts three lossy filesystems and starts a cluster on them, with bin as
-// the daemon ("" for this tree's), and the load.
-func startPowerCluster(t *testing.T, bin string, extra ...string) *powerCluster {
+// the daemon ("" for this tree's), and dials it; startLoad starts the load.
+func startPowerCluster(t *testing.T, bin string) *powerCluster {
 	t.Helper()
 	lossyfs.Need(t)
 	pc := &powerCluster{t: t, mounts: map[string]*lossyfs.FS{}, led: newLedger()}
@@ -48,7 +65,7 @@ func startPowerCluster(t *testing.T, bin string, extra ...string) *powerCluster 
 		pc.mounts[tag] = lossyfs.Mount(t)
 	}
 	pc.c = e2etest.StartClusterWith(t, func(tag string) e2etest.NodeOpts {
-		return e2etest.NodeOpts{DataDir: pc.mounts[tag].Dir, Binary: bin, Extra: extra}
+		return e2etest.NodeOpts{DataDir: pc.mounts[tag].Dir, Binary: bin, Extra: snapshotFlags}
 	})
 	var addrs []string
 	for _, p := range pc.c.Nodes {
@@ -60,7 +77,6 @@ func startPowerCluster(t *testing.T, bin string, extra ...string) *powerCluster 
 	}
 	t.Cleanup(func() { _ = cl.Close(context.Background()) })
 	pc.cl = cl
-	pc.load = startLoad(t, cl, pc.led, loadWorkers)
 	t.Cleanup(func() {
 		if pc.load != nil {
 			pc.load.finish()
@@ -69,10 +85,16 @@ func startPowerCluster(t *testing.T, bin string, extra ...string) *powerCluster 
 	return pc
 }
 
+// startLoad starts the load of the Go client.
+func (pc *powerCluster) startLoad() { pc.load = startLoad(pc.t, pc.cl, pc.led, loadWorkers) }
+
 // waitAcks waits until the load has had n answers in all.
-func (pc *powerCluster) waitAcks(n int) {
+func (pc *powerCluster) waitAcks(n int) { pc.t.Helper(); pc.waitAcksWithin(n, e2etest.LoadTimeout) }
+
+// waitAcksWithin is waitAcks with its own bound.
+func (pc *powerCluster) waitAcksWithin(n int, timeout time.Duration) {
 	pc.t.Helper()
-	e2etest.Eventually(pc.t, e2etest.LoadTimeout, fmt.Sprintf("%d answers to the load", n), func() error {
+	e2etest.Eventually(pc.t, timeout, fmt.Sprintf("%d answers to the load", n), func() error {
 		if got := pc.led.acked(); got < n {
 			return fmt.Errorf("%d so far", got)
 		}
@@ -106,6 +128,24 @@ func (pc *powerCluster) cut(mode lossyfs.CutMode, tags ...string) {
 	pc.led.cut()
 }
 
+// freezeAllOnSync arms every mount: the first sync of a path match accepts, on any node,
+// freezes all three mounts; the returned channel then gives that node and path.
+func (pc *powerCluster) freezeAllOnSync(match func(path string) bool) <-chan string {
+	fired := make(chan string, 1)
+	var once sync.Once
+	for _, tag := range e2etest.ClusterTags {
+		pc.mounts[tag].CutOnSync(match, func(path string) {
+			once.Do(func() {
+				for _, m := range pc.mounts {
+					m.Freeze()
+				}
+				fired <- tag + ":" + path
+			})
+		})
+	}
+	return fired
+}
+
 // restart starts nodes tags again on their data dirs. Each must serve, or refuse to start
 // with a message that names its data dir (the file and what was lost); it returns the tags
 // that serve.
@@ -132,7 +172,7 @@ func (pc *powerCluster) restart(tags ...string) []string {
 		case st.ExitCode() == 0:
 			pc.t.Fatalf("node %s exited cleanly after the cut instead of serving or refusing:\n%s", tag, out)
 		case !strings.Contains(out, p.DataDir):
-			pc.t.Errorf("node %s refused to start after the cut without naming a file of its data dir %s:\n%s", tag, p.DataDir, out)
+			pc.problem("node %s refused to start after the cut without naming a file of its data dir %s:\n%s", tag, p.DataDir, out)
 		default:
 			pc.note(fmt.Sprintf("node %s refused to start: %.160s", tag, lastLine(out)))
 		}
@@ -158,15 +198,21 @@ func (pc *powerCluster) note(s string) {
 	pc.notes = append(pc.notes, s)
 }
 
-// check stops the load and fails the test on any number handed out twice, and unless every
-// acknowledged identity and HiLo maximum is still in the cluster (through the nodes in
-// serving). It prints the schedule's line.
-func (pc *powerCluster) check(schedule string, serving []string) {
+// check stops the load and returns the broken promises: any number handed out twice, an
+// acknowledged identity or HiLo maximum no longer in the cluster (read through the nodes in
+// serving), fewer than two nodes serving. It prints the schedule's line.
+func (pc *powerCluster) check(schedule string, serving []string) []string {
 	pc.t.Helper()
 	pc.load.finish()
 	pc.load = nil
 	for _, r := range pc.led.repeats() {
-		pc.t.Errorf("handed out twice across the cut: %s", r)
+		pc.problem("handed out twice across the cut: %s", r)
+	}
+	for _, p := range pc.c.Nodes {
+		out := p.Logs.String()
+		if i := strings.LastIndex(out, "----- start #"); i >= 0 && strings.Contains(out[i:], etagOlderWarning) {
+			pc.problem("node %s: its etag file came back older than the watermark it had made durable and recorded in the cluster (%q): a durable write was lost", p.Tag, etagOlderWarning)
+		}
 	}
 	identity, hilo := pc.led.maxima()
 	if len(serving) >= 2 {
@@ -177,7 +223,7 @@ func (pc *powerCluster) check(schedule string, serving []string) {
 			pc.t.Fatalf("ListIdentities after the cut: %v", err)
 		}
 		if got := e2etest.IdentityMap(ids)[identityName]; got < identity {
-			pc.t.Errorf("identity %s is %d after the cut, but %d was acknowledged before it", identityName, got, identity)
+			pc.problem("identity %s is %d after the cut, but %d was acknowledged before it", identityName, got, identity)
 		}
 		tags, err := pc.cl.ListHiLo(ctx, &idnodev1.ListHiLoRequest{})
 		if err != nil {
@@ -190,14 +236,14 @@ func (pc *powerCluster) check(schedule string, serving []string) {
 			}
 		}
 		if got < hilo {
-			pc.t.Errorf("HiLo %s reserves up to %d after the cut, but a range up to %d was acknowledged before it", hiloTag, got, hilo)
+			pc.problem("HiLo %s reserves up to %d after the cut, but a range up to %d was acknowledged before it", hiloTag, got, hilo)
 		}
 	} else {
-		pc.t.Errorf("only %v serve after the cut: without a quorum nothing acknowledged can be read back", serving)
+		pc.problem("only %v serve after the cut: without a quorum nothing acknowledged can be read back", serving)
 	}
 	pc.led.mu.Lock()
-	line := fmt.Sprintf("powercut schedule=%s acks=%d failed_calls=%d identity_max=%d hilo_max=%d dropped: %s",
-		schedule, pc.led.acks, pc.led.errs, identity, hilo, pc.lost.Summary())
+	line := fmt.Sprintf("powercut schedule=%s acks=%d failed_calls=%d identity_max=%d hilo_max=%d broken_promises=%d dropped: %s",
+		schedule, pc.led.acks, pc.led.errs, identity, hilo, len(pc.problems), pc.lost.Summary())
 	pc.led.mu.Unlock()
 	if len(pc.notes) > 0 {
 		line += "; " + strings.Join(pc.notes, "; ")
@@ -215,4 +261,5 @@ func (pc *powerCluster) check(schedule string, serving []string) {
 			pc.t.Errorf("$%s: %v", summaryEnv, err)
 		}
 	}
+	return pc.problems
 }
