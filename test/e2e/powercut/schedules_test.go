@@ -109,3 +109,27 @@ func TestPowerCutLeaderAlone(t *testing.T) {
 	pc.waitAcks(pc.led.acked() + 50) // the survivors answer without it
 	kept(t, pc.recoverAndCheck("leader-alone", leader))
 }
+
+// TestPowerCutFollowerDuringSnapshotInstall cuts a follower that fell behind while the leader
+// sends it a snapshot: it was killed, the others went on until their log was compacted past
+// it, and it is cut at the sync of the snapshot it is being sent.
+func TestPowerCutFollowerDuringSnapshotInstall(t *testing.T) {
+	pc := startPowerCluster(t, "")
+	pc.startLoad()
+	pc.waitAcks(50)
+	follower := pc.c.Others(pc.c.Leader())[0]
+	pc.c.Node(follower).Kill9()
+	pc.waitAcks(pc.led.acked() + 300) // many snapshots of 16 entries: the log moves past it
+	fired := make(chan string, 1)
+	m := pc.mounts[follower]
+	m.CutOnSync(beforeSync[1].match, func(path string) { m.Freeze(); fired <- path })
+	pc.c.Node(follower).Restart()
+	select {
+	case at := <-fired:
+		pc.note("follower " + follower + " frozen at the sync of " + at)
+	case <-time.After(hookTimeout):
+		t.Fatalf("follower %s synced no snapshot within %v of its restart", follower, hookTimeout)
+	}
+	pc.cut(lossyfs.Clean, follower)
+	kept(t, pc.recoverAndCheck("follower-during-snapshot-install", follower))
+}
