@@ -938,7 +938,10 @@ public final class IdnodeClient implements AutoCloseable {
       return this;
     }
 
-    /** The clock the region routing times a node's pause with: a test's seam. */
+    /**
+     * The clock the region routing times a node's pause with, and the client its distrust of a
+     * hint naming a leader that failed: a test's seam.
+     */
     Builder clock(LongSupplier nanoTime) {
       this.clock = Objects.requireNonNull(nanoTime, "nanoTime");
       return this;
@@ -992,7 +995,8 @@ public final class IdnodeClient implements AutoCloseable {
       List<ClientInterceptor> chain = new ArrayList<>(interceptors);
       java.util.Collections.reverse(chain);
       RegionRouting regions = region == null ? null : new RegionRouting(nodes, region, nodeRegions, inOrder, clock);
-      Transport transport = new Transport(nodes, addr -> dial(addr, creds, chain), bearer, database, callTimeout, backoff, inOrder, regions, deadlineTicker);
+      Transport transport = new Transport(nodes, addr -> dial(addr, creds, chain), bearer, database, callTimeout, backoff, inOrder, regions, deadlineTicker,
+          clock);
       AsyncIdnodeClient async = new AsyncIdnodeClient(transport, deadline, separator);
       return new IdnodeClient(async, new Generators(async), collectionName, true);
     }

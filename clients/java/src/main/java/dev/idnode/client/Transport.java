@@ -31,8 +31,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * The connections to the nodes and the retry loop every call goes through: the next node at
@@ -41,6 +43,15 @@ import java.util.function.Function;
  */
 final class Transport {
   static final Metadata.Key<String> LEADER_HEADER = Metadata.Key.of("idnode-leader", Metadata.ASCII_STRING_MARSHALLER);
+  /**
+   * How long after the client saw a node fail by itself it believes that over a hint naming the
+   * node as leader: the other nodes name a leader that died until they elect another, within
+   * about a second on a LAN and a few with long round trips. A leader that only timed out once
+   * is named again after it, so the calls that need it take a follower's hop at most this long.
+   */
+  static final java.time.Duration LEADER_HINT_DISTRUST = java.time.Duration.ofSeconds(5);
+  /** failedAt's value for a node that has not failed since it last answered. */
+  private static final long NOT_FAILED = Long.MIN_VALUE;
   static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
   static final Metadata.Key<String> DATABASE = Metadata.Key.of("idnode-database", Metadata.ASCII_STRING_MARSHALLER);
 
@@ -101,6 +112,14 @@ final class Transport {
    */
   private final int[][] rounds;
   private final AtomicInteger leader = new AtomicInteger(-1);
+  /**
+   * By node, when it last failed an attempt by itself ({@link #nodeFailed}, ticker nanos), or
+   * {@link #NOT_FAILED} since it answered: a hint naming it as leader is not believed for
+   * {@link #LEADER_HINT_DISTRUST} after it.
+   */
+  private final AtomicLongArray failedAt;
+  /** The clock failedAt is read on (nanos): the region routing's, a test's seam. */
+  private final LongSupplier clock;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<String, Integer> grants = new LinkedHashMap<>(16, 0.75f, false) {
     private static final long serialVersionUID = 1L;
@@ -112,8 +131,14 @@ final class Transport {
   };
 
   Transport(List<String> addrs, Function<String, ManagedChannel> dial, String bearer, String database,
-      java.time.Duration callTimeout, Backoff backoff, boolean inOrder, RegionRouting regions, Deadline.Ticker ticker) {
+      java.time.Duration callTimeout, Backoff backoff, boolean inOrder, RegionRouting regions, Deadline.Ticker ticker,
+      LongSupplier clock) {
     this.addrs = List.copyOf(addrs);
+    this.clock = clock;
+    this.failedAt = new AtomicLongArray(this.addrs.size());
+    for (int i = 0; i < this.addrs.size(); i++) {
+      failedAt.set(i, NOT_FAILED);
+    }
     this.regions = regions;
     this.callTimeout = callTimeout;
     this.backoff = backoff;
@@ -296,6 +321,7 @@ final class Transport {
 
   /** A node answered a call whose order began with first. */
   private void answered(int node, int first) {
+    failedAt.set(node, NOT_FAILED);
     if (regions != null) {
       regions.answered(node, first);
     } else if (node != first) {
@@ -405,8 +431,13 @@ final class Transport {
         result.completeExceptionally(e);
         return;
       }
-      if (regions != null && nodeFailed(sre)) {
-        regions.failed(node);
+      if (nodeFailed(sre)) {
+        // Not the leader any more as far as this client knows (see learnLeader).
+        failedAt.set(node, clock.getAsLong());
+        leader.compareAndSet(node, -1);
+        if (regions != null) {
+          regions.failed(node);
+        }
       }
       last = e;
       i++;
@@ -543,10 +574,16 @@ final class Transport {
     }
   }
 
+  /**
+   * Takes the node at addr as the leader a hint named, unless the client saw it fail by itself
+   * within {@link #LEADER_HINT_DISTRUST}: followers name a dead leader until they elect another,
+   * and the client's own observation is newer.
+   */
   private void learnLeader(String addr) {
     if (addr != null) {
       int idx = addrs.indexOf(addr);
-      if (idx >= 0) {
+      long at = idx >= 0 ? failedAt.get(idx) : NOT_FAILED;
+      if (idx >= 0 && (at == NOT_FAILED || clock.getAsLong() - at >= LEADER_HINT_DISTRUST.toNanos())) {
         leader.set(idx);
       }
     }

@@ -97,6 +97,23 @@ class RetryTest {
   }
 
   @Test
+  void aFollowerStillNamingALeaderThatFailedDoesNotSendCallsBackToIt() {
+    // After the leader dies the followers name it until they elect another: the client believes
+    // its own observation over such a hint for a while.
+    a.leader(b.addr());
+    b.leader(b.addr());
+    client.generate("users/", 1); // any node: A, which names B as leader
+    client.nextIdentity("orders", 2);
+    assertEquals(List.of("nextIdentity"), b.calls);
+    b.refuseBare(Status.Code.UNAVAILABLE).refuseBare(Status.Code.UNAVAILABLE).refuseBare(Status.Code.UNAVAILABLE);
+    for (int k = 0; k < 3; k++) {
+      client.nextIdentity("orders", 2);
+    }
+    assertEquals(List.of("nextIdentity", "nextIdentity"), b.calls,
+        "after B failed, A's stale hint sent the next calls to B first again");
+  }
+
+  @Test
   void aBusyNodeIsLeftForTheNext() {
     a.refuse(Status.Code.RESOURCE_EXHAUSTED, Reasons.NODE_BUSY, Map.of());
     assertEquals(List.of("users/@B"), client.generate("users/", 1));

@@ -21,7 +21,7 @@ class TransportOrderTest {
   private final Transport transport = new Transport(List.of("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3", "127.0.0.1:4", "127.0.0.1:5"),
       addr -> Grpc.newChannelBuilder(addr, InsecureChannelCredentials.create()).build(), null, null,
       Duration.ofSeconds(1), new Backoff(Duration.ofMillis(5), Duration.ofMillis(20), 2, 0.2, 0), true, null,
-      Deadline.getSystemTicker());
+      Deadline.getSystemTicker(), System::nanoTime);
 
   @AfterEach
   void stop() {
