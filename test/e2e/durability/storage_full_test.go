@@ -61,7 +61,7 @@ func TestFullDisk(t *testing.T) {
 	d.Must(e2etest.OpsDockerBuildTimeout, "docker", "build", "-q", "-t", image, ctxDir)
 	t.Cleanup(func() { _, _ = d.Run(e2etest.OpsDockerCmdTimeout, "docker", "rmi", "-f", image) })
 
-	ctr := strings.TrimSpace(d.Must(e2etest.OpsDockerCmdTimeout, "docker", "run", "-d",
+	ctr := strings.TrimSpace(d.Must(e2etest.OpsDockerCmdTimeout, "docker", "run", "-d", "--label", e2etest.ComposeProjectLabel+"="+d.Project,
 		"--tmpfs", "/data:rw,size="+fullDiskSize, "-p", "127.0.0.1::7070", "-p", "127.0.0.1::9090", image,
 		"--data-dir", "/data/node", "--grpc-addr", "0.0.0.0:7070", "--raft-addr", "127.0.0.1:7000", "--metrics-addr", "0.0.0.0:9090"))
 	t.Cleanup(func() {

@@ -98,12 +98,24 @@ func (b *goBinary) build(t testing.TB) string {
 }
 
 // Main is every e2e package's TestMain: it sweeps compose projects before and after the
-// tests (sweep.go) and removes the binaries they built.
+// tests (sweep.go), removes the binaries they built, and fails the run when it left a
+// container, network or volume behind in docker (leftovers.go).
 func Main(m *testing.M) {
 	flag.Parse()
 	swept := sweeping()
+	var before *dockerBefore
+	if _, err := exec.LookPath("docker"); err == nil {
+		before = snapshotDocker()
+	}
 	code := m.Run()
 	swept()
+	if before != nil {
+		// README promises that a test run leaves docker as it found it.
+		if left := before.leftovers(); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: the run left in docker what it started:\n\t%s\n", strings.Join(left, "\n\t"))
+			code = max(code, 1)
+		}
+	}
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
 	}

@@ -15,6 +15,16 @@ import (
 // project; the tests put it on what they start without compose too.
 const ComposeProjectLabel = "com.docker.compose.project"
 
+// OwnedContainerArgs are the `docker run` flags that make a container started outside compose
+// one of project's, for the sweep and the leftovers check: its label, and a /data volume
+// labelled too. The image declares VOLUME /data, so every container gets a volume there; an
+// unlabelled one would outlive a container removed without -v, and no sweep could tell it from
+// another project's.
+func OwnedContainerArgs(project string) []string {
+	label := ComposeProjectLabel + "=" + project
+	return []string{"--label", label, "--mount", "type=volume,dst=/data,volume-label=" + label}
+}
+
 // sweepCmdTimeout bounds one docker command of a sweep.
 const sweepCmdTimeout = 30 * time.Second
 

@@ -24,7 +24,8 @@ func TestImageAloneServesIDs(t *testing.T) {
 	d := e2etest.OpsDockerFor(t)
 	addr := e2etest.FreeAddr(t)
 	name := "idnode-alone-" + strings.TrimPrefix(d.Project, "idnode-ops-")
-	d.Must(e2etest.OpsDockerCmdTimeout, "docker", "run", "-d", "--name", name, "--label", e2etest.ComposeProjectLabel+"="+d.Project, "-p", addr+":7070", d.Image)
+	run := append([]string{"run", "-d", "--name", name}, e2etest.OwnedContainerArgs(d.Project)...)
+	d.Must(e2etest.OpsDockerCmdTimeout, "docker", append(run, "-p", addr+":7070", d.Image)...)
 	t.Cleanup(func() {
 		if t.Failed() {
 			out, _ := d.Run(e2etest.OpsDockerCmdTimeout, "docker", "logs", name)

@@ -440,7 +440,7 @@ func oneLine(s string) string {
 // `docker-compose rm -v`. recreate brings the service back with the same flags.
 func (d *chaosDocker) Wipe(t testing.TB, tag string) {
 	t.Helper()
-	d.must(t, chaosCmdTimeout, "docker", "rm", "-f", d.Container(t, tag))
+	d.must(t, chaosCmdTimeout, "docker", "rm", "-f", "-v", d.Container(t, tag))
 	d.must(t, chaosCmdTimeout, "docker", "volume", "rm", e2etest.ChaosProject+"_"+d.cluster.node(tag).service+"-data")
 }
 
@@ -468,12 +468,14 @@ func (d *chaosDocker) learnContainer(t testing.TB, tag string) string {
 }
 
 // runOnRaftNetwork starts a container of the image outside compose, on the raft network under
-// alias, with args as the daemon's flags, and removes it when the test ends.
+// alias, with args as the daemon's flags, and removes it and its /data volume when the test
+// ends (labelled as the chaos project's, so a sweep removes them after a killed run).
 func (d *chaosDocker) runOnRaftNetwork(t testing.TB, alias string, args ...string) string {
 	t.Helper()
-	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", append([]string{"run", "-d", "-e", "IDNODE_ADMIN_TOKEN=" + chaosAdminToken,
-		"--network", d.network, "--network-alias", alias, chaosImage}, args...)...))
-	t.Cleanup(func() { _, _ = d.run(chaosCmdTimeout, "docker", "rm", "-f", id) })
+	run := append([]string{"run", "-d", "-e", "IDNODE_ADMIN_TOKEN=" + chaosAdminToken}, e2etest.OwnedContainerArgs(e2etest.ChaosProject)...)
+	run = append(append(run, "--network", d.network, "--network-alias", alias, chaosImage), args...)
+	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", run...))
+	t.Cleanup(func() { _, _ = d.run(chaosCmdTimeout, "docker", "rm", "-f", "-v", id) })
 	return id
 }
 
