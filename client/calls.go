@@ -203,54 +203,26 @@ func (c *Client) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest) (*
 func (c *Client) NextID(ctx context.Context, collection string) (string, error) {
 	id, err := c.gens.NextID(ctx, collection)
 	if err != nil {
-		return "", c.generatorError(err)
+		return "", generatorError(err)
 	}
 	return id, nil
 }
 
-// NextIDs returns n HiLo IDs of collection at once, taken from the collection's generator a
-// range at a time rather than one by one (hilo.Generator.NextIDs): what a batch insert needs.
-// n must be in [1, hilo.MaxBatch].
-func (c *Client) NextIDs(ctx context.Context, collection string, n int) ([]string, error) {
-	g, err := c.Generator(collection)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := g.NextIDs(ctx, n)
-	if err != nil {
-		return nil, c.generatorError(err)
-	}
-	return ids, nil
-}
-
-// NextNumbers returns n HiLo numbers of tag at once (17 where NextID would give "tag/17-A"),
-// for integer keys: each is unique to the tag across the cluster. They come from the same
-// generator as NextID's IDs, so numbers and IDs of one tag never repeat each other either.
-// n must be in [1, hilo.MaxBatch].
-func (c *Client) NextNumbers(ctx context.Context, tag string, n int) ([]int64, error) {
-	g, err := c.Generator(tag)
-	if err != nil {
-		return nil, err
-	}
-	nums, err := g.NextNumbers(ctx, n)
-	if err != nil {
-		return nil, c.generatorError(err)
-	}
-	return nums, nil
-}
-
-// Generator returns collection's HiLo generator (the one NextID uses), e.g. to read its Stats.
+// Generator returns collection's HiLo generator (the one NextID uses), e.g. to read its Stats,
+// or to take many keys at once for a batch insert: its NextIDs and NextNumbers take them a
+// range at a time rather than one by one, from the same ranges as NextID's IDs, so numbers and
+// IDs of one tag never repeat each other. After Close, the generator answers hilo.ErrClosed.
 func (c *Client) Generator(collection string) (*hilo.Generator, error) {
 	g, err := c.gens.Generator(collection)
 	if err != nil {
-		return nil, c.generatorError(err)
+		return nil, generatorError(err)
 	}
 	return g, nil
 }
 
 // generatorError maps the generator's own errors to the client's: ErrClosed, and
 // INVALID_ARGUMENT for a bad collection name.
-func (c *Client) generatorError(err error) error {
+func generatorError(err error) error {
 	if errors.Is(err, hilo.ErrClosed) {
 		return ErrClosed
 	}

@@ -91,30 +91,38 @@ func TestClientSeedHiLo(t *testing.T) {
 	}
 }
 
-// NextIDs and NextNumbers take from the tag's one generator: IDs and numbers continue each
-// other; after Close they fail with ErrClosed, and a bad tag is INVALID_ARGUMENT.
+// A generator's NextIDs and NextNumbers take from the tag's one generator, the one NextID
+// uses: IDs and numbers continue each other; a bad tag is INVALID_ARGUMENT, and after Close
+// the generator answers hilo.ErrClosed.
 func TestClientHiLoBatches(t *testing.T) {
 	_, _, addrs := fakeCluster(t, "A")
 	c := dialTest(t, addrs)
 	ctx := testCtx(t)
-	ids, err := c.NextIDs(ctx, "orders", 3)
+	g, err := c.Generator("orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := g.NextIDs(ctx, 3)
 	if err != nil || strings.Join(ids, ",") != "orders/1-A,orders/2-A,orders/3-A" {
 		t.Fatalf("NextIDs(orders, 3) = %q, %v", ids, err)
 	}
-	nums, err := c.NextNumbers(ctx, "orders", 40) // across the first range's end (32)
+	nums, err := g.NextNumbers(ctx, 40) // across the first range's end (32)
 	if err != nil || len(nums) != 40 || nums[0] != 4 || nums[39] != 43 {
 		t.Fatalf("NextNumbers(orders, 40) = %v, %v; want 4…43", nums, err)
 	}
-	if _, err := c.NextNumbers(ctx, "orders/", 1); status.Code(err) != codes.InvalidArgument {
-		t.Errorf("NextNumbers of a tag ending with the separator = %v, want INVALID_ARGUMENT", err)
+	if id, err := c.NextID(ctx, "orders"); err != nil || id != "orders/44-A" {
+		t.Fatalf("NextID after the batches = %q, %v; want orders/44-A", id, err)
+	}
+	if _, err := c.Generator("orders/"); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("Generator of a tag ending with the separator = %v, want INVALID_ARGUMENT", err)
 	}
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.NextIDs(ctx, "orders", 1); !errors.Is(err, ErrClosed) {
-		t.Errorf("NextIDs after Close = %v, want ErrClosed", err)
+	if _, err := g.NextIDs(ctx, 1); !errors.Is(err, hilo.ErrClosed) {
+		t.Errorf("NextIDs after Close = %v, want hilo.ErrClosed", err)
 	}
-	if _, err := c.NextNumbers(ctx, "orders", 1); !errors.Is(err, ErrClosed) {
-		t.Errorf("NextNumbers after Close = %v, want ErrClosed", err)
+	if _, err := g.NextNumbers(ctx, 1); !errors.Is(err, hilo.ErrClosed) {
+		t.Errorf("NextNumbers after Close = %v, want hilo.ErrClosed", err)
 	}
 }

@@ -127,7 +127,7 @@ func (s *Source) Strings(ctx context.Context, collection string, strategy Strate
 	var err error
 	switch strategy {
 	case HiLo:
-		ids, err = s.c.NextIDs(ctx, collection, n)
+		ids, err = takeHiLo(ctx, s.c, collection, (*hilo.Generator).NextIDs, n)
 	case Identity:
 		ids, err = s.generate(ctx, collection+"|", n)
 	case ServerSide:
@@ -158,7 +158,7 @@ func (s *Source) Ints(ctx context.Context, collection string, strategy Strategy,
 	var err error
 	switch strategy {
 	case HiLo:
-		nums, err = s.c.NextNumbers(ctx, collection, n)
+		nums, err = takeHiLo(ctx, s.c, collection, (*hilo.Generator).NextNumbers, n)
 	case Identity:
 		nums, err = s.identities(ctx, collection, n)
 	case Numeric:
@@ -172,6 +172,22 @@ func (s *Source) Ints(ctx context.Context, collection string, strategy Strategy,
 		return nil, &Error{Collection: collection, Op: string(strategy), Err: err}
 	}
 	return nums, nil
+}
+
+// takeHiLo takes n keys of collection at once from c's generator of it, with take (NextIDs or
+// NextNumbers), a range at a time rather than one by one. A generator closed with its client
+// says so as the client's other calls do: the error is client.ErrClosed as well as
+// hilo.ErrClosed.
+func takeHiLo[T any](ctx context.Context, c *client.Client, collection string, take func(*hilo.Generator, context.Context, int) ([]T, error), n int) ([]T, error) {
+	g, err := c.Generator(collection)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := take(g, ctx, n)
+	if errors.Is(err, hilo.ErrClosed) {
+		return nil, fmt.Errorf("%w: %w", client.ErrClosed, err)
+	}
+	return keys, err
 }
 
 // check refuses a closed Source and a count out of bounds.

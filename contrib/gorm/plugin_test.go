@@ -357,7 +357,11 @@ func TestCloseReturnsTails(t *testing.T) {
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	next, err := env.Client(t).NextNumbers(ctx, "counters", 1)
+	g, err := env.Client(t).Generator("counters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := g.NextNumbers(ctx, 1)
 	if err != nil || next[0] != rows[4].ID+1 {
 		t.Fatalf("after Close at %d, the next client's first number is %v, %v; want %d", rows[4].ID, next, err, rows[4].ID+1)
 	}
