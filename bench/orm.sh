@@ -15,7 +15,7 @@
 # default) and a private PostgreSQL server (initdb in a temp dir; fsync and synchronous_commit
 # on, its defaults) on loopback, runs each program against each table in turn for $DURATION
 # (the tables emptied before each run), stops everything it started and writes the "ORM
-# inserts" section of docs/BENCHMARKS.md.
+# inserts" section of docs/BENCHMARKS-ORM.md.
 #
 #   bench/orm.sh                               # defaults below; about 4 minutes
 #   DURATION=20s WORKERS=16 BATCH=50 bench/orm.sh
@@ -25,7 +25,7 @@
 #   WORKERS    concurrent inserters per program, 1–64 (default 8)
 #   BATCH      rows per transaction, 1–1000 (default 10)
 #   PORT_BASE  first loopback port: idnode gRPC +0..2, Raft +10..12, PostgreSQL +20 (default 32500)
-#   DOC        the file to update (default docs/BENCHMARKS.md)
+#   DOC        the file to update (default docs/BENCHMARKS-ORM.md)
 #   WRITE_DOC  0 prints the section instead of writing it (default 1)
 set -euo pipefail
 
@@ -49,7 +49,7 @@ PYTHON=/usr/bin/python3 # Debian's, which sees Debian's grpcio, SQLAlchemy and p
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-DOC=${DOC:-$ROOT/docs/BENCHMARKS.md}
+DOC=${DOC:-$ROOT/docs/BENCHMARKS-ORM.md}
 
 BENCH=orm
 # shellcheck source=bench/lib.sh
