@@ -45,11 +45,13 @@ func buildBroken(t *testing.T) string {
 func TestPowerCutCatchesAMissingRenameSync(t *testing.T) {
 	lossyfs.Need(t)
 	schedule := randomSchedule(lossyfs.Clean)
-	problems := wholeClusterAtRandom(startPowerCluster(t, buildBroken(t)), lossyfs.Clean)
+	pc := startPowerCluster(t, buildBroken(t))
+	pc.build = brokenTag
+	problems := wholeClusterAtRandom(pc, lossyfs.Clean)
 	if len(problems) == 0 {
-		t.Fatalf("schedule %s kept every promise with idnode built -tags %s: the power-cut harness cannot tell", schedule, brokenTag)
+		t.Fatalf("schedule %s build=%s (idnode built -tags %[2]s) kept every promise: the power-cut harness cannot tell", schedule, brokenTag)
 	}
 	for _, p := range problems {
-		t.Logf("caught by %s: %s", schedule, p)
+		t.Logf("caught by %s build=%s: %s", schedule, brokenTag, p)
 	}
 }

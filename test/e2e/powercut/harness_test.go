@@ -42,6 +42,9 @@ type powerCluster struct {
 	load   *load
 	lost   lossyfs.Report // what the cuts dropped, each path under its node's tag
 	notes  []string
+	// build names the daemon's build tags in the schedule's line when it is not this tree's
+	// plain build, so that a reader of CI's log tells a deliberately broken run from the others.
+	build string
 	// problems are the promises a cut broke: numbers repeated or lost, a cluster that does
 	// not come back, a refusal that names no file. check returns them.
 	problems []string
@@ -77,6 +80,7 @@ func startPowerCluster(t *testing.T, bin string) *powerCluster {
 	}
 	t.Cleanup(func() { _ = cl.Close(context.Background()) })
 	pc.cl = cl
+	pc.createSeries()
 	t.Cleanup(func() {
 		if pc.load != nil {
 			pc.load.finish()
@@ -199,14 +203,18 @@ func (pc *powerCluster) note(s string) {
 }
 
 // check stops the load and returns the broken promises: any number handed out twice, an
-// acknowledged identity or HiLo maximum no longer in the cluster (read through the nodes in
-// serving), fewer than two nodes serving. It prints the schedule's line.
+// acknowledged identity, HiLo maximum or series entry no longer in the cluster (read through
+// the nodes in serving), a series journal that does not verify, fewer than two nodes serving.
+// It prints the schedule's line.
 func (pc *powerCluster) check(schedule string, serving []string) []string {
 	pc.t.Helper()
 	pc.load.finish()
 	pc.load = nil
 	for _, r := range pc.led.repeats() {
 		pc.problem("handed out twice across the cut: %s", r)
+	}
+	for _, w := range pc.led.wrongAnswers() {
+		pc.problem("a wrong answer: %s", w)
 	}
 	for _, p := range pc.c.Nodes {
 		out := p.Logs.String()
@@ -215,6 +223,7 @@ func (pc *powerCluster) check(schedule string, serving []string) []string {
 		}
 	}
 	identity, hilo := pc.led.maxima()
+	var series seriesCheck
 	if len(serving) >= 2 {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
 		defer cancel()
@@ -238,12 +247,16 @@ func (pc *powerCluster) check(schedule string, serving []string) []string {
 		if got < hilo {
 			pc.problem("HiLo %s reserves up to %d after the cut, but a range up to %d was acknowledged before it", hiloTag, got, hilo)
 		}
+		series = pc.checkSeries(ctx)
 	} else {
 		pc.problem("only %v serve after the cut: without a quorum nothing acknowledged can be read back", serving)
 	}
 	pc.led.mu.Lock()
-	line := fmt.Sprintf("powercut schedule=%s acks=%d failed_calls=%d identity_max=%d hilo_max=%d broken_promises=%d dropped: %s",
-		schedule, pc.led.acks, pc.led.errs, identity, hilo, len(pc.problems), pc.lost.Summary())
+	if pc.build != "" {
+		schedule += " build=" + pc.build
+	}
+	line := fmt.Sprintf("powercut schedule=%s acks=%d failed_calls=%d identity_max=%d hilo_max=%d numeric_ids=%d series_acks=%d %v broken_promises=%d dropped: %s",
+		schedule, pc.led.acks, pc.led.errs, identity, hilo, len(pc.led.numeric), len(pc.led.series), series, len(pc.problems), pc.lost.Summary())
 	pc.led.mu.Unlock()
 	if len(pc.notes) > 0 {
 		line += "; " + strings.Join(pc.notes, "; ")

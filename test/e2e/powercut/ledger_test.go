@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -13,11 +15,14 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// The load's names: one identity counter, server-side IDs of one collection, one HiLo tag.
+// The load's names: one identity counter, server-side IDs of one collection, one HiLo tag,
+// one fiscal series (gapless, without periods).
 const (
 	identityName = "orders"
 	serverSide   = "users/"
 	hiloTag      = "pool"
+	seriesName   = "PC"
+	seriesFormat = "PC-{n:08}"
 )
 
 // callTimeout bounds one call of the load, all its attempts on the nodes included.
@@ -38,11 +43,33 @@ type ledger struct {
 	serverIDs  map[string]int // ID → epoch
 	dupServer  []string
 	hilo       []span
-	acks       int
-	errs       int
+	// numeric holds every numeric ID minted by a node, with its epoch; dupNumeric the ones
+	// answered twice.
+	numeric    map[int64]int
+	dupNumeric []string
+	// series holds every acknowledged series entry by request_id; seriesNumbers the
+	// request_id each number was answered to, and dupSeries the numbers answered to two.
+	series        map[string]seriesAck
+	seriesNumbers map[string]string
+	dupSeries     []string
+	// wrong are answers that are wrong in themselves (not an ID of their kind).
+	wrong []string
+	acks  int
+	errs  int
 }
 
-func newLedger() *ledger { return &ledger{serverIDs: map[string]int{}} }
+// seriesAck is a series entry as its Issue was answered, with its epoch.
+type seriesAck struct {
+	seq          uint64
+	number       int64
+	period, hash string
+	printed      string
+	epoch        int
+}
+
+func newLedger() *ledger {
+	return &ledger{serverIDs: map[string]int{}, numeric: map[int64]int{}, series: map[string]seriesAck{}, seriesNumbers: map[string]string{}}
+}
 
 func (l *ledger) ackIdentity(first, last int64) {
 	l.mu.Lock()
@@ -66,6 +93,47 @@ func (l *ledger) ackHiLo(low, high int64) {
 	defer l.mu.Unlock()
 	l.hilo = append(l.hilo, span{low, high, l.epoch})
 	l.acks++
+}
+
+func (l *ledger) ackNumeric(id int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e, ok := l.numeric[id]; ok {
+		l.dupNumeric = append(l.dupNumeric, fmt.Sprintf("numeric ID %d (first before cut %d, again before cut %d)", id, e+1, l.epoch+1))
+	}
+	l.numeric[id] = l.epoch
+	l.acks++
+}
+
+// ackSeries records the entry an Issue with requestID was answered. A request_id answered
+// again (a retry) must answer the same number; a number answered to two request_ids was
+// handed out twice.
+func (l *ledger) ackSeries(requestID string, e *idnodev1.SeriesEntry) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	key := e.GetPeriod() + "/" + fmt.Sprint(e.GetNumber())
+	if other, ok := l.seriesNumbers[key]; ok && other != requestID {
+		first := l.series[other]
+		l.dupSeries = append(l.dupSeries, fmt.Sprintf("series %s number %s: to request %s (entry %d, before cut %d) and to request %s (entry %d, before cut %d)",
+			seriesName, e.GetId(), other, first.seq, first.epoch+1, requestID, e.GetSeq(), l.epoch+1))
+	}
+	l.seriesNumbers[key] = requestID
+	l.series[requestID] = seriesAck{seq: e.GetSeq(), number: e.GetNumber(), period: e.GetPeriod(), hash: e.GetHash(), printed: e.GetId(), epoch: l.epoch}
+	l.acks++
+}
+
+// seriesAcks is a copy of the acknowledged series entries, by request_id.
+func (l *ledger) seriesAcks() map[string]seriesAck {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.series)
+}
+
+// wrongAnswers are the answers that were no ID of their kind.
+func (l *ledger) wrongAnswers() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.wrong)
 }
 
 func (l *ledger) failed() {
@@ -102,11 +170,11 @@ func (l *ledger) maxima() (identity, hilo int64) {
 }
 
 // repeats lists every number or ID acknowledged twice: overlapping identity blocks or HiLo
-// ranges, and server-side IDs seen twice.
+// ranges, server-side and numeric IDs seen twice, a series number answered to two requests.
 func (l *ledger) repeats() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := slices.Clone(l.dupServer)
+	out := slices.Concat(l.dupServer, l.dupNumeric, l.dupSeries)
 	for _, k := range []struct {
 		what  string
 		spans []span
@@ -124,7 +192,8 @@ func (l *ledger) repeats() []string {
 }
 
 // load is a few goroutines of one Go client, each asking in turn for identities, a
-// server-side ID and a HiLo range, recording every answer, until stopped. Failures are
+// server-side ID, a HiLo range, a series number and a numeric ID minted by a node, recording
+// every answer, until stopped. Failures are
 // counted, not fatal: during a cut every call fails.
 type load struct {
 	stop chan struct{}
@@ -143,7 +212,7 @@ func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 				var err error
-				switch (i + w) % 4 {
+				switch (i + w) % 6 {
 				case 0, 1:
 					blk, e := cl.NextIdentity(ctx, identityName, int64(1+i%2))
 					if err = e; err == nil {
@@ -161,6 +230,17 @@ func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 					if err = e; err == nil {
 						l.ackHiLo(r.GetLow(), r.GetHigh())
 					}
+				case 4:
+					req := &idnodev1.IssueRequest{Series: seriesName, RequestId: fmt.Sprintf("w%d-%d-%d", w, i, time.Now().UnixNano())}
+					e, e2 := cl.Issue(ctx, req)
+					if err = e2; err == nil {
+						l.ackSeries(req.GetRequestId(), e)
+					}
+				case 5:
+					r, e := cl.GenerateRaw(ctx, &idnodev1.GenerateRequest{Numeric: true})
+					if err = e; err == nil {
+						ackNumeric(l, r.GetIds())
+					}
 				}
 				cancel()
 				if err != nil {
@@ -170,6 +250,20 @@ func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 		})
 	}
 	return ld
+}
+
+// ackNumeric records the decimal numeric IDs of a Generate answer.
+func ackNumeric(l *ledger, ids []string) {
+	for _, s := range ids {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || id <= 0 {
+			l.mu.Lock()
+			l.wrong = append(l.wrong, fmt.Sprintf("Generate{numeric} answered %q, not a positive decimal ID", s))
+			l.mu.Unlock()
+			continue
+		}
+		l.ackNumeric(id)
+	}
 }
 
 // finish stops the load; each call in flight ends within callTimeout.

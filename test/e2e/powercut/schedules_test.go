@@ -69,6 +69,7 @@ var beforeSync = []struct {
 	{"manifest", func(p string) bool { return p == "manifest.json.tmp" }, false},
 	{"etag", func(p string) bool { return p == "etag.tmp" }, true},
 	{"hilo-pools", func(p string) bool { return p == "hilo-pools.tmp" }, false},
+	{"series-journal", func(p string) bool { return p == "raft/series.db" }, false},
 }
 
 // TestPowerCutWholeClusterBeforeSync cuts the power of all three nodes just before the next
