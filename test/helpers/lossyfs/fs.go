@@ -68,6 +68,9 @@ type FS struct {
 	files map[uint64]*pendingData // by inode number: data written since the file's last fsync
 	ops   []*pendingOp            // namespace changes not yet made durable, oldest first
 	seq   int                     // names in the attic
+
+	rec     *Recorder // where the operations go, if RecordTo was called
+	recName string
 }
 
 // syncHook is what CutOnSync armed.
@@ -85,19 +88,9 @@ var (
 // unmounts it when t ends. Need(t) must have passed.
 func Mount(t testing.TB) *FS {
 	t.Helper()
-	sweepOnce.Do(sweepStale)
 	root := t.TempDir()
-	f := &FS{
-		Dir:     filepath.Join(root, "mnt"),
-		backing: filepath.Join(root, "backing"),
-		attic:   filepath.Join(root, "attic"),
-	}
-	for _, d := range []string{f.Dir, f.backing, f.attic} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.mount(); err != nil {
+	f, err := mountNew(filepath.Join(root, "mnt"), filepath.Join(root, "backing"), filepath.Join(root, "attic"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -114,12 +107,26 @@ func Mount(t testing.TB) *FS {
 	return f
 }
 
+// mountNew makes the mount point, the backing directory and the attic (none may exist; the
+// attic must be on the backing directory's filesystem) and mounts a lossy filesystem.
+func mountNew(dir, backing, attic string) (*FS, error) {
+	sweepOnce.Do(sweepStale)
+	f := &FS{Dir: dir, backing: backing, attic: attic}
+	for _, d := range []string{f.Dir, f.backing, f.attic} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return f, f.mount()
+}
+
 // Backing is the directory that holds the files: after a Cut, only what was synced.
 func (f *FS) Backing() string { return f.backing }
 
 func (f *FS) mount() error {
 	f.files = map[uint64]*pendingData{}
 	f.ops = nil
+	f.rec = nil
 	f.gate.frozen, f.gate.dead, f.gate.hook = false, false, nil
 	f.gate.thaw = make(chan struct{})
 	st, err := os.Stat(f.backing)
@@ -236,6 +243,15 @@ func (f *FS) openGate() {
 func (f *FS) Cut(mode CutMode) (Report, error) {
 	f.life.Lock()
 	defer f.life.Unlock()
+	rep, err := f.powerOff(mode)
+	if err != nil {
+		return rep, err
+	}
+	return rep, f.mount()
+}
+
+// powerOff is Cut but for mounting again. f.life is held.
+func (f *FS) powerOff(mode CutMode) (Report, error) {
 	f.gate.Lock()
 	f.gate.dead = true
 	f.openGate()
@@ -245,7 +261,6 @@ func (f *FS) Cut(mode CutMode) (Report, error) {
 		return Report{}, err
 	}
 	f.mu.Lock()
-	rep := f.dropPending(mode)
-	f.mu.Unlock()
-	return rep, f.mount()
+	defer f.mu.Unlock()
+	return f.dropPending(mode), nil
 }

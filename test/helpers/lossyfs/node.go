@@ -1,6 +1,7 @@
 package lossyfs
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -128,6 +129,7 @@ func (n *node) Write(ctx context.Context, fh fs.FileHandle, data []byte, off int
 	written, errno := w.Write(ctx, data, off)
 	if written > 0 {
 		n.fs.noteData(n.ino(), n.rel(), dataChange{what: "write", off: off, n: int64(written), old: old, sizeBefore: size})
+		n.recordOn(Op{Kind: OpWrite, Off: off, Data: bytes.Clone(data[:written])})
 	}
 	return written, errno
 }
@@ -143,6 +145,7 @@ func (n *node) truncating(ctx context.Context, fh fs.FileHandle, what string, si
 		return errno
 	}
 	n.fs.noteData(n.ino(), n.rel(), dataChange{what: what, off: size, old: old, sizeBefore: before})
+	n.recordOn(Op{Kind: OpTruncate, Off: size})
 	return 0
 }
 
@@ -184,6 +187,7 @@ func (n *node) Allocate(ctx context.Context, fh fs.FileHandle, off, size uint64,
 	if after, errno := n.sizeOf(ctx, fh); errno == 0 && after != before {
 		n.fs.noteData(n.ino(), n.rel(), dataChange{what: "allocate", off: before, sizeBefore: before})
 	}
+	n.recordOn(Op{Kind: OpAllocate, Off: int64(off), Len: int64(size), Mode: mode})
 	return 0
 }
 
@@ -200,6 +204,7 @@ func (n *node) Fsync(_ context.Context, _ fs.FileHandle, _ uint32) syscall.Errno
 	defer n.fs.leave()
 	n.fs.mu.Lock()
 	defer n.fs.mu.Unlock()
+	n.recordOn(Op{Kind: OpFsync, Dir: n.IsDir()})
 	if n.IsDir() {
 		if err := n.fs.syncedDir(n.ino()); err != nil {
 			return fs.ToErrno(err)
@@ -229,10 +234,13 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	return &file{inner: fh}, fuseFlags, 0
 }
 
-// created records a new entry name of n, made by what, which removing it takes back.
-func (n *node) created(what, name string) {
+// created records a new entry name of n, made by op (its Kind and what else replaying it
+// needs), which removing it takes back.
+func (n *node) created(name string, op Op) {
 	p := filepath.Join(n.abs(), name)
-	n.fs.noteOp(&pendingOp{what: what, name: n.child(name), undo: func() error { return os.RemoveAll(p) }}, n.ino())
+	n.fs.noteOp(&pendingOp{what: string(op.Kind), name: n.child(name), undo: func() error { return os.RemoveAll(p) }}, n.ino())
+	op.Path = n.child(name)
+	n.fs.record(op)
 }
 
 // Create records the new entry (a file that was there already is only opened).
@@ -251,13 +259,14 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 			return nil, nil, 0, errno
 		}
 		n.fs.noteData(st.Sys().(*syscall.Stat_t).Ino, n.child(name), dataChange{what: "truncate", old: old, sizeBefore: st.Size()})
+		n.fs.record(Op{Kind: OpTruncate, Path: n.child(name)})
 	}
 	ch, fh, fuseFlags, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
 	if statErr != nil {
-		n.created("create", name)
+		n.created(name, Op{Kind: OpCreate, Mode: mode})
 	}
 	return ch, &file{inner: fh}, fuseFlags, 0
 }
@@ -270,7 +279,7 @@ func (n *node) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.En
 	defer done()
 	ch, errno := n.LoopbackNode.Mkdir(ctx, name, mode, out)
 	if errno == 0 {
-		n.created("mkdir", name)
+		n.created(name, Op{Kind: OpMkdir, Mode: mode})
 	}
 	return ch, errno
 }
@@ -283,7 +292,7 @@ func (n *node) Mknod(ctx context.Context, name string, mode, rdev uint32, out *f
 	defer done()
 	ch, errno := n.LoopbackNode.Mknod(ctx, name, mode, rdev, out)
 	if errno == 0 {
-		n.created("mknod", name)
+		n.created(name, Op{Kind: OpMknod, Mode: mode, Flags: rdev})
 	}
 	return ch, errno
 }
@@ -296,7 +305,7 @@ func (n *node) Symlink(ctx context.Context, target, name string, out *fuse.Entry
 	defer done()
 	ch, errno := n.LoopbackNode.Symlink(ctx, target, name, out)
 	if errno == 0 {
-		n.created("symlink", name)
+		n.created(name, Op{Kind: OpSymlink, To: target})
 	}
 	return ch, errno
 }
@@ -308,7 +317,7 @@ func (n *node) Link(context.Context, fs.InodeEmbedder, string, *fuse.EntryOut) (
 
 // removing moves entry name of n to the attic and records how to move it back; once the
 // removal is durable, the attic copy goes, and with it any data pending for it.
-func (n *node) removing(what, name string) syscall.Errno {
+func (n *node) removing(what OpKind, name string) syscall.Errno {
 	p := filepath.Join(n.abs(), name)
 	st, err := os.Lstat(p)
 	if err != nil {
@@ -319,8 +328,9 @@ func (n *node) removing(what, name string) syscall.Errno {
 		return fs.ToErrno(err)
 	}
 	ino := st.Sys().(*syscall.Stat_t).Ino
+	n.fs.record(Op{Kind: what, Path: n.child(name)})
 	n.fs.noteOp(&pendingOp{
-		what: what, name: n.child(name),
+		what: string(what), name: n.child(name),
 		undo:   func() error { return os.Rename(a, p) },
 		commit: func(f *FS) error { delete(f.files, ino); return os.RemoveAll(a) },
 	}, n.ino())
@@ -333,7 +343,7 @@ func (n *node) Unlink(_ context.Context, name string) syscall.Errno {
 		return errno
 	}
 	defer done()
-	return n.removing("unlink", name)
+	return n.removing(OpUnlink, name)
 }
 
 func (n *node) Rmdir(_ context.Context, name string) syscall.Errno {
@@ -349,7 +359,7 @@ func (n *node) Rmdir(_ context.Context, name string) syscall.Errno {
 	if len(entries) > 0 {
 		return syscall.ENOTEMPTY
 	}
-	return n.removing("rmdir", name)
+	return n.removing(OpRmdir, name)
 }
 
 // renameNoReplace is RENAME_NOREPLACE, the one flag of rename2 this filesystem takes.
@@ -414,6 +424,7 @@ func (n *node) Rename(_ context.Context, name string, newParent fs.InodeEmbedder
 		op.commit = func(f *FS) error { delete(f.files, displacedIno); return os.RemoveAll(displaced) }
 	}
 	n.fs.noteOp(op, n.ino(), to.ino())
+	n.fs.record(Op{Kind: OpRename, Path: n.child(name), To: to.child(newName), Flags: flags})
 	return 0
 }
 
