@@ -19,6 +19,7 @@ import (
 	"go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/idnode/idnode/internal/datadir"
 	"github.com/idnode/idnode/internal/durablefile"
 )
 
@@ -331,9 +332,8 @@ func openWALFiles(dir string, log hclog.Logger) (*wal.WAL, error) {
 // than pointing the operator at a copy of the data dir.
 func noRoomForSegment(dir string, err error) error {
 	free := "an unknown number of bytes"
-	var st syscall.Statfs_t
-	if syscall.Statfs(dir, &st) == nil {
-		free = fmt.Sprintf("%d bytes", st.Bavail*uint64(st.Bsize))
+	if n, err := datadir.FreeBytes(dir); err == nil {
+		free = fmt.Sprintf("%d bytes", n)
 	}
 	return fmt.Errorf("%w: the raft log %s cannot create a segment file: each one takes %d MiB, "+
 		"and the disk has %s free (%v); free space there or move the data dir to a larger disk, "+

@@ -3,8 +3,11 @@ package server
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
+
+	"github.com/idnode/idnode/docid"
 )
 
 // interceptors are what every call passes through before its service's handler: who the
@@ -68,7 +71,15 @@ func (s *interceptors) serveResolved(ctx context.Context, req any, info *grpc.Un
 			return nil, err
 		}
 	}
+	timed := public && c.kind == docid.Identity && s.cfg.OnIdentityCall != nil
+	var start time.Time
+	if timed {
+		start = time.Now()
+	}
 	resp, err := checkedHandle(ctx, req, handler)
+	if timed {
+		s.cfg.OnIdentityCall(time.Since(start))
+	}
 	s.report(ctx, c, resp, err)
 	return resp, err
 }

@@ -78,8 +78,11 @@ type Config struct {
 	// (leader true, committed to Raft) and a follower's (relayed to the leader). The
 	// commit-round trace (bench_round_test.go) reads it; Identity.OnRound is not used.
 	OnIdentityRound func(leader bool, r batch.Round)
-	Now             func() time.Time
-	Logger          *slog.Logger
+	// OnIdentityCall, when set, is told how long each identity call on the client port (or
+	// the HTTP gateway) took to answer, refusals included (the console's latency graph).
+	OnIdentityCall func(time.Duration)
+	Now            func() time.Time
+	Logger         *slog.Logger
 	// State is this node's identity from its data dir; SaveState persists it when the
 	// cluster accepts the node.
 	State     datadir.NodeState

@@ -84,12 +84,8 @@ func (s *clusterService) statusLocal(ctx context.Context, _ *idnodev1.StatusRequ
 	if leaderID != "" {
 		out.Leader = s.tagOf(leaderID)
 	}
-	for _, c := range s.node.LeaderChanges() {
-		lc := &idnodev1.LeaderChange{AtMs: c.At.UnixMilli(), Term: c.Term}
-		if c.LeaderID != "" {
-			lc.Leader = s.tagOf(c.LeaderID)
-		}
-		out.LeaderChanges = append(out.LeaderChanges, lc)
+	for _, m := range s.LeaderMarks() {
+		out.LeaderChanges = append(out.LeaderChanges, &idnodev1.LeaderChange{AtMs: m.AtMs, Term: m.Term, Leader: m.Leader})
 	}
 	out.Issued = s.issued.snapshot()
 	out.ClusterVersion = s.clusterVersion()

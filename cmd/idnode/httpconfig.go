@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idnode/idnode/internal/history"
 	"github.com/idnode/idnode/internal/httpapi"
 )
 
@@ -21,6 +22,8 @@ type httpConfig struct {
 	readTimeout    time.Duration
 	idleTimeout    time.Duration
 	maxConns       int
+	// historyInterval is how often the console's graphs take a sample (history.Recorder).
+	historyInterval time.Duration
 
 	originsFlag, hostsFlag, maxBodyFlag, maxBodyMemoryFlag string // as given, for finish
 }
@@ -30,6 +33,10 @@ const (
 	defaultHTTPReadTimeout = 30 * time.Second
 	defaultHTTPIdleTimeout = 2 * time.Minute
 	defaultHTTPMaxConns    = 1024
+	// A sample interval outside these is a mistake: under a second the graphs cover only
+	// minutes, over a minute they blur an hour into a handful of points.
+	minHistoryInterval = time.Second
+	maxHistoryInterval = time.Minute
 )
 
 func (h *httpConfig) register(fs *flag.FlagSet) {
@@ -43,6 +50,8 @@ func (h *httpConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&h.readTimeout, "http-read-timeout", defaultHTTPReadTimeout, "time an HTTP client has to send a whole request, headers and body: a slower one is cut off")
 	fs.DurationVar(&h.idleTimeout, "http-idle-timeout", defaultHTTPIdleTimeout, "how long an idle keep-alive HTTP connection stays open")
 	fs.IntVar(&h.maxConns, "http-max-conns", defaultHTTPMaxConns, "most HTTP connections open at once; more wait for one to close")
+	fs.DurationVar(&h.historyInterval, "console-sample-interval", history.DefaultInterval, fmt.Sprintf("how often the console's graphs take a sample, "+
+		"between %v and %v; %d are kept, an hour at the default (docs/console.md)", minHistoryInterval, maxHistoryInterval, history.DefaultSamples))
 }
 
 func (h *httpConfig) finish() error {
@@ -58,6 +67,9 @@ func (h *httpConfig) finish() error {
 	}
 	if h.maxConns < 1 {
 		return fmt.Errorf("--http-max-conns must be at least 1, got %d", h.maxConns)
+	}
+	if h.historyInterval < minHistoryInterval || h.historyInterval > maxHistoryInterval {
+		return fmt.Errorf("--console-sample-interval must be between %v and %v, got %v", minHistoryInterval, maxHistoryInterval, h.historyInterval)
 	}
 	if h.allowedOrigins, err = httpapi.ParseOrigins(commaList(h.originsFlag)); err != nil {
 		return fmt.Errorf("--http-allowed-origins: %w", err)

@@ -31,6 +31,8 @@ func TestHTTPLimitsHaveDefaultsAndFlags(t *testing.T) {
 		{[]string{"--http-max-body", "128MiB"}, "--http-max-body-memory must be a size of at least --http-max-body"},
 		{[]string{"--http-read-timeout", "0s"}, "--http-read-timeout"},
 		{[]string{"--http-max-conns", "0"}, "--http-max-conns"},
+		{[]string{"--console-sample-interval", "500ms"}, "--console-sample-interval must be between 1s and 1m0s, got 500ms"},
+		{[]string{"--console-sample-interval", "2m"}, "--console-sample-interval must be between 1s and 1m0s, got 2m0s"},
 		{[]string{"--http-allowed-origins", "*"}, "--http-allowed-origins"},
 		{[]string{"--http-allowed-hosts", "ids.example.com:7080"}, "--http-allowed-hosts"},
 		{[]string{"--http-allowed-hosts", "https://ids.example.com"}, "--http-allowed-hosts"},

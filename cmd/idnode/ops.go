@@ -122,7 +122,7 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 			err := c.placeSelf()
 			return c.raftAddr, c.raftAdvertise, err
 		},
-		HTTPAddr: c.httpAddr, HTTPAddrSet: c.httpAddrSet,
+		HTTPAddr: c.httpAddr, HTTPAddrSet: c.httpAddrSet, HistoryInterval: c.http.historyInterval,
 		HTTP: httpapi.ServerConfig{
 			Options: httpapi.Options{AllowedOrigins: c.http.allowedOrigins, MaxBodyBytes: c.http.maxBody, MaxBodyMemory: c.http.maxBodyMemory,
 				AllowedHosts: c.http.hosts(c.httpAddr, c.grpcAddr, c.grpcAdvertise, c.raftAddr, c.raftAdvertise)},

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/internal/history"
 	"github.com/idnode/idnode/internal/httpapi/console"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/proto/idnode/v1/gateway"
@@ -51,10 +52,12 @@ type Options struct {
 	AllowedHosts   []string // host names (ParseHosts, OwnHosts) a request's Host may name besides IP addresses and localhost
 	MaxBodyBytes   int64    // the largest body taken (413 above); 0: DefaultMaxBodyBytes
 	MaxBodyMemory  int64    // the most bytes of bodies held at once (503 above); 0: DefaultMaxBodyMemory
+	// History, when set, answers GET /v1/history for the console's graphs (history.go).
+	History *history.Recorder
 }
 
-// newHandler is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /healthz,
-// /readyz and the web console under /ui/ (package console), which calls the routes above.
+// newHandler is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /v1/history,
+// /healthz, /readyz and the web console under /ui/ (package console), which calls the routes above.
 // conn reaches the node's services with the gateway's checks (directConn, with callers).
 func newHandler(ctx context.Context, conn grpc.ClientConnInterface, callers *callers, opts Options) (http.Handler, error) {
 	if opts.MaxBodyBytes <= 0 {
@@ -93,6 +96,9 @@ func newHandler(ctx context.Context, conn grpc.ClientConnInterface, callers *cal
 	mux := http.NewServeMux()
 	bodies := &bodyBudget{free: opts.MaxBodyMemory}
 	mux.Handle("/v1/", strict(routes, opts.MaxBodyBytes, bodies, withCaller(callers, rpc)))
+	if opts.History != nil {
+		serveHistory(mux, opts.History)
+	}
 	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(openapi)

@@ -52,6 +52,9 @@ type Config struct {
 	HTTPAddr    string
 	HTTPAddrSet bool
 	HTTP        httpapi.ServerConfig
+	// HistoryInterval is how often the console's graphs take a sample, with HTTP on (0:
+	// history.DefaultInterval).
+	HistoryInterval time.Duration
 	// HiLoPools grants HiLo ranges from the node's own pools (hilopool).
 	HiLoPools     bool
 	MaxCount      int64

@@ -25,6 +25,7 @@ import (
 	"github.com/idnode/idnode/internal/etag"
 	"github.com/idnode/idnode/internal/grpcstop"
 	"github.com/idnode/idnode/internal/hilopool"
+	"github.com/idnode/idnode/internal/history"
 	"github.com/idnode/idnode/internal/httpapi"
 	"github.com/idnode/idnode/internal/tracing"
 	"github.com/idnode/idnode/server"
@@ -59,7 +60,9 @@ type Node struct {
 	httpAddr string           // "" while HTTP is off
 	raftLis  net.Listener     // nil with a custom Transport
 	tracing  *tracing.Tracing // nil while tracing is off
-	gs, gi   *grpc.Server
+	// identityLatency counts the identity calls' durations for the console's graphs.
+	identityLatency *history.Latency
+	gs, gi          *grpc.Server
 
 	serveErr chan error
 	fatal    chan error
@@ -135,6 +138,7 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
+	n.identityLatency = &history.Latency{}
 	n.server = server.New(n.serverConfig(st, found, pools), n.raft, n.etags)
 	n.gs = grpc.NewServer(append(append(n.server.ServerOptions(), n.cfg.GRPCOptions...), n.cfg.ServerOptions...)...)
 	n.server.Register(n.gs)
@@ -152,6 +156,7 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 		h := n.cfg.HTTP
 		h.GracePeriod = GracePeriod
 		h.Tracing = n.tracing
+		h.History = n.recordHistory(ctx)
 		stopHTTP, err := httpapi.Serve(ctx, n.server, httpLis, h, n.log)
 		if err != nil {
 			return nil, fmt.Errorf("HTTP on %s: %w", n.cfg.HTTPAddr, err)
@@ -348,9 +353,10 @@ func (n *Node) serverConfig(st datadir.NodeState, found bool, pools server.HiLoP
 			default:
 			}
 		},
-		Dial:    n.cfg.Dial,
-		Logger:  n.log,
-		Tracing: n.tracing,
+		Dial:           n.cfg.Dial,
+		Logger:         n.log,
+		Tracing:        n.tracing,
+		OnIdentityCall: n.identityLatency.Observe,
 	}
 	if n.cfg.ServerConfig != nil {
 		sc = n.cfg.ServerConfig(sc)
