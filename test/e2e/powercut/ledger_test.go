@@ -156,6 +156,32 @@ func (l *ledger) cut() {
 	l.epoch++
 }
 
+// ledgerMark is where the ledger's identity blocks and HiLo ranges stood at a moment.
+type ledgerMark struct{ identities, hilo int }
+
+func (l *ledger) mark() ledgerMark {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return ledgerMark{len(l.identities), len(l.hilo)}
+}
+
+// lowestSince are the lowest identity and HiLo low acknowledged after m (0: none).
+func (l *ledger) lowestSince(m ledgerMark) (identity, hilo int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.identities[m.identities:] {
+		if identity == 0 || s.low < identity {
+			identity = s.low
+		}
+	}
+	for _, s := range l.hilo[m.hilo:] {
+		if hilo == 0 || s.low < hilo {
+			hilo = s.low
+		}
+	}
+	return identity, hilo
+}
+
 // maxima are the highest identity and HiLo high acknowledged so far.
 func (l *ledger) maxima() (identity, hilo int64) {
 	l.mu.Lock()
@@ -198,7 +224,15 @@ func (l *ledger) repeats() []string {
 type load struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
+	// gate is held for reading around each call; pause takes it for writing.
+	gate sync.RWMutex
 }
+
+// pause waits for the calls in flight and holds the next ones back until resume, so that
+// the cluster's log holds only what a schedule does meanwhile.
+func (ld *load) pause() { ld.gate.Lock() }
+
+func (ld *load) resume() { ld.gate.Unlock() }
 
 func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 	ld := &load{stop: make(chan struct{})}
@@ -210,6 +244,7 @@ func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 					return
 				default:
 				}
+				ld.gate.RLock()
 				ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 				var err error
 				switch (i + w) % 6 {
@@ -243,6 +278,7 @@ func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 					}
 				}
 				cancel()
+				ld.gate.RUnlock()
 				if err != nil {
 					l.failed()
 				}
