@@ -13,6 +13,7 @@ import (
 
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
 // The load's names: one identity counter, server-side IDs of one collection, one HiLo tag,
@@ -218,12 +219,16 @@ func (l *ledger) repeats() []string {
 }
 
 // load is a few goroutines of one Go client, each asking in turn for identities, a
-// server-side ID, a HiLo range, a series number and a numeric ID minted by a node, recording
-// every answer, until stopped. Failures are
+// server-side ID, a HiLo range, a series number and a numeric ID (minted by a node, or by the
+// client's own generator), recording every answer, until stopped. Failures are
 // counted, not fatal: during a cut every call fails.
 type load struct {
+	t    *testing.T
 	stop chan struct{}
 	wg   sync.WaitGroup
+	// gen mints numeric IDs in this process under a worker the cluster leased to it: the same
+	// database as the nodes' own leases, so an ID of one repeated by the other shows.
+	gen *client.NumericGenerator
 	// gate is held for reading around each call; pause takes it for writing.
 	gate sync.RWMutex
 }
@@ -235,7 +240,15 @@ func (ld *load) pause() { ld.gate.Lock() }
 func (ld *load) resume() { ld.gate.Unlock() }
 
 func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
-	ld := &load{stop: make(chan struct{})}
+	t.Helper()
+	ld := &load{t: t, stop: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
+	defer cancel()
+	gen, err := cl.NewNumericGenerator(ctx, client.NumericOptions{Holder: "powercut-load"})
+	if err != nil {
+		t.Fatalf("NewNumericGenerator: %v", err)
+	}
+	ld.gen = gen
 	for w := range workers {
 		ld.wg.Go(func() {
 			for i := 0; ; i++ {
@@ -272,9 +285,16 @@ func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 						l.ackSeries(req.GetRequestId(), e)
 					}
 				case 5:
-					r, e := cl.GenerateRaw(ctx, &idnodev1.GenerateRequest{Numeric: true})
+					if i%2 == 0 {
+						r, e := cl.GenerateRaw(ctx, &idnodev1.GenerateRequest{Numeric: true})
+						if err = e; err == nil {
+							ackNumeric(l, r.GetIds())
+						}
+						break
+					}
+					id, e := ld.gen.Next()
 					if err = e; err == nil {
-						ackNumeric(l, r.GetIds())
+						l.ackNumeric(id)
 					}
 				}
 				cancel()
@@ -302,8 +322,14 @@ func ackNumeric(l *ledger, ids []string) {
 	}
 }
 
-// finish stops the load; each call in flight ends within callTimeout.
+// finish stops the load; each call in flight ends within callTimeout. The generator's
+// worker goes back to the cluster if it can be reached (a schedule may end without a quorum).
 func (ld *load) finish() {
 	close(ld.stop)
 	ld.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	if err := ld.gen.Close(ctx); err != nil {
+		ld.t.Logf("closing the load's numeric generator: %v", err)
+	}
 }
