@@ -7,6 +7,7 @@ import * as cluster from './cluster.js';
 import * as counters from './counters.js';
 import * as databases from './databases.js';
 import * as hilo from './hilo.js';
+import * as graphs from './graphs.js';
 import * as rights from './rights.js';
 import * as series from './series.js';
 
@@ -41,6 +42,7 @@ async function credentialChanged() {
 }
 
 cluster.start();
+graphs.start();
 counters.start();
 databases.start();
 hilo.start();

@@ -1,0 +1,123 @@
+package clients
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/headless"
+	"github.com/idnode/idnode/test/helpers/poll"
+)
+
+const (
+	// historySample is the nodes' --console-sample-interval here: an hour of samples cannot
+	// be waited for, so the graphs show what a minute at one sample a second holds.
+	historySample = time.Second
+	// historyPhase is how long traffic runs before the leadership change and after it.
+	historyPhase = 25 * time.Second
+	// historyCalls bounds each phase's calls whatever the machine's speed.
+	historyCalls = 5000
+)
+
+// TestConsoleHistory opens a follower's console on a three-node cluster sampling every
+// second, sends it identity, server-side and GUID calls, moves the leadership to the other
+// follower, sends more, and checks that the page's graphs have the points the node sampled
+// and the leadership change marked on the time axis, labelled with the new leader. The
+// screenshot of the graphs is docs/console-history.png.
+func TestConsoleHistory(t *testing.T) {
+	c := e2etest.StartClusterWith(t, func(string) e2etest.NodeOpts {
+		return e2etest.NodeOpts{HTTPAddr: e2etest.FreeAddr(t), Extra: []string{"--console-sample-interval", historySample.String()}}
+	})
+	leader := c.Leader()
+	others := c.Others(leader)
+	via, next := others[0], others[1]
+	tab := headless.New(t)
+	if err := headless.Navigate(tab, "http://"+c.Node(via).Opts.HTTPAddr+"/ui/",
+		chromedp.WaitVisible(chromedp.CSS(`figure[data-series="ids"]`))); err != nil {
+		t.Fatalf("opening the console of %s: %v", via, err)
+	}
+
+	traffic(t, c, via)
+	transferred := time.Now()
+	resp, err := c.Admin[leader].TransferLeadership(e2etest.RPCCtx(t), &idnodev1.TransferLeadershipRequest{Tag: next})
+	if err != nil || resp.GetLeader() != next {
+		t.Fatalf("TransferLeadership to %s: %v, %v", next, resp, err)
+	}
+	traffic(t, c, via)
+
+	minPoints := int(historyPhase / historySample) // at least a phase's worth, of two
+	poll.Until(t, "the graphs to show the samples and the change to leader "+next, consoleFailover, consolePoll, func() error {
+		for _, line := range []string{`figure[data-series="ids"] path[data-line="identity"]`,
+			`figure[data-series="identity_latency"] path[data-line="p99"]`,
+			`figure[data-series="commit_rate"] path[data-line="commit_index"]`,
+			`figure[data-series="disk_free"] path[data-line="data_dir"]`} {
+			if n := shownPoints(tab, line); n < minPoints {
+				return fmt.Errorf("%s has %d points; want at least %d", line, n, minPoints)
+			}
+		}
+		// The cluster's first election may have marks of its own; the transfer's is the one
+		// after it was asked for.
+		marks, err := chromedp.Run(tab, chromedp.Evaluate[int](fmt.Sprintf(
+			`[...document.querySelectorAll('figure[data-series="ids"] .leader-change[data-leader=%q]')]
+			   .filter((g) => Number(g.dataset.at) >= %d && g.querySelector("line")).length`, next, transferred.UnixMilli())))
+		if err != nil || marks != 1 {
+			return fmt.Errorf("the ids graph has %d marks of leader %s since the transfer (%v); want 1", marks, next, err)
+		}
+		return nil
+	})
+	empty, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('figure[data-series="clock_offset"]').dataset.empty || ""`))
+	if err != nil || empty != "true" {
+		t.Errorf("the clock offset graph is empty %q (%v); the node keeps no offsets yet, so want it to say no data", empty, err)
+	}
+	png, err := chromedp.Run(tab, chromedp.Screenshot(chromedp.CSS("#graphs")))
+	if err != nil {
+		t.Fatalf("screenshot of the graphs: %v", err)
+	}
+	path := filepath.Join(e2etest.Artefacts(t), "console-history.png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// shownPoints is how many samples the line sel of the page's graphs draws.
+func shownPoints(tab context.Context, sel string) int {
+	attr, err := chromedp.Run(tab, chromedp.AttributeValue(chromedp.CSS(sel), "data-points"))
+	if err != nil || !attr.Exists {
+		return 0
+	}
+	n, _ := strconv.Atoi(attr.Value)
+	return n
+}
+
+// traffic sends node via identity, server-side and GUID calls for historyPhase, at most
+// historyCalls of each, in counts that vary so the graphs have a shape.
+func traffic(t *testing.T, c *e2etest.Cluster, via string) {
+	t.Helper()
+	pace := time.NewTicker(10 * time.Millisecond)
+	defer pace.Stop()
+	end := time.Now().Add(historyPhase)
+	for i := 0; i < historyCalls && time.Now().Before(end); i++ {
+		<-pace.C
+		count := int64(1 + (i/50)%8)
+		if _, err := c.Ids[via].NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "orders", Count: count}); err != nil {
+			t.Logf("NextIdentity via %s: %v", via, err) // refused during the election: the graph shows the dip
+		}
+		if _, err := c.Ids[via].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "carts/", Count: 2}); err != nil {
+			t.Fatalf("Generate(carts/) via %s: %v", via, err)
+		}
+		if i%3 == 0 {
+			if _, err := c.Ids[via].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Count: 5}); err != nil {
+				t.Fatalf("Generate(GUID) via %s: %v", via, err)
+			}
+		}
+	}
+}
