@@ -1,0 +1,26 @@
+package e2etest
+
+import (
+	"sync"
+	"testing"
+)
+
+// taggedBinaries are the daemons built with a build tag, by tag.
+var taggedBinaries = struct {
+	sync.Mutex
+	byTag map[string]*goBinary
+}{byTag: map[string]*goBinary{}}
+
+// BuildIdnodeTagged builds the daemon with build tag tag (a deliberately broken build a test
+// must catch, say), once per test binary, and returns its path.
+func BuildIdnodeTagged(t testing.TB, tag string) string {
+	t.Helper()
+	taggedBinaries.Lock()
+	b := taggedBinaries.byTag[tag]
+	if b == nil {
+		b = &goBinary{pkg: DaemonPackage, name: binaryBaseName + "-" + tag, flags: []string{"-tags", tag, "-ldflags", versionLDFlags}}
+		taggedBinaries.byTag[tag] = b
+	}
+	taggedBinaries.Unlock()
+	return b.build(t)
+}
