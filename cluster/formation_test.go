@@ -260,3 +260,28 @@ func TestUnknownCommandHaltsEveryNode(t *testing.T) {
 		}
 	}
 }
+
+// A power cut between the two writes of a node's bootstrap (the term, then the configuration
+// entry) leaves Raft state without a configuration. While the cluster is forming, its new
+// peers wait for it to form and it, with no configuration, waits for them: it must bootstrap
+// again instead.
+func TestFormationResumesABootstrapCutAfterItsTerm(t *testing.T) {
+	cfgs := tcpCluster(t)
+	raftDir := filepath.Join(cfgs[1].DataDir, "raft")
+	if err := os.Mkdir(raftDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store, err := openLogStore(LogStoreWAL, raftDir, cfgs[1].DataDir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetUint64(keyCurrentTerm, bootstrapTerm); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	nodes := mustOpenAll(t, cfgs...)
+	seed(t, leaderOf(t, nodes...), "resumed", 3)
+	waitFor(t, "the interrupted node takes part", func() bool { return nodes[1].FSM().Identity("", "resumed") == 3 })
+}

@@ -150,6 +150,16 @@ func (n *Node) start(ctx context.Context, rc *raft.Config, raftDir string) error
 	if err != nil {
 		return fmt.Errorf("read raft state: %w", err)
 	}
+	if existing && !n.cfg.NoBootstrap {
+		interrupted, err := bootstrapInterrupted(logs, n.guard, snaps)
+		if err != nil {
+			return fmt.Errorf("read raft state: %w", err)
+		}
+		if interrupted {
+			n.log.Warn("the Raft state holds only the first term of a bootstrap that a crash interrupted: bootstrapping again", "raft_log", n.storeKind.path(raftDir))
+			existing = false
+		}
+	}
 	n.formed.Store(existing)
 	if err := n.recoverFromPeersJSON(rc, logs, snaps, raftDir); err != nil {
 		return err
