@@ -61,12 +61,18 @@ func StartCluster(t testing.TB, extra ...string) *Cluster {
 }
 
 // StartClusterWith is startCluster with each node's options from opts (its Tag and Peers are
-// filled in).
+// filled in; a RaftAddr it gives is the node's entry in the peers, a free one otherwise).
 func StartClusterWith(t testing.TB, opts func(tag string) NodeOpts) *Cluster {
 	t.Helper()
 	var raft []string
+	nodeOpts := map[string]NodeOpts{}
 	for _, tag := range ClusterTags {
-		raft = append(raft, tag+"="+FreeAddr(t))
+		o := opts(tag)
+		if o.RaftAddr == "" {
+			o.RaftAddr = FreeAddr(t)
+		}
+		nodeOpts[tag] = o
+		raft = append(raft, tag+"="+o.RaftAddr)
 	}
 	c := &Cluster{
 		T: t, peers: strings.Join(raft, ","), runID: uuid.NewString()[:8],
@@ -75,7 +81,7 @@ func StartClusterWith(t testing.TB, opts func(tag string) NodeOpts) *Cluster {
 		Health: map[string]healthpb.HealthClient{},
 	}
 	for _, tag := range ClusterTags {
-		o := opts(tag)
+		o := nodeOpts[tag]
 		o.Tag, o.Peers = tag, c.peers
 		c.Nodes = append(c.Nodes, StartNode(t, o))
 	}

@@ -171,6 +171,9 @@ type NodeOpts struct {
 	Env      []string // KEY=VALUE added to the environment (IDNODE_* of the parent are always dropped)
 	Dir      string   // working directory; default a fresh t.TempDir()
 	Binary   string   // the daemon to run; default this tree's (buildIdnode)
+	// Wrapper, when set, is the command line the daemon runs under, its own after it (e.g. ip
+	// netns exec NAME, which execs the daemon in the same process).
+	Wrapper []string
 
 	// RawArgs, when non-nil, is the whole argument list, replacing every flag above. GRPCAddr
 	// must then still say where the node will serve (e.g. the default 127.0.0.1:7070).
@@ -274,8 +277,9 @@ func (p *Proc) start() {
 	}
 	p.runs++
 	run := p.runs
-	fmt.Fprintf(p.Logs, "----- start #%d: %s %s\n", run, p.bin, strings.Join(p.Args, " "))
-	cmd := exec.Command(p.bin, p.Args...)
+	argv := append(append(append([]string(nil), p.Opts.Wrapper...), p.bin), p.Args...)
+	fmt.Fprintf(p.Logs, "----- start #%d: %s\n", run, strings.Join(argv, " "))
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = p.Opts.Dir
 	cmd.Env = p.env
 	cmd.Stdout = p.Logs

@@ -7,11 +7,11 @@ import (
 	"os"
 )
 
-// tryLock opens path; without flock, ports are reserved within this process only.
-func tryLock(path string) (*os.File, error) {
+// TryLock opens path; without flock, ports are reserved within this process only.
+func TryLock(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
-		return nil, fmt.Errorf("a port reservation: %w", err)
+		return nil, fmt.Errorf("a reservation: %w", err)
 	}
 	return f, nil
 }

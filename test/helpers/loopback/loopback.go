@@ -69,7 +69,7 @@ func reserve() (int, error) {
 		if held[port] != nil {
 			continue
 		}
-		lock, err := tryLock(filepath.Join(dir, strconv.Itoa(port)))
+		lock, err := TryLock(filepath.Join(dir, strconv.Itoa(port)))
 		if err != nil {
 			return 0, err
 		}
