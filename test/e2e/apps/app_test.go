@@ -58,6 +58,14 @@ type app struct {
 	samples   map[string]string          // error class → the first message of that class
 	bad       []string                   // lines that are not the contract's
 	done      *line
+	rowTimes  []time.Time // when each committed row's line was read, in order
+	failures  []failure   // every failed batch reported, in order
+}
+
+// failure is a failed batch as the drill read it: when, and its error class.
+type failure struct {
+	at    time.Time
+	class string
 }
 
 // startApp runs the application command with the drill's flags and reads its output.
@@ -115,6 +123,7 @@ func (a *app) record(raw []byte) {
 		a.done = &l
 	case l.Error != "":
 		a.errors[l.Error]++
+		a.failures = append(a.failures, failure{time.Now(), l.Error})
 		if _, ok := a.samples[l.Error]; !ok {
 			a.samples[l.Error] = l.Table + ": " + l.Message
 		}
@@ -128,6 +137,7 @@ func (a *app) record(raw []byte) {
 			a.committed[l.Table] = map[string]bool{}
 		}
 		a.committed[l.Table][id] = true
+		a.rowTimes = append(a.rowTimes, time.Now())
 	default:
 		a.bad = append(a.bad, fmt.Sprintf("%q: neither a row, an error nor done", raw))
 	}
@@ -152,6 +162,30 @@ func (a *app) rowsIn(table string) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return len(a.committed[table])
+}
+
+// during is what the application reported between from and to: the rows committed, the
+// longest time without a commit, and the failed batches by class.
+func (a *app) during(from, to time.Time) (rows int, stall time.Duration, failed map[string]int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	last := from
+	for _, at := range a.rowTimes {
+		if at.Before(from) || at.After(to) {
+			continue
+		}
+		rows++
+		stall = max(stall, at.Sub(last))
+		last = at
+	}
+	stall = max(stall, to.Sub(last))
+	failed = map[string]int{}
+	for _, f := range a.failures {
+		if !f.at.Before(from) && !f.at.After(to) {
+			failed[f.class]++
+		}
+	}
+	return rows, stall, failed
 }
 
 // stop sends SIGTERM and waits until the application printed done and exited.

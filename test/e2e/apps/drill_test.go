@@ -16,6 +16,7 @@ import (
 
 	"github.com/idnode/idnode/test/conformance/conformancetest"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/netns"
 	"github.com/idnode/idnode/test/helpers/nodeenv"
 	"github.com/idnode/idnode/test/helpers/poll"
 	"github.com/idnode/idnode/test/helpers/postgres"
@@ -29,7 +30,10 @@ const (
 	progressWait = 90 * time.Second // until both applications committed more rows in every table
 	progressRows = 50               // rows per table per application that count as progress
 	sqlTimeout   = time.Minute
-	pythonBin    = "/usr/bin/python3" // Debian's, which sees Debian's grpcio, SQLAlchemy and psycopg2
+	// Every node is a host of its own (netns), so all listen on the same ports.
+	grpcPort  = "7070"
+	raftPort  = "7100"
+	pythonBin = "/usr/bin/python3" // Debian's, which sees Debian's grpcio, SQLAlchemy and psycopg2
 )
 
 // The drill's tables: each key form of idnode in one of them.
@@ -52,9 +56,17 @@ CREATE TABLE serials  (id bigserial PRIMARY KEY, lang text NOT NULL, worker int 
 
 // TestApplicationDrill runs the Go application (GORM) and the Python one (SQLAlchemy) at once,
 // each inserting into the same tables with keys from a three-node idnode cluster, while the
-// leader is killed twice and a follower is cut off (SIGSTOP: it holds its connections and
-// answers nothing, as a partitioned node does). PostgreSQL's primary keys are the oracle: no
-// unique violation, and every row an application saw committed is in its table.
+// leader is killed twice and a follower is partitioned. PostgreSQL's primary keys are the
+// oracle: no unique violation, and every row an application saw committed is in its table.
+//
+// Each node runs on a host of its own, a network namespace (test/helpers/netns), so that the
+// partition is real and two-way: the cut follower reaches neither the other nodes nor the
+// applications, and they do not reach it, while it runs on with its connections open. A proxy
+// in front of each node's Raft port (test/helpers/wan) would cut only what comes in to the
+// follower, which would still reach the leader through the leader's own port and serve on;
+// containers (the chaos suite's docker network disconnect) would cut both ways too, at the
+// cost of building the image and running every node in Docker
+// (docs/decisions/0037-partitions-in-network-namespaces.md).
 func TestApplicationDrill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a cluster, PostgreSQL and two applications")
@@ -64,13 +76,18 @@ func TestApplicationDrill(t *testing.T) {
 		t.Fatal(err)
 	}
 	needPython(t)
+	netns.Need(t)
 	goApp := buildGoApp(t, root)
 	pg := postgres.ForTest(t)
 	if _, err := pg.Psql(sqlCtx(t), schema); err != nil {
 		t.Fatal(err)
 	}
 
-	c := e2etest.StartCluster(t)
+	hosts := netns.Start(t, e2etest.ClusterTags...)
+	c := e2etest.StartClusterWith(t, func(tag string) e2etest.NodeOpts {
+		addr := hosts.Addr(tag)
+		return e2etest.NodeOpts{GRPCAddr: addr + ":" + grpcPort, RaftAddr: addr + ":" + raftPort, Wrapper: hosts.Command(tag)}
+	})
 	var nodes []string
 	for _, p := range c.Nodes {
 		nodes = append(nodes, p.GRPCAddr)
@@ -95,16 +112,14 @@ func TestApplicationDrill(t *testing.T) {
 		d.progress(fmt.Sprintf("node %s back", leader))
 	}
 	follower := c.Others(d.leader())[0]
-	c.Node(follower).Sigstop()
-	d.progress(fmt.Sprintf("follower %s cut off", follower))
-	c.Node(follower).Sigcont()
-	c.WaitServing(follower)
-	d.progress(fmt.Sprintf("follower %s back", follower))
+	cut := d.partition(hosts, follower)
+	d.progress(fmt.Sprintf("follower %s healed", follower))
 
 	for _, a := range apps {
 		a.stop(t)
 	}
 	d.check(pg)
+	cut.log(d)
 }
 
 // sqlCtx bounds one psql command by sqlTimeout.
@@ -136,6 +151,15 @@ func (d *drill) leader(via ...string) string {
 // than when it was called.
 func (d *drill) progress(after string) {
 	d.t.Helper()
+	base := d.counts()
+	poll.Until(d.t, "both applications committing in every table after "+after, progressWait, 50*time.Millisecond, func() error {
+		return d.committedSince(base)
+	})
+	d.t.Logf("after %s: both applications committed %d+ rows in each table", after, progressRows)
+}
+
+// counts is the rows each application has reported committed, by table.
+func (d *drill) counts() map[*app]map[string]int {
 	base := map[*app]map[string]int{}
 	for _, a := range d.apps {
 		base[a] = map[string]int{}
@@ -143,22 +167,25 @@ func (d *drill) progress(after string) {
 			base[a][table] = a.rowsIn(table)
 		}
 	}
-	poll.Until(d.t, "both applications committing in every table after "+after, progressWait, 50*time.Millisecond, func() error {
-		for _, a := range d.apps {
-			select {
-			case <-a.exit:
-				d.t.Fatalf("the %s application exited during the drill: %v", a.lang, a.err)
-			default:
-			}
-			for _, table := range drillTables {
-				if n := a.rowsIn(table) - base[a][table]; n < progressRows {
-					return fmt.Errorf("the %s application committed %d rows in %s since then", a.lang, n, table)
-				}
+	return base
+}
+
+// committedSince is nil once each application has committed progressRows more rows in every
+// table than base says; an application that exited fails the test.
+func (d *drill) committedSince(base map[*app]map[string]int) error {
+	for _, a := range d.apps {
+		select {
+		case <-a.exit:
+			d.t.Fatalf("the %s application exited during the drill: %v", a.lang, a.err)
+		default:
+		}
+		for _, table := range drillTables {
+			if n := a.rowsIn(table) - base[a][table]; n < progressRows {
+				return fmt.Errorf("the %s application committed %d rows in %s since then", a.lang, n, table)
 			}
 		}
-		return nil
-	})
-	d.t.Logf("after %s: both applications committed %d+ rows in each table", after, progressRows)
+	}
+	return nil
 }
 
 // check holds the tables to what the applications reported, and prints the figures.
