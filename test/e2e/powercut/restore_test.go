@@ -14,6 +14,7 @@ import (
 
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/series"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/helpers/lossyfs"
 	"github.com/idnode/idnode/test/helpers/nodeenv"
@@ -21,22 +22,27 @@ import (
 
 // The backup the restore schedule restores: a cluster of one node tagged Z (the power
 // cluster's tags must differ from it, docs/backups.md) that raised the load's identity and
-// HiLo tag far above the load, and numbered a few series. A restore is one log entry for
-// the floors and one per series after it.
+// HiLo tag far above the load, and numbered a few series, the first one long enough to be
+// restored in two chunks. A restore is one log entry for the floors, then one per chunk.
 const (
 	restoreTag     = "Z"
 	restoreFloor   = 1_000_000 // the backup's identity orders and HiLo Max of pool
 	restoreSeries  = 3         // series in the backup
-	restoreEntries = 10        // numbers issued in each
+	restoreEntries = 10        // numbers issued in each but the first
+	// restoreLong is the first series' numbers: a whole chunk and a few more.
+	restoreLong    = series.MaxRestoreEntries + 10
+	restoreIssuers = 8 // goroutines issuing them, coalesced by the node
 	// restoreSyncs bounds the Raft log sync, counted from the start of idctl restore, at
 	// which the cluster is cut: each of the restore's entries is synced on three nodes.
-	restoreSyncs = 3 * (1 + restoreSeries)
+	restoreSyncs = 3 * (1 + 1 + restoreSeries)
 )
 
-// backup is the backup file and the heads of its series, by name.
+// backup is the backup file, the heads of its series and the hashes of their entries
+// (hashes[name][seq-1]), by name.
 type backup struct {
-	file  string
-	heads map[string]*idnodev1.Series
+	file   string
+	heads  map[string]*idnodev1.Series
+	hashes map[string][]string
 }
 
 // makeBackup starts the node Z on a plain data dir, writes what the backup holds, backs it
@@ -63,30 +69,64 @@ func makeBackup(t *testing.T) backup {
 		if _, err := cl.CreateSeries(ctx, &idnodev1.CreateSeriesRequest{Name: name, Format: name + "-{n:04}"}); err != nil {
 			t.Fatalf("node %s: CreateSeries(%s): %v", restoreTag, name, err)
 		}
-		for range restoreEntries {
-			if _, err := cl.Issue(ctx, &idnodev1.IssueRequest{Series: name}); err != nil {
-				t.Fatalf("node %s: Issue(%s): %v", restoreTag, name, err)
-			}
+		n := restoreEntries
+		if i == 0 {
+			n = restoreLong
 		}
+		issue(t, cl, name, n)
 	}
 	list, err := cl.ListSeries(ctx)
 	if err != nil {
 		t.Fatalf("node %s: ListSeries: %v", restoreTag, err)
 	}
-	b := backup{file: filepath.Join(t.TempDir(), "z.backup"), heads: map[string]*idnodev1.Series{}}
+	b := backup{file: filepath.Join(t.TempDir(), "z.backup"), heads: map[string]*idnodev1.Series{}, hashes: map[string][]string{}}
 	for _, s := range list {
 		b.heads[s.GetName()] = s
+		err := cl.Journal(ctx, s.GetName(), 1, 0, func(e *idnodev1.SeriesEntry) error {
+			b.hashes[s.GetName()] = append(b.hashes[s.GetName()], e.GetHash())
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("node %s: Journal(%s): %v", restoreTag, s.GetName(), err)
+		}
 	}
 	e2etest.MustIdctl(t, nil, "--addr", p.GRPCAddr, "backup", b.file)
 	p.Stop()
 	return b
 }
 
+// issue issues n numbers of a series from restoreIssuers goroutines.
+func issue(t *testing.T, cl *client.Client, name string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.LoadTimeout)
+	defer cancel()
+	var next atomic.Int32
+	errs := make(chan error, restoreIssuers)
+	var wg sync.WaitGroup
+	for range restoreIssuers {
+		wg.Go(func() {
+			for next.Add(1) <= int32(n) {
+				if _, err := cl.Issue(ctx, &idnodev1.IssueRequest{Series: name}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("node %s: Issue(%s): %v", restoreTag, name, err)
+	}
+}
+
 // restoreState is how much of the backup a cluster holds: whether the floors were raised
-// (the restore's first entry) and which series came back whole.
+// (the restore's first entry), which series came back whole, and which hold only their
+// first whole chunks (the restore was cut between two).
 type restoreState struct {
-	floors bool
-	series []string
+	floors  bool
+	series  []string
+	chunked []string
 }
 
 func (s restoreState) complete() bool { return s.floors && len(s.series) == restoreSeries }
@@ -95,15 +135,16 @@ func (s restoreState) String() string {
 	switch {
 	case s.complete():
 		return "complete"
-	case !s.floors && len(s.series) == 0:
+	case !s.floors && len(s.series)+len(s.chunked) == 0:
 		return "as before the restore"
 	}
-	return fmt.Sprintf("half restored (floors raised: %v; series back: %v)", s.floors, s.series)
+	return fmt.Sprintf("half restored (floors raised: %v; series back: %v; series cut between chunks: %v)", s.floors, s.series, s.chunked)
 }
 
-// restoreState reads how much of b the cluster holds; a series that is there but is not
-// the backup's (another head, or part of it) is a broken promise, as are series back
-// without the floors, which the restore raises first.
+// restoreState reads how much of b the cluster holds. A series that is there but is not
+// the backup's, or not the backup's first whole chunks, is a broken promise (a chunk is one
+// log entry: it is applied whole or not at all), as are series back without the floors,
+// which the restore raises first.
 func (pc *powerCluster) restoreState(b backup) restoreState {
 	pc.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
@@ -132,16 +173,20 @@ func (pc *powerCluster) restoreState(b backup) restoreState {
 	}
 	for _, s := range list {
 		want, ok := b.heads[s.GetName()]
+		n := s.GetEntries()
 		switch {
 		case !ok:
-		case s.GetEntries() != want.GetEntries() || s.GetHeadHash() != want.GetHeadHash():
-			pc.problem("restore: series %s holds %d entries, head %s; the backup's %d, head %s", s.GetName(), s.GetEntries(), s.GetHeadHash(), want.GetEntries(), want.GetHeadHash())
-		default:
+		case n == want.GetEntries() && s.GetHeadHash() == want.GetHeadHash():
 			st.series = append(st.series, s.GetName())
+		case n > 0 && n < want.GetEntries() && n%series.MaxRestoreEntries == 0 && s.GetHeadHash() == b.hashes[s.GetName()][n-1]:
+			st.chunked = append(st.chunked, s.GetName())
+		default:
+			pc.problem("restore: series %s holds %d entries, head %s; the backup's %d, head %s, in chunks of %d",
+				s.GetName(), n, s.GetHeadHash(), want.GetEntries(), want.GetHeadHash(), series.MaxRestoreEntries)
 		}
 	}
-	if len(st.series) > 0 && !st.floors {
-		pc.problem("restore: series %v are back but the floors, raised by an earlier log entry, are not", st.series)
+	if len(st.series)+len(st.chunked) > 0 && !st.floors {
+		pc.problem("restore: series %v are back but the floors, raised by an earlier log entry, are not", append(st.series, st.chunked...))
 	}
 	return st
 }
@@ -248,14 +293,14 @@ func TestPowerCutDuringRestore(t *testing.T) {
 	pc.noRepeatOfBackup(restored, "was restored")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
 	defer cancel()
-	for name := range b.heads {
+	for name, head := range b.heads {
 		v, err := pc.cl.VerifySeries(ctx, name)
 		if err != nil {
 			t.Fatalf("VerifySeries(%s): %v", name, err)
 		}
-		if !v.GetOk() || v.GetEntries() != uint64(restoreEntries) {
+		if !v.GetOk() || v.GetEntries() != head.GetEntries() {
 			pc.problem("restore: series %s: VerifySeries ok=%v over %d entries (want %d); first break at entry %d: %s",
-				name, v.GetOk(), v.GetEntries(), restoreEntries, v.GetBreakSeq(), v.GetBreakReason())
+				name, v.GetOk(), v.GetEntries(), head.GetEntries(), v.GetBreakSeq(), v.GetBreakReason())
 		}
 	}
 	kept(t, pc.check(schedule, serving))
