@@ -6,7 +6,8 @@ import (
 )
 
 // describeExtra is what the served OpenAPI description adds to the one generated from the
-// routes (gateway.OpenAPI): how callers authenticate, and the probes, which are no RPCs.
+// routes (gateway.OpenAPI): how callers authenticate, and the probes and the console's
+// history, which are no RPCs.
 const describeExtra = `{
   "securityDefinitions": {
     "bearer": {
@@ -34,6 +35,21 @@ const describeExtra = `{
       "security": [],
       "parameters": [{"name": "local", "in": "query", "required": false, "type": "boolean"}],
       "responses": {"200": {"description": "ready"}, "503": {"description": "not ready, and why"}}
+    }},
+    "/v1/history": {"get": {
+      "summary": "The node's last hour, for the console's graphs: the sample times (Unix ms), every series it keeps (ids, identity_latency, commit_rate, disk_free, clock_offset) with a value per time or null, and the leadership changes (docs/console.md).",
+      "operationId": "History",
+      "tags": ["Console"],
+      "security": [],
+      "responses": {"200": {"description": "intervalMs, capacity, times, series, leaderChanges"}}
+    }},
+    "/v1/history/{series}": {"get": {
+      "summary": "One series of the node's last hour, as GET /v1/history answers it.",
+      "operationId": "HistorySeries",
+      "tags": ["Console"],
+      "security": [],
+      "parameters": [{"name": "series", "in": "path", "required": true, "type": "string"}],
+      "responses": {"200": {"description": "intervalMs, capacity, times, series, leaderChanges"}, "404": {"description": "a series the node does not keep (reason NOT_FOUND)"}}
     }}
   }
 }`

@@ -159,7 +159,7 @@ func TestHTTPRefusesForeignHosts(t *testing.T) {
 	_, base := startHTTPNode(t, "--http-allowed-hosts", "ids.example.com")
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
 	nextIdentity(t, base, "a")
-	routes := []string{"/v1/identities", "/v1/status", "/v1/openapi.json", "/healthz", "/readyz", "/ui/"}
+	routes := []string{"/v1/identities", "/v1/status", "/v1/openapi.json", "/v1/history", "/healthz", "/readyz", "/ui/"}
 	for _, path := range routes {
 		for _, host := range []string{"evil.example:" + port, "evil.example", "127.0.0.1.evil.example:" + port} {
 			resp, raw := e2etest.HTTPCall(t, "GET", base+path, "", "Host", host)
