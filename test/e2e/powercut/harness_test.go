@@ -2,9 +2,7 @@ package powercut
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,9 +19,6 @@ import (
 const (
 	hookTimeout = 30 * time.Second // until the load brings the chosen sync
 	loadWorkers = 4
-	// summaryEnv names a file each schedule appends its line to (.ci/run prints it), as the
-	// chaos suite's lines.
-	summaryEnv = "IDNODE_CHAOS_SUMMARY"
 )
 
 // etagOlderWarning is what a node logs when its etag file is below the cluster's record of
@@ -261,18 +256,7 @@ func (pc *powerCluster) check(schedule string, serving []string) []string {
 	if len(pc.notes) > 0 {
 		line += "; " + strings.Join(pc.notes, "; ")
 	}
-	fmt.Println(line)
-	pc.t.Log(line)
+	e2etest.Summarize(pc.t, line)
 	pc.t.Logf("dropped, by file:\n%v", pc.lost)
-	if path := os.Getenv(summaryEnv); path != "" {
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err == nil {
-			_, err = fmt.Fprintln(f, line)
-			err = errors.Join(err, f.Close())
-		}
-		if err != nil {
-			pc.t.Errorf("$%s: %v", summaryEnv, err)
-		}
-	}
 	return pc.problems
 }
