@@ -29,4 +29,6 @@ type core struct {
 	// until then no server-side IDs (see datadir.NodeState). regProblem says why not yet.
 	registered atomic.Bool
 	regProblem atomic.Pointer[string]
+	// clock is this node's clock against the leader's (clock.go).
+	clock clockWatch
 }

@@ -52,6 +52,9 @@ func (s *idService) numericIDs(ctx context.Context, db string, count int64) ([]s
 	ids := make([]string, count)
 	for i := range ids {
 		id, err := m.Next()
+		if errors.Is(err, flake.ErrClockBehind) {
+			s.observer().NumericClockBehind(db)
+		}
 		if err != nil {
 			return nil, numericRefusal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -42,6 +43,20 @@ type Observer interface {
 	HiLoPoolGrant(database, tag string, n int64)
 	// HiLoPoolRefill counts n numbers the cluster reserved to this node's pool.
 	HiLoPoolRefill(database, tag string, n int64)
+	// ClockOffset is this node's wall clock minus the leader's, at each measurement (clock.go).
+	ClockOffset(offset time.Duration)
+	// NumericClockBehind counts a numeric ID of a database ("" is the default) this node could
+	// not mint because its clock was behind the last one's time by more than the minter may
+	// borrow (flake.ErrClockBehind): the caller waits and asks again.
+	NumericClockBehind(database string)
+}
+
+// observer is the Observer, or one that is told nothing when the node has no metrics.
+func (s *core) observer() Observer {
+	if s.cfg.Observer == nil {
+		return noObserver{}
+	}
+	return s.cfg.Observer
 }
 
 // observe is a unary interceptor reporting answers to the Observer. It classifies a Generate
@@ -59,10 +74,7 @@ func (s *interceptors) report(ctx context.Context, c *call, resp any, err error)
 	if forward.Arrived(ctx) {
 		return
 	}
-	obs := s.cfg.Observer
-	if obs == nil {
-		obs = noObserver{}
-	}
+	obs := s.observer()
 	if err != nil {
 		// An unknown outcome is a quorum lost while the call was under way.
 		if r := reason.Of(err); r == reason.NoQuorum || r == reason.OutcomeUnknown {
@@ -100,6 +112,8 @@ func (noObserver) HiLoRange(int64)                      {}
 func (noObserver) NoQuorum()                            {}
 func (noObserver) HiLoPoolGrant(string, string, int64)  {}
 func (noObserver) HiLoPoolRefill(string, string, int64) {}
+func (noObserver) ClockOffset(time.Duration)            {}
+func (noObserver) NumericClockBehind(string)            {}
 
 // issuedTally counts the IDs this node handed out by strategy, metrics on or off, for Status
 // (the console's rates). The strategies are a fixed few, so the map is made once and read

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -124,6 +125,8 @@ func (o *countingObserver) HiLoRange(n int64)                    { o.ranges = ap
 func (o *countingObserver) NoQuorum()                            { o.noQuorum++ }
 func (o *countingObserver) HiLoPoolGrant(string, string, int64)  {}
 func (o *countingObserver) HiLoPoolRefill(string, string, int64) {}
+func (o *countingObserver) ClockOffset(time.Duration)            {}
+func (o *countingObserver) NumericClockBehind(string)            {}
 
 func TestObserveCountsWhatCallersGet(t *testing.T) {
 	obs := &countingObserver{ids: map[string]int64{}, byDB: map[string]int64{}}

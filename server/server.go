@@ -115,6 +115,11 @@ type Config struct {
 	// NumericLease is how long the worker leases this node mints numeric IDs under run
 	// (numeric.go); 0 is DefaultNumericLease.
 	NumericLease time.Duration
+	// ClockProbeInterval is how often a node that does not lead measures its clock against the
+	// leader's (clock.go); 0 is DefaultClockProbeInterval. ClockOffsetWarn is the offset past
+	// which it logs a warning; 0 is DefaultClockOffsetWarn.
+	ClockProbeInterval time.Duration
+	ClockOffsetWarn    time.Duration
 	// Tracing, when set, traces every call the node serves and relays (gRPC's stats handlers)
 	// and the identity batches' stages (identityRounds); nil: tracing is off.
 	Tracing *tracing.Tracing
@@ -166,6 +171,12 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	}
 	if cfg.NumericLease == 0 {
 		cfg.NumericLease = DefaultNumericLease
+	}
+	if cfg.ClockProbeInterval == 0 {
+		cfg.ClockProbeInterval = DefaultClockProbeInterval
+	}
+	if cfg.ClockOffsetWarn == 0 {
+		cfg.ClockOffsetWarn = DefaultClockOffsetWarn
 	}
 	if cfg.SaveState == nil {
 		cfg.SaveState = func(datadir.NodeState) error { return nil }
@@ -232,8 +243,8 @@ func (s *Server) Register(gs reflection.GRPCServer) {
 	reflection.Register(gs)
 }
 
-// Start runs the background loops until Close: health, self-registration, and the cluster
-// secret.
+// Start runs the background loops until Close: health, self-registration, the cluster
+// secret, and the clock's offset from the leader's.
 func (s *Server) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
@@ -246,6 +257,7 @@ func (s *Server) Start() {
 	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureFold(ctx) }()
+	s.wg.Go(func() { s.watchClock(ctx) })
 	if s.etags != nil {
 		s.wg.Go(func() { s.etagRecord.run(ctx) })
 	}

@@ -35,14 +35,16 @@ const (
 	supportedVersionHeader = "idnode-supported-version"
 )
 
-// withFactsOnProbe answers a health check on the internal port with the node's version and
-// commit index in the header, so Status and a node catching up learn them from a probe. Other
+// withFactsOnProbe answers a health check on the internal port with the node's version,
+// commit index and wall clock in the header, so Status, a node catching up and a node
+// measuring its clock (clock.go) learn them from a probe. Other
 // calls are left alone: they are the hot path.
 func (s *interceptors) withFactsOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if info.FullMethod == healthpb.Health_Check_FullMethodName {
 		md := metadata.Pairs(versionHeader, version.Get().String(), commitIndexHeader, strconv.FormatUint(s.node.CommitIndex(), 10),
 			appliedIndexHeader, strconv.FormatUint(s.node.AppliedIndex(), 10),
-			supportedVersionHeader, strconv.FormatUint(uint64(fsm.CurrentVersion), 10))
+			supportedVersionHeader, strconv.FormatUint(uint64(fsm.CurrentVersion), 10),
+			clockHeader, strconv.FormatInt(s.cfg.Now().UnixNano(), 10))
 		if s.joinUnfinished() {
 			md.Set(joinHeader, joinUnfinishedValue)
 		}

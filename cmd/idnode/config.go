@@ -26,6 +26,14 @@ const (
 	minSnapshotThreshold = 16
 )
 
+// The range of --clock-offset-warn: below 10ms the measurement's own error (half a round trip
+// to the leader, under load) would warn; past an hour a clock is so far off that the warning
+// would come too late to mean anything.
+const (
+	minClockOffsetWarn = 10 * time.Millisecond
+	maxClockOffsetWarn = time.Hour
+)
+
 // config is everything the daemon is told by flags or IDNODE_* environment variables.
 type config struct {
 	tag           string
@@ -48,7 +56,9 @@ type config struct {
 	identityBatch int
 	electionWait  time.Duration
 	highWater     time.Duration
-	raftLog       cluster.LogStore // "": the data dir's own, or cluster.DefaultLogStore for a new one
+	// clockOffsetWarn is the offset from the leader's clock past which the node warns.
+	clockOffsetWarn time.Duration
+	raftLog         cluster.LogStore // "": the data dir's own, or cluster.DefaultLogStore for a new one
 	// region labels this node; preferredRegion is where the leader should be (cluster.Config).
 	region, preferredRegion string
 	// raftRTT is the round trip between the nodes farthest apart, from which raftTiming (all
@@ -115,6 +125,8 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 		"a node cut off in a minority refuses identities within a heartbeat timeout plus this of the cut (1.25s on a LAN), so a longer wait only makes it slower to refuse (default: four election timeouts of --raft-rtt's timing, 1s on a LAN; docs/regions.md)")
 	fs.DurationVar(&c.highWater, "high-water-interval", datadir.DefaultHighWaterInterval, "how often the data dir records how far its Raft log is known durable, so a Raft log replaced by an older copy is refused at start "+
 		"even after a crash; a copy less than this old can pass; 0: only at snapshots and clean stops")
+	fs.DurationVar(&c.clockOffsetWarn, "clock-offset-warn", server.DefaultClockOffsetWarn, "log a warning when this node's clock is off the leader's by more than this (10ms to 1h); "+
+		"idnode_clock_offset_seconds shows the offset, and a numeric minter whose clock is set back more than a second refuses until it catches up (docs/cluster.md)")
 	fs.StringVar(&raftLog, "raft-log", "", fmt.Sprintf("store of the Raft log in a new data dir: %s (raft-wal, raft/wal/: one fsync per append) or %s (raft-boltdb, raft/raft.db, the store of data dirs made before %s became the default); "+
 		"default: the one the data dir holds, %s for a new one. A data dir keeps the store it was made with: naming the other one is an error; "+
 		"to move a node, remove it and join it again with an empty data dir (docs/upgrades.md)", cluster.LogStoreWAL, cluster.LogStoreBolt, cluster.LogStoreWAL, cluster.DefaultLogStore))
@@ -234,6 +246,9 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, 
 	}
 	if c.electionWait <= 0 {
 		errs = append(errs, fmt.Errorf("--election-wait must be positive, got %v", c.electionWait))
+	}
+	if c.clockOffsetWarn < minClockOffsetWarn || c.clockOffsetWarn > maxClockOffsetWarn {
+		errs = append(errs, fmt.Errorf("--clock-offset-warn must be from %v to %v, got %v", minClockOffsetWarn, maxClockOffsetWarn, c.clockOffsetWarn))
 	}
 	if c.snapshotInterval < minSnapshotInterval {
 		errs = append(errs, fmt.Errorf("--raft-snapshot-interval must be at least %v, got %v", minSnapshotInterval, c.snapshotInterval))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idnode/idnode/cluster"
 )
@@ -70,6 +71,10 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 		{[]string{"--raft-snapshot-interval", "10ms"}, nil, "--raft-snapshot-interval must be at least 1s"},
 		{[]string{"--raft-snapshot-threshold", "1"}, nil, "--raft-snapshot-threshold must be at least 16"},
 		{[]string{"--raft-snapshot-threshold", "-1"}, nil, "raft-snapshot-threshold"},
+		{[]string{"--clock-offset-warn", "1ms"}, nil, "--clock-offset-warn must be from 10ms to 1h0m0s, got 1ms"},
+		{[]string{"--clock-offset-warn", "0"}, nil, "--clock-offset-warn must be from 10ms"},
+		{[]string{"--clock-offset-warn", "-1s"}, nil, "--clock-offset-warn must be from 10ms"},
+		{nil, map[string]string{"IDNODE_CLOCK_OFFSET_WARN": "2h"}, "--clock-offset-warn must be from 10ms to 1h0m0s, got 2h0m0s"},
 		{[]string{"--log-format", "xml"}, nil, "--log-format"},
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},
 		{[]string{"--pprof"}, nil, "--metrics-addr"},
@@ -102,6 +107,20 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 	c = mustParse(t, []string{"--tag", "A", "--peers", "A=x:1,B=y:2", "--raft-advertise", "z:3"}, nil)
 	if err := c.placeSelf(); err == nil || !strings.Contains(err.Error(), "differs") {
 		t.Errorf("--raft-advertise disagreeing with --peers: %v", err)
+	}
+}
+
+// --clock-offset-warn defaults to half a second and takes any value in its range, the bounds
+// included, on to the node's config.
+func TestClockOffsetWarnReachesTheNode(t *testing.T) {
+	if c := mustParse(t, nil, nil); c.clockOffsetWarn != 500*time.Millisecond {
+		t.Errorf("default --clock-offset-warn = %v, want 500ms", c.clockOffsetWarn)
+	}
+	for _, bound := range []time.Duration{10 * time.Millisecond, time.Hour} {
+		o := &ops{cfg: mustParse(t, []string{"--clock-offset-warn", bound.String()}, nil)}
+		if got := o.nodeConfig(nil, nil).ClockOffsetWarn; got != bound {
+			t.Errorf("--clock-offset-warn %v: the node's ClockOffsetWarn is %v", bound, got)
+		}
 	}
 }
 

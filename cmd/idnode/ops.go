@@ -130,7 +130,7 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 			Interceptors: o.metricsInterceptors(),
 		},
 		HiLoPools: c.hiloPools, MaxCount: c.maxCount, IdentityBatch: c.identityBatch,
-		ElectionWait: c.electionWait, HighWater: c.highWater, RaftLog: c.raftLog, Timing: c.timing(),
+		ElectionWait: c.electionWait, ClockOffsetWarn: c.clockOffsetWarn, HighWater: c.highWater, RaftLog: c.raftLog, Timing: c.timing(),
 		Limits: c.limits, MaxConns: c.maxConns,
 		Logger: log, Exit: os.Exit,
 		ClusterConfig: o.clusterConfig, ServerConfig: o.serverConfig,

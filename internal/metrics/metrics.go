@@ -46,6 +46,7 @@ type Metrics struct {
 	poolRefills   *prometheus.CounterVec
 	poolReserved  *prometheus.CounterVec
 	raftApply     prometheus.Histogram
+	clock         clockMetrics
 	exemplars     bool // EnableExemplars
 }
 
@@ -98,6 +99,7 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.GRPC, m.idsIssued, m.identityBatch, m.hiloRange, m.noQuorum, m.raftApply, m.poolRanges, m.poolRefills, m.poolReserved,
 	)
+	m.clock = newClockMetrics(m.Registry)
 	return m
 }
 

@@ -118,6 +118,8 @@ func TestMetricsPassPromtoolsLint(t *testing.T) {
 	m.WatchClusterVersion(fsm.New())
 	m.HiLoPoolGrant("", "users", 10)
 	m.HiLoPoolRefill("", "users", 100)
+	m.ClockOffset(-2 * time.Second)
+	m.NumericClockBehind("")
 	problems, err := promlint.New(strings.NewReader(scrape(t, m.Handler()))).Lint()
 	if err != nil {
 		t.Fatal(err)
@@ -169,5 +171,27 @@ func TestPoolTagLabelsAreBounded(t *testing.T) {
 	}
 	if db, tag := m.poolLabels("", "tag0"); db != "default" || tag != "tag0" {
 		t.Fatalf("a known tag labelled %q/%q", db, tag)
+	}
+}
+
+// The clock offset is NaN until a node measured it, then the last measurement, signed; the
+// numeric refusals for a clock behind show at 0 for the default database from the start, and
+// count by database.
+func TestClockOffsetAndClockBehind(t *testing.T) {
+	m := New()
+	body := scrape(t, m.Handler())
+	for _, want := range []string{"idnode_clock_offset_seconds NaN", `idnode_numeric_clock_behind_total{database="default"} 0`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics before any measurement lacks %q", want)
+		}
+	}
+	m.ClockOffset(-1500 * time.Millisecond)
+	m.NumericClockBehind("Billing")
+	m.NumericClockBehind("billing")
+	body = scrape(t, m.Handler())
+	for _, want := range []string{"idnode_clock_offset_seconds -1.5", `idnode_numeric_clock_behind_total{database="billing"} 2`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
 	}
 }

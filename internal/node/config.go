@@ -65,7 +65,10 @@ type Config struct {
 	// RaftLog is the Raft log store a new data dir is made with (cluster.Config.LogStore).
 	// Empty means the one the data dir holds, or cluster.DefaultLogStore for a new one.
 	RaftLog cluster.LogStore
-	Limits  server.Limits
+	// ClockOffsetWarn is the offset from the leader's clock past which the node logs a warning
+	// (server.Config.ClockOffsetWarn; 0: the default).
+	ClockOffsetWarn time.Duration
+	Limits          server.Limits
 	// MaxConns bounds the client port's connections (connlimit).
 	MaxConns int
 	Logger   *slog.Logger // nil: slog.Default()
