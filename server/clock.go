@@ -47,8 +47,11 @@ type clockWatch struct {
 }
 
 // ClockOffset is this node's wall clock minus the leader's at the last measurement; ok is
-// false before the first one.
+// false before the first one. The leader's is 0 from the start: it is the reference.
 func (s *core) ClockOffset() (offset time.Duration, ok bool) {
+	if s.node.IsLeader() {
+		return 0, true
+	}
 	return time.Duration(s.clock.offset.Load()), s.clock.known.Load()
 }
 

@@ -50,7 +50,8 @@ type skewedNode struct {
 func (n *skewedNode) now() time.Time { return time.Now().Add(time.Duration(n.skew.Load())) }
 
 // A follower whose clock is set back five seconds (through the clock the node takes for tests,
-// server.Config.Now) shows the offset from the leader in idnode_clock_offset_seconds, logs the
+// server.Config.Now) shows the offset from the leader in idnode_clock_offset_seconds and in
+// Status (its own and the leader's), logs the
 // warning, refuses numeric IDs (its last ID's time is now ahead of its clock by more than the
 // second it may borrow) and counts them in idnode_numeric_clock_behind_total; the alert rules
 // fire on series of the values it served. Its clock set right, the gauge and the log say so.
@@ -99,6 +100,8 @@ func TestAFollowersClockSetBackShowsInMetricsLogsAndAlerts(t *testing.T) {
 		t.Fatalf("Generate(numeric) five seconds back = %v; want UNAVAILABLE, clock is behind", err)
 	}
 	offsetNear(f, -5)
+	statusSays(t, c, tag, map[string]float64{tag: -5, leader: 0})
+	statusSays(t, c, leader, map[string]float64{tag: -5, leader: 0})
 	warning := waitLogLine(t, &f.log, slog.LevelWarn, "this node's clock is off the leader's")
 	if off, _ := warning["offset_seconds"].(float64); math.Abs(off+5) > 0.25 || warning["leader"] != leader || warning["node"] != tag {
 		t.Errorf("the warning says %v; want offset_seconds near -5, leader %s, node %s", warning, leader, tag)
@@ -121,6 +124,26 @@ func TestAFollowersClockSetBackShowsInMetricsLogsAndAlerts(t *testing.T) {
 			t.Errorf("log line: %v", err)
 		}
 	}
+}
+
+// statusSays waits until Status, asked of node from, gives each node of want the clock offset
+// want says, within a quarter of a second: a node's own from itself, another's from its answer
+// to the reachability probe.
+func statusSays(t *testing.T, c *testCluster, from string, want map[string]float64) {
+	t.Helper()
+	poll.Until(t, fmt.Sprintf("Status from %s: clock offsets %v", from, want), 10*time.Second, clockProbe, func() error {
+		st, err := c.Status(from)
+		if err != nil {
+			return err
+		}
+		for _, ns := range st.GetNodes() {
+			w, ok := want[ns.GetTag()]
+			if ok && (!ns.GetClockOffsetMeasured() || math.Abs(ns.GetClockOffsetSeconds()-w) > 0.25) {
+				return fmt.Errorf("node %s: offset %v, measured %v", ns.GetTag(), ns.GetClockOffsetSeconds(), ns.GetClockOffsetMeasured())
+			}
+		}
+		return nil
+	})
 }
 
 // alertsFireOn runs promtool's rule tests on deploy/prometheus/alerts.yml with series of the

@@ -33,12 +33,15 @@ const (
 	// supportedVersionHeader is the cluster version the node's build supports (finalising
 	// checks every member's); builds from before cluster versions send none.
 	supportedVersionHeader = "idnode-supported-version"
+	// clockOffsetHeader is the node's clock minus the leader's, in nanoseconds, as it last
+	// measured it (clock.go); none before its first measurement.
+	clockOffsetHeader = "idnode-clock-offset-ns"
 )
 
 // withFactsOnProbe answers a health check on the internal port with the node's version,
-// commit index and wall clock in the header, so Status, a node catching up and a node
-// measuring its clock (clock.go) learn them from a probe. Other
-// calls are left alone: they are the hot path.
+// commit index, wall clock and clock offset in the header, so Status, a node catching up and
+// a node measuring its clock (clock.go) learn them from a probe. Other calls are left alone:
+// they are the hot path.
 func (s *interceptors) withFactsOnProbe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if info.FullMethod == healthpb.Health_Check_FullMethodName {
 		md := metadata.Pairs(versionHeader, version.Get().String(), commitIndexHeader, strconv.FormatUint(s.node.CommitIndex(), 10),
@@ -50,6 +53,9 @@ func (s *interceptors) withFactsOnProbe(ctx context.Context, req any, info *grpc
 		}
 		if fault := s.storageFault(); fault != "" {
 			md.Set(storageFaultHeader, fault)
+		}
+		if offset, ok := s.ClockOffset(); ok {
+			md.Set(clockOffsetHeader, strconv.FormatInt(int64(offset), 10))
 		}
 		_ = grpc.SetHeader(ctx, md)
 	}
@@ -118,6 +124,9 @@ func (s *clusterService) probe(ctx context.Context, nodes []*idnodev1.NodeStatus
 			ns.State, ns.Reachable, ns.Version, ns.JoinUnfinished = s.node.State(), true, version.Get().String(), s.joinUnfinished()
 			ns.AppliedIndex, ns.CommitIndex, ns.StorageFault = s.node.AppliedIndex(), s.node.CommitIndex(), s.storageFault()
 			ns.SupportedVersion = fsm.CurrentVersion
+			if offset, ok := s.ClockOffset(); ok {
+				ns.ClockOffsetSeconds, ns.ClockOffsetMeasured = offset.Seconds(), true
+			}
 			continue
 		case ns.Id == leaderID:
 			ns.State = "leader"
@@ -137,7 +146,8 @@ func (s *clusterService) probe(ctx context.Context, nodes []*idnodev1.NodeStatus
 }
 
 // answers fills in whether the node ns answers at its Raft address, and what it says of
-// itself: its version, indexes, storage fault, and whether its join did not finish.
+// itself: its version, indexes, storage fault, clock offset from the leader, and whether its
+// join did not finish.
 func (s *core) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
 	header, err := s.probeNode(ctx, ns.RaftAddress)
 	// Any answer counts, a refusal too: a node that has just started may not know the cluster
@@ -159,6 +169,9 @@ func (s *core) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
 	ns.CommitIndex, _ = strconv.ParseUint(first(commitIndexHeader), 10, 64)
 	if v, err := strconv.ParseUint(first(supportedVersionHeader), 10, 32); err == nil {
 		ns.SupportedVersion = uint32(v)
+	}
+	if v, err := strconv.ParseInt(first(clockOffsetHeader), 10, 64); err == nil {
+		ns.ClockOffsetSeconds, ns.ClockOffsetMeasured = time.Duration(v).Seconds(), true
 	}
 }
 

@@ -149,6 +149,9 @@ type nodeRow struct {
 	// JoinUnfinished reports that the node joined with --join and is still a non-voter;
 	// idctl node promote or idctl node remove ends that.
 	JoinUnfinished bool `json:"join_unfinished,omitempty"`
+	// ClockOffsetSeconds is the node's clock minus the leader's, as the node last measured it;
+	// absent before its first measurement or when nobody could say.
+	ClockOffsetSeconds *float64 `json:"clock_offset_seconds,omitempty"`
 }
 
 type statusOut struct {
@@ -188,12 +191,16 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		for _, n := range st.GetNodes() {
 			row := nodeRow{Tag: n.GetTag(), ID: n.GetId(), GRPCAddress: n.GetGrpcAddress(), RaftAddress: n.GetRaftAddress(),
 				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable(), Version: n.GetVersion(), JoinUnfinished: n.GetJoinUnfinished()}
+			row.clockOffset(n)
 			if own, ok := self[n.GetTag()]; ok {
 				row.Term, row.CommitIndex, row.AppliedIndex, row.Answered = own.GetTerm(), own.GetCommitIndex(), own.GetAppliedIndex(), true
 				row.StorageFault = own.GetStorageFault()
 				for _, m := range own.GetNodes() {
 					if m.GetTag() == own.GetSelf() && m.GetVersion() != "" {
 						row.Version = m.GetVersion()
+					}
+					if m.GetTag() == own.GetSelf() {
+						row.clockOffset(m)
 					}
 				}
 			}
@@ -203,14 +210,18 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return printJSON(e.stdout, out)
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "TAG\tID\tGRPC\tRAFT\tROLE\tVOTER\tTERM\tCOMMIT\tAPPLIED\tREACHABLE\tVERSION")
+		fmt.Fprintln(tw, "TAG\tID\tGRPC\tRAFT\tROLE\tVOTER\tTERM\tCOMMIT\tAPPLIED\tREACHABLE\tCLOCK\tVERSION")
 		for _, r := range out.Nodes {
 			term, commit, applied := "-", "-", "-"
 			if r.Answered {
 				term, commit, applied = fmt.Sprint(r.Term), fmt.Sprint(r.CommitIndex), fmt.Sprint(r.AppliedIndex)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tag, dash(r.ID), dash(r.GRPCAddress), dash(r.RaftAddress), r.Role,
-				yesNo(r.Voter), term, commit, applied, yesNo(r.Reachable), dash(r.Version))
+			clock := "-" // the version, which has spaces, stays last
+			if r.ClockOffsetSeconds != nil {
+				clock = fmt.Sprintf("%+.3fs", *r.ClockOffsetSeconds)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tag, dash(r.ID), dash(r.GRPCAddress), dash(r.RaftAddress), r.Role,
+				yesNo(r.Voter), term, commit, applied, yesNo(r.Reachable), clock, dash(r.Version))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -228,6 +239,15 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 			}
 		}
 		return nil
+	}
+}
+
+// clockOffset takes the clock offset n says the node measured, if it says one: the node's own
+// answer, read last, wins over what the answering node's probe heard.
+func (r *nodeRow) clockOffset(n *idnodev1.NodeStatus) {
+	if n.GetClockOffsetMeasured() {
+		offset := n.GetClockOffsetSeconds()
+		r.ClockOffsetSeconds = &offset
 	}
 }
 

@@ -3781,8 +3781,14 @@ type NodeStatus struct {
 	// The cluster version the node's build supports, from its answer to the probe; 0 when it
 	// did not say (a build from before cluster versions, or no answer).
 	SupportedVersion uint32 `protobuf:"varint,12,opt,name=supported_version,json=supportedVersion,proto3" json:"supported_version,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The node's wall clock minus the leader's, in seconds, as the node last measured it
+	// (docs/cluster.md, "Clocks"): from the node itself or its answer to the reachability probe.
+	// Only clock_offset_measured says it is a measurement: a node that has not measured yet, or
+	// did not say (no answer, or a build from before the measurement), leaves both unset.
+	ClockOffsetSeconds  float64 `protobuf:"fixed64,13,opt,name=clock_offset_seconds,json=clockOffsetSeconds,proto3" json:"clock_offset_seconds,omitempty"`
+	ClockOffsetMeasured bool    `protobuf:"varint,14,opt,name=clock_offset_measured,json=clockOffsetMeasured,proto3" json:"clock_offset_measured,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *NodeStatus) Reset() {
@@ -3904,6 +3910,20 @@ func (x *NodeStatus) GetSupportedVersion() uint32 {
 		return x.SupportedVersion
 	}
 	return 0
+}
+
+func (x *NodeStatus) GetClockOffsetSeconds() float64 {
+	if x != nil {
+		return x.ClockOffsetSeconds
+	}
+	return 0
+}
+
+func (x *NodeStatus) GetClockOffsetMeasured() bool {
+	if x != nil {
+		return x.ClockOffsetMeasured
+	}
+	return false
 }
 
 // A change of leader, as the answering node saw it.
@@ -6061,7 +6081,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rStatusRequest\x12\x1e\n" +
 	"\n" +
 	"consistent\x18\x01 \x01(\bR\n" +
-	"consistent\"\x9b\x03\n" +
+	"consistent\"\x81\x04\n" +
 	"\n" +
 	"NodeStatus\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -6077,7 +6097,9 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\fcommit_index\x18\n" +
 	" \x01(\x04R\vcommitIndex\x12#\n" +
 	"\rstorage_fault\x18\v \x01(\tR\fstorageFault\x12+\n" +
-	"\x11supported_version\x18\f \x01(\rR\x10supportedVersion\"O\n" +
+	"\x11supported_version\x18\f \x01(\rR\x10supportedVersion\x120\n" +
+	"\x14clock_offset_seconds\x18\r \x01(\x01R\x12clockOffsetSeconds\x122\n" +
+	"\x15clock_offset_measured\x18\x0e \x01(\bR\x13clockOffsetMeasured\"O\n" +
 	"\fLeaderChange\x12\x13\n" +
 	"\x05at_ms\x18\x01 \x01(\x03R\x04atMs\x12\x16\n" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x12\n" +
