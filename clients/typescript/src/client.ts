@@ -148,6 +148,9 @@ export interface NodeStatus {
   commitIndex: bigint;
   storageFault: string;
   supportedVersion: number;
+  /** Its wall clock minus the leader's, in seconds, as it last measured it; a measurement only when clockOffsetMeasured. */
+  clockOffsetSeconds: number;
+  clockOffsetMeasured: boolean;
 }
 
 /** A member's build and the cluster version it supports. */
@@ -365,6 +368,8 @@ function nodeStatus(o: JsonObject): NodeStatus {
     commitIndex: big(o, "commitIndex"),
     storageFault: str(o, "storageFault"),
     supportedVersion: num(o, "supportedVersion"),
+    clockOffsetSeconds: num(o, "clockOffsetSeconds"),
+    clockOffsetMeasured: bool(o, "clockOffsetMeasured"),
   };
 }
 

@@ -32,6 +32,11 @@ test("status and the cluster version come typed", async () => {
   assert.ok(s.term > 0n && s.commitIndex > 0n, `term ${s.term}, commit index ${s.commitIndex}`);
   assert.equal(s.nodes.filter((n) => n.state === "leader").length, 1, JSON.stringify(s.nodes.map((n) => n.state)));
   assert.ok(s.nodes.every((n) => n.voter && n.grpcAddress !== "" && typeof n.supportedVersion === "number"));
+  // The leader's clock is the reference: its offset is 0 from the start. A follower's shows once
+  // it measured it (every 10 s).
+  const lead = s.nodes.find((n) => n.state === "leader");
+  assert.ok(lead?.clockOffsetMeasured && lead.clockOffsetSeconds === 0, `leader ${lead?.tag}: offset ${lead?.clockOffsetSeconds}, measured ${lead?.clockOffsetMeasured}`);
+  assert.ok(s.nodes.every((n) => typeof n.clockOffsetMeasured === "boolean" && typeof n.clockOffsetSeconds === "number"));
   const v = await admin.clusterVersion();
   assert.ok(v.finalised >= 1 && v.supported >= v.finalised, JSON.stringify(v));
   assert.equal(v.members.length, 3);
