@@ -16,8 +16,9 @@ type Sources struct {
 	IdentityLatency *Latency
 	// DiskFree is the free bytes under the data dir.
 	DiskFree func() (uint64, error)
-	// ClockOffsets is each node's clock offset from the leader, by tag.
-	ClockOffsets func() map[string]time.Duration
+	// ClockOffsets is each node's clock offset from the leader, by tag; it may ask other
+	// nodes, within ctx.
+	ClockOffsets func(ctx context.Context) map[string]time.Duration
 	// LeaderChanges are the leadership changes of the last hour, oldest first.
 	LeaderChanges func() []Mark
 }
@@ -57,20 +58,20 @@ func NewRecorder(sources Sources, interval time.Duration, samples int) *Recorder
 func (r *Recorder) Run(ctx context.Context) {
 	t := time.NewTicker(r.interval)
 	defer t.Stop()
-	r.sample()
+	r.sample(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			r.sample()
+			r.sample(ctx)
 		}
 	}
 }
 
 // sample reads the sources once and records what they say. Rates are over the time since
 // the previous sample, so the first sample has none.
-func (r *Recorder) sample() {
+func (r *Recorder) sample(ctx context.Context) {
 	now := r.now()
 	s := Sample{}
 	seconds := now.Sub(r.last).Seconds()
@@ -105,7 +106,7 @@ func (r *Recorder) sample() {
 	}
 	if r.sources.ClockOffsets != nil {
 		offsets := map[string]float64{}
-		for tag, d := range r.sources.ClockOffsets() {
+		for tag, d := range r.sources.ClockOffsets(ctx) {
 			offsets[tag] = milliseconds(d)
 		}
 		s[ClockOffset] = offsets

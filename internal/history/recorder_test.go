@@ -19,11 +19,11 @@ func TestRecorderSamplesRates(t *testing.T) {
 		CommitIndex: func() uint64 { return commit },
 	}, 10*time.Second, 10)
 	r.now = func() time.Time { return now }
-	r.sample()
+	r.sample(t.Context())
 	issued, commit, now = map[string]uint64{"identity": 150}, 60, now.Add(10*time.Second)
-	r.sample()
+	r.sample(t.Context())
 	issued, commit, now = map[string]uint64{"identity": 10}, 80, now.Add(10*time.Second)
-	r.sample()
+	r.sample(t.Context())
 	ids := valuesOf(t, r.store, IDs.Name, "identity")
 	if len(ids) != 3 || !math.IsNaN(ids[0]) || ids[1] != 5 || !math.IsNaN(ids[2]) {
 		t.Errorf("identity rates %v; want [NaN 5 NaN]", ids)
@@ -41,9 +41,9 @@ func TestRecorderReads(t *testing.T) {
 		IdentityLatency: &lat,
 		LeaderChanges:   func() []Mark { return []Mark{{AtMs: 5, Leader: "B", Term: 2}} },
 	}, time.Second, 10)
-	r.sample()
+	r.sample(t.Context())
 	lat.Observe(3 * time.Millisecond)
-	r.sample()
+	r.sample(t.Context())
 	a, err := r.Read(IdentityLatency.Name)
 	if err != nil {
 		t.Fatal(err)

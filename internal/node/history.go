@@ -15,6 +15,7 @@ func (n *Node) recordHistory(ctx context.Context) *history.Recorder {
 		CommitIndex:     n.raft.CommitIndex,
 		IdentityLatency: n.identityLatency,
 		DiskFree:        func() (uint64, error) { return datadir.FreeBytes(n.cfg.DataDir) },
+		ClockOffsets:    n.server.ClockOffsets,
 		LeaderChanges:   n.server.LeaderMarks,
 	}, n.cfg.HistoryInterval, history.DefaultSamples)
 	ctx, stop := context.WithCancel(ctx)
