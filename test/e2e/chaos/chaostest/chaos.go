@@ -78,7 +78,6 @@ const (
 	chaosRefusalLimit  = 2 * time.Second  // a minority refuses within about one election timeout; 2 s at most
 	chaosLocalWait     = 5 * time.Second  // a server-side ID or GUID from a minority node
 	chaosCheckTimeout  = 60 * time.Second // linearizability search
-	chaosSummaryEnv    = "IDNODE_CHAOS_SUMMARY"
 )
 
 // ChaosSchedule is one fault scenario. run is called with the clients already running and
@@ -557,7 +556,7 @@ func (r *ChaosRun) createDatabase() {
 
 // summary checks the history once for duplicates and linearizability, failing the test on
 // either, and prints the schedule's line, to stdout (CI logs), the test log, and the file named
-// by $IDNODE_CHAOS_SUMMARY if set. A schedule that stopped early still gets its line and its
+// by $IDNODE_CHAOS_SUMMARY if set (e2etest.Summarize). A schedule that stopped early still gets its line and its
 // check, over the history so far.
 func (r *ChaosRun) summary(name string) history.Report {
 	r.reportOnce.Do(func() {
@@ -570,23 +569,12 @@ func (r *ChaosRun) summary(name string) history.Report {
 		if r.Note != "" {
 			line += " " + r.Note
 		}
-		fmt.Println(line)
-		r.T.Log(line)
+		e2etest.Summarize(r.T, line)
 		if err := r.report.Err(); err != nil {
 			r.T.Errorf("history: %v", err)
 		}
 		if err := r.reportDB.Err(); err != nil {
 			r.T.Errorf("history of database %s: %v", chaosDatabase, err)
-		}
-		if path := os.Getenv(chaosSummaryEnv); path != "" {
-			f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err == nil {
-				_, err = fmt.Fprintln(f, line)
-				err = errors.Join(err, f.Close())
-			}
-			if err != nil {
-				r.T.Errorf("$%s: %v", chaosSummaryEnv, err)
-			}
 		}
 	})
 	return r.report
