@@ -5,9 +5,10 @@ import (
 	"math"
 )
 
-// crockfordAlphabet is Crockford's base 32: no I, L, O or U, in ASCII order
-// so fixed-width strings sort as the numbers they encode.
-const crockfordAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+// CrockfordAlphabet is Crockford's base 32: no I, L, O or U, in ASCII order
+// so fixed-width strings sort as the numbers they encode. The opaque IDs'
+// public form (package opaque) writes its symbols with it too.
+const CrockfordAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 // CrockfordWidth is the number of symbols of every EncodeCrockford string:
 // 13 × 5 = 65 bits hold any ID (and any uint64).
@@ -25,7 +26,7 @@ func EncodeCrockford(id int64) string {
 	var b [CrockfordWidth]byte
 	v := uint64(id)
 	for i := CrockfordWidth - 1; i >= 0; i-- {
-		b[i] = crockfordAlphabet[v&31]
+		b[i] = CrockfordAlphabet[v&31]
 		v >>= 5
 	}
 	return string(b[:])
@@ -66,6 +67,14 @@ func DecodeCrockford(s string) (int64, error) {
 	return int64(v), nil
 }
 
+// CrockfordValue returns the value of the symbol c as DecodeCrockford reads
+// it (either case, I and L as 1, O as 0), and false for any other byte, the
+// hyphen and U among them.
+func CrockfordValue(c byte) (value byte, ok bool) {
+	v := crockfordValues[c]
+	return byte(v), v >= 0
+}
+
 // crockfordValues maps each byte to its symbol value, or −1 for a byte
 // Crockford does not decode (U among them): both cases of the alphabet, and
 // I and L as 1, O as 0.
@@ -74,7 +83,7 @@ var crockfordValues = func() [256]int8 {
 	for i := range t {
 		t[i] = -1
 	}
-	for v, c := range []byte(crockfordAlphabet) {
+	for v, c := range []byte(CrockfordAlphabet) {
 		t[c] = int8(v)
 		t[c|0x20] = int8(v) // lower case; digits map onto themselves
 	}
