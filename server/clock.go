@@ -110,7 +110,7 @@ func (s *core) clockMeasured(offset, roundTrip time.Duration, leader string) {
 	s.clock.offset.Store(int64(offset))
 	s.clock.known.Store(true)
 	s.observer().ClockOffset(offset)
-	now := time.Now()
+	now := s.cfg.Now()
 	attrs := []any{"offset_seconds", seconds(offset), "leader", leader,
 		"round_trip_seconds", seconds(roundTrip), "threshold_seconds", seconds(s.cfg.ClockOffsetWarn)}
 	switch past := offset > s.cfg.ClockOffsetWarn || offset < -s.cfg.ClockOffsetWarn; {
