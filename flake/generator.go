@@ -3,6 +3,7 @@ package flake
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -45,6 +46,9 @@ type Generator struct {
 	// floor of a lease it replaces: a lease whose MinTick is far ahead of
 	// this clock must not hold back the next one.
 	minted int64
+	// saturations counts the ticks Next moved into ahead of the clock because the sequence
+	// of the tick before was used up: where a classic Snowflake minter waits for the next tick.
+	saturations atomic.Uint64
 }
 
 // New returns a generator minting IDs of layout under lease.
@@ -108,9 +112,17 @@ func (g *Generator) Next() (int64, error) {
 	if tick-nowTick > g.borrowTicks {
 		return 0, ErrClockBehind
 	}
+	if tick > nowTick && next&g.seqMask == 0 && next == g.minted+1 {
+		g.saturations.Add(1)
+	}
 	g.last, g.minted = next, next
 	return tick<<g.tickShift | g.workerPart | next&g.seqMask, nil
 }
+
+// Saturations is how many times Next used up a tick's sequence and went on in the next tick
+// ahead of the clock (borrowing it), where a classic Snowflake minter waits: a count that
+// climbs says the minter is asked for more IDs a tick than its layout's sequence holds.
+func (g *Generator) Saturations() uint64 { return g.saturations.Load() }
 
 // SetLease replaces the lease. A renewal (same worker and epoch) raises
 // MaxTick and ValidUntil and keeps minting where it was; a new worker or

@@ -41,10 +41,17 @@ func TestSequenceOverflowBorrowsNextTick(t *testing.T) {
 	}
 	// Two ticks borrowed is the bound: the 13th ID would be a third.
 	mustNextErr(t, g, ErrClockBehind)
+	if got := g.Saturations(); got != 2 {
+		t.Errorf("Saturations() = %d after two ticks borrowed, want 2", got)
+	}
 	c.add(time.Millisecond)
 	p := mustDecompose(t, tiny, mintAbove(t, g, ids[11], 1)[0])
 	if p.Tick != now+3 || p.Sequence != 0 {
 		t.Errorf("after the clock moved one tick: %+v, want tick %d sequence 0", p, now+3)
+	}
+	// The tick the clock moved into was borrowed as well: its sequence 0 follows a full tick.
+	if got := g.Saturations(); got != 3 {
+		t.Errorf("Saturations() = %d after a third tick borrowed, want 3", got)
 	}
 }
 
@@ -122,6 +129,10 @@ func TestMinTickAheadOfClock(t *testing.T) {
 	g := mustNew(t, l, near, Options{Clock: c.now})
 	if p := mustDecompose(t, l, mustNext(t, g)); p.Tick != now+501 || p.Sequence != 0 {
 		t.Errorf("first ID %+v, want tick %d sequence 0", p, now+501)
+	}
+	// Ahead of the clock by the lease's floor, not by a full sequence: no saturation.
+	if got := g.Saturations(); got != 0 {
+		t.Errorf("Saturations() = %d at a lease's floor ahead of the clock, want 0", got)
 	}
 
 	far := leaseAround(t, l, c, 5, now+5000, time.Minute) // 5 s ahead

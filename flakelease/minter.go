@@ -136,6 +136,14 @@ func (m *Minter) Grant() Grant {
 	return m.grant
 }
 
+// Saturations is how many times the minter used up a millisecond's sequence and went on ahead
+// of its clock (flake.Generator.Saturations).
+func (m *Minter) Saturations() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.gen.Saturations()
+}
+
 // LastError is why the last renewal failed, nil once one succeeded.
 func (m *Minter) LastError() error {
 	m.mu.Lock()
