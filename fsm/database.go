@@ -37,6 +37,8 @@ type database struct {
 	maxClaims         int64 // 0: DefaultMaxClaims
 	// workers are the worker leases of numeric IDs (workers.go); nil until the first.
 	workers *workerSet
+	// largestIdentity and largestHiLo are the largest counter and HiLo Max (headroom.go).
+	largestIdentity, largestHiLo counterMax
 }
 
 // newCounterAllowed refuses a new identity counter past the database's limit.

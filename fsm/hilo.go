@@ -36,6 +36,7 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	}
 	rng := HiLoRange{Low: base + 1, High: base + r.GetCapacity()}
 	st.reserveHiLo(h, key, r, rng)
+	d.largestHiLo.note(key, h.max)
 	h.grants.Clear()
 	return rng
 }
@@ -121,6 +122,7 @@ func (st *state) applySeedHiLo(s *raftv1.SeedHiLo) any {
 	}
 	h := d.hiloTag(key)
 	h.raise(s.GetMax())
+	d.largestHiLo.note(key, h.max)
 	return h.max
 }
 

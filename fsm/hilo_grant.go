@@ -69,6 +69,7 @@ func (st *state) applyHiLoGrant(r *raftv1.HiLoReserve) any {
 	h = d.hiloTag(key)
 	rng := HiLoRange{Low: base + 1, High: base + r.GetCapacity(), GrantID: grant}
 	st.reserveHiLo(h, key, r, rng)
+	d.largestHiLo.note(key, h.max)
 	h.grants.Push(hilogrant.Grant{ID: grant, Low: rng.Low, High: rng.High})
 	return rng
 }

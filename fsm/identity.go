@@ -129,6 +129,7 @@ func (d *database) setIdentity(key, name string, value int64) {
 		d.spellings[key] = name
 	}
 	d.identities[key] = value
+	d.largestIdentity.note(key, value)
 }
 
 // identityName is the counter key as its first caller spelled it.

@@ -30,6 +30,7 @@ func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
 	}
 	rng := HiLoRange{Low: h.max + 1, High: h.max + r.GetCapacity()}
 	h.max, h.lastLow = rng.High, rng.High+1
+	d.largestHiLo.note(foldKey(r.GetTag()), h.max)
 	h.grants.Clear()
 	if h.pools == nil {
 		h.pools = make(map[string]int64)

@@ -83,7 +83,9 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 	}
 	for _, rec := range r.GetHilo() {
 		// A range of the old cluster cannot be returned here (see raise).
-		if st.dbForFloors(rec.GetDatabase()).hiloTag(foldKey(rec.GetTag())).raise(rec.GetMax()) {
+		d, key := st.dbForFloors(rec.GetDatabase()), foldKey(rec.GetTag())
+		if d.hiloTag(key).raise(rec.GetMax()) {
+			d.largestHiLo.note(key, rec.GetMax())
 			res.HiLoRaised++
 		}
 	}

@@ -67,7 +67,9 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 				}
 				h.pools[p.GetMemberId()] = p.GetReserved()
 			}
-			st.dbForFloors(r.GetDatabase()).hilo[foldKey(r.GetTag())] = h
+			d := st.dbForFloors(r.GetDatabase())
+			d.hilo[foldKey(r.GetTag())] = h
+			d.largestHiLo.note(foldKey(r.GetTag()), h.max)
 		}),
 		claimRecord: restoredInto(func(st *state, r *raftv1.ClaimRecord) {
 			// The claim is indexed by prefix once the whole snapshot is read (indexClaims),
