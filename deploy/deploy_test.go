@@ -52,6 +52,13 @@ func exported(t *testing.T) (names map[string]bool, grpcLabels map[string]map[st
 	m := metrics.New()
 	m.WatchRaft(idleRaft{})
 	m.WatchHiLoPools(onePool{})
+	m.WatchHeadroom(func() *idnodev1.Headroom {
+		return &idnodev1.Headroom{
+			NumericYearsLeft: map[string]float64{"default": 68},
+			Databases:        []*idnodev1.DatabaseHeadroom{{Database: "default", WorkerBits: 10, WorkersNeverUsed: 1024}},
+			Certificates:     []*idnodev1.CertificateExpiry{{Kind: "node", NotAfterMs: time.Now().Add(time.Hour).UnixMilli()}},
+		}
+	})
 	m.SlowApplies()
 	// The pool counters have series only once a pool granted and was refilled.
 	m.HiLoPoolGrant("", "users", 1)

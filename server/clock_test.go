@@ -66,7 +66,7 @@ func TestAFollowersClockSetBackShowsInMetricsLogsAndAlerts(t *testing.T) {
 			sc.Now, sc.Observer, sc.ClockProbeInterval = sn.now, sn.metrics, clockProbe
 			return sc
 		}
-		nc.ServeMetrics = func(_ *grpc.Server, raft *cluster.Node, log *slog.Logger) (func(), error) {
+		nc.ServeMetrics = func(_ *grpc.Server, raft *cluster.Node, _ func() *idnodev1.Headroom, log *slog.Logger) (func(), error) {
 			sn.metrics.WatchRaft(raft)
 			return sn.metrics.Serve(sn.metricsAddr, false, log)
 		}

@@ -13,6 +13,8 @@ type clusterService struct {
 	// issued is what this node handed out, which Status reports; the server's observing
 	// interceptor adds to it.
 	issued *issuedTally
+	// ids is the ID service, whose numeric minters and HiLo gaps Status reports.
+	ids *idService
 }
 
 // clusterLeader is the leader's half of ClusterService's calls: one method per Leader RPC of

@@ -126,6 +126,15 @@ func (s *idService) ReturnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequ
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
+	resp, err := s.returnHiLo(ctx, req)
+	if err == nil && !resp.GetReturned() {
+		s.hiloGaps.add(req.GetDatabase(), req.GetEnd()-req.GetLast())
+	}
+	return resp, err
+}
+
+// returnHiLo gives the range back to this node's pool, or else through the leader.
+func (s *idService) returnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequest) (*idnodev1.ReturnHiLoResponse, error) {
 	if s.cfg.Pools != nil {
 		// A range this node's pool granted goes back to the pool; one from another node's pool
 		// finds no match anywhere and is a gap.

@@ -22,6 +22,7 @@ type idService struct {
 	poolAnswers  *hilopool.Answers[*idnodev1.NextHiLoResponse]
 	poolReturns  *hilopool.Answers[poolReturned] // the returns the pools took, by request_id (hilopool.go)
 	numeric      numericMinters
+	hiloGaps     hiloGaps // the HiLo numbers returns could not take back (headroom.go)
 	// etags numbers server-side IDs; etagRecord says when the cluster's record of it has
 	// been read since the node started (etagrecord.go).
 	etags      *etag.Counter

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -37,10 +38,11 @@ type numericMinters struct {
 }
 
 // numericMinter is one database's; mu is held while its lease is first acquired, so callers
-// of that database wait for it rather than each acquiring a worker.
+// of that database wait for it rather than each acquiring a worker. m is set once, under mu,
+// and read without it by the headroom gauges, which must not wait for an acquisition.
 type numericMinter struct {
 	mu sync.Mutex
-	m  *flakelease.Minter
+	m  atomic.Pointer[flakelease.Minter]
 }
 
 // numericIDs mints count numeric IDs of db, as decimal strings.
@@ -82,8 +84,8 @@ func (s *idService) numericMinter(ctx context.Context, db string) (*flakelease.M
 
 	nm.mu.Lock()
 	defer nm.mu.Unlock()
-	if nm.m != nil {
-		return nm.m, nil
+	if m := nm.m.Load(); m != nil {
+		return m, nil
 	}
 	m, err := flakelease.Start(ctx, nodeLeaser{s: s, db: db}, flakelease.Options{Layout: flake.DefaultLayout(), Lease: s.cfg.NumericLease, Clock: s.cfg.Now})
 	if err != nil {
@@ -99,8 +101,22 @@ func (s *idService) numericMinter(ctx context.Context, db string) (*flakelease.M
 		}()
 		return nil, reason.Error(codes.Unavailable, reason.ShuttingDown, "the node is stopping; mint numeric IDs on another")
 	}
-	nm.m = m
+	nm.m.Store(m)
 	return m, nil
+}
+
+// saturations is how many times each database's minter used up a millisecond's sequence, by
+// database name (fsm.DatabaseName).
+func (n *numericMinters) saturations() map[string]uint64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make(map[string]uint64, len(n.byDB))
+	for db, nm := range n.byDB {
+		if m := nm.m.Load(); m != nil {
+			out[db] = m.Saturations()
+		}
+	}
+	return out
 }
 
 // closeNumeric releases every lease, in parallel, within timeout.
@@ -115,7 +131,7 @@ func (s *idService) closeNumeric(timeout time.Duration) {
 	var wg sync.WaitGroup
 	for db, nm := range all {
 		nm.mu.Lock()
-		m := nm.m
+		m := nm.m.Load()
 		nm.mu.Unlock()
 		if m == nil {
 			continue

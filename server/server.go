@@ -120,6 +120,13 @@ type Config struct {
 	// which it logs a warning; 0 is DefaultClockOffsetWarn.
 	ClockProbeInterval time.Duration
 	ClockOffsetWarn    time.Duration
+	// Disk, when set, says the free bytes on the file system under the data dir and the days
+	// until it is full at the last hour's growth (+Inf while it is not filling), for Status and
+	// the headroom gauges (headroom.go). Nil: unknown.
+	Disk func() (freeBytes uint64, fullInDays float64)
+	// Certificates, when set, lists the certificates the node presents and trusts, with their
+	// expiry (TLS on). Nil: none.
+	Certificates func() []*idnodev1.CertificateExpiry
 	// Tracing, when set, traces every call the node serves and relays (gRPC's stats handlers)
 	// and the identity batches' stages (identityRounds); nil: tracing is off.
 	Tracing *tracing.Tracing
@@ -199,7 +206,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		relayOpts.MaxInFlight = forwardInFlight
 	}
 	s.ids = newIDService(c, etags, s.etagRecord, relayOpts)
-	s.cluster = &clusterService{core: c, issued: &s.intercept.issued}
+	s.cluster = &clusterService{core: c, issued: &s.intercept.issued, ids: s.ids}
 	s.series = newSeriesService(c, relayOpts.MaxInFlight)
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the

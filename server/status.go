@@ -97,6 +97,7 @@ func (s *clusterService) statusLocal(ctx context.Context, _ *idnodev1.StatusRequ
 	}
 	out.Issued = s.issued.snapshot()
 	out.ClusterVersion = s.clusterVersion()
+	out.Headroom = s.ids.headroom()
 	byID := make(map[string]*idnodev1.NodeStatus)
 	for _, n := range s.node.FSM().Nodes() {
 		byID[n.ID] = &idnodev1.NodeStatus{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, State: "unknown"}

@@ -152,6 +152,9 @@ type nodeRow struct {
 	// ClockOffsetSeconds is the node's clock minus the leader's, as the node last measured it;
 	// absent before its first measurement or when nobody could say.
 	ClockOffsetSeconds *float64 `json:"clock_offset_seconds,omitempty"`
+	// Headroom is how far the node is from the limits that would make it refuse, as it said
+	// itself (absent when idctl could not reach it, or from older nodes).
+	Headroom *headroomOut `json:"headroom,omitempty"`
 }
 
 type statusOut struct {
@@ -195,6 +198,7 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 			if own, ok := self[n.GetTag()]; ok {
 				row.Term, row.CommitIndex, row.AppliedIndex, row.Answered = own.GetTerm(), own.GetCommitIndex(), own.GetAppliedIndex(), true
 				row.StorageFault = own.GetStorageFault()
+				row.Headroom = headroomOf(own.GetHeadroom(), time.Now())
 				for _, m := range own.GetNodes() {
 					if m.GetTag() == own.GetSelf() && m.GetVersion() != "" {
 						row.Version = m.GetVersion()
@@ -236,6 +240,13 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 			if r.JoinUnfinished {
 				fmt.Fprintf(e.stdout, "node %s: its join did not finish: it serves but does not vote; finish it with idctl node promote %s, or undo it with idctl node remove %s\n",
 					r.Tag, r.Tag, r.Tag)
+			}
+		}
+		for _, r := range out.Nodes {
+			if r.Headroom != nil {
+				if err := printHeadroom(e.stdout, r.Tag, r.Headroom); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

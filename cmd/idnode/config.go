@@ -15,6 +15,7 @@ import (
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/internal/datadir"
 	"github.com/idnode/idnode/internal/forward"
+	"github.com/idnode/idnode/internal/node"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	"github.com/idnode/idnode/server"
 )
@@ -58,7 +59,9 @@ type config struct {
 	highWater     time.Duration
 	// clockOffsetWarn is the offset from the leader's clock past which the node warns.
 	clockOffsetWarn time.Duration
-	raftLog         cluster.LogStore // "": the data dir's own, or cluster.DefaultLogStore for a new one
+	// diskSample is how often the node samples the free bytes under its data dir.
+	diskSample time.Duration
+	raftLog    cluster.LogStore // "": the data dir's own, or cluster.DefaultLogStore for a new one
 	// region labels this node; preferredRegion is where the leader should be (cluster.Config).
 	region, preferredRegion string
 	// raftRTT is the round trip between the nodes farthest apart, from which raftTiming (all
@@ -127,6 +130,8 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 		"even after a crash; a copy less than this old can pass; 0: only at snapshots and clean stops")
 	fs.DurationVar(&c.clockOffsetWarn, "clock-offset-warn", server.DefaultClockOffsetWarn, "log a warning when this node's clock is off the leader's by more than this (10ms to 1h); "+
 		"idnode_clock_offset_seconds shows the offset, and a numeric minter whose clock is set back more than a second refuses until it catches up (docs/cluster.md)")
+	fs.DurationVar(&c.diskSample, "disk-sample-interval", node.DefaultDiskSampleInterval, fmt.Sprintf("how often the node samples the free bytes under its data dir, "+
+		"from which it judges the days until the disk is full at the last hour's growth (docs/metrics.md); %v..%v", node.MinDiskSampleInterval, node.MaxDiskSampleInterval))
 	fs.StringVar(&raftLog, "raft-log", "", fmt.Sprintf("store of the Raft log in a new data dir: %s (raft-wal, raft/wal/: one fsync per append) or %s (raft-boltdb, raft/raft.db, the store of data dirs made before %s became the default); "+
 		"default: the one the data dir holds, %s for a new one. A data dir keeps the store it was made with: naming the other one is an error; "+
 		"to move a node, remove it and join it again with an empty data dir (docs/upgrades.md)", cluster.LogStoreWAL, cluster.LogStoreBolt, cluster.LogStoreWAL, cluster.DefaultLogStore))
@@ -229,6 +234,9 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, 
 	}
 	if c.maxCount < 1 {
 		errs = append(errs, fmt.Errorf("--max-count must be at least 1, got %d", c.maxCount))
+	}
+	if c.diskSample < node.MinDiskSampleInterval || c.diskSample > node.MaxDiskSampleInterval {
+		errs = append(errs, fmt.Errorf("--disk-sample-interval must be %v..%v, got %v", node.MinDiskSampleInterval, node.MaxDiskSampleInterval, c.diskSample))
 	}
 	if c.identityBatch < 1 {
 		errs = append(errs, fmt.Errorf("--identity-batch must be at least 1, got %d", c.identityBatch))

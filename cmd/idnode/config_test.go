@@ -68,6 +68,8 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 		{[]string{"--separator", "ab"}, nil, "separator"},
 		{[]string{"--max-count", "0"}, nil, "--max-count"},
 		{[]string{"--identity-batch", "0"}, nil, "--identity-batch"},
+		{[]string{"--disk-sample-interval", "100ms"}, nil, "--disk-sample-interval must be 1s..10m0s"},
+		{[]string{"--disk-sample-interval", "1h"}, nil, "--disk-sample-interval must be 1s..10m0s"},
 		{[]string{"--raft-snapshot-interval", "10ms"}, nil, "--raft-snapshot-interval must be at least 1s"},
 		{[]string{"--raft-snapshot-threshold", "1"}, nil, "--raft-snapshot-threshold must be at least 16"},
 		{[]string{"--raft-snapshot-threshold", "-1"}, nil, "raft-snapshot-threshold"},

@@ -16,6 +16,7 @@ import (
 	"github.com/idnode/idnode/internal/node"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	"github.com/idnode/idnode/internal/tracing"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
 )
 
@@ -60,11 +61,23 @@ func (o *ops) serverConfig(c server.Config) server.Config {
 		c.PeerTLS = o.cfg.tls.Peer()
 	}
 	c.AdminToken = o.cfg.adminToken
+	if o.cfg.tls != nil {
+		c.Certificates = o.certificates
+	}
 	if o.metrics != nil {
 		c.Observer = o.metrics
 		c.Identity.OnBatch = o.metrics.IdentityBatch
 	}
 	return c
+}
+
+// certificates are the node's TLS certificates with their expiry, for its headroom.
+func (o *ops) certificates() []*idnodev1.CertificateExpiry {
+	var out []*idnodev1.CertificateExpiry
+	for _, e := range o.cfg.tls.Expiries() {
+		out = append(out, &idnodev1.CertificateExpiry{Kind: e.Kind, Subject: e.Subject, NotAfterMs: e.NotAfter.UnixMilli()})
+	}
+	return out
 }
 
 // grpcOptions are the gRPC server's options besides the server's own: TLS and metrics.
@@ -97,12 +110,13 @@ func (o *ops) metricsInterceptors() httpapi.Interceptors {
 
 // serve starts the metrics endpoint once the services are registered; it returns the stop
 // function (a no-op when metrics are off).
-func (o *ops) serve(gs *grpc.Server, raft *cluster.Node, log *slog.Logger) (func(), error) {
+func (o *ops) serve(gs *grpc.Server, raft *cluster.Node, headroom func() *idnodev1.Headroom, log *slog.Logger) (func(), error) {
 	if o.metrics == nil {
 		return func() {}, nil
 	}
 	o.metrics.GRPC.InitializeMetrics(gs)
 	o.metrics.WatchRaft(raft)
+	o.metrics.WatchHeadroom(headroom)
 	o.metrics.WatchClusterVersion(raft.FSM())
 	return o.metrics.Serve(o.cfg.metricsAddr, o.cfg.pprof, log)
 }
@@ -130,7 +144,8 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 			Interceptors: o.metricsInterceptors(),
 		},
 		HiLoPools: c.hiloPools, MaxCount: c.maxCount, IdentityBatch: c.identityBatch,
-		ElectionWait: c.electionWait, ClockOffsetWarn: c.clockOffsetWarn, HighWater: c.highWater, RaftLog: c.raftLog, Timing: c.timing(),
+		ElectionWait: c.electionWait, ClockOffsetWarn: c.clockOffsetWarn, HighWater: c.highWater, DiskSample: c.diskSample,
+		RaftLog: c.raftLog, Timing: c.timing(),
 		Limits: c.limits, MaxConns: c.maxConns,
 		Logger: log, Exit: os.Exit,
 		ClusterConfig: o.clusterConfig, ServerConfig: o.serverConfig,

@@ -13,6 +13,7 @@ import (
 	"github.com/idnode/idnode/internal/hilopool"
 	"github.com/idnode/idnode/internal/httpapi"
 	"github.com/idnode/idnode/internal/tracing"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
 )
 
@@ -62,6 +63,9 @@ type Config struct {
 	ElectionWait  time.Duration
 	// HighWater is how often the data dir's manifest records the applied Raft index.
 	HighWater time.Duration
+	// DiskSample is how often the node samples the free bytes under DataDir (diskwatch.go); 0
+	// is DefaultDiskSampleInterval.
+	DiskSample time.Duration
 	// RaftLog is the Raft log store a new data dir is made with (cluster.Config.LogStore).
 	// Empty means the one the data dir holds, or cluster.DefaultLogStore for a new one.
 	RaftLog cluster.LogStore
@@ -85,7 +89,7 @@ type Config struct {
 	GRPCOptions []grpc.ServerOption
 	// ServeMetrics, when set, starts the metrics endpoint once the services are registered,
 	// returning the function that stops it; WatchHiLoPools shows the pools in it.
-	ServeMetrics   func(gs *grpc.Server, node *cluster.Node, log *slog.Logger) (func(), error)
+	ServeMetrics   func(gs *grpc.Server, node *cluster.Node, headroom func() *idnodev1.Headroom, log *slog.Logger) (func(), error)
 	WatchHiLoPools func(*hilopool.Store)
 	// Tracing, when set, makes the node's tracing once its tag is known, with the node's
 	// logger (tracing.FromEnv in cmd/idnode); a nil *tracing.Tracing turns it off, as a nil

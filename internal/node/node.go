@@ -139,14 +139,17 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	n.identityLatency = &history.Latency{}
-	n.server = server.New(n.serverConfig(st, found, pools), n.raft, n.etags)
+	disk := n.watchDisk()
+	sc := n.serverConfig(st, found, pools)
+	sc.Disk = disk.headroom
+	n.server = server.New(sc, n.raft, n.etags)
 	n.gs = grpc.NewServer(append(append(n.server.ServerOptions(), n.cfg.GRPCOptions...), n.cfg.ServerOptions...)...)
 	n.server.Register(n.gs)
 	// Node-to-node calls: on the Raft port, behind its TLS, never on the client port.
 	n.gi = grpc.NewServer(append(n.server.InternalServerOptions(), n.cfg.ServerOptions...)...)
 	n.server.RegisterInternal(n.gi)
 	if n.cfg.ServeMetrics != nil {
-		stopMetrics, err := n.cfg.ServeMetrics(n.gs, n.raft, n.log)
+		stopMetrics, err := n.cfg.ServeMetrics(n.gs, n.raft, n.server.Headroom, n.log)
 		if err != nil {
 			return nil, err
 		}

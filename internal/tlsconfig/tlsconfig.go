@@ -7,9 +7,11 @@ package tlsconfig
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
+	"time"
 )
 
 // Node is a node's TLS identity: its certificate and key, and the CA that signed every node's
@@ -17,6 +19,29 @@ import (
 type Node struct {
 	cert tls.Certificate
 	cas  *x509.CertPool
+	// caCerts are the CA file's certificates, whose expiry Expiries reports.
+	caCerts []*x509.Certificate
+}
+
+// Expiry is when a certificate of the node's stops being valid.
+type Expiry struct {
+	// Kind is "node" (the certificate the node presents) or "ca" (one it trusts).
+	Kind     string
+	Subject  string
+	NotAfter time.Time
+}
+
+// Expiries lists the node's certificate and its CA certificates with their NotAfter, for the
+// node's headroom (docs/metrics.md, "Headroom"): a certificate that lapses stops the cluster.
+func (n *Node) Expiries() []Expiry {
+	var out []Expiry
+	if leaf := n.cert.Leaf; leaf != nil {
+		out = append(out, Expiry{Kind: "node", Subject: leaf.Subject.String(), NotAfter: leaf.NotAfter})
+	}
+	for _, c := range n.caCerts {
+		out = append(out, Expiry{Kind: "ca", Subject: c.Subject.String(), NotAfter: c.NotAfter})
+	}
+	return out
 }
 
 // Load reads a node's certificate, key and CA (PEM files). All three empty means TLS is off
@@ -32,11 +57,15 @@ func Load(certFile, keyFile, caFile string) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("TLS certificate %s / key %s: %w", certFile, keyFile, err)
 	}
-	cas, err := loadPool(caFile)
+	pem, err := os.ReadFile(caFile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("TLS CA: %w", err)
 	}
-	return &Node{cert: cert, cas: cas}, nil
+	n, err := newNode(cert, pem)
+	if err != nil {
+		return nil, fmt.Errorf("TLS CA %s: %w", caFile, err)
+	}
+	return n, nil
 }
 
 // NewNode builds a node's TLS identity from PEM bytes (tests, and callers with no files).
@@ -45,11 +74,35 @@ func NewNode(certPEM, keyPEM, caPEM []byte) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("TLS key pair: %w", err)
 	}
-	cas := x509.NewCertPool()
-	if !cas.AppendCertsFromPEM(caPEM) {
-		return nil, errors.New("TLS CA: no PEM certificate found")
+	n, err := newNode(cert, caPEM)
+	if err != nil {
+		return nil, fmt.Errorf("TLS CA: %w", err)
 	}
-	return &Node{cert: cert, cas: cas}, nil
+	return n, nil
+}
+
+// newNode is a node's TLS identity from its key pair and the CA's PEM bytes.
+func newNode(cert tls.Certificate, caPEM []byte) (*Node, error) {
+	n := &Node{cert: cert, cas: x509.NewCertPool()}
+	for rest := caPEM; ; {
+		var block *pem.Block
+		if block, rest = pem.Decode(rest); block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		c, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		n.cas.AddCert(c)
+		n.caCerts = append(n.caCerts, c)
+	}
+	if len(n.caCerts) == 0 {
+		return nil, errors.New("no PEM certificate found")
+	}
+	return n, nil
 }
 
 func loadPool(caFile string) (*x509.CertPool, error) {

@@ -4013,8 +4013,11 @@ type StatusResponse struct {
 	Issued map[string]uint64 `protobuf:"bytes,9,rep,name=issued,proto3" json:"issued,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	// The cluster version as the answering node's FSM has it.
 	ClusterVersion *ClusterVersionResponse `protobuf:"bytes,10,opt,name=cluster_version,json=clusterVersion,proto3" json:"cluster_version,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// How far the answering node is from the limits that would make it refuse: the figures of its
+	// headroom gauges (docs/metrics.md, "Headroom").
+	Headroom      *Headroom `protobuf:"bytes,11,opt,name=headroom,proto3" json:"headroom,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -4117,6 +4120,312 @@ func (x *StatusResponse) GetClusterVersion() *ClusterVersionResponse {
 	return nil
 }
 
+func (x *StatusResponse) GetHeadroom() *Headroom {
+	if x != nil {
+		return x.Headroom
+	}
+	return nil
+}
+
+// How far a node is from the limits that would make it refuse: ID space, worker IDs, disk and
+// certificates, as its headroom gauges say them.
+type Headroom struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One per live database, the default among them, by name.
+	Databases []*DatabaseHeadroom `protobuf:"bytes,1,rep,name=databases,proto3" json:"databases,omitempty"`
+	// Years left in the time bits of each numeric layout the node knows ("default", "js-safe"),
+	// from the node's clock.
+	NumericYearsLeft map[string]float64 `protobuf:"bytes,2,rep,name=numeric_years_left,json=numericYearsLeft,proto3" json:"numeric_years_left,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
+	// Free bytes on the file system under the node's data dir (0 when unknown).
+	DiskFreeBytes uint64 `protobuf:"varint,3,opt,name=disk_free_bytes,json=diskFreeBytes,proto3" json:"disk_free_bytes,omitempty"`
+	// Days until that file system is full at its growth over the last hour of the node's own
+	// samples; +Inf while it is not filling, or before the node has two samples.
+	DiskFullInDays float64 `protobuf:"fixed64,4,opt,name=disk_full_in_days,json=diskFullInDays,proto3" json:"disk_full_in_days,omitempty"`
+	// The certificates the node presents and trusts, with TLS on; none without.
+	Certificates  []*CertificateExpiry `protobuf:"bytes,5,rep,name=certificates,proto3" json:"certificates,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Headroom) Reset() {
+	*x = Headroom{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Headroom) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Headroom) ProtoMessage() {}
+
+func (x *Headroom) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Headroom.ProtoReflect.Descriptor instead.
+func (*Headroom) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *Headroom) GetDatabases() []*DatabaseHeadroom {
+	if x != nil {
+		return x.Databases
+	}
+	return nil
+}
+
+func (x *Headroom) GetNumericYearsLeft() map[string]float64 {
+	if x != nil {
+		return x.NumericYearsLeft
+	}
+	return nil
+}
+
+func (x *Headroom) GetDiskFreeBytes() uint64 {
+	if x != nil {
+		return x.DiskFreeBytes
+	}
+	return 0
+}
+
+func (x *Headroom) GetDiskFullInDays() float64 {
+	if x != nil {
+		return x.DiskFullInDays
+	}
+	return 0
+}
+
+func (x *Headroom) GetCertificates() []*CertificateExpiry {
+	if x != nil {
+		return x.Certificates
+	}
+	return nil
+}
+
+// One database's headroom.
+type DatabaseHeadroom struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// The worker bits of the database's numeric layout; 0 before its first worker lease (the
+	// worker counts are then 0). Leased, free (leased before; an acquire may give it again) and
+	// never used add up to 2^worker_bits.
+	WorkerBits       int32 `protobuf:"varint,2,opt,name=worker_bits,json=workerBits,proto3" json:"worker_bits,omitempty"`
+	WorkersLeased    int64 `protobuf:"varint,3,opt,name=workers_leased,json=workersLeased,proto3" json:"workers_leased,omitempty"`
+	WorkersFree      int64 `protobuf:"varint,4,opt,name=workers_free,json=workersFree,proto3" json:"workers_free,omitempty"`
+	WorkersNeverUsed int64 `protobuf:"varint,5,opt,name=workers_never_used,json=workersNeverUsed,proto3" json:"workers_never_used,omitempty"`
+	// Times this node's own numeric minter of the database used up a millisecond's sequence and
+	// went on in a millisecond ahead of its clock, since the node started.
+	SequenceSaturations uint64 `protobuf:"varint,6,opt,name=sequence_saturations,json=sequenceSaturations,proto3" json:"sequence_saturations,omitempty"`
+	// The largest value any identity counter of the database has reached, the counter that
+	// reached it, and how many values are left above it below the largest int64.
+	LargestIdentity      string `protobuf:"bytes,7,opt,name=largest_identity,json=largestIdentity,proto3" json:"largest_identity,omitempty"`
+	LargestIdentityValue int64  `protobuf:"varint,8,opt,name=largest_identity_value,json=largestIdentityValue,proto3" json:"largest_identity_value,omitempty"`
+	IdentityValuesLeft   int64  `protobuf:"varint,9,opt,name=identity_values_left,json=identityValuesLeft,proto3" json:"identity_values_left,omitempty"`
+	// The same for the HiLo maxima of the database's tags.
+	LargestHiloTag string `protobuf:"bytes,10,opt,name=largest_hilo_tag,json=largestHiloTag,proto3" json:"largest_hilo_tag,omitempty"`
+	LargestHiloMax int64  `protobuf:"varint,11,opt,name=largest_hilo_max,json=largestHiloMax,proto3" json:"largest_hilo_max,omitempty"`
+	HiloValuesLeft int64  `protobuf:"varint,12,opt,name=hilo_values_left,json=hiloValuesLeft,proto3" json:"hilo_values_left,omitempty"`
+	// HiLo numbers this node handed out or reserved and then gave up as gaps since it started.
+	HiloAbandoned uint64 `protobuf:"varint,13,opt,name=hilo_abandoned,json=hiloAbandoned,proto3" json:"hilo_abandoned,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DatabaseHeadroom) Reset() {
+	*x = DatabaseHeadroom{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DatabaseHeadroom) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DatabaseHeadroom) ProtoMessage() {}
+
+func (x *DatabaseHeadroom) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DatabaseHeadroom.ProtoReflect.Descriptor instead.
+func (*DatabaseHeadroom) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *DatabaseHeadroom) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *DatabaseHeadroom) GetWorkerBits() int32 {
+	if x != nil {
+		return x.WorkerBits
+	}
+	return 0
+}
+
+func (x *DatabaseHeadroom) GetWorkersLeased() int64 {
+	if x != nil {
+		return x.WorkersLeased
+	}
+	return 0
+}
+
+func (x *DatabaseHeadroom) GetWorkersFree() int64 {
+	if x != nil {
+		return x.WorkersFree
+	}
+	return 0
+}
+
+func (x *DatabaseHeadroom) GetWorkersNeverUsed() int64 {
+	if x != nil {
+		return x.WorkersNeverUsed
+	}
+	return 0
+}
+
+func (x *DatabaseHeadroom) GetSequenceSaturations() uint64 {
+	if x != nil {
+		return x.SequenceSaturations
+	}
+	return 0
+}
+
+func (x *DatabaseHeadroom) GetLargestIdentity() string {
+	if x != nil {
+		return x.LargestIdentity
+	}
+	return ""
+}
+
+func (x *DatabaseHeadroom) GetLargestIdentityValue() int64 {
+	if x != nil {
+		return x.LargestIdentityValue
+	}
+	return 0
+}
+
+func (x *DatabaseHeadroom) GetIdentityValuesLeft() int64 {
+	if x != nil {
+		return x.IdentityValuesLeft
+	}
+	return 0
+}
+
+func (x *DatabaseHeadroom) GetLargestHiloTag() string {
+	if x != nil {
+		return x.LargestHiloTag
+	}
+	return ""
+}
+
+func (x *DatabaseHeadroom) GetLargestHiloMax() int64 {
+	if x != nil {
+		return x.LargestHiloMax
+	}
+	return 0
+}
+
+func (x *DatabaseHeadroom) GetHiloValuesLeft() int64 {
+	if x != nil {
+		return x.HiloValuesLeft
+	}
+	return 0
+}
+
+func (x *DatabaseHeadroom) GetHiloAbandoned() uint64 {
+	if x != nil {
+		return x.HiloAbandoned
+	}
+	return 0
+}
+
+// A certificate's expiry.
+type CertificateExpiry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "node" (the certificate the node presents) or "ca" (the CA it trusts).
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The certificate's subject.
+	Subject string `protobuf:"bytes,2,opt,name=subject,proto3" json:"subject,omitempty"`
+	// Unix ms of its NotAfter.
+	NotAfterMs    int64 `protobuf:"varint,3,opt,name=not_after_ms,json=notAfterMs,proto3" json:"not_after_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CertificateExpiry) Reset() {
+	*x = CertificateExpiry{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CertificateExpiry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CertificateExpiry) ProtoMessage() {}
+
+func (x *CertificateExpiry) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CertificateExpiry.ProtoReflect.Descriptor instead.
+func (*CertificateExpiry) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *CertificateExpiry) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *CertificateExpiry) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *CertificateExpiry) GetNotAfterMs() int64 {
+	if x != nil {
+		return x.NotAfterMs
+	}
+	return 0
+}
+
 type AddNodeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tag for the new node; empty lets the cluster assign the next free one.
@@ -4144,7 +4453,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4156,7 +4465,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4169,7 +4478,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -4239,7 +4548,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4251,7 +4560,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4264,7 +4573,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -4290,7 +4599,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4302,7 +4611,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4315,7 +4624,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -4333,7 +4642,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4345,7 +4654,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4358,7 +4667,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
 }
 
 type TransferLeadershipRequest struct {
@@ -4371,7 +4680,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4383,7 +4692,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4396,7 +4705,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -4415,7 +4724,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4427,7 +4736,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4440,7 +4749,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -4463,7 +4772,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4475,7 +4784,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4488,7 +4797,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -4511,7 +4820,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4523,7 +4832,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4536,7 +4845,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -4570,7 +4879,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4582,7 +4891,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4595,7 +4904,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -4633,7 +4942,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4645,7 +4954,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4658,7 +4967,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -4768,7 +5077,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4780,7 +5089,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4793,7 +5102,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -4854,7 +5163,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4866,7 +5175,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4879,7 +5188,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -4915,7 +5224,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4927,7 +5236,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4940,7 +5249,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *Series) GetDatabase() string {
@@ -5043,7 +5352,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5055,7 +5364,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5068,7 +5377,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -5087,7 +5396,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5099,7 +5408,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5112,7 +5421,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -5133,7 +5442,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5145,7 +5454,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5158,7 +5467,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -5194,7 +5503,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5206,7 +5515,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5219,7 +5528,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -5273,7 +5582,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5285,7 +5594,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5298,7 +5607,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -5329,7 +5638,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5341,7 +5650,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5354,7 +5663,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -5422,7 +5731,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5434,7 +5743,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5447,7 +5756,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -5488,7 +5797,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5500,7 +5809,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5513,7 +5822,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -5641,7 +5950,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5653,7 +5962,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5666,7 +5975,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -5707,7 +6016,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5719,7 +6028,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5732,7 +6041,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -5765,7 +6074,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5777,7 +6086,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5790,7 +6099,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -6103,7 +6412,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\fLeaderChange\x12\x13\n" +
 	"\x05at_ms\x18\x01 \x01(\x03R\x04atMs\x12\x16\n" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x12\n" +
-	"\x04term\x18\x03 \x01(\x04R\x04term\"\xf0\x03\n" +
+	"\x04term\x18\x03 \x01(\x04R\x04term\"\xa1\x04\n" +
 	"\x0eStatusResponse\x12\x16\n" +
 	"\x06leader\x18\x01 \x01(\tR\x06leader\x12\x12\n" +
 	"\x04term\x18\x02 \x01(\x04R\x04term\x12!\n" +
@@ -6115,10 +6424,41 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x0eleader_changes\x18\b \x03(\v2\x17.idnode.v1.LeaderChangeR\rleaderChanges\x12=\n" +
 	"\x06issued\x18\t \x03(\v2%.idnode.v1.StatusResponse.IssuedEntryR\x06issued\x12J\n" +
 	"\x0fcluster_version\x18\n" +
-	" \x01(\v2!.idnode.v1.ClusterVersionResponseR\x0eclusterVersion\x1a9\n" +
+	" \x01(\v2!.idnode.v1.ClusterVersionResponseR\x0eclusterVersion\x12/\n" +
+	"\bheadroom\x18\v \x01(\v2\x13.idnode.v1.HeadroomR\bheadroom\x1a9\n" +
 	"\vIssuedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xef\x01\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xf8\x02\n" +
+	"\bHeadroom\x129\n" +
+	"\tdatabases\x18\x01 \x03(\v2\x1b.idnode.v1.DatabaseHeadroomR\tdatabases\x12W\n" +
+	"\x12numeric_years_left\x18\x02 \x03(\v2).idnode.v1.Headroom.NumericYearsLeftEntryR\x10numericYearsLeft\x12&\n" +
+	"\x0fdisk_free_bytes\x18\x03 \x01(\x04R\rdiskFreeBytes\x12)\n" +
+	"\x11disk_full_in_days\x18\x04 \x01(\x01R\x0ediskFullInDays\x12@\n" +
+	"\fcertificates\x18\x05 \x03(\v2\x1c.idnode.v1.CertificateExpiryR\fcertificates\x1aC\n" +
+	"\x15NumericYearsLeftEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xb2\x04\n" +
+	"\x10DatabaseHeadroom\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x1f\n" +
+	"\vworker_bits\x18\x02 \x01(\x05R\n" +
+	"workerBits\x12%\n" +
+	"\x0eworkers_leased\x18\x03 \x01(\x03R\rworkersLeased\x12!\n" +
+	"\fworkers_free\x18\x04 \x01(\x03R\vworkersFree\x12,\n" +
+	"\x12workers_never_used\x18\x05 \x01(\x03R\x10workersNeverUsed\x121\n" +
+	"\x14sequence_saturations\x18\x06 \x01(\x04R\x13sequenceSaturations\x12)\n" +
+	"\x10largest_identity\x18\a \x01(\tR\x0flargestIdentity\x124\n" +
+	"\x16largest_identity_value\x18\b \x01(\x03R\x14largestIdentityValue\x120\n" +
+	"\x14identity_values_left\x18\t \x01(\x03R\x12identityValuesLeft\x12(\n" +
+	"\x10largest_hilo_tag\x18\n" +
+	" \x01(\tR\x0elargestHiloTag\x12(\n" +
+	"\x10largest_hilo_max\x18\v \x01(\x03R\x0elargestHiloMax\x12(\n" +
+	"\x10hilo_values_left\x18\f \x01(\x03R\x0ehiloValuesLeft\x12%\n" +
+	"\x0ehilo_abandoned\x18\r \x01(\x04R\rhiloAbandoned\"c\n" +
+	"\x11CertificateExpiry\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x18\n" +
+	"\asubject\x18\x02 \x01(\tR\asubject\x12 \n" +
+	"\fnot_after_ms\x18\x03 \x01(\x03R\n" +
+	"notAfterMs\"\xef\x01\n" +
 	"\x0eAddNodeRequest\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12!\n" +
 	"\fraft_address\x18\x02 \x01(\tR\vraftAddress\x12!\n" +
@@ -6332,7 +6672,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 85)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 89)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -6398,31 +6738,35 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*NodeStatus)(nil),                 // 61: idnode.v1.NodeStatus
 	(*LeaderChange)(nil),               // 62: idnode.v1.LeaderChange
 	(*StatusResponse)(nil),             // 63: idnode.v1.StatusResponse
-	(*AddNodeRequest)(nil),             // 64: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 65: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 66: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 67: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 68: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 69: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 70: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 71: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 72: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 73: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 74: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 75: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 76: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 77: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 78: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 79: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 80: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 81: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 82: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 83: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 84: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 85: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 86: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 87: idnode.v1.VerifySeriesResponse
-	nil,                                // 88: idnode.v1.StatusResponse.IssuedEntry
+	(*Headroom)(nil),                   // 64: idnode.v1.Headroom
+	(*DatabaseHeadroom)(nil),           // 65: idnode.v1.DatabaseHeadroom
+	(*CertificateExpiry)(nil),          // 66: idnode.v1.CertificateExpiry
+	(*AddNodeRequest)(nil),             // 67: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 68: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 69: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 70: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 71: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 72: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 73: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 74: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 75: idnode.v1.RestoreChunk
+	(*RestoreResponse)(nil),            // 76: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 77: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 78: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 79: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 80: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 81: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 82: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 83: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 84: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 85: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 86: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 87: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 88: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 89: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 90: idnode.v1.VerifySeriesResponse
+	nil,                                // 91: idnode.v1.StatusResponse.IssuedEntry
+	nil,                                // 92: idnode.v1.Headroom.NumericYearsLeftEntry
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
@@ -6437,101 +6781,105 @@ var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	58, // 9: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
 	61, // 10: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
 	62, // 11: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
-	88, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
+	91, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
 	42, // 13: idnode.v1.StatusResponse.cluster_version:type_name -> idnode.v1.ClusterVersionResponse
-	61, // 14: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 15: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 16: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	76, // 17: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 18: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 19: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	76, // 20: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	79, // 21: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	84, // 22: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	84, // 23: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 24: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	79, // 25: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	13, // 26: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	15, // 27: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	17, // 28: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	23, // 29: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	26, // 30: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	28, // 31: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	29, // 32: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
-	31, // 33: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	34, // 34: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	36, // 35: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	38, // 36: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	19, // 37: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
-	4,  // 38: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	5,  // 39: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	6,  // 40: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	8,  // 41: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	11, // 42: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	60, // 43: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	64, // 44: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	66, // 45: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	68, // 46: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	70, // 47: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	72, // 48: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	53, // 49: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	55, // 50: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	57, // 51: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	44, // 52: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	46, // 53: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	48, // 54: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	51, // 55: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
-	40, // 56: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
-	41, // 57: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
-	74, // 58: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	77, // 59: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	80, // 60: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	82, // 61: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	85, // 62: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	86, // 63: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 64: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 65: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 66: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	25, // 67: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	27, // 68: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	30, // 69: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	30, // 70: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
-	33, // 71: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	35, // 72: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	37, // 73: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	39, // 74: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	22, // 75: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
-	10, // 76: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 77: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 78: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 79: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 80: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	63, // 81: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	65, // 82: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	67, // 83: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	69, // 84: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	71, // 85: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	73, // 86: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	54, // 87: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	56, // 88: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	59, // 89: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	45, // 90: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	47, // 91: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	50, // 92: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	52, // 93: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
-	42, // 94: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	42, // 95: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	75, // 96: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	78, // 97: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	81, // 98: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	83, // 99: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	84, // 100: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	87, // 101: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	64, // [64:102] is the sub-list for method output_type
-	26, // [26:64] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	64, // 14: idnode.v1.StatusResponse.headroom:type_name -> idnode.v1.Headroom
+	65, // 15: idnode.v1.Headroom.databases:type_name -> idnode.v1.DatabaseHeadroom
+	92, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
+	66, // 17: idnode.v1.Headroom.certificates:type_name -> idnode.v1.CertificateExpiry
+	61, // 18: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	1,  // 19: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 20: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	79, // 21: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 22: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 23: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	79, // 24: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	82, // 25: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	87, // 26: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	87, // 27: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 28: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	82, // 29: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13, // 30: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15, // 31: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17, // 32: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	23, // 33: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	26, // 34: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	28, // 35: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	29, // 36: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
+	31, // 37: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	34, // 38: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	36, // 39: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	38, // 40: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	19, // 41: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
+	4,  // 42: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,  // 43: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,  // 44: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,  // 45: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11, // 46: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	60, // 47: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	67, // 48: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	69, // 49: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	71, // 50: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	73, // 51: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	75, // 52: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	53, // 53: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	55, // 54: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	57, // 55: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	44, // 56: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	46, // 57: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	48, // 58: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	51, // 59: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	40, // 60: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
+	41, // 61: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
+	77, // 62: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	80, // 63: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	83, // 64: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	85, // 65: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	88, // 66: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	89, // 67: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 68: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 69: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 70: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	25, // 71: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	27, // 72: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	30, // 73: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	30, // 74: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
+	33, // 75: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	35, // 76: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	37, // 77: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	39, // 78: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	22, // 79: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	10, // 80: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 81: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 82: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 83: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 84: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	63, // 85: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	68, // 86: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	70, // 87: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	72, // 88: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	74, // 89: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	76, // 90: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	54, // 91: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	56, // 92: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	59, // 93: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	45, // 94: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	47, // 95: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	50, // 96: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	52, // 97: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	42, // 98: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	42, // 99: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	78, // 100: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	81, // 101: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	84, // 102: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	86, // 103: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	87, // 104: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	90, // 105: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	68, // [68:106] is the sub-list for method output_type
+	30, // [30:68] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -6545,7 +6893,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   85,
+			NumMessages:   89,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

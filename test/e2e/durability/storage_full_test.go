@@ -34,6 +34,9 @@ const (
 	// audit saw ~20 a second on another machine).
 	fullDiskElections = 5
 	fullDiskRecovery  = 60 * time.Second // the longest backoff is 30 s
+	// fullDiskHeadroom is the most free bytes the disk headroom gauge may show once diskfill
+	// filled the file system: a block of the tmpfs.
+	fullDiskHeadroom = 4096
 )
 
 // TestFullDisk fills the file system under a single node's data dir (a size-limited tmpfs in
@@ -63,7 +66,8 @@ func TestFullDisk(t *testing.T) {
 
 	ctr := strings.TrimSpace(d.Must(e2etest.OpsDockerCmdTimeout, "docker", "run", "-d", "--label", e2etest.ComposeProjectLabel+"="+d.Project,
 		"--tmpfs", "/data:rw,size="+fullDiskSize, "-p", "127.0.0.1::7070", "-p", "127.0.0.1::9090", image,
-		"--data-dir", "/data/node", "--grpc-addr", "0.0.0.0:7070", "--raft-addr", "127.0.0.1:7000", "--metrics-addr", "0.0.0.0:9090"))
+		"--data-dir", "/data/node", "--grpc-addr", "0.0.0.0:7070", "--raft-addr", "127.0.0.1:7000", "--metrics-addr", "0.0.0.0:9090",
+		"--disk-sample-interval", "1s"))
 	t.Cleanup(func() {
 		if t.Failed() {
 			out, _ := d.Run(e2etest.OpsDockerCmdTimeout, "docker", "logs", "--tail", "60", ctr)
@@ -142,6 +146,15 @@ func TestFullDisk(t *testing.T) {
 		refused()
 		if out := e2etest.MustIdctl(t, nil, "status", "--addr", grpcAddr); !strings.Contains(out, "node A: cannot write the raft log /data/node/"+raftLog+": the disk is full") {
 			return fmt.Errorf("idctl status on a full disk does not say why:\n%s", out)
+		}
+		return nil
+	})
+	// The disk headroom gauges: the node's own samples saw the tmpfs fill within the hour.
+	e2etest.Eventually(t, 10*time.Second, "the disk headroom gauges", func() error {
+		body := e2etest.Scrape(t, metricsAddr)
+		free, days := e2etest.MetricValue(t, body, "idnode_data_dir_free_bytes"), e2etest.MetricValue(t, body, "idnode_data_dir_full_in_days")
+		if free > fullDiskHeadroom || days >= 3 {
+			return fmt.Errorf("on a full disk: idnode_data_dir_free_bytes = %v, idnode_data_dir_full_in_days = %v; want at most %d bytes and under 3 days", free, days, fullDiskHeadroom)
 		}
 		return nil
 	})

@@ -75,6 +75,16 @@ class BackupRequest(_message.Message):
     database: str
     def __init__(self, database: _Optional[str] = ...) -> None: ...
 
+class CertificateExpiry(_message.Message):
+    __slots__ = ["kind", "not_after_ms", "subject"]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NOT_AFTER_MS_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    not_after_ms: int
+    subject: str
+    def __init__(self, kind: _Optional[str] = ..., subject: _Optional[str] = ..., not_after_ms: _Optional[int] = ...) -> None: ...
+
 class Claim(_message.Message):
     __slots__ = ["id", "owner"]
     ID_FIELD_NUMBER: _ClassVar[int]
@@ -172,6 +182,36 @@ class CreateSeriesResponse(_message.Message):
     SERIES_FIELD_NUMBER: _ClassVar[int]
     series: Series
     def __init__(self, series: _Optional[_Union[Series, _Mapping]] = ...) -> None: ...
+
+class DatabaseHeadroom(_message.Message):
+    __slots__ = ["database", "hilo_abandoned", "hilo_values_left", "identity_values_left", "largest_hilo_max", "largest_hilo_tag", "largest_identity", "largest_identity_value", "sequence_saturations", "worker_bits", "workers_free", "workers_leased", "workers_never_used"]
+    DATABASE_FIELD_NUMBER: _ClassVar[int]
+    HILO_ABANDONED_FIELD_NUMBER: _ClassVar[int]
+    HILO_VALUES_LEFT_FIELD_NUMBER: _ClassVar[int]
+    IDENTITY_VALUES_LEFT_FIELD_NUMBER: _ClassVar[int]
+    LARGEST_HILO_MAX_FIELD_NUMBER: _ClassVar[int]
+    LARGEST_HILO_TAG_FIELD_NUMBER: _ClassVar[int]
+    LARGEST_IDENTITY_FIELD_NUMBER: _ClassVar[int]
+    LARGEST_IDENTITY_VALUE_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_SATURATIONS_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_FREE_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_LEASED_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_NEVER_USED_FIELD_NUMBER: _ClassVar[int]
+    WORKER_BITS_FIELD_NUMBER: _ClassVar[int]
+    database: str
+    hilo_abandoned: int
+    hilo_values_left: int
+    identity_values_left: int
+    largest_hilo_max: int
+    largest_hilo_tag: str
+    largest_identity: str
+    largest_identity_value: int
+    sequence_saturations: int
+    worker_bits: int
+    workers_free: int
+    workers_leased: int
+    workers_never_used: int
+    def __init__(self, database: _Optional[str] = ..., worker_bits: _Optional[int] = ..., workers_leased: _Optional[int] = ..., workers_free: _Optional[int] = ..., workers_never_used: _Optional[int] = ..., sequence_saturations: _Optional[int] = ..., largest_identity: _Optional[str] = ..., largest_identity_value: _Optional[int] = ..., identity_values_left: _Optional[int] = ..., largest_hilo_tag: _Optional[str] = ..., largest_hilo_max: _Optional[int] = ..., hilo_values_left: _Optional[int] = ..., hilo_abandoned: _Optional[int] = ...) -> None: ...
 
 class DatabaseStatus(_message.Message):
     __slots__ = ["claims", "hilo_tags", "identities", "max_calls_per_second", "max_claims", "max_identities", "name"]
@@ -294,6 +334,27 @@ class GetClaimsResponse(_message.Message):
     claims: _containers.RepeatedCompositeFieldContainer[Claim]
     next_page_token: str
     def __init__(self, claims: _Optional[_Iterable[_Union[Claim, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class Headroom(_message.Message):
+    __slots__ = ["certificates", "databases", "disk_free_bytes", "disk_full_in_days", "numeric_years_left"]
+    class NumericYearsLeftEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    CERTIFICATES_FIELD_NUMBER: _ClassVar[int]
+    DATABASES_FIELD_NUMBER: _ClassVar[int]
+    DISK_FREE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    DISK_FULL_IN_DAYS_FIELD_NUMBER: _ClassVar[int]
+    NUMERIC_YEARS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    certificates: _containers.RepeatedCompositeFieldContainer[CertificateExpiry]
+    databases: _containers.RepeatedCompositeFieldContainer[DatabaseHeadroom]
+    disk_free_bytes: int
+    disk_full_in_days: float
+    numeric_years_left: _containers.ScalarMap[str, float]
+    def __init__(self, databases: _Optional[_Iterable[_Union[DatabaseHeadroom, _Mapping]]] = ..., numeric_years_left: _Optional[_Mapping[str, float]] = ..., disk_free_bytes: _Optional[int] = ..., disk_full_in_days: _Optional[float] = ..., certificates: _Optional[_Iterable[_Union[CertificateExpiry, _Mapping]]] = ...) -> None: ...
 
 class HiLoPool(_message.Message):
     __slots__ = ["answered", "node", "remaining", "reserved", "target", "topped_up_ms"]
@@ -816,7 +877,7 @@ class StatusRequest(_message.Message):
     def __init__(self, consistent: bool = ...) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ["applied_index", "cluster_version", "commit_index", "issued", "leader", "leader_changes", "nodes", "self", "storage_fault", "term"]
+    __slots__ = ["applied_index", "cluster_version", "commit_index", "headroom", "issued", "leader", "leader_changes", "nodes", "self", "storage_fault", "term"]
     class IssuedEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -827,6 +888,7 @@ class StatusResponse(_message.Message):
     APPLIED_INDEX_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_VERSION_FIELD_NUMBER: _ClassVar[int]
     COMMIT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    HEADROOM_FIELD_NUMBER: _ClassVar[int]
     ISSUED_FIELD_NUMBER: _ClassVar[int]
     LEADER_CHANGES_FIELD_NUMBER: _ClassVar[int]
     LEADER_FIELD_NUMBER: _ClassVar[int]
@@ -837,6 +899,7 @@ class StatusResponse(_message.Message):
     applied_index: int
     cluster_version: ClusterVersionResponse
     commit_index: int
+    headroom: Headroom
     issued: _containers.ScalarMap[str, int]
     leader: str
     leader_changes: _containers.RepeatedCompositeFieldContainer[LeaderChange]
@@ -844,7 +907,7 @@ class StatusResponse(_message.Message):
     self: str
     storage_fault: str
     term: int
-    def __init__(__self, leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., nodes: _Optional[_Iterable[_Union[NodeStatus, _Mapping]]] = ..., self: _Optional[str] = ..., applied_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., leader_changes: _Optional[_Iterable[_Union[LeaderChange, _Mapping]]] = ..., issued: _Optional[_Mapping[str, int]] = ..., cluster_version: _Optional[_Union[ClusterVersionResponse, _Mapping]] = ...) -> None: ...
+    def __init__(__self, leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., nodes: _Optional[_Iterable[_Union[NodeStatus, _Mapping]]] = ..., self: _Optional[str] = ..., applied_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., leader_changes: _Optional[_Iterable[_Union[LeaderChange, _Mapping]]] = ..., issued: _Optional[_Mapping[str, int]] = ..., cluster_version: _Optional[_Union[ClusterVersionResponse, _Mapping]] = ..., headroom: _Optional[_Union[Headroom, _Mapping]] = ...) -> None: ...
 
 class TransferLeadershipRequest(_message.Message):
     __slots__ = ["tag"]
