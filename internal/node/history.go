@@ -7,8 +7,10 @@ import (
 	"github.com/idnode/idnode/internal/history"
 )
 
-// recordHistory starts sampling what the console's graphs show, until the node stops, and
-// returns the recorder the HTTP face reads.
+// recordHistory starts sampling what the console's graphs show, until the node stops serving
+// (stopServing) or its start fails, and returns the recorder the HTTP face reads. It stops
+// before the server closes: a sample asks the server for Status, whose probes would dial
+// again on a closed server's connections and leave them open.
 func (n *Node) recordHistory(ctx context.Context) *history.Recorder {
 	rec := history.NewRecorder(history.Sources{
 		Issued:          n.server.Issued,
@@ -24,9 +26,10 @@ func (n *Node) recordHistory(ctx context.Context) *history.Recorder {
 		defer close(done)
 		rec.Run(ctx)
 	}()
-	n.atStop(func(*error) {
+	n.stopHistory = func() { // twice is once: a start that fails stops it in its unwinding
 		stop()
 		<-done
-	})
+	}
+	n.atStop(func(*error) { n.stopHistory() })
 	return rec
 }

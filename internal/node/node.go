@@ -62,7 +62,9 @@ type Node struct {
 	tracing  *tracing.Tracing // nil while tracing is off
 	// identityLatency counts the identity calls' durations for the console's graphs.
 	identityLatency *history.Latency
-	gs, gi          *grpc.Server
+	// stopHistory stops the console's history from sampling (history.go); nil with HTTP off.
+	stopHistory func()
+	gs, gi      *grpc.Server
 
 	serveErr chan error
 	fatal    chan error
@@ -402,6 +404,9 @@ func (n *Node) Close() error {
 
 // stopServing lets calls in flight finish, within GracePeriod, and stops the server.
 func (n *Node) stopServing() {
+	if n.stopHistory != nil {
+		n.stopHistory()
+	}
 	grpcstop.Gracefully(GracePeriod, n.gs, n.gi)
 	n.server.Close()
 }
