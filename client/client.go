@@ -50,8 +50,17 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-// ErrClosed is returned by calls on a Client after Close.
-var ErrClosed = errors.New("idnode client: closed")
+var (
+	// ErrClosed is returned by calls on a Client after Close.
+	ErrClosed = errors.New("idnode client: closed")
+
+	// ErrMarginNotApplied is returned by a Restore with a margin (RestoreAhead) whose answer
+	// shows another margin, or none: a node on the way runs a build without restore margins, so
+	// the counters were set to the backup's values only. Upgrade it and restore again with the
+	// margin; a restore only raises, so repeating it is safe.
+	ErrMarginNotApplied = errors.New("idnode client: the restore did not apply the margin asked (a node on the way runs an older build): " +
+		"the counters are at the backup's values only; upgrade it, then restore again with the margin")
+)
 
 // Backoff is the wait between two rounds of attempts of one call, a round being one attempt on
 // each node: Initial before the second round, times Multiplier for each further one, at most

@@ -3,10 +3,12 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/peer"
+	"google.golang.org/protobuf/proto"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
@@ -129,13 +131,32 @@ func (c *Client) Backup(ctx context.Context, w io.Writer) (BackupInfo, error) {
 // restoreChunk is the size of the chunks Restore sends.
 const restoreChunk = 256 << 10
 
+// RestoreOption changes what Restore does.
+type RestoreOption func(*idnodev1.RestoreMargin)
+
+// RestoreAhead makes Restore set the counters that far above the backup's values, to skip
+// what the backup's cluster issued after the backup was taken (docs/backups.md). Without it a
+// restore sets the backup's values, and the cluster may issue those IDs again.
+func RestoreAhead(margin *idnodev1.RestoreMargin) RestoreOption {
+	return func(m *idnodev1.RestoreMargin) { proto.Merge(m, margin) }
+}
+
 // Restore raises the cluster's identity counters and HiLo maxima to at least those of the
-// backup read from r and retires the backup's node tags (an admin call). The attempt's timeout
-// bounds the whole transfer to one node. It is tried on another node only when the stream
-// could not be opened: once data went out, r cannot be read again, and an error ends the
-// call. Running a restore again is safe (it never lowers anything). An error from r is
-// returned as it is, and the cluster gets nothing of that restore.
-func (c *Client) Restore(ctx context.Context, r io.Reader) (*idnodev1.RestoreResponse, error) {
+// backup read from r (plus the RestoreAhead margin) and retires the backup's node tags (an
+// admin call). The attempt's timeout bounds the whole transfer to one node. It is tried on
+// another node only when the stream could not be opened: once data went out, r cannot be read
+// again, and an error ends the call. Running a restore again is safe (it never lowers
+// anything). An error from r is returned as it is, and the cluster gets nothing of that
+// restore. A margin the answer does not echo is ErrMarginNotApplied, with the answer.
+func (c *Client) Restore(ctx context.Context, r io.Reader, opts ...RestoreOption) (*idnodev1.RestoreResponse, error) {
+	ahead := &idnodev1.RestoreMargin{}
+	for _, o := range opts {
+		o(ahead)
+	}
+	asked := ahead
+	if marginOf(ahead) == ([4]int64{}) {
+		asked = nil // no margin: the request a build without margins would send
+	}
 	buf := make([]byte, restoreChunk)
 	first, readErr := io.ReadFull(r, buf)
 	if readErr != nil && !errors.Is(readErr, io.EOF) && !errors.Is(readErr, io.ErrUnexpectedEOF) {
@@ -149,11 +170,12 @@ func (c *Client) Restore(ctx context.Context, r io.Reader) (*idnodev1.RestoreRes
 		if err != nil {
 			return err
 		}
-		send := buf[:first]
+		send, margin := buf[:first], asked
 		for len(send) > 0 {
-			if err := stream.Send(&idnodev1.RestoreChunk{Data: send}); err != nil {
+			if err := stream.Send(&idnodev1.RestoreChunk{Data: send, Ahead: margin}); err != nil {
 				break // the node ended the stream; CloseAndRecv has its reason
 			}
+			margin = nil // the first chunk carries it
 			if readErr != nil {
 				break // r was read to the end
 			}
@@ -167,5 +189,13 @@ func (c *Client) Restore(ctx context.Context, r io.Reader) (*idnodev1.RestoreRes
 		resp, err = stream.CloseAndRecv()
 		return final(err)
 	})
+	if err == nil && marginOf(resp.GetAhead()) != marginOf(ahead) {
+		err = fmt.Errorf("%w: asked %v, applied %v", ErrMarginNotApplied, marginOf(ahead), marginOf(resp.GetAhead()))
+	}
 	return resp, err
+}
+
+// marginOf is m's numbers, so that an unset margin and a zero one compare equal.
+func marginOf(m *idnodev1.RestoreMargin) [4]int64 {
+	return [4]int64{m.GetIdentities().GetAdd(), m.GetIdentities().GetPercent(), m.GetHilo().GetAdd(), m.GetHilo().GetPercent()}
 }

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -151,6 +152,38 @@ func TestRestoreRetriesOnlyBeforeData(t *testing.T) {
 	c = dialTest(t, addrs)
 	if _, err := c.Restore(testCtx(t), bytes.NewReader(data)); status.Code(err) != codes.Unavailable || nodes[1].callCount() != 0 {
 		t.Errorf("Restore refused by A = %v, B called %d times; want A's UNAVAILABLE and no call on B", err, nodes[1].callCount())
+	}
+}
+
+// RestoreAhead's margin goes out with the first chunk only; an answer that does not echo it,
+// from a build that knows no margins, is ErrMarginNotApplied with the answer.
+func TestRestoreAhead(t *testing.T) {
+	state, _, addrs := fakeCluster(t, "A")
+	data := bytes.Repeat([]byte("idnode backup "), 2*restoreChunk/14+5)
+	c := dialTest(t, addrs)
+	margin := &idnodev1.RestoreMargin{Identities: &idnodev1.CounterMargin{Add: 1000}, Hilo: &idnodev1.CounterMargin{Percent: 10}}
+	if _, err := c.Restore(testCtx(t), bytes.NewReader(data), RestoreAhead(margin)); err != nil {
+		t.Fatalf("Restore with a margin: %v", err)
+	}
+	state.mu.Lock()
+	sent := state.cluster.ahead
+	state.cluster.olderBuild = true
+	state.mu.Unlock()
+	if len(sent) < 2 || !proto.Equal(sent[0], margin) || slices.ContainsFunc(sent[1:], func(m *idnodev1.RestoreMargin) bool { return m != nil }) {
+		t.Fatalf("the chunks carried margins %v; want %v on the first only", sent, margin)
+	}
+	resp, err := c.Restore(testCtx(t), bytes.NewReader(data), RestoreAhead(margin))
+	if !errors.Is(err, ErrMarginNotApplied) || resp.GetIdentities() != int64(len(data)) {
+		t.Fatalf("Restore with a margin on an older build = %v, %v; want its answer and ErrMarginNotApplied", resp, err)
+	}
+	if _, err := c.Restore(testCtx(t), bytes.NewReader(data), RestoreAhead(&idnodev1.RestoreMargin{Hilo: &idnodev1.CounterMargin{}})); err != nil {
+		t.Fatalf("Restore with a zero margin on an older build: %v", err)
+	}
+	state.mu.Lock()
+	sent = state.cluster.ahead
+	state.mu.Unlock()
+	if slices.ContainsFunc(sent, func(m *idnodev1.RestoreMargin) bool { return m != nil }) {
+		t.Fatalf("a restore with a zero margin sent margins %v; want none, as a build without margins", sent)
 	}
 }
 

@@ -17,9 +17,13 @@ import (
 type fakeMembership struct {
 	tags     []string // registered node tags, in the order added
 	leader   string
-	backup   []byte     // what Backup streams
-	restored []byte     // what the last Restore received
-	ended    chan error // each Restore's result, once its handler returns (unless no one reads)
+	backup   []byte // what Backup streams
+	restored []byte // what the last Restore received
+	// ahead is the margin each chunk of the last Restore carried; an older build, one that
+	// knows no margins, answers none.
+	ahead      []*idnodev1.RestoreMargin
+	olderBuild bool
+	ended      chan error // each Restore's result, once its handler returns (unless no one reads)
 }
 
 // fakeBackupChunk is the size of the fake's Backup chunks, small so that tests see several.
@@ -126,7 +130,10 @@ func (n *fakeNode) Restore(stream idnodev1.ClusterService_RestoreServer) (err er
 	if _, err := n.enter(stream.Context(), ""); err != nil {
 		return err
 	}
-	var data []byte
+	var (
+		data  []byte
+		ahead []*idnodev1.RestoreMargin
+	)
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -136,11 +143,16 @@ func (n *fakeNode) Restore(stream idnodev1.ClusterService_RestoreServer) (err er
 			return err
 		}
 		data = append(data, chunk.GetData()...)
+		ahead = append(ahead, chunk.GetAhead())
 	}
 	n.state.mu.Lock()
-	n.state.cluster.restored = data
+	n.state.cluster.restored, n.state.cluster.ahead = data, ahead
+	resp := &idnodev1.RestoreResponse{Identities: int64(len(data))}
+	if !n.state.cluster.olderBuild && len(ahead) > 0 {
+		resp.Ahead = ahead[0]
+	}
 	n.state.mu.Unlock()
-	return stream.SendAndClose(&idnodev1.RestoreResponse{Identities: int64(len(data))})
+	return stream.SendAndClose(resp)
 }
 
 func (n *fakeNode) ClusterVersion(ctx context.Context, _ *idnodev1.ClusterVersionRequest) (*idnodev1.ClusterVersionResponse, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -112,7 +113,7 @@ func (s *clusterService) Restore(stream grpc.ClientStreamingServer[idnodev1.Rest
 	if err != nil {
 		return err
 	}
-	resp, err := s.forwardRestore(ctx, data)
+	resp, err := s.forwardRestore(ctx, data, backup.ahead)
 	if errors.Is(err, forward.ErrSelf) {
 		resp, err = s.leader().restore(ctx, backup)
 	}
@@ -135,16 +136,30 @@ func (l clusterLeader) Restore(stream grpc.ClientStreamingServer[idnodev1.Restor
 	return stream.SendAndClose(resp)
 }
 
-// receiveBackup reads a Restore call's backup whole, at most maxRestoreBytes, and decodes it.
-func receiveBackup(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) ([]byte, *fsm.Backup, error) {
+// receivedBackup is a Restore call's backup, decoded and with the call's margin applied.
+type receivedBackup struct {
+	*fsm.Backup
+	ahead   *idnodev1.RestoreMargin // as the call asked it
+	skipped fsm.MarginSkipped
+}
+
+// receiveBackup reads a Restore call's backup whole, at most maxRestoreBytes, decodes it and
+// raises its counters by the margin of the first chunk (docs/decisions/0040-restore-margin.md).
+// A margin that is negative or takes a counter past the largest int64 refuses the call here,
+// before anything is forwarded or changed.
+func receiveBackup(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) ([]byte, *receivedBackup, error) {
 	var data []byte
-	for {
+	var ahead *idnodev1.RestoreMargin
+	for first := true; ; first = false {
 		c, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, nil, err
+		}
+		if first {
+			ahead = c.GetAhead()
 		}
 		if len(data)+len(c.GetData()) > maxRestoreBytes {
 			return nil, nil, status.Errorf(codes.ResourceExhausted, "backup is larger than %d bytes", maxRestoreBytes)
@@ -155,11 +170,20 @@ func receiveBackup(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idno
 	if err != nil {
 		return nil, nil, status.Errorf(codes.InvalidArgument, "not an idnode backup: %v", err)
 	}
-	return data, backup, nil
+	skipped, err := backup.Ahead(counterMargin(ahead.GetIdentities()), counterMargin(ahead.GetHilo()))
+	if err != nil {
+		return nil, nil, toStatus(fmt.Errorf("restore margin: %w", err))
+	}
+	return data, &receivedBackup{Backup: backup, ahead: ahead, skipped: skipped}, nil
 }
 
-// restore raises this cluster's floors to backup b's, on the leader.
-func (l clusterLeader) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.RestoreResponse, error) {
+// counterMargin is m as the FSM takes it; an unset margin is zero.
+func counterMargin(m *idnodev1.CounterMargin) fsm.Margin {
+	return fsm.Margin{Add: m.GetAdd(), Percent: m.GetPercent()}
+}
+
+// restore raises this cluster's floors to backup b's (its margin added), on the leader.
+func (l clusterLeader) restore(ctx context.Context, b *receivedBackup) (*idnodev1.RestoreResponse, error) {
 	s := l.s
 	// The tag check below reads the registry and the configuration: it must see all of it.
 	if err := s.node.ReadBarrier(ctx); err != nil {
@@ -180,7 +204,9 @@ func (l clusterLeader) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Re
 				"would repeat the old cluster's. Restore into a cluster whose nodes use other tags (e.g. --peers with new tags)", strings.Join(clash, ", "))
 	}
 	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags)),
-		Claims: int64(len(b.Claims)), Series: int64(len(b.Series)), Workers: int64(len(b.Workers))}
+		Claims: int64(len(b.Claims)), Series: int64(len(b.Series)), Workers: int64(len(b.Workers)),
+		Ahead: b.ahead, IdentitiesSkippedMin: b.skipped.Identities.Min, IdentitiesSkippedMax: b.skipped.Identities.Max,
+		HiloSkippedMin: b.skipped.HiLo.Min, HiloSkippedMax: b.skipped.HiLo.Max}
 	for _, cmd := range b.RaiseFloorCommands(restoreRecordsPerCommand) {
 		out, err := propose(ctx, s.core, fsm.ProposeRaiseFloor, cmd)
 		if err != nil {
@@ -206,42 +232,45 @@ func (l clusterLeader) restore(ctx context.Context, b *fsm.Backup) (*idnodev1.Re
 		"identities", resp.Identities, "identities_raised", resp.IdentitiesRaised,
 		"hilo_tags", resp.HiloTags, "hilo_raised", resp.HiloRaised, "tags", resp.Tags, "tags_retired", resp.TagsRetired,
 		"claims", resp.Claims, "claims_restored", resp.ClaimsRestored, "series", resp.Series, "series_entries_restored", resp.SeriesEntriesRestored,
-		"workers", resp.Workers, "workers_raised", resp.WorkersRaised)
+		"workers", resp.Workers, "workers_raised", resp.WorkersRaised,
+		"identities_skipped_max", resp.IdentitiesSkippedMax, "hilo_skipped_max", resp.HiloSkippedMax)
 	return resp, nil
 }
 
-// forwardRestore sends the backup to the leader; ErrSelf when the restore is this node's.
-func (s *clusterService) forwardRestore(ctx context.Context, data []byte) (*idnodev1.RestoreResponse, error) {
+// forwardRestore sends the backup and its margin to the leader; ErrSelf when the restore is
+// this node's.
+func (s *clusterService) forwardRestore(ctx context.Context, data []byte, ahead *idnodev1.RestoreMargin) (*idnodev1.RestoreResponse, error) {
 	if s.fwd.Local(ctx) {
 		return nil, forward.ErrSelf
 	}
 	var resp *idnodev1.RestoreResponse
 	err := s.fwd.Do(ctx, forward.Stream, func(h *forward.Hop) error {
 		var err error
-		resp, err = sendBackup(h, leaderHalves(idnodev1.NewClusterServiceClient)(h.Conn).Restore, data)
+		resp, err = sendBackup(h, leaderHalves(idnodev1.NewClusterServiceClient)(h.Conn).Restore, data, ahead)
 		// A leader that serves the restore only as a Leader RPC (relay.go).
 		viaLeaderService, err := s.olderLeader(h.Context(), err)
 		if viaLeaderService {
-			resp, err = sendBackup(h, forwardv1.NewLeaderClient(h.Conn).Restore, data)
+			resp, err = sendBackup(h, forwardv1.NewLeaderClient(h.Conn).Restore, data, ahead)
 		}
 		return err
 	})
 	return resp, err
 }
 
-// sendBackup sends data through the hop to the restore that open starts on the leader.
+// sendBackup sends data, and the margin with its first chunk, through the hop to the restore
+// that open starts on the leader.
 func sendBackup(h *forward.Hop, open func(context.Context, ...grpc.CallOption) (grpc.ClientStreamingClient[idnodev1.RestoreChunk, idnodev1.RestoreResponse], error),
-	data []byte) (*idnodev1.RestoreResponse, error) {
+	data []byte, ahead *idnodev1.RestoreMargin) (*idnodev1.RestoreResponse, error) {
 	out, err := open(h.Context(), h.CallOptions()...)
 	if err != nil {
 		return nil, err
 	}
 	for rest := data; len(rest) > 0; {
 		n := min(len(rest), backupChunkSize)
-		if err := out.Send(&idnodev1.RestoreChunk{Data: rest[:n]}); err != nil {
+		if err := out.Send(&idnodev1.RestoreChunk{Data: rest[:n], Ahead: ahead}); err != nil {
 			break // the real error comes from CloseAndRecv
 		}
-		rest = rest[n:]
+		rest, ahead = rest[n:], nil
 	}
 	return out.CloseAndRecv()
 }

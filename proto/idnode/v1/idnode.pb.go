@@ -4872,7 +4872,11 @@ func (x *BackupChunk) GetIndex() uint64 {
 type RestoreChunk struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The next bytes of a backup file, in order.
-	Data          []byte `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	Data []byte `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	// Read from the first chunk only: how far above the backup's values the restore sets identity
+	// counters and HiLo maxima, to skip what the backup's cluster issued after the backup was
+	// taken. Unset: the backup's values, which that cluster may have issued already.
+	Ahead         *RestoreMargin `protobuf:"bytes,2,opt,name=ahead,proto3" json:"ahead,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4914,6 +4918,121 @@ func (x *RestoreChunk) GetData() []byte {
 	return nil
 }
 
+func (x *RestoreChunk) GetAhead() *RestoreMargin {
+	if x != nil {
+		return x.Ahead
+	}
+	return nil
+}
+
+// RestoreMargin is how far above a backup's values a restore sets the counters. Fiscal series
+// and numeric-ID workers take none: series are gapless, and numeric IDs follow the clock.
+type RestoreMargin struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Identities    *CounterMargin         `protobuf:"bytes,1,opt,name=identities,proto3" json:"identities,omitempty"`
+	Hilo          *CounterMargin         `protobuf:"bytes,2,opt,name=hilo,proto3" json:"hilo,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreMargin) Reset() {
+	*x = RestoreMargin{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreMargin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreMargin) ProtoMessage() {}
+
+func (x *RestoreMargin) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreMargin.ProtoReflect.Descriptor instead.
+func (*RestoreMargin) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *RestoreMargin) GetIdentities() *CounterMargin {
+	if x != nil {
+		return x.Identities
+	}
+	return nil
+}
+
+func (x *RestoreMargin) GetHilo() *CounterMargin {
+	if x != nil {
+		return x.Hilo
+	}
+	return nil
+}
+
+// CounterMargin adds add + ceil(value * percent / 100) to each counter of a kind. Both are at
+// least 0; a counter the sum would take past the largest int64 refuses the restore, naming it.
+type CounterMargin struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Add           int64                  `protobuf:"varint,1,opt,name=add,proto3" json:"add,omitempty"`
+	Percent       int64                  `protobuf:"varint,2,opt,name=percent,proto3" json:"percent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CounterMargin) Reset() {
+	*x = CounterMargin{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CounterMargin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CounterMargin) ProtoMessage() {}
+
+func (x *CounterMargin) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CounterMargin.ProtoReflect.Descriptor instead.
+func (*CounterMargin) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
+}
+
+func (x *CounterMargin) GetAdd() int64 {
+	if x != nil {
+		return x.Add
+	}
+	return 0
+}
+
+func (x *CounterMargin) GetPercent() int64 {
+	if x != nil {
+		return x.Percent
+	}
+	return 0
+}
+
 type RestoreResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// How many identity counters and HiLo maxima were raised (the others were already higher).
@@ -4936,13 +5055,22 @@ type RestoreResponse struct {
 	// epoch raised here (the others were already at or above the backup's).
 	Workers       int64 `protobuf:"varint,11,opt,name=workers,proto3" json:"workers,omitempty"`
 	WorkersRaised int64 `protobuf:"varint,12,opt,name=workers_raised,json=workersRaised,proto3" json:"workers_raised,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The margin the restore applied, as asked; unset when none was. A build that knows no
+	// margins leaves it unset too: that restore set the backup's values exactly.
+	Ahead *RestoreMargin `protobuf:"bytes,13,opt,name=ahead,proto3" json:"ahead,omitempty"`
+	// The fewest and the most numbers the margin skipped above one backup's identity counter,
+	// and above one HiLo Max (0 when there was no margin or no such counter).
+	IdentitiesSkippedMin int64 `protobuf:"varint,14,opt,name=identities_skipped_min,json=identitiesSkippedMin,proto3" json:"identities_skipped_min,omitempty"`
+	IdentitiesSkippedMax int64 `protobuf:"varint,15,opt,name=identities_skipped_max,json=identitiesSkippedMax,proto3" json:"identities_skipped_max,omitempty"`
+	HiloSkippedMin       int64 `protobuf:"varint,16,opt,name=hilo_skipped_min,json=hiloSkippedMin,proto3" json:"hilo_skipped_min,omitempty"`
+	HiloSkippedMax       int64 `protobuf:"varint,17,opt,name=hilo_skipped_max,json=hiloSkippedMax,proto3" json:"hilo_skipped_max,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4954,7 +5082,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4967,7 +5095,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -5054,6 +5182,41 @@ func (x *RestoreResponse) GetWorkersRaised() int64 {
 	return 0
 }
 
+func (x *RestoreResponse) GetAhead() *RestoreMargin {
+	if x != nil {
+		return x.Ahead
+	}
+	return nil
+}
+
+func (x *RestoreResponse) GetIdentitiesSkippedMin() int64 {
+	if x != nil {
+		return x.IdentitiesSkippedMin
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetIdentitiesSkippedMax() int64 {
+	if x != nil {
+		return x.IdentitiesSkippedMax
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetHiloSkippedMin() int64 {
+	if x != nil {
+		return x.HiloSkippedMin
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetHiloSkippedMax() int64 {
+	if x != nil {
+		return x.HiloSkippedMax
+	}
+	return 0
+}
+
 type CreateSeriesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The database (see ClusterService/CreateDatabase); empty is "default".
@@ -5077,7 +5240,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5089,7 +5252,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5102,7 +5265,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -5163,7 +5326,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5175,7 +5338,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5188,7 +5351,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -5224,7 +5387,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5236,7 +5399,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5249,7 +5412,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *Series) GetDatabase() string {
@@ -5352,7 +5515,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5364,7 +5527,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5377,7 +5540,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -5396,7 +5559,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5408,7 +5571,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5421,7 +5584,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -5442,7 +5605,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5454,7 +5617,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5467,7 +5630,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -5503,7 +5666,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5515,7 +5678,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5528,7 +5691,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -5582,7 +5745,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5594,7 +5757,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5607,7 +5770,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -5638,7 +5801,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5650,7 +5813,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5663,7 +5826,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -5731,7 +5894,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5743,7 +5906,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5756,7 +5919,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -5797,7 +5960,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5809,7 +5972,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5822,7 +5985,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -5950,7 +6113,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5962,7 +6125,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5975,7 +6138,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -6016,7 +6179,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6028,7 +6191,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6041,7 +6204,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -6074,7 +6237,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6086,7 +6249,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6099,7 +6262,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -6483,9 +6646,18 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\vBackupChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x16\n" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x14\n" +
-	"\x05index\x18\x03 \x01(\x04R\x05index\"\"\n" +
+	"\x05index\x18\x03 \x01(\x04R\x05index\"R\n" +
 	"\fRestoreChunk\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data\"\xa5\x03\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\x12.\n" +
+	"\x05ahead\x18\x02 \x01(\v2\x18.idnode.v1.RestoreMarginR\x05ahead\"w\n" +
+	"\rRestoreMargin\x128\n" +
+	"\n" +
+	"identities\x18\x01 \x01(\v2\x18.idnode.v1.CounterMarginR\n" +
+	"identities\x12,\n" +
+	"\x04hilo\x18\x02 \x01(\v2\x18.idnode.v1.CounterMarginR\x04hilo\";\n" +
+	"\rCounterMargin\x12\x10\n" +
+	"\x03add\x18\x01 \x01(\x03R\x03add\x12\x18\n" +
+	"\apercent\x18\x02 \x01(\x03R\apercent\"\x95\x05\n" +
 	"\x0fRestoreResponse\x12+\n" +
 	"\x11identities_raised\x18\x01 \x01(\x03R\x10identitiesRaised\x12\x1f\n" +
 	"\vhilo_raised\x18\x02 \x01(\x03R\n" +
@@ -6502,7 +6674,12 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x17series_entries_restored\x18\n" +
 	" \x01(\x03R\x15seriesEntriesRestored\x12\x18\n" +
 	"\aworkers\x18\v \x01(\x03R\aworkers\x12%\n" +
-	"\x0eworkers_raised\x18\f \x01(\x03R\rworkersRaised\"\xf4\x01\n" +
+	"\x0eworkers_raised\x18\f \x01(\x03R\rworkersRaised\x12.\n" +
+	"\x05ahead\x18\r \x01(\v2\x18.idnode.v1.RestoreMarginR\x05ahead\x124\n" +
+	"\x16identities_skipped_min\x18\x0e \x01(\x03R\x14identitiesSkippedMin\x124\n" +
+	"\x16identities_skipped_max\x18\x0f \x01(\x03R\x14identitiesSkippedMax\x12(\n" +
+	"\x10hilo_skipped_min\x18\x10 \x01(\x03R\x0ehiloSkippedMin\x12(\n" +
+	"\x10hilo_skipped_max\x18\x11 \x01(\x03R\x0ehiloSkippedMax\"\xf4\x01\n" +
 	"\x13CreateSeriesRequest\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -6672,7 +6849,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 89)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 91)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -6750,23 +6927,25 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*BackupRequest)(nil),              // 73: idnode.v1.BackupRequest
 	(*BackupChunk)(nil),                // 74: idnode.v1.BackupChunk
 	(*RestoreChunk)(nil),               // 75: idnode.v1.RestoreChunk
-	(*RestoreResponse)(nil),            // 76: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 77: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 78: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 79: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 80: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 81: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 82: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 83: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 84: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 85: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 86: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 87: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 88: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 89: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 90: idnode.v1.VerifySeriesResponse
-	nil,                                // 91: idnode.v1.StatusResponse.IssuedEntry
-	nil,                                // 92: idnode.v1.Headroom.NumericYearsLeftEntry
+	(*RestoreMargin)(nil),              // 76: idnode.v1.RestoreMargin
+	(*CounterMargin)(nil),              // 77: idnode.v1.CounterMargin
+	(*RestoreResponse)(nil),            // 78: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 79: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 80: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 81: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 82: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 83: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 84: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 85: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 86: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 87: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 88: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 89: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 90: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 91: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 92: idnode.v1.VerifySeriesResponse
+	nil,                                // 93: idnode.v1.StatusResponse.IssuedEntry
+	nil,                                // 94: idnode.v1.Headroom.NumericYearsLeftEntry
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
@@ -6781,105 +6960,109 @@ var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	58, // 9: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
 	61, // 10: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
 	62, // 11: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
-	91, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
+	93, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
 	42, // 13: idnode.v1.StatusResponse.cluster_version:type_name -> idnode.v1.ClusterVersionResponse
 	64, // 14: idnode.v1.StatusResponse.headroom:type_name -> idnode.v1.Headroom
 	65, // 15: idnode.v1.Headroom.databases:type_name -> idnode.v1.DatabaseHeadroom
-	92, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
+	94, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
 	66, // 17: idnode.v1.Headroom.certificates:type_name -> idnode.v1.CertificateExpiry
 	61, // 18: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	1,  // 19: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 20: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	79, // 21: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 22: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 23: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	79, // 24: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	82, // 25: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	87, // 26: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	87, // 27: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 28: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	82, // 29: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	13, // 30: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	15, // 31: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	17, // 32: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	23, // 33: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	26, // 34: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	28, // 35: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	29, // 36: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
-	31, // 37: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	34, // 38: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	36, // 39: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	38, // 40: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	19, // 41: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
-	4,  // 42: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	5,  // 43: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	6,  // 44: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	8,  // 45: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	11, // 46: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	60, // 47: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	67, // 48: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	69, // 49: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	71, // 50: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	73, // 51: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	75, // 52: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	53, // 53: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	55, // 54: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	57, // 55: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	44, // 56: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	46, // 57: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	48, // 58: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	51, // 59: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
-	40, // 60: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
-	41, // 61: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
-	77, // 62: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	80, // 63: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	83, // 64: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	85, // 65: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	88, // 66: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	89, // 67: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 68: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 69: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 70: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	25, // 71: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	27, // 72: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	30, // 73: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	30, // 74: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
-	33, // 75: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	35, // 76: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	37, // 77: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	39, // 78: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	22, // 79: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
-	10, // 80: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 81: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 82: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 83: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 84: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	63, // 85: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	68, // 86: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	70, // 87: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	72, // 88: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	74, // 89: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	76, // 90: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	54, // 91: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	56, // 92: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	59, // 93: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	45, // 94: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	47, // 95: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	50, // 96: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	52, // 97: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
-	42, // 98: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	42, // 99: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	78, // 100: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	81, // 101: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	84, // 102: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	86, // 103: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	87, // 104: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	90, // 105: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	68, // [68:106] is the sub-list for method output_type
-	30, // [30:68] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	76, // 19: idnode.v1.RestoreChunk.ahead:type_name -> idnode.v1.RestoreMargin
+	77, // 20: idnode.v1.RestoreMargin.identities:type_name -> idnode.v1.CounterMargin
+	77, // 21: idnode.v1.RestoreMargin.hilo:type_name -> idnode.v1.CounterMargin
+	76, // 22: idnode.v1.RestoreResponse.ahead:type_name -> idnode.v1.RestoreMargin
+	1,  // 23: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 24: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	81, // 25: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 26: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 27: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	81, // 28: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	84, // 29: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	89, // 30: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	89, // 31: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 32: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	84, // 33: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13, // 34: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15, // 35: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17, // 36: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	23, // 37: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	26, // 38: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	28, // 39: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	29, // 40: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
+	31, // 41: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	34, // 42: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	36, // 43: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	38, // 44: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	19, // 45: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
+	4,  // 46: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,  // 47: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,  // 48: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,  // 49: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11, // 50: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	60, // 51: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	67, // 52: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	69, // 53: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	71, // 54: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	73, // 55: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	75, // 56: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	53, // 57: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	55, // 58: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	57, // 59: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	44, // 60: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	46, // 61: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	48, // 62: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	51, // 63: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	40, // 64: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
+	41, // 65: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
+	79, // 66: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	82, // 67: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	85, // 68: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	87, // 69: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	90, // 70: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	91, // 71: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 72: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 73: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 74: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	25, // 75: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	27, // 76: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	30, // 77: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	30, // 78: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
+	33, // 79: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	35, // 80: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	37, // 81: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	39, // 82: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	22, // 83: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	10, // 84: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 85: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 86: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 87: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 88: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	63, // 89: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	68, // 90: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	70, // 91: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	72, // 92: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	74, // 93: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	78, // 94: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	54, // 95: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	56, // 96: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	59, // 97: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	45, // 98: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	47, // 99: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	50, // 100: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	52, // 101: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	42, // 102: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	42, // 103: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	80, // 104: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	83, // 105: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	86, // 106: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	88, // 107: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	89, // 108: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	92, // 109: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	72, // [72:110] is the sub-list for method output_type
+	34, // [34:72] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -6893,7 +7076,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   89,
+			NumMessages:   91,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -867,7 +867,9 @@ type ClusterServiceClient interface {
 	// so it is safe to retry. Refused (FAILED_PRECONDITION) when a tag of the backup belongs to
 	// a node of this cluster. Fiscal series come back with their journals, checked entry by
 	// entry; a series that differs from this cluster's is refused (FAILED_PRECONDITION) after
-	// the counters were raised. An operator call: needs the admin token when one is set.
+	// the counters were raised. With a margin (RestoreChunk.ahead), identity counters and HiLo
+	// maxima go that far above the backup's, past what its cluster issued after the backup. An
+	// operator call: needs the admin token when one is set.
 	Restore(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[RestoreChunk, RestoreResponse], error)
 	// CreateDatabase creates a database: its own identities, HiLo tags and request ids. A name
 	// that was deleted comes back with the counters it had, so it never repeats a value.
@@ -1093,7 +1095,9 @@ type ClusterServiceServer interface {
 	// so it is safe to retry. Refused (FAILED_PRECONDITION) when a tag of the backup belongs to
 	// a node of this cluster. Fiscal series come back with their journals, checked entry by
 	// entry; a series that differs from this cluster's is refused (FAILED_PRECONDITION) after
-	// the counters were raised. An operator call: needs the admin token when one is set.
+	// the counters were raised. With a margin (RestoreChunk.ahead), identity counters and HiLo
+	// maxima go that far above the backup's, past what its cluster issued after the backup. An
+	// operator call: needs the admin token when one is set.
 	Restore(grpc.ClientStreamingServer[RestoreChunk, RestoreResponse]) error
 	// CreateDatabase creates a database: its own identities, HiLo tags and request ids. A name
 	// that was deleted comes back with the counters it had, so it never repeats a value.

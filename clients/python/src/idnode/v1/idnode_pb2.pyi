@@ -127,6 +127,14 @@ class ClusterVersionResponse(_message.Message):
     supported: int
     def __init__(self, finalised: _Optional[int] = ..., effective: _Optional[int] = ..., downgrade_floor: _Optional[int] = ..., supported: _Optional[int] = ..., members: _Optional[_Iterable[_Union[MemberVersion, _Mapping]]] = ...) -> None: ...
 
+class CounterMargin(_message.Message):
+    __slots__ = ["add", "percent"]
+    ADD_FIELD_NUMBER: _ClassVar[int]
+    PERCENT_FIELD_NUMBER: _ClassVar[int]
+    add: int
+    percent: int
+    def __init__(self, add: _Optional[int] = ..., percent: _Optional[int] = ...) -> None: ...
+
 class CreateDatabaseRequest(_message.Message):
     __slots__ = ["max_calls_per_second", "max_claims", "max_identities", "name"]
     MAX_CALLS_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
@@ -701,38 +709,58 @@ class RenewWorkerRequest(_message.Message):
     def __init__(self, database: _Optional[str] = ..., worker: _Optional[int] = ..., epoch: _Optional[int] = ..., lease_ms: _Optional[int] = ...) -> None: ...
 
 class RestoreChunk(_message.Message):
-    __slots__ = ["data"]
+    __slots__ = ["ahead", "data"]
+    AHEAD_FIELD_NUMBER: _ClassVar[int]
     DATA_FIELD_NUMBER: _ClassVar[int]
+    ahead: RestoreMargin
     data: bytes
-    def __init__(self, data: _Optional[bytes] = ...) -> None: ...
+    def __init__(self, data: _Optional[bytes] = ..., ahead: _Optional[_Union[RestoreMargin, _Mapping]] = ...) -> None: ...
+
+class RestoreMargin(_message.Message):
+    __slots__ = ["hilo", "identities"]
+    HILO_FIELD_NUMBER: _ClassVar[int]
+    IDENTITIES_FIELD_NUMBER: _ClassVar[int]
+    hilo: CounterMargin
+    identities: CounterMargin
+    def __init__(self, identities: _Optional[_Union[CounterMargin, _Mapping]] = ..., hilo: _Optional[_Union[CounterMargin, _Mapping]] = ...) -> None: ...
 
 class RestoreResponse(_message.Message):
-    __slots__ = ["claims", "claims_restored", "hilo_raised", "hilo_tags", "identities", "identities_raised", "series", "series_entries_restored", "tags", "tags_retired", "workers", "workers_raised"]
+    __slots__ = ["ahead", "claims", "claims_restored", "hilo_raised", "hilo_skipped_max", "hilo_skipped_min", "hilo_tags", "identities", "identities_raised", "identities_skipped_max", "identities_skipped_min", "series", "series_entries_restored", "tags", "tags_retired", "workers", "workers_raised"]
+    AHEAD_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_RESTORED_FIELD_NUMBER: _ClassVar[int]
     HILO_RAISED_FIELD_NUMBER: _ClassVar[int]
+    HILO_SKIPPED_MAX_FIELD_NUMBER: _ClassVar[int]
+    HILO_SKIPPED_MIN_FIELD_NUMBER: _ClassVar[int]
     HILO_TAGS_FIELD_NUMBER: _ClassVar[int]
     IDENTITIES_FIELD_NUMBER: _ClassVar[int]
     IDENTITIES_RAISED_FIELD_NUMBER: _ClassVar[int]
+    IDENTITIES_SKIPPED_MAX_FIELD_NUMBER: _ClassVar[int]
+    IDENTITIES_SKIPPED_MIN_FIELD_NUMBER: _ClassVar[int]
     SERIES_ENTRIES_RESTORED_FIELD_NUMBER: _ClassVar[int]
     SERIES_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     TAGS_RETIRED_FIELD_NUMBER: _ClassVar[int]
     WORKERS_FIELD_NUMBER: _ClassVar[int]
     WORKERS_RAISED_FIELD_NUMBER: _ClassVar[int]
+    ahead: RestoreMargin
     claims: int
     claims_restored: int
     hilo_raised: int
+    hilo_skipped_max: int
+    hilo_skipped_min: int
     hilo_tags: int
     identities: int
     identities_raised: int
+    identities_skipped_max: int
+    identities_skipped_min: int
     series: int
     series_entries_restored: int
     tags: int
     tags_retired: int
     workers: int
     workers_raised: int
-    def __init__(self, identities_raised: _Optional[int] = ..., hilo_raised: _Optional[int] = ..., tags_retired: _Optional[int] = ..., identities: _Optional[int] = ..., hilo_tags: _Optional[int] = ..., tags: _Optional[int] = ..., claims: _Optional[int] = ..., claims_restored: _Optional[int] = ..., series: _Optional[int] = ..., series_entries_restored: _Optional[int] = ..., workers: _Optional[int] = ..., workers_raised: _Optional[int] = ...) -> None: ...
+    def __init__(self, identities_raised: _Optional[int] = ..., hilo_raised: _Optional[int] = ..., tags_retired: _Optional[int] = ..., identities: _Optional[int] = ..., hilo_tags: _Optional[int] = ..., tags: _Optional[int] = ..., claims: _Optional[int] = ..., claims_restored: _Optional[int] = ..., series: _Optional[int] = ..., series_entries_restored: _Optional[int] = ..., workers: _Optional[int] = ..., workers_raised: _Optional[int] = ..., ahead: _Optional[_Union[RestoreMargin, _Mapping]] = ..., identities_skipped_min: _Optional[int] = ..., identities_skipped_max: _Optional[int] = ..., hilo_skipped_min: _Optional[int] = ..., hilo_skipped_max: _Optional[int] = ...) -> None: ...
 
 class ReturnHiLoRequest(_message.Message):
     __slots__ = ["database", "end", "grant_id", "last", "request_id", "tag"]

@@ -767,7 +767,9 @@ class ClusterServiceServicer(object):
         so it is safe to retry. Refused (FAILED_PRECONDITION) when a tag of the backup belongs to
         a node of this cluster. Fiscal series come back with their journals, checked entry by
         entry; a series that differs from this cluster's is refused (FAILED_PRECONDITION) after
-        the counters were raised. An operator call: needs the admin token when one is set.
+        the counters were raised. With a margin (RestoreChunk.ahead), identity counters and HiLo
+        maxima go that far above the backup's, past what its cluster issued after the backup. An
+        operator call: needs the admin token when one is set.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
