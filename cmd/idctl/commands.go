@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -55,7 +56,7 @@ func init() {
 			maxArgs: 1, flags: leaderTransferCmd},
 		command{name: "backup", args: "<file|->", summary: "write a consistent backup of the cluster's state to file (admin)",
 			minArgs: 1, maxArgs: 1, flags: backupCmd, scope: scopeDatabase},
-		command{name: "restore", args: "<file|->", summary: "raise this cluster's counters to a backup's and retire its node tags (admin)",
+		command{name: "restore", args: "<file|-> [--ahead N|P%|N+P%] [--hilo-ahead M]", summary: "raise this cluster's counters to a backup's (--ahead: that far above) and retire its node tags (admin)",
 			minArgs: 1, maxArgs: 1, flags: restoreCmd},
 		command{name: "claim", args: "<id>... [--owner o]", summary: "claim semantic IDs cluster-wide, all or nothing; ALREADY_EXISTS names a taken one and its owner",
 			minArgs: 1, maxArgs: maxIDsPerCall, flags: claimCmd, scope: scopeDatabase},
@@ -648,6 +649,9 @@ func (n namedWriter) Write(p []byte) (int, error) {
 }
 
 func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
+	var ahead, hiloAhead marginFlag
+	fs.Var(&ahead, "ahead", "set identity counters and HiLo maxima this `margin` above the backup's, past what its cluster issued since: N, P% of each, or N+P%")
+	fs.Var(&hiloAhead, "hilo-ahead", "the `margin` for HiLo maxima, if not --ahead's")
 	return func(e *env, args []string) error {
 		var (
 			data []byte
@@ -661,13 +665,14 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if err != nil {
 			return fmt.Errorf("backup file: %w", err)
 		}
+		margin := &idnodev1.RestoreMargin{Identities: ahead.margin, Hilo: cmp.Or(hiloAhead.margin, ahead.margin)}
 		return answered(e, "Restore", func(ctx context.Context, c *client.Client) (*idnodev1.RestoreResponse, error) {
-			return c.Restore(ctx, bytes.NewReader(data))
+			return c.Restore(ctx, bytes.NewReader(data), client.RestoreAhead(margin))
 		}, func(w io.Writer, resp *idnodev1.RestoreResponse) error {
 			fmt.Fprintf(w, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired), %d claims (%d new here), %d series (%d journal entries appended), %d numeric workers (%d raised)\n",
 				args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired(),
 				resp.GetClaims(), resp.GetClaimsRestored(), resp.GetSeries(), resp.GetSeriesEntriesRestored(), resp.GetWorkers(), resp.GetWorkersRaised())
-			return nil
+			return restoreRisks(w, resp)
 		})
 	}
 }

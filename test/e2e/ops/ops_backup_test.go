@@ -101,12 +101,25 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 		}
 	}
 
-	// A second restore of the same backup changes nothing, and says so.
-	if out := e2etest.MustIdctl(t, newAddr, "restore", file); !strings.Contains(out, "2 identities (0 raised), 1 HiLo tags (0 raised), 3 node tags (0 newly retired)") {
+	// A second restore of the same backup changes nothing, and says so, and what it risks.
+	if out := e2etest.MustIdctl(t, newAddr, "restore", file); !strings.Contains(out, "2 identities (0 raised), 1 HiLo tags (0 raised), 3 node tags (0 newly retired)") ||
+		!strings.Contains(out, "no margin for 2 identity counters: identities the backup's cluster issued after the backup was taken may be issued again here") {
 		t.Errorf("second restore: %q", out)
 	}
 	next, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
 	if err != nil || next.GetFirst() != ordersMax+2 {
 		t.Errorf("identity after a second restore %v, %v; want %d", next, err, ordersMax+2)
+	}
+
+	// With a margin, the counters go that far above the backup's values, and the summary says
+	// what was skipped.
+	out = e2etest.MustIdctl(t, newAddr, "restore", file, "--ahead", "1000", "--hilo-ahead", "100%")
+	if !strings.Contains(out, "2 identities (2 raised), 1 HiLo tags (1 raised)") || !strings.Contains(out, "margin 1000 for 2 identity counters: each set 1000 above the backup's") ||
+		!strings.Contains(out, "margin 100% for 1 HiLo maxima") {
+		t.Errorf("restore --ahead 1000 --hilo-ahead 100%%: %q", out)
+	}
+	next, err = ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
+	if err != nil || next.GetFirst() != ordersMax+1001 {
+		t.Errorf("identity after a restore with --ahead 1000: %v, %v; want %d", next, err, ordersMax+1001)
 	}
 }

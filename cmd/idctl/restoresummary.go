@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// restoreRisks says, after a restore's counts, what the restore skipped and what it could not
+// protect: the IDs the backup's cluster issued after the backup was taken
+// (docs/backups.md, "A margin for what the backup missed").
+func restoreRisks(w io.Writer, resp *idnodev1.RestoreResponse) error {
+	for _, k := range []struct {
+		counters     string
+		n            int64
+		margin       *idnodev1.CounterMargin
+		fewest, most int64
+		ids          string
+	}{
+		{"identity counters", resp.GetIdentities(), resp.GetAhead().GetIdentities(), resp.GetIdentitiesSkippedMin(), resp.GetIdentitiesSkippedMax(), "identities"},
+		{"HiLo maxima", resp.GetHiloTags(), resp.GetAhead().GetHilo(), resp.GetHiloSkippedMin(), resp.GetHiloSkippedMax(), "HiLo numbers"},
+	} {
+		if k.n == 0 {
+			continue
+		}
+		var err error
+		if k.margin.GetAdd() == 0 && k.margin.GetPercent() == 0 {
+			_, err = fmt.Fprintf(w, "no margin for %d %s: %s the backup's cluster issued after the backup was taken may be issued again here (restore again with --ahead to skip them)\n",
+				k.n, k.counters, k.ids)
+		} else {
+			_, err = fmt.Fprintf(w, "margin %s for %d %s: each set %s above the backup's; %s the backup's cluster issued beyond that after the backup may be issued again here\n",
+				formatMargin(k.margin), k.n, k.counters, spreadOf(k.fewest, k.most), k.ids)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if resp.GetSeries() > 0 {
+		_, err := fmt.Fprintf(w, "no margin for %d fiscal series (they are gapless): numbers issued after the backup are not in it and will be issued again here; issue them again first, in order, for the same documents\n",
+			resp.GetSeries())
+		return err
+	}
+	return nil
+}
+
+// spreadOf is "N" or "N to M".
+func spreadOf(fewest, most int64) string {
+	if fewest == most {
+		return fmt.Sprint(most)
+	}
+	return fmt.Sprintf("%d to %d", fewest, most)
+}
