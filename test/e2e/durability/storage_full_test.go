@@ -112,6 +112,15 @@ func TestFullDisk(t *testing.T) {
 	if status.Code(refusal) != codes.Unavailable || reason.Of(refusal) != reason.StorageFull || !strings.Contains(refusal.Error(), "/data/node/"+raftLog) {
 		t.Fatalf("identity on a full disk: %v (reason %q); want UNAVAILABLE, %s, naming /data/node/%s", refusal, reason.Of(refusal), reason.StorageFull, raftLog)
 	}
+	// The disk headroom gauges: the node's own samples saw the tmpfs fill within the hour.
+	e2etest.Eventually(t, 10*time.Second, "the disk headroom gauges", func() error {
+		body := e2etest.Scrape(t, metricsAddr)
+		free, days := e2etest.MetricValue(t, body, "idnode_data_dir_free_bytes"), e2etest.MetricValue(t, body, "idnode_data_dir_full_in_days")
+		if free > fullDiskHeadroom || days >= 3 {
+			return fmt.Errorf("on a full disk: idnode_data_dir_free_bytes = %v, idnode_data_dir_full_in_days = %v; want at most %d bytes and under 3 days", free, days, fullDiskHeadroom)
+		}
+		return nil
+	})
 	// The fault is the last log write's outcome, and a write that succeeds clears it: the node
 	// re-elects itself after its wait, and its term's first entry, a few bytes, may still fit
 	// in the WAL's preallocated segment where an identity's entry and the segment's index do
@@ -146,15 +155,6 @@ func TestFullDisk(t *testing.T) {
 		refused()
 		if out := e2etest.MustIdctl(t, nil, "status", "--addr", grpcAddr); !strings.Contains(out, "node A: cannot write the raft log /data/node/"+raftLog+": the disk is full") {
 			return fmt.Errorf("idctl status on a full disk does not say why:\n%s", out)
-		}
-		return nil
-	})
-	// The disk headroom gauges: the node's own samples saw the tmpfs fill within the hour.
-	e2etest.Eventually(t, 10*time.Second, "the disk headroom gauges", func() error {
-		body := e2etest.Scrape(t, metricsAddr)
-		free, days := e2etest.MetricValue(t, body, "idnode_data_dir_free_bytes"), e2etest.MetricValue(t, body, "idnode_data_dir_full_in_days")
-		if free > fullDiskHeadroom || days >= 3 {
-			return fmt.Errorf("on a full disk: idnode_data_dir_free_bytes = %v, idnode_data_dir_full_in_days = %v; want at most %d bytes and under 3 days", free, days, fullDiskHeadroom)
 		}
 		return nil
 	})
