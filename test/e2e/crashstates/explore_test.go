@@ -10,6 +10,7 @@ import (
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/ledger"
 	"github.com/idnode/idnode/test/helpers/lossyfs"
 )
 
@@ -93,17 +94,17 @@ func (r *recorded) explore(s state) outcome {
 		o.problems = append(o.problems, fmt.Sprintf("only %v serve: without a quorum nothing promised can be read back", serving))
 		return o
 	}
-	promised := r.led.promises(at.Seq)
+	promised := r.led.Until(at.Seq)
 	r.checkMaxima(&o, promised)
 	after := newLedger()
 	deadline := time.Now().Add(afterRestartFor)
-	for i := 0; after.acked() < afterRestartAcks && time.Now().Before(deadline); i++ {
-		after.call(r.cl, i, func() int64 { return 0 })
+	for i := 0; after.Acked() < afterRestartAcks && time.Now().Before(deadline); i++ {
+		call(after, r.cl, i, func() int64 { return afterRestart })
 	}
-	if n := after.acked(); n < afterRestartAcks {
+	if n := after.Acked(); n < afterRestartAcks {
 		o.problems = append(o.problems, fmt.Sprintf("%d answers within %v of the restart, want %d", n, afterRestartFor, afterRestartAcks))
 	}
-	for _, rp := range promised.repeatsWith(after) {
+	for _, rp := range promised.Repeats(after) {
 		o.problems = append(o.problems, "handed out twice across the cut: "+rp)
 	}
 	for _, p := range r.c.Nodes {
@@ -148,9 +149,9 @@ func (r *recorded) restart(o *outcome) []string {
 }
 
 // checkMaxima reads the identity and HiLo maxima back through the client.
-func (r *recorded) checkMaxima(o *outcome, promised *ledger) {
+func (r *recorded) checkMaxima(o *outcome, promised *ledger.Ledger) {
 	r.t.Helper()
-	identity, hilo := promised.maxima()
+	identity, hilo := promised.Maxima()
 	var ids *idnodev1.ListIdentitiesResponse
 	var tags *idnodev1.ListHiLoResponse
 	e2etest.Eventually(r.t, 2*e2etest.LeaderTimeout, "ListIdentities and ListHiLo after the restart", func() error {

@@ -109,7 +109,7 @@ func (r *recorded) exploreStates(n int, stopAtFirst bool) exploration {
 func (r *recorded) report(name string, e exploration) {
 	r.t.Helper()
 	e2etest.Summarize(r.t, fmt.Sprintf("crashstates run=%s explored=%d fsync_points=%d/%d ops=%d workload_acks=%d broken_promises=%d refused_starts=%d workload=%v explore=%v dropped: %s",
-		name, e.states, e.points, e.totalPoints, len(r.ops), r.led.acked(), len(e.problems), e.refusals,
+		name, e.states, e.points, e.totalPoints, len(r.ops), r.led.Acked(), len(e.problems), e.refusals,
 		r.took.Round(time.Second), e.took.Round(time.Second), e.dropped.Summary()))
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/ledger"
 	"github.com/idnode/idnode/test/helpers/lossyfs"
 )
 
@@ -34,7 +35,7 @@ type recorded struct {
 	t     *testing.T
 	c     *e2etest.Cluster
 	cl    *client.Client
-	led   *ledger
+	led   *ledger.Ledger
 	ops   []lossyfs.Op
 	links map[string]string // tag → the data dir the node was started with
 	root  string            // where the states go
@@ -76,7 +77,7 @@ func recordWorkload(t *testing.T, bin string) *recorded {
 	for w := range workloadWorkers {
 		wg.Go(func() {
 			for i := w; i < workloadCalls && time.Now().Before(stop); i += workloadWorkers {
-				r.led.call(cl, i, rec.Seq)
+				call(r.led, cl, i, rec.Seq)
 			}
 		})
 	}
@@ -87,8 +88,8 @@ func recordWorkload(t *testing.T, bin string) *recorded {
 	if r.ops, err = rec.Ops(); err != nil {
 		t.Fatal(err)
 	}
-	if n := r.led.acked(); n < minWorkloadAcks {
-		t.Fatalf("the workload had %d answers to %d calls (%d failed); want at least %d", n, workloadCalls, r.led.errs, minWorkloadAcks)
+	if n := r.led.Acked(); n < minWorkloadAcks {
+		t.Fatalf("the workload had %d answers to %d calls (%d failed); want at least %d", n, workloadCalls, r.led.Failures(), minWorkloadAcks)
 	}
 	r.took = time.Since(begin)
 	return r

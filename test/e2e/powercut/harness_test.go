@@ -33,7 +33,7 @@ type powerCluster struct {
 	c      *e2etest.Cluster
 	mounts map[string]*lossyfs.FS
 	cl     *client.Client
-	led    *ledger
+	led    *loadLedger
 	load   *load
 	lost   lossyfs.Report // what the cuts dropped, each path under its node's tag
 	notes  []string
@@ -94,7 +94,7 @@ func (pc *powerCluster) waitAcks(n int) { pc.t.Helper(); pc.waitAcksWithin(n, e2
 func (pc *powerCluster) waitAcksWithin(n int, timeout time.Duration) {
 	pc.t.Helper()
 	e2etest.Eventually(pc.t, timeout, fmt.Sprintf("%d answers to the load", n), func() error {
-		if got := pc.led.acked(); got < n {
+		if got := pc.led.Acked(); got < n {
 			return fmt.Errorf("%d so far", got)
 		}
 		return nil
@@ -217,7 +217,7 @@ func (pc *powerCluster) check(schedule string, serving []string) []string {
 			pc.problem("node %s: its etag file came back older than the watermark it had made durable and recorded in the cluster (%q): a durable write was lost", p.Tag, etagOlderWarning)
 		}
 	}
-	identity, hilo := pc.led.maxima()
+	identity, hilo := pc.led.Maxima()
 	var series seriesCheck
 	if len(serving) >= 2 {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
@@ -246,13 +246,11 @@ func (pc *powerCluster) check(schedule string, serving []string) []string {
 	} else {
 		pc.problem("only %v serve after the cut: without a quorum nothing acknowledged can be read back", serving)
 	}
-	pc.led.mu.Lock()
 	if pc.build != "" {
 		schedule += " build=" + pc.build
 	}
 	line := fmt.Sprintf("powercut schedule=%s acks=%d failed_calls=%d identity_max=%d hilo_max=%d numeric_ids=%d series_acks=%d %v broken_promises=%d dropped: %s",
-		schedule, pc.led.acks, pc.led.errs, identity, hilo, len(pc.led.numeric), len(pc.led.series), series, len(pc.problems), pc.lost.Summary())
-	pc.led.mu.Unlock()
+		schedule, pc.led.Acked(), pc.led.Failures(), identity, hilo, pc.led.IDs(numericKind), len(pc.led.seriesAcks()), series, len(pc.problems), pc.lost.Summary())
 	if len(pc.notes) > 0 {
 		line += "; " + strings.Join(pc.notes, "; ")
 	}

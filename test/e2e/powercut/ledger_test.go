@@ -1,19 +1,20 @@
 package powercut
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/ledger"
 )
 
 // The load's names: one identity counter, server-side IDs of one collection, one HiLo tag,
@@ -29,25 +30,14 @@ const (
 // callTimeout bounds one call of the load, all its attempts on the nodes included.
 const callTimeout = 3 * time.Second
 
-// span is a range of numbers handed out, with the epoch (the cut it came before) it was
-// acknowledged in.
-type span struct {
-	low, high int64
-	epoch     int
-}
-
-// ledger is every answer the load's client acknowledged, across the cuts of a schedule.
-type ledger struct {
-	mu         sync.Mutex
-	epoch      int // cuts so far
-	identities []span
-	serverIDs  map[string]int // ID → epoch
-	dupServer  []string
-	hilo       []span
-	// numeric holds every numeric ID minted by a node, with its epoch; dupNumeric the ones
-	// answered twice.
-	numeric    map[int64]int
-	dupNumeric []string
+// loadLedger is every answer the load's client acknowledged across the cuts of a schedule: the
+// shared ledger, each answer stamped with its epoch (the cuts before it), and the series
+// entries, whose repeats only this suite can tell (a retried request_id answers the same
+// number again).
+type loadLedger struct {
+	*ledger.Ledger
+	epoch atomic.Int64 // cuts so far
+	mu    sync.Mutex
 	// series holds every acknowledged series entry by request_id; seriesNumbers the
 	// request_id each number was answered to, and dupSeries the numbers answered to two.
 	series        map[string]seriesAck
@@ -55,8 +45,6 @@ type ledger struct {
 	dupSeries     []string
 	// wrong are answers that are wrong in themselves (not an ID of their kind).
 	wrong []string
-	acks  int
-	errs  int
 }
 
 // seriesAck is a series entry as its Issue was answered, with its epoch.
@@ -65,157 +53,67 @@ type seriesAck struct {
 	number       int64
 	period, hash string
 	printed      string
-	epoch        int
+	epoch        int64
 }
 
-func newLedger() *ledger {
-	return &ledger{serverIDs: map[string]int{}, numeric: map[int64]int{}, series: map[string]seriesAck{}, seriesNumbers: map[string]string{}}
-}
+// The kinds of ID the load records in the shared ledger.
+const (
+	serverSideKind = "server-side ID"
+	numericKind    = "numeric ID"
+)
 
-func (l *ledger) ackIdentity(first, last int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.identities = append(l.identities, span{first, last, l.epoch})
-	l.acks++
-}
-
-func (l *ledger) ackServerSide(id string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e, ok := l.serverIDs[id]; ok {
-		l.dupServer = append(l.dupServer, fmt.Sprintf("%s (first before cut %d, again before cut %d)", id, e+1, l.epoch+1))
+func newLedger() *loadLedger {
+	return &loadLedger{
+		Ledger:        ledger.New(func(epoch int64) string { return fmt.Sprintf("before cut %d", epoch+1) }),
+		series:        map[string]seriesAck{},
+		seriesNumbers: map[string]string{},
 	}
-	l.serverIDs[id] = l.epoch
-	l.acks++
 }
 
-func (l *ledger) ackHiLo(low, high int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.hilo = append(l.hilo, span{low, high, l.epoch})
-	l.acks++
-}
-
-func (l *ledger) ackNumeric(id int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e, ok := l.numeric[id]; ok {
-		l.dupNumeric = append(l.dupNumeric, fmt.Sprintf("numeric ID %d (first before cut %d, again before cut %d)", id, e+1, l.epoch+1))
-	}
-	l.numeric[id] = l.epoch
-	l.acks++
-}
+// now is the stamp of an answer acknowledged now: its epoch.
+func (l *loadLedger) now() int64 { return l.epoch.Load() }
 
 // ackSeries records the entry an Issue with requestID was answered. A request_id answered
 // again (a retry) must answer the same number; a number answered to two request_ids was
 // handed out twice.
-func (l *ledger) ackSeries(requestID string, e *idnodev1.SeriesEntry) {
+func (l *loadLedger) ackSeries(requestID string, e *idnodev1.SeriesEntry) {
+	epoch := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	key := e.GetPeriod() + "/" + fmt.Sprint(e.GetNumber())
 	if other, ok := l.seriesNumbers[key]; ok && other != requestID {
 		first := l.series[other]
 		l.dupSeries = append(l.dupSeries, fmt.Sprintf("series %s number %s: to request %s (entry %d, before cut %d) and to request %s (entry %d, before cut %d)",
-			seriesName, e.GetId(), other, first.seq, first.epoch+1, requestID, e.GetSeq(), l.epoch+1))
+			seriesName, e.GetId(), other, first.seq, first.epoch+1, requestID, e.GetSeq(), epoch+1))
 	}
 	l.seriesNumbers[key] = requestID
-	l.series[requestID] = seriesAck{seq: e.GetSeq(), number: e.GetNumber(), period: e.GetPeriod(), hash: e.GetHash(), printed: e.GetId(), epoch: l.epoch}
-	l.acks++
+	l.series[requestID] = seriesAck{seq: e.GetSeq(), number: e.GetNumber(), period: e.GetPeriod(), hash: e.GetHash(), printed: e.GetId(), epoch: epoch}
+	l.Answered()
 }
 
 // seriesAcks is a copy of the acknowledged series entries, by request_id.
-func (l *ledger) seriesAcks() map[string]seriesAck {
+func (l *loadLedger) seriesAcks() map[string]seriesAck {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return maps.Clone(l.series)
 }
 
 // wrongAnswers are the answers that were no ID of their kind.
-func (l *ledger) wrongAnswers() []string {
+func (l *loadLedger) wrongAnswers() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.wrong)
 }
 
-func (l *ledger) failed() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.errs++
-}
-
-// acked is how many answers the load has had.
-func (l *ledger) acked() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.acks
-}
-
 // cut starts a new epoch: answers from now on came after the cut.
-func (l *ledger) cut() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.epoch++
-}
-
-// ledgerMark is where the ledger's identity blocks and HiLo ranges stood at a moment.
-type ledgerMark struct{ identities, hilo int }
-
-func (l *ledger) mark() ledgerMark {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return ledgerMark{len(l.identities), len(l.hilo)}
-}
-
-// lowestSince are the lowest identity and HiLo low acknowledged after m (0: none).
-func (l *ledger) lowestSince(m ledgerMark) (identity, hilo int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, s := range l.identities[m.identities:] {
-		if identity == 0 || s.low < identity {
-			identity = s.low
-		}
-	}
-	for _, s := range l.hilo[m.hilo:] {
-		if hilo == 0 || s.low < hilo {
-			hilo = s.low
-		}
-	}
-	return identity, hilo
-}
-
-// maxima are the highest identity and HiLo high acknowledged so far.
-func (l *ledger) maxima() (identity, hilo int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, s := range l.identities {
-		identity = max(identity, s.high)
-	}
-	for _, s := range l.hilo {
-		hilo = max(hilo, s.high)
-	}
-	return identity, hilo
-}
+func (l *loadLedger) cut() { l.epoch.Add(1) }
 
 // repeats lists every number or ID acknowledged twice: overlapping identity blocks or HiLo
 // ranges, server-side and numeric IDs seen twice, a series number answered to two requests.
-func (l *ledger) repeats() []string {
+func (l *loadLedger) repeats() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := slices.Concat(l.dupServer, l.dupNumeric, l.dupSeries)
-	for _, k := range []struct {
-		what  string
-		spans []span
-	}{{"identity " + identityName, l.identities}, {"HiLo " + hiloTag, l.hilo}} {
-		s := slices.Clone(k.spans)
-		slices.SortFunc(s, func(a, b span) int { return cmp.Compare(a.low, b.low) })
-		for i := 1; i < len(s); i++ {
-			if s[i].low <= s[i-1].high {
-				out = append(out, fmt.Sprintf("%s: [%d, %d] (before cut %d) and [%d, %d] (before cut %d) overlap",
-					k.what, s[i-1].low, s[i-1].high, s[i-1].epoch+1, s[i].low, s[i].high, s[i].epoch+1))
-			}
-		}
-	}
-	return out
+	return slices.Concat(l.Repeats(), l.dupSeries)
 }
 
 // load is a few goroutines of one Go client, each asking in turn for identities, a
@@ -239,7 +137,7 @@ func (ld *load) pause() { ld.gate.Lock() }
 
 func (ld *load) resume() { ld.gate.Unlock() }
 
-func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
+func startLoad(t *testing.T, cl *client.Client, l *loadLedger, workers int) *load {
 	t.Helper()
 	ld := &load{t: t, stop: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
@@ -264,19 +162,19 @@ func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 				case 0, 1:
 					blk, e := cl.NextIdentity(ctx, identityName, int64(1+i%2))
 					if err = e; err == nil {
-						l.ackIdentity(blk.First, blk.Last)
+						l.Identity(blk.First, blk.Last, l.now())
 					}
 				case 2:
 					ids, e := cl.Generate(ctx, serverSide, 1)
 					if err = e; err == nil {
 						for _, id := range ids {
-							l.ackServerSide(id)
+							l.ID(serverSideKind, id, l.now())
 						}
 					}
 				case 3:
 					r, e := cl.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: hiloTag})
 					if err = e; err == nil {
-						l.ackHiLo(r.GetLow(), r.GetHigh())
+						l.HiLo(r.GetLow(), r.GetHigh(), l.now())
 					}
 				case 4:
 					req := &idnodev1.IssueRequest{Series: seriesName, RequestId: fmt.Sprintf("w%d-%d-%d", w, i, time.Now().UnixNano())}
@@ -294,13 +192,13 @@ func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 					}
 					id, e := ld.gen.Next()
 					if err = e; err == nil {
-						l.ackNumeric(id)
+						l.ID(numericKind, strconv.FormatInt(id, 10), l.now())
 					}
 				}
 				cancel()
 				ld.gate.RUnlock()
 				if err != nil {
-					l.failed()
+					l.Failed()
 				}
 			}
 		})
@@ -309,7 +207,7 @@ func startLoad(t *testing.T, cl *client.Client, l *ledger, workers int) *load {
 }
 
 // ackNumeric records the decimal numeric IDs of a Generate answer.
-func ackNumeric(l *ledger, ids []string) {
+func ackNumeric(l *loadLedger, ids []string) {
 	for _, s := range ids {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || id <= 0 {
@@ -318,7 +216,7 @@ func ackNumeric(l *ledger, ids []string) {
 			l.mu.Unlock()
 			continue
 		}
-		l.ackNumeric(id)
+		l.ID(numericKind, strconv.FormatInt(id, 10), l.now())
 	}
 }
 

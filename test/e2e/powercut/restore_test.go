@@ -16,6 +16,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/series"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/ledger"
 	"github.com/idnode/idnode/test/helpers/lossyfs"
 	"github.com/idnode/idnode/test/helpers/nodeenv"
 )
@@ -267,7 +268,7 @@ func TestPowerCutDuringRestore(t *testing.T) {
 		acked = true
 		pc.note("idctl restore was answered before the cut")
 	}
-	afterCut := pc.led.mark()
+	afterCut := pc.led.Mark()
 	serving := pc.restart(e2etest.ClusterTags...)
 	if len(serving) < 2 {
 		kept(t, pc.check(schedule, serving))
@@ -278,7 +279,7 @@ func TestPowerCutDuringRestore(t *testing.T) {
 	if acked && !st.complete() {
 		pc.problem("restore: idctl restore was answered before the cut, but the cluster came back %v", st)
 	}
-	pc.waitAcks(pc.led.acked() + 50) // the load, served by the cluster as it came back
+	pc.waitAcks(pc.led.Acked() + 50) // the load, served by the cluster as it came back
 	if st.floors {
 		pc.noRepeatOfBackup(afterCut, "came back with its floors raised")
 	}
@@ -289,9 +290,9 @@ func TestPowerCutDuringRestore(t *testing.T) {
 		}
 	}
 	pc.load.pause()
-	restored := pc.led.mark()
+	restored := pc.led.Mark()
 	pc.load.resume()
-	pc.waitAcks(pc.led.acked() + afterCutAcks)
+	pc.waitAcks(pc.led.Acked() + afterCutAcks)
 	pc.noRepeatOfBackup(restored, "was restored")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
 	defer cancel()
@@ -311,9 +312,9 @@ func TestPowerCutDuringRestore(t *testing.T) {
 // noRepeatOfBackup is a broken promise for an identity or HiLo range acknowledged after m at
 // or below the backup's: the cluster held the backup's floors from m on (when), so that
 // number was the backup cluster's too (a node's HiLo pool grants nothing below the floor).
-func (pc *powerCluster) noRepeatOfBackup(m ledgerMark, when string) {
+func (pc *powerCluster) noRepeatOfBackup(m ledger.Mark, when string) {
 	pc.t.Helper()
-	identity, hilo := pc.led.lowestSince(m)
+	identity, hilo := pc.led.LowestSince(m)
 	if identity != 0 && identity <= restoreFloor {
 		pc.problem("restore: the cluster %s, then handed out identity %s %d, at or below the backup's %d", when, identityName, identity, restoreFloor)
 	}

@@ -21,7 +21,7 @@ func (pc *powerCluster) recoverAndCheck(schedule string, tags ...string) []strin
 	pc.t.Helper()
 	serving := pc.restart(tags...)
 	if len(serving)+3-len(tags) >= 2 {
-		pc.waitAcks(pc.led.acked() + afterCutAcks)
+		pc.waitAcks(pc.led.Acked() + afterCutAcks)
 	}
 	return pc.check(schedule, append(serving, pc.c.Others(tags...)...))
 }
@@ -107,7 +107,7 @@ func TestPowerCutLeaderAlone(t *testing.T) {
 	leader := pc.c.Leader()
 	pc.note("leader " + leader + " cut")
 	pc.cut(lossyfs.Clean, leader)
-	pc.waitAcks(pc.led.acked() + 50) // the survivors answer without it
+	pc.waitAcks(pc.led.Acked() + 50) // the survivors answer without it
 	kept(t, pc.recoverAndCheck("leader-alone", leader))
 }
 
@@ -120,7 +120,7 @@ func TestPowerCutFollowerDuringSnapshotInstall(t *testing.T) {
 	pc.waitAcks(50)
 	follower := pc.c.Others(pc.c.Leader())[0]
 	pc.c.Node(follower).Kill9()
-	pc.waitAcks(pc.led.acked() + 300) // many snapshots of 16 entries: the log moves past it
+	pc.waitAcks(pc.led.Acked() + 300) // many snapshots of 16 entries: the log moves past it
 	fired := make(chan string, 1)
 	m := pc.mounts[follower]
 	m.CutOnSync(beforeSync[1].match, func(path string) { m.Freeze(); fired <- path })
