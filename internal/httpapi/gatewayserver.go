@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -95,10 +96,10 @@ func (h *callers) unary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h
 }
 
 // gatewayUnary is the interceptor of the gateway's direct unary calls, the chain the
-// in-process server runs for gatewayServerOptions and extra: the caller its handle names,
-// srv's checks, then extra (metrics) in order.
+// in-process server runs for extra and gatewayServerOptions: extra (metrics) first, so that it
+// counts the calls srv's checks refuse too, then the caller its handle names and srv's checks.
 func gatewayUnary(srv *server.Server, callers *callers, extra []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
-	return chainUnary(append([]grpc.UnaryServerInterceptor{callers.unary, srv.UnaryInterceptor()}, extra...))
+	return chainUnary(append(slices.Clip(extra), callers.unary, srv.UnaryInterceptor()))
 }
 
 // chainUnary runs chain's interceptors in order around a call's handler, as

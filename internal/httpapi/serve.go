@@ -110,12 +110,13 @@ type gatewayConn struct {
 	inner   *inprocess.Listener
 }
 
-// newGatewayConn serves srv's services, with the gateway's checks and extra interceptors
-// after them, on an in-process gRPC server, and returns the connections to it.
+// newGatewayConn serves srv's services on an in-process gRPC server, with the extra
+// interceptors (metrics) before the gateway's checks, so that they count the calls the checks
+// refuse too, and returns the connections to it.
 func newGatewayConn(srv *server.Server, extra Interceptors, tr *tracing.Tracing) (*gatewayConn, error) {
 	g := &gatewayConn{callers: newCallers(), inner: inprocess.Listen()}
-	g.server = grpc.NewServer(append(gatewayServerOptions(srv, g.callers),
-		grpc.ChainUnaryInterceptor(extra.Unary...), grpc.ChainStreamInterceptor(extra.Stream...))...)
+	g.server = grpc.NewServer(append([]grpc.ServerOption{grpc.ChainUnaryInterceptor(extra.Unary...), grpc.ChainStreamInterceptor(extra.Stream...)},
+		gatewayServerOptions(srv, g.callers)...)...)
 	registered := &services{Server: g.server, methods: map[string]directMethod{}}
 	srv.Register(registered)
 	go func() { _ = g.server.Serve(g.inner) }()

@@ -85,7 +85,8 @@ type Config struct {
 	// the admin token, metrics hooks).
 	ClusterConfig func(cluster.Config) cluster.Config
 	ServerConfig  func(server.Config) server.Config
-	// GRPCOptions are the client port's server options besides the server's own (TLS, metrics).
+	// GRPCOptions are the client port's server options besides the server's own (TLS, metrics);
+	// their interceptors run before the server's.
 	GRPCOptions []grpc.ServerOption
 	// ServeMetrics, when set, starts the metrics endpoint once the services are registered,
 	// returning the function that stops it; WatchHiLoPools shows the pools in it.

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -145,7 +146,10 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 	sc := n.serverConfig(st, found, pools)
 	sc.Disk = disk.headroom
 	n.server = server.New(sc, n.raft, n.etags)
-	n.gs = grpc.NewServer(append(append(n.server.ServerOptions(), n.cfg.GRPCOptions...), n.cfg.ServerOptions...)...)
+	// GRPCOptions (metrics) come before the server's own, so that their interceptors run first
+	// and count the calls the server's checks refuse (a node not caught up, an unknown key) too.
+	opts := append(slices.Clip(n.cfg.GRPCOptions), n.server.ServerOptions()...)
+	n.gs = grpc.NewServer(append(opts, n.cfg.ServerOptions...)...)
 	n.server.Register(n.gs)
 	// Node-to-node calls: on the Raft port, behind its TLS, never on the client port.
 	n.gi = grpc.NewServer(append(n.server.InternalServerOptions(), n.cfg.ServerOptions...)...)
