@@ -101,6 +101,9 @@ func (r *goRun) step(s step) error {
 		if err != nil {
 			return err
 		}
+		if err := r.check(s.Expect, answer, nil); err != nil {
+			return err
+		}
 		return r.saved.keep(s.Save, answer)
 	}
 	argVal, err := r.saved.resolve(orEmpty(s.Args))

@@ -106,8 +106,8 @@ func (sc scenario) check() error {
 		switch {
 		case (s.Op == "") == (s.Fault == ""):
 			return fmt.Errorf("step %d: exactly one of op and fault", i+1)
-		case s.Fault != "" && (s.Expect != nil || s.Args != nil):
-			return fmt.Errorf("step %d: a fault takes node and save only", i+1)
+		case s.Fault != "" && (s.Args != nil || s.Expect != nil && s.Expect.Error != nil):
+			return fmt.Errorf("step %d: a fault takes node, save and a result to expect only", i+1)
 		case s.Expect != nil && s.Expect.Result != nil && s.Expect.Error != nil:
 			return fmt.Errorf("step %d: expect a result or an error, not both", i+1)
 		}

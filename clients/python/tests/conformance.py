@@ -94,6 +94,7 @@ class Run:
     async def step(self, step: Dict[str, Any]) -> None:
         if "fault" in step:
             answer = self.cp.send({"cmd": step["fault"], "node": step.get("node")})
+            self.check(step.get("expect"), answer, None)
             if step.get("save"):
                 self.saved[step["save"]] = answer
             return

@@ -24,6 +24,9 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
+// portsPerNode are a node's gRPC, HTTP, Raft and metrics ports.
+const portsPerNode = 4
+
 const (
 	leaderTimeout = 15 * time.Second // nodes agreeing on a leader
 	rpcTimeout    = 5 * time.Second  // one call of idcluster's own
@@ -60,15 +63,16 @@ func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, er
 		}
 		sharedArgs = append(sharedArgs, "--admin-token-file", tokenFile)
 	}
-	ports, err := freePorts(3 * top.Nodes)
+	ports, err := freePorts(portsPerNode * top.Nodes)
 	if err != nil {
 		return nil, err
 	}
 	var peers []string
 	for i := range top.Nodes {
 		tag := string(rune('A' + i))
+		p := ports[portsPerNode*i:]
 		n := &node{tag: tag, bin: bin, dir: filepath.Join(dir, tag),
-			grpc: ports[3*i], http: ports[3*i+1], raft: ports[3*i+2]}
+			grpc: p[0], http: p[1], raft: p[2], metrics: p[3]}
 		n.logPath = filepath.Join(n.dir, "idnode.log")
 		if err := os.MkdirAll(n.dir, 0o700); err != nil {
 			return nil, err
@@ -78,7 +82,7 @@ func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, er
 	}
 	for _, n := range cl.nodes {
 		n.args = []string{"--tag", n.tag, "--data-dir", filepath.Join(n.dir, "data"),
-			"--grpc-addr", n.grpc, "--http-addr", n.http, "--log-format", "json",
+			"--grpc-addr", n.grpc, "--http-addr", n.http, "--metrics-addr", n.metrics, "--log-format", "json",
 			fmt.Sprintf("--hilo-pools=%t", top.hiloPools())}
 		if top.Nodes == 1 {
 			n.args = append(n.args, "--raft-addr", n.raft)
@@ -142,7 +146,7 @@ func (cl *cluster) setUp() error {
 func (cl *cluster) describe() map[string]any {
 	nodes := make([]map[string]string, 0, len(cl.nodes))
 	for _, n := range cl.nodes {
-		d := map[string]string{"tag": n.tag, "grpc": n.grpc, "http": n.http, "raft": n.raft}
+		d := map[string]string{"tag": n.tag, "grpc": n.grpc, "http": n.http, "raft": n.raft, "metrics": n.metrics}
 		if region := cl.top.Regions[n.tag]; region != "" {
 			d["region"] = region
 		}
@@ -204,7 +208,8 @@ func (cl *cluster) selectNodes(sel string, which stateFilter) ([]*node, error) {
 	return nil, fmt.Errorf("no node %q: the tags are A… up to the topology's nodes, or leader, follower, followers, all", sel)
 }
 
-// waitLeader waits until every running node names the same leader, itself running.
+// waitLeader waits until every running node names the same leader, itself running; an
+// isolated node, which knows none, is left out.
 func (cl *cluster) waitLeader() (string, error) {
 	deadline := time.Now().Add(leaderTimeout)
 	last := "no running node"
@@ -223,7 +228,7 @@ func (cl *cluster) waitLeader() (string, error) {
 func (cl *cluster) agreedLeader() (string, string) {
 	leader, seen := "", 0
 	for _, n := range cl.nodes {
-		if s, _, _ := n.current(); s != stateRunning {
+		if s, _, _ := n.current(); s != stateRunning || n.isIsolated() {
 			continue
 		}
 		got, err := cl.leaderOf(n)
@@ -243,7 +248,7 @@ func (cl *cluster) agreedLeader() (string, string) {
 	}
 	if l := cl.byTag(leader); l == nil {
 		return "", fmt.Sprintf("the leader named, %s, is none of this cluster's", leader)
-	} else if s, _, _ := l.current(); s != stateRunning {
+	} else if s, _, _ := l.current(); s != stateRunning || l.isIsolated() {
 		return "", fmt.Sprintf("the nodes still name %s, which is %s", leader, s)
 	}
 	return leader, ""
@@ -310,6 +315,28 @@ func (cl *cluster) restart(n *node) error {
 		return err
 	}
 	return cl.waitServing(n, cl.quorate())
+}
+
+// restartIsolated starts a stopped node again with its data, its client ports and its
+// peers, but listening for Raft on a port its peers do not know, as a node behind a firewall
+// that drops what comes in on its Raft port: no leader reaches it, so it never catches up and
+// knows no leader, while its own calls out still reach its peers. Those calls may win it an
+// election when its log is as long as theirs, so a scenario has the cluster write something
+// after the node stopped (README). It waits until the node answers at all (its health is not
+// SERVING without a leader).
+func (cl *cluster) restartIsolated(n *node) error {
+	// Two, all different: the node's own Raft port is free while it is down, and may be one.
+	unknown, err := freePorts(2)
+	if err != nil {
+		return err
+	}
+	if unknown[0] == n.raft {
+		unknown = unknown[1:]
+	}
+	if err := n.launch("--raft-addr", unknown[0]); err != nil {
+		return err
+	}
+	return cl.waitServing(n, false)
 }
 
 // quorate reports whether a majority of the nodes is running.

@@ -23,15 +23,17 @@ type controller struct {
 
 // handlers: one per command; each returns the answer's fields besides "ok".
 var handlers = map[string]func(*controller, request) (map[string]any, error){
-	"start":    (*controller).start,
-	"kill":     each(func(_ *cluster, n *node) error { return n.kill() }, alive),
-	"pause":    each(func(_ *cluster, n *node) error { return n.signal(syscall.SIGSTOP, stateRunning, statePaused) }, running),
-	"resume":   each(func(_ *cluster, n *node) error { return n.signal(syscall.SIGCONT, statePaused, stateRunning) }, paused),
-	"stop":     each(func(_ *cluster, n *node) error { return n.stop() }, running),
-	"restart":  each((*cluster).restart, stopped),
-	"leader":   (*controller).leader,
-	"teardown": func(c *controller, _ request) (map[string]any, error) { c.teardown(); return nil, nil },
-	"postgres": (*controller).postgres,
+	"start":           (*controller).start,
+	"kill":            each(func(_ *cluster, n *node) error { return n.kill() }, alive),
+	"pause":           each(func(_ *cluster, n *node) error { return n.signal(syscall.SIGSTOP, stateRunning, statePaused) }, running),
+	"resume":          each(func(_ *cluster, n *node) error { return n.signal(syscall.SIGCONT, statePaused, stateRunning) }, paused),
+	"stop":            each(func(_ *cluster, n *node) error { return n.stop() }, running),
+	"restart":         each((*cluster).restart, stopped),
+	"restartIsolated": each((*cluster).restartIsolated, stopped),
+	"calls":           (*controller).calls,
+	"leader":          (*controller).leader,
+	"teardown":        func(c *controller, _ request) (map[string]any, error) { c.teardown(); return nil, nil },
+	"postgres":        (*controller).postgres,
 }
 
 // pgStartTimeout bounds initdb and PostgreSQL's start.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,16 +45,19 @@ func (s nodeState) String() string {
 
 // node is one idnode process, restartable with the same arguments and data.
 type node struct {
-	tag              string
-	grpc, http, raft string
-	dir, logPath     string
-	bin              string
-	args             []string
+	tag                       string
+	grpc, http, raft, metrics string
+	dir, logPath              string
+	bin                       string
+	args                      []string
 
 	mu    sync.Mutex
 	state nodeState
 	cmd   *exec.Cmd
 	done  chan struct{} // closed once cmd is reaped
+	// isolated is set while the process runs with its Raft port where its peers cannot reach
+	// it (restartIsolated): it knows no leader, so the cluster's leader is agreed without it.
+	isolated bool
 }
 
 func (n *node) current() (nodeState, *exec.Cmd, chan struct{}) {
@@ -68,8 +72,9 @@ func (n *node) setState(s nodeState) {
 	n.mu.Unlock()
 }
 
-// launch starts the process; it does not wait for it to serve.
-func (n *node) launch() error {
+// launch starts the process with its arguments and extra after them; it does not wait for it
+// to serve. A process launched with a Raft address of its own in extra is isolated.
+func (n *node) launch(extra ...string) error {
 	if s, _, _ := n.current(); s != stateStopped {
 		return fmt.Errorf("it is %s, not stopped", s)
 	}
@@ -77,7 +82,7 @@ func (n *node) launch() error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(n.bin, n.args...)
+	cmd := exec.Command(n.bin, append(slices.Clip(n.args), extra...)...)
 	cmd.Dir = n.dir
 	cmd.Env = nodeenv.Clean()
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -98,9 +103,16 @@ func (n *node) launch() error {
 		close(done)
 	}()
 	n.mu.Lock()
-	n.state, n.cmd, n.done = stateRunning, cmd, done
+	n.state, n.cmd, n.done, n.isolated = stateRunning, cmd, done, len(extra) > 0
 	n.mu.Unlock()
 	return nil
+}
+
+// isIsolated reports whether the running process is isolated (see node.isolated).
+func (n *node) isIsolated() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.isolated
 }
 
 // signal sends sig to a node in state from and records it as in state to.

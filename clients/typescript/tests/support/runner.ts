@@ -122,6 +122,8 @@ export class ScenarioRun {
   private async step(step: Step): Promise<void> {
     if (step.fault !== undefined) {
       const answer = await this.cluster.must(step.node === undefined ? { cmd: step.fault } : { cmd: step.fault, node: step.node });
+      const why = step.expect?.result === undefined ? null : mismatch(step.expect.result, answer, this.saved);
+      if (why !== null) throw new Error(why);
       if (step.save !== undefined) this.saved.set(step.save, answer);
       return;
     }

@@ -117,6 +117,9 @@ class ConformanceTest {
     private void step(JsonObject step) {
       if (step.has("fault")) {
         JsonObject answer = cluster.command(step.get("fault").getAsString(), step.has("node") ? step.get("node").getAsString() : null);
+        if (step.has("expect")) {
+          assertNull(JsonMatch.mismatch(step.getAsJsonObject("expect").get("result"), answer, this::ref, "result"));
+        }
         if (step.has("save")) {
           saved.put(step.get("save").getAsString(), answer);
         }
