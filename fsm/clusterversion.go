@@ -13,8 +13,17 @@ import (
 // node-to-node calls it relies on. Version 1 is every build from before cluster versions
 // (commands up to 50); version 2 adds ReleaseOwner; version 3 adds no command, and retires the
 // internal Leader service, because every member relays a call to the leader by the call's own
-// name (server/relay.go). A build supports every version up to its own.
-const CurrentVersion uint32 = 3
+// name (server/relay.go); version 4 (restoringVersion) adds no command either. A build
+// supports every version up to its own.
+const CurrentVersion uint32 = 4
+
+// restoringVersion is the cluster version from which a series that a backup's restore put back
+// in part refuses issues and voids until the rest is back (series/restoring.go). An older build
+// would let them through, so a mixed cluster would answer them differently on each node: the
+// FSM shuts such a series only once this version is finalised, when every member runs a build
+// that does the same, and a series it shut counts as this version used, so no downgrade brings
+// a build that would issue into it.
+const restoringVersion uint32 = 4
 
 // commandVersion is the cluster version that brought each command newer than version 1. The
 // leader proposes one only once its version is finalised (server/apply.go): an older build

@@ -231,9 +231,24 @@ func (st *state) applyRestoreSeries(r *raftv1.RestoreSeries) any {
 		return err
 	}
 	st.dbForFloors(r.GetDefinition().GetDatabase())
-	res, err := tx.Restore(st.journal.index, r)
+	shut := st.finalised() >= restoringVersion
+	// A chunk that ends short of the backup's head may shut its series, which a build before
+	// restoringVersion would leave open: the log now holds a command of that version.
+	if shut && restoreEndsShort(r) {
+		st.versionUsed = max(st.versionUsed, restoringVersion)
+	}
+	res, err := tx.Restore(st.journal.index, r, shut)
 	if err != nil {
 		return st.journal.fail(err)
 	}
 	return res
+}
+
+// restoreEndsShort reports whether a RestoreSeries ends before its backup's last entry.
+func restoreEndsShort(r *raftv1.RestoreSeries) bool {
+	var last uint64
+	if entries := r.GetEntries(); len(entries) > 0 {
+		last = entries[len(entries)-1].GetSeq()
+	}
+	return last < r.GetDefinition().GetEntries()
 }

@@ -45,6 +45,10 @@ const (
 	SeparatorMismatch = "SEPARATOR_MISMATCH"
 	// RangeReturned (FAILED_PRECONDITION): a retried HiLo request's range was given back since.
 	RangeReturned = "RANGE_RETURNED"
+	// SeriesRestoring (FAILED_PRECONDITION): a backup's restore put back only part of the series,
+	// so it issues and voids nothing until the rest is back; the message names the series and
+	// how many of the backup's entries it holds. Run the restore again to open it.
+	SeriesRestoring = "SERIES_RESTORING"
 	// CounterOverflow (OUT_OF_RANGE): a counter would pass the largest int64.
 	CounterOverflow = "COUNTER_OVERFLOW"
 	// StorageFull (UNAVAILABLE): the node's disk is full; nothing was handed out. Use another

@@ -19,9 +19,10 @@ const (
 
 // RestoreResult answers a RestoreSeries command.
 type RestoreResult struct {
-	Created  bool // the series was new here
-	Appended int  // entries appended
-	Held     int  // entries the series held already, skipped
+	Created   bool // the series was new here
+	Appended  int  // entries appended
+	Held      int  // entries the series held already, skipped
+	Restoring bool // the series still lacks entries of the backup, so it issues and voids nothing
 }
 
 // CheckRestore validates a RestoreSeries before it is proposed, as CheckCreate, CheckIssue and
@@ -76,8 +77,9 @@ func checkEntry(e *raftv1.SeriesEntry) error {
 // an entry at the head's seq + 1 is appended. Every appended entry is checked as Verify checks
 // the journal (chain, hash, time, numbering, ids, voids) and indexed as issuing it was. Any
 // other entry refuses the command with ErrSeriesDiverged, changing nothing: the chunk is
-// checked whole before anything is written.
-func (tx *Tx) Restore(index uint64, r *raftv1.RestoreSeries) (RestoreResult, error) {
+// checked whole before anything is written. With shut, a series left short of the backup's
+// last entry refuses issues and voids until a later chunk brings it (restoring.go).
+func (tx *Tx) Restore(index uint64, r *raftv1.RestoreSeries, shut bool) (RestoreResult, error) {
 	def := r.GetDefinition()
 	if !tx.apply(index) {
 		return RestoreResult{}, fmt.Errorf("%w: the restore of series %q", ErrReplayed, def.GetName())
@@ -112,8 +114,15 @@ func (tx *Tx) Restore(index uint64, r *raftv1.RestoreSeries) (RestoreResult, err
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	res := RestoreResult{Created: o == nil, Appended: len(fresh), Held: held}
-	if o == nil {
+	reached := head.GetEntries()
+	if len(fresh) > 0 {
+		reached = fresh[len(fresh)-1].GetSeq()
+	}
+	awaited := head.GetRestoringUntil()
+	res := RestoreResult{Created: o == nil, Appended: len(fresh), Held: held, Restoring: markRestoring(head, def, reached, shut)}
+	if o != nil {
+		o.dirty = o.dirty || head.GetRestoringUntil() != awaited
+	} else {
 		if b, err = tx.tx.Bucket(bucketSeries).CreateBucket(key); err == nil {
 			err = initSeriesBucket(b, head)
 		}

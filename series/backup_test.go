@@ -26,12 +26,18 @@ func backupOf(t *testing.T, s *Store, database, name string) (*raftv1.SeriesDefi
 	return def, entries
 }
 
-// restoreChunk applies one RestoreSeries in its own transaction.
+// restoreChunk applies one RestoreSeries in its own transaction, as a cluster whose version
+// shuts a series restored in part.
 func (s *testStore) restoreChunk(def *raftv1.SeriesDefinition, entries []*raftv1.SeriesEntry) (RestoreResult, error) {
+	return s.restoreChunkShut(def, entries, true)
+}
+
+// restoreChunkShut applies one RestoreSeries in its own transaction, with shut as Restore takes it.
+func (s *testStore) restoreChunkShut(def *raftv1.SeriesDefinition, entries []*raftv1.SeriesEntry, shut bool) (RestoreResult, error) {
 	var res RestoreResult
 	var err error
 	s.inTx(func(tx *Tx) {
-		res, err = tx.Restore(s.next(), &raftv1.RestoreSeries{Definition: def, Entries: entries})
+		res, err = tx.Restore(s.next(), &raftv1.RestoreSeries{Definition: def, Entries: entries}, shut)
 	})
 	return res, err
 }

@@ -47,6 +47,12 @@ var (
 	// changed; restore into a cluster without the series, or rename one of them.
 	ErrSeriesDiverged = errors.New("the backup's series differs from the one this cluster holds")
 
+	// ErrSeriesRestoring means a backup's restore put back only part of the series (it was cut
+	// short between its chunks), so the series issues and voids nothing: its next number may be
+	// one the backup gave to another document. Run the restore again; the series opens once it
+	// holds the backup's last entry.
+	ErrSeriesRestoring = errors.New("the series is being restored from a backup")
+
 	// ErrReplayed means a command at or below the journal's applied raft index had no
 	// journaled answer to give (it changed nothing then either).
 	ErrReplayed = errors.New("series command replayed from the raft log; it changed nothing")
@@ -62,7 +68,8 @@ var (
 
 // refusals are the errors that answer a command: the same on every replica that applies it.
 var refusals = []error{ErrNoSeries, ErrSeriesExists, ErrTooManySeries, ErrBadFormat, ErrBadInput, ErrRequestIDReused,
-	ErrNotIssued, ErrAlreadyVoided, ErrGapless, ErrNumberOverflow, ErrSeriesDiverged, ErrReplayed}
+	ErrNotIssued, ErrAlreadyVoided, ErrGapless, ErrNumberOverflow, ErrSeriesDiverged,
+	ErrSeriesRestoring, ErrReplayed}
 
 // Refusal reports whether err is the store's answer to a command (bad input, a rule of the
 // series) rather than a failure to read or write series.db, which is this node's alone: the

@@ -39,6 +39,9 @@ func (tx *Tx) issue(is *raftv1.SeriesIssue, proposedAtMs int64) (*raftv1.SeriesE
 	if err != nil {
 		return nil, err
 	}
+	if err := o.refuseWhileRestoring(); err != nil {
+		return nil, err
+	}
 	if prior, err := byRequest(o.b, is.GetRequestId()); err != nil || prior != nil {
 		if err == nil && !sameIssue(prior, is) {
 			err = fmt.Errorf("%w: request %q made entry %d (%s) of %q", ErrRequestIDReused, is.GetRequestId(), prior.GetSeq(), prior.GetId(), o.def.GetName())

@@ -21,6 +21,9 @@ func (tx *Tx) Void(index uint64, v *raftv1.SeriesVoid) (*raftv1.SeriesEntry, err
 	if err != nil {
 		return nil, err
 	}
+	if err := o.refuseWhileRestoring(); err != nil {
+		return nil, err
+	}
 	if prior, err := byRequest(o.b, v.GetRequestId()); err != nil || prior != nil {
 		if err == nil && !sameVoid(prior, v) {
 			err = fmt.Errorf("%w: request %q made entry %d (%s) of %q", ErrRequestIDReused, v.GetRequestId(), prior.GetSeq(), prior.GetId(), o.def.GetName())

@@ -71,6 +71,7 @@ var refusals = []struct {
 	{[]error{series.ErrSeriesExists}, refusal{codes.AlreadyExists, ""}},
 	{[]error{series.ErrTooManySeries}, refusal{codes.ResourceExhausted, ""}},
 	{[]error{series.ErrNotIssued, series.ErrAlreadyVoided, series.ErrGapless, series.ErrSeriesDiverged}, refusal{codes.FailedPrecondition, ""}},
+	{[]error{series.ErrSeriesRestoring}, refusal{codes.FailedPrecondition, reason.SeriesRestoring}},
 	{[]error{series.ErrNumberOverflow}, refusal{codes.OutOfRange, reason.CounterOverflow}},
 	{[]error{series.ErrCorrupt}, refusal{codes.DataLoss, ""}},
 	{[]error{cluster.ErrLeadershipLost, forward.ErrNoAnswer}, refusal{codes.Unavailable, reason.OutcomeUnknown}},

@@ -17,6 +17,7 @@ import (
 	"github.com/idnode/idnode/internal/etag"
 	"github.com/idnode/idnode/internal/forward"
 	"github.com/idnode/idnode/reason"
+	"github.com/idnode/idnode/series"
 )
 
 // Every sentinel error of the layers below leaves the server with the code the API promises for
@@ -35,6 +36,7 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{fsm.ErrCounterOverflow, codes.OutOfRange, reason.CounterOverflow},
 		{etag.ErrExhausted, codes.OutOfRange, reason.CounterOverflow},
 		{fsm.ErrRangeReturned, codes.FailedPrecondition, reason.RangeReturned},
+		{series.ErrSeriesRestoring, codes.FailedPrecondition, reason.SeriesRestoring},
 		{fsm.ErrSeparatorDiffers, codes.FailedPrecondition, reason.SeparatorMismatch},
 		{fsm.ErrFoldCollision, codes.FailedPrecondition, "FAILED_PRECONDITION"},
 		{fsm.ErrUnknownFold, codes.FailedPrecondition, "FAILED_PRECONDITION"},

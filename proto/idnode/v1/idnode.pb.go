@@ -22,6 +22,7 @@
 //   CLAIMED             ALREADY_EXISTS       a claimed ID (or an identity handed out); the message names it and its owner
 //   SEPARATOR_MISMATCH  FAILED_PRECONDITION  the node's separator is not the cluster's
 //   RANGE_RETURNED      FAILED_PRECONDITION  a retried HiLo request's range was given back since
+//   SERIES_RESTORING    FAILED_PRECONDITION  a series a backup's restore has put back only in part; run it again
 //   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
 //   STORAGE_FULL        UNAVAILABLE          the node's disk is full (its Raft log or etag); use another node
 //   STORAGE_FAILED      UNAVAILABLE          the node cannot write its storage for another reason

@@ -2860,9 +2860,13 @@ type SeriesDefinition struct {
 	Voided  uint64 `protobuf:"varint,16,opt,name=voided,proto3" json:"voided,omitempty"`
 	// The CreateSeries' request_id: a retry of the creation, even after a restore from a
 	// snapshot, answers the series.
-	RequestId     string `protobuf:"bytes,17,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RequestId string `protobuf:"bytes,17,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// While a backup's restore (RestoreSeries) has put back only part of the series: the seq of
+	// the backup's last entry. The series refuses issues and voids until it holds that entry, so
+	// it never gives a number the backup holds to another document. 0: the series is open.
+	RestoringUntil uint64 `protobuf:"varint,18,opt,name=restoring_until,json=restoringUntil,proto3" json:"restoring_until,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *SeriesDefinition) Reset() {
@@ -2998,6 +3002,13 @@ func (x *SeriesDefinition) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
+}
+
+func (x *SeriesDefinition) GetRestoringUntil() uint64 {
+	if x != nil {
+		return x.RestoringUntil
+	}
+	return 0
 }
 
 // One entry of a series' journal. hash = SHA-256 of prev_hash and the entry's canonical
@@ -4021,7 +4032,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\a \x01(\tR\trequestId\x12\x1b\n" +
 	"\tvoided_by\x18\b \x01(\tR\bvoidedBy\x12$\n" +
-	"\x0eproposed_at_ms\x18\t \x01(\x03R\fproposedAtMs\"\xf2\x03\n" +
+	"\x0eproposed_at_ms\x18\t \x01(\x03R\fproposedAtMs\"\x9b\x04\n" +
 	"\x10SeriesDefinition\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -4041,7 +4052,8 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x06issued\x18\x0f \x01(\x04R\x06issued\x12\x16\n" +
 	"\x06voided\x18\x10 \x01(\x04R\x06voided\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x11 \x01(\tR\trequestId\"\xd9\x03\n" +
+	"request_id\x18\x11 \x01(\tR\trequestId\x12'\n" +
+	"\x0frestoring_until\x18\x12 \x01(\x04R\x0erestoringUntil\"\xd9\x03\n" +
 	"\vSeriesEntry\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x16\n" +
 	"\x06series\x18\x02 \x01(\tR\x06series\x12\x10\n" +

@@ -27,6 +27,8 @@ public final class Reasons {
   public static final String SEPARATOR_MISMATCH = "SEPARATOR_MISMATCH";
   /** A retried HiLo request's range was given back since. */
   public static final String RANGE_RETURNED = "RANGE_RETURNED";
+  /** A backup's restore put back only part of the series; run it again before issuing. */
+  public static final String SERIES_RESTORING = "SERIES_RESTORING";
   /** A counter would pass the largest int64. */
   public static final String COUNTER_OVERFLOW = "COUNTER_OVERFLOW";
   /** The node's disk is full; another node serves. */
