@@ -12,8 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/series"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/helpers/ledger"
@@ -192,6 +196,21 @@ func (pc *powerCluster) restoreState(b backup) restoreState {
 	return st
 }
 
+// refusesWhileChunked checks that each series the restore left between two chunks refuses an
+// issue, FAILED_PRECONDITION with reason SERIES_RESTORING: its next number is one the backup
+// gave to another document.
+func (pc *powerCluster) refusesWhileChunked(st restoreState) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
+	defer cancel()
+	for _, name := range st.chunked {
+		e, err := pc.cl.Issue(ctx, &idnodev1.IssueRequest{Series: name})
+		if status.Code(err) != codes.FailedPrecondition || reason.Of(err) != reason.SeriesRestoring {
+			pc.problem("restore: an issue into series %s, cut between two chunks, answered %v, %v; want FAILED_PRECONDITION %s",
+				name, e.GetId(), err, reason.SeriesRestoring)
+		}
+	}
+}
+
 // idctlRun is an idctl process started by startIdctl; done is closed once it exited.
 type idctlRun struct {
 	done chan struct{}
@@ -276,6 +295,7 @@ func TestPowerCutDuringRestore(t *testing.T) {
 	}
 	st := pc.restoreState(b)
 	pc.note("came back " + st.String())
+	pc.refusesWhileChunked(st)
 	if acked && !st.complete() {
 		pc.problem("restore: idctl restore was answered before the cut, but the cluster came back %v", st)
 	}
