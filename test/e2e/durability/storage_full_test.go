@@ -26,6 +26,8 @@ const (
 	// the WAL's tail segment is preallocated (8 MiB, about 25k of this test's entries), so
 	// appends fail only when it is full and its index needs space.
 	fullDiskCalls = 40_000
+	// keepAskingEvery paces the calls that keep the full-disk fault set while idctl runs.
+	keepAskingEvery = 20 * time.Millisecond
 	// fullDiskWindow is how long the test watches a full node's elections.
 	fullDiskWindow = 6 * time.Second
 	// fullDiskElections is the most elections allowed in that window. With the backoff the
@@ -151,6 +153,10 @@ func TestFullDisk(t *testing.T) {
 		}
 		return nil
 	})
+	// idctl is a process of its own, and starting it on a loaded machine can outlast the
+	// node's wait before it re-elects itself and clears the fault; so callers go on asking
+	// while it runs, as they would on a real full disk.
+	stopAsking := keepAsking(t, next)
 	e2etest.Eventually(t, 10*time.Second, "idctl status names the full disk", func() error {
 		refused()
 		if out := e2etest.MustIdctl(t, nil, "status", "--addr", grpcAddr); !strings.Contains(out, "node A: cannot write the raft log /data/node/"+raftLog+": the disk is full") {
@@ -158,6 +164,7 @@ func TestFullDisk(t *testing.T) {
 		}
 		return nil
 	})
+	stopAsking()
 	e2etest.Eventually(t, 10*time.Second, "the storage fault metric", func() error {
 		refused()
 		if v := e2etest.MetricValue(t, e2etest.Scrape(t, metricsAddr), `idnode_storage_fault{kind="full"}`); v != 1 {
@@ -166,7 +173,13 @@ func TestFullDisk(t *testing.T) {
 		return nil
 	})
 
-	// Watch the elections for a while: the term grows by one per election.
+	// Watch the elections for a while: the term grows by one per election. The term is read
+	// again here rather than taken from the checks above, because while they ran callers kept
+	// failing appends, and each failure is the node's cue to stand again.
+	st, err = admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	termBefore := st.GetTerm()
 	window := time.NewTimer(fullDiskWindow)
 	<-window.C
@@ -205,5 +218,37 @@ func TestFullDisk(t *testing.T) {
 	}
 	if v := e2etest.MetricValue(t, e2etest.Scrape(t, metricsAddr), `idnode_storage_fault{kind="full"}`); v != 0 {
 		t.Fatalf(`idnode_storage_fault{kind="full"} = %v after space came back, want 0`, v)
+	}
+}
+
+// keepAsking asks for an identity every keepAskingEvery until the function it returns is
+// called, which fails the test if any of them was answered: on a full disk every one must be
+// refused.
+func keepAsking(t *testing.T, next func() (int64, error)) (stop func()) {
+	t.Helper()
+	done, finished := make(chan struct{}), make(chan struct{})
+	var answered []int64
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(keepAskingEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if v, err := next(); err == nil {
+				answered = append(answered, v)
+			}
+		}
+	}()
+	return func() {
+		t.Helper()
+		close(done)
+		<-finished
+		if len(answered) > 0 {
+			t.Fatalf("identities %v answered on a full disk", answered)
+		}
 	}
 }
