@@ -47,7 +47,14 @@ func TestIdctlCommands(t *testing.T) {
 			t.Errorf("%d leaders in %+v", leaders, st)
 		}
 		table := e2etest.MustIdctl(t, addr, "status")
-		lines := strings.Split(strings.TrimSpace(table), "\n")
+		// The members' table comes first; each node's headroom follows it after a blank line.
+		members, headroom, _ := strings.Cut(table, "\n\n")
+		lines := strings.Split(strings.TrimSpace(members), "\n")
+		for _, tag := range e2etest.ClusterTags {
+			if !strings.Contains(headroom, "headroom of node "+tag+":") {
+				t.Errorf("idctl status has no headroom of node %s:\n%s", tag, table)
+			}
+		}
 		if len(lines) != 4 || !regexp.MustCompile(`^TAG\s+ID\s+GRPC\s+RAFT\s+ROLE\s+VOTER\s+TERM\s+COMMIT\s+APPLIED\s+REACHABLE\s+CLOCK\s+VERSION$`).MatchString(lines[0]) {
 			t.Fatalf("status table:\n%s", table)
 		}

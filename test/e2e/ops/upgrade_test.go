@@ -288,12 +288,16 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 		t.Fatalf("ReleaseOwner once finalised = %v, %v; want 3 released", resp, err)
 	}
 	w.step()
-	// The newest version brought no command (it retires the internal Leader service), so the
-	// cluster may go back one version; not below 2, whose ReleaseOwner the log now holds.
-	if out := e2etest.MustIdctl(t, env, "cluster", "version", "downgrade"); !strings.Contains(out, fmt.Sprintf("cluster version %d (finalised)", fsm.CurrentVersion-1)) {
-		t.Fatalf("idctl cluster version downgrade printed:\n%s", out)
+	// The versions after 2 brought no command the log holds (3 retires the internal Leader
+	// service; 4 shuts a series restored in part, and marks itself used only when a restore
+	// stops between chunks), so the cluster may go back one version at a time; not below 2,
+	// whose ReleaseOwner the log now holds.
+	for v := fsm.CurrentVersion - 1; v >= 2; v-- {
+		if out := e2etest.MustIdctl(t, env, "cluster", "version", "downgrade"); !strings.Contains(out, fmt.Sprintf("cluster version %d (finalised)", v)) {
+			t.Fatalf("idctl cluster version downgrade to %d printed:\n%s", v, out)
+		}
+		w.step()
 	}
-	w.step()
 	e2etest.WantIdctlFailure(t, 1, env, []string{"cluster", "version", "downgrade"}, "FAILED_PRECONDITION", "can no longer be lowered")
 	finalise()
 	w.step()
