@@ -13,9 +13,9 @@ import (
 // node-to-node calls it relies on. Version 1 is every build from before cluster versions
 // (commands up to 50); version 2 adds ReleaseOwner; version 3 adds no command, and retires the
 // internal Leader service, because every member relays a call to the leader by the call's own
-// name (server/relay.go); version 4 (restoringVersion) adds no command either. A build
-// supports every version up to its own.
-const CurrentVersion uint32 = 4
+// name (server/relay.go); version 4 (restoringVersion) adds no command either; version 5 adds
+// MakeOpaque (opaque collections). A build supports every version up to its own.
+const CurrentVersion uint32 = 5
 
 // restoringVersion is the cluster version from which a series that a backup's restore put back
 // in part refuses issues and voids until the rest is back (series/restoring.go). An older build
@@ -30,6 +30,7 @@ const restoringVersion uint32 = 4
 // would halt on it. An Ignorable command needs no row, since an older build skips it.
 var commandVersion = map[CommandType]uint32{
 	ReleaseOwnerCommand: 2,
+	MakeOpaqueCommand:   5,
 }
 
 // VersionOf is the cluster version command t needs.

@@ -59,6 +59,9 @@ const (
 	AcquireWorkerCommand CommandType = 40
 	RenewWorkerCommand   CommandType = 41
 	ReleaseWorkerCommand CommandType = 42
+	// MakeOpaque turns collections of a database opaque (opaque.go; cluster version 5). Not
+	// Ignorable: an older build that skipped it would hold no key and give plain IDs.
+	MakeOpaqueCommand CommandType = 70
 	// What a node's build supports, and the finalised cluster version (clusterversion.go).
 	// Ignorable: an older build gates nothing on them, and skipping them changes none of its
 	// answers.

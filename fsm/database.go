@@ -37,6 +37,8 @@ type database struct {
 	maxClaims         int64 // 0: DefaultMaxClaims
 	// workers are the worker leases of numeric IDs (workers.go); nil until the first.
 	workers *workerSet
+	// opaque is the database's opaque setting (opaque.go); nil until it first turned opaque.
+	opaque *opaqueState
 	// largestIdentity and largestHiLo are the largest counter and HiLo Max (headroom.go).
 	largestIdentity, largestHiLo counterMax
 }
@@ -148,6 +150,7 @@ func (st *state) applyDeleteDatabase(c *raftv1.DeleteDatabase) any {
 		return fmt.Errorf("%w: %q has %d identities, %d HiLo tags, %d claims and %d workers", ErrDatabaseNotEmpty, name, len(d.identities), len(d.hilo), len(d.claims), d.workerCount())
 	}
 	d.deleted = true
+	d.dropOpaque()
 	st.deleteKeysOf(name)
 	return nil
 }

@@ -163,4 +163,20 @@ var (
 	// ErrDowngradeTooLate means a downgrade asked for a version below one whose commands the
 	// log already holds: a build of the lower version would halt on them.
 	ErrDowngradeTooLate = errors.New("the cluster version can no longer be lowered")
+
+	// ErrInvalidOpaque means a MakeOpaque command carries a key that is not 32 bytes or a
+	// collection name that cannot be opaque (the message says which and why).
+	ErrInvalidOpaque = errors.New("invalid opaque setting")
+
+	// ErrOpaqueKeyDiffers means a backup's restore carries another opaque key than the one the
+	// database holds (the message names the database and both keys' fingerprints): the two
+	// keys are two permutations, under which a new value could take an old value's form.
+	// Restore into a cluster whose database has no key or the backup's.
+	ErrOpaqueKeyDiffers = errors.New("the backup's opaque key differs from the database's")
+
+	// ErrOpaqueWouldCollide means a collection (or a database's numeric IDs) cannot turn
+	// opaque because a plain ID it may have given has the 13 symbols of a form: an identity
+	// counter at or above 10^12 - 1 (the message names the collection and its value), or a
+	// database that has leased numeric-ID workers.
+	ErrOpaqueWouldCollide = errors.New("plain IDs already given could equal opaque forms")
 )

@@ -84,6 +84,7 @@ var commands = map[CommandType]command{
 	ReleaseOwnerCommand:      handle((*state).applyReleaseOwner),
 	NodeVersionCommand:       handle((*state).applyNodeVersion),
 	SetClusterVersionCommand: handle((*state).applySetClusterVersion),
+	MakeOpaqueCommand:        handle((*state).applyMakeOpaque),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

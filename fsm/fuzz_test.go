@@ -52,6 +52,13 @@ func FuzzFSM(f *testing.F) {
 	// time past int64: applied again, the delete meets a db1 whose first acquire fixed nothing
 	// (a worker set a snapshot does not write would refuse it on the original only).
 	f.Add([]byte{cmdCreateDB, 1, 6, 6, 6, cmdDeleteDB, 1, 0, cmdCreateDB, 1, 6, 6, 6, cmdAcquireWorker, 1, 0, 0, 4, 3, 4, 0})
+	// Opaque collections: p and users in db1; a worker leased there, then numeric refused; a
+	// restore of db1 with the other key, refused; db1 deleted; a short key, refused; users
+	// seeded past the plain limit, then refused; p and numeric in the default database.
+	f.Add([]byte{cmdCreateDB, 1, 6, 6, 6, cmdMakeOpaque, 2, 0, 0, 6, 0, 0, 0, 1, 0, 0, cmdAcquireWorker, 1, 0, 0, 4, 0, 0,
+		cmdMakeOpaque, 0, 1, 0, 1, 1, 0, cmdMakeOpaque, 1, 1, 0, 1, 0, 1, 0, 2, cmdDeleteDB, 1, 1,
+		cmdMakeOpaque, 1, 0, 7, 1, 0, 2, 0, 0, 0, cmdSeed, 6, 3, 0, 0, cmdMakeOpaque, 1, 6, 0, 0, 0, 0, 0, 0,
+		cmdMakeOpaque, 1, 0, 0, 0, 0, 0, 1, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cmds := decodeCommands(data)
 		one, batched := New(), New()
@@ -144,6 +151,7 @@ const (
 	cmdReleaseOwner
 	cmdNodeVersion
 	cmdSetClusterVersion
+	cmdMakeOpaque
 	cmdKinds
 )
 
@@ -311,6 +319,18 @@ func decodeCommands(data []byte) [][]byte {
 			typ, msg = NodeVersionCommand, &raftv1.NodeVersion{Tag: r.name(), Id: r.name(), Version: uint32(r.pick(4)), Build: r.name()}
 		case cmdSetClusterVersion:
 			typ, msg = SetClusterVersionCommand, &raftv1.SetClusterVersion{Version: uint32(r.pick(4))}
+		case cmdMakeOpaque:
+			// Two keys (the second proposal's is ignored, a restore's refused), a short one, and
+			// collections that fold alike or may not be opaque.
+			cols := make([]string, r.pick(3))
+			for i := range cols {
+				if cols[i] = r.name(); r.byte()%8 == 7 {
+					cols[i] = []string{"#numeric", "straße"}[r.pick(2)]
+				}
+			}
+			key := bytes.Repeat([]byte{byte(1 + r.pick(2))}, []int{OpaqueKeyLen, OpaqueKeyLen, 16}[r.pick(3)])
+			typ, msg = MakeOpaqueCommand, &raftv1.MakeOpaque{Database: r.database(), Collections: cols, Numeric: r.byte()%2 == 1,
+				Key: key, Restore: r.byte()%3 == 2}
 		case cmdRaw:
 			// Any type byte, known or not, with a few payload bytes: malformed entries and the
 			// halt on an unknown command.

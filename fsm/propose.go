@@ -55,6 +55,7 @@ var (
 	ProposeReleaseOwner      = Op[*raftv1.ReleaseOwner, ReleaseResult]{ReleaseOwnerCommand}
 	ProposeNodeVersion       = Op[*raftv1.NodeVersion, Done]{NodeVersionCommand}
 	ProposeSetClusterVersion = Op[*raftv1.SetClusterVersion, Done]{SetClusterVersionCommand}
+	ProposeMakeOpaque        = Op[*raftv1.MakeOpaque, OpaqueSetting]{MakeOpaqueCommand}
 )
 
 // Propose encodes req as the command op names, proposes it through a, and returns the FSM's

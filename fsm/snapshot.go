@@ -40,6 +40,8 @@ const (
 	seriesDefinitionRecord recordType = 31
 	seriesEntryRecord      recordType = 32
 	workerRecord           recordType = 40
+	// opaqueSettingRecord is a database's opaque setting and key: a MakeOpaque, restore unset.
+	opaqueSettingRecord recordType = 70
 	// foldRecord comes first when there is one: the records after it are keyed by its fold.
 	foldRecord recordType = 50
 )
@@ -56,6 +58,7 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 			}
 			return st.restoreWorker(&worker)
 		},
+		opaqueSettingRecord: decoded((*state).restoreOpaque),
 		identityRecord: restoredInto(func(st *state, r *raftv1.IdentityRecord) {
 			st.dbForFloors(r.GetDatabase()).setIdentity(st.key(r.GetName()), r.GetName(), r.GetValue())
 		}),
@@ -217,7 +220,8 @@ func (st *state) records(backup bool) []snapshotRecord {
 	return out
 }
 
-// records lists the database's counters, tags, claims and workers as snapshot records naming it rec.
+// records lists the database's counters, tags, claims, workers and opaque setting as snapshot
+// records naming it rec.
 func (d *database) records(rec string) []snapshotRecord {
 	var out []snapshotRecord
 	if len(d.identities) > 0 {
@@ -231,6 +235,9 @@ func (d *database) records(rec string) []snapshotRecord {
 	}
 	if d.workers != nil {
 		out = append(out, snapshotRecord{typ: workerRecord, stream: d.workers.capture(rec)})
+	}
+	if r := d.opaqueRecord(rec); r != nil {
+		out = append(out, snapshotRecord{typ: opaqueSettingRecord, msg: r})
 	}
 	return out
 }

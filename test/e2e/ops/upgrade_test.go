@@ -290,8 +290,9 @@ func TestRollingUpgradeFromThePreviousRelease(t *testing.T) {
 	w.step()
 	// The versions after 2 brought no command the log holds (3 retires the internal Leader
 	// service; 4 shuts a series restored in part, and marks itself used only when a restore
-	// stops between chunks), so the cluster may go back one version at a time; not below 2,
-	// whose ReleaseOwner the log now holds.
+	// stops between chunks; 5 brings MakeOpaque, which this test does not call), so the
+	// cluster may go back one version at a time; not below 2, whose ReleaseOwner the log now
+	// holds.
 	for v := fsm.CurrentVersion - 1; v >= 2; v-- {
 		if out := e2etest.MustIdctl(t, env, "cluster", "version", "downgrade"); !strings.Contains(out, fmt.Sprintf("cluster version %d (finalised)", v)) {
 			t.Fatalf("idctl cluster version downgrade to %d printed:\n%s", v, out)

@@ -3813,6 +3813,94 @@ func (x *ReleaseOwner) GetDatabase() string {
 	return ""
 }
 
+// Turn collections of a database opaque, or the whole database's numeric IDs
+// (ClusterService/MakeOpaque; cluster version 5). The leader makes the key (32 random bytes)
+// and carries it here, so every replica holds the same; the first key a database gets wins,
+// and a later proposal's key is ignored, unless restore is set (a backup's restore), when a
+// differing key refuses the command. Collections are only ever added. The same message is the
+// snapshot record of a database's opaque setting, with restore unset.
+type MakeOpaque struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The database (folded to lower case); empty is "default".
+	Database string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// Identity collections (counter names) to turn opaque; a snapshot record lists them folded
+	// and sorted.
+	Collections []string `protobuf:"bytes,2,rep,name=collections,proto3" json:"collections,omitempty"`
+	// Turn the database's numeric IDs opaque too.
+	Numeric bool `protobuf:"varint,3,opt,name=numeric,proto3" json:"numeric,omitempty"`
+	// The database's AES-256 key: 32 bytes.
+	Key []byte `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"`
+	// Set by a backup's restore: a database holding another key refuses the command.
+	Restore       bool `protobuf:"varint,5,opt,name=restore,proto3" json:"restore,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MakeOpaque) Reset() {
+	*x = MakeOpaque{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MakeOpaque) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MakeOpaque) ProtoMessage() {}
+
+func (x *MakeOpaque) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MakeOpaque.ProtoReflect.Descriptor instead.
+func (*MakeOpaque) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *MakeOpaque) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *MakeOpaque) GetCollections() []string {
+	if x != nil {
+		return x.Collections
+	}
+	return nil
+}
+
+func (x *MakeOpaque) GetNumeric() bool {
+	if x != nil {
+		return x.Numeric
+	}
+	return false
+}
+
+func (x *MakeOpaque) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *MakeOpaque) GetRestore() bool {
+	if x != nil {
+		return x.Restore
+	}
+	return false
+}
+
 var File_idnode_raft_v1_raft_proto protoreflect.FileDescriptor
 
 const file_idnode_raft_v1_raft_proto_rawDesc = "" +
@@ -4122,7 +4210,14 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\aversion\x18\x01 \x01(\rR\aversion\"@\n" +
 	"\fReleaseOwner\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1a\n" +
-	"\bdatabase\x18\x02 \x01(\tR\bdatabase*W\n" +
+	"\bdatabase\x18\x02 \x01(\tR\bdatabase\"\x90\x01\n" +
+	"\n" +
+	"MakeOpaque\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12 \n" +
+	"\vcollections\x18\x02 \x03(\tR\vcollections\x12\x18\n" +
+	"\anumeric\x18\x03 \x01(\bR\anumeric\x12\x10\n" +
+	"\x03key\x18\x04 \x01(\fR\x03key\x12\x18\n" +
+	"\arestore\x18\x05 \x01(\bR\arestore*W\n" +
 	"\fSeriesPeriod\x12\x16\n" +
 	"\x12SERIES_PERIOD_NONE\x10\x00\x12\x16\n" +
 	"\x12SERIES_PERIOD_YEAR\x10\x01\x12\x17\n" +
@@ -4148,7 +4243,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_raft_v1_raft_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(SeriesPeriod)(0),           // 0: idnode.raft.v1.SeriesPeriod
 	(SeriesPolicy)(0),           // 1: idnode.raft.v1.SeriesPolicy
@@ -4200,6 +4295,7 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*NodeVersion)(nil),         // 47: idnode.raft.v1.NodeVersion
 	(*SetClusterVersion)(nil),   // 48: idnode.raft.v1.SetClusterVersion
 	(*ReleaseOwner)(nil),        // 49: idnode.raft.v1.ReleaseOwner
+	(*MakeOpaque)(nil),          // 50: idnode.raft.v1.MakeOpaque
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	3,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -4238,7 +4334,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   47,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

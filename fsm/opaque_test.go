@@ -1,0 +1,234 @@
+package fsm
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"testing"
+
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
+
+var (
+	opaqueKeyA = bytes.Repeat([]byte{0xa1}, OpaqueKeyLen)
+	opaqueKeyB = bytes.Repeat([]byte{0xb2}, OpaqueKeyLen)
+)
+
+func makeOpaque(t *testing.T, f *FSM, m *raftv1.MakeOpaque) any {
+	t.Helper()
+	return mustApply(t, f, MakeOpaqueCommand, m)
+}
+
+func mustMakeOpaque(t *testing.T, f *FSM, m *raftv1.MakeOpaque) OpaqueSetting {
+	t.Helper()
+	s, ok := makeOpaque(t, f, m).(OpaqueSetting)
+	if !ok {
+		t.Fatalf("MakeOpaque %v answered %v", m, makeOpaque(t, f, m))
+	}
+	return s
+}
+
+// The first key wins, collections only add up (folded, sorted, once each), and the answer and
+// FSM.Opaque agree.
+func TestMakeOpaqueAddsCollectionsUnderTheFirstKey(t *testing.T) {
+	f := New()
+	if _, ok := f.Opaque(""); ok {
+		t.Fatal("a new FSM's default database is opaque")
+	}
+	got := mustMakeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"Orders", "invoices", "orders"}, Key: opaqueKeyA})
+	if !bytes.Equal(got.Key, opaqueKeyA) || !slices.Equal(got.Collections, []string{"invoices", "orders"}) || got.Numeric {
+		t.Fatalf("first MakeOpaque answered %+v", got)
+	}
+	got = mustMakeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"carts"}, Numeric: true, Key: opaqueKeyB})
+	if !bytes.Equal(got.Key, opaqueKeyA) || !slices.Equal(got.Collections, []string{"carts", "invoices", "orders"}) || !got.Numeric {
+		t.Fatalf("second MakeOpaque answered %+v; want the first key, three collections, numeric", got)
+	}
+	s, ok := f.Opaque("DEFAULT")
+	if !ok || !bytes.Equal(s.Key, opaqueKeyA) || !slices.Equal(s.Collections, got.Collections) || !s.Numeric {
+		t.Fatalf("Opaque(DEFAULT) = %+v, %v", s, ok)
+	}
+	if !s.Has("ORDERS") || !s.Has("carts") || s.Has("users") {
+		t.Fatalf("Has: ORDERS %v, carts %v, users %v", s.Has("ORDERS"), s.Has("carts"), s.Has("users"))
+	}
+	s.Key[0], s.Collections[0] = 0, "x" // a copy: the FSM's stays
+	if again, _ := f.Opaque(""); !bytes.Equal(again.Key, opaqueKeyA) || again.Collections[0] != "carts" {
+		t.Fatalf("changing Opaque's answer changed the FSM's setting: %+v", again)
+	}
+	// Idempotent: the same command again changes nothing.
+	if again := mustMakeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"orders"}, Key: opaqueKeyB}); !slices.Equal(again.Collections, got.Collections) || !again.Numeric {
+		t.Fatalf("MakeOpaque again answered %+v", again)
+	}
+}
+
+func TestMakeOpaqueRefusals(t *testing.T) {
+	f := New()
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"orders"}, Key: opaqueKeyA[:16]}), ErrInvalidOpaque, "16 bytes")
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Key: opaqueKeyA}), ErrDatabaseNotFound, "shop")
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"#numeric"}, Key: opaqueKeyA}), ErrInvalidOpaque, "#numeric")
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{""}, Key: opaqueKeyA}), ErrInvalidOpaque, "empty")
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"a|b"}, Key: opaqueKeyA}), ErrInvalidOpaque, "pipe")
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"straße"}, Key: opaqueKeyA}), ErrInvalidOpaque, "straße")
+	// A counter that may have given a 13-digit plain ID: refused, naming it and its value,
+	// and nothing changes, not even for the other collection of the command.
+	mustSeed(t, f, "Orders", OpaquePlainLimit, false)
+	mustSeed(t, f, "carts", OpaquePlainLimit-1, false)
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"carts", "Orders"}, Key: opaqueKeyA}), ErrOpaqueWouldCollide, `"Orders" of database "default" has its identity counter at 999999999999`)
+	if s, ok := f.Opaque(""); ok {
+		t.Fatalf("a refused MakeOpaque left %+v", s)
+	}
+	var buf bytes.Buffer
+	if err := (&snapshot{records: f.st.records(false)}).write(&buf); err != nil || bytes.Contains(buf.Bytes(), opaqueKeyA) {
+		t.Fatalf("a refused MakeOpaque left its key in the state (%v)", err)
+	}
+	if s := mustMakeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"carts"}, Key: opaqueKeyA}); !slices.Equal(s.Collections, []string{"carts"}) {
+		t.Fatalf("carts at %d: %+v", OpaquePlainLimit-1, s)
+	}
+	// Too many collections.
+	many := make([]string, MaxOpaqueCollections)
+	for i := range many {
+		many[i] = "c" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676))
+	}
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Collections: many, Key: opaqueKeyA}), ErrLimitReached, "1025 opaque collections")
+}
+
+// A database's numeric IDs cannot turn opaque once it leased a worker, even a released one:
+// the plain numeric IDs minted may have a form's 13 symbols.
+func TestMakeOpaqueNumericRefusedAfterAnyWorkerLease(t *testing.T) {
+	f := New()
+	l := mustAcquire(t, f, 10, 1_000_000)
+	if out := release(t, f, l.Worker, l.Epoch, 1_000_001); out != nil {
+		t.Fatalf("release: %v", out)
+	}
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA}), ErrOpaqueWouldCollide, "workers")
+	// A restored snapshot remembers the lease.
+	wantErr(t, makeOpaque(t, mustRestore(t, snapshotBytes(t, f)), &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA}), ErrOpaqueWouldCollide, "workers")
+	// Collections may still turn opaque.
+	if s := mustMakeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"orders"}, Key: opaqueKeyA}); s.Numeric {
+		t.Fatalf("numeric after a collections-only MakeOpaque: %+v", s)
+	}
+	// A database that turned numeric first stays so when its workers come.
+	g := New()
+	mustMakeOpaque(t, g, &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA})
+	mustAcquire(t, g, 10, 1_000_000)
+	if s := mustMakeOpaque(t, g, &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA}); !s.Numeric {
+		t.Fatalf("numeric MakeOpaque again after a lease: %+v", s)
+	}
+}
+
+// A restore's key must be the database's: another refuses it, naming the database; the same
+// one, or none held, is taken. A restore may put back a database the cluster lacks.
+func TestMakeOpaqueRestoreKeys(t *testing.T) {
+	f := New()
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
+	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Key: opaqueKeyA})
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"carts"}, Key: opaqueKeyB, Restore: true}), ErrOpaqueKeyDiffers, `database "shop"`)
+	if s, _ := f.Opaque("shop"); !slices.Equal(s.Collections, []string{"orders"}) {
+		t.Fatalf("a refused restore changed the setting: %+v", s)
+	}
+	if s := mustMakeOpaque(t, f, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"carts"}, Key: opaqueKeyA, Restore: true}); !slices.Equal(s.Collections, []string{"carts", "orders"}) {
+		t.Fatalf("a restore with the same key: %+v", s)
+	}
+	// No key held: the backup's is taken.
+	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"users"}, Key: opaqueKeyB, Restore: true})
+	if s, _ := f.Opaque(""); !bytes.Equal(s.Key, opaqueKeyB) {
+		t.Fatalf("restore into a database without a key: %+v", s)
+	}
+	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Database: "new", Numeric: true, Key: opaqueKeyB, Restore: true})
+	if s, ok := f.Opaque("new"); !ok || !s.Numeric || !bytes.Equal(s.Key, opaqueKeyB) {
+		t.Fatalf("a restore of a database the cluster lacks: %+v, %v", s, ok)
+	}
+}
+
+// Deleting a database ends its setting but keeps its key, as it keeps its counters: created
+// again and turned opaque again, it has the same permutation.
+func TestDeletedDatabaseKeepsItsOpaqueKeyOnly(t *testing.T) {
+	f := New()
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
+	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Numeric: true, Key: opaqueKeyA})
+	mustApply(t, f, DeleteDatabaseCommand, &raftv1.DeleteDatabase{Name: "shop"})
+	if _, ok := f.Opaque("shop"); ok {
+		t.Fatal("a deleted database is opaque")
+	}
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
+	if s, ok := f.Opaque("shop"); ok {
+		t.Fatalf("a database created again kept the old setting: %+v", s)
+	}
+	restored := mustRestore(t, snapshotBytes(t, f))
+	for _, g := range []*FSM{f, restored} {
+		s := mustMakeOpaque(t, g, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"carts"}, Key: opaqueKeyB})
+		if !bytes.Equal(s.Key, opaqueKeyA) || !slices.Equal(s.Collections, []string{"carts"}) || s.Numeric {
+			t.Fatalf("turned opaque again: %+v; want the old key and carts only", s)
+		}
+	}
+}
+
+// A snapshot carries the setting and its key, a restore writes the same bytes, and a state
+// that never turned opaque writes no opaque record.
+func TestOpaqueSettingSurvivesASnapshot(t *testing.T) {
+	f := New()
+	mustIdentity(t, f, "orders", 3, "")
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
+	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"orders"}, Key: opaqueKeyA})
+	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Database: "shop", Numeric: true, Key: opaqueKeyB})
+	snap := snapshotBytes(t, f)
+	if !bytes.Contains(snap, opaqueKeyA) || !bytes.Contains(snap, opaqueKeyB) {
+		t.Fatal("the snapshot lacks a key")
+	}
+	restored := mustRestore(t, snap)
+	if again := snapshotBytes(t, restored); !bytes.Equal(snap, again) {
+		t.Fatal("a restored snapshot writes other bytes")
+	}
+	if s, ok := restored.Opaque("shop"); !ok || !s.Numeric || !bytes.Equal(s.Key, opaqueKeyB) || len(s.Collections) != 0 {
+		t.Fatalf("restored shop: %+v, %v", s, ok)
+	}
+	if s, ok := restored.Opaque(""); !ok || !s.Has("Orders") || !bytes.Equal(s.Key, opaqueKeyA) {
+		t.Fatalf("restored default: %+v, %v", s, ok)
+	}
+}
+
+// A state without opaque settings writes the bytes it wrote before opaque collections: no
+// record of them at all.
+func TestPlainStateWritesNoOpaqueRecord(t *testing.T) {
+	f := New()
+	mustIdentity(t, f, "orders", 3, "")
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
+	for _, r := range f.st.records(false) {
+		if r.typ == opaqueSettingRecord {
+			t.Fatalf("a plain state writes an opaque record: %v", r.msg)
+		}
+	}
+	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Key: opaqueKeyA})
+	n := 0
+	for _, r := range f.st.records(false) {
+		if r.typ == opaqueSettingRecord {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d opaque records for one opaque database", n)
+	}
+}
+
+// MakeOpaque is version 5's: applying it marks the version used, so no downgrade below it.
+func TestMakeOpaqueNeedsClusterVersion5(t *testing.T) {
+	if VersionOf(MakeOpaqueCommand) != 5 || CurrentVersion < 5 {
+		t.Fatalf("MakeOpaque needs version %d, the build supports %d", VersionOf(MakeOpaqueCommand), CurrentVersion)
+	}
+	f := New()
+	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"orders"}, Key: opaqueKeyA})
+	if used := f.ClusterVersion().Used; used != 5 {
+		t.Fatalf("version used after MakeOpaque = %d, want 5", used)
+	}
+}
+
+// The fingerprint is the contract's: SHA-256 of a label and the key, its first 8 bytes in hex.
+func TestOpaqueKeyFingerprint(t *testing.T) {
+	sum := sha256.Sum256(append([]byte("idnode opaque key fingerprint"), opaqueKeyA...))
+	if got, want := (OpaqueSetting{Key: opaqueKeyA}).Fingerprint(), hex.EncodeToString(sum[:8]); got != want {
+		t.Fatalf("fingerprint %q, want %q", got, want)
+	}
+	if OpaqueKeyFingerprint(opaqueKeyA) == OpaqueKeyFingerprint(opaqueKeyB) {
+		t.Fatal("two keys have one fingerprint")
+	}
+}
