@@ -55,6 +55,12 @@ const (
 	viaGoClient   = "go-client"   // the Go client (client/): identities go to the leader it learned
 )
 
+// The calls that take identities through the Go client (--identity-call, with --via go-client).
+const (
+	identityCallNext     = "next-identity" // client.NextIdentity: calls for one value fold together
+	identityCallGenerate = "generate"      // client.Generate("<prefix>|", count): the only call an opaque collection answers
+)
+
 // The strategies of each target, in the order -h shows them.
 var (
 	idnodeStrategies   = []string{stratIdentity, stratIdentityBatch, stratServerSide, stratGUID, stratHiLoRange, stratClientHiLo, stratClaim, stratSeries}
@@ -64,29 +70,32 @@ var (
 
 // config is one run, from the command line.
 type config struct {
-	target      string
-	strategy    string
-	nodes       []string // idnode gRPC addresses
-	endpoints   []string // etcd client URLs or host:port; postgres: the server's host:port
-	dsn         string   // PostgreSQL connection string
-	via         string   // idnode Generate strategies: round-robin or go-client; else ""
-	concurrency int
-	conns       int
-	duration    time.Duration // 0: until ops (bounded by maxDuration)
-	ops         int64         // 0: until duration
-	count       int64         // Generate count (identity-batch, server-side), IDs per Claim (claim)
-	rangeSize   int64         // hilo-range: the range size asked for (0: the server's first range)
-	ramp        *ramp         // client-hilo: an open-loop rate that doubles (nil: closed loop)
-	claimIDs    string        // claim: names or numbers
-	names       int64         // identity, identity-batch, hilo-range: calls cycle over this many names (0: the prefix alone)
-	prefix      string
-	timeout     time.Duration // per call
-	connect     time.Duration // connecting before the run
-	jsonOut     bool
-	progress    bool
-	label       string
-	region      string            // the Go client's region (--region); "" for none
-	nodeRegions map[string]string // --node-regions: address → region
+	target    string
+	strategy  string
+	nodes     []string // idnode gRPC addresses
+	endpoints []string // etcd client URLs or host:port; postgres: the server's host:port
+	dsn       string   // PostgreSQL connection string
+	via       string   // idnode Generate strategies: round-robin or go-client; else ""
+	// identityCall is the Go client's call for identities (--via go-client, identity and
+	// identity-batch): next-identity or generate; else "".
+	identityCall string
+	concurrency  int
+	conns        int
+	duration     time.Duration // 0: until ops (bounded by maxDuration)
+	ops          int64         // 0: until duration
+	count        int64         // Generate count (identity-batch, server-side), IDs per Claim (claim)
+	rangeSize    int64         // hilo-range: the range size asked for (0: the server's first range)
+	ramp         *ramp         // client-hilo: an open-loop rate that doubles (nil: closed loop)
+	claimIDs     string        // claim: names or numbers
+	names        int64         // identity, identity-batch, hilo-range: calls cycle over this many names (0: the prefix alone)
+	prefix       string
+	timeout      time.Duration // per call
+	connect      time.Duration // connecting before the run
+	jsonOut      bool
+	progress     bool
+	label        string
+	region       string            // the Go client's region (--region); "" for none
+	nodeRegions  map[string]string // --node-regions: address → region
 }
 
 // limit is how long the run may last: --duration, or the hard cap for an --ops run.
@@ -130,7 +139,7 @@ func (c *config) describe() string {
 	if c.strategy == stratClaim {
 		claimIDs = c.claimIDs
 	}
-	s := workloadTitle(c.target, c.strategy, c.via, c.count, claimIDs, c.rangeSize, ramp)
+	s := workloadTitle(c.target, c.strategy, c.via, c.identityCall, c.count, claimIDs, c.rangeSize, ramp)
 	if c.names > 0 {
 		s += fmt.Sprintf(" names=%d", c.names)
 	}
@@ -142,7 +151,7 @@ func (c *config) describe() string {
 
 // workloadTitle names a workload in one line, as a run starts (config.describe) and as its
 // report says (writeText).
-func workloadTitle(target, strategy, via string, count int64, claimIDs string, rangeSize int64, ramp string) string {
+func workloadTitle(target, strategy, via, identityCall string, count int64, claimIDs string, rangeSize int64, ramp string) string {
 	s := target + " " + strategy
 	switch {
 	case target == targetEtcd && strategy == stratIdentity:
@@ -152,6 +161,9 @@ func workloadTitle(target, strategy, via string, count int64, claimIDs string, r
 	}
 	if via != "" {
 		s += " via " + via
+	}
+	if identityCall == identityCallGenerate {
+		s += " call=generate"
 	}
 	if usesCount(strategy) {
 		s += fmt.Sprintf(" count=%d", count)
@@ -200,7 +212,10 @@ Routes (--via, idnode identity, identity-batch, server-side, guid):
                               round-robin  caller i on a raw gRPC connection to node i mod N, as
                                            ghz or grpcurl would; a follower relays to the leader
                               go-client    the Go client (github.com/idnode/idnode/client): calls
-                                           that need the leader go there, the others are spread
+                                           that need the leader go there, the others are spread;
+                                           identities by client.NextIdentity, or with
+                                           --identity-call generate by client.Generate("<prefix>|"),
+                                           the call an opaque collection answers (its 13-symbol forms)
 
 Flags:
 `
@@ -219,6 +234,7 @@ func parseConfig(args []string, usage io.Writer) (*config, error) {
 	fs.StringVar(&endpoints, "endpoints", "127.0.0.1:2379", "etcd client endpoints host:port,... (or http://host:port)")
 	fs.StringVar(&c.dsn, "dsn", "postgres://127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL connection string (URL or key=value) for --target postgres")
 	fs.StringVar(&c.via, "via", viaRoundRobin, "how idnode callers reach the nodes: round-robin or go-client (see above)")
+	fs.StringVar(&c.identityCall, "identity-call", identityCallNext, "identity and identity-batch --via go-client: the Go client's call, next-identity (client.NextIdentity) or generate (client.Generate(\"<prefix>|\"), the call an opaque collection answers)")
 	fs.IntVar(&c.concurrency, "concurrency", 16, "concurrent callers, each making one call at a time")
 	fs.IntVar(&c.conns, "conns", 1, "gRPC connections per node (etcd: clients over all endpoints; go-client: clients); callers share them round-robin; postgres: not used, every caller has its own connection")
 	fs.DurationVar(&c.duration, "duration", 0, "how long to run (at most 10m); this or --ops is required")
@@ -353,6 +369,15 @@ func (c *config) finish(nodes, endpoints string, set map[string]bool) error {
 		c.via = ""
 	case c.via != viaRoundRobin && c.via != viaGoClient:
 		return fmt.Errorf("--via must be %s or %s, got %q", viaRoundRobin, viaGoClient, c.via)
+	}
+	switch {
+	case c.via != viaGoClient || (c.strategy != stratIdentity && c.strategy != stratIdentityBatch):
+		if set["identity-call"] {
+			return fmt.Errorf("--identity-call applies to identity and identity-batch --via go-client only, not %s %s via %q", c.target, c.strategy, c.via)
+		}
+		c.identityCall = ""
+	case c.identityCall != identityCallNext && c.identityCall != identityCallGenerate:
+		return fmt.Errorf("--identity-call must be %s or %s, got %q", identityCallNext, identityCallGenerate, c.identityCall)
 	}
 	switch {
 	case c.names != 0 && (c.target != targetIdnode || !usesNames(c.strategy)):

@@ -35,6 +35,9 @@ func TestParseConfigRefuses(t *testing.T) {
 		{"unknown via", []string{"--duration", "1s", "--via", "leader"}, `--via must be round-robin or go-client, got "leader"`},
 		{"via on hilo-range", []string{"--duration", "1s", "--strategy", "hilo-range", "--via", "go-client"}, "--via applies to idnode identity, identity-batch, server-side and guid only, not idnode hilo-range"},
 		{"via on etcd", []string{"--duration", "1s", "--target", "etcd", "--via", "round-robin"}, "--via applies to idnode"},
+		{"identity-call round-robin", []string{"--duration", "1s", "--identity-call", "generate"}, "--identity-call applies to identity and identity-batch --via go-client only"},
+		{"identity-call on guid", []string{"--duration", "1s", "--strategy", "guid", "--via", "go-client", "--identity-call", "generate"}, "--identity-call applies to identity and identity-batch --via go-client only"},
+		{"unknown identity-call", []string{"--duration", "1s", "--via", "go-client", "--identity-call", "claim"}, `--identity-call must be next-identity or generate, got "claim"`},
 		{"etcd-put on idnode", []string{"--duration", "1s", "--target", "idnode", "--strategy", "etcd-put"}, "runs against etcd"},
 		{"count on identity", []string{"--duration", "1s", "--count", "5"}, "--count applies to identity-batch, server-side and claim only"},
 		{"claim past the server's bound", []string{"--duration", "1s", "--strategy", "claim", "--count", "1001"}, "--count of claim must be between 1 and 1000"},
@@ -191,8 +194,15 @@ func TestParseConfigAccepts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.via != viaGoClient || cfg.describe() != "idnode identity-batch via go-client count=100" {
+	if cfg.via != viaGoClient || cfg.identityCall != identityCallNext || cfg.describe() != "idnode identity-batch via go-client count=100" {
 		t.Errorf("identity-batch via go-client: %+v (%s)", cfg, cfg.describe())
+	}
+	cfg, err = parseConfig([]string{"--duration", "1s", "--via", "go-client", "--identity-call", "generate"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.identityCall != identityCallGenerate || cfg.describe() != "idnode identity via go-client call=generate" {
+		t.Errorf("identity via go-client, --identity-call generate: %+v (%s)", cfg, cfg.describe())
 	}
 	cfg, err = parseConfig([]string{"--duration", "1s", "--strategy", "server-side", "--via", "go-client", "--nodes", "127.0.0.1:1,127.0.0.1:2",
 		"--region", "b", "--node-regions", "127.0.0.1:1=a, 127.0.0.1:2=b"}, &bytes.Buffer{})

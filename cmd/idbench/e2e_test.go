@@ -182,6 +182,8 @@ func TestE2EIdnode(t *testing.T) {
 		{[]string{"--strategy", "identity-batch", "--count", "10"}, 10, false},
 		{[]string{"--strategy", "identity", "--via", "go-client"}, 1, false},
 		{[]string{"--strategy", "identity-batch", "--count", "10", "--via", "go-client"}, 10, false},
+		{[]string{"--strategy", "identity", "--via", "go-client", "--identity-call", "generate"}, 1, false},
+		{[]string{"--strategy", "identity-batch", "--count", "10", "--via", "go-client", "--identity-call", "generate"}, 10, false},
 		{[]string{"--strategy", "server-side", "--count", "5", "--via", "go-client"}, 5, false},
 		{[]string{"--strategy", "server-side", "--count", "5"}, 5, false},
 		{[]string{"--strategy", "guid"}, 1, false},

@@ -35,8 +35,10 @@ func dialGoClients(ctx context.Context, cfg *config) ([]*client.Client, func(), 
 
 // newGoClientWorkload (--via go-client): every op is the Go client's call, as an application
 // makes it: identities are client.NextIdentity (one value per call folds with the other
-// callers' of the same counter, fold.go in the client), sent to the leader the client learned
-// from the nodes' idnode-leader header (falling back to the other nodes); GUIDs and
+// callers' of the same counter, fold.go in the client), or with --identity-call generate
+// client.Generate("<prefix>|", count), one call each (what an opaque collection answers, so
+// that plain and opaque identities are measured through the same call), sent to the leader
+// the client learned from the nodes' idnode-leader header (falling back to the other nodes); GUIDs and
 // server-side IDs are client.Generate, spread over the nodes; UNAVAILABLE is retried on
 // another node within the call's timeout. Callers share the clients round-robin.
 func newGoClientWorkload(ctx context.Context, cfg *config) (*workload, error) {
@@ -60,7 +62,10 @@ func newGoClientWorkload(ctx context.Context, cfg *config) (*workload, error) {
 	names := &nameCycle{prefix: cfg.prefix, n: cfg.names}
 	want := cfg.idsPerOp()
 	ops := goClientOps(cfg, clients, func(ctx context.Context, c *client.Client, _ int) (int64, error) {
-		if identity {
+		id := id
+		if identity && cfg.identityCall == identityCallGenerate {
+			id = names.name() + "|"
+		} else if identity {
 			name := names.name()
 			b, err := c.NextIdentity(ctx, name, count)
 			if err != nil {

@@ -141,7 +141,7 @@ func bench(ctx context.Context, cfg *config, progress io.Writer) (*result, error
 	res := &result{
 		Kind: "result", Label: cfg.label, Target: cfg.target, Strategy: cfg.strategy,
 		Nodes: cfg.nodes, Endpoints: cfg.endpoints, Concurrency: cfg.concurrency, Conns: cfg.conns,
-		Via: cfg.via, Count: cfg.count, Prefix: cfg.prefix, Started: started.UTC().Truncate(time.Second),
+		Via: cfg.via, IdentityCall: cfg.identityCall, Count: cfg.count, Prefix: cfg.prefix, Started: started.UTC().Truncate(time.Second),
 		DurationS: elapsed.Seconds(), StoppedBy: st.why(),
 		Ops: rec.ops.Load(), IDs: rec.ids.Load(), Errors: rec.errs.Load(),
 		LatencyMs: latencyOf(rec.merged()),

@@ -152,7 +152,8 @@ type result struct {
 	Endpoints    []string         `json:"endpoints,omitempty"` // etcd members; postgres: the server
 	Concurrency  int              `json:"concurrency"`
 	Conns        int              `json:"conns"`
-	Via          string           `json:"via,omitempty"` // idnode Generate strategies: round-robin or go-client
+	Via          string           `json:"via,omitempty"`           // idnode Generate strategies: round-robin or go-client
+	IdentityCall string           `json:"identity_call,omitempty"` // --via go-client identities: next-identity or generate
 	Count        int64            `json:"count"`
 	ClaimIDs     string           `json:"claim_ids,omitempty"`  // claim: names or numbers
 	RangeSize    int64            `json:"range_size,omitempty"` // hilo-range: the size asked for (--range-size)
@@ -229,7 +230,7 @@ func writeText(w io.Writer, r *result) {
 	if r.Target != targetIdnode {
 		where = strings.Join(r.Endpoints, ",")
 	}
-	name := workloadTitle(r.Target, r.Strategy, r.Via, r.Count, r.ClaimIDs, r.RangeSize, r.Ramp)
+	name := workloadTitle(r.Target, r.Strategy, r.Via, r.IdentityCall, r.Count, r.ClaimIDs, r.RangeSize, r.Ramp)
 	fmt.Fprintf(w, "idbench: %s, %d callers, %s × %d conns, %.1fs (stopped by %s)\n",
 		name, r.Concurrency, where, r.Conns, r.DurationS, r.StoppedBy)
 	fmt.Fprintf(w, "  ops      %12s  %12s ops/s\n", thousands(float64(r.Ops)), thousands(r.OpsPerSec))
