@@ -20,6 +20,39 @@ import (
 // idnode names. A client's own layout is its own to watch.
 var numericLayouts = map[string]flake.Layout{"default": flake.DefaultLayout(), "js-safe": flake.JSSafeLayout()}
 
+// The thresholds past which a headroom figure needs an operator. The alert rules in
+// deploy/prometheus/alerts.yml use the same numbers (deploy's test fails when they differ),
+// and Status carries them (Headroom.thresholds) so that the web console marks what an alert
+// would fire on without a copy of its own.
+const (
+	// WarnNumericYearsLeft: a numeric layout with fewer years of time bits left.
+	WarnNumericYearsLeft = 5.0
+	// WarnWorkersAvailableRatio: a database with a smaller fraction of its worker IDs free
+	// or never used.
+	WarnWorkersAvailableRatio = 0.10
+	// WarnCounterHeadroomRatio: a database's largest counter with a smaller fraction of the
+	// int64 range left.
+	WarnCounterHeadroomRatio = 0.01
+	// WarnDiskFullInDays: a data dir whose disk is full sooner, at the last hour's growth.
+	WarnDiskFullInDays = 3.0
+	// WarnCertificateDaysLeft: a certificate that expires sooner.
+	WarnCertificateDaysLeft = 14.0
+)
+
+// HeadroomThresholds are the thresholds Status carries: the ones above, and a clock offset
+// past DefaultClockOffsetWarn (the alert's; a node's --clock-offset-warn only moves its log's
+// warning).
+func HeadroomThresholds() *idnodev1.HeadroomThresholds {
+	return &idnodev1.HeadroomThresholds{
+		NumericYearsLeft:      WarnNumericYearsLeft,
+		WorkersAvailableRatio: WarnWorkersAvailableRatio,
+		CounterHeadroomRatio:  WarnCounterHeadroomRatio,
+		DiskFullInDays:        WarnDiskFullInDays,
+		CertificateDaysLeft:   WarnCertificateDaysLeft,
+		ClockOffsetSeconds:    DefaultClockOffsetWarn.Seconds(),
+	}
+}
+
 // Headroom is this node's headroom now: its databases' worker IDs and counters, the time left
 // in the numeric layouts, the data dir's disk and the TLS certificates.
 func (s *Server) Headroom() *idnodev1.Headroom { return s.ids.headroom() }
@@ -28,7 +61,8 @@ func (s *Server) Headroom() *idnodev1.Headroom { return s.ids.headroom() }
 func (s *idService) headroom() *idnodev1.Headroom {
 	c := s.core
 	now := c.cfg.Now()
-	out := &idnodev1.Headroom{NumericYearsLeft: make(map[string]float64, len(numericLayouts)), DiskFullInDays: math.Inf(1)}
+	out := &idnodev1.Headroom{NumericYearsLeft: make(map[string]float64, len(numericLayouts)), DiskFullInDays: math.Inf(1),
+		Thresholds: HeadroomThresholds()}
 	for name, l := range numericLayouts {
 		end := l.Epoch.Add(time.Duration(l.MaxTick()+1) * l.Unit)
 		out.NumericYearsLeft[name] = end.Sub(now).Hours() / hoursPerYear

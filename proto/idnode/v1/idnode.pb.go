@@ -4143,7 +4143,9 @@ type Headroom struct {
 	// samples; +Inf while it is not filling, or before the node has two samples.
 	DiskFullInDays float64 `protobuf:"fixed64,4,opt,name=disk_full_in_days,json=diskFullInDays,proto3" json:"disk_full_in_days,omitempty"`
 	// The certificates the node presents and trusts, with TLS on; none without.
-	Certificates  []*CertificateExpiry `protobuf:"bytes,5,rep,name=certificates,proto3" json:"certificates,omitempty"`
+	Certificates []*CertificateExpiry `protobuf:"bytes,5,rep,name=certificates,proto3" json:"certificates,omitempty"`
+	// The thresholds past which these figures (and a node's clock offset) need an operator.
+	Thresholds    *HeadroomThresholds `protobuf:"bytes,6,opt,name=thresholds,proto3" json:"thresholds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4213,6 +4215,109 @@ func (x *Headroom) GetCertificates() []*CertificateExpiry {
 	return nil
 }
 
+func (x *Headroom) GetThresholds() *HeadroomThresholds {
+	if x != nil {
+		return x.Thresholds
+	}
+	return nil
+}
+
+// The thresholds past which a headroom figure needs an operator: the numbers of the alert rules
+// in deploy/prometheus/alerts.yml (groups idnode-headroom and idnode-clock), which the deploy
+// package's test holds to these. Status carries them so that a reader (the web console) marks a
+// figure past its threshold without keeping a copy of the numbers.
+type HeadroomThresholds struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A numeric layout with fewer years of time bits left (IdnodeNumericTimeBitsRunningOut).
+	NumericYearsLeft float64 `protobuf:"fixed64,1,opt,name=numeric_years_left,json=numericYearsLeft,proto3" json:"numeric_years_left,omitempty"`
+	// A database whose free and never-used worker IDs are a smaller fraction of 2^worker_bits
+	// (IdnodeNumericWorkersRunningOut).
+	WorkersAvailableRatio float64 `protobuf:"fixed64,2,opt,name=workers_available_ratio,json=workersAvailableRatio,proto3" json:"workers_available_ratio,omitempty"`
+	// A database whose largest identity counter or HiLo Max has a smaller fraction of the int64
+	// range left, values left over 2^63-1 (IdnodeCounterHeadroomLow).
+	CounterHeadroomRatio float64 `protobuf:"fixed64,3,opt,name=counter_headroom_ratio,json=counterHeadroomRatio,proto3" json:"counter_headroom_ratio,omitempty"`
+	// A data dir whose disk is full in fewer days (IdnodeDiskFullSoon).
+	DiskFullInDays float64 `protobuf:"fixed64,4,opt,name=disk_full_in_days,json=diskFullInDays,proto3" json:"disk_full_in_days,omitempty"`
+	// A certificate that expires in fewer days (IdnodeCertificateExpiresSoon).
+	CertificateDaysLeft float64 `protobuf:"fixed64,5,opt,name=certificate_days_left,json=certificateDaysLeft,proto3" json:"certificate_days_left,omitempty"`
+	// A node whose clock is further off the leader's, either way (IdnodeClockOffsetHigh).
+	ClockOffsetSeconds float64 `protobuf:"fixed64,6,opt,name=clock_offset_seconds,json=clockOffsetSeconds,proto3" json:"clock_offset_seconds,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *HeadroomThresholds) Reset() {
+	*x = HeadroomThresholds{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HeadroomThresholds) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HeadroomThresholds) ProtoMessage() {}
+
+func (x *HeadroomThresholds) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HeadroomThresholds.ProtoReflect.Descriptor instead.
+func (*HeadroomThresholds) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *HeadroomThresholds) GetNumericYearsLeft() float64 {
+	if x != nil {
+		return x.NumericYearsLeft
+	}
+	return 0
+}
+
+func (x *HeadroomThresholds) GetWorkersAvailableRatio() float64 {
+	if x != nil {
+		return x.WorkersAvailableRatio
+	}
+	return 0
+}
+
+func (x *HeadroomThresholds) GetCounterHeadroomRatio() float64 {
+	if x != nil {
+		return x.CounterHeadroomRatio
+	}
+	return 0
+}
+
+func (x *HeadroomThresholds) GetDiskFullInDays() float64 {
+	if x != nil {
+		return x.DiskFullInDays
+	}
+	return 0
+}
+
+func (x *HeadroomThresholds) GetCertificateDaysLeft() float64 {
+	if x != nil {
+		return x.CertificateDaysLeft
+	}
+	return 0
+}
+
+func (x *HeadroomThresholds) GetClockOffsetSeconds() float64 {
+	if x != nil {
+		return x.ClockOffsetSeconds
+	}
+	return 0
+}
+
 // One database's headroom.
 type DatabaseHeadroom struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -4244,7 +4349,7 @@ type DatabaseHeadroom struct {
 
 func (x *DatabaseHeadroom) Reset() {
 	*x = DatabaseHeadroom{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4256,7 +4361,7 @@ func (x *DatabaseHeadroom) String() string {
 func (*DatabaseHeadroom) ProtoMessage() {}
 
 func (x *DatabaseHeadroom) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4269,7 +4374,7 @@ func (x *DatabaseHeadroom) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseHeadroom.ProtoReflect.Descriptor instead.
 func (*DatabaseHeadroom) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *DatabaseHeadroom) GetDatabase() string {
@@ -4378,7 +4483,7 @@ type CertificateExpiry struct {
 
 func (x *CertificateExpiry) Reset() {
 	*x = CertificateExpiry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4390,7 +4495,7 @@ func (x *CertificateExpiry) String() string {
 func (*CertificateExpiry) ProtoMessage() {}
 
 func (x *CertificateExpiry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4403,7 +4508,7 @@ func (x *CertificateExpiry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CertificateExpiry.ProtoReflect.Descriptor instead.
 func (*CertificateExpiry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *CertificateExpiry) GetKind() string {
@@ -4454,7 +4559,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4466,7 +4571,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4479,7 +4584,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -4549,7 +4654,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4561,7 +4666,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4574,7 +4679,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -4600,7 +4705,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4612,7 +4717,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4625,7 +4730,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -4643,7 +4748,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4655,7 +4760,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4668,7 +4773,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
 }
 
 type TransferLeadershipRequest struct {
@@ -4681,7 +4786,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4693,7 +4798,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4706,7 +4811,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -4725,7 +4830,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4737,7 +4842,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4750,7 +4855,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -4773,7 +4878,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4785,7 +4890,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4798,7 +4903,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -4821,7 +4926,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4833,7 +4938,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4846,7 +4951,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -4884,7 +4989,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4896,7 +5001,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4909,7 +5014,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -4938,7 +5043,7 @@ type RestoreMargin struct {
 
 func (x *RestoreMargin) Reset() {
 	*x = RestoreMargin{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4950,7 +5055,7 @@ func (x *RestoreMargin) String() string {
 func (*RestoreMargin) ProtoMessage() {}
 
 func (x *RestoreMargin) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4963,7 +5068,7 @@ func (x *RestoreMargin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreMargin.ProtoReflect.Descriptor instead.
 func (*RestoreMargin) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *RestoreMargin) GetIdentities() *CounterMargin {
@@ -4992,7 +5097,7 @@ type CounterMargin struct {
 
 func (x *CounterMargin) Reset() {
 	*x = CounterMargin{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5004,7 +5109,7 @@ func (x *CounterMargin) String() string {
 func (*CounterMargin) ProtoMessage() {}
 
 func (x *CounterMargin) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5017,7 +5122,7 @@ func (x *CounterMargin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CounterMargin.ProtoReflect.Descriptor instead.
 func (*CounterMargin) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *CounterMargin) GetAdd() int64 {
@@ -5071,7 +5176,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5083,7 +5188,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5096,7 +5201,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -5241,7 +5346,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5253,7 +5358,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5266,7 +5371,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -5327,7 +5432,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5339,7 +5444,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5352,7 +5457,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -5388,7 +5493,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5400,7 +5505,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5413,7 +5518,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *Series) GetDatabase() string {
@@ -5516,7 +5621,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5528,7 +5633,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5541,7 +5646,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -5560,7 +5665,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5572,7 +5677,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5585,7 +5690,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -5606,7 +5711,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5618,7 +5723,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5631,7 +5736,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -5667,7 +5772,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5679,7 +5784,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5692,7 +5797,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -5746,7 +5851,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5758,7 +5863,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5771,7 +5876,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -5802,7 +5907,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5814,7 +5919,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5827,7 +5932,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -5895,7 +6000,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5907,7 +6012,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5920,7 +6025,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -5961,7 +6066,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5973,7 +6078,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5986,7 +6091,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -6114,7 +6219,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6126,7 +6231,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6139,7 +6244,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -6180,7 +6285,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6192,7 +6297,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6205,7 +6310,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{87}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -6238,7 +6343,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6250,7 +6355,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6263,7 +6368,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{88}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -6592,16 +6697,26 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bheadroom\x18\v \x01(\v2\x13.idnode.v1.HeadroomR\bheadroom\x1a9\n" +
 	"\vIssuedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xf8\x02\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xb7\x03\n" +
 	"\bHeadroom\x129\n" +
 	"\tdatabases\x18\x01 \x03(\v2\x1b.idnode.v1.DatabaseHeadroomR\tdatabases\x12W\n" +
 	"\x12numeric_years_left\x18\x02 \x03(\v2).idnode.v1.Headroom.NumericYearsLeftEntryR\x10numericYearsLeft\x12&\n" +
 	"\x0fdisk_free_bytes\x18\x03 \x01(\x04R\rdiskFreeBytes\x12)\n" +
 	"\x11disk_full_in_days\x18\x04 \x01(\x01R\x0ediskFullInDays\x12@\n" +
-	"\fcertificates\x18\x05 \x03(\v2\x1c.idnode.v1.CertificateExpiryR\fcertificates\x1aC\n" +
+	"\fcertificates\x18\x05 \x03(\v2\x1c.idnode.v1.CertificateExpiryR\fcertificates\x12=\n" +
+	"\n" +
+	"thresholds\x18\x06 \x01(\v2\x1d.idnode.v1.HeadroomThresholdsR\n" +
+	"thresholds\x1aC\n" +
 	"\x15NumericYearsLeftEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xb2\x04\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xc1\x02\n" +
+	"\x12HeadroomThresholds\x12,\n" +
+	"\x12numeric_years_left\x18\x01 \x01(\x01R\x10numericYearsLeft\x126\n" +
+	"\x17workers_available_ratio\x18\x02 \x01(\x01R\x15workersAvailableRatio\x124\n" +
+	"\x16counter_headroom_ratio\x18\x03 \x01(\x01R\x14counterHeadroomRatio\x12)\n" +
+	"\x11disk_full_in_days\x18\x04 \x01(\x01R\x0ediskFullInDays\x122\n" +
+	"\x15certificate_days_left\x18\x05 \x01(\x01R\x13certificateDaysLeft\x120\n" +
+	"\x14clock_offset_seconds\x18\x06 \x01(\x01R\x12clockOffsetSeconds\"\xb2\x04\n" +
 	"\x10DatabaseHeadroom\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x1f\n" +
 	"\vworker_bits\x18\x02 \x01(\x05R\n" +
@@ -6850,7 +6965,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 91)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 92)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -6917,36 +7032,37 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*LeaderChange)(nil),               // 62: idnode.v1.LeaderChange
 	(*StatusResponse)(nil),             // 63: idnode.v1.StatusResponse
 	(*Headroom)(nil),                   // 64: idnode.v1.Headroom
-	(*DatabaseHeadroom)(nil),           // 65: idnode.v1.DatabaseHeadroom
-	(*CertificateExpiry)(nil),          // 66: idnode.v1.CertificateExpiry
-	(*AddNodeRequest)(nil),             // 67: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 68: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 69: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 70: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 71: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 72: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 73: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 74: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 75: idnode.v1.RestoreChunk
-	(*RestoreMargin)(nil),              // 76: idnode.v1.RestoreMargin
-	(*CounterMargin)(nil),              // 77: idnode.v1.CounterMargin
-	(*RestoreResponse)(nil),            // 78: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 79: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 80: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 81: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 82: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 83: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 84: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 85: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 86: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 87: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 88: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 89: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 90: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 91: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 92: idnode.v1.VerifySeriesResponse
-	nil,                                // 93: idnode.v1.StatusResponse.IssuedEntry
-	nil,                                // 94: idnode.v1.Headroom.NumericYearsLeftEntry
+	(*HeadroomThresholds)(nil),         // 65: idnode.v1.HeadroomThresholds
+	(*DatabaseHeadroom)(nil),           // 66: idnode.v1.DatabaseHeadroom
+	(*CertificateExpiry)(nil),          // 67: idnode.v1.CertificateExpiry
+	(*AddNodeRequest)(nil),             // 68: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 69: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 70: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 71: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 72: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 73: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 74: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 75: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 76: idnode.v1.RestoreChunk
+	(*RestoreMargin)(nil),              // 77: idnode.v1.RestoreMargin
+	(*CounterMargin)(nil),              // 78: idnode.v1.CounterMargin
+	(*RestoreResponse)(nil),            // 79: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 80: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 81: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 82: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 83: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 84: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 85: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 86: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 87: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 88: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 89: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 90: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 91: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 92: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 93: idnode.v1.VerifySeriesResponse
+	nil,                                // 94: idnode.v1.StatusResponse.IssuedEntry
+	nil,                                // 95: idnode.v1.Headroom.NumericYearsLeftEntry
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
@@ -6961,109 +7077,110 @@ var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	58, // 9: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
 	61, // 10: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
 	62, // 11: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
-	93, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
+	94, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
 	42, // 13: idnode.v1.StatusResponse.cluster_version:type_name -> idnode.v1.ClusterVersionResponse
 	64, // 14: idnode.v1.StatusResponse.headroom:type_name -> idnode.v1.Headroom
-	65, // 15: idnode.v1.Headroom.databases:type_name -> idnode.v1.DatabaseHeadroom
-	94, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
-	66, // 17: idnode.v1.Headroom.certificates:type_name -> idnode.v1.CertificateExpiry
-	61, // 18: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	76, // 19: idnode.v1.RestoreChunk.ahead:type_name -> idnode.v1.RestoreMargin
-	77, // 20: idnode.v1.RestoreMargin.identities:type_name -> idnode.v1.CounterMargin
-	77, // 21: idnode.v1.RestoreMargin.hilo:type_name -> idnode.v1.CounterMargin
-	76, // 22: idnode.v1.RestoreResponse.ahead:type_name -> idnode.v1.RestoreMargin
-	1,  // 23: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 24: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	81, // 25: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 26: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 27: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	81, // 28: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	84, // 29: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	89, // 30: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	89, // 31: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 32: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	84, // 33: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	13, // 34: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	15, // 35: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	17, // 36: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	23, // 37: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	26, // 38: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	28, // 39: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	29, // 40: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
-	31, // 41: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	34, // 42: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	36, // 43: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	38, // 44: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	19, // 45: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
-	4,  // 46: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	5,  // 47: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	6,  // 48: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	8,  // 49: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	11, // 50: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	60, // 51: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	67, // 52: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	69, // 53: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	71, // 54: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	73, // 55: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	75, // 56: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	53, // 57: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	55, // 58: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	57, // 59: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	44, // 60: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	46, // 61: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	48, // 62: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	51, // 63: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
-	40, // 64: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
-	41, // 65: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
-	79, // 66: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	82, // 67: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	85, // 68: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	87, // 69: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	90, // 70: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	91, // 71: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 72: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 73: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 74: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	25, // 75: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	27, // 76: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	30, // 77: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	30, // 78: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
-	33, // 79: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	35, // 80: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	37, // 81: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	39, // 82: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	22, // 83: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
-	10, // 84: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 85: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 86: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 87: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 88: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	63, // 89: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	68, // 90: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	70, // 91: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	72, // 92: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	74, // 93: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	78, // 94: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	54, // 95: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	56, // 96: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	59, // 97: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	45, // 98: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	47, // 99: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	50, // 100: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	52, // 101: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
-	42, // 102: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	42, // 103: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	80, // 104: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	83, // 105: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	86, // 106: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	88, // 107: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	89, // 108: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	92, // 109: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	72, // [72:110] is the sub-list for method output_type
-	34, // [34:72] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	66, // 15: idnode.v1.Headroom.databases:type_name -> idnode.v1.DatabaseHeadroom
+	95, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
+	67, // 17: idnode.v1.Headroom.certificates:type_name -> idnode.v1.CertificateExpiry
+	65, // 18: idnode.v1.Headroom.thresholds:type_name -> idnode.v1.HeadroomThresholds
+	61, // 19: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	77, // 20: idnode.v1.RestoreChunk.ahead:type_name -> idnode.v1.RestoreMargin
+	78, // 21: idnode.v1.RestoreMargin.identities:type_name -> idnode.v1.CounterMargin
+	78, // 22: idnode.v1.RestoreMargin.hilo:type_name -> idnode.v1.CounterMargin
+	77, // 23: idnode.v1.RestoreResponse.ahead:type_name -> idnode.v1.RestoreMargin
+	1,  // 24: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 25: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	82, // 26: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 27: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 28: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	82, // 29: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	85, // 30: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	90, // 31: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	90, // 32: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 33: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	85, // 34: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13, // 35: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15, // 36: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17, // 37: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	23, // 38: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	26, // 39: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	28, // 40: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	29, // 41: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
+	31, // 42: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	34, // 43: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	36, // 44: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	38, // 45: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	19, // 46: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
+	4,  // 47: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,  // 48: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,  // 49: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,  // 50: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11, // 51: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	60, // 52: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	68, // 53: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	70, // 54: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	72, // 55: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	74, // 56: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	76, // 57: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	53, // 58: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	55, // 59: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	57, // 60: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	44, // 61: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	46, // 62: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	48, // 63: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	51, // 64: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	40, // 65: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
+	41, // 66: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
+	80, // 67: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	83, // 68: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	86, // 69: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	88, // 70: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	91, // 71: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	92, // 72: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 73: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 74: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 75: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	25, // 76: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	27, // 77: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	30, // 78: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	30, // 79: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
+	33, // 80: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	35, // 81: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	37, // 82: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	39, // 83: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	22, // 84: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	10, // 85: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 86: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 87: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 88: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 89: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	63, // 90: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	69, // 91: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	71, // 92: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	73, // 93: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	75, // 94: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	79, // 95: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	54, // 96: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	56, // 97: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	59, // 98: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	45, // 99: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	47, // 100: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	50, // 101: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	52, // 102: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	42, // 103: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	42, // 104: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	81, // 105: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	84, // 106: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	87, // 107: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	89, // 108: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	90, // 109: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	93, // 110: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	73, // [73:111] is the sub-list for method output_type
+	35, // [35:73] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -7077,7 +7194,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   91,
+			NumMessages:   92,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -344,7 +344,7 @@ class GetClaimsResponse(_message.Message):
     def __init__(self, claims: _Optional[_Iterable[_Union[Claim, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class Headroom(_message.Message):
-    __slots__ = ["certificates", "databases", "disk_free_bytes", "disk_full_in_days", "numeric_years_left"]
+    __slots__ = ["certificates", "databases", "disk_free_bytes", "disk_full_in_days", "numeric_years_left", "thresholds"]
     class NumericYearsLeftEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -357,12 +357,30 @@ class Headroom(_message.Message):
     DISK_FREE_BYTES_FIELD_NUMBER: _ClassVar[int]
     DISK_FULL_IN_DAYS_FIELD_NUMBER: _ClassVar[int]
     NUMERIC_YEARS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLDS_FIELD_NUMBER: _ClassVar[int]
     certificates: _containers.RepeatedCompositeFieldContainer[CertificateExpiry]
     databases: _containers.RepeatedCompositeFieldContainer[DatabaseHeadroom]
     disk_free_bytes: int
     disk_full_in_days: float
     numeric_years_left: _containers.ScalarMap[str, float]
-    def __init__(self, databases: _Optional[_Iterable[_Union[DatabaseHeadroom, _Mapping]]] = ..., numeric_years_left: _Optional[_Mapping[str, float]] = ..., disk_free_bytes: _Optional[int] = ..., disk_full_in_days: _Optional[float] = ..., certificates: _Optional[_Iterable[_Union[CertificateExpiry, _Mapping]]] = ...) -> None: ...
+    thresholds: HeadroomThresholds
+    def __init__(self, databases: _Optional[_Iterable[_Union[DatabaseHeadroom, _Mapping]]] = ..., numeric_years_left: _Optional[_Mapping[str, float]] = ..., disk_free_bytes: _Optional[int] = ..., disk_full_in_days: _Optional[float] = ..., certificates: _Optional[_Iterable[_Union[CertificateExpiry, _Mapping]]] = ..., thresholds: _Optional[_Union[HeadroomThresholds, _Mapping]] = ...) -> None: ...
+
+class HeadroomThresholds(_message.Message):
+    __slots__ = ["certificate_days_left", "clock_offset_seconds", "counter_headroom_ratio", "disk_full_in_days", "numeric_years_left", "workers_available_ratio"]
+    CERTIFICATE_DAYS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_OFFSET_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    COUNTER_HEADROOM_RATIO_FIELD_NUMBER: _ClassVar[int]
+    DISK_FULL_IN_DAYS_FIELD_NUMBER: _ClassVar[int]
+    NUMERIC_YEARS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    WORKERS_AVAILABLE_RATIO_FIELD_NUMBER: _ClassVar[int]
+    certificate_days_left: float
+    clock_offset_seconds: float
+    counter_headroom_ratio: float
+    disk_full_in_days: float
+    numeric_years_left: float
+    workers_available_ratio: float
+    def __init__(self, numeric_years_left: _Optional[float] = ..., workers_available_ratio: _Optional[float] = ..., counter_headroom_ratio: _Optional[float] = ..., disk_full_in_days: _Optional[float] = ..., certificate_days_left: _Optional[float] = ..., clock_offset_seconds: _Optional[float] = ...) -> None: ...
 
 class HiLoPool(_message.Message):
     __slots__ = ["answered", "node", "remaining", "reserved", "target", "topped_up_ms"]
