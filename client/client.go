@@ -60,6 +60,10 @@ var (
 	// margin; a restore only raises, so repeating it is safe.
 	ErrMarginNotApplied = errors.New("idnode client: the restore did not apply the margin asked (a node on the way runs an older build): " +
 		"the counters are at the backup's values only; upgrade it, then restore again with the margin")
+
+	// ErrNotOpaqueForm is returned by ParseOpaqueID for a string that is not the opaque form of
+	// an ID of the collection it names; the error says which part is wrong.
+	ErrNotOpaqueForm = errors.New("idnode client: not the opaque form of an ID of this collection")
 )
 
 // Backoff is the wait between two rounds of attempts of one call, a round being one attempt on

@@ -39,6 +39,10 @@ export const Reason = {
   STORAGE_FULL: "STORAGE_FULL",
   STORAGE_FAILED: "STORAGE_FAILED",
   NODE_BUSY: "NODE_BUSY",
+  /** The collection is opaque: its values are not published, so nextIdentity is refused; generate("orders|") gives its IDs. */
+  OPAQUE_COLLECTION: "OPAQUE_COLLECTION",
+  /** A string under an opaque collection that is not one of its IDs (length, alphabet, or another database's key). */
+  NOT_OPAQUE_FORM: "NOT_OPAQUE_FORM",
 } as const;
 
 const codeNames: readonly CodeName[] = Object.keys(Code) as CodeName[];
@@ -142,9 +146,32 @@ const classes: readonly ErrorClass[] = [
   UnauthenticatedError,
 ];
 
-/** The error of gRPC code `code`, as the subclass of IdnodeError made for it. */
+/**
+ * The collection is opaque (reason OPAQUE_COLLECTION): its values are not published, so
+ * `nextIdentity` is refused; `generate("orders|", count)` gives its IDs, each an opaque form
+ * (`opaqueId` checks one).
+ */
+export class OpaqueCollectionError extends FailedPreconditionError {}
+/**
+ * A string under an opaque collection that is not one of its IDs (reason NOT_OPAQUE_FORM): the
+ * wrong length, a character outside Crockford's base 32, or a form made under another
+ * database's key; the message says which.
+ */
+export class NotOpaqueFormError extends InvalidArgumentError {}
+
+/** The reasons that have a class of their own, with the code they come with. */
+const reasonClasses: Readonly<Record<string, { code: number; Class: ErrorClass }>> = {
+  [Reason.OPAQUE_COLLECTION]: { code: Code.FAILED_PRECONDITION, Class: OpaqueCollectionError },
+  [Reason.NOT_OPAQUE_FORM]: { code: Code.INVALID_ARGUMENT, Class: NotOpaqueFormError },
+};
+
+/**
+ * The error of gRPC code `code`, as the subclass of IdnodeError made for it, or for its reason
+ * when the reason has one (OPAQUE_COLLECTION, NOT_OPAQUE_FORM) and comes with its code.
+ */
 export function errorOf(code: number, message: string, details: ErrorDetails = {}): IdnodeError {
-  const Class = classes[code] ?? UnknownError;
+  const byReason = Object.prototype.hasOwnProperty.call(reasonClasses, details.reason ?? "") ? reasonClasses[details.reason as string] : undefined;
+  const Class = byReason?.code === code ? byReason.Class : (classes[code] ?? UnknownError);
   return new Class(code, message, details);
 }
 

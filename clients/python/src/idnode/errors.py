@@ -146,6 +146,28 @@ class ClientClosed(IdnodeError):
         super().__init__(f"{what} is closed", reason="CLIENT_CLOSED")
 
 
+class OpaqueCollection(FailedPrecondition):
+    """The collection is opaque (reason ``OPAQUE_COLLECTION``): its values are not published,
+    so ``next_identity`` is refused; ``generate("orders|", count)`` gives its IDs, each an
+    opaque form (:func:`idnode.opaque_id` checks one)."""
+
+    reason_name = "OPAQUE_COLLECTION"
+
+
+class NotOpaqueForm(InvalidArgument):
+    """A string under an opaque collection that is not one of its IDs (reason
+    ``NOT_OPAQUE_FORM``): the wrong length, a character outside Crockford's base 32, or a form
+    made under another database's key; the message says which."""
+
+    reason_name = "NOT_OPAQUE_FORM"
+
+
+OPAQUE_COLLECTION = OpaqueCollection.reason_name
+"""The reason of a call the cluster refuses because its collection is opaque."""
+NOT_OPAQUE_FORM = NotOpaqueForm.reason_name
+"""The reason of a string refused because it is not an opaque form of its collection."""
+
+
 class LeaseError(IdnodeError):
     """The numeric generator may not mint now: its worker lease lapsed or was lost
     (``reason`` ``LEASE_EXPIRED`` or ``LEASE_LOST``), or the clock stepped back
@@ -164,8 +186,15 @@ _BY_CODE = {
 }
 
 
-def error_class(code: grpc.StatusCode) -> type[IdnodeError]:
-    """The IdnodeError subclass for a gRPC status code."""
+_BY_REASON: Mapping[str, type[IdnodeError]] = {OPAQUE_COLLECTION: OpaqueCollection, NOT_OPAQUE_FORM: NotOpaqueForm}
+
+
+def error_class(code: grpc.StatusCode, reason: str = "") -> type[IdnodeError]:
+    """The IdnodeError subclass for a gRPC status code, or for a reason that has one of its own
+    (``OPAQUE_COLLECTION``, ``NOT_OPAQUE_FORM``) when it comes with its code."""
+    by_reason = _BY_REASON.get(reason)
+    if by_reason is not None and by_reason.code == code:
+        return by_reason
     return _BY_CODE.get(code, IdnodeError)
 
 
@@ -174,7 +203,7 @@ def make_error(
 ) -> IdnodeError:
     """An error of code's class; the client uses it for refusals it makes itself, with the
     code and reason the server would give."""
-    return error_class(code)(message, code=code, reason=reason, metadata=metadata)
+    return error_class(code, reason)(message, code=code, reason=reason, metadata=metadata)
 
 
 class FailedCall(Protocol):
@@ -199,7 +228,7 @@ def from_rpc_error(err: grpc.RpcError) -> IdnodeError:
     info = _error_info(call.trailing_metadata())
     if info is not None:
         reason, metadata, domain = info.reason, dict(info.metadata), info.domain
-    return error_class(code)(details or code.name, code=code, reason=reason, metadata=metadata, domain=domain)
+    return error_class(code, reason)(details or code.name, code=code, reason=reason, metadata=metadata, domain=domain)
 
 
 def _error_info(trailers: object) -> Optional[rpc_status_pb2.ErrorInfo]:

@@ -37,6 +37,18 @@ public final class Reasons {
   public static final String STORAGE_FAILED = "STORAGE_FAILED";
   /** The node holds as many calls as it takes; nothing was done. Retry elsewhere. */
   public static final String NODE_BUSY = "NODE_BUSY";
+  /**
+   * The collection is opaque (FAILED_PRECONDITION): its values are not published, so
+   * {@code nextIdentity} is refused; {@code generate("orders|", count)} gives its IDs, each an
+   * opaque form ({@link OpaqueIds#parse} checks one).
+   */
+  public static final String OPAQUE_COLLECTION = "OPAQUE_COLLECTION";
+  /**
+   * A string under an opaque collection that is not one of its IDs (INVALID_ARGUMENT): the
+   * wrong length, a character outside Crockford's base 32, or a form made under another
+   * database's key; the message says which.
+   */
+  public static final String NOT_OPAQUE_FORM = "NOT_OPAQUE_FORM";
 
   /**
    * Whether a refusal with this reason is about the node that sent it, not the cluster: it is
