@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -20,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/idnode/idnode/client"
+	"github.com/idnode/idnode/internal/backupcrypt"
 	"github.com/idnode/idnode/internal/version"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -54,9 +52,9 @@ func init() {
 			minArgs: 1, maxArgs: 1, flags: nodePromoteCmd},
 		command{name: "leader transfer", args: "[tag]", summary: "hand leadership to tag, or to any up-to-date voter (admin)",
 			maxArgs: 1, flags: leaderTransferCmd},
-		command{name: "backup", args: "<file|->", summary: "write a consistent backup of the cluster's state to file (admin)",
+		command{name: "backup", args: "<file|-> [--passphrase-file F]", summary: "write a consistent backup of the cluster's state to file, encrypted with a passphrase if given (admin)",
 			minArgs: 1, maxArgs: 1, flags: backupCmd, scope: scopeDatabase},
-		command{name: "restore", args: "<file|-> [--ahead N|P%|N+P%] [--hilo-ahead M]", summary: "raise this cluster's counters to a backup's (--ahead: that far above) and retire its node tags (admin)",
+		command{name: "restore", args: "<file|-> [--ahead N|P%|N+P%] [--hilo-ahead M] [--passphrase-file F]", summary: "raise this cluster's counters to a backup's (--ahead: that far above) and retire its node tags (admin)",
 			minArgs: 1, maxArgs: 1, flags: restoreCmd},
 		command{name: "claim", args: "<id>... [--owner o]", summary: "claim semantic IDs cluster-wide, all or nothing; ALREADY_EXISTS names a taken one and its owner",
 			minArgs: 1, maxArgs: maxIDsPerCall, flags: claimCmd, scope: scopeDatabase},
@@ -589,47 +587,56 @@ func leaderTransferCmd(fs *flag.FlagSet) func(*env, []string) error {
 // --- backup and restore
 
 func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
+	var pp passphraseFlag
+	pp.register(fs, "encrypt the backup with the passphrase in this `file`, its first line")
 	return func(e *env, args []string) error {
 		path := args[0]
+		pass, err := pp.get(e)
+		if err != nil {
+			return err
+		}
+		out, err := createBackupOut(e, path)
+		if err != nil {
+			return err
+		}
+		defer out.discard() // after commit this finds nothing
 		var (
-			w   io.Writer = e.stdout
-			tmp *os.File
+			w   io.Writer = out
+			enc *backupcrypt.Writer
 		)
-		if path != "-" {
-			var err error
-			tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-			if err != nil {
+		if pass.bytes != nil {
+			if enc, err = backupcrypt.NewWriter(out, pass.bytes, backupcrypt.DefaultParams); err != nil {
 				return fmt.Errorf("backup file: %w", err)
 			}
-			defer os.Remove(tmp.Name()) // after a successful rename this finds nothing
-			defer tmp.Close()
-			w = tmp
+			w = enc
 		}
 		var info client.BackupInfo
 		if err := e.call("Backup", func(ctx context.Context, c *client.Client) (err error) {
-			info, err = c.Backup(ctx, namedWriter{w, path})
+			info, err = c.Backup(ctx, w)
 			return err
 		}); err != nil {
 			return err
 		}
+		if enc != nil {
+			if err := enc.Close(); err != nil {
+				return fmt.Errorf("backup file: %w", err)
+			}
+		}
+		if err := out.commit(); err != nil {
+			return err
+		}
 		report := e.stdout
-		if tmp != nil {
-			if err := tmp.Sync(); err != nil {
-				return fmt.Errorf("backup file: %w", err)
-			}
-			if err := tmp.Close(); err != nil {
-				return fmt.Errorf("backup file: %w", err)
-			}
-			if err := os.Rename(tmp.Name(), path); err != nil {
-				return fmt.Errorf("backup file: %w", err)
-			}
-		} else {
+		if path == "-" {
 			report = e.stderr
 		}
 		if e.g.json {
-			return printJSON(report, map[string]any{"file": path, "bytes": info.Bytes, "leader": info.Leader, "index": info.Index})
+			return printJSON(report, map[string]any{"file": path, "bytes": info.Bytes, "leader": info.Leader, "index": info.Index, "encrypted": enc != nil})
 		}
-		fmt.Fprintf(report, "backup of raft index %d from leader %s: %d bytes written to %s\n", info.Index, info.Leader, info.Bytes, path)
+		encrypted := ""
+		if enc != nil {
+			encrypted = ", encrypted with the passphrase from " + pass.from
+		}
+		fmt.Fprintf(report, "backup of raft index %d from leader %s: %d bytes written to %s%s\n", info.Index, info.Leader, info.Bytes, path, encrypted)
 		return nil
 	}
 }
@@ -652,22 +659,21 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 	var ahead, hiloAhead marginFlag
 	fs.Var(&ahead, "ahead", "set identity counters and HiLo maxima this `margin` above the backup's, past what its cluster issued since: N, P% of each, or N+P%")
 	fs.Var(&hiloAhead, "hilo-ahead", "the `margin` for HiLo maxima, if not --ahead's")
+	var pp passphraseFlag
+	pp.register(fs, "the passphrase of an encrypted backup is in this `file`, its first line")
 	return func(e *env, args []string) error {
-		var (
-			data []byte
-			err  error
-		)
-		if args[0] == "-" {
-			data, err = io.ReadAll(e.stdin)
-		} else {
-			data, err = os.ReadFile(args[0])
-		}
+		pass, err := pp.get(e)
 		if err != nil {
-			return fmt.Errorf("backup file: %w", err)
+			return err
 		}
+		backup, err := openBackup(e, args[0], pass)
+		if err != nil {
+			return err
+		}
+		defer backup.close()
 		margin := &idnodev1.RestoreMargin{Identities: ahead.margin, Hilo: cmp.Or(hiloAhead.margin, ahead.margin)}
 		return answered(e, "Restore", func(ctx context.Context, c *client.Client) (*idnodev1.RestoreResponse, error) {
-			return c.Restore(ctx, bytes.NewReader(data), client.RestoreAhead(margin))
+			return c.Restore(ctx, backup, client.RestoreAhead(margin))
 		}, func(w io.Writer, resp *idnodev1.RestoreResponse) error {
 			fmt.Fprintf(w, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired), %d claims (%d new here), %d series (%d journal entries appended), %d numeric workers (%d raised)\n",
 				args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired(),

@@ -9,6 +9,16 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// The sentinel errors of idctl.
+var (
+	// errMarginSyntax is what --ahead and --hilo-ahead say about a value they cannot read.
+	errMarginSyntax = errors.New("a margin is N, P% or N+P% in whole numbers (e.g. 1000, 10%, 1000+10%)")
+	// errNeedPassphrase: an encrypted backup file, and no passphrase to read it with.
+	errNeedPassphrase = errors.New("it is encrypted: give its passphrase with --passphrase-file FILE or in " + passphraseEnv)
+	// errPassphraseFile: --passphrase-file names a file that holds no usable passphrase.
+	errPassphraseFile = errors.New("passphrase file")
+)
+
 // hint explains the usual cause of a connection that breaks at once: TLS on one side only.
 func (s *session) hint(err error) string {
 	msg := status.Convert(err).Message()

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
-
-// errMarginSyntax is what --ahead and --hilo-ahead say about a value they cannot read.
-var errMarginSyntax = errors.New("a margin is N, P% or N+P% in whole numbers (e.g. 1000, 10%, 1000+10%)")
 
 // marginFlag is a restore margin as --ahead and --hilo-ahead take it: a number added to each
 // counter, a percentage of each counter's value (rounded up), or both
