@@ -1,6 +1,13 @@
+// A backup holds keys when a database of it has an opaque setting: its key reads every opaque
+// ID of the database back to its counter value, so such a backup is a secret. BackupHoldsKeys
+// tells so from a backup's bytes without decoding its records, and Backup.HoldsKeys from a
+// parsed backup (idctl backup says "this backup holds keys: it is a secret").
+
 package fsm
 
 import (
+	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -87,6 +94,56 @@ type Backup struct {
 	Series []SeriesBackup
 	// Workers are the backup's numeric-ID workers, sorted by database, then worker.
 	Workers []*raftv1.WorkerRecord
+	// Opaque are the opaque settings of the backup's databases, with their keys, sorted by
+	// database: a backup that has any is a secret (HoldsKeys).
+	Opaque []*raftv1.MakeOpaque
+}
+
+// HoldsKeys reports whether the backup holds an opaque key (see BackupHoldsKeys).
+func (b *Backup) HoldsKeys() bool {
+	return len(b.Opaque) > 0
+}
+
+// OpaqueCommands are the MakeOpaque commands that put the backup's opaque settings and keys
+// back, restore set: one a database. Propose them before RaiseFloorCommands, so a database
+// whose key differs refuses the restore before any floor moved, and so a collection's check
+// against plain IDs (a counter at 10^12 - 1 or more) meets this cluster's own counter, not the
+// backup's raised into it. A repeated restore finds the collections opaque and checks nothing.
+func (b *Backup) OpaqueCommands() []*raftv1.MakeOpaque {
+	out := make([]*raftv1.MakeOpaque, len(b.Opaque))
+	for i, o := range b.Opaque {
+		out[i] = &raftv1.MakeOpaque{Database: o.GetDatabase(), Collections: o.GetCollections(), Numeric: o.GetNumeric(), Key: o.GetKey(), Restore: true}
+	}
+	return out
+}
+
+// BackupHoldsKeys reports whether the backup (or snapshot) read from r holds an opaque key. It
+// reads the records' framing only, and stops at the first key.
+func BackupHoldsKeys(r io.Reader) (bool, error) {
+	br := bufio.NewReader(r)
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
+		return false, errors.New("not an idnode backup (bad header)")
+	}
+	for {
+		typ, err := br.ReadByte()
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("read backup: %w", err)
+		}
+		if recordType(typ) == opaqueSettingRecord {
+			return true, nil
+		}
+		size, err := binary.ReadUvarint(br)
+		if err != nil || size > maxRecordSize {
+			return false, fmt.Errorf("backup record %d: bad length", typ)
+		}
+		if _, err := br.Discard(int(size)); err != nil {
+			return false, fmt.Errorf("backup record %d truncated: %w", typ, err)
+		}
+	}
 }
 
 // SeriesBackup is a series as a backup holds it: its definition and head, and its journal.
@@ -130,6 +187,9 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 		}
 		if d.workers != nil {
 			b.Workers = append(b.Workers, d.workers.capture(recordName(name)).messages()...)
+		}
+		if o := d.opaqueRecord(recordName(name)); o != nil {
+			b.Opaque = append(b.Opaque, o)
 		}
 	}
 	b.Tags = append(b.Tags, sortedKeys(st.nodes)...)

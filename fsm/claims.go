@@ -120,6 +120,9 @@ func (st *state) applyClaim(c *raftv1.Claim) any {
 				return &ClaimConflict{ID: id, Identity: true}
 			}
 		}
+		if d.formIssued(key, sep) {
+			return &ClaimConflict{ID: id, Identity: true}
+		}
 		fresh[key] = true
 	}
 	if limit := d.claimLimit(); int64(len(d.claims)+len(fresh)) > limit {
@@ -212,8 +215,9 @@ func (d *database) putClaim(key string, c claim) {
 }
 
 // indexClaim adds the number of the claim under key to its identity prefix's claimed numbers,
-// when it has the format.
+// when it has the format, and counts it when it has the shape of an opaque form.
 func (d *database) indexClaim(key, sep string) {
+	d.indexFormClaim(key, sep)
 	prefix, n, ok := identityNumber(key, sep)
 	if !ok {
 		return
@@ -232,6 +236,7 @@ func (d *database) removeClaim(key, sep string) bool {
 		return false
 	}
 	delete(d.claims, key)
+	d.unindexFormClaim(key, sep)
 	if prefix, n, ok := identityNumber(key, sep); ok {
 		if nums := d.claimedNumbers[prefix]; nums != nil && nums.remove(n) && nums.empty() {
 			delete(d.claimedNumbers, prefix)
@@ -246,6 +251,7 @@ func (st *state) indexClaims() {
 	sep := st.separatorKey()
 	for _, d := range st.databases {
 		clear(d.claimedNumbers)
+		d.formClaims, d.formNumbers = nil, nil
 		for key := range d.claims {
 			d.indexClaim(key, sep)
 		}

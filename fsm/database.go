@@ -26,6 +26,11 @@ type database struct {
 	// folded prefix, so an identity skips the claims in its span by walking them
 	// (claimednumbers.go); a prefix with none has no entry.
 	claimedNumbers map[string]*claimedNumbers
+	// formClaims holds, by folded identity prefix, the last parts of the claims that have the
+	// shape of an opaque form, and formNumbers, by opaque collection, the values those forms
+	// stand for, which its counter skips (opaqueclaims.go). Both are nil until needed.
+	formClaims  map[string]map[string]bool
+	formNumbers map[string]*claimedNumbers
 	// deleted databases refuse every call but keep their counters as floors: created again,
 	// they go on after the values they handed out before.
 	deleted bool

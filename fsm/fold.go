@@ -137,6 +137,7 @@ func (d *database) refolded(name string, version int32) (*database, error) {
 	}
 	out.claims = make(map[string]claim, len(d.claims))
 	out.claimedNumbers = make(map[string]*claimedNumbers)
+	out.formClaims, out.formNumbers = nil, nil // indexed again by indexClaims
 	keys := sortedKeys(d.claims)
 	for _, old := range keys {
 		c := d.claims[old]

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/idnode/idnode/opaque"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -59,6 +60,8 @@ func FuzzFSM(f *testing.F) {
 		cmdMakeOpaque, 0, 1, 0, 1, 1, 0, cmdMakeOpaque, 1, 1, 0, 1, 0, 1, 0, 2, cmdDeleteDB, 1, 1,
 		cmdMakeOpaque, 1, 0, 7, 1, 0, 2, 0, 0, 0, cmdSeed, 6, 3, 0, 0, cmdMakeOpaque, 1, 6, 0, 0, 0, 0, 0, 0,
 		cmdMakeOpaque, 1, 0, 0, 0, 0, 0, 1, 0})
+	// p opaque in the default database, the form of its value 2 claimed, then p| x3: 1, 3, 4.
+	f.Add([]byte{cmdMakeOpaque, 1, 0, 0, 0, 0, 0, 0, 0, cmdClaim, 0, 0, 6, 2, 0, 0, 0, cmdIdentity, 0, 0, 10, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cmds := decodeCommands(data)
 		one, batched := New(), New()
@@ -197,14 +200,38 @@ func (r *fuzzReader) number() int64 {
 func (r *fuzzReader) name() string     { return fuzzNames[r.pick(len(fuzzNames))] }
 func (r *fuzzReader) database() string { return fuzzDatabases[r.pick(len(fuzzDatabases))] }
 
-// claimID is a claim in the identity format of a fuzz name, or a plain semantic ID.
+// claimID is a claim in the identity format of a fuzz name, a plain semantic ID, or the form
+// of a small value of p or users under a key MakeOpaque may give them.
 func (r *fuzzReader) claimID() string {
 	name := r.name()
-	if r.byte()%4 == 3 {
+	switch b := r.byte(); {
+	case b%4 == 3:
 		return name + "/x"
+	case b%8 == 6:
+		return name + "/" + fuzzForms[r.pick(len(fuzzForms))]
 	}
 	return name + "/" + strconv.FormatInt(r.number(), 10)
 }
+
+// fuzzForms are the forms of 1, 2 and 5 in p and users under the fuzz's first key, and a
+// form-shaped text that is no form of theirs.
+var fuzzForms = func() []string {
+	out := []string{"0123456789abc"}
+	for _, collection := range []string{"p", "users"} {
+		c, err := opaque.NewIdentityCodec(bytes.Repeat([]byte{1}, OpaqueKeyLen), collection)
+		if err != nil {
+			panic(err)
+		}
+		for _, v := range []int64{1, 2, 5} {
+			form, err := c.Encode(v)
+			if err != nil {
+				panic(err)
+			}
+			out = append(out, form)
+		}
+	}
+	return out
+}()
 
 func (r *fuzzReader) ids() []string {
 	ids := make([]string, 1+r.pick(3))

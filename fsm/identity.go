@@ -35,7 +35,13 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 		return IdentityRange{Err: ErrInvalidCount}
 	}
 	current, exists := d.identities[key]
-	r, ok := d.freeValues(key, current, inc.GetCount())
+	// An opaque collection skips the values of claimed forms; its claimed plain numbers
+	// ("orders/5") skip nothing, since it gives no plain IDs any more.
+	nums := d.claimedNumbers[key]
+	if d.opaque != nil && d.opaque.has(key) {
+		nums = d.formNumbers[key]
+	}
+	r, ok := freeValues(nums, current, inc.GetCount())
 	if !ok {
 		return IdentityRange{Err: fmt.Errorf("%w: identity %q is at %d, and count %d (with the claimed values it skips) would pass %d: ask for a smaller count, or use another name",
 			ErrCounterOverflow, inc.GetName(), current, inc.GetCount(), int64(math.MaxInt64))}
@@ -55,16 +61,15 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	return r
 }
 
-// freeValues returns the next count values of the counter key after current that nobody
-// claimed.
+// freeValues returns the next count values of a counter after current that are not in nums,
+// the numbers claimed under it.
 // It walks the claimed numbers of the span, not its values: its cost is a binary search and one
 // step a claim skipped, whatever count and current are (DESIGN.md, "Claims"). It reports false
 // when the values would pass the largest int64: they never wrap.
-func (d *database) freeValues(key string, current, count int64) (IdentityRange, bool) {
+func freeValues(nums *claimedNumbers, current, count int64) (IdentityRange, bool) {
 	if count > math.MaxInt64-current {
 		return IdentityRange{}, false
 	}
-	nums := d.claimedNumbers[key]
 	if nums == nil {
 		return IdentityRange{IdentityBlock: docid.IdentityBlock{First: current + 1, Last: current + count}}, true
 	}

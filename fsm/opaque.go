@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/opaque"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -42,6 +43,14 @@ type opaqueState struct {
 	// slice is replaced, never changed in place, so a captured snapshot record keeps its own.
 	collections []string
 	numeric     bool
+	// codecs are the collections' codecs, made when first needed (opaqueclaims.go).
+	codecs map[string]*opaque.Codec
+}
+
+// has reports whether the folded collection key is opaque.
+func (o *opaqueState) has(key string) bool {
+	_, found := slices.BinarySearch(o.collections, key)
+	return found
 }
 
 // OpaqueSetting is a database's opaque setting, as FSM.Opaque answers it: a copy.
@@ -148,6 +157,9 @@ func (st *state) applyMakeOpaque(c *raftv1.MakeOpaque) any {
 	}
 	if len(added) > 0 {
 		o.collections = slices.Sorted(slices.Values(append(slices.Clone(o.collections), added...)))
+		for _, key := range added { // claims of their forms made while they were plain
+			d.indexOpaqueCollection(key)
+		}
 	}
 	o.numeric = o.numeric || c.GetNumeric()
 	return OpaqueSetting{Key: bytes.Clone(o.key), Collections: slices.Clone(o.collections), Numeric: o.numeric, fold: st.fold}
@@ -195,6 +207,7 @@ func (st *state) newOpaqueCollections(d *database, database string, have, names 
 func (d *database) dropOpaque() {
 	if d.opaque != nil {
 		d.opaque = &opaqueState{key: d.opaque.key}
+		d.formNumbers = nil
 	}
 }
 
