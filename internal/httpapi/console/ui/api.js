@@ -86,6 +86,15 @@ export function explain(err) {
   return err.message;
 }
 
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+// bytes writes a count of bytes in binary units, to three digits.
+export function bytes(v) {
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < BYTE_UNITS.length - 1) { v /= 1024; i++; }
+  return `${Number(v.toPrecision(3))} ${BYTE_UNITS[i]}`;
+}
+
 export function set(id, text, tone) {
   const el = $(id);
   el.textContent = text;

@@ -1,8 +1,9 @@
 // The Cluster page: this node's view of the cluster, refreshed every second: members with
-// their indexes and lag, the leadership changes the node saw in the last hour, and the rates
-// at which it hands out IDs.
+// their indexes and lag, the leadership changes the node saw in the last hour, the rates at
+// which it hands out IDs, and its headroom (headroom.js), all from one Status answer.
 import { $, api, cell, explain, fillRows, report, send, set } from './api.js';
 import { act } from './confirm.js';
+import * as headroom from './headroom.js';
 
 const REFRESH_MS = 1000;
 // The strategies whose rates the page shows, in this order, as Status's issued names them.
@@ -90,6 +91,7 @@ function showStatus(st) {
   });
   showChanges(st.leaderChanges || []);
   showRates(st.issued || {});
+  headroom.show(st);
   offerTransfer(st);
 }
 

@@ -1,7 +1,7 @@
 // The Cluster page's graphs of the last hour: what the node sampled (GET /v1/history), drawn
 // as inline SVG by this script, with the leadership changes marked on each time axis. The
 // node keeps the samples, so the graphs cover the time before this tab was opened.
-import { $, api, explain, set } from './api.js';
+import { $, api, bytes, explain, set } from './api.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const WIDTH = 640;
@@ -24,15 +24,9 @@ function el(tag, attrs = {}, text) {
   return e;
 }
 
-const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
 // format writes a value in its series' unit, short enough for an axis.
 function format(v, unit) {
-  if (unit === 'bytes') {
-    let i = 0;
-    while (Math.abs(v) >= 1024 && i < BYTE_UNITS.length - 1) { v /= 1024; i++; }
-    return `${Number(v.toPrecision(3))} ${BYTE_UNITS[i]}`;
-  }
+  if (unit === 'bytes') return bytes(v);
   return String(Number(v.toPrecision(3)));
 }
 
