@@ -154,8 +154,7 @@ func (st *state) applyDeleteDatabase(c *raftv1.DeleteDatabase) any {
 	if !d.empty() && !c.GetForce() {
 		return fmt.Errorf("%w: %q has %d identities, %d HiLo tags, %d claims and %d workers", ErrDatabaseNotEmpty, name, len(d.identities), len(d.hilo), len(d.claims), d.workerCount())
 	}
-	d.deleted = true
-	d.dropOpaque()
+	d.deleted = true // its counters and opaque setting stay (opaque.go)
 	st.deleteKeysOf(name)
 	return nil
 }

@@ -35,8 +35,8 @@ const (
 // OpaqueNumericTweak is the tweak of an opaque-numeric database's forms.
 const OpaqueNumericTweak = opaqueNumericTweak
 
-// opaqueState is a database's opaque setting. The key outlives a deletion of the database,
-// the collections and the numeric flag do not (DESIGN.md, "Opaque collections").
+// opaqueState is a database's opaque setting. It outlives a deletion of the database, as its
+// counters do (DESIGN.md, "Opaque collections").
 type opaqueState struct {
 	key []byte
 	// collections are the opaque identity collections, as state.key folds them, sorted. The
@@ -151,10 +151,6 @@ func (st *state) applyMakeOpaque(c *raftv1.MakeOpaque) any {
 		o = &opaqueState{key: bytes.Clone(c.GetKey())}
 		d.opaque = o
 	}
-	if d.deleted {
-		// A deleted database keeps only its key (a restore into a cluster that deleted it).
-		return OpaqueSetting{Key: bytes.Clone(o.key), fold: st.fold}
-	}
 	if len(added) > 0 {
 		o.collections = slices.Sorted(slices.Values(append(slices.Clone(o.collections), added...)))
 		for _, key := range added { // claims of their forms made while they were plain
@@ -199,16 +195,6 @@ func (st *state) newOpaqueCollections(d *database, database string, have, names 
 		return nil, fmt.Errorf("%w: database %q would have %d opaque collections, at most %d", ErrLimitReached, database, n, MaxOpaqueCollections)
 	}
 	return added, nil
-}
-
-// dropOpaque ends a deleted database's opaque setting and keeps its key: its counters stay
-// as floors, and a database created again under the name that turns opaque again gets the
-// same permutation, so its forms go on after the old ones and never repeat one.
-func (d *database) dropOpaque() {
-	if d.opaque != nil {
-		d.opaque = &opaqueState{key: d.opaque.key}
-		d.formNumbers = nil
-	}
 }
 
 // opaqueRecord is the database's opaque setting as a snapshot record (nil: none). The record

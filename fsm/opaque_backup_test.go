@@ -99,7 +99,7 @@ func TestRestoreWithAnotherKeyIsRefused(t *testing.T) {
 }
 
 // A backup says whether it holds keys, from its bytes alone: a database's backup too, and one
-// of a database deleted since (its key stays).
+// of a database deleted since (its setting stays).
 func TestBackupHoldsKeys(t *testing.T) {
 	f := oldCluster(t)
 	holds := func(write func(*bytes.Buffer) error) bool {

@@ -140,25 +140,26 @@ func TestMakeOpaqueRestoreKeys(t *testing.T) {
 	}
 }
 
-// Deleting a database ends its setting but keeps its key, as it keeps its counters: created
-// again and turned opaque again, it has the same permutation.
-func TestDeletedDatabaseKeepsItsOpaqueKeyOnly(t *testing.T) {
+// Deleting a database keeps its setting, as it keeps its counters: created again, it is
+// opaque where it was, under the same key, and no collection goes back to plain IDs.
+func TestDeletedDatabaseKeepsItsOpaqueSetting(t *testing.T) {
 	f := New()
 	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
 	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Numeric: true, Key: opaqueKeyA})
 	mustApply(t, f, DeleteDatabaseCommand, &raftv1.DeleteDatabase{Name: "shop"})
 	if _, ok := f.Opaque("shop"); ok {
-		t.Fatal("a deleted database is opaque")
+		t.Fatal("a deleted database answers an opaque setting")
 	}
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"carts"}, Key: opaqueKeyB}), ErrDatabaseNotFound, "shop")
 	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
-	if s, ok := f.Opaque("shop"); ok {
-		t.Fatalf("a database created again kept the old setting: %+v", s)
-	}
 	restored := mustRestore(t, snapshotBytes(t, f))
 	for _, g := range []*FSM{f, restored} {
+		if s, ok := g.Opaque("shop"); !ok || !bytes.Equal(s.Key, opaqueKeyA) || !slices.Equal(s.Collections, []string{"orders"}) || !s.Numeric {
+			t.Fatalf("shop created again: %+v, %v; want the old key, orders and numeric", s, ok)
+		}
 		s := mustMakeOpaque(t, g, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"carts"}, Key: opaqueKeyB})
-		if !bytes.Equal(s.Key, opaqueKeyA) || !slices.Equal(s.Collections, []string{"carts"}) || s.Numeric {
-			t.Fatalf("turned opaque again: %+v; want the old key and carts only", s)
+		if !bytes.Equal(s.Key, opaqueKeyA) || !slices.Equal(s.Collections, []string{"carts", "orders"}) {
+			t.Fatalf("shop created again, then carts: %+v", s)
 		}
 	}
 }
