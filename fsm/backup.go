@@ -1,13 +1,12 @@
 // A backup holds keys when a database of it has an opaque setting: its key reads every opaque
 // ID of the database back to its counter value, so such a backup is a secret. BackupHoldsKeys
-// tells so from a backup's bytes without decoding its records, and Backup.HoldsKeys from a
-// parsed backup (idctl backup says "this backup holds keys: it is a secret").
+// tells so from a backup's bytes without decoding its records, BackupKeyDatabases names the
+// databases (idctl backup says "this backup holds the keys of databases X and Y: it is a
+// secret"), and Backup.HoldsKeys tells so from a parsed backup.
 
 package fsm
 
 import (
-	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -120,30 +119,12 @@ func (b *Backup) OpaqueCommands() []*raftv1.MakeOpaque {
 // BackupHoldsKeys reports whether the backup (or snapshot) read from r holds an opaque key. It
 // reads the records' framing only, and stops at the first key.
 func BackupHoldsKeys(r io.Reader) (bool, error) {
-	br := bufio.NewReader(r)
-	magic := make([]byte, len(snapshotMagic))
-	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
-		return false, errors.New("not an idnode backup (bad header)")
-	}
-	for {
-		typ, err := br.ReadByte()
-		if err == io.EOF {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("read backup: %w", err)
-		}
-		if recordType(typ) == opaqueSettingRecord {
-			return true, nil
-		}
-		size, err := binary.ReadUvarint(br)
-		if err != nil || size > maxRecordSize {
-			return false, fmt.Errorf("backup record %d: bad length", typ)
-		}
-		if _, err := br.Discard(int(size)); err != nil {
-			return false, fmt.Errorf("backup record %d truncated: %w", typ, err)
-		}
-	}
+	held := false
+	err := scanBackupKeys(r, func(string) bool {
+		held = true
+		return false
+	})
+	return held, err
 }
 
 // SeriesBackup is a series as a backup holds it: its definition and head, and its journal.

@@ -610,13 +610,16 @@ func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
 			}
 			w = enc
 		}
+		keys := startKeyScan()
+		defer keys.finish()
 		var info client.BackupInfo
 		if err := e.call("Backup", func(ctx context.Context, c *client.Client) (err error) {
-			info, err = c.Backup(ctx, w)
+			info, err = c.Backup(ctx, io.MultiWriter(w, keys))
 			return err
 		}); err != nil {
 			return err
 		}
+		holdsKeys, scanErr := keys.finish()
 		if enc != nil {
 			if err := enc.Close(); err != nil {
 				return fmt.Errorf("backup file: %w", err)
@@ -629,14 +632,22 @@ func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
 		if path == "-" {
 			report = e.stderr
 		}
+		note := secretNote(path, holdsKeys, scanErr, enc != nil)
 		if e.g.json {
-			return printJSON(report, map[string]any{"file": path, "bytes": info.Bytes, "leader": info.Leader, "index": info.Index, "encrypted": enc != nil})
+			if holdsKeys == nil {
+				holdsKeys = []string{}
+			}
+			return printJSON(report, map[string]any{"file": path, "bytes": info.Bytes, "leader": info.Leader, "index": info.Index,
+				"encrypted": enc != nil, "holds_keys_of": holdsKeys, "secret": note != ""})
 		}
 		encrypted := ""
 		if enc != nil {
 			encrypted = ", encrypted with the passphrase from " + pass.from
 		}
 		fmt.Fprintf(report, "backup of raft index %d from leader %s: %d bytes written to %s%s\n", info.Index, info.Leader, info.Bytes, path, encrypted)
+		if note != "" {
+			fmt.Fprintln(report, note)
+		}
 		return nil
 	}
 }
