@@ -165,6 +165,12 @@ func (st *state) applyMakeOpaque(c *raftv1.MakeOpaque) any {
 // yet, folded, each once. have is the database's opaque collections (sorted); d may be nil (a
 // restore of a database the cluster lacks).
 func (st *state) newOpaqueCollections(d *database, database string, have, names []string) ([]string, error) {
+	tooMany := func(n int) error {
+		return fmt.Errorf("%w: database %q would have %d opaque collections, at most %d", ErrLimitReached, database, n, MaxOpaqueCollections)
+	}
+	if len(names) > MaxOpaqueCollections { // before any work a name costs
+		return nil, tooMany(len(names))
+	}
 	var added []string
 	for _, name := range names {
 		if err := docid.ValidateName("collection", name); err != nil {
@@ -189,10 +195,10 @@ func (st *state) newOpaqueCollections(d *database, database string, have, names 
 					ErrOpaqueWouldCollide, name, database, v, int64(OpaquePlainLimit))
 			}
 		}
+		if n := len(have) + len(added) + 1; n > MaxOpaqueCollections {
+			return nil, tooMany(n)
+		}
 		added = append(added, key)
-	}
-	if n := len(have) + len(added); n > MaxOpaqueCollections {
-		return nil, fmt.Errorf("%w: database %q would have %d opaque collections, at most %d", ErrLimitReached, database, n, MaxOpaqueCollections)
 	}
 	return added, nil
 }

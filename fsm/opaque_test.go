@@ -90,6 +90,7 @@ func TestMakeOpaqueRefusals(t *testing.T) {
 		many[i] = "c" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676))
 	}
 	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Collections: many, Key: opaqueKeyA}), ErrLimitReached, "1025 opaque collections")
+	wantErr(t, makeOpaque(t, f, &raftv1.MakeOpaque{Collections: append(many, "more"), Key: opaqueKeyA}), ErrLimitReached, "1025 opaque collections")
 }
 
 // A database's numeric IDs cannot turn opaque once it leased a worker, even a released one:
