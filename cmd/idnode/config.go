@@ -88,6 +88,9 @@ type config struct {
 	showVersion             bool
 	// warnings name the unknown IDNODE_* variables, logged once the logger is up.
 	warnings []string
+	// now is the node's wall clock: nil (the machine's) but in the test build (-tags
+	// testclock), where IDNODE_TEST_CLOCK_FILE can offset it (testclock_on.go).
+	now func() time.Time
 	// tls is loaded from tlsCert, tlsKey and tlsCA by run; nil when TLS is off.
 	tls *tlsconfig.Node
 }
@@ -189,7 +192,8 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 			set[f.Name] = true
 		}
 	})
-	c.warnings = unknownEnvWarnings(env, known)
+	c.warnings = unknownEnvWarnings(env, append(known, testClockVars...))
+	c.applyTestClock(env)
 	if configFile != "" {
 		bad.errs = append(bad.errs, applyConfigFile(fs, configFile, set, bad))
 	}

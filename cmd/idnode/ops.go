@@ -55,12 +55,16 @@ func (o *ops) clusterConfig(c cluster.Config) cluster.Config {
 	return c
 }
 
-// serverConfig adds mutual TLS for forwarding, the admin token and the observers.
+// serverConfig adds mutual TLS for forwarding, the admin token, the observers and, in the
+// test build, the test clock.
 func (o *ops) serverConfig(c server.Config) server.Config {
 	if o.cfg.tls != nil {
 		c.PeerTLS = o.cfg.tls.Peer()
 	}
 	c.AdminToken = o.cfg.adminToken
+	if o.cfg.now != nil {
+		c.Now = o.cfg.now
+	}
 	if o.cfg.tls != nil {
 		c.Certificates = o.certificates
 	}
