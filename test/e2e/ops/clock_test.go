@@ -47,8 +47,8 @@ const clockWarning = "this node's clock is off the leader's by more than --clock
 // follower's idnode_clock_offset_seconds shows the step within the measurement's error, its
 // log warns, and the leader's and the other follower's offsets stay near 0. Then its clock
 // steps back 3 s while it mints numeric IDs: its minter refuses for the second or two the
-// clock needs to pass the last ID's time (idnode_numeric_clock_behind_total climbs), and no
-// ID repeats or goes back. Last, the scraped values are fed to deploy/prometheus's rules by
+// clock needs to pass the last ID's time (idnode_numeric_clock_behind_total climbs), no ID
+// repeats or goes back, and the gauge shows -1 s. Last, the scraped values are fed to deploy/prometheus's rules by
 // promtool: IdnodeClockOffsetHigh fires for the stepped node alone, and
 // IdnodeNumericClockBehind's condition holds for it alone (pending: it fires only when the
 // refusals last 10 minutes).
@@ -139,13 +139,16 @@ func TestClockStepShowsInGaugeLogAndAlerts(t *testing.T) {
 		}
 		return nil
 	}
+	// The counters are read first: the step back must follow the last ID at once, since the
+	// minter refuses only until the clock is within a second of that ID's time.
+	behindBefore := behind()
 	for range 3 {
 		if err := mint(); err != nil {
 			t.Fatalf("Generate numeric via %s at +2s: %v", stepped, err)
 		}
 	}
-	behindBefore := behind()
-	if err := testclock.Write(clockFile[stepped], step-3*time.Second); err != nil {
+	back := step - 3*time.Second
+	if err := testclock.Write(clockFile[stepped], back); err != nil {
 		t.Fatal(err)
 	}
 	var refused, after int
@@ -182,6 +185,8 @@ func TestClockStepShowsInGaugeLogAndAlerts(t *testing.T) {
 			t.Fatalf("numeric ID %d of node %s is %d, after %d: an ID repeated or went back across the clock's step", i, stepped, minted[i], minted[i-1])
 		}
 	}
+	// The gauge follows the clock back too.
+	waitOffsets("node "+stepped+" 1s behind, the others near 0", map[string]time.Duration{stepped: back})
 	t.Logf("node %s: %d numeric IDs, %d calls refused for the clock after the step back, offsets %v, clock_behind %v → %v",
 		stepped, len(minted), refused, offsets, behindBefore, behindAfter)
 
