@@ -49,6 +49,15 @@ const (
 	// so it issues and voids nothing until the rest is back; the message names the series and
 	// how many of the backup's entries it holds. Run the restore again to open it.
 	SeriesRestoring = "SERIES_RESTORING"
+	// OpaqueCollection (FAILED_PRECONDITION): NextIdentity on an opaque collection, whose
+	// values are what its forms hide (Generate with "prefix|" gives its IDs), or a client's
+	// worker lease in a database whose numeric IDs are opaque (a client mints without the key).
+	OpaqueCollection = "OPAQUE_COLLECTION"
+	// NotOpaqueForm (INVALID_ARGUMENT): Explain was given, under an opaque collection (or in
+	// an opaque-numeric database), a string that is no form of this database: the wrong length,
+	// a character outside Crockford's base 32, or a form that decodes outside the counter's
+	// range (made under another key). The message gives the decoder's reason.
+	NotOpaqueForm = "NOT_OPAQUE_FORM"
 	// CounterOverflow (OUT_OF_RANGE): a counter would pass the largest int64.
 	CounterOverflow = "COUNTER_OVERFLOW"
 	// StorageFull (UNAVAILABLE): the node's disk is full; nothing was handed out. Use another

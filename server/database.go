@@ -90,8 +90,12 @@ func (l clusterLeader) ListDatabases(ctx context.Context, _ *idnodev1.ListDataba
 	return afterBarrier(l.s.core, ctx, func(f *fsm.FSM) *idnodev1.ListDatabasesResponse {
 		out := &idnodev1.ListDatabasesResponse{}
 		for _, d := range f.Databases() {
-			out.Databases = append(out.Databases, &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags),
-				MaxIdentities: d.MaxIdentities, MaxCallsPerSecond: d.MaxCallsPerSecond, Claims: int64(d.Claims), MaxClaims: d.MaxClaims})
+			ds := &idnodev1.DatabaseStatus{Name: d.Name, Identities: int64(d.Identities), HiloTags: int64(d.HiLoTags),
+				MaxIdentities: d.MaxIdentities, MaxCallsPerSecond: d.MaxCallsPerSecond, Claims: int64(d.Claims), MaxClaims: d.MaxClaims}
+			if setting, ok := f.Opaque(d.Name); ok { // the key's fingerprint, never the key
+				ds.OpaqueCollections, ds.OpaqueNumeric, ds.OpaqueKeyFingerprint = setting.Collections, setting.Numeric, setting.Fingerprint()
+			}
+			out.Databases = append(out.Databases, ds)
 		}
 		return out
 	})

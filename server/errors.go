@@ -64,6 +64,8 @@ var refusals = []struct {
 	{[]error{fsm.ErrDatabaseExists, fsm.ErrKeyExists}, refusal{codes.AlreadyExists, ""}},
 	{[]error{fsm.ErrInvalidKey}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrInvalidVersion}, refusal{codes.InvalidArgument, reason.InvalidInput}},
+	{[]error{fsm.ErrInvalidOpaque}, refusal{codes.InvalidArgument, reason.InvalidInput}},
+	{[]error{fsm.ErrOpaqueWouldCollide, fsm.ErrOpaqueKeyDiffers}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{fsm.ErrDatabaseNotEmpty, fsm.ErrDefaultDatabase}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{series.ErrRequestIDReused}, refusal{codes.InvalidArgument, reason.RequestIDReused}},
 	{[]error{series.ErrBadFormat, series.ErrBadInput}, refusal{codes.InvalidArgument, reason.InvalidInput}},

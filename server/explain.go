@@ -14,12 +14,23 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-// Explain says what an ID is from its text alone: it reads no state, so every node answers it
-// itself, without the leader.
-func (s *idService) Explain(_ context.Context, req *idnodev1.ExplainRequest) (*idnodev1.ExplainResponse, error) {
+// numericTimeFormat is how Explain writes a numeric ID's time: RFC 3339 with milliseconds,
+// the precision of the ID.
+const numericTimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// Explain says what an ID is from its text and, for an opaque ID, the database's opaque
+// setting (opaqueexplain.go): every node answers it itself, without the leader.
+func (s *idService) Explain(ctx context.Context, req *idnodev1.ExplainRequest) (*idnodev1.ExplainResponse, error) {
 	id := req.GetId()
 	if len(id) > docid.MaxLength {
 		return nil, reason.Error(codes.InvalidArgument, reason.InvalidInput, fmt.Sprintf("id is %d bytes, at most %d", len(id), docid.MaxLength))
+	}
+	db, err := databaseOf(ctx, req.GetDatabase())
+	if err != nil {
+		return nil, err
+	}
+	if out, ok, err := s.forms().explain(ctx, db, id); ok {
+		return out, err
 	}
 	if out, ok := explainNumeric(id); ok {
 		return out, nil
@@ -54,7 +65,7 @@ func explainNumeric(id string) (*idnodev1.ExplainResponse, bool) {
 		return nil, false
 	}
 	out := &idnodev1.ExplainResponse{Kind: "numeric", Encoding: encoding, Value: v, Layout: "default",
-		Time: p.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"), Worker: uint32(p.Worker), Sequence: p.Sequence,
+		Time: p.Time.UTC().Format(numericTimeFormat), Worker: uint32(p.Worker), Sequence: p.Sequence,
 		Notes: []string{"read with the default layout (41 bits of ms since 2026-01-01, 10 worker bits, 12 sequence bits): the layout is not part of the ID",
 			"the database is not part of an ID: any database of the cluster may hold it"}}
 	if v <= 1<<53-1 {

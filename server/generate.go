@@ -140,9 +140,17 @@ func (s *idService) identityIDs(ctx context.Context, inc *raftv1.IdentityIncreme
 	if err != nil {
 		return nil, err
 	}
+	write, err := s.forms().identityWriter(inc)
+	if err != nil {
+		return nil, err
+	}
 	ids := make([]string, 0, inc.GetCount())
 	for v := range rng.All() {
-		ids = append(ids, docid.IdentityID(inc.GetName(), s.cfg.Separator, v))
+		id, err := write(v)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
 	}
 	return ids, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"google.golang.org/grpc/codes"
 
@@ -33,12 +34,21 @@ func (s *idService) NextIdentity(ctx context.Context, req *idnodev1.NextIdentity
 	if err != nil {
 		return nil, err
 	}
+	if err := s.forms().refuseIdentity(db, req.GetName()); err != nil {
+		return nil, err
+	}
 	inc := &raftv1.IdentityIncrement{Database: db, Name: req.GetName(), Count: count, RequestId: req.GetRequestId()}
 	if err := s.checkIdentityRoom(inc); err != nil {
 		return nil, err
 	}
 	rng, err := s.nextIdentity(ctx, inc)
 	if err != nil {
+		return nil, err
+	}
+	// Asked again after the increment: the collection may have turned opaque meanwhile, and
+	// this node's state is now current for the increment (opaqueForms.awaitRelayed). The values
+	// reserved are given to no one, which leaves a gap, never a duplicate.
+	if err := s.forms().refuseIdentity(db, req.GetName()); err != nil {
 		return nil, err
 	}
 	return &idnodev1.NextIdentityResponse{First: rng.First, Last: rng.Last, Skipped: rng.Skipped}, nil
@@ -85,19 +95,38 @@ func (l idLeader) SeedIdentity(ctx context.Context, req *idnodev1.SeedIdentityRe
 }
 
 // ListIdentities reads the FSM after confirming leadership with a majority, so a partitioned
-// old leader never answers from stale state.
+// old leader never answers from stale state. The leader marks the opaque collections; their
+// values are cleared here, where the call arrived and its caller's role is known, unless the
+// caller has the admin role (opaqueForms.readsValues).
 func (s *idService) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
-	return listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
+	resp, err := listed(s.core, ctx, req, func(size int32, db string) { req.PageSize, req.Database = size, db },
 		s.leader().ListIdentities, viaIDs(s.core, idnodev1.IdServiceClient.ListIdentities, forwardv1.LeaderClient.ListIdentities))
+	if err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(resp.GetIdentities(), (*idnodev1.Identity).GetOpaque) && !s.forms().readsValues(ctx, req.GetDatabase()) {
+		for _, id := range resp.GetIdentities() {
+			if id.GetOpaque() {
+				id.Value = 0
+			}
+		}
+	}
+	return resp, nil
 }
 
 // ListIdentities runs on the leader.
 func (l idLeader) ListIdentities(ctx context.Context, req *idnodev1.ListIdentitiesRequest) (*idnodev1.ListIdentitiesResponse, error) {
+	var setting fsm.OpaqueSetting
+	var opaque bool
 	page, next, err := leaderPage(l.s.core, ctx, req,
 		func(after string, n int) ([]fsm.Identity, bool, error) {
+			// Read after leaderPage's barrier, with the page: current for it.
+			setting, opaque = l.s.node.FSM().Opaque(req.GetDatabase())
 			return l.s.node.FSM().Identities(req.GetDatabase(), req.GetPrefix(), after, n)
 		},
-		func(id fsm.Identity) *idnodev1.Identity { return &idnodev1.Identity{Name: id.Name, Value: id.Value} },
+		func(id fsm.Identity) *idnodev1.Identity {
+			return &idnodev1.Identity{Name: id.Name, Value: id.Value, Opaque: opaque && setting.Has(id.Name)}
+		},
 		func(id fsm.Identity) string { return id.Name })
 	if err != nil {
 		return nil, err

@@ -104,6 +104,7 @@ func (c forwardCommitter) relay(ctx context.Context, incs []*raftv1.IdentityIncr
 		out[i].IdentityBlock = docid.IdentityBlock{First: a.GetFirst(), Last: a.GetLast(), Skipped: a.GetSkipped()}
 		out[i].Err = relayedRefusal(a.GetCode(), a.GetReason(), a.GetMessage())
 	}
+	s.forms().awaitRelayed(ctx, incs, resp.GetAnswers(), out)
 	return out, nil
 }
 
@@ -169,7 +170,8 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 	}
 	out := &forwardv1.NextIdentitiesResponse{Answers: make([]*forwardv1.IdentityAnswer, len(results))}
 	for i, res := range results {
-		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last, Skipped: res.Skipped}
+		inc := req.GetIncrements()[i]
+		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last, Skipped: res.Skipped, Opaque: f.forms().identity(inc.GetDatabase(), inc.GetName())}
 		if res.Err != nil {
 			a.Code, a.Reason, a.Message = f.relayRefusal(res.Err)
 		}

@@ -19,7 +19,7 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
-func mustApplyFSM(t *testing.T, f *fsm.FSM, typ fsm.CommandType, m proto.Message) {
+func mustApplyFSM(t testing.TB, f *fsm.FSM, typ fsm.CommandType, m proto.Message) {
 	t.Helper()
 	data, err := fsm.Encode(typ, m)
 	if err != nil {

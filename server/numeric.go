@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,10 @@ func (s *idService) numericIDs(ctx context.Context, db string, count int64) ([]s
 	if err != nil {
 		return nil, err
 	}
+	write, err := s.forms().numericWriter(db)
+	if err != nil {
+		return nil, err
+	}
 	ids := make([]string, count)
 	for i := range ids {
 		id, err := m.Next()
@@ -60,7 +65,9 @@ func (s *idService) numericIDs(ctx context.Context, db string, count int64) ([]s
 		if err != nil {
 			return nil, numericRefusal(err)
 		}
-		ids[i] = strconv.FormatInt(id, 10)
+		if ids[i], err = write(id); err != nil {
+			return nil, err
+		}
 	}
 	return ids, nil
 }
@@ -91,6 +98,18 @@ func (s *idService) numericMinter(ctx context.Context, db string) (*flakelease.M
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	// The leader granted the lease after every command before it, a MakeOpaque among them; this
+	// node's state may not hold it yet. Catching up once, here, settles whether the database's
+	// numeric IDs are opaque for as long as the minter lives: they can turn opaque only before
+	// the database's first lease.
+	if !s.knownAfterCatchUp(ctx, func() bool { return holdsLease(s.node.FSM(), db, m.Grant()) }) {
+		go func() { // best effort: the lease lapses anyway
+			ctx, cancel := context.WithTimeout(context.Background(), numericCloseTimeout)
+			defer cancel()
+			_ = m.Close(ctx)
+		}()
+		return nil, reason.Error(codes.Unavailable, reason.NoQuorum, "this node has not caught up with the leader since it leased a worker for numeric IDs; retry, here or on another node")
+	}
 	s.numeric.mu.Lock()
 	defer s.numeric.mu.Unlock()
 	if s.numeric.closed { // closed while acquiring: give the lease back at once
@@ -103,6 +122,13 @@ func (s *idService) numericMinter(ctx context.Context, db string) (*flakelease.M
 	}
 	nm.m.Store(m)
 	return m, nil
+}
+
+// holdsLease reports whether state f holds grant g of database db, or a later one of its
+// worker: it has applied the lease.
+func holdsLease(f *fsm.FSM, db string, g flakelease.Grant) bool {
+	ws, err := f.Workers(db)
+	return err == nil && int(g.Worker) < len(ws) && ws[g.Worker].Epoch >= g.Epoch
 }
 
 // saturations is how many times each database's minter used up a millisecond's sequence, by
@@ -160,6 +186,17 @@ func numericRefusal(err error) error {
 	return toStatus(err)
 }
 
+// nodeHolderPrefix begins the holder name of a node's own worker leases: "node:" and its tag.
+const nodeHolderPrefix = "node:"
+
+// nodeHolder reports whether holder names a registered node's own minter. A client can write
+// the same name, so it only narrows who may lease (idLeader.AcquireWorker); the check that
+// counts is where a client's call arrives.
+func (s opaqueForms) nodeHolder(holder string) bool {
+	tag, ok := strings.CutPrefix(holder, nodeHolderPrefix)
+	return ok && slices.ContainsFunc(s.node.FSM().Nodes(), func(n fsm.Node) bool { return n.Tag == tag })
+}
+
 // nodeLeaser takes leases through this node's own handlers, which forward to the leader.
 type nodeLeaser struct {
 	s  *idService
@@ -167,7 +204,7 @@ type nodeLeaser struct {
 }
 
 func (n nodeLeaser) Acquire(ctx context.Context, leaseMs int64) (flakelease.Grant, error) {
-	wl, err := n.s.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: n.db, Holder: "node:" + n.s.cfg.Tag,
+	wl, err := n.s.acquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: n.db, Holder: nodeHolderPrefix + n.s.cfg.Tag,
 		WorkerBits: int32(flake.DefaultLayout().WorkerBits), LeaseMs: leaseMs})
 	return grantOf(wl), err
 }

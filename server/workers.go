@@ -20,15 +20,33 @@ import (
 // Worker leases: a holder mints numeric IDs in-process under a worker ID leased
 // through Raft (fsm/workers.go). The leader's clock dates every lease call, never the caller's.
 
-// AcquireWorker leases a worker ID of the request's database.
+// AcquireWorker leases a worker ID of the request's database to a client. In a database whose
+// numeric IDs are opaque a client may not mint (opaqueForms.refuseClientLease): only the node's own
+// minters lease there (acquireWorker).
 func (s *idService) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
 	}
+	if err := s.forms().refuseClientLease(ctx, req.GetDatabase()); err != nil {
+		return nil, err
+	}
+	return s.acquireWorker(ctx, req)
+}
+
+// acquireWorker leases a worker ID through the leader, for a client (AcquireWorker) or for
+// this node's own minter (nodeLeaser).
+func (s *idService) acquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AcquireWorker, viaIDs(s.core, idnodev1.IdServiceClient.AcquireWorker, forwardv1.LeaderClient.AcquireWorker))
 }
 
+// AcquireWorker runs on the leader. It refuses again, from the leader's state, a lease in an
+// opaque-numeric database for a holder that is not one of the cluster's nodes' minters
+// (nodeLeaser's holder names): a client whose call arrived as the setting was being made.
 func (l idLeader) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
+	if setting, ok := l.s.node.FSM().Opaque(req.GetDatabase()); ok && setting.Numeric && !l.s.forms().nodeHolder(req.GetHolder()) {
+		return nil, opaqueRefusal(fmt.Sprintf("database %s has opaque numeric IDs: a client cannot lease a worker and mint them without the key",
+			fsm.DatabaseName(req.GetDatabase())))
+	}
 	wl, err := propose(ctx, l.s.core, fsm.ProposeAcquireWorker, &raftv1.AcquireWorker{Database: req.GetDatabase(), Holder: req.GetHolder(),
 		WorkerBits: req.GetWorkerBits(), LeaseMs: req.GetLeaseMs(), RequestId: req.GetRequestId(), ProposedAtMs: l.s.cfg.Now().UnixMilli()})
 	if err != nil {

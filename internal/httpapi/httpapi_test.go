@@ -36,6 +36,8 @@ func TestRoutesFromOpenAPI(t *testing.T) {
 		{"POST", "/v1/workers/3:renew", "RenewWorker", "map[worker:3]", ""},
 		{"POST", "/v1/workers/3:release", "ReleaseWorker", "map[worker:3]", ""},
 		{"GET", "/v1/explain", "Explain", "map[]", ""},
+		{"POST", "/v1/databases/shop/opaque", "MakeOpaque", "map[database:shop]", ""},
+		{"GET", "/v1/databases/shop/opaque", "", "", "POST"},
 	} {
 		rt, params, allowed := routes.lookup(try.method, try.path)
 		rpc := ""

@@ -23,6 +23,10 @@
 //   SEPARATOR_MISMATCH  FAILED_PRECONDITION  the node's separator is not the cluster's
 //   RANGE_RETURNED      FAILED_PRECONDITION  a retried HiLo request's range was given back since
 //   SERIES_RESTORING    FAILED_PRECONDITION  a series a backup's restore has put back only in part; run it again
+//   OPAQUE_COLLECTION   FAILED_PRECONDITION  NextIdentity on an opaque collection, or a client worker lease
+//                                            in an opaque-numeric database: their values are not published
+//   NOT_OPAQUE_FORM     INVALID_ARGUMENT     Explain: under an opaque collection, a string that is no form
+//                                            of this database (length, alphabet, or another key)
 //   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
 //   STORAGE_FULL        UNAVAILABLE          the node's disk is full (its Raft log or etag); use another node
 //   STORAGE_FAILED      UNAVAILABLE          the node cannot write its storage for another reason
@@ -705,7 +709,10 @@ func (x *WorkerLease) GetExpiresAtMs() int64 {
 type ExplainRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A numeric ID (decimal, 11-character base62 or 13-character Crockford) or a string ID.
-	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The database whose opaque setting reads an opaque form (empty is "default"). Metadata
+	// "idnode-database" sets it too. A plain ID is read the same in every database.
+	Database      string `protobuf:"bytes,2,opt,name=database,proto3" json:"database,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -747,6 +754,13 @@ func (x *ExplainRequest) GetId() string {
 	return ""
 }
 
+func (x *ExplainRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
 type ExplainResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// numeric, server-side, hilo, identity, guid or semantic.
@@ -770,7 +784,10 @@ type ExplainResponse struct {
 	// GUID: its version.
 	GuidVersion int32 `protobuf:"varint,11,opt,name=guid_version,json=guidVersion,proto3" json:"guid_version,omitempty"`
 	// What cannot be told from the ID (its database, for one), and the assumptions made.
-	Notes         []string `protobuf:"bytes,12,rep,name=notes,proto3" json:"notes,omitempty"`
+	Notes []string `protobuf:"bytes,12,rep,name=notes,proto3" json:"notes,omitempty"`
+	// The ID is an opaque form of the database's (identity: of the collection in prefix). Its
+	// value (number, or value, time, worker and sequence) is filled for the admin role only.
+	Opaque        bool `protobuf:"varint,13,opt,name=opaque,proto3" json:"opaque,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -887,6 +904,13 @@ func (x *ExplainResponse) GetNotes() []string {
 		return x.Notes
 	}
 	return nil
+}
+
+func (x *ExplainResponse) GetOpaque() bool {
+	if x != nil {
+		return x.Opaque
+	}
+	return false
 }
 
 type GenerateRequest struct {
@@ -1663,9 +1687,12 @@ func (x *ListIdentitiesRequest) GetDatabase() string {
 }
 
 type Identity struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Value         int64                  `protobuf:"varint,2,opt,name=value,proto3" json:"value,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// 0 for an opaque collection unless the caller has the admin role.
+	Value int64 `protobuf:"varint,2,opt,name=value,proto3" json:"value,omitempty"`
+	// The collection is opaque (ClusterService/MakeOpaque): its IDs are forms that hide the value.
+	Opaque        bool `protobuf:"varint,3,opt,name=opaque,proto3" json:"opaque,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1712,6 +1739,13 @@ func (x *Identity) GetValue() int64 {
 		return x.Value
 	}
 	return 0
+}
+
+func (x *Identity) GetOpaque() bool {
+	if x != nil {
+		return x.Opaque
+	}
+	return false
 }
 
 type ListIdentitiesResponse struct {
@@ -2679,6 +2713,140 @@ func (x *SeedHiLoResponse) GetMax() int64 {
 	return 0
 }
 
+type MakeOpaqueRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Empty is "default".
+	Database string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// Identity collections (the prefix of "prefix|"), compared case-insensitively.
+	Collections []string `protobuf:"bytes,2,rep,name=collections,proto3" json:"collections,omitempty"`
+	// The database's numeric IDs too (Generate with numeric).
+	Numeric       bool `protobuf:"varint,3,opt,name=numeric,proto3" json:"numeric,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MakeOpaqueRequest) Reset() {
+	*x = MakeOpaqueRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MakeOpaqueRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MakeOpaqueRequest) ProtoMessage() {}
+
+func (x *MakeOpaqueRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MakeOpaqueRequest.ProtoReflect.Descriptor instead.
+func (*MakeOpaqueRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *MakeOpaqueRequest) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *MakeOpaqueRequest) GetCollections() []string {
+	if x != nil {
+		return x.Collections
+	}
+	return nil
+}
+
+func (x *MakeOpaqueRequest) GetNumeric() bool {
+	if x != nil {
+		return x.Numeric
+	}
+	return false
+}
+
+type OpaqueStatus struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Database string                 `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
+	// Every opaque collection of the database, as stored: folded, sorted.
+	Collections []string `protobuf:"bytes,2,rep,name=collections,proto3" json:"collections,omitempty"`
+	Numeric     bool     `protobuf:"varint,3,opt,name=numeric,proto3" json:"numeric,omitempty"`
+	// The first 8 bytes of SHA-256("idnode opaque key fingerprint" || key), hex: tells two
+	// clusters' keys apart without showing them.
+	KeyFingerprint string `protobuf:"bytes,4,opt,name=key_fingerprint,json=keyFingerprint,proto3" json:"key_fingerprint,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *OpaqueStatus) Reset() {
+	*x = OpaqueStatus{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpaqueStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpaqueStatus) ProtoMessage() {}
+
+func (x *OpaqueStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpaqueStatus.ProtoReflect.Descriptor instead.
+func (*OpaqueStatus) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *OpaqueStatus) GetDatabase() string {
+	if x != nil {
+		return x.Database
+	}
+	return ""
+}
+
+func (x *OpaqueStatus) GetCollections() []string {
+	if x != nil {
+		return x.Collections
+	}
+	return nil
+}
+
+func (x *OpaqueStatus) GetNumeric() bool {
+	if x != nil {
+		return x.Numeric
+	}
+	return false
+}
+
+func (x *OpaqueStatus) GetKeyFingerprint() string {
+	if x != nil {
+		return x.KeyFingerprint
+	}
+	return ""
+}
+
 type ClusterVersionRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -2687,7 +2855,7 @@ type ClusterVersionRequest struct {
 
 func (x *ClusterVersionRequest) Reset() {
 	*x = ClusterVersionRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2699,7 +2867,7 @@ func (x *ClusterVersionRequest) String() string {
 func (*ClusterVersionRequest) ProtoMessage() {}
 
 func (x *ClusterVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[36]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2712,7 +2880,7 @@ func (x *ClusterVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterVersionRequest.ProtoReflect.Descriptor instead.
 func (*ClusterVersionRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{36}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
 }
 
 type SetClusterVersionRequest struct {
@@ -2724,7 +2892,7 @@ type SetClusterVersionRequest struct {
 
 func (x *SetClusterVersionRequest) Reset() {
 	*x = SetClusterVersionRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2736,7 +2904,7 @@ func (x *SetClusterVersionRequest) String() string {
 func (*SetClusterVersionRequest) ProtoMessage() {}
 
 func (x *SetClusterVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[37]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2749,7 +2917,7 @@ func (x *SetClusterVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClusterVersionRequest.ProtoReflect.Descriptor instead.
 func (*SetClusterVersionRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{37}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SetClusterVersionRequest) GetVersion() uint32 {
@@ -2778,7 +2946,7 @@ type ClusterVersionResponse struct {
 
 func (x *ClusterVersionResponse) Reset() {
 	*x = ClusterVersionResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2790,7 +2958,7 @@ func (x *ClusterVersionResponse) String() string {
 func (*ClusterVersionResponse) ProtoMessage() {}
 
 func (x *ClusterVersionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[38]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2803,7 +2971,7 @@ func (x *ClusterVersionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterVersionResponse.ProtoReflect.Descriptor instead.
 func (*ClusterVersionResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{38}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ClusterVersionResponse) GetFinalised() uint32 {
@@ -2853,7 +3021,7 @@ type MemberVersion struct {
 
 func (x *MemberVersion) Reset() {
 	*x = MemberVersion{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2865,7 +3033,7 @@ func (x *MemberVersion) String() string {
 func (*MemberVersion) ProtoMessage() {}
 
 func (x *MemberVersion) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[39]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2878,7 +3046,7 @@ func (x *MemberVersion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MemberVersion.ProtoReflect.Descriptor instead.
 func (*MemberVersion) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{39}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *MemberVersion) GetTag() string {
@@ -2922,7 +3090,7 @@ type CreateKeyRequest struct {
 
 func (x *CreateKeyRequest) Reset() {
 	*x = CreateKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2934,7 +3102,7 @@ func (x *CreateKeyRequest) String() string {
 func (*CreateKeyRequest) ProtoMessage() {}
 
 func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[40]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2947,7 +3115,7 @@ func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyRequest.ProtoReflect.Descriptor instead.
 func (*CreateKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{40}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *CreateKeyRequest) GetDatabase() string {
@@ -2975,7 +3143,7 @@ type CreateKeyResponse struct {
 
 func (x *CreateKeyResponse) Reset() {
 	*x = CreateKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2987,7 +3155,7 @@ func (x *CreateKeyResponse) String() string {
 func (*CreateKeyResponse) ProtoMessage() {}
 
 func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[41]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3000,7 +3168,7 @@ func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKeyResponse.ProtoReflect.Descriptor instead.
 func (*CreateKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{41}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CreateKeyResponse) GetId() string {
@@ -3026,7 +3194,7 @@ type DeleteKeyRequest struct {
 
 func (x *DeleteKeyRequest) Reset() {
 	*x = DeleteKeyRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3038,7 +3206,7 @@ func (x *DeleteKeyRequest) String() string {
 func (*DeleteKeyRequest) ProtoMessage() {}
 
 func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[42]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3051,7 +3219,7 @@ func (x *DeleteKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyRequest.ProtoReflect.Descriptor instead.
 func (*DeleteKeyRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{42}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *DeleteKeyRequest) GetId() string {
@@ -3069,7 +3237,7 @@ type DeleteKeyResponse struct {
 
 func (x *DeleteKeyResponse) Reset() {
 	*x = DeleteKeyResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3081,7 +3249,7 @@ func (x *DeleteKeyResponse) String() string {
 func (*DeleteKeyResponse) ProtoMessage() {}
 
 func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[43]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3094,7 +3262,7 @@ func (x *DeleteKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteKeyResponse.ProtoReflect.Descriptor instead.
 func (*DeleteKeyResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{43}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
 }
 
 type ListKeysRequest struct {
@@ -3105,7 +3273,7 @@ type ListKeysRequest struct {
 
 func (x *ListKeysRequest) Reset() {
 	*x = ListKeysRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3117,7 +3285,7 @@ func (x *ListKeysRequest) String() string {
 func (*ListKeysRequest) ProtoMessage() {}
 
 func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[44]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3130,7 +3298,7 @@ func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListKeysRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{44}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
 }
 
 type KeyStatus struct {
@@ -3144,7 +3312,7 @@ type KeyStatus struct {
 
 func (x *KeyStatus) Reset() {
 	*x = KeyStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3156,7 +3324,7 @@ func (x *KeyStatus) String() string {
 func (*KeyStatus) ProtoMessage() {}
 
 func (x *KeyStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[45]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3169,7 +3337,7 @@ func (x *KeyStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyStatus.ProtoReflect.Descriptor instead.
 func (*KeyStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{45}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *KeyStatus) GetId() string {
@@ -3202,7 +3370,7 @@ type ListKeysResponse struct {
 
 func (x *ListKeysResponse) Reset() {
 	*x = ListKeysResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3214,7 +3382,7 @@ func (x *ListKeysResponse) String() string {
 func (*ListKeysResponse) ProtoMessage() {}
 
 func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[46]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3227,7 +3395,7 @@ func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListKeysResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{46}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListKeysResponse) GetKeys() []*KeyStatus {
@@ -3245,7 +3413,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3257,7 +3425,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[47]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3270,7 +3438,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{47}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
 }
 
 type WhoAmIResponse struct {
@@ -3289,7 +3457,7 @@ type WhoAmIResponse struct {
 
 func (x *WhoAmIResponse) Reset() {
 	*x = WhoAmIResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3301,7 +3469,7 @@ func (x *WhoAmIResponse) String() string {
 func (*WhoAmIResponse) ProtoMessage() {}
 
 func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[48]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3314,7 +3482,7 @@ func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIResponse.ProtoReflect.Descriptor instead.
 func (*WhoAmIResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{48}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *WhoAmIResponse) GetAdmin() string {
@@ -3357,7 +3525,7 @@ type CreateDatabaseRequest struct {
 
 func (x *CreateDatabaseRequest) Reset() {
 	*x = CreateDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3369,7 +3537,7 @@ func (x *CreateDatabaseRequest) String() string {
 func (*CreateDatabaseRequest) ProtoMessage() {}
 
 func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[49]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3382,7 +3550,7 @@ func (x *CreateDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{49}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *CreateDatabaseRequest) GetName() string {
@@ -3421,7 +3589,7 @@ type CreateDatabaseResponse struct {
 
 func (x *CreateDatabaseResponse) Reset() {
 	*x = CreateDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3433,7 +3601,7 @@ func (x *CreateDatabaseResponse) String() string {
 func (*CreateDatabaseResponse) ProtoMessage() {}
 
 func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[50]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3446,7 +3614,7 @@ func (x *CreateDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*CreateDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{50}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
 }
 
 type DeleteDatabaseRequest struct {
@@ -3459,7 +3627,7 @@ type DeleteDatabaseRequest struct {
 
 func (x *DeleteDatabaseRequest) Reset() {
 	*x = DeleteDatabaseRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3471,7 +3639,7 @@ func (x *DeleteDatabaseRequest) String() string {
 func (*DeleteDatabaseRequest) ProtoMessage() {}
 
 func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[51]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3484,7 +3652,7 @@ func (x *DeleteDatabaseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseRequest.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{51}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *DeleteDatabaseRequest) GetName() string {
@@ -3509,7 +3677,7 @@ type DeleteDatabaseResponse struct {
 
 func (x *DeleteDatabaseResponse) Reset() {
 	*x = DeleteDatabaseResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3521,7 +3689,7 @@ func (x *DeleteDatabaseResponse) String() string {
 func (*DeleteDatabaseResponse) ProtoMessage() {}
 
 func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[52]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3534,7 +3702,7 @@ func (x *DeleteDatabaseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteDatabaseResponse.ProtoReflect.Descriptor instead.
 func (*DeleteDatabaseResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{52}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
 }
 
 type ListDatabasesRequest struct {
@@ -3545,7 +3713,7 @@ type ListDatabasesRequest struct {
 
 func (x *ListDatabasesRequest) Reset() {
 	*x = ListDatabasesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3557,7 +3725,7 @@ func (x *ListDatabasesRequest) String() string {
 func (*ListDatabasesRequest) ProtoMessage() {}
 
 func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[53]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3570,7 +3738,7 @@ func (x *ListDatabasesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesRequest.ProtoReflect.Descriptor instead.
 func (*ListDatabasesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{53}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
 }
 
 type DatabaseStatus struct {
@@ -3582,14 +3750,19 @@ type DatabaseStatus struct {
 	MaxCallsPerSecond float64                `protobuf:"fixed64,5,opt,name=max_calls_per_second,json=maxCallsPerSecond,proto3" json:"max_calls_per_second,omitempty"`
 	Claims            int64                  `protobuf:"varint,6,opt,name=claims,proto3" json:"claims,omitempty"`
 	// The limit in force (the default when none was set at creation).
-	MaxClaims     int64 `protobuf:"varint,7,opt,name=max_claims,json=maxClaims,proto3" json:"max_claims,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MaxClaims int64 `protobuf:"varint,7,opt,name=max_claims,json=maxClaims,proto3" json:"max_claims,omitempty"`
+	// The opaque setting (ClusterService/MakeOpaque): the opaque collections (folded, sorted),
+	// whether numeric IDs are opaque, and the key's fingerprint (empty: not opaque).
+	OpaqueCollections    []string `protobuf:"bytes,8,rep,name=opaque_collections,json=opaqueCollections,proto3" json:"opaque_collections,omitempty"`
+	OpaqueNumeric        bool     `protobuf:"varint,9,opt,name=opaque_numeric,json=opaqueNumeric,proto3" json:"opaque_numeric,omitempty"`
+	OpaqueKeyFingerprint string   `protobuf:"bytes,10,opt,name=opaque_key_fingerprint,json=opaqueKeyFingerprint,proto3" json:"opaque_key_fingerprint,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *DatabaseStatus) Reset() {
 	*x = DatabaseStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3601,7 +3774,7 @@ func (x *DatabaseStatus) String() string {
 func (*DatabaseStatus) ProtoMessage() {}
 
 func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[54]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3614,7 +3787,7 @@ func (x *DatabaseStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseStatus.ProtoReflect.Descriptor instead.
 func (*DatabaseStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{54}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *DatabaseStatus) GetName() string {
@@ -3666,6 +3839,27 @@ func (x *DatabaseStatus) GetMaxClaims() int64 {
 	return 0
 }
 
+func (x *DatabaseStatus) GetOpaqueCollections() []string {
+	if x != nil {
+		return x.OpaqueCollections
+	}
+	return nil
+}
+
+func (x *DatabaseStatus) GetOpaqueNumeric() bool {
+	if x != nil {
+		return x.OpaqueNumeric
+	}
+	return false
+}
+
+func (x *DatabaseStatus) GetOpaqueKeyFingerprint() string {
+	if x != nil {
+		return x.OpaqueKeyFingerprint
+	}
+	return ""
+}
+
 type ListDatabasesResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Databases     []*DatabaseStatus      `protobuf:"bytes,1,rep,name=databases,proto3" json:"databases,omitempty"`
@@ -3675,7 +3869,7 @@ type ListDatabasesResponse struct {
 
 func (x *ListDatabasesResponse) Reset() {
 	*x = ListDatabasesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3687,7 +3881,7 @@ func (x *ListDatabasesResponse) String() string {
 func (*ListDatabasesResponse) ProtoMessage() {}
 
 func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[55]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3700,7 +3894,7 @@ func (x *ListDatabasesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDatabasesResponse.ProtoReflect.Descriptor instead.
 func (*ListDatabasesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{55}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListDatabasesResponse) GetDatabases() []*DatabaseStatus {
@@ -3720,7 +3914,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3732,7 +3926,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[56]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3745,7 +3939,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{56}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *StatusRequest) GetConsistent() bool {
@@ -3794,7 +3988,7 @@ type NodeStatus struct {
 
 func (x *NodeStatus) Reset() {
 	*x = NodeStatus{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3806,7 +4000,7 @@ func (x *NodeStatus) String() string {
 func (*NodeStatus) ProtoMessage() {}
 
 func (x *NodeStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[57]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3819,7 +4013,7 @@ func (x *NodeStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeStatus.ProtoReflect.Descriptor instead.
 func (*NodeStatus) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{57}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *NodeStatus) GetTag() string {
@@ -3941,7 +4135,7 @@ type LeaderChange struct {
 
 func (x *LeaderChange) Reset() {
 	*x = LeaderChange{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3953,7 +4147,7 @@ func (x *LeaderChange) String() string {
 func (*LeaderChange) ProtoMessage() {}
 
 func (x *LeaderChange) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[58]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3966,7 +4160,7 @@ func (x *LeaderChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaderChange.ProtoReflect.Descriptor instead.
 func (*LeaderChange) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{58}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *LeaderChange) GetAtMs() int64 {
@@ -4023,7 +4217,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4035,7 +4229,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[59]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4048,7 +4242,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{59}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *StatusResponse) GetLeader() string {
@@ -4152,7 +4346,7 @@ type Headroom struct {
 
 func (x *Headroom) Reset() {
 	*x = Headroom{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4164,7 +4358,7 @@ func (x *Headroom) String() string {
 func (*Headroom) ProtoMessage() {}
 
 func (x *Headroom) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[60]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4177,7 +4371,7 @@ func (x *Headroom) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Headroom.ProtoReflect.Descriptor instead.
 func (*Headroom) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{60}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *Headroom) GetDatabases() []*DatabaseHeadroom {
@@ -4248,7 +4442,7 @@ type HeadroomThresholds struct {
 
 func (x *HeadroomThresholds) Reset() {
 	*x = HeadroomThresholds{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4260,7 +4454,7 @@ func (x *HeadroomThresholds) String() string {
 func (*HeadroomThresholds) ProtoMessage() {}
 
 func (x *HeadroomThresholds) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[61]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4273,7 +4467,7 @@ func (x *HeadroomThresholds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeadroomThresholds.ProtoReflect.Descriptor instead.
 func (*HeadroomThresholds) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{61}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *HeadroomThresholds) GetNumericYearsLeft() float64 {
@@ -4349,7 +4543,7 @@ type DatabaseHeadroom struct {
 
 func (x *DatabaseHeadroom) Reset() {
 	*x = DatabaseHeadroom{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4361,7 +4555,7 @@ func (x *DatabaseHeadroom) String() string {
 func (*DatabaseHeadroom) ProtoMessage() {}
 
 func (x *DatabaseHeadroom) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4374,7 +4568,7 @@ func (x *DatabaseHeadroom) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseHeadroom.ProtoReflect.Descriptor instead.
 func (*DatabaseHeadroom) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *DatabaseHeadroom) GetDatabase() string {
@@ -4483,7 +4677,7 @@ type CertificateExpiry struct {
 
 func (x *CertificateExpiry) Reset() {
 	*x = CertificateExpiry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4495,7 +4689,7 @@ func (x *CertificateExpiry) String() string {
 func (*CertificateExpiry) ProtoMessage() {}
 
 func (x *CertificateExpiry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4508,7 +4702,7 @@ func (x *CertificateExpiry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CertificateExpiry.ProtoReflect.Descriptor instead.
 func (*CertificateExpiry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *CertificateExpiry) GetKind() string {
@@ -4559,7 +4753,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4571,7 +4765,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4584,7 +4778,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -4654,7 +4848,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4666,7 +4860,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4679,7 +4873,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -4705,7 +4899,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4717,7 +4911,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4730,7 +4924,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -4748,7 +4942,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4760,7 +4954,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4773,7 +4967,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
 }
 
 type TransferLeadershipRequest struct {
@@ -4786,7 +4980,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4798,7 +4992,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4811,7 +5005,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -4830,7 +5024,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4842,7 +5036,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4855,7 +5049,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -4878,7 +5072,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4890,7 +5084,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4903,7 +5097,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -4926,7 +5120,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4938,7 +5132,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4951,7 +5145,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -4989,7 +5183,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5001,7 +5195,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5014,7 +5208,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -5043,7 +5237,7 @@ type RestoreMargin struct {
 
 func (x *RestoreMargin) Reset() {
 	*x = RestoreMargin{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5055,7 +5249,7 @@ func (x *RestoreMargin) String() string {
 func (*RestoreMargin) ProtoMessage() {}
 
 func (x *RestoreMargin) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5068,7 +5262,7 @@ func (x *RestoreMargin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreMargin.ProtoReflect.Descriptor instead.
 func (*RestoreMargin) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *RestoreMargin) GetIdentities() *CounterMargin {
@@ -5097,7 +5291,7 @@ type CounterMargin struct {
 
 func (x *CounterMargin) Reset() {
 	*x = CounterMargin{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5109,7 +5303,7 @@ func (x *CounterMargin) String() string {
 func (*CounterMargin) ProtoMessage() {}
 
 func (x *CounterMargin) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5122,7 +5316,7 @@ func (x *CounterMargin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CounterMargin.ProtoReflect.Descriptor instead.
 func (*CounterMargin) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *CounterMargin) GetAdd() int64 {
@@ -5176,7 +5370,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5188,7 +5382,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5201,7 +5395,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -5346,7 +5540,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5358,7 +5552,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5371,7 +5565,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -5432,7 +5626,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5444,7 +5638,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5457,7 +5651,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -5493,7 +5687,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5505,7 +5699,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5518,7 +5712,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *Series) GetDatabase() string {
@@ -5621,7 +5815,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5633,7 +5827,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5646,7 +5840,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -5665,7 +5859,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5677,7 +5871,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5690,7 +5884,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -5711,7 +5905,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5723,7 +5917,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5736,7 +5930,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -5772,7 +5966,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5784,7 +5978,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5797,7 +5991,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -5851,7 +6045,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5863,7 +6057,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5876,7 +6070,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -5907,7 +6101,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5919,7 +6113,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5932,7 +6126,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -6000,7 +6194,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6012,7 +6206,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6025,7 +6219,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -6066,7 +6260,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6078,7 +6272,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6091,7 +6285,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -6219,7 +6413,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6231,7 +6425,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6244,7 +6438,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{87}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -6285,7 +6479,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6297,7 +6491,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6310,7 +6504,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{88}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -6343,7 +6537,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6355,7 +6549,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6368,7 +6562,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{89}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -6451,9 +6645,10 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x06holder\x18\x04 \x01(\tR\x06holder\x12\x15\n" +
 	"\x06min_ms\x18\x05 \x01(\x03R\x05minMs\x12\x15\n" +
 	"\x06max_ms\x18\x06 \x01(\x03R\x05maxMs\x12\"\n" +
-	"\rexpires_at_ms\x18\a \x01(\x03R\vexpiresAtMs\" \n" +
+	"\rexpires_at_ms\x18\a \x01(\x03R\vexpiresAtMs\"<\n" +
 	"\x0eExplainRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\xbb\x02\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
+	"\bdatabase\x18\x02 \x01(\tR\bdatabase\"\xd3\x02\n" +
 	"\x0fExplainResponse\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1a\n" +
 	"\bencoding\x18\x02 \x01(\tR\bencoding\x12\x14\n" +
@@ -6467,7 +6662,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bnode_tag\x18\n" +
 	" \x01(\tR\anodeTag\x12!\n" +
 	"\fguid_version\x18\v \x01(\x05R\vguidVersion\x12\x14\n" +
-	"\x05notes\x18\f \x03(\tR\x05notes\"\xf3\x01\n" +
+	"\x05notes\x18\f \x03(\tR\x05notes\x12\x16\n" +
+	"\x06opaque\x18\r \x01(\bR\x06opaque\"\xf3\x01\n" +
 	"\x0fGenerateRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1d\n" +
@@ -6524,10 +6720,11 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\x12\x1a\n" +
-	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"4\n" +
+	"\bdatabase\x18\x04 \x01(\tR\bdatabase\"L\n" +
 	"\bIdentity\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value\"u\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value\x12\x16\n" +
+	"\x06opaque\x18\x03 \x01(\bR\x06opaque\"u\n" +
 	"\x16ListIdentitiesResponse\x123\n" +
 	"\n" +
 	"identities\x18\x01 \x03(\v2\x13.idnode.v1.IdentityR\n" +
@@ -6595,7 +6792,16 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x03max\x18\x02 \x01(\x03R\x03max\x12\x1a\n" +
 	"\bdatabase\x18\x03 \x01(\tR\bdatabase\"$\n" +
 	"\x10SeedHiLoResponse\x12\x10\n" +
-	"\x03max\x18\x01 \x01(\x03R\x03max\"\x17\n" +
+	"\x03max\x18\x01 \x01(\x03R\x03max\"k\n" +
+	"\x11MakeOpaqueRequest\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12 \n" +
+	"\vcollections\x18\x02 \x03(\tR\vcollections\x12\x18\n" +
+	"\anumeric\x18\x03 \x01(\bR\anumeric\"\x8f\x01\n" +
+	"\fOpaqueStatus\x12\x1a\n" +
+	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12 \n" +
+	"\vcollections\x18\x02 \x03(\tR\vcollections\x12\x18\n" +
+	"\anumeric\x18\x03 \x01(\bR\anumeric\x12'\n" +
+	"\x0fkey_fingerprint\x18\x04 \x01(\tR\x0ekeyFingerprint\"\x17\n" +
 	"\x15ClusterVersionRequest\"4\n" +
 	"\x18SetClusterVersionRequest\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\"\xcf\x01\n" +
@@ -6642,7 +6848,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05force\x18\x02 \x01(\bR\x05force\"\x18\n" +
 	"\x16DeleteDatabaseResponse\"\x16\n" +
-	"\x14ListDatabasesRequest\"\xf0\x01\n" +
+	"\x14ListDatabasesRequest\"\xfc\x02\n" +
 	"\x0eDatabaseStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
 	"\n" +
@@ -6653,7 +6859,11 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x14max_calls_per_second\x18\x05 \x01(\x01R\x11maxCallsPerSecond\x12\x16\n" +
 	"\x06claims\x18\x06 \x01(\x03R\x06claims\x12\x1d\n" +
 	"\n" +
-	"max_claims\x18\a \x01(\x03R\tmaxClaims\"P\n" +
+	"max_claims\x18\a \x01(\x03R\tmaxClaims\x12-\n" +
+	"\x12opaque_collections\x18\b \x03(\tR\x11opaqueCollections\x12%\n" +
+	"\x0eopaque_numeric\x18\t \x01(\bR\ropaqueNumeric\x124\n" +
+	"\x16opaque_key_fingerprint\x18\n" +
+	" \x01(\tR\x14opaqueKeyFingerprint\"P\n" +
 	"\x15ListDatabasesResponse\x127\n" +
 	"\tdatabases\x18\x01 \x03(\v2\x19.idnode.v1.DatabaseStatusR\tdatabases\"/\n" +
 	"\rStatusRequest\x12\x1e\n" +
@@ -6924,7 +7134,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\vRenewWorker\x12\x1d.idnode.v1.RenewWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12R\n" +
 	"\rReleaseWorker\x12\x1f.idnode.v1.ReleaseWorkerRequest\x1a .idnode.v1.ReleaseWorkerResponse\x12L\n" +
 	"\vListWorkers\x12\x1d.idnode.v1.ListWorkersRequest\x1a\x1e.idnode.v1.ListWorkersResponse\x12@\n" +
-	"\aExplain\x12\x19.idnode.v1.ExplainRequest\x1a\x1a.idnode.v1.ExplainResponse2\x89\t\n" +
+	"\aExplain\x12\x19.idnode.v1.ExplainRequest\x1a\x1a.idnode.v1.ExplainResponse2\xce\t\n" +
 	"\x0eClusterService\x12=\n" +
 	"\x06Status\x12\x18.idnode.v1.StatusRequest\x1a\x19.idnode.v1.StatusResponse\x12@\n" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
@@ -6941,7 +7151,9 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponse\x12=\n" +
 	"\x06WhoAmI\x12\x18.idnode.v1.WhoAmIRequest\x1a\x19.idnode.v1.WhoAmIResponse\x12U\n" +
 	"\x0eClusterVersion\x12 .idnode.v1.ClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12[\n" +
-	"\x11SetClusterVersion\x12#.idnode.v1.SetClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse2\xb1\x03\n" +
+	"\x11SetClusterVersion\x12#.idnode.v1.SetClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12C\n" +
+	"\n" +
+	"MakeOpaque\x12\x1c.idnode.v1.MakeOpaqueRequest\x1a\x17.idnode.v1.OpaqueStatus2\xb1\x03\n" +
 	"\rSeriesService\x12O\n" +
 	"\fCreateSeries\x12\x1e.idnode.v1.CreateSeriesRequest\x1a\x1f.idnode.v1.CreateSeriesResponse\x12I\n" +
 	"\n" +
@@ -6965,7 +7177,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 92)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 94)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -7007,62 +7219,64 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*ReturnHiLoResponse)(nil),         // 37: idnode.v1.ReturnHiLoResponse
 	(*SeedHiLoRequest)(nil),            // 38: idnode.v1.SeedHiLoRequest
 	(*SeedHiLoResponse)(nil),           // 39: idnode.v1.SeedHiLoResponse
-	(*ClusterVersionRequest)(nil),      // 40: idnode.v1.ClusterVersionRequest
-	(*SetClusterVersionRequest)(nil),   // 41: idnode.v1.SetClusterVersionRequest
-	(*ClusterVersionResponse)(nil),     // 42: idnode.v1.ClusterVersionResponse
-	(*MemberVersion)(nil),              // 43: idnode.v1.MemberVersion
-	(*CreateKeyRequest)(nil),           // 44: idnode.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),          // 45: idnode.v1.CreateKeyResponse
-	(*DeleteKeyRequest)(nil),           // 46: idnode.v1.DeleteKeyRequest
-	(*DeleteKeyResponse)(nil),          // 47: idnode.v1.DeleteKeyResponse
-	(*ListKeysRequest)(nil),            // 48: idnode.v1.ListKeysRequest
-	(*KeyStatus)(nil),                  // 49: idnode.v1.KeyStatus
-	(*ListKeysResponse)(nil),           // 50: idnode.v1.ListKeysResponse
-	(*WhoAmIRequest)(nil),              // 51: idnode.v1.WhoAmIRequest
-	(*WhoAmIResponse)(nil),             // 52: idnode.v1.WhoAmIResponse
-	(*CreateDatabaseRequest)(nil),      // 53: idnode.v1.CreateDatabaseRequest
-	(*CreateDatabaseResponse)(nil),     // 54: idnode.v1.CreateDatabaseResponse
-	(*DeleteDatabaseRequest)(nil),      // 55: idnode.v1.DeleteDatabaseRequest
-	(*DeleteDatabaseResponse)(nil),     // 56: idnode.v1.DeleteDatabaseResponse
-	(*ListDatabasesRequest)(nil),       // 57: idnode.v1.ListDatabasesRequest
-	(*DatabaseStatus)(nil),             // 58: idnode.v1.DatabaseStatus
-	(*ListDatabasesResponse)(nil),      // 59: idnode.v1.ListDatabasesResponse
-	(*StatusRequest)(nil),              // 60: idnode.v1.StatusRequest
-	(*NodeStatus)(nil),                 // 61: idnode.v1.NodeStatus
-	(*LeaderChange)(nil),               // 62: idnode.v1.LeaderChange
-	(*StatusResponse)(nil),             // 63: idnode.v1.StatusResponse
-	(*Headroom)(nil),                   // 64: idnode.v1.Headroom
-	(*HeadroomThresholds)(nil),         // 65: idnode.v1.HeadroomThresholds
-	(*DatabaseHeadroom)(nil),           // 66: idnode.v1.DatabaseHeadroom
-	(*CertificateExpiry)(nil),          // 67: idnode.v1.CertificateExpiry
-	(*AddNodeRequest)(nil),             // 68: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 69: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 70: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 71: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 72: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 73: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 74: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 75: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 76: idnode.v1.RestoreChunk
-	(*RestoreMargin)(nil),              // 77: idnode.v1.RestoreMargin
-	(*CounterMargin)(nil),              // 78: idnode.v1.CounterMargin
-	(*RestoreResponse)(nil),            // 79: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 80: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 81: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 82: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 83: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 84: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 85: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 86: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 87: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 88: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 89: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 90: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 91: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 92: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 93: idnode.v1.VerifySeriesResponse
-	nil,                                // 94: idnode.v1.StatusResponse.IssuedEntry
-	nil,                                // 95: idnode.v1.Headroom.NumericYearsLeftEntry
+	(*MakeOpaqueRequest)(nil),          // 40: idnode.v1.MakeOpaqueRequest
+	(*OpaqueStatus)(nil),               // 41: idnode.v1.OpaqueStatus
+	(*ClusterVersionRequest)(nil),      // 42: idnode.v1.ClusterVersionRequest
+	(*SetClusterVersionRequest)(nil),   // 43: idnode.v1.SetClusterVersionRequest
+	(*ClusterVersionResponse)(nil),     // 44: idnode.v1.ClusterVersionResponse
+	(*MemberVersion)(nil),              // 45: idnode.v1.MemberVersion
+	(*CreateKeyRequest)(nil),           // 46: idnode.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),          // 47: idnode.v1.CreateKeyResponse
+	(*DeleteKeyRequest)(nil),           // 48: idnode.v1.DeleteKeyRequest
+	(*DeleteKeyResponse)(nil),          // 49: idnode.v1.DeleteKeyResponse
+	(*ListKeysRequest)(nil),            // 50: idnode.v1.ListKeysRequest
+	(*KeyStatus)(nil),                  // 51: idnode.v1.KeyStatus
+	(*ListKeysResponse)(nil),           // 52: idnode.v1.ListKeysResponse
+	(*WhoAmIRequest)(nil),              // 53: idnode.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),             // 54: idnode.v1.WhoAmIResponse
+	(*CreateDatabaseRequest)(nil),      // 55: idnode.v1.CreateDatabaseRequest
+	(*CreateDatabaseResponse)(nil),     // 56: idnode.v1.CreateDatabaseResponse
+	(*DeleteDatabaseRequest)(nil),      // 57: idnode.v1.DeleteDatabaseRequest
+	(*DeleteDatabaseResponse)(nil),     // 58: idnode.v1.DeleteDatabaseResponse
+	(*ListDatabasesRequest)(nil),       // 59: idnode.v1.ListDatabasesRequest
+	(*DatabaseStatus)(nil),             // 60: idnode.v1.DatabaseStatus
+	(*ListDatabasesResponse)(nil),      // 61: idnode.v1.ListDatabasesResponse
+	(*StatusRequest)(nil),              // 62: idnode.v1.StatusRequest
+	(*NodeStatus)(nil),                 // 63: idnode.v1.NodeStatus
+	(*LeaderChange)(nil),               // 64: idnode.v1.LeaderChange
+	(*StatusResponse)(nil),             // 65: idnode.v1.StatusResponse
+	(*Headroom)(nil),                   // 66: idnode.v1.Headroom
+	(*HeadroomThresholds)(nil),         // 67: idnode.v1.HeadroomThresholds
+	(*DatabaseHeadroom)(nil),           // 68: idnode.v1.DatabaseHeadroom
+	(*CertificateExpiry)(nil),          // 69: idnode.v1.CertificateExpiry
+	(*AddNodeRequest)(nil),             // 70: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 71: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 72: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 73: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 74: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 75: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 76: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 77: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 78: idnode.v1.RestoreChunk
+	(*RestoreMargin)(nil),              // 79: idnode.v1.RestoreMargin
+	(*CounterMargin)(nil),              // 80: idnode.v1.CounterMargin
+	(*RestoreResponse)(nil),            // 81: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 82: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 83: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 84: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 85: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 86: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 87: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 88: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 89: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 90: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 91: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 92: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 93: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 94: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 95: idnode.v1.VerifySeriesResponse
+	nil,                                // 96: idnode.v1.StatusResponse.IssuedEntry
+	nil,                                // 97: idnode.v1.Headroom.NumericYearsLeftEntry
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
@@ -7071,35 +7285,35 @@ var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	21, // 3: idnode.v1.ListHiLoResponse.tags:type_name -> idnode.v1.HiLoTag
 	24, // 4: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
 	32, // 5: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
-	43, // 6: idnode.v1.ClusterVersionResponse.members:type_name -> idnode.v1.MemberVersion
-	49, // 7: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
-	49, // 8: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
-	58, // 9: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
-	61, // 10: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	62, // 11: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
-	94, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
-	42, // 13: idnode.v1.StatusResponse.cluster_version:type_name -> idnode.v1.ClusterVersionResponse
-	64, // 14: idnode.v1.StatusResponse.headroom:type_name -> idnode.v1.Headroom
-	66, // 15: idnode.v1.Headroom.databases:type_name -> idnode.v1.DatabaseHeadroom
-	95, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
-	67, // 17: idnode.v1.Headroom.certificates:type_name -> idnode.v1.CertificateExpiry
-	65, // 18: idnode.v1.Headroom.thresholds:type_name -> idnode.v1.HeadroomThresholds
-	61, // 19: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	77, // 20: idnode.v1.RestoreChunk.ahead:type_name -> idnode.v1.RestoreMargin
-	78, // 21: idnode.v1.RestoreMargin.identities:type_name -> idnode.v1.CounterMargin
-	78, // 22: idnode.v1.RestoreMargin.hilo:type_name -> idnode.v1.CounterMargin
-	77, // 23: idnode.v1.RestoreResponse.ahead:type_name -> idnode.v1.RestoreMargin
+	45, // 6: idnode.v1.ClusterVersionResponse.members:type_name -> idnode.v1.MemberVersion
+	51, // 7: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
+	51, // 8: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
+	60, // 9: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	63, // 10: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	64, // 11: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
+	96, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
+	44, // 13: idnode.v1.StatusResponse.cluster_version:type_name -> idnode.v1.ClusterVersionResponse
+	66, // 14: idnode.v1.StatusResponse.headroom:type_name -> idnode.v1.Headroom
+	68, // 15: idnode.v1.Headroom.databases:type_name -> idnode.v1.DatabaseHeadroom
+	97, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
+	69, // 17: idnode.v1.Headroom.certificates:type_name -> idnode.v1.CertificateExpiry
+	67, // 18: idnode.v1.Headroom.thresholds:type_name -> idnode.v1.HeadroomThresholds
+	63, // 19: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	79, // 20: idnode.v1.RestoreChunk.ahead:type_name -> idnode.v1.RestoreMargin
+	80, // 21: idnode.v1.RestoreMargin.identities:type_name -> idnode.v1.CounterMargin
+	80, // 22: idnode.v1.RestoreMargin.hilo:type_name -> idnode.v1.CounterMargin
+	79, // 23: idnode.v1.RestoreResponse.ahead:type_name -> idnode.v1.RestoreMargin
 	1,  // 24: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
 	2,  // 25: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	82, // 26: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	84, // 26: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
 	1,  // 27: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
 	2,  // 28: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	82, // 29: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	85, // 30: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	90, // 31: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	90, // 32: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	84, // 29: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	87, // 30: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	92, // 31: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	92, // 32: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
 	3,  // 33: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	85, // 34: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	87, // 34: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
 	13, // 35: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
 	15, // 36: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
 	17, // 37: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
@@ -7117,67 +7331,69 @@ var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	6,  // 49: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
 	8,  // 50: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
 	11, // 51: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	60, // 52: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	68, // 53: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	70, // 54: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	72, // 55: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	74, // 56: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	76, // 57: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	53, // 58: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	55, // 59: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	57, // 60: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	44, // 61: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	46, // 62: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	48, // 63: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	51, // 64: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
-	40, // 65: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
-	41, // 66: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
-	80, // 67: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	83, // 68: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	86, // 69: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	88, // 70: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	91, // 71: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	92, // 72: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 73: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 74: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 75: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	25, // 76: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	27, // 77: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	30, // 78: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	30, // 79: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
-	33, // 80: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	35, // 81: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	37, // 82: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	39, // 83: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	22, // 84: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
-	10, // 85: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 86: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 87: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 88: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 89: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	63, // 90: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	69, // 91: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	71, // 92: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	73, // 93: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	75, // 94: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	79, // 95: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	54, // 96: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	56, // 97: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	59, // 98: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	45, // 99: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	47, // 100: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	50, // 101: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	52, // 102: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
-	42, // 103: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	42, // 104: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	81, // 105: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	84, // 106: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	87, // 107: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	89, // 108: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	90, // 109: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	93, // 110: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	73, // [73:111] is the sub-list for method output_type
-	35, // [35:73] is the sub-list for method input_type
+	62, // 52: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	70, // 53: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	72, // 54: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	74, // 55: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	76, // 56: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	78, // 57: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	55, // 58: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	57, // 59: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	59, // 60: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	46, // 61: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	48, // 62: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	50, // 63: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	53, // 64: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	42, // 65: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
+	43, // 66: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
+	40, // 67: idnode.v1.ClusterService.MakeOpaque:input_type -> idnode.v1.MakeOpaqueRequest
+	82, // 68: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	85, // 69: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	88, // 70: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	90, // 71: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	93, // 72: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	94, // 73: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 74: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 75: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 76: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	25, // 77: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	27, // 78: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	30, // 79: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	30, // 80: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
+	33, // 81: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	35, // 82: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	37, // 83: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	39, // 84: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	22, // 85: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	10, // 86: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 87: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 88: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 89: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 90: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	65, // 91: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	71, // 92: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	73, // 93: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	75, // 94: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	77, // 95: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	81, // 96: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	56, // 97: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	58, // 98: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	61, // 99: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	47, // 100: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	49, // 101: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	52, // 102: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	54, // 103: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	44, // 104: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	44, // 105: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	41, // 106: idnode.v1.ClusterService.MakeOpaque:output_type -> idnode.v1.OpaqueStatus
+	83, // 107: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	86, // 108: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	89, // 109: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	91, // 110: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	92, // 111: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	95, // 112: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	74, // [74:113] is the sub-list for method output_type
+	35, // [35:74] is the sub-list for method input_type
 	35, // [35:35] is the sub-list for extension type_name
 	35, // [35:35] is the sub-list for extension extendee
 	0,  // [0:35] is the sub-list for field type_name
@@ -7194,7 +7410,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   92,
+			NumMessages:   94,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -23,6 +23,10 @@
 //   SEPARATOR_MISMATCH  FAILED_PRECONDITION  the node's separator is not the cluster's
 //   RANGE_RETURNED      FAILED_PRECONDITION  a retried HiLo request's range was given back since
 //   SERIES_RESTORING    FAILED_PRECONDITION  a series a backup's restore has put back only in part; run it again
+//   OPAQUE_COLLECTION   FAILED_PRECONDITION  NextIdentity on an opaque collection, or a client worker lease
+//                                            in an opaque-numeric database: their values are not published
+//   NOT_OPAQUE_FORM     INVALID_ARGUMENT     Explain: under an opaque collection, a string that is no form
+//                                            of this database (length, alphabet, or another key)
 //   COUNTER_OVERFLOW    OUT_OF_RANGE         a counter would pass the largest int64
 //   STORAGE_FULL        UNAVAILABLE          the node's disk is full (its Raft log or etag); use another node
 //   STORAGE_FAILED      UNAVAILABLE          the node cannot write its storage for another reason
@@ -73,13 +77,18 @@ const (
 // cluster identities and HiLo ranges.
 type IdServiceClient interface {
 	// Generate resolves a request string: a semantic ID is validated and echoed, "" is a GUID,
-	// "prefix/" is a server-side ID, "prefix|" is a cluster identity.
+	// "prefix/" is a server-side ID, "prefix|" is a cluster identity. On an opaque collection
+	// (ClusterService/MakeOpaque) an identity is "prefix/" and 13 Crockford symbols that hide its
+	// value; in an opaque-numeric database a numeric ID is 13 such symbols.
 	Generate(ctx context.Context, in *GenerateRequest, opts ...grpc.CallOption) (*GenerateResponse, error)
-	// NextIdentity reserves count consecutive values of the identity counter name.
+	// NextIdentity reserves count consecutive values of the identity counter name. On an opaque
+	// collection it is FAILED_PRECONDITION, reason OPAQUE_COLLECTION: its values are what the
+	// forms hide.
 	NextIdentity(ctx context.Context, in *NextIdentityRequest, opts ...grpc.CallOption) (*NextIdentityResponse, error)
 	// SeedIdentity raises (or with force, sets) an identity counter.
 	SeedIdentity(ctx context.Context, in *SeedIdentityRequest, opts ...grpc.CallOption) (*SeedIdentityResponse, error)
-	// ListIdentities pages through every identity counter, linearizably.
+	// ListIdentities pages through every identity counter, linearizably. An opaque collection's
+	// value is shown to an admin only (Identity.opaque).
 	ListIdentities(ctx context.Context, in *ListIdentitiesRequest, opts ...grpc.CallOption) (*ListIdentitiesResponse, error)
 	// Claim records semantic IDs as taken, cluster-wide, all or nothing: an ID already claimed
 	// (compared case-insensitively) is ALREADY_EXISTS naming it and its owner. A claimed
@@ -109,7 +118,9 @@ type IdServiceClient interface {
 	ListHiLo(ctx context.Context, in *ListHiLoRequest, opts ...grpc.CallOption) (*ListHiLoResponse, error)
 	// AcquireWorker leases a worker ID for minting numeric IDs in-process: mint at
 	// times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
-	// RESOURCE_EXHAUSTED when every worker of the layout is leased.
+	// RESOURCE_EXHAUSTED when every worker of the layout is leased. In an opaque-numeric database
+	// a client's lease is FAILED_PRECONDITION, reason OPAQUE_COLLECTION: a client mints without
+	// the key.
 	AcquireWorker(ctx context.Context, in *AcquireWorkerRequest, opts ...grpc.CallOption) (*WorkerLease, error)
 	// RenewWorker extends a worker lease; FAILED_PRECONDITION when the lease is not the worker's
 	// current one any more (stop minting with it at once and acquire another).
@@ -120,7 +131,10 @@ type IdServiceClient interface {
 	// by worker ID, linearizably.
 	ListWorkers(ctx context.Context, in *ListWorkersRequest, opts ...grpc.CallOption) (*ListWorkersResponse, error)
 	// Explain says what an ID is (numeric: its time, worker and sequence; a string: which
-	// strategy minted it and its parts). It reads no state and is answered by any node.
+	// strategy minted it and its parts). It is answered by any node, from the ID and, for an
+	// opaque ID, the database's opaque setting: with the admin role it reads an opaque form
+	// back to its value; without, it says only that it is an opaque ID of the database. A string
+	// under an opaque collection that is no form of it is INVALID_ARGUMENT, reason NOT_OPAQUE_FORM.
 	Explain(ctx context.Context, in *ExplainRequest, opts ...grpc.CallOption) (*ExplainResponse, error)
 }
 
@@ -310,13 +324,18 @@ func (c *idServiceClient) Explain(ctx context.Context, in *ExplainRequest, opts 
 // cluster identities and HiLo ranges.
 type IdServiceServer interface {
 	// Generate resolves a request string: a semantic ID is validated and echoed, "" is a GUID,
-	// "prefix/" is a server-side ID, "prefix|" is a cluster identity.
+	// "prefix/" is a server-side ID, "prefix|" is a cluster identity. On an opaque collection
+	// (ClusterService/MakeOpaque) an identity is "prefix/" and 13 Crockford symbols that hide its
+	// value; in an opaque-numeric database a numeric ID is 13 such symbols.
 	Generate(context.Context, *GenerateRequest) (*GenerateResponse, error)
-	// NextIdentity reserves count consecutive values of the identity counter name.
+	// NextIdentity reserves count consecutive values of the identity counter name. On an opaque
+	// collection it is FAILED_PRECONDITION, reason OPAQUE_COLLECTION: its values are what the
+	// forms hide.
 	NextIdentity(context.Context, *NextIdentityRequest) (*NextIdentityResponse, error)
 	// SeedIdentity raises (or with force, sets) an identity counter.
 	SeedIdentity(context.Context, *SeedIdentityRequest) (*SeedIdentityResponse, error)
-	// ListIdentities pages through every identity counter, linearizably.
+	// ListIdentities pages through every identity counter, linearizably. An opaque collection's
+	// value is shown to an admin only (Identity.opaque).
 	ListIdentities(context.Context, *ListIdentitiesRequest) (*ListIdentitiesResponse, error)
 	// Claim records semantic IDs as taken, cluster-wide, all or nothing: an ID already claimed
 	// (compared case-insensitively) is ALREADY_EXISTS naming it and its owner. A claimed
@@ -346,7 +365,9 @@ type IdServiceServer interface {
 	ListHiLo(context.Context, *ListHiLoRequest) (*ListHiLoResponse, error)
 	// AcquireWorker leases a worker ID for minting numeric IDs in-process: mint at
 	// times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
-	// RESOURCE_EXHAUSTED when every worker of the layout is leased.
+	// RESOURCE_EXHAUSTED when every worker of the layout is leased. In an opaque-numeric database
+	// a client's lease is FAILED_PRECONDITION, reason OPAQUE_COLLECTION: a client mints without
+	// the key.
 	AcquireWorker(context.Context, *AcquireWorkerRequest) (*WorkerLease, error)
 	// RenewWorker extends a worker lease; FAILED_PRECONDITION when the lease is not the worker's
 	// current one any more (stop minting with it at once and acquire another).
@@ -357,7 +378,10 @@ type IdServiceServer interface {
 	// by worker ID, linearizably.
 	ListWorkers(context.Context, *ListWorkersRequest) (*ListWorkersResponse, error)
 	// Explain says what an ID is (numeric: its time, worker and sequence; a string: which
-	// strategy minted it and its parts). It reads no state and is answered by any node.
+	// strategy minted it and its parts). It is answered by any node, from the ID and, for an
+	// opaque ID, the database's opaque setting: with the admin role it reads an opaque form
+	// back to its value; without, it says only that it is an opaque ID of the database. A string
+	// under an opaque collection that is no form of it is INVALID_ARGUMENT, reason NOT_OPAQUE_FORM.
 	Explain(context.Context, *ExplainRequest) (*ExplainResponse, error)
 	mustEmbedUnimplementedIdServiceServer()
 }
@@ -843,6 +867,7 @@ const (
 	ClusterService_WhoAmI_FullMethodName             = "/idnode.v1.ClusterService/WhoAmI"
 	ClusterService_ClusterVersion_FullMethodName     = "/idnode.v1.ClusterService/ClusterVersion"
 	ClusterService_SetClusterVersion_FullMethodName  = "/idnode.v1.ClusterService/SetClusterVersion"
+	ClusterService_MakeOpaque_FullMethodName         = "/idnode.v1.ClusterService/MakeOpaque"
 )
 
 // ClusterServiceClient is the client API for ClusterService service.
@@ -901,6 +926,13 @@ type ClusterServiceClient interface {
 	// it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
 	// no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
 	SetClusterVersion(ctx context.Context, in *SetClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error)
+	// MakeOpaque turns collections of a database opaque, and with numeric its numeric IDs, for
+	// good: from then on Generate answers forms that hide their values (docs/opaque-ids.md).
+	// The database's key is made by the leader the first time and is never shown. Calling it
+	// again with the same or more collections only adds. FAILED_PRECONDITION for a collection
+	// whose counter could already have given a 13-digit plain ID, for numeric after a worker
+	// lease, and until cluster version 5 is finalised. An admin call.
+	MakeOpaque(ctx context.Context, in *MakeOpaqueRequest, opts ...grpc.CallOption) (*OpaqueStatus, error)
 }
 
 type clusterServiceClient struct {
@@ -1073,6 +1105,16 @@ func (c *clusterServiceClient) SetClusterVersion(ctx context.Context, in *SetClu
 	return out, nil
 }
 
+func (c *clusterServiceClient) MakeOpaque(ctx context.Context, in *MakeOpaqueRequest, opts ...grpc.CallOption) (*OpaqueStatus, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OpaqueStatus)
+	err := c.cc.Invoke(ctx, ClusterService_MakeOpaque_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterServiceServer is the server API for ClusterService service.
 // All implementations must embed UnimplementedClusterServiceServer
 // for forward compatibility.
@@ -1129,6 +1171,13 @@ type ClusterServiceServer interface {
 	// it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
 	// no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
 	SetClusterVersion(context.Context, *SetClusterVersionRequest) (*ClusterVersionResponse, error)
+	// MakeOpaque turns collections of a database opaque, and with numeric its numeric IDs, for
+	// good: from then on Generate answers forms that hide their values (docs/opaque-ids.md).
+	// The database's key is made by the leader the first time and is never shown. Calling it
+	// again with the same or more collections only adds. FAILED_PRECONDITION for a collection
+	// whose counter could already have given a 13-digit plain ID, for numeric after a worker
+	// lease, and until cluster version 5 is finalised. An admin call.
+	MakeOpaque(context.Context, *MakeOpaqueRequest) (*OpaqueStatus, error)
 	mustEmbedUnimplementedClusterServiceServer()
 }
 
@@ -1183,6 +1232,9 @@ func (UnimplementedClusterServiceServer) ClusterVersion(context.Context, *Cluste
 }
 func (UnimplementedClusterServiceServer) SetClusterVersion(context.Context, *SetClusterVersionRequest) (*ClusterVersionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetClusterVersion not implemented")
+}
+func (UnimplementedClusterServiceServer) MakeOpaque(context.Context, *MakeOpaqueRequest) (*OpaqueStatus, error) {
+	return nil, status.Error(codes.Unimplemented, "method MakeOpaque not implemented")
 }
 func (UnimplementedClusterServiceServer) mustEmbedUnimplementedClusterServiceServer() {}
 func (UnimplementedClusterServiceServer) testEmbeddedByValue()                        {}
@@ -1457,6 +1509,24 @@ func _ClusterService_SetClusterVersion_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClusterService_MakeOpaque_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MakeOpaqueRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).MakeOpaque(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_MakeOpaque_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).MakeOpaque(ctx, req.(*MakeOpaqueRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterService_ServiceDesc is the grpc.ServiceDesc for ClusterService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1515,6 +1585,10 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetClusterVersion",
 			Handler:    _ClusterService_SetClusterVersion_Handler,
+		},
+		{
+			MethodName: "MakeOpaque",
+			Handler:    _ClusterService_MakeOpaque_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

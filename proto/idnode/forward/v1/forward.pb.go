@@ -230,7 +230,10 @@ type IdentityAnswer struct {
 	// The refusal's reason (package reason), passed on to the caller.
 	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
 	// Values in first..last that are claimed and not part of the answer.
-	Skipped       []int64 `protobuf:"varint,6,rep,packed,name=skipped,proto3" json:"skipped,omitempty"`
+	Skipped []int64 `protobuf:"varint,6,rep,packed,name=skipped,proto3" json:"skipped,omitempty"`
+	// The increment's collection is opaque in the leader's state after it: a follower that does
+	// not know it yet catches up before it answers, so it writes the forms the leader would.
+	Opaque        bool `protobuf:"varint,7,opt,name=opaque,proto3" json:"opaque,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -305,6 +308,13 @@ func (x *IdentityAnswer) GetSkipped() []int64 {
 		return x.Skipped
 	}
 	return nil
+}
+
+func (x *IdentityAnswer) GetOpaque() bool {
+	if x != nil {
+		return x.Opaque
+	}
+	return false
 }
 
 type NextIdentitiesResponse struct {
@@ -525,14 +535,15 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\x15NextIdentitiesRequest\x12A\n" +
 	"\n" +
 	"increments\x18\x01 \x03(\v2!.idnode.raft.v1.IdentityIncrementR\n" +
-	"increments\"\x9a\x01\n" +
+	"increments\"\xb2\x01\n" +
 	"\x0eIdentityAnswer\x12\x14\n" +
 	"\x05first\x18\x01 \x01(\x03R\x05first\x12\x12\n" +
 	"\x04last\x18\x02 \x01(\x03R\x04last\x12\x12\n" +
 	"\x04code\x18\x03 \x01(\x05R\x04code\x12\x18\n" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x16\n" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x18\n" +
-	"\askipped\x18\x06 \x03(\x03R\askipped\"U\n" +
+	"\askipped\x18\x06 \x03(\x03R\askipped\x12\x16\n" +
+	"\x06opaque\x18\a \x01(\bR\x06opaque\"U\n" +
 	"\x16NextIdentitiesResponse\x12;\n" +
 	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers\"I\n" +
 	"\x12IssueSeriesRequest\x123\n" +

@@ -222,7 +222,7 @@ class DatabaseHeadroom(_message.Message):
     def __init__(self, database: _Optional[str] = ..., worker_bits: _Optional[int] = ..., workers_leased: _Optional[int] = ..., workers_free: _Optional[int] = ..., workers_never_used: _Optional[int] = ..., sequence_saturations: _Optional[int] = ..., largest_identity: _Optional[str] = ..., largest_identity_value: _Optional[int] = ..., identity_values_left: _Optional[int] = ..., largest_hilo_tag: _Optional[str] = ..., largest_hilo_max: _Optional[int] = ..., hilo_values_left: _Optional[int] = ..., hilo_abandoned: _Optional[int] = ...) -> None: ...
 
 class DatabaseStatus(_message.Message):
-    __slots__ = ["claims", "hilo_tags", "identities", "max_calls_per_second", "max_claims", "max_identities", "name"]
+    __slots__ = ["claims", "hilo_tags", "identities", "max_calls_per_second", "max_claims", "max_identities", "name", "opaque_collections", "opaque_key_fingerprint", "opaque_numeric"]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     HILO_TAGS_FIELD_NUMBER: _ClassVar[int]
     IDENTITIES_FIELD_NUMBER: _ClassVar[int]
@@ -230,6 +230,9 @@ class DatabaseStatus(_message.Message):
     MAX_CLAIMS_FIELD_NUMBER: _ClassVar[int]
     MAX_IDENTITIES_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    OPAQUE_COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    OPAQUE_KEY_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    OPAQUE_NUMERIC_FIELD_NUMBER: _ClassVar[int]
     claims: int
     hilo_tags: int
     identities: int
@@ -237,7 +240,10 @@ class DatabaseStatus(_message.Message):
     max_claims: int
     max_identities: int
     name: str
-    def __init__(self, name: _Optional[str] = ..., identities: _Optional[int] = ..., hilo_tags: _Optional[int] = ..., max_identities: _Optional[int] = ..., max_calls_per_second: _Optional[float] = ..., claims: _Optional[int] = ..., max_claims: _Optional[int] = ...) -> None: ...
+    opaque_collections: _containers.RepeatedScalarFieldContainer[str]
+    opaque_key_fingerprint: str
+    opaque_numeric: bool
+    def __init__(self, name: _Optional[str] = ..., identities: _Optional[int] = ..., hilo_tags: _Optional[int] = ..., max_identities: _Optional[int] = ..., max_calls_per_second: _Optional[float] = ..., claims: _Optional[int] = ..., max_claims: _Optional[int] = ..., opaque_collections: _Optional[_Iterable[str]] = ..., opaque_numeric: bool = ..., opaque_key_fingerprint: _Optional[str] = ...) -> None: ...
 
 class DeleteDatabaseRequest(_message.Message):
     __slots__ = ["force", "name"]
@@ -262,13 +268,15 @@ class DeleteKeyResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ExplainRequest(_message.Message):
-    __slots__ = ["id"]
+    __slots__ = ["database", "id"]
+    DATABASE_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
+    database: str
     id: str
-    def __init__(self, id: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., database: _Optional[str] = ...) -> None: ...
 
 class ExplainResponse(_message.Message):
-    __slots__ = ["encoding", "guid_version", "kind", "layout", "node_tag", "notes", "number", "prefix", "sequence", "time", "value", "worker"]
+    __slots__ = ["encoding", "guid_version", "kind", "layout", "node_tag", "notes", "number", "opaque", "prefix", "sequence", "time", "value", "worker"]
     ENCODING_FIELD_NUMBER: _ClassVar[int]
     GUID_VERSION_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -276,6 +284,7 @@ class ExplainResponse(_message.Message):
     NODE_TAG_FIELD_NUMBER: _ClassVar[int]
     NOTES_FIELD_NUMBER: _ClassVar[int]
     NUMBER_FIELD_NUMBER: _ClassVar[int]
+    OPAQUE_FIELD_NUMBER: _ClassVar[int]
     PREFIX_FIELD_NUMBER: _ClassVar[int]
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
@@ -288,12 +297,13 @@ class ExplainResponse(_message.Message):
     node_tag: str
     notes: _containers.RepeatedScalarFieldContainer[str]
     number: str
+    opaque: bool
     prefix: str
     sequence: int
     time: str
     value: int
     worker: int
-    def __init__(self, kind: _Optional[str] = ..., encoding: _Optional[str] = ..., value: _Optional[int] = ..., layout: _Optional[str] = ..., time: _Optional[str] = ..., worker: _Optional[int] = ..., sequence: _Optional[int] = ..., prefix: _Optional[str] = ..., number: _Optional[str] = ..., node_tag: _Optional[str] = ..., guid_version: _Optional[int] = ..., notes: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, kind: _Optional[str] = ..., encoding: _Optional[str] = ..., value: _Optional[int] = ..., layout: _Optional[str] = ..., time: _Optional[str] = ..., worker: _Optional[int] = ..., sequence: _Optional[int] = ..., prefix: _Optional[str] = ..., number: _Optional[str] = ..., node_tag: _Optional[str] = ..., guid_version: _Optional[int] = ..., notes: _Optional[_Iterable[str]] = ..., opaque: bool = ...) -> None: ...
 
 class GenerateRequest(_message.Message):
     __slots__ = ["claim", "count", "database", "guid_version", "id", "numeric", "owner", "request_id"]
@@ -411,12 +421,14 @@ class HiLoTag(_message.Message):
     def __init__(self, tag: _Optional[str] = ..., max: _Optional[int] = ..., floor: _Optional[int] = ..., pools: _Optional[_Iterable[_Union[HiLoPool, _Mapping]]] = ...) -> None: ...
 
 class Identity(_message.Message):
-    __slots__ = ["name", "value"]
+    __slots__ = ["name", "opaque", "value"]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    OPAQUE_FIELD_NUMBER: _ClassVar[int]
     VALUE_FIELD_NUMBER: _ClassVar[int]
     name: str
+    opaque: bool
     value: int
-    def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ..., opaque: bool = ...) -> None: ...
 
 class IssueRequest(_message.Message):
     __slots__ = ["actor", "database", "document_hash", "fields", "request_id", "series"]
@@ -562,6 +574,16 @@ class ListWorkersResponse(_message.Message):
     workers: _containers.RepeatedCompositeFieldContainer[WorkerLease]
     def __init__(self, workers: _Optional[_Iterable[_Union[WorkerLease, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
+class MakeOpaqueRequest(_message.Message):
+    __slots__ = ["collections", "database", "numeric"]
+    COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    DATABASE_FIELD_NUMBER: _ClassVar[int]
+    NUMERIC_FIELD_NUMBER: _ClassVar[int]
+    collections: _containers.RepeatedScalarFieldContainer[str]
+    database: str
+    numeric: bool
+    def __init__(self, database: _Optional[str] = ..., collections: _Optional[_Iterable[str]] = ..., numeric: bool = ...) -> None: ...
+
 class MemberVersion(_message.Message):
     __slots__ = ["build", "tag", "version", "voter"]
     BUILD_FIELD_NUMBER: _ClassVar[int]
@@ -665,6 +687,18 @@ class NodeStatus(_message.Message):
     version: str
     voter: bool
     def __init__(self, tag: _Optional[str] = ..., id: _Optional[str] = ..., raft_address: _Optional[str] = ..., grpc_address: _Optional[str] = ..., voter: bool = ..., state: _Optional[str] = ..., reachable: bool = ..., version: _Optional[str] = ..., join_unfinished: bool = ..., applied_index: _Optional[int] = ..., commit_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., supported_version: _Optional[int] = ..., clock_offset_seconds: _Optional[float] = ..., clock_offset_measured: bool = ...) -> None: ...
+
+class OpaqueStatus(_message.Message):
+    __slots__ = ["collections", "database", "key_fingerprint", "numeric"]
+    COLLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    DATABASE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    NUMERIC_FIELD_NUMBER: _ClassVar[int]
+    collections: _containers.RepeatedScalarFieldContainer[str]
+    database: str
+    key_fingerprint: str
+    numeric: bool
+    def __init__(self, database: _Optional[str] = ..., collections: _Optional[_Iterable[str]] = ..., numeric: bool = ..., key_fingerprint: _Optional[str] = ...) -> None: ...
 
 class ReleaseOwnerRequest(_message.Message):
     __slots__ = ["database", "owner"]

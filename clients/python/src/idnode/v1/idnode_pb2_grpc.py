@@ -110,14 +110,18 @@ class IdServiceServicer(object):
 
     def Generate(self, request, context):
         """Generate resolves a request string: a semantic ID is validated and echoed, "" is a GUID,
-        "prefix/" is a server-side ID, "prefix|" is a cluster identity.
+        "prefix/" is a server-side ID, "prefix|" is a cluster identity. On an opaque collection
+        (ClusterService/MakeOpaque) an identity is "prefix/" and 13 Crockford symbols that hide its
+        value; in an opaque-numeric database a numeric ID is 13 such symbols.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def NextIdentity(self, request, context):
-        """NextIdentity reserves count consecutive values of the identity counter name.
+        """NextIdentity reserves count consecutive values of the identity counter name. On an opaque
+        collection it is FAILED_PRECONDITION, reason OPAQUE_COLLECTION: its values are what the
+        forms hide.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -131,7 +135,8 @@ class IdServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ListIdentities(self, request, context):
-        """ListIdentities pages through every identity counter, linearizably.
+        """ListIdentities pages through every identity counter, linearizably. An opaque collection's
+        value is shown to an admin only (Identity.opaque).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -206,7 +211,9 @@ class IdServiceServicer(object):
     def AcquireWorker(self, request, context):
         """AcquireWorker leases a worker ID for minting numeric IDs in-process: mint at
         times strictly above min_ms and up to max_ms, and stop before expires_at_ms unless renewed.
-        RESOURCE_EXHAUSTED when every worker of the layout is leased.
+        RESOURCE_EXHAUSTED when every worker of the layout is leased. In an opaque-numeric database
+        a client's lease is FAILED_PRECONDITION, reason OPAQUE_COLLECTION: a client mints without
+        the key.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -237,7 +244,10 @@ class IdServiceServicer(object):
 
     def Explain(self, request, context):
         """Explain says what an ID is (numeric: its time, worker and sequence; a string: which
-        strategy minted it and its parts). It reads no state and is answered by any node.
+        strategy minted it and its parts). It is answered by any node, from the ID and, for an
+        opaque ID, the database's opaque setting: with the admin role it reads an opaque form
+        back to its value; without, it says only that it is an opaque ID of the database. A string
+        under an opaque collection that is no form of it is INVALID_ARGUMENT, reason NOT_OPAQUE_FORM.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -718,6 +728,11 @@ class ClusterServiceStub(object):
                 request_serializer=idnode_dot_v1_dot_idnode__pb2.SetClusterVersionRequest.SerializeToString,
                 response_deserializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.FromString,
                 )
+        self.MakeOpaque = channel.unary_unary(
+                '/idnode.v1.ClusterService/MakeOpaque',
+                request_serializer=idnode_dot_v1_dot_idnode__pb2.MakeOpaqueRequest.SerializeToString,
+                response_deserializer=idnode_dot_v1_dot_idnode__pb2.OpaqueStatus.FromString,
+                )
 
 
 class ClusterServiceServicer(object):
@@ -849,6 +864,18 @@ class ClusterServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def MakeOpaque(self, request, context):
+        """MakeOpaque turns collections of a database opaque, and with numeric its numeric IDs, for
+        good: from then on Generate answers forms that hide their values (docs/opaque-ids.md).
+        The database's key is made by the leader the first time and is never shown. Calling it
+        again with the same or more collections only adds. FAILED_PRECONDITION for a collection
+        whose counter could already have given a 13-digit plain ID, for numeric after a worker
+        lease, and until cluster version 5 is finalised. An admin call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ClusterServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -926,6 +953,11 @@ def add_ClusterServiceServicer_to_server(servicer, server):
                     servicer.SetClusterVersion,
                     request_deserializer=idnode_dot_v1_dot_idnode__pb2.SetClusterVersionRequest.FromString,
                     response_serializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.SerializeToString,
+            ),
+            'MakeOpaque': grpc.unary_unary_rpc_method_handler(
+                    servicer.MakeOpaque,
+                    request_deserializer=idnode_dot_v1_dot_idnode__pb2.MakeOpaqueRequest.FromString,
+                    response_serializer=idnode_dot_v1_dot_idnode__pb2.OpaqueStatus.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1190,6 +1222,23 @@ class ClusterService(object):
         return grpc.experimental.unary_unary(request, target, '/idnode.v1.ClusterService/SetClusterVersion',
             idnode_dot_v1_dot_idnode__pb2.SetClusterVersionRequest.SerializeToString,
             idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def MakeOpaque(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/idnode.v1.ClusterService/MakeOpaque',
+            idnode_dot_v1_dot_idnode__pb2.MakeOpaqueRequest.SerializeToString,
+            idnode_dot_v1_dot_idnode__pb2.OpaqueStatus.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
