@@ -38,6 +38,10 @@ type databaseRow struct {
 	MaxCallsPerSecond float64 `json:"max_calls_per_second"`
 	Claims            int64   `json:"claims"`
 	MaxClaims         int64   `json:"max_claims"`
+	// The opaque setting (idctl opaque status): empty for a database without one.
+	OpaqueCollections    []string `json:"opaque_collections,omitempty"`
+	OpaqueNumeric        bool     `json:"opaque_numeric,omitempty"`
+	OpaqueKeyFingerprint string   `json:"opaque_key_fingerprint,omitempty"`
 }
 
 func dbListCmd(*flag.FlagSet) func(*env, []string) error {
@@ -47,7 +51,8 @@ func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 			dbs, err := c.ListDatabases(ctx)
 			for _, d := range dbs {
 				rows = append(rows, databaseRow{Name: d.GetName(), Identities: d.GetIdentities(), HiLoTags: d.GetHiloTags(),
-					MaxIdentities: d.GetMaxIdentities(), MaxCallsPerSecond: d.GetMaxCallsPerSecond(), Claims: d.GetClaims(), MaxClaims: d.GetMaxClaims()})
+					MaxIdentities: d.GetMaxIdentities(), MaxCallsPerSecond: d.GetMaxCallsPerSecond(), Claims: d.GetClaims(), MaxClaims: d.GetMaxClaims(),
+					OpaqueCollections: d.GetOpaqueCollections(), OpaqueNumeric: d.GetOpaqueNumeric(), OpaqueKeyFingerprint: d.GetOpaqueKeyFingerprint()})
 			}
 			return err
 		}); err != nil {

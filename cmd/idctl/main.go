@@ -185,6 +185,7 @@ func (g *globals) register(fs *flag.FlagSet, scope flagScope) {
 	}
 	fs.StringVar(&g.key, "key", "", "API key for the ID commands, once the cluster has keys (IDNODE_KEY)")
 	fs.StringVar(&g.db, "db", "", "database the ID commands work in (IDNODE_DB; default: the database \"default\")")
+	fs.StringVar(&g.db, "database", "", "the same as --db")
 }
 
 var commands []command // filled by init in commands.go and certs.go

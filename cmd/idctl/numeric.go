@@ -11,6 +11,7 @@ import (
 
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/flake"
+	"github.com/idnode/idnode/opaque"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -18,8 +19,8 @@ import (
 
 func init() {
 	commands = append(commands,
-		command{name: "explain", args: "<id>", summary: "what an ID is: a numeric ID's time, worker and sequence; a string ID's strategy and parts",
-			minArgs: 1, maxArgs: 1, flags: explainCmd},
+		command{name: "explain", args: "<id> [--db D]", summary: "what an ID is: a numeric ID's time, worker and sequence; a string ID's strategy and parts; an opaque ID's value (admin)",
+			minArgs: 1, maxArgs: 1, flags: explainCmd, scope: scopeDatabase},
 		command{name: "worker acquire", args: "[--holder h] [--worker-bits 10] [--lease 30s]", summary: "lease a worker ID for minting numeric IDs in-process; prints the lease",
 			maxArgs: 0, flags: workerAcquireCmd, scope: scopeDatabase},
 		command{name: "worker renew", args: "<worker> <epoch> [--lease 30s]", summary: "extend a worker lease",
@@ -49,10 +50,14 @@ func (e *env) nextNumeric(n int64, encoding string) error {
 	ids := make([]string, len(resp.GetIds()))
 	for i, s := range resp.GetIds() {
 		id, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
+		switch {
+		case err != nil && len(s) == opaque.IdentityLen:
+			ids[i] = s // an opaque-numeric database's form: the only text it has (docs/opaque-ids.md)
+		case err != nil:
 			return fmt.Errorf("the node answered %q, not a numeric ID: %w", s, err)
+		default:
+			ids[i] = encode(id)
 		}
-		ids[i] = encode(id)
 	}
 	if e.g.json {
 		return printJSON(e.stdout, map[string][]string{"ids": ids})
@@ -75,7 +80,10 @@ func explainCmd(*flag.FlagSet) func(*env, []string) error {
 				}
 			}
 			row("kind", resp.GetKind())
-			if resp.GetKind() == "numeric" {
+			if resp.GetOpaque() {
+				row("opaque", "yes")
+			}
+			if resp.GetKind() == "numeric" && (!resp.GetOpaque() || resp.GetValue() != 0) {
 				row("value", strconv.FormatInt(resp.GetValue(), 10))
 				row("read as", resp.GetEncoding())
 				row("layout", resp.GetLayout())
