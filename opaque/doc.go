@@ -8,6 +8,7 @@
 // back, and anyone without it learns nothing from an ID but that it has the right length and
 // alphabet (docs/opaque-ids.md, docs/decisions/0039-opaque-ids-ff1.md).
 //
-// Nothing in the node uses this package yet: keys in the replicated state, the admin call that
-// turns a collection opaque and Explain reading an ID back are the plan in docs/opaque-ids.md.
+// The node writes the forms of an opaque collection's identities, and of an opaque-numeric
+// database's numeric IDs, with this package (server/opaqueids.go), under the database's key
+// from the replicated state (fsm.OpaqueSetting).
 package opaque
