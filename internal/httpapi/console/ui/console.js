@@ -6,6 +6,7 @@ import * as claims from './claims.js';
 import * as cluster from './cluster.js';
 import * as counters from './counters.js';
 import * as databases from './databases.js';
+import * as explainBox from './explain.js';
 import * as hilo from './hilo.js';
 import * as graphs from './graphs.js';
 import * as rights from './rights.js';
@@ -44,6 +45,7 @@ async function credentialChanged() {
 cluster.start();
 graphs.start();
 counters.start();
+explainBox.start();
 databases.start();
 hilo.start();
 claims.start();

@@ -18,7 +18,10 @@ async function read() {
     fillRows('counter-table', page.identities || [], (row, c) => {
       row.dataset.name = c.name;
       cell(row, c.name);
-      cell(row, String(c.value ?? 0), 'num');
+      // An opaque collection's value is shown to the admin role only: 0 (an int64, so the
+      // string "0") is "hidden", not 0.
+      const value = String(c.value ?? 0);
+      cell(row, c.opaque ? (value === '0' ? 'hidden (opaque)' : `${value} (opaque)`) : value, 'num');
     });
     pages.shown(page.nextPageToken);
     const where = state.database ? ` in database ${state.database}` : '';
