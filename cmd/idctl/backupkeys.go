@@ -42,6 +42,9 @@ func (s *keyScan) finish() ([]string, error) {
 // secretNote is what idctl backup says of a backup that holds the keys of databases names:
 // that it is a secret, and, when it was not encrypted, how to encrypt it.
 func secretNote(path string, names []string, scanErr error, encrypted bool) string {
+	if path == "-" {
+		path = "the backup on standard output"
+	}
 	var b strings.Builder
 	switch {
 	case scanErr != nil:

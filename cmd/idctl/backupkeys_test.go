@@ -91,6 +91,9 @@ func TestSecretNote(t *testing.T) {
 		{nil, errors.New("bad header"), false, "idctl could not tell whether f.backup holds opaque-ID keys (bad header): take it for a secret; keep it as you keep keys (idctl backup --passphrase-file FILE encrypts it"},
 	} {
 		got := secretNote("f.backup", c.names, c.err, c.encrypted)
+		if c.want != "" && !strings.HasPrefix(secretNote("-", c.names, c.err, c.encrypted), strings.Replace(c.want, "f.backup", "the backup on standard output", 1)) {
+			t.Errorf("secretNote of standard output: %q", secretNote("-", c.names, c.err, c.encrypted))
+		}
 		if (c.want == "") != (got == "") || !strings.HasPrefix(got, c.want) {
 			t.Errorf("secretNote(%q, %v, encrypted %v) = %q, want %q", c.names, c.err, c.encrypted, got, c.want)
 		}
