@@ -11,7 +11,8 @@ package chaostest
 // a seeded random mix of them (test/e2e/chaos/operator), a node whose data dir goes back to
 // an older copy of itself (chaos_rollback.go), fiscal series numbered through an
 // isolated and a killed leader (chaos_series.go), numeric IDs minted in processes
-// under worker leases through the same two faults (chaos_flake.go), and a two-node region of
+// under worker leases through the same two faults (chaos_flake.go), opaque identities issued
+// through a killed leader and read back to their values with Explain (chaos_opaque.go), and a two-node region of
 // the five cut off from the rest (test/e2e/chaos/regions). After each schedule the whole
 // history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
 // counters linearizable, HiLo ranges disjoint (in any order: each node grants from its own
@@ -268,6 +269,9 @@ func (r *ChaosRun) Progress(phase string, local []string, identities bool) {
 		if identities && r.Load.series != nil && now.series < start.series+chaosProgressSeries {
 			missing = append(missing, fmt.Sprintf("%d of %d series numbers issued", now.series-start.series, chaosProgressSeries))
 		}
+		if identities && r.Load.opaque != nil && now.opaque < start.opaque+chaosProgressOpaque {
+			missing = append(missing, fmt.Sprintf("%d of %d opaque identity operations", now.opaque-start.opaque, chaosProgressOpaque))
+		}
 		for _, tag := range local {
 			i := r.Cluster.index(tag)
 			if now.serverSide[i] < start.serverSide[i]+chaosProgressLocal || now.guids[i] < start.guids[i]+chaosProgressLocal {
@@ -509,6 +513,10 @@ func (r *ChaosRun) verify(name string) {
 	// Every series journal as its callers were told (chaos_series.go).
 	if r.Load.series != nil {
 		problems = append(problems, r.verifySeries()...)
+	}
+	// Every opaque identity, read back to its value (chaos_opaque.go).
+	if r.Load.opaque != nil {
+		problems = append(problems, r.verifyOpaque()...)
 	}
 	// Every numeric ID the minter processes wrote (chaos_flake.go).
 	if r.Flake != nil {

@@ -223,6 +223,7 @@ type chaosLoad struct {
 	claims        atomic.Int64   // claims answered, won or lost (chaos_claims.go)
 	claimers      bool           // startClaims was called; set and read by the test's goroutine only
 	series        *seriesLoad    // startSeries was called (chaos_series.go); set by the test's goroutine only
+	opaque        *opaqueLoad    // StartOpaque was called (chaos_opaque.go); set by the test's goroutine only
 	localErrs     atomic.Int64   // server-side and GUID calls refused or unanswered (a node down)
 	serverSide    []atomic.Int64 // server-side IDs received, per node (A, B, C …)
 	guids         []atomic.Int64 // GUIDs received, per node
@@ -368,6 +369,7 @@ type chaosCounts struct {
 	dbIdentities      int64   // in chaosDatabase
 	claims            int64   // answered
 	series            int64   // numbers issued (chaos_series.go)
+	opaque            int64   // opaque identity calls answered (chaos_opaque.go)
 	serverSide, guids []int64 // per node, in the cluster's order
 }
 
@@ -377,6 +379,7 @@ func (ld *chaosLoad) counts() chaosCounts {
 	if ld.series != nil {
 		c.series = ld.series.issued.Load()
 	}
+	c.opaque = ld.opaqueAcked()
 	c.serverSide, c.guids = make([]int64, len(ld.serverSide)), make([]int64, len(ld.guids))
 	for i := range c.serverSide {
 		c.serverSide[i], c.guids[i] = ld.serverSide[i].Load(), ld.guids[i].Load()
@@ -385,8 +388,8 @@ func (ld *chaosLoad) counts() chaosCounts {
 }
 
 func (c chaosCounts) String() string {
-	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, claims answered %d, series numbers %d, server-side IDs per node %s, GUIDs per node %s",
-		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.claims, c.series, perNode(c.serverSide), perNode(c.guids))
+	return fmt.Sprintf("identity ops %d (and %d in %s), HiLo ranges %d, claims answered %d, series numbers %d, opaque identity ops %d, server-side IDs per node %s, GUIDs per node %s",
+		c.identities, c.dbIdentities, chaosDatabase, c.hilo, c.claims, c.series, c.opaque, perNode(c.serverSide), perNode(c.guids))
 }
 
 // perNode shows counts of the nodes in order, A/B/C… as 12/7/9….
