@@ -182,12 +182,16 @@ func counterMargin(m *idnodev1.CounterMargin) fsm.Margin {
 	return fsm.Margin{Add: m.GetAdd(), Percent: m.GetPercent()}
 }
 
-// restore raises this cluster's floors to backup b's (its margin added), on the leader.
+// restore puts backup b's opaque keys back and raises this cluster's floors to b's (its margin
+// added), on the leader.
 func (l clusterLeader) restore(ctx context.Context, b *receivedBackup) (*idnodev1.RestoreResponse, error) {
 	s := l.s
 	// The tag check below reads the registry and the configuration: it must see all of it.
 	if err := s.node.ReadBarrier(ctx); err != nil {
 		return nil, s.raftError(err)
+	}
+	if err := s.opaqueRestorable(b.Backup); err != nil {
+		return nil, err
 	}
 	if err := s.reserveConfiguredTags(ctx); err != nil {
 		return nil, err
@@ -206,7 +210,12 @@ func (l clusterLeader) restore(ctx context.Context, b *receivedBackup) (*idnodev
 	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags)),
 		Claims: int64(len(b.Claims)), Series: int64(len(b.Series)), Workers: int64(len(b.Workers)),
 		Ahead: b.ahead, IdentitiesSkippedMin: b.skipped.Identities.Min, IdentitiesSkippedMax: b.skipped.Identities.Max,
-		HiloSkippedMin: b.skipped.HiLo.Min, HiloSkippedMax: b.skipped.HiLo.Max}
+		HiloSkippedMin: b.skipped.HiLo.Min, HiloSkippedMax: b.skipped.HiLo.Max, OpaqueDatabases: int64(len(b.Opaque))}
+	// The keys before the floors (restoreopaque.go).
+	var err error
+	if resp.OpaqueRestored, err = s.restoreOpaque(ctx, b.Backup); err != nil {
+		return nil, err
+	}
 	for _, cmd := range b.RaiseFloorCommands(restoreRecordsPerCommand) {
 		out, err := propose(ctx, s.core, fsm.ProposeRaiseFloor, cmd)
 		if err != nil {
@@ -232,7 +241,7 @@ func (l clusterLeader) restore(ctx context.Context, b *receivedBackup) (*idnodev
 		"identities", resp.Identities, "identities_raised", resp.IdentitiesRaised,
 		"hilo_tags", resp.HiloTags, "hilo_raised", resp.HiloRaised, "tags", resp.Tags, "tags_retired", resp.TagsRetired,
 		"claims", resp.Claims, "claims_restored", resp.ClaimsRestored, "series", resp.Series, "series_entries_restored", resp.SeriesEntriesRestored,
-		"workers", resp.Workers, "workers_raised", resp.WorkersRaised,
+		"workers", resp.Workers, "workers_raised", resp.WorkersRaised, "opaque_databases", resp.OpaqueDatabases, "opaque_restored", resp.OpaqueRestored,
 		"identities_skipped_max", resp.IdentitiesSkippedMax, "hilo_skipped_max", resp.HiloSkippedMax)
 	return resp, nil
 }

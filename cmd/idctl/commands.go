@@ -689,6 +689,9 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 			fmt.Fprintf(w, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired), %d claims (%d new here), %d series (%d journal entries appended), %d numeric workers (%d raised)\n",
 				args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired(),
 				resp.GetClaims(), resp.GetClaimsRestored(), resp.GetSeries(), resp.GetSeriesEntriesRestored(), resp.GetWorkers(), resp.GetWorkersRaised())
+			if err := restoreKeys(w, resp); err != nil {
+				return err
+			}
 			return restoreRisks(w, resp)
 		})
 	}

@@ -51,3 +51,14 @@ func spreadOf(fewest, most int64) string {
 	}
 	return fmt.Sprintf("%d to %d", fewest, most)
 }
+
+// restoreKeys says, after a restore's counts, how many databases' opaque settings and keys the
+// restore put back: their opaque forms now read back here as in the backup's cluster.
+func restoreKeys(w io.Writer, resp *idnodev1.RestoreResponse) error {
+	if resp.GetOpaqueDatabases() == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "opaque settings and keys of %d databases (%d new here): their opaque IDs give and read back the same values as in the backup's cluster\n",
+		resp.GetOpaqueDatabases(), resp.GetOpaqueRestored())
+	return err
+}

@@ -5364,8 +5364,14 @@ type RestoreResponse struct {
 	IdentitiesSkippedMax int64 `protobuf:"varint,15,opt,name=identities_skipped_max,json=identitiesSkippedMax,proto3" json:"identities_skipped_max,omitempty"`
 	HiloSkippedMin       int64 `protobuf:"varint,16,opt,name=hilo_skipped_min,json=hiloSkippedMin,proto3" json:"hilo_skipped_min,omitempty"`
 	HiloSkippedMax       int64 `protobuf:"varint,17,opt,name=hilo_skipped_max,json=hiloSkippedMax,proto3" json:"hilo_skipped_max,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Databases whose opaque setting and key the backup held, and how many of them turned opaque
+	// here or gained opaque collections (the others already had all of it). A restore puts a
+	// database's key back where the database has none; where it holds another key, the restore
+	// is refused (FAILED_PRECONDITION, naming the database) before any counter moved.
+	OpaqueDatabases int64 `protobuf:"varint,18,opt,name=opaque_databases,json=opaqueDatabases,proto3" json:"opaque_databases,omitempty"`
+	OpaqueRestored  int64 `protobuf:"varint,19,opt,name=opaque_restored,json=opaqueRestored,proto3" json:"opaque_restored,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *RestoreResponse) Reset() {
@@ -5513,6 +5519,20 @@ func (x *RestoreResponse) GetHiloSkippedMin() int64 {
 func (x *RestoreResponse) GetHiloSkippedMax() int64 {
 	if x != nil {
 		return x.HiloSkippedMax
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetOpaqueDatabases() int64 {
+	if x != nil {
+		return x.OpaqueDatabases
+	}
+	return 0
+}
+
+func (x *RestoreResponse) GetOpaqueRestored() int64 {
+	if x != nil {
+		return x.OpaqueRestored
 	}
 	return 0
 }
@@ -6983,7 +7003,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x04hilo\x18\x02 \x01(\v2\x18.idnode.v1.CounterMarginR\x04hilo\";\n" +
 	"\rCounterMargin\x12\x10\n" +
 	"\x03add\x18\x01 \x01(\x03R\x03add\x12\x18\n" +
-	"\apercent\x18\x02 \x01(\x03R\apercent\"\x95\x05\n" +
+	"\apercent\x18\x02 \x01(\x03R\apercent\"\xe9\x05\n" +
 	"\x0fRestoreResponse\x12+\n" +
 	"\x11identities_raised\x18\x01 \x01(\x03R\x10identitiesRaised\x12\x1f\n" +
 	"\vhilo_raised\x18\x02 \x01(\x03R\n" +
@@ -7005,7 +7025,9 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x16identities_skipped_min\x18\x0e \x01(\x03R\x14identitiesSkippedMin\x124\n" +
 	"\x16identities_skipped_max\x18\x0f \x01(\x03R\x14identitiesSkippedMax\x12(\n" +
 	"\x10hilo_skipped_min\x18\x10 \x01(\x03R\x0ehiloSkippedMin\x12(\n" +
-	"\x10hilo_skipped_max\x18\x11 \x01(\x03R\x0ehiloSkippedMax\"\xf4\x01\n" +
+	"\x10hilo_skipped_max\x18\x11 \x01(\x03R\x0ehiloSkippedMax\x12)\n" +
+	"\x10opaque_databases\x18\x12 \x01(\x03R\x0fopaqueDatabases\x12'\n" +
+	"\x0fopaque_restored\x18\x13 \x01(\x03R\x0eopaqueRestored\"\xf4\x01\n" +
 	"\x13CreateSeriesRequest\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +

@@ -777,7 +777,7 @@ class RestoreMargin(_message.Message):
     def __init__(self, identities: _Optional[_Union[CounterMargin, _Mapping]] = ..., hilo: _Optional[_Union[CounterMargin, _Mapping]] = ...) -> None: ...
 
 class RestoreResponse(_message.Message):
-    __slots__ = ["ahead", "claims", "claims_restored", "hilo_raised", "hilo_skipped_max", "hilo_skipped_min", "hilo_tags", "identities", "identities_raised", "identities_skipped_max", "identities_skipped_min", "series", "series_entries_restored", "tags", "tags_retired", "workers", "workers_raised"]
+    __slots__ = ["ahead", "claims", "claims_restored", "hilo_raised", "hilo_skipped_max", "hilo_skipped_min", "hilo_tags", "identities", "identities_raised", "identities_skipped_max", "identities_skipped_min", "opaque_databases", "opaque_restored", "series", "series_entries_restored", "tags", "tags_retired", "workers", "workers_raised"]
     AHEAD_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_RESTORED_FIELD_NUMBER: _ClassVar[int]
@@ -789,6 +789,8 @@ class RestoreResponse(_message.Message):
     IDENTITIES_RAISED_FIELD_NUMBER: _ClassVar[int]
     IDENTITIES_SKIPPED_MAX_FIELD_NUMBER: _ClassVar[int]
     IDENTITIES_SKIPPED_MIN_FIELD_NUMBER: _ClassVar[int]
+    OPAQUE_DATABASES_FIELD_NUMBER: _ClassVar[int]
+    OPAQUE_RESTORED_FIELD_NUMBER: _ClassVar[int]
     SERIES_ENTRIES_RESTORED_FIELD_NUMBER: _ClassVar[int]
     SERIES_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
@@ -806,13 +808,15 @@ class RestoreResponse(_message.Message):
     identities_raised: int
     identities_skipped_max: int
     identities_skipped_min: int
+    opaque_databases: int
+    opaque_restored: int
     series: int
     series_entries_restored: int
     tags: int
     tags_retired: int
     workers: int
     workers_raised: int
-    def __init__(self, identities_raised: _Optional[int] = ..., hilo_raised: _Optional[int] = ..., tags_retired: _Optional[int] = ..., identities: _Optional[int] = ..., hilo_tags: _Optional[int] = ..., tags: _Optional[int] = ..., claims: _Optional[int] = ..., claims_restored: _Optional[int] = ..., series: _Optional[int] = ..., series_entries_restored: _Optional[int] = ..., workers: _Optional[int] = ..., workers_raised: _Optional[int] = ..., ahead: _Optional[_Union[RestoreMargin, _Mapping]] = ..., identities_skipped_min: _Optional[int] = ..., identities_skipped_max: _Optional[int] = ..., hilo_skipped_min: _Optional[int] = ..., hilo_skipped_max: _Optional[int] = ...) -> None: ...
+    def __init__(self, identities_raised: _Optional[int] = ..., hilo_raised: _Optional[int] = ..., tags_retired: _Optional[int] = ..., identities: _Optional[int] = ..., hilo_tags: _Optional[int] = ..., tags: _Optional[int] = ..., claims: _Optional[int] = ..., claims_restored: _Optional[int] = ..., series: _Optional[int] = ..., series_entries_restored: _Optional[int] = ..., workers: _Optional[int] = ..., workers_raised: _Optional[int] = ..., ahead: _Optional[_Union[RestoreMargin, _Mapping]] = ..., identities_skipped_min: _Optional[int] = ..., identities_skipped_max: _Optional[int] = ..., hilo_skipped_min: _Optional[int] = ..., hilo_skipped_max: _Optional[int] = ..., opaque_databases: _Optional[int] = ..., opaque_restored: _Optional[int] = ...) -> None: ...
 
 class ReturnHiLoRequest(_message.Message):
     __slots__ = ["database", "end", "grant_id", "last", "request_id", "tag"]

@@ -1,0 +1,196 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/opaque"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+)
+
+// newOpaqueKey is a fresh database key, as a leader makes one.
+func newOpaqueKey(t *testing.T) []byte {
+	t.Helper()
+	key := make([]byte, fsm.OpaqueKeyLen)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// makeOpaque proposes cmd on the leader ln, as the admin call does once the cluster version
+// allows it.
+func makeOpaque(t *testing.T, ctx context.Context, ln fsm.Applier, cmd *raftv1.MakeOpaque) {
+	t.Helper()
+	if _, err := fsm.Propose(ctx, ln, fsm.ProposeMakeOpaque, cmd); err != nil {
+		t.Fatalf("MakeOpaque %v: %v", cmd, err)
+	}
+}
+
+// formOf is the opaque form a setting gives value in collection.
+func formOf(t *testing.T, s fsm.OpaqueSetting, collection string, value int64) string {
+	t.Helper()
+	c, err := opaque.NewIdentityCodec(s.Key, s.Fold(collection))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, err := c.Encode(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return form
+}
+
+// opaqueBackup is a backup file of a cluster that never had a node (so no node tag clashes
+// with the cluster restored into), written by a real FSM: each of the databases has its
+// "invoices" counter at 50 and its collection "orders" opaque under its key.
+func opaqueBackup(t *testing.T, keys map[string][]byte) []byte {
+	t.Helper()
+	f := fsm.New()
+	apply := func(typ fsm.CommandType, m proto.Message) {
+		data, err := fsm.Encode(typ, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err, ok := f.Apply(&raft.Log{Type: raft.LogCommand, Data: data}).(error); ok {
+			t.Fatalf("command %d %v: %v", typ, m, err)
+		}
+	}
+	for db, key := range keys {
+		apply(fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: db})
+		apply(fsm.IdentityBatchCommand, &raftv1.IdentityBatch{Increments: []*raftv1.IdentityIncrement{{Database: db, Name: "invoices", Count: 50}}})
+		apply(fsm.MakeOpaqueCommand, &raftv1.MakeOpaque{Database: db, Collections: []string{"orders"}, Key: key})
+	}
+	var b bytes.Buffer
+	if err := f.WriteBackup(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// nextInvoice is the next value of database's "invoices" counter, through c.
+func nextInvoice(t *testing.T, ctx context.Context, c idnodev1.IdServiceClient, database string) int64 {
+	t.Helper()
+	id, err := c.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Database: database, Name: "invoices"})
+	if err != nil {
+		t.Fatalf("NextIdentity: %v", err)
+	}
+	return id.GetFirst()
+}
+
+// A backup of a database with an opaque collection, restored through a follower into a fresh
+// cluster, puts the database's key and setting back on every node: a value has the same form
+// in both clusters. The same restore again adds nothing.
+func TestRestorePutsTheOpaqueKeyBack(t *testing.T) {
+	from, to := newTestCluster(t, 1), newTestCluster(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	fromCluster := idnodev1.NewClusterServiceClient(from.Dial(t, "A"))
+	if _, err := fromCluster.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: "shop"}); err != nil {
+		t.Fatal(err)
+	}
+	fromIDs := idnodev1.NewIdServiceClient(from.Dial(t, "A"))
+	for range 3 {
+		if _, err := fromIDs.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Database: "shop", Name: "orders"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	makeOpaque(t, ctx, from.Node("A").Node, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Key: newOpaqueKey(t)})
+	want, ok := from.Node("A").Node.FSM().Opaque("shop")
+	if !ok {
+		t.Fatal("database shop of the old cluster is not opaque")
+	}
+	backup := backupOf(t, ctx, fromCluster, "shop")
+
+	follower := without(to.Tags(), to.waitLeader(convergeTimeout, to.Tags()...))[0]
+	toCluster := idnodev1.NewClusterServiceClient(to.Dial(t, follower))
+	resp, err := restoreInto(ctx, toCluster, backup)
+	if err != nil || resp.GetOpaqueDatabases() != 1 || resp.GetOpaqueRestored() != 1 {
+		t.Fatalf("Restore through follower %s = %v, %v; want 1 opaque database, restored", follower, resp, err)
+	}
+	for _, tag := range to.Tags() {
+		var got fsm.OpaqueSetting
+		waitFor(t, "node "+tag+" holds the backup's opaque setting", convergeTimeout, func() (bool, string) {
+			got, ok = to.Node(tag).Node.FSM().Opaque("shop")
+			if !ok || got.Fingerprint() != want.Fingerprint() || !slices.Equal(got.Collections, want.Collections) || got.Numeric != want.Numeric {
+				return false, fmt.Sprintf("setting %v (key %s), want collections %v, key %s", ok, got.Fingerprint(), want.Collections, want.Fingerprint())
+			}
+			return true, ""
+		})
+		if g, w := formOf(t, got, "orders", 3), formOf(t, want, "orders", 3); g != w {
+			t.Errorf("node %s gives value 3 of orders the form %s, the old cluster %s", tag, g, w)
+		}
+	}
+	again, err := restoreInto(ctx, toCluster, backup)
+	if err != nil || again.GetOpaqueDatabases() != 1 || again.GetOpaqueRestored() != 0 {
+		t.Fatalf("the same restore again = %v, %v; want 1 opaque database, none new", again, err)
+	}
+}
+
+// A restore whose key for a database differs from the one the cluster's database holds is
+// refused naming the database and both keys' fingerprints, before anything moved: no floor
+// rose, and no other database of the backup got its key.
+func TestRestoreRefusesAnotherOpaqueKeyBeforeAnythingMoves(t *testing.T) {
+	to := newTestCluster(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	toCluster := idnodev1.NewClusterServiceClient(to.Dial(t, "A"))
+	if _, err := toCluster.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: "shop"}); err != nil {
+		t.Fatal(err)
+	}
+	toIDs := idnodev1.NewIdServiceClient(to.Dial(t, "A"))
+	nextInvoice(t, ctx, toIDs, "shop")
+	here := newOpaqueKey(t)
+	makeOpaque(t, ctx, to.Node("A").Node, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Key: here})
+	theirs := newOpaqueKey(t)
+	// "alpha" comes first in the backup: its key must not be set before shop's refuses.
+	backup := opaqueBackup(t, map[string][]byte{"alpha": newOpaqueKey(t), "shop": theirs})
+
+	_, err := restoreInto(ctx, toCluster, backup)
+	if s, ok := to.Node("A").Node.FSM().Opaque("shop"); !ok || !bytes.Equal(s.Key, here) {
+		t.Errorf("after the refused restore shop's key is %s, want its own %s", s.Fingerprint(), fsm.OpaqueKeyFingerprint(here))
+	}
+	if s, ok := to.Node("A").Node.FSM().Opaque("alpha"); ok {
+		t.Errorf("the refused restore gave database alpha the backup's key %s", s.Fingerprint())
+	}
+	if next := nextInvoice(t, ctx, toIDs, "shop"); next != 2 {
+		t.Errorf("after the refused restore shop's next invoice is %d, want 2: a floor moved", next)
+	}
+	refusedSaying(t, "a restore with another key for shop", err, `"shop"`, fsm.OpaqueKeyFingerprint(here), fsm.OpaqueKeyFingerprint(theirs), "nothing was restored")
+}
+
+// A cluster below version 5 has no MakeOpaque: a restore of a backup holding keys is refused
+// saying which databases and which version, before anything moved.
+func TestRestoreOfKeysWaitsForClusterVersion5(t *testing.T) {
+	to := newTestCluster(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := fsm.Propose(ctx, to.Node("A").Node, fsm.ProposeSetClusterVersion, &raftv1.SetClusterVersion{Version: 4}); err != nil {
+		t.Fatalf("lowering the cluster version to 4: %v", err)
+	}
+	toCluster := idnodev1.NewClusterServiceClient(to.Dial(t, "A"))
+	_, err := restoreInto(ctx, toCluster, opaqueBackup(t, map[string][]byte{"shop": newOpaqueKey(t)}))
+	refusedSaying(t, "a restore of keys at cluster version 4", err, "opaque keys of databases shop", "cluster version 5", "nothing was restored")
+	dbs, err := toCluster.ListDatabases(ctx, &idnodev1.ListDatabasesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dbs.GetDatabases() {
+		if d.GetName() == "shop" {
+			t.Fatalf("the refused restore raised shop's floors (created it): %v", dbs)
+		}
+	}
+	if _, ok := to.Node("A").Node.FSM().Opaque("shop"); ok {
+		t.Error("the refused restore made shop opaque")
+	}
+}
