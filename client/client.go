@@ -105,6 +105,7 @@ type options struct {
 	tracerProvider trace.TracerProvider
 	region         string            // WithRegion: the client's region ("" for none)
 	nodeRegions    map[string]string // WithRegion: address → region
+	database       string            // WithDatabase: the database ("" for "default")
 }
 
 // Option configures Dial.

@@ -26,6 +26,9 @@ type goClient struct {
 	numeric *client.NumericGenerator
 }
 
+// conformanceEntity is the entity of the assignId operation: an ID field, as an application's.
+type conformanceEntity struct{ ID string }
+
 // goOps maps each operation of the README onto the Go client.
 var goOps = map[string]func(context.Context, *goRun, *goClient, *args) (any, error){
 	"close": func(ctx context.Context, r *goRun, gc *goClient, _ *args) (any, error) {
@@ -140,7 +143,18 @@ var goOps = map[string]func(context.Context, *goRun, *goClient, *args) (any, err
 		e, err := gc.c.Explain(ctx, id)
 		return map[string]any{"kind": e.GetKind(), "encoding": e.GetEncoding(), "value": strconv.FormatInt(e.GetValue(), 10),
 			"worker": e.GetWorker(), "sequence": e.GetSequence(), "prefix": e.GetPrefix(), "number": e.GetNumber(),
-			"nodeTag": e.GetNodeTag(), "guidVersion": e.GetGuidVersion()}, err
+			"nodeTag": e.GetNodeTag(), "guidVersion": e.GetGuidVersion(), "opaque": e.GetOpaque()}, err
+	},
+	"assignId": func(ctx context.Context, _ *goRun, gc *goClient, a *args) (any, error) {
+		entity := &conformanceEntity{ID: a.str("id")}
+		if a.err != nil {
+			return nil, a.err
+		}
+		id, err := gc.c.AssignID(ctx, entity)
+		if err == nil && id != entity.ID {
+			err = fmt.Errorf("AssignID returned %q but left the entity's ID %q", id, entity.ID)
+		}
+		return map[string]any{"id": entity.ID}, err
 	},
 	"hiloIds": func(ctx context.Context, _ *goRun, gc *goClient, a *args) (any, error) {
 		tag, count := a.str("tag"), a.int("count", 1)

@@ -84,7 +84,14 @@ type clusterInfo struct {
 	} `json:"nodes"`
 	Leader string            `json:"leader"`
 	Keys   map[string]string `json:"keys"`
-	TLS    *struct {
+	// Opaque are the answers of the topology's MakeOpaque calls.
+	Opaque []struct {
+		Database       string   `json:"database"`
+		Collections    []string `json:"collections"`
+		Numeric        bool     `json:"numeric"`
+		KeyFingerprint string   `json:"keyFingerprint"`
+	} `json:"opaque"`
+	TLS *struct {
 		CA         string `json:"ca"`
 		ClientCert string `json:"clientCert"`
 		ClientKey  string `json:"clientKey"`

@@ -314,6 +314,21 @@ async def _list_identities(run: Run, name: str, a: Args, t: float) -> Dict[str, 
         token = page.next_page_token
 
 
+class _Entity:
+    """The entity of the assignId operation: an ``id`` attribute, as an application's."""
+
+    def __init__(self, id: str) -> None:
+        self.id = id
+
+
+async def _assign_id(run: Run, name: str, a: Args, t: float) -> Dict[str, Any]:
+    entity = _Entity(a.get("id", ""))
+    got = await _v(run.clients[name].assign_id(entity, timeout=t))
+    if got != entity.id:
+        raise StepFailed(f"assign_id returned {got!r} but left the entity's id {entity.id!r}")
+    return {"id": entity.id}
+
+
 _POLICY = {"gapless": "gapless", "gapsAllowedJournaled": "gaps_allowed_journaled"}
 
 Op = Callable[[Run, str, Args, float], Any]
@@ -344,7 +359,8 @@ OPS: Dict[str, Op] = {
     "seedHiLo": lambda r, n, a, t: _then(r.clients[n].seed_hilo(a.get("tag", ""), a.get("max", 0), timeout=t), lambda m: {"max": m}),
     "explain": lambda r, n, a, t: _then(r.clients[n].explain(a.get("id", ""), timeout=t), lambda e: {
         "kind": e.kind, "encoding": e.encoding, "value": str(e.value), "worker": e.worker, "sequence": e.sequence,
-        "prefix": e.prefix, "number": e.number, "nodeTag": e.node_tag, "guidVersion": e.guid_version}),
+        "prefix": e.prefix, "number": e.number, "nodeTag": e.node_tag, "guidVersion": e.guid_version, "opaque": e.opaque}),
+    "assignId": _assign_id,
     "hiloIds": lambda r, n, a, t: _hilo_ids(r, n, a.get("tag", ""), a.get("count", 1)),
     "hiloIdsParallel": lambda r, n, a, t: _then(_parallel(r, n, a.get("tag", ""), a.get("workers", 1), a.get("each", 1), t), lambda ids: {"ids": ids}),
     "numericIds": _numeric,

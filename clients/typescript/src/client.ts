@@ -97,6 +97,22 @@ export interface Explanation {
   nodeTag: string;
   guidVersion: number;
   notes: string[];
+  /**
+   * The ID is an opaque form of the database's (an identity of the collection in prefix). Its
+   * value (number, or value, time, worker and sequence) is filled for an admin only.
+   */
+  opaque: boolean;
+}
+
+/** A database's opaque setting, as makeOpaque answers it. */
+export interface OpaqueStatus {
+  database: string;
+  /** Every opaque collection of the database, as stored: folded, sorted. */
+  collections: string[];
+  /** Whether the database's numeric IDs are opaque too. */
+  numeric: boolean;
+  /** The first 8 bytes of a hash of the database's key, hex: tells two clusters' keys apart without showing them. */
+  keyFingerprint: string;
 }
 
 export type SeriesPeriod = "none" | "year" | "month";
@@ -226,6 +242,10 @@ export interface DatabaseStatus {
   maxIdentities: bigint;
   maxCallsPerSecond: number;
   maxClaims: bigint;
+  /** The opaque collections (folded, sorted), whether numeric IDs are opaque, and the key's fingerprint ("": not opaque). */
+  opaqueCollections: string[];
+  opaqueNumeric: boolean;
+  opaqueKeyFingerprint: string;
 }
 
 /** An API key, without its secret. */
@@ -683,9 +703,14 @@ export class Client implements RangeSource, WorkerLeaser {
     return id;
   }
 
-  /** What an ID is: its strategy, and for a numeric ID its time, worker and sequence. */
-  async explain(id: string, opts: CallOptions = {}): Promise<Explanation> {
-    const r = await this.call({ method: "GET", path: "/v1/explain", query: { id } }, "any", opts);
+  /**
+   * What an ID is: its strategy, and for a numeric ID its time, worker and sequence. An opaque
+   * form of `opts.database` (default: the client's) is `opaque` in the answer, its value filled
+   * for an admin only; a string under an opaque collection that is no form of the database is
+   * a NotOpaqueFormError.
+   */
+  async explain(id: string, opts: CallOptions & { database?: string } = {}): Promise<Explanation> {
+    const r = await this.call({ method: "GET", path: "/v1/explain", query: { id, database: opts.database } }, "any", opts);
     return {
       kind: str(r, "kind"),
       encoding: str(r, "encoding"),
@@ -699,6 +724,7 @@ export class Client implements RangeSource, WorkerLeaser {
       nodeTag: str(r, "nodeTag"),
       guidVersion: num(r, "guidVersion"),
       notes: strings(r, "notes"),
+      opaque: bool(r, "opaque"),
     };
   }
 
@@ -858,6 +884,20 @@ export class Client implements RangeSource, WorkerLeaser {
     await this.call({ method: "DELETE", path: `/v1/databases/${seg("database name", name)}`, query, atMostOnce: true }, "leader", opts);
   }
 
+  /**
+   * Turns collections of a database ("default" for the default one) opaque, and with
+   * `opts.numeric` its numeric IDs, for good (an admin call): `generate("orders|")` then answers
+   * forms such as `orders/KC6HECSWE6SX7` that hide the counter's values, and `nextIdentity` on
+   * them throws OpaqueCollectionError. The answer is the database's whole setting. Calling it
+   * again with the same or more collections only adds, so it is retried like a read.
+   */
+  async makeOpaque(database: string, collections: readonly string[], opts: CallOptions & { numeric?: boolean } = {}): Promise<OpaqueStatus> {
+    if (!Array.isArray(collections) || collections.some((c) => typeof c !== "string")) throw invalidInput("makeOpaque: collections must be an array of strings");
+    const body = { collections: [...collections], numeric: opts.numeric === true ? true : undefined };
+    const r = await this.call({ method: "POST", path: `/v1/databases/${seg("database name", database)}/opaque`, body }, "leader", opts);
+    return { database: str(r, "database"), collections: strings(r, "collections"), numeric: bool(r, "numeric"), keyFingerprint: str(r, "keyFingerprint") };
+  }
+
   /** The databases, "default" among them, as the leader knows them. */
   async listDatabases(opts: CallOptions = {}): Promise<DatabaseStatus[]> {
     return list(await this.call({ method: "GET", path: "/v1/databases" }, "leader", opts), "databases").map((d) => {
@@ -870,6 +910,9 @@ export class Client implements RangeSource, WorkerLeaser {
         maxIdentities: big(o, "maxIdentities"),
         maxCallsPerSecond: num(o, "maxCallsPerSecond"),
         maxClaims: big(o, "maxClaims"),
+        opaqueCollections: strings(o, "opaqueCollections"),
+        opaqueNumeric: bool(o, "opaqueNumeric"),
+        opaqueKeyFingerprint: str(o, "opaqueKeyFingerprint"),
       };
     });
   }

@@ -22,6 +22,7 @@ export type {
   MemberVersion,
   NewNode,
   NodeStatus,
+  OpaqueStatus,
   RestoreResult,
   Series,
   SeriesEntry,

@@ -1,6 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { AlreadyExistsError, Client, InvalidArgumentError, UnauthenticatedError } from "../src/index.js";
+import { AlreadyExistsError, Client, InvalidArgumentError, NotOpaqueFormError, OpaqueCollectionError, Reason, UnauthenticatedError, opaqueId } from "../src/index.js";
 import { ClusterInfo, IdCluster, httpAddrs } from "./support/cluster.js";
 
 // The calls beyond IDs, against three real nodes that require an admin token: the cluster's
@@ -120,6 +120,38 @@ test("assignId fills an entity's id by what it holds: nothing, a prefix, or an I
   assert.deepEqual(await admin.getClaims(["people/ayende"]), [{ id: "people/ayende", owner: "o1" }]);
   await assert.rejects(admin.assignId({ id: "people/ayende" }, { claim: true, owner: "o2" }), AlreadyExistsError);
   await assert.rejects(admin.assignId({ id: "bad\\id" }), InvalidArgumentError);
+});
+
+test("an opaque collection: made by the admin, its forms from generate and assignId, its values hidden", async () => {
+  await admin.createDatabase("vault");
+  const status = await admin.makeOpaque("vault", ["Orders"]);
+  assert.equal(status.database, "vault");
+  assert.deepEqual(status.collections, ["orders"]);
+  assert.match(status.keyFingerprint, /^[0-9a-f]{16}$/);
+  const again = await admin.makeOpaque("vault", ["orders", "invoices"]);
+  assert.deepEqual(again.collections, ["invoices", "orders"]);
+  assert.equal(again.keyFingerprint, status.keyFingerprint, "a second call made another key");
+  assert.deepEqual((await admin.listDatabases()).find((d) => d.name === "vault")?.opaqueCollections, ["invoices", "orders"]);
+
+  const vault = new Client(httpAddrs(info), { database: "vault" });
+  try {
+    const ids = await vault.generate("orders|", { count: 5 });
+    assert.equal(new Set(ids).size, 5);
+    for (const id of ids) assert.equal(opaqueId(id, "orders"), id);
+    await assert.rejects(vault.nextIdentity("orders"), (e: unknown) => e instanceof OpaqueCollectionError && e.reason === Reason.OPAQUE_COLLECTION);
+    const order = { id: "orders|" };
+    assert.equal(await vault.assignId(order), order.id);
+    assert.equal(opaqueId(order.id, "orders"), order.id);
+    assert.ok(!ids.includes(order.id));
+    // Without the admin role Explain says opaque and nothing more; with it, the value.
+    const seen = await vault.explain(ids[0] as string);
+    assert.deepEqual([seen.kind, seen.opaque, seen.value, seen.number], ["identity", true, 0n, ""]);
+    const told = await admin.explain(ids[0] as string, { database: "vault" });
+    assert.ok(told.opaque && told.number === "1", JSON.stringify({ ...told, value: String(told.value), sequence: String(told.sequence) }));
+    await assert.rejects(vault.explain("orders/KC6HECSWE6SX"), NotOpaqueFormError);
+  } finally {
+    await vault.close();
+  }
 });
 
 test("a backup restored raises nothing that is already as high", async () => {

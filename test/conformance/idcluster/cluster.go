@@ -41,8 +41,10 @@ type cluster struct {
 	creds credentials.TransportCredentials // idcluster's own, admin where TLS is mutual
 	tls   *clientFiles                     // nil without TLS
 	keys  map[string]string                // API key NAME → secret
-	first string                           // the leader once the cluster first served
-	log   *slog.Logger
+	// opaque holds the answers of the topology's MakeOpaque calls, in order, in camelCase.
+	opaque []map[string]any
+	first  string // the leader once the cluster first served
+	log    *slog.Logger
 }
 
 func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, error) {
@@ -116,7 +118,7 @@ func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, er
 
 // setUp creates the topology's databases and keys through the leader.
 func (cl *cluster) setUp() error {
-	if len(cl.top.Databases) == 0 && len(cl.top.Keys) == 0 {
+	if len(cl.top.Databases) == 0 && len(cl.top.Keys) == 0 && len(cl.top.Opaque) == 0 {
 		return nil
 	}
 	conn, err := cl.dial(cl.byTag(cl.first))
@@ -140,6 +142,14 @@ func (cl *cluster) setUp() error {
 		}
 		cl.keys[name] = resp.GetKey()
 	}
+	for _, o := range cl.top.Opaque {
+		resp, err := admin.MakeOpaque(ctx, &idnodev1.MakeOpaqueRequest{Database: o.Database, Collections: o.Collections, Numeric: o.Numeric})
+		if err != nil {
+			return fmt.Errorf("opaque %s %v: %w", o.Database, o.Collections, err)
+		}
+		cl.opaque = append(cl.opaque, map[string]any{"database": resp.GetDatabase(), "collections": resp.GetCollections(),
+			"numeric": resp.GetNumeric(), "keyFingerprint": resp.GetKeyFingerprint()})
+	}
 	return nil
 }
 
@@ -153,6 +163,9 @@ func (cl *cluster) describe() map[string]any {
 		nodes = append(nodes, d)
 	}
 	d := map[string]any{"nodes": nodes, "leader": cl.first, "keys": cl.keys}
+	if len(cl.opaque) > 0 {
+		d["opaque"] = cl.opaque
+	}
 	if cl.tls != nil {
 		d["tls"] = cl.tls
 	}

@@ -24,6 +24,16 @@ type topology struct {
 	AdminToken         string            `json:"adminToken"`
 	// Regions maps a node's tag to its --region label; a node it leaves out has none.
 	Regions map[string]string `json:"regions"`
+	// Opaque are the admin MakeOpaque calls made once the databases exist, in order.
+	Opaque []opaqueSetting `json:"opaque"`
+}
+
+// opaqueSetting is one MakeOpaque call of a topology: collections of a database ("" is
+// "default"), and with numeric its numeric IDs, turned opaque.
+type opaqueSetting struct {
+	Database    string   `json:"database"`
+	Collections []string `json:"collections"`
+	Numeric     bool     `json:"numeric"`
 }
 
 type apiKey struct {
@@ -51,8 +61,8 @@ func (t *topology) check() error {
 		return fmt.Errorf("topology.nodes is %d: 1, 3 or 5", t.Nodes)
 	case t.TLS != tlsNone && t.TLS != tlsServer && t.TLS != tlsMutual:
 		return fmt.Errorf(`topology.tls is %q: "none", "server" or "mutual"`, t.TLS)
-	case len(t.Databases) > maxSetUp || len(t.Keys) > maxSetUp:
-		return fmt.Errorf("topology: at most %d databases and %d keys", maxSetUp, maxSetUp)
+	case len(t.Databases) > maxSetUp || len(t.Keys) > maxSetUp || len(t.Opaque) > maxSetUp:
+		return fmt.Errorf("topology: at most %d databases, %d keys and %d opaque settings", maxSetUp, maxSetUp, maxSetUp)
 	case len(t.AdminToken) > maxToken || strings.ContainsFunc(t.AdminToken, func(r rune) bool { return r <= ' ' || r > '~' }):
 		return fmt.Errorf("topology.adminToken: at most %d printable ASCII characters without spaces", maxToken)
 	}
@@ -62,6 +72,11 @@ func (t *topology) check() error {
 		}
 		if region == "" || len(region) > maxRegion || strings.ContainsFunc(region, func(r rune) bool { return r <= ' ' || r > '~' }) {
 			return fmt.Errorf("topology.regions[%q]: 1 to %d printable ASCII characters without spaces", tag, maxRegion)
+		}
+	}
+	for i, o := range t.Opaque {
+		if len(o.Collections) > maxSetUp || (len(o.Collections) == 0 && !o.Numeric) {
+			return fmt.Errorf("topology.opaque[%d]: 1 to %d collections, or numeric", i, maxSetUp)
 		}
 	}
 	for name, k := range t.Keys {

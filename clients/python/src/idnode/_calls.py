@@ -222,9 +222,11 @@ def list_workers(page_size: int, page_token: str) -> Call[pb.ListWorkersResponse
     return Call("ids", "ListWorkers", req, lambda r: cast(pb.ListWorkersResponse, r))
 
 
-def explain(id: str) -> Call[pb.ExplainResponse]:
-    # Explain reads no state: any node answers.
-    return Call("ids", "Explain", pb.ExplainRequest(id=_text("id", id)), lambda r: cast(pb.ExplainResponse, r), leader=False)
+def explain(id: str, database: Optional[str]) -> Call[pb.ExplainResponse]:
+    # Explain reads the ID and the database's opaque setting, which every node holds: any node
+    # answers. Without a database the client's (its metadata) is the one.
+    req = pb.ExplainRequest(id=_text("id", id), database=_text("database", database or ""))
+    return Call("ids", "Explain", req, lambda r: cast(pb.ExplainResponse, r), leader=False)
 
 
 _PERIOD = {"none": pb.SERIES_PERIOD_NONE, "year": pb.SERIES_PERIOD_YEAR, "month": pb.SERIES_PERIOD_MONTH}
@@ -332,6 +334,14 @@ def create_database(name: str, max_identities: int, max_calls_per_second: float,
 def delete_database(name: str, force: bool) -> Call[None]:
     req = pb.DeleteDatabaseRequest(name=_text("name", name), force=bool(force))
     return Call("cluster", "DeleteDatabase", req, lambda r: None, at_most_once=True)
+
+
+def make_opaque(database: str, collections: Sequence[str], numeric: bool) -> Call[pb.OpaqueStatus]:
+    # Calling it again with the same or more collections only adds: a retry is safe.
+    if isinstance(collections, str) or not all(isinstance(c, str) for c in collections):
+        raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"collections must be a list of str, got {collections!r}", "INVALID_INPUT")
+    req = pb.MakeOpaqueRequest(database=_text("database", database), collections=list(collections), numeric=bool(numeric))
+    return Call("cluster", "MakeOpaque", req, lambda r: cast(pb.OpaqueStatus, r))
 
 
 def list_databases() -> Call[list[pb.DatabaseStatus]]:

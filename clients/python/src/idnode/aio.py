@@ -210,9 +210,12 @@ class Client(ClientBase):
         """One page of the database's workers."""
         return await self._run(_calls.list_workers(page_size, page_token), timeout)
 
-    async def explain(self, id: str, *, timeout: Optional[float] = _DEFAULT) -> pb.ExplainResponse:
-        """What an ID is: numeric (time, worker, sequence) or which strategy minted a string."""
-        return await self._run(_calls.explain(id), timeout)
+    async def explain(self, id: str, *, database: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.ExplainResponse:
+        """What an ID is: numeric (time, worker, sequence) or which strategy minted a string.
+        An opaque form of ``database`` (default: the client's) is ``opaque`` in the answer, its
+        value filled for an admin only; a string under an opaque collection that is no form of
+        the database raises :class:`idnode.NotOpaqueForm`."""
+        return await self._run(_calls.explain(id, database), timeout)
 
     # SeriesService
 
@@ -357,6 +360,18 @@ class Client(ClientBase):
     async def delete_database(self, name: str, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> None:
         """Delete a database (an admin call); without ``force`` refused while it has counters."""
         await self._run(_calls.delete_database(name, force), timeout)
+
+    async def make_opaque(
+        self, database: str = "", collections: Sequence[str] = (), *, numeric: bool = False,
+        timeout: Optional[float] = _DEFAULT,
+    ) -> pb.OpaqueStatus:
+        """Turn ``collections`` of ``database`` ("" is "default") opaque, and with ``numeric`` its
+        numeric IDs, for good (an admin call): ``generate("orders|")`` then answers forms such as
+        ``orders/KC6HECSWE6SX7`` that hide the counter's values, and ``next_identity`` on them
+        raises :class:`idnode.OpaqueCollection`. The answer is the database's whole setting: its
+        opaque collections as stored (folded, sorted) and the key's fingerprint. Calling it
+        again with the same or more collections only adds."""
+        return await self._run(_calls.make_opaque(database, collections, numeric), timeout)
 
     async def list_databases(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.DatabaseStatus]:
         """The databases, "default" among them, as the leader knows them."""

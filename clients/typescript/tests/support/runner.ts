@@ -254,6 +254,12 @@ export class ScenarioRun {
         const e = await c.explain(str(a, "id") ?? "", call);
         return { ...e, value: e.value.toString() };
       }
+      case "assignId": {
+        const entity = { id: str(a, "id") ?? "" };
+        const id = await c.assignId(entity, call);
+        if (id !== entity.id) throw new Error(`assignId returned ${JSON.stringify(id)} but left the entity's id ${JSON.stringify(entity.id)}`);
+        return { id: entity.id };
+      }
       case "hiloIds": {
         const gen = c.hilo(str(a, "tag") ?? "");
         const ids: string[] = [];

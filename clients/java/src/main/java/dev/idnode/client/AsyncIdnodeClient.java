@@ -20,6 +20,8 @@ import dev.idnode.v1.CreateKeyRequest;
 import dev.idnode.v1.CreateSeriesRequest;
 import dev.idnode.v1.DeleteKeyRequest;
 import dev.idnode.v1.ExplainRequest;
+import dev.idnode.v1.MakeOpaqueRequest;
+import dev.idnode.v1.OpaqueStatus;
 import dev.idnode.v1.ExplainResponse;
 import dev.idnode.v1.GenerateRequest;
 import dev.idnode.v1.GetClaimsRequest;
@@ -450,7 +452,22 @@ public final class AsyncIdnodeClient {
    * @return the explanation
    */
   public CompletableFuture<ExplainResponse> explain(String id) {
-    return call(Route.ANY, IdServiceGrpc.getExplainMethod(), ExplainRequest.newBuilder().setId(id).build());
+    return explain(id, "");
+  }
+
+  /**
+   * Says what an ID of a database is: an opaque form of that database is {@code opaque} in the
+   * answer, its value filled for an admin only; a string under an opaque collection that is no
+   * form of the database is an {@link InvalidRequestException} with
+   * {@link Reasons#NOT_OPAQUE_FORM}. Any node answers.
+   *
+   * @param id the ID
+   * @param database the database whose opaque setting reads the ID; empty for the client's
+   * @return the explanation
+   */
+  public CompletableFuture<ExplainResponse> explain(String id, String database) {
+    ExplainRequest req = ExplainRequest.newBuilder().setId(id).setDatabase(database).build();
+    return call(Route.ANY, IdServiceGrpc.getExplainMethod(), req);
   }
 
   /**
@@ -578,6 +595,26 @@ public final class AsyncIdnodeClient {
    */
   public CompletableFuture<Void> createDatabase(CreateDatabaseRequest request) {
     return transport.unary(Route.ANY, ClusterServiceGrpc.getCreateDatabaseMethod(), request, deadlineNow(), true).thenApply(a -> null);
+  }
+
+  /**
+   * Turns collections of a database opaque, and with numeric its numeric IDs, for good (an
+   * admin call): {@code generate("orders|", n)} then answers forms such as
+   * {@code orders/KC6HECSWE6SX7} that hide the counter's values, and {@code nextIdentity} on
+   * them is refused with {@link Reasons#OPAQUE_COLLECTION}. The leader makes the database's key
+   * the first time; it is never sent to a client. Calling it again with the same or more
+   * collections only adds, so it is retried like a read.
+   *
+   * @param database the database; empty for {@code default}
+   * @param collections the identity collections (the prefix of {@code "prefix|"})
+   * @param numeric whether the database's numeric IDs turn opaque too
+   * @return the database's whole opaque setting: its collections as stored (folded, sorted) and
+   *     the key's fingerprint
+   */
+  public CompletableFuture<OpaqueStatus> makeOpaque(String database, List<String> collections, boolean numeric) {
+    MakeOpaqueRequest req = MakeOpaqueRequest.newBuilder().setDatabase(database).addAllCollections(collections)
+        .setNumeric(numeric).build();
+    return call(Route.LEADER, ClusterServiceGrpc.getMakeOpaqueMethod(), req);
   }
 
   /** The databases, {@code default} among them. @return the databases */

@@ -8,6 +8,7 @@ import dev.idnode.v1.CreateDatabaseRequest;
 import dev.idnode.v1.CreateSeriesRequest;
 import dev.idnode.v1.DatabaseStatus;
 import dev.idnode.v1.ExplainResponse;
+import dev.idnode.v1.OpaqueStatus;
 import dev.idnode.v1.GenerateRequest;
 import dev.idnode.v1.IssueRequest;
 import dev.idnode.v1.KeyStatus;
@@ -328,6 +329,17 @@ public final class IdnodeClient implements AutoCloseable {
   }
 
   /**
+   * Says what an ID of a database is; see {@link AsyncIdnodeClient#explain(String, String)}.
+   *
+   * @param id the ID
+   * @param database the database whose opaque setting reads the ID; empty for the client's
+   * @return the explanation
+   */
+  public ExplainResponse explain(String id, String database) {
+    return await(async.explain(id, database));
+  }
+
+  /**
    * Creates a fiscal series.
    *
    * @param request the series
@@ -406,6 +418,19 @@ public final class IdnodeClient implements AutoCloseable {
    */
   public void createDatabase(CreateDatabaseRequest request) {
     await(async.createDatabase(request));
+  }
+
+  /**
+   * Turns collections of a database opaque, for good (admin); see
+   * {@link AsyncIdnodeClient#makeOpaque}.
+   *
+   * @param database the database; empty for {@code default}
+   * @param collections the identity collections
+   * @param numeric whether the database's numeric IDs turn opaque too
+   * @return the database's whole opaque setting
+   */
+  public OpaqueStatus makeOpaque(String database, List<String> collections, boolean numeric) {
+    return await(async.makeOpaque(database, collections, numeric));
   }
 
   /** The databases. @return the databases */

@@ -11,7 +11,9 @@ import dev.idnode.v1.AddNodeRequest;
 import dev.idnode.v1.ClusterVersionResponse;
 import dev.idnode.v1.CreateDatabaseRequest;
 import dev.idnode.v1.DatabaseStatus;
+import dev.idnode.v1.ExplainResponse;
 import dev.idnode.v1.NodeStatus;
+import dev.idnode.v1.OpaqueStatus;
 import dev.idnode.v1.RestoreResponse;
 import io.grpc.Status;
 import java.io.ByteArrayInputStream;
@@ -19,6 +21,7 @@ import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -63,6 +66,50 @@ class AdminCallsTest {
       assertEquals(Status.Code.UNAUTHENTICATED, e.code(), e.getMessage());
       e = assertThrows(IdnodeException.class, () -> anonymous.backup(new ByteArrayOutputStream()));
       assertEquals(Status.Code.UNAUTHENTICATED, e.code(), e.getMessage());
+    }
+  }
+
+  /** The entity assignId fills in. */
+  static final class Order {
+    String id;
+  }
+
+  @Test
+  void anOpaqueCollectionGivesFormsAndHidesItsValues() throws Exception {
+    try (IdnodeClient admin = admin()) {
+      admin.createDatabase(CreateDatabaseRequest.newBuilder().setName("vault").build());
+      OpaqueStatus status = admin.makeOpaque("vault", List.of("Orders"), false);
+      assertEquals("vault", status.getDatabase());
+      assertEquals(List.of("orders"), status.getCollectionsList());
+      assertTrue(status.getKeyFingerprint().matches("[0-9a-f]{16}"), status.getKeyFingerprint());
+      OpaqueStatus again = admin.async().makeOpaque("vault", List.of("orders", "invoices"), false).get(20, TimeUnit.SECONDS);
+      assertEquals(List.of("invoices", "orders"), again.getCollectionsList());
+      assertEquals(status.getKeyFingerprint(), again.getKeyFingerprint(), "a second call made another key");
+
+      try (IdnodeClient vault = client().database("vault").build()) {
+        List<String> ids = vault.generate("orders|", 5);
+        assertEquals(5, ids.stream().distinct().count(), ids.toString());
+        for (String id : ids) {
+          assertEquals(Optional.of(id), OpaqueIds.parse(id, "orders"));
+        }
+        IdnodeException refused = assertThrows(IdnodeException.class, () -> vault.nextIdentity("orders", 1));
+        assertEquals(Reasons.OPAQUE_COLLECTION, refused.reason(), refused.getMessage());
+        assertEquals(Status.Code.FAILED_PRECONDITION, refused.code());
+        Order order = new Order();
+        order.id = "orders|";
+        assertEquals(order.id, vault.assignId(order));
+        assertEquals(Optional.of(order.id), OpaqueIds.parse(order.id, "orders"));
+        assertFalse(ids.contains(order.id));
+        // Without the admin role Explain says opaque and nothing more; with it, the value.
+        ExplainResponse seen = vault.explain(ids.get(0));
+        assertTrue(seen.getOpaque(), seen.toString());
+        assertEquals("identity", seen.getKind());
+        assertEquals("", seen.getNumber());
+        ExplainResponse told = admin.explain(ids.get(0), "vault");
+        assertTrue(told.getOpaque() && told.getNumber().equals("1"), told.toString());
+        InvalidRequestException bad = assertThrows(InvalidRequestException.class, () -> vault.explain("orders/KC6HECSWE6SX"));
+        assertEquals(Reasons.NOT_OPAQUE_FORM, bad.reason());
+      }
     }
   }
 

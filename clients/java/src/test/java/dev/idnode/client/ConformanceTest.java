@@ -254,7 +254,16 @@ class ConformanceTest {
           ExplainResponse e = c.explain(a.str("id"));
           yield obj("kind", e.getKind(), "encoding", e.getEncoding(), "value", Long.toString(e.getValue()), "worker", e.getWorker(),
               "sequence", e.getSequence(), "prefix", e.getPrefix(), "number", e.getNumber(), "nodeTag", e.getNodeTag(),
-              "guidVersion", e.getGuidVersion());
+              "guidVersion", e.getGuidVersion(), "opaque", e.getOpaque());
+        }
+        case "assignId" -> {
+          ConformanceEntity entity = new ConformanceEntity();
+          entity.id = a.str("id");
+          String id = c.assignId(entity);
+          if (!id.equals(entity.id)) {
+            throw new AssertionError("assignId returned " + id + " but left the entity's id " + entity.id);
+          }
+          yield obj("id", entity.id);
         }
         case "hiloIds" -> {
           HiLoGenerator g = c.hiloGenerator(a.str("tag"));
@@ -405,6 +414,11 @@ class ConformanceTest {
     JsonArray a = new JsonArray();
     values.forEach(a::add);
     return a;
+  }
+
+  /** The entity of the assignId operation: an {@code id} field, as an application's. */
+  static final class ConformanceEntity {
+    String id;
   }
 
   private static JsonObject obj(Object... kv) {
