@@ -97,7 +97,8 @@ class AdminCallsTest {
         assertEquals(Status.Code.FAILED_PRECONDITION, refused.code());
         Order order = new Order();
         order.id = "orders|";
-        assertEquals(order.id, vault.assignId(order));
+        String assigned = vault.assignId(order);
+        assertEquals(assigned, order.id);
         assertEquals(Optional.of(order.id), OpaqueIds.parse(order.id, "orders"));
         assertFalse(ids.contains(order.id));
         // Without the admin role Explain says opaque and nothing more; with it, the value.
