@@ -118,6 +118,18 @@ func FuzzHandlers(f *testing.F) {
 	add("/idnode.v1.IdService/ReleaseWorker", &idnodev1.ReleaseWorkerRequest{Worker: 0, Epoch: math.MaxUint64})
 	add("/idnode.v1.IdService/Generate", &idnodev1.GenerateRequest{Numeric: true, Count: math.MaxInt64})
 	add("/idnode.v1.IdService/Explain", &idnodev1.ExplainRequest{Id: "9223372036854775807"})
+	// Opaque IDs: a collection and the numeric IDs made opaque, forms asked for and read back,
+	// the values refused, and strings under the collection that are no form of it.
+	add("/idnode.v1.ClusterService/MakeOpaque", &idnodev1.MakeOpaqueRequest{Collections: []string{"orders"}})
+	add("/idnode.v1.ClusterService/MakeOpaque", &idnodev1.MakeOpaqueRequest{Numeric: true})
+	add("/idnode.v1.IdService/Generate", &idnodev1.GenerateRequest{Id: "orders|", Count: 3})
+	add("/idnode.v1.IdService/NextIdentity", &idnodev1.NextIdentityRequest{Name: "ORDERS"})
+	add("/idnode.v1.IdService/ListIdentities", &idnodev1.ListIdentitiesRequest{Prefix: "ord"})
+	add("/idnode.v1.IdService/Explain", &idnodev1.ExplainRequest{Id: "orders/KC6HECSWE6SX7"})
+	add("/idnode.v1.IdService/Explain", &idnodev1.ExplainRequest{Id: "orders/kc6hecswe6sx"})
+	add("/idnode.v1.IdService/Explain", &idnodev1.ExplainRequest{Id: "orders/KC6HECSWE6SXU"})
+	add("/idnode.v1.IdService/Explain", &idnodev1.ExplainRequest{Id: "ZZZZZZZZZZZZZ"})
+	add("/idnode.v1.IdService/Explain", &idnodev1.ExplainRequest{Id: "orders/1", Database: "nowhere"})
 
 	c := newTestCluster(f, 1)
 	cc := c.Dial(f, c.Tags()[0])
