@@ -92,16 +92,3 @@ func (c *Client) ListKeys(ctx context.Context) ([]*idnodev1.KeyStatus, error) {
 	resp, err := unaryCall(ctx, c.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.ListKeys, &idnodev1.ListKeysRequest{})
 	return resp.GetKeys(), err
 }
-
-// MakeOpaque turns collections of a database ("" is "default") opaque, and with numeric its
-// numeric IDs, for good (an admin call): from then on Generate answers forms such as
-// orders/KC6HECSWE6SX7 that hide the counter's values (docs/opaque-ids.md), and NextIdentity on
-// them is FAILED_PRECONDITION, reason OPAQUE_COLLECTION. The leader makes the database's key
-// the first time; it is never sent to a client. The answer is the database's whole setting:
-// its opaque collections as stored (folded, sorted) and the key's fingerprint, which tells two
-// clusters' keys apart. Calling it again with the same or more collections only adds, so a
-// retry is safe and the call fails over like a read.
-func (c *Client) MakeOpaque(ctx context.Context, database string, collections []string, numeric bool) (*idnodev1.OpaqueStatus, error) {
-	req := &idnodev1.MakeOpaqueRequest{Database: database, Collections: collections, Numeric: numeric}
-	return unaryCall(ctx, c.callLeaderRepeatable, clusterOf, idnodev1.ClusterServiceClient.MakeOpaque, req)
-}

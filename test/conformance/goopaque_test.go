@@ -41,11 +41,11 @@ func TestGoClientMakesACollectionOpaque(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
-	status, err := admin.MakeOpaque(ctx, "vault", []string{"Invoices"}, false)
+	status, err := client.MakeOpaque(ctx, admin, "vault", []string{"Invoices"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := admin.MakeOpaque(ctx, "vault", []string{"invoices", "credits"}, false)
+	again, err := client.MakeOpaque(ctx, admin, "vault", []string{"invoices", "credits"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestGoClientMakesACollectionOpaque(t *testing.T) {
 	if _, err := vault.Explain(ctx, "invoices/KC6HECSWE6SX"); reason.Of(err) != reason.NotOpaqueForm {
 		t.Errorf("Explain of 12 symbols under an opaque collection: %v; want reason %s", err, reason.NotOpaqueForm)
 	}
-	if _, err := vault.MakeOpaque(ctx, "vault", []string{"more"}, false); err == nil || errors.Is(err, context.DeadlineExceeded) {
+	if _, err := client.MakeOpaque(ctx, vault, "vault", []string{"more"}, false); err == nil || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("MakeOpaque without the admin token: %v; want it refused", err)
 	}
 }
