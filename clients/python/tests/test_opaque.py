@@ -40,6 +40,12 @@ def test_opaque_id_refuses_what_is_not_a_string() -> None:
     assert idnode.opaque_id(b"orders/KC6HECSWE6SX7", "orders") is None  # type: ignore[arg-type]
 
 
+def test_opaque_id_takes_one_character_as_separator() -> None:
+    for bad in ("", "//", None):
+        with pytest.raises(ValueError):
+            idnode.opaque_id("orders/KC6HECSWE6SX7", "orders", bad)  # type: ignore[arg-type]
+
+
 def test_an_opaque_collection_refusal_is_its_own_type() -> None:
     e = idnode.errors.make_error(grpc.StatusCode.FAILED_PRECONDITION, "collection orders is opaque", idnode.OPAQUE_COLLECTION)
     assert isinstance(e, idnode.OpaqueCollection) and isinstance(e, idnode.FailedPrecondition)

@@ -40,6 +40,7 @@ function lowerASCII(s: string): string {
  * ```
  */
 export function opaqueId(id: string, collection: string, separator = "/"): string | undefined {
+  if (typeof separator !== "string" || [...separator].length !== 1) throw new TypeError(`idnode: separator ${JSON.stringify(separator)}: one character, the cluster's`);
   if (typeof id !== "string" || typeof collection !== "string" || collection === "") return undefined;
   const prefix = collection + separator;
   if (id.length !== prefix.length + OPAQUE_ID_LENGTH) return undefined;

@@ -50,6 +50,8 @@ def opaque_id(id: str, collection: str, separator: str = "/") -> Optional[str]:
     >>> opaque_id("orders/1", "orders") is None
     True
     """
+    if not isinstance(separator, str) or len(separator) != 1:
+        raise ValueError(f"separator {separator!r}: one character, the cluster's")
     if not isinstance(id, str) or not isinstance(collection, str) or not collection:
         return None
     prefix = collection + separator

@@ -33,6 +33,10 @@ test("opaqueId refuses what is not a string", () => {
   assert.equal(opaqueId(42 as unknown as string, "orders"), undefined);
 });
 
+test("opaqueId takes one character as separator", () => {
+  for (const bad of ["", "//"]) assert.throws(() => opaqueId("orders/KC6HECSWE6SX7", "orders", bad), TypeError);
+});
+
 test("an opaque collection's refusals have classes of their own, with their codes only", () => {
   const opaque = errorOf(Code.FAILED_PRECONDITION, "collection orders is opaque", { reason: Reason.OPAQUE_COLLECTION });
   assert.ok(opaque instanceof OpaqueCollectionError && opaque instanceof FailedPreconditionError);
