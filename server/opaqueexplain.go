@@ -75,7 +75,7 @@ func plainUnderOpaque(tail, id string, sep rune) bool {
 
 // explainIdentityForm reads tail as a form of collection under setting.
 func (s opaqueForms) explainIdentityForm(ctx context.Context, db string, setting fsm.OpaqueSetting, collection, tail string) (*idnodev1.ExplainResponse, error) {
-	c, err := identityCodec(setting, collection)
+	c, err := s.identityCodec(setting, collection)
 	if err != nil {
 		return nil, codecRefusal(err)
 	}

@@ -24,9 +24,9 @@ import (
 
 // identityCodec is the codec of collection's forms under setting's key: FF1 tweaked by the
 // collection's name as the state machine folds it, so every spelling of a name is one
-// permutation.
-func identityCodec(setting fsm.OpaqueSetting, collection string) (*opaque.Codec, error) {
-	return opaque.NewIdentityCodec(setting.Key, setting.Fold(collection))
+// permutation. The node keeps it (opaquecodecs.go).
+func (s *core) identityCodec(setting fsm.OpaqueSetting, collection string) (*opaque.Codec, error) {
+	return s.codecs.identity(setting, collection)
 }
 
 // numericCodec is the codec of an opaque-numeric database's numeric IDs: every value of an
@@ -51,7 +51,7 @@ func (s opaqueForms) identityWriter(inc *raftv1.IdentityIncrement) (func(v int64
 	if !ok || !setting.Has(name) {
 		return func(v int64) (string, error) { return docid.IdentityID(name, sep, v), nil }, nil
 	}
-	c, err := identityCodec(setting, name)
+	c, err := s.identityCodec(setting, name)
 	if err != nil {
 		return nil, codecRefusal(err)
 	}
