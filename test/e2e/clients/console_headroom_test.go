@@ -110,7 +110,9 @@ func TestConsoleHeadroom(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#headroom-databases tr[data-database="small"]`))); err != nil {
 		t.Fatalf("opening the console: %v", err)
 	}
-	row := func(db, class string) string { return fmt.Sprintf(`#headroom-databases tr[data-database=%q] td.%s`, db, class) }
+	row := func(db, class string) string {
+		return fmt.Sprintf(`#headroom-databases tr[data-database=%q] td.%s`, db, class)
+	}
 	type want struct {
 		sel  string
 		past bool
