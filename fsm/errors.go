@@ -179,4 +179,10 @@ var (
 	// counter at or above 10^12 - 1 (the message names the collection and its value), or a
 	// database that has leased numeric-ID workers.
 	ErrOpaqueWouldCollide = errors.New("plain IDs already given could equal opaque forms")
+
+	// ErrOpaqueClientLease means an AcquireWorker in a database whose numeric IDs are opaque
+	// names a holder that is not a registered node's own minter (NodeHolderPrefix and its
+	// tag): a client would mint plain numeric IDs without the key, and a plain one may equal a
+	// form. Generate with numeric gives the database's numeric IDs.
+	ErrOpaqueClientLease = errors.New("a client cannot lease a worker in a database with opaque numeric IDs")
 )

@@ -108,12 +108,52 @@ func TestMakeOpaqueNumericRefusedAfterAnyWorkerLease(t *testing.T) {
 	if s := mustMakeOpaque(t, f, &raftv1.MakeOpaque{Collections: []string{"orders"}, Key: opaqueKeyA}); s.Numeric {
 		t.Fatalf("numeric after a collections-only MakeOpaque: %+v", s)
 	}
-	// A database that turned numeric first stays so when its workers come.
+	// A database that turned numeric first stays so when its nodes' minters lease workers.
 	g := New()
 	mustMakeOpaque(t, g, &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA})
-	mustAcquire(t, g, 10, 1_000_000)
+	if err, ok := mustApply(t, g, RegisterNodeCommand, registerCommand("A", "A", "inc-a")).(error); ok {
+		t.Fatal(err)
+	}
+	if l, ok := acquireAs(t, g, NodeHolderPrefix+"A").(WorkerLease); !ok {
+		t.Fatalf("node A's minter's lease answered %v", l)
+	}
 	if s := mustMakeOpaque(t, g, &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA}); !s.Numeric {
 		t.Fatalf("numeric MakeOpaque again after a lease: %+v", s)
+	}
+}
+
+// acquireAs applies an AcquireWorker of a 10-bit worker in the default database for holder.
+func acquireAs(t *testing.T, f *FSM, holder string) any {
+	t.Helper()
+	return mustApply(t, f, AcquireWorkerCommand, &raftv1.AcquireWorker{Holder: holder, WorkerBits: 10, LeaseMs: testLeaseMs, ProposedAtMs: 1_000_000})
+}
+
+// In a database whose numeric IDs are opaque only a registered node's own minter (holder
+// NodeHolderPrefix and its tag) leases a worker: a client's holder, or the minter's name of a
+// tag no node holds, is refused, and a restored snapshot answers the same, since the rule reads
+// only the state.
+func TestOpaqueNumericLeasesOnlyToRegisteredNodesMinters(t *testing.T) {
+	f := New()
+	if err, ok := mustApply(t, f, RegisterNodeCommand, registerCommand("A", "A", "inc-a")).(error); ok {
+		t.Fatal(err)
+	}
+	mustMakeOpaque(t, f, &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA})
+	for _, holder := range []string{"app-1", "", "node:", "node:B", "Node:A", "node:A ", "node:a"} {
+		wantErr(t, acquireAs(t, f, holder), ErrOpaqueClientLease, `"default"`)
+	}
+	restored := mustRestore(t, snapshotBytes(t, f))
+	wantErr(t, acquireAs(t, restored, "app-1"), ErrOpaqueClientLease, "app-1")
+	for _, g := range []*FSM{f, restored} {
+		l, ok := acquireAs(t, g, NodeHolderPrefix+"A").(WorkerLease)
+		if !ok || l.Holder != "node:A" {
+			t.Fatalf("node A's minter's lease answered %+v", l)
+		}
+	}
+	// A database whose numeric IDs are plain leases to any holder.
+	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "plain"})
+	if l, ok := mustApply(t, f, AcquireWorkerCommand, &raftv1.AcquireWorker{Database: "plain", Holder: "app-1", WorkerBits: 10, LeaseMs: testLeaseMs,
+		ProposedAtMs: 1_000_000}).(WorkerLease); !ok {
+		t.Fatalf("a client's lease in a plain database answered %+v", l)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/idnode/idnode/docid"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -23,6 +24,12 @@ const (
 	MaxWorkerBits      = 22
 	MaxWorkerHolderLen = 128
 )
+
+// NodeHolderPrefix begins the holder name of a node's own worker leases, "node:" and its tag:
+// the minter behind Generate{numeric}. A client may not name a holder so (the server refuses
+// it where a client's call arrives), and in a database whose numeric IDs are opaque only such a
+// holder, of a registered node, gets a lease (nodeMinter): a client would mint without the key.
+const NodeHolderPrefix = "node:"
 
 // WorkerLease is a worker's lease as the FSM answers it.
 type WorkerLease struct {
@@ -57,6 +64,16 @@ type workerLease struct {
 	expiryAt, highWaterAt           int // positions in byExpiry and byHighWater
 }
 
+// nodeMinter reports whether holder is a registered node's own minter's name: NodeHolderPrefix
+// and the node's tag. It reads only the state, so every replica answers alike, and MakeOpaque
+// refuses the numeric flag once a database has had any lease, so, whatever the order of the
+// entries, no other holder's lease coexists with opaque numeric IDs.
+func (st *state) nodeMinter(holder string) bool {
+	tag, ok := strings.CutPrefix(holder, NodeHolderPrefix)
+	_, registered := st.nodes[tag]
+	return ok && registered
+}
+
 func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 	st.requests.advanceClock(c.GetProposedAtMs())
 	d, err := st.db(c.GetDatabase())
@@ -76,6 +93,10 @@ func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 		return err
 	}
 	name := DatabaseName(c.GetDatabase())
+	if d.opaque != nil && d.opaque.numeric && !st.nodeMinter(c.GetHolder()) {
+		return fmt.Errorf("%w: database %q has opaque numeric IDs, so only its nodes' own minters (holder %q and a registered node's tag) lease workers; the holder is %q",
+			ErrOpaqueClientLease, name, NodeHolderPrefix, c.GetHolder())
+	}
 	if id := c.GetRequestId(); id != "" {
 		if rec, ok := st.requests.lookup(c.GetDatabase(), id); ok {
 			return d.workers.replay(name, rec, c)

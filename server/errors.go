@@ -66,6 +66,7 @@ var refusals = []struct {
 	{[]error{fsm.ErrInvalidVersion}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrInvalidOpaque}, refusal{codes.InvalidArgument, reason.InvalidInput}},
 	{[]error{fsm.ErrOpaqueWouldCollide, fsm.ErrOpaqueKeyDiffers}, refusal{codes.FailedPrecondition, ""}},
+	{[]error{fsm.ErrOpaqueClientLease}, refusal{codes.FailedPrecondition, reason.OpaqueCollection}},
 	{[]error{fsm.ErrDatabaseNotEmpty, fsm.ErrDefaultDatabase}, refusal{codes.FailedPrecondition, ""}},
 	{[]error{series.ErrRequestIDReused}, refusal{codes.InvalidArgument, reason.RequestIDReused}},
 	{[]error{series.ErrBadFormat, series.ErrBadInput}, refusal{codes.InvalidArgument, reason.InvalidInput}},

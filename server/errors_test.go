@@ -63,6 +63,7 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 		{fsm.ErrInvalidOpaque, codes.InvalidArgument, reason.InvalidInput},
 		{fsm.ErrOpaqueWouldCollide, codes.FailedPrecondition, "FAILED_PRECONDITION"},
 		{fsm.ErrOpaqueKeyDiffers, codes.FailedPrecondition, "FAILED_PRECONDITION"},
+		{fsm.ErrOpaqueClientLease, codes.FailedPrecondition, reason.OpaqueCollection},
 		{cluster.ErrLeadershipLost, codes.Unavailable, reason.OutcomeUnknown},
 		{cluster.ErrShutdown, codes.Unavailable, reason.ShuttingDown},
 		{identity.ErrClosed, codes.Unavailable, reason.ShuttingDown},

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -186,17 +184,6 @@ func numericRefusal(err error) error {
 	return toStatus(err)
 }
 
-// nodeHolderPrefix begins the holder name of a node's own worker leases: "node:" and its tag.
-const nodeHolderPrefix = "node:"
-
-// nodeHolder reports whether holder names a registered node's own minter. A client can write
-// the same name, so it only narrows who may lease (idLeader.AcquireWorker); the check that
-// counts is where a client's call arrives.
-func (s opaqueForms) nodeHolder(holder string) bool {
-	tag, ok := strings.CutPrefix(holder, nodeHolderPrefix)
-	return ok && slices.ContainsFunc(s.node.FSM().Nodes(), func(n fsm.Node) bool { return n.Tag == tag })
-}
-
 // nodeLeaser takes leases through this node's own handlers, which forward to the leader.
 type nodeLeaser struct {
 	s  *idService
@@ -204,7 +191,7 @@ type nodeLeaser struct {
 }
 
 func (n nodeLeaser) Acquire(ctx context.Context, leaseMs int64) (flakelease.Grant, error) {
-	wl, err := n.s.acquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: n.db, Holder: nodeHolderPrefix + n.s.cfg.Tag,
+	wl, err := n.s.acquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: n.db, Holder: fsm.NodeHolderPrefix + n.s.cfg.Tag,
 		WorkerBits: int32(flake.DefaultLayout().WorkerBits), LeaseMs: leaseMs})
 	return grantOf(wl), err
 }

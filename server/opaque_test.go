@@ -457,8 +457,19 @@ func TestOpaqueNumeric(t *testing.T) {
 		form = resp.GetIds()[0]
 	}
 	for _, tag := range oc.Tags() {
-		_, err := oc.ids[tag].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "num", Holder: "node:" + tag, WorkerBits: 10, LeaseMs: 5000})
+		_, err := oc.ids[tag].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "num", Holder: "app", WorkerBits: 10, LeaseMs: 5000})
 		refusedWith(t, "a client's worker lease via "+tag, err, codes.FailedPrecondition, reason.OpaqueCollection)
+		// The nodes' minters' holder names are reserved: a client that names itself so is
+		// refused on every node, in any database, before anything reaches the leader.
+		for _, holder := range []string{"node:A", fsm.NodeHolderPrefix + tag} {
+			for _, db := range []string{"num", "leased"} {
+				_, err := oc.ids[tag].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: db, Holder: holder, WorkerBits: 10, LeaseMs: 5000})
+				refusedWith(t, fmt.Sprintf("a client's worker lease as %q in %s via %s", holder, db, tag), err, codes.InvalidArgument, reason.InvalidInput)
+				if !strings.Contains(status.Convert(err).Message(), "reserved for the nodes' own minters") {
+					t.Fatalf("the refusal of holder %q does not name the rule: %v", holder, err)
+				}
+			}
+		}
 	}
 	if _, err := oc.ids[follower].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "leased", Holder: "app", WorkerBits: 10, LeaseMs: 5000}); err != nil {
 		t.Fatalf("a client's lease in a plain database: %v", err)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"strconv"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 
@@ -20,12 +21,21 @@ import (
 // Worker leases: a holder mints numeric IDs in-process under a worker ID leased
 // through Raft (fsm/workers.go). The leader's clock dates every lease call, never the caller's.
 
-// AcquireWorker leases a worker ID of the request's database to a client. In a database whose
-// numeric IDs are opaque a client may not mint (opaqueForms.refuseClientLease): only the node's own
-// minters lease there (acquireWorker).
+// AcquireWorker leases a worker ID of the request's database to a client. A holder name
+// beginning with fsm.NodeHolderPrefix is refused: it is the nodes' own minters' (nodeLeaser,
+// which calls acquireWorker, never this handler), and in a database whose numeric IDs are
+// opaque the FSM leases only to those (a client mints without the key). Every client call,
+// gRPC or HTTP, arrives here; a relayed one reaches the leader's half only from a node of the
+// cluster, on the internal port (relay.go), after this check. A client's lease in an
+// opaque-numeric database is refused here too (opaqueForms.refuseClientLease), to say so
+// before a trip to the leader; the FSM's refusal is the one that decides.
 func (s *idService) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
 	if err := s.arriving(ctx, &req.Database, nil); err != nil {
 		return nil, err
+	}
+	if strings.HasPrefix(req.GetHolder(), fsm.NodeHolderPrefix) {
+		return nil, reason.Error(codes.InvalidArgument, reason.InvalidInput,
+			fmt.Sprintf("holder %q begins with %q, which is reserved for the nodes' own minters of numeric IDs: name the holder otherwise", req.GetHolder(), fsm.NodeHolderPrefix))
 	}
 	if err := s.forms().refuseClientLease(ctx, req.GetDatabase()); err != nil {
 		return nil, err
@@ -39,14 +49,10 @@ func (s *idService) acquireWorker(ctx context.Context, req *idnodev1.AcquireWork
 	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AcquireWorker, viaIDs(s.core, idnodev1.IdServiceClient.AcquireWorker, forwardv1.LeaderClient.AcquireWorker))
 }
 
-// AcquireWorker runs on the leader. It refuses again, from the leader's state, a lease in an
-// opaque-numeric database for a holder that is not one of the cluster's nodes' minters
-// (nodeLeaser's holder names): a client whose call arrived as the setting was being made.
+// AcquireWorker runs on the leader. The FSM refuses a lease in an opaque-numeric database to
+// a holder that is not a registered node's minter (fsm.ErrOpaqueClientLease), from the
+// replicated state, so no race between a check and the lease decides.
 func (l idLeader) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
-	if setting, ok := l.s.node.FSM().Opaque(req.GetDatabase()); ok && setting.Numeric && !l.s.forms().nodeHolder(req.GetHolder()) {
-		return nil, opaqueRefusal(fmt.Sprintf("database %s has opaque numeric IDs: a client cannot lease a worker and mint them without the key",
-			fsm.DatabaseName(req.GetDatabase())))
-	}
 	wl, err := propose(ctx, l.s.core, fsm.ProposeAcquireWorker, &raftv1.AcquireWorker{Database: req.GetDatabase(), Holder: req.GetHolder(),
 		WorkerBits: req.GetWorkerBits(), LeaseMs: req.GetLeaseMs(), RequestId: req.GetRequestId(), ProposedAtMs: l.s.cfg.Now().UnixMilli()})
 	if err != nil {

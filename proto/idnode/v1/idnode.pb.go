@@ -255,7 +255,9 @@ type AcquireWorkerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The database; empty is "default".
 	Database string `protobuf:"bytes,1,opt,name=database,proto3" json:"database,omitempty"`
-	// Who holds the lease (free text, at most 128 bytes), shown by listings.
+	// Who holds the lease (free text, at most 128 bytes), shown by listings. A holder that
+	// begins with "node:" is INVALID_ARGUMENT: that prefix is reserved for the nodes' own
+	// minters of numeric IDs.
 	Holder string `protobuf:"bytes,2,opt,name=holder,proto3" json:"holder,omitempty"`
 	// The layout's worker bits (1..22), fixed for the database by its first lease.
 	WorkerBits int32 `protobuf:"varint,3,opt,name=worker_bits,json=workerBits,proto3" json:"worker_bits,omitempty"`
