@@ -239,11 +239,19 @@ func (b *Backup) RaiseFloorCommands(perCommand int) []*raftv1.RaiseFloor {
 			cur, n = &raftv1.RaiseFloor{}, 1
 		}
 	}
-	// Workers first: a layout this cluster does not share refuses the restore before any
-	// counter moved.
+	// Workers first: a layout this cluster does not share, or workers that minted plain
+	// numeric IDs coming into a database whose numeric IDs are opaque here, refuses the restore
+	// before any counter moved. Each command names the databases of its workers whose numeric
+	// IDs the backup's cluster kept opaque (the workers are sorted by database).
+	numeric := b.opaqueNumeric()
 	for _, w := range b.Workers {
 		next()
 		cur.Workers = append(cur.Workers, w)
+		if db := w.GetDatabase(); numeric[DatabaseName(db)] {
+			if names := cur.OpaqueNumericDatabases; len(names) == 0 || names[len(names)-1] != db {
+				cur.OpaqueNumericDatabases = append(cur.OpaqueNumericDatabases, db)
+			}
+		}
 	}
 	for _, tag := range b.Tags {
 		next()

@@ -177,7 +177,8 @@ var (
 	// ErrOpaqueWouldCollide means a collection (or a database's numeric IDs) cannot turn
 	// opaque because a plain ID it may have given has the 13 symbols of a form: an identity
 	// counter at or above 10^12 - 1 (the message names the collection and its value), or a
-	// database that has leased numeric-ID workers.
+	// database that has leased numeric-ID workers. A restore that would bring workers of plain
+	// numeric IDs into a database whose numeric IDs are opaque is refused with it too.
 	ErrOpaqueWouldCollide = errors.New("plain IDs already given could equal opaque forms")
 
 	// ErrOpaqueClientLease means an AcquireWorker in a database whose numeric IDs are opaque

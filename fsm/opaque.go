@@ -140,8 +140,7 @@ func (st *state) applyMakeOpaque(c *raftv1.MakeOpaque) any {
 	}
 	numeric := c.GetNumeric() && (d == nil || d.opaque == nil || !d.opaque.numeric)
 	if numeric && d != nil && d.workers != nil {
-		return fmt.Errorf("%w: database %q has leased numeric-ID workers, whose plain IDs may equal opaque forms: its numeric IDs cannot turn opaque",
-			ErrOpaqueWouldCollide, name)
+		return leasedNumericRefused(name, c.GetRestore())
 	}
 	if d == nil {
 		d = st.dbForFloors(name)

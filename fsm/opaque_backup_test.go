@@ -136,3 +136,94 @@ func TestBackupHoldsKeys(t *testing.T) {
 		t.Fatal("BackupHoldsKeys read what is not a backup")
 	}
 }
+
+// A backup's workers of a database whose numeric IDs were plain minted plain numeric IDs,
+// which could equal the forms of a database whose numeric IDs are opaque here: a restore that
+// would bring them in is refused, naming the database, before anything moved. A node's minter
+// minted plain IDs there as a client did, so the holder does not matter.
+func TestRestoreOfPlainWorkersIntoOpaqueNumericIsRefused(t *testing.T) {
+	old := New()
+	mustApply(t, old, RegisterNodeCommand, registerCommand("A", "A", "inc-a"))
+	for _, holder := range []string{NodeHolderPrefix + "A", "app-1"} {
+		if l, ok := acquireAs(t, old, holder).(WorkerLease); !ok {
+			t.Fatalf("lease for %s in a plain database answered %+v", holder, l)
+		}
+	}
+	mustApply(t, old, IdentityBatchCommand, &raftv1.IdentityBatch{Increments: []*raftv1.IdentityIncrement{{Name: "orders", Count: 5}}})
+	b := backupOf(t, old)
+	here := New()
+	mustApply(t, here, RegisterNodeCommand, registerCommand("B", "B", "inc-b"))
+	mustMakeOpaque(t, here, &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA})
+	wantErr(t, here.CheckNumericRestore(b), ErrOpaqueWouldCollide, `database "default" has opaque numeric IDs here`)
+	wantErr(t, restoreBackup(t, here, b), ErrOpaqueWouldCollide, `database "default" has opaque numeric IDs here`)
+	if ws := mustWorkers(t, here, ""); len(ws) != 0 {
+		t.Fatalf("a refused restore brought workers %+v", ws)
+	}
+	if ids, _, _ := here.Identities("", "", "", 10); len(ids) != 0 {
+		t.Fatalf("a refused restore raised %v", ids)
+	}
+	// The floors alone, as a hand-made command would bring them, are refused the same.
+	cmd := b.RaiseFloorCommands(10)[0]
+	if len(cmd.GetOpaqueNumericDatabases()) != 0 {
+		t.Fatalf("a plain backup's command names opaque numeric databases %v", cmd.GetOpaqueNumericDatabases())
+	}
+	wantErr(t, mustApply(t, here, RaiseFloorCommand, cmd), ErrOpaqueWouldCollide, `"default"`)
+	// Into a database whose numeric IDs are plain, the same backup restores.
+	plain := New()
+	if err := plain.CheckNumericRestore(b); err != nil {
+		t.Fatalf("CheckNumericRestore into a plain cluster: %v", err)
+	}
+	if err := restoreBackup(t, plain, b); err != nil {
+		t.Fatalf("restore into a plain cluster: %v", err)
+	}
+}
+
+// A backup of a database whose numeric IDs are opaque restores its workers into a fresh
+// cluster, whichever node's minters held them there; this cluster's own nodes then lease fresh
+// workers beside them, a client still cannot, and the restored lease renews. The floors before the setting (another
+// order of the entries) leave the numeric IDs plain: MakeOpaque then refuses, as it does after
+// any lease.
+func TestRestoreOfOpaqueNumericWorkersIntoAFreshCluster(t *testing.T) {
+	old := New()
+	mustApply(t, old, RegisterNodeCommand, registerCommand("A", "A", "inc-a"))
+	mustMakeOpaque(t, old, &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA})
+	if l, ok := acquireAs(t, old, NodeHolderPrefix+"A").(WorkerLease); !ok {
+		t.Fatalf("node A's minter's lease answered %+v", l)
+	}
+	b := backupOf(t, old)
+	for _, cmd := range b.RaiseFloorCommands(1) {
+		if len(cmd.GetWorkers()) > 0 && !slices.Equal(cmd.GetOpaqueNumericDatabases(), []string{""}) {
+			t.Fatalf("a command of the default database's workers names opaque numeric databases %q", cmd.GetOpaqueNumericDatabases())
+		}
+	}
+	fresh := New()
+	mustApply(t, fresh, RegisterNodeCommand, registerCommand("B", "B", "inc-b"))
+	if err := fresh.CheckNumericRestore(b); err != nil {
+		t.Fatalf("CheckNumericRestore into a fresh cluster: %v", err)
+	}
+	if err := restoreBackup(t, fresh, b); err != nil {
+		t.Fatalf("restore into a fresh cluster: %v", err)
+	}
+	if ws := mustWorkers(t, fresh, ""); len(ws) != 1 || ws[0].Holder != "node:A" {
+		t.Fatalf("restored workers %+v", ws)
+	}
+	if l, ok := acquireAs(t, fresh, NodeHolderPrefix+"B").(WorkerLease); !ok || l.Worker != 1 {
+		t.Fatalf("node B's minter's lease after the restore answered %+v", l)
+	}
+	wantErr(t, acquireAs(t, fresh, "app-1"), ErrOpaqueClientLease, "app-1")
+	// The rule reads the holder at a lease's start only: a restored worker's lease renews.
+	if l, ok := mustApply(t, fresh, RenewWorkerCommand, &raftv1.RenewWorker{Worker: 0, Epoch: 1, LeaseMs: testLeaseMs, ProposedAtMs: 1_000_001}).(WorkerLease); !ok {
+		t.Fatalf("the restored worker's renewal answered %+v", l)
+	}
+
+	floorsFirst := New()
+	if _, err := raiseFloor(t, floorsFirst, b, 3); err != nil {
+		t.Fatalf("floors into a fresh cluster: %v", err)
+	}
+	// The cluster now holds the database's workers with plain numeric IDs: the backup's
+	// setting is refused, up front as when it applies.
+	wantErr(t, floorsFirst.CheckNumericRestore(b), ErrOpaqueWouldCollide, `the backup's numeric IDs of database "default" are opaque`)
+	for _, cmd := range b.OpaqueCommands() {
+		wantErr(t, mustApply(t, floorsFirst, MakeOpaqueCommand, cmd), ErrOpaqueWouldCollide, `the backup's numeric IDs of database "default" are opaque`)
+	}
+}

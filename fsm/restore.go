@@ -55,7 +55,7 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 			return err
 		}
 	}
-	if err := st.checkWorkerFloors(r.GetWorkers()); err != nil {
+	if err := st.checkWorkerFloors(r.GetWorkers(), r.GetOpaqueNumericDatabases()); err != nil {
 		return err
 	}
 	var res RaiseFloorResult

@@ -328,13 +328,23 @@ func (st *state) restoreWorker(r *raftv1.WorkerRecord) error {
 // checkWorkerFloors checks a restore's worker records before any is applied: each well formed,
 // in the layout of its database here (IDs of two layouts share no field boundaries, so no
 // high-water could keep them apart), and in worker order, so that a worker this cluster lacks
-// is the next one of its database.
-func (st *state) checkWorkerFloors(recs []*raftv1.WorkerRecord) error {
+// is the next one of its database. A database whose numeric IDs are opaque here takes only
+// workers of a database whose numeric IDs were opaque in the backup's cluster too
+// (opaqueNumeric names those): any other worker minted plain numeric IDs, which could equal
+// this cluster's forms, and its holder could go on minting them here.
+func (st *state) checkWorkerFloors(recs []*raftv1.WorkerRecord, opaqueNumeric []string) error {
 	type layout struct {
 		bits int32
 		next int
 	}
 	seen := map[string]*layout{}
+	wasOpaque := make(map[string]bool, len(opaqueNumeric))
+	for _, db := range opaqueNumeric {
+		if err := docid.ValidateDatabaseRef(db); err != nil {
+			return err
+		}
+		wasOpaque[DatabaseName(db)] = true
+	}
 	for _, rec := range recs {
 		if err := docid.ValidateDatabaseRef(rec.GetDatabase()); err != nil {
 			return err
@@ -352,7 +362,11 @@ func (st *state) checkWorkerFloors(recs []*raftv1.WorkerRecord) error {
 		l := seen[name]
 		if l == nil {
 			l = &layout{bits: bits}
-			if d := st.databases[name]; d != nil && d.workers != nil {
+			d := st.databases[name]
+			if d != nil && d.opaque != nil && d.opaque.numeric && !wasOpaque[name] {
+				return plainWorkersRefused(name)
+			}
+			if d != nil && d.workers != nil {
 				l.bits, l.next = d.workers.bits, len(d.workers.leases)
 			}
 			seen[name] = l

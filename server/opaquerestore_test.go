@@ -51,13 +51,12 @@ func formOf(t *testing.T, s fsm.OpaqueSetting, collection string, value int64) s
 	return form
 }
 
-// opaqueBackup is a backup file of a cluster that never had a node (so no node tag clashes
-// with the cluster restored into), written by a real FSM: each of the databases has its
-// "invoices" counter at 50 and its collection "orders" opaque under its key.
-func opaqueBackup(t *testing.T, keys map[string][]byte) []byte {
+// backupBuiltBy is a backup file of a cluster that never had a node (so no node tag clashes with
+// the cluster restored into), written by a real FSM after build's commands.
+func backupBuiltBy(t *testing.T, build func(apply func(fsm.CommandType, proto.Message))) []byte {
 	t.Helper()
 	f := fsm.New()
-	apply := func(typ fsm.CommandType, m proto.Message) {
+	build(func(typ fsm.CommandType, m proto.Message) {
 		data, err := fsm.Encode(typ, m)
 		if err != nil {
 			t.Fatal(err)
@@ -65,17 +64,25 @@ func opaqueBackup(t *testing.T, keys map[string][]byte) []byte {
 		if err, ok := f.Apply(&raft.Log{Type: raft.LogCommand, Data: data}).(error); ok {
 			t.Fatalf("command %d %v: %v", typ, m, err)
 		}
-	}
-	for db, key := range keys {
-		apply(fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: db})
-		apply(fsm.IdentityBatchCommand, &raftv1.IdentityBatch{Increments: []*raftv1.IdentityIncrement{{Database: db, Name: "invoices", Count: 50}}})
-		apply(fsm.MakeOpaqueCommand, &raftv1.MakeOpaque{Database: db, Collections: []string{"orders"}, Key: key})
-	}
+	})
 	var b bytes.Buffer
 	if err := f.WriteBackup(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// opaqueBackup is a backup (backupBuiltBy) in which each of the databases has its "invoices"
+// counter at 50 and its collection "orders" opaque under its key.
+func opaqueBackup(t *testing.T, keys map[string][]byte) []byte {
+	t.Helper()
+	return backupBuiltBy(t, func(apply func(fsm.CommandType, proto.Message)) {
+		for db, key := range keys {
+			apply(fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: db})
+			apply(fsm.IdentityBatchCommand, &raftv1.IdentityBatch{Increments: []*raftv1.IdentityIncrement{{Database: db, Name: "invoices", Count: 50}}})
+			apply(fsm.MakeOpaqueCommand, &raftv1.MakeOpaque{Database: db, Collections: []string{"orders"}, Key: key})
+		}
+	})
 }
 
 // nextInvoice is the next value of database's "invoices" counter, through c.
@@ -193,4 +200,71 @@ func TestRestoreOfKeysWaitsForClusterVersion5(t *testing.T) {
 	if _, ok := to.Node("A").Node.FSM().Opaque("shop"); ok {
 		t.Error("the refused restore made shop opaque")
 	}
+}
+
+// A backup of a database whose numeric IDs were plain, with a client's worker, restored into a
+// cluster where that database's numeric IDs are opaque, is refused naming it and why, before
+// anything moved: not the key of another database of the backup, not a floor.
+func TestRestoreOfPlainWorkersIntoOpaqueNumericIsRefused(t *testing.T) {
+	to := newTestCluster(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	toCluster := idnodev1.NewClusterServiceClient(to.Dial(t, "A"))
+	if _, err := toCluster.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: "shop"}); err != nil {
+		t.Fatal(err)
+	}
+	makeOpaque(t, ctx, to.Node("A").Node, &raftv1.MakeOpaque{Database: "shop", Numeric: true, Key: newOpaqueKey(t)})
+	// "alpha" comes first in the backup: its key must not be set before shop's workers refuse.
+	backup := backupBuiltBy(t, func(apply func(fsm.CommandType, proto.Message)) {
+		apply(fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "alpha"})
+		apply(fsm.MakeOpaqueCommand, &raftv1.MakeOpaque{Database: "alpha", Collections: []string{"orders"}, Key: newOpaqueKey(t)})
+		apply(fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
+		apply(fsm.IdentityBatchCommand, &raftv1.IdentityBatch{Increments: []*raftv1.IdentityIncrement{{Database: "shop", Name: "invoices", Count: 50}}})
+		apply(fsm.AcquireWorkerCommand, &raftv1.AcquireWorker{Database: "shop", Holder: "app-1", WorkerBits: 10, LeaseMs: 60_000, ProposedAtMs: 1_000_000})
+	})
+
+	_, err := restoreInto(ctx, toCluster, backup)
+	if s, ok := to.Node("A").Node.FSM().Opaque("alpha"); ok {
+		t.Errorf("the refused restore gave database alpha the backup's key %s", s.Fingerprint())
+	}
+	if ws, err := to.Node("A").Node.FSM().Workers("shop"); err != nil || len(ws) != 0 {
+		t.Errorf("the refused restore brought shop's workers %+v (%v)", ws, err)
+	}
+	if next := nextInvoice(t, ctx, idnodev1.NewIdServiceClient(to.Dial(t, "A")), "shop"); next != 1 {
+		t.Errorf("after the refused restore shop's next invoice is %d, want 1: a floor moved", next)
+	}
+	refusedSaying(t, "a restore of plain workers into opaque numeric IDs", err, `database "shop" has opaque numeric IDs here`,
+		"could equal this cluster's forms", "nothing was restored")
+}
+
+// The other side: a backup whose numeric IDs are opaque, restored into a cluster where that
+// database has leased a worker (its numeric IDs plain), is refused by MakeOpaque's own rule,
+// up front, naming it, before another database of the backup got its key.
+func TestRestoreOfOpaqueNumericIntoLeasedDatabaseIsRefused(t *testing.T) {
+	to := newTestCluster(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	toCluster := idnodev1.NewClusterServiceClient(to.Dial(t, "A"))
+	if _, err := toCluster.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: "shop"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fsm.Propose(ctx, to.Node("A").Node, fsm.ProposeAcquireWorker, &raftv1.AcquireWorker{Database: "shop", Holder: "app-1", WorkerBits: 10,
+		LeaseMs: 60_000, ProposedAtMs: time.Now().UnixMilli()}); err != nil {
+		t.Fatal(err)
+	}
+	backup := backupBuiltBy(t, func(apply func(fsm.CommandType, proto.Message)) {
+		apply(fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "alpha"})
+		apply(fsm.MakeOpaqueCommand, &raftv1.MakeOpaque{Database: "alpha", Collections: []string{"orders"}, Key: newOpaqueKey(t)})
+		apply(fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
+		apply(fsm.MakeOpaqueCommand, &raftv1.MakeOpaque{Database: "shop", Numeric: true, Key: newOpaqueKey(t)})
+	})
+
+	_, err := restoreInto(ctx, toCluster, backup)
+	for _, db := range []string{"alpha", "shop"} {
+		if s, ok := to.Node("A").Node.FSM().Opaque(db); ok {
+			t.Errorf("the refused restore gave database %s the backup's key %s", db, s.Fingerprint())
+		}
+	}
+	refusedSaying(t, "a restore of opaque numeric IDs into a database with leases", err, `the backup's numeric IDs of database "shop" are opaque`,
+		"leased numeric-ID workers", "nothing was restored")
 }

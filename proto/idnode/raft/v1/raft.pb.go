@@ -727,9 +727,13 @@ type RaiseFloor struct {
 	Claims []*ClaimRecord `protobuf:"bytes,4,rep,name=claims,proto3" json:"claims,omitempty"`
 	// Numeric-ID workers the backup held, by database, then worker: each worker's high-water
 	// raised to the backup's, so no holder here mints into time a holder there may have used.
-	Workers       []*WorkerRecord `protobuf:"bytes,5,rep,name=workers,proto3" json:"workers,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Workers []*WorkerRecord `protobuf:"bytes,5,rep,name=workers,proto3" json:"workers,omitempty"`
+	// The databases of this command's workers ("" for the default) whose numeric IDs were
+	// opaque in the backup's cluster. A worker of any other database is refused in a database
+	// whose numeric IDs are opaque here: it minted plain numeric IDs, which could equal forms.
+	OpaqueNumericDatabases []string `protobuf:"bytes,6,rep,name=opaque_numeric_databases,json=opaqueNumericDatabases,proto3" json:"opaque_numeric_databases,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
 }
 
 func (x *RaiseFloor) Reset() {
@@ -793,6 +797,13 @@ func (x *RaiseFloor) GetClaims() []*ClaimRecord {
 func (x *RaiseFloor) GetWorkers() []*WorkerRecord {
 	if x != nil {
 		return x.Workers
+	}
+	return nil
+}
+
+func (x *RaiseFloor) GetOpaqueNumericDatabases() []string {
+	if x != nil {
+		return x.OpaqueNumericDatabases
 	}
 	return nil
 }
@@ -3951,7 +3962,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\fnode_version\x18\b \x01(\rR\vnodeVersion\"\x1e\n" +
 	"\n" +
 	"RemoveNode\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\"\x8c\x02\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xc6\x02\n" +
 	"\n" +
 	"RaiseFloor\x12>\n" +
 	"\n" +
@@ -3960,7 +3971,8 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x04hilo\x18\x02 \x03(\v2\x1a.idnode.raft.v1.HiLoRecordR\x04hilo\x12!\n" +
 	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\x123\n" +
 	"\x06claims\x18\x04 \x03(\v2\x1b.idnode.raft.v1.ClaimRecordR\x06claims\x126\n" +
-	"\aworkers\x18\x05 \x03(\v2\x1c.idnode.raft.v1.WorkerRecordR\aworkers\"\x9b\x01\n" +
+	"\aworkers\x18\x05 \x03(\v2\x1c.idnode.raft.v1.WorkerRecordR\aworkers\x128\n" +
+	"\x18opaque_numeric_databases\x18\x06 \x03(\tR\x16opaqueNumericDatabases\"\x9b\x01\n" +
 	"\x0eCreateDatabase\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x0emax_identities\x18\x02 \x01(\x03R\rmaxIdentities\x12/\n" +
