@@ -96,6 +96,9 @@ type Backup struct {
 	// Opaque are the opaque settings of the backup's databases, with their keys, sorted by
 	// database: a backup that has any is a secret (HoldsKeys).
 	Opaque []*raftv1.MakeOpaque
+	// opaqueIdentities are the positions in Identities of the counters of collections that
+	// were opaque in the backup's cluster, as its fold compared them, ascending.
+	opaqueIdentities []int
 }
 
 // HoldsKeys reports whether the backup holds an opaque key (see BackupHoldsKeys).
@@ -157,6 +160,9 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 	for _, name := range sortedKeys(st.databases) {
 		d := st.databases[name]
 		for _, k := range sortedKeys(d.identities) {
+			if d.opaque != nil && d.opaque.has(k) {
+				b.opaqueIdentities = append(b.opaqueIdentities, len(b.Identities))
+			}
 			b.Identities = append(b.Identities, Identity{Database: name, Name: d.identityName(k), Value: d.identities[k]})
 		}
 		for _, k := range sortedKeys(d.hilo) {
@@ -257,8 +263,14 @@ func (b *Backup) RaiseFloorCommands(perCommand int) []*raftv1.RaiseFloor {
 		next()
 		cur.RetiredTags = append(cur.RetiredTags, tag)
 	}
-	for _, id := range b.Identities {
+	// Each command names the positions of its counters whose collections were opaque in the
+	// backup's cluster: any other, at 10^12 - 1 or more, is refused in a collection opaque here.
+	wasOpaque := b.opaqueIdentitySet()
+	for i, id := range b.Identities {
 		next()
+		if wasOpaque[i] {
+			cur.OpaqueIdentities = append(cur.OpaqueIdentities, uint32(len(cur.Identities)))
+		}
 		cur.Identities = append(cur.Identities, &raftv1.IdentityRecord{Database: recordName(DatabaseName(id.Database)), Name: id.Name, Value: id.Value})
 	}
 	for _, h := range b.HiLo {

@@ -190,8 +190,7 @@ func (st *state) newOpaqueCollections(d *database, database string, have, names 
 		}
 		if d != nil {
 			if v := d.identities[key]; v >= OpaquePlainLimit {
-				return nil, fmt.Errorf("%w: collection %q of database %q has its identity counter at %d; from %d on, a plain ID could have the 13 symbols of an opaque form",
-					ErrOpaqueWouldCollide, name, database, v, int64(OpaquePlainLimit))
+				return nil, plainCounterRefused(name, database, v)
 			}
 		}
 		if n := len(have) + len(added) + 1; n > MaxOpaqueCollections {

@@ -154,7 +154,7 @@ func TestRestoreOfPlainWorkersIntoOpaqueNumericIsRefused(t *testing.T) {
 	here := New()
 	mustApply(t, here, RegisterNodeCommand, registerCommand("B", "B", "inc-b"))
 	mustMakeOpaque(t, here, &raftv1.MakeOpaque{Numeric: true, Key: opaqueKeyA})
-	wantErr(t, here.CheckNumericRestore(b), ErrOpaqueWouldCollide, `database "default" has opaque numeric IDs here`)
+	wantErr(t, here.CheckOpaqueRestore(b), ErrOpaqueWouldCollide, `database "default" has opaque numeric IDs here`)
 	wantErr(t, restoreBackup(t, here, b), ErrOpaqueWouldCollide, `database "default" has opaque numeric IDs here`)
 	if ws := mustWorkers(t, here, ""); len(ws) != 0 {
 		t.Fatalf("a refused restore brought workers %+v", ws)
@@ -170,8 +170,8 @@ func TestRestoreOfPlainWorkersIntoOpaqueNumericIsRefused(t *testing.T) {
 	wantErr(t, mustApply(t, here, RaiseFloorCommand, cmd), ErrOpaqueWouldCollide, `"default"`)
 	// Into a database whose numeric IDs are plain, the same backup restores.
 	plain := New()
-	if err := plain.CheckNumericRestore(b); err != nil {
-		t.Fatalf("CheckNumericRestore into a plain cluster: %v", err)
+	if err := plain.CheckOpaqueRestore(b); err != nil {
+		t.Fatalf("CheckOpaqueRestore into a plain cluster: %v", err)
 	}
 	if err := restoreBackup(t, plain, b); err != nil {
 		t.Fatalf("restore into a plain cluster: %v", err)
@@ -198,8 +198,8 @@ func TestRestoreOfOpaqueNumericWorkersIntoAFreshCluster(t *testing.T) {
 	}
 	fresh := New()
 	mustApply(t, fresh, RegisterNodeCommand, registerCommand("B", "B", "inc-b"))
-	if err := fresh.CheckNumericRestore(b); err != nil {
-		t.Fatalf("CheckNumericRestore into a fresh cluster: %v", err)
+	if err := fresh.CheckOpaqueRestore(b); err != nil {
+		t.Fatalf("CheckOpaqueRestore into a fresh cluster: %v", err)
 	}
 	if err := restoreBackup(t, fresh, b); err != nil {
 		t.Fatalf("restore into a fresh cluster: %v", err)
@@ -222,7 +222,7 @@ func TestRestoreOfOpaqueNumericWorkersIntoAFreshCluster(t *testing.T) {
 	}
 	// The cluster now holds the database's workers with plain numeric IDs: the backup's
 	// setting is refused, up front as when it applies.
-	wantErr(t, floorsFirst.CheckNumericRestore(b), ErrOpaqueWouldCollide, `the backup's numeric IDs of database "default" are opaque`)
+	wantErr(t, floorsFirst.CheckOpaqueRestore(b), ErrOpaqueWouldCollide, `the backup's numeric IDs of database "default" are opaque`)
 	for _, cmd := range b.OpaqueCommands() {
 		wantErr(t, mustApply(t, floorsFirst, MakeOpaqueCommand, cmd), ErrOpaqueWouldCollide, `the backup's numeric IDs of database "default" are opaque`)
 	}

@@ -58,6 +58,9 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 	if err := st.checkWorkerFloors(r.GetWorkers(), r.GetOpaqueNumericDatabases()); err != nil {
 		return err
 	}
+	if err := st.checkIdentityFloors(r.GetIdentities(), r.GetOpaqueIdentities()); err != nil {
+		return err
+	}
 	var res RaiseFloorResult
 	for _, rec := range r.GetWorkers() {
 		if st.dbForFloors(rec.GetDatabase()).raiseWorker(rec) {

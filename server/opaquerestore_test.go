@@ -268,3 +268,73 @@ func TestRestoreOfOpaqueNumericIntoLeasedDatabaseIsRefused(t *testing.T) {
 	refusedSaying(t, "a restore of opaque numeric IDs into a database with leases", err, `the backup's numeric IDs of database "shop" are opaque`,
 		"leased numeric-ID workers", "nothing was restored")
 }
+
+// A collection turns opaque only while no plain ID it gave has 13 digits (its counter below
+// fsm.OpaquePlainLimit), and a restore keeps that from both sides up front: a backup whose
+// collection is opaque into a cluster where it is plain with its counter at the bound, and a
+// backup whose collection is plain with its counter at the bound into a cluster where it is
+// opaque. Each is refused naming the collection, the database and the value, before another
+// database of the backup ("alpha", first) got its key or a floor moved.
+func TestRestoreRefusesPlainCountersAtTheBoundAgainstOpaqueCollections(t *testing.T) {
+	bound := fmt.Sprint(int64(fsm.OpaquePlainLimit))
+	for _, tc := range []struct {
+		name string
+		// here prepares database shop of the cluster restored into.
+		here func(t *testing.T, ctx context.Context, ln fsm.Applier)
+		// shop builds database shop of the backup.
+		shop func(apply func(fsm.CommandType, proto.Message))
+		want []string
+	}{{
+		name: "opaque in the backup, plain at the bound here",
+		here: func(t *testing.T, ctx context.Context, ln fsm.Applier) {
+			if _, err := fsm.Propose(ctx, ln, fsm.ProposeRaiseFloor, &raftv1.RaiseFloor{Identities: []*raftv1.IdentityRecord{
+				{Database: "shop", Name: "Orders", Value: fsm.OpaquePlainLimit}}}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		shop: func(apply func(fsm.CommandType, proto.Message)) {
+			apply(fsm.MakeOpaqueCommand, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Key: newOpaqueKey(t)})
+		},
+		want: []string{`collection "orders" of database "shop" has its identity counter at ` + bound},
+	}, {
+		name: "plain at the bound in the backup, opaque here",
+		here: func(t *testing.T, ctx context.Context, ln fsm.Applier) {
+			makeOpaque(t, ctx, ln, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Key: newOpaqueKey(t)})
+		},
+		shop: func(apply func(fsm.CommandType, proto.Message)) {
+			apply(fsm.RaiseFloorCommand, &raftv1.RaiseFloor{Identities: []*raftv1.IdentityRecord{{Database: "shop", Name: "ORDERS", Value: fsm.OpaquePlainLimit}}})
+		},
+		want: []string{`collection "ORDERS" of database "shop" is opaque here`, "kept it plain up to " + bound},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			to := newTestCluster(t, 1)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			toCluster := idnodev1.NewClusterServiceClient(to.Dial(t, "A"))
+			if _, err := toCluster.CreateDatabase(ctx, &idnodev1.CreateDatabaseRequest{Name: "shop"}); err != nil {
+				t.Fatal(err)
+			}
+			tc.here(t, ctx, to.Node("A").Node)
+			before, _ := to.Node("A").Node.FSM().Opaque("shop")
+			backup := backupBuiltBy(t, func(apply func(fsm.CommandType, proto.Message)) {
+				apply(fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "alpha"})
+				apply(fsm.MakeOpaqueCommand, &raftv1.MakeOpaque{Database: "alpha", Collections: []string{"orders"}, Key: newOpaqueKey(t)})
+				apply(fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
+				apply(fsm.IdentityBatchCommand, &raftv1.IdentityBatch{Increments: []*raftv1.IdentityIncrement{{Database: "shop", Name: "invoices", Count: 50}}})
+				tc.shop(apply)
+			})
+
+			_, err := restoreInto(ctx, toCluster, backup)
+			if s, ok := to.Node("A").Node.FSM().Opaque("alpha"); ok {
+				t.Errorf("the refused restore gave database alpha the backup's key %s", s.Fingerprint())
+			}
+			if after, _ := to.Node("A").Node.FSM().Opaque("shop"); after.Fingerprint() != before.Fingerprint() || !slices.Equal(after.Collections, before.Collections) {
+				t.Errorf("the refused restore changed shop's opaque setting from %v to %v", before.Collections, after.Collections)
+			}
+			if next := nextInvoice(t, ctx, idnodev1.NewIdServiceClient(to.Dial(t, "A")), "shop"); next != 1 {
+				t.Errorf("after the refused restore shop's next invoice is %d, want 1: a floor moved", next)
+			}
+			refusedSaying(t, "the restore", err, append(tc.want, "nothing was restored")...)
+		})
+	}
+}

@@ -21,13 +21,14 @@ import (
 // opaqueRestorable refuses, before the restore changes anything, a backup holding opaque keys
 // that this cluster cannot take: the cluster version does not include MakeOpaque yet (a member
 // on an older build would halt on it), or a database here holds another key than the
-// backup's, or a database's numeric IDs would be plain on one side and opaque on the other
-// (fsm.CheckNumericRestore: plain numeric IDs the backup's cluster minted could equal this
-// cluster's forms, or the reverse). Each MakeOpaque and RaiseFloor checks again as it applies
+// backup's, or plain IDs of one side could equal opaque forms of the other
+// (fsm.CheckOpaqueRestore: a database's numeric IDs plain on one side and opaque on the
+// other, or a collection opaque on one side and plain on the other with its counter at
+// fsm.OpaquePlainLimit or above). Each MakeOpaque and RaiseFloor checks again as it applies
 // (the authority); this check only keeps a backup of several databases from putting some keys
 // back, or moving some floors, before one is refused.
 func (s *core) opaqueRestorable(b *fsm.Backup) error {
-	if err := s.node.FSM().CheckNumericRestore(b); err != nil {
+	if err := s.node.FSM().CheckOpaqueRestore(b); err != nil {
 		return toStatus(fmt.Errorf("%w; nothing was restored", err))
 	}
 	if !b.HoldsKeys() {

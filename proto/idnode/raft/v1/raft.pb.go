@@ -732,8 +732,12 @@ type RaiseFloor struct {
 	// opaque in the backup's cluster. A worker of any other database is refused in a database
 	// whose numeric IDs are opaque here: it minted plain numeric IDs, which could equal forms.
 	OpaqueNumericDatabases []string `protobuf:"bytes,6,rep,name=opaque_numeric_databases,json=opaqueNumericDatabases,proto3" json:"opaque_numeric_databases,omitempty"`
-	unknownFields          protoimpl.UnknownFields
-	sizeCache              protoimpl.SizeCache
+	// The positions in identities of the counters whose collections were opaque in the backup's
+	// cluster. Any other counter at 10^12 - 1 or more is refused in a collection that is opaque
+	// here: the backup's cluster may have given it plain IDs of 13 digits, which could equal forms.
+	OpaqueIdentities []uint32 `protobuf:"varint,7,rep,packed,name=opaque_identities,json=opaqueIdentities,proto3" json:"opaque_identities,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *RaiseFloor) Reset() {
@@ -804,6 +808,13 @@ func (x *RaiseFloor) GetWorkers() []*WorkerRecord {
 func (x *RaiseFloor) GetOpaqueNumericDatabases() []string {
 	if x != nil {
 		return x.OpaqueNumericDatabases
+	}
+	return nil
+}
+
+func (x *RaiseFloor) GetOpaqueIdentities() []uint32 {
+	if x != nil {
+		return x.OpaqueIdentities
 	}
 	return nil
 }
@@ -3962,7 +3973,7 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\fnode_version\x18\b \x01(\rR\vnodeVersion\"\x1e\n" +
 	"\n" +
 	"RemoveNode\x12\x10\n" +
-	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xc6\x02\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\"\xf3\x02\n" +
 	"\n" +
 	"RaiseFloor\x12>\n" +
 	"\n" +
@@ -3972,7 +3983,8 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\fretired_tags\x18\x03 \x03(\tR\vretiredTags\x123\n" +
 	"\x06claims\x18\x04 \x03(\v2\x1b.idnode.raft.v1.ClaimRecordR\x06claims\x126\n" +
 	"\aworkers\x18\x05 \x03(\v2\x1c.idnode.raft.v1.WorkerRecordR\aworkers\x128\n" +
-	"\x18opaque_numeric_databases\x18\x06 \x03(\tR\x16opaqueNumericDatabases\"\x9b\x01\n" +
+	"\x18opaque_numeric_databases\x18\x06 \x03(\tR\x16opaqueNumericDatabases\x12+\n" +
+	"\x11opaque_identities\x18\a \x03(\rR\x10opaqueIdentities\"\x9b\x01\n" +
 	"\x0eCreateDatabase\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
 	"\x0emax_identities\x18\x02 \x01(\x03R\rmaxIdentities\x12/\n" +
