@@ -160,7 +160,7 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 	for _, name := range sortedKeys(st.databases) {
 		d := st.databases[name]
 		for _, k := range sortedKeys(d.identities) {
-			if d.opaque != nil && d.opaque.has(k) {
+			if d.opaqueHas(k) {
 				b.opaqueIdentities = append(b.opaqueIdentities, len(b.Identities))
 			}
 			b.Identities = append(b.Identities, Identity{Database: name, Name: d.identityName(k), Value: d.identities[k]})

@@ -38,7 +38,7 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	// An opaque collection skips the values of claimed forms; its claimed plain numbers
 	// ("orders/5") skip nothing, since it gives no plain IDs any more.
 	nums := d.claimedNumbers[key]
-	if d.opaque != nil && d.opaque.has(key) {
+	if d.opaqueHas(key) {
 		nums = d.formNumbers[key]
 	}
 	r, ok := freeValues(nums, current, inc.GetCount())

@@ -53,6 +53,35 @@ func (o *opaqueState) has(key string) bool {
 	return found
 }
 
+// opaqueHas reports whether the collection keyed key is opaque in d. d may be nil (a
+// database the cluster lacks), which has no opaque collection.
+func (d *database) opaqueHas(key string) bool {
+	return d != nil && d.opaque != nil && d.opaque.has(key)
+}
+
+// opaqueNumeric reports whether d's numeric IDs are opaque; d may be nil.
+func (d *database) opaqueNumeric() bool {
+	return d != nil && d.opaque != nil && d.opaque.numeric
+}
+
+// opaqueCollections are d's opaque collections, folded and sorted; none when d is nil.
+func (d *database) opaqueCollections() []string {
+	if d == nil || d.opaque == nil {
+		return nil
+	}
+	return d.opaque.collections
+}
+
+// checkNumericTurn refuses numeric IDs turning opaque in d, named name, once it has leased a
+// worker: those holders minted plain IDs, which could equal forms. restore says the setting
+// is a backup's. d may be nil.
+func (d *database) checkNumericTurn(name string, numeric, restore bool) error {
+	if numeric && !d.opaqueNumeric() && d != nil && d.workers != nil {
+		return leasedNumericRefused(name, restore)
+	}
+	return nil
+}
+
 // OpaqueSetting is a database's opaque setting, as FSM.Opaque answers it: a copy.
 type OpaqueSetting struct {
 	// Key is the database's AES-256 key. Never send it to a client.
@@ -130,17 +159,12 @@ func (st *state) applyMakeOpaque(c *raftv1.MakeOpaque) any {
 		return fmt.Errorf("%w: database %q holds the key %s, the backup %s", ErrOpaqueKeyDiffers, name,
 			OpaqueKeyFingerprint(d.opaque.key), OpaqueKeyFingerprint(c.GetKey()))
 	}
-	var have []string
-	if d != nil && d.opaque != nil {
-		have = d.opaque.collections
-	}
-	added, err := st.newOpaqueCollections(d, name, have, c.GetCollections())
+	added, err := st.newOpaqueCollections(d, name, c.GetCollections())
 	if err != nil {
 		return err
 	}
-	numeric := c.GetNumeric() && (d == nil || d.opaque == nil || !d.opaque.numeric)
-	if numeric && d != nil && d.workers != nil {
-		return leasedNumericRefused(name, c.GetRestore())
+	if err := d.checkNumericTurn(name, c.GetNumeric(), c.GetRestore()); err != nil {
+		return err
 	}
 	if d == nil {
 		d = st.dbForFloors(name)
@@ -161,9 +185,9 @@ func (st *state) applyMakeOpaque(c *raftv1.MakeOpaque) any {
 }
 
 // newOpaqueCollections checks the collections a command names and returns those not opaque
-// yet, folded, each once. have is the database's opaque collections (sorted); d may be nil (a
-// restore of a database the cluster lacks).
-func (st *state) newOpaqueCollections(d *database, database string, have, names []string) ([]string, error) {
+// in d yet, folded, each once. d may be nil (a restore of a database the cluster lacks).
+func (st *state) newOpaqueCollections(d *database, database string, names []string) ([]string, error) {
+	have := d.opaqueCollections()
 	tooMany := func(n int) error {
 		return fmt.Errorf("%w: database %q would have %d opaque collections, at most %d", ErrLimitReached, database, n, MaxOpaqueCollections)
 	}

@@ -46,7 +46,7 @@ func plainIdentityRefused(collection, database string, v int64) error {
 // this state folds it), plain in the backup's cluster, would meet opaque forms in d (nil: the
 // cluster lacks the database).
 func (d *database) plainCounterMeetsForms(key string, v int64) bool {
-	return v >= OpaquePlainLimit && d != nil && d.opaque != nil && d.opaque.has(key)
+	return v >= OpaquePlainLimit && d.opaqueHas(key)
 }
 
 // checkIdentityFloors checks a restore's identity counters before any is applied: a counter
@@ -119,21 +119,17 @@ func (f *FSM) CheckOpaqueRestore(b *Backup) error {
 	numeric := b.opaqueNumeric()
 	for _, w := range b.Workers {
 		name := DatabaseName(w.GetDatabase())
-		if d := st.databases[name]; d != nil && d.opaque != nil && d.opaque.numeric && !numeric[name] {
+		if st.databases[name].opaqueNumeric() && !numeric[name] {
 			return plainWorkersRefused(name)
 		}
 	}
 	for _, o := range b.Opaque {
 		name := DatabaseName(o.GetDatabase())
 		d := st.databases[name]
-		if o.GetNumeric() && d != nil && d.workers != nil && (d.opaque == nil || !d.opaque.numeric) {
-			return leasedNumericRefused(name, true)
+		if err := d.checkNumericTurn(name, o.GetNumeric(), true); err != nil {
+			return err
 		}
-		var have []string
-		if d != nil && d.opaque != nil {
-			have = d.opaque.collections
-		}
-		if _, err := st.newOpaqueCollections(d, name, have, o.GetCollections()); err != nil {
+		if _, err := st.newOpaqueCollections(d, name, o.GetCollections()); err != nil {
 			return err
 		}
 	}

@@ -93,7 +93,7 @@ func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 		return err
 	}
 	name := DatabaseName(c.GetDatabase())
-	if d.opaque != nil && d.opaque.numeric && !st.nodeMinter(c.GetHolder()) {
+	if d.opaqueNumeric() && !st.nodeMinter(c.GetHolder()) {
 		return fmt.Errorf("%w: database %q has opaque numeric IDs, so only its nodes' own minters (holder %q and a registered node's tag) lease workers; the holder is %q",
 			ErrOpaqueClientLease, name, NodeHolderPrefix, c.GetHolder())
 	}
@@ -363,7 +363,7 @@ func (st *state) checkWorkerFloors(recs []*raftv1.WorkerRecord, opaqueNumeric []
 		if l == nil {
 			l = &layout{bits: bits}
 			d := st.databases[name]
-			if d != nil && d.opaque != nil && d.opaque.numeric && !wasOpaque[name] {
+			if d.opaqueNumeric() && !wasOpaque[name] {
 				return plainWorkersRefused(name)
 			}
 			if d != nil && d.workers != nil {
