@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -21,18 +22,35 @@ const maxOpaqueCodecs = 4096
 // used under the key it was made with: a database's key never changes once set, and if it
 // could, the new key would name new entries.
 type opaqueCodecs struct {
-	codecs sync.Map // string(key) + "\x00" + folded name → *opaque.Codec
+	codecs sync.Map // string(key) + "\x00" + folded name or numeric tweak → *opaque.Codec
 	kept   atomic.Int64
 }
 
-// identity is the codec of collection's forms under setting's key (identityCodec), kept.
+// identity is the codec of collection's forms under setting's key, kept: FF1 tweaked by the
+// collection's name as the state machine folds it, so every spelling of a name is one
+// permutation.
 func (c *opaqueCodecs) identity(setting fsm.OpaqueSetting, collection string) (*opaque.Codec, error) {
 	name := setting.Fold(collection)
-	id := string(setting.Key) + "\x00" + name
+	return c.keep(setting.Key, name, func() (*opaque.Codec, error) { return opaque.NewIdentityCodec(setting.Key, name) })
+}
+
+// numeric is the codec of an opaque-numeric database's numeric IDs, kept: every value of an
+// int64 in 13 symbols, tweaked by fsm.OpaqueNumericTweak, which is no collection's folded
+// name, so it names an entry of its own.
+func (c *opaqueCodecs) numeric(setting fsm.OpaqueSetting) (*opaque.Codec, error) {
+	return c.keep(setting.Key, fsm.OpaqueNumericTweak, func() (*opaque.Codec, error) {
+		return opaque.NewCodec(setting.Key, []byte(fsm.OpaqueNumericTweak), 0, math.MaxInt64)
+	})
+}
+
+// keep returns the codec kept for key and tweak, or one newCodec makes, kept while the bound
+// allows.
+func (c *opaqueCodecs) keep(key []byte, tweak string, newCodec func() (*opaque.Codec, error)) (*opaque.Codec, error) {
+	id := string(key) + "\x00" + tweak
 	if kept, ok := c.codecs.Load(id); ok {
 		return kept.(*opaque.Codec), nil
 	}
-	codec, err := opaque.NewIdentityCodec(setting.Key, name)
+	codec, err := newCodec()
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 
@@ -74,5 +75,35 @@ func TestOpaqueCodecsKeepTheRightCodec(t *testing.T) {
 	c.codecs.Range(func(any, any) bool { n++; return true })
 	if n != maxOpaqueCodecs || c.kept.Load() != maxOpaqueCodecs {
 		t.Errorf("%d codecs kept (counted %d), want the bound %d", n, c.kept.Load(), maxOpaqueCodecs)
+	}
+}
+
+// A database's numeric codec is kept beside its collections' and writes what a fresh numeric
+// codec writes, never what a collection's codec would: its tweak names an entry of its own.
+func TestOpaqueCodecsKeepTheNumericCodecApart(t *testing.T) {
+	setting := fsm.OpaqueSetting{Key: bytes.Repeat([]byte{3}, 32)}
+	fresh, err := opaque.NewCodec(setting.Key, []byte(fsm.OpaqueNumericTweak), 0, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fresh.Encode(42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c opaqueCodecs
+	if _, err := c.identity(setting, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		codec, err := c.numeric(setting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if form, _ := codec.Encode(42); form != want {
+			t.Errorf("numeric form of 42 %s, want %s", form, want)
+		}
+	}
+	if got := c.kept.Load(); got != 2 {
+		t.Errorf("%d codecs kept, want 2 (one collection, the numeric IDs)", got)
 	}
 }

@@ -75,7 +75,7 @@ func plainUnderOpaque(tail, id string, sep rune) bool {
 
 // explainIdentityForm reads tail as a form of collection under setting.
 func (s opaqueForms) explainIdentityForm(ctx context.Context, db string, setting fsm.OpaqueSetting, collection, tail string) (*idnodev1.ExplainResponse, error) {
-	c, err := s.identityCodec(setting, collection)
+	c, err := s.codecs.identity(setting, collection)
 	if err != nil {
 		return nil, codecRefusal(err)
 	}
@@ -96,7 +96,7 @@ func (s opaqueForms) explainIdentityForm(ctx context.Context, db string, setting
 
 // explainNumericForm reads id as a numeric form of an opaque-numeric database.
 func (s opaqueForms) explainNumericForm(ctx context.Context, db string, setting fsm.OpaqueSetting, id string) (*idnodev1.ExplainResponse, error) {
-	c, err := numericCodec(setting)
+	c, err := s.codecs.numeric(setting)
 	if err != nil {
 		return nil, codecRefusal(err)
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 
 	"google.golang.org/grpc/codes"
@@ -12,7 +11,6 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/identity"
-	"github.com/idnode/idnode/opaque"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	"github.com/idnode/idnode/reason"
@@ -21,19 +19,6 @@ import (
 // The forms of an opaque database's IDs (docs/opaque-ids.md). Uniqueness stays the counter's:
 // FF1 is a permutation, so distinct values give distinct forms, and every node holds the same
 // key and folds names alike, so every node writes a value's one form.
-
-// identityCodec is the codec of collection's forms under setting's key: FF1 tweaked by the
-// collection's name as the state machine folds it, so every spelling of a name is one
-// permutation. The node keeps it (opaquecodecs.go).
-func (s *core) identityCodec(setting fsm.OpaqueSetting, collection string) (*opaque.Codec, error) {
-	return s.codecs.identity(setting, collection)
-}
-
-// numericCodec is the codec of an opaque-numeric database's numeric IDs: every value of an
-// int64 in 13 symbols, tweaked by fsm.OpaqueNumericTweak, which no collection's name can be.
-func numericCodec(setting fsm.OpaqueSetting) (*opaque.Codec, error) {
-	return opaque.NewCodec(setting.Key, []byte(fsm.OpaqueNumericTweak), 0, math.MaxInt64)
-}
 
 // codecRefusal is the status of a codec the node cannot make from the state it holds (a key
 // of the wrong size), which the state machine never stores: a bug, not the caller's.
@@ -51,7 +36,7 @@ func (s opaqueForms) identityWriter(inc *raftv1.IdentityIncrement) (func(v int64
 	if !ok || !setting.Has(name) {
 		return func(v int64) (string, error) { return docid.IdentityID(name, sep, v), nil }, nil
 	}
-	c, err := s.identityCodec(setting, name)
+	c, err := s.codecs.identity(setting, name)
 	if err != nil {
 		return nil, codecRefusal(err)
 	}
@@ -90,7 +75,7 @@ func (s opaqueForms) numericWriter(db string) (func(v int64) (string, error), er
 	if !ok || !setting.Numeric {
 		return func(v int64) (string, error) { return strconv.FormatInt(v, 10), nil }, nil
 	}
-	c, err := numericCodec(setting)
+	c, err := s.codecs.numeric(setting)
 	if err != nil {
 		return nil, codecRefusal(err)
 	}
