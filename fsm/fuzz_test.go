@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -30,7 +31,8 @@ const (
 // ApplyBatch. Each apply must end within fuzzApplyTime and allocate at most fuzzApplyAllocs;
 // the replicas must answer alike and write byte-identical snapshots, a restore of the
 // snapshot must write the same bytes again, and the restored replica must answer
-// the commands, applied once more, as the original does.
+// the commands, applied once more, as the original does. No answer may break the rule that
+// keeps plain numeric IDs out of a database whose numeric IDs are opaque (opaqueNumericRule).
 func FuzzFSM(f *testing.F) {
 	f.Add([]byte{})
 	// The claim that wedged the FSM near the largest int64, as decodeCommands reads it: claim p/5
@@ -62,6 +64,8 @@ func FuzzFSM(f *testing.F) {
 		cmdMakeOpaque, 1, 0, 0, 0, 0, 0, 1, 0})
 	// p opaque in the default database, the form of its value 2 claimed, then p| x3: 1, 3, 4.
 	f.Add([]byte{cmdMakeOpaque, 1, 0, 0, 0, 0, 0, 0, 0, cmdClaim, 0, 0, 6, 2, 0, 0, 0, cmdIdentity, 0, 0, 10, 0, 0})
+	f.Add(fuzzSeedNodeLeases)
+	f.Add(fuzzSeedRestoredNodeLease)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cmds := decodeCommands(data)
 		one, batched := New(), New()
@@ -69,7 +73,12 @@ func FuzzFSM(f *testing.F) {
 		logs := make([]*raft.Log, len(cmds))
 		for i, c := range cmds {
 			logs[i] = &raft.Log{Index: uint64(i + 1), Type: raft.LogCommand, Data: c}
-			answers[i] = describeAnswer(boundedApply(t, one, logs[i]))
+			rule := opaqueNumericRule(one, logs[i])
+			a := boundedApply(t, one, logs[i])
+			if err := rule(a); err != nil {
+				t.Fatalf("entry %d: %v", i, err)
+			}
+			answers[i] = describeAnswer(a)
 		}
 		for i, a := range batched.ApplyBatch(logs) {
 			if got := describeAnswer(a); got != answers[i] {
@@ -155,6 +164,9 @@ const (
 	cmdNodeVersion
 	cmdSetClusterVersion
 	cmdMakeOpaque
+	cmdRegisterNode
+	cmdRemoveNode
+	cmdRaiseWorker
 	cmdKinds
 )
 
@@ -199,6 +211,19 @@ func (r *fuzzReader) number() int64 {
 
 func (r *fuzzReader) name() string     { return fuzzNames[r.pick(len(fuzzNames))] }
 func (r *fuzzReader) database() string { return fuzzDatabases[r.pick(len(fuzzDatabases))] }
+
+// fuzzTags are node tags: two that register, one left for the FSM to assign, and the
+// reserved one.
+var fuzzTags = []string{"A", "B", "", "RAFT"}
+
+// fuzzHolders are worker holders: the fuzz names (at the same selectors as in fuzzNames, so a
+// holder byte below 8 means what it meant before nodes' minters were here), the minters of
+// the two tags that register, and node holders no node can be.
+var fuzzHolders = append(slices.Clone(fuzzNames),
+	NodeHolderPrefix+"A", NodeHolderPrefix+"B", NodeHolderPrefix, NodeHolderPrefix+"RAFT")
+
+func (r *fuzzReader) tag() string    { return fuzzTags[r.pick(len(fuzzTags))] }
+func (r *fuzzReader) holder() string { return fuzzHolders[r.pick(len(fuzzHolders))] }
 
 // claimID is a claim in the identity format of a fuzz name, a plain semantic ID, or the form
 // of a small value of p or users under a key MakeOpaque may give them.
@@ -325,7 +350,7 @@ func decodeCommands(data []byte) [][]byte {
 				Claims:     []*raftv1.ClaimRecord{{Id: r.claimID(), Owner: r.name(), Database: r.database()}},
 			}
 		case cmdAcquireWorker:
-			typ, msg = AcquireWorkerCommand, &raftv1.AcquireWorker{Database: r.database(), Holder: r.name(), WorkerBits: fuzzBits[r.pick(len(fuzzBits))],
+			typ, msg = AcquireWorkerCommand, &raftv1.AcquireWorker{Database: r.database(), Holder: r.holder(), WorkerBits: fuzzBits[r.pick(len(fuzzBits))],
 				LeaseMs: r.leaseMs(), ProposedAtMs: r.proposedAt(clock), RequestId: r.requestID()}
 		case cmdRenewWorker:
 			typ, msg = RenewWorkerCommand, &raftv1.RenewWorker{Database: r.database(), Worker: r.worker(), Epoch: uint64(r.pick(4)),
@@ -358,6 +383,26 @@ func decodeCommands(data []byte) [][]byte {
 			key := bytes.Repeat([]byte{byte(1 + r.pick(2))}, []int{OpaqueKeyLen, OpaqueKeyLen, 16}[r.pick(3)])
 			typ, msg = MakeOpaqueCommand, &raftv1.MakeOpaque{Database: r.database(), Collections: cols, Numeric: r.byte()%2 == 1,
 				Key: key, Restore: r.byte()%3 == 2}
+		case cmdRegisterNode:
+			// Two incarnations and two addresses, so a second registration of a tag may be
+			// the same node, another incarnation, or another node at a held address.
+			typ, msg = RegisterNodeCommand, &raftv1.RegisterNode{Tag: r.tag(), Incarnation: []string{"", "i1", "i2"}[r.pick(3)],
+				RaftAddress: []string{"", "a1", "a2"}[r.pick(3)], NodeVersion: uint32(r.pick(int(CurrentVersion) + 2)),
+				FoundingVersion: uint32(r.pick(int(CurrentVersion) + 2))}
+		case cmdRemoveNode:
+			typ, msg = RemoveNodeCommand, &raftv1.RemoveNode{Tag: r.tag()}
+		case cmdRaiseWorker:
+			// A backup's worker, held by a client or a node's minter, of a database whose
+			// numeric IDs were opaque in the backup's cluster or plain.
+			rec := &raftv1.WorkerRecord{Database: r.database()}
+			rec.Worker, rec.Epoch, rec.Holder = r.worker(), uint64(r.pick(4)), r.holder()
+			rec.WorkerBits = fuzzBits[r.pick(len(fuzzBits))]
+			rec.MinMs, rec.ExpiresAtMs, rec.HighWaterMs = r.number(), r.number(), r.number()
+			raise := &raftv1.RaiseFloor{Workers: []*raftv1.WorkerRecord{rec}}
+			if r.byte()%2 == 1 {
+				raise.OpaqueNumericDatabases = []string{rec.GetDatabase()}
+			}
+			typ, msg = RaiseFloorCommand, raise
 		case cmdRaw:
 			// Any type byte, known or not, with a few payload bytes: malformed entries and the
 			// halt on an unknown command.
