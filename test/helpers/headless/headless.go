@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,21 +60,6 @@ func New(t testing.TB, extra ...chromedp.ExecAllocatorOption) context.Context {
 		t.Fatalf("starting the browser: %v", err)
 	}
 	return tab
-}
-
-// Navigate opens url in tab, then runs then. A load the browser aborts because the machine's
-// network changed (Docker adds interfaces while other tests run) is tried again.
-func Navigate(tab context.Context, url string, then ...chromedp.Action[chromedp.Void]) error {
-	var err error
-	for range 3 {
-		if err = chromedp.Do(tab, chromedp.Navigate(url)); err == nil || !strings.Contains(err.Error(), "ERR_NETWORK_CHANGED") {
-			break
-		}
-	}
-	if err != nil {
-		return err
-	}
-	return chromedp.Do(tab, then...)
 }
 
 // Screenshot writes the whole page in tab to path as a PNG.

@@ -118,6 +118,10 @@ func (n *Net) name(h string) string { return fmt.Sprintf("idnode-%d-%s", n.n, h)
 // Addr is host h's address, which its processes listen on and everyone reaches it at.
 func (n *Net) Addr(h string) string { return n.addr(n.index(h) + 1) }
 
+// TestAddr is the test's own address on the links: a server of the test listening there is
+// reached by every host.
+func (n *Net) TestAddr() string { return n.addr(testSide) }
+
 func (n *Net) index(h string) int {
 	for i, o := range n.hosts {
 		if o == h {

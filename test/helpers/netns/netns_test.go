@@ -19,7 +19,7 @@ const probeWait = 300 * time.Millisecond
 // before the cut and on new ones, and leaves the other hosts alone; Heal brings both back.
 func TestCutAndHeal(t *testing.T) {
 	n := Start(t, "A", "B")
-	l, err := net.Listen("tcp", n.addr(testSide)+":0") // the test's end of the links
+	l, err := net.Listen("tcp", n.TestAddr()+":0")
 	if err != nil {
 		t.Fatal(err)
 	}
