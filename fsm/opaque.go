@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/idnode/idnode/docid"
-	"github.com/idnode/idnode/opaque"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 )
 
@@ -43,8 +42,9 @@ type opaqueState struct {
 	// slice is replaced, never changed in place, so a captured snapshot record keeps its own.
 	collections []string
 	numeric     bool
-	// codecs are the collections' codecs, made when first needed (opaqueclaims.go).
-	codecs map[string]*opaque.Codec
+	// codecs are the codecs of the collections' and numeric IDs' forms, made when first
+	// needed (opaquecodecs.go).
+	codecs opaqueCodecs
 }
 
 // has reports whether the folded collection key is opaque.

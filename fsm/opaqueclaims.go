@@ -41,27 +41,6 @@ func formShaped(key, sep string) (prefix, form string, ok bool) {
 	return key[:i], form, true
 }
 
-// opaqueCodec returns the codec of the identity counter key when it is an opaque collection of
-// the database, nil when it is not. Codecs are kept once made: each costs an AES key schedule.
-func (d *database) opaqueCodec(key string) (*opaque.Codec, error) {
-	o := d.opaque
-	if o == nil || !o.has(key) {
-		return nil, nil
-	}
-	if c := o.codecs[key]; c != nil {
-		return c, nil
-	}
-	c, err := opaque.NewIdentityCodec(o.key, key)
-	if err != nil {
-		return nil, err
-	}
-	if o.codecs == nil {
-		o.codecs = make(map[string]*opaque.Codec)
-	}
-	o.codecs[key] = c
-	return c, nil
-}
-
 // formValue is the counter value whose form is the last part of a form-shaped claim under
 // prefix, when prefix is an opaque collection and the form decrypts into its counter's range.
 func (d *database) formValue(prefix, form string) (int64, bool) {

@@ -31,6 +31,4 @@ type core struct {
 	regProblem atomic.Pointer[string]
 	// clock is this node's clock against the leader's (clock.go).
 	clock clockWatch
-	// codecs keeps the opaque collections' codecs (opaquecodecs.go).
-	codecs opaqueCodecs
 }

@@ -27,38 +27,48 @@ func (s opaqueForms) explain(ctx context.Context, db, id string) (out *idnodev1.
 	cut := strings.LastIndex(id, string(sep))
 	if cut > 0 {
 		collection, tail := id[:cut], id[cut+utf8.RuneLen(sep):]
-		setting, opaqueHere := s.settingAfterCatchUp(ctx, db, len(tail) == opaque.IdentityLen, func(st fsm.OpaqueSetting) bool { return st.Has(collection) })
-		if !opaqueHere || plainUnderOpaque(tail, id, sep) {
+		codec, err := s.codecAfterCatchUp(ctx, len(tail) == opaque.IdentityLen, func() (*opaque.Codec, error) {
+			return s.node.FSM().OpaqueIdentityCodec(db, collection)
+		})
+		switch {
+		case err != nil:
+			return nil, true, codecRefusal(err)
+		case codec == nil || plainUnderOpaque(tail, id, sep):
 			return nil, false, nil
 		}
-		out, err := s.explainIdentityForm(ctx, db, setting, collection, tail)
+		out, err := s.explainIdentityForm(ctx, db, codec, collection, tail)
 		return out, true, err
 	}
 	if len(id) != opaque.IdentityLen {
 		return nil, false, nil
 	}
-	setting, opaqueHere := s.settingAfterCatchUp(ctx, db, true, func(st fsm.OpaqueSetting) bool { return st.Numeric })
-	if !opaqueHere {
+	codec, err := s.codecAfterCatchUp(ctx, true, func() (*opaque.Codec, error) { return s.node.FSM().OpaqueNumericCodec(db) })
+	switch {
+	case err != nil:
+		return nil, true, codecRefusal(err)
+	case codec == nil:
 		return nil, false, nil
 	}
-	out, err = s.explainNumericForm(ctx, db, setting, id)
+	out, err = s.explainNumericForm(ctx, db, codec, id)
 	return out, true, err
 }
 
-// settingAfterCatchUp is db's opaque setting when has says it covers the ID. When it does not
-// and the ID has a form's length (likely), this node first catches up with the leader: a
-// setting just made may not be applied here yet.
-func (s opaqueForms) settingAfterCatchUp(ctx context.Context, db string, likely bool, has func(fsm.OpaqueSetting) bool) (fsm.OpaqueSetting, bool) {
-	var setting fsm.OpaqueSetting
+// codecAfterCatchUp is the codec codecOf finds for the ID (nil: the ID is no form here). When
+// it finds none and the ID has a form's length (likely), this node first catches up with the
+// leader: a setting just made may not be applied here yet.
+func (s opaqueForms) codecAfterCatchUp(ctx context.Context, likely bool, codecOf func() (*opaque.Codec, error)) (*opaque.Codec, error) {
+	var (
+		codec *opaque.Codec
+		err   error
+	)
 	known := func() bool {
-		st, ok := s.node.FSM().Opaque(db)
-		setting = st
-		return ok && has(st)
+		codec, err = codecOf()
+		return codec != nil || err != nil
 	}
 	if known() || likely && s.knownAfterCatchUp(ctx, known) {
-		return setting, true
+		return codec, err
 	}
-	return setting, false
+	return nil, nil
 }
 
 // plainUnderOpaque reports whether tail, after an opaque collection's name, is a plain ID of
@@ -73,12 +83,8 @@ func plainUnderOpaque(tail, id string, sep rune) bool {
 	return err == nil && sh.Kind != docid.Semantic
 }
 
-// explainIdentityForm reads tail as a form of collection under setting.
-func (s opaqueForms) explainIdentityForm(ctx context.Context, db string, setting fsm.OpaqueSetting, collection, tail string) (*idnodev1.ExplainResponse, error) {
-	c, err := s.codecs.identity(setting, collection)
-	if err != nil {
-		return nil, codecRefusal(err)
-	}
+// explainIdentityForm reads tail as a form of collection with the collection's codec c.
+func (s opaqueForms) explainIdentityForm(ctx context.Context, db string, c *opaque.Codec, collection, tail string) (*idnodev1.ExplainResponse, error) {
 	v, err := c.Decode(tail)
 	if err != nil {
 		return nil, reason.Error(codes.InvalidArgument, reason.NotOpaqueForm, fmt.Sprintf(
@@ -94,12 +100,9 @@ func (s opaqueForms) explainIdentityForm(ctx context.Context, db string, setting
 	return out, nil
 }
 
-// explainNumericForm reads id as a numeric form of an opaque-numeric database.
-func (s opaqueForms) explainNumericForm(ctx context.Context, db string, setting fsm.OpaqueSetting, id string) (*idnodev1.ExplainResponse, error) {
-	c, err := s.codecs.numeric(setting)
-	if err != nil {
-		return nil, codecRefusal(err)
-	}
+// explainNumericForm reads id as a numeric form of an opaque-numeric database with the
+// database's numeric codec c.
+func (s opaqueForms) explainNumericForm(ctx context.Context, db string, c *opaque.Codec, id string) (*idnodev1.ExplainResponse, error) {
 	v, err := c.Decode(id)
 	if err != nil {
 		return nil, reason.Error(codes.InvalidArgument, reason.NotOpaqueForm, fmt.Sprintf(

@@ -21,7 +21,9 @@ import (
 // key and folds names alike, so every node writes a value's one form.
 
 // codecRefusal is the status of a codec the node cannot make from the state it holds (a key
-// of the wrong size), which the state machine never stores: a bug, not the caller's.
+// of the wrong size), which the state machine never stores: a bug, not the caller's. The
+// codecs are the state machine's own (fsm.OpaqueIdentityCodec), kept beside the key they were
+// made with, so no codec outlives a key that a snapshot install replaced.
 func codecRefusal(err error) error {
 	return status.Errorf(codes.Internal, "the database's opaque key cannot make a codec: %v", err)
 }
@@ -32,13 +34,12 @@ func codecRefusal(err error) error {
 // caught up before it gets here).
 func (s opaqueForms) identityWriter(inc *raftv1.IdentityIncrement) (func(v int64) (string, error), error) {
 	name, sep := inc.GetName(), s.cfg.Separator
-	setting, ok := s.node.FSM().Opaque(inc.GetDatabase())
-	if !ok || !setting.Has(name) {
-		return func(v int64) (string, error) { return docid.IdentityID(name, sep, v), nil }, nil
-	}
-	c, err := s.codecs.identity(setting, name)
-	if err != nil {
+	c, err := s.node.FSM().OpaqueIdentityCodec(inc.GetDatabase(), name)
+	switch {
+	case err != nil:
 		return nil, codecRefusal(err)
+	case c == nil:
+		return func(v int64) (string, error) { return docid.IdentityID(name, sep, v), nil }, nil
 	}
 	prefix := name + string(sep)
 	return func(v int64) (string, error) {
@@ -71,13 +72,12 @@ func (s opaqueForms) refuseIdentity(db, name string) error {
 // (numericMinter catches up after acquiring it): numeric IDs can turn opaque only before the
 // database's first worker lease.
 func (s opaqueForms) numericWriter(db string) (func(v int64) (string, error), error) {
-	setting, ok := s.node.FSM().Opaque(db)
-	if !ok || !setting.Numeric {
-		return func(v int64) (string, error) { return strconv.FormatInt(v, 10), nil }, nil
-	}
-	c, err := s.codecs.numeric(setting)
-	if err != nil {
+	c, err := s.node.FSM().OpaqueNumericCodec(db)
+	switch {
+	case err != nil:
 		return nil, codecRefusal(err)
+	case c == nil:
+		return func(v int64) (string, error) { return strconv.FormatInt(v, 10), nil }, nil
 	}
 	return func(v int64) (string, error) {
 		form, err := c.Encode(v)
