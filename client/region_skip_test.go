@@ -108,6 +108,13 @@ func TestRegionalClientAsksAFailingNodeEverMoreRarely(t *testing.T) {
 	}
 }
 
+// skipTestAttemptTimeout bounds each attempt of TestRegionSkipsOnlyANodeThatFailedItself. An
+// attempt that times out is a failure of its node, so it must be long enough for a loaded
+// machine under -race to connect to a fake node and have its answer: with 50 ms, B's first
+// attempt timed out before B saw it, or A's did and A was skipped too. Only the case of the
+// hanging node waits it out, once.
+const skipTestAttemptTimeout = 2 * time.Second
+
 // Only a failure of the node itself skips it: no answer (no idnode reason), the attempt's own
 // timeout, or a refusal about the node alone (NODE_BUSY, SHUTTING_DOWN, NOT_CAUGHT_UP,
 // STORAGE_FULL, STORAGE_FAILED, NOT_REGISTERED: a node that is stopping or behind would cost
@@ -139,7 +146,7 @@ func TestRegionSkipsOnlyANodeThatFailedItself(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, nodes, addrs := fakeCluster(t, "A", "B")
-			c := dialTest(t, addrs, WithCallTimeout(50*time.Millisecond),
+			c := dialTest(t, addrs, WithCallTimeout(skipTestAttemptTimeout),
 				WithRegion("west", map[string]string{addrs[0]: "east", addrs[1]: "west"}))
 			c.regions.now = newFakeClock().now
 			nodes[1].set(tc.fail)
