@@ -131,7 +131,8 @@ func TestSeriesThroughAFollower(t *testing.T) {
 }
 
 // Many callers on every node issue from one series: each gets its own number, and the numbers
-// are 1..N with none missing and none twice.
+// are 1..N with none missing and none twice, also when the leader changes meanwhile and callers
+// retry.
 func TestSeriesIssueUnderContention(t *testing.T) {
 	c := newTestCluster(t, 3)
 	c.waitLeader(convergeTimeout, c.Tags()...)
@@ -151,7 +152,11 @@ func TestSeriesIssueUnderContention(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				id := fmt.Sprintf("doc-%d-%d", g, i)
-				resp, err := cl.Issue(ctx, &idnodev1.IssueRequest{Series: "hot", RequestId: id})
+				var resp *idnodev1.IssueResponse
+				err := retryUnavailable(func() (err error) {
+					resp, err = cl.Issue(ctx, &idnodev1.IssueRequest{Series: "hot", RequestId: id})
+					return err
+				})
 				if err != nil {
 					errs <- fmt.Errorf("%s: %w", id, err)
 					return
