@@ -71,6 +71,23 @@ func (oc *opaqueCluster) keyOn(tag, db string) []byte {
 	return setting.Key
 }
 
+// keyAnswered waits until node tag's state holds database db's opaque key, checks that it has
+// the fingerprint a MakeOpaque answered, and returns it. The leader that answered held the key
+// then; tag, the test's leader at the start, may have lost the lead since on a loaded machine
+// and apply the key a moment later.
+func (oc *opaqueCluster) keyAnswered(tag, db, fingerprint string) []byte {
+	oc.t.Helper()
+	var key []byte
+	waitFor(oc.t, fmt.Sprintf("node %s to hold the opaque key of %s", tag, db), convergeTimeout, func() (bool, string) {
+		key = oc.keyOn(tag, db)
+		return key != nil, "no key yet"
+	})
+	if got := fsm.OpaqueKeyFingerprint(key); got != fingerprint {
+		oc.t.Fatalf("node %s holds a key of %s with fingerprint %s, not the %s MakeOpaque answered", tag, db, got, fingerprint)
+	}
+	return key
+}
+
 // refusedWith checks that err is code with reason why.
 func refusedWith(t *testing.T, what string, err error, code codes.Code, why string) {
 	t.Helper()
@@ -364,7 +381,8 @@ func TestOpaqueCollections(t *testing.T) {
 }
 
 // Many callers through every node Generate on one opaque collection at once: no form twice,
-// and the forms read back to as many distinct values.
+// and the forms read back to as many distinct values, also when the leader changes meanwhile
+// and callers retry.
 func TestOpaqueGenerateUnderContention(t *testing.T) {
 	oc := newOpaqueCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -379,10 +397,15 @@ func TestOpaqueGenerateUnderContention(t *testing.T) {
 	errs := make(chan error, callers*len(oc.Tags()))
 	var wg sync.WaitGroup
 	for _, tag := range oc.Tags() {
-		for range callers {
+		for caller := range callers {
 			wg.Go(func() {
-				for range calls {
-					resp, err := oc.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", Count: count})
+				for call := range calls {
+					req := &idnodev1.GenerateRequest{Id: "orders|", Count: count, RequestId: fmt.Sprintf("%s-%d-%d", tag, caller, call)}
+					var resp *idnodev1.GenerateResponse
+					err := retryUnavailable(func() (err error) {
+						resp, err = oc.ids[tag].Generate(ctx, req)
+						return err
+					})
 					if err != nil {
 						errs <- fmt.Errorf("node %s: %w", tag, err)
 						return
@@ -399,10 +422,7 @@ func TestOpaqueGenerateUnderContention(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	key := oc.keyOn(oc.leader, "default")
-	if fsm.OpaqueKeyFingerprint(key) != made.GetKeyFingerprint() {
-		t.Fatalf("the leader's key is not the one MakeOpaque answered")
-	}
+	key := oc.keyAnswered(oc.leader, "default", made.GetKeyFingerprint())
 	codec, _ := opaque.NewIdentityCodec(key, "orders")
 	forms, values := map[string]bool{}, map[int64]bool{}
 	for i, v := range decodeForms(t, codec, "orders/", all) {
