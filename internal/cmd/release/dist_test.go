@@ -16,8 +16,25 @@ import (
 	"github.com/idnode/idnode/internal/filesum"
 )
 
-// distTimeout bounds `make dist` for one platform (two static builds and the SBOM).
-const distTimeout = 5 * time.Minute
+// How long `make dist` for one platform (two static builds and the SBOM) may take: all the time
+// the test binary has left (go test gives a package 10 minutes) less distMargin, which the
+// checks after it and the package's other tests need, or distMaxBuild when the binary has no
+// deadline. From a cold build cache on the shared 2-core machine under a load average of 15
+// the two builds took over seven minutes, past the five this once had.
+const (
+	distMargin   = time.Minute
+	distMaxBuild = 20 * time.Minute
+	// distWaitDelay bounds the wait for the output pipe once make is killed.
+	distWaitDelay = 10 * time.Second
+)
+
+// distBuildTime is how long this run of TestDistArtefacts gives `make dist`.
+func distBuildTime(t *testing.T) time.Duration {
+	if deadline, ok := t.Deadline(); ok {
+		return time.Until(deadline) - distMargin
+	}
+	return distMaxBuild
+}
 
 // The release artefacts: `make dist` builds them, every file is in
 // SHA256SUMS with its checksum (and each binary in the SBOM with the same), and the binaries
@@ -37,12 +54,18 @@ func TestDistArtefacts(t *testing.T) {
 			}
 		}
 		dir, version = filepath.Join(t.TempDir(), "dist"), "v0.0.0-disttest"
-		ctx, cancel := context.WithTimeout(context.Background(), distTimeout)
+		budget := distBuildTime(t)
+		ctx, cancel := context.WithTimeout(context.Background(), budget)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "make", "-C", root, "dist", "DIST="+dir, "VERSION="+version,
 			"PLATFORMS="+runtime.GOOS+"/"+runtime.GOARCH)
+		// Killing make alone left its go builds running and holding the output pipe, and the
+		// test waited minutes past its bound for them.
+		inOwnGroup(cmd)
+		cmd.WaitDelay = distWaitDelay
+		start := time.Now()
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("make dist: %v\n%s", err, out)
+			t.Fatalf("make dist (given %v, took %v): %v\n%s", budget.Round(time.Second), time.Since(start).Round(time.Second), err, out)
 		}
 	} else if dir, err = filepath.Abs(filepath.Join(root, dir)); err != nil || version == "" {
 		t.Fatalf("IDNODE_DIST_DIR %q needs IDNODE_DIST_VERSION (%q): %v", dir, version, err)
