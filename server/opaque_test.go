@@ -88,6 +88,22 @@ func (oc *opaqueCluster) keyAnswered(tag, db, fingerprint string) []byte {
 	return key
 }
 
+// createDatabase creates database name through node tag, retrying UNAVAILABLE as
+// retryUnavailable does. CreateDatabase carries no request_id, so once an attempt's outcome
+// was unknown, ALREADY_EXISTS from a later one is that attempt's doing.
+func (oc *opaqueCluster) createDatabase(ctx context.Context, tag, name string) {
+	oc.t.Helper()
+	unknown := false
+	err := retryUnavailable(func() error {
+		_, err := oc.admin[tag].CreateDatabase(asAdmin(ctx), &idnodev1.CreateDatabaseRequest{Name: name})
+		unknown = unknown || reason.Of(err) == reason.OutcomeUnknown
+		return err
+	})
+	if err != nil && (!unknown || status.Code(err) != codes.AlreadyExists) {
+		oc.t.Fatalf("CreateDatabase(%s) via %s: %v", name, tag, err)
+	}
+}
+
 // refusedWith checks that err is code with reason why.
 func refusedWith(t *testing.T, what string, err error, code codes.Code, why string) {
 	t.Helper()
@@ -437,7 +453,9 @@ func TestOpaqueGenerateUnderContention(t *testing.T) {
 }
 
 // In an opaque-numeric database Generate answers 13-symbol forms of numeric IDs, a client may
-// not lease a worker, and Explain reads a form back for an admin.
+// not lease a worker, and Explain reads a form back for an admin. Every call that goes through
+// Raft is retried on UNAVAILABLE (retryUnavailable): the leader may step down on a loaded
+// machine, and this test is not about that.
 func TestOpaqueNumeric(t *testing.T) {
 	oc := newOpaqueCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -445,29 +463,40 @@ func TestOpaqueNumeric(t *testing.T) {
 	admin := asAdmin(ctx)
 	leader, follower := oc.leader, oc.followers[0]
 	for _, db := range []string{"num", "leased"} {
-		if _, err := oc.admin[leader].CreateDatabase(admin, &idnodev1.CreateDatabaseRequest{Name: db}); err != nil {
-			t.Fatal(err)
-		}
+		oc.createDatabase(ctx, leader, db)
 	}
 	// A database that had a worker lease cannot turn numeric opaque.
-	if _, err := oc.ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Database: "leased"}); err != nil {
+	if err := retryUnavailable(func() error {
+		_, err := oc.ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Database: "leased"})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "leased", Numeric: true})
+	err := retryUnavailable(func() error {
+		_, err := oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "leased", Numeric: true})
+		return err
+	})
 	refusedSaying(t, "MakeOpaque numeric after a lease", err, "leased")
 
-	if _, err := oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "num", Numeric: true}); err != nil {
+	var made *idnodev1.OpaqueStatus
+	if err := retryUnavailable(func() (err error) {
+		made, err = oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "num", Numeric: true})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
-	key := oc.keyOn(leader, "num")
+	key := oc.keyAnswered(leader, "num", made.GetKeyFingerprint())
 	codec, err := opaque.NewCodec(key, []byte(fsm.OpaqueNumericTweak), 0, math.MaxInt64)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var form string
 	for _, tag := range oc.Tags() {
-		resp, err := oc.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Count: 5, Database: "num"})
-		if err != nil {
+		var resp *idnodev1.GenerateResponse
+		if err := retryUnavailable(func() (err error) {
+			resp, err = oc.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Count: 5, Database: "num"})
+			return err
+		}); err != nil {
 			t.Fatalf("node %s: %v", tag, err)
 		}
 		values := decodeForms(t, codec, "", resp.GetIds())
@@ -477,7 +506,10 @@ func TestOpaqueNumeric(t *testing.T) {
 		form = resp.GetIds()[0]
 	}
 	for _, tag := range oc.Tags() {
-		_, err := oc.ids[tag].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "num", Holder: "app", WorkerBits: 10, LeaseMs: 5000})
+		err := retryUnavailable(func() error {
+			_, err := oc.ids[tag].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "num", Holder: "app", WorkerBits: 10, LeaseMs: 5000})
+			return err
+		})
 		refusedWith(t, "a client's worker lease via "+tag, err, codes.FailedPrecondition, reason.OpaqueCollection)
 		// The nodes' minters' holder names are reserved: a client that names itself so is
 		// refused on every node, in any database, before anything reaches the leader.
@@ -491,7 +523,10 @@ func TestOpaqueNumeric(t *testing.T) {
 			}
 		}
 	}
-	if _, err := oc.ids[follower].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "leased", Holder: "app", WorkerBits: 10, LeaseMs: 5000}); err != nil {
+	if err := retryUnavailable(func() error {
+		_, err := oc.ids[follower].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "leased", Holder: "app", WorkerBits: 10, LeaseMs: 5000, RequestId: "app-leased"})
+		return err
+	}); err != nil {
 		t.Fatalf("a client's lease in a plain database: %v", err)
 	}
 
