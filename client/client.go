@@ -62,8 +62,9 @@ var (
 		"the counters are at the backup's values only; upgrade it, then restore again with the margin")
 
 	// ErrNotOpaqueForm is returned by ParseOpaqueID for a string that is not the opaque form of
-	// an ID of the collection it names; the error says which part is wrong.
-	ErrNotOpaqueForm = errors.New("idnode client: not the opaque form of an ID of this collection")
+	// an ID of the collection it names, and by ParseOpaqueNumericID for one that is not the
+	// form of a numeric ID; the error says which part is wrong.
+	ErrNotOpaqueForm = errors.New("idnode client: not an opaque ID's form")
 )
 
 // Backoff is the wait between two rounds of attempts of one call, a round being one attempt on

@@ -23,20 +23,32 @@ type opaqueFormCase struct {
 	Why        string `json:"why"`
 }
 
-func loadOpaqueForms(t testing.TB) (valid, invalid []opaqueFormCase) {
+// opaqueFormCases are the valid and invalid cases of one kind of form.
+type opaqueFormCases struct{ Valid, Invalid []opaqueFormCase }
+
+// opaqueForms is test/conformance/opaque-forms.json: the forms of collections' IDs, and
+// under numeric those of numeric IDs.
+type opaqueForms struct {
+	opaqueFormCases
+	Numeric opaqueFormCases
+}
+
+func loadOpaqueForms(t testing.TB) opaqueForms {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "test", "conformance", "opaque-forms.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var forms struct{ Valid, Invalid []opaqueFormCase }
+	var forms opaqueForms
 	if err := json.Unmarshal(raw, &forms); err != nil {
 		t.Fatal(err)
 	}
-	if len(forms.Valid) == 0 || len(forms.Invalid) == 0 {
-		t.Fatalf("opaque-forms.json has %d valid and %d invalid cases", len(forms.Valid), len(forms.Invalid))
+	for kind, c := range map[string]opaqueFormCases{"collection": forms.opaqueFormCases, "numeric": forms.Numeric} {
+		if len(c.Valid) == 0 || len(c.Invalid) == 0 {
+			t.Fatalf("opaque-forms.json has %d valid and %d invalid %s cases", len(c.Valid), len(c.Invalid), kind)
+		}
 	}
-	return forms.Valid, forms.Invalid
+	return forms
 }
 
 func (c opaqueFormCase) separator(t testing.TB) rune {
@@ -52,17 +64,51 @@ func (c opaqueFormCase) separator(t testing.TB) rune {
 }
 
 func TestParseOpaqueIDSharedCases(t *testing.T) {
-	valid, invalid := loadOpaqueForms(t)
-	for _, c := range valid {
+	forms := loadOpaqueForms(t)
+	for _, c := range forms.Valid {
 		got, err := ParseOpaqueID(c.ID, c.Collection, c.separator(t))
 		if err != nil || got != c.Normalised {
 			t.Errorf("ParseOpaqueID(%q, %q) = %q, %v; want %q (%s)", c.ID, c.Collection, got, err, c.Normalised, c.Why)
 		}
 	}
-	for _, c := range invalid {
+	for _, c := range forms.Invalid {
 		got, err := ParseOpaqueID(c.ID, c.Collection, c.separator(t))
 		if !errors.Is(err, ErrNotOpaqueForm) {
 			t.Errorf("ParseOpaqueID(%q, %q) = %q, %v; want ErrNotOpaqueForm (%s)", c.ID, c.Collection, got, err, c.Why)
+		}
+	}
+}
+
+func TestParseOpaqueNumericIDSharedCases(t *testing.T) {
+	forms := loadOpaqueForms(t)
+	for _, c := range forms.Numeric.Valid {
+		got, err := ParseOpaqueNumericID(c.ID)
+		if err != nil || got != c.Normalised {
+			t.Errorf("ParseOpaqueNumericID(%q) = %q, %v; want %q (%s)", c.ID, got, err, c.Normalised, c.Why)
+		}
+	}
+	for _, c := range forms.Numeric.Invalid {
+		got, err := ParseOpaqueNumericID(c.ID)
+		if !errors.Is(err, ErrNotOpaqueForm) {
+			t.Errorf("ParseOpaqueNumericID(%q) = %q, %v; want ErrNotOpaqueForm (%s)", c.ID, got, err, c.Why)
+		}
+	}
+}
+
+// TestParseOpaqueNumericIDTakesWhatTheCodecWrites checks the numeric check against a codec
+// made as a node makes an opaque-numeric database's (every int64, tweaked by "#numeric").
+func TestParseOpaqueNumericIDTakesWhatTheCodecWrites(t *testing.T) {
+	codec, err := opaque.NewCodec(make([]byte, 32), []byte("#numeric"), 0, 1<<63-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []int64{0, 1, 1 << 40, 1<<63 - 1} {
+		form, err := codec.Encode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := ParseOpaqueNumericID(strings.ToLower(form)); err != nil || got != form {
+			t.Errorf("ParseOpaqueNumericID(lower(%q)) = %q, %v", form, got, err)
 		}
 	}
 }
@@ -89,8 +135,8 @@ func TestParseOpaqueIDTakesWhatTheCodecWrites(t *testing.T) {
 // FuzzParseOpaqueID checks that what the check accepts is a fixed point of it, keeps the
 // ID's length and prefix, and ends in 13 canonical symbols.
 func FuzzParseOpaqueID(f *testing.F) {
-	valid, invalid := loadOpaqueForms(f)
-	for _, c := range append(valid, invalid...) {
+	forms := loadOpaqueForms(f)
+	for _, c := range append(forms.Valid, forms.Invalid...) {
 		f.Add(c.ID, c.Collection)
 	}
 	f.Fuzz(func(t *testing.T, id, collection string) {

@@ -178,6 +178,25 @@ var goOps = map[string]func(context.Context, *goRun, *goClient, *args) (any, err
 		}
 		return parallelIDs(ctx, gc.c, tag, int(workers), int(each))
 	},
+	"opaqueForms": func(_ context.Context, _ *goRun, _ *goClient, a *args) (any, error) {
+		ids, collection := a.strs("ids"), a.str("collection")
+		if a.err != nil {
+			return nil, a.err
+		}
+		parse := client.ParseOpaqueNumericID
+		if collection != "" {
+			parse = func(id string) (string, error) { return client.ParseOpaqueID(id, collection, '/') }
+		}
+		forms := make([]string, 0, len(ids))
+		for _, id := range ids {
+			form, err := parse(id)
+			if err != nil {
+				return nil, err
+			}
+			forms = append(forms, form)
+		}
+		return map[string]any{"ids": forms}, nil
+	},
 	"numericIds": func(ctx context.Context, _ *goRun, gc *goClient, a *args) (any, error) {
 		count := a.int("count", 1)
 		if a.err != nil {

@@ -303,6 +303,18 @@ async def _numeric(run: Run, name: str, a: Args, t: float) -> Dict[str, Any]:
     return {"ids": ids, "worker": g.worker, "epoch": g.epoch}
 
 
+async def _opaque_forms(run: Run, name: str, a: Args, t: float) -> Dict[str, Any]:
+    collection = a.get("collection")
+    forms = []
+    for id in a.get("ids", []):
+        form = idnode.opaque_id(id, collection) if collection else idnode.opaque_numeric_id(id)
+        if form is None:
+            kind = f"an opaque ID of {collection}" if collection else "an opaque numeric ID"
+            raise StepFailed(f"opaqueForms: {id!r} is not {kind}")
+        forms.append(form)
+    return {"ids": forms}
+
+
 async def _list_identities(run: Run, name: str, a: Args, t: float) -> Dict[str, Any]:
     c = run.clients[name]
     out, token = [], ""
@@ -364,6 +376,7 @@ OPS: Dict[str, Op] = {
     "hiloIds": lambda r, n, a, t: _hilo_ids(r, n, a.get("tag", ""), a.get("count", 1)),
     "hiloIdsParallel": lambda r, n, a, t: _then(_parallel(r, n, a.get("tag", ""), a.get("workers", 1), a.get("each", 1), t), lambda ids: {"ids": ids}),
     "numericIds": _numeric,
+    "opaqueForms": _opaque_forms,
     "createSeries": lambda r, n, a, t: _then(r.clients[n].create_series(
         a.get("name", ""), a.get("format", ""), period=a.get("period", "none"),
         policy=_POLICY.get(a.get("policy", "gapless"), a.get("policy")), timeout=t), lambda s: {"name": s.name, "format": s.format}),

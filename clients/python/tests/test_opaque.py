@@ -15,13 +15,17 @@ import idnode
 import idnode.aio
 from cluster import REPO, Control
 
-FORMS: Dict[str, List[Dict[str, Any]]] = json.loads(
+FORMS: Dict[str, Any] = json.loads(
     (REPO / "test" / "conformance" / "opaque-forms.json").read_text(encoding="utf-8")
 )
 
 
+NUMERIC: Dict[str, List[Dict[str, Any]]] = FORMS["numeric"]
+
+
 def test_the_shared_cases_are_there() -> None:
     assert FORMS["valid"] and FORMS["invalid"]
+    assert NUMERIC["valid"] and NUMERIC["invalid"]
 
 
 @pytest.mark.parametrize("case", FORMS["valid"], ids=lambda c: c["id"])
@@ -35,9 +39,20 @@ def test_opaque_id_refuses(case: Dict[str, Any]) -> None:
     assert idnode.opaque_id(case["id"], case["collection"], case.get("separator", "/")) is None, case["why"]
 
 
+@pytest.mark.parametrize("case", NUMERIC["valid"], ids=lambda c: c["id"])
+def test_opaque_numeric_id_accepts_and_normalises(case: Dict[str, Any]) -> None:
+    assert idnode.opaque_numeric_id(case["id"]) == case["normalised"], case["why"]
+
+
+@pytest.mark.parametrize("case", NUMERIC["invalid"], ids=lambda c: repr(c["id"]))
+def test_opaque_numeric_id_refuses(case: Dict[str, Any]) -> None:
+    assert idnode.opaque_numeric_id(case["id"]) is None, case["why"]
+
+
 def test_opaque_id_refuses_what_is_not_a_string() -> None:
     assert idnode.opaque_id(None, "orders") is None  # type: ignore[arg-type]
     assert idnode.opaque_id(b"orders/KC6HECSWE6SX7", "orders") is None  # type: ignore[arg-type]
+    assert idnode.opaque_numeric_id(b"KC6HECSWE6SX7") is None  # type: ignore[arg-type]
 
 
 def test_opaque_id_takes_one_character_as_separator() -> None:

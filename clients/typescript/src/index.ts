@@ -66,4 +66,4 @@ export type { Layout, NumericOptions, WorkerLease, WorkerLeaser } from "./numeri
 export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, LEADER_HEADER } from "./transport.js";
 export type { Backoff, CallOptions, FetchFunction, IdnodeRequest, IdnodeResponse, Interceptor, RequestHandler } from "./transport.js";
 export type { Json, JsonObject } from "./json.js";
-export { OPAQUE_ID_LENGTH, opaqueId } from "./opaque.js";
+export { OPAQUE_ID_LENGTH, opaqueId, opaqueNumericId } from "./opaque.js";

@@ -3,7 +3,8 @@
  * opaque answers `generate("orders|")` with `orders/` and 13 Crockford base-32 symbols in place
  * of the counter's value; the key that reads a form back stays in the cluster, so what an
  * application can check alone is the shape. The cases every client agrees on are data, in the
- * conformance suite's test/conformance/opaque-forms.json.
+ * conformance suite's test/conformance/opaque-forms.json. A database whose numeric IDs are opaque
+ * answers them as the 13 symbols alone, which `opaqueNumericId` checks.
  */
 
 /** The number of Crockford base-32 symbols of every opaque ID, after the collection and separator. */
@@ -46,11 +47,35 @@ export function opaqueId(id: string, collection: string, separator = "/"): strin
   if (id.length !== prefix.length + OPAQUE_ID_LENGTH) return undefined;
   const own = id.slice(0, prefix.length);
   if (lowerASCII(own) !== lowerASCII(prefix)) return undefined;
+  const symbols = canonicalSymbols(id.slice(prefix.length));
+  return symbols === undefined ? undefined : own + symbols;
+}
+
+/**
+ * The opaque form of a numeric ID, normalised, or `undefined` when `id` is not one.
+ *
+ * A database whose numeric IDs an admin made opaque answers `generate("", { numeric: true })`
+ * with 13 Crockford base-32 symbols and nothing else, since a numeric ID has no collection. The
+ * symbols are read as {@link opaqueId} reads them. No key is needed and no call is made, so a
+ * form of the right shape may still be none the database's key decodes.
+ *
+ * ```ts
+ * opaqueNumericId("kc6hecswe6sx7");       // "KC6HECSWE6SX7"
+ * opaqueNumericId("1234567890123456789"); // undefined
+ * ```
+ */
+export function opaqueNumericId(id: string): string | undefined {
+  return typeof id === "string" ? canonicalSymbols(id) : undefined;
+}
+
+/** The 13 symbols of `s` in their canonical spelling, or undefined when `s` is not 13 symbols. */
+function canonicalSymbols(s: string): string | undefined {
+  if (s.length !== OPAQUE_ID_LENGTH) return undefined;
   let symbols = "";
-  for (let i = prefix.length; i < id.length; i++) {
-    const s = CANONICAL.get(id[i] as string);
-    if (s === undefined) return undefined;
-    symbols += s;
+  for (const c of s) {
+    const canonical = CANONICAL.get(c);
+    if (canonical === undefined) return undefined;
+    symbols += canonical;
   }
-  return own + symbols;
+  return symbols;
 }

@@ -10,14 +10,15 @@
 :class:`Client` is synchronous and thread-safe; :class:`idnode.aio.Client` is the same over
 asyncio. Refusals raise :class:`IdnodeError` subclasses (``Unavailable``, ``InvalidArgument``,
 ``OutOfRange`` …) carrying the gRPC code, the ErrorInfo reason and its metadata.
-:func:`opaque_id` checks, without a key, that a string is an opaque collection's ID.
+:func:`opaque_id` checks, without a key, that a string is an opaque collection's ID, and
+:func:`opaque_numeric_id` that it is an opaque numeric ID.
 """
 
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
 from ._core import Backoff, TLS
 from ._entity import collection_name
 from ._numeric import Layout
-from ._opaque import OPAQUE_ID_LENGTH, opaque_id
+from ._opaque import OPAQUE_ID_LENGTH, opaque_id, opaque_numeric_id
 from .client import Client, HiLoGenerator, NumericGenerator
 from . import aio  # noqa: E402  (idnode.aio.Client after a plain "import idnode")
 from .errors import (
@@ -35,5 +36,5 @@ __all__ = [
     "IdnodeError", "Aborted", "AlreadyExists", "Cancelled", "ClientClosed", "DataLoss", "DeadlineExceeded",
     "FailedPrecondition", "Internal", "InvalidArgument", "LeaseError", "NotFound", "OutOfRange",
     "PermissionDenied", "ResourceExhausted", "Unauthenticated", "Unavailable", "Unimplemented", "Unknown",
-    "opaque_id", "OPAQUE_ID_LENGTH", "OpaqueCollection", "NotOpaqueForm", "OPAQUE_COLLECTION", "NOT_OPAQUE_FORM",
+    "opaque_id", "opaque_numeric_id", "OPAQUE_ID_LENGTH", "OpaqueCollection", "NotOpaqueForm", "OPAQUE_COLLECTION", "NOT_OPAQUE_FORM",
 ]

@@ -4,7 +4,8 @@ A collection an admin made opaque answers ``Generate("orders|")`` with ``orders/
 Crockford base-32 symbols in place of the counter's value. The key that reads a form back
 stays in the cluster; what any application can check alone is the shape, which is what
 :func:`opaque_id` does. The cases every client agrees on are data, in the conformance suite's
-``test/conformance/opaque-forms.json``.
+``test/conformance/opaque-forms.json``. A database whose numeric IDs are opaque answers them
+as the 13 symbols alone, which :func:`opaque_numeric_id` checks.
 """
 
 from __future__ import annotations
@@ -57,7 +58,33 @@ def opaque_id(id: str, collection: str, separator: str = "/") -> Optional[str]:
     prefix = collection + separator
     if len(id) != len(prefix) + OPAQUE_ID_LENGTH or _lower_ascii(id[: len(prefix)]) != _lower_ascii(prefix):
         return None
-    symbols = [_CANONICAL.get(c) for c in id[len(prefix):]]
+    symbols = _canonical_symbols(id[len(prefix):])
+    return None if symbols is None else id[: len(prefix)] + symbols
+
+
+def opaque_numeric_id(id: str) -> Optional[str]:
+    """The opaque form of a numeric ID, normalised, or ``None`` when ``id`` is not one.
+
+    A database whose numeric IDs an admin made opaque answers ``generate(numeric=True)`` with
+    13 Crockford base-32 symbols and nothing else, since a numeric ID has no collection. The
+    symbols are read as :func:`opaque_id` reads them. No key is needed and no call is made, so a
+    form of the right shape may still be none the database's key decodes.
+
+    >>> opaque_numeric_id("kc6hecswe6sx7")
+    'KC6HECSWE6SX7'
+    >>> opaque_numeric_id("1234567890123456789") is None
+    True
+    """
+    if not isinstance(id, str):
+        return None
+    return _canonical_symbols(id)
+
+
+def _canonical_symbols(s: str) -> Optional[str]:
+    """The 13 symbols of ``s`` in their canonical spelling, or ``None`` when ``s`` is not 13 symbols."""
+    if len(s) != OPAQUE_ID_LENGTH:
+        return None
+    symbols = [_CANONICAL.get(c) for c in s]
     if None in symbols:
         return None
-    return id[: len(prefix)] + "".join(s for s in symbols if s is not None)
+    return "".join(c for c in symbols if c is not None)

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { Client, ClientOptions, IdnodeError, NumericGenerator } from "../../src/index.js";
+import { Client, ClientOptions, IdnodeError, NumericGenerator, opaqueId, opaqueNumericId } from "../../src/index.js";
 import { ClusterInfo, IdCluster, Topology, httpAddrs, httpRegions } from "./cluster.js";
 import { Saved, mismatch, resolveRefs } from "./match.js";
 
@@ -283,6 +283,15 @@ export class ScenarioRun {
         const g = rc.numeric;
         const ids = Array.from({ length: num(a, "count") ?? 1 }, () => g.next().toString());
         return { ids, worker: g.lease.worker, epoch: g.lease.epoch };
+      }
+      case "opaqueForms": {
+        const collection = str(a, "collection");
+        const ids = strs(a, "ids").map((id) => {
+          const form = collection === undefined ? opaqueNumericId(id) : opaqueId(id, collection);
+          if (form === undefined) throw new Error(`${JSON.stringify(id)} is not ${collection === undefined ? "an opaque numeric ID" : `an opaque ID of ${collection}`}`);
+          return form;
+        });
+        return { ids };
       }
       case "createSeries": {
         const period = str(a, "period") as "none" | "year" | "month" | undefined;

@@ -7,7 +7,9 @@ import java.util.Optional;
  * opaque answers {@code generate("orders|")} with {@code orders/} and 13 Crockford base-32
  * symbols in place of the counter's value; the key that reads a form back stays in the cluster,
  * so what an application can check alone is the shape. The cases every client agrees on are
- * data, in the conformance suite's {@code test/conformance/opaque-forms.json}.
+ * data, in the conformance suite's {@code test/conformance/opaque-forms.json}. A database whose
+ * numeric IDs are opaque answers them as the 13 symbols alone, which {@link #parseNumeric}
+ * checks.
  */
 public final class OpaqueIds {
   /** The number of Crockford base-32 symbols of every opaque ID, after the collection and separator. */
@@ -48,9 +50,35 @@ public final class OpaqueIds {
     if (id.length() != prefix.length() + LENGTH || !equalFoldAscii(id, prefix)) {
       return Optional.empty();
     }
-    char[] form = id.toCharArray();
-    for (int i = prefix.length(); i < form.length; i++) {
-      int symbol = canonical(form[i]);
+    return canonicalSymbols(id.substring(prefix.length())).map(symbols -> id.substring(0, prefix.length()) + symbols);
+  }
+
+  /**
+   * The opaque form of a numeric ID, normalised, or empty when {@code id} is not one. A database
+   * whose numeric IDs an admin made opaque answers {@code generate} with {@code numeric} set
+   * with 13 Crockford base-32 symbols and nothing else, since a numeric ID has no collection. The
+   * symbols are read as {@link #parse(String, String, char)} reads them.
+   *
+   * <p>No key is needed and no call is made, so a form of the right shape may still be none the
+   * database's key decodes.
+   *
+   * <pre>{@code
+   * OpaqueIds.parseNumeric("kc6hecswe6sx7");       // Optional[KC6HECSWE6SX7]
+   * OpaqueIds.parseNumeric("1234567890123456789"); // Optional.empty
+   * }</pre>
+   */
+  public static Optional<String> parseNumeric(String id) {
+    return id == null ? Optional.empty() : canonicalSymbols(id);
+  }
+
+  /** The 13 symbols of s in their canonical spelling, or empty when s is not 13 symbols. */
+  private static Optional<String> canonicalSymbols(String s) {
+    if (s.length() != LENGTH) {
+      return Optional.empty();
+    }
+    char[] form = new char[LENGTH];
+    for (int i = 0; i < LENGTH; i++) {
+      int symbol = canonical(s.charAt(i));
       if (symbol < 0) {
         return Optional.empty();
       }

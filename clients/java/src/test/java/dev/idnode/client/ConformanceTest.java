@@ -33,6 +33,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -281,6 +282,16 @@ class ConformanceTest {
             ids.add(Long.toString(g.next()));
           }
           yield obj("ids", strings(ids), "worker", g.lease().getWorker(), "epoch", g.lease().getEpoch());
+        }
+        case "opaqueForms" -> {
+          String collection = a.str("collection");
+          List<String> forms = new ArrayList<>();
+          for (String id : a.strings("ids")) {
+            Optional<String> form = collection.isEmpty() ? OpaqueIds.parseNumeric(id) : OpaqueIds.parse(id, collection);
+            forms.add(form.orElseThrow(() -> new AssertionError(
+                id + " is not " + (collection.isEmpty() ? "an opaque numeric ID" : "an opaque ID of " + collection))));
+          }
+          yield obj("ids", strings(forms));
         }
         case "createSeries" -> {
           var s = c.createSeries(CreateSeriesRequest.newBuilder().setName(a.str("name")).setFormat(a.str("format"))

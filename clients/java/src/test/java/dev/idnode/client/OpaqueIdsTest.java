@@ -50,8 +50,30 @@ class OpaqueIdsTest {
   }
 
   @Test
+  void acceptsEveryValidNumericFormAndNormalisesIt() throws IOException {
+    JsonArray valid = forms().getAsJsonObject("numeric").getAsJsonArray("valid");
+    assertFalse(valid.isEmpty());
+    for (JsonElement e : valid) {
+      JsonObject c = e.getAsJsonObject();
+      assertEquals(Optional.of(c.get("normalised").getAsString()), OpaqueIds.parseNumeric(c.get("id").getAsString()),
+          c.get("why").getAsString());
+    }
+  }
+
+  @Test
+  void refusesEveryInvalidNumericForm() throws IOException {
+    JsonArray invalid = forms().getAsJsonObject("numeric").getAsJsonArray("invalid");
+    assertFalse(invalid.isEmpty());
+    for (JsonElement e : invalid) {
+      JsonObject c = e.getAsJsonObject();
+      assertEquals(Optional.empty(), OpaqueIds.parseNumeric(c.get("id").getAsString()), c.get("id") + ": " + c.get("why").getAsString());
+    }
+  }
+
+  @Test
   void refusesNull() {
     assertTrue(OpaqueIds.parse(null, "orders").isEmpty());
     assertTrue(OpaqueIds.parse("orders/KC6HECSWE6SX7", null).isEmpty());
+    assertTrue(OpaqueIds.parseNumeric(null).isEmpty());
   }
 }
