@@ -5,6 +5,7 @@ import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, Next
 import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
 import { Logger, SILENT } from "./log.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS, NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
+import { RestoreOptions, RestoreResult, askedMargin, marginJson, restoreResult } from "./restore.js";
 import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, FetchFunction, Interceptor, Route, Transport, timeoutOf } from "./transport.js";
 
 export interface ClientOptions {
@@ -277,22 +278,6 @@ export interface NewNode {
   id?: string;
   /** Added as a non-voter, which replicates the log but does not count towards a quorum. */
   nonVoter?: boolean;
-}
-
-/** What a restore raised, beside what the backup held. */
-export interface RestoreResult {
-  identities: bigint;
-  identitiesRaised: bigint;
-  hiloTags: bigint;
-  hiloRaised: bigint;
-  tags: bigint;
-  tagsRetired: bigint;
-  claims: bigint;
-  claimsRestored: bigint;
-  series: bigint;
-  seriesEntriesRestored: bigint;
-  workers: bigint;
-  workersRaised: bigint;
 }
 
 /** The bytes restore() sends a message: well under a node's largest HTTP body (4 MiB by default) once in base64. */
@@ -952,28 +937,23 @@ export class Client implements RangeSource, WorkerLeaser {
   }
 
   /**
-   * Raises the cluster's counters to at least a backup's and retires its node tags (an admin
-   * call). It never lowers anything, so running it again is safe. Over HTTP the backup must fit
-   * the node's largest body (--http-max-body, 4 MiB by default) in base64.
+   * Raises the cluster's counters to at least a backup's (plus the margin `ahead`, to skip what
+   * the backup's cluster issued after it was taken) and retires its node tags (an admin call).
+   * It never lowers anything, so running it again is safe. A margin the answer does not echo is
+   * MarginNotAppliedError, which carries the answer. Over HTTP the backup must fit the node's
+   * largest body (--http-max-body, 4 MiB by default) in base64.
    */
-  async restore(backup: Uint8Array, opts: CallOptions = {}): Promise<RestoreResult> {
+  async restore(backup: Uint8Array, opts: RestoreOptions = {}): Promise<RestoreResult> {
+    const asked = askedMargin(opts.ahead);
     const lines: string[] = [];
-    for (let i = 0; i < backup.length || i === 0; i += RESTORE_CHUNK) lines.push(JSON.stringify({ data: base64(backup.subarray(i, i + RESTORE_CHUNK)) }));
+    for (let i = 0; i < backup.length || i === 0; i += RESTORE_CHUNK) {
+      const chunk: JsonObject = { data: base64(backup.subarray(i, i + RESTORE_CHUNK)) };
+      // The first chunk carries the margin; without one the request is what a build without margins sends.
+      if (i === 0 && asked !== undefined) chunk.ahead = marginJson(asked);
+      lines.push(JSON.stringify(chunk));
+    }
     const r = await this.call({ method: "POST", path: "/v1/restore", text: lines.join("\n") }, "leader", opts);
-    return {
-      identities: big(r, "identities"),
-      identitiesRaised: big(r, "identitiesRaised"),
-      hiloTags: big(r, "hiloTags"),
-      hiloRaised: big(r, "hiloRaised"),
-      tags: big(r, "tags"),
-      tagsRetired: big(r, "tagsRetired"),
-      claims: big(r, "claims"),
-      claimsRestored: big(r, "claimsRestored"),
-      series: big(r, "series"),
-      seriesEntriesRestored: big(r, "seriesEntriesRestored"),
-      workers: big(r, "workers"),
-      workersRaised: big(r, "workersRaised"),
-    };
+    return restoreResult(r, asked);
   }
 
   /**

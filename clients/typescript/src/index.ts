@@ -23,7 +23,6 @@ export type {
   NewNode,
   NodeStatus,
   OpaqueStatus,
-  RestoreResult,
   Series,
   SeriesEntry,
   SeriesPeriod,
@@ -66,4 +65,6 @@ export type { Layout, NumericOptions, WorkerLease, WorkerLeaser } from "./numeri
 export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, LEADER_HEADER } from "./transport.js";
 export type { Backoff, CallOptions, FetchFunction, IdnodeRequest, IdnodeResponse, Interceptor, RequestHandler } from "./transport.js";
 export type { Json, JsonObject } from "./json.js";
+export { MarginNotAppliedError } from "./restore.js";
+export type { CounterMargin, MarginPart, RestoreMargin, RestoreOptions, RestoreResult } from "./restore.js";
 export { OPAQUE_ID_LENGTH, opaqueId, opaqueNumericId } from "./opaque.js";

@@ -6,7 +6,7 @@ import { ClusterInfo, IdCluster, httpAddrs } from "./support/cluster.js";
 // The calls beyond IDs, against three real nodes that require an admin token: the cluster's
 // status and version, databases and API keys, what a node makes of a credential, listings of
 // HiLo tags, workers and series, a series' journal, releasing an owner's claims, filling an
-// entity's id, a backup and its restore, handing the leadership over, adding a non-voter and
+// entity's id, a backup and its restore (with a margin too), handing the leadership over, adding a non-voter and
 // taking it out, and taking a node out (last: the cluster keeps two nodes).
 
 const ADMIN_TOKEN = "ts-admin-token-1";
@@ -165,6 +165,27 @@ test("a backup restored raises nothing that is already as high", async () => {
   assert.equal(r.identitiesRaised, 0n);
   assert.equal(r.claimsRestored, 0n);
   assert.deepEqual(await admin.nextIdentity("restored"), { first: 6n, last: 6n, skipped: [] });
+});
+
+test("a restore with a margin skips that far above the backup and counts its opaque databases", async () => {
+  await admin.createDatabase("ledger");
+  await admin.makeOpaque("ledger", ["invoices"]);
+  const ledger = new Client(httpAddrs(info), { database: "ledger" });
+  try {
+    await ledger.nextIdentity("credits", { count: 10 });
+    await ledger.generate("invoices|", { count: 2 });
+    const backup = await admin.backup({ database: "ledger" });
+    const r = await admin.restore(backup.data, { ahead: { identities: { add: 100n } } });
+    const show = JSON.stringify(r, (_, v: unknown) => (typeof v === "bigint" ? String(v) : v));
+    assert.deepEqual(r.ahead, { identities: { add: 100n, percent: 0n }, hilo: { add: 0n, percent: 0n } }, show);
+    assert.deepEqual([r.identities, r.identitiesRaised, r.identitiesSkippedMin, r.identitiesSkippedMax], [2n, 2n, 100n, 100n], show);
+    assert.deepEqual([r.hiloSkippedMin, r.hiloSkippedMax], [0n, 0n], show);
+    // The database holds its key already: counted, and nothing to put back.
+    assert.deepEqual([r.opaqueDatabases, r.opaqueRestored], [1n, 0n], show);
+    assert.deepEqual(await ledger.nextIdentity("credits"), { first: 111n, last: 111n, skipped: [] });
+  } finally {
+    await ledger.close();
+  }
 });
 
 test("the leadership moves to the node named", async () => {

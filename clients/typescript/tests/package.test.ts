@@ -155,9 +155,12 @@ const tscPath = onPath("tsc");
 
 test("TypeScript finds the package's types for an ES module and for a CommonJS module", { skip: skip || (tscPath === undefined ? "no tsc on PATH" : false), timeout: 120_000 }, () => {
   // A wrong argument type in each: were the types not found, the module would be untyped
-  // (an error of its own under strict) and the wrong argument would go unnoticed.
-  writeFileSync(join(project, "esm.mts"), `import { Client } from "@idnode/client";\nexport const c: Client = new Client(["n:1"], { timeoutMs: "soon" });\n`);
-  writeFileSync(join(project, "cjs.cts"), `import idnode = require("@idnode/client");\nexport const c: idnode.Client = new idnode.Client(["n:1"], { timeoutMs: "soon" });\n`);
+  // (an error of its own under strict) and the wrong argument would go unnoticed. The third
+  // line reads fields of a restore's result, which must be in the published types too.
+  writeFileSync(join(project, "esm.mts"), `import { Client, RestoreResult } from "@idnode/client";\nexport const c: Client = new Client(["n:1"], { timeoutMs: "soon" });\n` +
+    `export const r = (x: RestoreResult): bigint | undefined => x.opaqueRestored + x.identitiesSkippedMax + (x.ahead?.hilo.percent ?? 0n);\n`);
+  writeFileSync(join(project, "cjs.cts"), `import idnode = require("@idnode/client");\nexport const c: idnode.Client = new idnode.Client(["n:1"], { timeoutMs: "soon" });\n` +
+    `export const r = (x: idnode.RestoreResult): bigint | undefined => x.opaqueDatabases + x.hiloSkippedMin + (x.ahead?.identities.add ?? 0n);\n`);
   const args = ["--noEmit", "--strict", "--module", "node16", "--moduleResolution", "node16", "--target", "ES2020", "--lib", "ES2020,DOM", "esm.mts", "cjs.cts"];
   let out = "";
   try {
