@@ -3,8 +3,9 @@
 #
 # Every script: log, die, port_free, stop_pids, last_lines, and others/others_line (how shared
 # the machine was). The three-node scripts (bench/compare.sh, bench/hilo_pools.sh,
-# bench/series.sh) start their own clusters and stop them with stop_pids; hilo_pools.sh and
-# series.sh set up through cluster_init.
+# bench/series.sh, bench/opaque.sh) start their own clusters and stop them with stop_pids;
+# hilo_pools.sh, series.sh and opaque.sh set up through cluster_init, and series.sh and
+# opaque.sh start their nodes with cluster_start.
 #
 # bench/regions.sh starts no process of its own: it runs the benchmarks of test/regions, whose
 # clusters are in-process, and uses log, die, others, others_line and machine_table.
@@ -95,6 +96,29 @@ cluster_init() {
 	go build -o "$TMP/bin/idnode" ./cmd/idnode
 	go -C cmd/idbench build -o "$TMP/bin/idbench" . # a module of its own
 	IDNODE=$TMP/bin/idnode IDBENCH=$TMP/bin/idbench
+}
+
+# cluster_start [FLAG...]: after cluster_init, starts three nodes A, B and C on loopback with
+# static peers (fsync on, the default): gRPC on PORT_BASE+0..2, Raft on PORT_BASE+10..12, data
+# in $TMP/node-TAG and the log in $TMP/node-TAG.log, each node with the flags FLAG... as well.
+# It adds their pids to PIDS, sets ADDRS (their gRPC addresses) and NODES (the same joined by
+# commas, as idbench and idctl take them), and waits at most 60 s until every node is healthy.
+cluster_start() {
+	local tags=(A B C) peers="" i
+	ADDRS=() NODES=""
+	for i in 0 1 2; do
+		port_free $((PORT_BASE + i)) && port_free $((PORT_BASE + 10 + i)) || die "ports of PORT_BASE=$PORT_BASE are in use; pick another"
+		peers+="${peers:+,}${tags[$i]}=127.0.0.1:$((PORT_BASE + 10 + i))"
+		ADDRS+=("127.0.0.1:$((PORT_BASE + i))")
+		NODES+="${NODES:+,}${ADDRS[$i]}"
+	done
+	for i in 0 1 2; do
+		"$IDNODE" --tag "${tags[$i]}" --data-dir "$TMP/node-${tags[$i]}" --grpc-addr "${ADDRS[$i]}" \
+			--peers "$peers" --log-level warn "$@" >"$TMP/node-${tags[$i]}.log" 2>&1 &
+		PIDS+=($!)
+	done
+	log "waiting (at most 60 s) for the cluster"
+	wait_healthy "$IDNODE" 60 "${ADDRS[@]}"
 }
 
 # cluster_cleanup LINES: cluster_init's exit trap: stops the processes in PIDS, shows the last

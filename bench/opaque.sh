@@ -45,20 +45,7 @@ cluster_init 15
 go build -o "$TMP/bin/idctl" ./cmd/idctl
 IDCTL=$TMP/bin/idctl
 
-TAGS=(A B C) PEERS="" NODES="" ADDRS=()
-for i in 0 1 2; do
-	port_free $((PORT_BASE + i)) && port_free $((PORT_BASE + 10 + i)) || die "ports of PORT_BASE=$PORT_BASE are in use; pick another"
-	PEERS+="${PEERS:+,}${TAGS[$i]}=127.0.0.1:$((PORT_BASE + 10 + i))"
-	ADDRS+=("127.0.0.1:$((PORT_BASE + i))")
-	NODES+="${NODES:+,}${ADDRS[$i]}"
-done
-for i in 0 1 2; do
-	"$IDNODE" --tag "${TAGS[$i]}" --data-dir "$TMP/node-${TAGS[$i]}" --grpc-addr "127.0.0.1:$((PORT_BASE + i))" \
-		--http-addr "" --peers "$PEERS" --log-level warn >"$TMP/node-${TAGS[$i]}.log" 2>&1 &
-	PIDS+=($!)
-done
-log "waiting (at most 60 s) for the cluster"
-wait_healthy "$IDNODE" 60 "${ADDRS[@]}"
+cluster_start --http-addr ""
 
 # Loopback without an admin token is admin (docs/SECURITY.md), so idctl needs no credential.
 "$IDCTL" --addr "$NODES" opaque make opq >&2

@@ -41,20 +41,7 @@ source bench/lib.sh
 
 cluster_init 15
 
-TAGS=(A B C) PEERS="" NODES="" ADDRS=()
-for i in 0 1 2; do
-	port_free $((PORT_BASE + i)) && port_free $((PORT_BASE + 10 + i)) || die "ports of PORT_BASE=$PORT_BASE are in use; pick another"
-	PEERS+="${PEERS:+,}${TAGS[$i]}=127.0.0.1:$((PORT_BASE + 10 + i))"
-	ADDRS+=("127.0.0.1:$((PORT_BASE + i))")
-	NODES+="${NODES:+,}${ADDRS[$i]}"
-done
-for i in 0 1 2; do
-	"$IDNODE" --tag "${TAGS[$i]}" --data-dir "$TMP/node-${TAGS[$i]}" --grpc-addr "127.0.0.1:$((PORT_BASE + i))" \
-		--peers "$PEERS" --log-level warn >"$TMP/node-${TAGS[$i]}.log" 2>&1 &
-	PIDS+=($!)
-done
-log "waiting (at most 60 s) for the cluster"
-wait_healthy "$IDNODE" 60 "${ADDRS[@]}"
+cluster_start
 
 echo "$(date -u '+%Y-%m-%d %H:%M') UTC, commit $(git rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg), $CALLERS callers, $DURATION each, identities $VIA"
 run() { "$IDBENCH" --nodes "$NODES" --concurrency "$CALLERS" --duration "$DURATION" --prefix "$@"; }
