@@ -17,6 +17,7 @@ from cluster import Control
 from idnode import _calls
 from idnode._core import Attempts, Nodes, Options
 from idnode._private import rpc_status_pb2
+from idnode.v1 import idnode_pb2 as pb
 
 TOKEN = "admin-token-of-the-test"
 TOPOLOGY = {"nodes": 3, "adminToken": TOKEN}
@@ -59,6 +60,24 @@ def test_the_admin_calls_of_the_sync_client(cluster: Control) -> None:
         assert info.bytes == len(out.getvalue()) > 0 and info.index > 0 and info.leader
         restored = c.restore(io.BytesIO(out.getvalue()))
         assert restored.identities >= 1 and restored.identities_raised == 0
+        assert not restored.HasField("ahead") and restored.identities_skipped_max == 0
+
+        # A margin skips that far above the backup, and the answer says so; the backup's
+        # opaque database is counted, and holds its key here already, so none is put back.
+        c.create_database("ledger")
+        c.make_opaque("ledger", ["invoices"])
+        with idnode.Client(cluster.addrs(), database="ledger", admin_token=TOKEN) as ledger:
+            ledger.next_identity("credits", 10)
+            ledger.generate("invoices|", 2)
+            out = io.BytesIO()
+            c.backup(out, database="ledger")
+            ahead = c.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(identities_add=100))
+            assert (ahead.ahead.identities.add, ahead.ahead.identities.percent, ahead.ahead.hilo.add) == (100, 0, 0), ahead
+            assert (ahead.identities, ahead.identities_raised, ahead.identities_skipped_min, ahead.identities_skipped_max) == (2, 2, 100, 100), ahead
+            assert (ahead.opaque_databases, ahead.opaque_restored) == (1, 0), ahead
+            assert ledger.next_identity("credits").first == 111
+        with pytest.raises(idnode.InvalidArgument):
+            c.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(hilo_percent=-1))
 
         leader = c.status(consistent=True).leader
         new_leader = c.transfer_leadership()
@@ -91,6 +110,8 @@ def test_the_admin_calls_of_the_asyncio_client(cluster: Control) -> None:
             info = await c.backup(out, database="default")
             got["backup"] = info.bytes == len(out.getvalue()) > 0
             got["restored"] = (await c.restore(io.BytesIO(out.getvalue()))).identities >= 1
+            ahead = await c.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(identities_add=5, identities_percent=10, hilo_add=64))
+            got["margin"] = (ahead.ahead.identities.percent, ahead.ahead.hilo.add, ahead.identities_skipped_min >= 5)
             leader = (await c.status(consistent=True)).leader
             got["moved"] = await c.transfer_leadership() != leader
             await c.add_node("127.0.0.1:1", "127.0.0.1:2", tag="Z", non_voter=True)
@@ -101,8 +122,29 @@ def test_the_admin_calls_of_the_asyncio_client(cluster: Control) -> None:
 
     assert asyncio.run(main()) == {
         "admin": "token", "version": True, "released": 1, "keys": True, "databases": ["default", "tenant"],
-        "backup": True, "restored": True, "moved": True, "added": True, "removed": True,
+        "backup": True, "restored": True, "margin": (10, 64, True), "moved": True, "added": True, "removed": True,
     }
+
+
+def test_a_restore_carries_its_margin_in_the_first_chunk_and_wants_it_echoed() -> None:
+    call, margin = _calls.restore(idnode.Margin(hilo_percent=20))
+    assert margin is not None and (margin.identities.add, margin.hilo.percent) == (0, 20)
+    chunks = list(_calls.RestoreChunks(b"first", io.BytesIO(b"second"), margin))
+    assert [c.data for c in chunks] == [b"first", b"second"]
+    assert chunks[0].ahead == margin and not chunks[1].HasField("ahead")
+    assert call.result(pb.RestoreResponse(ahead=margin, hilo_skipped_max=9)).hilo_skipped_max == 9
+    # A node of an older build answers no margin: the counters are at the backup's values only.
+    with pytest.raises(idnode.MarginNotApplied) as older:
+        call.result(pb.RestoreResponse(identities=3))
+    assert isinstance(older.value, idnode.FailedPrecondition) and older.value.reason == "MARGIN_NOT_APPLIED"
+    assert older.value.response.identities == 3 and "HiLo 0+20%" in older.value.message
+    # No margin, or one of zeros, is none: the first chunk carries nothing, and nothing is wanted back.
+    for ahead in (None, idnode.Margin()):
+        call, margin = _calls.restore(ahead)
+        assert margin is None and call.result(pb.RestoreResponse()).identities == 0
+    for bad in (idnode.Margin(identities_add=-1), idnode.Margin(hilo_add=True), "5000"):  # type: ignore[arg-type]
+        with pytest.raises(idnode.InvalidArgument):
+            _calls.restore(bad)  # type: ignore[arg-type]
 
 
 class Failed(grpc.RpcError):

@@ -14,7 +14,7 @@ asyncio. Refusals raise :class:`IdnodeError` subclasses (``Unavailable``, ``Inva
 :func:`opaque_numeric_id` that it is an opaque numeric ID.
 """
 
-from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Margin, Page
 from ._core import Backoff, TLS
 from ._entity import collection_name
 from ._numeric import Layout
@@ -23,7 +23,7 @@ from .client import Client, HiLoGenerator, NumericGenerator
 from . import aio  # noqa: E402  (idnode.aio.Client after a plain "import idnode")
 from .errors import (
     Aborted, AlreadyExists, Cancelled, ClientClosed, DataLoss, DeadlineExceeded, FailedPrecondition,
-    IdnodeError, Internal, InvalidArgument, LeaseError, NotFound, NotOpaqueForm, OpaqueCollection, OutOfRange,
+    IdnodeError, Internal, InvalidArgument, LeaseError, MarginNotApplied, NotFound, NotOpaqueForm, OpaqueCollection, OutOfRange,
     PermissionDenied, ResourceExhausted, Unauthenticated, Unavailable, Unimplemented, Unknown,
     NOT_OPAQUE_FORM, OPAQUE_COLLECTION,
 )
@@ -32,7 +32,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "aio", "collection_name", "Client", "HiLoGenerator", "NumericGenerator", "Backoff", "TLS", "Layout",
-    "IdentityBlock", "HiLoRange", "Identity", "Claim", "Page",
+    "IdentityBlock", "HiLoRange", "Identity", "Claim", "Page", "Margin", "MarginNotApplied",
     "IdnodeError", "Aborted", "AlreadyExists", "Cancelled", "ClientClosed", "DataLoss", "DeadlineExceeded",
     "FailedPrecondition", "Internal", "InvalidArgument", "LeaseError", "NotFound", "OutOfRange",
     "PermissionDenied", "ResourceExhausted", "Unauthenticated", "Unavailable", "Unimplemented", "Unknown",

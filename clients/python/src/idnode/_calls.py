@@ -383,25 +383,71 @@ def backup(database: str) -> Call[None]:
     return Call("cluster", "Backup", pb.BackupRequest(database=_text("database", database)), lambda r: None)
 
 
-def restore() -> Call[pb.RestoreResponse]:
-    return Call("cluster", "Restore", None, lambda r: cast(pb.RestoreResponse, r), at_most_once=True)
+@dataclass(frozen=True)
+class Margin:
+    """How far above a backup's values :meth:`idnode.Client.restore` sets the counters, to skip
+    what the backup's cluster issued after the backup was taken (docs/backups.md, "A margin for
+    what the backup missed"): each identity counter ``identities_add + ceil(value ×
+    identities_percent / 100)`` above the backup's value, each HiLo Max ``hilo_add + ceil(max ×
+    hilo_percent / 100)`` (it moves by whole ranges, so it may want more). Every part is at
+    least 0; percentages are whole numbers."""
+
+    identities_add: int = 0
+    identities_percent: int = 0
+    hilo_add: int = 0
+    hilo_percent: int = 0
+
+
+def _margin(ahead: Optional[Margin]) -> Optional[pb.RestoreMargin]:
+    """The margin a restore's first chunk carries, checked as the node checks it; None for none
+    (every part 0 included), so that the request is what a build without margins sends."""
+    if ahead is None:
+        return None
+    if not isinstance(ahead, Margin):
+        raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"ahead must be an idnode.Margin, got {type(ahead).__name__}", "INVALID_INPUT")
+    parts = [check_int(f"ahead.{name}", getattr(ahead, name), 0) for name in ("identities_add", "identities_percent", "hilo_add", "hilo_percent")]
+    if not any(parts):
+        return None
+    return pb.RestoreMargin(identities=pb.CounterMargin(add=parts[0], percent=parts[1]), hilo=pb.CounterMargin(add=parts[2], percent=parts[3]))
+
+
+def _margin_numbers(m: pb.RestoreMargin) -> Tuple[int, int, int, int]:
+    return (m.identities.add, m.identities.percent, m.hilo.add, m.hilo.percent)
+
+
+def restore(ahead: Optional[Margin]) -> Tuple[Call[pb.RestoreResponse], Optional[pb.RestoreMargin]]:
+    """The restore call, and the margin its first chunk carries. Its result is the answer, or
+    :class:`idnode.MarginNotApplied` when the answer does not echo the margin asked."""
+    margin = _margin(ahead)
+
+    def result(r: Any) -> pb.RestoreResponse:
+        resp = cast(pb.RestoreResponse, r)
+        if margin is not None and _margin_numbers(resp.ahead) != _margin_numbers(margin):
+            raise errors.MarginNotApplied(_margin_numbers(margin), _margin_numbers(resp.ahead), resp)
+        return resp
+
+    return Call("cluster", "Restore", None, result, at_most_once=True), margin
 
 
 class RestoreChunks:
-    """The chunks of one restore attempt: ``first``, read already, then the rest of ``src``.
-    Notes whether it read past the first chunk (the attempt cannot be made again then) and an
-    error reading, which it raises to abort the stream, so that the cluster keeps nothing."""
+    """The chunks of one restore attempt: ``first``, read already and carrying ``margin``, then
+    the rest of ``src``. Notes whether it read past the first chunk (the attempt cannot be made
+    again then) and an error reading, which it raises to abort the stream, so that the cluster
+    keeps nothing."""
 
-    def __init__(self, first: bytes, src: Any) -> None:
+    def __init__(self, first: bytes, src: Any, margin: Optional[pb.RestoreMargin] = None) -> None:
         self.first = first
         self.src = src
+        self.margin = margin
         self.read_more = False
         self.read_error: Optional[BaseException] = None
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         data = self.first
+        margin = self.margin
         while data:
-            yield pb.RestoreChunk(data=data)
+            yield pb.RestoreChunk(data=data, ahead=margin)
+            margin = None  # the first chunk carries it
             self.read_more = True
             try:
                 data = self.src.read(RESTORE_CHUNK)

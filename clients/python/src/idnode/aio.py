@@ -18,7 +18,7 @@ import grpc
 import grpc.aio
 
 from . import _calls, errors
-from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Margin, Page
 from ._core import Attempts, Call, check_int, check_seconds
 from ._entity import collection_name, entity_id
 from ._fold_tasks import AsyncFolder
@@ -326,17 +326,17 @@ class Client(ClientBase):
                 continue
             return info or BackupInfo("", 0, 0)
 
-    async def restore(self, src: BinaryIO, *, timeout: Optional[float] = _DEFAULT) -> pb.RestoreResponse:
-        """Restore the backup read from the binary file ``src`` (read on the loop's thread);
-        see :meth:`idnode.Client.restore`."""
-        call = _calls.restore()
+    async def restore(self, src: BinaryIO, *, ahead: Optional[Margin] = None, timeout: Optional[float] = _DEFAULT) -> pb.RestoreResponse:
+        """Restore the backup read from the binary file ``src`` (read on the loop's thread),
+        ``ahead`` of it by a margin; see :meth:`idnode.Client.restore`."""
+        call, margin = _calls.restore(ahead)
         first = src.read(_calls.RESTORE_CHUNK)
         att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
         while True:
             node, wait, _ = att.next()
             if wait:
                 await asyncio.sleep(wait)
-            chunks = _calls.RestoreChunks(first, src)
+            chunks = _calls.RestoreChunks(first, src, margin)
             rpc = self._stubs[node]["cluster"].Restore(iter(chunks), timeout=att.remaining(), metadata=self._md)
             try:
                 resp = await rpc

@@ -9,7 +9,7 @@ from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Mapping, Optio
 import grpc
 
 from . import _calls, _exit, errors
-from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Margin, Page
 from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_int, check_seconds
 from ._entity import collection_name, entity_id
 from ._fold_threads import SyncFolder
@@ -404,21 +404,25 @@ class Client(ClientBase):
                 continue
             return info or BackupInfo("", 0, 0)
 
-    def restore(self, src: BinaryIO, *, timeout: Optional[float] = _DEFAULT) -> pb.RestoreResponse:
+    def restore(self, src: BinaryIO, *, ahead: Optional[Margin] = None, timeout: Optional[float] = _DEFAULT) -> pb.RestoreResponse:
         """Raise the cluster's counters and HiLo maxima to at least those of the backup read
-        from the binary file ``src``, and put its claims, series and workers back (an admin
-        call; running it again is safe, it never lowers anything). Tried on another node only
-        when the first certainly did nothing, and never once more than the first chunk was
-        read. An error reading ``src`` is raised as it is, and the cluster keeps nothing of
-        that restore."""
-        call = _calls.restore()
+        from the binary file ``src`` (plus the margin ``ahead``, an :class:`idnode.Margin`),
+        and put its claims, series and workers back (an admin call; running it again is safe,
+        it never lowers anything). Tried on another node only when the first certainly did
+        nothing, and never once more than the first chunk was read. An error reading ``src``
+        is raised as it is, and the cluster keeps nothing of that restore. The answer says what
+        the backup held and what was raised, the margin applied (``ahead``) and the numbers it
+        skipped (``identities_skipped_min`` …), and the backup's opaque databases
+        (``opaque_databases``, ``opaque_restored``); a margin it does not echo raises
+        :class:`idnode.MarginNotApplied`, which carries it."""
+        call, margin = _calls.restore(ahead)
         first = src.read(_calls.RESTORE_CHUNK)
         att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
         while True:
             node, wait, _ = att.next()
             if wait:
                 time.sleep(wait)
-            chunks = _calls.RestoreChunks(first, src)
+            chunks = _calls.RestoreChunks(first, src, margin)
             try:
                 resp, rpc = self._stubs[node]["cluster"].Restore.with_call(iter(chunks), timeout=att.remaining(), metadata=self._md)
             except grpc.RpcError as e:

@@ -13,7 +13,7 @@ per gRPC code, never as a bare :class:`grpc.RpcError`::
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Protocol, cast
+from typing import Any, Mapping, Optional, Protocol, Tuple, cast
 
 import grpc
 
@@ -166,6 +166,22 @@ OPAQUE_COLLECTION = OpaqueCollection.reason_name
 """The reason of a call the cluster refuses because its collection is opaque."""
 NOT_OPAQUE_FORM = NotOpaqueForm.reason_name
 """The reason of a string refused because it is not an opaque form of its collection."""
+
+
+class MarginNotApplied(FailedPrecondition):
+    """A restore whose answer does not echo the margin asked (reason ``MARGIN_NOT_APPLIED``): a
+    node on the way runs a build that knows no margins, so the counters are at the backup's
+    values only. Upgrade it, then restore again with the margin; a restore only raises, so
+    repeating it is safe. ``response`` is the restore's answer."""
+
+    def __init__(self, asked: Tuple[int, int, int, int], applied: Tuple[int, int, int, int], response: Any) -> None:
+        super().__init__(
+            f"the restore did not apply the margin asked (identities {asked[0]}+{asked[1]}%, HiLo {asked[2]}+{asked[3]}%; "
+            f"applied identities {applied[0]}+{applied[1]}%, HiLo {applied[2]}+{applied[3]}%): the counters are at the "
+            "backup's values only; upgrade the nodes, then restore again with the margin",
+            reason="MARGIN_NOT_APPLIED",
+        )
+        self.response = response
 
 
 class LeaseError(IdnodeError):

@@ -9,6 +9,7 @@ import dev.idnode.v1.ClusterVersionResponse;
 import dev.idnode.v1.DeleteDatabaseRequest;
 import dev.idnode.v1.ReleaseOwnerRequest;
 import dev.idnode.v1.RemoveNodeRequest;
+import dev.idnode.v1.RestoreMargin;
 import dev.idnode.v1.RestoreResponse;
 import dev.idnode.v1.SetClusterVersionRequest;
 import dev.idnode.v1.TransferLeadershipRequest;
@@ -765,13 +766,32 @@ public final class AsyncIdnodeClient {
    * @return what was raised and what the backup held
    */
   public CompletableFuture<RestoreResponse> restore(InputStream in) {
+    return restore(in, RestoreMargin.getDefaultInstance());
+  }
+
+  /**
+   * {@link #restore(InputStream)}, setting the counters the margin {@code ahead} above the
+   * backup's values, to skip what the backup's cluster issued after the backup was taken
+   * (docs/backups.md): each identity counter {@code add + ceil(value × percent / 100)} by
+   * {@code ahead.getIdentities()}, each HiLo Max by {@code ahead.getHilo()}. A part below 0 is
+   * refused before anything is read or sent. The answer echoes the margin ({@code getAhead()})
+   * with the fewest and most numbers it skipped per counter ({@code getIdentitiesSkippedMin()}
+   * …); one that does not (a node of an older build on the way) fails with {@link
+   * MarginNotAppliedException}, which carries it.
+   *
+   * @param in the backup
+   * @param ahead the margin; {@code RestoreMargin.getDefaultInstance()} for none
+   * @return what was raised and what the backup held
+   */
+  public CompletableFuture<RestoreResponse> restore(InputStream in, RestoreMargin ahead) {
     Transport.Attempt<RestoreResponse> attempt;
     try {
-      attempt = Backups.restore(in);
-    } catch (UncheckedIOException e) {
+      attempt = Backups.restore(in, RestoreMargins.check(ahead));
+    } catch (UncheckedIOException | IdnodeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return transport.call(transport.order(Route.LEADER), attempt, deadlineNow(), false).thenApply(Transport.Answer::value);
+    return transport.call(transport.order(Route.LEADER), attempt, deadlineNow(), false)
+        .thenApply(answer -> RestoreMargins.echoed(ahead, answer.value()));
   }
 
   private <Q, R> CompletableFuture<R> call(Route route, MethodDescriptor<Q, R> method, Q request) {

@@ -5,6 +5,7 @@ import dev.idnode.v1.BackupChunk;
 import dev.idnode.v1.BackupRequest;
 import dev.idnode.v1.ClusterServiceGrpc;
 import dev.idnode.v1.RestoreChunk;
+import dev.idnode.v1.RestoreMargin;
 import dev.idnode.v1.RestoreResponse;
 import io.grpc.ClientCall;
 import io.grpc.StatusRuntimeException;
@@ -75,10 +76,12 @@ final class Backups {
   }
 
   /**
-   * A restore of what {@code in} holds. Its first chunk is read now, so that an attempt that
-   * fails before reading further can be made again on another node.
+   * A restore of what {@code in} holds, its first chunk carrying the margin {@code ahead} unless
+   * that asks for none (the request a build without margins sends then). The first chunk is
+   * read now, so that an attempt that fails before reading further can be made again on
+   * another node.
    */
-  static Transport.Attempt<RestoreResponse> restore(InputStream in) {
+  static Transport.Attempt<RestoreResponse> restore(InputStream in, RestoreMargin ahead) {
     byte[] first;
     try {
       first = in.readNBytes(RESTORE_CHUNK);
@@ -116,7 +119,11 @@ final class Backups {
                 }
               }
               if (next.length > 0) {
-                requests.onNext(RestoreChunk.newBuilder().setData(ByteString.copyFrom(next)).build());
+                RestoreChunk.Builder chunk = RestoreChunk.newBuilder().setData(ByteString.copyFrom(next));
+                if (next == first && !RestoreMargins.isNone(ahead)) {
+                  chunk.setAhead(ahead);
+                }
+                requests.onNext(chunk.build());
               }
               if (next.length < RESTORE_CHUNK) {
                 ended = true;

@@ -19,6 +19,7 @@ import dev.idnode.v1.ListWorkersResponse;
 import dev.idnode.v1.NextHiLoRequest;
 import dev.idnode.v1.ReleaseWorkerRequest;
 import dev.idnode.v1.RenewWorkerRequest;
+import dev.idnode.v1.RestoreMargin;
 import dev.idnode.v1.RestoreResponse;
 import dev.idnode.v1.Series;
 import dev.idnode.v1.SeriesEntry;
@@ -545,6 +546,18 @@ public final class IdnodeClient implements AutoCloseable {
    */
   public RestoreResponse restore(InputStream in) {
     return await(async.restore(in));
+  }
+
+  /**
+   * Restores a backup from {@code in}, the margin {@code ahead} above its values (an admin call;
+   * see {@link AsyncIdnodeClient#restore(InputStream, RestoreMargin)}).
+   *
+   * @param in the backup, not closed
+   * @param ahead the margin; {@code RestoreMargin.getDefaultInstance()} for none
+   * @return what was raised and what the backup held, the margin applied and what it skipped
+   */
+  public RestoreResponse restore(InputStream in, RestoreMargin ahead) {
+    return await(async.restore(in, ahead));
   }
 
   /**

@@ -9,11 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.gson.JsonObject;
 import dev.idnode.v1.AddNodeRequest;
 import dev.idnode.v1.ClusterVersionResponse;
+import dev.idnode.v1.CounterMargin;
 import dev.idnode.v1.CreateDatabaseRequest;
 import dev.idnode.v1.DatabaseStatus;
 import dev.idnode.v1.ExplainResponse;
 import dev.idnode.v1.NodeStatus;
 import dev.idnode.v1.OpaqueStatus;
+import dev.idnode.v1.RestoreMargin;
 import dev.idnode.v1.RestoreResponse;
 import io.grpc.Status;
 import java.io.ByteArrayInputStream;
@@ -196,5 +198,50 @@ class AdminCallsTest {
       assertTrue(restored.getIdentitiesRaised() >= 1, restored.toString());
       assertEquals(6, admin.nextIdentity("restored", 1).first());
     }
+  }
+
+  @Test
+  void aRestoreWithAMarginSkipsThatFarAndCountsTheOpaqueDatabases() throws Exception {
+    try (IdnodeClient admin = admin()) {
+      admin.createDatabase(CreateDatabaseRequest.newBuilder().setName("ledger").build());
+      admin.makeOpaque("ledger", List.of("invoices"), false);
+      try (IdnodeClient ledger = client().adminToken(TOKEN).database("ledger").build()) {
+        ledger.nextIdentity("credits", 10);
+        ledger.generate("invoices|", 2);
+        ByteArrayOutputStream backup = new ByteArrayOutputStream();
+        ledger.backup(backup);
+        RestoreMargin ahead = RestoreMargin.newBuilder().setIdentities(CounterMargin.newBuilder().setAdd(100)).build();
+        RestoreResponse r = admin.async().restore(new ByteArrayInputStream(backup.toByteArray()), ahead).get(20, TimeUnit.SECONDS);
+        assertEquals(ahead, r.getAhead(), r.toString());
+        assertEquals(List.of(2L, 2L, 100L, 100L),
+            List.of(r.getIdentities(), r.getIdentitiesRaised(), r.getIdentitiesSkippedMin(), r.getIdentitiesSkippedMax()), r.toString());
+        // The database holds its key already: counted, and nothing to put back.
+        assertEquals(List.of(1L, 0L), List.of(r.getOpaqueDatabases(), r.getOpaqueRestored()), r.toString());
+        assertEquals(111, ledger.nextIdentity("credits", 1).first());
+
+        RestoreMargin negative = RestoreMargin.newBuilder().setHilo(CounterMargin.newBuilder().setPercent(-1)).build();
+        InvalidRequestException e = assertThrows(InvalidRequestException.class,
+            () -> admin.restore(new ByteArrayInputStream(backup.toByteArray()), negative));
+        assertEquals(Reasons.INVALID_INPUT, e.reason());
+      }
+    }
+  }
+
+  @Test
+  void anAnswerWithoutTheMarginAskedIsMarginNotApplied() {
+    RestoreMargin ahead = RestoreMargin.newBuilder().setHilo(CounterMargin.newBuilder().setPercent(20)).build();
+    RestoreResponse echoed = RestoreResponse.newBuilder().setAhead(ahead).setHiloSkippedMax(9).build();
+    assertEquals(echoed, RestoreMargins.echoed(ahead, echoed));
+    // A node of an older build answers no margin: the counters are at the backup's values only.
+    RestoreResponse older = RestoreResponse.newBuilder().setIdentities(3).build();
+    MarginNotAppliedException e = assertThrows(MarginNotAppliedException.class, () -> RestoreMargins.echoed(ahead, older));
+    assertEquals(Status.Code.FAILED_PRECONDITION, e.code());
+    assertEquals("MARGIN_NOT_APPLIED", e.reason());
+    assertEquals(older, e.response());
+    assertTrue(e.getMessage().contains("HiLo 0+20%; applied identities 0+0%, HiLo 0+0%"), e.getMessage());
+    // No margin asked: nothing to echo, whether unset or zeros.
+    RestoreMargin zeros = RestoreMargin.newBuilder().setIdentities(CounterMargin.getDefaultInstance()).build();
+    assertTrue(RestoreMargins.isNone(zeros) && RestoreMargins.isNone(RestoreMargin.getDefaultInstance()));
+    assertEquals(older, RestoreMargins.echoed(zeros, older));
   }
 }
