@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -47,12 +48,16 @@ func TestDistArtefacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir, version := os.Getenv("IDNODE_DIST_DIR"), os.Getenv("IDNODE_DIST_VERSION")
+	var commit string
 	if dir == "" {
 		for _, tool := range []string{"make", "git"} {
 			if _, err := exec.LookPath(tool); err != nil {
 				t.Skipf("no %s on PATH", tool)
 			}
 		}
+		// The commit the build stamps, read before it: a commit made in the worktree while
+		// make dist runs (minutes on a loaded machine) is not the binaries'.
+		commit = headCommit(t, root)
 		dir, version = filepath.Join(t.TempDir(), "dist"), "v0.0.0-disttest"
 		budget := distBuildTime(t)
 		ctx, cancel := context.WithTimeout(context.Background(), budget)
@@ -125,18 +130,27 @@ func TestDistArtefacts(t *testing.T) {
 		t.Errorf("the SBOM describes %d binaries; the artefacts hold %d", described, binaries)
 	}
 
-	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
-	if err != nil {
-		t.Fatalf("git rev-parse HEAD: %v", err)
+	if commit == "" {
+		commit = headCommit(t, root)
 	}
 	for _, b := range []string{"idnode", "idctl"} {
 		bin := filepath.Join(dir, b+"-"+version+"-"+runtime.GOOS+"-"+runtime.GOARCH)
 		out, err := exec.Command(bin, "--version").CombinedOutput()
-		want := b + " " + version + " (commit " + string(head[:12])
+		want := b + " " + version + " (commit " + commit[:12]
 		if err != nil || !strings.HasPrefix(string(out), want) {
 			t.Errorf("%s --version = %q, %v; want it to start %q", filepath.Base(bin), out, err, want)
 		}
 	}
+}
+
+// headCommit is the commit checked out at root.
+func headCommit(t *testing.T, root string) string {
+	t.Helper()
+	head, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil || len(bytes.TrimSpace(head)) < 12 {
+		t.Fatalf("git rev-parse HEAD: %q, %v", head, err)
+	}
+	return string(bytes.TrimSpace(head))
 }
 
 // readSums reads a SHA256SUMS file: name → hex SHA-256.
