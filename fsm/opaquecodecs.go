@@ -27,9 +27,8 @@ type opaqueCodecs struct {
 	kept atomic.Pointer[map[string]*opaque.Codec]
 }
 
-// codec returns the codec kept for tweak, or makes it under key and keeps it. first is the
-// counter's first value: 1 for an identity collection, 0 for numeric IDs.
-func (c *opaqueCodecs) codec(key []byte, tweak string, first int64) (*opaque.Codec, error) {
+// codec returns the codec kept for tweak, or makes it with newCodec and keeps it.
+func (c *opaqueCodecs) codec(tweak string, newCodec func() (*opaque.Codec, error)) (*opaque.Codec, error) {
 	if kept := c.kept.Load(); kept != nil {
 		if codec := (*kept)[tweak]; codec != nil {
 			return codec, nil
@@ -46,7 +45,7 @@ func (c *opaqueCodecs) codec(key []byte, tweak string, first int64) (*opaque.Cod
 	} else {
 		next = make(map[string]*opaque.Codec, 1)
 	}
-	codec, err := opaque.NewCodec(key, []byte(tweak), first, math.MaxInt64)
+	codec, err := newCodec()
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +61,7 @@ func (d *database) opaqueCodec(key string) (*opaque.Codec, error) {
 	if o == nil || !o.has(key) {
 		return nil, nil
 	}
-	return o.codecs.codec(o.key, key, 1)
+	return o.codecs.codec(key, func() (*opaque.Codec, error) { return opaque.NewIdentityCodec(o.key, key) })
 }
 
 // opaqueNumericCodec returns the codec of the database's numeric IDs when they are opaque, nil
@@ -71,7 +70,10 @@ func (d *database) opaqueNumericCodec() (*opaque.Codec, error) {
 	if !d.opaqueNumeric() {
 		return nil, nil
 	}
-	return d.opaque.codecs.codec(d.opaque.key, opaqueNumericTweak, 0)
+	key := d.opaque.key
+	return d.opaque.codecs.codec(opaqueNumericTweak, func() (*opaque.Codec, error) {
+		return opaque.NewCodec(key, []byte(opaqueNumericTweak), 0, math.MaxInt64) // every int64 a minter can give
+	})
 }
 
 // OpaqueIdentityCodec returns the codec of collection's forms in database: FF1 under the
