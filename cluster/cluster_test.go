@@ -74,6 +74,13 @@ func seed(t *testing.T, n *Node, name string, value int64) {
 // inmemCluster opens tags as one cluster over raft's in-memory transport, all connected.
 func inmemCluster(t *testing.T, dirs map[string]string, tags ...string) map[string]*Node {
 	t.Helper()
+	return inmemClusterWith(t, dirs, func(_ string, tr *raft.InmemTransport) raft.Transport { return tr }, tags...)
+}
+
+// inmemClusterWith is inmemCluster with each node's transport as wrap makes it of its
+// in-memory one, so that a test can slow down what a node sends.
+func inmemClusterWith(t *testing.T, dirs map[string]string, wrap func(tag string, tr *raft.InmemTransport) raft.Transport, tags ...string) map[string]*Node {
+	t.Helper()
 	trans := map[string]*raft.InmemTransport{}
 	var peers []Peer
 	for _, tag := range tags {
@@ -90,7 +97,7 @@ func inmemCluster(t *testing.T, dirs map[string]string, tags ...string) map[stri
 	}
 	nodes := map[string]*Node{}
 	for _, tag := range tags {
-		n, err := Open(context.Background(), Config{ID: tag, DataDir: dirs[tag], RaftAddr: "inmem-" + tag, Peers: peers, Transport: trans[tag], Logger: quiet})
+		n, err := Open(context.Background(), Config{ID: tag, DataDir: dirs[tag], RaftAddr: "inmem-" + tag, Peers: peers, Transport: wrap(tag, trans[tag]), Logger: quiet})
 		if err != nil {
 			t.Fatalf("open %s: %v", tag, err)
 		}
