@@ -23,8 +23,8 @@ var errNetworkChanged = errors.New("a load was aborted by a network change")
 // loopback ones included: the page itself, and Navigate fails, or one of its scripts or style
 // sheets, and the page loads but never runs, so then would wait until the session ends. Either
 // is loaded again, up to navigateAttempts times. Any other failure is returned with what the
-// page reported meanwhile (failed loads, uncaught exceptions), so a page that never came up
-// says why.
+// page reported meanwhile (failed loads, uncaught exceptions) and the requests it still waited
+// for, so a page that never came up says why: a call its server never answered is named.
 func Navigate(tab context.Context, url string, then ...chromedp.Action[chromedp.Void]) error {
 	var err error
 	for range navigateAttempts {
@@ -41,9 +41,15 @@ func navigateOnce(tab context.Context, url string, then []chromedp.Action[chrome
 	ctx, cancel := context.WithCancelCause(tab)
 	defer cancel(nil)
 	var seen pageProblems
+	pending := newInFlight()
 	if err := chromedp.Listen(ctx, func(ev any) {
 		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			pending.sent(ev)
+		case *network.EventLoadingFinished:
+			pending.over(ev.RequestID)
 		case *network.EventLoadingFailed:
+			pending.over(ev.RequestID)
 			seen.add(fmt.Sprintf("a %s load failed: %s", ev.Type, ev.ErrorText))
 			if partOfPage(ev.Type) && strings.Contains(ev.ErrorText, "ERR_NETWORK_CHANGED") {
 				cancel(fmt.Errorf("%w: a %s load failed with %s", errNetworkChanged, ev.Type, ev.ErrorText))
@@ -66,7 +72,7 @@ func navigateOnce(tab context.Context, url string, then []chromedp.Action[chrome
 	case err != nil && strings.Contains(err.Error(), "ERR_NETWORK_CHANGED"):
 		return fmt.Errorf("%w: %v", errNetworkChanged, err)
 	case err != nil:
-		return seen.annotate(err)
+		return pending.annotate(seen.annotate(err))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -145,3 +146,33 @@ func TestNavigateSaysWhatThePageReported(t *testing.T) {
 		t.Fatalf("Navigate to a page that throws: %v; want the deadline, with the page's exception", err)
 	}
 }
+
+// TestNavigateNamesTheRequestsStillInFlight checks that a page waiting for an answer that
+// never comes fails Navigate with that request named, its query left out.
+func TestNavigateNamesTheRequestsStillInFlight(t *testing.T) {
+	hung := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hangs" {
+			select {
+			case <-hung:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><title>t</title><script>fetch("/hangs?key=not-for-the-log")</script>`)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(hung) }) // before srv.Close, which waits for the handler
+	tab := New(t)
+	ctx, cancel := context.WithTimeout(tab, 5*time.Second)
+	defer cancel()
+	err := Navigate(ctx, srv.URL+"/", chromedp.WaitVisible(chromedp.CSS("#never")))
+	if !errors.Is(err, context.DeadlineExceeded) || !inFlightHangs.MatchString(err.Error()) || strings.Contains(err.Error(), "not-for-the-log") {
+		t.Fatalf("Navigate to a page whose call never answers: %v; want the deadline, naming GET /hangs without its query", err)
+	}
+	t.Log(err)
+}
+
+// inFlightHangs matches the hung request as Navigate's error names it.
+var inFlightHangs = regexp.MustCompile(`requests still in flight: GET /hangs for [0-9.]+m?s\b`)
