@@ -38,7 +38,30 @@ const (
 	// consoleFailover is how long the page may take to show the new leader after a kill -9
 	// of the old one: an election (about a second here) plus the page's refresh (1 s).
 	consoleFailover = 10 * time.Second
+	// consoleLoad bounds the wait for a page of the console to show what it read, well within
+	// the browser's session (headless.SessionTimeout), so that a page that never does leaves
+	// time to read what it shows instead. It lets a call the console gave up on (api.js,
+	// CALL_TIMEOUT_MS) be read again, twice.
+	consoleLoad = 45 * time.Second
 )
+
+// pageSays is what the elements of the page with these ids show, for a test that waited in
+// vain for something else: its alert (#problem) says what the page's last call met. Its reads
+// are bounded (consoleFailover), so that a page that hangs cannot hang the report of it too.
+func pageSays(tab context.Context, ids ...string) string {
+	ctx, cancel := context.WithTimeout(tab, consoleFailover)
+	defer cancel()
+	var says []string
+	for _, id := range ids {
+		text, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(
+			`(() => { const e = document.getElementById(%q); return !e ? "(no such element)" : e.hidden ? "(hidden)" : e.textContent; })()`, id)))
+		if err != nil {
+			text = fmt.Sprintf("(unread: %v)", err)
+		}
+		says = append(says, fmt.Sprintf("#%s %q", id, text))
+	}
+	return strings.Join(says, ", ")
+}
 
 // screenshot writes the whole page as name.png to the artefacts directory.
 func screenshot(t *testing.T, tab context.Context, name string) {
@@ -164,9 +187,14 @@ func TestConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	began = time.Now()
-	if err := headless.Navigate(tab, base+"#counters",
-		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#counter-table tbody tr:nth-child(%d)", consolePageSize)))); err != nil {
-		t.Fatalf("opening the counters page with %d counters: %v", bulkCounters, err)
+	opening, cancel := context.WithTimeout(tab, consoleLoad)
+	err = headless.Navigate(opening, base+"#counters",
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#counter-table tbody tr:nth-child(%d)", consolePageSize))))
+	cancel()
+	if err != nil {
+		t.Errorf("opening the counters page with %d counters: %v; the page shows %s", bulkCounters, err, pageSays(tab, "problem", "counter-caption"))
+		screenshot(t, tab, "console-counters-bulk-failed")
+		t.FailNow()
 	}
 	t.Logf("the counters page of %s loaded with its first %d of %d counters in %v",
 		via, consolePageSize, bulkCounters, time.Since(began).Round(time.Millisecond))
