@@ -3,6 +3,14 @@
 
 const KEY = 'idnode.console.key';
 
+// CALL_TIMEOUT_MS bounds every call the console makes. A page reads itself again only once its
+// last read ended, and a dashboard is left open for days: one call that never answers (a node
+// stopped or swamped, a proxy holding the connection open) would freeze its page for good,
+// saying nothing. The node bounds its own work (a call forwarded to the leader gives up within
+// seconds), so an answer that has not come within 15 s is most likely not coming: the page
+// says so, and a page that reads itself again asks again.
+export const CALL_TIMEOUT_MS = 15000;
+
 export const $ = (id) => document.getElementById(id);
 
 export function setKey(key) {
@@ -12,38 +20,76 @@ export function setKey(key) {
 // api GETs a path of the node's API and returns its JSON, or throws the node's own message
 // (err.status is the HTTP status).
 export async function api(path, params = {}) {
-  const text = await (await request('GET', withQuery(path, params))).text();
+  const text = await call('GET', withQuery(path, params));
   try { return JSON.parse(text); } catch { return text; } // not JSON: /readyz
 }
 
 // send makes a change through the node's API: a POST (or DELETE) of body as JSON. Only the
 // actions call it, each after the person confirmed what it changes (confirm.js).
 export async function send(method, path, body) {
-  return JSON.parse(await (await request(method, path, body)).text());
+  return JSON.parse(await call(method, path, body));
+}
+
+// call makes one call and reads its whole answer, both within CALL_TIMEOUT_MS.
+function call(method, url, body) {
+  const signal = AbortSignal.timeout(CALL_TIMEOUT_MS);
+  return bounded(url, 'did not answer within', async () => (await request(method, url, body, signal)).text());
 }
 
 // stream GETs a server-streaming call (the gateway answers one JSON object per line,
 // {"result": …} or {"error": …}) and hands each result to onItem as it arrives, so a long
-// journal is never held whole as text.
+// journal is never held whole as text. A long journal may take longer than CALL_TIMEOUT_MS in
+// all, so the bound is on silence instead: the wait for the answer to begin, and for each
+// next part of it.
 export async function stream(path, params, onItem) {
-  const resp = await request('GET', withQuery(path, params));
-  const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = '';
+  const url = withQuery(path, params);
+  const silence = new AbortController();
+  let timer = 0;
+  const heard = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => silence.abort(new DOMException('silent', 'TimeoutError')), CALL_TIMEOUT_MS);
+  };
   const take = (line) => {
     if (line.trim() === '') return;
     const msg = JSON.parse(line);
     if (msg.error) throw new Error(`${path}: ${msg.error.message || JSON.stringify(msg.error)}`);
     onItem(msg.result);
   };
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffered += value;
-    const lines = buffered.split('\n');
-    buffered = lines.pop();
-    lines.forEach(take);
+  heard();
+  try {
+    await bounded(url, 'sent nothing for', async () => {
+      const resp = await request('GET', url, undefined, silence.signal);
+      const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffered = '';
+      for (;;) {
+        heard();
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffered += value;
+        const lines = buffered.split('\n');
+        buffered = lines.pop();
+        lines.forEach(take);
+      }
+      take(buffered);
+    });
+  } finally {
+    clearTimeout(timer);
+    silence.abort(); // a stream left early (an error in it) lets its connection go
   }
-  take(buffered);
+}
+
+// bounded runs a call of url, and turns its bound's end into the reader's words: the path, what
+// it failed to do ("did not answer within", "sent nothing for") and CALL_TIMEOUT_MS in seconds.
+// err.timedOut marks it.
+async function bounded(url, failed, run) {
+  try {
+    return await run();
+  } catch (err) {
+    if (err?.name !== 'TimeoutError') throw err;
+    const late = new Error(`${url.split('?')[0]} ${failed} ${CALL_TIMEOUT_MS / 1000} s`);
+    late.timedOut = true;
+    throw late;
+  }
 }
 
 // withQuery adds params to path, leaving out empty ones; an array is a repeated parameter.
@@ -57,8 +103,9 @@ function withQuery(path, params) {
   return query.size ? `${path}?${query}` : path;
 }
 
-// request calls the node with the tab's credential; a refusal throws the node's own message.
-async function request(method, url, body) {
+// request calls the node with the tab's credential, until signal (its bound) ends it; a refusal
+// throws the node's own message.
+async function request(method, url, body, signal) {
   const key = sessionStorage.getItem(KEY);
   const headers = key ? { Authorization: 'Bearer ' + key } : {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -68,6 +115,7 @@ async function request(method, url, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
     cache: 'no-store',
     credentials: 'same-origin',
+    signal,
   });
   if (resp.ok) return resp;
   const text = await resp.text();
@@ -84,6 +132,12 @@ export function explain(err) {
     return `${err.message}. Enter a key that may read this.`;
   }
   return err.message;
+}
+
+// explainRead is explain for a page that reads itself again (readWhileShown, a loop of its
+// own): a call it gave up on is not the end of it, and the page says so.
+export function explainRead(err) {
+  return err.timedOut ? `${err.message}; reading again.` : explain(err);
 }
 
 const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];

@@ -1,7 +1,7 @@
 // The Cluster page: this node's view of the cluster, refreshed every second: members with
 // their indexes and lag, the leadership changes the node saw in the last hour, the rates at
 // which it hands out IDs, and its headroom (headroom.js), all from one Status answer.
-import { $, api, cell, explain, fillRows, report, send, set } from './api.js';
+import { $, api, cell, explainRead, fillRows, report, send, set } from './api.js';
 import { act } from './confirm.js';
 import * as headroom from './headroom.js';
 
@@ -127,14 +127,14 @@ export async function refresh() {
   try {
     showStatus(await api('/v1/status'));
   } catch (err) {
-    problems.push(explain(err));
+    problems.push(explainRead(err));
   }
   try {
     await api('/readyz');
     set('ready', 'yes', 'good');
   } catch (err) {
     set('ready', err.status === 503 ? 'no' : 'unknown', 'bad');
-    if (err.status !== 503) problems.push(explain(err));
+    if (err.status !== 503) problems.push(explainRead(err));
   }
   report('cluster', problems);
   const now = new Date();

@@ -28,8 +28,10 @@ export function confirm(title, what, verb) {
   });
 }
 
-// act runs change after confirmation and reports in the element status: what was done, or the
-// node's refusal. It resolves to change's result, or undefined when cancelled or refused.
+// act runs change after confirmation and reports in the element status: what was done, the
+// node's refusal, or, when the node did not answer in time (api.js, CALL_TIMEOUT_MS), that
+// nobody knows yet. It resolves to change's result, or undefined when cancelled, refused or
+// unanswered.
 export async function act(status, title, what, verb, change) {
   if (!(await confirm(title, what, verb))) {
     set(status, 'Cancelled: nothing changed.');
@@ -40,7 +42,10 @@ export async function act(status, title, what, verb, change) {
     set(status, 'Done.', 'good');
     return result ?? {};
   } catch (err) {
-    set(status, `Refused: ${err.message}`, 'bad');
+    // A change the node did not answer may have been made: saying "refused" would invite a
+    // second one.
+    set(status, err.timedOut ? `${err.message}: it may or may not have been done; look before trying again.`
+      : `Refused: ${err.message}`, 'bad');
     return undefined;
   }
 }

@@ -35,11 +35,15 @@ $('credential').addEventListener('submit', (e) => {
 $('forget').addEventListener('click', () => { setKey(''); credentialChanged(); });
 window.addEventListener('hashchange', route);
 
-// credentialChanged asks the node again who the caller is, then shows every page anew.
+// credentialChanged shows every page anew and asks the node again who the caller is. The pages
+// do not wait for that answer: the node judges each of their calls itself, and a node slow to
+// say who the caller is must not leave every page blank. A page that reads differently by
+// what the caller may do (rightsKnown) reads again once the node has said.
 async function credentialChanged() {
-  await rights.refresh();
   cluster.refresh();
   route();
+  await rights.refresh();
+  for (const view of Object.values(pages)) view.rightsKnown?.();
 }
 
 cluster.start();

@@ -1,7 +1,7 @@
 // The Counters page: identity counters a page at a time (ListIdentities, read on the leader),
 // searched by name prefix, in any database the caller may read. The page in view is read
 // again every few seconds, so a counter that moves shows its new value.
-import { $, api, cell, explain, fillRows, Pages, readWhileShown, report, send } from './api.js';
+import { $, api, cell, explainRead, fillRows, Pages, readWhileShown, report, send } from './api.js';
 import { act } from './confirm.js';
 
 const PAGE_SIZE = 50;
@@ -31,7 +31,7 @@ async function read() {
       : `Counters${which}${where}${pages.token ? ' (a later page)' : ''}`;
     report('counters', []);
   } catch (err) {
-    report('counters', [explain(err)]);
+    report('counters', [explainRead(err)]);
   }
 }
 

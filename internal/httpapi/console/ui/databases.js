@@ -83,6 +83,12 @@ export function show(visible) {
   if (visible) load();
 }
 
+// rightsKnown reads the page again once the node has said who the caller is: only an admin's
+// reading lists the keys.
+export function rightsKnown() {
+  if (state.visible) load();
+}
+
 export function start() {
   $('db-create').addEventListener('submit', createDatabase);
   $('key-create').addEventListener('submit', createKey);

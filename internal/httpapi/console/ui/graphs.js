@@ -1,7 +1,7 @@
 // The Cluster page's graphs of the last hour: what the node sampled (GET /v1/history), drawn
 // as inline SVG by this script, with the leadership changes marked on each time axis. The
 // node keeps the samples, so the graphs cover the time before this tab was opened.
-import { $, api, bytes, explain, set } from './api.js';
+import { $, api, bytes, explainRead, set } from './api.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const WIDTH = 640;
@@ -117,7 +117,7 @@ async function refresh() {
     $('graph-list').replaceChildren(...(h.series || []).map((s) => plot(s, times, h.leaderChanges || [], intervalMs)));
     set('graph-status', '');
   } catch (err) {
-    set('graph-status', explain(err), 'bad');
+    set('graph-status', explainRead(err), 'bad');
   }
 }
 

@@ -3,7 +3,7 @@
 // pool, what it holds now, the size it is kept at, and when it was last topped up. A pool
 // under a quarter of its size is running dry: a node cut off from the majority can grant
 // only what its pool holds.
-import { $, api, cell, explain, fillRows, Pages, readWhileShown, report } from './api.js';
+import { $, api, cell, explainRead, fillRows, Pages, readWhileShown, report } from './api.js';
 
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
@@ -52,7 +52,7 @@ async function read() {
     $('hilo-caption').textContent = tags.length ? `HiLo tags${where}` : `No HiLo tags${where}.`;
     report('hilo', []);
   } catch (err) {
-    report('hilo', [explain(err)]);
+    report('hilo', [explainRead(err)]);
   }
 }
 
