@@ -22,15 +22,28 @@ var errNetworkChanged = errors.New("a load was aborted by a network change")
 // other tests run, and Chromium then aborts the loads in flight with ERR_NETWORK_CHANGED,
 // loopback ones included: the page itself, and Navigate fails, or one of its scripts or style
 // sheets, and the page loads but never runs, so then would wait until the session ends. Either
-// is loaded again, up to navigateAttempts times. Any other failure is returned with what the
+// is loaded again, up to navigateAttempts times, from about:blank: asked for again while the
+// broken page is there, a URL with a fragment (the console's #counters) would only scroll it
+// to the fragment, and the page would stay broken. Any other failure is returned with what the
 // page reported meanwhile (failed loads, uncaught exceptions) and the requests it still waited
 // for, so a page that never came up says why: a call its server never answered is named.
 func Navigate(tab context.Context, url string, then ...chromedp.Action[chromedp.Void]) error {
-	var err error
-	for range navigateAttempts {
-		if err = navigateOnce(tab, url, then); !errors.Is(err, errNetworkChanged) {
-			return err
+	var err, broke error // broke: the last load a network change broke, which a later failure names
+	for attempt := range navigateAttempts {
+		if attempt > 0 {
+			broke = err
+			if blank := chromedp.Do(tab, chromedp.Navigate("about:blank")); blank != nil {
+				return fmt.Errorf("%w; leaving the broken page for about:blank: %v", broke, blank)
+			}
 		}
+		err = navigateOnce(tab, url, then)
+		switch {
+		case errors.Is(err, errNetworkChanged):
+			continue
+		case err != nil && broke != nil:
+			return fmt.Errorf("%w (load %d of the page; before it, %v)", err, attempt+1, broke)
+		}
+		return err
 	}
 	return err
 }
