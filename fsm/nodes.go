@@ -116,31 +116,37 @@ func (m *members) addressHeld(tag, raftAddr, grpcAddr string) error {
 	return nil
 }
 
-// nodeByID finds the node with raft id id; ids are unique, so map order cannot matter.
+// nodeByID finds the node with raft id id (of several, the first by tag: firstNode).
 func (m *members) nodeByID(id string) (Node, bool) {
 	if id == "" {
 		return Node{}, false
 	}
-	for _, n := range m.nodes {
-		if n.ID == id {
-			return n, true
-		}
-	}
-	return Node{}, false
+	return m.firstNode(func(n Node) bool { return n.ID == id })
 }
 
-// nodeByIncarnation finds the node registered with incarnation, a random UUID per data dir,
-// so at most one node has it.
+// nodeByIncarnation finds the node registered with incarnation, a random UUID per data dir
+// (of several, the first by tag: firstNode).
 func (m *members) nodeByIncarnation(incarnation string) (Node, bool) {
 	if incarnation == "" {
 		return Node{}, false
 	}
-	for _, n := range m.nodes {
-		if n.Incarnation == incarnation {
-			return n, true
+	return m.firstNode(func(n Node) bool { return n.Incarnation == incarnation })
+}
+
+// firstNode is the node with the smallest tag that match accepts. Raft ids and incarnations
+// are meant to be unique, but a log can hold two nodes that share one (a data dir copied to
+// make a second node keeps its incarnation; an id may be registered for one tag before the
+// node of the tag it names registers), and every replica must pick the same node, whatever
+// order its map visits them in.
+func (m *members) firstNode(match func(Node) bool) (Node, bool) {
+	var first Node
+	found := false
+	for tag, n := range m.nodes {
+		if match(n) && (!found || tag < first.Tag) {
+			first, found = n, true
 		}
 	}
-	return Node{}, false
+	return first, found
 }
 
 // applyRemoveNode retires the tag for ever and drops the node if it is registered. It is

@@ -183,12 +183,7 @@ func (f *FSM) Nodes() []Node {
 func (f *FSM) NodeByID(id string) (Node, bool) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	for _, n := range f.st.nodes {
-		if n.ID == id {
-			return n, true
-		}
-	}
-	return Node{}, false
+	return f.st.nodeByID(id)
 }
 
 // Separator is the cluster's identity parts separator, or "" before a node registered one.
