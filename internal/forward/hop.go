@@ -65,6 +65,12 @@ func (h *Hop) Error(err error) error {
 	if errors.As(err, &answer) {
 		return answer.err
 	}
+	if d, ok := h.ctx.Deadline(); ok && !time.Now().Before(d) {
+		// The hop's bound has passed, and gRPC, which checks the deadline against the clock,
+		// may end the call before the bound's timer has cancelled the hop: wait for it, so
+		// that the refusal names the bound's cause. The timer is due, so this returns at once.
+		<-h.ctx.Done()
+	}
 	why := context.Cause(h.ctx)
 	if why == nil {
 		why = err
