@@ -2,6 +2,7 @@ package headless
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -69,13 +70,7 @@ func (f *inFlight) annotate(err error) error {
 	if len(f.started) == 0 && f.left == 0 {
 		return fmt.Errorf("%w; no request was in flight", err)
 	}
-	waiting := slices.SortedFunc(func(yield func(request) bool) {
-		for _, r := range f.started {
-			if !yield(r) {
-				return
-			}
-		}
-	}, func(a, b request) int { return a.at.Compare(b.at) })
+	waiting := slices.SortedFunc(maps.Values(f.started), func(a, b request) int { return a.at.Compare(b.at) })
 	now := time.Now()
 	var say []string
 	for _, r := range waiting[:min(len(waiting), keptProblems)] {
