@@ -16,6 +16,7 @@ import (
 	"time"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
 const (
@@ -47,6 +48,24 @@ func (r *ChaosRun) AnswersAlone(phase string, tags ...string) {
 		r.T.Fatalf("%s: %v", phase, err)
 	}
 	r.T.Logf("%s: semantic and numeric IDs answered by %s", phase, JoinTags(tags))
+}
+
+// chaosLeaseBack bounds the wait, after a heal, for a node whose worker lease for numeric IDs
+// ran out while it was cut off to mint again: it renews at its next attempt, a tenth of the
+// lease (3 s) after its last failed one, through a leader that may still be settling.
+const chaosLeaseBack = 15 * time.Second
+
+// MintsAgain waits until each node of tags mints numeric IDs again after a heal, within
+// chaosLeaseBack, and logs how long that took. A cut that outlasts the nodes' leases (the
+// region schedule holds one for 30 s, a lease's length) leaves them refusing numeric IDs
+// until their next renewal, which the phase after the heal must not take for a fault.
+func (r *ChaosRun) MintsAgain(phase string, tags ...string) {
+	r.T.Helper()
+	began := time.Now()
+	for _, tag := range tags {
+		e2etest.Eventually(r.T, chaosLeaseBack, phase+": node "+tag+" mints numeric IDs again", func() error { return r.numeric(tag) })
+	}
+	r.T.Logf("%s: numeric IDs minted again by %s after %v", phase, JoinTags(tags), time.Since(began).Round(time.Millisecond))
 }
 
 func (r *ChaosRun) semantic(tag string) error {

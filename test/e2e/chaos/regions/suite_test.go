@@ -70,6 +70,7 @@ func regionCut(r *chaostest.ChaosRun, region, poolTag string) string {
 	r.Recover("after healing region " + region)
 	back := r.LeaderIn(r.Cluster.InRegion(preferred)...)
 	backIn := time.Since(healed)
+	r.MintsAgain("after healing region "+region, cut...)
 
 	line := fmt.Sprintf("cut_%s={nodes=%s leaders=%s,%s,%s leader_back_ms=%d", region, chaostest.JoinTags(cut), leader, during, back, backIn.Milliseconds())
 	if poolTag != "" {
