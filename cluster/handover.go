@@ -114,9 +114,9 @@ func (n *Node) TransferLeadership(to Member) error {
 	}
 	// raft gives up on a transfer one election timeout after it began, though the TimeoutNow
 	// it sent may still be on its way: on a loaded machine the target gets it late and wins
-	// at once. The transfer failed only if this node still leads once an election has had
-	// time to end.
-	if n.stepsDownWithin(electionRounds * n.raft.ReloadableConfig().ElectionTimeout) {
+	// at once. The transfer failed only if this node still leads after the election wait of
+	// the timing raft runs now (a storage fault may have stretched it).
+	if n.stepsDownWithin(Timing{ElectionTimeout: n.raft.ReloadableConfig().ElectionTimeout}.ElectionWait()) {
 		n.log.Info("leadership moved after raft gave up on the transfer", "raft_said", err)
 		return nil
 	}

@@ -18,7 +18,7 @@ func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
 	if err != nil {
 		return err
 	}
-	if !st.registeredMember(r.GetMemberId()) {
+	if _, ok := st.nodeByID(r.GetMemberId()); !ok {
 		return fmt.Errorf("%w: member %q", ErrNotRegistered, r.GetMemberId())
 	}
 	if r.GetCapacity() < 1 {
@@ -37,16 +37,6 @@ func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
 	}
 	h.pools[r.GetMemberId()] += r.GetCapacity()
 	return rng
-}
-
-// registeredMember reports whether a registered node has the Raft member ID.
-func (m *members) registeredMember(id string) bool {
-	for _, n := range m.nodes {
-		if n.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // retirePools forgets a removed node's pools: their numbers stay below Max, so nobody else is
