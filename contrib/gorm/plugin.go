@@ -73,13 +73,14 @@ func New(c *client.Client, opts ...Option) *Plugin {
 func (p *Plugin) Name() string { return Name }
 
 // Initialize registers the Create callback (gorm.Plugin): db.Use calls it. The callback runs
-// before GORM opens the Create's transaction (gorm:begin_transaction, which comes before the
-// model's BeforeCreate hook and gorm:create): waiting for keys holds no database connection,
-// and a failure to get them leaves no transaction to roll back, whose own error (a context
-// that ended in the meantime) GORM would join to the plugin's as text, hiding idnode's error
-// from errors.As.
+// first of all (Before("*")): before GORM opens the Create's transaction
+// (gorm:begin_transaction, which GORM leaves out under SkipDefaultTransaction, so that it
+// cannot be what the callback is placed by), the model's BeforeCreate hook and gorm:create.
+// Waiting for keys holds no database connection, and a failure to get them leaves no
+// transaction to roll back, whose own error (a context that ended in the meantime) GORM would
+// join to the plugin's as text, hiding idnode's error from errors.As.
 func (p *Plugin) Initialize(db *gorm.DB) error {
-	return db.Callback().Create().Before("gorm:begin_transaction").Register(callbackName, p.assign)
+	return db.Callback().Create().Before("*").Register(callbackName, p.assign)
 }
 
 // Close releases the numeric worker, if the plugin leased one; Creates that need a key fail
@@ -87,26 +88,38 @@ func (p *Plugin) Initialize(db *gorm.DB) error {
 func (p *Plugin) Close(ctx context.Context) error { return p.keys.Close(ctx) }
 
 // assign fills the empty keys of the rows being created, all from one call for the batch, and
-// checks (and claims, with WithClaims) the keys the application set. Its errors go to
-// db.AddError, which makes GORM write nothing and roll back.
+// checks (and claims, with WithClaims) the keys the application set, but for rows
+// CreateInBatches keyed already. Its errors go to db.AddError, which makes GORM write nothing.
 func (p *Plugin) assign(db *gorm.DB) {
 	if db.Error != nil || db.Statement.Schema == nil {
 		return
 	}
-	m, err := p.model(db.Statement.Schema)
-	if err != nil {
+	var keyed keyedRows
+	if v, ok := db.Get(keyedSetting); ok {
+		keyed, _ = v.(keyedRows)
+	}
+	if _, err := p.keyRows(db.Statement.Context, db.Statement.Schema, db.Statement.ReflectValue, keyed); err != nil {
 		_ = db.AddError(err)
-		return
 	}
-	if m == nil {
-		return // no key of ours: a composite key, no key, or one the database fills
+}
+
+// keyRows fills the empty keys of the rows of value (a struct, or a slice or array of them)
+// with one take, and checks (and claims) the keys the application set, skipping the rows in
+// skip. It returns the rows it keyed.
+func (p *Plugin) keyRows(ctx context.Context, s *schema.Schema, value reflect.Value, skip keyedRows) (keyedRows, error) {
+	m, err := p.model(s)
+	if err != nil || m == nil {
+		return nil, err // m == nil: no key of ours (composite, none, or the database's)
 	}
-	ctx := db.Statement.Context
-	rows := rowsOf(db.Statement.ReflectValue)
+	keyed := keyedRows{}
 	var empty []reflect.Value
 	var keptStrs []string
 	var keptInts []int64
-	for _, row := range rows {
+	for _, row := range rowsOf(value) {
+		if skip.has(row) {
+			continue
+		}
+		keyed.add(row)
 		v, zero := m.field.ValueOf(ctx, row)
 		switch {
 		case zero:
@@ -119,16 +132,17 @@ func (p *Plugin) assign(db *gorm.DB) {
 	}
 	if len(keptStrs)+len(keptInts) > 0 {
 		if err := p.keys.Keep(ctx, m.collection, p.claimOwner, keptStrs, keptInts); err != nil {
-			_ = db.AddError(err)
-			return
+			return nil, err
 		}
 	}
-	if len(empty) == 0 {
-		return
+	for len(empty) > 0 {
+		take := empty[:min(len(empty), rowkeys.MaxBatch)]
+		if err := p.fill(ctx, m, take); err != nil {
+			return nil, err
+		}
+		empty = empty[len(take):]
 	}
-	if err := p.fill(ctx, m, empty); err != nil {
-		_ = db.AddError(err)
-	}
+	return keyed, nil
 }
 
 // fill takes len(rows) keys at once and sets them.

@@ -45,11 +45,11 @@ func Start(t *testing.T) *Env {
 	return &Env{Node: node, PG: pg}
 }
 
-// Client dials the node, closed when the test ends.
-func (e *Env) Client(t *testing.T) *client.Client {
+// Client dials the node, with opts after the tests' own, closed when the test ends.
+func (e *Env) Client(t *testing.T, opts ...client.Option) *client.Client {
 	t.Helper()
-	c, err := client.Dial(context.Background(), []string{e.Node.GRPCAddr},
-		client.WithBackoff(client.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 2}))
+	opts = append([]client.Option{client.WithBackoff(client.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 2})}, opts...)
+	c, err := client.Dial(context.Background(), []string{e.Node.GRPCAddr}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,19 @@ func (e *Env) Client(t *testing.T) *client.Client {
 // DB opens GORM on the server, with its log off, closed when the test ends.
 func (e *Env) DB(t *testing.T) *gorm.DB {
 	t.Helper()
-	db, err := gorm.Open(postgres.Open(e.PG.DSN), &gorm.Config{Logger: logger.Discard})
+	return e.DBAs(t, "", &gorm.Config{})
+}
+
+// DBAs opens GORM on the server as application app (its connections' application_name; none
+// for "") with cfg and the log off, closed when the test ends.
+func (e *Env) DBAs(t *testing.T, app string, cfg *gorm.Config) *gorm.DB {
+	t.Helper()
+	dsn := e.PG.DSN
+	if app != "" {
+		dsn = e.PG.DSNFor(app)
+	}
+	cfg.Logger = logger.Discard
+	db, err := gorm.Open(postgres.Open(dsn), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
