@@ -7,7 +7,7 @@ idcluster's input stops it."""
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
+from typing import Any, Iterator, List, Tuple
 
 import pytest
 
@@ -63,6 +63,13 @@ class Postgres:
                 return cur.fetchall() if cur.description else None
         finally:
             conn.close()
+
+    def in_transaction(self, application_name: str) -> List[Tuple[int, str]]:
+        """The connections of an application (its ``application_name``) inside a transaction
+        at the moment of the query, as (pid, state): none while it waits outside of one."""
+        rows: List[Tuple[int, str]] = self.sql(
+            "SELECT pid, state FROM pg_stat_activity WHERE application_name = %s AND xact_start IS NOT NULL", application_name)
+        return rows
 
     def database(self, name: str) -> str:
         """A new, empty database (dropped first if a test made it before); its DSN."""

@@ -5,11 +5,12 @@ raised as django.db.DatabaseError before any row is written."""
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any, Iterator, List
 
 import pytest
 
-from ormtests import Calls, in_threads
+from ormtests import Calls, Gate, in_threads
 from cluster import Control
 from postgres import Postgres, importable, need
 
@@ -21,6 +22,7 @@ from django.conf import settings  # noqa: E402
 import idnode  # noqa: E402
 
 DATABASE = "django_tests"
+APP = "django-tests"  # the application_name of Django's connections, watched in pg_stat_activity
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +31,8 @@ def shop(postgres: Postgres) -> Any:
     postgres.database(DATABASE)
     settings.configure(
         DATABASES={"default": {"ENGINE": "django.db.backends.postgresql", "NAME": DATABASE, "HOST": "127.0.0.1",
-                               "PORT": str(postgres.port), "USER": "idnode"}},
+                               "PORT": str(postgres.port), "USER": "idnode",
+                               "OPTIONS": {"application_name": APP}}},
         INSTALLED_APPS=[], USE_TZ=True,
     )
     django.setup()
@@ -142,6 +145,47 @@ def test_a_closed_or_unreachable_cluster_is_a_database_error_and_writes_nothing(
     with idnode.Client(cluster.addrs()) as client:
         bind(client)
         assert db.Order.objects.create(seq=1).id == "orders/1-A"
+
+
+@pytest.mark.parametrize("manager", ["objects", "_base_manager"])
+def test_keys_are_awaited_outside_a_transaction_and_a_failure_writes_nothing(db: Any, cluster: Control, postgres: Postgres,
+                                                                              manager: str) -> None:
+    """bulk_create of 500 rows in batches of 10, through KeyManager and through Django's plain
+    manager: while their keys are awaited (the HiLo range call held at the gate) no connection
+    of the application is in a transaction; when no key can be had (the node killed), the
+    error is Django's and no row is written."""
+    from django.db import connection
+    from idnode.contrib.django import IdnodeKeyError, bind
+    from django.db import DatabaseError
+
+    gate = Gate("NextHiLo")
+    outcome: List[BaseException] = []
+
+    def save() -> None:
+        try:
+            getattr(db.Counter, manager).bulk_create([db.Counter(seq=i) for i in range(500)], batch_size=10)
+        except BaseException as e:  # noqa: B036 - handed to the test's thread
+            outcome.append(e)
+        finally:
+            connection.close()  # this thread's own connection
+
+    with idnode.Client(cluster.addrs(), interceptors=[gate], fetch_timeout=5.0) as client:
+        bind(client)
+        gate.shut()
+        saver = threading.Thread(target=save)
+        saver.start()
+        try:
+            gate.wait_held()
+            held = postgres.in_transaction(APP)
+            cluster.send({"cmd": "kill", "node": "leader"})
+        finally:
+            gate.open()
+            saver.join(60)
+    assert not saver.is_alive(), "bulk_create did not end within 60 s of its node's death"
+    assert held == [], f"while the keys were awaited, connections of the application were in a transaction: {held}"
+    assert len(outcome) == 1 and isinstance(outcome[0], IdnodeKeyError), outcome
+    assert isinstance(outcome[0], DatabaseError) and isinstance(outcome[0].__cause__, idnode.IdnodeError)
+    assert db.Counter.objects.count() == 0, "the failed bulk_create wrote rows"
 
 
 def test_threads_bulk_creating_write_no_key_twice(db: Any, calls: Calls) -> None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pathlib
 import re
 import sys
+import threading
 from typing import Any, Iterator, List, Tuple
 
 import pytest
 
-from ormtests import Calls, in_threads
+from ormtests import Calls, Gate, in_threads
 from cluster import Control
 from postgres import Postgres, fresh_tables, importable, need
 
@@ -159,6 +160,53 @@ def test_a_closed_or_unreachable_cluster_is_an_sqlalchemy_error_and_writes_nothi
             s.add_all(rows(Serial, 1) + rows(Order, 1))
             s.commit()
     assert pg.sql("SELECT count(*) FROM orders") == [(1,)]
+
+
+APP = "sqlalchemy-tests"  # the application_name of the engine whose connections are watched
+
+
+@pytest.mark.parametrize("how", ["flush", "core"])
+def test_keys_are_awaited_outside_a_transaction_and_a_failure_writes_nothing(db: Tuple[Postgres, Any], cluster: Control, how: str) -> None:
+    """500 rows saved at once (a session's flush, or a Core executemany insert): while their
+    keys are awaited (the HiLo range call held at the gate) no connection of the application is
+    in a transaction; when no key can be had (the node killed), nothing is written."""
+    pg, _ = db
+    engine = create_engine(pg.dsn.replace("postgres://", "postgresql+psycopg2://", 1), future=True,
+                           connect_args={"application_name": APP})
+    gate = Gate("NextHiLo")
+    outcome: List[BaseException] = []
+
+    def save() -> None:
+        try:
+            with Session(engine, future=True) as s:
+                if how == "flush":
+                    s.add_all(rows(Counter, 500))
+                else:
+                    s.execute(insert(Counter), [{"lang": "python", "worker": 0, "seq": i} for i in range(500)])
+                s.commit()
+        except BaseException as e:  # noqa: B036 - handed to the test's thread
+            outcome.append(e)
+
+    try:
+        with idnode.Client(cluster.addrs(), interceptors=[gate], fetch_timeout=5.0) as client:
+            keys.bind(client)
+            gate.shut()
+            saver = threading.Thread(target=save)
+            saver.start()
+            try:
+                gate.wait_held()
+                held = pg.in_transaction(APP)
+                cluster.send({"cmd": "kill", "node": "leader"})
+            finally:
+                gate.open()
+                saver.join(60)
+            assert not saver.is_alive(), "the save did not end within 60 s of its node's death"
+            assert held == [], f"while the keys were awaited, connections of the application were in a transaction: {held}"
+            assert len(outcome) == 1 and isinstance(outcome[0], IdnodeKeyError), outcome
+            assert isinstance(outcome[0], sqlalchemy.exc.SQLAlchemyError) and isinstance(outcome[0].__cause__, idnode.IdnodeError)
+            assert pg.sql("SELECT count(*) FROM counters") == [(0,)], "the failed save wrote rows"
+    finally:
+        engine.dispose()
 
 
 def test_closing_the_client_gives_the_range_back(db: Tuple[Postgres, Any], cluster: Control) -> None:
