@@ -30,10 +30,18 @@ func TestMain(m *testing.M) { e2etest.Main(m) }
 // client whose orders take HiLo IDs and invoices identities.
 func setup(t *testing.T, opts ...idnodeent.Option) (*exampledb.Client, *e2etest.Proc) {
 	t.Helper()
+	ec, node, _ := setupAs(t, "", nil, opts...)
+	return ec, node
+}
+
+// setupAs is setup with the database connections named app (application_name; none for "")
+// and the idnode client dialled with copts; it returns the PostgreSQL server too.
+func setupAs(t *testing.T, app string, copts []client.Option, opts ...idnodeent.Option) (*exampledb.Client, *e2etest.Proc, *pgserver.Server) {
+	t.Helper()
 	pg := pgserver.ForTest(t)
 	node, _ := e2etest.StartSingle(t)
-	c, err := client.Dial(context.Background(), []string{node.GRPCAddr},
-		client.WithBackoff(client.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 2}))
+	copts = append([]client.Option{client.WithBackoff(client.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond, Multiplier: 2})}, copts...)
+	c, err := client.Dial(context.Background(), []string{node.GRPCAddr}, copts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +52,11 @@ func setup(t *testing.T, opts ...idnodeent.Option) (*exampledb.Client, *e2etest.
 		_ = keys.Close(ctx)
 		_ = c.Close(ctx)
 	})
-	db, err := sql.Open("pgx", pg.DSN)
+	dsn := pg.DSN
+	if app != "" {
+		dsn = pg.DSNFor(app)
+	}
+	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +69,7 @@ func setup(t *testing.T, opts ...idnodeent.Option) (*exampledb.Client, *e2etest.
 	if err := ec.Schema.Create(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return ec, node
+	return ec, node, pg
 }
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {
