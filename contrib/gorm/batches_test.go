@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	"gorm.io/gorm"
 
 	"github.com/idnode/idnode/client"
@@ -72,5 +75,59 @@ func TestBatchesTakeKeysBeforeWriting(t *testing.T) {
 				t.Fatalf("the failed batch wrote %d of its rows; want none (1 row in the table, the first Create's)", n-1)
 			}
 		})
+	}
+}
+
+// CreateInBatches checks (and claims) the keys the application set once, before the batches,
+// and does not claim the keys it took itself; it refuses a *gorm.DB without the plugin and a
+// batch size below 1, writing nothing.
+func TestCreateInBatchesChecksOnce(t *testing.T) {
+	env := gormtest.Start(t)
+	var claims atomic.Int64
+	countClaims := grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if strings.HasSuffix(method, "/Claim") {
+			claims.Add(1)
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	})
+	db := env.DB(t)
+	p := idnodegorm.New(env.Client(t, client.WithDialOptions(countClaims)), idnodegorm.WithClaims("billing"))
+	if err := db.Use(p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	ctx := ctxFor(t, time.Minute)
+	db = db.WithContext(ctx)
+
+	rows := make([]*Order, 25)
+	for i := range rows {
+		rows[i] = &Order{Lang: "go", Seq: int64(i)}
+		if i%10 == 3 {
+			rows[i].ID = fmt.Sprintf("orders/by-hand-%d", i)
+		}
+	}
+	if err := idnodegorm.CreateInBatches(db, rows, 10).Error; err != nil {
+		t.Fatal(err)
+	}
+	if n := claims.Load(); n != 1 {
+		t.Errorf("%d Claim calls for a batch of 25 rows with 3 keys set by hand; want 1", n)
+	}
+	for i, r := range rows {
+		if r.ID == "" || (i%10 == 3) != strings.HasPrefix(r.ID, "orders/by-hand-") {
+			t.Fatalf("row %d has key %q", i, r.ID)
+		}
+	}
+	if n := count(t, db, "orders"); n != 25 {
+		t.Fatalf("%d orders stored, want 25", n)
+	}
+
+	if err := idnodegorm.CreateInBatches(env.DB(t).WithContext(ctx), &[]Order{{Lang: "go"}}, 10).Error; !errors.Is(err, idnodegorm.ErrNotRegistered) {
+		t.Errorf("CreateInBatches without the plugin = %v; want ErrNotRegistered", err)
+	}
+	if err := idnodegorm.CreateInBatches(db, &[]Order{{Lang: "go"}}, 0).Error; err == nil {
+		t.Error("CreateInBatches with batch size 0 succeeded")
+	}
+	if n := count(t, db, "orders"); n != 25 {
+		t.Fatalf("%d orders stored after the refused calls, want 25", n)
 	}
 }

@@ -2,7 +2,9 @@
 // from an idnode cluster, the way RavenDB's session assigns an entity's ID on store: an empty
 // string key gets a HiLo ID by the client's conventions ("orders/17-A"), an empty integer key a
 // HiLo number (17), or the strategy the field's idnode tag names. Register it once per
-// *gorm.DB with db.Use(idnodegorm.New(c)), where c is the process's one *client.Client.
+// *gorm.DB with db.Use(idnodegorm.New(c)), where c is the process's one *client.Client, and
+// insert batches of more rows than one INSERT with CreateInBatches(db, &rows, n), which takes
+// every row's key before GORM opens a transaction or writes a row.
 //
 // Why keys come from where they do: docs/decisions/0036-row-keys-by-field-type.md.
 package idnodegorm
@@ -25,8 +27,8 @@ const Name = "idnode"
 // callbackName is the Create callback that fills keys, before GORM's own ones.
 const callbackName = "idnode:assign_keys"
 
-// Plugin fills empty primary keys on Create and CreateInBatches. It is safe for any number of
-// goroutines and *gorm.DB sessions.
+// Plugin fills empty primary keys on Create, and on CreateInBatches through this package's
+// CreateInBatches. It is safe for any number of goroutines and *gorm.DB sessions.
 type Plugin struct {
 	keys       *rowkeys.Source
 	collection func(reflect.Type) string
