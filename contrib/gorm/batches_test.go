@@ -131,3 +131,28 @@ func TestCreateInBatchesChecksOnce(t *testing.T) {
 		t.Fatalf("%d orders stored after the refused calls, want 25", n)
 	}
 }
+
+// Under SkipDefaultTransaction, which leaves GORM's gorm:begin_transaction out, Create still
+// fills the keys before GORM writes the rows: the table holds the keys the structs were given.
+func TestCreateWithoutDefaultTransaction(t *testing.T) {
+	env := gormtest.Start(t)
+	db := env.DBAs(t, "", &gorm.Config{SkipDefaultTransaction: true})
+	p := idnodegorm.New(env.Client(t))
+	if err := db.Use(p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	db = db.WithContext(ctxFor(t, time.Minute))
+	o := Order{Lang: "go"}
+	if err := db.Create(&o).Error; err != nil || !strings.HasPrefix(o.ID, "orders/") {
+		t.Fatalf("Create(Order) = %v, ID %q; want a HiLo ID", err, o.ID)
+	}
+	var stored []string
+	if err := db.Model(&Order{}).Pluck("id", &stored).Error; err != nil || len(stored) != 1 || stored[0] != o.ID {
+		t.Fatalf("orders stored: %q (%v); want the key the struct was given, %q", stored, err, o.ID)
+	}
+	counters := make([]Counter, 3)
+	if err := db.Create(&counters).Error; err != nil || counters[0].ID < 1 || counters[2].ID <= counters[0].ID {
+		t.Fatalf("Create(Counters) = %v, IDs %d, %d, %d; want HiLo numbers", err, counters[0].ID, counters[1].ID, counters[2].ID)
+	}
+}
