@@ -185,7 +185,7 @@ PG_VERSION=$("$PGBIN/postgres" --version | awk '{ print $3 }')
 	done
 	echo "| **HiLo integers / bigserial** (target ≥ 0.95) | | **$(ratio go)** | **$(ratio python)** |"
 	echo
-	echo "Failed batches (a key idnode could not give, retried; or a PostgreSQL error) in all runs: $FAILED."
+	echo "Failed batches (a key idnode could not give, given up after a backoff; or a PostgreSQL error) in all runs: $FAILED."
 	others_line
 	echo
 } >"$TMP/section.md"

@@ -66,8 +66,9 @@ class Serial(Row, Base):
 
 
 MODELS: Dict[str, Any] = {m.__tablename__: m for m in (Order, Invoice, Event, Counter, Serial)}
-RETRY_AFTER = 0.1
-"""Seconds a batch whose keys idnode could not give waits before it is tried again."""
+BACKOFF_MIN, BACKOFF_MAX = 0.02, 0.5
+"""Seconds a worker waits after a batch whose keys idnode could not give, before its next batch;
+doubling while its batches keep failing so."""
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 _PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|ms|s|m|h)")
@@ -154,40 +155,48 @@ class Run:
         self.emit([{"error": kind, "table": table, "message": str(e)}])
 
     def worker(self, w: int) -> None:
+        """A batch at a time, the tables in turn. A batch that got no keys is given up after a
+        backoff and the worker goes on with its next table: while the cluster has lost its
+        majority, rows keyed by HiLo (from a node's pool) keep coming while identities are
+        refused."""
         seq = itertools.count()
+        wait = BACKOFF_MIN
         for b in itertools.count():
             n = self.reserve()
             if n == 0:
                 return
             table = self.args.tables[(w + b) % len(self.args.tables)]
-            self.batch(w, table, [next(seq) for _ in range(n)])
-
-    def batch(self, w: int, table: str, seqs: List[int]) -> None:
-        model = MODELS[table]
-        while True:
-            rows = [model(lang=self.args.lang, worker=w, seq=s) for s in seqs]
-            try:
-                with Session(self.engine, future=True) as s:
-                    s.add_all(rows)
-                    s.flush()
-                    ids = [r.id for r in rows]
-                    s.commit()
-            except IdnodeKeyError as e:
-                self.failed("idnode", table, e)
-                if self.stop.wait(RETRY_AFTER) or time.monotonic() >= self.ends:
-                    return  # abandoned: the run is over
+            if self.batch(w, table, [next(seq) for _ in range(n)]) != "idnode":
+                wait = BACKOFF_MIN
                 continue
-            except IntegrityError as e:
-                code = getattr(e.orig, "pgcode", None)
-                self.failed("unique_violation" if code == "23505" else "other", table, e)
+            if self.stop.wait(wait) or time.monotonic() >= self.ends:
                 return
-            except Exception as e:  # a database or connection error: reported, the run goes on
-                self.failed("other", table, e)
-                return
-            with self.lock:
-                self.rows += len(ids)
-            self.emit([{"table": table, "id": id} for id in ids])
-            return
+            wait = min(2 * wait, BACKOFF_MAX)
+
+    def batch(self, w: int, table: str, seqs: List[int]) -> Optional[str]:
+        """Inserts the rows in one transaction; None when committed, else the failure's class."""
+        model = MODELS[table]
+        rows = [model(lang=self.args.lang, worker=w, seq=s) for s in seqs]
+        try:
+            with Session(self.engine, future=True) as s:
+                s.add_all(rows)
+                s.flush()
+                ids = [r.id for r in rows]
+                s.commit()
+        except IdnodeKeyError as e:
+            self.failed("idnode", table, e)
+            return "idnode"
+        except IntegrityError as e:
+            kind = "unique_violation" if getattr(e.orig, "pgcode", None) == "23505" else "other"
+            self.failed(kind, table, e)
+            return kind
+        except Exception as e:  # a database or connection error: reported, the run goes on
+            self.failed("other", table, e)
+            return "other"
+        with self.lock:
+            self.rows += len(ids)
+        self.emit([{"table": table, "id": id} for id in ids])
+        return None
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -62,10 +63,11 @@ type app struct {
 	failures  []failure   // every failed batch reported, in order
 }
 
-// failure is a failed batch as the drill read it: when, and its error class.
+// failure is a failed batch as the drill read it: when, its error class and its message.
 type failure struct {
-	at    time.Time
-	class string
+	at      time.Time
+	class   string
+	message string
 }
 
 // startApp runs the application command with the drill's flags and reads its output.
@@ -123,7 +125,7 @@ func (a *app) record(raw []byte) {
 		a.done = &l
 	case l.Error != "":
 		a.errors[l.Error]++
-		a.failures = append(a.failures, failure{time.Now(), l.Error})
+		a.failures = append(a.failures, failure{time.Now(), l.Error, l.Table + ": " + l.Message})
 		if _, ok := a.samples[l.Error]; !ok {
 			a.samples[l.Error] = l.Table + ": " + l.Message
 		}
@@ -157,6 +159,13 @@ func keyText(raw json.RawMessage) (string, error) {
 	return strconv.FormatInt(n, 10), nil
 }
 
+// keysIn is the keys of the rows of table the application reported committed so far.
+func (a *app) keysIn(table string) map[string]bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return maps.Clone(a.committed[table])
+}
+
 // rowsIn is how many rows of table the application reported committed.
 func (a *app) rowsIn(table string) int {
 	a.mu.Lock()
@@ -165,8 +174,8 @@ func (a *app) rowsIn(table string) int {
 }
 
 // during is what the application reported between from and to: the rows committed, the
-// longest time without a commit, and the failed batches by class.
-func (a *app) during(from, to time.Time) (rows int, stall time.Duration, failed map[string]int) {
+// longest time without a commit, the failed batches by class and the first message of each.
+func (a *app) during(from, to time.Time) (rows int, stall time.Duration, failed map[string]int, first map[string]string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	last := from
@@ -179,13 +188,16 @@ func (a *app) during(from, to time.Time) (rows int, stall time.Duration, failed 
 		last = at
 	}
 	stall = max(stall, to.Sub(last))
-	failed = map[string]int{}
+	failed, first = map[string]int{}, map[string]string{}
 	for _, f := range a.failures {
 		if !f.at.Before(from) && !f.at.After(to) {
 			failed[f.class]++
+			if _, ok := first[f.class]; !ok {
+				first[f.class] = f.message
+			}
 		}
 	}
-	return rows, stall, failed
+	return rows, stall, failed, first
 }
 
 // stop sends SIGTERM and waits until the application printed done and exited.

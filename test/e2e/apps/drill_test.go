@@ -92,11 +92,16 @@ func TestApplicationDrill(t *testing.T) {
 	for _, p := range c.Nodes {
 		nodes = append(nodes, p.GRPCAddr)
 	}
-	flags := []string{"--nodes", strings.Join(nodes, ","), "--dsn", pg.DSN, "--tables", strings.Join(drillTables, ","),
+	flags := []string{"--nodes", strings.Join(nodes, ","), "--tables", strings.Join(drillTables, ","),
 		"--workers", fmt.Sprint(workers), "--batch", fmt.Sprint(batch), "--duration", appDuration.String(), "--max-rows", "1000000"}
+	// Each application names its connections (application_name), so that pg_stat_activity
+	// tells them apart.
+	appFlags := func(lang string) []string {
+		return append(slices.Clone(flags), "--dsn", pg.DSN+"&application_name="+appNamePrefix+lang)
+	}
 	apps := []*app{
-		startApp(t, "go", append([]string{goApp}, flags...), nodeenv.Clean()),
-		startApp(t, "python", append([]string{pythonBin, filepath.Join(root, "clients/python/examples/ormapp.py")}, flags...),
+		startApp(t, "go", append([]string{goApp}, appFlags("go")...), nodeenv.Clean()),
+		startApp(t, "python", append([]string{pythonBin, filepath.Join(root, "clients/python/examples/ormapp.py")}, appFlags("python")...),
 			nodeenv.Clean("PYTHONPATH="+filepath.Join(root, "clients/python/src"))),
 	}
 	d := &drill{t: t, c: c, apps: apps}
@@ -114,12 +119,14 @@ func TestApplicationDrill(t *testing.T) {
 	follower := c.Others(d.leader())[0]
 	cut := d.partition(hosts, follower)
 	d.progress(fmt.Sprintf("follower %s healed", follower))
+	loss := d.loseMajority(pg)
 
 	for _, a := range apps {
 		a.stop(t)
 	}
 	d.check(pg)
 	cut.log(d)
+	loss.log(d)
 }
 
 // sqlCtx bounds one psql command by sqlTimeout.

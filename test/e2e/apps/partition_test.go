@@ -54,7 +54,8 @@ type partitionReport struct {
 type appInCut struct {
 	rows   int
 	stall  time.Duration
-	failed map[string]int
+	failed map[string]int    // failed batches by class
+	first  map[string]string // the first message of each class
 }
 
 // partition cuts node tag off from the other nodes and from every client of the test's
@@ -125,8 +126,8 @@ func (d *drill) partition(n *netns.Net, tag string) *partitionReport {
 
 	r.apps = map[string]appInCut{}
 	for _, a := range d.apps {
-		rows, stall, failed := a.during(r.cut, r.heal)
-		r.apps[a.lang] = appInCut{rows, stall, failed}
+		rows, stall, failed, first := a.during(r.cut, r.heal)
+		r.apps[a.lang] = appInCut{rows, stall, failed, first}
 	}
 	if r.answered > 0 {
 		t.Errorf("node %s answered %d identity calls of the client beside it while cut off from the majority", tag, r.answered)

@@ -20,8 +20,9 @@ const (
 	classOther  = "other"
 )
 
-// idnodeBackoff is the wait before a batch that got no keys is tried again: long enough not to
-// spin while the cluster elects a leader, short next to the election itself.
+// idnodeBackoff is the wait after a batch that got no keys, before the worker's next batch:
+// long enough not to spin while the cluster elects a leader, short next to the election itself.
+// It doubles while the worker's batches keep failing so.
 const (
 	idnodeBackoffMin = 20 * time.Millisecond
 	idnodeBackoffMax = 500 * time.Millisecond
@@ -69,9 +70,13 @@ func (r *runner) insert() {
 	wg.Wait()
 }
 
-// work is one worker: a batch at a time, the tables in turn, until stop or the budget ends.
+// work is one worker: a batch at a time, the tables in turn, until stop or the budget ends. A
+// batch that got no keys is given up after a backoff, and the worker goes on with its next
+// table: an application whose cluster lost its majority keeps writing what needs none (rows
+// keyed by HiLo, from a node's pool) while identities are refused.
 func (r *runner) work(worker int) {
 	var seq int64
+	wait := idnodeBackoffMin
 	for b := 0; !r.stopped(); b++ {
 		n := r.take(int64(r.cfg.batch))
 		if n == 0 {
@@ -79,35 +84,32 @@ func (r *runner) work(worker int) {
 			return
 		}
 		t := r.cfg.tables[(worker+b)%len(r.cfg.tables)]
-		r.batch(t, worker, seq, int(n))
+		if r.batch(t, worker, seq, int(n)) != classIdnode {
+			wait = idnodeBackoffMin
+		} else {
+			select {
+			case <-time.After(wait):
+			case <-r.stopping:
+				return
+			}
+			wait = min(2*wait, idnodeBackoffMax)
+		}
 		seq += n
 	}
 }
 
-// batch inserts n rows into t, trying again (after a backoff) while the plugin gets no keys,
-// and reports the outcome.
-func (r *runner) batch(t table, worker int, seq int64, n int) {
-	wait := idnodeBackoffMin
-	for {
-		rows := t.rows(n, worker, seq, r.cfg.lang)
-		err := r.create(rows, n)
-		if err == nil {
-			r.rows.Add(int64(n))
-			r.out.committed(t.name, t.ids(rows))
-			return
-		}
+// batch inserts n rows into t and reports the outcome: "" when they were committed, or the
+// failure's class.
+func (r *runner) batch(t table, worker int, seq int64, n int) string {
+	rows := t.rows(n, worker, seq, r.cfg.lang)
+	if err := r.create(rows, n); err != nil {
 		class := classify(err)
 		r.out.failed(class, t.name, err)
-		if class != classIdnode || r.stopped() {
-			return
-		}
-		select {
-		case <-time.After(wait):
-		case <-r.stopping:
-			return
-		}
-		wait = min(2*wait, idnodeBackoffMax)
+		return class
 	}
+	r.rows.Add(int64(n))
+	r.out.committed(t.name, t.ids(rows))
+	return ""
 }
 
 // create inserts the rows in one transaction (GORM's default one around a Create).
