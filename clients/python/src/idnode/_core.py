@@ -67,6 +67,12 @@ def check_seconds(name: str, value: object, *, allow_none: bool = False, lo: flo
     return float(value)
 
 
+def seconds_left(deadline: Optional[float]) -> Optional[float]:
+    """The seconds left until ``deadline`` on the monotonic clock (None: no deadline), at least
+    a millisecond: a call given that fails at once rather than being refused as a bad timeout."""
+    return None if deadline is None else max(deadline - time.monotonic(), 0.001)
+
+
 def new_request_id() -> str:
     """The request id of one logical call; its retries reuse it."""
     return f"py-{uuid.uuid4()}"
@@ -151,6 +157,7 @@ class Options:
     interceptors: Tuple[Any, ...] = ()
     region: Optional[str] = None
     node_regions: Optional[Mapping[str, str]] = None
+    close_timeout: float = 2.0
 
     @classmethod
     def make(cls, nodes: Iterable[str] | str, **kw: Any) -> "Options":
@@ -177,6 +184,7 @@ class Options:
         check_seconds("attempt_timeout", self.attempt_timeout, hi=3600)
         check_seconds("timeout", self.timeout, allow_none=True, hi=86400)
         check_seconds("fetch_timeout", self.fetch_timeout, hi=3600)
+        check_seconds("close_timeout", self.close_timeout, hi=3600)
         if not isinstance(self.prefetch_at, (int, float)) or not 0 < self.prefetch_at <= 1:
             raise ValueError(f"prefetch_at {self.prefetch_at!r} must be a fraction in (0, 1]")
         if not isinstance(self.separator, str) or len(self.separator) != 1 or self.separator == "|" or not self.separator.isprintable():

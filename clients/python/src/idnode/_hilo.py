@@ -92,6 +92,9 @@ class HiLoState:
         self.closed = False
         self.fetches = 0
         self.returned: List[Tuple[int, int]] = []  # (last, end) of each range Close gave back
+        self.gaps = 0
+        """How many numbers Close did not give back (no node took them in time, or the cluster
+        refused them): they stay gaps in the tag's IDs, and each is logged."""
         self._adjacent = False  # the prefetched range Close returns sits right above the current one
 
     # The hot path: no lock, one atomic increment and an f-string. The caller passes the span it
@@ -236,9 +239,18 @@ class HiLoState:
         if returned:
             self.returned.append((call.request.last, call.request.end))
             return True
+        self.gaps += call.request.end - call.request.last
         log.warning("HiLo %r: the cluster did not take back the numbers %d..%d (another range of the tag was granted since); they stay a gap",
                     self.tag, call.request.last + 1, call.request.end)
         return not self._adjacent
+
+    def _kept(self, calls: List[Call[bool]], why: str) -> None:
+        """Note the returns Close did not make or that failed, with why: their numbers stay
+        gaps. Close never raises for them; the cluster is not harmed by a gap."""
+        for call in calls:
+            self.gaps += call.request.end - call.request.last
+            log.warning("HiLo %r: the numbers %d..%d were not given back (%s); they stay a gap",
+                        self.tag, call.request.last + 1, call.request.end, why)
 
     def _new_done(self) -> Any:
         raise NotImplementedError

@@ -19,7 +19,7 @@ import grpc.aio
 
 from . import _calls, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Margin, Page
-from ._core import Attempts, Call, check_int, check_seconds
+from ._core import Attempts, Call, check_int, seconds_left
 from ._entity import collection_name, entity_id
 from ._fold_tasks import AsyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
@@ -60,28 +60,21 @@ class Client(ClientBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def close(self, timeout: Optional[float] = 10.0) -> None:
+    async def close(self, timeout: Optional[float] = _DEFAULT) -> None:
         """Give back the HiLo numbers not handed out and release numeric workers, then close the
-        connections. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+        connections, all within ``timeout``; see :meth:`idnode.Client.close`. Numbers no node
+        took back in time are counted in :attr:`gaps` and logged, never raised. Idempotent."""
+        deadline = self._close_deadline(timeout)
         if self._closed:
             return
-        failures: List[BaseException] = []
         for g in self._gens.close_all():
-            try:
-                await g.close(timeout)
-            except errors.IdnodeError as e:
-                failures.append(e)
+            await g.close(seconds_left(deadline))
+            self.gaps += g.gaps
         for n in list(self._numerics):
-            try:
-                await n.close(timeout)
-            except errors.IdnodeError as e:
-                failures.append(e)
+            await n.close(seconds_left(deadline))
         self._closed = True
         for ch in self._channels:
             await ch.close()
-        if failures:
-            raise failures[0]
 
     def close_at_exit(self, timeout: float) -> None:
         """At interpreter exit the event loop is gone: give the generators' numbers back and
@@ -509,17 +502,18 @@ class HiLoGenerator(HiLoState):
             self._finish(f, result, error)
             f.done.set()
 
-    async def close(self, timeout: Optional[float] = 10.0) -> None:
-        """Stop, and give back every number not handed out; see :meth:`idnode.HiLoGenerator.close`.
-        A fetch in flight is waited for up to ``timeout``, then cancelled."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+    async def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+        """Stop, and give back every number not handed out, within ``timeout``; see
+        :meth:`idnode.HiLoGenerator.close`. A fetch in flight is waited for until then, then
+        cancelled."""
+        deadline = self._client._close_deadline(timeout)
         with self._lock:
             if self.closed:
                 return
             cur, used, f = self._seal_locked()
         if f is not None:
             try:
-                await asyncio.wait_for(asyncio.shield(f.done.wait()), timeout)
+                await asyncio.wait_for(asyncio.shield(f.done.wait()), seconds_left(deadline))
             except asyncio.TimeoutError:
                 # Cancel the fetch, as the Go generator does: once closed nothing will use its
                 # range (a range the cluster reserves anyway stays a gap), and a caller waiting
@@ -528,9 +522,16 @@ class HiLoGenerator(HiLoState):
                 for task in fetches:
                     task.cancel()
                 await asyncio.gather(*fetches, return_exceptions=True)
-        for call in self._returns(cur, used):
-            if not self._go_on(call, await self._client._run(call, timeout)):
-                break
+        calls = self._returns(cur, used)
+        for i, call in enumerate(calls):
+            try:
+                returned = await self._client._run(call, seconds_left(deadline))
+            except errors.IdnodeError as e:
+                self._kept(calls[i:], str(e))
+                return
+            if not self._go_on(call, returned):
+                self._kept(calls[i + 1:], "the range right above them stayed")
+                return
 
     def _seal_and_returns(self) -> List[Call[bool]]:
         """Close without the loop (interpreter exit): a fetch in flight is abandoned."""
@@ -564,11 +565,15 @@ class NumericGenerator(NumericState):
             except errors.IdnodeError as e:
                 wait = self._renewal_failed(e)
 
-    async def close(self, timeout: Optional[float] = 10.0) -> None:
-        """Stop renewing and release the worker. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+    async def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+        """Stop renewing and release the worker, within ``timeout``; see
+        :meth:`idnode.NumericGenerator.close`. Idempotent."""
+        deadline = self._client._close_deadline(timeout)
         if self._task is not None:
             self._task.cancel()
         call = self._release_call()
         if call is not None:
-            await self._client._run(call, timeout)
+            try:
+                await self._client._run(call, seconds_left(deadline))
+            except errors.IdnodeError as e:
+                self._release_failed(e)

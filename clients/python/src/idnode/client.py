@@ -10,7 +10,7 @@ import grpc
 
 from . import _calls, _exit, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Margin, Page
-from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_int, check_seconds
+from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_int, check_seconds, seconds_left
 from ._entity import collection_name, entity_id
 from ._fold_threads import SyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
@@ -50,12 +50,14 @@ class ClientBase:
         interceptors: Sequence[Any] = (),
         region: Optional[str] = None,
         node_regions: Optional[Mapping[str, str]] = None,
+        close_timeout: float = 2.0,
     ) -> None:
         self._kwargs: Dict[str, Any] = dict(
             database=database, api_key=api_key, admin_token=admin_token, tls=tls,
             attempt_timeout=attempt_timeout, timeout=timeout, backoff=backoff, separator=separator,
             nodes_in_order=nodes_in_order, prefetch_at=prefetch_at, fetch_timeout=fetch_timeout,
             channel_options=channel_options, interceptors=interceptors, region=region, node_regions=node_regions,
+            close_timeout=close_timeout,
         )
         self._opts = Options.make(nodes, **self._kwargs)
         self._nodes = Nodes(self._opts.nodes, nodes_in_order, self._opts.local_nodes())
@@ -74,6 +76,10 @@ class ClientBase:
             for ch in self._channels
         ]
         self._closed = False
+        self.gaps = 0
+        """How many HiLo numbers closing the client did not give back: no node took them within
+        ``close_timeout``, or the cluster refused them. They stay gaps in their tags' IDs;
+        close logs each range and raises nothing for them."""
         # One close of the synchronous client at a time; a lock of its own, as a close waits on
         # the network and must not hold up another client's.
         self._close_lock = threading.Lock()
@@ -97,6 +103,14 @@ class ClientBase:
         if timeout is _DEFAULT:
             return self._opts.timeout
         return check_seconds("timeout", timeout, allow_none=True)
+
+    def _close_deadline(self, timeout: Optional[float]) -> Optional[float]:
+        """When a close given ``timeout`` (default: the client's close_timeout) must be done by,
+        on the monotonic clock; None: no bound."""
+        if timeout is _DEFAULT:
+            timeout = self._opts.close_timeout
+        timeout = check_seconds("timeout", timeout, allow_none=True, hi=3600)
+        return None if timeout is None else time.monotonic() + timeout
 
 
 class Client(ClientBase):
@@ -147,29 +161,24 @@ class Client(ClientBase):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self, timeout: Optional[float] = 10.0) -> None:
-        """Give back the HiLo numbers not handed out and release numeric workers (within
-        ``timeout`` seconds each), then close the connections. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+    def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+        """Give back the HiLo numbers not handed out and release numeric workers, then close the
+        connections; all within ``timeout`` seconds (default the client's ``close_timeout``,
+        2 s; None: as long as it takes). Numbers that no node took back in time stay gaps:
+        counted in :attr:`gaps` and logged to the ``idnode`` logger, never raised, so leaving a
+        ``with`` block never fails for them. Idempotent."""
+        deadline = self._close_deadline(timeout)
         with self._close_lock:
             if self._closed:
                 return
-            failures: List[BaseException] = []
             for g in self._gens.close_all():
-                try:
-                    g.close(timeout)
-                except errors.IdnodeError as e:
-                    failures.append(e)
+                g.close(seconds_left(deadline))
+                self.gaps += g.gaps
             for n in list(self._numerics):
-                try:
-                    n.close(timeout)
-                except errors.IdnodeError as e:
-                    failures.append(e)
+                n.close(seconds_left(deadline))
             self._closed = True
             for ch in self._channels:
                 ch.close()
-        if failures:
-            raise failures[0]
 
     # The one place a call is sent; every method below builds its Call in _calls.
     def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT) -> T:
@@ -607,13 +616,14 @@ class HiLoGenerator(HiLoState):
             f.done = True
             self._cond.notify_all()
 
-    def close(self, timeout: Optional[float] = 10.0) -> None:
+    def close(self, timeout: Optional[float] = _DEFAULT) -> None:
         """Stop handing out IDs and give back every number not handed out: the prefetched range
         whole, then the current range's tail, so the tag's next range starts right after the
         last ID handed out (as far as the cluster takes them back: only the newest ranges of
-        the tag). Waits for a fetch in flight. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
-        deadline = None if timeout is None else time.monotonic() + timeout
+        the tag). Waits for a fetch in flight. All within ``timeout`` seconds (default the
+        client's ``close_timeout``; None: as long as it takes); what does not come back in
+        time stays a gap, counted in :attr:`gaps` and logged, never raised. Idempotent."""
+        deadline = self._client._close_deadline(timeout)
         with self._cond:
             if self.closed:
                 return
@@ -623,10 +633,16 @@ class HiLoGenerator(HiLoState):
                 if left is not None and left <= 0:
                     break  # a range it reserves anyway stays a gap
                 self._cond.wait(left)
-        for call in self._returns(cur, used):
-            left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            if not self._go_on(call, self._client._run(call, left)):
-                break
+        calls = self._returns(cur, used)
+        for i, call in enumerate(calls):
+            try:
+                returned = self._client._run(call, seconds_left(deadline))
+            except errors.IdnodeError as e:
+                self._kept(calls[i:], str(e))
+                return
+            if not self._go_on(call, returned):
+                self._kept(calls[i + 1:], "the range right above them stayed")
+                return
 
 
 class NumericGenerator(NumericState):
@@ -651,11 +667,16 @@ class NumericGenerator(NumericState):
             except errors.IdnodeError as e:
                 wait = self._renewal_failed(e)
 
-    def close(self, timeout: Optional[float] = 10.0) -> None:
-        """Stop renewing and release the worker. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+    def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+        """Stop renewing and release the worker, within ``timeout`` seconds (default the
+        client's ``close_timeout``; None: as long as it takes). A release no node took in time
+        is logged, never raised: the lease then lapses by itself. Idempotent."""
+        deadline = self._client._close_deadline(timeout)
         self._stop.set()
-        self._thread.join(timeout)
+        self._thread.join(seconds_left(deadline))
         call = self._release_call()
         if call is not None:
-            self._client._run(call, timeout)
+            try:
+                self._client._run(call, seconds_left(deadline))
+            except errors.IdnodeError as e:
+                self._release_failed(e)
