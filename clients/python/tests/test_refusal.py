@@ -123,3 +123,22 @@ def test_a_deadline_with_no_refusal_before_it_is_a_plain_deadline(nodes: List[Fa
         release.set()
     assert (type(err), err.reason) == (idnode.DeadlineExceeded, "DEADLINE_EXCEEDED"), repr(err)
     assert err.refusal is None
+
+
+@pytest.mark.parametrize("flavour", ["sync", "asyncio"])
+def test_a_hilo_caller_whose_deadline_passes_gets_the_refusal_its_fetch_met(nodes: List[FakeNode], flavour: str) -> None:
+    nodes[0].handlers["NextHiLo"] = no_quorum
+    nodes[1].stop()
+    # The fetch goes on retrying for fetch_timeout; the caller's deadline ends its wait first.
+    err = raised(flavour, [nodes[0].addr, nodes[1].addr], lambda c: c.next_id("orders", timeout=0.3), fetch_timeout=2)
+    assert (type(err), err.reason) == (idnode.UnavailableTimeout, "NO_QUORUM"), repr(err)
+    assert "no HiLo range of 'orders' arrived in time" in err.message
+
+
+@pytest.mark.parametrize("flavour", ["sync", "asyncio"])
+def test_a_deadline_over_busy_nodes_is_also_a_resource_exhausted(nodes: List[FakeNode], flavour: str) -> None:
+    for n in nodes:
+        n.handlers["NextIdentity"] = lambda req, ctx, node: refuse(ctx, grpc.StatusCode.RESOURCE_EXHAUSTED, "NODE_BUSY", "busy")
+    err = raised(flavour, [n.addr for n in nodes], lambda c: c.next_identity("orders", 2, timeout=0.2))
+    assert isinstance(err, idnode.DeadlineExceeded) and isinstance(err, idnode.ResourceExhausted), repr(err)
+    assert (err.code, err.reason) == (grpc.StatusCode.DEADLINE_EXCEEDED, "NODE_BUSY")

@@ -381,7 +381,10 @@ class Attempts:
     ends it once no node served it is :class:`Refusals`' choice.
     """
 
-    def __init__(self, nodes: Nodes, options: Options, call: Call[Any], timeout: Optional[float], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, nodes: Nodes, options: Options, call: Call[Any], timeout: Optional[float],
+        clock: Callable[[], float] = time.monotonic, refusals: Optional[Refusals] = None,
+    ) -> None:
         self.nodes = nodes
         self.opts = options
         self.call = call
@@ -400,7 +403,9 @@ class Attempts:
         self.i = 0
         self.last: Optional[errors.IdnodeError] = None
         self.last_node = 0  # the node whose failure self.last is
-        self.refusals = Refusals()
+        # Given by a caller that reads them while the call runs: a HiLo caller whose deadline
+        # passes while it waits for a fetch.
+        self.refusals = refusals if refusals is not None else Refusals()
         self.caller_bound = False  # the running attempt's deadline is the caller's own
 
     def next(self) -> Tuple[int, float, float]:

@@ -14,6 +14,7 @@ import grpc
 from . import _calls, errors
 from ._calls import HiLoRange
 from ._core import Call, hilo_tag_error, log, new_request_id
+from ._refusal import Refusals
 
 # Refusals that mean nothing was reserved under the request id: the next fetch takes a new one.
 # Any other failure may have reserved a range whose answer was lost, so the next fetch asks
@@ -42,12 +43,14 @@ class _Span:
 
 
 class Fetch:
-    """One NextHiLo call in flight; ``done`` is set once ``error`` and the state are final."""
+    """One NextHiLo call in flight; ``done`` is set once ``error`` and the state are final.
+    ``refusals`` are what its attempts met so far, for a caller whose deadline passes first."""
 
     def __init__(self, seq: int, done: Any) -> None:
         self.seq = seq
         self.done = done
         self.error: Optional[errors.IdnodeError] = None
+        self.refusals = Refusals()
 
 
 def fetch_error(tag: str, e: Exception) -> errors.IdnodeError:
@@ -126,6 +129,15 @@ class HiLoState:
             out.extend(range(s.base + ks[0], s.base + ks[-1] + 1))
         else:
             out.extend(f"{s.prefix}{s.base + k}{s.suffix}" for k in ks)
+
+    def _late(self, f: Fetch) -> errors.DeadlineExceeded:
+        """The error of a caller whose deadline passed while it waited for fetch ``f``: with the
+        most telling refusal the fetch met so far inside, as a call's own deadline error has."""
+        message = f"no HiLo range of {self.tag!r} arrived in time"
+        best = f.refusals.best
+        if best is None:
+            return errors.DeadlineExceeded(message, reason="DEADLINE_EXCEEDED")
+        return errors.deadline_after(f"{message}; most telling refusal: {best.message}", best)
 
     def _prefetch(self, s: _Span) -> None:
         with self._lock:

@@ -24,6 +24,7 @@ from ._entity import collection_name, entity_id
 from ._fold_tasks import AsyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
+from ._refusal import Refusals
 from .client import _DEFAULT, MAX_BATCH, ClientBase
 from .client import Client as SyncClient
 from .v1 import idnode_pb2 as pb
@@ -96,10 +97,10 @@ class Client(ClientBase):
             for call in returns:
                 sync._run(call, timeout)  # each return is judged on its own: asking costs no number
 
-    async def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT) -> T:
+    async def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT, refusals: Optional[Refusals] = None) -> T:
         if self._closed:
             raise errors.ClientClosed()
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout), refusals=refusals)
         while True:
             node, wait, per = att.next()
             if wait:
@@ -403,17 +404,18 @@ class Client(ClientBase):
 
     # Generators
 
-    async def next_id(self, tag: str) -> str:
-        """A HiLo ID of ``tag`` from the tag's generator, made on first use."""
-        return await self._gens.get(tag).next_id()
+    async def next_id(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> str:
+        """A HiLo ID of ``tag`` from the tag's generator, made on first use; see
+        :meth:`idnode.Client.next_id`."""
+        return await self._gens.get(tag).next_id(timeout)
 
-    async def next_ids(self, tag: str, n: int) -> List[str]:
+    async def next_ids(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[str]:
         """``n`` HiLo IDs of ``tag`` in one take; see :meth:`idnode.Client.next_ids`."""
-        return await self._gens.get(tag).next_ids(n)
+        return await self._gens.get(tag).next_ids(n, timeout)
 
-    async def next_numbers(self, tag: str, n: int) -> List[int]:
+    async def next_numbers(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[int]:
         """The numbers of ``n`` HiLo IDs of ``tag``; see :meth:`idnode.Client.next_numbers`."""
-        return await self._gens.get(tag).next_numbers(n)
+        return await self._gens.get(tag).next_numbers(n, timeout)
 
     def hilo_generator(self, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> "HiLoGenerator":
         """A new HiLo generator of ``tag``; see :meth:`idnode.Client.hilo_generator`."""
@@ -476,7 +478,7 @@ class HiLoGenerator(HiLoState):
             try:
                 await asyncio.wait_for(f.done.wait(), left)
             except asyncio.TimeoutError:
-                raise errors.DeadlineExceeded(f"no HiLo range of {self.tag!r} arrived in time", reason="DEADLINE_EXCEEDED") from None
+                raise self._late(f) from None
             if f.error is not None and f.seq >= since:
                 raise f.error
 
@@ -492,7 +494,7 @@ class HiLoGenerator(HiLoState):
         result = None
         error: Optional[errors.IdnodeError] = None
         try:
-            result = await self._client._run(call, self._client._opts.fetch_timeout)
+            result = await self._client._run(call, self._client._opts.fetch_timeout, f.refusals)
         except asyncio.CancelledError:
             error = errors.Cancelled(f"the fetch of a HiLo range of {self.tag!r} was cancelled")
             raise

@@ -15,6 +15,7 @@ from ._entity import collection_name, entity_id
 from ._fold_threads import SyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
+from ._refusal import Refusals
 from .v1 import idnode_pb2 as pb
 from .v1 import idnode_pb2_grpc as pb_grpc
 
@@ -181,10 +182,10 @@ class Client(ClientBase):
                 ch.close()
 
     # The one place a call is sent; every method below builds its Call in _calls.
-    def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT) -> T:
+    def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT, refusals: Optional[Refusals] = None) -> T:
         if self._closed:
             raise errors.ClientClosed()
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout), refusals=refusals)
         while True:
             node, wait, per = att.next()
             if wait:
@@ -510,20 +511,21 @@ class Client(ClientBase):
 
     # Generators
 
-    def next_id(self, tag: str) -> str:
+    def next_id(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> str:
         """A HiLo ID of ``tag`` (``'orders/17-A'``) from the tag's generator, made on first use.
-        It normally takes well under a microsecond; the first call of a tag waits for a range."""
-        return self._gens.get(tag).next_id()
+        It normally takes well under a microsecond; the first call of a tag waits for a range,
+        ``timeout`` seconds at most (default the client's)."""
+        return self._gens.get(tag).next_id(timeout)
 
-    def next_ids(self, tag: str, n: int) -> List[str]:
+    def next_ids(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[str]:
         """``n`` HiLo IDs of ``tag`` in one take, from the same generator as :meth:`next_id`:
         a batch of rows costs one take, not one per row."""
-        return self._gens.get(tag).next_ids(n)
+        return self._gens.get(tag).next_ids(n, timeout)
 
-    def next_numbers(self, tag: str, n: int) -> List[int]:
+    def next_numbers(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[int]:
         """The numbers of ``n`` HiLo IDs of ``tag`` (``[17, 18]`` for ``orders/17-A``,
         ``orders/18-A``), for integer keys, from the same generator as :meth:`next_id`."""
-        return self._gens.get(tag).next_numbers(n)
+        return self._gens.get(tag).next_numbers(n, timeout)
 
     def hilo_generator(self, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> "HiLoGenerator":
         """A new HiLo generator of ``tag`` (close it, or close the client). ``node_tag=False``
@@ -594,7 +596,7 @@ class HiLoGenerator(HiLoState):
                 while not f.done:
                     left = None if deadline is None else deadline - time.monotonic()
                     if left is not None and left <= 0:
-                        raise errors.DeadlineExceeded(f"no HiLo range of {self.tag!r} arrived in time", reason="DEADLINE_EXCEEDED")
+                        raise self._late(f)
                     self._cond.wait(left)
             if f.error is not None and f.seq >= since:
                 raise f.error
@@ -608,7 +610,7 @@ class HiLoGenerator(HiLoState):
     def _run_fetch(self, f: Fetch, call: Call[HiLoRange]) -> None:
         result, error = None, None
         try:
-            result = self._client._run(call, self._client._opts.fetch_timeout)
+            result = self._client._run(call, self._client._opts.fetch_timeout, f.refusals)
         except Exception as e:
             error = fetch_error(self.tag, e)
         self._finish(f, result, error)
