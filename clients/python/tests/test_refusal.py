@@ -132,6 +132,7 @@ def test_a_hilo_caller_whose_deadline_passes_gets_the_refusal_its_fetch_met(node
     # The fetch goes on retrying for fetch_timeout; the caller's deadline ends its wait first.
     err = raised(flavour, [nodes[0].addr, nodes[1].addr], lambda c: c.next_id("orders", timeout=0.3), fetch_timeout=2)
     assert (type(err), err.reason) == (idnode.UnavailableTimeout, "NO_QUORUM"), repr(err)
+    assert err.__cause__ is err.refusal and err.refusal is not None
     assert "no HiLo range of 'orders' arrived in time" in err.message
 
 
@@ -142,3 +143,49 @@ def test_a_deadline_over_busy_nodes_is_also_a_resource_exhausted(nodes: List[Fak
     err = raised(flavour, [n.addr for n in nodes], lambda c: c.next_identity("orders", 2, timeout=0.2))
     assert isinstance(err, idnode.DeadlineExceeded) and isinstance(err, idnode.ResourceExhausted), repr(err)
     assert (err.code, err.reason) == (grpc.StatusCode.DEADLINE_EXCEEDED, "NODE_BUSY")
+
+
+@pytest.mark.parametrize("flavour", ["sync", "asyncio"])
+def test_a_folded_caller_whose_deadline_passes_in_the_queue_gets_the_batchs_refusal(nodes: List[FakeNode], flavour: str) -> None:
+    # The first caller's batch meets NO_QUORUM, then its retry hangs on the node; a second
+    # caller with a shorter deadline queues behind that batch, and its deadline passes there.
+    retried, release = threading.Event(), threading.Event()
+    seen: List[Any] = []
+
+    def refuse_then_hang(req: Any, ctx: grpc.ServicerContext, node: FakeNode) -> Any:
+        seen.append(req)
+        if len(seen) == 1:
+            no_quorum(req, ctx, node)
+        retried.set()
+        release.wait(WAIT)
+        return pb.NextIdentityResponse(first=1, last=req.count)
+
+    nodes[0].handlers["NextIdentity"] = refuse_then_hang
+    addrs = [nodes[0].addr]
+    try:
+        if flavour == "sync":
+            with idnode.Client(addrs) as c:
+                first = threading.Thread(target=lambda: c.next_identity("orders", timeout=WAIT), daemon=True)
+                first.start()
+                assert retried.wait(WAIT), "the first caller's batch never retried"
+                with pytest.raises(idnode.DeadlineExceeded) as e:
+                    c.next_identity("orders", timeout=0.2)
+                release.set()
+                first.join(WAIT)
+            err = e.value
+        else:
+            async def main() -> idnode.IdnodeError:
+                async with idnode.aio.Client(addrs) as c:
+                    loop = asyncio.get_running_loop()
+                    first = loop.create_task(c.next_identity("orders", timeout=WAIT))
+                    assert await loop.run_in_executor(None, retried.wait, WAIT), "the first caller's batch never retried"
+                    with pytest.raises(idnode.DeadlineExceeded) as e:
+                        await c.next_identity("orders", timeout=0.2)
+                    release.set()
+                    await first
+                return e.value
+            err = asyncio.run(main())
+    finally:
+        release.set()
+    assert (type(err), err.reason) == (idnode.UnavailableTimeout, "NO_QUORUM"), repr(err)
+    assert "passed before a batch took it" in err.message

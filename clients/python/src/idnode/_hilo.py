@@ -131,13 +131,8 @@ class HiLoState:
             out.extend(f"{s.prefix}{s.base + k}{s.suffix}" for k in ks)
 
     def _late(self, f: Fetch) -> errors.DeadlineExceeded:
-        """The error of a caller whose deadline passed while it waited for fetch ``f``: with the
-        most telling refusal the fetch met so far inside, as a call's own deadline error has."""
-        message = f"no HiLo range of {self.tag!r} arrived in time"
-        best = f.refusals.best
-        if best is None:
-            return errors.DeadlineExceeded(message, reason="DEADLINE_EXCEEDED")
-        return errors.deadline_after(f"{message}; most telling refusal: {best.message}", best)
+        """The error of a caller whose deadline passed while it waited for fetch ``f``."""
+        return f.refusals.late(f"no HiLo range of {self.tag!r} arrived in time")
 
     def _prefetch(self, s: _Span) -> None:
         with self._lock:

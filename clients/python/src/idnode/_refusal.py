@@ -39,6 +39,15 @@ class Refusals:
         if tells_more(err, self.best):
             self.best = err
 
+    def late(self, message: str) -> errors.DeadlineExceeded:
+        """The error of a caller whose deadline passed while it waited for the call these are
+        the refusals of (a HiLo fetch, a folded identity batch): with the most telling of them
+        inside, as the call's own deadline error has, or a plain DeadlineExceeded."""
+        best = self.best
+        if best is None:
+            return errors.DeadlineExceeded(message, reason="DEADLINE_EXCEEDED")
+        return errors.deadline_after(f"{message}; most telling refusal: {best.message}", best)
+
     def final(self, attempts: int, nodes: int, why: str, deadline: bool) -> errors.IdnodeError:
         """The error that ends the call after ``attempts`` over ``nodes`` nodes, at least one of
         which failed. When its attempts ran out it is the most telling refusal itself (its class,

@@ -53,7 +53,7 @@ class Client(ClientBase):
         return grpc.aio.insecure_channel(addr, opts, interceptors=interceptors or None)
 
     def _folder(self) -> AsyncFolder:
-        return AsyncFolder(lambda name, n, rid, timeout: self._run(_calls.next_identity(name, n, rid), timeout))
+        return AsyncFolder(lambda name, n, rid, timeout, refusals: self._run(_calls.next_identity(name, n, rid), timeout, refusals))
 
     async def __aenter__(self) -> "Client":
         return self
@@ -478,7 +478,9 @@ class HiLoGenerator(HiLoState):
             try:
                 await asyncio.wait_for(f.done.wait(), left)
             except asyncio.TimeoutError:
-                raise self._late(f) from None
+                late = self._late(f)
+                late.__suppress_context__ = True  # the wait's own timeout says nothing more
+                raise late
             if f.error is not None and f.seq >= since:
                 raise f.error
 

@@ -154,7 +154,7 @@ class Client(ClientBase):
         return grpc.intercept_channel(ch, *interceptors) if interceptors else ch
 
     def _folder(self) -> SyncFolder:
-        return SyncFolder(lambda name, n, rid, timeout: self._run(_calls.next_identity(name, n, rid), timeout))
+        return SyncFolder(lambda name, n, rid, timeout, refusals: self._run(_calls.next_identity(name, n, rid), timeout, refusals))
 
     def __enter__(self) -> "Client":
         return self

@@ -222,7 +222,8 @@ def deadline_after(message: str, refusal: IdnodeError) -> DeadlineExceeded:
         cls = ResourceExhaustedTimeout
     err = cls(message, reason=refusal.reason, metadata=refusal.metadata, domain=refusal.domain)
     err.refusal = refusal
-    err.__cause__ = refusal
+    err.__cause__ = refusal  # as `raise err from refusal` would, wherever err is raised
+    err.__suppress_context__ = True
     return err
 
 
