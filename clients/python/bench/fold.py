@@ -26,7 +26,7 @@ import resource
 import sys
 import threading
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
 
@@ -56,7 +56,7 @@ def usage() -> Tuple[float, int]:
 
 
 def run_tasks(callers: int, rounds: Optional[int], seconds: float, round_s: float, counts: Counts) -> int:
-    async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+    async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
         await asyncio.sleep(0 if rounds else round_s)
         return counts.block(n)
 
@@ -80,7 +80,7 @@ def run_tasks(callers: int, rounds: Optional[int], seconds: float, round_s: floa
 
 
 def run_threads(callers: int, seconds: float, round_s: float, counts: Counts) -> int:
-    def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+    def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
         time.sleep(round_s)
         return counts.block(n)
 

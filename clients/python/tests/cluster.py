@@ -82,18 +82,22 @@ class Control:
         return self.cluster
 
     def addrs(self, selectors: Optional[List[str]] = None) -> List[str]:
-        """gRPC addresses of the nodes by tag, or "leader"; every node without selectors."""
+        """gRPC addresses of the nodes the selectors name (README: The control program), in the
+        order given: a tag, "leader", "follower" (the first by tag), "followers" or "all";
+        every node without selectors."""
         assert self.cluster is not None
         by_tag = {n["tag"]: n["grpc"] for n in self.cluster["nodes"]}
-        if not selectors:
-            return list(by_tag.values())
         out = []
-        for sel in selectors:
-            if sel == "leader":
-                sel = self.send({"cmd": "leader"})["leader"]
+        for sel in selectors or ["all"]:
+            tags = [sel]
             if sel not in by_tag:
-                raise ControlError(f"open: node {sel!r}: a tag of {sorted(by_tag)} or 'leader'")
-            out.append(by_tag[sel])
+                leader = self.send({"cmd": "leader"})["leader"] if sel in ("leader", "follower", "followers") else ""
+                followers = [t for t in by_tag if t != leader]
+                choices = {"all": list(by_tag), "leader": [leader], "follower": followers[:1], "followers": followers}
+                if sel not in choices:
+                    raise ControlError(f"open: node {sel!r}: a tag of {sorted(by_tag)}, 'leader', 'follower', 'followers' or 'all'")
+                tags = choices[sel]
+            out += [by_tag[t] for t in tags]
         return out
 
     def teardown(self) -> None:

@@ -11,6 +11,7 @@ import json
 import pathlib
 import re
 import threading
+import time
 import uuid
 from typing import Any, Callable, Dict, List, Optional
 
@@ -103,6 +104,7 @@ class Run:
         op = step["op"]
         result: Any = None
         error: Optional[idnode.IdnodeError] = None
+        began = time.monotonic()
         try:
             if op == "open":
                 await self.open(name, args)
@@ -119,6 +121,11 @@ class Run:
                 result = await OPS[op](self, name, Args(args), timeout)
         except idnode.IdnodeError as e:
             error = e
+        took = time.monotonic() - began
+        within = step.get("withinMs")
+        if within is not None and took * 1000 > within:
+            outcome = f"{error.code.name}/{error.reason}" if error is not None else "success"
+            raise StepFailed(f"took {took * 1000:.0f} ms, more than withinMs {within} (outcome: {outcome})")
         self.check(step.get("expect"), result, error)
         if error is None and step.get("save"):
             self.saved[step["save"]] = result
@@ -373,7 +380,7 @@ OPS: Dict[str, Op] = {
         "kind": e.kind, "encoding": e.encoding, "value": str(e.value), "worker": e.worker, "sequence": e.sequence,
         "prefix": e.prefix, "number": e.number, "nodeTag": e.node_tag, "guidVersion": e.guid_version, "opaque": e.opaque}),
     "assignId": _assign_id,
-    "hiloIds": lambda r, n, a, t: _hilo_ids(r, n, a.get("tag", ""), a.get("count", 1)),
+    "hiloIds": lambda r, n, a, t: _hilo_ids(r, n, a.get("tag", ""), a.get("count", 1), t),
     "hiloIdsParallel": lambda r, n, a, t: _then(_parallel(r, n, a.get("tag", ""), a.get("workers", 1), a.get("each", 1), t), lambda ids: {"ids": ids}),
     "numericIds": _numeric,
     "opaqueForms": _opaque_forms,
@@ -395,6 +402,6 @@ async def _then(x: Any, shape: Callable[[Any], Any]) -> Any:
     return shape(await _v(x))
 
 
-async def _hilo_ids(run: Run, name: str, tag: str, count: int) -> Dict[str, Any]:
+async def _hilo_ids(run: Run, name: str, tag: str, count: int, timeout: float) -> Dict[str, Any]:
     c = run.clients[name]
-    return {"ids": [await _v(c.next_id(tag)) for _ in range(count)]}
+    return {"ids": [await _v(c.next_id(tag, timeout=timeout)) for _ in range(count)]}

@@ -10,7 +10,7 @@ import dataclasses
 import signal
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -43,7 +43,7 @@ class Cluster:
         self.in_flight = 0
         self.most_in_flight = 0
 
-    def send(self, name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+    def send(self, name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
         gate = threading.Event()
         box: List[object] = []
         with self.lock:
@@ -74,7 +74,7 @@ def jumping_folder(cl: Cluster, jump: float, sent_at: Optional[List[float]] = No
     given, gets the real time at which each call was sent."""
     jumped = [0.0]
 
-    def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+    def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
         if sent_at is not None:
             sent_at.append(time.monotonic())
         try:
@@ -423,7 +423,7 @@ def test_an_asyncio_callers_deadline_or_cancellation_ends_that_caller_alone() ->
         calls: List[Tuple[int, Optional[float]]] = []
         gates: List["asyncio.Future[IdentityBlock]"] = []
 
-        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             calls.append((n, timeout))
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
@@ -457,7 +457,7 @@ def test_asyncio_callers_fold_the_same_way() -> None:
         calls: List[Tuple[int, str]] = []
         gates: List["asyncio.Future[IdentityBlock]"] = []
 
-        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             calls.append((n, request_id))
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
@@ -491,7 +491,7 @@ def test_an_asyncio_batch_waits_for_the_callers_just_answered() -> None:
         gates: List["asyncio.Future[IdentityBlock]"] = []
         issued = 0
 
-        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             calls.append(n)
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
@@ -537,7 +537,7 @@ def test_an_asyncio_batch_waits_a_quarter_round_at_most(monkeypatch: pytest.Monk
         sent_at: List[float] = []
         now = [0.0]
 
-        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             sent_at.append(loop.time())
             gates.append(loop.create_future())
             return await gates[-1]
@@ -563,7 +563,7 @@ def test_a_queued_asyncio_caller_leaves_at_its_deadline_and_a_cancelled_one_at_o
     async def main() -> None:
         gates: List["asyncio.Future[IdentityBlock]"] = []
 
-        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
 
@@ -588,7 +588,7 @@ def test_an_asyncio_caller_with_a_shorter_deadline_than_those_queued_leaves_at_i
     async def main() -> None:
         gates: List["asyncio.Future[IdentityBlock]"] = []
 
-        async def send(name: str, n: int, request_id: str, timeout: Optional[float]) -> IdentityBlock:
+        async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             gates.append(asyncio.get_running_loop().create_future())
             return await gates[-1]
 

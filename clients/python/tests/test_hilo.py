@@ -298,11 +298,11 @@ def failing_once(c, exc: BaseException):  # type: ignore[no-untyped-def]
     run = c._run
     failed = []
 
-    def _run(call, timeout=None):  # type: ignore[no-untyped-def]
+    def _run(call, timeout=None, refusals=None):  # type: ignore[no-untyped-def]
         if call.method == "NextHiLo" and not failed:
             failed.append(call)
             raise exc
-        return run(call, timeout)
+        return run(call, timeout, refusals)
     c._run = _run
 
 

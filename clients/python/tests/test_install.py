@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 from typing import Dict, List
 
@@ -105,6 +106,16 @@ def test_the_dependency_bounds_admit_the_newest_releases(dist: Dict[str, pathlib
         assert extras[name].marker is not None and extras[name].marker.evaluate({"extra": extra}), extras[name]
         assert debian in extras[name].specifier and newest in extras[name].specifier, extras[name]
     assert set(extras) == {name for name, _, _ in ORMS.values()}, requires
+
+
+def test_the_readme_installs_each_extra_from_the_wheel() -> None:
+    # What CI does (run_orm_section) is what an application does: the built wheel with an extra.
+    with open(PACKAGE / "pyproject.toml", "rb") as f:
+        extras = set(tomllib.load(f)["project"]["optional-dependencies"])
+    assert extras == set(ORMS), extras
+    shell = "".join(re.findall(r"```sh\n(.*?)```", (PACKAGE / "README.md").read_text(), re.S))
+    shown = set(re.findall(r"pip install [^\n]*dist/idnode-[0-9.]+-py3-none-any\.whl\[(\w+)\]", shell))
+    assert shown == extras, f"the README installs {sorted(shown)} from the wheel, pyproject.toml has {sorted(extras)}"
 
 
 @pytest.mark.topology({"nodes": 1})

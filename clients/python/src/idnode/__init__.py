@@ -24,8 +24,8 @@ from . import aio  # noqa: E402  (idnode.aio.Client after a plain "import idnode
 from .errors import (
     Aborted, AlreadyExists, Cancelled, ClientClosed, DataLoss, DeadlineExceeded, FailedPrecondition,
     IdnodeError, Internal, InvalidArgument, LeaseError, MarginNotApplied, NotFound, NotOpaqueForm, OpaqueCollection, OutOfRange,
-    PermissionDenied, ResourceExhausted, Unauthenticated, Unavailable, Unimplemented, Unknown,
-    NOT_OPAQUE_FORM, OPAQUE_COLLECTION,
+    PermissionDenied, ResourceExhausted, ResourceExhaustedTimeout, Unauthenticated, Unavailable, UnavailableTimeout,
+    Unimplemented, Unknown, NOT_OPAQUE_FORM, OPAQUE_COLLECTION,
 )
 
 __version__ = "0.1.0"
@@ -35,6 +35,7 @@ __all__ = [
     "IdentityBlock", "HiLoRange", "Identity", "Claim", "Page", "Margin", "MarginNotApplied",
     "IdnodeError", "Aborted", "AlreadyExists", "Cancelled", "ClientClosed", "DataLoss", "DeadlineExceeded",
     "FailedPrecondition", "Internal", "InvalidArgument", "LeaseError", "NotFound", "OutOfRange",
-    "PermissionDenied", "ResourceExhausted", "Unauthenticated", "Unavailable", "Unimplemented", "Unknown",
+    "PermissionDenied", "ResourceExhausted", "ResourceExhaustedTimeout", "Unauthenticated", "Unavailable",
+    "UnavailableTimeout", "Unimplemented", "Unknown",
     "opaque_id", "opaque_numeric_id", "OPAQUE_ID_LENGTH", "OpaqueCollection", "NotOpaqueForm", "OPAQUE_COLLECTION", "NOT_OPAQUE_FORM",
 ]

@@ -16,6 +16,7 @@ from typing import Any, Callable, FrozenSet, Generic, Iterable, List, Mapping, O
 import grpc
 
 from . import errors
+from ._refusal import Refusals
 from ._region import local_nodes, next_skip
 
 T = TypeVar("T")
@@ -64,6 +65,12 @@ def check_seconds(name: str, value: object, *, allow_none: bool = False, lo: flo
     if not lo < value <= hi:
         raise ValueError(f"{name} {value!r} must be above {lo} and at most {hi} seconds")
     return float(value)
+
+
+def seconds_left(deadline: Optional[float]) -> Optional[float]:
+    """The seconds left until ``deadline`` on the monotonic clock (None: no deadline), at least
+    a millisecond: a call given that fails at once rather than being refused as a bad timeout."""
+    return None if deadline is None else max(deadline - time.monotonic(), 0.001)
 
 
 def new_request_id() -> str:
@@ -150,6 +157,7 @@ class Options:
     interceptors: Tuple[Any, ...] = ()
     region: Optional[str] = None
     node_regions: Optional[Mapping[str, str]] = None
+    close_timeout: float = 2.0
 
     @classmethod
     def make(cls, nodes: Iterable[str] | str, **kw: Any) -> "Options":
@@ -176,6 +184,7 @@ class Options:
         check_seconds("attempt_timeout", self.attempt_timeout, hi=3600)
         check_seconds("timeout", self.timeout, allow_none=True, hi=86400)
         check_seconds("fetch_timeout", self.fetch_timeout, hi=3600)
+        check_seconds("close_timeout", self.close_timeout, hi=3600)
         if not isinstance(self.prefetch_at, (int, float)) or not 0 < self.prefetch_at <= 1:
             raise ValueError(f"prefetch_at {self.prefetch_at!r} must be a fraction in (0, 1]")
         if not isinstance(self.separator, str) or len(self.separator) != 1 or self.separator == "|" or not self.separator.isprintable():
@@ -368,10 +377,14 @@ class Attempts:
 
     UNAVAILABLE, a per-attempt timeout, and NODE_BUSY (for calls safe to repeat) go to the next
     node at once; once every node failed, the next round waits the backoff. The whole call is
-    bounded by ``timeout`` (seconds, None: unbounded) and Backoff.max_attempts.
+    bounded by ``timeout`` (seconds, None: unbounded) and Backoff.max_attempts; the error that
+    ends it once no node served it is :class:`Refusals`' choice.
     """
 
-    def __init__(self, nodes: Nodes, options: Options, call: Call[Any], timeout: Optional[float], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, nodes: Nodes, options: Options, call: Call[Any], timeout: Optional[float],
+        clock: Callable[[], float] = time.monotonic, refusals: Optional[Refusals] = None,
+    ) -> None:
         self.nodes = nodes
         self.opts = options
         self.call = call
@@ -390,6 +403,9 @@ class Attempts:
         self.i = 0
         self.last: Optional[errors.IdnodeError] = None
         self.last_node = 0  # the node whose failure self.last is
+        # Given by a caller that reads them while the call runs: a HiLo caller whose deadline
+        # passes while it waits for a fetch.
+        self.refusals = refusals if refusals is not None else Refusals()
         self.caller_bound = False  # the running attempt's deadline is the caller's own
 
     def next(self) -> Tuple[int, float, float]:
@@ -398,7 +414,7 @@ class Attempts:
         if self.i > 0:
             b = self.opts.backoff
             if b.max_attempts and self.i >= b.max_attempts:
-                raise self._gave_up("the attempts ran out")
+                raise self._gave_up("the attempts ran out", deadline=False)
             if self.i % n == 0:
                 wait = b.delay(self.i // n)
         per: float = self.opts.attempt_timeout
@@ -408,7 +424,7 @@ class Attempts:
             if left <= 0:
                 if self.last is None:
                     raise errors.DeadlineExceeded("the call's deadline passed before it was sent", reason="DEADLINE_EXCEEDED")
-                raise self._gave_up("the call's deadline passed")
+                raise self._gave_up("the call's deadline passed", deadline=True)
             if left <= per:
                 per, self.caller_bound = left, True
         node = self.order[self.i % n]
@@ -454,7 +470,7 @@ class Attempts:
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             if self.caller_bound:
                 if self.last is not None:
-                    raise self._gave_up("the call's deadline passed")
+                    raise self._gave_up("the call's deadline passed", deadline=True)
                 raise err
             retry = True
         if not retry or (self.call.at_most_once and not not_carried_out(err)):
@@ -463,19 +479,10 @@ class Attempts:
             # The node itself failed; another refusal of idnode's (NO_QUORUM …) is about the cluster.
             self.nodes.failed(node)
         self.last, self.last_node = err, node
+        self.refusals.note(err)
 
-    def _gave_up(self, why: str) -> errors.IdnodeError:
-        last = self.last
-        assert last is not None
-        n = len(self.nodes.addrs)
-        e = errors.make_error(
-            last.code,
-            f"no node answered ({self.i} attempts over {n} nodes; {why}); last error: {last.message}",
-            last.reason,
-            last.metadata,
-        )
-        e.attempts = self.i
-        return e
+    def _gave_up(self, why: str, deadline: bool) -> errors.IdnodeError:
+        return self.refusals.final(self.i, len(self.nodes.addrs), why, deadline)
 
 
 def hilo_tag_error(tag: object, separator: str) -> Optional[errors.IdnodeError]:

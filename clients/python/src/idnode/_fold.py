@@ -40,6 +40,7 @@ from typing import Any, Callable, Deque, List, Optional, Sequence
 from . import errors
 from ._calls import IdentityBlock, identity_of
 from ._core import new_request_id
+from ._refusal import Refusals
 
 MAX_IN_FLIGHT = 1
 """Batches of one counter on the wire at once: while one is in Raft the next gathers callers.
@@ -97,10 +98,13 @@ class Batch:
 class Counter:
     """The callers of one identity counter waiting for a batch, and the batches in flight."""
 
-    __slots__ = ("queue", "in_flight", "regather", "timer", "expiry", "expires_at", "keeper", "regather_until")
+    __slots__ = ("queue", "in_flight", "regather", "timer", "expiry", "expires_at", "keeper", "regather_until", "refusals")
 
     def __init__(self) -> None:
         self.queue: Deque[Waiter] = deque()
+        # What the counter's batches met since one was last answered: a caller whose deadline
+        # passes in the queue gets the most telling of it, as the batch's own callers do.
+        self.refusals = Refusals()
         self.in_flight = 0
         self.regather = 0  # > 0: the next batch waits until this many are queued
         self.timer: Optional[asyncio.TimerHandle] = None  # asyncio: ends that wait
@@ -157,6 +161,7 @@ class Counter:
         back: List[Waiter] = []
         if error is None:
             assert block is not None
+            self.refusals = Refusals()
             # The block's values in order; a range, not the block's generator, when none is
             # skipped (nearly always), as it is walked once a caller.
             values: Sequence[int] = range(block.first, block.last + 1) if not block.skipped else list(block)
@@ -187,18 +192,17 @@ class Counter:
         return answered
 
 
-def batch_timeout(batch: Batch, clock: Callable[[], float]) -> Optional[float]:
+def batch_timeout(batch: Batch, counter: Counter, clock: Callable[[], float]) -> Optional[float]:
     """Seconds left until the batch's deadline; None when it has none. Raises when the
     deadline passed before the batch was sent."""
     if batch.deadline is None:
         return None
     left = batch.deadline - clock()
     if left <= 0:
-        raise expired(batch.name)
+        raise expired(batch.name, counter)
     return left
 
 
-def expired(name: str) -> errors.IdnodeError:
-    return errors.DeadlineExceeded(
-        f"the deadline of the identity call for {name!r} passed before a batch took it", reason="DEADLINE_EXCEEDED"
-    )
+def expired(name: str, counter: Counter) -> errors.IdnodeError:
+    """The error of a caller of counter ``name`` whose deadline passed before a batch took it."""
+    return counter.refusals.late(f"the deadline of the identity call for {name!r} passed before a batch took it")

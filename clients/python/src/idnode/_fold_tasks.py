@@ -9,13 +9,14 @@ from typing import Awaitable, Callable, Dict, Optional
 
 from ._calls import IdentityBlock
 from ._fold import MAX_IN_FLIGHT, REGATHER_SHARE_TASKS, Batch, Counter, Waiter, batch_timeout, expired
+from ._refusal import Refusals
 
 
 class AsyncFolder:
     """Folding for the asyncio client: each batch is sent by a task of its own, and callers
     await a Future. Everything runs on the event loop's thread, so nothing is locked."""
 
-    def __init__(self, send: Callable[[str, int, str, Optional[float]], Awaitable[IdentityBlock]], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, send: Callable[[str, int, str, Optional[float], Refusals], Awaitable[IdentityBlock]], clock: Callable[[], float] = time.monotonic) -> None:
         self._send = send
         self._clock = clock
         self._counters: Dict[str, Counter] = {}
@@ -75,7 +76,7 @@ class AsyncFolder:
                 continue
             if w.leaves_at <= now:
                 counter.queue.remove(w)
-                w.signal.set_exception(expired(name))
+                w.signal.set_exception(expired(name, counter))
             elif earliest is None or w.leaves_at < earliest:
                 earliest = w.leaves_at
         if earliest is not None:
@@ -107,7 +108,7 @@ class AsyncFolder:
         error: Optional[BaseException] = None
         sent = self._clock()
         try:
-            block = await self._send(batch.name, len(batch.waiters), batch.request_id, batch_timeout(batch, self._clock))
+            block = await self._send(batch.name, len(batch.waiters), batch.request_id, batch_timeout(batch, counter, self._clock), counter.refusals)
         except (Exception, asyncio.CancelledError) as e:  # the callers of the batch get it
             error = e
         answered = counter.finish(batch, block, error, self._clock())

@@ -10,6 +10,7 @@ from typing import Callable, Deque, Dict, List, Optional, Tuple
 
 from ._calls import IdentityBlock
 from ._fold import REGATHER_SHARE_THREADS, Batch, Counter, Waiter, batch_timeout, expired
+from ._refusal import Refusals
 
 
 class SyncFolder:
@@ -27,7 +28,7 @@ class SyncFolder:
     cost 45 µs of CPU a batch, and the sending thread waited for it to start.
     """
 
-    def __init__(self, send: Callable[[str, int, str, Optional[float]], IdentityBlock], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, send: Callable[[str, int, str, Optional[float], Refusals], IdentityBlock], clock: Callable[[], float] = time.monotonic) -> None:
         self._send = send
         self._clock = clock
         self._lock = threading.Lock()
@@ -81,7 +82,7 @@ class SyncFolder:
                 if late and w in counter.queue:  # not in a batch yet: it can leave
                     counter.queue.remove(w)
                     self._hand_keeping_on(counter, w)
-                    raise expired(name)
+                    raise expired(name, counter)
                 if counter.keeper is w and now >= counter.regather_until:
                     counter.end_regather()
                     self._start_locked(counter, name, [])
@@ -123,7 +124,7 @@ class SyncFolder:
         error: Optional[BaseException] = None
         sent = self._clock()
         try:
-            block = self._send(batch.name, len(batch.waiters), batch.request_id, batch_timeout(batch, self._clock))
+            block = self._send(batch.name, len(batch.waiters), batch.request_id, batch_timeout(batch, counter, self._clock), counter.refusals)
         except BaseException as e:  # the callers of the batch get what it raised
             error = e
         with self._lock:

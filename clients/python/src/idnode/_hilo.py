@@ -14,6 +14,7 @@ import grpc
 from . import _calls, errors
 from ._calls import HiLoRange
 from ._core import Call, hilo_tag_error, log, new_request_id
+from ._refusal import Refusals
 
 # Refusals that mean nothing was reserved under the request id: the next fetch takes a new one.
 # Any other failure may have reserved a range whose answer was lost, so the next fetch asks
@@ -42,12 +43,14 @@ class _Span:
 
 
 class Fetch:
-    """One NextHiLo call in flight; ``done`` is set once ``error`` and the state are final."""
+    """One NextHiLo call in flight; ``done`` is set once ``error`` and the state are final.
+    ``refusals`` are what its attempts met so far, for a caller whose deadline passes first."""
 
     def __init__(self, seq: int, done: Any) -> None:
         self.seq = seq
         self.done = done
         self.error: Optional[errors.IdnodeError] = None
+        self.refusals = Refusals()
 
 
 def fetch_error(tag: str, e: Exception) -> errors.IdnodeError:
@@ -92,6 +95,9 @@ class HiLoState:
         self.closed = False
         self.fetches = 0
         self.returned: List[Tuple[int, int]] = []  # (last, end) of each range Close gave back
+        self.gaps = 0
+        """How many numbers Close did not give back (no node took them in time, or the cluster
+        refused them): they stay gaps in the tag's IDs, and each is logged."""
         self._adjacent = False  # the prefetched range Close returns sits right above the current one
 
     # The hot path: no lock, one atomic increment and an f-string. The caller passes the span it
@@ -123,6 +129,10 @@ class HiLoState:
             out.extend(range(s.base + ks[0], s.base + ks[-1] + 1))
         else:
             out.extend(f"{s.prefix}{s.base + k}{s.suffix}" for k in ks)
+
+    def _late(self, f: Fetch) -> errors.DeadlineExceeded:
+        """The error of a caller whose deadline passed while it waited for fetch ``f``."""
+        return f.refusals.late(f"no HiLo range of {self.tag!r} arrived in time")
 
     def _prefetch(self, s: _Span) -> None:
         with self._lock:
@@ -236,9 +246,18 @@ class HiLoState:
         if returned:
             self.returned.append((call.request.last, call.request.end))
             return True
+        self.gaps += call.request.end - call.request.last
         log.warning("HiLo %r: the cluster did not take back the numbers %d..%d (another range of the tag was granted since); they stay a gap",
                     self.tag, call.request.last + 1, call.request.end)
         return not self._adjacent
+
+    def _kept(self, calls: List[Call[bool]], why: str) -> None:
+        """Note the returns Close did not make or that failed, with why: their numbers stay
+        gaps. Close never raises for them; the cluster is not harmed by a gap."""
+        for call in calls:
+            self.gaps += call.request.end - call.request.last
+            log.warning("HiLo %r: the numbers %d..%d were not given back (%s); they stay a gap",
+                        self.tag, call.request.last + 1, call.request.end, why)
 
     def _new_done(self) -> Any:
         raise NotImplementedError

@@ -200,6 +200,11 @@ class NumericState:
                         worker, epoch, e.code.name, e.message, wait)
         return wait
 
+    def _release_failed(self, e: errors.IdnodeError) -> None:
+        """Note a release that failed on close: the worker stays leased until its lease lapses."""
+        log.warning("numeric worker %d (epoch %d): releasing it on close failed (%s: %s); it stays leased until its lease lapses, in %.0f s at most",
+                    self._worker, self._epoch, e.code.name, e.message, self._lease)
+
     def _release_call(self) -> Optional[Call[None]]:
         with self._lock:
             if self._closed:

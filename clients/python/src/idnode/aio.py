@@ -19,11 +19,12 @@ import grpc.aio
 
 from . import _calls, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Margin, Page
-from ._core import Attempts, Call, check_int, check_seconds
+from ._core import Attempts, Call, check_int, seconds_left
 from ._entity import collection_name, entity_id
 from ._fold_tasks import AsyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
+from ._refusal import Refusals
 from .client import _DEFAULT, MAX_BATCH, ClientBase
 from .client import Client as SyncClient
 from .v1 import idnode_pb2 as pb
@@ -52,7 +53,7 @@ class Client(ClientBase):
         return grpc.aio.insecure_channel(addr, opts, interceptors=interceptors or None)
 
     def _folder(self) -> AsyncFolder:
-        return AsyncFolder(lambda name, n, rid, timeout: self._run(_calls.next_identity(name, n, rid), timeout))
+        return AsyncFolder(lambda name, n, rid, timeout, refusals: self._run(_calls.next_identity(name, n, rid), timeout, refusals))
 
     async def __aenter__(self) -> "Client":
         return self
@@ -60,28 +61,21 @@ class Client(ClientBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def close(self, timeout: Optional[float] = 10.0) -> None:
+    async def close(self, timeout: Optional[float] = _DEFAULT) -> None:
         """Give back the HiLo numbers not handed out and release numeric workers, then close the
-        connections. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+        connections, all within ``timeout``; see :meth:`idnode.Client.close`. Numbers no node
+        took back in time are counted in :attr:`gaps` and logged, never raised. Idempotent."""
+        deadline = self._close_deadline(timeout)
         if self._closed:
             return
-        failures: List[BaseException] = []
         for g in self._gens.close_all():
-            try:
-                await g.close(timeout)
-            except errors.IdnodeError as e:
-                failures.append(e)
+            await g.close(seconds_left(deadline))
+            self.gaps += g.gaps
         for n in list(self._numerics):
-            try:
-                await n.close(timeout)
-            except errors.IdnodeError as e:
-                failures.append(e)
+            await n.close(seconds_left(deadline))
         self._closed = True
         for ch in self._channels:
             await ch.close()
-        if failures:
-            raise failures[0]
 
     def close_at_exit(self, timeout: float) -> None:
         """At interpreter exit the event loop is gone: give the generators' numbers back and
@@ -103,10 +97,10 @@ class Client(ClientBase):
             for call in returns:
                 sync._run(call, timeout)  # each return is judged on its own: asking costs no number
 
-    async def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT) -> T:
+    async def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT, refusals: Optional[Refusals] = None) -> T:
         if self._closed:
             raise errors.ClientClosed()
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout), refusals=refusals)
         while True:
             node, wait, per = att.next()
             if wait:
@@ -410,17 +404,18 @@ class Client(ClientBase):
 
     # Generators
 
-    async def next_id(self, tag: str) -> str:
-        """A HiLo ID of ``tag`` from the tag's generator, made on first use."""
-        return await self._gens.get(tag).next_id()
+    async def next_id(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> str:
+        """A HiLo ID of ``tag`` from the tag's generator, made on first use; see
+        :meth:`idnode.Client.next_id`."""
+        return await self._gens.get(tag).next_id(timeout)
 
-    async def next_ids(self, tag: str, n: int) -> List[str]:
+    async def next_ids(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[str]:
         """``n`` HiLo IDs of ``tag`` in one take; see :meth:`idnode.Client.next_ids`."""
-        return await self._gens.get(tag).next_ids(n)
+        return await self._gens.get(tag).next_ids(n, timeout)
 
-    async def next_numbers(self, tag: str, n: int) -> List[int]:
+    async def next_numbers(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[int]:
         """The numbers of ``n`` HiLo IDs of ``tag``; see :meth:`idnode.Client.next_numbers`."""
-        return await self._gens.get(tag).next_numbers(n)
+        return await self._gens.get(tag).next_numbers(n, timeout)
 
     def hilo_generator(self, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> "HiLoGenerator":
         """A new HiLo generator of ``tag``; see :meth:`idnode.Client.hilo_generator`."""
@@ -483,7 +478,9 @@ class HiLoGenerator(HiLoState):
             try:
                 await asyncio.wait_for(f.done.wait(), left)
             except asyncio.TimeoutError:
-                raise errors.DeadlineExceeded(f"no HiLo range of {self.tag!r} arrived in time", reason="DEADLINE_EXCEEDED") from None
+                late = self._late(f)
+                late.__suppress_context__ = True  # the wait's own timeout says nothing more
+                raise late
             if f.error is not None and f.seq >= since:
                 raise f.error
 
@@ -499,7 +496,7 @@ class HiLoGenerator(HiLoState):
         result = None
         error: Optional[errors.IdnodeError] = None
         try:
-            result = await self._client._run(call, self._client._opts.fetch_timeout)
+            result = await self._client._run(call, self._client._opts.fetch_timeout, f.refusals)
         except asyncio.CancelledError:
             error = errors.Cancelled(f"the fetch of a HiLo range of {self.tag!r} was cancelled")
             raise
@@ -509,17 +506,18 @@ class HiLoGenerator(HiLoState):
             self._finish(f, result, error)
             f.done.set()
 
-    async def close(self, timeout: Optional[float] = 10.0) -> None:
-        """Stop, and give back every number not handed out; see :meth:`idnode.HiLoGenerator.close`.
-        A fetch in flight is waited for up to ``timeout``, then cancelled."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+    async def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+        """Stop, and give back every number not handed out, within ``timeout``; see
+        :meth:`idnode.HiLoGenerator.close`. A fetch in flight is waited for until then, then
+        cancelled."""
+        deadline = self._client._close_deadline(timeout)
         with self._lock:
             if self.closed:
                 return
             cur, used, f = self._seal_locked()
         if f is not None:
             try:
-                await asyncio.wait_for(asyncio.shield(f.done.wait()), timeout)
+                await asyncio.wait_for(asyncio.shield(f.done.wait()), seconds_left(deadline))
             except asyncio.TimeoutError:
                 # Cancel the fetch, as the Go generator does: once closed nothing will use its
                 # range (a range the cluster reserves anyway stays a gap), and a caller waiting
@@ -528,9 +526,16 @@ class HiLoGenerator(HiLoState):
                 for task in fetches:
                     task.cancel()
                 await asyncio.gather(*fetches, return_exceptions=True)
-        for call in self._returns(cur, used):
-            if not self._go_on(call, await self._client._run(call, timeout)):
-                break
+        calls = self._returns(cur, used)
+        for i, call in enumerate(calls):
+            try:
+                returned = await self._client._run(call, seconds_left(deadline))
+            except errors.IdnodeError as e:
+                self._kept(calls[i:], str(e))
+                return
+            if not self._go_on(call, returned):
+                self._kept(calls[i + 1:], "the range right above them stayed")
+                return
 
     def _seal_and_returns(self) -> List[Call[bool]]:
         """Close without the loop (interpreter exit): a fetch in flight is abandoned."""
@@ -564,11 +569,15 @@ class NumericGenerator(NumericState):
             except errors.IdnodeError as e:
                 wait = self._renewal_failed(e)
 
-    async def close(self, timeout: Optional[float] = 10.0) -> None:
-        """Stop renewing and release the worker. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+    async def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+        """Stop renewing and release the worker, within ``timeout``; see
+        :meth:`idnode.NumericGenerator.close`. Idempotent."""
+        deadline = self._client._close_deadline(timeout)
         if self._task is not None:
             self._task.cancel()
         call = self._release_call()
         if call is not None:
-            await self._client._run(call, timeout)
+            try:
+                await self._client._run(call, seconds_left(deadline))
+            except errors.IdnodeError as e:
+                self._release_failed(e)

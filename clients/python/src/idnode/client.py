@@ -10,11 +10,12 @@ import grpc
 
 from . import _calls, _exit, errors
 from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Margin, Page
-from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_int, check_seconds
+from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_int, check_seconds, seconds_left
 from ._entity import collection_name, entity_id
 from ._fold_threads import SyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
+from ._refusal import Refusals
 from .v1 import idnode_pb2 as pb
 from .v1 import idnode_pb2_grpc as pb_grpc
 
@@ -50,12 +51,14 @@ class ClientBase:
         interceptors: Sequence[Any] = (),
         region: Optional[str] = None,
         node_regions: Optional[Mapping[str, str]] = None,
+        close_timeout: float = 2.0,
     ) -> None:
         self._kwargs: Dict[str, Any] = dict(
             database=database, api_key=api_key, admin_token=admin_token, tls=tls,
             attempt_timeout=attempt_timeout, timeout=timeout, backoff=backoff, separator=separator,
             nodes_in_order=nodes_in_order, prefetch_at=prefetch_at, fetch_timeout=fetch_timeout,
             channel_options=channel_options, interceptors=interceptors, region=region, node_regions=node_regions,
+            close_timeout=close_timeout,
         )
         self._opts = Options.make(nodes, **self._kwargs)
         self._nodes = Nodes(self._opts.nodes, nodes_in_order, self._opts.local_nodes())
@@ -74,6 +77,10 @@ class ClientBase:
             for ch in self._channels
         ]
         self._closed = False
+        self.gaps = 0
+        """How many HiLo numbers closing the client did not give back: no node took them within
+        ``close_timeout``, or the cluster refused them. They stay gaps in their tags' IDs;
+        close logs each range and raises nothing for them."""
         # One close of the synchronous client at a time; a lock of its own, as a close waits on
         # the network and must not hold up another client's.
         self._close_lock = threading.Lock()
@@ -97,6 +104,14 @@ class ClientBase:
         if timeout is _DEFAULT:
             return self._opts.timeout
         return check_seconds("timeout", timeout, allow_none=True)
+
+    def _close_deadline(self, timeout: Optional[float]) -> Optional[float]:
+        """When a close given ``timeout`` (default: the client's close_timeout) must be done by,
+        on the monotonic clock; None: no bound."""
+        if timeout is _DEFAULT:
+            timeout = self._opts.close_timeout
+        timeout = check_seconds("timeout", timeout, allow_none=True, hi=3600)
+        return None if timeout is None else time.monotonic() + timeout
 
 
 class Client(ClientBase):
@@ -139,7 +154,7 @@ class Client(ClientBase):
         return grpc.intercept_channel(ch, *interceptors) if interceptors else ch
 
     def _folder(self) -> SyncFolder:
-        return SyncFolder(lambda name, n, rid, timeout: self._run(_calls.next_identity(name, n, rid), timeout))
+        return SyncFolder(lambda name, n, rid, timeout, refusals: self._run(_calls.next_identity(name, n, rid), timeout, refusals))
 
     def __enter__(self) -> "Client":
         return self
@@ -147,35 +162,30 @@ class Client(ClientBase):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self, timeout: Optional[float] = 10.0) -> None:
-        """Give back the HiLo numbers not handed out and release numeric workers (within
-        ``timeout`` seconds each), then close the connections. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+    def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+        """Give back the HiLo numbers not handed out and release numeric workers, then close the
+        connections; all within ``timeout`` seconds (default the client's ``close_timeout``,
+        2 s; None: as long as it takes). Numbers that no node took back in time stay gaps:
+        counted in :attr:`gaps` and logged to the ``idnode`` logger, never raised, so leaving a
+        ``with`` block never fails for them. Idempotent."""
+        deadline = self._close_deadline(timeout)
         with self._close_lock:
             if self._closed:
                 return
-            failures: List[BaseException] = []
             for g in self._gens.close_all():
-                try:
-                    g.close(timeout)
-                except errors.IdnodeError as e:
-                    failures.append(e)
+                g.close(seconds_left(deadline))
+                self.gaps += g.gaps
             for n in list(self._numerics):
-                try:
-                    n.close(timeout)
-                except errors.IdnodeError as e:
-                    failures.append(e)
+                n.close(seconds_left(deadline))
             self._closed = True
             for ch in self._channels:
                 ch.close()
-        if failures:
-            raise failures[0]
 
     # The one place a call is sent; every method below builds its Call in _calls.
-    def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT) -> T:
+    def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT, refusals: Optional[Refusals] = None) -> T:
         if self._closed:
             raise errors.ClientClosed()
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
+        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout), refusals=refusals)
         while True:
             node, wait, per = att.next()
             if wait:
@@ -501,20 +511,21 @@ class Client(ClientBase):
 
     # Generators
 
-    def next_id(self, tag: str) -> str:
+    def next_id(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> str:
         """A HiLo ID of ``tag`` (``'orders/17-A'``) from the tag's generator, made on first use.
-        It normally takes well under a microsecond; the first call of a tag waits for a range."""
-        return self._gens.get(tag).next_id()
+        It normally takes well under a microsecond; the first call of a tag waits for a range,
+        ``timeout`` seconds at most (default the client's)."""
+        return self._gens.get(tag).next_id(timeout)
 
-    def next_ids(self, tag: str, n: int) -> List[str]:
+    def next_ids(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[str]:
         """``n`` HiLo IDs of ``tag`` in one take, from the same generator as :meth:`next_id`:
         a batch of rows costs one take, not one per row."""
-        return self._gens.get(tag).next_ids(n)
+        return self._gens.get(tag).next_ids(n, timeout)
 
-    def next_numbers(self, tag: str, n: int) -> List[int]:
+    def next_numbers(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[int]:
         """The numbers of ``n`` HiLo IDs of ``tag`` (``[17, 18]`` for ``orders/17-A``,
         ``orders/18-A``), for integer keys, from the same generator as :meth:`next_id`."""
-        return self._gens.get(tag).next_numbers(n)
+        return self._gens.get(tag).next_numbers(n, timeout)
 
     def hilo_generator(self, tag: str, *, node_tag: bool = True, server_prefix: Optional[str] = None) -> "HiLoGenerator":
         """A new HiLo generator of ``tag`` (close it, or close the client). ``node_tag=False``
@@ -585,7 +596,7 @@ class HiLoGenerator(HiLoState):
                 while not f.done:
                     left = None if deadline is None else deadline - time.monotonic()
                     if left is not None and left <= 0:
-                        raise errors.DeadlineExceeded(f"no HiLo range of {self.tag!r} arrived in time", reason="DEADLINE_EXCEEDED")
+                        raise self._late(f)
                     self._cond.wait(left)
             if f.error is not None and f.seq >= since:
                 raise f.error
@@ -599,7 +610,7 @@ class HiLoGenerator(HiLoState):
     def _run_fetch(self, f: Fetch, call: Call[HiLoRange]) -> None:
         result, error = None, None
         try:
-            result = self._client._run(call, self._client._opts.fetch_timeout)
+            result = self._client._run(call, self._client._opts.fetch_timeout, f.refusals)
         except Exception as e:
             error = fetch_error(self.tag, e)
         self._finish(f, result, error)
@@ -607,13 +618,14 @@ class HiLoGenerator(HiLoState):
             f.done = True
             self._cond.notify_all()
 
-    def close(self, timeout: Optional[float] = 10.0) -> None:
+    def close(self, timeout: Optional[float] = _DEFAULT) -> None:
         """Stop handing out IDs and give back every number not handed out: the prefetched range
         whole, then the current range's tail, so the tag's next range starts right after the
         last ID handed out (as far as the cluster takes them back: only the newest ranges of
-        the tag). Waits for a fetch in flight. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
-        deadline = None if timeout is None else time.monotonic() + timeout
+        the tag). Waits for a fetch in flight. All within ``timeout`` seconds (default the
+        client's ``close_timeout``; None: as long as it takes); what does not come back in
+        time stays a gap, counted in :attr:`gaps` and logged, never raised. Idempotent."""
+        deadline = self._client._close_deadline(timeout)
         with self._cond:
             if self.closed:
                 return
@@ -623,10 +635,16 @@ class HiLoGenerator(HiLoState):
                 if left is not None and left <= 0:
                     break  # a range it reserves anyway stays a gap
                 self._cond.wait(left)
-        for call in self._returns(cur, used):
-            left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            if not self._go_on(call, self._client._run(call, left)):
-                break
+        calls = self._returns(cur, used)
+        for i, call in enumerate(calls):
+            try:
+                returned = self._client._run(call, seconds_left(deadline))
+            except errors.IdnodeError as e:
+                self._kept(calls[i:], str(e))
+                return
+            if not self._go_on(call, returned):
+                self._kept(calls[i + 1:], "the range right above them stayed")
+                return
 
 
 class NumericGenerator(NumericState):
@@ -651,11 +669,16 @@ class NumericGenerator(NumericState):
             except errors.IdnodeError as e:
                 wait = self._renewal_failed(e)
 
-    def close(self, timeout: Optional[float] = 10.0) -> None:
-        """Stop renewing and release the worker. Idempotent."""
-        timeout = check_seconds("timeout", timeout, allow_none=True)
+    def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+        """Stop renewing and release the worker, within ``timeout`` seconds (default the
+        client's ``close_timeout``; None: as long as it takes). A release no node took in time
+        is logged, never raised: the lease then lapses by itself. Idempotent."""
+        deadline = self._client._close_deadline(timeout)
         self._stop.set()
-        self._thread.join(timeout)
+        self._thread.join(seconds_left(deadline))
         call = self._release_call()
         if call is not None:
-            self._client._run(call, timeout)
+            try:
+                self._client._run(call, seconds_left(deadline))
+            except errors.IdnodeError as e:
+                self._release_failed(e)

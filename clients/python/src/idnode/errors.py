@@ -77,7 +77,14 @@ class InvalidArgument(IdnodeError, ValueError):
 
 
 class DeadlineExceeded(IdnodeError, TimeoutError):
+    """The call's deadline (its ``timeout``) passed before a node served it. When nodes refused
+    it before that, ``reason`` and ``metadata`` are those of the most telling refusal
+    (``NO_QUORUM`` from a live node rather than a dead node's connection refusal) and
+    ``refusal`` is that refusal itself, also the ``__cause__``; otherwise ``reason`` is
+    ``DEADLINE_EXCEEDED`` and ``refusal`` None."""
+
     code = grpc.StatusCode.DEADLINE_EXCEEDED
+    refusal: Optional[IdnodeError] = None
 
 
 class NotFound(IdnodeError):
@@ -192,6 +199,34 @@ class LeaseError(IdnodeError):
     code = grpc.StatusCode.UNAVAILABLE
 
 
+class UnavailableTimeout(DeadlineExceeded, Unavailable):
+    """The deadline passed while the nodes refused the call as unavailable (``NO_QUORUM``, a
+    node down …): a :class:`DeadlineExceeded`, and so a ``TimeoutError``, that
+    ``except idnode.Unavailable`` catches too."""
+
+
+class ResourceExhaustedTimeout(DeadlineExceeded, ResourceExhausted):
+    """The deadline passed while the nodes refused the call as busy (``NODE_BUSY``): a
+    :class:`DeadlineExceeded` that ``except idnode.ResourceExhausted`` catches too."""
+
+
+def deadline_after(message: str, refusal: IdnodeError) -> DeadlineExceeded:
+    """The error of a call whose deadline passed after its attempts met ``refusal``: a
+    :class:`DeadlineExceeded` with the refusal's reason and metadata, the refusal as its
+    ``refusal`` and ``__cause__``, and also of the refusal's class where that is one a call
+    retries (:class:`Unavailable`, :class:`ResourceExhausted`)."""
+    cls: type[DeadlineExceeded] = DeadlineExceeded
+    if isinstance(refusal, Unavailable):
+        cls = UnavailableTimeout
+    elif isinstance(refusal, ResourceExhausted):
+        cls = ResourceExhaustedTimeout
+    err = cls(message, reason=refusal.reason, metadata=refusal.metadata, domain=refusal.domain)
+    err.refusal = refusal
+    err.__cause__ = refusal  # as `raise err from refusal` would, wherever err is raised
+    err.__suppress_context__ = True
+    return err
+
+
 _BY_CODE = {
     cls.code: cls
     for cls in (
@@ -215,11 +250,11 @@ def error_class(code: grpc.StatusCode, reason: str = "") -> type[IdnodeError]:
 
 
 def make_error(
-    code: grpc.StatusCode, message: str, reason: str = "", metadata: Optional[Mapping[str, str]] = None
+    code: grpc.StatusCode, message: str, reason: str = "", metadata: Optional[Mapping[str, str]] = None, domain: str = ""
 ) -> IdnodeError:
     """An error of code's class; the client uses it for refusals it makes itself, with the
-    code and reason the server would give."""
-    return error_class(code, reason)(message, code=code, reason=reason, metadata=metadata)
+    code and reason the server would give, and for a node's refusal it passes on."""
+    return error_class(code, reason)(message, code=code, reason=reason, metadata=metadata, domain=domain)
 
 
 class FailedCall(Protocol):
