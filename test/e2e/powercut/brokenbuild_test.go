@@ -1,9 +1,6 @@
 package powercut
 
 import (
-	"context"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/idnode/idnode/test/e2e/e2etest"
@@ -21,28 +18,6 @@ const (
 	// not, so those files come back empty.
 	noDataSync = "powercut_nodatasync"
 )
-
-// buildBroken builds idnode with the build tag tag into the test binary's bin dir.
-func buildBroken(t *testing.T, tag string) string {
-	t.Helper()
-	root, err := e2etest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := e2etest.BinDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "idnode-"+tag)
-	ctx, cancel := context.WithTimeout(context.Background(), e2etest.BuildTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", tag, "-o", bin, e2etest.DaemonPackage)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags %s: %v\n%s", tag, err, out)
-	}
-	return bin
-}
 
 // mustBreak runs schedule on a cluster of bin, built with the build tag tag, and fails t
 // unless the schedule reports a broken promise.
@@ -66,7 +41,7 @@ func mustBreak(t *testing.T, bin, tag, schedule string, run func(*powerCluster) 
 // record saves the IDs (the node skips to it), but the file did lose a durable write.
 func TestPowerCutCatchesAMissingRenameSync(t *testing.T) {
 	lossyfs.Need(t)
-	mustBreak(t, buildBroken(t, noRenameSync), noRenameSync, randomSchedule(lossyfs.Clean),
+	mustBreak(t, e2etest.BuildIdnodeTagged(t, noRenameSync), noRenameSync, randomSchedule(lossyfs.Clean),
 		func(pc *powerCluster) []string { return wholeClusterAtRandom(pc, lossyfs.Clean) })
 }
 
@@ -76,7 +51,7 @@ func TestPowerCutCatchesAMissingRenameSync(t *testing.T) {
 // (TestPowerCutLeaderAlone and TestPowerCutFollowerDuringSnapshotInstall keep every promise).
 func TestPowerCutCatchesAMissingDataSync(t *testing.T) {
 	lossyfs.Need(t)
-	bin := buildBroken(t, noDataSync)
+	bin := e2etest.BuildIdnodeTagged(t, noDataSync)
 	for _, s := range []struct {
 		name string
 		run  func(*powerCluster) []string
