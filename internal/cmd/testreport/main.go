@@ -1,11 +1,11 @@
 // Command testreport runs go test for CI: it prints what plain go test prints while keeping
-// the run's events (go test -json) in a file, and later ranks the slowest packages and tests
-// of the runs that file holds.
+// the outcome and time of each package and test (go test -json's pass, fail and skip events)
+// in a file, and later ranks the slowest packages and tests of the runs that file holds.
 //
 //	testreport run -events FILE [-C DIR] -- [go test flags] [packages]
 //	testreport slowest [-n N] FILE
 //
-// run appends the events to FILE and exits with go test's exit status, whatever happens to
+// run appends those events to FILE and exits with go test's exit status, whatever happens to
 // the file; slowest prints the N (10) slowest packages and top-level tests.
 package main
 
@@ -47,7 +47,7 @@ func fail(msg string) {
 func run(args []string) int {
 	fs := flag.NewFlagSet("testreport run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	events := fs.String("events", "", "the file the run's events are appended to")
+	events := fs.String("events", "", "the file the run's pass, fail and skip events are appended to")
 	dir := fs.String("C", "", "the directory go test runs in (go -C)")
 	if err := fs.Parse(args); err != nil || *events == "" {
 		fail(usage)
@@ -69,8 +69,9 @@ func run(args []string) int {
 	return exitStatus(cmd.Wait())
 }
 
-// record prints the events of r as plain go test would, appending each line to the file
-// events. A file that cannot be written is said once on stderr and the printing goes on.
+// record prints the events of r as plain go test would, appending each that ends a package
+// or a test to the file events (the output stays out of it: it is printed). A file that
+// cannot be written is said once on stderr and the printing goes on.
 func record(r io.Reader, events string) {
 	var file io.Writer = io.Discard
 	f, err := os.OpenFile(events, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
@@ -82,7 +83,7 @@ func record(r io.Reader, events string) {
 	}
 	plain := testjson.NewPlain(os.Stdout, os.Stderr)
 	err = testjson.Read(r, func(e testjson.Event, ok bool, line []byte) {
-		if file != io.Discard {
+		if ok && e.Ended() && file != io.Discard {
 			if _, err := fmt.Fprintf(file, "%s\n", line); err != nil {
 				fmt.Fprintf(os.Stderr, "testreport: the events will not be kept: %v\n", err)
 				file = io.Discard
