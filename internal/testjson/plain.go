@@ -44,6 +44,11 @@ func (p *Plain) Event(e Event) {
 	case e.Action == "output" && e.Test != "":
 		p.hold(testKey{e.Package, e.Test}, e.Output)
 	case e.Action == "output":
+		// A package's closing FAIL line with tests still running: the binary died under them
+		// (a panic, the timeout), and their output, the panic's among it, tells why.
+		if strings.HasPrefix(e.Output, "FAIL\t"+e.Package+"\t") {
+			p.flushRunning(e.Package)
+		}
 		// go test -json runs the test binary verbose; its lone PASS is what plain go test
 		// leaves out.
 		if e.Output != "PASS\n" {
@@ -64,21 +69,29 @@ func (p *Plain) Event(e Event) {
 		delete(p.held, k)
 	case e.Ended():
 		p.failed = p.failed || e.Action == "fail"
-		// A package that ends with tests still running died under them (a panic, the
-		// timeout): their output is what tells why.
-		var running []testKey
+		if e.Action == "fail" {
+			p.flushRunning(e.Package)
+		}
 		for k := range p.held {
 			if k.pkg == e.Package {
-				running = append(running, k)
+				delete(p.held, k)
 			}
 		}
-		slices.SortFunc(running, func(a, b testKey) int { return strings.Compare(a.test, b.test) })
-		for _, k := range running {
-			if e.Action == "fail" {
-				fmt.Fprint(p.out, p.report(k))
-			}
-			delete(p.held, k)
+	}
+}
+
+// flushRunning prints the output of package pkg's tests that have not ended, as failed.
+func (p *Plain) flushRunning(pkg string) {
+	var running []testKey
+	for k := range p.held {
+		if k.pkg == pkg {
+			running = append(running, k)
 		}
+	}
+	slices.SortFunc(running, func(a, b testKey) int { return strings.Compare(a.test, b.test) })
+	for _, k := range running {
+		fmt.Fprint(p.out, p.report(k))
+		delete(p.held, k)
 	}
 }
 

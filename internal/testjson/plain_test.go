@@ -3,6 +3,7 @@ package testjson
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,3 +100,41 @@ func goTest(t *testing.T, dir string, args ...string) []byte {
 var duration = regexp.MustCompile(`[0-9]+\.[0-9]+s`)
 
 func withoutDurations(s string) string { return duration.ReplaceAllString(s, "Ns") }
+
+// hanging is a package whose test outlives go test's -timeout.
+const hanging = `package hanging
+
+import "testing"
+
+func TestHangs(t *testing.T) { select {} }
+`
+
+// TestPlainShowsThePanicOfATimedOutPackageBeforeItsFAIL checks that the panic of a test
+// binary that timed out, which go test -json gives as the running test's output, is printed
+// before the package's closing FAIL line, as plain go test prints it.
+func TestPlainShowsThePanicOfATimedOutPackageBeforeItsFAIL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on a sample package")
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"go.mod": "module hanging\n\ngo 1.24\n", "hanging_test.go": hanging} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got bytes.Buffer
+	p := NewPlain(&got, io.Discard)
+	err := Read(bytes.NewReader(goTest(t, dir, "-json", "-timeout", "1s")), func(e Event, ok bool, line []byte) {
+		if ok {
+			p.Event(e)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := got.String()
+	panicAt, failAt := strings.Index(out, "panic: test timed out"), strings.Index(out, "FAIL\thanging\t")
+	if panicAt < 0 || failAt < panicAt {
+		t.Errorf("Plain printed the panic at %d and the package's FAIL line at %d; want both, the panic first:\n%s", panicAt, failAt, out)
+	}
+}
