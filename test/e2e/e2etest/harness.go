@@ -34,15 +34,14 @@ import (
 
 // Time limits. Every wait in this package is bounded by one of these.
 const (
-	BuildTimeout  = 3 * time.Minute  // go build of the daemon (cold cache)
-	ServeTimeout  = 20 * time.Second // start (or restart) until health says SERVING
-	StopTimeout   = 10 * time.Second // SIGTERM until the process has exited
-	killTimeout   = 10 * time.Second // SIGKILL until the process has been reaped
-	RPCTimeout    = 5 * time.Second  // one RPC in a test
-	PollInterval  = 20 * time.Millisecond
-	MaxLogBytes   = 256 << 10 // per node; older output is dropped
-	ModuleName    = "github.com/idnode/idnode"
-	DaemonPackage = "./cmd/idnode"
+	BuildTimeout = 3 * time.Minute  // go build of the daemon (cold cache)
+	ServeTimeout = 20 * time.Second // start (or restart) until health says SERVING
+	StopTimeout  = 10 * time.Second // SIGTERM until the process has exited
+	killTimeout  = 10 * time.Second // SIGKILL until the process has been reaped
+	RPCTimeout   = 5 * time.Second  // one RPC in a test
+	PollInterval = 20 * time.Millisecond
+	MaxLogBytes  = 256 << 10 // per node; older output is dropped
+	ModuleName   = "github.com/idnode/idnode"
 )
 
 var (
