@@ -18,6 +18,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/poll"
+	"github.com/idnode/idnode/test/helpers/prebuilt"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
@@ -107,20 +108,19 @@ func waitUntil(t *testing.T, what string, timeout time.Duration, ready func() er
 	poll.Until(t, what, timeout, 100*time.Millisecond, ready)
 }
 
-// buildIdnode builds ./cmd/idnode of this module into a temp dir.
+// buildIdnode finds the idnode a CI run built ahead (test/helpers/prebuilt), or else builds
+// ./cmd/idnode of the root module into a temp dir.
 func buildIdnode(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "idnode")
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/idnode")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/idnode: %v\n%s", err, out)
+	bin, err := prebuilt.Idnode.Path(ctx, root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

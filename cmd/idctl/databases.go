@@ -38,10 +38,22 @@ type databaseRow struct {
 	MaxCallsPerSecond float64 `json:"max_calls_per_second"`
 	Claims            int64   `json:"claims"`
 	MaxClaims         int64   `json:"max_claims"`
-	// The opaque setting (idctl opaque status): empty for a database without one.
-	OpaqueCollections    []string `json:"opaque_collections,omitempty"`
-	OpaqueNumeric        bool     `json:"opaque_numeric,omitempty"`
-	OpaqueKeyFingerprint string   `json:"opaque_key_fingerprint,omitempty"`
+	// The opaque setting (idctl opaque status), shown for every database: no collections,
+	// false and "" for a database without one (docs/opaque-ids.md).
+	OpaqueCollections    []string `json:"opaque_collections"`
+	OpaqueNumeric        bool     `json:"opaque_numeric"`
+	OpaqueKeyFingerprint string   `json:"opaque_key_fingerprint"`
+}
+
+// newDatabaseRow is the row of d in idctl db list.
+func newDatabaseRow(d *idnodev1.DatabaseStatus) databaseRow {
+	collections := d.GetOpaqueCollections()
+	if collections == nil {
+		collections = []string{} // [] in JSON, as for a database with some, not null
+	}
+	return databaseRow{Name: d.GetName(), Identities: d.GetIdentities(), HiLoTags: d.GetHiloTags(),
+		MaxIdentities: d.GetMaxIdentities(), MaxCallsPerSecond: d.GetMaxCallsPerSecond(), Claims: d.GetClaims(), MaxClaims: d.GetMaxClaims(),
+		OpaqueCollections: collections, OpaqueNumeric: d.GetOpaqueNumeric(), OpaqueKeyFingerprint: d.GetOpaqueKeyFingerprint()}
 }
 
 func dbListCmd(*flag.FlagSet) func(*env, []string) error {
@@ -50,9 +62,7 @@ func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 		if err := e.call("ListDatabases", func(ctx context.Context, c *client.Client) error {
 			dbs, err := c.ListDatabases(ctx)
 			for _, d := range dbs {
-				rows = append(rows, databaseRow{Name: d.GetName(), Identities: d.GetIdentities(), HiLoTags: d.GetHiloTags(),
-					MaxIdentities: d.GetMaxIdentities(), MaxCallsPerSecond: d.GetMaxCallsPerSecond(), Claims: d.GetClaims(), MaxClaims: d.GetMaxClaims(),
-					OpaqueCollections: d.GetOpaqueCollections(), OpaqueNumeric: d.GetOpaqueNumeric(), OpaqueKeyFingerprint: d.GetOpaqueKeyFingerprint()})
+				rows = append(rows, newDatabaseRow(d))
 			}
 			return err
 		}); err != nil {

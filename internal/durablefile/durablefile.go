@@ -38,7 +38,7 @@ func writeFile(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && syncBeforeRename {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

@@ -6,7 +6,6 @@ package conformancetest
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/test/helpers/nodeenv"
+	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
 
 // Time limits: a runner's whole run, and building the binaries on a cold cache.
@@ -45,33 +45,28 @@ func RepoRoot(t testing.TB) string {
 	}
 }
 
-// Env builds idnode and idcluster into the test's temp dir (the build cache makes a second
-// build a link) and returns the environment for a runner: this process's, without a
-// developer's IDNODE_* settings, plus IDNODE_BIN, IDNODE_CLUSTER_BIN and IDNODE_CONFORMANCE_DIR.
+// Env finds or builds idnode and idcluster (test/helpers/prebuilt: a CI run builds them
+// once; otherwise they go into the test's temp dir, where the build cache makes a second build
+// a link) and returns the environment for a runner: this process's, without a developer's
+// IDNODE_* settings, plus IDNODE_BIN, IDNODE_CLUSTER_BIN and IDNODE_CONFORMANCE_DIR.
 func Env(t testing.TB) []string {
 	t.Helper()
 	root := RepoRoot(t)
 	bin := t.TempDir()
-	for _, b := range []struct{ name, pkg string }{{"idnode", "./cmd/idnode"}, {"idcluster", "./test/conformance/idcluster"}} {
-		if err := build(root, filepath.Join(bin, b.name), b.pkg); err != nil {
-			t.Fatalf("building the conformance binaries: %v", err)
-		}
-	}
-	return nodeenv.Clean(
-		"IDNODE_BIN="+filepath.Join(bin, "idnode"),
-		"IDNODE_CLUSTER_BIN="+filepath.Join(bin, "idcluster"),
-		"IDNODE_CONFORMANCE_DIR="+filepath.Join(root, "test", "conformance", "scenarios"))
-}
-
-func build(root, out, pkg string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	var paths [2]string
+	for i, p := range []prebuilt.Program{prebuilt.Idnode, prebuilt.IDCluster} {
+		path, err := p.Path(ctx, root, bin)
+		if err != nil {
+			t.Fatalf("building the conformance binaries: %v", err)
+		}
+		paths[i] = path
 	}
-	return nil
+	return nodeenv.Clean(
+		"IDNODE_BIN="+paths[0],
+		"IDNODE_CLUSTER_BIN="+paths[1],
+		"IDNODE_CONFORMANCE_DIR="+filepath.Join(root, "test", "conformance", "scenarios"))
 }
 
 // Need skips the test when ok is false, naming what to install; under CI=true it fails

@@ -1,9 +1,9 @@
 package durability
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +17,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/test/e2e/e2etest"
+	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
 
 const (
@@ -52,11 +53,11 @@ func TestFullDisk(t *testing.T) {
 	d := e2etest.OpsDockerFor(t)
 	image := "idnode:diskfull-" + uuid.NewString()[:8]
 	ctxDir := t.TempDir()
-	for pkg, out := range map[string]string{e2etest.DaemonPackage: "idnode", "./test/diskfill": "diskfill"} {
-		build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(ctxDir, out), pkg)
-		build.Dir, build.Env = d.Root, append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := e2etest.RunBounded(build, e2etest.OpsDockerBuildTimeout); err != nil {
-			t.Fatalf("static build of %s: %v\n%s", pkg, err, out)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.OpsDockerBuildTimeout)
+	defer cancel()
+	for out, p := range map[string]prebuilt.Program{"idnode": prebuilt.IdnodeStatic, "diskfill": prebuilt.DiskfillStatic} {
+		if err := p.Place(ctx, d.Root, filepath.Join(ctxDir, out)); err != nil {
+			t.Fatalf("static build of %s: %v", p.Pkg, err)
 		}
 	}
 	dockerfile := "FROM scratch\nCOPY idnode /idnode\nCOPY diskfill /diskfill\nENTRYPOINT [\"/idnode\"]\n"

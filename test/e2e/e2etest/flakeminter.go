@@ -15,14 +15,15 @@ import (
 	"github.com/idnode/idnode/flake"
 	"github.com/idnode/idnode/flakelease"
 	"github.com/idnode/idnode/test/helpers/nodeenv"
+	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
 
 // MaxErrorsKept is how many unexpected errors or problems a check keeps for its report.
 const MaxErrorsKept = 20
 
-var flakeMinterBinary = &goBinary{pkg: "./test/flakeminter", name: "flakeminter"}
+var flakeMinterBinary = &goBinary{prog: prebuilt.FlakeMinter}
 
-// BuildFlakeMinter builds test/flakeminter once per test binary and returns its path.
+// BuildFlakeMinter finds or builds test/flakeminter once per test binary and returns its path.
 func BuildFlakeMinter(t testing.TB) string { t.Helper(); return flakeMinterBinary.build(t) }
 
 // StartFlakeMinter starts a flakeminter named label minting against the nodes at addrs into

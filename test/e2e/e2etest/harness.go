@@ -29,20 +29,19 @@ import (
 	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/nodeenv"
 	"github.com/idnode/idnode/test/helpers/poll"
+	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
 
 // Time limits. Every wait in this package is bounded by one of these.
 const (
-	BuildTimeout   = 3 * time.Minute  // go build of the daemon (cold cache)
-	ServeTimeout   = 20 * time.Second // start (or restart) until health says SERVING
-	StopTimeout    = 10 * time.Second // SIGTERM until the process has exited
-	killTimeout    = 10 * time.Second // SIGKILL until the process has been reaped
-	RPCTimeout     = 5 * time.Second  // one RPC in a test
-	PollInterval   = 20 * time.Millisecond
-	MaxLogBytes    = 256 << 10 // per node; older output is dropped
-	ModuleName     = "github.com/idnode/idnode"
-	DaemonPackage  = "./cmd/idnode"
-	binaryBaseName = "idnode"
+	BuildTimeout = 3 * time.Minute  // go build of the daemon (cold cache)
+	ServeTimeout = 20 * time.Second // start (or restart) until health says SERVING
+	StopTimeout  = 10 * time.Second // SIGTERM until the process has exited
+	killTimeout  = 10 * time.Second // SIGKILL until the process has been reaped
+	RPCTimeout   = 5 * time.Second  // one RPC in a test
+	PollInterval = 20 * time.Millisecond
+	MaxLogBytes  = 256 << 10 // per node; older output is dropped
+	ModuleName   = "github.com/idnode/idnode"
 )
 
 var (
@@ -57,18 +56,18 @@ func BinDir() (string, error) {
 	return buildDir, binDirErr
 }
 
-// goBinary is a program of this module that the tests run, built once per test binary into
-// binDir (so TestMain removes it).
+// goBinary is a program of this module that the tests run: the one a CI run built ahead
+// (test/helpers/prebuilt), or else built once per test binary into binDir (so TestMain
+// removes it).
 type goBinary struct {
-	pkg, name string
-	flags     []string // go build flags besides -o
+	prog prebuilt.Program
 
 	once sync.Once
 	path string
 	err  error
 }
 
-// build builds b on first use and returns its path.
+// build finds or builds b on first use and returns its path.
 func (b *goBinary) build(t testing.TB) string {
 	t.Helper()
 	b.once.Do(func() {
@@ -82,17 +81,12 @@ func (b *goBinary) build(t testing.TB) string {
 			b.err = err
 			return
 		}
-		b.path = filepath.Join(dir, b.name)
 		ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", append(append([]string{"build"}, b.flags...), "-o", b.path, b.pkg)...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %w\n%s", b.pkg, err, out)
-		}
+		b.path, b.err = b.prog.Path(ctx, root, dir)
 	})
 	if b.err != nil {
-		t.Fatalf("building %s: %v", b.name, b.err)
+		t.Fatalf("building %s: %v", b.prog.Name, b.err)
 	}
 	return b.path
 }
@@ -144,15 +138,13 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// buildIdnode builds ./cmd/idnode once per test binary run and returns the binary's path.
-// e2eVersion is the version the tests' binaries are built with (-ldflags, as `make build`
+// E2EVersion is the version the tests' binaries are built with (-ldflags, as `make build`
 // does with git describe), so a test can tell every surface that reports it shows that one.
-const E2EVersion = "v0.0.0-e2e"
+const E2EVersion = prebuilt.E2EVersion
 
-var versionLDFlags = "-X github.com/idnode/idnode/internal/version.version=" + E2EVersion
+var idnodeBinary = &goBinary{prog: prebuilt.Idnode}
 
-var idnodeBinary = &goBinary{pkg: DaemonPackage, name: binaryBaseName, flags: []string{"-ldflags", versionLDFlags}}
-
+// BuildIdnode finds or builds ./cmd/idnode once per test binary and returns its path.
 func BuildIdnode(t testing.TB) string { t.Helper(); return idnodeBinary.build(t) }
 
 // FreeAddr is a loopback address outside the kernel's ephemeral range that no other node of

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/idnode/idnode/test/helpers/nodeenv"
+	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
 
 const (
@@ -90,30 +91,14 @@ func OpsDockerFor(t *testing.T) *OpsCompose {
 	if err := os.WriteFile(filepath.Join(ctxDir, "Dockerfile"), dockerfile, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(ctxDir, "bin", "idnode"), DaemonPackage)
-	build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := RunBounded(build, OpsDockerBuildTimeout); err != nil {
-		t.Fatalf("static build: %v\n%s", err, out)
+	ctx, cancel := context.WithTimeout(context.Background(), OpsDockerBuildTimeout)
+	defer cancel()
+	if err := prebuilt.IdnodeStatic.Place(ctx, root, filepath.Join(ctxDir, "bin", "idnode")); err != nil {
+		t.Fatalf("static build: %v", err)
 	}
 	d.Must(OpsDockerBuildTimeout, "docker", "build", "-q", "--build-arg", "VERSION="+E2EVersion, "-t", d.Image, ctxDir)
 	t.Cleanup(func() { _, _ = d.Run(OpsDockerCmdTimeout, "docker", "rmi", "-f", d.Image) })
 	return d
-}
-
-func RunBounded(cmd *exec.Cmd, timeout time.Duration) (string, error) {
-	done := make(chan struct{})
-	timer := time.AfterFunc(timeout, func() {
-		if cmd.Process != nil {
-			_ = cmd.Process.Kill()
-		}
-		close(done)
-	})
-	out, err := cmd.CombinedOutput()
-	if !timer.Stop() {
-		<-done
-		return string(out), fmt.Errorf("%s: no exit within %v", strings.Join(cmd.Args, " "), timeout)
-	}
-	return string(out), err
 }
 
 func (d *OpsCompose) Run(timeout time.Duration, name string, args ...string) (string, error) {

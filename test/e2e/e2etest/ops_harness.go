@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,44 +20,17 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/idnode/idnode/test/helpers/nodeenv"
+	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
 
 const (
-	idctlPackage = "./cmd/idctl"
 	idctlTimeout = 60 * time.Second // one idctl run, all its retries included
 )
 
-var (
-	idctlOnce sync.Once
-	idctlPath string
-	idctlErr  error
-)
+var idctlBinary = &goBinary{prog: prebuilt.Idctl}
 
-// BuildIdctl builds ./cmd/idctl once per test binary, next to the idnode binary (so TestMain
-// removes it too), and returns its path.
-func BuildIdctl(t testing.TB) string {
-	t.Helper()
-	idnode := BuildIdnode(t)
-	idctlOnce.Do(func() {
-		root, err := RepoRoot()
-		if err != nil {
-			idctlErr = err
-			return
-		}
-		idctlPath = filepath.Join(filepath.Dir(idnode), "idctl")
-		ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", versionLDFlags, "-o", idctlPath, idctlPackage)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			idctlErr = fmt.Errorf("go build %s: %w\n%s", idctlPackage, err, out)
-		}
-	})
-	if idctlErr != nil {
-		t.Fatalf("building idctl: %v", idctlErr)
-	}
-	return idctlPath
-}
+// BuildIdctl finds or builds ./cmd/idctl once per test binary and returns its path.
+func BuildIdctl(t testing.TB) string { t.Helper(); return idctlBinary.build(t) }
 
 // idctlResult is one finished idctl run.
 type idctlResult struct {

@@ -3,6 +3,8 @@ package e2etest
 import (
 	"sync"
 	"testing"
+
+	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
 
 // taggedBinaries are the daemons built with a build tag, by tag.
@@ -18,7 +20,7 @@ func BuildIdnodeTagged(t testing.TB, tag string) string {
 	taggedBinaries.Lock()
 	b := taggedBinaries.byTag[tag]
 	if b == nil {
-		b = &goBinary{pkg: DaemonPackage, name: binaryBaseName + "-" + tag, flags: []string{"-tags", tag, "-ldflags", versionLDFlags}}
+		b = &goBinary{prog: prebuilt.Tagged(tag)}
 		taggedBinaries.byTag[tag] = b
 	}
 	taggedBinaries.Unlock()

@@ -1,40 +1,37 @@
 package powercut
 
 import (
-	"context"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/helpers/lossyfs"
 )
 
-// brokenTag builds idnode without the directory sync after WriteFile's rename
-// (internal/durablefile/renamesync_off.go): the etag watermark, the HiLo pools, the manifest
-// and node.json may then come back old, or not at all, after a power cut.
-const brokenTag = "powercut_norenamesync"
+// The deliberately broken builds of idnode, each without one step of durablefile.WriteFile.
+const (
+	// noRenameSync drops the directory sync after WriteFile's rename
+	// (internal/durablefile/renamesync_off.go): the etag watermark, the HiLo pools, the
+	// manifest and node.json may then come back old, or not at all, after a power cut.
+	noRenameSync = "powercut_norenamesync"
+	// noDataSync drops the fsync of the temp file's data before WriteFile's rename
+	// (internal/durablefile/datasync_off.go): the rename may then survive the cut and the data
+	// not, so those files come back empty.
+	noDataSync = "powercut_nodatasync"
+)
 
-// buildBroken builds that idnode into the test binary's bin dir.
-func buildBroken(t *testing.T) string {
+// mustBreak runs schedule on a cluster of bin, built with the build tag tag, and fails t
+// unless the schedule reports a broken promise.
+func mustBreak(t *testing.T, bin, tag, schedule string, run func(*powerCluster) []string) {
 	t.Helper()
-	root, err := e2etest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
+	pc := startPowerCluster(t, bin)
+	pc.build = tag
+	problems := run(pc)
+	if len(problems) == 0 {
+		t.Fatalf("schedule %s build=%s (idnode built -tags %[2]s) kept every promise: the power-cut harness cannot tell", schedule, tag)
 	}
-	dir, err := e2etest.BinDir()
-	if err != nil {
-		t.Fatal(err)
+	for _, p := range problems {
+		t.Logf("caught by %s build=%s: %s", schedule, tag, p)
 	}
-	bin := filepath.Join(dir, "idnode-"+brokenTag)
-	ctx, cancel := context.WithTimeout(context.Background(), e2etest.BuildTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", brokenTag, "-o", bin, e2etest.DaemonPackage)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags %s: %v\n%s", brokenTag, err, out)
-	}
-	return bin
 }
 
 // TestPowerCutCatchesAMissingRenameSync shows the schedules can fail: the build without the
@@ -44,14 +41,24 @@ func buildBroken(t *testing.T) string {
 // record saves the IDs (the node skips to it), but the file did lose a durable write.
 func TestPowerCutCatchesAMissingRenameSync(t *testing.T) {
 	lossyfs.Need(t)
-	schedule := randomSchedule(lossyfs.Clean)
-	pc := startPowerCluster(t, buildBroken(t))
-	pc.build = brokenTag
-	problems := wholeClusterAtRandom(pc, lossyfs.Clean)
-	if len(problems) == 0 {
-		t.Fatalf("schedule %s build=%s (idnode built -tags %[2]s) kept every promise: the power-cut harness cannot tell", schedule, brokenTag)
-	}
-	for _, p := range problems {
-		t.Logf("caught by %s build=%s: %s", schedule, brokenTag, p)
+	mustBreak(t, e2etest.BuildIdnodeTagged(t, noRenameSync), noRenameSync, randomSchedule(lossyfs.Clean),
+		func(pc *powerCluster) []string { return wholeClusterAtRandom(pc, lossyfs.Clean) })
+}
+
+// TestPowerCutCatchesAMissingDataSync shows that the schedules which cut one node fail too:
+// on the build without the data fsync before a rename, the node cut comes back with an empty
+// node.json and refuses to start, which a correct build never does after a power cut
+// (TestPowerCutLeaderAlone and TestPowerCutFollowerDuringSnapshotInstall keep every promise).
+func TestPowerCutCatchesAMissingDataSync(t *testing.T) {
+	lossyfs.Need(t)
+	bin := e2etest.BuildIdnodeTagged(t, noDataSync)
+	for _, s := range []struct {
+		name string
+		run  func(*powerCluster) []string
+	}{
+		{"leader-alone", leaderAlone},
+		{"follower-during-snapshot-install", followerDuringSnapshotInstall},
+	} {
+		t.Run(s.name, func(t *testing.T) { mustBreak(t, bin, noDataSync, s.name, s.run) })
 	}
 }

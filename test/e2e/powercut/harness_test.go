@@ -41,8 +41,11 @@ type powerCluster struct {
 	// plain build, so that a reader of CI's log tells a deliberately broken run from the others.
 	build string
 	// problems are the promises a cut broke: numbers repeated or lost, a cluster that does
-	// not come back, a refusal that names no file. check returns them.
+	// not come back, a node that refuses to start. check returns them.
 	problems []string
+	// damaged are the nodes whose data dir the test itself damaged, each with what it did:
+	// only they may refuse to start (damage).
+	damaged map[string]string
 }
 
 func (pc *powerCluster) problem(format string, args ...any) {
@@ -58,7 +61,7 @@ var snapshotFlags = []string{"--raft-snapshot-threshold", "16", "--raft-snapshot
 func startPowerCluster(t *testing.T, bin string) *powerCluster {
 	t.Helper()
 	lossyfs.Need(t)
-	pc := &powerCluster{t: t, mounts: map[string]*lossyfs.FS{}, led: newLedger()}
+	pc := &powerCluster{t: t, mounts: map[string]*lossyfs.FS{}, led: newLedger(), damaged: map[string]string{}}
 	for _, tag := range e2etest.ClusterTags {
 		pc.mounts[tag] = lossyfs.Mount(t)
 	}
@@ -145,9 +148,15 @@ func (pc *powerCluster) freezeAllOnSync(match func(path string) bool) <-chan str
 	return fired
 }
 
-// restart starts nodes tags again on their data dirs. Each must serve, or refuse to start
-// with a message that names its data dir (the file and what was lost); it returns the tags
-// that serve.
+// damage records that the test itself damaged node tag's data dir (what says how), beyond
+// anything a power cut does: restart then takes its refusal to start, naming a file of its
+// data dir, as the answer to that damage rather than a broken promise.
+func (pc *powerCluster) damage(tag, what string) { pc.damaged[tag] = what }
+
+// restart starts nodes tags again on their data dirs and returns the tags that serve. A
+// correct build comes back from a power cut, so a node that does not serve is a broken
+// promise, unless the test damaged its data dir (damage) and it refused to start with a
+// message that names that data dir.
 func (pc *powerCluster) restart(tags ...string) []string {
 	pc.t.Helper()
 	for _, tag := range tags {
@@ -170,10 +179,12 @@ func (pc *powerCluster) restart(tags ...string) []string {
 			pc.t.Fatalf("node %s neither serves nor exits after the cut: %v\n%s", tag, err, out)
 		case st.ExitCode() == 0:
 			pc.t.Fatalf("node %s exited cleanly after the cut instead of serving or refusing:\n%s", tag, out)
+		case pc.damaged[tag] == "":
+			pc.problem("node %s refused to start after the cut, which a correct build never does: %s", tag, lastLine(out))
 		case !strings.Contains(out, p.DataDir):
-			pc.problem("node %s refused to start after the cut without naming a file of its data dir %s:\n%s", tag, p.DataDir, out)
+			pc.problem("node %s, whose data dir the test damaged (%s), refused to start without naming a file of its data dir %s:\n%s", tag, pc.damaged[tag], p.DataDir, out)
 		default:
-			pc.note(fmt.Sprintf("node %s refused to start: %.160s", tag, lastLine(out)))
+			pc.note(fmt.Sprintf("node %s refused to start after the test's damage (%s): %.160s", tag, pc.damaged[tag], lastLine(out)))
 		}
 	}
 	if len(serving) > 0 {

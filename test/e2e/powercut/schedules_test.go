@@ -99,23 +99,27 @@ func TestPowerCutWholeClusterBeforeSync(t *testing.T) {
 	}
 }
 
-// TestPowerCutLeaderAlone cuts the power of the leader while the followers go on.
-func TestPowerCutLeaderAlone(t *testing.T) {
-	pc := startPowerCluster(t, "")
+// leaderAlone cuts the power of the leader while the followers go on, restarts it and
+// returns the broken promises.
+func leaderAlone(pc *powerCluster) []string {
+	pc.t.Helper()
 	pc.startLoad()
 	pc.waitAcks(100 + rand.IntN(200))
 	leader := pc.c.Leader()
 	pc.note("leader " + leader + " cut")
 	pc.cut(lossyfs.Clean, leader)
 	pc.waitAcks(pc.led.Acked() + 50) // the survivors answer without it
-	kept(t, pc.recoverAndCheck("leader-alone", leader))
+	return pc.recoverAndCheck("leader-alone", leader)
 }
 
-// TestPowerCutFollowerDuringSnapshotInstall cuts a follower that fell behind while the leader
-// sends it a snapshot: it was killed, the others went on until their log was compacted past
-// it, and it is cut at the sync of the snapshot it is being sent.
-func TestPowerCutFollowerDuringSnapshotInstall(t *testing.T) {
-	pc := startPowerCluster(t, "")
+// TestPowerCutLeaderAlone runs leaderAlone.
+func TestPowerCutLeaderAlone(t *testing.T) { kept(t, leaderAlone(startPowerCluster(t, ""))) }
+
+// followerDuringSnapshotInstall cuts a follower that fell behind while the leader sends it a
+// snapshot: it was killed, the others went on until their log was compacted past it, and it
+// is cut at the sync of the snapshot it is being sent. It returns the broken promises.
+func followerDuringSnapshotInstall(pc *powerCluster) []string {
+	pc.t.Helper()
 	pc.startLoad()
 	pc.waitAcks(50)
 	follower := pc.c.Others(pc.c.Leader())[0]
@@ -129,8 +133,13 @@ func TestPowerCutFollowerDuringSnapshotInstall(t *testing.T) {
 	case at := <-fired:
 		pc.note("follower " + follower + " frozen at the sync of " + at)
 	case <-time.After(hookTimeout):
-		t.Fatalf("follower %s synced no snapshot within %v of its restart", follower, hookTimeout)
+		pc.t.Fatalf("follower %s synced no snapshot within %v of its restart", follower, hookTimeout)
 	}
 	pc.cut(lossyfs.Clean, follower)
-	kept(t, pc.recoverAndCheck("follower-during-snapshot-install", follower))
+	return pc.recoverAndCheck("follower-during-snapshot-install", follower)
+}
+
+// TestPowerCutFollowerDuringSnapshotInstall runs followerDuringSnapshotInstall.
+func TestPowerCutFollowerDuringSnapshotInstall(t *testing.T) {
+	kept(t, followerDuringSnapshotInstall(startPowerCluster(t, "")))
 }

@@ -24,12 +24,13 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/helpers/nodeenv"
+	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
 
 const (
 	// chaosImage is built by `make image IMAGE=idnode:chaos` and run by compose through
 	// IDNODE_IMAGE, so a developer's idnode:dev is left alone.
-	chaosImage = "idnode:chaos"
+	chaosImage = prebuilt.ChaosImage
 	// chaosAdminToken is the compose cluster's admin token: the suite's admin calls come from
 	// the host (or a container), not from a node's own loopback.
 	chaosAdminToken = "chaos-admin-token"
@@ -152,9 +153,14 @@ func (d *chaosDocker) composeArgs(args ...string) (string, []string) {
 		"-p", e2etest.ChaosProject, "-f", d.file, "-f", d.override), args...)
 }
 
-// buildImage builds the scratch image with the Makefile's recipe, once per run.
+// buildImage builds the scratch image with the Makefile's recipe, once per test binary,
+// unless the run built it ahead for every package (test/helpers/prebuilt).
 func (d *chaosDocker) buildImage(t testing.TB) {
 	t.Helper()
+	if prebuilt.ImageBuilt(chaosImage) {
+		t.Logf("%s: built ahead for this run ($%s)", chaosImage, prebuilt.Env)
+		return
+	}
 	begin := time.Now()
 	out, err := d.run(chaosBuildTimeout, "make", "-C", d.root, "image", "IMAGE="+chaosImage)
 	if err != nil {

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/idnode/idnode/internal/testjson"
+)
+
+// find runs the packages' tests o.runs times under o's load, saying how each run went on
+// progress, and tallies the outcomes.
+func find(ctx context.Context, o options, progress io.Writer) (*testjson.Tally, error) {
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	var load sync.WaitGroup
+	defer load.Wait()
+	defer stopLoad()
+	spin(loadCtx, o.busy, &load)
+	var besideDone, besideFailed atomic.Int64
+	if len(o.beside) > 0 {
+		besideRuns(loadCtx, o, &besideDone, &besideFailed, &load)
+	}
+
+	tally := testjson.NewTally()
+	for i := range o.runs {
+		if ctx.Err() != nil {
+			return tally, fmt.Errorf("interrupted after %d runs", i)
+		}
+		began := time.Now()
+		failedBefore := len(tally.Failing())
+		run := testjson.NewTally()
+		if err := oneRun(ctx, o, func(e testjson.Event) { tally.Event(e); run.Event(e) }); err != nil {
+			return tally, err
+		}
+		var names []string
+		for _, f := range run.Failing() {
+			names = append(names, f.Test)
+		}
+		line := fmt.Sprintf("run %d/%d: %d failed in %v", i+1, o.runs, len(names), time.Since(began).Round(100*time.Millisecond))
+		if len(names) > 0 {
+			line += " (" + strings.Join(names, ", ") + ")"
+		}
+		if n := len(tally.Failing()) - failedBefore; n > 0 {
+			line += fmt.Sprintf("; %d failing for the first time", n)
+		}
+		if len(o.beside) > 0 {
+			line += fmt.Sprintf("; beside: %d runs, %d failed", besideDone.Load(), besideFailed.Load())
+		}
+		fmt.Fprintln(progress, line)
+	}
+	return tally, nil
+}
+
+// oneRun runs go test -json of the packages once and gives each event to each. A failing go
+// test is what flakefind looks for; only one that prints no event at all is an error.
+func oneRun(ctx context.Context, o options, each func(testjson.Event)) error {
+	cmd := goTest(ctx, o, o.packages, true)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	events := 0
+	readErr := testjson.Read(out, func(e testjson.Event, ok bool, line []byte) {
+		if ok {
+			events++
+			each(e)
+		}
+	})
+	if readErr != nil {
+		_, _ = io.Copy(io.Discard, out)
+	}
+	err = cmd.Wait()
+	switch {
+	case readErr != nil:
+		return fmt.Errorf("reading go test's events: %w", readErr)
+	case events == 0 && err != nil:
+		return fmt.Errorf("go test: %w", err)
+	}
+	return ctx.Err()
+}
+
+// goTest is the go test command of packages under o (with -json when json).
+func goTest(ctx context.Context, o options, packages []string, json bool) *exec.Cmd {
+	args := []string{"test", "-count=1", "-timeout", o.timeout.String()}
+	if json {
+		args = append(args, "-json")
+	}
+	if o.race {
+		args = append(args, "-race")
+	}
+	if o.run != "" && json {
+		args = append(args, "-run", o.run)
+	}
+	// No -- before the packages: go test would pass them to the test binary. parse made
+	// sure they name packages.
+	cmd := exec.CommandContext(ctx, "go", append(args, packages...)...)
+	killGroupOnCancel(cmd)
+	return cmd
+}

@@ -1,0 +1,147 @@
+// Command testreport runs go test for CI: it prints what plain go test prints while keeping
+// the outcome and time of each package and test (go test -json's pass, fail and skip events)
+// in a file, and later ranks the slowest packages and tests of the runs that file holds.
+//
+//	testreport run -events FILE [-C DIR] -- [go test flags] [packages]
+//	testreport slowest [-n N] FILE
+//
+// run appends those events to FILE and exits with go test's exit status, whatever happens to
+// the file; slowest prints the N (10) slowest packages and top-level tests.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/idnode/idnode/internal/testjson"
+)
+
+const usage = `usage: testreport run -events FILE [-C DIR] -- [go test flags] [packages]
+       testreport slowest [-n N] FILE`
+
+func main() {
+	if len(os.Args) < 2 {
+		fail(usage)
+	}
+	switch os.Args[1] {
+	case "run":
+		os.Exit(run(os.Args[2:]))
+	case "slowest":
+		slowest(os.Args[2:])
+	default:
+		fail(usage)
+	}
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, msg)
+	os.Exit(2)
+}
+
+// run runs go test -json with args and returns go test's exit status.
+func run(args []string) int {
+	fs := flag.NewFlagSet("testreport run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	events := fs.String("events", "", "the file the run's pass, fail and skip events are appended to")
+	dir := fs.String("C", "", "the directory go test runs in (go -C)")
+	if err := fs.Parse(args); err != nil || *events == "" {
+		fail(usage)
+	}
+	goArgs := []string{"test", "-json"}
+	if *dir != "" {
+		goArgs = append([]string{"-C", *dir}, goArgs...)
+	}
+	cmd := exec.Command("go", append(goArgs, fs.Args()...)...)
+	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		fail(fmt.Sprintf("testreport: %v", err))
+	}
+	if err := cmd.Start(); err != nil {
+		fail(fmt.Sprintf("testreport: %v", err))
+	}
+	record(stdout, *events)
+	return exitStatus(cmd.Wait())
+}
+
+// record prints the events of r as plain go test would, appending each that ends a package
+// or a test to the file events (the output stays out of it: it is printed). A file that
+// cannot be written is said once on stderr and the printing goes on.
+func record(r io.Reader, events string) {
+	var file io.Writer = io.Discard
+	f, err := os.OpenFile(events, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testreport: the events will not be kept: %v\n", err)
+	} else {
+		defer f.Close()
+		file = f
+	}
+	plain := testjson.NewPlain(os.Stdout, os.Stderr)
+	err = testjson.Read(r, func(e testjson.Event, ok bool, line []byte) {
+		if ok && e.Ended() && file != io.Discard {
+			if _, err := fmt.Fprintf(file, "%s\n", line); err != nil {
+				fmt.Fprintf(os.Stderr, "testreport: the events will not be kept: %v\n", err)
+				file = io.Discard
+			}
+		}
+		if ok {
+			plain.Event(e)
+		} else {
+			plain.Line(line)
+		}
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testreport: reading go test's events: %v\n", err)
+		// go test must not block on a pipe nobody reads.
+		_, _ = io.Copy(io.Discard, r)
+	}
+	plain.End()
+}
+
+// exitStatus is the status go test exited with, as a shell would report it.
+func exitStatus(err error) int {
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit):
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return exit.ExitCode()
+	default:
+		fmt.Fprintf(os.Stderr, "testreport: %v\n", err)
+		return 1
+	}
+}
+
+// slowest prints the slowest packages and tests of the events in the file args name.
+func slowest(args []string) {
+	fs := flag.NewFlagSet("testreport slowest", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	n := fs.Int("n", 10, "how many packages and tests to show")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *n < 1 {
+		fail(usage)
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		fail(fmt.Sprintf("testreport: %v", err))
+	}
+	defer f.Close()
+	var timings testjson.Timings
+	if err := testjson.Read(f, func(e testjson.Event, ok bool, _ []byte) {
+		if ok {
+			timings.Event(e)
+		}
+	}); err != nil {
+		fail(fmt.Sprintf("testreport: %s: %v", fs.Arg(0), err))
+	}
+	if err := timings.WriteSlowest(os.Stdout, *n); err != nil {
+		fail(fmt.Sprintf("testreport: %v", err))
+	}
+}
