@@ -378,9 +378,15 @@ func (c *Client) Close(ctx context.Context) error {
 }
 
 // NodesFailedError is what a call returns when no node answered it: every attempt failed with
-// a retryable error until the context ended or the attempts ran out. Last is the last
-// attempt's error (a gRPC status error: status.Code sees through NodesFailedError to it);
-// Cause is why the client stopped trying (ctx.Err(), or nil when MaxAttempts ran out).
+// a retryable error until the context ended or the attempts ran out. Last is the most telling
+// of the attempts' errors: the last refusal a node sent (it carries a reason: NO_QUORUM,
+// NOT_CAUGHT_UP, STORAGE_FULL, …), or the last attempt's error when no node sent one (all of
+// them down or silent), so a live node's refusal is not hidden by a dead node tried after it.
+// Cause is why the client stopped trying: ctx.Err(), or nil when MaxAttempts ran out.
+//
+// Its gRPC status (status.Code, reason.Of) is Last's, with the code DEADLINE_EXCEEDED (or
+// CANCELLED) when the caller's context ended the call: the code says why the call stopped, the
+// reason why it had not succeeded by then. errors.Is finds Last and Cause.
 type NodesFailedError struct {
 	Attempts int
 	Nodes    int
@@ -389,19 +395,28 @@ type NodesFailedError struct {
 }
 
 func (e *NodesFailedError) Error() string {
-	msg := fmt.Sprintf("idnode client: all nodes failed (%d attempts over %d nodes); last error: %v", e.Attempts, e.Nodes, e.Last)
+	msg := fmt.Sprintf("idnode client: all nodes failed (%d attempts over %d nodes); most telling error: %v", e.Attempts, e.Nodes, e.Last)
 	if e.Cause != nil {
 		msg += "; stopped: " + e.Cause.Error()
 	}
 	return msg
 }
 
-// Unwrap gives errors.Is/As (and status.Code) the last error, then the cause.
+// Unwrap gives errors.Is/As the most telling error, then the cause.
 func (e *NodesFailedError) Unwrap() []error {
 	if e.Cause == nil {
 		return []error{e.Last}
 	}
 	return []error{e.Last, e.Cause}
+}
+
+// GRPCStatus is Last's status, with the context's code when the context ended the call.
+func (e *NodesFailedError) GRPCStatus() *status.Status {
+	code := status.Code(e.Last)
+	if e.Cause != nil {
+		code = status.FromContextError(e.Cause).Code()
+	}
+	return reason.Within(code, e.Last, e.Error())
 }
 
 // retryable reports whether a failed attempt may be tried again on another node: the node (or
@@ -522,6 +537,7 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 		if b := (*busyError)(nil); errors.As(err, &b) {
 			err, retry = b.err, ctx.Err() == nil
 		}
+		reason.Note(ctx, err)
 		if callerDeadline && status.Code(err) == codes.DeadlineExceeded {
 			if i > 0 {
 				return &NodesFailedError{Attempts: i + 1, Nodes: len(fo.nodes), Last: last, Cause: context.DeadlineExceeded}
@@ -531,7 +547,7 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 		if !retry {
 			if i > 0 && ctx.Err() != nil {
 				// The caller's context ended during a retry: say what the nodes said before.
-				return &NodesFailedError{Attempts: i + 1, Nodes: len(fo.nodes), Last: last, Cause: ctx.Err()}
+				return &NodesFailedError{Attempts: i + 1, Nodes: len(fo.nodes), Last: reason.MoreTelling(last, err), Cause: ctx.Err()}
 			}
 			return err
 		}
@@ -541,7 +557,7 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 				fo.regions.failed(idx)
 			}
 		}
-		last = err
+		last = reason.MoreTelling(last, err)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/idnode/idnode/docid"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // RangeSource reserves and returns HiLo ranges: the two IdService calls a generator needs. The
@@ -174,6 +175,9 @@ type fetch struct {
 	err       error
 	waitedOn  bool      // a caller waited for it (g.mu)
 	startedAt time.Time // for the pace's fetch time
+	// refusals keeps the most telling refusal of the fetch's attempts so far (the source
+	// notes them, as the Go client does), for a caller that stops waiting before the fetch ends.
+	refusals reason.Record
 }
 
 // Stats counts what a generator did.
@@ -373,7 +377,9 @@ func (g *Generator) slow(ctx context.Context, s *span, since *uint64, waited *bo
 	select {
 	case <-f.done:
 	case <-ctx.Done():
-		return fmt.Errorf("hilo: waiting for a range for %q: %w", g.tag, ctx.Err())
+		// The code is the caller's context's (DEADLINE_EXCEEDED), the reason the refusal that
+		// kept the range from coming in time.
+		return fmt.Errorf("hilo: waiting for a range for %q: %w", g.tag, reason.Ended(ctx.Err(), f.refusals.Err()))
 	}
 	if f.err != nil && f.seq >= *since {
 		// A fetch that started after this call arrived failed: report it. (One that began
@@ -412,7 +418,7 @@ func (g *Generator) startFetchLocked() *fetch {
 
 // runFetch does one fetch and installs its outcome.
 func (g *Generator) runFetch(f *fetch, req *idnodev1.NextHiLoRequest) {
-	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.fetchTimeout)
+	ctx, cancel := context.WithTimeout(reason.WithRecord(g.ctx, &f.refusals), g.cfg.fetchTimeout)
 	resp, err := g.src.NextHiLo(ctx, req)
 	cancel()
 
