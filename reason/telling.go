@@ -26,26 +26,35 @@ func MoreTelling(kept, err error) error {
 // CANCELLED, and its ErrorInfo the refusal's, so status.Code says why the call stopped and Of
 // why it had not succeeded by then; errors.Is finds both ctxErr and refusal.
 func Ended(ctxErr, refusal error) error {
-	if refusal == nil {
-		return status.FromContextError(ctxErr).Err()
-	}
 	return &endedError{ctx: ctxErr, refusal: refusal}
 }
 
 type endedError struct{ ctx, refusal error }
 
-func (e *endedError) Error() string { return e.ctx.Error() + "; before it, " + e.refusal.Error() }
+func (e *endedError) Error() string {
+	if e.refusal == nil {
+		return e.ctx.Error()
+	}
+	return e.ctx.Error() + "; before it, " + e.refusal.Error()
+}
 
-func (e *endedError) Unwrap() []error { return []error{e.ctx, e.refusal} }
+func (e *endedError) Unwrap() []error {
+	if e.refusal == nil {
+		return []error{e.ctx}
+	}
+	return []error{e.ctx, e.refusal}
+}
 
 // GRPCStatus is the context's code with the refusal's details.
-func (e *endedError) GRPCStatus() *status.Status { return Within(status.FromContextError(e.ctx).Code(), e.refusal, e.Error()) }
+func (e *endedError) GRPCStatus() *status.Status {
+	return Within(status.FromContextError(e.ctx).Code(), e.refusal, e.Error())
+}
 
 // Within returns a status of code and msg that carries refusal's details (its ErrorInfo), or
 // none when refusal is not a status error.
 func Within(code codes.Code, refusal error, msg string) *status.Status {
 	p := status.New(code, msg).Proto()
-	if st, ok := status.FromError(refusal); ok {
+	if st, ok := status.FromError(refusal); ok && refusal != nil {
 		p.Details = st.Proto().GetDetails()
 	}
 	return status.FromProto(p)

@@ -37,7 +37,7 @@ func TestEndedHasTheContextsCodeAndTheRefusalsReason(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, refusal) {
 		t.Errorf("errors.Is does not see both the context's end and the refusal in %v", err)
 	}
-	if err := Ended(context.Canceled, nil); status.Code(err) != codes.Canceled || Of(err) != "" {
+	if err := Ended(context.Canceled, nil); status.Code(err) != codes.Canceled || Of(err) != "" || !errors.Is(err, context.Canceled) {
 		t.Errorf("Ended without a refusal = %v/%q; want Canceled and no reason", status.Code(err), Of(err))
 	}
 }
