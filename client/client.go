@@ -27,6 +27,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	mrand "math/rand/v2"
 	"reflect"
@@ -107,6 +108,8 @@ type options struct {
 	region         string            // WithRegion: the client's region ("" for none)
 	nodeRegions    map[string]string // WithRegion: address → region
 	database       string            // WithDatabase: the database ("" for "default")
+	closeTimeout   time.Duration     // WithCloseTimeout: the bound on Close
+	log            *slog.Logger      // WithLogger
 }
 
 // Option configures Dial.
@@ -129,6 +132,34 @@ func WithTransportCredentials(creds credentials.TransportCredentials) Option {
 func WithCallTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		o.callTimeout = d
+		return nil
+	}
+}
+
+// WithCloseTimeout bounds Close, and the Close of the Client's generators (HiLo and numeric),
+// to d (default 2 s), also when the context given to Close has a later deadline or none: a
+// process that is stopping is not held up by a cluster that does not answer. What could not go
+// back in that time (HiLo numbers, a worker lease) is a gap Close logs and counts
+// (Unreturned), not an error.
+func WithCloseTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("WithCloseTimeout(%v): the bound must be positive", d)
+		}
+		o.closeTimeout = d
+		return nil
+	}
+}
+
+// WithLogger sets the logger of what the Client does in the background that the caller does
+// not see as an error: the HiLo numbers and worker leases a Close could not give back. The
+// default is slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return errors.New("WithLogger(nil)")
+		}
+		o.log = l
 		return nil
 	}
 }
@@ -278,12 +309,16 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 	o := options{
 		creds: insecure.NewCredentials(), callTimeout: DefaultCallTimeout, backoff: DefaultBackoff,
 		separator: docid.DefaultSeparator, collectionName: DefaultCollectionName,
+		closeTimeout: hilo.DefaultCloseTimeout, log: slog.Default(),
 	}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, fmt.Errorf("idnode client: %w", err)
 		}
 	}
+	// The generators close within the Client's bound and log where it does, unless
+	// WithGeneratorOptions says otherwise.
+	o.genOpts = append([]hilo.Option{hilo.WithCloseTimeout(o.closeTimeout), hilo.WithLogger(o.log)}, o.genOpts...)
 	var regions *regionOrder
 	if o.region != "" {
 		var err error
@@ -365,17 +400,27 @@ func (c *Client) Addrs() []string {
 	return out
 }
 
-// Close gives back the HiLo numbers its generators did not hand out (ReturnHiLo, within ctx:
-// each generator's prefetched range and current tail, as far as the cluster takes them back,
-// see hilo.Generator.Close), then closes the connections. Calls after Close fail with ErrClosed; Close again returns the first result.
+// Close gives back the HiLo numbers its generators did not hand out (ReturnHiLo: each
+// generator's prefetched range and current tail, as far as the cluster takes them back, see
+// hilo.Generator.Close), then closes the connections. It returns within ctx and the close
+// timeout (WithCloseTimeout, 2 s by default), whichever ends first, also when no node answers:
+// the numbers it could not give back are a gap, logged (WithLogger) and counted (Unreturned),
+// not an error. Calls after Close fail with ErrClosed; Close again returns the first result.
 func (c *Client) Close(ctx context.Context) error {
 	c.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(ctx, c.opts.closeTimeout)
+		defer cancel()
 		genErr := c.gens.Close(ctx)
 		c.closed.Store(true)
 		c.closeErr = errors.Join(genErr, c.closeConns())
 	})
 	return c.closeErr
 }
+
+// Unreturned is how many HiLo numbers the Client's generators held when they were closed and
+// could not give back (no node took them in time, or the cluster declined them because a newer
+// range of the tag was granted since): gaps in their tags' numbers, which HiLo allows.
+func (c *Client) Unreturned() int64 { return c.gens.Unreturned() }
 
 // NodesFailedError is what a call returns when no node answered it: every attempt failed with
 // a retryable error until the context ended or the attempts ran out. Last is the most telling

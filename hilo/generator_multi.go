@@ -80,8 +80,18 @@ func (m *MultiGenerator) Tags() []string {
 	return slices.Sorted(maps.Keys(m.all()))
 }
 
-// Close closes every generator (concurrently: each gives back its unused numbers) and
-// refuses new tags. It returns every generator's error, joined.
+// Unreturned sums the generators' Stats.Unreturned: the numbers their Close held and did not
+// give back.
+func (m *MultiGenerator) Unreturned() int64 {
+	var n int64
+	for _, g := range m.all() {
+		n += g.Stats().Unreturned
+	}
+	return n
+}
+
+// Close closes every generator (concurrently: each gives back its unused numbers, within its
+// close timeout) and refuses new tags. It returns every generator's error, joined.
 func (m *MultiGenerator) Close(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
