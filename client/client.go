@@ -15,7 +15,10 @@
 // A node shedding load refuses RESOURCE_EXHAUSTED, reason NODE_BUSY: the calls that are safe
 // to repeat (those with a request_id, the reads, and Generate) go on to the next node the same
 // way; the others (seeds, returns, releases, cluster changes) come back with the refusal.
-// Other errors come back unchanged as gRPC status errors: use status.Code(err).
+// Other errors come back unchanged as gRPC status errors: use status.Code(err). When no node
+// served a call, its error (NodesFailedError) carries the most telling refusal the nodes sent,
+// with DEADLINE_EXCEEDED as its code when the caller's deadline ended the call. Close is
+// bounded (WithCloseTimeout) and logs, rather than returns, what it could not give back.
 //
 // A client told its region and its nodes' (WithRegion) sends the calls any node answers to a
 // node of its own region first, and the other nodes of its region come before those of other
