@@ -11,10 +11,11 @@ import (
 // MoreTelling returns whichever of kept and err says more about why a call that tried several
 // nodes failed: a refusal a node sent (it carries a reason: NO_QUORUM, NOT_CAUGHT_UP, …) over
 // an error with none (a connection refused, a node that said nothing in time), and of two
-// alike the newer, err. A client keeps it over the call's attempts, so that its final error
-// names a live node's refusal rather than the dead node it tried last.
+// alike the newer, err (a nil err is none, and leaves kept). A client keeps it over the call's
+// attempts, so that its final error names a live node's refusal rather than the dead node it
+// tried last.
 func MoreTelling(kept, err error) error {
-	if kept != nil && Of(kept) != "" && Of(err) == "" {
+	if err == nil || kept != nil && Of(kept) != "" && Of(err) == "" {
 		return kept
 	}
 	return err

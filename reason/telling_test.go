@@ -21,6 +21,8 @@ func TestMoreTellingPrefersARefusalToATransportError(t *testing.T) {
 		{down, refusal, refusal},
 		{refusal, busy, busy}, // of two refusals, the newer
 		{down, down, down},
+		{down, nil, down},
+		{nil, nil, nil},
 	} {
 		if got := MoreTelling(tc.kept, tc.err); got != tc.want {
 			t.Errorf("MoreTelling(%v, %v) = %v; want %v", tc.kept, tc.err, got, tc.want)
