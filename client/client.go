@@ -15,7 +15,10 @@
 // A node shedding load refuses RESOURCE_EXHAUSTED, reason NODE_BUSY: the calls that are safe
 // to repeat (those with a request_id, the reads, and Generate) go on to the next node the same
 // way; the others (seeds, returns, releases, cluster changes) come back with the refusal.
-// Other errors come back unchanged as gRPC status errors: use status.Code(err).
+// Other errors come back unchanged as gRPC status errors: use status.Code(err). When no node
+// served a call, its error (NodesFailedError) carries the most telling refusal the nodes sent,
+// with DEADLINE_EXCEEDED as its code when the caller's deadline ended the call. Close is
+// bounded (WithCloseTimeout) and logs, rather than returns, what it could not give back.
 //
 // A client told its region and its nodes' (WithRegion) sends the calls any node answers to a
 // node of its own region first, and the other nodes of its region come before those of other
@@ -27,6 +30,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	mrand "math/rand/v2"
 	"reflect"
@@ -107,6 +111,8 @@ type options struct {
 	region         string            // WithRegion: the client's region ("" for none)
 	nodeRegions    map[string]string // WithRegion: address → region
 	database       string            // WithDatabase: the database ("" for "default")
+	closeTimeout   time.Duration     // WithCloseTimeout: the bound on Close
+	log            *slog.Logger      // WithLogger
 }
 
 // Option configures Dial.
@@ -129,6 +135,34 @@ func WithTransportCredentials(creds credentials.TransportCredentials) Option {
 func WithCallTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		o.callTimeout = d
+		return nil
+	}
+}
+
+// WithCloseTimeout bounds Close, and the Close of the Client's generators (HiLo and numeric),
+// to d (default 2 s), also when the context given to Close has a later deadline or none: a
+// process that is stopping is not held up by a cluster that does not answer. What could not go
+// back in that time (HiLo numbers, a worker lease) is a gap Close logs and counts
+// (Unreturned), not an error.
+func WithCloseTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("WithCloseTimeout(%v): the bound must be positive", d)
+		}
+		o.closeTimeout = d
+		return nil
+	}
+}
+
+// WithLogger sets the logger of what the Client does in the background that the caller does
+// not see as an error: the HiLo numbers and worker leases a Close could not give back. The
+// default is slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return errors.New("WithLogger(nil)")
+		}
+		o.log = l
 		return nil
 	}
 }
@@ -278,12 +312,16 @@ func Dial(ctx context.Context, addrs []string, opts ...Option) (*Client, error) 
 	o := options{
 		creds: insecure.NewCredentials(), callTimeout: DefaultCallTimeout, backoff: DefaultBackoff,
 		separator: docid.DefaultSeparator, collectionName: DefaultCollectionName,
+		closeTimeout: hilo.DefaultCloseTimeout, log: slog.Default(),
 	}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, fmt.Errorf("idnode client: %w", err)
 		}
 	}
+	// The generators close within the Client's bound and log where it does, unless
+	// WithGeneratorOptions says otherwise.
+	o.genOpts = append([]hilo.Option{hilo.WithCloseTimeout(o.closeTimeout), hilo.WithLogger(o.log)}, o.genOpts...)
 	var regions *regionOrder
 	if o.region != "" {
 		var err error
@@ -365,22 +403,38 @@ func (c *Client) Addrs() []string {
 	return out
 }
 
-// Close gives back the HiLo numbers its generators did not hand out (ReturnHiLo, within ctx:
-// each generator's prefetched range and current tail, as far as the cluster takes them back,
-// see hilo.Generator.Close), then closes the connections. Calls after Close fail with ErrClosed; Close again returns the first result.
+// Close gives back the HiLo numbers its generators did not hand out (ReturnHiLo: each
+// generator's prefetched range and current tail, as far as the cluster takes them back, see
+// hilo.Generator.Close), then closes the connections. It returns within ctx and the close
+// timeout (WithCloseTimeout, 2 s by default), whichever ends first, also when no node answers:
+// the numbers it could not give back are a gap, logged (WithLogger) and counted (Unreturned),
+// not an error. Calls after Close fail with ErrClosed; Close again returns the first result.
 func (c *Client) Close(ctx context.Context) error {
 	c.closeOnce.Do(func() {
-		genErr := c.gens.Close(ctx)
+		ctx, cancel := context.WithTimeout(ctx, c.opts.closeTimeout)
+		defer cancel()
+		_ = c.gens.Close(ctx) // nil: what could not go back is logged and counted (Unreturned)
 		c.closed.Store(true)
-		c.closeErr = errors.Join(genErr, c.closeConns())
+		c.closeErr = c.closeConns()
 	})
 	return c.closeErr
 }
 
+// Unreturned is how many HiLo numbers the Client's generators held when they were closed and
+// could not give back (no node took them in time, or the cluster declined them because a newer
+// range of the tag was granted since): gaps in their tags' numbers, which HiLo allows.
+func (c *Client) Unreturned() int64 { return c.gens.Unreturned() }
+
 // NodesFailedError is what a call returns when no node answered it: every attempt failed with
-// a retryable error until the context ended or the attempts ran out. Last is the last
-// attempt's error (a gRPC status error: status.Code sees through NodesFailedError to it);
-// Cause is why the client stopped trying (ctx.Err(), or nil when MaxAttempts ran out).
+// a retryable error until the context ended or the attempts ran out. Last is the most telling
+// of the attempts' errors: the last refusal a node sent (it carries a reason: NO_QUORUM,
+// NOT_CAUGHT_UP, STORAGE_FULL, …), or the last attempt's error when no node sent one (all of
+// them down or silent), so a live node's refusal is not hidden by a dead node tried after it.
+// Cause is why the client stopped trying: ctx.Err(), or nil when MaxAttempts ran out.
+//
+// Its gRPC status (status.Code, reason.Of) is Last's, with the code DEADLINE_EXCEEDED (or
+// CANCELLED) when the caller's context ended the call: the code says why the call stopped, the
+// reason why it had not succeeded by then. errors.Is finds Last and Cause.
 type NodesFailedError struct {
 	Attempts int
 	Nodes    int
@@ -389,19 +443,28 @@ type NodesFailedError struct {
 }
 
 func (e *NodesFailedError) Error() string {
-	msg := fmt.Sprintf("idnode client: all nodes failed (%d attempts over %d nodes); last error: %v", e.Attempts, e.Nodes, e.Last)
+	msg := fmt.Sprintf("idnode client: all nodes failed (%d attempts over %d nodes); most telling error: %v", e.Attempts, e.Nodes, e.Last)
 	if e.Cause != nil {
 		msg += "; stopped: " + e.Cause.Error()
 	}
 	return msg
 }
 
-// Unwrap gives errors.Is/As (and status.Code) the last error, then the cause.
+// Unwrap gives errors.Is/As the most telling error, then the cause.
 func (e *NodesFailedError) Unwrap() []error {
 	if e.Cause == nil {
 		return []error{e.Last}
 	}
 	return []error{e.Last, e.Cause}
+}
+
+// GRPCStatus is Last's status, with the context's code when the context ended the call.
+func (e *NodesFailedError) GRPCStatus() *status.Status {
+	code := status.Code(e.Last)
+	if e.Cause != nil {
+		code = status.FromContextError(e.Cause).Code()
+	}
+	return reason.Within(code, e.Last, e.Error())
 }
 
 // retryable reports whether a failed attempt may be tried again on another node: the node (or
@@ -522,6 +585,7 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 		if b := (*busyError)(nil); errors.As(err, &b) {
 			err, retry = b.err, ctx.Err() == nil
 		}
+		reason.Note(ctx, err)
 		if callerDeadline && status.Code(err) == codes.DeadlineExceeded {
 			if i > 0 {
 				return &NodesFailedError{Attempts: i + 1, Nodes: len(fo.nodes), Last: last, Cause: context.DeadlineExceeded}
@@ -531,7 +595,7 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 		if !retry {
 			if i > 0 && ctx.Err() != nil {
 				// The caller's context ended during a retry: say what the nodes said before.
-				return &NodesFailedError{Attempts: i + 1, Nodes: len(fo.nodes), Last: last, Cause: ctx.Err()}
+				return &NodesFailedError{Attempts: i + 1, Nodes: len(fo.nodes), Last: reason.MoreTelling(last, err), Cause: ctx.Err()}
 			}
 			return err
 		}
@@ -541,7 +605,7 @@ func (fo *failover) callInOrder(ctx context.Context, start int64, order []int64,
 				fo.regions.failed(idx)
 			}
 		}
-		last = err
+		last = reason.MoreTelling(last, err)
 	}
 }
 

@@ -112,8 +112,8 @@ func TestClientNonRetryableErrorsUnchanged(t *testing.T) {
 	}
 }
 
-// When no node answers: NodesFailedError with the last node's status (status.Code sees it),
-// after MaxAttempts attempts or when the context ends. Each subtest has nodes of its own: an
+// When no node answers: NodesFailedError with the nodes' refusal (status.Code and reason.Of
+// see it), after MaxAttempts attempts or when the context ends. Each subtest has nodes of its own: an
 // attempt in flight when one subtest's context ended may reach its node after the next began.
 func TestClientAllNodesFailed(t *testing.T) {
 	down := func(t *testing.T) ([]*fakeNode, []string) {
@@ -138,9 +138,10 @@ func TestClientAllNodesFailed(t *testing.T) {
 		if !errors.As(err, &nf) || nf.Attempts != 3 || nf.Nodes != 2 {
 			t.Fatalf("NextIdentity with every node down = %v; want NodesFailedError after the 3 attempts made before the context ended", err)
 		}
-		if status.Code(err) != codes.Unavailable || !errors.Is(err, context.Canceled) {
-			t.Errorf("status.Code = %v, errors.Is(Canceled) = %v; want UNAVAILABLE and true (%v)",
-				status.Code(err), errors.Is(err, context.Canceled), err)
+		// The caller ended the call: its code says so, and the nodes' refusal is its reason.
+		if status.Code(err) != codes.Canceled || reason.Of(err) != reason.NoQuorum || !errors.Is(err, context.Canceled) {
+			t.Errorf("status.Code = %v, reason %q, errors.Is(Canceled) = %v; want CANCELLED, NO_QUORUM and true (%v)",
+				status.Code(err), reason.Of(err), errors.Is(err, context.Canceled), err)
 		}
 	})
 	t.Run("max attempts", func(t *testing.T) {

@@ -396,3 +396,21 @@ func testCtx(t *testing.T) context.Context {
 }
 
 func (n *fakeNode) String() string { return fmt.Sprintf("node %s (%s)", n.tag, n.addr) }
+
+// AcquireWorker leases worker 1 for the time asked, with nothing minted under it before.
+func (n *fakeNode) AcquireWorker(ctx context.Context, req *idnodev1.AcquireWorkerRequest) (*idnodev1.WorkerLease, error) {
+	if _, err := n.enter(ctx, req.GetRequestId()); err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	return &idnodev1.WorkerLease{Worker: 1, Epoch: 1, MinMs: now.Add(-time.Second).UnixMilli(),
+		MaxMs: now.Add(24 * time.Hour).UnixMilli(), ExpiresAtMs: now.UnixMilli() + req.GetLeaseMs()}, nil
+}
+
+// ReleaseWorker ends the lease.
+func (n *fakeNode) ReleaseWorker(ctx context.Context, _ *idnodev1.ReleaseWorkerRequest) (*idnodev1.ReleaseWorkerResponse, error) {
+	if _, err := n.enter(ctx, ""); err != nil {
+		return nil, err
+	}
+	return &idnodev1.ReleaseWorkerResponse{}, nil
+}

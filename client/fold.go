@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"iter"
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/reason"
 )
 
 // Folding of concurrent single identities: NextIdentity calls for one value of the same counter
@@ -64,6 +66,7 @@ type foldCounter struct {
 	// fires: the callers the last batch answered are on their way back (regatherLocked).
 	regather int
 	timer    *time.Timer
+	sending  *foldBatch // the batch sent last, while it is in flight: what the queue waits behind
 }
 
 // foldWaiter is one folded caller. done is closed once value or err is set (under the fold's
@@ -75,12 +78,16 @@ type foldWaiter struct {
 	err   error
 	batch *foldBatch
 	left  bool // its caller gave up before an answer
+	// refusal is the most telling refusal of the batches it was in, or waited behind, when its
+	// caller gave up (reason.MoreTelling): the reason of its error.
+	refusal error
 }
 
 // foldBatch is the callers one call serves. cancel stops the call; waiting counts the callers
 // still waiting for it, and the last one to give up cancels it.
 type foldBatch struct {
 	waiters  []*foldWaiter
+	refusals reason.Record // the call's refusals so far
 	cancel   context.CancelFunc
 	waiting  int
 	deadline time.Time // the earliest of its callers'; zero: none has one
@@ -122,7 +129,7 @@ func (f *identityFold) next(ctx context.Context, name string) (docid.IdentityBlo
 		return docid.IdentityBlock{}, w.err
 	}
 	if w.left {
-		return docid.IdentityBlock{}, status.FromContextError(ctx.Err()).Err()
+		return docid.IdentityBlock{}, reason.Ended(ctx.Err(), w.refusal)
 	}
 	return docid.IdentityBlock{First: w.value, Last: w.value}, nil
 }
@@ -142,6 +149,9 @@ func (f *identityFold) leave(name string, c *foldCounter, w *foldWaiter) bool {
 	}
 	if w.batch != nil && errors.Is(w.ctx.Err(), context.DeadlineExceeded) {
 		return false
+	}
+	if b := cmp.Or(w.batch, c.sending); b != nil {
+		w.refusal = reason.MoreTelling(w.refusal, b.refusals.Err())
 	}
 	f.leaveLocked(name, c, w)
 	w.left = true
@@ -164,13 +174,15 @@ func (f *identityFold) startLocked(name string, c *foldCounter) {
 		}
 	}
 	// The first caller's values (its credentials, say) go with the call; none of the callers'
-	// cancellations does: the batch ends by the earliest deadline or when all have left.
+	// cancellations does: the batch ends by the earliest deadline or when all have left. The
+	// client notes the call's refusals in b.refusals, for a caller who gives up before the end.
 	var ctx context.Context
-	if base := context.WithoutCancel(b.waiters[0].ctx); b.deadline.IsZero() {
+	if base := reason.WithRecord(context.WithoutCancel(b.waiters[0].ctx), &b.refusals); b.deadline.IsZero() {
 		ctx, b.cancel = context.WithCancel(base)
 	} else {
 		ctx, b.cancel = context.WithDeadline(base, b.deadline)
 	}
+	c.sending = b
 	go f.run(ctx, name, c, b)
 }
 
@@ -185,6 +197,9 @@ func (f *identityFold) run(ctx context.Context, name string, c *foldCounter, b *
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c.inFlight--
+	if c.sending == b {
+		c.sending = nil
+	}
 	answered := f.finishLocked(c, b, block, err, stopped)
 	f.regatherLocked(name, c, answered, round)
 	f.startLocked(name, c)
@@ -241,6 +256,7 @@ func (f *identityFold) finishLocked(c *foldCounter, b *foldBatch, block docid.Id
 		}
 		w.batch = nil
 		if err != nil && stopped && outlives(w, b.deadline) {
+			w.refusal = reason.MoreTelling(w.refusal, b.refusals.Err())
 			back = append(back, w)
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/test/helpers/poll"
 )
 
@@ -29,9 +30,11 @@ type foldServer struct {
 	gate   chan struct{} // when set, a call waits for a token before it answers
 	sent   chan int64    // when set, told each call's count as it reaches the server
 	round  time.Duration // when set, how long each call takes (tests in a synctest bubble)
+	refuse error         // when set, noted as a refusal of each call's attempts (reason.Note) before it waits
 }
 
 func (s *foldServer) send(ctx context.Context, name string, count int64, requestID string) (docid.IdentityBlock, error) {
+	reason.Note(ctx, s.refuse)
 	if s.sent != nil {
 		s.sent <- count
 	}
@@ -305,6 +308,33 @@ func TestFoldCallerThatGivesUpLeavesTheQueue(t *testing.T) {
 	if got := srv.calls(); len(got) != foldMaxInFlight {
 		t.Fatalf("calls with counts %v; want only the %d in flight (nobody waits for another)", got, foldMaxInFlight)
 	}
+}
+
+// A caller who gives up while its batch, or the batch ahead of it, is being refused gets its
+// context's code with that refusal as the reason, whether it was in the batch or queued.
+func TestFoldCallerThatGivesUpKeepsTheRefusal(t *testing.T) {
+	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100), refuse: noQuorum}
+	f := newIdentityFold(srv.send)
+	inBatch, cancelInBatch := context.WithCancel(context.Background())
+	queuedCtx, cancelQueued := context.WithCancel(context.Background())
+	left := make(chan error)
+	go func() {
+		_, err := f.next(inBatch, "orders")
+		left <- err
+	}()
+	recv(t, srv.sent) // the batch was refused once and waits for its next answer
+	go func() {
+		_, err := f.next(queuedCtx, "orders")
+		left <- err
+	}()
+	waitQueued(t, f, "orders", 1)
+	for _, cancel := range []context.CancelFunc{cancelQueued, cancelInBatch} {
+		cancel()
+		if err := recv(t, left); status.Code(err) != codes.Canceled || reason.Of(err) != reason.NoQuorum {
+			t.Errorf("a caller who gave up got %v/%q: %v; want Canceled with NO_QUORUM", status.Code(err), reason.Of(err), err)
+		}
+	}
+	waitIdle(t, f, "orders")
 }
 
 func TestFoldBatchStopsWhenEveryCallerLeft(t *testing.T) {

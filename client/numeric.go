@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -39,7 +40,9 @@ type NumericOptions struct {
 // NumericGenerator mints numeric IDs (time | worker | sequence, flake) in-process under a worker
 // leased from the cluster: Next makes no network call. Close it to give the worker back.
 type NumericGenerator struct {
-	m *flakelease.Minter
+	m            *flakelease.Minter
+	closeTimeout time.Duration
+	log          *slog.Logger
 }
 
 // NewNumericGenerator acquires a worker lease of the Client's database (ctx bounds that) and
@@ -56,7 +59,7 @@ func (c *Client) NewNumericGenerator(ctx context.Context, opts NumericOptions) (
 	if err != nil {
 		return nil, err
 	}
-	return &NumericGenerator{m: m}, nil
+	return &NumericGenerator{m: m, closeTimeout: c.opts.closeTimeout, log: c.opts.log}, nil
 }
 
 // Next mints an ID. flake's errors say what to do: ErrLeaseExpired (the lease could not be
@@ -66,8 +69,20 @@ func (g *NumericGenerator) Next() (int64, error) { return g.m.Next() }
 // Lease is the worker lease the generator mints under.
 func (g *NumericGenerator) Lease() flakelease.Grant { return g.m.Grant() }
 
-// Close stops renewing and releases the worker, within ctx; the generator mints nothing after.
-func (g *NumericGenerator) Close(ctx context.Context) error { return g.m.Close(ctx) }
+// Close stops renewing and releases the worker; the generator mints nothing after. It returns
+// within ctx and the Client's close timeout (WithCloseTimeout), also when no node answers: a
+// worker it could not release is logged, not an error, and goes to another holder once its
+// lease lapses.
+func (g *NumericGenerator) Close(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, g.closeTimeout)
+	defer cancel()
+	if err := g.m.Close(ctx); err != nil {
+		lease := g.m.Grant()
+		g.log.Warn("idnode client: worker not released on close; it is free once its lease lapses",
+			"worker", lease.Worker, "epoch", lease.Epoch, "expiresAtMs", lease.ExpiresAtMs, "error", err)
+	}
+	return nil
+}
 
 // clientLeaser takes leases through the Client.
 type clientLeaser struct {

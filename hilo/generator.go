@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/idnode/idnode/docid"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/reason"
 )
 
 // RangeSource reserves and returns HiLo ranges: the two IdService calls a generator needs. The
@@ -36,12 +38,15 @@ var ErrClosed = errors.New("hilo: generator is closed")
 const (
 	DefaultFetchTimeout = 30 * time.Second
 	DefaultPrefetchAt   = 0.8
+	DefaultCloseTimeout = 2 * time.Second
 )
 
 type config struct {
 	fetchTimeout time.Duration
+	closeTimeout time.Duration
 	prefetchAt   float64
 	separator    string
+	log          *slog.Logger
 	// The legacy formats (legacy.go).
 	withoutNodeTag  bool
 	serverPrefix    string
@@ -58,6 +63,28 @@ func WithFetchTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {
 			c.fetchTimeout = d
+		}
+	}
+}
+
+// WithCloseTimeout bounds Close (default 2 s), its wait for a fetch in flight and its returns
+// included, also when the context given to Close has a later deadline or none: a cluster
+// that does not answer must not hold up a process that is stopping. What Close could not give
+// back in that time is a gap (Stats.Unreturned).
+func WithCloseTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.closeTimeout = d
+		}
+	}
+}
+
+// WithLogger sets where Close logs the numbers it could not give back (default
+// slog.Default()): one line per range, never one per ID.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.log = l
 		}
 	}
 }
@@ -174,6 +201,9 @@ type fetch struct {
 	err       error
 	waitedOn  bool      // a caller waited for it (g.mu)
 	startedAt time.Time // for the pace's fetch time
+	// refusals keeps the most telling refusal of the fetch's attempts so far (the source
+	// notes them, as the Go client does), for a caller that stops waiting before the fetch ends.
+	refusals reason.Record
 }
 
 // Stats counts what a generator did.
@@ -184,6 +214,10 @@ type Stats struct {
 	Stalls    int64 // fetches that callers had to wait for: the range ran out before it came
 	RangeSize int64 // size of the newest range
 	Returned  bool  // Close gave unused numbers back
+	// Unreturned counts the numbers Close held and did not give back: a return that failed
+	// (no node answered in time) or that the cluster declined (another range of the tag came
+	// since). They are a gap in the tag's numbers, which HiLo allows.
+	Unreturned int64
 }
 
 // Generator prints HiLo IDs for one tag. It is safe for any number of goroutines and never
@@ -229,7 +263,7 @@ func NewGenerator(src RangeSource, tag string, opts ...Option) (*Generator, erro
 	if src == nil {
 		return nil, errors.New("hilo: NewGenerator needs a RangeSource")
 	}
-	cfg := config{fetchTimeout: DefaultFetchTimeout, prefetchAt: DefaultPrefetchAt}
+	cfg := config{fetchTimeout: DefaultFetchTimeout, closeTimeout: DefaultCloseTimeout, prefetchAt: DefaultPrefetchAt, log: slog.Default()}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -373,7 +407,9 @@ func (g *Generator) slow(ctx context.Context, s *span, since *uint64, waited *bo
 	select {
 	case <-f.done:
 	case <-ctx.Done():
-		return fmt.Errorf("hilo: waiting for a range for %q: %w", g.tag, ctx.Err())
+		// The code is the caller's context's (DEADLINE_EXCEEDED), the reason the refusal that
+		// kept the range from coming in time.
+		return fmt.Errorf("hilo: waiting for a range for %q: %w", g.tag, reason.Ended(ctx.Err(), f.refusals.Err()))
 	}
 	if f.err != nil && f.seq >= *since {
 		// A fetch that started after this call arrived failed: report it. (One that began
@@ -412,7 +448,7 @@ func (g *Generator) startFetchLocked() *fetch {
 
 // runFetch does one fetch and installs its outcome.
 func (g *Generator) runFetch(f *fetch, req *idnodev1.NextHiLoRequest) {
-	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.fetchTimeout)
+	ctx, cancel := context.WithTimeout(reason.WithRecord(g.ctx, &f.refusals), g.cfg.fetchTimeout)
 	resp, err := g.src.NextHiLo(ctx, req)
 	cancel()
 
@@ -494,7 +530,9 @@ func (g *Generator) newSpan(resp *idnodev1.NextHiLoResponse) (*span, error) {
 // and the next range starts after the last ID handed out. What it cannot give back stays a gap,
 // which HiLo allows: a tail when another client got a range of the tag since, or when the
 // prefetched range does not start right after the current one (another client's range lies
-// between), and a range whose fetch ctx cut short. Close is idempotent.
+// between), a range whose fetch ctx cut short, and what no node took back before ctx ended or
+// the close timeout (WithCloseTimeout) passed. Close counts those numbers (Stats.Unreturned)
+// and logs the ones a failed return left; it returns nil. Close is idempotent.
 func (g *Generator) Close(ctx context.Context) error {
 	g.mu.Lock()
 	if g.closed {
@@ -512,6 +550,8 @@ func (g *Generator) Close(ctx context.Context) error {
 	f := g.inflight
 	g.mu.Unlock()
 
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.closeTimeout)
+	defer cancel()
 	if f != nil {
 		select {
 		case <-f.done:
@@ -538,21 +578,28 @@ func (g *Generator) Close(ctx context.Context) error {
 	if cur != nil && used < cur.size {
 		returns = append(returns, g.returnOf(cur, cur.low+used-1))
 	}
+	var returned, unreturned int64
 	for i, req := range returns {
-		returned, err := g.src.ReturnHiLo(ctx, req)
-		if err != nil {
-			return fmt.Errorf("hilo: returning the unused numbers %d…%d of %q: %w", req.GetLast()+1, req.GetEnd(), g.tag, err)
-		}
-		if !returned {
-			if i == 0 && len(returns) == 2 && next.low == cur.high+1 {
-				break // a newer range of the tag stays right above: the tail below it cannot come back
-			}
+		ok, err := g.src.ReturnHiLo(ctx, req)
+		if ok {
+			returned++
 			continue
 		}
-		g.mu.Lock()
-		g.stats.Returned = true
-		g.mu.Unlock()
+		unreturned += req.GetEnd() - req.GetLast()
+		if err != nil {
+			g.cfg.log.Warn("hilo: numbers not given back on close are a gap", "tag", g.tag,
+				"first", req.GetLast()+1, "last", req.GetEnd(), "error", err)
+		}
+		if err == nil && i == 0 && len(returns) == 2 && next.low == cur.high+1 {
+			// A newer range of the tag stays right above: the tail below it cannot come back.
+			unreturned += returns[1].GetEnd() - returns[1].GetLast()
+			break
+		}
 	}
+	g.mu.Lock()
+	g.stats.Returned = g.stats.Returned || returned > 0
+	g.stats.Unreturned += unreturned
+	g.mu.Unlock()
 	return nil
 }
 

@@ -131,8 +131,8 @@ func TestUnreachableAndClosed(t *testing.T) {
 	_, err := s.Ints(short, "unreached", rowkeys.Identity, 3)
 	var kerr *rowkeys.Error
 	var nodes *client.NodesFailedError
-	if !errors.As(err, &kerr) || !errors.As(err, &nodes) || status.Code(err) != codes.Unavailable {
-		t.Fatalf("keys from a dead node = %v; want a *rowkeys.Error wrapping NodesFailedError, UNAVAILABLE", err)
+	if !errors.As(err, &kerr) || !errors.As(err, &nodes) || status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("keys from a dead node = %v; want a *rowkeys.Error wrapping NodesFailedError, DEADLINE_EXCEEDED (the caller's deadline ended it)", err)
 	}
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)

@@ -185,8 +185,8 @@ func TestUnreachable(t *testing.T) {
 	_, err := ec.Invoice.Create().SetCustomer("x").Save(short)
 	var kerr *rowkeys.Error
 	var nodes *client.NodesFailedError
-	if !errors.As(err, &kerr) || !errors.As(err, &nodes) || status.Code(err) != codes.Unavailable {
-		t.Fatalf("create with the node down = %v; want a *rowkeys.Error wrapping NodesFailedError, UNAVAILABLE", err)
+	if !errors.As(err, &kerr) || !errors.As(err, &nodes) || status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("create with the node down = %v; want a *rowkeys.Error wrapping NodesFailedError, DEADLINE_EXCEEDED (the caller's deadline ended it)", err)
 	}
 	if n, err := ec.Invoice.Query().Count(ctx); err != nil || n != 0 {
 		t.Fatalf("%d invoices stored with the node down, %v", n, err)

@@ -311,8 +311,9 @@ func ptrTo(rows any) any {
 }
 
 // A cluster that does not answer fails the Create with GORM's error, which wraps the plugin's
-// (*rowkeys.Error) and the client's (UNAVAILABLE, NodesFailedError); a closed client fails it
-// with client.ErrClosed. No row is written either way.
+// (*rowkeys.Error) and the client's (NodesFailedError, DEADLINE_EXCEEDED once the caller's
+// deadline ends it); a closed client fails it with client.ErrClosed. No row is written either
+// way.
 func TestUnreachableAndClosed(t *testing.T) {
 	env, c, db, _ := setup(t)
 	ctx := ctxFor(t, time.Minute)
@@ -325,16 +326,16 @@ func TestUnreachableAndClosed(t *testing.T) {
 	err := db.WithContext(short).Create(&[]Invoice{{}, {}}).Error
 	var kerr *rowkeys.Error
 	var nodes *client.NodesFailedError
-	if !errors.As(err, &kerr) || !errors.As(err, &nodes) || status.Code(err) != codes.Unavailable {
-		t.Fatalf("Create with the node down = %v; want a *rowkeys.Error wrapping NodesFailedError, UNAVAILABLE", err)
+	if !errors.As(err, &kerr) || !errors.As(err, &nodes) || status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("Create with the node down = %v; want a *rowkeys.Error wrapping NodesFailedError, DEADLINE_EXCEEDED (the caller's deadline ended it)", err)
 	}
 	if n := count(t, db, "invoices"); n != 0 {
 		t.Fatalf("%d invoices stored with the node down, want 0", n)
 	}
 	closeCtx, cancelClose := context.WithTimeout(ctx, time.Second)
 	defer cancelClose()
-	if err := c.Close(closeCtx); err == nil {
-		t.Error("Close with the node down gave back the HiLo tail")
+	if err := c.Close(closeCtx); err != nil || c.Unreturned() == 0 {
+		t.Errorf("Close with the node down = %v, %d numbers not given back; want nil and the HiLo tail counted as a gap", err, c.Unreturned())
 	}
 	err = db.WithContext(ctx).Create(&Order{}).Error
 	if !errors.Is(err, client.ErrClosed) || !errors.As(err, &kerr) {

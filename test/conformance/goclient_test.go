@@ -383,28 +383,40 @@ func (r *goRun) open(ctx context.Context, a *args) (*goClient, error) {
 	return &goClient{c: c}, nil
 }
 
-// addrs resolves node selectors to gRPC addresses; none is every node.
+// addrs resolves node selectors (README: The control program) to gRPC addresses, in the order
+// given; none is every node.
 func (r *goRun) addrs(sels []string) ([]string, error) {
+	var all []string
+	for _, n := range r.cluster.Nodes {
+		all = append(all, n.Tag)
+	}
 	if len(sels) == 0 {
-		var out []string
-		for _, n := range r.cluster.Nodes {
-			out = append(out, n.GRPC)
-		}
-		return out, nil
+		sels = []string{"all"}
 	}
 	var out []string
 	for _, sel := range sels {
 		tags := []string{sel}
 		if _, ok := r.cluster.grpcAddr(sel); !ok {
-			answer, err := r.cp.send(map[string]any{"cmd": "leader"})
-			if err != nil {
-				return nil, err
+			leader := ""
+			if sel == "leader" || sel == "follower" || sel == "followers" {
+				answer, err := r.cp.send(map[string]any{"cmd": "leader"})
+				if err != nil {
+					return nil, err
+				}
+				leader = answer["leader"].(string)
 			}
+			followers := slices.DeleteFunc(slices.Clone(all), func(tag string) bool { return tag == leader })
 			switch sel {
+			case "all":
+				tags = all
 			case "leader":
-				tags = []string{answer["leader"].(string)}
+				tags = []string{leader}
+			case "follower":
+				tags = followers[:min(1, len(followers))]
+			case "followers":
+				tags = followers
 			default:
-				return nil, fmt.Errorf("open: node %q: a tag or \"leader\"", sel)
+				return nil, fmt.Errorf(`open: node %q: a tag, "leader", "follower", "followers" or "all"`, sel)
 			}
 		}
 		for _, tag := range tags {

@@ -130,10 +130,15 @@ func (r *goRun) step(s step) error {
 			deadline = time.Duration(s.DeadlineMs) * time.Millisecond
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		began := time.Now()
 		result, err = op(ctx, r, gc, &args{m: argMap})
+		took := time.Since(began)
 		cancel()
 		if s.Op == "close" {
 			delete(r.clients, s.clientName())
+		}
+		if within := time.Duration(s.WithinMs) * time.Millisecond; within > 0 && took > within {
+			return fmt.Errorf("took %v, more than withinMs %v (outcome: %v)", took.Round(time.Millisecond), within, err)
 		}
 	}
 	if err := r.check(s.Expect, result, err); err != nil {

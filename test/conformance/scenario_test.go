@@ -24,6 +24,7 @@ type step struct {
 	Client     string         `json:"client"`
 	Args       map[string]any `json:"args"`
 	DeadlineMs int64          `json:"deadlineMs"`
+	WithinMs   int64          `json:"withinMs"`
 	Expect     *expectation   `json:"expect"`
 	Save       string         `json:"save"`
 	Fault      string         `json:"fault"`
@@ -110,6 +111,8 @@ func (sc scenario) check() error {
 			return fmt.Errorf("step %d: a fault takes node, save and a result to expect only", i+1)
 		case s.Expect != nil && s.Expect.Result != nil && s.Expect.Error != nil:
 			return fmt.Errorf("step %d: expect a result or an error, not both", i+1)
+		case s.WithinMs < 0 || s.Fault != "" && s.WithinMs != 0:
+			return fmt.Errorf("step %d: withinMs is a positive bound on an operation", i+1)
 		}
 	}
 	return nil
