@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"os"
+	"sync"
 	"testing"
 	"time"
 )
@@ -78,5 +81,85 @@ func TestAPoolWithAQuorumReservesAboveLastMaxAndKeepsItsReserve(t *testing.T) {
 	}
 	if got := s.RemainingAbove(users, 0) - s.RemainingAbove(users, 3424); got != 1024 {
 		t.Fatalf("the pool holds %d numbers below last_max; want the 1024 of 2049..3072 kept", got)
+	}
+}
+
+// fakeRecord is the cluster's record of one node's pools, in memory: marks only rise.
+type fakeRecord struct {
+	mu    sync.Mutex
+	marks map[Key]int64
+}
+
+func (r *fakeRecord) Publish(_ context.Context, marks map[Key]int64) (map[Key]int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, v := range marks {
+		r.marks[k] = max(r.marks[k], v)
+	}
+	return maps.Clone(r.marks), nil
+}
+
+func (r *fakeRecord) Unseal(context.Context, []byte) (map[Key]int64, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.marks), false, nil
+}
+
+func (r *fakeRecord) Seal(context.Context, []byte) error { return nil }
+func (r *fakeRecord) Reserved(Key) bool                  { return true }
+func (r *fakeRecord) Fold(key Key) Key                   { return key.folded() }
+
+// startMarked opens the pools at path behind rec and waits for their start check.
+func startMarked(t *testing.T, path string, rec Record) (*Marked, *Store) {
+	t.Helper()
+	s := mustOpen(t, path)
+	m := NewMarked(s, rec, slog.Default())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); m.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-m.checked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pools' start check did not end within 10 s")
+	}
+	return m, s
+}
+
+// A node cut off grants from a stretch of its pool below one it granted from before: the mark
+// of the higher grant covers the lower one, so an older copy of the pools file put back (or a
+// crash) costs gaps, never a number granted twice.
+func TestAGrantBelowTheMarkIsCoveredByIt(t *testing.T) {
+	path := poolsPath(t)
+	rec := &fakeRecord{marks: map[Key]int64{}}
+	m, s := startMarked(t, path, rec)
+	mustAdd(t, s, users, 101, 200) // the reserve, below the callers' last_max
+	mustAdd(t, s, users, 501, 600)
+	older := readFile(t, path)
+
+	var granted []segment
+	for _, above := range []int64{450, 3424} { // above the reserve: 501..532; then cut off, from below
+		low, high, ok, err := m.Grant(users, "g", 32, 1, above)
+		if above == 3424 && !ok && err == nil {
+			low, high, ok, err = m.Grant(users, "g", 32, 1, 0)
+		}
+		if err != nil || !ok {
+			t.Fatalf("Grant above %d: ok %v, err %v", above, ok, err)
+		}
+		granted = append(granted, segment{low, high})
+	}
+	if granted[1].High > granted[0].Low {
+		t.Fatalf("grants %v: want the second from the lower stretch", granted)
+	}
+	if err := os.WriteFile(path, []byte(older), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, restarted := startMarked(t, path, rec)
+	for _, g := range granted {
+		for _, p := range segmentsOf(restarted, users) {
+			if p.overlaps(g) {
+				t.Fatalf("after an older pools file was put back, the pool %v holds %v, granted before", segmentsOf(restarted, users), g)
+			}
+		}
 	}
 }
