@@ -250,7 +250,7 @@ type Generator struct {
 	pending  *idnodev1.NextHiLoRequest // a request whose outcome is unknown: retried with its request_id
 	// lastSize, lastAt and lastMax describe the newest range: its size, the time its answer
 	// gave, and its highest number. The next request sends them, so that the server can size
-	// the next range and start it above lastMax.
+	// the next range and start it above lastMax when it can.
 	lastSize, lastAt, lastMax int64
 	pace                      pace
 	stats                     Stats
@@ -503,10 +503,11 @@ func (g *Generator) newSpan(resp *idnodev1.NextHiLoResponse) (*span, error) {
 	switch {
 	case low < 1 || high < low:
 		return nil, fmt.Errorf("hilo: source answered %q with an empty or invalid range [%d, %d]", g.tag, low, high)
-	case low <= g.lastMax:
-		// Ranges of one tag never overlap: the server starts above last_max. Refuse rather
-		// than risk printing a number twice.
-		return nil, fmt.Errorf("hilo: source answered %q with [%d, %d], overlapping the previous range (up to %d)", g.tag, low, high, g.lastMax)
+	case low <= g.lastMax && high > g.lastMax-g.lastSize:
+		// Ranges of one tag never overlap. A range may lie below the previous one (a node cut
+		// off from the majority grants from its pool below last_max), never on it: refuse
+		// rather than risk printing a number twice.
+		return nil, fmt.Errorf("hilo: source answered %q with [%d, %d], overlapping the previous range [%d, %d]", g.tag, low, high, g.lastMax-g.lastSize+1, g.lastMax)
 	case resp.GetPrefix() == "" || resp.GetServerTag() == "":
 		return nil, fmt.Errorf("hilo: source answered %q without a prefix or server tag: %v", g.tag, resp)
 	}

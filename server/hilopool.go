@@ -31,8 +31,8 @@ func poolKey(database, tag string) hilopool.Key {
 }
 
 // grantFromPool answers NextHiLo from this node's pool. ok is false when the pool cannot (none
-// for the tag yet and no quorum to reserve one, or nothing above last_max): the caller then
-// reserves through the cluster as before pools.
+// for the tag yet and no quorum to reserve one, or nothing left): the caller then reserves
+// through the cluster as before pools.
 func (s *idService) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoRequest) (resp *idnodev1.NextHiLoResponse, ok bool, err error) {
 	if s.removedFromCluster() {
 		return nil, false, nil // its pools were retired with it
@@ -41,20 +41,23 @@ func (s *idService) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoReq
 	return s.poolAnswers.Answer(key, req.GetRequestId(), func() (*idnodev1.NextHiLoResponse, bool, error) { return s.grantNewFromPool(ctx, key, req) })
 }
 
-// grantNewFromPool grants a new range for req from key's pool.
+// grantNewFromPool grants a new range for req from key's pool: above the caller's last_max
+// when the node can, below it when the node is cut off (hilopool.Request), and never at or
+// below a seed's floor: a pool reserved before a seed holds numbers the seeded store printed.
+// (A node that has not applied the seed yet does not know; seed while the cluster is whole.)
 func (s *idService) grantNewFromPool(ctx context.Context, key hilopool.Key, req *idnodev1.NextHiLoRequest) (*idnodev1.NextHiLoResponse, bool, error) {
 	now := s.cfg.Now()
-	capacity := s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now)
-	// Nothing at or below the caller's last_max, nor a seed's floor: a pool reserved before a
-	// seed holds numbers the seeded store printed. (A node that has not applied the seed yet
-	// does not know; seed while the cluster is whole.)
-	above := max(req.GetLastMax(), s.node.FSM().HiLoFloor(req.GetDatabase(), req.GetTag()))
-	grant := grantIDFor(req)
-	low, high, ok, err := s.poolGranter.Grant(ctx, key, grant, capacity, above, now)
+	ask := hilopool.Request{
+		ID:       grantIDFor(req),
+		Capacity: s.cfg.HiLo.Capacity(req.GetLastBatchSize(), lastRangeAt(req), now),
+		LastMax:  req.GetLastMax(),
+		Floor:    s.node.FSM().HiLoFloor(req.GetDatabase(), req.GetTag()),
+	}
+	low, high, ok, err := s.poolGranter.Grant(ctx, key, ask, now)
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	return s.hiloResponse(ctx, req, low, high, grant, now), true, nil
+	return s.hiloResponse(ctx, req, low, high, ask.ID, now), true, nil
 }
 
 // reservePool reserves n numbers for key's pool through the leader (hilopool.Reserver).

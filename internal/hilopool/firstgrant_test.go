@@ -58,7 +58,7 @@ func TestARetryIsGrantedFromTheReservationItsGivenUpAttemptStarted(t *testing.T)
 	grant := func(ctx context.Context, id string) <-chan grantResult {
 		out := make(chan grantResult, 1)
 		go func() {
-			low, high, ok, err := g.Grant(ctx, orders, id, 32, 0, time.Now())
+			low, high, ok, err := g.Grant(ctx, orders, Request{ID: id, Capacity: 32}, time.Now())
 			out <- grantResult{segment{low, high}, ok, err}
 		}()
 		return out

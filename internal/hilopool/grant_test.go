@@ -24,7 +24,7 @@ func TestGrantsAreDisjointIncreasingAndShorterAtASegmentEnd(t *testing.T) {
 	mustNotGrant(t, s, users, 4, 0)
 }
 
-func TestGrantHonoursAboveAndDropsTheNumbersBelow(t *testing.T) {
+func TestGrantHonoursAboveAndKeepsTheNumbersBelow(t *testing.T) {
 	path := poolsPath(t)
 	s := mustOpen(t, path)
 	mustAdd(t, s, users, 1, 10)
@@ -33,19 +33,41 @@ func TestGrantHonoursAboveAndDropsTheNumbersBelow(t *testing.T) {
 	if got := mustGrant(t, s, users, 5, 23); got != (segment{24, 28}) {
 		t.Fatalf("Grant above 23 = %v, want 24..28", got)
 	}
-	wantSegments(t, s, users, segment{29, 30}, segment{41, 50})
+	wantSegments(t, s, users, segment{1, 10}, segment{21, 23}, segment{29, 30}, segment{41, 50})
 	if got := mustGrant(t, s, users, 5, 35); got != (segment{41, 45}) {
 		t.Fatalf("Grant above 35 = %v, want 41..45", got)
 	}
-	wantSegments(t, s, users, segment{46, 50})
+	wantSegments(t, s, users, segment{1, 10}, segment{21, 23}, segment{29, 30}, segment{46, 50})
 
-	// Nothing above 100: no grant, and the numbers below are dropped all the same, durably.
+	// Nothing above 100: no grant, and the numbers below stay, for a caller that may have them
+	// (a node cut off grants them rather than refuse).
+	before := readFile(t, path)
 	mustNotGrant(t, s, users, 5, 100)
-	if got := s.Remaining(users); got != 0 {
-		t.Fatalf("Remaining = %d after a grant above the pool, want 0", got)
+	if got := s.Remaining(users); got != 20 {
+		t.Fatalf("Remaining = %d after a grant above the pool, want the 20 it held", got)
 	}
-	if got := mustOpen(t, path).Remaining(users); got != 0 {
-		t.Fatalf("reopened Remaining = %d, want 0", got)
+	if readFile(t, path) != before {
+		t.Fatal("a grant above the pool rewrote the file")
+	}
+	if got := mustGrant(t, s, users, 5, 0); got != (segment{1, 5}) {
+		t.Fatalf("Grant above 0 = %v, want 1..5", got)
+	}
+}
+
+// A pool keeps at most maxSegments stretches of numbers: grants that split segments cannot
+// grow its file without end. The lowest stretches leave the pool (gaps).
+func TestAPoolKeepsItsHighestSegments(t *testing.T) {
+	s := mustOpen(t, poolsPath(t))
+	mustAdd(t, s, users, 1, 10*maxSegments)
+	for i := range int64(maxSegments) {
+		mustGrant(t, s, users, 1, 10*i+4) // splits the segment at 10i+5
+	}
+	segs := segmentsOf(s, users)
+	if len(segs) != maxSegments || segs[len(segs)-1].High != 10*maxSegments {
+		t.Fatalf("pool after %d splitting grants = %v; want its highest %d segments", maxSegments, segs, maxSegments)
+	}
+	if segs[0].Low <= 5 {
+		t.Fatalf("pool = %v; want its lowest segment gone", segs)
 	}
 }
 
@@ -92,7 +114,7 @@ func TestGrantNearTheLargestNumber(t *testing.T) {
 	if got := mustGrant(t, s, users, maxInt64, maxInt64-5); got != (segment{maxInt64 - 4, maxInt64}) {
 		t.Fatalf("Grant = %v, want the last 5 numbers", got)
 	}
-	mustNotGrant(t, s, users, 1, 0)
+	mustNotGrant(t, s, users, 1, maxInt64)
 }
 
 func TestAddMergesTouchingSegments(t *testing.T) {

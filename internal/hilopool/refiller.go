@@ -29,6 +29,9 @@ type poolStats struct {
 	rate     grantRate
 	capacity int64
 	toppedUp time.Time
+	// line is the highest number a grant was asked to lie above: numbers at or below it are
+	// the pool's reserve for a cut-off, and a top-up counts only the numbers above it.
+	line int64
 }
 
 func newRefiller() *refiller {
@@ -68,13 +71,14 @@ func (r *refiller) lock(ctx context.Context, key Key) (unlock func(), err error)
 	}
 }
 
-// ask records a grant of n numbers from key's pool, in a range of size capacity, and queues
-// key for a look.
-func (r *refiller) ask(key Key, capacity, n int64, now time.Time) {
+// ask records a grant of n numbers from key's pool, in a range of size capacity asked to lie
+// above above, and queues key for a look.
+func (r *refiller) ask(key Key, capacity, n, above int64, now time.Time) {
 	r.mu.Lock()
 	if st := r.statsOf(key); st != nil {
 		st.rate.add(n, now)
 		st.capacity = capacity
+		st.line = max(st.line, above)
 	}
 	if len(r.pending) < refillQueueLen {
 		r.pending[key] = max(r.pending[key], capacity)
@@ -95,6 +99,16 @@ func (r *refiller) target(key Key, capacity int64) int64 {
 		perSecond = st.rate.perSecond
 	}
 	return poolTarget(capacity, perSecond)
+}
+
+// line is key's line (poolStats.line), 0 for a pool it does not track.
+func (r *refiller) line(key Key) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st := r.stats[key]; st != nil {
+		return st.line
+	}
+	return 0
 }
 
 // PoolState is what a node's pool of a tag holds and how it is kept, for ListHiLo.
@@ -152,7 +166,8 @@ func (g *Granter) Refill(ctx context.Context) {
 	}
 }
 
-// refill tops key's pool up to its target when it holds less than half of it.
+// refill tops key's pool up to its target when it holds less than half of it above its line
+// (the reserve below does not serve the callers of now while the cluster is whole).
 func (g *Granter) refill(ctx context.Context, key Key, capacity int64) {
 	unlock, err := g.refills.lock(ctx, key)
 	if err != nil {
@@ -160,7 +175,7 @@ func (g *Granter) refill(ctx context.Context, key Key, capacity int64) {
 	}
 	defer unlock()
 	target := g.refills.target(key, capacity)
-	left := g.cfg.Pools.Remaining(key)
+	left := g.cfg.Pools.RemainingAbove(key, g.refills.line(key))
 	if left >= target/2 {
 		return
 	}

@@ -54,26 +54,38 @@ func insert(segs []segment, g segment) ([]segment, error) {
 }
 
 // take grants least..want numbers (1 <= least <= want) above `above` from segs: contiguous,
-// from the lowest segment with at least least numbers above `above`. It returns a new list
-// without the granted numbers and without every number at or below `above` (gaps: no client
-// may get them any more), and ok false if no segment has least numbers above `above`.
+// from the lowest segment with at least least numbers above `above`, starting at its lowest
+// such number. It returns a new list without the granted numbers (numbers at or below `above`
+// stay), and ok false, with segs itself, if no segment has least numbers above `above`.
 func take(segs []segment, want, least, above int64) (rest []segment, granted segment, ok bool) {
-	rest = make([]segment, 0, len(segs))
-	for _, g := range segs {
+	for i, g := range segs {
 		if g.High <= above {
 			continue
 		}
-		g.Low = max(g.Low, above+1) // above < g.High, so above+1 does not overflow
-		if !ok && g.size() >= least {
-			granted, ok = segment{Low: g.Low, High: g.Low + min(want, g.size()) - 1}, true
-			if granted.High == g.High {
-				continue
-			}
-			g.Low = granted.High + 1
+		start := max(g.Low, above+1) // above < g.High, so above+1 does not overflow
+		n := g.High - start + 1
+		if n < least {
+			continue
 		}
-		rest = append(rest, g)
+		granted = segment{Low: start, High: start + min(want, n) - 1}
+		rest = make([]segment, 0, len(segs)+1)
+		rest = append(rest, segs[:i]...)
+		if g.Low < start {
+			rest = append(rest, segment{Low: g.Low, High: start - 1})
+		}
+		if granted.High < g.High {
+			rest = append(rest, segment{Low: granted.High + 1, High: g.High})
+		}
+		return append(rest, segs[i+1:]...), granted, true
 	}
-	return rest, granted, ok
+	return segs, segment{}, false
+}
+
+// bounded returns segs without its lowest segments beyond maxSegments: they leave the pool
+// (gaps), so that grants that split segments, and reservations that land above numbers no
+// client asks for any more, cannot grow a pool's file without end.
+func bounded(segs []segment) []segment {
+	return segs[max(len(segs)-maxSegments, 0):]
 }
 
 // checkSegments reports why segs is not a valid pool, or nil.

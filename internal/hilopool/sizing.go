@@ -19,6 +19,19 @@ const (
 	rateWindow = time.Second
 	// maxTrackedTags bounds the tags whose rate a node measures (clients choose tags).
 	maxTrackedTags = 4096
+	// maxSegments bounds the stretches of numbers one pool keeps; the lowest beyond it leave
+	// the pool (gaps). Numbers below the ranges clients ask for now stay, as the pool's reserve
+	// for a cut-off, up to this bound.
+	maxSegments = 32
+)
+
+// Ranges from a pool without a quorum. No single call empties a pool that other clients of
+// the node need while it is cut off: a range that does not follow a reservation takes at most
+// half of what the pool holds when it is whole (the size the caller asked for), and at most a
+// cutOffShare of it, but at least cutOffMin numbers, when it is shorter (no quorum to reserve).
+const (
+	cutOffShare = 4
+	cutOffMin   = 32
 )
 
 // poolTarget is the pool size of a tag granted in ranges of size capacity at perSecond

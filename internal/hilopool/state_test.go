@@ -25,7 +25,7 @@ func TestGranterStateOfAPool(t *testing.T) {
 		t.Fatalf("state before any grant = %+v; want none", st)
 	}
 	before := time.Now()
-	low, high, ok, err := g.Grant(t.Context(), Key{Database: "default", Tag: "Orders"}, "g1", 32, 0, before)
+	low, high, ok, err := g.Grant(t.Context(), Key{Database: "default", Tag: "Orders"}, Request{ID: "g1", Capacity: 32}, before)
 	if err != nil || !ok || low != 1 || high != 32 {
 		t.Fatalf("Grant = %d–%d %v %v; want 1–32", low, high, ok, err)
 	}

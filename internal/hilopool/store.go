@@ -98,11 +98,11 @@ func (s *Store) Add(key Key, low, high int64) error {
 
 // Grant takes a range of least..want numbers (1 <= least <= want), all above `above`, from
 // key's pool: contiguous, from the lowest segment that holds at least least numbers above
-// `above`. Lower segments stay for smaller requests; numbers at or below `above` leave the pool:
-// they are gaps, which HiLo allows. The pool's new state is durable before Grant returns; when
-// the write fails, nothing is granted and the pool is unchanged. ok is false, with a nil error,
-// when no segment holds least numbers above `above`. The range is granted as id: Return takes
-// its tail back only from a caller that presents id (package hilogrant).
+// `above`. Lower segments, and numbers at or below `above`, stay in the pool for other
+// requests. The pool's new state is durable before Grant returns; when the write fails,
+// nothing is granted and the pool is unchanged. ok is false, with a nil error and nothing
+// changed, when no segment holds least numbers above `above`. The range is granted as id:
+// Return takes its tail back only from a caller that presents id (package hilogrant).
 func (s *Store) Grant(key Key, id string, want, least, above int64) (low, high int64, ok bool, err error) {
 	if least < 1 || want < least {
 		return 0, 0, false, fmt.Errorf("hilopool: cannot grant %d..%d numbers: want 1 <= least <= want", least, want)
@@ -116,10 +116,7 @@ func (s *Store) Grant(key Key, id string, want, least, above int64) (low, high i
 	}
 	rest, g, ok := take(p.segments, want, least, above)
 	if !ok {
-		if total(rest) < total(p.segments) { // numbers at or below `above` left the pool
-			err = s.commit(key, pool{segments: rest, grants: p.grants})
-		}
-		return 0, 0, false, err
+		return 0, 0, false, nil
 	}
 	grants := p.grants
 	grants.Push(hilogrant.Grant{ID: id, Low: g.Low, High: g.High})
@@ -158,11 +155,20 @@ func (s *Store) Return(key Key, id string, end, last int64) (bool, error) {
 }
 
 // Remaining is how many numbers key's pool holds.
-func (s *Store) Remaining(key Key) int64 {
+func (s *Store) Remaining(key Key) int64 { return s.RemainingAbove(key, 0) }
+
+// RemainingAbove is how many numbers above n key's pool holds.
+func (s *Store) RemainingAbove(key Key, n int64) int64 {
 	key = key.folded()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return total(s.pools[key].segments)
+	var above int64
+	for _, g := range s.pools[key].segments {
+		if g.High > n {
+			above += g.High - max(g.Low, n+1) + 1
+		}
+	}
+	return above
 }
 
 // Keys lists the pools, sorted by database then tag (tags folded), empty ones included: they
@@ -182,8 +188,10 @@ func (s *Store) Drop() error {
 	return s.settle(s.change())
 }
 
-// commit makes p key's pool and returns once that is on disk. s.mu is held.
+// commit makes p key's pool, at most maxSegments of it, and returns once that is on disk. s.mu
+// is held.
 func (s *Store) commit(key Key, p pool) error {
+	p.segments = bounded(p.segments)
 	s.pools[key] = p
 	return s.settle(s.change())
 }

@@ -12,6 +12,7 @@ import pytest
 import idnode
 import idnode.aio
 from fake import FakeNode, HiLoServer, refuse
+from idnode.v1 import idnode_pb2 as pb
 
 WAIT = 10.0  # seconds any wait for a background fetch may take before the test fails
 
@@ -469,3 +470,22 @@ def test_asyncio_batches_never_repeat_a_number(node: FakeNode) -> None:
     got = asyncio.run(main())
     assert len(got) == 4 * sum(1 + r % 9 for r in range(40)) + 4 * sum(1 + r % 7 for r in range(40))
     assert len(set(got)) == len(got), "a number was handed out twice"
+
+
+def test_a_range_below_the_previous_one_is_taken_and_one_on_it_refused(node: FakeNode) -> None:
+    # A node cut off from the majority grants from its pool below the client's last_max.
+    script = [(3393, 3424), (2049, 2080), (2070, 2101)]
+
+    def scripted(req, context, n):  # type: ignore[no-untyped-def]
+        low, high = script[min(len(n.calls("NextHiLo")), len(script)) - 1]
+        return pb.NextHiLoResponse(prefix=req.tag + "/", low=low, high=high, last_size=high - low + 1,
+                                           server_tag="A", last_range_at=1, grant_id=req.request_id)
+    node.handlers["NextHiLo"] = scripted
+    node.handlers["ReturnHiLo"] = lambda req, ctx, n: pb.ReturnHiLoResponse(returned=False)
+    with idnode.Client([node.addr]) as c:
+        g = c.hilo_generator("orders")
+        assert numbers([g.next_id() for _ in range(64)]) == list(range(3393, 3425)) + list(range(2049, 2081))
+        with pytest.raises(idnode.IdnodeError) as e:
+            g.next_id()
+        assert e.value.code == grpc.StatusCode.INTERNAL and "[2070, 2101]" in str(e.value)
+    assert [r.last_max for r in node.calls("NextHiLo")][:3] == [0, 3424, 2080]

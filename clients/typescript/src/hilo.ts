@@ -343,9 +343,11 @@ export class HiLoGenerator {
     if (r.low < 1n || r.high < r.low || r.high - r.low >= 2n ** 31n) {
       throw errorOf(Code.INTERNAL, `idnode: the node answered ${JSON.stringify(this.tag)} with an invalid range [${r.low}, ${r.high}]`);
     }
-    if (r.low <= this.lastMax) {
-      // Ranges of a tag never overlap: refuse rather than risk printing a number twice.
-      throw errorOf(Code.INTERNAL, `idnode: the node answered ${JSON.stringify(this.tag)} with [${r.low}, ${r.high}], overlapping the previous range (up to ${this.lastMax})`);
+    if (r.low <= this.lastMax && r.high > this.lastMax - this.lastSize) {
+      // Ranges of a tag never overlap. A range may lie below the previous one (a node cut off
+      // from the majority grants from its pool below last_max), never on it: refuse rather than
+      // risk printing a number twice.
+      throw errorOf(Code.INTERNAL, `idnode: the node answered ${JSON.stringify(this.tag)} with [${r.low}, ${r.high}], overlapping the previous range [${this.lastMax - this.lastSize + 1n}, ${this.lastMax}]`);
     }
     if (r.prefix === "" || r.serverTag === "") {
       throw errorOf(Code.INTERNAL, `idnode: the node answered ${JSON.stringify(this.tag)} without a prefix or server tag`);

@@ -2272,8 +2272,9 @@ type NextHiLoRequest struct {
 	LastBatchSize int64 `protobuf:"varint,2,opt,name=last_batch_size,json=lastBatchSize,proto3" json:"last_batch_size,omitempty"`
 	// When the caller got its previous range, Unix milliseconds; 0 if unknown.
 	LastRangeAt int64 `protobuf:"varint,3,opt,name=last_range_at,json=lastRangeAt,proto3" json:"last_range_at,omitempty"`
-	// High end of the caller's previous range; the new range starts above it. Above both the
-	// tag's Max and 2^53 it is OUT_OF_RANGE: no range this cluster granted ends there.
+	// High end of the caller's previous range; the new range starts above it, but from a node
+	// cut off from its majority, which may grant below it from its pool (docs/hilo.md). Above
+	// both the tag's Max and 2^53 it is OUT_OF_RANGE: no range this cluster granted ends there.
 	LastMax int64 `protobuf:"varint,4,opt,name=last_max,json=lastMax,proto3" json:"last_max,omitempty"`
 	// Separator for the prefix; empty means the cluster's.
 	Separator string `protobuf:"bytes,5,opt,name=separator,proto3" json:"separator,omitempty"`

@@ -199,11 +199,15 @@ class HiLoState:
                 self._next = span
 
     def _span(self, r: HiLoRange) -> _Span:
-        if r.low < 1 or r.high < r.low or r.low <= self._last_max or not r.prefix or not r.server_tag:
-            # Ranges of one tag never overlap; refuse an answer that would print a number twice.
+        # Ranges of one tag never overlap. A range may lie below the previous one (a node cut off
+        # from the majority grants from its pool below last_max), never on it: refuse an answer
+        # that would print a number twice.
+        overlaps = r.low <= self._last_max and r.high > self._last_max - self._last_size
+        if r.low < 1 or r.high < r.low or overlaps or not r.prefix or not r.server_tag:
             raise errors.make_error(
                 grpc.StatusCode.INTERNAL,
-                f"the cluster answered HiLo {self.tag!r} with an invalid range [{r.low}, {r.high}] (previous up to {self._last_max})",
+                f"the cluster answered HiLo {self.tag!r} with an invalid range [{r.low}, {r.high}] "
+                f"(previous [{self._last_max - self._last_size + 1}, {self._last_max}])",
                 "BAD_RANGE",
             )
         prefix = r.prefix

@@ -199,3 +199,26 @@ test("numbers past 2^53 are printed exactly", async () => {
   assert.equal(await gen.next(), `big/${2n ** 62n + 1n}-A`);
   assert.equal(await gen.next(), `big/${2n ** 62n + 2n}-A`);
 });
+
+test("a range below the previous one is taken (a node cut off grants below last_max), one on it is refused", async () => {
+  const script: [bigint, bigint][] = [[3393n, 3424n], [2049n, 2080n], [2070n, 2101n]];
+  const requests: NextHiLoRequest[] = [];
+  const src: RangeSource = {
+    async nextHiLo(tag: string, req: NextHiLoRequest): Promise<HiLoRange> {
+      requests.push(req);
+      const [low, high] = script[Math.min(requests.length, script.length) - 1]!;
+      return { prefix: `${tag}/`, low, high, lastSize: high - low + 1n, serverTag: "A", lastRangeAt: 1n, grantId: `g${low}` };
+    },
+    async returnHiLo(): Promise<boolean> {
+      return false;
+    },
+  };
+  const gen = new HiLoGenerator(src, "orders", { returnAtExit: false });
+  const got: string[] = [];
+  for (let i = 0; i < 64; i++) got.push(await gen.next());
+  const want = [...Array.from({ length: 32 }, (_, i) => 3393 + i), ...Array.from({ length: 32 }, (_, i) => 2049 + i)];
+  assert.deepEqual(got, want.map((n) => `orders/${n}-A`));
+  await assert.rejects(gen.next(), (e: Error & { code?: number }) => e.code === Code.INTERNAL && e.message.includes("[2070, 2101]"));
+  assert.deepEqual(requests.slice(0, 3).map((r) => r.lastMax), [0n, 3424n, 2080n]);
+  await gen.close();
+});

@@ -47,15 +47,17 @@ const (
 // too large, not its own).
 var errChaosBadRange = errors.New("bad HiLo range")
 
-// PoolClient is an application pinned to one node, asking it alone for ranges of one tag, of
-// chaosPoolRange numbers, each above its previous one (last_max). Used by one goroutine.
+// PoolClient is an application asking one node at a time for ranges of one tag, of
+// chaosPoolRange numbers, each off its previous one (last_max; below it only from a node cut
+// off from its majority). Used by one goroutine.
 type PoolClient struct {
 	c       *chaosClient
 	run     *ChaosRun
 	node    string
 	tag     string
 	lastMax int64
-	calls   int // NextHiLo calls made, answered or not: each took at most chaosPoolRange numbers
+	lastLow int64 // the previous range is lastLow..lastMax
+	calls   int   // NextHiLo calls made, answered or not: each took at most chaosPoolRange numbers
 }
 
 // WarmPools has every node grant chaosPoolWarm ranges of tag, through a quorum, so that each
@@ -93,10 +95,10 @@ func (p *PoolClient) next() (*idnodev1.NextHiLoResponse, time.Duration, error) {
 		return nil, took, fmt.Errorf("NextHiLo(%s) via %s: %w", p.tag, p.node, err)
 	}
 	p.run.rec.HiLoRange(p.tag, resp.GetLow(), resp.GetHigh()) // whatever it is: Check compares it with every other
-	if resp.GetLow() <= p.lastMax || resp.GetHigh() < resp.GetLow() || resp.GetHigh()-resp.GetLow() >= chaosPoolRange || resp.GetPrefix() != p.tag+"/" {
+	if overlapsPrevious(resp, p.lastMax, p.lastMax-p.lastLow+1) || resp.GetHigh() < resp.GetLow() || resp.GetHigh()-resp.GetLow() >= chaosPoolRange || resp.GetPrefix() != p.tag+"/" {
 		return nil, took, fmt.Errorf("%w: NextHiLo(%s, last_max %d, size %d) via %s = %v", errChaosBadRange, p.tag, p.lastMax, chaosPoolRange, p.node, resp)
 	}
-	p.lastMax = resp.GetHigh()
+	p.lastLow, p.lastMax = resp.GetLow(), resp.GetHigh()
 	return resp, took, nil
 }
 
@@ -253,17 +255,24 @@ func (r *ChaosRun) verifyHiLo() error {
 		}
 	}
 	for _, hilo := range r.rec.HiLoTags() {
-		var resp *idnodev1.SeedHiLoResponse
-		err := r.c.onNodes(0, ChaosRecoverWait, func(ctx context.Context, via string, _ int) (err error) {
-			resp, err = r.c.ids[via].SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: hilo})
-			return err
-		})
+		tagMax, err := r.hiloMax(hilo)
 		switch granted := r.rec.MaxHiLo(hilo); {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("reading HiLo Max of %s after recovery: %w", hilo, err))
-		case resp.GetMax() < granted:
-			errs = append(errs, fmt.Errorf("HiLo Max of %s is %d after recovery, but %d was granted: lost", hilo, resp.GetMax(), granted))
+		case tagMax < granted:
+			errs = append(errs, fmt.Errorf("HiLo Max of %s is %d after recovery, but %d was granted: lost", hilo, tagMax, granted))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// hiloMax is the cluster's Max of HiLo tag hilo, read with SeedHiLo at 0, which never lowers
+// it and answers it, through the leader.
+func (r *ChaosRun) hiloMax(hilo string) (int64, error) {
+	var resp *idnodev1.SeedHiLoResponse
+	err := r.c.onNodes(0, ChaosRecoverWait, func(ctx context.Context, via string, _ int) (err error) {
+		resp, err = r.c.ids[via].SeedHiLo(ctx, &idnodev1.SeedHiLoRequest{Tag: hilo})
+		return err
+	})
+	return resp.GetMax(), err
 }

@@ -123,16 +123,18 @@ type hiloState struct {
 }
 
 // nextHiLo reserves one range of tag (one request_id, tried on the nodes from home) and
-// records it. The granted range must start above st.lastMax: with HiLo pools too, a node
-// grants from its pool only above the caller's last_max (else through a new reservation), so
-// each client's ranges rise even though ranges of different nodes interleave.
+// records it. The granted range must not overlap the previous one (st). A node with a quorum
+// grants above the caller's last_max (from its pool, else through a new reservation), so
+// while the cluster is whole each client's ranges rise though ranges of different nodes
+// interleave; a node cut off from its majority may grant below it, from its pool (the
+// history checks every range against every other).
 func (c *chaosClient) nextHiLo(rec *history.Recorder, tag string, st *hiloState, home int, budget time.Duration) (*idnodev1.NextHiLoResponse, error) {
 	req := &idnodev1.NextHiLoRequest{Tag: tag, LastBatchSize: st.lastSize, LastRangeAt: st.lastAt, LastMax: st.lastMax, RequestId: c.requestID()}
 	var resp *idnodev1.NextHiLoResponse
 	err := c.onNodes(home, budget, func(ctx context.Context, via string, _ int) (err error) {
 		if resp, err = c.ids[via].NextHiLo(ctx, req); err == nil &&
-			(resp.GetLow() <= st.lastMax || resp.GetHigh() < resp.GetLow() || resp.GetPrefix() != tag+"/" || !validNodeTag(resp.GetServerTag())) {
-			err = fmt.Errorf("NextHiLo(%s, last_max %d) = %v: want a range above last_max, prefix %s/ and a node tag", tag, st.lastMax, resp, tag)
+			(overlapsPrevious(resp, st.lastMax, st.lastSize) || resp.GetHigh() < resp.GetLow() || resp.GetPrefix() != tag+"/" || !validNodeTag(resp.GetServerTag())) {
+			err = fmt.Errorf("NextHiLo(%s, last_max %d) = %v: want a range off the previous one, prefix %s/ and a node tag", tag, st.lastMax, resp, tag)
 		}
 		return err
 	})
@@ -142,6 +144,12 @@ func (c *chaosClient) nextHiLo(rec *history.Recorder, tag string, st *hiloState,
 	rec.HiLoRange(tag, resp.GetLow(), resp.GetHigh())
 	st.lastSize, st.lastAt, st.lastMax = resp.GetLastSize(), resp.GetLastRangeAt(), resp.GetHigh()
 	return resp, nil
+}
+
+// overlapsPrevious reports whether resp's range shares a number with the caller's previous
+// range, of size lastSize ending at lastMax.
+func overlapsPrevious(resp *idnodev1.NextHiLoResponse, lastMax, lastSize int64) bool {
+	return resp.GetLow() <= lastMax && resp.GetHigh() > lastMax-lastSize
 }
 
 func validNodeTag(s string) bool {

@@ -266,9 +266,12 @@ public final class HiLoGenerator implements AutoCloseable {
     if (r.low() < 1 || r.high() < r.low()) {
       throw invalidAnswer("an empty or invalid range [" + r.low() + ", " + r.high() + "]");
     }
-    if (r.low() <= lastMax) {
-      // Ranges of one tag never overlap: refuse rather than risk printing a number twice.
-      throw invalidAnswer("[" + r.low() + ", " + r.high() + "], overlapping the previous range (up to " + lastMax + ")");
+    if (r.low() <= lastMax && r.high() > lastMax - lastSize) {
+      // Ranges of one tag never overlap. A range may lie below the previous one (a node cut off
+      // from the majority grants from its pool below last_max), never on it: refuse rather than
+      // risk printing a number twice.
+      throw invalidAnswer("[" + r.low() + ", " + r.high() + "], overlapping the previous range ["
+          + (lastMax - lastSize + 1) + ", " + lastMax + "]");
     }
     if (r.prefix().isEmpty() || r.serverTag().isEmpty()) {
       throw invalidAnswer("a range without a prefix or server tag");
