@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import {
   CancelledError,
   Client,
+  ClosedError,
   Code,
   DeadlineExceededError,
   IdnodeError,
@@ -213,6 +214,16 @@ test("the caller's deadline ends a call: DEADLINE_EXCEEDED, with the nodes' refu
     assert.match(err.message, /deadline passed after \d+ failed attempts; most telling error: .*no quorum/);
     assert.ok(err.cause instanceof UnavailableError && err.cause.reason === "NO_QUORUM", `cause: ${String(err.cause)}`);
   });
+});
+
+const asyncDispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+
+test("where the runtime has Symbol.asyncDispose, disposing of a client closes it", { skip: asyncDispose === undefined ? "this runtime has no Symbol.asyncDispose" : false }, async () => {
+  const client = new Client(["127.0.0.1:1"]);
+  const dispose = (client as unknown as Record<symbol, (() => Promise<void>) | undefined>)[asyncDispose as symbol];
+  assert.equal(typeof dispose, "function");
+  await dispose?.call(client);
+  await assert.rejects(client.generate("users/"), ClosedError);
 });
 
 test("every node failed: a live node's reason outranks a dead node's refusal that came after it", async () => {
