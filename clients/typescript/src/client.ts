@@ -5,8 +5,23 @@ import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, Next
 import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
 import { Logger, SILENT } from "./log.js";
 import { MAX_LEASE_MS, MIN_LEASE_MS, NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
+import { Refusals } from "./refusals.js";
 import { RestoreOptions, RestoreResult, askedMargin, marginJson, restoreResult } from "./restore.js";
-import { ApiRequest, Backoff, CallOptions, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, FetchFunction, Interceptor, Route, Transport, timeoutOf } from "./transport.js";
+import {
+  ApiRequest,
+  Backoff,
+  CallOptions,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  DEFAULT_BACKOFF,
+  DEFAULT_CLOSE_TIMEOUT_MS,
+  DEFAULT_TIMEOUT_MS,
+  Deadline,
+  FetchFunction,
+  Interceptor,
+  Route,
+  Transport,
+  timeoutOf,
+} from "./transport.js";
 
 export interface ClientOptions {
   /** An API key (`idk_…`), sent as `Authorization: Bearer`; needed once the cluster has keys. */
@@ -51,6 +66,11 @@ export interface ClientOptions {
    * and metrics plug in.
    */
   interceptors?: readonly Interceptor[];
+  /**
+   * Bounds close() when it is given no timeoutMs (ms, default DEFAULT_CLOSE_TIMEOUT_MS, 2 000):
+   * HiLo numbers and workers not given back by then are logged and left to lapse.
+   */
+  closeTimeoutMs?: number;
 }
 
 export interface GenerateOptions extends CallOptions {
@@ -418,6 +438,7 @@ export class Client implements RangeSource, WorkerLeaser {
   /** grant id → the node that granted it: a range goes back to the pool it came from. */
   private readonly grants = new Map<string, number>();
   private closing: Promise<void> | null = null;
+  private readonly closeTimeoutMs: number;
   private readonly fold: IdentityFold;
   /** Where the client logs (the logger option), its generators included. */
   readonly logger: Logger;
@@ -435,6 +456,7 @@ export class Client implements RangeSource, WorkerLeaser {
       throw new RangeError(`idnode: attemptTimeoutMs must be a number of milliseconds, 0 for none (got ${attemptTimeoutMs})`);
     }
     const timeoutMs = timeoutOf(opts, DEFAULT_TIMEOUT_MS);
+    this.closeTimeoutMs = timeoutOf({ timeoutMs: opts.closeTimeoutMs }, DEFAULT_CLOSE_TIMEOUT_MS);
     this.separator = opts.separator ?? "/";
     checkSeparator(this.separator);
     if (opts.apiKey !== undefined && opts.adminToken !== undefined) {
@@ -456,7 +478,7 @@ export class Client implements RangeSource, WorkerLeaser {
     });
     this.hiloOpts = { ...opts.hilo, separator: opts.separator };
     this.gens = new HiLoGenerators(this, this.hiloOpts);
-    this.fold = new IdentityFold((name, count, requestId, signal) => this.sendIdentity(name, { count, requestId, signal }), timeoutMs);
+    this.fold = new IdentityFold((name, count, requestId, signal, refusals) => this.sendIdentity(name, { count, requestId, signal }, refusals), timeoutMs);
   }
 
   /** The nodes' base URLs, as the client uses them. */
@@ -464,8 +486,8 @@ export class Client implements RangeSource, WorkerLeaser {
     return this.transport.nodes;
   }
 
-  private async call(req: ApiRequest, route: Route, opts?: CallOptions): Promise<JsonObject> {
-    return (await this.transport.call(req, route, opts)).body;
+  private async call(req: ApiRequest, route: Route, opts?: CallOptions, refusals?: Refusals): Promise<JsonObject> {
+    return (await this.transport.call(req, route, opts, refusals)).body;
   }
 
   /**
@@ -506,9 +528,9 @@ export class Client implements RangeSource, WorkerLeaser {
     return this.sendIdentity(name, opts);
   }
 
-  private async sendIdentity(name: string, opts: CallOptions & { count?: number; requestId?: string }): Promise<IdentityBlock> {
+  private async sendIdentity(name: string, opts: CallOptions & { count?: number; requestId?: string }, refusals?: Refusals): Promise<IdentityBlock> {
     const body = { count: count("count", opts.count), requestId: opts.requestId ?? newRequestId() };
-    return identityBlock(await this.call({ method: "POST", path: `/v1/identities/${seg("identity name", name)}:next`, body }, "leader", opts));
+    return identityBlock(await this.call({ method: "POST", path: `/v1/identities/${seg("identity name", name)}:next`, body }, "leader", opts, refusals));
   }
 
   /** Raises the identity to value (never lowers it unless force); returns the stored value. */
@@ -561,8 +583,11 @@ export class Client implements RangeSource, WorkerLeaser {
     return list(page, "claims").map((c) => ({ id: str(object(c), "id"), owner: str(object(c), "owner") }));
   }
 
-  /** Reserves a HiLo range for tag (what a generator does; most callers want hilo() or nextId()). */
-  async nextHiLo(tag: string, req: NextHiLoRequest = {}, opts: CallOptions = {}): Promise<HiLoRange> {
+  /**
+   * Reserves a HiLo range for tag (what a generator does; most callers want hilo() or nextId()).
+   * The attempts that fail go to refusals when given (see RangeSource).
+   */
+  async nextHiLo(tag: string, req: NextHiLoRequest = {}, opts: CallOptions = {}, refusals?: Refusals): Promise<HiLoRange> {
     if (req.separator !== undefined) checkSeparator(req.separator);
     const body = {
       lastBatchSize: req.lastBatchSize === undefined ? undefined : int64("lastBatchSize", req.lastBatchSize, 0n),
@@ -575,7 +600,7 @@ export class Client implements RangeSource, WorkerLeaser {
     // follower relays to the leader. Only a client with a region sends it to any node, so that
     // it stays in its region; the others keep saving the relay.
     const route: Route = this.transport.regional ? "any" : "leader";
-    const answer = await this.transport.call({ method: "POST", path: `/v1/hilo/${seg("hilo tag", tag)}:next`, body }, route, opts);
+    const answer = await this.transport.call({ method: "POST", path: `/v1/hilo/${seg("hilo tag", tag)}:next`, body }, route, opts, refusals);
     const r = answer.body;
     const range: HiLoRange = {
       prefix: str(r, "prefix"),
@@ -646,10 +671,13 @@ export class Client implements RangeSource, WorkerLeaser {
     return this.gens.get(tag);
   }
 
-  /** The next HiLo ID of tag ("orders/17-A"), from hilo(tag). */
-  nextId(tag: string): Promise<string> {
+  /**
+   * The next HiLo ID of tag ("orders/17-A"), from hilo(tag). opts bounds a wait for a range, the
+   * only time it waits (see HiLoGenerator.next).
+   */
+  nextId(tag: string, opts?: CallOptions): Promise<string> {
     if (this.closing !== null) return Promise.reject(new ClosedError("client"));
-    return this.gens.next(tag);
+    return this.gens.next(tag, opts);
   }
 
   /** A HiLo generator for tag with options of its own, owned by the caller (close it). */
@@ -981,8 +1009,11 @@ export class Client implements RangeSource, WorkerLeaser {
 
   /**
    * Gives back the HiLo numbers its generators did not hand out and the numeric generators'
-   * workers, then refuses further calls. opts.signal bounds it. Calling it again returns the
-   * first call's promise.
+   * workers, then refuses further calls. It takes at most opts.timeoutMs (default the
+   * closeTimeoutMs option, 2 s), less when opts.signal ends first, and never fails: numbers no
+   * node took back by then are gaps, counted in unreturned and logged as warnings, and a worker
+   * not released lapses by itself. Calling it again returns the first call's promise. Under
+   * `await using` (where the runtime has Symbol.asyncDispose) the client is closed the same way.
    */
   close(opts: CallOptions = {}): Promise<void> {
     if (this.closing === null) this.closing = this.shutdown(opts);
@@ -990,13 +1021,35 @@ export class Client implements RangeSource, WorkerLeaser {
   }
 
   private async shutdown(opts: CallOptions): Promise<void> {
+    const bound = new Deadline(opts, this.closeTimeoutMs);
+    const within = { signal: bound.signal, timeoutMs: timeoutOf(opts, this.closeTimeoutMs) };
     try {
-      const results = await Promise.allSettled([this.gens.close(opts), ...[...this.numerics].map((g) => g.close(opts))]);
-      for (const r of results) {
-        if (r.status === "rejected") throw r.reason;
-      }
+      await Promise.all([this.gens.close(within), ...[...this.numerics].map((g) => g.close(within))]);
     } finally {
+      bound.dispose();
       this.transport.closed = true;
     }
   }
+
+  /**
+   * The HiLo numbers close() could not give back because no node took them within its bound
+   * (each range logged too): gaps, which HiLo allows. Generators made with hiloGenerator() count
+   * theirs in their own stats.
+   */
+  get unreturned(): number {
+    return this.gens.unreturned;
+  }
+}
+
+/** The runtime's Symbol.asyncDispose, where it has one (Node 20 and later, recent browsers). */
+const asyncDispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+if (asyncDispose !== undefined) {
+  // `await using client = new Client(…)` closes it as close() does.
+  Object.defineProperty(Client.prototype, asyncDispose, {
+    value(this: Client): Promise<void> {
+      return this.close();
+    },
+    writable: true,
+    configurable: true,
+  });
 }

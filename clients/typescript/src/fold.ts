@@ -16,6 +16,7 @@
 import type { IdentityBlock } from "./client.js";
 import { newRequestId } from "./hilo.js";
 import type { IdnodeError } from "./errors.js";
+import { Refusals } from "./refusals.js";
 import { CallOptions, endedError, timeoutOf, timerDelay } from "./transport.js";
 
 /**
@@ -28,8 +29,8 @@ export const FOLD_MAX_BATCH = 1024;
 /** The longest the next batch waits for the callers the last one answered (ms). */
 export const FOLD_REGATHER_MAX_MS = 1;
 
-/** One call for count values of name under requestId, ended by signal. */
-export type SendIdentities = (name: string, count: number, requestId: string, signal: AbortSignal) => Promise<IdentityBlock>;
+/** One call for count values of name under requestId, ended by signal; its failed attempts go to refusals. */
+export type SendIdentities = (name: string, count: number, requestId: string, signal: AbortSignal, refusals: Refusals) => Promise<IdentityBlock>;
 
 /**
  * A caller waiting for its value. Its deadline is a time that its counter's one timer watches
@@ -52,9 +53,12 @@ interface Waiter {
   reject: (err: unknown) => void;
 }
 
-/** The error of a caller whose deadline ended while it waited. */
-function endedErrorOf(w: Waiter): IdnodeError {
-  return endedError(w.timedOut, w.signal?.reason);
+/**
+ * The error of a caller whose deadline ended while it waited, with the most telling refusal of
+ * the batch it waited in or for: the nodes' reason, not only that time ran out.
+ */
+function endedErrorOf(w: Waiter, refusals: Refusals | undefined): IdnodeError {
+  return endedError(w.timedOut, w.signal?.reason, refusals);
 }
 
 /** Stops w's signal listener: it is answered or gone. */
@@ -71,6 +75,8 @@ interface Batch {
   expiresAt: number;
   timer: ReturnType<typeof setTimeout> | undefined;
   timedOut: boolean;
+  /** Its call's failed attempts so far. */
+  refusals: Refusals;
 }
 
 interface Counter {
@@ -85,6 +91,8 @@ interface Counter {
    */
   expiryTimer: ReturnType<typeof setTimeout> | undefined;
   expiryAt: number;
+  /** The failed attempts of its latest batch, which the queued callers wait behind. */
+  refusals: Refusals | undefined;
 }
 
 /** The values of a block one at a time, the claimed ones left out; undefined once it is used up. */
@@ -133,7 +141,7 @@ export class IdentityFold {
       };
       let c = this.counters.get(name);
       if (c === undefined) {
-        c = { queue: [], inFlight: 0, regather: 0, regatherTimer: undefined, expiryTimer: undefined, expiryAt: Infinity };
+        c = { queue: [], inFlight: 0, regather: 0, regatherTimer: undefined, expiryTimer: undefined, expiryAt: Infinity, refusals: undefined };
         this.counters.set(name, c);
       }
       const counter = c;
@@ -165,7 +173,7 @@ export class IdentityFold {
       this.dropIdle(name, c);
     }
     dispose(w);
-    w.reject(endedErrorOf(w));
+    w.reject(endedErrorOf(w, b?.refusals ?? c.refusals));
   }
 
   /** Makes c's expiry timer fire by expiresAt. */
@@ -193,7 +201,7 @@ export class IdentityFold {
         w.ended = true;
         w.timedOut = true;
         dispose(w);
-        w.reject(endedErrorOf(w));
+        w.reject(endedErrorOf(w, c.refusals));
       } else {
         kept.push(w);
         earliest = Math.min(earliest, w.expiresAt);
@@ -215,7 +223,9 @@ export class IdentityFold {
       expiresAt: Infinity,
       timer: undefined,
       timedOut: false,
+      refusals: new Refusals(),
     };
+    c.refusals = b.refusals;
     for (const w of waiters) {
       w.batch = b;
       b.expiresAt = Math.min(b.expiresAt, w.expiresAt);
@@ -235,7 +245,7 @@ export class IdentityFold {
     let block: IdentityBlock | undefined;
     let error: unknown;
     try {
-      block = await this.send(name, b.waiters.length, newRequestId(), b.controller.signal);
+      block = await this.send(name, b.waiters.length, newRequestId(), b.controller.signal, b.refusals);
     } catch (e) {
       error = e;
     }
@@ -277,7 +287,7 @@ export class IdentityFold {
       }
       if (w.ended) {
         dispose(w);
-        w.reject(next === undefined ? error : endedErrorOf(w)); // its timeoutMs passed in the batch
+        w.reject(next === undefined ? error : endedErrorOf(w, b.refusals)); // its timeoutMs passed in the batch
       } else if (next !== undefined || (b.timedOut && w.expiresAt > b.expiresAt)) {
         back.push(w);
         this.watch(name, c, w.expiresAt);

@@ -1,7 +1,8 @@
 import { ClosedError, Code, IdnodeError, errorOf, invalidInput } from "./errors.js";
+import { Refusals } from "./refusals.js";
 import { atExit } from "./exit.js";
 import type { Logger } from "./log.js";
-import type { CallOptions } from "./transport.js";
+import { CallOptions, DEFAULT_CLOSE_TIMEOUT_MS, Deadline } from "./transport.js";
 
 /** A HiLo range the cluster reserved: numbers low..high, printed with prefix and serverTag. */
 export interface HiLoRange {
@@ -42,7 +43,8 @@ export interface ReturnOptions extends CallOptions {
 
 /** The two calls a generator makes; the Client is one, tests use an in-memory one. */
 export interface RangeSource {
-  nextHiLo(tag: string, req: NextHiLoRequest, opts?: CallOptions): Promise<HiLoRange>;
+  /** Reserves a range; the attempts that fail go to refusals, whose most telling one a caller whose wait ends is told of. */
+  nextHiLo(tag: string, req: NextHiLoRequest, opts?: CallOptions, refusals?: Refusals): Promise<HiLoRange>;
   returnHiLo(tag: string, ret: HiLoReturn, opts?: ReturnOptions): Promise<boolean>;
   /** Told of the ranges that could not be given back; none when absent. */
   readonly logger?: Logger;
@@ -79,6 +81,11 @@ export interface HiLoStats {
   rangeSize: number;
   /** Whether close() gave unused numbers back. */
   returned: boolean;
+  /**
+   * Numbers close() could not give back because no node took the return within its bound: gaps,
+   * each range also logged (warn) at the client's logger.
+   */
+  unreturned: number;
 }
 
 export const DEFAULT_PREFETCH_AT = 0.8;
@@ -132,6 +139,8 @@ interface Fetch {
   seq: number;
   done: Promise<void>;
   error?: unknown;
+  /** Its call's failed attempts so far. */
+  refusals: Refusals;
 }
 
 /** Errors after which a new request id is due: the node refused the request, it reserved nothing. */
@@ -206,7 +215,7 @@ export class HiLoGenerator {
   private givingBack: Promise<void> | null = null;
   private readonly fetchAbort = new AbortController();
   private readonly unregister: () => void;
-  private readonly counters: HiLoStats = { fetches: 0, failures: 0, waits: 0, rangeSize: 0, returned: false };
+  private readonly counters: HiLoStats = { fetches: 0, failures: 0, waits: 0, rangeSize: 0, returned: false, unreturned: 0 };
 
   constructor(src: RangeSource, tag: string, opts: HiLoOptions = {}) {
     const sep = opts.separator ?? "/";
@@ -227,15 +236,25 @@ export class HiLoGenerator {
     this.unregister = opts.returnAtExit === false ? () => undefined : atExit((keepalive) => this.giveBack({ keepalive }));
   }
 
-  /** The next ID, such as "orders/17-A". */
-  async next(): Promise<string> {
+  /**
+   * The next ID, such as "orders/17-A". It waits for the network only when the range is used up
+   * (and on the first call); opts bounds that wait: when its signal or timeoutMs ends it first,
+   * the error is DEADLINE_EXCEEDED (CANCELLED for an aborted signal) with the reason the nodes
+   * refused the range's fetch with, such as NO_QUORUM. The fetch goes on for the next caller.
+   */
+  async next(opts?: CallOptions): Promise<string> {
     const s = this.cur;
     if (s !== null && s.used < s.size) {
       const k = ++s.used;
       if (k === s.trigger) this.prefetch(s);
       return s.format(k);
     }
-    return this.slow();
+    const deadline = opts === undefined ? undefined : new Deadline(opts, this.fetchTimeoutMs);
+    try {
+      return await this.slow(deadline);
+    } finally {
+      deadline?.dispose();
+    }
   }
 
   /** What the generator did so far. */
@@ -247,8 +266,8 @@ export class HiLoGenerator {
     if (!this.closed && this.prefetched === null && this.inflight === null && this.cur === s) this.startFetch();
   }
 
-  /** The current range is used up (or there is none): move on to the prefetched one, or wait for a fetch. */
-  private async slow(): Promise<string> {
+  /** The current range is used up (or there is none): move on to the prefetched one, or wait for a fetch until deadline. */
+  private async slow(deadline: Deadline | undefined): Promise<string> {
     let since = 0; // fetches from this sequence number on began after this call did
     let waited = false;
     for (;;) {
@@ -274,7 +293,8 @@ export class HiLoGenerator {
         waited = true;
         this.counters.waits++;
       }
-      await f.done;
+      if (deadline === undefined) await f.done;
+      else if (!(await deadline.within(f.done))) throw deadline.error(f.refusals);
       // A fetch that began after this call did failed: report it. One that began earlier (a
       // prefetch) gets one more try on this caller's behalf.
       if (f.error !== undefined && f.seq >= since) throw f.error;
@@ -290,7 +310,7 @@ export class HiLoGenerator {
       requestId: newRequestId("hilo-"),
     };
     this.pending = req;
-    const f: Fetch = { seq: ++this.fetchSeq, done: Promise.resolve() };
+    const f: Fetch = { seq: ++this.fetchSeq, done: Promise.resolve(), refusals: new Refusals() };
     this.inflight = f;
     f.done = this.runFetch(f, req);
     return f;
@@ -299,7 +319,7 @@ export class HiLoGenerator {
   private async runFetch(f: Fetch, req: NextHiLoRequest): Promise<void> {
     const startedAt = performance.now();
     try {
-      const r = await this.src.nextHiLo(this.tag, req, { signal: this.fetchAbort.signal, timeoutMs: this.fetchTimeoutMs });
+      const r = await this.src.nextHiLo(this.tag, req, { signal: this.fetchAbort.signal, timeoutMs: this.fetchTimeoutMs }, f.refusals);
       const s = this.spanOf(r);
       this.pending = null;
       this.counters.fetches++;
@@ -362,8 +382,10 @@ export class HiLoGenerator {
    * Stops the generator and gives back every number it did not hand out: the prefetched range
    * whole, then the unused tail of the current one, each to the node that granted it. What the
    * cluster will not take back (a tail under another client's newer range) stays a gap, which
-   * HiLo allows. Waits for a fetch in flight, until opts.signal ends. Calling it again returns
-   * the first call's promise.
+   * HiLo allows. Waits for a fetch in flight. All of it within opts.timeoutMs (default
+   * DEFAULT_CLOSE_TIMEOUT_MS, 2 s) and opts.signal: numbers no node took back by then stay gaps,
+   * counted in stats.unreturned and logged, never thrown. Calling it again returns the first
+   * call's promise.
    */
   close(opts: ReturnOptions = {}): Promise<void> {
     if (this.closing === null) this.closing = this.shutdown(opts);
@@ -374,22 +396,18 @@ export class HiLoGenerator {
     this.closed = true;
     this.unregister();
     const held = this.takeCurrent(); // from now on next() hands out nothing
-    const f = this.inflight;
-    if (f !== null) {
-      const signal = opts.signal;
-      if (signal === undefined) {
-        await f.done;
-      } else {
-        const onAbort = (): void => this.fetchAbort.abort(); // a range reserved anyway is a gap
-        if (signal.aborted) onAbort();
-        signal.addEventListener("abort", onAbort, { once: true });
-        await f.done;
-        signal.removeEventListener("abort", onAbort);
-      }
+    const bound = new Deadline(opts, DEFAULT_CLOSE_TIMEOUT_MS);
+    const onEnd = (): void => this.fetchAbort.abort(); // a range reserved anyway is a gap
+    bound.signal.addEventListener("abort", onEnd, { once: true });
+    try {
+      await this.inflight?.done;
+      this.fetchAbort.abort();
+      await this.givingBack;
+      await this.returnUnused(held, { keepalive: opts.keepalive, signal: bound.signal });
+    } finally {
+      bound.signal.removeEventListener("abort", onEnd);
+      bound.dispose();
     }
-    this.fetchAbort.abort();
-    await this.givingBack;
-    await this.returnUnused(held, opts);
   }
 
   /**
@@ -422,7 +440,8 @@ export class HiLoGenerator {
    * Gives back the prefetched range whole, then the tail of cur past its first used numbers,
    * each to the node that granted it. The next range may then start at the numbers given back:
    * lastMax, which the cluster starts ranges above, becomes the highest number that did not
-   * come back.
+   * come back. A return no node took is a gap: logged and counted (stats.unreturned), not thrown,
+   * and the other return is still tried.
    */
   private async returnUnused({ cur, used }: { cur: Span | null; used: number }, opts: ReturnOptions): Promise<void> {
     const next = this.prefetched;
@@ -433,6 +452,8 @@ export class HiLoGenerator {
     const returns: HiLoReturn[] = [];
     if (next !== null) returns.push({ end: next.high, last: next.low - 1n, grantId: next.grantId });
     if (cur !== null && used < cur.size) returns.push({ end: cur.high, last: cur.low + BigInt(used) - 1n, grantId: cur.grantId });
+    // The tail below a prefetched range right above it cannot come back while that range is out.
+    const stacked = returns.length === 2 && next !== null && cur !== null && next.low === cur.high + 1n;
     let allBack = true;
     for (const [i, ret] of returns.entries()) {
       const fields = { tag: this.tag, first: String(ret.last + 1n), last: String(ret.end), grantId: ret.grantId };
@@ -440,9 +461,13 @@ export class HiLoGenerator {
       try {
         returned = await this.src.returnHiLo(this.tag, ret, opts);
       } catch (e) {
-        const why = e instanceof Error ? e.message : String(e);
-        this.src.logger?.warn(`idnode: hilo ${this.tag}: numbers ${fields.first}..${fields.last} could not be given back and are lost: ${why}`, { ...fields, error: why });
-        throw e;
+        this.lost(ret, e instanceof Error ? e.message : String(e));
+        if (i === 0 && stacked) {
+          this.lost(returns[1] as HiLoReturn, "the range right above them could not be given back");
+          break;
+        }
+        allBack = false;
+        continue;
       }
       if (returned) {
         this.counters.returned = true;
@@ -450,11 +475,16 @@ export class HiLoGenerator {
       } else {
         this.src.logger?.info(`idnode: hilo ${this.tag}: numbers ${fields.first}..${fields.last} were not taken back: the cluster handed out numbers above them since`, fields);
         allBack = false;
-        if (i === 0 && returns.length === 2 && next !== null && cur !== null && next.low === cur.high + 1n) {
-          break; // a newer range stays right above: the tail below it cannot come back
-        }
+        if (i === 0 && stacked) break; // a newer range stays right above: the tail below it cannot come back
       }
     }
+  }
+
+  /** Counts ret's numbers as a gap close could not avoid (stats.unreturned) and logs them. */
+  private lost(ret: HiLoReturn, why: string): void {
+    const fields = { tag: this.tag, first: String(ret.last + 1n), last: String(ret.end), grantId: ret.grantId };
+    this.src.logger?.warn(`idnode: hilo ${this.tag}: numbers ${fields.first}..${fields.last} could not be given back and are lost: ${why}`, { ...fields, error: why });
+    this.counters.unreturned += Number(ret.end - ret.last);
   }
 }
 
@@ -476,21 +506,25 @@ export class HiLoGenerators {
     return g;
   }
 
-  /** The next ID of tag, such as "orders/17-A". */
-  next(tag: string): Promise<string> {
+  /** The next ID of tag, such as "orders/17-A"; opts bounds a wait for a range (HiLoGenerator.next). */
+  next(tag: string, opts?: CallOptions): Promise<string> {
     try {
-      return this.get(tag).next();
+      return this.get(tag).next(opts);
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
-  /** Closes every generator (see HiLoGenerator.close); the first failure is thrown after all were tried. */
+  /** Closes every generator at once (see HiLoGenerator.close), each within opts' bound. */
   async close(opts: ReturnOptions = {}): Promise<void> {
     this.closed = true;
-    const results = await Promise.allSettled([...this.gens.values()].map((g) => g.close(opts)));
-    for (const r of results) {
-      if (r.status === "rejected") throw r.reason;
-    }
+    await Promise.all([...this.gens.values()].map((g) => g.close(opts)));
+  }
+
+  /** The numbers the generators' close could not give back (HiLoStats.unreturned), in all. */
+  get unreturned(): number {
+    let n = 0;
+    for (const g of this.gens.values()) n += g.stats.unreturned;
+    return n;
   }
 }

@@ -62,7 +62,8 @@ export type { HiLoOptions, HiLoRange, HiLoReturn, HiLoStats, NextHiLoRequest, Ra
 export type { LogFields, Logger } from "./log.js";
 export { DEFAULT_LAYOUT, JS_SAFE_LAYOUT, NumericError, NumericGenerator } from "./numeric.js";
 export type { Layout, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
-export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_TIMEOUT_MS, LEADER_HEADER } from "./transport.js";
+export { DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_BACKOFF, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, LEADER_HEADER } from "./transport.js";
+export type { Refusals } from "./refusals.js";
 export type { Backoff, CallOptions, FetchFunction, IdnodeRequest, IdnodeResponse, Interceptor, RequestHandler } from "./transport.js";
 export type { Json, JsonObject } from "./json.js";
 export { MarginNotAppliedError } from "./restore.js";

@@ -1,6 +1,6 @@
 import { ClosedError, Code, errorOf, IdnodeError } from "./errors.js";
 import type { Logger } from "./log.js";
-import type { CallOptions } from "./transport.js";
+import { CallOptions, DEFAULT_CLOSE_TIMEOUT_MS, timeoutOf } from "./transport.js";
 
 /**
  * How a numeric ID's 63 bits are split, from the top: timeBits of ticks (unitMs each) since
@@ -218,7 +218,11 @@ export class NumericGenerator {
     }
   }
 
-  /** Stops renewing and releases the worker; the generator mints nothing after. */
+  /**
+   * Stops renewing and releases the worker; the generator mints nothing after. The release is
+   * bounded by opts.timeoutMs (default DEFAULT_CLOSE_TIMEOUT_MS, 2 s) and opts.signal; one that
+   * fails is logged, not thrown: the lease then lapses by itself.
+   */
   close(opts: CallOptions = {}): Promise<void> {
     if (this.closing === null) this.closing = this.shutdown(opts);
     return this.closing;
@@ -227,6 +231,14 @@ export class NumericGenerator {
   private async shutdown(opts: CallOptions): Promise<void> {
     this.closed = true;
     if (this.renewTimer !== undefined) clearTimeout(this.renewTimer);
-    if (!this.lost) await this.leaser.releaseWorker(this.grant.worker, this.grant.epoch, opts);
+    if (this.lost) return;
+    const { worker, epoch, expiresAtMs } = this.grant;
+    try {
+      await this.leaser.releaseWorker(worker, epoch, { signal: opts.signal, timeoutMs: timeoutOf(opts, DEFAULT_CLOSE_TIMEOUT_MS) });
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      const fields = { worker, epoch: String(epoch), expiresAtMs: String(expiresAtMs), error: why };
+      this.leaser.logger?.warn(`idnode: worker ${worker} could not be released; its lease lapses by itself: ${why}`, fields);
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { Code, IdnodeError, Reason, errorOf, ClosedError, DeadlineExceededError } from "./errors.js";
+import { Refusals } from "./refusals.js";
 import { Exchange, FetchFunction, HttpAnswer, fetchExchange, nodeExchange } from "./exchange.js";
 import { Json, JsonObject, compact, list, object, str } from "./json.js";
 import { Logger } from "./log.js";
@@ -31,6 +32,12 @@ export const LEADER_HEADER = "grpc-metadata-idnode-leader";
 
 /** A call's deadline (ms) when neither the call nor the client names one: the other clients' 30 s. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * How long closing a client or generator may take (ms) when neither close nor the client names a
+ * bound: giving numbers back is worth a short wait, not a stalled shutdown when no node answers.
+ */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
 
 /** Per-call options of every network call. */
 export interface CallOptions {
@@ -187,14 +194,12 @@ export function timeoutOf(opts: CallOptions | undefined, defaultMs: number): num
 }
 
 /**
- * The error of a call whose deadline ended before any node answered: DEADLINE_EXCEEDED when its
- * timeoutMs passed or its signal was AbortSignal.timeout's, CANCELLED when the signal was aborted.
+ * The error of a call its caller ended (see Refusals.ended): DEADLINE_EXCEEDED when its timeoutMs
+ * passed or its signal was AbortSignal.timeout's, CANCELLED when the signal was aborted, with
+ * the most telling refusal of refusals inside when an attempt failed.
  */
-export function endedError(timedOut: boolean, reason: unknown): IdnodeError {
-  const timeout = timedOut || (reason instanceof Error && reason.name === "TimeoutError");
-  return timeout
-    ? errorOf(Code.DEADLINE_EXCEEDED, "idnode: the call's deadline passed before a node answered", { cause: reason })
-    : errorOf(Code.CANCELLED, "idnode: the call was aborted by its signal", { cause: reason });
+export function endedError(timedOut: boolean, reason: unknown, refusals: Refusals = new Refusals()): IdnodeError {
+  return refusals.ended(timedOut || (reason instanceof Error && reason.name === "TimeoutError"), reason);
 }
 
 /**
@@ -219,7 +224,9 @@ export class Deadline {
     this.unlink = () => outer?.removeEventListener("abort", onAbort);
     this.timer = setTimeout(() => {
       this.timedOut = true;
-      this.controller.abort();
+      // A TimeoutError, as AbortSignal.timeout's: a call given this signal (close passes its
+      // bound on to the returns it makes) ends with DEADLINE_EXCEEDED, not CANCELLED.
+      this.controller.abort(new DOMException(`the deadline of ${ms} ms passed`, "TimeoutError"));
     }, timerDelay(ms));
   }
 
@@ -231,9 +238,23 @@ export class Deadline {
     return this.controller.signal.aborted;
   }
 
-  /** The error of a call whose deadline ended before any node answered. */
-  error(): IdnodeError {
-    return endedError(this.timedOut, this.controller.signal.reason);
+  /** The error of a call whose deadline ended, after the attempts that refusals holds. */
+  error(refusals?: Refusals): IdnodeError {
+    return endedError(this.timedOut, this.controller.signal.reason, refusals);
+  }
+
+  /** Waits for done to settle, or less when the deadline ends first; reports whether done came first. */
+  within(done: Promise<unknown>): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (this.aborted) return resolve(false);
+      const ended = (): void => resolve(false);
+      const settled = (): void => {
+        this.signal.removeEventListener("abort", ended);
+        resolve(true);
+      };
+      this.signal.addEventListener("abort", ended, { once: true });
+      done.then(settled, settled);
+    });
   }
 
   /** Waits ms, or less when the deadline ends first; reports whether the whole wait passed. */
@@ -407,8 +428,12 @@ export class Transport {
     this.order = new NodeOrder(this.nodes.length, local, opts.nodesInOrder);
   }
 
-  /** Sends req until a node answers it, following route; see Backoff for the retries. */
-  async call(req: ApiRequest, route: Route, opts?: CallOptions): Promise<Answer> {
+  /**
+   * Sends req until a node answers it, following route; see Backoff for the retries. The
+   * attempts that fail are added to refusals, whose most telling one the call's error carries
+   * when no node answers (a folded identity call passes its batch's, for callers that leave it).
+   */
+  async call(req: ApiRequest, route: Route, opts?: CallOptions, refusals = new Refusals()): Promise<Answer> {
     if (this.closed) throw new ClosedError("client");
     const deadline = new Deadline(opts, this.opts.timeoutMs);
     try {
@@ -420,14 +445,14 @@ export class Transport {
         const idx = plan[i % n] as number;
         if (i > 0 && last !== undefined) {
           const max = this.opts.backoff.maxAttempts;
-          if (max > 0 && i >= max) throw this.exhausted(last, i);
+          if (max > 0 && i >= max) throw refusals.exhausted(n);
           const fields = { method: req.method, path: req.path, from: last.node, to: this.nodes[idx], code: last.codeName, reason: last.reason || undefined, attempt: i + 1 };
           if (i % n === 0) {
             // Back off only once every node failed: a dead node refuses at once and says nothing
             // about the others.
             const ms = this.delay(i / n);
             this.opts.logger.warn(`idnode: ${req.method} ${req.path}: every node failed; round ${i / n + 1} starts at ${fields.to} in ${Math.round(ms)} ms; last error: ${last.message}`, { ...fields, round: i / n + 1, backoffMs: Math.round(ms) });
-            if (!(await deadline.sleep(ms))) throw this.exhausted(last, i, deadline.error());
+            if (!(await deadline.sleep(ms))) throw deadline.error(refusals);
           } else {
             this.opts.logger.warn(`idnode: ${req.method} ${req.path}: failing over from ${fields.from} to ${fields.to}: ${last.message}`, fields);
           }
@@ -438,8 +463,9 @@ export class Transport {
           this.order.answered(idx, first);
           return { body, node: idx };
         } catch (e) {
-          if (deadline.aborted) throw i > 0 && last !== undefined ? this.exhausted(last, i + 1, deadline.error()) : deadline.error();
+          if (deadline.aborted) throw deadline.error(refusals);
           if (!(e instanceof IdnodeError) || !retryable(e) || (req.atMostOnce === true && !didNothing(e))) throw e;
+          refusals.add(e);
           if (nodeFailed(e)) {
             this.order.failed(idx);
             this.failedAt[idx] = Date.now();
@@ -458,18 +484,6 @@ export class Transport {
     const b = this.opts.backoff;
     const base = Math.min(b.maxMs, b.initialMs * Math.pow(b.multiplier, round - 1));
     return base * (1 + b.jitter * (2 * Math.random() - 1));
-  }
-
-  private exhausted(last: IdnodeError, attempts: number, stopped?: IdnodeError): IdnodeError {
-    const why = stopped !== undefined ? `; stopped: ${stopped.message}` : "";
-    return errorOf(last.code, `idnode: all nodes failed (${attempts} attempts over ${this.nodes.length} nodes); last error: ${last.message}${why}`, {
-      reason: last.reason,
-      metadata: last.metadata,
-      httpStatus: last.httpStatus,
-      node: last.node,
-      attempts,
-      cause: last,
-    });
   }
 
   /** One request to node idx, bounded by the attempt timeout and the call's signal. */

@@ -176,9 +176,14 @@ export class IdCluster {
   }
 }
 
-/** The HTTP addresses of a cluster's nodes, for a Client. */
+/** The HTTP addresses of a cluster's nodes, for a Client: of tags in their order, or of every node. */
 export function httpAddrs(c: ClusterInfo, tags?: readonly string[]): string[] {
-  return c.nodes.filter((n) => tags === undefined || tags.includes(n.tag)).map((n) => n.http);
+  if (tags === undefined) return c.nodes.map((n) => n.http);
+  return tags.map((tag) => {
+    const node = c.nodes.find((n) => n.tag === tag);
+    if (node === undefined) throw new Error(`the cluster has no node ${JSON.stringify(tag)}`);
+    return node.http;
+  });
 }
 
 /** The region of each of a cluster's nodes that has one, by its HTTP address: a Client's nodeRegions. */

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Client, ClientOptions, IdnodeError, NumericGenerator, opaqueId, opaqueNumericId } from "../../src/index.js";
+import { Deadline } from "../../src/transport.js";
 import { ClusterInfo, IdCluster, Topology, httpAddrs, httpRegions } from "./cluster.js";
 import { Saved, mismatch, resolveRefs } from "./match.js";
 
@@ -20,6 +21,8 @@ interface Step {
   client?: string;
   args?: Record<string, unknown>;
   deadlineMs?: number;
+  /** How long the operation may take, whatever its outcome. */
+  withinMs?: number;
   expect?: { result?: unknown; error?: { code?: string; reason?: string } };
   save?: string;
 }
@@ -115,8 +118,14 @@ export class ScenarioRun {
     }
   }
 
-  private async closeClient(c: RunClient): Promise<void> {
-    await c.client.close({ timeoutMs: 10_000 });
+  /** Closes c within its own close bound (the closeTimeoutMs option's), and deadlineMs at most. */
+  private async closeClient(c: RunClient, deadlineMs = 10_000): Promise<void> {
+    const deadline = new Deadline({ timeoutMs: deadlineMs }, deadlineMs);
+    try {
+      await c.client.close({ signal: deadline.signal });
+    } finally {
+      deadline.dispose();
+    }
   }
 
   private async step(step: Step): Promise<void> {
@@ -133,10 +142,15 @@ export class ScenarioRun {
     const deadlineMs = step.deadlineMs ?? 10_000;
     let result: unknown;
     let error: unknown;
+    const began = performance.now();
     try {
       result = await this.operation(op, name, args, deadlineMs);
     } catch (e) {
       error = e;
+    }
+    const took = performance.now() - began;
+    if (step.withinMs !== undefined && took > step.withinMs) {
+      throw new Error(`took ${Math.round(took)} ms, more than withinMs ${step.withinMs} (outcome: ${error === undefined ? "a result" : String(error)})`);
     }
     const expect = step.expect;
     if (expect?.error !== undefined) {
@@ -210,7 +224,7 @@ export class ScenarioRun {
     switch (op) {
       case "close":
         this.clients.delete(name);
-        await this.closeClient(rc);
+        await this.closeClient(rc, deadlineMs);
         return {};
       case "generate": {
         const guid = str(a, "guidVersion");
@@ -263,7 +277,13 @@ export class ScenarioRun {
       case "hiloIds": {
         const gen = c.hilo(str(a, "tag") ?? "");
         const ids: string[] = [];
-        for (let i = 0; i < (num(a, "count") ?? 1); i++) ids.push(await gen.next());
+        // One deadline for every ID of the step, as the call of another operation has.
+        const deadline = new Deadline({ timeoutMs: deadlineMs }, deadlineMs);
+        try {
+          for (let i = 0; i < (num(a, "count") ?? 1); i++) ids.push(await gen.next({ signal: deadline.signal }));
+        } finally {
+          deadline.dispose();
+        }
         return { ids };
       }
       case "hiloIdsParallel": {

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import {
   CancelledError,
   Client,
+  ClosedError,
   Code,
   DeadlineExceededError,
   IdnodeError,
@@ -194,7 +195,7 @@ test("a node that hangs costs one attempt timeout, then the next node answers", 
   });
 });
 
-test("the caller's deadline ends a call: DEADLINE_EXCEEDED, or the last node error after retries", async () => {
+test("the caller's deadline ends a call: DEADLINE_EXCEEDED, with the nodes' refusal inside after retries", async () => {
   await withNodes([() => "hang"], async (_, addrs) => {
     const client = new Client(addrs);
     const err = await client.generate("x", { timeoutMs: 150 }).catch((e: unknown) => e);
@@ -207,11 +208,54 @@ test("the caller's deadline ends a call: DEADLINE_EXCEEDED, or the last node err
   await withNodes([() => ({ status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") })], async (_, addrs) => {
     const client = new Client(addrs);
     const err = await client.nextIdentity("orders", { timeoutMs: 300 }).catch((e: unknown) => e);
-    assert.ok(err instanceof UnavailableError, String(err));
+    assert.ok(err instanceof DeadlineExceededError, String(err));
     assert.equal(err.reason, "NO_QUORUM");
     assert.ok(err.attempts > 1, `attempts ${err.attempts}`);
-    assert.match(err.message, /stopped: .*deadline/);
+    assert.match(err.message, /deadline passed after \d+ failed attempts; most telling error: .*no quorum/);
+    assert.ok(err.cause instanceof UnavailableError && err.cause.reason === "NO_QUORUM", `cause: ${String(err.cause)}`);
   });
+});
+
+const asyncDispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+
+test("where the runtime has Symbol.asyncDispose, disposing of a client closes it", { skip: asyncDispose === undefined ? "this runtime has no Symbol.asyncDispose" : false }, async () => {
+  const client = new Client(["127.0.0.1:1"]);
+  const dispose = (client as unknown as Record<symbol, (() => Promise<void>) | undefined>)[asyncDispose as symbol];
+  assert.equal(typeof dispose, "function");
+  await dispose?.call(client);
+  await assert.rejects(client.generate("users/"), ClosedError);
+});
+
+test("every node failed: a live node's reason outranks a dead node's refusal that came after it", async () => {
+  const dead = new FakeNode(() => "hang");
+  const deadAddr = await dead.listen();
+  await dead.close(); // its port now refuses connections
+  await withNodes([() => ({ status: 503, body: statusBody(Code.UNAVAILABLE, "not caught up", "NOT_CAUGHT_UP") })], async (_, addrs) => {
+    const client = new Client([...addrs, deadAddr], { nodesInOrder: true, backoff: { ...fastBackoff, maxAttempts: 4 } });
+    const err = await client.generate("users/").catch((e: unknown) => e);
+    assert.ok(err instanceof UnavailableError, String(err));
+    assert.equal(err.reason, "NOT_CAUGHT_UP");
+    assert.equal(err.node, client.nodes[0]);
+    assert.equal(err.attempts, 4);
+    assert.match(err.message, /most telling error: .*not caught up; last error: .*unreachable/);
+    await client.close();
+  });
+});
+
+test("close is bounded when no node answers a return: the numbers are counted and logged, not thrown", async () => {
+  await withNodes(
+    [(req) => (req.path.endsWith(":return") ? "hang" : { status: 200, body: { prefix: "orders/", low: "1", high: "32", lastSize: "32", serverTag: "A", grantId: "g1" } })],
+    async (_, addrs) => {
+      const log = new CapturedLog();
+      const client = new Client(addrs, { logger: log, closeTimeoutMs: 50 });
+      assert.equal(await client.nextId("orders"), "orders/1-A");
+      await client.close(); // without its bound this waits for the client's 30 s deadline, then throws
+      assert.equal(client.unreturned, 31);
+      const gap = log.records.find((r) => r.level === "warn" && r.fields.first === "2" && r.fields.last === "32");
+      assert.ok(gap !== undefined, JSON.stringify(log.records));
+      assert.match(String(gap.fields.error), /deadline/);
+    },
+  );
 });
 
 test("a deadline further off than a timer can wait does not end a call at once", async () => {

@@ -339,12 +339,17 @@ public final class AsyncIdnodeClient {
    * @return the range
    */
   public CompletableFuture<HiLoRange> nextHiLo(NextHiLoRequest request) {
+    return nextHiLo(request, new Refusals());
+  }
+
+  /** {@link #nextHiLo(NextHiLoRequest)} whose failed attempts go to refusals (a generator's waiting callers read them). */
+  CompletableFuture<HiLoRange> nextHiLo(NextHiLoRequest request, Refusals refusals) {
     try {
       Validation.hiloTag(request.getTag(), request.getSeparator().isEmpty() ? separator : request.getSeparator().charAt(0));
       Validation.nonNegative("last_batch_size", request.getLastBatchSize());
       Validation.nonNegative("last_max", request.getLastMax());
       NextHiLoRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
-      return transport.unary(Route.HILO, IdServiceGrpc.getNextHiLoMethod(), req, deadlineNow(), false).thenApply(a -> {
+      return transport.unary(Route.HILO, IdServiceGrpc.getNextHiLoMethod(), req, deadlineNow(), false, refusals).thenApply(a -> {
         var r = a.value();
         transport.rememberGrant(r.getGrantId(), a.node());
         return new HiLoRange(r.getPrefix(), r.getLow(), r.getHigh(), r.getLastSize(), r.getServerTag(), r.getLastRangeAt(), r.getGrantId());

@@ -1,5 +1,6 @@
 package dev.idnode.client;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -58,8 +59,11 @@ final class Generators {
     }
   }
 
-  /** Closes every generator; the first failure is thrown after all were tried. */
-  void close() {
+  /**
+   * Closes every generator, all by end (System.nanoTime): what no node took back by then is
+   * logged and counted, not thrown. Any other failure is thrown after all were tried.
+   */
+  void close(long end) {
     closing.writeLock().lock();
     try {
       closed = true;
@@ -68,10 +72,10 @@ final class Generators {
     }
     List<Runnable> all = new ArrayList<>();
     for (HiLoGenerator g : hilo.values()) {
-      all.add(g::closeNow);
+      all.add(() -> g.closeNow(until(end)));
     }
     for (NumericGenerator g : numeric) {
-      all.add(g::close);
+      all.add(() -> g.close(until(end)));
     }
     RuntimeException first = null;
     for (Runnable close : all) {
@@ -88,5 +92,19 @@ final class Generators {
     if (first != null) {
       throw first;
     }
+  }
+
+  /** The time left until end (System.nanoTime), none once it passed. */
+  private static Duration until(long end) {
+    return Duration.ofNanos(Math.max(0, end - System.nanoTime()));
+  }
+
+  /** The numbers the HiLo generators' close could not give back ({@link HiLoGenerator.Stats#unreturned}). */
+  long unreturned() {
+    long n = 0;
+    for (HiLoGenerator g : hilo.values()) {
+      n += g.stats().unreturned();
+    }
+    return n;
   }
 }

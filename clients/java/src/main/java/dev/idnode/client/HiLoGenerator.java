@@ -58,8 +58,8 @@ public final class HiLoGenerator implements AutoCloseable {
     }
   }
 
-  /** One NextHiLo call in flight. */
-  private record Fetch(long seq, CompletableFuture<Void> done) {}
+  /** One NextHiLo call in flight, and its failed attempts so far. */
+  private record Fetch(long seq, CompletableFuture<Void> done, Refusals refusals) {}
 
   /**
    * What a generator did.
@@ -69,8 +69,10 @@ public final class HiLoGenerator implements AutoCloseable {
    * @param waits nextId calls that had to wait for a range (the first always does)
    * @param rangeSize size of the newest range
    * @param returned whether close gave numbers back
+   * @param unreturned numbers close could not give back because no node took the return within
+   *     its bound: gaps, each range also logged as a warning
    */
-  public record Stats(long fetches, long failures, long waits, long rangeSize, boolean returned) {}
+  public record Stats(long fetches, long failures, long waits, long rangeSize, boolean returned, long unreturned) {}
 
   private volatile Span cur;
 
@@ -93,6 +95,7 @@ public final class HiLoGenerator implements AutoCloseable {
   private long failures;
   private long waits;
   private boolean returned;
+  private long unreturned;
 
   HiLoGenerator(AsyncIdnodeClient client, String tag, HiLoOptions options, boolean clientOwned) {
     Validation.hiloTag(tag, client.separator());
@@ -104,7 +107,7 @@ public final class HiLoGenerator implements AutoCloseable {
     this.options = options;
     this.fetchTimeout = client.deadline();
     this.clientOwned = clientOwned;
-    ExitHook.register(this, this::closeNow);
+    ExitHook.register(this, () -> closeNow(IdnodeClient.DEFAULT_CLOSE_TIMEOUT));
   }
 
   /**
@@ -134,6 +137,15 @@ public final class HiLoGenerator implements AutoCloseable {
    * @throws IdnodeException when no range could be fetched
    */
   public String nextId() {
+    return nextId(fetchTimeout);
+  }
+
+  /**
+   * {@link #nextId()} waiting at most {@code wait} for a range (a client view's deadline): once
+   * it passes, {@code DEADLINE_EXCEEDED} with the reason the nodes refused the fetch with, such
+   * as {@code NO_QUORUM}. The fetch goes on for the callers after it.
+   */
+  String nextId(Duration wait) {
     long since = 0;
     boolean waited = false;
     while (true) {
@@ -169,13 +181,13 @@ public final class HiLoGenerator implements AutoCloseable {
           waits++;
         }
       }
-      awaitFetch(f, since);
+      awaitFetch(f, since, wait);
     }
   }
 
-  private void awaitFetch(Fetch f, long since) {
+  private void awaitFetch(Fetch f, long since, Duration wait) {
     try {
-      f.done().get(fetchTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      f.done().get(Math.min(wait.toNanos(), fetchTimeout.toNanos()), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       // A fetch that began before this call arrived (a prefetch) gets one more try for it.
       if (f.seq() >= since) {
@@ -184,8 +196,7 @@ public final class HiLoGenerator implements AutoCloseable {
             : IdnodeException.create(Status.Code.UNKNOWN, "UNKNOWN", Map.of(), "fetching a range for \"" + tag + "\": " + cause, cause);
       }
     } catch (TimeoutException e) {
-      throw IdnodeException.create(Status.Code.DEADLINE_EXCEEDED, Status.Code.DEADLINE_EXCEEDED.name(), Map.of(),
-          "waited " + fetchTimeout + " for a HiLo range for \"" + tag + "\"", e);
+      throw f.refusals().deadlineExceeded("waited " + (wait.compareTo(fetchTimeout) < 0 ? wait : fetchTimeout) + " for a HiLo range for \"" + tag + "\"");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw IdnodeException.create(Status.Code.CANCELLED, Status.Code.CANCELLED.name(), Map.of(),
@@ -204,13 +215,13 @@ public final class HiLoGenerator implements AutoCloseable {
 
   /** Starts a NextHiLo call; its answer is installed when it lands. Holds the lock. */
   private Fetch startFetch() {
-    Fetch f = new Fetch(++fetchSeq, new CompletableFuture<>());
+    Fetch f = new Fetch(++fetchSeq, new CompletableFuture<>(), new Refusals());
     inflight = f;
     if (pending == null) {
       pending = NextHiLoRequest.newBuilder().setTag(tag).setLastBatchSize(lastSize).setLastRangeAt(lastAt)
           .setLastMax(lastMax).setRequestId(AsyncIdnodeClient.newRequestId()).build();
     }
-    client.nextHiLo(pending).whenComplete((range, error) -> install(f, range, error));
+    client.nextHiLo(pending, f.refusals()).whenComplete((range, error) -> install(f, range, error));
     return f;
   }
 
@@ -291,27 +302,28 @@ public final class HiLoGenerator implements AutoCloseable {
   /** @return what the generator did so far */
   public Stats stats() {
     synchronized (lock) {
-      return new Stats(fetches, failures, waits, lastSize, returned);
+      return new Stats(fetches, failures, waits, lastSize, returned, unreturned);
     }
   }
 
   /**
    * Stops the generator and gives back every number it did not hand out (see the class
-   * comment). Waits for a fetch in flight, at most the client's deadline; a nextId waiting for
-   * that fetch then fails with {@link ClientClosedException}. Idempotent. On the client's own
-   * generator ({@link IdnodeClient#hiloGenerator}) it does nothing: the client closes that one.
-   *
-   * @throws IdnodeException when a return failed: the numbers stay a gap
+   * comment). Waits for a fetch in flight; a nextId waiting for that fetch then fails with
+   * {@link ClientClosedException}. All of it within {@link IdnodeClient#DEFAULT_CLOSE_TIMEOUT}
+   * (2 s): numbers no node took back by then are a gap, counted in {@link Stats#unreturned} and
+   * logged as a warning, never thrown. Idempotent. On the client's own generator
+   * ({@link IdnodeClient#hiloGenerator}) it does nothing: the client closes that one.
    */
   @Override
   public void close() {
     if (!clientOwned) {
-      closeNow();
+      closeNow(IdnodeClient.DEFAULT_CLOSE_TIMEOUT);
     }
   }
 
-  /** Closes the generator, whoever owns it: {@link #close()}'s work. */
-  void closeNow() {
+  /** Closes the generator, whoever owns it, within bound: {@link #close()}'s work. */
+  void closeNow(Duration bound) {
+    long end = System.nanoTime() + bound.toNanos();
     Span c;
     long used = 0;
     Fetch f;
@@ -331,7 +343,7 @@ public final class HiLoGenerator implements AutoCloseable {
     ExitHook.unregister(this);
     if (f != null) {
       try {
-        f.done().get(fetchTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        f.done().get(Math.min(end - System.nanoTime(), fetchTimeout.toNanos()), TimeUnit.NANOSECONDS);
       } catch (ExecutionException e) {
         // A failed fetch reserved nothing to return.
       } catch (TimeoutException e) {
@@ -362,14 +374,31 @@ public final class HiLoGenerator implements AutoCloseable {
       returns.add(new long[] {c.high, c.low + used - 1});
       grants.add(c.grant);
     }
+    // The tail below a prefetched range right above it cannot come back while that range is out.
+    boolean stacked = returns.size() == 2 && n.low == c.high + 1;
     for (int i = 0; i < returns.size(); i++) {
       long[] r = returns.get(i);
-      boolean back = IdnodeClient.await(client.returnHiLo(tag, r[0], r[1], grants.get(i)));
+      boolean back;
+      try {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          throw IdnodeException.create(Status.Code.DEADLINE_EXCEEDED, Status.Code.DEADLINE_EXCEEDED.name(), Map.of(),
+              "closing took its bound of " + bound, null);
+        }
+        back = IdnodeClient.await(client.withDeadline(Duration.ofNanos(left)).returnHiLo(tag, r[0], r[1], grants.get(i)));
+      } catch (IdnodeException e) {
+        lost(r, e.getMessage());
+        if (i == 0 && stacked) {
+          lost(returns.get(1), "the range right above them could not be given back");
+          break;
+        }
+        continue;
+      }
       if (!back) {
         ClientLog.LOGGER.log(System.Logger.Level.INFO,
             "idnode: {0} could not give back numbers {1}..{2}: the cluster granted a newer range of the tag, so they stay a gap",
             this, Long.toString(r[1] + 1), Long.toString(r[0]));
-        if (i == 0 && returns.size() == 2 && n.low == c.high + 1) {
+        if (i == 0 && stacked) {
           break; // a newer range of the tag stays right above: the tail below it cannot come back
         }
         continue;
@@ -378,6 +407,15 @@ public final class HiLoGenerator implements AutoCloseable {
         returned = true;
       }
     }
+  }
+
+  /** Counts the numbers of return r (end, last) as a gap close could not avoid, and logs them. */
+  private void lost(long[] r, String why) {
+    synchronized (lock) {
+      unreturned += r[0] - r[1];
+    }
+    ClientLog.LOGGER.log(System.Logger.Level.WARNING, "idnode: {0}: numbers {1}..{2} could not be given back and are lost: {3}",
+        this, Long.toString(r[1] + 1), Long.toString(r[0]), why);
   }
 
   @Override

@@ -86,16 +86,26 @@ public final class IdnodeClient implements AutoCloseable {
   /** What one call may have in flight unread, as internal/flowcontrol's StreamWindow in Go. */
   private static final int FLOW_CONTROL_WINDOW = 1 << 20;
 
+  /**
+   * How long {@link #close} may take when the builder names no other bound
+   * ({@link Builder#closeTimeout}): giving numbers back is worth a short wait, not a stalled
+   * shutdown when no node answers.
+   */
+  public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(2);
+
   private final AsyncIdnodeClient async;
   private final Generators generators;
   private final Function<Class<?>, String> collectionName;
   private final boolean owner;
+  private final Duration closeTimeout;
 
-  private IdnodeClient(AsyncIdnodeClient async, Generators generators, Function<Class<?>, String> collectionName, boolean owner) {
+  private IdnodeClient(AsyncIdnodeClient async, Generators generators, Function<Class<?>, String> collectionName, boolean owner,
+      Duration closeTimeout) {
     this.async = async;
     this.generators = generators;
     this.collectionName = collectionName;
     this.owner = owner;
+    this.closeTimeout = closeTimeout;
   }
 
   /** A builder; give it at least one node. @return the builder */
@@ -116,7 +126,7 @@ public final class IdnodeClient implements AutoCloseable {
    * @return the view
    */
   public IdnodeClient withDeadline(Duration deadline) {
-    return new IdnodeClient(async.withDeadline(deadline), generators, collectionName, false);
+    return new IdnodeClient(async.withDeadline(deadline), generators, collectionName, false, closeTimeout);
   }
 
   /** The node addresses the client was built with. @return the addresses */
@@ -570,7 +580,7 @@ public final class IdnodeClient implements AutoCloseable {
    * @return the ID
    */
   public String nextId(String collection) {
-    return generators.hilo(collection).nextId();
+    return generators.hilo(collection).nextId(async.deadline());
   }
 
   /**
@@ -704,16 +714,33 @@ public final class IdnodeClient implements AutoCloseable {
    * Gives back every HiLo number its generators did not hand out, releases its numeric
    * generators' workers, then closes the connections. Calls after close fail with
    * {@link ClientClosedException}. On a view from {@link #withDeadline} it does nothing.
+   *
+   * <p>It takes at most the close timeout ({@link Builder#closeTimeout}, 2 s by default) and
+   * throws nothing for what no node took back by then: those HiLo numbers are gaps, counted in
+   * {@link #unreturned()} and logged as warnings, and a worker not released is logged and
+   * lapses by itself.
    */
   @Override
   public void close() {
     if (owner) {
+      long end = System.nanoTime() + closeTimeout.toNanos();
       try {
-        generators.close();
+        generators.close(end);
       } finally {
-        async.transport().close();
+        async.transport().close(end);
       }
     }
+  }
+
+  /**
+   * The HiLo numbers close could not give back because no node took them within its bound (each
+   * range also logged): gaps, which HiLo allows. Generators from {@link HiLoGenerator#create}
+   * count theirs in their own {@link HiLoGenerator#stats()}.
+   *
+   * @return how many numbers
+   */
+  public long unreturned() {
+    return generators.unreturned();
   }
 
   /** Waits for a call, rethrowing its failure on the caller's thread. */
@@ -761,6 +788,7 @@ public final class IdnodeClient implements AutoCloseable {
     private String database;
     private Duration callTimeout = Duration.ofSeconds(3);
     private Duration deadline = Duration.ofSeconds(30);
+    private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private Backoff backoff = Backoff.DEFAULT;
     private boolean inOrder;
     private String region;
@@ -935,6 +963,18 @@ public final class IdnodeClient implements AutoCloseable {
     }
 
     /**
+     * Bound {@link IdnodeClient#close} (default {@link IdnodeClient#DEFAULT_CLOSE_TIMEOUT}, 2 s):
+     * what no node took back by then is logged and left a gap.
+     *
+     * @param timeout positive
+     * @return this
+     */
+    public Builder closeTimeout(Duration timeout) {
+      this.closeTimeout = checkDeadline(timeout);
+      return this;
+    }
+
+    /**
      * The wait between rounds of attempts.
      *
      * @param backoff the backoff
@@ -1036,7 +1076,7 @@ public final class IdnodeClient implements AutoCloseable {
       Transport transport = new Transport(nodes, addr -> dial(addr, creds, chain), bearer, database, callTimeout, backoff, inOrder, regions, deadlineTicker,
           clock);
       AsyncIdnodeClient async = new AsyncIdnodeClient(transport, deadline, separator);
-      return new IdnodeClient(async, new Generators(async), collectionName, true);
+      return new IdnodeClient(async, new Generators(async), collectionName, true, closeTimeout);
     }
 
     private ChannelCredentials credentials() {

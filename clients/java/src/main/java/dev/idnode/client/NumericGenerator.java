@@ -5,6 +5,7 @@ import dev.idnode.v1.ReleaseWorkerRequest;
 import dev.idnode.v1.RenewWorkerRequest;
 import dev.idnode.v1.WorkerLease;
 import io.grpc.Status;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -210,12 +211,17 @@ public final class NumericGenerator implements AutoCloseable {
   }
 
   /**
-   * Stops renewing and releases the worker; mints nothing after. Idempotent.
-   *
-   * @throws IdnodeException when the release failed (the lease then lapses by itself)
+   * Stops renewing and releases the worker; mints nothing after. Idempotent. The release takes
+   * at most {@link IdnodeClient#DEFAULT_CLOSE_TIMEOUT} (2 s); one that fails is logged as a
+   * warning, not thrown: the lease then lapses by itself.
    */
   @Override
   public void close() {
+    close(IdnodeClient.DEFAULT_CLOSE_TIMEOUT);
+  }
+
+  /** {@link #close()} with its release bounded by bound (none left: not asked). */
+  void close(Duration bound) {
     WorkerLease g;
     boolean wasLost;
     synchronized (this) {
@@ -232,8 +238,19 @@ public final class NumericGenerator implements AutoCloseable {
     }
     ExitHook.unregister(this);
     onClose.run();
-    if (!wasLost) {
-      IdnodeClient.await(client.releaseWorker(ReleaseWorkerRequest.newBuilder().setWorker(g.getWorker()).setEpoch(g.getEpoch()).build()));
+    if (wasLost) {
+      return;
+    }
+    try {
+      if (bound.isZero() || bound.isNegative()) {
+        throw IdnodeException.create(Status.Code.DEADLINE_EXCEEDED, Status.Code.DEADLINE_EXCEEDED.name(), Map.of(),
+            "closing took its bound", null);
+      }
+      IdnodeClient.await(client.withDeadline(bound.compareTo(client.deadline()) < 0 ? bound : client.deadline())
+          .releaseWorker(ReleaseWorkerRequest.newBuilder().setWorker(g.getWorker()).setEpoch(g.getEpoch()).build()));
+    } catch (IdnodeException e) {
+      ClientLog.LOGGER.log(System.Logger.Level.WARNING, "idnode: worker {0} could not be released; its lease lapses by itself: {1}",
+          Long.toString(g.getWorker()), e.getMessage());
     }
   }
 }

@@ -241,7 +241,15 @@ final class Transport {
 
   /** A unary call through the retry loop, starting where route says. */
   <Q, R> CompletableFuture<Answer<R>> unary(Route route, MethodDescriptor<Q, R> method, Q request, Deadline deadline, boolean atMostOnce) {
-    return call(order(route), unaryAttempt(method, request), deadline, atMostOnce);
+    return unary(route, method, request, deadline, atMostOnce, new Refusals());
+  }
+
+  /** {@link #unary} whose failed attempts go to refusals, for a caller that waits on the call. */
+  <Q, R> CompletableFuture<Answer<R>> unary(Route route, MethodDescriptor<Q, R> method, Q request, Deadline deadline, boolean atMostOnce,
+      Refusals refusals) {
+    CompletableFuture<Answer<R>> result = new CompletableFuture<>();
+    new Loop<>(order(route), unaryAttempt(method, request), deadline, atMostOnce, false, result, refusals).attempt();
+    return result;
   }
 
   /**
@@ -251,7 +259,7 @@ final class Transport {
    */
   <Q, R> CompletableFuture<Answer<R>> unaryOnEventLoop(Route route, MethodDescriptor<Q, R> method, Q request, Deadline deadline) {
     CompletableFuture<Answer<R>> result = new CompletableFuture<>();
-    new Loop<>(order(route), unaryAttempt(method, request), deadline, false, true, result).attempt();
+    new Loop<>(order(route), unaryAttempt(method, request), deadline, false, true, result, new Refusals()).attempt();
     return result;
   }
 
@@ -315,7 +323,7 @@ final class Transport {
    */
   <R> CompletableFuture<Answer<R>> call(int[] order, Attempt<R> attempt, Deadline deadline, boolean atMostOnce) {
     CompletableFuture<Answer<R>> result = new CompletableFuture<>();
-    new Loop<>(order, attempt, deadline, atMostOnce, false, result).attempt();
+    new Loop<>(order, attempt, deadline, atMostOnce, false, result, new Refusals()).attempt();
     return result;
   }
 
@@ -329,7 +337,8 @@ final class Transport {
     }
   }
 
-  void close() {
+  /** Closes the connections, waiting for calls in flight until end (System.nanoTime) at most. */
+  void close(long end) {
     if (closed.compareAndSet(false, true)) {
       for (ManagedChannel ch : channels) {
         ch.shutdown();
@@ -338,7 +347,7 @@ final class Transport {
       callbacks.shutdown();
       for (ManagedChannel ch : channels) {
         try {
-          if (!ch.awaitTermination(5, TimeUnit.SECONDS)) {
+          if (!ch.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS)) {
             ch.shutdownNow();
           }
         } catch (InterruptedException e) {
@@ -358,9 +367,12 @@ final class Transport {
     private final CompletableFuture<Answer<R>> result;
     private final AtomicReference<CompletableFuture<R>> current = new AtomicReference<>();
     private int i;
-    private IdnodeException last;
+    /** The attempts that failed: the call's error names the most telling. */
+    private final Refusals refusals;
 
-    Loop(int[] order, Attempt<R> attempt, Deadline deadline, boolean atMostOnce, boolean onEventLoop, CompletableFuture<Answer<R>> result) {
+    Loop(int[] order, Attempt<R> attempt, Deadline deadline, boolean atMostOnce, boolean onEventLoop, CompletableFuture<Answer<R>> result,
+        Refusals refusals) {
+      this.refusals = refusals;
       this.order = order;
       this.attempt = attempt;
       this.deadline = deadline;
@@ -384,7 +396,7 @@ final class Transport {
         return;
       }
       if (deadline.isExpired()) {
-        result.completeExceptionally(stopped("the call's deadline passed"));
+        result.completeExceptionally(stopped("the call's deadline passed", true));
         return;
       }
       int node = order[i % order.length];
@@ -424,13 +436,14 @@ final class Transport {
       }
       IdnodeException e = IdnodeException.of(sre);
       if (callersDeadline && e.code() == Status.Code.DEADLINE_EXCEEDED) {
-        result.completeExceptionally(last == null ? e : stopped("the call's deadline passed"));
+        result.completeExceptionally(refusals.last() == null ? e : stopped("the call's deadline passed", true));
         return;
       }
       if (!retryable(e, sre)) {
         result.completeExceptionally(e);
         return;
       }
+      refusals.add(e, ErrorDetails.DOMAIN.equals(ErrorDetails.of(sre).domain()));
       if (nodeFailed(sre)) {
         // Not the leader any more as far as this client knows (see learnLeader).
         failedAt.set(node, clock.getAsLong());
@@ -439,10 +452,9 @@ final class Transport {
           regions.failed(node);
         }
       }
-      last = e;
       i++;
       if (backoff.maxAttempts() > 0 && i >= backoff.maxAttempts()) {
-        result.completeExceptionally(stopped("no attempts left"));
+        result.completeExceptionally(stopped("no attempts left", false));
         return;
       }
       if (closed.get()) {
@@ -454,7 +466,7 @@ final class Transport {
       // the survivors are asked again grow with every dead node.
       long delay = i % addrs.size() == 0 ? backoff.delayNanos(i / addrs.size()) : 0;
       if (delay >= deadline.timeRemaining(TimeUnit.NANOSECONDS)) {
-        result.completeExceptionally(stopped("the call's deadline passed"));
+        result.completeExceptionally(stopped("the call's deadline passed", true));
         return;
       }
       logFailover(e, delay);
@@ -513,11 +525,13 @@ final class Transport {
       return !ErrorDetails.DOMAIN.equals(info.domain()) || Reasons.aboutTheNode(info.reason());
     }
 
-    private NodesFailedException stopped(String why) {
-      IdnodeException lastError = last != null ? last
-          : IdnodeException.create(Status.Code.DEADLINE_EXCEEDED, Status.Code.DEADLINE_EXCEEDED.name(), Map.of(),
-              "the call's deadline passed before any node answered", null);
-      return new NodesFailedException(i, addrs.size(), lastError, why);
+    /** The call's error once it stops trying: by the caller's deadline, or with no attempts left. */
+    private IdnodeException stopped(String why, boolean byDeadline) {
+      if (refusals.last() == null) {
+        return IdnodeException.create(Status.Code.DEADLINE_EXCEEDED, Status.Code.DEADLINE_EXCEEDED.name(), Map.of(),
+            "the call's deadline passed before any node answered", null);
+      }
+      return new NodesFailedException(i, addrs.size(), refusals, why, byDeadline);
     }
   }
 

@@ -136,10 +136,20 @@ class ConformanceTest {
       IdnodeClient client = clients.get(name);
       assertNotNull(client, "no open client " + name);
       Duration deadline = step.has("deadlineMs") ? Duration.ofMillis(step.get("deadlineMs").getAsLong()) : DEFAULT_DEADLINE;
-      JsonElement result;
+      JsonElement result = null;
+      IdnodeException refused = null;
+      long began = System.nanoTime();
       try {
         result = operation(op, name, client.withDeadline(deadline), new Args(args));
       } catch (IdnodeException e) {
+        refused = e;
+      }
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+      if (step.has("withinMs") && tookMs > step.get("withinMs").getAsLong()) {
+        fail("took " + tookMs + " ms, more than withinMs " + step.get("withinMs") + " (outcome: " + (refused != null ? refused : result) + ")");
+      }
+      if (refused != null) {
+        IdnodeException e = refused;
         JsonObject expect = step.has("expect") ? step.getAsJsonObject("expect") : null;
         if (expect == null || !expect.has("error")) {
           throw e;
@@ -267,10 +277,10 @@ class ConformanceTest {
           yield obj("id", entity.id);
         }
         case "hiloIds" -> {
-          HiLoGenerator g = c.hiloGenerator(a.str("tag"));
+          // Through the view, whose deadline bounds a wait for a range.
           List<String> ids = new ArrayList<>();
           for (long i = 0; i < a.num("count", 1); i++) {
-            ids.add(g.nextId());
+            ids.add(c.nextId(a.str("tag")));
           }
           yield obj("ids", strings(ids));
         }

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,33 @@ class RetryTest {
   private FakeNode a;
   private FakeNode b;
   private IdnodeClient client;
+
+  /**
+   * Makes this JVM's first call through gRPC before any test does. Loading and linking the
+   * client's classes and Netty's took seconds of the first test's 5 s deadline on a loaded
+   * machine (3 of 42 runs, three JVMs on one core, failed that test with DEADLINE_EXCEEDED
+   * before its call left the client). Waits for an answer, not for a time: the call is repeated
+   * until one comes, within a minute.
+   */
+  @BeforeAll
+  static void firstCallThroughGrpc() throws InterruptedException {
+    FakeNode node = new FakeNode("W");
+    try (IdnodeClient c = IdnodeClient.builder().nodes(node.addr()).deadline(Duration.ofSeconds(5)).build()) {
+      long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+      while (true) {
+        try {
+          c.generate("users/", 1);
+          return;
+        } catch (IdnodeException e) {
+          if (System.nanoTime() > until) {
+            throw new AssertionError("no first call through gRPC was answered within a minute", e);
+          }
+        }
+      }
+    } finally {
+      node.close();
+    }
+  }
 
   @BeforeEach
   void start() {
@@ -99,15 +127,20 @@ class RetryTest {
   @Test
   void aFollowerStillNamingALeaderThatFailedDoesNotSendCallsBackToIt() {
     // After the leader dies the followers name it until they elect another: the client believes
-    // its own observation over such a hint for a while.
+    // its own observation over such a hint for a while. That while is timed on a clock of the
+    // test's, which stands still: on a loaded machine the calls below may take longer than the
+    // distrust lasts in real time.
     a.leader(b.addr());
     b.leader(b.addr());
-    client.generate("users/", 1); // any node: A, which names B as leader
-    client.nextIdentity("orders", 2);
-    assertEquals(List.of("nextIdentity"), b.calls);
-    b.refuseBare(Status.Code.UNAVAILABLE).refuseBare(Status.Code.UNAVAILABLE).refuseBare(Status.Code.UNAVAILABLE);
-    for (int k = 0; k < 3; k++) {
-      client.nextIdentity("orders", 2);
+    try (IdnodeClient c = IdnodeClient.builder().nodes(a.addr(), b.addr()).nodesInOrder(true)
+        .backoff(new Backoff(Duration.ofMillis(5), Duration.ofMillis(20), 2, 0.2, 0)).clock(() -> 0L).build()) {
+      c.generate("users/", 1); // any node: A, which names B as leader
+      c.nextIdentity("orders", 2);
+      assertEquals(List.of("nextIdentity"), b.calls);
+      b.refuseBare(Status.Code.UNAVAILABLE).refuseBare(Status.Code.UNAVAILABLE).refuseBare(Status.Code.UNAVAILABLE);
+      for (int k = 0; k < 3; k++) {
+        c.nextIdentity("orders", 2);
+      }
     }
     assertEquals(List.of("nextIdentity", "nextIdentity"), b.calls,
         "after B failed, A's stale hint sent the next calls to B first again");
@@ -145,7 +178,7 @@ class RetryTest {
   }
 
   @Test
-  void aClusterWithoutQuorumFailsAtTheDeadlineWithTheNodesReason() {
+  void aClusterWithoutQuorumFailsAtTheDeadlineWithDeadlineExceededAndTheNodesReason() {
     // The deadline passes on a clock of the test's, as the fifth attempt reaches its node: how
     // many attempts fit in a real 400 ms depends on the machine's load, and on a busy one the
     // first attempt, which dials its node in a fresh JVM, took longer than that alone. The
@@ -174,8 +207,9 @@ class RetryTest {
         .backoff(new Backoff(Duration.ofMillis(5), Duration.ofMillis(20), 2, 0.2, 0)).callTimeout(Duration.ofSeconds(30))
         .deadlineTicker(ticker).build()) {
       NodesFailedException e = assertThrows(NodesFailedException.class, () -> c.withDeadline(Duration.ofMinutes(1)).nextIdentity("orders", 1));
-      assertEquals(Status.Code.UNAVAILABLE, e.code());
+      assertEquals(Status.Code.DEADLINE_EXCEEDED, e.code(), e.getMessage());
       assertEquals(Reasons.NO_QUORUM, e.reason());
+      assertEquals(Reasons.NO_QUORUM, assertInstanceOf(IdnodeException.class, e.getCause()).reason());
       assertEquals(5, e.attempts(), "rounds with backoff until the deadline, and none after it");
     }
     assertEquals(1, Set.copyOf(a.requestIds).size());

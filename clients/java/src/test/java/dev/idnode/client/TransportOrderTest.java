@@ -25,7 +25,7 @@ class TransportOrderTest {
 
   @AfterEach
   void stop() {
-    transport.close();
+    transport.close(System.nanoTime() + Duration.ofSeconds(5).toNanos());
   }
 
   @Test
