@@ -32,6 +32,7 @@ const (
 	hiloTag        = "orders"               // its HiLo tag
 	appNamePrefix  = "drill-"               // each application's application_name: drill-go, drill-python
 	activityColumn = "application_name"
+	newestAttempt  = 5 * time.Second // one NextHiLo of the client whose last range was the newest
 )
 
 // majorityReport is what losing the majority did.
@@ -39,14 +40,17 @@ type majorityReport struct {
 	survivor string
 	killed   []string
 	pool     int64 // the survivor's pool of hiloTag when the others were killed
+	max      int64 // hiloTag's Max then: the end of the newest range the cluster had granted
 	lost     time.Time
 	held     time.Duration
 	apps     map[string]appInCut
 	granted  map[string]map[string]int // by language, the HiLo keys committed meanwhile by the tag of the node that granted their range
 
-	mu       sync.Mutex
-	reads    int      // pg_stat_activity reads
-	holdings []string // connections seen idle in a transaction for over heldTooLong
+	mu        sync.Mutex
+	newest    *idnodev1.NextHiLoResponse // the survivor's range for a client whose last_max was max
+	newestErr error                      // the survivor's last refusal of that client
+	reads     int                        // pg_stat_activity reads
+	holdings  []string                   // connections seen idle in a transaction for over heldTooLong
 }
 
 // loseMajority kills the leader and the other node, leaving the one follower that holds a
@@ -59,7 +63,7 @@ func (d *drill) loseMajority(pg *postgres.Server) *majorityReport {
 	t.Helper()
 	leader := d.leader()
 	r := &majorityReport{}
-	r.survivor, r.pool = d.pooledFollower(leader)
+	r.survivor, r.pool, r.max = d.pooledFollower(leader)
 	r.killed = d.c.Others(r.survivor)
 
 	base := d.counts()
@@ -74,6 +78,7 @@ func (d *drill) loseMajority(pg *postgres.Server) *majorityReport {
 	stop := make(chan struct{})
 	var watching sync.WaitGroup
 	watching.Go(func() { r.watchActivity(d, pg, stop) })
+	watching.Go(func() { r.askAsNewest(d, stop) })
 	// Stopped before the nodes come back, and on a failure before PostgreSQL stops with the
 	// test's cleanup.
 	stopWatching := sync.OnceFunc(func() {
@@ -86,20 +91,20 @@ func (d *drill) loseMajority(pg *postgres.Server) *majorityReport {
 			if held := time.Since(r.lost); held < majorityHold {
 				return fmt.Errorf("alone for %v", held.Round(time.Millisecond))
 			}
-			if err := d.committedIn(base, hiloTable); err != nil {
-				return err
+			r.mu.Lock()
+			newest, refusal := r.newest, r.newestErr
+			r.mu.Unlock()
+			if newest == nil {
+				return fmt.Errorf("node %s granted no range of %s to a client whose last_max is the tag's Max %d: %v", r.survivor, hiloTag, r.max, refusal)
 			}
-			r.granted = map[string]map[string]int{}
-			for _, a := range d.apps {
-				r.granted[a.lang] = grantersOf(a.keysIn(hiloTable), before[a])
-				if r.granted[a.lang][r.survivor] == 0 {
-					return fmt.Errorf("the %s application has no %s key of node %s yet (new keys by node: %v)", a.lang, hiloTable, r.survivor, r.granted[a.lang])
-				}
-			}
-			return nil
+			return d.committedIn(base, hiloTable)
 		})
 	r.held = time.Since(r.lost)
 	stopWatching()
+	r.granted = map[string]map[string]int{}
+	for _, a := range d.apps {
+		r.granted[a.lang] = grantersOf(a.keysIn(hiloTable), before[a])
+	}
 	r.apps = map[string]appInCut{}
 	for _, a := range d.apps {
 		rows, stall, failed, first := a.during(r.lost, r.lost.Add(r.held))
@@ -120,12 +125,10 @@ func (d *drill) loseMajority(pg *postgres.Server) *majorityReport {
 }
 
 // pooledFollower is the follower whose pool of hiloTag holds the most numbers, as the leader
-// lists it: the node that can serve HiLo ranges alone.
-func (d *drill) pooledFollower(leader string) (string, int64) {
+// lists it: the node that can serve HiLo ranges alone; with its pool's size and the tag's Max.
+func (d *drill) pooledFollower(leader string) (best string, most, tagMax int64) {
 	t := d.t
 	t.Helper()
-	var best string
-	var most int64
 	poll.Until(t, "a follower holding a HiLo pool of "+hiloTag, progressWait, 50*time.Millisecond, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 		defer cancel()
@@ -137,6 +140,7 @@ func (d *drill) pooledFollower(leader string) (string, int64) {
 			if tag.GetTag() != hiloTag {
 				continue
 			}
+			tagMax = tag.GetMax()
 			for _, p := range tag.GetPools() {
 				if p.GetNode() != leader && p.GetAnswered() && p.GetRemaining() > most {
 					best, most = p.GetNode(), p.GetRemaining()
@@ -149,7 +153,34 @@ func (d *drill) pooledFollower(leader string) (string, int64) {
 		}
 		return fmt.Errorf("the leader lists no HiLo tag %s", hiloTag)
 	})
-	return best, most
+	return best, most, tagMax
+}
+
+// askAsNewest asks the survivor, until it grants one or stop, for a range of hiloTag as a
+// client whose last range was the newest the cluster granted: its last_max is the tag's Max,
+// above every number of the survivor's pool, which was reserved before. That is every
+// application that took its ranges through the leader; the applications' own generators may
+// still be living on a range they took before the loss, so this client is the one that must
+// be served from the pool now.
+func (r *majorityReport) askAsNewest(d *drill, stop <-chan struct{}) {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), newestAttempt)
+		resp, err := d.c.Ids[r.survivor].NextHiLo(ctx, &idnodev1.NextHiLoRequest{
+			Tag: hiloTag, LastBatchSize: 32, LastMax: r.max, RequestId: d.c.RequestID(),
+		})
+		cancel()
+		r.mu.Lock()
+		r.newest, r.newestErr = resp, err
+		r.mu.Unlock()
+		if err == nil {
+			return
+		}
+		select {
+		case <-stop:
+			return
+		case <-time.After(activityPause):
+		}
+	}
 }
 
 // grantersOf counts the keys of now that are not in before by the tag they end with (orders/17-C:
@@ -216,6 +247,8 @@ func (r *majorityReport) log(d *drill) {
 	t.Helper()
 	t.Logf("majority loss: nodes %s killed, node %s alone for %.1f s with %d numbers of %s in its pool",
 		strings.Join(r.killed, ","), r.survivor, r.held.Seconds(), r.pool, hiloTag)
+	t.Logf("majority loss: a client whose last_max was the tag's Max %d got %d..%d from node %s",
+		r.max, r.newest.GetLow(), r.newest.GetHigh(), r.newest.GetServerTag())
 	for _, lang := range slices.Sorted(maps.Keys(r.apps)) {
 		in := r.apps[lang]
 		t.Logf("majority loss: the %s application committed %d rows meanwhile (%s keys by the node that granted their range: %v), longest wait between two commits %d ms, failed batches %v",
