@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -26,12 +27,15 @@ type simNode struct {
 	replica *replica
 }
 
-// simCluster is three simNodes over raft's in-memory transport. links says which pairs can
-// talk; delays holds the extra latency of each direction of a slow link. Only the goroutine
+// simCluster is three simNodes over raft's in-memory transport. cut counts the faults that
+// cut each link (a pair, lower index first); delays holds the extra latency of each direction of a slow link. Only the goroutine
 // that drives the schedule changes them.
 type simCluster struct {
+	// mu guards each node's raft and replica, which a crash and a restart change while
+	// clients read them.
+	mu     sync.Mutex
 	nodes  []*simNode
-	cut    map[[2]int]bool
+	cut    map[[2]int]int
 	delays *linkDelays
 	// forget, when set, names the replica whose FSM skips HiLo grants (a deliberate bug that
 	// the checks must catch); -1 is none.
@@ -48,8 +52,8 @@ func raftConfig(id raft.ServerID) *raft.Config {
 	rc.HeartbeatTimeout = t.HeartbeatTimeout
 	rc.ElectionTimeout = t.ElectionTimeout
 	rc.LeaderLeaseTimeout = t.LeaderLeaseTimeout
-	rc.CommitTimeout = t.CommitTimeout
-	rc.SnapshotInterval = 5 * time.Second
+	rc.CommitTimeout = 5 * t.CommitTimeout
+	rc.SnapshotInterval = 10 * time.Second
 	rc.SnapshotThreshold = 64
 	rc.TrailingLogs = 32
 	rc.BatchApplyCh = true
@@ -60,7 +64,7 @@ func raftConfig(id raft.ServerID) *raft.Config {
 
 // newSimCluster bootstraps three nodes and starts them. Call it inside a synctest bubble.
 func newSimCluster(forget int) (*simCluster, error) {
-	c := &simCluster{cut: map[[2]int]bool{}, delays: newLinkDelays(3), forget: forget}
+	c := &simCluster{cut: map[[2]int]int{}, delays: newLinkDelays(3), forget: forget}
 	var conf raft.Configuration
 	for i := range 3 {
 		n := &simNode{
@@ -92,30 +96,36 @@ func newSimCluster(forget int) (*simCluster, error) {
 // snapshot and the log.
 func (c *simCluster) start(i int) error {
 	n := c.nodes[i]
-	n.replica = &replica{FSM: fsm.New(), forgetHiLo: i == c.forget}
-	r, err := raft.NewRaft(raftConfig(n.id), n.replica, n.logs, n.logs, n.snaps, &slowTransport{InmemTransport: n.trans, from: i, delays: c.delays})
+	rep := &replica{FSM: fsm.New(), forgetHiLo: i == c.forget}
+	c.mu.Lock()
+	n.replica = rep
+	c.mu.Unlock()
+	r, err := raft.NewRaft(raftConfig(n.id), rep, n.logs, n.logs, n.snaps, &slowTransport{InmemTransport: n.trans, from: i, delays: c.delays})
 	if err != nil {
 		return fmt.Errorf("start %s: %w", n.id, err)
 	}
+	c.mu.Lock()
 	n.raft = r
+	c.mu.Unlock()
 	return nil
 }
 
 // crash stops node i's raft as a killed process stops: the stores keep what raft wrote.
 func (c *simCluster) crash(i int) error {
-	n := c.nodes[i]
-	if n.raft == nil {
+	c.mu.Lock()
+	r := c.nodes[i].raft
+	c.nodes[i].raft = nil
+	c.mu.Unlock()
+	if r == nil {
 		return nil
 	}
-	err := n.raft.Shutdown().Error()
-	n.raft = nil
-	return err
+	return r.Shutdown().Error()
 }
 
 // restart brings a crashed node back on a new transport.
 func (c *simCluster) restart(i int) error {
 	n := c.nodes[i]
-	if n.raft != nil {
+	if c.raftOf(i) != nil {
 		return nil
 	}
 	_, n.trans = raft.NewInmemTransport(n.addr)
@@ -131,7 +141,7 @@ func (c *simCluster) wire() {
 		for j, b := range c.nodes {
 			switch {
 			case i == j:
-			case c.cut[pair(i, j)]:
+			case c.cut[pair(i, j)] > 0:
 				a.trans.Disconnect(b.addr)
 			default:
 				a.trans.Connect(b.addr, b.trans)
@@ -140,22 +150,43 @@ func (c *simCluster) wire() {
 	}
 }
 
-// partition cuts every link between a node of side and one outside it; heal restores them.
-func (c *simCluster) partition(side ...int) {
+// partition cuts every link between a node of side and one outside it, and returns them for
+// restore. Cuts add up: a link is up again once every fault that cut it is over.
+func (c *simCluster) partition(side ...int) [][2]int {
 	in := map[int]bool{}
 	for _, i := range side {
 		in[i] = true
 	}
+	var links [][2]int
 	for i := range c.nodes {
-		for j := range c.nodes {
+		for j := i + 1; j < len(c.nodes); j++ {
 			if in[i] != in[j] {
-				c.cut[pair(i, j)] = true
+				links = append(links, pair(i, j))
 			}
+		}
+	}
+	c.cutLinks(links...)
+	return links
+}
+
+// cutLinks cuts each link once more; restore undoes it.
+func (c *simCluster) cutLinks(links ...[2]int) {
+	for _, l := range links {
+		c.cut[l]++
+	}
+	c.wire()
+}
+
+func (c *simCluster) restore(links ...[2]int) {
+	for _, l := range links {
+		if c.cut[l]--; c.cut[l] <= 0 {
+			delete(c.cut, l)
 		}
 	}
 	c.wire()
 }
 
+// heal brings every link up.
 func (c *simCluster) heal() {
 	clear(c.cut)
 	c.wire()
@@ -167,10 +198,23 @@ func nodeAddr(i int) string { return "inmem-" + nodeName(i) }
 
 func pair(i, j int) [2]int { return [2]int{min(i, j), max(i, j)} }
 
+// raftOf is node i's raft, nil while it is down; replicaOf its FSM (the last one it ran).
+func (c *simCluster) raftOf(i int) *raft.Raft {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nodes[i].raft
+}
+
+func (c *simCluster) replicaOf(i int) *replica {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nodes[i].replica
+}
+
 // leader is the index of a node that believes it leads, or -1.
 func (c *simCluster) leader() int {
-	for i, n := range c.nodes {
-		if n.raft != nil && n.raft.State() == raft.Leader {
+	for i := range c.nodes {
+		if r := c.raftOf(i); r != nil && r.State() == raft.Leader {
 			return i
 		}
 	}
@@ -186,8 +230,10 @@ func (c *simCluster) stop() error {
 	return errors.Join(errs...)
 }
 
-// errNotLeader answers a proposal to a node that does not lead or is down.
-var errNotLeader = errors.New("not the leader")
+// errUnanswered wraps every way a proposal can end without the FSM's answer (no leader, the
+// leader lost, the deadline passed): its outcome is unknown and a client may retry it. An
+// error without it is the FSM's own answer.
+var errUnanswered = errors.New("no answer")
 
 // applier proposes through node i as cluster.Node.Apply does: only on the leader, waiting
 // for the FSM's answer or the caller's deadline.
@@ -197,9 +243,9 @@ type applier struct {
 }
 
 func (a applier) Apply(ctx context.Context, cmd []byte) (any, error) {
-	r := a.c.nodes[a.i].raft
+	r := a.c.raftOf(a.i)
 	if r == nil || r.State() != raft.Leader {
-		return nil, errNotLeader
+		return nil, fmt.Errorf("%w: %s does not lead", errUnanswered, nodeName(a.i))
 	}
 	enqueue := 5 * time.Second
 	if d, ok := ctx.Deadline(); ok {
@@ -211,10 +257,10 @@ func (a applier) Apply(ctx context.Context, cmd []byte) (any, error) {
 	select {
 	case err := <-done:
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %w", errUnanswered, err)
 		}
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, fmt.Errorf("%w: %w", errUnanswered, ctx.Err())
 	}
 	if err, ok := f.Response().(error); ok {
 		return nil, err

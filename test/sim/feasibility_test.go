@@ -66,11 +66,11 @@ func TestThreeNodesElectAndApplyInVirtualTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if c.nodes[leader].replica.Identity("", "users") == 101 {
+			if c.replicaOf(leader).Identity("", "users") == 101 {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s restarted but holds users = %d, not 101, after 10 s of virtual time", nodeName(leader), c.nodes[leader].replica.Identity("", "users"))
+				t.Fatalf("%s restarted but holds users = %d, not 101, after 10 s of virtual time", nodeName(leader), c.replicaOf(leader).Identity("", "users"))
 			}
 		}
 		// The new leader is cut off from both others, which elect a third; once healed, with
@@ -90,9 +90,9 @@ func TestThreeNodesElectAndApplyInVirtualTime(t *testing.T) {
 		}
 		c.heal()
 		c.delays.clear()
-		for deadline := time.Now().Add(10 * time.Second); c.nodes[next].replica.Identity("", "users") != 102; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(10 * time.Second); c.replicaOf(next).Identity("", "users") != 102; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s was healed but holds users = %d, not 102, after 10 s of virtual time", nodeName(next), c.nodes[next].replica.Identity("", "users"))
+				t.Fatalf("%s was healed but holds users = %d, not 102, after 10 s of virtual time", nodeName(next), c.replicaOf(next).Identity("", "users"))
 			}
 		}
 		t.Logf("virtual time taken: %v", time.Since(start))
