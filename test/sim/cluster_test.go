@@ -37,9 +37,8 @@ type simCluster struct {
 	nodes  []*simNode
 	cut    map[[2]int]int
 	delays *linkDelays
-	// forget, when set, names the replica whose FSM skips HiLo grants (a deliberate bug that
-	// the checks must catch); -1 is none.
-	forget int
+	// bug is the deliberate bug n3's replica has, if any (replica_test.go).
+	bug bug
 }
 
 // raftConfig is cluster's tuning (cluster.DefaultTiming and what cluster's raftConfig sets),
@@ -63,8 +62,8 @@ func raftConfig(id raft.ServerID) *raft.Config {
 }
 
 // newSimCluster bootstraps three nodes and starts them. Call it inside a synctest bubble.
-func newSimCluster(forget int) (*simCluster, error) {
-	c := &simCluster{cut: map[[2]int]int{}, delays: newLinkDelays(3), forget: forget}
+func newSimCluster(b bug) (*simCluster, error) {
+	c := &simCluster{cut: map[[2]int]int{}, delays: newLinkDelays(3), bug: b}
 	var conf raft.Configuration
 	for i := range 3 {
 		n := &simNode{
@@ -96,7 +95,15 @@ func newSimCluster(forget int) (*simCluster, error) {
 // snapshot and the log.
 func (c *simCluster) start(i int) error {
 	n := c.nodes[i]
-	rep := &replica{FSM: fsm.New(), forgetHiLo: i == c.forget}
+	rep := &replica{FSM: fsm.New()}
+	if i == forgetfulNode {
+		switch c.bug {
+		case forgetHiLo:
+			rep.forgets = func() bool { return true }
+		case forgetHiLoLeading:
+			rep.forgets = func() bool { r := c.raftOf(i); return r != nil && r.State() == raft.Leader }
+		}
+	}
 	c.mu.Lock()
 	n.replica = rep
 	c.mu.Unlock()

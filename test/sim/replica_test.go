@@ -10,17 +10,32 @@ import (
 	"github.com/idnode/idnode/fsm"
 )
 
-// replica is the FSM raft applies to. With forgetHiLo set it answers every HiLo grant but
-// keeps none: its Max stays where it was, so that while it leads it grants numbers the others
-// granted already. That is the deliberate bug that shows the simulator catches a replica
-// going its own way.
+// bug is a deliberate bug of n3's replica, which shows the simulator catches a replica going
+// its own way.
+type bug string
+
+const (
+	noBug = bug("")
+	// forgetHiLo: n3 answers every HiLo grant but keeps none; its Max stays where it was, so
+	// that while it leads it grants numbers the others granted already.
+	forgetHiLo = bug("always")
+	// forgetHiLoLeading: the same, but only the grants n3 applies while it leads. Whether a
+	// run meets it depends on which node raft elects when, which the seed does not decide.
+	forgetHiLoLeading = bug("leading")
+)
+
+// forgetfulNode is the node a bug is given to: n3.
+const forgetfulNode = 2
+
+// replica is the FSM raft applies to. When forgets is set and says so, it answers a HiLo
+// grant and then puts its state back as it was before.
 type replica struct {
 	*fsm.FSM
-	forgetHiLo bool
+	forgets func() bool
 }
 
 func (r *replica) Apply(l *raft.Log) any {
-	if !r.forgets(l) {
+	if !r.forgetting(l) {
 		return r.FSM.Apply(l)
 	}
 	before, err := snapshotBytes(r.FSM)
@@ -35,7 +50,7 @@ func (r *replica) Apply(l *raft.Log) any {
 }
 
 func (r *replica) ApplyBatch(logs []*raft.Log) []any {
-	if !r.forgetHiLo {
+	if r.forgets == nil {
 		return r.FSM.ApplyBatch(logs)
 	}
 	out := make([]any, len(logs))
@@ -45,6 +60,6 @@ func (r *replica) ApplyBatch(logs []*raft.Log) []any {
 	return out
 }
 
-func (r *replica) forgets(l *raft.Log) bool {
-	return r.forgetHiLo && l.Type == raft.LogCommand && len(l.Data) > 0 && fsm.CommandType(l.Data[0]) == fsm.HiLoGrantCommand
+func (r *replica) forgetting(l *raft.Log) bool {
+	return r.forgets != nil && l.Type == raft.LogCommand && len(l.Data) > 0 && fsm.CommandType(l.Data[0]) == fsm.HiLoGrantCommand && r.forgets()
 }
