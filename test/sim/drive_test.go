@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -26,13 +27,14 @@ func (s *sim) drive(rng *rand.Rand, faults []fault) []string {
 			events = append(events, event{at: f.at + f.lasts, f: f, end: true})
 		}
 	}
-	slices.SortStableFunc(events, func(a, b event) int { return int(a.at - b.at) })
+	slices.SortStableFunc(events, func(a, b event) int { return cmp.Compare(a.at, b.at) })
 	start := time.Now()
 	var trace []string
 	for _, e := range events {
 		time.Sleep(time.Until(start.Add(e.at)))
-		// Every other goroutine waits now, so raft's leader has taken every proposal it was
-		// handed: a crash cannot strand one that no one would ever answer.
+		// Every other goroutine waits now, so the leader's loop, waiting in its select, has
+		// taken every proposal from its queue: a crash cannot strand one there, where raft
+		// would never answer it and its caller would wait past the bubble's end.
 		synctest.Wait()
 		if line := s.apply(rng, e); line != "" {
 			trace = append(trace, fmt.Sprintf("%v: %s", time.Since(start), line))

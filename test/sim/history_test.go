@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -277,8 +276,6 @@ func checkLeases(leases []leaseAck, describe func(int64) string) []string {
 func (h *history) summary() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d identity blocks, %d HiLo ranges, %d claims, %d worker leases answered; %d calls unanswered",
+	return fmt.Sprintf("%d identity blocks, %d HiLo ranges, %d claims, %d worker leases answered; %d calls unanswered",
 		len(h.identities), len(h.grants), len(h.claims), len(h.leases), h.fails)
-	return b.String()
 }

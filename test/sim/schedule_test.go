@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -87,6 +88,6 @@ func newSchedule(rng *rand.Rand) []fault {
 		}
 		faults[i] = f
 	}
-	slices.SortFunc(faults, func(a, b fault) int { return int(a.at - b.at) })
+	slices.SortFunc(faults, func(a, b fault) int { return cmp.Compare(a.at, b.at) })
 	return faults
 }

@@ -27,14 +27,21 @@ var (
 	forgetFlag = flag.String("sim.forget-hilo", "", "make n3 answer HiLo grants without keeping them (a deliberate bug): always, or leading (only those it applies while it leads)")
 )
 
-// TestSimulation runs the cluster under load and faults, one seed after another, and fails
-// naming each seed whose answers break a promise and the command that runs it again.
+// TestSimulation runs the cluster under load and faults for each seed, and fails naming each
+// seed whose answers break a promise and the command that runs it again.
 func TestSimulation(t *testing.T) {
 	b := bug(*forgetFlag)
 	if b != noBug && b != forgetHiLo && b != forgetHiLoLeading {
 		t.Fatalf("-sim.forget-hilo is %q, not always or leading", b)
 	}
-	seeds := make([]int64, 0, max(*seedsFlag, 1))
+	if *seedsFlag < 1 {
+		t.Fatalf("-sim.seeds is %d: at least one seed must run", *seedsFlag)
+	}
+	rerun := "go test -run TestSimulation ./test/sim"
+	if b != noBug {
+		rerun += " -sim.forget-hilo=" + string(b)
+	}
+	seeds := make([]int64, 0, *seedsFlag)
 	if *seedFlag >= 0 {
 		seeds = append(seeds, *seedFlag)
 	} else {
@@ -47,8 +54,8 @@ func TestSimulation(t *testing.T) {
 			t.Parallel()
 			res := simulate(t, seed, b)
 			if len(res.problems) > 0 {
-				t.Errorf("seed %d broke %d promises (rerun: go test -run TestSimulation ./test/sim -seed %d):\n%s\nfaults:\n%s\n%s",
-					seed, len(res.problems), seed, strings.Join(res.problems, "\n"), strings.Join(res.trace, "\n"), res.summary)
+				t.Errorf("seed %d broke %d promises (rerun: %s -seed %d):\n%s\nfaults:\n%s\n%s",
+					seed, len(res.problems), rerun, seed, strings.Join(firstOf(res.problems), "\n"), strings.Join(res.trace, "\n"), res.summary)
 			} else if testing.Verbose() {
 				t.Logf("%s; faults:\n%s", res.summary, strings.Join(res.trace, "\n"))
 			}
@@ -56,7 +63,7 @@ func TestSimulation(t *testing.T) {
 	}
 }
 
-// TestSimulationCatchesAReplicaThatForgetsHiLoGrants runs seeds with n3's FSM skipping every
+// TestSimulationCatchesAReplicaThatForgetsHiLoGrants runs seeds with n3's FSM forgetting every
 // HiLo grant until one fails: a simulator that never fails shows nothing.
 func TestSimulationCatchesAReplicaThatForgetsHiLoGrants(t *testing.T) {
 	for seed := int64(1); seed <= 10; seed++ {
@@ -66,7 +73,16 @@ func TestSimulationCatchesAReplicaThatForgetsHiLoGrants(t *testing.T) {
 			return
 		}
 	}
-	t.Fatal("10 seeds ran with n3 skipping every HiLo grant, and no check failed")
+	t.Fatal("10 seeds ran with n3 forgetting every HiLo grant, and no check failed")
+}
+
+// firstOf keeps a failure's text readable: the first 20 problems, and how many more there are.
+func firstOf(problems []string) []string {
+	const shown = 20
+	if len(problems) <= shown {
+		return problems
+	}
+	return append(slices.Clone(problems[:shown]), fmt.Sprintf("… and %d more", len(problems)-shown))
 }
 
 // result is what one seed's run found.
@@ -144,7 +160,8 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 		client(uint64(30+k), func(rng *rand.Rand) { s.workerClient(ctx, holder, rng) })
 	}
 
-	res.trace = s.drive(rand.New(rand.NewPCG(uint64(seed), 0)), newSchedule(rand.New(rand.NewPCG(uint64(seed), 0))))
+	// The schedule, the driver and each client draw from streams of their own.
+	res.trace = s.drive(rand.New(rand.NewPCG(uint64(seed), 100)), newSchedule(rand.New(rand.NewPCG(uint64(seed), 0))))
 	clients.Wait()
 
 	// Every fault is over: the cluster must agree, and hold every answer it gave.
