@@ -216,9 +216,9 @@ func (s *sim) converge(within time.Duration) (int, string) {
 		if slices.ContainsFunc(s.applied(), func(a uint64) bool { return a < barrier }) {
 			continue
 		}
-		// raft counts an entry applied once it is handed to the FSM; in a bubble a sleep ends
-		// only once the FSM's goroutine waits again, having applied it.
-		time.Sleep(10 * time.Millisecond)
+		// raft counts an entry applied once it is handed to the FSM; Wait returns once every
+		// FSM goroutine waits again, having applied it.
+		synctest.Wait()
 		return leader, s.compareReplicas()
 	}
 }
