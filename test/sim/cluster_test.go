@@ -1,0 +1,278 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+
+	"github.com/idnode/idnode/cluster"
+	"github.com/idnode/idnode/fsm"
+)
+
+// simNode is one member: its durable stores outlive a crash, its raft and FSM do not.
+type simNode struct {
+	id    raft.ServerID
+	addr  raft.ServerAddress
+	logs  *raft.InmemStore // the log and the stable store (term, vote)
+	snaps *raft.InmemSnapshotStore
+	// trans is this incarnation's transport; a restart makes a new one, as a restarted
+	// process opens a new listener.
+	trans   *raft.InmemTransport
+	raft    *raft.Raft // nil while crashed
+	replica *replica
+}
+
+// simCluster is three simNodes over raft's in-memory transport. cut counts the faults that
+// cut each link (a pair, lower index first); delays holds the extra latency of each direction
+// of a slow link. Only the goroutine that drives the schedule changes them.
+type simCluster struct {
+	// mu guards each node's raft and replica, which a crash and a restart change while
+	// clients read them.
+	mu     sync.Mutex
+	nodes  []*simNode
+	cut    map[[2]int]int
+	delays *linkDelays
+	// bug is the deliberate bug n3's replica has, if any (replica_test.go).
+	bug bug
+}
+
+// raftConfig is cluster's tuning (cluster.DefaultTiming and what cluster's raftConfig sets),
+// with snapshots taken often and few trailing entries kept, so that a node that was away
+// catches up by an installed snapshot as well as by the log. The commit timeout is five times
+// cluster's: it only bounds how soon followers learn what is committed, and each of its
+// wake-ups costs CPU: with cluster's 10 ms a seed under -race took nearly twice as much.
+func raftConfig(id raft.ServerID) *raft.Config {
+	t := cluster.DefaultTiming
+	rc := raft.DefaultConfig()
+	rc.LocalID = id
+	rc.HeartbeatTimeout = t.HeartbeatTimeout
+	rc.ElectionTimeout = t.ElectionTimeout
+	rc.LeaderLeaseTimeout = t.LeaderLeaseTimeout
+	rc.CommitTimeout = 5 * t.CommitTimeout
+	rc.SnapshotInterval = 10 * time.Second
+	rc.SnapshotThreshold = 64
+	rc.TrailingLogs = 32
+	rc.BatchApplyCh = true
+	rc.MaxAppendEntries = 256
+	rc.Logger = hclog.NewNullLogger()
+	return rc
+}
+
+// newSimCluster bootstraps three nodes and starts them. Call it inside a synctest bubble.
+func newSimCluster(b bug) (*simCluster, error) {
+	c := &simCluster{cut: map[[2]int]int{}, delays: newLinkDelays(3), bug: b}
+	var conf raft.Configuration
+	for i := range 3 {
+		n := &simNode{
+			id:    raft.ServerID(nodeName(i)),
+			addr:  raft.ServerAddress(nodeAddr(i)),
+			logs:  raft.NewInmemStore(),
+			snaps: raft.NewInmemSnapshotStore(),
+		}
+		c.nodes = append(c.nodes, n)
+		conf.Servers = append(conf.Servers, raft.Server{Suffrage: raft.Voter, ID: n.id, Address: n.addr})
+	}
+	for _, n := range c.nodes {
+		_, n.trans = raft.NewInmemTransport(n.addr)
+		if err := raft.BootstrapCluster(raftConfig(n.id), n.logs, n.logs, n.snaps, n.trans, conf); err != nil {
+			return nil, fmt.Errorf("bootstrap %s: %w", n.id, err)
+		}
+	}
+	c.wire()
+	for i := range c.nodes {
+		if err := c.start(i); err != nil {
+			c.stop()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// start runs raft on node i's stores with a new, empty FSM, which raft fills from the newest
+// snapshot and the log.
+func (c *simCluster) start(i int) error {
+	n := c.nodes[i]
+	rep := &replica{FSM: fsm.New()}
+	if i == forgetfulNode {
+		switch c.bug {
+		case forgetHiLo:
+			rep.forgets = func() bool { return true }
+		case forgetHiLoLeading:
+			rep.forgets = func() bool { r := c.raftOf(i); return r != nil && r.State() == raft.Leader }
+		}
+	}
+	c.mu.Lock()
+	n.replica = rep
+	c.mu.Unlock()
+	r, err := raft.NewRaft(raftConfig(n.id), rep, n.logs, n.logs, n.snaps, &slowTransport{InmemTransport: n.trans, from: i, delays: c.delays})
+	if err != nil {
+		return fmt.Errorf("start %s: %w", n.id, err)
+	}
+	c.mu.Lock()
+	n.raft = r
+	c.mu.Unlock()
+	return nil
+}
+
+// crash stops node i's raft as a killed process stops: the stores keep what raft wrote.
+func (c *simCluster) crash(i int) error {
+	c.mu.Lock()
+	r := c.nodes[i].raft
+	c.nodes[i].raft = nil
+	c.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	return r.Shutdown().Error()
+}
+
+// restart brings a crashed node back on a new transport.
+func (c *simCluster) restart(i int) error {
+	n := c.nodes[i]
+	if c.raftOf(i) != nil {
+		return nil
+	}
+	_, n.trans = raft.NewInmemTransport(n.addr)
+	c.wire()
+	return c.start(i)
+}
+
+// wire connects every pair of transports that no partition cuts. A crashed node's old
+// transport stays connected: what is sent to it waits for the transport's timeout, as a
+// connection to a dead process does.
+func (c *simCluster) wire() {
+	for i, a := range c.nodes {
+		for j, b := range c.nodes {
+			switch {
+			case i == j:
+			case c.cut[pair(i, j)] > 0:
+				a.trans.Disconnect(b.addr)
+			default:
+				a.trans.Connect(b.addr, b.trans)
+			}
+		}
+	}
+}
+
+// partition cuts every link between a node of side and one outside it, and returns them for
+// restore. Cuts add up: a link is up again once every fault that cut it is over.
+func (c *simCluster) partition(side ...int) [][2]int {
+	in := map[int]bool{}
+	for _, i := range side {
+		in[i] = true
+	}
+	var links [][2]int
+	for i := range c.nodes {
+		for j := i + 1; j < len(c.nodes); j++ {
+			if in[i] != in[j] {
+				links = append(links, pair(i, j))
+			}
+		}
+	}
+	c.cutLinks(links...)
+	return links
+}
+
+// cutLinks cuts each link once more; restore undoes it.
+func (c *simCluster) cutLinks(links ...[2]int) {
+	for _, l := range links {
+		c.cut[l]++
+	}
+	c.wire()
+}
+
+func (c *simCluster) restore(links ...[2]int) {
+	for _, l := range links {
+		if c.cut[l]--; c.cut[l] <= 0 {
+			delete(c.cut, l)
+		}
+	}
+	c.wire()
+}
+
+// heal brings every link up.
+func (c *simCluster) heal() {
+	clear(c.cut)
+	c.wire()
+}
+
+// nodeName is node i's raft ID, nodeAddr its transport address.
+func nodeName(i int) string { return fmt.Sprintf("n%d", i+1) }
+func nodeAddr(i int) string { return "inmem-" + nodeName(i) }
+
+func pair(i, j int) [2]int { return [2]int{min(i, j), max(i, j)} }
+
+// raftOf is node i's raft, nil while it is down; replicaOf its FSM (the last one it ran).
+func (c *simCluster) raftOf(i int) *raft.Raft {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nodes[i].raft
+}
+
+func (c *simCluster) replicaOf(i int) *replica {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nodes[i].replica
+}
+
+// leader is the index of a node that believes it leads, or -1.
+func (c *simCluster) leader() int {
+	for i := range c.nodes {
+		if r := c.raftOf(i); r != nil && r.State() == raft.Leader {
+			return i
+		}
+	}
+	return -1
+}
+
+// stop shuts every running node down.
+func (c *simCluster) stop() error {
+	var errs []error
+	for i := range c.nodes {
+		errs = append(errs, c.crash(i))
+	}
+	return errors.Join(errs...)
+}
+
+// errUnanswered wraps every way a proposal can end without the FSM's answer (no leader, the
+// leader lost, the deadline passed): its outcome is unknown and a client may retry it. An
+// error without it is the FSM's own answer.
+var errUnanswered = errors.New("no answer")
+
+// applier proposes through node i as cluster.Node.Apply does: only on the leader, waiting
+// for the FSM's answer or the caller's deadline.
+type applier struct {
+	c *simCluster
+	i int
+}
+
+func (a applier) Apply(ctx context.Context, cmd []byte) (any, error) {
+	r := a.c.raftOf(a.i)
+	if r == nil || r.State() != raft.Leader {
+		return nil, fmt.Errorf("%w: %s does not lead", errUnanswered, nodeName(a.i))
+	}
+	enqueue := 5 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		enqueue = max(time.Until(d), time.Millisecond)
+	}
+	f := r.Apply(cmd, enqueue)
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errUnanswered, err)
+		}
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %w", errUnanswered, ctx.Err())
+	}
+	if err, ok := f.Response().(error); ok {
+		return nil, err
+	}
+	return f.Response(), nil
+}

@@ -1,0 +1,282 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/identity"
+)
+
+var (
+	seedFlag  = flag.Int64("seed", -1, "run only this seed's simulation (negative: the seeds 1..-sim.seeds)")
+	seedsFlag = flag.Int("sim.seeds", 150, "how many seeds TestSimulation runs (1..N)")
+	// forgetFlag gives TestSimulation a deliberate bug, to see how often a seed that catches it
+	// catches it again.
+	forgetFlag = flag.String("sim.forget-hilo", "", "make n3 answer HiLo grants without keeping them (a deliberate bug): always, or leading (only those it applies while it leads)")
+)
+
+// TestSimulation runs the cluster under load and faults for each seed, and fails naming each
+// seed whose answers break a promise and the command that runs it again.
+func TestSimulation(t *testing.T) {
+	b := bug(*forgetFlag)
+	if b != noBug && b != forgetHiLo && b != forgetHiLoLeading {
+		t.Fatalf("-sim.forget-hilo is %q, not always or leading", b)
+	}
+	if *seedsFlag < 1 {
+		t.Fatalf("-sim.seeds is %d: at least one seed must run", *seedsFlag)
+	}
+	rerun := "go test -run TestSimulation ./test/sim"
+	if b != noBug {
+		rerun += " -sim.forget-hilo=" + string(b)
+	}
+	seeds := make([]int64, 0, *seedsFlag)
+	if *seedFlag >= 0 {
+		seeds = append(seeds, *seedFlag)
+	} else {
+		for s := range int64(*seedsFlag) {
+			seeds = append(seeds, s+1)
+		}
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			res := simulate(t, seed, b)
+			if len(res.problems) > 0 {
+				t.Errorf("seed %d broke %d promises (rerun: %s -seed %d):\n%s\nfaults:\n%s\n%s",
+					seed, len(res.problems), rerun, seed, strings.Join(firstOf(res.problems), "\n"), strings.Join(res.trace, "\n"), res.summary)
+			} else if testing.Verbose() {
+				t.Logf("%s; faults:\n%s", res.summary, strings.Join(res.trace, "\n"))
+			}
+		})
+	}
+}
+
+// TestSimulationCatchesAReplicaThatForgetsHiLoGrants runs seeds with n3's FSM forgetting every
+// HiLo grant until one fails: a simulator that never fails shows nothing.
+func TestSimulationCatchesAReplicaThatForgetsHiLoGrants(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		res := simulate(t, seed, forgetHiLo)
+		if len(res.problems) > 0 {
+			t.Logf("seed %d caught the forgetful replica: %s", seed, res.problems[0])
+			return
+		}
+	}
+	t.Fatal("10 seeds ran with n3 forgetting every HiLo grant, and no check failed")
+}
+
+// firstOf keeps a failure's text readable: the first 20 problems, and how many more there are.
+func firstOf(problems []string) []string {
+	const shown = 20
+	if len(problems) <= shown {
+		return problems
+	}
+	return append(slices.Clone(problems[:shown]), fmt.Sprintf("… and %d more", len(problems)-shown))
+}
+
+// result is what one seed's run found.
+type result struct {
+	problems, trace []string
+	summary         string
+}
+
+// sim is one seed's run: the cluster, each node's identity batcher (the server's, on the
+// leader), each node's clock offset, and the answers.
+type sim struct {
+	c        *simCluster
+	batchers []*identity.Batcher
+	h        *history
+	clockMu  sync.Mutex
+	offsets  [3]time.Duration
+}
+
+// nowMs is node i's clock, which stamps what it proposes.
+func (s *sim) nowMs(i int) int64 {
+	s.clockMu.Lock()
+	defer s.clockMu.Unlock()
+	return time.Now().Add(s.offsets[i]).UnixMilli()
+}
+
+// simulate runs one seed in its own bubble.
+func simulate(t *testing.T, seed int64, b bug) result {
+	var res result
+	synctest.Test(t, func(t *testing.T) {
+		res = run(t, seed, b)
+	})
+	return res
+}
+
+func run(t *testing.T, seed int64, b bug) (res result) {
+	c, err := newSimCluster(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &sim{c: c, h: newHistory()}
+	for i := range c.nodes {
+		s.batchers = append(s.batchers, identity.NewBatcher(identity.RaftCommitter{Applier: applier{c, i}, Now: func() time.Time {
+			return time.UnixMilli(s.nowMs(i))
+		}}, identity.Options{MaxBatch: 64, MaxInFlight: 1, CommitTimeout: attemptDeadline}))
+	}
+	defer func() {
+		for _, b := range s.batchers {
+			b.Close()
+		}
+		if err := c.stop(); err != nil {
+			res.problems = append(res.problems, fmt.Sprintf("stop: %v", err))
+		}
+	}()
+
+	ctx, cancel := context.WithTimeout(t.Context(), simulated)
+	defer cancel()
+	var clients sync.WaitGroup
+	client := func(k uint64, f func(rng *rand.Rand)) {
+		rng := rand.New(rand.NewPCG(uint64(seed), k))
+		clients.Go(func() { f(rng) })
+	}
+	for k, name := range []string{"users", "users", "users", "orders"} {
+		who := fmt.Sprintf("id%d", k+1)
+		client(uint64(k+1), func(rng *rand.Rand) { s.identityClient(ctx, who, name, rng) })
+	}
+	for k := range 2 {
+		who := fmt.Sprintf("hilo%d", k+1)
+		client(uint64(10+k), func(rng *rand.Rand) { s.hiloClient(ctx, who, "invoices", rng) })
+	}
+	for k, owner := range []string{"alice", "bob"} {
+		client(uint64(20+k), func(rng *rand.Rand) { s.claimClient(ctx, owner, "users", rng) })
+	}
+	for k := range 3 {
+		holder := fmt.Sprintf("minter%d", k+1)
+		client(uint64(30+k), func(rng *rand.Rand) { s.workerClient(ctx, holder, rng) })
+	}
+
+	// The schedule, the driver and each client draw from streams of their own.
+	res.trace = s.drive(rand.New(rand.NewPCG(uint64(seed), 100)), newSchedule(rand.New(rand.NewPCG(uint64(seed), 0))))
+	clients.Wait()
+
+	// Every fault is over: the cluster must agree, and hold every answer it gave.
+	c.heal()
+	c.delays.clear()
+	for i := range c.nodes {
+		if err := c.restart(i); err != nil {
+			res.problems = append(res.problems, err.Error())
+			return res
+		}
+	}
+	leader, problem := s.converge(30 * time.Second)
+	if leader < 0 {
+		res.problems = append(res.problems, problem)
+		return res
+	}
+	if problem != "" {
+		res.problems = append(res.problems, problem)
+	}
+	rep := c.replicaOf(leader)
+	res.problems = append(res.problems, s.h.check(finalState{
+		identity: func(name string) int64 { return rep.Identity("", name) },
+		hiloMax:  func(tag string) int64 { return rep.HiLoMax("", tag) },
+	})...)
+	res.summary = s.h.summary()
+	return res
+}
+
+// converge waits until a node leads and every replica has applied the leader's whole log,
+// then compares the replicas' snapshots: equal states write equal bytes.
+func (s *sim) converge(within time.Duration) (int, string) {
+	deadline := time.Now().Add(within)
+	leader, barrier := -1, uint64(0)
+	for ; ; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return -1, fmt.Sprintf("the cluster did not settle within %v of the faults ending: leader %s, barrier at %d, applied %v",
+				within, nameOr(s.c.leader()), barrier, s.applied())
+		}
+		if barrier == 0 || s.c.leader() != leader {
+			// A barrier commits an entry of the leader's term, so everything before it is
+			// committed; then every replica must apply up to it.
+			if leader = s.c.leader(); leader < 0 {
+				continue
+			}
+			r := s.c.raftOf(leader)
+			if err := r.Barrier(time.Second).Error(); err != nil {
+				barrier = 0
+				continue
+			}
+			barrier = r.LastIndex()
+		}
+		if slices.ContainsFunc(s.applied(), func(a uint64) bool { return a < barrier }) {
+			continue
+		}
+		// raft counts an entry applied once it is handed to the FSM; Wait returns once every
+		// FSM goroutine waits again, having applied it.
+		synctest.Wait()
+		return leader, s.compareReplicas()
+	}
+}
+
+func (s *sim) applied() []uint64 {
+	var out []uint64
+	for i := range s.c.nodes {
+		if r := s.c.raftOf(i); r != nil {
+			out = append(out, r.AppliedIndex())
+		}
+	}
+	return out
+}
+
+// compareReplicas returns "" when the three replicas write the same snapshot, else what
+// differs.
+func (s *sim) compareReplicas() string {
+	var snaps [][]byte
+	for i := range s.c.nodes {
+		b, err := snapshotBytes(s.c.replicaOf(i).FSM)
+		if err != nil {
+			return fmt.Sprintf("snapshot of %s: %v", nodeName(i), err)
+		}
+		snaps = append(snaps, b)
+	}
+	for i := 1; i < len(snaps); i++ {
+		if !bytes.Equal(snaps[0], snaps[i]) {
+			var what []string
+			for j := range s.c.nodes {
+				r := s.c.replicaOf(j)
+				what = append(what, fmt.Sprintf("%s: users %d, orders %d, invoices Max %d, %d snapshot bytes",
+					nodeName(j), r.Identity("", "users"), r.Identity("", "orders"), r.HiLoMax("", "invoices"), len(snaps[j])))
+			}
+			return fmt.Sprintf("the replicas differ once every fault is over: %s", strings.Join(what, "; "))
+		}
+	}
+	return ""
+}
+
+// snapshotBytes is what r's snapshot writes.
+func snapshotBytes(r *fsm.FSM) ([]byte, error) {
+	snap, err := r.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Release()
+	var sink bufferSink
+	if err := snap.Persist(&sink); err != nil {
+		return nil, err
+	}
+	return sink.Bytes(), nil
+}
+
+// bufferSink is a raft.SnapshotSink that keeps the bytes.
+type bufferSink struct{ bytes.Buffer }
+
+func (*bufferSink) ID() string    { return "sim" }
+func (*bufferSink) Cancel() error { return nil }
+func (*bufferSink) Close() error  { return nil }
+
+var _ raft.SnapshotSink = (*bufferSink)(nil)
