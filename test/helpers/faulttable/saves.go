@@ -37,8 +37,9 @@ type Adapter struct {
 
 // MeasureSaves makes each of a's saves in the situations of docs/fault-table.md, one after
 // another on cl, killing its nodes on the way: the leader, then the last follower (no quorum),
-// then every node; then a's client is closed, and then what takes keys through it. It fails t when a save that failed wrote rows, and when
-// the save right after the leader's death fails.
+// then every node; then a's client is closed, and then what takes keys through it. It fails t
+// when a save that failed wrote rows, when one that succeeded wrote none, and when the save
+// right after the leader's death fails.
 func MeasureSaves(t *testing.T, cl *e2etest.Cluster, a Adapter) Table {
 	t.Helper()
 	rows := func() int64 {
@@ -64,6 +65,9 @@ func MeasureSaves(t *testing.T, cl *e2etest.Cluster, a Adapter) Table {
 		written := rows() - before
 		if err != nil && written != 0 {
 			t.Errorf("%s: the save failed (%v) and wrote %d rows; want none", situation, err, written)
+		}
+		if err == nil && written == 0 {
+			t.Errorf("%s: the save succeeded and wrote no row", situation)
 		}
 		table.Rows = append(table.Rows, Row{Situation: situation, Took: took, Cells: saveCells(err, written)})
 		return err
