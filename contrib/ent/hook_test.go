@@ -56,6 +56,13 @@ func setupAs(t *testing.T, app string, copts []client.Option, opts ...idnodeent.
 	if app != "" {
 		dsn = pg.DSNFor(app)
 	}
+	return exampleClient(t, dsn, keys, opts...), node, pg
+}
+
+// exampleClient opens ent on the database at dsn, closed when the test ends, with the hook on
+// both entities (orders take HiLo IDs, invoices identities), and creates the schema.
+func exampleClient(t *testing.T, dsn string, keys *rowkeys.Source, opts ...idnodeent.Option) *exampledb.Client {
+	t.Helper()
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +76,7 @@ func setupAs(t *testing.T, app string, copts []client.Option, opts ...idnodeent.
 	if err := ec.Schema.Create(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return ec, node, pg
+	return ec
 }
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {

@@ -2,28 +2,14 @@ package conformance_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc/status"
-
 	"github.com/idnode/idnode/client"
-	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/test/conformance/conformancetest"
-)
-
-// The Go client's table of docs/fault-table.md sits between these lines; the rest of the page
-// is prose and the other clients' tables.
-const (
-	goTableBegin = "<!-- begin go-client: written by TestGoClientFaultTable -->"
-	goTableEnd   = "<!-- end go-client -->"
+	"github.com/idnode/idnode/test/helpers/faulttable"
 )
 
 // faultRow is what an application saw in one situation.
@@ -61,29 +47,7 @@ func TestGoClientFaultTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
-	rows := measureFaults(t, cp, c)
-
-	page := filepath.Join(conformancetest.RepoRoot(t), "docs", "fault-table.md")
-	text, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before, rest, ok1 := strings.Cut(string(text), goTableBegin+"\n")
-	committed, after, ok2 := strings.Cut(rest, goTableEnd)
-	if !ok1 || !ok2 {
-		t.Fatalf("%s has no Go client table between %q and %q", page, goTableBegin, goTableEnd)
-	}
-	measured := renderFaultTable(rows)
-	if os.Getenv("IDNODE_WRITE_FAULT_TABLE") == "1" {
-		if err := os.WriteFile(page, []byte(before+goTableBegin+"\n"+measured+goTableEnd+after), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if got, want := withoutTimes(measured), withoutTimes(committed); got != want {
-		t.Errorf("docs/fault-table.md's Go client table differs from what the client does now "+
-			"(IDNODE_WRITE_FAULT_TABLE=1 rewrites it); measured:\n%s\ncommitted:\n%s", measured, committed)
-	}
+	faulttable.Check(t, "go-client", "TestGoClientFaultTable", faultTable(measureFaults(t, cp, c)))
 }
 
 // measureFaults makes the calls of each situation through c, breaking the cluster on the way:
@@ -146,62 +110,16 @@ func measureFaults(t *testing.T, cp *controlProgram, c *client.Client) []faultRo
 	return rows
 }
 
-// renderFaultTable is the Go client's table, one row per situation.
-func renderFaultTable(rows []faultRow) string {
-	var b strings.Builder
-	b.WriteString("| situation | time to answer | error | gRPC code | reason |\n|---|---|---|---|---|\n")
+// faultTable is the Go client's table, one row per situation.
+func faultTable(rows []faultRow) faulttable.Table {
+	table := faulttable.Table{Columns: []string{"error", "gRPC code", "reason"}}
 	for _, r := range rows {
-		errType, code, why := errorKind(r.err), "—", "—"
+		cells := []string{r.note, "—", "—"}
 		if r.err != nil {
-			code = reason.CodeName(status.Code(r.err))
-			if s := reason.Of(r.err); s != "" {
-				why = s
-			}
-		} else {
-			errType = r.note
+			code, why := faulttable.CodeAndReason(r.err)
+			cells = []string{faulttable.Kind(r.err), code, why}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.situation, shownTime(r.took), errType, code, why)
+		table.Rows = append(table.Rows, faulttable.Row{Situation: r.situation, Took: r.took, Cells: cells})
 	}
-	return b.String()
-}
-
-// errorKind names what an application matches err with.
-func errorKind(err error) string {
-	var nf *client.NodesFailedError
-	switch _, isStatus := status.FromError(err); {
-	case err == nil:
-		return "none"
-	case errors.Is(err, client.ErrClosed):
-		return "`client.ErrClosed`"
-	case errors.As(err, &nf):
-		return "`*client.NodesFailedError`"
-	case isStatus:
-		return "a gRPC status error"
-	default:
-		return fmt.Sprintf("`%T`", err)
-	}
-}
-
-// shownTime is a measured time as the table shows it.
-func shownTime(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return "< 1 ms"
-	case d < 100*time.Millisecond:
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	default:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	}
-}
-
-// withoutTimes blanks the time column of a table, which is measured and not compared.
-func withoutTimes(table string) string {
-	lines := strings.Split(strings.TrimSpace(table), "\n")
-	for i, line := range lines {
-		if cells := strings.Split(line, "|"); len(cells) > 3 && i >= 2 {
-			cells[2] = " "
-			lines[i] = strings.Join(cells, "|")
-		}
-	}
-	return strings.Join(lines, "\n")
+	return table
 }

@@ -27,7 +27,7 @@ CREATE TABLE serials  (id bigserial PRIMARY KEY, lang text NOT NULL, worker int 
 
 // Env is one node and one PostgreSQL server with the tables.
 type Env struct {
-	Node *e2etest.Proc
+	Node *e2etest.Proc // nil for StartDB
 	PG   *pgserver.Server
 }
 
@@ -35,14 +35,21 @@ type Env struct {
 // creates the tables.
 func Start(t *testing.T) *Env {
 	t.Helper()
+	env := StartDB(t)
+	env.Node, _ = e2etest.StartSingle(t)
+	return env
+}
+
+// StartDB is Start without the node, for a test that starts the nodes it needs itself.
+func StartDB(t *testing.T) *Env {
+	t.Helper()
 	pg := pgserver.ForTest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if out, err := pg.Psql(ctx, Tables); err != nil {
 		t.Fatalf("creating the tables: %v\n%s", err, out)
 	}
-	node, _ := e2etest.StartSingle(t)
-	return &Env{Node: node, PG: pg}
+	return &Env{PG: pg}
 }
 
 // Client dials the node, with opts after the tests' own, closed when the test ends.
