@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, Iterator, List
+from typing import Any, Callable, Iterator, List
 
 import pytest
 
 from ormtests import Calls, Gate, in_threads
 from cluster import Control
+from faulttable import adapter_situations, check_section, play
 from postgres import Postgres, importable, need
 
 need("python3-django (apt)", importable("django"))
@@ -206,3 +207,18 @@ def test_the_fields_survive_a_migration(db: Any) -> None:
         again = type(field)(*args, **kwargs)
         assert again.deconstruct()[1:] == (path, args, kwargs)
         assert "default" not in kwargs
+
+
+@pytest.mark.topology({"nodes": 3})
+def test_the_django_adapters_table(db: Any, cluster: Control) -> None:
+    """docs/fault-table.md's Django table: a bulk_create of rows keyed by idnode in each
+    situation, one after another on one three-node cluster (IDNODE_WRITE_FAULT_TABLE=1 rewrites
+    the table)."""
+    from idnode.contrib.django import bind
+
+    def bulk_create(model: Any) -> Callable[[], object]:
+        return lambda: model.objects.bulk_create([model(seq=i) for i in range(3)])
+
+    situations = adapter_situations(cluster, bind, bulk_create(db.Invoice), bulk_create(db.Order), bulk_create(db.Counter))
+    table = play(cluster, "a bulk_create of rows keyed by identities", "a bulk_create of rows keyed by HiLo IDs", situations)
+    check_section("django", "tests/test_contrib_django.py", table, adapter=True)

@@ -8,12 +8,13 @@ import pathlib
 import re
 import sys
 import threading
-from typing import Any, Iterator, List, Tuple
+from typing import Any, Callable, Iterator, List, Tuple
 
 import pytest
 
 from ormtests import Calls, Gate, in_threads
 from cluster import Control
+from faulttable import adapter_situations, check_section, play
 from postgres import Postgres, fresh_tables, importable, need
 
 need("python3-sqlalchemy (apt)", importable("sqlalchemy"))
@@ -232,3 +233,22 @@ def test_threads_adding_batches_write_no_key_twice(db: Tuple[Postgres, Any], cal
     in_threads(8, 15, (Order, Invoice, Event, Counter), insert_batch)
     total = sum(pg.sql(f"SELECT count(*) FROM {t}")[0][0] for t in ("orders", "invoices", "events", "counters"))
     assert total == 8 * 15 * 7
+
+
+@pytest.mark.topology({"nodes": 3})
+def test_the_sqlalchemy_adapters_table(db: Tuple[Postgres, Any], cluster: Control) -> None:
+    """docs/fault-table.md's SQLAlchemy table: a session's commit of rows keyed by idnode in each
+    situation, one after another on one three-node cluster (IDNODE_WRITE_FAULT_TABLE=1 rewrites
+    the table)."""
+    _, engine = db
+
+    def commit(model: Any) -> Callable[[], None]:
+        def save() -> None:
+            with Session(engine, future=True) as s:
+                s.add_all(rows(model, 3))
+                s.commit()
+        return save
+
+    situations = adapter_situations(cluster, keys.bind, commit(Invoice), commit(Order), commit(Counter))
+    table = play(cluster, "a commit of rows keyed by identities", "a commit of rows keyed by HiLo IDs", situations)
+    check_section("sqlalchemy", "tests/test_contrib_sqlalchemy.py", table, adapter=True)
