@@ -142,8 +142,8 @@ func WithCallTimeout(d time.Duration) Option {
 // WithCloseTimeout bounds Close, and the Close of the Client's generators (HiLo and numeric),
 // to d (default 2 s), also when the context given to Close has a later deadline or none: a
 // process that is stopping is not held up by a cluster that does not answer. What could not go
-// back in that time (HiLo numbers, a worker lease) is a gap Close logs and counts
-// (Unreturned), not an error.
+// back in that time (HiLo numbers, a worker lease) is a gap Close logs and counts (a HiLo
+// generator's Stats().Unreturned), not an error.
 func WithCloseTimeout(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {
@@ -407,23 +407,19 @@ func (c *Client) Addrs() []string {
 // generator's prefetched range and current tail, as far as the cluster takes them back, see
 // hilo.Generator.Close), then closes the connections. It returns within ctx and the close
 // timeout (WithCloseTimeout, 2 s by default), whichever ends first, also when no node answers:
-// the numbers it could not give back are a gap, logged (WithLogger) and counted (Unreturned),
-// not an error. Calls after Close fail with ErrClosed; Close again returns the first result.
+// the numbers it could not give back are a gap, logged (WithLogger) and counted (each
+// generator's Stats().Unreturned, see Generator), not an error. Calls after Close fail with
+// ErrClosed; Close again returns the first result.
 func (c *Client) Close(ctx context.Context) error {
 	c.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(ctx, c.opts.closeTimeout)
 		defer cancel()
-		_ = c.gens.Close(ctx) // nil: what could not go back is logged and counted (Unreturned)
+		_ = c.gens.Close(ctx) // nil: what could not go back is logged and counted (Stats.Unreturned)
 		c.closed.Store(true)
 		c.closeErr = c.closeConns()
 	})
 	return c.closeErr
 }
-
-// Unreturned is how many HiLo numbers the Client's generators held when they were closed and
-// could not give back (no node took them in time, or the cluster declined them because a newer
-// range of the tag was granted since): gaps in their tags' numbers, which HiLo allows.
-func (c *Client) Unreturned() int64 { return c.gens.Unreturned() }
 
 // NodesFailedError is what a call returns when no node answered it: every attempt failed with
 // a retryable error until the context ended or the attempts ran out. Last is the most telling

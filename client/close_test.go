@@ -52,7 +52,7 @@ func TestCloseWithNoNodeUpIsBoundedAndQuiet(t *testing.T) {
 			t.Fatalf("%s Close with no node up has not returned after %v; its bound is 200 ms", what, closeWaitBound)
 		}
 	}
-	if got := c.Unreturned(); got < held {
+	if got := g.Stats().Unreturned; got < held {
 		t.Errorf("Unreturned = %d; want at least the %d numbers left of the range", got, held)
 	}
 	for _, want := range []string{`tag=orders`, `numbers not given back on close`, `worker not released on close`} {
