@@ -3,12 +3,9 @@ package databasesql_test
 import (
 	"context"
 	"database/sql"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
-	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/client/rowkeys"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/helpers/faulttable"
@@ -34,15 +31,7 @@ func TestFaultTable(t *testing.T) {
 	}
 	defer db.Close()
 	cl := e2etest.StartCluster(t)
-	var addrs []string
-	for _, n := range cl.Nodes {
-		addrs = append(addrs, n.GRPCAddr)
-	}
-	// An application's client: the default options, its gaps logged where nobody reads.
-	c, err := client.Dial(context.Background(), addrs, client.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := faulttable.Dial(t, cl.GRPCAddrs())
 	keys := rowkeys.New(c)
 	table := faulttable.MeasureSaves(t, cl, faulttable.Adapter{
 		Saves: []faulttable.Save{{

@@ -3,11 +3,8 @@ package idnodeent_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"testing"
 
-	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/client/rowkeys"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/helpers/faulttable"
@@ -21,15 +18,7 @@ import (
 func TestFaultTable(t *testing.T) {
 	pg := pgserver.ForTest(t)
 	cl := e2etest.StartCluster(t)
-	var addrs []string
-	for _, n := range cl.Nodes {
-		addrs = append(addrs, n.GRPCAddr)
-	}
-	// An application's client: the default options, its gaps logged where nobody reads.
-	c, err := client.Dial(context.Background(), addrs, client.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := faulttable.Dial(t, cl.GRPCAddrs())
 	keys := rowkeys.New(c)
 	ec := exampleClient(t, pg.DSN, keys)
 	table := faulttable.MeasureSaves(t, cl, faulttable.Adapter{

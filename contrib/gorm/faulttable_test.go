@@ -3,11 +3,8 @@ package idnodegorm_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"testing"
 
-	"github.com/idnode/idnode/client"
 	idnodegorm "github.com/idnode/idnode/contrib/gorm"
 	"github.com/idnode/idnode/contrib/gorm/internal/gormtest"
 	"github.com/idnode/idnode/test/e2e/e2etest"
@@ -22,15 +19,7 @@ import (
 func TestFaultTable(t *testing.T) {
 	env := gormtest.StartDB(t)
 	cl := e2etest.StartCluster(t)
-	var addrs []string
-	for _, n := range cl.Nodes {
-		addrs = append(addrs, n.GRPCAddr)
-	}
-	// An application's client: the default options, its gaps logged where nobody reads.
-	c, err := client.Dial(context.Background(), addrs, client.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := faulttable.Dial(t, cl.GRPCAddrs())
 	db := env.DB(t)
 	p := idnodegorm.New(c)
 	if err := db.Use(p); err != nil {

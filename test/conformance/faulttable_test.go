@@ -2,8 +2,6 @@ package conformance_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -41,11 +39,7 @@ func TestGoClientFaultTable(t *testing.T) {
 	for _, n := range info.Nodes {
 		addrs = append(addrs, n.GRPC)
 	}
-	// An application's client: the default options, its gaps logged where nobody reads.
-	c, err := client.Dial(context.Background(), addrs, client.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := faulttable.Dial(t, addrs)
 	defer c.Close(context.Background())
 	faulttable.Check(t, "go-client", "TestGoClientFaultTable", faultTable(measureFaults(t, cp, c)))
 }
