@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Any, Callable, Iterator, List
+from typing import Any, Callable, Iterator, List, Tuple
 
 import grpc
 import pytest
@@ -29,6 +29,20 @@ def node() -> Iterator[FakeNode]:
 
 def gap_lines(caplog: pytest.LogCaptureFixture) -> List[str]:
     return [r.getMessage() for r in caplog.records if r.name == "idnode" and "gap" in r.getMessage()]
+
+
+def holding_returns() -> Tuple[Callable[[Any, grpc.ServicerContext, FakeNode], Any], threading.Event, threading.Event]:
+    """A ReturnHiLo handler that holds each return until released (or WAIT), then refuses it;
+    with the event it sets when it holds one, and the one that releases it."""
+    release = threading.Event()
+    held = threading.Event()
+
+    def hold(req: Any, ctx: grpc.ServicerContext, n: FakeNode) -> Any:
+        held.set()
+        release.wait(WAIT)
+        ctx.abort(grpc.StatusCode.UNAVAILABLE, "let go")
+
+    return hold, held, release
 
 
 def closed_in_time(close: Callable[[], Any]) -> None:
@@ -74,14 +88,7 @@ def test_leaving_a_with_block_with_no_node_up_raises_nothing_and_counts_the_gaps
 
 
 def test_close_gives_up_at_close_timeout_on_a_node_that_holds_the_returns(node: FakeNode) -> None:
-    release = threading.Event()
-    held = threading.Event()
-
-    def hold(req: Any, ctx: grpc.ServicerContext, n: FakeNode) -> Any:
-        held.set()
-        release.wait(WAIT)
-        ctx.abort(grpc.StatusCode.UNAVAILABLE, "let go")
-
+    hold, held, release = holding_returns()
     c = sync_client_holding_numbers(node, close_timeout=0.2)
     node.handlers["ReturnHiLo"] = hold
     try:
@@ -110,14 +117,7 @@ def test_an_asyncio_close_with_no_node_up_raises_nothing_and_counts_the_gaps(nod
 
 
 def test_an_asyncio_close_gives_up_at_close_timeout_on_a_node_that_holds_the_returns(node: FakeNode) -> None:
-    release = threading.Event()
-    held = threading.Event()
-
-    def hold(req: Any, ctx: grpc.ServicerContext, n: FakeNode) -> Any:
-        held.set()
-        release.wait(WAIT)
-        ctx.abort(grpc.StatusCode.UNAVAILABLE, "let go")
-
+    hold, held, release = holding_returns()
     async def main() -> int:
         c = idnode.aio.Client([node.addr])
         assert await c.next_id("orders") == "orders/1-A"
