@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/internal/hilopool"
-	"github.com/idnode/idnode/internal/metrics"
+	"github.com/idnode/idnode/node/metrics"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -105,7 +105,7 @@ func TestDeployFilesUseExportedMetrics(t *testing.T) {
 		}
 		for _, name := range used {
 			if !names[name] {
-				t.Errorf("%s uses %s, which the node does not export (internal/metrics/): rename it there too", file, name)
+				t.Errorf("%s uses %s, which the node does not export (node/metrics/): rename it there too", file, name)
 			}
 		}
 		for _, match := range grpcLabel.FindAllStringSubmatch(string(body), -1) {

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/internal/node"
+	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
 )

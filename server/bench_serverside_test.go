@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idnode/idnode/internal/metrics"
-	"github.com/idnode/idnode/internal/node"
+	"github.com/idnode/idnode/node"
+	"github.com/idnode/idnode/node/metrics"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 

@@ -8,8 +8,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/idnode/idnode/internal/node"
 	"github.com/idnode/idnode/internal/tracing"
+	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 

@@ -25,8 +25,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/cluster"
-	"github.com/idnode/idnode/internal/metrics"
-	"github.com/idnode/idnode/internal/node"
+	"github.com/idnode/idnode/node"
+	"github.com/idnode/idnode/node/metrics"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
 	"github.com/idnode/idnode/test/helpers/jsonlog"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idnode/idnode/internal/node"
+	"github.com/idnode/idnode/node"
 	"github.com/idnode/idnode/server"
 	"github.com/idnode/idnode/test/helpers/poll"
 )

@@ -29,7 +29,7 @@ import (
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/internal/datadir"
 	"github.com/idnode/idnode/internal/forward"
-	"github.com/idnode/idnode/internal/node"
+	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
 	"github.com/idnode/idnode/test/helpers/poll"

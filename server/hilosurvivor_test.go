@@ -11,7 +11,7 @@ import (
 
 	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/hilo"
-	"github.com/idnode/idnode/internal/node"
+	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 

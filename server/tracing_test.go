@@ -19,8 +19,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/idnode/idnode/internal/node"
 	"github.com/idnode/idnode/internal/tracing"
+	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/helpers/poll"
 )

@@ -15,8 +15,8 @@ import (
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/internal/datadir"
 	"github.com/idnode/idnode/internal/forward"
-	"github.com/idnode/idnode/internal/node"
 	"github.com/idnode/idnode/internal/tlsconfig"
+	"github.com/idnode/idnode/node"
 	"github.com/idnode/idnode/server"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/internal/history"
-	"github.com/idnode/idnode/internal/httpapi"
+	"github.com/idnode/idnode/node/httpapi"
 )
 
 // httpConfig is how the HTTP/JSON face bounds what a caller can hold and

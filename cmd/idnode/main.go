@@ -18,8 +18,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/idnode/idnode/internal/node"
 	"github.com/idnode/idnode/internal/version"
+	"github.com/idnode/idnode/node"
 )
 
 // printVersion is `idnode version` and `idnode --version`.

@@ -26,7 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/internal/history"
-	"github.com/idnode/idnode/internal/httpapi/console"
+	"github.com/idnode/idnode/node/httpapi/console"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/proto/idnode/v1/gateway"
 	"github.com/idnode/idnode/reason"

@@ -17,7 +17,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/internal/datadir"
-	"github.com/idnode/idnode/internal/node"
+	"github.com/idnode/idnode/node"
 	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/poll"
 )

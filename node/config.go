@@ -11,8 +11,8 @@ import (
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/internal/forward"
 	"github.com/idnode/idnode/internal/hilopool"
-	"github.com/idnode/idnode/internal/httpapi"
 	"github.com/idnode/idnode/internal/tracing"
+	"github.com/idnode/idnode/node/httpapi"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
 )

@@ -27,8 +27,8 @@ import (
 	"github.com/idnode/idnode/internal/grpcstop"
 	"github.com/idnode/idnode/internal/hilopool"
 	"github.com/idnode/idnode/internal/history"
-	"github.com/idnode/idnode/internal/httpapi"
 	"github.com/idnode/idnode/internal/tracing"
+	"github.com/idnode/idnode/node/httpapi"
 	"github.com/idnode/idnode/server"
 )
 
