@@ -8,9 +8,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/idnode/idnode/client"
 	"github.com/idnode/idnode/fsm"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
 // headerStream is the part of a gRPC server stream that grpc.SetHeader writes to.
@@ -44,7 +44,7 @@ func hintOf(t testing.TB, s *interceptors) []string {
 	if _, err := s.leaderHint(ctx, nil, nil, func(context.Context, any) (any, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
-	return stream.header.Get(client.LeaderHeader)
+	return stream.header.Get(idnodev1.LeaderHeader)
 }
 
 func TestLeaderHintNamesTheLeadersAddressAsRegistered(t *testing.T) {
