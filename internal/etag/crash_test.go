@@ -1,17 +1,15 @@
 package etag
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/idnode/idnode/test/helpers/crashtest"
 )
 
 const (
@@ -58,12 +56,7 @@ func TestCrashKill9(t *testing.T) {
 		t.Skip("short")
 	}
 	const rounds = 6
-	timeout := 2 * time.Minute
-	if d, ok := t.Deadline(); ok && time.Until(d) < timeout+10*time.Second {
-		timeout = time.Until(d) - 10*time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
+	ctx := crashtest.Context(t, 2*time.Minute)
 
 	path := filepath.Join(t.TempDir(), "etag")
 	var max uint64 // highest etag printed by any child so far
@@ -91,60 +84,24 @@ func TestCrashKill9(t *testing.T) {
 	}
 }
 
-// runAndKill starts the helper, reads at least want lines, kills it with
-// SIGKILL, reads what it had already written, and returns the first and last
-// etag and how many it printed.
+// runAndKill starts the helper, reads at least want lines, kills it with SIGKILL, reads what
+// it had already written, and returns the first and last etag and how many it printed.
 func runAndKill(ctx context.Context, t *testing.T, path string, want int) (first, last uint64, n int) {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+path)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	killed := false
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		e, err := strconv.ParseUint(sc.Text(), 10, 64)
+	crashtest.RunAndKill(ctx, t, "TestHelperProcess", []string{helperEnv + "=" + path}, want, func(line string) error {
+		e, err := strconv.ParseUint(line, 10, 64)
 		if err != nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("child printed %q: %v (stderr: %s)", sc.Text(), err, stderr.Bytes())
+			return fmt.Errorf("child printed %q: %w", line, err)
 		}
 		if n > 0 && e <= last {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("child printed %d after %d", e, last)
+			return fmt.Errorf("child printed %d after %d", e, last)
 		}
 		if n == 0 {
 			first = e
 		}
 		last = e
 		n++
-		if n == want && !killed {
-			// Kill mid-stream; keep reading what is already in the pipe.
-			if err := cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("timed out after %d lines: %v", n, ctx.Err())
-	}
-	var exitErr *exec.ExitError
-	if !killed || !errors.As(err, &exitErr) || exitErr.Exited() {
-		t.Fatalf("child was not killed mid-stream (killed=%v, %d lines, wait: %v, stderr: %s)",
-			killed, n, err, stderr.Bytes())
-	}
+		return nil
+	})
 	return first, last, n
 }

@@ -1,15 +1,13 @@
 package hilopool
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/idnode/idnode/test/helpers/crashtest"
 )
 
 const (
@@ -54,12 +52,7 @@ func TestKill9WhileGranting(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	timeout := 2 * time.Minute
-	if d, ok := t.Deadline(); ok && time.Until(d) < timeout+10*time.Second {
-		timeout = time.Until(d) - 10*time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
+	ctx := crashtest.Context(t, 2*time.Minute)
 
 	path := poolsPath(t)
 	s := mustOpen(t, path)
@@ -102,54 +95,17 @@ func TestKill9WhileGranting(t *testing.T) {
 // it had already written, and returns every range it printed.
 func runAndKill(ctx context.Context, t *testing.T, path string, want int) []segment {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+path)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	fail := func(format string, args ...any) {
-		t.Helper()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		t.Fatalf(format+" (stderr: %s)", append(args, stderr.Bytes())...)
-	}
 	var printed []segment
-	killed := false
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
+	crashtest.RunAndKill(ctx, t, "TestHelperProcess", []string{helperEnv + "=" + path}, want, func(line string) error {
 		var g segment
-		if _, err := fmt.Sscanf(sc.Text(), "%d %d", &g.Low, &g.High); err != nil {
-			fail("child printed %q: %v", sc.Text(), err)
+		if _, err := fmt.Sscanf(line, "%d %d", &g.Low, &g.High); err != nil {
+			return fmt.Errorf("child printed %q: %w", line, err)
 		}
 		if n := len(printed); n > 0 && g.Low <= printed[n-1].High {
-			fail("child granted %v after %v: not increasing", g, printed[n-1])
+			return fmt.Errorf("child granted %v after %v: not increasing", g, printed[n-1])
 		}
 		printed = append(printed, g)
-		if len(printed) == want && !killed {
-			// Kill mid-stream; keep reading what is already in the pipe.
-			if err := cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("timed out after %d ranges: %v", len(printed), ctx.Err())
-	}
-	var exitErr *exec.ExitError
-	if !killed || !errors.As(err, &exitErr) || exitErr.Exited() {
-		t.Fatalf("child was not killed mid-stream (killed=%v, %d ranges, wait: %v, stderr: %s)",
-			killed, len(printed), err, stderr.Bytes())
-	}
+		return nil
+	})
 	return printed
 }
