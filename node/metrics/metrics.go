@@ -58,7 +58,7 @@ func New() *Metrics {
 		poolTags:  newBoundedLabels(maxPoolTagLabels),
 		GRPC:      newGRPCMetrics(secondsBuckets),
 		idsIssued: counterVec("idnode_ids_issued_total",
-			"IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted; series: fiscal series numbers issued) and database (the first 64 seen; \"other\" for the rest).",
+			"IDs this node handed to its callers, by strategy (semantic, guid, server-side, identity, hilo: the numbers of the ranges granted; series: fiscal series numbers issued; numeric: numeric IDs the node minted) and database (the first 64 seen; \"other\" for the rest).",
 			"strategy", "database"),
 		identityBatch: histogram("idnode_identity_batch_size",
 			"Identity requests coalesced into one batch: one Raft entry on the leader, one relay call to the leader on a follower.",
