@@ -140,7 +140,7 @@ func listsUnder(listed []string, top string) bool {
 	return false
 }
 
-// internal/ holds the daemon's parts: a package there whose non-test files import "testing" is
+// internal/ holds the leaf libraries: a package there whose non-test files import "testing" is
 // a test helper, and goes under test/helpers with the others.
 func TestInternalHoldsNoTestHelpers(t *testing.T) {
 	err := filepath.WalkDir(filepath.Join(root, "internal"), func(path string, d os.DirEntry, err error) error {
