@@ -34,7 +34,7 @@ func poolKey(database, tag string) hilopool.Key {
 // for the tag yet and no quorum to reserve one, or nothing left): the caller then reserves
 // through the cluster as before pools.
 func (s *idService) grantFromPool(ctx context.Context, req *idnodev1.NextHiLoRequest) (resp *idnodev1.NextHiLoResponse, ok bool, err error) {
-	if s.removedFromCluster() {
+	if s.self.removed() {
 		return nil, false, nil // its pools were retired with it
 	}
 	key := poolKey(req.GetDatabase(), req.GetTag())
