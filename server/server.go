@@ -257,7 +257,7 @@ func (s *Server) Start() {
 	s.stop = cancel
 	s.wg.Add(4)
 	if s.cfg.Pools != nil {
-		s.wg.Go(func() { s.ids.poolGranter.Refill(ctx) })
+		s.wg.Go(func() { s.ids.pools.granter.Refill(ctx) })
 	}
 	s.warnUnfinishedJoin()
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
