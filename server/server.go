@@ -189,7 +189,7 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		cfg.SaveState = func(datadir.NodeState) error { return nil }
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
-	var c *core
+	var c *core // the forwarder refuses through the core it is part of, built next
 	c = newCore(cfg, node, newForwarder(cfg, node, func(err error) error { return c.noQuorum(err) }))
 	s := &Server{core: c, intercept: &interceptors{core: c}, etags: etags, health: health.NewServer()}
 	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
