@@ -36,7 +36,7 @@ func (s auditStream) Context() context.Context { return s.ctx }
 // and nothing a caller claims about itself; ID calls are not.
 func TestAdminCallsAreAudited(t *testing.T) {
 	var buf bytes.Buffer
-	s := &interceptors{core: &core{cfg: Config{AdminToken: "s3cret"}, node: &fakeCluster{leader: true, fsm: fsm.New()}, log: slog.New(slog.NewJSONHandler(&buf, nil))}}
+	s := &interceptors{core: newCore(Config{AdminToken: "s3cret", Logger: slog.New(slog.NewJSONHandler(&buf, nil))}, &fakeCluster{leader: true, fsm: fsm.New()}, nil)}
 	remove := &grpc.UnaryServerInfo{FullMethod: idnodev1.ClusterService_RemoveNode_FullMethodName}
 	from := func(ip string, md ...string) context.Context {
 		ctx := peer.NewContext(context.Background(), &peer.Peer{Addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: 5000}})

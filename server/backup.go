@@ -257,7 +257,7 @@ func (s *clusterService) forwardRestore(ctx context.Context, data []byte, ahead 
 		var err error
 		resp, err = sendBackup(h, leaderHalves(idnodev1.NewClusterServiceClient)(h.Conn).Restore, data, ahead)
 		// A leader that serves the restore only as a Leader RPC (relay.go).
-		viaLeaderService, err := s.olderLeader(h.Context(), err)
+		viaLeaderService, err := s.olderLeaders.answered(h.Context(), err)
 		if viaLeaderService {
 			resp, err = sendBackup(h, forwardv1.NewLeaderClient(h.Conn).Restore, data, ahead)
 		}

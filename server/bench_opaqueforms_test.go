@@ -32,7 +32,7 @@ func BenchmarkIdentityForms(b *testing.B) {
 	if _, ok := f.Opaque(fsm.DefaultDatabase); !ok {
 		b.Fatal("MakeOpaque applied, but the default database is not opaque")
 	}
-	s := &idService{core: &core{node: &fakeCluster{fsm: f}, cfg: Config{Separator: '/'}}}
+	s := &idService{core: newCore(Config{Separator: '/'}, &fakeCluster{fsm: f}, nil)}
 	for _, name := range []string{"plain", "opq"} {
 		for _, count := range []int64{1, 100} {
 			b.Run(fmt.Sprintf("%s/count=%d", name, count), func(b *testing.B) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/idnode/idnode/internal/forward"
@@ -12,31 +13,63 @@ import (
 // A follower applies an entry shortly after the leader answered for it: a database, key or
 // node the leader just created may not be known here yet. Before a node refuses a name it does
 // not know, it catches up: it learns the leader's commit index and waits until its own FSM has
-// applied that far, within catchUpWait; then its answer is as good as the leader's.
+// applied that far, within catchUpGate.wait; then its answer is as good as the leader's.
 
 // catchUpPoll is how often a waiting call looks at the applied index again.
 const catchUpPoll = 5 * time.Millisecond
 
-// catchUpWait bounds the wait: the election wait (four election timeouts of the node's Raft
-// timing, which --raft-rtt makes longer across regions: a pre-vote refused and the rounds
-// after it), after which a node still behind is cut off and says so by refusing. A shorter
-// wait would refuse names on a healthy follower whose leader is a few wide round trips away.
-func (s *core) catchUpWait() time.Duration {
-	if s.cfg.ElectionWait > 0 {
-		return s.cfg.ElectionWait
-	}
-	return forward.DefaultElectionWait
+// catchUpGate is what a call waits at until this node has caught up with the leader: for a
+// name the leader may have just created (knownAfter), and once after the node's start
+// (startcatchup.go). It needs of the node only its indexes and its leader, and a health probe
+// to ask the leader for its commit index.
+type catchUpGate struct {
+	node  catchUpNode
+	probe healthProbe
+	// wait bounds the wait: the election wait (four election timeouts of the node's Raft
+	// timing, which --raft-rtt makes longer across regions: a pre-vote refused and the rounds
+	// after it), after which a node still behind is cut off and says so by refusing. A shorter
+	// wait would refuse names on a healthy follower whose leader is a few wide round trips
+	// away.
+	wait time.Duration
+	// commitProbe shares one question for the leader's commit index among the calls that
+	// wait for this node to catch up.
+	commitProbe sharedProbe
+	// caughtUpOnce is set once this node's FSM has held what the leader had committed, after
+	// its start (health.go); until then calls a key guards are refused (startcatchup.go).
+	caughtUpOnce atomic.Bool
 }
 
-// knownAfterCatchUp returns known() at once when it holds, and otherwise once this node has
-// applied everything the leader had committed when asked, or catchUpWait or ctx ran out.
-func (s *core) knownAfterCatchUp(ctx context.Context, known func() bool) bool {
+// catchUpNode is what catching up needs of the node (Cluster).
+type catchUpNode interface {
+	IsLeader() bool
+	Leader() (id, address string)
+	CommitIndex() uint64
+	HasApplied(index uint64) bool
+}
+
+// newCatchUpGate is the gate of node, whose calls wait for an election up to electionWait (0
+// is forward.DefaultElectionWait).
+func newCatchUpGate(node catchUpNode, probe healthProbe, electionWait time.Duration) *catchUpGate {
+	if electionWait <= 0 {
+		electionWait = forward.DefaultElectionWait
+	}
+	return &catchUpGate{node: node, probe: probe, wait: electionWait}
+}
+
+// knownAfter returns known() at once when it holds, and otherwise once this node has applied
+// everything the leader had committed when asked, or the wait or ctx ran out.
+func (g *catchUpGate) knownAfter(ctx context.Context, known func() bool) bool {
 	if known() {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.catchUpWait())
+	ctx, cancel := context.WithTimeout(ctx, g.wait)
 	defer cancel()
-	return catchUp(ctx, known, s.leaderCommitIndex, s.node.HasApplied)
+	return catchUp(ctx, known, g.leaderCommitIndex, g.node.HasApplied)
+}
+
+// knownAfterCatchUp is the catch-up gate's knownAfter, as every service's handlers ask it.
+func (s *core) knownAfterCatchUp(ctx context.Context, known func() bool) bool {
+	return s.catchUp.knownAfter(ctx, known)
 }
 
 // catchUp waits, looking at known every catchUpPoll, until this node has applied the leader's
@@ -67,20 +100,20 @@ func catchUp(ctx context.Context, known func() bool, leaderCommit func(context.C
 // leaderCommitIndex is the commit index of the leader: this node's own when it leads, else
 // what the leader's answer to a health probe says. ok is false when there is no leader to ask
 // or it does not answer.
-func (s *core) leaderCommitIndex(ctx context.Context) (index uint64, ok bool) {
-	if s.node.IsLeader() {
-		return s.node.CommitIndex(), true
+func (g *catchUpGate) leaderCommitIndex(ctx context.Context) (index uint64, ok bool) {
+	if g.node.IsLeader() {
+		return g.node.CommitIndex(), true
 	}
-	return s.commitProbe.get(ctx, s.probeLeaderCommit)
+	return g.commitProbe.get(ctx, g.probeLeaderCommit)
 }
 
 // probeLeaderCommit asks the leader for its commit index.
-func (s *core) probeLeaderCommit(ctx context.Context) (uint64, bool) {
-	_, addr := s.node.Leader()
+func (g *catchUpGate) probeLeaderCommit(ctx context.Context) (uint64, bool) {
+	_, addr := g.node.Leader()
 	if addr == "" {
 		return 0, false
 	}
-	header, err := s.probeNode(ctx, addr)
+	header, err := g.probe.header(ctx, addr)
 	if err != nil {
 		return 0, false
 	}

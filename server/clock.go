@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -35,56 +36,74 @@ const (
 	clockHeader = "idnode-clock-unix-nano"
 )
 
-// clockWatch is what the last measurement found.
+// clockWatch measures this node's clock against the leader's and keeps what the last
+// measurement found. It needs of the node only who leads, a health probe to ask the leader,
+// and the tag of a Raft ID to name the leader in its warnings.
 type clockWatch struct {
+	node  clockNode
+	probe healthProbe
+	tagOf func(id string) string
+	// tag is this node's; now, every and warn are Config's Now, ClockProbeInterval and
+	// ClockOffsetWarn.
+	tag         string
+	now         func() time.Time
+	every, warn time.Duration
+	log         *slog.Logger
+	observer    Observer
 	// offset is this node's clock minus the leader's, in nanoseconds; known says there was a
 	// measurement (the leader's is 0).
 	offset atomic.Int64
 	known  atomic.Bool
 	// warnedAt is when the warning was last logged, zero while the offset is within the
-	// threshold. Only watchClock's goroutine touches it.
+	// threshold. Only watch's goroutine touches it.
 	warnedAt time.Time
 }
 
-// ClockOffset is this node's wall clock minus the leader's at the last measurement; ok is
-// false before the first one. The leader's is 0 from the start: it is the reference.
-func (s *core) ClockOffset() (offset time.Duration, ok bool) {
-	if s.node.IsLeader() {
-		return 0, true
-	}
-	return time.Duration(s.clock.offset.Load()), s.clock.known.Load()
+// clockNode is what the clock watch needs of the node (Cluster).
+type clockNode interface {
+	IsLeader() bool
+	Leader() (id, address string)
 }
 
-// watchClock measures this node's clock against the leader's every ClockProbeInterval until
-// ctx ends.
-func (s *core) watchClock(ctx context.Context) {
-	t := time.NewTicker(s.cfg.ClockProbeInterval)
+// Offset is this node's wall clock minus the leader's at the last measurement; ok is false
+// before the first one. The leader's is 0 from the start: it is the reference.
+func (w *clockWatch) Offset() (offset time.Duration, ok bool) {
+	if w.node.IsLeader() {
+		return 0, true
+	}
+	return time.Duration(w.offset.Load()), w.known.Load()
+}
+
+// watch measures this node's clock against the leader's every ClockProbeInterval until ctx
+// ends.
+func (w *clockWatch) watch(ctx context.Context) {
+	t := time.NewTicker(w.every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.measureClock(ctx)
+			w.measure(ctx)
 		}
 	}
 }
 
-// measureClock takes one measurement. A leader that does not answer in time, or whose build
+// measure takes one measurement. A leader that does not answer in time, or whose build
 // sends no clock, leaves the last one standing: Status and the log say why a leader does not
 // answer.
-func (s *core) measureClock(ctx context.Context) {
-	if s.node.IsLeader() {
-		s.clockMeasured(0, 0, s.cfg.Tag)
+func (w *clockWatch) measure(ctx context.Context) {
+	if w.node.IsLeader() {
+		w.measured(0, 0, w.tag)
 		return
 	}
-	leaderID, addr := s.node.Leader()
+	leaderID, addr := w.node.Leader()
 	if addr == "" {
 		return
 	}
-	sent := s.cfg.Now()
-	header, err := s.probeNode(ctx, addr)
-	received := s.cfg.Now()
+	sent := w.now()
+	header, err := w.probe.header(ctx, addr)
+	received := w.now()
 	roundTrip := received.Sub(sent)
 	if err != nil || roundTrip < 0 {
 		return
@@ -100,27 +119,27 @@ func (s *core) measureClock(ctx context.Context) {
 	// Round(0) drops the monotonic reading, so Sub compares wall clocks; Sub saturates, so a
 	// leader's clock at either end of int64 cannot overflow it.
 	offset := sent.Add(roundTrip / 2).Round(0).Sub(time.Unix(0, leaderNs))
-	s.clockMeasured(offset, roundTrip, s.tagOf(leaderID))
+	w.measured(offset, roundTrip, w.tagOf(leaderID))
 }
 
-// clockMeasured records a measurement against leader (a tag), tells the Observer, and warns
+// measured records a measurement against leader (a tag), tells the Observer, and warns
 // when the offset is past ClockOffsetWarn: at once, then every clockWarnEvery while it stays,
 // and once when it is back within.
-func (s *core) clockMeasured(offset, roundTrip time.Duration, leader string) {
-	s.clock.offset.Store(int64(offset))
-	s.clock.known.Store(true)
-	s.observer().ClockOffset(offset)
-	now := s.cfg.Now()
+func (w *clockWatch) measured(offset, roundTrip time.Duration, leader string) {
+	w.offset.Store(int64(offset))
+	w.known.Store(true)
+	w.observer.ClockOffset(offset)
+	now := w.now()
 	attrs := []any{"offset_seconds", seconds(offset), "leader", leader,
-		"round_trip_seconds", seconds(roundTrip), "threshold_seconds", seconds(s.cfg.ClockOffsetWarn)}
-	switch past := offset > s.cfg.ClockOffsetWarn || offset < -s.cfg.ClockOffsetWarn; {
-	case past && (s.clock.warnedAt.IsZero() || now.Sub(s.clock.warnedAt) >= clockWarnEvery):
-		s.clock.warnedAt = now
-		s.log.Warn("this node's clock is off the leader's by more than --clock-offset-warn: "+
+		"round_trip_seconds", seconds(roundTrip), "threshold_seconds", seconds(w.warn)}
+	switch past := offset > w.warn || offset < -w.warn; {
+	case past && (w.warnedAt.IsZero() || now.Sub(w.warnedAt) >= clockWarnEvery):
+		w.warnedAt = now
+		w.log.Warn("this node's clock is off the leader's by more than --clock-offset-warn: "+
 			"numeric IDs minted here carry this node's time, and a clock set back makes them wait; fix the node's time sync (NTP)", attrs...)
-	case !past && !s.clock.warnedAt.IsZero():
-		s.clock.warnedAt = time.Time{}
-		s.log.Info("this node's clock is back within --clock-offset-warn of the leader's", attrs...)
+	case !past && !w.warnedAt.IsZero():
+		w.warnedAt = time.Time{}
+		w.log.Info("this node's clock is back within --clock-offset-warn of the leader's", attrs...)
 	}
 }
 

@@ -15,8 +15,8 @@ import (
 func TestClockWarningIsRepeatedOnlyEveryTenMinutes(t *testing.T) {
 	var logs bytes.Buffer
 	now := time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)
-	s := &core{cfg: Config{Now: func() time.Time { return now }, ClockOffsetWarn: 500 * time.Millisecond},
-		log: slog.New(slog.NewJSONHandler(&logs, nil))}
+	w := &clockWatch{now: func() time.Time { return now }, warn: 500 * time.Millisecond,
+		log: slog.New(slog.NewJSONHandler(&logs, nil)), observer: noObserver{}}
 	count := func() (warnings, backs int) {
 		for line := range strings.Lines(logs.String()) {
 			var l struct{ Level, Msg string }
@@ -45,7 +45,7 @@ func TestClockWarningIsRepeatedOnlyEveryTenMinutes(t *testing.T) {
 		{time.Second, 600 * time.Millisecond, 3, 1},
 	} {
 		now = now.Add(step.after)
-		s.clockMeasured(step.offset, time.Millisecond, "A")
+		w.measured(step.offset, time.Millisecond, "A")
 		if w, b := count(); w != step.warned || b != step.backs {
 			t.Fatalf("after an offset of %v: %d warnings and %d back-within lines, want %d and %d\n%s", step.offset, w, b, step.warned, step.backs, logs.String())
 		}

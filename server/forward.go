@@ -54,7 +54,7 @@ func forwardStream[Req, Msg any](s *core, ctx context.Context, req Req, out grpc
 		if sent {
 			return err
 		}
-		viaLeaderService, err := s.olderLeader(h.Context(), err)
+		viaLeaderService, err := s.olderLeaders.answered(h.Context(), err)
 		if viaLeaderService {
 			_, err = passOn(h, old, req, out, &sendErr)
 		}
@@ -92,19 +92,19 @@ func passOn[Req, Msg any](h *forward.Hop, open forward.Remote[Req, grpc.ServerSt
 	}
 }
 
-// newForwarder is this server's way to the leader. Every refusal on the way is "no quorum".
+// newForwarder is node's way to the leader. Every refusal on the way is "no quorum" (refuse).
 // The caller's authorization travels along for a leader that cannot tell the hop came from a
 // node (no cluster secret yet: see leaderAccess).
-func (s *core) newForwarder() *forward.Forwarder {
+func newForwarder(cfg Config, node Cluster, refuse func(error) error) *forward.Forwarder {
 	return forward.New(forward.Config{
-		Cluster:      s.node,
-		Dial:         s.cfg.Dial,
-		TLS:          s.cfg.PeerTLS,
-		ElectionWait: s.cfg.ElectionWait,
-		Refuse:       s.noQuorum,
+		Cluster:      node,
+		Dial:         cfg.Dial,
+		TLS:          cfg.PeerTLS,
+		ElectionWait: cfg.ElectionWait,
+		Refuse:       refuse,
 		PassOn:       []string{authorizationHeader},
-		Secret:       s.node.FSM().ClusterSecret,
-		DialOptions:  s.cfg.Tracing.DialOptions(),
+		Secret:       node.FSM().ClusterSecret,
+		DialOptions:  cfg.Tracing.DialOptions(),
 		NothingDone:  func(err error) bool { return reason.Of(err) == reason.NoQuorum },
 	})
 }
@@ -257,7 +257,7 @@ func (s *interceptors) leaderAccess(ctx context.Context, req any, info *grpc.Una
 	switch {
 	case !ok:
 		return handler(ctx, req)
-	case m.old && s.leaderServiceRetired():
+	case m.old && s.olderLeaders.retired():
 		return nil, errLeaderServiceRetired
 	case forward.FromNode(ctx):
 		return handler(ctx, req)
@@ -271,7 +271,7 @@ func (s *interceptors) leaderAccessStream(srv any, ss grpc.ServerStream, info *g
 	switch {
 	case !ok:
 		return handler(srv, ss)
-	case m.old && s.leaderServiceRetired():
+	case m.old && s.olderLeaders.retired():
 		return errLeaderServiceRetired
 	case forward.FromNode(ss.Context()):
 		return handler(srv, ss)

@@ -56,11 +56,11 @@ func (s *Server) hasLeader() bool {
 // from an old state (the node's registration, read from its data dir, does not say). Once
 // true it stays true.
 func (s *Server) caughtUpSinceStart(ctx context.Context) bool {
-	if s.caughtUpOnce.Load() {
+	if s.catchUp.caughtUpOnce.Load() {
 		return true
 	}
-	target, ok := s.startTarget(ctx)
-	return ok && s.appliedSinceStart(target)
+	target, ok := s.catchUp.startTarget(ctx)
+	return ok && s.catchUp.appliedSinceStart(target)
 }
 
 func servingStatus(ok bool) healthpb.HealthCheckResponse_ServingStatus {

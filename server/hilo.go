@@ -50,7 +50,7 @@ func (s *idService) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest)
 		return nil, toStatus(err)
 	}
 	if s.cfg.Pools != nil {
-		if resp, ok, err := s.grantFromPool(ctx, req); ok || err != nil {
+		if resp, ok, err := s.pools.grant(ctx, req); ok || err != nil {
 			return resp, err
 		}
 	}
@@ -74,9 +74,9 @@ func grantIDFor(req *idnodev1.NextHiLoRequest) string {
 	return "grant-" + rand.Text()
 }
 
-// hiloResponse is the answer granting low..high as grantID, from this node (the tag the
-// client prints).
-func (s *idService) hiloResponse(ctx context.Context, req *idnodev1.NextHiLoRequest, low, high int64, grantID string, now time.Time) *idnodev1.NextHiLoResponse {
+// hiloResponse is the answer granting low..high as grantID, from node s (the tag the client
+// prints).
+func hiloResponse(ctx context.Context, s *core, req *idnodev1.NextHiLoRequest, low, high int64, grantID string, now time.Time) *idnodev1.NextHiLoResponse {
 	sep, _ := requestedSeparator(ctx, req) // NextHiLo refused a bad one
 	if sep == 0 {
 		sep = s.cfg.Separator
@@ -107,7 +107,7 @@ func (l idLeader) NextHiLo(ctx context.Context, req *idnodev1.NextHiLoRequest) (
 	if err != nil {
 		return nil, err
 	}
-	return l.s.hiloResponse(ctx, req, rng.Low, rng.High, rng.GrantID, now), nil
+	return hiloResponse(ctx, l.s.core, req, rng.Low, rng.High, rng.GrantID, now), nil
 }
 
 // ReturnHiLo gives back the unused tail of a range, by the rule of package hilogrant: only with
@@ -138,7 +138,7 @@ func (s *idService) returnHiLo(ctx context.Context, req *idnodev1.ReturnHiLoRequ
 	if s.cfg.Pools != nil {
 		// A range this node's pool granted goes back to the pool; one from another node's pool
 		// finds no match anywhere and is a gap.
-		if ok, err := s.returnToPool(req); ok || err != nil {
+		if ok, err := s.pools.giveBack(req); ok || err != nil {
 			return &idnodev1.ReturnHiLoResponse{Returned: ok}, err
 		}
 	}

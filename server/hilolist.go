@@ -22,7 +22,7 @@ func (s *idService) ListHiLo(ctx context.Context, req *idnodev1.ListHiLoRequest)
 	if err != nil {
 		return nil, err
 	}
-	s.askPools(ctx, req.GetDatabase(), resp.GetTags())
+	s.pools.ask(ctx, req.GetDatabase(), resp.GetTags())
 	return resp, nil
 }
 
@@ -50,8 +50,8 @@ func (s *idService) hiloTag(t fsm.HiLoTag) *idnodev1.HiLoTag {
 	return out
 }
 
-// askPools fills in, for each node with a pool among tags, what the node says its pools hold.
-func (s *idService) askPools(ctx context.Context, database string, tags []*idnodev1.HiLoTag) {
+// ask fills in, for each node with a pool among tags, what the node says its pools hold.
+func (p *hiloPools) ask(ctx context.Context, database string, tags []*idnodev1.HiLoTag) {
 	type asked struct {
 		pools []*idnodev1.HiLoPool // the node's pools on the page, in tags' order
 		tags  []string             // the tags of those pools
@@ -68,36 +68,36 @@ func (s *idService) askPools(ctx context.Context, database string, tags []*idnod
 		}
 	}
 	addrs := map[string]string{}
-	for _, n := range s.node.FSM().Nodes() {
+	for _, n := range p.c.node.FSM().Nodes() {
 		addrs[n.Tag] = n.RaftAddress
 	}
 	var wg sync.WaitGroup
 	for node, a := range byNode {
 		wg.Go(func() {
-			states, ok := s.poolStatesOf(ctx, node, addrs[node], database, a.tags)
+			states, ok := p.statesOf(ctx, node, addrs[node], database, a.tags)
 			if !ok {
 				return // shown as not answered
 			}
-			for i, p := range a.pools {
+			for i, pool := range a.pools {
 				st := states[i]
-				p.Answered, p.Remaining, p.Target, p.ToppedUpMs = true, st.GetRemaining(), st.GetTarget(), st.GetToppedUpMs()
+				pool.Answered, pool.Remaining, pool.Target, pool.ToppedUpMs = true, st.GetRemaining(), st.GetTarget(), st.GetToppedUpMs()
 			}
 		})
 	}
 	wg.Wait()
 }
 
-// poolStatesOf asks node (this one, or another at its Raft address) about its pools of tags;
+// statesOf asks node (this one, or another at its Raft address) about its pools of tags;
 // ok is false when it did not answer one state per tag in time.
-func (s *idService) poolStatesOf(ctx context.Context, node, addr, database string, tags []string) ([]*idnodev1.HiLoPool, bool) {
+func (p *hiloPools) statesOf(ctx context.Context, node, addr, database string, tags []string) ([]*idnodev1.HiLoPool, bool) {
 	req := &forwardv1.PoolStatesRequest{Database: database, Tags: tags}
-	if node == s.cfg.Tag {
-		return s.poolStates(req).GetPools(), true
+	if node == p.c.cfg.Tag {
+		return p.states(req).GetPools(), true
 	}
 	if addr == "" {
 		return nil, false
 	}
-	cc, err := s.fwd.Conn(addr)
+	cc, err := p.c.fwd.Conn(addr)
 	if err != nil {
 		return nil, false
 	}
@@ -110,24 +110,24 @@ func (s *idService) poolStatesOf(ctx context.Context, node, addr, database strin
 	return resp.GetPools(), true
 }
 
-// PoolStates answers another node's askPools.
+// PoolStates answers another node's hiloPools.ask.
 func (f forwardService) PoolStates(_ context.Context, req *forwardv1.PoolStatesRequest) (*forwardv1.PoolStatesResponse, error) {
-	return f.ids.poolStates(req), nil
+	return f.ids.pools.states(req), nil
 }
 
-// poolStates is what this node's pools of req's tags hold, one per tag in order.
-func (s *idService) poolStates(req *forwardv1.PoolStatesRequest) *forwardv1.PoolStatesResponse {
+// states is what this node's pools of req's tags hold, one per tag in order.
+func (p *hiloPools) states(req *forwardv1.PoolStatesRequest) *forwardv1.PoolStatesResponse {
 	out := &forwardv1.PoolStatesResponse{Pools: make([]*idnodev1.HiLoPool, len(req.GetTags()))}
 	for i, tag := range req.GetTags() {
-		p := &idnodev1.HiLoPool{Answered: true}
-		if s.cfg.Pools != nil { // a node without pools (tests) holds none
-			st := s.poolGranter.State(poolKey(req.GetDatabase(), tag))
-			p.Remaining, p.Target = st.Remaining, st.Target
+		pool := &idnodev1.HiLoPool{Answered: true}
+		if p.c.cfg.Pools != nil { // a node without pools (tests) holds none
+			st := p.granter.State(poolKey(req.GetDatabase(), tag))
+			pool.Remaining, pool.Target = st.Remaining, st.Target
 			if !st.ToppedUp.IsZero() {
-				p.ToppedUpMs = st.ToppedUp.UnixMilli()
+				pool.ToppedUpMs = st.ToppedUp.UnixMilli()
 			}
 		}
-		out.Pools[i] = p
+		out.Pools[i] = pool
 	}
 	return out
 }

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/identity"
 	"github.com/idnode/idnode/internal/etag"
-	"github.com/idnode/idnode/internal/hilopool"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -18,9 +16,7 @@ type idService struct {
 	// follower's batches to the leader. See identity_forward.go.
 	leaderBatch  *identity.Batcher
 	forwardBatch *identity.Batcher
-	poolGranter  *hilopool.Granter // grants from cfg.Pools (hilopool.go)
-	poolAnswers  *hilopool.Answers[*idnodev1.NextHiLoResponse]
-	poolReturns  *hilopool.Answers[poolReturned] // the returns the pools took, by request_id (hilopool.go)
+	pools        *hiloPools // hilopool.go
 	numeric      numericMinters
 	hiloGaps     hiloGaps // the HiLo numbers returns could not take back (headroom.go)
 	// etags numbers server-side IDs; etagRecord says when the cluster's record of it has
@@ -35,12 +31,10 @@ func newIDService(c *core, etags *etag.Counter, record *etagRecord, relay identi
 	s := &idService{
 		core:        c,
 		leaderBatch: identity.NewBatcher(identity.RaftCommitter{Applier: c.node, Now: c.cfg.Now}, identityRounds(c.cfg, true)),
-		poolAnswers: hilopool.NewAnswers[*idnodev1.NextHiLoResponse](toStatus(fsm.ErrRequestIDReused)),
-		poolReturns: hilopool.NewAnswers[poolReturned](toStatus(fsm.ErrRequestIDReused)),
+		pools:       newHiLoPools(c),
 		etags:       etags,
 		etagRecord:  record,
 	}
-	s.poolGranter = s.newPoolGranter()
 	s.forwardBatch = identity.NewBatcher(forwardCommitter{s}, relay)
 	return s
 }

@@ -19,17 +19,31 @@ const joinHeader = "idnode-join"
 // joinUnfinishedValue is joinHeader's value.
 const joinUnfinishedValue = "unfinished"
 
-// joinUnfinished reports whether this node joined with --join and is still a non-voter.
-func (s *core) joinUnfinished() bool {
-	m, ok := s.selfMember()
-	return s.cfg.Joined && ok && !m.Voter
+// selfMembership is this node's membership as it sees it in the Raft configuration it knows.
+// It needs of the node only its ID and members, and whether it was started with --join
+// (Config.Joined).
+type selfMembership struct {
+	node   selfNode
+	joined bool
 }
 
-// selfMember is this node in the Raft configuration it knows, if it is in it.
-func (s *core) selfMember() (cluster.Member, bool) {
-	for _, m := range s.node.Members() {
-		if m.ID == s.node.ID() {
-			return m, true
+// selfNode is what selfMembership needs of the node (Cluster).
+type selfNode interface {
+	ID() string
+	Members() []cluster.Member
+}
+
+// joinUnfinished reports whether this node joined with --join and is still a non-voter.
+func (m selfMembership) joinUnfinished() bool {
+	self, ok := m.member()
+	return m.joined && ok && !self.Voter
+}
+
+// member is this node in the Raft configuration it knows, if it is in it.
+func (m selfMembership) member() (cluster.Member, bool) {
+	for _, member := range m.node.Members() {
+		if member.ID == m.node.ID() {
+			return member, true
 		}
 	}
 	return cluster.Member{}, false
@@ -37,19 +51,19 @@ func (s *core) selfMember() (cluster.Member, bool) {
 
 // warnUnfinishedJoin says at start what an unfinished join means and how to end it.
 func (s *Server) warnUnfinishedJoin() {
-	if s.joinUnfinished() {
+	if s.self.joinUnfinished() {
 		s.log.Warn("this node's join did not finish: it is a member but not a voter, so it serves and does not vote. "+
 			"Finish the join with idctl node promote "+s.cfg.Tag+", or undo it with idctl node remove "+s.cfg.Tag+" (then stop this node and empty its data dir)",
 			"tag", s.cfg.Tag, "id", s.node.ID())
 	}
 }
 
-// removedFromCluster reports whether this node has learnt that it was removed: its Raft
+// removed reports whether this node has learnt that it was removed: its Raft
 // configuration, read from its own log, no longer lists it (the configuration entry is the
 // last one a leader sends a member it removes). RemoveNode retires the node's HiLo pools, so a
 // removed node that keeps running must not grant from them. Cheap enough for every grant:
 // raft keeps its newest configuration in an atomic value.
-func (s *core) removedFromCluster() bool {
-	members := s.node.Members()
-	return len(members) > 0 && !slices.ContainsFunc(members, func(m cluster.Member) bool { return m.ID == s.node.ID() })
+func (m selfMembership) removed() bool {
+	members := m.node.Members()
+	return len(members) > 0 && !slices.ContainsFunc(members, func(member cluster.Member) bool { return member.ID == m.node.ID() })
 }

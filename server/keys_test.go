@@ -35,7 +35,7 @@ func mustApplyFSM(t testing.TB, f *fsm.FSM, typ fsm.CommandType, m proto.Message
 func TestAPIKeysGuardTheirDatabase(t *testing.T) {
 	f := fsm.New()
 	mustApplyFSM(t, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"})
-	s := &interceptors{core: &core{cfg: Config{AdminToken: "adm"}, node: &fakeCluster{leader: true, fsm: f}}}
+	s := &interceptors{core: newCore(Config{AdminToken: "adm"}, &fakeCluster{leader: true, fsm: f}, nil)}
 	handler := func(context.Context, any) (any, error) { return "ok", nil }
 	call := func(method string, req any, db string, tokens ...string) codes.Code {
 		md := metadata.MD{}
@@ -99,7 +99,7 @@ func TestAPIKeysGuardTheirDatabase(t *testing.T) {
 // serves a cluster without keys as before, and stays so even if it falls behind again.
 func TestKeyCallsWaitUntilCaughtUpSinceStart(t *testing.T) {
 	fc := &fakeCluster{leader: true, fsm: fsm.New(), behind: true}
-	s := &interceptors{core: &core{cfg: Config{AdminToken: "adm"}, node: fc}}
+	s := &interceptors{core: newCore(Config{AdminToken: "adm"}, fc, nil)}
 	handler := func(context.Context, any) (any, error) { return "ok", nil }
 	call := func(method string, tokens ...string) error {
 		md := metadata.MD{}

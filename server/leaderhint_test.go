@@ -49,7 +49,7 @@ func hintOf(t testing.TB, s *interceptors) []string {
 
 func TestLeaderHintNamesTheLeadersAddressAsRegistered(t *testing.T) {
 	f := fsm.New()
-	s := &interceptors{core: &core{node: &fakeCluster{fsm: f}}}
+	s := &interceptors{core: newCore(Config{}, &fakeCluster{fsm: f}, nil)}
 	if got := hintOf(t, s); got != nil {
 		t.Fatalf("hint %v before the leader registered, want none", got)
 	}
@@ -70,7 +70,7 @@ func TestLeaderHintNamesTheLeadersAddressAsRegistered(t *testing.T) {
 func BenchmarkLeaderHint(b *testing.B) {
 	f := fsm.New()
 	registered(b, f, "a:7070")
-	s := &interceptors{core: &core{node: &fakeCluster{fsm: f}}}
+	s := &interceptors{core: newCore(Config{}, &fakeCluster{fsm: f}, nil)}
 	handler := func(context.Context, any) (any, error) { return nil, nil }
 	b.ReportAllocs()
 	for b.Loop() {

@@ -25,7 +25,7 @@ import (
 func TestRelayedOpaqueAnswersWaitForTheSetting(t *testing.T) {
 	f := fsm.New()
 	mustApplyFSM(t, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
-	s := &idService{core: &core{cfg: Config{Separator: '/'}, node: &fakeCluster{leader: true, fsm: f}}}
+	s := &idService{core: newCore(Config{Separator: '/'}, &fakeCluster{leader: true, fsm: f}, nil)}
 	incs := []*raftv1.IdentityIncrement{{Database: "shop", Name: "orders", Count: 1}, {Database: "shop", Name: "users", Count: 1}}
 	answers := []*forwardv1.IdentityAnswer{{First: 1, Last: 1, Opaque: true}, {First: 1, Last: 1}}
 	results := func() []identity.Result {
@@ -62,7 +62,7 @@ func BenchmarkIdentityWriter(b *testing.B) {
 	f := fsm.New()
 	mustApplyFSM(b, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
 	mustApplyFSM(b, f, fsm.MakeOpaqueCommand, &raftv1.MakeOpaque{Database: "shop", Collections: []string{"orders"}, Key: bytes.Repeat([]byte{7}, fsm.OpaqueKeyLen)})
-	s := &idService{core: &core{cfg: Config{Separator: '/'}, node: &fakeCluster{leader: true, fsm: f}}}
+	s := &idService{core: newCore(Config{Separator: '/'}, &fakeCluster{leader: true, fsm: f}, nil)}
 	for _, name := range []string{"orders", "users"} {
 		for _, count := range []int64{1, 100} {
 			inc := &raftv1.IdentityIncrement{Database: "shop", Name: name, Count: count}

@@ -48,7 +48,7 @@ func TestNeedsAdmin(t *testing.T) {
 }
 
 func TestAuthorizeChecksTheBearerToken(t *testing.T) {
-	s := &interceptors{core: &core{cfg: Config{AdminToken: "s3cret"}, node: &fakeCluster{leader: true, fsm: fsm.New()}}}
+	s := &interceptors{core: newCore(Config{AdminToken: "s3cret"}, &fakeCluster{leader: true, fsm: fsm.New()}, nil)}
 	info := &grpc.UnaryServerInfo{FullMethod: idnodev1.ClusterService_RemoveNode_FullMethodName}
 	called := false
 	handler := func(context.Context, any) (any, error) { called = true; return "ok", nil }
@@ -79,7 +79,7 @@ func TestAuthorizeChecksTheBearerToken(t *testing.T) {
 	}
 	// Without a configured token admin calls come from this machine or another node only;
 	// ID calls are not checked.
-	open := &interceptors{core: &core{node: &fakeCluster{leader: true, fsm: fsm.New()}}}
+	open := &interceptors{core: newCore(Config{}, &fakeCluster{leader: true, fsm: fsm.New()}, nil)}
 	from := func(ip string) context.Context {
 		return peer.NewContext(context.Background(), &peer.Peer{Addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: 5000}})
 	}
@@ -106,7 +106,7 @@ func TestAuthorizeChecksTheBearerToken(t *testing.T) {
 }
 
 func TestOwnCallsCarryTheOwnToken(t *testing.T) {
-	s := &Server{core: &core{cfg: Config{AdminToken: "own"}}}
+	s := &Server{core: newCore(Config{AdminToken: "own"}, nil, nil)}
 	md, _ := metadata.FromOutgoingContext(s.withOwnToken(context.Background()))
 	if got := md.Get("authorization"); len(got) != 1 || got[0] != "Bearer own" {
 		t.Errorf("own token metadata %v", md)
@@ -130,7 +130,7 @@ func (o *countingObserver) NumericClockBehind(string)            {}
 
 func TestObserveCountsWhatCallersGet(t *testing.T) {
 	obs := &countingObserver{ids: map[string]int64{}, byDB: map[string]int64{}}
-	s := &interceptors{core: &core{cfg: Config{Separator: '/', Observer: obs}}}
+	s := &interceptors{core: newCore(Config{Separator: '/', Observer: obs}, nil, nil)}
 	info := &grpc.UnaryServerInfo{}
 	answer := func(resp any, err error) grpc.UnaryHandler {
 		return func(context.Context, any) (any, error) { return resp, err }
@@ -167,7 +167,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 		t.Errorf("ranges %v, no-quorum refusals %d", obs.ranges, obs.noQuorum)
 	}
 	// Status's tally counts what the observer was told, and counts without one too.
-	bare := &interceptors{core: &core{cfg: Config{Separator: '/'}}}
+	bare := &interceptors{core: newCore(Config{Separator: '/'}, nil, nil)}
 	_, _ = bare.observe(ctx, &idnodev1.GenerateRequest{Id: "users/"}, info, answer(&idnodev1.GenerateResponse{Ids: make([]string, 3)}, nil))
 	tally := s.issued.snapshot()
 	for k, v := range want {

@@ -20,7 +20,7 @@ func TestCallsPerSecondPerDatabase(t *testing.T) {
 	f := fsm.New()
 	mustApplyFSM(t, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "slow", MaxCallsPerSecond: 2})
 	now := time.Unix(1000, 0)
-	s := &interceptors{core: &core{cfg: Config{Now: func() time.Time { return now }}, node: &fakeCluster{leader: true, fsm: f}}}
+	s := &interceptors{core: newCore(Config{Now: func() time.Time { return now }}, &fakeCluster{leader: true, fsm: f}, nil)}
 	gen := &grpc.UnaryServerInfo{FullMethod: idnodev1.IdService_Generate_FullMethodName}
 	handler := func(context.Context, any) (any, error) { return "ok", nil }
 	call := func(db string) codes.Code {

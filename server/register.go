@@ -59,7 +59,7 @@ func (s *Server) ensureRegistered(ctx context.Context) error {
 		// Registering keeps the suffrage this node has: a non-voter whose FSM has not caught up
 		// after a restart must not make itself a voter by registering again (AddNode never
 		// demotes, so a voter asking as a non-voter stays one).
-		self, _ := s.selfMember()
+		self, _ := s.self.member()
 		_, err := s.cluster.AddNode(ctx, &idnodev1.AddNodeRequest{
 			Tag: s.cfg.Tag, Id: s.node.ID(), RaftAddress: s.cfg.RaftAddress,
 			GrpcAddress: s.cfg.GRPCAddress, Incarnation: s.cfg.State.Incarnation, Separator: string(s.cfg.Separator),

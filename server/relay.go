@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/forward"
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -93,7 +94,7 @@ func relayed[C, Req, Resp any](s *core, client func(grpc.ClientConnInterface) C,
 	old func(forwardv1.LeaderClient, context.Context, Req, ...grpc.CallOption) (Resp, error)) forward.Remote[Req, Resp] {
 	return func(cc *grpc.ClientConn, ctx context.Context, req Req, opts ...grpc.CallOption) (Resp, error) {
 		resp, err := m(leaderHalves(client)(cc), ctx, req, opts...)
-		viaLeaderService, err := s.olderLeader(ctx, err)
+		viaLeaderService, err := s.olderLeaders.answered(ctx, err)
 		if old != nil && viaLeaderService {
 			return old(forwardv1.NewLeaderClient(cc), ctx, req, opts...)
 		}
@@ -101,48 +102,65 @@ func relayed[C, Req, Resp any](s *core, client func(grpc.ClientConnInterface) C,
 	}
 }
 
-// olderLeader reads the leader's answer err to a call by a leader name. An UNIMPLEMENTED one
+// olderLeaders is how this node treats a leader on a build from before the relay by name:
+// it sends the call again through the Leader service while the cluster version allows, and
+// refuses once it has retired that service. It needs of the node only who leads and its
+// replica's finalised cluster version, a health probe to ask the leader for its build, and
+// the tag of a Raft ID to name the leader.
+type olderLeaders struct {
+	node  olderLeaderNode
+	probe healthProbe
+	tagOf func(id string) string
+}
+
+// olderLeaderNode is what olderLeaders needs of the node (Cluster).
+type olderLeaderNode interface {
+	Leader() (id, address string)
+	FSM() *fsm.FSM
+}
+
+// answered reads the leader's answer err to a call by a leader name. An UNIMPLEMENTED one
 // means the leader's build does not serve that name, so nothing ran: while this node's cluster
 // version has not retired the Leader service, viaLeaderService says to send the call again
 // through it. Once it has, every member should serve the name, and a leader that does not was
 // put back on a build the cluster no longer supports: the answer is then a refusal that says
-// so (olderLeaderRefusal), not the leader's bare "unknown service" nor an unknown outcome
+// so (refusal), not the leader's bare "unknown service" nor an unknown outcome
 // (nothing ran). Any other err is returned as it is.
-func (s *core) olderLeader(ctx context.Context, err error) (viaLeaderService bool, _ error) {
+func (o olderLeaders) answered(ctx context.Context, err error) (viaLeaderService bool, _ error) {
 	switch {
 	case status.Code(err) != codes.Unimplemented:
 		return false, err
-	case !s.leaderServiceRetired():
+	case !o.retired():
 		return true, err
 	}
-	return false, forward.Answer(s.olderLeaderRefusal(ctx, err))
+	return false, forward.Answer(o.refusal(ctx, err))
 }
 
-// olderLeaderRefusal is the refusal of a call the leader answered unimplemented (err) once the
+// refusal is the refusal of a call the leader answered unimplemented (err) once the
 // Leader service is retired: it names the leader, the build it runs and the cluster version it
 // supports, as the leader's health answer says them (the cluster's record of a member's build
 // is not rewritten by a build too old to be a member), and the version the cluster is at.
-func (s *core) olderLeaderRefusal(ctx context.Context, err error) error {
-	id, addr := s.node.Leader()
+func (o olderLeaders) refusal(ctx context.Context, err error) error {
+	id, addr := o.node.Leader()
 	leader := &idnodev1.NodeStatus{RaftAddress: addr}
-	s.answers(ctx, leader)
+	o.probe.answers(ctx, leader)
 	build := "a build from before the relay by name"
 	if leader.GetVersion() != "" {
 		build = "build " + leader.GetVersion()
 	}
-	tag := s.tagOf(id)
+	tag := o.tagOf(id)
 	return status.Errorf(codes.FailedPrecondition,
 		"the leader %s runs %s, which supports cluster version %d and takes relayed calls only through the Leader service, "+
 			"but the cluster is finalised at version %d, which retired that service: start %s on a build of version %d or newer, "+
 			"or transfer leadership to another node (the leader answered: %s)",
-		tag, build, max(leader.GetSupportedVersion(), 1), s.node.FSM().FinalisedVersion(), tag, relayByNameVersion,
+		tag, build, max(leader.GetSupportedVersion(), 1), o.node.FSM().FinalisedVersion(), tag, relayByNameVersion,
 		status.Convert(err).Message())
 }
 
-// leaderServiceRetired reports whether this node's replica holds a cluster version that
-// retired the Leader service.
-func (s *core) leaderServiceRetired() bool {
-	return s.node.FSM().FinalisedVersion() >= relayByNameVersion
+// retired reports whether this node's replica holds a cluster version that retired the
+// Leader service.
+func (o olderLeaders) retired() bool {
+	return o.node.FSM().FinalisedVersion() >= relayByNameVersion
 }
 
 // errLeaderServiceRetired is a leader's answer to a call through the Leader service once the

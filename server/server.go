@@ -189,8 +189,8 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		cfg.SaveState = func(datadir.NodeState) error { return nil }
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
-	c := &core{cfg: cfg, node: node, log: cfg.Logger, listings: newListingSlots(maxListings)}
-	c.fwd = c.newForwarder()
+	var c *core // the forwarder refuses through the core it is part of, built next
+	c = newCore(cfg, node, newForwarder(cfg, node, func(err error) error { return c.noQuorum(err) }))
 	s := &Server{core: c, intercept: &interceptors{core: c}, etags: etags, health: health.NewServer()}
 	s.publicCalls, s.internalCalls = &callCount{max: cfg.Limits.MaxCalls}, &callCount{max: cfg.Limits.MaxCalls}
 	s.etagRecord = newEtagRecord(s)
@@ -257,14 +257,14 @@ func (s *Server) Start() {
 	s.stop = cancel
 	s.wg.Add(4)
 	if s.cfg.Pools != nil {
-		s.wg.Go(func() { s.ids.poolGranter.Refill(ctx) })
+		s.wg.Go(func() { s.ids.pools.granter.Refill(ctx) })
 	}
 	s.warnUnfinishedJoin()
 	go func() { defer s.wg.Done(); s.watchHealth(ctx) }()
 	go func() { defer s.wg.Done(); s.registerSelf(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureFold(ctx) }()
-	s.wg.Go(func() { s.watchClock(ctx) })
+	s.wg.Go(func() { s.clock.watch(ctx) })
 	if s.etags != nil {
 		s.wg.Go(func() { s.etagRecord.run(ctx) })
 	}

@@ -93,7 +93,7 @@ func (s *clusterService) membersAnswerVersion(ctx context.Context, v uint32) err
 			continue
 		}
 		ns := &idnodev1.NodeStatus{RaftAddress: m.Address}
-		s.answers(ctx, ns)
+		s.probes.answers(ctx, ns)
 		switch tag := s.tagOf(m.ID); {
 		case !ns.GetReachable():
 			problems = append(problems, fmt.Sprintf("%s does not answer", tag))

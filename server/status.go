@@ -4,13 +4,10 @@ import (
 	"context"
 	"strconv"
 	"sync"
-	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/forward"
@@ -18,9 +15,6 @@ import (
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
-
-// probeTimeout bounds the health probe that decides a node's "reachable" in Status.
-const probeTimeout = 300 * time.Millisecond
 
 // Headers of a node's answers to health probes on the internal port: its version, applied
 // index and storage fault (for Status) and its commit index (for Status, and for a node
@@ -48,13 +42,13 @@ func (s *interceptors) withFactsOnProbe(ctx context.Context, req any, info *grpc
 			appliedIndexHeader, strconv.FormatUint(s.node.AppliedIndex(), 10),
 			supportedVersionHeader, strconv.FormatUint(uint64(fsm.CurrentVersion), 10),
 			clockHeader, strconv.FormatInt(s.cfg.Now().UnixNano(), 10))
-		if s.joinUnfinished() {
+		if s.self.joinUnfinished() {
 			md.Set(joinHeader, joinUnfinishedValue)
 		}
 		if fault := s.storageFault(); fault != "" {
 			md.Set(storageFaultHeader, fault)
 		}
-		if offset, ok := s.ClockOffset(); ok {
+		if offset, ok := s.clock.Offset(); ok {
 			md.Set(clockOffsetHeader, strconv.FormatInt(int64(offset), 10))
 		}
 		_ = grpc.SetHeader(ctx, md)
@@ -122,10 +116,10 @@ func (s *clusterService) probe(ctx context.Context, nodes []*idnodev1.NodeStatus
 	for _, ns := range nodes {
 		switch {
 		case ns.Id == s.node.ID():
-			ns.State, ns.Reachable, ns.Version, ns.JoinUnfinished = s.node.State(), true, version.Get().String(), s.joinUnfinished()
+			ns.State, ns.Reachable, ns.Version, ns.JoinUnfinished = s.node.State(), true, version.Get().String(), s.self.joinUnfinished()
 			ns.AppliedIndex, ns.CommitIndex, ns.StorageFault = s.node.AppliedIndex(), s.node.CommitIndex(), s.storageFault()
 			ns.SupportedVersion = fsm.CurrentVersion
-			if offset, ok := s.ClockOffset(); ok {
+			if offset, ok := s.clock.Offset(); ok {
 				ns.ClockOffsetSeconds, ns.ClockOffsetMeasured = offset.Seconds(), true
 			}
 			continue
@@ -140,54 +134,10 @@ func (s *clusterService) probe(ctx context.Context, nodes []*idnodev1.NodeStatus
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.answers(ctx, ns)
+			s.probes.answers(ctx, ns)
 		}()
 	}
 	wg.Wait()
-}
-
-// answers fills in whether the node ns answers at its Raft address, and what it says of
-// itself: its version, indexes, storage fault, clock offset from the leader, and whether its
-// join did not finish.
-func (s *core) answers(ctx context.Context, ns *idnodev1.NodeStatus) {
-	header, err := s.probeNode(ctx, ns.RaftAddress)
-	// Any answer counts, a refusal too: a node that has just started may not know the cluster
-	// secret yet, and the probed node then refuses the probe, but it is reachable.
-	switch status.Code(err) {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
-		return
-	}
-	ns.Reachable = true
-	first := func(key string) string {
-		if v := header.Get(key); len(v) > 0 {
-			return v[0]
-		}
-		return ""
-	}
-	ns.Version, ns.StorageFault = first(versionHeader), first(storageFaultHeader)
-	ns.JoinUnfinished = first(joinHeader) == joinUnfinishedValue
-	ns.AppliedIndex, _ = strconv.ParseUint(first(appliedIndexHeader), 10, 64)
-	ns.CommitIndex, _ = strconv.ParseUint(first(commitIndexHeader), 10, 64)
-	if v, err := strconv.ParseUint(first(supportedVersionHeader), 10, 32); err == nil {
-		ns.SupportedVersion = uint32(v)
-	}
-	if v, err := strconv.ParseInt(first(clockOffsetHeader), 10, 64); err == nil {
-		ns.ClockOffsetSeconds, ns.ClockOffsetMeasured = time.Duration(v).Seconds(), true
-	}
-}
-
-// probeNode asks the health service of the node at addr (its Raft address), within
-// probeTimeout, and returns the header of its answer.
-func (s *core) probeNode(ctx context.Context, addr string) (metadata.MD, error) {
-	cc, err := s.fwd.Conn(addr)
-	if err != nil {
-		return nil, status.Error(codes.Unavailable, err.Error())
-	}
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	var header metadata.MD
-	_, err = healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{Service: HealthLocal}, grpc.Header(&header))
-	return header, err
 }
 
 // storageFault is why this node cannot write its Raft log, "" when it can: as Status and the

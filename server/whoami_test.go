@@ -43,7 +43,7 @@ func TestWhoAmINamesWhatTheChecksDecide(t *testing.T) {
 		{"a reader key", "adm", bearer(context.Background(), "idk_r1_secret"), "", "r1/billing/reader"},
 		{"a key with a wrong secret", "adm", bearer(context.Background(), "idk_r1_guess"), "", ""},
 	} {
-		s := &interceptors{core: &core{cfg: Config{AdminToken: tc.token}, node: &fakeCluster{fsm: f}}}
+		s := &interceptors{core: newCore(Config{AdminToken: tc.token}, &fakeCluster{fsm: f}, nil)}
 		resp, err := (&clusterService{core: s.core}).WhoAmI(tc.ctx, &idnodev1.WhoAmIRequest{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
