@@ -20,13 +20,13 @@ func TestAdminTokenIsSentAsBearer(t *testing.T) {
 	ctx := testCtx(t)
 	calls := func(c *Client) {
 		t.Helper()
-		if _, err := c.Status(ctx, false); err != nil {
+		if _, err := c.Admin().Status(ctx, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Backup(ctx, &bytes.Buffer{}); err != nil {
+		if _, err := c.Admin().Backup(ctx, &bytes.Buffer{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Restore(ctx, bytes.NewReader([]byte("backup"))); err != nil {
+		if _, err := c.Admin().Restore(ctx, bytes.NewReader([]byte("backup"))); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := c.Generate(ctx, "users/", 1); err != nil {

@@ -20,6 +20,11 @@
 // with DEADLINE_EXCEEDED as its code when the caller's deadline ended the call. Close is
 // bounded (WithCloseTimeout) and logs, rather than returns, what it could not give back.
 //
+// The calls that run the cluster or manage what it holds are on parts reached from the Client,
+// which share its connections: c.Admin() (status, members, backups, cluster version),
+// c.Series() (fiscal series), c.Databases() (databases and API keys) and c.Workers() (worker
+// leases); the Client itself keeps the data path.
+//
 // A client told its region and its nodes' (WithRegion) sends the calls any node answers to a
 // node of its own region first, and the other nodes of its region come before those of other
 // regions (region.go).

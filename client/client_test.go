@@ -147,7 +147,7 @@ func TestClientAllNodesFailed(t *testing.T) {
 	t.Run("max attempts", func(t *testing.T) {
 		nodes, addrs := down(t)
 		c := dialTest(t, addrs, WithBackoff(Backoff{Initial: time.Millisecond, MaxAttempts: 5}))
-		_, err := c.Status(testCtx(t), true)
+		_, err := c.Admin().Status(testCtx(t), true)
 		var nf *NodesFailedError
 		if !errors.As(err, &nf) || nf.Attempts != 5 || nf.Cause != nil || status.Code(err) != codes.Unavailable {
 			t.Fatalf("Status with every node down = %#v; want NodesFailedError after 5 attempts, UNAVAILABLE", err)
@@ -281,7 +281,7 @@ func TestClientTypedCalls(t *testing.T) {
 	if err != nil || len(page.GetIdentities()) != 1 || page.GetIdentities()[0].GetValue() != 3 {
 		t.Errorf("ListIdentities(users) = %v, %v", page, err)
 	}
-	st, err := c.Status(ctx, true)
+	st, err := c.Admin().Status(ctx, true)
 	if err != nil || st.GetLeader() != "A" {
 		t.Errorf("Status = %v, %v", st, err)
 	}
@@ -466,8 +466,8 @@ func TestClientRetriesNodeBusyWhenSafeToRepeat(t *testing.T) {
 			_, err := c.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{})
 			return err
 		},
-		"Status":         func() error { _, err := c.Status(ctx, true); return err },
-		"ClusterVersion": func() error { _, err := c.ClusterVersion(ctx); return err },
+		"Status":         func() error { _, err := c.Admin().Status(ctx, true); return err },
+		"ClusterVersion": func() error { _, err := c.Admin().ClusterVersion(ctx); return err },
 	}
 	for name, call := range repeatable {
 		onA, onB, err := try(busy, call)

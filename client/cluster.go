@@ -14,6 +14,16 @@ import (
 	"github.com/idnode/idnode/reason"
 )
 
+// Admin makes the calls that run the cluster rather than use it: its status and members, the
+// hand-over of leadership, backups and restores, the cluster version, and the release of a
+// dead owner's claims. Most are admin calls (WithAdminToken); Status, WhoAmI and
+// ClusterVersion are not, but an operator asks them, not an application's data path. Get one
+// from Client.Admin; it shares the Client's connections.
+type Admin struct{ fo *failover }
+
+// Admin is the calls that run the cluster.
+func (c *Client) Admin() Admin { return Admin{&c.failover} }
+
 // The ClusterService calls. Status and Backup only read, and Restore only raises counters, so
 // they fail over like the IdService calls (the streams with the limits their doc comments
 // give). AddNode, RemoveNode and TransferLeadership change the cluster and are not simply
@@ -28,23 +38,23 @@ import (
 
 // Status reports the cluster as the answering node sees it; consistent confirms leadership
 // with a quorum first, so the answer is not stale.
-func (c *Client) Status(ctx context.Context, consistent bool) (*idnodev1.StatusResponse, error) {
-	return unaryCall(ctx, c.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.Status, &idnodev1.StatusRequest{Consistent: consistent})
+func (a Admin) Status(ctx context.Context, consistent bool) (*idnodev1.StatusResponse, error) {
+	return unaryCall(ctx, a.fo.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.Status, &idnodev1.StatusRequest{Consistent: consistent})
 }
 
 // WhoAmI is what the node makes of this client's credentials: whether it may make admin
 // calls and by what right, and the API key it sent.
-func (c *Client) WhoAmI(ctx context.Context) (*idnodev1.WhoAmIResponse, error) {
-	return unaryCall(ctx, c.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.WhoAmI, &idnodev1.WhoAmIRequest{})
+func (a Admin) WhoAmI(ctx context.Context) (*idnodev1.WhoAmIResponse, error) {
+	return unaryCall(ctx, a.fo.callRepeatable, clusterOf, idnodev1.ClusterServiceClient.WhoAmI, &idnodev1.WhoAmIRequest{})
 }
 
 // AddNode registers a node and makes it a Raft member (an admin call: see WithAdminToken). An
 // empty req.Tag lets the cluster assign the next free tag; the answer names it. Adding a tag
 // again with the same addresses changes nothing. Tried on another node only when the first
 // did nothing (see above).
-func (c *Client) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
+func (a Admin) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
 	var resp *idnodev1.AddNodeResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) error {
+	err := a.fo.call(ctx, func(ctx context.Context, n *node) error {
 		var p peer.Peer
 		var err error
 		resp, err = n.cluster.AddNode(ctx, req, grpc.Peer(&p))
@@ -55,8 +65,8 @@ func (c *Client) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*id
 
 // RemoveNode takes the node with tag out of the cluster and retires the tag for ever (an admin
 // call). Tried on another node only when the first did nothing (see above).
-func (c *Client) RemoveNode(ctx context.Context, tag string) error {
-	return c.call(ctx, func(ctx context.Context, n *node) error {
+func (a Admin) RemoveNode(ctx context.Context, tag string) error {
+	return a.fo.call(ctx, func(ctx context.Context, n *node) error {
 		var p peer.Peer
 		_, err := n.cluster.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: tag}, grpc.Peer(&p))
 		return atMostOnce(err, &p)
@@ -66,9 +76,9 @@ func (c *Client) RemoveNode(ctx context.Context, tag string) error {
 // TransferLeadership hands leadership to the node with tag, or to any up-to-date voter when
 // tag is empty, and returns the new leader's tag (an admin call). Tried on another node only
 // when the first did nothing (see above).
-func (c *Client) TransferLeadership(ctx context.Context, tag string) (leader string, err error) {
+func (a Admin) TransferLeadership(ctx context.Context, tag string) (leader string, err error) {
 	var resp *idnodev1.TransferLeadershipResponse
-	err = c.call(ctx, func(ctx context.Context, n *node) error {
+	err = a.fo.call(ctx, func(ctx context.Context, n *node) error {
 		var p peer.Peer
 		var err error
 		resp, err = n.cluster.TransferLeadership(ctx, &idnodev1.TransferLeadershipRequest{Tag: tag}, grpc.Peer(&p))
@@ -99,9 +109,9 @@ type BackupInfo struct {
 // transfer from one node. It is tried on another node only until the first bytes arrive: after
 // that, w holds part of a backup, and an error ends the call. An error from w is returned as
 // it is.
-func (c *Client) Backup(ctx context.Context, w io.Writer) (BackupInfo, error) {
+func (a Admin) Backup(ctx context.Context, w io.Writer) (BackupInfo, error) {
 	var info BackupInfo
-	err := c.callRepeatable(ctx, func(ctx context.Context, n *node) error {
+	err := a.fo.callRepeatable(ctx, func(ctx context.Context, n *node) error {
 		stream, err := n.cluster.Backup(ctx, &idnodev1.BackupRequest{})
 		if err != nil {
 			return err
@@ -148,7 +158,7 @@ func RestoreAhead(margin *idnodev1.RestoreMargin) RestoreOption {
 // again, and an error ends the call. Running a restore again is safe (it never lowers
 // anything). An error from r is returned as it is, and the cluster gets nothing of that
 // restore. A margin the answer does not echo is ErrMarginNotApplied, with the answer.
-func (c *Client) Restore(ctx context.Context, r io.Reader, opts ...RestoreOption) (*idnodev1.RestoreResponse, error) {
+func (a Admin) Restore(ctx context.Context, r io.Reader, opts ...RestoreOption) (*idnodev1.RestoreResponse, error) {
 	ahead := &idnodev1.RestoreMargin{}
 	for _, o := range opts {
 		o(ahead)
@@ -163,7 +173,7 @@ func (c *Client) Restore(ctx context.Context, r io.Reader, opts ...RestoreOption
 		return nil, readErr
 	}
 	var resp *idnodev1.RestoreResponse
-	err := c.call(ctx, func(ctx context.Context, n *node) error {
+	err := a.fo.call(ctx, func(ctx context.Context, n *node) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // a read error leaves the stream unclosed: cancelling it tells the node to drop it
 		stream, err := n.cluster.Restore(ctx)

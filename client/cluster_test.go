@@ -35,20 +35,20 @@ func TestClusterCallsFailOver(t *testing.T) {
 	nodes[0].set(func(n *fakeNode) { n.down = true })
 	c := dialTest(t, append([]string{deadAddr(t)}, addrs...), WithAdminToken("s3cret"))
 	ctx := testCtx(t)
-	if st, err := c.Status(ctx, true); err != nil || st.GetSelf() != "B" {
+	if st, err := c.Admin().Status(ctx, true); err != nil || st.GetSelf() != "B" {
 		t.Fatalf("Status = %v, %v; want B's answer", st, err)
 	}
 	c.preferred.Store(0) // start at the dead address again
-	resp, err := c.AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "127.0.0.1:7104", GrpcAddress: "127.0.0.1:7074"})
+	resp, err := c.Admin().AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "127.0.0.1:7104", GrpcAddress: "127.0.0.1:7074"})
 	if err != nil || resp.GetNode().GetTag() != "D" {
 		t.Fatalf("AddNode = %v, %v; want node D", resp, err)
 	}
 	c.preferred.Store(0)
-	if err := c.RemoveNode(ctx, "D"); err != nil {
+	if err := c.Admin().RemoveNode(ctx, "D"); err != nil {
 		t.Fatalf("RemoveNode(D) = %v", err)
 	}
 	c.preferred.Store(0)
-	if leader, err := c.TransferLeadership(ctx, "B"); err != nil || leader != "B" {
+	if leader, err := c.Admin().TransferLeadership(ctx, "B"); err != nil || leader != "B" {
 		t.Fatalf("TransferLeadership(B) = %q, %v", leader, err)
 	}
 	if nodes[0].callCount() != 4 || nodes[1].callCount() != 4 {
@@ -70,11 +70,11 @@ func TestClusterChangesAreNotRepeatedOnceSent(t *testing.T) {
 	ctx := testCtx(t)
 	changes := map[string]func(c *Client) error{
 		"AddNode": func(c *Client) error {
-			_, err := c.AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "127.0.0.1:7104", GrpcAddress: "127.0.0.1:7074"})
+			_, err := c.Admin().AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "127.0.0.1:7104", GrpcAddress: "127.0.0.1:7074"})
 			return err
 		},
-		"RemoveNode":         func(c *Client) error { return c.RemoveNode(ctx, "D") },
-		"TransferLeadership": func(c *Client) error { _, err := c.TransferLeadership(ctx, ""); return err },
+		"RemoveNode":         func(c *Client) error { return c.Admin().RemoveNode(ctx, "D") },
+		"TransferLeadership": func(c *Client) error { _, err := c.Admin().TransferLeadership(ctx, ""); return err },
 	}
 	for name, change := range changes {
 		t.Run(name+"/answer lost", func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestBackupRetriesOnlyBeforeData(t *testing.T) {
 	nodes[0].set(func(n *fakeNode) { n.down = true })
 	c := dialTest(t, addrs)
 	var w bytes.Buffer
-	info, err := c.Backup(testCtx(t), &w)
+	info, err := c.Admin().Backup(testCtx(t), &w)
 	if err != nil || w.String() != "0123456789abcdef-" || info != (BackupInfo{Leader: "B", Index: 42, Bytes: 17}) {
 		t.Fatalf("Backup = %+v, %v, %q; want B's whole backup", info, err, w.String())
 	}
@@ -116,7 +116,7 @@ func TestBackupRetriesOnlyBeforeData(t *testing.T) {
 	nodes[0].set(func(n *fakeNode) { n.down, n.loseAnswers = false, 1 })
 	c.preferred.Store(0)
 	w.Reset()
-	_, err = c.Backup(testCtx(t), &w)
+	_, err = c.Admin().Backup(testCtx(t), &w)
 	if status.Code(err) != codes.Unavailable || w.String() != "0123" || nodes[1].callCount() != 1 {
 		t.Errorf("Backup failing after a chunk = %v, wrote %q, B called %d times; want UNAVAILABLE after A's first chunk, no new call on B",
 			err, w.String(), nodes[1].callCount())
@@ -132,7 +132,7 @@ func TestBackupReturnsTheWritersError(t *testing.T) {
 	state, _, addrs := fakeCluster(t, "A")
 	state.cluster.backup = []byte("0123456789")
 	diskFull := errors.New("disk full")
-	if _, err := dialTest(t, addrs).Backup(testCtx(t), errWriter{diskFull}); !errors.Is(err, diskFull) {
+	if _, err := dialTest(t, addrs).Admin().Backup(testCtx(t), errWriter{diskFull}); !errors.Is(err, diskFull) {
 		t.Errorf("Backup into a failing writer = %v, want its error", err)
 	}
 }
@@ -143,14 +143,14 @@ func TestRestoreRetriesOnlyBeforeData(t *testing.T) {
 	state, nodes, addrs := fakeCluster(t, "A", "B")
 	data := bytes.Repeat([]byte("idnode backup "), 3*restoreChunk/14+5)
 	c := dialTest(t, []string{deadAddr(t), addrs[0]})
-	resp, err := c.Restore(testCtx(t), bytes.NewReader(data))
+	resp, err := c.Admin().Restore(testCtx(t), bytes.NewReader(data))
 	if got := state.restoredBytes(); err != nil || resp.GetIdentities() != int64(len(data)) || !bytes.Equal(got, data) {
 		t.Fatalf("Restore of %d bytes = %v, %v; node got %d bytes", len(data), resp, err, len(got))
 	}
 
 	nodes[0].set(func(n *fakeNode) { n.down = true })
 	c = dialTest(t, addrs)
-	if _, err := c.Restore(testCtx(t), bytes.NewReader(data)); status.Code(err) != codes.Unavailable || nodes[1].callCount() != 0 {
+	if _, err := c.Admin().Restore(testCtx(t), bytes.NewReader(data)); status.Code(err) != codes.Unavailable || nodes[1].callCount() != 0 {
 		t.Errorf("Restore refused by A = %v, B called %d times; want A's UNAVAILABLE and no call on B", err, nodes[1].callCount())
 	}
 }
@@ -162,7 +162,7 @@ func TestRestoreAhead(t *testing.T) {
 	data := bytes.Repeat([]byte("idnode backup "), 2*restoreChunk/14+5)
 	c := dialTest(t, addrs)
 	margin := &idnodev1.RestoreMargin{Identities: &idnodev1.CounterMargin{Add: 1000}, Hilo: &idnodev1.CounterMargin{Percent: 10}}
-	if _, err := c.Restore(testCtx(t), bytes.NewReader(data), RestoreAhead(margin)); err != nil {
+	if _, err := c.Admin().Restore(testCtx(t), bytes.NewReader(data), RestoreAhead(margin)); err != nil {
 		t.Fatalf("Restore with a margin: %v", err)
 	}
 	state.mu.Lock()
@@ -172,11 +172,11 @@ func TestRestoreAhead(t *testing.T) {
 	if len(sent) < 2 || !proto.Equal(sent[0], margin) || slices.ContainsFunc(sent[1:], func(m *idnodev1.RestoreMargin) bool { return m != nil }) {
 		t.Fatalf("the chunks carried margins %v; want %v on the first only", sent, margin)
 	}
-	resp, err := c.Restore(testCtx(t), bytes.NewReader(data), RestoreAhead(margin))
+	resp, err := c.Admin().Restore(testCtx(t), bytes.NewReader(data), RestoreAhead(margin))
 	if !errors.Is(err, ErrMarginNotApplied) || resp.GetIdentities() != int64(len(data)) {
 		t.Fatalf("Restore with a margin on an older build = %v, %v; want its answer and ErrMarginNotApplied", resp, err)
 	}
-	if _, err := c.Restore(testCtx(t), bytes.NewReader(data), RestoreAhead(&idnodev1.RestoreMargin{Hilo: &idnodev1.CounterMargin{}})); err != nil {
+	if _, err := c.Admin().Restore(testCtx(t), bytes.NewReader(data), RestoreAhead(&idnodev1.RestoreMargin{Hilo: &idnodev1.CounterMargin{}})); err != nil {
 		t.Fatalf("Restore with a zero margin on an older build: %v", err)
 	}
 	state.mu.Lock()
@@ -207,10 +207,10 @@ func TestRestoreReadError(t *testing.T) {
 	state, nodes, addrs := fakeCluster(t, "A")
 	c := dialTest(t, addrs)
 	broken := errors.New("broken file")
-	if _, err := c.Restore(testCtx(t), &failingReader{0, broken}); !errors.Is(err, broken) || nodes[0].callCount() != 0 {
+	if _, err := c.Admin().Restore(testCtx(t), &failingReader{0, broken}); !errors.Is(err, broken) || nodes[0].callCount() != 0 {
 		t.Errorf("Restore of an unreadable file = %v after %d calls; want its error and no call", err, nodes[0].callCount())
 	}
-	_, err := c.Restore(testCtx(t), &failingReader{restoreChunk + 10, broken})
+	_, err := c.Admin().Restore(testCtx(t), &failingReader{restoreChunk + 10, broken})
 	if !errors.Is(err, broken) {
 		t.Errorf("Restore failing after a chunk = %v, want the reader's error", err)
 	}

@@ -92,17 +92,17 @@ type clientLeaser struct {
 }
 
 func (l clientLeaser) Acquire(ctx context.Context, leaseMs int64) (flakelease.Grant, error) {
-	wl, err := l.c.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Holder: l.holder, WorkerBits: l.bits, LeaseMs: leaseMs})
+	wl, err := l.c.Workers().Acquire(ctx, &idnodev1.AcquireWorkerRequest{Holder: l.holder, WorkerBits: l.bits, LeaseMs: leaseMs})
 	return grantOf(wl), err
 }
 
 func (l clientLeaser) Renew(ctx context.Context, worker uint32, epoch uint64, leaseMs int64) (flakelease.Grant, error) {
-	wl, err := l.c.RenewWorker(ctx, &idnodev1.RenewWorkerRequest{Worker: worker, Epoch: epoch, LeaseMs: leaseMs})
+	wl, err := l.c.Workers().Renew(ctx, &idnodev1.RenewWorkerRequest{Worker: worker, Epoch: epoch, LeaseMs: leaseMs})
 	return grantOf(wl), err
 }
 
 func (l clientLeaser) Release(ctx context.Context, worker uint32, epoch uint64) error {
-	return l.c.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: worker, Epoch: epoch})
+	return l.c.Workers().Release(ctx, &idnodev1.ReleaseWorkerRequest{Worker: worker, Epoch: epoch})
 }
 
 // Lost reports whether err refused a renewal because it named a lease that is not the

@@ -8,24 +8,30 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
-// Fiscal series: gapless, audited numbering. Every call goes to the leader and is
-// retried on another node like the others; Issue and Void carry a request_id so a retry
-// answers the first attempt's entry instead of taking another number.
+// Series makes the calls of fiscal series: gapless, audited numbering (docs/series.md). Every
+// call goes to the leader and is retried on another node like the others; Issue and Void carry
+// a request_id so a retry answers the first attempt's entry instead of taking another number.
+// Get one from Client.Series; it shares the Client's connections and is as safe for
+// concurrent use.
+type Series struct{ fo *failover }
 
-// CreateSeries creates a series in the Client's database (an admin key's call once the
+// Series is the fiscal series' calls, in the Client's database.
+func (c *Client) Series() Series { return Series{&c.failover} }
+
+// Create creates a series in the Client's database (an admin key's call once the
 // cluster has keys). Without a request_id the Client makes one, so a retry after a lost
 // answer returns the series rather than ALREADY_EXISTS.
-func (c *Client) CreateSeries(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.Series, error) {
+func (s Series) Create(ctx context.Context, req *idnodev1.CreateSeriesRequest) (*idnodev1.Series, error) {
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	resp, err := unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.CreateSeries, req)
+	resp, err := unaryCall(ctx, s.fo.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.CreateSeries, req)
 	return resp.GetSeries(), err
 }
 
-// ListSeries lists the series of the Client's database and where each stands.
-func (c *Client) ListSeries(ctx context.Context) ([]*idnodev1.Series, error) {
-	resp, err := unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.ListSeries, &idnodev1.ListSeriesRequest{})
+// List lists the series of the Client's database and where each stands.
+func (s Series) List(ctx context.Context) ([]*idnodev1.Series, error) {
+	resp, err := unaryCall(ctx, s.fo.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.ListSeries, &idnodev1.ListSeriesRequest{})
 	return resp.GetSeries(), err
 }
 
@@ -34,36 +40,36 @@ func (c *Client) ListSeries(ctx context.Context) ([]*idnodev1.Series, error) {
 // the document before the call: after a crash, calling Issue again with it returns the same
 // number, whether or not the first call's answer arrived. Without one the Client makes one,
 // which covers its own retries only.
-func (c *Client) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnodev1.SeriesEntry, error) {
+func (s Series) Issue(ctx context.Context, req *idnodev1.IssueRequest) (*idnodev1.SeriesEntry, error) {
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	resp, err := unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.Issue, req)
+	resp, err := unaryCall(ctx, s.fo.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.Issue, req)
 	return resp.GetEntry(), err
 }
 
 // Void records req.Number of req.Period as void, with req.Reason; see SeriesService/Void.
-func (c *Client) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.SeriesEntry, error) {
+func (s Series) Void(ctx context.Context, req *idnodev1.VoidRequest) (*idnodev1.SeriesEntry, error) {
 	if req.GetRequestId() == "" {
 		req.RequestId = newRequestID()
 	}
-	resp, err := unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.Void, req)
+	resp, err := unaryCall(ctx, s.fo.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.Void, req)
 	return resp.GetEntry(), err
 }
 
-// VerifySeries recomputes a series' hash chain and numbering on the leader and reports the
+// Verify recomputes a series' hash chain and numbering on the leader and reports the
 // first break.
-func (c *Client) VerifySeries(ctx context.Context, series string) (*idnodev1.VerifySeriesResponse, error) {
-	return unaryCall(ctx, c.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.VerifySeries, &idnodev1.VerifySeriesRequest{Series: series})
+func (s Series) Verify(ctx context.Context, series string) (*idnodev1.VerifySeriesResponse, error) {
+	return unaryCall(ctx, s.fo.callLeaderRepeatable, seriesOf, idnodev1.SeriesServiceClient.VerifySeries, &idnodev1.VerifySeriesRequest{Series: series})
 }
 
 // Journal calls fn with a series' entries from seq from to seq to (0: the end), in order. A
 // stream cut short is resumed after the last entry fn saw, on another node if need be, so fn
 // sees each entry once. An error from fn ends the walk and is returned.
-func (c *Client) Journal(ctx context.Context, series string, from, to uint64, fn func(*idnodev1.SeriesEntry) error) error {
+func (s Series) Journal(ctx context.Context, series string, from, to uint64, fn func(*idnodev1.SeriesEntry) error) error {
 	var fnErr error
 	next := from
-	err := c.callLeaderRepeatable(ctx, func(ctx context.Context, n *node) error {
+	err := s.fo.callLeaderRepeatable(ctx, func(ctx context.Context, n *node) error {
 		stream, err := n.series.Journal(ctx, &idnodev1.JournalRequest{Series: series, FromSeq: next, ToSeq: to})
 		if err != nil {
 			return err

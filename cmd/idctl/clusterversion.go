@@ -29,7 +29,7 @@ func clusterVersionCmd(*flag.FlagSet) func(*env, []string) error {
 			return fmt.Errorf("idctl cluster version %s: say finalise or downgrade, or nothing to show the version", action)
 		}
 		return answered(e, "ClusterVersion", func(ctx context.Context, c *client.Client) (*idnodev1.ClusterVersionResponse, error) {
-			cv, err := c.ClusterVersion(ctx)
+			cv, err := c.Admin().ClusterVersion(ctx)
 			if err != nil || action == "" {
 				return cv, err
 			}
@@ -37,7 +37,7 @@ func clusterVersionCmd(*flag.FlagSet) func(*env, []string) error {
 			if err != nil {
 				return nil, err
 			}
-			return c.SetClusterVersion(ctx, target)
+			return c.Admin().SetClusterVersion(ctx, target)
 		}, printClusterVersion)
 	}
 }

@@ -180,7 +180,7 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		var st *idnodev1.StatusResponse
 		if err := c.call(e.ctx, "Status", func(ctx context.Context) error {
-			st, err = c.c.Status(ctx, *consistent)
+			st, err = c.c.Admin().Status(ctx, *consistent)
 			return err
 		}); err != nil {
 			return err
@@ -283,7 +283,7 @@ func (s *session) selfReports(ctx context.Context, st *idnodev1.StatusResponse) 
 		go func() {
 			defer wg.Done()
 			defer node.Close(ctx)
-			r, err := node.Status(ctx, false)
+			r, err := node.Admin().Status(ctx, false)
 			if err != nil {
 				return
 			}
@@ -490,7 +490,7 @@ func hiloListCmd(fs *flag.FlagSet) func(*env, []string) error {
 func whoamiCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
 		return answered(e, "WhoAmI", func(ctx context.Context, c *client.Client) (*idnodev1.WhoAmIResponse, error) {
-			return c.WhoAmI(ctx)
+			return c.Admin().WhoAmI(ctx)
 		}, func(w io.Writer, who *idnodev1.WhoAmIResponse) error {
 			admin := "no"
 			if who.GetAdmin() != "" {
@@ -522,7 +522,7 @@ func nodeAddCmd(fs *flag.FlagSet) func(*env, []string) error {
 			tag = ""
 		}
 		return answered(e, "AddNode", func(ctx context.Context, c *client.Client) (*idnodev1.AddNodeResponse, error) {
-			return c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: *raftAddr, GrpcAddress: *grpcAddr, Id: *id, NonVoter: *nonVoter})
+			return c.Admin().AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: *raftAddr, GrpcAddress: *grpcAddr, Id: *id, NonVoter: *nonVoter})
 		}, func(w io.Writer, resp *idnodev1.AddNodeResponse) error {
 			n := resp.GetNode()
 			fmt.Fprintf(w, "added node %s (raft %s, grpc %s, voter %s)\n", n.GetTag(), n.GetRaftAddress(), n.GetGrpcAddress(), yesNo(n.GetVoter()))
@@ -534,7 +534,7 @@ func nodeAddCmd(fs *flag.FlagSet) func(*env, []string) error {
 func nodeRemoveCmd(fs *flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
 		return e.change("RemoveNode", func(ctx context.Context, c *client.Client) error {
-			return c.RemoveNode(ctx, args[0])
+			return c.Admin().RemoveNode(ctx, args[0])
 		}, "removed", args[0], fmt.Sprintf("removed node %s; its tag is retired for ever", args[0]))
 	}
 }
@@ -545,7 +545,7 @@ func nodePromoteCmd(fs *flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
 		var st *idnodev1.StatusResponse
 		if err := e.call("Status", func(ctx context.Context, c *client.Client) (err error) {
-			st, err = c.Status(ctx, true)
+			st, err = c.Admin().Status(ctx, true)
 			return err
 		}); err != nil {
 			return err
@@ -560,7 +560,7 @@ func nodePromoteCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return nil
 		}
 		return answered(e, "AddNode", func(ctx context.Context, c *client.Client) (*idnodev1.AddNodeResponse, error) {
-			return c.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: n.GetTag(), Id: n.GetId(), RaftAddress: n.GetRaftAddress(), GrpcAddress: n.GetGrpcAddress()})
+			return c.Admin().AddNode(ctx, &idnodev1.AddNodeRequest{Tag: n.GetTag(), Id: n.GetId(), RaftAddress: n.GetRaftAddress(), GrpcAddress: n.GetGrpcAddress()})
 		}, func(w io.Writer, resp *idnodev1.AddNodeResponse) error {
 			fmt.Fprintf(w, "node %s is a voter now\n", resp.GetNode().GetTag())
 			return nil
@@ -575,7 +575,7 @@ func leaderTransferCmd(fs *flag.FlagSet) func(*env, []string) error {
 			tag = args[0]
 		}
 		return answered(e, "TransferLeadership", func(ctx context.Context, c *client.Client) (*idnodev1.TransferLeadershipResponse, error) {
-			leader, err := c.TransferLeadership(ctx, tag)
+			leader, err := c.Admin().TransferLeadership(ctx, tag)
 			return &idnodev1.TransferLeadershipResponse{Leader: leader}, err
 		}, func(w io.Writer, resp *idnodev1.TransferLeadershipResponse) error {
 			_, err := fmt.Fprintf(w, "leader: %s\n", resp.GetLeader())
@@ -614,7 +614,7 @@ func backupCmd(fs *flag.FlagSet) func(*env, []string) error {
 		defer keys.finish()
 		var info client.BackupInfo
 		if err := e.call("Backup", func(ctx context.Context, c *client.Client) (err error) {
-			info, err = c.Backup(ctx, io.MultiWriter(w, keys))
+			info, err = c.Admin().Backup(ctx, io.MultiWriter(w, keys))
 			return err
 		}); err != nil {
 			return err
@@ -684,7 +684,7 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 		defer backup.close()
 		margin := &idnodev1.RestoreMargin{Identities: ahead.margin, Hilo: cmp.Or(hiloAhead.margin, ahead.margin)}
 		return answered(e, "Restore", func(ctx context.Context, c *client.Client) (*idnodev1.RestoreResponse, error) {
-			return c.Restore(ctx, backup, client.RestoreAhead(margin))
+			return c.Admin().Restore(ctx, backup, client.RestoreAhead(margin))
 		}, func(w io.Writer, resp *idnodev1.RestoreResponse) error {
 			fmt.Fprintf(w, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired), %d claims (%d new here), %d series (%d journal entries appended), %d numeric workers (%d raised)\n",
 				args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired(),

@@ -16,7 +16,7 @@ func dbCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
 		req := &idnodev1.CreateDatabaseRequest{Name: args[0], MaxIdentities: *maxIdentities, MaxCallsPerSecond: *maxCalls, MaxClaims: *maxClaims}
 		return e.change("CreateDatabase", func(ctx context.Context, c *client.Client) error {
-			return c.CreateDatabase(ctx, req)
+			return c.Databases().Create(ctx, req)
 		}, "created", args[0], fmt.Sprintf("created database %s", args[0]))
 	}
 }
@@ -25,7 +25,7 @@ func dbDeleteCmd(fs *flag.FlagSet) func(*env, []string) error {
 	force := fs.Bool("force", false, "delete even a database with counters (they stay as floors: created again, it goes on after them)")
 	return func(e *env, args []string) error {
 		return e.change("DeleteDatabase", func(ctx context.Context, c *client.Client) error {
-			return c.DeleteDatabase(ctx, args[0], *force)
+			return c.Databases().Delete(ctx, args[0], *force)
 		}, "deleted", args[0], fmt.Sprintf("deleted database %s", args[0]))
 	}
 }
@@ -60,7 +60,7 @@ func dbListCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
 		var rows []databaseRow
 		if err := e.call("ListDatabases", func(ctx context.Context, c *client.Client) error {
-			dbs, err := c.ListDatabases(ctx)
+			dbs, err := c.Databases().List(ctx)
 			for _, d := range dbs {
 				rows = append(rows, newDatabaseRow(d))
 			}

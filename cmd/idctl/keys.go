@@ -13,7 +13,7 @@ func keyCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
 		var id, key string
 		if err := e.call("CreateKey", func(ctx context.Context, c *client.Client) (err error) {
-			id, key, err = c.CreateKey(ctx, e.g.db, *role)
+			id, key, err = c.Databases().CreateKey(ctx, e.g.db, *role)
 			return err
 		}); err != nil {
 			return err
@@ -37,7 +37,7 @@ func dbOrDefault(db string) string {
 func keyDeleteCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
 		return e.change("DeleteKey", func(ctx context.Context, c *client.Client) error {
-			return c.DeleteKey(ctx, args[0])
+			return c.Databases().DeleteKey(ctx, args[0])
 		}, "deleted", args[0], fmt.Sprintf("deleted API key %s", args[0]))
 	}
 }
@@ -52,7 +52,7 @@ func keyListCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
 		var rows []keyRow
 		if err := e.call("ListKeys", func(ctx context.Context, c *client.Client) error {
-			keys, err := c.ListKeys(ctx)
+			keys, err := c.Databases().ListKeys(ctx)
 			for _, k := range keys {
 				rows = append(rows, keyRow{ID: k.GetId(), Database: k.GetDatabase(), Role: k.GetRole()})
 			}

@@ -114,7 +114,7 @@ func workerAcquireCmd(fs *flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
 		req := &idnodev1.AcquireWorkerRequest{Holder: *holder, WorkerBits: int32(*bits), LeaseMs: lease.Milliseconds()}
 		return e.printLease("AcquireWorker", func(ctx context.Context, c *client.Client) (*idnodev1.WorkerLease, error) {
-			return c.AcquireWorker(ctx, req)
+			return c.Workers().Acquire(ctx, req)
 		})
 	}
 }
@@ -128,7 +128,7 @@ func workerRenewCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		req := &idnodev1.RenewWorkerRequest{Worker: worker, Epoch: epoch, LeaseMs: lease.Milliseconds()}
 		return e.printLease("RenewWorker", func(ctx context.Context, c *client.Client) (*idnodev1.WorkerLease, error) {
-			return c.RenewWorker(ctx, req)
+			return c.Workers().Renew(ctx, req)
 		})
 	}
 }
@@ -140,7 +140,7 @@ func workerReleaseCmd(*flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		return e.change("ReleaseWorker", func(ctx context.Context, c *client.Client) error {
-			return c.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: worker, Epoch: epoch})
+			return c.Workers().Release(ctx, &idnodev1.ReleaseWorkerRequest{Worker: worker, Epoch: epoch})
 		}, "released", args[0], fmt.Sprintf("released worker %d (epoch %d)", worker, epoch))
 	}
 }
@@ -153,7 +153,7 @@ func workerListCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		all := []*idnodev1.WorkerLease{}
 		if err := allPages(e, "ListWorkers", func(ctx context.Context, c *client.Client, token string) (string, int, error) {
-			page, err := c.ListWorkers(ctx, &idnodev1.ListWorkersRequest{PageSize: int32(*pageSize), PageToken: token})
+			page, err := c.Workers().List(ctx, &idnodev1.ListWorkersRequest{PageSize: int32(*pageSize), PageToken: token})
 			all = append(all, page.GetWorkers()...)
 			return page.GetNextPageToken(), len(page.GetWorkers()), err
 		}); err != nil {

@@ -40,7 +40,7 @@ func opaqueStatusCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
 		db := dbOrDefault(e.g.db)
 		return answered(e, "ListDatabases", func(ctx context.Context, c *client.Client) (*idnodev1.OpaqueStatus, error) {
-			dbs, err := c.ListDatabases(ctx)
+			dbs, err := c.Databases().List(ctx)
 			if err != nil {
 				return nil, err
 			}

@@ -61,7 +61,7 @@ func seriesCreateCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return usagef("--policy must be gapless or gaps-allowed-journaled, not %q", *policy)
 		}
 		return answered(e, "CreateSeries", func(ctx context.Context, c *client.Client) (*idnodev1.Series, error) {
-			return c.CreateSeries(ctx, req)
+			return c.Series().Create(ctx, req)
 		}, func(w io.Writer, s *idnodev1.Series) error {
 			fmt.Fprintf(w, "created series %s: %s, period %s, %s\n", s.GetName(), s.GetFormat(), *period, *policy)
 			return nil
@@ -81,7 +81,7 @@ func seriesListCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, _ []string) error {
 		var all []*idnodev1.Series
 		if err := e.call("ListSeries", func(ctx context.Context, c *client.Client) (err error) {
-			all, err = c.ListSeries(ctx)
+			all, err = c.Series().List(ctx)
 			return err
 		}); err != nil {
 			return err
@@ -118,7 +118,7 @@ func seriesIssueCmd(fs *flag.FlagSet) func(*env, []string) error {
 			req.DocumentHash = sum
 		}
 		return answered(e, "Issue", func(ctx context.Context, c *client.Client) (*idnodev1.SeriesEntry, error) {
-			return c.Issue(ctx, req)
+			return c.Series().Issue(ctx, req)
 		}, func(w io.Writer, entry *idnodev1.SeriesEntry) error {
 			fmt.Fprintln(w, entry.GetId())
 			return nil
@@ -152,7 +152,7 @@ func seriesVoidCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		req := &idnodev1.VoidRequest{Series: args[0], Number: number, Period: *period, Reason: *why, Correcting: *correcting, RequestId: *requestID}
 		return answered(e, "Void", func(ctx context.Context, c *client.Client) (*idnodev1.SeriesEntry, error) {
-			return c.Void(ctx, req)
+			return c.Series().Void(ctx, req)
 		}, func(w io.Writer, entry *idnodev1.SeriesEntry) error {
 			fmt.Fprintf(w, "voided %s (entry %d)\n", entry.GetId(), entry.GetSeq())
 			return nil
@@ -249,7 +249,7 @@ func seriesVerifyCmd(*flag.FlagSet) func(*env, []string) error {
 	return func(e *env, args []string) error {
 		var r *idnodev1.VerifySeriesResponse
 		if err := e.call("VerifySeries", func(ctx context.Context, c *client.Client) (err error) {
-			r, err = c.VerifySeries(ctx, args[0])
+			r, err = c.Series().Verify(ctx, args[0])
 			return err
 		}); err != nil {
 			return err
@@ -271,7 +271,7 @@ func seriesVerifyCmd(*flag.FlagSet) func(*env, []string) error {
 // journal walks a series' journal through the session.
 func (e *env) journal(series string, from, to uint64, fn func(*idnodev1.SeriesEntry) error) error {
 	return e.call("Journal", func(ctx context.Context, c *client.Client) error {
-		return c.Journal(ctx, series, from, to, fn)
+		return c.Series().Journal(ctx, series, from, to, fn)
 	})
 }
 

@@ -241,7 +241,7 @@ var goOps = map[string]func(context.Context, *goRun, *goClient, *args) (any, err
 		if a.err != nil {
 			return nil, a.err
 		}
-		s, err := gc.c.CreateSeries(ctx, req)
+		s, err := gc.c.Series().Create(ctx, req)
 		return map[string]any{"name": s.GetName(), "format": s.GetFormat()}, err
 	},
 	"issue": func(ctx context.Context, _ *goRun, gc *goClient, a *args) (any, error) {
@@ -256,7 +256,7 @@ var goOps = map[string]func(context.Context, *goRun, *goClient, *args) (any, err
 		for _, k := range slices.Sorted(maps.Keys(fields)) {
 			req.Fields = append(req.Fields, &idnodev1.SeriesField{Key: k, Value: fields[k]})
 		}
-		e, err := gc.c.Issue(ctx, req)
+		e, err := gc.c.Series().Issue(ctx, req)
 		return entry(e), err
 	},
 	"void": func(ctx context.Context, _ *goRun, gc *goClient, a *args) (any, error) {
@@ -265,7 +265,7 @@ var goOps = map[string]func(context.Context, *goRun, *goClient, *args) (any, err
 		if a.err != nil {
 			return nil, a.err
 		}
-		e, err := gc.c.Void(ctx, req)
+		e, err := gc.c.Series().Void(ctx, req)
 		return entry(e), err
 	},
 	"verifySeries": func(ctx context.Context, _ *goRun, gc *goClient, a *args) (any, error) {
@@ -273,7 +273,7 @@ var goOps = map[string]func(context.Context, *goRun, *goClient, *args) (any, err
 		if a.err != nil {
 			return nil, a.err
 		}
-		v, err := gc.c.VerifySeries(ctx, series)
+		v, err := gc.c.Series().Verify(ctx, series)
 		return map[string]any{"ok": v.GetOk(), "entries": v.GetEntries(), "issued": v.GetIssued(),
 			"voided": v.GetVoided(), "breakSeq": v.GetBreakSeq()}, err
 	},

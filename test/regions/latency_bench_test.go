@@ -37,7 +37,7 @@ var strategies = []strategy{
 	}},
 	{"identity", generate("orders|")},
 	{"series", func(ctx context.Context, cl *client.Client) error {
-		_, err := cl.Issue(ctx, &idnodev1.IssueRequest{Series: benchSeries, RequestId: uuid.NewString(), DocumentHash: "ab12"})
+		_, err := cl.Series().Issue(ctx, &idnodev1.IssueRequest{Series: benchSeries, RequestId: uuid.NewString(), DocumentHash: "ab12"})
 		return err
 	}},
 }
@@ -100,7 +100,7 @@ func BenchmarkLatencyByRegion(b *testing.B) {
 			}
 			ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
 			defer cancel()
-			if _, err := clients["a"].CreateSeries(ctx, &idnodev1.CreateSeriesRequest{Name: benchSeries, Format: "INV-{n}"}); err != nil {
+			if _, err := clients["a"].Series().Create(ctx, &idnodev1.CreateSeriesRequest{Name: benchSeries, Format: "INV-{n}"}); err != nil {
 				b.Fatal(err)
 			}
 			for _, s := range strategies {

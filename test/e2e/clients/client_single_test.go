@@ -117,7 +117,7 @@ func TestClientAgainstSingleNode(t *testing.T) {
 	if len(got) != 3 || got["users"] != 3 || got["invoices"] != 655 || got["orders"] != 1 {
 		t.Errorf("Identities (pages of 1) = %v; want orders 1, users 3, invoices 655", got)
 	}
-	if st, err := c.Status(ctx, true); err != nil || st.GetLeader() != "A" {
+	if st, err := c.Admin().Status(ctx, true); err != nil || st.GetLeader() != "A" {
 		t.Errorf("Status = %v, %v", st, err)
 	}
 	if r, err := c.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "raw"}); err != nil || r.GetLow() != 1 || r.GetServerTag() != "A" {

@@ -178,7 +178,7 @@ func startLoad(t *testing.T, cl *client.Client, l *loadLedger, workers int) *loa
 					}
 				case 4:
 					req := &idnodev1.IssueRequest{Series: seriesName, RequestId: fmt.Sprintf("w%d-%d-%d", w, i, time.Now().UnixNano())}
-					e, e2 := cl.Issue(ctx, req)
+					e, e2 := cl.Series().Issue(ctx, req)
 					if err = e2; err == nil {
 						l.ackSeries(req.GetRequestId(), e)
 					}

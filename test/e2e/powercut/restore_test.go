@@ -71,7 +71,7 @@ func makeBackup(t *testing.T) backup {
 	}
 	for i := range restoreSeries {
 		name := fmt.Sprintf("R%d", i+1)
-		if _, err := cl.CreateSeries(ctx, &idnodev1.CreateSeriesRequest{Name: name, Format: name + "-{n:04}"}); err != nil {
+		if _, err := cl.Series().Create(ctx, &idnodev1.CreateSeriesRequest{Name: name, Format: name + "-{n:04}"}); err != nil {
 			t.Fatalf("node %s: CreateSeries(%s): %v", restoreTag, name, err)
 		}
 		n := restoreEntries
@@ -80,14 +80,14 @@ func makeBackup(t *testing.T) backup {
 		}
 		issue(t, cl, name, n)
 	}
-	list, err := cl.ListSeries(ctx)
+	list, err := cl.Series().List(ctx)
 	if err != nil {
 		t.Fatalf("node %s: ListSeries: %v", restoreTag, err)
 	}
 	b := backup{file: filepath.Join(t.TempDir(), "z.backup"), heads: map[string]*idnodev1.Series{}, hashes: map[string][]string{}}
 	for _, s := range list {
 		b.heads[s.GetName()] = s
-		err := cl.Journal(ctx, s.GetName(), 1, 0, func(e *idnodev1.SeriesEntry) error {
+		err := cl.Series().Journal(ctx, s.GetName(), 1, 0, func(e *idnodev1.SeriesEntry) error {
 			b.hashes[s.GetName()] = append(b.hashes[s.GetName()], e.GetHash())
 			return nil
 		})
@@ -111,7 +111,7 @@ func issue(t *testing.T, cl *client.Client, name string, n int) {
 	for range restoreIssuers {
 		wg.Go(func() {
 			for next.Add(1) <= int32(n) {
-				if _, err := cl.Issue(ctx, &idnodev1.IssueRequest{Series: name}); err != nil {
+				if _, err := cl.Series().Issue(ctx, &idnodev1.IssueRequest{Series: name}); err != nil {
 					errs <- err
 					return
 				}
@@ -172,7 +172,7 @@ func (pc *powerCluster) restoreState(b backup) restoreState {
 		pc.problem("restore: identity %s raised %v but HiLo %s raised %v: one log entry raises both", identityName, identityRaised, hiloTag, hiloRaised)
 	}
 	st.floors = identityRaised && hiloRaised
-	list, err := pc.cl.ListSeries(ctx)
+	list, err := pc.cl.Series().List(ctx)
 	if err != nil {
 		pc.t.Fatalf("ListSeries: %v", err)
 	}
@@ -203,7 +203,7 @@ func (pc *powerCluster) refusesWhileChunked(st restoreState) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
 	defer cancel()
 	for _, name := range st.chunked {
-		e, err := pc.cl.Issue(ctx, &idnodev1.IssueRequest{Series: name})
+		e, err := pc.cl.Series().Issue(ctx, &idnodev1.IssueRequest{Series: name})
 		if status.Code(err) != codes.FailedPrecondition || reason.Of(err) != reason.SeriesRestoring {
 			pc.problem("restore: an issue into series %s, cut between two chunks, answered %v, %v; want FAILED_PRECONDITION %s",
 				name, e.GetId(), err, reason.SeriesRestoring)
@@ -317,7 +317,7 @@ func TestPowerCutDuringRestore(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
 	defer cancel()
 	for name, head := range b.heads {
-		v, err := pc.cl.VerifySeries(ctx, name)
+		v, err := pc.cl.Series().Verify(ctx, name)
 		if err != nil {
 			t.Fatalf("VerifySeries(%s): %v", name, err)
 		}

@@ -14,7 +14,7 @@ func (pc *powerCluster) createSeries() {
 	pc.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*e2etest.LeaderTimeout)
 	defer cancel()
-	if _, err := pc.cl.CreateSeries(ctx, &idnodev1.CreateSeriesRequest{Name: seriesName, Format: seriesFormat, RequestId: "powercut-create-" + seriesName}); err != nil {
+	if _, err := pc.cl.Series().Create(ctx, &idnodev1.CreateSeriesRequest{Name: seriesName, Format: seriesFormat, RequestId: "powercut-create-" + seriesName}); err != nil {
 		pc.t.Fatalf("CreateSeries(%s): %v", seriesName, err)
 	}
 }
@@ -37,7 +37,7 @@ func (pc *powerCluster) checkSeries(ctx context.Context) seriesCheck {
 	byRequest := map[string]*idnodev1.SeriesEntry{}
 	byNumber := map[string]uint64{} // period/number → seq
 	var check seriesCheck
-	err := pc.cl.Journal(ctx, seriesName, 1, 0, func(e *idnodev1.SeriesEntry) error {
+	err := pc.cl.Series().Journal(ctx, seriesName, 1, 0, func(e *idnodev1.SeriesEntry) error {
 		check.entries++
 		key := fmt.Sprintf("%s/%d", e.GetPeriod(), e.GetNumber())
 		if first, ok := byNumber[key]; ok && e.GetKind() == idnodev1.SeriesEntryKind_SERIES_ENTRY_KIND_ISSUED {
@@ -57,7 +57,7 @@ func (pc *powerCluster) checkSeries(ctx context.Context) seriesCheck {
 				seriesName, id, told.printed, told.seq, told.epoch+1, got)
 		}
 	}
-	v, err := pc.cl.VerifySeries(ctx, seriesName)
+	v, err := pc.cl.Series().Verify(ctx, seriesName)
 	if err != nil {
 		pc.t.Fatalf("VerifySeries(%s) after the cut: %v", seriesName, err)
 	}
