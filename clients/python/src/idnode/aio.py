@@ -361,16 +361,12 @@ class HiLoGenerator(HiLoState):
                 for task in fetches:
                     task.cancel()
                 await asyncio.gather(*fetches, return_exceptions=True)
-        calls = self._returns(cur, used)
-        for i, call in enumerate(calls):
+        give = self._giving_back(cur, used)
+        while (call := give.next()) is not None:
             try:
-                returned = await self._client._run(call, seconds_left(deadline))
+                give.answered(await self._client._run(call, seconds_left(deadline)))
             except errors.IdnodeError as e:
-                self._kept(calls[i:], str(e))
-                return
-            if not self._go_on(call, returned):
-                self._kept(calls[i + 1:], "the range right above them stayed")
-                return
+                give.failed(e)
 
     def _seal_and_returns(self) -> List[Call[bool]]:
         """Close without the loop (interpreter exit): a fetch in flight is abandoned."""

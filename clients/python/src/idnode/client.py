@@ -454,16 +454,12 @@ class HiLoGenerator(HiLoState):
                 if left is not None and left <= 0:
                     break  # a range it reserves anyway stays a gap
                 self._cond.wait(left)
-        calls = self._returns(cur, used)
-        for i, call in enumerate(calls):
+        give = self._giving_back(cur, used)
+        while (call := give.next()) is not None:
             try:
-                returned = self._client._run(call, seconds_left(deadline))
+                give.answered(self._client._run(call, seconds_left(deadline)))
             except errors.IdnodeError as e:
-                self._kept(calls[i:], str(e))
-                return
-            if not self._go_on(call, returned):
-                self._kept(calls[i + 1:], "the range right above them stayed")
-                return
+                give.failed(e)
 
 
 class NumericGenerator(NumericState):
