@@ -81,7 +81,7 @@ def test_a_forward_warns_naming_its_replacement_and_calls_it(old: str, asyncio_c
         new, args, kwargs = MOVED[old]
         part, name = new.split(".")
         c.__dict__[part] = Recorder(calls)  # in place of the cached part
-        with pytest.warns(DeprecationWarning, match=rf"Client\.{old} is deprecated .*: use client\.{part}\.{name}$") as warned:
+        with pytest.warns(DeprecationWarning, match=rf"^idnode: Client\.{old} is deprecated .*: use client\.{part}\.{name}$") as warned:
             got = getattr(c, old)(*args, **kwargs)
         assert [w.filename for w in warned] == [__file__], "the warning points at the caller"
         assert calls == [(name, args, kwargs, got)]

@@ -39,7 +39,7 @@ class _Forward:
         @functools.wraps(new)
         def moved(*args: Any, **kwargs: Any) -> Any:
             warnings.warn(
-                f"{type(client).__name__}.{self.old} is deprecated and goes in the next release: "
+                f"idnode: {type(client).__name__}.{self.old} is deprecated and goes in the next release: "
                 f"use client.{self.part}.{self.name}", DeprecationWarning, stacklevel=2,
             )
             return new(*args, **kwargs)
