@@ -392,12 +392,17 @@ class Nodes:
 class Attempts(Generic[T]):
     """The retry policy of one call, as a state machine the clients drive::
 
-        att = Attempts(nodes, options, call, timeout)
+        att = Attempts(nodes, options, call, timeout, stubs=stubs)
         while True:
             node, wait, per_attempt = att.next()   # raises when the call must end
-            sleep(wait); try the node with per_attempt as its deadline
-            on success: att.succeeded(node, initial_metadata); return
+            sleep(wait)
+            call att.method(node) with att.request(), per_attempt as its deadline
+            on an answer: return att.answer(node, initial_metadata, answer)
+            on each item of a server stream: hand on att.seen(item)
             on RpcError e: att.failed(node, e)       # raises when e ends the call
+
+    What an attempt sends, what a failure means and what the caller gets are decided here; the
+    clients' loops only sleep and call, blocking or awaiting.
 
     UNAVAILABLE, a per-attempt timeout, and NODE_BUSY (for calls safe to repeat) go to the next
     node at once; once every node failed, the next round waits the backoff. The whole call is

@@ -147,6 +147,10 @@ class Client(ClientForwards, ClientBase):
     other regions only when none of the local ones answers; identities, claims and series
     still go to the leader, wherever it is.
 
+    The client makes IDs itself; the other calls are in its parts: :attr:`admin` (the
+    cluster's administration), :attr:`series` (fiscal series), :attr:`databases` (databases,
+    keys, entities' IDs) and :attr:`workers` (worker leases).
+
     ``database`` makes every call work in that database; ``api_key`` (or ``admin_token``) is
     sent as ``authorization: Bearer``; ``tls`` is True (system roots) or an :class:`idnode.TLS`.
     ``interceptors`` are gRPC client interceptors (``grpc.UnaryUnaryClientInterceptor`` and
