@@ -83,6 +83,13 @@ class Page(Generic[T]):
     items: Tuple[T, ...] = field(default_factory=tuple)
     next_page_token: str = ""
 
+    def after(self, token: str) -> Optional[str]:
+        """The token of the page after this one, asked for with ``token``; None when this is
+        the last (no token, the same token again, or an empty page)."""
+        if not self.next_page_token or self.next_page_token == token or not self.items:
+            return None
+        return self.next_page_token
+
 
 def _ids(request: object) -> Sequence[str]:
     if isinstance(request, str) or not all(isinstance(i, str) for i in request):  # type: ignore[attr-defined]

@@ -155,20 +155,13 @@ class Client(AsyncClientForwards, ClientBase):
         self, id: str = "", count: int = 1, *, guid_version: Optional[str] = None, request_id: Optional[str] = None,
         claim: bool = False, owner: str = "", numeric: bool = False, timeout: Optional[float] = DEFAULT,
     ) -> List[str]:
-        """Resolve a request string: a semantic ID is validated and echoed, ``""`` gives UUIDs
-        (``guid_version`` 'v7', the default, or 'v4'), ``"prefix/"`` server-side IDs,
-        ``"prefix|"`` cluster identities (retries reuse one request id). ``claim`` claims a
-        semantic ID for ``owner`` in the same call; ``numeric`` mints numeric IDs on the node."""
+        """Resolve a request string; see :meth:`idnode.Client.generate`."""
         return await self._run(_calls.generate(id, count, guid_version, request_id, claim, owner, numeric), timeout)
 
     async def next_identity(self, name: str, count: int = 1, *, request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> IdentityBlock:
-        """Reserve ``count`` values of the identity counter ``name``. Give a ``request_id`` kept
-        with the work it numbers to make a call repeated after a crash answer the same values;
-        without one the client makes one, which covers its own retries. Concurrent calls for one
-        value without a request id share one call to the cluster (see the README: folding)."""
-        if request_id is None and type(count) is int and count == 1 and isinstance(name, str):
-            if self._closed:
-                raise errors.ClientClosed()
+        """Reserve ``count`` values of the identity counter ``name``; see
+        :meth:`idnode.Client.next_identity` (folding included)."""
+        if self._folds(name, count, request_id):
             return await self._fold.next_identity(name, self._timeout(timeout))
         return await self._run(_calls.next_identity(name, count, request_id), timeout)
 
@@ -181,8 +174,7 @@ class Client(AsyncClientForwards, ClientBase):
         return await self._run(_calls.list_identities(prefix, page_size, page_token), timeout)
 
     async def claim(self, ids: Sequence[str], *, owner: str = "", request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> None:
-        """Claim semantic IDs cluster-wide, all or nothing; :class:`idnode.AlreadyExists`
-        (reason CLAIMED) names an ID someone holds."""
+        """Claim semantic IDs cluster-wide, all or nothing; see :meth:`idnode.Client.claim`."""
         await self._run(_calls.claim(ids, owner, request_id), timeout)
 
     async def release(self, ids: Sequence[str], *, owner: str = "", timeout: Optional[float] = DEFAULT) -> int:
@@ -198,17 +190,14 @@ class Client(AsyncClientForwards, ClientBase):
         request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT,
     ) -> HiLoRange:
         """Reserve a HiLo range (the raw call behind :meth:`next_id`)."""
-        sep = "" if self._opts.separator == "/" else self._opts.separator
-        return await self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, sep, request_id), timeout)
+        return await self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, self._hilo_separator, request_id), timeout)
 
     async def return_hilo(
         self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "",
         request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT,
     ) -> bool:
-        """Give back the unused numbers ``last+1..end`` of a range; True when they went back.
-        Pass the range's ``granted_by``: with HiLo pools only the granting node takes it back.
-        The return carries ``request_id`` (a new one if not given) on every attempt, so a retry
-        of a return that took effect answers True as the first attempt did."""
+        """Give back the unused numbers ``last+1..end`` of a range; see
+        :meth:`idnode.Client.return_hilo`."""
         return await self._run(_calls.return_hilo(tag, end, last, grant_id, granted_by, request_id), timeout)
 
     async def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = DEFAULT) -> int:
@@ -220,22 +209,17 @@ class Client(AsyncClientForwards, ClientBase):
         return await self._run(_calls.list_hilo(prefix, page_size, page_token), timeout)
 
     async def explain(self, id: str, *, database: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> pb.ExplainResponse:
-        """What an ID is: numeric (time, worker, sequence) or which strategy minted a string.
-        An opaque form of ``database`` (default: the client's) is ``opaque`` in the answer, its
-        value filled for an admin only; a string under an opaque collection that is no form of
-        the database raises :class:`idnode.NotOpaqueForm`."""
+        """What an ID is; see :meth:`idnode.Client.explain`."""
         return await self._run(_calls.explain(id, database), timeout)
 
     async def identities(self, prefix: str = "", *, page_size: int = 0) -> AsyncIterator[Identity]:
         """Every identity counter whose name starts with ``prefix``, page after page."""
-        token = ""
-        while True:
+        token: Optional[str] = ""
+        while token is not None:
             page = await self.list_identities(prefix, page_size=page_size, page_token=token)
             for item in page.items:
                 yield item
-            if not page.next_page_token or page.next_page_token == token or not page.items:
-                return
-            token = page.next_page_token
+            token = page.after(token)
 
     # Generators
 

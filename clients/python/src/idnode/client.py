@@ -109,6 +109,20 @@ class ClientBase:
             raise errors.ClientClosed()
         return Attempts(self._nodes, self._opts, call, self._timeout(timeout), refusals=refusals, stubs=self._stubs)
 
+    def _folds(self, name: object, count: object, request_id: Optional[str]) -> bool:
+        """Whether a call for identities joins the fold: one value, no request id of the
+        caller's (see the README: folding). A closed client folds nothing."""
+        if request_id is None and type(count) is int and count == 1 and isinstance(name, str):
+            if self._closed:
+                raise errors.ClientClosed()
+            return True
+        return False
+
+    @property
+    def _hilo_separator(self) -> str:
+        """The separator a HiLo range call names: none for the default '/'."""
+        return "" if self._opts.separator == "/" else self._opts.separator
+
     def _timeout(self, timeout: Optional[float]) -> Optional[float]:
         if timeout is DEFAULT:
             return self._opts.timeout
@@ -262,9 +276,7 @@ class Client(ClientForwards, ClientBase):
         with the work it numbers to make a call repeated after a crash answer the same values;
         without one the client makes one, which covers its own retries. Concurrent calls for one
         value without a request id share one call to the cluster (see the README: folding)."""
-        if request_id is None and type(count) is int and count == 1 and isinstance(name, str):
-            if self._closed:
-                raise errors.ClientClosed()
+        if self._folds(name, count, request_id):
             return self._fold.next_identity(name, self._timeout(timeout))
         return self._run(_calls.next_identity(name, count, request_id), timeout)
 
@@ -278,13 +290,11 @@ class Client(ClientForwards, ClientBase):
 
     def identities(self, prefix: str = "", *, page_size: int = 0) -> Iterator[Identity]:
         """Every identity counter whose name starts with ``prefix``, page after page."""
-        token = ""
-        while True:
+        token: Optional[str] = ""
+        while token is not None:
             page = self.list_identities(prefix, page_size=page_size, page_token=token)
             yield from page.items
-            if not page.next_page_token or page.next_page_token == token or not page.items:
-                return
-            token = page.next_page_token
+            token = page.after(token)
 
     def claim(self, ids: Sequence[str], *, owner: str = "", request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> None:
         """Claim semantic IDs cluster-wide, all or nothing; :class:`idnode.AlreadyExists`
@@ -304,8 +314,7 @@ class Client(ClientForwards, ClientBase):
         request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT,
     ) -> HiLoRange:
         """Reserve a HiLo range (the raw call behind :meth:`next_id`)."""
-        sep = "" if self._opts.separator == "/" else self._opts.separator
-        return self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, sep, request_id), timeout)
+        return self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, self._hilo_separator, request_id), timeout)
 
     def return_hilo(
         self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "",
