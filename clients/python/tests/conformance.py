@@ -342,7 +342,7 @@ class _Entity:
 
 async def _assign_id(run: Run, name: str, a: Args, t: float) -> Dict[str, Any]:
     entity = _Entity(a.get("id", ""))
-    got = await _v(run.clients[name].assign_id(entity, timeout=t))
+    got = await _v(run.clients[name].databases.assign_id(entity, timeout=t))
     if got != entity.id:
         raise StepFailed(f"assign_id returned {got!r} but left the entity's id {entity.id!r}")
     return {"id": entity.id}
@@ -384,16 +384,16 @@ OPS: Dict[str, Op] = {
     "hiloIdsParallel": lambda r, n, a, t: _then(_parallel(r, n, a.get("tag", ""), a.get("workers", 1), a.get("each", 1), t), lambda ids: {"ids": ids}),
     "numericIds": _numeric,
     "opaqueForms": _opaque_forms,
-    "createSeries": lambda r, n, a, t: _then(r.clients[n].create_series(
+    "createSeries": lambda r, n, a, t: _then(r.clients[n].series.create(
         a.get("name", ""), a.get("format", ""), period=a.get("period", "none"),
         policy=_POLICY.get(a.get("policy", "gapless"), a.get("policy")), timeout=t), lambda s: {"name": s.name, "format": s.format}),
-    "issue": lambda r, n, a, t: _then(r.clients[n].issue(
+    "issue": lambda r, n, a, t: _then(r.clients[n].series.issue(
         a.get("series", ""), request_id=a.get("requestId") or str(uuid.uuid4()), document_hash=a.get("documentHash", ""),
         fields=dict(sorted((a.get("fields") or {}).items())), timeout=t), _entry),
-    "void": lambda r, n, a, t: _then(r.clients[n].void(
+    "void": lambda r, n, a, t: _then(r.clients[n].series.void(
         a.get("series", ""), a.get("number", 0), period=a.get("period", ""), reason=a.get("reason", ""),
         correcting=a.get("correcting", ""), timeout=t), _entry),
-    "verifySeries": lambda r, n, a, t: _then(r.clients[n].verify_series(a.get("series", ""), timeout=t), lambda v: {
+    "verifySeries": lambda r, n, a, t: _then(r.clients[n].series.verify(a.get("series", ""), timeout=t), lambda v: {
         "ok": v.ok, "entries": v.entries, "issued": v.issued, "voided": v.voided, "breakSeq": v.break_seq}),
 }
 

@@ -24,100 +24,100 @@ TOPOLOGY = {"nodes": 3, "adminToken": TOKEN}
 
 
 def follower(c: idnode.Client) -> str:
-    status = c.status(consistent=True)
+    status = c.admin.status(consistent=True)
     return next(n.tag for n in status.nodes if n.tag != status.leader)
 
 
 @pytest.mark.topology(TOPOLOGY)
 def test_the_admin_calls_of_the_sync_client(cluster: Control) -> None:
     with idnode.Client(cluster.addrs()) as anyone:
-        assert anyone.whoami().admin == "", "loopback is no right on a node with an admin token"
+        assert anyone.admin.whoami().admin == "", "loopback is no right on a node with an admin token"
         with pytest.raises(idnode.Unauthenticated):
-            anyone.create_database("refused")
+            anyone.databases.create("refused")
     with idnode.Client(cluster.addrs(), admin_token=TOKEN) as c:
-        assert c.whoami().admin == "token"
-        version = c.cluster_version()
-        assert version.finalised >= 1 and c.set_cluster_version(version.finalised).finalised == version.finalised
+        assert c.admin.whoami().admin == "token"
+        version = c.admin.cluster_version()
+        assert version.finalised >= 1 and c.admin.set_cluster_version(version.finalised).finalised == version.finalised
 
         c.claim(["users/a", "users/b"], owner="signup")
-        assert c.release_owner("signup") == 2 and c.get_claims(["users/a"]).items == ()
+        assert c.admin.release_owner("signup") == 2 and c.get_claims(["users/a"]).items == ()
 
-        c.create_database("tenant", max_identities=5)
-        assert {d.name for d in c.list_databases()} == {"default", "tenant"}
-        key_id, key = c.create_key("tenant", "writer")
-        assert [k.id for k in c.list_keys()] == [key_id]
+        c.databases.create("tenant", max_identities=5)
+        assert {d.name for d in c.databases.list()} == {"default", "tenant"}
+        key_id, key = c.databases.create_key("tenant", "writer")
+        assert [k.id for k in c.databases.list_keys()] == [key_id]
         with idnode.Client(cluster.addrs(), database="tenant", api_key=key) as tenant:
-            assert tenant.whoami().key.database == "tenant"
+            assert tenant.admin.whoami().key.database == "tenant"
             assert tenant.generate("orders|") == ["orders/1"]
-        c.delete_key(key_id)
-        assert c.list_keys() == []
-        c.delete_database("tenant", force=True)
-        assert {d.name for d in c.list_databases()} == {"default"}
+        c.databases.delete_key(key_id)
+        assert c.databases.list_keys() == []
+        c.databases.delete("tenant", force=True)
+        assert {d.name for d in c.databases.list()} == {"default"}
 
         c.next_identity("backed-up", 7)
         out = io.BytesIO()
-        info = c.backup(out, database="default")  # a whole cluster's goes to another cluster
+        info = c.admin.backup(out, database="default")  # a whole cluster's goes to another cluster
         assert info.bytes == len(out.getvalue()) > 0 and info.index > 0 and info.leader
-        restored = c.restore(io.BytesIO(out.getvalue()))
+        restored = c.admin.restore(io.BytesIO(out.getvalue()))
         assert restored.identities >= 1 and restored.identities_raised == 0
         assert not restored.HasField("ahead") and restored.identities_skipped_max == 0
 
         # A margin skips that far above the backup, and the answer says so; the backup's
         # opaque database is counted, and holds its key here already, so none is put back.
-        c.create_database("ledger")
-        c.make_opaque("ledger", ["invoices"])
+        c.databases.create("ledger")
+        c.databases.make_opaque("ledger", ["invoices"])
         with idnode.Client(cluster.addrs(), database="ledger", admin_token=TOKEN) as ledger:
             ledger.next_identity("credits", 10)
             ledger.generate("invoices|", 2)
             out = io.BytesIO()
-            c.backup(out, database="ledger")
-            ahead = c.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(identities_add=100))
+            c.admin.backup(out, database="ledger")
+            ahead = c.admin.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(identities_add=100))
             assert (ahead.ahead.identities.add, ahead.ahead.identities.percent, ahead.ahead.hilo.add) == (100, 0, 0), ahead
             assert (ahead.identities, ahead.identities_raised, ahead.identities_skipped_min, ahead.identities_skipped_max) == (2, 2, 100, 100), ahead
             assert (ahead.opaque_databases, ahead.opaque_restored) == (1, 0), ahead
             assert ledger.next_identity("credits").first == 111
         with pytest.raises(idnode.InvalidArgument):
-            c.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(hilo_percent=-1))
+            c.admin.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(hilo_percent=-1))
 
-        leader = c.status(consistent=True).leader
-        new_leader = c.transfer_leadership()
+        leader = c.admin.status(consistent=True).leader
+        new_leader = c.admin.transfer_leadership()
         assert new_leader != leader
-        assert c.add_node("127.0.0.1:1", "127.0.0.1:2", tag="Z", non_voter=True).node.tag == "Z"
-        assert "Z" in {n.tag for n in c.status(consistent=True).nodes}
-        c.remove_node("Z")
+        assert c.admin.add_node("127.0.0.1:1", "127.0.0.1:2", tag="Z", non_voter=True).node.tag == "Z"
+        assert "Z" in {n.tag for n in c.admin.status(consistent=True).nodes}
+        c.admin.remove_node("Z")
         gone = follower(c)
-        c.remove_node(gone)
-        assert {n.tag for n in c.status(consistent=True).nodes} == {"A", "B", "C"} - {gone}
+        c.admin.remove_node(gone)
+        assert {n.tag for n in c.admin.status(consistent=True).nodes} == {"A", "B", "C"} - {gone}
 
 
 @pytest.mark.topology(TOPOLOGY)
 def test_the_admin_calls_of_the_asyncio_client(cluster: Control) -> None:
     async def main() -> Dict[str, Any]:
         async with idnode.aio.Client(cluster.addrs(), admin_token=TOKEN) as c:
-            got: Dict[str, Any] = {"admin": (await c.whoami()).admin}
-            version = await c.cluster_version()
-            got["version"] = (await c.set_cluster_version(version.finalised)).finalised == version.finalised
+            got: Dict[str, Any] = {"admin": (await c.admin.whoami()).admin}
+            version = await c.admin.cluster_version()
+            got["version"] = (await c.admin.set_cluster_version(version.finalised)).finalised == version.finalised
             await c.claim(["users/a"], owner="signup")
-            got["released"] = await c.release_owner("signup")
-            await c.create_database("tenant")
-            key_id, key = await c.create_key("tenant", "reader")
-            got["keys"] = [k.id for k in await c.list_keys()] == [key_id] and bool(key)
-            await c.delete_key(key_id)
-            got["databases"] = sorted(d.name for d in await c.list_databases())
-            await c.delete_database("tenant")
+            got["released"] = await c.admin.release_owner("signup")
+            await c.databases.create("tenant")
+            key_id, key = await c.databases.create_key("tenant", "reader")
+            got["keys"] = [k.id for k in await c.databases.list_keys()] == [key_id] and bool(key)
+            await c.databases.delete_key(key_id)
+            got["databases"] = sorted(d.name for d in await c.databases.list())
+            await c.databases.delete("tenant")
             await c.next_identity("backed-up", 7)
             out = io.BytesIO()
-            info = await c.backup(out, database="default")
+            info = await c.admin.backup(out, database="default")
             got["backup"] = info.bytes == len(out.getvalue()) > 0
-            got["restored"] = (await c.restore(io.BytesIO(out.getvalue()))).identities >= 1
-            ahead = await c.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(identities_add=5, identities_percent=10, hilo_add=64))
+            got["restored"] = (await c.admin.restore(io.BytesIO(out.getvalue()))).identities >= 1
+            ahead = await c.admin.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(identities_add=5, identities_percent=10, hilo_add=64))
             got["margin"] = (ahead.ahead.identities.percent, ahead.ahead.hilo.add, ahead.identities_skipped_min >= 5)
-            leader = (await c.status(consistent=True)).leader
-            got["moved"] = await c.transfer_leadership() != leader
-            await c.add_node("127.0.0.1:1", "127.0.0.1:2", tag="Z", non_voter=True)
-            got["added"] = "Z" in {n.tag for n in (await c.status(consistent=True)).nodes}
-            await c.remove_node("Z")
-            got["removed"] = "Z" not in {n.tag for n in (await c.status(consistent=True)).nodes}
+            leader = (await c.admin.status(consistent=True)).leader
+            got["moved"] = await c.admin.transfer_leadership() != leader
+            await c.admin.add_node("127.0.0.1:1", "127.0.0.1:2", tag="Z", non_voter=True)
+            got["added"] = "Z" in {n.tag for n in (await c.admin.status(consistent=True)).nodes}
+            await c.admin.remove_node("Z")
+            got["removed"] = "Z" not in {n.tag for n in (await c.admin.status(consistent=True)).nodes}
             return got
 
     assert asyncio.run(main()) == {

@@ -14,40 +14,40 @@ from cluster import Control
 
 
 def exercise_sync(c: idnode.Client) -> List[Any]:
-    c.create_series("J", "J-{n}")
-    issued = [c.issue("J", fields={"k": "v"}).id for _ in range(3)]
-    journal = [e.id for e in c.journal("J")]
-    tail = [e.seq for e in c.journal("J", from_seq=2)]
-    series = [s.name for s in c.list_series()]
+    c.series.create("J", "J-{n}")
+    issued = [c.series.issue("J", fields={"k": "v"}).id for _ in range(3)]
+    journal = [e.id for e in c.series.journal("J")]
+    tail = [e.seq for e in c.series.journal("J", from_seq=2)]
+    series = [s.name for s in c.series.list()]
     c.next_identity("listed", 3)
     listed = [(i.name, i.value) for i in c.identities("list")]
     c.next_id("hl")
     hilo_tags = [t.tag for t in c.list_hilo().tags]
-    lease = c.acquire_worker(holder="calls-test", lease=5)
-    renewed = c.renew_worker(lease.worker, lease.epoch, lease=5)
-    workers = [w.holder for w in c.list_workers().workers]
-    c.release_worker(lease.worker, lease.epoch)
-    status = c.status(consistent=True)
+    lease = c.workers.acquire(holder="calls-test", lease=5)
+    renewed = c.workers.renew(lease.worker, lease.epoch, lease=5)
+    workers = [w.holder for w in c.workers.list().workers]
+    c.workers.release(lease.worker, lease.epoch)
+    status = c.admin.status(consistent=True)
     claims = c.get_claims(prefix="").items
     return [issued, journal, tail, series, listed, hilo_tags, renewed.expires_at_ms >= lease.expires_at_ms,
             workers, status.leader, list(claims)]
 
 
 async def exercise_aio(c: idnode.aio.Client) -> List[Any]:
-    await c.create_series("J", "J-{n}")
-    issued = [(await c.issue("J", fields={"k": "v"})).id for _ in range(3)]
-    journal = [e.id async for e in c.journal("J")]
-    tail = [e.seq async for e in c.journal("J", from_seq=2)]
-    series = [s.name for s in await c.list_series()]
+    await c.series.create("J", "J-{n}")
+    issued = [(await c.series.issue("J", fields={"k": "v"})).id for _ in range(3)]
+    journal = [e.id async for e in c.series.journal("J")]
+    tail = [e.seq async for e in c.series.journal("J", from_seq=2)]
+    series = [s.name for s in await c.series.list()]
     await c.next_identity("listed", 3)
     listed = [(i.name, i.value) async for i in c.identities("list")]
     await c.next_id("hl")
     hilo_tags = [t.tag for t in (await c.list_hilo()).tags]
-    lease = await c.acquire_worker(holder="calls-test", lease=5)
-    renewed = await c.renew_worker(lease.worker, lease.epoch, lease=5)
-    workers = [w.holder for w in (await c.list_workers()).workers]
-    await c.release_worker(lease.worker, lease.epoch)
-    status = await c.status(consistent=True)
+    lease = await c.workers.acquire(holder="calls-test", lease=5)
+    renewed = await c.workers.renew(lease.worker, lease.epoch, lease=5)
+    workers = [w.holder for w in (await c.workers.list()).workers]
+    await c.workers.release(lease.worker, lease.epoch)
+    status = await c.admin.status(consistent=True)
     claims = (await c.get_claims(prefix="")).items
     return [issued, journal, tail, series, listed, hilo_tags, renewed.expires_at_ms >= lease.expires_at_ms,
             workers, status.leader, list(claims)]

@@ -295,7 +295,7 @@ def test_numbers_are_checked_before_any_call(nodes: List[FakeNode]) -> None:
         with pytest.raises(idnode.InvalidArgument):
             c.seed_identity("a", -1)
         with pytest.raises(idnode.InvalidArgument):
-            c.acquire_worker(worker_bits=23)
+            c.workers.acquire(worker_bits=23)
         with pytest.raises(idnode.InvalidArgument):
             c.generate("", guid_version="v5")
     assert nodes[0].requests == []

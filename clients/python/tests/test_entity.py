@@ -53,20 +53,20 @@ class Customer:
 def test_assign_id_fills_in_an_entitys_id(cluster: Control) -> None:
     with idnode.Client(cluster.addrs()) as c:
         order = Order()
-        assert c.assign_id(order) == order.id == "orders/1-A"
-        assert c.assign_id(Order("orders/")).startswith("orders/0")
+        assert c.databases.assign_id(order) == order.id == "orders/1-A"
+        assert c.databases.assign_id(Order("orders/")).startswith("orders/0")
         counted = Order("orders|")
-        assert c.assign_id(counted) == counted.id == "orders/1"
+        assert c.databases.assign_id(counted) == counted.id == "orders/1"
         kept = Customer("customers/ayende")
-        assert c.assign_id(kept, claim=True, owner="signup") == "customers/ayende"
+        assert c.databases.assign_id(kept, claim=True, owner="signup") == "customers/ayende"
         assert c.get_claims(["customers/ayende"]).items[0].owner == "signup"
         with pytest.raises(idnode.AlreadyExists):
-            c.assign_id(Customer("Customers/Ayende"), claim=True, owner="mallory")
+            c.databases.assign_id(Customer("Customers/Ayende"), claim=True, owner="mallory")
         with pytest.raises(idnode.InvalidArgument):
-            c.assign_id(Customer("customers/a\tb"))
-        assert c.assign_id(Customer(), collection="people") == "people/1-A"
+            c.databases.assign_id(Customer("customers/a\tb"))
+        assert c.databases.assign_id(Customer(), collection="people") == "people/1-A"
         with pytest.raises(TypeError):
-            c.assign_id(object())
+            c.databases.assign_id(object())
 
 
 @pytest.mark.topology({"nodes": 1})
@@ -74,6 +74,6 @@ def test_assign_id_of_the_asyncio_client(cluster: Control) -> None:
     async def main() -> List[str]:
         async with idnode.aio.Client(cluster.addrs()) as c:
             entities = [Order(), Order("orders|"), Customer("customers/ayende")]
-            return [await c.assign_id(e, claim=True) for e in entities] + [e.id for e in entities]
+            return [await c.databases.assign_id(e, claim=True) for e in entities] + [e.id for e in entities]
 
     assert asyncio.run(main()) == ["orders/1-A", "orders/1", "customers/ayende"] * 2

@@ -83,10 +83,10 @@ class Order:
 @pytest.mark.topology({"nodes": 1, "databases": ["shop"], "adminToken": TOKEN})
 def test_an_opaque_collection_against_a_real_node(cluster: Control) -> None:
     with idnode.Client(cluster.addrs(), admin_token=TOKEN) as admin:
-        status = admin.make_opaque("shop", ["Orders"])
+        status = admin.databases.make_opaque("shop", ["Orders"])
         assert (status.database, list(status.collections)) == ("shop", ["orders"])
         assert re.fullmatch("[0-9a-f]{16}", status.key_fingerprint)
-        again = admin.make_opaque("shop", ["orders", "invoices"])
+        again = admin.databases.make_opaque("shop", ["orders", "invoices"])
         assert list(again.collections) == ["invoices", "orders"] and again.key_fingerprint == status.key_fingerprint
         with idnode.Client(cluster.addrs(), database="shop") as shop:
             ids = shop.generate("orders|", 5)
@@ -95,7 +95,7 @@ def test_an_opaque_collection_against_a_real_node(cluster: Control) -> None:
                 shop.next_identity("orders")
             assert refused.value.reason == idnode.OPAQUE_COLLECTION
             order = Order("orders|")
-            assert shop.assign_id(order) == order.id and idnode.opaque_id(order.id, "orders") == order.id
+            assert shop.databases.assign_id(order) == order.id and idnode.opaque_id(order.id, "orders") == order.id
             assert order.id not in ids
             # Without the admin role Explain says opaque and nothing more; with it, the value.
             seen = shop.explain(ids[0])
@@ -104,14 +104,14 @@ def test_an_opaque_collection_against_a_real_node(cluster: Control) -> None:
             assert told.opaque and told.number == "1", told
             with pytest.raises(idnode.NotOpaqueForm):
                 shop.explain("orders/KC6HECSWE6SX")
-        assert [d.opaque_collections for d in admin.list_databases() if d.name == "shop"] == [["invoices", "orders"]]
+        assert [d.opaque_collections for d in admin.databases.list() if d.name == "shop"] == [["invoices", "orders"]]
 
 
 @pytest.mark.topology({"nodes": 1, "adminToken": TOKEN})
 def test_an_opaque_collection_through_asyncio(cluster: Control) -> None:
     async def run() -> None:
         async with idnode.aio.Client(cluster.addrs(), admin_token=TOKEN) as admin:
-            status = await admin.make_opaque("", ["orders"])
+            status = await admin.databases.make_opaque("", ["orders"])
             assert status.database == "default" and list(status.collections) == ["orders"]
             ids = await admin.generate("orders|", 3)
             assert len(set(ids)) == 3 and all(idnode.opaque_id(i, "orders") == i for i in ids)

@@ -10,7 +10,7 @@ from typing import Any, Generic, Mapping, Optional, Sequence, Tuple, TypeVar, ca
 import grpc
 
 from . import errors
-from ._core import INT64_MAX, Call, check_int, new_request_id
+from ._core import INT64_MAX, Call, Stream, check_int, new_request_id
 from .v1 import idnode_pb2 as pb
 
 
@@ -82,6 +82,13 @@ class Page(Generic[T]):
 
     items: Tuple[T, ...] = field(default_factory=tuple)
     next_page_token: str = ""
+
+    def after(self, token: str) -> Optional[str]:
+        """The token of the page after this one, asked for with ``token``; None when this is
+        the last (no token, the same token again, or an empty page)."""
+        if not self.next_page_token or self.next_page_token == token or not self.items:
+            return None
+        return self.next_page_token
 
 
 def _ids(request: object) -> Sequence[str]:
@@ -271,16 +278,20 @@ def verify_series(series: str) -> Call[pb.VerifySeriesResponse]:
     return Call("series", "VerifySeries", pb.VerifySeriesRequest(series=_text("series", series)), lambda r: cast(pb.VerifySeriesResponse, r))
 
 
+class _Resume(Stream):
+    """A journal stream cut short asks again from after the last entry the caller got, so each
+    entry comes once."""
+
+    def __init__(self, request: pb.JournalRequest) -> None:
+        self.journal = request
+
+    def seen(self, item: Any) -> None:
+        self.journal.from_seq = item.seq + 1
+
+
 def journal(series: str, from_seq: int, to_seq: int) -> Call[pb.SeriesEntry]:
-    """The Journal stream's first request; a resumed stream asks again from after the last
-    entry it saw (see :func:`resume_journal`)."""
     req = pb.JournalRequest(series=_text("series", series), from_seq=check_int("from_seq", from_seq, lo=0), to_seq=check_int("to_seq", to_seq, lo=0))
-    return Call("series", "Journal", req, lambda r: cast(pb.SeriesEntry, r))
-
-
-def resume_journal(call: Call[pb.SeriesEntry], entry: pb.SeriesEntry) -> None:
-    """After an entry was handed to the caller, a retried stream starts after it."""
-    call.request.from_seq = entry.seq + 1
+    return Call("series", "Journal", req, lambda r: cast(pb.SeriesEntry, r), stream=_Resume(req))
 
 
 def status(consistent: bool) -> Call[pb.StatusResponse]:
@@ -379,8 +390,28 @@ RESTORE_CHUNK = 256 << 10
 """Bytes each chunk of a restore carries."""
 
 
-def backup(database: str) -> Call[None]:
-    return Call("cluster", "Backup", pb.BackupRequest(database=_text("database", database)), lambda r: None)
+class BackupProgress(Stream):
+    """What a backup stream brought so far. Once the first bytes came they are in the caller's
+    file, so a failure after them ends the call rather than starting the backup again."""
+
+    def __init__(self) -> None:
+        self.info: Optional[BackupInfo] = None
+
+    def seen(self, item: Any) -> None:
+        info = self.info or BackupInfo(item.leader, item.index, 0)
+        self.info = BackupInfo(info.leader, info.index, info.bytes + len(item.data))
+
+    def check(self, rpc_error: grpc.RpcError) -> None:
+        if self.info is not None:
+            raise errors.from_rpc_error(rpc_error) from None
+
+
+def backup(database: str) -> Tuple[Call[bytes], BackupProgress]:
+    """The backup call, whose items are the backup's bytes, and its progress, which says what
+    was written once the stream ends."""
+    progress = BackupProgress()
+    call: Call[bytes] = Call("cluster", "Backup", pb.BackupRequest(database=_text("database", database)), lambda r: bytes(r.data), stream=progress)
+    return call, progress
 
 
 @dataclass(frozen=True)
@@ -415,10 +446,12 @@ def _margin_numbers(m: pb.RestoreMargin) -> Tuple[int, int, int, int]:
     return (m.identities.add, m.identities.percent, m.hilo.add, m.hilo.percent)
 
 
-def restore(ahead: Optional[Margin]) -> Tuple[Call[pb.RestoreResponse], Optional[pb.RestoreMargin]]:
-    """The restore call, and the margin its first chunk carries. Its result is the answer, or
+def restore(ahead: Optional[Margin], src: Any = None) -> Tuple[Call[pb.RestoreResponse], Optional[pb.RestoreMargin]]:
+    """The restore call of the backup read from ``src`` (reading its first chunk now), and the
+    margin its first chunk carries. Its result is the answer, or
     :class:`idnode.MarginNotApplied` when the answer does not echo the margin asked."""
     margin = _margin(ahead)
+    stream = None if src is None else _Restoring(src.read(RESTORE_CHUNK), src, margin)
 
     def result(r: Any) -> pb.RestoreResponse:
         resp = cast(pb.RestoreResponse, r)
@@ -426,7 +459,27 @@ def restore(ahead: Optional[Margin]) -> Tuple[Call[pb.RestoreResponse], Optional
             raise errors.MarginNotApplied(_margin_numbers(margin), _margin_numbers(resp.ahead), resp)
         return resp
 
-    return Call("cluster", "Restore", None, result, at_most_once=True), margin
+    return Call("cluster", "Restore", None, result, at_most_once=True, stream=stream), margin
+
+
+class _Restoring(Stream):
+    """The chunks each attempt of a restore sends: the first chunk again, then the rest of the
+    source. An attempt that read past the first chunk cannot be made again, and an error
+    reading the source is raised as it is."""
+
+    def __init__(self, first: bytes, src: Any, margin: Optional[pb.RestoreMargin]) -> None:
+        self.first, self.src, self.margin = first, src, margin
+        self.chunks = RestoreChunks(first, src, margin)
+
+    def request(self, call: Call[Any]) -> Any:
+        self.chunks = RestoreChunks(self.first, self.src, self.margin)
+        return iter(self.chunks)
+
+    def check(self, rpc_error: grpc.RpcError) -> None:
+        if self.chunks.read_error is not None:
+            raise self.chunks.read_error from None
+        if self.chunks.read_more:
+            raise errors.from_rpc_error(rpc_error) from None
 
 
 class RestoreChunks:

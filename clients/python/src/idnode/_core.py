@@ -1,6 +1,8 @@
 """What the synchronous and the asyncio client share: options, the retry policy, node choice
 and leader learning, request ids and argument checks. Nothing here waits or does I/O; the two
-clients drive :class:`Attempts` and differ only in how they sleep and call.
+clients drive :class:`Attempts` and differ only in how they sleep and call: which stub an
+attempt calls, with what request, what a failure means for the call and how an answer becomes
+the result are decided here.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ LEADER_HEADER = "idnode-leader"
 """The response header in which a node names the leader's gRPC address."""
 
 DATABASE_HEADER = "idnode-database"
+
+DEFAULT: Any = object()
+"""A timeout argument left out: the client's default, distinct from None (no deadline)."""
 
 INT64_MAX = (1 << 63) - 1
 MAX_TAG_BYTES = 2025 - 4 - 20 - 1 - 4
@@ -231,6 +236,24 @@ def _valid_database(name: str) -> bool:
     return 1 <= len(name) <= 64 and name[0].isascii() and name[0].isalnum() and all(c in ok for c in name)
 
 
+class Stream:
+    """How a streaming call goes on from one attempt to the next: the request an attempt sends
+    (a client stream is read anew each time), what an item received changes (a journal resumes
+    after it), and whether a failed attempt may be tried again at all (a backup that wrote
+    bytes may not). An attempt of a streaming call lasts as long as the data flows, so it is
+    bounded by the call's deadline rather than ``attempt_timeout``. This base keeps the
+    request as it is and lets every failure go to the retry policy."""
+
+    def request(self, call: "Call[Any]") -> Any:
+        return call.request
+
+    def seen(self, item: Any) -> None:
+        """An item of a server stream reached the caller."""
+
+    def check(self, rpc_error: grpc.RpcError) -> None:
+        """Raise when the failed attempt must end the call, whatever the retry policy says."""
+
+
 @dataclass
 class Call(Generic[T]):
     """One logical RPC: the service ('ids', 'series', 'cluster') and method, the request (with
@@ -255,6 +278,7 @@ class Call(Generic[T]):
     first: Optional[str] = None  # a node address to try first, when it is one of the client's
     answered_by: str = ""  # the address of the node that answered, once one did
     at_most_once: bool = False
+    stream: Optional[Stream] = None  # set for a streaming call
 
 
 # How long after the client saw a node fail by itself it believes that over a hint naming the
@@ -365,15 +389,20 @@ class Nodes:
                 return
 
 
-class Attempts:
+class Attempts(Generic[T]):
     """The retry policy of one call, as a state machine the clients drive::
 
-        att = Attempts(nodes, options, call, timeout)
+        att = Attempts(nodes, options, call, timeout, stubs=stubs)
         while True:
             node, wait, per_attempt = att.next()   # raises when the call must end
-            sleep(wait); try the node with per_attempt as its deadline
-            on success: att.succeeded(node, initial_metadata); return
+            sleep(wait)
+            call att.method(node) with att.request(), per_attempt as its deadline
+            on an answer: return att.answer(node, initial_metadata, answer)
+            on each item of a server stream: hand on att.seen(item)
             on RpcError e: att.failed(node, e)       # raises when e ends the call
+
+    What an attempt sends, what a failure means and what the caller gets are decided here; the
+    clients' loops only sleep and call, blocking or awaiting.
 
     UNAVAILABLE, a per-attempt timeout, and NODE_BUSY (for calls safe to repeat) go to the next
     node at once; once every node failed, the next round waits the backoff. The whole call is
@@ -382,10 +411,12 @@ class Attempts:
     """
 
     def __init__(
-        self, nodes: Nodes, options: Options, call: Call[Any], timeout: Optional[float],
+        self, nodes: Nodes, options: Options, call: Call[T], timeout: Optional[float],
         clock: Callable[[], float] = time.monotonic, refusals: Optional[Refusals] = None,
+        stubs: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         self.nodes = nodes
+        self.stubs = stubs  # per node, its stubs by service
         self.opts = options
         self.call = call
         self.clock = clock
@@ -408,7 +439,9 @@ class Attempts:
         self.refusals = refusals if refusals is not None else Refusals()
         self.caller_bound = False  # the running attempt's deadline is the caller's own
 
-    def next(self) -> Tuple[int, float, float]:
+    def next(self) -> Tuple[int, float, Optional[float]]:
+        """The next attempt: its node, the wait before it, and its deadline in seconds (None:
+        none)."""
         n = len(self.nodes.addrs)
         wait = 0.0
         if self.i > 0:
@@ -417,7 +450,7 @@ class Attempts:
                 raise self._gave_up("the attempts ran out", deadline=False)
             if self.i % n == 0:
                 wait = b.delay(self.i // n)
-        per: float = self.opts.attempt_timeout
+        per: Optional[float] = self.opts.attempt_timeout if self.call.stream is None else None
         self.caller_bound = False
         if self.deadline is not None:
             left = self.deadline - self.clock() - wait
@@ -425,7 +458,7 @@ class Attempts:
                 if self.last is None:
                     raise errors.DeadlineExceeded("the call's deadline passed before it was sent", reason="DEADLINE_EXCEEDED")
                 raise self._gave_up("the call's deadline passed", deadline=True)
-            if left <= per:
+            if per is None or left <= per:
                 per, self.caller_bound = left, True
         node = self.order[self.i % n]
         if self.last is not None:
@@ -445,10 +478,27 @@ class Attempts:
         if node != self.last_node:
             log.warning("%s: failing over from %s to %s: %s", what, addrs[self.last_node], addrs[node], why)
 
-    def remaining(self) -> Optional[float]:
-        """Seconds left of the call's deadline (None: none); bounds a stream, whose attempt
-        lasts as long as the caller reads."""
-        return None if self.deadline is None else max(self.deadline - self.clock(), 0.0)
+    def method(self, node: int) -> Any:
+        """The stub method an attempt on ``node`` calls."""
+        return getattr(self.stubs[node][self.call.service], self.call.method)
+
+    def request(self) -> Any:
+        """What the next attempt sends."""
+        call = self.call
+        return call.request if call.stream is None else call.stream.request(call)
+
+    def seen(self, item: Any) -> T:
+        """An item of a server stream, as the caller gets it."""
+        call = self.call
+        if call.stream is not None:
+            call.stream.seen(item)
+        return call.result(item)
+
+    def answer(self, node: int, md: Optional[Iterable[Tuple[str, Any]]], response: Any) -> T:
+        """Take the answer of ``node``: learn the leader it names, start later calls there, and
+        return the caller's result."""
+        self.succeeded(node, md)
+        return self.call.result(response)
 
     def succeeded(self, node: int, md: Optional[Iterable[Tuple[str, Any]]]) -> None:
         self.nodes.learn_leader(md)
@@ -458,6 +508,8 @@ class Attempts:
     def failed(self, node: int, rpc_error: grpc.RpcError) -> None:
         """Take a failed attempt: return when the call goes on, raise the IdnodeError that
         ends it otherwise."""
+        if self.call.stream is not None:
+            self.call.stream.check(rpc_error)
         try:
             self.nodes.learn_leader(cast(errors.FailedCall, rpc_error).initial_metadata())
         except Exception:  # an error raised before the call started has no metadata
@@ -504,3 +556,17 @@ def hilo_tag_error(tag: object, separator: str) -> Optional[errors.IdnodeError]:
     shown = tag if len(tag) <= 64 else tag[:61] + "..."
     return errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"{problem}: {shown!r}", "INVALID_INPUT")
 
+
+
+C = TypeVar("C")
+
+
+class Part(Generic[C]):
+    """A part of a client reached from it (``client.admin``, ``client.series`` …): the calls of
+    one kind, sent through the client's connections, retries and options."""
+
+    def __init__(self, client: C) -> None:
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"

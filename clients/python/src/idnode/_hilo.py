@@ -263,11 +263,45 @@ class HiLoState:
             log.warning("HiLo %r: the numbers %d..%d were not given back (%s); they stay a gap",
                         self.tag, call.request.last + 1, call.request.end, why)
 
+    def _giving_back(self, cur: Optional[_Span], used: int) -> "GiveBack":
+        """Close's returns (see :meth:`_returns`), for a close to make one at a time."""
+        return GiveBack(self, self._returns(cur, used))
+
     def _new_done(self) -> Any:
         raise NotImplementedError
 
     def _spawn(self, f: Fetch, call: Call[HiLoRange]) -> None:
         raise NotImplementedError
+
+
+class GiveBack:
+    """The returns of a close, made in turn by the client's close loop::
+
+        while (call := give.next()) is not None:
+            try: give.answered(run(call))
+            except IdnodeError as e: give.failed(e)
+
+    A return the cluster refuses, or a refusal of the range right above, ends the returns: the
+    numbers left stay gaps, noted on the generator."""
+
+    def __init__(self, state: HiLoState, calls: List[Call[bool]]) -> None:
+        self.state = state
+        self.calls = calls
+        self.i = 0
+
+    def next(self) -> Optional[Call[bool]]:
+        return self.calls[self.i] if self.i < len(self.calls) else None
+
+    def answered(self, returned: bool) -> None:
+        call = self.calls[self.i]
+        self.i += 1
+        if not self.state._go_on(call, returned):
+            self.state._kept(self.calls[self.i:], "the range right above them stayed")
+            self.i = len(self.calls)
+
+    def failed(self, err: errors.IdnodeError) -> None:
+        self.state._kept(self.calls[self.i:], str(err))
+        self.i = len(self.calls)
 
 
 G = TypeVar("G")

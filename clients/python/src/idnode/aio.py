@@ -12,29 +12,34 @@ Make it inside a running event loop and use it from that loop's tasks.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, BinaryIO, List, Mapping, Optional, Sequence, Set, Tuple, TypeVar
+from functools import cached_property
+from typing import Any, AsyncIterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 import grpc
 import grpc.aio
 
 from . import _calls, errors
-from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Margin, Page
-from ._core import Attempts, Call, check_int, seconds_left
-from ._entity import collection_name, entity_id
+from ._admin import AsyncAdmin
+from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._core import DEFAULT, Call, check_int, seconds_left
+from ._databases import AsyncDatabases
+from ._deprecated import AsyncClientForwards
 from ._fold_tasks import AsyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
 from ._refusal import Refusals
-from .client import _DEFAULT, MAX_BATCH, ClientBase
+from ._series import AsyncSeries
+from ._workers import AsyncWorkers
+from .client import MAX_BATCH, ClientBase
 from .client import Client as SyncClient
 from .v1 import idnode_pb2 as pb
 
 T = TypeVar("T")
 
-__all__ = ["Client", "HiLoGenerator", "NumericGenerator"]
+__all__ = ["Client", "HiLoGenerator", "NumericGenerator", "AsyncAdmin", "AsyncSeries", "AsyncDatabases", "AsyncWorkers"]
 
 
-class Client(ClientBase):
+class Client(AsyncClientForwards, ClientBase):
     """The asyncio twin of :class:`idnode.Client` (same arguments, same behaviour); every call
     is a coroutine, and :meth:`next_id` takes no network round trip once a range is at hand."""
 
@@ -61,7 +66,7 @@ class Client(ClientBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+    async def close(self, timeout: Optional[float] = DEFAULT) -> None:
         """Give back the HiLo numbers not handed out and release numeric workers, then close the
         connections, all within ``timeout``; see :meth:`idnode.Client.close`. Numbers no node
         took back in time are counted in :attr:`gaps` and logged, never raised. Idempotent."""
@@ -97,323 +102,137 @@ class Client(ClientBase):
             for call in returns:
                 sync._run(call, timeout)  # each return is judged on its own: asking costs no number
 
-    async def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT, refusals: Optional[Refusals] = None) -> T:
-        if self._closed:
-            raise errors.ClientClosed()
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout), refusals=refusals)
+    @cached_property
+    def admin(self) -> AsyncAdmin:
+        """The cluster's administration; see :attr:`idnode.Client.admin`."""
+        return AsyncAdmin(self)
+
+    @cached_property
+    def series(self) -> AsyncSeries:
+        """Fiscal series; see :attr:`idnode.Client.series`."""
+        return AsyncSeries(self)
+
+    @cached_property
+    def databases(self) -> AsyncDatabases:
+        """Databases, keys and entities' IDs; see :attr:`idnode.Client.databases`."""
+        return AsyncDatabases(self)
+
+    @cached_property
+    def workers(self) -> AsyncWorkers:
+        """The raw worker leases; see :attr:`idnode.Client.workers`."""
+        return AsyncWorkers(self)
+
+    async def _run(self, call: Call[T], timeout: Optional[float] = DEFAULT, refusals: Optional[Refusals] = None) -> T:
+        att = self._attempts(call, timeout, refusals)
         while True:
             node, wait, per = att.next()
             if wait:
                 await asyncio.sleep(wait)
-            rpc = getattr(self._stubs[node][call.service], call.method)(call.request, timeout=per, metadata=self._md)
+            rpc = att.method(node)(att.request(), timeout=per, metadata=self._md)
             try:
                 resp = await rpc
             except grpc.RpcError as e:
                 att.failed(node, e)
                 continue
-            att.succeeded(node, await rpc.initial_metadata())
-            return call.result(resp)
+            return att.answer(node, await rpc.initial_metadata(), resp)
+
+    async def _stream(self, call: Call[T], timeout: Optional[float] = DEFAULT) -> AsyncIterator[T]:
+        att = self._attempts(call, timeout)
+        while True:
+            node, wait, per = att.next()
+            if wait:
+                await asyncio.sleep(wait)
+            try:
+                async for item in att.method(node)(att.request(), timeout=per, metadata=self._md):
+                    yield att.seen(item)
+                return
+            except grpc.RpcError as e:
+                att.failed(node, e)
 
     # IdService
 
     async def generate(
         self, id: str = "", count: int = 1, *, guid_version: Optional[str] = None, request_id: Optional[str] = None,
-        claim: bool = False, owner: str = "", numeric: bool = False, timeout: Optional[float] = _DEFAULT,
+        claim: bool = False, owner: str = "", numeric: bool = False, timeout: Optional[float] = DEFAULT,
     ) -> List[str]:
-        """Resolve a request string: a semantic ID is validated and echoed, ``""`` gives UUIDs
-        (``guid_version`` 'v7', the default, or 'v4'), ``"prefix/"`` server-side IDs,
-        ``"prefix|"`` cluster identities (retries reuse one request id). ``claim`` claims a
-        semantic ID for ``owner`` in the same call; ``numeric`` mints numeric IDs on the node."""
+        """Resolve a request string; see :meth:`idnode.Client.generate`."""
         return await self._run(_calls.generate(id, count, guid_version, request_id, claim, owner, numeric), timeout)
 
-    async def next_identity(self, name: str, count: int = 1, *, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> IdentityBlock:
-        """Reserve ``count`` values of the identity counter ``name``. Give a ``request_id`` kept
-        with the work it numbers to make a call repeated after a crash answer the same values;
-        without one the client makes one, which covers its own retries. Concurrent calls for one
-        value without a request id share one call to the cluster (see the README: folding)."""
-        if request_id is None and type(count) is int and count == 1 and isinstance(name, str):
-            if self._closed:
-                raise errors.ClientClosed()
+    async def next_identity(self, name: str, count: int = 1, *, request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> IdentityBlock:
+        """Reserve ``count`` values of the identity counter ``name``; see
+        :meth:`idnode.Client.next_identity` (folding included)."""
+        if self._folds(name, count, request_id):
             return await self._fold.next_identity(name, self._timeout(timeout))
         return await self._run(_calls.next_identity(name, count, request_id), timeout)
 
-    async def seed_identity(self, name: str, value: int, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> int:
+    async def seed_identity(self, name: str, value: int, *, force: bool = False, timeout: Optional[float] = DEFAULT) -> int:
         """Raise (with ``force``, set) the identity counter ``name``; returns it afterwards."""
         return await self._run(_calls.seed_identity(name, value, force), timeout)
 
-    async def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Identity]:
+    async def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = DEFAULT) -> Page[Identity]:
         """One page of identity counters whose names start with ``prefix`` (linearizable)."""
         return await self._run(_calls.list_identities(prefix, page_size, page_token), timeout)
 
-    async def claim(self, ids: Sequence[str], *, owner: str = "", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> None:
-        """Claim semantic IDs cluster-wide, all or nothing; :class:`idnode.AlreadyExists`
-        (reason CLAIMED) names an ID someone holds."""
+    async def claim(self, ids: Sequence[str], *, owner: str = "", request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> None:
+        """Claim semantic IDs cluster-wide, all or nothing; see :meth:`idnode.Client.claim`."""
         await self._run(_calls.claim(ids, owner, request_id), timeout)
 
-    async def release(self, ids: Sequence[str], *, owner: str = "", timeout: Optional[float] = _DEFAULT) -> int:
+    async def release(self, ids: Sequence[str], *, owner: str = "", timeout: Optional[float] = DEFAULT) -> int:
         """Release claimed IDs; returns how many were claimed."""
         return await self._run(_calls.release(ids, owner), timeout)
 
-    async def release_owner(self, owner: str, *, timeout: Optional[float] = _DEFAULT) -> int:
-        """Release every ID ``owner`` claimed in the client's database; returns how many."""
-        return await self._run(_calls.release_owner(owner), timeout)
-
-    async def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Claim]:
+    async def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = DEFAULT) -> Page[Claim]:
         """Look claims up by ID, or page through the claims starting with ``prefix``."""
         return await self._run(_calls.get_claims(ids, prefix, page_size, page_token), timeout)
 
     async def next_hilo(
         self, tag: str, *, last_batch_size: int = 0, last_range_at: int = 0, last_max: int = 0,
-        request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT,
+        request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT,
     ) -> HiLoRange:
         """Reserve a HiLo range (the raw call behind :meth:`next_id`)."""
-        sep = "" if self._opts.separator == "/" else self._opts.separator
-        return await self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, sep, request_id), timeout)
+        return await self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, self._hilo_separator, request_id), timeout)
 
     async def return_hilo(
         self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "",
-        request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT,
+        request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT,
     ) -> bool:
-        """Give back the unused numbers ``last+1..end`` of a range; True when they went back.
-        Pass the range's ``granted_by``: with HiLo pools only the granting node takes it back.
-        The return carries ``request_id`` (a new one if not given) on every attempt, so a retry
-        of a return that took effect answers True as the first attempt did."""
+        """Give back the unused numbers ``last+1..end`` of a range; see
+        :meth:`idnode.Client.return_hilo`."""
         return await self._run(_calls.return_hilo(tag, end, last, grant_id, granted_by, request_id), timeout)
 
-    async def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = _DEFAULT) -> int:
+    async def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = DEFAULT) -> int:
         """Raise a tag's HiLo Max (never lowers it); returns the Max afterwards."""
         return await self._run(_calls.seed_hilo(tag, max), timeout)
 
-    async def list_hilo(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> pb.ListHiLoResponse:
+    async def list_hilo(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = DEFAULT) -> pb.ListHiLoResponse:
         """One page of HiLo tags with their Max and the nodes' pools."""
         return await self._run(_calls.list_hilo(prefix, page_size, page_token), timeout)
 
-    async def acquire_worker(self, *, holder: str = "python-client", worker_bits: int = 10, lease: float = 30.0, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.WorkerLease:
-        """Lease a worker ID for numeric IDs (raw; :meth:`numeric_generator` does it for you)."""
-        return await self._run(_calls.acquire_worker(holder, worker_bits, lease, request_id), timeout)
-
-    async def renew_worker(self, worker: int, epoch: int, *, lease: float = 30.0, timeout: Optional[float] = _DEFAULT) -> pb.WorkerLease:
-        """Extend a worker lease; :class:`idnode.FailedPrecondition` when it was lost."""
-        return await self._run(_calls.renew_worker(worker, epoch, lease), timeout)
-
-    async def release_worker(self, worker: int, epoch: int, *, timeout: Optional[float] = _DEFAULT) -> None:
-        """End a worker lease now."""
-        await self._run(_calls.release_worker(worker, epoch), timeout)
-
-    async def list_workers(self, *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> pb.ListWorkersResponse:
-        """One page of the database's workers."""
-        return await self._run(_calls.list_workers(page_size, page_token), timeout)
-
-    async def explain(self, id: str, *, database: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.ExplainResponse:
-        """What an ID is: numeric (time, worker, sequence) or which strategy minted a string.
-        An opaque form of ``database`` (default: the client's) is ``opaque`` in the answer, its
-        value filled for an admin only; a string under an opaque collection that is no form of
-        the database raises :class:`idnode.NotOpaqueForm`."""
+    async def explain(self, id: str, *, database: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> pb.ExplainResponse:
+        """What an ID is; see :meth:`idnode.Client.explain`."""
         return await self._run(_calls.explain(id, database), timeout)
-
-    # SeriesService
-
-    async def create_series(self, name: str, format: str, *, period: str = "none", policy: str = "gapless", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.Series:
-        """Create a fiscal series (``period`` 'none', 'year' or 'month'; ``policy`` 'gapless'
-        or 'gaps_allowed_journaled')."""
-        return await self._run(_calls.create_series(name, format, period, policy, request_id), timeout)
-
-    async def list_series(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.Series]:
-        """The database's series and where each stands."""
-        return await self._run(_calls.list_series(), timeout)
-
-    async def issue(self, series: str, *, request_id: Optional[str] = None, document_hash: str = "", fields: Optional[Mapping[str, str]] = None, timeout: Optional[float] = _DEFAULT) -> pb.SeriesEntry:
-        """Assign the next number of a series to a document. Keep ``request_id`` with the
-        document: calling again with it after a crash answers the same number."""
-        return await self._run(_calls.issue(series, request_id, document_hash, fields), timeout)
-
-    async def void(self, series: str, number: int, *, reason: str, period: str = "", correcting: str = "", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.SeriesEntry:
-        """Record a number as void, with a reason."""
-        return await self._run(_calls.void(series, number, period, reason, correcting, request_id), timeout)
-
-    async def verify_series(self, series: str, *, timeout: Optional[float] = _DEFAULT) -> pb.VerifySeriesResponse:
-        """Recompute a series' hash chain and numbering; reports the first break."""
-        return await self._run(_calls.verify_series(series), timeout)
 
     async def identities(self, prefix: str = "", *, page_size: int = 0) -> AsyncIterator[Identity]:
         """Every identity counter whose name starts with ``prefix``, page after page."""
-        token = ""
-        while True:
+        token: Optional[str] = ""
+        while token is not None:
             page = await self.list_identities(prefix, page_size=page_size, page_token=token)
             for item in page.items:
                 yield item
-            if not page.next_page_token or page.next_page_token == token or not page.items:
-                return
-            token = page.next_page_token
-
-    async def journal(self, series: str, *, from_seq: int = 0, to_seq: int = 0, timeout: Optional[float] = _DEFAULT) -> AsyncIterator[pb.SeriesEntry]:
-        """A series' entries in order, resumed after the last one yielded when a stream breaks."""
-        call = _calls.journal(series, from_seq, to_seq)
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
-        while True:
-            node, wait, _ = att.next()
-            if wait:
-                await asyncio.sleep(wait)
-            stream = self._stubs[node]["series"].Journal(call.request, timeout=att.remaining(), metadata=self._md)
-            try:
-                async for entry in stream:
-                    _calls.resume_journal(call, entry)
-                    yield entry
-                return
-            except grpc.RpcError as e:
-                att.failed(node, e)
-
-    # ClusterService
-
-    async def status(self, *, consistent: bool = False, timeout: Optional[float] = _DEFAULT) -> pb.StatusResponse:
-        """The cluster's leader, term and nodes, as one node sees them (``consistent``: confirmed
-        with a quorum first)."""
-        return await self._run(_calls.status(consistent), timeout)
-
-    async def whoami(self, *, timeout: Optional[float] = _DEFAULT) -> pb.WhoAmIResponse:
-        """What the node makes of this client's credentials; see :meth:`idnode.Client.whoami`."""
-        return await self._run(_calls.whoami(), timeout)
-
-    async def cluster_version(self, *, timeout: Optional[float] = _DEFAULT) -> pb.ClusterVersionResponse:
-        """The cluster version from the leader."""
-        return await self._run(_calls.cluster_version(), timeout)
-
-    async def set_cluster_version(self, version: int, *, timeout: Optional[float] = _DEFAULT) -> pb.ClusterVersionResponse:
-        """Finalise a higher cluster version or lower it (an admin call)."""
-        return await self._run(_calls.set_cluster_version(version), timeout)
-
-    async def add_node(
-        self, raft_address: str, grpc_address: str, *, tag: str = "", id: str = "", non_voter: bool = False,
-        timeout: Optional[float] = _DEFAULT,
-    ) -> pb.AddNodeResponse:
-        """Register a node and make it a Raft member; see :meth:`idnode.Client.add_node`."""
-        return await self._run(_calls.add_node(tag, raft_address, grpc_address, id, non_voter), timeout)
-
-    async def remove_node(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> None:
-        """Take the node ``tag`` out of the cluster and retire its tag (an admin call)."""
-        await self._run(_calls.remove_node(tag), timeout)
-
-    async def transfer_leadership(self, tag: str = "", *, timeout: Optional[float] = _DEFAULT) -> str:
-        """Hand leadership to the node ``tag`` (or any up-to-date voter); returns the new leader's tag."""
-        return await self._run(_calls.transfer_leadership(tag), timeout)
-
-    async def backup(self, out: BinaryIO, *, database: str = "", timeout: Optional[float] = _DEFAULT) -> BackupInfo:
-        """Write a backup to the binary file ``out``; see :meth:`idnode.Client.backup`."""
-        call = _calls.backup(database)
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
-        while True:
-            node, wait, _ = att.next()
-            if wait:
-                await asyncio.sleep(wait)
-            stream = self._stubs[node]["cluster"].Backup(call.request, timeout=att.remaining(), metadata=self._md)
-            info: Optional[BackupInfo] = None
-            try:
-                async for chunk in stream:
-                    if info is None:
-                        info = BackupInfo(chunk.leader, chunk.index, 0)
-                    out.write(chunk.data)
-                    info = BackupInfo(info.leader, info.index, info.bytes + len(chunk.data))
-            except grpc.RpcError as e:
-                if info is not None:
-                    raise errors.from_rpc_error(e) from None
-                att.failed(node, e)
-                continue
-            return info or BackupInfo("", 0, 0)
-
-    async def restore(self, src: BinaryIO, *, ahead: Optional[Margin] = None, timeout: Optional[float] = _DEFAULT) -> pb.RestoreResponse:
-        """Restore the backup read from the binary file ``src`` (read on the loop's thread),
-        ``ahead`` of it by a margin; see :meth:`idnode.Client.restore`."""
-        call, margin = _calls.restore(ahead)
-        first = src.read(_calls.RESTORE_CHUNK)
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
-        while True:
-            node, wait, _ = att.next()
-            if wait:
-                await asyncio.sleep(wait)
-            chunks = _calls.RestoreChunks(first, src, margin)
-            rpc = self._stubs[node]["cluster"].Restore(iter(chunks), timeout=att.remaining(), metadata=self._md)
-            try:
-                resp = await rpc
-            except grpc.RpcError as e:
-                if chunks.read_error is not None:
-                    raise chunks.read_error from None
-                if chunks.read_more:
-                    raise errors.from_rpc_error(e) from None
-                att.failed(node, e)
-                continue
-            att.succeeded(node, await rpc.initial_metadata())
-            return call.result(resp)
-
-    async def create_database(
-        self, name: str, *, max_identities: int = 0, max_calls_per_second: float = 0.0, max_claims: int = 0,
-        timeout: Optional[float] = _DEFAULT,
-    ) -> None:
-        """Create a database with its limits, 0 for none (an admin call)."""
-        await self._run(_calls.create_database(name, max_identities, max_calls_per_second, max_claims), timeout)
-
-    async def delete_database(self, name: str, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> None:
-        """Delete a database (an admin call); without ``force`` refused while it has counters."""
-        await self._run(_calls.delete_database(name, force), timeout)
-
-    async def make_opaque(
-        self, database: str = "", collections: Sequence[str] = (), *, numeric: bool = False,
-        timeout: Optional[float] = _DEFAULT,
-    ) -> pb.OpaqueStatus:
-        """Turn ``collections`` of ``database`` ("" is "default") opaque, and with ``numeric`` its
-        numeric IDs, for good (an admin call): ``generate("orders|")`` then answers forms such as
-        ``orders/KC6HECSWE6SX7`` that hide the counter's values, and ``next_identity`` on them
-        raises :class:`idnode.OpaqueCollection`. The answer is the database's whole setting: its
-        opaque collections as stored (folded, sorted) and the key's fingerprint. Calling it
-        again with the same or more collections only adds."""
-        return await self._run(_calls.make_opaque(database, collections, numeric), timeout)
-
-    async def list_databases(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.DatabaseStatus]:
-        """The databases, "default" among them, as the leader knows them."""
-        return await self._run(_calls.list_databases(), timeout)
-
-    async def create_key(self, database: str, role: str, *, timeout: Optional[float] = _DEFAULT) -> Tuple[str, str]:
-        """Make an API key; returns its id and the key, shown only this once (an admin call)."""
-        return await self._run(_calls.create_key(database, role), timeout)
-
-    async def delete_key(self, id: str, *, timeout: Optional[float] = _DEFAULT) -> None:
-        """Delete an API key (an admin call)."""
-        await self._run(_calls.delete_key(id), timeout)
-
-    async def list_keys(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.KeyStatus]:
-        """The API keys, without their secrets (an admin call)."""
-        return await self._run(_calls.list_keys(), timeout)
-
-    # Entities
-
-    async def assign_id(
-        self, entity: Any, *, claim: bool = False, owner: str = "", collection: Optional[str] = None,
-        timeout: Optional[float] = _DEFAULT,
-    ) -> str:
-        """Fill in the ``id`` attribute of an entity and return it; see
-        :meth:`idnode.Client.assign_id`."""
-        id = entity_id(entity)
-        if not id:
-            id = await self.next_id(collection or collection_name(type(entity)))
-        elif id.endswith(("|", self._opts.separator)):
-            (id,) = await self.generate(id, timeout=timeout)
-        else:
-            await self.generate(id, claim=claim, owner=owner, timeout=timeout)
-            return id
-        entity.id = id
-        return id
+            token = page.after(token)
 
     # Generators
 
-    async def next_id(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> str:
+    async def next_id(self, tag: str, *, timeout: Optional[float] = DEFAULT) -> str:
         """A HiLo ID of ``tag`` from the tag's generator, made on first use; see
         :meth:`idnode.Client.next_id`."""
         return await self._gens.get(tag).next_id(timeout)
 
-    async def next_ids(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[str]:
+    async def next_ids(self, tag: str, n: int, *, timeout: Optional[float] = DEFAULT) -> List[str]:
         """``n`` HiLo IDs of ``tag`` in one take; see :meth:`idnode.Client.next_ids`."""
         return await self._gens.get(tag).next_ids(n, timeout)
 
-    async def next_numbers(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[int]:
+    async def next_numbers(self, tag: str, n: int, *, timeout: Optional[float] = DEFAULT) -> List[int]:
         """The numbers of ``n`` HiLo IDs of ``tag``; see :meth:`idnode.Client.next_numbers`."""
         return await self._gens.get(tag).next_numbers(n, timeout)
 
@@ -439,7 +258,7 @@ class HiLoGenerator(HiLoState):
         self._client = client
         self._tasks: Set["asyncio.Task[None]"] = set()
 
-    async def next_id(self, timeout: Optional[float] = _DEFAULT) -> str:
+    async def next_id(self, timeout: Optional[float] = DEFAULT) -> str:
         """The next ID; awaits only when no range is at hand."""
         id = self._take(self._cur)
         if id is not None:
@@ -447,11 +266,11 @@ class HiLoGenerator(HiLoState):
         out: List[str] = await self._next_many(1, False, timeout)
         return out[0]
 
-    async def next_ids(self, n: int, timeout: Optional[float] = _DEFAULT) -> List[str]:
+    async def next_ids(self, n: int, timeout: Optional[float] = DEFAULT) -> List[str]:
         """The next ``n`` IDs in one take; see :meth:`idnode.HiLoGenerator.next_ids`."""
         return await self._next_many(check_int("n", n, lo=1, hi=MAX_BATCH), False, timeout)
 
-    async def next_numbers(self, n: int, timeout: Optional[float] = _DEFAULT) -> List[int]:
+    async def next_numbers(self, n: int, timeout: Optional[float] = DEFAULT) -> List[int]:
         """The numbers of the next ``n`` IDs; see :meth:`idnode.HiLoGenerator.next_numbers`."""
         return await self._next_many(check_int("n", n, lo=1, hi=MAX_BATCH), True, timeout)
 
@@ -506,7 +325,7 @@ class HiLoGenerator(HiLoState):
             self._finish(f, result, error)
             f.done.set()
 
-    async def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+    async def close(self, timeout: Optional[float] = DEFAULT) -> None:
         """Stop, and give back every number not handed out, within ``timeout``; see
         :meth:`idnode.HiLoGenerator.close`. A fetch in flight is waited for until then, then
         cancelled."""
@@ -526,16 +345,12 @@ class HiLoGenerator(HiLoState):
                 for task in fetches:
                     task.cancel()
                 await asyncio.gather(*fetches, return_exceptions=True)
-        calls = self._returns(cur, used)
-        for i, call in enumerate(calls):
+        give = self._giving_back(cur, used)
+        while (call := give.next()) is not None:
             try:
-                returned = await self._client._run(call, seconds_left(deadline))
+                give.answered(await self._client._run(call, seconds_left(deadline)))
             except errors.IdnodeError as e:
-                self._kept(calls[i:], str(e))
-                return
-            if not self._go_on(call, returned):
-                self._kept(calls[i + 1:], "the range right above them stayed")
-                return
+                give.failed(e)
 
     def _seal_and_returns(self) -> List[Call[bool]]:
         """Close without the loop (interpreter exit): a fetch in flight is abandoned."""
@@ -569,7 +384,7 @@ class NumericGenerator(NumericState):
             except errors.IdnodeError as e:
                 wait = self._renewal_failed(e)
 
-    async def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+    async def close(self, timeout: Optional[float] = DEFAULT) -> None:
         """Stop renewing and release the worker, within ``timeout``; see
         :meth:`idnode.NumericGenerator.close`. Idempotent."""
         deadline = self._client._close_deadline(timeout)

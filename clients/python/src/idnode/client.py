@@ -4,24 +4,27 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from functools import cached_property
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 import grpc
 
 from . import _calls, _exit, errors
-from ._calls import BackupInfo, Claim, HiLoRange, Identity, IdentityBlock, Margin, Page
-from ._core import Attempts, Backoff, Call, Nodes, Options, TLS, check_int, check_seconds, seconds_left
-from ._entity import collection_name, entity_id
+from ._admin import Admin
+from ._calls import Claim, HiLoRange, Identity, IdentityBlock, Page
+from ._core import DEFAULT, Attempts, Backoff, Call, Nodes, Options, TLS, check_int, check_seconds, seconds_left
+from ._databases import Databases
+from ._deprecated import ClientForwards
 from ._fold_threads import SyncFolder
 from ._hilo import Fetch, HiLoState, MultiState, fetch_error
 from ._numeric import Layout, NumericState
 from ._refusal import Refusals
+from ._series import Series
+from ._workers import Workers
 from .v1 import idnode_pb2 as pb
 from .v1 import idnode_pb2_grpc as pb_grpc
 
 T = TypeVar("T")
-
-_DEFAULT: Any = object()  # "the client's default timeout", distinct from None ("no deadline")
 
 MAX_BATCH = 1_000_000
 """The most IDs one batch take hands out: a caller's mistake must not drain a tag's ranges."""
@@ -100,21 +103,41 @@ class ClientBase:
         """The node addresses the client was made with."""
         return self._opts.nodes
 
+    def _attempts(self, call: Call[T], timeout: Optional[float], refusals: Optional[Refusals] = None) -> Attempts[T]:
+        """The attempts of one call on this client's nodes, or ClientClosed."""
+        if self._closed:
+            raise errors.ClientClosed()
+        return Attempts(self._nodes, self._opts, call, self._timeout(timeout), refusals=refusals, stubs=self._stubs)
+
+    def _folds(self, name: object, count: object, request_id: Optional[str]) -> bool:
+        """Whether a call for identities joins the fold: one value, no request id of the
+        caller's (see the README: folding). A closed client folds nothing."""
+        if request_id is None and type(count) is int and count == 1 and isinstance(name, str):
+            if self._closed:
+                raise errors.ClientClosed()
+            return True
+        return False
+
+    @property
+    def _hilo_separator(self) -> str:
+        """The separator a HiLo range call names: none for the default '/'."""
+        return "" if self._opts.separator == "/" else self._opts.separator
+
     def _timeout(self, timeout: Optional[float]) -> Optional[float]:
-        if timeout is _DEFAULT:
+        if timeout is DEFAULT:
             return self._opts.timeout
         return check_seconds("timeout", timeout, allow_none=True)
 
     def _close_deadline(self, timeout: Optional[float]) -> Optional[float]:
         """When a close given ``timeout`` (default: the client's close_timeout) must be done by,
         on the monotonic clock; None: no bound."""
-        if timeout is _DEFAULT:
+        if timeout is DEFAULT:
             timeout = self._opts.close_timeout
         timeout = check_seconds("timeout", timeout, allow_none=True, hi=3600)
         return None if timeout is None else time.monotonic() + timeout
 
 
-class Client(ClientBase):
+class Client(ClientForwards, ClientBase):
     """A client of an idnode cluster, through any of its nodes; safe for any number of threads.
 
     ::
@@ -137,6 +160,10 @@ class Client(ClientBase):
     go to a node of the client's region first, then to its other local nodes, and to nodes of
     other regions only when none of the local ones answers; identities, claims and series
     still go to the leader, wherever it is.
+
+    The client makes IDs itself; the other calls are in its parts: :attr:`admin` (the
+    cluster's administration), :attr:`series` (fiscal series), :attr:`databases` (databases,
+    keys, entities' IDs) and :attr:`workers` (worker leases).
 
     ``database`` makes every call work in that database; ``api_key`` (or ``admin_token``) is
     sent as ``authorization: Bearer``; ``tls`` is True (system roots) or an :class:`idnode.TLS`.
@@ -162,7 +189,7 @@ class Client(ClientBase):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+    def close(self, timeout: Optional[float] = DEFAULT) -> None:
         """Give back the HiLo numbers not handed out and release numeric workers, then close the
         connections; all within ``timeout`` seconds (default the client's ``close_timeout``,
         2 s; None: as long as it takes). Numbers that no node took back in time stay gaps:
@@ -181,31 +208,62 @@ class Client(ClientBase):
             for ch in self._channels:
                 ch.close()
 
-    # The one place a call is sent; every method below builds its Call in _calls.
-    def _run(self, call: Call[T], timeout: Optional[float] = _DEFAULT, refusals: Optional[Refusals] = None) -> T:
-        if self._closed:
-            raise errors.ClientClosed()
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout), refusals=refusals)
+    @cached_property
+    def admin(self) -> Admin:
+        """The cluster's administration: members, leadership, backup and restore, the cluster
+        version, releasing an owner's claims, status and credentials."""
+        return Admin(self)
+
+    @cached_property
+    def series(self) -> Series:
+        """Fiscal series: create, list, issue, void, verify, the journal."""
+        return Series(self)
+
+    @cached_property
+    def databases(self) -> Databases:
+        """Databases, their opaque setting and API keys, and assigning an entity its ID."""
+        return Databases(self)
+
+    @cached_property
+    def workers(self) -> Workers:
+        """The raw worker leases behind numeric IDs."""
+        return Workers(self)
+
+    # The two places a call is sent: a unary call or one that streams requests, and one that
+    # streams answers; every method builds its Call in _calls.
+    def _run(self, call: Call[T], timeout: Optional[float] = DEFAULT, refusals: Optional[Refusals] = None) -> T:
+        att = self._attempts(call, timeout, refusals)
         while True:
             node, wait, per = att.next()
             if wait:
                 time.sleep(wait)
-            method = getattr(self._stubs[node][call.service], call.method)
             try:
-                resp, rpc = method.with_call(call.request, timeout=per, metadata=self._md)
+                resp, rpc = att.method(node).with_call(att.request(), timeout=per, metadata=self._md)
             except grpc.RpcError as e:
                 att.failed(node, e)
                 continue
             except ValueError as e:  # the channel was closed under the call
                 raise errors.ClientClosed() from e
-            att.succeeded(node, rpc.initial_metadata())
-            return call.result(resp)
+            return att.answer(node, rpc.initial_metadata(), resp)
+
+    def _stream(self, call: Call[T], timeout: Optional[float] = DEFAULT) -> Iterator[T]:
+        att = self._attempts(call, timeout)
+        while True:
+            node, wait, per = att.next()
+            if wait:
+                time.sleep(wait)
+            try:
+                for item in att.method(node)(att.request(), timeout=per, metadata=self._md):
+                    yield att.seen(item)
+                return
+            except grpc.RpcError as e:
+                att.failed(node, e)
 
     # IdService
 
     def generate(
         self, id: str = "", count: int = 1, *, guid_version: Optional[str] = None, request_id: Optional[str] = None,
-        claim: bool = False, owner: str = "", numeric: bool = False, timeout: Optional[float] = _DEFAULT,
+        claim: bool = False, owner: str = "", numeric: bool = False, timeout: Optional[float] = DEFAULT,
     ) -> List[str]:
         """Resolve a request string: a semantic ID is validated and echoed, ``""`` gives UUIDs
         (``guid_version`` 'v7', the default, or 'v4'), ``"prefix/"`` server-side IDs,
@@ -213,63 +271,54 @@ class Client(ClientBase):
         semantic ID for ``owner`` in the same call; ``numeric`` mints numeric IDs on the node."""
         return self._run(_calls.generate(id, count, guid_version, request_id, claim, owner, numeric), timeout)
 
-    def next_identity(self, name: str, count: int = 1, *, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> IdentityBlock:
+    def next_identity(self, name: str, count: int = 1, *, request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> IdentityBlock:
         """Reserve ``count`` values of the identity counter ``name``. Give a ``request_id`` kept
         with the work it numbers to make a call repeated after a crash answer the same values;
         without one the client makes one, which covers its own retries. Concurrent calls for one
         value without a request id share one call to the cluster (see the README: folding)."""
-        if request_id is None and type(count) is int and count == 1 and isinstance(name, str):
-            if self._closed:
-                raise errors.ClientClosed()
+        if self._folds(name, count, request_id):
             return self._fold.next_identity(name, self._timeout(timeout))
         return self._run(_calls.next_identity(name, count, request_id), timeout)
 
-    def seed_identity(self, name: str, value: int, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> int:
+    def seed_identity(self, name: str, value: int, *, force: bool = False, timeout: Optional[float] = DEFAULT) -> int:
         """Raise (with ``force``, set) the identity counter ``name``; returns it afterwards."""
         return self._run(_calls.seed_identity(name, value, force), timeout)
 
-    def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Identity]:
+    def list_identities(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = DEFAULT) -> Page[Identity]:
         """One page of identity counters whose names start with ``prefix`` (linearizable)."""
         return self._run(_calls.list_identities(prefix, page_size, page_token), timeout)
 
     def identities(self, prefix: str = "", *, page_size: int = 0) -> Iterator[Identity]:
         """Every identity counter whose name starts with ``prefix``, page after page."""
-        token = ""
-        while True:
+        token: Optional[str] = ""
+        while token is not None:
             page = self.list_identities(prefix, page_size=page_size, page_token=token)
             yield from page.items
-            if not page.next_page_token or page.next_page_token == token or not page.items:
-                return
-            token = page.next_page_token
+            token = page.after(token)
 
-    def claim(self, ids: Sequence[str], *, owner: str = "", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> None:
+    def claim(self, ids: Sequence[str], *, owner: str = "", request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> None:
         """Claim semantic IDs cluster-wide, all or nothing; :class:`idnode.AlreadyExists`
         (reason CLAIMED) names an ID someone holds."""
         self._run(_calls.claim(ids, owner, request_id), timeout)
 
-    def release(self, ids: Sequence[str], *, owner: str = "", timeout: Optional[float] = _DEFAULT) -> int:
+    def release(self, ids: Sequence[str], *, owner: str = "", timeout: Optional[float] = DEFAULT) -> int:
         """Release claimed IDs; returns how many were claimed."""
         return self._run(_calls.release(ids, owner), timeout)
 
-    def release_owner(self, owner: str, *, timeout: Optional[float] = _DEFAULT) -> int:
-        """Release every ID ``owner`` claimed in the client's database; returns how many."""
-        return self._run(_calls.release_owner(owner), timeout)
-
-    def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> Page[Claim]:
+    def get_claims(self, ids: Sequence[str] = (), *, prefix: str = "", page_size: int = 0, page_token: str = "", timeout: Optional[float] = DEFAULT) -> Page[Claim]:
         """Look claims up by ID, or page through the claims starting with ``prefix``."""
         return self._run(_calls.get_claims(ids, prefix, page_size, page_token), timeout)
 
     def next_hilo(
         self, tag: str, *, last_batch_size: int = 0, last_range_at: int = 0, last_max: int = 0,
-        request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT,
+        request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT,
     ) -> HiLoRange:
         """Reserve a HiLo range (the raw call behind :meth:`next_id`)."""
-        sep = "" if self._opts.separator == "/" else self._opts.separator
-        return self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, sep, request_id), timeout)
+        return self._run(_calls.next_hilo(tag, last_batch_size, last_range_at, last_max, self._hilo_separator, request_id), timeout)
 
     def return_hilo(
         self, tag: str, end: int, last: int, grant_id: str, *, granted_by: str = "",
-        request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT,
+        request_id: Optional[str] = None, timeout: Optional[float] = DEFAULT,
     ) -> bool:
         """Give back the unused numbers ``last+1..end`` of a range; True when they went back.
         Pass the range's ``granted_by``: with HiLo pools only the granting node takes it back.
@@ -277,252 +326,35 @@ class Client(ClientBase):
         of a return that took effect answers True as the first attempt did."""
         return self._run(_calls.return_hilo(tag, end, last, grant_id, granted_by, request_id), timeout)
 
-    def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = _DEFAULT) -> int:
+    def seed_hilo(self, tag: str, max: int, *, timeout: Optional[float] = DEFAULT) -> int:
         """Raise a tag's HiLo Max (never lowers it); returns the Max afterwards."""
         return self._run(_calls.seed_hilo(tag, max), timeout)
 
-    def list_hilo(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> pb.ListHiLoResponse:
+    def list_hilo(self, prefix: str = "", *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = DEFAULT) -> pb.ListHiLoResponse:
         """One page of HiLo tags with their Max and the nodes' pools."""
         return self._run(_calls.list_hilo(prefix, page_size, page_token), timeout)
 
-    def acquire_worker(self, *, holder: str = "python-client", worker_bits: int = 10, lease: float = 30.0, request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.WorkerLease:
-        """Lease a worker ID for numeric IDs (raw; :meth:`numeric_generator` does it for you)."""
-        return self._run(_calls.acquire_worker(holder, worker_bits, lease, request_id), timeout)
-
-    def renew_worker(self, worker: int, epoch: int, *, lease: float = 30.0, timeout: Optional[float] = _DEFAULT) -> pb.WorkerLease:
-        """Extend a worker lease; :class:`idnode.FailedPrecondition` when it was lost."""
-        return self._run(_calls.renew_worker(worker, epoch, lease), timeout)
-
-    def release_worker(self, worker: int, epoch: int, *, timeout: Optional[float] = _DEFAULT) -> None:
-        """End a worker lease now."""
-        self._run(_calls.release_worker(worker, epoch), timeout)
-
-    def list_workers(self, *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = _DEFAULT) -> pb.ListWorkersResponse:
-        """One page of the database's workers."""
-        return self._run(_calls.list_workers(page_size, page_token), timeout)
-
-    def explain(self, id: str, *, database: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.ExplainResponse:
+    def explain(self, id: str, *, database: Optional[str] = None, timeout: Optional[float] = DEFAULT) -> pb.ExplainResponse:
         """What an ID is: numeric (time, worker, sequence) or which strategy minted a string.
         An opaque form of ``database`` (default: the client's) is ``opaque`` in the answer, its
         value filled for an admin only; a string under an opaque collection that is no form of
         the database raises :class:`idnode.NotOpaqueForm`."""
         return self._run(_calls.explain(id, database), timeout)
 
-    # SeriesService
-
-    def create_series(self, name: str, format: str, *, period: str = "none", policy: str = "gapless", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.Series:
-        """Create a fiscal series (``period`` 'none', 'year' or 'month'; ``policy`` 'gapless'
-        or 'gaps_allowed_journaled')."""
-        return self._run(_calls.create_series(name, format, period, policy, request_id), timeout)
-
-    def list_series(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.Series]:
-        """The database's series and where each stands."""
-        return self._run(_calls.list_series(), timeout)
-
-    def issue(self, series: str, *, request_id: Optional[str] = None, document_hash: str = "", fields: Optional[Mapping[str, str]] = None, timeout: Optional[float] = _DEFAULT) -> pb.SeriesEntry:
-        """Assign the next number of a series to a document. Keep ``request_id`` with the
-        document: calling again with it after a crash answers the same number."""
-        return self._run(_calls.issue(series, request_id, document_hash, fields), timeout)
-
-    def void(self, series: str, number: int, *, reason: str, period: str = "", correcting: str = "", request_id: Optional[str] = None, timeout: Optional[float] = _DEFAULT) -> pb.SeriesEntry:
-        """Record a number as void, with a reason."""
-        return self._run(_calls.void(series, number, period, reason, correcting, request_id), timeout)
-
-    def verify_series(self, series: str, *, timeout: Optional[float] = _DEFAULT) -> pb.VerifySeriesResponse:
-        """Recompute a series' hash chain and numbering; reports the first break."""
-        return self._run(_calls.verify_series(series), timeout)
-
-    def journal(self, series: str, *, from_seq: int = 0, to_seq: int = 0, timeout: Optional[float] = _DEFAULT) -> Iterator[pb.SeriesEntry]:
-        """A series' entries in order. A stream cut short resumes after the last entry yielded,
-        on another node if need be, so each entry comes once."""
-        call = _calls.journal(series, from_seq, to_seq)
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
-        while True:
-            node, wait, _ = att.next()
-            if wait:
-                time.sleep(wait)
-            stream = self._stubs[node]["series"].Journal(call.request, timeout=att.remaining(), metadata=self._md)
-            try:
-                for entry in stream:
-                    _calls.resume_journal(call, entry)
-                    yield entry
-                return
-            except grpc.RpcError as e:
-                att.failed(node, e)
-
-    # ClusterService
-
-    def status(self, *, consistent: bool = False, timeout: Optional[float] = _DEFAULT) -> pb.StatusResponse:
-        """The cluster's leader, term and nodes, as one node sees them (``consistent``: confirmed
-        with a quorum first)."""
-        return self._run(_calls.status(consistent), timeout)
-
-    def whoami(self, *, timeout: Optional[float] = _DEFAULT) -> pb.WhoAmIResponse:
-        """What the node makes of this client's credentials: whether it may make admin calls
-        and by what right, and the API key it sent."""
-        return self._run(_calls.whoami(), timeout)
-
-    def cluster_version(self, *, timeout: Optional[float] = _DEFAULT) -> pb.ClusterVersionResponse:
-        """The cluster version from the leader: the one finalised, the highest the members'
-        builds support, and the lowest a downgrade may go to."""
-        return self._run(_calls.cluster_version(), timeout)
-
-    def set_cluster_version(self, version: int, *, timeout: Optional[float] = _DEFAULT) -> pb.ClusterVersionResponse:
-        """Finalise a higher cluster version or lower it (an admin call)."""
-        return self._run(_calls.set_cluster_version(version), timeout)
-
-    def add_node(
-        self, raft_address: str, grpc_address: str, *, tag: str = "", id: str = "", non_voter: bool = False,
-        timeout: Optional[float] = _DEFAULT,
-    ) -> pb.AddNodeResponse:
-        """Register a node and make it a Raft member (an admin call); without ``tag`` the
-        cluster assigns the next free one, which the answer names. Like every cluster change
-        it is tried on another node only when the first certainly did nothing."""
-        return self._run(_calls.add_node(tag, raft_address, grpc_address, id, non_voter), timeout)
-
-    def remove_node(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> None:
-        """Take the node ``tag`` out of the cluster and retire its tag for ever (an admin call)."""
-        self._run(_calls.remove_node(tag), timeout)
-
-    def transfer_leadership(self, tag: str = "", *, timeout: Optional[float] = _DEFAULT) -> str:
-        """Hand leadership to the node ``tag``, or to any up-to-date voter without one; returns
-        the new leader's tag (an admin call)."""
-        return self._run(_calls.transfer_leadership(tag), timeout)
-
-    def backup(self, out: BinaryIO, *, database: str = "", timeout: Optional[float] = _DEFAULT) -> BackupInfo:
-        """Write a consistent backup of the cluster (or of one ``database``) to the binary
-        file ``out`` (an admin call); :meth:`restore` reads it. Tried on another node only
-        until the first bytes arrive: after that ``out`` holds part of a backup."""
-        call = _calls.backup(database)
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
-        while True:
-            node, wait, _ = att.next()
-            if wait:
-                time.sleep(wait)
-            stream = self._stubs[node]["cluster"].Backup(call.request, timeout=att.remaining(), metadata=self._md)
-            info: Optional[BackupInfo] = None
-            try:
-                for chunk in stream:
-                    if info is None:
-                        info = BackupInfo(chunk.leader, chunk.index, 0)
-                    out.write(chunk.data)
-                    info = BackupInfo(info.leader, info.index, info.bytes + len(chunk.data))
-            except grpc.RpcError as e:
-                if info is not None:
-                    raise errors.from_rpc_error(e) from None
-                att.failed(node, e)
-                continue
-            return info or BackupInfo("", 0, 0)
-
-    def restore(self, src: BinaryIO, *, ahead: Optional[Margin] = None, timeout: Optional[float] = _DEFAULT) -> pb.RestoreResponse:
-        """Raise the cluster's counters and HiLo maxima to at least those of the backup read
-        from the binary file ``src`` (plus the margin ``ahead``, an :class:`idnode.Margin`),
-        and put its claims, series and workers back (an admin call; running it again is safe,
-        it never lowers anything). Tried on another node only when the first certainly did
-        nothing, and never once more than the first chunk was read. An error reading ``src``
-        is raised as it is, and the cluster keeps nothing of that restore. The answer says what
-        the backup held and what was raised, the margin applied (``ahead``) and the numbers it
-        skipped (``identities_skipped_min`` …), and the backup's opaque databases
-        (``opaque_databases``, ``opaque_restored``); a margin it does not echo raises
-        :class:`idnode.MarginNotApplied`, which carries it."""
-        call, margin = _calls.restore(ahead)
-        first = src.read(_calls.RESTORE_CHUNK)
-        att = Attempts(self._nodes, self._opts, call, self._timeout(timeout))
-        while True:
-            node, wait, _ = att.next()
-            if wait:
-                time.sleep(wait)
-            chunks = _calls.RestoreChunks(first, src, margin)
-            try:
-                resp, rpc = self._stubs[node]["cluster"].Restore.with_call(iter(chunks), timeout=att.remaining(), metadata=self._md)
-            except grpc.RpcError as e:
-                if chunks.read_error is not None:
-                    raise chunks.read_error from None
-                if chunks.read_more:
-                    raise errors.from_rpc_error(e) from None
-                att.failed(node, e)
-                continue
-            att.succeeded(node, rpc.initial_metadata())
-            return call.result(resp)
-
-    def create_database(
-        self, name: str, *, max_identities: int = 0, max_calls_per_second: float = 0.0, max_claims: int = 0,
-        timeout: Optional[float] = _DEFAULT,
-    ) -> None:
-        """Create a database with its limits, 0 for none (an admin call). A name that was
-        deleted comes back with the counters it had."""
-        self._run(_calls.create_database(name, max_identities, max_calls_per_second, max_claims), timeout)
-
-    def delete_database(self, name: str, *, force: bool = False, timeout: Optional[float] = _DEFAULT) -> None:
-        """Delete a database (an admin call); without ``force`` refused while it has counters."""
-        self._run(_calls.delete_database(name, force), timeout)
-
-    def make_opaque(
-        self, database: str = "", collections: Sequence[str] = (), *, numeric: bool = False,
-        timeout: Optional[float] = _DEFAULT,
-    ) -> pb.OpaqueStatus:
-        """Turn ``collections`` of ``database`` ("" is "default") opaque, and with ``numeric`` its
-        numeric IDs, for good (an admin call): ``generate("orders|")`` then answers forms such as
-        ``orders/KC6HECSWE6SX7`` that hide the counter's values, and ``next_identity`` on them
-        raises :class:`idnode.OpaqueCollection`. The answer is the database's whole setting: its
-        opaque collections as stored (folded, sorted) and the key's fingerprint. Calling it
-        again with the same or more collections only adds."""
-        return self._run(_calls.make_opaque(database, collections, numeric), timeout)
-
-    def list_databases(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.DatabaseStatus]:
-        """The databases, "default" among them, as the leader knows them."""
-        return self._run(_calls.list_databases(), timeout)
-
-    def create_key(self, database: str, role: str, *, timeout: Optional[float] = _DEFAULT) -> Tuple[str, str]:
-        """Make an API key for ``database`` with ``role`` ('reader', 'writer' or 'admin');
-        returns its id and the key, shown only this once (an admin call)."""
-        return self._run(_calls.create_key(database, role), timeout)
-
-    def delete_key(self, id: str, *, timeout: Optional[float] = _DEFAULT) -> None:
-        """Delete an API key (an admin call)."""
-        self._run(_calls.delete_key(id), timeout)
-
-    def list_keys(self, *, timeout: Optional[float] = _DEFAULT) -> List[pb.KeyStatus]:
-        """The API keys, without their secrets (an admin call)."""
-        return self._run(_calls.list_keys(), timeout)
-
-    # Entities
-
-    def assign_id(
-        self, entity: Any, *, claim: bool = False, owner: str = "", collection: Optional[str] = None,
-        timeout: Optional[float] = _DEFAULT,
-    ) -> str:
-        """Fill in the ``id`` attribute of an entity, the way the seeds' conventions do on
-        store, and return it: empty, a HiLo ID of the entity's collection (``collection``, or
-        :func:`idnode.collection_name` of its class: ``Order`` → ``orders/1-A``); ending with
-        the separator or ``|``, what the cluster resolves it to (a server-side ID or an
-        identity, ``orders/1``); anything else is kept, once the cluster validated it (with
-        ``claim``, claimed for ``owner`` in the same call)."""
-        id = entity_id(entity)
-        if not id:
-            id = self.next_id(collection or collection_name(type(entity)))
-        elif id.endswith(("|", self._opts.separator)):
-            (id,) = self.generate(id, timeout=timeout)
-        else:
-            self.generate(id, claim=claim, owner=owner, timeout=timeout)
-            return id
-        entity.id = id
-        return id
-
     # Generators
 
-    def next_id(self, tag: str, *, timeout: Optional[float] = _DEFAULT) -> str:
+    def next_id(self, tag: str, *, timeout: Optional[float] = DEFAULT) -> str:
         """A HiLo ID of ``tag`` (``'orders/17-A'``) from the tag's generator, made on first use.
         It normally takes well under a microsecond; the first call of a tag waits for a range,
         ``timeout`` seconds at most (default the client's)."""
         return self._gens.get(tag).next_id(timeout)
 
-    def next_ids(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[str]:
+    def next_ids(self, tag: str, n: int, *, timeout: Optional[float] = DEFAULT) -> List[str]:
         """``n`` HiLo IDs of ``tag`` in one take, from the same generator as :meth:`next_id`:
         a batch of rows costs one take, not one per row."""
         return self._gens.get(tag).next_ids(n, timeout)
 
-    def next_numbers(self, tag: str, n: int, *, timeout: Optional[float] = _DEFAULT) -> List[int]:
+    def next_numbers(self, tag: str, n: int, *, timeout: Optional[float] = DEFAULT) -> List[int]:
         """The numbers of ``n`` HiLo IDs of ``tag`` (``[17, 18]`` for ``orders/17-A``,
         ``orders/18-A``), for integer keys, from the same generator as :meth:`next_id`."""
         return self._gens.get(tag).next_numbers(n, timeout)
@@ -554,7 +386,7 @@ class HiLoGenerator(HiLoState):
         self._cond = threading.Condition(self._lock)
         _exit.register(self)
 
-    def next_id(self, timeout: Optional[float] = _DEFAULT) -> str:
+    def next_id(self, timeout: Optional[float] = DEFAULT) -> str:
         """The next ID. Waits (at most ``timeout`` seconds, default the client's) only when no
         range is at hand: on the first call, or when ranges run out faster than they come."""
         id = self._take(self._cur)
@@ -563,12 +395,12 @@ class HiLoGenerator(HiLoState):
         out: List[str] = self._next_many(1, False, timeout)
         return out[0]
 
-    def next_ids(self, n: int, timeout: Optional[float] = _DEFAULT) -> List[str]:
+    def next_ids(self, n: int, timeout: Optional[float] = DEFAULT) -> List[str]:
         """The next ``n`` IDs in one take (for a batch of rows): consecutive within a range,
         and from the next range once one runs out. Waits as :meth:`next_id` does."""
         return self._next_many(check_int("n", n, lo=1, hi=MAX_BATCH), False, timeout)
 
-    def next_numbers(self, n: int, timeout: Optional[float] = _DEFAULT) -> List[int]:
+    def next_numbers(self, n: int, timeout: Optional[float] = DEFAULT) -> List[int]:
         """The numbers of the next ``n`` IDs (17 for ``orders/17-A``), for integer keys: unique
         within the tag, as the ranges of one tag never overlap. Waits as :meth:`next_id` does."""
         return self._next_many(check_int("n", n, lo=1, hi=MAX_BATCH), True, timeout)
@@ -618,7 +450,7 @@ class HiLoGenerator(HiLoState):
             f.done = True
             self._cond.notify_all()
 
-    def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+    def close(self, timeout: Optional[float] = DEFAULT) -> None:
         """Stop handing out IDs and give back every number not handed out: the prefetched range
         whole, then the current range's tail, so the tag's next range starts right after the
         last ID handed out (as far as the cluster takes them back: only the newest ranges of
@@ -635,16 +467,12 @@ class HiLoGenerator(HiLoState):
                 if left is not None and left <= 0:
                     break  # a range it reserves anyway stays a gap
                 self._cond.wait(left)
-        calls = self._returns(cur, used)
-        for i, call in enumerate(calls):
+        give = self._giving_back(cur, used)
+        while (call := give.next()) is not None:
             try:
-                returned = self._client._run(call, seconds_left(deadline))
+                give.answered(self._client._run(call, seconds_left(deadline)))
             except errors.IdnodeError as e:
-                self._kept(calls[i:], str(e))
-                return
-            if not self._go_on(call, returned):
-                self._kept(calls[i + 1:], "the range right above them stayed")
-                return
+                give.failed(e)
 
 
 class NumericGenerator(NumericState):
@@ -669,7 +497,7 @@ class NumericGenerator(NumericState):
             except errors.IdnodeError as e:
                 wait = self._renewal_failed(e)
 
-    def close(self, timeout: Optional[float] = _DEFAULT) -> None:
+    def close(self, timeout: Optional[float] = DEFAULT) -> None:
         """Stop renewing and release the worker, within ``timeout`` seconds (default the
         client's ``close_timeout``; None: as long as it takes). A release no node took in time
         is logged, never raised: the lease then lapses by itself. Idempotent."""
