@@ -112,7 +112,7 @@ func (s opaqueForms) refuseClientLease(ctx context.Context, db string) error {
 // would whatever its own state holds yet. The codec is made once a collection in the batch.
 // A leader of an older build answers opaque without them: awaitRelayed takes those.
 func (s opaqueForms) relayedForms(ctx context.Context, incs []*raftv1.IdentityIncrement, answers []*forwardv1.IdentityAnswer, out []identity.Result) {
-	made := make(map[string]*fsm.IdentityForms)
+	var made map[string]*fsm.IdentityForms // by tweak and key, once an answer is opaque
 	older := false
 	for i, a := range answers {
 		switch {
@@ -131,6 +131,9 @@ func (s opaqueForms) relayedForms(ctx context.Context, incs []*raftv1.IdentityIn
 				continue
 			}
 			forms = &fsm.IdentityForms{Codec: c, Key: a.GetOpaqueKey(), Tweak: a.GetOpaqueTweak()}
+			if made == nil {
+				made = make(map[string]*fsm.IdentityForms)
+			}
 			made[id] = forms
 		}
 		out[i].Forms = forms
