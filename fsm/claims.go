@@ -78,7 +78,7 @@ func identityNumber(key, sep string) (prefix string, n int64, ok bool) {
 
 // claimDigest names a claim's content in the request table, so a request_id reused for other
 // IDs or another owner is refused.
-func (st *state) claimDigest(c *raftv1.Claim) string {
+func (st claimBook) claimDigest(c *raftv1.Claim) string {
 	h := sha256.New()
 	h.Write([]byte(c.GetOwner()))
 	for _, id := range c.GetIds() {
@@ -90,7 +90,7 @@ func (st *state) claimDigest(c *raftv1.Claim) string {
 
 // applyClaim claims every ID of the command or none: one held by someone else, or an identity
 // already handed out, refuses it all (ClaimConflict), as does the database's claim limit.
-func (st *state) applyClaim(c *raftv1.Claim) any {
+func (st claimBook) applyClaim(c *raftv1.Claim) any {
 	st.requests.advanceClock(c.GetProposedAtMs())
 	d, err := st.db(c.GetDatabase())
 	if err != nil {
@@ -150,7 +150,7 @@ type ReleaseResult struct {
 
 // applyRelease releases the command's claimed IDs, or none when one of them is another
 // owner's (the command named an owner).
-func (st *state) applyRelease(r *raftv1.Release) any {
+func (st claimBook) applyRelease(r *raftv1.Release) any {
 	d, err := st.db(r.GetDatabase())
 	if err != nil {
 		return err
@@ -174,7 +174,7 @@ func (st *state) applyRelease(r *raftv1.Release) any {
 
 // applyReleaseOwner releases every claim owner holds in the database (cluster version 2). The
 // claims are visited sorted, once each: at most the database's claim limit.
-func (st *state) applyReleaseOwner(r *raftv1.ReleaseOwner) any {
+func (st claimBook) applyReleaseOwner(r *raftv1.ReleaseOwner) any {
 	d, err := st.db(r.GetDatabase())
 	if err != nil {
 		return err
@@ -247,7 +247,7 @@ func (d *database) removeClaim(key, sep string) bool {
 
 // indexClaims indexes every database's claims in the identity format by prefix, after a
 // snapshot restored them (the separator comes later in a snapshot than the claims).
-func (st *state) indexClaims() {
+func (st claimBook) indexClaims() {
 	sep := st.separatorKey()
 	for _, d := range st.databases {
 		clear(d.claimedNumbers)

@@ -115,7 +115,7 @@ func (st *state) applySetFold(f *raftv1.Fold) any {
 		}
 	}
 	st.fold = version
-	st.indexClaims()
+	claimBook{st}.indexClaims()
 	return nil
 }
 

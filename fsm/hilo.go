@@ -10,7 +10,7 @@ import (
 // stays as it was for the entries already in logs, because a replay must answer what it
 // answered then. The range it reserves has no identity, so command 21 cannot return any of
 // it.
-func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
+func (st hiloTags) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 	d, key, h, err := st.hiloReserving(r)
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func (st *state) applyHiLoReserve(r *raftv1.HiLoReserve) any {
 // hiloReserving is the first step of both reserving commands. It takes the proposer's clock
 // for request expiry and returns r's database, its tag's folded key and the tag's state (nil
 // if the tag is new).
-func (st *state) hiloReserving(r *raftv1.HiLoReserve) (*database, string, *hiloState, error) {
+func (st hiloTags) hiloReserving(r *raftv1.HiLoReserve) (*database, string, *hiloState, error) {
 	st.requests.advanceClock(r.GetProposedAtMs())
 	d, err := st.db(r.GetDatabase())
 	if err != nil {
@@ -57,7 +57,7 @@ func (st *state) hiloReserving(r *raftv1.HiLoReserve) (*database, string, *hiloS
 // hiloRequest returns the answer remembered for r's request_id. It returns nil when r has
 // none or none is remembered, and ErrRequestIDReused when the id answered something other than
 // a range of key.
-func (st *state) hiloRequest(r *raftv1.HiLoReserve, key string) (*raftv1.RequestRecord, error) {
+func (st hiloTags) hiloRequest(r *raftv1.HiLoReserve, key string) (*raftv1.RequestRecord, error) {
 	if r.GetRequestId() == "" {
 		return nil, nil
 	}
@@ -73,7 +73,7 @@ func (st *state) hiloRequest(r *raftv1.HiLoReserve, key string) (*raftv1.Request
 
 // reserveHiLo makes rng the newest reservation of h (the tag key) and remembers it as the
 // answer to r's request_id.
-func (st *state) reserveHiLo(h *hiloState, key string, r *raftv1.HiLoReserve, rng HiLoRange) {
+func (st hiloTags) reserveHiLo(h *hiloState, key string, r *raftv1.HiLoReserve, rng HiLoRange) {
 	h.max, h.lastLow = rng.High, rng.Low
 	if id := r.GetRequestId(); id != "" {
 		st.requests.record(&raftv1.RequestRecord{
@@ -86,7 +86,7 @@ func (st *state) reserveHiLo(h *hiloState, key string, r *raftv1.HiLoReserve, rn
 // applyHiLoReturn applies command 4, which builds proposed before grants had identities. It is
 // kept as it was for the entries already in logs: it lowers Max to last when Max == end and
 // lowLast-1 <= last <= Max. Whatever it changes, no grant stays returnable.
-func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
+func (st hiloTags) applyHiLoReturn(r *raftv1.HiLoReturn) any {
 	d, err := st.db(r.GetDatabase())
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func (st *state) applyHiLoReturn(r *raftv1.HiLoReturn) any {
 // applySeedHiLo raises the tag's Max to at least max (a migration from RavenDB's
 // Raven/Hilo/<tag> or another store), so the next range starts above it. A value at or below
 // Max changes nothing: HiLo never goes down. The answer is Max afterwards.
-func (st *state) applySeedHiLo(s *raftv1.SeedHiLo) any {
+func (st hiloTags) applySeedHiLo(s *raftv1.SeedHiLo) any {
 	if s.GetMax() < 0 {
 		return ErrNegativeValue
 	}

@@ -36,7 +36,7 @@ func CheckLastMax(lastMax, tagMax int64) error {
 // as request_id (or the proposer's grant_id without one). A retry of a request_id gets its
 // range again, unless that range was returned since: then it gets a new one, as a new request
 // would, since the returned numbers may already be someone else's.
-func (st *state) applyHiLoGrant(r *raftv1.HiLoReserve) any {
+func (st hiloTags) applyHiLoGrant(r *raftv1.HiLoReserve) any {
 	d, key, h, err := st.hiloReserving(r)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (st *state) applyHiLoGrant(r *raftv1.HiLoReserve) any {
 // A request_id whose range came back is marked, so its retry gets a new range. A return with a
 // request_id of its own has its answer remembered under it, so a retry answers the same (true
 // once the numbers went back, where the range's state alone would say false).
-func (st *state) applyHiLoReturnGrant(r *raftv1.HiLoReturn) any {
+func (st hiloTags) applyHiLoReturnGrant(r *raftv1.HiLoReturn) any {
 	if err := hilogrant.CheckReturn(r.GetGrantId(), r.GetEnd(), r.GetLast()); err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (st *state) applyHiLoReturnGrant(r *raftv1.HiLoReturn) any {
 }
 
 // returnGrant is applyHiLoReturnGrant's return itself, on the tag's state h (nil: none yet).
-func (st *state) returnGrant(h *hiloState, key string, r *raftv1.HiLoReturn) (HiLoReturned, error) {
+func (st hiloTags) returnGrant(h *hiloState, key string, r *raftv1.HiLoReturn) (HiLoReturned, error) {
 	if h == nil {
 		return false, nil
 	}

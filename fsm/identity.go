@@ -23,12 +23,18 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 		return IdentityRange{Err: err}
 	}
 	key := st.key(inc.GetName())
+	// The answer says how its IDs are written at this index, a replay's as well: the setting
+	// may have come after the first answer, and a collection once opaque stays so.
+	forms, err := d.identityForms(key)
+	if err != nil {
+		return IdentityRange{Err: err}
+	}
 	if id := inc.GetRequestId(); id != "" {
 		if rec, ok := st.requests.lookup(inc.GetDatabase(), id); ok {
 			if rec.GetKind() != requestKindIdentity || rec.GetKey() != key || rec.GetCount() != inc.GetCount() {
 				return IdentityRange{Err: ErrRequestIDReused}
 			}
-			return IdentityRange{IdentityBlock: docid.IdentityBlock{First: rec.GetFirst(), Last: rec.GetLast(), Skipped: rec.GetSkipped()}}
+			return IdentityRange{IdentityBlock: docid.IdentityBlock{First: rec.GetFirst(), Last: rec.GetLast(), Skipped: rec.GetSkipped()}, Forms: forms}
 		}
 	}
 	if inc.GetCount() < 1 {
@@ -38,7 +44,7 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 	// An opaque collection skips the values of claimed forms; its claimed plain numbers
 	// ("orders/5") skip nothing, since it gives no plain IDs any more.
 	nums := d.claimedNumbers[key]
-	if d.opaqueHas(key) {
+	if forms != nil {
 		nums = d.formNumbers[key]
 	}
 	r, ok := freeValues(nums, current, inc.GetCount())
@@ -58,6 +64,7 @@ func (st *state) incrementIdentity(inc *raftv1.IdentityIncrement) IdentityRange 
 			Count: inc.GetCount(), First: r.First, Last: r.Last, Skipped: r.Skipped,
 		})
 	}
+	r.Forms = forms
 	return r
 }
 

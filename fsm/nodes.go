@@ -161,7 +161,7 @@ func (st *state) applyRemoveNode(r *raftv1.RemoveNode) any {
 	delete(st.reserved, n.Tag)
 	delete(st.versions, n.Tag)
 	st.retired[n.Tag] = true
-	st.retirePools(n.ID)
+	hiloTags{st}.retirePools(n.ID)
 	return n
 }
 

@@ -64,6 +64,16 @@ func (d *database) opaqueCodec(key string) (*opaque.Codec, error) {
 	return o.codecs.codec(key, func() (*opaque.Codec, error) { return opaque.NewIdentityCodec(o.key, key) })
 }
 
+// identityForms returns how the identity counter key's IDs are written when it is an opaque
+// collection of the database, nil when it is not.
+func (d *database) identityForms(key string) (*IdentityForms, error) {
+	c, err := d.opaqueCodec(key)
+	if c == nil || err != nil {
+		return nil, err
+	}
+	return &IdentityForms{Codec: c, Key: d.opaque.key, Tweak: key}, nil
+}
+
 // opaqueNumericCodec returns the codec of the database's numeric IDs when they are opaque, nil
 // when they are not.
 func (d *database) opaqueNumericCodec() (*opaque.Codec, error) {

@@ -13,7 +13,7 @@ import (
 // overlap it. As after a raise, the tag keeps no returnable grant: a pool's numbers go back only
 // to the pool (package hilopool), never through ReturnHiLo, which could otherwise lower Max
 // into numbers the pool still grants.
-func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
+func (st hiloTags) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
 	d, err := st.db(r.GetDatabase())
 	if err != nil {
 		return err
@@ -41,7 +41,7 @@ func (st *state) applyHiLoPoolReserve(r *raftv1.HiLoPoolReserve) any {
 
 // retirePools forgets a removed node's pools: their numbers stay below Max, so nobody else is
 // ever granted them (gaps, which HiLo allows), and the node gets no more.
-func (st *state) retirePools(memberID string) {
+func (st hiloTags) retirePools(memberID string) {
 	if memberID == "" {
 		return
 	}

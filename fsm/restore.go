@@ -55,7 +55,7 @@ func (st *state) applyRaiseFloor(r *raftv1.RaiseFloor) any {
 			return err
 		}
 	}
-	if err := st.checkWorkerFloors(r.GetWorkers(), r.GetOpaqueNumericDatabases()); err != nil {
+	if err := (workerLeases{st}).checkWorkerFloors(r.GetWorkers(), r.GetOpaqueNumericDatabases()); err != nil {
 		return err
 	}
 	if err := st.checkIdentityFloors(r.GetIdentities(), r.GetOpaqueIdentities()); err != nil {

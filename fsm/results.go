@@ -1,13 +1,35 @@
 package fsm
 
-import "github.com/idnode/idnode/docid"
+import (
+	"github.com/idnode/idnode/docid"
+	"github.com/idnode/idnode/opaque"
+)
 
 // IdentityRange is the answer to one increment: the block of values it reserved, or why
 // none. The batcher hands it on as it is (identity.Result), and callers get the block.
 type IdentityRange struct {
 	docid.IdentityBlock
-	Err error
+	// Forms is how the block's IDs are written when the increment's collection is opaque in
+	// the state that applied it; nil when they are plain. The node writes the caller's IDs
+	// with it, without reading the state again, where the setting may have moved since.
+	Forms *IdentityForms
+	Err   error
 }
+
+// IdentityForms is how an opaque collection's identity IDs are written (docs/opaque-ids.md):
+// the codec the state keeps for the collection, and what it was made with, the database's
+// key and the collection as the state folds it (the tweak). The leader hands the key and the
+// tweak to a follower that relayed the increment, so the follower writes the forms the
+// leader would without waiting for its own state to hold the setting.
+type IdentityForms struct {
+	Codec *opaque.Codec
+	Key   []byte
+	Tweak string
+}
+
+// String names the forms by their collection and never shows the key: an answer printed (the
+// fuzz test compares replicas' answers as text) shows the decision alone.
+func (f IdentityForms) String() string { return "forms of " + f.Tweak }
 
 // IdentityBatchResult answers an IdentityBatch, one range per increment, in order.
 type IdentityBatchResult struct {

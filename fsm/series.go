@@ -161,7 +161,7 @@ func (w journalWrites) commit() error {
 	return nil
 }
 
-func (st *state) applyCreateSeries(c *raftv1.CreateSeries) any {
+func (st fiscalSeries) applyCreateSeries(c *raftv1.CreateSeries) any {
 	if _, err := st.db(c.GetDatabase()); err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (st *state) applyCreateSeries(c *raftv1.CreateSeries) any {
 	return def
 }
 
-func (st *state) applySeriesIssueBatch(b *raftv1.SeriesIssueBatch) any {
+func (st fiscalSeries) applySeriesIssueBatch(b *raftv1.SeriesIssueBatch) any {
 	out := SeriesIssued{Results: make([]series.IssueResult, len(b.GetIssues()))}
 	live := make([]*raftv1.SeriesIssue, 0, len(b.GetIssues()))
 	at := make([]int, 0, len(b.GetIssues()))
@@ -203,7 +203,7 @@ func (st *state) applySeriesIssueBatch(b *raftv1.SeriesIssueBatch) any {
 	return out
 }
 
-func (st *state) applySeriesVoid(v *raftv1.SeriesVoid) any {
+func (st fiscalSeries) applySeriesVoid(v *raftv1.SeriesVoid) any {
 	if _, err := st.db(v.GetDatabase()); err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func (st *state) applySeriesVoid(v *raftv1.SeriesVoid) any {
 // A database of the backup that this cluster lacks is created, as RaiseFloor creates it, once
 // the command is well formed: what the state does may depend on the command and the state, not
 // on the journal's answer, which a replay does not repeat.
-func (st *state) applyRestoreSeries(r *raftv1.RestoreSeries) any {
+func (st fiscalSeries) applyRestoreSeries(r *raftv1.RestoreSeries) any {
 	if err := series.CheckRestore(r); err != nil {
 		return err
 	}

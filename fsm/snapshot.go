@@ -56,7 +56,7 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 			if err := proto.Unmarshal(data, &worker); err != nil {
 				return err
 			}
-			return st.restoreWorker(&worker)
+			return workerLeases{st}.restoreWorker(&worker)
 		},
 		opaqueSettingRecord: decoded((*state).restoreOpaque),
 		identityRecord: restoredInto(func(st *state, r *raftv1.IdentityRecord) {
@@ -391,7 +391,7 @@ func readSnapshot(r io.Reader, journal map[recordType]func(*state, []byte) error
 	for {
 		typ, err := br.ReadByte()
 		if err == io.EOF {
-			st.indexClaims()
+			claimBook{st}.indexClaims()
 			return st, nil
 		}
 		if err != nil {

@@ -68,13 +68,13 @@ type workerLease struct {
 // and the node's tag. It reads only the state, so every replica answers alike, and MakeOpaque
 // refuses the numeric flag once a database has had any lease, so, whatever the order of the
 // entries, no other holder's lease coexists with opaque numeric IDs.
-func (st *state) nodeMinter(holder string) bool {
+func (st workerLeases) nodeMinter(holder string) bool {
 	tag, ok := strings.CutPrefix(holder, NodeHolderPrefix)
 	_, registered := st.nodes[tag]
 	return ok && registered
 }
 
-func (st *state) applyAcquireWorker(c *raftv1.AcquireWorker) any {
+func (st workerLeases) applyAcquireWorker(c *raftv1.AcquireWorker) any {
 	st.requests.advanceClock(c.GetProposedAtMs())
 	d, err := st.db(c.GetDatabase())
 	if err != nil {
@@ -178,7 +178,7 @@ func (s *workerSet) replay(database string, rec *raftv1.RequestRecord, c *raftv1
 	return s.answer(database, uint32(w))
 }
 
-func (st *state) applyRenewWorker(c *raftv1.RenewWorker) any {
+func (st workerLeases) applyRenewWorker(c *raftv1.RenewWorker) any {
 	st.requests.advanceClock(c.GetProposedAtMs())
 	d, err := st.db(c.GetDatabase())
 	if err != nil {
@@ -209,7 +209,7 @@ func (st *state) applyRenewWorker(c *raftv1.RenewWorker) any {
 // applyReleaseWorker ends a lease at the log's now, so the worker is the next Acquire's at
 // once; its high-water stays. A release of an earlier epoch changes nothing and succeeds: that
 // lease is over (a retry of a release whose worker went to someone since).
-func (st *state) applyReleaseWorker(c *raftv1.ReleaseWorker) any {
+func (st workerLeases) applyReleaseWorker(c *raftv1.ReleaseWorker) any {
 	st.requests.advanceClock(c.GetProposedAtMs())
 	d, err := st.db(c.GetDatabase())
 	if err != nil {
@@ -309,7 +309,7 @@ func (f *FSM) WorkersFrom(database string, from uint32, n int) ([]WorkerLease, b
 // restoreWorker puts a snapshot's worker record back. The records of a database come in
 // worker order from 0 with one layout, as records writes them; anything else is a corrupt
 // snapshot.
-func (st *state) restoreWorker(r *raftv1.WorkerRecord) error {
+func (st workerLeases) restoreWorker(r *raftv1.WorkerRecord) error {
 	d := st.dbForFloors(r.GetDatabase())
 	if d.workers == nil {
 		if bits := r.GetWorkerBits(); bits < 1 || bits > MaxWorkerBits {
@@ -332,7 +332,7 @@ func (st *state) restoreWorker(r *raftv1.WorkerRecord) error {
 // workers of a database whose numeric IDs were opaque in the backup's cluster too
 // (opaqueNumeric names those): any other worker minted plain numeric IDs, which could equal
 // this cluster's forms, and its holder could go on minting them here.
-func (st *state) checkWorkerFloors(recs []*raftv1.WorkerRecord, opaqueNumeric []string) error {
+func (st workerLeases) checkWorkerFloors(recs []*raftv1.WorkerRecord, opaqueNumeric []string) error {
 	type layout struct {
 		bits int32
 		next int

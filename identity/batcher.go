@@ -7,7 +7,6 @@ package identity
 import (
 	"context"
 
-	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/batch"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -43,13 +42,17 @@ func NewBatcher(c Committer, opts Options) *Batcher {
 }
 
 // Next reserves inc.count consecutive values of inc's name in its database. A request id
-// makes a retry return the first attempt's values.
-func (b *Batcher) Next(ctx context.Context, inc *raftv1.IdentityIncrement) (docid.IdentityBlock, error) {
+// makes a retry return the first attempt's values. The result carries how the state that
+// applied the increment writes its IDs (Result.Forms); its Err is the error returned.
+func (b *Batcher) Next(ctx context.Context, inc *raftv1.IdentityIncrement) (Result, error) {
 	res, err := b.b.Do(ctx, inc)
 	if err != nil {
-		return docid.IdentityBlock{}, err
+		return Result{}, err
 	}
-	return res.IdentityBlock, res.Err
+	if res.Err != nil {
+		return Result{}, res.Err
+	}
+	return res, nil
 }
 
 // NextMany queues many increments at once (a follower's relayed batch) and answers each, in

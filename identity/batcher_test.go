@@ -67,7 +67,7 @@ func TestConcurrentCallersGetDistinctConsecutiveValuesInFewEntries(t *testing.T)
 			if err != nil {
 				t.Error(err)
 			}
-			ranges[i] = r
+			ranges[i] = r.IdentityBlock
 		}()
 	}
 	// Let entries through one at a time until every caller has its answer: while one entry
@@ -174,7 +174,7 @@ func TestCanceledCallerIsNotProposed(t *testing.T) {
 	next := make(chan docid.IdentityBlock, 1)
 	go func() {
 		r, _ := b.Next(context.Background(), &raftv1.IdentityIncrement{Name: "x", Count: 1, RequestId: ""})
-		next <- r
+		next <- r.IdentityBlock
 	}()
 	<-a.entered
 	a.gate <- struct{}{}

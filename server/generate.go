@@ -140,10 +140,7 @@ func (s *idService) identityIDs(ctx context.Context, inc *raftv1.IdentityIncreme
 	if err != nil {
 		return nil, err
 	}
-	write, err := s.forms().identityWriter(inc)
-	if err != nil {
-		return nil, err
-	}
+	write := s.forms().identityWriter(inc, rng.Forms)
 	ids := make([]string, 0, inc.GetCount())
 	for v := range rng.All() {
 		id, err := write(v)

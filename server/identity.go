@@ -45,11 +45,11 @@ func (s *idService) NextIdentity(ctx context.Context, req *idnodev1.NextIdentity
 	if err != nil {
 		return nil, err
 	}
-	// Asked again after the increment: the collection may have turned opaque meanwhile, and
-	// this node's state is now current for the increment (opaqueForms.awaitRelayed). The values
-	// reserved are given to no one, which leaves a gap, never a duplicate.
-	if err := s.forms().refuseIdentity(db, req.GetName()); err != nil {
-		return nil, err
+	// The collection may have turned opaque before the increment was applied: its answer says
+	// so (fsm.IdentityRange.Forms). The values reserved are given to no one, which leaves a
+	// gap, never a duplicate.
+	if rng.Forms != nil {
+		return nil, identityRefusal(db, req.GetName())
 	}
 	return &idnodev1.NextIdentityResponse{First: rng.First, Last: rng.Last, Skipped: rng.Skipped}, nil
 }

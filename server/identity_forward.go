@@ -23,7 +23,7 @@ import (
 
 // nextIdentity reserves identity values through this node's batcher: the leader's commits to
 // Raft, a follower's forwards the whole batch to the leader in one call.
-func (s *idService) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrement) (docid.IdentityBlock, error) {
+func (s *idService) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrement) (identity.Result, error) {
 	b := s.forwardBatch
 	if s.fwd.Local(ctx) {
 		b = s.leaderBatch
@@ -32,12 +32,12 @@ func (s *idService) nextIdentity(ctx context.Context, inc *raftv1.IdentityIncrem
 	if err != nil {
 		err = s.raftError(err)
 		if b != s.leaderBatch || !s.fwd.HandOff(ctx, err) {
-			return docid.IdentityBlock{}, err
+			return identity.Result{}, err
 		}
 		// This node handed leadership over before proposing the increment: the new leader
 		// serves it.
 		if rng, err = s.forwardBatch.Next(ctx, inc); err != nil {
-			return docid.IdentityBlock{}, s.raftError(err)
+			return identity.Result{}, s.raftError(err)
 		}
 	}
 	return rng, nil
@@ -104,7 +104,7 @@ func (c forwardCommitter) relay(ctx context.Context, incs []*raftv1.IdentityIncr
 		out[i].IdentityBlock = docid.IdentityBlock{First: a.GetFirst(), Last: a.GetLast(), Skipped: a.GetSkipped()}
 		out[i].Err = relayedRefusal(a.GetCode(), a.GetReason(), a.GetMessage())
 	}
-	s.forms().awaitRelayed(ctx, incs, resp.GetAnswers(), out)
+	s.forms().relayedForms(ctx, incs, resp.GetAnswers(), out)
 	return out, nil
 }
 
@@ -170,8 +170,10 @@ func (f forwardService) NextIdentities(ctx context.Context, req *forwardv1.NextI
 	}
 	out := &forwardv1.NextIdentitiesResponse{Answers: make([]*forwardv1.IdentityAnswer, len(results))}
 	for i, res := range results {
-		inc := req.GetIncrements()[i]
-		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last, Skipped: res.Skipped, Opaque: f.forms().identity(inc.GetDatabase(), inc.GetName())}
+		a := &forwardv1.IdentityAnswer{First: res.First, Last: res.Last, Skipped: res.Skipped}
+		if res.Forms != nil {
+			a.Opaque, a.OpaqueKey, a.OpaqueTweak = true, res.Forms.Key, res.Forms.Tweak
+		}
 		if res.Err != nil {
 			a.Code, a.Reason, a.Message = f.relayRefusal(res.Err)
 		}

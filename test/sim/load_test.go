@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/identity"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
@@ -64,7 +63,7 @@ func (s *sim) identityClient(ctx context.Context, who, name string, rng *rand.Ra
 		think(rng, 3*time.Second)
 		inc := &raftv1.IdentityIncrement{Name: name, Count: 1 + rng.Int64N(5), RequestId: fmt.Sprintf("%s-%d", who, op)}
 		issued := time.Now()
-		var block docid.IdentityBlock
+		var block identity.Result
 		node, err := s.call(ctx, func(ctx context.Context, i int) (err error) {
 			block, err = s.batchers[i].Next(ctx, inc)
 			return err
@@ -73,7 +72,7 @@ func (s *sim) identityClient(ctx context.Context, who, name string, rng *rand.Ra
 			s.h.failed()
 			continue
 		}
-		s.h.identity(name, block, issued, fmt.Sprintf("%s via %s", who, nodeName(node)))
+		s.h.identity(name, block.IdentityBlock, issued, fmt.Sprintf("%s via %s", who, nodeName(node)))
 	}
 }
 

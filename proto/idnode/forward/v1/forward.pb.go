@@ -231,9 +231,15 @@ type IdentityAnswer struct {
 	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
 	// Values in first..last that are claimed and not part of the answer.
 	Skipped []int64 `protobuf:"varint,6,rep,packed,name=skipped,proto3" json:"skipped,omitempty"`
-	// The increment's collection is opaque in the leader's state after it: a follower that does
-	// not know it yet catches up before it answers, so it writes the forms the leader would.
-	Opaque        bool `protobuf:"varint,7,opt,name=opaque,proto3" json:"opaque,omitempty"`
+	// The increment's collection is opaque in the leader's state after it.
+	Opaque bool `protobuf:"varint,7,opt,name=opaque,proto3" json:"opaque,omitempty"`
+	// With opaque, how the leader's state writes the increment's IDs: the database's key and
+	// the collection as the leader's state folds it (the forms' tweak). The follower writes the
+	// forms with them, as the leader would, whatever its own state holds yet. A leader of an
+	// older build sends opaque alone: the follower then catches up with it before it answers.
+	// The key is what every member already holds (the MakeOpaque entry of the log).
+	OpaqueKey     []byte `protobuf:"bytes,8,opt,name=opaque_key,json=opaqueKey,proto3" json:"opaque_key,omitempty"`
+	OpaqueTweak   string `protobuf:"bytes,9,opt,name=opaque_tweak,json=opaqueTweak,proto3" json:"opaque_tweak,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -315,6 +321,20 @@ func (x *IdentityAnswer) GetOpaque() bool {
 		return x.Opaque
 	}
 	return false
+}
+
+func (x *IdentityAnswer) GetOpaqueKey() []byte {
+	if x != nil {
+		return x.OpaqueKey
+	}
+	return nil
+}
+
+func (x *IdentityAnswer) GetOpaqueTweak() string {
+	if x != nil {
+		return x.OpaqueTweak
+	}
+	return ""
 }
 
 type NextIdentitiesResponse struct {
@@ -535,7 +555,7 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\x15NextIdentitiesRequest\x12A\n" +
 	"\n" +
 	"increments\x18\x01 \x03(\v2!.idnode.raft.v1.IdentityIncrementR\n" +
-	"increments\"\xb2\x01\n" +
+	"increments\"\xf4\x01\n" +
 	"\x0eIdentityAnswer\x12\x14\n" +
 	"\x05first\x18\x01 \x01(\x03R\x05first\x12\x12\n" +
 	"\x04last\x18\x02 \x01(\x03R\x04last\x12\x12\n" +
@@ -543,7 +563,10 @@ const file_idnode_forward_v1_forward_proto_rawDesc = "" +
 	"\amessage\x18\x04 \x01(\tR\amessage\x12\x16\n" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12\x18\n" +
 	"\askipped\x18\x06 \x03(\x03R\askipped\x12\x16\n" +
-	"\x06opaque\x18\a \x01(\bR\x06opaque\"U\n" +
+	"\x06opaque\x18\a \x01(\bR\x06opaque\x12\x1d\n" +
+	"\n" +
+	"opaque_key\x18\b \x01(\fR\topaqueKey\x12!\n" +
+	"\fopaque_tweak\x18\t \x01(\tR\vopaqueTweak\"U\n" +
 	"\x16NextIdentitiesResponse\x12;\n" +
 	"\aanswers\x18\x01 \x03(\v2!.idnode.forward.v1.IdentityAnswerR\aanswers\"I\n" +
 	"\x12IssueSeriesRequest\x123\n" +
