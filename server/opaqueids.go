@@ -145,10 +145,10 @@ func (s opaqueForms) relayedForms(ctx context.Context, incs []*raftv1.IdentityIn
 
 // awaitRelayed writes, with this node's own state, the callers' IDs that a leader of an older
 // build answered as opaque without the key and tweak (answers, to the increments incs): the
-// leader applied the setting before their increments, this node may not have yet. It
-// catches up with the leader, within catchUpWait, only when the state lacks one; if it still
-// does then, those callers' results (out) are refused rather than written as plain IDs that
-// show the values the forms hide.
+// leader applied the setting before their increments, this node may not have yet. It catches
+// up with the leader, within the catch-up gate's wait, only when the state lacks one; if it
+// still does then, those callers' results (out) are refused rather than written as plain IDs
+// that show the values the forms hide.
 func (s opaqueForms) awaitRelayed(ctx context.Context, incs []*raftv1.IdentityIncrement, answers []*forwardv1.IdentityAnswer, out []identity.Result) {
 	waiting := func(i int) bool {
 		a := answers[i]
