@@ -14,7 +14,8 @@ import java.io.OutputStream;
  * The calls that run the cluster: its status, members, leadership, backups, cluster version, and
  * the release of a gone owner's claims. Named for who asks (an operator or a tool) rather than for
  * the admin token: {@link #status}, {@link #whoAmI} and {@link #clusterVersion} need none.
- * Reached from {@link IdnodeClient#admin()}; it shares the client's connections, deadline and
+ *
+ * <p>Reached from {@link IdnodeClient#admin()}; it shares the client's connections, deadline and
  * close, and is as thread-safe.
  */
 public final class AdminCalls {

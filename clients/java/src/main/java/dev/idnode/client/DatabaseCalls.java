@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * The calls that manage databases and their API keys (admin calls). Those that change the
  * cluster go to another node only when the first certainly did nothing.
- * Reached from {@link IdnodeClient#databases()}; it shares the client's connections, deadline and
+ *
+ * <p>Reached from {@link IdnodeClient#databases()}; it shares the client's connections, deadline and
  * close, and is as thread-safe.
  */
 public final class DatabaseCalls {

@@ -10,7 +10,8 @@ import java.util.List;
 
 /**
  * The fiscal series' calls, in the client's database.
- * Reached from {@link IdnodeClient#series()}; it shares the client's connections, deadline and
+ *
+ * <p>Reached from {@link IdnodeClient#series()}; it shares the client's connections, deadline and
  * close, and is as thread-safe.
  */
 public final class SeriesCalls {

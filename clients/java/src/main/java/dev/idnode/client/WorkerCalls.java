@@ -10,7 +10,8 @@ import dev.idnode.v1.WorkerLease;
 /**
  * The worker leases' calls, in the client's database, which a {@link NumericGenerator} makes for
  * itself.
- * Reached from {@link IdnodeClient#workers()}; it shares the client's connections, deadline and
+ *
+ * <p>Reached from {@link IdnodeClient#workers()}; it shares the client's connections, deadline and
  * close, and is as thread-safe.
  */
 public final class WorkerCalls {
@@ -21,7 +22,7 @@ public final class WorkerCalls {
   }
 
   /**
-   * Leases a worker (raw; {@link #numericGenerator} does this for you).
+   * Leases a worker (raw; {@link IdnodeClient#numericGenerator} does this for you).
    *
    * @param request the request
    * @return the lease
