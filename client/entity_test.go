@@ -1,8 +1,13 @@
 package client
 
 import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,19 +109,62 @@ func TestAssignIDCollectionNames(t *testing.T) {
 	}
 }
 
-func TestAssignIDPlural(t *testing.T) {
-	cases := map[string]string{
-		"order": "orders", "Order": "Orders", "category": "categories", "Category": "Categories",
-		"key": "keys", "toy": "toys", "address": "addresses", "box": "boxes", "buzz": "buzzes",
-		"church": "churches", "dish": "dishes", "person": "people", "Person": "People", "PERSON": "PEOPLE",
-		"man": "men", "mouse": "mice", "news": "news", "series": "series", "status": "statuses",
-		"campus": "campuses", "axis": "axes", "knife": "knives", "potato": "potatoes", "video": "videos",
-		"URL": "URLs", "ID": "IDs", "BOX": "BOXes", "alias": "aliases", "a": "as", "": "",
-		"ÄPFEL": "ÄPFELs", "café": "cafés",
+// sharedNames is test/conformance/collection-names.json: the plural tables and cases every
+// client's collection names are checked against.
+type sharedNames struct {
+	Uncountable []string          `json:"uncountable"`
+	Irregular   map[string]string `json:"irregular"`
+	EsAfterO    []string          `json:"esAfterO"`
+	Plurals     map[string]string `json:"plurals"`
+	Collections map[string]string `json:"collections"`
+}
+
+func loadSharedNames(t *testing.T) sharedNames {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "test", "conformance", "collection-names.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for in, want := range cases {
+	var n sharedNames
+	if err := json.Unmarshal(b, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func setOf(words []string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// The tables Plural reads are the ones every client shares, entry for entry.
+func TestPluralTablesMatchSharedFile(t *testing.T) {
+	n := loadSharedNames(t)
+	if want := setOf(n.Uncountable); !maps.Equal(uncountable, want) {
+		t.Errorf("uncountable = %v, the shared file has %v", slices.Sorted(maps.Keys(uncountable)), n.Uncountable)
+	}
+	if !maps.Equal(irregular, n.Irregular) {
+		t.Errorf("irregular = %v, the shared file has %v", irregular, n.Irregular)
+	}
+	if want := setOf(n.EsAfterO); !maps.Equal(oEs, want) {
+		t.Errorf("oEs = %v, the shared file has %v", slices.Sorted(maps.Keys(oEs)), n.EsAfterO)
+	}
+}
+
+// The shared file's cases: every rule of Plural, and names of types and their collections.
+func TestAssignIDPlural(t *testing.T) {
+	n := loadSharedNames(t)
+	for in, want := range n.Plurals {
 		if got := Plural(in); got != want {
 			t.Errorf("Plural(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for name, want := range n.Collections {
+		if got := CollectionName(name); got != want {
+			t.Errorf("CollectionName(%q) = %q, want %q", name, got, want)
 		}
 	}
 }

@@ -1,40 +1,38 @@
-"""The collection names assign_id gives entities, the Go client's, and assign_id against a
-real node."""
+"""The collection names assign_id gives entities, against the tables and cases every client
+shares (test/conformance/collection-names.json), and assign_id against a real node."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any, Dict, List
 
 import pytest
 
 import idnode
 import idnode.aio
-from cluster import Control
-from idnode._entity import plural
+from cluster import REPO, Control
+from idnode._entity import _IRREGULAR, _O_ES, _UNCOUNTABLE, plural
 
 
-@pytest.mark.parametrize("word, want", list({
-    "order": "orders", "Order": "Orders", "category": "categories", "Category": "Categories",
-    "key": "keys", "toy": "toys", "address": "addresses", "box": "boxes", "buzz": "buzzes",
-    "church": "churches", "dish": "dishes", "person": "people", "Person": "People", "PERSON": "PEOPLE",
-    "man": "men", "mouse": "mice", "news": "news", "series": "series", "status": "statuses",
-    "campus": "campuses", "axis": "axes", "knife": "knives", "potato": "potatoes", "video": "videos",
-    "URL": "URLs", "ID": "IDs", "BOX": "BOXes", "alias": "aliases", "a": "as", "": "",
-    "ÄPFEL": "ÄPFELs", "café": "cafés",
-}.items()))
+# The plural tables and cases every client shares (test/conformance/collection-names.json).
+NAMES: Dict[str, Any] = json.loads(
+    (REPO / "test" / "conformance" / "collection-names.json").read_text(encoding="utf-8")
+)
+
+
+def test_plural_tables_match_the_shared_file() -> None:
+    assert _UNCOUNTABLE == frozenset(NAMES["uncountable"])
+    assert _IRREGULAR == NAMES["irregular"]
+    assert _O_ES == frozenset(NAMES["esAfterO"])
+
+
+@pytest.mark.parametrize("word, want", list(NAMES["plurals"].items()))
 def test_plural(word: str, want: str) -> None:
     assert plural(word) == want
 
 
-@pytest.mark.parametrize("name, want", [
-    ("Order", "orders"), ("Category", "categories"), ("PackageTracking", "PackageTrackings"),
-    ("SalesPerson", "SalesPeople"), ("Status", "statuses"), ("URL", "urls"), ("HTTPRequest", "HTTPRequests"),
-    ("Day", "days"), ("Hero", "heroes"), ("Photo", "photos"), ("Settings", "settings"), ("Analysis", "analyses"),
-    ("Leaf", "leaves"), ("Sheep", "sheep"), ("Child", "children"), ("Match", "matches"), ("Wish", "wishes"),
-    ("Quiz", "quizzes"), ("Bus", "buses"), ("orderLine", "orderLines"), ("user", "users"),
-    ("ShippingBOX", "ShippingBOXes"), ("Item2", "item2s"), ("Invoice", "invoices"),
-])
+@pytest.mark.parametrize("name, want", list(NAMES["collections"].items()))
 def test_collection_names(name: str, want: str) -> None:
     assert idnode.collection_name(type(name, (), {})) == want
 

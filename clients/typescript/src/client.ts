@@ -1,12 +1,15 @@
+import { AdminCalls } from "./admin.js";
+import { Caller, seg } from "./caller.js";
+import { DatabaseCalls } from "./databases.js";
 import { ClosedError, Code, errorOf, invalidInput } from "./errors.js";
 import { collectionName } from "./entity.js";
 import { IdentityFold } from "./fold.js";
 import { HiLoGenerator, HiLoGenerators, HiLoOptions, HiLoRange, HiLoReturn, NextHiLoRequest, RangeSource, ReturnOptions, checkSeparator, newRequestId } from "./hilo.js";
-import { Json, JsonObject, big, bool, count, int64, list, num, object, str, strings, whole } from "./json.js";
+import { JsonObject, big, bool, count, int64, list, num, object, str, strings } from "./json.js";
 import { Logger, SILENT } from "./log.js";
-import { MAX_LEASE_MS, MIN_LEASE_MS, NumericGenerator, NumericOptions, WorkerLease, WorkerLeaser } from "./numeric.js";
+import { NumericGenerator, NumericOptions } from "./numeric.js";
 import { Refusals } from "./refusals.js";
-import { RestoreOptions, RestoreResult, askedMargin, marginJson, restoreResult } from "./restore.js";
+import { SeriesCalls } from "./series.js";
 import {
   ApiRequest,
   Backoff,
@@ -22,6 +25,7 @@ import {
   Transport,
   timeoutOf,
 } from "./transport.js";
+import { WorkerCalls } from "./workers.js";
 
 export interface ClientOptions {
   /** An API key (`idk_…`), sent as `Authorization: Bearer`; needed once the cluster has keys. */
@@ -136,100 +140,6 @@ export interface OpaqueStatus {
   keyFingerprint: string;
 }
 
-export type SeriesPeriod = "none" | "year" | "month";
-export type SeriesPolicy = "gapless" | "gapsAllowedJournaled";
-
-export interface Series {
-  name: string;
-  format: string;
-  period: SeriesPeriod;
-  policy: SeriesPolicy;
-}
-
-export interface SeriesEntry {
-  seq: bigint;
-  kind: "issued" | "voided";
-  period: string;
-  number: bigint;
-  id: string;
-  hash: string;
-  prevHash: string;
-  requestId: string;
-  reason: string;
-  fields: Record<string, string>;
-}
-
-export interface SeriesVerification {
-  ok: boolean;
-  entries: bigint;
-  issued: bigint;
-  voided: bigint;
-  /** The first entry whose hash does not chain (0 when ok). */
-  breakSeq: bigint;
-  breakReason: string;
-}
-
-/** A node as the answering node sees it. */
-export interface NodeStatus {
-  tag: string;
-  id: string;
-  raftAddress: string;
-  grpcAddress: string;
-  voter: boolean;
-  /** Its Raft state: "leader", "follower", "candidate", … */
-  state: string;
-  reachable: boolean;
-  version: string;
-  joinUnfinished: boolean;
-  appliedIndex: bigint;
-  commitIndex: bigint;
-  storageFault: string;
-  supportedVersion: number;
-  /** Its wall clock minus the leader's, in seconds, as it last measured it; a measurement only when clockOffsetMeasured. */
-  clockOffsetSeconds: number;
-  clockOffsetMeasured: boolean;
-}
-
-/** A member's build and the cluster version it supports. */
-export interface MemberVersion {
-  tag: string;
-  version: number;
-  build: string;
-  voter: boolean;
-}
-
-/** The cluster version: finalised, in effect, the lowest a downgrade may go to, and each member's. */
-export interface ClusterVersion {
-  finalised: number;
-  effective: number;
-  downgradeFloor: number;
-  supported: number;
-  members: MemberVersion[];
-}
-
-export interface LeaderChange {
-  atMs: bigint;
-  leader: string;
-  term: bigint;
-}
-
-/** The cluster as the answering node sees it (GET /v1/status). */
-export interface ClusterStatus {
-  /** The leader's tag; "" when there is none. */
-  leader: string;
-  term: bigint;
-  commitIndex: bigint;
-  appliedIndex: bigint;
-  nodes: NodeStatus[];
-  /** The answering node's tag. */
-  self: string;
-  storageFault: string;
-  leaderChanges: LeaderChange[];
-  /** Values handed out, by kind. */
-  issued: Record<string, bigint>;
-  clusterVersion: ClusterVersion;
-}
-
 /** A node's pool of a HiLo tag (under HiLo pools). */
 export interface HiLoPool {
   node: string;
@@ -248,170 +158,9 @@ export interface HiLoTag {
   pools: HiLoPool[];
 }
 
-/** A leased worker id, with its holder and database. */
-export interface WorkerStatus extends WorkerLease {
-  database: string;
-  holder: string;
-}
-
-export interface DatabaseStatus {
-  name: string;
-  identities: bigint;
-  hiloTags: bigint;
-  claims: bigint;
-  /** The database's limits; 0 for none. */
-  maxIdentities: bigint;
-  maxCallsPerSecond: number;
-  maxClaims: bigint;
-  /** The opaque collections (folded, sorted), whether numeric IDs are opaque, and the key's fingerprint ("": not opaque). */
-  opaqueCollections: string[];
-  opaqueNumeric: boolean;
-  opaqueKeyFingerprint: string;
-}
-
-/** An API key, without its secret. */
-export interface KeyStatus {
-  id: string;
-  database: string;
-  /** "reader", "writer" or "admin". */
-  role: string;
-}
-
-/** A backup of the cluster's replicated state, as restore() takes it. */
-export interface Backup {
-  /** The backup file's bytes. */
-  data: Uint8Array;
-  /** The leader that took it, and the Raft index it covers. */
-  leader: string;
-  index: bigint;
-}
-
-/** A node to add to the cluster (addNode). */
-export interface NewNode {
-  /** Where the other nodes reach its Raft transport (idnode --raft-addr). */
-  raftAddress: string;
-  /** Where clients and nodes reach its gRPC API (idnode --grpc-addr). */
-  grpcAddress: string;
-  /** Its tag; the cluster gives the next free one when absent. */
-  tag?: string;
-  /** Its Raft server ID; its tag when absent. */
-  id?: string;
-  /** Added as a non-voter, which replicates the log but does not count towards a quorum. */
-  nonVoter?: boolean;
-}
-
-/** The bytes restore() sends a message: well under a node's largest HTTP body (4 MiB by default) once in base64. */
-const RESTORE_CHUNK = 256 * 1024;
-
-function base64(bytes: Uint8Array): string {
-  let bin = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-}
-
-function unbase64(text: string): Uint8Array {
-  const bin = atob(text);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-/** What a node makes of the client's credentials. */
-export interface WhoAmI {
-  /** By what right the client may make admin calls ("" when it may not). */
-  admin: string;
-  keysRequired: boolean;
-  /** The API key the client sent, if any. */
-  key: KeyStatus | undefined;
-}
-
-const periods: Record<SeriesPeriod, string> = { none: "SERIES_PERIOD_NONE", year: "SERIES_PERIOD_YEAR", month: "SERIES_PERIOD_MONTH" };
-const policies: Record<SeriesPolicy, string> = { gapless: "SERIES_POLICY_GAPLESS", gapsAllowedJournaled: "SERIES_POLICY_GAPS_ALLOWED_JOURNALED" };
-
-function enumKey<K extends string>(table: Record<K, string>, value: Json | undefined, dflt: K): K {
-  for (const [k, v] of Object.entries(table) as [K, string][]) {
-    if (v === value) return k;
-  }
-  return dflt;
-}
-
-/**
- * A path parameter, escaped. An empty one would leave the route's path (the gateway answers 404),
- * so it is refused here with what the node says of an empty name.
- */
-function seg(what: string, s: string): string {
-  if (s === "") throw invalidInput(`${what} is empty`);
-  return encodeURIComponent(s);
-}
-
 function identityBlock(o: JsonObject): IdentityBlock {
   return { first: big(o, "first"), last: big(o, "last"), skipped: list(o, "skipped").map((v) => BigInt(typeof v === "string" || typeof v === "number" ? v : 0)) };
 }
-
-function seriesEntry(e: JsonObject): SeriesEntry {
-  const fields: Record<string, string> = {};
-  for (const f of list(e, "fields")) fields[str(object(f), "key")] = str(object(f), "value");
-  return {
-    seq: big(e, "seq"),
-    kind: e.kind === "SERIES_ENTRY_KIND_VOIDED" ? "voided" : "issued",
-    period: str(e, "period"),
-    number: big(e, "number"),
-    id: str(e, "id"),
-    hash: str(e, "hash"),
-    prevHash: str(e, "prevHash"),
-    requestId: str(e, "requestId"),
-    reason: str(e, "reason"),
-    fields,
-  };
-}
-
-function clusterVersion(o: JsonObject): ClusterVersion {
-  return {
-    finalised: num(o, "finalised"),
-    effective: num(o, "effective"),
-    downgradeFloor: num(o, "downgradeFloor"),
-    supported: num(o, "supported"),
-    members: list(o, "members").map((m) => {
-      const v = object(m);
-      return { tag: str(v, "tag"), version: num(v, "version"), build: str(v, "build"), voter: bool(v, "voter") };
-    }),
-  };
-}
-
-function nodeStatus(o: JsonObject): NodeStatus {
-  return {
-    tag: str(o, "tag"),
-    id: str(o, "id"),
-    raftAddress: str(o, "raftAddress"),
-    grpcAddress: str(o, "grpcAddress"),
-    voter: bool(o, "voter"),
-    state: str(o, "state"),
-    reachable: bool(o, "reachable"),
-    version: str(o, "version"),
-    joinUnfinished: bool(o, "joinUnfinished"),
-    appliedIndex: big(o, "appliedIndex"),
-    commitIndex: big(o, "commitIndex"),
-    storageFault: str(o, "storageFault"),
-    supportedVersion: num(o, "supportedVersion"),
-    clockOffsetSeconds: num(o, "clockOffsetSeconds"),
-    clockOffsetMeasured: bool(o, "clockOffsetMeasured"),
-  };
-}
-
-function keyStatus(o: JsonObject): KeyStatus {
-  return { id: str(o, "id"), database: str(o, "database"), role: str(o, "role") };
-}
-
-function series(s: JsonObject): Series {
-  return { name: str(s, "name"), format: str(s, "format"), period: enumKey(periods, s.period, "none"), policy: enumKey(policies, s.policy, "gapless") };
-}
-
-function workerLease(o: JsonObject): WorkerLease {
-  return { worker: num(o, "worker"), epoch: big(o, "epoch"), minMs: big(o, "minMs"), maxMs: big(o, "maxMs"), expiresAtMs: big(o, "expiresAtMs") };
-}
-
-/** The largest worker id of any layout. */
-const MAX_WORKER = 2 ** 31 - 1;
 
 /** How many HiLo grants the client remembers the granting node of. */
 const MAX_GRANTS = 1024;
@@ -429,7 +178,7 @@ const MAX_GRANTS = 1024;
  *     const id = await client.nextId("orders");      // "orders/1-A", no round trip after the first
  *     await client.close();                           // gives unused HiLo numbers back
  */
-export class Client implements RangeSource, WorkerLeaser {
+export class Client implements RangeSource {
   private readonly transport: Transport;
   private readonly separator: string;
   private readonly gens: HiLoGenerators;
@@ -442,6 +191,14 @@ export class Client implements RangeSource, WorkerLeaser {
   private readonly fold: IdentityFold;
   /** Where the client logs (the logger option), its generators included. */
   readonly logger: Logger;
+  /** The calls that run the cluster: status, members, leadership, backups, cluster version, releaseOwner. */
+  readonly admin: AdminCalls;
+  /** The fiscal series' calls: create, list, issue, void, verify, journal. */
+  readonly series: SeriesCalls;
+  /** The calls that manage databases and their API keys. */
+  readonly databases: DatabaseCalls;
+  /** The worker leases' calls, which a NumericGenerator makes for itself. */
+  readonly workers: WorkerCalls;
 
   constructor(nodes: readonly string[], opts: ClientOptions = {}) {
     const backoff: Backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
@@ -478,6 +235,11 @@ export class Client implements RangeSource, WorkerLeaser {
     });
     this.hiloOpts = { ...opts.hilo, separator: opts.separator };
     this.gens = new HiLoGenerators(this, this.hiloOpts);
+    const call: Caller = (req, route, callOpts, refusals) => this.call(req, route, callOpts, refusals);
+    this.admin = new AdminCalls(call, this.transport.regional);
+    this.series = new SeriesCalls(call);
+    this.databases = new DatabaseCalls(call);
+    this.workers = new WorkerCalls(call);
     this.fold = new IdentityFold((name, count, requestId, signal, refusals) => this.sendIdentity(name, { count, requestId, signal }, refusals), timeoutMs);
   }
 
@@ -570,11 +332,6 @@ export class Client implements RangeSource, WorkerLeaser {
   async release(ids: readonly string[], opts: CallOptions & { owner?: string } = {}): Promise<bigint> {
     const body = { ids: [...ids], owner: opts.owner };
     return big(await this.call({ method: "POST", path: "/v1/claims:release", body }, "leader", opts), "released");
-  }
-
-  /** Releases every ID owner claimed in the client's database; returns how many were released. */
-  async releaseOwner(owner: string, opts: CallOptions = {}): Promise<bigint> {
-    return big(await this.call({ method: "POST", path: "/v1/claims:releaseOwner", body: { owner } }, "leader", opts), "released");
   }
 
   /** The claims held on ids (the unclaimed ones are left out). */
@@ -741,85 +498,6 @@ export class Client implements RangeSource, WorkerLeaser {
     };
   }
 
-  /** Creates a fiscal series; format is like "INV-{n:04}". */
-  async createSeries(name: string, format: string, opts: CallOptions & { period?: SeriesPeriod; policy?: SeriesPolicy; requestId?: string } = {}): Promise<Series> {
-    const period = opts.period ?? "none";
-    const policy = opts.policy ?? "gapless";
-    if (!(period in periods)) throw invalidInput(`period must be "none", "year" or "month" (got ${JSON.stringify(period)})`);
-    if (!(policy in policies)) throw invalidInput(`policy must be "gapless" or "gapsAllowedJournaled" (got ${JSON.stringify(policy)})`);
-    const body = { name, format, period: periods[period], policy: policies[policy], requestId: opts.requestId ?? newRequestId() };
-    return series(object((await this.call({ method: "POST", path: "/v1/series", body }, "leader", opts)).series));
-  }
-
-  /** The series of the client's database. */
-  async listSeries(opts: CallOptions = {}): Promise<Series[]> {
-    return list(await this.call({ method: "GET", path: "/v1/series" }, "leader", opts), "series").map((s) => series(object(s)));
-  }
-
-  /** The journal of a series: its entries from fromSeq to toSeq (both 1-based and inclusive; 0: from the first, to the last). */
-  async journal(name: string, opts: CallOptions & { fromSeq?: bigint | number; toSeq?: bigint | number } = {}): Promise<SeriesEntry[]> {
-    const query = {
-      fromSeq: opts.fromSeq === undefined ? undefined : int64("fromSeq", opts.fromSeq, 0n),
-      toSeq: opts.toSeq === undefined ? undefined : int64("toSeq", opts.toSeq, 0n),
-    };
-    const r = await this.call({ method: "GET", path: `/v1/series/${seg("series name", name)}/journal`, query, stream: true }, "leader", opts);
-    return list(r, "results").map((e) => seriesEntry(object(e)));
-  }
-
-  /** Issues the series' next number; a retry with the same requestId answers the same entry. */
-  async issue(
-    series: string,
-    opts: CallOptions & { requestId?: string; documentHash?: string; fields?: Record<string, string>; actor?: string } = {},
-  ): Promise<SeriesEntry> {
-    const fields = Object.entries(opts.fields ?? {}).map(([key, value]) => ({ key, value }));
-    const body = { requestId: opts.requestId ?? newRequestId(), documentHash: opts.documentHash, fields, actor: opts.actor };
-    return seriesEntry(object((await this.call({ method: "POST", path: `/v1/series/${seg("series name", series)}:issue`, body }, "leader", opts)).entry));
-  }
-
-  /** Voids an issued number: a void is an entry of its own; the number is never reused. */
-  async voidNumber(
-    series: string,
-    number: bigint | number,
-    opts: CallOptions & { period?: string; reason?: string; correcting?: string; requestId?: string; actor?: string } = {},
-  ): Promise<SeriesEntry> {
-    const body = { number: int64("number", number, 1n), period: opts.period, reason: opts.reason, correcting: opts.correcting, requestId: opts.requestId ?? newRequestId(), actor: opts.actor };
-    return seriesEntry(object((await this.call({ method: "POST", path: `/v1/series/${seg("series name", series)}:void`, body }, "leader", opts)).entry));
-  }
-
-  /** Walks the series' hash chain. */
-  async verifySeries(series: string, opts: CallOptions = {}): Promise<SeriesVerification> {
-    const r = await this.call({ method: "GET", path: `/v1/series/${seg("series name", series)}:verify` }, "leader", opts);
-    return { ok: bool(r, "ok"), entries: big(r, "entries"), issued: big(r, "issued"), voided: big(r, "voided"), breakSeq: big(r, "breakSeq"), breakReason: str(r, "breakReason") };
-  }
-
-  /** Leases a worker id of the database for leaseMs (1 s to 1 h) under a layout of workerBits (1..62). */
-  async acquireWorker(holder: string, workerBits: number, leaseMs: number, opts: CallOptions = {}): Promise<WorkerLease> {
-    const body = { holder, workerBits: whole("workerBits", workerBits, 1, 62), leaseMs: String(whole("leaseMs", leaseMs, MIN_LEASE_MS, MAX_LEASE_MS)), requestId: newRequestId() };
-    return workerLease(await this.call({ method: "POST", path: "/v1/workers:acquire", body }, "leader", opts));
-  }
-
-  /** Extends the lease of worker (under epoch, which fences out a holder that lost it) by leaseMs. */
-  async renewWorker(worker: number, epoch: bigint, leaseMs: number, opts: CallOptions = {}): Promise<WorkerLease> {
-    const body = { epoch: int64("epoch", epoch, 0n), leaseMs: String(whole("leaseMs", leaseMs, MIN_LEASE_MS, MAX_LEASE_MS)) };
-    return workerLease(await this.call({ method: "POST", path: `/v1/workers/${whole("worker", worker, 0, MAX_WORKER)}:renew`, body }, "leader", opts));
-  }
-
-  /** One page of the worker ids leased in the client's database. */
-  async listWorkers(opts: CallOptions & { pageSize?: number; pageToken?: string } = {}): Promise<{ workers: WorkerStatus[]; nextPageToken: string }> {
-    const query = { pageSize: count("pageSize", opts.pageSize), pageToken: opts.pageToken };
-    const page = await this.call({ method: "GET", path: "/v1/workers", query }, "leader", opts);
-    return {
-      workers: list(page, "workers").map((w) => ({ ...workerLease(object(w)), database: str(object(w), "database"), holder: str(object(w), "holder") })),
-      nextPageToken: str(page, "nextPageToken"),
-    };
-  }
-
-  /** Gives worker back before its lease ends. */
-  async releaseWorker(worker: number, epoch: bigint, opts: CallOptions = {}): Promise<void> {
-    const body = { epoch: int64("epoch", epoch, 0n) };
-    await this.call({ method: "POST", path: `/v1/workers/${whole("worker", worker, 0, MAX_WORKER)}:release`, body }, "leader", opts);
-  }
-
   /**
    * A numeric ID generator: leases a worker of the client's database (this waits for the
    * lease), then mints 64-bit IDs as bigint with no network call, renewing at a third of the
@@ -827,74 +505,16 @@ export class Client implements RangeSource, WorkerLeaser {
    */
   async numericGenerator(opts: NumericOptions = {}): Promise<NumericGenerator> {
     if (this.closing !== null) throw new ClosedError("client");
-    const g = await NumericGenerator.start(this, opts);
+    const w = this.workers;
+    const leaser = {
+      acquireWorker: w.acquire.bind(w),
+      renewWorker: w.renew.bind(w),
+      releaseWorker: w.release.bind(w),
+      logger: this.logger,
+    };
+    const g = await NumericGenerator.start(leaser, opts);
     this.numerics.add(g);
     return g;
-  }
-
-  /**
-   * The cluster as the node that answers sees it; consistent has the leader confirm its
-   * leadership with a quorum first, so a client with a region sends that to the leader.
-   */
-  async status(opts: CallOptions & { consistent?: boolean } = {}): Promise<ClusterStatus> {
-    const consistent = opts.consistent === true;
-    const route: Route = consistent && this.transport.regional ? "leader" : "any";
-    const r = await this.call({ method: "GET", path: "/v1/status", query: { consistent: consistent ? "true" : undefined } }, route, opts);
-    const issued = object(r.issued);
-    return {
-      leader: str(r, "leader"),
-      term: big(r, "term"),
-      commitIndex: big(r, "commitIndex"),
-      appliedIndex: big(r, "appliedIndex"),
-      nodes: list(r, "nodes").map((n) => nodeStatus(object(n))),
-      self: str(r, "self"),
-      storageFault: str(r, "storageFault"),
-      leaderChanges: list(r, "leaderChanges").map((c) => ({ atMs: big(object(c), "atMs"), leader: str(object(c), "leader"), term: big(object(c), "term") })),
-      issued: Object.fromEntries(Object.keys(issued).map((k) => [k, big(issued, k)])),
-      clusterVersion: clusterVersion(object(r.clusterVersion)),
-    };
-  }
-
-  /** What the node makes of this client's credentials: whether it may make admin calls, and its API key. */
-  async whoAmI(opts: CallOptions = {}): Promise<WhoAmI> {
-    const r = await this.call({ method: "GET", path: "/v1/whoami" }, "any", opts);
-    const key = keyStatus(object(r.key));
-    return { admin: str(r, "admin"), keysRequired: bool(r, "keysRequired"), key: key.id === "" ? undefined : key };
-  }
-
-  /** The cluster version, from the leader. */
-  async clusterVersion(opts: CallOptions = {}): Promise<ClusterVersion> {
-    return clusterVersion(await this.call({ method: "GET", path: "/v1/cluster/version" }, "leader", opts));
-  }
-
-  /** Finalises a higher cluster version or lowers it (an admin call); setting it twice changes nothing. */
-  async setClusterVersion(version: number, opts: CallOptions = {}): Promise<ClusterVersion> {
-    const body = { version: whole("version", version, 1, 0xffffffff) };
-    return clusterVersion(await this.call({ method: "POST", path: "/v1/cluster/version", body }, "leader", opts));
-  }
-
-  /*
-   * The admin calls below change the cluster and are not simply repeatable (a repeated
-   * createKey makes a second key, a repeated transferLeadership moves the leadership again), so
-   * each goes to another node only when the first certainly did nothing: it refused the
-   * connection or answered NO_QUORUM. After any other failure, see status() before trying again.
-   */
-
-  /** Creates a database with its limits (an admin call); a name deleted before comes back with its counters. */
-  async createDatabase(name: string, opts: CallOptions & { maxIdentities?: bigint | number; maxCallsPerSecond?: number; maxClaims?: bigint | number } = {}): Promise<void> {
-    const body = {
-      name,
-      maxIdentities: opts.maxIdentities === undefined ? undefined : int64("maxIdentities", opts.maxIdentities, 0n),
-      maxCallsPerSecond: opts.maxCallsPerSecond,
-      maxClaims: opts.maxClaims === undefined ? undefined : int64("maxClaims", opts.maxClaims, 0n),
-    };
-    await this.call({ method: "POST", path: "/v1/databases", body, atMostOnce: true }, "leader", opts);
-  }
-
-  /** Deletes a database (an admin call); without force, refused while it has counters. */
-  async deleteDatabase(name: string, opts: CallOptions & { force?: boolean } = {}): Promise<void> {
-    const query = { force: opts.force === true ? "true" : undefined };
-    await this.call({ method: "DELETE", path: `/v1/databases/${seg("database name", name)}`, query, atMostOnce: true }, "leader", opts);
   }
 
   /**
@@ -911,100 +531,139 @@ export class Client implements RangeSource, WorkerLeaser {
     return { database: str(r, "database"), collections: strings(r, "collections"), numeric: bool(r, "numeric"), keyFingerprint: str(r, "keyFingerprint") };
   }
 
-  /** The databases, "default" among them, as the leader knows them. */
-  async listDatabases(opts: CallOptions = {}): Promise<DatabaseStatus[]> {
-    return list(await this.call({ method: "GET", path: "/v1/databases" }, "leader", opts), "databases").map((d) => {
-      const o = object(d);
-      return {
-        name: str(o, "name"),
-        identities: big(o, "identities"),
-        hiloTags: big(o, "hiloTags"),
-        claims: big(o, "claims"),
-        maxIdentities: big(o, "maxIdentities"),
-        maxCallsPerSecond: num(o, "maxCallsPerSecond"),
-        maxClaims: big(o, "maxClaims"),
-        opaqueCollections: strings(o, "opaqueCollections"),
-        opaqueNumeric: bool(o, "opaqueNumeric"),
-        opaqueKeyFingerprint: str(o, "opaqueKeyFingerprint"),
-      };
-    });
-  }
-
-  /** Makes an API key of database with role ("reader", "writer" or "admin"); its key is shown only this once (an admin call). */
-  async createKey(database: string, role: string, opts: CallOptions = {}): Promise<{ id: string; key: string }> {
-    const r = await this.call({ method: "POST", path: "/v1/keys", body: { database, role }, atMostOnce: true }, "leader", opts);
-    return { id: str(r, "id"), key: str(r, "key") };
-  }
-
-  /** Deletes an API key (an admin call). */
-  async deleteKey(id: string, opts: CallOptions = {}): Promise<void> {
-    await this.call({ method: "DELETE", path: `/v1/keys/${seg("key id", id)}`, atMostOnce: true }, "leader", opts);
-  }
-
-  /** The API keys, without their secrets (an admin call). */
-  async listKeys(opts: CallOptions = {}): Promise<KeyStatus[]> {
-    return list(await this.call({ method: "GET", path: "/v1/keys" }, "leader", opts), "keys").map((k) => keyStatus(object(k)));
-  }
-
-  /**
-   * A consistent backup of the cluster's replicated state (an admin call); database names one
-   * database to back up alone. The attempt's timeout bounds the whole transfer from one node.
+  /*
+   * The calls below moved to the client's parts (client.admin, client.series, client.databases,
+   * client.workers); these forwards stay one release so code can move at its own pace.
    */
-  async backup(opts: CallOptions & { database?: string } = {}): Promise<Backup> {
-    const r = await this.call({ method: "GET", path: "/v1/backup", query: { database: opts.database }, stream: true }, "leader", opts);
-    const chunks = list(r, "results").map((c) => object(c));
-    const parts = chunks.map((c) => unbase64(str(c, "data")));
-    const data = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      data.set(p, at);
-      at += p.length;
-    }
-    const first = chunks[0] ?? {};
-    return { data, leader: str(first, "leader"), index: big(first, "index") };
+
+  /** @deprecated use client.admin.status */
+  status(...args: Parameters<AdminCalls["status"]>): ReturnType<AdminCalls["status"]> {
+    return this.admin.status(...args);
   }
 
-  /**
-   * Raises the cluster's counters to at least a backup's (plus the margin `ahead`, to skip what
-   * the backup's cluster issued after it was taken) and retires its node tags (an admin call).
-   * It never lowers anything, so running it again is safe. A margin the answer does not echo is
-   * MarginNotAppliedError, which carries the answer. Over HTTP the backup must fit the node's
-   * largest body (--http-max-body, 4 MiB by default) in base64.
-   */
-  async restore(backup: Uint8Array, opts: RestoreOptions = {}): Promise<RestoreResult> {
-    const asked = askedMargin(opts.ahead);
-    const lines: string[] = [];
-    for (let i = 0; i < backup.length || i === 0; i += RESTORE_CHUNK) {
-      const chunk: JsonObject = { data: base64(backup.subarray(i, i + RESTORE_CHUNK)) };
-      // The first chunk carries the margin; without one the request is what a build without margins sends.
-      if (i === 0 && asked !== undefined) chunk.ahead = marginJson(asked);
-      lines.push(JSON.stringify(chunk));
-    }
-    const r = await this.call({ method: "POST", path: "/v1/restore", text: lines.join("\n") }, "leader", opts);
-    return restoreResult(r, asked);
+  /** @deprecated use client.admin.whoAmI */
+  whoAmI(...args: Parameters<AdminCalls["whoAmI"]>): ReturnType<AdminCalls["whoAmI"]> {
+    return this.admin.whoAmI(...args);
   }
 
-  /**
-   * Registers a node and makes it a Raft member; returns it as registered, its tag included (an
-   * admin call). Added again with the same tag and id, it only has its addresses refreshed.
-   * Tried on another node only when the first certainly did nothing: without a tag, a repeat
-   * would add a second member.
-   */
-  async addNode(node: NewNode, opts: CallOptions = {}): Promise<NodeStatus> {
-    const body = { tag: node.tag, raftAddress: node.raftAddress, grpcAddress: node.grpcAddress, id: node.id, nonVoter: node.nonVoter };
-    const r = await this.call({ method: "POST", path: "/v1/nodes", body, atMostOnce: true }, "leader", opts);
-    return nodeStatus(object(r.node));
+  /** @deprecated use client.admin.clusterVersion */
+  clusterVersion(...args: Parameters<AdminCalls["clusterVersion"]>): ReturnType<AdminCalls["clusterVersion"]> {
+    return this.admin.clusterVersion(...args);
   }
 
-  /** Takes the node with tag out of the cluster and retires the tag for ever (an admin call). */
-  async removeNode(tag: string, opts: CallOptions = {}): Promise<void> {
-    await this.call({ method: "DELETE", path: `/v1/nodes/${seg("node tag", tag)}`, atMostOnce: true }, "leader", opts);
+  /** @deprecated use client.admin.setClusterVersion */
+  setClusterVersion(...args: Parameters<AdminCalls["setClusterVersion"]>): ReturnType<AdminCalls["setClusterVersion"]> {
+    return this.admin.setClusterVersion(...args);
   }
 
-  /** Hands the leadership to the node with tag, or to any up-to-date voter without one; returns the new leader's tag (an admin call). */
-  async transferLeadership(tag = "", opts: CallOptions = {}): Promise<string> {
-    const r = await this.call({ method: "POST", path: "/v1/leader:transfer", body: { tag: tag === "" ? undefined : tag }, atMostOnce: true }, "leader", opts);
-    return str(r, "leader");
+  /** @deprecated use client.admin.addNode */
+  addNode(...args: Parameters<AdminCalls["addNode"]>): ReturnType<AdminCalls["addNode"]> {
+    return this.admin.addNode(...args);
+  }
+
+  /** @deprecated use client.admin.removeNode */
+  removeNode(...args: Parameters<AdminCalls["removeNode"]>): ReturnType<AdminCalls["removeNode"]> {
+    return this.admin.removeNode(...args);
+  }
+
+  /** @deprecated use client.admin.transferLeadership */
+  transferLeadership(...args: Parameters<AdminCalls["transferLeadership"]>): ReturnType<AdminCalls["transferLeadership"]> {
+    return this.admin.transferLeadership(...args);
+  }
+
+  /** @deprecated use client.admin.backup */
+  backup(...args: Parameters<AdminCalls["backup"]>): ReturnType<AdminCalls["backup"]> {
+    return this.admin.backup(...args);
+  }
+
+  /** @deprecated use client.admin.restore */
+  restore(...args: Parameters<AdminCalls["restore"]>): ReturnType<AdminCalls["restore"]> {
+    return this.admin.restore(...args);
+  }
+
+  /** @deprecated use client.admin.releaseOwner */
+  releaseOwner(...args: Parameters<AdminCalls["releaseOwner"]>): ReturnType<AdminCalls["releaseOwner"]> {
+    return this.admin.releaseOwner(...args);
+  }
+
+  /** @deprecated use client.series.create */
+  createSeries(...args: Parameters<SeriesCalls["create"]>): ReturnType<SeriesCalls["create"]> {
+    return this.series.create(...args);
+  }
+
+  /** @deprecated use client.series.list */
+  listSeries(...args: Parameters<SeriesCalls["list"]>): ReturnType<SeriesCalls["list"]> {
+    return this.series.list(...args);
+  }
+
+  /** @deprecated use client.series.issue */
+  issue(...args: Parameters<SeriesCalls["issue"]>): ReturnType<SeriesCalls["issue"]> {
+    return this.series.issue(...args);
+  }
+
+  /** @deprecated use client.series.void */
+  voidNumber(...args: Parameters<SeriesCalls["void"]>): ReturnType<SeriesCalls["void"]> {
+    return this.series.void(...args);
+  }
+
+  /** @deprecated use client.series.verify */
+  verifySeries(...args: Parameters<SeriesCalls["verify"]>): ReturnType<SeriesCalls["verify"]> {
+    return this.series.verify(...args);
+  }
+
+  /** @deprecated use client.series.journal */
+  journal(...args: Parameters<SeriesCalls["journal"]>): ReturnType<SeriesCalls["journal"]> {
+    return this.series.journal(...args);
+  }
+
+  /** @deprecated use client.databases.create */
+  createDatabase(...args: Parameters<DatabaseCalls["create"]>): ReturnType<DatabaseCalls["create"]> {
+    return this.databases.create(...args);
+  }
+
+  /** @deprecated use client.databases.delete */
+  deleteDatabase(...args: Parameters<DatabaseCalls["delete"]>): ReturnType<DatabaseCalls["delete"]> {
+    return this.databases.delete(...args);
+  }
+
+  /** @deprecated use client.databases.list */
+  listDatabases(...args: Parameters<DatabaseCalls["list"]>): ReturnType<DatabaseCalls["list"]> {
+    return this.databases.list(...args);
+  }
+
+  /** @deprecated use client.databases.createKey */
+  createKey(...args: Parameters<DatabaseCalls["createKey"]>): ReturnType<DatabaseCalls["createKey"]> {
+    return this.databases.createKey(...args);
+  }
+
+  /** @deprecated use client.databases.deleteKey */
+  deleteKey(...args: Parameters<DatabaseCalls["deleteKey"]>): ReturnType<DatabaseCalls["deleteKey"]> {
+    return this.databases.deleteKey(...args);
+  }
+
+  /** @deprecated use client.databases.listKeys */
+  listKeys(...args: Parameters<DatabaseCalls["listKeys"]>): ReturnType<DatabaseCalls["listKeys"]> {
+    return this.databases.listKeys(...args);
+  }
+
+  /** @deprecated use client.workers.acquire */
+  acquireWorker(...args: Parameters<WorkerCalls["acquire"]>): ReturnType<WorkerCalls["acquire"]> {
+    return this.workers.acquire(...args);
+  }
+
+  /** @deprecated use client.workers.renew */
+  renewWorker(...args: Parameters<WorkerCalls["renew"]>): ReturnType<WorkerCalls["renew"]> {
+    return this.workers.renew(...args);
+  }
+
+  /** @deprecated use client.workers.list */
+  listWorkers(...args: Parameters<WorkerCalls["list"]>): ReturnType<WorkerCalls["list"]> {
+    return this.workers.list(...args);
+  }
+
+  /** @deprecated use client.workers.release */
+  releaseWorker(...args: Parameters<WorkerCalls["release"]>): ReturnType<WorkerCalls["release"]> {
+    return this.workers.release(...args);
   }
 
   /**

@@ -39,9 +39,11 @@ function splitWords(name: string): string[] {
   return words;
 }
 
-const uncountable = new Set(["sheep", "fish", "deer", "series", "species", "news", "equipment", "information", "money", "rice", "data", "metadata", "feedback", "software", "hardware", "staff"]);
+/** @internal The plural tables: tests/unit/entity.test.ts checks them against the conformance suite's collection-names.json. */
+export const uncountable: ReadonlySet<string> = new Set(["sheep", "fish", "deer", "series", "species", "news", "equipment", "information", "money", "rice", "data", "metadata", "feedback", "software", "hardware", "staff"]);
 
-const irregular: Record<string, string> = {
+/** @internal */
+export const irregular: Readonly<Record<string, string>> = {
   person: "people", man: "men", woman: "women", child: "children", mouse: "mice", goose: "geese", foot: "feet", tooth: "teeth", ox: "oxen",
   quiz: "quizzes", leaf: "leaves", knife: "knives", life: "lives", wife: "wives", half: "halves", shelf: "shelves", wolf: "wolves",
   thief: "thieves", loaf: "loaves", calf: "calves", self: "selves", elf: "elves", index: "indexes", matrix: "matrices", vertex: "vertices",
@@ -49,7 +51,8 @@ const irregular: Record<string, string> = {
   lens: "lenses", iris: "irises",
 };
 
-const oEs = new Set(["hero", "potato", "tomato", "echo", "veto", "volcano", "torpedo", "mosquito", "buffalo", "embargo"]);
+/** @internal */
+export const oEs: ReadonlySet<string> = new Set(["hero", "potato", "tomato", "echo", "veto", "volcano", "torpedo", "mosquito", "buffalo", "embargo"]);
 
 /** repl spelled with model's case: all capitals if model is (and has more than one letter), capitalised if model is. */
 function matchCase(model: string, repl: string): string {

@@ -4,33 +4,11 @@
  * browsers.
  */
 export { Client } from "./client.js";
-export type {
-  Backup,
-  Claim,
-  ClientOptions,
-  ClusterStatus,
-  ClusterVersion,
-  DatabaseStatus,
-  Explanation,
-  GenerateOptions,
-  Identity,
-  IdentityBlock,
-  HiLoPool,
-  HiLoTag,
-  KeyStatus,
-  LeaderChange,
-  MemberVersion,
-  NewNode,
-  NodeStatus,
-  OpaqueStatus,
-  Series,
-  SeriesEntry,
-  SeriesPeriod,
-  SeriesPolicy,
-  SeriesVerification,
-  WhoAmI,
-  WorkerStatus,
-} from "./client.js";
+export type { AdminCalls, Backup, ClusterStatus, ClusterVersion, LeaderChange, MemberVersion, NewNode, NodeStatus, WhoAmI } from "./admin.js";
+export type { Claim, ClientOptions, Explanation, GenerateOptions, HiLoPool, HiLoTag, Identity, IdentityBlock, OpaqueStatus } from "./client.js";
+export type { DatabaseCalls, DatabaseStatus, KeyStatus } from "./databases.js";
+export type { Series, SeriesCalls, SeriesEntry, SeriesPeriod, SeriesPolicy, SeriesVerification } from "./series.js";
+export type { WorkerCalls, WorkerStatus } from "./workers.js";
 export {
   AbortedError,
   AlreadyExistsError,

@@ -316,16 +316,16 @@ export class ScenarioRun {
       case "createSeries": {
         const period = str(a, "period") as "none" | "year" | "month" | undefined;
         const policy = str(a, "policy") as "gapless" | "gapsAllowedJournaled" | undefined;
-        return c.createSeries(str(a, "name") ?? "", str(a, "format") ?? "", { ...call, period, policy });
+        return c.series.create(str(a, "name") ?? "", str(a, "format") ?? "", { ...call, period, policy });
       }
       case "issue": {
         const fields = a.fields as Record<string, string> | undefined;
-        return c.issue(str(a, "series") ?? "", { ...call, requestId: str(a, "requestId"), documentHash: str(a, "documentHash"), fields });
+        return c.series.issue(str(a, "series") ?? "", { ...call, requestId: str(a, "requestId"), documentHash: str(a, "documentHash"), fields });
       }
       case "void":
-        return c.voidNumber(str(a, "series") ?? "", big(a, "number") ?? 0n, { ...call, period: str(a, "period"), reason: str(a, "reason"), correcting: str(a, "correcting") });
+        return c.series.void(str(a, "series") ?? "", big(a, "number") ?? 0n, { ...call, period: str(a, "period"), reason: str(a, "reason"), correcting: str(a, "correcting") });
       case "verifySeries":
-        return c.verifySeries(str(a, "series") ?? "", call);
+        return c.series.verify(str(a, "series") ?? "", call);
     }
     throw new Error(`unknown operation ${JSON.stringify(op)}`);
   }

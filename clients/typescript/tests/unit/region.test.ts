@@ -60,8 +60,8 @@ test("with a region, what any node answers goes to a node of it, identities to t
     for (let i = 0; i < 10; i++) assert.deepEqual(await client.generate("users/"), ["users/1-B"]);
     assert.equal((await client.nextHiLo("orders")).serverTag, "B");
     assert.equal((await client.explain("users/1-B")).nodeTag, "B");
-    assert.equal((await client.status()).self, "B", "a plain status went elsewhere than the client's region");
-    assert.equal((await client.status({ consistent: true })).self, "A", "a consistent status went elsewhere than the leader");
+    assert.equal((await client.admin.status()).self, "B", "a plain status went elsewhere than the client's region");
+    assert.equal((await client.admin.status({ consistent: true })).self, "A", "a consistent status went elsewhere than the leader");
     await client.close();
     assert.equal(b!.calls("/v1/ids").length, 10);
     assert.equal(b!.calls("/v1/hilo").length, 1);

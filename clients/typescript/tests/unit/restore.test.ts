@@ -31,7 +31,7 @@ const answer = {
 
 test("restore sends the margin in the first chunk and answers it, the skipped numbers and the opaque counts", async () => {
   await withNode(() => ({ status: 200, body: answer }), async (node, client) => {
-    const r = await client.restore(backup, { ahead: { identities: { add: 100n, percent: 10 } } });
+    const r = await client.admin.restore(backup, { ahead: { identities: { add: 100n, percent: 10 } } });
     assert.deepEqual(node.seen[0]?.body.ahead, { identities: { add: "100", percent: "10" }, hilo: { add: "0", percent: "0" } });
     const want: RestoreResult = {
       identities: 3n, identitiesRaised: 3n, hiloTags: 1n, hiloRaised: 1n, tags: 2n, tagsRetired: 0n,
@@ -47,7 +47,7 @@ test("restore sends the margin in the first chunk and answers it, the skipped nu
 test("restore without a margin sends none, and an answer without one has none", async () => {
   const { ahead: _, ...plain } = answer;
   await withNode(() => ({ status: 200, body: plain }), async (node, client) => {
-    const r = await client.restore(backup, { ahead: { identities: { add: 0n }, hilo: {} } });
+    const r = await client.admin.restore(backup, { ahead: { identities: { add: 0n }, hilo: {} } });
     assert.equal(node.seen[0]?.body.ahead, undefined);
     assert.equal(r.ahead, undefined);
     assert.equal(r.opaqueDatabases, 2n);
@@ -57,7 +57,7 @@ test("restore without a margin sends none, and an answer without one has none", 
 test("an answer that does not echo the margin asked is MarginNotAppliedError, with the answer", async () => {
   const { ahead: _, ...older } = answer;
   await withNode(() => ({ status: 200, body: { ...older, identitiesSkippedMin: "0", identitiesSkippedMax: "0" } }), async (_node, client) => {
-    await assert.rejects(client.restore(backup, { ahead: { hilo: { percent: 5n } } }), (e: unknown) => {
+    await assert.rejects(client.admin.restore(backup, { ahead: { hilo: { percent: 5n } } }), (e: unknown) => {
       assert.ok(e instanceof MarginNotAppliedError, String(e));
       assert.equal(e.reason, "MARGIN_NOT_APPLIED");
       assert.equal(e.result.ahead, undefined);
@@ -70,9 +70,9 @@ test("an answer that does not echo the margin asked is MarginNotAppliedError, wi
 
 test("a negative or oversized margin is refused before any call", async () => {
   await withNode(() => ({ status: 200, body: answer }), async (node, client) => {
-    await assert.rejects(client.restore(backup, { ahead: { identities: { add: -1n } } }), /ahead\.identities\.add must be within 0\.\./);
-    await assert.rejects(client.restore(backup, { ahead: { hilo: { percent: 2n ** 63n } } }), InvalidArgumentError);
-    await assert.rejects(client.restore(backup, { ahead: { hilo: { add: 1.5 as unknown as bigint } } }), InvalidArgumentError);
+    await assert.rejects(client.admin.restore(backup, { ahead: { identities: { add: -1n } } }), /ahead\.identities\.add must be within 0\.\./);
+    await assert.rejects(client.admin.restore(backup, { ahead: { hilo: { percent: 2n ** 63n } } }), InvalidArgumentError);
+    await assert.rejects(client.admin.restore(backup, { ahead: { hilo: { add: 1.5 as unknown as bigint } } }), InvalidArgumentError);
     assert.equal(node.seen.length, 0);
   });
 });

@@ -380,7 +380,7 @@ test("an admin call that may have been carried out is not sent again; one refuse
     [() => ({ status: 503, body: statusBody(Code.UNAVAILABLE, "answer lost", "OUTCOME_UNKNOWN") }), () => key],
     async ([first, second], addrs) => {
       const client = new Client(addrs, { backoff: fastBackoff, nodesInOrder: true, adminToken: "t" });
-      await assert.rejects(client.createKey("shop", "writer"), UnavailableError);
+      await assert.rejects(client.databases.createKey("shop", "writer"), UnavailableError);
       assert.equal(first!.seen.length, 1);
       assert.equal(second!.seen.length, 0, "a key that may exist was made again");
       assert.equal(first!.seen[0]!.headers.authorization, "Bearer t");
@@ -390,7 +390,7 @@ test("an admin call that may have been carried out is not sent again; one refuse
     [() => ({ status: 503, body: statusBody(Code.UNAVAILABLE, "no quorum", "NO_QUORUM") }), () => key],
     async (_, addrs) => {
       const client = new Client(addrs, { backoff: fastBackoff, nodesInOrder: true });
-      assert.deepEqual(await client.createKey("shop", "writer"), { id: "k1", key: "idk_k1_secret" });
+      assert.deepEqual(await client.databases.createKey("shop", "writer"), { id: "k1", key: "idk_k1_secret" });
     },
   );
   assert.throws(() => new Client(["127.0.0.1:1"], { apiKey: "idk_1", adminToken: "t" }), TypeError);

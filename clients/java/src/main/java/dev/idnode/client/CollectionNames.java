@@ -11,10 +11,10 @@ import java.util.Set;
  * convention of the Go client and RavenDB: the class's simple name, pluralised.
  */
 public final class CollectionNames {
-  private static final Set<String> UNCOUNTABLE = Set.of("sheep", "fish", "deer", "series", "species", "news",
+  static final Set<String> UNCOUNTABLE = Set.of("sheep", "fish", "deer", "series", "species", "news",
       "equipment", "information", "money", "rice", "data", "metadata", "feedback", "software", "hardware", "staff");
 
-  private static final Map<String, String> IRREGULAR = Map.ofEntries(
+  static final Map<String, String> IRREGULAR = Map.ofEntries(
       Map.entry("person", "people"), Map.entry("man", "men"), Map.entry("woman", "women"), Map.entry("child", "children"),
       Map.entry("mouse", "mice"), Map.entry("goose", "geese"), Map.entry("foot", "feet"), Map.entry("tooth", "teeth"),
       Map.entry("ox", "oxen"), Map.entry("quiz", "quizzes"), Map.entry("leaf", "leaves"), Map.entry("knife", "knives"),
@@ -25,7 +25,7 @@ public final class CollectionNames {
       Map.entry("alias", "aliases"), Map.entry("gas", "gases"), Map.entry("canvas", "canvases"), Map.entry("atlas", "atlases"),
       Map.entry("bias", "biases"), Map.entry("lens", "lenses"), Map.entry("iris", "irises"));
 
-  private static final Set<String> O_ES = Set.of("hero", "potato", "tomato", "echo", "veto", "volcano", "torpedo",
+  static final Set<String> O_ES = Set.of("hero", "potato", "tomato", "echo", "veto", "volcano", "torpedo",
       "mosquito", "buffalo", "embargo");
 
   private CollectionNames() {}
@@ -42,7 +42,11 @@ public final class CollectionNames {
    * @return the collection, or {@code ""} for a class without a name (an anonymous one)
    */
   public static String of(Class<?> type) {
-    String name = type.getSimpleName();
+    return ofName(type.getSimpleName());
+  }
+
+  /** {@link #of} for a class's simple name. */
+  static String ofName(String name) {
     if (name.isEmpty()) {
       return "";
     }

@@ -98,10 +98,18 @@ public final class IdnodeClient implements AutoCloseable {
   private final Function<Class<?>, String> collectionName;
   private final boolean owner;
   private final Duration closeTimeout;
+  private final AdminCalls admin;
+  private final SeriesCalls series;
+  private final DatabaseCalls databases;
+  private final WorkerCalls workers;
 
   private IdnodeClient(AsyncIdnodeClient async, Generators generators, Function<Class<?>, String> collectionName, boolean owner,
       Duration closeTimeout) {
     this.async = async;
+    this.admin = new AdminCalls(async);
+    this.series = new SeriesCalls(async);
+    this.databases = new DatabaseCalls(async);
+    this.workers = new WorkerCalls(async);
     this.generators = generators;
     this.collectionName = collectionName;
     this.owner = owner;
@@ -127,6 +135,31 @@ public final class IdnodeClient implements AutoCloseable {
    */
   public IdnodeClient withDeadline(Duration deadline) {
     return new IdnodeClient(async.withDeadline(deadline), generators, collectionName, false, closeTimeout);
+  }
+
+  /**
+   * The calls that run the cluster: status, members, leadership, backups, cluster version and
+   * {@code releaseOwner}.
+   *
+   * @return the part, sharing this client's connections and deadline
+   */
+  public AdminCalls admin() {
+    return admin;
+  }
+
+  /** The fiscal series' calls. @return the part, sharing this client's connections and deadline */
+  public SeriesCalls series() {
+    return series;
+  }
+
+  /** The calls that manage databases and API keys. @return the part, sharing this client's connections and deadline */
+  public DatabaseCalls databases() {
+    return databases;
+  }
+
+  /** The worker leases' calls. @return the part, sharing this client's connections and deadline */
+  public WorkerCalls workers() {
+    return workers;
   }
 
   /** The node addresses the client was built with. @return the addresses */
@@ -291,42 +324,50 @@ public final class IdnodeClient implements AutoCloseable {
   }
 
   /**
-   * Leases a worker (raw; {@link #numericGenerator} does this for you).
+   * Forwards to {@link WorkerCalls#acquire}.
    *
-   * @param request the request
-   * @return the lease
+   * @param request see {@link WorkerCalls#acquire}
+   * @return see {@link WorkerCalls#acquire}
+   * @deprecated use {@code client.workers().acquire}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public WorkerLease acquireWorker(AcquireWorkerRequest request) {
-    return await(async.acquireWorker(request));
+    return this.workers.acquire(request);
   }
 
   /**
-   * Renews a worker lease.
+   * Forwards to {@link WorkerCalls#renew}.
    *
-   * @param request the request
-   * @return the lease
+   * @param request see {@link WorkerCalls#renew}
+   * @return see {@link WorkerCalls#renew}
+   * @deprecated use {@code client.workers().renew}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public WorkerLease renewWorker(RenewWorkerRequest request) {
-    return await(async.renewWorker(request));
+    return this.workers.renew(request);
   }
 
   /**
-   * Releases a worker lease.
+   * Forwards to {@link WorkerCalls#release}.
    *
-   * @param request the request
+   * @param request see {@link WorkerCalls#release}
+   * @deprecated use {@code client.workers().release}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public void releaseWorker(ReleaseWorkerRequest request) {
-    await(async.releaseWorker(request));
+    this.workers.release(request);
   }
 
   /**
-   * One page of workers.
+   * Forwards to {@link WorkerCalls#list}.
    *
-   * @param request the page
-   * @return the page
+   * @param request see {@link WorkerCalls#list}
+   * @return see {@link WorkerCalls#list}
+   * @deprecated use {@code client.workers().list}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public ListWorkersResponse listWorkers(ListWorkersRequest request) {
-    return await(async.listWorkers(request));
+    return this.workers.list(request);
   }
 
   /**
@@ -351,84 +392,110 @@ public final class IdnodeClient implements AutoCloseable {
   }
 
   /**
-   * Creates a fiscal series.
+   * Forwards to {@link SeriesCalls#create}.
    *
-   * @param request the series
-   * @return the series
+   * @param request see {@link SeriesCalls#create}
+   * @return see {@link SeriesCalls#create}
+   * @deprecated use {@code client.series().create}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public Series createSeries(CreateSeriesRequest request) {
-    return await(async.createSeries(request));
+    return this.series.create(request);
   }
 
-  /** The database's series. @return the series */
+  /**
+   * Forwards to {@link SeriesCalls#list}.
+   *
+   * @return see {@link SeriesCalls#list}
+   * @deprecated use {@code client.series().list}; this forward goes in the next release
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public List<Series> listSeries() {
-    return await(async.listSeries());
+    return this.series.list();
   }
 
   /**
-   * Issues a series' next number to a document.
+   * Forwards to {@link SeriesCalls#issue}.
    *
-   * @param request the request; give it the document's own request id
-   * @return the entry
+   * @param request see {@link SeriesCalls#issue}
+   * @return see {@link SeriesCalls#issue}
+   * @deprecated use {@code client.series().issue}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public SeriesEntry issue(IssueRequest request) {
-    return await(async.issue(request));
+    return this.series.issue(request);
   }
 
   /**
-   * Voids a number.
+   * Forwards to {@link SeriesCalls#voidNumber}.
    *
-   * @param request the request
-   * @return the entry
+   * @param request see {@link SeriesCalls#voidNumber}
+   * @return see {@link SeriesCalls#voidNumber}
+   * @deprecated use {@code client.series().voidNumber}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public SeriesEntry voidNumber(VoidRequest request) {
-    return await(async.voidNumber(request));
+    return this.series.voidNumber(request);
   }
 
   /**
-   * Verifies a series' chain.
+   * Forwards to {@link SeriesCalls#verify}.
    *
-   * @param series the series
-   * @return the verdict
+   * @param series see {@link SeriesCalls#verify}
+   * @return see {@link SeriesCalls#verify}
+   * @deprecated use {@code client.series().verify}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public VerifySeriesResponse verifySeries(String series) {
-    return await(async.verifySeries(series));
+    return this.series.verify(series);
   }
 
   /**
-   * A series' journal.
+   * Forwards to {@link SeriesCalls#journal}.
    *
-   * @param series the series
-   * @param from first seq
-   * @param to last seq, 0 for the end
-   * @return the entries
+   * @param series see {@link SeriesCalls#journal}
+   * @param from see {@link SeriesCalls#journal}
+   * @param to see {@link SeriesCalls#journal}
+   * @return see {@link SeriesCalls#journal}
+   * @deprecated use {@code client.series().journal}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public List<SeriesEntry> journal(String series, long from, long to) {
-    return await(async.journal(series, from, to));
+    return this.series.journal(series, from, to);
   }
 
   /**
-   * The cluster's status.
+   * Forwards to {@link AdminCalls#status}.
    *
-   * @param consistent confirm leadership first
-   * @return the status
+   * @param consistent see {@link AdminCalls#status}
+   * @return see {@link AdminCalls#status}
+   * @deprecated use {@code client.admin().status}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public StatusResponse status(boolean consistent) {
-    return await(async.status(consistent));
-  }
-
-  /** What the node makes of this client's credentials. @return the answer */
-  public WhoAmIResponse whoAmI() {
-    return await(async.whoAmI());
+    return this.admin.status(consistent);
   }
 
   /**
-   * Creates a database (admin).
+   * Forwards to {@link AdminCalls#whoAmI}.
    *
-   * @param request the database
+   * @return see {@link AdminCalls#whoAmI}
+   * @deprecated use {@code client.admin().whoAmI}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
+  public WhoAmIResponse whoAmI() {
+    return this.admin.whoAmI();
+  }
+
+  /**
+   * Forwards to {@link DatabaseCalls#create}.
+   *
+   * @param request see {@link DatabaseCalls#create}
+   * @deprecated use {@code client.databases().create}; this forward goes in the next release
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public void createDatabase(CreateDatabaseRequest request) {
-    await(async.createDatabase(request));
+    this.databases.create(request);
   }
 
   /**
@@ -444,130 +511,169 @@ public final class IdnodeClient implements AutoCloseable {
     return await(async.makeOpaque(database, collections, numeric));
   }
 
-  /** The databases. @return the databases */
+  /**
+   * Forwards to {@link DatabaseCalls#list}.
+   *
+   * @return see {@link DatabaseCalls#list}
+   * @deprecated use {@code client.databases().list}; this forward goes in the next release
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public List<DatabaseStatus> listDatabases() {
-    return await(async.listDatabases());
+    return this.databases.list();
   }
 
   /**
-   * Creates an API key (admin).
+   * Forwards to {@link DatabaseCalls#createKey}.
    *
-   * @param database its database
-   * @param role its role
-   * @return the key
+   * @param database see {@link DatabaseCalls#createKey}
+   * @param role see {@link DatabaseCalls#createKey}
+   * @return see {@link DatabaseCalls#createKey}
+   * @deprecated use {@code client.databases().createKey}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public ApiKey createKey(String database, String role) {
-    return await(async.createKey(database, role));
+    return this.databases.createKey(database, role);
   }
 
   /**
-   * Deletes an API key (admin).
+   * Forwards to {@link DatabaseCalls#deleteKey}.
    *
-   * @param id the key's id
+   * @param id see {@link DatabaseCalls#deleteKey}
+   * @deprecated use {@code client.databases().deleteKey}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public void deleteKey(String id) {
-    await(async.deleteKey(id));
+    this.databases.deleteKey(id);
   }
 
-  /** The API keys (admin). @return the keys */
+  /**
+   * Forwards to {@link DatabaseCalls#listKeys}.
+   *
+   * @return see {@link DatabaseCalls#listKeys}
+   * @deprecated use {@code client.databases().listKeys}; this forward goes in the next release
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public List<KeyStatus> listKeys() {
-    return await(async.listKeys());
+    return this.databases.listKeys();
   }
 
   /**
-   * Deletes a database (an admin call).
+   * Forwards to {@link DatabaseCalls#delete}.
    *
-   * @param name the database
-   * @param force delete it although it has counters
+   * @param name see {@link DatabaseCalls#delete}
+   * @param force see {@link DatabaseCalls#delete}
+   * @deprecated use {@code client.databases().delete}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public void deleteDatabase(String name, boolean force) {
-    await(async.deleteDatabase(name, force));
+    this.databases.delete(name, force);
   }
 
   /**
-   * Gives back every ID {@code owner} claimed.
+   * Forwards to {@link AdminCalls#releaseOwner}.
    *
-   * @param owner the holder
-   * @return how many were released
+   * @param owner see {@link AdminCalls#releaseOwner}
+   * @return see {@link AdminCalls#releaseOwner}
+   * @deprecated use {@code client.admin().releaseOwner}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public long releaseOwner(String owner) {
-    return await(async.releaseOwner(owner));
+    return this.admin.releaseOwner(owner);
   }
 
   /**
-   * Registers a node and makes it a Raft member (an admin call).
+   * Forwards to {@link AdminCalls#addNode}.
    *
-   * @param request the node
-   * @return the node as registered
+   * @param request see {@link AdminCalls#addNode}
+   * @return see {@link AdminCalls#addNode}
+   * @deprecated use {@code client.admin().addNode}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public AddNodeResponse addNode(AddNodeRequest request) {
-    return await(async.addNode(request));
+    return this.admin.addNode(request);
   }
 
   /**
-   * Takes a node out of the cluster and retires its tag (an admin call).
+   * Forwards to {@link AdminCalls#removeNode}.
    *
-   * @param tag the node's tag
+   * @param tag see {@link AdminCalls#removeNode}
+   * @deprecated use {@code client.admin().removeNode}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public void removeNode(String tag) {
-    await(async.removeNode(tag));
+    this.admin.removeNode(tag);
   }
 
   /**
-   * Hands leadership to a node (an admin call).
+   * Forwards to {@link AdminCalls#transferLeadership}.
    *
-   * @param tag the new leader's tag, or empty for any up-to-date voter
-   * @return the new leader's tag
+   * @param tag see {@link AdminCalls#transferLeadership}
+   * @return see {@link AdminCalls#transferLeadership}
+   * @deprecated use {@code client.admin().transferLeadership}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public String transferLeadership(String tag) {
-    return await(async.transferLeadership(tag));
+    return this.admin.transferLeadership(tag);
   }
 
-  /** The cluster version. @return the versions */
+  /**
+   * Forwards to {@link AdminCalls#clusterVersion}.
+   *
+   * @return see {@link AdminCalls#clusterVersion}
+   * @deprecated use {@code client.admin().clusterVersion}; this forward goes in the next release
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public ClusterVersionResponse clusterVersion() {
-    return await(async.clusterVersion());
+    return this.admin.clusterVersion();
   }
 
   /**
-   * Finalises or lowers the cluster version (an admin call).
+   * Forwards to {@link AdminCalls#setClusterVersion}.
    *
-   * @param version the version
-   * @return the versions afterwards
+   * @param version see {@link AdminCalls#setClusterVersion}
+   * @return see {@link AdminCalls#setClusterVersion}
+   * @deprecated use {@code client.admin().setClusterVersion}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public ClusterVersionResponse setClusterVersion(int version) {
-    return await(async.setClusterVersion(version));
+    return this.admin.setClusterVersion(version);
   }
 
   /**
-   * Writes a backup to {@code out} (an admin call; see {@link AsyncIdnodeClient#backup}).
+   * Forwards to {@link AdminCalls#backup}.
    *
-   * @param out where the backup goes, not closed
-   * @return who took it, what it covers and its size
+   * @param out see {@link AdminCalls#backup}
+   * @return see {@link AdminCalls#backup}
+   * @deprecated use {@code client.admin().backup}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public BackupInfo backup(OutputStream out) {
-    return await(async.backup(out));
+    return this.admin.backup(out);
   }
 
   /**
-   * Restores a backup from {@code in} (an admin call; see {@link AsyncIdnodeClient#restore}).
+   * Forwards to {@link AdminCalls#restore}.
    *
-   * @param in the backup, not closed
-   * @return what was raised and what the backup held
+   * @param in see {@link AdminCalls#restore}
+   * @return see {@link AdminCalls#restore}
+   * @deprecated use {@code client.admin().restore}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public RestoreResponse restore(InputStream in) {
-    return await(async.restore(in));
+    return this.admin.restore(in);
   }
 
   /**
-   * Restores a backup from {@code in}, the margin {@code ahead} above its values (an admin call;
-   * see {@link AsyncIdnodeClient#restore(InputStream, RestoreMargin)}).
+   * Forwards to {@link AdminCalls#restore}.
    *
-   * @param in the backup, not closed
-   * @param ahead the margin; {@code RestoreMargin.getDefaultInstance()} for none
-   * @return what was raised and what the backup held, the margin applied and what it skipped
+   * @param in see {@link AdminCalls#restore}
+   * @param ahead see {@link AdminCalls#restore}
+   * @return see {@link AdminCalls#restore}
+   * @deprecated use {@code client.admin().restore}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public RestoreResponse restore(InputStream in, RestoreMargin ahead) {
-    return await(async.restore(in, ahead));
+    return this.admin.restore(in, ahead);
   }
 
   /**

@@ -64,9 +64,9 @@ class AdminCallsTest {
   @Test
   void withoutTheTokenAdminCallsAreRefused() {
     try (IdnodeClient anonymous = client().build()) {
-      IdnodeException e = assertThrows(IdnodeException.class, () -> anonymous.removeNode("B"));
+      IdnodeException e = assertThrows(IdnodeException.class, () -> anonymous.admin().removeNode("B"));
       assertEquals(Status.Code.UNAUTHENTICATED, e.code(), e.getMessage());
-      e = assertThrows(IdnodeException.class, () -> anonymous.backup(new ByteArrayOutputStream()));
+      e = assertThrows(IdnodeException.class, () -> anonymous.admin().backup(new ByteArrayOutputStream()));
       assertEquals(Status.Code.UNAUTHENTICATED, e.code(), e.getMessage());
     }
   }
@@ -79,7 +79,7 @@ class AdminCallsTest {
   @Test
   void anOpaqueCollectionGivesFormsAndHidesItsValues() throws Exception {
     try (IdnodeClient admin = admin()) {
-      admin.createDatabase(CreateDatabaseRequest.newBuilder().setName("vault").build());
+      admin.databases().create(CreateDatabaseRequest.newBuilder().setName("vault").build());
       OpaqueStatus status = admin.makeOpaque("vault", List.of("Orders"), false);
       assertEquals("vault", status.getDatabase());
       assertEquals(List.of("orders"), status.getCollectionsList());
@@ -121,7 +121,7 @@ class AdminCallsTest {
     try (IdnodeClient admin = admin()) {
       // Never started: a non-voter that does not answer leaves the quorum as it was.
       AddNodeRequest req = AddNodeRequest.newBuilder().setRaftAddress("127.0.0.1:9").setGrpcAddress("127.0.0.1:9").setNonVoter(true).build();
-      NodeStatus added = admin.addNode(req).getNode();
+      NodeStatus added = admin.admin().addNode(req).getNode();
       assertFalse(added.getTag().isEmpty(), "the cluster names the new node's tag");
       assertTrue(tags(admin).contains(added.getTag()), "status lists " + added.getTag());
       admin.async().removeNode(added.getTag()).get(20, TimeUnit.SECONDS);
@@ -130,20 +130,20 @@ class AdminCallsTest {
   }
 
   private static List<String> tags(IdnodeClient admin) {
-    return admin.status(true).getNodesList().stream().map(NodeStatus::getTag).toList();
+    return admin.admin().status(true).getNodesList().stream().map(NodeStatus::getTag).toList();
   }
 
   @Test
   void leadershipGoesWhereItIsSent() {
     try (IdnodeClient admin = admin()) {
-      String leader = admin.status(true).getLeader();
+      String leader = admin.admin().status(true).getLeader();
       String target = tags(admin).stream().filter(t -> !t.equals(leader)).findFirst().orElseThrow();
-      assertEquals(target, admin.transferLeadership(target));
+      assertEquals(target, admin.admin().transferLeadership(target));
       // The answering node may learn of the new term a moment later than the old leader did.
       Instant until = Instant.now().plusSeconds(20);
-      String seen = admin.status(true).getLeader();
+      String seen = admin.admin().status(true).getLeader();
       while (!seen.equals(target) && Instant.now().isBefore(until)) {
-        seen = admin.status(true).getLeader();
+        seen = admin.admin().status(true).getLeader();
       }
       assertEquals(target, seen);
       assertNotEquals(leader, seen);
@@ -153,7 +153,7 @@ class AdminCallsTest {
   @Test
   void theClusterVersionIsReadAndSetAgain() throws Exception {
     try (IdnodeClient admin = admin()) {
-      ClusterVersionResponse v = admin.clusterVersion();
+      ClusterVersionResponse v = admin.admin().clusterVersion();
       assertTrue(v.getFinalised() >= 1, v.toString());
       assertEquals(3, v.getMembersCount(), v.toString());
       ClusterVersionResponse again = admin.async().setClusterVersion(v.getFinalised()).get(20, TimeUnit.SECONDS);
@@ -164,22 +164,22 @@ class AdminCallsTest {
   @Test
   void aDatabaseIsDeleted() {
     try (IdnodeClient admin = admin()) {
-      admin.createDatabase(CreateDatabaseRequest.newBuilder().setName("scratch").build());
+      admin.databases().create(CreateDatabaseRequest.newBuilder().setName("scratch").build());
       assertTrue(databases(admin).contains("scratch"));
-      admin.deleteDatabase("scratch", false);
+      admin.databases().delete("scratch", false);
       assertFalse(databases(admin).contains("scratch"));
     }
   }
 
   private static List<String> databases(IdnodeClient admin) {
-    return admin.listDatabases().stream().map(DatabaseStatus::getName).toList();
+    return admin.databases().list().stream().map(DatabaseStatus::getName).toList();
   }
 
   @Test
   void anOwnersClaimsAreReleasedTogether() {
     try (IdnodeClient admin = admin()) {
       admin.claim("owner-x", List.of("rooms/1", "rooms/2"));
-      assertEquals(2, admin.releaseOwner("owner-x"));
+      assertEquals(2, admin.admin().releaseOwner("owner-x"));
       assertTrue(admin.getClaims(List.of("rooms/1", "rooms/2")).isEmpty());
     }
   }
@@ -194,7 +194,7 @@ class AdminCallsTest {
       assertTrue(info.bytes() > 0 && info.index() > 0 && !info.leader().isEmpty(), info.toString());
 
       assertEquals(1, admin.seedIdentity("restored", 1, true));
-      RestoreResponse restored = admin.restore(new ByteArrayInputStream(backup.toByteArray()));
+      RestoreResponse restored = admin.admin().restore(new ByteArrayInputStream(backup.toByteArray()));
       assertTrue(restored.getIdentitiesRaised() >= 1, restored.toString());
       assertEquals(6, admin.nextIdentity("restored", 1).first());
     }
@@ -203,13 +203,13 @@ class AdminCallsTest {
   @Test
   void aRestoreWithAMarginSkipsThatFarAndCountsTheOpaqueDatabases() throws Exception {
     try (IdnodeClient admin = admin()) {
-      admin.createDatabase(CreateDatabaseRequest.newBuilder().setName("ledger").build());
+      admin.databases().create(CreateDatabaseRequest.newBuilder().setName("ledger").build());
       admin.makeOpaque("ledger", List.of("invoices"), false);
       try (IdnodeClient ledger = client().adminToken(TOKEN).database("ledger").build()) {
         ledger.nextIdentity("credits", 10);
         ledger.generate("invoices|", 2);
         ByteArrayOutputStream backup = new ByteArrayOutputStream();
-        ledger.backup(backup);
+        ledger.admin().backup(backup);
         RestoreMargin ahead = RestoreMargin.newBuilder().setIdentities(CounterMargin.newBuilder().setAdd(100)).build();
         RestoreResponse r = admin.async().restore(new ByteArrayInputStream(backup.toByteArray()), ahead).get(20, TimeUnit.SECONDS);
         assertEquals(ahead, r.getAhead(), r.toString());
@@ -221,7 +221,7 @@ class AdminCallsTest {
 
         RestoreMargin negative = RestoreMargin.newBuilder().setHilo(CounterMargin.newBuilder().setPercent(-1)).build();
         InvalidRequestException e = assertThrows(InvalidRequestException.class,
-            () -> admin.restore(new ByteArrayInputStream(backup.toByteArray()), negative));
+            () -> admin.admin().restore(new ByteArrayInputStream(backup.toByteArray()), negative));
         assertEquals(Reasons.INVALID_INPUT, e.reason());
       }
     }

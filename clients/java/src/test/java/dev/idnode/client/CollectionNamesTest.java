@@ -2,10 +2,21 @@ package dev.idnode.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** The collection-name conventions, the Go client's (client/entity_test.go). */
+/**
+ * The collection-name conventions, against the tables and cases every client shares
+ * (test/conformance/collection-names.json), so the four copies cannot drift apart.
+ */
 class CollectionNamesTest {
   static class Order {}
 
@@ -39,17 +50,39 @@ class CollectionNamesTest {
     cases.forEach((type, want) -> assertEquals(want, CollectionNames.of(type), type.getName()));
   }
 
+  /** The plural tables and cases every client shares. */
+  private static JsonObject shared() throws IOException {
+    String text = Files.readString(IdCluster.repoRoot().resolve("test/conformance/collection-names.json"));
+    return JsonParser.parseString(text).getAsJsonObject();
+  }
+
+  private static Set<String> words(JsonArray a) {
+    Set<String> out = new HashSet<>();
+    a.forEach(e -> out.add(e.getAsString()));
+    return out;
+  }
+
+  private static Map<String, String> pairs(JsonObject o) {
+    Map<String, String> out = new HashMap<>();
+    o.entrySet().forEach(e -> out.put(e.getKey(), e.getValue().getAsString()));
+    return out;
+  }
+
   @Test
-  void pluralsFollowEnglishAndKeepTheCase() {
-    Map<String, String> cases = Map.ofEntries(Map.entry("order", "orders"), Map.entry("Order", "Orders"),
-        Map.entry("category", "categories"), Map.entry("Category", "Categories"), Map.entry("key", "keys"), Map.entry("toy", "toys"),
-        Map.entry("address", "addresses"), Map.entry("box", "boxes"), Map.entry("buzz", "buzzes"), Map.entry("church", "churches"),
-        Map.entry("dish", "dishes"), Map.entry("person", "people"), Map.entry("Person", "People"), Map.entry("PERSON", "PEOPLE"),
-        Map.entry("man", "men"), Map.entry("mouse", "mice"), Map.entry("news", "news"), Map.entry("series", "series"),
-        Map.entry("status", "statuses"), Map.entry("campus", "campuses"), Map.entry("axis", "axes"), Map.entry("knife", "knives"),
-        Map.entry("potato", "potatoes"), Map.entry("video", "videos"), Map.entry("URL", "URLs"), Map.entry("ID", "IDs"),
-        Map.entry("BOX", "BOXes"), Map.entry("alias", "aliases"), Map.entry("a", "as"), Map.entry("", ""),
-        Map.entry("ÄPFEL", "ÄPFELs"), Map.entry("café", "cafés"));
-    cases.forEach((word, want) -> assertEquals(want, CollectionNames.plural(word), word));
+  void theTablesAreTheSharedFiles() throws IOException {
+    JsonObject n = shared();
+    assertEquals(words(n.getAsJsonArray("uncountable")), CollectionNames.UNCOUNTABLE);
+    assertEquals(pairs(n.getAsJsonObject("irregular")), CollectionNames.IRREGULAR);
+    assertEquals(words(n.getAsJsonArray("esAfterO")), CollectionNames.O_ES);
+  }
+
+  @Test
+  void pluralsFollowEnglishAndKeepTheCase() throws IOException {
+    pairs(shared().getAsJsonObject("plurals")).forEach((word, want) -> assertEquals(want, CollectionNames.plural(word), word));
+  }
+
+  @Test
+  void aNamesCollectionIsTheSharedFiles() throws IOException {
+    pairs(shared().getAsJsonObject("collections")).forEach((name, want) -> assertEquals(want, CollectionNames.ofName(name), name));
   }
 }

@@ -304,7 +304,7 @@ class ConformanceTest {
           yield obj("ids", strings(forms));
         }
         case "createSeries" -> {
-          var s = c.createSeries(CreateSeriesRequest.newBuilder().setName(a.str("name")).setFormat(a.str("format"))
+          var s = c.series().create(CreateSeriesRequest.newBuilder().setName(a.str("name")).setFormat(a.str("format"))
               .setPeriod(switch (a.str("period")) {
                 case "", "none" -> SeriesPeriod.SERIES_PERIOD_NONE;
                 case "year" -> SeriesPeriod.SERIES_PERIOD_YEAR;
@@ -325,12 +325,12 @@ class ConformanceTest {
             a.json.getAsJsonObject("fields").entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(f -> req.addFields(SeriesField.newBuilder().setKey(f.getKey()).setValue(f.getValue().getAsString())));
           }
-          yield entry(c.issue(req.build()));
+          yield entry(c.series().issue(req.build()));
         }
-        case "void" -> entry(c.voidNumber(VoidRequest.newBuilder().setSeries(a.str("series")).setNumber(a.num("number", 0))
+        case "void" -> entry(c.series().voidNumber(VoidRequest.newBuilder().setSeries(a.str("series")).setNumber(a.num("number", 0))
             .setPeriod(a.str("period")).setReason(a.str("reason")).setCorrecting(a.str("correcting")).build()));
         case "verifySeries" -> {
-          VerifySeriesResponse v = c.verifySeries(a.str("series"));
+          VerifySeriesResponse v = c.series().verify(a.str("series"));
           yield obj("ok", v.getOk(), "entries", v.getEntries(), "issued", v.getIssued(), "voided", v.getVoided(), "breakSeq", v.getBreakSeq());
         }
         default -> throw new IllegalArgumentException("operation " + op + " is not in the suite's contract");

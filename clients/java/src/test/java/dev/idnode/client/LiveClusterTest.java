@@ -255,18 +255,18 @@ class LiveClusterTest {
   @Test
   void seriesNumbersAreGaplessJournaledAndVerified() {
     try (IdnodeClient c = client()) {
-      c.createSeries(CreateSeriesRequest.newBuilder().setName("LIVE").setFormat("L-{n:03}").build());
-      SeriesEntry first = c.issue(IssueRequest.newBuilder().setSeries("LIVE").setRequestId("live-doc-1").build());
-      SeriesEntry again = c.issue(IssueRequest.newBuilder().setSeries("LIVE").setRequestId("live-doc-1").build());
-      SeriesEntry second = c.issue(IssueRequest.newBuilder().setSeries("LIVE").build());
+      c.series().create(CreateSeriesRequest.newBuilder().setName("LIVE").setFormat("L-{n:03}").build());
+      SeriesEntry first = c.series().issue(IssueRequest.newBuilder().setSeries("LIVE").setRequestId("live-doc-1").build());
+      SeriesEntry again = c.series().issue(IssueRequest.newBuilder().setSeries("LIVE").setRequestId("live-doc-1").build());
+      SeriesEntry second = c.series().issue(IssueRequest.newBuilder().setSeries("LIVE").build());
       assertEquals("L-001", first.getId());
       assertEquals(first, again, "a retried issue with its request id answers the same entry");
       assertEquals("L-002", second.getId());
       assertEquals(first.getHash(), second.getPrevHash());
-      assertEquals(List.of(first, second), c.journal("LIVE", 0, 0));
-      assertEquals(List.of(second), c.journal("LIVE", 2, 0));
-      assertTrue(c.verifySeries("LIVE").getOk());
-      assertThrows(InvalidRequestException.class, () -> c.journal("LIVE", -1, 0));
+      assertEquals(List.of(first, second), c.series().journal("LIVE", 0, 0));
+      assertEquals(List.of(second), c.series().journal("LIVE", 2, 0));
+      assertTrue(c.series().verify("LIVE").getOk());
+      assertThrows(InvalidRequestException.class, () -> c.series().journal("LIVE", -1, 0));
     }
   }
 
