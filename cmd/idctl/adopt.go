@@ -18,7 +18,7 @@ import (
 func init() {
 	commands = append(commands, command{name: "adopt",
 		args:    "--pg DSN --table T.COL=identity|hilo[:NAME]... [--margin M] [--apply]",
-		summary: "raise identity counters or HiLo maxima above a PostgreSQL table's keys; a dry run unless --apply (admin)",
+		summary: "raise identity counters or HiLo maxima above a PostgreSQL table's keys; a dry run unless --apply",
 		maxArgs: 0, flags: adoptCmd, scope: scopeDatabase})
 }
 

@@ -10,75 +10,92 @@ import (
 
 // stringKeys reads the keys of a text column one by one, by the collection's conventions: an
 // identity counter's keys are "orders/17", a HiLo tag's "orders/17-A" (the prefix compared
-// without regard to case, as idnode compares names). Every key must be of that form: one of
-// another form, or a column mixing both, is refused, since the counter could not be said to
-// continue it.
+// without regard to case, as idnode compares names). Every key must be of that form: a key of
+// another collection or of no ID form, a column of the other counter's form, or one that mixes
+// both, is refused, since the counter could not be said to continue it.
 type stringKeys struct {
-	kind    counterKind
-	name    string
-	sep     rune
-	rows    int64
-	largest int64  // the largest number read so far
-	key     string // the key that holds it
-	bad     string // the first key not of the form, if any
-	other   string // what that key is instead
+	kind  counterKind
+	name  string
+	sep   rune
+	rows  int64
+	bad   string // the first key of no form of the collection, if any
+	other string // what that key is instead
+	// Per form, tagged (orders/17-A) or not (orders/17): how many keys, the first of them,
+	// the largest number and its key.
+	forms [2]keyForm
 }
 
-// form is the keys' form, for the reasons a refusal gives.
-func (k *stringKeys) form() string {
-	if k.kind == kindHiLo {
-		return k.name + string(k.sep) + "N-TAG"
-	}
-	return k.name + string(k.sep) + "N"
+type keyForm struct {
+	count, largest int64
+	first, key     string
 }
 
-// add reads one key; after the first that is not of the form the rest are only counted.
+// add reads one key.
 func (k *stringKeys) add(key string) {
 	k.rows++
-	if k.bad != "" {
-		return
-	}
-	n, other := k.number(key)
+	n, tagged, other := k.number(key)
 	if other != "" {
-		k.bad, k.other = key, other
+		if k.bad == "" {
+			k.bad, k.other = key, other
+		}
 		return
 	}
-	if n > k.largest {
-		k.largest, k.key = n, key
+	f := &k.forms[boolIndex(tagged)]
+	if f.count++; f.count == 1 {
+		f.first = key
+	}
+	if n > f.largest {
+		f.largest, f.key = n, key
 	}
 }
 
-// number is key's number, or what key is instead of the form.
-func (k *stringKeys) number(key string) (int64, string) {
+// number is key's number and whether it carries a node tag, or what key is instead of an ID
+// of the collection.
+func (k *stringKeys) number(key string) (int64, bool, string) {
 	sh, err := docid.ExplainID(key, k.sep)
-	if err != nil || sh.Prefix == "" {
-		return 0, "not an ID of the form"
+	if err != nil || sh.Prefix == "" || sh.Number[0] == '0' {
+		return 0, false, "not an ID of the collection's forms"
 	}
 	if !strings.EqualFold(sh.Prefix, k.name+string(k.sep)) {
-		return 0, fmt.Sprintf("of the collection %q", strings.TrimSuffix(sh.Prefix, string(k.sep)))
-	}
-	tagged := sh.NodeTag != ""
-	switch {
-	case k.kind == kindHiLo && !tagged:
-		return 0, "an identity's form, without a node tag (a mixed column)"
-	case k.kind == kindIdentity && tagged:
-		return 0, "a HiLo ID's form, with a node tag (a mixed column)"
-	case sh.Number[0] == '0':
-		return 0, "a zero-padded number (a server-side ID)"
+		return 0, false, fmt.Sprintf("of the collection %q", strings.TrimSuffix(sh.Prefix, string(k.sep)))
 	}
 	n, err := strconv.ParseInt(sh.Number, 10, 64)
 	if err != nil {
-		return 0, "a number past the largest int64"
+		return 0, false, "a number past the largest int64"
 	}
-	return n, ""
+	return n, sh.NodeTag != "", ""
 }
 
-// err is the refusal of a column that holds a key not of the form, naming the column.
+// largest is the largest number of the counter's own form, and its key.
+func (k *stringKeys) largest() (int64, string) {
+	f := k.forms[boolIndex(k.kind == kindHiLo)]
+	return f.largest, f.key
+}
+
+// err is the refusal of a column whose keys are not all of the counter's form, naming the
+// column; nil when they are.
 func (k *stringKeys) err(col adoptTable) error {
-	if k.bad == "" {
-		return nil
+	hilo, identity := k.forms[1], k.forms[0]
+	forms := fmt.Sprintf("%s%cN-TAG (HiLo) or %s%cN (identity)", k.name, k.sep, k.name, k.sep)
+	switch {
+	case k.bad != "":
+		return fmt.Errorf("%s: key %q is %s, not %s", col, shorten(k.bad), k.other, forms)
+	case hilo.count > 0 && identity.count > 0:
+		return fmt.Errorf("%s: a mixed column: %d keys like %q and %d like %q; adopt takes a column of one form", col,
+			hilo.count, shorten(hilo.first), identity.count, shorten(identity.first))
+	case k.kind == kindHiLo && identity.count > 0:
+		return fmt.Errorf("%s: keys like %q are an identity's, not HiLo tag %s's: adopt it as identity", col, shorten(identity.first), k.name)
+	case k.kind == kindIdentity && hilo.count > 0:
+		return fmt.Errorf("%s: keys like %q are a HiLo tag's, not identity %s's: adopt it as hilo", col, shorten(hilo.first), k.name)
 	}
-	return fmt.Errorf("%s: key %q is %s, not %s: this column does not continue %s %s", col, shorten(k.bad), k.other, k.form(), k.kind, k.name)
+	return nil
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // shorten keeps a hostile key's echo to a line.

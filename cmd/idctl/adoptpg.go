@@ -97,7 +97,8 @@ func readLargestKey(ctx context.Context, tx pgx.Tx, t adoptTable, sep rune) (lar
 		if err := keys.err(t); err != nil {
 			return largestKey{}, err
 		}
-		return largestKey{number: keys.largest, key: keys.key, rows: keys.rows}, nil
+		n, key := keys.largest()
+		return largestKey{number: n, key: key, rows: keys.rows}, nil
 	}
 	return largestKey{}, fmt.Errorf("%s: the column's type is %s: adopt reads integer keys (smallint, integer, bigint) or text ones (text, varchar)", t, *typ)
 }
