@@ -31,12 +31,12 @@ type adoptRow struct {
 	Table      string `json:"table"` // [schema.]table.column
 	Kind       string `json:"kind"`  // identity or hilo
 	Name       string `json:"name"`
-	Current    int64  `json:"current"`     // the counter before: an identity's value, a HiLo Max
-	Largest    int64  `json:"largest"`     // the largest key's number, 0 for an empty table
-	LargestKey string `json:"largest_key"` // that key as the table holds it
-	New        int64  `json:"new"`         // largest plus the margin
-	Raise      bool   `json:"raise"`       // New is above Current; otherwise nothing changes
-	Raised     int64  `json:"raised,omitempty"`
+	Current    int64  `json:"current"`          // the counter before: an identity's value, a HiLo Max
+	Largest    int64  `json:"largest"`          // the largest key's number, 0 for an empty table
+	LargestKey string `json:"largest_key"`      // that key as the table holds it
+	New        int64  `json:"new"`              // largest plus the margin
+	Raise      bool   `json:"raise"`            // New is above Current; otherwise nothing changes
+	Raised     int64  `json:"raised,omitempty"` // with --apply, the counter after the raise
 }
 
 func adoptCmd(fs *flag.FlagSet) func(*env, []string) error {
@@ -179,10 +179,14 @@ func printAdoption(e *env, rows []adoptRow, applied bool) error {
 			key = "(none)"
 		}
 		next := fmt.Sprint(r.New)
+		switch {
+		case !r.Raise:
+			next = fmt.Sprintf("%d (no change: %d is at or above it)", r.New, r.Current)
+		case applied:
+			next = fmt.Sprint(r.Raised) // the node's answer: above New if another raised it meanwhile
+		}
 		if r.Raise {
 			raise++
-		} else {
-			next = fmt.Sprintf("%d (no change: %d is at or above it)", r.New, r.Current)
 		}
 		fmt.Fprintf(tw, "%s\t%s %s\t%d\t%s\t%s\n", r.Table, r.Kind, r.Name, r.Current, key, next)
 	}

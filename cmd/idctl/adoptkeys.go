@@ -17,7 +17,6 @@ type stringKeys struct {
 	kind  counterKind
 	name  string
 	sep   rune
-	rows  int64
 	bad   string // the first key of no form of the collection, if any
 	other string // what that key is instead
 	// Per form, tagged (orders/17-A) or not (orders/17): how many keys, the first of them,
@@ -32,7 +31,6 @@ type keyForm struct {
 
 // add reads one key.
 func (k *stringKeys) add(key string) {
-	k.rows++
 	n, tagged, other := k.number(key)
 	if other != "" {
 		if k.bad == "" {

@@ -13,7 +13,6 @@ import (
 type largestKey struct {
 	number int64
 	key    string
-	rows   int64 // keys read, for a text column; -1 for an integer one, whose max PostgreSQL takes
 }
 
 // readLargestKeys reads every table's largest key from the PostgreSQL at dsn, in one read-only
@@ -78,11 +77,10 @@ func readLargestKey(ctx context.Context, tx pgx.Tx, t adoptTable, sep rune) (lar
 		if err := tx.QueryRow(ctx, "SELECT max("+col+")::int8 FROM "+from).Scan(&n); err != nil {
 			return largestKey{}, fmt.Errorf("%s: %w", t, err)
 		}
-		k := largestKey{rows: -1}
-		if n != nil && *n > 0 {
-			k.number, k.key = *n, fmt.Sprint(*n)
+		if n == nil || *n <= 0 {
+			return largestKey{}, nil
 		}
-		return k, nil
+		return largestKey{number: *n, key: fmt.Sprint(*n)}, nil
 	case "text", "varchar":
 		keys := &stringKeys{kind: t.kind, name: t.name, sep: sep}
 		rows, err := tx.Query(ctx, "SELECT "+col+" FROM "+from+" WHERE "+col+" IS NOT NULL")
@@ -98,7 +96,7 @@ func readLargestKey(ctx context.Context, tx pgx.Tx, t adoptTable, sep rune) (lar
 			return largestKey{}, err
 		}
 		n, key := keys.largest()
-		return largestKey{number: n, key: key, rows: keys.rows}, nil
+		return largestKey{number: n, key: key}, nil
 	}
 	return largestKey{}, fmt.Errorf("%s: the column's type is %s: adopt reads integer keys (smallint, integer, bigint) or text ones (text, varchar)", t, *typ)
 }

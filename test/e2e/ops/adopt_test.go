@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -83,6 +84,22 @@ func TestAdoptRaisesCountersAboveATablesKeys(t *testing.T) {
 			if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
 				t.Errorf("the dry run does not say %q:\n%s", want, out)
 			}
+		}
+		var report struct {
+			Applied bool `json:"applied"`
+			Tables  []struct {
+				Table      string `json:"table"`
+				LargestKey string `json:"largest_key"`
+				New        int64  `json:"new"`
+				Raise      bool   `json:"raise"`
+			} `json:"tables"`
+		}
+		if err := json.Unmarshal([]byte(e2etest.MustIdctl(t, env, adopt("--json", "--margin", "10%")...)), &report); err != nil {
+			t.Fatal(err)
+		}
+		if report.Applied || len(report.Tables) != 3 || report.Tables[2].Table != "orders.id" || report.Tables[2].LargestKey != "orders/300-A" ||
+			report.Tables[2].New != 330 || !report.Tables[2].Raise {
+			t.Errorf("adopt --json --margin 10%%: %+v", report)
 		}
 		wantCounters(t, ids, 0, 0, 0)
 	})
