@@ -2,8 +2,10 @@ package main
 
 import (
 	"math"
+	"net"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAdoptTableSpecs(t *testing.T) {
@@ -112,5 +114,41 @@ func TestAdoptRefusesBadUsageBeforeReadingAnything(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, c.msg) {
 			t.Errorf("idctl %q: exit %d, %q; want exit %d mentioning %q", c.args, code, errOut, exitUsage, c.msg)
 		}
+	}
+}
+
+// A PostgreSQL that accepts the connection and never answers holds adopt no longer than
+// --pg-timeout, and nothing is asked of the cluster (--addr has nothing behind it).
+func TestAdoptGivesUpOnASilentPostgres(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan []net.Conn)
+	go func() {
+		var conns []net.Conn // held open, unanswered, until the listener closes
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				accepted <- conns
+				return
+			}
+			conns = append(conns, conn)
+		}
+	}()
+	defer func() {
+		_ = ln.Close()
+		for _, conn := range <-accepted {
+			_ = conn.Close()
+		}
+	}()
+	start := time.Now()
+	code, _, errOut := runIdctl(t, "adopt", "--pg", "postgres://app@"+ln.Addr().String()+"/shop?sslmode=disable",
+		"--pg-timeout", "300ms", "--addr", "127.0.0.1:1", "--table", "orders.id=hilo")
+	if code != exitFail || !strings.Contains(errOut, "PostgreSQL") {
+		t.Errorf("adopt against a silent server: exit %d, %q; want exit %d naming PostgreSQL", code, errOut, exitFail)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("adopt took %v with --pg-timeout 300ms", took)
 	}
 }

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
+
+// pgCleanupTimeout bounds ending the read-only transaction and the connection.
+const pgCleanupTimeout = 5 * time.Second
 
 // largestKey is what a table's key column holds: its largest number (0 for an empty table)
 // and that key as the table holds it.
@@ -25,12 +29,19 @@ func readLargestKeys(ctx context.Context, dsn string, tables []adoptTable, sep r
 	if err != nil {
 		return nil, fmt.Errorf("PostgreSQL: %w", err)
 	}
-	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
+		_ = conn.Close(ctx)
 		return nil, fmt.Errorf("PostgreSQL: %w", err)
 	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	defer func() {
+		// The rollback and goodbye get their own bound: ctx may be over, and a server that
+		// stopped answering must not keep idctl.
+		end, cancel := context.WithTimeout(context.WithoutCancel(ctx), pgCleanupTimeout)
+		defer cancel()
+		_ = tx.Rollback(end)
+		_ = conn.Close(end)
+	}()
 	var found []largestKey
 	for _, t := range tables {
 		k, err := readLargestKey(ctx, tx, t, sep)
