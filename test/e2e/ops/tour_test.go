@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/nodeenv"
+	"github.com/idnode/idnode/test/helpers/postgres"
 )
 
 // The documentation's tours: every ```console block of a document is a tour. Its
@@ -36,7 +38,12 @@ import (
 var tourDocs = [][]string{
 	{"README.md"},
 	{"docs/tour.md", "docs/idctl.md", "docs/databases.md"},
+	{"docs/adopting-a-table.md"},
 }
+
+// tourDSN is the PostgreSQL database a tour shows (docs/adopting-a-table.md). A tour that
+// names it runs against a private server of its own, whose DSN stands in for it.
+const tourDSN = "postgres://app@127.0.0.1:5432/shop"
 
 // tourTimeout bounds one document's tours under one shell.
 const tourTimeout = 2 * time.Minute
@@ -112,7 +119,11 @@ func TestDocTours(t *testing.T) {
 						t.Skip(msg)
 					}
 				}
-				runTour(t, shell, idctl, steps)
+				dsn := ""
+				if slices.ContainsFunc(steps, func(s tourStep) bool { return strings.Contains(s.command, tourDSN) }) {
+					dsn = postgres.ForTest(t).DSN
+				}
+				runTour(t, shell, idctl, steps, dsn)
 			})
 		}
 	}
@@ -121,7 +132,7 @@ func TestDocTours(t *testing.T) {
 // toolsOf names the commands besides idctl and the shell's own that the steps run.
 func toolsOf(steps []tourStep) []string {
 	var tools []string
-	for _, tool := range []string{"curl", "grpcurl"} {
+	for _, tool := range []string{"curl", "grpcurl", "psql"} {
 		for _, s := range steps {
 			if strings.Contains(s.command, tool+" ") {
 				tools = append(tools, tool)
@@ -136,6 +147,8 @@ func installHint(tool string) string {
 	switch tool {
 	case "grpcurl":
 		return "go install github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4"
+	case "psql":
+		return "apt-get install postgresql-client"
 	default:
 		return "apt-get install " + tool
 	}
@@ -146,16 +159,19 @@ func installHint(tool string) string {
 const tourStepMark = "@@tour-step"
 
 // runTour starts a fresh node and runs steps in one shell process, each step's output followed
-// by a mark with its exit status, then compares each step's output with the document's.
-func runTour(t *testing.T, shell, idctl string, steps []tourStep) {
+// by a mark with its exit status, then compares each step's output with the document's. dsn,
+// if not empty, is the PostgreSQL that stands in for tourDSN.
+func runTour(t *testing.T, shell, idctl string, steps []tourStep, dsn string) {
 	httpAddr := loopback.FreeAddr(t)
 	p := e2etest.StartNode(t, e2etest.NodeOpts{HTTPAddr: httpAddr})
 	p.WaitServing(e2etest.ServeTimeout)
 	// The docs show the defaults; the node has its own ports.
-	toNode := strings.NewReplacer(
-		"127.0.0.1:7070", p.GRPCAddr, "localhost:7070", p.GRPCAddr,
-		"127.0.0.1:7080", httpAddr, "localhost:7080", httpAddr)
-	fromNode := strings.NewReplacer(p.GRPCAddr, "127.0.0.1:7070", httpAddr, "127.0.0.1:7080", p.RaftAddr, "127.0.0.1:7100")
+	to := []string{"127.0.0.1:7070", p.GRPCAddr, "localhost:7070", p.GRPCAddr, "127.0.0.1:7080", httpAddr, "localhost:7080", httpAddr}
+	from := []string{p.GRPCAddr, "127.0.0.1:7070", httpAddr, "127.0.0.1:7080", p.RaftAddr, "127.0.0.1:7100"}
+	if dsn != "" {
+		to, from = append([]string{tourDSN, dsn}, to...), append([]string{dsn, tourDSN}, from...)
+	}
+	toNode, fromNode := strings.NewReplacer(to...), strings.NewReplacer(from...)
 
 	dir := t.TempDir()
 	// The docs run ./idctl after building it into the working directory.
