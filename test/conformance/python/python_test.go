@@ -48,6 +48,7 @@ func TestPythonClient(t *testing.T) {
 	for i, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
 			t.Log(string(runs[i].out))
+			t.Logf("pytest %s: %v", strings.Join(g.args, " "), runs[i].took.Round(100*time.Millisecond))
 			if runs[i].timedOut {
 				t.Fatalf("%s %s: still running after %v", py, strings.Join(runs[i].args, " "), conformancetest.RunTimeout)
 			}
@@ -58,12 +59,14 @@ func TestPythonClient(t *testing.T) {
 	}
 }
 
-// pytestRun is one pytest process that ended: its arguments, its output and how it ended.
+// pytestRun is one pytest process that ended: its arguments, its output, how it ended and
+// how long it took.
 type pytestRun struct {
 	args     []string
 	out      []byte
 	err      error
 	timedOut bool
+	took     time.Duration
 }
 
 // runPytest runs py with args in dir under env, bounded by conformancetest.RunTimeout. The
@@ -75,8 +78,9 @@ func runPytest(dir string, env []string, py string, args []string) pytestRun {
 	cmd := exec.CommandContext(ctx, py, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.WaitDelay = 10 * time.Second
+	began := time.Now()
 	out, err := cmd.CombinedOutput()
-	return pytestRun{args: args, out: out, err: err, timedOut: ctx.Err() != nil}
+	return pytestRun{args: args, out: out, err: err, timedOut: ctx.Err() != nil, took: time.Since(began)}
 }
 
 // A pytest process spends most of its time waiting on the nodes it starts and on PostgreSQL
