@@ -3,10 +3,11 @@
 // in a file, and later ranks the slowest packages and tests of the runs that file holds.
 //
 //	testreport run -events FILE [-C DIR] -- [go test flags] [packages]
-//	testreport slowest [-n N] FILE
+//	testreport slowest [-n N] FILE...
 //
 // run appends those events to FILE and exits with go test's exit status, whatever happens to
-// the file; slowest prints the N (10) slowest packages and top-level tests.
+// the file; slowest prints the N (10) slowest packages and top-level tests of all the FILEs
+// (.ci/run keeps one per go test run it starts, as two run at once).
 package main
 
 import (
@@ -22,7 +23,7 @@ import (
 )
 
 const usage = `usage: testreport run -events FILE [-C DIR] -- [go test flags] [packages]
-       testreport slowest [-n N] FILE`
+       testreport slowest [-n N] FILE...`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -120,28 +121,38 @@ func exitStatus(err error) int {
 	}
 }
 
-// slowest prints the slowest packages and tests of the events in the file args name.
+// slowest prints the slowest packages and tests of the events in the files args name.
 func slowest(args []string) {
 	fs := flag.NewFlagSet("testreport slowest", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	n := fs.Int("n", 10, "how many packages and tests to show")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || *n < 1 {
+	if err := fs.Parse(args); err != nil || fs.NArg() < 1 || *n < 1 {
 		fail(usage)
 	}
-	f, err := os.Open(fs.Arg(0))
-	if err != nil {
+	var timings testjson.Timings
+	for _, name := range fs.Args() {
+		if err := readTimings(name, &timings); err != nil {
+			fail(fmt.Sprintf("testreport: %v", err))
+		}
+	}
+	if err := timings.WriteSlowest(os.Stdout, *n); err != nil {
 		fail(fmt.Sprintf("testreport: %v", err))
 	}
+}
+
+// readTimings adds the events of the file name to timings.
+func readTimings(name string, timings *testjson.Timings) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
 	defer f.Close()
-	var timings testjson.Timings
 	if err := testjson.Read(f, func(e testjson.Event, ok bool, _ []byte) {
 		if ok {
 			timings.Event(e)
 		}
 	}); err != nil {
-		fail(fmt.Sprintf("testreport: %s: %v", fs.Arg(0), err))
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if err := timings.WriteSlowest(os.Stdout, *n); err != nil {
-		fail(fmt.Sprintf("testreport: %v", err))
-	}
+	return nil
 }
