@@ -131,6 +131,9 @@ func (s *S3) describe(op string, err error) error {
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("%s: %s: %w", s, op, err)
 		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%s: %s: %w: no answer within %v (check the address and the port): %w", s, op, ErrUnreachable, s.cfg.timeout(), err)
+		}
 		return fmt.Errorf("%s: %s: %w (check the address, the port and whether it speaks TLS): %w", s, op, ErrUnreachable, err)
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidToken", "ExpiredToken":
 		return fmt.Errorf("%s: %s: %w: %s: %s", s, op, ErrCredentials, resp.Code, resp.Message)
