@@ -113,7 +113,7 @@ func (d *Dir) List(ctx context.Context) ([]Object, error) {
 		out = append(out, Object{Name: e.Name(), Size: info.Size(), Modified: info.ModTime()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, ctx.Err()
+	return out, nil
 }
 
 // Open opens the file name.
