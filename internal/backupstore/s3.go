@@ -36,12 +36,12 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	s := &S3{client: client, cfg: cfg, prefix: cfg.prefix()}
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
-	ok, err := client.BucketExists(ctx, cfg.Bucket)
-	if err != nil {
-		return nil, s.describe("check the bucket", err)
-	}
-	if !ok {
-		return nil, fmt.Errorf("%s: the bucket does not exist (create it first)", s)
+	// A listing, not a HEAD of the bucket: an answer to HEAD has no body, so a refusal would
+	// come without the service's reason (SignatureDoesNotMatch, InvalidAccessKeyId).
+	// The first answer is enough; cancel ends the listing's goroutine.
+	first, ok := <-client.ListObjects(ctx, cfg.Bucket, minio.ListObjectsOptions{Prefix: s.prefix, MaxKeys: 1})
+	if ok && first.Err != nil {
+		return nil, s.describe("check the bucket", first.Err)
 	}
 	return s, nil
 }
@@ -138,7 +138,7 @@ func (s *S3) describe(op string, err error) error {
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidToken", "ExpiredToken":
 		return fmt.Errorf("%s: %s: %w: %s: %s", s, op, ErrCredentials, resp.Code, resp.Message)
 	case minio.NoSuchBucket:
-		return fmt.Errorf("%s: %s: the bucket does not exist: %w", s, op, err)
+		return fmt.Errorf("%s: %s: the bucket does not exist (create it first): %w", s, op, err)
 	}
 	return fmt.Errorf("%s: %s: %s: %w", s, op, resp.Code, err)
 }

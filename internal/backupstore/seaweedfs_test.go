@@ -62,7 +62,9 @@ func sharedS3Server(t *testing.T) *s3Server {
 	seaweedfs.once.Do(func() {
 		// A start-up that ends this test (FreePort's t.Fatal) leaves this error for the others.
 		seaweedfs.err = errors.New("SeaweedFS failed to start in an earlier test")
+		start := time.Now()
 		seaweedfs.srv, seaweedfs.err = startSeaweedFS(t, bin)
+		t.Logf("SeaweedFS's S3 gateway answered %v after its start", time.Since(start).Round(time.Millisecond))
 	})
 	if seaweedfs.err != nil {
 		t.Fatalf("starting SeaweedFS: %v", seaweedfs.err)
@@ -100,15 +102,24 @@ func startSeaweedFS(t *testing.T, bin string) (*s3Server, error) {
 		return nil, err
 	}
 	port := func() string { return strconv.Itoa(loopback.FreePort(t)) }
+	// weed mini makes a unix socket in /tmp, whatever TMPDIR says, for each gRPC port, and
+	// leaves it when killed: the test removes them.
+	var grpcSockets []string
+	grpcPort := func(service string) string {
+		p := port()
+		grpcSockets = append(grpcSockets, "/tmp/seaweedfs-"+service+"-grpc-"+p+".sock")
+		return p
+	}
 	s3Port := port()
 	args := []string{"mini",
 		"-dir=" + filepath.Join(dir, "data"), "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
-		"-master.port=" + port(), "-master.port.grpc=" + port(), "-master.telemetry=false",
-		"-volume.port=" + port(), "-volume.port.grpc=" + port(),
-		"-filer.port=" + port(), "-filer.port.grpc=" + port(), "-filer.localSocket=" + filepath.Join(dir, "filer.sock"),
-		"-s3.port=" + s3Port, "-s3.port.grpc=" + port(), "-s3.localSocket=" + filepath.Join(dir, "s3.sock"),
+		"-master.port=" + port(), "-master.port.grpc=" + grpcPort("master"), "-master.telemetry=false",
+		"-volume.port=" + port(), "-volume.port.grpc=" + grpcPort("volume"),
+		"-filer.port=" + port(), "-filer.port.grpc=" + grpcPort("filer"), "-filer.localSocket=" + filepath.Join(dir, "filer.sock"),
+		"-s3.port=" + s3Port, "-s3.port.grpc=" + grpcPort("s3"), "-s3.localSocket=" + filepath.Join(dir, "s3.sock"),
 		"-s3.port.iceberg=0", "-s3.port.lance=0", "-s3.config=" + configPath,
-		"-webdav=false", "-admin.ui=false",
+		"-admin.ui=false", "-admin.port=" + port(), "-admin.port.grpc=" + grpcPort("admin"), "-admin.port.legacy=0",
+		"-webdav=false",
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o700); err != nil {
 		return nil, err
@@ -130,6 +141,9 @@ func startSeaweedFS(t *testing.T, bin string) (*s3Server, error) {
 			fmt.Fprintf(os.Stderr, "SeaweedFS (pid %d) not reaped %v after SIGKILL\n", cmd.Process.Pid, seaweedfsStopTimeout)
 		}
 		_ = os.RemoveAll(dir)
+		for _, sock := range grpcSockets {
+			_ = os.Remove(sock)
+		}
 	}
 	srv := &s3Server{Endpoint: "127.0.0.1:" + s3Port}
 	client, err := minio.New(srv.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(testAccessKey, testSecretKey, ""), Region: "us-east-1"})
