@@ -22,6 +22,38 @@ func testContract(t *testing.T, newStore func(t *testing.T) testStore) {
 	t.Run("RoundTrip", func(t *testing.T) { testRoundTrip(t, newStore(t)) })
 	t.Run("TruncatedObjectFailsItsSum", func(t *testing.T) { testTruncated(t, newStore(t)) })
 	t.Run("BadNamesRefused", func(t *testing.T) { testBadNames(t, newStore(t)) })
+	t.Run("FailedPutLeavesNothing", func(t *testing.T) { testFailedPut(t, newStore(t)) })
+}
+
+// A Put whose stream breaks leaves no object, not a part of one, even past the first part of
+// a multipart upload.
+func testFailedPut(t *testing.T, s testStore) {
+	ctx := context.Background()
+	broken := errors.New("the backup stream broke")
+	_, err := s.Put(ctx, "x.backup", &failingReader{data: make([]byte, partSize+1), err: broken})
+	if !errors.Is(err, broken) {
+		t.Fatalf("Put: %v; want the reader's error", err)
+	}
+	if list, err := s.List(ctx); err != nil || len(list) != 0 {
+		t.Fatalf("List after a failed Put: %v, %v; want nothing", list, err)
+	}
+	if _, err := s.Open(ctx, "x.backup"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Open after a failed Put: %v; want ErrNotFound", err)
+	}
+}
+
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
 }
 
 func testRoundTrip(t *testing.T, s testStore) {

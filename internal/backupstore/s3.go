@@ -7,7 +7,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/minio/minio-go/v7"
 )
@@ -141,12 +140,4 @@ func (s *S3) describe(op string, err error) error {
 		return fmt.Errorf("%s: %s: the bucket does not exist (create it first): %w", s, op, err)
 	}
 	return fmt.Errorf("%s: %s: %s: %w", s, op, resp.Code, err)
-}
-
-// timeoutOr is d, or def when d is not set.
-func timeoutOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }

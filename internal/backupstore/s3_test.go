@@ -157,3 +157,20 @@ func TestS3UnreachableEndpoint(t *testing.T) {
 		t.Logf("%s: refused in %v: %v", what, took.Round(time.Millisecond), err)
 	}
 }
+
+// A Put whose stream breaks after its first part leaves no upload behind, whose parts the
+// bucket would keep (and bill) until a lifecycle rule removed them.
+func TestS3FailedPutAbortsItsUpload(t *testing.T) {
+	s := newTestS3(t).Store.(*S3)
+	ctx := context.Background()
+	broken := errors.New("the backup stream broke")
+	if _, err := s.Put(ctx, "x.backup", &failingReader{data: make([]byte, partSize+1), err: broken}); !errors.Is(err, broken) {
+		t.Fatalf("Put: %v; want the reader's error", err)
+	}
+	for u := range s.client.ListIncompleteUploads(ctx, s.cfg.Bucket, s.prefix, true) {
+		if u.Err != nil {
+			t.Fatal(u.Err)
+		}
+		t.Errorf("an upload is left: %s (%s)", u.Key, u.UploadID)
+	}
+}

@@ -129,3 +129,11 @@ func (c S3Config) transport() (*http.Transport, error) {
 	}
 	return t, nil
 }
+
+// timeoutOr is d, or def when d is not set.
+func timeoutOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
