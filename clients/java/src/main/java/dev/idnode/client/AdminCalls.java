@@ -19,9 +19,9 @@ import java.io.OutputStream;
  * close, and is as thread-safe.
  */
 public final class AdminCalls {
-  private final AsyncIdnodeClient async;
+  private final AsyncAdminCalls async;
 
-  AdminCalls(AsyncIdnodeClient async) {
+  AdminCalls(AsyncAdminCalls async) {
     this.async = async;
   }
 
@@ -70,7 +70,7 @@ public final class AdminCalls {
   }
 
   /**
-   * Writes a backup to {@code out} (an admin call; see {@link AsyncIdnodeClient#backup}).
+   * Writes a backup to {@code out} (an admin call; see {@link AsyncAdminCalls#backup}).
    *
    * @param out where the backup goes, not closed
    * @return who took it, what it covers and its size
@@ -80,7 +80,7 @@ public final class AdminCalls {
   }
 
   /**
-   * Restores a backup from {@code in} (an admin call; see {@link AsyncIdnodeClient#restore}).
+   * Restores a backup from {@code in} (an admin call; see {@link AsyncAdminCalls#restore}).
    *
    * @param in the backup, not closed
    * @return what was raised and what the backup held
@@ -91,7 +91,7 @@ public final class AdminCalls {
 
   /**
    * Restores a backup from {@code in}, the margin {@code ahead} above its values (an admin call;
-   * see {@link AsyncIdnodeClient#restore(InputStream, RestoreMargin)}).
+   * see {@link AsyncAdminCalls#restore(InputStream, RestoreMargin)}).
    *
    * @param in the backup, not closed
    * @param ahead the margin; {@code RestoreMargin.getDefaultInstance()} for none

@@ -4,22 +4,14 @@ import dev.idnode.client.Transport.Route;
 import dev.idnode.v1.ClusterServiceGrpc;
 import dev.idnode.v1.AddNodeRequest;
 import dev.idnode.v1.AddNodeResponse;
-import dev.idnode.v1.ClusterVersionRequest;
 import dev.idnode.v1.ClusterVersionResponse;
-import dev.idnode.v1.DeleteDatabaseRequest;
-import dev.idnode.v1.ReleaseOwnerRequest;
-import dev.idnode.v1.RemoveNodeRequest;
 import dev.idnode.v1.RestoreMargin;
 import dev.idnode.v1.RestoreResponse;
-import dev.idnode.v1.SetClusterVersionRequest;
-import dev.idnode.v1.TransferLeadershipRequest;
 import dev.idnode.v1.IdServiceGrpc;
 import dev.idnode.v1.AcquireWorkerRequest;
 import dev.idnode.v1.ClaimRequest;
 import dev.idnode.v1.CreateDatabaseRequest;
-import dev.idnode.v1.CreateKeyRequest;
 import dev.idnode.v1.CreateSeriesRequest;
-import dev.idnode.v1.DeleteKeyRequest;
 import dev.idnode.v1.ExplainRequest;
 import dev.idnode.v1.MakeOpaqueRequest;
 import dev.idnode.v1.OpaqueStatus;
@@ -27,15 +19,11 @@ import dev.idnode.v1.ExplainResponse;
 import dev.idnode.v1.GenerateRequest;
 import dev.idnode.v1.GetClaimsRequest;
 import dev.idnode.v1.IssueRequest;
-import dev.idnode.v1.JournalRequest;
 import dev.idnode.v1.KeyStatus;
-import dev.idnode.v1.ListDatabasesRequest;
 import dev.idnode.v1.DatabaseStatus;
 import dev.idnode.v1.ListHiLoRequest;
 import dev.idnode.v1.ListHiLoResponse;
 import dev.idnode.v1.ListIdentitiesRequest;
-import dev.idnode.v1.ListKeysRequest;
-import dev.idnode.v1.ListSeriesRequest;
 import dev.idnode.v1.ListWorkersRequest;
 import dev.idnode.v1.ListWorkersResponse;
 import dev.idnode.v1.NextHiLoRequest;
@@ -49,22 +37,15 @@ import dev.idnode.v1.SeedHiLoRequest;
 import dev.idnode.v1.SeedIdentityRequest;
 import dev.idnode.v1.Series;
 import dev.idnode.v1.SeriesEntry;
-import dev.idnode.v1.StatusRequest;
 import dev.idnode.v1.StatusResponse;
-import dev.idnode.v1.VerifySeriesRequest;
 import dev.idnode.v1.VerifySeriesResponse;
 import dev.idnode.v1.VoidRequest;
-import dev.idnode.v1.WhoAmIRequest;
 import dev.idnode.v1.WhoAmIResponse;
 import dev.idnode.v1.WorkerLease;
-import dev.idnode.v1.SeriesServiceGrpc;
 import io.grpc.Deadline;
 import io.grpc.MethodDescriptor;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,6 +58,9 @@ import java.util.concurrent.CompletableFuture;
  * {@link CompletableFuture} that fails with an {@link IdnodeException}. Get one with
  * {@link IdnodeClient#async()}; it shares the client's connections, so closing the client ends
  * it too. Futures complete on gRPC's threads: chain heavy work with the {@code *Async} stages.
+ * As on {@link IdnodeClient}, the view keeps the data path and reaches the calls that run the
+ * cluster through its parts: {@link #admin()}, {@link #series()}, {@link #databases()} and
+ * {@link #workers()}.
  *
  * <p>Every call fails over as {@link IdnodeClient} describes, within the deadline this view was
  * made with ({@link #withDeadline}).
@@ -87,12 +71,20 @@ public final class AsyncIdnodeClient {
   private final char separator;
   /** Concurrent single identities, shared by every view of the client (IdentityFold). */
   private final IdentityFold fold;
+  private final AsyncAdminCalls admin;
+  private final AsyncSeriesCalls series;
+  private final AsyncDatabaseCalls databases;
+  private final AsyncWorkerCalls workers;
 
   AsyncIdnodeClient(Transport transport, Duration deadline, char separator) {
     this.transport = transport;
     this.deadline = deadline;
     this.separator = separator;
     this.fold = new IdentityFold(this::sendFolded, transport.timer());
+    this.admin = new AsyncAdminCalls(this);
+    this.series = new AsyncSeriesCalls(this);
+    this.databases = new AsyncDatabaseCalls(this);
+    this.workers = new AsyncWorkerCalls(this);
   }
 
   private AsyncIdnodeClient(AsyncIdnodeClient from, Duration deadline) {
@@ -100,6 +92,10 @@ public final class AsyncIdnodeClient {
     this.deadline = deadline;
     this.separator = from.separator;
     this.fold = from.fold;
+    this.admin = new AsyncAdminCalls(this);
+    this.series = new AsyncSeriesCalls(this);
+    this.databases = new AsyncDatabaseCalls(this);
+    this.workers = new AsyncWorkerCalls(this);
   }
 
   /**
@@ -125,6 +121,31 @@ public final class AsyncIdnodeClient {
 
   Transport transport() {
     return transport;
+  }
+
+  /**
+   * The calls that run the cluster: status, members, leadership, backups, cluster version and
+   * {@code releaseOwner}.
+   *
+   * @return the part, sharing this view's connections and deadline
+   */
+  public AsyncAdminCalls admin() {
+    return admin;
+  }
+
+  /** The fiscal series' calls. @return the part, sharing this view's connections and deadline */
+  public AsyncSeriesCalls series() {
+    return series;
+  }
+
+  /** The calls that manage databases and API keys. @return the part, sharing this view's connections and deadline */
+  public AsyncDatabaseCalls databases() {
+    return databases;
+  }
+
+  /** The worker leases' calls. @return the part, sharing this view's connections and deadline */
+  public AsyncWorkerCalls workers() {
+    return workers;
   }
 
   /**
@@ -409,45 +430,51 @@ public final class AsyncIdnodeClient {
   }
 
   /**
-   * Leases a worker ID for minting numeric IDs (see {@link NumericGenerator}). Without a
-   * request id it gets one, so a retry after a lost answer gets the same lease.
+   * Forwards to {@link AsyncWorkerCalls#acquire}.
    *
-   * @param request the request
-   * @return the lease
+   * @param request see {@link AsyncWorkerCalls#acquire}
+   * @return see {@link AsyncWorkerCalls#acquire}
+   * @deprecated use {@code async.workers().acquire}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<WorkerLease> acquireWorker(AcquireWorkerRequest request) {
-    AcquireWorkerRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
-    return call(Route.LEADER, IdServiceGrpc.getAcquireWorkerMethod(), req);
+    return this.workers.acquire(request);
   }
 
   /**
-   * Extends a worker lease; {@code FAILED_PRECONDITION} means the worker went to another holder.
+   * Forwards to {@link AsyncWorkerCalls#renew}.
    *
-   * @param request the request
-   * @return the renewed lease
+   * @param request see {@link AsyncWorkerCalls#renew}
+   * @return see {@link AsyncWorkerCalls#renew}
+   * @deprecated use {@code async.workers().renew}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<WorkerLease> renewWorker(RenewWorkerRequest request) {
-    return call(Route.LEADER, IdServiceGrpc.getRenewWorkerMethod(), request);
+    return this.workers.renew(request);
   }
 
   /**
-   * Ends a worker lease now.
+   * Forwards to {@link AsyncWorkerCalls#release}.
    *
-   * @param request the request
-   * @return completes when released
+   * @param request see {@link AsyncWorkerCalls#release}
+   * @return see {@link AsyncWorkerCalls#release}
+   * @deprecated use {@code async.workers().release}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<Void> releaseWorker(ReleaseWorkerRequest request) {
-    return call(Route.LEADER, IdServiceGrpc.getReleaseWorkerMethod(), request).thenApply(r -> null);
+    return this.workers.release(request);
   }
 
   /**
-   * One page of the database's workers.
+   * Forwards to {@link AsyncWorkerCalls#list}.
    *
-   * @param request the page wanted
-   * @return the page
+   * @param request see {@link AsyncWorkerCalls#list}
+   * @return see {@link AsyncWorkerCalls#list}
+   * @deprecated use {@code async.workers().list}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<ListWorkersResponse> listWorkers(ListWorkersRequest request) {
-    return call(Route.LEADER, IdServiceGrpc.getListWorkersMethod(), request);
+    return this.workers.list(request);
   }
 
   /**
@@ -477,130 +504,111 @@ public final class AsyncIdnodeClient {
   }
 
   /**
-   * Creates a fiscal series (an admin key's call once the cluster has keys). Without a request
-   * id it gets one, so a retry returns the series rather than {@code ALREADY_EXISTS}.
+   * Forwards to {@link AsyncSeriesCalls#create}.
    *
-   * @param request the series
-   * @return the series created
+   * @param request see {@link AsyncSeriesCalls#create}
+   * @return see {@link AsyncSeriesCalls#create}
+   * @deprecated use {@code async.series().create}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<Series> createSeries(CreateSeriesRequest request) {
-    CreateSeriesRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
-    return call(Route.LEADER, SeriesServiceGrpc.getCreateSeriesMethod(), req).thenApply(r -> r.getSeries());
+    return this.series.create(request);
   }
 
-  /** The database's series and where each stands. @return the series */
+  /**
+   * Forwards to {@link AsyncSeriesCalls#list}.
+   *
+   * @return see {@link AsyncSeriesCalls#list}
+   * @deprecated use {@code async.series().list}; this forward goes in the next release
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<List<Series>> listSeries() {
-    return call(Route.LEADER, SeriesServiceGrpc.getListSeriesMethod(), ListSeriesRequest.getDefaultInstance())
-        .thenApply(r -> List.copyOf(r.getSeriesList()));
+    return this.series.list();
   }
 
   /**
-   * Issues the next number of a series to a document. Give every document its own request id,
-   * kept with it before the call: calling again with it after a crash answers the same number.
-   * Without one the client makes one, which covers its own retries only.
+   * Forwards to {@link AsyncSeriesCalls#issue}.
    *
-   * @param request the request
-   * @return the journal entry ({@code getId()} is the number as printed)
+   * @param request see {@link AsyncSeriesCalls#issue}
+   * @return see {@link AsyncSeriesCalls#issue}
+   * @deprecated use {@code async.series().issue}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<SeriesEntry> issue(IssueRequest request) {
-    IssueRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
-    return call(Route.LEADER, SeriesServiceGrpc.getIssueMethod(), req).thenApply(r -> r.getEntry());
+    return this.series.issue(request);
   }
 
   /**
-   * Records a number as void, with a reason.
+   * Forwards to {@link AsyncSeriesCalls#voidNumber}.
    *
-   * @param request the request
-   * @return the journal entry
+   * @param request see {@link AsyncSeriesCalls#voidNumber}
+   * @return see {@link AsyncSeriesCalls#voidNumber}
+   * @deprecated use {@code async.series().voidNumber}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<SeriesEntry> voidNumber(VoidRequest request) {
-    try {
-      Validation.nonNegative("number", request.getNumber());
-      VoidRequest req = request.getRequestId().isEmpty() ? request.toBuilder().setRequestId(newRequestId()).build() : request;
-      return call(Route.LEADER, SeriesServiceGrpc.getVoidMethod(), req).thenApply(r -> r.getEntry());
-    } catch (IdnodeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return this.series.voidNumber(request);
   }
 
   /**
-   * Recomputes a series' hash chain and numbering on the leader.
+   * Forwards to {@link AsyncSeriesCalls#verify}.
    *
-   * @param series the series
-   * @return the verdict, with the first break
+   * @param series see {@link AsyncSeriesCalls#verify}
+   * @return see {@link AsyncSeriesCalls#verify}
+   * @deprecated use {@code async.series().verify}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<VerifySeriesResponse> verifySeries(String series) {
-    return call(Route.LEADER, SeriesServiceGrpc.getVerifySeriesMethod(), VerifySeriesRequest.newBuilder().setSeries(series).build());
+    return this.series.verify(series);
   }
 
   /**
-   * A series' journal entries from seq {@code from} to seq {@code to} (0: the end). A stream
-   * cut short is resumed after the last entry received, on another node if need be.
+   * Forwards to {@link AsyncSeriesCalls#journal}.
    *
-   * @param series the series
-   * @param from the first seq, 0 or 1 for the start
-   * @param to the last seq, 0 for the end
-   * @return the entries, in order
+   * @param series see {@link AsyncSeriesCalls#journal}
+   * @param from see {@link AsyncSeriesCalls#journal}
+   * @param to see {@link AsyncSeriesCalls#journal}
+   * @return see {@link AsyncSeriesCalls#journal}
+   * @deprecated use {@code async.series().journal}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<List<SeriesEntry>> journal(String series, long from, long to) {
-    try {
-      Validation.nonNegative("from", from);
-      Validation.nonNegative("to", to);
-    } catch (IdnodeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    List<SeriesEntry> out = new ArrayList<>();
-    return transport.call(transport.order(Route.LEADER), (channel, options, node) -> {
-      long next = out.isEmpty() ? from : out.get(out.size() - 1).getSeq() + 1;
-      JournalRequest req = JournalRequest.newBuilder().setSeries(series).setFromSeq(next).setToSeq(to).build();
-      CompletableFuture<Void> done = new CompletableFuture<>();
-      ClientCalls.asyncServerStreamingCall(channel.newCall(SeriesServiceGrpc.getJournalMethod(), options), req,
-          new StreamObserver<SeriesEntry>() {
-            @Override
-            public void onNext(SeriesEntry e) {
-              synchronized (out) {
-                out.add(e);
-              }
-            }
-
-            @Override
-            public void onError(Throwable t) {
-              done.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-              done.complete(null);
-            }
-          });
-      return done;
-    }, deadlineNow(), false).thenApply(a -> List.copyOf(out));
+    return this.series.journal(series, from, to);
   }
 
   /**
-   * The cluster as the answering node sees it.
+   * Forwards to {@link AsyncAdminCalls#status}.
    *
-   * @param consistent confirm leadership with a quorum first, so the answer is not stale
-   * @return the status
+   * @param consistent see {@link AsyncAdminCalls#status}
+   * @return see {@link AsyncAdminCalls#status}
+   * @deprecated use {@code async.admin().status}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<StatusResponse> status(boolean consistent) {
-    return call(Route.ANY, ClusterServiceGrpc.getStatusMethod(), StatusRequest.newBuilder().setConsistent(consistent).build());
-  }
-
-  /** What the node makes of this client's credentials. @return the answer */
-  public CompletableFuture<WhoAmIResponse> whoAmI() {
-    return call(Route.ANY, ClusterServiceGrpc.getWhoAmIMethod(), WhoAmIRequest.getDefaultInstance());
+    return this.admin.status(consistent);
   }
 
   /**
-   * Creates a database (an admin call). Tried on another node only when the first certainly
-   * did nothing.
+   * Forwards to {@link AsyncAdminCalls#whoAmI}.
    *
-   * @param request the database and its limits
-   * @return completes when created
+   * @return see {@link AsyncAdminCalls#whoAmI}
+   * @deprecated use {@code async.admin().whoAmI}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
+  public CompletableFuture<WhoAmIResponse> whoAmI() {
+    return this.admin.whoAmI();
+  }
+
+  /**
+   * Forwards to {@link AsyncDatabaseCalls#create}.
+   *
+   * @param request see {@link AsyncDatabaseCalls#create}
+   * @return see {@link AsyncDatabaseCalls#create}
+   * @deprecated use {@code async.databases().create}; this forward goes in the next release
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<Void> createDatabase(CreateDatabaseRequest request) {
-    return transport.unary(Route.ANY, ClusterServiceGrpc.getCreateDatabaseMethod(), request, deadlineNow(), true).thenApply(a -> null);
+    return this.databases.create(request);
   }
 
   /**
@@ -623,187 +631,181 @@ public final class AsyncIdnodeClient {
     return call(Route.LEADER, ClusterServiceGrpc.getMakeOpaqueMethod(), req);
   }
 
-  /** The databases, {@code default} among them. @return the databases */
+  /**
+   * Forwards to {@link AsyncDatabaseCalls#list}.
+   *
+   * @return see {@link AsyncDatabaseCalls#list}
+   * @deprecated use {@code async.databases().list}; this forward goes in the next release
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<List<DatabaseStatus>> listDatabases() {
-    return call(Route.ANY, ClusterServiceGrpc.getListDatabasesMethod(), ListDatabasesRequest.getDefaultInstance())
-        .thenApply(r -> List.copyOf(r.getDatabasesList()));
+    return this.databases.list();
   }
 
   /**
-   * Makes an API key (an admin call); the secret is shown only this once. Not tried again once
-   * a node may have made it.
+   * Forwards to {@link AsyncDatabaseCalls#createKey}.
    *
-   * @param database the key's database
-   * @param role {@code reader}, {@code writer} or {@code admin}
-   * @return the key's id and secret
+   * @param database see {@link AsyncDatabaseCalls#createKey}
+   * @param role see {@link AsyncDatabaseCalls#createKey}
+   * @return see {@link AsyncDatabaseCalls#createKey}
+   * @deprecated use {@code async.databases().createKey}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<ApiKey> createKey(String database, String role) {
-    CreateKeyRequest req = CreateKeyRequest.newBuilder().setDatabase(database).setRole(role).build();
-    return transport.unary(Route.ANY, ClusterServiceGrpc.getCreateKeyMethod(), req, deadlineNow(), true)
-        .thenApply(a -> new ApiKey(a.value().getId(), a.value().getKey()));
+    return this.databases.createKey(database, role);
   }
 
   /**
-   * Deletes an API key (an admin call).
+   * Forwards to {@link AsyncDatabaseCalls#deleteKey}.
    *
-   * @param id the key's id
-   * @return completes when deleted
+   * @param id see {@link AsyncDatabaseCalls#deleteKey}
+   * @return see {@link AsyncDatabaseCalls#deleteKey}
+   * @deprecated use {@code async.databases().deleteKey}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<Void> deleteKey(String id) {
-    return transport.unary(Route.ANY, ClusterServiceGrpc.getDeleteKeyMethod(), DeleteKeyRequest.newBuilder().setId(id).build(), deadlineNow(), true)
-        .thenApply(a -> null);
+    return this.databases.deleteKey(id);
   }
 
-  /** The API keys, without their secrets (an admin call). @return the keys */
+  /**
+   * Forwards to {@link AsyncDatabaseCalls#listKeys}.
+   *
+   * @return see {@link AsyncDatabaseCalls#listKeys}
+   * @deprecated use {@code async.databases().listKeys}; this forward goes in the next release
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<List<KeyStatus>> listKeys() {
-    return call(Route.ANY, ClusterServiceGrpc.getListKeysMethod(), ListKeysRequest.getDefaultInstance())
-        .thenApply(r -> List.copyOf(r.getKeysList()));
+    return this.databases.listKeys();
   }
 
   /**
-   * Deletes a database (an admin call): its calls are refused with {@code NOT_FOUND} after.
-   * Without {@code force} it is refused while the database has counters. Tried on another node
-   * only when the first certainly did nothing.
+   * Forwards to {@link AsyncDatabaseCalls#delete}.
    *
-   * @param name the database
-   * @param force delete it although it has counters (they stay as floors)
-   * @return completes when deleted
+   * @param name see {@link AsyncDatabaseCalls#delete}
+   * @param force see {@link AsyncDatabaseCalls#delete}
+   * @return see {@link AsyncDatabaseCalls#delete}
+   * @deprecated use {@code async.databases().delete}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<Void> deleteDatabase(String name, boolean force) {
-    DeleteDatabaseRequest req = DeleteDatabaseRequest.newBuilder().setName(name).setForce(force).build();
-    return transport.unary(Route.ANY, ClusterServiceGrpc.getDeleteDatabaseMethod(), req, deadlineNow(), true).thenApply(a -> null);
+    return this.databases.delete(name, force);
   }
 
   /**
-   * Gives back every ID {@code owner} claimed in the client's database (cluster version 2).
+   * Forwards to {@link AsyncAdminCalls#releaseOwner}.
    *
-   * @param owner the holder
-   * @return how many were released
+   * @param owner see {@link AsyncAdminCalls#releaseOwner}
+   * @return see {@link AsyncAdminCalls#releaseOwner}
+   * @deprecated use {@code async.admin().releaseOwner}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<Long> releaseOwner(String owner) {
-    return call(Route.LEADER, IdServiceGrpc.getReleaseOwnerMethod(), ReleaseOwnerRequest.newBuilder().setOwner(owner).build())
-        .thenApply(r -> r.getReleased());
+    return this.admin.releaseOwner(owner);
   }
 
   /**
-   * Registers a node and makes it a Raft member (an admin call). An empty tag lets the cluster
-   * assign the next free one; the answer names it. Tried on another node only when the first
-   * certainly did nothing: repeated after a lost answer, it would find its addresses taken.
+   * Forwards to {@link AsyncAdminCalls#addNode}.
    *
-   * @param request the node's tag, addresses and whether it votes
-   * @return the node as registered
+   * @param request see {@link AsyncAdminCalls#addNode}
+   * @return see {@link AsyncAdminCalls#addNode}
+   * @deprecated use {@code async.admin().addNode}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<AddNodeResponse> addNode(AddNodeRequest request) {
-    return transport.unary(Route.ANY, ClusterServiceGrpc.getAddNodeMethod(), request, deadlineNow(), true)
-        .thenApply(Transport.Answer::value);
+    return this.admin.addNode(request);
   }
 
   /**
-   * Takes a node out of the cluster and retires its tag for ever (an admin call). Tried on
-   * another node only when the first certainly did nothing.
+   * Forwards to {@link AsyncAdminCalls#removeNode}.
    *
-   * @param tag the node's tag
-   * @return completes when removed
+   * @param tag see {@link AsyncAdminCalls#removeNode}
+   * @return see {@link AsyncAdminCalls#removeNode}
+   * @deprecated use {@code async.admin().removeNode}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<Void> removeNode(String tag) {
-    return transport.unary(Route.ANY, ClusterServiceGrpc.getRemoveNodeMethod(), RemoveNodeRequest.newBuilder().setTag(tag).build(), deadlineNow(), true)
-        .thenApply(a -> null);
+    return this.admin.removeNode(tag);
   }
 
   /**
-   * Hands leadership to the node with {@code tag}, or to any up-to-date voter when it is empty
-   * (an admin call). Tried on another node only when the first certainly did nothing: repeated
-   * without a tag, it would move the leadership again.
+   * Forwards to {@link AsyncAdminCalls#transferLeadership}.
    *
-   * @param tag the new leader's tag, or empty
-   * @return the new leader's tag
+   * @param tag see {@link AsyncAdminCalls#transferLeadership}
+   * @return see {@link AsyncAdminCalls#transferLeadership}
+   * @deprecated use {@code async.admin().transferLeadership}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<String> transferLeadership(String tag) {
-    TransferLeadershipRequest req = TransferLeadershipRequest.newBuilder().setTag(tag).build();
-    return transport.unary(Route.ANY, ClusterServiceGrpc.getTransferLeadershipMethod(), req, deadlineNow(), true)
-        .thenApply(a -> a.value().getLeader());
+    return this.admin.transferLeadership(tag);
   }
 
   /**
-   * The cluster version, from the leader: the one finalised, what each member's build
-   * supports, and the lowest a downgrade may go to.
+   * Forwards to {@link AsyncAdminCalls#clusterVersion}.
    *
-   * @return the versions
+   * @return see {@link AsyncAdminCalls#clusterVersion}
+   * @deprecated use {@code async.admin().clusterVersion}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<ClusterVersionResponse> clusterVersion() {
-    return call(Route.ANY, ClusterServiceGrpc.getClusterVersionMethod(), ClusterVersionRequest.getDefaultInstance());
+    return this.admin.clusterVersion();
   }
 
   /**
-   * Finalises a higher cluster version once every member supports it, or lowers it while no
-   * command of the higher one is in the log (an admin call). Setting a version twice changes
-   * nothing, so it fails over like a read.
+   * Forwards to {@link AsyncAdminCalls#setClusterVersion}.
    *
-   * @param version the version
-   * @return the versions afterwards
+   * @param version see {@link AsyncAdminCalls#setClusterVersion}
+   * @return see {@link AsyncAdminCalls#setClusterVersion}
+   * @deprecated use {@code async.admin().setClusterVersion}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<ClusterVersionResponse> setClusterVersion(int version) {
-    return call(Route.ANY, ClusterServiceGrpc.getSetClusterVersionMethod(), SetClusterVersionRequest.newBuilder().setVersion(version).build());
+    return this.admin.setClusterVersion(version);
   }
 
   /**
-   * Writes a consistent backup of the cluster's replicated state to {@code out} (an admin
-   * call); with {@link IdnodeClient.Builder#database} set, of that database only. The bytes are
-   * what {@link #restore} reads. The call timeout bounds the whole transfer from one node; it
-   * goes to another node only until the first bytes arrive (after that {@code out} holds part
-   * of a backup). {@code out} is written on gRPC's threads and not closed.
+   * Forwards to {@link AsyncAdminCalls#backup}.
    *
-   * @param out where the backup goes
-   * @return who took it, what it covers and its size
+   * @param out see {@link AsyncAdminCalls#backup}
+   * @return see {@link AsyncAdminCalls#backup}
+   * @deprecated use {@code async.admin().backup}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<BackupInfo> backup(OutputStream out) {
-    return transport.call(transport.order(Route.LEADER), Backups.backup(out), deadlineNow(), false).thenApply(Transport.Answer::value);
+    return this.admin.backup(out);
   }
 
   /**
-   * Raises the cluster's identity counters and HiLo maxima to at least those of the backup
-   * read from {@code in}, and retires the backup's node tags (an admin call); it never lowers
-   * anything, so running it again is safe. The first 256 KiB are read now; it goes to another
-   * node only while no more was read. The call timeout bounds the whole transfer to one node.
-   * {@code in} is read on gRPC's threads and not closed.
+   * Forwards to {@link AsyncAdminCalls#restore}.
    *
-   * @param in the backup
-   * @return what was raised and what the backup held
+   * @param in see {@link AsyncAdminCalls#restore}
+   * @return see {@link AsyncAdminCalls#restore}
+   * @deprecated use {@code async.admin().restore}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<RestoreResponse> restore(InputStream in) {
-    return restore(in, RestoreMargin.getDefaultInstance());
+    return this.admin.restore(in);
   }
 
   /**
-   * {@link #restore(InputStream)}, setting the counters the margin {@code ahead} above the
-   * backup's values, to skip what the backup's cluster issued after the backup was taken
-   * (docs/backups.md): each identity counter {@code add + ceil(value × percent / 100)} by
-   * {@code ahead.getIdentities()}, each HiLo Max by {@code ahead.getHilo()}. A part below 0 is
-   * refused before anything is read or sent. The answer echoes the margin ({@code getAhead()})
-   * with the fewest and most numbers it skipped per counter ({@code getIdentitiesSkippedMin()}
-   * …); one that does not (a node of an older build on the way) fails with {@link
-   * MarginNotAppliedException}, which carries it.
+   * Forwards to {@link AsyncAdminCalls#restore}.
    *
-   * @param in the backup
-   * @param ahead the margin; {@code RestoreMargin.getDefaultInstance()} for none
-   * @return what was raised and what the backup held
+   * @param in see {@link AsyncAdminCalls#restore}
+   * @param ahead see {@link AsyncAdminCalls#restore}
+   * @return see {@link AsyncAdminCalls#restore}
+   * @deprecated use {@code async.admin().restore}; this forward goes in the next release
    */
+  @Deprecated(since = "0.1.0", forRemoval = true)
   public CompletableFuture<RestoreResponse> restore(InputStream in, RestoreMargin ahead) {
-    Transport.Attempt<RestoreResponse> attempt;
-    try {
-      attempt = Backups.restore(in, RestoreMargins.check(ahead));
-    } catch (UncheckedIOException | IdnodeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    return transport.call(transport.order(Route.LEADER), attempt, deadlineNow(), false)
-        .thenApply(answer -> RestoreMargins.echoed(ahead, answer.value()));
+    return this.admin.restore(in, ahead);
   }
 
-  private <Q, R> CompletableFuture<R> call(Route route, MethodDescriptor<Q, R> method, Q request) {
+  /** A unary call within this view's deadline, failing over as a read does; the parts' too. */
+  <Q, R> CompletableFuture<R> call(Route route, MethodDescriptor<Q, R> method, Q request) {
     return transport.unary(route, method, request, deadlineNow(), false).thenApply(Transport.Answer::value);
   }
 
-  private Deadline deadlineNow() {
+  /** The deadline of a call starting now, for this view and its parts. */
+  Deadline deadlineNow() {
     return transport.deadlineAfter(deadline);
   }
 

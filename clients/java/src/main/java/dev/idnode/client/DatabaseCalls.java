@@ -13,9 +13,9 @@ import java.util.List;
  * close, and is as thread-safe.
  */
 public final class DatabaseCalls {
-  private final AsyncIdnodeClient async;
+  private final AsyncDatabaseCalls async;
 
-  DatabaseCalls(AsyncIdnodeClient async) {
+  DatabaseCalls(AsyncDatabaseCalls async) {
     this.async = async;
   }
 
@@ -25,7 +25,7 @@ public final class DatabaseCalls {
    * @param request the database
    */
   public void create(CreateDatabaseRequest request) {
-    IdnodeClient.await(async.createDatabase(request));
+    IdnodeClient.await(async.create(request));
   }
 
   /**
@@ -35,12 +35,12 @@ public final class DatabaseCalls {
    * @param force delete it although it has counters
    */
   public void delete(String name, boolean force) {
-    IdnodeClient.await(async.deleteDatabase(name, force));
+    IdnodeClient.await(async.delete(name, force));
   }
 
   /** The databases. @return the databases */
   public List<DatabaseStatus> list() {
-    return IdnodeClient.await(async.listDatabases());
+    return IdnodeClient.await(async.list());
   }
 
   /**

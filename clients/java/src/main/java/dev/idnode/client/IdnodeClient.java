@@ -106,10 +106,10 @@ public final class IdnodeClient implements AutoCloseable {
   private IdnodeClient(AsyncIdnodeClient async, Generators generators, Function<Class<?>, String> collectionName, boolean owner,
       Duration closeTimeout) {
     this.async = async;
-    this.admin = new AdminCalls(async);
-    this.series = new SeriesCalls(async);
-    this.databases = new DatabaseCalls(async);
-    this.workers = new WorkerCalls(async);
+    this.admin = new AdminCalls(async.admin());
+    this.series = new SeriesCalls(async.series());
+    this.databases = new DatabaseCalls(async.databases());
+    this.workers = new WorkerCalls(async.workers());
     this.generators = generators;
     this.collectionName = collectionName;
     this.owner = owner;

@@ -58,7 +58,7 @@ public final class NumericGenerator implements AutoCloseable {
     this.borrowTicks = MAX_BORROW_MS / unitMs;
     this.onClose = onClose;
     long sent = System.nanoTime();
-    IdnodeClient.await(client.acquireWorker(acquireRequest()).thenAccept(l -> install(l, sent, true)));
+    IdnodeClient.await(client.workers().acquire(acquireRequest()).thenAccept(l -> install(l, sent, true)));
     ExitHook.register(this, this::close);
     schedule(options.lease().dividedBy(3).toNanos());
   }
@@ -173,7 +173,7 @@ public final class NumericGenerator implements AutoCloseable {
     }
     long sent = System.nanoTime();
     CompletableFuture<WorkerLease> renewed = wasLost ? acquire(sent)
-        : client.renewWorker(RenewWorkerRequest.newBuilder().setWorker(g.getWorker()).setEpoch(g.getEpoch())
+        : client.workers().renew(RenewWorkerRequest.newBuilder().setWorker(g.getWorker()).setEpoch(g.getEpoch())
             .setLeaseMs(options.lease().toMillis()).build())
             .thenApply(l -> {
               install(l, sent, false);
@@ -204,7 +204,7 @@ public final class NumericGenerator implements AutoCloseable {
   }
 
   private CompletableFuture<WorkerLease> acquire(long sent) {
-    return client.acquireWorker(acquireRequest()).thenApply(l -> {
+    return client.workers().acquire(acquireRequest()).thenApply(l -> {
       install(l, sent, true);
       return l;
     });
@@ -247,7 +247,7 @@ public final class NumericGenerator implements AutoCloseable {
             "closing took its bound", null);
       }
       IdnodeClient.await(client.withDeadline(bound.compareTo(client.deadline()) < 0 ? bound : client.deadline())
-          .releaseWorker(ReleaseWorkerRequest.newBuilder().setWorker(g.getWorker()).setEpoch(g.getEpoch()).build()));
+          .workers().release(ReleaseWorkerRequest.newBuilder().setWorker(g.getWorker()).setEpoch(g.getEpoch()).build()));
     } catch (IdnodeException e) {
       ClientLog.LOGGER.log(System.Logger.Level.WARNING, "idnode: worker {0} could not be released; its lease lapses by itself: {1}",
           Long.toString(g.getWorker()), e.getMessage());

@@ -15,9 +15,9 @@ import java.util.List;
  * close, and is as thread-safe.
  */
 public final class SeriesCalls {
-  private final AsyncIdnodeClient async;
+  private final AsyncSeriesCalls async;
 
-  SeriesCalls(AsyncIdnodeClient async) {
+  SeriesCalls(AsyncSeriesCalls async) {
     this.async = async;
   }
 
@@ -28,12 +28,12 @@ public final class SeriesCalls {
    * @return the series
    */
   public Series create(CreateSeriesRequest request) {
-    return IdnodeClient.await(async.createSeries(request));
+    return IdnodeClient.await(async.create(request));
   }
 
   /** The database's series. @return the series */
   public List<Series> list() {
-    return IdnodeClient.await(async.listSeries());
+    return IdnodeClient.await(async.list());
   }
 
   /**
@@ -63,7 +63,7 @@ public final class SeriesCalls {
    * @return the verdict
    */
   public VerifySeriesResponse verify(String series) {
-    return IdnodeClient.await(async.verifySeries(series));
+    return IdnodeClient.await(async.verify(series));
   }
 
   /**

@@ -15,9 +15,9 @@ import dev.idnode.v1.WorkerLease;
  * close, and is as thread-safe.
  */
 public final class WorkerCalls {
-  private final AsyncIdnodeClient async;
+  private final AsyncWorkerCalls async;
 
-  WorkerCalls(AsyncIdnodeClient async) {
+  WorkerCalls(AsyncWorkerCalls async) {
     this.async = async;
   }
 
@@ -28,7 +28,7 @@ public final class WorkerCalls {
    * @return the lease
    */
   public WorkerLease acquire(AcquireWorkerRequest request) {
-    return IdnodeClient.await(async.acquireWorker(request));
+    return IdnodeClient.await(async.acquire(request));
   }
 
   /**
@@ -38,7 +38,7 @@ public final class WorkerCalls {
    * @return the lease
    */
   public WorkerLease renew(RenewWorkerRequest request) {
-    return IdnodeClient.await(async.renewWorker(request));
+    return IdnodeClient.await(async.renew(request));
   }
 
   /**
@@ -47,7 +47,7 @@ public final class WorkerCalls {
    * @param request the request
    */
   public void release(ReleaseWorkerRequest request) {
-    IdnodeClient.await(async.releaseWorker(request));
+    IdnodeClient.await(async.release(request));
   }
 
   /**
@@ -57,5 +57,5 @@ public final class WorkerCalls {
    * @return the page
    */
   public ListWorkersResponse list(ListWorkersRequest request) {
-    return IdnodeClient.await(async.listWorkers(request));
+    return IdnodeClient.await(async.list(request));
   }}

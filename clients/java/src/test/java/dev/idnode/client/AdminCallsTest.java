@@ -124,7 +124,7 @@ class AdminCallsTest {
       NodeStatus added = admin.admin().addNode(req).getNode();
       assertFalse(added.getTag().isEmpty(), "the cluster names the new node's tag");
       assertTrue(tags(admin).contains(added.getTag()), "status lists " + added.getTag());
-      admin.async().removeNode(added.getTag()).get(20, TimeUnit.SECONDS);
+      admin.async().admin().removeNode(added.getTag()).get(20, TimeUnit.SECONDS);
       assertFalse(tags(admin).contains(added.getTag()), "status still lists " + added.getTag());
     }
   }
@@ -156,7 +156,7 @@ class AdminCallsTest {
       ClusterVersionResponse v = admin.admin().clusterVersion();
       assertTrue(v.getFinalised() >= 1, v.toString());
       assertEquals(3, v.getMembersCount(), v.toString());
-      ClusterVersionResponse again = admin.async().setClusterVersion(v.getFinalised()).get(20, TimeUnit.SECONDS);
+      ClusterVersionResponse again = admin.async().admin().setClusterVersion(v.getFinalised()).get(20, TimeUnit.SECONDS);
       assertEquals(v.getFinalised(), again.getFinalised());
     }
   }
@@ -189,7 +189,7 @@ class AdminCallsTest {
     try (IdnodeClient admin = client().adminToken(TOKEN).database("default").build()) {
       assertEquals(5, admin.nextIdentity("restored", 5).last());
       ByteArrayOutputStream backup = new ByteArrayOutputStream();
-      BackupInfo info = admin.async().backup(backup).get(20, TimeUnit.SECONDS);
+      BackupInfo info = admin.async().admin().backup(backup).get(20, TimeUnit.SECONDS);
       assertEquals(backup.size(), info.bytes());
       assertTrue(info.bytes() > 0 && info.index() > 0 && !info.leader().isEmpty(), info.toString());
 
@@ -211,7 +211,7 @@ class AdminCallsTest {
         ByteArrayOutputStream backup = new ByteArrayOutputStream();
         ledger.admin().backup(backup);
         RestoreMargin ahead = RestoreMargin.newBuilder().setIdentities(CounterMargin.newBuilder().setAdd(100)).build();
-        RestoreResponse r = admin.async().restore(new ByteArrayInputStream(backup.toByteArray()), ahead).get(20, TimeUnit.SECONDS);
+        RestoreResponse r = admin.async().admin().restore(new ByteArrayInputStream(backup.toByteArray()), ahead).get(20, TimeUnit.SECONDS);
         assertEquals(ahead, r.getAhead(), r.toString());
         assertEquals(List.of(2L, 2L, 100L, 100L),
             List.of(r.getIdentities(), r.getIdentitiesRaised(), r.getIdentitiesSkippedMin(), r.getIdentitiesSkippedMax()), r.toString());
