@@ -153,7 +153,7 @@ type HiLoMax struct {
 // ReadBackup reads a backup (snapshot) file, its series journals whole.
 func ReadBackup(r io.Reader) (*Backup, error) {
 	b := &Backup{}
-	st, err := readSnapshot(r, b.seriesReaders())
+	st, _, err := readSnapshot(r, b.seriesReaders())
 	if err != nil {
 		return nil, err
 	}
