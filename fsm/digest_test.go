@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -223,6 +224,11 @@ func TestARestoreRefusesASnapshotWhoseStateIsNotItsDigest(t *testing.T) {
 			t.Fatalf("the refusal %q does not name %q", err, want)
 		}
 	}
+	// The same change made in a persisted snapshot's bytes, re-framed.
+	reframed := withOneCounterChanged(t, persisted(t, src))
+	if err := New().Restore(io.NopCloser(bytes.NewReader(reframed))); !errors.Is(err, ErrSnapshotDigestMismatch) {
+		t.Fatalf("restoring a persisted snapshot with a changed counter: %v, want ErrSnapshotDigestMismatch", err)
+	}
 }
 
 // An older build's snapshot carries no digest: it restores as before, unchecked, and says so.
@@ -252,5 +258,53 @@ func TestASnapshotWithoutADigestRestoresUncheckedAndSaysSo(t *testing.T) {
 	}
 	if logged.Len() > 0 {
 		t.Fatalf("restoring a sealed snapshot logged %q", logged.String())
+	}
+}
+
+// withOneCounterChanged is a snapshot's bytes with the first identity counter one higher,
+// framed as a good snapshot is.
+func withOneCounterChanged(t *testing.T, data []byte) []byte {
+	t.Helper()
+	out := []byte(snapshotMagic)
+	rest, changed := data[len(snapshotMagic):], false
+	for len(rest) > 0 {
+		typ := recordType(rest[0])
+		size, n := binary.Uvarint(rest[1:])
+		body := rest[1+n : 1+n+int(size)]
+		rest = rest[1+n+int(size):]
+		if typ == identityRecord && !changed {
+			var r raftv1.IdentityRecord
+			if err := proto.Unmarshal(body, &r); err != nil {
+				t.Fatal(err)
+			}
+			r.Value++
+			var err error
+			if body, err = proto.Marshal(&r); err != nil {
+				t.Fatal(err)
+			}
+			changed = true
+		}
+		out = append(out, byte(typ))
+		out = binary.AppendUvarint(out, uint64(len(body)))
+		out = append(out, body...)
+	}
+	if !changed {
+		t.Fatal("the snapshot holds no identity counter")
+	}
+	return out
+}
+
+// A backup carries the digest of what it holds, and ReadBackup refuses one that does not
+// match it.
+func TestReadBackupRefusesABackupWhoseStateIsNotItsDigest(t *testing.T) {
+	var buf bytes.Buffer
+	if err := replica(t, digestState()).WriteBackup(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadBackup(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadBackup(bytes.NewReader(withOneCounterChanged(t, buf.Bytes()))); !errors.Is(err, ErrSnapshotDigestMismatch) {
+		t.Fatalf("reading a backup with a changed counter: %v, want ErrSnapshotDigestMismatch", err)
 	}
 }
