@@ -308,3 +308,49 @@ func TestReadBackupRefusesABackupWhoseStateIsNotItsDigest(t *testing.T) {
 		t.Fatalf("reading a backup with a changed counter: %v, want ErrSnapshotDigestMismatch", err)
 	}
 }
+
+// Digest taken while entries are applied answers pairs that belong together: each digest is
+// the one a replica has at the index it comes with.
+func TestDigestWhileApplyingIsNeverTorn(t *testing.T) {
+	const entries = 200
+	logs := make([]*raft.Log, entries)
+	for i := range logs {
+		data, err := Encode(IdentityBatchCommand, &raftv1.IdentityBatch{Increments: []*raftv1.IdentityIncrement{{Name: fmt.Sprintf("n%d", i%7), Count: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs[i] = &raft.Log{Index: uint64(i + 1), Type: raft.LogCommand, Data: data}
+	}
+	live := New()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, l := range logs {
+			live.Apply(l)
+		}
+	}()
+	seen := map[uint64][]byte{}
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		index, digest := mustDigest(t, live)
+		seen[index] = digest
+	}
+	replay := New()
+	for i := 0; i <= entries; i++ {
+		if i > 0 {
+			replay.Apply(logs[i-1])
+		}
+		if want, ok := seen[uint64(i)]; ok {
+			if _, got := mustDigest(t, replay); !bytes.Equal(got, want) {
+				t.Fatalf("Digest answered %x at index %d; a replica there has %x", want, i, got)
+			}
+		}
+	}
+	if len(seen) < 2 {
+		t.Logf("only %d indexes sampled", len(seen))
+	}
+}
