@@ -27,13 +27,18 @@ func (f *FSM) WriteBackup(w io.Writer) error {
 		return err
 	}
 	f.mu.RLock()
-	snap := &snapshot{records: f.st.records(true)}
+	snap := &snapshot{records: f.st.records(true), index: f.applied}
 	err := f.captureJournal(snap, (*series.Store).Capture)
 	f.mu.RUnlock()
 	if err != nil {
 		return err
 	}
 	defer snap.Release()
+	// Sealed as a raft snapshot is, over the records it holds (no secret, no keys): ReadBackup
+	// checks the file against it.
+	if err := snap.seal(); err != nil {
+		return err
+	}
 	return snap.write(w)
 }
 
@@ -150,10 +155,12 @@ type HiLoMax struct {
 	Max      int64
 }
 
-// ReadBackup reads a backup (snapshot) file, its series journals whole.
+// ReadBackup reads a backup (snapshot) file, its series journals whole. A backup that carries
+// a state digest must match it (ErrSnapshotDigestMismatch); one an older build wrote carries
+// none.
 func ReadBackup(r io.Reader) (*Backup, error) {
 	b := &Backup{}
-	st, err := readSnapshot(r, b.seriesReaders())
+	st, _, err := readSnapshot(r, b.seriesReaders())
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,11 @@ var (
 	// ErrNoJournal means this FSM was built without a series store (a test's).
 	ErrNoJournal = errors.New("this node keeps no series journal")
 
+	// ErrSnapshotDigestMismatch means a snapshot's state does not hash to the digest it
+	// carries: the snapshot was damaged, or the replica that wrote it (or this build's
+	// restore) diverged. It is refused; the node must be given a good snapshot.
+	ErrSnapshotDigestMismatch = errors.New("the snapshot's state does not match the state digest it carries")
+
 	// ErrMalformedCommand means an entry could not be decoded.
 	ErrMalformedCommand = errors.New("malformed raft command")
 

@@ -5,6 +5,7 @@ package fsm
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
 
 	"github.com/hashicorp/raft"
@@ -28,6 +29,11 @@ type FSM struct {
 	onHalt func(Halt)
 	// journal is the series store (series.go); every state the FSM holds shares it.
 	journal *journal
+	// applied is the index of the last entry applied, or of the restored snapshot (0 when an
+	// older build wrote it): the index a state digest is taken at (digest.go).
+	applied uint64
+	// log is where the FSM says what an operator should know (SetLogger).
+	log *slog.Logger
 }
 
 // Halt says why the FSM stopped applying the log: a command this build does not know
@@ -112,6 +118,22 @@ func (f *FSM) OnHalt(fn func(Halt)) {
 	f.onHalt = fn
 }
 
+// SetLogger sets where the FSM logs (slog's default until set). Set it before raft starts.
+func (f *FSM) SetLogger(l *slog.Logger) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.log = l
+}
+
+func (f *FSM) logger() *slog.Logger {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.log == nil {
+		return slog.Default()
+	}
+	return f.log
+}
+
 // Halted reports whether the FSM met a command it does not know and stopped applying.
 func (f *FSM) Halted() bool {
 	f.mu.RLock()
@@ -169,6 +191,7 @@ func (f *FSM) apply(l *raft.Log) any {
 	if f.halted {
 		return ErrHalted
 	}
+	f.applied = l.Index
 	if l.Type != raft.LogCommand {
 		return nil
 	}

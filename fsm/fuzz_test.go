@@ -29,8 +29,10 @@ const (
 // FuzzFSM decodes the input into a sequence of well-typed commands, hostile numbers near the
 // ends of int64 included, and applies it to two replicas: one entry at a time, and as one
 // ApplyBatch. Each apply must end within fuzzApplyTime and allocate at most fuzzApplyAllocs;
-// the replicas must answer alike and write byte-identical snapshots, a restore of the
-// snapshot must write the same bytes again, and the restored replica must answer
+// the replicas must answer alike, write byte-identical snapshots and have the same state
+// digest, a restore of the snapshot must write the same bytes again, a restore of the
+// snapshot sealed with its digest must pass its check and have the same digest at the same
+// index, and the restored replica must answer
 // the commands, applied once more, as the original does. No answer may break the rule that
 // keeps plain numeric IDs out of a database whose numeric IDs are opaque (opaqueNumericRule).
 func FuzzFSM(f *testing.F) {
@@ -95,6 +97,14 @@ func FuzzFSM(f *testing.F) {
 		restored := mustRestore(t, snap)
 		if again := snapshotBytes(t, restored); !bytes.Equal(snap, again) {
 			t.Fatalf("a restored snapshot writes other bytes")
+		}
+		// The replicas' digests agree, and a snapshot sealed with one restores to the same.
+		index, digest := mustDigest(t, one)
+		if i, d := mustDigest(t, batched); i != index || !bytes.Equal(d, digest) {
+			t.Fatalf("replicas' digests differ: (%d, %x) and (%d, %x)", index, digest, i, d)
+		}
+		if i, d := mustDigest(t, mustRestore(t, persisted(t, one))); i != index || !bytes.Equal(d, digest) {
+			t.Fatalf("a restored sealed snapshot's digest is (%d, %x), its source's (%d, %x)", i, d, index, digest)
 		}
 		// What a snapshot leaves out must not change an answer: the restored replica answers
 		// the commands again as the original does.

@@ -36,7 +36,7 @@ func backupOf(t *testing.T, f *FSM) *Backup {
 	if err := f.WriteBackup(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(buf.Bytes(), snapshotBytes(t, f)) {
+	if !bytes.Equal(buf.Bytes(), persisted(t, f)) {
 		t.Fatal("a backup is not byte for byte the FSM's snapshot")
 	}
 	b, err := ReadBackup(&buf)

@@ -262,7 +262,7 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 	if f.halted {
 		return nil, ErrHalted
 	}
-	snap := &snapshot{records: f.st.records(false)}
+	snap := &snapshot{records: f.st.records(false), index: f.applied, sealed: true}
 	if err := f.captureJournal(snap, (*series.Store).Capture); err != nil {
 		return nil, err
 	}
@@ -274,6 +274,11 @@ type snapshot struct {
 	// journal is the series journal as of the snapshot, held until Persist ends or Release.
 	journal     *series.Capture
 	releaseOnce sync.Once
+	// index is the applied index the records were captured at. A raft snapshot is sealed:
+	// Persist writes the digest of its state and index in its clock record (digest.go); a
+	// backup is not.
+	index  uint64
+	sealed bool
 }
 
 var _ raft.FSMSnapshot = (*snapshot)(nil)
@@ -282,6 +287,11 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 	// The journal's view is let go once written: raft.RecoverCluster persists a snapshot and
 	// never releases it, and a view held keeps series.db open after the node closes.
 	defer s.Release()
+	if s.sealed {
+		if err := s.seal(); err != nil {
+			return errors.Join(err, sink.Cancel())
+		}
+	}
 	if err := s.write(sink); err != nil {
 		return errors.Join(err, sink.Cancel())
 	}
@@ -353,7 +363,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if store != nil {
 		restoring = store.Restore()
 	}
-	st, err := readSnapshot(rc, journalRestorers(restoring))
+	st, seal, err := readSnapshot(rc, journalRestorers(restoring))
 	if restoring != nil {
 		if err == nil {
 			err = restoring.Finish()
@@ -364,20 +374,26 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	if err != nil {
 		return err
 	}
+	if seal.digest == nil {
+		f.logger().Info("restored a snapshot that carries no state digest (written by an older idnode): its state was not checked")
+	}
 	f.mu.Lock()
 	st.journal = f.journal
 	f.st = st
+	f.applied = seal.index
 	f.mu.Unlock()
 	return nil
 }
 
 // readSnapshot reads a snapshot into a new state, and its series part through journal (nil:
-// skipped).
-func readSnapshot(r io.Reader, journal map[recordType]func(*state, []byte) error) (*state, error) {
+// skipped). A snapshot that carries a state digest is checked against the state read; it
+// answers what the snapshot carried (nothing for an older build's snapshot or a backup).
+func readSnapshot(r io.Reader, journal map[recordType]func(*state, []byte) error) (*state, sealed, error) {
+	var seal sealed
 	br := bufio.NewReader(r)
 	magic := make([]byte, len(snapshotMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != snapshotMagic {
-		return nil, fmt.Errorf("not an idnode FSM snapshot (bad header)")
+		return nil, seal, fmt.Errorf("not an idnode FSM snapshot (bad header)")
 	}
 	st := newState()
 	restorers := newRestorers()
@@ -387,30 +403,44 @@ func readSnapshot(r io.Reader, journal map[recordType]func(*state, []byte) error
 	for typ, restore := range journal {
 		restorers[typ] = restore
 	}
+	restoreClock := restorers[clockRecord]
+	restorers[clockRecord] = func(st *state, data []byte) error {
+		var c raftv1.ClockRecord
+		if err := proto.Unmarshal(data, &c); err != nil {
+			return err
+		}
+		if len(c.GetStateDigest()) > 0 {
+			seal = sealed{index: c.GetAppliedIndex(), digest: c.GetStateDigest()}
+		}
+		return restoreClock(st, data)
+	}
 	var data []byte // reused: every restorer copies what it keeps
 	for {
 		typ, err := br.ReadByte()
 		if err == io.EOF {
 			claimBook{st}.indexClaims()
-			return st, nil
+			if err := seal.check(st); err != nil {
+				return nil, seal, err
+			}
+			return st, seal, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read snapshot: %w", err)
+			return nil, seal, fmt.Errorf("read snapshot: %w", err)
 		}
 		size, err := binary.ReadUvarint(br)
 		if err != nil || size > maxRecordSize {
-			return nil, fmt.Errorf("snapshot record %d: bad length", typ)
+			return nil, seal, fmt.Errorf("snapshot record %d: bad length", typ)
 		}
 		data = slices.Grow(data[:0], int(size))[:size]
 		if _, err := io.ReadFull(br, data); err != nil {
-			return nil, fmt.Errorf("snapshot record %d truncated: %w", typ, err)
+			return nil, seal, fmt.Errorf("snapshot record %d truncated: %w", typ, err)
 		}
 		restore, ok := restorers[recordType(typ)]
 		if !ok {
-			return nil, fmt.Errorf("snapshot has unknown record type %d: written by a newer idnode", typ)
+			return nil, seal, fmt.Errorf("snapshot has unknown record type %d: written by a newer idnode", typ)
 		}
 		if err := restore(st, data); err != nil {
-			return nil, fmt.Errorf("snapshot record %d: %w", typ, err)
+			return nil, seal, fmt.Errorf("snapshot record %d: %w", typ, err)
 		}
 	}
 }

@@ -392,7 +392,7 @@ func TestRestoreRefusesWorkersOutOfOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := append(append(bytes.Clone(snap), byte(workerRecord), byte(len(rec))), rec...)
-	if _, err := readSnapshot(bytes.NewReader(bad), nil); err == nil || !strings.Contains(err.Error(), "out of order") {
+	if _, _, err := readSnapshot(bytes.NewReader(bad), nil); err == nil || !strings.Contains(err.Error(), "out of order") {
 		t.Fatalf("a gap in the workers restored: %v", err)
 	}
 }

@@ -1852,8 +1852,13 @@ func (x *RequestRecord) GetReturned() bool {
 
 // Clock high-water mark of the log, so expiry resumes identically after a restore.
 type ClockRecord struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	NowMs         int64                  `protobuf:"varint,1,opt,name=now_ms,json=nowMs,proto3" json:"now_ms,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	NowMs int64                  `protobuf:"varint,1,opt,name=now_ms,json=nowMs,proto3" json:"now_ms,omitempty"`
+	// The digest of the replicated state the snapshot holds (fsm/digest.go) and the applied
+	// index it was taken at. Only a raft snapshot writes them; older builds write neither, and
+	// drop both when they read one.
+	StateDigest   []byte `protobuf:"bytes,2,opt,name=state_digest,json=stateDigest,proto3" json:"state_digest,omitempty"`
+	AppliedIndex  uint64 `protobuf:"varint,3,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1891,6 +1896,20 @@ func (*ClockRecord) Descriptor() ([]byte, []int) {
 func (x *ClockRecord) GetNowMs() int64 {
 	if x != nil {
 		return x.NowMs
+	}
+	return 0
+}
+
+func (x *ClockRecord) GetStateDigest() []byte {
+	if x != nil {
+		return x.StateDigest
+	}
+	return nil
+}
+
+func (x *ClockRecord) GetAppliedIndex() uint64 {
+	if x != nil {
+		return x.AppliedIndex
 	}
 	return 0
 }
@@ -4065,9 +4084,11 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x0erecorded_at_ms\x18\a \x01(\x03R\frecordedAtMs\x12\x1a\n" +
 	"\bdatabase\x18\b \x01(\tR\bdatabase\x12\x18\n" +
 	"\askipped\x18\t \x03(\x03R\askipped\x12\x1a\n" +
-	"\breturned\x18\x14 \x01(\bR\breturned\"$\n" +
+	"\breturned\x18\x14 \x01(\bR\breturned\"l\n" +
 	"\vClockRecord\x12\x15\n" +
-	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\"p\n" +
+	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\x12!\n" +
+	"\fstate_digest\x18\x02 \x01(\fR\vstateDigest\x12#\n" +
+	"\rapplied_index\x18\x03 \x01(\x04R\fappliedIndex\"p\n" +
 	"\tKeyRecord\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\x12\x12\n" +
