@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -682,7 +681,7 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		defer backup.close()
-		margin := &idnodev1.RestoreMargin{Identities: ahead.margin, Hilo: cmp.Or(hiloAhead.margin, ahead.margin)}
+		margin := restoreMargin(ahead.margin, hiloAhead.margin)
 		return answered(e, "Restore", func(ctx context.Context, c *client.Client) (*idnodev1.RestoreResponse, error) {
 			return c.Admin().Restore(ctx, backup, client.RestoreAhead(margin))
 		}, func(w io.Writer, resp *idnodev1.RestoreResponse) error {
