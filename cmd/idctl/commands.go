@@ -667,7 +667,7 @@ func (n namedWriter) Write(p []byte) (int, error) {
 
 func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 	var ahead, hiloAhead marginFlag
-	fs.Var(&ahead, "ahead", "set identity counters and HiLo maxima this `margin` above the backup's, past what its cluster issued since: N, P% of each, or N+P%")
+	fs.Var(&ahead, "ahead", "set identity counters and HiLo maxima this `margin` above the backup's, past what its cluster issued since: N, P% of each, or N+P% (unset: the backup's peak rate x its age x 2; 0: none)")
 	fs.Var(&hiloAhead, "hilo-ahead", "the `margin` for HiLo maxima, if not --ahead's")
 	var pp passphraseFlag
 	pp.register(fs, "the passphrase of an encrypted backup is in this `file`, its first line")
