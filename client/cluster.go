@@ -201,9 +201,11 @@ func (a Admin) Restore(ctx context.Context, r io.Reader, opts ...RestoreOption) 
 		resp, err = stream.CloseAndRecv()
 		return final(err)
 	})
-	if err == nil && (marginOf(resp.GetAhead()) != marginOf(ahead) || resp.GetAhead().GetByRates() != ahead.GetByRates()) {
-		err = fmt.Errorf("%w: asked %v (by rates %t), applied %v (by rates %t)", ErrMarginNotApplied,
-			marginOf(ahead), ahead.GetByRates(), marginOf(resp.GetAhead()), resp.GetAhead().GetByRates())
+	// A node of an older build echoes by_rates among the fields it does not know: only the
+	// answer's rates say that the margin by rates was taken.
+	if err == nil && (marginOf(resp.GetAhead()) != marginOf(ahead) || ahead.GetByRates() && resp.GetRates() == nil) {
+		err = fmt.Errorf("%w: asked %v (by rates %t), applied %v (rates %v)", ErrMarginNotApplied,
+			marginOf(ahead), ahead.GetByRates(), marginOf(resp.GetAhead()), resp.GetRates())
 	}
 	return resp, err
 }
