@@ -146,7 +146,9 @@ type RestoreOption func(*idnodev1.RestoreMargin)
 
 // RestoreAhead makes Restore set the counters that far above the backup's values, to skip
 // what the backup's cluster issued after the backup was taken (docs/backups.md). Without it a
-// restore sets the backup's values, and the cluster may issue those IDs again.
+// restore sets the backup's values, and the cluster may issue those IDs again. A margin with
+// ByRates raises each kind it leaves unset by the backup's peak issue rate × its age × 2 (a
+// HiLo tag at least its last range); the answer's Rates say what that assumed.
 func RestoreAhead(margin *idnodev1.RestoreMargin) RestoreOption {
 	return func(m *idnodev1.RestoreMargin) { proto.Merge(m, margin) }
 }
@@ -164,7 +166,7 @@ func (a Admin) Restore(ctx context.Context, r io.Reader, opts ...RestoreOption) 
 		o(ahead)
 	}
 	asked := ahead
-	if marginOf(ahead) == ([4]int64{}) {
+	if marginOf(ahead) == ([4]int64{}) && !ahead.GetByRates() {
 		asked = nil // no margin: the request a build without margins would send
 	}
 	buf := make([]byte, restoreChunk)
@@ -199,8 +201,11 @@ func (a Admin) Restore(ctx context.Context, r io.Reader, opts ...RestoreOption) 
 		resp, err = stream.CloseAndRecv()
 		return final(err)
 	})
-	if err == nil && marginOf(resp.GetAhead()) != marginOf(ahead) {
-		err = fmt.Errorf("%w: asked %v, applied %v", ErrMarginNotApplied, marginOf(ahead), marginOf(resp.GetAhead()))
+	// A node of an older build echoes by_rates among the fields it does not know: only the
+	// answer's rates say that the margin by rates was taken.
+	if err == nil && (marginOf(resp.GetAhead()) != marginOf(ahead) || ahead.GetByRates() && resp.GetRates() == nil) {
+		err = fmt.Errorf("%w: asked %v (by rates %t), applied %v (rates %v)", ErrMarginNotApplied,
+			marginOf(ahead), ahead.GetByRates(), marginOf(resp.GetAhead()), resp.GetRates())
 	}
 	return resp, err
 }

@@ -187,6 +187,29 @@ func TestRestoreAhead(t *testing.T) {
 	}
 }
 
+// A margin by rates goes out like any other; an answer without the rates it assumed, from a
+// build that knows margins but not by rates (it echoes by_rates as a field it does not know),
+// is ErrMarginNotApplied.
+func TestRestoreAheadByRates(t *testing.T) {
+	state, _, addrs := fakeCluster(t, "A")
+	c := dialTest(t, addrs)
+	byRates := RestoreAhead(&idnodev1.RestoreMargin{ByRates: true})
+	resp, err := c.Admin().Restore(testCtx(t), bytes.NewReader([]byte("idnode backup")), byRates)
+	if err != nil || resp.GetRates().GetFactor() != 2 {
+		t.Fatalf("Restore by rates = %v, %v; want the rates it assumed", resp, err)
+	}
+	state.mu.Lock()
+	sent := state.cluster.ahead
+	state.cluster.noRatesBuild = true
+	state.mu.Unlock()
+	if len(sent) == 0 || !sent[0].GetByRates() {
+		t.Fatalf("the chunks carried margins %v; want by_rates on the first", sent)
+	}
+	if _, err := c.Admin().Restore(testCtx(t), bytes.NewReader([]byte("idnode backup")), byRates); !errors.Is(err, ErrMarginNotApplied) {
+		t.Fatalf("Restore by rates on a build without them = %v; want ErrMarginNotApplied", err)
+	}
+}
+
 // failingReader yields n bytes, then err.
 type failingReader struct {
 	n   int

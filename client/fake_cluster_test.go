@@ -23,6 +23,9 @@ type fakeMembership struct {
 	// knows no margins, answers none.
 	ahead      []*idnodev1.RestoreMargin
 	olderBuild bool
+	// noRatesBuild knows margins but not margins by rates: it echoes the margin (by_rates with
+	// it, as a field it does not know) and answers no rates.
+	noRatesBuild bool
 	ended      chan error // each Restore's result, once its handler returns (unless no one reads)
 }
 
@@ -150,6 +153,9 @@ func (n *fakeNode) Restore(stream idnodev1.ClusterService_RestoreServer) (err er
 	resp := &idnodev1.RestoreResponse{Identities: int64(len(data))}
 	if !n.state.cluster.olderBuild && len(ahead) > 0 {
 		resp.Ahead = ahead[0]
+		if ahead[0].GetByRates() && !n.state.cluster.noRatesBuild {
+			resp.Rates = &idnodev1.RatesMargin{Factor: 2}
+		}
 	}
 	n.state.mu.Unlock()
 	return stream.SendAndClose(resp)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -23,11 +24,17 @@ import (
 // under the read lock and written outside it, the journals an entry at a time. For a
 // consistent backup of the cluster, call it on the leader after a read barrier.
 func (f *FSM) WriteBackup(w io.Writer) error {
+	return f.WriteRatedBackup(w, IssueRates{})
+}
+
+// WriteRatedBackup is WriteBackup with the cluster's issue rates recorded (when rates has a
+// time), for a restore's margin by rates.
+func (f *FSM) WriteRatedBackup(w io.Writer, rates IssueRates) error {
 	if err := f.FlushSeries(); err != nil {
 		return err
 	}
 	f.mu.RLock()
-	snap := &snapshot{records: f.st.records(true), index: f.applied}
+	snap := &snapshot{records: withRates(f.st.records(true), rates), index: f.applied}
 	err := f.captureJournal(snap, (*series.Store).Capture)
 	f.mu.RUnlock()
 	if err != nil {
@@ -61,6 +68,12 @@ func (f *FSM) captureJournal(snap *snapshot, capture func(*series.Store) (*serie
 // its identities, HiLo maxima, claims and series journals, nothing of the cluster (nodes,
 // tags, settings, request answers).
 func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
+	return f.WriteRatedDatabaseBackup(w, database, IssueRates{})
+}
+
+// WriteRatedDatabaseBackup is WriteDatabaseBackup with the cluster's issue rates recorded
+// (when rates has a time).
+func (f *FSM) WriteRatedDatabaseBackup(w io.Writer, database string, rates IssueRates) error {
 	if err := f.FlushSeries(); err != nil {
 		return err
 	}
@@ -73,7 +86,7 @@ func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
 		if name != DefaultDatabase {
 			snap.records = append(snap.records, snapshotRecord{typ: databaseRecord, msg: &raftv1.DatabaseRecord{Name: name}})
 		}
-		snap.records = append(snap.records, d.records(recordName(name))...)
+		snap.records = withRates(append(snap.records, d.records(recordName(name))...), rates)
 		err = f.captureJournal(snap, func(s *series.Store) (*series.Capture, error) { return s.CaptureDatabase(name) })
 	}
 	f.mu.RUnlock()
@@ -101,6 +114,12 @@ type Backup struct {
 	// Opaque are the opaque settings of the backup's databases, with their keys, sorted by
 	// database: a backup that has any is a secret (HoldsKeys).
 	Opaque []*raftv1.MakeOpaque
+	// Rates are when the backup was taken and its cluster's issue rates; none (zero) in a
+	// backup of an older build.
+	Rates IssueRates
+	// lastRanges are the sizes of the HiLo tags' last ranges, as HiLo: a margin by rates skips
+	// at least that much of a tag.
+	lastRanges []int64
 	// opaqueIdentities are the positions in Identities of the counters of collections that
 	// were opaque in the backup's cluster, as its fold compared them, ascending.
 	opaqueIdentities []int
@@ -160,7 +179,7 @@ type HiLoMax struct {
 // none.
 func ReadBackup(r io.Reader) (*Backup, error) {
 	b := &Backup{}
-	st, _, err := readSnapshot(r, b.seriesReaders())
+	st, _, err := readSnapshot(r, b.backupReaders())
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +192,9 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 			b.Identities = append(b.Identities, Identity{Database: name, Name: d.identityName(k), Value: d.identities[k]})
 		}
 		for _, k := range sortedKeys(d.hilo) {
-			b.HiLo = append(b.HiLo, HiLoMax{Database: name, Tag: k, Max: d.hilo[k].max})
+			h := d.hilo[k]
+			b.HiLo = append(b.HiLo, HiLoMax{Database: name, Tag: k, Max: h.max})
+			b.lastRanges = append(b.lastRanges, max(h.max-h.lastLow+1, 0))
 		}
 		for _, k := range sortedKeys(d.claims) {
 			c := d.claims[k]
@@ -193,10 +214,33 @@ func ReadBackup(r io.Reader) (*Backup, error) {
 	return b, nil
 }
 
-// seriesReaders collect a backup's series records into b.Series. The cluster checks them when
-// it applies them (series.Tx.Restore); here only their order.
-func (b *Backup) seriesReaders() map[recordType]func(*state, []byte) error {
+// withRates records rates in the clock record of records (one is added when there is none,
+// as in a database's backup). A restore reads them (ReadBackup); a state read from the backup
+// keeps only the clock.
+func withRates(records []snapshotRecord, rates IssueRates) []snapshotRecord {
+	if !rates.Recorded() {
+		return records
+	}
+	rec := &raftv1.BackupRates{TakenAtMs: rates.TakenAt.UnixMilli(), IdentitiesPerSecond: rates.IdentitiesPerSecond, HiloPerSecond: rates.HiLoPerSecond}
+	for i, r := range records {
+		if r.typ == clockRecord {
+			records[i].msg = &raftv1.ClockRecord{NowMs: r.msg.(*raftv1.ClockRecord).GetNowMs(), Backup: rec}
+			return records
+		}
+	}
+	return append(records, snapshotRecord{typ: clockRecord, msg: &raftv1.ClockRecord{Backup: rec}})
+}
+
+// backupReaders collect a backup's rates into b.Rates and its series records into b.Series.
+// The cluster checks the series when it applies them (series.Tx.Restore); here only their
+// order.
+func (b *Backup) backupReaders() map[recordType]func(*state, []byte) error {
 	return map[recordType]func(*state, []byte) error{
+		clockRecord: restored(func(_ *state, r *raftv1.ClockRecord) {
+			if t := r.GetBackup(); t != nil {
+				b.Rates = IssueRates{TakenAt: time.UnixMilli(t.GetTakenAtMs()), IdentitiesPerSecond: t.GetIdentitiesPerSecond(), HiLoPerSecond: t.GetHiloPerSecond()}
+			}
+		}),
 		seriesJournalRecord: func(*state, []byte) error { return nil },
 		seriesDefinitionRecord: into(func(d *raftv1.SeriesDefinition) error {
 			b.Series = append(b.Series, SeriesBackup{Definition: d})

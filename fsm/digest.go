@@ -63,7 +63,8 @@ func digestRecords(records []snapshotRecord) ([]byte, error) {
 
 // digestForm is the record as the digest covers it: the cluster secret and a database's
 // opaque key by their SHA-256, so a digest that is logged or compared across members carries
-// no key material, and a clock record without the digest a snapshot adds to it.
+// no key material, and a clock record by its clock alone: the digest a snapshot adds to it and
+// the rates a backup adds are about the state, not in it.
 func digestForm(msg proto.Message) proto.Message {
 	switch m := msg.(type) {
 	case *raftv1.SettingsRecord:
@@ -77,9 +78,7 @@ func digestForm(msg proto.Message) proto.Message {
 		c.Key = sha256Of(m.GetKey())
 		return c
 	case *raftv1.ClockRecord:
-		if len(m.GetStateDigest()) > 0 || m.GetAppliedIndex() > 0 {
-			return &raftv1.ClockRecord{NowMs: m.GetNowMs()}
-		}
+		return &raftv1.ClockRecord{NowMs: m.GetNowMs()}
 	}
 	return msg
 }

@@ -400,10 +400,13 @@ func readSnapshot(r io.Reader, journal map[recordType]func(*state, []byte) error
 	if journal == nil {
 		journal = journalRestorers(nil)
 	}
+	// The clock record is the state's clock whoever else reads it: a backup's reader takes the
+	// rates it carries as well, and the state it restores keeps its clock.
+	restoreClock := restorers[clockRecord]
+	alsoClock := journal[clockRecord]
 	for typ, restore := range journal {
 		restorers[typ] = restore
 	}
-	restoreClock := restorers[clockRecord]
 	restorers[clockRecord] = func(st *state, data []byte) error {
 		var c raftv1.ClockRecord
 		if err := proto.Unmarshal(data, &c); err != nil {
@@ -412,7 +415,13 @@ func readSnapshot(r io.Reader, journal map[recordType]func(*state, []byte) error
 		if len(c.GetStateDigest()) > 0 {
 			seal = sealed{index: c.GetAppliedIndex(), digest: c.GetStateDigest()}
 		}
-		return restoreClock(st, data)
+		if err := restoreClock(st, data); err != nil {
+			return err
+		}
+		if alsoClock != nil {
+			return alsoClock(st, data)
+		}
+		return nil
 	}
 	var data []byte // reused: every restorer copies what it keeps
 	for {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -48,9 +49,10 @@ func (l clusterLeader) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStr
 	}
 	// Everything up to this index is in the backup (perhaps a little more).
 	w := &chunkWriter{first: &idnodev1.BackupChunk{Leader: s.cfg.Tag, Index: s.node.AppliedIndex()}, send: stream.Send}
-	write := s.node.FSM().WriteBackup
+	rates := s.rates.backup()
+	write := func(w io.Writer) error { return s.node.FSM().WriteRatedBackup(w, rates) }
 	if db != "" {
-		write = func(w io.Writer) error { return s.node.FSM().WriteDatabaseBackup(w, db) }
+		write = func(w io.Writer) error { return s.node.FSM().WriteRatedDatabaseBackup(w, db, rates) }
 	}
 	if err := write(w); err != nil {
 		return toStatus(err)
@@ -109,7 +111,7 @@ func (w *chunkWriter) flush() error {
 // follower forwards the backup to the leader.
 func (s *clusterService) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
 	ctx := stream.Context()
-	data, backup, err := receiveBackup(stream)
+	data, backup, err := receiveBackup(stream, s.cfg.Now())
 	if err != nil {
 		return err
 	}
@@ -125,7 +127,7 @@ func (s *clusterService) Restore(stream grpc.ClientStreamingServer[idnodev1.Rest
 
 // Restore runs on the leader, for a restore another node took and checked.
 func (l clusterLeader) Restore(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) error {
-	_, backup, err := receiveBackup(stream)
+	_, backup, err := receiveBackup(stream, l.s.cfg.Now())
 	if err != nil {
 		return err
 	}
@@ -141,13 +143,14 @@ type receivedBackup struct {
 	*fsm.Backup
 	ahead   *idnodev1.RestoreMargin // as the call asked it
 	skipped fsm.MarginSkipped
+	rates   *idnodev1.RatesMargin // what a margin by rates assumed; nil without one
 }
 
 // receiveBackup reads a Restore call's backup whole, at most maxRestoreBytes, decodes it and
 // raises its counters by the margin of the first chunk (docs/decisions/0040-restore-margin.md).
 // A margin that is negative or takes a counter past the largest int64 refuses the call here,
-// before anything is forwarded or changed.
-func receiveBackup(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse]) ([]byte, *receivedBackup, error) {
+// before anything is forwarded or changed. A margin by rates takes the backup's age at now.
+func receiveBackup(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idnodev1.RestoreResponse], now time.Time) ([]byte, *receivedBackup, error) {
 	var data []byte
 	var ahead *idnodev1.RestoreMargin
 	for first := true; ; first = false {
@@ -174,7 +177,29 @@ func receiveBackup(stream grpc.ClientStreamingServer[idnodev1.RestoreChunk, idno
 	if err != nil {
 		return nil, nil, toStatus(fmt.Errorf("restore margin: %w", err))
 	}
-	return data, &receivedBackup{Backup: backup, ahead: ahead, skipped: skipped}, nil
+	received := &receivedBackup{Backup: backup, ahead: ahead, skipped: skipped}
+	if ahead.GetByRates() {
+		received.aheadByRates(now)
+	}
+	return data, received, nil
+}
+
+// aheadByRates raises the kinds whose margin the call left unset by the backup's rates
+// (docs/decisions/0044-restore-margin-by-rates.md), and says what that assumed.
+func (b *receivedBackup) aheadByRates(now time.Time) {
+	m := fsm.MarginByRates(b.Rates, now)
+	byRates := b.AheadByRates(m, b.ahead.GetIdentities() == nil, b.ahead.GetHilo() == nil)
+	if b.ahead.GetIdentities() == nil {
+		b.skipped.Identities = byRates.Identities
+	}
+	if b.ahead.GetHilo() == nil {
+		b.skipped.HiLo = byRates.HiLo
+	}
+	b.rates = &idnodev1.RatesMargin{Recorded: m.Rates.Recorded(), IdentitiesPerSecond: m.Rates.IdentitiesPerSecond, HiloPerSecond: m.Rates.HiLoPerSecond,
+		AgeMs: m.Age.Milliseconds(), TakenInFuture: m.Future, Factor: fsm.RatesFactor}
+	if m.Rates.Recorded() {
+		b.rates.TakenAtMs = m.Rates.TakenAt.UnixMilli()
+	}
 }
 
 // counterMargin is m as the FSM takes it; an unset margin is zero.
@@ -210,7 +235,11 @@ func (l clusterLeader) restore(ctx context.Context, b *receivedBackup) (*idnodev
 	resp := &idnodev1.RestoreResponse{Identities: int64(len(b.Identities)), HiloTags: int64(len(b.HiLo)), Tags: int64(len(b.Tags)),
 		Claims: int64(len(b.Claims)), Series: int64(len(b.Series)), Workers: int64(len(b.Workers)),
 		Ahead: b.ahead, IdentitiesSkippedMin: b.skipped.Identities.Min, IdentitiesSkippedMax: b.skipped.Identities.Max,
-		HiloSkippedMin: b.skipped.HiLo.Min, HiloSkippedMax: b.skipped.HiLo.Max, OpaqueDatabases: int64(len(b.Opaque))}
+		HiloSkippedMin: b.skipped.HiLo.Min, HiloSkippedMax: b.skipped.HiLo.Max, OpaqueDatabases: int64(len(b.Opaque)), Rates: b.rates}
+	if b.rates.GetTakenInFuture() {
+		s.log.Warn("restore: the backup was taken after this leader's now (clock skew); its margin by rates takes its age as 0",
+			"taken_at_ms", b.rates.GetTakenAtMs())
+	}
 	// The keys before the floors (restoreopaque.go).
 	var err error
 	if resp.OpaqueRestored, err = s.restoreOpaque(ctx, b.Backup); err != nil {

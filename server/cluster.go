@@ -15,6 +15,8 @@ type clusterService struct {
 	issued *issuedTally
 	// ids is the ID service, whose numeric minters and HiLo gaps Status reports.
 	ids *idService
+	// rates are the cluster's issue rates of the last hour, which a backup records.
+	rates *issueRates
 }
 
 // clusterLeader is the leader's half of ClusterService's calls: one method per Leader RPC of

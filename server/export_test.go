@@ -18,3 +18,7 @@ func RelayIdentities(ctx context.Context, s *Server, incs []*raftv1.IdentityIncr
 // LeaderHalves makes the public calls of a generated client made on it go to the leader
 // halves, as a follower relays them.
 func LeaderHalves(cc grpc.ClientConnInterface) grpc.ClientConnInterface { return leaderConn{cc} }
+
+// SampleIssueRates takes a sample of the cluster's issue rates now, as the node does every
+// Config.IssueRatesInterval, so a test decides when the samples fall.
+func SampleIssueRates(s *Server) { s.cluster.rates.sample() }

@@ -82,7 +82,10 @@ type Config struct {
 	// the HTTP gateway) took to answer, refusals included (the console's latency graph).
 	OnIdentityCall func(time.Duration)
 	Now            func() time.Time
-	Logger         *slog.Logger
+	// IssueRatesInterval is how often the node samples the cluster's issue rates, which a
+	// backup records for a restore's margin (issuerates.go); 0 is a minute.
+	IssueRatesInterval time.Duration
+	Logger             *slog.Logger
 	// State is this node's identity from its data dir; SaveState persists it when the
 	// cluster accepts the node.
 	State     datadir.NodeState
@@ -173,6 +176,9 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.IssueRatesInterval <= 0 {
+		cfg.IssueRatesInterval = defaultIssueRatesInterval
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -206,7 +212,8 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 		relayOpts.MaxInFlight = forwardInFlight
 	}
 	s.ids = newIDService(c, etags, s.etagRecord, relayOpts)
-	s.cluster = &clusterService{core: c, issued: &s.intercept.issued, ids: s.ids}
+	s.cluster = &clusterService{core: c, issued: &s.intercept.issued, ids: s.ids,
+		rates: &issueRates{totals: func() (float64, float64) { return node.FSM().IssuedTotals() }, now: cfg.Now, every: cfg.IssueRatesInterval}}
 	s.series = newSeriesService(c, relayOpts.MaxInFlight)
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
@@ -265,6 +272,7 @@ func (s *Server) Start() {
 	go func() { defer s.wg.Done(); s.ensureClusterSecret(ctx) }()
 	go func() { defer s.wg.Done(); s.ensureFold(ctx) }()
 	s.wg.Go(func() { s.clock.watch(ctx) })
+	s.wg.Go(func() { s.cluster.rates.run(ctx) })
 	if s.etags != nil {
 		s.wg.Go(func() { s.etagRecord.run(ctx) })
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -668,7 +667,7 @@ func (n namedWriter) Write(p []byte) (int, error) {
 
 func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 	var ahead, hiloAhead marginFlag
-	fs.Var(&ahead, "ahead", "set identity counters and HiLo maxima this `margin` above the backup's, past what its cluster issued since: N, P% of each, or N+P%")
+	fs.Var(&ahead, "ahead", "set identity counters and HiLo maxima this `margin` above the backup's, past what its cluster issued since: N, P% of each, or N+P% (unset: the backup's peak rate x its age x 2; 0: none)")
 	fs.Var(&hiloAhead, "hilo-ahead", "the `margin` for HiLo maxima, if not --ahead's")
 	var pp passphraseFlag
 	pp.register(fs, "the passphrase of an encrypted backup is in this `file`, its first line")
@@ -682,7 +681,7 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return err
 		}
 		defer backup.close()
-		margin := &idnodev1.RestoreMargin{Identities: ahead.margin, Hilo: cmp.Or(hiloAhead.margin, ahead.margin)}
+		margin := restoreMargin(ahead.margin, hiloAhead.margin)
 		return answered(e, "Restore", func(ctx context.Context, c *client.Client) (*idnodev1.RestoreResponse, error) {
 			return c.Admin().Restore(ctx, backup, client.RestoreAhead(margin))
 		}, func(w io.Writer, resp *idnodev1.RestoreResponse) error {

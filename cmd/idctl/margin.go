@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -87,4 +88,12 @@ func formatMargin(m *idnodev1.CounterMargin) string {
 		return strconv.FormatInt(m.GetPercent(), 10) + "%"
 	}
 	return fmt.Sprintf("%d+%d%%", m.GetAdd(), m.GetPercent())
+}
+
+// restoreMargin is the margin a restore asks for --ahead and --hilo-ahead (nil: not given).
+// --hilo-ahead defaults to --ahead; without --ahead, every kind left unset takes its margin
+// from the backup's rates, so --ahead 0 is the one way to ask for none
+// (docs/decisions/0044-restore-margin-by-rates.md).
+func restoreMargin(ahead, hiloAhead *idnodev1.CounterMargin) *idnodev1.RestoreMargin {
+	return &idnodev1.RestoreMargin{Identities: ahead, Hilo: cmp.Or(hiloAhead, ahead), ByRates: ahead == nil}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
 
@@ -104,6 +106,17 @@ func TestRestoreRisks(t *testing.T) {
 		{&idnodev1.RestoreResponse{HiloTags: 1, Ahead: &idnodev1.RestoreMargin{Hilo: &idnodev1.CounterMargin{Add: 64}}, HiloSkippedMin: 64, HiloSkippedMax: 64},
 			[]string{"margin 64 for 1 HiLo maxima: each set 64 above"},
 			[]string{"identit", "no margin"}},
+		{&idnodev1.RestoreResponse{Identities: 2, HiloTags: 1, Ahead: &idnodev1.RestoreMargin{ByRates: true}, IdentitiesSkippedMin: 300, IdentitiesSkippedMax: 300,
+			HiloSkippedMin: 32, HiloSkippedMax: 64, Rates: &idnodev1.RatesMargin{Recorded: true, IdentitiesPerSecond: 2.5, HiloPerSecond: 0.01, AgeMs: 60_000, Factor: 2}},
+			[]string{"margin by rates for 2 identity counters: each set 300 above the backup's (peak 2.5 a second in the hour before the backup x age 1m0s x 2)",
+				"margin by rates for 1 HiLo maxima: each set 32 to 64 above the backup's (peak 0.01 a second in the hour before the backup x age 1m0s x 2, at least a tag's last range)"},
+			[]string{"no margin", "warning"}},
+		{&idnodev1.RestoreResponse{Identities: 2, Ahead: &idnodev1.RestoreMargin{ByRates: true}, Rates: &idnodev1.RatesMargin{}},
+			[]string{"no margin for 2 identity counters: the backup records no issue rates (an older build took it)", "--ahead"},
+			[]string{"margin by rates"}},
+		{&idnodev1.RestoreResponse{Identities: 2, Ahead: &idnodev1.RestoreMargin{ByRates: true}, Rates: &idnodev1.RatesMargin{Recorded: true, TakenInFuture: true, TakenAtMs: 1_800_000_000_000, Factor: 2}},
+			[]string{"warning: the backup was taken at 2027-01-15T08:00:00Z, after the leader's clock now (clock skew)", "x age 0s x 2"},
+			nil},
 	} {
 		var b strings.Builder
 		if err := restoreRisks(&b, c.resp); err != nil {
@@ -118,6 +131,25 @@ func TestRestoreRisks(t *testing.T) {
 			if strings.Contains(b.String(), o) {
 				t.Errorf("summary of %v:\n%s\nsays %q", c.resp, b.String(), o)
 			}
+		}
+	}
+}
+
+// Without --ahead a restore asks for a margin by rates for every kind left unset; --ahead 0
+// asks for none, as before rates; --hilo-ahead alone leaves identities to the rates.
+func TestRestoreMarginByRatesByDefault(t *testing.T) {
+	zero, five := &idnodev1.CounterMargin{}, &idnodev1.CounterMargin{Add: 5}
+	for _, c := range []struct {
+		ahead, hilo *idnodev1.CounterMargin
+		want        *idnodev1.RestoreMargin
+	}{
+		{nil, nil, &idnodev1.RestoreMargin{ByRates: true}},
+		{zero, nil, &idnodev1.RestoreMargin{Identities: zero, Hilo: zero}},
+		{nil, five, &idnodev1.RestoreMargin{Hilo: five, ByRates: true}},
+		{five, zero, &idnodev1.RestoreMargin{Identities: five, Hilo: zero}},
+	} {
+		if got := restoreMargin(c.ahead, c.hilo); !proto.Equal(got, c.want) {
+			t.Errorf("restoreMargin(%v, %v) = %v; want %v", c.ahead, c.hilo, got, c.want)
 		}
 	}
 }

@@ -5231,9 +5231,12 @@ func (x *RestoreChunk) GetAhead() *RestoreMargin {
 // RestoreMargin is how far above a backup's values a restore sets the counters. Fiscal series
 // and numeric-ID workers take none: series are gapless, and numeric IDs follow the clock.
 type RestoreMargin struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Identities    *CounterMargin         `protobuf:"bytes,1,opt,name=identities,proto3" json:"identities,omitempty"`
-	Hilo          *CounterMargin         `protobuf:"bytes,2,opt,name=hilo,proto3" json:"hilo,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Identities *CounterMargin         `protobuf:"bytes,1,opt,name=identities,proto3" json:"identities,omitempty"`
+	Hilo       *CounterMargin         `protobuf:"bytes,2,opt,name=hilo,proto3" json:"hilo,omitempty"`
+	// Each kind whose margin is unset takes the backup's peak rate x its age x 2 instead, a HiLo
+	// tag at least one range (docs/decisions/0044-restore-margin-by-rates.md).
+	ByRates       bool `protobuf:"varint,3,opt,name=by_rates,json=byRates,proto3" json:"by_rates,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5282,6 +5285,109 @@ func (x *RestoreMargin) GetHilo() *CounterMargin {
 	return nil
 }
 
+func (x *RestoreMargin) GetByRates() bool {
+	if x != nil {
+		return x.ByRates
+	}
+	return false
+}
+
+// RatesMargin is the margin a restore took from the backup's rates, and what it assumed.
+type RatesMargin struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// False for a backup of a build that recorded no rates: no margin was added.
+	Recorded            bool    `protobuf:"varint,1,opt,name=recorded,proto3" json:"recorded,omitempty"`
+	IdentitiesPerSecond float64 `protobuf:"fixed64,2,opt,name=identities_per_second,json=identitiesPerSecond,proto3" json:"identities_per_second,omitempty"`
+	HiloPerSecond       float64 `protobuf:"fixed64,3,opt,name=hilo_per_second,json=hiloPerSecond,proto3" json:"hilo_per_second,omitempty"`
+	// now - the time the backup was taken, on the leader's clock; 0 when that is in the future.
+	AgeMs int64 `protobuf:"varint,4,opt,name=age_ms,json=ageMs,proto3" json:"age_ms,omitempty"`
+	// The backup's time was after the leader's now (clock skew): taken as age 0.
+	TakenInFuture bool  `protobuf:"varint,5,opt,name=taken_in_future,json=takenInFuture,proto3" json:"taken_in_future,omitempty"`
+	Factor        int64 `protobuf:"varint,6,opt,name=factor,proto3" json:"factor,omitempty"`
+	TakenAtMs     int64 `protobuf:"varint,7,opt,name=taken_at_ms,json=takenAtMs,proto3" json:"taken_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RatesMargin) Reset() {
+	*x = RatesMargin{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RatesMargin) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RatesMargin) ProtoMessage() {}
+
+func (x *RatesMargin) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RatesMargin.ProtoReflect.Descriptor instead.
+func (*RatesMargin) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
+}
+
+func (x *RatesMargin) GetRecorded() bool {
+	if x != nil {
+		return x.Recorded
+	}
+	return false
+}
+
+func (x *RatesMargin) GetIdentitiesPerSecond() float64 {
+	if x != nil {
+		return x.IdentitiesPerSecond
+	}
+	return 0
+}
+
+func (x *RatesMargin) GetHiloPerSecond() float64 {
+	if x != nil {
+		return x.HiloPerSecond
+	}
+	return 0
+}
+
+func (x *RatesMargin) GetAgeMs() int64 {
+	if x != nil {
+		return x.AgeMs
+	}
+	return 0
+}
+
+func (x *RatesMargin) GetTakenInFuture() bool {
+	if x != nil {
+		return x.TakenInFuture
+	}
+	return false
+}
+
+func (x *RatesMargin) GetFactor() int64 {
+	if x != nil {
+		return x.Factor
+	}
+	return 0
+}
+
+func (x *RatesMargin) GetTakenAtMs() int64 {
+	if x != nil {
+		return x.TakenAtMs
+	}
+	return 0
+}
+
 // CounterMargin adds add + ceil(value * percent / 100) to each counter of a kind. Both are at
 // least 0; a counter the sum would take past the largest int64 refuses the restore, naming it.
 type CounterMargin struct {
@@ -5294,7 +5400,7 @@ type CounterMargin struct {
 
 func (x *CounterMargin) Reset() {
 	*x = CounterMargin{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5306,7 +5412,7 @@ func (x *CounterMargin) String() string {
 func (*CounterMargin) ProtoMessage() {}
 
 func (x *CounterMargin) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5319,7 +5425,7 @@ func (x *CounterMargin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CounterMargin.ProtoReflect.Descriptor instead.
 func (*CounterMargin) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *CounterMargin) GetAdd() int64 {
@@ -5373,13 +5479,15 @@ type RestoreResponse struct {
 	// is refused (FAILED_PRECONDITION, naming the database) before any counter moved.
 	OpaqueDatabases int64 `protobuf:"varint,18,opt,name=opaque_databases,json=opaqueDatabases,proto3" json:"opaque_databases,omitempty"`
 	OpaqueRestored  int64 `protobuf:"varint,19,opt,name=opaque_restored,json=opaqueRestored,proto3" json:"opaque_restored,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Set when the margin asked by_rates: what it assumed.
+	Rates         *RatesMargin `protobuf:"bytes,20,opt,name=rates,proto3" json:"rates,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5391,7 +5499,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5404,7 +5512,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -5540,6 +5648,13 @@ func (x *RestoreResponse) GetOpaqueRestored() int64 {
 	return 0
 }
 
+func (x *RestoreResponse) GetRates() *RatesMargin {
+	if x != nil {
+		return x.Rates
+	}
+	return nil
+}
+
 type CreateSeriesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The database (see ClusterService/CreateDatabase); empty is "default".
@@ -5563,7 +5678,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5575,7 +5690,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5588,7 +5703,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -5649,7 +5764,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5661,7 +5776,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5674,7 +5789,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -5710,7 +5825,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5722,7 +5837,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5735,7 +5850,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *Series) GetDatabase() string {
@@ -5838,7 +5953,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5850,7 +5965,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5863,7 +5978,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -5882,7 +5997,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5894,7 +6009,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5907,7 +6022,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -5928,7 +6043,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5940,7 +6055,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5953,7 +6068,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -5989,7 +6104,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6001,7 +6116,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6014,7 +6129,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -6068,7 +6183,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6080,7 +6195,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6093,7 +6208,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -6124,7 +6239,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6136,7 +6251,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6149,7 +6264,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -6217,7 +6332,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6229,7 +6344,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6242,7 +6357,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{87}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -6283,7 +6398,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6295,7 +6410,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6308,7 +6423,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{88}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -6436,7 +6551,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6448,7 +6563,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6461,7 +6576,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{89}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -6502,7 +6617,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6514,7 +6629,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6527,7 +6642,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{90}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -6560,7 +6675,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6572,7 +6687,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6585,7 +6700,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{91}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -6998,15 +7113,24 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x05index\x18\x03 \x01(\x04R\x05index\"R\n" +
 	"\fRestoreChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12.\n" +
-	"\x05ahead\x18\x02 \x01(\v2\x18.idnode.v1.RestoreMarginR\x05ahead\"w\n" +
+	"\x05ahead\x18\x02 \x01(\v2\x18.idnode.v1.RestoreMarginR\x05ahead\"\x92\x01\n" +
 	"\rRestoreMargin\x128\n" +
 	"\n" +
 	"identities\x18\x01 \x01(\v2\x18.idnode.v1.CounterMarginR\n" +
 	"identities\x12,\n" +
-	"\x04hilo\x18\x02 \x01(\v2\x18.idnode.v1.CounterMarginR\x04hilo\";\n" +
+	"\x04hilo\x18\x02 \x01(\v2\x18.idnode.v1.CounterMarginR\x04hilo\x12\x19\n" +
+	"\bby_rates\x18\x03 \x01(\bR\abyRates\"\xfc\x01\n" +
+	"\vRatesMargin\x12\x1a\n" +
+	"\brecorded\x18\x01 \x01(\bR\brecorded\x122\n" +
+	"\x15identities_per_second\x18\x02 \x01(\x01R\x13identitiesPerSecond\x12&\n" +
+	"\x0fhilo_per_second\x18\x03 \x01(\x01R\rhiloPerSecond\x12\x15\n" +
+	"\x06age_ms\x18\x04 \x01(\x03R\x05ageMs\x12&\n" +
+	"\x0ftaken_in_future\x18\x05 \x01(\bR\rtakenInFuture\x12\x16\n" +
+	"\x06factor\x18\x06 \x01(\x03R\x06factor\x12\x1e\n" +
+	"\vtaken_at_ms\x18\a \x01(\x03R\ttakenAtMs\";\n" +
 	"\rCounterMargin\x12\x10\n" +
 	"\x03add\x18\x01 \x01(\x03R\x03add\x12\x18\n" +
-	"\apercent\x18\x02 \x01(\x03R\apercent\"\xe9\x05\n" +
+	"\apercent\x18\x02 \x01(\x03R\apercent\"\x97\x06\n" +
 	"\x0fRestoreResponse\x12+\n" +
 	"\x11identities_raised\x18\x01 \x01(\x03R\x10identitiesRaised\x12\x1f\n" +
 	"\vhilo_raised\x18\x02 \x01(\x03R\n" +
@@ -7030,7 +7154,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x10hilo_skipped_min\x18\x10 \x01(\x03R\x0ehiloSkippedMin\x12(\n" +
 	"\x10hilo_skipped_max\x18\x11 \x01(\x03R\x0ehiloSkippedMax\x12)\n" +
 	"\x10opaque_databases\x18\x12 \x01(\x03R\x0fopaqueDatabases\x12'\n" +
-	"\x0fopaque_restored\x18\x13 \x01(\x03R\x0eopaqueRestored\"\xf4\x01\n" +
+	"\x0fopaque_restored\x18\x13 \x01(\x03R\x0eopaqueRestored\x12,\n" +
+	"\x05rates\x18\x14 \x01(\v2\x16.idnode.v1.RatesMarginR\x05rates\"\xf4\x01\n" +
 	"\x13CreateSeriesRequest\x12\x1a\n" +
 	"\bdatabase\x18\x01 \x01(\tR\bdatabase\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -7202,7 +7327,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 94)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 95)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -7284,24 +7409,25 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*BackupChunk)(nil),                // 77: idnode.v1.BackupChunk
 	(*RestoreChunk)(nil),               // 78: idnode.v1.RestoreChunk
 	(*RestoreMargin)(nil),              // 79: idnode.v1.RestoreMargin
-	(*CounterMargin)(nil),              // 80: idnode.v1.CounterMargin
-	(*RestoreResponse)(nil),            // 81: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 82: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 83: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 84: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 85: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 86: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 87: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 88: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 89: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 90: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 91: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 92: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 93: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 94: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 95: idnode.v1.VerifySeriesResponse
-	nil,                                // 96: idnode.v1.StatusResponse.IssuedEntry
-	nil,                                // 97: idnode.v1.Headroom.NumericYearsLeftEntry
+	(*RatesMargin)(nil),                // 80: idnode.v1.RatesMargin
+	(*CounterMargin)(nil),              // 81: idnode.v1.CounterMargin
+	(*RestoreResponse)(nil),            // 82: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 83: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 84: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 85: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 86: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 87: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 88: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 89: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 90: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 91: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 92: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 93: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 94: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 95: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 96: idnode.v1.VerifySeriesResponse
+	nil,                                // 97: idnode.v1.StatusResponse.IssuedEntry
+	nil,                                // 98: idnode.v1.Headroom.NumericYearsLeftEntry
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
@@ -7316,112 +7442,113 @@ var file_idnode_v1_idnode_proto_depIdxs = []int32{
 	60, // 9: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
 	63, // 10: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
 	64, // 11: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
-	96, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
+	97, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
 	44, // 13: idnode.v1.StatusResponse.cluster_version:type_name -> idnode.v1.ClusterVersionResponse
 	66, // 14: idnode.v1.StatusResponse.headroom:type_name -> idnode.v1.Headroom
 	68, // 15: idnode.v1.Headroom.databases:type_name -> idnode.v1.DatabaseHeadroom
-	97, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
+	98, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
 	69, // 17: idnode.v1.Headroom.certificates:type_name -> idnode.v1.CertificateExpiry
 	67, // 18: idnode.v1.Headroom.thresholds:type_name -> idnode.v1.HeadroomThresholds
 	63, // 19: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
 	79, // 20: idnode.v1.RestoreChunk.ahead:type_name -> idnode.v1.RestoreMargin
-	80, // 21: idnode.v1.RestoreMargin.identities:type_name -> idnode.v1.CounterMargin
-	80, // 22: idnode.v1.RestoreMargin.hilo:type_name -> idnode.v1.CounterMargin
+	81, // 21: idnode.v1.RestoreMargin.identities:type_name -> idnode.v1.CounterMargin
+	81, // 22: idnode.v1.RestoreMargin.hilo:type_name -> idnode.v1.CounterMargin
 	79, // 23: idnode.v1.RestoreResponse.ahead:type_name -> idnode.v1.RestoreMargin
-	1,  // 24: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 25: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	84, // 26: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 27: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 28: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	84, // 29: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	87, // 30: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	92, // 31: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	92, // 32: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 33: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	87, // 34: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	13, // 35: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	15, // 36: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	17, // 37: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	23, // 38: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	26, // 39: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	28, // 40: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	29, // 41: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
-	31, // 42: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	34, // 43: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	36, // 44: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	38, // 45: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	19, // 46: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
-	4,  // 47: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	5,  // 48: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	6,  // 49: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	8,  // 50: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	11, // 51: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	62, // 52: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	70, // 53: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	72, // 54: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	74, // 55: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	76, // 56: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	78, // 57: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	55, // 58: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	57, // 59: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	59, // 60: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	46, // 61: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	48, // 62: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	50, // 63: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	53, // 64: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
-	42, // 65: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
-	43, // 66: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
-	40, // 67: idnode.v1.ClusterService.MakeOpaque:input_type -> idnode.v1.MakeOpaqueRequest
-	82, // 68: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	85, // 69: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	88, // 70: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	90, // 71: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	93, // 72: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	94, // 73: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 74: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 75: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 76: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	25, // 77: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	27, // 78: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	30, // 79: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	30, // 80: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
-	33, // 81: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	35, // 82: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	37, // 83: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	39, // 84: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	22, // 85: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
-	10, // 86: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 87: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 88: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 89: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 90: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	65, // 91: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	71, // 92: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	73, // 93: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	75, // 94: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	77, // 95: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	81, // 96: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	56, // 97: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	58, // 98: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	61, // 99: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	47, // 100: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	49, // 101: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	52, // 102: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	54, // 103: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
-	44, // 104: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	44, // 105: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	41, // 106: idnode.v1.ClusterService.MakeOpaque:output_type -> idnode.v1.OpaqueStatus
-	83, // 107: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	86, // 108: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	89, // 109: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	91, // 110: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	92, // 111: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	95, // 112: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	74, // [74:113] is the sub-list for method output_type
-	35, // [35:74] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	80, // 24: idnode.v1.RestoreResponse.rates:type_name -> idnode.v1.RatesMargin
+	1,  // 25: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 26: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	85, // 27: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,  // 28: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,  // 29: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	85, // 30: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	88, // 31: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	93, // 32: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	93, // 33: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,  // 34: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	88, // 35: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13, // 36: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15, // 37: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17, // 38: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	23, // 39: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	26, // 40: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	28, // 41: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	29, // 42: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
+	31, // 43: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	34, // 44: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	36, // 45: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	38, // 46: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	19, // 47: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
+	4,  // 48: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,  // 49: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,  // 50: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,  // 51: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11, // 52: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	62, // 53: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	70, // 54: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	72, // 55: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	74, // 56: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	76, // 57: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	78, // 58: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	55, // 59: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	57, // 60: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	59, // 61: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	46, // 62: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	48, // 63: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	50, // 64: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	53, // 65: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	42, // 66: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
+	43, // 67: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
+	40, // 68: idnode.v1.ClusterService.MakeOpaque:input_type -> idnode.v1.MakeOpaqueRequest
+	83, // 69: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	86, // 70: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	89, // 71: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	91, // 72: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	94, // 73: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	95, // 74: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14, // 75: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16, // 76: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18, // 77: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	25, // 78: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	27, // 79: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	30, // 80: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	30, // 81: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
+	33, // 82: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	35, // 83: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	37, // 84: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	39, // 85: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	22, // 86: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	10, // 87: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10, // 88: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,  // 89: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,  // 90: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12, // 91: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	65, // 92: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	71, // 93: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	73, // 94: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	75, // 95: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	77, // 96: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	82, // 97: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	56, // 98: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	58, // 99: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	61, // 100: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	47, // 101: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	49, // 102: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	52, // 103: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	54, // 104: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	44, // 105: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	44, // 106: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	41, // 107: idnode.v1.ClusterService.MakeOpaque:output_type -> idnode.v1.OpaqueStatus
+	84, // 108: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	87, // 109: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	90, // 110: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	92, // 111: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	93, // 112: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	96, // 113: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	75, // [75:114] is the sub-list for method output_type
+	36, // [36:75] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -7435,7 +7562,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   94,
+			NumMessages:   95,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

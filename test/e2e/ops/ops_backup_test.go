@@ -59,7 +59,8 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	raw := e2etest.MustIdctl(t, newAddr, "restore", file, "--json")
+	// --ahead 0: the backup's values exactly, not a margin from its rates.
+	raw := e2etest.MustIdctl(t, newAddr, "restore", file, "--json", "--ahead", "0")
 	var m map[string]string // protojson writes int64 as strings
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
 		t.Fatalf("restore --json: %v\n%s", err, raw)
@@ -102,7 +103,7 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 	}
 
 	// A second restore of the same backup changes nothing, and says so, and what it risks.
-	if out := e2etest.MustIdctl(t, newAddr, "restore", file); !strings.Contains(out, "2 identities (0 raised), 1 HiLo tags (0 raised), 3 node tags (0 newly retired)") ||
+	if out := e2etest.MustIdctl(t, newAddr, "restore", file, "--ahead", "0"); !strings.Contains(out, "2 identities (0 raised), 1 HiLo tags (0 raised), 3 node tags (0 newly retired)") ||
 		!strings.Contains(out, "no margin for 2 identity counters: identities the backup's cluster issued after the backup was taken may be issued again here") {
 		t.Errorf("second restore: %q", out)
 	}
@@ -121,5 +122,13 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 	next, err = ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
 	if err != nil || next.GetFirst() != ordersMax+1001 {
 		t.Errorf("identity after a restore with --ahead 1000: %v, %v; want %d", next, err, ordersMax+1001)
+	}
+
+	// Without --ahead, the margin comes from the rates the backup recorded, and the summary
+	// says what it assumed.
+	out = e2etest.MustIdctl(t, newAddr, "restore", file)
+	if !strings.Contains(out, "margin by rates for 2 identity counters: each set") || !strings.Contains(out, "a second in the hour before the backup x age") ||
+		!strings.Contains(out, "margin by rates for 1 HiLo maxima") {
+		t.Errorf("restore without --ahead: %q", out)
 	}
 }

@@ -1857,8 +1857,10 @@ type ClockRecord struct {
 	// The digest of the replicated state the snapshot holds (fsm/digest.go) and the applied
 	// index it was taken at. Only a raft snapshot writes them; older builds write neither, and
 	// drop both when they read one.
-	StateDigest   []byte `protobuf:"bytes,2,opt,name=state_digest,json=stateDigest,proto3" json:"state_digest,omitempty"`
-	AppliedIndex  uint64 `protobuf:"varint,3,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
+	StateDigest  []byte `protobuf:"bytes,2,opt,name=state_digest,json=stateDigest,proto3" json:"state_digest,omitempty"`
+	AppliedIndex uint64 `protobuf:"varint,3,opt,name=applied_index,json=appliedIndex,proto3" json:"applied_index,omitempty"`
+	// Only in a backup: when it was taken and its cluster's issue rates, for a restore's margin.
+	Backup        *BackupRates `protobuf:"bytes,4,opt,name=backup,proto3" json:"backup,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1914,6 +1916,76 @@ func (x *ClockRecord) GetAppliedIndex() uint64 {
 	return 0
 }
 
+func (x *ClockRecord) GetBackup() *BackupRates {
+	if x != nil {
+		return x.Backup
+	}
+	return nil
+}
+
+// BackupRates is what a backup records for a restore's margin by rates
+// (docs/decisions/0044-restore-margin-by-rates.md): the leader's wall clock when it was taken
+// and the cluster-wide peak rates, per second, over the hour before.
+type BackupRates struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	TakenAtMs           int64                  `protobuf:"varint,1,opt,name=taken_at_ms,json=takenAtMs,proto3" json:"taken_at_ms,omitempty"`
+	IdentitiesPerSecond float64                `protobuf:"fixed64,2,opt,name=identities_per_second,json=identitiesPerSecond,proto3" json:"identities_per_second,omitempty"`
+	HiloPerSecond       float64                `protobuf:"fixed64,3,opt,name=hilo_per_second,json=hiloPerSecond,proto3" json:"hilo_per_second,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *BackupRates) Reset() {
+	*x = BackupRates{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BackupRates) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BackupRates) ProtoMessage() {}
+
+func (x *BackupRates) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BackupRates.ProtoReflect.Descriptor instead.
+func (*BackupRates) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *BackupRates) GetTakenAtMs() int64 {
+	if x != nil {
+		return x.TakenAtMs
+	}
+	return 0
+}
+
+func (x *BackupRates) GetIdentitiesPerSecond() float64 {
+	if x != nil {
+		return x.IdentitiesPerSecond
+	}
+	return 0
+}
+
+func (x *BackupRates) GetHiloPerSecond() float64 {
+	if x != nil {
+		return x.HiloPerSecond
+	}
+	return 0
+}
+
 // An API key. Left out of backups.
 type KeyRecord struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1927,7 +1999,7 @@ type KeyRecord struct {
 
 func (x *KeyRecord) Reset() {
 	*x = KeyRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1939,7 +2011,7 @@ func (x *KeyRecord) String() string {
 func (*KeyRecord) ProtoMessage() {}
 
 func (x *KeyRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[23]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1952,7 +2024,7 @@ func (x *KeyRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyRecord.ProtoReflect.Descriptor instead.
 func (*KeyRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{23}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *KeyRecord) GetId() string {
@@ -1997,7 +2069,7 @@ type DatabaseRecord struct {
 
 func (x *DatabaseRecord) Reset() {
 	*x = DatabaseRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2009,7 +2081,7 @@ func (x *DatabaseRecord) String() string {
 func (*DatabaseRecord) ProtoMessage() {}
 
 func (x *DatabaseRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[24]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2022,7 +2094,7 @@ func (x *DatabaseRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseRecord.ProtoReflect.Descriptor instead.
 func (*DatabaseRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{24}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DatabaseRecord) GetName() string {
@@ -2074,7 +2146,7 @@ type ClaimRecord struct {
 
 func (x *ClaimRecord) Reset() {
 	*x = ClaimRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2086,7 +2158,7 @@ func (x *ClaimRecord) String() string {
 func (*ClaimRecord) ProtoMessage() {}
 
 func (x *ClaimRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[25]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2099,7 +2171,7 @@ func (x *ClaimRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClaimRecord.ProtoReflect.Descriptor instead.
 func (*ClaimRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{25}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ClaimRecord) GetId() string {
@@ -2139,7 +2211,7 @@ type SettingsRecord struct {
 
 func (x *SettingsRecord) Reset() {
 	*x = SettingsRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[26]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2151,7 +2223,7 @@ func (x *SettingsRecord) String() string {
 func (*SettingsRecord) ProtoMessage() {}
 
 func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[26]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2164,7 +2236,7 @@ func (x *SettingsRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SettingsRecord.ProtoReflect.Descriptor instead.
 func (*SettingsRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{26}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SettingsRecord) GetSeparator() string {
@@ -2209,7 +2281,7 @@ type SeedHiLo struct {
 
 func (x *SeedHiLo) Reset() {
 	*x = SeedHiLo{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[27]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2221,7 +2293,7 @@ func (x *SeedHiLo) String() string {
 func (*SeedHiLo) ProtoMessage() {}
 
 func (x *SeedHiLo) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[27]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2234,7 +2306,7 @@ func (x *SeedHiLo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeedHiLo.ProtoReflect.Descriptor instead.
 func (*SeedHiLo) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{27}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SeedHiLo) GetTag() string {
@@ -2274,7 +2346,7 @@ type Fold struct {
 
 func (x *Fold) Reset() {
 	*x = Fold{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[28]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2286,7 +2358,7 @@ func (x *Fold) String() string {
 func (*Fold) ProtoMessage() {}
 
 func (x *Fold) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[28]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2299,7 +2371,7 @@ func (x *Fold) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Fold.ProtoReflect.Descriptor instead.
 func (*Fold) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{28}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Fold) GetVersion() int32 {
@@ -2333,7 +2405,7 @@ type LocalReservations struct {
 
 func (x *LocalReservations) Reset() {
 	*x = LocalReservations{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[29]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2345,7 +2417,7 @@ func (x *LocalReservations) String() string {
 func (*LocalReservations) ProtoMessage() {}
 
 func (x *LocalReservations) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[29]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2358,7 +2430,7 @@ func (x *LocalReservations) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LocalReservations.ProtoReflect.Descriptor instead.
 func (*LocalReservations) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{29}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *LocalReservations) GetMemberId() string {
@@ -2417,7 +2489,7 @@ type PoolMark struct {
 
 func (x *PoolMark) Reset() {
 	*x = PoolMark{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[30]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2429,7 +2501,7 @@ func (x *PoolMark) String() string {
 func (*PoolMark) ProtoMessage() {}
 
 func (x *PoolMark) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[30]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2442,7 +2514,7 @@ func (x *PoolMark) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PoolMark.ProtoReflect.Descriptor instead.
 func (*PoolMark) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{30}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PoolMark) GetDatabase() string {
@@ -2477,7 +2549,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[31]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2489,7 +2561,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[31]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2502,7 +2574,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{31}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -2540,7 +2612,7 @@ type CreateSeries struct {
 
 func (x *CreateSeries) Reset() {
 	*x = CreateSeries{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[32]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2552,7 +2624,7 @@ func (x *CreateSeries) String() string {
 func (*CreateSeries) ProtoMessage() {}
 
 func (x *CreateSeries) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[32]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2565,7 +2637,7 @@ func (x *CreateSeries) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeries.ProtoReflect.Descriptor instead.
 func (*CreateSeries) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{32}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CreateSeries) GetDatabase() string {
@@ -2642,7 +2714,7 @@ type SeriesIssue struct {
 
 func (x *SeriesIssue) Reset() {
 	*x = SeriesIssue{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[33]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2654,7 +2726,7 @@ func (x *SeriesIssue) String() string {
 func (*SeriesIssue) ProtoMessage() {}
 
 func (x *SeriesIssue) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[33]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2667,7 +2739,7 @@ func (x *SeriesIssue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesIssue.ProtoReflect.Descriptor instead.
 func (*SeriesIssue) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{33}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *SeriesIssue) GetDatabase() string {
@@ -2725,7 +2797,7 @@ type SeriesIssueBatch struct {
 
 func (x *SeriesIssueBatch) Reset() {
 	*x = SeriesIssueBatch{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[34]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2737,7 +2809,7 @@ func (x *SeriesIssueBatch) String() string {
 func (*SeriesIssueBatch) ProtoMessage() {}
 
 func (x *SeriesIssueBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[34]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2750,7 +2822,7 @@ func (x *SeriesIssueBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesIssueBatch.ProtoReflect.Descriptor instead.
 func (*SeriesIssueBatch) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{34}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *SeriesIssueBatch) GetIssues() []*SeriesIssue {
@@ -2786,7 +2858,7 @@ type SeriesVoid struct {
 
 func (x *SeriesVoid) Reset() {
 	*x = SeriesVoid{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[35]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2798,7 +2870,7 @@ func (x *SeriesVoid) String() string {
 func (*SeriesVoid) ProtoMessage() {}
 
 func (x *SeriesVoid) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[35]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2811,7 +2883,7 @@ func (x *SeriesVoid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesVoid.ProtoReflect.Descriptor instead.
 func (*SeriesVoid) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{35}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SeriesVoid) GetDatabase() string {
@@ -2912,7 +2984,7 @@ type SeriesDefinition struct {
 
 func (x *SeriesDefinition) Reset() {
 	*x = SeriesDefinition{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[36]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2924,7 +2996,7 @@ func (x *SeriesDefinition) String() string {
 func (*SeriesDefinition) ProtoMessage() {}
 
 func (x *SeriesDefinition) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[36]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2937,7 +3009,7 @@ func (x *SeriesDefinition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesDefinition.ProtoReflect.Descriptor instead.
 func (*SeriesDefinition) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{36}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *SeriesDefinition) GetDatabase() string {
@@ -3081,7 +3153,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[37]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3093,7 +3165,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[37]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3106,7 +3178,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{37}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -3237,7 +3309,7 @@ type RestoreSeries struct {
 
 func (x *RestoreSeries) Reset() {
 	*x = RestoreSeries{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3249,7 +3321,7 @@ func (x *RestoreSeries) String() string {
 func (*RestoreSeries) ProtoMessage() {}
 
 func (x *RestoreSeries) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[38]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3262,7 +3334,7 @@ func (x *RestoreSeries) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreSeries.ProtoReflect.Descriptor instead.
 func (*RestoreSeries) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{38}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RestoreSeries) GetDefinition() *SeriesDefinition {
@@ -3291,7 +3363,7 @@ type SeriesJournalRecord struct {
 
 func (x *SeriesJournalRecord) Reset() {
 	*x = SeriesJournalRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3303,7 +3375,7 @@ func (x *SeriesJournalRecord) String() string {
 func (*SeriesJournalRecord) ProtoMessage() {}
 
 func (x *SeriesJournalRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[39]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3316,7 +3388,7 @@ func (x *SeriesJournalRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesJournalRecord.ProtoReflect.Descriptor instead.
 func (*SeriesJournalRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{39}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SeriesJournalRecord) GetAppliedIndex() uint64 {
@@ -3355,7 +3427,7 @@ type AcquireWorker struct {
 
 func (x *AcquireWorker) Reset() {
 	*x = AcquireWorker{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3367,7 +3439,7 @@ func (x *AcquireWorker) String() string {
 func (*AcquireWorker) ProtoMessage() {}
 
 func (x *AcquireWorker) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[40]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3380,7 +3452,7 @@ func (x *AcquireWorker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcquireWorker.ProtoReflect.Descriptor instead.
 func (*AcquireWorker) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{40}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *AcquireWorker) GetDatabase() string {
@@ -3439,7 +3511,7 @@ type RenewWorker struct {
 
 func (x *RenewWorker) Reset() {
 	*x = RenewWorker{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3451,7 +3523,7 @@ func (x *RenewWorker) String() string {
 func (*RenewWorker) ProtoMessage() {}
 
 func (x *RenewWorker) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[41]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3464,7 +3536,7 @@ func (x *RenewWorker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenewWorker.ProtoReflect.Descriptor instead.
 func (*RenewWorker) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{41}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RenewWorker) GetDatabase() string {
@@ -3516,7 +3588,7 @@ type ReleaseWorker struct {
 
 func (x *ReleaseWorker) Reset() {
 	*x = ReleaseWorker{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3528,7 +3600,7 @@ func (x *ReleaseWorker) String() string {
 func (*ReleaseWorker) ProtoMessage() {}
 
 func (x *ReleaseWorker) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[42]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3541,7 +3613,7 @@ func (x *ReleaseWorker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseWorker.ProtoReflect.Descriptor instead.
 func (*ReleaseWorker) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{42}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ReleaseWorker) GetDatabase() string {
@@ -3596,7 +3668,7 @@ type WorkerRecord struct {
 
 func (x *WorkerRecord) Reset() {
 	*x = WorkerRecord{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[43]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3608,7 +3680,7 @@ func (x *WorkerRecord) String() string {
 func (*WorkerRecord) ProtoMessage() {}
 
 func (x *WorkerRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[43]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3621,7 +3693,7 @@ func (x *WorkerRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerRecord.ProtoReflect.Descriptor instead.
 func (*WorkerRecord) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{43}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *WorkerRecord) GetDatabase() string {
@@ -3697,7 +3769,7 @@ type NodeVersion struct {
 
 func (x *NodeVersion) Reset() {
 	*x = NodeVersion{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[44]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3709,7 +3781,7 @@ func (x *NodeVersion) String() string {
 func (*NodeVersion) ProtoMessage() {}
 
 func (x *NodeVersion) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[44]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3722,7 +3794,7 @@ func (x *NodeVersion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeVersion.ProtoReflect.Descriptor instead.
 func (*NodeVersion) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{44}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *NodeVersion) GetTag() string {
@@ -3765,7 +3837,7 @@ type SetClusterVersion struct {
 
 func (x *SetClusterVersion) Reset() {
 	*x = SetClusterVersion{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[45]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3777,7 +3849,7 @@ func (x *SetClusterVersion) String() string {
 func (*SetClusterVersion) ProtoMessage() {}
 
 func (x *SetClusterVersion) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[45]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3790,7 +3862,7 @@ func (x *SetClusterVersion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetClusterVersion.ProtoReflect.Descriptor instead.
 func (*SetClusterVersion) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{45}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *SetClusterVersion) GetVersion() uint32 {
@@ -3812,7 +3884,7 @@ type ReleaseOwner struct {
 
 func (x *ReleaseOwner) Reset() {
 	*x = ReleaseOwner{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[46]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3824,7 +3896,7 @@ func (x *ReleaseOwner) String() string {
 func (*ReleaseOwner) ProtoMessage() {}
 
 func (x *ReleaseOwner) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[46]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3837,7 +3909,7 @@ func (x *ReleaseOwner) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseOwner.ProtoReflect.Descriptor instead.
 func (*ReleaseOwner) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{46}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ReleaseOwner) GetOwner() string {
@@ -3879,7 +3951,7 @@ type MakeOpaque struct {
 
 func (x *MakeOpaque) Reset() {
 	*x = MakeOpaque{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3891,7 +3963,7 @@ func (x *MakeOpaque) String() string {
 func (*MakeOpaque) ProtoMessage() {}
 
 func (x *MakeOpaque) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3904,7 +3976,7 @@ func (x *MakeOpaque) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MakeOpaque.ProtoReflect.Descriptor instead.
 func (*MakeOpaque) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{47}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *MakeOpaque) GetDatabase() string {
@@ -4084,11 +4156,16 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\x0erecorded_at_ms\x18\a \x01(\x03R\frecordedAtMs\x12\x1a\n" +
 	"\bdatabase\x18\b \x01(\tR\bdatabase\x12\x18\n" +
 	"\askipped\x18\t \x03(\x03R\askipped\x12\x1a\n" +
-	"\breturned\x18\x14 \x01(\bR\breturned\"l\n" +
+	"\breturned\x18\x14 \x01(\bR\breturned\"\xa1\x01\n" +
 	"\vClockRecord\x12\x15\n" +
 	"\x06now_ms\x18\x01 \x01(\x03R\x05nowMs\x12!\n" +
 	"\fstate_digest\x18\x02 \x01(\fR\vstateDigest\x12#\n" +
-	"\rapplied_index\x18\x03 \x01(\x04R\fappliedIndex\"p\n" +
+	"\rapplied_index\x18\x03 \x01(\x04R\fappliedIndex\x123\n" +
+	"\x06backup\x18\x04 \x01(\v2\x1b.idnode.raft.v1.BackupRatesR\x06backup\"\x89\x01\n" +
+	"\vBackupRates\x12\x1e\n" +
+	"\vtaken_at_ms\x18\x01 \x01(\x03R\ttakenAtMs\x122\n" +
+	"\x15identities_per_second\x18\x02 \x01(\x01R\x13identitiesPerSecond\x12&\n" +
+	"\x0fhilo_per_second\x18\x03 \x01(\x01R\rhiloPerSecond\"p\n" +
 	"\tKeyRecord\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\x12\x12\n" +
@@ -4288,7 +4365,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_raft_v1_raft_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(SeriesPeriod)(0),           // 0: idnode.raft.v1.SeriesPeriod
 	(SeriesPolicy)(0),           // 1: idnode.raft.v1.SeriesPolicy
@@ -4316,56 +4393,58 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*RetiredTagRecord)(nil),    // 23: idnode.raft.v1.RetiredTagRecord
 	(*RequestRecord)(nil),       // 24: idnode.raft.v1.RequestRecord
 	(*ClockRecord)(nil),         // 25: idnode.raft.v1.ClockRecord
-	(*KeyRecord)(nil),           // 26: idnode.raft.v1.KeyRecord
-	(*DatabaseRecord)(nil),      // 27: idnode.raft.v1.DatabaseRecord
-	(*ClaimRecord)(nil),         // 28: idnode.raft.v1.ClaimRecord
-	(*SettingsRecord)(nil),      // 29: idnode.raft.v1.SettingsRecord
-	(*SeedHiLo)(nil),            // 30: idnode.raft.v1.SeedHiLo
-	(*Fold)(nil),                // 31: idnode.raft.v1.Fold
-	(*LocalReservations)(nil),   // 32: idnode.raft.v1.LocalReservations
-	(*PoolMark)(nil),            // 33: idnode.raft.v1.PoolMark
-	(*SeriesField)(nil),         // 34: idnode.raft.v1.SeriesField
-	(*CreateSeries)(nil),        // 35: idnode.raft.v1.CreateSeries
-	(*SeriesIssue)(nil),         // 36: idnode.raft.v1.SeriesIssue
-	(*SeriesIssueBatch)(nil),    // 37: idnode.raft.v1.SeriesIssueBatch
-	(*SeriesVoid)(nil),          // 38: idnode.raft.v1.SeriesVoid
-	(*SeriesDefinition)(nil),    // 39: idnode.raft.v1.SeriesDefinition
-	(*SeriesEntry)(nil),         // 40: idnode.raft.v1.SeriesEntry
-	(*RestoreSeries)(nil),       // 41: idnode.raft.v1.RestoreSeries
-	(*SeriesJournalRecord)(nil), // 42: idnode.raft.v1.SeriesJournalRecord
-	(*AcquireWorker)(nil),       // 43: idnode.raft.v1.AcquireWorker
-	(*RenewWorker)(nil),         // 44: idnode.raft.v1.RenewWorker
-	(*ReleaseWorker)(nil),       // 45: idnode.raft.v1.ReleaseWorker
-	(*WorkerRecord)(nil),        // 46: idnode.raft.v1.WorkerRecord
-	(*NodeVersion)(nil),         // 47: idnode.raft.v1.NodeVersion
-	(*SetClusterVersion)(nil),   // 48: idnode.raft.v1.SetClusterVersion
-	(*ReleaseOwner)(nil),        // 49: idnode.raft.v1.ReleaseOwner
-	(*MakeOpaque)(nil),          // 50: idnode.raft.v1.MakeOpaque
+	(*BackupRates)(nil),         // 26: idnode.raft.v1.BackupRates
+	(*KeyRecord)(nil),           // 27: idnode.raft.v1.KeyRecord
+	(*DatabaseRecord)(nil),      // 28: idnode.raft.v1.DatabaseRecord
+	(*ClaimRecord)(nil),         // 29: idnode.raft.v1.ClaimRecord
+	(*SettingsRecord)(nil),      // 30: idnode.raft.v1.SettingsRecord
+	(*SeedHiLo)(nil),            // 31: idnode.raft.v1.SeedHiLo
+	(*Fold)(nil),                // 32: idnode.raft.v1.Fold
+	(*LocalReservations)(nil),   // 33: idnode.raft.v1.LocalReservations
+	(*PoolMark)(nil),            // 34: idnode.raft.v1.PoolMark
+	(*SeriesField)(nil),         // 35: idnode.raft.v1.SeriesField
+	(*CreateSeries)(nil),        // 36: idnode.raft.v1.CreateSeries
+	(*SeriesIssue)(nil),         // 37: idnode.raft.v1.SeriesIssue
+	(*SeriesIssueBatch)(nil),    // 38: idnode.raft.v1.SeriesIssueBatch
+	(*SeriesVoid)(nil),          // 39: idnode.raft.v1.SeriesVoid
+	(*SeriesDefinition)(nil),    // 40: idnode.raft.v1.SeriesDefinition
+	(*SeriesEntry)(nil),         // 41: idnode.raft.v1.SeriesEntry
+	(*RestoreSeries)(nil),       // 42: idnode.raft.v1.RestoreSeries
+	(*SeriesJournalRecord)(nil), // 43: idnode.raft.v1.SeriesJournalRecord
+	(*AcquireWorker)(nil),       // 44: idnode.raft.v1.AcquireWorker
+	(*RenewWorker)(nil),         // 45: idnode.raft.v1.RenewWorker
+	(*ReleaseWorker)(nil),       // 46: idnode.raft.v1.ReleaseWorker
+	(*WorkerRecord)(nil),        // 47: idnode.raft.v1.WorkerRecord
+	(*NodeVersion)(nil),         // 48: idnode.raft.v1.NodeVersion
+	(*SetClusterVersion)(nil),   // 49: idnode.raft.v1.SetClusterVersion
+	(*ReleaseOwner)(nil),        // 50: idnode.raft.v1.ReleaseOwner
+	(*MakeOpaque)(nil),          // 51: idnode.raft.v1.MakeOpaque
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	3,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
 	19, // 1: idnode.raft.v1.RaiseFloor.identities:type_name -> idnode.raft.v1.IdentityRecord
 	20, // 2: idnode.raft.v1.RaiseFloor.hilo:type_name -> idnode.raft.v1.HiLoRecord
-	28, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
-	46, // 4: idnode.raft.v1.RaiseFloor.workers:type_name -> idnode.raft.v1.WorkerRecord
+	29, // 3: idnode.raft.v1.RaiseFloor.claims:type_name -> idnode.raft.v1.ClaimRecord
+	47, // 4: idnode.raft.v1.RaiseFloor.workers:type_name -> idnode.raft.v1.WorkerRecord
 	21, // 5: idnode.raft.v1.HiLoRecord.pools:type_name -> idnode.raft.v1.HiLoPoolRecord
-	33, // 6: idnode.raft.v1.NodeRecord.pool_marks:type_name -> idnode.raft.v1.PoolMark
-	33, // 7: idnode.raft.v1.LocalReservations.pools:type_name -> idnode.raft.v1.PoolMark
-	0,  // 8: idnode.raft.v1.CreateSeries.period:type_name -> idnode.raft.v1.SeriesPeriod
-	1,  // 9: idnode.raft.v1.CreateSeries.policy:type_name -> idnode.raft.v1.SeriesPolicy
-	34, // 10: idnode.raft.v1.SeriesIssue.fields:type_name -> idnode.raft.v1.SeriesField
-	36, // 11: idnode.raft.v1.SeriesIssueBatch.issues:type_name -> idnode.raft.v1.SeriesIssue
-	0,  // 12: idnode.raft.v1.SeriesDefinition.period:type_name -> idnode.raft.v1.SeriesPeriod
-	1,  // 13: idnode.raft.v1.SeriesDefinition.policy:type_name -> idnode.raft.v1.SeriesPolicy
-	2,  // 14: idnode.raft.v1.SeriesEntry.kind:type_name -> idnode.raft.v1.SeriesEntryKind
-	34, // 15: idnode.raft.v1.SeriesEntry.fields:type_name -> idnode.raft.v1.SeriesField
-	39, // 16: idnode.raft.v1.RestoreSeries.definition:type_name -> idnode.raft.v1.SeriesDefinition
-	40, // 17: idnode.raft.v1.RestoreSeries.entries:type_name -> idnode.raft.v1.SeriesEntry
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	34, // 6: idnode.raft.v1.NodeRecord.pool_marks:type_name -> idnode.raft.v1.PoolMark
+	26, // 7: idnode.raft.v1.ClockRecord.backup:type_name -> idnode.raft.v1.BackupRates
+	34, // 8: idnode.raft.v1.LocalReservations.pools:type_name -> idnode.raft.v1.PoolMark
+	0,  // 9: idnode.raft.v1.CreateSeries.period:type_name -> idnode.raft.v1.SeriesPeriod
+	1,  // 10: idnode.raft.v1.CreateSeries.policy:type_name -> idnode.raft.v1.SeriesPolicy
+	35, // 11: idnode.raft.v1.SeriesIssue.fields:type_name -> idnode.raft.v1.SeriesField
+	37, // 12: idnode.raft.v1.SeriesIssueBatch.issues:type_name -> idnode.raft.v1.SeriesIssue
+	0,  // 13: idnode.raft.v1.SeriesDefinition.period:type_name -> idnode.raft.v1.SeriesPeriod
+	1,  // 14: idnode.raft.v1.SeriesDefinition.policy:type_name -> idnode.raft.v1.SeriesPolicy
+	2,  // 15: idnode.raft.v1.SeriesEntry.kind:type_name -> idnode.raft.v1.SeriesEntryKind
+	35, // 16: idnode.raft.v1.SeriesEntry.fields:type_name -> idnode.raft.v1.SeriesField
+	40, // 17: idnode.raft.v1.RestoreSeries.definition:type_name -> idnode.raft.v1.SeriesDefinition
+	41, // 18: idnode.raft.v1.RestoreSeries.entries:type_name -> idnode.raft.v1.SeriesEntry
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_idnode_raft_v1_raft_proto_init() }
@@ -4379,7 +4458,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   48,
+			NumMessages:   49,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -700,6 +700,24 @@ class OpaqueStatus(_message.Message):
     numeric: bool
     def __init__(self, database: _Optional[str] = ..., collections: _Optional[_Iterable[str]] = ..., numeric: bool = ..., key_fingerprint: _Optional[str] = ...) -> None: ...
 
+class RatesMargin(_message.Message):
+    __slots__ = ["age_ms", "factor", "hilo_per_second", "identities_per_second", "recorded", "taken_at_ms", "taken_in_future"]
+    AGE_MS_FIELD_NUMBER: _ClassVar[int]
+    FACTOR_FIELD_NUMBER: _ClassVar[int]
+    HILO_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    IDENTITIES_PER_SECOND_FIELD_NUMBER: _ClassVar[int]
+    RECORDED_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_IN_FUTURE_FIELD_NUMBER: _ClassVar[int]
+    age_ms: int
+    factor: int
+    hilo_per_second: float
+    identities_per_second: float
+    recorded: bool
+    taken_at_ms: int
+    taken_in_future: bool
+    def __init__(self, recorded: bool = ..., identities_per_second: _Optional[float] = ..., hilo_per_second: _Optional[float] = ..., age_ms: _Optional[int] = ..., taken_in_future: bool = ..., factor: _Optional[int] = ..., taken_at_ms: _Optional[int] = ...) -> None: ...
+
 class ReleaseOwnerRequest(_message.Message):
     __slots__ = ["database", "owner"]
     DATABASE_FIELD_NUMBER: _ClassVar[int]
@@ -769,15 +787,17 @@ class RestoreChunk(_message.Message):
     def __init__(self, data: _Optional[bytes] = ..., ahead: _Optional[_Union[RestoreMargin, _Mapping]] = ...) -> None: ...
 
 class RestoreMargin(_message.Message):
-    __slots__ = ["hilo", "identities"]
+    __slots__ = ["by_rates", "hilo", "identities"]
+    BY_RATES_FIELD_NUMBER: _ClassVar[int]
     HILO_FIELD_NUMBER: _ClassVar[int]
     IDENTITIES_FIELD_NUMBER: _ClassVar[int]
+    by_rates: bool
     hilo: CounterMargin
     identities: CounterMargin
-    def __init__(self, identities: _Optional[_Union[CounterMargin, _Mapping]] = ..., hilo: _Optional[_Union[CounterMargin, _Mapping]] = ...) -> None: ...
+    def __init__(self, identities: _Optional[_Union[CounterMargin, _Mapping]] = ..., hilo: _Optional[_Union[CounterMargin, _Mapping]] = ..., by_rates: bool = ...) -> None: ...
 
 class RestoreResponse(_message.Message):
-    __slots__ = ["ahead", "claims", "claims_restored", "hilo_raised", "hilo_skipped_max", "hilo_skipped_min", "hilo_tags", "identities", "identities_raised", "identities_skipped_max", "identities_skipped_min", "opaque_databases", "opaque_restored", "series", "series_entries_restored", "tags", "tags_retired", "workers", "workers_raised"]
+    __slots__ = ["ahead", "claims", "claims_restored", "hilo_raised", "hilo_skipped_max", "hilo_skipped_min", "hilo_tags", "identities", "identities_raised", "identities_skipped_max", "identities_skipped_min", "opaque_databases", "opaque_restored", "rates", "series", "series_entries_restored", "tags", "tags_retired", "workers", "workers_raised"]
     AHEAD_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_FIELD_NUMBER: _ClassVar[int]
     CLAIMS_RESTORED_FIELD_NUMBER: _ClassVar[int]
@@ -791,6 +811,7 @@ class RestoreResponse(_message.Message):
     IDENTITIES_SKIPPED_MIN_FIELD_NUMBER: _ClassVar[int]
     OPAQUE_DATABASES_FIELD_NUMBER: _ClassVar[int]
     OPAQUE_RESTORED_FIELD_NUMBER: _ClassVar[int]
+    RATES_FIELD_NUMBER: _ClassVar[int]
     SERIES_ENTRIES_RESTORED_FIELD_NUMBER: _ClassVar[int]
     SERIES_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
@@ -810,13 +831,14 @@ class RestoreResponse(_message.Message):
     identities_skipped_min: int
     opaque_databases: int
     opaque_restored: int
+    rates: RatesMargin
     series: int
     series_entries_restored: int
     tags: int
     tags_retired: int
     workers: int
     workers_raised: int
-    def __init__(self, identities_raised: _Optional[int] = ..., hilo_raised: _Optional[int] = ..., tags_retired: _Optional[int] = ..., identities: _Optional[int] = ..., hilo_tags: _Optional[int] = ..., tags: _Optional[int] = ..., claims: _Optional[int] = ..., claims_restored: _Optional[int] = ..., series: _Optional[int] = ..., series_entries_restored: _Optional[int] = ..., workers: _Optional[int] = ..., workers_raised: _Optional[int] = ..., ahead: _Optional[_Union[RestoreMargin, _Mapping]] = ..., identities_skipped_min: _Optional[int] = ..., identities_skipped_max: _Optional[int] = ..., hilo_skipped_min: _Optional[int] = ..., hilo_skipped_max: _Optional[int] = ..., opaque_databases: _Optional[int] = ..., opaque_restored: _Optional[int] = ...) -> None: ...
+    def __init__(self, identities_raised: _Optional[int] = ..., hilo_raised: _Optional[int] = ..., tags_retired: _Optional[int] = ..., identities: _Optional[int] = ..., hilo_tags: _Optional[int] = ..., tags: _Optional[int] = ..., claims: _Optional[int] = ..., claims_restored: _Optional[int] = ..., series: _Optional[int] = ..., series_entries_restored: _Optional[int] = ..., workers: _Optional[int] = ..., workers_raised: _Optional[int] = ..., ahead: _Optional[_Union[RestoreMargin, _Mapping]] = ..., identities_skipped_min: _Optional[int] = ..., identities_skipped_max: _Optional[int] = ..., hilo_skipped_min: _Optional[int] = ..., hilo_skipped_max: _Optional[int] = ..., opaque_databases: _Optional[int] = ..., opaque_restored: _Optional[int] = ..., rates: _Optional[_Union[RatesMargin, _Mapping]] = ...) -> None: ...
 
 class ReturnHiLoRequest(_message.Message):
     __slots__ = ["database", "end", "grant_id", "last", "request_id", "tag"]
