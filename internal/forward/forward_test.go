@@ -95,7 +95,7 @@ func startLeader(t testing.TB, check func(ctx context.Context) error) string {
 // serveLeader serves l as startLeader does.
 func serveLeader(t testing.TB, l *leaderServer) string {
 	t.Helper()
-	addr, lis := network.listen(t)
+	addr, lis := listen(t)
 	unary, stream := forward.Receiver("L", testSecret)
 	gs := grpc.NewServer(append(flowcontrol.ServerOptions(), grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream))...)
 	healthpb.RegisterHealthServer(gs, l)
@@ -119,7 +119,7 @@ func newForwarder(t testing.TB, c *fakeCluster, wait time.Duration) *forward.For
 		ElectionWait: wait,
 		Refuse:       func(err error) error { return refused{err} },
 		PassOn:       []string{"authorization"},
-		Dial:         network.dial,
+		Dial:         network.Dial,
 	})
 	t.Cleanup(f.Close)
 	return f
@@ -187,8 +187,8 @@ func TestANodeLongWithoutALeaderRefusesAtOnce(t *testing.T) {
 		now := time.Unix(1000, 0)
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 		c := &fakeCluster{id: "F"}
-		c.set("L", network.gone(t))
-		f := forward.New(forward.Config{Cluster: c, Dial: network.dial, ElectionWait: time.Hour, Now: clock, Refuse: func(err error) error { return refused{err} }})
+		c.set("L", network.Gone())
+		f := forward.New(forward.Config{Cluster: c, Dial: network.Dial, ElectionWait: time.Hour, Now: clock, Refuse: func(err error) error { return refused{err} }})
 		t.Cleanup(f.Close)
 		if f.Local(context.Background()) {
 			t.Fatal("a follower counts itself as the leader")
@@ -241,7 +241,7 @@ func TestTheLeadersAnswerPassesOnAndAFailedHopIsRefused(t *testing.T) {
 			t.Fatalf("the leader's error: %v, want it passed on", err)
 		}
 
-		gone := network.gone(t)
+		gone := network.Gone()
 		c.set("G", gone)
 		var r refused
 		if _, err := call(f, context.Background()); !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrUnreached) {
@@ -255,7 +255,7 @@ func TestTheLeadersAnswerPassesOnAndAFailedHopIsRefused(t *testing.T) {
 func TestACallThatCouldNotReachADeadLeaderGoesToTheNext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		addr := startLeader(t, func(context.Context) error { return nil })
-		gone := network.gone(t)
+		gone := network.Gone()
 		c := &fakeCluster{id: "F"}
 		c.set("D", gone)
 		var dials atomic.Int32
@@ -266,7 +266,7 @@ func TestACallThatCouldNotReachADeadLeaderGoesToTheNext(t *testing.T) {
 				if a == gone && dials.Add(1) == 1 {
 					c.set("L", addr) // elected while the call fails on the dead leader
 				}
-				return network.dial(ctx, a)
+				return network.Dial(ctx, a)
 			},
 		})
 		t.Cleanup(f.Close)
@@ -341,7 +341,7 @@ func TestTheInternalServerWantsTheClusterSecret(t *testing.T) {
 		addr := startLeader(t, func(context.Context) error { return nil })
 		c := &fakeCluster{id: "F"}
 		c.set("L", addr)
-		wrong := forward.New(forward.Config{Cluster: c, Dial: network.dial, Secret: func() []byte { return []byte("another cluster's secret") }, Refuse: func(err error) error { return refused{err} }})
+		wrong := forward.New(forward.Config{Cluster: c, Dial: network.Dial, Secret: func() []byte { return []byte("another cluster's secret") }, Refuse: func(err error) error { return refused{err} }})
 		t.Cleanup(wrong.Close)
 		if _, err := call(wrong, context.Background()); status.Code(err) != codes.Unauthenticated {
 			t.Errorf("a wrong secret: %v, want UNAUTHENTICATED from the leader", err)
@@ -357,7 +357,7 @@ func TestTheInternalServerWantsTheClusterSecret(t *testing.T) {
 func TestANodeBehindOnTheSecretSendsAgainOnceItKnowsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var caughtUp atomic.Bool
-		addr, lis := network.listen(t)
+		addr, lis := listen(t)
 		unary, _ := forward.Receiver("L", testSecret)
 		served := 0
 		catchUp := func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -374,7 +374,7 @@ func TestANodeBehindOnTheSecretSendsAgainOnceItKnowsIt(t *testing.T) {
 
 		c := &fakeCluster{id: "F"}
 		c.set("L", addr)
-		f := forward.New(forward.Config{Cluster: c, Dial: network.dial, Secret: func() []byte {
+		f := forward.New(forward.Config{Cluster: c, Dial: network.Dial, Secret: func() []byte {
 			if caughtUp.Load() {
 				return testSecret()
 			}
@@ -394,7 +394,7 @@ func TestANodeThatStaysBehindRefuses(t *testing.T) {
 		addr := startLeader(t, func(context.Context) error { return nil })
 		c := &fakeCluster{id: "F"}
 		c.set("L", addr)
-		f := forward.New(forward.Config{Cluster: c, Dial: network.dial, ElectionWait: 50 * time.Millisecond, Refuse: func(err error) error { return refused{err} }})
+		f := forward.New(forward.Config{Cluster: c, Dial: network.Dial, ElectionWait: 50 * time.Millisecond, Refuse: func(err error) error { return refused{err} }})
 		t.Cleanup(f.Close)
 		_, err := call(f, context.Background())
 		var r refused

@@ -44,7 +44,7 @@ func TestARedialledConnectionDialsAgainOnceTheLeaderIsHeardFrom(t *testing.T) {
 			dial := func(ctx context.Context, _ string) (net.Conn, error) {
 				n := dials.Add(1)
 				if !cut.Load() {
-					return network.dial(ctx, addr)
+					return network.Dial(ctx, addr)
 				}
 				began <- struct{}{}
 				if n == 1 {

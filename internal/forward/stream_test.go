@@ -81,7 +81,7 @@ func TestASlowStreamKeepsItsConnection(t *testing.T) {
 		var dials atomic.Int32
 		dial := func(ctx context.Context, _ string) (net.Conn, error) {
 			dials.Add(1)
-			return network.dial(ctx, addr)
+			return network.Dial(ctx, addr)
 		}
 		c := &fakeCluster{id: "F"}
 		c.set("L", leaderAddr)

@@ -2,69 +2,23 @@ package forward_test
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 
-	"google.golang.org/grpc/test/bufconn"
+	"github.com/idnode/idnode/test/helpers/memnet"
 )
 
-// memNet is an in-memory network: the tests' gRPC servers listen on it, each at an address
-// of its own, and a dial reaches the server at an address or is refused. The tests run inside
-// testing/synctest bubbles, where time moves only while every goroutine waits durably: a
-// goroutine reading a socket does not, so over TCP the bubble's clock would stop, while one
-// waiting on a bufconn pipe does (docs/testing.md, "Cluster tests in virtual time").
-type memNet struct {
-	mu   sync.Mutex
-	next int
-	lis  map[string]*bufconn.Listener
-}
+// network carries the tests' calls: they run inside testing/synctest bubbles, where a socket
+// would stop the clock (memnet). Every listener has an address of its own, so tests share it.
+var network = memnet.New()
 
-// network is the tests' one memNet; every listener has its own address, so tests share it.
-var network = &memNet{lis: map[string]*bufconn.Listener{}}
-
-// listen opens a listener at a new address, closed and forgotten when the test ends.
-func (n *memNet) listen(t testing.TB) (addr string, lis net.Listener) {
-	t.Helper()
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.next++
-	addr = fmt.Sprintf("mem-%d:7000", n.next)
-	l := bufconn.Listen(1 << 20)
-	n.lis[addr] = l
-	t.Cleanup(func() {
-		l.Close()
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		delete(n.lis, addr)
-	})
-	return addr, l
-}
-
-// gone is an address nothing listens at, as a port whose listener was closed.
-func (n *memNet) gone(t testing.TB) string {
-	t.Helper()
-	addr, lis := n.listen(t)
-	lis.Close()
-	return addr
-}
-
-// dial connects to addr, or is refused as a closed TCP port refuses.
-func (n *memNet) dial(ctx context.Context, addr string) (net.Conn, error) {
-	n.mu.Lock()
-	l := n.lis[addr]
-	n.mu.Unlock()
-	if l == nil {
-		return nil, &net.OpError{Op: "dial", Net: "mem", Err: syscall.ECONNREFUSED}
-	}
-	c, err := l.DialContext(ctx)
-	if err != nil {
-		return nil, &net.OpError{Op: "dial", Net: "mem", Err: syscall.ECONNREFUSED}
-	}
-	return c, nil
+// listen opens a listener on network, closed when the test ends.
+func listen(t testing.TB) (addr string, lis net.Listener) {
+	lis = network.Listen()
+	t.Cleanup(func() { lis.Close() })
+	return lis.Addr().String(), lis
 }
 
 // partition is the network between a follower and its leader. A cut blackholes every
@@ -110,7 +64,7 @@ func (p *partition) dial(ctx context.Context, _ string) (net.Conn, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	c, err := network.dial(ctx, p.target)
+	c, err := network.Dial(ctx, p.target)
 	if err != nil {
 		return nil, err
 	}
