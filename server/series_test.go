@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -57,77 +58,79 @@ func journalOf(t *testing.T, ctx context.Context, c idnodev1.SeriesServiceClient
 // Every series call works through a follower as through the leader: the follower checks it
 // and the leader runs it; a retry answers the first attempt; the journal and its check agree.
 func TestSeriesThroughAFollower(t *testing.T) {
-	c := newTestCluster(t, 3)
-	leader := c.waitLeader(convergeTimeout, c.Tags()...)
-	follower := without(c.Tags(), leader)[0]
-	viaFollower := idnodev1.NewSeriesServiceClient(c.Dial(t, follower))
-	viaLeader := idnodev1.NewSeriesServiceClient(c.Dial(t, leader))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	synctest.Test(t, func(t *testing.T) {
+		c := newVirtualTestCluster(t, 3)
+		leader := c.waitLeader(convergeTimeout, c.Tags()...)
+		follower := without(c.Tags(), leader)[0]
+		viaFollower := idnodev1.NewSeriesServiceClient(c.Dial(t, follower))
+		viaLeader := idnodev1.NewSeriesServiceClient(c.Dial(t, leader))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
 
-	s := mustCreateSeries(t, ctx, viaFollower, &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{year}-{n:06}",
-		Period: idnodev1.SeriesPeriod_SERIES_PERIOD_YEAR, Actor: "someone-else"})
-	if s.GetCreatedBy() != "loopback" {
-		t.Errorf("created_by = %q; want loopback: the node names the caller, not the request", s.GetCreatedBy())
-	}
-	if _, err := viaLeader.CreateSeries(ctx, &idnodev1.CreateSeriesRequest{Name: "inv", Format: "X{n}"}); status.Code(err) != codes.AlreadyExists {
-		t.Errorf("CreateSeries(inv) again = %v, want ALREADY_EXISTS", err)
-	}
-
-	first := mustIssue(t, ctx, viaFollower, "inv", "doc-1")
-	second := mustIssue(t, ctx, viaLeader, "INV", "doc-2")
-	if first.GetNumber() != 1 || second.GetNumber() != 2 || first.GetId() == second.GetId() {
-		t.Fatalf("numbers %s, %s; want 1 and 2", first.GetId(), second.GetId())
-	}
-	if again := mustIssue(t, ctx, viaLeader, "inv", "doc-1"); again.GetSeq() != first.GetSeq() || again.GetId() != first.GetId() {
-		t.Errorf("retry of doc-1 answered %s (entry %d), want %s (entry %d)", again.GetId(), again.GetSeq(), first.GetId(), first.GetSeq())
-	}
-	_, err := viaFollower.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", RequestId: "doc-1", DocumentHash: "ffff"})
-	if status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.RequestIDReused {
-		t.Errorf("doc-1 again for another document = %v, want INVALID_ARGUMENT %s", err, reason.RequestIDReused)
-	}
-	if _, err := viaFollower.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", DocumentHash: "ab"}); status.Code(err) != codes.InvalidArgument {
-		t.Errorf("Issue without request_id = %v, want INVALID_ARGUMENT", err)
-	}
-	if _, err := viaFollower.Issue(ctx, &idnodev1.IssueRequest{Series: "nope", RequestId: "x"}); status.Code(err) != codes.NotFound {
-		t.Errorf("Issue in an unknown series = %v, want NOT_FOUND", err)
-	}
-
-	voided, err := viaFollower.Void(ctx, &idnodev1.VoidRequest{Series: "inv", Period: first.GetPeriod(), Number: 1,
-		Reason: "customer cancelled", Correcting: "CN-1", RequestId: "void-1"})
-	if err != nil {
-		t.Fatalf("Void(1): %v", err)
-	}
-	if voided.GetEntry().GetKind() != idnodev1.SeriesEntryKind_SERIES_ENTRY_KIND_VOIDED || voided.GetEntry().GetId() != first.GetId() {
-		t.Errorf("Void answered %v", voided.GetEntry())
-	}
-	if _, err := viaLeader.Void(ctx, &idnodev1.VoidRequest{Series: "inv", Period: first.GetPeriod(), Number: 1, Reason: "again", RequestId: "void-2"}); status.Code(err) != codes.FailedPrecondition {
-		t.Errorf("second void of 1 = %v, want FAILED_PRECONDITION", err)
-	}
-	if _, err := viaLeader.Void(ctx, &idnodev1.VoidRequest{Series: "inv", Period: first.GetPeriod(), Number: 3, Reason: "skip", RequestId: "void-3"}); status.Code(err) != codes.FailedPrecondition {
-		t.Errorf("void of the next number of a gapless series = %v, want FAILED_PRECONDITION", err)
-	}
-
-	entries := journalOf(t, ctx, viaFollower, "inv")
-	if len(entries) != 3 {
-		t.Fatalf("journal has %d entries, want 3 (two issued, one voided)", len(entries))
-	}
-	for i, e := range entries {
-		if e.GetSeq() != uint64(i+1) || (i > 0 && e.GetPrevHash() != entries[i-1].GetHash()) {
-			t.Errorf("entry %d: seq %d, prev_hash %s; want seq %d chained to the one before", i, e.GetSeq(), e.GetPrevHash(), i+1)
+		s := mustCreateSeries(t, ctx, viaFollower, &idnodev1.CreateSeriesRequest{Name: "INV", Format: "INV-{year}-{n:06}",
+			Period: idnodev1.SeriesPeriod_SERIES_PERIOD_YEAR, Actor: "someone-else"})
+		if s.GetCreatedBy() != "loopback" {
+			t.Errorf("created_by = %q; want loopback: the node names the caller, not the request", s.GetCreatedBy())
 		}
-	}
-	if entries[0].GetFields()[0].GetKey() != "customer" {
-		t.Errorf("fields kept as %v, want sorted by key", entries[0].GetFields())
-	}
-	v, err := viaFollower.VerifySeries(ctx, &idnodev1.VerifySeriesRequest{Series: "inv"})
-	if err != nil || !v.GetOk() || v.GetIssued() != 2 || v.GetVoided() != 1 {
-		t.Errorf("VerifySeries = %v, %v; want ok with 2 issued and 1 voided", v, err)
-	}
-	list, err := viaFollower.ListSeries(ctx, &idnodev1.ListSeriesRequest{})
-	if err != nil || len(list.GetSeries()) != 1 || list.GetSeries()[0].GetLastNumber() != 2 || list.GetSeries()[0].GetHeadHash() != entries[2].GetHash() {
-		t.Errorf("ListSeries = %v, %v; want inv at number 2, its head the last entry", list, err)
-	}
+		if _, err := viaLeader.CreateSeries(ctx, &idnodev1.CreateSeriesRequest{Name: "inv", Format: "X{n}"}); status.Code(err) != codes.AlreadyExists {
+			t.Errorf("CreateSeries(inv) again = %v, want ALREADY_EXISTS", err)
+		}
+
+		first := mustIssue(t, ctx, viaFollower, "inv", "doc-1")
+		second := mustIssue(t, ctx, viaLeader, "INV", "doc-2")
+		if first.GetNumber() != 1 || second.GetNumber() != 2 || first.GetId() == second.GetId() {
+			t.Fatalf("numbers %s, %s; want 1 and 2", first.GetId(), second.GetId())
+		}
+		if again := mustIssue(t, ctx, viaLeader, "inv", "doc-1"); again.GetSeq() != first.GetSeq() || again.GetId() != first.GetId() {
+			t.Errorf("retry of doc-1 answered %s (entry %d), want %s (entry %d)", again.GetId(), again.GetSeq(), first.GetId(), first.GetSeq())
+		}
+		_, err := viaFollower.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", RequestId: "doc-1", DocumentHash: "ffff"})
+		if status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.RequestIDReused {
+			t.Errorf("doc-1 again for another document = %v, want INVALID_ARGUMENT %s", err, reason.RequestIDReused)
+		}
+		if _, err := viaFollower.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", DocumentHash: "ab"}); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("Issue without request_id = %v, want INVALID_ARGUMENT", err)
+		}
+		if _, err := viaFollower.Issue(ctx, &idnodev1.IssueRequest{Series: "nope", RequestId: "x"}); status.Code(err) != codes.NotFound {
+			t.Errorf("Issue in an unknown series = %v, want NOT_FOUND", err)
+		}
+
+		voided, err := viaFollower.Void(ctx, &idnodev1.VoidRequest{Series: "inv", Period: first.GetPeriod(), Number: 1,
+			Reason: "customer cancelled", Correcting: "CN-1", RequestId: "void-1"})
+		if err != nil {
+			t.Fatalf("Void(1): %v", err)
+		}
+		if voided.GetEntry().GetKind() != idnodev1.SeriesEntryKind_SERIES_ENTRY_KIND_VOIDED || voided.GetEntry().GetId() != first.GetId() {
+			t.Errorf("Void answered %v", voided.GetEntry())
+		}
+		if _, err := viaLeader.Void(ctx, &idnodev1.VoidRequest{Series: "inv", Period: first.GetPeriod(), Number: 1, Reason: "again", RequestId: "void-2"}); status.Code(err) != codes.FailedPrecondition {
+			t.Errorf("second void of 1 = %v, want FAILED_PRECONDITION", err)
+		}
+		if _, err := viaLeader.Void(ctx, &idnodev1.VoidRequest{Series: "inv", Period: first.GetPeriod(), Number: 3, Reason: "skip", RequestId: "void-3"}); status.Code(err) != codes.FailedPrecondition {
+			t.Errorf("void of the next number of a gapless series = %v, want FAILED_PRECONDITION", err)
+		}
+
+		entries := journalOf(t, ctx, viaFollower, "inv")
+		if len(entries) != 3 {
+			t.Fatalf("journal has %d entries, want 3 (two issued, one voided)", len(entries))
+		}
+		for i, e := range entries {
+			if e.GetSeq() != uint64(i+1) || (i > 0 && e.GetPrevHash() != entries[i-1].GetHash()) {
+				t.Errorf("entry %d: seq %d, prev_hash %s; want seq %d chained to the one before", i, e.GetSeq(), e.GetPrevHash(), i+1)
+			}
+		}
+		if entries[0].GetFields()[0].GetKey() != "customer" {
+			t.Errorf("fields kept as %v, want sorted by key", entries[0].GetFields())
+		}
+		v, err := viaFollower.VerifySeries(ctx, &idnodev1.VerifySeriesRequest{Series: "inv"})
+		if err != nil || !v.GetOk() || v.GetIssued() != 2 || v.GetVoided() != 1 {
+			t.Errorf("VerifySeries = %v, %v; want ok with 2 issued and 1 voided", v, err)
+		}
+		list, err := viaFollower.ListSeries(ctx, &idnodev1.ListSeriesRequest{})
+		if err != nil || len(list.GetSeries()) != 1 || list.GetSeries()[0].GetLastNumber() != 2 || list.GetSeries()[0].GetHeadHash() != entries[2].GetHash() {
+			t.Errorf("ListSeries = %v, %v; want inv at number 2, its head the last entry", list, err)
+		}
+	})
 }
 
 // Many callers on every node issue from one series: each gets its own number, and the numbers
