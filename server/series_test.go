@@ -137,82 +137,86 @@ func TestSeriesThroughAFollower(t *testing.T) {
 // are 1..N with none missing and none twice, also when the leader changes meanwhile and callers
 // retry.
 func TestSeriesIssueUnderContention(t *testing.T) {
-	c := newTestCluster(t, 3)
-	c.waitLeader(convergeTimeout, c.Tags()...)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	mustCreateSeries(t, ctx, idnodev1.NewSeriesServiceClient(c.Dial(t, c.Tags()[0])), &idnodev1.CreateSeriesRequest{Name: "hot", Format: "H{n}"})
+	synctest.Test(t, func(t *testing.T) {
+		c := newVirtualTestCluster(t, 3)
+		c.waitLeader(convergeTimeout, c.Tags()...)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		mustCreateSeries(t, ctx, idnodev1.NewSeriesServiceClient(c.Dial(t, c.Tags()[0])), &idnodev1.CreateSeriesRequest{Name: "hot", Format: "H{n}"})
 
-	const callers, each = 12, 20
-	var mu sync.Mutex
-	seen := map[int64]string{}
-	var wg sync.WaitGroup
-	errs := make(chan error, callers)
-	for g := range callers {
-		cl := idnodev1.NewSeriesServiceClient(c.Dial(t, c.Tags()[g%len(c.Tags())]))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				id := fmt.Sprintf("doc-%d-%d", g, i)
-				var resp *idnodev1.IssueResponse
-				err := retryUnavailable(func() (err error) {
-					resp, err = cl.Issue(ctx, &idnodev1.IssueRequest{Series: "hot", RequestId: id})
-					return err
-				})
-				if err != nil {
-					errs <- fmt.Errorf("%s: %w", id, err)
-					return
+		const callers, each = 12, 20
+		var mu sync.Mutex
+		seen := map[int64]string{}
+		var wg sync.WaitGroup
+		errs := make(chan error, callers)
+		for g := range callers {
+			cl := idnodev1.NewSeriesServiceClient(c.Dial(t, c.Tags()[g%len(c.Tags())]))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					id := fmt.Sprintf("doc-%d-%d", g, i)
+					var resp *idnodev1.IssueResponse
+					err := retryUnavailable(func() (err error) {
+						resp, err = cl.Issue(ctx, &idnodev1.IssueRequest{Series: "hot", RequestId: id})
+						return err
+					})
+					if err != nil {
+						errs <- fmt.Errorf("%s: %w", id, err)
+						return
+					}
+					mu.Lock()
+					if other, dup := seen[resp.GetEntry().GetNumber()]; dup {
+						errs <- fmt.Errorf("number %d went to %s and %s", resp.GetEntry().GetNumber(), other, id)
+					}
+					seen[resp.GetEntry().GetNumber()] = id
+					mu.Unlock()
 				}
-				mu.Lock()
-				if other, dup := seen[resp.GetEntry().GetNumber()]; dup {
-					errs <- fmt.Errorf("number %d went to %s and %s", resp.GetEntry().GetNumber(), other, id)
-				}
-				seen[resp.GetEntry().GetNumber()] = id
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	for n := int64(1); n <= callers*each; n++ {
-		if _, ok := seen[n]; !ok {
-			t.Errorf("number %d was never issued (of %d)", n, callers*each)
+			}()
 		}
-	}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		for n := int64(1); n <= callers*each; n++ {
+			if _, ok := seen[n]; !ok {
+				t.Errorf("number %d was never issued (of %d)", n, callers*each)
+			}
+		}
+	})
 }
 
 // A node cut off from the majority refuses Issue with UNAVAILABLE, NO_QUORUM, as it refuses
 // identities.
 func TestSeriesMinorityRefusesIssue(t *testing.T) {
-	c := newTestCluster(t, 3)
-	leader := c.waitLeader(convergeTimeout, c.Tags()...)
-	follower := without(c.Tags(), leader)[0]
-	fc := idnodev1.NewSeriesServiceClient(c.Dial(t, follower))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	mustCreateSeries(t, ctx, fc, &idnodev1.CreateSeriesRequest{Name: "inv", Format: "I{n}"})
-	mustIssue(t, ctx, fc, "inv", "before")
+	synctest.Test(t, func(t *testing.T) {
+		c := newVirtualTestCluster(t, 3)
+		leader := c.waitLeader(convergeTimeout, c.Tags()...)
+		follower := without(c.Tags(), leader)[0]
+		fc := idnodev1.NewSeriesServiceClient(c.Dial(t, follower))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		mustCreateSeries(t, ctx, fc, &idnodev1.CreateSeriesRequest{Name: "inv", Format: "I{n}"})
+		mustIssue(t, ctx, fc, "inv", "before")
 
-	c.Partition([]string{follower}, without(c.Tags(), follower))
-	_, err := fc.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", RequestId: "cut-off"})
-	if status.Code(err) == codes.Unavailable && reason.Of(err) == reason.OutcomeUnknown {
-		// The relay went out on the connection the partition was cutting, so nobody can say
-		// whether the leader took it; the next call finds the leader unreachable.
-		_, err = fc.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", RequestId: "cut-off"})
-	}
-	if status.Code(err) != codes.Unavailable || reason.Of(err) != reason.NoQuorum {
-		t.Fatalf("Issue on isolated follower %s = %v, want UNAVAILABLE %s", follower, err, reason.NoQuorum)
-	}
-	c.Heal()
-	waitFor(t, "Issue after the heal", convergeTimeout, func() (bool, string) {
-		resp, err := fc.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", RequestId: "cut-off"})
-		if err != nil {
-			return false, err.Error()
+		c.Partition([]string{follower}, without(c.Tags(), follower))
+		_, err := fc.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", RequestId: "cut-off"})
+		if status.Code(err) == codes.Unavailable && reason.Of(err) == reason.OutcomeUnknown {
+			// The relay went out on the connection the partition was cutting, so nobody can say
+			// whether the leader took it; the next call finds the leader unreachable.
+			_, err = fc.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", RequestId: "cut-off"})
 		}
-		return resp.GetEntry().GetNumber() == 2, fmt.Sprintf("got number %d, want 2", resp.GetEntry().GetNumber())
+		if status.Code(err) != codes.Unavailable || reason.Of(err) != reason.NoQuorum {
+			t.Fatalf("Issue on isolated follower %s = %v, want UNAVAILABLE %s", follower, err, reason.NoQuorum)
+		}
+		c.Heal()
+		waitFor(t, "Issue after the heal", convergeTimeout, func() (bool, string) {
+			resp, err := fc.Issue(ctx, &idnodev1.IssueRequest{Series: "inv", RequestId: "cut-off"})
+			if err != nil {
+				return false, err.Error()
+			}
+			return resp.GetEntry().GetNumber() == 2, fmt.Sprintf("got number %d, want 2", resp.GetEntry().GetNumber())
+		})
 	})
 }
