@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -49,44 +50,46 @@ func (b *syncBuffer) String() string {
 // OnSlowApply (the metric), with its index and command type; the applied index moves only
 // when it returns.
 func TestWatchdogNamesASlowApply(t *testing.T) {
-	b := blockingFSM{entered: make(chan struct{}), release: make(chan struct{})}
-	w := &watchedFSM{BatchingFSM: b}
-	var logs syncBuffer
-	slow := make(chan struct{}, 2)
-	n := &Node{watched: w, closed: make(chan struct{}), log: slog.New(slog.NewTextHandler(&logs, nil)),
-		cfg: Config{OnSlowApply: func() { slow <- struct{}{} }}}
-	go n.watchApplies()
-	defer close(n.closed)
+	synctest.Test(t, func(t *testing.T) {
+		b := blockingFSM{entered: make(chan struct{}), release: make(chan struct{})}
+		w := &watchedFSM{BatchingFSM: b}
+		var logs syncBuffer
+		slow := make(chan struct{}, 2)
+		n := &Node{watched: w, closed: make(chan struct{}), log: slog.New(slog.NewTextHandler(&logs, nil)),
+			cfg: Config{OnSlowApply: func() { slow <- struct{}{} }}}
+		go n.watchApplies()
+		defer close(n.closed)
 
-	cmd := seedCommand(t, "users", 9)
-	applied := make(chan struct{})
-	go func() {
-		w.Apply(&raft.Log{Index: 42, Type: raft.LogCommand, Data: cmd})
-		close(applied)
-	}()
-	<-b.entered
-	if a, ok := n.ApplyInProgress(); !ok || a.First != 42 || len(a.Types) != 1 || a.Types[0] != fsm.SeedIdentityCommand {
-		t.Fatalf("ApplyInProgress = %+v, %v; want entry 42, SeedIdentity", a, ok)
-	}
-	select {
-	case <-slow:
-	case <-time.After(SlowApply + 10*watchdogEvery):
-		t.Fatalf("no slow apply reported within %v", SlowApply+10*watchdogEvery)
-	}
-	if got := logs.String(); !strings.Contains(got, "an apply is slow") || !strings.Contains(got, "entries=42-42") {
-		t.Errorf("log %q does not name the slow apply at index 42", got)
-	}
-	if w.applied.Load() != 0 {
-		t.Errorf("applied index %d while entry 42 is still being applied", w.applied.Load())
-	}
-	if _, again := w.slow(time.Now().Add(time.Hour)); again {
-		t.Error("the same slow apply was reported twice")
-	}
-	close(b.release)
-	<-applied
-	if _, ok := n.ApplyInProgress(); ok || w.applied.Load() != 42 {
-		t.Errorf("after the apply returned: in progress %v, applied index %d; want none and 42", ok, w.applied.Load())
-	}
+		cmd := seedCommand(t, "users", 9)
+		applied := make(chan struct{})
+		go func() {
+			w.Apply(&raft.Log{Index: 42, Type: raft.LogCommand, Data: cmd})
+			close(applied)
+		}()
+		<-b.entered
+		if a, ok := n.ApplyInProgress(); !ok || a.First != 42 || len(a.Types) != 1 || a.Types[0] != fsm.SeedIdentityCommand {
+			t.Fatalf("ApplyInProgress = %+v, %v; want entry 42, SeedIdentity", a, ok)
+		}
+		select {
+		case <-slow:
+		case <-time.After(SlowApply + 10*watchdogEvery):
+			t.Fatalf("no slow apply reported within %v", SlowApply+10*watchdogEvery)
+		}
+		if got := logs.String(); !strings.Contains(got, "an apply is slow") || !strings.Contains(got, "entries=42-42") {
+			t.Errorf("log %q does not name the slow apply at index 42", got)
+		}
+		if w.applied.Load() != 0 {
+			t.Errorf("applied index %d while entry 42 is still being applied", w.applied.Load())
+		}
+		if _, again := w.slow(time.Now().Add(time.Hour)); again {
+			t.Error("the same slow apply was reported twice")
+		}
+		close(b.release)
+		<-applied
+		if _, ok := n.ApplyInProgress(); ok || w.applied.Load() != 42 {
+			t.Errorf("after the apply returned: in progress %v, applied index %d; want none and 42", ok, w.applied.Load())
+		}
+	})
 }
 
 // HasApplied counts what the FSM applied, not what raft queued, and passes over raft's
@@ -94,40 +97,42 @@ func TestWatchdogNamesASlowApply(t *testing.T) {
 // no-op, and a restarted node that restored a snapshot, are caught up; an index past the log
 // is not.
 func TestHasAppliedSkipsEntriesTheFSMNeverSees(t *testing.T) {
-	dir := t.TempDir()
-	cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}
-	n, err := Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leader := leaderOf(t, n)
-	waitFor(t, "the idle leader has applied its commit index", func() bool {
-		c := leader.CommitIndex()
-		return c > 0 && leader.HasApplied(c)
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}
+		n, err := Open(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leader := leaderOf(t, n)
+		waitFor(t, "the idle leader has applied its commit index", func() bool {
+			c := leader.CommitIndex()
+			return c > 0 && leader.HasApplied(c)
+		})
+		var last raft.Log
+		if err := n.guard.GetLog(n.CommitIndex(), &last); err != nil || last.Type == raft.LogCommand {
+			t.Fatalf("the log ends on %v (%v); want raft's own entry, which the FSM never sees", last.Type, err)
+		}
+		seed(t, leader, "users", 3)
+		if !n.HasApplied(n.CommitIndex()) || n.HasApplied(n.LastIndex()+1) {
+			t.Fatalf("after a seed: HasApplied(commit %d) %v, HasApplied(last+1 %d) %v; want true, false",
+				n.CommitIndex(), n.HasApplied(n.CommitIndex()), n.LastIndex()+1, n.HasApplied(n.LastIndex()+1))
+		}
+		if err := n.raft.Snapshot().Error(); err != nil {
+			t.Fatal(err)
+		}
+		snapshotAt := n.LastIndex()
+		if err := n.Close(); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Transport = newInmem("inmem-A")
+		n, err = Open(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer n.Close()
+		if !n.HasApplied(snapshotAt) {
+			t.Fatalf("after restoring the snapshot at %d: not applied (FSM at %d)", snapshotAt, n.watched.applied.Load())
+		}
 	})
-	var last raft.Log
-	if err := n.guard.GetLog(n.CommitIndex(), &last); err != nil || last.Type == raft.LogCommand {
-		t.Fatalf("the log ends on %v (%v); want raft's own entry, which the FSM never sees", last.Type, err)
-	}
-	seed(t, leader, "users", 3)
-	if !n.HasApplied(n.CommitIndex()) || n.HasApplied(n.LastIndex()+1) {
-		t.Fatalf("after a seed: HasApplied(commit %d) %v, HasApplied(last+1 %d) %v; want true, false",
-			n.CommitIndex(), n.HasApplied(n.CommitIndex()), n.LastIndex()+1, n.HasApplied(n.LastIndex()+1))
-	}
-	if err := n.raft.Snapshot().Error(); err != nil {
-		t.Fatal(err)
-	}
-	snapshotAt := n.LastIndex()
-	if err := n.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Transport = newInmem("inmem-A")
-	n, err = Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
-	if !n.HasApplied(snapshotAt) {
-		t.Fatalf("after restoring the snapshot at %d: not applied (FSM at %d)", snapshotAt, n.watched.applied.Load())
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -81,6 +82,22 @@ func inmemCluster(t *testing.T, dirs map[string]string, tags ...string) map[stri
 // in-memory one, so that a test can slow down what a node sends.
 func inmemClusterWith(t *testing.T, dirs map[string]string, wrap func(tag string, tr *raft.InmemTransport) raft.Transport, tags ...string) map[string]*Node {
 	t.Helper()
+	cfgs, trans := inmemConfigs(tags...)
+	nodes := map[string]*Node{}
+	for i, tag := range tags {
+		cfgs[i].DataDir, cfgs[i].Transport = dirs[tag], wrap(tag, trans[tag])
+		n, err := Open(context.Background(), cfgs[i])
+		if err != nil {
+			t.Fatalf("open %s: %v", tag, err)
+		}
+		nodes[tag] = n
+	}
+	return nodes
+}
+
+// inmemConfigs are the configs of a cluster of tags over raft's in-memory transport, every
+// transport connected to every other, with no data dir set.
+func inmemConfigs(tags ...string) ([]Config, map[string]*raft.InmemTransport) {
 	trans := map[string]*raft.InmemTransport{}
 	var peers []Peer
 	for _, tag := range tags {
@@ -95,15 +112,11 @@ func inmemClusterWith(t *testing.T, dirs map[string]string, wrap func(tag string
 			}
 		}
 	}
-	nodes := map[string]*Node{}
-	for _, tag := range tags {
-		n, err := Open(context.Background(), Config{ID: tag, DataDir: dirs[tag], RaftAddr: "inmem-" + tag, Peers: peers, Transport: wrap(tag, trans[tag]), Logger: quiet})
-		if err != nil {
-			t.Fatalf("open %s: %v", tag, err)
-		}
-		nodes[tag] = n
+	cfgs := make([]Config, len(tags))
+	for i, tag := range tags {
+		cfgs[i] = Config{ID: tag, RaftAddr: "inmem-" + tag, Peers: peers, Transport: trans[tag], Logger: quiet}
 	}
-	return nodes
+	return cfgs, trans
 }
 
 func closeAll(t *testing.T, nodes map[string]*Node) {
@@ -128,64 +141,68 @@ func writePeersJSON(t *testing.T, dataDir, content string) string {
 // for good, A alone cannot elect itself, peers.json listing only A makes it a cluster of one
 // that keeps every committed value.
 func TestPeersJSONRecoversALostQuorum(t *testing.T) {
-	dirs := map[string]string{"A": t.TempDir(), "B": t.TempDir(), "C": t.TempDir()}
-	nodes := inmemCluster(t, dirs, "A", "B", "C")
-	leader := leaderOf(t, nodes["A"], nodes["B"], nodes["C"])
-	seed(t, leader, "orders", 41)
-	waitFor(t, "A applied the seed", func() bool { return nodes["A"].FSM().Identity("", "orders") == 41 })
-	closeAll(t, nodes)
+	synctest.Test(t, func(t *testing.T) {
+		dirs := map[string]string{"A": t.TempDir(), "B": t.TempDir(), "C": t.TempDir()}
+		nodes := inmemCluster(t, dirs, "A", "B", "C")
+		leader := leaderOf(t, nodes["A"], nodes["B"], nodes["C"])
+		seed(t, leader, "orders", 41)
+		waitFor(t, "A applied the seed", func() bool { return nodes["A"].FSM().Identity("", "orders") == 41 })
+		closeAll(t, nodes)
 
-	// A wrong file stops the node and is left in place.
-	path := writePeersJSON(t, dirs["A"], `[{"id": "B", "address": "inmem-B", "non_voter": false}]`)
-	if _, err := Open(context.Background(), Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil ||
-		!strings.Contains(err.Error(), "does not list this node") {
-		t.Fatalf("peers.json without this node: %v", err)
-	}
+		// A wrong file stops the node and is left in place.
+		path := writePeersJSON(t, dirs["A"], `[{"id": "B", "address": "inmem-B", "non_voter": false}]`)
+		if _, err := Open(context.Background(), Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil ||
+			!strings.Contains(err.Error(), "does not list this node") {
+			t.Fatalf("peers.json without this node: %v", err)
+		}
 
-	writePeersJSON(t, dirs["A"], `[{"id": "A", "address": "inmem-A", "non_voter": false}]`)
-	a, err := Open(context.Background(), Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Errorf("peers.json still there after recovery: %v", err)
-	}
-	if _, err := os.Stat(path + ".applied"); err != nil {
-		t.Errorf("peers.json.applied: %v", err)
-	}
-	leaderOf(t, a)
-	if got := a.FSM().Identity("", "orders"); got != 41 {
-		t.Errorf("after recovery orders = %d, want 41", got)
-	}
-	seed(t, a, "orders", 50)
-	if err := a.Close(); err != nil {
-		t.Fatal(err)
-	}
+		writePeersJSON(t, dirs["A"], `[{"id": "A", "address": "inmem-A", "non_voter": false}]`)
+		a, err := Open(context.Background(), Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("peers.json still there after recovery: %v", err)
+		}
+		if _, err := os.Stat(path + ".applied"); err != nil {
+			t.Errorf("peers.json.applied: %v", err)
+		}
+		leaderOf(t, a)
+		if got := a.FSM().Identity("", "orders"); got != 41 {
+			t.Errorf("after recovery orders = %d, want 41", got)
+		}
+		seed(t, a, "orders", 50)
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
 
-	// The new configuration is durable: the next start needs no file.
-	a, err = Open(context.Background(), Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	leaderOf(t, a)
-	waitFor(t, "after restart orders = 50", func() bool { return a.FSM().Identity("", "orders") == 50 })
-	servers := a.raft.GetConfiguration().Configuration().Servers
-	if len(servers) != 1 || servers[0].ID != "A" {
-		t.Errorf("configuration after recovery: %v", servers)
-	}
+		// The new configuration is durable: the next start needs no file.
+		a, err = Open(context.Background(), Config{ID: "A", DataDir: dirs["A"], RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		leaderOf(t, a)
+		waitFor(t, "after restart orders = 50", func() bool { return a.FSM().Identity("", "orders") == 50 })
+		servers := a.raft.GetConfiguration().Configuration().Servers
+		if len(servers) != 1 || servers[0].ID != "A" {
+			t.Errorf("configuration after recovery: %v", servers)
+		}
+	})
 }
 
 func TestPeersJSONOnAnEmptyDataDirIsRefused(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "raft"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	writePeersJSON(t, dir, `[{"id": "A", "address": "inmem-A", "non_voter": false}]`)
-	if n, err := Open(context.Background(), Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil {
-		n.Close()
-		t.Fatal("recovery of a data dir with no Raft state was accepted")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "raft"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		writePeersJSON(t, dir, `[{"id": "A", "address": "inmem-A", "non_voter": false}]`)
+		if n, err := Open(context.Background(), Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A")}); err == nil {
+			n.Close()
+			t.Fatal("recovery of a data dir with no Raft state was accepted")
+		}
+	})
 }
 
 func newInmem(addr string) *raft.InmemTransport {

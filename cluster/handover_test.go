@@ -3,6 +3,7 @@ package cluster
 import (
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -48,29 +49,33 @@ func otherThan(nodes map[string]*Node, tag string) string {
 // the hand-over happened, and TransferLeadership says so instead of failing a transfer that
 // moved leadership.
 func TestATransferThatOutlastsRaftsTimeoutStillLands(t *testing.T) {
-	nodes, trans, old := handOverCluster(t)
-	target := otherThan(nodes, old)
-	trans[old].delay.Store(int64(2 * DefaultTiming.ElectionTimeout))
-	to := Member{ID: target, Address: string(trans[target].LocalAddr()), Voter: true}
-	if err := nodes[old].TransferLeadership(to); err != nil {
-		t.Fatalf("TransferLeadership from %s to %s, its TimeoutNow late by %v: %v",
-			old, target, 2*DefaultTiming.ElectionTimeout, err)
-	}
-	waitFor(t, target+" leads", nodes[target].IsLeader)
+	synctest.Test(t, func(t *testing.T) {
+		nodes, trans, old := handOverCluster(t)
+		target := otherThan(nodes, old)
+		trans[old].delay.Store(int64(2 * DefaultTiming.ElectionTimeout))
+		to := Member{ID: target, Address: string(trans[target].LocalAddr()), Voter: true}
+		if err := nodes[old].TransferLeadership(to); err != nil {
+			t.Fatalf("TransferLeadership from %s to %s, its TimeoutNow late by %v: %v",
+				old, target, 2*DefaultTiming.ElectionTimeout, err)
+		}
+		waitFor(t, target+" leads", nodes[target].IsLeader)
+	})
 }
 
 // A transfer whose TimeoutNow never reaches the target leaves this node leading, and the
 // caller hears that it failed.
 func TestATransferThatNeverLandsFails(t *testing.T) {
-	nodes, trans, old := handOverCluster(t)
-	target := otherThan(nodes, old)
-	trans[old].Disconnect(trans[target].LocalAddr())
-	t.Cleanup(func() { trans[old].Connect(trans[target].LocalAddr(), trans[target].InmemTransport) })
-	to := Member{ID: target, Address: string(trans[target].LocalAddr()), Voter: true}
-	if err := nodes[old].TransferLeadership(to); err == nil {
-		t.Fatalf("TransferLeadership from %s to %s, which it cannot reach, succeeded", old, target)
-	}
-	if !nodes[old].IsLeader() {
-		t.Errorf("%s stopped leading after a transfer that failed", old)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		nodes, trans, old := handOverCluster(t)
+		target := otherThan(nodes, old)
+		trans[old].Disconnect(trans[target].LocalAddr())
+		t.Cleanup(func() { trans[old].Connect(trans[target].LocalAddr(), trans[target].InmemTransport) })
+		to := Member{ID: target, Address: string(trans[target].LocalAddr()), Voter: true}
+		if err := nodes[old].TransferLeadership(to); err == nil {
+			t.Fatalf("TransferLeadership from %s to %s, which it cannot reach, succeeded", old, target)
+		}
+		if !nodes[old].IsLeader() {
+			t.Errorf("%s stopped leading after a transfer that failed", old)
+		}
+	})
 }

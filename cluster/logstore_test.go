@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -86,46 +87,48 @@ func TestASecondOpenOfTheWALIsRefused(t *testing.T) {
 func TestEachLogStoreKeepsItsEntriesAndIsRefusedWhenBehind(t *testing.T) {
 	for _, kind := range LogStores {
 		t.Run(string(kind), func(t *testing.T) {
-			dir := t.TempDir()
-			cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A"), LogStore: kind}
-			n, err := Open(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n.LogStore() != kind {
-				t.Fatalf("LogStore() = %q, want %q", n.LogStore(), kind)
-			}
-			// raft asks the store it was given whether it refuses gaps, and after installing a
-			// snapshot leaves one unless it does: the guard must pass the WAL's answer on.
-			if m, ok := raft.LogStore(n.guard).(raft.MonotonicLogStore); !ok || m.IsMonotonic() != (kind == LogStoreWAL) {
-				t.Fatalf("raft sees a monotonic %s store: %v; want %v", kind, ok && m.IsMonotonic(), kind == LogStoreWAL)
-			}
-			seed(t, leaderOf(t, n), "kept", 7)
-			last := n.LastIndex()
-			if err := n.Close(); err != nil {
-				t.Fatal(err)
-			}
-
-			cfg.Transport, cfg.LogStore, cfg.MinLogIndex = newInmem("inmem-A"), "", last
-			n, err = Open(context.Background(), cfg)
-			if err != nil {
-				t.Fatalf("restart: %v", err)
-			}
-			if n.LogStore() != kind || n.LastIndex() < last {
-				t.Fatalf("restart: store %q last index %d; want %q reaching %d", n.LogStore(), n.LastIndex(), kind, last)
-			}
-			waitFor(t, "the seeded counter applied again", func() bool { return n.FSM().Identity("", "kept") == 7 })
-			if err := n.Close(); err != nil {
-				t.Fatal(err)
-			}
-
-			cfg.Transport, cfg.MinLogIndex = newInmem("inmem-A"), last+100
-			if n, err := Open(context.Background(), cfg); !errors.Is(err, ErrLogBehind) || !strings.Contains(err.Error(), kind.path(filepath.Join(dir, "raft"))) {
-				if err == nil {
-					_ = n.Close()
+			synctest.Test(t, func(t *testing.T) {
+				dir := t.TempDir()
+				cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A"), LogStore: kind}
+				n, err := Open(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
 				}
-				t.Fatalf("log ending before the recorded index: Open = %v, want ErrLogBehind naming the store", err)
-			}
+				if n.LogStore() != kind {
+					t.Fatalf("LogStore() = %q, want %q", n.LogStore(), kind)
+				}
+				// raft asks the store it was given whether it refuses gaps, and after installing a
+				// snapshot leaves one unless it does: the guard must pass the WAL's answer on.
+				if m, ok := raft.LogStore(n.guard).(raft.MonotonicLogStore); !ok || m.IsMonotonic() != (kind == LogStoreWAL) {
+					t.Fatalf("raft sees a monotonic %s store: %v; want %v", kind, ok && m.IsMonotonic(), kind == LogStoreWAL)
+				}
+				seed(t, leaderOf(t, n), "kept", 7)
+				last := n.LastIndex()
+				if err := n.Close(); err != nil {
+					t.Fatal(err)
+				}
+
+				cfg.Transport, cfg.LogStore, cfg.MinLogIndex = newInmem("inmem-A"), "", last
+				n, err = Open(context.Background(), cfg)
+				if err != nil {
+					t.Fatalf("restart: %v", err)
+				}
+				if n.LogStore() != kind || n.LastIndex() < last {
+					t.Fatalf("restart: store %q last index %d; want %q reaching %d", n.LogStore(), n.LastIndex(), kind, last)
+				}
+				waitFor(t, "the seeded counter applied again", func() bool { return n.FSM().Identity("", "kept") == 7 })
+				if err := n.Close(); err != nil {
+					t.Fatal(err)
+				}
+
+				cfg.Transport, cfg.MinLogIndex = newInmem("inmem-A"), last+100
+				if n, err := Open(context.Background(), cfg); !errors.Is(err, ErrLogBehind) || !strings.Contains(err.Error(), kind.path(filepath.Join(dir, "raft"))) {
+					if err == nil {
+						_ = n.Close()
+					}
+					t.Fatalf("log ending before the recorded index: Open = %v, want ErrLogBehind naming the store", err)
+				}
+			})
 		})
 	}
 }
@@ -155,26 +158,28 @@ func TestADamagedWALIsRefused(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A"), LogStore: LogStoreWAL}
-			n, err := Open(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seed(t, leaderOf(t, n), "cut", 1)
-			last := n.LastIndex()
-			if err := n.Close(); err != nil {
-				t.Fatal(err)
-			}
-			walDir := filepath.Join(dir, "raft", "wal")
-			c.damage(t, walDir)
-			cfg.Transport, cfg.MinLogIndex = newInmem("inmem-A"), last
-			if n, err := Open(context.Background(), cfg); !errors.Is(err, c.want) || !strings.Contains(err.Error(), walDir) {
-				if err == nil {
-					_ = n.Close()
+			synctest.Test(t, func(t *testing.T) {
+				dir := t.TempDir()
+				cfg := Config{ID: "A", DataDir: dir, RaftAddr: "inmem-A", Logger: quiet, Transport: newInmem("inmem-A"), LogStore: LogStoreWAL}
+				n, err := Open(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
 				}
-				t.Fatalf("%s: Open = %v, want %v naming %s", c.name, err, c.want, walDir)
-			}
+				seed(t, leaderOf(t, n), "cut", 1)
+				last := n.LastIndex()
+				if err := n.Close(); err != nil {
+					t.Fatal(err)
+				}
+				walDir := filepath.Join(dir, "raft", "wal")
+				c.damage(t, walDir)
+				cfg.Transport, cfg.MinLogIndex = newInmem("inmem-A"), last
+				if n, err := Open(context.Background(), cfg); !errors.Is(err, c.want) || !strings.Contains(err.Error(), walDir) {
+					if err == nil {
+						_ = n.Close()
+					}
+					t.Fatalf("%s: Open = %v, want %v naming %s", c.name, err, c.want, walDir)
+				}
+			})
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"google.golang.org/grpc/status"
 
@@ -34,31 +35,33 @@ const (
 // a hand-over is judged only when the term moved by exactly one across it (the target's
 // election); one that saw more elections is tried again, up to handOverAttempts times.
 func TestAPlannedHandOverRefusesNoCall(t *testing.T) {
-	c := newTestCluster(t, 3)
-	for attempt := 1; attempt <= handOverAttempts; attempt++ {
-		old := c.waitLeader(convergeTimeout, c.Tags()...)
-		term := c.Node(old).Node.Term()
-		r := handOverUnderLoad(t, c, old)
-		if r.transferErr != nil {
-			t.Logf("attempt %d: TransferLeadership on %s: %v", attempt, old, r.transferErr)
-			continue
+	synctest.Test(t, func(t *testing.T) {
+		c := newVirtualTestCluster(t, 3)
+		for attempt := 1; attempt <= handOverAttempts; attempt++ {
+			old := c.waitLeader(convergeTimeout, c.Tags()...)
+			term := c.Node(old).Node.Term()
+			r := handOverUnderLoad(t, c, old)
+			if r.transferErr != nil {
+				t.Logf("attempt %d: TransferLeadership on %s: %v", attempt, old, r.transferErr)
+				continue
+			}
+			if elections := c.Node(r.leader).Node.Term() - term; elections != 1 || r.leader == old {
+				t.Logf("attempt %d: %d elections across the hand-over from %s (now %s), not only the planned one: %d refusals not judged",
+					attempt, elections, old, r.leader, r.refused)
+				continue
+			}
+			if len(r.repeated) > 0 {
+				t.Fatalf("identities handed out twice: %v", r.repeated)
+			}
+			if r.refused > 0 {
+				t.Fatalf("%d of %d calls refused across a planned hand-over from %s to %s; want none: %v",
+					r.refused, r.calls, old, r.leader, r.byKind)
+			}
+			t.Logf("%d calls across the hand-over from %s to %s, none refused", r.calls, old, r.leader)
+			return
 		}
-		if elections := c.Node(r.leader).Node.Term() - term; elections != 1 || r.leader == old {
-			t.Logf("attempt %d: %d elections across the hand-over from %s (now %s), not only the planned one: %d refusals not judged",
-				attempt, elections, old, r.leader, r.refused)
-			continue
-		}
-		if len(r.repeated) > 0 {
-			t.Fatalf("identities handed out twice: %v", r.repeated)
-		}
-		if r.refused > 0 {
-			t.Fatalf("%d of %d calls refused across a planned hand-over from %s to %s; want none: %v",
-				r.refused, r.calls, old, r.leader, r.byKind)
-		}
-		t.Logf("%d calls across the hand-over from %s to %s, none refused", r.calls, old, r.leader)
-		return
-	}
-	t.Fatalf("no hand-over of %d went without an election of the cluster's own: the machine is too loaded to judge one", handOverAttempts)
+		t.Fatalf("no hand-over of %d went without an election of the cluster's own: the machine is too loaded to judge one", handOverAttempts)
+	})
 }
 
 // handOverRun is what the callers saw across one hand-over.

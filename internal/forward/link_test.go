@@ -3,42 +3,17 @@ package forward_test
 import (
 	"context"
 	"net"
-	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
-	toxiproxy "github.com/Shopify/toxiproxy/v2"
-	"github.com/rs/zerolog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/idnode/idnode/internal/forward"
 )
-
-// partition is the network between a follower and its leader, through Toxiproxy. A cut
-// blackholes every connection the follower has open to the leader and every one it opens
-// during the cut: data goes in and nothing comes out, with no FIN or RST, as when a firewall
-// drops packets. A heal does not bring the connections of before back: over TCP they stay in
-// retransmission backoff for as long again as the cut lasted, longer than this test runs, so
-// here they stay blackholed. Connections opened after the heal pass. With dropSYN set, a
-// connection opened during the cut does not connect at all until its dial gives up, as when
-// the firewall drops its SYN too, rather than connecting to a proxy that blackholes it.
-type partition struct {
-	server  *toxiproxy.ApiServer
-	target  string
-	now     *toxiproxy.Proxy
-	route   atomic.Pointer[string]
-	dropSYN atomic.Bool
-	isCut   atomic.Bool
-}
-
-func newPartition(t testing.TB, target string) *partition {
-	p := &partition{server: toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop()), target: target}
-	p.heal(t)
-	return p
-}
 
 // relayThroughPartition starts a leader behind a partition and a forwarder with wait as its
 // election wait that reaches it through the partition (with opts added to its connections'),
@@ -53,46 +28,16 @@ func relayThroughPartition(t testing.TB, wait time.Duration, opts ...grpc.DialOp
 	if _, err := call(f, context.Background()); err != nil {
 		t.Fatalf("relay before the cut: %v", err)
 	}
+	// What follows is sent after that answer came, as on any network. In a bubble it would
+	// share the answer's instant, and the link counts an answer of the same instant as heard
+	// after a call (link.silentSince), so a call into the cut would not make it suspect.
+	time.Sleep(time.Millisecond)
 	return f, path, c
 }
 
 // leaderAddr is the leader's address as the forwarder knows it; the partition's dialer
 // ignores it.
 const leaderAddr = "leader.internal:7000"
-
-// heal sends the connections opened from now on through a new, clean proxy.
-func (p *partition) heal(t testing.TB) {
-	t.Helper()
-	p.now = toxiproxy.NewProxy(p.server, "path-"+time.Now().Format("150405.000000"), "127.0.0.1:0", p.target)
-	if err := p.now.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.now.Stop)
-	listen := p.now.Listen
-	p.route.Store(&listen)
-	p.isCut.Store(false)
-}
-
-// cut blackholes the proxy of the moment: its connections, and those opened until the heal.
-func (p *partition) cut(t testing.TB) {
-	t.Helper()
-	for _, stream := range []string{"upstream", "downstream"} {
-		spec := `{"type":"timeout","stream":"` + stream + `","attributes":{"timeout":0}}`
-		if _, err := p.now.Toxics.AddToxicJson(strings.NewReader(spec)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p.isCut.Store(true)
-}
-
-func (p *partition) dial(ctx context.Context, _ string) (net.Conn, error) {
-	if p.dropSYN.Load() && p.isCut.Load() {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	var d net.Dialer
-	return d.DialContext(ctx, "tcp", *p.route.Load())
-}
 
 // After a cut in which the follower relayed a call into the blackhole, its first relayed call
 // to succeed comes within the election wait and one hop's bound of the heal: the link
@@ -110,32 +55,34 @@ func TestARelayAnswersSoonAfterAPartitionHeals(t *testing.T) {
 		{"the call in the cut was given up early", 250 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			const wait = time.Second
-			f, path, _ := relayThroughPartition(t, wait)
+			synctest.Test(t, func(t *testing.T) {
+				const wait = time.Second
+				f, path, _ := relayThroughPartition(t, wait)
 
-			path.cut(t)
-			ctx, cancel := context.Background(), context.CancelFunc(func() {})
-			if tc.giveUp > 0 {
-				ctx, cancel = context.WithTimeout(ctx, tc.giveUp)
-			}
-			_, err := call(f, ctx)
-			cancel()
-			if err == nil {
-				t.Fatal("a relay into the blackhole was answered")
-			}
-			path.heal(t)
-			healed := time.Now()
-			bound := wait + forward.Unary.Bound
-			for {
-				_, err := call(f, context.Background())
+				path.cut(t)
+				ctx, cancel := context.Background(), context.CancelFunc(func() {})
+				if tc.giveUp > 0 {
+					ctx, cancel = context.WithTimeout(ctx, tc.giveUp)
+				}
+				_, err := call(f, ctx)
+				cancel()
 				if err == nil {
-					t.Logf("the first relay answered %v after the heal", time.Since(healed).Round(time.Millisecond))
-					return
+					t.Fatal("a relay into the blackhole was answered")
 				}
-				if time.Since(healed) > bound {
-					t.Fatalf("no relay answered within %v of the heal (%v): %v", bound, time.Since(healed).Round(time.Millisecond), err)
+				path.heal(t)
+				healed := time.Now()
+				bound := wait + forward.Unary.Bound
+				for {
+					_, err := call(f, context.Background())
+					if err == nil {
+						t.Logf("the first relay answered %v after the heal", time.Since(healed).Round(time.Millisecond))
+						return
+					}
+					if time.Since(healed) > bound {
+						t.Fatalf("no relay answered within %v of the heal (%v): %v", bound, time.Since(healed).Round(time.Millisecond), err)
+					}
 				}
-			}
+			})
 		})
 	}
 }
@@ -144,72 +91,75 @@ func TestARelayAnswersSoonAfterAPartitionHeals(t *testing.T) {
 // (gone without a FIN, or moved to another address), by gRPC's keepalive, within PingEvery
 // and the link timeout.
 func TestASilentIdleConnectionIsReplaced(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for a keepalive ping, over 10 s")
-	}
-	const wait = time.Second
-	f, path, _ := relayThroughPartition(t, wait)
-	cc, err := f.Conn(leaderAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := cc.GetState(); s != connectivity.Ready {
-		t.Fatalf("connection after a relay: %v, want READY", s)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("waits for a keepalive ping, over 10 s")
+		}
+		const wait = time.Second
+		f, path, _ := relayThroughPartition(t, wait)
+		cc, err := f.Conn(leaderAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := cc.GetState(); s != connectivity.Ready {
+			t.Fatalf("connection after a relay: %v, want READY", s)
+		}
 
-	path.cut(t)
-	cut := time.Now()
-	bound := forward.PingEvery + wait + 3*time.Second // and time for a loaded machine
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	defer cancel()
-	if !cc.WaitForStateChange(ctx, connectivity.Ready) {
-		t.Fatalf("the silent connection was still in use %v after the cut", bound)
-	}
-	t.Logf("the silent connection was dropped %v after the cut", time.Since(cut).Round(time.Millisecond))
-	path.heal(t)
-	if _, err := call(f, context.Background()); err != nil {
-		t.Fatalf("relay after the heal: %v", err)
-	}
+		path.cut(t)
+		cut := time.Now()
+		bound := forward.PingEvery + wait + 3*time.Second // and time for a loaded machine
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		if !cc.WaitForStateChange(ctx, connectivity.Ready) {
+			t.Fatalf("the silent connection was still in use %v after the cut", bound)
+		}
+		t.Logf("the silent connection was dropped %v after the cut", time.Since(cut).Round(time.Millisecond))
+		path.heal(t)
+		if _, err := call(f, context.Background()); err != nil {
+			t.Fatalf("relay after the heal: %v", err)
+		}
+	})
 }
 
 // A leader that is slow to answer but reachable keeps its connection: a relayed call ends
 // at the hop's bound with nothing heard, but the health check it sets off is answered.
 func TestASlowLeaderKeepsItsConnection(t *testing.T) {
-	addr := startLeader(t, func(ctx context.Context) error {
-		if len(metadata.ValueFromIncomingContext(ctx, "slow")) > 0 {
-			<-ctx.Done()
-			return ctx.Err()
+	synctest.Test(t, func(t *testing.T) {
+		addr := startLeader(t, func(ctx context.Context) error {
+			if len(metadata.ValueFromIncomingContext(ctx, "slow")) > 0 {
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			return nil
+		})
+		var dials atomic.Int32
+		dial := func(ctx context.Context, _ string) (net.Conn, error) {
+			dials.Add(1)
+			return network.Dial(ctx, addr)
 		}
-		return nil
+		c := &fakeCluster{id: "F"}
+		c.set("L", leaderAddr)
+		const wait = time.Second
+		f := forward.New(forward.Config{Cluster: c, Dial: dial, Secret: testSecret, ElectionWait: wait, PassOn: []string{"slow"}})
+		t.Cleanup(f.Close)
+		if _, err := call(f, context.Background()); err != nil {
+			t.Fatalf("relay: %v", err)
+		}
+		slow := metadata.NewIncomingContext(context.Background(), metadata.Pairs("slow", "yes"))
+		if _, err := call(f, slow); err == nil {
+			t.Fatal("the slow leader answered within the hop's bound")
+		}
+		cc, err := f.Conn(leaderAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wait+time.Second)
+		defer cancel()
+		if cc.WaitForStateChange(ctx, connectivity.Ready) {
+			t.Fatalf("the connection to a slow leader left READY (now %v)", cc.GetState())
+		}
+		if _, err := call(f, context.Background()); err != nil || dials.Load() != 1 {
+			t.Fatalf("relay after the slow one: %v, over %d connections; want an answer on the first", err, dials.Load())
+		}
 	})
-	var dials atomic.Int32
-	dial := func(ctx context.Context, _ string) (net.Conn, error) {
-		dials.Add(1)
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", addr)
-	}
-	c := &fakeCluster{id: "F"}
-	c.set("L", leaderAddr)
-	const wait = time.Second
-	f := forward.New(forward.Config{Cluster: c, Dial: dial, Secret: testSecret, ElectionWait: wait, PassOn: []string{"slow"}})
-	t.Cleanup(f.Close)
-	if _, err := call(f, context.Background()); err != nil {
-		t.Fatalf("relay: %v", err)
-	}
-	slow := metadata.NewIncomingContext(context.Background(), metadata.Pairs("slow", "yes"))
-	if _, err := call(f, slow); err == nil {
-		t.Fatal("the slow leader answered within the hop's bound")
-	}
-	cc, err := f.Conn(leaderAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), wait+time.Second)
-	defer cancel()
-	if cc.WaitForStateChange(ctx, connectivity.Ready) {
-		t.Fatalf("the connection to a slow leader left READY (now %v)", cc.GetState())
-	}
-	if _, err := call(f, context.Background()); err != nil || dials.Load() != 1 {
-		t.Fatalf("relay after the slow one: %v, over %d connections; want an answer on the first", err, dials.Load())
-	}
 }

@@ -14,8 +14,9 @@ import (
 // leader, as Raft does after a heartbeat timeout, and learns it again at the heal. The heals
 // fall at even steps over one of gRPC's reconnect cycles (the connect timeout and the longest
 // backoff), so b.N runs cover every phase of it. Two cuts are measured: one that drops the
-// dial's SYN, as a firewall does, and one behind a proxy that accepts the dial and blackholes
-// it. It reports the median and the maximum; -benchtime 15x gives fifteen heals.
+// dial's SYN, as a firewall does, and one that accepts the dial and blackholes it, as a proxy
+// in front of the node would (partition, on the in-memory network). It reports the median
+// and the maximum; -benchtime 15x gives fifteen heals.
 func BenchmarkHealToRelay(b *testing.B) {
 	for _, dropSYN := range []bool{true, false} {
 		name := "drop-SYN"

@@ -1,0 +1,108 @@
+// Package memnet is an in-memory network for tests that run inside a testing/synctest
+// bubble. There time moves only while every goroutine of the bubble is durably blocked, and a
+// goroutine reading a socket is not, so a gRPC server on loopback TCP stops the bubble's
+// clock; one on a bufconn pipe, whose reads wait on a sync.Cond, does not
+// (docs/testing.md, "Cluster tests in virtual time").
+//
+// Each listener gets an address of its own that looks like a loopback TCP address, and the
+// connections it accepts say they come from 127.0.0.1, as a node's answers depend on whether a
+// caller is local. A dial of an address nothing listens at is refused at once, as a closed
+// loopback port refuses.
+package memnet
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"syscall"
+
+	"google.golang.org/grpc/test/bufconn"
+)
+
+// bufferSize is each direction's buffer of a connection: gRPC's frames of a test fit.
+const bufferSize = 1 << 20
+
+// firstPort is the port of a network's first listener. The addresses never reach the
+// kernel; the range is the top of the ephemeral ports, so that a test that dials one over TCP
+// by mistake is most likely refused.
+const firstPort = 61000
+
+func init() {
+	// The net package makes the channel its DNS configuration is guarded by on the first
+	// lookup. Made inside a bubble, it belongs to that bubble, and the next bubble's lookup
+	// (gRPC resolves the peers' Raft addresses) is a fatal error. Made here, it belongs to none.
+	_, _ = net.LookupHost("localhost")
+}
+
+// Network is one set of listeners, reached by address.
+type Network struct {
+	mu   sync.Mutex
+	next int
+	lis  map[string]*bufconn.Listener
+}
+
+// New returns an empty network.
+func New() *Network { return &Network{lis: map[string]*bufconn.Listener{}} }
+
+// Listen opens a listener at a new address. Closing it refuses later dials.
+func (n *Network) Listen() net.Listener {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: firstPort + n.next}
+	n.next++
+	l := bufconn.Listen(bufferSize)
+	n.lis[addr.String()] = l
+	return &listener{Listener: l, addr: addr}
+}
+
+// Gone is an address nothing listens at, as a port whose listener was closed.
+func (n *Network) Gone() string {
+	l := n.Listen()
+	l.Close()
+	return l.Addr().String()
+}
+
+// Dial connects to the listener at addr, or is refused.
+func (n *Network) Dial(ctx context.Context, addr string) (net.Conn, error) {
+	n.mu.Lock()
+	l := n.lis[addr]
+	n.mu.Unlock()
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	if l == nil {
+		return nil, refused
+	}
+	c, err := l.DialContext(ctx)
+	if err != nil {
+		refused.Err = fmt.Errorf("%w (%v)", syscall.ECONNREFUSED, err)
+		return nil, refused
+	}
+	return c, nil
+}
+
+// listener is a bufconn listener at a loopback-like address.
+type listener struct {
+	*bufconn.Listener
+	addr *net.TCPAddr
+}
+
+func (l *listener) Addr() net.Addr { return l.addr }
+
+func (l *listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &fromLoopback{Conn: c, local: l.addr}, nil
+}
+
+// fromLoopback is an accepted connection that says it comes from a loopback caller.
+type fromLoopback struct {
+	net.Conn
+	local *net.TCPAddr
+}
+
+func (c *fromLoopback) LocalAddr() net.Addr { return c.local }
+func (c *fromLoopback) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+}
