@@ -26,7 +26,7 @@ type fakeMembership struct {
 	// noRatesBuild knows margins but not margins by rates: it echoes the margin (by_rates with
 	// it, as a field it does not know) and answers no rates.
 	noRatesBuild bool
-	ended      chan error // each Restore's result, once its handler returns (unless no one reads)
+	ended        chan error // each Restore's result, once its handler returns (unless no one reads)
 }
 
 // fakeBackupChunk is the size of the fake's Backup chunks, small so that tests see several.
