@@ -73,6 +73,8 @@ type Config struct {
 	// (server.Config.ClockOffsetWarn; 0: the default).
 	ClockOffsetWarn time.Duration
 	Limits          server.Limits
+	// Backups is the cluster's scheduled backups (backupschedule.go); a nil Store: none.
+	Backups BackupSchedule
 	// MaxConns bounds the client port's connections (connlimit).
 	MaxConns int
 	Logger   *slog.Logger // nil: slog.Default()

@@ -173,6 +173,9 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 		n.atStop(func(*error) { stopHTTP() })
 	}
 	n.server.Start()
+	if err := n.scheduleBackups(sc.AdminToken); err != nil {
+		return nil, fmt.Errorf("scheduled backups: %w", err)
+	}
 	internal := n.cfg.InternalListener
 	if internal == nil {
 		internal = n.raft.Internal()

@@ -1,0 +1,282 @@
+package node
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/idnode/idnode/internal/backupcrypt"
+	"github.com/idnode/idnode/internal/backupstore"
+)
+
+// MinBackupInterval is the shortest interval between scheduled backups: each one copies the
+// whole state and lists the store, and a slot name has minute precision.
+const MinBackupInterval = time.Minute
+
+// backupExt ends a scheduled backup's name; its digest object adds digestExt.
+const (
+	backupExt = ".idbk"
+	digestExt = ".sha256"
+)
+
+// BackupSchedule is the cluster's scheduled backups (docs/scheduled-backups.md): every node
+// runs the same schedule, and only the leader acts on it.
+type BackupSchedule struct {
+	// Store is where the backups go; nil turns scheduled backups off.
+	Store backupstore.Store
+	// Cluster names the cluster in the backups' names, so several clusters can share a store.
+	Cluster string
+	// Interval is the length of a slot: one backup per slot, cluster-wide.
+	Interval time.Duration
+	// Keep is how many backups are kept (0: no bound by count); MaxAge drops backups whose
+	// slot is older (0: no bound by age). The newest backup is never dropped.
+	Keep   int
+	MaxAge time.Duration
+	// Passphrase, when set, encrypts each backup (internal/backupcrypt), as idctl backup
+	// --passphrase-file does.
+	Passphrase []byte
+	// Observer, when set, hears each backup's outcome (the metrics).
+	Observer BackupObserver
+}
+
+// BackupObserver hears what the scheduler did.
+type BackupObserver interface {
+	BackupSucceeded(slot time.Time, sum backupstore.Sum)
+	BackupFailed()
+}
+
+// Validate refuses a schedule the scheduler could not keep: an interval under
+// MinBackupInterval, no retention bound, a cluster name that cannot be part of an object name.
+func (s BackupSchedule) Validate() error {
+	var errs []error
+	if s.Interval < MinBackupInterval {
+		errs = append(errs, fmt.Errorf("backup interval %v is under the %v minimum (each backup copies the whole state)", s.Interval, MinBackupInterval))
+	}
+	if s.Keep < 0 || s.MaxAge < 0 {
+		errs = append(errs, errors.New("backup retention may not be negative"))
+	}
+	if s.Keep == 0 && s.MaxAge == 0 {
+		errs = append(errs, errors.New("backup retention needs a count of at least 1 or a maximum age: without one the store fills up"))
+	}
+	if err := backupstore.ValidateName(s.Cluster); err != nil || strings.Contains(s.Cluster, ".") {
+		errs = append(errs, fmt.Errorf("backup cluster name %q: only letters, digits, '-' and '_'", s.Cluster))
+	}
+	return errors.Join(errs...)
+}
+
+// slotLayout is a slot's UTC start in a backup's name: sortable, and letters and digits only.
+const slotLayout = "20060102T150405Z"
+
+// slotName names the backup of the slot starting at slot.
+func (s BackupSchedule) slotName(slot time.Time) string {
+	return s.namePrefix() + slot.UTC().Format(slotLayout) + backupExt
+}
+
+func (s BackupSchedule) namePrefix() string { return "idnode-" + s.Cluster + "-" }
+
+// slotOf parses a backup's name back to its slot; ok is false for other objects.
+func (s BackupSchedule) slotOf(name string) (time.Time, bool) {
+	rest, ok := strings.CutPrefix(name, s.namePrefix())
+	if !ok {
+		return time.Time{}, false
+	}
+	rest, ok = strings.CutSuffix(rest, backupExt)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(slotLayout, rest)
+	return t, err == nil
+}
+
+// backupScheduler takes the scheduled backups. The rule that keeps a leader change from
+// skipping or doubling one: a slot's backup is named by the slot, and a leader takes it only
+// when the store does not already hold that name. A new leader in the middle of a slot thus
+// takes the slot's backup if the old one had not, and leaves it otherwise. (Two leaders at
+// once, for the moment an old one has not yet noticed, would both write the same name with a
+// backup of the same cluster: the store keeps one whole object, never a mix.)
+type backupScheduler struct {
+	sched    BackupSchedule
+	isLeader func() bool
+	// write writes a backup, as idctl backup receives it.
+	write func(ctx context.Context, w io.Writer) error
+	now   func() time.Time
+	log   *slog.Logger
+
+	mu sync.Mutex
+	// failed is the slot whose backup failed: it is retried at the next slot, not at every
+	// check of this one.
+	failed time.Time
+}
+
+// backupChecks is how many times a slot the scheduler looks whether its backup is due: a new
+// leader takes a slot's missing backup within this fraction of the interval.
+const backupChecks = 10
+
+// run checks at every tick until ctx ends.
+func (b *backupScheduler) run(ctx context.Context, ticks <-chan time.Time) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticks:
+			b.check(ctx)
+		}
+	}
+}
+
+// check takes the current slot's backup if this node leads, the store lacks it, and it did
+// not already fail, then prunes. It returns whether it took one.
+func (b *backupScheduler) check(ctx context.Context) (bool, error) {
+	if !b.isLeader() {
+		return false, nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	slot := b.now().UTC().Truncate(b.sched.Interval)
+	if slot.Equal(b.failed) {
+		return false, nil
+	}
+	took, err := b.take(ctx, slot)
+	if err != nil {
+		b.failed = slot
+		b.log.Error("scheduled backup failed; the next slot tries again", "slot", slot, "store", b.sched.Store.String(), "err", err)
+		if b.sched.Observer != nil {
+			b.sched.Observer.BackupFailed()
+		}
+	}
+	return took, err
+}
+
+// take writes slot's backup unless the store holds it, then prunes.
+func (b *backupScheduler) take(ctx context.Context, slot time.Time) (bool, error) {
+	objects, err := b.sched.Store.List(ctx)
+	if err != nil {
+		return false, err
+	}
+	name := b.sched.slotName(slot)
+	if slices.ContainsFunc(objects, func(o backupstore.Object) bool { return o.Name == name }) {
+		return false, nil
+	}
+	sum, err := b.put(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	digest := hex.EncodeToString(sum.SHA256[:]) + "  " + name + "\n" // sha256sum's format
+	if _, err := b.sched.Store.Put(ctx, name+digestExt, strings.NewReader(digest)); err != nil {
+		return false, fmt.Errorf("backup %s stored, its digest not: %w", name, err)
+	}
+	b.log.Info("scheduled backup stored", "name", name, "bytes", sum.Size, "sha256", hex.EncodeToString(sum.SHA256[:]), "store", b.sched.Store.String())
+	if b.sched.Observer != nil {
+		b.sched.Observer.BackupSucceeded(slot, sum)
+	}
+	objects, err = b.sched.Store.List(ctx)
+	if err != nil {
+		return true, fmt.Errorf("backup %s stored, but listing for retention failed: %w", name, err)
+	}
+	if err := b.prune(ctx, objects, slot); err != nil {
+		return true, fmt.Errorf("backup %s stored, but pruning failed: %w", name, err)
+	}
+	return true, nil
+}
+
+// put streams a backup, encrypted when a passphrase is set, into the store under name.
+func (b *backupScheduler) put(ctx context.Context, name string) (backupstore.Sum, error) {
+	pr, pw := io.Pipe()
+	go func() {
+		pw.CloseWithError(b.encode(ctx, pw))
+	}()
+	sum, err := b.sched.Store.Put(ctx, name, pr)
+	pr.CloseWithError(errors.New("the store stopped reading")) // ends the writer if Put did not read to the end
+	return sum, err
+}
+
+// encode writes the backup to w, through the encryption when a passphrase is set.
+func (b *backupScheduler) encode(ctx context.Context, w io.Writer) error {
+	if len(b.sched.Passphrase) == 0 {
+		return b.write(ctx, w)
+	}
+	enc, err := backupcrypt.NewWriter(w, b.sched.Passphrase, backupcrypt.DefaultParams)
+	if err != nil {
+		return err
+	}
+	if err := b.write(ctx, enc); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// prune deletes the backups retention drops, with their digests: all but the newest Keep,
+// and those whose slot is more than MaxAge before newest's; newest itself is always kept.
+func (b *backupScheduler) prune(ctx context.Context, objects []backupstore.Object, newest time.Time) error {
+	type backup struct {
+		name string
+		slot time.Time
+	}
+	var backups []backup
+	for _, o := range objects {
+		if slot, ok := b.sched.slotOf(o.Name); ok && !slot.After(newest) {
+			backups = append(backups, backup{o.Name, slot})
+		}
+	}
+	slices.SortFunc(backups, func(x, y backup) int { return y.slot.Compare(x.slot) }) // newest first
+	var errs []error
+	for i, bk := range backups {
+		if i == 0 {
+			continue
+		}
+		tooMany := b.sched.Keep > 0 && i >= b.sched.Keep
+		tooOld := b.sched.MaxAge > 0 && newest.Sub(bk.slot) > b.sched.MaxAge
+		if !tooMany && !tooOld {
+			continue
+		}
+		if err := b.sched.Store.Delete(ctx, bk.name+digestExt); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := b.sched.Store.Delete(ctx, bk.name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		b.log.Info("scheduled backup pruned", "name", bk.name)
+	}
+	return errors.Join(errs...)
+}
+
+// scheduleBackups starts the scheduler when the node has a backup store: it checks
+// backupChecks times an interval, on every node, and acts only on the leader.
+func (n *Node) scheduleBackups(adminToken string) error {
+	if n.cfg.Backups.Store == nil {
+		return nil
+	}
+	if err := n.cfg.Backups.Validate(); err != nil {
+		return err
+	}
+	source, err := n.startBackupSource(adminToken)
+	if err != nil {
+		return err
+	}
+	b := &backupScheduler{sched: n.cfg.Backups, isLeader: n.raft.IsLeader, write: source.write, now: time.Now, log: n.log}
+	ctx, cancel := context.WithCancel(n.ctx)
+	ticker := time.NewTicker(n.cfg.Backups.Interval / backupChecks)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.run(ctx, ticker.C)
+	}()
+	n.atStop(func(*error) {
+		cancel()
+		ticker.Stop()
+		<-done
+		source.stop(GracePeriod)
+	})
+	n.log.Info("scheduled backups on", "store", n.cfg.Backups.Store.String(), "interval", n.cfg.Backups.Interval,
+		"keep", n.cfg.Backups.Keep, "max_age", n.cfg.Backups.MaxAge, "encrypted", len(n.cfg.Backups.Passphrase) > 0)
+	return nil
+}
