@@ -43,6 +43,7 @@ type config struct {
 	httpAddr      string
 	httpAddrSet   bool // --http-addr (or IDNODE_HTTP_ADDR) was given, so failing to bind it is fatal
 	http          httpConfig
+	backups       backupFlags
 	hiloPools     bool
 	memoryLimit   int64 // bytes; 0: none given
 	grpcAdvertise string
@@ -117,6 +118,7 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 	fs.StringVar(&c.grpcAddr, "grpc-addr", "127.0.0.1:7070", "host:port to serve gRPC on")
 	fs.StringVar(&c.httpAddr, "http-addr", "127.0.0.1:7080", "host:port to serve the HTTP/JSON API, /healthz and /readyz on (TLS like gRPC); empty: no HTTP")
 	c.http.register(fs)
+	c.backups.register(fs)
 	fs.StringVar(&c.grpcAdvertise, "grpc-advertise", "", "host:port other nodes reach this node's gRPC at (default: --grpc-addr, with this machine's host name for a wildcard host such as 0.0.0.0)")
 	fs.StringVar(&c.raftAddr, "raft-addr", "127.0.0.1:7100", "host:port to listen on for Raft traffic; with --peers, this node's entry unless given")
 	fs.StringVar(&c.raftAdvertise, "raft-advertise", "", "host:port other nodes reach this node's Raft at; a host name is fine (default: this node's entry in --peers, else --raft-addr, with this machine's host name for a wildcard host such as 0.0.0.0)")
@@ -291,6 +293,9 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, 
 		errs = append(errs, errors.New("--tls-cert, --tls-key and --tls-ca go together: give all three for TLS, or none"))
 	}
 	if err := c.http.finish(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.backups.finish(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.memoryLimit, err = parseByteSize(memoryLimit); err != nil {

@@ -101,14 +101,18 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 	// Disarmed last, after the node's stop: the bound covers the whole stop.
 	var bound shutdownBound
 	defer bound.disarm()
-	n, err := node.Start(ctx, o.nodeConfig(log, func(n *node.Node) {
+	nc := o.nodeConfig(log, func(n *node.Node) {
 		bound.arm(stopBound, n.Logger(), stderr, func() string {
 			if a, ok := n.Cluster().ApplyInProgress(); ok {
 				return "a state machine apply: " + a.String()
 			}
 			return "no state machine apply; see the goroutine stacks"
 		}, os.Exit)
-	}))
+	})
+	if nc.Backups, err = cfg.backups.schedule(ctx, o.backupObserver()); err != nil {
+		return err
+	}
+	n, err := node.Start(ctx, nc)
 	if err != nil {
 		return err
 	}

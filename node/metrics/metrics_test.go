@@ -120,6 +120,7 @@ func TestMetricsPassPromtoolsLint(t *testing.T) {
 	m.HiLoPoolRefill("", "users", 100)
 	m.ClockOffset(-2 * time.Second)
 	m.NumericClockBehind("")
+	m.Backups(time.Hour).BackupFailed()
 	problems, err := promlint.New(strings.NewReader(scrape(t, m.Handler()))).Lint()
 	if err != nil {
 		t.Fatal(err)

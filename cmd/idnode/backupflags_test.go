@@ -1,0 +1,62 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBackupFlags(t *testing.T) {
+	c := mustParse(t, nil, nil)
+	if c.backups.target != "" {
+		t.Fatalf("scheduled backups are on by default: %q", c.backups.target)
+	}
+	pass := filepath.Join(t.TempDir(), "pass")
+	if err := os.WriteFile(pass, []byte("correct horse\nignored\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c = mustParse(t, []string{"--backup-target", "s3://bucket/idnode/prod/", "--backup-s3-endpoint", "s3.example.com:443",
+		"--backup-interval", "15m", "--backup-keep", "10", "--backup-max-age", "24h", "--backup-passphrase-file", pass}, nil)
+	b := c.backups
+	if b.s3.Bucket != "bucket" || b.s3.Prefix != "idnode/prod" || b.s3.Endpoint != "s3.example.com:443" || !b.s3.TLS ||
+		b.interval != 15*time.Minute || b.keep != 10 || b.maxAge != 24*time.Hour || string(b.passphrase) != "correct horse" {
+		t.Fatalf("backup flags: %+v", b)
+	}
+	c = mustParse(t, nil, map[string]string{"IDNODE_BACKUP_TARGET": "dir:/var/backups/idnode"})
+	if c.backups.dir != "/var/backups/idnode" {
+		t.Fatalf("dir target: %+v", c.backups)
+	}
+}
+
+func TestBadBackupFlagsAreRefusedNamingTheFlag(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := []string{"--backup-target", "dir:/tmp/b"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--backup-target", "ftp://x"}, "--backup-target"},
+		{[]string{"--backup-target", "dir:"}, "--backup-target dir: needs a path"},
+		{[]string{"--backup-target", "s3://bucket"}, "--backup-s3-endpoint"},
+		{append(dir, "--backup-interval", "30s"), "--backup-interval 30s is under 1m0s"},
+		{append(dir, "--backup-keep", "0"), "--backup-keep 0"},
+		{append(dir, "--backup-keep", "-1"), "--backup-keep -1"},
+		{append(dir, "--backup-max-age", "30m"), "--backup-max-age 30m0s is under --backup-interval"},
+		{append(dir, "--backup-cluster", "a.b"), "--backup-cluster"},
+		{append(dir, "--backup-passphrase-file", empty), "--backup-passphrase-file"},
+		{append(dir, "--backup-passphrase-file", empty+"-missing"), "--backup-passphrase-file"},
+	} {
+		_, err := parseConfig(c.args, environ{}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want %q", c.args, err, c.want)
+		}
+	}
+	// Keeping by age alone is fine.
+	mustParse(t, append(dir, "--backup-keep", "0", "--backup-max-age", "168h"), nil)
+}
