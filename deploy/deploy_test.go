@@ -60,6 +60,7 @@ func exported(t *testing.T) (names map[string]bool, grpcLabels map[string]map[st
 		}
 	})
 	m.SlowApplies()
+	m.Backups(time.Hour)
 	// The pool counters have series only once a pool granted and was refilled.
 	m.HiLoPoolGrant("", "users", 1)
 	m.HiLoPoolRefill("", "users", 1)
