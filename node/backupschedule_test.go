@@ -226,24 +226,27 @@ func TestBackupSchedulePrunesToRetention(t *testing.T) {
 }
 
 // A store that cannot be written fails the slot's backup, counted, without a retry in the
-// same slot; the next slot's backup succeeds once the store is writable again.
+// same slot; the next slot's backup succeeds once the store is writable again. The folder is
+// replaced by a file, which no user (root included) can write into.
 func TestBackupScheduleFailureRetriedAtNextSlot(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root writes to a read-only folder")
-	}
 	store, path := newTestDir(t)
 	clock := &testClock{t: time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC)}
 	leads := true
 	obs := &countingObserver{}
 	b := newTestScheduler(t, store, clock, &leads, obs)
-	if err := os.Chmod(path, 0o500); err != nil {
+	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = os.Chmod(path, 0o700) })
-	if _, err := b.check(context.Background()); err == nil || !strings.Contains(err.Error(), "not writable") {
-		t.Fatalf("check into a read-only folder: %v; want its reason", err)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	if err := os.Chmod(path, 0o700); err != nil {
+	if _, err := b.check(context.Background()); err == nil || !strings.Contains(err.Error(), path) {
+		t.Fatalf("check into a file, not a folder: %v; want an error naming it", err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	clock.t = clock.t.Add(30 * time.Minute)
