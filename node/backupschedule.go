@@ -189,11 +189,14 @@ func (b *backupScheduler) take(ctx context.Context, slot time.Time) (bool, error
 // put streams a backup, encrypted when a passphrase is set, into the store under name.
 func (b *backupScheduler) put(ctx context.Context, name string) (backupstore.Sum, error) {
 	pr, pw := io.Pipe()
+	written := make(chan struct{})
 	go func() {
+		defer close(written)
 		pw.CloseWithError(b.encode(ctx, pw))
 	}()
 	sum, err := b.sched.Store.Put(ctx, name, pr)
 	pr.CloseWithError(errors.New("the store stopped reading")) // ends the writer if Put did not read to the end
+	<-written
 	return sum, err
 }
 
