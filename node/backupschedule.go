@@ -216,7 +216,9 @@ func (b *backupScheduler) encode(ctx context.Context, w io.Writer) error {
 }
 
 // prune deletes the backups retention drops, with their digests: all but the newest Keep,
-// and those whose slot is more than MaxAge before newest's; newest itself is always kept.
+// and those whose slot is more than MaxAge before newest's. newest itself is always kept: it
+// is first, Keep is at least 1 when set, and its age is 0. Backups of later slots (a clock
+// that ran ahead) are left alone.
 func (b *backupScheduler) prune(ctx context.Context, objects []backupstore.Object, newest time.Time) error {
 	type backup struct {
 		name string
@@ -231,9 +233,6 @@ func (b *backupScheduler) prune(ctx context.Context, objects []backupstore.Objec
 	slices.SortFunc(backups, func(x, y backup) int { return y.slot.Compare(x.slot) }) // newest first
 	var errs []error
 	for i, bk := range backups {
-		if i == 0 {
-			continue
-		}
 		tooMany := b.sched.Keep > 0 && i >= b.sched.Keep
 		tooOld := b.sched.MaxAge > 0 && newest.Sub(bk.slot) > b.sched.MaxAge
 		if !tooMany && !tooOld {
