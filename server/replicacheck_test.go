@@ -9,9 +9,9 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/idnode/idnode/fsm"
-	"github.com/idnode/idnode/server"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/server"
 )
 
 // replicaCheckCluster is a 3-node cluster whose own cadence never fires during a test: the
