@@ -3,7 +3,9 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -129,4 +131,39 @@ func TestReplicaCheckWaitsForTheClusterVersion(t *testing.T) {
 	}
 	_, err := cl.CheckReplicas(ctx, &idnodev1.CheckReplicasRequest{})
 	refusedSaying(t, "a check below the version", err, "replica checks need cluster version")
+}
+
+// The leader's own cadence names a diverged follower within one interval, and Status shows
+// it. The cluster runs in a synctest bubble, so the minute passes in virtual time.
+func TestReplicaCheckCadenceNamesADivergedFollower(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newVirtualTestCluster(t, 3)
+		leader := c.waitLeader(convergeTimeout, c.Tags()...)
+		var diverged string
+		for _, tag := range c.Tags() {
+			if tag != leader {
+				diverged = tag
+				break
+			}
+		}
+		divergeCounter(t, c.Node(diverged))
+		flipped := time.Now()
+		var rc *idnodev1.ReplicaCheck
+		waitFor(t, "a check after the flip", server.DefaultReplicaCheckInterval+convergeTimeout, func() (bool, string) {
+			st, err := c.Status(leader)
+			if err != nil {
+				return false, err.Error()
+			}
+			rc = st.GetReplicaCheck()
+			return rc != nil && time.UnixMilli(rc.GetAtMs()).After(flipped), fmt.Sprint(rc)
+		})
+		if took := time.Since(flipped); took > server.DefaultReplicaCheckInterval+convergeTimeout {
+			t.Fatalf("the first check after the flip came %v later", took)
+		}
+		for tag, v := range verdicts(rc) {
+			if want := map[bool]string{true: "differs", false: "agrees"}[tag == diverged]; v != want {
+				t.Fatalf("member %s %q, want %q: %v", tag, v, want, rc)
+			}
+		}
+	})
 }
