@@ -67,7 +67,9 @@ type replicaCheck struct {
 	last     *idnodev1.ReplicaCheck
 }
 
-// run compares every interval while this node leads, until ctx ends.
+// run compares every interval while this node leads, until ctx ends. A node that no longer
+// leads drops its last comparison, so its gauge does not keep an alert firing that the new
+// leader's checks have cleared.
 func (c *replicaCheck) run(ctx context.Context) {
 	t := time.NewTicker(c.every)
 	defer t.Stop()
@@ -76,12 +78,25 @@ func (c *replicaCheck) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if c.core.node.IsLeader() {
-				if _, err := c.check(ctx); err != nil {
-					c.core.log.Debug("replica check skipped", "err", err)
-				}
+			if !c.core.node.IsLeader() {
+				c.forget()
+				continue
+			}
+			if _, err := c.check(ctx); err != nil {
+				c.core.log.Debug("replica check skipped", "err", err)
 			}
 		}
+	}
+}
+
+// forget drops the last comparison, once this node no longer leads.
+func (c *replicaCheck) forget() {
+	c.mu.Lock()
+	had := c.last != nil
+	c.last = nil
+	c.mu.Unlock()
+	if o, ok := c.core.observer().(replicaObserver); ok && had {
+		o.ReplicaDigestMismatches(0)
 	}
 }
 
