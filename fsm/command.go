@@ -67,6 +67,10 @@ const (
 	// answers.
 	NodeVersionCommand       CommandType = 60 | Ignorable
 	SetClusterVersionCommand CommandType = 61 | Ignorable
+	// DigestMark has each replica take the digest of its state at the entry's index
+	// (digestmark.go; cluster version 6). Ignorable: it changes no state, and an older build
+	// that skips it only reports no digest.
+	DigestMarkCommand CommandType = 80 | Ignorable
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

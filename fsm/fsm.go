@@ -29,6 +29,8 @@ type FSM struct {
 	onHalt func(Halt)
 	// journal is the series store (series.go); every state the FSM holds shares it.
 	journal *journal
+	// marks is the latest digest marks (digestmark.go); every state the FSM holds shares it.
+	marks *digestMarks
 	// applied is the index of the last entry applied, or of the restored snapshot (0 when an
 	// older build wrote it): the index a state digest is taken at (digest.go).
 	applied uint64
@@ -49,7 +51,8 @@ func New() *FSM {
 	j := &journal{}
 	st := newState()
 	st.journal = j
-	return &FSM{st: st, journal: j}
+	st.marks = &digestMarks{}
+	return &FSM{st: st, journal: j, marks: st.marks}
 }
 
 // command is one entry of the command table: the message it carries and how it is applied.
@@ -91,6 +94,7 @@ var commands = map[CommandType]command{
 	NodeVersionCommand:       handle((*state).applyNodeVersion),
 	SetClusterVersionCommand: handle((*state).applySetClusterVersion),
 	MakeOpaqueCommand:        handle((*state).applyMakeOpaque),
+	DigestMarkCommand:        handle((*state).applyDigestMark),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

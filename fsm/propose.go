@@ -56,6 +56,7 @@ var (
 	ProposeNodeVersion       = Op[*raftv1.NodeVersion, Done]{NodeVersionCommand}
 	ProposeSetClusterVersion = Op[*raftv1.SetClusterVersion, Done]{SetClusterVersionCommand}
 	ProposeMakeOpaque        = Op[*raftv1.MakeOpaque, OpaqueSetting]{MakeOpaqueCommand}
+	ProposeDigestMark        = Op[*raftv1.DigestMark, uint64]{DigestMarkCommand}
 )
 
 // Propose encodes req as the command op names, proposes it through a, and returns the FSM's

@@ -379,6 +379,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	f.mu.Lock()
 	st.journal = f.journal
+	st.marks = f.marks
 	f.st = st
 	f.applied = seal.index
 	f.mu.Unlock()

@@ -16,6 +16,8 @@ type state struct {
 	fold int32
 	// journal is the FSM's series store (series.go), shared by every state it holds.
 	journal *journal
+	// marks is the FSM's latest digest marks (digestmark.go), shared by every state it holds.
+	marks *digestMarks
 }
 
 // members is the cluster's record of its nodes: who is registered under which tag, the tags

@@ -72,7 +72,10 @@ type Config struct {
 	// ClockOffsetWarn is the offset from the leader's clock past which the node logs a warning
 	// (server.Config.ClockOffsetWarn; 0: the default).
 	ClockOffsetWarn time.Duration
-	Limits          server.Limits
+	// ReplicaCheckInterval is how often the leader compares the members' state digests
+	// (server.Config.ReplicaCheckInterval; 0: the default).
+	ReplicaCheckInterval time.Duration
+	Limits               server.Limits
 	// Backups is the cluster's scheduled backups (backupschedule.go); a nil Store: none.
 	Backups BackupSchedule
 	// MaxConns bounds the client port's connections (connlimit).

@@ -347,19 +347,20 @@ func (n *Node) openPools() (server.HiLoPools, error) {
 func (n *Node) serverConfig(st datadir.NodeState, found bool, pools server.HiLoPools) server.Config {
 	dataDir := n.cfg.DataDir
 	sc := server.Config{
-		Tag:             n.cfg.Tag,
-		GRPCAddress:     n.cfg.GRPCAdvertise,
-		RaftAddress:     n.cfg.RaftAdvertise,
-		Separator:       n.cfg.Separator,
-		MaxCount:        n.cfg.MaxCount,
-		Identity:        identity.Options{MaxBatch: n.cfg.IdentityBatch, Linger: identity.DefaultOptions.Linger},
-		ElectionWait:    n.cfg.ElectionWait,
-		ClockOffsetWarn: n.cfg.ClockOffsetWarn,
-		Pools:           pools,
-		Limits:          n.cfg.Limits,
-		Joined:          found && n.cfg.Join != "",
-		State:           st,
-		SaveState:       func(st datadir.NodeState) error { return datadir.SaveNodeState(dataDir, st) },
+		Tag:                  n.cfg.Tag,
+		GRPCAddress:          n.cfg.GRPCAdvertise,
+		RaftAddress:          n.cfg.RaftAdvertise,
+		Separator:            n.cfg.Separator,
+		MaxCount:             n.cfg.MaxCount,
+		Identity:             identity.Options{MaxBatch: n.cfg.IdentityBatch, Linger: identity.DefaultOptions.Linger},
+		ElectionWait:         n.cfg.ElectionWait,
+		ClockOffsetWarn:      n.cfg.ClockOffsetWarn,
+		ReplicaCheckInterval: n.cfg.ReplicaCheckInterval,
+		Pools:                pools,
+		Limits:               n.cfg.Limits,
+		Joined:               found && n.cfg.Join != "",
+		State:                st,
+		SaveState:            func(st datadir.NodeState) error { return datadir.SaveNodeState(dataDir, st) },
 		OnFatal: func(err error) {
 			select {
 			case n.fatal <- err:

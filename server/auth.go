@@ -37,6 +37,7 @@ var adminMethods = map[string]bool{
 	idnodev1.ClusterService_DeleteKey_FullMethodName:          true,
 	idnodev1.ClusterService_ListKeys_FullMethodName:           true,
 	idnodev1.ClusterService_SetClusterVersion_FullMethodName:  true,
+	idnodev1.ClusterService_CheckReplicas_FullMethodName:      true,
 	idnodev1.ClusterService_MakeOpaque_FullMethodName:         true,
 }
 

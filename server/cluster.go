@@ -17,6 +17,8 @@ type clusterService struct {
 	ids *idService
 	// rates are the cluster's issue rates of the last hour, which a backup records.
 	rates *issueRates
+	// replicas compares the members' state digests while this node leads (replicacheck.go).
+	replicas *replicaCheck
 }
 
 // clusterLeader is the leader's half of ClusterService's calls: one method per Leader RPC of

@@ -123,6 +123,9 @@ type Config struct {
 	// which it logs a warning; 0 is DefaultClockOffsetWarn.
 	ClockProbeInterval time.Duration
 	ClockOffsetWarn    time.Duration
+	// ReplicaCheckInterval is how often the leader compares the members' state digests
+	// (replicacheck.go); 0 is DefaultReplicaCheckInterval.
+	ReplicaCheckInterval time.Duration
 	// Disk, when set, says the free bytes on the file system under the data dir and the days
 	// until it is full at the last hour's growth (+Inf while it is not filling), for Status and
 	// the headroom gauges (headroom.go). Nil: unknown.
@@ -188,6 +191,9 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	if cfg.ClockProbeInterval == 0 {
 		cfg.ClockProbeInterval = DefaultClockProbeInterval
 	}
+	if cfg.ReplicaCheckInterval == 0 {
+		cfg.ReplicaCheckInterval = DefaultReplicaCheckInterval
+	}
 	if cfg.ClockOffsetWarn == 0 {
 		cfg.ClockOffsetWarn = DefaultClockOffsetWarn
 	}
@@ -213,7 +219,8 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	}
 	s.ids = newIDService(c, etags, s.etagRecord, relayOpts)
 	s.cluster = &clusterService{core: c, issued: &s.intercept.issued, ids: s.ids,
-		rates: &issueRates{totals: func() (float64, float64) { return node.FSM().IssuedTotals() }, now: cfg.Now, every: cfg.IssueRatesInterval}}
+		rates:    &issueRates{totals: func() (float64, float64) { return node.FSM().IssuedTotals() }, now: cfg.Now, every: cfg.IssueRatesInterval},
+		replicas: &replicaCheck{core: c, every: cfg.ReplicaCheckInterval}}
 	s.series = newSeriesService(c, relayOpts.MaxInFlight)
 	s.registered.Store(cfg.State.Registered)
 	// grpc-go's health server starts with "" SERVING; nothing may claim that before the
@@ -273,6 +280,7 @@ func (s *Server) Start() {
 	go func() { defer s.wg.Done(); s.ensureFold(ctx) }()
 	s.wg.Go(func() { s.clock.watch(ctx) })
 	s.wg.Go(func() { s.cluster.rates.run(ctx) })
+	s.wg.Go(func() { s.cluster.replicas.run(ctx) })
 	if s.etags != nil {
 		s.wg.Go(func() { s.etagRecord.run(ctx) })
 	}

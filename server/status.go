@@ -48,6 +48,9 @@ func (s *interceptors) withFactsOnProbe(ctx context.Context, req any, info *grpc
 		if fault := s.storageFault(); fault != "" {
 			md.Set(storageFaultHeader, fault)
 		}
+		if digest, asked := digestAnswer(ctx, s.node.FSM(), s.node.AppliedIndex); asked {
+			md.Set(digestHeader, digest)
+		}
 		if offset, ok := s.clock.Offset(); ok {
 			md.Set(clockOffsetHeader, strconv.FormatInt(int64(offset), 10))
 		}
@@ -92,6 +95,7 @@ func (s *clusterService) statusLocal(ctx context.Context, _ *idnodev1.StatusRequ
 	out.Issued = s.issued.snapshot()
 	out.ClusterVersion = s.clusterVersion()
 	out.Headroom = s.ids.headroom()
+	out.ReplicaCheck = s.replicas.Last()
 	byID := make(map[string]*idnodev1.NodeStatus)
 	for _, n := range s.node.FSM().Nodes() {
 		byID[n.ID] = &idnodev1.NodeStatus{Tag: n.Tag, Id: n.ID, RaftAddress: n.RaftAddress, GrpcAddress: n.GRPCAddress, State: "unknown"}

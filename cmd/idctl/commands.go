@@ -162,6 +162,9 @@ type statusOut struct {
 	// ClusterVersion is the cluster version as the answering node has it (absent from nodes
 	// older than cluster versions).
 	ClusterVersion *clusterVersionOut `json:"cluster_version,omitempty"`
+	// ReplicaCheck is the leader's last comparison of the members' state digests, in one
+	// line (absent before the leader's first, or from older nodes).
+	ReplicaCheck string `json:"replica_check,omitempty"`
 }
 
 type clusterVersionOut struct {
@@ -208,6 +211,11 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 			}
 			out.Nodes = append(out.Nodes, row)
 		}
+		rc := self[st.GetLeader()].GetReplicaCheck()
+		if rc == nil {
+			rc = st.GetReplicaCheck()
+		}
+		out.ReplicaCheck = replicaCheckLine(rc)
 		if e.g.json {
 			return printJSON(e.stdout, out)
 		}
@@ -230,6 +238,9 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		if cv := out.ClusterVersion; cv != nil && cv.Notice != "" {
 			fmt.Fprintln(e.stdout, cv.Notice)
+		}
+		if out.ReplicaCheck != "" {
+			fmt.Fprintln(e.stdout, out.ReplicaCheck)
 		}
 		for _, r := range out.Nodes {
 			if r.StorageFault != "" {

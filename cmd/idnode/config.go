@@ -60,6 +60,8 @@ type config struct {
 	highWater     time.Duration
 	// clockOffsetWarn is the offset from the leader's clock past which the node warns.
 	clockOffsetWarn time.Duration
+	// replicaCheckInterval is how often the leader compares the members' state digests.
+	replicaCheckInterval time.Duration
 	// diskSample is how often the node samples the free bytes under its data dir.
 	diskSample time.Duration
 	raftLog    cluster.LogStore // "": the data dir's own, or cluster.DefaultLogStore for a new one
@@ -135,6 +137,8 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 		"even after a crash; a copy less than this old can pass; 0: only at snapshots and clean stops")
 	fs.DurationVar(&c.clockOffsetWarn, "clock-offset-warn", server.DefaultClockOffsetWarn, "log a warning when this node's clock is off the leader's by more than this (10ms to 1h); "+
 		"idnode_clock_offset_seconds shows the offset, and a numeric minter whose clock is set back more than a second refuses until it catches up (docs/cluster.md)")
+	fs.DurationVar(&c.replicaCheckInterval, "replica-check-interval", server.DefaultReplicaCheckInterval, fmt.Sprintf("how often the leader marks the log and compares every member's state digest at the mark, "+
+		"naming a member whose state diverged (docs/replica-checks.md); at least %v", server.MinReplicaCheckInterval))
 	fs.DurationVar(&c.diskSample, "disk-sample-interval", node.DefaultDiskSampleInterval, fmt.Sprintf("how often the node samples the free bytes under its data dir, "+
 		"from which it judges the days until the disk is full at the last hour's growth (docs/metrics.md); %v..%v", node.MinDiskSampleInterval, node.MaxDiskSampleInterval))
 	fs.StringVar(&raftLog, "raft-log", "", fmt.Sprintf("store of the Raft log in a new data dir: %s (raft-wal, raft/wal/: one fsync per append) or %s (raft-boltdb, raft/raft.db, the store of data dirs made before %s became the default); "+
@@ -263,6 +267,9 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, 
 	}
 	if c.clockOffsetWarn < minClockOffsetWarn || c.clockOffsetWarn > maxClockOffsetWarn {
 		errs = append(errs, fmt.Errorf("--clock-offset-warn must be from %v to %v, got %v", minClockOffsetWarn, maxClockOffsetWarn, c.clockOffsetWarn))
+	}
+	if c.replicaCheckInterval < server.MinReplicaCheckInterval {
+		errs = append(errs, fmt.Errorf("--replica-check-interval must be at least %v, got %v", server.MinReplicaCheckInterval, c.replicaCheckInterval))
 	}
 	if c.snapshotInterval < minSnapshotInterval {
 		errs = append(errs, fmt.Errorf("--raft-snapshot-interval must be at least %v, got %v", minSnapshotInterval, c.snapshotInterval))

@@ -76,6 +76,7 @@ func TestBadConfigurationIsRefusedWithAReason(t *testing.T) {
 		{[]string{"--clock-offset-warn", "1ms"}, nil, "--clock-offset-warn must be from 10ms to 1h0m0s, got 1ms"},
 		{[]string{"--clock-offset-warn", "0"}, nil, "--clock-offset-warn must be from 10ms"},
 		{[]string{"--clock-offset-warn", "-1s"}, nil, "--clock-offset-warn must be from 10ms"},
+		{[]string{"--replica-check-interval", "1s"}, nil, "--replica-check-interval must be at least 5s, got 1s"},
 		{nil, map[string]string{"IDNODE_CLOCK_OFFSET_WARN": "2h"}, "--clock-offset-warn must be from 10ms to 1h0m0s, got 2h0m0s"},
 		{[]string{"--log-format", "xml"}, nil, "--log-format"},
 		{[]string{"--log-level", "loud"}, nil, "--log-level"},

@@ -148,7 +148,7 @@ func (o *ops) nodeConfig(log *slog.Logger, beforeStop func(*node.Node)) node.Con
 			Interceptors: o.metricsInterceptors(),
 		},
 		HiLoPools: c.hiloPools, MaxCount: c.maxCount, IdentityBatch: c.identityBatch,
-		ElectionWait: c.electionWait, ClockOffsetWarn: c.clockOffsetWarn, HighWater: c.highWater, DiskSample: c.diskSample,
+		ElectionWait: c.electionWait, ClockOffsetWarn: c.clockOffsetWarn, ReplicaCheckInterval: c.replicaCheckInterval, HighWater: c.highWater, DiskSample: c.diskSample,
 		RaftLog: c.raftLog, Timing: c.timing(),
 		Limits: c.limits, MaxConns: c.maxConns,
 		Logger: log, Exit: os.Exit,

@@ -47,7 +47,9 @@ type Metrics struct {
 	poolReserved  *prometheus.CounterVec
 	raftApply     prometheus.Histogram
 	clock         clockMetrics
-	exemplars     bool // EnableExemplars
+	// replicaMismatches is idnode_replica_digest_mismatches (replicas.go).
+	replicaMismatches prometheus.Gauge
+	exemplars         bool // EnableExemplars
 }
 
 // New creates the metrics on a fresh registry, with the Go runtime and process collectors.
@@ -100,6 +102,7 @@ func New() *Metrics {
 		m.GRPC, m.idsIssued, m.identityBatch, m.hiloRange, m.noQuorum, m.raftApply, m.poolRanges, m.poolRefills, m.poolReserved,
 	)
 	m.clock = newClockMetrics(m.Registry)
+	m.replicaMismatches = newReplicaMismatches(m.Registry)
 	return m
 }
 

@@ -4213,7 +4213,10 @@ type StatusResponse struct {
 	ClusterVersion *ClusterVersionResponse `protobuf:"bytes,10,opt,name=cluster_version,json=clusterVersion,proto3" json:"cluster_version,omitempty"`
 	// How far the answering node is from the limits that would make it refuse: the figures of its
 	// headroom gauges (docs/metrics.md, "Headroom").
-	Headroom      *Headroom `protobuf:"bytes,11,opt,name=headroom,proto3" json:"headroom,omitempty"`
+	Headroom *Headroom `protobuf:"bytes,11,opt,name=headroom,proto3" json:"headroom,omitempty"`
+	// The leader's last comparison of the members' state digests (docs/replica-checks.md); unset
+	// when the answering node has made none (it does not lead, or has not compared yet).
+	ReplicaCheck  *ReplicaCheck `protobuf:"bytes,12,opt,name=replica_check,json=replicaCheck,proto3" json:"replica_check,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4325,6 +4328,205 @@ func (x *StatusResponse) GetHeadroom() *Headroom {
 	return nil
 }
 
+func (x *StatusResponse) GetReplicaCheck() *ReplicaCheck {
+	if x != nil {
+		return x.ReplicaCheck
+	}
+	return nil
+}
+
+// A comparison of the members' state digests at one digest mark: an index of the log at which
+// every member took the digest of its state (docs/replica-checks.md).
+type ReplicaCheck struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The mark's log index, and when the leader compared, Unix ms.
+	Index uint64 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	AtMs  int64  `protobuf:"varint,2,opt,name=at_ms,json=atMs,proto3" json:"at_ms,omitempty"`
+	// The digest most members hold at the mark (more than half of them); empty when no digest is
+	// held by a majority, and members are then compared with the leader's.
+	MajorityDigest []byte `protobuf:"bytes,3,opt,name=majority_digest,json=majorityDigest,proto3" json:"majority_digest,omitempty"`
+	// Every member, by tag.
+	Members []*ReplicaDigest `protobuf:"bytes,4,rep,name=members,proto3" json:"members,omitempty"`
+	// How many members hold a digest that differs.
+	Mismatches    uint32 `protobuf:"varint,5,opt,name=mismatches,proto3" json:"mismatches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReplicaCheck) Reset() {
+	*x = ReplicaCheck{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReplicaCheck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReplicaCheck) ProtoMessage() {}
+
+func (x *ReplicaCheck) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReplicaCheck.ProtoReflect.Descriptor instead.
+func (*ReplicaCheck) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ReplicaCheck) GetIndex() uint64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ReplicaCheck) GetAtMs() int64 {
+	if x != nil {
+		return x.AtMs
+	}
+	return 0
+}
+
+func (x *ReplicaCheck) GetMajorityDigest() []byte {
+	if x != nil {
+		return x.MajorityDigest
+	}
+	return nil
+}
+
+func (x *ReplicaCheck) GetMembers() []*ReplicaDigest {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+func (x *ReplicaCheck) GetMismatches() uint32 {
+	if x != nil {
+		return x.Mismatches
+	}
+	return 0
+}
+
+// One member's digest at a mark, and the verdict on it.
+type ReplicaDigest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Tag   string                 `protobuf:"bytes,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The member's digest at the mark; empty when it did not report one.
+	Digest []byte `protobuf:"bytes,2,opt,name=digest,proto3" json:"digest,omitempty"`
+	// "agrees", "differs", or "not reporting" (no answer, the mark not applied yet, or a build
+	// that does not take digest marks).
+	Verdict string `protobuf:"bytes,3,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	// Why a member is not reporting, for an operator.
+	Detail        string `protobuf:"bytes,4,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReplicaDigest) Reset() {
+	*x = ReplicaDigest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReplicaDigest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReplicaDigest) ProtoMessage() {}
+
+func (x *ReplicaDigest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReplicaDigest.ProtoReflect.Descriptor instead.
+func (*ReplicaDigest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *ReplicaDigest) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *ReplicaDigest) GetDigest() []byte {
+	if x != nil {
+		return x.Digest
+	}
+	return nil
+}
+
+func (x *ReplicaDigest) GetVerdict() string {
+	if x != nil {
+		return x.Verdict
+	}
+	return ""
+}
+
+func (x *ReplicaDigest) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+type CheckReplicasRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckReplicasRequest) Reset() {
+	*x = CheckReplicasRequest{}
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckReplicasRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckReplicasRequest) ProtoMessage() {}
+
+func (x *CheckReplicasRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckReplicasRequest.ProtoReflect.Descriptor instead.
+func (*CheckReplicasRequest) Descriptor() ([]byte, []int) {
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
+}
+
 // How far a node is from the limits that would make it refuse: ID space, worker IDs, disk and
 // certificates, as its headroom gauges say them.
 type Headroom struct {
@@ -4349,7 +4551,7 @@ type Headroom struct {
 
 func (x *Headroom) Reset() {
 	*x = Headroom{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4361,7 +4563,7 @@ func (x *Headroom) String() string {
 func (*Headroom) ProtoMessage() {}
 
 func (x *Headroom) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[62]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4374,7 +4576,7 @@ func (x *Headroom) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Headroom.ProtoReflect.Descriptor instead.
 func (*Headroom) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{62}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *Headroom) GetDatabases() []*DatabaseHeadroom {
@@ -4445,7 +4647,7 @@ type HeadroomThresholds struct {
 
 func (x *HeadroomThresholds) Reset() {
 	*x = HeadroomThresholds{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4457,7 +4659,7 @@ func (x *HeadroomThresholds) String() string {
 func (*HeadroomThresholds) ProtoMessage() {}
 
 func (x *HeadroomThresholds) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[63]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4470,7 +4672,7 @@ func (x *HeadroomThresholds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeadroomThresholds.ProtoReflect.Descriptor instead.
 func (*HeadroomThresholds) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{63}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *HeadroomThresholds) GetNumericYearsLeft() float64 {
@@ -4546,7 +4748,7 @@ type DatabaseHeadroom struct {
 
 func (x *DatabaseHeadroom) Reset() {
 	*x = DatabaseHeadroom{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4558,7 +4760,7 @@ func (x *DatabaseHeadroom) String() string {
 func (*DatabaseHeadroom) ProtoMessage() {}
 
 func (x *DatabaseHeadroom) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[64]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4571,7 +4773,7 @@ func (x *DatabaseHeadroom) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DatabaseHeadroom.ProtoReflect.Descriptor instead.
 func (*DatabaseHeadroom) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{64}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *DatabaseHeadroom) GetDatabase() string {
@@ -4680,7 +4882,7 @@ type CertificateExpiry struct {
 
 func (x *CertificateExpiry) Reset() {
 	*x = CertificateExpiry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4692,7 +4894,7 @@ func (x *CertificateExpiry) String() string {
 func (*CertificateExpiry) ProtoMessage() {}
 
 func (x *CertificateExpiry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[65]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4705,7 +4907,7 @@ func (x *CertificateExpiry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CertificateExpiry.ProtoReflect.Descriptor instead.
 func (*CertificateExpiry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{65}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *CertificateExpiry) GetKind() string {
@@ -4756,7 +4958,7 @@ type AddNodeRequest struct {
 
 func (x *AddNodeRequest) Reset() {
 	*x = AddNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4768,7 +4970,7 @@ func (x *AddNodeRequest) String() string {
 func (*AddNodeRequest) ProtoMessage() {}
 
 func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[66]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4781,7 +4983,7 @@ func (x *AddNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeRequest.ProtoReflect.Descriptor instead.
 func (*AddNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{66}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *AddNodeRequest) GetTag() string {
@@ -4851,7 +5053,7 @@ type AddNodeResponse struct {
 
 func (x *AddNodeResponse) Reset() {
 	*x = AddNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4863,7 +5065,7 @@ func (x *AddNodeResponse) String() string {
 func (*AddNodeResponse) ProtoMessage() {}
 
 func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[67]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4876,7 +5078,7 @@ func (x *AddNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddNodeResponse.ProtoReflect.Descriptor instead.
 func (*AddNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{67}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *AddNodeResponse) GetNode() *NodeStatus {
@@ -4902,7 +5104,7 @@ type RemoveNodeRequest struct {
 
 func (x *RemoveNodeRequest) Reset() {
 	*x = RemoveNodeRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4914,7 +5116,7 @@ func (x *RemoveNodeRequest) String() string {
 func (*RemoveNodeRequest) ProtoMessage() {}
 
 func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[68]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4927,7 +5129,7 @@ func (x *RemoveNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeRequest.ProtoReflect.Descriptor instead.
 func (*RemoveNodeRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{68}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *RemoveNodeRequest) GetTag() string {
@@ -4945,7 +5147,7 @@ type RemoveNodeResponse struct {
 
 func (x *RemoveNodeResponse) Reset() {
 	*x = RemoveNodeResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4957,7 +5159,7 @@ func (x *RemoveNodeResponse) String() string {
 func (*RemoveNodeResponse) ProtoMessage() {}
 
 func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[69]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4970,7 +5172,7 @@ func (x *RemoveNodeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveNodeResponse.ProtoReflect.Descriptor instead.
 func (*RemoveNodeResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{69}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
 }
 
 type TransferLeadershipRequest struct {
@@ -4983,7 +5185,7 @@ type TransferLeadershipRequest struct {
 
 func (x *TransferLeadershipRequest) Reset() {
 	*x = TransferLeadershipRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4995,7 +5197,7 @@ func (x *TransferLeadershipRequest) String() string {
 func (*TransferLeadershipRequest) ProtoMessage() {}
 
 func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[70]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5008,7 +5210,7 @@ func (x *TransferLeadershipRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipRequest.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{70}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *TransferLeadershipRequest) GetTag() string {
@@ -5027,7 +5229,7 @@ type TransferLeadershipResponse struct {
 
 func (x *TransferLeadershipResponse) Reset() {
 	*x = TransferLeadershipResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5039,7 +5241,7 @@ func (x *TransferLeadershipResponse) String() string {
 func (*TransferLeadershipResponse) ProtoMessage() {}
 
 func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[71]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5052,7 +5254,7 @@ func (x *TransferLeadershipResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TransferLeadershipResponse.ProtoReflect.Descriptor instead.
 func (*TransferLeadershipResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{71}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *TransferLeadershipResponse) GetLeader() string {
@@ -5075,7 +5277,7 @@ type BackupRequest struct {
 
 func (x *BackupRequest) Reset() {
 	*x = BackupRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5087,7 +5289,7 @@ func (x *BackupRequest) String() string {
 func (*BackupRequest) ProtoMessage() {}
 
 func (x *BackupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[72]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5100,7 +5302,7 @@ func (x *BackupRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupRequest.ProtoReflect.Descriptor instead.
 func (*BackupRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{72}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *BackupRequest) GetDatabase() string {
@@ -5123,7 +5325,7 @@ type BackupChunk struct {
 
 func (x *BackupChunk) Reset() {
 	*x = BackupChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5135,7 +5337,7 @@ func (x *BackupChunk) String() string {
 func (*BackupChunk) ProtoMessage() {}
 
 func (x *BackupChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[73]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5148,7 +5350,7 @@ func (x *BackupChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackupChunk.ProtoReflect.Descriptor instead.
 func (*BackupChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{73}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *BackupChunk) GetData() []byte {
@@ -5186,7 +5388,7 @@ type RestoreChunk struct {
 
 func (x *RestoreChunk) Reset() {
 	*x = RestoreChunk{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5198,7 +5400,7 @@ func (x *RestoreChunk) String() string {
 func (*RestoreChunk) ProtoMessage() {}
 
 func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[74]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5211,7 +5413,7 @@ func (x *RestoreChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreChunk.ProtoReflect.Descriptor instead.
 func (*RestoreChunk) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{74}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *RestoreChunk) GetData() []byte {
@@ -5243,7 +5445,7 @@ type RestoreMargin struct {
 
 func (x *RestoreMargin) Reset() {
 	*x = RestoreMargin{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5255,7 +5457,7 @@ func (x *RestoreMargin) String() string {
 func (*RestoreMargin) ProtoMessage() {}
 
 func (x *RestoreMargin) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[75]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5268,7 +5470,7 @@ func (x *RestoreMargin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreMargin.ProtoReflect.Descriptor instead.
 func (*RestoreMargin) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{75}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *RestoreMargin) GetIdentities() *CounterMargin {
@@ -5311,7 +5513,7 @@ type RatesMargin struct {
 
 func (x *RatesMargin) Reset() {
 	*x = RatesMargin{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5323,7 +5525,7 @@ func (x *RatesMargin) String() string {
 func (*RatesMargin) ProtoMessage() {}
 
 func (x *RatesMargin) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[76]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5336,7 +5538,7 @@ func (x *RatesMargin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RatesMargin.ProtoReflect.Descriptor instead.
 func (*RatesMargin) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{76}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *RatesMargin) GetRecorded() bool {
@@ -5400,7 +5602,7 @@ type CounterMargin struct {
 
 func (x *CounterMargin) Reset() {
 	*x = CounterMargin{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5412,7 +5614,7 @@ func (x *CounterMargin) String() string {
 func (*CounterMargin) ProtoMessage() {}
 
 func (x *CounterMargin) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[77]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5425,7 +5627,7 @@ func (x *CounterMargin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CounterMargin.ProtoReflect.Descriptor instead.
 func (*CounterMargin) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{77}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *CounterMargin) GetAdd() int64 {
@@ -5487,7 +5689,7 @@ type RestoreResponse struct {
 
 func (x *RestoreResponse) Reset() {
 	*x = RestoreResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5499,7 +5701,7 @@ func (x *RestoreResponse) String() string {
 func (*RestoreResponse) ProtoMessage() {}
 
 func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[78]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5512,7 +5714,7 @@ func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
 func (*RestoreResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{78}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *RestoreResponse) GetIdentitiesRaised() int64 {
@@ -5678,7 +5880,7 @@ type CreateSeriesRequest struct {
 
 func (x *CreateSeriesRequest) Reset() {
 	*x = CreateSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5690,7 +5892,7 @@ func (x *CreateSeriesRequest) String() string {
 func (*CreateSeriesRequest) ProtoMessage() {}
 
 func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[79]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5703,7 +5905,7 @@ func (x *CreateSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesRequest.ProtoReflect.Descriptor instead.
 func (*CreateSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{79}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *CreateSeriesRequest) GetDatabase() string {
@@ -5764,7 +5966,7 @@ type CreateSeriesResponse struct {
 
 func (x *CreateSeriesResponse) Reset() {
 	*x = CreateSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5776,7 +5978,7 @@ func (x *CreateSeriesResponse) String() string {
 func (*CreateSeriesResponse) ProtoMessage() {}
 
 func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[80]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5789,7 +5991,7 @@ func (x *CreateSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSeriesResponse.ProtoReflect.Descriptor instead.
 func (*CreateSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{80}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *CreateSeriesResponse) GetSeries() *Series {
@@ -5825,7 +6027,7 @@ type Series struct {
 
 func (x *Series) Reset() {
 	*x = Series{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5837,7 +6039,7 @@ func (x *Series) String() string {
 func (*Series) ProtoMessage() {}
 
 func (x *Series) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[81]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5850,7 +6052,7 @@ func (x *Series) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Series.ProtoReflect.Descriptor instead.
 func (*Series) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{81}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *Series) GetDatabase() string {
@@ -5953,7 +6155,7 @@ type ListSeriesRequest struct {
 
 func (x *ListSeriesRequest) Reset() {
 	*x = ListSeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5965,7 +6167,7 @@ func (x *ListSeriesRequest) String() string {
 func (*ListSeriesRequest) ProtoMessage() {}
 
 func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[82]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5978,7 +6180,7 @@ func (x *ListSeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesRequest.ProtoReflect.Descriptor instead.
 func (*ListSeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{82}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *ListSeriesRequest) GetDatabase() string {
@@ -5997,7 +6199,7 @@ type ListSeriesResponse struct {
 
 func (x *ListSeriesResponse) Reset() {
 	*x = ListSeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6009,7 +6211,7 @@ func (x *ListSeriesResponse) String() string {
 func (*ListSeriesResponse) ProtoMessage() {}
 
 func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[83]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6022,7 +6224,7 @@ func (x *ListSeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSeriesResponse.ProtoReflect.Descriptor instead.
 func (*ListSeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{83}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *ListSeriesResponse) GetSeries() []*Series {
@@ -6043,7 +6245,7 @@ type SeriesField struct {
 
 func (x *SeriesField) Reset() {
 	*x = SeriesField{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6055,7 +6257,7 @@ func (x *SeriesField) String() string {
 func (*SeriesField) ProtoMessage() {}
 
 func (x *SeriesField) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[84]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6068,7 +6270,7 @@ func (x *SeriesField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesField.ProtoReflect.Descriptor instead.
 func (*SeriesField) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{84}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *SeriesField) GetKey() string {
@@ -6104,7 +6306,7 @@ type IssueRequest struct {
 
 func (x *IssueRequest) Reset() {
 	*x = IssueRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6116,7 +6318,7 @@ func (x *IssueRequest) String() string {
 func (*IssueRequest) ProtoMessage() {}
 
 func (x *IssueRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[85]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6129,7 +6331,7 @@ func (x *IssueRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueRequest.ProtoReflect.Descriptor instead.
 func (*IssueRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{85}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *IssueRequest) GetDatabase() string {
@@ -6183,7 +6385,7 @@ type IssueResponse struct {
 
 func (x *IssueResponse) Reset() {
 	*x = IssueResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6195,7 +6397,7 @@ func (x *IssueResponse) String() string {
 func (*IssueResponse) ProtoMessage() {}
 
 func (x *IssueResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[86]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6208,7 +6410,7 @@ func (x *IssueResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueResponse.ProtoReflect.Descriptor instead.
 func (*IssueResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{86}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{89}
 }
 
 func (x *IssueResponse) GetEntry() *SeriesEntry {
@@ -6239,7 +6441,7 @@ type VoidRequest struct {
 
 func (x *VoidRequest) Reset() {
 	*x = VoidRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6251,7 +6453,7 @@ func (x *VoidRequest) String() string {
 func (*VoidRequest) ProtoMessage() {}
 
 func (x *VoidRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[87]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6264,7 +6466,7 @@ func (x *VoidRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidRequest.ProtoReflect.Descriptor instead.
 func (*VoidRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{87}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{90}
 }
 
 func (x *VoidRequest) GetDatabase() string {
@@ -6332,7 +6534,7 @@ type VoidResponse struct {
 
 func (x *VoidResponse) Reset() {
 	*x = VoidResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6344,7 +6546,7 @@ func (x *VoidResponse) String() string {
 func (*VoidResponse) ProtoMessage() {}
 
 func (x *VoidResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[88]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6357,7 +6559,7 @@ func (x *VoidResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VoidResponse.ProtoReflect.Descriptor instead.
 func (*VoidResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{88}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{91}
 }
 
 func (x *VoidResponse) GetEntry() *SeriesEntry {
@@ -6398,7 +6600,7 @@ type SeriesEntry struct {
 
 func (x *SeriesEntry) Reset() {
 	*x = SeriesEntry{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[92]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6410,7 +6612,7 @@ func (x *SeriesEntry) String() string {
 func (*SeriesEntry) ProtoMessage() {}
 
 func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[89]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[92]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6423,7 +6625,7 @@ func (x *SeriesEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeriesEntry.ProtoReflect.Descriptor instead.
 func (*SeriesEntry) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{89}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{92}
 }
 
 func (x *SeriesEntry) GetDatabase() string {
@@ -6551,7 +6753,7 @@ type JournalRequest struct {
 
 func (x *JournalRequest) Reset() {
 	*x = JournalRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[93]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6563,7 +6765,7 @@ func (x *JournalRequest) String() string {
 func (*JournalRequest) ProtoMessage() {}
 
 func (x *JournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[90]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[93]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6576,7 +6778,7 @@ func (x *JournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JournalRequest.ProtoReflect.Descriptor instead.
 func (*JournalRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{90}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{93}
 }
 
 func (x *JournalRequest) GetDatabase() string {
@@ -6617,7 +6819,7 @@ type VerifySeriesRequest struct {
 
 func (x *VerifySeriesRequest) Reset() {
 	*x = VerifySeriesRequest{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[94]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6629,7 +6831,7 @@ func (x *VerifySeriesRequest) String() string {
 func (*VerifySeriesRequest) ProtoMessage() {}
 
 func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[91]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[94]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6642,7 +6844,7 @@ func (x *VerifySeriesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesRequest.ProtoReflect.Descriptor instead.
 func (*VerifySeriesRequest) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{91}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{94}
 }
 
 func (x *VerifySeriesRequest) GetDatabase() string {
@@ -6675,7 +6877,7 @@ type VerifySeriesResponse struct {
 
 func (x *VerifySeriesResponse) Reset() {
 	*x = VerifySeriesResponse{}
-	mi := &file_idnode_v1_idnode_proto_msgTypes[92]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[95]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6687,7 +6889,7 @@ func (x *VerifySeriesResponse) String() string {
 func (*VerifySeriesResponse) ProtoMessage() {}
 
 func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_v1_idnode_proto_msgTypes[92]
+	mi := &file_idnode_v1_idnode_proto_msgTypes[95]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6700,7 +6902,7 @@ func (x *VerifySeriesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySeriesResponse.ProtoReflect.Descriptor instead.
 func (*VerifySeriesResponse) Descriptor() ([]byte, []int) {
-	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{92}
+	return file_idnode_v1_idnode_proto_rawDescGZIP(), []int{95}
 }
 
 func (x *VerifySeriesResponse) GetOk() bool {
@@ -7029,7 +7231,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\fLeaderChange\x12\x13\n" +
 	"\x05at_ms\x18\x01 \x01(\x03R\x04atMs\x12\x16\n" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x12\n" +
-	"\x04term\x18\x03 \x01(\x04R\x04term\"\xa1\x04\n" +
+	"\x04term\x18\x03 \x01(\x04R\x04term\"\xdf\x04\n" +
 	"\x0eStatusResponse\x12\x16\n" +
 	"\x06leader\x18\x01 \x01(\tR\x06leader\x12\x12\n" +
 	"\x04term\x18\x02 \x01(\x04R\x04term\x12!\n" +
@@ -7042,10 +7244,25 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\x06issued\x18\t \x03(\v2%.idnode.v1.StatusResponse.IssuedEntryR\x06issued\x12J\n" +
 	"\x0fcluster_version\x18\n" +
 	" \x01(\v2!.idnode.v1.ClusterVersionResponseR\x0eclusterVersion\x12/\n" +
-	"\bheadroom\x18\v \x01(\v2\x13.idnode.v1.HeadroomR\bheadroom\x1a9\n" +
+	"\bheadroom\x18\v \x01(\v2\x13.idnode.v1.HeadroomR\bheadroom\x12<\n" +
+	"\rreplica_check\x18\f \x01(\v2\x17.idnode.v1.ReplicaCheckR\freplicaCheck\x1a9\n" +
 	"\vIssuedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xb7\x03\n" +
+	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"\xb6\x01\n" +
+	"\fReplicaCheck\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x04R\x05index\x12\x13\n" +
+	"\x05at_ms\x18\x02 \x01(\x03R\x04atMs\x12'\n" +
+	"\x0fmajority_digest\x18\x03 \x01(\fR\x0emajorityDigest\x122\n" +
+	"\amembers\x18\x04 \x03(\v2\x18.idnode.v1.ReplicaDigestR\amembers\x12\x1e\n" +
+	"\n" +
+	"mismatches\x18\x05 \x01(\rR\n" +
+	"mismatches\"k\n" +
+	"\rReplicaDigest\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x16\n" +
+	"\x06digest\x18\x02 \x01(\fR\x06digest\x12\x18\n" +
+	"\averdict\x18\x03 \x01(\tR\averdict\x12\x16\n" +
+	"\x06detail\x18\x04 \x01(\tR\x06detail\"\x16\n" +
+	"\x14CheckReplicasRequest\"\xb7\x03\n" +
 	"\bHeadroom\x129\n" +
 	"\tdatabases\x18\x01 \x03(\v2\x1b.idnode.v1.DatabaseHeadroomR\tdatabases\x12W\n" +
 	"\x12numeric_years_left\x18\x02 \x03(\v2).idnode.v1.Headroom.NumericYearsLeftEntryR\x10numericYearsLeft\x12&\n" +
@@ -7284,7 +7501,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\vRenewWorker\x12\x1d.idnode.v1.RenewWorkerRequest\x1a\x16.idnode.v1.WorkerLease\x12R\n" +
 	"\rReleaseWorker\x12\x1f.idnode.v1.ReleaseWorkerRequest\x1a .idnode.v1.ReleaseWorkerResponse\x12L\n" +
 	"\vListWorkers\x12\x1d.idnode.v1.ListWorkersRequest\x1a\x1e.idnode.v1.ListWorkersResponse\x12@\n" +
-	"\aExplain\x12\x19.idnode.v1.ExplainRequest\x1a\x1a.idnode.v1.ExplainResponse2\xce\t\n" +
+	"\aExplain\x12\x19.idnode.v1.ExplainRequest\x1a\x1a.idnode.v1.ExplainResponse2\x99\n" +
+	"\n" +
 	"\x0eClusterService\x12=\n" +
 	"\x06Status\x12\x18.idnode.v1.StatusRequest\x1a\x19.idnode.v1.StatusResponse\x12@\n" +
 	"\aAddNode\x12\x19.idnode.v1.AddNodeRequest\x1a\x1a.idnode.v1.AddNodeResponse\x12I\n" +
@@ -7301,7 +7519,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\bListKeys\x12\x1a.idnode.v1.ListKeysRequest\x1a\x1b.idnode.v1.ListKeysResponse\x12=\n" +
 	"\x06WhoAmI\x12\x18.idnode.v1.WhoAmIRequest\x1a\x19.idnode.v1.WhoAmIResponse\x12U\n" +
 	"\x0eClusterVersion\x12 .idnode.v1.ClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12[\n" +
-	"\x11SetClusterVersion\x12#.idnode.v1.SetClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12C\n" +
+	"\x11SetClusterVersion\x12#.idnode.v1.SetClusterVersionRequest\x1a!.idnode.v1.ClusterVersionResponse\x12I\n" +
+	"\rCheckReplicas\x12\x1f.idnode.v1.CheckReplicasRequest\x1a\x17.idnode.v1.ReplicaCheck\x12C\n" +
 	"\n" +
 	"MakeOpaque\x12\x1c.idnode.v1.MakeOpaqueRequest\x1a\x17.idnode.v1.OpaqueStatus2\xb1\x03\n" +
 	"\rSeriesService\x12O\n" +
@@ -7327,7 +7546,7 @@ func file_idnode_v1_idnode_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_v1_idnode_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 95)
+var file_idnode_v1_idnode_proto_msgTypes = make([]protoimpl.MessageInfo, 98)
 var file_idnode_v1_idnode_proto_goTypes = []any{
 	(GuidVersion)(0),                   // 0: idnode.v1.GuidVersion
 	(SeriesPeriod)(0),                  // 1: idnode.v1.SeriesPeriod
@@ -7395,160 +7614,167 @@ var file_idnode_v1_idnode_proto_goTypes = []any{
 	(*NodeStatus)(nil),                 // 63: idnode.v1.NodeStatus
 	(*LeaderChange)(nil),               // 64: idnode.v1.LeaderChange
 	(*StatusResponse)(nil),             // 65: idnode.v1.StatusResponse
-	(*Headroom)(nil),                   // 66: idnode.v1.Headroom
-	(*HeadroomThresholds)(nil),         // 67: idnode.v1.HeadroomThresholds
-	(*DatabaseHeadroom)(nil),           // 68: idnode.v1.DatabaseHeadroom
-	(*CertificateExpiry)(nil),          // 69: idnode.v1.CertificateExpiry
-	(*AddNodeRequest)(nil),             // 70: idnode.v1.AddNodeRequest
-	(*AddNodeResponse)(nil),            // 71: idnode.v1.AddNodeResponse
-	(*RemoveNodeRequest)(nil),          // 72: idnode.v1.RemoveNodeRequest
-	(*RemoveNodeResponse)(nil),         // 73: idnode.v1.RemoveNodeResponse
-	(*TransferLeadershipRequest)(nil),  // 74: idnode.v1.TransferLeadershipRequest
-	(*TransferLeadershipResponse)(nil), // 75: idnode.v1.TransferLeadershipResponse
-	(*BackupRequest)(nil),              // 76: idnode.v1.BackupRequest
-	(*BackupChunk)(nil),                // 77: idnode.v1.BackupChunk
-	(*RestoreChunk)(nil),               // 78: idnode.v1.RestoreChunk
-	(*RestoreMargin)(nil),              // 79: idnode.v1.RestoreMargin
-	(*RatesMargin)(nil),                // 80: idnode.v1.RatesMargin
-	(*CounterMargin)(nil),              // 81: idnode.v1.CounterMargin
-	(*RestoreResponse)(nil),            // 82: idnode.v1.RestoreResponse
-	(*CreateSeriesRequest)(nil),        // 83: idnode.v1.CreateSeriesRequest
-	(*CreateSeriesResponse)(nil),       // 84: idnode.v1.CreateSeriesResponse
-	(*Series)(nil),                     // 85: idnode.v1.Series
-	(*ListSeriesRequest)(nil),          // 86: idnode.v1.ListSeriesRequest
-	(*ListSeriesResponse)(nil),         // 87: idnode.v1.ListSeriesResponse
-	(*SeriesField)(nil),                // 88: idnode.v1.SeriesField
-	(*IssueRequest)(nil),               // 89: idnode.v1.IssueRequest
-	(*IssueResponse)(nil),              // 90: idnode.v1.IssueResponse
-	(*VoidRequest)(nil),                // 91: idnode.v1.VoidRequest
-	(*VoidResponse)(nil),               // 92: idnode.v1.VoidResponse
-	(*SeriesEntry)(nil),                // 93: idnode.v1.SeriesEntry
-	(*JournalRequest)(nil),             // 94: idnode.v1.JournalRequest
-	(*VerifySeriesRequest)(nil),        // 95: idnode.v1.VerifySeriesRequest
-	(*VerifySeriesResponse)(nil),       // 96: idnode.v1.VerifySeriesResponse
-	nil,                                // 97: idnode.v1.StatusResponse.IssuedEntry
-	nil,                                // 98: idnode.v1.Headroom.NumericYearsLeftEntry
+	(*ReplicaCheck)(nil),               // 66: idnode.v1.ReplicaCheck
+	(*ReplicaDigest)(nil),              // 67: idnode.v1.ReplicaDigest
+	(*CheckReplicasRequest)(nil),       // 68: idnode.v1.CheckReplicasRequest
+	(*Headroom)(nil),                   // 69: idnode.v1.Headroom
+	(*HeadroomThresholds)(nil),         // 70: idnode.v1.HeadroomThresholds
+	(*DatabaseHeadroom)(nil),           // 71: idnode.v1.DatabaseHeadroom
+	(*CertificateExpiry)(nil),          // 72: idnode.v1.CertificateExpiry
+	(*AddNodeRequest)(nil),             // 73: idnode.v1.AddNodeRequest
+	(*AddNodeResponse)(nil),            // 74: idnode.v1.AddNodeResponse
+	(*RemoveNodeRequest)(nil),          // 75: idnode.v1.RemoveNodeRequest
+	(*RemoveNodeResponse)(nil),         // 76: idnode.v1.RemoveNodeResponse
+	(*TransferLeadershipRequest)(nil),  // 77: idnode.v1.TransferLeadershipRequest
+	(*TransferLeadershipResponse)(nil), // 78: idnode.v1.TransferLeadershipResponse
+	(*BackupRequest)(nil),              // 79: idnode.v1.BackupRequest
+	(*BackupChunk)(nil),                // 80: idnode.v1.BackupChunk
+	(*RestoreChunk)(nil),               // 81: idnode.v1.RestoreChunk
+	(*RestoreMargin)(nil),              // 82: idnode.v1.RestoreMargin
+	(*RatesMargin)(nil),                // 83: idnode.v1.RatesMargin
+	(*CounterMargin)(nil),              // 84: idnode.v1.CounterMargin
+	(*RestoreResponse)(nil),            // 85: idnode.v1.RestoreResponse
+	(*CreateSeriesRequest)(nil),        // 86: idnode.v1.CreateSeriesRequest
+	(*CreateSeriesResponse)(nil),       // 87: idnode.v1.CreateSeriesResponse
+	(*Series)(nil),                     // 88: idnode.v1.Series
+	(*ListSeriesRequest)(nil),          // 89: idnode.v1.ListSeriesRequest
+	(*ListSeriesResponse)(nil),         // 90: idnode.v1.ListSeriesResponse
+	(*SeriesField)(nil),                // 91: idnode.v1.SeriesField
+	(*IssueRequest)(nil),               // 92: idnode.v1.IssueRequest
+	(*IssueResponse)(nil),              // 93: idnode.v1.IssueResponse
+	(*VoidRequest)(nil),                // 94: idnode.v1.VoidRequest
+	(*VoidResponse)(nil),               // 95: idnode.v1.VoidResponse
+	(*SeriesEntry)(nil),                // 96: idnode.v1.SeriesEntry
+	(*JournalRequest)(nil),             // 97: idnode.v1.JournalRequest
+	(*VerifySeriesRequest)(nil),        // 98: idnode.v1.VerifySeriesRequest
+	(*VerifySeriesResponse)(nil),       // 99: idnode.v1.VerifySeriesResponse
+	nil,                                // 100: idnode.v1.StatusResponse.IssuedEntry
+	nil,                                // 101: idnode.v1.Headroom.NumericYearsLeftEntry
 }
 var file_idnode_v1_idnode_proto_depIdxs = []int32{
-	10, // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
-	0,  // 1: idnode.v1.GenerateRequest.guid_version:type_name -> idnode.v1.GuidVersion
-	20, // 2: idnode.v1.HiLoTag.pools:type_name -> idnode.v1.HiLoPool
-	21, // 3: idnode.v1.ListHiLoResponse.tags:type_name -> idnode.v1.HiLoTag
-	24, // 4: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
-	32, // 5: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
-	45, // 6: idnode.v1.ClusterVersionResponse.members:type_name -> idnode.v1.MemberVersion
-	51, // 7: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
-	51, // 8: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
-	60, // 9: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
-	63, // 10: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
-	64, // 11: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
-	97, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
-	44, // 13: idnode.v1.StatusResponse.cluster_version:type_name -> idnode.v1.ClusterVersionResponse
-	66, // 14: idnode.v1.StatusResponse.headroom:type_name -> idnode.v1.Headroom
-	68, // 15: idnode.v1.Headroom.databases:type_name -> idnode.v1.DatabaseHeadroom
-	98, // 16: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
-	69, // 17: idnode.v1.Headroom.certificates:type_name -> idnode.v1.CertificateExpiry
-	67, // 18: idnode.v1.Headroom.thresholds:type_name -> idnode.v1.HeadroomThresholds
-	63, // 19: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
-	79, // 20: idnode.v1.RestoreChunk.ahead:type_name -> idnode.v1.RestoreMargin
-	81, // 21: idnode.v1.RestoreMargin.identities:type_name -> idnode.v1.CounterMargin
-	81, // 22: idnode.v1.RestoreMargin.hilo:type_name -> idnode.v1.CounterMargin
-	79, // 23: idnode.v1.RestoreResponse.ahead:type_name -> idnode.v1.RestoreMargin
-	80, // 24: idnode.v1.RestoreResponse.rates:type_name -> idnode.v1.RatesMargin
-	1,  // 25: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 26: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
-	85, // 27: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
-	1,  // 28: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
-	2,  // 29: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
-	85, // 30: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
-	88, // 31: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
-	93, // 32: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
-	93, // 33: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
-	3,  // 34: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
-	88, // 35: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
-	13, // 36: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
-	15, // 37: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
-	17, // 38: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
-	23, // 39: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
-	26, // 40: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
-	28, // 41: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
-	29, // 42: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
-	31, // 43: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
-	34, // 44: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
-	36, // 45: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
-	38, // 46: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
-	19, // 47: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
-	4,  // 48: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
-	5,  // 49: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
-	6,  // 50: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
-	8,  // 51: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
-	11, // 52: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
-	62, // 53: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
-	70, // 54: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
-	72, // 55: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
-	74, // 56: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
-	76, // 57: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
-	78, // 58: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
-	55, // 59: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
-	57, // 60: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
-	59, // 61: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
-	46, // 62: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
-	48, // 63: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
-	50, // 64: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
-	53, // 65: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
-	42, // 66: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
-	43, // 67: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
-	40, // 68: idnode.v1.ClusterService.MakeOpaque:input_type -> idnode.v1.MakeOpaqueRequest
-	83, // 69: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
-	86, // 70: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
-	89, // 71: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
-	91, // 72: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
-	94, // 73: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
-	95, // 74: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
-	14, // 75: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
-	16, // 76: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
-	18, // 77: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
-	25, // 78: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
-	27, // 79: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
-	30, // 80: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
-	30, // 81: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
-	33, // 82: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
-	35, // 83: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
-	37, // 84: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
-	39, // 85: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
-	22, // 86: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
-	10, // 87: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
-	10, // 88: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
-	7,  // 89: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
-	9,  // 90: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
-	12, // 91: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
-	65, // 92: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
-	71, // 93: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
-	73, // 94: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
-	75, // 95: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
-	77, // 96: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
-	82, // 97: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
-	56, // 98: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
-	58, // 99: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
-	61, // 100: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
-	47, // 101: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
-	49, // 102: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
-	52, // 103: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
-	54, // 104: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
-	44, // 105: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	44, // 106: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
-	41, // 107: idnode.v1.ClusterService.MakeOpaque:output_type -> idnode.v1.OpaqueStatus
-	84, // 108: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
-	87, // 109: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
-	90, // 110: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
-	92, // 111: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
-	93, // 112: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
-	96, // 113: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
-	75, // [75:114] is the sub-list for method output_type
-	36, // [36:75] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	10,  // 0: idnode.v1.ListWorkersResponse.workers:type_name -> idnode.v1.WorkerLease
+	0,   // 1: idnode.v1.GenerateRequest.guid_version:type_name -> idnode.v1.GuidVersion
+	20,  // 2: idnode.v1.HiLoTag.pools:type_name -> idnode.v1.HiLoPool
+	21,  // 3: idnode.v1.ListHiLoResponse.tags:type_name -> idnode.v1.HiLoTag
+	24,  // 4: idnode.v1.ListIdentitiesResponse.identities:type_name -> idnode.v1.Identity
+	32,  // 5: idnode.v1.GetClaimsResponse.claims:type_name -> idnode.v1.Claim
+	45,  // 6: idnode.v1.ClusterVersionResponse.members:type_name -> idnode.v1.MemberVersion
+	51,  // 7: idnode.v1.ListKeysResponse.keys:type_name -> idnode.v1.KeyStatus
+	51,  // 8: idnode.v1.WhoAmIResponse.key:type_name -> idnode.v1.KeyStatus
+	60,  // 9: idnode.v1.ListDatabasesResponse.databases:type_name -> idnode.v1.DatabaseStatus
+	63,  // 10: idnode.v1.StatusResponse.nodes:type_name -> idnode.v1.NodeStatus
+	64,  // 11: idnode.v1.StatusResponse.leader_changes:type_name -> idnode.v1.LeaderChange
+	100, // 12: idnode.v1.StatusResponse.issued:type_name -> idnode.v1.StatusResponse.IssuedEntry
+	44,  // 13: idnode.v1.StatusResponse.cluster_version:type_name -> idnode.v1.ClusterVersionResponse
+	69,  // 14: idnode.v1.StatusResponse.headroom:type_name -> idnode.v1.Headroom
+	66,  // 15: idnode.v1.StatusResponse.replica_check:type_name -> idnode.v1.ReplicaCheck
+	67,  // 16: idnode.v1.ReplicaCheck.members:type_name -> idnode.v1.ReplicaDigest
+	71,  // 17: idnode.v1.Headroom.databases:type_name -> idnode.v1.DatabaseHeadroom
+	101, // 18: idnode.v1.Headroom.numeric_years_left:type_name -> idnode.v1.Headroom.NumericYearsLeftEntry
+	72,  // 19: idnode.v1.Headroom.certificates:type_name -> idnode.v1.CertificateExpiry
+	70,  // 20: idnode.v1.Headroom.thresholds:type_name -> idnode.v1.HeadroomThresholds
+	63,  // 21: idnode.v1.AddNodeResponse.node:type_name -> idnode.v1.NodeStatus
+	82,  // 22: idnode.v1.RestoreChunk.ahead:type_name -> idnode.v1.RestoreMargin
+	84,  // 23: idnode.v1.RestoreMargin.identities:type_name -> idnode.v1.CounterMargin
+	84,  // 24: idnode.v1.RestoreMargin.hilo:type_name -> idnode.v1.CounterMargin
+	82,  // 25: idnode.v1.RestoreResponse.ahead:type_name -> idnode.v1.RestoreMargin
+	83,  // 26: idnode.v1.RestoreResponse.rates:type_name -> idnode.v1.RatesMargin
+	1,   // 27: idnode.v1.CreateSeriesRequest.period:type_name -> idnode.v1.SeriesPeriod
+	2,   // 28: idnode.v1.CreateSeriesRequest.policy:type_name -> idnode.v1.SeriesPolicy
+	88,  // 29: idnode.v1.CreateSeriesResponse.series:type_name -> idnode.v1.Series
+	1,   // 30: idnode.v1.Series.period:type_name -> idnode.v1.SeriesPeriod
+	2,   // 31: idnode.v1.Series.policy:type_name -> idnode.v1.SeriesPolicy
+	88,  // 32: idnode.v1.ListSeriesResponse.series:type_name -> idnode.v1.Series
+	91,  // 33: idnode.v1.IssueRequest.fields:type_name -> idnode.v1.SeriesField
+	96,  // 34: idnode.v1.IssueResponse.entry:type_name -> idnode.v1.SeriesEntry
+	96,  // 35: idnode.v1.VoidResponse.entry:type_name -> idnode.v1.SeriesEntry
+	3,   // 36: idnode.v1.SeriesEntry.kind:type_name -> idnode.v1.SeriesEntryKind
+	91,  // 37: idnode.v1.SeriesEntry.fields:type_name -> idnode.v1.SeriesField
+	13,  // 38: idnode.v1.IdService.Generate:input_type -> idnode.v1.GenerateRequest
+	15,  // 39: idnode.v1.IdService.NextIdentity:input_type -> idnode.v1.NextIdentityRequest
+	17,  // 40: idnode.v1.IdService.SeedIdentity:input_type -> idnode.v1.SeedIdentityRequest
+	23,  // 41: idnode.v1.IdService.ListIdentities:input_type -> idnode.v1.ListIdentitiesRequest
+	26,  // 42: idnode.v1.IdService.Claim:input_type -> idnode.v1.ClaimRequest
+	28,  // 43: idnode.v1.IdService.Release:input_type -> idnode.v1.ReleaseRequest
+	29,  // 44: idnode.v1.IdService.ReleaseOwner:input_type -> idnode.v1.ReleaseOwnerRequest
+	31,  // 45: idnode.v1.IdService.GetClaims:input_type -> idnode.v1.GetClaimsRequest
+	34,  // 46: idnode.v1.IdService.NextHiLo:input_type -> idnode.v1.NextHiLoRequest
+	36,  // 47: idnode.v1.IdService.ReturnHiLo:input_type -> idnode.v1.ReturnHiLoRequest
+	38,  // 48: idnode.v1.IdService.SeedHiLo:input_type -> idnode.v1.SeedHiLoRequest
+	19,  // 49: idnode.v1.IdService.ListHiLo:input_type -> idnode.v1.ListHiLoRequest
+	4,   // 50: idnode.v1.IdService.AcquireWorker:input_type -> idnode.v1.AcquireWorkerRequest
+	5,   // 51: idnode.v1.IdService.RenewWorker:input_type -> idnode.v1.RenewWorkerRequest
+	6,   // 52: idnode.v1.IdService.ReleaseWorker:input_type -> idnode.v1.ReleaseWorkerRequest
+	8,   // 53: idnode.v1.IdService.ListWorkers:input_type -> idnode.v1.ListWorkersRequest
+	11,  // 54: idnode.v1.IdService.Explain:input_type -> idnode.v1.ExplainRequest
+	62,  // 55: idnode.v1.ClusterService.Status:input_type -> idnode.v1.StatusRequest
+	73,  // 56: idnode.v1.ClusterService.AddNode:input_type -> idnode.v1.AddNodeRequest
+	75,  // 57: idnode.v1.ClusterService.RemoveNode:input_type -> idnode.v1.RemoveNodeRequest
+	77,  // 58: idnode.v1.ClusterService.TransferLeadership:input_type -> idnode.v1.TransferLeadershipRequest
+	79,  // 59: idnode.v1.ClusterService.Backup:input_type -> idnode.v1.BackupRequest
+	81,  // 60: idnode.v1.ClusterService.Restore:input_type -> idnode.v1.RestoreChunk
+	55,  // 61: idnode.v1.ClusterService.CreateDatabase:input_type -> idnode.v1.CreateDatabaseRequest
+	57,  // 62: idnode.v1.ClusterService.DeleteDatabase:input_type -> idnode.v1.DeleteDatabaseRequest
+	59,  // 63: idnode.v1.ClusterService.ListDatabases:input_type -> idnode.v1.ListDatabasesRequest
+	46,  // 64: idnode.v1.ClusterService.CreateKey:input_type -> idnode.v1.CreateKeyRequest
+	48,  // 65: idnode.v1.ClusterService.DeleteKey:input_type -> idnode.v1.DeleteKeyRequest
+	50,  // 66: idnode.v1.ClusterService.ListKeys:input_type -> idnode.v1.ListKeysRequest
+	53,  // 67: idnode.v1.ClusterService.WhoAmI:input_type -> idnode.v1.WhoAmIRequest
+	42,  // 68: idnode.v1.ClusterService.ClusterVersion:input_type -> idnode.v1.ClusterVersionRequest
+	43,  // 69: idnode.v1.ClusterService.SetClusterVersion:input_type -> idnode.v1.SetClusterVersionRequest
+	68,  // 70: idnode.v1.ClusterService.CheckReplicas:input_type -> idnode.v1.CheckReplicasRequest
+	40,  // 71: idnode.v1.ClusterService.MakeOpaque:input_type -> idnode.v1.MakeOpaqueRequest
+	86,  // 72: idnode.v1.SeriesService.CreateSeries:input_type -> idnode.v1.CreateSeriesRequest
+	89,  // 73: idnode.v1.SeriesService.ListSeries:input_type -> idnode.v1.ListSeriesRequest
+	92,  // 74: idnode.v1.SeriesService.Issue:input_type -> idnode.v1.IssueRequest
+	94,  // 75: idnode.v1.SeriesService.Void:input_type -> idnode.v1.VoidRequest
+	97,  // 76: idnode.v1.SeriesService.Journal:input_type -> idnode.v1.JournalRequest
+	98,  // 77: idnode.v1.SeriesService.VerifySeries:input_type -> idnode.v1.VerifySeriesRequest
+	14,  // 78: idnode.v1.IdService.Generate:output_type -> idnode.v1.GenerateResponse
+	16,  // 79: idnode.v1.IdService.NextIdentity:output_type -> idnode.v1.NextIdentityResponse
+	18,  // 80: idnode.v1.IdService.SeedIdentity:output_type -> idnode.v1.SeedIdentityResponse
+	25,  // 81: idnode.v1.IdService.ListIdentities:output_type -> idnode.v1.ListIdentitiesResponse
+	27,  // 82: idnode.v1.IdService.Claim:output_type -> idnode.v1.ClaimResponse
+	30,  // 83: idnode.v1.IdService.Release:output_type -> idnode.v1.ReleaseResponse
+	30,  // 84: idnode.v1.IdService.ReleaseOwner:output_type -> idnode.v1.ReleaseResponse
+	33,  // 85: idnode.v1.IdService.GetClaims:output_type -> idnode.v1.GetClaimsResponse
+	35,  // 86: idnode.v1.IdService.NextHiLo:output_type -> idnode.v1.NextHiLoResponse
+	37,  // 87: idnode.v1.IdService.ReturnHiLo:output_type -> idnode.v1.ReturnHiLoResponse
+	39,  // 88: idnode.v1.IdService.SeedHiLo:output_type -> idnode.v1.SeedHiLoResponse
+	22,  // 89: idnode.v1.IdService.ListHiLo:output_type -> idnode.v1.ListHiLoResponse
+	10,  // 90: idnode.v1.IdService.AcquireWorker:output_type -> idnode.v1.WorkerLease
+	10,  // 91: idnode.v1.IdService.RenewWorker:output_type -> idnode.v1.WorkerLease
+	7,   // 92: idnode.v1.IdService.ReleaseWorker:output_type -> idnode.v1.ReleaseWorkerResponse
+	9,   // 93: idnode.v1.IdService.ListWorkers:output_type -> idnode.v1.ListWorkersResponse
+	12,  // 94: idnode.v1.IdService.Explain:output_type -> idnode.v1.ExplainResponse
+	65,  // 95: idnode.v1.ClusterService.Status:output_type -> idnode.v1.StatusResponse
+	74,  // 96: idnode.v1.ClusterService.AddNode:output_type -> idnode.v1.AddNodeResponse
+	76,  // 97: idnode.v1.ClusterService.RemoveNode:output_type -> idnode.v1.RemoveNodeResponse
+	78,  // 98: idnode.v1.ClusterService.TransferLeadership:output_type -> idnode.v1.TransferLeadershipResponse
+	80,  // 99: idnode.v1.ClusterService.Backup:output_type -> idnode.v1.BackupChunk
+	85,  // 100: idnode.v1.ClusterService.Restore:output_type -> idnode.v1.RestoreResponse
+	56,  // 101: idnode.v1.ClusterService.CreateDatabase:output_type -> idnode.v1.CreateDatabaseResponse
+	58,  // 102: idnode.v1.ClusterService.DeleteDatabase:output_type -> idnode.v1.DeleteDatabaseResponse
+	61,  // 103: idnode.v1.ClusterService.ListDatabases:output_type -> idnode.v1.ListDatabasesResponse
+	47,  // 104: idnode.v1.ClusterService.CreateKey:output_type -> idnode.v1.CreateKeyResponse
+	49,  // 105: idnode.v1.ClusterService.DeleteKey:output_type -> idnode.v1.DeleteKeyResponse
+	52,  // 106: idnode.v1.ClusterService.ListKeys:output_type -> idnode.v1.ListKeysResponse
+	54,  // 107: idnode.v1.ClusterService.WhoAmI:output_type -> idnode.v1.WhoAmIResponse
+	44,  // 108: idnode.v1.ClusterService.ClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	44,  // 109: idnode.v1.ClusterService.SetClusterVersion:output_type -> idnode.v1.ClusterVersionResponse
+	66,  // 110: idnode.v1.ClusterService.CheckReplicas:output_type -> idnode.v1.ReplicaCheck
+	41,  // 111: idnode.v1.ClusterService.MakeOpaque:output_type -> idnode.v1.OpaqueStatus
+	87,  // 112: idnode.v1.SeriesService.CreateSeries:output_type -> idnode.v1.CreateSeriesResponse
+	90,  // 113: idnode.v1.SeriesService.ListSeries:output_type -> idnode.v1.ListSeriesResponse
+	93,  // 114: idnode.v1.SeriesService.Issue:output_type -> idnode.v1.IssueResponse
+	95,  // 115: idnode.v1.SeriesService.Void:output_type -> idnode.v1.VoidResponse
+	96,  // 116: idnode.v1.SeriesService.Journal:output_type -> idnode.v1.SeriesEntry
+	99,  // 117: idnode.v1.SeriesService.VerifySeries:output_type -> idnode.v1.VerifySeriesResponse
+	78,  // [78:118] is the sub-list for method output_type
+	38,  // [38:78] is the sub-list for method input_type
+	38,  // [38:38] is the sub-list for extension type_name
+	38,  // [38:38] is the sub-list for extension extendee
+	0,   // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_idnode_v1_idnode_proto_init() }
@@ -7562,7 +7788,7 @@ func file_idnode_v1_idnode_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_v1_idnode_proto_rawDesc), len(file_idnode_v1_idnode_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   95,
+			NumMessages:   98,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

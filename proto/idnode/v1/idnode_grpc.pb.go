@@ -867,6 +867,7 @@ const (
 	ClusterService_WhoAmI_FullMethodName             = "/idnode.v1.ClusterService/WhoAmI"
 	ClusterService_ClusterVersion_FullMethodName     = "/idnode.v1.ClusterService/ClusterVersion"
 	ClusterService_SetClusterVersion_FullMethodName  = "/idnode.v1.ClusterService/SetClusterVersion"
+	ClusterService_CheckReplicas_FullMethodName      = "/idnode.v1.ClusterService/CheckReplicas"
 	ClusterService_MakeOpaque_FullMethodName         = "/idnode.v1.ClusterService/MakeOpaque"
 )
 
@@ -926,6 +927,9 @@ type ClusterServiceClient interface {
 	// it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
 	// no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
 	SetClusterVersion(ctx context.Context, in *SetClusterVersionRequest, opts ...grpc.CallOption) (*ClusterVersionResponse, error)
+	// CheckReplicas has the leader mark the log for a state digest now, ask every member for its
+	// digest at the mark, and answer the comparison (docs/replica-checks.md). An admin call.
+	CheckReplicas(ctx context.Context, in *CheckReplicasRequest, opts ...grpc.CallOption) (*ReplicaCheck, error)
 	// MakeOpaque turns collections of a database opaque, and with numeric its numeric IDs, for
 	// good: from then on Generate answers forms that hide their values (docs/opaque-ids.md).
 	// The database's key is made by the leader the first time and is never shown. Calling it
@@ -1105,6 +1109,16 @@ func (c *clusterServiceClient) SetClusterVersion(ctx context.Context, in *SetClu
 	return out, nil
 }
 
+func (c *clusterServiceClient) CheckReplicas(ctx context.Context, in *CheckReplicasRequest, opts ...grpc.CallOption) (*ReplicaCheck, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReplicaCheck)
+	err := c.cc.Invoke(ctx, ClusterService_CheckReplicas_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *clusterServiceClient) MakeOpaque(ctx context.Context, in *MakeOpaqueRequest, opts ...grpc.CallOption) (*OpaqueStatus, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(OpaqueStatus)
@@ -1171,6 +1185,9 @@ type ClusterServiceServer interface {
 	// it (FAILED_PRECONDITION naming those that do not, or do not answer), or lowers it while
 	// no command of the higher version is in the log (FAILED_PRECONDITION after). An admin call.
 	SetClusterVersion(context.Context, *SetClusterVersionRequest) (*ClusterVersionResponse, error)
+	// CheckReplicas has the leader mark the log for a state digest now, ask every member for its
+	// digest at the mark, and answer the comparison (docs/replica-checks.md). An admin call.
+	CheckReplicas(context.Context, *CheckReplicasRequest) (*ReplicaCheck, error)
 	// MakeOpaque turns collections of a database opaque, and with numeric its numeric IDs, for
 	// good: from then on Generate answers forms that hide their values (docs/opaque-ids.md).
 	// The database's key is made by the leader the first time and is never shown. Calling it
@@ -1232,6 +1249,9 @@ func (UnimplementedClusterServiceServer) ClusterVersion(context.Context, *Cluste
 }
 func (UnimplementedClusterServiceServer) SetClusterVersion(context.Context, *SetClusterVersionRequest) (*ClusterVersionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetClusterVersion not implemented")
+}
+func (UnimplementedClusterServiceServer) CheckReplicas(context.Context, *CheckReplicasRequest) (*ReplicaCheck, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckReplicas not implemented")
 }
 func (UnimplementedClusterServiceServer) MakeOpaque(context.Context, *MakeOpaqueRequest) (*OpaqueStatus, error) {
 	return nil, status.Error(codes.Unimplemented, "method MakeOpaque not implemented")
@@ -1509,6 +1529,24 @@ func _ClusterService_SetClusterVersion_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClusterService_CheckReplicas_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckReplicasRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).CheckReplicas(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_CheckReplicas_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).CheckReplicas(ctx, req.(*CheckReplicasRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ClusterService_MakeOpaque_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(MakeOpaqueRequest)
 	if err := dec(in); err != nil {
@@ -1585,6 +1623,10 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetClusterVersion",
 			Handler:    _ClusterService_SetClusterVersion_Handler,
+		},
+		{
+			MethodName: "CheckReplicas",
+			Handler:    _ClusterService_CheckReplicas_Handler,
 		},
 		{
 			MethodName: "MakeOpaque",

@@ -3872,6 +3872,55 @@ func (x *SetClusterVersion) GetVersion() uint32 {
 	return 0
 }
 
+// Mark the state for a digest (cluster version 6): each replica, applying it, records the
+// digest of its state as of this entry's index, so every replica holds a digest of the same
+// index whatever its pace, and the leader can compare them (docs/replica-checks.md). It
+// changes no state (Ignorable: an older build that skips it answers nothing differently).
+type DigestMark struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When the leader proposed it, Unix ms: for operators reading the log, not for the state.
+	ProposedAtMs  int64 `protobuf:"varint,1,opt,name=proposed_at_ms,json=proposedAtMs,proto3" json:"proposed_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DigestMark) Reset() {
+	*x = DigestMark{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DigestMark) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DigestMark) ProtoMessage() {}
+
+func (x *DigestMark) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DigestMark.ProtoReflect.Descriptor instead.
+func (*DigestMark) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *DigestMark) GetProposedAtMs() int64 {
+	if x != nil {
+		return x.ProposedAtMs
+	}
+	return 0
+}
+
 // Release every claim owner holds in the database (IdService/ReleaseOwner; cluster version 2).
 type ReleaseOwner struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3884,7 +3933,7 @@ type ReleaseOwner struct {
 
 func (x *ReleaseOwner) Reset() {
 	*x = ReleaseOwner{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3896,7 +3945,7 @@ func (x *ReleaseOwner) String() string {
 func (*ReleaseOwner) ProtoMessage() {}
 
 func (x *ReleaseOwner) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[47]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3909,7 +3958,7 @@ func (x *ReleaseOwner) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseOwner.ProtoReflect.Descriptor instead.
 func (*ReleaseOwner) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{47}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ReleaseOwner) GetOwner() string {
@@ -3951,7 +4000,7 @@ type MakeOpaque struct {
 
 func (x *MakeOpaque) Reset() {
 	*x = MakeOpaque{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3963,7 +4012,7 @@ func (x *MakeOpaque) String() string {
 func (*MakeOpaque) ProtoMessage() {}
 
 func (x *MakeOpaque) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3976,7 +4025,7 @@ func (x *MakeOpaque) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MakeOpaque.ProtoReflect.Descriptor instead.
 func (*MakeOpaque) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{48}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *MakeOpaque) GetDatabase() string {
@@ -4329,7 +4378,10 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\aversion\x18\x03 \x01(\rR\aversion\x12\x14\n" +
 	"\x05build\x18\x04 \x01(\tR\x05build\"-\n" +
 	"\x11SetClusterVersion\x12\x18\n" +
-	"\aversion\x18\x01 \x01(\rR\aversion\"@\n" +
+	"\aversion\x18\x01 \x01(\rR\aversion\"2\n" +
+	"\n" +
+	"DigestMark\x12$\n" +
+	"\x0eproposed_at_ms\x18\x01 \x01(\x03R\fproposedAtMs\"@\n" +
 	"\fReleaseOwner\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1a\n" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\"\x90\x01\n" +
@@ -4365,7 +4417,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_raft_v1_raft_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 49)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(SeriesPeriod)(0),           // 0: idnode.raft.v1.SeriesPeriod
 	(SeriesPolicy)(0),           // 1: idnode.raft.v1.SeriesPolicy
@@ -4417,8 +4469,9 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*WorkerRecord)(nil),        // 47: idnode.raft.v1.WorkerRecord
 	(*NodeVersion)(nil),         // 48: idnode.raft.v1.NodeVersion
 	(*SetClusterVersion)(nil),   // 49: idnode.raft.v1.SetClusterVersion
-	(*ReleaseOwner)(nil),        // 50: idnode.raft.v1.ReleaseOwner
-	(*MakeOpaque)(nil),          // 51: idnode.raft.v1.MakeOpaque
+	(*DigestMark)(nil),          // 50: idnode.raft.v1.DigestMark
+	(*ReleaseOwner)(nil),        // 51: idnode.raft.v1.ReleaseOwner
+	(*MakeOpaque)(nil),          // 52: idnode.raft.v1.MakeOpaque
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	3,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -4458,7 +4511,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   49,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -85,6 +85,10 @@ class CertificateExpiry(_message.Message):
     subject: str
     def __init__(self, kind: _Optional[str] = ..., subject: _Optional[str] = ..., not_after_ms: _Optional[int] = ...) -> None: ...
 
+class CheckReplicasRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
 class Claim(_message.Message):
     __slots__ = ["id", "owner"]
     ID_FIELD_NUMBER: _ClassVar[int]
@@ -778,6 +782,32 @@ class RenewWorkerRequest(_message.Message):
     worker: int
     def __init__(self, database: _Optional[str] = ..., worker: _Optional[int] = ..., epoch: _Optional[int] = ..., lease_ms: _Optional[int] = ...) -> None: ...
 
+class ReplicaCheck(_message.Message):
+    __slots__ = ["at_ms", "index", "majority_digest", "members", "mismatches"]
+    AT_MS_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    MAJORITY_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    MEMBERS_FIELD_NUMBER: _ClassVar[int]
+    MISMATCHES_FIELD_NUMBER: _ClassVar[int]
+    at_ms: int
+    index: int
+    majority_digest: bytes
+    members: _containers.RepeatedCompositeFieldContainer[ReplicaDigest]
+    mismatches: int
+    def __init__(self, index: _Optional[int] = ..., at_ms: _Optional[int] = ..., majority_digest: _Optional[bytes] = ..., members: _Optional[_Iterable[_Union[ReplicaDigest, _Mapping]]] = ..., mismatches: _Optional[int] = ...) -> None: ...
+
+class ReplicaDigest(_message.Message):
+    __slots__ = ["detail", "digest", "tag", "verdict"]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    VERDICT_FIELD_NUMBER: _ClassVar[int]
+    detail: str
+    digest: bytes
+    tag: str
+    verdict: str
+    def __init__(self, tag: _Optional[str] = ..., digest: _Optional[bytes] = ..., verdict: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
 class RestoreChunk(_message.Message):
     __slots__ = ["ahead", "data"]
     AHEAD_FIELD_NUMBER: _ClassVar[int]
@@ -983,7 +1013,7 @@ class StatusRequest(_message.Message):
     def __init__(self, consistent: bool = ...) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ["applied_index", "cluster_version", "commit_index", "headroom", "issued", "leader", "leader_changes", "nodes", "self", "storage_fault", "term"]
+    __slots__ = ["applied_index", "cluster_version", "commit_index", "headroom", "issued", "leader", "leader_changes", "nodes", "replica_check", "self", "storage_fault", "term"]
     class IssuedEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -999,6 +1029,7 @@ class StatusResponse(_message.Message):
     LEADER_CHANGES_FIELD_NUMBER: _ClassVar[int]
     LEADER_FIELD_NUMBER: _ClassVar[int]
     NODES_FIELD_NUMBER: _ClassVar[int]
+    REPLICA_CHECK_FIELD_NUMBER: _ClassVar[int]
     SELF_FIELD_NUMBER: _ClassVar[int]
     STORAGE_FAULT_FIELD_NUMBER: _ClassVar[int]
     TERM_FIELD_NUMBER: _ClassVar[int]
@@ -1010,10 +1041,11 @@ class StatusResponse(_message.Message):
     leader: str
     leader_changes: _containers.RepeatedCompositeFieldContainer[LeaderChange]
     nodes: _containers.RepeatedCompositeFieldContainer[NodeStatus]
+    replica_check: ReplicaCheck
     self: str
     storage_fault: str
     term: int
-    def __init__(__self, leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., nodes: _Optional[_Iterable[_Union[NodeStatus, _Mapping]]] = ..., self: _Optional[str] = ..., applied_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., leader_changes: _Optional[_Iterable[_Union[LeaderChange, _Mapping]]] = ..., issued: _Optional[_Mapping[str, int]] = ..., cluster_version: _Optional[_Union[ClusterVersionResponse, _Mapping]] = ..., headroom: _Optional[_Union[Headroom, _Mapping]] = ...) -> None: ...
+    def __init__(__self, leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., nodes: _Optional[_Iterable[_Union[NodeStatus, _Mapping]]] = ..., self: _Optional[str] = ..., applied_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., leader_changes: _Optional[_Iterable[_Union[LeaderChange, _Mapping]]] = ..., issued: _Optional[_Mapping[str, int]] = ..., cluster_version: _Optional[_Union[ClusterVersionResponse, _Mapping]] = ..., headroom: _Optional[_Union[Headroom, _Mapping]] = ..., replica_check: _Optional[_Union[ReplicaCheck, _Mapping]] = ...) -> None: ...
 
 class TransferLeadershipRequest(_message.Message):
     __slots__ = ["tag"]

@@ -728,6 +728,11 @@ class ClusterServiceStub(object):
                 request_serializer=idnode_dot_v1_dot_idnode__pb2.SetClusterVersionRequest.SerializeToString,
                 response_deserializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.FromString,
                 )
+        self.CheckReplicas = channel.unary_unary(
+                '/idnode.v1.ClusterService/CheckReplicas',
+                request_serializer=idnode_dot_v1_dot_idnode__pb2.CheckReplicasRequest.SerializeToString,
+                response_deserializer=idnode_dot_v1_dot_idnode__pb2.ReplicaCheck.FromString,
+                )
         self.MakeOpaque = channel.unary_unary(
                 '/idnode.v1.ClusterService/MakeOpaque',
                 request_serializer=idnode_dot_v1_dot_idnode__pb2.MakeOpaqueRequest.SerializeToString,
@@ -864,6 +869,14 @@ class ClusterServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CheckReplicas(self, request, context):
+        """CheckReplicas has the leader mark the log for a state digest now, ask every member for its
+        digest at the mark, and answer the comparison (docs/replica-checks.md). An admin call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def MakeOpaque(self, request, context):
         """MakeOpaque turns collections of a database opaque, and with numeric its numeric IDs, for
         good: from then on Generate answers forms that hide their values (docs/opaque-ids.md).
@@ -953,6 +966,11 @@ def add_ClusterServiceServicer_to_server(servicer, server):
                     servicer.SetClusterVersion,
                     request_deserializer=idnode_dot_v1_dot_idnode__pb2.SetClusterVersionRequest.FromString,
                     response_serializer=idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.SerializeToString,
+            ),
+            'CheckReplicas': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckReplicas,
+                    request_deserializer=idnode_dot_v1_dot_idnode__pb2.CheckReplicasRequest.FromString,
+                    response_serializer=idnode_dot_v1_dot_idnode__pb2.ReplicaCheck.SerializeToString,
             ),
             'MakeOpaque': grpc.unary_unary_rpc_method_handler(
                     servicer.MakeOpaque,
@@ -1222,6 +1240,23 @@ class ClusterService(object):
         return grpc.experimental.unary_unary(request, target, '/idnode.v1.ClusterService/SetClusterVersion',
             idnode_dot_v1_dot_idnode__pb2.SetClusterVersionRequest.SerializeToString,
             idnode_dot_v1_dot_idnode__pb2.ClusterVersionResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CheckReplicas(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/idnode.v1.ClusterService/CheckReplicas',
+            idnode_dot_v1_dot_idnode__pb2.CheckReplicasRequest.SerializeToString,
+            idnode_dot_v1_dot_idnode__pb2.ReplicaCheck.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 
