@@ -22,14 +22,10 @@ import (
 // WriteBackup writes the current state to w in the snapshot format (a backup file is a
 // snapshot), the series journals last. The records and a view of the journals are captured
 // under the read lock and written outside it, the journals an entry at a time. For a
-// consistent backup of the cluster, call it on the leader after a read barrier.
-func (f *FSM) WriteBackup(w io.Writer) error {
-	return f.WriteRatedBackup(w, IssueRates{})
-}
-
-// WriteRatedBackup is WriteBackup with the cluster's issue rates recorded (when rates has a
-// time), for a restore's margin by rates.
-func (f *FSM) WriteRatedBackup(w io.Writer, rates IssueRates) error {
+// consistent backup of the cluster, call it on the leader after a read barrier. The cluster's
+// issue rates are recorded when rates has a time (IssueRates{}: none), for a restore's margin
+// by rates.
+func (f *FSM) WriteBackup(w io.Writer, rates IssueRates) error {
 	if err := f.FlushSeries(); err != nil {
 		return err
 	}
@@ -66,14 +62,8 @@ func (f *FSM) captureJournal(snap *snapshot, capture func(*series.Store) (*serie
 
 // WriteDatabaseBackup writes one database's counters and series to w in the snapshot format:
 // its identities, HiLo maxima, claims and series journals, nothing of the cluster (nodes,
-// tags, settings, request answers).
-func (f *FSM) WriteDatabaseBackup(w io.Writer, database string) error {
-	return f.WriteRatedDatabaseBackup(w, database, IssueRates{})
-}
-
-// WriteRatedDatabaseBackup is WriteDatabaseBackup with the cluster's issue rates recorded
-// (when rates has a time).
-func (f *FSM) WriteRatedDatabaseBackup(w io.Writer, database string, rates IssueRates) error {
+// tags, settings, request answers), with the cluster's issue rates as WriteBackup records them.
+func (f *FSM) WriteDatabaseBackup(w io.Writer, database string, rates IssueRates) error {
 	if err := f.FlushSeries(); err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func TestBackupKeyDatabases(t *testing.T) {
 	for _, db := range []string{"shop", "billing", "plain"} {
 		mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: db})
 	}
-	whole := func(b *bytes.Buffer) error { return f.WriteBackup(b) }
+	whole := func(b *bytes.Buffer) error { return f.WriteBackup(b, IssueRates{}) }
 	if got := keyDatabasesOf(t, whole); len(got) != 0 {
 		t.Fatalf("a backup without opaque collections holds the keys of %q", got)
 	}
@@ -65,7 +65,7 @@ func TestBackupKeyDatabases(t *testing.T) {
 		t.Fatalf("the cluster's backup holds the keys of %q, want %q", got, want)
 	}
 	for db, want := range map[string][]string{"shop": {"shop"}, "default": {"default"}, "plain": nil} {
-		if got := keyDatabasesOf(t, func(b *bytes.Buffer) error { return f.WriteDatabaseBackup(b, db) }); !slices.Equal(got, want) {
+		if got := keyDatabasesOf(t, func(b *bytes.Buffer) error { return f.WriteDatabaseBackup(b, db, IssueRates{}) }); !slices.Equal(got, want) {
 			t.Errorf("the backup of database %s holds the keys of %q, want %q", db, got, want)
 		}
 	}
@@ -78,7 +78,7 @@ func TestBackupKeyDatabases(t *testing.T) {
 		t.Error("a file that is no backup holds no keys, without an error")
 	}
 	var buf bytes.Buffer
-	if err := f.WriteBackup(&buf); err != nil {
+	if err := f.WriteBackup(&buf, IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := BackupKeyDatabases(bytes.NewReader(buf.Bytes()[:buf.Len()-1])); err == nil {
@@ -96,14 +96,14 @@ func FuzzBackupKeyDatabases(f *testing.F) {
 		{Collections: []string{"invoices"}, Numeric: true, Key: opaqueKeyB},
 	} {
 		var buf bytes.Buffer
-		if err := st.WriteBackup(&buf); err != nil {
+		if err := st.WriteBackup(&buf, IssueRates{}); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(buf.Bytes())
 		mustApply(f, st, MakeOpaqueCommand, m)
 	}
 	var buf bytes.Buffer
-	if err := st.WriteBackup(&buf); err != nil {
+	if err := st.WriteBackup(&buf, IssueRates{}); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())

@@ -133,7 +133,7 @@ func TestABackupOfOneDatabase(t *testing.T) {
 	increment(t, f, "", "orders", 3, "")
 	mustApply(t, f, RegisterNodeCommand, registerCommand("A", "A-1", "i1"))
 	var buf bytes.Buffer
-	if err := f.WriteDatabaseBackup(&buf, "Billing"); err != nil {
+	if err := f.WriteDatabaseBackup(&buf, "Billing", IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := ReadBackup(bytes.NewReader(buf.Bytes()))
@@ -153,7 +153,7 @@ func TestABackupOfOneDatabase(t *testing.T) {
 	if g.Identity("", "orders") != 0 {
 		t.Fatal("the restore touched the default database")
 	}
-	if err := f.WriteDatabaseBackup(&buf, "shop"); !errors.Is(err, ErrDatabaseNotFound) {
+	if err := f.WriteDatabaseBackup(&buf, "shop", IssueRates{}); !errors.Is(err, ErrDatabaseNotFound) {
 		t.Fatalf("a backup of an unknown database: %v", err)
 	}
 }

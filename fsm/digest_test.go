@@ -298,7 +298,7 @@ func withOneCounterChanged(t *testing.T, data []byte) []byte {
 // match it.
 func TestReadBackupRefusesABackupWhoseStateIsNotItsDigest(t *testing.T) {
 	var buf bytes.Buffer
-	if err := replica(t, digestState()).WriteBackup(&buf); err != nil {
+	if err := replica(t, digestState()).WriteBackup(&buf, IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ReadBackup(bytes.NewReader(buf.Bytes())); err != nil {

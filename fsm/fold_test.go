@@ -184,8 +184,8 @@ func TestBackupsOfAMovedState(t *testing.T) {
 	mustClaim(t, f, "o", "ＳＫＵ/3")
 	mustIdentity(t, f, "ſkus", 2, "")
 	for _, write := range []func(*bytes.Buffer) error{
-		func(b *bytes.Buffer) error { return f.WriteBackup(b) },
-		func(b *bytes.Buffer) error { return f.WriteDatabaseBackup(b, "") },
+		func(b *bytes.Buffer) error { return f.WriteBackup(b, IssueRates{}) },
+		func(b *bytes.Buffer) error { return f.WriteDatabaseBackup(b, "", IssueRates{}) },
 	} {
 		var buf bytes.Buffer
 		if err := write(&buf); err != nil {

@@ -45,7 +45,7 @@ func TestKeys(t *testing.T) {
 		t.Fatal("a snapshot lost the key")
 	}
 	var backup bytes.Buffer
-	if err := f.WriteBackup(&backup); err != nil {
+	if err := f.WriteBackup(&backup, IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
 	if mustRestore(t, backup.Bytes()).HasKeys() {

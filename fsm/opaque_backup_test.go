@@ -118,8 +118,8 @@ func TestBackupHoldsKeys(t *testing.T) {
 		}
 		return held
 	}
-	whole := func(buf *bytes.Buffer) error { return f.WriteBackup(buf) }
-	shop := func(buf *bytes.Buffer) error { return f.WriteDatabaseBackup(buf, "shop") }
+	whole := func(buf *bytes.Buffer) error { return f.WriteBackup(buf, IssueRates{}) }
+	shop := func(buf *bytes.Buffer) error { return f.WriteDatabaseBackup(buf, "shop", IssueRates{}) }
 	mustApply(t, f, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
 	if holds(whole) || holds(shop) {
 		t.Fatal("a backup without opaque settings holds keys")

@@ -76,9 +76,9 @@ func TestBackupRecordsItsRates(t *testing.T) {
 		write func(*bytes.Buffer) error
 		want  IssueRates
 	}{
-		{"whole, rated", func(w *bytes.Buffer) error { return f.WriteRatedBackup(w, rates) }, rates},
-		{"database, rated", func(w *bytes.Buffer) error { return f.WriteRatedDatabaseBackup(w, "", rates) }, rates},
-		{"whole, unrated", func(w *bytes.Buffer) error { return f.WriteBackup(w) }, IssueRates{}},
+		{"whole, rated", func(w *bytes.Buffer) error { return f.WriteBackup(w, rates) }, rates},
+		{"database, rated", func(w *bytes.Buffer) error { return f.WriteDatabaseBackup(w, "", rates) }, rates},
+		{"whole, unrated", func(w *bytes.Buffer) error { return f.WriteBackup(w, IssueRates{}) }, IssueRates{}},
 	} {
 		b := mustReadBackup(t, c.write)
 		if !b.Rates.TakenAt.Equal(c.want.TakenAt) || b.Rates.IdentitiesPerSecond != c.want.IdentitiesPerSecond || b.Rates.HiLoPerSecond != c.want.HiLoPerSecond {

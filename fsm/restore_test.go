@@ -33,7 +33,7 @@ func oldCluster(t *testing.T) *FSM {
 func backupOf(t *testing.T, f *FSM) *Backup {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := f.WriteBackup(&buf); err != nil {
+	if err := f.WriteBackup(&buf, IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(buf.Bytes(), persisted(t, f)) {
@@ -198,7 +198,7 @@ func TestReadBackupRejectsWhatIsNotABackup(t *testing.T) {
 		t.Error("a text file was read as a backup")
 	}
 	var buf bytes.Buffer
-	if err := oldCluster(t).WriteBackup(&buf); err != nil {
+	if err := oldCluster(t).WriteBackup(&buf, IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ReadBackup(bytes.NewReader(buf.Bytes()[:buf.Len()-3])); err == nil {

@@ -27,7 +27,7 @@ func TestClusterSecret(t *testing.T) {
 		t.Fatalf("restored from a snapshot: secret %x, want %x", got, first)
 	}
 	var backup bytes.Buffer
-	if err := f.WriteBackup(&backup); err != nil {
+	if err := f.WriteBackup(&backup, IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(backup.Bytes(), first) || mustRestore(t, backup.Bytes()).ClusterSecret() != nil {

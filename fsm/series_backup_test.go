@@ -105,7 +105,7 @@ func sameJournal(t *testing.T, got, want *series.Store, database, name string) {
 // fresh cluster the same journals, and a second restore of it changes nothing.
 func TestBackupRoundTripOfSeries(t *testing.T) {
 	src := journalWithSeries(t)
-	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w) })
+	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w, IssueRates{}) })
 	if len(b.Series) != 2 || len(b.Series[0].Entries) != 5 || len(b.Series[1].Entries) != 1 {
 		t.Fatalf("the backup holds %d series; want default/INV with 5 entries, shop/CN with 1", len(b.Series))
 	}
@@ -134,7 +134,7 @@ func TestBackupRoundTripOfSeries(t *testing.T) {
 // A backup of one database carries only its series.
 func TestDatabaseBackupHoldsItsSeriesOnly(t *testing.T) {
 	src := journalWithSeries(t)
-	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteDatabaseBackup(w, "SHOP") })
+	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteDatabaseBackup(w, "SHOP", IssueRates{}) })
 	if len(b.Series) != 1 || b.Series[0].Definition.GetName() != "CN" || len(b.Series[0].Entries) != 1 {
 		t.Fatalf("the backup of shop holds %v", b.Series)
 	}
@@ -147,7 +147,7 @@ func TestDatabaseBackupHoldsItsSeriesOnly(t *testing.T) {
 // from the journal is an answer, not a halt.
 func TestRestoreSeriesReplayAndRefusal(t *testing.T) {
 	src := journalWithSeries(t)
-	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w) })
+	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w, IssueRates{}) })
 	dst := newJournaled(t)
 	l := dst.entry(t, RestoreSeriesCommand, b.RestoreSeriesCommands()[0])
 	if _, ok := dst.Apply(l).(series.RestoreResult); !ok {

@@ -13,7 +13,7 @@ import (
 // first two entries, as a restore cut short between its chunks leaves it applied.
 func firstChunkOfInvoices(t *testing.T) *raftv1.RestoreSeries {
 	t.Helper()
-	b := mustReadBackup(t, func(w *bytes.Buffer) error { return journalWithSeries(t).WriteBackup(w) })
+	b := mustReadBackup(t, func(w *bytes.Buffer) error { return journalWithSeries(t).WriteBackup(w, IssueRates{}) })
 	for _, cmd := range b.RestoreSeriesCommands() {
 		if cmd.GetDefinition().GetName() == "INV" {
 			return &raftv1.RestoreSeries{Definition: cmd.GetDefinition(), Entries: cmd.GetEntries()[:2]}

@@ -29,7 +29,7 @@ func TestBackupCarriesWorkersHighWater(t *testing.T) {
 	mustRenew(t, src, a.Worker, a.Epoch, 600_000, 100_000) // worker 0 may mint until 700,000
 	mustApply(t, src, CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
 	mustApply(t, src, AcquireWorkerCommand, &raftv1.AcquireWorker{Database: "shop", Holder: "s", WorkerBits: 5, LeaseMs: testLeaseMs, ProposedAtMs: 100_000})
-	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w) })
+	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w, IssueRates{}) })
 	if len(b.Workers) != 3 {
 		t.Fatalf("the backup holds %d workers, want 3", len(b.Workers))
 	}
@@ -60,7 +60,7 @@ func TestRestoreRaisesAHeldWorkerAndFencesItsHolders(t *testing.T) {
 	src := New()
 	old := mustAcquire(t, src, 1, 100_000)
 	mustRenew(t, src, old.Worker, old.Epoch, 900_000, 100_000)
-	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w) })
+	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w, IssueRates{}) })
 
 	dst := New()
 	here := mustAcquire(t, dst, 1, 150_000)
@@ -85,7 +85,7 @@ func TestRestoreRefusesAnotherWorkerLayout(t *testing.T) {
 	src := New()
 	mustAcquire(t, src, 4, 100_000)
 	mustApply(t, src, SeedIdentityCommand, &raftv1.SeedIdentity{Name: "orders", Value: 50})
-	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w) })
+	b := mustReadBackup(t, func(w *bytes.Buffer) error { return src.WriteBackup(w, IssueRates{}) })
 
 	dst := New()
 	mustAcquire(t, dst, 3, 100_000)

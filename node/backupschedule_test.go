@@ -48,7 +48,7 @@ func newTestScheduler(t *testing.T, store backupstore.Store, clock *testClock, l
 		sched:    sched,
 		isLeader: func() bool { return *leads },
 		write: func(_ context.Context, w io.Writer) error {
-			return f.WriteRatedBackup(w, fsm.IssueRates{TakenAt: clock.now(), IdentitiesPerSecond: 5})
+			return f.WriteBackup(w, fsm.IssueRates{TakenAt: clock.now(), IdentitiesPerSecond: 5})
 		},
 		now: clock.now,
 		log: slog.New(slog.DiscardHandler),

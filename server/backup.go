@@ -50,9 +50,9 @@ func (l clusterLeader) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStr
 	// Everything up to this index is in the backup (perhaps a little more).
 	w := &chunkWriter{first: &idnodev1.BackupChunk{Leader: s.cfg.Tag, Index: s.node.AppliedIndex()}, send: stream.Send}
 	rates := s.rates.backup()
-	write := func(w io.Writer) error { return s.node.FSM().WriteRatedBackup(w, rates) }
+	write := func(w io.Writer) error { return s.node.FSM().WriteBackup(w, rates) }
 	if db != "" {
-		write = func(w io.Writer) error { return s.node.FSM().WriteRatedDatabaseBackup(w, db, rates) }
+		write = func(w io.Writer) error { return s.node.FSM().WriteDatabaseBackup(w, db, rates) }
 	}
 	if err := write(w); err != nil {
 		return toStatus(err)

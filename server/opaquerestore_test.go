@@ -66,7 +66,7 @@ func backupBuiltBy(t *testing.T, build func(apply func(fsm.CommandType, proto.Me
 		}
 	})
 	var b bytes.Buffer
-	if err := f.WriteBackup(&b); err != nil {
+	if err := f.WriteBackup(&b, fsm.IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -38,7 +38,7 @@ func TestKeyScanNamesTheDatabasesWhoseKeysABackupHolds(t *testing.T) {
 	scan := func() []string {
 		t.Helper()
 		var buf bytes.Buffer
-		if err := f.WriteBackup(&buf); err != nil {
+		if err := f.WriteBackup(&buf, fsm.IssueRates{}); err != nil {
 			t.Fatal(err)
 		}
 		s := startKeyScan()

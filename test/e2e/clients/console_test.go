@@ -310,7 +310,7 @@ func mustRestoreCounters(t *testing.T, c *e2etest.Cluster, via string, n int) {
 		t.Fatal(err)
 	}
 	var backup bytes.Buffer
-	if err := f.WriteBackup(&backup); err != nil {
+	if err := f.WriteBackup(&backup, fsm.IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
 	stream, err := c.Admin[via].Restore(e2etest.RPCCtx(t))
