@@ -129,9 +129,25 @@ func (d *drill) loseMajority(pg *postgres.Server) *majorityReport {
 func (d *drill) pooledFollower(leader string) (best string, most, tagMax int64) {
 	t := d.t
 	t.Helper()
+	// A pool is reserved by its node's first grant and sized by the grants since the node
+	// started. After the leader kills, both applications' generators may live on the leader
+	// alone, so a client of each follower takes one range first, as an application connected
+	// to that node would have: each follower then has a pool, whatever the applications did.
+	served := map[string]bool{}
 	poll.Until(t, "a follower holding a HiLo pool of "+hiloTag, progressWait, 50*time.Millisecond, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 		defer cancel()
+		for _, f := range d.c.Others(leader) {
+			if served[f] {
+				continue
+			}
+			if _, err := d.c.Ids[f].NextHiLo(ctx, &idnodev1.NextHiLoRequest{
+				Tag: hiloTag, LastBatchSize: 32, RequestId: d.c.RequestID(),
+			}); err != nil {
+				return fmt.Errorf("follower %s granted no range of %s: %w", f, hiloTag, err)
+			}
+			served[f] = true
+		}
 		resp, err := d.c.Ids[leader].ListHiLo(ctx, &idnodev1.ListHiLoRequest{})
 		if err != nil {
 			return err
