@@ -12,6 +12,8 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 from typing import Any, Dict, List, Tuple
 
 import pytest
@@ -72,17 +74,28 @@ def test_every_row_reported_is_in_its_table_with_its_key(cluster: Control, postg
 def test_sigterm_ends_the_run_with_the_done_line(cluster: Control, postgres: Postgres) -> None:
     need("python3-sqlalchemy (apt)", importable("sqlalchemy"))
     fresh_tables(postgres)
-    proc = subprocess.Popen(command("--nodes", ",".join(cluster.addrs()), "--dsn", postgres.dsn, "--tables", "orders",
-                                    "--workers", "2", "--duration", "10m"),
-                            env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        first = proc.stdout.readline()
-        assert json.loads(first)["table"] == "orders", first
-        proc.send_signal(signal.SIGTERM)
-        rest, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
+    # The rest of stdout is read through the same buffered stream as the first line:
+    # communicate() reads the pipe itself and would miss the lines that readline() had already
+    # buffered (under load, most of them). stderr goes to a file, so neither pipe can fill while
+    # the other is read; the timer bounds the run after the signal.
+    with tempfile.TemporaryFile(mode="w+") as errors:
+        proc = subprocess.Popen(command("--nodes", ",".join(cluster.addrs()), "--dsn", postgres.dsn, "--tables", "orders",
+                                        "--workers", "2", "--duration", "10m"),
+                                env=env(), stdout=subprocess.PIPE, stderr=errors, text=True)
+        bound = threading.Timer(60, proc.kill)
+        try:
+            assert proc.stdout is not None
+            first = proc.stdout.readline()
+            assert json.loads(first)["table"] == "orders", first
+            proc.send_signal(signal.SIGTERM)
+            bound.start()
+            rest = proc.stdout.read()
+            proc.wait()
+        finally:
+            bound.cancel()
+            proc.kill()
+        errors.seek(0)
+        err = errors.read()
     assert proc.returncode == 0, err
     check_rows(postgres, lines(first + rest))
     # The HiLo tail went back on close: the next range starts right after the last key.
