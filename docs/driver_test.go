@@ -10,13 +10,15 @@ import (
 	"testing"
 )
 
-// driverImport is the start of the one database driver's import paths the root module requires.
-const driverImport = "github.com/jackc/"
+// driverImports are the starts of the import paths of the database drivers the root module
+// requires: pgx and go-sql-driver/mysql.
+var driverImports = []string{"github.com/jackc/", "github.com/go-sql-driver/"}
 
-// The root module requires pgx for idctl adopt alone
-// (decisions/0043-idctl-adopt-reads-postgresql-with-pgx.md): no other program or library of
-// the root may import it, so the node and the client stay without a driver. Tests may, as they
-// reach no binary.
+// The root module requires pgx and go-sql-driver/mysql for idctl adopt alone
+// (decisions/0043-idctl-adopt-reads-postgresql-with-pgx.md,
+// decisions/0045-idctl-adopt-reads-mysql-with-go-sql-driver.md): no other program or library of
+// the root may import them, so the node and the client stay without a driver. Tests may, as
+// they reach no binary.
 func TestOnlyIdctlImportsTheDatabaseDriver(t *testing.T) {
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -39,8 +41,11 @@ func TestOnlyIdctlImportsTheDatabaseDriver(t *testing.T) {
 			return err
 		}
 		for _, imp := range file.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, driverImport) {
-				t.Errorf("%s imports %s: only cmd/idctl may (decision 0043)", rel, p)
+			p, _ := strconv.Unquote(imp.Path.Value)
+			for _, driver := range driverImports {
+				if strings.HasPrefix(p, driver) {
+					t.Errorf("%s imports %s: only cmd/idctl may (decisions 0043 and 0045)", rel, p)
+				}
 			}
 		}
 		return nil

@@ -17,8 +17,8 @@ import (
 
 func init() {
 	commands = append(commands, command{name: "adopt",
-		args:    "--pg DSN --table T.COL=identity|hilo[:NAME]... [--margin M] [--apply]",
-		summary: "raise identity counters or HiLo maxima above a PostgreSQL table's keys; a dry run unless --apply",
+		args:    "--pg DSN|--mysql DSN --table T.COL=identity|hilo[:NAME]... [--margin M] [--apply]",
+		summary: "raise identity counters or HiLo maxima above a PostgreSQL or MySQL table's keys; a dry run unless --apply",
 		maxArgs: 0, flags: adoptCmd, scope: scopeDatabase})
 }
 
@@ -40,7 +40,8 @@ type adoptRow struct {
 }
 
 func adoptCmd(fs *flag.FlagSet) func(*env, []string) error {
-	dsn := fs.String("pg", "", "PostgreSQL connection string (a password belongs in PGPASSWORD or ~/.pgpass; default: the PG* environment)")
+	pgDSN := fs.String("pg", "", "PostgreSQL connection string (a password belongs in PGPASSWORD or ~/.pgpass; default: the PG* environment)")
+	myDSN := fs.String("mysql", "", "read MySQL or MariaDB instead: mysql://user@host[:port]/database or the Go driver's DSN (a password belongs in "+mysqlPasswordEnv+")")
 	var tables tablesFlag
 	fs.Var(&tables, "table", "a key `column` and its counter: [schema.]table.column=identity|hilo[:name] (name: the table's); repeat for more")
 	margin := marginFlag{}
@@ -48,13 +49,16 @@ func adoptCmd(fs *flag.FlagSet) func(*env, []string) error {
 	fs.Var(&margin, "margin", "set each counter this `margin` above its table's largest key: N, P% of it, or N+P%")
 	apply := fs.Bool("apply", false, "raise the counters; without it, only print what would change")
 	separator := fs.String("separator", "/", "the cluster's separator, between a collection and a number in text keys")
-	pgTimeout := fs.Duration("pg-timeout", time.Minute, "time limit of reading every table from PostgreSQL")
+	readTimeout := fs.Duration("read-timeout", time.Minute, "time limit of reading every table from the database")
 	return func(e *env, _ []string) error {
 		if len(tables) == 0 {
 			return usagef("adopt needs at least one --table")
 		}
-		if *pgTimeout <= 0 {
-			return usagef("--pg-timeout must be positive")
+		if *readTimeout <= 0 {
+			return usagef("--read-timeout must be positive")
+		}
+		if *pgDSN != "" && *myDSN != "" {
+			return usagef("--pg and --mysql: adopt reads one database at a time")
 		}
 		sep, size := utf8.DecodeRuneInString(*separator)
 		if size == 0 || size != len(*separator) {
@@ -67,7 +71,15 @@ func adoptCmd(fs *flag.FlagSet) func(*env, []string) error {
 				}
 			}
 		}
-		rows, err := planAdoption(e, *dsn, tables, sep, margin, *pgTimeout)
+		open := func(ctx context.Context) (keyDatabase, error) { return openPostgres(ctx, *pgDSN) }
+		if *myDSN != "" {
+			cfg, err := mysqlConfig(*myDSN)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			open = func(ctx context.Context) (keyDatabase, error) { return openMySQL(ctx, cfg, tables, *readTimeout) }
+		}
+		rows, err := planAdoption(e, open, tables, sep, margin, *readTimeout)
 		if err != nil {
 			return err
 		}
@@ -82,10 +94,14 @@ func adoptCmd(fs *flag.FlagSet) func(*env, []string) error {
 
 // planAdoption checks every table and reads every counter before anything changes: the first
 // table that cannot be adopted refuses the whole run.
-func planAdoption(e *env, dsn string, tables tablesFlag, sep rune, margin marginFlag, pgTimeout time.Duration) ([]adoptRow, error) {
-	ctx, cancel := context.WithTimeout(e.ctx, pgTimeout)
+func planAdoption(e *env, open func(context.Context) (keyDatabase, error), tables tablesFlag, sep rune, margin marginFlag, readTimeout time.Duration) ([]adoptRow, error) {
+	ctx, cancel := context.WithTimeout(e.ctx, readTimeout)
 	defer cancel()
-	keys, err := readLargestKeys(ctx, dsn, tables, sep)
+	db, err := open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := readLargestKeys(ctx, db, tables, sep)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"net"
 	"strings"
@@ -108,7 +109,11 @@ func TestAdoptRefusesBadUsageBeforeReadingAnything(t *testing.T) {
 		{[]string{"adopt", "--table", "orders.id=hilo", "--separator", "//"}, "one character"},
 		{[]string{"adopt", "--table", "orders.id=hilo:orders/"}, "separator"},
 		{[]string{"adopt", "--table", "orders.id=hilo", "--margin", "-5"}, "negative"},
-		{[]string{"adopt", "--table", "orders.id=hilo", "--pg-timeout", "0s"}, "--pg-timeout"},
+		{[]string{"adopt", "--table", "orders.id=hilo", "--read-timeout", "0s"}, "--read-timeout"},
+		{[]string{"adopt", "--table", "orders.id=hilo", "--pg", "postgres://a@b/c", "--mysql", "mysql://a@b/c"}, "one database at a time"},
+		{[]string{"adopt", "--table", "orders.id=hilo", "--mysql", "mysql://app:secret@db:x/shop"}, "--mysql"},
+		{[]string{"adopt", "--table", "orders.id=hilo", "--mysql", "app:secret@db/shop"}, "the Go driver's"},
+		{[]string{"adopt", "--table", "orders.id=hilo", "--mysql", "mysql://app@db/"}, "--table orders.id: name its database"},
 	} {
 		code, _, errOut := runIdctl(t, c.args...)
 		if code != exitUsage || !strings.Contains(errOut, c.msg) {
@@ -117,9 +122,31 @@ func TestAdoptRefusesBadUsageBeforeReadingAnything(t *testing.T) {
 	}
 }
 
-// A PostgreSQL that accepts the connection and never answers holds adopt no longer than
-// --pg-timeout, and nothing is asked of the cluster (--addr has nothing behind it).
-func TestAdoptGivesUpOnASilentPostgres(t *testing.T) {
+// A database that accepts the connection and never answers holds adopt no longer than
+// --read-timeout, and nothing is asked of the cluster (--addr has nothing behind it).
+func TestAdoptGivesUpOnASilentDatabase(t *testing.T) {
+	for _, c := range []struct{ flag, dsn, name string }{
+		{"--pg", "postgres://app@%s/shop?sslmode=disable", "PostgreSQL"},
+		{"--mysql", "mysql://app@%s/shop", "MySQL"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			addr := silentServer(t)
+			start := time.Now()
+			code, _, errOut := runIdctl(t, "adopt", c.flag, fmt.Sprintf(c.dsn, addr),
+				"--read-timeout", "300ms", "--addr", "127.0.0.1:1", "--table", "orders.id=hilo")
+			if code != exitFail || !strings.Contains(errOut, c.name) {
+				t.Errorf("adopt against a silent server: exit %d, %q; want exit %d naming %s", code, errOut, exitFail, c.name)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("adopt took %v with --read-timeout 300ms", took)
+			}
+		})
+	}
+}
+
+// silentServer is the address of a listener that accepts connections and never answers them,
+// until t ends.
+func silentServer(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -136,19 +163,44 @@ func TestAdoptGivesUpOnASilentPostgres(t *testing.T) {
 			conns = append(conns, conn)
 		}
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		_ = ln.Close()
 		for _, conn := range <-accepted {
 			_ = conn.Close()
 		}
-	}()
-	start := time.Now()
-	code, _, errOut := runIdctl(t, "adopt", "--pg", "postgres://app@"+ln.Addr().String()+"/shop?sslmode=disable",
-		"--pg-timeout", "300ms", "--addr", "127.0.0.1:1", "--table", "orders.id=hilo")
-	if code != exitFail || !strings.Contains(errOut, "PostgreSQL") {
-		t.Errorf("adopt against a silent server: exit %d, %q; want exit %d naming PostgreSQL", code, errOut, exitFail)
+	})
+	return ln.Addr().String()
+}
+
+// Both forms of a MySQL connection string reach the same settings, the password coming from
+// MYSQL_PWD only when the string has none, and a driver's refusal does not echo a password.
+func TestMySQLConnectionStrings(t *testing.T) {
+	t.Setenv(mysqlPasswordEnv, "from-env")
+	for _, c := range []struct {
+		dsn                    string
+		user, passwd, addr, db string
+		tls                    bool
+	}{
+		{"mysql://app:p%40ss@db.example:3307/shop", "app", "p@ss", "db.example:3307", "shop", false},
+		{"mysql://app@127.0.0.1/shop?tls=true", "app", "from-env", "127.0.0.1:3306", "shop", true},
+		{"mysql://app@[::1]/shop", "app", "from-env", "[::1]:3306", "shop", false},
+		{"app:secret@tcp(127.0.0.1:3307)/shop", "app", "secret", "127.0.0.1:3307", "shop", false},
+		{"app@tcp(127.0.0.1:3307)/", "app", "from-env", "127.0.0.1:3307", "", false},
+	} {
+		cfg, err := mysqlConfig(c.dsn)
+		if err != nil {
+			t.Errorf("mysqlConfig(%q): %v", c.dsn, err)
+			continue
+		}
+		if cfg.User != c.user || cfg.Passwd != c.passwd || cfg.Addr != c.addr || cfg.DBName != c.db || (cfg.TLS != nil) != c.tls || cfg.Net != "tcp" {
+			t.Errorf("mysqlConfig(%q) = user %q password %q addr %q db %q tls %v; want %q %q %q %q %v",
+				c.dsn, cfg.User, cfg.Passwd, cfg.Addr, cfg.DBName, cfg.TLS != nil, c.user, c.passwd, c.addr, c.db, c.tls)
+		}
 	}
-	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("adopt took %v with --pg-timeout 300ms", took)
+	for _, bad := range []string{"mysql://app:secret@/shop", "mysql://app:secret@db:x/shop", "mysql://app:secret@db/shop/more", "mysql://app:secret@db/shop?tls=maybe",
+		"app:secret@db/shop", "postgres://app:secret@db/shop"} {
+		if cfg, err := mysqlConfig(bad); err == nil || strings.Contains(err.Error(), "secret") {
+			t.Errorf("mysqlConfig(%q) = %+v, %v; want a refusal without the password", bad, cfg, err)
+		}
 	}
 }

@@ -17,6 +17,10 @@ var (
 	errNeedPassphrase = errors.New("it is encrypted: give its passphrase with --passphrase-file FILE or in " + passphraseEnv)
 	// errPassphraseFile: --passphrase-file names a file that holds no usable passphrase.
 	errPassphraseFile = errors.New("passphrase file")
+	// errNoTable and errNoColumn: a database's catalogue has no table or column adopt was
+	// asked to read.
+	errNoTable  = errors.New("no such table")
+	errNoColumn = errors.New("no such column")
 )
 
 // hint explains the usual cause of a connection that breaks at once: TLS on one side only.
