@@ -78,6 +78,11 @@ def test_the_admin_calls_of_the_sync_client(cluster: Control) -> None:
             assert ledger.next_identity("credits").first == 111
         with pytest.raises(idnode.InvalidArgument):
             c.admin.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(hilo_percent=-1))
+        # By rates: the backup, taken by this build, recorded its cluster's rates, and the
+        # answer says what the margin assumed; HiLo keeps the margin given.
+        by_rates = c.admin.restore(io.BytesIO(out.getvalue()), ahead=idnode.Margin(hilo_add=64, by_rates=True))
+        assert by_rates.HasField("rates") and by_rates.rates.recorded and by_rates.rates.factor == 2, by_rates
+        assert not by_rates.ahead.HasField("identities") and by_rates.ahead.hilo.add == 64, by_rates
 
         leader = c.admin.status(consistent=True).leader
         new_leader = c.admin.transfer_leadership()
@@ -142,7 +147,16 @@ def test_a_restore_carries_its_margin_in_the_first_chunk_and_wants_it_echoed() -
     for ahead in (None, idnode.Margin()):
         call, margin = _calls.restore(ahead)
         assert margin is None and call.result(pb.RestoreResponse()).identities == 0
-    for bad in (idnode.Margin(identities_add=-1), idnode.Margin(hilo_add=True), "5000"):  # type: ignore[arg-type]
+    # By rates: only the kinds given a part are set, and an answer without rates did not take them.
+    call, margin = _calls.restore(idnode.Margin(hilo_add=64, by_rates=True))
+    assert margin is not None and margin.by_rates and not margin.HasField("identities") and margin.hilo.add == 64
+    assert call.result(pb.RestoreResponse(ahead=margin, rates=pb.RatesMargin(recorded=True))).rates.recorded
+    with pytest.raises(idnode.MarginNotApplied) as no_rates:
+        call.result(pb.RestoreResponse(ahead=margin))
+    assert "the rest by rates" in no_rates.value.message
+    call, margin = _calls.restore(idnode.Margin(by_rates=True))
+    assert margin == pb.RestoreMargin(by_rates=True)
+    for bad in (idnode.Margin(identities_add=-1), idnode.Margin(hilo_add=True), idnode.Margin(by_rates=1), "5000"):  # type: ignore[arg-type]
         with pytest.raises(idnode.InvalidArgument):
             _calls.restore(bad)  # type: ignore[arg-type]
 

@@ -421,12 +421,18 @@ class Margin:
     what the backup missed"): each identity counter ``identities_add + ceil(value ×
     identities_percent / 100)`` above the backup's value, each HiLo Max ``hilo_add + ceil(max ×
     hilo_percent / 100)`` (it moves by whole ranges, so it may want more). Every part is at
-    least 0; percentages are whole numbers."""
+    least 0; percentages are whole numbers.
+
+    ``by_rates=True`` asks the margin ``idctl restore`` takes without ``--ahead``: each kind
+    whose parts are all 0 goes up by the backup's peak issue rate × its age × 2 (a HiLo tag at
+    least its last range), and the answer's ``rates`` say what that assumed
+    (docs/backups.md, "A margin by rates by default"). Without it, as before, no margin."""
 
     identities_add: int = 0
     identities_percent: int = 0
     hilo_add: int = 0
     hilo_percent: int = 0
+    by_rates: bool = False
 
 
 def _margin(ahead: Optional[Margin]) -> Optional[pb.RestoreMargin]:
@@ -437,9 +443,19 @@ def _margin(ahead: Optional[Margin]) -> Optional[pb.RestoreMargin]:
     if not isinstance(ahead, Margin):
         raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"ahead must be an idnode.Margin, got {type(ahead).__name__}", "INVALID_INPUT")
     parts = [check_int(f"ahead.{name}", getattr(ahead, name), 0) for name in ("identities_add", "identities_percent", "hilo_add", "hilo_percent")]
-    if not any(parts):
-        return None
-    return pb.RestoreMargin(identities=pb.CounterMargin(add=parts[0], percent=parts[1]), hilo=pb.CounterMargin(add=parts[2], percent=parts[3]))
+    if not isinstance(ahead.by_rates, bool):
+        raise errors.make_error(grpc.StatusCode.INVALID_ARGUMENT, f"ahead.by_rates must be a bool, got {type(ahead.by_rates).__name__}", "INVALID_INPUT")
+    if not ahead.by_rates:
+        if not any(parts):
+            return None
+        return pb.RestoreMargin(identities=pb.CounterMargin(add=parts[0], percent=parts[1]), hilo=pb.CounterMargin(add=parts[2], percent=parts[3]))
+    # By rates, a kind left unset takes the rates' margin: only a kind given a part is set.
+    margin = pb.RestoreMargin(by_rates=True)
+    if parts[0] or parts[1]:
+        margin.identities.CopyFrom(pb.CounterMargin(add=parts[0], percent=parts[1]))
+    if parts[2] or parts[3]:
+        margin.hilo.CopyFrom(pb.CounterMargin(add=parts[2], percent=parts[3]))
+    return margin
 
 
 def _margin_numbers(m: pb.RestoreMargin) -> Tuple[int, int, int, int]:
@@ -455,8 +471,10 @@ def restore(ahead: Optional[Margin], src: Any = None) -> Tuple[Call[pb.RestoreRe
 
     def result(r: Any) -> pb.RestoreResponse:
         resp = cast(pb.RestoreResponse, r)
-        if margin is not None and _margin_numbers(resp.ahead) != _margin_numbers(margin):
-            raise errors.MarginNotApplied(_margin_numbers(margin), _margin_numbers(resp.ahead), resp)
+        # A node of an older build echoes by_rates among the fields it does not know: only the
+        # answer's rates say that the margin by rates was taken.
+        if margin is not None and (_margin_numbers(resp.ahead) != _margin_numbers(margin) or margin.by_rates and not resp.HasField("rates")):
+            raise errors.MarginNotApplied(_margin_numbers(margin), _margin_numbers(resp.ahead), resp, by_rates=margin.by_rates)
         return resp
 
     return Call("cluster", "Restore", None, result, at_most_once=True, stream=stream), margin

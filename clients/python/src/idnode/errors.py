@@ -181,9 +181,10 @@ class MarginNotApplied(FailedPrecondition):
     values only. Upgrade it, then restore again with the margin; a restore only raises, so
     repeating it is safe. ``response`` is the restore's answer."""
 
-    def __init__(self, asked: Tuple[int, int, int, int], applied: Tuple[int, int, int, int], response: Any) -> None:
+    def __init__(self, asked: Tuple[int, int, int, int], applied: Tuple[int, int, int, int], response: Any, *, by_rates: bool = False) -> None:
+        rates = ", the rest by rates" if by_rates else ""
         super().__init__(
-            f"the restore did not apply the margin asked (identities {asked[0]}+{asked[1]}%, HiLo {asked[2]}+{asked[3]}%; "
+            f"the restore did not apply the margin asked (identities {asked[0]}+{asked[1]}%, HiLo {asked[2]}+{asked[3]}%{rates}; "
             f"applied identities {applied[0]}+{applied[1]}%, HiLo {applied[2]}+{applied[3]}%): the counters are at the "
             "backup's values only; upgrade the nodes, then restore again with the margin",
             reason="MARGIN_NOT_APPLIED",
