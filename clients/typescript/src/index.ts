@@ -45,5 +45,5 @@ export type { Refusals } from "./refusals.js";
 export type { Backoff, CallOptions, FetchFunction, IdnodeRequest, IdnodeResponse, Interceptor, RequestHandler } from "./transport.js";
 export type { Json, JsonObject } from "./json.js";
 export { MarginNotAppliedError } from "./restore.js";
-export type { CounterMargin, MarginPart, RestoreMargin, RestoreOptions, RestoreResult } from "./restore.js";
+export type { CounterMargin, MarginPart, RatesMargin, RestoreMargin, RestoreOptions, RestoreResult } from "./restore.js";
 export { OPAQUE_ID_LENGTH, opaqueId, opaqueNumericId } from "./opaque.js";

@@ -1,5 +1,5 @@
-import { Code, IdnodeError } from "./errors.js";
-import { JsonObject, big, int64, object } from "./json.js";
+import { Code, IdnodeError, invalidInput } from "./errors.js";
+import { JsonObject, big, bool, int64, num, object } from "./json.js";
 import { CallOptions } from "./transport.js";
 
 /**
@@ -31,9 +31,32 @@ export interface RestoreOptions extends CallOptions {
   /**
    * The margin above the backup's values; a part left out is 0. Without one (or with every part
    * 0) the counters get the backup's values, and the cluster may issue again the IDs the old one
-   * issued after the backup was taken.
+   * issued after the backup was taken. `byRates: true` asks the margin `idctl restore` takes
+   * without `--ahead`: each kind given no part (or only zeros) goes up by the backup's peak issue
+   * rate × its age × 2 (a HiLo tag at least its last range), and the result's `rates` say what
+   * that assumed (docs/backups.md, "A margin by rates by default").
    */
-  ahead?: { identities?: MarginPart; hilo?: MarginPart };
+  ahead?: { identities?: MarginPart; hilo?: MarginPart; byRates?: boolean };
+}
+
+/** What a restore's margin by rates assumed (RestoreOptions' `byRates`). */
+export interface RatesMargin {
+  /** False for a backup of a build that recorded no rates: no margin was added. */
+  recorded: boolean;
+  identitiesPerSecond: number;
+  hiloPerSecond: number;
+  /** The leader's now minus the backup's time; 0 when that is in the future. */
+  ageMs: bigint;
+  /** The backup's time was after the leader's now (clock skew): taken as age 0. */
+  takenInFuture: boolean;
+  factor: bigint;
+  takenAtMs: bigint;
+}
+
+/** The margin a caller asked for: its numbers, and whether the kinds given none go by rates. */
+export interface AskedMargin {
+  margin: RestoreMargin;
+  byRates: boolean;
 }
 
 /** What a restore raised, beside what the backup held. */
@@ -61,6 +84,8 @@ export interface RestoreResult {
   /** Databases whose opaque setting and key the backup held, and how many turned opaque or gained opaque collections here. */
   opaqueDatabases: bigint;
   opaqueRestored: bigint;
+  /** What the margin by rates assumed; undefined unless it was asked. */
+  rates: RatesMargin | undefined;
 }
 
 /**
@@ -72,10 +97,11 @@ export class MarginNotAppliedError extends IdnodeError {
   /** The restore's answer: what it did without the margin. */
   readonly result: RestoreResult;
 
-  constructor(asked: RestoreMargin, result: RestoreResult) {
+  constructor(asked: AskedMargin, result: RestoreResult) {
     super(
       Code.FAILED_PRECONDITION,
-      `idnode: the restore did not apply the margin asked (${marginText(asked)}; applied ${result.ahead === undefined ? "none" : marginText(result.ahead)}): ` +
+      `idnode: the restore did not apply the margin asked (${marginText(asked.margin)}${asked.byRates ? ", the rest by rates" : ""}; ` +
+        `applied ${result.ahead === undefined ? "none" : marginText(result.ahead)}${result.rates === undefined ? "" : ", the rest by rates"}): ` +
         "the counters are at the backup's values only; upgrade the nodes, then restore again with the margin",
       { reason: "MARGIN_NOT_APPLIED" },
     );
@@ -84,23 +110,35 @@ export class MarginNotAppliedError extends IdnodeError {
 }
 
 /** The margin a caller asked for, every part checked as the node would (0 to the largest int64), or undefined for none. */
-export function askedMargin(ahead: RestoreOptions["ahead"]): RestoreMargin | undefined {
+export function askedMargin(ahead: RestoreOptions["ahead"]): AskedMargin | undefined {
   const part = (kind: "identities" | "hilo"): CounterMargin => ({
     add: BigInt(int64(`ahead.${kind}.add`, ahead?.[kind]?.add ?? 0n, 0n)),
     percent: BigInt(int64(`ahead.${kind}.percent`, ahead?.[kind]?.percent ?? 0n, 0n)),
   });
-  const m = { identities: part("identities"), hilo: part("hilo") };
-  return isZero(m) ? undefined : m;
+  const byRates = ahead?.byRates ?? false;
+  if (typeof byRates !== "boolean") {
+    throw invalidInput(`ahead.byRates must be a boolean (got ${typeof byRates})`);
+  }
+  const margin = { identities: part("identities"), hilo: part("hilo") };
+  return isZero(margin) && !byRates ? undefined : { margin, byRates };
 }
 
-/** The margin as the first chunk of a restore carries it, int64s as decimal strings. */
-export function marginJson(m: RestoreMargin): JsonObject {
-  const part = (c: CounterMargin): JsonObject => ({ add: c.add.toString(), percent: c.percent.toString() });
-  return { identities: part(m.identities), hilo: part(m.hilo) };
+/**
+ * The margin as the first chunk of a restore carries it, int64s as decimal strings. By rates, a
+ * kind is left out unless given a part, so that it takes the rates' margin.
+ */
+export function marginJson(asked: AskedMargin): JsonObject {
+  const out: JsonObject = {};
+  for (const kind of ["identities", "hilo"] as const) {
+    const c = asked.margin[kind];
+    if (!asked.byRates || c.add !== 0n || c.percent !== 0n) out[kind] = { add: c.add.toString(), percent: c.percent.toString() };
+  }
+  if (asked.byRates) out.byRates = true;
+  return out;
 }
 
 /** A restore's answer, typed; throws MarginNotAppliedError when it does not echo the margin asked. */
-export function restoreResult(r: JsonObject, asked: RestoreMargin | undefined): RestoreResult {
+export function restoreResult(r: JsonObject, asked: AskedMargin | undefined): RestoreResult {
   const result: RestoreResult = {
     identities: big(r, "identities"),
     identitiesRaised: big(r, "identitiesRaised"),
@@ -121,11 +159,30 @@ export function restoreResult(r: JsonObject, asked: RestoreMargin | undefined): 
     hiloSkippedMax: big(r, "hiloSkippedMax"),
     opaqueDatabases: big(r, "opaqueDatabases"),
     opaqueRestored: big(r, "opaqueRestored"),
+    rates: answeredRates(r),
   };
-  if (asked !== undefined && marginText(asked) !== (result.ahead === undefined ? "" : marginText(result.ahead))) {
+  // A node of an older build echoes byRates among the fields it does not know: only the
+  // answer's rates say that the margin by rates was taken.
+  const applied = result.ahead === undefined ? "" : marginText(result.ahead);
+  if (asked !== undefined && ((isZero(asked.margin) ? "" : marginText(asked.margin)) !== applied || (asked.byRates && result.rates === undefined))) {
     throw new MarginNotAppliedError(asked, result);
   }
   return result;
+}
+
+/** The answer's rates; undefined when it holds none (no margin by rates was asked). */
+function answeredRates(r: JsonObject): RatesMargin | undefined {
+  if (r.rates === undefined || r.rates === null) return undefined;
+  const o = object(r.rates);
+  return {
+    recorded: bool(o, "recorded"),
+    identitiesPerSecond: num(o, "identitiesPerSecond"),
+    hiloPerSecond: num(o, "hiloPerSecond"),
+    ageMs: big(o, "ageMs"),
+    takenInFuture: bool(o, "takenInFuture"),
+    factor: big(o, "factor"),
+    takenAtMs: big(o, "takenAtMs"),
+  };
 }
 
 /** The answer's margin; undefined when it holds none, or only zeros (as a margin asked never is). */

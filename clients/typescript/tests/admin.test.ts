@@ -188,6 +188,16 @@ test("a restore with a margin skips that far above the backup and counts its opa
   }
 });
 
+test("a restore by rates says what it assumed from the backup's rates", async () => {
+  await operator.nextIdentity("by-rates", { count: 3 });
+  const backup = await operator.admin.backup({ database: "default" });
+  const r = await operator.admin.restore(backup.data, { ahead: { hilo: { add: 64n }, byRates: true } });
+  const show = JSON.stringify(r, (_, v: unknown) => (typeof v === "bigint" ? String(v) : v));
+  // The backup, taken by this build, recorded its cluster's rates; HiLo keeps the margin given.
+  assert.ok(r.rates !== undefined && r.rates.recorded && r.rates.factor === 2n && r.rates.ageMs >= 0n, show);
+  assert.deepEqual(r.ahead, { identities: { add: 0n, percent: 0n }, hilo: { add: 64n, percent: 0n } }, show);
+});
+
 test("the leadership moves to the node named", async () => {
   const leader = await cluster.leader();
   const to = ["A", "B", "C"].find((t) => t !== leader) as string;

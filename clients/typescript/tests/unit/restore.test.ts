@@ -38,7 +38,7 @@ test("restore sends the margin in the first chunk and answers it, the skipped nu
       claims: 0n, claimsRestored: 0n, series: 0n, seriesEntriesRestored: 0n, workers: 1n, workersRaised: 1n,
       ahead: { identities: { add: 100n, percent: 10n }, hilo: { add: 0n, percent: 0n } },
       identitiesSkippedMin: 100n, identitiesSkippedMax: 112n, hiloSkippedMin: 0n, hiloSkippedMax: 0n,
-      opaqueDatabases: 2n, opaqueRestored: 1n,
+      opaqueDatabases: 2n, opaqueRestored: 1n, rates: undefined,
     };
     assert.deepEqual(r, want);
   });
@@ -65,6 +65,27 @@ test("an answer that does not echo the margin asked is MarginNotAppliedError, wi
       assert.match(e.message, /hilo 0\+5%; applied none/);
       return true;
     });
+  });
+});
+
+test("a margin by rates leaves out the kinds given nothing, and wants the answer's rates", async () => {
+  const rates = { recorded: true, identitiesPerSecond: 2.5, hiloPerSecond: 0.5, ageMs: "60000", factor: "2", takenAtMs: "1700000000000" };
+  const byRates = { ...answer, ahead: { hilo: { add: "64", percent: "0" } }, rates };
+  await withNode(() => ({ status: 200, body: byRates }), async (node, client) => {
+    const r = await client.admin.restore(backup, { ahead: { hilo: { add: 64 }, byRates: true } });
+    assert.deepEqual(node.seen[0]?.body.ahead, { hilo: { add: "64", percent: "0" }, byRates: true });
+    assert.deepEqual(r.rates, { recorded: true, identitiesPerSecond: 2.5, hiloPerSecond: 0.5, ageMs: 60000n, takenInFuture: false, factor: 2n, takenAtMs: 1700000000000n });
+  });
+  // A node of an older build echoes no rates: the counters took no margin by rates.
+  const { rates: _, ...older } = byRates;
+  await withNode(() => ({ status: 200, body: older }), async (node, client) => {
+    await assert.rejects(client.admin.restore(backup, { ahead: { hilo: { add: 64 }, byRates: true } }), (e: unknown) => {
+      assert.ok(e instanceof MarginNotAppliedError, String(e));
+      assert.match(e.message, /hilo 64\+0%, the rest by rates; applied identities 0\+0%, hilo 64\+0%\)/);
+      return true;
+    });
+    await assert.rejects(client.admin.restore(backup, { ahead: { byRates: "yes" as unknown as boolean } }), /ahead\.byRates must be a boolean/);
+    assert.equal(node.seen.length, 1);
   });
 });
 
