@@ -130,7 +130,11 @@ public final class AsyncAdminCalls {
    * refused before anything is read or sent. The answer echoes the margin ({@code getAhead()})
    * with the fewest and most numbers it skipped per counter ({@code getIdentitiesSkippedMin()}
    * …); one that does not (a node of an older build on the way) fails with {@link
-   * MarginNotAppliedException}, which carries it.
+   * MarginNotAppliedException}, which carries it. {@code setByRates(true)} asks the margin
+   * {@code idctl restore} takes without {@code --ahead}: each kind left unset goes up by the
+   * backup's peak issue rate × its age × 2 (a HiLo tag at least its last range), and the
+   * answer's {@code getRates()} say what that assumed; an answer without them fails the same
+   * way. Without it, as before, no margin.
    *
    * @param in the backup
    * @param ahead the margin; {@code RestoreMargin.getDefaultInstance()} for none

@@ -18,8 +18,8 @@ public final class MarginNotAppliedException extends IdnodeException {
   private final RestoreResponse response;
 
   MarginNotAppliedException(RestoreMargin asked, RestoreResponse response) {
-    this("the restore did not apply the margin asked (" + RestoreMargins.text(asked) + "; applied "
-        + RestoreMargins.text(response.getAhead()) + "): the counters are at the backup's values only; "
+    this("the restore did not apply the margin asked (" + RestoreMargins.text(asked, asked.getByRates()) + "; applied "
+        + RestoreMargins.text(response.getAhead(), response.hasRates()) + "): the counters are at the backup's values only; "
         + "upgrade the nodes, then restore again with the margin", response);
   }
 

@@ -28,9 +28,9 @@ final class RestoreMargins {
     }
   }
 
-  /** Whether m asks for nothing: every part 0, or unset. */
+  /** Whether m asks for nothing: every part 0, or unset, and no margin by rates. */
   static boolean isNone(RestoreMargin m) {
-    return numbers(m).equals(numbers(RestoreMargin.getDefaultInstance()));
+    return numbers(m).equals(numbers(RestoreMargin.getDefaultInstance())) && !m.getByRates();
   }
 
   /**
@@ -38,16 +38,21 @@ final class RestoreMargins {
    * none, and the counters are then at the backup's values only.
    */
   static RestoreResponse echoed(RestoreMargin asked, RestoreResponse answer) {
-    if (!numbers(asked).equals(numbers(answer.getAhead()))) {
+    // A node of an older build echoes by_rates among the fields it does not know: only the
+    // answer's rates say that the margin by rates was taken.
+    if (!numbers(asked).equals(numbers(answer.getAhead())) || asked.getByRates() && !answer.hasRates()) {
       throw new MarginNotAppliedException(asked, answer);
     }
     return answer;
   }
 
-  /** The margin as a person reads it: "identities 5000+0%, HiLo 0+20%". */
-  static String text(RestoreMargin m) {
+  /**
+   * The margin as a person reads it: "identities 5000+0%, HiLo 0+20%", and ", the rest by rates"
+   * when {@code byRates}.
+   */
+  static String text(RestoreMargin m, boolean byRates) {
     return "identities " + m.getIdentities().getAdd() + "+" + m.getIdentities().getPercent() + "%, HiLo "
-        + m.getHilo().getAdd() + "+" + m.getHilo().getPercent() + "%";
+        + m.getHilo().getAdd() + "+" + m.getHilo().getPercent() + "%" + (byRates ? ", the rest by rates" : "");
   }
 
   /** m's numbers, so that an unset margin and one of zeros compare equal. */

@@ -15,6 +15,7 @@ import dev.idnode.v1.DatabaseStatus;
 import dev.idnode.v1.ExplainResponse;
 import dev.idnode.v1.NodeStatus;
 import dev.idnode.v1.OpaqueStatus;
+import dev.idnode.v1.RatesMargin;
 import dev.idnode.v1.RestoreMargin;
 import dev.idnode.v1.RestoreResponse;
 import io.grpc.Status;
@@ -223,6 +224,13 @@ class AdminCallsTest {
         InvalidRequestException e = assertThrows(InvalidRequestException.class,
             () -> admin.admin().restore(new ByteArrayInputStream(backup.toByteArray()), negative));
         assertEquals(Reasons.INVALID_INPUT, e.reason());
+
+        // By rates: the backup, taken by this build, recorded its cluster's rates, and the
+        // answer says what the margin assumed; HiLo keeps the margin given.
+        RestoreMargin byRates = RestoreMargin.newBuilder().setHilo(CounterMargin.newBuilder().setAdd(64)).setByRates(true).build();
+        RestoreResponse rated = admin.admin().restore(new ByteArrayInputStream(backup.toByteArray()), byRates);
+        assertTrue(rated.hasRates() && rated.getRates().getRecorded() && rated.getRates().getFactor() == 2, rated.toString());
+        assertTrue(!rated.getAhead().hasIdentities() && rated.getAhead().getHilo().getAdd() == 64, rated.toString());
       }
     }
   }
@@ -243,5 +251,12 @@ class AdminCallsTest {
     RestoreMargin zeros = RestoreMargin.newBuilder().setIdentities(CounterMargin.getDefaultInstance()).build();
     assertTrue(RestoreMargins.isNone(zeros) && RestoreMargins.isNone(RestoreMargin.getDefaultInstance()));
     assertEquals(older, RestoreMargins.echoed(zeros, older));
+    // By rates, and no rates in the answer: the counters took no margin by rates.
+    RestoreMargin byRates = RestoreMargin.newBuilder().setByRates(true).build();
+    assertFalse(RestoreMargins.isNone(byRates));
+    MarginNotAppliedException noRates = assertThrows(MarginNotAppliedException.class, () -> RestoreMargins.echoed(byRates, older));
+    assertTrue(noRates.getMessage().contains("HiLo 0+0%, the rest by rates; applied identities 0+0%, HiLo 0+0%)"), noRates.getMessage());
+    RestoreResponse rated = older.toBuilder().setAhead(byRates).setRates(RatesMargin.newBuilder().setRecorded(true)).build();
+    assertEquals(rated, RestoreMargins.echoed(byRates, rated));
   }
 }
