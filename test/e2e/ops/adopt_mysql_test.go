@@ -60,6 +60,7 @@ func TestAdoptRaisesCountersAboveMySQLKeys(t *testing.T) {
 			{"Invoices.id=identity", "table Invoices does not exist (table names are case-sensitive"},
 			{"other.invoices.id=identity", "table other.invoices does not exist"},
 			{"invoices.nope=identity", "table invoices has no column nope"},
+			{"invoices.ID=identity", "table invoices has no column ID"},
 			{"notes.id=hilo", "not an ID of the collection's forms"},
 			{"mixed.id=hilo", "mixed column"},
 			{"orders.id=hilo:invoices", `of the collection "orders"`},
