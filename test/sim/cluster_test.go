@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -84,7 +85,7 @@ func newSimCluster(dir string, b bug) (*simCluster, error) {
 			logs:  raft.NewInmemStore(),
 			snaps: raft.NewInmemSnapshotStore(),
 			dir:   filepath.Join(dir, nodeName(i)),
-			disk:  &slowDisk{},
+			disk:  newSlowDisk(),
 		}
 		if err := os.MkdirAll(n.dir, 0o700); err != nil {
 			return nil, err
@@ -128,6 +129,7 @@ func (c *simCluster) start(i int) error {
 	c.mu.Lock()
 	n.replica, n.journal = rep, journal
 	c.mu.Unlock()
+	n.disk.restart()
 	r, err := raft.NewRaft(raftConfig(n.id), rep, slowLogStore{n.logs, n.disk}, slowLogStore{n.logs, n.disk},
 		slowSnapshots{n.snaps, n.disk}, &slowTransport{InmemTransport: n.trans, from: i, delays: c.delays})
 	if err != nil {
@@ -153,6 +155,10 @@ func (c *simCluster) crash(i int) error {
 	if r == nil {
 		return nil
 	}
+	// Raft's shutdown answers no proposal still queued for its leader loop, so the loop must
+	// be waiting for more, not asleep in a write to a slow disk, when the node goes down.
+	n.disk.crash()
+	synctest.Wait()
 	err := r.Shutdown().Error()
 	return errors.Join(err, c.replicaOf(i).FlushSeries(), journal.Close())
 }

@@ -14,7 +14,13 @@ import (
 type slowDisk struct {
 	mu    sync.Mutex
 	delay time.Duration
+	// down is set while the node crashes: its writes end at once. cut wakes the writes under
+	// way when it does.
+	down bool
+	cut  chan struct{}
 }
+
+func newSlowDisk() *slowDisk { return &slowDisk{cut: make(chan struct{})} }
 
 func (d *slowDisk) set(delay time.Duration) {
 	d.mu.Lock()
@@ -24,11 +30,34 @@ func (d *slowDisk) set(delay time.Duration) {
 
 func (d *slowDisk) write() {
 	d.mu.Lock()
-	delay := d.delay
+	delay, cut := d.delay, d.cut
+	if d.down {
+		delay = 0
+	}
 	d.mu.Unlock()
 	if delay > 0 {
-		time.Sleep(delay)
+		select {
+		case <-time.After(delay):
+		case <-cut:
+		}
 	}
+}
+
+// crash ends the writes under way and those to come, until restart: raft's leader loop, asleep
+// in a write, would otherwise leave the proposals queued behind it unanswered when it shuts
+// down (simCluster.crash).
+func (d *slowDisk) crash() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.down = true
+	close(d.cut)
+	d.cut = make(chan struct{})
+}
+
+func (d *slowDisk) restart() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.down = false
 }
 
 // slowLogStore is a node's log and stable store (term, vote) on its slowDisk.
