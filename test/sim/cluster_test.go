@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/series"
 )
 
 // simNode is one member: its durable stores outlive a crash, its raft and FSM do not.
@@ -20,6 +24,12 @@ type simNode struct {
 	addr  raft.ServerAddress
 	logs  *raft.InmemStore // the log and the stable store (term, vote)
 	snaps *raft.InmemSnapshotStore
+	// dir holds the node's series journal, series.db, a bbolt file as on a real node; journal
+	// is it open, nil while the node is down.
+	dir     string
+	journal *series.Store
+	// disk is how slow the node's stores write (a slow-disk fault).
+	disk *slowDisk
 	// trans is this incarnation's transport; a restart makes a new one, as a restarted
 	// process opens a new listener.
 	trans   *raft.InmemTransport
@@ -63,8 +73,9 @@ func raftConfig(id raft.ServerID) *raft.Config {
 	return rc
 }
 
-// newSimCluster bootstraps three nodes and starts them. Call it inside a synctest bubble.
-func newSimCluster(b bug) (*simCluster, error) {
+// newSimCluster bootstraps three nodes, each with its series journal in a directory of its own
+// under dir, and starts them. Call it inside a synctest bubble.
+func newSimCluster(dir string, b bug) (*simCluster, error) {
 	c := &simCluster{cut: map[[2]int]int{}, delays: newLinkDelays(3), bug: b}
 	var conf raft.Configuration
 	for i := range 3 {
@@ -73,6 +84,11 @@ func newSimCluster(b bug) (*simCluster, error) {
 			addr:  raft.ServerAddress(nodeAddr(i)),
 			logs:  raft.NewInmemStore(),
 			snaps: raft.NewInmemSnapshotStore(),
+			dir:   filepath.Join(dir, nodeName(i)),
+			disk:  newSlowDisk(),
+		}
+		if err := os.MkdirAll(n.dir, 0o700); err != nil {
+			return nil, err
 		}
 		c.nodes = append(c.nodes, n)
 		conf.Servers = append(conf.Servers, raft.Server{Suffrage: raft.Voter, ID: n.id, Address: n.addr})
@@ -94,24 +110,30 @@ func newSimCluster(b bug) (*simCluster, error) {
 }
 
 // start runs raft on node i's stores with a new, empty FSM, which raft fills from the newest
-// snapshot and the log.
+// snapshot and the log, and which opens the node's series journal as cluster.Open does.
 func (c *simCluster) start(i int) error {
 	n := c.nodes[i]
+	journal, err := series.Open(filepath.Join(n.dir, "series.db"))
+	if err != nil {
+		return fmt.Errorf("start %s: %w", n.id, err)
+	}
 	rep := &replica{FSM: fsm.New()}
-	if i == forgetfulNode {
-		switch c.bug {
-		case forgetHiLo:
-			rep.forgets = func() bool { return true }
-		case forgetHiLoLeading:
+	rep.UseSeries(journal)
+	if i == forgetfulNode && c.bug != noBug {
+		rep.command = c.bug.forgets
+		rep.forgets = func() bool { return true }
+		if c.bug.leading {
 			rep.forgets = func() bool { r := c.raftOf(i); return r != nil && r.State() == raft.Leader }
 		}
 	}
 	c.mu.Lock()
-	n.replica = rep
+	n.replica, n.journal = rep, journal
 	c.mu.Unlock()
-	r, err := raft.NewRaft(raftConfig(n.id), rep, n.logs, n.logs, n.snaps, &slowTransport{InmemTransport: n.trans, from: i, delays: c.delays})
+	n.disk.restart()
+	r, err := raft.NewRaft(raftConfig(n.id), rep, slowLogStore{n.logs, n.disk}, slowLogStore{n.logs, n.disk},
+		slowSnapshots{n.snaps, n.disk}, &slowTransport{InmemTransport: n.trans, from: i, delays: c.delays})
 	if err != nil {
-		return fmt.Errorf("start %s: %w", n.id, err)
+		return errors.Join(fmt.Errorf("start %s: %w", n.id, err), journal.Close())
 	}
 	c.mu.Lock()
 	n.raft = r
@@ -119,16 +141,26 @@ func (c *simCluster) start(i int) error {
 	return nil
 }
 
-// crash stops node i's raft as a killed process stops: the stores keep what raft wrote.
+// crash stops node i's raft as a killed process stops: the stores keep what raft wrote, and
+// series.db what the FSM committed to it. The FSM's last journal writes are committed before
+// the file closes, as cluster.Node.Close does: bbolt cannot drop an open write transaction
+// and open its file again in one process. Entries after a commit are applied again from the
+// log after a restart either way (fsm/series.go).
 func (c *simCluster) crash(i int) error {
+	n := c.nodes[i]
 	c.mu.Lock()
-	r := c.nodes[i].raft
-	c.nodes[i].raft = nil
+	r, journal := n.raft, n.journal
+	n.raft, n.journal = nil, nil
 	c.mu.Unlock()
 	if r == nil {
 		return nil
 	}
-	return r.Shutdown().Error()
+	// Raft's shutdown answers no proposal still queued for its leader loop, so the loop must
+	// be waiting for more, not asleep in a write to a slow disk, when the node goes down.
+	n.disk.crash()
+	synctest.Wait()
+	err := r.Shutdown().Error()
+	return errors.Join(err, c.replicaOf(i).FlushSeries(), journal.Close())
 }
 
 // restart brings a crashed node back on a new transport.
@@ -195,10 +227,13 @@ func (c *simCluster) restore(links ...[2]int) {
 	c.wire()
 }
 
-// heal brings every link up.
+// heal brings every link up and every disk back to speed.
 func (c *simCluster) heal() {
 	clear(c.cut)
 	c.wire()
+	for _, n := range c.nodes {
+		n.disk.set(0)
+	}
 }
 
 // nodeName is node i's raft ID, nodeAddr its transport address.

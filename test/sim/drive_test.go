@@ -61,6 +61,9 @@ func (s *sim) apply(rng *rand.Rand, e event) string {
 			c.delays.set(f.node, f.other, 0)
 			c.delays.set(f.other, f.node, 0)
 			return fmt.Sprintf("%s–%s fast again", nodeName(f.node), nodeName(f.other))
+		case slowDiskWrites:
+			c.nodes[f.node].disk.set(0)
+			return fmt.Sprintf("%s's disk fast again", nodeName(f.node))
 		}
 		return ""
 	}
@@ -94,6 +97,8 @@ func (s *sim) apply(rng *rand.Rand, e event) string {
 	case slowLink:
 		c.delays.set(f.node, f.other, f.delay)
 		c.delays.set(f.other, f.node, f.delay)
+	case slowDiskWrites:
+		c.nodes[f.node].disk.set(f.delay)
 	case clockStep:
 		s.clockMu.Lock()
 		s.offsets[f.node] += f.step

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idnode/idnode/docid"
 	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	"github.com/idnode/idnode/test/helpers/ledger"
 )
 
@@ -23,8 +24,13 @@ type history struct {
 	grants     []*grantAck
 	claims     []*claimHold
 	leases     []leaseAck
-	fails      int
-	highestOf  map[string]int64 // the highest identity value answered, per name
+	issues     []seriesAck
+	// asked is when each series request was first asked; pending the issues left without an
+	// answer when the load ended.
+	asked     map[string]time.Time
+	pending   []*raftv1.SeriesIssue
+	fails     int
+	highestOf map[string]int64 // the highest identity value answered, per name
 }
 
 type identityAck struct {
@@ -55,7 +61,7 @@ type leaseAck struct {
 }
 
 func newHistory() *history {
-	return &history{start: time.Now(), highestOf: map[string]int64{}}
+	return &history{start: time.Now(), highestOf: map[string]int64{}, asked: map[string]time.Time{}}
 }
 
 // answered records what an answer was and returns its stamp. h.mu is held.
@@ -120,6 +126,34 @@ func (h *history) lease(l fsm.WorkerLease, who string) {
 	h.leases = append(h.leases, leaseAck{l, stamp})
 }
 
+// asking records when a series request was first asked.
+func (h *history) asking(requestID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.asked[requestID] = time.Now()
+}
+
+func (h *history) issued(requestID string, e *raftv1.SeriesEntry, who string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	stamp := h.answered("%s number %d to request %s of %s, asked at %v", seriesName, e.GetNumber(), requestID, who, h.asked[requestID].Sub(h.start))
+	h.issues = append(h.issues, seriesAck{requestID: requestID, number: e.GetNumber(), asked: h.asked[requestID], acked: time.Now(), stamp: stamp})
+}
+
+func (h *history) unanswered(is *raftv1.SeriesIssue) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pending = append(h.pending, is)
+}
+
+func (h *history) takeUnanswered() []*raftv1.SeriesIssue {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.pending
+	h.pending = nil
+	return out
+}
+
 func (h *history) failed() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -130,21 +164,24 @@ func (h *history) failed() {
 type finalState struct {
 	identity func(name string) int64
 	hiloMax  func(tag string) int64
+	// journal is the series' journal, every entry.
+	journal []*raftv1.SeriesEntry
 }
 
 // check lists every answer that breaks what idnode promises: a number handed out twice, a
 // number handed out that the cluster lost, identities out of the order they were answered
 // in, a claimed ID handed out as an identity or held by two owners, two holders of a worker
-// minting in the same milliseconds.
+// minting in the same milliseconds, a series with a gap.
 func (h *history) check(final finalState) []string {
 	h.mu.Lock()
-	identities, grants, claims, leases := slices.Clone(h.identities), h.grants, h.claims, h.leases
+	identities, grants, claims, leases, issues := slices.Clone(h.identities), h.grants, h.claims, h.leases, slices.Clone(h.issues)
 	h.mu.Unlock()
 	var problems []string
 	problems = append(problems, checkIdentities(identities, final, h.describe)...)
 	problems = append(problems, checkGrants(grants, final, h.describe)...)
 	problems = append(problems, checkClaims(claims, identities, h.describe)...)
 	problems = append(problems, checkLeases(leases, h.describe)...)
+	problems = append(problems, checkSeries(issues, final.journal, h.describe)...)
 	return problems
 }
 
@@ -276,6 +313,6 @@ func checkLeases(leases []leaseAck, describe func(int64) string) []string {
 func (h *history) summary() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return fmt.Sprintf("%d identity blocks, %d HiLo ranges, %d claims, %d worker leases answered; %d calls unanswered",
-		len(h.identities), len(h.grants), len(h.claims), len(h.leases), h.fails)
+	return fmt.Sprintf("%d identity blocks, %d HiLo ranges, %d claims, %d worker leases, %d series numbers answered; %d calls unanswered",
+		len(h.identities), len(h.grants), len(h.claims), len(h.leases), len(h.issues), h.fails)
 }

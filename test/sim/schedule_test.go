@@ -12,17 +12,18 @@ import (
 type faultKind int
 
 const (
-	isolate   faultKind = iota // one node loses both its links
-	cutLink                    // one link goes down; the third node still reaches both ends
-	crash                      // a node stops, keeping its stores, and restarts later
-	transfer                   // the leader hands leadership to another node
-	slowLink                   // one link gets a delay each way
-	clockStep                  // a node's clock, which stamps what it proposes, jumps
+	isolate        faultKind = iota // one node loses both its links
+	cutLink                         // one link goes down; the third node still reaches both ends
+	crash                           // a node stops, keeping its stores, and restarts later
+	transfer                        // the leader hands leadership to another node
+	slowLink                        // one link gets a delay each way
+	clockStep                       // a node's clock, which stamps what it proposes, jumps
+	slowDiskWrites                  // one node's log, stable and snapshot stores take a while per write
 	faultKinds
 )
 
 func (k faultKind) String() string {
-	return [...]string{"isolate", "cut link", "crash", "transfer leadership", "slow link", "clock step"}[k]
+	return [...]string{"isolate", "cut link", "crash", "transfer leadership", "slow link", "clock step", "slow disk"}[k]
 }
 
 // fault is one fault of a schedule. A node of -1 means the leader of the moment.
@@ -47,6 +48,8 @@ func (f fault) String() string {
 		return fmt.Sprintf("%v each way on %s–%s for %v", f.delay, nodeName(f.node), nodeName(f.other), f.lasts)
 	case clockStep:
 		return fmt.Sprintf("%s's clock steps %v", nodeName(f.node), f.step)
+	case slowDiskWrites:
+		return fmt.Sprintf("%v per write on %s's disk for %v", f.delay, who, f.lasts)
 	case transfer:
 		return "transfer leadership"
 	}
@@ -73,12 +76,15 @@ func newSchedule(rng *rand.Rand) []fault {
 			node:  rng.IntN(3),
 		}
 		f.other = (f.node + 1 + rng.IntN(2)) % 3
-		if (f.kind == isolate || f.kind == crash) && rng.IntN(2) == 0 {
+		if (f.kind == isolate || f.kind == crash || f.kind == slowDiskWrites) && rng.IntN(2) == 0 {
 			f.node = -1
 		}
 		switch f.kind {
 		case slowLink:
 			f.delay = time.Duration(5+rng.IntN(400)) * time.Millisecond
+		case slowDiskWrites:
+			// From a busy disk's fsync to more than the heartbeat timeout (250 ms).
+			f.delay = time.Duration(10+rng.IntN(390)) * time.Millisecond
 		case clockStep:
 			// Mostly small steps either way, sometimes one past the request table's 10 minutes.
 			f.step = time.Duration(rng.IntN(120_000)-60_000) * time.Millisecond

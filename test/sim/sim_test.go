@@ -17,29 +17,57 @@ import (
 
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/identity"
+	"github.com/idnode/idnode/internal/batch"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+	"github.com/idnode/idnode/series"
 )
 
 var (
 	seedFlag  = flag.Int64("seed", -1, "run only this seed's simulation (negative: the seeds 1..-sim.seeds)")
-	seedsFlag = flag.Int("sim.seeds", 150, "how many seeds TestSimulation runs (1..N)")
-	// forgetFlag gives TestSimulation a deliberate bug, to see how often a seed that catches it
-	// catches it again.
-	forgetFlag = flag.String("sim.forget-hilo", "", "make n3 answer HiLo grants without keeping them (a deliberate bug): always, or leading (only those it applies while it leads)")
+	seedsFlag = flag.Int("sim.seeds", defaultSeeds, "how many seeds TestSimulation runs (1..N)")
+	// The forget flags give TestSimulation a deliberate bug, to see how often a seed that
+	// catches it catches it again.
+	forgetHiLoFlag   = flag.String("sim.forget-hilo", "", "make n3 answer HiLo grants without keeping them (a deliberate bug): always, or leading (only those it applies while it leads)")
+	forgetSeriesFlag = flag.String("sim.forget-series", "", "make n3 answer series issues without journaling them (a deliberate bug): always, or leading")
 )
+
+// batchOptions are the identity and series batchers' options: the server's coalescing, one
+// batch in flight, each commit bounded by a client's attempt.
+var batchOptions = identity.Options{MaxBatch: 64, MaxInFlight: 1, CommitTimeout: attemptDeadline}
+
+// flagBug is the deliberate bug the forget flags ask for, and the flag that asks for it.
+func flagBug() (bug, string, error) {
+	hilo, err := parseBug("sim.forget-hilo", *forgetHiLoFlag, fsm.HiLoGrantCommand)
+	if err != nil {
+		return noBug, "", err
+	}
+	issues, err := parseBug("sim.forget-series", *forgetSeriesFlag, fsm.SeriesIssueBatchCommand)
+	switch {
+	case err != nil:
+		return noBug, "", err
+	case hilo != noBug && issues != noBug:
+		return noBug, "", fmt.Errorf("-sim.forget-hilo and -sim.forget-series both set: n3 has one bug at a time")
+	case hilo != noBug:
+		return hilo, " -sim.forget-hilo=" + *forgetHiLoFlag, nil
+	case issues != noBug:
+		return issues, " -sim.forget-series=" + *forgetSeriesFlag, nil
+	}
+	return noBug, "", nil
+}
 
 // TestSimulation runs the cluster under load and faults for each seed, and fails naming each
 // seed whose answers break a promise and the command that runs it again.
 func TestSimulation(t *testing.T) {
-	b := bug(*forgetFlag)
-	if b != noBug && b != forgetHiLo && b != forgetHiLoLeading {
-		t.Fatalf("-sim.forget-hilo is %q, not always or leading", b)
+	b, bugFlag, err := flagBug()
+	if err != nil {
+		t.Fatal(err)
 	}
 	if *seedsFlag < 1 {
 		t.Fatalf("-sim.seeds is %d: at least one seed must run", *seedsFlag)
 	}
-	rerun := "go test -run TestSimulation ./test/sim"
-	if b != noBug {
-		rerun += " -sim.forget-hilo=" + string(b)
+	rerun := "go test -run TestSimulation ./test/sim" + bugFlag
+	if *seedFlag < 0 {
+		t.Logf("seeds 1 to %d", *seedsFlag)
 	}
 	seeds := make([]int64, 0, *seedsFlag)
 	if *seedFlag >= 0 {
@@ -66,14 +94,26 @@ func TestSimulation(t *testing.T) {
 // TestSimulationCatchesAReplicaThatForgetsHiLoGrants runs seeds with n3's FSM forgetting every
 // HiLo grant until one fails: a simulator that never fails shows nothing.
 func TestSimulationCatchesAReplicaThatForgetsHiLoGrants(t *testing.T) {
+	catches(t, bug{forgets: fsm.HiLoGrantCommand}, "HiLo grant", "")
+}
+
+// TestSimulationCatchesAReplicaThatForgetsSeriesIssues: the same with n3 answering every series
+// issue and journaling none, and a seed must fail by the series' own check (a number answered
+// twice, or one the journal lacks), not only by the replicas' snapshots differing.
+func TestSimulationCatchesAReplicaThatForgetsSeriesIssues(t *testing.T) {
+	catches(t, bug{forgets: fsm.SeriesIssueBatchCommand}, "series issue", seriesName+" number")
+}
+
+// catches runs seeds 1..10 with b until one breaks a promise whose text has mark ("": any).
+func catches(t *testing.T, b bug, what, mark string) {
 	for seed := int64(1); seed <= 10; seed++ {
-		res := simulate(t, seed, forgetHiLo)
-		if len(res.problems) > 0 {
-			t.Logf("seed %d caught the forgetful replica: %s", seed, res.problems[0])
+		res := simulate(t, seed, b)
+		if i := slices.IndexFunc(res.problems, func(p string) bool { return strings.Contains(p, mark) }); i >= 0 {
+			t.Logf("seed %d caught the forgetful replica (%d problems): %s", seed, len(res.problems), res.problems[i])
 			return
 		}
 	}
-	t.Fatal("10 seeds ran with n3 forgetting every HiLo grant, and no check failed")
+	t.Fatalf("10 seeds ran with n3 forgetting every %s, and no check failed", what)
 }
 
 // firstOf keeps a failure's text readable: the first 20 problems, and how many more there are.
@@ -96,6 +136,7 @@ type result struct {
 type sim struct {
 	c        *simCluster
 	batchers []*identity.Batcher
+	issuers  []*batch.Batcher[*raftv1.SeriesIssue, series.IssueResult]
 	h        *history
 	clockMu  sync.Mutex
 	offsets  [3]time.Duration
@@ -118,7 +159,7 @@ func simulate(t *testing.T, seed int64, b bug) result {
 }
 
 func run(t *testing.T, seed int64, b bug) (res result) {
-	c, err := newSimCluster(b)
+	c, err := newSimCluster(t.TempDir(), b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,10 +167,14 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 	for i := range c.nodes {
 		s.batchers = append(s.batchers, identity.NewBatcher(identity.RaftCommitter{Applier: applier{c, i}, Now: func() time.Time {
 			return time.UnixMilli(s.nowMs(i))
-		}}, identity.Options{MaxBatch: 64, MaxInFlight: 1, CommitTimeout: attemptDeadline}))
+		}}, batchOptions))
+		s.issuers = append(s.issuers, s.newIssuer(i))
 	}
 	defer func() {
 		for _, b := range s.batchers {
+			b.Close()
+		}
+		for _, b := range s.issuers {
 			b.Close()
 		}
 		if err := c.stop(); err != nil {
@@ -139,6 +184,10 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), simulated)
 	defer cancel()
+	if err := s.createSeries(ctx); err != nil {
+		res.problems = append(res.problems, err.Error())
+		return res
+	}
 	var clients sync.WaitGroup
 	client := func(k uint64, f func(rng *rand.Rand)) {
 		rng := rand.New(rand.NewPCG(uint64(seed), k))
@@ -159,6 +208,10 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 		holder := fmt.Sprintf("minter%d", k+1)
 		client(uint64(30+k), func(rng *rand.Rand) { s.workerClient(ctx, holder, rng) })
 	}
+	for k := range 2 {
+		who := fmt.Sprintf("biller%d", k+1)
+		client(uint64(40+k), func(rng *rand.Rand) { s.seriesClient(ctx, who, rng) })
+	}
 
 	// The schedule, the driver and each client draw from streams of their own.
 	res.trace = s.drive(rand.New(rand.NewPCG(uint64(seed), 100)), newSchedule(rand.New(rand.NewPCG(uint64(seed), 0))))
@@ -173,6 +226,8 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 			return res
 		}
 	}
+	// The issues left unanswered are asked again first, so that the replicas compared hold them.
+	res.problems = append(res.problems, s.finishIssues(t.Context())...)
 	leader, problem := s.converge(30 * time.Second)
 	if leader < 0 {
 		res.problems = append(res.problems, problem)
@@ -182,9 +237,14 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 		res.problems = append(res.problems, problem)
 	}
 	rep := c.replicaOf(leader)
+	journal, err := seriesJournal(rep)
+	if err != nil {
+		res.problems = append(res.problems, err.Error())
+	}
 	res.problems = append(res.problems, s.h.check(finalState{
 		identity: func(name string) int64 { return rep.Identity("", name) },
 		hiloMax:  func(tag string) int64 { return rep.HiLoMax("", tag) },
+		journal:  journal,
 	})...)
 	res.summary = s.h.summary()
 	return res
