@@ -29,9 +29,15 @@ const (
 	NotRegistered = "NOT_REGISTERED"
 	// NotCaughtUp (UNAVAILABLE): the node has not yet applied what the cluster had committed
 	// when it started, so it may not know an API key the cluster has, and refuses calls a key
-	// guards rather than answer with less security than the cluster. Use another
+	// guards rather than answer with less security than the cluster; or it has, but has not yet
+	// compared its state with the cluster's (docs/replica-checks.md, "At start"). Use another
 	// node; this one serves them once it has caught up.
 	NotCaughtUp = "NOT_CAUGHT_UP"
+	// ReplicaDiverged (UNAVAILABLE): the node's state differs from the one a majority of the
+	// cluster holds at the same log index (docs/replica-checks.md), so its answers could be
+	// wrong; it refuses calls that depend on that state. Use another node; an operator
+	// replaces this one's data dir.
+	ReplicaDiverged = "REPLICA_DIVERGED"
 	// InvalidInput (INVALID_ARGUMENT): the request breaks a rule the message names.
 	InvalidInput = "INVALID_INPUT"
 	// RequestIDReused (INVALID_ARGUMENT): the request_id answered another request before.
@@ -78,7 +84,7 @@ const (
 // cluster, which every node shares, or about the call itself.
 func AboutTheNode(r string) bool {
 	switch r {
-	case Busy, ShuttingDown, NotCaughtUp, StorageFull, StorageFailed, NotRegistered:
+	case Busy, ShuttingDown, NotCaughtUp, StorageFull, StorageFailed, NotRegistered, ReplicaDiverged:
 		return true
 	}
 	return false

@@ -31,6 +31,7 @@ type core struct {
 
 	probes       healthProbe    // healthprobe.go
 	catchUp      *catchUpGate   // catchup.go, startcatchup.go
+	startCheck   *startCheck    // startcheck.go
 	clock        *clockWatch    // clock.go
 	olderLeaders olderLeaders   // relay.go
 	self         selfMembership // joinstate.go
@@ -42,6 +43,7 @@ func newCore(cfg Config, node Cluster, fwd *forward.Forwarder) *core {
 	c := &core{cfg: cfg, node: node, fwd: fwd, log: cfg.Logger, listings: newListingSlots(maxListings)}
 	c.probes = healthProbe{conns: fwd}
 	c.catchUp = newCatchUpGate(node, c.probes, cfg.ElectionWait)
+	c.startCheck = newStartCheck(cfg.State.Registered)
 	c.clock = &clockWatch{node: node, probe: c.probes, tagOf: c.tagOf, tag: cfg.Tag, now: cfg.Now,
 		every: cfg.ClockProbeInterval, warn: cfg.ClockOffsetWarn, log: cfg.Logger, observer: c.observer()}
 	c.olderLeaders = olderLeaders{node: node, probe: c.probes, tagOf: c.tagOf}

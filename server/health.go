@@ -19,12 +19,13 @@ const (
 const healthInterval = 100 * time.Millisecond
 
 // watchHealth keeps the health statuses in step with this node's view of the leader. Nothing
-// is SERVING before the node has caught up once.
+// is SERVING before the node has caught up once and its start-up replica check agreed
+// (startcheck.go).
 func (s *Server) watchHealth(ctx context.Context) {
 	t := time.NewTicker(healthInterval)
 	defer t.Stop()
 	for {
-		caughtUp := s.caughtUpSinceStart(ctx)
+		caughtUp := s.caughtUpSinceStart(ctx) && s.startCheck.agreed()
 		local, consensus := caughtUp && s.registered.Load(), caughtUp && s.hasLeader()
 		s.health.SetServingStatus(HealthLocal, servingStatus(local))
 		s.health.SetServingStatus(HealthConsensus, servingStatus(consensus))

@@ -281,6 +281,7 @@ func (s *Server) Start() {
 	s.wg.Go(func() { s.clock.watch(ctx) })
 	s.wg.Go(func() { s.cluster.rates.run(ctx) })
 	s.wg.Go(func() { s.cluster.replicas.run(ctx) })
+	s.wg.Go(func() { s.checkAtStart(ctx) })
 	if s.etags != nil {
 		s.wg.Go(func() { s.etagRecord.run(ctx) })
 	}

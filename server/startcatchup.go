@@ -20,22 +20,23 @@ func (g *catchUpGate) startWait() time.Duration { return 2 * g.wait }
 // first one included, so with no keys applied it would serve anyone, and with older ones it
 // would take a deleted key. A node that has not caught up waits for it within startWait,
 // then refuses UNAVAILABLE (NOT_CAUGHT_UP): another node can serve the call, and this one will
-// once a leader has told it how far the log is committed and it has applied that far.
+// once a leader has told it how far the log is committed and it has applied that far. Caught
+// up, it waits in the same bound for its start-up replica check (startcheck.go).
 func (s *interceptors) checkCaughtUp(ctx context.Context) error {
 	g := s.catchUp
-	if g.caughtUpOnce.Load() {
+	if g.caughtUpOnce.Load() && s.startCheck.agreed() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.startWait())
 	defer cancel()
 	// catchUp asks the leader once and waits for this node to apply that far, rather than asking
 	// again at every look: under load the leader's commit index moves on between two looks.
-	if !catchUp(ctx, g.caughtUpOnce.Load, g.startTarget, g.appliedSinceStart) {
+	if !g.caughtUpOnce.Load() && !catchUp(ctx, g.caughtUpOnce.Load, g.startTarget, g.appliedSinceStart) {
 		return reason.Error(codes.Unavailable, reason.NotCaughtUp,
 			"this node has not yet applied what the cluster had committed when it started, so it may not know the cluster's API keys; "+
 				"it refuses calls a key guards until it has (a leader must be reachable). Use another node, or retry")
 	}
-	return nil
+	return s.startCheck.admit(ctx)
 }
 
 // startTarget is how far this node must apply to have caught up: the leader's commit index,

@@ -16,11 +16,12 @@ package chaostest
 // the five cut off from the rest (test/e2e/chaos/regions). After each schedule the whole
 // history is checked: no ID handed out twice (nor an identity equal to a claimed ID), identity
 // counters linearizable, HiLo ranges disjoint (in any order: each node grants from its own
-// pool), etags increasing on every node across its restarts, and no acknowledged identity or
-// HiLo number above its counter or Max after recovery.
+// pool), etags increasing on every node across its restarts, no acknowledged identity or
+// HiLo number above its counter or Max after recovery, and no member's state digest differing
+// at any replica check made during the schedule (chaos_replicas.go).
 // One line per schedule:
 //
-//	schedule=leader-isolated ids=9137 identities=4242 hilo_ranges=61 duplicates=0 linearizable=true unavailable_ms=842
+//	schedule=leader-isolated ids=9137 identities=4242 hilo_ranges=61 duplicates=0 linearizable=true unavailable_ms=842 … replica_checks=11 mismatches=0
 //
 //	go test ./test/e2e/chaos/... -v                               # all schedules (skipped under -short)
 //	go test ./test/e2e/chaos/crash -run 'Chaos/pause-two' -v      # one
@@ -168,6 +169,9 @@ type ChaosRun struct {
 	// minted holds the numeric IDs nodes minted for AnswersAlone (chaos_alone.go).
 	minted numericIDs
 
+	// replicas holds the replica checks made during the schedule (chaos_replicas.go).
+	replicas *replicaWatch
+
 	reportOnce sync.Once
 	report     history.Report
 	reportDB   history.Report
@@ -186,6 +190,8 @@ func runChaosSchedule(t *testing.T, d *chaosDocker, conns *chaosConns, sc ChaosS
 	d.up(t)
 	t.Logf("compose down -v, up -d: %v", time.Since(begin).Round(100*time.Millisecond))
 	r.Recover("fresh cluster")
+	r.replicas = r.watchReplicas()
+	t.Cleanup(r.replicas.finish)
 	r.createDatabase()
 	r.Load = startChaosLoad(r.c, r.rec, r.recDB)
 	t.Cleanup(func() { r.Load.finish(t) })
@@ -531,6 +537,9 @@ func (r *ChaosRun) verify(name string) {
 		}
 	}
 
+	// No member's state differed from the others' at any replica check (chaos_replicas.go).
+	problems = append(problems, r.verifyReplicas()...)
+
 	rep := r.summary(name) // fails the test on duplicates or a non-linearizable history
 	t.Logf("history: %d identity operations (%d retried attempts, %d without a final answer), %d server-side IDs, %d GUIDs; %d calls gave up, %d local calls failed while nodes were down",
 		rep.IdentityOps, rep.Retries, rep.UnknownOps, rep.ServerSideIDs, rep.GUIDs, r.Load.gaveUp.Load(), r.Load.localErrs.Load())
@@ -574,6 +583,10 @@ func (r *ChaosRun) summary(name string) history.Report {
 		unavailable := r.unavailable
 		r.mu.Unlock()
 		line := fmt.Sprintf("schedule=%s %v unavailable_ms=%d %s={%v}", name, r.report, unavailable.Milliseconds(), chaosDatabase, r.reportDB)
+		if r.replicas != nil {
+			checks, mismatches := r.replicas.counts()
+			line += fmt.Sprintf(" replica_checks=%d mismatches=%d", checks, mismatches)
+		}
 		if r.Note != "" {
 			line += " " + r.Note
 		}

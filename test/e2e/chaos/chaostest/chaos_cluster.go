@@ -153,7 +153,8 @@ const chaosRaftSubnet = "10.231.77.0/24"
 
 // override is the suite's compose file added to deploy/docker-compose.yml with a second -f.
 // It turns the compose file's restart policy off: the suite kills and starts nodes itself, and
-// a node that refuses to start must stay exited (wipeAndRestart). It gives the raft network a
+// a node that refuses to start must stay exited (wipeAndRestart). It has every node compare
+// replicas at the shortest interval (chaosReplicaCheckInterval). It gives the raft network a
 // subnet (chaosRaftSubnet). A cluster with regions or more than deploy's nodes also gets every
 // node's peers, region and preferred region, and the services after deploy's three. No version
 // key, like the compose file: docker-compose v1 refuses files whose versions differ.
@@ -167,21 +168,24 @@ func (c *ChaosCluster) override() string {
 	}
 	for i, n := range c.nodes {
 		fmt.Fprintf(&b, "  %s:\n    restart: \"no\"\n", n.service)
+		b.WriteString("    environment:\n")
+		fmt.Fprintf(&b, "      IDNODE_REPLICA_CHECK_INTERVAL: %q\n", chaosReplicaCheckInterval.String())
 		if !extended {
 			continue
+		}
+		fmt.Fprintf(&b, "      IDNODE_PEERS: %q\n", strings.Join(peers, ","))
+		if i >= chaosDeployNodes { // deploy/docker-compose.yml gives its own nodes the rest
+			for _, kv := range chaosSharedEnv {
+				fmt.Fprintf(&b, "      %s: %q\n", kv[0], kv[1])
+			}
 		}
 		command := []string{"--tag", n.Tag, "--grpc-advertise", n.alias + ":7070"}
 		if n.Region != "" {
 			command = append(command, "--region", n.Region, "--preferred-region", c.preferred)
 		}
 		fmt.Fprintf(&b, "    command: [%s]\n", quoteAll(command))
-		b.WriteString("    environment:\n")
-		fmt.Fprintf(&b, "      IDNODE_PEERS: %q\n", strings.Join(peers, ","))
 		if i < chaosDeployNodes {
 			continue // the rest is deploy/docker-compose.yml's
-		}
-		for _, kv := range chaosSharedEnv {
-			fmt.Fprintf(&b, "      %s: %q\n", kv[0], kv[1])
 		}
 		fmt.Fprintf(&b, "    image: \"${IDNODE_IMAGE:-idnode:dev}\"\n    stop_grace_period: 10s\n    hostname: %s\n", n.service)
 		fmt.Fprintf(&b, "    networks:\n      client: {}\n      raft: {aliases: [%s]}\n", n.alias)
