@@ -32,6 +32,8 @@
 //   STORAGE_FAILED      UNAVAILABLE          the node cannot write its storage for another reason
 //   NODE_BUSY           RESOURCE_EXHAUSTED   the node holds as many calls (or listings) as it takes
 //                                            at once; nothing done; retry in a moment or elsewhere
+//   REPLICA_DIVERGED    UNAVAILABLE          the node's state differs from the majority's: it is fenced
+//                                            until an operator rebuilds it; use another node
 // Any other refusal carries its code's name as reason (NOT_FOUND, UNAUTHENTICATED,
 // DEADLINE_EXCEEDED, …).
 
