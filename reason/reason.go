@@ -69,16 +69,20 @@ const (
 	// (--grpc-max-calls), or as many listings; nothing was done. Retry after a moment, or on
 	// another node.
 	Busy = "NODE_BUSY"
+	// ReplicaDiverged (UNAVAILABLE): the cluster fenced the node, whose state digest differed
+	// from the majority's at a replica check (docs/replica-checks.md, "Fencing"): it answers
+	// nothing that needs the state until an operator rebuilds it. Use another node.
+	ReplicaDiverged = "REPLICA_DIVERGED"
 )
 
 // AboutTheNode reports whether a refusal with reason r is about the node that sent it, not
-// the cluster: the node is busy, stopping, behind, or cannot write its own storage, and another
+// the cluster: the node is busy, stopping, behind, fenced, or cannot write its own storage, and another
 // node may serve the call now. A client puts such a node behind the others for a while, as it
 // does one it cannot reach. The other reasons (NO_QUORUM, OUTCOME_UNKNOWN …) are about the
 // cluster, which every node shares, or about the call itself.
 func AboutTheNode(r string) bool {
 	switch r {
-	case Busy, ShuttingDown, NotCaughtUp, StorageFull, StorageFailed, NotRegistered:
+	case Busy, ShuttingDown, NotCaughtUp, StorageFull, StorageFailed, NotRegistered, ReplicaDiverged:
 		return true
 	}
 	return false

@@ -32,7 +32,7 @@ func TestAttachAndOf(t *testing.T) {
 // The refusals about the node alone are the ones a client moves on from for a while; those
 // about the cluster or the call are not.
 func TestAboutTheNode(t *testing.T) {
-	for _, r := range []string{Busy, ShuttingDown, NotCaughtUp, StorageFull, StorageFailed, NotRegistered} {
+	for _, r := range []string{Busy, ShuttingDown, NotCaughtUp, StorageFull, StorageFailed, NotRegistered, ReplicaDiverged} {
 		if !AboutTheNode(r) {
 			t.Errorf("AboutTheNode(%s) = false; want true", r)
 		}
