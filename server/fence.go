@@ -12,6 +12,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/forward"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
@@ -55,14 +56,21 @@ func (s *core) fenced() (*raftv1.ReplicaFence, bool) {
 	return s.node.FSM().Fence(s.node.ID())
 }
 
-// refuseFenced refuses method with REPLICA_DIVERGED while this node is fenced.
-func (s *core) refuseFenced(method string) error {
+// refuseFenced refuses method with REPLICA_DIVERGED while this node is fenced. A call another
+// member relayed to this node as the leader is refused with NO_QUORUM instead: the member that
+// relayed it is sound, and REPLICA_DIVERGED, passed on, would have clients skip it; the
+// cluster has no leader that serves until this node hands the leadership over.
+func (s *core) refuseFenced(ctx context.Context, method string) error {
 	if !refusedWhileFenced(method) {
 		return nil
 	}
 	f, ok := s.fenced()
 	if !ok {
 		return nil
+	}
+	if forward.FromNode(ctx) {
+		return reason.Error(codes.Unavailable, reason.NoQuorum, fmt.Sprintf(
+			"the leader %s is fenced (its state diverged) and is handing the leadership over; nothing was done, retry", s.cfg.Tag))
 	}
 	return reason.Error(codes.Unavailable, reason.ReplicaDiverged, fmt.Sprintf(
 		"node %s is fenced: its state digest %s differed from the majority's %s at the replica check of index %d, so it answers nothing that needs the state "+
@@ -72,7 +80,7 @@ func (s *core) refuseFenced(method string) error {
 
 // refuseFencedStream is refuseFenced for the streaming calls, on either port.
 func (s *core) refuseFencedStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	if err := s.refuseFenced(info.FullMethod); err != nil {
+	if err := s.refuseFenced(ss.Context(), info.FullMethod); err != nil {
 		return err
 	}
 	return handler(srv, ss)

@@ -213,7 +213,7 @@ func TestADivergedFollowerIsFencedUntilRebuilt(t *testing.T) {
 
 // A leader whose state diverged fences itself at its check (the majority's digest is the
 // others'), hands the leadership over, and refuses calls; the new leader's answers never
-// repeat one given before.
+// repeat one given before, and no sound member passes the fenced leader's refusal on as its own.
 func TestADivergedLeaderStepsDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := newFenceCluster(t)
@@ -230,6 +230,11 @@ func TestADivergedLeaderStepsDown(t *testing.T) {
 		refusesAsDiverged(t, c, old)
 		l.waitCalls(t, "load under the new leader", 200)
 		checkLedger(t, stop())
+		for _, tag := range c.Tags() {
+			if n := l.refused[tag+" "+reason.ReplicaDiverged]; tag != old && n > 0 {
+				t.Fatalf("sound member %s passed the fenced leader's REPLICA_DIVERGED on %d times: %v", tag, n, l.refused)
+			}
+		}
 		st, err := c.Status(leader)
 		if err != nil {
 			t.Fatal(err)

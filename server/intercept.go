@@ -71,7 +71,7 @@ func (s *interceptors) serveResolved(ctx context.Context, req any, info *grpc.Un
 			return nil, err
 		}
 	}
-	if err := s.refuseFenced(info.FullMethod); err != nil {
+	if err := s.refuseFenced(ctx, info.FullMethod); err != nil {
 		return nil, err
 	}
 	timed := public && c.kind == docid.Identity && s.cfg.OnIdentityCall != nil
