@@ -117,7 +117,8 @@ const skipTestAttemptTimeout = 2 * time.Second
 
 // Only a failure of the node itself skips it: no answer (no idnode reason), the attempt's own
 // timeout, or a refusal about the node alone (NODE_BUSY, SHUTTING_DOWN, NOT_CAUGHT_UP,
-// STORAGE_FULL, STORAGE_FAILED, NOT_REGISTERED: a node that is stopping or behind would cost
+// STORAGE_FULL, STORAGE_FAILED, NOT_REGISTERED, REPLICA_DIVERGED: a node that is stopping,
+// behind or fenced would cost
 // every call a round trip). A refusal with another idnode reason is about the cluster, which
 // the other nodes share, so the local node stays first: skipping it would keep calls in another
 // region for as long as its skip lasts after the cluster recovered.
@@ -141,6 +142,9 @@ func TestRegionSkipsOnlyANodeThatFailedItself(t *testing.T) {
 		}, true},
 		{"not registered", func(n *fakeNode) {
 			n.refuse = reason.Error(codes.Unavailable, reason.NotRegistered, "fake: not registered")
+		}, true},
+		{"replica diverged", func(n *fakeNode) {
+			n.refuse = reason.Error(codes.Unavailable, reason.ReplicaDiverged, "fake: fenced")
 		}, true},
 		{"attempt timed out", func(n *fakeNode) { n.hang = true }, true},
 	} {

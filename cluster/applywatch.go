@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -47,6 +48,8 @@ type watchedFSM struct {
 	opened atomic.Uint64
 	// trace is Config.OnEntry (EntryApplying, EntryApplied).
 	trace entryTrace
+	// waiting is who waits for the FSM to apply an index (WaitApplied).
+	waiting appliedWaiters
 
 	mu       sync.Mutex
 	running  []*raft.Log // the entries being applied, nil when idle; raft's, only read
@@ -75,6 +78,7 @@ func (w *watchedFSM) Restore(rc io.ReadCloser) error {
 		return err
 	}
 	w.applied.Store(w.opened.Load())
+	w.waiting.wake(w.applied.Load())
 	return nil
 }
 
@@ -90,6 +94,7 @@ func (w *watchedFSM) begin(logs []*raft.Log) {
 
 func (w *watchedFSM) end(logs []*raft.Log) {
 	w.applied.Store(logs[len(logs)-1].Index)
+	w.waiting.wake(logs[len(logs)-1].Index)
 	w.trace.logs(EntryApplied, logs)
 	w.mu.Lock()
 	w.running = nil
@@ -191,4 +196,76 @@ func (s openedSnapshots) Open(id string) (*raft.SnapshotMeta, io.ReadCloser, err
 		s.watched.opened.Store(meta.Index)
 	}
 	return meta, rc, err
+}
+
+// appliedWaiters are the callers waiting for the FSM to apply an index. An apply wakes those
+// it reached; with nobody waiting it costs an atomic load, as it runs for every apply.
+type appliedWaiters struct {
+	count atomic.Int32 // len(list), read without mu
+	mu    sync.Mutex
+	list  []appliedWaiter
+}
+
+type appliedWaiter struct {
+	index   uint64
+	reached chan struct{}
+}
+
+// add registers a wait for index; the channel is closed once an apply reaches it.
+func (a *appliedWaiters) add(index uint64) <-chan struct{} {
+	w := appliedWaiter{index: index, reached: make(chan struct{})}
+	a.mu.Lock()
+	a.list = append(a.list, w)
+	a.count.Store(int32(len(a.list)))
+	a.mu.Unlock()
+	return w.reached
+}
+
+// wake closes the waits that applied reaches, and forgets them.
+func (a *appliedWaiters) wake(applied uint64) {
+	if a.count.Load() == 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	keep := a.list[:0]
+	for _, w := range a.list {
+		if w.index <= applied {
+			close(w.reached)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	clear(a.list[len(keep):])
+	a.list = keep
+	a.count.Store(int32(len(keep)))
+}
+
+// drop forgets the wait whose channel is reached, when its caller gives up.
+func (a *appliedWaiters) drop(reached <-chan struct{}) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.list = slices.DeleteFunc(a.list, func(w appliedWaiter) bool { return w.reached == reached })
+	a.count.Store(int32(len(a.list)))
+}
+
+// WaitApplied waits until this node's FSM has applied the entry at index (a command: raft's
+// no-op and configuration entries never reach the FSM; HasApplied covers those), and reports
+// whether it did before ctx ended or the node closed.
+func (n *Node) WaitApplied(ctx context.Context, index uint64) bool {
+	// The wait is registered before the applied index is read: an apply stores its index
+	// before it looks for waiters, so one of the two sees the other.
+	reached := n.watched.waiting.add(index)
+	if n.watched.applied.Load() >= index {
+		n.watched.waiting.drop(reached)
+		return true
+	}
+	select {
+	case <-reached:
+		return true
+	case <-ctx.Done():
+	case <-n.closed:
+	}
+	n.watched.waiting.drop(reached)
+	return false
 }

@@ -136,3 +136,40 @@ func TestHasAppliedSkipsEntriesTheFSMNeverSees(t *testing.T) {
 		}
 	})
 }
+
+// WaitApplied returns once the FSM has applied the index, not when raft queued it: a wait for
+// an entry still in the FSM's apply goes on until the apply returns. A wait whose context
+// ends returns false and is forgotten.
+func TestWaitAppliedWakesWhenTheApplyReturns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := blockingFSM{entered: make(chan struct{}), release: make(chan struct{})}
+		w := &watchedFSM{BatchingFSM: b}
+		n := &Node{watched: w, closed: make(chan struct{})}
+		defer close(n.closed)
+		go w.Apply(&raft.Log{Index: 42, Type: raft.LogCommand, Data: seedCommand(t, "users", 9)})
+		<-b.entered
+		waited := make(chan bool)
+		go func() { waited <- n.WaitApplied(context.Background(), 42) }()
+		synctest.Wait()
+		select {
+		case <-waited:
+			t.Fatal("WaitApplied(42) returned while entry 42 was still being applied")
+		default:
+		}
+		close(b.release)
+		if !<-waited {
+			t.Fatal("WaitApplied(42) = false after entry 42 was applied")
+		}
+		if !n.WaitApplied(context.Background(), 41) {
+			t.Fatal("WaitApplied(41) = false with entry 42 applied")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if n.WaitApplied(ctx, 43) {
+			t.Fatal("WaitApplied(43) = true with nothing past entry 42 applied")
+		}
+		if c := w.waiting.count.Load(); c != 0 {
+			t.Fatalf("%d waits left behind after they returned", c)
+		}
+	})
+}

@@ -14,9 +14,9 @@ import (
 // (commands up to 50); version 2 adds ReleaseOwner; version 3 adds no command, and retires the
 // internal Leader service, because every member relays a call to the leader by the call's own
 // name (server/relay.go); version 4 (restoringVersion) adds no command either; version 5 adds
-// MakeOpaque (opaque collections); version 6 adds DigestMark (DigestMarkVersion). A build
-// supports every version up to its own.
-const CurrentVersion uint32 = 6
+// MakeOpaque (opaque collections); version 6 adds DigestMark (DigestMarkVersion); version 7
+// adds FenceReplica (FenceVersion). A build supports every version up to its own.
+const CurrentVersion uint32 = 7
 
 // restoringVersion is the cluster version from which a series that a backup's restore put back
 // in part refuses issues and voids until the rest is back (series/restoring.go). An older build
@@ -32,6 +32,7 @@ const restoringVersion uint32 = 4
 var commandVersion = map[CommandType]uint32{
 	ReleaseOwnerCommand: 2,
 	MakeOpaqueCommand:   5,
+	FenceReplicaCommand: FenceVersion,
 }
 
 // VersionOf is the cluster version command t needs.

@@ -71,6 +71,10 @@ const (
 	// (digestmark.go; cluster version 6). Ignorable: it changes no state, and an older build
 	// that skips it only reports no digest.
 	DigestMarkCommand CommandType = 80 | Ignorable
+	// FenceReplica records a member whose digest differed from the majority's (fence.go;
+	// cluster version 7). Not Ignorable: an older build that skipped it would let the member
+	// serve.
+	FenceReplicaCommand CommandType = 81
 )
 
 // Encode frames a command for raft.Apply. It refuses a message that is not the one the

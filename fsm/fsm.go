@@ -95,6 +95,7 @@ var commands = map[CommandType]command{
 	SetClusterVersionCommand: handle((*state).applySetClusterVersion),
 	MakeOpaqueCommand:        handle((*state).applyMakeOpaque),
 	DigestMarkCommand:        handle((*state).applyDigestMark),
+	FenceReplicaCommand:      handle((*state).applyFenceReplica),
 }
 
 // handle makes a table entry from a typed apply function; the entry unmarshals the payload.

@@ -160,6 +160,8 @@ func (st *state) applyRemoveNode(r *raftv1.RemoveNode) any {
 	delete(st.nodes, n.Tag)
 	delete(st.reserved, n.Tag)
 	delete(st.versions, n.Tag)
+	// The fence goes with the member: the data dir that joins in its place is another member.
+	delete(st.fences, n.ID)
 	st.retired[n.Tag] = true
 	hiloTags{st}.retirePools(n.ID)
 	return n

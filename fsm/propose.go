@@ -57,6 +57,7 @@ var (
 	ProposeSetClusterVersion = Op[*raftv1.SetClusterVersion, Done]{SetClusterVersionCommand}
 	ProposeMakeOpaque        = Op[*raftv1.MakeOpaque, OpaqueSetting]{MakeOpaqueCommand}
 	ProposeDigestMark        = Op[*raftv1.DigestMark, uint64]{DigestMarkCommand}
+	ProposeFenceReplica      = Op[*raftv1.ReplicaFence, Done]{FenceReplicaCommand}
 )
 
 // Propose encodes req as the command op names, proposes it through a, and returns the FSM's

@@ -42,6 +42,8 @@ const (
 	workerRecord           recordType = 40
 	// opaqueSettingRecord is a database's opaque setting and key: a MakeOpaque, restore unset.
 	opaqueSettingRecord recordType = 70
+	// fenceRecord is a member fenced for a diverged state (fence.go).
+	fenceRecord recordType = 81
 	// foldRecord comes first when there is one: the records after it are keyed by its fold.
 	foldRecord recordType = 50
 )
@@ -97,6 +99,9 @@ func newRestorers() map[recordType]func(st *state, data []byte) error {
 		}),
 		retiredTagRecord: restored(func(st *state, r *raftv1.RetiredTagRecord) {
 			st.retired[r.GetTag()] = true
+		}),
+		fenceRecord: restored(func(st *state, r *raftv1.ReplicaFence) {
+			st.fences[r.GetId()] = r
 		}),
 		requestRecord: restored(func(st *state, r *raftv1.RequestRecord) {
 			st.requests.byID[requestKey(r.GetDatabase(), r.GetRequestId())] = r
@@ -200,7 +205,10 @@ func (st *state) records(backup bool) []snapshotRecord {
 	for _, k := range sortedKeys(st.retired) {
 		out = append(out, snapshotRecord{typ: retiredTagRecord, msg: &raftv1.RetiredTagRecord{Tag: k}})
 	}
-	if !backup { // a backup is not a set of credentials to the cluster it came from
+	// A backup is not a set of credentials to the cluster it came from, and a fence names a
+	// member of this cluster, not of the one the backup goes to.
+	if !backup {
+		out = append(out, st.fenceRecords()...)
 		for _, id := range sortedKeys(st.keys) {
 			k := st.keys[id]
 			out = append(out, snapshotRecord{typ: keyRecord, msg: &raftv1.KeyRecord{Id: k.ID, Database: recordName(k.Database), Role: k.Role, SecretSha256: k.SecretSHA256}})

@@ -1,6 +1,9 @@
 package fsm
 
-import "github.com/idnode/idnode/internal/hilogrant"
+import (
+	"github.com/idnode/idnode/internal/hilogrant"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
+)
 
 // state is everything the FSM replicates. It is only touched under FSM.mu.
 type state struct {
@@ -35,6 +38,8 @@ type members struct {
 	// version 1). versionUsed is the newest version of any command the log applied.
 	clusterVersion, versionUsed uint32
 	retired                     map[string]bool // tags of removed nodes
+	// fences is the members fenced for a diverged state, by Raft ID (fence.go).
+	fences map[string]*raftv1.ReplicaFence
 	// clusterSecret authenticates node-to-node calls (package forward); nil until the first
 	// leader proposes one.
 	clusterSecret []byte
@@ -64,6 +69,7 @@ func newState() *state {
 			reserved: make(map[string]Reservations),
 			versions: make(map[string]NodeVersion),
 			retired:  make(map[string]bool),
+			fences:   make(map[string]*raftv1.ReplicaFence),
 		},
 		requests: newRequestTable(),
 	}

@@ -34,9 +34,10 @@ const (
 	// node; this one serves them once it has caught up.
 	NotCaughtUp = "NOT_CAUGHT_UP"
 	// ReplicaDiverged (UNAVAILABLE): the node's state differs from the one a majority of the
-	// cluster holds at the same log index (docs/replica-checks.md), so its answers could be
-	// wrong; it refuses calls that depend on that state. Use another node; an operator
-	// replaces this one's data dir.
+	// cluster holds at the same log index, found by its start-up check or the cluster's
+	// periodic one (docs/replica-checks.md, "At start" and "Fencing"), so its answers could be
+	// wrong; it answers nothing that needs the state until an operator rebuilds it. Use
+	// another node.
 	ReplicaDiverged = "REPLICA_DIVERGED"
 	// InvalidInput (INVALID_ARGUMENT): the request breaks a rule the message names.
 	InvalidInput = "INVALID_INPUT"
@@ -78,7 +79,7 @@ const (
 )
 
 // AboutTheNode reports whether a refusal with reason r is about the node that sent it, not
-// the cluster: the node is busy, stopping, behind, or cannot write its own storage, and another
+// the cluster: the node is busy, stopping, behind, fenced, or cannot write its own storage, and another
 // node may serve the call now. A client puts such a node behind the others for a while, as it
 // does one it cannot reach. The other reasons (NO_QUORUM, OUTCOME_UNKNOWN …) are about the
 // cluster, which every node shares, or about the call itself.

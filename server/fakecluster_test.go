@@ -45,6 +45,8 @@ func (f *fakeCluster) AwaitHandOver(context.Context)                 {}
 func (f *fakeCluster) StorageFault() error                           { return f.storageFault }
 func (f *fakeCluster) LeaderChanges() []cluster.LeaderChange         { return nil }
 
+func (f *fakeCluster) WaitApplied(_ context.Context, index uint64) bool { return f.HasApplied(index) }
+
 // The server's decisions over a cluster it does not own: a leader alone cannot hand its
 // leadership on, an unknown tag is NOT_FOUND, and a cluster that lost its quorum makes a
 // membership call UNAVAILABLE with NO_QUORUM.

@@ -20,13 +20,14 @@ const healthInterval = 100 * time.Millisecond
 
 // watchHealth keeps the health statuses in step with this node's view of the leader. Nothing
 // is SERVING before the node has caught up once and its start-up replica check agreed
-// (startcheck.go).
+// (startcheck.go), nor while the cluster has fenced it (fence.go).
 func (s *Server) watchHealth(ctx context.Context) {
 	t := time.NewTicker(healthInterval)
 	defer t.Stop()
 	for {
-		caughtUp := s.caughtUpSinceStart(ctx) && s.startCheck.agreed()
-		local, consensus := caughtUp && s.registered.Load(), caughtUp && s.hasLeader()
+		_, fenced := s.fenced()
+		serves := !fenced && s.caughtUpSinceStart(ctx) && s.startCheck.agreed()
+		local, consensus := serves && s.registered.Load(), serves && s.hasLeader()
 		s.health.SetServingStatus(HealthLocal, servingStatus(local))
 		s.health.SetServingStatus(HealthConsensus, servingStatus(consensus))
 		s.health.SetServingStatus("", servingStatus(local && consensus))

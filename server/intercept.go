@@ -58,8 +58,8 @@ func (s *interceptors) internalUnary(ctx context.Context, req any, info *grpc.Un
 }
 
 // serveResolved resolves the call and, for a call on the client port (public), checks its
-// access and its database's call rate; then it runs the handler on its checked request,
-// reporting the answer.
+// access and its database's call rate; it refuses a call that needs the state while this node
+// is fenced (fence.go); then it runs the handler on its checked request, reporting the answer.
 func (s *interceptors) serveResolved(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler, public bool) (any, error) {
 	c := s.resolveCall(ctx, info.FullMethod, req)
 	ctx = withCall(ctx, c)
@@ -70,6 +70,9 @@ func (s *interceptors) serveResolved(ctx context.Context, req any, info *grpc.Un
 		if err := s.checkCallRate(c); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.refuseFenced(ctx, info.FullMethod); err != nil {
+		return nil, err
 	}
 	timed := public && c.kind == docid.Identity && s.cfg.OnIdentityCall != nil
 	var start time.Time

@@ -22,7 +22,7 @@ func (s *Server) InternalServerOptions() []grpc.ServerOption {
 		grpc.ChainUnaryInterceptor(s.intercept.withFactsOnProbe, withReason, refuseUndecodable, arrivedUnary, s.intercept.leaderAccess, s.intercept.internalUnary),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.intercept.leaderAccessStream),
+		grpc.ChainStreamInterceptor(withReasonStream, refuseUndecodableStream, arrivedStream, s.intercept.leaderAccessStream, s.refuseFencedStream),
 	}, append(s.cfg.Limits.options(s.internalCalls), s.cfg.Tracing.ServerOptions()...)...)
 }
 

@@ -121,7 +121,8 @@ func (c *replicaCheck) check(ctx context.Context) (*idnodev1.ReplicaCheck, error
 		return nil, err
 	}
 	out := &idnodev1.ReplicaCheck{Index: index, AtMs: c.core.cfg.Now().UnixMilli()}
-	for _, m := range c.core.node.Members() {
+	members := c.core.node.Members()
+	for _, m := range members {
 		d := &idnodev1.ReplicaDigest{Tag: c.core.tagOf(m.ID)}
 		if m.ID == c.core.node.ID() {
 			d.Digest, d.Detail = ownDigest(c.core.node.FSM(), index)
@@ -131,6 +132,7 @@ func (c *replicaCheck) check(ctx context.Context) (*idnodev1.ReplicaCheck, error
 		out.Members = append(out.Members, d)
 	}
 	c.judge(out)
+	c.fenceDiverged(ctx, out, members)
 	c.mu.Lock()
 	c.last = out
 	c.mu.Unlock()
@@ -216,7 +218,7 @@ func (c *replicaCheck) memberDigest(ctx context.Context, addr string, index uint
 
 // digestAnswer is the header a probed node answers a digest probe with: its digest at the mark
 // the probe names, waiting until it has applied the mark (within the probe's deadline).
-func digestAnswer(ctx context.Context, f *fsm.FSM, applied func() uint64) (string, bool) {
+func digestAnswer(ctx context.Context, f *fsm.FSM, applied func(context.Context, uint64) bool) (string, bool) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	v := md.Get(digestMarkHeader)
 	if len(v) == 0 {
@@ -226,12 +228,8 @@ func digestAnswer(ctx context.Context, f *fsm.FSM, applied func() uint64) (strin
 	if err != nil {
 		return digestNone, true
 	}
-	for applied() < index {
-		select {
-		case <-ctx.Done():
-			return digestNone, true
-		case <-time.After(10 * time.Millisecond):
-		}
+	if !applied(ctx, index) {
+		return digestNone, true
 	}
 	m, ok := fsm.DigestAt(f, index)
 	if !ok || m.Err != nil {

@@ -54,6 +54,8 @@ type Cluster interface {
 	CommitIndex() uint64
 	AppliedIndex() uint64
 	HasApplied(index uint64) bool // the FSM holds every entry up to index that changes it
+	// WaitApplied waits until the FSM has applied the command at index, or ctx ends.
+	WaitApplied(ctx context.Context, index uint64) bool
 	Members() []cluster.Member
 	AddMember(m cluster.Member, timeout time.Duration) error
 	RemoveMember(id string, timeout time.Duration) error
@@ -237,7 +239,7 @@ func (s *Server) ServerOptions() []grpc.ServerOption {
 		grpc.ChainUnaryInterceptor(s.intercept.unary),
 		grpc.ForceServerCodecV2(newLenientCodec()),
 		grpc.NumStreamWorkers(streamWorkers),
-		grpc.ChainStreamInterceptor(withReasonStream, s.intercept.auditStream, refuseUndecodableStream, s.intercept.authorizeStream),
+		grpc.ChainStreamInterceptor(withReasonStream, s.intercept.auditStream, refuseUndecodableStream, s.intercept.authorizeStream, s.refuseFencedStream),
 	}, append(s.cfg.Limits.options(s.publicCalls), s.cfg.Tracing.ServerOptions()...)...)
 }
 
@@ -282,6 +284,7 @@ func (s *Server) Start() {
 	s.wg.Go(func() { s.cluster.rates.run(ctx) })
 	s.wg.Go(func() { s.cluster.replicas.run(ctx) })
 	s.wg.Go(func() { s.checkAtStart(ctx) })
+	s.wg.Go(func() { s.keepFencedFromLeading(ctx) })
 	if s.etags != nil {
 		s.wg.Go(func() { s.etagRecord.run(ctx) })
 	}

@@ -48,7 +48,7 @@ func (s *interceptors) withFactsOnProbe(ctx context.Context, req any, info *grpc
 		if fault := s.storageFault(); fault != "" {
 			md.Set(storageFaultHeader, fault)
 		}
-		if digest, asked := digestAnswer(ctx, s.node.FSM(), s.node.AppliedIndex); asked {
+		if digest, asked := digestAnswer(ctx, s.node.FSM(), s.node.WaitApplied); asked {
 			md.Set(digestHeader, digest)
 		}
 		if offset, ok := s.clock.Offset(); ok {
@@ -107,6 +107,9 @@ func (s *clusterService) statusLocal(ctx context.Context, _ *idnodev1.StatusRequ
 			byID[m.ID] = ns
 		}
 		ns.RaftAddress, ns.Voter = m.Address, m.Voter
+		if f, fenced := s.node.FSM().Fence(m.ID); fenced {
+			ns.DivergedAtIndex = f.GetIndex()
+		}
 		out.Nodes = append(out.Nodes, ns)
 	}
 	s.probe(ctx, out.Nodes, leaderID)

@@ -147,6 +147,9 @@ type nodeRow struct {
 	// JoinUnfinished reports that the node joined with --join and is still a non-voter;
 	// idctl node promote or idctl node remove ends that.
 	JoinUnfinished bool `json:"join_unfinished,omitempty"`
+	// DivergedAtIndex is the replica check's mark at which the cluster fenced the node for a
+	// state that differs from the majority's; absent when it is not fenced.
+	DivergedAtIndex uint64 `json:"diverged_at_index,omitempty"`
 	// ClockOffsetSeconds is the node's clock minus the leader's, as the node last measured it;
 	// absent before its first measurement or when nobody could say.
 	ClockOffsetSeconds *float64 `json:"clock_offset_seconds,omitempty"`
@@ -194,7 +197,8 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		for _, n := range st.GetNodes() {
 			row := nodeRow{Tag: n.GetTag(), ID: n.GetId(), GRPCAddress: n.GetGrpcAddress(), RaftAddress: n.GetRaftAddress(),
-				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable(), Version: n.GetVersion(), JoinUnfinished: n.GetJoinUnfinished()}
+				Role: n.GetState(), Voter: n.GetVoter(), Reachable: n.GetReachable(), Version: n.GetVersion(), JoinUnfinished: n.GetJoinUnfinished(),
+				DivergedAtIndex: n.GetDivergedAtIndex()}
 			row.clockOffset(n)
 			if own, ok := self[n.GetTag()]; ok {
 				row.Term, row.CommitIndex, row.AppliedIndex, row.Answered = own.GetTerm(), own.GetCommitIndex(), own.GetAppliedIndex(), true
@@ -245,6 +249,10 @@ func statusCmd(fs *flag.FlagSet) func(*env, []string) error {
 		for _, r := range out.Nodes {
 			if r.StorageFault != "" {
 				fmt.Fprintf(e.stdout, "node %s: %s\n", r.Tag, r.StorageFault)
+			}
+			if r.DivergedAtIndex > 0 {
+				fmt.Fprintf(e.stdout, "node %s: fenced, its state differed from the majority's at the replica check of index %d; it refuses calls until rebuilt (docs/replica-checks.md)\n",
+					r.Tag, r.DivergedAtIndex)
 			}
 			if r.JoinUnfinished {
 				fmt.Fprintf(e.stdout, "node %s: its join did not finish: it serves but does not vote; finish it with idctl node promote %s, or undo it with idctl node remove %s\n",

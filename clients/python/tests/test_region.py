@@ -148,6 +148,7 @@ def test_a_cluster_refusal_does_not_keep_calls_from_the_local_node(cl: FakeNodes
     (grpc.StatusCode.UNAVAILABLE, "STORAGE_FULL"),
     (grpc.StatusCode.UNAVAILABLE, "STORAGE_FAILED"),
     (grpc.StatusCode.UNAVAILABLE, "NOT_REGISTERED"),
+    (grpc.StatusCode.UNAVAILABLE, "REPLICA_DIVERGED"),
 ])
 def test_a_refusal_about_the_node_alone_skips_it_for_a_while(cl: FakeNodes, code: grpc.StatusCode, reason: str) -> None:
     # A node that is stopping, behind, busy or cannot write its storage would cost every call

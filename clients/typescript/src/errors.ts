@@ -39,6 +39,8 @@ export const Reason = {
   STORAGE_FULL: "STORAGE_FULL",
   STORAGE_FAILED: "STORAGE_FAILED",
   NODE_BUSY: "NODE_BUSY",
+  /** The node's state differs from the majority's: the cluster fenced it until it is rebuilt; another node serves. */
+  REPLICA_DIVERGED: "REPLICA_DIVERGED",
   /** The collection is opaque: its values are not published, so nextIdentity is refused; generate("orders|") gives its IDs. */
   OPAQUE_COLLECTION: "OPAQUE_COLLECTION",
   /** A string under an opaque collection that is not one of its IDs (length, alphabet, or another database's key). */

@@ -365,11 +365,12 @@ function didNothing(err: IdnodeError): boolean {
 }
 
 /**
- * The refusals about the node that sent them, not the cluster: it is busy, stopping, behind, or
- * cannot write its own storage, and another node may serve the call now.
+ * The refusals about the node that sent them, not the cluster: it is busy, stopping, behind,
+ * fenced, or cannot write its own storage, and another node may serve the call now.
  */
 const aboutTheNode: ReadonlySet<string> = new Set([
   Reason.NODE_BUSY, Reason.SHUTTING_DOWN, Reason.NOT_CAUGHT_UP, Reason.STORAGE_FULL, Reason.STORAGE_FAILED, Reason.NOT_REGISTERED,
+  Reason.REPLICA_DIVERGED,
 ]);
 
 /**

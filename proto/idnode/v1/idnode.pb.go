@@ -17,7 +17,8 @@
 //   NOT_CAUGHT_UP       UNAVAILABLE          the node has not applied what the cluster committed before it
 //                                            started: it refuses calls an API key guards; use another node
 //   REPLICA_DIVERGED    UNAVAILABLE          the node's state differs from the majority's at the same log
-//                                            index (docs/replica-checks.md); use another node
+//                                            index: it is fenced until an operator rebuilds it
+//                                            (docs/replica-checks.md); use another node
 //   INVALID_INPUT       INVALID_ARGUMENT     the message names the rule and the value
 //   REQUEST_ID_REUSED   INVALID_ARGUMENT     the request_id answered a different request
 //   IN_USE              ALREADY_EXISTS       a node tag or address another node holds, or a retired tag
@@ -3987,8 +3988,12 @@ type NodeStatus struct {
 	// did not say (no answer, or a build from before the measurement), leaves both unset.
 	ClockOffsetSeconds  float64 `protobuf:"fixed64,13,opt,name=clock_offset_seconds,json=clockOffsetSeconds,proto3" json:"clock_offset_seconds,omitempty"`
 	ClockOffsetMeasured bool    `protobuf:"varint,14,opt,name=clock_offset_measured,json=clockOffsetMeasured,proto3" json:"clock_offset_measured,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Non-zero when the cluster fenced the node: its state digest differed from the majority's
+	// at the digest mark of this index (docs/replica-checks.md, "Fencing"). It refuses every call
+	// that needs the state (REPLICA_DIVERGED) until it is removed and joins again.
+	DivergedAtIndex uint64 `protobuf:"varint,15,opt,name=diverged_at_index,json=divergedAtIndex,proto3" json:"diverged_at_index,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *NodeStatus) Reset() {
@@ -4124,6 +4129,13 @@ func (x *NodeStatus) GetClockOffsetMeasured() bool {
 		return x.ClockOffsetMeasured
 	}
 	return false
+}
+
+func (x *NodeStatus) GetDivergedAtIndex() uint64 {
+	if x != nil {
+		return x.DivergedAtIndex
+	}
+	return 0
 }
 
 // A change of leader, as the answering node saw it.
@@ -7211,7 +7223,7 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rStatusRequest\x12\x1e\n" +
 	"\n" +
 	"consistent\x18\x01 \x01(\bR\n" +
-	"consistent\"\x81\x04\n" +
+	"consistent\"\xad\x04\n" +
 	"\n" +
 	"NodeStatus\x12\x10\n" +
 	"\x03tag\x18\x01 \x01(\tR\x03tag\x12\x0e\n" +
@@ -7229,7 +7241,8 @@ const file_idnode_v1_idnode_proto_rawDesc = "" +
 	"\rstorage_fault\x18\v \x01(\tR\fstorageFault\x12+\n" +
 	"\x11supported_version\x18\f \x01(\rR\x10supportedVersion\x120\n" +
 	"\x14clock_offset_seconds\x18\r \x01(\x01R\x12clockOffsetSeconds\x122\n" +
-	"\x15clock_offset_measured\x18\x0e \x01(\bR\x13clockOffsetMeasured\"O\n" +
+	"\x15clock_offset_measured\x18\x0e \x01(\bR\x13clockOffsetMeasured\x12*\n" +
+	"\x11diverged_at_index\x18\x0f \x01(\x04R\x0fdivergedAtIndex\"O\n" +
 	"\fLeaderChange\x12\x13\n" +
 	"\x05at_ms\x18\x01 \x01(\x03R\x04atMs\x12\x16\n" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12\x12\n" +

@@ -17,7 +17,8 @@
 //   NOT_CAUGHT_UP       UNAVAILABLE          the node has not applied what the cluster committed before it
 //                                            started: it refuses calls an API key guards; use another node
 //   REPLICA_DIVERGED    UNAVAILABLE          the node's state differs from the majority's at the same log
-//                                            index (docs/replica-checks.md); use another node
+//                                            index: it is fenced until an operator rebuilds it
+//                                            (docs/replica-checks.md); use another node
 //   INVALID_INPUT       INVALID_ARGUMENT     the message names the rule and the value
 //   REQUEST_ID_REUSED   INVALID_ARGUMENT     the request_id answered a different request
 //   IN_USE              ALREADY_EXISTS       a node tag or address another node holds, or a retired tag

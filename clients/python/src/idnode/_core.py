@@ -287,10 +287,11 @@ class Call(Generic[T]):
 # named again after it, so the calls that need it take a follower's hop at most this long.
 LEADER_HINT_DISTRUST = 5.0
 
-# The refusals about the node that sent them, not the cluster: it is busy, stopping, behind, or
-# cannot write its own storage, and another node may serve the call now. With a region the
+# The refusals about the node that sent them, not the cluster: it is busy, stopping, behind,
+# fenced, or cannot write its own storage, and another node may serve the call now. With a region the
 # client puts such a node behind the others for a while, as it does one it cannot reach.
-ABOUT_THE_NODE = frozenset({"NODE_BUSY", "SHUTTING_DOWN", "NOT_CAUGHT_UP", "STORAGE_FULL", "STORAGE_FAILED", "NOT_REGISTERED"})
+ABOUT_THE_NODE = frozenset({"NODE_BUSY", "SHUTTING_DOWN", "NOT_CAUGHT_UP", "STORAGE_FULL", "STORAGE_FAILED", "NOT_REGISTERED",
+                            "REPLICA_DIVERGED"})
 
 
 def not_carried_out(err: errors.IdnodeError) -> bool:

@@ -119,6 +119,7 @@ test("only the node's own failure puts a local node behind the others: unreachab
     ["STORAGE_FULL", { status: 503, body: statusBody(Code.UNAVAILABLE, "disk full", "STORAGE_FULL") }, true],
     ["STORAGE_FAILED", { status: 503, body: statusBody(Code.UNAVAILABLE, "disk failed", "STORAGE_FAILED") }, true],
     ["NOT_REGISTERED", { status: 503, body: statusBody(Code.UNAVAILABLE, "not registered", "NOT_REGISTERED") }, true],
+    ["REPLICA_DIVERGED", { status: 503, body: statusBody(Code.UNAVAILABLE, "fenced", "REPLICA_DIVERGED") }, true],
     ["the attempt's timeout", "hang", true],
   ];
   for (const [what, reply, skipped] of failures) {

@@ -3921,6 +3921,99 @@ func (x *DigestMark) GetProposedAtMs() int64 {
 	return 0
 }
 
+// Fence a member whose state digest differed from the majority's at a digest mark (cluster
+// version 7): every replica records it, so the member itself, and any later leader, knows
+// that it refuses every call that needs the state until it is removed (docs/replica-checks.md,
+// "Fencing"). Also the snapshot record of each fence. Not Ignorable: an older build that
+// skipped it would let the diverged member serve.
+type ReplicaFence struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The member's Raft ID: a member rebuilt from an empty data dir joins under another one, so
+	// the fence never holds the new incarnation. Its tag is for operators.
+	Id  string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Tag string `protobuf:"bytes,2,opt,name=tag,proto3" json:"tag,omitempty"`
+	// The mark's index, the member's digest at it and the majority's.
+	Index          uint64 `protobuf:"varint,3,opt,name=index,proto3" json:"index,omitempty"`
+	Digest         []byte `protobuf:"bytes,4,opt,name=digest,proto3" json:"digest,omitempty"`
+	MajorityDigest []byte `protobuf:"bytes,5,opt,name=majority_digest,json=majorityDigest,proto3" json:"majority_digest,omitempty"`
+	// When the leader proposed it, Unix ms: for operators, not for the state.
+	AtMs          int64 `protobuf:"varint,6,opt,name=at_ms,json=atMs,proto3" json:"at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReplicaFence) Reset() {
+	*x = ReplicaFence{}
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReplicaFence) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReplicaFence) ProtoMessage() {}
+
+func (x *ReplicaFence) ProtoReflect() protoreflect.Message {
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReplicaFence.ProtoReflect.Descriptor instead.
+func (*ReplicaFence) Descriptor() ([]byte, []int) {
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ReplicaFence) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ReplicaFence) GetTag() string {
+	if x != nil {
+		return x.Tag
+	}
+	return ""
+}
+
+func (x *ReplicaFence) GetIndex() uint64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *ReplicaFence) GetDigest() []byte {
+	if x != nil {
+		return x.Digest
+	}
+	return nil
+}
+
+func (x *ReplicaFence) GetMajorityDigest() []byte {
+	if x != nil {
+		return x.MajorityDigest
+	}
+	return nil
+}
+
+func (x *ReplicaFence) GetAtMs() int64 {
+	if x != nil {
+		return x.AtMs
+	}
+	return 0
+}
+
 // Release every claim owner holds in the database (IdService/ReleaseOwner; cluster version 2).
 type ReleaseOwner struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3933,7 +4026,7 @@ type ReleaseOwner struct {
 
 func (x *ReleaseOwner) Reset() {
 	*x = ReleaseOwner{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3945,7 +4038,7 @@ func (x *ReleaseOwner) String() string {
 func (*ReleaseOwner) ProtoMessage() {}
 
 func (x *ReleaseOwner) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[48]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3958,7 +4051,7 @@ func (x *ReleaseOwner) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReleaseOwner.ProtoReflect.Descriptor instead.
 func (*ReleaseOwner) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{48}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ReleaseOwner) GetOwner() string {
@@ -4000,7 +4093,7 @@ type MakeOpaque struct {
 
 func (x *MakeOpaque) Reset() {
 	*x = MakeOpaque{}
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[49]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4012,7 +4105,7 @@ func (x *MakeOpaque) String() string {
 func (*MakeOpaque) ProtoMessage() {}
 
 func (x *MakeOpaque) ProtoReflect() protoreflect.Message {
-	mi := &file_idnode_raft_v1_raft_proto_msgTypes[49]
+	mi := &file_idnode_raft_v1_raft_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4025,7 +4118,7 @@ func (x *MakeOpaque) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MakeOpaque.ProtoReflect.Descriptor instead.
 func (*MakeOpaque) Descriptor() ([]byte, []int) {
-	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{49}
+	return file_idnode_raft_v1_raft_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *MakeOpaque) GetDatabase() string {
@@ -4381,7 +4474,14 @@ const file_idnode_raft_v1_raft_proto_rawDesc = "" +
 	"\aversion\x18\x01 \x01(\rR\aversion\"2\n" +
 	"\n" +
 	"DigestMark\x12$\n" +
-	"\x0eproposed_at_ms\x18\x01 \x01(\x03R\fproposedAtMs\"@\n" +
+	"\x0eproposed_at_ms\x18\x01 \x01(\x03R\fproposedAtMs\"\x9c\x01\n" +
+	"\fReplicaFence\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
+	"\x03tag\x18\x02 \x01(\tR\x03tag\x12\x14\n" +
+	"\x05index\x18\x03 \x01(\x04R\x05index\x12\x16\n" +
+	"\x06digest\x18\x04 \x01(\fR\x06digest\x12'\n" +
+	"\x0fmajority_digest\x18\x05 \x01(\fR\x0emajorityDigest\x12\x13\n" +
+	"\x05at_ms\x18\x06 \x01(\x03R\x04atMs\"@\n" +
 	"\fReleaseOwner\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\tR\x05owner\x12\x1a\n" +
 	"\bdatabase\x18\x02 \x01(\tR\bdatabase\"\x90\x01\n" +
@@ -4417,7 +4517,7 @@ func file_idnode_raft_v1_raft_proto_rawDescGZIP() []byte {
 }
 
 var file_idnode_raft_v1_raft_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_idnode_raft_v1_raft_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(SeriesPeriod)(0),           // 0: idnode.raft.v1.SeriesPeriod
 	(SeriesPolicy)(0),           // 1: idnode.raft.v1.SeriesPolicy
@@ -4470,8 +4570,9 @@ var file_idnode_raft_v1_raft_proto_goTypes = []any{
 	(*NodeVersion)(nil),         // 48: idnode.raft.v1.NodeVersion
 	(*SetClusterVersion)(nil),   // 49: idnode.raft.v1.SetClusterVersion
 	(*DigestMark)(nil),          // 50: idnode.raft.v1.DigestMark
-	(*ReleaseOwner)(nil),        // 51: idnode.raft.v1.ReleaseOwner
-	(*MakeOpaque)(nil),          // 52: idnode.raft.v1.MakeOpaque
+	(*ReplicaFence)(nil),        // 51: idnode.raft.v1.ReplicaFence
+	(*ReleaseOwner)(nil),        // 52: idnode.raft.v1.ReleaseOwner
+	(*MakeOpaque)(nil),          // 53: idnode.raft.v1.MakeOpaque
 }
 var file_idnode_raft_v1_raft_proto_depIdxs = []int32{
 	3,  // 0: idnode.raft.v1.IdentityBatch.increments:type_name -> idnode.raft.v1.IdentityIncrement
@@ -4511,7 +4612,7 @@ func file_idnode_raft_v1_raft_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_idnode_raft_v1_raft_proto_rawDesc), len(file_idnode_raft_v1_raft_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   50,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

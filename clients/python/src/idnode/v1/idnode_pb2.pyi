@@ -659,11 +659,12 @@ class NextIdentityResponse(_message.Message):
     def __init__(self, first: _Optional[int] = ..., last: _Optional[int] = ..., skipped: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class NodeStatus(_message.Message):
-    __slots__ = ["applied_index", "clock_offset_measured", "clock_offset_seconds", "commit_index", "grpc_address", "id", "join_unfinished", "raft_address", "reachable", "state", "storage_fault", "supported_version", "tag", "version", "voter"]
+    __slots__ = ["applied_index", "clock_offset_measured", "clock_offset_seconds", "commit_index", "diverged_at_index", "grpc_address", "id", "join_unfinished", "raft_address", "reachable", "state", "storage_fault", "supported_version", "tag", "version", "voter"]
     APPLIED_INDEX_FIELD_NUMBER: _ClassVar[int]
     CLOCK_OFFSET_MEASURED_FIELD_NUMBER: _ClassVar[int]
     CLOCK_OFFSET_SECONDS_FIELD_NUMBER: _ClassVar[int]
     COMMIT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    DIVERGED_AT_INDEX_FIELD_NUMBER: _ClassVar[int]
     GRPC_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     JOIN_UNFINISHED_FIELD_NUMBER: _ClassVar[int]
@@ -679,6 +680,7 @@ class NodeStatus(_message.Message):
     clock_offset_measured: bool
     clock_offset_seconds: float
     commit_index: int
+    diverged_at_index: int
     grpc_address: str
     id: str
     join_unfinished: bool
@@ -690,7 +692,7 @@ class NodeStatus(_message.Message):
     tag: str
     version: str
     voter: bool
-    def __init__(self, tag: _Optional[str] = ..., id: _Optional[str] = ..., raft_address: _Optional[str] = ..., grpc_address: _Optional[str] = ..., voter: bool = ..., state: _Optional[str] = ..., reachable: bool = ..., version: _Optional[str] = ..., join_unfinished: bool = ..., applied_index: _Optional[int] = ..., commit_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., supported_version: _Optional[int] = ..., clock_offset_seconds: _Optional[float] = ..., clock_offset_measured: bool = ...) -> None: ...
+    def __init__(self, tag: _Optional[str] = ..., id: _Optional[str] = ..., raft_address: _Optional[str] = ..., grpc_address: _Optional[str] = ..., voter: bool = ..., state: _Optional[str] = ..., reachable: bool = ..., version: _Optional[str] = ..., join_unfinished: bool = ..., applied_index: _Optional[int] = ..., commit_index: _Optional[int] = ..., storage_fault: _Optional[str] = ..., supported_version: _Optional[int] = ..., clock_offset_seconds: _Optional[float] = ..., clock_offset_measured: bool = ..., diverged_at_index: _Optional[int] = ...) -> None: ...
 
 class OpaqueStatus(_message.Message):
     __slots__ = ["collections", "database", "key_fingerprint", "numeric"]

@@ -38,6 +38,11 @@ public final class Reasons {
   /** The node holds as many calls as it takes; nothing was done. Retry elsewhere. */
   public static final String NODE_BUSY = "NODE_BUSY";
   /**
+   * The node's state differs from the majority's: the cluster fenced it until an operator
+   * rebuilds it. Another node serves.
+   */
+  public static final String REPLICA_DIVERGED = "REPLICA_DIVERGED";
+  /**
    * The collection is opaque (FAILED_PRECONDITION): its values are not published, so
    * {@code nextIdentity} is refused; {@code generate("orders|", count)} gives its IDs, each an
    * opaque form ({@link OpaqueIds#parse} checks one).
@@ -58,7 +63,8 @@ public final class Reasons {
    */
   public static boolean aboutTheNode(String reason) {
     return switch (reason) {
-      case NODE_BUSY, SHUTTING_DOWN, NOT_CAUGHT_UP, STORAGE_FULL, STORAGE_FAILED, NOT_REGISTERED -> true;
+      case NODE_BUSY, SHUTTING_DOWN, NOT_CAUGHT_UP, STORAGE_FULL, STORAGE_FAILED, NOT_REGISTERED,
+          REPLICA_DIVERGED -> true;
       default -> false;
     };
   }

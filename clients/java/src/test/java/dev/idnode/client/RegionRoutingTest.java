@@ -123,7 +123,7 @@ class RegionRoutingTest {
     // Stopping, behind, or unable to write its storage: W1 itself cannot serve, and would cost
     // every call a round trip if it stayed first.
     for (String reason : List.of(Reasons.SHUTTING_DOWN, Reasons.NOT_CAUGHT_UP, Reasons.STORAGE_FULL,
-        Reasons.STORAGE_FAILED, Reasons.NOT_REGISTERED)) {
+        Reasons.STORAGE_FAILED, Reasons.NOT_REGISTERED, Reasons.REPLICA_DIVERGED)) {
       now.addAndGet(RegionRouting.SKIP_MAX.toNanos());
       west1.refuse(Status.Code.UNAVAILABLE, reason, Map.of());
       int asked = west1.calls.size();
