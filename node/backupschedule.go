@@ -21,11 +21,8 @@ import (
 // whole state and lists the store, and a slot name has minute precision.
 const MinBackupInterval = time.Minute
 
-// backupExt ends a scheduled backup's name; its digest object adds digestExt.
-const (
-	backupExt = ".idbk"
-	digestExt = ".sha256"
-)
+// backupExt ends a scheduled backup's name; its digest object adds backupstore.DigestSuffix.
+const backupExt = ".idbk"
 
 // BackupSchedule is the cluster's scheduled backups (docs/scheduled-backups.md): every node
 // runs the same schedule, and only the leader acts on it.
@@ -175,8 +172,8 @@ func (b *backupScheduler) take(ctx context.Context, slot time.Time) (bool, error
 	if err != nil {
 		return false, err
 	}
-	digest := hex.EncodeToString(sum.SHA256[:]) + "  " + name + "\n" // sha256sum's format
-	if _, err := b.sched.Store.Put(ctx, name+digestExt, strings.NewReader(digest)); err != nil {
+	digest := backupstore.DigestLine(name, sum.SHA256)
+	if _, err := b.sched.Store.Put(ctx, name+backupstore.DigestSuffix, strings.NewReader(digest)); err != nil {
 		return false, fmt.Errorf("backup %s stored, its digest not: %w", name, err)
 	}
 	b.log.Info("scheduled backup stored", "name", name, "bytes", sum.Size, "sha256", hex.EncodeToString(sum.SHA256[:]), "store", b.sched.Store.String())
@@ -263,7 +260,7 @@ func (b *backupScheduler) prune(ctx context.Context, backups []backup, newest ti
 			kept = append(kept, bk)
 			continue
 		}
-		err := b.sched.Store.Delete(ctx, bk.Name+digestExt)
+		err := b.sched.Store.Delete(ctx, bk.Name+backupstore.DigestSuffix)
 		if err == nil {
 			err = b.sched.Store.Delete(ctx, bk.Name)
 		}

@@ -24,7 +24,7 @@ const (
 	// backupChunkSize is the payload of one BackupChunk / RestoreChunk message.
 	backupChunkSize = 256 << 10
 	// maxRestoreBytes bounds the backup a Restore call may send (it is held in memory).
-	maxRestoreBytes = 1 << 30
+	maxRestoreBytes = fsm.MaxBackupBytes
 	// restoreRecordsPerCommand bounds one RaiseFloor log entry.
 	restoreRecordsPerCommand = 10_000
 )

@@ -17,6 +17,10 @@ var (
 	errNeedPassphrase = errors.New("it is encrypted: give its passphrase with --passphrase-file FILE or in " + passphraseEnv)
 	// errPassphraseFile: --passphrase-file names a file that holds no usable passphrase.
 	errPassphraseFile = errors.New("passphrase file")
+	// errBackupDigest: a stored backup's bytes do not hash to its digest object's SHA-256.
+	errBackupDigest = errors.New("digest mismatch")
+	// errNotRestorable: a stored backup matches its digest but is no backup a restore takes.
+	errNotRestorable = errors.New("not a backup that would restore")
 )
 
 // hint explains the usual cause of a connection that breaks at once: TLS on one side only.

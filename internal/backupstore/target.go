@@ -46,6 +46,9 @@ type Target struct {
 // IsSet reports whether a target was given.
 func (t *TargetFlags) IsSet() bool { return t.target != "" }
 
+// Spec is the target as given.
+func (t *TargetFlags) Spec() string { return t.target }
+
 // Parse reads the flags into a Target, naming the flag at fault. set reports whether a flag
 // (by its full name) was given, on the command line or otherwise: an S3 flag given with a dir:
 // target is refused, because it would be ignored without a word and the operator who gave it
