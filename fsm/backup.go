@@ -107,6 +107,11 @@ type Backup struct {
 	// Rates are when the backup was taken and its cluster's issue rates; none (zero) in a
 	// backup of an older build.
 	Rates IssueRates
+	// Index and StateDigest are what the backup says of the state it holds, which ReadBackup
+	// checked: the applied index and the state digest; zero and nil in a backup of an older
+	// build or of one database.
+	Index       uint64
+	StateDigest []byte
 	// lastRanges are the sizes of the HiLo tags' last ranges, as HiLo: a margin by rates skips
 	// at least that much of a tag.
 	lastRanges []int64
@@ -164,15 +169,19 @@ type HiLoMax struct {
 	Max      int64
 }
 
+// MaxBackupBytes bounds the backup a restore takes: it is held in memory whole.
+const MaxBackupBytes = 1 << 30
+
 // ReadBackup reads a backup (snapshot) file, its series journals whole. A backup that carries
 // a state digest must match it (ErrSnapshotDigestMismatch); one an older build wrote carries
 // none.
 func ReadBackup(r io.Reader) (*Backup, error) {
 	b := &Backup{}
-	st, _, err := readSnapshot(r, b.backupReaders())
+	st, seal, err := readSnapshot(r, b.backupReaders())
 	if err != nil {
 		return nil, err
 	}
+	b.Index, b.StateDigest = seal.index, seal.digest
 	for _, name := range sortedKeys(st.databases) {
 		d := st.databases[name]
 		for _, k := range sortedKeys(d.identities) {

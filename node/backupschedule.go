@@ -14,17 +14,15 @@ import (
 
 	"github.com/idnode/idnode/internal/backupcrypt"
 	"github.com/idnode/idnode/internal/backupstore"
+	"github.com/idnode/idnode/node/httpapi"
 )
 
 // MinBackupInterval is the shortest interval between scheduled backups: each one copies the
 // whole state and lists the store, and a slot name has minute precision.
 const MinBackupInterval = time.Minute
 
-// backupExt ends a scheduled backup's name; its digest object adds digestExt.
-const (
-	backupExt = ".idbk"
-	digestExt = ".sha256"
-)
+// backupExt ends a scheduled backup's name; its digest object adds backupstore.DigestSuffix.
+const backupExt = ".idbk"
 
 // BackupSchedule is the cluster's scheduled backups (docs/scheduled-backups.md): every node
 // runs the same schedule, and only the leader acts on it.
@@ -113,6 +111,10 @@ type backupScheduler struct {
 	// failed is the slot whose backup failed: it is retried at the next slot, not at every
 	// check of this one.
 	failed time.Time
+
+	// seen is what the console shows (backupstatus.go), under its own lock: a check holds mu
+	// for a whole backup, and the console must not wait for one.
+	seen backupsSeen
 }
 
 // backupChecks is how many times a slot the scheduler looks whether its backup is due: a new
@@ -145,6 +147,7 @@ func (b *backupScheduler) check(ctx context.Context) (bool, error) {
 	}
 	took, err := b.take(ctx, slot)
 	if err != nil {
+		b.seen.failed(b.now(), err)
 		b.failed = slot
 		b.log.Error("scheduled backup failed; the next slot tries again", "slot", slot, "store", b.sched.Store.String(), "err", err)
 		if b.sched.Observer != nil {
@@ -160,6 +163,7 @@ func (b *backupScheduler) take(ctx context.Context, slot time.Time) (bool, error
 	if err != nil {
 		return false, err
 	}
+	b.seen.listed(b.now(), b.sched.backups(objects))
 	name := b.sched.slotName(slot)
 	if slices.ContainsFunc(objects, func(o backupstore.Object) bool { return o.Name == name }) {
 		return false, nil
@@ -168,8 +172,8 @@ func (b *backupScheduler) take(ctx context.Context, slot time.Time) (bool, error
 	if err != nil {
 		return false, err
 	}
-	digest := hex.EncodeToString(sum.SHA256[:]) + "  " + name + "\n" // sha256sum's format
-	if _, err := b.sched.Store.Put(ctx, name+digestExt, strings.NewReader(digest)); err != nil {
+	digest := backupstore.DigestLine(name, sum.SHA256)
+	if _, err := b.sched.Store.Put(ctx, name+backupstore.DigestSuffix, strings.NewReader(digest)); err != nil {
 		return false, fmt.Errorf("backup %s stored, its digest not: %w", name, err)
 	}
 	b.log.Info("scheduled backup stored", "name", name, "bytes", sum.Size, "sha256", hex.EncodeToString(sum.SHA256[:]), "store", b.sched.Store.String())
@@ -180,7 +184,9 @@ func (b *backupScheduler) take(ctx context.Context, slot time.Time) (bool, error
 	if err != nil {
 		return true, fmt.Errorf("backup %s stored, but listing for retention failed: %w", name, err)
 	}
-	if err := b.prune(ctx, objects, slot); err != nil {
+	kept, err := b.prune(ctx, b.sched.backups(objects), slot)
+	b.seen.listed(b.now(), kept)
+	if err != nil {
 		return true, fmt.Errorf("backup %s stored, but pruning failed: %w", name, err)
 	}
 	return true, nil
@@ -215,70 +221,101 @@ func (b *backupScheduler) encode(ctx context.Context, w io.Writer) error {
 	return enc.Close()
 }
 
+// backup is one of this cluster's backups in the store.
+type backup struct {
+	backupstore.Object
+	slot time.Time
+}
+
+// backups are this cluster's backups among objects (not their digests, nor others' objects),
+// newest first.
+func (s BackupSchedule) backups(objects []backupstore.Object) []backup {
+	var out []backup
+	for _, o := range objects {
+		if slot, ok := s.slotOf(o.Name); ok {
+			out = append(out, backup{o, slot})
+		}
+	}
+	slices.SortFunc(out, func(x, y backup) int { return y.slot.Compare(x.slot) })
+	return out
+}
+
 // prune deletes the backups retention drops, with their digests: all but the newest Keep,
 // and those whose slot is more than MaxAge before newest's. newest itself is always kept: it
 // is first, Keep is at least 1 when set, and its age is 0. Backups of later slots (a clock
-// that ran ahead) are left alone.
-func (b *backupScheduler) prune(ctx context.Context, objects []backupstore.Object, newest time.Time) error {
-	type backup struct {
-		name string
-		slot time.Time
-	}
-	var backups []backup
-	for _, o := range objects {
-		if slot, ok := b.sched.slotOf(o.Name); ok && !slot.After(newest) {
-			backups = append(backups, backup{o.Name, slot})
-		}
-	}
-	slices.SortFunc(backups, func(x, y backup) int { return y.slot.Compare(x.slot) }) // newest first
+// that ran ahead) are left alone. It returns the backups still there (newest first).
+func (b *backupScheduler) prune(ctx context.Context, backups []backup, newest time.Time) ([]backup, error) {
 	var errs []error
-	for i, bk := range backups {
+	var kept []backup
+	i := 0 // the rank among the backups up to newest
+	for _, bk := range backups {
+		if bk.slot.After(newest) {
+			kept = append(kept, bk)
+			continue
+		}
 		tooMany := b.sched.Keep > 0 && i >= b.sched.Keep
 		tooOld := b.sched.MaxAge > 0 && newest.Sub(bk.slot) > b.sched.MaxAge
+		i++
 		if !tooMany && !tooOld {
+			kept = append(kept, bk)
 			continue
 		}
-		if err := b.sched.Store.Delete(ctx, bk.name+digestExt); err != nil {
+		err := b.sched.Store.Delete(ctx, bk.Name+backupstore.DigestSuffix)
+		if err == nil {
+			err = b.sched.Store.Delete(ctx, bk.Name)
+		}
+		if err != nil {
 			errs = append(errs, err)
+			kept = append(kept, bk) // still in the store
 			continue
 		}
-		if err := b.sched.Store.Delete(ctx, bk.name); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		b.log.Info("scheduled backup pruned", "name", bk.name)
+		b.log.Info("scheduled backup pruned", "name", bk.Name)
 	}
-	return errors.Join(errs...)
+	return kept, errors.Join(errs...)
 }
 
-// scheduleBackups starts the scheduler when the node has a backup store: it checks
-// backupChecks times an interval, on every node, and acts only on the leader.
-func (n *Node) scheduleBackups(adminToken string) error {
+// backupStatus answers the console's GET /v1/backups: what the scheduler saw, or that this
+// node schedules no backups.
+func (n *Node) backupStatus() httpapi.BackupStatus {
+	if n.backups == nil {
+		return httpapi.BackupStatus{}
+	}
+	return n.backups.status()
+}
+
+// newBackupScheduler makes the scheduler when the node has a backup store, before the node
+// serves HTTP (whose console asks it); scheduleBackups starts it. It writes each backup with
+// the server's own WriteBackup, not through the node's gRPC port: the node is no caller that
+// an admin check or the audit log is about.
+func (n *Node) newBackupScheduler() error {
 	if n.cfg.Backups.Store == nil {
 		return nil
 	}
 	if err := n.cfg.Backups.Validate(); err != nil {
 		return err
 	}
-	source, err := n.startBackupSource(adminToken)
-	if err != nil {
-		return err
+	n.backups = &backupScheduler{sched: n.cfg.Backups, isLeader: n.raft.IsLeader, write: n.server.WriteBackup, now: time.Now, log: n.log}
+	return nil
+}
+
+// scheduleBackups starts the scheduler, if there is one: it checks backupChecks times an
+// interval, on every node, and acts only on the leader.
+func (n *Node) scheduleBackups() {
+	if n.backups == nil {
+		return
 	}
-	b := &backupScheduler{sched: n.cfg.Backups, isLeader: n.raft.IsLeader, write: source.write, now: time.Now, log: n.log}
 	ctx, cancel := context.WithCancel(n.ctx)
 	ticker := time.NewTicker(n.cfg.Backups.Interval / backupChecks)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		b.run(ctx, ticker.C)
+		n.backups.run(ctx, ticker.C)
 	}()
 	n.atStop(func(*error) {
 		cancel()
 		ticker.Stop()
 		<-done
-		source.stop(GracePeriod)
 	})
 	n.log.Info("scheduled backups on", "store", n.cfg.Backups.Store.String(), "interval", n.cfg.Backups.Interval,
 		"keep", n.cfg.Backups.Keep, "max_age", n.cfg.Backups.MaxAge, "encrypted", len(n.cfg.Backups.Passphrase) > 0)
-	return nil
 }

@@ -61,6 +61,8 @@ type Node struct {
 	httpAddr string           // "" while HTTP is off
 	raftLis  net.Listener     // nil with a custom Transport
 	tracing  *tracing.Tracing // nil while tracing is off
+	// backups takes the scheduled backups; nil without a backup store.
+	backups *backupScheduler
 	// identityLatency counts the identity calls' durations for the console's graphs.
 	identityLatency *history.Latency
 	// stopHistory stops the console's history from sampling (history.go); nil with HTTP off.
@@ -161,8 +163,12 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 		}
 		n.atStop(func(*error) { stopMetrics() })
 	}
+	if err := n.newBackupScheduler(); err != nil {
+		return nil, fmt.Errorf("scheduled backups: %w", err)
+	}
 	if httpLis != nil {
 		h := n.cfg.HTTP
+		h.Backups = n.backupStatus
 		h.GracePeriod = GracePeriod
 		h.Tracing = n.tracing
 		h.History = n.recordHistory(ctx)
@@ -173,9 +179,7 @@ func Start(ctx context.Context, cfg Config) (_ *Node, err error) {
 		n.atStop(func(*error) { stopHTTP() })
 	}
 	n.server.Start()
-	if err := n.scheduleBackups(sc.AdminToken); err != nil {
-		return nil, fmt.Errorf("scheduled backups: %w", err)
-	}
+	n.scheduleBackups()
 	internal := n.cfg.InternalListener
 	if internal == nil {
 		internal = n.raft.Internal()

@@ -24,7 +24,7 @@ const (
 	// backupChunkSize is the payload of one BackupChunk / RestoreChunk message.
 	backupChunkSize = 256 << 10
 	// maxRestoreBytes bounds the backup a Restore call may send (it is held in memory).
-	maxRestoreBytes = 1 << 30
+	maxRestoreBytes = fsm.MaxBackupBytes
 	// restoreRecordsPerCommand bounds one RaiseFloor log entry.
 	restoreRecordsPerCommand = 10_000
 )
@@ -44,24 +44,42 @@ func (s *clusterService) Backup(req *idnodev1.BackupRequest, stream grpc.ServerS
 // Backup runs on the leader: a read barrier, then the copy, in chunks.
 func (l clusterLeader) Backup(req *idnodev1.BackupRequest, stream grpc.ServerStreamingServer[idnodev1.BackupChunk]) error {
 	s, ctx, db := l.s, stream.Context(), req.GetDatabase()
-	if err := s.node.ReadBarrier(ctx); err != nil {
-		return s.raftError(err)
+	if err := s.barrier(ctx); err != nil {
+		return err
 	}
 	// Everything up to this index is in the backup (perhaps a little more).
 	w := &chunkWriter{first: &idnodev1.BackupChunk{Leader: s.cfg.Tag, Index: s.node.AppliedIndex()}, send: stream.Send}
-	rates := s.rates.backup()
-	write := func(w io.Writer) error { return s.node.FSM().WriteBackup(w, rates) }
-	if db != "" {
-		write = func(w io.Writer) error { return s.node.FSM().WriteDatabaseBackup(w, db, rates) }
-	}
-	if err := write(w); err != nil {
-		return toStatus(err)
+	if err := l.writeBackup(w, db); err != nil {
+		return err
 	}
 	if err := w.flush(); err != nil {
 		return err
 	}
 	s.log.Info("backup sent", "bytes", w.total, "index", w.first.GetIndex(), "database", db)
 	return nil
+}
+
+// writeBackup writes the backup of database db ("": the whole cluster) to w, with the
+// cluster's issue rates; call it after a read barrier.
+func (l clusterLeader) writeBackup(w io.Writer, db string) error {
+	s := l.s
+	rates := s.rates.backup()
+	write := func(w io.Writer) error { return s.node.FSM().WriteBackup(w, rates) }
+	if db != "" {
+		write = func(w io.Writer) error { return s.node.FSM().WriteDatabaseBackup(w, db, rates) }
+	}
+	return toStatus(write(w))
+}
+
+// WriteBackup writes a backup of the whole cluster to w, the bytes a Backup call streams, on
+// this node, which must lead (the read barrier refuses otherwise). It is the node's own
+// scheduled backup (node/backupschedule.go): a call from within the process, so it passes no
+// admin check and leaves no audit line, which are about callers from outside.
+func (s *Server) WriteBackup(ctx context.Context, w io.Writer) error {
+	if err := s.barrier(ctx); err != nil {
+		return err
+	}
+	return s.cluster.leader().writeBackup(w, "")
 }
 
 // chunkWriter cuts what is written into BackupChunks of backupChunkSize.

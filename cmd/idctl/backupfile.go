@@ -122,41 +122,50 @@ type backupIn struct {
 	close     func() error
 }
 
-// openBackup opens the backup file at path ("-": standard input) and tells an encrypted one
-// by its header. An encrypted file needs the passphrase, and its first chunk is read here, so
-// that a wrong passphrase is an error before anything is sent. A plain file with a passphrase
-// given is read as it is, and idctl says so.
+// openBackup opens the backup file at path ("-": standard input) and decodes it (decodeBackup).
 func openBackup(e *env, path string, pass passphrase) (*backupIn, error) {
 	var src io.Reader = e.stdin
-	in := &backupIn{close: func() error { return nil }}
+	closeSrc := func() error { return nil }
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, fmt.Errorf("backup file: %w", err)
 		}
-		src, in.close = f, f.Close
+		src, closeSrc = f, f.Close
 	}
+	in, err := decodeBackup(e, src, "backup file "+path, pass)
+	if err != nil {
+		closeSrc()
+		return nil, err
+	}
+	in.close = closeSrc
+	return in, nil
+}
+
+// decodeBackup reads the backup src, named what in messages, and tells an encrypted one by its
+// header. An encrypted backup needs the passphrase, and its first chunk is read here, so that a
+// wrong passphrase is an error before anything is sent. A plain backup with a passphrase given
+// is read as it is, and idctl says so.
+func decodeBackup(e *env, src io.Reader, what string, pass passphrase) (*backupIn, error) {
+	in := &backupIn{close: func() error { return nil }}
 	br := bufio.NewReader(src)
 	prefix, err := br.Peek(len(backupcrypt.Magic))
 	if err != nil && !errors.Is(err, io.EOF) {
-		in.close()
-		return nil, fmt.Errorf("backup file %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if !backupcrypt.IsEncrypted(prefix) {
 		if pass.bytes != nil {
-			fmt.Fprintf(e.stderr, "idctl: backup file %s is not encrypted: reading it as it is, without the passphrase from %s\n", path, pass.from)
+			fmt.Fprintf(e.stderr, "idctl: %s is not encrypted: reading it as it is, without the passphrase from %s\n", what, pass.from)
 		}
 		in.Reader = br
 		return in, nil
 	}
 	if pass.bytes == nil {
-		in.close()
-		return nil, fmt.Errorf("backup file %s: %w", path, errNeedPassphrase)
+		return nil, fmt.Errorf("%s: %w", what, errNeedPassphrase)
 	}
 	r, err := backupcrypt.NewReader(br, pass.bytes)
 	if err != nil {
-		in.close()
-		return nil, fmt.Errorf("backup file %s (passphrase from %s): %w", path, pass.from, err)
+		return nil, fmt.Errorf("%s (passphrase from %s): %w", what, pass.from, err)
 	}
 	in.Reader, in.encrypted = r, true
 	return in, nil

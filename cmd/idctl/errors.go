@@ -21,6 +21,10 @@ var (
 	// asked to read.
 	errNoTable  = errors.New("no such table")
 	errNoColumn = errors.New("no such column")
+	// errBackupDigest: a stored backup's bytes do not hash to its digest object's SHA-256.
+	errBackupDigest = errors.New("digest mismatch")
+	// errNotRestorable: a stored backup matches its digest but is no backup a restore takes.
+	errNotRestorable = errors.New("not a backup that would restore")
 )
 
 // hint explains the usual cause of a connection that breaks at once: TLS on one side only.

@@ -90,7 +90,8 @@ func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 func TestCompletionScripts(t *testing.T) {
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		code, script, errOut := runIdctl(t, "completion", shell)
-		if code != exitOK || !strings.Contains(script, "hilo") || !strings.Contains(script, "adopt") || errOut != "" {
+		// backup's second words: its list and verify, beside backup FILE.
+		if code != exitOK || !strings.Contains(script, "hilo") || !strings.Contains(script, "adopt") || !strings.Contains(script, `"list verify"`) || errOut != "" {
 			t.Fatalf("idctl completion %s: exit %d, %q, %q", shell, code, script, errOut)
 		}
 		path := t.TempDir() + "/idctl." + shell

@@ -334,6 +334,9 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string, g *globals) error {
 		"tls-ca": {"IDNODE_TLS_CA"}, "tls-cert": {"IDNODE_TLS_CERT"}, "tls-key": {"IDNODE_TLS_KEY"},
 		"tls-server-name": {"IDNODE_TLS_SERVER_NAME"}, "db": {"IDNODE_DB"}, "key": {"IDNODE_KEY"},
 	}
+	for name, v := range targetEnv {
+		envOf[name] = []string{v}
+	}
 	for name, vars := range envOf {
 		if set[name] || fs.Lookup(name) == nil {
 			continue // given, or no flag of this command's

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -25,57 +24,39 @@ const (
 // backupFlags are the --backup-* flags: where the cluster's scheduled backups go and how
 // many it keeps.
 type backupFlags struct {
-	target, cluster      string
-	s3Endpoint, s3Region string
-	s3TLS                bool
-	s3CA, s3Credentials  string
-	interval, maxAge     time.Duration
-	keep                 int
-	passphraseFile       string
-	dir                  string               // from a dir: target
-	s3                   backupstore.S3Config // from an s3:// target
-	passphrase           []byte
+	where            backupstore.TargetFlags
+	cluster          string
+	interval, maxAge time.Duration
+	keep             int
+	passphraseFile   string
+	target           backupstore.Target // from where, when a target is given
+	passphrase       []byte
 }
 
 func (b *backupFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&b.target, "backup-target", "", "where the leader writes scheduled backups: dir:/path or s3://bucket/prefix (with --backup-s3-endpoint); empty: no scheduled backups (docs/scheduled-backups.md)")
+	b.where.Register(fs, "backup-", "where the leader writes scheduled backups: dir:/path or s3://bucket/prefix (with --backup-s3-endpoint); empty: no scheduled backups (docs/scheduled-backups.md)")
 	fs.StringVar(&b.cluster, "backup-cluster", "idnode", "the cluster's name in its backups' names (idnode-NAME-SLOT.idbk), the same on every node: letters, digits, '-' and '_'")
 	fs.DurationVar(&b.interval, "backup-interval", defaultBackupInterval, fmt.Sprintf("one scheduled backup per interval, cluster-wide (at least %v)", node.MinBackupInterval))
 	fs.IntVar(&b.keep, "backup-keep", defaultBackupKeep, "how many scheduled backups to keep (at least 1), the newest; 0 with --backup-max-age: keep by age only")
 	fs.DurationVar(&b.maxAge, "backup-max-age", 0, "drop scheduled backups older than this (0: keep by count only); the newest is always kept")
 	fs.StringVar(&b.passphraseFile, "backup-passphrase-file", "", "file whose first line is the passphrase scheduled backups are encrypted with (as idctl backup --passphrase-file); empty: not encrypted")
-	fs.StringVar(&b.s3Endpoint, "backup-s3-endpoint", "", "host:port of the S3 service of an s3:// --backup-target")
-	fs.StringVar(&b.s3Region, "backup-s3-region", "", "the bucket's region (default us-east-1)")
-	fs.BoolVar(&b.s3TLS, "backup-s3-tls", true, "speak HTTPS to --backup-s3-endpoint")
-	fs.StringVar(&b.s3CA, "backup-s3-ca", "", "PEM CA certificate of --backup-s3-endpoint (default: the system's CAs)")
-	fs.StringVar(&b.s3Credentials, "backup-s3-credentials-file", "", "AWS shared credentials file ([default] aws_access_key_id, aws_secret_access_key); default: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 }
 
-// finish checks the flags, naming the one at fault, and reads the passphrase file.
-func (b *backupFlags) finish() error {
-	if b.target == "" {
+// on reports whether scheduled backups are on: a target was given.
+func (b *backupFlags) on() bool { return b.where.IsSet() }
+
+// finish checks the flags, naming the one at fault, and reads the passphrase file. set names
+// the flags given (on the command line, in the environment or the config file).
+func (b *backupFlags) finish(set map[string]bool) error {
+	if !b.on() {
 		return nil
 	}
 	var errs []error
-	switch {
-	case strings.HasPrefix(b.target, "dir:"):
-		if b.dir = strings.TrimPrefix(b.target, "dir:"); b.dir == "" {
-			errs = append(errs, errors.New("--backup-target dir: needs a path (dir:/var/backups/idnode)"))
-		}
-	case strings.HasPrefix(b.target, "s3://"):
-		u, err := url.Parse(b.target)
-		if err != nil || u.Host == "" {
-			errs = append(errs, fmt.Errorf("--backup-target %q: want s3://bucket/prefix", b.target))
-			break
-		}
-		if b.s3Endpoint == "" {
-			errs = append(errs, errors.New("--backup-target s3:// needs --backup-s3-endpoint"))
-		}
-		b.s3 = backupstore.S3Config{Endpoint: b.s3Endpoint, TLS: b.s3TLS, CAFile: b.s3CA, Bucket: u.Host,
-			Prefix: strings.Trim(u.Path, "/"), Region: b.s3Region, CredentialsFile: b.s3Credentials}
-	default:
-		errs = append(errs, fmt.Errorf("--backup-target %q: want dir:/path or s3://bucket/prefix", b.target))
+	target, err := b.where.Parse(func(name string) bool { return set[name] })
+	if err != nil {
+		errs = append(errs, err)
 	}
+	b.target = target
 	if b.interval < node.MinBackupInterval {
 		errs = append(errs, fmt.Errorf("--backup-interval %v is under %v: each backup copies the whole state", b.interval, node.MinBackupInterval))
 	}
@@ -121,25 +102,18 @@ func readPassphrase(path string) ([]byte, error) {
 // schedule opens the store (an S3 one checks its bucket and credentials now) and returns the
 // node's schedule; no target: none.
 func (b *backupFlags) schedule(ctx context.Context, observer node.BackupObserver) (node.BackupSchedule, error) {
-	if b.target == "" {
+	if !b.on() {
 		return node.BackupSchedule{}, nil
 	}
 	s := node.BackupSchedule{Cluster: b.cluster, Interval: b.interval, Keep: b.keep, MaxAge: b.maxAge, Passphrase: b.passphrase, Observer: observer}
 	var err error
-	if b.dir != "" {
-		s.Store, err = backupstore.NewDir(b.dir)
-	} else {
-		s.Store, err = backupstore.NewS3(ctx, b.s3)
-	}
-	if err != nil {
-		return s, fmt.Errorf("--backup-target %s: %w", b.target, err)
-	}
-	return s, nil
+	s.Store, err = b.target.Open(ctx, backupstore.MakeFolder)
+	return s, err
 }
 
 // backupObserver is the scheduled backups' metrics, when metrics and backups are on.
 func (o *ops) backupObserver() node.BackupObserver {
-	if o.metrics == nil || o.cfg.backups.target == "" {
+	if o.metrics == nil || !o.cfg.backups.on() {
 		return nil
 	}
 	return o.metrics.Backups(o.cfg.backups.interval)

@@ -302,7 +302,7 @@ func (c *config) finish(peers, separator, logLevel, tlsClientAuth, memoryLimit, 
 	if err := c.http.finish(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.backups.finish(); err != nil {
+	if err := c.backups.finish(set); err != nil {
 		errs = append(errs, err)
 	}
 	if c.memoryLimit, err = parseByteSize(memoryLimit); err != nil {

@@ -35,5 +35,9 @@ type Object struct {
 	Modified time.Time
 }
 
-// ErrNotFound matches Open's error for a name the store does not hold.
-var ErrNotFound = errors.New("backupstore: no such object")
+var (
+	// ErrNotFound matches Open's error for a name the store does not hold.
+	ErrNotFound = errors.New("backupstore: no such object")
+	// ErrNoFolder matches OpenDir's error for a folder that does not exist.
+	ErrNoFolder = errors.New("the folder does not exist")
+)

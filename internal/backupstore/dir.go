@@ -42,6 +42,21 @@ func NewDir(path string) (*Dir, error) {
 	return &Dir{path: path, createTemp: osCreateTemp}, nil
 }
 
+// OpenDir opens the existing folder path as a store, for a reader of backups: a missing
+// folder is an error (ErrNoFolder), not a new empty store.
+func OpenDir(path string) (*Dir, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("backup folder %s: %w", path, ErrNoFolder)
+	case err != nil:
+		return nil, fmt.Errorf("backup folder %s: %w", path, describeFSError(err))
+	case !info.IsDir():
+		return nil, fmt.Errorf("backup folder %s is not a folder", path)
+	}
+	return &Dir{path: path, createTemp: osCreateTemp}, nil
+}
+
 func osCreateTemp(dir string) (file, string, error) {
 	f, err := os.CreateTemp(dir, tempPrefix+"*")
 	if err != nil {

@@ -54,9 +54,11 @@ type Options struct {
 	MaxBodyMemory  int64    // the most bytes of bodies held at once (503 above); 0: DefaultMaxBodyMemory
 	// History, when set, answers GET /v1/history for the console's graphs (history.go).
 	History *history.Recorder
+	// Backups, when set, answers GET /v1/backups for the console's backups panel (backups.go).
+	Backups func() BackupStatus
 }
 
-// newHandler is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /v1/history,
+// newHandler is the HTTP handler: the RPC routes under /v1/, /v1/openapi.json, /v1/history, /v1/backups,
 // /healthz, /readyz and the web console under /ui/ (package console), which calls the routes above.
 // conn reaches the node's services with the gateway's checks (directConn, with callers).
 func newHandler(ctx context.Context, conn grpc.ClientConnInterface, callers *callers, opts Options) (http.Handler, error) {
@@ -98,6 +100,9 @@ func newHandler(ctx context.Context, conn grpc.ClientConnInterface, callers *cal
 	mux.Handle("/v1/", strict(routes, opts.MaxBodyBytes, bodies, withCaller(callers, rpc)))
 	if opts.History != nil {
 		serveHistory(mux, opts.History)
+	}
+	if opts.Backups != nil {
+		serveBackups(mux, opts.Backups)
 	}
 	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

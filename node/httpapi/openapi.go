@@ -7,7 +7,7 @@ import (
 
 // describeExtra is what the served OpenAPI description adds to the one generated from the
 // routes (gateway.OpenAPI): how callers authenticate, and the probes and the console's
-// history, which are no RPCs.
+// history and backups, which are no RPCs.
 const describeExtra = `{
   "securityDefinitions": {
     "bearer": {
@@ -50,6 +50,13 @@ const describeExtra = `{
       "security": [],
       "parameters": [{"name": "series", "in": "path", "required": true, "type": "string"}],
       "responses": {"200": {"description": "intervalMs, capacity, times, series, leaderChanges"}, "404": {"description": "a series the node does not keep (reason NOT_FOUND)"}}
+    }},
+    "/v1/backups": {"get": {
+      "summary": "The cluster's scheduled backups as this node knows them, for the console: the store, the newest backups (name, size, slot, stored at, age), the newest's age, and this node's failures. The leader takes them; a follower shows what it saw when it last led (docs/scheduled-backups.md).",
+      "operationId": "Backups",
+      "tags": ["Console"],
+      "security": [],
+      "responses": {"200": {"description": "scheduled, store, intervalMs, leader, checkedAtMs, count, backups, newestAgeMs, failures, lastFailure"}}
     }}
   }
 }`

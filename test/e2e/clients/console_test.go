@@ -138,6 +138,10 @@ func TestConsole(t *testing.T) {
 	if got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#cluster-version"))); err != nil || got != strconv.FormatUint(uint64(fsm.CurrentVersion), 10) {
 		t.Errorf("the console shows cluster version %q (%v); a new cluster is at %d", got, err, fsm.CurrentVersion)
 	}
+	// A cluster started without --backup-target: the backups panel says so (GET /v1/backups).
+	if got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#backups-summary"))); err != nil || !strings.Contains(got, "takes no scheduled backups") {
+		t.Errorf("the backups panel says %q (%v); want that the node takes no scheduled backups", got, err)
+	}
 	screenshot(t, tab, "console-cluster")
 
 	const name = "orders"

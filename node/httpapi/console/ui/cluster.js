@@ -3,6 +3,7 @@
 // which it hands out IDs, and its headroom (headroom.js), all from one Status answer.
 import { $, api, cell, explainRead, fillRows, report, send, set } from './api.js';
 import { act } from './confirm.js';
+import * as backups from './backups.js';
 import * as headroom from './headroom.js';
 
 const REFRESH_MS = 1000;
@@ -126,6 +127,11 @@ export async function refresh() {
   const problems = [];
   try {
     showStatus(await api('/v1/status'));
+  } catch (err) {
+    problems.push(explainRead(err));
+  }
+  try {
+    backups.show(await api('/v1/backups'));
   } catch (err) {
     problems.push(explainRead(err));
   }

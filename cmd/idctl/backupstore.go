@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/internal/backupcrypt"
+	"github.com/idnode/idnode/internal/backupstore"
+)
+
+// idctl backup list and verify read the backups a cluster schedules (docs/scheduled-backups.md)
+// where they are, with the node's own reading of a target (backupstore.TargetFlags).
+
+func init() {
+	commands = append(commands,
+		command{name: "backup list", args: "--target dir:/path|s3://bucket/prefix", summary: "the backups in a scheduled backups' target: name, size, when stored, age, digest; newest first",
+			maxArgs: 0, flags: backupListCmd, scope: scopeLocal},
+		command{name: "backup verify", args: "<name> --target T [--passphrase-file F]", summary: "check a backup in a target whole: its digest, passphrase, format and state digest; print what it holds",
+			minArgs: 1, maxArgs: 1, flags: backupVerifyCmd, scope: scopeLocal},
+	)
+}
+
+// targetEnv are the node's variables for its --backup-target flags, which idctl's --target
+// flags read too: an operator who exported them for the node needs no flags here.
+var targetEnv = map[string]string{
+	"target": "IDNODE_BACKUP_TARGET", "s3-endpoint": "IDNODE_BACKUP_S3_ENDPOINT", "s3-region": "IDNODE_BACKUP_S3_REGION",
+	"s3-tls": "IDNODE_BACKUP_S3_TLS", "s3-ca": "IDNODE_BACKUP_S3_CA", "s3-credentials-file": "IDNODE_BACKUP_S3_CREDENTIALS_FILE",
+}
+
+// registerTarget adds --target and --s3-* to fs.
+func registerTarget(fs *flag.FlagSet) *backupstore.TargetFlags {
+	var t backupstore.TargetFlags
+	t.Register(fs, "", "where the backups are: dir:/path or s3://bucket/prefix, as the node's --backup-target (IDNODE_BACKUP_TARGET; --s3-* read IDNODE_BACKUP_S3_*)")
+	return &t
+}
+
+// openTarget parses the target flags of fs and opens the store, which must exist.
+func openTarget(e *env, fs *flag.FlagSet, t *backupstore.TargetFlags) (backupstore.Store, error) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	target, err := t.Parse(func(name string) bool { return set[name] })
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return target.Open(e.ctx, backupstore.ExistingFolder)
+}
+
+// backupRow is one backup as idctl backup list prints it.
+type backupRow struct {
+	Name       string    `json:"name"`
+	Bytes      int64     `json:"bytes"`
+	Stored     time.Time `json:"stored"`
+	AgeSeconds int64     `json:"age_seconds"`
+	// Digest says whether its digest object is there: a backup without one was cut off
+	// before it was stored.
+	Digest bool `json:"digest"`
+}
+
+func backupListCmd(fs *flag.FlagSet) func(*env, []string) error {
+	where := registerTarget(fs)
+	return func(e *env, _ []string) error {
+		store, err := openTarget(e, fs, where)
+		if err != nil {
+			return err
+		}
+		objects, err := store.List(e.ctx)
+		if err != nil {
+			return fmt.Errorf("target %s: %w", where.Spec(), err)
+		}
+		digests := map[string]bool{}
+		for _, o := range objects {
+			if name, ok := strings.CutSuffix(o.Name, backupstore.DigestSuffix); ok {
+				digests[name] = true
+			}
+		}
+		now := time.Now()
+		var rows []backupRow
+		for _, o := range objects {
+			if !strings.HasSuffix(o.Name, backupstore.DigestSuffix) {
+				rows = append(rows, backupRow{Name: o.Name, Bytes: o.Size, Stored: o.Modified.UTC(),
+					AgeSeconds: int64(now.Sub(o.Modified).Seconds()), Digest: digests[o.Name]})
+			}
+		}
+		slices.SortFunc(rows, func(a, b backupRow) int {
+			if c := b.Stored.Compare(a.Stored); c != 0 {
+				return c
+			}
+			return strings.Compare(b.Name, a.Name)
+		})
+		if !e.g.json && len(rows) == 0 {
+			fmt.Fprintf(e.stdout, "no backups in %s\n", where.Spec())
+			return nil
+		}
+		return printRows(e, rows, "NAME\tBYTES\tSTORED\tAGE\tDIGEST", func(r backupRow) string {
+			digest := "yes"
+			if !r.Digest {
+				digest = "MISSING"
+			}
+			return fmt.Sprintf("%s\t%d\t%s\t%s\t%s", r.Name, r.Bytes, r.Stored.Format(time.RFC3339), time.Duration(r.AgeSeconds)*time.Second, digest)
+		})
+	}
+}
+
+// backupVerified is what idctl backup verify found in a backup.
+type backupVerified struct {
+	Name       string    `json:"name"`
+	Bytes      int64     `json:"bytes"`
+	SHA256     string    `json:"sha256"`
+	Encrypted  bool      `json:"encrypted"`
+	TakenAt    time.Time `json:"taken_at,omitzero"` // when the leader took it; zero in a backup of an older build
+	Index      uint64    `json:"index"`
+	State      string    `json:"state_digest"` // the state digest it carries and was checked against
+	Identities int       `json:"identities"`
+	HiLoTags   int       `json:"hilo_tags"`
+	Claims     int       `json:"claims"`
+	Series     int       `json:"series"`
+	Workers    int       `json:"workers"`
+	NodeTags   []string  `json:"node_tags"`
+	HoldsKeys  bool      `json:"holds_keys"` // opaque keys: the backup is a secret
+}
+
+func backupVerifyCmd(fs *flag.FlagSet) func(*env, []string) error {
+	where := registerTarget(fs)
+	var pp passphraseFlag
+	pp.register(fs, "the passphrase of an encrypted backup is in this `file`, its first line")
+	return func(e *env, args []string) error {
+		name := args[0]
+		if err := backupstore.ValidateName(name); err != nil {
+			return usagef("%v", err)
+		}
+		pass, err := pp.get(e)
+		if err != nil {
+			return err
+		}
+		store, err := openTarget(e, fs, where)
+		if err != nil {
+			return err
+		}
+		v, err := verifyBackup(e, store, name, pass)
+		if err != nil {
+			return fmt.Errorf("backup %s in %s refused: %w", name, where.Spec(), err)
+		}
+		if e.g.json {
+			return printJSON(e.stdout, v)
+		}
+		return printVerified(e.stdout, v)
+	}
+}
+
+// verifyBackup reads the backup name and its digest whole, checks the one against the other,
+// decrypts it and reads it as a restore would, touching no cluster.
+func verifyBackup(e *env, store backupstore.Store, name string, pass passphrase) (*backupVerified, error) {
+	data, err := readObject(e, store, name, maxStoredBackupBytes)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := readObject(e, store, name+backupstore.DigestSuffix, backupstore.MaxDigestBytes)
+	if errors.Is(err, backupstore.ErrNotFound) {
+		return nil, fmt.Errorf("%w: without %s%s the backup cannot be checked (a backup without its digest was cut off before the digest was stored)", err, name, backupstore.DigestSuffix)
+	}
+	if err != nil {
+		return nil, err
+	}
+	want, err := backupstore.ParseDigestLine(digest, name)
+	if err != nil {
+		return nil, err
+	}
+	got := sha256.Sum256(data)
+	if got != want {
+		return nil, fmt.Errorf("%w: its %d bytes hash to %x, its digest says %x: the object is damaged or cut short, or the digest is not its own",
+			errBackupDigest, len(data), got, want)
+	}
+	in, err := decodeBackup(e, bytes.NewReader(data), "backup "+name, pass)
+	if errors.Is(err, backupcrypt.ErrAuthentication) {
+		return nil, fmt.Errorf("%w (the object matches its digest, so the passphrase is the wrong one)", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := fsm.ReadBackup(&sizeBound{r: in, left: fsm.MaxBackupBytes})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errNotRestorable, err)
+	}
+	v := &backupVerified{Name: name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(got[:]), Encrypted: in.encrypted,
+		Index: b.Index, State: hex.EncodeToString(b.StateDigest), Identities: len(b.Identities), HiLoTags: len(b.HiLo),
+		Claims: len(b.Claims), Series: len(b.Series), Workers: len(b.Workers), NodeTags: b.Tags, HoldsKeys: b.HoldsKeys()}
+	if b.Rates.Recorded() {
+		v.TakenAt = b.Rates.TakenAt.UTC()
+	}
+	if v.NodeTags == nil {
+		v.NodeTags = []string{}
+	}
+	return v, nil
+}
+
+// maxStoredBackupBytes bounds what verify reads of a stored backup: a backup a restore takes
+// (fsm.MaxBackupBytes), and its encryption's framing, which adds far less than 1/16.
+const maxStoredBackupBytes = fsm.MaxBackupBytes + fsm.MaxBackupBytes/16
+
+// readObject reads the object name whole, refusing one larger than limit bytes.
+func readObject(e *env, store backupstore.Store, name string, limit int64) ([]byte, error) {
+	r, err := store.Open(e.ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes: not one this idctl reads", name, limit)
+	}
+	return data, nil
+}
+
+// sizeBound fails a read past left bytes: a restore refuses a backup larger than
+// fsm.MaxBackupBytes.
+type sizeBound struct {
+	r    io.Reader
+	left int64
+}
+
+func (s *sizeBound) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if s.left -= int64(n); s.left < 0 {
+		return n, fmt.Errorf("the backup is larger than the %d bytes a restore takes", int64(fsm.MaxBackupBytes))
+	}
+	return n, err
+}
+
+func printVerified(w io.Writer, v *backupVerified) error {
+	taken := "not recorded (an older build's backup)"
+	if !v.TakenAt.IsZero() {
+		taken = v.TakenAt.Format(time.RFC3339)
+	}
+	encrypted := "no"
+	if v.Encrypted {
+		encrypted = "yes, and the passphrase opens it"
+	}
+	state := "none carried (an older build's backup)"
+	if v.State != "" {
+		state = v.State + " (matches the state it holds)"
+	}
+	tags := strings.Join(v.NodeTags, " ")
+	if tags == "" {
+		tags = "none"
+	}
+	rows := [][2]string{
+		{"bytes", fmt.Sprint(v.Bytes)}, {"sha256", v.SHA256 + " (matches its digest)"}, {"encrypted", encrypted},
+		{"taken at", taken}, {"raft index", fmt.Sprint(v.Index)}, {"state digest", state},
+		{"identities", fmt.Sprint(v.Identities)}, {"HiLo tags", fmt.Sprint(v.HiLoTags)}, {"claims", fmt.Sprint(v.Claims)},
+		{"series", fmt.Sprint(v.Series)}, {"numeric workers", fmt.Sprint(v.Workers)}, {"node tags", tags},
+	}
+	if v.HoldsKeys {
+		rows = append(rows, [2]string{"opaque keys", "yes: the backup is a secret"})
+	}
+	return printColumns(w, rows, "backup "+v.Name+" is whole and would restore:", func(r [2]string) string { return "  " + r[0] + "\t" + r[1] })
+}
