@@ -14,9 +14,15 @@ import (
 	"github.com/idnode/idnode/internal/testjson"
 )
 
-// find runs the packages' tests o.runs times under o's load, saying how each run went on
-// progress, and tallies the outcomes.
-func find(ctx context.Context, o options, progress io.Writer) (*testjson.Tally, error) {
+// findings are the tallied outcomes of the runs and the load averages they met.
+type findings struct {
+	tally *testjson.Tally
+	load  loadRange
+}
+
+// find runs the packages' tests o.runs times under o's load, saying how each run went (and
+// the 1-minute load average at its start and end) on progress, and tallies the outcomes.
+func find(ctx context.Context, o options, progress io.Writer) (*findings, error) {
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var load sync.WaitGroup
 	defer load.Wait()
@@ -27,22 +33,26 @@ func find(ctx context.Context, o options, progress io.Writer) (*testjson.Tally, 
 		besideRuns(loadCtx, o, &besideDone, &besideFailed, &load)
 	}
 
-	tally := testjson.NewTally()
+	f := &findings{tally: testjson.NewTally()}
+	tally := f.tally
 	for i := range o.runs {
 		if ctx.Err() != nil {
-			return tally, fmt.Errorf("interrupted after %d runs", i)
+			return f, fmt.Errorf("interrupted after %d runs", i)
 		}
 		began := time.Now()
+		loadAtStart := f.load.note()
 		failedBefore := len(tally.Failing())
 		run := testjson.NewTally()
 		if err := oneRun(ctx, o, func(e testjson.Event) { tally.Event(e); run.Event(e) }); err != nil {
-			return tally, err
+			return f, err
 		}
+		loadAtEnd := f.load.note()
 		var names []string
 		for _, f := range run.Failing() {
 			names = append(names, f.Test)
 		}
-		line := fmt.Sprintf("run %d/%d: %d failed in %v", i+1, o.runs, len(names), time.Since(began).Round(100*time.Millisecond))
+		line := fmt.Sprintf("run %d/%d: %d failed in %v, load average %s to %s", i+1, o.runs, len(names),
+			time.Since(began).Round(100*time.Millisecond), loadAtStart, loadAtEnd)
 		if len(names) > 0 {
 			line += " (" + strings.Join(names, ", ") + ")"
 		}
@@ -54,7 +64,7 @@ func find(ctx context.Context, o options, progress io.Writer) (*testjson.Tally, 
 		}
 		fmt.Fprintln(progress, line)
 	}
-	return tally, nil
+	return f, nil
 }
 
 // oneRun runs go test -json of the packages once and gives each event to each. A failing go

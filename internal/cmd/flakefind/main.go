@@ -42,13 +42,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	tally, err := find(ctx, o, os.Stderr)
+	f, err := find(ctx, o, os.Stderr)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "flakefind: %v\n", err)
+		fmt.Fprintf(os.Stderr, "flakefind: %v (%v)\n", err, f.load)
 		os.Exit(1)
 	}
-	failing := tally.Failing()
-	report(os.Stdout, o, tally, failing)
+	failing := f.tally.Failing()
+	report(os.Stdout, o, f, failing)
 	if len(failing) > 0 {
 		os.Exit(1)
 	}
