@@ -33,6 +33,15 @@ func find(ctx context.Context, o options, progress io.Writer) (*findings, error)
 		besideRuns(loadCtx, o, &besideDone, &besideFailed, &load)
 	}
 
+	events := io.Discard
+	if o.events != "" {
+		file, err := os.OpenFile(o.events, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return &findings{tally: testjson.NewTally()}, fmt.Errorf("-events: %w", err)
+		}
+		defer file.Close()
+		events = file
+	}
 	f := &findings{tally: testjson.NewTally()}
 	tally := f.tally
 	for i := range o.runs {
@@ -43,7 +52,7 @@ func find(ctx context.Context, o options, progress io.Writer) (*findings, error)
 		loadAtStart := f.load.note()
 		failedBefore := len(tally.Failing())
 		run := testjson.NewTally()
-		if err := oneRun(ctx, o, func(e testjson.Event) { tally.Event(e); run.Event(e) }); err != nil {
+		if err := oneRun(ctx, o, events, func(e testjson.Event) { tally.Event(e); run.Event(e) }); err != nil {
 			return f, err
 		}
 		loadAtEnd := f.load.note()
@@ -67,9 +76,10 @@ func find(ctx context.Context, o options, progress io.Writer) (*findings, error)
 	return f, nil
 }
 
-// oneRun runs go test -json of the packages once and gives each event to each. A failing go
-// test is what flakefind looks for; only one that prints no event at all is an error.
-func oneRun(ctx context.Context, o options, each func(testjson.Event)) error {
+// oneRun runs go test -json of the packages once, copies its events to events and gives each
+// to each. A failing go test is what flakefind looks for; only one that prints no event at
+// all is an error.
+func oneRun(ctx context.Context, o options, events io.Writer, each func(testjson.Event)) error {
 	cmd := goTest(ctx, o, o.packages, true)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -79,10 +89,14 @@ func oneRun(ctx context.Context, o options, each func(testjson.Event)) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	events := 0
+	seen := 0
+	var writeErr error
 	readErr := testjson.Read(out, func(e testjson.Event, ok bool, line []byte) {
 		if ok {
-			events++
+			seen++
+			if writeErr == nil {
+				_, writeErr = events.Write(append(line, '\n'))
+			}
 			each(e)
 		}
 	})
@@ -93,8 +107,10 @@ func oneRun(ctx context.Context, o options, each func(testjson.Event)) error {
 	switch {
 	case readErr != nil:
 		return fmt.Errorf("reading go test's events: %w", readErr)
-	case events == 0 && err != nil:
+	case seen == 0 && err != nil:
 		return fmt.Errorf("go test: %w", err)
+	case writeErr != nil:
+		return fmt.Errorf("-events: %w", writeErr)
 	}
 	return ctx.Err()
 }

@@ -2,7 +2,7 @@
 // and reports each test that failed in any run, with how often and how its first failure
 // ended. scripts/flakefind.sh runs it; docs/testing.md says how to use it.
 //
-//	flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] PACKAGE...
+//	flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] [-events FILE] PACKAGE...
 package main
 
 import (
@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-const usage = "usage: flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] PACKAGE..."
+const usage = "usage: flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] [-events FILE] PACKAGE..."
 
 // Bounds on what a caller may ask for.
 const (
@@ -31,6 +31,7 @@ type options struct {
 	race     bool
 	run      string
 	timeout  time.Duration
+	events   string // file the runs' go test -json events are appended to, or ""
 	packages []string
 }
 
@@ -65,6 +66,7 @@ func parse(args []string) (options, error) {
 	fs.BoolVar(&o.race, "race", false, "run with the race detector (both runs)")
 	fs.StringVar(&o.run, "run", "", "run only the tests matching this regexp (go test -run)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "go test -timeout of each run")
+	fs.StringVar(&o.events, "events", "", "append every run's go test -json events to this file (for testreport slowest)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -64,7 +64,8 @@ func TestFindCountsAFlakyTest(t *testing.T) {
 	t.Chdir(dir)
 	t.Setenv("FLAKY_COUNTER", filepath.Join(t.TempDir(), "counter"))
 	t.Setenv("GOFLAGS", "")
-	o, err := parse([]string{"-n", "4", "-busy", "1", "."})
+	events := filepath.Join(t.TempDir(), "events.json")
+	o, err := parse([]string{"-n", "4", "-busy", "1", "-events", events, "."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +79,9 @@ func TestFindCountsAFlakyTest(t *testing.T) {
 	failing := f.tally.Failing()
 	if len(failing) != 2 || failing[0].Failed != 2 || failing[0].Passed != 2 {
 		t.Fatalf("failing %+v; want TestEveryOtherRun and its package, each failing 2 of 4 runs", failing)
+	}
+	if b, err := os.ReadFile(events); err != nil || strings.Count(string(b), `"Action":"fail","Package":"flaky","Test":"TestEveryOtherRun"`) != 2 {
+		t.Errorf("events file (%v):\n%s\nwant the events of the 4 runs, TestEveryOtherRun failing in 2", err, b)
 	}
 	var out strings.Builder
 	report(&out, o, f, failing)
