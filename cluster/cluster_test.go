@@ -3,10 +3,12 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -70,6 +72,44 @@ func seed(t *testing.T, n *Node, name string, value int64) {
 	if _, err := n.Apply(ctx, cmd); err != nil {
 		t.Fatalf("apply on %s: %v", n.ID(), err)
 	}
+}
+
+// seedThroughLeader seeds name to value through whichever of nodes leads (applyThroughLeader)
+// and returns the node that committed it. A seed only raises a counter, so a seed sent twice
+// leaves what one leaves.
+func seedThroughLeader(t *testing.T, nodes []*Node, name string, value int64) *Node {
+	t.Helper()
+	n, err := applyThroughLeader(t, nodes, seedCommand(t, name, value))
+	if err != nil {
+		t.Fatalf("seed %s=%d through %s: %v", name, value, n.ID(), err)
+	}
+	return n
+}
+
+// applyThroughLeader applies cmd through whichever of nodes leads, and through the next leader
+// when that one loses its leadership first, and returns the node that answered and its error.
+// On loopback TCP in real time a leader's 200 ms lease (DefaultTiming) lapses when a loaded
+// machine does not run it for that long, between the test finding the leader and the entry
+// committing; every such error of Node says the call is safe to retry on another node.
+func applyThroughLeader(t *testing.T, nodes []*Node, cmd []byte) (*Node, error) {
+	t.Helper()
+	var answered *Node
+	var answer error
+	poll.Until(t, "a command applied through a leader", testWait, testPoll, func() error {
+		i := slices.IndexFunc(nodes, (*Node).IsLeader)
+		if i < 0 {
+			return errors.New("no node leads")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), testWait)
+		defer cancel()
+		_, err := nodes[i].Apply(ctx, cmd)
+		if errors.Is(err, ErrNotLeader) || errors.Is(err, ErrLeadershipLost) || errors.Is(err, ErrNoQuorum) || errors.Is(err, ErrHandingOver) {
+			return fmt.Errorf("apply on %s: %w", nodes[i].ID(), err)
+		}
+		answered, answer = nodes[i], err
+		return nil
+	})
+	return answered, answer
 }
 
 // inmemCluster opens tags as one cluster over raft's in-memory transport, all connected.
@@ -253,8 +293,7 @@ func TestMutualTLSTransport(t *testing.T) {
 		cfgs[i].OnApply = func(_ context.Context, d time.Duration) { applied <- d }
 	}
 	nodes := mustOpenAll(t, cfgs...)
-	leader := leaderOf(t, nodes...)
-	seed(t, leader, "tls", 7)
+	seedThroughLeader(t, nodes, "tls", 7)
 	for _, n := range nodes {
 		waitFor(t, "node "+n.ID()+" applied the seed", func() bool { return n.FSM().Identity("", "tls") == 7 })
 	}

@@ -22,7 +22,7 @@ func TestDialOpensPeerConnectionsUnderTLS(t *testing.T) {
 		cfgs[i].Dial = dial
 	}
 	nodes := mustOpenAll(t, cfgs...)
-	seed(t, leaderOf(t, nodes...), "dial", 7)
+	seedThroughLeader(t, nodes, "dial", 7)
 	for _, n := range nodes {
 		waitFor(t, "node "+n.ID()+" applied the seed", func() bool { return n.FSM().Identity("", "dial") == 7 })
 	}

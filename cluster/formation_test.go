@@ -78,8 +78,7 @@ func memberIDs(t *testing.T, n *Node) []string {
 func TestFormationBootstrapsEveryPeerWithItsMemberID(t *testing.T) {
 	cfgs := tcpCluster(t)
 	nodes := mustOpenAll(t, cfgs...)
-	leader := leaderOf(t, nodes...)
-	seed(t, leader, "formed", 3)
+	seedThroughLeader(t, nodes, "formed", 3)
 	want := []string{cfgs[0].ID, cfgs[1].ID, cfgs[2].ID}
 	slices.Sort(want)
 	for _, n := range nodes {
@@ -94,8 +93,7 @@ func TestFormationBootstrapsEveryPeerWithItsMemberID(t *testing.T) {
 func TestFormationRefusesNodeWithLostDataDir(t *testing.T) {
 	cfgs := tcpCluster(t)
 	nodes := mustOpenAll(t, cfgs...)
-	leader := leaderOf(t, nodes...)
-	seed(t, leader, "wiped", 5)
+	leader := seedThroughLeader(t, nodes, "wiped", 5)
 	victim := nodes[2]
 	if victim == leader {
 		victim = nodes[1]
@@ -124,7 +122,7 @@ func TestFormationRefusesNodeWithLostDataDir(t *testing.T) {
 	if hasRaftState(t, cfg.DataDir) {
 		t.Error("the refused node bootstrapped Raft state anyway")
 	}
-	seed(t, leader, "wiped", 6) // the two others still have their quorum
+	seedThroughLeader(t, slices.DeleteFunc(slices.Clone(nodes), func(n *Node) bool { return n == victim }), "wiped", 6) // the two others still have their quorum
 }
 
 // A node that answered hellos but crashed before its own bootstrap was durable finds the
@@ -132,8 +130,7 @@ func TestFormationRefusesNodeWithLostDataDir(t *testing.T) {
 func TestFormationJoinsTheClusterFormedWithIt(t *testing.T) {
 	cfgs := tcpCluster(t)
 	nodes := mustOpenAll(t, cfgs...)
-	leader := leaderOf(t, nodes...)
-	seed(t, leader, "crashed", 9)
+	leader := seedThroughLeader(t, nodes, "crashed", 9)
 	i := slices.IndexFunc(nodes, func(n *Node) bool { return n != leader })
 	if err := nodes[i].Close(); err != nil {
 		t.Fatal(err)
@@ -169,8 +166,7 @@ func TestFormationWaitsForEveryPeer(t *testing.T) {
 func TestMemberGuardDoesNotCountAnotherMember(t *testing.T) {
 	cfgs := tcpCluster(t)
 	nodes := mustOpenAll(t, cfgs...)
-	leader := leaderOf(t, nodes...)
-	seed(t, leader, "guard", 1)
+	leader := seedThroughLeader(t, nodes, "guard", 1)
 	var impostorCfg Config
 	for i, n := range nodes {
 		if n == leader {
@@ -238,11 +234,9 @@ func TestUnknownCommandHaltsEveryNode(t *testing.T) {
 		cfgs[i].OnHalt = func(h fsm.Halt) { halts <- halt{id, h.Index} }
 	}
 	nodes := mustOpenAll(t, cfgs...)
-	leader := leaderOf(t, nodes...)
-	seed(t, leader, "halt", 1)
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
-	defer cancel()
-	if _, err := leader.Apply(ctx, []byte{0x7f, 1, 2, 3}); !errors.Is(err, fsm.ErrHalted) {
+	seedThroughLeader(t, nodes, "halt", 1)
+	leader, err := applyThroughLeader(t, nodes, []byte{0x7f, 1, 2, 3})
+	if !errors.Is(err, fsm.ErrHalted) {
 		t.Fatalf("unknown command answered %v, want ErrHalted", err)
 	}
 	seen := map[string]uint64{}
@@ -282,6 +276,6 @@ func TestFormationResumesABootstrapCutAfterItsTerm(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodes := mustOpenAll(t, cfgs...)
-	seed(t, leaderOf(t, nodes...), "resumed", 3)
+	seedThroughLeader(t, nodes, "resumed", 3)
 	waitFor(t, "the interrupted node takes part", func() bool { return nodes[1].FSM().Identity("", "resumed") == 3 })
 }

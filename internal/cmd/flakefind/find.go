@@ -14,9 +14,15 @@ import (
 	"github.com/idnode/idnode/internal/testjson"
 )
 
-// find runs the packages' tests o.runs times under o's load, saying how each run went on
-// progress, and tallies the outcomes.
-func find(ctx context.Context, o options, progress io.Writer) (*testjson.Tally, error) {
+// findings are the tallied outcomes of the runs and the load averages they met.
+type findings struct {
+	tally *testjson.Tally
+	load  loadRange
+}
+
+// find runs the packages' tests o.runs times under o's load, saying how each run went (and
+// the 1-minute load average at its start and end) on progress, and tallies the outcomes.
+func find(ctx context.Context, o options, progress io.Writer) (*findings, error) {
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	var load sync.WaitGroup
 	defer load.Wait()
@@ -27,22 +33,35 @@ func find(ctx context.Context, o options, progress io.Writer) (*testjson.Tally, 
 		besideRuns(loadCtx, o, &besideDone, &besideFailed, &load)
 	}
 
-	tally := testjson.NewTally()
+	events := io.Discard
+	if o.events != "" {
+		file, err := os.OpenFile(o.events, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return &findings{tally: testjson.NewTally()}, fmt.Errorf("-events: %w", err)
+		}
+		defer file.Close()
+		events = file
+	}
+	f := &findings{tally: testjson.NewTally()}
+	tally := f.tally
 	for i := range o.runs {
 		if ctx.Err() != nil {
-			return tally, fmt.Errorf("interrupted after %d runs", i)
+			return f, fmt.Errorf("interrupted after %d runs", i)
 		}
 		began := time.Now()
+		loadAtStart := f.load.note()
 		failedBefore := len(tally.Failing())
 		run := testjson.NewTally()
-		if err := oneRun(ctx, o, func(e testjson.Event) { tally.Event(e); run.Event(e) }); err != nil {
-			return tally, err
+		if err := oneRun(ctx, o, events, func(e testjson.Event) { tally.Event(e); run.Event(e) }); err != nil {
+			return f, err
 		}
+		loadAtEnd := f.load.note()
 		var names []string
 		for _, f := range run.Failing() {
 			names = append(names, f.Test)
 		}
-		line := fmt.Sprintf("run %d/%d: %d failed in %v", i+1, o.runs, len(names), time.Since(began).Round(100*time.Millisecond))
+		line := fmt.Sprintf("run %d/%d: %d failed in %v, load average %s to %s", i+1, o.runs, len(names),
+			time.Since(began).Round(100*time.Millisecond), loadAtStart, loadAtEnd)
 		if len(names) > 0 {
 			line += " (" + strings.Join(names, ", ") + ")"
 		}
@@ -54,12 +73,13 @@ func find(ctx context.Context, o options, progress io.Writer) (*testjson.Tally, 
 		}
 		fmt.Fprintln(progress, line)
 	}
-	return tally, nil
+	return f, nil
 }
 
-// oneRun runs go test -json of the packages once and gives each event to each. A failing go
-// test is what flakefind looks for; only one that prints no event at all is an error.
-func oneRun(ctx context.Context, o options, each func(testjson.Event)) error {
+// oneRun runs go test -json of the packages once, copies its events to events and gives each
+// to each. A failing go test is what flakefind looks for; only one that prints no event at
+// all is an error.
+func oneRun(ctx context.Context, o options, events io.Writer, each func(testjson.Event)) error {
 	cmd := goTest(ctx, o, o.packages, true)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -69,10 +89,14 @@ func oneRun(ctx context.Context, o options, each func(testjson.Event)) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	events := 0
+	seen := 0
+	var writeErr error
 	readErr := testjson.Read(out, func(e testjson.Event, ok bool, line []byte) {
 		if ok {
-			events++
+			seen++
+			if writeErr == nil {
+				_, writeErr = events.Write(append(line, '\n'))
+			}
 			each(e)
 		}
 	})
@@ -83,8 +107,10 @@ func oneRun(ctx context.Context, o options, each func(testjson.Event)) error {
 	switch {
 	case readErr != nil:
 		return fmt.Errorf("reading go test's events: %w", readErr)
-	case events == 0 && err != nil:
+	case seen == 0 && err != nil:
 		return fmt.Errorf("go test: %w", err)
+	case writeErr != nil:
+		return fmt.Errorf("-events: %w", writeErr)
 	}
 	return ctx.Err()
 }

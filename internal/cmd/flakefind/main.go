@@ -2,7 +2,7 @@
 // and reports each test that failed in any run, with how often and how its first failure
 // ended. scripts/flakefind.sh runs it; docs/testing.md says how to use it.
 //
-//	flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] PACKAGE...
+//	flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] [-events FILE] PACKAGE...
 package main
 
 import (
@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-const usage = "usage: flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] PACKAGE..."
+const usage = "usage: flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] [-events FILE] PACKAGE..."
 
 // Bounds on what a caller may ask for.
 const (
@@ -31,6 +31,7 @@ type options struct {
 	race     bool
 	run      string
 	timeout  time.Duration
+	events   string // file the runs' go test -json events are appended to, or ""
 	packages []string
 }
 
@@ -42,13 +43,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	tally, err := find(ctx, o, os.Stderr)
+	f, err := find(ctx, o, os.Stderr)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "flakefind: %v\n", err)
+		fmt.Fprintf(os.Stderr, "flakefind: %v (%v)\n", err, f.load)
 		os.Exit(1)
 	}
-	failing := tally.Failing()
-	report(os.Stdout, o, tally, failing)
+	failing := f.tally.Failing()
+	report(os.Stdout, o, f, failing)
 	if len(failing) > 0 {
 		os.Exit(1)
 	}
@@ -65,6 +66,7 @@ func parse(args []string) (options, error) {
 	fs.BoolVar(&o.race, "race", false, "run with the race detector (both runs)")
 	fs.StringVar(&o.run, "run", "", "run only the tests matching this regexp (go test -run)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "go test -timeout of each run")
+	fs.StringVar(&o.events, "events", "", "append every run's go test -json events to this file (for testreport slowest)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
