@@ -143,7 +143,7 @@ func TestBackupScheduleWritesARestorableBackup(t *testing.T) {
 	if backup.Rates.IdentitiesPerSecond != 5 {
 		t.Errorf("the backup's rates: %+v; want the cluster's", backup.Rates)
 	}
-	digest := string(readObject(t, store, name+digestExt))
+	digest := string(readObject(t, store, name+backupstore.DigestExt))
 	sum := sha256.Sum256(data)
 	if want := hex.EncodeToString(sum[:]) + "  " + name + "\n"; digest != want {
 		t.Errorf("digest object %q; want %q", digest, want)

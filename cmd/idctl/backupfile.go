@@ -120,43 +120,58 @@ type backupIn struct {
 	io.Reader
 	encrypted bool
 	close     func() error
+	// what names the backup in restore's summary: the file, or the object and its target.
+	what string
 }
 
-// openBackup opens the backup file at path ("-": standard input) and tells an encrypted one
-// by its header. An encrypted file needs the passphrase, and its first chunk is read here, so
-// that a wrong passphrase is an error before anything is sent. A plain file with a passphrase
-// given is read as it is, and idctl says so.
+// openBackup opens the backup file at path ("-": standard input) as readBackup reads it.
 func openBackup(e *env, path string, pass passphrase) (*backupIn, error) {
-	var src io.Reader = e.stdin
-	in := &backupIn{close: func() error { return nil }}
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("backup file: %w", err)
+	if path == "-" {
+		in, err := readBackup(e, "backup file -", e.stdin, func() error { return nil }, pass)
+		if in != nil {
+			in.what = path
 		}
-		src, in.close = f, f.Close
+		return in, err
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("backup file: %w", err)
+	}
+	in, err := readBackup(e, "backup file "+path, f, f.Close, pass)
+	if in != nil {
+		in.what = path
+	}
+	return in, err
+}
+
+// readBackup reads a backup from src, named what in messages, and tells an encrypted one by
+// its header. An encrypted backup needs the passphrase, and its first chunk is read here, so
+// that a wrong passphrase is an error before anything is sent. A plain backup with a
+// passphrase given is read as it is, and idctl says so. closeSrc is called on an error, or
+// by the backup's close.
+func readBackup(e *env, what string, src io.Reader, closeSrc func() error, pass passphrase) (*backupIn, error) {
+	in := &backupIn{close: closeSrc, what: what}
 	br := bufio.NewReader(src)
 	prefix, err := br.Peek(len(backupcrypt.Magic))
 	if err != nil && !errors.Is(err, io.EOF) {
 		in.close()
-		return nil, fmt.Errorf("backup file %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if !backupcrypt.IsEncrypted(prefix) {
 		if pass.bytes != nil {
-			fmt.Fprintf(e.stderr, "idctl: backup file %s is not encrypted: reading it as it is, without the passphrase from %s\n", path, pass.from)
+			fmt.Fprintf(e.stderr, "idctl: %s is not encrypted: reading it as it is, without the passphrase from %s\n", what, pass.from)
 		}
 		in.Reader = br
 		return in, nil
 	}
 	if pass.bytes == nil {
 		in.close()
-		return nil, fmt.Errorf("backup file %s: %w", path, errNeedPassphrase)
+		return nil, fmt.Errorf("%s: %w", what, errNeedPassphrase)
 	}
 	r, err := backupcrypt.NewReader(br, pass.bytes)
 	if err != nil {
 		in.close()
-		return nil, fmt.Errorf("backup file %s (passphrase from %s): %w", path, pass.from, err)
+		return nil, fmt.Errorf("%s (passphrase from %s): %w", what, pass.from, err)
 	}
 	in.Reader, in.encrypted = r, true
 	return in, nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -32,8 +31,8 @@ type backupFlags struct {
 	interval, maxAge     time.Duration
 	keep                 int
 	passphraseFile       string
-	dir                  string               // from a dir: target
-	s3                   backupstore.S3Config // from an s3:// target
+	where                backupstore.Target   // --backup-target, parsed
+	s3                   backupstore.S3Config // the endpoint of an s3:// target
 	passphrase           []byte
 }
 
@@ -57,24 +56,16 @@ func (b *backupFlags) finish() error {
 		return nil
 	}
 	var errs []error
-	switch {
-	case strings.HasPrefix(b.target, "dir:"):
-		if b.dir = strings.TrimPrefix(b.target, "dir:"); b.dir == "" {
-			errs = append(errs, errors.New("--backup-target dir: needs a path (dir:/var/backups/idnode)"))
-		}
-	case strings.HasPrefix(b.target, "s3://"):
-		u, err := url.Parse(b.target)
-		if err != nil || u.Host == "" {
-			errs = append(errs, fmt.Errorf("--backup-target %q: want s3://bucket/prefix", b.target))
-			break
-		}
+	t, err := backupstore.ParseTarget(b.target)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--backup-target: %w", err))
+	}
+	b.where = t
+	if t.IsS3() {
 		if b.s3Endpoint == "" {
 			errs = append(errs, errors.New("--backup-target s3:// needs --backup-s3-endpoint"))
 		}
-		b.s3 = backupstore.S3Config{Endpoint: b.s3Endpoint, TLS: b.s3TLS, CAFile: b.s3CA, Bucket: u.Host,
-			Prefix: strings.Trim(u.Path, "/"), Region: b.s3Region, CredentialsFile: b.s3Credentials}
-	default:
-		errs = append(errs, fmt.Errorf("--backup-target %q: want dir:/path or s3://bucket/prefix", b.target))
+		b.s3 = backupstore.S3Config{Endpoint: b.s3Endpoint, TLS: b.s3TLS, CAFile: b.s3CA, Region: b.s3Region, CredentialsFile: b.s3Credentials}
 	}
 	if b.interval < node.MinBackupInterval {
 		errs = append(errs, fmt.Errorf("--backup-interval %v is under %v: each backup copies the whole state", b.interval, node.MinBackupInterval))
@@ -126,12 +117,7 @@ func (b *backupFlags) schedule(ctx context.Context, observer node.BackupObserver
 	}
 	s := node.BackupSchedule{Cluster: b.cluster, Interval: b.interval, Keep: b.keep, MaxAge: b.maxAge, Passphrase: b.passphrase, Observer: observer}
 	var err error
-	if b.dir != "" {
-		s.Store, err = backupstore.NewDir(b.dir)
-	} else {
-		s.Store, err = backupstore.NewS3(ctx, b.s3)
-	}
-	if err != nil {
+	if s.Store, err = b.where.Open(ctx, b.s3); err != nil {
 		return s, fmt.Errorf("--backup-target %s: %w", b.target, err)
 	}
 	return s, nil

@@ -21,12 +21,12 @@ func TestBackupFlags(t *testing.T) {
 	c = mustParse(t, []string{"--backup-target", "s3://bucket/idnode/prod/", "--backup-s3-endpoint", "s3.example.com:443",
 		"--backup-interval", "15m", "--backup-keep", "10", "--backup-max-age", "24h", "--backup-passphrase-file", pass}, nil)
 	b := c.backups
-	if b.s3.Bucket != "bucket" || b.s3.Prefix != "idnode/prod" || b.s3.Endpoint != "s3.example.com:443" || !b.s3.TLS ||
+	if b.where.Bucket != "bucket" || b.where.Prefix != "idnode/prod" || b.s3.Endpoint != "s3.example.com:443" || !b.s3.TLS ||
 		b.interval != 15*time.Minute || b.keep != 10 || b.maxAge != 24*time.Hour || string(b.passphrase) != "correct horse" {
 		t.Fatalf("backup flags: %+v", b)
 	}
 	c = mustParse(t, nil, map[string]string{"IDNODE_BACKUP_TARGET": "dir:/var/backups/idnode"})
-	if c.backups.dir != "/var/backups/idnode" {
+	if c.backups.where.Dir != "/var/backups/idnode" {
 		t.Fatalf("dir target: %+v", c.backups)
 	}
 }
@@ -42,7 +42,7 @@ func TestBadBackupFlagsAreRefusedNamingTheFlag(t *testing.T) {
 		want string
 	}{
 		{[]string{"--backup-target", "ftp://x"}, "--backup-target"},
-		{[]string{"--backup-target", "dir:"}, "--backup-target dir: needs a path"},
+		{[]string{"--backup-target", "dir:"}, "dir: needs a path"},
 		{[]string{"--backup-target", "s3://bucket"}, "--backup-s3-endpoint"},
 		{append(dir, "--backup-interval", "30s"), "--backup-interval 30s is under 1m0s"},
 		{append(dir, "--backup-keep", "0"), "--backup-keep 0"},
