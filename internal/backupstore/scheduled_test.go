@@ -97,3 +97,20 @@ func TestDownloadChecksTheDigest(t *testing.T) {
 		t.Fatalf("Download with a garbled digest: %v; want ErrDamaged", err)
 	}
 }
+
+func TestParseTarget(t *testing.T) {
+	for target, want := range map[string]Target{
+		"dir:/var/backups/idnode":  {Dir: "/var/backups/idnode"},
+		"s3://bucket":              {Bucket: "bucket"},
+		"s3://bucket/idnode/prod/": {Bucket: "bucket", Prefix: "idnode/prod"},
+	} {
+		if got, err := ParseTarget(target); err != nil || got != want {
+			t.Errorf("ParseTarget(%q) = %+v, %v; want %+v", target, got, err, want)
+		}
+	}
+	for _, target := range []string{"", "dir:", "s3://", "s3:///prefix", "s3://b/p?x=1", "ftp://x", "/var/backups"} {
+		if _, err := ParseTarget(target); err == nil {
+			t.Errorf("ParseTarget(%q): no error", target)
+		}
+	}
+}
