@@ -17,13 +17,6 @@ import (
 	"github.com/idnode/idnode/node/httpapi"
 )
 
-// MinBackupInterval is the shortest interval between scheduled backups: each one copies the
-// whole state and lists the store, and a slot name has minute precision.
-const MinBackupInterval = time.Minute
-
-// backupExt ends a scheduled backup's name; its digest object adds backupstore.DigestSuffix.
-const backupExt = ".idbk"
-
 // BackupSchedule is the cluster's scheduled backups (docs/scheduled-backups.md): every node
 // runs the same schedule, and only the leader acts on it.
 type BackupSchedule struct {
@@ -69,28 +62,16 @@ func (s BackupSchedule) Validate() error {
 	return errors.Join(errs...)
 }
 
-// slotLayout is a slot's UTC start in a backup's name: sortable, and letters and digits only.
-const slotLayout = "20060102T150405Z"
-
 // slotName names the backup of the slot starting at slot.
 func (s BackupSchedule) slotName(slot time.Time) string {
-	return s.namePrefix() + slot.UTC().Format(slotLayout) + backupExt
+	return backupstore.ScheduledName(s.Cluster, slot)
 }
 
-func (s BackupSchedule) namePrefix() string { return "idnode-" + s.Cluster + "-" }
-
-// slotOf parses a backup's name back to its slot; ok is false for other objects.
+// slotOf parses a backup's name back to its slot; ok is false for other objects, other
+// clusters' backups included.
 func (s BackupSchedule) slotOf(name string) (time.Time, bool) {
-	rest, ok := strings.CutPrefix(name, s.namePrefix())
-	if !ok {
-		return time.Time{}, false
-	}
-	rest, ok = strings.CutSuffix(rest, backupExt)
-	if !ok {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(slotLayout, rest)
-	return t, err == nil
+	cluster, slot, ok := backupstore.ParseScheduledName(name)
+	return slot, ok && cluster == s.Cluster
 }
 
 // backupScheduler takes the scheduled backups. The rule that keeps a leader change from

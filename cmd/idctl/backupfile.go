@@ -120,6 +120,8 @@ type backupIn struct {
 	io.Reader
 	encrypted bool
 	close     func() error
+	// what names the backup in restore's summary: the file, or the object and its target.
+	what string
 }
 
 // openBackup opens the backup file at path ("-": standard input) and decodes it (decodeBackup).

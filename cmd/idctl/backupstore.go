@@ -29,17 +29,37 @@ func init() {
 	)
 }
 
-// targetEnv are the node's variables for its --backup-target flags, which idctl's --target
-// flags read too: an operator who exported them for the node needs no flags here.
+// targetEnv are the node's variables for its --backup-s3-* flags, which idctl's --s3-* flags
+// read too: an operator who exported them for the node needs no flags here. The node's
+// IDNODE_BACKUP_TARGET (targetVar) is read by backup list and verify only: restore takes a
+// file unless --target is given.
 var targetEnv = map[string]string{
-	"target": "IDNODE_BACKUP_TARGET", "s3-endpoint": "IDNODE_BACKUP_S3_ENDPOINT", "s3-region": "IDNODE_BACKUP_S3_REGION",
+	"s3-endpoint": "IDNODE_BACKUP_S3_ENDPOINT", "s3-region": "IDNODE_BACKUP_S3_REGION",
 	"s3-tls": "IDNODE_BACKUP_S3_TLS", "s3-ca": "IDNODE_BACKUP_S3_CA", "s3-credentials-file": "IDNODE_BACKUP_S3_CREDENTIALS_FILE",
 }
 
-// registerTarget adds --target and --s3-* to fs.
-func registerTarget(fs *flag.FlagSet) *backupstore.TargetFlags {
+// targetVar is the node's variable for its --backup-target.
+const targetVar = "IDNODE_BACKUP_TARGET"
+
+// listTargetUse describes backup list's and verify's --target.
+const listTargetUse = "where the backups are: dir:/path or s3://bucket/prefix, as the node's --backup-target (" + targetVar + "; --s3-* read IDNODE_BACKUP_S3_*)"
+
+// targetFromEnv fills --target from the node's variable when it was not given.
+func targetFromEnv(e *env, fs *flag.FlagSet) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "target" })
+	if v := e.getenv(targetVar); v != "" && !given {
+		if err := fs.Set("target", v); err != nil {
+			return usagef("%s=%q: %v", targetVar, v, err)
+		}
+	}
+	return nil
+}
+
+// registerTarget adds --target (described by use) and --s3-* to fs.
+func registerTarget(fs *flag.FlagSet, use string) *backupstore.TargetFlags {
 	var t backupstore.TargetFlags
-	t.Register(fs, "", "where the backups are: dir:/path or s3://bucket/prefix, as the node's --backup-target (IDNODE_BACKUP_TARGET; --s3-* read IDNODE_BACKUP_S3_*)")
+	t.Register(fs, "", use)
 	return &t
 }
 
@@ -66,8 +86,11 @@ type backupRow struct {
 }
 
 func backupListCmd(fs *flag.FlagSet) func(*env, []string) error {
-	where := registerTarget(fs)
+	where := registerTarget(fs, listTargetUse)
 	return func(e *env, _ []string) error {
+		if err := targetFromEnv(e, fs); err != nil {
+			return err
+		}
 		store, err := openTarget(e, fs, where)
 		if err != nil {
 			return err
@@ -129,7 +152,7 @@ type backupVerified struct {
 }
 
 func backupVerifyCmd(fs *flag.FlagSet) func(*env, []string) error {
-	where := registerTarget(fs)
+	where := registerTarget(fs, listTargetUse)
 	var pp passphraseFlag
 	pp.register(fs, "the passphrase of an encrypted backup is in this `file`, its first line")
 	return func(e *env, args []string) error {

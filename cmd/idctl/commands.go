@@ -53,7 +53,7 @@ func init() {
 			maxArgs: 1, flags: leaderTransferCmd},
 		command{name: "backup", args: "<file|-> [--passphrase-file F]", summary: "write a consistent backup of the cluster's state to file, encrypted with a passphrase if given (admin)",
 			minArgs: 1, maxArgs: 1, flags: backupCmd, scope: scopeDatabase},
-		command{name: "restore", args: "<file|-> [--ahead N|P%|N+P%] [--hilo-ahead M] [--passphrase-file F]", summary: "raise this cluster's counters to a backup's (--ahead: that far above) and retire its node tags (admin)",
+		command{name: "restore", args: "<file|-|name|latest> [--target T] [--ahead N|P%|N+P%] [--hilo-ahead M] [--passphrase-file F]", summary: "raise this cluster's counters to a backup's (--ahead: that far above) and retire its node tags; --target: a scheduled one (admin)",
 			minArgs: 1, maxArgs: 1, flags: restoreCmd},
 		command{name: "claim", args: "<id>... [--owner o]", summary: "claim semantic IDs cluster-wide, all or nothing; ALREADY_EXISTS names a taken one and its owner",
 			minArgs: 1, maxArgs: maxIDsPerCall, flags: claimCmd, scope: scopeDatabase},
@@ -690,12 +690,13 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 	fs.Var(&hiloAhead, "hilo-ahead", "the `margin` for HiLo maxima, if not --ahead's")
 	var pp passphraseFlag
 	pp.register(fs, "the passphrase of an encrypted backup is in this `file`, its first line")
+	target := registerTarget(fs, "restore from this target of scheduled backups, dir:/path or s3://bucket/prefix (the node's --backup-target), the argument naming a backup in it or "+latestBackup+"; --s3-* read the node's IDNODE_BACKUP_S3_*")
 	return func(e *env, args []string) error {
 		pass, err := pp.get(e)
 		if err != nil {
 			return err
 		}
-		backup, err := openBackup(e, args[0], pass)
+		backup, err := openRestoreSource(e, fs, target, args[0], pass)
 		if err != nil {
 			return err
 		}
@@ -705,7 +706,7 @@ func restoreCmd(fs *flag.FlagSet) func(*env, []string) error {
 			return c.Admin().Restore(ctx, backup, client.RestoreAhead(margin))
 		}, func(w io.Writer, resp *idnodev1.RestoreResponse) error {
 			fmt.Fprintf(w, "restored %s: %d identities (%d raised), %d HiLo tags (%d raised), %d node tags (%d newly retired), %d claims (%d new here), %d series (%d journal entries appended), %d numeric workers (%d raised)\n",
-				args[0], resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired(),
+				backup.what, resp.GetIdentities(), resp.GetIdentitiesRaised(), resp.GetHiloTags(), resp.GetHiloRaised(), resp.GetTags(), resp.GetTagsRetired(),
 				resp.GetClaims(), resp.GetClaimsRestored(), resp.GetSeries(), resp.GetSeriesEntriesRestored(), resp.GetWorkers(), resp.GetWorkersRaised())
 			if err := restoreKeys(w, resp); err != nil {
 				return err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idnode/idnode/node"
 )
 
 func TestBackupFlags(t *testing.T) {
@@ -42,9 +44,9 @@ func TestBadBackupFlagsAreRefusedNamingTheFlag(t *testing.T) {
 		want string
 	}{
 		{[]string{"--backup-target", "ftp://x"}, "--backup-target"},
-		{[]string{"--backup-target", "dir:"}, "--backup-target dir: needs a path"},
+		{[]string{"--backup-target", "dir:"}, "dir: needs a path"},
 		{[]string{"--backup-target", "s3://bucket"}, "--backup-s3-endpoint"},
-		{append(dir, "--backup-interval", "30s"), "--backup-interval 30s is under 1m0s"},
+		{append(dir, "--backup-interval", (node.MinBackupInterval / 2).String()), "--backup-interval " + (node.MinBackupInterval / 2).String() + " is under " + node.MinBackupInterval.String()},
 		{append(dir, "--backup-keep", "0"), "--backup-keep 0"},
 		{append(dir, "--backup-keep", "-1"), "--backup-keep -1"},
 		{append(dir, "--backup-max-age", "30m"), "--backup-max-age 30m0s is under --backup-interval"},

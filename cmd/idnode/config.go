@@ -94,6 +94,9 @@ type config struct {
 	// now is the node's wall clock: nil (the machine's) but in the test build (-tags
 	// testclock), where IDNODE_TEST_CLOCK_FILE can offset it (testclock_on.go).
 	now func() time.Time
+	// issueRatesInterval is how often the server samples the issue rates: 0 (its default)
+	// but in the test build with tag fastbackups (fastbackups_on.go).
+	issueRatesInterval time.Duration
 	// tls is loaded from tlsCert, tlsKey and tlsCA by run; nil when TLS is off.
 	tls *tlsconfig.Node
 }
@@ -200,6 +203,7 @@ func parseConfig(args []string, env environ, usage io.Writer) (*config, error) {
 	})
 	c.warnings = unknownEnvWarnings(env, append(known, testClockVars...))
 	c.applyTestClock(env)
+	c.applyFastBackups()
 	if configFile != "" {
 		bad.errs = append(bad.errs, applyConfigFile(fs, configFile, set, bad))
 	}

@@ -56,7 +56,7 @@ func (o *ops) clusterConfig(c cluster.Config) cluster.Config {
 }
 
 // serverConfig adds mutual TLS for forwarding, the admin token, the observers and, in the
-// test build, the test clock.
+// test builds, the test clock and the issue rates' interval.
 func (o *ops) serverConfig(c server.Config) server.Config {
 	if o.cfg.tls != nil {
 		c.PeerTLS = o.cfg.tls.Peer()
@@ -65,6 +65,7 @@ func (o *ops) serverConfig(c server.Config) server.Config {
 	if o.cfg.now != nil {
 		c.Now = o.cfg.now
 	}
+	c.IssueRatesInterval = o.cfg.issueRatesInterval
 	if o.cfg.tls != nil {
 		c.Certificates = o.certificates
 	}

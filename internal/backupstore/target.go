@@ -72,7 +72,7 @@ func (t *TargetFlags) Parse(set func(name string) bool) (Target, error) {
 		return out, errors.Join(errs...)
 	case strings.HasPrefix(t.target, "s3://"):
 		u, err := url.Parse(t.target)
-		if err != nil || u.Host == "" {
+		if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 			return out, fmt.Errorf("%s %q: want s3://bucket/prefix", flagName, t.target)
 		}
 		if t.s3Endpoint == "" {

@@ -94,7 +94,8 @@ func (b *goBinary) build(t testing.TB) string {
 // Main is every e2e package's TestMain: it sweeps compose projects before and after the
 // tests (sweep.go), removes the binaries they built, and fails the run when it left a
 // container, network or volume behind in docker (leftovers.go).
-func Main(m *testing.M) {
+// Each of atExit runs after the tests (a package's shared server stopped, say).
+func Main(m *testing.M, atExit ...func()) {
 	flag.Parse()
 	swept := sweeping()
 	var before *dockerBefore
@@ -102,6 +103,9 @@ func Main(m *testing.M) {
 		before = snapshotDocker()
 	}
 	code := m.Run()
+	for _, f := range atExit {
+		f()
+	}
 	swept()
 	if before != nil {
 		// README promises that a test run leaves docker as it found it.

@@ -50,9 +50,14 @@ var (
 	DiskfillStatic = Program{Name: "diskfill-static", Pkg: "./test/diskfill", Flags: staticFlags, Env: staticEnv}
 )
 
-// All are the programs a CI run builds ahead. A test's own variants (a daemon built with a
-// build tag, say) are built by the test.
-var All = []Program{Idnode, Idctl, FlakeMinter, IDCluster, IdnodeStatic, DiskfillStatic}
+// FastBackupsTag builds the daemon whose scheduled backups may be a second apart and whose
+// issue rates are sampled every second: the backup drill's (test/e2e/backups).
+const FastBackupsTag = "fastbackups"
+
+// All are the programs a CI run builds ahead: the backup drill's daemon too, which the drill
+// would otherwise build within its own time. Other variants (a daemon built with a build
+// tag a test must catch, say) are built by their test.
+var All = []Program{Idnode, Idctl, FlakeMinter, IDCluster, IdnodeStatic, DiskfillStatic, Tagged(FastBackupsTag)}
 
 // Tagged is the daemon built with build tag tag besides Idnode's flags.
 func Tagged(tag string) Program {
