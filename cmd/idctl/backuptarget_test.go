@@ -59,7 +59,7 @@ func TestRestoreFromATargetChecksBeforeItCalls(t *testing.T) {
 		{[]string{"--target", target, "--passphrase-file", right, "idnode-prod-20200101T000000Z.idbk"}, []string{"in " + target, "no such object"}, false},
 		{[]string{"--target", target, "--passphrase-file", wrong, "latest"}, []string{"backup " + good + " in " + target, "wrong passphrase"}, false},
 		{[]string{"--target", target, "--passphrase-file", right, "../escape"}, []string{"in " + target, "object name"}, false},
-		{[]string{"--target", "dir:" + filepath.Join(dir, "missing"), "latest"}, []string{"target dir:" + filepath.Join(dir, "missing"), "no such folder"}, false},
+		{[]string{"--target", "dir:" + filepath.Join(dir, "missing"), "latest"}, []string{"target dir:" + filepath.Join(dir, "missing"), "the folder does not exist"}, false},
 		{[]string{"--target", "s3://bucket/prod", "latest"}, []string{"--s3-endpoint"}, true},
 		{[]string{"--target", "ftp://x", "latest"}, []string{"--target", "dir:/path or s3://bucket/prefix"}, true},
 		{[]string{"--target", target, "--s3-endpoint", "s3.example.com:443", "latest"}, []string{"--s3-endpoint is for an s3:// target"}, true},
