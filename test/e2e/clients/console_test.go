@@ -142,6 +142,27 @@ func TestConsole(t *testing.T) {
 	if got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#backups-summary"))); err != nil || !strings.Contains(got, "takes no scheduled backups") {
 		t.Errorf("the backups panel says %q (%v); want that the node takes no scheduled backups", got, err)
 	}
+	// The replica check: the follower's console points at the leader's, and the leader's shows
+	// its last check with every member agreeing.
+	if got, err := chromedp.Run(tab, chromedp.TextContent(chromedp.CSS("#replicas"))); err != nil || !strings.Contains(got, "the leader's console shows the last check") {
+		t.Errorf("a follower's console says of the replica check %q (%v); want that the leader's shows it", got, err)
+	}
+	if rc, err := c.Admin[leader].CheckReplicas(e2etest.RPCCtx(t), &idnodev1.CheckReplicasRequest{}); err != nil || rc.GetMismatches() != 0 {
+		t.Fatalf("CheckReplicas via %s: %v, %v", leader, rc, err)
+	}
+	leaderTab := headless.New(t)
+	if err := headless.Navigate(leaderTab, "http://"+c.Node(leader).Opts.HTTPAddr+"/ui/",
+		chromedp.WaitVisible(chromedp.CSS("#leader[data-leader]"))); err != nil {
+		t.Fatalf("opening the console of %s: %v", leader, err)
+	}
+	want3 := fmt.Sprintf("%d agree", len(e2etest.ClusterTags))
+	poll.Until(t, "the leader's console to show the replica check", consoleFailover, consolePoll, func() error {
+		got, err := chromedp.Run(leaderTab, chromedp.TextContent(chromedp.CSS("#replicas")))
+		if err == nil && !strings.Contains(got, want3) {
+			err = fmt.Errorf("it shows %q; want %q", got, want3)
+		}
+		return err
+	})
 	screenshot(t, tab, "console-cluster")
 
 	const name = "orders"

@@ -1,10 +1,12 @@
 // The Cluster page: this node's view of the cluster, refreshed every second: members with
 // their indexes and lag, the leadership changes the node saw in the last hour, the rates at
-// which it hands out IDs, and its headroom (headroom.js), all from one Status answer.
+// which it hands out IDs, its headroom (headroom.js) and the replica check (replicas.js), all
+// from one Status answer.
 import { $, api, cell, explainRead, fillRows, report, send, set } from './api.js';
 import { act } from './confirm.js';
 import * as backups from './backups.js';
 import * as headroom from './headroom.js';
+import * as replicas from './replicas.js';
 
 const REFRESH_MS = 1000;
 // The strategies whose rates the page shows, in this order, as Status's issued names them.
@@ -70,6 +72,8 @@ function showStatus(st) {
   set('applied', `${st.appliedIndex ?? 0} (${lag} behind)`, lag > 16n ? 'bad' : undefined);
   set('storage', st.storageFault || 'ok', st.storageFault ? 'bad' : 'good');
   showVersion(st.clusterVersion || {});
+  replicas.show(st);
+  const digests = replicas.verdicts(st);
   const commit = BigInt(st.commitIndex ?? 0);
   fillRows('nodes', st.nodes || [], (row, n) => {
     row.dataset.tag = n.tag;
@@ -86,6 +90,8 @@ function showStatus(st) {
       cell(row, '?', 'num');
     }
     cell(row, n.storageFault || (n.reachable ? 'ok' : '?'), n.storageFault ? 'bad' : undefined);
+    const digest = digests.get(n.tag) || '';
+    cell(row, digest, digest.startsWith('differs') || digest.startsWith('fenced') ? 'bad' : undefined);
     cell(row, n.raftAddress || '');
     cell(row, n.grpcAddress || '');
     cell(row, n.version || '');
