@@ -171,7 +171,9 @@ func (f *Forwarder) Local(ctx context.Context) bool {
 
 // Limits bound a hop besides its caller's deadline.
 type Limits struct {
-	// Bound, when set, ends the hop after this long with ErrLeaderChanged.
+	// Bound, when set, ends the hop after this long with ErrLeaderChanged, on a cluster with
+	// the default election wait; a cluster whose election wait is longer (its nodes are told
+	// of longer round trips, cluster.TimingForRoundTrip) stretches it in proportion (Open).
 	Bound time.Duration
 	// WatchLeader ends the hop with ErrLeaderChanged soon after this node sees another leader
 	// or none (watch): the caller then hears "no quorum" now rather than at its deadline.
@@ -180,8 +182,8 @@ type Limits struct {
 }
 
 var (
-	// Unary is how a unary call or an identity batch travels: within about one election
-	// timeout, so that a node cut off from a leader it still believes in refuses its caller in
+	// Unary is how a unary call or an identity batch travels: within one and a half election
+	// waits, so that a node cut off from a leader it still believes in refuses its caller in
 	// time for the caller to try another node.
 	Unary = Limits{Bound: 1500 * time.Millisecond, WatchLeader: true}
 	// Stream is how a backup or restore travels: as long as its caller allows.
@@ -209,7 +211,7 @@ func (f *Forwarder) Open(ctx context.Context, lim Limits) (*Hop, error) {
 	h := &Hop{Conn: cc, f: f, leader: id, caller: ctx, ctx: hctx, cancel: func() { cancel(nil) }, secretless: len(f.cfg.Secret.get()) == 0}
 	if lim.Bound > 0 {
 		var tcancel context.CancelFunc
-		h.ctx, tcancel = context.WithTimeoutCause(hctx, lim.Bound, ErrLeaderChanged)
+		h.ctx, tcancel = context.WithTimeoutCause(hctx, f.bound(lim), ErrLeaderChanged)
 		h.cancel = func() { tcancel(); cancel(nil) }
 	}
 	if lim.WatchLeader {
@@ -221,6 +223,19 @@ func (f *Forwarder) Open(ctx context.Context, lim Limits) (*Hop, error) {
 		}
 	}
 	return h, nil
+}
+
+// bound is how long a hop under lim may take on this node's cluster: lim.Bound, stretched in
+// proportion to an election wait longer than the default. A leader's commit on such a cluster
+// takes as many more round trips' time, and a bound set for the default timing would give up on
+// a leader that every follower still hears (its heartbeats are as far apart): the caller would
+// hear "no quorum" from a healthy cluster. A shorter election wait keeps lim.Bound.
+func (f *Forwarder) bound(lim Limits) time.Duration {
+	if f.cfg.ElectionWait <= DefaultElectionWait {
+		return lim.Bound
+	}
+	// In floating point: the product of two durations overflows an int64 of nanoseconds.
+	return time.Duration(float64(lim.Bound) * (float64(f.cfg.ElectionWait) / float64(DefaultElectionWait)))
 }
 
 // leader is the leader's ID and address, once one is known, within ctx and the election wait.

@@ -304,6 +304,52 @@ func TestAHopEndsWhenTheLeaderChanges(t *testing.T) {
 	})
 }
 
+// A leader that answers in twice the default hop's bound is answered on a cluster told of long
+// round trips (an election wait four times the default), and refused on a default one, at the
+// bound: the bound stretches with the cluster's timing, which a leader's commit follows.
+func TestAHopsBoundStretchesWithTheElectionWait(t *testing.T) {
+	slow := 2 * forward.Unary.Bound
+	for _, tc := range []struct {
+		wait     time.Duration
+		answered bool
+	}{
+		{forward.DefaultElectionWait, false},
+		{4 * forward.DefaultElectionWait, true},
+	} {
+		t.Run(tc.wait.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				addr := startLeader(t, func(ctx context.Context) error {
+					select {
+					case <-time.After(slow):
+						return nil
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				})
+				c := &fakeCluster{id: "F"}
+				c.set("L", addr)
+				f := newForwarder(t, c, tc.wait)
+				start := time.Now()
+				served, err := call(f, context.Background())
+				took := time.Since(start)
+				if tc.answered {
+					if err != nil || served != "leader" {
+						t.Fatalf("a leader answering in %v, election wait %v: served %q, %v; want its answer", slow, tc.wait, served, err)
+					}
+					return
+				}
+				var r refused
+				if !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrLeaderChanged) {
+					t.Fatalf("a leader answering in %v, election wait %v: %v; want a refusal for ErrLeaderChanged", slow, tc.wait, err)
+				}
+				if took != forward.Unary.Bound {
+					t.Fatalf("refused after %v, want at the bound, %v", took, forward.Unary.Bound)
+				}
+			})
+		})
+	}
+}
+
 func TestAHopCarriesThePassedOnMetadataAndArrivesMarked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		type seen struct {
