@@ -2,12 +2,15 @@
 // the outcome and time of each package and test (go test -json's pass, fail and skip events)
 // in a file, and later ranks the slowest packages and tests of the runs that file holds.
 //
-//	testreport run -events FILE [-C DIR] -- [go test flags] [packages]
+//	testreport run -events FILE [-failures FILE] [-C DIR] -- [go test flags] [packages]
 //	testreport slowest [-n N] FILE...
 //
 // run appends those events to FILE and exits with go test's exit status, whatever happens to
-// the file; slowest prints the N (10) slowest packages and top-level tests of all the FILEs
-// (.ci/run keeps one per go test run it starts, as two run at once).
+// the file; with -failures it also appends each failed test's last lines of output to that
+// file once go test ends, so that a CI log whose end is all a reader sees can end with why
+// its tests failed, however far up their output scrolled. slowest prints the N (10) slowest
+// packages and top-level tests of all the FILEs (.ci/run keeps one per go test run it starts,
+// as two run at once).
 package main
 
 import (
@@ -22,7 +25,7 @@ import (
 	"github.com/idnode/idnode/internal/testjson"
 )
 
-const usage = `usage: testreport run -events FILE [-C DIR] -- [go test flags] [packages]
+const usage = `usage: testreport run -events FILE [-failures FILE] [-C DIR] -- [go test flags] [packages]
        testreport slowest [-n N] FILE...`
 
 func main() {
@@ -49,6 +52,7 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("testreport run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	events := fs.String("events", "", "the file the run's pass, fail and skip events are appended to")
+	failures := fs.String("failures", "", "the file each failed test's last lines are appended to")
 	dir := fs.String("C", "", "the directory go test runs in (go -C)")
 	if err := fs.Parse(args); err != nil || *events == "" {
 		fail(usage)
@@ -66,14 +70,20 @@ func run(args []string) int {
 	if err := cmd.Start(); err != nil {
 		fail(fmt.Sprintf("testreport: %v", err))
 	}
-	record(stdout, *events)
-	return exitStatus(cmd.Wait())
+	tally := record(stdout, *events)
+	status := exitStatus(cmd.Wait())
+	if *failures != "" {
+		if err := appendFailures(*failures, tally.Failing()); err != nil {
+			fmt.Fprintf(os.Stderr, "testreport: the failures will not be kept: %v\n", err)
+		}
+	}
+	return status
 }
 
 // record prints the events of r as plain go test would, appending each that ends a package
-// or a test to the file events (the output stays out of it: it is printed). A file that
-// cannot be written is said once on stderr and the printing goes on.
-func record(r io.Reader, events string) {
+// or a test to the file events (the output stays out of it: it is printed), and tallies them.
+// A file that cannot be written is said once on stderr and the printing goes on.
+func record(r io.Reader, events string) *testjson.Tally {
 	var file io.Writer = io.Discard
 	f, err := os.OpenFile(events, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -83,6 +93,7 @@ func record(r io.Reader, events string) {
 		file = f
 	}
 	plain := testjson.NewPlain(os.Stdout, os.Stderr)
+	tally := testjson.NewTally()
 	err = testjson.Read(r, func(e testjson.Event, ok bool, line []byte) {
 		if ok && e.Ended() && file != io.Discard {
 			if _, err := fmt.Fprintf(file, "%s\n", line); err != nil {
@@ -92,6 +103,7 @@ func record(r io.Reader, events string) {
 		}
 		if ok {
 			plain.Event(e)
+			tally.Event(e)
 		} else {
 			plain.Line(line)
 		}
@@ -102,6 +114,7 @@ func record(r io.Reader, events string) {
 		_, _ = io.Copy(io.Discard, r)
 	}
 	plain.End()
+	return tally
 }
 
 // exitStatus is the status go test exited with, as a shell would report it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,5 +59,49 @@ func TestTimingsAddUpAcrossFiles(t *testing.T) {
 	}
 	if err := readTimings(filepath.Join(dir, "missing.json"), &timings); err == nil {
 		t.Error("a missing file read without an error")
+	}
+}
+
+// TestFailuresKeepEachFailedTestsLastLines checks that a failed test's last lines are kept,
+// bounded, and a passing test's are not.
+func TestFailuresKeepEachFailedTestsLastLines(t *testing.T) {
+	var stream strings.Builder
+	stream.WriteString(`{"Action":"output","Package":"example.com/a","Test":"TestOK","Output":"fine\n"}` + "\n")
+	stream.WriteString(`{"Action":"pass","Package":"example.com/a","Test":"TestOK","Elapsed":1}` + "\n")
+	for i := range failureLines + 5 {
+		fmt.Fprintf(&stream, `{"Action":"output","Package":"example.com/a","Test":"TestBad","Output":"line %d\n"}`+"\n", i)
+	}
+	fmt.Fprintf(&stream, `{"Action":"output","Package":"example.com/a","Test":"TestBad","Output":"%s\n"}`+"\n", strings.Repeat("x", failureLineSize+10))
+	stream.WriteString(`{"Action":"fail","Package":"example.com/a","Test":"TestBad","Elapsed":2}` + "\n")
+	stream.WriteString(`{"Action":"fail","Package":"example.com/a","Elapsed":3}` + "\n")
+
+	dir := t.TempDir()
+	stdout := os.Stdout
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	os.Stdout = devnull
+	tally := record(strings.NewReader(stream.String()), filepath.Join(dir, "events.json"))
+	os.Stdout = stdout
+	path := filepath.Join(dir, "failures.txt")
+	if err := appendFailures(path, tally.Failing()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	for _, want := range []string{"--- FAIL: example.com/a TestBad\n", "(6 lines before)", "line 24\n", strings.Repeat("x", failureLineSize) + " …\n", "--- FAIL: example.com/a (package)\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("failures lack %q:\n%s", want, got)
+		}
+	}
+	for _, unwanted := range []string{"fine", "line 5\n", "TestOK"} {
+		if strings.Contains(got, unwanted) {
+			t.Errorf("failures hold %q:\n%s", unwanted, got)
+		}
 	}
 }
