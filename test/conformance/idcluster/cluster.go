@@ -65,19 +65,59 @@ func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, er
 		}
 		sharedArgs = append(sharedArgs, "--admin-token-file", tokenFile)
 	}
-	ports, err := freePorts(portsPerNode * top.Nodes)
+	for attempt := 1; ; attempt++ {
+		err := cl.launchNodes(bin, top, sharedArgs)
+		if err == nil {
+			break
+		}
+		var exited *exitedError
+		if !errors.As(err, &exited) || !exited.lostPort {
+			return cl, err
+		}
+		if attempt == startAttempts {
+			return cl, fmt.Errorf("%d starts, each on new ports, lost a port to another process; the last: %w", startAttempts, err)
+		}
+		// The peers name every node's Raft port, so the whole attempt starts again on new ports.
+		log.Warn("a node lost a port to another process; starting the cluster again on other ports",
+			"node", exited.tag, "attempt", attempt, "status", exited.status)
+		if err := cl.discardNodes(); err != nil {
+			return cl, err
+		}
+	}
+	var err error
+	if cl.first, err = cl.waitLeader(); err != nil {
+		return cl, err
+	}
+	if err := cl.setUp(); err != nil {
+		return cl, err
+	}
+	return cl, nil
+}
+
+// startAttempts bounds the starts of a cluster whose node lost a port to another process.
+const startAttempts = 3
+
+// pickPorts chooses the ports of a start; tests take a port it chose before the node binds it.
+var pickPorts = freePorts
+
+// launchNodes starts the topology's nodes on new ports and waits until each serves. When a
+// node exits first, it returns at once an *exitedError that says how, rather than waiting out
+// the others: they may never serve without it, as a new cluster forms only once every peer
+// answers.
+func (cl *cluster) launchNodes(bin string, top topology, sharedArgs []string) error {
+	ports, err := pickPorts(portsPerNode * top.Nodes)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var peers []string
 	for i := range top.Nodes {
 		tag := string(rune('A' + i))
 		p := ports[portsPerNode*i:]
-		n := &node{tag: tag, bin: bin, dir: filepath.Join(dir, tag),
+		n := &node{tag: tag, bin: bin, dir: filepath.Join(cl.dir, tag),
 			grpc: p[0], http: p[1], raft: p[2], metrics: p[3]}
 		n.logPath = filepath.Join(n.dir, "idnode.log")
 		if err := os.MkdirAll(n.dir, 0o700); err != nil {
-			return nil, err
+			return err
 		}
 		cl.nodes = append(cl.nodes, n)
 		peers = append(peers, tag+"="+n.raft)
@@ -99,21 +139,28 @@ func startCluster(bin, dir string, top topology, log *slog.Logger) (*cluster, er
 		}
 		n.args = append(n.args, sharedArgs...)
 		if err := n.launch(); err != nil {
-			return cl, fmt.Errorf("node %s: %w", n.tag, err)
+			return fmt.Errorf("node %s: %w", n.tag, err)
 		}
 	}
 	for _, n := range cl.nodes {
-		if err := cl.waitServing(n, true); err != nil {
-			return cl, err
+		if err := cl.waitServing(n, true, cl.nodes...); err != nil {
+			return err
 		}
 	}
-	if cl.first, err = cl.waitLeader(); err != nil {
-		return cl, err
+	return nil
+}
+
+// discardNodes kills the nodes of a failed start attempt and removes their data, keeping
+// their logs (a later attempt's process appends to its node's).
+func (cl *cluster) discardNodes() error {
+	cl.killNodes()
+	for _, n := range cl.nodes {
+		if err := os.RemoveAll(filepath.Join(n.dir, "data")); err != nil {
+			return err
+		}
 	}
-	if err := cl.setUp(); err != nil {
-		return cl, err
-	}
-	return cl, nil
+	cl.nodes = nil
+	return nil
 }
 
 // setUp creates the topology's databases and keys through the leader.
@@ -280,15 +327,16 @@ func (cl *cluster) leaderOf(n *node) (string, error) {
 }
 
 // waitServing waits until n's health answers: SERVING when serving is set (a node of a
-// cluster with its majority), any answer otherwise (a node restarted without one).
-func (cl *cluster) waitServing(n *node, serving bool) error {
+// cluster with its majority), any answer otherwise (a node restarted without one). It stops
+// at once with an *exitedError when n, or one of the others it watches, has exited.
+func (cl *cluster) waitServing(n *node, serving bool, watch ...*node) error {
 	conn, err := cl.dial(n)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	hc := healthpb.NewHealthClient(conn)
-	_, _, done := n.current()
+	watch = append([]*node{n}, watch...)
 	deadline := time.Now().Add(serveTimeout)
 	last := "no answer"
 	for time.Now().Before(deadline) {
@@ -303,10 +351,10 @@ func (cl *cluster) waitServing(n *node, serving bool) error {
 		default:
 			last = resp.GetStatus().String()
 		}
-		select {
-		case <-done:
-			return fmt.Errorf("node %s exited before it served; its log ends:\n%s", n.tag, n.tail())
-		default:
+		for _, w := range watch {
+			if err := w.exited(); err != nil {
+				return err
+			}
 		}
 		time.Sleep(pollEvery)
 	}
@@ -364,15 +412,20 @@ func (cl *cluster) quorate() bool {
 }
 
 func (cl *cluster) teardown() {
+	cl.killNodes()
+	if err := os.RemoveAll(cl.dir); err != nil {
+		cl.log.Warn("teardown", "dir", cl.dir, "err", err)
+	}
+}
+
+// killNodes kills every node still running or paused.
+func (cl *cluster) killNodes() {
 	for _, n := range cl.nodes {
 		if s, _, _ := n.current(); s != stateStopped {
 			if err := n.kill(); err != nil {
 				cl.log.Warn("teardown", "node", n.tag, "err", err)
 			}
 		}
-	}
-	if err := os.RemoveAll(cl.dir); err != nil {
-		cl.log.Warn("teardown", "dir", cl.dir, "err", err)
 	}
 }
 

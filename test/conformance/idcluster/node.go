@@ -55,6 +55,11 @@ type node struct {
 	state nodeState
 	cmd   *exec.Cmd
 	done  chan struct{} // closed once cmd is reaped
+	// exitErr is how the last process ended (cmd.Wait's error: "exit status 1", "signal:
+	// killed"; nil for a clean exit), set before done closes.
+	exitErr error
+	// logStart is the size of the log when the last process started: what it wrote begins there.
+	logStart int64
 	// isolated is set while the process runs with its Raft port where its peers cannot reach
 	// it (restartIsolated): it knows no leader, so the cluster's leader is agreed without it.
 	isolated bool
@@ -82,6 +87,11 @@ func (n *node) launch(extra ...string) error {
 	if err != nil {
 		return err
 	}
+	st, err := logFile.Stat()
+	if err != nil {
+		_ = logFile.Close()
+		return err
+	}
 	cmd := exec.Command(n.bin, append(slices.Clip(n.args), extra...)...)
 	cmd.Dir = n.dir
 	cmd.Env = nodeenv.Clean()
@@ -92,19 +102,19 @@ func (n *node) launch(extra ...string) error {
 		return err
 	}
 	done := make(chan struct{})
+	n.mu.Lock()
+	n.state, n.cmd, n.done, n.isolated, n.exitErr, n.logStart = stateRunning, cmd, done, len(extra) > 0, nil, st.Size()
+	n.mu.Unlock()
 	go func() {
-		_ = cmd.Wait() // how it ended is in its log
+		err := cmd.Wait()
 		_ = logFile.Close()
 		n.mu.Lock()
 		if n.cmd == cmd {
-			n.state = stateStopped
+			n.state, n.exitErr = stateStopped, err
 		}
 		n.mu.Unlock()
 		close(done)
 	}()
-	n.mu.Lock()
-	n.state, n.cmd, n.done, n.isolated = stateRunning, cmd, done, len(extra) > 0
-	n.mu.Unlock()
 	return nil
 }
 
@@ -159,6 +169,48 @@ func waitDone(done chan struct{}, what string) error {
 	case <-time.After(exitTimeout):
 		return fmt.Errorf("still running %v after %s", exitTimeout, what)
 	}
+}
+
+// exitedError is a node process that ended before it served: how it ended and the end of its
+// log, which says why (a port in use, a bad flag, a data dir it cannot open).
+type exitedError struct {
+	tag    string
+	status string // "exit status 1", "signal: killed"
+	tail   string
+	// lostPort is set when the process said a port of its was in use: another process took
+	// the port between idcluster's choosing it and the node's listening on it.
+	lostPort bool
+}
+
+func (e *exitedError) Error() string {
+	return fmt.Sprintf("node %s exited (%s) before it served; its log ends:\n%s", e.tag, e.status, e.tail)
+}
+
+// addrInUse is how a Go program's failed listen on a taken port reads (syscall.EADDRINUSE).
+const addrInUse = "address already in use"
+
+// exited is an *exitedError when the node's last process has ended, else nil.
+func (n *node) exited() error {
+	_, _, done := n.current()
+	select {
+	case <-done:
+	default:
+		return nil
+	}
+	// Read after done closed: the process's exitErr is set before.
+	n.mu.Lock()
+	err, start := n.exitErr, n.logStart
+	n.mu.Unlock()
+	status := "exit status 0"
+	if err != nil {
+		status = err.Error()
+	}
+	// Only what this process wrote counts: the log keeps the ones before it too.
+	own := ""
+	if b, rerr := os.ReadFile(n.logPath); rerr == nil && int64(len(b)) >= start {
+		own = string(b[start:])
+	}
+	return &exitedError{tag: n.tag, status: status, tail: n.tail(), lostPort: strings.Contains(own, addrInUse)}
 }
 
 // logTail is the end of the node's log, for an error that needs it.
