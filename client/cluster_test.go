@@ -2,18 +2,22 @@ package client
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/helpers/memnet"
 )
 
 // deadAddr is an address nothing listens on: a call there never reaches a node.
@@ -67,21 +71,23 @@ func TestClusterCallsFailOver(t *testing.T) {
 // A cluster change that reached a node and then failed is not repeated on another: it may
 // have taken effect.
 func TestClusterChangesAreNotRepeatedOnceSent(t *testing.T) {
-	ctx := testCtx(t)
-	changes := map[string]func(c *Client) error{
-		"AddNode": func(c *Client) error {
+	changes := map[string]func(ctx context.Context, c *Client) error{
+		"AddNode": func(ctx context.Context, c *Client) error {
 			_, err := c.Admin().AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "127.0.0.1:7104", GrpcAddress: "127.0.0.1:7074"})
 			return err
 		},
-		"RemoveNode":         func(c *Client) error { return c.Admin().RemoveNode(ctx, "D") },
-		"TransferLeadership": func(c *Client) error { _, err := c.Admin().TransferLeadership(ctx, ""); return err },
+		"RemoveNode": func(ctx context.Context, c *Client) error { return c.Admin().RemoveNode(ctx, "D") },
+		"TransferLeadership": func(ctx context.Context, c *Client) error {
+			_, err := c.Admin().TransferLeadership(ctx, "")
+			return err
+		},
 	}
 	for name, change := range changes {
 		t.Run(name+"/answer lost", func(t *testing.T) {
 			state, nodes, addrs := fakeCluster(t, "A", "B")
 			state.cluster.tags = []string{"D"}
 			nodes[0].set(func(n *fakeNode) { n.loseAnswers = 1 })
-			err := change(dialTest(t, addrs))
+			err := change(testCtx(t), dialTest(t, addrs))
 			if status.Code(err) != codes.Unavailable || nodes[1].callCount() != 0 {
 				t.Errorf("%s = %v, B called %d times; want A's UNAVAILABLE and no call on B", name, err, nodes[1].callCount())
 			}
@@ -91,12 +97,22 @@ func TestClusterChangesAreNotRepeatedOnceSent(t *testing.T) {
 			}
 		})
 		t.Run(name+"/attempt timeout", func(t *testing.T) {
-			_, nodes, addrs := fakeCluster(t, "A", "B")
-			nodes[0].set(func(n *fakeNode) { n.hang = true })
-			err := change(dialTest(t, addrs, WithCallTimeout(100*time.Millisecond)))
-			if status.Code(err) != codes.DeadlineExceeded || nodes[1].callCount() != 0 {
-				t.Errorf("%s = %v, B called %d times; want DEADLINE_EXCEEDED and no call on B", name, err, nodes[1].callCount())
-			}
+			// The attempt's timeout must pass while the call waits at A, not before it gets
+			// there: then the call never reached a node, and the client rightly goes on to B.
+			// On loopback TCP a loaded CPU let the 100 ms pass while A's connection was being
+			// made. In a bubble on an in-memory network they pass only once every goroutine
+			// waits, that is once the call hangs in A's handler.
+			synctest.Test(t, func(t *testing.T) {
+				mem := memnet.New()
+				_, nodes, addrs := fakeClusterOn(t, mem, "A", "B")
+				nodes[0].set(func(n *fakeNode) { n.hang = true })
+				c := dialTest(t, addrs, WithCallTimeout(100*time.Millisecond), WithDialOptions(grpc.WithContextDialer(mem.Dial)))
+				err := change(testCtx(t), c)
+				if status.Code(err) != codes.DeadlineExceeded || nodes[0].callCount() != 1 || nodes[1].callCount() != 0 {
+					t.Errorf("%s = %v, A called %d times, B %d; want DEADLINE_EXCEEDED from A and no call on B",
+						name, err, nodes[0].callCount(), nodes[1].callCount())
+				}
+			})
 		})
 	}
 }
@@ -138,21 +154,27 @@ func TestBackupReturnsTheWritersError(t *testing.T) {
 }
 
 // Restore sends the whole reader, in several chunks, to the first node whose stream opens; it
-// is not repeated once data went out.
+// is not repeated once data went out. It runs in a bubble on an in-memory network: on
+// loopback TCP a loaded CPU let the attempt's timeout pass before any of the 786 KB went out,
+// and here time passes only while every goroutine waits.
 func TestRestoreRetriesOnlyBeforeData(t *testing.T) {
-	state, nodes, addrs := fakeCluster(t, "A", "B")
-	data := bytes.Repeat([]byte("idnode backup "), 3*restoreChunk/14+5)
-	c := dialTest(t, []string{deadAddr(t), addrs[0]})
-	resp, err := c.Admin().Restore(testCtx(t), bytes.NewReader(data))
-	if got := state.restoredBytes(); err != nil || resp.GetIdentities() != int64(len(data)) || !bytes.Equal(got, data) {
-		t.Fatalf("Restore of %d bytes = %v, %v; node got %d bytes", len(data), resp, err, len(got))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		mem := memnet.New()
+		state, nodes, addrs := fakeClusterOn(t, mem, "A", "B")
+		onMem := WithDialOptions(grpc.WithContextDialer(mem.Dial))
+		data := bytes.Repeat([]byte("idnode backup "), 3*restoreChunk/14+5)
+		c := dialTest(t, []string{mem.Gone(), addrs[0]}, onMem)
+		resp, err := c.Admin().Restore(testCtx(t), bytes.NewReader(data))
+		if got := state.restoredBytes(); err != nil || resp.GetIdentities() != int64(len(data)) || !bytes.Equal(got, data) {
+			t.Fatalf("Restore of %d bytes = %v, %v; node got %d bytes", len(data), resp, err, len(got))
+		}
 
-	nodes[0].set(func(n *fakeNode) { n.down = true })
-	c = dialTest(t, addrs)
-	if _, err := c.Admin().Restore(testCtx(t), bytes.NewReader(data)); status.Code(err) != codes.Unavailable || nodes[1].callCount() != 0 {
-		t.Errorf("Restore refused by A = %v, B called %d times; want A's UNAVAILABLE and no call on B", err, nodes[1].callCount())
-	}
+		nodes[0].set(func(n *fakeNode) { n.down = true })
+		c = dialTest(t, addrs, onMem)
+		if _, err := c.Admin().Restore(testCtx(t), bytes.NewReader(data)); status.Code(err) != codes.Unavailable || nodes[1].callCount() != 0 {
+			t.Errorf("Restore refused by A = %v, B called %d times; want A's UNAVAILABLE and no call on B", err, nodes[1].callCount())
+		}
+	})
 }
 
 // RestoreAhead's margin goes out with the first chunk only; an answer that does not echo it,

@@ -22,6 +22,7 @@ import (
 	"github.com/idnode/idnode/internal/hilogrant"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
+	"github.com/idnode/idnode/test/helpers/memnet"
 )
 
 // fakeState is the replicated state the fake nodes share: identity counters, HiLo maxima and
@@ -96,6 +97,11 @@ func startFakeNode(t testing.TB, tag string, state *fakeState, opts ...grpc.Serv
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveFakeNode(t, tag, state, l, opts...)
+}
+
+// serveFakeNode serves a fake node tagged tag on l until the end of the test.
+func serveFakeNode(t testing.TB, tag string, state *fakeState, l net.Listener, opts ...grpc.ServerOption) *fakeNode {
 	n := &fakeNode{tag: tag, state: state, addr: l.Addr().String(), srv: grpc.NewServer(opts...)}
 	idnodev1.RegisterIdServiceServer(n.srv, n)
 	idnodev1.RegisterClusterServiceServer(n.srv, n)
@@ -364,11 +370,23 @@ func (n *fakeNode) Status(ctx context.Context, req *idnodev1.StatusRequest) (*id
 // fakeCluster starts tags as fake nodes sharing one state.
 func fakeCluster(t testing.TB, tags ...string) (*fakeState, []*fakeNode, []string) {
 	t.Helper()
+	return fakeClusterOn(t, nil, tags...)
+}
+
+// fakeClusterOn is fakeCluster with the nodes listening on mem, or on loopback TCP when mem is
+// nil.
+func fakeClusterOn(t testing.TB, mem *memnet.Network, tags ...string) (*fakeState, []*fakeNode, []string) {
+	t.Helper()
 	state := newFakeState()
 	var nodes []*fakeNode
 	var addrs []string
 	for _, tag := range tags {
-		n := startFakeNode(t, tag, state)
+		var n *fakeNode
+		if mem != nil {
+			n = serveFakeNode(t, tag, state, mem.Listen())
+		} else {
+			n = startFakeNode(t, tag, state)
+		}
 		nodes = append(nodes, n)
 		addrs = append(addrs, n.addr)
 	}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/idnode/idnode/internal/tlsconfig"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	"github.com/idnode/idnode/test/helpers/loopback"
+	"github.com/idnode/idnode/test/helpers/memnet"
 	"github.com/idnode/idnode/test/helpers/poll"
 )
 
@@ -265,60 +268,99 @@ func tlsNode(t *testing.T, ca *tlsconfig.Authority) *tlsconfig.Node {
 	return n
 }
 
-// mutualTLSConfigs are three nodes A, B and C on loopback ports that speak mutual TLS, their
-// certificates signed by one test CA.
-func mutualTLSConfigs(t *testing.T) []Config {
+// mutualTLSConfigs are three nodes A, B and C that speak mutual TLS, their certificates
+// signed by one test CA, over the TCP transport: they listen and dial on mem, an in-memory
+// network for a test inside a testing/synctest bubble.
+func mutualTLSConfigs(t *testing.T, mem *memnet.Network) []Config {
 	ca, err := tlsconfig.NewAuthority("test CA", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tags := []string{"A", "B", "C"}
 	var peers []Peer
-	for _, tag := range tags {
-		peers = append(peers, Peer{ID: tag, Address: freeAddr(t)})
+	listeners := make([]net.Listener, len(tags))
+	for i, tag := range tags {
+		listeners[i] = mem.Listen()
+		peers = append(peers, Peer{ID: tag, Address: listeners[i].Addr().String()})
 	}
 	cfgs := make([]Config, len(tags))
 	for i, tag := range tags {
-		cfgs[i] = Config{ID: tag, DataDir: t.TempDir(), RaftAddr: peers[i].Address, Peers: peers, Logger: quiet, TLS: tlsNode(t, ca).Peer()}
+		cfgs[i] = Config{ID: tag, DataDir: t.TempDir(), RaftAddr: peers[i].Address, RaftListener: listeners[i], Dial: dialClosedAtEnd(t, mem),
+			Peers: peers, Logger: quiet, TLS: tlsNode(t, ca).Peer()}
 	}
 	return cfgs
 }
 
-// TestMutualTLSTransport forms a three-node cluster over TCP with mutual TLS, and checks a
-// plaintext dial to a node's Raft port gets nothing out of it and that OnApply observes.
-func TestMutualTLSTransport(t *testing.T) {
-	applied := make(chan time.Duration, 100)
-	cfgs := mutualTLSConfigs(t)
-	for i := range cfgs {
-		cfgs[i].OnApply = func(_ context.Context, d time.Duration) { applied <- d }
-	}
-	nodes := mustOpenAll(t, cfgs...)
-	seedThroughLeader(t, nodes, "tls", 7)
-	for _, n := range nodes {
-		waitFor(t, "node "+n.ID()+" applied the seed", func() bool { return n.FSM().Identity("", "tls") == 7 })
-	}
-	select {
-	case d := <-applied:
-		if d <= 0 {
-			t.Errorf("OnApply observed %v", d)
+// dialClosedAtEnd is mem.Dial, and closes every connection it made when the test ends, after
+// the nodes made with it close (a cleanup registered before theirs runs after them). raft's
+// NetworkTransport.Close closes neither its pool of connections to peers nor the ones peers
+// opened to it, whose goroutines read until the peer closes its end; a bubble's test may not
+// end while they wait.
+func dialClosedAtEnd(t *testing.T, mem *memnet.Network) func(ctx context.Context, address string) (net.Conn, error) {
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
 		}
-	default:
-		t.Error("OnApply was not called")
+	})
+	return func(ctx context.Context, address string) (net.Conn, error) {
+		c, err := mem.Dial(ctx, address)
+		if err == nil {
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+		return c, err
 	}
+}
 
-	plain := &streamLayer{}
-	conn, err := plain.Dial(raft.ServerAddress(cfgs[0].RaftAddr), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	_, _ = conn.Write([]byte{0, 0x81, 0xa4}) // the start of a raft RPC, not a TLS hello
-	if n, err := conn.Read(make([]byte, 64)); err == nil && n > 0 {
-		// A TLS server answers garbage with an alert record (type 21) and closes.
-		buf := make([]byte, 1)
-		if _, err := conn.Read(buf); err == nil {
-			t.Error("a plaintext peer got an answer from a TLS Raft port")
+// TestMutualTLSTransport forms a three-node cluster over the TCP transport with mutual TLS,
+// and checks a plaintext dial to a node's Raft port gets nothing out of it and that OnApply
+// observes. It runs in a bubble on an in-memory network: the handshakes and elections happen
+// in virtual time, so a starved CPU cannot keep a leader from being elected in time (on
+// loopback TCP, at a load average of 60, none was within 20 s).
+func TestMutualTLSTransport(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := memnet.New()
+		applied := make(chan time.Duration, 100)
+		cfgs := mutualTLSConfigs(t, mem)
+		for i := range cfgs {
+			cfgs[i].OnApply = func(_ context.Context, d time.Duration) { applied <- d }
 		}
-	}
+		nodes := mustOpenAll(t, cfgs...)
+		seedThroughLeader(t, nodes, "tls", 7)
+		for _, n := range nodes {
+			waitFor(t, "node "+n.ID()+" applied the seed", func() bool { return n.FSM().Identity("", "tls") == 7 })
+		}
+		select {
+		case d := <-applied:
+			// In virtual time a commit that waited on no timer took no time.
+			if d < 0 {
+				t.Errorf("OnApply observed %v", d)
+			}
+		default:
+			t.Error("OnApply was not called")
+		}
+
+		plain := &streamLayer{dial: mem.Dial}
+		conn, err := plain.Dial(raft.ServerAddress(cfgs[0].RaftAddr), time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+		_, _ = conn.Write([]byte{0, 0x81, 0xa4}) // the start of a raft RPC, not a TLS hello
+		if n, err := conn.Read(make([]byte, 64)); err == nil && n > 0 {
+			// A TLS server answers garbage with an alert record (type 21) and closes.
+			buf := make([]byte, 1)
+			if _, err := conn.Read(buf); err == nil {
+				t.Error("a plaintext peer got an answer from a TLS Raft port")
+			}
+		}
+	})
 }
