@@ -118,7 +118,15 @@ func newTestClusterConfigured(t testing.TB, n int, configure func(*node.Config))
 // Clients that dial a node's GRPCAddr themselves must use the cluster's DialOptions.
 func newVirtualTestCluster(t *testing.T, n int) *testCluster {
 	t.Helper()
-	return startTestCluster(t, n, func(*node.Config) {}, memnet.New())
+	return newVirtualTestClusterConfigured(t, n, func(*node.Config) {})
+}
+
+// newVirtualTestClusterConfigured is newVirtualTestCluster with each node's config passed
+// through configure before the node starts. configure must not give a node a socket of its
+// own (an HTTP address, say): a goroutine waiting on a socket stops the bubble's clock.
+func newVirtualTestClusterConfigured(t testing.TB, n int, configure func(*node.Config)) *testCluster {
+	t.Helper()
+	return startTestCluster(t, n, configure, memnet.New())
 }
 
 // startTestCluster starts n nodes on mem, or on loopback TCP when mem is nil.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -20,6 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/node"
 	"github.com/idnode/idnode/opaque"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
@@ -45,7 +47,22 @@ type opaqueCluster struct {
 
 func newOpaqueCluster(t *testing.T) *opaqueCluster {
 	t.Helper()
-	c := newTestClusterWith(t, 3, func(sc server.Config) server.Config { sc.AdminToken = opaqueAdminToken; return sc })
+	return opaqueClusterOf(t, newTestClusterWith(t, 3, withOpaqueAdminToken))
+}
+
+// newVirtualOpaqueCluster is newOpaqueCluster for a test in a testing/synctest bubble.
+func newVirtualOpaqueCluster(t *testing.T) *opaqueCluster {
+	t.Helper()
+	return opaqueClusterOf(t, newVirtualTestClusterConfigured(t, 3, func(c *node.Config) { c.ServerConfig = withOpaqueAdminToken }))
+}
+
+func withOpaqueAdminToken(sc server.Config) server.Config {
+	sc.AdminToken = opaqueAdminToken
+	return sc
+}
+
+func opaqueClusterOf(t *testing.T, c *testCluster) *opaqueCluster {
+	t.Helper()
 	leader := c.waitLeader(startupTimeout, c.Tags()...)
 	c.waitServing(startupTimeout, c.Tags()...)
 	oc := &opaqueCluster{testCluster: c, leader: leader, followers: without(c.Tags(), leader),
@@ -130,269 +147,273 @@ func decodeForms(t *testing.T, c *opaque.Codec, prefix string, ids []string) []i
 	return out
 }
 
+// TestOpaqueCollections runs in virtual time: a leader lost to CPU starvation failed its calls
+// under a load average above 30. Its steps share one cluster, and a bubble may not call t.Run.
 func TestOpaqueCollections(t *testing.T) {
-	oc := newOpaqueCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	admin := asAdmin(ctx)
-	leader, follower := oc.leader, oc.followers[0]
-	if _, err := oc.admin[follower].CreateDatabase(admin, &idnodev1.CreateDatabaseRequest{Name: "shop"}); err != nil {
-		t.Fatal(err)
-	}
-	// Plain IDs before the switch: orders' counter at 3.
-	if _, err := oc.ids[leader].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", Count: 3, Database: "shop"}); err != nil {
-		t.Fatal(err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		oc := newVirtualOpaqueCluster(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		admin := asAdmin(ctx)
+		leader, follower := oc.leader, oc.followers[0]
+		if _, err := oc.admin[follower].CreateDatabase(admin, &idnodev1.CreateDatabaseRequest{Name: "shop"}); err != nil {
+			t.Fatal(err)
+		}
+		// Plain IDs before the switch: orders' counter at 3.
+		if _, err := oc.ids[leader].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", Count: 3, Database: "shop"}); err != nil {
+			t.Fatal(err)
+		}
 
-	t.Run("MakeOpaque waits for cluster version 5", func(t *testing.T) {
-		waitVersionsRecorded(t, oc.testCluster, leader)
-		if _, err := fsm.Propose(ctx, oc.Node(leader).Node, fsm.ProposeSetClusterVersion, &raftv1.SetClusterVersion{Version: 4}); err != nil {
-			t.Fatalf("lowering the version before any version-5 command: %v", err)
-		}
-		_, err := oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{"orders"}})
-		refusedSaying(t, "MakeOpaque at cluster version 4", err, "cluster version 5")
-		if key := oc.keyOn(leader, "shop"); key != nil {
-			t.Fatalf("a refused MakeOpaque left a key")
-		}
-		if _, err := oc.admin[leader].SetClusterVersion(admin, &idnodev1.SetClusterVersionRequest{Version: fsm.CurrentVersion}); err != nil {
-			t.Fatal(err)
-		}
-	})
-
-	var key []byte
-	t.Run("MakeOpaque is an admin call, idempotent, with one key on every node", func(t *testing.T) {
-		_, err := oc.admin[leader].MakeOpaque(ctx, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{"orders"}})
-		if code := status.Code(err); code != codes.Unauthenticated && code != codes.PermissionDenied {
-			t.Fatalf("MakeOpaque without the admin token: %v, want UNAUTHENTICATED", err)
-		}
-		if oc.keyOn(leader, "shop") != nil {
-			t.Fatal("a refused MakeOpaque made a key")
-		}
-		first, err := oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "Shop", Collections: []string{"Orders"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if first.GetDatabase() != "shop" || strings.Join(first.GetCollections(), ",") != "orders" || first.GetNumeric() || len(first.GetKeyFingerprint()) != 16 {
-			t.Fatalf("MakeOpaque answered %v; want shop, [orders], not numeric, a 16-hex-digit fingerprint", first)
-		}
-		again, err := oc.admin[leader].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{"orders", "Invoices", "orders"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(again.GetCollections(), ",") != "invoices,orders" || again.GetKeyFingerprint() != first.GetKeyFingerprint() {
-			t.Fatalf("MakeOpaque again answered %v; want [invoices orders] under the first key %s", again, first.GetKeyFingerprint())
-		}
-		key = oc.keyOn(leader, "shop")
-		if len(key) != fsm.OpaqueKeyLen || fsm.OpaqueKeyFingerprint(key) != first.GetKeyFingerprint() || bytes.Count(key, key[:1]) == len(key) {
-			t.Fatalf("the leader's key is %d bytes with fingerprint %s; want %d random bytes with the answered %s",
-				len(key), fsm.OpaqueKeyFingerprint(key), fsm.OpaqueKeyLen, first.GetKeyFingerprint())
-		}
-		waitFor(t, "every node holds the leader's key", convergeTimeout, func() (bool, string) {
-			for _, tag := range oc.Tags() {
-				if !bytes.Equal(oc.keyOn(tag, "shop"), key) {
-					return false, "node " + tag + " does not"
-				}
+		step(t, "MakeOpaque waits for cluster version 5", func(t *testing.T) {
+			waitVersionsRecorded(t, oc.testCluster, leader)
+			if _, err := fsm.Propose(ctx, oc.Node(leader).Node, fsm.ProposeSetClusterVersion, &raftv1.SetClusterVersion{Version: 4}); err != nil {
+				t.Fatalf("lowering the version before any version-5 command: %v", err)
 			}
-			return true, ""
+			_, err := oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{"orders"}})
+			refusedSaying(t, "MakeOpaque at cluster version 4", err, "cluster version 5")
+			if key := oc.keyOn(leader, "shop"); key != nil {
+				t.Fatalf("a refused MakeOpaque left a key")
+			}
+			if _, err := oc.admin[leader].SetClusterVersion(admin, &idnodev1.SetClusterVersionRequest{Version: fsm.CurrentVersion}); err != nil {
+				t.Fatal(err)
+			}
 		})
-		_, err = oc.admin[leader].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop"})
-		refusedWith(t, "MakeOpaque naming nothing", err, codes.InvalidArgument, reason.InvalidInput)
-		_, err = oc.admin[leader].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "nowhere", Collections: []string{"orders"}})
-		if status.Code(err) != codes.NotFound {
-			t.Fatalf("MakeOpaque of a database that does not exist: %v, want NOT_FOUND", err)
-		}
-	})
 
-	codec, err := opaque.NewIdentityCodec(key, "orders")
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	t.Run("Generate answers N forms of consecutive values, the same on every node", func(t *testing.T) {
-		const n = 25
-		var all []int64
-		for _, tag := range []string{leader, follower, oc.followers[1]} {
-			resp, err := oc.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "Orders|", Count: n, Database: "shop"})
+		var key []byte
+		step(t, "MakeOpaque is an admin call, idempotent, with one key on every node", func(t *testing.T) {
+			_, err := oc.admin[leader].MakeOpaque(ctx, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{"orders"}})
+			if code := status.Code(err); code != codes.Unauthenticated && code != codes.PermissionDenied {
+				t.Fatalf("MakeOpaque without the admin token: %v, want UNAUTHENTICATED", err)
+			}
+			if oc.keyOn(leader, "shop") != nil {
+				t.Fatal("a refused MakeOpaque made a key")
+			}
+			first, err := oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "Shop", Collections: []string{"Orders"}})
 			if err != nil {
-				t.Fatalf("node %s: %v", tag, err)
+				t.Fatal(err)
 			}
-			if len(resp.GetIds()) != n {
-				t.Fatalf("node %s answered %d IDs, want %d", tag, len(resp.GetIds()), n)
+			if first.GetDatabase() != "shop" || strings.Join(first.GetCollections(), ",") != "orders" || first.GetNumeric() || len(first.GetKeyFingerprint()) != 16 {
+				t.Fatalf("MakeOpaque answered %v; want shop, [orders], not numeric, a 16-hex-digit fingerprint", first)
 			}
-			values := decodeForms(t, codec, "Orders/", resp.GetIds())
-			for i, v := range values {
-				if v != values[0]+int64(i) {
-					t.Fatalf("node %s: values %v are not consecutive", tag, values)
+			again, err := oc.admin[leader].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{"orders", "Invoices", "orders"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(again.GetCollections(), ",") != "invoices,orders" || again.GetKeyFingerprint() != first.GetKeyFingerprint() {
+				t.Fatalf("MakeOpaque again answered %v; want [invoices orders] under the first key %s", again, first.GetKeyFingerprint())
+			}
+			key = oc.keyOn(leader, "shop")
+			if len(key) != fsm.OpaqueKeyLen || fsm.OpaqueKeyFingerprint(key) != first.GetKeyFingerprint() || bytes.Count(key, key[:1]) == len(key) {
+				t.Fatalf("the leader's key is %d bytes with fingerprint %s; want %d random bytes with the answered %s",
+					len(key), fsm.OpaqueKeyFingerprint(key), fsm.OpaqueKeyLen, first.GetKeyFingerprint())
+			}
+			waitFor(t, "every node holds the leader's key", convergeTimeout, func() (bool, string) {
+				for _, tag := range oc.Tags() {
+					if !bytes.Equal(oc.keyOn(tag, "shop"), key) {
+						return false, "node " + tag + " does not"
+					}
 				}
-				// The form the leader would write for the value.
-				if want, _ := codec.Encode(v); resp.GetIds()[i] != "Orders/"+want {
-					t.Fatalf("node %s wrote %q for %d, the leader's key %q", tag, resp.GetIds()[i], v, want)
+				return true, ""
+			})
+			_, err = oc.admin[leader].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop"})
+			refusedWith(t, "MakeOpaque naming nothing", err, codes.InvalidArgument, reason.InvalidInput)
+			_, err = oc.admin[leader].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "nowhere", Collections: []string{"orders"}})
+			if status.Code(err) != codes.NotFound {
+				t.Fatalf("MakeOpaque of a database that does not exist: %v, want NOT_FOUND", err)
+			}
+		})
+
+		codec, err := opaque.NewIdentityCodec(key, "orders")
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		step(t, "Generate answers N forms of consecutive values, the same on every node", func(t *testing.T) {
+			const n = 25
+			var all []int64
+			for _, tag := range []string{leader, follower, oc.followers[1]} {
+				resp, err := oc.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "Orders|", Count: n, Database: "shop"})
+				if err != nil {
+					t.Fatalf("node %s: %v", tag, err)
 				}
+				if len(resp.GetIds()) != n {
+					t.Fatalf("node %s answered %d IDs, want %d", tag, len(resp.GetIds()), n)
+				}
+				values := decodeForms(t, codec, "Orders/", resp.GetIds())
+				for i, v := range values {
+					if v != values[0]+int64(i) {
+						t.Fatalf("node %s: values %v are not consecutive", tag, values)
+					}
+					// The form the leader would write for the value.
+					if want, _ := codec.Encode(v); resp.GetIds()[i] != "Orders/"+want {
+						t.Fatalf("node %s wrote %q for %d, the leader's key %q", tag, resp.GetIds()[i], v, want)
+					}
+				}
+				all = append(all, values...)
 			}
-			all = append(all, values...)
-		}
-		if all[0] != 4 {
-			t.Errorf("the first opaque value is %d; the plain IDs took 1 to 3, so want 4", all[0])
-		}
-		plain, err := oc.ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Id: "users|", Count: 2, Database: "shop"})
-		if err != nil || strings.Join(plain.GetIds(), ",") != "users/1,users/2" {
-			t.Fatalf("a plain collection of the database: %v, %v; want users/1, users/2", plain.GetIds(), err)
-		}
-	})
+			if all[0] != 4 {
+				t.Errorf("the first opaque value is %d; the plain IDs took 1 to 3, so want 4", all[0])
+			}
+			plain, err := oc.ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Id: "users|", Count: 2, Database: "shop"})
+			if err != nil || strings.Join(plain.GetIds(), ",") != "users/1,users/2" {
+				t.Fatalf("a plain collection of the database: %v, %v; want users/1, users/2", plain.GetIds(), err)
+			}
+		})
 
-	t.Run("a collection just made opaque answers forms on a follower at once", func(t *testing.T) {
-		for i := range 10 {
-			name := fmt.Sprintf("fresh%d", i)
-			if _, err := oc.admin[leader].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{name}}); err != nil {
-				t.Fatal(err)
-			}
-			tag := oc.followers[i%2]
-			resp, err := oc.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: name + "|", Database: "shop"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, _ := opaque.NewIdentityCodec(key, name)
-			if got := decodeForms(t, c, name+"/", resp.GetIds()); got[0] != 1 {
-				t.Fatalf("node %s: the first ID of %s is value %d, want 1", tag, name, got[0])
-			}
-		}
-	})
-
-	t.Run("NextIdentity is refused on an opaque collection", func(t *testing.T) {
-		for _, tag := range oc.Tags() {
-			_, err := oc.ids[tag].NextIdentity(admin, &idnodev1.NextIdentityRequest{Name: "ORDERS", Database: "shop"})
-			refusedWith(t, "NextIdentity via "+tag, err, codes.FailedPrecondition, reason.OpaqueCollection)
-			if msg := status.Convert(err).Message(); !strings.Contains(msg, `"ORDERS|"`) || !strings.Contains(msg, "shop") {
-				t.Errorf("the refusal %q does not say how to get the IDs", msg)
-			}
-		}
-		if _, err := oc.ids[follower].NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "users", Database: "shop"}); err != nil {
-			t.Fatalf("NextIdentity of a plain collection: %v", err)
-		}
-	})
-
-	t.Run("ListIdentities shows an opaque value to an admin only", func(t *testing.T) {
-		want := oc.Node(leader).Node.FSM().Identity("shop", "orders")
-		for _, tc := range []struct {
-			who  string
-			ctx  context.Context
-			show bool
-		}{{"a client", ctx, false}, {"an admin", admin, true}} {
-			resp, err := oc.ids[follower].ListIdentities(tc.ctx, &idnodev1.ListIdentitiesRequest{Database: "shop"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]*idnodev1.Identity{}
-			for _, id := range resp.GetIdentities() {
-				got[id.GetName()] = id
-			}
-			orders, users := got["orders"], got["users"]
-			if orders == nil || !orders.GetOpaque() || users == nil || users.GetOpaque() || users.GetValue() != 3 {
-				t.Fatalf("%s listed %v; want orders opaque and users plain at 3", tc.who, resp.GetIdentities())
-			}
-			if shown := orders.GetValue() == want; shown != tc.show || (!tc.show && orders.GetValue() != 0) {
-				t.Errorf("%s sees orders at %d (the counter is at %d); shown: %v, want %v", tc.who, orders.GetValue(), want, shown, tc.show)
-			}
-		}
-	})
-
-	t.Run("Explain reads a form back for an admin only", func(t *testing.T) {
-		form, _ := codec.Encode(5)
-		for _, tag := range oc.Tags() {
-			out, err := oc.ids[tag].Explain(admin, &idnodev1.ExplainRequest{Id: "orders/" + form, Database: "shop"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.GetKind() != "identity" || !out.GetOpaque() || out.GetNumber() != "5" || out.GetPrefix() != "orders/" {
-				t.Fatalf("node %s explained %v to an admin; want identity 5 of orders/, opaque", tag, out)
-			}
-			out, err = oc.ids[tag].Explain(ctx, &idnodev1.ExplainRequest{Id: "orders/" + strings.ToLower(form), Database: "shop"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.GetKind() != "identity" || !out.GetOpaque() || out.GetNumber() != "" || out.GetValue() != 0 ||
-				!strings.Contains(strings.Join(out.GetNotes(), " "), "admin only") {
-				t.Fatalf("node %s explained %v to a client; want an opaque identity with no value and a note", tag, out)
-			}
-		}
-		// In the default database orders is plain: the same text is no ID of it.
-		if out, err := oc.ids[leader].Explain(admin, &idnodev1.ExplainRequest{Id: "orders/" + form}); err != nil || out.GetOpaque() {
-			t.Fatalf("Explain in the default database: %v, %v; want a plain reading", out, err)
-		}
-		// A plain ID from before the switch is still read as one.
-		if out, err := oc.ids[leader].Explain(ctx, &idnodev1.ExplainRequest{Id: "orders/2", Database: "shop"}); err != nil || out.GetOpaque() || out.GetNumber() != "2" {
-			t.Fatalf("Explain of a plain ID from before the switch: %v, %v", out, err)
-		}
-	})
-
-	t.Run("Explain refuses what is no form of the collection", func(t *testing.T) {
-		for _, bad := range []string{"orders/ABC", "orders/KC6HECSWE6SX", "orders/KC6HECSWE6SX77", "orders/KC6HECSWE6SXU", "orders/KC6HECSWE6SX*"} {
-			_, err := oc.ids[follower].Explain(admin, &idnodev1.ExplainRequest{Id: bad, Database: "shop"})
-			refusedWith(t, "Explain("+bad+")", err, codes.InvalidArgument, reason.NotOpaqueForm)
-		}
-		other := bytes.Repeat([]byte{0x5a}, 32)
-		foreign, _ := opaque.NewIdentityCodec(other, "orders")
-		refused := 0
-		for v := int64(1); v <= 40; v++ {
-			form, _ := foreign.Encode(v)
-			_, inRange := codec.Decode(form)
-			_, err := oc.ids[follower].Explain(ctx, &idnodev1.ExplainRequest{Id: "orders/" + form, Database: "shop"})
-			switch {
-			case inRange != nil:
-				refusedWith(t, "a form under another key", err, codes.InvalidArgument, reason.NotOpaqueForm)
-				refused++
-			case err != nil:
-				t.Fatalf("a foreign form that decodes in range under the key was refused: %v", err)
-			}
-		}
-		if refused < 20 { // three in four are out of range; 20 of 40 fails once in about 2^20 keys
-			t.Errorf("only %d of 40 forms made under another key were refused", refused)
-		}
-	})
-
-	t.Run("no answer holds the key", func(t *testing.T) {
-		var answers []proto.Message
-		for _, tag := range oc.Tags() {
-			dbs, err := oc.admin[tag].ListDatabases(admin, &idnodev1.ListDatabasesRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range dbs.GetDatabases() {
-				if d.GetName() == "shop" && (d.GetOpaqueKeyFingerprint() != fsm.OpaqueKeyFingerprint(key) || !strings.Contains(strings.Join(d.GetOpaqueCollections(), ","), "orders")) {
-					t.Errorf("node %s lists shop as %v", tag, d)
+		step(t, "a collection just made opaque answers forms on a follower at once", func(t *testing.T) {
+			for i := range 10 {
+				name := fmt.Sprintf("fresh%d", i)
+				if _, err := oc.admin[leader].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{name}}); err != nil {
+					t.Fatal(err)
+				}
+				tag := oc.followers[i%2]
+				resp, err := oc.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: name + "|", Database: "shop"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, _ := opaque.NewIdentityCodec(key, name)
+				if got := decodeForms(t, c, name+"/", resp.GetIds()); got[0] != 1 {
+					t.Fatalf("node %s: the first ID of %s is value %d, want 1", tag, name, got[0])
 				}
 			}
-			st, err := oc.admin[tag].Status(admin, &idnodev1.StatusRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cv, err := oc.admin[tag].ClusterVersion(admin, &idnodev1.ClusterVersionRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			who, err := oc.admin[tag].WhoAmI(admin, &idnodev1.WhoAmIRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids, err := oc.ids[tag].ListIdentities(admin, &idnodev1.ListIdentitiesRequest{Database: "shop"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			made, err := oc.admin[tag].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{"orders"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			answers = append(answers, dbs, st, cv, who, ids, made)
-		}
-		for _, m := range answers {
-			wire, _ := proto.Marshal(m)
-			text, _ := protojson.Marshal(m)
-			for _, leak := range [][]byte{key, []byte(hex.EncodeToString(key)), []byte(base64.StdEncoding.EncodeToString(key)), []byte(base64.RawURLEncoding.EncodeToString(key))} {
-				if bytes.Contains(wire, leak) || bytes.Contains(text, leak) {
-					t.Fatalf("a %T answer holds the key: %s", m, text)
+		})
+
+		step(t, "NextIdentity is refused on an opaque collection", func(t *testing.T) {
+			for _, tag := range oc.Tags() {
+				_, err := oc.ids[tag].NextIdentity(admin, &idnodev1.NextIdentityRequest{Name: "ORDERS", Database: "shop"})
+				refusedWith(t, "NextIdentity via "+tag, err, codes.FailedPrecondition, reason.OpaqueCollection)
+				if msg := status.Convert(err).Message(); !strings.Contains(msg, `"ORDERS|"`) || !strings.Contains(msg, "shop") {
+					t.Errorf("the refusal %q does not say how to get the IDs", msg)
 				}
 			}
-		}
+			if _, err := oc.ids[follower].NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "users", Database: "shop"}); err != nil {
+				t.Fatalf("NextIdentity of a plain collection: %v", err)
+			}
+		})
+
+		step(t, "ListIdentities shows an opaque value to an admin only", func(t *testing.T) {
+			want := oc.Node(leader).Node.FSM().Identity("shop", "orders")
+			for _, tc := range []struct {
+				who  string
+				ctx  context.Context
+				show bool
+			}{{"a client", ctx, false}, {"an admin", admin, true}} {
+				resp, err := oc.ids[follower].ListIdentities(tc.ctx, &idnodev1.ListIdentitiesRequest{Database: "shop"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]*idnodev1.Identity{}
+				for _, id := range resp.GetIdentities() {
+					got[id.GetName()] = id
+				}
+				orders, users := got["orders"], got["users"]
+				if orders == nil || !orders.GetOpaque() || users == nil || users.GetOpaque() || users.GetValue() != 3 {
+					t.Fatalf("%s listed %v; want orders opaque and users plain at 3", tc.who, resp.GetIdentities())
+				}
+				if shown := orders.GetValue() == want; shown != tc.show || (!tc.show && orders.GetValue() != 0) {
+					t.Errorf("%s sees orders at %d (the counter is at %d); shown: %v, want %v", tc.who, orders.GetValue(), want, shown, tc.show)
+				}
+			}
+		})
+
+		step(t, "Explain reads a form back for an admin only", func(t *testing.T) {
+			form, _ := codec.Encode(5)
+			for _, tag := range oc.Tags() {
+				out, err := oc.ids[tag].Explain(admin, &idnodev1.ExplainRequest{Id: "orders/" + form, Database: "shop"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.GetKind() != "identity" || !out.GetOpaque() || out.GetNumber() != "5" || out.GetPrefix() != "orders/" {
+					t.Fatalf("node %s explained %v to an admin; want identity 5 of orders/, opaque", tag, out)
+				}
+				out, err = oc.ids[tag].Explain(ctx, &idnodev1.ExplainRequest{Id: "orders/" + strings.ToLower(form), Database: "shop"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.GetKind() != "identity" || !out.GetOpaque() || out.GetNumber() != "" || out.GetValue() != 0 ||
+					!strings.Contains(strings.Join(out.GetNotes(), " "), "admin only") {
+					t.Fatalf("node %s explained %v to a client; want an opaque identity with no value and a note", tag, out)
+				}
+			}
+			// In the default database orders is plain: the same text is no ID of it.
+			if out, err := oc.ids[leader].Explain(admin, &idnodev1.ExplainRequest{Id: "orders/" + form}); err != nil || out.GetOpaque() {
+				t.Fatalf("Explain in the default database: %v, %v; want a plain reading", out, err)
+			}
+			// A plain ID from before the switch is still read as one.
+			if out, err := oc.ids[leader].Explain(ctx, &idnodev1.ExplainRequest{Id: "orders/2", Database: "shop"}); err != nil || out.GetOpaque() || out.GetNumber() != "2" {
+				t.Fatalf("Explain of a plain ID from before the switch: %v, %v", out, err)
+			}
+		})
+
+		step(t, "Explain refuses what is no form of the collection", func(t *testing.T) {
+			for _, bad := range []string{"orders/ABC", "orders/KC6HECSWE6SX", "orders/KC6HECSWE6SX77", "orders/KC6HECSWE6SXU", "orders/KC6HECSWE6SX*"} {
+				_, err := oc.ids[follower].Explain(admin, &idnodev1.ExplainRequest{Id: bad, Database: "shop"})
+				refusedWith(t, "Explain("+bad+")", err, codes.InvalidArgument, reason.NotOpaqueForm)
+			}
+			other := bytes.Repeat([]byte{0x5a}, 32)
+			foreign, _ := opaque.NewIdentityCodec(other, "orders")
+			refused := 0
+			for v := int64(1); v <= 40; v++ {
+				form, _ := foreign.Encode(v)
+				_, inRange := codec.Decode(form)
+				_, err := oc.ids[follower].Explain(ctx, &idnodev1.ExplainRequest{Id: "orders/" + form, Database: "shop"})
+				switch {
+				case inRange != nil:
+					refusedWith(t, "a form under another key", err, codes.InvalidArgument, reason.NotOpaqueForm)
+					refused++
+				case err != nil:
+					t.Fatalf("a foreign form that decodes in range under the key was refused: %v", err)
+				}
+			}
+			if refused < 20 { // three in four are out of range; 20 of 40 fails once in about 2^20 keys
+				t.Errorf("only %d of 40 forms made under another key were refused", refused)
+			}
+		})
+
+		step(t, "no answer holds the key", func(t *testing.T) {
+			var answers []proto.Message
+			for _, tag := range oc.Tags() {
+				dbs, err := oc.admin[tag].ListDatabases(admin, &idnodev1.ListDatabasesRequest{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range dbs.GetDatabases() {
+					if d.GetName() == "shop" && (d.GetOpaqueKeyFingerprint() != fsm.OpaqueKeyFingerprint(key) || !strings.Contains(strings.Join(d.GetOpaqueCollections(), ","), "orders")) {
+						t.Errorf("node %s lists shop as %v", tag, d)
+					}
+				}
+				st, err := oc.admin[tag].Status(admin, &idnodev1.StatusRequest{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cv, err := oc.admin[tag].ClusterVersion(admin, &idnodev1.ClusterVersionRequest{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				who, err := oc.admin[tag].WhoAmI(admin, &idnodev1.WhoAmIRequest{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids, err := oc.ids[tag].ListIdentities(admin, &idnodev1.ListIdentitiesRequest{Database: "shop"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				made, err := oc.admin[tag].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "shop", Collections: []string{"orders"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				answers = append(answers, dbs, st, cv, who, ids, made)
+			}
+			for _, m := range answers {
+				wire, _ := proto.Marshal(m)
+				text, _ := protojson.Marshal(m)
+				for _, leak := range [][]byte{key, []byte(hex.EncodeToString(key)), []byte(base64.StdEncoding.EncodeToString(key)), []byte(base64.RawURLEncoding.EncodeToString(key))} {
+					if bytes.Contains(wire, leak) || bytes.Contains(text, leak) {
+						t.Fatalf("a %T answer holds the key: %s", m, text)
+					}
+				}
+			}
+		})
 	})
 }
 
@@ -550,4 +571,12 @@ func TestOpaqueNumeric(t *testing.T) {
 			t.Fatalf("Explain of %s, a form in range: %v", bad, err)
 		}
 	}
+}
+
+// step runs one named step of a test in a testing/synctest bubble, where t.Run panics: a
+// failure's lines follow the step's name in the log.
+func step(t *testing.T, name string, f func(t *testing.T)) {
+	t.Helper()
+	t.Logf("step: %s", name)
+	f(t)
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -34,10 +35,14 @@ const (
 	maxAttempts  = 8                     // per logical operation, same request_id each time
 	firstBackoff = 50 * time.Millisecond // between attempts, doubling
 	maxBackoff   = 500 * time.Millisecond
-	opPacing     = 5 * time.Millisecond // between one client's logical operations
+	// opPacing is the pause between one client's logical operations. The schedules run in
+	// virtual time, where a call takes no time: at 5 ms a schedule made some 3,000 calls,
+	// each costing real CPU time, and took minutes under load.
+	opPacing = 50 * time.Millisecond
 	// refusalBound is how long the minority may take to refuse an identity or HiLo request.
-	// A node cut off refuses within about one election timeout (~2 s at most); this leaves
-	// room for -race on a 2-core machine.
+	// A node cut off refuses within about one election timeout (~2 s at most). The schedules
+	// run in virtual time, so a loaded CPU does not stretch it; the second left is the
+	// client's backoff and the forwarder's redial.
 	refusalBound = 3 * time.Second
 	// minPartition keeps a partition long enough for the minority to go through every phase:
 	// still believing in a leader it cannot reach, then knowing none.
@@ -66,12 +71,15 @@ func (k opKind) String() string {
 // raftBacked reports whether the kind needs a quorum.
 func (k opKind) raftBacked() bool { return k != kindItems }
 
-// attempt is one RPC.
+// attempt is one RPC. start and end are virtual times, and many events of a schedule share
+// one instant; startSeq and endSeq order it among the other attempts and the partition and
+// heal (recorder.mark).
 type attempt struct {
-	node       string
-	kind       opKind
-	start, end time.Time
-	code       codes.Code
+	node             string
+	kind             opKind
+	start, end       time.Time
+	startSeq, endSeq int64
+	code             codes.Code
 }
 
 // recorder collects what the clients saw: every attempt, for the checks of who answered what
@@ -80,8 +88,18 @@ type recorder struct {
 	hist *history.Recorder
 
 	mu         sync.Mutex
+	seq        int64 // the last mark
 	attempts   []attempt
 	unexpected []string
+}
+
+// mark is the next number of the recorder's sequence. In a bubble an answer and the heal
+// that follows it can share a timestamp; their marks still say which came first.
+func (r *recorder) mark() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	return r.seq
 }
 
 func newRecorder() *recorder { return &recorder{hist: history.New()} }
@@ -96,13 +114,13 @@ func (r *recorder) fail(format string, args ...any) {
 	r.add(func(r *recorder) { r.unexpected = append(r.unexpected, fmt.Sprintf(format, args...)) })
 }
 
-// count is how many attempts on node, started at or after since, match.
-func (r *recorder) count(node string, since time.Time, match func(attempt) bool) int {
+// count is how many attempts on node, started after mark since, match.
+func (r *recorder) count(node string, since int64, match func(attempt) bool) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
 	for _, a := range r.attempts {
-		if a.node == node && !a.start.Before(since) && match(a) {
+		if a.node == node && a.startSeq > since && match(a) {
 			n++
 		}
 	}
@@ -152,16 +170,16 @@ func (c *loadClient) retry(kind opKind, call func(ctx context.Context) error) er
 	backoff := firstBackoff
 	for n := 1; ; n++ {
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-		start := time.Now()
+		start, startSeq := time.Now(), c.rec.mark()
 		err := call(ctx)
-		end := time.Now()
+		end, endSeq := time.Now(), c.rec.mark()
 		cancel()
 		code := status.Code(err)
 		if errors.Is(err, errBadAnswer) {
 			code = codes.Internal
 		}
 		c.rec.add(func(r *recorder) {
-			r.attempts = append(r.attempts, attempt{node: c.node, kind: kind, start: start, end: end, code: code})
+			r.attempts = append(r.attempts, attempt{node: c.node, kind: kind, start: start, end: end, startSeq: startSeq, endSeq: endSeq, code: code})
 		})
 		if err == nil || !retryable(code) || n == maxAttempts {
 			return err
@@ -342,6 +360,9 @@ type partitionSchedule struct {
 	split func(leader string, tags []string) [][]string
 }
 
+// The schedules run in a testing/synctest bubble: in real time a load average above 30 made
+// a refusal take longer than refusalBound and an answer longer than callTimeout.
+
 func TestPartitionIsolateLeader(t *testing.T) {
 	runPartitionSchedule(t, partitionSchedule{nodes: 3, clientsPerNode: 3, split: func(leader string, tags []string) [][]string {
 		return [][]string{{leader}, without(tags, leader)}
@@ -369,8 +390,12 @@ func without(tags []string, drop string) []string {
 }
 
 func runPartitionSchedule(t *testing.T, sc partitionSchedule) {
+	synctest.Test(t, func(t *testing.T) { partitionSchedulePlay(t, sc) })
+}
+
+func partitionSchedulePlay(t *testing.T, sc partitionSchedule) {
 	began := time.Now()
-	c := newTestCluster(t, sc.nodes)
+	c := newVirtualTestCluster(t, sc.nodes)
 	rec := newRecorder()
 	all := c.Tags()
 	l := startLoad(t, c, rec, sc.clientsPerNode)
@@ -378,10 +403,10 @@ func runPartitionSchedule(t *testing.T, sc partitionSchedule) {
 	// Warm up: every node has served identities and server-side IDs.
 	waitFor(t, "load on every node before the partition", progressWait, func() (bool, string) {
 		for _, tag := range all {
-			if n := rec.count(tag, time.Time{}, okRaft); n < 5 {
+			if n := rec.count(tag, 0, okRaft); n < 5 {
 				return false, fmt.Sprintf("node %s: %d quorum-backed answers", tag, n)
 			}
-			if rec.count(tag, time.Time{}, okItems) < 1 {
+			if rec.count(tag, 0, okItems) < 1 {
 				return false, fmt.Sprintf("node %s: no server-side IDs", tag)
 			}
 		}
@@ -399,7 +424,7 @@ func runPartitionSchedule(t *testing.T, sc partitionSchedule) {
 		}
 	}
 	c.Partition(groups...)
-	partitionAt := time.Now()
+	partitionAt, partitionSeq := time.Now(), rec.mark()
 	t.Logf("partitioned %v (leader was %s) at +%v", groups, leader, partitionAt.Sub(began).Round(time.Millisecond))
 
 	newLeader := c.waitLeader(convergeTimeout, majority...)
@@ -409,29 +434,30 @@ func runPartitionSchedule(t *testing.T, sc partitionSchedule) {
 			return false, fmt.Sprintf("partition only %v old", d)
 		}
 		for _, tag := range majority {
-			if n := rec.count(tag, partitionAt, okRaft); n < 3 {
+			if n := rec.count(tag, partitionSeq, okRaft); n < 3 {
 				return false, fmt.Sprintf("majority node %s: %d quorum-backed answers since the partition", tag, n)
 			}
 		}
 		for _, tag := range minority {
-			if n := rec.count(tag, partitionAt, refusedRaft); n < 2 {
+			if n := rec.count(tag, partitionSeq, refusedRaft); n < 2 {
 				return false, fmt.Sprintf("minority node %s: %d refusals since the partition", tag, n)
 			}
-			if rec.count(tag, partitionAt, okItems) < 1 {
+			if rec.count(tag, partitionSeq, okItems) < 1 {
 				return false, fmt.Sprintf("minority node %s: no server-side IDs since the partition", tag)
 			}
 		}
 		return true, ""
 	})
 
-	healAt := time.Now()
+	healAt, healSeq := time.Now(), rec.mark()
 	c.Heal()
+	healedSeq := rec.mark()
 	t.Logf("healed at +%v after %v of partition", healAt.Sub(began).Round(time.Millisecond), healAt.Sub(partitionAt).Round(time.Millisecond))
 	c.waitLeader(convergeTimeout, all...)
 	c.waitServing(convergeTimeout, all...)
 	waitFor(t, "progress on every node after the heal", progressWait, func() (bool, string) {
 		for _, tag := range all {
-			if n := rec.count(tag, healAt, okRaft); n < 3 {
+			if n := rec.count(tag, healedSeq, okRaft); n < 3 {
 				return false, fmt.Sprintf("node %s: %d quorum-backed answers since the heal", tag, n)
 			}
 		}
@@ -452,7 +478,7 @@ func runPartitionSchedule(t *testing.T, sc partitionSchedule) {
 	if err := report.Err(); err != nil {
 		t.Error(err)
 	}
-	checkMinority(t, attempts, minority, partitionAt, healAt)
+	checkMinority(t, attempts, minority, partitionAt, partitionSeq, healSeq)
 	logSummary(t, attempts, report)
 	t.Logf("schedule done in %v", time.Since(began).Round(time.Millisecond))
 }
@@ -494,17 +520,19 @@ func finalIdentities(t *testing.T, c *testCluster, rec *recorder, firstClient in
 }
 
 // checkMinority (checks 4 and 5): while partitioned, the minority refuses quorum-backed requests
-// with UNAVAILABLE within refusalBound, and keeps issuing server-side IDs.
-func checkMinority(t *testing.T, attempts []attempt, minority []string, partitionAt, healAt time.Time) {
+// with UNAVAILABLE within refusalBound, and keeps issuing server-side IDs. The partition is
+// the marks from partitionSeq, taken once the cut was made, to healSeq, taken before the
+// heal; partitionAt is its virtual start.
+func checkMinority(t *testing.T, attempts []attempt, minority []string, partitionAt time.Time, partitionSeq, healSeq int64) {
 	t.Helper()
 	var worst time.Duration
 	refusals := map[string]int{}
 	serverSide := map[string]int{}
 	for _, a := range attempts {
-		if !slices.Contains(minority, a.node) || !a.end.After(partitionAt) || !a.end.Before(healAt) {
+		if !slices.Contains(minority, a.node) || a.endSeq < partitionSeq || a.endSeq > healSeq {
 			continue
 		}
-		startedAfter := !a.start.Before(partitionAt)
+		startedAfter := a.startSeq > partitionSeq
 		if !a.kind.raftBacked() {
 			if startedAfter {
 				if a.code != codes.OK {
@@ -559,7 +587,9 @@ func logSummary(t *testing.T, attempts []attempt, report history.Report) {
 // break forwarding connections that exist, heal restores everything, and once a cluster's
 // cleanup has run nothing it started is still running.
 func TestClusterHarness(t *testing.T) {
-	t.Run("partition and heal", testHarnessPartitionHeal)
+	// In virtual time: in real time a load average above 30 made the isolated follower's
+	// refusal, or the healed one's answer, take longer than callTimeout.
+	t.Run("partition and heal", func(t *testing.T) { synctest.Test(t, testHarnessPartitionHeal) })
 	// The subtest's cleanups have run: no goroutine of the nodes may be left.
 	waitFor(t, "the cluster's goroutines to exit", 10*time.Second, func() (bool, string) {
 		left := leftoverGoroutines()
@@ -568,7 +598,7 @@ func TestClusterHarness(t *testing.T) {
 }
 
 func testHarnessPartitionHeal(t *testing.T) {
-	c := newTestCluster(t, 3)
+	c := newVirtualTestCluster(t, 3)
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
 	follower := without(c.Tags(), leader)[0]
 	fc := idnodev1.NewIdServiceClient(c.Dial(t, follower))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -17,7 +18,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/idnode/idnode/internal/tracing"
 	"github.com/idnode/idnode/node"
@@ -37,10 +37,27 @@ type tracedCluster struct {
 
 // newTracedCluster starts it; each node serves HTTP/JSON on a loopback port too.
 func newTracedCluster(t *testing.T) *tracedCluster {
+	return startTracedCluster(t, false)
+}
+
+// newVirtualTracedCluster is newTracedCluster for a test in a testing/synctest bubble: the
+// nodes run in virtual time on an in-memory network, and serve no HTTP (a loopback socket
+// would stop the bubble's clock).
+func newVirtualTracedCluster(t *testing.T) *tracedCluster {
+	return startTracedCluster(t, true)
+}
+
+func startTracedCluster(t *testing.T, virtual bool) *tracedCluster {
 	tc := &tracedCluster{nodes: map[string]*tracetest.SpanRecorder{}, appIn: tracetest.NewSpanRecorder()}
 	tc.app = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tc.appIn))
-	tc.testCluster = newTestClusterConfigured(t, 3, func(c *node.Config) {
-		c.HTTPAddr, c.HTTPAddrSet, c.HTTP.MaxConns = "127.0.0.1:0", true, 16
+	start := newTestClusterConfigured
+	if virtual {
+		start = newVirtualTestClusterConfigured
+	}
+	tc.testCluster = start(t, 3, func(c *node.Config) {
+		if !virtual {
+			c.HTTPAddr, c.HTTPAddrSet, c.HTTP.MaxConns = "127.0.0.1:0", true, 16
+		}
 		c.Tracing = func(tag string, _ *slog.Logger) (*tracing.Tracing, error) {
 			rec := tracetest.NewSpanRecorder()
 			tc.mu.Lock()
@@ -55,8 +72,8 @@ func newTracedCluster(t *testing.T) *tracedCluster {
 
 // client is an IdService client of node tag whose calls the application traces.
 func (tc *tracedCluster) client(t *testing.T, tag string) idnodev1.IdServiceClient {
-	cc, err := grpc.NewClient("passthrough:///"+tc.Node(tag).GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tc.app), otelgrpc.WithPropagators(tracing.Propagator()))))
+	cc, err := grpc.NewClient("passthrough:///"+tc.Node(tag).GRPCAddr, append(tc.DialOptions(),
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tc.app), otelgrpc.WithPropagators(tracing.Propagator()))))...)
 	if err != nil {
 		t.Fatalf("dial node %s: %v", tag, err)
 	}
@@ -97,80 +114,83 @@ var followerCallTree = []struct{ name, parent, on string }{
 // An identity made through a follower is one trace, from the application's span to the
 // leader's Raft round: the follower's wait for its batch and its relay, the leader's wait,
 // its Raft apply and the stages of that, each on the node that did it and under the span
-// it belongs to.
+// it belongs to. In virtual time: on a real-time cluster a load average above 30 cost the
+// leader its lease.
 func TestIdentityThroughAFollowerIsOneTrace(t *testing.T) {
-	tc := newTracedCluster(t)
-	leader := tc.waitLeader(convergeTimeout, tc.Tags()...)
-	follower := without(tc.Tags(), leader)[0]
-	ids := tc.client(t, follower)
+	synctest.Test(t, func(t *testing.T) {
+		tc := newVirtualTracedCluster(t)
+		leader := tc.waitLeader(convergeTimeout, tc.Tags()...)
+		follower := without(tc.Tags(), leader)[0]
+		ids := tc.client(t, follower)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	// A follower that has not applied the cluster secret yet has its first relay refused and
-	// sent again, which puts two leader server spans in the trace: an untraced identity
-	// through it first waits that out.
-	if _, err := ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "traced"}); err != nil {
-		t.Fatalf("a first NextIdentity through follower %s: %v", follower, err)
-	}
-	ctx, root := tc.app.Tracer("test").Start(ctx, "app.call")
-	if _, err := ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "traced"}); err != nil {
-		t.Fatalf("NextIdentity through follower %s: %v", follower, err)
-	}
-	root.End()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		// A follower that has not applied the cluster secret yet has its first relay refused and
+		// sent again, which puts two leader server spans in the trace: an untraced identity
+		// through it first waits that out.
+		if _, err := ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "traced"}); err != nil {
+			t.Fatalf("a first NextIdentity through follower %s: %v", follower, err)
+		}
+		ctx, root := tc.app.Tracer("test").Start(ctx, "app.call")
+		if _, err := ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "traced"}); err != nil {
+			t.Fatalf("NextIdentity through follower %s: %v", follower, err)
+		}
+		root.End()
 
-	// A server span ends once its answer is sent, which may be after the caller has it.
-	var byKey map[string]tracedSpan
-	poll.Until(t, "every span of the call ended", 5*time.Second, 10*time.Millisecond, func() error {
-		var err error
-		byKey, err = resolveTree(tc.traceByNode(root.SpanContext().TraceID(), leader, follower))
-		return err
+		// A server span ends once its answer is sent, which may be after the caller has it.
+		var byKey map[string]tracedSpan
+		poll.Until(t, "every span of the call ended", 5*time.Second, 10*time.Millisecond, func() error {
+			var err error
+			byKey, err = resolveTree(tc.traceByNode(root.SpanContext().TraceID(), leader, follower))
+			return err
+		})
+		rootID := root.SpanContext().SpanID()
+		for _, want := range followerCallTree {
+			s := byKey[want.name]
+			wantNode := map[string]string{"leader": leader, "follower": follower}[want.on]
+			var parentID trace.SpanID
+			if want.parent == "app.call" {
+				parentID = rootID
+			} else {
+				parentID = byKey[want.parent].SpanContext().SpanID()
+			}
+			if got := s.Parent().SpanID(); got != parentID {
+				t.Errorf("span %s: parent %s, want %s (%s)", want.name, got, parentID, want.parent)
+			}
+			if want.name == "idnode.v1.IdService/NextIdentity" {
+				continue // the application's span, not a node's
+			}
+			if s.node != wantNode {
+				t.Errorf("span %s recorded by node %s, want %s (%s)", want.name, s.node, wantNode, want.on)
+			}
+			if v, ok := attr(s, tracing.AttrNodeID); ok && v.AsString() != wantNode {
+				t.Errorf("span %s: %s=%s, want %s", want.name, tracing.AttrNodeID, v.AsString(), wantNode)
+			}
+		}
+		for _, name := range []string{tracing.SpanBatchWait + "@follower", tracing.SpanRelay, tracing.SpanBatchWait + "@leader",
+			tracing.SpanRaftApply, tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
+			s := byKey[name]
+			if _, ok := attr(s, tracing.AttrNodeID); !ok {
+				t.Errorf("span %s has no %s", name, tracing.AttrNodeID)
+			}
+			if s.EndTime().Before(s.StartTime()) {
+				t.Errorf("span %s ends (%v) before it starts (%v)", name, s.EndTime(), s.StartTime())
+			}
+		}
+		for _, name := range []string{tracing.SpanRaftApply, tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
+			if v, ok := attr(byKey[name], tracing.AttrRaftIndex); !ok || v.AsInt64() < 1 {
+				t.Errorf("span %s: %s = %v, want the entry's index", name, tracing.AttrRaftIndex, v.String())
+			}
+		}
+		// The stages follow one another within the apply.
+		apply := byKey[tracing.SpanRaftApply]
+		for _, name := range []string{tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
+			s := byKey[name]
+			if s.StartTime().Before(apply.StartTime()) || s.EndTime().After(apply.EndTime()) {
+				t.Errorf("span %s [%v, %v] is not within %s [%v, %v]", name, s.StartTime(), s.EndTime(), tracing.SpanRaftApply, apply.StartTime(), apply.EndTime())
+			}
+		}
 	})
-	rootID := root.SpanContext().SpanID()
-	for _, want := range followerCallTree {
-		s := byKey[want.name]
-		wantNode := map[string]string{"leader": leader, "follower": follower}[want.on]
-		var parentID trace.SpanID
-		if want.parent == "app.call" {
-			parentID = rootID
-		} else {
-			parentID = byKey[want.parent].SpanContext().SpanID()
-		}
-		if got := s.Parent().SpanID(); got != parentID {
-			t.Errorf("span %s: parent %s, want %s (%s)", want.name, got, parentID, want.parent)
-		}
-		if want.name == "idnode.v1.IdService/NextIdentity" {
-			continue // the application's span, not a node's
-		}
-		if s.node != wantNode {
-			t.Errorf("span %s recorded by node %s, want %s (%s)", want.name, s.node, wantNode, want.on)
-		}
-		if v, ok := attr(s, tracing.AttrNodeID); ok && v.AsString() != wantNode {
-			t.Errorf("span %s: %s=%s, want %s", want.name, tracing.AttrNodeID, v.AsString(), wantNode)
-		}
-	}
-	for _, name := range []string{tracing.SpanBatchWait + "@follower", tracing.SpanRelay, tracing.SpanBatchWait + "@leader",
-		tracing.SpanRaftApply, tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
-		s := byKey[name]
-		if _, ok := attr(s, tracing.AttrNodeID); !ok {
-			t.Errorf("span %s has no %s", name, tracing.AttrNodeID)
-		}
-		if s.EndTime().Before(s.StartTime()) {
-			t.Errorf("span %s ends (%v) before it starts (%v)", name, s.EndTime(), s.StartTime())
-		}
-	}
-	for _, name := range []string{tracing.SpanRaftApply, tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
-		if v, ok := attr(byKey[name], tracing.AttrRaftIndex); !ok || v.AsInt64() < 1 {
-			t.Errorf("span %s: %s = %v, want the entry's index", name, tracing.AttrRaftIndex, v.String())
-		}
-	}
-	// The stages follow one another within the apply.
-	apply := byKey[tracing.SpanRaftApply]
-	for _, name := range []string{tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
-		s := byKey[name]
-		if s.StartTime().Before(apply.StartTime()) || s.EndTime().After(apply.EndTime()) {
-			t.Errorf("span %s [%v, %v] is not within %s [%v, %v]", name, s.StartTime(), s.EndTime(), tracing.SpanRaftApply, apply.StartTime(), apply.EndTime())
-		}
-	}
 }
 
 // traceByNode is the trace's spans keyed by name, with "@leader" or "@follower" added to the
