@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -179,30 +178,24 @@ func backupVerifyCmd(fs *flag.FlagSet) func(*env, []string) error {
 	}
 }
 
-// verifyBackup reads the backup name and its digest whole, checks the one against the other,
-// decrypts it and reads it as a restore would, touching no cluster.
+// verifyBackup downloads the backup name and checks it against its digest
+// (backupstore.Download), decrypts it and reads it as a restore would, touching no cluster.
 func verifyBackup(e *env, store backupstore.Store, name string, pass passphrase) (*backupVerified, error) {
-	data, err := readObject(e, store, name, maxStoredBackupBytes)
-	if err != nil {
-		return nil, err
-	}
-	digest, err := readObject(e, store, name+backupstore.DigestSuffix, backupstore.MaxDigestBytes)
-	if errors.Is(err, backupstore.ErrNotFound) {
+	buf := &boundedBuffer{limit: maxStoredBackupBytes}
+	sum, err := backupstore.Download(e.ctx, store, name, buf)
+	var mismatch *backupstore.DigestError
+	switch {
+	case buf.over:
+		return nil, fmt.Errorf("%s is larger than %d bytes: not one this idctl reads", name, buf.limit)
+	case errors.Is(err, backupstore.ErrNoDigest):
 		return nil, fmt.Errorf("%w: without %s%s the backup cannot be checked (a backup without its digest was cut off before the digest was stored)", err, name, backupstore.DigestSuffix)
-	}
-	if err != nil {
-		return nil, err
-	}
-	want, err := backupstore.ParseDigestLine(digest, name)
-	if err != nil {
-		return nil, err
-	}
-	got := sha256.Sum256(data)
-	if got != want {
+	case errors.As(err, &mismatch):
 		return nil, fmt.Errorf("%w: its %d bytes hash to %x, its digest says %x: the object is damaged or cut short, or the digest is not its own",
-			errBackupDigest, len(data), got, want)
+			errBackupDigest, mismatch.Got.Size, mismatch.Got.SHA256, mismatch.Want)
+	case err != nil:
+		return nil, err
 	}
-	in, err := decodeBackup(e, bytes.NewReader(data), "backup "+name, pass)
+	in, err := decodeBackup(e, bytes.NewReader(buf.buf.Bytes()), "backup "+name, pass)
 	if errors.Is(err, backupcrypt.ErrAuthentication) {
 		return nil, fmt.Errorf("%w (the object matches its digest, so the passphrase is the wrong one)", err)
 	}
@@ -213,7 +206,7 @@ func verifyBackup(e *env, store backupstore.Store, name string, pass passphrase)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNotRestorable, err)
 	}
-	v := &backupVerified{Name: name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(got[:]), Encrypted: in.encrypted,
+	v := &backupVerified{Name: name, Bytes: sum.Size, SHA256: hex.EncodeToString(sum.SHA256[:]), Encrypted: in.encrypted,
 		Index: b.Index, State: hex.EncodeToString(b.StateDigest), Identities: len(b.Identities), HiLoTags: len(b.HiLo),
 		Claims: len(b.Claims), Series: len(b.Series), Workers: len(b.Workers), NodeTags: b.Tags, HoldsKeys: b.HoldsKeys()}
 	if b.Rates.Recorded() {
@@ -229,21 +222,22 @@ func verifyBackup(e *env, store backupstore.Store, name string, pass passphrase)
 // (fsm.MaxBackupBytes), and its encryption's framing, which adds far less than 1/16.
 const maxStoredBackupBytes = fsm.MaxBackupBytes + fsm.MaxBackupBytes/16
 
-// readObject reads the object name whole, refusing one larger than limit bytes.
-func readObject(e *env, store backupstore.Store, name string, limit int64) ([]byte, error) {
-	r, err := store.Open(e.ctx, name)
-	if err != nil {
-		return nil, err
+// boundedBuffer holds what Download writes, up to limit bytes: a write past it fails and
+// sets over, so that verify stops reading an object larger than any backup it would take.
+// The buffer is a field, not embedded: io.Copy would use an embedded bytes.Buffer's ReadFrom
+// and read past the limit.
+type boundedBuffer struct {
+	buf   bytes.Buffer
+	limit int64
+	over  bool
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if int64(b.buf.Len())+int64(len(p)) > b.limit {
+		b.over = true
+		return 0, fmt.Errorf("more than %d bytes", b.limit)
 	}
-	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes: not one this idctl reads", name, limit)
-	}
-	return data, nil
+	return b.buf.Write(p)
 }
 
 // sizeBound fails a read past left bytes: a restore refuses a backup larger than

@@ -5,6 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +86,13 @@ func testTarget(t *testing.T, store backupstore.Store, env map[string]string, ar
 	if _, err := store.Put(context.Background(), "truncated.idbk", bytes.NewReader(good[:len(good)/2])); err != nil {
 		t.Fatal(err)
 	}
+	// One byte changed behind the digest's back, its length the same.
+	flipped := bytes.Clone(good)
+	flipped[len(flipped)/2] ^= 0x01
+	putBackup(t, store, "flipped.idbk", good)
+	if _, err := store.Put(context.Background(), "flipped.idbk", bytes.NewReader(flipped)); err != nil {
+		t.Fatal(err)
+	}
 	// Cut short with a digest of its own: whole as stored, but no backup.
 	putBackup(t, store, "cut.idbk", good[:len(good)-3])
 	// One byte changed inside a record, with a digest of its own: the state digest it
@@ -117,8 +127,8 @@ func testTarget(t *testing.T, store backupstore.Store, env map[string]string, ar
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("backup list --json: %v\n%s", err, out)
 	}
-	if len(rows) != 7 {
-		t.Fatalf("backup list: %d rows, want the 7 backups without their digests:\n%s", len(rows), out)
+	if len(rows) != 8 {
+		t.Fatalf("backup list: %d rows, want the 8 backups without their digests:\n%s", len(rows), out)
 	}
 	for i, r := range rows {
 		if i > 0 && r.Stored.After(rows[i-1].Stored) {
@@ -151,7 +161,8 @@ func testTarget(t *testing.T, store backupstore.Store, env map[string]string, ar
 	}{
 		{"absent.idbk", nil, "no such object: absent.idbk"},
 		{"nodigest.idbk", nil, "without nodigest.idbk.sha256 the backup cannot be checked"},
-		{"truncated.idbk", nil, "digest mismatch"},
+		{"truncated.idbk", nil, fmt.Sprintf("digest mismatch: its %d bytes hash to %x, its digest says %x: the object is damaged or cut short", len(good)/2, sha256.Sum256(good[:len(good)/2]), sha256.Sum256(good))},
+		{"flipped.idbk", nil, fmt.Sprintf("digest mismatch: its %d bytes hash to %x, its digest says %x", len(good), sha256.Sum256(flipped), sha256.Sum256(good))},
 		{"otherdigest.idbk", nil, "digest mismatch"},
 		{"cut.idbk", nil, "not a backup that would restore"},
 		{"corrupt.idbk", nil, "not a backup that would restore"},
@@ -238,5 +249,38 @@ func TestBackupListAndVerifyInS3(t *testing.T) {
 		if code != exitFail || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, "target "+c.target) {
 			t.Errorf("%q: exit %d, want %d and %q naming the target: %s", args, code, exitFail, c.want, errOut)
 		}
+	}
+}
+
+// verify keeps its own words and its sentinel for a backup that differs from its digest,
+// though the check is backupstore.Download's.
+func TestVerifyBackupDigestMismatchIsErrBackupDigest(t *testing.T) {
+	store, err := backupstore.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := testBackup(t, "")
+	putBackup(t, store, plainName, good)
+	damaged := bytes.Clone(good)
+	damaged[0] ^= 0x01
+	if _, err := store.Put(context.Background(), plainName, bytes.NewReader(damaged)); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{ctx: context.Background()}
+	_, err = verifyBackup(e, store, plainName, passphrase{})
+	if !errors.Is(err, errBackupDigest) || errors.Is(err, backupstore.ErrDamaged) || !strings.Contains(err.Error(), "the digest is not its own") {
+		t.Fatalf("verify of a damaged backup: %v; want errBackupDigest in verify's words", err)
+	}
+}
+
+// The buffer verify downloads into refuses a byte past its limit, io.Copy included (which
+// would bypass Write through an embedded bytes.Buffer's ReadFrom).
+func TestBoundedBufferStopsAtItsLimit(t *testing.T) {
+	b := &boundedBuffer{limit: 10}
+	if _, err := io.Copy(b, strings.NewReader("0123456789")); err != nil || b.over || b.buf.Len() != 10 {
+		t.Fatalf("10 bytes into a 10-byte buffer: %v, over %v, %d held", err, b.over, b.buf.Len())
+	}
+	if _, err := io.Copy(b, strings.NewReader("x")); err == nil || !b.over || b.buf.Len() != 10 {
+		t.Fatalf("an 11th byte: %v, over %v, %d held; want an error and over", err, b.over, b.buf.Len())
 	}
 }

@@ -2,6 +2,7 @@ package backupstore
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -87,28 +88,63 @@ func Newest(objects []Object) (string, error) {
 }
 
 // Download copies the object name from s into w and checks it against the digest object
-// beside it: an error matching ErrDamaged when they differ, ErrNotFound when either is
-// missing. What w received is the caller's to discard unless Download returns nil.
+// beside it: an error matching ErrDamaged when they differ (a *DigestError when the object's
+// bytes do not hash to the digest), ErrNotFound when either is missing (and ErrNoDigest too
+// when it is the digest). It opens the object
+// before its digest, so a backup that is not there is named as such, not as a missing digest.
+// What w received is the caller's to discard unless Download returns nil.
 func Download(ctx context.Context, s Store, name string, w io.Writer) (Sum, error) {
-	want, err := readDigest(ctx, s, name)
-	if err != nil {
-		return Sum{}, err
-	}
 	r, err := s.Open(ctx, name)
 	if err != nil {
 		return Sum{}, err
 	}
 	defer r.Close()
+	want, err := readDigest(ctx, s, name)
+	if errors.Is(err, ErrNotFound) {
+		return Sum{}, noDigest{err}
+	}
+	if err != nil {
+		return Sum{}, err
+	}
 	sum := newSummer(r)
 	if _, err := io.Copy(w, contextReader{ctx, sum}); err != nil {
 		return Sum{}, fmt.Errorf("%s: read %s: %w", s, name, err)
 	}
 	got := sum.sum()
 	if got.SHA256 != want {
-		return Sum{}, fmt.Errorf("%s: %w: %s is %v, its digest %s says sha256 %s", s, ErrDamaged, name, got, name+DigestSuffix, hex.EncodeToString(want[:]))
+		return Sum{}, &DigestError{Store: s.String(), Name: name, Got: got, Want: want}
 	}
 	return got, nil
 }
+
+// ErrNoDigest matches Download's error, besides ErrNotFound, when the backup is there and its
+// digest object is not: a backup cut off before its digest was stored.
+var ErrNoDigest = errors.New("backupstore: the backup has no digest beside it")
+
+// noDigest marks the store's not-found error of a digest object as ErrNoDigest, its message
+// unchanged.
+type noDigest struct{ err error }
+
+func (e noDigest) Error() string        { return e.err.Error() }
+func (e noDigest) Unwrap() error        { return e.err }
+func (e noDigest) Is(target error) bool { return target == ErrNoDigest }
+
+// DigestError is Download's error for an object whose bytes do not hash to the SHA-256 its
+// digest object holds: damaged or cut short in the store, or beside a digest not its own. It
+// carries both sums so that a caller can say what it read in its own words.
+type DigestError struct {
+	Store string // the store, as its String names it
+	Name  string
+	Got   Sum               // what was read
+	Want  [sha256.Size]byte // what the digest object says
+}
+
+func (e *DigestError) Error() string {
+	return fmt.Sprintf("%s: %v: %s is %v, its digest %s says sha256 %s", e.Store, ErrDamaged, e.Name, e.Got, e.Name+DigestSuffix, hex.EncodeToString(e.Want[:]))
+}
+
+// Is makes a DigestError match ErrDamaged.
+func (e *DigestError) Is(target error) bool { return target == ErrDamaged }
 
 // readDigest reads and checks name's digest object: one line, the SHA-256 in hex, two spaces
 // and name.

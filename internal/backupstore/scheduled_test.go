@@ -3,6 +3,7 @@ package backupstore
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"strings"
@@ -84,11 +85,22 @@ func TestDownloadChecksTheDigest(t *testing.T) {
 		t.Fatalf("Download: %d bytes, %v; want the %d put", got.Len(), err, len(data))
 	}
 	ts.truncate(t, name, 10)
-	if _, err := Download(ctx, s, name, &bytes.Buffer{}); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), name) {
+	_, err := Download(ctx, s, name, &bytes.Buffer{})
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), name) {
 		t.Fatalf("Download of a truncated backup: %v; want ErrDamaged naming it", err)
 	}
+	// The mismatch carries both sums, for a caller that says it in its own words.
+	var de *DigestError
+	if !errors.As(err, &de) || de.Name != name || de.Got.Size != 10 || de.Want != sha256.Sum256([]byte(data)) {
+		t.Fatalf("Download of a truncated backup: %#v; want a DigestError with the 10 bytes read and the digest's sum", err)
+	}
+	// A backup that is not there is named, not its digest.
+	absent := ScheduledName("prod", t0.Add(-time.Hour))
+	if _, err := Download(ctx, s, absent, &bytes.Buffer{}); !errors.Is(err, ErrNotFound) || errors.Is(err, ErrNoDigest) || strings.Contains(err.Error(), DigestSuffix) {
+		t.Fatalf("Download of a missing backup: %v; want ErrNotFound naming the backup, not its digest", err)
+	}
 	bare := putScheduled(t, s, "prod", t0.Add(time.Hour), data, true)
-	if _, err := Download(ctx, s, bare, &bytes.Buffer{}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), bare+DigestSuffix) {
+	if _, err := Download(ctx, s, bare, &bytes.Buffer{}); !errors.Is(err, ErrNotFound) || !errors.Is(err, ErrNoDigest) || !strings.Contains(err.Error(), bare+DigestSuffix) {
 		t.Fatalf("Download without a digest: %v; want ErrNotFound naming the digest", err)
 	}
 	if _, err := s.Put(ctx, bare+DigestSuffix, strings.NewReader("not a digest\n")); err != nil {
