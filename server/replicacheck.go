@@ -238,9 +238,17 @@ func digestAnswer(ctx context.Context, f *fsm.FSM, applied func(context.Context,
 	return hex.EncodeToString(m.Digest), true
 }
 
+// checkReplicasHop is how a check asked of a follower (an operator's, a start-up check's)
+// travels to the leader: bounded by the caller's deadline and a change of leader, not by
+// forward.Unary's 1.5 s, since the leader answers only once it has heard every member, each
+// within digestProbeTimeout (5 s), one after another, and after any comparison already under
+// way. With forward.Unary a check asked of a follower failed with "no quorum" whenever a
+// member was slow to report.
+var checkReplicasHop = forward.Limits{WatchLeader: true}
+
 // CheckReplicas has the leader mark and compare now.
 func (s *clusterService) CheckReplicas(ctx context.Context, req *idnodev1.CheckReplicasRequest) (*idnodev1.ReplicaCheck, error) {
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().CheckReplicas, viaCluster(s.core, idnodev1.ClusterServiceClient.CheckReplicas, nil))
+	return forward.Call(s.fwd, ctx, req, checkReplicasHop, s.leader().CheckReplicas, viaCluster(s.core, idnodev1.ClusterServiceClient.CheckReplicas, nil))
 }
 
 // CheckReplicas runs on the leader.

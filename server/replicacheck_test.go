@@ -173,3 +173,31 @@ func TestReplicaCheckCadenceNamesADivergedFollower(t *testing.T) {
 		}
 	})
 }
+
+// A check asked of a follower waits for the leader's whole comparison, however long the
+// members take to report: the leader waits up to its probe timeout for each member's digest,
+// one after another, well past forward.Unary's 1.5 s bound. Here the leader's Raft link to
+// one follower is cut, so that follower never applies the mark and the leader waits the full
+// probe timeout for it; the check, asked of the other follower, must still come back, naming
+// the cut-off follower as not reporting.
+func TestReplicaCheckViaAFollowerWaitsForSlowMembers(t *testing.T) {
+	c, leader, _ := replicaCheckCluster(t)
+	var followers []string
+	for _, tag := range c.Tags() {
+		if tag != leader {
+			followers = append(followers, tag)
+		}
+	}
+	lagging, via := followers[0], followers[1]
+	c.Node(leader).Trans.Disconnect(c.Node(lagging).RaftAddr)
+	t.Cleanup(func() { c.Node(leader).Trans.Connect(c.Node(lagging).RaftAddr, c.Node(lagging).Trans) })
+	cl := idnodev1.NewClusterServiceClient(c.Dial(t, via))
+	began := time.Now()
+	rc := checkReplicas(t, cl)
+	if v := verdicts(rc)[lagging]; v != "not reporting" {
+		t.Fatalf("member %s %q after %v, want not reporting (%v)", lagging, v, time.Since(began), rc)
+	}
+	if v := verdicts(rc)[via]; v != "agrees" {
+		t.Fatalf("member %s %q, want agrees (%v)", via, v, rc)
+	}
+}

@@ -38,10 +38,6 @@ const (
 	startCheckTimeout = 30 * time.Second
 )
 
-// startCheckHop is how the attempt travels to the leader: as long as startCheckTimeout, not
-// forward.Unary's election timeout, since the leader hears every member before it answers.
-var startCheckHop = forward.Limits{WatchLeader: true}
-
 // errStartCheckUndecided is why an attempt did not decide; the next one may.
 var errStartCheckUndecided = errors.New("the start-up replica check could not decide")
 
@@ -160,7 +156,7 @@ func (s *Server) compareAtStart(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, startCheckTimeout)
 	defer cancel()
-	rc, err := forward.Call(s.fwd, ctx, &idnodev1.CheckReplicasRequest{}, startCheckHop, s.cluster.leader().CheckReplicas,
+	rc, err := forward.Call(s.fwd, ctx, &idnodev1.CheckReplicasRequest{}, checkReplicasHop, s.cluster.leader().CheckReplicas,
 		viaCluster(s.core, idnodev1.ClusterServiceClient.CheckReplicas, nil))
 	if status.Code(err) == codes.FailedPrecondition {
 		s.log.Info("start-up replica check skipped: the leader does not compare replicas", "err", err)
