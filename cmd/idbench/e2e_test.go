@@ -27,7 +27,6 @@ import (
 
 // Every wait in these tests is bounded by one of these.
 const (
-	buildTimeout = 3 * time.Minute
 	serveTimeout = 30 * time.Second
 	stopTimeout  = 10 * time.Second
 )
@@ -108,23 +107,6 @@ func waitUntil(t *testing.T, what string, timeout time.Duration, ready func() er
 	poll.Until(t, what, timeout, 100*time.Millisecond, ready)
 }
 
-// buildIdnode finds the idnode a CI run built ahead (test/helpers/prebuilt), or else builds
-// ./cmd/idnode of the root module into a temp dir.
-func buildIdnode(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
-	bin, err := prebuilt.Idnode.Path(ctx, root, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
 // idbench runs the command in-process with --json and decodes its result.
 func idbench(t *testing.T, args ...string) (*result, int, string) {
 	t.Helper()
@@ -145,7 +127,7 @@ func TestE2EIdnode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts idnode")
 	}
-	bin := buildIdnode(t)
+	bin := prebuilt.Idnode.ForTest(t, "../..")
 	addr := freeAddr(t)
 	startProc(t, bin, "--data-dir", t.TempDir(), "--grpc-addr", addr, "--raft-addr", freeAddr(t), "--log-level", "warn")
 	waitUntil(t, "idnode health", serveTimeout, func() error {
@@ -254,7 +236,7 @@ func TestE2EClaim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts idnode")
 	}
-	bin := buildIdnode(t)
+	bin := prebuilt.Idnode.ForTest(t, "../..")
 	addr := freeAddr(t)
 	startProc(t, bin, "--data-dir", t.TempDir(), "--grpc-addr", addr, "--raft-addr", freeAddr(t), "--log-level", "warn")
 	waitUntil(t, "idnode health", serveTimeout, func() error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"net"
@@ -9,30 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
-
-// buildTimeout bounds building idnode when no CI run built it ahead.
-const buildTimeout = 10 * time.Minute
-
-// idnodeBin is the idnode a CI run built ahead (test/helpers/prebuilt), or else one built from
-// the repository into a temporary folder.
-func idnodeBin(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
-	bin, err := prebuilt.Idnode.Path(ctx, root, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // fakeNode is a program in place of idnode that writes say to its log and exits with code.
 func fakeNode(t *testing.T, say string, code string) string {
@@ -79,7 +57,7 @@ func start(t *testing.T, bin string, top topology) (*cluster, error) {
 // the first attempt. Node C exits; A and B never serve without it, as a new cluster forms
 // only once every peer answers. The start goes again on new ports and the cluster serves.
 func TestStartAgainWhenANodeLosesItsPort(t *testing.T) {
-	bin := idnodeBin(t)
+	bin := prebuilt.Idnode.ForTest(t, "../../..")
 	var stolen string
 	calls := countPicks(t, func(call int, ports []string) {
 		if call > 1 {

@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
+	"time"
 )
 
 // Env names the folder of programs built ahead.
@@ -95,6 +97,27 @@ func (p Program) Path(ctx context.Context, root, dir string) (string, error) {
 	}
 	out := filepath.Join(dir, p.Name)
 	return out, p.Build(ctx, root, out)
+}
+
+// buildTimeout bounds a test's own build of a program, when no CI run built it ahead.
+const buildTimeout = 10 * time.Minute
+
+// ForTest is p for a test in a package rel folders below the repository's root (rel "../.."
+// from test/e2e/x): its prebuilt file, or else p built into the test's temp dir, within
+// buildTimeout. It fails t if p cannot be had.
+func (p Program) ForTest(t testing.TB, rel string) string {
+	t.Helper()
+	root, err := filepath.Abs(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	path, err := p.Path(ctx, root, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // Place puts p at out (an image's build context, say): a copy of its prebuilt file, or else
