@@ -21,6 +21,7 @@ var openMethods = map[string]bool{
 // (roleFor), or it is one of openMethods. A call added with neither would need no key at all
 // once a cluster has keys, so a new RPC fails here until its author decides.
 func TestEveryPublicCallStatesWhoMayMakeIt(t *testing.T) {
+	t.Parallel()
 	for _, pm := range publicMethods() {
 		method := pm.fullName()
 		stated := 0

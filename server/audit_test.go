@@ -35,6 +35,7 @@ func (s auditStream) Context() context.Context { return s.ctx }
 // Every admin call is logged once, done or refused, with who asked as the node verified it,
 // and nothing a caller claims about itself; ID calls are not.
 func TestAdminCallsAreAudited(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	s := &interceptors{core: newCore(Config{AdminToken: "s3cret", Logger: slog.New(slog.NewJSONHandler(&buf, nil))}, &fakeCluster{leader: true, fsm: fsm.New()}, nil)}
 	remove := &grpc.UnaryServerInfo{FullMethod: idnodev1.ClusterService_RemoveNode_FullMethodName}

@@ -13,6 +13,7 @@ import (
 // A caller that arrives while a probe is under way waits for the next probe: the one under way
 // may have been answered before what the caller must see was committed.
 func TestSharedProbeNeverHandsOutAnOlderAnswer(t *testing.T) {
+	t.Parallel()
 	var p sharedProbe
 	started := make(chan uint64, 4)
 	release := make(chan struct{}, 4)
@@ -63,6 +64,7 @@ func waitGathered(t *testing.T, p *sharedProbe) {
 // a name it applies meanwhile is known. TestCallRightAfterCreateWorksOnEveryNode met this
 // once in CI, as NOT_FOUND for a database created a moment before.
 func TestCatchUpOutlivesAFailedProbe(t *testing.T) {
+	t.Parallel()
 	var probes, looks int
 	leaderCommit := func(context.Context) (uint64, bool) { probes++; return 0, false }
 	known := func() bool { looks++; return looks > 3 } // applied on the fourth look
@@ -76,6 +78,7 @@ func TestCatchUpOutlivesAFailedProbe(t *testing.T) {
 
 // Without a leader to answer and without the name, catchUp refuses once its wait is over.
 func TestCatchUpRefusesWhenTheWaitEnds(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	never := func() bool { return false }
@@ -89,6 +92,7 @@ func TestCatchUpRefusesWhenTheWaitEnds(t *testing.T) {
 
 // Once this node has applied what the leader had committed, its answer is final.
 func TestCatchUpDecidesOnceApplied(t *testing.T) {
+	t.Parallel()
 	var looks int
 	known := func() bool { looks++; return false }
 	applied := func(index uint64) bool { return index == 7 }
@@ -104,6 +108,7 @@ func TestCatchUpDecidesOnceApplied(t *testing.T) {
 // catch-up as a call waits for an election: with a 1.5 s election wait, a name this node
 // applies 1.2 s after the call arrives is known, not refused after a LAN's 1 s.
 func TestCatchUpWaitsTheElectionWait(t *testing.T) {
+	t.Parallel()
 	fc := &fakeCluster{leader: true, behind: true, fsm: fsm.New()}
 	s := New(Config{Tag: "A", ElectionWait: 1500 * time.Millisecond}, fc, nil)
 	t.Cleanup(s.Close)

@@ -13,6 +13,7 @@ import (
 // while it stays, and once more at once after the clock was back within the threshold (which
 // is said once, at INFO).
 func TestClockWarningIsRepeatedOnlyEveryTenMinutes(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	now := time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)
 	w := &clockWatch{now: func() time.Time { return now }, warn: 500 * time.Millisecond,

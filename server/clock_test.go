@@ -56,6 +56,7 @@ func (n *skewedNode) now() time.Time { return time.Now().Add(time.Duration(n.ske
 // second it may borrow) and counts them in idnode_numeric_clock_behind_total; the alert rules
 // fire on series of the values it served. Its clock set right, the gauge and the log say so.
 func TestAFollowersClockSetBackShowsInMetricsLogsAndAlerts(t *testing.T) {
+	t.Parallel()
 	nodes := map[string]*skewedNode{}
 	c := newTestClusterConfigured(t, 3, func(nc *node.Config) {
 		sn := &skewedNode{metrics: metrics.New(), metricsAddr: loopback.FreeAddr(t)}

@@ -15,6 +15,7 @@ import (
 // clock is three seconds ahead is +3 s seen from the leader, from the other follower and from
 // itself, the other follower about 0, and the leader exactly 0 (it is the reference).
 func TestClockOffsetsAreEveryNodesOffsetFromTheLeader(t *testing.T) {
+	t.Parallel()
 	nodes := map[string]*skewedNode{}
 	c := newTestClusterConfigured(t, 3, func(nc *node.Config) {
 		sn := &skewedNode{}

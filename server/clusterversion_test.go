@@ -41,6 +41,9 @@ func refusedSaying(t *testing.T, what string, err error, want ...string) {
 	}
 }
 
+// Not parallel: its AddNode looks the new member's host name up (server/memberaddr.go), and
+// the resolver shares a lookup in flight between callers, which a synctest bubble forbids
+// when another bubble asks for the same name ("send on synctest channel from outside bubble").
 func TestANewCommandWaitsForTheClusterVersion(t *testing.T) {
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(startupTimeout, c.Tags()...)
@@ -90,6 +93,9 @@ func TestANewCommandWaitsForTheClusterVersion(t *testing.T) {
 	}
 }
 
+// Not parallel: its AddNode looks the new member's host name up (server/memberaddr.go), and
+// the resolver shares a lookup in flight between callers, which a synctest bubble forbids
+// when another bubble asks for the same name ("send on synctest channel from outside bubble").
 func TestAJoinBelowTheFinalisedVersionIsRefused(t *testing.T) {
 	c := newTestCluster(t, 1)
 	c.waitServing(startupTimeout, "A")
@@ -105,6 +111,7 @@ func TestAJoinBelowTheFinalisedVersionIsRefused(t *testing.T) {
 }
 
 func TestFinaliseAndDowngradeThroughTheClusterService(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(startupTimeout, c.Tags()...)
 	c.waitServing(startupTimeout, c.Tags()...)
@@ -170,6 +177,7 @@ func TestFinaliseAndDowngradeThroughTheClusterService(t *testing.T) {
 // A replica may lose the records (a snapshot from a leader of an older build carries none), or
 // hold one the node's build no longer matches: the node states its build again.
 func TestANodeStatesItsBuildAgainWhenItsRecordDiffers(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(startupTimeout, c.Tags()...)
 	c.waitServing(startupTimeout, c.Tags()...)

@@ -24,6 +24,7 @@ import (
 // it and the reason clients branch on, also when wrapped. Errors that never reach a call
 // (start-up refusals, a halted FSM, a corrupt file) are INTERNAL: seeing one is a bug.
 func TestRefusalOfEverySentinel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err    error
 		code   codes.Code
@@ -109,6 +110,7 @@ func TestRefusalOfEverySentinel(t *testing.T) {
 // noQuorum keeps an unknown outcome and a stopping node apart from plain no quorum, and the
 // reason interceptor gives every other refusal its code's name.
 func TestNoQuorumReasonsAndTheFallback(t *testing.T) {
+	t.Parallel()
 	for err, want := range map[error]string{
 		cluster.ErrLeadershipLost:   reason.OutcomeUnknown,
 		cluster.ErrShutdown:         reason.ShuttingDown,

@@ -51,6 +51,7 @@ func (f *fakeCluster) WaitApplied(_ context.Context, index uint64) bool { return
 // leadership on, an unknown tag is NOT_FOUND, and a cluster that lost its quorum makes a
 // membership call UNAVAILABLE with NO_QUORUM.
 func TestServerOverAFakeCluster(t *testing.T) {
+	t.Parallel()
 	fc := &fakeCluster{leader: true, members: []cluster.Member{{ID: "A-1", Address: "a:7000", Voter: true}}, fsm: fsm.New()}
 	s := New(Config{Tag: "A"}, fc, nil)
 	t.Cleanup(s.Close)

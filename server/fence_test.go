@@ -179,6 +179,7 @@ func checkLedger(t *testing.T, l *ledger) {
 // state with REPLICA_DIVERGED, and no answer is ever repeated. Once an operator removes it,
 // wipes it and joins it again, the new member holds the majority's digest and serves.
 func TestADivergedFollowerIsFencedUntilRebuilt(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c := newFenceCluster(t)
 		leader := c.waitLeader(convergeTimeout, c.Tags()...)
@@ -215,6 +216,7 @@ func TestADivergedFollowerIsFencedUntilRebuilt(t *testing.T) {
 // others'), hands the leadership over, and refuses calls; the new leader's answers never
 // repeat one given before, and no sound member passes the fenced leader's refusal on as its own.
 func TestADivergedLeaderStepsDown(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c := newFenceCluster(t)
 		old := c.waitLeader(convergeTimeout, c.Tags()...)

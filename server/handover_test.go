@@ -35,6 +35,7 @@ const (
 // a hand-over is judged only when the term moved by exactly one across it (the target's
 // election); one that saw more elections is tried again, up to handOverAttempts times.
 func TestAPlannedHandOverRefusesNoCall(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c := newVirtualTestCluster(t, 3)
 		for attempt := 1; attempt <= handOverAttempts; attempt++ {

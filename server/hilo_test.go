@@ -28,6 +28,7 @@ func (a *applyCounter) Apply(ctx context.Context, cmd []byte) (any, error) {
 // A bad HiLo tag is INVALID_ARGUMENT naming the rule, on every HiLo call, before anything goes
 // to Raft: "orders/" would print "orders//1-A". The cluster's separator is '/' here.
 func TestBadHiLoTagsAreRefusedBeforeRaft(t *testing.T) {
+	t.Parallel()
 	// Whatever reaches Raft is answered "no quorum".
 	fc := &applyCounter{fakeCluster: &fakeCluster{leader: true, fsm: fsm.New(), err: cluster.ErrNoQuorum}}
 	s := New(Config{Tag: "A"}, fc, nil)

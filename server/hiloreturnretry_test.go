@@ -20,6 +20,7 @@ import (
 // Through a follower to the cluster's record (no pools) and to the follower's own pool. The
 // request_id is then spent: another return under it is REQUEST_ID_REUSED.
 func TestARetriedReturnHiLoAnswersAsItsFirstAttempt(t *testing.T) {
+	t.Parallel()
 	for _, pools := range []bool{false, true} {
 		t.Run(fmt.Sprintf("pools=%v", pools), func(t *testing.T) {
 			c := newTestClusterConfigured(t, 3, func(c *node.Config) { c.HiLoPools = pools })

@@ -77,6 +77,7 @@ func dialNodes(t *testing.T, c *testCluster, tags ...string) *client.Client {
 // on granting ranges to that client, with its real last_max, until its pool is used up; after
 // the heal, every range anyone granted is disjoint from every other and no ID was printed twice.
 func TestASurvivorGrantsToALongRunningClientBelowItsLastMax(t *testing.T) {
+	t.Parallel()
 	c := newTestClusterConfigured(t, 3, func(c *node.Config) { c.HiLoPools = true })
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
 	survivor, other := without(c.Tags(), leader)[0], without(c.Tags(), leader)[1]

@@ -6,6 +6,7 @@ import (
 )
 
 func TestLoopbackHost(t *testing.T) {
+	t.Parallel()
 	for host, want := range map[string]bool{
 		"localhost": true, "LocalHost:7080": true, "127.0.0.1": true, "127.9.9.9:80": true, "[::1]:7080": true, "[::1]": true,
 		"": false, "evil.example:7080": false, "localhost.evil.example": false, "10.0.0.1:7080": false, "0.0.0.0:7080": false,
@@ -19,6 +20,7 @@ func TestLoopbackHost(t *testing.T) {
 
 // A caller counts as loopback only when it also asked for a loopback host.
 func TestHTTPCallerLoopback(t *testing.T) {
+	t.Parallel()
 	addr := netip.MustParseAddrPort("127.0.0.1:5000")
 	if !(HTTPCaller{Addr: addr, Host: "localhost:7080"}).loopback() {
 		t.Error("a loopback client asking for localhost does not count as loopback")

@@ -13,6 +13,7 @@ import (
 
 // A batch is relayed in parts, in order, each a request the leader accepts, none empty.
 func TestRelayableParts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ n, nameLen int }{{1, 10}, {4096, 10}, {4096, 1990}, {1500, 1990}, {1, 1996}} {
 		incs := make([]*raftv1.IdentityIncrement, c.n)
 		for i := range incs {

@@ -23,6 +23,7 @@ import (
 // under the race detector). In virtual time: on a real-time cluster a load average above 30
 // cost the leader its lease.
 func TestFullRelayedBatchOfLongNamesReachesTheLeader(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c := newVirtualTestCluster(t, 3)
 		leader := c.waitLeader(convergeTimeout, c.Tags()...)

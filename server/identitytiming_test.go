@@ -14,6 +14,7 @@ import (
 // OnIdentityCall hears of identity calls only (NextIdentity, and Generate of an identity), each
 // with how long its handler took, for the console's latency graph.
 func TestOnIdentityCallTimesIdentityCallsOnly(t *testing.T) {
+	t.Parallel()
 	s, _ := interceptorServer(t, 1000)
 	var heard []time.Duration
 	s.cfg.OnIdentityCall = func(d time.Duration) { heard = append(heard, d) }

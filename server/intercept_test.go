@@ -61,6 +61,7 @@ func interceptorServer(t testing.TB, calls float64) (s *Server, writer string) {
 // unary answers every call as the interceptors it replaces did, one after another, with the
 // same codes and messages, and hands the handler the database it resolved.
 func TestUnaryAnswersAsTheInterceptorChain(t *testing.T) {
+	t.Parallel()
 	s, writer := interceptorServer(t, 2)
 	s.cfg.Now = func() time.Time { return time.Unix(1000, 0) } // no refill between the two
 	old := chained(withReason, refuseUndecodable, s.intercept.leaderHint, s.intercept.authorize, s.intercept.limitCalls, s.intercept.observe, s.intercept.checkUTF8)
@@ -100,6 +101,7 @@ func TestUnaryAnswersAsTheInterceptorChain(t *testing.T) {
 // stringsValid reads every string field of the requests it checks directly (Generate, and
 // every increment of a relayed batch): one it missed would let bad UTF-8 through.
 func TestStringsValidCoversEveryField(t *testing.T) {
+	t.Parallel()
 	relayed := func(inc *raftv1.IdentityIncrement) *forwardv1.NextIdentitiesRequest {
 		return &forwardv1.NextIdentitiesRequest{Increments: []*raftv1.IdentityIncrement{
 			{Name: "orders", RequestId: "r", Database: "billing"}, inc,

@@ -21,6 +21,7 @@ import (
 // it, the leader still checks forwarded increments as it checks a client's: a peer cannot
 // create an invalid counter or pass the per-call maximum.
 func TestTheInternalPortWantsTheSecretAndChecksIncrements(t *testing.T) {
+	t.Parallel()
 	_, a, conn := internalPort(t)
 	fwd := forwardv1.NewForwardClient(conn)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
@@ -48,6 +49,7 @@ func TestTheInternalPortWantsTheSecretAndChecksIncrements(t *testing.T) {
 // Leader call needs the secret like any node-to-node call, and is served only below the
 // cluster version that retires the Leader service.
 func TestTheInternalPortServesTheLeaderSideOnly(t *testing.T) {
+	t.Parallel()
 	_, a, conn := internalPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -80,6 +82,7 @@ func TestTheInternalPortServesTheLeaderSideOnly(t *testing.T) {
 // only: a call by that name needs the secret like any node-to-node call, and a public call
 // that is answered where it arrives has no leader half to run.
 func TestTheInternalPortServesLeaderHalvesByNameToNodes(t *testing.T) {
+	t.Parallel()
 	_, a, conn := internalPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -101,6 +104,7 @@ func TestTheInternalPortServesLeaderHalvesByNameToNodes(t *testing.T) {
 // A follower relays its callers' issues to the leader in one Forward call; the leader checks
 // each as a client's and answers each on its own, a refusal beside a number.
 func TestTheInternalPortChecksRelayedIssues(t *testing.T) {
+	t.Parallel()
 	c, a, conn := internalPort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 // The rates a backup records are the highest rise per second between two samples of the last
 // hour, per kind; a fall counts as none, and samples older than the hour drop out.
 func TestIssueRatesPeakOfTheLastHour(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	now := start
 	var ids, hilo float64

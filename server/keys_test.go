@@ -33,6 +33,7 @@ func mustApplyFSM(t testing.TB, f *fsm.FSM, typ fsm.CommandType, m proto.Message
 // Once the cluster has API keys, an IdService call needs a key of its database with a role
 // that is enough, or the admin token.
 func TestAPIKeysGuardTheirDatabase(t *testing.T) {
+	t.Parallel()
 	f := fsm.New()
 	mustApplyFSM(t, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"})
 	s := &interceptors{core: newCore(Config{AdminToken: "adm"}, &fakeCluster{leader: true, fsm: f}, nil)}
@@ -98,6 +99,7 @@ func TestAPIKeysGuardTheirDatabase(t *testing.T) {
 // UNAVAILABLE (NOT_CAUGHT_UP); an admin credential still passes. Once it has caught up, it
 // serves a cluster without keys as before, and stays so even if it falls behind again.
 func TestKeyCallsWaitUntilCaughtUpSinceStart(t *testing.T) {
+	t.Parallel()
 	fc := &fakeCluster{leader: true, fsm: fsm.New(), behind: true}
 	s := &interceptors{core: newCore(Config{AdminToken: "adm"}, fc, nil)}
 	handler := func(context.Context, any) (any, error) { return "ok", nil }

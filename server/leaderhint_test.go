@@ -48,6 +48,7 @@ func hintOf(t testing.TB, s *interceptors) []string {
 }
 
 func TestLeaderHintNamesTheLeadersAddressAsRegistered(t *testing.T) {
+	t.Parallel()
 	f := fsm.New()
 	s := &interceptors{core: newCore(Config{}, &fakeCluster{fsm: f}, nil)}
 	if got := hintOf(t, s); got != nil {

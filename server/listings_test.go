@@ -36,6 +36,7 @@ func keyOf(k string) string                  { return k }
 // Pages of long names stop at maxAnswerBytes with a token, and paging on with the tokens
 // yields every name once, in order (10,000 names of 2 KB once answered 5-7 MB).
 func TestCollectPageStopsAtTheByteBound(t *testing.T) {
+	t.Parallel()
 	var keys []string
 	for i := range 3000 {
 		keys = append(keys, fmt.Sprintf("long-%05d-%s", i, strings.Repeat("x", 1980)))
@@ -71,6 +72,7 @@ func TestCollectPageStopsAtTheByteBound(t *testing.T) {
 
 // Short names: a page holds what page_size asks, with a token only when more follow.
 func TestCollectPageKeepsThePageSize(t *testing.T) {
+	t.Parallel()
 	keys := []string{"a", "b", "c", "d", "e"}
 	page, next, err := collectPage(3, "", sortedList(keys), identityOf, keyOf)
 	if err != nil || len(page) != 3 || next != pageToken("c") {
@@ -89,6 +91,7 @@ func TestCollectPageKeepsThePageSize(t *testing.T) {
 // The call count refuses past its bound with NODE_BUSY and gives a call's slot back when its
 // context ends.
 func TestCallCountBoundsCallsHeld(t *testing.T) {
+	t.Parallel()
 	c := &callCount{max: 2}
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	ctx2, cancel2 := context.WithCancel(context.Background())

@@ -7,6 +7,7 @@ import (
 )
 
 func TestEndpointsTreatLoopbackSpellingsAsOne(t *testing.T) {
+	t.Parallel()
 	hosts := map[string][]netip.Addr{
 		"localhost": {netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1")},
 		"mapped":    {netip.MustParseAddr("::ffff:10.0.0.7")},

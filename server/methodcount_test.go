@@ -24,6 +24,7 @@ const maxMethods = 50
 // deprecated methods: a type split into parts keeps its old methods for a release as
 // forwards, and they go when that release is out.
 func TestNoTypeHasMoreThanMaxMethods(t *testing.T) {
+	t.Parallel()
 	counts, err := methodCounts("..")
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,7 @@ func TestNoTypeHasMoreThanMaxMethods(t *testing.T) {
 // package's own type of that name; it leaves out a method whose doc comment has a paragraph
 // that begins "Deprecated:", and only such a method.
 func TestMethodCountsCountEveryReceiver(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src := map[string]string{
 		"a/a.go":    "package a\ntype T struct{}\nfunc (T) One() {}\nfunc (*T) Two() {}\nfunc F() {}\n",

@@ -77,6 +77,7 @@ func mintN(t *testing.T, g *client.NumericGenerator, n int, after int64) []int64
 // A client generator through clock steps of an hour either way and a restart with the clock
 // stepped back: never an ID at or below one before, never one outside its lease.
 func TestNumericGeneratorClockSteps(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	cl := dialClient(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -123,6 +124,7 @@ func TestNumericGeneratorClockSteps(t *testing.T) {
 // Two generators handed the same worker over overlapping ticks (a forged lease) mint the same
 // IDs; two generators leased by the cluster never share a worker and epoch, and never an ID.
 func TestNumericGeneratorsNeedTheFSMsLeases(t *testing.T) {
+	t.Parallel()
 	forged := flake.Lease{Worker: 1, Epoch: 1, MinTick: -1, MaxTick: flake.DefaultLayout().MaxTick(), ValidUntil: time.Now().Add(time.Minute)}
 	fixed := time.Now()
 	clock := func() time.Time { return fixed }

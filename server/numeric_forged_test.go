@@ -23,6 +23,7 @@ import (
 // above the worker's high-water, which covers the first holder's whole lease. In a 1-bit
 // layout with the other worker held, the released worker is the only one to give.
 func TestAForgedReleaseSharesNoTimeOfTheWorker(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	cl := dialClient(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -62,6 +62,7 @@ func strictlyIncreasing(ids []int64) bool {
 // once none is left it goes to the next holder with a higher epoch and a floor above the last
 // holder's range, and the old epoch is fenced.
 func TestWorkerLeasesThroughAFollower(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
 	follower := without(c.Tags(), leader)[0]
@@ -119,6 +120,7 @@ func TestWorkerLeasesThroughAFollower(t *testing.T) {
 
 // Two nodes mint numeric IDs under two workers: all distinct, each node's increasing.
 func TestNumericGenerateOnTwoNodes(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
 	follower := without(c.Tags(), leader)[0]
@@ -159,6 +161,7 @@ func TestNumericGenerateOnTwoNodes(t *testing.T) {
 // refuses with NO_QUORUM, before the FSM could give its worker to anyone else; the worker's
 // next holder mints strictly above every ID it minted.
 func TestNumericPartitionedNodeStopsBeforeItsLeaseLapses(t *testing.T) {
+	t.Parallel()
 	const lease = 3 * time.Second
 	c := newTestClusterWith(t, 3, func(sc server.Config) server.Config { sc.NumericLease = lease; return sc })
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
@@ -220,6 +223,7 @@ func TestNumericPartitionedNodeStopsBeforeItsLeaseLapses(t *testing.T) {
 
 // Explain answers from the ID's text alone, on a node cut off from the leader too.
 func TestExplainOnACutOffNode(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
 	cutOff := without(c.Tags(), leader)[0]
@@ -269,6 +273,7 @@ func TestExplainOnACutOffNode(t *testing.T) {
 // A stopping node gives its worker back, so the worker's next holder need not wait for the
 // lease to lapse.
 func TestNumericLeaseReleasedOnClose(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
 	stopping := without(c.Tags(), leader)[0]

@@ -23,6 +23,7 @@ import (
 // write plain IDs for it: once its state holds the setting it writes forms; while it cannot
 // catch up, those callers are refused and the others of the batch are not.
 func TestRelayedOpaqueAnswersWaitForTheSetting(t *testing.T) {
+	t.Parallel()
 	f := fsm.New()
 	mustApplyFSM(t, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "shop"})
 	s := &idService{core: newCore(Config{Separator: '/'}, &fakeCluster{leader: true, fsm: f}, nil)}

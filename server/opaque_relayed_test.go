@@ -25,6 +25,7 @@ import (
 // cannot catch up, and it still writes the leader's forms. A leader of an older build answers
 // opaque alone: the follower then needs its own state, and refuses while it lacks the setting.
 func TestAFollowerWritesTheFormsTheLeaderAnswered(t *testing.T) {
+	t.Parallel()
 	key := bytes.Repeat([]byte{7}, fsm.OpaqueKeyLen)
 	c, err := opaque.NewIdentityCodec(key, "orders")
 	if err != nil {

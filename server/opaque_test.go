@@ -150,6 +150,7 @@ func decodeForms(t *testing.T, c *opaque.Codec, prefix string, ids []string) []i
 // TestOpaqueCollections runs in virtual time: a leader lost to CPU starvation failed its calls
 // under a load average above 30. Its steps share one cluster, and a bubble may not call t.Run.
 func TestOpaqueCollections(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		oc := newVirtualOpaqueCluster(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -421,6 +422,7 @@ func TestOpaqueCollections(t *testing.T) {
 // and the forms read back to as many distinct values, also when the leader changes meanwhile
 // and callers retry.
 func TestOpaqueGenerateUnderContention(t *testing.T) {
+	t.Parallel()
 	oc := newOpaqueCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -478,6 +480,7 @@ func TestOpaqueGenerateUnderContention(t *testing.T) {
 // Raft is retried on UNAVAILABLE (retryUnavailable): the leader may step down on a loaded
 // machine, and this test is not about that.
 func TestOpaqueNumeric(t *testing.T) {
+	t.Parallel()
 	oc := newOpaqueCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -99,6 +99,7 @@ func nextInvoice(t *testing.T, ctx context.Context, c idnodev1.IdServiceClient, 
 // cluster, puts the database's key and setting back on every node: a value has the same form
 // in both clusters. The same restore again adds nothing.
 func TestRestorePutsTheOpaqueKeyBack(t *testing.T) {
+	t.Parallel()
 	from, to := newTestCluster(t, 1), newTestCluster(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -148,6 +149,7 @@ func TestRestorePutsTheOpaqueKeyBack(t *testing.T) {
 // refused naming the database and both keys' fingerprints, before anything moved: no floor
 // rose, and no other database of the backup got its key.
 func TestRestoreRefusesAnotherOpaqueKeyBeforeAnythingMoves(t *testing.T) {
+	t.Parallel()
 	to := newTestCluster(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -179,6 +181,7 @@ func TestRestoreRefusesAnotherOpaqueKeyBeforeAnythingMoves(t *testing.T) {
 // A cluster below version 5 has no MakeOpaque: a restore of a backup holding keys is refused
 // saying which databases and which version, before anything moved.
 func TestRestoreOfKeysWaitsForClusterVersion5(t *testing.T) {
+	t.Parallel()
 	to := newTestCluster(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -206,6 +209,7 @@ func TestRestoreOfKeysWaitsForClusterVersion5(t *testing.T) {
 // cluster where that database's numeric IDs are opaque, is refused naming it and why, before
 // anything moved: not the key of another database of the backup, not a floor.
 func TestRestoreOfPlainWorkersIntoOpaqueNumericIsRefused(t *testing.T) {
+	t.Parallel()
 	to := newTestCluster(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -241,6 +245,7 @@ func TestRestoreOfPlainWorkersIntoOpaqueNumericIsRefused(t *testing.T) {
 // database has leased a worker (its numeric IDs plain), is refused by MakeOpaque's own rule,
 // up front, naming it, before another database of the backup got its key.
 func TestRestoreOfOpaqueNumericIntoLeasedDatabaseIsRefused(t *testing.T) {
+	t.Parallel()
 	to := newTestCluster(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -276,6 +281,7 @@ func TestRestoreOfOpaqueNumericIntoLeasedDatabaseIsRefused(t *testing.T) {
 // opaque. Each is refused naming the collection, the database and the value, before another
 // database of the backup ("alpha", first) got its key or a floor moved.
 func TestRestoreRefusesPlainCountersAtTheBoundAgainstOpaqueCollections(t *testing.T) {
+	t.Parallel()
 	bound := fmt.Sprint(int64(fsm.OpaquePlainLimit))
 	for _, tc := range []struct {
 		name string

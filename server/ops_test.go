@@ -21,6 +21,7 @@ import (
 )
 
 func TestNeedsAdmin(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		method string
 		req    any
@@ -48,6 +49,7 @@ func TestNeedsAdmin(t *testing.T) {
 }
 
 func TestAuthorizeChecksTheBearerToken(t *testing.T) {
+	t.Parallel()
 	s := &interceptors{core: newCore(Config{AdminToken: "s3cret"}, &fakeCluster{leader: true, fsm: fsm.New()}, nil)}
 	info := &grpc.UnaryServerInfo{FullMethod: idnodev1.ClusterService_RemoveNode_FullMethodName}
 	called := false
@@ -106,6 +108,7 @@ func TestAuthorizeChecksTheBearerToken(t *testing.T) {
 }
 
 func TestOwnCallsCarryTheOwnToken(t *testing.T) {
+	t.Parallel()
 	s := &Server{core: newCore(Config{AdminToken: "own"}, nil, nil)}
 	md, _ := metadata.FromOutgoingContext(s.withOwnToken(context.Background()))
 	if got := md.Get("authorization"); len(got) != 1 || got[0] != "Bearer own" {
@@ -129,6 +132,7 @@ func (o *countingObserver) ClockOffset(time.Duration)            {}
 func (o *countingObserver) NumericClockBehind(string)            {}
 
 func TestObserveCountsWhatCallersGet(t *testing.T) {
+	t.Parallel()
 	obs := &countingObserver{ids: map[string]int64{}, byDB: map[string]int64{}}
 	s := &interceptors{core: newCore(Config{Separator: '/', Observer: obs}, nil, nil)}
 	info := &grpc.UnaryServerInfo{}
@@ -181,6 +185,7 @@ func TestObserveCountsWhatCallersGet(t *testing.T) {
 }
 
 func TestChunkWriter(t *testing.T) {
+	t.Parallel()
 	for _, size := range []int{0, 1, backupChunkSize - 1, backupChunkSize, 2*backupChunkSize + 17} {
 		var chunks []*idnodev1.BackupChunk
 		w := &chunkWriter{first: &idnodev1.BackupChunk{Leader: "A", Index: 7}, send: func(c *idnodev1.BackupChunk) error {

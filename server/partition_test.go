@@ -364,12 +364,14 @@ type partitionSchedule struct {
 // a refusal take longer than refusalBound and an answer longer than callTimeout.
 
 func TestPartitionIsolateLeader(t *testing.T) {
+	t.Parallel()
 	runPartitionSchedule(t, partitionSchedule{nodes: 3, clientsPerNode: 3, split: func(leader string, tags []string) [][]string {
 		return [][]string{{leader}, without(tags, leader)}
 	}})
 }
 
 func TestPartitionIsolateFollower(t *testing.T) {
+	t.Parallel()
 	runPartitionSchedule(t, partitionSchedule{nodes: 3, clientsPerNode: 3, split: func(leader string, tags []string) [][]string {
 		follower := without(tags, leader)[0]
 		return [][]string{{follower}, without(tags, follower)}
@@ -379,6 +381,7 @@ func TestPartitionIsolateFollower(t *testing.T) {
 // TestPartitionSplitFiveNodes cuts a five-node cluster 3/2 with the leader in the minority, so
 // the minority has a follower that can still reach its (doomed) leader.
 func TestPartitionSplitFiveNodes(t *testing.T) {
+	t.Parallel()
 	runPartitionSchedule(t, partitionSchedule{nodes: 5, clientsPerNode: 2, split: func(leader string, tags []string) [][]string {
 		others := without(tags, leader)
 		return [][]string{{leader, others[0]}, others[1:]}
@@ -585,7 +588,8 @@ func logSummary(t *testing.T, attempts []attempt, report history.Report) {
 
 // TestClusterHarness checks the harness itself: partitions cut Raft and forwarding both ways,
 // break forwarding connections that exist, heal restores everything, and once a cluster's
-// cleanup has run nothing it started is still running.
+// cleanup has run nothing it started is still running. It counts every goroutine of the
+// process, so it is not parallel: Go runs it while the parallel tests wait to start.
 func TestClusterHarness(t *testing.T) {
 	// In virtual time: in real time a load average above 30 made the isolated follower's
 	// refusal, or the healed one's answer, take longer than callTimeout.
@@ -673,7 +677,8 @@ func testHarnessPartitionHeal(t *testing.T) {
 }
 
 // leftoverGoroutines returns the stacks of goroutines running code of this module, Raft or
-// gRPC, other than the caller's.
+// gRPC, other than the caller's, the test binary's main (in TestMain) and the parallel tests'
+// waiting to start.
 func leftoverGoroutines() []string {
 	buf := make([]byte, 1<<20)
 	for {
@@ -689,7 +694,7 @@ func leftoverGoroutines() []string {
 		if i == 0 { // the caller
 			continue
 		}
-		if unansweredApply(g) {
+		if unansweredApply(g) || strings.Contains(g, "testing.(*M).Run(") || strings.Contains(g, "testing.(*T).Parallel(") {
 			continue
 		}
 		if strings.Contains(g, "github.com/idnode/idnode/") || strings.Contains(g, "github.com/hashicorp/raft") ||
@@ -713,6 +718,7 @@ func unansweredApply(g string) bool {
 // unansweredApply spares only the helper as CI printed it, not a goroutine that waits on a
 // future from anywhere else.
 func TestUnansweredApplyIsOnlyWaitsHelper(t *testing.T) {
+	t.Parallel()
 	helper := "goroutine 1707 [select]:\n" +
 		"github.com/hashicorp/raft.(*deferError).Error(...)\n\t/root/go/pkg/mod/github.com/hashicorp/raft@v1.7.3/future.go:113\n" +
 		"github.com/idnode/idnode/cluster.(*Node).wait.func1()\n\t/tmp/ci5/main/cluster/node.go:288 +0x43\n" +
@@ -732,6 +738,7 @@ func TestUnansweredApplyIsOnlyWaitsHelper(t *testing.T) {
 // gRPC's default reconnect backoff (1 s growing ×1.6 up to 120 s). internal/forward/conns.go caps the
 // backoff; this test failed before that.
 func TestClusterForwardingAfterHeal(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
 	follower := without(c.Tags(), leader)[0]

@@ -17,6 +17,7 @@ import (
 // A database's calls-a-second limit: a second's worth at once, then as the bucket refills;
 // other databases and other methods are not counted.
 func TestCallsPerSecondPerDatabase(t *testing.T) {
+	t.Parallel()
 	f := fsm.New()
 	mustApplyFSM(t, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "slow", MaxCallsPerSecond: 2})
 	now := time.Unix(1000, 0)

@@ -30,6 +30,7 @@ func clusterAt(t *testing.T, c *testClock) *testCluster {
 // acknowledged is issued again; restored asking no margin (idctl --ahead 0), the new cluster
 // issues again what the old one issued after the backup, as before rates.
 func TestRestoreMarginByRatesSkipsWhatTheOldClusterIssuedSince(t *testing.T) {
+	t.Parallel()
 	oldClock := &testClock{}
 	oldClock.set(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC))
 	old := clusterAt(t, oldClock)

@@ -79,6 +79,7 @@ func (l echoLeader) Echo(ctx context.Context, in *wrapperspb.StringValue) (*wrap
 // it with the call's own generated client, and nothing else names the call. This is all a new
 // public RPC needs of the relay, whatever the cluster version.
 func TestAFollowerRelaysACallNoRelayCodeNames(t *testing.T) {
+	t.Parallel()
 	leader := New(Config{Tag: "A"}, &fakeCluster{leader: true, fsm: stateAt(t, fsm.CurrentVersion)}, nil)
 	t.Cleanup(leader.Close)
 	gi := internalServer(leader)

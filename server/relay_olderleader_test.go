@@ -28,6 +28,7 @@ import (
 // follower does not pass that on raw: it refuses the call, FAILED_PRECONDITION, naming the
 // leader, the build it runs and the cluster version, for a unary call, a stream and a restore.
 func TestAFollowerNamesTheBuildOfALeaderThatCannotTakeARelayByName(t *testing.T) {
+	t.Parallel()
 	const oldBuild = "v0.9.0 (commit 1234567, go1.25.0)"
 	leader := New(Config{Tag: "A"}, &fakeCluster{leader: true, fsm: stateAt(t, 1, "billing")}, nil)
 	t.Cleanup(leader.Close)

@@ -28,6 +28,7 @@ import (
 // build serves only the Leader service (the builds before the relay by name) through that.
 // Each leader here serves one way only, so an answer proves the way it came.
 func TestFollowerRelaysByNameAndToOlderLeaders(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		serve  func(gi *grpc.Server, leader *Server)
@@ -144,6 +145,7 @@ func internalServer(leader *Server) *grpc.Server {
 // cluster version is below the one that retires it, and refuses it once that is finalised,
 // saying why, for a unary call as for a stream.
 func TestALeaderServesTheLeaderServiceUntilTheClusterVersionRetiresIt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		version uint32
 		retired bool
@@ -199,6 +201,7 @@ func wantRetired(t *testing.T, what string, err error) {
 // leader that serves the Leader service alone (a build from before the relay by name) is not
 // sent the call a second time through it, and the follower passes on the leader's refusal.
 func TestAFollowerRelaysOnlyByNameOnceTheLeaderServiceIsRetired(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		version  uint32
 		answered bool

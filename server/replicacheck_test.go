@@ -65,6 +65,7 @@ func verdicts(rc *idnodev1.ReplicaCheck) map[string]string {
 
 // With no divergence every member agrees at every mark, and each mark is a later index.
 func TestReplicaCheckAgreesOverSeveralMarks(t *testing.T) {
+	t.Parallel()
 	c, _, cl := replicaCheckCluster(t)
 	var last uint64
 	for range 4 {
@@ -84,6 +85,7 @@ func TestReplicaCheckAgreesOverSeveralMarks(t *testing.T) {
 // A follower whose counter was flipped outside the log is named at the next mark, with its
 // digest and the majority's, and no other member is; Status shows the same comparison.
 func TestReplicaCheckNamesADivergedFollower(t *testing.T) {
+	t.Parallel()
 	c, leader, cl := replicaCheckCluster(t)
 	if rc := checkReplicas(t, cl); rc.GetMismatches() != 0 {
 		t.Fatalf("before the flip: %v", rc)
@@ -124,6 +126,7 @@ func TestReplicaCheckNamesADivergedFollower(t *testing.T) {
 // A cluster finalised below fsm.DigestMarkVersion is never marked: a member on an older build
 // would skip the mark and never report.
 func TestReplicaCheckWaitsForTheClusterVersion(t *testing.T) {
+	t.Parallel()
 	_, _, cl := replicaCheckCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
 	defer cancel()
@@ -137,6 +140,7 @@ func TestReplicaCheckWaitsForTheClusterVersion(t *testing.T) {
 // The leader's own cadence names a diverged follower within one interval, and Status shows
 // it. The cluster runs in a synctest bubble, so the minute passes in virtual time.
 func TestReplicaCheckCadenceNamesADivergedFollower(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c := newVirtualTestCluster(t, 3)
 		leader := c.waitLeader(convergeTimeout, c.Tags()...)
@@ -181,6 +185,7 @@ func TestReplicaCheckCadenceNamesADivergedFollower(t *testing.T) {
 // probe timeout for it; the check, asked of the other follower, must still come back, naming
 // the cut-off follower as not reporting.
 func TestReplicaCheckViaAFollowerWaitsForSlowMembers(t *testing.T) {
+	t.Parallel()
 	c, leader, _ := replicaCheckCluster(t)
 	var followers []string
 	for _, tag := range c.Tags() {

@@ -55,6 +55,7 @@ func issue(t *testing.T, ctx context.Context, ids idnodev1.IdServiceClient, n in
 // risk docs/backups.md states); restored with one at least as large as what was issued since,
 // everything the old cluster issued after the backup lies below the new cluster's next values.
 func TestRestoreMarginSkipsWhatTheOldClusterIssuedAfterTheBackup(t *testing.T) {
+	t.Parallel()
 	// The cluster restored with a margin has two nodes: the restore goes through the follower,
 	// which forwards the margin with the backup.
 	old, bare, ahead := newTestCluster(t, 1), newTestCluster(t, 1), newTestCluster(t, 2)
@@ -116,6 +117,7 @@ func TestRestoreMarginSkipsWhatTheOldClusterIssuedAfterTheBackup(t *testing.T) {
 // A margin that takes a counter past the largest int64 is refused naming the counter, and a
 // negative one is refused; neither changes anything.
 func TestRestoreMarginRefusesBadMargins(t *testing.T) {
+	t.Parallel()
 	from, to := newTestCluster(t, 1), newTestCluster(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

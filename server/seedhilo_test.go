@@ -17,6 +17,7 @@ import (
 // above the seed; a lower seed answers the Max and changes nothing; an unknown database is
 // NOT_FOUND from the FSM.
 func TestSeedHiLoThroughAFollower(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
 	follower := without(c.Tags(), leader)[0]
@@ -64,6 +65,7 @@ func TestSeedHiLoThroughAFollower(t *testing.T) {
 // A range granted and given back through a follower: the grant_id travels to the leader both
 // ways, the return is taken once, and one without grant_id is refused before Raft.
 func TestReturnHiLoThroughAFollower(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(convergeTimeout, c.Tags()...)
 	follower := idnodev1.NewIdServiceClient(c.Dial(t, without(c.Tags(), leader)[0]))

@@ -58,6 +58,7 @@ func journalOf(t *testing.T, ctx context.Context, c idnodev1.SeriesServiceClient
 // Every series call works through a follower as through the leader: the follower checks it
 // and the leader runs it; a retry answers the first attempt; the journal and its check agree.
 func TestSeriesThroughAFollower(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c := newVirtualTestCluster(t, 3)
 		leader := c.waitLeader(convergeTimeout, c.Tags()...)
@@ -137,6 +138,7 @@ func TestSeriesThroughAFollower(t *testing.T) {
 // are 1..N with none missing and none twice, also when the leader changes meanwhile and callers
 // retry.
 func TestSeriesIssueUnderContention(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c := newVirtualTestCluster(t, 3)
 		c.waitLeader(convergeTimeout, c.Tags()...)
@@ -190,6 +192,7 @@ func TestSeriesIssueUnderContention(t *testing.T) {
 // A node cut off from the majority refuses Issue with UNAVAILABLE, NO_QUORUM, as it refuses
 // identities.
 func TestSeriesMinorityRefusesIssue(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		c := newVirtualTestCluster(t, 3)
 		leader := c.waitLeader(convergeTimeout, c.Tags()...)

@@ -58,6 +58,7 @@ func listSeries(t *testing.T, ctx context.Context, c idnodev1.SeriesServiceClien
 // and Issue continues with the next number. Restored again, it adds nothing; a backup whose
 // series went another way than the cluster's since is refused, naming the series.
 func TestSeriesBackupAndRestore(t *testing.T) {
+	t.Parallel()
 	from, to := newTestCluster(t, 1), newTestCluster(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -118,6 +119,7 @@ func TestSeriesBackupAndRestore(t *testing.T) {
 // A restore and the reads after it go through a follower as they do through the leader: the
 // follower relays the backup's chunks, and the journal's entries back, by the calls' own names.
 func TestSeriesRestoreThroughAFollower(t *testing.T) {
+	t.Parallel()
 	from, to := newTestCluster(t, 1), newTestCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

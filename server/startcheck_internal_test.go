@@ -18,6 +18,7 @@ const startCheckWait = 10 * time.Second
 // let through once the check agrees, and refused REPLICA_DIVERGED once it found the node's
 // state differing, for every call after.
 func TestStartCheckAdmitsOnlyOnceItAgreed(t *testing.T) {
+	t.Parallel()
 	pending := newStartCheck(true)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -53,6 +54,7 @@ func TestStartCheckAdmitsOnlyOnceItAgreed(t *testing.T) {
 // A node its data dir does not show registered holds no state of its own: its check agrees
 // from the start, and no call waits for it.
 func TestStartCheckOfANewNodeAgreesAtOnce(t *testing.T) {
+	t.Parallel()
 	c := newStartCheck(false)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -26,6 +26,7 @@ import (
 // is a directory (EISDIR) or a link to /dev/full (ENOSPC). The Raft log's StorageError is
 // covered by TestRefusalOfEverySentinel and package cluster's tests.
 func TestEveryStoreWriteErrorIsAStorageRefusal(t *testing.T) {
+	t.Parallel()
 	for _, store := range []struct {
 		name string
 		// write opens the store in dir, calls arm (which makes its next file replacement fail)

@@ -117,6 +117,7 @@ var followerCallTree = []struct{ name, parent, on string }{
 // it belongs to. In virtual time: on a real-time cluster a load average above 30 cost the
 // leader its lease.
 func TestIdentityThroughAFollowerIsOneTrace(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		tc := newVirtualTracedCluster(t)
 		leader := tc.waitLeader(convergeTimeout, tc.Tags()...)
@@ -268,6 +269,7 @@ func keys[V any](m map[string]V) []string {
 // leader's span of its leader half is a child of the follower's hop, and the Raft stages of
 // its entry are under it, on the leader.
 func TestCallRelayedByNameIsOneTrace(t *testing.T) {
+	t.Parallel()
 	tc := newTracedCluster(t)
 	leader := tc.waitLeader(convergeTimeout, tc.Tags()...)
 	follower := without(tc.Tags(), leader)[0]
@@ -308,6 +310,7 @@ func TestCallRelayedByNameIsOneTrace(t *testing.T) {
 // HTTP span is its child, and the gateway's gRPC call, which the node serves in-process, is
 // under the HTTP span.
 func TestHTTPRequestContinuesTheCallersTrace(t *testing.T) {
+	t.Parallel()
 	tc := newTracedCluster(t)
 	leader := tc.waitLeader(convergeTimeout, tc.Tags()...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

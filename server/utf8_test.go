@@ -14,6 +14,7 @@ import (
 // The lenient codec keeps invalid UTF-8 in strings nested in lists and messages, decodes every
 // other field as protobuf does, and validUTF8 names the field; malformed input is noted.
 func TestLenientCodecKeepsStringsForTheCheck(t *testing.T) {
+	t.Parallel()
 	node := func(tag string) []byte {
 		b := protowire.AppendTag(nil, 1, protowire.BytesType)
 		return protowire.AppendString(b, tag)

@@ -16,6 +16,7 @@ import (
 // WhoAmI says admin exactly when the admin check lets the caller through, by the right that
 // let it, and names the API key the caller sent only when its secret is right.
 func TestWhoAmINamesWhatTheChecksDecide(t *testing.T) {
+	t.Parallel()
 	f := fsm.New()
 	mustApplyFSM(t, f, fsm.CreateDatabaseCommand, &raftv1.CreateDatabase{Name: "billing"})
 	sum := sha256.Sum256([]byte("secret"))

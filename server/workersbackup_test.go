@@ -11,6 +11,7 @@ import (
 // A backup carries the numeric-ID workers to another cluster: each keeps its high-water there,
 // so a holder there mints above whatever the backup's cluster may have minted.
 func TestWorkersBackupAndRestore(t *testing.T) {
+	t.Parallel()
 	from, to := newTestCluster(t, 1), newTestCluster(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

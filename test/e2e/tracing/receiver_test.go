@@ -1,6 +1,7 @@
 package tracing
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,7 +22,6 @@ const (
 	// jaegerModule is the module of its own that pins Jaeger (a tool directive), so that its
 	// dependencies stay out of the root go.mod.
 	jaegerModule = "test/e2e/tracing/jaeger"
-	jaegerTool   = "github.com/jaegertracing/jaeger/cmd/jaeger"
 	// jaegerEnv names a Jaeger binary built beforehand; .ci/run builds it once and sets it.
 	jaegerEnv = "IDNODE_JAEGER"
 	// jaegerBuildTimeout bounds a build from a cold cache on two cores (about ten minutes
@@ -37,7 +38,9 @@ var jaegerBuild struct {
 }
 
 // jaegerBinary is $IDNODE_JAEGER, or Jaeger built from its module once per test binary. A
-// missing receiver fails the test: there is no trace to check without one.
+// missing receiver fails the test: there is no trace to check without one. `go tool -n` builds
+// the module's tool into the build cache and prints its path, so a second run, or another
+// clone of the same pinned version, links nothing.
 func jaegerBinary(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv(jaegerEnv); p != "" {
@@ -47,7 +50,7 @@ func jaegerBinary(t *testing.T) string {
 		return p
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("$%s is not set: .ci/run builds Jaeger once (go -C %s build %s) and names it there", jaegerEnv, jaegerModule, jaegerTool)
+		t.Fatalf("$%s is not set: .ci/run builds Jaeger once (go -C %s tool -n jaeger) and names it there", jaegerEnv, jaegerModule)
 	}
 	jaegerBuild.once.Do(func() {
 		root, err := e2etest.RepoRoot()
@@ -55,18 +58,17 @@ func jaegerBinary(t *testing.T) string {
 			jaegerBuild.err = err
 			return
 		}
-		dir, err := e2etest.BinDir()
-		if err != nil {
-			jaegerBuild.err = err
-			return
-		}
-		jaegerBuild.path = filepath.Join(dir, "jaeger")
 		ctx, cancel := context.WithTimeout(context.Background(), jaegerBuildTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "-C", filepath.Join(root, jaegerModule), "build", "-o", jaegerBuild.path, jaegerTool)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			jaegerBuild.err = fmt.Errorf("go -C %s build %s: %w\n%s", jaegerModule, jaegerTool, err, out)
+		cmd := exec.CommandContext(ctx, "go", "-C", filepath.Join(root, jaegerModule), "tool", "-n", "jaeger")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			jaegerBuild.err = fmt.Errorf("go -C %s tool -n jaeger: %w\n%s", jaegerModule, err, stderr.Bytes())
+			return
 		}
+		jaegerBuild.path = strings.TrimSpace(string(out))
 	})
 	if jaegerBuild.err != nil {
 		t.Fatalf("building Jaeger: %v", jaegerBuild.err)
