@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -185,6 +186,7 @@ func startTestCluster(t testing.TB, n int, configure func(*node.Config), mem *me
 			ServerOptions: []grpc.ServerOption{grpc.WaitForHandlers(true)},
 		}
 		configure(&nc)
+		withHarnessLookup(&nc)
 		n, err := node.Start(context.Background(), nc)
 		if err != nil {
 			lis[i].Close()
@@ -381,6 +383,30 @@ type link struct{ from, to string }
 
 // errPartitioned is what a refused dial returns.
 var errPartitioned = errors.New("network partition: the target node is in another group")
+
+// harnessLookup resolves what the harness's addresses hold: IP literals, and no name (the
+// nodes' Raft hosts, inmem-A and so on, are the harness's own). It asks no DNS server, so a
+// test sends nothing off the machine, and it shares no lookup between clusters, which two
+// testing/synctest bubbles may not (server.Config.LookupHost).
+func harnessLookup(_ context.Context, host string) ([]netip.Addr, error) {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{ip}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// withHarnessLookup has the node's server resolve with harnessLookup, under whatever
+// ServerConfig the test gave.
+func withHarnessLookup(nc *node.Config) {
+	given := nc.ServerConfig
+	nc.ServerConfig = func(sc server.Config) server.Config {
+		sc.LookupHost = harnessLookup
+		if given != nil {
+			sc = given(sc)
+		}
+		return sc
+	}
+}
 
 func newNetwork(mem *memnet.Network) *network {
 	return &network{

@@ -41,10 +41,8 @@ func refusedSaying(t *testing.T, what string, err error, want ...string) {
 	}
 }
 
-// Not parallel: its AddNode looks the new member's host name up (server/memberaddr.go), and
-// the resolver shares a lookup in flight between callers, which a synctest bubble forbids
-// when another bubble asks for the same name ("send on synctest channel from outside bubble").
 func TestANewCommandWaitsForTheClusterVersion(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 3)
 	leader := c.waitLeader(startupTimeout, c.Tags()...)
 	c.waitServing(startupTimeout, c.Tags()...)
@@ -93,10 +91,8 @@ func TestANewCommandWaitsForTheClusterVersion(t *testing.T) {
 	}
 }
 
-// Not parallel: its AddNode looks the new member's host name up (server/memberaddr.go), and
-// the resolver shares a lookup in flight between callers, which a synctest bubble forbids
-// when another bubble asks for the same name ("send on synctest channel from outside bubble").
 func TestAJoinBelowTheFinalisedVersionIsRefused(t *testing.T) {
+	t.Parallel()
 	c := newTestCluster(t, 1)
 	c.waitServing(startupTimeout, "A")
 	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)

@@ -58,7 +58,7 @@ func (c *testCluster) rebuild(t *testing.T, tag, via string) string {
 	c.Net.heal()
 	logs := &testLogWriter{t: t}
 	t.Cleanup(logs.stop)
-	n, err := node.Start(context.Background(), node.Config{
+	nc := node.Config{
 		DataDir: tn.Dir, Tag: tn.Tag, TagSet: true, Separator: docid.DefaultSeparator,
 		GRPCListener: lis, GRPCAdvertise: tn.GRPCAddr, RaftAddr: string(tn.RaftAddr),
 		Join: c.Node(via).GRPCAddr, JoinDialOptions: c.DialOptions(),
@@ -67,7 +67,9 @@ func (c *testCluster) rebuild(t *testing.T, tag, via string) string {
 		Transport: tn.Trans, InternalListener: internal, Timing: harnessTiming,
 		Dial:          c.Net.dialer(tn.Tag),
 		ServerOptions: []grpc.ServerOption{grpc.WaitForHandlers(true)},
-	})
+	}
+	withHarnessLookup(&nc)
+	n, err := node.Start(context.Background(), nc)
 	if err != nil {
 		t.Fatalf("join node %s: %v", tn.Tag, err)
 	}

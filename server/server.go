@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -117,6 +118,11 @@ type Config struct {
 	// Limits bound what callers may hold of each gRPC server (bounds.go); zero fields take
 	// DefaultLimits.
 	Limits Limits
+	// LookupHost resolves the host names in the addresses AddNode compares (memberaddr.go); nil
+	// is the default resolver. The in-process test clusters give their nodes one that asks no
+	// DNS server: their hosts are their own, and the default resolver shares a lookup in flight
+	// between all its callers, which two testing/synctest bubbles may not.
+	LookupHost func(ctx context.Context, host string) ([]netip.Addr, error)
 	// NumericLease is how long the worker leases this node mints numeric IDs under run
 	// (numeric.go); 0 is DefaultNumericLease.
 	NumericLease time.Duration
