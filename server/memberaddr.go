@@ -14,6 +14,9 @@ import (
 // resolveTimeout bounds the name lookups of one AddNode.
 const resolveTimeout = 2 * time.Second
 
+// lookupHost resolves a host name (or IP literal) to its addresses.
+type lookupHost func(ctx context.Context, host string) ([]netip.Addr, error)
+
 // lookupNetIP is the default resolver's lookup, what Config.LookupHost defaults to.
 func lookupNetIP(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
@@ -22,7 +25,7 @@ func lookupNetIP(ctx context.Context, host string) ([]netip.Addr, error) {
 // endpoints is what a host:port reaches: one "ip port" string per address it resolves to. The
 // two addresses "localhost" names, 127.0.0.1 and ::1, are one endpoint: a node listening on
 // one is what a caller spelling the other reaches on the same machine.
-func endpoints(ctx context.Context, lookup func(context.Context, string) ([]netip.Addr, error), addr string) (map[string]bool, error) {
+func endpoints(ctx context.Context, lookup lookupHost, addr string) (map[string]bool, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -61,10 +64,6 @@ func overlap(a, b map[string]bool) bool {
 func (s *clusterService) endpointHeld(ctx context.Context, req *idnodev1.AddNodeRequest) error {
 	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
-	lookup := s.cfg.LookupHost
-	if lookup == nil {
-		lookup = lookupNetIP
-	}
 	for _, a := range []struct {
 		kind, addr string
 		of         func(fsm.Node) string
@@ -72,7 +71,7 @@ func (s *clusterService) endpointHeld(ctx context.Context, req *idnodev1.AddNode
 		{"raft", req.GetRaftAddress(), func(n fsm.Node) string { return n.RaftAddress }},
 		{"gRPC", req.GetGrpcAddress(), func(n fsm.Node) string { return n.GRPCAddress }},
 	} {
-		want, err := endpoints(ctx, lookup, a.addr)
+		want, err := endpoints(ctx, s.cfg.LookupHost, a.addr)
 		if err != nil {
 			s.log.Info("AddNode: address does not resolve; compared by spelling only", "address", a.addr, "err", err)
 			continue
@@ -82,7 +81,7 @@ func (s *clusterService) endpointHeld(ctx context.Context, req *idnodev1.AddNode
 			if held == "" || held == a.addr || sameRegistrant(n, req) {
 				continue // the FSM compares equal spellings itself
 			}
-			if have, err := endpoints(ctx, lookup, held); err == nil && overlap(want, have) {
+			if have, err := endpoints(ctx, s.cfg.LookupHost, held); err == nil && overlap(want, have) {
 				return fmt.Errorf("%w: node %s has %s address %s, which %s reaches too; give the new node an address of its own",
 					fsm.ErrAddressInUse, n.Tag, a.kind, held, a.addr)
 			}

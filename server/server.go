@@ -193,6 +193,9 @@ func New(cfg Config, node Cluster, etags *etag.Counter) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.LookupHost == nil {
+		cfg.LookupHost = lookupNetIP
+	}
 	if cfg.NumericLease == 0 {
 		cfg.NumericLease = DefaultNumericLease
 	}
