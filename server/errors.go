@@ -78,7 +78,7 @@ var refusals = []struct {
 	{[]error{series.ErrNumberOverflow}, refusal{codes.OutOfRange, reason.CounterOverflow}},
 	{[]error{series.ErrCorrupt}, refusal{codes.DataLoss, ""}},
 	{[]error{cluster.ErrLeadershipLost, forward.ErrNoAnswer}, refusal{codes.Unavailable, reason.OutcomeUnknown}},
-	{[]error{cluster.ErrShutdown, identity.ErrClosed, etag.ErrClosed, series.ErrClosed}, refusal{codes.Unavailable, reason.ShuttingDown}},
+	{[]error{cluster.ErrShutdown, identity.ErrClosed, etag.ErrClosed, series.ErrClosed, forward.ErrClosed}, refusal{codes.Unavailable, reason.ShuttingDown}},
 	{[]error{cluster.ErrNotLeader, cluster.ErrHandingOver, cluster.ErrNoQuorum, forward.ErrNoLeader, forward.ErrUnreached, forward.ErrLeaderChanged, forward.ErrBehind}, refusal{codes.Unavailable, reason.NoQuorum}},
 	{[]error{context.DeadlineExceeded}, refusal{codes.DeadlineExceeded, ""}},
 	{[]error{context.Canceled}, refusal{codes.Canceled, ""}},

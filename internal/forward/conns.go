@@ -29,6 +29,7 @@ type conns struct {
 	linkTimeout time.Duration
 	mu          sync.Mutex
 	byAdr       map[string]pooled
+	closed      bool // set by close; a call that outlived it must not open what nothing would close
 }
 
 // pooled is one connection of the pool and the link that watches it.
@@ -51,6 +52,9 @@ func newConns(dial Dialer, tlsCfg *tls.Config, secret Secret, extra []grpc.DialO
 func (p *conns) conn(addr string) (*grpc.ClientConn, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return nil, ErrClosed
+	}
 	if c, ok := p.byAdr[addr]; ok {
 		return c.cc, nil
 	}
@@ -90,6 +94,7 @@ func (p *conns) revive(addr string) {
 func (p *conns) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.closed = true
 	for addr, c := range p.byAdr {
 		c.cc.Close()
 		delete(p.byAdr, addr)

@@ -34,6 +34,9 @@ var (
 	ErrBehind = errors.New("this node has not caught up with the cluster's log yet")
 	// ErrSelf means this node won the election the call waited for; serve the call here.
 	ErrSelf = errors.New("this node is the leader")
+	// ErrClosed means the forwarder was closed: the node is shutting down, and a call that
+	// outlived it gets no new connection to another node.
+	ErrClosed = errors.New("the node is shutting down")
 )
 
 // Cluster is what forwarding needs of the node's Raft side (cluster.Node is one).

@@ -449,3 +449,33 @@ func TestANodeThatStaysBehindRefuses(t *testing.T) {
 		}
 	})
 }
+
+// A call that outlives its node's shutdown must not dial: nothing would close the connection,
+// and gRPC would go on redialling a node that may be gone.
+func TestClosedConnsOpenNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var dials atomic.Int32
+		c := &fakeCluster{id: "F", leader: "L", address: "leader:1"}
+		f := forward.New(forward.Config{
+			Cluster: c,
+			Secret:  testSecret,
+			Refuse:  func(err error) error { return refused{err} },
+			Dial: func(ctx context.Context, addr string) (net.Conn, error) {
+				dials.Add(1)
+				return network.Dial(ctx, addr)
+			},
+		})
+		f.Close()
+		if _, err := f.Conn("leader:1"); !errors.Is(err, forward.ErrClosed) {
+			t.Errorf("Conn after Close: %v; want ErrClosed", err)
+		}
+		var r refused
+		if _, err := call(f, context.Background()); !errors.As(err, &r) || !errors.Is(r.cause, forward.ErrClosed) {
+			t.Errorf("a call after Close: %v; want a refusal for ErrClosed", err)
+		}
+		synctest.Wait()
+		if n := dials.Load(); n != 0 {
+			t.Errorf("a closed forwarder dialled %d times", n)
+		}
+	})
+}
