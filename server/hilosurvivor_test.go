@@ -188,20 +188,26 @@ func TestASurvivorGrantsToALongRunningClientBelowItsLastMax(t *testing.T) {
 		len(all), fromSurvivor, survivorRanges, below, held)
 }
 
-// poolHeld is how many numbers node's pool of tag holds, as ListHiLo through cl reports it.
+// poolHeld is how many numbers node's pool of tag holds, as ListHiLo through cl reports it. A
+// node that answers the listing node late is listed without its figures, so it asks again until
+// they are there.
 func poolHeld(t *testing.T, ctx context.Context, cl *client.Client, tag, node string) int64 {
 	t.Helper()
-	resp, err := cl.ListHiLo(ctx, &idnodev1.ListHiLoRequest{Prefix: tag})
-	if err != nil {
-		t.Fatalf("ListHiLo: %v", err)
-	}
-	for _, tg := range resp.GetTags() {
-		for _, p := range tg.GetPools() {
-			if tg.GetTag() == tag && p.GetNode() == node && p.GetAnswered() {
-				return p.GetRemaining()
+	var held int64
+	waitFor(t, "ListHiLo to show node "+node+"'s pool of "+tag, convergeTimeout, func() (bool, string) {
+		resp, err := cl.ListHiLo(ctx, &idnodev1.ListHiLoRequest{Prefix: tag})
+		if err != nil {
+			return false, "ListHiLo: " + err.Error()
+		}
+		for _, tg := range resp.GetTags() {
+			for _, p := range tg.GetPools() {
+				if tg.GetTag() == tag && p.GetNode() == node && p.GetAnswered() {
+					held = p.GetRemaining()
+					return true, ""
+				}
 			}
 		}
-	}
-	t.Fatalf("ListHiLo shows no pool of %s on node %s: %v", tag, node, resp)
-	return 0
+		return false, "no answered pool in " + resp.String()
+	})
+	return held
 }
