@@ -23,48 +23,24 @@ import (
 // (4, 5 a second each), and far more idle connections than
 // --http-max-conns, for hostileFor. Meanwhile a gRPC client and an HTTP client on a keep-alive
 // connection it opened before keep getting identities: no error, p99 within hostileP99Limit
-// of its quiet value, and the node's RSS stays under hostileRSS (docs/http-api.md, "HTTP
-// limits"). Not parallel: it measures latency, which other tests' load would blur.
+// of the same client's on a control node it calls in turn (latency_test.go), and the node's
+// RSS stays under hostileRSS (docs/http-api.md, "HTTP limits"). Not parallel: it measures
+// latency, which other tests' load would blur.
 func TestHostileHTTP(t *testing.T) {
 	const (
 		readTimeout = 2 * time.Second
 		maxConns    = 64
 		hostileFor  = 8 * time.Second
 		hostileRSS  = 200 << 20
-		quietCalls  = 200
 	)
-	p, base := startHTTPNode(t, "--http-read-timeout", readTimeout.String(), "--http-max-conns", strconv.Itoa(maxConns))
+	flags := []string{"--http-read-timeout", readTimeout.String(), "--http-max-conns", strconv.Itoa(maxConns)}
+	p, base := startHTTPNode(t, flags...)
+	control, controlBase := startHTTPNode(t, flags...)
 	addr := strings.TrimPrefix(base, "http://")
 	cmd, _ := p.Current()
 	pid := cmd.Process.Pid
-	ids, _ := e2etest.Dial(t, p.GRPCAddr)
-	keepAlive := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}, Timeout: e2etest.RPCTimeout}
-	t.Cleanup(keepAlive.CloseIdleConnections)
-
-	viaGRPC := func() error {
-		_, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "grpc|"})
-		return err
-	}
-	viaHTTP := func() error {
-		resp, err := keepAlive.Post(base+"/v1/ids", "application/json", strings.NewReader(`{"id":"http|"}`))
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err == nil && resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("%d %s", resp.StatusCode, body)
-		}
-		return err
-	}
-	quiet := map[string]time.Duration{}
-	for name, call := range map[string]func() error{"gRPC": viaGRPC, "HTTP": viaHTTP} {
-		lat, err := timeCalls(call, quietCalls, time.Now().Add(time.Minute))
-		if err != nil {
-			t.Fatalf("%s before the attack: %v", name, err)
-		}
-		quiet[name] = p99(lat)
-	}
+	attacked := normalHTTPCalls(t, p, base)
+	controlled := normalHTTPCalls(t, control, controlBase)
 
 	ctx, stop := context.WithTimeout(context.Background(), hostileFor)
 	defer stop()
@@ -115,22 +91,19 @@ func TestHostileHTTP(t *testing.T) {
 			}
 		}
 	}()
-	under := map[string][]time.Duration{}
+	under, onControl := map[string][]timedCall{}, map[string][]timedCall{}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for name, call := range map[string]func() error{"gRPC": viaGRPC, "HTTP": viaHTTP} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			deadline, _ := ctx.Deadline()
-			lat, err := timeCalls(call, 1_000_000, deadline)
+	for name, call := range attacked {
+		wg.Go(func() {
+			got, gotControl, err := inTurn(ctx, call, controlled[name])
 			if err != nil {
 				t.Errorf("%s under attack: %v", name, err)
 			}
 			mu.Lock()
-			under[name] = lat
+			under[name], onControl[name] = got, gotControl
 			mu.Unlock()
-		}()
+		})
 	}
 	wg.Wait()
 	attackers.Wait()
@@ -139,8 +112,9 @@ func TestHostileHTTP(t *testing.T) {
 		t.Fatalf("sampling the node's RSS: %v", rssErr)
 	}
 	for _, name := range []string{"gRPC", "HTTP"} {
-		got, limit := p99(under[name]), hostileP99Limit(quiet[name])
-		t.Logf("%s: p99 %v quiet, %v under attack (%d calls); limit %v", name, quiet[name], got, len(under[name]), limit)
+		cp99 := p99(since(onControl[name], time.Time{}))
+		got, limit := p99(since(under[name], time.Time{})), hostileP99Limit(cp99)
+		t.Logf("%s: p99 %v under attack (%d calls), %v on the control node; limit %v", name, got, len(under[name]), cp99, limit)
 		if len(under[name]) == 0 || got > limit {
 			t.Errorf("%s under attack: p99 %v over %d calls; want at most %v", name, got, len(under[name]), limit)
 		}
@@ -149,26 +123,35 @@ func TestHostileHTTP(t *testing.T) {
 	if maxRSS > hostileRSS {
 		t.Errorf("RSS reached %d MB under attack; want at most %d MB", maxRSS>>20, hostileRSS>>20)
 	}
-	if err := viaHTTP(); err != nil {
+	if err := attacked["HTTP"](); err != nil {
 		t.Fatalf("HTTP after the attack: %v", err)
 	}
 }
 
-// timeCalls makes up to n calls until deadline and returns each one's latency; it stops at
-// the first error.
-func timeCalls(call func() error, n int, deadline time.Time) ([]time.Duration, error) {
-	var lat []time.Duration
-	for range n {
-		if time.Now().After(deadline) {
-			break
-		}
-		start := time.Now()
-		if err := call(); err != nil {
-			return lat, err
-		}
-		lat = append(lat, time.Since(start))
+// normalHTTPCalls is a normal client's calls to node p, whose HTTP API is at base: one
+// identity over gRPC, and one over HTTP on a keep-alive connection that it opens once.
+func normalHTTPCalls(t *testing.T, p *e2etest.Proc, base string) map[string]func() error {
+	ids, _ := e2etest.Dial(t, p.GRPCAddr)
+	keepAlive := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}, Timeout: e2etest.RPCTimeout}
+	t.Cleanup(keepAlive.CloseIdleConnections)
+	return map[string]func() error{
+		"gRPC": func() error {
+			_, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "grpc|"})
+			return err
+		},
+		"HTTP": func() error {
+			resp, err := keepAlive.Post(base+"/v1/ids", "application/json", strings.NewReader(`{"id":"http|"}`))
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err == nil && resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("%d %s", resp.StatusCode, body)
+			}
+			return err
+		},
 	}
-	return lat, nil
 }
 
 // chunkedBody POSTs size bytes of JSON whitespace with no Content-Length (chunked), so the
