@@ -244,60 +244,74 @@ func ParseIdentityBlock(ids []string, prefix string, count int64) (docid.Identit
 	return b, nil
 }
 
+// WhileRetryable calls call, with the attempt's number from 0, until it returns nil, an error a
+// client may not retry (Retryable), or a retryable one after budget; it pauses retryPause
+// between attempts, and returns the last error. It is how a test meets an election on a busy
+// machine: a refusal to retry, as a client's library would, not a failure.
+func WhileRetryable(budget time.Duration, call func(attempt int) error) error {
+	deadline := time.Now().Add(budget)
+	for attempt := 0; ; attempt++ {
+		err := call(attempt)
+		if err == nil || !Retryable(err) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no answer within %v (%d attempts): %w", budget, attempt+1, err)
+		}
+		time.Sleep(retryPause) // retry backoff
+	}
+}
+
 // Identity is one logical identity request, recorded in rec: Generate{prefix|, count,
 // request_id}, sent to the nodes in order from start, moving on after every retryable
 // failure with the same request_id, for at most budget. An attempt gets perCall. A
 // non-retryable error, a malformed answer or the end of the budget is returned as an error
 // (the operation is then recorded with an unknown outcome).
 func (c *Cluster) Identity(rec *history.Recorder, prefix string, count int64, start int, perCall, budget time.Duration) (first, last int64, err error) {
+	return c.identity(rec, prefix, count, func(attempt int) string { return ClusterTags[(start+attempt)%len(ClusterTags)] }, perCall, budget)
+}
+
+// identity is Identity with the node of each attempt chosen by node. A retry carries the same
+// request_id, so a node answers a retry of a call the cluster acted on with the same
+// identities, and the history stays exact.
+func (c *Cluster) identity(rec *history.Recorder, prefix string, count int64, node func(attempt int) string, perCall, budget time.Duration) (first, last int64, err error) {
 	reqID := c.RequestID()
 	op := rec.BeginIdentity(prefix, count)
 	deadline := time.Now().Add(budget)
-	for attempt := 0; ; attempt++ {
-		tag := ClusterTags[(start+attempt)%len(ClusterTags)]
+	err = WhileRetryable(budget, func(attempt int) error {
+		tag := node(attempt)
 		if attempt > 0 {
 			op.Retry()
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), min(perCall, max(time.Until(deadline), time.Millisecond)))
 		resp, err := c.Ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: prefix + "|", Count: count, RequestId: reqID})
 		cancel()
-		if err == nil {
-			first, last, perr := ParseIdentities(resp.GetIds(), prefix, count)
-			if perr != nil {
-				op.Unknown()
-				return 0, 0, perr
-			}
-			op.Done(first, last)
-			return first, last, nil
+		if err != nil {
+			return fmt.Errorf("Generate(%s|, count %d) via %s: %w", prefix, count, tag, err)
 		}
-		if !Retryable(err) {
-			op.Unknown()
-			return 0, 0, fmt.Errorf("Generate(%s|) via %s: %w", prefix, tag, err)
+		first, last, err = ParseIdentities(resp.GetIds(), prefix, count)
+		if err != nil {
+			return fmt.Errorf("via %s: %w", tag, err)
 		}
-		if time.Now().After(deadline) {
-			op.Unknown()
-			return 0, 0, fmt.Errorf("Generate(%s|): no answer within %v (%d attempts, last via %s: %w)", prefix, budget, attempt+1, tag, err)
-		}
-		time.Sleep(retryPause) // retry backoff
-	}
-}
-
-// MustIdentity asks node via, and only via, once for count values of prefix (recorded), and
-// fails the test unless it answers.
-func (c *Cluster) MustIdentity(rec *history.Recorder, prefix string, count int64, via string) (first, last int64) {
-	c.T.Helper()
-	op := rec.BeginIdentity(prefix, count)
-	resp, err := c.Ids[via].Generate(RPCCtx(c.T), &idnodev1.GenerateRequest{Id: prefix + "|", Count: count, RequestId: c.RequestID()})
+		return nil
+	})
 	if err != nil {
 		op.Unknown()
-		c.T.Fatalf("Generate(%s|, count %d) via %s: %v", prefix, count, via, err)
-	}
-	first, last, err = ParseIdentities(resp.GetIds(), prefix, count)
-	if err != nil {
-		op.Unknown()
-		c.T.Fatalf("via %s: %v", via, err)
+		return 0, 0, err
 	}
 	op.Done(first, last)
+	return first, last, nil
+}
+
+// MustIdentity asks node via, and only via, for count values of prefix (recorded), and fails
+// the test unless it answers within LeaderTimeout. A refusal a client may retry (an election
+// under way on a busy machine) is asked again of the same node with the same request_id.
+func (c *Cluster) MustIdentity(rec *history.Recorder, prefix string, count int64, via string) (first, last int64) {
+	c.T.Helper()
+	first, last, err := c.identity(rec, prefix, count, func(int) string { return via }, RPCTimeout, LeaderTimeout)
+	if err != nil {
+		c.T.Fatal(err)
+	}
 	return first, last
 }
 

@@ -2,8 +2,8 @@ package e2etest
 
 import (
 	"context"
+	"fmt"
 	"strings"
-	"time"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 )
@@ -26,19 +26,17 @@ func (c *Cluster) SwapBinary(tag, bin string) {
 // the test, and so does no answer within opBudget.
 func (c *Cluster) Retried(what string, fn func(ctx context.Context, tag string) error) {
 	c.T.Helper()
-	deadline := time.Now().Add(opBudget)
-	for attempt := 0; ; attempt++ {
+	err := WhileRetryable(opBudget, func(attempt int) error {
 		tag := ClusterTags[attempt%len(ClusterTags)]
 		ctx, cancel := context.WithTimeout(context.Background(), RPCTimeout)
-		err := fn(ctx, tag)
-		cancel()
-		if err == nil {
-			return
+		defer cancel()
+		if err := fn(ctx, tag); err != nil {
+			return fmt.Errorf("via %s (attempt %d): %w", tag, attempt+1, err)
 		}
-		if !Retryable(err) || time.Now().After(deadline) {
-			c.T.Fatalf("%s via %s (attempt %d): %v", what, tag, attempt+1, err)
-		}
-		time.Sleep(retryPause) // retry backoff
+		return nil
+	})
+	if err != nil {
+		c.T.Fatalf("%s: %v", what, err)
 	}
 }
 
