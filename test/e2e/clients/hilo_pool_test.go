@@ -23,11 +23,7 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	log := e2etest.NewGrantedRanges()
 	for _, tag := range e2etest.ClusterTags {
-		r, err := e2etest.NextRange(e2etest.RPCCtx(t), c.Ids[tag], "orders")
-		if err != nil {
-			t.Fatalf("orders via %s: %v", tag, err)
-		}
-		log.Add("orders", r)
+		rangeWithAMajority(t, c, log, tag)
 	}
 	for _, tag := range c.Others("A") {
 		c.Node(tag).Kill9()
@@ -57,14 +53,27 @@ func TestHiLoPoolOnAMinority(t *testing.T) {
 	c.WaitServing(e2etest.ClusterTags...)
 	for _, tag := range e2etest.ClusterTags {
 		for range 5 {
-			r, err := e2etest.NextRange(e2etest.RPCCtx(t), c.Ids[tag], "orders")
-			if err != nil {
-				t.Fatalf("orders via %s after healing: %v", tag, err)
-			}
-			log.Add("orders", r)
+			rangeWithAMajority(t, c, log, tag)
 		}
 	}
 	log.CheckDisjoint(t)
+}
+
+// rangeWithAMajority takes a range of orders through node via while the cluster's majority is
+// up, and logs it. An election may be under way (a node just restarted, a busy machine): a
+// refusal to retry is asked again, up to LeaderTimeout.
+func rangeWithAMajority(t *testing.T, c *e2etest.Cluster, log e2etest.GrantedRanges, via string) {
+	t.Helper()
+	err := e2etest.WhileRetryable(e2etest.LeaderTimeout, func(int) error {
+		r, err := e2etest.NextRange(e2etest.RPCCtx(t), c.Ids[via], "orders")
+		if err == nil {
+			log.Add("orders", r)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("orders via %s: %v", via, err)
+	}
 }
 
 // kill -9 of a node while it grants from its pool, then a restart: no range it acknowledged

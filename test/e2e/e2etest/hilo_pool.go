@@ -9,17 +9,17 @@ import (
 	"github.com/idnode/idnode/test/history"
 )
 
-// grantedRanges records granted HiLo ranges in a history, whose checker counts every number
+// GrantedRanges records granted HiLo ranges in a history, whose checker counts every number
 // granted twice.
-type grantedRanges struct{ rec *history.Recorder }
+type GrantedRanges struct{ rec *history.Recorder }
 
-func NewGrantedRanges() grantedRanges { return grantedRanges{history.New()} }
+func NewGrantedRanges() GrantedRanges { return GrantedRanges{history.New()} }
 
-func (g grantedRanges) Add(tag string, r *idnodev1.NextHiLoResponse) {
+func (g GrantedRanges) Add(tag string, r *idnodev1.NextHiLoResponse) {
 	g.rec.HiLoRange(tag, r.GetLow(), r.GetHigh())
 }
 
-func (g grantedRanges) CheckDisjoint(t *testing.T) {
+func (g GrantedRanges) CheckDisjoint(t *testing.T) {
 	t.Helper()
 	if rep := g.rec.Check(RPCTimeout); rep.Duplicates != 0 {
 		t.Errorf("%d HiLo numbers granted twice: %s", rep.Duplicates, rep)
