@@ -67,11 +67,15 @@ func printClusterVersion(w io.Writer, cv *idnodev1.ClusterVersionResponse) error
 }
 
 // versionNotice returns the line idctl status prints about the cluster version, or "" when
-// every member runs the finalised version and there is nothing to do.
+// every member runs the finalised version and there is nothing to do. A member with no build
+// is one whose record the leader has not applied yet (it records its build within seconds of
+// joining or starting; the leader stands in version 1 for it): it is not on an older build.
 func versionNotice(cv *idnodev1.ClusterVersionResponse) string {
-	var ahead, behind []string
+	var ahead, behind, unrecorded []string
 	for _, m := range cv.GetMembers() {
 		switch {
+		case m.GetBuild() == "":
+			unrecorded = append(unrecorded, m.GetTag())
 		case m.GetVersion() > cv.GetFinalised():
 			ahead = append(ahead, m.GetTag())
 		case m.GetVersion() < cv.GetFinalised():
@@ -81,6 +85,8 @@ func versionNotice(cv *idnodev1.ClusterVersionResponse) string {
 	switch {
 	case len(behind) > 0:
 		return fmt.Sprintf("cluster version %d: nodes %s run older builds; upgrade them (idctl cluster version)", cv.GetFinalised(), strings.Join(behind, ", "))
+	case len(unrecorded) > 0:
+		return fmt.Sprintf("cluster version %d: nodes %s have not recorded their builds yet (a node does within seconds of starting; idctl cluster version)", cv.GetFinalised(), strings.Join(unrecorded, ", "))
 	case len(ahead) == len(cv.GetMembers()) && len(ahead) > 0:
 		return fmt.Sprintf("cluster version %d: every member supports %d; finalise it with idctl cluster version finalise", cv.GetFinalised(), cv.GetEffective())
 	case len(ahead) > 0:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestStatusSaysWhatTheUpgradeNeeds(t *testing.T) {
 	members := func(versions ...uint32) []*idnodev1.MemberVersion {
 		var out []*idnodev1.MemberVersion
 		for i, v := range versions {
-			out = append(out, &idnodev1.MemberVersion{Tag: string(rune('A' + i)), Version: v})
+			out = append(out, &idnodev1.MemberVersion{Tag: string(rune('A' + i)), Version: v, Build: fmt.Sprintf("v%d.0.0", v)})
 		}
 		return out
 	}
@@ -39,6 +40,10 @@ func TestStatusSaysWhatTheUpgradeNeeds(t *testing.T) {
 		{&idnodev1.ClusterVersionResponse{Finalised: 1, Effective: 1, Members: members(2, 1, 1)}, "nodes A run newer builds"},
 		{&idnodev1.ClusterVersionResponse{Finalised: 1, Effective: 2, Members: members(2, 2, 2)}, "finalise it with idctl cluster version finalise"},
 		{&idnodev1.ClusterVersionResponse{Finalised: 2, Effective: 1, Members: members(2, 1, 2)}, "nodes B run older builds"},
+		// A fresh cluster: B and C have not recorded their builds, and the leader stands in
+		// version 1 for them. They are not on older builds.
+		{&idnodev1.ClusterVersionResponse{Finalised: 7, Effective: 1, Members: append(members(7), &idnodev1.MemberVersion{Tag: "B", Version: 1},
+			&idnodev1.MemberVersion{Tag: "C", Version: 1})}, "nodes B, C have not recorded their builds yet"},
 	} {
 		got := versionNotice(c.cv)
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {

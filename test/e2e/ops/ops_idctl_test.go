@@ -55,7 +55,12 @@ func TestIdctlCommands(t *testing.T) {
 				t.Errorf("idctl status has no headroom of node %s:\n%s", tag, table)
 			}
 		}
-		if len(lines) != 4 || !regexp.MustCompile(`^TAG\s+ID\s+GRPC\s+RAFT\s+ROLE\s+VOTER\s+TERM\s+COMMIT\s+APPLIED\s+REACHABLE\s+CLOCK\s+VERSION$`).MatchString(lines[0]) {
+		// A notice may follow the rows: right after the start, nodes that have not recorded
+		// their builds yet. A fresh cluster's nodes never run older builds.
+		if strings.Contains(members, "older builds") {
+			t.Errorf("idctl status on a fresh cluster names older builds:\n%s", table)
+		}
+		if len(lines) < 4 || !regexp.MustCompile(`^TAG\s+ID\s+GRPC\s+RAFT\s+ROLE\s+VOTER\s+TERM\s+COMMIT\s+APPLIED\s+REACHABLE\s+CLOCK\s+VERSION$`).MatchString(lines[0]) {
 			t.Fatalf("status table:\n%s", table)
 		}
 		for i, tag := range e2etest.ClusterTags {
