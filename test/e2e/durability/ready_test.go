@@ -28,7 +28,13 @@ func TestRestartedNodeServesOnlyCaughtUp(t *testing.T) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range readyEntries / writers {
-				if _, err := c.Ids[leader].SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: fmt.Sprintf("w%d-%d", w, i), Value: 1}); err != nil {
+				// A seed sets a counter to at least its value, so asking again after an
+				// election's refusal changes nothing the first attempt did.
+				err := e2etest.WhileRetryable(e2etest.LeaderTimeout, func(int) error {
+					_, err := c.Ids[leader].SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: fmt.Sprintf("w%d-%d", w, i), Value: 1})
+					return err
+				})
+				if err != nil {
 					errs <- err
 					return
 				}
@@ -40,7 +46,11 @@ func TestRestartedNodeServesOnlyCaughtUp(t *testing.T) {
 	for err := range errs {
 		t.Fatalf("SeedIdentity: %v", err)
 	}
-	st, err := c.Admin[leader].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	var st *idnodev1.StatusResponse
+	err := e2etest.WhileRetryable(e2etest.LeaderTimeout, func(int) (err error) {
+		st, err = c.Admin[leader].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
