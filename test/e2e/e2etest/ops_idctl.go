@@ -2,6 +2,7 @@ package e2etest
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -29,5 +30,33 @@ func IdctlStatus(t *testing.T, env []string, args ...string) statusJSON {
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatalf("idctl status --json: %v\n%s", err, out)
 	}
+	return st
+}
+
+// IdctlSettled polls idctl status until it names a leader and every node answers as leader or
+// follower, and returns that status: an election under way on a busy machine leaves a node a
+// candidate, which refuses what a test asks of it next.
+func IdctlSettled(t *testing.T, env []string) statusJSON {
+	t.Helper()
+	var st statusJSON
+	Eventually(t, LeaderTimeout, "idctl status to show a leader and every node leader or follower", func() error {
+		r := Idctl(t, env, "status", "--json")
+		if r.Code != 0 {
+			return fmt.Errorf("%v", r)
+		}
+		st = statusJSON{}
+		if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil {
+			return fmt.Errorf("idctl status --json: %v\n%s", err, r.Stdout)
+		}
+		if st.Leader == "" {
+			return fmt.Errorf("no leader named: %+v", st)
+		}
+		for _, n := range st.Nodes {
+			if n.Role != "leader" && n.Role != "follower" {
+				return fmt.Errorf("node %s is %q", n.Tag, n.Role)
+			}
+		}
+		return nil
+	})
 	return st
 }

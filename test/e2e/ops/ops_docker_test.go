@@ -35,7 +35,7 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		d.CheckImage()
 		addrs := d.GRPCAddrs()
 		env := []string{"IDNODE_ADDR=" + strings.Join(addrs, ","), "IDNODE_TOKEN=" + token}
-		st := e2etest.IdctlStatus(t, env)
+		st := e2etest.IdctlSettled(t, env)
 		if len(st.Nodes) != 3 || st.Leader == "" {
 			t.Fatalf("status: %+v", st)
 		}
@@ -109,7 +109,7 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 			}
 			return env
 		}
-		st := e2etest.IdctlStatus(t, as("app", d.GRPCAddrs()...))
+		st := e2etest.IdctlSettled(t, as("app", d.GRPCAddrs()...))
 		if len(st.Nodes) != 3 {
 			t.Fatalf("status over mTLS: %+v", st)
 		}
