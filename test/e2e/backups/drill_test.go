@@ -27,8 +27,9 @@ import (
 // wrong by more than the factor.
 const (
 	backupInterval = 10 * time.Second
-	// loadBeforeBackup is the least load a backup must have seen: its slot starts that long
-	// after the load did, so its rates are the load's.
+	// loadBeforeBackup is the least steady load a backup must have seen: its slot starts
+	// that long after the load kept its pace (load.waitSteady), two of the test build's rate
+	// samples, so its rates are the load's.
 	loadBeforeBackup = 2 * time.Second
 	// afterBackup is how long after the restored backup's slot began the old cluster dies:
 	// within the slot, so that backup is the newest.
@@ -92,8 +93,10 @@ func TestBackupDrill(t *testing.T) {
 	loadStart := time.Now()
 	oldLoad := startLoad(old.cl, led, oldCluster, loadWorkers)
 
-	backup, slot := waitForBackup(t, store, loadStart.Add(loadBeforeBackup))
-	t.Logf("scheduled backup %s written %v after the load started", backup, time.Since(loadStart).Round(time.Millisecond))
+	steady := oldLoad.waitSteady(t, loadWorkers)
+	backup, slot := waitForBackup(t, store, steady.Add(loadBeforeBackup))
+	t.Logf("scheduled backup %s written %v after the load started (steady after %v)", backup,
+		time.Since(loadStart).Round(time.Millisecond), steady.Sub(loadStart).Round(time.Millisecond))
 	atBackup := led.Acked()
 	// The load goes on until the disaster, afterBackup into the backup's slot: a span of the
 	// scenario, not a wait for something to happen.

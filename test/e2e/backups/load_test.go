@@ -11,6 +11,7 @@ import (
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/helpers/ledger"
+	"github.com/idnode/idnode/test/helpers/poll"
 )
 
 // The load's names: one identity counter, server-side IDs of one collection, one HiLo tag, one
@@ -33,6 +34,19 @@ const (
 // callTimeout bounds one call of the load, its attempts on the nodes included.
 const callTimeout = 3 * time.Second
 
+// The load's pace. A backup's margin by rates is its peak rate times its age times 2, so it
+// covers the load after it only while the load's rate after the backup is at most twice its
+// rate before. An unpaced load warming up on a busy machine broke that: the backup sampled it
+// at a sixth of its later rate, and the restored cluster repeated identities. Each ID worker
+// asks at most once every idsPace, so the rate after the backup is at most the paced rate, and
+// waitSteady holds the backup back until the load keeps steadyShare of that rate.
+const (
+	idsPace     = 25 * time.Millisecond
+	steadyShare = 0.6 // the rate after a backup is then at most 1/0.6 ≈ 1.7 times the rate before
+	steadyOver  = time.Second
+	steadyLimit = 30 * time.Second
+)
+
 // invoice is a series number the load was answered, and the document (request_id) it numbers.
 type invoice struct {
 	number int64
@@ -49,9 +63,10 @@ type load struct {
 	wg   sync.WaitGroup
 
 	mu       sync.Mutex
-	invoices []invoice // in the order answered
-	errs     []error   // the first few failures, for the log
-	wrong    []string  // answers that are no ID of their kind
+	answered []time.Time // when each ID worker's call was answered, for waitSteady
+	invoices []invoice   // in the order answered
+	errs     []error     // the first few failures, for the log
+	wrong    []string    // answers that are no ID of their kind
 }
 
 // startLoad starts the load on cl, recording into led with stamp (the cluster's phase).
@@ -73,9 +88,16 @@ func (ld *load) stopped() bool {
 	}
 }
 
-// ids asks for each kind in turn until stopped.
+// ids asks for each kind in turn, at most once every idsPace, until stopped.
 func (ld *load) ids(cl *client.Client, stamp int64, w int) {
+	pace := time.NewTicker(idsPace)
+	defer pace.Stop()
 	for i := 0; !ld.stopped(); i++ {
+		select {
+		case <-ld.stop:
+			return
+		case <-pace.C:
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		var err error
 		switch (i + w) % 4 {
@@ -110,7 +132,35 @@ func (ld *load) ids(cl *client.Client, stamp int64, w int) {
 		}
 		cancel()
 		ld.failed(err)
+		if err == nil {
+			ld.mu.Lock()
+			ld.answered = append(ld.answered, time.Now())
+			ld.mu.Unlock()
+		}
 	}
+}
+
+// waitSteady waits until the ID workers have been answered at steadyShare of their paced rate
+// or more over the last steadyOver, and returns when; it fails t after steadyLimit.
+func (ld *load) waitSteady(t *testing.T, workers int) time.Time {
+	t.Helper()
+	want := int(steadyShare * float64(workers) * float64(steadyOver) / float64(idsPace))
+	var at time.Time
+	poll.Until(t, fmt.Sprintf("the load to keep %d answers a second (%.0f%% of its paced rate)", want, 100*steadyShare), steadyLimit, 100*time.Millisecond, func() error {
+		ld.mu.Lock()
+		defer ld.mu.Unlock()
+		now := time.Now()
+		n := 0
+		for i := len(ld.answered) - 1; i >= 0 && now.Sub(ld.answered[i]) <= steadyOver; i-- {
+			n++
+		}
+		if n < want {
+			return fmt.Errorf("%d answers over the last %v", n, steadyOver)
+		}
+		at = now
+		return nil
+	})
+	return at
 }
 
 // series issues numbers of the series one at a time until stopped, each for a document of
