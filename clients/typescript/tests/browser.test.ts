@@ -1,17 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, Server } from "node:http";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { IdCluster, httpAddrs } from "./support/cluster.js";
+import { pageOutcome } from "./support/devtools.js";
 
 // A page in headless Chromium uses the client from another origin than the nodes': the page of
 // an origin the operator allowed (--http-allowed-origins) gets IDs from a 3-node cluster, the
-// same page from any other origin gets nothing. The page writes its outcome into the DOM, which
-// `chromium --dump-dom` prints.
+// same page from any other origin gets nothing. The page's script leaves its outcome in
+// window.outcome, a promise of a string, which the test waits for over the DevTools protocol.
 
 /** The compiled client, as the page imports it. */
 const clientDir = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
@@ -28,16 +27,18 @@ function browser(): string | undefined {
 function page(nodes: string[]): string {
   return `<!doctype html><html><body><pre id="out">pending</pre><script type="module">
 import { Client } from "/idnode/index.js";
-const out = document.getElementById("out");
 const client = new Client(${JSON.stringify(nodes)}, { attemptTimeoutMs: 2000, backoff: { maxAttempts: 4 } });
-try {
-  const ids = await client.generate("users|", { count: 2, timeoutMs: 8000 });
-  const hilo = await client.nextId("orders");
-  await client.close({ timeoutMs: 5000 });
-  out.textContent = "OK " + JSON.stringify([...ids, hilo]);
-} catch (e) {
-  out.textContent = "ERR " + e.name + " " + e.codeName + " " + e.message;
-}
+window.outcome = (async () => {
+  try {
+    const ids = await client.generate("users|", { count: 2, timeoutMs: 8000 });
+    const hilo = await client.nextId("orders");
+    await client.close({ timeoutMs: 5000 });
+    return "OK " + JSON.stringify([...ids, hilo]);
+  } catch (e) {
+    return "ERR " + e.name + " " + e.codeName + " " + e.message;
+  }
+})();
+window.outcome.then((o) => (document.getElementById("out").textContent = o));
 </script></body></html>`;
 }
 
@@ -49,18 +50,20 @@ try {
 function cachedPage(nodes: string[]): string {
   return `<!doctype html><html><body><pre id="out">pending</pre><script type="module">
 import { Client } from "/idnode/index.js";
-const out = document.getElementById("out");
 const client = new Client(${JSON.stringify(nodes)}, { attemptTimeoutMs: 2000, timeoutMs: 8000 });
-try {
-  const gen = client.hilo("orders");
-  const ids = [await gen.next()];
-  window.dispatchEvent(new PageTransitionEvent("pagehide", { persisted: true }));
-  window.dispatchEvent(new PageTransitionEvent("pageshow", { persisted: true }));
-  ids.push(await gen.next(), await client.nextId("orders"));
-  out.textContent = "OK " + JSON.stringify(ids) + " " + gen.stats.returned;
-} catch (e) {
-  out.textContent = "ERR " + e.name + " " + e.codeName + " " + e.message;
-}
+window.outcome = (async () => {
+  try {
+    const gen = client.hilo("orders");
+    const ids = [await gen.next()];
+    window.dispatchEvent(new PageTransitionEvent("pagehide", { persisted: true }));
+    window.dispatchEvent(new PageTransitionEvent("pageshow", { persisted: true }));
+    ids.push(await gen.next(), await client.nextId("orders"));
+    return "OK " + JSON.stringify(ids) + " " + gen.stats.returned;
+  } catch (e) {
+    return "ERR " + e.name + " " + e.codeName + " " + e.message;
+  }
+})();
+window.outcome.then((o) => (document.getElementById("out").textContent = o));
 </script></body></html>`;
 }
 
@@ -86,39 +89,6 @@ async function serve(html: () => string): Promise<{ server: Server; origin: stri
   return { server, origin: `http://127.0.0.1:${server.address().port}` };
 }
 
-/** The page's DOM once its script is done, as headless Chromium prints it. */
-function dumpDom(chromium: string, url: string): Promise<string> {
-  const profile = mkdtempSync(join(tmpdir(), "idnode-ts-chromium-"));
-  return new Promise<string>((resolve, reject) => {
-    // As root in a container Chromium's sandbox cannot start; the page is the test's own.
-    const proc = spawn(
-      chromium,
-      ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", `--user-data-dir=${profile}`, "--virtual-time-budget=20000", "--dump-dom", url],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let out = "";
-    let err = "";
-    proc.stdout?.setEncoding("utf8");
-    proc.stdout?.on("data", (c) => (out += String(c)));
-    proc.stderr?.setEncoding("utf8");
-    proc.stderr?.on("data", (c) => (err += String(c)));
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
-    // "close", not "exit": the DOM is Chromium's whole output, and at "exit" it may still be
-    // arriving.
-    proc.on("close", (code) => {
-      clearTimeout(timer);
-      rmSync(profile, { recursive: true, force: true });
-      if (code === 0) resolve(out);
-      else reject(new Error(`chromium exited ${code}: ${err.slice(-2000)}`));
-    });
-  });
-}
-
-function outcome(dom: string): string {
-  const m = /<pre id="out">([\s\S]*?)<\/pre>/.exec(dom);
-  return m?.[1] ?? `no outcome in the page: ${dom.slice(0, 500)}`;
-}
-
 const chromium = browser();
 
 test(
@@ -134,11 +104,11 @@ test(
       nodes = httpAddrs(info).map((a) => `http://${a}`);
       // The refused page goes first: had any call of it got through, the allowed page's
       // identities would not start at 1.
-      const refused = outcome(await dumpDom(chromium as string, `${other.origin}/`));
+      const refused = await pageOutcome(chromium as string, `${other.origin}/`);
       t.diagnostic(`refused page: ${refused}`);
       assert.match(refused, /^ERR UnavailableError UNAVAILABLE /, refused);
       assert.doesNotMatch(refused, /users\/\d/);
-      const got = outcome(await dumpDom(chromium as string, `${allowed.origin}/`));
+      const got = await pageOutcome(chromium as string, `${allowed.origin}/`);
       t.diagnostic(`allowed page: ${got}`);
       assert.match(got, /^OK \["users\/1","users\/2","orders\/1-[ABC]"\]$/, got);
     } finally {
@@ -158,7 +128,7 @@ test(
     try {
       const info = await cluster.start({ nodes: 1, httpAllowedOrigins: [site.origin] });
       nodes = httpAddrs(info).map((a) => `http://${a}`);
-      const got = outcome(await dumpDom(chromium as string, `${site.origin}/`));
+      const got = await pageOutcome(chromium as string, `${site.origin}/`);
       t.diagnostic(`page: ${got}`);
       assert.match(got, /^OK \["orders\/1-A","orders\/2-A","orders\/3-A"\] true$/, got);
     } finally {

@@ -61,6 +61,7 @@ declare module "node:child_process" {
     stdin: Writable | null;
     stdout: Readable | null;
     stderr: Readable | null;
+    stdio: unknown[];
     exitCode: number | null;
     kill(signal?: string): boolean;
     on(event: "exit", fn: (code: number | null, signal: string | null) => void): void;
