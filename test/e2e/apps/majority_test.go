@@ -33,6 +33,13 @@ const (
 	appNamePrefix  = "drill-"               // each application's application_name: drill-go, drill-python
 	activityColumn = "application_name"
 	newestAttempt  = 5 * time.Second // one NextHiLo of the client whose last range was the newest
+	// minorityRows is the progress in hiloTable each application must make while the survivor
+	// is alone: a batch from each worker. A worker takes the tables in turn, and on a minority
+	// an identity or a numeric batch fails only when its batch timeout (30 s) ends, as the
+	// client retries until then; so each worker reaches its HiLo batch within two of those,
+	// inside progressWait, while progressRows would need three or four of its turns, which a
+	// run whose workers met the loss at the start of a failing batch did not have (45 of 50).
+	minorityRows = workers * batch
 )
 
 // majorityReport is what losing the majority did.
@@ -97,7 +104,7 @@ func (d *drill) loseMajority(pg *postgres.Server) *majorityReport {
 			if newest == nil {
 				return fmt.Errorf("node %s granted no range of %s to a client whose last_max is the tag's Max %d: %v", r.survivor, hiloTag, r.max, refusal)
 			}
-			return d.committedIn(base, hiloTable)
+			return d.committedIn(base, hiloTable, minorityRows)
 		})
 	r.held = time.Since(r.lost)
 	stopWatching()
@@ -211,17 +218,17 @@ func grantersOf(now, before map[string]bool) map[string]int {
 	return by
 }
 
-// committedIn is nil once each application has committed progressRows more rows in table than
+// committedIn is nil once each application has committed rows more rows in table than
 // base says; an application that exited fails the test.
-func (d *drill) committedIn(base map[*app]map[string]int, table string) error {
+func (d *drill) committedIn(base map[*app]map[string]int, table string, rows int) error {
 	for _, a := range d.apps {
 		select {
 		case <-a.exit:
 			d.t.Fatalf("the %s application exited during the drill: %v", a.lang, a.err)
 		default:
 		}
-		if n := a.rowsIn(table) - base[a][table]; n < progressRows {
-			return fmt.Errorf("the %s application committed %d rows in %s since then", a.lang, n, table)
+		if n := a.rowsIn(table) - base[a][table]; n < rows {
+			return fmt.Errorf("the %s application committed %d rows in %s since then; want %d", a.lang, n, table, rows)
 		}
 	}
 	return nil
