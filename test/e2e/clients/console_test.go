@@ -557,8 +557,18 @@ func TestConsoleActions(t *testing.T) {
 		t.Errorf("GetClaims(%s) after the console released it: %v, %v", claimed, got, err)
 	}
 
-	target := c.Others(leader)[1]
 	visibleActions(t, tab, base, "cluster")
+	// An election on a busy machine may have moved the leadership since the test began: the
+	// transfer is from the leader that the cluster and the page both name now.
+	poll.Until(t, "the console to show the cluster's leader", consoleFailover, consolePoll, func() error {
+		leader = c.Leader()
+		got, err := shownLeader(tab)
+		if err == nil && got != leader {
+			err = fmt.Errorf("it shows %s; the cluster's is %s", got, leader)
+		}
+		return err
+	})
+	target := c.Others(leader)[1]
 	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#transfer-to"), target)); err != nil {
 		t.Fatal(err)
 	}
