@@ -25,12 +25,20 @@ type statusJSON struct {
 
 func IdctlStatus(t *testing.T, env []string, args ...string) statusJSON {
 	t.Helper()
-	var st statusJSON
-	out := MustIdctl(t, env, append([]string{"status", "--json"}, args...)...)
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatalf("idctl status --json: %v\n%s", err, out)
+	st, err := decodeStatus(MustIdctl(t, env, append([]string{"status", "--json"}, args...)...))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return st
+}
+
+// decodeStatus reads what idctl status --json printed.
+func decodeStatus(out string) (statusJSON, error) {
+	var st statusJSON
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		return st, fmt.Errorf("idctl status --json: %v\n%s", err, out)
+	}
+	return st, nil
 }
 
 // IdctlSettled polls idctl status until it names a leader and every node answers as leader or
@@ -44,9 +52,9 @@ func IdctlSettled(t *testing.T, env []string) statusJSON {
 		if r.Code != 0 {
 			return fmt.Errorf("%v", r)
 		}
-		st = statusJSON{}
-		if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil {
-			return fmt.Errorf("idctl status --json: %v\n%s", err, r.Stdout)
+		var err error
+		if st, err = decodeStatus(r.Stdout); err != nil {
+			return err
 		}
 		if st.Leader == "" {
 			return fmt.Errorf("no leader named: %+v", st)
