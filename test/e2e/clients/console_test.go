@@ -110,14 +110,13 @@ func listedCounter(ctx context.Context, t *testing.T, c *e2etest.Cluster, via, n
 	return 0
 }
 
-// leaderOtherThan is the cluster's leader, once it is not node not: the console tests' premise
-// is a follower's console, and an election on a busy machine may have made that node the
-// leader. The leadership is then handed to another node.
-func leaderOtherThan(t *testing.T, c *e2etest.Cluster, not string) string {
+// leadFromAnother makes sure node not does not lead: the console tests' premise is a
+// follower's console, and an election on a busy machine may have made that node the leader.
+// The leadership is then handed to another node.
+func leadFromAnother(t *testing.T, c *e2etest.Cluster, not string) {
 	t.Helper()
-	leader := c.Leader()
-	if leader != not {
-		return leader
+	if c.Leader() != not {
+		return
 	}
 	to := c.Others(not)[0]
 	c.Retried("TransferLeadership to "+to, func(ctx context.Context, tag string) error {
@@ -125,10 +124,25 @@ func leaderOtherThan(t *testing.T, c *e2etest.Cluster, not string) string {
 		return err
 	})
 	e2etest.Eventually(t, e2etest.LeaderTimeout, "a leader other than "+not, func() error {
-		if leader = c.Leader(); leader == not {
+		if c.Leader() == not {
 			return fmt.Errorf("%s leads", not)
 		}
 		return nil
+	})
+}
+
+// waitLeaderShown polls until the console in tab shows the leader the cluster names at that
+// moment, and returns it.
+func waitLeaderShown(t *testing.T, c *e2etest.Cluster, tab context.Context) string {
+	t.Helper()
+	var leader string
+	poll.Until(t, "the console to show the cluster's leader", consoleFailover, consolePoll, func() error {
+		leader = c.Leader()
+		got, err := shownLeader(tab)
+		if err == nil && got != leader {
+			err = fmt.Errorf("it shows %s; the cluster's is %s", got, leader)
+		}
+		return err
 	})
 	return leader
 }
@@ -151,14 +165,8 @@ func TestConsole(t *testing.T) {
 		t.Fatalf("opening the console of %s: %v", via, err)
 	}
 	t.Logf("the console of %s showed the cluster %v after it was asked for", via, time.Since(began).Round(time.Millisecond))
-	leader = leaderOtherThan(t, c, via)
-	poll.Until(t, "the console to show the cluster's leader "+leader, consoleFailover, consolePoll, func() error {
-		got, err := shownLeader(tab)
-		if err == nil && got != leader {
-			err = fmt.Errorf("it shows %s", got)
-		}
-		return err
-	})
+	leadFromAnother(t, c, via)
+	leader = waitLeaderShown(t, c, tab)
 	rows, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#nodes tbody tr").length`))
 	if err != nil || rows != len(e2etest.ClusterTags) {
 		t.Errorf("the members table has %d rows (%v); want %d", rows, err, len(e2etest.ClusterTags))
@@ -560,14 +568,7 @@ func TestConsoleActions(t *testing.T) {
 	visibleActions(t, tab, base, "cluster")
 	// An election on a busy machine may have moved the leadership since the test began: the
 	// transfer is from the leader that the cluster and the page both name now.
-	poll.Until(t, "the console to show the cluster's leader", consoleFailover, consolePoll, func() error {
-		leader = c.Leader()
-		got, err := shownLeader(tab)
-		if err == nil && got != leader {
-			err = fmt.Errorf("it shows %s; the cluster's is %s", got, leader)
-		}
-		return err
-	})
+	leader = waitLeaderShown(t, c, tab)
 	target := c.Others(leader)[1]
 	if err := chromedp.Do(tab, chromedp.SetValue(chromedp.CSS("#transfer-to"), target)); err != nil {
 		t.Fatal(err)
