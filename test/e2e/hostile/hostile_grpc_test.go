@@ -142,7 +142,7 @@ func TestHostileGRPCClients(t *testing.T) {
 			}
 		}
 	})
-	attacked, controlled, err := inTurn(ctx, generate(t, ids), generate(t, controlIDs))
+	attacked, controlled, err := inTurn(ctx, generate(t, ids, "users|"), generate(t, controlIDs, "users|"))
 	if err != nil {
 		t.Errorf("normal client: %v", err)
 	}
@@ -255,10 +255,10 @@ func countEntries(pages []*idnodev1.ListIdentitiesResponse) int {
 	return len(seen)
 }
 
-// generate is a normal client's call: one identity through ids.
-func generate(t *testing.T, ids idnodev1.IdServiceClient) func() error {
+// generate is a normal client's call: one identity of prefix through ids.
+func generate(t *testing.T, ids idnodev1.IdServiceClient, prefix string) func() error {
 	return func() error {
-		_, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "users|"})
+		_, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: prefix})
 		return err
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
@@ -135,10 +134,7 @@ func normalHTTPCalls(t *testing.T, p *e2etest.Proc, base string) map[string]func
 	keepAlive := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}, Timeout: e2etest.RPCTimeout}
 	t.Cleanup(keepAlive.CloseIdleConnections)
 	return map[string]func() error{
-		"gRPC": func() error {
-			_, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "grpc|"})
-			return err
-		},
+		"gRPC": generate(t, ids, "grpc|"),
 		"HTTP": func() error {
 			resp, err := keepAlive.Post(base+"/v1/ids", "application/json", strings.NewReader(`{"id":"http|"}`))
 			if err != nil {
