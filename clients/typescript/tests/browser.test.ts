@@ -24,22 +24,31 @@ function browser(): string | undefined {
   return undefined;
 }
 
-function page(nodes: string[]): string {
-  return `<!doctype html><html><body><pre id="out">pending</pre><script type="module">
+/**
+ * A page whose module script makes a client of nodes with options (JavaScript source) and runs
+ * body (statements that return the outcome's text after "OK "): window.outcome is the promise
+ * of "OK …", or of "ERR" with the error's name, code name and message.
+ */
+function pageWith(nodes: string[], options: string, body: string): string {
+  return `<!doctype html><html><body><script type="module">
 import { Client } from "/idnode/index.js";
-const client = new Client(${JSON.stringify(nodes)}, { attemptTimeoutMs: 2000, backoff: { maxAttempts: 4 } });
+const client = new Client(${JSON.stringify(nodes)}, ${options});
 window.outcome = (async () => {
   try {
-    const ids = await client.generate("users|", { count: 2, timeoutMs: 8000 });
-    const hilo = await client.nextId("orders");
-    await client.close({ timeoutMs: 5000 });
-    return "OK " + JSON.stringify([...ids, hilo]);
+${body}
   } catch (e) {
     return "ERR " + e.name + " " + e.codeName + " " + e.message;
   }
 })();
-window.outcome.then((o) => (document.getElementById("out").textContent = o));
 </script></body></html>`;
+}
+
+function page(nodes: string[]): string {
+  return pageWith(nodes, "{ attemptTimeoutMs: 2000, backoff: { maxAttempts: 4 } }", `
+    const ids = await client.generate("users|", { count: 2, timeoutMs: 8000 });
+    const hilo = await client.nextId("orders");
+    await client.close({ timeoutMs: 5000 });
+    return "OK " + JSON.stringify([...ids, hilo]);`);
 }
 
 /**
@@ -48,23 +57,13 @@ window.outcome.then((o) => (document.getElementById("out").textContent = o));
  * given back when the page was hidden are the ones the page hands out once shown again.
  */
 function cachedPage(nodes: string[]): string {
-  return `<!doctype html><html><body><pre id="out">pending</pre><script type="module">
-import { Client } from "/idnode/index.js";
-const client = new Client(${JSON.stringify(nodes)}, { attemptTimeoutMs: 2000, timeoutMs: 8000 });
-window.outcome = (async () => {
-  try {
+  return pageWith(nodes, "{ attemptTimeoutMs: 2000, timeoutMs: 8000 }", `
     const gen = client.hilo("orders");
     const ids = [await gen.next()];
     window.dispatchEvent(new PageTransitionEvent("pagehide", { persisted: true }));
     window.dispatchEvent(new PageTransitionEvent("pageshow", { persisted: true }));
     ids.push(await gen.next(), await client.nextId("orders"));
-    return "OK " + JSON.stringify(ids) + " " + gen.stats.returned;
-  } catch (e) {
-    return "ERR " + e.name + " " + e.codeName + " " + e.message;
-  }
-})();
-window.outcome.then((o) => (document.getElementById("out").textContent = o));
-</script></body></html>`;
+    return "OK " + JSON.stringify(ids) + " " + gen.stats.returned;`);
 }
 
 /** A web server of the page (made when asked for) and the client's modules, on its own origin. */
