@@ -62,6 +62,10 @@ func TestTraceShapeChecks(t *testing.T) {
 			"2 spans for idnode.batch.wait on C"},
 		{"a span of another trace", func(s []span) []span { s[4].TraceID = "t2"; return s },
 			"is of trace t2"},
+		{"an attempt of the relay reaches the leader outside it", func(s []span) []span { s = refusedAttempt(s); s[len(s)-1].Parent = ""; return s },
+			"has parent \"\": want it under idnode.relay"},
+		{"the Raft round hangs under the refused attempt", func(s []span) []span { s = refusedAttempt(s); s[8].Parent = "s7r"; return s },
+			"idnode.batch.wait on C has parent"},
 	}
 	for _, b := range breaks {
 		problems := strings.Join(traceProblems(b.mutate(wholeTrace()), "t1", "s1", "C", "A"), "\n")
@@ -69,7 +73,19 @@ func TestTraceShapeChecks(t *testing.T) {
 			t.Errorf("%s: problems %q, want one naming %q", b.name, problems, b.want)
 		}
 	}
+	if problems := traceProblems(refusedAttempt(wholeTrace()), "t1", "s1", "C", "A"); len(problems) > 0 {
+		t.Errorf("a trace whose relay was sent again has problems: %v", problems)
+	}
 	if err := allArrived(wholeTrace()[:9], "C", "A"); err == nil || !strings.Contains(err.Error(), "idnode.raft.log_write on C") {
 		t.Errorf("a trace without its Raft stages: allArrived says %v", err)
 	}
+}
+
+// refusedAttempt adds to a trace the spans of a relay's first attempt, which the leader
+// refused (it came before the follower knew the cluster secret): a client span under the
+// relay and the leader's server span under it, s6r and s7r.
+func refusedAttempt(spans []span) []span {
+	client, server := spans[5], spans[6]
+	client.ID, server.ID, server.Parent = "s6r", "s7r", "s6r"
+	return append(spans, client, server)
 }
