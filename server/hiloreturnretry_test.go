@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -23,29 +24,31 @@ func TestARetriedReturnHiLoAnswersAsItsFirstAttempt(t *testing.T) {
 	t.Parallel()
 	for _, pools := range []bool{false, true} {
 		t.Run(fmt.Sprintf("pools=%v", pools), func(t *testing.T) {
-			c := newTestClusterConfigured(t, 3, func(c *node.Config) { c.HiLoPools = pools })
-			leader := c.waitLeader(convergeTimeout, c.Tags()...)
-			follower := idnodev1.NewIdServiceClient(c.Dial(t, without(c.Tags(), leader)[0]))
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
+			synctest.Test(t, func(t *testing.T) {
+				c := newVirtualTestClusterConfigured(t, 3, func(c *node.Config) { c.HiLoPools = pools })
+				leader := c.waitLeader(convergeTimeout, c.Tags()...)
+				follower := idnodev1.NewIdServiceClient(c.Dial(t, without(c.Tags(), leader)[0]))
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
 
-			r, err := follower.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ret := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: r.GetLow() + 1, GrantId: r.GetGrantId(), RequestId: "return-1"}
-			for attempt := 1; attempt <= 3; attempt++ {
-				if resp, err := follower.ReturnHiLo(ctx, ret); err != nil || !resp.GetReturned() {
-					t.Fatalf("attempt %d of one ReturnHiLo = %v, %v; want returned, as its first attempt answered", attempt, resp, err)
+				r, err := follower.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			other := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: r.GetLow(), GrantId: r.GetGrantId(), RequestId: "return-1"}
-			if _, err := follower.ReturnHiLo(ctx, other); status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.RequestIDReused {
-				t.Fatalf("another return under a request_id spent = %v; want INVALID_ARGUMENT, REQUEST_ID_REUSED", err)
-			}
-			if next, err := follower.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"}); err != nil || next.GetLow() != r.GetLow()+2 {
-				t.Fatalf("NextHiLo after the return = %v, %v; want low %d: the numbers went back once", next, err, r.GetLow()+2)
-			}
+				ret := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: r.GetLow() + 1, GrantId: r.GetGrantId(), RequestId: "return-1"}
+				for attempt := 1; attempt <= 3; attempt++ {
+					if resp, err := follower.ReturnHiLo(ctx, ret); err != nil || !resp.GetReturned() {
+						t.Fatalf("attempt %d of one ReturnHiLo = %v, %v; want returned, as its first attempt answered", attempt, resp, err)
+					}
+				}
+				other := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: r.GetHigh(), Last: r.GetLow(), GrantId: r.GetGrantId(), RequestId: "return-1"}
+				if _, err := follower.ReturnHiLo(ctx, other); status.Code(err) != codes.InvalidArgument || reason.Of(err) != reason.RequestIDReused {
+					t.Fatalf("another return under a request_id spent = %v; want INVALID_ARGUMENT, REQUEST_ID_REUSED", err)
+				}
+				if next, err := follower.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "orders"}); err != nil || next.GetLow() != r.GetLow()+2 {
+					t.Fatalf("NextHiLo after the return = %v, %v; want low %d: the numbers went back once", next, err, r.GetLow()+2)
+				}
+			})
 		})
 	}
 }
