@@ -122,6 +122,13 @@ func newVirtualTestCluster(t *testing.T, n int) *testCluster {
 	return newVirtualTestClusterConfigured(t, n, func(*node.Config) {})
 }
 
+// newVirtualTestClusterWith is newVirtualTestCluster with each node's server config passed
+// through sc.
+func newVirtualTestClusterWith(t *testing.T, n int, sc func(server.Config) server.Config) *testCluster {
+	t.Helper()
+	return newVirtualTestClusterConfigured(t, n, func(c *node.Config) { c.ServerConfig = sc })
+}
+
 // newVirtualTestClusterConfigured is newVirtualTestCluster with each node's config passed
 // through configure before the node starts. configure must not give a node a socket of its
 // own (an HTTP address, say): a goroutine waiting on a socket stops the bubble's clock.
