@@ -739,68 +739,70 @@ func TestUnansweredApplyIsOnlyWaitsHelper(t *testing.T) {
 // backoff; this test failed before that.
 func TestClusterForwardingAfterHeal(t *testing.T) {
 	t.Parallel()
-	c := newTestCluster(t, 3)
-	leader := c.waitLeader(convergeTimeout, c.Tags()...)
-	follower := without(c.Tags(), leader)[0]
-	fc := idnodev1.NewIdServiceClient(c.Dial(t, follower))
-	call := func(timeout time.Duration) error {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		_, err := fc.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "h"})
-		return err
-	}
-	// A forwarded call opens the follower's connection to the leader. In a new cluster's first
-	// moments on a loaded machine the follower may not know the cluster secret yet, and the
-	// leader refuses its relay, so the follower is asked until it answers.
-	waitFor(t, "an identity through follower "+follower, convergeTimeout, func() (bool, string) {
-		err := call(callTimeout)
-		return err == nil, fmt.Sprint(err)
-	})
-	c.Partition([]string{follower}, without(c.Tags(), follower))
-	// How soon an isolated node refuses is the partition tests' matter (checkMinority); this
-	// call's bound only keeps a loaded machine from turning the refusal into DEADLINE_EXCEEDED.
-	if err := call(convergeTimeout); status.Code(err) != codes.Unavailable {
-		t.Fatalf("identity on isolated follower %s: %v, want UNAVAILABLE", follower, err)
-	}
-	// Once a dial was refused, gRPC redials on its own, backing off; with its default backoff
-	// five refused dials put the next one some 5 to 8 s away. The first dial needs a call that
-	// finds the connection broken: the call above may have failed on the breaking connection
-	// itself, and gRPC then waits idle for the next call (on a loaded machine no dial followed
-	// it). So calls go on until the network has refused a dial.
-	var lastCall error
-	waitFor(t, "five refused dials from the isolated follower", 30*time.Second, func() (bool, string) {
-		n := c.Net.Refused(follower, leader)
-		if n == 0 {
-			lastCall = call(callTimeout)
+	synctest.Test(t, func(t *testing.T) {
+		c := newVirtualTestCluster(t, 3)
+		leader := c.waitLeader(convergeTimeout, c.Tags()...)
+		follower := without(c.Tags(), leader)[0]
+		fc := idnodev1.NewIdServiceClient(c.Dial(t, follower))
+		call := func(timeout time.Duration) error {
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			_, err := fc.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "h"})
+			return err
 		}
-		return n >= 5, fmt.Sprintf("%d refused dials; the last call before the first: %v", n, lastCall)
-	})
-	c.Heal()
-	healAt := time.Now()
-	refusedDials := c.Net.Refused(follower, leader)
-	c.waitLeader(convergeTimeout, c.Tags()...)
-	c.waitServing(convergeTimeout, c.Tags()...)
-	serving := time.Now()
-	// The bug shows as refusals saying the call could not be sent to the leader: the follower
-	// names a leader the network lets it reach since the heal, but gRPC has not redialled it.
-	// Other refusals (no leader known, leadership lost: a leader that stepped down on a loaded
-	// machine) are the cluster at work, and a client retries them.
-	refusals, unreached := 0, time.Duration(0)
-	var lastErr error
-	waitFor(t, "an identity through the healed follower", time.Minute, func() (bool, string) {
-		err := call(callTimeout)
-		if err == nil {
-			return true, ""
+		// A forwarded call opens the follower's connection to the leader. In a new cluster's first
+		// moments on a loaded machine the follower may not know the cluster secret yet, and the
+		// leader refuses its relay, so the follower is asked until it answers.
+		waitFor(t, "an identity through follower "+follower, convergeTimeout, func() (bool, string) {
+			err := call(callTimeout)
+			return err == nil, fmt.Sprint(err)
+		})
+		c.Partition([]string{follower}, without(c.Tags(), follower))
+		// How soon an isolated node refuses is the partition tests' matter (checkMinority); this
+		// call's bound only keeps a loaded machine from turning the refusal into DEADLINE_EXCEEDED.
+		if err := call(convergeTimeout); status.Code(err) != codes.Unavailable {
+			t.Fatalf("identity on isolated follower %s: %v, want UNAVAILABLE", follower, err)
 		}
-		refusals, lastErr = refusals+1, err
-		if strings.Contains(status.Convert(err).Message(), forward.ErrUnreached.Error()) {
-			unreached = time.Since(serving)
+		// Once a dial was refused, gRPC redials on its own, backing off; with its default backoff
+		// five refused dials put the next one some 5 to 8 s away. The first dial needs a call that
+		// finds the connection broken: the call above may have failed on the breaking connection
+		// itself, and gRPC then waits idle for the next call (on a loaded machine no dial followed
+		// it). So calls go on until the network has refused a dial.
+		var lastCall error
+		waitFor(t, "five refused dials from the isolated follower", 30*time.Second, func() (bool, string) {
+			n := c.Net.Refused(follower, leader)
+			if n == 0 {
+				lastCall = call(callTimeout)
+			}
+			return n >= 5, fmt.Sprintf("%d refused dials; the last call before the first: %v", n, lastCall)
+		})
+		c.Heal()
+		healAt := time.Now()
+		refusedDials := c.Net.Refused(follower, leader)
+		c.waitLeader(convergeTimeout, c.Tags()...)
+		c.waitServing(convergeTimeout, c.Tags()...)
+		serving := time.Now()
+		// The bug shows as refusals saying the call could not be sent to the leader: the follower
+		// names a leader the network lets it reach since the heal, but gRPC has not redialled it.
+		// Other refusals (no leader known, leadership lost: a leader that stepped down on a loaded
+		// machine) are the cluster at work, and a client retries them.
+		refusals, unreached := 0, time.Duration(0)
+		var lastErr error
+		waitFor(t, "an identity through the healed follower", time.Minute, func() (bool, string) {
+			err := call(callTimeout)
+			if err == nil {
+				return true, ""
+			}
+			refusals, lastErr = refusals+1, err
+			if strings.Contains(status.Convert(err).Message(), forward.ErrUnreached.Error()) {
+				unreached = time.Since(serving)
+			}
+			return false, err.Error()
+		})
+		t.Logf("health SERVING %v after the heal; identities through the follower work %v after that (%d refusals in between, the last: %v; dials refused by the network: %d at the heal, %d now)",
+			serving.Sub(healAt).Round(time.Millisecond), time.Since(serving).Round(time.Millisecond), refusals, lastErr, refusedDials, c.Net.Refused(follower, leader))
+		if unreached > refusalBound {
+			t.Errorf("the healed follower reported SERVING but could not reach the leader %v afterwards", unreached.Round(time.Millisecond))
 		}
-		return false, err.Error()
 	})
-	t.Logf("health SERVING %v after the heal; identities through the follower work %v after that (%d refusals in between, the last: %v; dials refused by the network: %d at the heal, %d now)",
-		serving.Sub(healAt).Round(time.Millisecond), time.Since(serving).Round(time.Millisecond), refusals, lastErr, refusedDials, c.Net.Refused(follower, leader))
-	if unreached > refusalBound {
-		t.Errorf("the healed follower reported SERVING but could not reach the leader %v afterwards", unreached.Round(time.Millisecond))
-	}
 }
