@@ -423,56 +423,58 @@ func TestOpaqueCollections(t *testing.T) {
 // and callers retry.
 func TestOpaqueGenerateUnderContention(t *testing.T) {
 	t.Parallel()
-	oc := newOpaqueCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	made, err := oc.admin[oc.followers[0]].MakeOpaque(asAdmin(ctx), &idnodev1.MakeOpaqueRequest{Collections: []string{"orders"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const callers, calls, count = 8, 15, 4
-	var mu sync.Mutex
-	var all []string
-	errs := make(chan error, callers*len(oc.Tags()))
-	var wg sync.WaitGroup
-	for _, tag := range oc.Tags() {
-		for caller := range callers {
-			wg.Go(func() {
-				for call := range calls {
-					req := &idnodev1.GenerateRequest{Id: "orders|", Count: count, RequestId: fmt.Sprintf("%s-%d-%d", tag, caller, call)}
-					var resp *idnodev1.GenerateResponse
-					err := retryUnavailable(func() (err error) {
-						resp, err = oc.ids[tag].Generate(ctx, req)
-						return err
-					})
-					if err != nil {
-						errs <- fmt.Errorf("node %s: %w", tag, err)
-						return
+	synctest.Test(t, func(t *testing.T) {
+		oc := newVirtualOpaqueCluster(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		made, err := oc.admin[oc.followers[0]].MakeOpaque(asAdmin(ctx), &idnodev1.MakeOpaqueRequest{Collections: []string{"orders"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const callers, calls, count = 8, 15, 4
+		var mu sync.Mutex
+		var all []string
+		errs := make(chan error, callers*len(oc.Tags()))
+		var wg sync.WaitGroup
+		for _, tag := range oc.Tags() {
+			for caller := range callers {
+				wg.Go(func() {
+					for call := range calls {
+						req := &idnodev1.GenerateRequest{Id: "orders|", Count: count, RequestId: fmt.Sprintf("%s-%d-%d", tag, caller, call)}
+						var resp *idnodev1.GenerateResponse
+						err := retryUnavailable(func() (err error) {
+							resp, err = oc.ids[tag].Generate(ctx, req)
+							return err
+						})
+						if err != nil {
+							errs <- fmt.Errorf("node %s: %w", tag, err)
+							return
+						}
+						mu.Lock()
+						all = append(all, resp.GetIds()...)
+						mu.Unlock()
 					}
-					mu.Lock()
-					all = append(all, resp.GetIds()...)
-					mu.Unlock()
-				}
-			})
+				})
+			}
 		}
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	key := oc.keyAnswered(oc.leader, "default", made.GetKeyFingerprint())
-	codec, _ := opaque.NewIdentityCodec(key, "orders")
-	forms, values := map[string]bool{}, map[int64]bool{}
-	for i, v := range decodeForms(t, codec, "orders/", all) {
-		if forms[all[i]] || values[v] {
-			t.Fatalf("%q (value %d) was handed out twice", all[i], v)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
 		}
-		forms[all[i]], values[v] = true, true
-	}
-	if want := len(oc.Tags()) * callers * calls * count; len(values) != want {
-		t.Fatalf("%d distinct values, want %d", len(values), want)
-	}
+		key := oc.keyAnswered(oc.leader, "default", made.GetKeyFingerprint())
+		codec, _ := opaque.NewIdentityCodec(key, "orders")
+		forms, values := map[string]bool{}, map[int64]bool{}
+		for i, v := range decodeForms(t, codec, "orders/", all) {
+			if forms[all[i]] || values[v] {
+				t.Fatalf("%q (value %d) was handed out twice", all[i], v)
+			}
+			forms[all[i]], values[v] = true, true
+		}
+		if want := len(oc.Tags()) * callers * calls * count; len(values) != want {
+			t.Fatalf("%d distinct values, want %d", len(values), want)
+		}
+	})
 }
 
 // In an opaque-numeric database Generate answers 13-symbol forms of numeric IDs, a client may

@@ -18,10 +18,11 @@ import (
 )
 
 // replicaCheckCluster is a 3-node cluster whose own cadence never fires during a test: the
-// test drives each comparison through CheckReplicas, the call the cadence's comparison is.
+// test drives each comparison through CheckReplicas, the call the cadence's comparison is. It
+// runs in virtual time: the caller's synctest bubble.
 func replicaCheckCluster(t *testing.T) (*testCluster, string, idnodev1.ClusterServiceClient) {
 	t.Helper()
-	c := newTestClusterWith(t, 3, func(sc server.Config) server.Config {
+	c := newVirtualTestClusterWith(t, 3, func(sc server.Config) server.Config {
 		sc.ReplicaCheckInterval = time.Hour
 		return sc
 	})
@@ -66,75 +67,81 @@ func verdicts(rc *idnodev1.ReplicaCheck) map[string]string {
 // With no divergence every member agrees at every mark, and each mark is a later index.
 func TestReplicaCheckAgreesOverSeveralMarks(t *testing.T) {
 	t.Parallel()
-	c, _, cl := replicaCheckCluster(t)
-	var last uint64
-	for range 4 {
-		rc := checkReplicas(t, cl)
-		if rc.GetMismatches() != 0 || rc.GetIndex() <= last || len(rc.GetMajorityDigest()) != fsm.DigestLen {
-			t.Fatalf("check: %v", rc)
-		}
-		for _, tag := range c.Tags() {
-			if v := verdicts(rc)[tag]; v != "agrees" {
-				t.Fatalf("mark %d: member %s %q, want agrees (%v)", rc.GetIndex(), tag, v, rc)
+	synctest.Test(t, func(t *testing.T) {
+		c, _, cl := replicaCheckCluster(t)
+		var last uint64
+		for range 4 {
+			rc := checkReplicas(t, cl)
+			if rc.GetMismatches() != 0 || rc.GetIndex() <= last || len(rc.GetMajorityDigest()) != fsm.DigestLen {
+				t.Fatalf("check: %v", rc)
 			}
+			for _, tag := range c.Tags() {
+				if v := verdicts(rc)[tag]; v != "agrees" {
+					t.Fatalf("mark %d: member %s %q, want agrees (%v)", rc.GetIndex(), tag, v, rc)
+				}
+			}
+			last = rc.GetIndex()
 		}
-		last = rc.GetIndex()
-	}
+	})
 }
 
 // A follower whose counter was flipped outside the log is named at the next mark, with its
 // digest and the majority's, and no other member is; Status shows the same comparison.
 func TestReplicaCheckNamesADivergedFollower(t *testing.T) {
 	t.Parallel()
-	c, leader, cl := replicaCheckCluster(t)
-	if rc := checkReplicas(t, cl); rc.GetMismatches() != 0 {
-		t.Fatalf("before the flip: %v", rc)
-	}
-	var diverged string
-	for _, tag := range c.Tags() {
-		if tag != leader {
-			diverged = tag
-			break
+	synctest.Test(t, func(t *testing.T) {
+		c, leader, cl := replicaCheckCluster(t)
+		if rc := checkReplicas(t, cl); rc.GetMismatches() != 0 {
+			t.Fatalf("before the flip: %v", rc)
 		}
-	}
-	divergeCounter(t, c.Node(diverged))
-	rc := checkReplicas(t, cl)
-	if rc.GetMismatches() != 1 {
-		t.Fatalf("after flipping %s: %v", diverged, rc)
-	}
-	for _, m := range rc.GetMembers() {
-		want := "agrees"
-		if m.GetTag() == diverged {
-			want = "differs"
+		var diverged string
+		for _, tag := range c.Tags() {
+			if tag != leader {
+				diverged = tag
+				break
+			}
 		}
-		if m.GetVerdict() != want {
-			t.Fatalf("member %s %q, want %q (%v)", m.GetTag(), m.GetVerdict(), want, rc)
+		divergeCounter(t, c.Node(diverged))
+		rc := checkReplicas(t, cl)
+		if rc.GetMismatches() != 1 {
+			t.Fatalf("after flipping %s: %v", diverged, rc)
 		}
-		if m.GetTag() == diverged && (len(m.GetDigest()) != fsm.DigestLen || bytes.Equal(m.GetDigest(), rc.GetMajorityDigest())) {
-			t.Fatalf("the diverged member's digest %x, the majority's %x", m.GetDigest(), rc.GetMajorityDigest())
+		for _, m := range rc.GetMembers() {
+			want := "agrees"
+			if m.GetTag() == diverged {
+				want = "differs"
+			}
+			if m.GetVerdict() != want {
+				t.Fatalf("member %s %q, want %q (%v)", m.GetTag(), m.GetVerdict(), want, rc)
+			}
+			if m.GetTag() == diverged && (len(m.GetDigest()) != fsm.DigestLen || bytes.Equal(m.GetDigest(), rc.GetMajorityDigest())) {
+				t.Fatalf("the diverged member's digest %x, the majority's %x", m.GetDigest(), rc.GetMajorityDigest())
+			}
 		}
-	}
-	st, err := c.Status(leader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := st.GetReplicaCheck(); got.GetIndex() != rc.GetIndex() || got.GetMismatches() != 1 {
-		t.Fatalf("Status shows %v, the check answered mark %d", got, rc.GetIndex())
-	}
+		st, err := c.Status(leader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.GetReplicaCheck(); got.GetIndex() != rc.GetIndex() || got.GetMismatches() != 1 {
+			t.Fatalf("Status shows %v, the check answered mark %d", got, rc.GetIndex())
+		}
+	})
 }
 
 // A cluster finalised below fsm.DigestMarkVersion is never marked: a member on an older build
 // would skip the mark and never report.
 func TestReplicaCheckWaitsForTheClusterVersion(t *testing.T) {
 	t.Parallel()
-	_, _, cl := replicaCheckCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
-	defer cancel()
-	if _, err := cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: fsm.DigestMarkVersion - 1}); err != nil {
-		t.Fatal(err)
-	}
-	_, err := cl.CheckReplicas(ctx, &idnodev1.CheckReplicasRequest{})
-	refusedSaying(t, "a check below the version", err, "replica checks need cluster version")
+	synctest.Test(t, func(t *testing.T) {
+		_, _, cl := replicaCheckCluster(t)
+		ctx, cancel := context.WithTimeout(context.Background(), startupTimeout)
+		defer cancel()
+		if _, err := cl.SetClusterVersion(ctx, &idnodev1.SetClusterVersionRequest{Version: fsm.DigestMarkVersion - 1}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := cl.CheckReplicas(ctx, &idnodev1.CheckReplicasRequest{})
+		refusedSaying(t, "a check below the version", err, "replica checks need cluster version")
+	})
 }
 
 // The leader's own cadence names a diverged follower within one interval, and Status shows
@@ -186,23 +193,25 @@ func TestReplicaCheckCadenceNamesADivergedFollower(t *testing.T) {
 // the cut-off follower as not reporting.
 func TestReplicaCheckViaAFollowerWaitsForSlowMembers(t *testing.T) {
 	t.Parallel()
-	c, leader, _ := replicaCheckCluster(t)
-	var followers []string
-	for _, tag := range c.Tags() {
-		if tag != leader {
-			followers = append(followers, tag)
+	synctest.Test(t, func(t *testing.T) {
+		c, leader, _ := replicaCheckCluster(t)
+		var followers []string
+		for _, tag := range c.Tags() {
+			if tag != leader {
+				followers = append(followers, tag)
+			}
 		}
-	}
-	lagging, via := followers[0], followers[1]
-	c.Node(leader).Trans.Disconnect(c.Node(lagging).RaftAddr)
-	t.Cleanup(func() { c.Node(leader).Trans.Connect(c.Node(lagging).RaftAddr, c.Node(lagging).Trans) })
-	cl := idnodev1.NewClusterServiceClient(c.Dial(t, via))
-	began := time.Now()
-	rc := checkReplicas(t, cl)
-	if v := verdicts(rc)[lagging]; v != "not reporting" {
-		t.Fatalf("member %s %q after %v, want not reporting (%v)", lagging, v, time.Since(began), rc)
-	}
-	if v := verdicts(rc)[via]; v != "agrees" {
-		t.Fatalf("member %s %q, want agrees (%v)", via, v, rc)
-	}
+		lagging, via := followers[0], followers[1]
+		c.Node(leader).Trans.Disconnect(c.Node(lagging).RaftAddr)
+		t.Cleanup(func() { c.Node(leader).Trans.Connect(c.Node(lagging).RaftAddr, c.Node(lagging).Trans) })
+		cl := idnodev1.NewClusterServiceClient(c.Dial(t, via))
+		began := time.Now()
+		rc := checkReplicas(t, cl)
+		if v := verdicts(rc)[lagging]; v != "not reporting" {
+			t.Fatalf("member %s %q after %v, want not reporting (%v)", lagging, v, time.Since(began), rc)
+		}
+		if v := verdicts(rc)[via]; v != "agrees" {
+			t.Fatalf("member %s %q, want agrees (%v)", via, v, rc)
+		}
+	})
 }
