@@ -134,8 +134,17 @@ func newVirtualTestClusterWith(t *testing.T, n int, sc func(server.Config) serve
 // own (an HTTP address, say): a goroutine waiting on a socket stops the bubble's clock.
 func newVirtualTestClusterConfigured(t testing.TB, n int, configure func(*node.Config)) *testCluster {
 	t.Helper()
+	// A bubble's clock starts at midnight UTC on 2000-01-01, before the epochs numeric IDs
+	// count from (the custom layout's is 2026-01-01), where a worker's lease would cover no
+	// tick. Nothing of the bubble waits yet, so the sleep moves its clock there at once.
+	if d := time.Until(virtualClusterEra); d > 0 {
+		time.Sleep(d)
+	}
 	return startTestCluster(t, n, configure, memnet.New())
 }
+
+// virtualClusterEra is the earliest time a virtual cluster starts at.
+var virtualClusterEra = time.Date(2027, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // startTestCluster starts n nodes on mem, or on loopback TCP when mem is nil.
 func startTestCluster(t testing.TB, n int, configure func(*node.Config), mem *memnet.Network) *testCluster {

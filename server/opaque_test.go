@@ -45,12 +45,7 @@ type opaqueCluster struct {
 	admin     map[string]idnodev1.ClusterServiceClient
 }
 
-func newOpaqueCluster(t *testing.T) *opaqueCluster {
-	t.Helper()
-	return opaqueClusterOf(t, newTestClusterWith(t, 3, withOpaqueAdminToken))
-}
-
-// newVirtualOpaqueCluster is newOpaqueCluster for a test in a testing/synctest bubble.
+// newVirtualOpaqueCluster is an opaqueCluster for a test in a testing/synctest bubble.
 func newVirtualOpaqueCluster(t *testing.T) *opaqueCluster {
 	t.Helper()
 	return opaqueClusterOf(t, newVirtualTestClusterConfigured(t, 3, func(c *node.Config) { c.ServerConfig = withOpaqueAdminToken }))
@@ -483,99 +478,101 @@ func TestOpaqueGenerateUnderContention(t *testing.T) {
 // machine, and this test is not about that.
 func TestOpaqueNumeric(t *testing.T) {
 	t.Parallel()
-	oc := newOpaqueCluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	admin := asAdmin(ctx)
-	leader, follower := oc.leader, oc.followers[0]
-	for _, db := range []string{"num", "leased"} {
-		oc.createDatabase(ctx, leader, db)
-	}
-	// A database that had a worker lease cannot turn numeric opaque.
-	if err := retryUnavailable(func() error {
-		_, err := oc.ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Database: "leased"})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	err := retryUnavailable(func() error {
-		_, err := oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "leased", Numeric: true})
-		return err
-	})
-	refusedSaying(t, "MakeOpaque numeric after a lease", err, "leased")
-
-	var made *idnodev1.OpaqueStatus
-	if err := retryUnavailable(func() (err error) {
-		made, err = oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "num", Numeric: true})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	key := oc.keyAnswered(leader, "num", made.GetKeyFingerprint())
-	codec, err := opaque.NewCodec(key, []byte(fsm.OpaqueNumericTweak), 0, math.MaxInt64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var form string
-	for _, tag := range oc.Tags() {
-		var resp *idnodev1.GenerateResponse
-		if err := retryUnavailable(func() (err error) {
-			resp, err = oc.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Count: 5, Database: "num"})
+	synctest.Test(t, func(t *testing.T) {
+		oc := newVirtualOpaqueCluster(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		admin := asAdmin(ctx)
+		leader, follower := oc.leader, oc.followers[0]
+		for _, db := range []string{"num", "leased"} {
+			oc.createDatabase(ctx, leader, db)
+		}
+		// A database that had a worker lease cannot turn numeric opaque.
+		if err := retryUnavailable(func() error {
+			_, err := oc.ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Database: "leased"})
 			return err
 		}); err != nil {
-			t.Fatalf("node %s: %v", tag, err)
+			t.Fatal(err)
 		}
-		values := decodeForms(t, codec, "", resp.GetIds())
-		if !strictlyIncreasing(values) {
-			t.Fatalf("node %s: numeric forms read back to %v, not increasing", tag, values)
-		}
-		form = resp.GetIds()[0]
-	}
-	for _, tag := range oc.Tags() {
 		err := retryUnavailable(func() error {
-			_, err := oc.ids[tag].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "num", Holder: "app", WorkerBits: 10, LeaseMs: 5000})
+			_, err := oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "leased", Numeric: true})
 			return err
 		})
-		refusedWith(t, "a client's worker lease via "+tag, err, codes.FailedPrecondition, reason.OpaqueCollection)
-		// The nodes' minters' holder names are reserved: a client that names itself so is
-		// refused on every node, in any database, before anything reaches the leader.
-		for _, holder := range []string{"node:A", fsm.NodeHolderPrefix + tag} {
-			for _, db := range []string{"num", "leased"} {
-				_, err := oc.ids[tag].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: db, Holder: holder, WorkerBits: 10, LeaseMs: 5000})
-				refusedWith(t, fmt.Sprintf("a client's worker lease as %q in %s via %s", holder, db, tag), err, codes.InvalidArgument, reason.InvalidInput)
-				if !strings.Contains(status.Convert(err).Message(), "reserved for the nodes' own minters") {
-					t.Fatalf("the refusal of holder %q does not name the rule: %v", holder, err)
+		refusedSaying(t, "MakeOpaque numeric after a lease", err, "leased")
+
+		var made *idnodev1.OpaqueStatus
+		if err := retryUnavailable(func() (err error) {
+			made, err = oc.admin[follower].MakeOpaque(admin, &idnodev1.MakeOpaqueRequest{Database: "num", Numeric: true})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		key := oc.keyAnswered(leader, "num", made.GetKeyFingerprint())
+		codec, err := opaque.NewCodec(key, []byte(fsm.OpaqueNumericTweak), 0, math.MaxInt64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var form string
+		for _, tag := range oc.Tags() {
+			var resp *idnodev1.GenerateResponse
+			if err := retryUnavailable(func() (err error) {
+				resp, err = oc.ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Numeric: true, Count: 5, Database: "num"})
+				return err
+			}); err != nil {
+				t.Fatalf("node %s: %v", tag, err)
+			}
+			values := decodeForms(t, codec, "", resp.GetIds())
+			if !strictlyIncreasing(values) {
+				t.Fatalf("node %s: numeric forms read back to %v, not increasing", tag, values)
+			}
+			form = resp.GetIds()[0]
+		}
+		for _, tag := range oc.Tags() {
+			err := retryUnavailable(func() error {
+				_, err := oc.ids[tag].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "num", Holder: "app", WorkerBits: 10, LeaseMs: 5000})
+				return err
+			})
+			refusedWith(t, "a client's worker lease via "+tag, err, codes.FailedPrecondition, reason.OpaqueCollection)
+			// The nodes' minters' holder names are reserved: a client that names itself so is
+			// refused on every node, in any database, before anything reaches the leader.
+			for _, holder := range []string{"node:A", fsm.NodeHolderPrefix + tag} {
+				for _, db := range []string{"num", "leased"} {
+					_, err := oc.ids[tag].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: db, Holder: holder, WorkerBits: 10, LeaseMs: 5000})
+					refusedWith(t, fmt.Sprintf("a client's worker lease as %q in %s via %s", holder, db, tag), err, codes.InvalidArgument, reason.InvalidInput)
+					if !strings.Contains(status.Convert(err).Message(), "reserved for the nodes' own minters") {
+						t.Fatalf("the refusal of holder %q does not name the rule: %v", holder, err)
+					}
 				}
 			}
 		}
-	}
-	if err := retryUnavailable(func() error {
-		_, err := oc.ids[follower].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "leased", Holder: "app", WorkerBits: 10, LeaseMs: 5000, RequestId: "app-leased"})
-		return err
-	}); err != nil {
-		t.Fatalf("a client's lease in a plain database: %v", err)
-	}
-
-	v, _ := codec.Decode(form)
-	out, err := oc.ids[follower].Explain(admin, &idnodev1.ExplainRequest{Id: form, Database: "num"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.GetKind() != "numeric" || !out.GetOpaque() || out.GetValue() != v || out.GetTime() == "" {
-		t.Fatalf("Explain of a numeric form to an admin: %v; want numeric %d with its time", out, v)
-	}
-	out, err = oc.ids[follower].Explain(ctx, &idnodev1.ExplainRequest{Id: form, Database: "num"})
-	if err != nil || out.GetValue() != 0 || out.GetTime() != "" || !out.GetOpaque() {
-		t.Fatalf("Explain of a numeric form to a client: %v, %v; want opaque with no value or time", out, err)
-	}
-	for _, bad := range []string{"ZZZZZZZZZZZZZ", "YYYYYYYYYYYYY", "XXXXXXXXXXXXX", "WWWWWWWWWWWWW", "VVVVVVVVVVVVV", "TTTTTTTTTTTTT"} {
-		_, err = oc.ids[follower].Explain(ctx, &idnodev1.ExplainRequest{Id: bad, Database: "num"})
-		if _, inRange := codec.Decode(bad); inRange != nil {
-			refusedWith(t, "Explain of 13 symbols that are no form of the database", err, codes.InvalidArgument, reason.NotOpaqueForm)
-		} else if err != nil || !out.GetOpaque() {
-			t.Fatalf("Explain of %s, a form in range: %v", bad, err)
+		if err := retryUnavailable(func() error {
+			_, err := oc.ids[follower].AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Database: "leased", Holder: "app", WorkerBits: 10, LeaseMs: 5000, RequestId: "app-leased"})
+			return err
+		}); err != nil {
+			t.Fatalf("a client's lease in a plain database: %v", err)
 		}
-	}
+
+		v, _ := codec.Decode(form)
+		out, err := oc.ids[follower].Explain(admin, &idnodev1.ExplainRequest{Id: form, Database: "num"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.GetKind() != "numeric" || !out.GetOpaque() || out.GetValue() != v || out.GetTime() == "" {
+			t.Fatalf("Explain of a numeric form to an admin: %v; want numeric %d with its time", out, v)
+		}
+		out, err = oc.ids[follower].Explain(ctx, &idnodev1.ExplainRequest{Id: form, Database: "num"})
+		if err != nil || out.GetValue() != 0 || out.GetTime() != "" || !out.GetOpaque() {
+			t.Fatalf("Explain of a numeric form to a client: %v, %v; want opaque with no value or time", out, err)
+		}
+		for _, bad := range []string{"ZZZZZZZZZZZZZ", "YYYYYYYYYYYYY", "XXXXXXXXXXXXX", "WWWWWWWWWWWWW", "VVVVVVVVVVVVV", "TTTTTTTTTTTTT"} {
+			_, err = oc.ids[follower].Explain(ctx, &idnodev1.ExplainRequest{Id: bad, Database: "num"})
+			if _, inRange := codec.Decode(bad); inRange != nil {
+				refusedWith(t, "Explain of 13 symbols that are no form of the database", err, codes.InvalidArgument, reason.NotOpaqueForm)
+			} else if err != nil || !out.GetOpaque() {
+				t.Fatalf("Explain of %s, a form in range: %v", bad, err)
+			}
+		}
+	})
 }
 
 // step runs one named step of a test in a testing/synctest bubble, where t.Run panics: a
