@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/idnode/idnode/client"
@@ -35,7 +36,7 @@ func dialClient(t *testing.T, c *testCluster) *client.Client {
 	for _, tn := range c.Nodes {
 		addrs = append(addrs, tn.GRPCAddr)
 	}
-	cl, err := client.Dial(context.Background(), addrs)
+	cl, err := client.Dial(context.Background(), addrs, client.WithDialOptions(c.DialOptions()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +62,7 @@ func mintN(t *testing.T, g *client.NumericGenerator, n int, after int64) []int64
 	for len(out) < n {
 		id, err := g.Next()
 		if errors.Is(err, flake.ErrClockBehind) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond) // in a bubble, the clock moves only while this waits
 			continue
 		}
 		if err != nil {
@@ -78,86 +80,90 @@ func mintN(t *testing.T, g *client.NumericGenerator, n int, after int64) []int64
 // stepped back: never an ID at or below one before, never one outside its lease.
 func TestNumericGeneratorClockSteps(t *testing.T) {
 	t.Parallel()
-	c := newTestCluster(t, 3)
-	cl := dialClient(t, c)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	clock := &stepClock{}
-	opts := client.NumericOptions{Holder: "steps", Lease: 2 * time.Second, Clock: clock.now}
-	g := mustNumericGenerator(t, ctx, cl, opts)
-	ids := mintN(t, g, 100, 0)
+	synctest.Test(t, func(t *testing.T) {
+		c := newVirtualTestCluster(t, 3)
+		cl := dialClient(t, c)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		clock := &stepClock{}
+		opts := client.NumericOptions{Holder: "steps", Lease: 2 * time.Second, Clock: clock.now}
+		g := mustNumericGenerator(t, ctx, cl, opts)
+		ids := mintN(t, g, 100, 0)
 
-	clock.step(-time.Hour)
-	if id, err := g.Next(); !errors.Is(err, flake.ErrClockBehind) {
-		t.Fatalf("an hour back: Next = %d, %v; want ErrClockBehind, nothing minted", id, err)
-	}
-	clock.step(2 * time.Hour)
-	if id, err := g.Next(); !errors.Is(err, flake.ErrLeaseExpired) && !errors.Is(err, flake.ErrLeaseExhausted) {
-		t.Fatalf("an hour ahead: Next = %d, %v; want the lease over, nothing minted past it", id, err)
-	}
-	clock.step(-time.Hour)
-	ids = append(ids, mintN(t, g, 100, ids[len(ids)-1])...)
-	if err := g.Close(ctx); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if _, err := g.Next(); err == nil {
-		t.Fatal("Next after Close minted")
-	}
+		clock.step(-time.Hour)
+		if id, err := g.Next(); !errors.Is(err, flake.ErrClockBehind) {
+			t.Fatalf("an hour back: Next = %d, %v; want ErrClockBehind, nothing minted", id, err)
+		}
+		clock.step(2 * time.Hour)
+		if id, err := g.Next(); !errors.Is(err, flake.ErrLeaseExpired) && !errors.Is(err, flake.ErrLeaseExhausted) {
+			t.Fatalf("an hour ahead: Next = %d, %v; want the lease over, nothing minted past it", id, err)
+		}
+		clock.step(-time.Hour)
+		ids = append(ids, mintN(t, g, 100, ids[len(ids)-1])...)
+		if err := g.Close(ctx); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if _, err := g.Next(); err == nil {
+			t.Fatal("Next after Close minted")
+		}
 
-	// A restart whose clock is an hour back mints nothing below the IDs before it: the lease's
-	// floor is the cluster's clock, so the generator waits.
-	clock.step(-time.Hour)
-	back := mustNumericGenerator(t, ctx, cl, opts)
-	if id, err := back.Next(); !errors.Is(err, flake.ErrClockBehind) {
-		t.Fatalf("restarted an hour back: Next = %d, %v; want ErrClockBehind", id, err)
-	}
-	if err := back.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	// Within the borrow (half a second back) it mints, above everything before.
-	clock.step(time.Hour - 500*time.Millisecond)
-	again := mustNumericGenerator(t, ctx, cl, opts)
-	defer again.Close(ctx)
-	mintN(t, again, 100, ids[len(ids)-1])
+		// A restart whose clock is an hour back mints nothing below the IDs before it: the lease's
+		// floor is the cluster's clock, so the generator waits.
+		clock.step(-time.Hour)
+		back := mustNumericGenerator(t, ctx, cl, opts)
+		if id, err := back.Next(); !errors.Is(err, flake.ErrClockBehind) {
+			t.Fatalf("restarted an hour back: Next = %d, %v; want ErrClockBehind", id, err)
+		}
+		if err := back.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// Within the borrow (half a second back) it mints, above everything before.
+		clock.step(time.Hour - 500*time.Millisecond)
+		again := mustNumericGenerator(t, ctx, cl, opts)
+		defer again.Close(ctx)
+		mintN(t, again, 100, ids[len(ids)-1])
+	})
 }
 
 // Two generators handed the same worker over overlapping ticks (a forged lease) mint the same
 // IDs; two generators leased by the cluster never share a worker and epoch, and never an ID.
 func TestNumericGeneratorsNeedTheFSMsLeases(t *testing.T) {
 	t.Parallel()
-	forged := flake.Lease{Worker: 1, Epoch: 1, MinTick: -1, MaxTick: flake.DefaultLayout().MaxTick(), ValidUntil: time.Now().Add(time.Minute)}
-	fixed := time.Now()
-	clock := func() time.Time { return fixed }
-	a, err := flake.New(flake.DefaultLayout(), forged, flake.Options{Clock: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := flake.New(flake.DefaultLayout(), forged, flake.Options{Clock: clock})
-	ia, _ := a.Next()
-	ib, _ := b.Next()
-	if ia != ib {
-		t.Fatalf("forged leases: %d and %d; the collision the FSM prevents did not happen", ia, ib)
-	}
-
-	c := newTestCluster(t, 3)
-	cl := dialClient(t, c)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	gens := []*client.NumericGenerator{
-		mustNumericGenerator(t, ctx, cl, client.NumericOptions{Holder: "one"}),
-		mustNumericGenerator(t, ctx, cl, client.NumericOptions{Holder: "two"}),
-	}
-	if la, lb := gens[0].Lease(), gens[1].Lease(); la.Worker == lb.Worker && la.Epoch == lb.Epoch {
-		t.Fatalf("two generators share worker %d epoch %d", la.Worker, la.Epoch)
-	}
-	seen := make(map[int64]bool)
-	for _, g := range gens {
-		defer g.Close(ctx)
-		for _, id := range mintN(t, g, 20000, 0) {
-			if seen[id] {
-				t.Fatalf("ID %d minted twice", id)
-			}
-			seen[id] = true
+	synctest.Test(t, func(t *testing.T) {
+		forged := flake.Lease{Worker: 1, Epoch: 1, MinTick: -1, MaxTick: flake.DefaultLayout().MaxTick(), ValidUntil: time.Now().Add(time.Minute)}
+		fixed := time.Now()
+		clock := func() time.Time { return fixed }
+		a, err := flake.New(flake.DefaultLayout(), forged, flake.Options{Clock: clock})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		b, _ := flake.New(flake.DefaultLayout(), forged, flake.Options{Clock: clock})
+		ia, _ := a.Next()
+		ib, _ := b.Next()
+		if ia != ib {
+			t.Fatalf("forged leases: %d and %d; the collision the FSM prevents did not happen", ia, ib)
+		}
+
+		c := newVirtualTestCluster(t, 3)
+		cl := dialClient(t, c)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		gens := []*client.NumericGenerator{
+			mustNumericGenerator(t, ctx, cl, client.NumericOptions{Holder: "one"}),
+			mustNumericGenerator(t, ctx, cl, client.NumericOptions{Holder: "two"}),
+		}
+		if la, lb := gens[0].Lease(), gens[1].Lease(); la.Worker == lb.Worker && la.Epoch == lb.Epoch {
+			t.Fatalf("two generators share worker %d epoch %d", la.Worker, la.Epoch)
+		}
+		seen := make(map[int64]bool)
+		for _, g := range gens {
+			defer g.Close(ctx)
+			for _, id := range mintN(t, g, 20000, 0) {
+				if seen[id] {
+					t.Fatalf("ID %d minted twice", id)
+				}
+				seen[id] = true
+			}
+		}
+	})
 }

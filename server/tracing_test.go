@@ -270,39 +270,41 @@ func keys[V any](m map[string]V) []string {
 // its entry are under it, on the leader.
 func TestCallRelayedByNameIsOneTrace(t *testing.T) {
 	t.Parallel()
-	tc := newTracedCluster(t)
-	leader := tc.waitLeader(convergeTimeout, tc.Tags()...)
-	follower := without(tc.Tags(), leader)[0]
-	ids := tc.client(t, follower)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ctx, root := tc.app.Tracer("test").Start(ctx, "app.call")
-	if _, err := ids.SeedIdentity(ctx, &idnodev1.SeedIdentityRequest{Name: "seeded", Value: 41}); err != nil {
-		t.Fatalf("SeedIdentity through follower %s: %v", follower, err)
-	}
-	root.End()
-	const leaderHalf = "idnode.leader.idnode.v1.IdService/SeedIdentity"
-	// A hop the leader refused (one that came before the cluster secret reached it) is tried
-	// again: there may be more than one hop and leader-half span, but one Raft entry.
-	poll.Until(t, "the relayed call's spans", 5*time.Second, 10*time.Millisecond, func() error {
-		all := tc.traceByNode(root.SpanContext().TraceID(), leader, follower)
-		var served tracedSpan
-		for _, stage := range []string{tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
-			s := all[stage]
-			if len(s) != 1 || s[0].node != leader {
-				return fmt.Errorf("stage %s: %d spans, want one on the leader; have %v", stage, len(s), keys(all))
-			}
-			parent, ok := spanByID(all, s[0].Parent().SpanID())
-			if !ok || parent.Name() != leaderHalf || parent.node != leader {
-				return fmt.Errorf("stage %s is not under the leader's span of %s", stage, leaderHalf)
-			}
-			served = parent
+	synctest.Test(t, func(t *testing.T) {
+		tc := newVirtualTracedCluster(t)
+		leader := tc.waitLeader(convergeTimeout, tc.Tags()...)
+		follower := without(tc.Tags(), leader)[0]
+		ids := tc.client(t, follower)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		ctx, root := tc.app.Tracer("test").Start(ctx, "app.call")
+		if _, err := ids.SeedIdentity(ctx, &idnodev1.SeedIdentityRequest{Name: "seeded", Value: 41}); err != nil {
+			t.Fatalf("SeedIdentity through follower %s: %v", follower, err)
 		}
-		hop, ok := spanByID(all, served.Parent().SpanID())
-		if !ok || hop.node != follower || hop.SpanKind() != trace.SpanKindClient {
-			return fmt.Errorf("the leader's span of %s is not a child of the follower's hop", leaderHalf)
-		}
-		return nil
+		root.End()
+		const leaderHalf = "idnode.leader.idnode.v1.IdService/SeedIdentity"
+		// A hop the leader refused (one that came before the cluster secret reached it) is tried
+		// again: there may be more than one hop and leader-half span, but one Raft entry.
+		poll.Until(t, "the relayed call's spans", 5*time.Second, 10*time.Millisecond, func() error {
+			all := tc.traceByNode(root.SpanContext().TraceID(), leader, follower)
+			var served tracedSpan
+			for _, stage := range []string{tracing.SpanLogWrite, tracing.SpanFollowerAck, tracing.SpanFSMApply} {
+				s := all[stage]
+				if len(s) != 1 || s[0].node != leader {
+					return fmt.Errorf("stage %s: %d spans, want one on the leader; have %v", stage, len(s), keys(all))
+				}
+				parent, ok := spanByID(all, s[0].Parent().SpanID())
+				if !ok || parent.Name() != leaderHalf || parent.node != leader {
+					return fmt.Errorf("stage %s is not under the leader's span of %s", stage, leaderHalf)
+				}
+				served = parent
+			}
+			hop, ok := spanByID(all, served.Parent().SpanID())
+			if !ok || hop.node != follower || hop.SpanKind() != trace.SpanKindClient {
+				return fmt.Errorf("the leader's span of %s is not a child of the follower's hop", leaderHalf)
+			}
+			return nil
+		})
 	})
 }
 
