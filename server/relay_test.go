@@ -22,6 +22,7 @@ import (
 	forwardv1 "github.com/idnode/idnode/proto/idnode/forward/v1"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/helpers/memnet"
 )
 
 // A follower relays a call to the leader by the public method's name, and to a leader whose
@@ -119,17 +120,16 @@ func stateAt(t *testing.T, v uint32, dbs ...string) *fsm.FSM {
 	return state
 }
 
-// serve serves gi on a loopback port until the test ends, and returns a Dial to it.
+// serve serves gi on an in-memory listener until the test ends, and returns a Dial to it: a
+// test may run in a synctest bubble, whose clock a socket would stop.
 func serve(t *testing.T, gi *grpc.Server) forward.Dialer {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	mem := memnet.New()
+	lis := mem.Listen()
 	go func() { _ = gi.Serve(lis) }()
 	t.Cleanup(gi.Stop)
 	return func(ctx context.Context, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "tcp", lis.Addr().String())
+		return mem.Dial(ctx, lis.Addr().String())
 	}
 }
 
