@@ -129,21 +129,26 @@ func TestNumericGeneratorClockSteps(t *testing.T) {
 // IDs; two generators leased by the cluster never share a worker and epoch, and never an ID.
 func TestNumericGeneratorsNeedTheFSMsLeases(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		forged := flake.Lease{Worker: 1, Epoch: 1, MinTick: -1, MaxTick: flake.DefaultLayout().MaxTick(), ValidUntil: time.Now().Add(time.Minute)}
-		fixed := time.Now()
-		clock := func() time.Time { return fixed }
-		a, err := flake.New(flake.DefaultLayout(), forged, flake.Options{Clock: clock})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := flake.New(flake.DefaultLayout(), forged, flake.Options{Clock: clock})
-		ia, _ := a.Next()
-		ib, _ := b.Next()
-		if ia != ib {
-			t.Fatalf("forged leases: %d and %d; the collision the FSM prevents did not happen", ia, ib)
-		}
+	forged := flake.Lease{Worker: 1, Epoch: 1, MinTick: -1, MaxTick: flake.DefaultLayout().MaxTick(), ValidUntil: time.Now().Add(time.Minute)}
+	fixed := time.Now()
+	clock := func() time.Time { return fixed }
+	a, err := flake.New(flake.DefaultLayout(), forged, flake.Options{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := flake.New(flake.DefaultLayout(), forged, flake.Options{Clock: clock})
+	ia, errA := a.Next()
+	ib, errB := b.Next()
+	if errA != nil || errB != nil {
+		t.Fatalf("forged leases: Next = %v, %v", errA, errB)
+	}
+	if ia != ib {
+		t.Fatalf("forged leases: %d and %d; the collision the FSM prevents did not happen", ia, ib)
+	}
 
+	// The cluster in virtual time: the forged leases above are read on the real clock, past
+	// the flake epoch, where the bubble starts in 2000.
+	synctest.Test(t, func(t *testing.T) {
 		c := newVirtualTestCluster(t, 3)
 		cl := dialClient(t, c)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
