@@ -12,11 +12,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/idnode/idnode/node"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 	"github.com/idnode/idnode/server"
-	"github.com/idnode/idnode/test/helpers/memnet"
 )
 
 // fenceCallers is how many callers the fencing tests run, spread over every node, and
@@ -34,12 +32,10 @@ const fenceCheckInterval = server.MinReplicaCheckInterval
 // newFenceCluster is a virtual 3-node cluster that checks its replicas every
 // fenceCheckInterval.
 func newFenceCluster(t *testing.T) *testCluster {
-	return startTestCluster(t, 3, func(nc *node.Config) {
-		nc.ServerConfig = func(sc server.Config) server.Config {
-			sc.ReplicaCheckInterval = fenceCheckInterval
-			return sc
-		}
-	}, memnet.New())
+	return newVirtualTestClusterWith(t, 3, func(sc server.Config) server.Config {
+		sc.ReplicaCheckInterval = fenceCheckInterval
+		return sc
+	})
 }
 
 // ledger is every answer the callers were given: identity values and HiLo numbers, each with
