@@ -2,12 +2,23 @@ package testjson
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 )
 
-// maxFailureLines bounds the output a Tally keeps of a test's first failure.
-const maxFailureLines = 40
+// Bounds of what a Tally keeps of a test's first failure: its last lines, and its last
+// messages among all its lines.
+const (
+	maxFailureLines    = 40
+	maxFailureMessages = 10
+)
+
+// message matches a line a test itself wrote with t.Log, t.Error or t.Fatal, which the testing
+// package starts with the file and line of the call. The lines of a dump (a cluster's logs,
+// printed when a test fails) follow such a line, indented further, and can push the failure's
+// own message out of a test's last lines.
+var message = regexp.MustCompile(`^ *[\w.-]+\.go:\d+: `)
 
 // PackageLevel stands for a package's own outcome in a Tally, under its test name: a package
 // can fail with no test failing (a build error, a panic, a timeout, its TestMain).
@@ -19,17 +30,51 @@ type Outcomes struct {
 	Passed, Failed     int
 	Skipped            int
 	FirstFailureOutput []string // its last lines, at most maxFailureLines
+	// FirstFailureMessages are the last of its own messages, at most maxFailureMessages,
+	// wherever they were in its output.
+	FirstFailureMessages []string
+}
+
+// FailureLines is what a reader needs of o's first failure in at most about tail+10 lines:
+// its own messages that its last tail lines do not hold, then those last lines.
+func (o Outcomes) FailureLines(tail int) []string {
+	last := o.FirstFailureOutput
+	if len(last) > tail {
+		last = last[len(last)-tail:]
+	}
+	var out []string
+	for _, m := range o.FirstFailureMessages {
+		if !slices.Contains(last, m) {
+			out = append(out, m)
+		}
+	}
+	if len(out) > 0 && len(o.FirstFailureOutput) > len(last) {
+		out = append(out, "    […]")
+	}
+	return append(out, last...)
 }
 
 // Tally counts each test's outcomes over any number of runs.
 type Tally struct {
 	tests map[testKey]*Outcomes
-	// output is each running test's output, for the first failure's lines.
-	output map[testKey][]string
+	// output and messages are each running test's last lines and messages, for its first
+	// failure's.
+	output, messages map[testKey][]string
 }
 
 // NewTally is an empty Tally.
-func NewTally() *Tally { return &Tally{tests: map[testKey]*Outcomes{}, output: map[testKey][]string{}} }
+func NewTally() *Tally {
+	return &Tally{tests: map[testKey]*Outcomes{}, output: map[testKey][]string{}, messages: map[testKey][]string{}}
+}
+
+// keepLast appends l to lines and drops the first ones past n.
+func keepLast(lines []string, l string, n int) []string {
+	lines = append(lines, l)
+	if len(lines) > n {
+		lines = slices.Delete(lines, 0, len(lines)-n)
+	}
+	return lines
+}
 
 // Event counts e.
 func (t *Tally) Event(e Event) {
@@ -50,11 +95,11 @@ func (t *Tally) Event(e Event) {
 	switch {
 	case e.Action == "output":
 		if !isFraming(e.Output) {
-			lines := append(t.output[k], strings.TrimRight(e.Output, "\n"))
-			if len(lines) > maxFailureLines {
-				lines = slices.Delete(lines, 0, len(lines)-maxFailureLines)
+			l := strings.TrimRight(e.Output, "\n")
+			t.output[k] = keepLast(t.output[k], l, maxFailureLines)
+			if message.MatchString(l) {
+				t.messages[k] = keepLast(t.messages[k], l, maxFailureMessages)
 			}
-			t.output[k] = lines
 		}
 	case e.Ended():
 		o := t.tests[k]
@@ -70,10 +115,11 @@ func (t *Tally) Event(e Event) {
 		case "fail":
 			o.Failed++
 			if o.FirstFailureOutput == nil {
-				o.FirstFailureOutput = t.output[k]
+				o.FirstFailureOutput, o.FirstFailureMessages = t.output[k], t.messages[k]
 			}
 		}
 		delete(t.output, k)
+		delete(t.messages, k)
 	}
 }
 

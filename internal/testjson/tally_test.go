@@ -2,6 +2,7 @@ package testjson
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -59,5 +60,44 @@ func TestTallyAndTimingsOverTwoRuns(t *testing.T) {
 	var report strings.Builder
 	if err := timings.WriteSlowest(&report, 2); err != nil || strings.Count(report.String(), "\n") != 5 {
 		t.Errorf("WriteSlowest(2) wrote %q, %v; want two headings, one package and two tests", report.String(), err)
+	}
+}
+
+// TestTallyKeepsAFailuresMessagePastADump: a test's Fatalf followed by more dump lines than a
+// Tally keeps is still shown, with the dump's last lines after it.
+func TestTallyKeepsAFailuresMessagePastADump(t *testing.T) {
+	tally := NewTally()
+	ev := func(action, output string) {
+		tally.Event(Event{Action: action, Package: "p", Test: "TestX", Output: output})
+	}
+	ev("run", "")
+	ev("output", "    x_test.go:12: step one\n")
+	ev("output", "    x_test.go:40: offsets off: A 0.2 (want 0)\n")
+	ev("output", "    harness.go:90: node A's log:\n")
+	for i := range 2 * maxFailureLines {
+		ev("output", fmt.Sprintf("        time=%d level=INFO msg=\"a dump line\"\n", i))
+	}
+	ev("fail", "")
+	failing := tally.Failing()
+	if len(failing) != 1 {
+		t.Fatalf("failing %+v; want TestX", failing)
+	}
+	got := failing[0].FailureLines(5)
+	want := []string{
+		"    x_test.go:12: step one",
+		"    x_test.go:40: offsets off: A 0.2 (want 0)",
+		"    harness.go:90: node A's log:",
+		"    […]",
+	}
+	for i := range 5 {
+		want = append(want, fmt.Sprintf("        time=%d level=INFO msg=\"a dump line\"", 2*maxFailureLines-5+i))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("FailureLines(5) =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A failure whose message is among its last lines shows it once.
+	o := Outcomes{FirstFailureOutput: []string{"a", "    x_test.go:1: m", "b"}, FirstFailureMessages: []string{"    x_test.go:1: m"}}
+	if got := o.FailureLines(5); !slices.Equal(got, o.FirstFailureOutput) {
+		t.Errorf("FailureLines(5) = %q; want its output %q, once", got, o.FirstFailureOutput)
 	}
 }

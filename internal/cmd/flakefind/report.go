@@ -22,7 +22,7 @@ func report(w io.Writer, o options, f *findings, failing []testjson.Outcomes) {
 		o.runs, strings.Join(o.packages, " "), load, f.load, len(failing), f.tally.Tests())
 	for _, f := range failing {
 		fmt.Fprintf(w, "FAIL %d/%d  %s %s\n", f.Failed, f.Failed+f.Passed+f.Skipped, f.Package, f.Test)
-		for _, l := range f.FirstFailureOutput {
+		for _, l := range f.FailureLines(len(f.FirstFailureOutput)) {
 			fmt.Fprintf(w, "        %s\n", l)
 		}
 	}

@@ -30,14 +30,14 @@ func appendFailures(name string, failing []testjson.Outcomes) error {
 	return f.Close()
 }
 
-// writeFailures writes failing as appendFailures keeps it.
+// writeFailures writes failing as appendFailures keeps it: each test's own messages (a
+// Fatalf's, say) that its last lines do not hold, then those.
 func writeFailures(w io.Writer, failing []testjson.Outcomes) {
 	for _, o := range failing {
 		fmt.Fprintf(w, "--- FAIL: %s %s\n", o.Package, o.Test)
-		lines := o.FirstFailureOutput
-		if len(lines) > failureLines {
-			fmt.Fprintf(w, "    (%d lines before)\n", len(lines)-failureLines)
-			lines = lines[len(lines)-failureLines:]
+		lines := o.FailureLines(failureLines)
+		if n := len(o.FirstFailureOutput) - failureLines; n > 0 {
+			fmt.Fprintf(w, "    (%d lines before)\n", n)
 		}
 		for _, l := range lines {
 			if len(l) > failureLineSize {
