@@ -110,27 +110,6 @@ func listedCounter(ctx context.Context, t *testing.T, c *e2etest.Cluster, via, n
 	return 0
 }
 
-// leadFromAnother makes sure node not does not lead: the console tests' premise is a
-// follower's console, and an election on a busy machine may have made that node the leader.
-// The leadership is then handed to another node.
-func leadFromAnother(t *testing.T, c *e2etest.Cluster, not string) {
-	t.Helper()
-	if c.Leader() != not {
-		return
-	}
-	to := c.Others(not)[0]
-	c.Retried("TransferLeadership to "+to, func(ctx context.Context, tag string) error {
-		_, err := c.Admin[tag].TransferLeadership(ctx, &idnodev1.TransferLeadershipRequest{Tag: to})
-		return err
-	})
-	e2etest.Eventually(t, e2etest.LeaderTimeout, "a leader other than "+not, func() error {
-		if c.Leader() == not {
-			return fmt.Errorf("%s leads", not)
-		}
-		return nil
-	})
-}
-
 // waitLeaderShown polls until the console in tab shows the leader the cluster names at that
 // moment, and returns it.
 func waitLeaderShown(t *testing.T, c *e2etest.Cluster, tab context.Context) string {
@@ -165,7 +144,7 @@ func TestConsole(t *testing.T) {
 		t.Fatalf("opening the console of %s: %v", via, err)
 	}
 	t.Logf("the console of %s showed the cluster %v after it was asked for", via, time.Since(began).Round(time.Millisecond))
-	leadFromAnother(t, c, via)
+	c.LeadFromAnother(via)
 	leader = waitLeaderShown(t, c, tab)
 	rows, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("#nodes tbody tr").length`))
 	if err != nil || rows != len(e2etest.ClusterTags) {

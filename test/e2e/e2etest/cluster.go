@@ -190,6 +190,27 @@ func (c *Cluster) Leader(via ...string) string {
 	return leader
 }
 
+// LeadFromAnother makes sure node not does not lead, for a test whose premise is that it
+// follows: an election on a busy machine may have made it the leader. The leadership is then
+// handed to another node.
+func (c *Cluster) LeadFromAnother(not string) {
+	c.T.Helper()
+	if c.Leader() != not {
+		return
+	}
+	to := c.Others(not)[0]
+	c.Retried("TransferLeadership to "+to, func(ctx context.Context, tag string) error {
+		_, err := c.Admin[tag].TransferLeadership(ctx, &idnodev1.TransferLeadershipRequest{Tag: to})
+		return err
+	})
+	Eventually(c.T, LeaderTimeout, "a leader other than "+not, func() error {
+		if c.Leader() == not {
+			return fmt.Errorf("%s leads", not)
+		}
+		return nil
+	})
+}
+
 // Retryable is what a client may retry on another node: no quorum or leader right now, or
 // no answer in time.
 func Retryable(err error) bool {

@@ -66,16 +66,16 @@ func TestClockStepShowsInGaugeLogAndAlerts(t *testing.T) {
 		return e2etest.NodeOpts{Binary: bin, Env: []string{testClockFileEnv + "=" + clockFile[tag]},
 			Extra: []string{"--metrics-addr", metricsAddr[tag], "--clock-offset-warn", "500ms"}}
 	})
-	leader := c.Leader()
-	stepped := c.Others(leader)[0]
+	stepped := c.Others(c.Leader())[0]
 	offsetOf := func(tag string) float64 {
 		return e2etest.MetricValue(t, e2etest.Scrape(t, metricsAddr[tag]), "idnode_clock_offset_seconds")
 	}
 	// waitOffsets polls until every node's gauge is its wanted offset within the error; the
 	// unstepped ones also show the gauge is measured, not NaN. Offsets are measured against
 	// the leader of the moment: an election on a busy machine may move the leadership between
-	// the unstepped nodes, which share the machine's clock, and changes nothing; while the
-	// stepped node leads, the others are off by its step, and the poll goes on.
+	// the unstepped nodes, which share the machine's clock, and changes nothing; one that
+	// makes the stepped node the leader puts the others off by its step, so the leadership is
+	// handed back to an unstepped node, and the poll goes on.
 	waitOffsets := func(what string, want map[string]time.Duration) map[string]float64 {
 		t.Helper()
 		got := map[string]float64{}
@@ -88,7 +88,11 @@ func TestClockStepShowsInGaugeLogAndAlerts(t *testing.T) {
 				}
 			}
 			if len(off) > 0 {
-				return fmt.Errorf("offsets off: %s (the leader now: %s)", strings.Join(off, ", "), c.Leader())
+				leader := c.Leader()
+				if _, ok := want[leader]; ok {
+					c.LeadFromAnother(leader)
+				}
+				return fmt.Errorf("offsets off: %s (the leader was %s)", strings.Join(off, ", "), leader)
 			}
 			return nil
 		})
