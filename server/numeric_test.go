@@ -167,63 +167,68 @@ func TestNumericGenerateOnTwoNodes(t *testing.T) {
 // next holder mints strictly above every ID it minted.
 func TestNumericPartitionedNodeStopsBeforeItsLeaseLapses(t *testing.T) {
 	t.Parallel()
-	const lease = 3 * time.Second
-	c := newTestClusterWith(t, 3, func(sc server.Config) server.Config { sc.NumericLease = lease; return sc })
-	leader := c.waitLeader(convergeTimeout, c.Tags()...)
-	cutOff := without(c.Tags(), leader)[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	viaCutOff := idnodev1.NewIdServiceClient(c.Dial(t, cutOff))
-	minted := mustNumeric(t, ctx, viaCutOff, 10)
+	synctest.Test(t, func(t *testing.T) {
+		const lease = 3 * time.Second
+		c := newVirtualTestClusterWith(t, 3, func(sc server.Config) server.Config { sc.NumericLease = lease; return sc })
+		leader := c.waitLeader(convergeTimeout, c.Tags()...)
+		cutOff := without(c.Tags(), leader)[0]
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		viaCutOff := idnodev1.NewIdServiceClient(c.Dial(t, cutOff))
+		minted := mustNumeric(t, ctx, viaCutOff, 10)
 
-	c.Partition([]string{cutOff}, without(c.Tags(), cutOff))
-	var refused error
-	for deadline := time.Now().Add(2 * lease); time.Now().Before(deadline); {
-		resp, err := viaCutOff.Generate(ctx, &idnodev1.GenerateRequest{Numeric: true})
-		if err != nil {
-			refused = err
-			break
+		c.Partition([]string{cutOff}, without(c.Tags(), cutOff))
+		var refused error
+		for deadline := time.Now().Add(2 * lease); time.Now().Before(deadline); {
+			resp, err := viaCutOff.Generate(ctx, &idnodev1.GenerateRequest{Numeric: true})
+			if err != nil {
+				refused = err
+				break
+			}
+			minted = append(minted, parseIDs(t, resp.GetIds())...)
+			// A pause between calls, as a caller's own work makes: a bubble's clock moves only
+			// while every goroutine waits, and a loop of calls alone would hold it still.
+			time.Sleep(10 * time.Millisecond)
 		}
-		minted = append(minted, parseIDs(t, resp.GetIds())...)
-	}
-	if status.Code(refused) != codes.Unavailable || reason.Of(refused) != reason.NoQuorum {
-		t.Fatalf("the cut-off node after its lease: %v; want UNAVAILABLE NO_QUORUM", refused)
-	}
-	// The cut-off node's renewals stopped reaching the leader: its lease's end there is final.
-	ws, err := c.Node(leader).Node.FSM().Workers("")
-	if err != nil || len(ws) != 1 {
-		t.Fatalf("workers on the leader: %+v, %v; want the cut-off node's one", ws, err)
-	}
-	if !strictlyIncreasing(minted) || len(minted) < 11 {
-		t.Fatalf("the cut-off node minted %d IDs, increasing %v; want more than 10, increasing", len(minted), strictlyIncreasing(minted))
-	}
-	// The time in its last ID is when the node minted it, by the clock the lease is kept on;
-	// when the test heard the refusal says nothing, as a loaded machine delivers it late.
-	last, err := flake.DefaultLayout().Decompose(slices.Max(minted))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if expiresAtMs := ws[0].ExpiresAtMs; last.Time.UnixMilli() >= expiresAtMs {
-		t.Errorf("the cut-off node minted at %d, at or past its lease's end %d", last.Time.UnixMilli(), expiresAtMs)
-	}
+		if status.Code(refused) != codes.Unavailable || reason.Of(refused) != reason.NoQuorum {
+			t.Fatalf("the cut-off node after its lease: %v; want UNAVAILABLE NO_QUORUM", refused)
+		}
+		// The cut-off node's renewals stopped reaching the leader: its lease's end there is final.
+		ws, err := c.Node(leader).Node.FSM().Workers("")
+		if err != nil || len(ws) != 1 {
+			t.Fatalf("workers on the leader: %+v, %v; want the cut-off node's one", ws, err)
+		}
+		if !strictlyIncreasing(minted) || len(minted) < 11 {
+			t.Fatalf("the cut-off node minted %d IDs, increasing %v; want more than 10, increasing", len(minted), strictlyIncreasing(minted))
+		}
+		// The time in its last ID is when the node minted it, by the clock the lease is kept on;
+		// when the test heard the refusal says nothing, as a loaded machine delivers it late.
+		last, err := flake.DefaultLayout().Decompose(slices.Max(minted))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if expiresAtMs := ws[0].ExpiresAtMs; last.Time.UnixMilli() >= expiresAtMs {
+			t.Errorf("the cut-off node minted at %d, at or past its lease's end %d", last.Time.UnixMilli(), expiresAtMs)
+		}
 
-	viaLeader := idnodev1.NewIdServiceClient(c.Dial(t, leader))
-	var next *idnodev1.WorkerLease
-	waitFor(t, "the lapsed worker going to a new holder", convergeTimeout, func() (bool, string) {
-		wl, err := viaLeader.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Holder: "next", WorkerBits: 10, LeaseMs: 5000})
-		if err != nil {
-			return false, err.Error()
+		viaLeader := idnodev1.NewIdServiceClient(c.Dial(t, leader))
+		var next *idnodev1.WorkerLease
+		waitFor(t, "the lapsed worker going to a new holder", convergeTimeout, func() (bool, string) {
+			wl, err := viaLeader.AcquireWorker(ctx, &idnodev1.AcquireWorkerRequest{Holder: "next", WorkerBits: 10, LeaseMs: 5000})
+			if err != nil {
+				return false, err.Error()
+			}
+			if wl.GetWorker() != 0 {
+				_, _ = viaLeader.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: wl.GetWorker(), Epoch: wl.GetEpoch()})
+				return false, "got another worker"
+			}
+			next = wl
+			return true, ""
+		})
+		if next.GetEpoch() != 2 || last.Time.UnixMilli() > next.GetMinMs() {
+			t.Errorf("the next holder of worker 0: epoch %d mints above %d; the cut-off node minted at %d", next.GetEpoch(), next.GetMinMs(), last.Time.UnixMilli())
 		}
-		if wl.GetWorker() != 0 {
-			_, _ = viaLeader.ReleaseWorker(ctx, &idnodev1.ReleaseWorkerRequest{Worker: wl.GetWorker(), Epoch: wl.GetEpoch()})
-			return false, "got another worker"
-		}
-		next = wl
-		return true, ""
 	})
-	if next.GetEpoch() != 2 || last.Time.UnixMilli() > next.GetMinMs() {
-		t.Errorf("the next holder of worker 0: epoch %d mints above %d; the cut-off node minted at %d", next.GetEpoch(), next.GetMinMs(), last.Time.UnixMilli())
-	}
 }
 
 // Explain answers from the ID's text alone, on a node cut off from the leader too.
