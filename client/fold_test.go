@@ -355,55 +355,61 @@ func TestFoldBatchStopsWhenEveryCallerLeft(t *testing.T) {
 	waitIdle(t, f, "orders")
 }
 
+// The short caller's 50 ms must not run out before the call after the first answer takes it
+// with the patient caller: in real time a loaded machine let it (the call asked for 1 value,
+// in a flake finder's run at a load of 25); in a bubble the clock moves only once every
+// goroutine waits.
 func TestFoldOtherCallersOutliveAnEarlierDeadline(t *testing.T) {
-	srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
-	f := newIdentityFold(srv.send)
-	hold := make(chan struct{})
-	go func() {
-		callers(context.Background(), f, foldMaxInFlight) // the calls in flight
-		close(hold)
-	}()
-	for range foldMaxInFlight {
-		recv(t, srv.sent)
-	}
-	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	results := make(chan error, 2)
-	go func() {
-		_, err := f.next(short, "orders")
-		results <- err
-	}()
-	waitQueued(t, f, "orders", 1)
-	var patient int64
-	go func() {
-		b, err := f.next(context.Background(), "orders")
-		patient = b.First
-		results <- err
-	}()
-	waitQueued(t, f, "orders", 2)
-	srv.gate <- struct{}{} // a call in flight answers; the next takes both queued
-	if got := recv(t, srv.sent); got != 2 {
-		t.Fatalf("the call after it asked for %d values; want 2", got)
-	}
-	if err := recv(t, results); status.Code(err) != codes.DeadlineExceeded {
-		t.Fatalf("the caller with the short deadline got %v; want DeadlineExceeded", err)
-	}
-	// That call stopped at the deadline; the patient caller goes into the next one.
-	if got := recv(t, srv.sent); got != 1 {
-		t.Fatalf("the next call asked for %d values; want 1, for the patient caller", got)
-	}
-	go func() {
-		for range foldMaxInFlight { // the rest of the first calls, and the patient caller's
-			srv.gate <- struct{}{}
+	synctest.Test(t, func(t *testing.T) {
+		srv := &foldServer{gate: make(chan struct{}), sent: make(chan int64, 100)}
+		f := newIdentityFold(srv.send)
+		hold := make(chan struct{})
+		go func() {
+			callers(context.Background(), f, foldMaxInFlight) // the calls in flight
+			close(hold)
+		}()
+		for range foldMaxInFlight {
+			recv(t, srv.sent)
 		}
-	}()
-	if err := recv(t, results); err != nil {
-		t.Fatalf("the patient caller got %v; want a value", err)
-	}
-	recv(t, hold)
-	if patient == 0 {
-		t.Fatal("the patient caller got no value")
-	}
+		short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		results := make(chan error, 2)
+		go func() {
+			_, err := f.next(short, "orders")
+			results <- err
+		}()
+		waitQueued(t, f, "orders", 1)
+		var patient int64
+		go func() {
+			b, err := f.next(context.Background(), "orders")
+			patient = b.First
+			results <- err
+		}()
+		waitQueued(t, f, "orders", 2)
+		srv.gate <- struct{}{} // a call in flight answers; the next takes both queued
+		if got := recv(t, srv.sent); got != 2 {
+			t.Fatalf("the call after it asked for %d values; want 2", got)
+		}
+		if err := recv(t, results); status.Code(err) != codes.DeadlineExceeded {
+			t.Fatalf("the caller with the short deadline got %v; want DeadlineExceeded", err)
+		}
+		// That call stopped at the deadline; the patient caller goes into the next one.
+		if got := recv(t, srv.sent); got != 1 {
+			t.Fatalf("the next call asked for %d values; want 1, for the patient caller", got)
+		}
+		go func() {
+			for range foldMaxInFlight { // the rest of the first calls, and the patient caller's
+				srv.gate <- struct{}{}
+			}
+		}()
+		if err := recv(t, results); err != nil {
+			t.Fatalf("the patient caller got %v; want a value", err)
+		}
+		recv(t, hold)
+		if patient == 0 {
+			t.Fatal("the patient caller got no value")
+		}
+	})
 }
 
 // recv is the next value from ch (or its closing), failing the test after 10 s instead of
