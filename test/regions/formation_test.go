@@ -8,6 +8,7 @@ import (
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/internal/forward"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/e2e/e2etest"
 	"github.com/idnode/idnode/test/helpers/wan"
 )
 
@@ -26,14 +27,26 @@ func TestClusterFormsAcrossThreeRegions(t *testing.T) {
 	for tag := range c.nodes {
 		client := c.client(t, tag)
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-		// The first call dials the relay; the second one measures what an identity costs.
-		_, err := client.Generate(ctx, &idnodev1.GenerateRequest{Id: "users|"})
-		start := time.Now()
-		resp, err2 := client.Generate(ctx, &idnodev1.GenerateRequest{Id: "users|"})
-		took := time.Since(start)
+		// The first call dials the relay; the second one measures what an identity costs. Each
+		// is sent again after a refusal a client retries: an election on a busy machine is not
+		// this test's subject, the path an answer takes is.
+		var resp *idnodev1.GenerateResponse
+		var took time.Duration
+		err := e2etest.WhileRetryable(e2etest.LeaderTimeout, func(int) error {
+			_, err := client.Generate(ctx, &idnodev1.GenerateRequest{Id: "users|"})
+			return err
+		})
+		if err == nil {
+			err = e2etest.WhileRetryable(e2etest.LeaderTimeout, func(int) (err error) {
+				start := time.Now()
+				resp, err = client.Generate(ctx, &idnodev1.GenerateRequest{Id: "users|"})
+				took = time.Since(start)
+				return err
+			})
+		}
 		cancel()
-		if err != nil || err2 != nil || len(resp.GetIds()) != 1 {
-			t.Fatalf("identity on %s (leader %s): %v, %v, %v", tag, leader, resp.GetIds(), err, err2)
+		if err != nil || len(resp.GetIds()) != 1 {
+			t.Fatalf("identity on %s (leader %s): %v, %v", tag, leader, resp.GetIds(), err)
 		}
 		if took < nearestRegions {
 			t.Errorf("identity on %s (leader %s) took %v, less than a round trip between regions (%v): a path went around the proxies",
