@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idnode/idnode/client"
+	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/docid"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/e2e/e2etest"
@@ -28,15 +29,24 @@ const (
 // to the leader) and as a stock gRPC load tool does (ghz: each caller on a connection to one
 // of the three nodes in turn, no retries, so followers relay to the leader). Not one call may
 // fail, no identity may be handed out twice, and no election may start: Raft timeouts short
-// enough for a quick failover must not mistake a loaded leader for a dead one.
+// enough for a quick failover must not mistake a loaded leader for a dead one. That is a claim
+// about the callers' load, so a stallMeter watches the machine: when it held this process
+// past a leader's lease, elections and the calls they refused are the machine's, logged, and
+// only duplicates fail the test.
 func TestSixtyFourCallersSeeNoErrors(t *testing.T) {
 	c := e2etest.StartCluster(t)
 	c.Leader() // the first election is over: errors from here on are the load's
 	before := terms(t, c)
+	stalls := startStallMeter()
 	defer func() {
 		after := terms(t, c)
-		if n := maxTerm(after) - maxTerm(before); n != 0 {
-			t.Errorf("Raft terms %v before the load, %v after: %d election(s) on a healthy cluster under %d callers; cluster.DefaultTiming's heartbeat timeout is too short for this machine", before, after, n, loadCallers)
+		n := maxTerm(after) - maxTerm(before)
+		switch stalled := stalls.Stop(); {
+		case n == 0:
+		case machineStalled(stalled):
+			t.Logf("Raft terms %v before the load, %v after: %d election(s), while the machine held this process for %v, past a leader's lease (%v)", before, after, n, stalled, cluster.DefaultTiming.LeaderLeaseTimeout)
+		default:
+			t.Errorf("Raft terms %v before the load, %v after: %d election(s) on a healthy cluster under %d callers (this process was never held over %v); cluster.DefaultTiming's heartbeat timeout is too short for this machine", before, after, n, loadCallers, stalled)
 		}
 	}()
 
@@ -48,7 +58,7 @@ func TestSixtyFourCallersSeeNoErrors(t *testing.T) {
 		defer func() { _ = cl.Close(context.Background()) }()
 		runIdentityCallers(t, func(ctx context.Context, _ int) (docid.IdentityBlock, error) {
 			return cl.NextIdentity(ctx, "loadclient", 1)
-		}, "loadclient")
+		}, "loadclient", stalls)
 	})
 
 	t.Run("round-robin", func(t *testing.T) {
@@ -60,8 +70,13 @@ func TestSixtyFourCallersSeeNoErrors(t *testing.T) {
 				return docid.IdentityBlock{}, err
 			}
 			return docid.IdentityBlock{First: resp.GetFirst(), Last: resp.GetLast(), Skipped: resp.GetSkipped()}, nil
-		}, "loadraw")
+		}, "loadraw", stalls)
 	})
+}
+
+// machineStalled says whether a process held for stalled could have cost a leader its lease.
+func machineStalled(stalled time.Duration) bool {
+	return stalled >= cluster.DefaultTiming.LeaderLeaseTimeout
 }
 
 // terms is each node's own Raft term, by tag. A node's term rises once for every election it
@@ -90,8 +105,10 @@ func maxTerm(terms map[string]uint64) uint64 {
 
 // runIdentityCallers runs loadCallers goroutines, each making callsPerCaller calls of call
 // (one identity of prefix each, within loadCallBudget), records every answer, and fails the
-// test on any error, a duplicate or a history that is not linearizable.
-func runIdentityCallers(t *testing.T, call func(ctx context.Context, caller int) (docid.IdentityBlock, error), prefix string) {
+// test on any error, a duplicate or a history that is not linearizable; after the machine
+// stalled (stalls), on a duplicate only, since a refused call's outcome is unknown and the
+// history's search may then not end in time.
+func runIdentityCallers(t *testing.T, call func(ctx context.Context, caller int) (docid.IdentityBlock, error), prefix string, stalls *stallMeter) {
 	rec := history.New()
 	errs := e2etest.NewErrorTally()
 	var wg sync.WaitGroup
@@ -107,8 +124,15 @@ func runIdentityCallers(t *testing.T, call func(ctx context.Context, caller int)
 		t.Fatalf("%d callers × %d calls not done within %v", loadCallers, callsPerCaller, loadRunLimit)
 	}
 	took := time.Since(begin)
-	t.Logf("%d calls in %v (%.0f/s): %v", loadCallers*callsPerCaller, took.Round(time.Millisecond),
-		float64(loadCallers*callsPerCaller)/took.Seconds(), errs)
+	t.Logf("%d calls in %v (%.0f/s): %v; this process was held %v at most", loadCallers*callsPerCaller, took.Round(time.Millisecond),
+		float64(loadCallers*callsPerCaller)/took.Seconds(), errs, stalls.Longest())
+	if stalled := stalls.Longest(); errs.Count() > 0 && machineStalled(stalled) {
+		t.Logf("callers saw %v while the machine held this process for %v, past a leader's lease: checking for duplicates only", errs, stalled)
+		if n, examples := rec.Duplicates(); n > 0 {
+			t.Errorf("history: %d duplicates: %v", n, examples)
+		}
+		return
+	}
 	if errs.Count() > 0 {
 		t.Errorf("callers saw %v", errs)
 	}
