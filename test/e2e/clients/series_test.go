@@ -157,15 +157,26 @@ func TestSeriesJournalSurvivesRestartAndLoss(t *testing.T) {
 }
 
 // issueOrders issues doc-from … doc-to in series "ord", one call each, and voids every 4th.
+// A call refused while the cluster elects (the restarts here, on a busy machine) is sent
+// again with its request ID, as a client does: the series answers a retry with the entry the
+// first attempt made, if it made one.
 func issueOrders(t *testing.T, client idnodev1.SeriesServiceClient, from, to int) {
 	t.Helper()
 	for i := from; i <= to; i++ {
-		resp, err := client.Issue(e2etest.RPCCtx(t), &idnodev1.IssueRequest{Series: "ord", RequestId: fmt.Sprintf("doc-%d", i), DocumentHash: fmt.Sprintf("%04x", i)})
+		var resp *idnodev1.IssueResponse
+		err := e2etest.WhileRetryable(e2etest.LeaderTimeout, func(int) (err error) {
+			resp, err = client.Issue(e2etest.RPCCtx(t), &idnodev1.IssueRequest{Series: "ord", RequestId: fmt.Sprintf("doc-%d", i), DocumentHash: fmt.Sprintf("%04x", i)})
+			return err
+		})
 		if err != nil {
 			t.Fatalf("Issue(doc-%d): %v", i, err)
 		}
 		if i%4 == 0 {
-			if _, err := client.Void(e2etest.RPCCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: resp.GetEntry().GetNumber(), Reason: "wrong customer", RequestId: fmt.Sprintf("void-%d", i)}); err != nil {
+			err := e2etest.WhileRetryable(e2etest.LeaderTimeout, func(int) error {
+				_, err := client.Void(e2etest.RPCCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: resp.GetEntry().GetNumber(), Reason: "wrong customer", RequestId: fmt.Sprintf("void-%d", i)})
+				return err
+			})
+			if err != nil {
 				t.Fatalf("Void(%s): %v", resp.GetEntry().GetId(), err)
 			}
 		}
