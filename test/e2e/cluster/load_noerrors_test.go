@@ -123,10 +123,10 @@ func runIdentityCallers(t *testing.T, call func(ctx context.Context, caller int)
 	if !e2etest.WaitGroupWithin(&wg, loadRunLimit) {
 		t.Fatalf("%d callers × %d calls not done within %v", loadCallers, callsPerCaller, loadRunLimit)
 	}
-	took := time.Since(begin)
+	took, stalled := time.Since(begin), stalls.Longest()
 	t.Logf("%d calls in %v (%.0f/s): %v; this process was held %v at most", loadCallers*callsPerCaller, took.Round(time.Millisecond),
-		float64(loadCallers*callsPerCaller)/took.Seconds(), errs, stalls.Longest())
-	if stalled := stalls.Longest(); errs.Count() > 0 && machineStalled(stalled) {
+		float64(loadCallers*callsPerCaller)/took.Seconds(), errs, stalled)
+	if errs.Count() > 0 && machineStalled(stalled) {
 		t.Logf("callers saw %v while the machine held this process for %v, past a leader's lease: checking for duplicates only", errs, stalled)
 		if n, examples := rec.Duplicates(); n > 0 {
 			t.Errorf("history: %d duplicates: %v", n, examples)
