@@ -48,6 +48,11 @@ func find(ctx context.Context, o options, progress io.Writer) (*findings, error)
 		if ctx.Err() != nil {
 			return f, fmt.Errorf("interrupted after %d runs", i)
 		}
+		if o.load > 0 {
+			if err := awaitLoad(ctx, o.load, loadAverage, progress); err != nil {
+				return f, fmt.Errorf("before run %d: %w", i+1, err)
+			}
+		}
 		began := time.Now()
 		loadAtStart := f.load.note()
 		failedBefore := len(tally.Failing())

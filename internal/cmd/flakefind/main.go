@@ -2,7 +2,7 @@
 // and reports each test that failed in any run, with how often and how its first failure
 // ended. scripts/flakefind.sh runs it; docs/testing.md says how to use it.
 //
-//	flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] [-events FILE] PACKAGE...
+//	flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-load L] [-run REGEXP] [-timeout D] [-events FILE] PACKAGE...
 package main
 
 import (
@@ -16,17 +16,19 @@ import (
 	"time"
 )
 
-const usage = "usage: flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-run REGEXP] [-timeout D] [-events FILE] PACKAGE..."
+const usage = "usage: flakefind [-n N] [-busy K] [-beside PACKAGES] [-race] [-load L] [-run REGEXP] [-timeout D] [-events FILE] PACKAGE..."
 
 // Bounds on what a caller may ask for.
 const (
 	maxRuns = 10_000
 	maxBusy = 256
+	maxLoad = 1000
 )
 
 type options struct {
 	runs     int
 	busy     int
+	load     float64 // the 1-minute load average each run waits for before it starts, or 0
 	beside   []string
 	race     bool
 	run      string
@@ -62,6 +64,7 @@ func parse(args []string) (options, error) {
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&o.runs, "n", 10, "how many times to run the packages' tests")
 	fs.IntVar(&o.busy, "busy", 0, "how many busy loops to spin meanwhile, each taking a core")
+	fs.Float64Var(&o.load, "load", 0, "before each run, wait for the 1-minute load average to reach this")
 	beside := fs.String("beside", "", "packages (space-separated) whose tests run again and again beside, as more load")
 	fs.BoolVar(&o.race, "race", false, "run with the race detector (both runs)")
 	fs.StringVar(&o.run, "run", "", "run only the tests matching this regexp (go test -run)")
@@ -77,6 +80,8 @@ func parse(args []string) (options, error) {
 		return o, fmt.Errorf("-n %d: give 1 to %d runs", o.runs, maxRuns)
 	case o.busy < 0 || o.busy > maxBusy:
 		return o, fmt.Errorf("-busy %d: give 0 to %d loops", o.busy, maxBusy)
+	case !(o.load >= 0 && o.load <= maxLoad): // NaN too
+		return o, fmt.Errorf("-load %v: give a load average from 0 to %d", o.load, maxLoad)
 	case o.timeout <= 0:
 		return o, fmt.Errorf("-timeout %v: give a positive duration", o.timeout)
 	}

@@ -17,6 +17,9 @@ func TestParseRefusesNoRunsAndNoPackages(t *testing.T) {
 		{[]string{"-n", "0", "./..."}, "-n 0"},
 		{[]string{"-n", "-3", "./..."}, "-n -3"},
 		{[]string{"-busy", "1000", "./..."}, "-busy 1000"},
+		{[]string{"-load", "-1", "./..."}, "-load -1"},
+		{[]string{"-load", "NaN", "./..."}, "-load NaN"},
+		{[]string{"-load", "1e9", "./..."}, "-load 1e+09"},
 		{nil, "name the packages"},
 		{[]string{"./no/such/dir"}, "no/such/dir"},
 	} {

@@ -12,6 +12,9 @@ import (
 // each failing test with its count and the last lines of its first failure.
 func report(w io.Writer, o options, f *findings, failing []testjson.Outcomes) {
 	load := fmt.Sprintf("%d busy loops", o.busy)
+	if o.load > 0 {
+		load += fmt.Sprintf(", each run started at a load average of %v or more", o.load)
+	}
 	if o.race {
 		load += ", -race"
 	}
