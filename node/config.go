@@ -110,7 +110,9 @@ type Config struct {
 	// the internal services are then served on InternalListener, there being no Raft port to
 	// share. Timing is Raft's (zero: cluster.DefaultTiming), Dial how the node reaches others
 	// for Raft and forwarding alike (nil: TCP). ServerOptions are added to every gRPC server the node runs.
+	// HTTPListener, when set, is the HTTP/JSON face's port, already listening, in place of HTTPAddr.
 	GRPCListener     net.Listener
+	HTTPListener     net.Listener
 	Transport        raft.Transport
 	InternalListener net.Listener
 	Timing           cluster.Timing

@@ -217,10 +217,15 @@ func (n *Node) listen() (lis, httpLis net.Listener, err error) {
 		n.atStop(func(*error) { raftLis.Close() })
 		n.raftLis = raftLis
 	}
-	if n.cfg.HTTPAddr == "" {
+	switch {
+	case n.cfg.HTTPListener != nil:
+		httpLis = n.cfg.HTTPListener
+	case n.cfg.HTTPAddr == "":
 		return lis, nil, nil
+	default:
+		httpLis, err = net.Listen("tcp", n.cfg.HTTPAddr)
 	}
-	switch httpLis, err = net.Listen("tcp", n.cfg.HTTPAddr); {
+	switch {
 	case err != nil && !n.cfg.HTTPAddrSet:
 		// The default port: a second node on the same machine (the three-node tour) finds it
 		// taken, and needs HTTP less than it needs to start.
