@@ -65,6 +65,8 @@ func (p *Plain) Event(e Event) {
 			} else {
 				fmt.Fprint(p.out, report)
 			}
+		} else {
+			p.printPanic(k)
 		}
 		delete(p.held, k)
 	case e.Ended():
@@ -92,6 +94,27 @@ func (p *Plain) flushRunning(pkg string) {
 	for _, k := range running {
 		fmt.Fprint(p.out, p.report(k))
 		delete(p.held, k)
+	}
+}
+
+// printPanic prints what test k held from a panic's first line on (isPanic): the output of
+// a binary that died, given to a test that had passed.
+func (p *Plain) printPanic(k testKey) {
+	h := p.held[k]
+	if h == nil {
+		return
+	}
+	text := h.text.String()
+	for i := 0; i < len(text); {
+		if isPanic(text[i:]) {
+			fmt.Fprint(p.out, text[i:])
+			return
+		}
+		next := strings.IndexByte(text[i:], '\n')
+		if next < 0 {
+			return
+		}
+		i += next + 1
 	}
 }
 

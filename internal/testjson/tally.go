@@ -15,10 +15,17 @@ const (
 )
 
 // message matches a line a test itself wrote with t.Log, t.Error or t.Fatal, which the testing
-// package starts with the file and line of the call. The lines of a dump (a cluster's logs,
-// printed when a test fails) follow such a line, indented further, and can push the failure's
-// own message out of a test's last lines.
-var message = regexp.MustCompile(`^ *[\w.-]+\.go:\d+: `)
+// package starts with the file and line of the call, and a panic's first line (go test's
+// timeout among them). The lines of a dump (a cluster's logs, printed when a test fails; the
+// goroutines' stacks, after a panic) follow such a line and can push it out of a test's last lines.
+var message = regexp.MustCompile(`^( *[\w.-]+\.go:\d+: |panic: )`)
+
+// isPanic says whether l, a line of a test's output, starts a panic of its test binary: the
+// testing package indents what a test logs, and the runtime prints a panic from the line's start.
+// test2json gives the output of a binary that dies to the test it last named, which may be
+// one that has passed, when parallel tests' lines interleave: its pass event then comes after
+// the panic, whose lines belong to the package that failed.
+func isPanic(l string) bool { return strings.HasPrefix(l, "panic: ") }
 
 // PackageLevel stands for a package's own outcome in a Tally, under its test name: a package
 // can fail with no test failing (a build error, a panic, a timeout, its TestMain).
@@ -102,24 +109,59 @@ func (t *Tally) Event(e Event) {
 			}
 		}
 	case e.Ended():
-		o := t.tests[k]
-		if o == nil {
-			o = &Outcomes{Package: e.Package, Test: test}
-			t.tests[k] = o
+		if test == PackageLevel {
+			t.endRunning(e.Package, e.Action == "fail")
 		}
-		switch e.Action {
-		case "pass":
+		t.end(k, e.Action)
+	}
+}
+
+// end counts action (pass, skip or fail) for test k.
+func (t *Tally) end(k testKey, action string) {
+	o := t.tests[k]
+	if o == nil {
+		o = &Outcomes{Package: k.pkg, Test: k.test}
+		t.tests[k] = o
+	}
+	switch action {
+	case "pass", "skip":
+		if action == "pass" {
 			o.Passed++
-		case "skip":
+		} else {
 			o.Skipped++
-		case "fail":
-			o.Failed++
-			if o.FirstFailureOutput == nil {
-				o.FirstFailureOutput, o.FirstFailureMessages = t.output[k], t.messages[k]
-			}
 		}
-		delete(t.output, k)
-		delete(t.messages, k)
+		// A panic's lines in a test that passed are the binary's, not the test's (below).
+		if i := slices.IndexFunc(t.output[k], isPanic); i >= 0 {
+			pkg := testKey{k.pkg, PackageLevel}
+			for _, l := range t.output[k][i:] {
+				t.output[pkg] = keepLast(t.output[pkg], l, maxFailureLines)
+			}
+			t.messages[pkg] = keepLast(t.messages[pkg], t.output[k][i], maxFailureMessages)
+		}
+	case "fail":
+		o.Failed++
+		if o.FirstFailureOutput == nil {
+			o.FirstFailureOutput, o.FirstFailureMessages = t.output[k], t.messages[k]
+		}
+	}
+	delete(t.output, k)
+	delete(t.messages, k)
+}
+
+// endRunning ends the tests of package pkg that printed something and have not ended: when
+// the package failed, its binary died under them (a panic, the timeout's among them), which
+// go test reports as the package's failure alone; they failed, and their output says why.
+func (t *Tally) endRunning(pkg string, failed bool) {
+	for k := range t.output {
+		if k.pkg != pkg || k.test == PackageLevel {
+			continue
+		}
+		if failed {
+			t.end(k, "fail")
+		} else {
+			delete(t.output, k)
+			delete(t.messages, k)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package testjson
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -99,5 +101,89 @@ func TestTallyKeepsAFailuresMessagePastADump(t *testing.T) {
 	o := Outcomes{FirstFailureOutput: []string{"a", "    x_test.go:1: m", "b"}, FirstFailureMessages: []string{"    x_test.go:1: m"}}
 	if got := o.FailureLines(5); !slices.Equal(got, o.FirstFailureOutput) {
 		t.Errorf("FailureLines(5) = %q; want its output %q, once", got, o.FirstFailureOutput)
+	}
+}
+
+// A test binary that dies under running tests (here go test's -timeout) ends with the
+// package's fail alone: the tests still running failed too, and the panic is their output.
+func TestTallyFailsTheTestsAPackageDiedUnder(t *testing.T) {
+	tally := NewTally()
+	for _, e := range []Event{
+		{Action: "output", Package: "p", Test: "TestSeeds", Output: "    sim_test.go:70: seeds 1 to 3\n"},
+		{Action: "output", Package: "p", Test: "TestSeeds/1", Output: "=== CONT  TestSeeds/1\n"},
+		{Action: "output", Package: "p", Test: "TestSeeds/2", Output: "--- PASS: TestSeeds/2 (0.00s)\n"},
+		{Action: "pass", Package: "p", Test: "TestSeeds/2"},
+		{Action: "output", Package: "p", Test: "TestSeeds/1", Output: "panic: test timed out after 10m0s\n"},
+		{Action: "output", Package: "p", Test: "TestSeeds/1", Output: "\t\tTestSeeds/1 (10m0s)\n"},
+		{Action: "output", Package: "p", Output: "FAIL\tp\t600.020s\n"},
+		{Action: "fail", Package: "p"},
+		// The next run of the same package passes: nothing of the first is left to count.
+		{Action: "output", Package: "p", Test: "TestSeeds", Output: "    sim_test.go:70: seeds 1 to 3\n"},
+		{Action: "pass", Package: "p", Test: "TestSeeds"},
+		{Action: "pass", Package: "p"},
+	} {
+		tally.Event(e)
+	}
+	got := map[string]Outcomes{}
+	for _, o := range tally.Failing() {
+		got[o.Test] = o
+	}
+	if len(got) != 3 {
+		t.Errorf("failing %v; want TestSeeds, TestSeeds/1 and the package", slices.Collect(maps.Keys(got)))
+	}
+	if o := got["TestSeeds/1"]; o.Failed != 1 || !slices.Contains(o.FirstFailureMessages, "panic: test timed out after 10m0s") {
+		t.Errorf("TestSeeds/1: %+v; want one failure whose messages hold the panic", o)
+	}
+	if o := got["TestSeeds"]; o.Failed != 1 || o.Passed != 1 {
+		t.Errorf("TestSeeds: %+v; want one failure, then one pass", o)
+	}
+	if o := got[PackageLevel]; o.Failed != 1 || o.Passed != 1 {
+		t.Errorf("package: %+v; want one failure, then one pass", o)
+	}
+	if len(tally.output) != 0 || len(tally.messages) != 0 {
+		t.Errorf("after the runs, the tally still holds the output of %d tests", len(tally.output))
+	}
+}
+
+// The events test2json wrote for a binary that timed out while parallel subtests' lines
+// interleaved: it gave the panic to TestSeeds/0, whose --- PASS line it had read after the
+// CONT of TestSeeds/1, and passed TestSeeds/0 only once the binary had died.
+var panicInAPassedTest = []Event{
+	{Action: "output", Package: "p", Test: "TestSeeds", Output: "    hang_test.go:9: seeds 1 to 3\n"},
+	{Action: "output", Package: "p", Test: "TestSeeds/1", Output: "=== CONT  TestSeeds/1\n"},
+	{Action: "output", Package: "p", Test: "TestSeeds/0", Output: "--- PASS: TestSeeds/0 (0.00s)\n"},
+	{Action: "output", Package: "p", Test: "TestSeeds/0", Output: "panic: test timed out after 2s\n"},
+	{Action: "output", Package: "p", Test: "TestSeeds/0", Output: "\trunning tests:\n"},
+	{Action: "output", Package: "p", Test: "TestSeeds/0", Output: "\t\tTestSeeds/1 (2s)\n"},
+	{Action: "pass", Package: "p", Test: "TestSeeds/0"},
+	{Action: "output", Package: "p", Output: "FAIL\tp\t2.008s\n"},
+	{Action: "fail", Package: "p"},
+}
+
+func TestTallyGivesAPanicInAPassedTestToItsPackage(t *testing.T) {
+	tally := NewTally()
+	for _, e := range panicInAPassedTest {
+		tally.Event(e)
+	}
+	for _, o := range tally.Failing() {
+		if o.Test == PackageLevel {
+			lines := o.FailureLines(40)
+			if !slices.Contains(lines, "panic: test timed out after 2s") || !slices.Contains(lines, "\t\tTestSeeds/1 (2s)") {
+				t.Errorf("the package's failure says %q; want the panic and the test it ran", lines)
+			}
+			return
+		}
+	}
+	t.Errorf("failing %+v; want the package among them", tally.Failing())
+}
+
+func TestPlainPrintsAPanicInAPassedTest(t *testing.T) {
+	var out bytes.Buffer
+	p := NewPlain(&out, io.Discard)
+	for _, e := range panicInAPassedTest {
+		p.Event(e)
+	}
+	if !strings.Contains(out.String(), "panic: test timed out after 2s\n\trunning tests:\n\t\tTestSeeds/1 (2s)\n") {
+		t.Errorf("printed:\n%s\nwant the panic and the test it ran", out.String())
 	}
 }
