@@ -88,6 +88,26 @@ func MustIdctl(t testing.TB, env []string, args ...string) string {
 	return r.Stdout
 }
 
+// MustIdctlRetrying is MustIdctl for a call a cluster may refuse while it elects a leader:
+// idctl's UNAVAILABLE or DEADLINE_EXCEEDED is tried again, as a client would, until
+// LeaderTimeout has passed. Only a call that is safe to repeat (a read, or a write with its
+// request id) may go through it.
+func MustIdctlRetrying(t testing.TB, env []string, args ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(LeaderTimeout)
+	for {
+		r := Idctl(t, env, args...)
+		retryable := strings.Contains(r.Stderr, ": UNAVAILABLE: ") || strings.Contains(r.Stderr, ": DEADLINE_EXCEEDED: ")
+		switch {
+		case r.Code == 0:
+			return r.Stdout
+		case !retryable || time.Now().After(deadline):
+			t.Fatalf("%v", r)
+		}
+		time.Sleep(retryPause) // retry backoff
+	}
+}
+
 // WantIdctlFailure runs idctl and fails the test unless it exits with code and prints one
 // line on stderr, starting "idctl: ", that contains every one of want.
 func WantIdctlFailure(t testing.TB, code int, env []string, args []string, want ...string) idctlResult {
