@@ -97,7 +97,7 @@ func (p *Plain) flushRunning(pkg string) {
 	}
 }
 
-// printPanic prints what test k held from a panic's first line on (isPanic): the output of
+// printPanic prints what test k held from a panic's first line on (panicPrefix): the output of
 // a binary that died, given to a test that had passed.
 func (p *Plain) printPanic(k testKey) {
 	h := p.held[k]
@@ -105,16 +105,9 @@ func (p *Plain) printPanic(k testKey) {
 		return
 	}
 	text := h.text.String()
-	for i := 0; i < len(text); {
-		if isPanic(text[i:]) {
-			fmt.Fprint(p.out, text[i:])
-			return
-		}
-		next := strings.IndexByte(text[i:], '\n')
-		if next < 0 {
-			return
-		}
-		i += next + 1
+	// A newline before the text makes the panic's index in the result its index in the text.
+	if i := strings.Index("\n"+text, "\n"+panicPrefix); i >= 0 {
+		fmt.Fprint(p.out, text[i:])
 	}
 }
 

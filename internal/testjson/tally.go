@@ -18,14 +18,17 @@ const (
 // package starts with the file and line of the call, and a panic's first line (go test's
 // timeout among them). The lines of a dump (a cluster's logs, printed when a test fails; the
 // goroutines' stacks, after a panic) follow such a line and can push it out of a test's last lines.
-var message = regexp.MustCompile(`^( *[\w.-]+\.go:\d+: |panic: )`)
+var message = regexp.MustCompile(`^( *[\w.-]+\.go:\d+: |` + panicPrefix + `)`)
 
 // isPanic says whether l, a line of a test's output, starts a panic of its test binary: the
 // testing package indents what a test logs, and the runtime prints a panic from the line's start.
 // test2json gives the output of a binary that dies to the test it last named, which may be
 // one that has passed, when parallel tests' lines interleave: its pass event then comes after
 // the panic, whose lines belong to the package that failed.
-func isPanic(l string) bool { return strings.HasPrefix(l, "panic: ") }
+func isPanic(l string) bool { return strings.HasPrefix(l, panicPrefix) }
+
+// panicPrefix starts the first line of a panic the runtime prints.
+const panicPrefix = "panic: "
 
 // PackageLevel stands for a package's own outcome in a Tally, under its test name: a package
 // can fail with no test failing (a build error, a panic, a timeout, its TestMain).
@@ -124,28 +127,35 @@ func (t *Tally) end(k testKey, action string) {
 		t.tests[k] = o
 	}
 	switch action {
-	case "pass", "skip":
-		if action == "pass" {
-			o.Passed++
-		} else {
-			o.Skipped++
-		}
-		// A panic's lines in a test that passed are the binary's, not the test's (below).
-		if i := slices.IndexFunc(t.output[k], isPanic); i >= 0 {
-			pkg := testKey{k.pkg, PackageLevel}
-			for _, l := range t.output[k][i:] {
-				t.output[pkg] = keepLast(t.output[pkg], l, maxFailureLines)
-			}
-			t.messages[pkg] = keepLast(t.messages[pkg], t.output[k][i], maxFailureMessages)
-		}
+	case "pass":
+		o.Passed++
+	case "skip":
+		o.Skipped++
 	case "fail":
 		o.Failed++
 		if o.FirstFailureOutput == nil {
 			o.FirstFailureOutput, o.FirstFailureMessages = t.output[k], t.messages[k]
 		}
 	}
+	if action != "fail" {
+		t.givePanicToPackage(k)
+	}
 	delete(t.output, k)
 	delete(t.messages, k)
+}
+
+// givePanicToPackage moves the lines of a panic in the output of test k, which did not fail,
+// to its package's: they are the binary's, not the test's (isPanic).
+func (t *Tally) givePanicToPackage(k testKey) {
+	i := slices.IndexFunc(t.output[k], isPanic)
+	if i < 0 {
+		return
+	}
+	pkg := testKey{k.pkg, PackageLevel}
+	for _, l := range t.output[k][i:] {
+		t.output[pkg] = keepLast(t.output[pkg], l, maxFailureLines)
+	}
+	t.messages[pkg] = keepLast(t.messages[pkg], t.output[k][i], maxFailureMessages)
 }
 
 // endRunning ends the tests of package pkg that printed something and have not ended: when
