@@ -15,9 +15,11 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
 	"github.com/idnode/idnode/test/helpers/nodeenv"
 	"github.com/idnode/idnode/test/helpers/prebuilt"
@@ -94,18 +96,21 @@ func MustIdctl(t testing.TB, env []string, args ...string) string {
 // request id) may go through it.
 func MustIdctlRetrying(t testing.TB, env []string, args ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(LeaderTimeout)
-	for {
-		r := Idctl(t, env, args...)
-		retryable := strings.Contains(r.Stderr, ": UNAVAILABLE: ") || strings.Contains(r.Stderr, ": DEADLINE_EXCEEDED: ")
-		switch {
+	var r idctlResult
+	err := WhileRetryable(LeaderTimeout, func(int) error {
+		switch r = Idctl(t, env, args...); {
 		case r.Code == 0:
-			return r.Stdout
-		case !retryable || time.Now().After(deadline):
-			t.Fatalf("%v", r)
+			return nil
+		case strings.Contains(r.Stderr, ": UNAVAILABLE: ") || strings.Contains(r.Stderr, ": DEADLINE_EXCEEDED: "):
+			return status.Error(codes.Unavailable, r.String()) // what Retryable retries
+		default:
+			return errors.New(r.String())
 		}
-		time.Sleep(retryPause) // retry backoff
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return r.Stdout
 }
 
 // WantIdctlFailure runs idctl and fails the test unless it exits with code and prints one
