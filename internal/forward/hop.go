@@ -58,7 +58,7 @@ func (h *Hop) Error(err error) error {
 	case status.Code(err) == codes.DeadlineExceeded && h.callersDeadline():
 		// The leader's clock saw the deadline gRPC passed on a moment before ours did.
 		return status.FromContextError(context.DeadlineExceeded).Err()
-	case len(h.trailer.Get(answeredByTrailer)) > 0:
+	case len(h.trailer.Get(answeredByTrailer)) > 0 && !h.boundRanOut(err):
 		return err
 	}
 	var answer forwarderAnswer
@@ -92,6 +92,17 @@ func (a forwarderAnswer) Unwrap() error { return a.err }
 // leader on a build that does not serve the call refuses it before any of its own code runs),
 // and the forwarding node knows what that means, and that nothing was done.
 func Answer(err error) error { return forwarderAnswer{err} }
+
+// boundRanOut reports whether err is the leader's refusal of a deadline that was the hop's
+// own bound, and that bound has passed here too: the leader saw the deadline gRPC passed on
+// no later than this node did (a tie, when both read the same clock), and the refusal is the
+// bound's, not an answer of the leader's. (gRPC rounds the deadline it passes on up, and the
+// leader starts it when the call arrives, so the leader does not see it pass first unless
+// the two clocks run at different rates.)
+func (h *Hop) boundRanOut(err error) bool {
+	d, ok := h.ctx.Deadline()
+	return ok && status.Code(err) == codes.DeadlineExceeded && !time.Now().Before(d)
+}
 
 // callersDeadline reports whether the hop's deadline is its caller's, not its own bound's.
 func (h *Hop) callersDeadline() bool {
