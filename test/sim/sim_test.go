@@ -153,6 +153,7 @@ func (s *sim) nowMs(i int) int64 {
 func simulate(t *testing.T, seed int64, b bug) result {
 	var res result
 	synctest.Test(t, func(t *testing.T) {
+		defer watchdog(seed)()
 		res = run(t, seed, b)
 	})
 	return res
