@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 import signal
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -20,16 +21,57 @@ from cluster import Control
 from idnode import _fold, _fold_tasks, _fold_threads
 from idnode._calls import IdentityBlock, identity_of
 
-WAIT = 10.0
-"""Seconds a test waits for a state it expects before it fails."""
+HANG = 120.0
+"""Seconds of real time a test waits for a state its threads surely reach before it calls
+them hung: a bound on a hang, not on speed, as a loaded machine starves a thread for seconds.
+What the fold times (its deadlines, its waits for callers to come back) runs on a clock the
+test owns (Clock, SteppedLoop), never on the real one."""
+
+POLL = 0.001
+"""Seconds of real time between two looks at a state the test waits for."""
+
+CLOCK_POLL = 0.01
+"""Seconds of real time between two looks of a caller waiting on a Clock at its signal and
+at the clock: longer than POLL, as every queued caller looks, and on a starved machine their
+looks took the turns of the threads the test waited for."""
 
 
-def until(cond: Callable[[], bool]) -> None:
-    """Wait until cond holds (the callers' threads reach their queue), failing after WAIT."""
-    end = time.monotonic() + WAIT
+def until(cond: Callable[[], bool], what: str) -> None:
+    """Wait until cond holds, failing after HANG with what the test waited for."""
+    end = time.monotonic() + HANG
     while not cond():
-        assert time.monotonic() < end, "the state the test waits for never came"
-        time.sleep(0.001)
+        assert time.monotonic() < end, f"after {HANG:.0f} s, still waiting for {what}"
+        time.sleep(POLL)
+
+
+class Clock:
+    """The time of a thread folder, owned by the test: it moves only when the test moves it,
+    and the folder's bounded waits (SyncFolder's wait) end by it, never because the machine is
+    slow. waits holds the ends of those in progress, to see a caller waiting for one."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.waits: List[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def wait(self, signal: threading.Lock, end: float) -> bool:
+        """Take signal, or give up once the clock reads end. A lock cannot be waited on
+        together with the clock, so this looks at both in turn: real time only delays it."""
+        if end == math.inf:
+            return signal.acquire()
+        self.waits.append(end)
+        try:
+            while self.now < end:
+                if signal.acquire(timeout=CLOCK_POLL):
+                    return True
+            return signal.acquire(blocking=False)
+        finally:
+            self.waits.remove(end)
 
 
 class Cluster:
@@ -52,7 +94,7 @@ class Cluster:
             self.answers[i] = (gate, box)
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
-        assert gate.wait(WAIT), "the test never answered a batch"
+        assert gate.wait(HANG), f"after {HANG:.0f} s, the test had not answered call {i}"
         with self.lock:
             self.in_flight -= 1
         answer = box[0]
@@ -62,27 +104,17 @@ class Cluster:
         return answer
 
     def answer(self, i: int, answer: object) -> None:
-        until(lambda: i in self.answers)
+        until(lambda: i in self.answers, f"call {i}")
         gate, box = self.answers[i]
         box.append(answer)
         gate.set()
 
 
-def jumping_folder(cl: Cluster, jump: float, sent_at: Optional[List[float]] = None) -> _fold_threads.SyncFolder:
-    """A thread folder sending through cl whose clock jumps jump seconds during each call, so
-    the fold sees every round last that long while the test runs in real time; sent_at, when
-    given, gets the real time at which each call was sent."""
-    jumped = [0.0]
-
-    def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
-        if sent_at is not None:
-            sent_at.append(time.monotonic())
-        try:
-            return cl.send(name, n, request_id, timeout)
-        finally:
-            jumped[0] += jump
-
-    return _fold_threads.SyncFolder(send, clock=lambda: time.monotonic() + jumped[0])
+def scripted_folder(cl: Cluster, clock: Clock) -> _fold_threads.SyncFolder:
+    """A thread folder sending through cl on the test's clock. A round lasts, for the fold, as
+    long as the test moves the clock while the call is in flight; its wait for the callers it
+    answered, as long as the test moves it after the answer."""
+    return _fold_threads.SyncFolder(cl.send, clock=clock, wait=clock.wait)
 
 
 class Callers:
@@ -101,7 +133,7 @@ class Callers:
             t = threading.Thread(target=self._call, args=(i, timeout), daemon=True)
             self.threads.append(t)
             t.start()
-            until(lambda: queued(i + 1))
+            until(lambda: queued(i + 1), f"caller {i} queued or sent")
 
     def _call(self, i: int, timeout: float) -> None:
         try:
@@ -110,9 +142,9 @@ class Callers:
             self.results[i] = e
 
     def join(self) -> Dict[int, object]:
-        for t in self.threads:
-            t.join(WAIT)
-            assert not t.is_alive()
+        for i, t in enumerate(self.threads):
+            t.join(HANG)
+            assert not t.is_alive(), f"after {HANG:.0f} s, caller {i} had not returned"
         return self.results
 
 
@@ -121,14 +153,23 @@ def queue_len(folder: _fold_threads.SyncFolder, name: str = "orders") -> int:
     return 0 if c is None else len(c.queue)
 
 
+def join(threads: List[threading.Thread]) -> None:
+    for i, t in enumerate(threads):
+        t.join(HANG)
+        assert not t.is_alive(), f"after {HANG:.0f} s, thread {i} had not returned"
+
+
 def test_a_batch_is_split_in_arrival_order_and_each_has_its_own_request_id() -> None:
+    clock = Clock()
     cl = Cluster()
-    folder = _fold_threads.SyncFolder(cl.send)
+    folder = scripted_folder(cl, clock)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)  # a batch of one in flight: the limit
     callers.start(5, lambda k: queue_len(folder) == k - 1)
     cl.answer(0, IdentityBlock(1, 1))
-    cl.answer(1, IdentityBlock(10, 14))  # the five queued callers, in one batch
+    until(lambda: len(cl.calls) == 2, "the batch of the five queued callers")
+    clock.advance(1.0)  # its round takes 1 s: the wait after it is REGATHER_MAX
+    cl.answer(1, IdentityBlock(10, 14))
     results = callers.join()
     assert [results[i] for i in range(6)] == [IdentityBlock(v, v) for v in (1, 10, 11, 12, 13, 14)]
     assert [c[0] for c in cl.calls] == [1, 5]
@@ -138,7 +179,7 @@ def test_a_batch_is_split_in_arrival_order_and_each_has_its_own_request_id() -> 
     # is over, the next call, for any counter, forgets the idle counter.
     waited = folder._counters["orders"]
     assert waited.regather == 5 and not waited.queue
-    until(lambda: time.monotonic() >= waited.regather_until)
+    clock.advance(_fold.REGATHER_MAX)
     other = Callers(folder, "other")
     other.start(1, lambda k: len(cl.calls) == 3)
     cl.answer(2, IdentityBlock(1, 1))
@@ -146,15 +187,14 @@ def test_a_batch_is_split_in_arrival_order_and_each_has_its_own_request_id() -> 
     assert folder._counters == {}  # an idle counter leaves nothing behind
 
 
-def test_a_thread_batch_waits_for_the_callers_just_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_thread_batch_waits_for_the_callers_just_answered() -> None:
     # Three threads take two values each. The first goes out alone, the other two together;
     # when they are answered, the next batch waits for both to ask again and carries all
-    # three, not the first alone and then the other two. A clock that jumps while a batch is
-    # in flight makes every round long, so the wait is bounded by REGATHER_MAX, here longer
-    # than the test.
-    monkeypatch.setattr(_fold, "REGATHER_MAX", 2 * WAIT)
+    # three, not the first alone and then the other two. The clock does not move after the
+    # answer, so the wait ends only by the callers coming back.
+    clock = Clock()
     cl = Cluster()
-    folder = jumping_folder(cl, 100 * WAIT)
+    folder = scripted_folder(cl, clock)
     results: Dict[int, List[int]] = {}
 
     def take(i: int) -> None:
@@ -162,18 +202,18 @@ def test_a_thread_batch_waits_for_the_callers_just_answered(monkeypatch: pytest.
 
     threads = [threading.Thread(target=take, args=(i,), daemon=True) for i in range(3)]
     threads[0].start()
-    until(lambda: len(cl.calls) == 1)
+    until(lambda: len(cl.calls) == 1, "the first thread's call")
     for t in threads[1:]:
         t.start()
-    until(lambda: queue_len(folder) == 2)
+    until(lambda: queue_len(folder) == 2, "the other two threads queued")
     cl.answer(0, IdentityBlock(1, 1))
-    until(lambda: len(cl.calls) == 2 and queue_len(folder) == 1)  # the first is back
+    until(lambda: len(cl.calls) == 2 and queue_len(folder) == 1, "the first thread queued again")
+    clock.advance(1.0)  # the round of the two takes 1 s: the wait after it is REGATHER_MAX
     cl.answer(1, IdentityBlock(2, 3))
-    until(lambda: len(cl.calls) == 3)
+    until(lambda: len(cl.calls) == 3, "the batch of the three threads")
     assert [c[0] for c in cl.calls] == [1, 2, 3]
     cl.answer(2, IdentityBlock(4, 6))
-    for t in threads:
-        t.join(WAIT)
+    join(threads)
     assert results[0] == [1, 4] and sorted(results[1] + results[2]) == [2, 3, 5, 6]
 
 
@@ -185,8 +225,9 @@ def test_a_thread_batch_waits_for_callers_that_do_not_come_back_by_a_caller_not_
         raise AssertionError("the fold started a thread")
 
     monkeypatch.setattr(threading, "Timer", no_thread)
+    clock = Clock()
     cl = Cluster()
-    folder = _fold_threads.SyncFolder(cl.send)
+    folder = scripted_folder(cl, clock)
     results: Dict[int, List[int]] = {}
 
     def take(i: int, n: int) -> None:
@@ -194,62 +235,78 @@ def test_a_thread_batch_waits_for_callers_that_do_not_come_back_by_a_caller_not_
 
     threads = [threading.Thread(target=take, args=(i, 1 if i == 2 else 2), daemon=True) for i in range(3)]
     threads[0].start()
-    until(lambda: len(cl.calls) == 1)
+    until(lambda: len(cl.calls) == 1, "the first thread's call")
     for t in threads[1:]:
         t.start()
-    until(lambda: queue_len(folder) == 2)
+    until(lambda: queue_len(folder) == 2, "the other two threads queued")
     cl.answer(0, IdentityBlock(1, 1))
-    until(lambda: len(cl.calls) == 2 and queue_len(folder) == 1)
+    until(lambda: len(cl.calls) == 2 and queue_len(folder) == 1, "the first thread queued again")
+    clock.advance(1.0)  # the round of the two takes 1 s: the wait after it is REGATHER_MAX
     cl.answer(1, IdentityBlock(2, 3))
-    until(lambda: len(cl.calls) == 3)
+    until(lambda: queue_len(folder) == 2 and not threads[2].is_alive(), "the second thread queued again, the third gone")
+    assert len(cl.calls) == 2, "the batch went before the wait's end"
+    clock.advance(_fold.REGATHER_MAX)
+    until(lambda: len(cl.calls) == 3, "the batch after the wait")
     assert [c[0] for c in cl.calls] == [1, 2, 2]
     cl.answer(2, IdentityBlock(4, 5))
-    for t in threads:
-        t.join(WAIT)
+    join(threads)
     assert results[0] == [1, 4] and sorted(results[1] + results[2]) == [2, 3, 5]
 
 
 def test_a_thread_batch_waits_half_a_round_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
     # Two callers answered after a round of 1 s do not come back; the next batch, with a
-    # caller that came during that round, goes half a round after the answer, not sooner and
-    # not a whole round later.
-    monkeypatch.setattr(_fold, "REGATHER_MAX", 2 * WAIT)
-    sent_at: List[float] = []
+    # caller that came during that round, waits half a round after the answer, not less and
+    # not a whole round.
+    monkeypatch.setattr(_fold, "REGATHER_MAX", 10.0)
+    clock = Clock()
     cl = Cluster()
-    folder = jumping_folder(cl, 1.0, sent_at)
+    folder = scripted_folder(cl, clock)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(2, lambda k: queue_len(folder) == k - 1)
     cl.answer(0, IdentityBlock(1, 1))
-    until(lambda: len(cl.calls) == 2)
+    until(lambda: len(cl.calls) == 2, "the batch of the two queued callers")
     callers.start(1, lambda k: queue_len(folder) == 1)  # during the round of the two
-    answered_at = time.monotonic()
+    clock.advance(1.0)
+    answered_at = clock.now
     cl.answer(1, IdentityBlock(2, 3))
-    until(lambda: len(cl.calls) == 3)
-    waited = sent_at[2] - answered_at
-    assert 0.5 <= waited < 1.0, f"the next batch went {waited:.3f} s after the answer"
+    # The caller that came during the round keeps the wait: it waits on the clock until then.
+    until(lambda: answered_at + 0.5 in clock.waits, "the queued caller waiting until half a round after the answer")
+    assert len(cl.calls) == 2, "the batch went before the wait's end"
+    clock.advance(0.5)
+    until(lambda: len(cl.calls) == 3, "the batch after the wait")
     cl.answer(2, IdentityBlock(4, 4))
     results = callers.join()
     assert [results[i] for i in range(4)] == [IdentityBlock(v, v) for v in range(1, 5)]
 
 
-def test_a_caller_keeping_a_regather_hands_it_on_when_it_leaves(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_caller_keeping_a_regather_hands_it_on_when_it_leaves() -> None:
     # Two callers queue while a batch of two is in flight. When it is answered, the next batch
     # waits for the two answered to come back, which they do not; the oldest queued caller
     # keeps that wait, and its own deadline passes first. It leaves, and the other queued
     # caller keeps the wait now and sends the batch at its end.
-    monkeypatch.setattr(_fold, "REGATHER_MAX", 0.2)
+    clock = Clock()
     cl = Cluster()
-    folder = jumping_folder(cl, 1.0)  # a round of over a second: the wait is REGATHER_MAX
+    folder = scripted_folder(cl, clock)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(2, lambda k: queue_len(folder) == k - 1)
     cl.answer(0, IdentityBlock(1, 1))
-    until(lambda: len(cl.calls) == 2)
+    until(lambda: len(cl.calls) == 2, "the batch of the two queued callers")
     callers.start(1, lambda k: queue_len(folder) == 1, timeout=0.5)  # past by the answer
     callers.start(1, lambda k: queue_len(folder) == 2)
+    clock.advance(1.0)  # the round of the two: the wait after it is REGATHER_MAX
+    answered_at = clock.now
     cl.answer(1, IdentityBlock(2, 3))
-    until(lambda: len(cl.calls) == 3)
+    # The first queued caller may leave before the answer is handed out: the wait has begun
+    # only once the other waits on the clock until its end.
+    until(
+        lambda: 3 in callers.results and answered_at + _fold.REGATHER_MAX in clock.waits,
+        "the caller whose deadline passed leaving, and the other keeping the wait",
+    )
+    assert len(cl.calls) == 2, "the batch went before the wait's end"
+    clock.advance(_fold.REGATHER_MAX)
+    until(lambda: len(cl.calls) == 3, "the batch after the wait")
     assert [c[0] for c in cl.calls] == [1, 2, 1]
     cl.answer(2, IdentityBlock(4, 4))
     results = callers.join()
@@ -258,15 +315,17 @@ def test_a_caller_keeping_a_regather_hands_it_on_when_it_leaves(monkeypatch: pyt
 
 
 def test_skipped_values_are_no_callers_and_a_short_block_leaves_the_rest_queued() -> None:
+    # The clock stands still: rounds take no time, so the wait for the callers answered (who
+    # do not come back) ends as soon as the caller left queued keeps it.
     cl = Cluster()
-    folder = _fold_threads.SyncFolder(cl.send)
+    folder = scripted_folder(cl, Clock())
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(4, lambda k: queue_len(folder) == k - 1)
     cl.answer(0, IdentityBlock(1, 1))
     # 5 and 7 are claimed, and the block ended early (more claims): three values, four callers.
     cl.answer(1, IdentityBlock(4, 8, (5, 7)))
-    until(lambda: len(cl.calls) == 3)
+    until(lambda: len(cl.calls) == 3, "the batch of the caller left over")
     assert [c[0] for c in cl.calls] == [1, 4, 1]  # the one left over, in the next batch
     cl.answer(2, IdentityBlock(20, 20))
     results = callers.join()
@@ -284,7 +343,7 @@ def test_a_callers_block_is_the_same_as_a_block_made_by_its_constructor() -> Non
 
 def test_an_error_reaches_every_caller_of_its_batch_and_no_other() -> None:
     cl = Cluster()
-    folder = _fold_threads.SyncFolder(cl.send)
+    folder = scripted_folder(cl, Clock())
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(3, lambda k: queue_len(folder) == k - 1)
@@ -299,12 +358,12 @@ def test_an_error_reaches_every_caller_of_its_batch_and_no_other() -> None:
 def test_a_batch_holds_at_most_max_batch_callers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_fold, "MAX_BATCH", 3)
     cl = Cluster()
-    folder = _fold_threads.SyncFolder(cl.send)
+    folder = scripted_folder(cl, Clock())
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(5, lambda k: queue_len(folder) == k - 1)
     cl.answer(0, IdentityBlock(1, 1))
-    until(lambda: len(cl.calls) == 2)  # the first three queued, sent before the next batch
+    until(lambda: len(cl.calls) == 2, "the batch of the first three queued")  # sent before the next batch
     cl.answer(1, IdentityBlock(2, 4))
     cl.answer(2, IdentityBlock(5, 6))
     results = callers.join()
@@ -313,35 +372,37 @@ def test_a_batch_holds_at_most_max_batch_callers(monkeypatch: pytest.MonkeyPatch
 
 
 def test_a_queued_caller_leaves_at_its_deadline_and_a_batch_runs_until_the_earliest() -> None:
+    clock = Clock()
     cl = Cluster()
-    folder = _fold_threads.SyncFolder(cl.send)
+    folder = scripted_folder(cl, clock)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
-    with pytest.raises(idnode.DeadlineExceeded):
-        folder.next_identity("orders", 0.05)  # queued behind a batch that does not end
+    callers.start(1, lambda k: queue_len(folder) == 1, timeout=0.05)  # behind a batch that does not end
+    clock.advance(0.05)
+    until(lambda: 1 in callers.results, "the queued caller leaving at its deadline")
+    assert isinstance(callers.results[1], idnode.DeadlineExceeded)
     assert queue_len(folder) == 0
     cl.answer(0, IdentityBlock(1, 1))
     callers.join()
-    timeouts = [c[2] for c in cl.calls]
-    assert all(t is not None and 0 < t <= 30.0 for t in timeouts)
+    assert [c[2] for c in cl.calls] == [30.0]
 
 
 def test_a_callers_deadline_passing_in_a_batch_fails_that_caller_alone() -> None:
     # The batch runs until its earliest deadline, a short one's; when that passes, the caller
     # with the long deadline goes back to the queue and the next batch serves it.
-    now = [0.0]
+    clock = Clock()
     cl = Cluster()
-    folder = _fold_threads.SyncFolder(cl.send, clock=lambda: now[0])
+    folder = scripted_folder(cl, clock)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(1, lambda k: queue_len(folder) == 1, timeout=5.0)
     callers.start(1, lambda k: queue_len(folder) == 2)
     cl.answer(0, IdentityBlock(1, 1))
-    until(lambda: len(cl.calls) == 2)
+    until(lambda: len(cl.calls) == 2, "the batch of the two queued callers")
     assert cl.calls[1][0] == 2 and cl.calls[1][2] == 5.0  # the short deadline bounds the batch
-    now[0] = 6.0
+    clock.advance(6.0)
     cl.answer(1, idnode.DeadlineExceeded("the batch ran out of time", reason="DEADLINE_EXCEEDED"))
-    until(lambda: len(cl.calls) == 3)
+    until(lambda: len(cl.calls) == 3, "the batch of the caller sent again")
     assert cl.calls[2][0] == 1 and cl.calls[2][2] == 24.0
     cl.answer(2, IdentityBlock(2, 2))
     results = callers.join()
@@ -350,16 +411,16 @@ def test_a_callers_deadline_passing_in_a_batch_fails_that_caller_alone() -> None
 
 
 def test_a_deadline_passed_before_its_batch_was_sent_fails_that_caller_alone() -> None:
-    now = [0.0]
+    clock = Clock()
     cl = Cluster()
-    folder = _fold_threads.SyncFolder(cl.send, clock=lambda: now[0])
+    folder = scripted_folder(cl, clock)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(1, lambda k: queue_len(folder) == 1, timeout=5.0)
     callers.start(1, lambda k: queue_len(folder) == 2)
-    now[0] = 6.0  # the first queued caller's deadline passes before a batch takes it
+    clock.advance(6.0)  # the first queued caller's deadline passes before a batch takes it
     cl.answer(0, IdentityBlock(1, 1))
-    until(lambda: len(cl.calls) == 2)
+    until(lambda: len(cl.calls) == 2, "the batch after the first")
     assert cl.calls[1][0] == 1, "the caller whose deadline passed is not sent"
     cl.answer(1, IdentityBlock(2, 2))
     results = callers.join()
@@ -375,22 +436,28 @@ def test_a_caller_interrupted_in_a_batch_takes_no_value_and_holds_up_no_other() 
     # The main thread waits in a batch between two other callers and is interrupted by a
     # signal, as Ctrl-C interrupts a program. The batch's answer skips it, and the caller after
     # it, woken in turn by the one before (the relay), is still woken and takes its value.
+    clock = Clock()
     cl = Cluster()
-    folder = _fold_threads.SyncFolder(cl.send)
+    folder = scripted_folder(cl, clock)
     callers = Callers(folder)
     callers.start(1, lambda k: len(cl.calls) == 1)
     callers.start(1, lambda k: queue_len(folder) == 1)
+    interrupted = threading.Event()
     left = threading.Event()
 
     def interrupt(signum: int, frame: object) -> None:
-        if len(cl.calls) == 2 and not left.is_set():  # the main thread waits in batch 1
+        # Once: a second interruption, while the first unwinds the fold, would be another test.
+        if len(cl.calls) == 2 and not interrupted.is_set():  # the main thread waits in batch 1
+            interrupted.set()
             raise Interrupted()
 
     def script() -> None:
-        until(lambda: queue_len(folder) == 2)
+        # Both queued callers wait on the clock until their deadline, so the main thread is
+        # interrupted in that wait, not before it.
+        until(lambda: queue_len(folder) == 2 and clock.waits.count(30.0) == 2, "the main thread waiting in the queue")
         callers.start(1, lambda k: queue_len(folder) == 3)  # after the main thread
         cl.answer(0, IdentityBlock(1, 1))  # batch 1: the second caller, the main thread, the third
-        assert left.wait(WAIT)
+        assert left.wait(HANG), f"after {HANG:.0f} s, the main thread had not left"
         cl.answer(1, IdentityBlock(10, 12))
 
     previous = signal.signal(signal.SIGALRM, interrupt)
@@ -398,14 +465,14 @@ def test_a_caller_interrupted_in_a_batch_takes_no_value_and_holds_up_no_other() 
     helper = threading.Thread(target=script, daemon=True)
     try:
         helper.start()
-        until(lambda: queue_len(folder) == 1)
+        until(lambda: queue_len(folder) == 1, "the second caller queued")
         with pytest.raises(Interrupted):
             folder.next_identity("orders", 30.0)
         left.set()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    helper.join(WAIT)
+    join([helper])
     results = callers.join()
     assert [results[i] for i in range(3)] == [IdentityBlock(v, v) for v in (1, 10, 11)]
     assert [c[0] for c in cl.calls] == [1, 3]
@@ -417,18 +484,39 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
+class SteppedLoop(asyncio.SelectorEventLoop):
+    """An event loop whose time is the test's: its timers (a queued caller's deadline, the end
+    of a wait for callers to come back) fire when the test moves now past them, never because
+    the machine is slow. The tests' folders read the same clock (loop.time)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now = 0.0
+
+    def time(self) -> float:
+        return self.now
+
+
+def run_stepped(main: Callable[[SteppedLoop], Awaitable[None]]) -> None:
+    """Run main on a SteppedLoop of its own (asyncio.run's loop counts real time)."""
+    loop = SteppedLoop()
+    try:
+        loop.run_until_complete(main(loop))
+    finally:
+        loop.close()
+
+
 def test_an_asyncio_callers_deadline_or_cancellation_ends_that_caller_alone() -> None:
-    async def main() -> None:
-        now = [0.0]
+    async def main(loop: SteppedLoop) -> None:
         calls: List[Tuple[int, Optional[float]]] = []
         gates: List["asyncio.Future[IdentityBlock]"] = []
 
         async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             calls.append((n, timeout))
-            gates.append(asyncio.get_running_loop().create_future())
+            gates.append(loop.create_future())
             return await gates[-1]
 
-        folder = _fold_tasks.AsyncFolder(send, clock=lambda: now[0])
+        folder = _fold_tasks.AsyncFolder(send, clock=loop.time)
         sent = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         short = asyncio.ensure_future(folder.next_identity("orders", 5.0))
         cancelled = asyncio.ensure_future(folder.next_identity("orders", 30.0))
@@ -439,7 +527,7 @@ def test_an_asyncio_callers_deadline_or_cancellation_ends_that_caller_alone() ->
         assert calls[1] == (3, 5.0)
         cancelled.cancel()
         await settle()
-        now[0] = 6.0
+        loop.now = 6.0
         gates[1].set_exception(idnode.DeadlineExceeded("the batch ran out of time", reason="DEADLINE_EXCEEDED"))
         await settle()
         assert calls[2] == (1, 24.0), "only the caller still waiting is sent again"
@@ -449,22 +537,22 @@ def test_an_asyncio_callers_deadline_or_cancellation_ends_that_caller_alone() ->
             await short
         assert cancelled.cancelled()
 
-    asyncio.run(main())
+    run_stepped(main)
 
 
 def test_asyncio_callers_fold_the_same_way() -> None:
-    async def main() -> None:
+    async def main(loop: SteppedLoop) -> None:
         calls: List[Tuple[int, str]] = []
         gates: List["asyncio.Future[IdentityBlock]"] = []
 
         async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             calls.append((n, request_id))
-            gates.append(asyncio.get_running_loop().create_future())
+            gates.append(loop.create_future())
             return await gates[-1]
 
-        # A clock that stands still: rounds take no time, so the wait for callers just
-        # answered (who do not come back here) ends at the next turn of the loop.
-        folder = _fold_tasks.AsyncFolder(send, clock=lambda: 0.0)
+        # The clock stands still: rounds take no time, so the wait for callers just answered
+        # (who do not come back here) ends at the next turn of the loop.
+        folder = _fold_tasks.AsyncFolder(send, clock=loop.time)
         tasks = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(6)]
         await settle()
         assert [c[0] for c in calls] == [1]
@@ -480,28 +568,31 @@ def test_asyncio_callers_fold_the_same_way() -> None:
         await settle()
         assert folder._counters == {}
 
-    asyncio.run(main())
+    run_stepped(main)
 
 
 def test_an_asyncio_batch_waits_for_the_callers_just_answered() -> None:
     # Three tasks take two values each. The first goes out alone, the other two queue. When
     # it is answered, its task's second call joins them: one batch of 3, not 2 and then 1.
-    async def main() -> None:
+    # Each round takes 1 s, so the wait after it is REGATHER_MAX, which passes only when the
+    # test moves the clock: a batch goes early only for its callers coming back.
+    async def main(loop: SteppedLoop) -> None:
         calls: List[int] = []
         gates: List["asyncio.Future[IdentityBlock]"] = []
         issued = 0
 
         async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             calls.append(n)
-            gates.append(asyncio.get_running_loop().create_future())
+            gates.append(loop.create_future())
             return await gates[-1]
 
         def answer(i: int) -> None:
             nonlocal issued
+            loop.now += 1.0
             gates[i].set_result(IdentityBlock(issued + 1, issued + calls[i]))
             issued += calls[i]
 
-        folder = _fold_tasks.AsyncFolder(send)
+        folder = _fold_tasks.AsyncFolder(send, clock=loop.time)
 
         async def two() -> List[int]:
             return [(await folder.next_identity("orders", 30.0)).first for _ in range(2)]
@@ -512,101 +603,116 @@ def test_an_asyncio_batch_waits_for_the_callers_just_answered() -> None:
         answer(0)
         await settle()
         assert calls == [1, 3]
-        answered = 1
-        while not all(t.done() for t in tasks):  # the rest, in order, as they come
-            if answered < len(gates):
-                answer(answered)
-                answered += 1
-            await asyncio.sleep(0.0005)
-        values = sorted(v for t in tasks for v in t.result())
+        answer(1)  # the first task is done; the wait is for the three, and two come back
+        await settle()
+        assert calls == [1, 3]
+        loop.now += _fold.REGATHER_MAX
+        await settle()
+        assert calls == [1, 3, 2]
+        answer(2)
+        values = sorted(v for vs in await asyncio.gather(*tasks) for v in vs)
         assert values == list(range(1, 7))
-        await asyncio.sleep(2 * _fold.REGATHER_MAX)
+        loop.now += _fold.REGATHER_MAX  # the wait for the last two ends: nothing is left
+        await settle()
         assert folder._counters == {}
 
-    asyncio.run(main())
+    run_stepped(main)
 
 
 def test_an_asyncio_batch_waits_a_quarter_round_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A caller answered after a round of 1 s does not come back; the next batch goes after
-    # REGATHER_MAX (here 50 ms, under the quarter round), not later.
+    # A caller answered after a round of 1 s does not come back; the next batch goes
+    # REGATHER_MAX after the answer (here 50 ms, under the quarter round), not sooner nor
+    # later.
     monkeypatch.setattr(_fold, "REGATHER_MAX", 0.05)
 
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
+    async def main(loop: SteppedLoop) -> None:
         gates: List["asyncio.Future[IdentityBlock]"] = []
         sent_at: List[float] = []
-        now = [0.0]
 
         async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
             sent_at.append(loop.time())
             gates.append(loop.create_future())
             return await gates[-1]
 
-        folder = _fold_tasks.AsyncFolder(send, clock=lambda: now[0])
+        folder = _fold_tasks.AsyncFolder(send, clock=loop.time)
         first = [asyncio.ensure_future(folder.next_identity("orders", 30.0)) for _ in range(3)]
         await settle()
         assert len(gates) == 1  # the others wait behind the batch in flight
-        now[0] = 1.0  # the round took 1 s
+        loop.now = 1.0  # the round took 1 s
         gates[0].set_result(IdentityBlock(1, 1))
-        answered_at = loop.time()
-        while len(gates) < 2:
-            await asyncio.sleep(0.005)
-        waited = sent_at[1] - answered_at
-        assert 0.05 <= waited < 0.25, f"the next batch went {waited:.3f} s after the answer"
+        await settle()
+        loop.now = 1.0 + 0.04  # most of the wait, not all
+        await settle()
+        assert len(gates) == 1, "the next batch went before the wait's end"
+        loop.now = 1.0 + 0.05
+        await settle()
+        assert sent_at == [0.0, 1.0 + 0.05]
         gates[1].set_result(IdentityBlock(2, 3))
         assert [b.first for b in await asyncio.gather(*first)] == [1, 2, 3]
 
-    asyncio.run(main())
+    run_stepped(main)
 
 
 def test_a_queued_asyncio_caller_leaves_at_its_deadline_and_a_cancelled_one_at_once() -> None:
-    async def main() -> None:
+    async def main(loop: SteppedLoop) -> None:
         gates: List["asyncio.Future[IdentityBlock]"] = []
 
         async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
-            gates.append(asyncio.get_running_loop().create_future())
+            gates.append(loop.create_future())
             return await gates[-1]
 
-        folder = _fold_tasks.AsyncFolder(send, clock=lambda: 0.0)
+        folder = _fold_tasks.AsyncFolder(send, clock=loop.time)
         sent = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         cancelled = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         await settle()
         assert len(gates) == 1 and len(folder._counters["orders"].queue) == 1
         cancelled.cancel()
+        short = asyncio.ensure_future(folder.next_identity("orders", 0.05))  # behind a batch that does not end
+        await settle()
+        assert cancelled.cancelled() and len(folder._counters["orders"].queue) == 1 and not short.done()
+        loop.now = 0.05
+        await settle()
         with pytest.raises(idnode.DeadlineExceeded):
-            await folder.next_identity("orders", 0.05)  # queued behind a batch that does not end
-        assert cancelled.cancelled() and len(folder._counters["orders"].queue) == 0
+            short.result()
+        assert len(folder._counters["orders"].queue) == 0
         gates[0].set_result(IdentityBlock(1, 1))
         assert await sent == IdentityBlock(1, 1)
-        await settle()  # the wait after the last answer ends
+        loop.now += _fold.REGATHER_MAX  # the wait after the last answer ends
+        await settle()
         assert len(gates) == 1 and folder._counters == {}
 
-    asyncio.run(main())
+    run_stepped(main)
 
 
 def test_an_asyncio_caller_with_a_shorter_deadline_than_those_queued_leaves_at_its_own() -> None:
-    async def main() -> None:
+    async def main(loop: SteppedLoop) -> None:
         gates: List["asyncio.Future[IdentityBlock]"] = []
 
         async def send(name: str, n: int, request_id: str, timeout: Optional[float], refusals: Any = None) -> IdentityBlock:
-            gates.append(asyncio.get_running_loop().create_future())
+            gates.append(loop.create_future())
             return await gates[-1]
 
-        folder = _fold_tasks.AsyncFolder(send, clock=lambda: 0.0)
+        folder = _fold_tasks.AsyncFolder(send, clock=loop.time)
         sent = asyncio.ensure_future(folder.next_identity("orders", 30.0))
         patient = asyncio.ensure_future(folder.next_identity("orders", 30.0))
+        short = asyncio.ensure_future(folder.next_identity("orders", 0.05))
+        await settle()
+        loop.now = 0.05
         await settle()
         with pytest.raises(idnode.DeadlineExceeded):
-            await folder.next_identity("orders", 0.05)
+            short.result()
         assert not patient.done() and len(folder._counters["orders"].queue) == 1
         gates[0].set_result(IdentityBlock(1, 1))
         await settle()
+        loop.now += _fold.REGATHER_MAX  # the caller answered does not come back
+        await settle()
         gates[1].set_result(IdentityBlock(2, 2))
         assert await asyncio.gather(sent, patient) == [IdentityBlock(1, 1), IdentityBlock(2, 2)]
+        loop.now += _fold.REGATHER_MAX
         await settle()
         assert folder._counters == {}
 
-    asyncio.run(main())
+    run_stepped(main)
 
 
 def check_real_time_order(calls: List[Tuple[int, int, int]]) -> None:
@@ -635,7 +741,7 @@ def test_64_threads_through_three_nodes_get_unique_values_in_real_time_order(clu
         start = threading.Barrier(CALLERS)
 
         def work(i: int) -> None:
-            start.wait(WAIT)
+            start.wait(HANG)
             try:
                 for _ in range(CALLS_EACH):
                     t0 = time.monotonic_ns()

@@ -3,6 +3,7 @@ threads."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import deque
@@ -28,9 +29,20 @@ class SyncFolder:
     cost 45 µs of CPU a batch, and the sending thread waited for it to start.
     """
 
-    def __init__(self, send: Callable[[str, int, str, Optional[float], Refusals], IdentityBlock], clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        send: Callable[[str, int, str, Optional[float], Refusals], IdentityBlock],
+        clock: Callable[[], float] = time.monotonic,
+        wait: Optional[Callable[[threading.Lock, float], bool]] = None,
+    ) -> None:
+        """``wait(signal, until)`` takes a caller's signal (released to wake it), or gives up
+        (False) once ``clock`` reads ``until`` (math.inf: never). By default the lock's own
+        timed wait, which counts real seconds; a test whose clock moves only when the test
+        moves it passes a wait by that clock, so that no deadline or regather ends because
+        the machine is slow."""
         self._send = send
         self._clock = clock
+        self._wait_signal = self._acquire if wait is None else wait
         self._lock = threading.Lock()
         self._counters: Dict[str, Counter] = {}
         # Regathers by when they end: one that no caller came back for is ended by the next
@@ -70,11 +82,10 @@ class SyncFolder:
                 self._run(counter, batch, w)
             if w.done:
                 return
-            left = -1.0 if w.deadline is None else max(w.deadline - self._clock(), 0.0)
+            until = math.inf if w.deadline is None else w.deadline
             if counter.keeper is w:  # set before w was queued or woken: no stale read
-                until = max(counter.regather_until - self._clock(), 0.0)
-                left = until if left < 0 else min(left, until)
-            if w.signal.acquire(timeout=left):
+                until = min(until, counter.regather_until)
+            if self._wait_signal(w.signal, until):
                 continue
             with self._lock:
                 now = self._clock()
@@ -89,6 +100,12 @@ class SyncFolder:
             if late and w.batch is None:
                 # In a batch, which ends by this caller's deadline: wait for its answer.
                 w.signal.acquire()
+
+    def _acquire(self, signal: threading.Lock, until: float) -> bool:
+        """Take signal, or give up once the clock reads until."""
+        if until == math.inf:
+            return signal.acquire()
+        return signal.acquire(timeout=max(until - self._clock(), 0.0))
 
     def _leave(self, counter: Counter, w: Waiter) -> None:
         """Wake the next caller answered with w. A caller leaving unanswered (interrupted while
