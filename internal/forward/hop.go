@@ -65,7 +65,7 @@ func (h *Hop) Error(err error) error {
 	if errors.As(err, &answer) {
 		return answer.err
 	}
-	if d, ok := h.ctx.Deadline(); ok && !time.Now().Before(d) {
+	if h.deadlinePassed() {
 		// The hop's bound has passed, and gRPC, which checks the deadline against the clock,
 		// may end the call before the bound's timer has cancelled the hop: wait for it, so
 		// that the refusal names the bound's cause. The timer is due, so this returns at once.
@@ -100,8 +100,14 @@ func Answer(err error) error { return forwarderAnswer{err} }
 // leader starts it when the call arrives, so the leader does not see it pass first unless
 // the two clocks run at different rates.)
 func (h *Hop) boundRanOut(err error) bool {
+	return status.Code(err) == codes.DeadlineExceeded && h.deadlinePassed()
+}
+
+// deadlinePassed reports whether the hop's context has a deadline and this node's clock has
+// reached it.
+func (h *Hop) deadlinePassed() bool {
 	d, ok := h.ctx.Deadline()
-	return ok && status.Code(err) == codes.DeadlineExceeded && !time.Now().Before(d)
+	return ok && !time.Now().Before(d)
 }
 
 // callersDeadline reports whether the hop's deadline is its caller's, not its own bound's.

@@ -31,6 +31,9 @@ var (
 	forgetSeriesFlag = flag.String("sim.forget-series", "", "make n3 answer series issues without journaling them (a deliberate bug): always, or leading")
 )
 
+// rerunCommand runs TestSimulation again; a failure adds its seed and any bug flag.
+const rerunCommand = "go test -run TestSimulation ./test/sim"
+
 // batchOptions are the identity and series batchers' options: the server's coalescing, one
 // batch in flight, each commit bounded by a client's attempt.
 var batchOptions = identity.Options{MaxBatch: 64, MaxInFlight: 1, CommitTimeout: attemptDeadline}
@@ -65,7 +68,7 @@ func TestSimulation(t *testing.T) {
 	if *seedsFlag < 1 {
 		t.Fatalf("-sim.seeds is %d: at least one seed must run", *seedsFlag)
 	}
-	rerun := "go test -run TestSimulation ./test/sim" + bugFlag
+	rerun := rerunCommand + bugFlag
 	if *seedFlag < 0 {
 		t.Logf("seeds 1 to %d", *seedsFlag)
 	}

@@ -28,7 +28,7 @@ func watchdog(seed int64) (stop func()) {
 			buf := make([]byte, 8<<20)
 			buf = buf[:runtime.Stack(buf, true)]
 			fmt.Fprintf(os.Stderr, "seed %d still running after %v of virtual time; every goroutine:\n%s\n", seed, hungAfter, buf)
-			panic(fmt.Sprintf("seed %d hung: still running after %v of virtual time (rerun: go test -run TestSimulation ./test/sim -seed %d)", seed, hungAfter, seed))
+			panic(fmt.Sprintf("seed %d hung: still running after %v of virtual time (rerun: %s -seed %d)", seed, hungAfter, rerunCommand, seed))
 		}
 	}()
 	return func() { close(done) }
