@@ -38,6 +38,12 @@ const (
 	chaosPoolWarm    = 2 // ranges per node of a phase's tag before the fault (with a quorum)
 	chaosPoolReturns = 4 // every 4th range on the minority gives back its upper half
 	chaosPoolShown   = 3 // problems of a hold quoted in the failure
+	// chaosPoolRetries is how many times hold makes a call again, with its request_id, when
+	// the answer did not come within chaosAttempt, as an application does: a node busy on a
+	// loaded machine (every grant waits for the pools file's fsync) answers the retry from the
+	// grant it made, or grants then. A node that answers none of the attempts fails the hold,
+	// as does one that refuses.
+	chaosPoolRetries = 2
 
 	ChaosPoolTagPaused   = "receipts" // hilo-minority's tag while two nodes are paused
 	ChaosPoolTagIsolated = "vouchers" // and while the leader is isolated
@@ -84,8 +90,13 @@ func (r *ChaosRun) WarmPools(tag string) map[string]*PoolClient {
 // next asks the node for one range within chaosAttempt and records a range granted.
 func (p *PoolClient) next() (*idnodev1.NextHiLoResponse, time.Duration, error) {
 	p.calls++
+	return p.ask(p.c.requestID())
+}
+
+// ask makes the call for the range requestID names (a new one, or one retried).
+func (p *PoolClient) ask(requestID string) (*idnodev1.NextHiLoResponse, time.Duration, error) {
 	req := &idnodev1.NextHiLoRequest{Tag: p.tag, LastBatchSize: chaosPoolRange, LastRangeAt: time.Now().Add(-chaosPoolAge).UnixMilli(),
-		LastMax: p.lastMax, RequestId: p.c.requestID()}
+		LastMax: p.lastMax, RequestId: requestID}
 	begin := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), chaosAttempt)
 	resp, err := p.c.ids[p.node].NextHiLo(ctx, req)
@@ -117,16 +128,32 @@ func (p *PoolClient) giveBack(resp *idnodev1.NextHiLoResponse) error {
 	return nil
 }
 
+// nextRetrying is next, made again with the same request_id up to chaosPoolRetries times
+// while the answer does not come within chaosAttempt; it returns how many times it retried.
+func (p *PoolClient) nextRetrying() (*idnodev1.NextHiLoResponse, time.Duration, int, error) {
+	p.calls++
+	id := p.c.requestID()
+	var slowest time.Duration
+	for retries := 0; ; retries++ {
+		resp, took, err := p.ask(id)
+		slowest = max(slowest, took)
+		if retries == chaosPoolRetries || status.Code(err) != codes.DeadlineExceeded {
+			return resp, slowest, retries, err
+		}
+	}
+}
+
 // holdResult is what a client on a minority node saw during one hold.
 type holdResult struct {
-	granted, refused int
-	slowest          time.Duration
-	problems         []string
+	granted, refused, retried int
+	slowest                   time.Duration
+	problems                  []string
 }
 
 // hold asks the node for a range every chaosPoolPace for chaosMinorityHold (a bounded number
-// of calls), until quit. Every range must come from the node itself; a refusal is a problem
-// while the pool must still hold a range (chaosPoolFirst), and allowed once it may be used up.
+// of calls), until quit. Every range must come from the node itself; a refusal, or no answer
+// to a call and its retries (nextRetrying), is a problem while the pool must still hold a
+// range (chaosPoolFirst), and allowed once it may be used up.
 func (p *PoolClient) hold(quit <-chan struct{}) holdResult {
 	var res holdResult
 	tick := time.NewTicker(chaosPoolPace) // the client's pace, not a wait for anything
@@ -141,15 +168,16 @@ func (p *PoolClient) hold(quit <-chan struct{}) holdResult {
 			}
 		}
 		covered := (p.calls+1)*chaosPoolRange <= chaosPoolFirst
-		resp, took, err := p.next()
+		resp, took, retried, err := p.nextRetrying()
+		res.retried += retried
 		switch {
 		case errors.Is(err, errChaosBadRange):
 			res.problems = append(res.problems, err.Error())
 		case err != nil:
 			res.refused++
 			if covered {
-				res.problems = append(res.problems, fmt.Sprintf("%v after %v, %v into the fault, while its pool still held at least %d numbers",
-					err, took.Round(time.Millisecond), time.Since(begin).Round(time.Millisecond), chaosPoolFirst-(p.calls-1)*chaosPoolRange))
+				res.problems = append(res.problems, fmt.Sprintf("%v after %d attempt(s) (slowest %v), %v into the fault, while its pool still held at least %d numbers",
+					err, retried+1, took.Round(time.Millisecond), time.Since(begin).Round(time.Millisecond), chaosPoolFirst-(p.calls-1)*chaosPoolRange))
 			}
 		case resp.GetServerTag() != p.node:
 			res.problems = append(res.problems, fmt.Sprintf("range [%d, %d] of %s via %s, cut off, was granted by %q", resp.GetLow(), resp.GetHigh(), p.tag, p.node, resp.GetServerTag()))
@@ -185,8 +213,8 @@ func (r *ChaosRun) HoldMinority(p *PoolClient, during func()) int {
 	wg.Go(func() { res = p.hold(quit) })
 	during()
 	wg.Wait()
-	r.T.Logf("node %s without a majority: %d ranges of %s granted from its pool in %v (slowest %v), %d refused after %d calls",
-		p.node, res.granted, p.tag, chaosMinorityHold, res.slowest.Round(time.Millisecond), res.refused, p.calls)
+	r.T.Logf("node %s without a majority: %d ranges of %s granted from its pool in %v (slowest attempt %v, %d retried after %v), %d refused after %d calls",
+		p.node, res.granted, p.tag, chaosMinorityHold, res.slowest.Round(time.Millisecond), res.retried, chaosAttempt, res.refused, p.calls)
 	if res.granted == 0 {
 		res.problems = append(res.problems, "no range granted")
 	}
