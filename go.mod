@@ -87,3 +87,7 @@ require (
 	gopkg.in/ini.v1 v1.67.3 // indirect
 	gopkg.in/tomb.v1 v1.0.0-20141024135613-dd632973f1e7 // indirect
 )
+
+// hashicorp/raft v1.7.3 with one change: a follower's log after it installs a snapshot
+// (third_party/hashicorp/raft/IDNODE.md).
+replace github.com/hashicorp/raft => ./third_party/hashicorp/raft

@@ -53,3 +53,6 @@ require (
 )
 
 replace github.com/idnode/idnode => ../..
+
+// idnode runs hashicorp/raft with one change (third_party/hashicorp/raft/IDNODE.md).
+replace github.com/hashicorp/raft => ../../third_party/hashicorp/raft

@@ -21,16 +21,17 @@ var platforms = [][2]string{{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "
 type module struct {
 	Path    string
 	Version string
-	Dir     string // its copy in the module cache
+	Dir     string // its copy in the module cache, or the patched copy in third_party
 }
 
 // buildModules lists the modules linked into the release binaries on any release platform,
-// by path, the main module left out. root is the repository's root directory.
+// by path, the main module left out. root is the repository's root directory. A module
+// replaced by a directory (a patched copy in third_party) has its version marked +idnode.
 func buildModules(root string) ([]module, error) {
 	seen := map[string]module{}
 	for _, p := range platforms {
 		cmd := exec.Command("go", append([]string{"list", "-deps",
-			"-f", "{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}} {{.Dir}}{{end}}{{end}}"}, commands...)...)
+			"-f", "{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{with .Replace}}{{if not .Version}}+idnode{{end}}{{end}} {{.Dir}}{{end}}{{end}}"}, commands...)...)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "GOOS="+p[0], "GOARCH="+p[1], "CGO_ENABLED=0", "GOFLAGS=-mod=readonly")
 		var stderr bytes.Buffer

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode"
@@ -89,7 +90,8 @@ func runSBOM(args []string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("go env GOMODCACHE: %w", err)
 	}
-	doc, err := buildSBOM(*version, at, strings.TrimSpace(string(modCache)), fs.Args())
+	// make dist runs it from the repository's root, which directory replacements are relative to.
+	doc, err := buildSBOM(*version, at, strings.TrimSpace(string(modCache)), ".", fs.Args())
 	if err != nil {
 		return err
 	}
@@ -100,9 +102,9 @@ func runSBOM(args []string, out io.Writer) error {
 }
 
 // buildSBOM describes each binary as a package that contains the modules and the Go standard
-// library its embedded build information names; a module's licence is read from its copy
-// in modCache, NOASSERTION when it is not there.
-func buildSBOM(version string, created time.Time, modCache string, binaries []string) (*spdxDoc, error) {
+// library its embedded build information names (depOf: a module replaced by a directory is
+// read relative to root).
+func buildSBOM(version string, created time.Time, modCache, root string, binaries []string) (*spdxDoc, error) {
 	doc := &spdxDoc{
 		SPDXVersion:  "SPDX-2.3",
 		DataLicense:  "CC0-1.0",
@@ -159,21 +161,39 @@ func buildSBOM(version string, created time.Time, modCache string, binaries []st
 		doc.Relationships = append(doc.Relationships, spdxRelationship{"SPDXRef-DOCUMENT", "DESCRIBES", id})
 		rel(dep("stdlib", bi.GoVersion, "BSD-3-Clause"))
 		for _, m := range bi.Deps {
-			if m.Replace != nil {
-				m = m.Replace
-			}
-			license := noAssertion
-			if dir, err := cacheDir(modCache, m.Path, m.Version); err == nil {
-				if l, _, err := licenseOf(dir); err == nil {
-					license = l
-				}
-			}
-			rel(dep(m.Path, m.Version, license))
+			rel(dep(depOf(m, modCache, root)))
 		}
 	}
 	// The namespace must be unique to this document: the binaries' checksums make it so.
 	doc.DocumentNamespace = fmt.Sprintf("https://github.com/idnode/idnode/spdx/%s-%s", version, shortHash(strings.Join(sums, "")))
 	return doc, nil
+}
+
+// depOf is how the document names a module a binary contains, and its licence, read from the
+// module's copy in modCache (NOASSERTION when it is not there). A module replaced by another
+// is the replacement. One replaced by a directory, a patched copy in this repository
+// (third_party), keeps its path and version, marked +idnode, and its licence is read from
+// that directory, relative to root.
+func depOf(m *debug.Module, modCache, root string) (path, version, license string) {
+	path, version, dir := m.Path, m.Version, ""
+	switch r := m.Replace; {
+	case r != nil && r.Version == "":
+		version += "+idnode"
+		dir = filepath.Join(root, filepath.FromSlash(r.Path))
+	case r != nil:
+		path, version = r.Path, r.Version
+	}
+	if dir == "" {
+		dir, _ = cacheDir(modCache, path, version)
+	}
+	if dir == "" {
+		return path, version, noAssertion
+	}
+	license, _, err := licenseOf(dir)
+	if err != nil {
+		return path, version, noAssertion
+	}
+	return path, version, license
 }
 
 func purl(path, version, qualifiers string) spdxRef {

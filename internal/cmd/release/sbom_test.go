@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestSBOMDescribesABinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	created := time.Date(2026, 11, 23, 20, 0, 0, 0, time.FixedZone("CET", 3600))
-	doc, err := buildSBOM("v9.9.9", created, t.TempDir(), []string{bin})
+	doc, err := buildSBOM("v9.9.9", created, t.TempDir(), ".", []string{bin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +59,25 @@ func TestSBOMDescribesABinary(t *testing.T) {
 	}
 }
 
+// A module replaced by a patched copy in this repository keeps its name and version, marked
+// +idnode, with the copy's licence; one replaced by another module is that module.
+func TestSBOMNamesAPatchedCopyAsTheModuleItPatches(t *testing.T) {
+	patched := &debug.Module{Path: "github.com/hashicorp/raft", Version: "v1.7.3", Replace: &debug.Module{Path: "./third_party/hashicorp/raft"}}
+	if path, version, license := depOf(patched, t.TempDir(), "../../.."); path != "github.com/hashicorp/raft" || version != "v1.7.3+idnode" || license != "MPL-2.0" {
+		t.Errorf("patched copy: %s %s %s, want github.com/hashicorp/raft v1.7.3+idnode MPL-2.0", path, version, license)
+	}
+	other := &debug.Module{Path: "example.com/a", Version: "v1.0.0", Replace: &debug.Module{Path: "example.com/b", Version: "v2.0.0"}}
+	if path, version, license := depOf(other, t.TempDir(), "../../.."); path != "example.com/b" || version != "v2.0.0" || license != noAssertion {
+		t.Errorf("replaced by a module: %s %s %s, want example.com/b v2.0.0 %s", path, version, license, noAssertion)
+	}
+}
+
 func TestSBOMRefusesAFileWithoutBuildInfo(t *testing.T) {
 	notGo := filepath.Join(t.TempDir(), "README")
 	if err := os.WriteFile(notGo, []byte("not a binary"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := buildSBOM("v1", time.Now(), t.TempDir(), []string{notGo}); err == nil {
+	if _, err := buildSBOM("v1", time.Now(), t.TempDir(), ".", []string{notGo}); err == nil {
 		t.Fatal("an SBOM of a file with no build information, want an error")
 	}
 }
