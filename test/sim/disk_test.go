@@ -81,6 +81,10 @@ func (s slowLogStore) DeleteRange(min, max uint64) error {
 	return s.InmemStore.DeleteRange(min, max)
 }
 
+// IsMonotonic says the store refuses gaps, as raft-wal, a new data dir's default log store,
+// does: raft then empties the log after installing a snapshot, as on a real node.
+func (slowLogStore) IsMonotonic() bool { return true }
+
 func (s slowLogStore) Set(key, val []byte) error {
 	s.disk.write()
 	return s.InmemStore.Set(key, val)
@@ -118,7 +122,8 @@ func (s slowSink) Close() error {
 }
 
 var (
-	_ raft.LogStore      = slowLogStore{}
-	_ raft.StableStore   = slowLogStore{}
-	_ raft.SnapshotStore = slowSnapshots{}
+	_ raft.LogStore          = slowLogStore{}
+	_ raft.MonotonicLogStore = slowLogStore{}
+	_ raft.StableStore       = slowLogStore{}
+	_ raft.SnapshotStore     = slowSnapshots{}
 )

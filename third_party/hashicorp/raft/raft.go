@@ -1937,15 +1937,8 @@ func (r *Raft) installSnapshot(rpc RPC, req *InstallSnapshotRequest) {
 	r.setLatestConfiguration(reqConfiguration, reqConfigurationIndex)
 	r.setCommittedConfiguration(reqConfiguration, reqConfigurationIndex)
 
-	// Clear old logs if r.logs is a MonotonicLogStore. Otherwise compact the
-	// logs. In both cases, log any errors and continue.
-	if mlogs, ok := r.logs.(MonotonicLogStore); ok && mlogs.IsMonotonic() {
-		if err := r.removeOldLogs(); err != nil {
-			r.logger.Error("failed to reset logs", "error", err)
-		}
-	} else if err := r.compactLogs(req.LastLogIndex); err != nil {
-		r.logger.Error("failed to compact logs", "error", err)
-	}
+	// idnode: what the log keeps after the snapshot follows Raft's rule (install_logs.go).
+	r.trimLogsAfterInstall(req.LastLogIndex, req.LastLogTerm)
 
 	r.logger.Info("Installed remote snapshot")
 	resp.Success = true
