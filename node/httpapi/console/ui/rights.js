@@ -31,15 +31,32 @@ function apply() {
   $('caller').textContent = describe();
 }
 
+// ASK_AGAIN_MS is how long the page waits before it asks again who the caller is, when the
+// question never reached the node or went unanswered (a dropped connection, a node
+// restarting): nothing else asks again but a new credential, and the page would go on hiding
+// every action. A refusal is the node's answer, and stands.
+const ASK_AGAIN_MS = 2000;
+
+let asking = 0; // the newest refresh; an older one stops asking
+
 export async function refresh() {
-  try {
-    const who = await api('/v1/whoami');
-    caller = { admin: who.admin || '', keysRequired: !!who.keysRequired, key: who.key || null };
-  } catch (err) {
-    caller = { admin: '', keysRequired: true, key: null };
-    $('caller').textContent = `Could not ask the node who you are: ${err.message}`;
-    for (const el of document.querySelectorAll('[data-needs]')) el.hidden = true;
-    return;
+  const mine = ++asking;
+  for (;;) {
+    try {
+      const who = await api('/v1/whoami');
+      if (mine !== asking) return;
+      caller = { admin: who.admin || '', keysRequired: !!who.keysRequired, key: who.key || null };
+      apply();
+      return;
+    } catch (err) {
+      if (mine !== asking) return;
+      caller = { admin: '', keysRequired: true, key: null };
+      const again = err.status === undefined;
+      $('caller').textContent = `Could not ask the node who you are: ${err.message}${again ? '; asking again.' : ''}`;
+      for (const el of document.querySelectorAll('[data-needs]')) el.hidden = true;
+      if (!again) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));
+    if (mine !== asking) return;
   }
-  apply();
 }
