@@ -49,6 +49,8 @@ type simCluster struct {
 	delays *linkDelays
 	// bug is the deliberate bug n3's replica has, if any (replica_test.go).
 	bug bug
+	// store is how the nodes' log stores treat gaps.
+	store logStoreKind
 }
 
 // raftConfig is cluster's tuning (cluster.DefaultTiming and what cluster's raftConfig sets),
@@ -75,8 +77,8 @@ func raftConfig(id raft.ServerID) *raft.Config {
 
 // newSimCluster bootstraps three nodes, each with its series journal in a directory of its own
 // under dir, and starts them. Call it inside a synctest bubble.
-func newSimCluster(dir string, b bug) (*simCluster, error) {
-	c := &simCluster{cut: map[[2]int]int{}, delays: newLinkDelays(3), bug: b}
+func newSimCluster(dir string, b bug, store logStoreKind) (*simCluster, error) {
+	c := &simCluster{cut: map[[2]int]int{}, delays: newLinkDelays(3), bug: b, store: store}
 	var conf raft.Configuration
 	for i := range 3 {
 		n := &simNode{
@@ -130,7 +132,7 @@ func (c *simCluster) start(i int) error {
 	n.replica, n.journal = rep, journal
 	c.mu.Unlock()
 	n.disk.restart()
-	r, err := raft.NewRaft(raftConfig(n.id), rep, slowLogStore{n.logs, n.disk}, slowLogStore{n.logs, n.disk},
+	r, err := raft.NewRaft(raftConfig(n.id), rep, slowLogStore{n.logs, n.disk, c.store}, slowLogStore{n.logs, n.disk, c.store},
 		slowSnapshots{n.snaps, n.disk}, &slowTransport{InmemTransport: n.trans, from: i, delays: c.delays})
 	if err != nil {
 		return errors.Join(fmt.Errorf("start %s: %w", n.id, err), journal.Close())

@@ -60,10 +60,39 @@ func (d *slowDisk) restart() {
 	d.down = false
 }
 
-// slowLogStore is a node's log and stable store (term, vote) on its slowDisk.
+// slowLogStore is a node's log and stable store (term, vote) on its slowDisk, refusing gaps or
+// not as its kind says.
 type slowLogStore struct {
 	*raft.InmemStore
 	disk *slowDisk
+	kind logStoreKind
+}
+
+// logStoreKind is which of a data dir's Raft log stores a seed's nodes behave as.
+type logStoreKind int
+
+const (
+	// walLike refuses gaps, as raft-wal, a new data dir's default, does: raft empties the log
+	// after installing a snapshot.
+	walLike logStoreKind = iota
+	// boltLike keeps gaps, as raft-boltdb, the store of data dirs made before, does: raft
+	// keeps what the log holds past an installed snapshot, when it agrees with it.
+	boltLike
+)
+
+// storeKindOf is the kind of log store of seed's nodes: odd seeds are bolt-like.
+func storeKindOf(seed int64) logStoreKind {
+	if seed%2 != 0 {
+		return boltLike
+	}
+	return walLike
+}
+
+func (k logStoreKind) String() string {
+	if k == boltLike {
+		return "bolt-like"
+	}
+	return "wal-like"
 }
 
 func (s slowLogStore) StoreLog(l *raft.Log) error {
@@ -81,9 +110,8 @@ func (s slowLogStore) DeleteRange(min, max uint64) error {
 	return s.InmemStore.DeleteRange(min, max)
 }
 
-// IsMonotonic says the store refuses gaps, as raft-wal, a new data dir's default log store,
-// does: raft then empties the log after installing a snapshot, as on a real node.
-func (slowLogStore) IsMonotonic() bool { return true }
+// IsMonotonic says whether the store refuses gaps (its kind).
+func (s slowLogStore) IsMonotonic() bool { return s.kind == walLike }
 
 func (s slowLogStore) Set(key, val []byte) error {
 	s.disk.write()

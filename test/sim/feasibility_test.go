@@ -28,7 +28,7 @@ func waitLeader(t *testing.T, c *simCluster, within time.Duration) int {
 func TestThreeNodesElectAndApplyInVirtualTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		c, err := newSimCluster(t.TempDir(), noBug)
+		c, err := newSimCluster(t.TempDir(), noBug, walLike)
 		if err != nil {
 			t.Fatal(err)
 		}

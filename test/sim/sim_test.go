@@ -163,7 +163,7 @@ func simulate(t *testing.T, seed int64, b bug) result {
 }
 
 func run(t *testing.T, seed int64, b bug) (res result) {
-	c, err := newSimCluster(t.TempDir(), b)
+	c, err := newSimCluster(t.TempDir(), b, storeKindOf(seed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func run(t *testing.T, seed int64, b bug) (res result) {
 		hiloMax:  func(tag string) int64 { return rep.HiLoMax("", tag) },
 		journal:  journal,
 	})...)
-	res.summary = s.h.summary()
+	res.summary = fmt.Sprintf("%s; %s log store", s.h.summary(), c.store)
 	return res
 }
 
