@@ -283,6 +283,22 @@ func WhileRetryable(budget time.Duration, call func(attempt int) error) error {
 	}
 }
 
+// Retried makes call, each attempt with a context of RPCTimeout, while WhileRetryable retries
+// it within LeaderTimeout, and returns its last answer. call must be safe to repeat: a read,
+// or a write that carries its request_id, so that a retry of a call the cluster acted on gets
+// the same answer.
+func Retried[T any](call func(ctx context.Context) (T, error)) (T, error) {
+	var out T
+	err := WhileRetryable(LeaderTimeout, func(int) error {
+		ctx, cancel := context.WithTimeout(context.Background(), RPCTimeout)
+		defer cancel()
+		var err error
+		out, err = call(ctx)
+		return err
+	})
+	return out, err
+}
+
 // Identity is one logical identity request, recorded in rec: Generate{prefix|, count,
 // request_id}, sent to the nodes in order from start, moving on after every retryable
 // failure with the same request_id, for at most budget. An attempt gets perCall. A

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,9 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 	conn := e2etest.DialOver(t, nodes[1].GRPCAddr, nil)
 	ids, admin := idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn)
 	// It already handed out a few values of its own before the restore.
-	if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|", Count: 3}); err != nil {
+	if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.GenerateResponse, error) {
+		return ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", Count: 3, RequestId: "before-the-restore"})
+	}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -69,7 +72,9 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 		t.Errorf("restore answered %s", raw)
 	}
 
-	resp, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
+	resp, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.GenerateResponse, error) {
+		return ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", RequestId: "after-the-restore"})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,26 +82,34 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 	if perr != nil || first != ordersMax+1 {
 		t.Errorf("first identity after the restore %v (%v), want orders/%d", resp.GetIds(), perr, ordersMax+1)
 	}
-	inv, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "invoices"})
+	inv, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextIdentityResponse, error) {
+		return ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "invoices", RequestId: "invoices-after-the-restore"})
+	})
 	if err != nil || inv.GetFirst() != 5001 {
 		t.Errorf("next invoices identity %v, %v; want 5001", inv, err)
 	}
-	hilo, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "Carts"})
+	hilo, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
+		return ids.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "Carts", RequestId: "carts-after-the-restore"})
+	})
 	// Above the old cluster's HiLo Max, which its nodes' pools took beyond cartsMax.
 	if err != nil || hilo.GetLow() <= cartsMax {
 		t.Errorf("first HiLo range after the restore %v, %v; want it above %d", hilo, err, cartsMax)
 	}
 	// An old range's tail cannot be given back into the new cluster.
-	stale := &idnodev1.ReturnHiLoRequest{Tag: "carts", End: cartsMax, Last: cartsMax - 10, GrantId: "a-grant-of-the-old-cluster"}
-	if resp, err := ids.ReturnHiLo(e2etest.RPCCtx(t), stale); err != nil || resp.GetReturned() {
+	stale := &idnodev1.ReturnHiLoRequest{Tag: "carts", End: cartsMax, Last: cartsMax - 10, GrantId: "a-grant-of-the-old-cluster", RequestId: "a-stale-return"}
+	if resp, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.ReturnHiLoResponse, error) { return ids.ReturnHiLo(ctx, stale) }); err != nil || resp.GetReturned() {
 		t.Fatalf("ReturnHiLo of an old range = %v, %v; want not returned", resp, err)
 	}
-	hilo2, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"})
+	hilo2, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
+		return ids.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: "carts-after-a-stale-return"})
+	})
 	if err != nil || hilo2.GetLow() <= hilo.GetHigh() {
 		t.Errorf("range after a stale return %v, %v; want above %d", hilo2, err, hilo.GetHigh())
 	}
 	for _, tag := range e2etest.ClusterTags {
-		_, err := admin.AddNode(e2etest.RPCCtx(t), &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: e2etest.FreeAddr(t), GrpcAddress: e2etest.FreeAddr(t), NonVoter: true})
+		_, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.AddNodeResponse, error) {
+			return admin.AddNode(ctx, &idnodev1.AddNodeRequest{Tag: tag, RaftAddress: e2etest.FreeAddr(t), GrpcAddress: e2etest.FreeAddr(t), NonVoter: true})
+		})
 		if status.Code(err) != codes.AlreadyExists {
 			t.Errorf("AddNode with the old cluster's tag %s: %v, want ALREADY_EXISTS (retired)", tag, err)
 		}
@@ -107,7 +120,9 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 		!strings.Contains(out, "no margin for 2 identity counters: identities the backup's cluster issued after the backup was taken may be issued again here") {
 		t.Errorf("second restore: %q", out)
 	}
-	next, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
+	next, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextIdentityResponse, error) {
+		return ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "orders", RequestId: "after-a-second-restore"})
+	})
 	if err != nil || next.GetFirst() != ordersMax+2 {
 		t.Errorf("identity after a second restore %v, %v; want %d", next, err, ordersMax+2)
 	}
@@ -119,7 +134,9 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 		!strings.Contains(out, "margin 100% for 1 HiLo maxima") {
 		t.Errorf("restore --ahead 1000 --hilo-ahead 100%%: %q", out)
 	}
-	next, err = ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: "orders"})
+	next, err = e2etest.Retried(func(ctx context.Context) (*idnodev1.NextIdentityResponse, error) {
+		return ids.NextIdentity(ctx, &idnodev1.NextIdentityRequest{Name: "orders", RequestId: "after-a-restore-with-a-margin"})
+	})
 	if err != nil || next.GetFirst() != ordersMax+1001 {
 		t.Errorf("identity after a restore with --ahead 1000: %v, %v; want %d", next, err, ordersMax+1001)
 	}
