@@ -30,9 +30,11 @@ func TestClientCloseLeavesNoGap(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ctx := e2etest.RPCCtx(t)
+				// Each call has its own bound: 200,000 of them take seconds on a busy machine.
 				for i := int64(1); i <= n; i++ {
+					ctx, cancel := context.WithTimeout(context.Background(), e2etest.RPCTimeout)
 					id, err := c.NextID(ctx, tag)
+					cancel()
 					if err != nil {
 						t.Fatalf("NextID #%d: %v", i, err)
 					}
@@ -40,10 +42,10 @@ func TestClientCloseLeavesNoGap(t *testing.T) {
 						t.Fatalf("NextID #%d = %q, want %q", i, id, want)
 					}
 				}
-				if err := c.Close(ctx); err != nil {
+				if err := c.Close(e2etest.RPCCtx(t)); err != nil {
 					t.Fatalf("Close after %d IDs: %v", n, err)
 				}
-				r, err := ids.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: tag})
+				r, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: tag})
 				if err != nil {
 					t.Fatal(err)
 				}
