@@ -38,9 +38,13 @@ type OpsCompose struct {
 	Project string
 	Image   string
 	Env     []string
+	names   []string // the deploy/ files Use was given
 	files   []string
 	HostOf  map[string]string // published address in deploy/ (127.0.0.1:7071) → this test's
 }
+
+// upAttempts bounds Up's tries when a published port turns out to be taken.
+const upAttempts = 3
 
 // OpsDockerFor checks for Docker and compose (skipping without them, failing under CI=true
 // as the chaos suite does), and builds the image from deploy/Dockerfile under a tag of its own.
@@ -138,10 +142,13 @@ var publishedPort = regexp.MustCompile(`"127\.0\.0\.1:(\d+):(\d+)"`)
 
 // Use copies deploy/<names> into the temp dir with every published 127.0.0.1 port moved to a
 // free one (hostOf maps them) and the image replaced by this test's, and makes them the
-// project's compose files.
+// project's compose files. Each Use takes ports of its own: a subtest that went up on the
+// ports the one before had used, minutes earlier, failed with "address already in use" on a
+// busy machine.
 func (d *OpsCompose) Use(names ...string) {
 	d.T.Helper()
-	d.files = nil
+	d.names, d.files = names, nil
+	d.HostOf = map[string]string{}
 	for _, name := range names {
 		src, err := os.ReadFile(filepath.Join(d.Root, "deploy", name))
 		if err != nil {
@@ -168,8 +175,21 @@ func (d *OpsCompose) Use(names ...string) {
 func (d *OpsCompose) Up(creds credentials.TransportCredentials) {
 	d.T.Helper()
 	d.down()
-	name, args := d.ComposeCmd("up", "-d", "--no-build")
-	d.Must(OpsDockerCmdTimeout, name, args...)
+	for attempt := 1; ; attempt++ {
+		name, args := d.ComposeCmd("up", "-d", "--no-build")
+		out, err := d.Run(OpsDockerCmdTimeout, name, args...)
+		if err == nil {
+			break
+		}
+		// A port reserved for this test can still be taken by a process that takes no
+		// reservations (loopback.FreePort): the project goes up again on other ports.
+		if attempt == upAttempts || !strings.Contains(out, "address already in use") {
+			d.T.Fatalf("%v\n%s", err, out)
+		}
+		d.T.Logf("compose up, attempt %d: a published port was taken; again on other ports\n%s", attempt, out)
+		d.down()
+		d.Use(d.names...)
+	}
 	d.T.Cleanup(func() {
 		if d.T.Failed() {
 			name, args := d.ComposeCmd("logs", "--tail", "40")
