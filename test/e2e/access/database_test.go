@@ -1,6 +1,7 @@
 package access
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -25,9 +26,8 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 	if _, err := c.Admin[followers[0]].CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: "billing"}); err != nil {
 		t.Fatalf("CreateDatabase billing via follower %s: %v", followers[0], err)
 	}
-	next := func(tag, db string, viaMetadata bool) (string, error) {
-		ctx := e2etest.RPCCtx(t)
-		req := &idnodev1.GenerateRequest{Id: "orders|", RequestId: c.RequestID()}
+	generate := func(ctx context.Context, tag, db string, viaMetadata bool, reqID string) (string, error) {
+		req := &idnodev1.GenerateRequest{Id: "orders|", RequestId: reqID}
 		if viaMetadata {
 			ctx = metadata.AppendToOutgoingContext(ctx, "idnode-database", db)
 		} else {
@@ -38,6 +38,15 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 			return "", err
 		}
 		return resp.GetIds()[0], nil
+	}
+	// next asks again with its request id after a refusal for want of a leader, as a client
+	// would; nextOnce asks once, for a call the test expects refused.
+	next := func(tag, db string, viaMetadata bool) (string, error) {
+		reqID := c.RequestID()
+		return e2etest.Retried(func(ctx context.Context) (string, error) { return generate(ctx, tag, db, viaMetadata, reqID) })
+	}
+	nextOnce := func(tag, db string, viaMetadata bool) (string, error) {
+		return generate(e2etest.RPCCtx(t), tag, db, viaMetadata, c.RequestID())
 	}
 	// Interleaved, through every node: each database's orders go 1, 2, 3 …
 	want := map[string]int{"": 0, "billing": 0}
@@ -55,7 +64,7 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 	if err != nil || len(list.GetDatabases()) != 2 || list.GetDatabases()[0].GetName() != "billing" || list.GetDatabases()[0].GetIdentities() != 1 {
 		t.Fatalf("ListDatabases: %v, %v; want billing (1 identity) and default", list, err)
 	}
-	if _, err := next(followers[0], "shop", false); status.Code(err) != codes.NotFound || !strings.Contains(err.Error(), `"shop"`) {
+	if _, err := nextOnce(followers[0], "shop", false); status.Code(err) != codes.NotFound || !strings.Contains(err.Error(), `"shop"`) {
 		t.Fatalf("orders| in an unknown database: %v, want NOT_FOUND naming it", err)
 	}
 	if _, err := c.Admin[leader].DeleteDatabase(e2etest.RPCCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing"}); status.Code(err) != codes.FailedPrecondition {
@@ -64,7 +73,7 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 	if _, err := c.Admin[leader].DeleteDatabase(e2etest.RPCCtx(t), &idnodev1.DeleteDatabaseRequest{Name: "billing", Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := next(followers[1], "billing", true); status.Code(err) != codes.NotFound {
+	if _, err := nextOnce(followers[1], "billing", true); status.Code(err) != codes.NotFound {
 		t.Fatalf("orders| in a deleted database: %v, want NOT_FOUND", err)
 	}
 	if _, err := c.Admin[leader].CreateDatabase(e2etest.RPCCtx(t), &idnodev1.CreateDatabaseRequest{Name: "Billing"}); err != nil {
@@ -79,22 +88,26 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 	addr := []string{"IDNODE_ADDR=" + c.Node(followers[0]).GRPCAddr}
 	billingKey := strings.TrimSpace(e2etest.MustIdctl(t, addr, "key", "create", "--db", "billing", "--role", "writer"))
 	defaultKey := strings.TrimSpace(e2etest.MustIdctl(t, addr, "key", "create", "--role", "writer"))
-	withKey := func(tag, db, key string) (string, error) {
-		ctx := metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+key)
-		resp, err := c.Ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", Database: db, RequestId: c.RequestID()})
+	withKeyOnce := func(ctx context.Context, tag, db, key, reqID string) (string, error) {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+key)
+		resp, err := c.Ids[tag].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", Database: db, RequestId: reqID})
 		if err != nil {
 			return "", err
 		}
 		return resp.GetIds()[0], nil
 	}
-	if _, err := next(leader, "billing", false); status.Code(err) != codes.Unauthenticated {
+	withKey := func(tag, db, key string) (string, error) {
+		reqID := c.RequestID()
+		return e2etest.Retried(func(ctx context.Context) (string, error) { return withKeyOnce(ctx, tag, db, key, reqID) })
+	}
+	if _, err := nextOnce(leader, "billing", false); status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("orders| without a key on a cluster with keys: %v, want UNAUTHENTICATED", err)
 	}
 	want["billing"]++
 	if got, err := withKey(followers[1], "billing", billingKey); err != nil || got != fmt.Sprintf("orders/%d", want["billing"]) {
 		t.Fatalf("orders| in billing with its key via follower %s: %q, %v; want orders/%d", followers[1], got, err, want["billing"])
 	}
-	if _, err := withKey(followers[1], "", billingKey); status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), `"default"`) {
+	if _, err := withKeyOnce(e2etest.RPCCtx(t), followers[1], "", billingKey, c.RequestID()); status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), `"default"`) {
 		t.Fatalf("orders| in default with billing's key: %v, want PERMISSION_DENIED naming the database", err)
 	}
 	want[""]++
@@ -102,7 +115,7 @@ func TestDatabasesCountOnTheirOwn(t *testing.T) {
 		t.Fatalf("orders| in default with its key: %q, %v; want orders/%d", got, err, want[""])
 	}
 	want["billing"]++
-	if got := e2etest.MustIdctl(t, append(addr, "IDNODE_DB=billing", "IDNODE_KEY="+billingKey), "next", "orders|"); got != fmt.Sprintf("orders/%d\n", want["billing"]) {
+	if got := e2etest.MustIdctlRetrying(t, append(addr, "IDNODE_DB=billing", "IDNODE_KEY="+billingKey), "next", "orders|", "--request-id", "billing-with-its-key"); got != fmt.Sprintf("orders/%d\n", want["billing"]) {
 		t.Fatalf("idctl --db billing --key … next orders| = %q, want orders/%d", got, want["billing"])
 	}
 }

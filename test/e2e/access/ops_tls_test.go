@@ -34,10 +34,12 @@ func TestTLSClusterRefusesPlaintext(t *testing.T) {
 	creds := credentials.NewTLS(tc)
 	nodes := e2etest.StartNodes(t, e2etest.ClusterTags, e2etest.TLSFlags(dir), creds)
 
-	// Identities through every node: followers relay to the leader over mutual TLS.
+	// Identities through every node: followers relay to the leader over mutual TLS. Each is
+	// asked again with its request id after a refusal for want of a leader, as a client would.
 	for i, p := range nodes {
 		ids := idnodev1.NewIdServiceClient(e2etest.DialOver(t, p.GRPCAddr, creds))
-		resp, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"})
+		req := &idnodev1.GenerateRequest{Id: "orders|", RequestId: fmt.Sprintf("tls-orders-%d", i)}
+		resp, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.GenerateResponse, error) { return ids.Generate(ctx, req) })
 		if want := fmt.Sprintf("orders/%d", i+1); err != nil || len(resp.GetIds()) != 1 || resp.GetIds()[0] != want {
 			t.Fatalf("Generate(orders|) via %s over TLS = %v, %v; want %s", p.Tag, resp, err, want)
 		}
@@ -66,7 +68,7 @@ func TestTLSClusterRefusesPlaintext(t *testing.T) {
 			t.Errorf("status over TLS, node %s: %+v", n.Tag, n)
 		}
 	}
-	if got := e2etest.MustIdctl(t, env, "next", "orders|"); got != "orders/4\n" {
+	if got := e2etest.MustIdctlRetrying(t, env, "next", "orders|", "--request-id", "tls-idctl-orders"); got != "orders/4\n" {
 		t.Errorf("idctl next over TLS = %q", got)
 	}
 	e2etest.WantIdctlFailure(t, 1, []string{"IDNODE_ADDR=" + nodes[0].GRPCAddr}, []string{"next", "orders|"}, "UNAVAILABLE")

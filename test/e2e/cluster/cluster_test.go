@@ -202,8 +202,12 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			// prove its pools file current (it stops last, without a quorum to seal it, or is
 			// killed), so the tail is a gap (docs/DESIGN.md, "Older copies of a data dir").
 			keep := last.GetLow() + 4
-			ret := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: last.GetHigh(), Last: keep, GrantId: last.GetGrantId()}
-			if resp, err := c.Ids["C"].ReturnHiLo(e2etest.RPCCtx(t), ret); err != nil || !resp.GetReturned() {
+			// The return carries a request id, so that a retry after a refusal for want of a
+			// leader gets the first attempt's answer, as a client's would.
+			ret := &idnodev1.ReturnHiLoRequest{Tag: "orders", End: last.GetHigh(), Last: keep, GrantId: last.GetGrantId(), RequestId: c.RequestID()}
+			if resp, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.ReturnHiLoResponse, error) {
+				return c.Ids["C"].ReturnHiLo(ctx, ret)
+			}); err != nil || !resp.GetReturned() {
 				t.Fatalf("ReturnHiLo = %v, %v; want returned", resp, err)
 			}
 			rec.HiLoReturn("orders", last.GetHigh(), keep)
@@ -462,7 +466,9 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 	}
 	rec.ServerSideID(call, resp.GetIds()[0], "D", 1)
 	call = rec.Now()
-	if resp, err := dIDs.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil || len(resp.GetIds()) != 1 || resp.GetIds()[0] != "orders/1" {
+	// Asked again with its request id after a refusal for want of a leader, as a client would.
+	req := &idnodev1.GenerateRequest{Id: "orders|", RequestId: c.RequestID()}
+	if resp, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.GenerateResponse, error) { return dIDs.Generate(ctx, req) }); err != nil || len(resp.GetIds()) != 1 || resp.GetIds()[0] != "orders/1" {
 		t.Fatalf("Generate(orders|) via D = %v, %v; want orders/1", resp, err)
 	}
 	rec.AddIdentity(history.IdentityRecord{Prefix: "orders", Count: 1, Call: call, Return: rec.Now(), Known: true, First: 1, Last: 1})

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -73,9 +74,12 @@ func TestInternalServicesAreNotOnTheClientPort(t *testing.T) {
 	})
 
 	// The old forwarding marker, forged by a client, is just metadata now: the follower still forwards.
-	ctx := metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "x-idnode-forwarded-by", leader)
+	// Asked again with its request id after a refusal for want of a leader, as a client would.
 	op := rec.BeginIdentity("orders", 1)
-	got, err := c.Ids[follower].Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|"})
+	req := &idnodev1.GenerateRequest{Id: "orders|", RequestId: c.RequestID()}
+	got, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.GenerateResponse, error) {
+		return c.Ids[follower].Generate(metadata.AppendToOutgoingContext(ctx, "x-idnode-forwarded-by", leader), req)
+	})
 	if err != nil {
 		op.Unknown()
 		t.Fatalf("Generate via follower %s with a forged forwarding header: %v", follower, err)

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -43,7 +44,9 @@ func TestClusterRefusesANodeWithAnotherSeparator(t *testing.T) {
 	f.Args = args
 	f.Restart()
 	c.WaitServing(f.Tag)
-	resp, err := c.Ids[f.Tag].Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "users|"})
+	// Asked again with its request id after a refusal for want of a leader, as a client would.
+	req := &idnodev1.GenerateRequest{Id: "users|", RequestId: c.RequestID()}
+	resp, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.GenerateResponse, error) { return c.Ids[f.Tag].Generate(ctx, req) })
 	if err != nil || len(resp.GetIds()) != 1 {
 		t.Fatalf("users| via %s after the refusals: %v, %v", f.Tag, resp, err)
 	}

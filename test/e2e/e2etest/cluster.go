@@ -388,7 +388,10 @@ func (c *Cluster) MustServerSide(rec *history.Recorder, prefix, tag string) uint
 // NextHiLo reserves a range of tag through node via and records it.
 func (c *Cluster) NextHiLo(rec *history.Recorder, tag, via string) *idnodev1.NextHiLoResponse {
 	c.T.Helper()
-	resp, err := c.Ids[via].NextHiLo(RPCCtx(c.T), &idnodev1.NextHiLoRequest{Tag: tag, RequestId: c.RequestID()})
+	// One request id for every attempt, so that a retry of a reservation the cluster made
+	// answers the same range.
+	req := &idnodev1.NextHiLoRequest{Tag: tag, RequestId: c.RequestID()}
+	resp, err := Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) { return c.Ids[via].NextHiLo(ctx, req) })
 	if err != nil {
 		c.T.Fatalf("NextHiLo(%s) via %s: %v", tag, via, err)
 	}

@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -17,8 +18,8 @@ import (
 // Numbers near the largest int64 used to wedge a node for good. A claim of
 // "p/5", a seed of "p" to 2^63-2 and Generate("p|") sent the FSM's claim-skipping loop round
 // past 2^63-1 for ever; a block ending at 2^63-1 did the same to the answer path
-// (docid.IdentityBlock.All). Every call here has rpcCtx's deadline, so on a wedged node the
-// test fails instead of hanging.
+// (docid.IdentityBlock.All). Every call here has a deadline, and a retried one gives up after
+// LeaderTimeout, so on a wedged node the test fails instead of hanging.
 func TestNumbersNearMaxInt64DoNotWedge(t *testing.T) {
 	t.Parallel()
 	p, c := e2etest.StartSingle(t)
@@ -44,7 +45,9 @@ func TestNumbersNearMaxInt64DoNotWedgeCluster(t *testing.T) {
 	blockEndingAtMax(t, c.Ids[follower])
 	for _, tag := range e2etest.ClusterTags {
 		want := "after" + tag + "/1"
-		e2etest.ExpectGenerate(t, c.Ids[tag], "after"+tag+"|", want)
+		if got := generateRetried(t, c.Ids[tag], &idnodev1.GenerateRequest{Id: "after" + tag + "|", RequestId: "after-" + tag}); len(got) != 1 || got[0] != want {
+			t.Fatalf("Generate(after%s|) = %q, want %q", tag, got, want)
+		}
 	}
 }
 
@@ -56,7 +59,9 @@ func claimBelowMax(t *testing.T, c idnodev1.IdServiceClient) {
 		t.Fatalf("Claim(p/5): %v", err)
 	}
 	seed(t, c, "p", math.MaxInt64-1)
-	e2etest.ExpectGenerate(t, c, "p|", "p/"+strconv.FormatInt(math.MaxInt64, 10))
+	if got, want := generateRetried(t, c, &idnodev1.GenerateRequest{Id: "p|", RequestId: "p-at-max"}), "p/"+strconv.FormatInt(math.MaxInt64, 10); len(got) != 1 || got[0] != want {
+		t.Fatalf("Generate(p|) at 2^63-2 = %q, want %q", got, want)
+	}
 	expectOutOfRange(t, c, &idnodev1.GenerateRequest{Id: "p|"}, "count")
 }
 
@@ -66,11 +71,7 @@ func claimBelowMax(t *testing.T, c idnodev1.IdServiceClient) {
 func blockEndingAtMax(t *testing.T, c idnodev1.IdServiceClient) {
 	t.Helper()
 	seed(t, c, "big", math.MaxInt64-3)
-	resp, err := c.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "big|", Count: 3})
-	if err != nil {
-		t.Fatalf("Generate(big|, 3) at 2^63-4: %v", err)
-	}
-	if got := resp.GetIds(); len(got) != 3 || got[2] != "big/"+strconv.FormatInt(math.MaxInt64, 10) {
+	if got := generateRetried(t, c, &idnodev1.GenerateRequest{Id: "big|", Count: 3, RequestId: "big-block"}); len(got) != 3 || got[2] != "big/"+strconv.FormatInt(math.MaxInt64, 10) {
 		t.Fatalf("Generate(big|, 3) at 2^63-4 = %q", got)
 	}
 	seed(t, c, "big2", math.MaxInt64-3)
@@ -80,9 +81,23 @@ func blockEndingAtMax(t *testing.T, c idnodev1.IdServiceClient) {
 	}
 }
 
+// generateRetried asks for req's identities, and again with its request id after a refusal
+// for want of a leader, as a client would: a retry the cluster acted on answers the same values.
+func generateRetried(t *testing.T, c idnodev1.IdServiceClient, req *idnodev1.GenerateRequest) []string {
+	t.Helper()
+	resp, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.GenerateResponse, error) { return c.Generate(ctx, req) })
+	if err != nil {
+		t.Fatalf("Generate(%q, %d): %v", req.GetId(), req.GetCount(), err)
+	}
+	return resp.GetIds()
+}
+
+// seed sets a value, so it is safe to ask again after a refusal for want of a leader.
 func seed(t *testing.T, c idnodev1.IdServiceClient, name string, value int64) {
 	t.Helper()
-	if _, err := c.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: name, Value: value}); err != nil {
+	if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.SeedIdentityResponse, error) {
+		return c.SeedIdentity(ctx, &idnodev1.SeedIdentityRequest{Name: name, Value: value})
+	}); err != nil {
 		t.Fatalf("SeedIdentity(%s, %d): %v", name, value, err)
 	}
 }

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,7 +42,7 @@ func TestOpaqueFormsAcrossBackupAndRestore(t *testing.T) {
 		t.Fatalf("key fingerprint of the opaque database %q: want 8 bytes in hex", fingerprint)
 	}
 
-	before := issueForms(t, old.Ids["B"], 4, 5) // values 1 … 20
+	before := issueForms(t, old.Ids["B"], "before-the-backup", 4, 5) // values 1 … 20
 	file := filepath.Join(t.TempDir(), "opaque.backup")
 	if out := e2etest.MustIdctl(t, oldEnv, "backup", file); !strings.Contains(out, "secret") {
 		t.Errorf("backup of a cluster holding an opaque key: %q, want it to say the file is a secret", out)
@@ -53,7 +55,7 @@ func TestOpaqueFormsAcrossBackupAndRestore(t *testing.T) {
 	}
 	encrypted := filepath.Join(t.TempDir(), "opaque.backup.enc")
 	e2etest.MustIdctl(t, oldEnv, "backup", encrypted, "--passphrase-file", pass)
-	after := issueForms(t, old.Ids["C"], 3, 5) // values 21 … 35, not in the backup
+	after := issueForms(t, old.Ids["C"], "after-the-backup", 3, 5) // values 21 … 35, not in the backup
 	// The old forms, read back on the old cluster: one counter, from 1 up, in the order issued.
 	oldValues := explainForms(t, old.Ids["A"], append(slices.Clone(before), after...))
 	for i, v := range oldValues {
@@ -73,7 +75,7 @@ func TestOpaqueFormsAcrossBackupAndRestore(t *testing.T) {
 		if got := explainForms(t, ids, before); !slices.Equal(got, oldValues[:len(before)]) {
 			t.Errorf("the old forms read back on the new cluster to %v, want %v", got, oldValues[:len(before)])
 		}
-		issued := issueForms(t, ids, 5, 5) // values 21 … 45
+		issued := issueForms(t, ids, "restored-without-a-margin", 5, 5) // values 21 … 45
 		// Exactly the forms the old cluster issued after the backup come back, in order: the
 		// same values under the same key. None from before the backup.
 		if !slices.Equal(issued[:len(after)], after) {
@@ -106,7 +108,7 @@ func TestOpaqueFormsAcrossBackupAndRestore(t *testing.T) {
 		if got := explainForms(t, ids, after); !slices.Equal(got, oldValues[len(before):]) {
 			t.Errorf("the old cluster's forms after the backup read back on the new cluster to %v, want %v", got, oldValues[len(before):])
 		}
-		issued := issueForms(t, ids, 5, 5)
+		issued := issueForms(t, ids, "restored-with-a-margin", 5, 5)
 		seen := setOf(before, after)
 		for _, f := range issued {
 			if seen[f] {
@@ -143,12 +145,15 @@ func freshCluster(t *testing.T, tag string) (idnodev1.IdServiceClient, idnodev1.
 }
 
 // issueForms makes calls Generate calls of count opaque identities of opaqueCollection and
-// returns the forms in the order answered.
-func issueForms(t *testing.T, ids idnodev1.IdServiceClient, calls int, count int64) []string {
+// returns the forms in the order answered. Each call has a request id made of label, which
+// must be new to the cluster and to any backup restored into it, and is asked again with it
+// after a refusal for want of a leader, as a client would.
+func issueForms(t *testing.T, ids idnodev1.IdServiceClient, label string, calls int, count int64) []string {
 	t.Helper()
 	var out []string
-	for range calls {
-		resp, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: opaqueCollection + "|", Count: count})
+	for i := range calls {
+		req := &idnodev1.GenerateRequest{Id: opaqueCollection + "|", Count: count, RequestId: fmt.Sprintf("%s-%d", label, i)}
+		resp, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.GenerateResponse, error) { return ids.Generate(ctx, req) })
 		if err != nil {
 			t.Fatalf("Generate(%s|, count %d): %v", opaqueCollection, count, err)
 		}
