@@ -43,9 +43,6 @@ type OpsCompose struct {
 	HostOf  map[string]string // published address in deploy/ (127.0.0.1:7071) → this test's
 }
 
-// upAttempts bounds Up's tries when a published port turns out to be taken.
-const upAttempts = 3
-
 // OpsDockerFor checks for Docker and compose (skipping without them, failing under CI=true
 // as the chaos suite does), and builds the image from deploy/Dockerfile under a tag of its own.
 func OpsDockerFor(t *testing.T) *OpsCompose {
@@ -175,21 +172,15 @@ func (d *OpsCompose) Use(names ...string) {
 func (d *OpsCompose) Up(creds credentials.TransportCredentials) {
 	d.T.Helper()
 	d.down()
-	for attempt := 1; ; attempt++ {
+	// A port reserved for this test can still be taken by a process that takes no
+	// reservations (loopback.FreePort): the project goes up again on other ports.
+	AgainWhileTransient(d.T, "compose up", "address already in use", func() (string, error) {
 		name, args := d.ComposeCmd("up", "-d", "--no-build")
-		out, err := d.Run(OpsDockerCmdTimeout, name, args...)
-		if err == nil {
-			break
-		}
-		// A port reserved for this test can still be taken by a process that takes no
-		// reservations (loopback.FreePort): the project goes up again on other ports.
-		if attempt == upAttempts || !strings.Contains(out, "address already in use") {
-			d.T.Fatalf("%v\n%s", err, out)
-		}
-		d.T.Logf("compose up, attempt %d: a published port was taken; again on other ports\n%s", attempt, out)
+		return d.Run(OpsDockerCmdTimeout, name, args...)
+	}, func() {
 		d.down()
 		d.Use(d.names...)
-	}
+	})
 	d.T.Cleanup(func() {
 		if d.T.Failed() {
 			name, args := d.ComposeCmd("logs", "--tail", "40")

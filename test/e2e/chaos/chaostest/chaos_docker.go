@@ -341,27 +341,17 @@ func (d *chaosDocker) Start(t testing.TB, tags ...string) {
 	d.must(t, chaosCmdTimeout, "docker", append([]string{"start"}, d.containersOf(t, tags)...)...)
 }
 
-// pauseAttempts bounds the tries of one container's pause. The cgroup freezer gives up
-// ("unable to freeze") when a process does not stop in time, which a busy machine's disk can
-// cause; runc then thaws the container, and trying again is what an operator would do.
-const pauseAttempts = 3
-
 // Pause freezes every process of the containers (cgroup freezer): they keep their sockets and
 // answer nothing, as a node stuck in a long GC pause or a frozen VM would. Each container is
-// paused on its own, so that one that could not be frozen is tried again alone.
+// paused on its own: the freezer gives up ("unable to freeze") when a process does not stop in
+// time, which a busy machine's disk can cause, and runc thaws that container again, so it is
+// tried again alone, as an operator would.
 func (d *chaosDocker) Pause(t testing.TB, tags ...string) {
 	t.Helper()
 	for _, id := range d.containersOf(t, tags) {
-		for attempt := 1; ; attempt++ {
-			out, err := d.run(chaosCmdTimeout, "docker", "pause", id)
-			if err == nil {
-				break
-			}
-			if attempt == pauseAttempts || !strings.Contains(out, "unable to freeze") {
-				t.Fatalf("%v\n%s", err, out)
-			}
-			t.Logf("docker pause %s, attempt %d: %s; trying again", id, attempt, strings.TrimSpace(out))
-		}
+		e2etest.AgainWhileTransient(t, "docker pause "+id, "unable to freeze", func() (string, error) {
+			return d.run(chaosCmdTimeout, "docker", "pause", id)
+		}, nil)
 	}
 }
 

@@ -89,8 +89,8 @@ func (r *ChaosRun) WarmPools(tag string) map[string]*PoolClient {
 
 // next asks the node for one range within chaosAttempt and records a range granted.
 func (p *PoolClient) next() (*idnodev1.NextHiLoResponse, time.Duration, error) {
-	p.calls++
-	return p.ask(p.c.requestID())
+	resp, took, _, err := p.nextRetrying(0)
+	return resp, took, err
 }
 
 // ask makes the call for the range requestID names (a new one, or one retried).
@@ -128,16 +128,17 @@ func (p *PoolClient) giveBack(resp *idnodev1.NextHiLoResponse) error {
 	return nil
 }
 
-// nextRetrying is next, made again with the same request_id up to chaosPoolRetries times
-// while the answer does not come within chaosAttempt; it returns how many times it retried.
-func (p *PoolClient) nextRetrying() (*idnodev1.NextHiLoResponse, time.Duration, int, error) {
+// nextRetrying is next, made again with the same request_id up to most times while the
+// answer does not come within chaosAttempt; it returns the slowest attempt's time and how
+// many times it retried.
+func (p *PoolClient) nextRetrying(most int) (*idnodev1.NextHiLoResponse, time.Duration, int, error) {
 	p.calls++
 	id := p.c.requestID()
 	var slowest time.Duration
 	for retries := 0; ; retries++ {
 		resp, took, err := p.ask(id)
 		slowest = max(slowest, took)
-		if retries == chaosPoolRetries || status.Code(err) != codes.DeadlineExceeded {
+		if retries == most || status.Code(err) != codes.DeadlineExceeded {
 			return resp, slowest, retries, err
 		}
 	}
@@ -168,7 +169,7 @@ func (p *PoolClient) hold(quit <-chan struct{}) holdResult {
 			}
 		}
 		covered := (p.calls+1)*chaosPoolRange <= chaosPoolFirst
-		resp, took, retried, err := p.nextRetrying()
+		resp, took, retried, err := p.nextRetrying(chaosPoolRetries)
 		res.retried += retried
 		switch {
 		case errors.Is(err, errChaosBadRange):
