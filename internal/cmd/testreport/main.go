@@ -4,13 +4,15 @@
 //
 //	testreport run -events FILE [-failures FILE] [-C DIR] -- [go test flags] [packages]
 //	testreport slowest [-n N] FILE...
+//	testreport cpu FILE TESTBINARY [ARGS...]
 //
 // run appends those events to FILE and exits with go test's exit status, whatever happens to
 // the file; with -failures it also appends each failed test's last lines of output to that
 // file once go test ends, so that a CI log whose end is all a reader sees can end with why
-// its tests failed, however far up their output scrolled. slowest prints the N (10) slowest
-// packages and top-level tests of all the FILEs (.ci/run keeps one per go test run it starts,
-// as two run at once).
+// its tests failed, however far up their output scrolled. It has go test start each test
+// binary through cpu (-exec), which keeps the CPU time the binary used in FILE.cpu. slowest
+// prints the N (10) slowest packages and top-level tests of all the FILEs (.ci/run keeps one
+// per go test run it starts, as two run at once), and the N packages that used the most CPU.
 package main
 
 import (
@@ -20,13 +22,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 
 	"github.com/idnode/idnode/internal/testjson"
 )
 
 const usage = `usage: testreport run -events FILE [-failures FILE] [-C DIR] -- [go test flags] [packages]
-       testreport slowest [-n N] FILE...`
+       testreport slowest [-n N] FILE...
+       testreport cpu FILE TESTBINARY [ARGS...]`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -37,6 +41,8 @@ func main() {
 		os.Exit(run(os.Args[2:]))
 	case "slowest":
 		slowest(os.Args[2:])
+	case "cpu":
+		os.Exit(measure(os.Args[2:]))
 	default:
 		fail(usage)
 	}
@@ -58,6 +64,13 @@ func run(args []string) int {
 		fail(usage)
 	}
 	goArgs := []string{"test", "-json"}
+	if cpuFile, err := filepath.Abs(*events + cpuSuffix); err != nil {
+		fmt.Fprintf(os.Stderr, "testreport: no CPU times will be kept: %v\n", err)
+	} else if value, err := execFlag(cpuFile); err != nil {
+		fmt.Fprintf(os.Stderr, "testreport: no CPU times will be kept: %v\n", err)
+	} else {
+		goArgs = append(goArgs, "-exec", value)
+	}
 	if *dir != "" {
 		goArgs = append([]string{"-C", *dir}, goArgs...)
 	}
@@ -142,13 +155,27 @@ func slowest(args []string) {
 	if err := fs.Parse(args); err != nil || fs.NArg() < 1 || *n < 1 {
 		fail(usage)
 	}
-	var timings testjson.Timings
+	var (
+		timings testjson.Timings
+		uses    []cpuUse
+		err     error
+	)
 	for _, name := range fs.Args() {
 		if err := readTimings(name, &timings); err != nil {
 			fail(fmt.Sprintf("testreport: %v", err))
 		}
+		if uses, err = readCPU(name+cpuSuffix, uses); err != nil {
+			fail(fmt.Sprintf("testreport: %v", err))
+		}
 	}
 	if err := timings.WriteSlowest(os.Stdout, *n); err != nil {
+		fail(fmt.Sprintf("testreport: %v", err))
+	}
+	if len(uses) == 0 {
+		return
+	}
+	root, _ := os.Getwd()
+	if err := writeMostCPU(os.Stdout, uses, *n, root); err != nil {
 		fail(fmt.Sprintf("testreport: %v", err))
 	}
 }
