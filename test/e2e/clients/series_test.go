@@ -6,6 +6,7 @@ package clients
 // VerifySeries.
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -207,7 +208,10 @@ func leadsWithJournal(t *testing.T, c *e2etest.Cluster, tag, series string, want
 			t.Fatalf("node %s: entry %d of %s differs:\n got  %v\n want %v", tag, i+1, series, at(got, i), at(want, i))
 		}
 	}
-	v, err := idnodev1.NewSeriesServiceClient(c.Conns[tag]).VerifySeries(e2etest.RPCCtx(t), &idnodev1.VerifySeriesRequest{Series: series})
+	// A read, asked again after a refusal for want of a leader, as a client would.
+	v, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.VerifySeriesResponse, error) {
+		return idnodev1.NewSeriesServiceClient(c.Conns[tag]).VerifySeries(ctx, &idnodev1.VerifySeriesRequest{Series: series})
+	})
 	if err != nil || !v.GetOk() || v.GetEntries() != uint64(len(want)) {
 		t.Errorf("VerifySeries(%s) on %s = %v, %v", series, tag, v, err)
 	}
@@ -290,24 +294,31 @@ func seriesJournal(t *testing.T, c *e2etest.Cluster, via, series string) []*idno
 	return journalVia(t, idnodev1.NewSeriesServiceClient(c.Conns[via]), series)
 }
 
-// journalVia reads a series' whole journal through client.
+// journalVia reads a series' whole journal through client. The read is asked again from the
+// start after a refusal for want of a leader (a restart or a transfer here), as a client would.
 func journalVia(t *testing.T, client idnodev1.SeriesServiceClient, series string) []*idnodev1.SeriesEntry {
 	t.Helper()
-	stream, err := client.Journal(e2etest.RPCCtx(t), &idnodev1.JournalRequest{Series: series})
+	out, err := e2etest.Retried(func(ctx context.Context) ([]*idnodev1.SeriesEntry, error) {
+		stream, err := client.Journal(ctx, &idnodev1.JournalRequest{Series: series})
+		if err != nil {
+			return nil, err
+		}
+		var out []*idnodev1.SeriesEntry
+		for {
+			e, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+	})
 	if err != nil {
 		t.Fatalf("Journal(%s): %v", series, err)
 	}
-	var out []*idnodev1.SeriesEntry
-	for {
-		e, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatalf("Journal(%s): %v", series, err)
-		}
-		out = append(out, e)
-	}
+	return out
 }
 
 // swapDocument edits entry seq of series (its folded name, in database default) in a stopped

@@ -144,7 +144,10 @@ func TestClusterLeaderKill9Failover(t *testing.T) {
 	} else if failover > 2*time.Second {
 		t.Logf("failover took %v: above the 2 s design goal (loaded machine?)", failover)
 	}
-	if st, err := c.Admin[survivors[0]].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true}); err != nil || !slices.Contains(survivors, st.GetLeader()) {
+	// A read, asked again after a refusal for want of a leader, as a client would.
+	if st, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.StatusResponse, error) {
+		return c.Admin[survivors[0]].Status(ctx, &idnodev1.StatusRequest{Consistent: true})
+	}); err != nil || !slices.Contains(survivors, st.GetLeader()) {
 		t.Errorf("Status after failover = leader %q, %v; want one of %v", st.GetLeader(), err, survivors)
 	} else {
 		// One election is term+1; more were elections that failed (split votes) on the way.
@@ -185,7 +188,10 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 				c.MustIdentity(rec, []string{"invoices", "Invoices"}[i%2], int64(1+i%3), e2etest.ClusterTags[(i+1)%3])
 			}
 			seed := rec.BeginSeed("invoices", 1000, false)
-			sr, err := c.Ids["B"].SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 1000})
+			// A seed sets a value: safe to ask again after a refusal for want of a leader.
+			sr, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.SeedIdentityResponse, error) {
+				return c.Ids["B"].SeedIdentity(ctx, &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 1000})
+			})
 			if err != nil || sr.GetValue() != 1000 {
 				seed.Unknown()
 				t.Fatalf("SeedIdentity(invoices, 1000) = %v, %v; want 1000", sr, err)
@@ -248,7 +254,10 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 			// Read after those writes: a read right after the election can be stale (see
 			// TestClusterFirstReadAfterRestartIsCurrent).
 			want = map[string]int64{"orders": maxOrders + 1, "invoices": maxInvoices + 2}
-			list, err := c.Ids["A"].ListIdentities(e2etest.RPCCtx(t), &idnodev1.ListIdentitiesRequest{})
+			// Asked again after a refusal for want of a leader, as a client would.
+			list, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.ListIdentitiesResponse, error) {
+				return c.Ids["A"].ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{})
+			})
 			if err != nil {
 				t.Fatalf("ListIdentities: %v", err)
 			}
@@ -263,8 +272,11 @@ func TestClusterWholeRestartKeepsCounters(t *testing.T) {
 					t.Errorf("node %s: etag %d after the restart, %d before", tag, e, etags[tag])
 				}
 			}
+			// Each Status is a read, asked again after a refusal for want of a leader.
 			for _, via := range e2etest.ClusterTags {
-				st, err := c.Admin[via].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
+				st, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.StatusResponse, error) {
+					return c.Admin[via].Status(ctx, &idnodev1.StatusRequest{Consistent: true})
+				})
 				if err != nil || len(st.GetNodes()) != 3 || !slices.Contains(e2etest.ClusterTags, st.GetLeader()) {
 					t.Errorf("Status via %s after the restart = %v, %v; want 3 nodes and a leader", via, st, err)
 					continue
@@ -480,7 +492,10 @@ func TestClusterRemovedTagNeverReturns(t *testing.T) {
 		t.Fatalf("RemoveNode(D): %v", err)
 	}
 	d.Kill9() // out of the cluster; how a removed node winds down is not this test's subject
-	st, err = c.Admin["C"].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	// A read, asked again after a refusal for want of a leader, as a client would.
+	st, err = e2etest.Retried(func(ctx context.Context) (*idnodev1.StatusResponse, error) {
+		return c.Admin["C"].Status(ctx, &idnodev1.StatusRequest{Consistent: true})
+	})
 	if err != nil {
 		t.Fatalf("Status after RemoveNode: %v", err)
 	}

@@ -1,6 +1,7 @@
 package durability
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -86,7 +87,10 @@ func TestClusterOlderRaftLogIsRefused(t *testing.T) {
 func commitIndex(t *testing.T, addr string) uint64 {
 	t.Helper()
 	_, admin := e2etest.Dial(t, addr)
-	st, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true})
+	// A read, asked again after a refusal for want of a leader, as a client would.
+	st, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.StatusResponse, error) {
+		return admin.Status(ctx, &idnodev1.StatusRequest{Consistent: true})
+	})
 	if err != nil {
 		t.Fatalf("Status via %s: %v", addr, err)
 	}

@@ -23,9 +23,12 @@ type statusJSON struct {
 	} `json:"nodes"`
 }
 
+// IdctlStatus runs idctl status --json with args and decodes it. Status is a read: it is asked
+// again after a refusal for want of a leader (MustIdctlRetrying), as a client would, which
+// right after a leader transfer or a restart is what a loaded machine gives.
 func IdctlStatus(t *testing.T, env []string, args ...string) statusJSON {
 	t.Helper()
-	st, err := decodeStatus(MustIdctl(t, env, append([]string{"status", "--json"}, args...)...))
+	st, err := decodeStatus(MustIdctlRetrying(t, env, append([]string{"status", "--json"}, args...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
