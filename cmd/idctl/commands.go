@@ -411,8 +411,9 @@ func seedCmd(fs *flag.FlagSet) func(*env, []string) error {
 func hiloNextCmd(fs *flag.FlagSet) func(*env, []string) error {
 	separator := fs.String("separator", "", "separator for the prefix (default: the cluster's)")
 	lastMax := fs.Int64("last-max", 0, "the range starts above this")
+	requestID := fs.String("request-id", "", "request id that makes a retry through the same node return the same range (default: a random one)")
 	return func(e *env, args []string) error {
-		req := &idnodev1.NextHiLoRequest{Tag: args[0], Separator: *separator, LastMax: *lastMax}
+		req := &idnodev1.NextHiLoRequest{Tag: args[0], Separator: *separator, LastMax: *lastMax, RequestId: *requestID}
 		return answered(e, "NextHiLo", func(ctx context.Context, c *client.Client) (*idnodev1.NextHiLoResponse, error) {
 			return c.NextHiLo(ctx, req)
 		}, func(w io.Writer, resp *idnodev1.NextHiLoResponse) error {
@@ -425,6 +426,7 @@ func hiloNextCmd(fs *flag.FlagSet) func(*env, []string) error {
 }
 
 func hiloReturnCmd(fs *flag.FlagSet) func(*env, []string) error {
+	requestID := fs.String("request-id", "", "request id that makes a retry through the same node answer as the first return did (default: a random one)")
 	return func(e *env, args []string) error {
 		end, err1 := strconv.ParseInt(args[1], 10, 64)
 		last, err2 := strconv.ParseInt(args[2], 10, 64)
@@ -433,7 +435,7 @@ func hiloReturnCmd(fs *flag.FlagSet) func(*env, []string) error {
 		}
 		var returned bool
 		if err := e.call("ReturnHiLo", func(ctx context.Context, c *client.Client) (err error) {
-			returned, err = c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: args[0], End: end, Last: last, GrantId: args[3]})
+			returned, err = c.ReturnHiLo(ctx, &idnodev1.ReturnHiLoRequest{Tag: args[0], End: end, Last: last, GrantId: args[3], RequestId: *requestID})
 			return err
 		}); err != nil {
 			return err

@@ -158,14 +158,22 @@ func TestIdctlCommands(t *testing.T) {
 			ServerTag string `json:"server_tag"`
 			GrantID   string `json:"grant_id"`
 		}
-		out := e2etest.MustIdctl(t, addr, "hilo", "next", "carts", "--json")
+		// Through one node, each call with a request id and asked again after a refusal for
+		// want of a leader, as a script would: a node remembers its grants and returns by
+		// request id, so a retry gets the first answer, which the second call checks.
+		a := []string{"IDNODE_ADDR=" + c.Node("A").GRPCAddr}
+		next := []string{"hilo", "next", "carts", "--json", "--request-id", "ops-carts-1"}
+		out := e2etest.MustIdctlRetrying(t, a, next...)
 		if err := json.Unmarshal([]byte(out), &r); err != nil || r.Prefix != "carts/" || r.Low != "1" || r.High != "32" || r.ServerTag == "" || r.GrantID == "" {
 			t.Fatalf("hilo next carts --json = %s (%v)", out, err)
 		}
-		if got := e2etest.MustIdctl(t, addr, "hilo", "return", "carts", "32", "7", r.GrantID); got != "returned carts (7, 32]\n" {
+		if again := e2etest.MustIdctlRetrying(t, a, next...); again != out {
+			t.Errorf("hilo next carts again with its request id = %s; want the first answer %s", again, out)
+		}
+		if got := e2etest.MustIdctlRetrying(t, a, "hilo", "return", "carts", "32", "7", r.GrantID, "--request-id", "ops-carts-return"); got != "returned carts (7, 32]\n" {
 			t.Errorf("hilo return carts 32 7 %s = %q", r.GrantID, got)
 		}
-		if got := e2etest.MustIdctl(t, addr, "hilo", "next", "carts"); !strings.HasPrefix(got, "carts/8-") {
+		if got := e2etest.MustIdctlRetrying(t, a, "hilo", "next", "carts", "--request-id", "ops-carts-2"); !strings.HasPrefix(got, "carts/8-") {
 			t.Errorf("after returning 8..32, hilo next carts = %q", got)
 		}
 	})
