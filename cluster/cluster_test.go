@@ -21,7 +21,6 @@ import (
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/tlsconfig"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
-	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/memnet"
 	"github.com/idnode/idnode/test/helpers/poll"
 )
@@ -252,8 +251,6 @@ func newInmem(addr string) *raft.InmemTransport {
 	_, tr := raft.NewInmemTransport(raft.ServerAddress(addr))
 	return tr
 }
-
-func freeAddr(t *testing.T) string { t.Helper(); return loopback.FreeAddr(t) }
 
 func tlsNode(t *testing.T, ca *tlsconfig.Authority) *tlsconfig.Node {
 	t.Helper()

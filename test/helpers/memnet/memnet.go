@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"sync"
 	"syscall"
 
@@ -54,6 +55,23 @@ func (n *Network) Listen() net.Listener {
 	l := bufconn.Listen(bufferSize)
 	n.lis[addr.String()] = l
 	return &listener{Listener: l, addr: addr}
+}
+
+// ListenAt opens a listener at addr, one of this network's addresses whose listener was
+// closed, as a restarted node binds its port again.
+func (n *Network) ListenAt(addr string) (net.Listener, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.lis[addr]; !ok {
+		return nil, fmt.Errorf("memnet: %s is not an address of this network", addr)
+	}
+	l := bufconn.Listen(bufferSize)
+	n.lis[addr] = l
+	return &listener{Listener: l, addr: net.TCPAddrFromAddrPort(ap)}, nil
 }
 
 // Gone is an address nothing listens at, as a port whose listener was closed.
