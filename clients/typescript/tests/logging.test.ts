@@ -13,11 +13,15 @@ test("the log tells of a failover when the leader is killed: from which node to 
     const others = info.nodes.map((n) => n.tag).filter((t) => t !== info.leader);
     const client = new Client([...httpAddrs(info, [info.leader]), ...httpAddrs(info, others)], { logger: log, nodesInOrder: true });
     await client.nextIdentity("before");
-    assert.deepEqual(log.records, [], "a call that went well logged something");
+    // A loaded machine can take the leader's quorum away for a moment, and the call then fails
+    // over, which it logs; a call logs nothing else.
+    const notFailovers = log.records.filter((r) => r.fields.from === undefined);
+    assert.deepEqual(notFailovers, [], "a call logged something besides a failover");
+    const beforeKill = log.records.length;
     await cluster.fault("kill", info.leader);
     const killedURL = client.nodes[0];
     await client.nextIdentity("after");
-    const failover = log.records.find((r) => r.fields.from === killedURL);
+    const failover = log.records.slice(beforeKill).find((r) => r.fields.from === killedURL);
     assert.ok(failover !== undefined, `no record of failing over from ${killedURL}:\n${JSON.stringify(log.records, null, 1)}`);
     assert.equal(failover.level, "warn");
     assert.notEqual(failover.fields.to, killedURL);

@@ -57,17 +57,22 @@ func TestTLSClusterRefusesPlaintext(t *testing.T) {
 	}
 
 	// idctl over TLS: every node is reachable from every other (the status probes go over
-	// mutual TLS too) and answers with its own term.
+	// mutual TLS too) and answers with its own term. A probe has 300 ms, which a mutual TLS
+	// handshake on a loaded machine can overrun: status is asked until every node shows
+	// reachable, within LeaderTimeout.
 	env := []string{"IDNODE_ADDR=" + e2etest.AddrsOf(nodes...), "IDNODE_TLS_CA=" + ca}
-	st := e2etest.IdctlStatus(t, env)
-	if len(st.Nodes) != 3 {
-		t.Fatalf("status over TLS: %+v", st)
-	}
-	for _, n := range st.Nodes {
-		if !n.Reachable || !n.Answered {
-			t.Errorf("status over TLS, node %s: %+v", n.Tag, n)
+	e2etest.Eventually(t, e2etest.LeaderTimeout, "idctl status over TLS to show three nodes, each reachable and answering", func() error {
+		st := e2etest.IdctlStatus(t, env)
+		if len(st.Nodes) != 3 {
+			return fmt.Errorf("status over TLS: %+v", st)
 		}
-	}
+		for _, n := range st.Nodes {
+			if !n.Reachable || !n.Answered {
+				return fmt.Errorf("status over TLS, node %s: %+v", n.Tag, n)
+			}
+		}
+		return nil
+	})
 	if got := e2etest.MustIdctlRetrying(t, env, "next", "orders|", "--request-id", "tls-idctl-orders"); got != "orders/4\n" {
 		t.Errorf("idctl next over TLS = %q", got)
 	}
