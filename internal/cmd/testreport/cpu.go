@@ -59,21 +59,11 @@ func measure(args []string) int {
 	}
 	file, bin := args[0], args[1:]
 	cmd := exec.Command(bin[0], bin[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = dieWithParent()
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
-	defer signal.Stop(signals)
-	if err := cmd.Start(); err != nil {
+	err := runPassingSignals(cmd)
+	if cmd.ProcessState == nil {
 		fmt.Fprintf(os.Stderr, "testreport cpu: %v\n", err)
 		return 1
 	}
-	go func() {
-		for s := range signals {
-			_ = cmd.Process.Signal(s) // it may have ended meanwhile
-		}
-	}()
-	err := cmd.Wait()
 	if user, system, ok := cpuTime(cmd.ProcessState); ok {
 		dir, _ := os.Getwd()
 		if werr := appendCPU(file, cpuUse{Dir: dir, User: user.Seconds(), System: system.Seconds()}); werr != nil {
@@ -81,6 +71,26 @@ func measure(args []string) int {
 		}
 	}
 	return exitStatus(err)
+}
+
+// runPassingSignals runs cmd on this process's standard streams, passing it the signals
+// this process is sent to end (a timeout's SIGQUIT among them), and has the kernel kill it
+// should this process die. It returns cmd.Wait's error, or Start's (cmd.ProcessState nil).
+func runPassingSignals(cmd *exec.Cmd) error {
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = dieWithParent()
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
+	defer signal.Stop(signals)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() {
+		for s := range signals {
+			_ = cmd.Process.Signal(s) // it may have ended meanwhile
+		}
+	}()
+	return cmd.Wait()
 }
 
 // appendCPU appends u to file as one line: whole lines, so that the test binaries of one run,

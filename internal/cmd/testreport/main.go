@@ -5,6 +5,7 @@
 //	testreport run -events FILE [-failures FILE] [-C DIR] -- [go test flags] [packages]
 //	testreport slowest [-n N] FILE...
 //	testreport cpu FILE TESTBINARY [ARGS...]
+//	testreport programs [-n N] [-o FILE] -- COMMAND [ARGS...]
 //
 // run appends those events to FILE and exits with go test's exit status, whatever happens to
 // the file; with -failures it also appends each failed test's last lines of output to that
@@ -13,6 +14,9 @@
 // binary through cpu (-exec), which keeps the CPU time the binary used in FILE.cpu. slowest
 // prints the N (10) slowest packages and top-level tests of all the FILEs (.ci/run keeps one
 // per go test run it starts, as two run at once), and the N packages that used the most CPU.
+// programs runs a command with the machine's process accounting on, and prints the N (20)
+// programs that used the most CPU meanwhile, wherever they ran: what a CI run's CPU goes to
+// besides the test binaries (docs/suite-cpu.md).
 package main
 
 import (
@@ -30,7 +34,8 @@ import (
 
 const usage = `usage: testreport run -events FILE [-failures FILE] [-C DIR] -- [go test flags] [packages]
        testreport slowest [-n N] FILE...
-       testreport cpu FILE TESTBINARY [ARGS...]`
+       testreport cpu FILE TESTBINARY [ARGS...]
+       testreport programs [-n N] [-o FILE] -- COMMAND [ARGS...]`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -43,6 +48,8 @@ func main() {
 		slowest(os.Args[2:])
 	case "cpu":
 		os.Exit(measure(os.Args[2:]))
+	case "programs":
+		os.Exit(programs(os.Args[2:]))
 	default:
 		fail(usage)
 	}
