@@ -153,11 +153,15 @@ const chaosRaftSubnet = "10.231.77.0/24"
 
 // override is the suite's compose file added to deploy/docker-compose.yml with a second -f.
 // It turns the compose file's restart policy off: the suite kills and starts nodes itself, and
-// a node that refuses to start must stay exited (wipeAndRestart). It has every node compare
-// replicas at the shortest interval (chaosReplicaCheckInterval). It gives the raft network a
-// subnet (chaosRaftSubnet). A cluster with regions or more than deploy's nodes also gets every
-// node's peers, region and preferred region, and the services after deploy's three. No version
-// key, like the compose file: docker-compose v1 refuses files whose versions differ.
+// a node that refuses to start must stay exited (wipeAndRestart). It turns the image's health
+// check off: the suite asks each node's gRPC health itself, and Docker's check, a process run
+// in each container every second, cost a CI run some 50 CPU seconds that the schedules had to
+// share (docs/suite-cpu.md#where-the-rest-goes); test/e2e/ops still runs the image with it.
+// It has every node compare replicas at the shortest interval (chaosReplicaCheckInterval). It
+// gives the raft network a subnet (chaosRaftSubnet). A cluster with regions or more than
+// deploy's nodes also gets every node's peers, region and preferred region, and the services
+// after deploy's three. No version key, like the compose file: docker-compose v1 refuses files
+// whose versions differ.
 func (c *ChaosCluster) override() string {
 	var b strings.Builder
 	b.WriteString("services:\n")
@@ -167,7 +171,7 @@ func (c *ChaosCluster) override() string {
 		peers = append(peers, n.Tag+"="+n.alias+":7000")
 	}
 	for i, n := range c.nodes {
-		fmt.Fprintf(&b, "  %s:\n    restart: \"no\"\n", n.service)
+		fmt.Fprintf(&b, "  %s:\n    restart: \"no\"\n    healthcheck: {disable: true}\n", n.service)
 		b.WriteString("    environment:\n")
 		fmt.Fprintf(&b, "      IDNODE_REPLICA_CHECK_INTERVAL: %q\n", chaosReplicaCheckInterval.String())
 		if !extended {

@@ -40,7 +40,10 @@ func TestSharedEnvMatchesDeploy(t *testing.T) {
 func TestChaosClusterOverride(t *testing.T) {
 	deploy := DeployCluster.override()
 	if strings.Contains(deploy, "command") || strings.Contains(deploy, "IDNODE_PEERS") || strings.Contains(deploy, "volumes") {
-		t.Errorf("the deploy cluster's override changes more than the restart policy, the replica checks' interval and the subnet:\n%s", deploy)
+		t.Errorf("the deploy cluster's override changes more than the restart policy, the health check, the replica checks' interval and the subnet:\n%s", deploy)
+	}
+	if n := strings.Count(deploy, "    healthcheck: {disable: true}\n"); n != chaosDeployNodes {
+		t.Errorf("the deploy cluster's override turns the health check off on %d nodes, want %d:\n%s", n, chaosDeployNodes, deploy)
 	}
 	if n := strings.Count(deploy, `IDNODE_REPLICA_CHECK_INTERVAL: "5s"`); n != chaosDeployNodes {
 		t.Errorf("the deploy cluster's override sets the replica checks' interval on %d nodes, want %d:\n%s", n, chaosDeployNodes, deploy)
@@ -55,7 +58,7 @@ func TestChaosClusterOverride(t *testing.T) {
 		`IDNODE_PEERS: "A=raft-a:7000,B=raft-b:7000,C=raft-c:7000,D=raft-d:7000,E=raft-e:7000"`,
 		`ports: ["127.0.0.1:7075:7070", "127.0.0.1:7085:7080", "127.0.0.1:9105:9100"]`,
 		"  idnode-e-data: {}",
-		"  idnode-e:\n    restart: \"no\"\n    environment:\n      IDNODE_REPLICA_CHECK_INTERVAL: \"5s\"\n      IDNODE_PEERS:",
+		"  idnode-e:\n    restart: \"no\"\n    healthcheck: {disable: true}\n    environment:\n      IDNODE_REPLICA_CHECK_INTERVAL: \"5s\"\n      IDNODE_PEERS:",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the five-node override lacks %s:\n%s", want, got)

@@ -197,13 +197,10 @@ func (d *chaosDocker) up(t testing.TB) {
 			strings.Join(busy, ", "), e2etest.ChaosProject)
 	}
 	d.must(t, chaosCmdTimeout, "compose", "up", "-d", "--no-build")
+	byService := d.serviceContainers(t)
 	containers := map[string]string{}
 	for _, n := range d.cluster.nodes {
-		id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "compose", "ps", "-q", n.service))
-		if id == "" || strings.ContainsAny(id, " \n") {
-			t.Fatalf("compose ps -q %s = %q, want one container ID", n.service, id)
-		}
-		containers[n.Tag] = id
+		containers[n.Tag] = oneContainer(t, byService, n.service)
 	}
 	d.mu.Lock()
 	d.containers, d.raftIPs = containers, map[string]string{}
@@ -469,15 +466,47 @@ func (d *chaosDocker) Recreate(t testing.TB, tag string) {
 // learnContainer records and returns the container compose made for node tag's service.
 func (d *chaosDocker) learnContainer(t testing.TB, tag string) string {
 	t.Helper()
-	service := d.cluster.node(tag).service
-	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "compose", "ps", "-a", "-q", service))
-	if id == "" || strings.ContainsAny(id, " \n") {
-		t.Fatalf("compose ps -q %s = %q, want one container ID", service, id)
-	}
+	id := oneContainer(t, d.serviceContainers(t), d.cluster.node(tag).service)
 	d.mu.Lock()
 	d.containers[tag] = id
 	d.mu.Unlock()
 	return id
+}
+
+// serviceContainers lists the project's containers, running or not, by compose service, as
+// the labels compose gives them say. One docker call rather than a `compose ps` per service:
+// docker-compose v1 is a Python program that costs some half a CPU second a call, and a run
+// brings up a cluster for every schedule.
+func (d *chaosDocker) serviceContainers(t testing.TB) map[string][]string {
+	t.Helper()
+	out := d.must(t, chaosCmdTimeout, "docker", "ps", "-a", "--no-trunc",
+		"--filter", "label="+e2etest.ComposeProjectLabel+"="+e2etest.ChaosProject,
+		"--format", `{{.ID}} {{.Label "`+composeServiceLabel+`"}}`)
+	return containersByService(out)
+}
+
+// composeServiceLabel is the label compose gives a container: the service it runs.
+const composeServiceLabel = "com.docker.compose.service"
+
+// containersByService reads serviceContainers' lines, "ID SERVICE"; a container of the project
+// started outside compose (runOnRaftNetwork) has no service and is left out.
+func containersByService(out string) map[string][]string {
+	by := map[string][]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if id, service, ok := strings.Cut(strings.TrimSpace(line), " "); ok && id != "" && service != "" {
+			by[service] = append(by[service], id)
+		}
+	}
+	return by
+}
+
+// oneContainer is service's container, which must be one.
+func oneContainer(t testing.TB, byService map[string][]string, service string) string {
+	t.Helper()
+	if ids := byService[service]; len(ids) != 1 {
+		t.Fatalf("service %s has containers %q, want one", service, ids)
+	}
+	return byService[service][0]
 }
 
 // runOnRaftNetwork starts a container of the image outside compose, on the raft network under
