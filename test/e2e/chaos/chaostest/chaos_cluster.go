@@ -155,8 +155,9 @@ const chaosRaftSubnet = "10.231.77.0/24"
 // It turns the compose file's restart policy off: the suite kills and starts nodes itself, and
 // a node that refuses to start must stay exited (wipeAndRestart). It turns the image's health
 // check off: the suite asks each node's gRPC health itself, and Docker's check, a process run
-// in each container every second, cost a CI run some 50 CPU seconds that the schedules had to
-// share (docs/suite-cpu.md#where-the-rest-goes); test/e2e/ops still runs the image with it.
+// in each container every second, cost a CI run 23 CPU seconds in its own processes and more
+// in runc's and the daemons', which the schedules had to share
+// (docs/suite-cpu.md#where-the-rest-goes); test/e2e/ops still runs the image with it.
 // It has every node compare replicas at the shortest interval (chaosReplicaCheckInterval). It
 // gives the raft network a subnet (chaosRaftSubnet). A cluster with regions or more than
 // deploy's nodes also gets every node's peers, region and preferred region, and the services

@@ -503,10 +503,11 @@ func containersByService(out string) map[string][]string {
 // oneContainer is service's container, which must be one.
 func oneContainer(t testing.TB, byService map[string][]string, service string) string {
 	t.Helper()
-	if ids := byService[service]; len(ids) != 1 {
+	ids := byService[service]
+	if len(ids) != 1 {
 		t.Fatalf("service %s has containers %q, want one", service, ids)
 	}
-	return byService[service][0]
+	return ids[0]
 }
 
 // runOnRaftNetwork starts a container of the image outside compose, on the raft network under
