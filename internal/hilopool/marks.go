@@ -14,9 +14,9 @@ import (
 // publishes a new mark through Raft, the end of the run of pool numbers the grant came from
 // (one publication per segment of the pool, about one per refill). At start no pool grants
 // until the node has read its record through the leader's log: numbers at or below a mark leave
-// the pools, and a pool of a tag the cluster never reserved to this member is forgotten. So a
-// pools file put back from an older copy, or left by another identity, costs a gap, never a
-// repeat. A node cut off from the majority keeps granting from its pools: a mark it
+// the pools, and a pool read at start of a tag the cluster never reserved to this member is
+// forgotten. So a pools file put back from an older copy, or left by another identity, costs a
+// gap, never a repeat. A node cut off from the majority keeps granting from its pools: a mark it
 // cannot publish waits at most publication.RaiseWait, then is published in the background when
 // a leader answers; docs/DESIGN.md (Rollback) says what that leaves open.
 
@@ -59,6 +59,11 @@ type Marked struct {
 	checked, gaveUp chan struct{}
 	pub             publication.Publisher
 
+	// readAtStart is the pools the store held when the node started: the ones the start
+	// check may find are not this node's. A pool made later holds only numbers this run
+	// reserved through the log.
+	readAtStart map[Key]bool
+
 	mu        sync.Mutex
 	published map[Key]int64 // the cluster's marks, as last answered
 	wanted    map[Key]int64 // marks still to publish
@@ -66,8 +71,12 @@ type Marked struct {
 
 // NewMarked returns store behind record's marks; Run checks it and publishes the marks.
 func NewMarked(store Markable, record Record, log *slog.Logger) *Marked {
-	return &Marked{Markable: store, record: record, log: log, pub: publication.New(), checked: make(chan struct{}), gaveUp: make(chan struct{}),
-		published: make(map[Key]int64), wanted: make(map[Key]int64)}
+	m := &Marked{Markable: store, record: record, log: log, pub: publication.New(), checked: make(chan struct{}), gaveUp: make(chan struct{}),
+		readAtStart: make(map[Key]bool), published: make(map[Key]int64), wanted: make(map[Key]int64)}
+	for _, key := range store.Keys() {
+		m.readAtStart[key] = true
+	}
+	return m
 }
 
 // Grant grants from the pool once it is checked, and marks the pool before answering. Before,
@@ -179,9 +188,12 @@ func (m *Marked) check(ctx context.Context) error {
 		return nil
 	}
 	for _, key := range m.Keys() {
-		// A tag the cluster never reserved to this member (as far as this replica has applied,
-		// which may lag: then the pool is dropped too, a gap) is not this node's pool.
-		if !m.record.Reserved(key) {
+		// A pool read at start of a tag the cluster never reserved to this member (as far as
+		// this replica has applied, which may lag: then the pool is dropped too, a gap) is not
+		// this node's pool. A pool first made in this run is: the cluster reserved its numbers
+		// to this node through the log, and a replica that has not applied that yet would
+		// otherwise drop the pool a cut-off needs.
+		if m.readAtStart[key] && !m.record.Reserved(key) {
 			if err := m.Forget(key); err != nil {
 				return err
 			}
