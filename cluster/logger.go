@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -27,6 +28,9 @@ type raftSink struct {
 	mu    sync.Mutex
 	ids   map[raft.ServerAddress]raft.ServerID // learned from raft's servers, to name a peer raft gives only by address
 	peers *peerFailures
+
+	// firstElection is whether the election raft last started began with no leader known.
+	firstElection atomic.Bool
 }
 
 // newRaftSink returns the sink for one node's raft; close it after raft has shut down.
@@ -97,14 +101,25 @@ func (s *raftSink) Accept(name string, level hclog.Level, msg string, args ...an
 		// The node is stopping and closed its own transport: raft reports the connections
 		// it was serving as failed, which they are not.
 		lvl = min(lvl, slog.LevelDebug)
-	case msg == "heartbeat timeout reached, starting election" && arg(args, "last-leader-id") == "":
+	case msg == "heartbeat timeout reached, starting election":
 		// No leader was known: the node has just started (or its last election failed, which
 		// raft reports itself). After a leader was lost this stays a warning.
+		first := arg(args, "last-leader-id") == ""
+		s.firstElection.Store(first)
+		if first {
+			lvl = slog.LevelInfo
+		}
+	case msg == "Election timeout reached, restarting election" && s.firstElection.Load():
+		// A split vote, or votes that came too late, in that first election: raft's
+		// randomised timeouts make the next round likely to decide, and a cluster forming
+		// on a busy machine meets this. A leader lost and not replaced stays a warning.
 		lvl = slog.LevelInfo
-	case msg == "rejecting vote request since we have a leader":
+	case msg == "rejecting vote request since we have a leader", msg == "rejecting pre-vote request since we have a leader":
 		// Two nodes stood at once (most often in a cluster's first election): one won, and
-		// the other's request reached a node that already follows the winner. Nothing is
-		// wrong here; a candidate that stood after losing its leader warns itself.
+		// the other's request reached a node that already follows the winner. Or a node that
+		// heard no heartbeat in time asked whether it might stand (a pre-vote), and a node
+		// that hears the leader said no, which is what pre-votes are for. Nothing is wrong
+		// here; a candidate that stood after losing its leader warns itself.
 		lvl = min(lvl, slog.LevelInfo)
 	}
 	if line.peer != "" && lvl >= slog.LevelWarn {

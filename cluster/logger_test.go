@@ -119,23 +119,29 @@ func TestSnakeCase(t *testing.T) {
 	}
 }
 
-// A first election is news, not a warning; an election after a leader was lost stays one, and
-// a vote refused because the voter follows the winner of a race is news too. A node closing
-// its own transport logs no error.
+// A first election is news, not a warning, and so is its split vote (raft restarting it); an
+// election after a leader was lost stays one, its restart too, and a vote or pre-vote refused
+// because the voter follows a leader is news. A node closing its own transport logs no error.
 func TestRaftLineLevels(t *testing.T) {
 	var buf bytes.Buffer
 	raftLog, _ := raftLines(&buf, slog.LevelInfo)
 	raftLog.Warn("heartbeat timeout reached, starting election", "last-leader-addr", raft.ServerAddress(""), "last-leader-id", raft.ServerID(""))
+	raftLog.Warn("Election timeout reached, restarting election")
 	raftLog.Warn("heartbeat timeout reached, starting election", "last-leader-addr", raft.ServerAddress("raft-b:7000"), "last-leader-id", raft.ServerID("B-2"))
+	raftLog.Warn("Election timeout reached, restarting election")
 	raftLog.Warn("rejecting vote request since we have a leader", "from", raft.ServerID("B-2"), "leader", raft.ServerAddress("raft-a:7000"))
+	raftLog.Warn("rejecting pre-vote request since we have a leader", "from", raft.ServerID("C-3"), "leader", raft.ServerAddress("raft-a:7000"))
 	raftLog.Named("transport").Error("failed to decode incoming command", "error", raft.ErrTransportShutdown)
 	got := lines(t, &buf)
-	if len(got) != 3 {
-		t.Fatalf("%d lines, want 3 (the transport's shutdown at debug):\n%s", len(got), buf.String())
+	if len(got) != 6 {
+		t.Fatalf("%d lines, want 6 (the transport's shutdown at debug):\n%s", len(got), buf.String())
 	}
 	wantFields(t, got[0], map[string]any{"level": "INFO", "last_leader_id": ""})
-	wantFields(t, got[1], map[string]any{"level": "WARN", "last_leader_id": "B-2"})
-	wantFields(t, got[2], map[string]any{"level": "INFO", "from": "B-2"})
+	wantFields(t, got[1], map[string]any{"level": "INFO", "msg": "Election timeout reached, restarting election"})
+	wantFields(t, got[2], map[string]any{"level": "WARN", "last_leader_id": "B-2"})
+	wantFields(t, got[3], map[string]any{"level": "WARN", "msg": "Election timeout reached, restarting election"})
+	wantFields(t, got[4], map[string]any{"level": "INFO", "from": "B-2"})
+	wantFields(t, got[5], map[string]any{"level": "INFO", "from": "C-3"})
 }
 
 // manualTimers runs the summaries' timers when the test says.
