@@ -91,6 +91,14 @@ export interface NewNode {
 /** The bytes restore() sends a message: well under a node's largest HTTP body (4 MiB by default) once in base64. */
 const RESTORE_CHUNK = 256 * 1024;
 
+/**
+ * How long an attempt of transferLeadership waits at least: the node waits up to 2 s for the
+ * proposals in flight, then for the election, which on a busy machine outlasts the client's
+ * attempt timeout (3 s by default). Its answer lost, the call cannot be sent again, since a
+ * second transfer would move the leadership once more.
+ */
+const transferAttemptMs = 15_000;
+
 function base64(bytes: Uint8Array): string {
   let bin = "";
   for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -269,7 +277,11 @@ export class AdminCalls {
 
   /** Hands the leadership to the node with tag, or to any up-to-date voter without one; returns the new leader's tag (an admin call). */
   async transferLeadership(tag = "", opts: CallOptions = {}): Promise<string> {
-    const r = await this.call({ method: "POST", path: "/v1/leader:transfer", body: { tag: tag === "" ? undefined : tag }, atMostOnce: true }, "leader", opts);
+    const r = await this.call(
+      { method: "POST", path: "/v1/leader:transfer", body: { tag: tag === "" ? undefined : tag }, atMostOnce: true, minAttemptMs: transferAttemptMs },
+      "leader",
+      opts,
+    );
     return str(r, "leader");
   }
 }

@@ -70,6 +70,12 @@ export interface ApiRequest {
    * line as {"result": …}; the answer's body is then { results: [the messages] }.
    */
   stream?: boolean;
+  /**
+   * How long an attempt waits at least, whatever the client's attemptTimeoutMs: for a call that
+   * a healthy node takes longer to answer than most (a leadership transfer waits for the
+   * proposals in flight, up to 2 s, then for the election).
+   */
+  minAttemptMs?: number;
 }
 
 /** One HTTP request to one node, as an interceptor sees it. */
@@ -493,7 +499,7 @@ export class Transport {
     const onAbort = (): void => controller.abort(callSignal.reason);
     callSignal.addEventListener("abort", onAbort, { once: true });
     let timedOut = false;
-    const timeoutMs = this.opts.attemptTimeoutMs;
+    const timeoutMs = this.opts.attemptTimeoutMs > 0 ? Math.max(this.opts.attemptTimeoutMs, req.minAttemptMs ?? 0) : 0;
     const timer =
       timeoutMs > 0
         ? setTimeout(() => {
@@ -502,7 +508,7 @@ export class Transport {
           }, timerDelay(timeoutMs))
         : undefined;
     try {
-      const deliver: RequestHandler = (r) => this.deliver(r, req.stream === true, () => timedOut);
+      const deliver: RequestHandler = (r) => this.deliver(r, req.stream === true, () => timedOut, timeoutMs);
       const send = this.opts.interceptors.reduceRight<RequestHandler>((next, intercept) => intercept(next), deliver);
       return (await send(this.request(this.nodes[idx] ?? "", req, controller.signal))).body;
     } finally {
@@ -512,14 +518,14 @@ export class Transport {
   }
 
   /** Sends r over the exchange and reads the answer: the innermost RequestHandler. */
-  private async deliver(r: IdnodeRequest, stream: boolean, timedOut: () => boolean): Promise<IdnodeResponse> {
+  private async deliver(r: IdnodeRequest, stream: boolean, timedOut: () => boolean, timeoutMs: number): Promise<IdnodeResponse> {
     const node = r.node;
     let answer: HttpAnswer;
     try {
       answer = await this.exchange(r.url, { method: r.method, headers: r.headers, body: r.body, signal: r.signal, keepalive: r.keepalive });
     } catch (e) {
       if (timedOut()) {
-        throw new DeadlineExceededError(Code.DEADLINE_EXCEEDED, `idnode: ${node}: no answer within ${this.opts.attemptTimeoutMs} ms; trying another node`, { node, cause: e });
+        throw new DeadlineExceededError(Code.DEADLINE_EXCEEDED, `idnode: ${node}: no answer within ${timeoutMs} ms; trying another node`, { node, cause: e });
       }
       const message = e instanceof Error ? e.message : String(e);
       throw errorOf(Code.UNAVAILABLE, `idnode: ${node} unreachable (${message}); is the node up, is this its HTTP address (--http-addr), and in a browser, is the page's origin in its --http-allowed-origins?`, { node, cause: e });

@@ -8,8 +8,11 @@ export interface Seen {
   body: Record<string, unknown>;
 }
 
-/** What a fake node answers: a status, a JSON body and headers; "hang" never answers. */
-export type Reply = { status: number; body: unknown; headers?: Record<string, string> } | "hang";
+/**
+ * What a fake node answers: a status, a JSON body and headers, after afterMs when given (a node
+ * slow to answer); "hang" never answers.
+ */
+export type Reply = { status: number; body: unknown; headers?: Record<string, string>; afterMs?: number } | "hang";
 
 /** A google.rpc.Status body as the gateway writes it. */
 export function statusBody(code: number, message: string, reason: string, metadata: Record<string, string> = {}): unknown {
@@ -51,8 +54,12 @@ export class FakeNode {
         this.hung.push(res);
         return;
       }
-      res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-      res.end(JSON.stringify(reply.body));
+      const answer = (): void => {
+        res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
+        res.end(JSON.stringify(reply.body));
+      };
+      if (reply.afterMs === undefined) answer();
+      else setTimeout(answer, reply.afterMs);
     });
   }
 

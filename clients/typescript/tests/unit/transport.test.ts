@@ -195,6 +195,19 @@ test("a node that hangs costs one attempt timeout, then the next node answers", 
   });
 });
 
+test("a leadership transfer waits past the attempt timeout for its answer, which it cannot ask for again", async () => {
+  const moved = { status: 200, body: { leader: "B" }, afterMs: 300 };
+  await withNodes([() => moved], async ([node], addrs) => {
+    const client = new Client(addrs, { attemptTimeoutMs: 100, adminToken: "t" });
+    assert.equal(await client.admin.transferLeadership("B"), "B");
+    assert.equal(node!.seen.length, 1);
+    // Any other call still gives up on a node after the attempt timeout.
+    const err = await client.generate("x", { timeoutMs: 250 }).catch((e: unknown) => e);
+    assert.ok(err instanceof DeadlineExceededError, String(err));
+    await client.close();
+  });
+});
+
 test("the caller's deadline ends a call: DEADLINE_EXCEEDED, with the nodes' refusal inside after retries", async () => {
   await withNodes([() => "hang"], async (_, addrs) => {
     const client = new Client(addrs);
