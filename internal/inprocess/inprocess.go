@@ -12,14 +12,22 @@ import (
 
 // Listener hands the server ends of the pipes DialContext makes to Accept.
 type Listener struct {
+	addr      net.Addr
+	pair      func() (server, client net.Conn)
 	conns     chan net.Conn
 	closed    chan struct{}
 	closeOnce sync.Once
 }
 
-// Listen returns a Listener that takes connections until Close.
+// Listen returns a Listener of net.Pipe pairs that takes connections until Close.
 func Listen() *Listener {
-	return &Listener{conns: make(chan net.Conn), closed: make(chan struct{})}
+	return ListenPairs(addr{}, func() (net.Conn, net.Conn) { return net.Pipe() })
+}
+
+// ListenPairs returns a Listener at addr whose connections are the pairs that pair makes,
+// the server's end first; tests use it for pipes of their own (test/helpers/memnet).
+func ListenPairs(at net.Addr, pair func() (server, client net.Conn)) *Listener {
+	return &Listener{addr: at, pair: pair, conns: make(chan net.Conn), closed: make(chan struct{})}
 }
 
 // Accept waits for the next DialContext, or for Close (net.ErrClosed).
@@ -39,12 +47,12 @@ func (l *Listener) Close() error {
 }
 
 // Addr names the listener; there is no address to dial from outside.
-func (l *Listener) Addr() net.Addr { return addr{} }
+func (l *Listener) Addr() net.Addr { return l.addr }
 
 // DialContext connects to the listener; the address is ignored (grpc.WithContextDialer
 // passes one). It waits for Accept, for ctx, or for Close.
 func (l *Listener) DialContext(ctx context.Context, _ string) (net.Conn, error) {
-	server, client := net.Pipe()
+	server, client := l.pair()
 	select {
 	case l.conns <- server:
 		return client, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/test/helpers/poll"
+	"github.com/idnode/idnode/test/helpers/stall"
 	"github.com/idnode/idnode/test/helpers/wan"
 )
 
@@ -24,7 +25,9 @@ var steadyFor = flag.Duration("steady-for", time.Minute, "how long BenchmarkLead
 
 // Three nodes 90 ms apart, told so with --raft-rtt 90ms, elect one leader and keep it while
 // 16 callers take identities through every node for 20 s: no election, the term unchanged,
-// every call answered, no ID twice.
+// every call answered, no ID twice. A run in which the process itself stalled for more than
+// half the lease (test/helpers/stall; seen beside the fuzz targets and the simulator in CI)
+// checks the IDs and skips the rest.
 func TestLeaderHoldsAt90msRoundTrips(t *testing.T) {
 	leaderHolds(t, []member{{"A", "a"}, {"B", "b"}, {"C", "c"}}, 16, 20*time.Second)
 }
@@ -56,20 +59,29 @@ func leaderHolds(tb testing.TB, members []member, callers int, d time.Duration) 
 	leader := c.waitLeader(tb, time.Minute)
 	c.waitLeaderLogged(tb, time.Minute)
 	start := time.Now()
+	watch := stall.Start(tb, 10*time.Millisecond)
 
 	got, errs := c.load(tb, callers, c.tags(), time.After(d), true)()
+	checkUnique(tb, got)
+	changed := c.leaderChangesSince(start)
+	if longest, at := watch.Longest(); longest > timing.LeaderLeaseTimeout/2 && (len(errs) > 0 || len(changed) > 0) {
+		// The nodes' timers ran that late too: the leader could not have heard a majority
+		// within its lease, however the timing was chosen.
+		tb.Skipf("the process stalled for %v at %s, more than half the leader's lease (%v): the %d failed calls and the leader changes %+v say nothing of the timing at 90 ms round trips",
+			longest.Round(time.Millisecond), at.Format("15:04:05.000"), timing.LeaderLeaseTimeout, len(errs), changed)
+	}
 	for _, err := range errs {
 		tb.Error(err)
 	}
-	checkUnique(tb, got)
 	if now := c.leader(); now != leader {
 		tb.Errorf("leader %s before the load, %q after", leader, now)
 	}
-	for tag, seen := range c.leaderChangesSince(start) {
+	for tag, seen := range changed {
 		changes += len(seen)
 		tb.Errorf("node %s saw the leader change under load: %+v", tag, seen)
 	}
-	tb.Logf("%d nodes, %d callers, %v: %d identities, leader %s throughout: %t", len(members), callers, d, len(got), leader, changes == 0)
+	longest, _ := watch.Longest()
+	tb.Logf("%d nodes, %d callers, %v: %d identities, leader %s throughout: %t; the process stalled for %v at most", len(members), callers, d, len(got), leader, changes == 0, longest.Round(time.Millisecond))
 	return changes, len(got)
 }
 

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/idnode/idnode/test/helpers/filelock"
 )
 
 // lowestPort is the lowest port handed out: below it are the ports services (PostgreSQL, the
@@ -69,9 +71,9 @@ func reserve() (int, error) {
 		if held[port] != nil {
 			continue
 		}
-		lock, err := TryLock(filepath.Join(dir, strconv.Itoa(port)))
+		lock, err := filelock.TryLock(filepath.Join(dir, strconv.Itoa(port)))
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("a reservation: %w", err)
 		}
 		if lock == nil {
 			continue // another process holds it

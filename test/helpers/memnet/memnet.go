@@ -1,7 +1,7 @@
 // Package memnet is an in-memory network for tests that run inside a testing/synctest
 // bubble. There time moves only while every goroutine of the bubble is durably blocked, and a
 // goroutine reading a socket is not, so a gRPC server on loopback TCP stops the bubble's
-// clock; one on a bufconn pipe, whose reads wait on a sync.Cond, does not
+// clock; one on this package's pipes, whose reads wait on a sync.Cond, does not
 // (docs/testing.md, "Cluster tests in virtual time").
 //
 // Each listener gets an address of its own that looks like a loopback TCP address, and the
@@ -18,7 +18,7 @@ import (
 	"sync"
 	"syscall"
 
-	"google.golang.org/grpc/test/bufconn"
+	"github.com/idnode/idnode/internal/inprocess"
 )
 
 // bufferSize is each direction's buffer of a connection: gRPC's frames of a test fit.
@@ -40,11 +40,11 @@ func init() {
 type Network struct {
 	mu   sync.Mutex
 	next int
-	lis  map[string]*bufconn.Listener
+	lis  map[string]*inprocess.Listener
 }
 
 // New returns an empty network.
-func New() *Network { return &Network{lis: map[string]*bufconn.Listener{}} }
+func New() *Network { return &Network{lis: map[string]*inprocess.Listener{}} }
 
 // Listen opens a listener at a new address. Closing it refuses later dials.
 func (n *Network) Listen() net.Listener {
@@ -52,9 +52,9 @@ func (n *Network) Listen() net.Listener {
 	defer n.mu.Unlock()
 	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: firstPort + n.next}
 	n.next++
-	l := bufconn.Listen(bufferSize)
+	l := listen(addr)
 	n.lis[addr.String()] = l
-	return &listener{Listener: l, addr: addr}
+	return l
 }
 
 // ListenAt opens a listener at addr, one of this network's addresses whose listener was
@@ -69,9 +69,9 @@ func (n *Network) ListenAt(addr string) (net.Listener, error) {
 	if _, ok := n.lis[addr]; !ok {
 		return nil, fmt.Errorf("memnet: %s is not an address of this network", addr)
 	}
-	l := bufconn.Listen(bufferSize)
+	l := listen(net.TCPAddrFromAddrPort(ap))
 	n.lis[addr] = l
-	return &listener{Listener: l, addr: net.TCPAddrFromAddrPort(ap)}, nil
+	return l, nil
 }
 
 // Gone is an address nothing listens at, as a port whose listener was closed.
@@ -90,7 +90,7 @@ func (n *Network) Dial(ctx context.Context, addr string) (net.Conn, error) {
 	if l == nil {
 		return nil, refused
 	}
-	c, err := l.DialContext(ctx)
+	c, err := l.DialContext(ctx, addr)
 	if err != nil {
 		refused.Err = fmt.Errorf("%w (%v)", syscall.ECONNREFUSED, err)
 		return nil, refused
@@ -98,29 +98,13 @@ func (n *Network) Dial(ctx context.Context, addr string) (net.Conn, error) {
 	return c, nil
 }
 
-// listener is a bufconn listener at a loopback-like address.
-type listener struct {
-	*bufconn.Listener
-	addr *net.TCPAddr
-}
-
-func (l *listener) Addr() net.Addr { return l.addr }
-
-func (l *listener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &fromLoopback{Conn: c, local: l.addr}, nil
-}
-
-// fromLoopback is an accepted connection that says it comes from a loopback caller.
-type fromLoopback struct {
-	net.Conn
-	local *net.TCPAddr
-}
-
-func (c *fromLoopback) LocalAddr() net.Addr { return c.local }
-func (c *fromLoopback) RemoteAddr() net.Addr {
-	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+// listen is a listener at addr whose connections are pipes of this package. The server's end
+// says it comes from a loopback caller, as a node's answers depend on whether a caller is local.
+func listen(addr *net.TCPAddr) *inprocess.Listener {
+	caller := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+	return inprocess.ListenPairs(addr, func() (net.Conn, net.Conn) {
+		toServer, toClient := newPipe(bufferSize), newPipe(bufferSize)
+		return &conn{in: toServer, out: toClient, local: addr, remote: caller},
+			&conn{in: toClient, out: toServer, local: caller, remote: addr}
+	})
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idnode/idnode/test/helpers/loopback"
+	"github.com/idnode/idnode/test/helpers/filelock"
 )
 
 const (
@@ -97,14 +97,14 @@ func reserveSubnet(t testing.TB) int {
 	return 0
 }
 
-// lockSubnet takes the lock of subnet n without waiting (loopback.TryLock, the lock files the
-// port reservations use): the open, locked file, or nil when a live process holds it.
+// lockSubnet takes the lock of subnet n without waiting (filelock.TryLock): the open, locked
+// file, or nil when a live process holds it.
 func lockSubnet(n int) (*os.File, error) {
 	dir := filepath.Join(os.TempDir(), "idnode-test-netns")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, err
 	}
-	return loopback.TryLock(filepath.Join(dir, strconv.Itoa(n)))
+	return filelock.TryLock(filepath.Join(dir, strconv.Itoa(n)))
 }
 
 // addr is the address of the host at index i (testSide: the test's own).

@@ -1,6 +1,6 @@
 //go:build unix
 
-package loopback
+package filelock
 
 import (
 	"errors"
@@ -9,12 +9,12 @@ import (
 	"syscall"
 )
 
-// TryLock takes an exclusive flock on path without waiting: the open, locked file, or nil when
-// another open file (this process's or another's) holds the lock.
+// TryLock takes an exclusive lock (flock(2)) on path without waiting: the open, locked file,
+// or nil when another open file, this process's or another's, holds the lock.
 func TryLock(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
-		return nil, fmt.Errorf("a reservation: %w", err)
+		return nil, err
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -29,5 +29,5 @@ func TryLock(path string) (*os.File, error) {
 	if errors.Is(err, syscall.EWOULDBLOCK) {
 		return nil, nil
 	}
-	return nil, fmt.Errorf("a reservation: lock %s: %w", path, err)
+	return nil, fmt.Errorf("lock %s: %w", path, err)
 }
