@@ -46,18 +46,16 @@ func RepoRoot(t testing.TB) string {
 }
 
 // Env finds or builds idnode and idcluster (test/helpers/prebuilt: a CI run builds them
-// once; otherwise they go into the test's temp dir, where the build cache makes a second build
-// a link) and returns the environment for a runner: this process's, without a developer's
+// once; otherwise the first test package to run them does) and returns the environment for a runner: this process's, without a developer's
 // IDNODE_* settings, plus IDNODE_BIN, IDNODE_CLUSTER_BIN and IDNODE_CONFORMANCE_DIR.
 func Env(t testing.TB) []string {
 	t.Helper()
 	root := RepoRoot(t)
-	bin := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
 	var paths [2]string
 	for i, p := range []prebuilt.Program{prebuilt.Idnode, prebuilt.IDCluster} {
-		path, err := p.Path(ctx, root, bin)
+		path, err := p.Path(ctx, root)
 		if err != nil {
 			t.Fatalf("building the conformance binaries: %v", err)
 		}

@@ -7,6 +7,8 @@ package prebuilt
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idnode/idnode/test/helpers/filelock"
 )
 
 // Env names the folder of programs built ahead.
@@ -90,12 +94,54 @@ func (p Program) Build(ctx context.Context, root, out string) error {
 	return nil
 }
 
-// Path is p's prebuilt file, or else p built from the repository at root into dir.
-func (p Program) Path(ctx context.Context, root, dir string) (string, error) {
+// Path is p's prebuilt file, or else p built from the repository at root into the folder
+// its test packages share (buildShared).
+func (p Program) Path(ctx context.Context, root string) (string, error) {
 	if path, ok := p.Prebuilt(); ok {
 		return path, nil
 	}
+	return p.buildShared(ctx, root)
+}
+
+// userCacheDir is os.UserCacheDir, but in the test of sharedDir.
+var userCacheDir = os.UserCacheDir
+
+// sharedDir is the folder of programs the tests of the checkout at root build when no CI run
+// built them ahead: in the user's cache folder (or else the temp folder), kept from one run to
+// the next, and one per checkout, so that two checkouts at different commits do not relink
+// each other's files in turn.
+func sharedDir(root string) (string, error) {
+	base, err := userCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(base, "idnode-test-programs", hex.EncodeToString(sum[:6])), nil
+}
+
+// buildShared builds p into sharedDir, one test process at a time (a lock beside the
+// program's file), and returns its path. go build links nothing when the file there is
+// current, its build ID the one the build would give it: in `go test ./...` the first
+// package that runs a program links it and the others find it built, where each used to link
+// the programs it ran into a temp folder of its own (thirty links or so a run).
+func (p Program) buildShared(ctx context.Context, root string) (string, error) {
+	dir, err := sharedDir(root)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
 	out := filepath.Join(dir, p.Name)
+	lock, err := filelock.Lock(ctx, out+".lock", 100*time.Millisecond)
+	if err != nil {
+		return "", fmt.Errorf("building %s: %w", p.Name, err)
+	}
+	defer lock.Close()
 	return out, p.Build(ctx, root, out)
 }
 
@@ -103,8 +149,8 @@ func (p Program) Path(ctx context.Context, root, dir string) (string, error) {
 const buildTimeout = 10 * time.Minute
 
 // ForTest is p for a test in a package rel folders below the repository's root (rel "../.."
-// from test/e2e/x): its prebuilt file, or else p built into the test's temp dir, within
-// buildTimeout. It fails t if p cannot be had.
+// from test/e2e/x): its prebuilt file, or else p built (buildShared) within buildTimeout. It
+// fails t if p cannot be had.
 func (p Program) ForTest(t testing.TB, rel string) string {
 	t.Helper()
 	root, err := filepath.Abs(rel)
@@ -113,19 +159,18 @@ func (p Program) ForTest(t testing.TB, rel string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	path, err := p.Path(ctx, root, t.TempDir())
+	path, err := p.Path(ctx, root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-// Place puts p at out (an image's build context, say): a copy of its prebuilt file, or else
-// p built from the repository at root.
+// Place puts a copy of p at out (an image's build context, say).
 func (p Program) Place(ctx context.Context, root, out string) error {
-	path, ok := p.Prebuilt()
-	if !ok {
-		return p.Build(ctx, root, out)
+	path, err := p.Path(ctx, root)
+	if err != nil {
+		return err
 	}
 	src, err := os.Open(path)
 	if err != nil {
