@@ -46,19 +46,20 @@ const (
 
 var (
 	binDirOnce sync.Once
-	buildDir   string // temp dir holding the binaries built; removed by TestMain
+	buildDir   string // BinDir; removed by TestMain
 	binDirErr  error
 )
 
-// BinDir is the temp dir the binaries the tests build go to, made on first use.
+// BinDir is a temp dir of this test binary for the programs a test builds itself (an
+// earlier release, say), made on first use and removed by TestMain.
 func BinDir() (string, error) {
 	binDirOnce.Do(func() { buildDir, binDirErr = os.MkdirTemp("", "idnode-e2e-bin-") })
 	return buildDir, binDirErr
 }
 
-// goBinary is a program of this module that the tests run: the one a CI run built ahead
-// (test/helpers/prebuilt), or else built once per test binary into binDir (so TestMain
-// removes it).
+// goBinary is a program of this module that the tests run: the one a CI run built ahead, or
+// else the one the test packages of a run share (test/helpers/prebuilt), found once per test
+// binary.
 type goBinary struct {
 	prog prebuilt.Program
 
@@ -76,14 +77,9 @@ func (b *goBinary) build(t testing.TB) string {
 			b.err = err
 			return
 		}
-		dir, err := BinDir()
-		if err != nil {
-			b.err = err
-			return
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
 		defer cancel()
-		b.path, b.err = b.prog.Path(ctx, root, dir)
+		b.path, b.err = b.prog.Path(ctx, root)
 	})
 	if b.err != nil {
 		t.Fatalf("building %s: %v", b.prog.Name, b.err)

@@ -2,8 +2,6 @@ package e2etest
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -26,22 +24,25 @@ func snapshotDocker() *dockerBefore {
 // networks and volumes labelled as one of its compose projects, and the volumes that appeared
 // while it ran, are attached to no container, and are labelled as no other project's (the
 // anonymous /data volume of a container removed without -v: the image declares VOLUME /data).
-// The chaos project is this run's only while no other chaos suite holds its lock, so it is
-// checked under the lock, or not at all.
+// A chaos slot's project is this run's only while no other chaos suite holds the slot, so it
+// is checked under the slot's lock, or not at all.
 func (b *dockerBefore) leftovers() []string {
 	ownProjects.Lock()
 	own := make(map[string]bool, len(ownProjects.names))
 	for name := range ownProjects.names {
-		own[name] = name != ChaosProject
+		_, chaos := chaosSlotOf(name)
+		own[name] = !chaos
 	}
 	ownProjects.Unlock()
 	if len(own) == 0 {
 		return nil // the run started nothing in docker
 	}
-	if _, ran := own[ChaosProject]; ran {
-		if release, err := ChaosLock(filepath.Join(os.TempDir(), "idnode-chaos.lock"), 0); err == nil {
-			defer release()
-			own[ChaosProject] = true
+	for s := range ChaosSlot(ChaosSlots) {
+		if _, ran := own[s.Project()]; ran {
+			if release, err := s.tryLock(); err == nil {
+				defer release()
+				own[s.Project()] = true
+			}
 		}
 	}
 	var left []string

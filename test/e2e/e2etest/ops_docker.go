@@ -135,7 +135,22 @@ func (d *OpsCompose) ComposeCmd(args ...string) (string, []string) {
 	return d.compose[0], append(all, args...)
 }
 
-var publishedPort = regexp.MustCompile(`"127\.0\.0\.1:(\d+):(\d+)"`)
+// PublishedPort matches a port a compose file of deploy/ publishes, "127.0.0.1:7071:7070":
+// the host's port, then the container's.
+var PublishedPort = regexp.MustCompile(`"127\.0\.0\.1:(\d+):(\d+)"`)
+
+// MovePublishedPorts rewrites every port text publishes on 127.0.0.1 to the host address
+// to gives for it ("127.0.0.1:7071" → another), and says how many it moved: the ops tests
+// move them to free ports, a chaos suite to its slot's.
+func MovePublishedPorts(text string, to func(orig string) string) (string, int) {
+	var moved int
+	out := PublishedPort.ReplaceAllStringFunc(text, func(m string) string {
+		p := PublishedPort.FindStringSubmatch(m)
+		moved++
+		return fmt.Sprintf("%q", to("127.0.0.1:"+p[1])+":"+p[2])
+	})
+	return out, moved
+}
 
 // Use copies deploy/<names> into the temp dir with every published 127.0.0.1 port moved to a
 // free one (hostOf maps them) and the image replaced by this test's, and makes them the
@@ -151,13 +166,11 @@ func (d *OpsCompose) Use(names ...string) {
 		if err != nil {
 			d.T.Fatal(err)
 		}
-		text := publishedPort.ReplaceAllStringFunc(string(src), func(m string) string {
-			p := publishedPort.FindStringSubmatch(m)
-			orig := "127.0.0.1:" + p[1]
+		text, _ := MovePublishedPorts(string(src), func(orig string) string {
 			if _, ok := d.HostOf[orig]; !ok {
 				d.HostOf[orig] = FreeAddr(d.T)
 			}
-			return fmt.Sprintf("%q", d.HostOf[orig]+":"+p[2])
+			return d.HostOf[orig]
 		})
 		text = regexp.MustCompile(`(?m)^(\s*)image: .*$`).ReplaceAllString(text, "${1}image: "+d.Image)
 		dst := filepath.Join(d.dir, name)

@@ -3,9 +3,7 @@ package e2etest
 import (
 	"context"
 	"flag"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -34,18 +32,20 @@ const sweepCmdTimeout = 30 * time.Second
 // timeout when that is shorter.
 const sweepMargin = 30 * time.Second
 
-// sweeping runs the sweeps of a run: the chaos project a run killed before may have left,
-// when no chaos suite holds its lock (its name and ports are fixed; other projects' names are
-// their run's own), then, shortly before -test.timeout and once the tests are done, every
+// sweeping runs the sweeps of a run: the chaos projects a run killed before may have left,
+// each while no chaos suite holds its slot (their names and ports are fixed; other projects'
+// names are their run's own), then, shortly before -test.timeout and once the tests are done, every
 // project this run started. It returns what TestMain calls when the tests are done.
 // flag.Parse must have run.
 func sweeping() (done func()) {
 	if _, err := exec.LookPath("docker"); err != nil {
 		return func() {}
 	}
-	if release, err := ChaosLock(filepath.Join(os.TempDir(), "idnode-chaos.lock"), 0); err == nil {
-		SweepProject(ChaosProject)
-		release()
+	for s := range ChaosSlot(ChaosSlots) {
+		if release, err := s.tryLock(); err == nil {
+			SweepProject(s.Project())
+			release()
+		}
 	}
 	var timer *time.Timer
 	if f := flag.Lookup("test.timeout"); f != nil {
@@ -77,8 +77,8 @@ func OwnProject(name string) {
 	ownProjects.names[name] = true
 }
 
-// sweepOwnProjects removes every project this run started, the chaos project only while
-// this run holds its lock (sweepable).
+// sweepOwnProjects removes every project this run started, a chaos slot's project only while
+// this run holds the slot (sweepable).
 func sweepOwnProjects() {
 	ownProjects.Lock()
 	names := make([]string, 0, len(ownProjects.names))
@@ -119,8 +119,9 @@ func docker(args ...string) string {
 }
 
 // sweepable reports whether project name is still this run's to remove: every project a run
-// names is its own, but the chaos project's name is fixed, and once this run let its lock go,
-// another package of the same `go test ./...` may be running its cluster.
+// names is its own, but a chaos slot's name is fixed, and once this run let the slot go,
+// another package of the same `go test ./...` may be running its cluster there.
 func sweepable(name string) bool {
-	return name != ChaosProject || chaosLockHeld.Load()
+	s, chaos := chaosSlotOf(name)
+	return !chaos || slotHeld(s)
 }

@@ -41,7 +41,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -62,9 +61,9 @@ import (
 // Bounds of the chaos suite (on top of chaos_load.go's per-call ones).
 const (
 	// chaosSuiteBudget is what a package's schedules are expected to take: a package waiting
-	// for another's lock keeps that much, and chaosSuiteMargin, before its deadline (see
+	// for a chaos slot keeps that much, and chaosSuiteMargin, before its deadline (see
 	// chaosLockWait). The schedules are split over packages (test/e2e/chaos/*) of at most
-	// five, so that two of them, one waiting for the other's lock, fit go test's 10 minutes.
+	// five, so that two of them, one waiting for the other's slot, fit go test's 10 minutes.
 	// Each schedule ends with a replica check every live node answers (chaos_replicas.go), and
 	// a restarted node compares its state before it serves: four of the operator package's
 	// schedules took 3m50s under a CI run's load, so the budget is 4m30s.
@@ -72,7 +71,7 @@ const (
 	// chaosSuiteMargin is one schedule and the teardown: no schedule starts later than this
 	// before the test binary's deadline (lastScheduleStart).
 	chaosSuiteMargin   = 2*time.Minute + 30*time.Second
-	chaosLockWaitMax   = 10 * time.Minute // the longest wait for another suite's lock (see chaosLockWait)
+	chaosLockWaitMax   = 10 * time.Minute // the longest wait for a chaos slot (see chaosLockWait)
 	chaosProgressOps   = 500              // identity operations acknowledged per load phase
 	chaosProgressLocal = 15               // server-side IDs and GUIDs per node and phase
 	chaosProgressHiLo  = 2                // HiLo ranges per phase
@@ -101,14 +100,16 @@ func RunChaosSuite(t *testing.T, cluster *ChaosCluster, schedules []ChaosSchedul
 	if testing.Short() {
 		t.Skip("chaos suite skipped under -short: it drives a Docker compose cluster for minutes")
 	}
-	d := chaosDockerFor(t, cluster)
-	release, err := e2etest.ChaosLock(filepath.Join(os.TempDir(), "idnode-chaos.lock"), chaosLockWait(t))
+	slot, release, err := e2etest.ChaosLock(chaosLockWait(t))
 	if errors.Is(err, e2etest.ErrChaosLockBusy) {
 		chaosPrereq(t, "%v", err)
 	} else if err != nil {
 		t.Fatalf("chaos lock: %v", err)
 	}
 	t.Cleanup(release)
+	cluster = cluster.inSlot(slot)
+	d := chaosDockerFor(t, cluster)
+	t.Logf("chaos slot: compose project %s, gRPC on %s…", slot.Project(), cluster.nodes[0].addr)
 
 	begin := time.Now()
 	// Whatever an earlier, interrupted run left behind goes first; then the published ports
@@ -119,7 +120,7 @@ func RunChaosSuite(t *testing.T, cluster *ChaosCluster, schedules []ChaosSchedul
 		}
 	})
 	if out, err := d.down(); err != nil {
-		t.Fatalf("removing compose project %s: %v\n%s", e2etest.ChaosProject, err, out)
+		t.Fatalf("removing compose project %s: %v\n%s", d.project, err, out)
 	}
 	if busy := cluster.portsInUse(); len(busy) > 0 {
 		chaosPrereq(t, "%s already in use: the suite publishes its cluster there (`make cluster-down` stops a `make cluster-up` cluster)", strings.Join(busy, ", "))
@@ -148,8 +149,8 @@ func lastScheduleStart(t *testing.T) (time.Time, bool) {
 	return deadline.Add(-chaosSuiteMargin), ok
 }
 
-// chaosLockWait is how long a suite waits for another's lock. The chaos packages of one
-// `go test ./...` run take turns on the one compose project, so each waits while its
+// chaosLockWait is how long a suite waits for a chaos slot. The chaos packages of one
+// `go test ./...` run share e2etest.ChaosSlots compose projects, so each waits while its
 // schedules still fit before the test binary's deadline (-timeout, 10 minutes by default);
 // a run with no deadline waits chaosLockWaitMax.
 func chaosLockWait(t *testing.T) time.Duration {

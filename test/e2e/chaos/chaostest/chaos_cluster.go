@@ -9,7 +9,10 @@ package chaostest
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
 // chaosDeployNodes is how many services deploy/docker-compose.yml defines.
@@ -37,6 +40,40 @@ var chaosSharedEnv = [][2]string{
 type ChaosCluster struct {
 	nodes     []chaosNode
 	preferred string // --preferred-region of every node; "" without regions
+	// slot is the chaos slot the cluster runs in (inSlot): its compose project, and how far
+	// its published ports and raft subnet are from slot 0's.
+	slot e2etest.ChaosSlot
+}
+
+// chaosSlotPortStep is how far one chaos slot's published ports are from the slot before's:
+// more than chaosMaxNodes, and small enough that every slot's ports stay below the
+// ephemeral range.
+const chaosSlotPortStep = 100
+
+// inSlot is c as it runs in chaos slot s: its nodes published on ports chaosSlotPortStep × s
+// above slot 0's, its raft network on a subnet of its own (raftSubnet), so that the
+// clusters of two suites running at once do not meet.
+func (c *ChaosCluster) inSlot(s e2etest.ChaosSlot) *ChaosCluster {
+	out := &ChaosCluster{preferred: c.preferred, slot: s, nodes: slices.Clone(c.nodes)}
+	for i := range out.nodes {
+		n := &out.nodes[i]
+		n.port = n.port - int(c.slot)*chaosSlotPortStep + int(s)*chaosSlotPortStep
+		n.addr = fmt.Sprintf("127.0.0.1:%d", n.port)
+	}
+	return out
+}
+
+// composeFile is deploy/docker-compose.yml (text) with its published ports moved to the
+// cluster's slot; it fails unless the file publishes the three ports of each of its nodes.
+func (c *ChaosCluster) composeFile(text string) (string, error) {
+	out, moved := e2etest.MovePublishedPorts(text, func(orig string) string {
+		port, _ := strconv.Atoi(strings.TrimPrefix(orig, "127.0.0.1:")) // digits, by the pattern
+		return fmt.Sprintf("127.0.0.1:%d", port+int(c.slot)*chaosSlotPortStep)
+	})
+	if want := 3 * chaosDeployNodes; moved != want {
+		return "", fmt.Errorf("deploy/docker-compose.yml publishes %d ports on 127.0.0.1, want %d (gRPC, HTTP and metrics of %d nodes)", moved, want, chaosDeployNodes)
+	}
+	return out, nil
 }
 
 // chaosNode is one compose service and how the suite reaches it.
@@ -146,10 +183,16 @@ func (c *ChaosCluster) index(tag string) int {
 	panic("chaos: no node " + tag)
 }
 
-// chaosRaftSubnet is the raft network's subnet in the suite's compose override. Docker lets
-// `network connect --ip` put a container back at its old address only on a network with a
-// configured subnet; see chaosDocker.Connect.
-const chaosRaftSubnet = "10.231.77.0/24"
+// raftSubnet is the raft network's subnet in the suite's compose override, 10.231.77.0/24 in
+// slot 0 and the next /24 in each slot after. Docker lets `network connect --ip` put a
+// container back at its old address only on a network with a configured subnet; see
+// chaosDocker.Connect.
+func (c *ChaosCluster) raftSubnet() string { return c.raftAddr(0) + "/24" }
+
+// raftAddr is host's address in the raft network's subnet.
+func (c *ChaosCluster) raftAddr(host byte) string {
+	return fmt.Sprintf("10.231.%d.%d", 77+int(c.slot), host)
+}
 
 // override is the suite's compose file added to deploy/docker-compose.yml with a second -f.
 // It turns the compose file's restart policy off: the suite kills and starts nodes itself, and
@@ -159,7 +202,7 @@ const chaosRaftSubnet = "10.231.77.0/24"
 // in runc's and the daemons', which the schedules had to share
 // (docs/suite-cpu.md#where-the-rest-goes); test/e2e/ops still runs the image with it.
 // It has every node compare replicas at the shortest interval (chaosReplicaCheckInterval). It
-// gives the raft network a subnet (chaosRaftSubnet). A cluster with regions or more than
+// gives the raft network a subnet (raftSubnet). A cluster with regions or more than
 // deploy's nodes also gets every node's peers, region and preferred region, and the services
 // after deploy's three. No version key, like the compose file: docker-compose v1 refuses files
 // whose versions differ.
@@ -197,7 +240,7 @@ func (c *ChaosCluster) override() string {
 		fmt.Fprintf(&b, "    ports: [\"127.0.0.1:%d:7070\", \"127.0.0.1:%d:7080\", \"127.0.0.1:%d:9100\"]\n", n.port, n.port+10, n.port+2030)
 		fmt.Fprintf(&b, "    volumes: [\"%s-data:/data\"]\n", n.service)
 	}
-	b.WriteString("networks:\n  raft:\n    ipam:\n      config:\n        - subnet: " + chaosRaftSubnet + "\n")
+	b.WriteString("networks:\n  raft:\n    ipam:\n      config:\n        - subnet: " + c.raftSubnet() + "\n")
 	if len(c.nodes) > chaosDeployNodes {
 		b.WriteString("volumes:\n")
 		for _, n := range c.nodes[chaosDeployNodes:] {

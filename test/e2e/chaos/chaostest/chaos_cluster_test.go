@@ -1,6 +1,7 @@
 package chaostest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,70 @@ func TestChaosClusterOverride(t *testing.T) {
 		if _, err := NewChaosCluster(bad[0], bad[1:]...); err == nil {
 			t.Errorf("NewChaosCluster(%q, %q) accepted", bad[0], bad[1:])
 		}
+	}
+}
+
+// Two suites run at once in two chaos slots: the second slot's cluster publishes every port
+// of deploy/docker-compose.yml and of the override a step higher, and its raft network has a
+// subnet of its own, so that neither cluster meets the other's.
+func TestAClusterInTheSecondSlotMeetsNoneOfTheFirst(t *testing.T) {
+	root, err := e2etest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploy, err := os.ReadFile(filepath.Join(root, "deploy", "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	five, err := NewChaosCluster("a", "a", "a", "b", "b", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := five.inSlot(0), five.inSlot(1)
+	same, err := first.composeFile(string(deploy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same != string(deploy) {
+		t.Errorf("the first slot's compose file differs from deploy/docker-compose.yml:\n%s", same)
+	}
+	moved, err := second.composeFile(string(deploy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstPorts := map[string]bool{}
+	for _, text := range []string{same, first.override()} {
+		for _, m := range e2etest.PublishedPort.FindAllStringSubmatch(text, -1) {
+			firstPorts[m[1]] = true
+		}
+	}
+	var secondPorts []string
+	for _, text := range []string{moved, second.override()} {
+		for _, m := range e2etest.PublishedPort.FindAllStringSubmatch(text, -1) {
+			secondPorts = append(secondPorts, m[1])
+		}
+	}
+	if len(secondPorts) != 3*len(five.nodes) || len(firstPorts) != 3*len(five.nodes) {
+		t.Fatalf("the slots publish %d and %d ports, want 3 per node (%d)", len(firstPorts), len(secondPorts), 3*len(five.nodes))
+	}
+	for _, p := range secondPorts {
+		if firstPorts[p] {
+			t.Errorf("both slots publish port %s", p)
+		}
+	}
+	for i, n := range second.nodes {
+		want := fmt.Sprintf("\"127.0.0.1:%d:7070\"", n.port)
+		if !strings.Contains(moved+second.override(), want) {
+			t.Errorf("node %s dials %s, which the second slot's files do not publish (%s)", n.Tag, n.addr, want)
+		}
+		if n.addr == first.nodes[i].addr {
+			t.Errorf("node %s dials %s in both slots", n.Tag, n.addr)
+		}
+	}
+	if first.raftSubnet() == second.raftSubnet() || !strings.Contains(second.override(), "subnet: "+second.raftSubnet()) {
+		t.Errorf("raft subnets %s and %s; the second slot's override:\n%s", first.raftSubnet(), second.raftSubnet(), second.override())
+	}
+	if _, err := second.composeFile("services: {}\n"); err == nil {
+		t.Error("a compose file that publishes no port was taken for deploy/docker-compose.yml")
 	}
 }

@@ -41,11 +41,11 @@ const (
 	chaosStopGrace         = 10               // seconds docker restart waits after SIGTERM (as compose's stop_grace_period)
 	chaosLogTail           = "80"             // log lines per node shown when a schedule fails
 
-	// chaosNewIPsEnv=1 makes every reconnect move the node to a new address instead
-	// (chaosNewIPBase + 1, + 2, …): the daemon's open peer connections, to or from the old
-	// address, then have to notice that it is gone.
+	// chaosNewIPsEnv=1 makes every reconnect move the node to a new address instead (the
+	// raft subnet's host chaosNewIPBase + 1, + 2, …): the daemon's open peer connections, to or
+	// from the old address, then have to notice that it is gone.
 	chaosNewIPsEnv = "IDNODE_CHAOS_NEW_IPS"
-	chaosNewIPBase = "10.231.77.100"
+	chaosNewIPBase = 100
 )
 
 // chaosPrereq is what the suite needs from the machine. When something is missing it skips
@@ -63,7 +63,8 @@ func chaosPrereq(t *testing.T, format string, args ...any) {
 // chaosDocker drives one compose project.
 type chaosDocker struct {
 	root     string // module root
-	file     string // deploy/docker-compose.yml
+	project  string // the compose project: the cluster's chaos slot's
+	file     string // deploy/docker-compose.yml with the slot's ports (ChaosCluster.composeFile), in a temp dir
 	override string // the cluster's override (ChaosCluster.override), written to a temp file
 	cluster  *ChaosCluster
 	compose  []string // "docker compose" or "docker-compose"
@@ -89,17 +90,30 @@ func chaosDockerFor(t *testing.T, cluster *ChaosCluster) *chaosDocker {
 			chaosPrereq(t, "no %s on PATH", tool)
 		}
 	}
+	project := cluster.slot.Project()
+	dir := t.TempDir()
 	d := &chaosDocker{
-		root: root, file: filepath.Join(root, "deploy", "docker-compose.yml"),
-		override:   filepath.Join(t.TempDir(), "docker-compose.chaos.yml"),
+		root: root, project: project, file: filepath.Join(dir, "docker-compose.yml"),
+		override:   filepath.Join(dir, "docker-compose.chaos.yml"),
 		cluster:    cluster,
-		env:        append(nodeenv.Clean(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+e2etest.ChaosProject, "IDNODE_ADMIN_TOKEN="+chaosAdminToken),
+		env:        append(nodeenv.Clean(), "IDNODE_IMAGE="+chaosImage, "COMPOSE_PROJECT_NAME="+project, "IDNODE_ADMIN_TOKEN="+chaosAdminToken),
 		newIPs:     os.Getenv(chaosNewIPsEnv) == "1",
 		containers: map[string]string{},
 		raftIPs:    map[string]string{},
-		network:    e2etest.ChaosProject + "_raft",
+		network:    project + "_raft",
 	}
-	e2etest.OwnProject(e2etest.ChaosProject)
+	e2etest.OwnProject(project)
+	deploy, err := os.ReadFile(filepath.Join(root, "deploy", "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := cluster.composeFile(string(deploy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.file, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(d.override, []byte(cluster.override()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -150,11 +164,12 @@ func (d *chaosDocker) must(t testing.TB, timeout time.Duration, name string, arg
 // composeArgs is the compose command line for args.
 func (d *chaosDocker) composeArgs(args ...string) (string, []string) {
 	return d.compose[0], append(append(append([]string(nil), d.compose[1:]...),
-		"-p", e2etest.ChaosProject, "-f", d.file, "-f", d.override), args...)
+		"-p", d.project, "-f", d.file, "-f", d.override), args...)
 }
 
-// buildImage builds the scratch image with the Makefile's recipe, once per test binary,
-// unless the run built it ahead for every package (test/helpers/prebuilt).
+// buildImage builds the scratch image with the Makefile's recipe, once per test binary and
+// one suite at a time (ChaosImageLock), unless the run built it ahead for every package
+// (test/helpers/prebuilt).
 func (d *chaosDocker) buildImage(t testing.TB) {
 	t.Helper()
 	if prebuilt.ImageBuilt(chaosImage) {
@@ -162,6 +177,11 @@ func (d *chaosDocker) buildImage(t testing.TB) {
 		return
 	}
 	begin := time.Now()
+	release, err := e2etest.ChaosImageLock(chaosBuildTimeout)
+	if err != nil {
+		t.Fatalf("waiting for another chaos suite's image build: %v", err)
+	}
+	defer release()
 	out, err := d.run(chaosBuildTimeout, "make", "-C", d.root, "image", "IMAGE="+chaosImage)
 	if err != nil {
 		t.Fatalf("building the image: %v\n%s", err, out)
@@ -177,7 +197,7 @@ func (d *chaosDocker) down() (string, error) {
 	if err != nil {
 		return out, err
 	}
-	left, err := d.run(chaosCmdTimeout, "docker", "network", "ls", "-q", "--filter", "label="+e2etest.ComposeProjectLabel+"="+e2etest.ChaosProject)
+	left, err := d.run(chaosCmdTimeout, "docker", "network", "ls", "-q", "--filter", "label="+e2etest.ComposeProjectLabel+"="+d.project)
 	if err != nil || strings.TrimSpace(left) == "" {
 		return out + left, err
 	}
@@ -194,7 +214,7 @@ func (d *chaosDocker) up(t testing.TB) {
 	}
 	if busy := d.cluster.portsInUse(); len(busy) > 0 {
 		t.Fatalf("%s already in use after removing project %s: is another cluster running (`make cluster-down` stops `make cluster-up`'s)?",
-			strings.Join(busy, ", "), e2etest.ChaosProject)
+			strings.Join(busy, ", "), d.project)
 	}
 	d.must(t, chaosCmdTimeout, "compose", "up", "-d", "--no-build")
 	byService := d.serviceContainers(t)
@@ -266,8 +286,7 @@ func (d *chaosDocker) Connect(t testing.TB, tag string) {
 	ip := d.raftIPs[tag]
 	if d.newIPs {
 		d.moves++
-		base := net.ParseIP(chaosNewIPBase).To4()
-		ip = net.IPv4(base[0], base[1], base[2], base[3]+byte(d.moves)).String()
+		ip = d.cluster.raftAddr(chaosNewIPBase + byte(d.moves))
 		d.raftIPs[tag] = ip
 	}
 	d.mu.Unlock()
@@ -285,8 +304,8 @@ func (d *chaosDocker) Connect(t testing.TB, tag string) {
 // The network carries the project's compose label, so down and the sweep remove it.
 func (d *chaosDocker) Partition(t testing.TB, name string, tags ...string) {
 	t.Helper()
-	network := e2etest.ChaosProject + "_" + name
-	d.must(t, chaosCmdTimeout, "docker", "network", "create", "--internal", "--label", e2etest.ComposeProjectLabel+"="+e2etest.ChaosProject, network)
+	network := d.project + "_" + name
+	d.must(t, chaosCmdTimeout, "docker", "network", "create", "--internal", "--label", e2etest.ComposeProjectLabel+"="+d.project, network)
 	for _, tag := range tags {
 		d.Disconnect(t, tag)
 		d.must(t, chaosCmdTimeout, "docker", "network", "connect", "--alias", d.cluster.node(tag).alias, network, d.Container(t, tag))
@@ -297,7 +316,7 @@ func (d *chaosDocker) Partition(t testing.TB, name string, tags ...string) {
 // raft network (Connect), then removes that network.
 func (d *chaosDocker) HealPartition(t testing.TB, name string, tags ...string) {
 	t.Helper()
-	network := e2etest.ChaosProject + "_" + name
+	network := d.project + "_" + name
 	for _, tag := range tags {
 		d.must(t, chaosCmdTimeout, "docker", "network", "disconnect", network, d.Container(t, tag))
 		d.Connect(t, tag)
@@ -451,7 +470,7 @@ func oneLine(s string) string {
 func (d *chaosDocker) Wipe(t testing.TB, tag string) {
 	t.Helper()
 	d.must(t, chaosCmdTimeout, "docker", "rm", "-f", "-v", d.Container(t, tag))
-	d.must(t, chaosCmdTimeout, "docker", "volume", "rm", e2etest.ChaosProject+"_"+d.cluster.node(tag).service+"-data")
+	d.must(t, chaosCmdTimeout, "docker", "volume", "rm", d.project+"_"+d.cluster.node(tag).service+"-data")
 }
 
 // Recreate creates and starts node tag's compose service again (after wipe: an empty data
@@ -480,7 +499,7 @@ func (d *chaosDocker) learnContainer(t testing.TB, tag string) string {
 func (d *chaosDocker) serviceContainers(t testing.TB) map[string][]string {
 	t.Helper()
 	out := d.must(t, chaosCmdTimeout, "docker", "ps", "-a", "--no-trunc",
-		"--filter", "label="+e2etest.ComposeProjectLabel+"="+e2etest.ChaosProject,
+		"--filter", "label="+e2etest.ComposeProjectLabel+"="+d.project,
 		"--format", `{{.ID}} {{.Label "`+composeServiceLabel+`"}}`)
 	return containersByService(out)
 }
@@ -515,7 +534,7 @@ func oneContainer(t testing.TB, byService map[string][]string, service string) s
 // ends (labelled as the chaos project's, so a sweep removes them after a killed run).
 func (d *chaosDocker) runOnRaftNetwork(t testing.TB, alias string, args ...string) string {
 	t.Helper()
-	run := append([]string{"run", "-d", "-e", "IDNODE_ADMIN_TOKEN=" + chaosAdminToken}, e2etest.OwnedContainerArgs(e2etest.ChaosProject)...)
+	run := append([]string{"run", "-d", "-e", "IDNODE_ADMIN_TOKEN=" + chaosAdminToken}, e2etest.OwnedContainerArgs(d.project)...)
 	run = append(append(run, "--network", d.network, "--network-alias", alias, chaosImage), args...)
 	id := strings.TrimSpace(d.must(t, chaosCmdTimeout, "docker", run...))
 	t.Cleanup(func() { _, _ = d.run(chaosCmdTimeout, "docker", "rm", "-f", "-v", id) })
