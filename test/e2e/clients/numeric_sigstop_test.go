@@ -124,13 +124,17 @@ func TestNumericGeneratorFrozenPastItsLease(t *testing.T) {
 				e.Id, e.Parts, old.Worker, e.Parts.Time.UnixMilli(), recycled.MinMs, recycled.Epoch)
 		}
 	}
-	// Resumed, it was refused (lease expired, or lost to the second process) before it minted
-	// under its new worker.
-	refusal := refusalBeforeNewWorker(runs[0], old.Worker)
-	if refusal == "" {
-		t.Fatalf("first process went from worker %d to another with no refusal in between: it minted on after its lease's end", old.Worker)
+	// Whether the resumed process saw a refusal depends on which of its goroutines ran first:
+	// its minting loop, finding the lease past its local end, or its renewal, which found the
+	// worker fenced and leased another before the loop asked for an ID (a loop held up for
+	// those two calls on a loaded machine). Both are right, so the refusal is only told; a
+	// process minting on under its old lease is caught above. flakelease's
+	// TestMinterStopsAtTheLeasesEnd shows the refusal on a clock it owns.
+	if refusal := refusalBeforeNewWorker(runs[0], old.Worker); refusal != "" {
+		t.Logf("first, resumed: %q, then a new worker", refusal)
+	} else {
+		t.Logf("first, resumed: a new worker before its next ID, with no refusal in between")
 	}
-	t.Logf("first, resumed: %q, then a new worker", refusal)
 }
 
 // waitMinted polls a flakeminter's file until ready accepts what it wrote, and returns that.

@@ -91,10 +91,28 @@ export async function pageOutcome(chromium: string, url: string): Promise<string
     if (target === undefined) throw new Error(`chromium opened no page: ${JSON.stringify(infos)}`);
     const attached = await send("Target.attachToTarget", { targetId: target.targetId, flatten: true });
     const session = String(attached.result?.sessionId);
-    const loaded = new Promise<void>((resolve) => listeners.push((m) => m.sessionId === session && m.method === "Page.loadEventFired" && resolve()));
+    // The load that counts is the navigation's own. Chromium opens about:blank as it starts,
+    // and a Chromium slow to start fires that page's load after Page.enable: waiting for any
+    // load event then read window.outcome of a document whose script had not run. Page.navigate
+    // names the loader of its document, and each lifecycle event names its loader.
+    const loads = new Set<string>();
+    let loadSeen = (): void => {};
+    listeners.push((m) => {
+      if (m.sessionId === session && m.method === "Page.lifecycleEvent" && m.params?.name === "load") {
+        loads.add(String(m.params.loaderId));
+        loadSeen();
+      }
+    });
     await send("Runtime.enable", {}, session);
     await send("Page.enable", {}, session);
-    await send("Page.navigate", { url }, session);
+    await send("Page.setLifecycleEventsEnabled", { enabled: true }, session);
+    const navigated = await send("Page.navigate", { url }, session);
+    if (navigated.result?.errorText) throw new Error(`navigating to ${url}: ${String(navigated.result.errorText)}`);
+    const loaderId = String(navigated.result?.loaderId);
+    const loaded = new Promise<void>((resolve) => {
+      loadSeen = () => loads.has(loaderId) && resolve();
+      loadSeen();
+    });
     await Promise.race([loaded, gone]);
     // A module script runs before the load event, and sets window.outcome as it starts.
     const evaluated = await send("Runtime.evaluate", { expression: "window.outcome", awaitPromise: true, returnByValue: true }, session);
