@@ -10,6 +10,7 @@ import (
 
 	"github.com/idnode/idnode/cluster"
 	"github.com/idnode/idnode/fsm"
+	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/reason"
 )
@@ -48,7 +49,7 @@ func (f *fakeCluster) LeaderChanges() []cluster.LeaderChange         { return ni
 func (f *fakeCluster) WaitApplied(_ context.Context, index uint64) bool { return f.HasApplied(index) }
 
 // The server's decisions over a cluster it does not own: a leader alone cannot hand its
-// leadership on, an unknown tag is NOT_FOUND, and a cluster that lost its quorum makes a
+// leadership on, an unknown tag is NOT_FOUND and a retired one already removed, and a cluster that lost its quorum makes a
 // membership call UNAVAILABLE with NO_QUORUM.
 func TestServerOverAFakeCluster(t *testing.T) {
 	t.Parallel()
@@ -63,6 +64,11 @@ func TestServerOverAFakeCluster(t *testing.T) {
 	}
 	if _, err := s.cluster.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "Q"}); status.Code(err) != codes.NotFound {
 		t.Errorf("remove an unknown tag: %v, want NOT_FOUND", err)
+	}
+	// A retry of a remove whose answer was lost finds the tag retired, and succeeds.
+	mustApplyFSM(t, fc.fsm, fsm.RemoveNodeCommand, &raftv1.RemoveNode{Tag: "D"})
+	if _, err := s.cluster.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "D"}); err != nil {
+		t.Errorf("remove a tag retired already: %v, want success", err)
 	}
 	fc.err = cluster.ErrNoQuorum
 	_, err = s.cluster.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "A"})

@@ -94,7 +94,8 @@ func (s *clusterService) reserveConfiguredTags(ctx context.Context) error {
 	return nil
 }
 
-// RemoveNode retires the node's tag for ever, then takes it out of the Raft configuration.
+// RemoveNode retires the node's tag for ever, then takes it out of the Raft configuration. Like
+// AddNode it is idempotent: removing a tag that is retired already answers as the first did.
 func (s *clusterService) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
 	if err := docid.ValidateNodeTag(req.GetTag()); err != nil {
 		return nil, toStatus(err)
@@ -107,6 +108,11 @@ func (l clusterLeader) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeR
 		return nil, err
 	}
 	id, ok := l.s.memberID(req.GetTag())
+	if !ok && slices.Contains(l.s.node.FSM().RetiredTags(), req.GetTag()) {
+		// Removed already, by this call's own first try when its answer was lost (the leader
+		// changed while it was in flight): the operator's retry finds what it asked for.
+		return &idnodev1.RemoveNodeResponse{}, nil
+	}
 	if !ok {
 		return nil, status.Errorf(codes.NotFound, "no node has tag %s (see ClusterService/Status)", req.GetTag())
 	}
