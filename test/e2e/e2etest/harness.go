@@ -28,7 +28,6 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/nodeenv"
-	"github.com/idnode/idnode/test/helpers/parallel"
 	"github.com/idnode/idnode/test/helpers/poll"
 	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
@@ -91,12 +90,9 @@ func (b *goBinary) build(t testing.TB) string {
 // Main is every e2e package's TestMain: it sweeps compose projects before and after the
 // tests (sweep.go), removes the binaries they built, and fails the run when it left a
 // container, network or volume behind in docker (leftovers.go).
-// Each of atExit runs after the tests (a package's shared server stopped, say). The parallel
-// tests wait on the nodes they start rather than compute: four run at a time, whatever the
-// cores, unless -parallel says (docs/suite-times.md#two-go-test-runs-at-once).
+// Each of atExit runs after the tests (a package's shared server stopped, say).
 func Main(m *testing.M, atExit ...func()) {
 	flag.Parse()
-	parallel.Default(4)
 	swept := sweeping()
 	var before *dockerBefore
 	if _, err := exec.LookPath("docker"); err == nil {
