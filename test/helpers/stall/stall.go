@@ -27,11 +27,13 @@ func Start(tb testing.TB, every time.Duration) *Watch {
 	w := &Watch{}
 	done := make(chan struct{})
 	stopped := make(chan struct{})
+	started := make(chan struct{})
 	go func() {
 		defer close(stopped)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		last := time.Now()
+		close(started)
 		for {
 			select {
 			case <-done:
@@ -49,6 +51,8 @@ func Start(tb testing.TB, every time.Duration) *Watch {
 		close(done)
 		<-stopped
 	})
+	// Watching from here on: a stall before the goroutine first read the clock would go unseen.
+	<-started
 	return w
 }
 
