@@ -20,14 +20,15 @@
 #   CALLERS    concurrent callers (default 64)
 #   DURATION   length of each run, whole seconds 1–60 (default 10)
 #   ROUNDS     turns of A then B (1–10, default 3)
-#   PORT_BASE  loopback ports: gRPC +0..2, Raft +10..12, metrics +20..22, Jaeger +30..34
+#   PORT_BASE  loopback ports: gRPC +0..2, Raft +10..12, metrics +20..22, the Collector +30..32
 #              (default 32600)
 #   TRACE_A    the share of calls build A's nodes trace: off (the default: no OTLP endpoint,
 #   TRACE_B    so no tracer at all), or a ratio 0–1, as OTEL_TRACES_SAMPLER=parentbased_traceidratio
-#              with OTEL_TRACES_SAMPLER_ARG set to it. When either is on, Jaeger all-in-one
-#              (test/e2e/tracing/jaeger, built here) receives the spans for the whole run, as a
-#              collector would in production: without one the exporter's retries would cost
-#              what they cost nowhere else. Its CPU seconds are on each run's CPU line, and
+#              with OTEL_TRACES_SAMPLER_ARG set to it. When either is on, an OpenTelemetry
+#              Collector (test/e2e/tracing/otelcol, built here) receives the spans for the whole
+#              run, as one would in production, and writes them to /dev/null: without a
+#              receiver the exporter's retries would cost what they cost nowhere else. Its
+#              CPU seconds are on each run's CPU line, and
 #              the spans it received from the run's nodes, once they stopped, on a line of
 #              their own: the nodes' batch span processors drop spans when their queue is
 #              full (OTEL_BSP_MAX_QUEUE_SIZE, 2048 by default), rather than slow a call.
@@ -55,12 +56,12 @@ source bench/lib.sh
 for trace in "$TRACE_A" "$TRACE_B"; do
 	[[ $trace == off || $trace =~ ^(0(\.[0-9]+)?|1(\.0+)?)$ ]] || die "TRACE_A and TRACE_B must be off or a ratio 0–1, got '$trace'"
 done
-for p in 0 1 2 10 11 12 20 21 22 30 31 32 33 34; do port_free $((PORT_BASE + p)) || die "port $((PORT_BASE + p)) is in use; pick another PORT_BASE"; done
+for p in 0 1 2 10 11 12 20 21 22 30 31 32; do port_free $((PORT_BASE + p)) || die "port $((PORT_BASE + p)) is in use; pick another PORT_BASE"; done
 
 TMP=$(mktemp -d -t idnode-ab.XXXXXX)
 PIDS=()
-JAEGER_PID=
-trap 'stop_pids "${PIDS[@]}" $JAEGER_PID; rm -rf "$TMP"' EXIT
+COLLECTOR_PID=
+trap 'stop_pids "${PIDS[@]}" $COLLECTOR_PID; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
 # build NAME REV: idnode and idbench of REV (or the working tree) into $TMP/NAME.
@@ -78,34 +79,33 @@ log "building A ($1) and B ($2)"
 build A "$1"
 build B "$2"
 
-# Jaeger, when a build traces: on loopback, in memory, keeping at most 20,000 traces (the
-# oldest are dropped), so that a run at 100% stays within memory.
-JAEGER_OTLP=127.0.0.1:$((PORT_BASE + 31))
+# The Collector, when a build traces: on loopback, encoding every span it receives as a
+# production exporter would and writing it to /dev/null, so that a run at 100% fills no disk.
+COLLECTOR_OTLP=127.0.0.1:$((PORT_BASE + 31))
 if [[ $TRACE_A != off || $TRACE_B != off ]]; then
-	log "building and starting Jaeger (test/e2e/tracing/jaeger)"
-	go -C test/e2e/tracing/jaeger build -o "$TMP/jaeger" github.com/jaegertracing/jaeger/cmd/jaeger
-	JAEGER_OTLP_GRPC_ADDR=127.0.0.1:$((PORT_BASE + 30)) JAEGER_OTLP_HTTP_ADDR=$JAEGER_OTLP \
-		JAEGER_QUERY_ADDR=127.0.0.1:$((PORT_BASE + 32)) JAEGER_QUERY_GRPC_ADDR=127.0.0.1:$((PORT_BASE + 33)) \
-		JAEGER_METRICS_LEVEL=basic JAEGER_METRICS_PORT=$((PORT_BASE + 34)) JAEGER_MAX_TRACES=20000 "$TMP/jaeger" --config test/e2e/tracing/jaeger/jaeger.yaml >"$TMP/jaeger.log" 2>&1 &
-	JAEGER_PID=$!
+	log "building and starting the OpenTelemetry Collector (test/e2e/tracing/otelcol)"
+	go -C test/e2e/tracing/otelcol build -o "$TMP/otelcol" .
+	OTELCOL_OTLP_GRPC_ADDR=127.0.0.1:$((PORT_BASE + 30)) OTELCOL_OTLP_HTTP_ADDR=$COLLECTOR_OTLP OTELCOL_SPANS_FILE=/dev/null \
+		OTELCOL_METRICS_LEVEL=basic OTELCOL_METRICS_PORT=$((PORT_BASE + 32)) "$TMP/otelcol" --config test/e2e/tracing/otelcol/otelcol.yaml >"$TMP/otelcol.log" 2>&1 &
+	COLLECTOR_PID=$!
 	deadline=$((SECONDS + 60))
-	until curl -sf "http://127.0.0.1:$((PORT_BASE + 32))/api/v3/services" >/dev/null && ! port_free $((PORT_BASE + 31)); do
-		kill -0 "$JAEGER_PID" 2>/dev/null || die "Jaeger exited: $(tail -n 5 "$TMP/jaeger.log")"
-		((SECONDS < deadline)) || die "Jaeger does not answer after 60 s"
+	until curl -sf "http://127.0.0.1:$((PORT_BASE + 32))/metrics" >/dev/null && ! port_free $((PORT_BASE + 31)); do
+		kill -0 "$COLLECTOR_PID" 2>/dev/null || die "the Collector exited: $(tail -n 5 "$TMP/otelcol.log")"
+		((SECONDS < deadline)) || die "the Collector does not answer after 60 s"
 		sleep 0.2
 	done
 fi
 
-# spans_received: the spans Jaeger has taken in since it started.
+# spans_received: the spans the Collector has taken in since it started.
 spans_received() {
-	curl -sf "http://127.0.0.1:$((PORT_BASE + 34))/metrics" | awk '/^otelcol_receiver_accepted_spans_total/ { n += $2 } END { printf "%d", n }'
+	curl -sf "http://127.0.0.1:$((PORT_BASE + 32))/metrics" | awk '/^otelcol_receiver_accepted_spans/ { n += $2 } END { printf "%d", n }'
 }
 SPANS_SEEN=0
 
 # tracing_env TRACE: the environment of a node that traces that share of its calls (none when off).
 tracing_env() {
 	[[ $1 == off ]] && return
-	echo "OTEL_EXPORTER_OTLP_ENDPOINT=http://$JAEGER_OTLP OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=$1"
+	echo "OTEL_EXPORTER_OTLP_ENDPOINT=http://$COLLECTOR_OTLP OTEL_TRACES_SAMPLER=parentbased_traceidratio OTEL_TRACES_SAMPLER_ARG=$1"
 }
 
 cpu() { awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$1/stat"; } # utime+stime, clock ticks of 1/100 s
@@ -131,9 +131,9 @@ one() {
 		PIDS+=($!)
 	done
 	wait_healthy "$bin/idnode" 60 "${addrs[@]}"
-	local before=() after=() times entries jaeger_before
+	local before=() after=() times entries collector_before
 	for i in 0 1 2; do before+=("$(cpu "${PIDS[$i]}")"); done
-	[[ -n $JAEGER_PID ]] && jaeger_before=$(cpu "$JAEGER_PID")
+	[[ -n $COLLECTOR_PID ]] && collector_before=$(cpu "$COLLECTOR_PID")
 	entries=("$(commit_index 0)" "$(commit_index 1)" "$(commit_index 2)")
 	# bash's time keyword gives idbench's own CPU (user, system) without another tool.
 	times=$({ TIMEFORMAT='%U %S'; time "$bin/idbench" --nodes "$nodes" --via "$VIA" --strategy "$STRATEGY" \
@@ -149,14 +149,14 @@ one() {
 			line+=" (leader, $(($(commit_index "$i") - ${entries[$i]})) entries)"
 		fi
 	done
-	[[ -n $JAEGER_PID ]] && line+="  jaeger $(since "$jaeger_before" "$(cpu "$JAEGER_PID")")"
+	[[ -n $COLLECTOR_PID ]] && line+="  collector $(since "$collector_before" "$(cpu "$COLLECTOR_PID")")"
 	echo "$line"
-	stop_pids "${PIDS[@]}" || true # wait's status is the node's: terminated by the signal
+	stop_pids "${PIDS[@]}"
 	PIDS=()
-	if [[ -n $JAEGER_PID ]]; then
+	if [[ -n $COLLECTOR_PID ]]; then
 		local seen
 		seen=$(spans_received)
-		echo "  spans   Jaeger received $((seen - SPANS_SEEN)) from this run's nodes"
+		echo "  spans   the Collector received $((seen - SPANS_SEEN)) from this run's nodes"
 		SPANS_SEEN=$seen
 	fi
 }

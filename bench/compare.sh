@@ -269,7 +269,7 @@ for c in $CALLERS; do
 done
 # Server-side IDs are one idnode node's own work: etcd and PostgreSQL, done with, no longer
 # share the two CPUs with it: idle, they still cost it CPU (docs/BENCHMARKS.md, server-side IDs).
-stop_pids "${ETCD_PIDS[@]}" "$PG_PID" || true # wait's status is theirs: terminated by the signal
+stop_pids "${ETCD_PIDS[@]}" "$PG_PID"
 for n in 1 1000; do
 	bench "idnode server-side users/ count=$n" --nodes "127.0.0.1:${ID_GRPC[0]}" --conns "$CONNS" --strategy server-side --count "$n" --concurrency 64 --prefix users
 done

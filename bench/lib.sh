@@ -35,13 +35,15 @@ alive() { [[ -n $NODE ]] && kill -0 "$NODE" 2>/dev/null; }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; } # nothing listens on 127.0.0.1:PORT
 
 # stop_pids PID...: SIGTERM to each, SIGKILL to any still running 10 s later, and reap them.
+# A process that has exited already is stopped: under set -e (an EXIT trap's call included) a
+# kill or wait that finds it gone must not end the script with their status.
 stop_pids() {
 	local pid
-	for pid in "$@"; do kill -TERM "$pid" 2>/dev/null; done
+	for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
 	for pid in "$@"; do
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
 	done
 }
 

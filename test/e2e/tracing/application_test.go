@@ -16,11 +16,11 @@ import (
 const clientService = "idnode-e2e-client"
 
 // applicationTracing is the tracer provider of an application that uses the Go client: its
-// own service name, every span sampled, exported to j over OTLP/gRPC, shut down (its spans
+// own service name, every span sampled, exported to c over OTLP/gRPC, shut down (its spans
 // flushed) when the test ends.
-func applicationTracing(t *testing.T, j *jaeger) *sdktrace.TracerProvider {
+func applicationTracing(t *testing.T, c *collector) *sdktrace.TracerProvider {
 	t.Helper()
-	exp, err := otlptracegrpc.New(e2etest.RPCCtx(t), otlptracegrpc.WithEndpoint(j.OTLPGRPC), otlptracegrpc.WithInsecure())
+	exp, err := otlptracegrpc.New(e2etest.RPCCtx(t), otlptracegrpc.WithEndpoint(c.OTLPGRPC), otlptracegrpc.WithInsecure())
 	if err != nil {
 		t.Fatalf("OTLP exporter: %v", err)
 	}

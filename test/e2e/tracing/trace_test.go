@@ -44,28 +44,28 @@ func (st stage) node(leader, follower string) string {
 }
 
 // TestIdentityThroughFollowerIsOneTrace makes one identity through a follower of a three-node
-// cluster, with the application's span around the call, and checks that Jaeger holds it as
-// one trace: the application's span, the client's, the follower's server span and its relay,
+// cluster, with the application's span around the call, and checks that the Collector
+// received it as one trace: the application's span, the client's, the follower's server span and its relay,
 // the leader's server span and the stages of the Raft round under it, each on its node.
 func TestIdentityThroughFollowerIsOneTrace(t *testing.T) {
-	j := startJaeger(t)
+	col := startCollector(t)
 	c := e2etest.StartClusterWith(t, func(string) e2etest.NodeOpts {
 		return e2etest.NodeOpts{Env: []string{
 			// The protocol is the default, http/protobuf; the test's own spans go over gRPC.
-			"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + j.OTLPHTTP,
+			"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + col.OTLPHTTP,
 			"OTEL_TRACES_SAMPLER=always_on",
 			"OTEL_BSP_SCHEDULE_DELAY=100",
 		}}
 	})
 	leader := c.Leader()
 	follower := c.Others(leader)[0]
-	tp := applicationTracing(t, j)
+	tp := applicationTracing(t, col)
 	traceID, rootID := identityThrough(t, tp, c.Node(follower).GRPCAddr)
 	t.Logf("trace %s: leader %s, follower %s", traceID, leader, follower)
 
 	var spans []span
-	poll.Until(t, "every span of trace "+traceID+" in Jaeger", traceTimeout, tracePoll, func() (err error) {
-		if spans, err = j.trace(traceID); err != nil {
+	poll.Until(t, "every span of trace "+traceID+" in the Collector's file", traceTimeout, tracePoll, func() (err error) {
+		if spans, err = col.trace(traceID); err != nil {
 			return err
 		}
 		if err := allArrived(spans, leader, follower); err != nil {
@@ -77,7 +77,7 @@ func TestIdentityThroughFollowerIsOneTrace(t *testing.T) {
 		t.Error(problem)
 	}
 	if t.Failed() {
-		t.Logf("the trace as Jaeger holds it:\n%s", outline(spans))
+		t.Logf("the trace as the Collector wrote it:\n%s", outline(spans))
 	}
 	drawTrace(t, traceID, spans, leader, follower)
 }

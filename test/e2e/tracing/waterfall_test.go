@@ -15,10 +15,10 @@ import (
 	"github.com/idnode/idnode/test/helpers/headless"
 )
 
-// The binary that the Go module proxy serves has no Jaeger UI in it (its web assets are
-// built with npm, outside the Go module), so the test draws the trace it read from Jaeger's
-// query API the way Jaeger's trace view does: one row per span, indented under its parent,
-// a bar from its start to its end on the trace's time line. The page, a file of the test's own,
+// The Collector keeps no traces to look at, and Jaeger's UI is built with npm, outside its Go
+// module, so the test draws the trace it read from the Collector's file the way Jaeger's trace
+// view does: one row per span, indented under its parent, a bar from its start to its end on
+// the trace's time line. The page, a file of the test's own,
 // is opened in headless chromium, checked to show every span, and kept as a screenshot,
 // tracing-trace.png in the artefacts directory (docs/TRACING.md shows one).
 var waterfall = template.Must(template.New("trace").Parse(`<!DOCTYPE html>
@@ -37,7 +37,7 @@ td.line { position: relative; }
 td.took { width: 7%; text-align: right; color: #555; }
 </style></head><body>
 <h1>{{.Title}}</h1>
-<p>trace {{.TraceID}} · {{len .Rows}} spans · {{.Total}} · read from Jaeger's query API</p>
+<p>trace {{.TraceID}} · {{len .Rows}} spans · {{.Total}} · received by an OpenTelemetry Collector</p>
 <table>
 {{range .Rows}}<tr class="span" data-name="{{.Name}}">
 <td class="name" style="padding-left: {{.Indent}}px">{{.Name}}</td>

@@ -1,5 +1,5 @@
 // Package headless runs Debian's chromium without a display for the tests that look at a page
-// the way a person would (the web console, a trace drawn from Jaeger's query API), driven with
+// the way a person would (the web console, a trace drawn as Jaeger draws one), driven with
 // chromedp, and takes screenshots of it.
 //
 // Only tests import it, so it lives in test/helpers with the other test helpers, not in

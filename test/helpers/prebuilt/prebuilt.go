@@ -37,12 +37,13 @@ var (
 	staticEnv   = []string{"CGO_ENABLED=0"}
 )
 
-// Program is a program of this module that the tests run, and how to build it.
+// Program is a program of this repository that the tests run, and how to build it.
 type Program struct {
-	Name  string   // its file's name
-	Pkg   string   // its package, relative to the repository's root
-	Flags []string // go build's flags besides -o
-	Env   []string // go build's environment besides this process's
+	Name   string   // its file's name
+	Module string   // the folder of its module, relative to the repository's root ("" for the root's)
+	Pkg    string   // its package, relative to that folder
+	Flags  []string // go build's flags besides -o
+	Env    []string // go build's environment besides this process's
 }
 
 // The programs the tests run.
@@ -54,6 +55,9 @@ var (
 	// IdnodeStatic and DiskfillStatic go into the images the Docker tests build.
 	IdnodeStatic   = Program{Name: "idnode-static", Pkg: "./cmd/idnode", Flags: staticFlags, Env: staticEnv}
 	DiskfillStatic = Program{Name: "diskfill-static", Pkg: "./test/diskfill", Flags: staticFlags, Env: staticEnv}
+	// Otelcol is the OpenTelemetry Collector the tracing test exports to, in a module of its
+	// own.
+	Otelcol = Program{Name: "otelcol", Module: "test/e2e/tracing/otelcol", Pkg: "."}
 )
 
 // FastBackupsTag builds the daemon whose scheduled backups may be a second apart and whose
@@ -63,7 +67,7 @@ const FastBackupsTag = "fastbackups"
 // All are the programs a CI run builds ahead: the backup drill's daemon too, which the drill
 // would otherwise build within its own time. Other variants (a daemon built with a build
 // tag a test must catch, say) are built by their test.
-var All = []Program{Idnode, Idctl, FlakeMinter, IDCluster, IdnodeStatic, DiskfillStatic, Tagged(FastBackupsTag)}
+var All = []Program{Idnode, Idctl, FlakeMinter, IDCluster, IdnodeStatic, DiskfillStatic, Tagged(FastBackupsTag), Otelcol}
 
 // Tagged is the daemon built with build tag tag besides Idnode's flags.
 func Tagged(tag string) Program {
@@ -85,8 +89,13 @@ func (p Program) Prebuilt() (string, bool) {
 
 // Build builds p from the repository at root into the file out.
 func (p Program) Build(ctx context.Context, root, out string) error {
+	// go build runs in the module's folder, where a relative out would lead elsewhere.
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(ctx, "go", append(append([]string{"build"}, p.Flags...), "-o", out, p.Pkg)...)
-	cmd.Dir = root
+	cmd.Dir = filepath.Join(root, p.Module)
 	cmd.Env = append(os.Environ(), p.Env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s %s: %w\n%s", strings.Join(p.Flags, " "), p.Pkg, err, b)

@@ -1,26 +1,28 @@
 package tracing
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
+	"os"
 	"strconv"
 	"time"
 )
 
 const (
-	// maxTraceBytes bounds one answer of the query API: a trace of one identity is a few kB.
-	maxTraceBytes = 4 << 20
-	// traceTimeout bounds the wait for every span of a trace to reach Jaeger: the nodes' batch
-	// processors export every 100 ms in the tests (OTEL_BSP_SCHEDULE_DELAY), Jaeger's batch
-	// processor stores within 200 ms.
+	// maxSpansBytes bounds the file of spans a test reads: a trace of one identity is a few kB,
+	// and a test sends a few.
+	maxSpansBytes = 16 << 20
+	// traceTimeout bounds the wait for every span of a trace to reach the file: the nodes'
+	// batch processors export every 100 ms in the tests (OTEL_BSP_SCHEDULE_DELAY), and the
+	// Collector's file exporter flushes every 100 ms (otelcol.yaml).
 	traceTimeout = 30 * time.Second
 	tracePoll    = 100 * time.Millisecond
 )
 
-// span is one span of a trace as Jaeger stored it, with its resource's attributes.
+// span is one span of a trace as the Collector wrote it, with its resource's attributes.
 type span struct {
 	TraceID, ID, Parent string // hex, as OTLP/JSON spells them; Parent "" for a root
 	Name                string
@@ -32,24 +34,23 @@ type span struct {
 	Links               []string          // the span ids it links to
 }
 
-// OTLP's span kinds, as the query API numbers them.
+// OTLP's span kinds, as OTLP/JSON numbers them.
 const (
 	kindServer = 2
 	kindClient = 3
 )
 
-// otlpTrace is the query API's answer (/api/v3/traces/{id}): OTLP/JSON inside "result".
-type otlpTrace struct {
-	Result struct {
-		ResourceSpans []struct {
-			Resource struct {
-				Attributes []otlpAttr `json:"attributes"`
-			} `json:"resource"`
-			ScopeSpans []struct {
-				Spans []otlpSpan `json:"spans"`
-			} `json:"scopeSpans"`
-		} `json:"resourceSpans"`
-	} `json:"result"`
+// otlpTraces is one line of the file exporter's: a batch of spans as OTLP/JSON
+// (ExportTraceServiceRequest), grouped by resource and scope.
+type otlpTraces struct {
+	ResourceSpans []struct {
+		Resource struct {
+			Attributes []otlpAttr `json:"attributes"`
+		} `json:"resource"`
+		ScopeSpans []struct {
+			Spans []otlpSpan `json:"spans"`
+		} `json:"scopeSpans"`
+	} `json:"resourceSpans"`
 }
 
 type otlpSpan struct {
@@ -91,41 +92,59 @@ func unixNano(s string) (time.Time, error) {
 	return time.Unix(0, n), nil
 }
 
-// errNoTrace is the query API's answer while it holds no span of the trace yet.
-var errNoTrace = errors.New("no span of the trace in Jaeger yet")
+// errNoTrace is what trace says while the file holds no span of the trace yet.
+var errNoTrace = errors.New("no span of the trace in the Collector's file yet")
 
-// trace asks Jaeger's query API for every span of the trace id that it holds so far.
-func (j *jaeger) trace(traceID string) ([]span, error) {
-	resp, err := httpClient.Get(j.Query + "/api/v3/traces/" + traceID)
+// trace reads every span of the trace id that the Collector has written so far. A line the
+// exporter has not finished (no newline yet) is left for the next read.
+func (c *collector) trace(traceID string) ([]span, error) {
+	f, err := os.Open(c.Spans)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxTraceBytes+1))
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSpansBytes+1))
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, errNoTrace
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("GET /api/v3/traces/%s: %s: %.200s", traceID, resp.Status, body)
-	case len(body) > maxTraceBytes:
-		return nil, fmt.Errorf("GET /api/v3/traces/%s: answer over %d bytes", traceID, maxTraceBytes)
-	}
-	var tr otlpTrace
-	if err := json.Unmarshal(body, &tr); err != nil {
-		return nil, fmt.Errorf("GET /api/v3/traces/%s: %w", traceID, err)
+	if len(data) > maxSpansBytes {
+		return nil, fmt.Errorf("%s: over %d bytes", c.Spans, maxSpansBytes)
 	}
 	var spans []span
-	for _, rs := range tr.Result.ResourceSpans {
+	for n := 1; ; n++ {
+		line, rest, complete := bytes.Cut(data, []byte("\n"))
+		if !complete {
+			break
+		}
+		data = rest
+		var batch otlpTraces
+		if err := json.Unmarshal(line, &batch); err != nil {
+			return nil, fmt.Errorf("%s, line %d: %w", c.Spans, n, err)
+		}
+		if spans, err = appendSpans(spans, batch, traceID); err != nil {
+			return nil, fmt.Errorf("%s, line %d: %w", c.Spans, n, err)
+		}
+	}
+	if len(spans) == 0 {
+		return nil, errNoTrace
+	}
+	return spans, nil
+}
+
+// appendSpans appends the spans of batch that belong to the trace id to spans.
+func appendSpans(spans []span, batch otlpTraces, traceID string) ([]span, error) {
+	for _, rs := range batch.ResourceSpans {
 		res := attrMap(rs.Resource.Attributes)
 		for _, ss := range rs.ScopeSpans {
 			for _, s := range ss.Spans {
+				if s.TraceID != traceID {
+					continue
+				}
 				sp := span{
 					TraceID: s.TraceID, ID: s.SpanID, Parent: s.ParentSpanID, Name: s.Name, Kind: s.Kind,
 					Service: res["service.name"], Instance: res["service.instance.id"], Attrs: attrMap(s.Attributes),
 				}
+				var err error
 				if sp.Start, err = unixNano(s.Start); err != nil {
 					return nil, err
 				}
