@@ -21,6 +21,7 @@ import (
 
 	"github.com/idnode/idnode/internal/datadir"
 	"github.com/idnode/idnode/internal/durablefile"
+	"github.com/idnode/idnode/internal/flock"
 )
 
 // LogStore names the store that holds a node's Raft log and its stable store (term and vote).
@@ -367,12 +368,7 @@ func lockDir(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
+	err = flock.TryExclusive(f)
 	if err != nil {
 		f.Close()
 		return nil, err

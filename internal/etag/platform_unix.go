@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/idnode/idnode/internal/flock"
 )
 
 // lockFile opens (creating if needed) path and takes an exclusive,
@@ -18,12 +20,7 @@ func lockFile(path string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("etag: cannot open lock file %s: %w", path, err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
+	err = flock.TryExclusive(f)
 	if err != nil {
 		_ = f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/idnode/idnode/internal/flock"
 )
 
 // TryLock takes an exclusive lock (flock(2)) on path without waiting: the open, locked file,
@@ -16,12 +18,7 @@ func TryLock(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
+	err = flock.TryExclusive(f)
 	if err == nil {
 		return f, nil
 	}
