@@ -59,7 +59,7 @@ func Shared(t *testing.T) *Server {
 	bin := os.Getenv(Env)
 	if bin == "" {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("$%s is not set: .ci/run builds SeaweedFS once (go -C %s tool -n weed) and names it there", Env, seaweedfsModule)
+			t.Fatalf("$%s is not set: .ci/run builds SeaweedFS once (go -C %s build -gcflags=all=-l -o …) and names it there", Env, seaweedfsModule)
 		}
 		t.Skipf("$%s is not set: build SeaweedFS with go -C %s build -o /tmp/weed %s and set it to run the S3 tests", Env, seaweedfsModule, seaweedfsTool)
 	}
