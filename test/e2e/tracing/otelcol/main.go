@@ -8,6 +8,7 @@ package main
 
 import (
 	"log"
+	"runtime/debug"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"go.opentelemetry.io/collector/component"
@@ -32,12 +33,25 @@ func components() (otelcol.Factories, error) {
 	return f, err
 }
 
+// collectorVersion is the version of the Collector's modules this build pins in go.mod, which
+// the Collector reports as its own.
+func collectorVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range bi.Deps {
+			if dep.Path == "go.opentelemetry.io/collector/otelcol" {
+				return dep.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
 func main() {
 	cmd := otelcol.NewCommand(otelcol.CollectorSettings{
 		BuildInfo: component.BuildInfo{
 			Command:     "otelcol",
 			Description: "OpenTelemetry Collector with the OTLP receiver and the file exporter, for idnode's tracing tests",
-			Version:     "v0.161.0",
+			Version:     collectorVersion(),
 		},
 		Factories: components,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
