@@ -21,6 +21,13 @@ import (
 // membershipTimeout bounds one configuration change; raft needs a quorum for it.
 const membershipTimeout = 10 * time.Second
 
+// membershipHop is how AddNode and RemoveNode travel from a follower to the leader: as long as
+// the leader may take to resolve the addresses (AddNode's lookups, resolveTimeout) and then
+// change the configuration. Under forward.Unary's bound, shorter than the lookups alone, a
+// slow name server gave the caller "no quorum" from a healthy cluster while the leader went
+// on to add the node. The hop still ends when this node sees the leader change.
+var membershipHop = forward.Limits{Bound: resolveTimeout + membershipTimeout, WatchLeader: true}
+
 // AddNode registers a node in the FSM (assigning a tag if none is given) and makes it a Raft
 // member. It is idempotent, so a joining node or an operator may simply retry it.
 func (s *clusterService) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
@@ -34,7 +41,7 @@ func (s *clusterService) AddNode(ctx context.Context, req *idnodev1.AddNodeReque
 			return nil, status.Errorf(codes.InvalidArgument, "%s must be host:port, got %q", a[0], a[1])
 		}
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().AddNode, viaCluster(s.core, idnodev1.ClusterServiceClient.AddNode, forwardv1.LeaderClient.AddNode))
+	return forward.Call(s.fwd, ctx, req, membershipHop, s.leader().AddNode, viaCluster(s.core, idnodev1.ClusterServiceClient.AddNode, forwardv1.LeaderClient.AddNode))
 }
 
 func (l clusterLeader) AddNode(ctx context.Context, req *idnodev1.AddNodeRequest) (*idnodev1.AddNodeResponse, error) {
@@ -100,7 +107,7 @@ func (s *clusterService) RemoveNode(ctx context.Context, req *idnodev1.RemoveNod
 	if err := docid.ValidateNodeTag(req.GetTag()); err != nil {
 		return nil, toStatus(err)
 	}
-	return forward.Call(s.fwd, ctx, req, forward.Unary, s.leader().RemoveNode, viaCluster(s.core, idnodev1.ClusterServiceClient.RemoveNode, forwardv1.LeaderClient.RemoveNode))
+	return forward.Call(s.fwd, ctx, req, membershipHop, s.leader().RemoveNode, viaCluster(s.core, idnodev1.ClusterServiceClient.RemoveNode, forwardv1.LeaderClient.RemoveNode))
 }
 
 func (l clusterLeader) RemoveNode(ctx context.Context, req *idnodev1.RemoveNodeRequest) (*idnodev1.RemoveNodeResponse, error) {
