@@ -9,22 +9,22 @@ import (
 
 	"github.com/idnode/idnode/fsm"
 	"github.com/idnode/idnode/internal/backupstore"
-	"github.com/idnode/idnode/test/helpers/seaweedfs"
+	"github.com/idnode/idnode/test/helpers/s3server"
 )
 
-// TestMain stops the shared SeaweedFS when the tests are done.
+// TestMain stops the shared S3 server when the tests are done.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	seaweedfs.Stop()
+	s3server.Stop()
 	os.Exit(code)
 }
 
 // Against a real S3 server: one backup per slot across a leader change, retention, and a
 // backup that restores.
 func TestBackupScheduleIntoS3(t *testing.T) {
-	srv := seaweedfs.Shared(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", seaweedfs.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", seaweedfs.SecretKey)
+	srv := s3server.Shared(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", s3server.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3server.SecretKey)
 	store, err := backupstore.NewS3(context.Background(), backupstore.S3Config{Endpoint: srv.Endpoint, Bucket: srv.NewBucket(t), Prefix: "prod"})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 	"github.com/idnode/idnode/internal/backupstore"
 	raftv1 "github.com/idnode/idnode/proto/idnode/raft/v1"
 	"github.com/idnode/idnode/test/helpers/loopback"
-	"github.com/idnode/idnode/test/helpers/seaweedfs"
+	"github.com/idnode/idnode/test/helpers/s3server"
 )
 
 // testBackup is a backup of a state with one identity counter at 42, encrypted with pass
@@ -213,8 +213,8 @@ func TestBackupListAndVerifyInAFolder(t *testing.T) {
 // Against a real S3 server: the same checks, and the refusals of a bucket that is not there,
 // wrong credentials and an endpoint that does not answer, each naming the target.
 func TestBackupListAndVerifyInS3(t *testing.T) {
-	srv := seaweedfs.Shared(t)
-	creds := map[string]string{"AWS_ACCESS_KEY_ID": seaweedfs.AccessKey, "AWS_SECRET_ACCESS_KEY": seaweedfs.SecretKey}
+	srv := s3server.Shared(t)
+	creds := map[string]string{"AWS_ACCESS_KEY_ID": s3server.AccessKey, "AWS_SECRET_ACCESS_KEY": s3server.SecretKey}
 	for k, v := range creds {
 		t.Setenv(k, v) // minio-go reads the environment itself
 	}
@@ -232,7 +232,7 @@ func TestBackupListAndVerifyInS3(t *testing.T) {
 	}
 
 	wrongCreds := filepath.Join(t.TempDir(), "credentials")
-	if err := os.WriteFile(wrongCreds, []byte("[default]\naws_access_key_id = "+seaweedfs.AccessKey+"\naws_secret_access_key = not-the-secret\n"), 0o600); err != nil {
+	if err := os.WriteFile(wrongCreds, []byte("[default]\naws_access_key_id = "+s3server.AccessKey+"\naws_secret_access_key = not-the-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

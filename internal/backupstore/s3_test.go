@@ -15,15 +15,15 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/idnode/idnode/test/helpers/loopback"
-	"github.com/idnode/idnode/test/helpers/seaweedfs"
+	"github.com/idnode/idnode/test/helpers/s3server"
 )
 
-// newTestS3 is a store in a bucket of its own on the shared SeaweedFS, under a prefix,
+// newTestS3 is a store in a bucket of its own on the shared S3 server, under a prefix,
 // with its credentials from the environment.
 func newTestS3(t *testing.T) testStore {
-	srv := seaweedfs.Shared(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", seaweedfs.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", seaweedfs.SecretKey)
+	srv := s3server.Shared(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", s3server.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3server.SecretKey)
 	s, err := NewS3(context.Background(), S3Config{Endpoint: srv.Endpoint, Bucket: srv.NewBucket(t), Prefix: "/cluster-a/daily/"})
 	if err != nil {
 		t.Fatal(err)
@@ -72,9 +72,9 @@ func TestS3KeepsToItsPrefix(t *testing.T) {
 // Credentials the service refuses are named as such when the store is set up, with the
 // service's reason, the bucket and the endpoint.
 func TestS3WrongCredentials(t *testing.T) {
-	srv := seaweedfs.Shared(t)
+	srv := s3server.Shared(t)
 	path := filepath.Join(t.TempDir(), "credentials")
-	creds := "[default]\naws_access_key_id = " + seaweedfs.AccessKey + "\naws_secret_access_key = not-the-secret\n"
+	creds := "[default]\naws_access_key_id = " + s3server.AccessKey + "\naws_secret_access_key = not-the-secret\n"
 	if err := os.WriteFile(path, []byte(creds), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +91,9 @@ func TestS3WrongCredentials(t *testing.T) {
 }
 
 func TestS3MissingBucket(t *testing.T) {
-	srv := seaweedfs.Shared(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", seaweedfs.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", seaweedfs.SecretKey)
+	srv := s3server.Shared(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", s3server.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3server.SecretKey)
 	_, err := NewS3(context.Background(), S3Config{Endpoint: srv.Endpoint, Bucket: "no-such-bucket"})
 	if err == nil || !strings.Contains(err.Error(), `bucket "no-such-bucket"`) || !strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("NewS3 of a missing bucket: %v; want it named as missing", err)
@@ -119,8 +119,8 @@ func TestS3NoCredentials(t *testing.T) {
 // An endpoint that does not answer is reported within a bound, named, whether nothing listens
 // on its port or something listens and never answers.
 func TestS3UnreachableEndpoint(t *testing.T) {
-	t.Setenv("AWS_ACCESS_KEY_ID", seaweedfs.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", seaweedfs.SecretKey)
+	t.Setenv("AWS_ACCESS_KEY_ID", s3server.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3server.SecretKey)
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

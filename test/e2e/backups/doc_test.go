@@ -76,7 +76,7 @@ func readDocSteps(t *testing.T) []docStep {
 
 // runRestoringDoc runs the page's commands in order under bash, idctl first on the PATH, with
 // the node's S3 variables a restoring operator would have (the credentials, and plain HTTP:
-// SeaweedFS here speaks no TLS), and checks each one's output against the page's.
+// the test's S3 server speaks no TLS), and checks each one's output against the page's.
 func runRestoringDoc(t *testing.T, s restoreDocSetting) {
 	t.Helper()
 	idctl := e2etest.BuildIdctl(t)

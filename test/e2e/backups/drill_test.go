@@ -15,7 +15,7 @@ import (
 	"github.com/idnode/idnode/test/helpers/ledger"
 	"github.com/idnode/idnode/test/helpers/poll"
 	"github.com/idnode/idnode/test/helpers/prebuilt"
-	"github.com/idnode/idnode/test/helpers/seaweedfs"
+	"github.com/idnode/idnode/test/helpers/s3server"
 )
 
 // The drill's times. The production floor of the backup interval is a minute, and a node
@@ -53,7 +53,7 @@ var stampNames = map[int64]string{oldCluster: "the lost cluster", restoredCluste
 const drillPassphrase = "a drill's passphrase, kept apart from the bucket"
 
 // TestBackupDrill is the drill of docs/restoring.md: three nodes take scheduled backups into a
-// SeaweedFS bucket under load of every kind (identities, HiLo ranges, server-side IDs, numeric
+// bucket on a real S3 server under load of every kind (identities, HiLo ranges, server-side IDs, numeric
 // IDs, a fiscal series), each acknowledged answer in a ledger; afterBackup after a backup the
 // load saw, all three are killed (SIGKILL) and their data dirs deleted. A new cluster with
 // other tags restores the bucket's newest backup by the commands of docs/restoring.md (no
@@ -61,10 +61,10 @@ const drillPassphrase = "a drill's passphrase, kept apart from the bucket"
 // documents, then takes more of every kind: none may be one the lost cluster acknowledged.
 // The same backup restored with --ahead 0 must hand out identities again: the drill can fail.
 func TestBackupDrill(t *testing.T) {
-	srv := seaweedfs.Shared(t)
-	t.Setenv("AWS_ACCESS_KEY_ID", seaweedfs.AccessKey)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", seaweedfs.SecretKey)
-	s3env := []string{"AWS_ACCESS_KEY_ID=" + seaweedfs.AccessKey, "AWS_SECRET_ACCESS_KEY=" + seaweedfs.SecretKey}
+	srv := s3server.Shared(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", s3server.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3server.SecretKey)
+	s3env := []string{"AWS_ACCESS_KEY_ID=" + s3server.AccessKey, "AWS_SECRET_ACCESS_KEY=" + s3server.SecretKey}
 	bucket := srv.NewBucket(t)
 	target := "s3://" + bucket + "/prod"
 	bin := e2etest.BuildIdnodeTagged(t, prebuilt.FastBackupsTag)
