@@ -13,6 +13,11 @@ import (
 	"github.com/idnode/idnode/test/e2e/e2etest"
 )
 
+// withBearer is ctx carrying tok as the caller's bearer token.
+func withBearer(ctx context.Context, tok string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+tok)
+}
+
 // TestAdminToken runs a cluster with --admin-token: admin calls without the token, or with a
 // wrong one, get UNAUTHENTICATED on every node; ID calls need none; with the token they work
 // through a follower too (it passes the caller's token on to the leader). The nodes' own
@@ -23,13 +28,10 @@ func TestAdminToken(t *testing.T) {
 	c := e2etest.StartCluster(t, "--admin-token", token)
 	leader := c.Leader()
 	follower := c.Others(leader)[0]
-	bearer := func(tok string) context.Context {
-		return metadata.AppendToOutgoingContext(e2etest.RPCCtx(t), "authorization", "Bearer "+tok)
-	}
 
 	for _, via := range []string{leader, follower} {
 		admin, ids := c.Admin[via], c.Ids[via]
-		for _, ctx := range []context.Context{e2etest.RPCCtx(t), bearer("wrong")} {
+		for _, ctx := range []context.Context{e2etest.RPCCtx(t), withBearer(e2etest.RPCCtx(t), "wrong")} {
 			calls := map[string]error{}
 			_, calls["AddNode"] = admin.AddNode(ctx, &idnodev1.AddNodeRequest{RaftAddress: "x:1", GrpcAddress: "y:2", NonVoter: true})
 			_, calls["RemoveNode"] = admin.RemoveNode(ctx, &idnodev1.RemoveNodeRequest{Tag: "Z"})
@@ -51,29 +53,44 @@ func TestAdminToken(t *testing.T) {
 				}
 			}
 		}
-		// ID calls need no token.
-		if _, err := ids.Generate(e2etest.RPCCtx(t), &idnodev1.GenerateRequest{Id: "orders|"}); err != nil {
+		// ID calls need no token. Each is retried while the cluster refuses it for want of a
+		// leader, as a client would: a busy machine's election is not what this checks.
+		if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.GenerateResponse, error) {
+			return ids.Generate(ctx, &idnodev1.GenerateRequest{Id: "orders|", RequestId: c.RequestID()})
+		}); err != nil {
 			t.Errorf("Generate via %s without a token: %v", via, err)
 		}
-		if _, err := ids.SeedIdentity(e2etest.RPCCtx(t), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 10}); err != nil {
+		if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.SeedIdentityResponse, error) {
+			return ids.SeedIdentity(ctx, &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 10})
+		}); err != nil {
 			t.Errorf("SeedIdentity (raise) via %s without a token: %v", via, err)
 		}
-		if _, err := ids.NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts"}); err != nil {
+		if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
+			return ids.NextHiLo(ctx, &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: c.RequestID()})
+		}); err != nil {
 			t.Errorf("NextHiLo via %s without a token: %v", via, err)
 		}
-		if _, err := ids.ListIdentities(e2etest.RPCCtx(t), &idnodev1.ListIdentitiesRequest{}); err != nil {
+		if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.ListIdentitiesResponse, error) {
+			return ids.ListIdentities(ctx, &idnodev1.ListIdentitiesRequest{})
+		}); err != nil {
 			t.Errorf("ListIdentities via %s without a token: %v", via, err)
 		}
-		if _, err := admin.Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{Consistent: true}); err != nil {
+		if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.StatusResponse, error) {
+			return admin.Status(ctx, &idnodev1.StatusRequest{Consistent: true})
+		}); err != nil {
 			t.Errorf("Status via %s without a token: %v", via, err)
 		}
 	}
 
 	// With the token, through the follower: it relays the token to the leader.
-	if r, err := c.Ids[follower].SeedIdentity(bearer(token), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 3, Force: true}); err != nil || r.GetValue() != 3 {
+	if r, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.SeedIdentityResponse, error) {
+		return c.Ids[follower].SeedIdentity(withBearer(ctx, token), &idnodev1.SeedIdentityRequest{Name: "invoices", Value: 3, Force: true})
+	}); err != nil || r.GetValue() != 3 {
 		t.Errorf("forced seed with the token via follower %s: %v, %v", follower, r, err)
 	}
-	if _, err := c.Admin[follower].RemoveNode(bearer(token), &idnodev1.RemoveNodeRequest{Tag: "Z"}); status.Code(err) != codes.NotFound {
+	if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.RemoveNodeResponse, error) {
+		return c.Admin[follower].RemoveNode(withBearer(ctx, token), &idnodev1.RemoveNodeRequest{Tag: "Z"})
+	}); status.Code(err) != codes.NotFound {
 		t.Errorf("RemoveNode Z with the token via follower %s: %v, want NOT_FOUND (authenticated, no such node)", follower, err)
 	}
 	followerAddr := []string{"IDNODE_ADDR=" + c.Node(follower).GRPCAddr}
