@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,6 +39,9 @@ var handlers = map[string]func(*controller, request) (map[string]any, error){
 
 // pgStartTimeout bounds initdb and PostgreSQL's start.
 const pgStartTimeout = 2 * time.Minute
+
+// pgStartAttempts is how many ports PostgreSQL's start tries when the one chosen was taken.
+const pgStartAttempts = 3
 
 func (c *controller) handle(req request) map[string]any {
 	h, ok := handlers[req.Cmd]
@@ -103,15 +107,22 @@ func (c *controller) leader(request) (map[string]any, error) {
 // postgres starts a private PostgreSQL server (test/helpers/postgres), once, for the tests of
 // a client's database examples; teardown stops it. The answer says where it serves.
 func (c *controller) postgres(request) (map[string]any, error) {
-	if c.pg == nil {
+	for attempt := 1; c.pg == nil; attempt++ {
 		addrs, err := freePorts(1)
 		if err != nil {
 			return nil, err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), pgStartTimeout)
-		defer cancel()
-		if c.pg, err = postgres.Start(ctx, addrs[0]); err != nil {
+		c.pg, err = postgres.Start(ctx, addrs[0])
+		cancel()
+		// The port is chosen seconds before PostgreSQL listens on it (initdb runs first), and
+		// another process may take it meanwhile, as it may a node's (exitedError.lostPort):
+		// PostgreSQL then says so, and another port is tried.
+		if err != nil && (attempt == pgStartAttempts || !strings.Contains(strings.ToLower(err.Error()), addrInUse)) {
 			return nil, err
+		}
+		if err != nil {
+			c.log.Warn("postgres: its port was taken before it listened; trying another", "addr", addrs[0])
 		}
 	}
 	return map[string]any{"postgres": map[string]string{"dsn": c.pg.DSN, "addr": c.pg.Addr, "user": postgres.User, "database": postgres.Database}}, nil
