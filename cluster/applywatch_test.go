@@ -1,11 +1,9 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -13,6 +11,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/idnode/idnode/fsm"
+	"github.com/idnode/idnode/test/helpers/logbuf"
 )
 
 // blockingFSM is the test seam of the watchdog: an FSM whose apply returns only when told.
@@ -28,24 +27,6 @@ func (b blockingFSM) Apply(*raft.Log) any {
 	return nil
 }
 
-// syncBuffer is a log destination the watchdog goroutine and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // An apply that does not return is named, once, in the log and through
 // OnSlowApply (the metric), with its index and command type; the applied index moves only
 // when it returns.
@@ -53,7 +34,7 @@ func TestWatchdogNamesASlowApply(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := blockingFSM{entered: make(chan struct{}), release: make(chan struct{})}
 		w := &watchedFSM{BatchingFSM: b}
-		var logs syncBuffer
+		var logs logbuf.Buffer
 		slow := make(chan struct{}, 2)
 		n := &Node{watched: w, closed: make(chan struct{}), log: slog.New(slog.NewTextHandler(&logs, nil)),
 			cfg: Config{OnSlowApply: func() { slow <- struct{}{} }}}

@@ -1,7 +1,6 @@
 package node_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,27 +15,10 @@ import (
 	"github.com/idnode/idnode/internal/backupstore"
 	"github.com/idnode/idnode/node"
 	"github.com/idnode/idnode/node/httpapi"
+	"github.com/idnode/idnode/test/helpers/logbuf"
 	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/poll"
 )
-
-// lockedBuffer is a log sink the node writes from many goroutines and the test reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A node started with a backup store takes the backup of its slot on its own ticker, with no
 // admin token: the scheduler writes it with the server's own code, so no admin check is asked
@@ -49,7 +30,7 @@ func TestScheduledBackupThroughStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log lockedBuffer
+	var log logbuf.Buffer
 	cfg := config(t, t.TempDir(), "A")
 	cfg.Logger = slog.New(slog.NewJSONHandler(&log, nil))
 	cfg.HTTPAddr = loopback.FreeAddr(t)

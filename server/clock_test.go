@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,6 +28,7 @@ import (
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
 	"github.com/idnode/idnode/server"
 	"github.com/idnode/idnode/test/helpers/jsonlog"
+	"github.com/idnode/idnode/test/helpers/logbuf"
 	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/poll"
 )
@@ -44,7 +43,7 @@ type skewedNode struct {
 	skew        atomic.Int64 // added to the wall clock, in nanoseconds
 	metrics     *metrics.Metrics
 	metricsAddr string
-	log         lockedBuffer
+	log         logbuf.Buffer
 }
 
 func (n *skewedNode) now() time.Time { return time.Now().Add(time.Duration(n.skew.Load())) }
@@ -217,7 +216,7 @@ func scrapeValue(addr, series string) (float64, error) {
 }
 
 // waitLogLine waits for a line of level whose message starts with msg in log, and returns it.
-func waitLogLine(t *testing.T, log *lockedBuffer, level slog.Level, msg string) map[string]any {
+func waitLogLine(t *testing.T, log *logbuf.Buffer, level slog.Level, msg string) map[string]any {
 	t.Helper()
 	var found map[string]any
 	poll.Until(t, fmt.Sprintf("a %v log line %q", level, msg), 10*time.Second, clockProbe, func() error {
@@ -234,22 +233,4 @@ func waitLogLine(t *testing.T, log *lockedBuffer, level slog.Level, msg string) 
 		return io.EOF
 	})
 	return found
-}
-
-// lockedBuffer is a bytes.Buffer the node writes its log to while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

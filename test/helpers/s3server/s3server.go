@@ -4,7 +4,6 @@
 package s3server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/idnode/idnode/test/helpers/logbuf"
 	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/poll"
 )
@@ -102,7 +102,7 @@ func startServer(t *testing.T, bin string) (*Server, error) {
 	cmd := exec.Command(bin, "--access", AccessKey, "--secret", SecretKey, "--region", "us-east-1",
 		"--port", endpoint, "--quiet", "posix", "--sidecar", meta, data)
 	cmd.Dir = dir
-	out := &lockedBuffer{}
+	out := &logbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -154,22 +154,4 @@ func (s *Server) NewBucket(t *testing.T) string {
 		t.Fatalf("making bucket %s: %v", bucket, err)
 	}
 	return bucket
-}
-
-// lockedBuffer is the server's output, written by its process's copy goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
