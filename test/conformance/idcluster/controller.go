@@ -113,17 +113,19 @@ func (c *controller) postgres(request) (map[string]any, error) {
 			return nil, err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), pgStartTimeout)
-		c.pg, err = postgres.Start(ctx, addrs[0])
+		pg, err := postgres.Start(ctx, addrs[0])
 		cancel()
+		if err == nil {
+			c.pg = pg
+			break
+		}
 		// The port is chosen seconds before PostgreSQL listens on it (initdb runs first), and
 		// another process may take it meanwhile, as it may a node's (exitedError.lostPort):
 		// PostgreSQL then says so, and another port is tried.
-		if err != nil && (attempt == pgStartAttempts || !strings.Contains(strings.ToLower(err.Error()), addrInUse)) {
+		if attempt == pgStartAttempts || !strings.Contains(strings.ToLower(err.Error()), addrInUse) {
 			return nil, err
 		}
-		if err != nil {
-			c.log.Warn("postgres: its port was taken before it listened; trying another", "addr", addrs[0])
-		}
+		c.log.Warn("postgres: its port was taken before it listened; trying another", "addr", addrs[0])
 	}
 	return map[string]any{"postgres": map[string]string{"dsn": c.pg.DSN, "addr": c.pg.Addr, "user": postgres.User, "database": postgres.Database}}, nil
 }
