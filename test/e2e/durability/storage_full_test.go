@@ -23,10 +23,15 @@ import (
 const (
 	// fullDiskSize is the node's data file system: a tmpfs small enough to fill in a moment.
 	fullDiskSize = "16m"
+	// fullDiskNameLen is the length of the identity name the test asks for, near the longest
+	// an identity may have (1,996 bytes): each entry is then big, and the WAL fills after few
+	// calls, each a round trip and a commit: some 4,200 in 4 s here, where a name of 207 bytes
+	// took 27,000 calls and 28 s of the test's 52.
+	fullDiskNameLen = 1900
 	// fullDiskCalls bounds the identity calls that may still succeed once the disk is full:
-	// the WAL's tail segment is preallocated (8 MiB, about 25k of this test's entries), so
+	// the WAL's tail segment is preallocated (8 MiB, some 4,200 of this test's entries), so
 	// appends fail only when it is full and its index needs space.
-	fullDiskCalls = 40_000
+	fullDiskCalls = 10_000
 	// keepAskingEvery paces the calls that keep the full-disk fault set while idctl runs.
 	keepAskingEvery = 20 * time.Millisecond
 	// fullDiskWindow is how long the test watches a full node's elections.
@@ -85,8 +90,7 @@ func TestFullDisk(t *testing.T) {
 	}
 	conn := e2etest.DialConn(t, grpcAddr)
 	ids, admin, hc := idnodev1.NewIdServiceClient(conn), idnodev1.NewClusterServiceClient(conn), healthpb.NewHealthClient(conn)
-	// A long name makes every entry bigger, so the WAL segment fills sooner.
-	name := "orders-" + strings.Repeat("x", 200)
+	name := "orders-" + strings.Repeat("x", fullDiskNameLen-len("orders-"))
 	next := func() (int64, error) {
 		resp, err := ids.NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: 1, RequestId: uuid.NewString()})
 		return resp.GetLast(), err
@@ -98,7 +102,8 @@ func TestFullDisk(t *testing.T) {
 
 	t.Log(d.Must(e2etest.OpsDockerCmdTimeout, "docker", "exec", ctr, "/diskfill", "fill", "/data/ballast"))
 	var refusal error
-	for i := 0; i < fullDiskCalls && refusal == nil; i++ {
+	filling, calls := time.Now(), 0
+	for ; calls < fullDiskCalls && refusal == nil; calls++ {
 		v, err := next()
 		switch {
 		case err != nil:
@@ -112,6 +117,7 @@ func TestFullDisk(t *testing.T) {
 	if refusal == nil {
 		t.Fatalf("%d identities succeeded on a full disk: the log never needed a new page?", fullDiskCalls)
 	}
+	t.Logf("the first refusal came at call %d, %v after the ballast filled the disk", calls, time.Since(filling).Round(time.Millisecond))
 	if status.Code(refusal) != codes.Unavailable || reason.Of(refusal) != reason.StorageFull || !strings.Contains(refusal.Error(), "/data/node/"+raftLog) {
 		t.Fatalf("identity on a full disk: %v (reason %q); want UNAVAILABLE, %s, naming /data/node/%s", refusal, reason.Of(refusal), reason.StorageFull, raftLog)
 	}
