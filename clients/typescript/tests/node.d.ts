@@ -111,7 +111,8 @@ declare module "node:fs" {
   function writeFileSync(path: string, data: string): void;
   function rmSync(path: string, opts: { recursive: boolean; force: boolean }): void;
   function symlinkSync(target: string, path: string, type?: "dir" | "file"): void;
-  export { readFileSync, readdirSync, existsSync, mkdtempSync, writeFileSync, rmSync, symlinkSync };
+  function statSync(path: string): { mtimeMs: number };
+  export { readFileSync, readdirSync, existsSync, mkdtempSync, writeFileSync, rmSync, symlinkSync, statSync };
 }
 
 declare module "node:os" {

@@ -1,7 +1,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,7 +42,13 @@ before(
     project = mkdtempSync(join(tmpdir(), "idnode-ts-package-"));
     cluster = new IdCluster();
     node = httpAddrs(await cluster.start({ nodes: 1 }))[0] ?? "";
-    const tarball = execFileSync(npmPath, ["pack", "--silent", pkg, "--pack-destination", project], { cwd: project, encoding: "utf8", timeout: 120_000 }).trim();
+    // The package packs dist/ as `npm run build` left it (test/conformance/typescript builds it
+    // first): npm pack's prepack would compile it all again, twice, beside the other test files.
+    const built = [join(pkg, "dist", "index.js"), join(pkg, "dist", "cjs", "index.js")];
+    assert.ok(built.every(existsSync), "no dist/: run npm run build first");
+    const sources = readdirSync(join(pkg, "src")).map((f) => statSync(join(pkg, "src", f)).mtimeMs);
+    assert.ok(Math.min(...built.map((f) => statSync(f).mtimeMs)) >= Math.max(...sources), "dist/ is older than src/: run npm run build first");
+    const tarball = execFileSync(npmPath, ["pack", "--silent", "--ignore-scripts", pkg, "--pack-destination", project], { cwd: project, encoding: "utf8", timeout: 120_000 }).trim();
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user-project", private: true, type: "module" }));
     execFileSync(npmPath, ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", join(project, tarball)], { cwd: project, encoding: "utf8", timeout: 120_000 });
   },
