@@ -85,8 +85,10 @@ func runPytest(dir string, env []string, py string, args []string) pytestRun {
 
 // A pytest process spends most of its time waiting on the nodes it starts and on PostgreSQL
 // (pytest and the nodes it started used 12% of a core over a run of 260 s), so the test files
-// run as three processes at once, each with its own idcluster and PostgreSQL: the conformance scenarios,
-// the ORM adapters and the install test (the ones that use PostgreSQL), and every other file.
+// run as four processes at once, each with its own idcluster and PostgreSQL: the conformance
+// scenarios for the sync client and for the asyncio one (together they took 114 s, the
+// longest group), the ORM adapters and the install test (the ones that use PostgreSQL), and
+// every other file.
 // Timings: docs/suite-times.md#the-python-clients-tests.
 var (
 	conformanceFiles = []string{"tests/test_conformance.py"}
@@ -112,7 +114,8 @@ func pytestGroups(t *testing.T, dir string) []pytestGroup {
 		rest = append(rest, "--ignore", f)
 	}
 	return []pytestGroup{
-		{"conformance", conformanceFiles},
+		{"conformance-sync", append(slices.Clone(conformanceFiles), "-k", "not asyncio")},
+		{"conformance-asyncio", append(slices.Clone(conformanceFiles), "-k", "asyncio")},
 		{"postgres", postgresFiles},
 		{"rest", rest},
 	}
