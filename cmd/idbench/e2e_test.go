@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/helpers/logbuf"
 	"github.com/idnode/idnode/test/helpers/loopback"
 	"github.com/idnode/idnode/test/helpers/poll"
 	"github.com/idnode/idnode/test/helpers/prebuilt"
@@ -44,24 +44,6 @@ func missingTool(t *testing.T, why string) {
 	t.Skip(why)
 }
 
-// syncBuffer collects a process's output for the failure log.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // startProc starts a server process and stops it at cleanup (SIGTERM, then SIGKILL).
 func startProc(t *testing.T, bin string, args ...string) *exec.Cmd {
 	t.Helper()
@@ -72,7 +54,7 @@ func startProc(t *testing.T, bin string, args ...string) *exec.Cmd {
 // kept (a server started as another user needs both its own).
 func startCmd(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
 	t.Helper()
-	var logs syncBuffer
+	var logs logbuf.Buffer
 	bin := cmd.Path
 	if cmd.Dir == "" {
 		cmd.Dir = t.TempDir()
