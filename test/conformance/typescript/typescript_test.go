@@ -43,7 +43,7 @@ func TestTypeScriptClient(t *testing.T) {
 	conformancetest.Run(t, dir, env, "npm", "run", "build") // the package as published: dist/ (ES modules) and dist/cjs/, each with its .d.ts
 	checkNoAny(t, filepath.Join(dir, "dist"))
 	conformancetest.Run(t, dir, env, "tsc", "-p", "tsconfig.test.json")
-	conformancetest.Run(t, dir, env, "node", "--test", "--test-concurrency=3", "build/tests/")
+	conformancetest.Run(t, dir, env, "node", "--test", "--test-concurrency=1", "build/tests/")
 }
 
 var (
