@@ -187,7 +187,10 @@ func TestConsole(t *testing.T) {
 	const name = "orders"
 	advance := func(n int64) int64 {
 		t.Helper()
-		if _, err := c.Ids[via].NextIdentity(e2etest.RPCCtx(t), &idnodev1.NextIdentityRequest{Name: name, Count: n}); err != nil {
+		req := &idnodev1.NextIdentityRequest{Name: name, Count: n, RequestId: c.RequestID()}
+		if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextIdentityResponse, error) {
+			return c.Ids[via].NextIdentity(ctx, req)
+		}); err != nil {
 			t.Fatalf("NextIdentity(%s, %d): %v", name, n, err)
 		}
 		return listedCounter(e2etest.RPCCtx(t), t, c, via, name)
@@ -226,7 +229,7 @@ func TestConsole(t *testing.T) {
 		return err
 	})
 
-	mustRestoreCounters(t, c, leader, bulkCounters)
+	mustRestoreCounters(t, c, bulkCounters)
 	if err := headless.Navigate(tab, "about:blank"); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +268,10 @@ func TestConsole(t *testing.T) {
 	// HiLo: a range of carts through each node gives each node a pool of it; the page shows
 	// the tag's Max and every node's pool as ListHiLo answers them.
 	for _, tag := range e2etest.ClusterTags {
-		if _, err := c.Ids[tag].NextHiLo(e2etest.RPCCtx(t), &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: c.RequestID()}); err != nil {
+		req := &idnodev1.NextHiLoRequest{Tag: "carts", RequestId: c.RequestID()}
+		if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.NextHiLoResponse, error) {
+			return c.Ids[tag].NextHiLo(ctx, req)
+		}); err != nil {
 			t.Fatalf("NextHiLo(carts) via %s: %v", tag, err)
 		}
 	}
@@ -296,6 +302,7 @@ func TestConsole(t *testing.T) {
 	if err := headless.Navigate(tab, base+"#cluster"); err != nil {
 		t.Fatal(err)
 	}
+	leader = waitLeaderShown(t, c, tab) // an election since the first read moves it
 	c.Node(leader).Kill9()
 	killed := time.Now()
 	var next string
@@ -348,7 +355,7 @@ const (
 // mustRestoreCounters gives the cluster n more counters, bulk-000000 … (value k+1), through a
 // Restore of a backup made in-process: n NextIdentity calls would take the cluster most of a
 // minute, the restore a second or two.
-func mustRestoreCounters(t *testing.T, c *e2etest.Cluster, via string, n int) {
+func mustRestoreCounters(t *testing.T, c *e2etest.Cluster, n int) {
 	t.Helper()
 	records := make([]*raftv1.IdentityRecord, n)
 	for k := range records {
@@ -366,18 +373,21 @@ func mustRestoreCounters(t *testing.T, c *e2etest.Cluster, via string, n int) {
 	if err := f.WriteBackup(&backup, fsm.IssueRates{}); err != nil {
 		t.Fatal(err)
 	}
-	stream, err := c.Admin[via].Restore(e2etest.RPCCtx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for chunk := range slices.Chunk(backup.Bytes(), 1<<20) {
-		if err := stream.Send(&idnodev1.RestoreChunk{Data: chunk}); err != nil {
-			t.Fatalf("Restore: %v", err)
+	// A restore raises floors, so a retry through another node after an election does no
+	// harm; a loaded machine can hold one while the leader applies this large entry.
+	c.Retried(fmt.Sprintf("Restore of %d counters", n), func(ctx context.Context, tag string) error {
+		stream, err := c.Admin[tag].Restore(ctx)
+		if err != nil {
+			return err
 		}
-	}
-	if _, err := stream.CloseAndRecv(); err != nil {
-		t.Fatalf("Restore of %d counters: %v", n, err)
-	}
+		for chunk := range slices.Chunk(backup.Bytes(), 1<<20) {
+			if err := stream.Send(&idnodev1.RestoreChunk{Data: chunk}); err != nil {
+				return err
+			}
+		}
+		_, err = stream.CloseAndRecv()
+		return err
+	})
 }
 
 // consolePages are the console's pages, as their fragments name them.
