@@ -175,19 +175,26 @@ func (c *Cluster) Leader(via ...string) string {
 	Eventually(c.T, LeaderTimeout, "a leader is named", func() error {
 		tag := via[i%len(via)]
 		i++
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		st, err := c.Admin[tag].Status(ctx, &idnodev1.StatusRequest{Consistent: true})
-		if err != nil {
-			return fmt.Errorf("the Status call via %s: %w", tag, err)
-		}
-		if st.GetLeader() == "" {
-			return fmt.Errorf("the Status call via %s names no leader", tag)
-		}
-		leader = st.GetLeader()
-		return nil
+		var err error
+		leader, err = c.LeaderNamedBy(tag)
+		return err
 	})
 	return leader
+}
+
+// LeaderNamedBy is the leader node tag names in a consistent Status read bounded by a
+// second, or why it names none: one read, for a test that polls it with other conditions.
+func (c *Cluster) LeaderNamedBy(tag string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	st, err := c.Admin[tag].Status(ctx, &idnodev1.StatusRequest{Consistent: true})
+	if err != nil {
+		return "", fmt.Errorf("the Status call via %s: %w", tag, err)
+	}
+	if st.GetLeader() == "" {
+		return "", fmt.Errorf("the Status call via %s names no leader", tag)
+	}
+	return st.GetLeader(), nil
 }
 
 // LeadFromAnother makes sure node not does not lead, for a test whose premise is that it
