@@ -18,11 +18,26 @@ import (
 	"github.com/idnode/idnode/test/helpers/prebuilt"
 )
 
-// Time limits: a runner's whole run, and building the binaries on a cold cache.
+// Time limits: building the binaries on a cold cache, a runner's run when the test has no
+// deadline (go test -timeout 0), and what a runner leaves of the test's deadline for its
+// output to reach the log and the test to fail with it.
 const (
-	RunTimeout   = 8 * time.Minute
 	buildTimeout = 3 * time.Minute
+	noDeadline   = 8 * time.Minute
+	reportMargin = 30 * time.Second
 )
+
+// RunContext bounds the runners of test t: they end reportMargin before go test's own
+// -timeout (10 minutes unless the command says), whose panic would end the process with
+// their output unprinted. A fixed bound shorter than that failed a Maven build that a cold,
+// loaded machine would have finished in time; one longer lets the panic come first.
+func RunContext(t *testing.T) (context.Context, context.CancelFunc) {
+	deadline, ok := t.Deadline()
+	if !ok {
+		return context.WithTimeout(context.Background(), noDeadline)
+	}
+	return context.WithDeadline(context.Background(), deadline.Add(-reportMargin))
+}
 
 // RepoRoot is the repository's root: the folder above this package's test/conformance whose
 // go.mod is the idnode module.
@@ -80,12 +95,13 @@ func Need(t testing.TB, what string, ok bool) {
 	t.Skipf("missing %s", what)
 }
 
-// Run runs name with args in dir under env, bounded by RunTimeout, with its output in the
+// Run runs name with args in dir under env, bounded by RunContext, with its output in the
 // test's log, and fails the test when it exits non-zero.
-func Run(t testing.TB, dir string, env []string, name string, args ...string) {
+func Run(t *testing.T, dir string, env []string, name string, args ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
+	ctx, cancel := RunContext(t)
 	defer cancel()
+	began := time.Now()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.WaitDelay = 10 * time.Second
@@ -94,7 +110,7 @@ func Run(t testing.TB, dir string, env []string, name string, args ...string) {
 	err := cmd.Run()
 	out.flush()
 	if ctx.Err() != nil {
-		t.Fatalf("%s %s: still running after %v", name, strings.Join(args, " "), RunTimeout)
+		t.Fatalf("%s %s: still running after %v, near the test's deadline", name, strings.Join(args, " "), time.Since(began).Round(time.Second))
 	}
 	if err != nil {
 		t.Fatalf("%s %s in %s: %v", name, strings.Join(args, " "), dir, err)

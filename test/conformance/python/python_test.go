@@ -39,10 +39,12 @@ func TestPythonClient(t *testing.T) {
 	dir := filepath.Join(conformancetest.RepoRoot(t), "clients", "python")
 	groups := pytestGroups(t, dir)
 	runs := make([]pytestRun, len(groups))
+	ctx, cancel := conformancetest.RunContext(t)
+	defer cancel()
 	var wg sync.WaitGroup
 	for i, g := range groups {
 		args := append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "--basetemp", t.TempDir()}, g.args...)
-		wg.Go(func() { runs[i] = runPytest(dir, env, py, args) })
+		wg.Go(func() { runs[i] = runPytest(ctx, dir, env, py, args) })
 	}
 	wg.Wait()
 	for i, g := range groups {
@@ -50,7 +52,7 @@ func TestPythonClient(t *testing.T) {
 			t.Log(string(runs[i].out))
 			t.Logf("pytest %s: %v", strings.Join(g.args, " "), runs[i].took.Round(100*time.Millisecond))
 			if runs[i].timedOut {
-				t.Fatalf("%s %s: still running after %v", py, strings.Join(runs[i].args, " "), conformancetest.RunTimeout)
+				t.Fatalf("%s %s: still running after %v, near the test's deadline", py, strings.Join(runs[i].args, " "), runs[i].took.Round(time.Second))
 			}
 			if runs[i].err != nil {
 				t.Fatalf("%s %s in %s: %v", py, strings.Join(runs[i].args, " "), dir, runs[i].err)
@@ -69,12 +71,10 @@ type pytestRun struct {
 	took     time.Duration
 }
 
-// runPytest runs py with args in dir under env, bounded by conformancetest.RunTimeout. The
-// groups run in goroutines of the test rather than as parallel subtests, as go test runs no
-// more parallel subtests at once than the machine has cores (-parallel), and these wait.
-func runPytest(dir string, env []string, py string, args []string) pytestRun {
-	ctx, cancel := context.WithTimeout(context.Background(), conformancetest.RunTimeout)
-	defer cancel()
+// runPytest runs py with args in dir under env, bounded by ctx (conformancetest.RunContext).
+// The groups run in goroutines of the test rather than as parallel subtests, as go test runs
+// no more parallel subtests at once than the machine has cores (-parallel), and these wait.
+func runPytest(ctx context.Context, dir string, env []string, py string, args []string) pytestRun {
 	cmd := exec.CommandContext(ctx, py, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.WaitDelay = 10 * time.Second
