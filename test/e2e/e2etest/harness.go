@@ -30,7 +30,6 @@ import (
 	"github.com/idnode/idnode/test/helpers/nodeenv"
 	"github.com/idnode/idnode/test/helpers/poll"
 	"github.com/idnode/idnode/test/helpers/prebuilt"
-	"github.com/idnode/idnode/test/helpers/waitparallel"
 )
 
 // Time limits. Every wait in this package is bounded by one of these.
@@ -90,12 +89,10 @@ func (b *goBinary) build(t testing.TB) string {
 
 // Main is every e2e package's TestMain: it sweeps compose projects before and after the
 // tests (sweep.go), removes the binaries they built, and fails the run when it left a
-// container, network or volume behind in docker (leftovers.go). Parallel tests run four at a
-// time unless -parallel says (waitparallel): they wait on the real nodes they start.
+// container, network or volume behind in docker (leftovers.go).
 // Each of atExit runs after the tests (a package's shared server stopped, say).
 func Main(m *testing.M, atExit ...func()) {
 	flag.Parse()
-	waitparallel.Default()
 	swept := sweeping()
 	var before *dockerBefore
 	if _, err := exec.LookPath("docker"); err == nil {
