@@ -61,8 +61,9 @@ func aboveInfo(t *testing.T, when, tag string, lines []map[string]any) {
 
 // disturbedStart says why a cluster's start, its nodes' lines by tag, was not a normal one, or
 // "" when it was: a node stood for election after the first leader had won (it heard no
-// heartbeat in time), or a peer answered a call later than the transport's timeout (2 s; raft's
-// line ends in "i/o timeout"). Both happen when the tests beside this one starve the nodes of
+// heartbeat in time), a peer answered a call later than the transport's timeout (2 s; raft's
+// line ends in "i/o timeout"), or the leader heard from a follower too late for its lease
+// (raft's "failed to contact"). All happen when the tests beside this one starve the nodes of
 // CPU, and each makes raft warn, rightly: such a start can only show that idnode's own lines
 // stay at INFO.
 func disturbedStart(t *testing.T, lines map[string][]map[string]any) string {
@@ -87,6 +88,8 @@ func disturbedStart(t *testing.T, lines map[string][]map[string]any) string {
 			switch {
 			case l["component"] == "raft" && strings.HasSuffix(fmt.Sprint(l["error"]), "i/o timeout"):
 				return fmt.Sprintf("node %s: a peer answered late: %v", tag, l)
+			case l["component"] == "raft" && l["msg"] == "failed to contact":
+				return fmt.Sprintf("node %s: a follower answered too late for the leader's lease: %v", tag, l)
 			case l["msg"] == "entering candidate state" && !won.IsZero() && at(l).After(won):
 				return fmt.Sprintf("node %s stood for election after the first leader won at %s: %v", tag, won.Format(time.StampMicro), l)
 			}
