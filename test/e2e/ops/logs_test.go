@@ -18,7 +18,7 @@ import (
 // What an operator's log pipeline gets from a cluster.
 const (
 	deadPeerFor       = 60 * time.Second       // how long a node stays dead in TestDeadPeerIsSummarisedInTheLogs
-	deadPeerMaxLines  = 10                     // lines about it a survivor may write in that minute
+	deadPeerMaxLines  = 10                     // warnings about it a survivor may write in that minute
 	deadPeerCallEvery = 500 * time.Millisecond // the survivors serve calls meanwhile
 )
 
@@ -109,8 +109,8 @@ func idnodeLines(lines []map[string]any) []map[string]any {
 	return own
 }
 
-// While one node of three is dead for a minute, each survivor writes at most a few lines about
-// it (raft's ~160 errors a minute about a peer are summarised), every line valid JSON with
+// While one node of three is dead for a minute, each survivor writes at most a few warnings
+// about it (raft's ~160 errors a minute about a peer are summarised), every line valid JSON with
 // snake_case keys; the cluster serves meanwhile, and takes the node back.
 func TestDeadPeerIsSummarisedInTheLogs(t *testing.T) {
 	t.Parallel()
@@ -146,16 +146,22 @@ func TestDeadPeerIsSummarisedInTheLogs(t *testing.T) {
 		t.Errorf("the survivors answered %d calls in %v", served, deadPeerFor)
 	}
 	for _, tag := range survivors {
-		var about []string
+		// Warnings and errors count: raft's unsummarised complaints are those. Its INFO lines
+		// name the dead node once per election the node wins ("added peer, starting
+		// replication"), and a loaded machine holds many.
+		var about, warned []string
 		for _, l := range logLines(t, c.Node(tag), from[tag]) {
 			if text, _ := json.Marshal(l); strings.Contains(string(text), deadID) || strings.Contains(string(text), dead.RaftAddr) {
 				about = append(about, string(text))
+				if l["level"] != "INFO" && l["level"] != "DEBUG" {
+					warned = append(warned, string(text))
+				}
 			}
 		}
-		t.Logf("node %s: %d lines about dead node %s in %v:\n%s", tag, len(about), deadTag, deadPeerFor, strings.Join(about, "\n"))
-		if len(about) > deadPeerMaxLines || len(about) == 0 {
-			t.Errorf("node %s wrote %d lines about dead node %s in %v, want 1 to %d:\n%s",
-				tag, len(about), deadTag, deadPeerFor, deadPeerMaxLines, strings.Join(about, "\n"))
+		t.Logf("node %s: %d lines about dead node %s in %v, %d of them warnings:\n%s", tag, len(about), deadTag, deadPeerFor, len(warned), strings.Join(about, "\n"))
+		if len(warned) > deadPeerMaxLines || len(warned) == 0 {
+			t.Errorf("node %s wrote %d warnings about dead node %s in %v, want 1 to %d:\n%s",
+				tag, len(warned), deadTag, deadPeerFor, deadPeerMaxLines, strings.Join(warned, "\n"))
 		}
 	}
 	dead.Restart()
