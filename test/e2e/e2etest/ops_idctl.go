@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// statusJSON is idctl status --json.
-type statusJSON struct {
+// StatusJSON is what idctl status --json prints.
+type StatusJSON struct {
 	Leader     string `json:"leader"`
 	AnsweredBy string `json:"answered_by"`
 	Nodes      []struct {
@@ -26,7 +26,7 @@ type statusJSON struct {
 // IdctlStatus runs idctl status --json with args and decodes it. Status is a read: it is asked
 // again after a refusal for want of a leader (MustIdctlRetrying), as a client would, which
 // right after a leader transfer or a restart is what a loaded machine gives.
-func IdctlStatus(t *testing.T, env []string, args ...string) statusJSON {
+func IdctlStatus(t *testing.T, env []string, args ...string) StatusJSON {
 	t.Helper()
 	st, err := decodeStatus(MustIdctlRetrying(t, env, append([]string{"status", "--json"}, args...)...))
 	if err != nil {
@@ -36,8 +36,8 @@ func IdctlStatus(t *testing.T, env []string, args ...string) statusJSON {
 }
 
 // decodeStatus reads what idctl status --json printed.
-func decodeStatus(out string) (statusJSON, error) {
-	var st statusJSON
+func decodeStatus(out string) (StatusJSON, error) {
+	var st StatusJSON
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		return st, fmt.Errorf("idctl status --json: %v\n%s", err, out)
 	}
@@ -47,9 +47,9 @@ func decodeStatus(out string) (statusJSON, error) {
 // IdctlSettled polls idctl status until it names a leader and every node answers as leader or
 // follower, and returns that status: an election under way on a busy machine leaves a node a
 // candidate, which refuses what a test asks of it next.
-func IdctlSettled(t *testing.T, env []string) statusJSON {
+func IdctlSettled(t *testing.T, env []string) StatusJSON {
 	t.Helper()
-	var st statusJSON
+	var st StatusJSON
 	Eventually(t, LeaderTimeout, "idctl status to show a leader and every node leader or follower", func() error {
 		r := Idctl(t, env, "status", "--json")
 		if r.Code != 0 {
