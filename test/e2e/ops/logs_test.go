@@ -49,11 +49,14 @@ func logLines(t *testing.T, p *e2etest.Proc, from int) []map[string]any {
 	return lines
 }
 
+// isAboveInfo reports whether a log line is a warning or an error.
+func isAboveInfo(l map[string]any) bool { return l["level"] != "INFO" && l["level"] != "DEBUG" }
+
 // aboveInfo fails the test for every line of node tag above INFO, saying when it was written.
 func aboveInfo(t *testing.T, when, tag string, lines []map[string]any) {
 	t.Helper()
 	for _, l := range lines {
-		if l["level"] != "INFO" && l["level"] != "DEBUG" {
+		if isAboveInfo(l) {
 			t.Errorf("%s, node %s logged %v: %v", when, tag, l["level"], l)
 		}
 	}
@@ -153,7 +156,7 @@ func TestDeadPeerIsSummarisedInTheLogs(t *testing.T) {
 		for _, l := range logLines(t, c.Node(tag), from[tag]) {
 			if text, _ := json.Marshal(l); strings.Contains(string(text), deadID) || strings.Contains(string(text), dead.RaftAddr) {
 				about = append(about, string(text))
-				if l["level"] != "INFO" && l["level"] != "DEBUG" {
+				if isAboveInfo(l) {
 					warned = append(warned, string(text))
 				}
 			}
