@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	mrand "math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/idnode/idnode/client"
 	idnodev1 "github.com/idnode/idnode/proto/idnode/v1"
+	"github.com/idnode/idnode/test/helpers/loopback"
 )
 
 // portsPerNode are a node's gRPC, HTTP, Raft and metrics ports.
@@ -386,13 +386,10 @@ func (cl *cluster) restart(n *node) error {
 // after the node stopped (README). It waits until the node answers at all (its health is not
 // SERVING without a leader).
 func (cl *cluster) restartIsolated(n *node) error {
-	// Two, all different: the node's own Raft port is free while it is down, and may be one.
-	unknown, err := freePorts(2)
+	// A new reservation is never the node's own Raft port, which this process holds already.
+	unknown, err := freePorts(1)
 	if err != nil {
 		return err
-	}
-	if unknown[0] == n.raft {
-		unknown = unknown[1:]
 	}
 	if err := n.launch("--raft-addr", unknown[0]); err != nil {
 		return err
@@ -429,48 +426,20 @@ func (cl *cluster) killNodes() {
 	}
 }
 
-// freePorts returns count loopback addresses that were free a moment ago, all different. They
-// are drawn at random below the kernel's ephemeral range: a killed node's port must still be
-// free when the node restarts, and a port of the ephemeral range may meanwhile become the
-// local end of any outgoing connection on the machine.
+// freePorts returns count loopback addresses, all different, reserved to this process until
+// it ends (test/helpers/loopback). Several idclusters run at once, one per client suite: a
+// port merely found free would be free again while its node is down, and another idcluster
+// could take it before the node restarts.
 func freePorts(count int) ([]string, error) {
-	low, high := belowEphemeral()
-	seen := map[int]bool{}
-	var out []string
-	for tries := 0; len(out) < count; tries++ {
-		if tries > 100*count {
-			return nil, fmt.Errorf("no free loopback ports in %d–%d", low, high)
-		}
-		port := low + mrand.IntN(high-low)
-		if seen[port] {
-			continue
-		}
-		seen[port] = true
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		l, err := net.Listen("tcp", addr)
+	out := make([]string, 0, count)
+	for range count {
+		port, err := loopback.Reserve()
 		if err != nil {
-			continue // taken
-		}
-		if err := l.Close(); err != nil {
 			return nil, err
 		}
-		out = append(out, addr)
+		out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	}
 	return out, nil
-}
-
-// belowEphemeral is a port range under the kernel's ephemeral one (Linux: its
-// ip_local_port_range; 32768 by default, and elsewhere).
-func belowEphemeral() (low, high int) {
-	low, high = 10000, 32768
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if first, err := strconv.Atoi(f[0]); err == nil && first > low+1000 {
-				high = first
-			}
-		}
-	}
-	return low, high
 }
 
 // tlsCreds is idcluster's own client side of a TLS cluster.

@@ -37,7 +37,7 @@ var (
 // when its process dies, so none is left behind.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	port, err := reserve()
+	port, err := Reserve()
 	if err != nil {
 		t.Fatalf("free port: %v", err)
 	}
@@ -50,9 +50,10 @@ func FreeAddr(t testing.TB) string {
 	return fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 }
 
-// reserve takes the first port, from a random one on, that no process holds and that is
-// free now, and holds it.
-func reserve() (int, error) {
+// Reserve is FreePort for a program that is not a test, such as a harness that starts
+// clusters for other test programs: it takes the first port, from a random one on, that no
+// process holds and that is free now, and holds it until the process ends.
+func Reserve() (int, error) {
 	candidates := portsOutsideEphemeralRange()
 	if len(candidates) == 0 {
 		lo, hi := ephemeralRange()
