@@ -90,25 +90,14 @@ func MustIdctl(t testing.TB, env []string, args ...string) string {
 	return r.Stdout
 }
 
-// MustIdctlRetrying is MustIdctl for a call a cluster may refuse while it elects a leader:
-// idctl's UNAVAILABLE or DEADLINE_EXCEEDED is tried again, as a client would, until
-// LeaderTimeout has passed. Only a call that is safe to repeat (a read, or a write with its
+// MustIdctlRetrying is MustIdctl for a call a cluster may refuse while it elects a leader
+// (idctlThroughElections). Only a call that is safe to repeat (a read, or a write with its
 // request id) may go through it.
 func MustIdctlRetrying(t testing.TB, env []string, args ...string) string {
 	t.Helper()
-	var r idctlResult
-	err := WhileRetryable(LeaderTimeout, func(int) error {
-		switch r = Idctl(t, env, args...); {
-		case r.Code == 0:
-			return nil
-		case strings.Contains(r.Stderr, ": UNAVAILABLE: ") || strings.Contains(r.Stderr, ": DEADLINE_EXCEEDED: "):
-			return status.Error(codes.Unavailable, r.String()) // what Retryable retries
-		default:
-			return errors.New(r.String())
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
+	r := idctlThroughElections(t, env, args...)
+	if r.Code != 0 {
+		t.Fatalf("%v", r)
 	}
 	return r.Stdout
 }
@@ -117,7 +106,18 @@ func MustIdctlRetrying(t testing.TB, env []string, args ...string) string {
 // line on stderr, starting "idctl: ", that contains every one of want.
 func WantIdctlFailure(t testing.TB, code int, env []string, args []string, want ...string) idctlResult {
 	t.Helper()
-	r := Idctl(t, env, args...)
+	return wantFailed(t, Idctl(t, env, args...), code, want)
+}
+
+// WantIdctlRefusal is WantIdctlFailure for a call the cluster must refuse for what it asks,
+// but may first refuse for want of a leader while it elects one (idctlThroughElections).
+func WantIdctlRefusal(t testing.TB, code int, env []string, args []string, want ...string) idctlResult {
+	t.Helper()
+	return wantFailed(t, idctlThroughElections(t, env, args...), code, want)
+}
+
+func wantFailed(t testing.TB, r idctlResult, code int, want []string) idctlResult {
+	t.Helper()
 	msg := strings.TrimSuffix(r.Stderr, "\n")
 	if r.Code != code || !strings.HasPrefix(msg, "idctl: ") || strings.Contains(msg, "\n") {
 		t.Fatalf("want exit %d and one line \"idctl: …\" on stderr; got %v", code, r)
@@ -127,6 +127,22 @@ func WantIdctlFailure(t testing.TB, code int, env []string, args []string, want 
 			t.Fatalf("stderr lacks %q: %v", w, r)
 		}
 	}
+	return r
+}
+
+// idctlThroughElections runs idctl again, as a client would, while it answers UNAVAILABLE or
+// DEADLINE_EXCEEDED (a cluster electing a leader on a busy machine), for at most
+// LeaderTimeout, and returns its last run.
+func idctlThroughElections(t testing.TB, env []string, args ...string) idctlResult {
+	t.Helper()
+	var r idctlResult
+	_ = WhileRetryable(LeaderTimeout, func(int) error {
+		r = Idctl(t, env, args...)
+		if r.Code != 0 && (strings.Contains(r.Stderr, ": UNAVAILABLE: ") || strings.Contains(r.Stderr, ": DEADLINE_EXCEEDED: ")) {
+			return status.Error(codes.Unavailable, r.String()) // what WhileRetryable retries
+		}
+		return nil
+	})
 	return r
 }
 
