@@ -50,29 +50,32 @@ func TestSeriesEndToEnd(t *testing.T) {
 
 	issue := `{"requestId":"doc-1","documentHash":"ab12","fields":[{"key":"customer","value":"ACME"}]}`
 	url := "http://" + httpAddrs[viaHTTP] + "/v1/series/INV:issue"
-	code, got := e2etest.HTTPDo(t, "POST", url, issue)
+	// Each call below that is safe to repeat (a read, or a write with its request id) is sent
+	// again after a refusal for want of a leader, as a client would: the nodes may hold an
+	// election under load.
+	code, got := e2etest.HTTPDoRetrying(t, "POST", url, issue)
 	entry, _ := got["entry"].(map[string]any)
 	period := fmt.Sprint(entry["period"])
 	first := "INV-" + period + "-000001"
 	if code != 200 || entry["id"] != first || entry["seq"] != "1" || entry["kind"] != "SERIES_ENTRY_KIND_ISSUED" || entry["documentHash"] != "ab12" || len(period) != 4 {
 		t.Fatalf("POST %s via follower %s = %d %v; want entry 1, INV-<year>-000001", url, viaHTTP, code, got)
 	}
-	if code, again := e2etest.HTTPDo(t, "POST", url, issue); code != 200 || fmt.Sprint(again["entry"]) != fmt.Sprint(entry) {
+	if code, again := e2etest.HTTPDoRetrying(t, "POST", url, issue); code != 200 || fmt.Sprint(again["entry"]) != fmt.Sprint(entry) {
 		t.Errorf("the same request_id again = %d %v; want the same entry %v", code, again, entry)
 	}
 
 	on := []string{"IDNODE_ADDR=" + c.Node(viaIdctl).GRPCAddr}
 	second := "INV-" + period + "-000002"
 	for range 2 { // the second time a retry: the same number
-		if got := e2etest.MustIdctl(t, on, "series", "issue", "INV", "--request-id", "doc-2", "--document-hash", "cd34", "--field", "amount=12.50"); got != second+"\n" {
+		if got := e2etest.MustIdctlRetrying(t, on, "series", "issue", "INV", "--request-id", "doc-2", "--document-hash", "cd34", "--field", "amount=12.50"); got != second+"\n" {
 			t.Fatalf("series issue doc-2 via %s = %q, want %s", viaIdctl, got, second)
 		}
 	}
-	if got := e2etest.MustIdctl(t, on, "series", "void", "INV", "1", "--period", period, "--reason", "customer cancelled", "--correcting", "CN-1"); got != "voided "+first+" (entry 3)\n" {
+	if got := e2etest.MustIdctlRetrying(t, on, "series", "void", "INV", "1", "--period", period, "--reason", "customer cancelled", "--correcting", "CN-1", "--request-id", "void-1"); got != "voided "+first+" (entry 3)\n" {
 		t.Fatalf("series void 1 = %q", got)
 	}
 
-	rows, err := csv.NewReader(strings.NewReader(e2etest.MustIdctl(t, all, "series", "export", "INV", "--as", "csv"))).ReadAll()
+	rows, err := csv.NewReader(strings.NewReader(e2etest.MustIdctlRetrying(t, all, "series", "export", "INV", "--as", "csv"))).ReadAll()
 	if err != nil {
 		t.Fatalf("series export --as csv: %v", err)
 	}
@@ -87,10 +90,10 @@ func TestSeriesEndToEnd(t *testing.T) {
 			t.Errorf("export row %d = %q; want seq %s, %s %s, chained to the row before", i+1, r, w[0], w[1], w[2])
 		}
 	}
-	if gaps := e2etest.MustIdctl(t, all, "series", "gaps", "INV"); !strings.Contains(gaps, first) || !strings.Contains(gaps, "customer cancelled") || !strings.Contains(gaps, "CN-1") || strings.Contains(gaps, second) {
+	if gaps := e2etest.MustIdctlRetrying(t, all, "series", "gaps", "INV"); !strings.Contains(gaps, first) || !strings.Contains(gaps, "customer cancelled") || !strings.Contains(gaps, "CN-1") || strings.Contains(gaps, second) {
 		t.Errorf("series gaps:\n%s\nwant the void of %s with its reason and correcting document", gaps, first)
 	}
-	if got := e2etest.MustIdctl(t, all, "series", "verify", "INV"); got != "series INV verifies: 3 entries, 2 issued, 1 voided\n" {
+	if got := e2etest.MustIdctlRetrying(t, all, "series", "verify", "INV"); got != "series INV verifies: 3 entries, 2 issued, 1 voided\n" {
 		t.Errorf("series verify = %q", got)
 	}
 

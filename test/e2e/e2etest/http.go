@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // HTTPDo sends method url with body (none when "") and returns the status code and the
@@ -20,6 +23,24 @@ func HTTPDo(t *testing.T, method, url, body string, header ...string) (int, map[
 		t.Fatalf("%s %s: %d, not JSON: %s", method, url, resp.StatusCode, raw)
 	}
 	return resp.StatusCode, out
+}
+
+// HTTPDoRetrying is HTTPDo for a call a cluster may refuse while it elects a leader: a 503
+// (gRPC's UNAVAILABLE) or 504 (DEADLINE_EXCEEDED) is sent again, as a client would, until
+// LeaderTimeout has passed. Only a call that is safe to repeat (a read, or a write with its
+// request id) may go through it.
+func HTTPDoRetrying(t *testing.T, method, url, body string, header ...string) (int, map[string]any) {
+	t.Helper()
+	var code int
+	var out map[string]any
+	_ = WhileRetryable(LeaderTimeout, func(int) error {
+		code, out = HTTPDo(t, method, url, body, header...)
+		if code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout {
+			return status.Errorf(codes.Unavailable, "%s %s: %d %v", method, url, code, out) // what WhileRetryable retries
+		}
+		return nil
+	})
+	return code, out
 }
 
 // HTTPCall is httpDo's request: it returns the answer and its body, read whole. A header

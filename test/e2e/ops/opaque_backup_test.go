@@ -36,7 +36,7 @@ func TestOpaqueFormsAcrossBackupAndRestore(t *testing.T) {
 	t.Parallel()
 	old := e2etest.StartCluster(t)
 	oldEnv := []string{"IDNODE_ADDR=" + e2etest.AddrsOf(old.Nodes...)}
-	e2etest.MustIdctl(t, oldEnv, "opaque", "make", opaqueCollection)
+	e2etest.MustIdctlRetrying(t, oldEnv, "opaque", "make", opaqueCollection) // adds only: safe to repeat
 	fingerprint := opaqueFingerprint(t, old.Admin["A"])
 	if len(fingerprint) != 16 {
 		t.Fatalf("key fingerprint of the opaque database %q: want 8 bytes in hex", fingerprint)
@@ -44,7 +44,7 @@ func TestOpaqueFormsAcrossBackupAndRestore(t *testing.T) {
 
 	before := issueForms(t, old.Ids["B"], "before-the-backup", 4, 5) // values 1 … 20
 	file := filepath.Join(t.TempDir(), "opaque.backup")
-	if out := e2etest.MustIdctl(t, oldEnv, "backup", file); !strings.Contains(out, "secret") {
+	if out := e2etest.MustIdctlRetrying(t, oldEnv, "backup", file); !strings.Contains(out, "secret") {
 		t.Errorf("backup of a cluster holding an opaque key: %q, want it to say the file is a secret", out)
 	}
 	// The same state again, encrypted with a passphrase: the restore with a margin reads this one,
@@ -54,7 +54,7 @@ func TestOpaqueFormsAcrossBackupAndRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	encrypted := filepath.Join(t.TempDir(), "opaque.backup.enc")
-	e2etest.MustIdctl(t, oldEnv, "backup", encrypted, "--passphrase-file", pass)
+	e2etest.MustIdctlRetrying(t, oldEnv, "backup", encrypted, "--passphrase-file", pass)
 	after := issueForms(t, old.Ids["C"], "after-the-backup", 3, 5) // values 21 … 35, not in the backup
 	// The old forms, read back on the old cluster: one counter, from 1 up, in the order issued.
 	oldValues := explainForms(t, old.Ids["A"], append(slices.Clone(before), after...))
