@@ -26,11 +26,11 @@ func OwnedContainerArgs(project string) []string {
 // sweepCmdTimeout bounds one docker command of a sweep.
 const sweepCmdTimeout = 30 * time.Second
 
-// sweepMargin is how long before -test.timeout a run removes what its tests started: go
+// SweepMargin is how long before -test.timeout a run removes what its tests started: go
 // test's timer panics without running t.Cleanup (or TestMain's end), so a compose project
 // left up then would hold its ports for every later run. A quarter of the
 // timeout when that is shorter.
-const sweepMargin = 30 * time.Second
+const SweepMargin = 30 * time.Second
 
 // sweeping runs the sweeps of a run: the chaos projects a run killed before may have left,
 // each while no chaos suite holds its slot (their names and ports are fixed; other projects'
@@ -50,7 +50,7 @@ func sweeping() (done func()) {
 	var timer *time.Timer
 	if f := flag.Lookup("test.timeout"); f != nil {
 		if timeout, ok := f.Value.(flag.Getter).Get().(time.Duration); ok && timeout > 0 {
-			timer = time.AfterFunc(timeout-min(sweepMargin, timeout/4), sweepOwnProjects)
+			timer = time.AfterFunc(timeout-min(SweepMargin, timeout/4), sweepOwnProjects)
 		}
 	}
 	return func() {

@@ -16,8 +16,12 @@ import (
 const (
 	sweepHelperImageEnv   = "IDNODE_SWEEP_HELPER_IMAGE"
 	sweepHelperProjectEnv = "IDNODE_SWEEP_HELPER_PROJECT"
-	sweepHelperTimeout    = 40 * time.Second // the helper run's -test.timeout
-	sweepHelperWait       = 2 * time.Minute  // the helper run, start to exit
+	// The helper run's -test.timeout: long enough that its sweep starts the margin a real run's
+	// does before the timer fires (e2etest.SweepMargin, not the quarter of a shorter timeout). With a
+	// 40-second timeout the sweep had 10 seconds, and on a loaded machine its last command,
+	// the volume's removal, came after the run had ended.
+	sweepHelperTimeout = 4 * e2etest.SweepMargin
+	sweepHelperWait    = sweepHelperTimeout + 2*time.Minute // the helper run, start to exit
 )
 
 // When go test's timer fires it panics without running t.Cleanup, and a compose project a test
