@@ -40,7 +40,7 @@ func TestTraceShapeChecks(t *testing.T) {
 	if problems := traceProblems(wholeTrace(), "t1", "s1", "C", "A"); len(problems) > 0 {
 		t.Fatalf("the whole trace has problems: %v", problems)
 	}
-	if err := allArrived(wholeTrace(), "C", "A"); err != nil {
+	if err := allArrived(wholeTrace(), "s1", "C", "A"); err != nil {
 		t.Fatalf("the whole trace has not arrived: %v", err)
 	}
 	breaks := []struct {
@@ -76,8 +76,12 @@ func TestTraceShapeChecks(t *testing.T) {
 	if problems := traceProblems(refusedAttempt(wholeTrace()), "t1", "s1", "C", "A"); len(problems) > 0 {
 		t.Errorf("a trace whose relay was sent again has problems: %v", problems)
 	}
-	if err := allArrived(wholeTrace()[:9], "C", "A"); err == nil || !strings.Contains(err.Error(), "idnode.raft.log_write on C") {
+	if err := allArrived(wholeTrace()[:9], "s1", "C", "A"); err == nil || !strings.Contains(err.Error(), "idnode.raft.log_write on C") {
 		t.Errorf("a trace without its Raft stages: allArrived says %v", err)
+	}
+	// The application's spans come through the Collector on their own, and may be written last.
+	if err := allArrived(wholeTrace()[2:], "s1", "C", "A"); err == nil || !strings.Contains(err.Error(), "the application's span, the client's span") {
+		t.Errorf("a trace without the application's spans: allArrived says %v", err)
 	}
 }
 

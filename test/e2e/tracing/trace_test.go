@@ -68,7 +68,7 @@ func TestIdentityThroughFollowerIsOneTrace(t *testing.T) {
 		if spans, err = col.trace(traceID); err != nil {
 			return err
 		}
-		if err := allArrived(spans, leader, follower); err != nil {
+		if err := allArrived(spans, rootID, leader, follower); err != nil {
 			return fmt.Errorf("%w; so far:\n%s", err, outline(spans))
 		}
 		return nil
@@ -105,10 +105,18 @@ func identityThrough(t *testing.T, tp *sdktrace.TracerProvider, addr string) (tr
 	return root.SpanContext().TraceID().String(), root.SpanContext().SpanID().String()
 }
 
-// allArrived says which spans the trace still lacks: a server span on the follower and on
-// the leader, and every stage on its node. The nodes export on their own schedules.
-func allArrived(spans []span, leader, follower string) error {
+// allArrived says which spans the trace still lacks: the application's span (rootID) and
+// the client's, a server span on the follower and on the leader, and every stage on its node.
+// The nodes export on their own schedules, and the Collector writes what the test's own
+// exporter sent it on its own: spans flushed first may reach its file last.
+func allArrived(spans []span, rootID, leader, follower string) error {
 	var missing []string
+	if !slices.ContainsFunc(spans, func(s span) bool { return s.ID == rootID }) {
+		missing = append(missing, "the application's span")
+	}
+	if !slices.ContainsFunc(spans, func(s span) bool { return s.Kind == kindClient && s.Service == clientService }) {
+		missing = append(missing, "the client's span")
+	}
 	for _, tag := range []string{follower, leader} {
 		if !slices.ContainsFunc(spans, func(s span) bool { return s.Kind == kindServer && s.Instance == tag }) {
 			missing = append(missing, "a server span on "+tag)
