@@ -193,18 +193,7 @@ func issueOrders(t *testing.T, client idnodev1.SeriesServiceClient, from, to int
 // journal of series is want, entry by entry, and verifies.
 func leadsWithJournal(t *testing.T, c *e2etest.Cluster, tag, series string, want []*idnodev1.SeriesEntry) {
 	t.Helper()
-	resp, err := c.Admin[tag].TransferLeadership(e2etest.RPCCtx(t), &idnodev1.TransferLeadershipRequest{Tag: tag})
-	if err != nil || resp.GetLeader() != tag {
-		t.Fatalf("TransferLeadership to %s: %v, %v", tag, resp, err)
-	}
-	e2etest.Eventually(t, e2etest.LeaderTimeout, "every node names "+tag+" the leader", func() error {
-		for _, via := range e2etest.ClusterTags {
-			if got := c.Leader(via); got != tag {
-				return fmt.Errorf("%s names leader %s", via, got)
-			}
-		}
-		return nil
-	})
+	c.MakeLeader(tag)
 	got := seriesJournal(t, c, tag, series)
 	for i := range max(len(got), len(want)) {
 		if i >= len(got) || i >= len(want) || !proto.Equal(got[i], want[i]) {

@@ -218,6 +218,36 @@ func (c *Cluster) LeadFromAnother(not string) {
 	})
 }
 
+// MakeLeader hands the leadership to node tag and waits until every node names it, for a
+// test whose premise is that tag leads. An election on a busy machine may take it away before
+// all agree; the transfer is then made again, three times at most.
+func (c *Cluster) MakeLeader(tag string) {
+	c.T.Helper()
+	var err error
+	for range 3 {
+		c.Retried("TransferLeadership to "+tag, func(ctx context.Context, via string) error {
+			_, err := c.Admin[via].TransferLeadership(ctx, &idnodev1.TransferLeadershipRequest{Tag: tag})
+			return err
+		})
+		err = poll.Wait(LeaderTimeout, PollInterval, func() error {
+			for _, via := range ClusterTags {
+				got, err := c.LeaderNamedBy(via)
+				if err != nil {
+					return err
+				}
+				if got != tag {
+					return fmt.Errorf("%s names leader %s", via, got)
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			return
+		}
+	}
+	c.T.Fatalf("every node names %s the leader, after three transfers to it: not within %v: %v", tag, LeaderTimeout, err)
+}
+
 // Retryable is what a client may retry on another node: no quorum or leader right now, or
 // no answer in time.
 func Retryable(err error) bool {
