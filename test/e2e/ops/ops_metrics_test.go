@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -45,7 +46,8 @@ func TestMetrics(t *testing.T) {
 		byTag[p.Tag] = p
 		ids[p.Tag] = idnodev1.NewIdServiceClient(e2etest.DialOver(t, p.GRPCAddr, nil))
 	}
-	leader := leaderVia(t, e2etest.DialOver(t, nodes[0].GRPCAddr, nil))
+	statusConn := e2etest.DialOver(t, nodes[0].GRPCAddr, nil)
+	leader := leaderVia(t, statusConn)
 	var followers []string
 	for _, tag := range e2etest.ClusterTags {
 		if tag != leader {
@@ -102,7 +104,7 @@ func TestMetrics(t *testing.T) {
 	if got := e2etest.MetricValue(t, body, `idnode_ids_issued_total{database="default",strategy="identity"}`); got != 4 {
 		t.Errorf("follower %s issued %v identities, want 4", f, got)
 	}
-	raftGaugesTellTheRoles(t, nodes[0], metricsAddr)
+	raftGaugesTellTheRoles(t, statusConn, metricsAddr)
 
 	// Freeze the other two: f refuses identities for want of a quorum, and counts it.
 	others := []*e2etest.Proc{byTag[leader], byTag[followers[1]]}
@@ -132,9 +134,8 @@ func TestMetrics(t *testing.T) {
 // state "leader" with no time since its last contact, the others followers. They say what a
 // node is now, and an election on a loaded machine may move the leader at any time, so the
 // check is made again, with the leader read again, until one scrape of every node agrees.
-func raftGaugesTellTheRoles(t *testing.T, via *e2etest.Proc, metricsAddr map[string]string) {
+func raftGaugesTellTheRoles(t *testing.T, conn *grpc.ClientConn, metricsAddr map[string]string) {
 	t.Helper()
-	conn := e2etest.DialOver(t, via.GRPCAddr, nil)
 	e2etest.Eventually(t, e2etest.LeaderTimeout, "the Raft gauges of every node tell its role", func() error {
 		leader := leaderVia(t, conn)
 		for _, tag := range e2etest.ClusterTags {
