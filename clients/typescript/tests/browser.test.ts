@@ -103,11 +103,11 @@ test(
       nodes = httpAddrs(info).map((a) => `http://${a}`);
       // The refused page goes first: had any call of it got through, the allowed page's
       // identities would not start at 1.
-      const refused = await pageOutcome(chromium as string, `${other.origin}/`);
+      const refused = await pageOutcome(chromium as string, `${other.origin}/`, (l) => t.diagnostic(l));
       t.diagnostic(`refused page: ${refused}`);
       assert.match(refused, /^ERR UnavailableError UNAVAILABLE /, refused);
       assert.doesNotMatch(refused, /users\/\d/);
-      const got = await pageOutcome(chromium as string, `${allowed.origin}/`);
+      const got = await pageOutcome(chromium as string, `${allowed.origin}/`, (l) => t.diagnostic(l));
       t.diagnostic(`allowed page: ${got}`);
       assert.match(got, /^OK \["users\/1","users\/2","orders\/1-[ABC]"\]$/, got);
     } finally {
@@ -127,7 +127,7 @@ test(
     try {
       const info = await cluster.start({ nodes: 1, httpAllowedOrigins: [site.origin] });
       nodes = httpAddrs(info).map((a) => `http://${a}`);
-      const got = await pageOutcome(chromium as string, `${site.origin}/`);
+      const got = await pageOutcome(chromium as string, `${site.origin}/`, (l) => t.diagnostic(l));
       t.diagnostic(`page: ${got}`);
       assert.match(got, /^OK \["orders\/1-A","orders\/2-A","orders\/3-A"\] true$/, got);
     } finally {

@@ -9,9 +9,18 @@ import { join } from "node:path";
 // leaves in window.outcome, in real time: Chromium's --virtual-time-budget, which --dump-dom
 // needs, ran the page's timers ahead of calls still on the wire, and dumped pages whose calls
 // had not ended.
+//
+// Chromium watches the machine's network interfaces and, when one comes or goes, fails every
+// request in flight with net::ERR_NETWORK_CHANGED, also those to 127.0.0.1. Tests beside this one
+// start Docker containers and network namespaces, each a new interface: a module of the page
+// cut off that way leaves its script unrun, and window.outcome unset. Such a page made no call,
+// so it is loaded again, at most maxLoads times in all.
 
 /** How long a page may take to settle its outcome, in real time. */
 const outcomeTimeoutMs = 90_000;
+
+/** How many times a page whose script a network change kept from running is loaded, in all. */
+const maxLoads = 3;
 
 interface Message {
   id?: number;
@@ -25,9 +34,9 @@ interface Message {
 /**
  * The settled value of window.outcome of the page at url, a string, as headless Chromium
  * evaluates it. Rejects with what the page logged when the page throws, the outcome is not a
- * string, or nothing settles within outcomeTimeoutMs.
+ * string, or nothing settles within outcomeTimeoutMs. note hears of each load again.
  */
-export async function pageOutcome(chromium: string, url: string): Promise<string> {
+export async function pageOutcome(chromium: string, url: string, note: (line: string) => void = () => {}): Promise<string> {
   const profile = mkdtempSync(join(tmpdir(), "idnode-ts-chromium-"));
   // As root in a container Chromium's sandbox cannot start; the page is the test's own.
   const proc = spawn(
@@ -80,6 +89,10 @@ export async function pageOutcome(chromium: string, url: string): Promise<string
       logged.push(`console.${String(m.params?.type)}: ${args.map((a) => String(a.value ?? a.description)).join(" ")}`);
     } else if (m.method === "Runtime.exceptionThrown") {
       logged.push(`exception: ${JSON.stringify(m.params?.exceptionDetails)}`);
+    } else if (m.method === "Log.entryAdded") {
+      // The browser's own messages: a resource that failed to load is one.
+      const entry = m.params?.entry as { level?: string; text?: string; url?: string } | undefined;
+      logged.push(`log.${String(entry?.level)}: ${String(entry?.text)} ${entry?.url ?? ""}`);
     }
   });
 
@@ -105,22 +118,33 @@ export async function pageOutcome(chromium: string, url: string): Promise<string
     });
     await send("Runtime.enable", {}, session);
     await send("Page.enable", {}, session);
+    await send("Log.enable", {}, session);
     await send("Page.setLifecycleEventsEnabled", { enabled: true }, session);
-    const navigated = await send("Page.navigate", { url }, session);
-    if (navigated.result?.errorText) throw new Error(`navigating to ${url}: ${String(navigated.result.errorText)}`);
-    const loaderId = String(navigated.result?.loaderId);
-    const loaded = new Promise<void>((resolve) => {
-      loadSeen = () => loads.has(loaderId) && resolve();
-      loadSeen();
-    });
-    await Promise.race([loaded, gone]);
-    // A module script runs before the load event, and sets window.outcome as it starts.
-    const evaluated = await send("Runtime.evaluate", { expression: "window.outcome", awaitPromise: true, returnByValue: true }, session);
-    const value = (evaluated.result?.result as { value?: unknown } | undefined)?.value;
-    if (evaluated.result?.exceptionDetails !== undefined || typeof value !== "string") {
-      throw new Error(`the page's outcome is ${JSON.stringify(evaluated.result)}; the page logged:\n${logged.join("\n")}`);
+    for (let load = 1; ; load++) {
+      const loggedBefore = logged.length;
+      const navigated = await send("Page.navigate", { url }, session);
+      if (navigated.result?.errorText) throw new Error(`navigating to ${url}: ${String(navigated.result.errorText)}`);
+      const loaderId = String(navigated.result?.loaderId);
+      const loaded = new Promise<void>((resolve) => {
+        loadSeen = () => loads.has(loaderId) && resolve();
+        loadSeen();
+      });
+      await Promise.race([loaded, gone]);
+      // A module script runs before the load event, and sets window.outcome as it starts.
+      // The renderer logs the failed module that left the script unrun before it fires the
+      // load, and its messages come in order: that line is here before this answer.
+      const evaluated = await send("Runtime.evaluate", { expression: "window.outcome", awaitPromise: true, returnByValue: true }, session);
+      const outcome = evaluated.result?.result as { type?: string; value?: unknown } | undefined;
+      if (evaluated.result?.exceptionDetails === undefined && typeof outcome?.value === "string") return outcome.value;
+      const cutOff = logged.slice(loggedBefore).some((l) => l.includes("net::ERR_NETWORK_CHANGED"));
+      if (outcome?.type === "undefined" && cutOff && load < maxLoads) {
+        const line = `load ${load} of ${url}: a network change kept the page's script from running; loading it again`;
+        logged.push(line);
+        note(line);
+        continue;
+      }
+      throw new Error(`the page's outcome is ${JSON.stringify(evaluated.result)} after ${load} loads; the page logged:\n${logged.join("\n")}`);
     }
-    return value;
   } finally {
     clearTimeout(timer);
     proc.kill("SIGKILL");
