@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, env environ, stdout, stderr io.Writ
 		return err
 	}
 	if env.get("GOGC") == "" {
-		go followLiveHeap(ctx)
+		followLiveHeap(ctx)
 	}
 	o, err := loadOps(cfg)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,7 +128,7 @@ func TestHostileGRPCClients(t *testing.T) {
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if rss, err := residentBytes(pid); err == nil && rss > maxRSS.Load() {
+			if rss, err := readRSS(pid); err == nil && rss > maxRSS.Load() {
 				maxRSS.Store(rss)
 			} else if err != nil {
 				t.Errorf("reading the node's RSS: %v", err)
@@ -382,19 +381,4 @@ func idleConnections(ctx context.Context, addr string, n int) int {
 	}
 	wg.Wait()
 	return int(closed.Load())
-}
-
-// residentBytes is a process's resident set (VmRSS in /proc/<pid>/status).
-func residentBytes(pid int) (int64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, errors.New("no VmRSS line")
 }
