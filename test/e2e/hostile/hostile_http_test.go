@@ -22,8 +22,8 @@ import (
 // (4, 5 a second each), and far more idle connections than
 // --http-max-conns, for hostileFor. Meanwhile a gRPC client and an HTTP client on a keep-alive
 // connection it opened before keep getting identities: no error, a median latency within
-// hostileMedianLimit of the same client's on a control node it calls in turn (latency_test.go), and the node's
-// RSS stays under hostileRSS (docs/http-api.md, "HTTP limits"). Not parallel: it measures
+// hostileMedianLimit of the same client's on a control node it calls in turn (judgeLatency),
+// and the node's RSS stays under hostileRSS (docs/http-api.md, "HTTP limits"). Not parallel: it measures
 // latency, which other tests' load would blur.
 func TestHostileHTTP(t *testing.T) {
 	const (
@@ -111,14 +111,7 @@ func TestHostileHTTP(t *testing.T) {
 		t.Fatalf("sampling the node's RSS: %v", rssErr)
 	}
 	for _, name := range []string{"gRPC", "HTTP"} {
-		attackedLat, controlLat := since(under[name], time.Time{}), since(onControl[name], time.Time{})
-		got, control := percentile(attackedLat, 50), percentile(controlLat, 50)
-		limit := hostileMedianLimit(control)
-		t.Logf("%s: median %v under attack (%d calls), %v on the control node; limit %v. p99 %v and %v",
-			name, got, len(attackedLat), control, limit, percentile(attackedLat, 99), percentile(controlLat, 99))
-		if len(attackedLat) == 0 || got > limit {
-			t.Errorf("%s under attack: median %v over %d calls; want at most %v", name, got, len(attackedLat), limit)
-		}
+		judgeLatency(t, name, since(under[name], time.Time{}), since(onControl[name], time.Time{}))
 	}
 	t.Logf("RSS at most %d MB under attack (limit %d MB)", maxRSS>>20, hostileRSS>>20)
 	if maxRSS > hostileRSS {

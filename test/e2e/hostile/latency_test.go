@@ -3,6 +3,7 @@ package hostile
 import (
 	"context"
 	"slices"
+	"testing"
 	"time"
 )
 
@@ -42,6 +43,21 @@ const (
 // given its median on the control node over the same seconds.
 func hostileMedianLimit(control time.Duration) time.Duration {
 	return hostileFactor*control + hostileSlack
+}
+
+// judgeLatency fails t when a normal client's median latency on the attacked node, over the
+// calls attacked, is over hostileMedianLimit of its median on the control node over the calls
+// control, or when it made no call under attack; it logs both medians and p99s.
+func judgeLatency(t *testing.T, who string, attacked, control []time.Duration) {
+	t.Helper()
+	got, base := percentile(attacked, 50), percentile(control, 50)
+	limit := hostileMedianLimit(base)
+	t.Logf("%s: median %v under attack (%d calls), %v on the control node; limit %v. p99 %v and %v",
+		who, got, len(attacked), base, limit, percentile(attacked, 99), percentile(control, 99))
+	if len(attacked) == 0 || got > limit {
+		t.Errorf("%s under attack: median %v over %d calls; want at most %v (%d × the control node's %v + %v)",
+			who, got, len(attacked), limit, hostileFactor, base, hostileSlack)
+	}
 }
 
 // timedCall is one call of a normal client: when it started and how long it took.
