@@ -56,13 +56,18 @@ func followLiveHeap(ctx context.Context) {
 // Each call is armed by an object nothing refers to, whose cleanup the collection that frees
 // it runs: the runtime has no other hook for the end of a cycle. The object holds a pointer,
 // so it is not one of the tiny objects the allocator batches, whose cleanups may never run.
+// The next object is made before f runs, so a collection that starts once f has returned
+// always finds one to free.
 func afterEachGC(ctx context.Context, f func() bool) {
-	var arm func()
-	arm = func() {
+	var arm func() runtime.Cleanup
+	arm = func() runtime.Cleanup {
 		type sentinel struct{ _ *int }
-		runtime.AddCleanup(new(sentinel), func(struct{}) {
-			if ctx.Err() == nil && f() {
-				arm()
+		return runtime.AddCleanup(new(sentinel), func(struct{}) {
+			if ctx.Err() != nil {
+				return
+			}
+			if next := arm(); !f() {
+				next.Stop()
 			}
 		}, struct{}{})
 	}
