@@ -120,8 +120,10 @@ func buildClientProgram(t *testing.T) string {
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
 	cmd.Dir = dir
 	// -mod=mod lets go fill in the requirements of the replaced module (from the module cache,
-	// or the proxy); GOWORK=off keeps a developer's go.work out of it.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -buildvcs=false", "GOWORK=off")
+	// or the proxy); GOWORK=off keeps a developer's go.work out of it. The run's own flags stay:
+	// with CI's -trimpath the build finds the packages the tests' programs compiled in the
+	// build cache (without it a cold machine compiled them all again, past BuildTimeout).
+	cmd.Env = append(os.Environ(), "GOFLAGS="+os.Getenv("GOFLAGS")+" -mod=mod -buildvcs=false", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the client program: %v\n%s", err, out)
 	}

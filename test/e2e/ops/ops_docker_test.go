@@ -100,7 +100,7 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		e2etest.MustIdctlRetrying(t, env, "node", "remove", "D")
 		file := filepath.Join(t.TempDir(), "compose.backup")
 		e2etest.MustIdctl(t, env, "backup", file)
-		e2etest.WantIdctlFailure(t, 1, env, []string{"restore", file}, "FAILED_PRECONDITION")
+		e2etest.WantIdctlRefusal(t, 1, env, []string{"restore", file}, "FAILED_PRECONDITION")
 	})
 
 	t.Run("tls", func(t *testing.T) {
@@ -156,7 +156,7 @@ func TestIdctlAgainstDockerCluster(t *testing.T) {
 		// The host's calls reach the containers through Docker's port mapping, not loopback:
 		// admin needs the admin certificate.
 		e2etest.WantIdctlFailure(t, 1, as("app", d.GRPCAddrs()...), []string{"node", "remove", "Z"}, "PERMISSION_DENIED", tlsconfig.AdminUnit)
-		e2etest.WantIdctlFailure(t, 1, as("ops", d.GRPCAddrs()...), []string{"node", "remove", "Z"}, "NOT_FOUND")
+		e2etest.WantIdctlRefusal(t, 1, as("ops", d.GRPCAddrs()...), []string{"node", "remove", "Z"}, "NOT_FOUND")
 		// The image's health check (`idnode health`) reads IDNODE_TLS_* too.
 		name, args := d.ComposeCmd("ps", "-q")
 		ids := strings.Fields(d.Must(e2etest.OpsDockerCmdTimeout, name, args...))
