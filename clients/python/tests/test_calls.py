@@ -77,9 +77,13 @@ def test_tls_with_the_clusters_ca_and_not_without(cluster: Control) -> None:
     ca = cluster.cluster["tls"]["ca"]
     with idnode.Client(cluster.addrs(), tls=idnode.TLS(ca_file=ca)) as c:
         assert c.generate("users|") == ["users/1"]
-    with idnode.Client(cluster.addrs(), tls=True, timeout=1) as c:  # the system's roots do not know the CA
+    # Three attempts, each refused by the handshake, end the call as Unavailable. Bounded by the
+    # number of attempts and not by a short deadline: on a loaded machine one handshake took
+    # longer than a second, and a call whose deadline passes before any answer is DeadlineExceeded.
+    three = idnode.Backoff(max_attempts=3)
+    with idnode.Client(cluster.addrs(), tls=True, timeout=60, attempt_timeout=20, backoff=three) as c:  # the system's roots do not know the CA
         with pytest.raises(idnode.Unavailable):
             c.generate("users|")
-    with idnode.Client(cluster.addrs(), timeout=1) as c:  # plaintext to a TLS port
+    with idnode.Client(cluster.addrs(), timeout=60, attempt_timeout=20, backoff=three) as c:  # plaintext to a TLS port
         with pytest.raises(idnode.Unavailable):
             c.generate("users|")
