@@ -138,9 +138,24 @@ def test_a_hilo_caller_whose_deadline_passes_gets_the_refusal_its_fetch_met(node
 
 @pytest.mark.parametrize("flavour", ["sync", "asyncio"])
 def test_a_deadline_over_busy_nodes_is_also_a_resource_exhausted(nodes: List[FakeNode], flavour: str) -> None:
+    # The first attempt is refused as busy, and the retries hang until the call's deadline: so
+    # the deadline passes after a refusal however slowly the machine answers, as long as that
+    # first refusal comes within the deadline (a 0.2 s deadline once passed before it came).
+    seen: List[Any] = []
+    release = threading.Event()
+
+    def busy_then_hang(req: Any, ctx: grpc.ServicerContext, node: FakeNode) -> Any:
+        seen.append(req)
+        if len(seen) > 1:
+            release.wait(WAIT)
+        refuse(ctx, grpc.StatusCode.RESOURCE_EXHAUSTED, "NODE_BUSY", "busy")
+
     for n in nodes:
-        n.handlers["NextIdentity"] = lambda req, ctx, node: refuse(ctx, grpc.StatusCode.RESOURCE_EXHAUSTED, "NODE_BUSY", "busy")
-    err = raised(flavour, [n.addr for n in nodes], lambda c: c.next_identity("orders", 2, timeout=0.2))
+        n.handlers["NextIdentity"] = busy_then_hang
+    try:
+        err = raised(flavour, [n.addr for n in nodes], lambda c: c.next_identity("orders", 2, timeout=2))
+    finally:
+        release.set()
     assert isinstance(err, idnode.DeadlineExceeded) and isinstance(err, idnode.ResourceExhausted), repr(err)
     assert (err.code, err.reason) == (grpc.StatusCode.DEADLINE_EXCEEDED, "NODE_BUSY")
 
