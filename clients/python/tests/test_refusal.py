@@ -31,6 +31,21 @@ def no_quorum(req: Any, ctx: grpc.ServicerContext, node: FakeNode) -> Any:
     refuse(ctx, grpc.StatusCode.UNAVAILABLE, "NO_QUORUM", "no quorum: 2 of 3 nodes unreachable")
 
 
+def refusing_then_hanging(refusal: Callable[..., Any], times: int, release: threading.Event) -> Callable[..., Any]:
+    """A handler that refuses its first ``times`` calls and holds each later one until release:
+    so a call's deadline passes after a refusal however slowly the machine answers, as long as
+    the refusals come within that deadline (deadlines under a second once passed before them)."""
+    calls: List[Any] = []
+
+    def handler(req: Any, ctx: grpc.ServicerContext, node: FakeNode) -> Any:
+        calls.append(req)
+        if len(calls) > times:
+            release.wait(WAIT)
+        refusal(req, ctx, node)
+
+    return handler
+
+
 def raised(flavour: str, addrs: List[str], call: Callable[[Any], Any], **kw: Any) -> idnode.IdnodeError:
     """The IdnodeError that ``call(client)`` raises on a client of flavour over addrs."""
 
@@ -88,10 +103,15 @@ def test_with_dead_nodes_alone_the_error_is_their_connection_refusal(nodes: List
 
 @pytest.mark.parametrize("flavour", ["sync", "asyncio"])
 def test_the_callers_deadline_ends_the_call_with_the_refusal_inside(nodes: List[FakeNode], flavour: str) -> None:
-    nodes[0].handlers["NextIdentity"] = no_quorum
+    # Two rounds are refused, the third attempt on the live node hangs until the deadline.
+    release = threading.Event()
+    nodes[0].handlers["NextIdentity"] = refusing_then_hanging(no_quorum, 2, release)
     nodes[1].stop()
     nodes[2].stop()
-    err = raised(flavour, [n.addr for n in nodes], lambda c: c.next_identity("orders", 2, timeout=0.3))
+    try:
+        err = raised(flavour, [n.addr for n in nodes], lambda c: c.next_identity("orders", 2, timeout=2))
+    finally:
+        release.set()
     assert isinstance(err, idnode.DeadlineExceeded) and isinstance(err, TimeoutError), repr(err)
     assert isinstance(err, idnode.Unavailable), "except idnode.Unavailable still catches a call no node served in time"
     assert (err.code, err.reason) == (grpc.StatusCode.DEADLINE_EXCEEDED, "NO_QUORUM"), repr(err)
@@ -106,7 +126,7 @@ def test_a_deadline_that_cuts_an_attempt_short_keeps_the_refusal_before_it(nodes
     nodes[0].handlers["NextIdentity"] = no_quorum
     nodes[1].handlers["NextIdentity"] = lambda req, ctx, node: (release.wait(WAIT), pb.NextIdentityResponse(first=1, last=2))[1]
     try:
-        err = raised(flavour, [nodes[0].addr, nodes[1].addr], lambda c: c.next_identity("orders", 2, timeout=0.5))
+        err = raised(flavour, [nodes[0].addr, nodes[1].addr], lambda c: c.next_identity("orders", 2, timeout=2))
     finally:
         release.set()
     assert (type(err), err.reason) == (idnode.UnavailableTimeout, "NO_QUORUM"), repr(err)
@@ -127,10 +147,14 @@ def test_a_deadline_with_no_refusal_before_it_is_a_plain_deadline(nodes: List[Fa
 
 @pytest.mark.parametrize("flavour", ["sync", "asyncio"])
 def test_a_hilo_caller_whose_deadline_passes_gets_the_refusal_its_fetch_met(nodes: List[FakeNode], flavour: str) -> None:
-    nodes[0].handlers["NextHiLo"] = no_quorum
+    release = threading.Event()
+    nodes[0].handlers["NextHiLo"] = refusing_then_hanging(no_quorum, 1, release)
     nodes[1].stop()
     # The fetch goes on retrying for fetch_timeout; the caller's deadline ends its wait first.
-    err = raised(flavour, [nodes[0].addr, nodes[1].addr], lambda c: c.next_id("orders", timeout=0.3), fetch_timeout=2)
+    try:
+        err = raised(flavour, [nodes[0].addr, nodes[1].addr], lambda c: c.next_id("orders", timeout=2), fetch_timeout=WAIT)
+    finally:
+        release.set()
     assert (type(err), err.reason) == (idnode.UnavailableTimeout, "NO_QUORUM"), repr(err)
     assert err.__cause__ is err.refusal and err.refusal is not None
     assert "no HiLo range of 'orders' arrived in time" in err.message
@@ -138,18 +162,13 @@ def test_a_hilo_caller_whose_deadline_passes_gets_the_refusal_its_fetch_met(node
 
 @pytest.mark.parametrize("flavour", ["sync", "asyncio"])
 def test_a_deadline_over_busy_nodes_is_also_a_resource_exhausted(nodes: List[FakeNode], flavour: str) -> None:
-    # The first attempt is refused as busy, and the retries hang until the call's deadline: so
-    # the deadline passes after a refusal however slowly the machine answers, as long as that
-    # first refusal comes within the deadline (a 0.2 s deadline once passed before it came).
-    seen: List[Any] = []
+    # The first attempt is refused as busy, and the retries hang until the call's deadline.
     release = threading.Event()
 
-    def busy_then_hang(req: Any, ctx: grpc.ServicerContext, node: FakeNode) -> Any:
-        seen.append(req)
-        if len(seen) > 1:
-            release.wait(WAIT)
+    def busy(req: Any, ctx: grpc.ServicerContext, node: FakeNode) -> Any:
         refuse(ctx, grpc.StatusCode.RESOURCE_EXHAUSTED, "NODE_BUSY", "busy")
 
+    busy_then_hang = refusing_then_hanging(busy, 1, release)
     for n in nodes:
         n.handlers["NextIdentity"] = busy_then_hang
     try:
