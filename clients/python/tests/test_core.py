@@ -204,12 +204,14 @@ def test_no_node_answering_ends_at_the_deadline_with_the_nodes_reason(nodes: Lis
     with idnode.Client([n.addr for n in nodes]) as c:
         started = time.monotonic()
         with pytest.raises(idnode.DeadlineExceeded) as e:
-            c.next_identity("orders", timeout=0.5)
+            c.next_identity("orders", timeout=3)
         took = time.monotonic() - started
     assert e.value.reason == "NO_QUORUM" and isinstance(e.value.refusal, idnode.Unavailable)
     # The client gives up as soon as its next wait would pass the deadline, so on a slow machine
-    # it ends some way before it: what holds is that it kept trying and did not outlive it.
-    assert took < 1.5, took
+    # it ends some way before it: what holds is that it kept trying and did not outlive it. The
+    # deadline leaves room for refusals to arrive on a loaded machine; a deadline that passes
+    # before any refusal ends the call as a plain DEADLINE_EXCEEDED.
+    assert took < 4.5, took
     assert e.value.attempts > 3
     ids = {r.request_id for n in nodes for r in n.calls("NextIdentity")}
     assert len(ids) == 1, "every attempt carried the one request id"

@@ -138,7 +138,11 @@ def test_a_fetch_whose_outcome_is_unknown_is_asked_again_with_its_request_id(nod
             refuse(ctx, grpc.StatusCode.UNAVAILABLE, "OUTCOME_UNKNOWN")
         return src.next_hilo(req, ctx, n)
     node.handlers["NextHiLo"] = next_hilo
-    with idnode.Client([node.addr], fetch_timeout=0.3) as c:
+    # The fetch ends after three refused attempts. Bounded by attempts and not by a short fetch
+    # timeout: on a loaded machine one answer took longer than 0.3 s, and a fetch whose timeout
+    # passes before any answer is DeadlineExceeded, not the Unavailable the refusals make.
+    three = idnode.Backoff(max_attempts=3)
+    with idnode.Client([node.addr], fetch_timeout=60, attempt_timeout=20, backoff=three) as c:
         g = c.hilo_generator("orders")
         with pytest.raises(idnode.Unavailable):
             g.next_id()
