@@ -167,34 +167,69 @@ func (c *Cluster) RequestID() string {
 // leader, and returns its tag.
 func (c *Cluster) Leader(via ...string) string {
 	c.T.Helper()
+	return c.LeaderStatus(via...).GetLeader()
+}
+
+// LeaderStatus is Leader's Status read: the leader and its term.
+func (c *Cluster) LeaderStatus(via ...string) *idnodev1.StatusResponse {
+	c.T.Helper()
 	if len(via) == 0 {
 		via = ClusterTags
 	}
-	var leader string
+	var st *idnodev1.StatusResponse
 	i := 0
 	Eventually(c.T, LeaderTimeout, "a leader is named", func() error {
 		tag := via[i%len(via)]
 		i++
 		var err error
-		leader, err = c.LeaderNamedBy(tag)
+		st, err = c.leaderStatusFrom(tag)
 		return err
 	})
-	return leader
+	return st
 }
 
 // LeaderNamedBy is the leader node tag names in a consistent Status read bounded by a
 // second, or why it names none: one read, for a test that polls it with other conditions.
 func (c *Cluster) LeaderNamedBy(tag string) (string, error) {
+	st, err := c.leaderStatusFrom(tag)
+	return st.GetLeader(), err
+}
+
+func (c *Cluster) leaderStatusFrom(tag string) (*idnodev1.StatusResponse, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	st, err := c.Admin[tag].Status(ctx, &idnodev1.StatusRequest{Consistent: true})
 	if err != nil {
-		return "", fmt.Errorf("the Status call via %s: %w", tag, err)
+		return nil, fmt.Errorf("the Status call via %s: %w", tag, err)
 	}
 	if st.GetLeader() == "" {
-		return "", fmt.Errorf("the Status call via %s names no leader", tag)
+		return nil, fmt.Errorf("the Status call via %s names no leader", tag)
 	}
-	return st.GetLeader(), nil
+	return st, nil
+}
+
+// LeadersSince is every node tag that led the cluster in term or a later one, as any of its
+// nodes saw it: the leadership changes each node recorded and the leader it names now. A test
+// that checks which node served a call reads the term before the call and this after it, since
+// on a busy machine an election may move the leadership while the call runs.
+func (c *Cluster) LeadersSince(term uint64) map[string]bool {
+	c.T.Helper()
+	leaders := map[string]bool{}
+	for _, p := range c.Nodes {
+		st, err := c.Admin[p.Tag].Status(RPCCtx(c.T), &idnodev1.StatusRequest{})
+		if err != nil {
+			c.T.Fatalf("the Status call via %s: %v", p.Tag, err)
+		}
+		if st.GetLeader() != "" && st.GetTerm() >= term {
+			leaders[st.GetLeader()] = true
+		}
+		for _, ch := range st.GetLeaderChanges() {
+			if ch.GetLeader() != "" && ch.GetTerm() >= term {
+				leaders[ch.GetLeader()] = true
+			}
+		}
+	}
+	return leaders
 }
 
 // LeadFromAnother makes sure node not does not lead, for a test whose premise is that it

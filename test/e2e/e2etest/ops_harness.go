@@ -39,6 +39,9 @@ type idctlResult struct {
 	args           []string
 	Stdout, Stderr string
 	Code           int
+	// Retried says that idctlThroughElections ran it again after a refusal: an earlier run
+	// may have done what it asked though its answer was lost.
+	Retried bool
 }
 
 func (r idctlResult) String() string {
@@ -95,11 +98,18 @@ func MustIdctl(t testing.TB, env []string, args ...string) string {
 // request id) may go through it.
 func MustIdctlRetrying(t testing.TB, env []string, args ...string) string {
 	t.Helper()
+	return MustIdctlThroughElections(t, env, args...).Stdout
+}
+
+// MustIdctlThroughElections is MustIdctlRetrying returning the whole run, for a test whose
+// check of the answer depends on whether an earlier run may have done the work (Retried).
+func MustIdctlThroughElections(t testing.TB, env []string, args ...string) idctlResult {
+	t.Helper()
 	r := idctlThroughElections(t, env, args...)
 	if r.Code != 0 {
 		t.Fatalf("%v", r)
 	}
-	return r.Stdout
+	return r
 }
 
 // WantIdctlFailure runs idctl and fails the test unless it exits with code and prints one
@@ -136,8 +146,9 @@ func wantFailed(t testing.TB, r idctlResult, code int, want []string) idctlResul
 func idctlThroughElections(t testing.TB, env []string, args ...string) idctlResult {
 	t.Helper()
 	var r idctlResult
-	_ = WhileRetryable(LeaderTimeout, func(int) error {
+	_ = WhileRetryable(LeaderTimeout, func(attempt int) error {
 		r = Idctl(t, env, args...)
+		r.Retried = attempt > 0
 		if r.Code != 0 && (strings.Contains(r.Stderr, ": UNAVAILABLE: ") || strings.Contains(r.Stderr, ": DEADLINE_EXCEEDED: ")) {
 			return status.Error(codes.Unavailable, r.String()) // what WhileRetryable retries
 		}
