@@ -371,6 +371,21 @@ func Retried[T any](call func(ctx context.Context) (T, error)) (T, error) {
 	return out, err
 }
 
+// RetriedWrite is Retried for a write that carries no request id, such as an admin call: an
+// attempt after a refusal for want of a leader may find an earlier attempt applied though its
+// answer was lost. It returns the last attempt's error and whether that attempt was a retry,
+// so that a test accepts the refusal an applied attempt makes (ALREADY_EXISTS, NOT_FOUND …)
+// only then.
+func RetriedWrite(call func(ctx context.Context) error) (retried bool, err error) {
+	err = WhileRetryable(LeaderTimeout, func(attempt int) error {
+		ctx, cancel := context.WithTimeout(context.Background(), RPCTimeout)
+		defer cancel()
+		retried = attempt > 0
+		return call(ctx)
+	})
+	return retried, err
+}
+
 // Identity is one logical identity request, recorded in rec: Generate{prefix|, count,
 // request_id}, sent to the nodes in order from start, moving on after every retryable
 // failure with the same request_id, for at most budget. An attempt gets perCall. A

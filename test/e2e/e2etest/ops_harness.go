@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,18 @@ func MustIdctl(t testing.TB, env []string, args ...string) string {
 func MustIdctlRetrying(t testing.TB, env []string, args ...string) string {
 	t.Helper()
 	return MustIdctlThroughElections(t, env, args...).Stdout
+}
+
+// backupLeader finds the node in idctl backup's summary ("… from leader B: …").
+var backupLeader = regexp.MustCompile(`from leader (\S+):`)
+
+// BackupTakenOn is the node idctl backup's output says took the backup, or "" when it names
+// none.
+func BackupTakenOn(out string) string {
+	if m := backupLeader.FindStringSubmatch(out); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // MustIdctlThroughElections is MustIdctlRetrying returning the whole run, for a test whose

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -48,8 +47,7 @@ func TestBackupRestoreIntoAFreshCluster(t *testing.T) {
 	// A read: sent again after a refusal while the nodes elect a leader. An election may move
 	// the leadership while it runs, so the node that took it must have led since it began.
 	out := e2etest.MustIdctlRetrying(t, nil, "--addr", old.Node(follower).GRPCAddr, "backup", file)
-	took := regexp.MustCompile(`from leader (\S+):`).FindStringSubmatch(out)
-	if led := old.LeadersSince(before.GetTerm()); took == nil || !led[took[1]] {
+	if led := old.LeadersSince(before.GetTerm()); !led[e2etest.BackupTakenOn(out)] {
 		t.Errorf("backup via follower %s: %q, want it taken on a leader of term %d or later, %v", follower, out, before.GetTerm(), led)
 	}
 
