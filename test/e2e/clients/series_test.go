@@ -129,12 +129,11 @@ func TestSeriesJournalSurvivesRestartAndLoss(t *testing.T) {
 	leader := c.Leader()
 	kept, lost := c.Others(leader)[0], c.Others(leader)[1]
 	viaLeader := idnodev1.NewSeriesServiceClient(c.Conns[leader])
-	if _, err := viaLeader.CreateSeries(e2etest.RPCCtx(t), &idnodev1.CreateSeriesRequest{Name: "ord", Format: "ORD-{n:05}",
-		Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED}); err != nil {
-		t.Fatal(err)
-	}
+	createOrders(t, viaLeader)
 	issueOrders(t, viaLeader, 1, 20)
-	if _, err := viaLeader.Void(e2etest.RPCCtx(t), &idnodev1.VoidRequest{Series: "ord", Number: 21, Reason: "form spoiled", RequestId: "skip-21"}); err != nil {
+	if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.VoidResponse, error) {
+		return viaLeader.Void(ctx, &idnodev1.VoidRequest{Series: "ord", Number: 21, Reason: "form spoiled", RequestId: "skip-21"})
+	}); err != nil {
 		t.Fatalf("Void of the next number: %v", err)
 	}
 
@@ -160,6 +159,18 @@ func TestSeriesJournalSurvivesRestartAndLoss(t *testing.T) {
 	}
 	leadsWithJournal(t, c, lost, "ord", want)
 	leadsWithJournal(t, c, kept, "ord", want)
+}
+
+// createOrders creates the journaled series "ord", sent again with its request ID after a
+// refusal while the cluster elects a leader, as a client does.
+func createOrders(t *testing.T, client idnodev1.SeriesServiceClient) {
+	t.Helper()
+	if _, err := e2etest.Retried(func(ctx context.Context) (*idnodev1.CreateSeriesResponse, error) {
+		return client.CreateSeries(ctx, &idnodev1.CreateSeriesRequest{Name: "ord", Format: "ORD-{n:05}",
+			Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED, RequestId: "create-ord"})
+	}); err != nil {
+		t.Fatalf("CreateSeries ord: %v", err)
+	}
 }
 
 // issueOrders issues doc-from … doc-to in series "ord", one call each, and voids every 4th.
@@ -219,10 +230,7 @@ func TestSeriesJournalRebuiltFromASnapshot(t *testing.T) {
 	leader := c.Leader()
 	lost := c.Others(leader)[0]
 	viaLeader := idnodev1.NewSeriesServiceClient(c.Conns[leader])
-	if _, err := viaLeader.CreateSeries(e2etest.RPCCtx(t), &idnodev1.CreateSeriesRequest{Name: "ord", Format: "ORD-{n:05}",
-		Policy: idnodev1.SeriesPolicy_SERIES_POLICY_GAPS_ALLOWED_JOURNALED}); err != nil {
-		t.Fatal(err)
-	}
+	createOrders(t, viaLeader)
 	issueOrders(t, viaLeader, 1, 8)
 	st, err := c.Admin[lost].Status(e2etest.RPCCtx(t), &idnodev1.StatusRequest{})
 	if err != nil || st.GetSelf() != lost {
