@@ -17,6 +17,10 @@ import idnode.aio
 from fake import FakeNode, HiLoServer
 
 WAIT = 10.0  # seconds a close may take before the test calls it hung
+# The close timeout of the tests whose node holds the returns: long enough for the close's first
+# return to reach the node on a loaded machine (0.2 s was not), so that the close gives up on a
+# call the node holds (WAIT) and not on one still on its way.
+HELD_CLOSE = 2.0
 
 
 @pytest.fixture
@@ -89,7 +93,7 @@ def test_leaving_a_with_block_with_no_node_up_raises_nothing_and_counts_the_gaps
 
 def test_close_gives_up_at_close_timeout_on_a_node_that_holds_the_returns(node: FakeNode) -> None:
     hold, held, release = holding_returns()
-    c = sync_client_holding_numbers(node, close_timeout=0.2)
+    c = sync_client_holding_numbers(node, close_timeout=HELD_CLOSE)
     node.handlers["ReturnHiLo"] = hold
     try:
         closed_in_time(c.close)
@@ -122,7 +126,7 @@ def test_an_asyncio_close_gives_up_at_close_timeout_on_a_node_that_holds_the_ret
         c = idnode.aio.Client([node.addr])
         assert await c.next_id("orders") == "orders/1-A"
         node.handlers["ReturnHiLo"] = hold
-        await c.close(timeout=0.2)
+        await c.close(timeout=HELD_CLOSE)
         assert held.is_set() and not release.is_set(), "close returned while the node still held a return"
         return c.gaps
 
