@@ -234,10 +234,11 @@ def test_a_node_that_does_not_answer_costs_one_attempt_timeout(nodes: List[FakeN
     nodes[0].handlers["Explain"] = hang
     nodes[1].handlers["Explain"] = lambda req, ctx, node: pb.ExplainResponse(kind="hilo")
     try:
-        with idnode.Client([nodes[0].addr, nodes[1].addr], nodes_in_order=True, attempt_timeout=0.2) as c:
-            started = time.monotonic()
+        # Had the attempt on the first node not ended at its timeout, the call would have waited
+        # for that node's late answer: "hilo" is the second node's. No bound on the call's time,
+        # which a loaded machine stretches; the attempt timeout leaves the second node room.
+        with idnode.Client([nodes[0].addr, nodes[1].addr], nodes_in_order=True, attempt_timeout=1) as c:
             assert c.explain("x").kind == "hilo"
-            assert time.monotonic() - started < 1.5
     finally:
         release.set()
 
