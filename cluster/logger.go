@@ -121,6 +121,13 @@ func (s *raftSink) Accept(name string, level hclog.Level, msg string, args ...an
 		// that hears the leader said no, which is what pre-votes are for. Nothing is wrong
 		// here; a candidate that stood after losing its leader warns itself.
 		lvl = min(lvl, slog.LevelInfo)
+	case msg == "rejecting vote request since our last term is greater", msg == "rejecting vote request since our last index is greater",
+		msg == "rejecting pre-vote request since our last term is greater", msg == "rejecting pre-vote request since our last index is greater":
+		// A node whose log lags this one's asked to stand: the refusal is what keeps a node
+		// that missed entries from leading. A cluster forming on a busy machine meets it when
+		// a node times out before the first leader's entries reach it; the node that stood
+		// reports its own failed election.
+		lvl = min(lvl, slog.LevelInfo)
 	}
 	if line.peer != "" && lvl >= slog.LevelWarn {
 		s.peers.failed(line.peer, msg, line.err, line.attrs)

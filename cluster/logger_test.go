@@ -121,7 +121,7 @@ func TestSnakeCase(t *testing.T) {
 
 // A first election is news, not a warning, and so is its split vote (raft restarting it); an
 // election after a leader was lost stays one, its restart too, and a vote or pre-vote refused
-// because the voter follows a leader is news. A node closing its own transport logs no error.
+// because the voter follows a leader, or because the candidate's log lags, is news. A node closing its own transport logs no error.
 func TestRaftLineLevels(t *testing.T) {
 	var buf bytes.Buffer
 	raftLog, _ := raftLines(&buf, slog.LevelInfo)
@@ -131,10 +131,12 @@ func TestRaftLineLevels(t *testing.T) {
 	raftLog.Warn("Election timeout reached, restarting election")
 	raftLog.Warn("rejecting vote request since we have a leader", "from", raft.ServerID("B-2"), "leader", raft.ServerAddress("raft-a:7000"))
 	raftLog.Warn("rejecting pre-vote request since we have a leader", "from", raft.ServerID("C-3"), "leader", raft.ServerAddress("raft-a:7000"))
+	raftLog.Warn("rejecting pre-vote request since our last term is greater", "candidate", raft.ServerID("B-2"), "last-term", 2, "last-candidate-term", 1)
+	raftLog.Warn("rejecting vote request since our last index is greater", "candidate", raft.ServerID("C-3"), "last-index", 9, "last-candidate-index", 7)
 	raftLog.Named("transport").Error("failed to decode incoming command", "error", raft.ErrTransportShutdown)
 	got := lines(t, &buf)
-	if len(got) != 6 {
-		t.Fatalf("%d lines, want 6 (the transport's shutdown at debug):\n%s", len(got), buf.String())
+	if len(got) != 8 {
+		t.Fatalf("%d lines, want 8 (the transport's shutdown at debug):\n%s", len(got), buf.String())
 	}
 	wantFields(t, got[0], map[string]any{"level": "INFO", "last_leader_id": ""})
 	wantFields(t, got[1], map[string]any{"level": "INFO", "msg": "Election timeout reached, restarting election"})
@@ -142,6 +144,8 @@ func TestRaftLineLevels(t *testing.T) {
 	wantFields(t, got[3], map[string]any{"level": "WARN", "msg": "Election timeout reached, restarting election"})
 	wantFields(t, got[4], map[string]any{"level": "INFO", "from": "B-2"})
 	wantFields(t, got[5], map[string]any{"level": "INFO", "from": "C-3"})
+	wantFields(t, got[6], map[string]any{"level": "INFO", "candidate": "B-2"})
+	wantFields(t, got[7], map[string]any{"level": "INFO", "candidate": "C-3"})
 }
 
 // manualTimers runs the summaries' timers when the test says.
