@@ -158,11 +158,35 @@ func wantFailed(t testing.TB, r idctlResult, code int, want []string) idctlResul
 // LeaderTimeout, and returns its last run.
 func idctlThroughElections(t testing.TB, env []string, args ...string) idctlResult {
 	t.Helper()
+	return idctlWhile(t, func(r idctlResult) bool {
+		return strings.Contains(r.Stderr, ": UNAVAILABLE: ") || strings.Contains(r.Stderr, ": DEADLINE_EXCEEDED: ")
+	}, env, args...)
+}
+
+// MustIdctlNothingProposed is MustIdctl for a write that must not be applied twice (a
+// cluster version downgrade goes one step each time): it runs idctl again only after a
+// refusal that says nothing was proposed, no leader being known while the nodes elect one,
+// never after one whose outcome is unknown, for at most LeaderTimeout. It returns stdout.
+func MustIdctlNothingProposed(t testing.TB, env []string, args ...string) string {
+	t.Helper()
+	r := idctlWhile(t, func(r idctlResult) bool {
+		return strings.Contains(r.Stderr, "(no leader is known)") && !strings.Contains(r.Stderr, "outcome is unknown")
+	}, env, args...)
+	if r.Code != 0 {
+		t.Fatalf("%v", r)
+	}
+	return r.Stdout
+}
+
+// idctlWhile runs idctl again while it fails with a refusal retry says is to be retried, for
+// at most LeaderTimeout, and returns its last run.
+func idctlWhile(t testing.TB, retry func(idctlResult) bool, env []string, args ...string) idctlResult {
+	t.Helper()
 	var r idctlResult
 	_ = WhileRetryable(LeaderTimeout, func(attempt int) error {
 		r = Idctl(t, env, args...)
 		r.Retried = attempt > 0
-		if r.Code != 0 && (strings.Contains(r.Stderr, ": UNAVAILABLE: ") || strings.Contains(r.Stderr, ": DEADLINE_EXCEEDED: ")) {
+		if r.Code != 0 && retry(r) {
 			return status.Error(codes.Unavailable, r.String()) // what WhileRetryable retries
 		}
 		return nil
