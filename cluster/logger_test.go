@@ -121,7 +121,8 @@ func TestSnakeCase(t *testing.T) {
 
 // A first election is news, not a warning, and so is its split vote (raft restarting it); an
 // election after a leader was lost stays one, its restart too, and a vote or pre-vote refused
-// because the voter follows a leader, or because the candidate's log lags, is news. A node closing its own transport logs no error.
+// because the voter follows a leader, or because the candidate's log lags, is news. A node
+// closing its own transport logs no error.
 func TestRaftLineLevels(t *testing.T) {
 	var buf bytes.Buffer
 	raftLog, _ := raftLines(&buf, slog.LevelInfo)
