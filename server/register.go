@@ -68,7 +68,6 @@ func (s *Server) ensureRegistered(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		s.log.Info("registered in the cluster", "tag", s.cfg.Tag, "grpc", s.cfg.GRPCAddress)
 	}
 	if st := s.cfg.State; !st.Registered || st.Separator != string(s.cfg.Separator) {
 		// From now on a restart with another --separator is refused before it serves.
@@ -77,7 +76,11 @@ func (s *Server) ensureRegistered(ctx context.Context) error {
 			return err
 		}
 	}
-	s.registered.Store(true)
+	// Said once the node is registered, however it got there: a try whose answer was lost
+	// (the leader stepped down after committing it) is found registered by the next.
+	if !s.registered.Swap(true) {
+		s.log.Info("registered in the cluster", "tag", s.cfg.Tag, "grpc", s.cfg.GRPCAddress)
+	}
 	return nil
 }
 
